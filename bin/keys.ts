@@ -1,0 +1,111 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { ACCOUNT_PATTERN } from '../functions/domain/api-key.ts';
+import { MODES, type Mode } from '../functions/domain/principal.ts';
+import type { LocalStackState } from '../lib/local/local-stack.ts';
+import { STATE_FILE } from '../lib/local/local-stack.ts';
+
+const USAGE = `Usage:
+  npm run keys -- create --account <account> --mode test|live [--json]
+  npm run keys -- list --account <account> [--json]
+  npm run keys -- revoke <key_id>
+
+Target: the running local stack (npm start, found through DATA_DIR, default .data), or a deployed stack with
+--table <TableName output> (or TABLE_NAME) and the usual AWS credentials and region.`;
+
+function fail(message: string): never {
+  console.error(`${message}\n\n${USAGE}`);
+  process.exit(2);
+}
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    account: { type: 'string' },
+    mode: { type: 'string' },
+    json: { type: 'boolean', default: false },
+    table: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  },
+});
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+
+/** Points the SDK at a deployed table, or at the embedded store of the local stack running in this checkout. */
+function selectTarget(): string {
+  const table = values.table ?? process.env.TABLE_NAME;
+  if (table) {
+    process.env.TABLE_NAME = table;
+    return `table ${table}`;
+  }
+  const stateFile = join(resolve(process.env.DATA_DIR ?? '.data'), STATE_FILE);
+  if (!existsSync(stateFile)) {
+    fail('No running local stack found: start it with `npm start`, or pass --table for a deployed stack.');
+  }
+  const state = JSON.parse(readFileSync(stateFile, 'utf8')) as LocalStackState;
+  Object.assign(process.env, {
+    TABLE_NAME: state.table_name,
+    AWS_ENDPOINT_URL_DYNAMODB: state.dynamodb_endpoint,
+    AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+  });
+  return `local stack at ${state.base_url}`;
+}
+
+function requireAccount(): string {
+  const account = values.account;
+  if (!account || !ACCOUNT_PATTERN.test(account)) fail('--account must be 1-64 characters of A-Z a-z 0-9 _ -.');
+  return account;
+}
+
+const [command, ...rest] = positionals;
+const target = selectTarget();
+// Imported after the target is chosen: the repositories read TABLE_NAME and the SDK endpoint on first use.
+const { DynamoApiKeyRepository } = await import('../functions/adapters/dynamodb/api-key-repository.ts');
+const { documentClient } = await import('../functions/clients/dynamodb.ts');
+const { issueApiKey, listApiKeys } = await import('../functions/use-cases/api-keys.ts');
+const repository = new DynamoApiKeyRepository(documentClient, process.env.TABLE_NAME as string);
+
+switch (command) {
+  case 'create': {
+    const account = requireAccount();
+    if (!MODES.includes(values.mode as Mode)) fail('--mode must be test or live.');
+    const issued = await issueApiKey(repository, account, values.mode as Mode);
+    if (values.json) {
+      console.log(JSON.stringify(issued));
+    } else {
+      console.log(`Created ${issued.mode} key ${issued.key_id} for ${issued.account} (${target}).
+
+  API key         ${issued.api_key}
+  Webhook secret  ${issued.webhook_secret}
+
+The key is shown this once only: store it now. Only its hash is kept.`);
+    }
+    break;
+  }
+  case 'list': {
+    const keys = await listApiKeys(repository, requireAccount());
+    if (values.json) console.log(JSON.stringify(keys));
+    else if (!keys.length) console.log('No keys.');
+    else console.table(keys.map(({ key_id, mode, display_prefix, status, created_at }) => ({ key_id, mode, display_prefix, status, created_at })));
+    break;
+  }
+  case 'revoke': {
+    const keyId = rest[0];
+    if (!keyId) fail('revoke needs a key id (see `list`).');
+    const revoked = await repository.revoke(keyId, new Date());
+    if (!revoked) fail(`No key ${keyId}.`);
+    console.log(
+      values.json
+        ? JSON.stringify({ key_id: revoked.key_id, status: revoked.status, revoked_at: revoked.revoked_at })
+        : `Revoked ${revoked.key_id}. Running functions stop accepting it within 60 seconds.`,
+    );
+    break;
+  }
+  default:
+    fail(command ? `Unknown command ${command}.` : 'Missing command.');
+}

@@ -1,0 +1,62 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { z } from 'zod';
+import { apiKeyAuthenticator, apiKeyRepository } from '../functions/dependencies.ts';
+import { type IssuedApiKey, issueApiKey } from '../functions/use-cases/api-keys.ts';
+import { startLocalStack } from '../lib/local/local-stack.ts';
+
+/**
+ * `npm start`: the whole service on one machine with embedded defaults. PORT (default 3000) and DATA_DIR
+ * (default ./.data, git-ignored) are the only settings.
+ */
+const env = z
+  .object({
+    PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
+    HOST: z.string().default('127.0.0.1'),
+    DATA_DIR: z.string().default('.data'),
+  })
+  .parse(process.env);
+
+const dataDir = resolve(env.DATA_DIR);
+const stack = await startLocalStack({ port: env.PORT, host: env.HOST, dataDir });
+
+/** The demo account's key is kept under the data folder (local only), so every start can print it. */
+async function demoCredentials(): Promise<IssuedApiKey> {
+  const file = join(dataDir, 'demo-credentials.json');
+  if (existsSync(file)) {
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as IssuedApiKey;
+    const stillValid = await apiKeyAuthenticator()
+      .authenticate(`Bearer ${saved.api_key}`)
+      .then(() => true)
+      .catch(() => false);
+    if (stillValid) return saved;
+  }
+  const issued = await issueApiKey(apiKeyRepository(), 'acct_demo', 'test');
+  writeFileSync(file, `${JSON.stringify(issued, null, 2)}\n`, { mode: 0o600 });
+  return issued;
+}
+
+const demo = await demoCredentials();
+console.log(`
+Payment links service running locally (data in ${dataDir})
+
+  Base URL        ${stack.baseUrl}
+  Checkout base   ${stack.checkoutBase}
+
+  Test API key    ${demo.api_key}   (account ${demo.account})
+  Webhook secret  ${demo.webhook_secret}
+
+Try:
+  curl -s ${stack.baseUrl}/v1/payment-links \\
+    -H "Authorization: Bearer ${demo.api_key}" -H "Content-Type: application/json" \\
+    -d '{"amount":{"value":"10.00","currency":"EUR"},"description":"Order 1001"}'
+
+More keys: npm run keys -- create --account acct_demo --mode test      Stop: Ctrl+C
+`);
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, async () => {
+    await stack.stop();
+    process.exit(0);
+  });
+}

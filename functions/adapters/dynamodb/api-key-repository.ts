@@ -1,0 +1,116 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { ApiKeyRecord } from '../../domain/api-key.ts';
+import type { Mode } from '../../domain/principal.ts';
+import type { ApiKeyRepository } from '../../ports/api-key-repository.ts';
+import { keys, tableSchema, withoutKeys } from './table-schema.ts';
+
+export class DynamoApiKeyRepository implements ApiKeyRepository {
+  private readonly client: DynamoDBDocumentClient;
+  private readonly tableName: string;
+
+  constructor(client: DynamoDBDocumentClient, tableName: string) {
+    this.client = client;
+    this.tableName = tableName;
+  }
+
+  async put(record: ApiKeyRecord): Promise<void> {
+    await this.client.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: {
+          ...keys.apiKey(record.key_id),
+          gsi1pk: keys.apiKeysOfAccount(record.account),
+          gsi1sk: record.created_at,
+          ...record,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+  }
+
+  async get(keyId: string): Promise<ApiKeyRecord | undefined> {
+    const { Item } = await this.client.send(
+      new GetCommand({ TableName: this.tableName, Key: keys.apiKey(keyId) }),
+    );
+    return Item ? withoutKeys<ApiKeyRecord>(Item) : undefined;
+  }
+
+  async listByAccount(account: string): Promise<ApiKeyRecord[]> {
+    const records: ApiKeyRecord[] = [];
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: tableSchema.gsi1.indexName,
+          KeyConditionExpression: 'gsi1pk = :pk',
+          ExpressionAttributeValues: { ':pk': keys.apiKeysOfAccount(account) },
+          ExclusiveStartKey,
+        }),
+      );
+      for (const item of page.Items ?? []) records.push(withoutKeys<ApiKeyRecord>(item));
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+    return records;
+  }
+
+  async revoke(keyId: string, at: Date): Promise<ApiKeyRecord | undefined> {
+    try {
+      const { Attributes } = await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.apiKey(keyId),
+          UpdateExpression: 'SET #status = :revoked, revoked_at = if_not_exists(revoked_at, :at)',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':revoked': 'revoked', ':at': at.toISOString() },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return Attributes ? withoutKeys<ApiKeyRecord>(Attributes) : undefined;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return undefined;
+      throw error;
+    }
+  }
+
+  async ensureWebhookSecret(account: string, mode: Mode, candidate: string): Promise<string> {
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            ...keys.webhookSecret(account, mode),
+            secret: candidate,
+            created_at: new Date().toISOString(),
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      return candidate;
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      const existing = await this.getWebhookSecret(account, mode);
+      if (!existing) throw error;
+      return existing;
+    }
+  }
+
+  async getWebhookSecret(account: string, mode: Mode): Promise<string | undefined> {
+    const { Item } = await this.client.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: keys.webhookSecret(account, mode),
+        ConsistentRead: true,
+      }),
+    );
+    return typeof Item?.secret === 'string' ? Item.secret : undefined;
+  }
+}

@@ -1,0 +1,87 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { ConcurrentModificationError } from '../../domain/errors.ts';
+import type { LinkEvent, PaymentLink, Transition } from '../../domain/payment-link.ts';
+import type { Mode } from '../../domain/principal.ts';
+import type { LinkRepository } from '../../ports/link-repository.ts';
+import { keys, withoutKeys } from './table-schema.ts';
+
+function linkItem(link: PaymentLink) {
+  return {
+    ...keys.link(link.id, link.mode),
+    gsi1pk: keys.linksOfAccount(link.account, link.mode),
+    gsi1sk: `${link.created_at}#${link.id}`,
+    ...link,
+  };
+}
+
+/** The stored event: `status` and `attempts` are the delivery log that webhook delivery appends to. */
+export function eventItem(event: LinkEvent) {
+  return {
+    ...keys.event(event.id, event.mode),
+    gsi1pk: keys.eventsOfLink(event.link_id, event.mode),
+    gsi1sk: `${event.created_at}#${event.id}`,
+    ...event,
+    status: 'pending',
+    attempts: [],
+  };
+}
+
+export class DynamoLinkRepository implements LinkRepository {
+  private readonly client: DynamoDBDocumentClient;
+  private readonly tableName: string;
+
+  constructor(client: DynamoDBDocumentClient, tableName: string) {
+    this.client = client;
+    this.tableName = tableName;
+  }
+
+  async create(link: PaymentLink): Promise<void> {
+    await this.client.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: linkItem(link),
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+  }
+
+  async get(id: string, mode: Mode): Promise<PaymentLink | undefined> {
+    const { Item } = await this.client.send(
+      new GetCommand({ TableName: this.tableName, Key: keys.link(id, mode), ConsistentRead: true }),
+    );
+    return Item ? withoutKeys<PaymentLink>(Item) : undefined;
+  }
+
+  async commit({ before, after, event }: Transition): Promise<void> {
+    // No multi-item transaction: the event is written first and only counts once the link names it
+    // (see PaymentLink.event_ids), which keeps the same code correct on DynamoDB and the embedded store.
+    await this.client.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: eventItem(event),
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: linkItem(after),
+          ConditionExpression: 'version = :expected',
+          ExpressionAttributeValues: { ':expected': before.version },
+        }),
+      );
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) {
+        await this.client
+          .send(new DeleteCommand({ TableName: this.tableName, Key: keys.event(event.id, event.mode) }))
+          .catch(() => undefined); // an orphan left behind is harmless: nothing delivers an unnamed event
+        throw new ConcurrentModificationError(
+          `Payment link ${before.id} changed while it was being updated.`,
+        );
+      }
+      throw error;
+    }
+  }
+}

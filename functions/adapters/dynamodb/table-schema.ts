@@ -1,0 +1,43 @@
+/**
+ * The single table's key schema, shared by the adapters, the CDK table construct and the local stack so the
+ * three cannot drift. Access patterns (docs/data-model.md has the full list):
+ *
+ * | item            | pk                     | sk                  | gsi1pk                          | gsi1sk            |
+ * |-----------------|------------------------|---------------------|---------------------------------|-------------------|
+ * | payment link    | LINK#<id>              | MODE#<mode>         | ACCOUNT#<acc>#MODE#<mode>#LINKS | <created_at>#<id> |
+ * | event           | EVENT#<id>             | MODE#<mode>         | LINK#<link id>#MODE#<mode>      | <created_at>#<id> |
+ * | API key         | APIKEY#<key id>        | APIKEY              | ACCOUNT#<acc>#APIKEYS           | <created_at>      |
+ * | webhook secret  | ACCOUNT#<acc>          | WEBHOOK_SECRET#<mode> | –                             | –                 |
+ */
+export const tableSchema = {
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  /** Overloaded secondary index: listings by account and by link, newest last in key order. */
+  gsi1: { indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
+  /** Sparse index of events still to be handed to delivery (the outbox the sweeper re-enqueues from). */
+  gsi2: { indexName: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
+  /** Epoch seconds after which DynamoDB may delete the item (idempotency records, rate-limit windows). */
+  timeToLiveAttribute: 'ttl',
+} as const;
+
+export const keys = {
+  link: (id: string, mode: string) => ({ pk: `LINK#${id}`, sk: `MODE#${mode}` }),
+  linksOfAccount: (account: string, mode: string) => `ACCOUNT#${account}#MODE#${mode}#LINKS`,
+  event: (id: string, mode: string) => ({ pk: `EVENT#${id}`, sk: `MODE#${mode}` }),
+  eventsOfLink: (linkId: string, mode: string) => `LINK#${linkId}#MODE#${mode}`,
+  apiKey: (keyId: string) => ({ pk: `APIKEY#${keyId}`, sk: 'APIKEY' }),
+  apiKeysOfAccount: (account: string) => `ACCOUNT#${account}#APIKEYS`,
+  webhookSecret: (account: string, mode: string) => ({
+    pk: `ACCOUNT#${account}`,
+    sk: `WEBHOOK_SECRET#${mode}`,
+  }),
+};
+
+const KEY_ATTRIBUTES = ['pk', 'sk', 'gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk', 'ttl'];
+
+/** The domain record inside a stored item: the item minus its key and index attributes. */
+export function withoutKeys<T>(item: Record<string, unknown>): T {
+  const copy: Record<string, unknown> = { ...item };
+  for (const attribute of KEY_ATTRIBUTES) delete copy[attribute];
+  return copy as T;
+}

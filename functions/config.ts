@@ -1,0 +1,34 @@
+import { z } from 'zod';
+
+/**
+ * The only module that reads `process.env`. Parsed once per container, on first use at cold start, so a
+ * misconfigured deployment fails loudly instead of half-working. Resource names have no defaults.
+ */
+const booleanString = z.enum(['true', 'false']).transform((value) => value === 'true');
+
+const ConfigSchema = z.object({
+  TABLE_NAME: z.string().min(1),
+  /** Public base of the checkout pages, without trailing slash: `checkout_url` = `${CHECKOUT_BASE}/${id}`. */
+  CHECKOUT_BASE: z.url().transform((url) => url.replace(/\/+$/, '')),
+  /** Public base of the API itself (PSP return and notification addresses are built on it). */
+  BASE_URL: z.url().transform((url) => url.replace(/\/+$/, '')),
+  EVENTS_QUEUE_URL: z.url().optional(),
+  /** Accept and deliver to loopback/private targets: the local stack only. */
+  ALLOW_PRIVATE_TARGETS: booleanString.default(false),
+  API_KEY_CACHE_TTL_SECONDS: z.coerce.number().int().min(0).max(60).default(60),
+});
+
+export type Config = z.infer<typeof ConfigSchema>;
+
+let cached: Config | undefined;
+
+export function config(): Config {
+  if (!cached) {
+    const parsed = ConfigSchema.safeParse(process.env);
+    if (!parsed.success) {
+      throw new Error(`Invalid configuration: ${z.prettifyError(parsed.error)}`);
+    }
+    cached = parsed.data;
+  }
+  return cached;
+}

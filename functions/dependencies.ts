@@ -1,0 +1,28 @@
+import { DynamoApiKeyRepository } from './adapters/dynamodb/api-key-repository.ts';
+import { DynamoLinkRepository } from './adapters/dynamodb/link-repository.ts';
+import { documentClient } from './clients/dynamodb.ts';
+import { config } from './config.ts';
+import { ApiKeyAuthenticator } from './use-cases/authenticate.ts';
+
+/**
+ * The composition root: each adapter is built on first use and then shared for the life of the container.
+ * Getters rather than module-level instances, so a function's bundle keeps only the adapters it uses.
+ */
+function once<T>(build: () => T): () => T {
+  let value: T | undefined;
+  return () => {
+    value ??= build();
+    return value;
+  };
+}
+
+export const now = () => new Date();
+
+export const linkRepository = once(() => new DynamoLinkRepository(documentClient, config().TABLE_NAME));
+
+export const apiKeyRepository = once(() => new DynamoApiKeyRepository(documentClient, config().TABLE_NAME));
+
+export const apiKeyAuthenticator = once(
+  () =>
+    new ApiKeyAuthenticator(apiKeyRepository(), { cacheTtlMs: config().API_KEY_CACHE_TTL_SECONDS * 1000 }),
+);

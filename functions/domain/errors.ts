@@ -1,0 +1,128 @@
+/**
+ * The one error family of the service. Every failure a client may see is a `ServiceError` with a stable
+ * `code`; the HTTP layer turns it into RFC 9457 problem details in one place (`functions/http/problem.ts`).
+ * `expose: false` marks errors whose message is internal: the client then gets only the generic title.
+ */
+export interface FieldError {
+  /** JSON Pointer (RFC 6901) to the offending member of the request, e.g. `/amount/value`. */
+  pointer: string;
+  detail: string;
+}
+
+export class ServiceError extends Error {
+  readonly code: string;
+  readonly status: number;
+  readonly title: string;
+  readonly expose: boolean;
+  readonly errors: FieldError[] | undefined;
+  readonly headers: Record<string, string>;
+
+  constructor(options: {
+    code: string;
+    status: number;
+    title: string;
+    detail?: string;
+    expose?: boolean;
+    errors?: FieldError[];
+    headers?: Record<string, string>;
+    cause?: unknown;
+  }) {
+    super(options.detail ?? options.title, { cause: options.cause });
+    this.name = new.target.name;
+    this.code = options.code;
+    this.status = options.status;
+    this.title = options.title;
+    this.expose = options.expose ?? true;
+    this.errors = options.errors;
+    this.headers = options.headers ?? {};
+  }
+}
+
+export class InvalidJsonError extends ServiceError {
+  constructor(detail = 'The request body is not valid JSON.') {
+    super({ code: 'invalid_json', status: 400, title: 'Malformed JSON', detail });
+  }
+}
+
+export class UnauthorizedError extends ServiceError {
+  constructor(detail = 'A valid API key is required: send it as `Authorization: Bearer <key>`.') {
+    super({
+      code: 'unauthorized',
+      status: 401,
+      title: 'Unauthorized',
+      detail,
+      headers: { 'WWW-Authenticate': 'Bearer' },
+    });
+  }
+}
+
+export class NotFoundError extends ServiceError {
+  constructor(detail = 'No such resource.') {
+    super({ code: 'not_found', status: 404, title: 'Not found', detail });
+  }
+}
+
+export class MethodNotAllowedError extends ServiceError {
+  constructor(allowed: readonly string[]) {
+    super({
+      code: 'method_not_allowed',
+      status: 405,
+      title: 'Method not allowed',
+      detail: `This resource supports: ${allowed.join(', ')}.`,
+      headers: { Allow: allowed.join(', ') },
+    });
+  }
+}
+
+export class InvalidStateError extends ServiceError {
+  constructor(detail: string) {
+    super({ code: 'invalid_state', status: 409, title: 'Invalid state', detail });
+  }
+}
+
+export class PayloadTooLargeError extends ServiceError {
+  constructor(limitBytes: number) {
+    super({
+      code: 'payload_too_large',
+      status: 413,
+      title: 'Payload too large',
+      detail: `The request body must be at most ${limitBytes} bytes.`,
+    });
+  }
+}
+
+export class UnsupportedMediaTypeError extends ServiceError {
+  constructor() {
+    super({
+      code: 'unsupported_media_type',
+      status: 415,
+      title: 'Unsupported media type',
+      detail: 'Send the request body as `Content-Type: application/json`.',
+    });
+  }
+}
+
+export class ValidationError extends ServiceError {
+  constructor(errors: FieldError[]) {
+    super({
+      code: 'validation_failed',
+      status: 422,
+      title: 'Validation failed',
+      detail: `The request has ${errors.length} invalid field${errors.length === 1 ? '' : 's'}.`,
+      errors,
+    });
+  }
+}
+
+/** A conditional write lost a race: the caller re-reads and decides again. Never reaches a client as such. */
+export class ConcurrentModificationError extends ServiceError {
+  constructor(detail: string) {
+    super({
+      code: 'internal_error',
+      status: 500,
+      title: 'Internal error',
+      detail,
+      expose: false,
+    });
+  }
+}

@@ -1,0 +1,60 @@
+import currencyCodes from 'currency-codes';
+
+/**
+ * ISO 4217 comes from the maintained `currency-codes` data, never a hand-typed list. Codes that are not money
+ * one can pay with (gold, SDR, bond-market units, the testing and "no currency" codes) are the entries whose
+ * only "countries" are the ISO list's `ZZ..` placeholders, so they are excluded by the data itself.
+ */
+const payableCurrencies = new Map<string, number>(
+  currencyCodes.data
+    .filter((entry) => !entry.countries.every((country) => /^zz/i.test(country)))
+    .map((entry) => [entry.code, entry.digits]),
+);
+
+export interface Amount {
+  /** Decimal string exactly as the merchant sent it, e.g. "10.50". */
+  value: string;
+  currency: string;
+}
+
+export const MAX_INTEGER_DIGITS = 12;
+const DECIMAL = /^(0|[1-9][0-9]*)(\.[0-9]+)?$/;
+
+/** Minor units (digits after the decimal point) of an active ISO 4217 currency, or undefined. */
+export function minorUnits(currency: string): number | undefined {
+  return payableCurrencies.get(currency);
+}
+
+export function isPayableCurrency(currency: string): boolean {
+  return payableCurrencies.has(currency);
+}
+
+export const DECIMAL_PATTERN = DECIMAL;
+
+/** Why `value` is not a valid amount in any currency, or undefined when it is. */
+export function amountValueProblem(value: string): string | undefined {
+  const match = DECIMAL.exec(value);
+  if (!match) return 'Must be a plain decimal string such as "10.50".';
+  if ((match[1] ?? '').length > MAX_INTEGER_DIGITS)
+    return `Must have at most ${MAX_INTEGER_DIGITS} integer digits.`;
+  if (/^[0.]+$/.test(value)) return 'Must be greater than zero.';
+  return undefined;
+}
+
+/** Why a well-formed `value` has too many decimals for `currency` (JPY 0, EUR 2, KWD 3), or undefined. */
+export function fractionDigitsProblem(value: string, currency: string): string | undefined {
+  const digits = minorUnits(currency);
+  const fraction = value.split('.')[1] ?? '';
+  if (digits === undefined || fraction.length <= digits) return undefined;
+  return digits === 0
+    ? `${currency} has no decimal places.`
+    : `${currency} allows at most ${digits} decimal place${digits === 1 ? '' : 's'}.`;
+}
+
+/** The amount in the currency's minor unit as an integer (what PSPs such as Stripe take): "10.5" EUR → 1050n. */
+export function toMinorUnits(amount: Amount): bigint {
+  const digits = minorUnits(amount.currency);
+  if (digits === undefined) throw new Error(`Unknown currency ${amount.currency}`);
+  const [integer = '0', fraction = ''] = amount.value.split('.');
+  return BigInt(integer + fraction.padEnd(digits, '0'));
+}

@@ -1,0 +1,225 @@
+import { InvalidStateError } from './errors.ts';
+import type { Amount } from './money.ts';
+import type { Mode, Principal } from './principal.ts';
+import { newEventId, newLinkId } from './random.ts';
+
+export const LINK_STATUSES = ['open', 'paid', 'canceled', 'expired'] as const;
+export type LinkStatus = (typeof LINK_STATUSES)[number];
+
+export interface PspPayment {
+  provider: string;
+  reference: string;
+}
+
+/** The PSP checkout session currently serving a link (reused while valid). */
+export interface PspSession {
+  provider: string;
+  id: string;
+  url: string;
+  expires_at: string;
+}
+
+/** What the merchant may set when creating a link (already validated). */
+export interface PaymentLinkInput {
+  amount: Amount;
+  description?: string | null | undefined;
+  redirect_url?: string | null | undefined;
+  webhook_url?: string | null | undefined;
+  metadata?: Record<string, string> | null | undefined;
+  expires_at?: string | null | undefined;
+}
+
+/** The stored payment link. Field names are those of the public resource, so no mapping layer is needed. */
+export interface PaymentLink {
+  id: string;
+  account: string;
+  mode: Mode;
+  status: LinkStatus;
+  amount: Amount;
+  description: string | null;
+  redirect_url: string | null;
+  webhook_url: string | null;
+  metadata: Record<string, string> | null;
+  created_at: string;
+  expires_at: string | null;
+  paid_at: string | null;
+  canceled_at: string | null;
+  expired_at: string | null;
+  payment: PspPayment | null;
+  psp_session: PspSession | null;
+  /**
+   * Ids of the events this link's transitions emitted. An event counts only once its link names it: the
+   * repository writes the event first and then the link (conditionally), so a crash or a lost race between
+   * the two leaves an orphan event that is never delivered, and a committed transition always has its event.
+   */
+  event_ids: string[];
+  /** Optimistic-concurrency counter: every transition is a write conditional on it. */
+  version: number;
+}
+
+/** The merchant-facing representation (PRODUCT.md section 2). */
+export interface PaymentLinkResource {
+  id: string;
+  object: 'payment_link';
+  mode: Mode;
+  status: LinkStatus;
+  amount: Amount;
+  description: string | null;
+  redirect_url: string | null;
+  webhook_url: string | null;
+  metadata: Record<string, string> | null;
+  checkout_url: string;
+  created_at: string;
+  expires_at: string | null;
+  paid_at: string | null;
+  canceled_at: string | null;
+  payment: PspPayment | null;
+}
+
+export const EVENT_TYPES = ['payment_link.paid', 'payment_link.canceled', 'payment_link.expired'] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/**
+ * A webhook event: created in the same write as the transition it reports, so neither exists without the
+ * other. `data` is the resource as it was right after the transition.
+ */
+export interface LinkEvent {
+  id: string;
+  type: EventType;
+  link_id: string;
+  account: string;
+  mode: Mode;
+  created_at: string;
+  data: PaymentLinkResource;
+}
+
+/** A transition and the event it emits: what a repository writes atomically. */
+export interface Transition {
+  before: PaymentLink;
+  after: PaymentLink;
+  event: LinkEvent;
+}
+
+export function createPaymentLink(principal: Principal, input: PaymentLinkInput, now: Date): PaymentLink {
+  return {
+    id: newLinkId(),
+    account: principal.account,
+    mode: principal.mode,
+    status: 'open',
+    amount: { value: input.amount.value, currency: input.amount.currency },
+    description: input.description ?? null,
+    redirect_url: input.redirect_url ?? null,
+    webhook_url: input.webhook_url ?? null,
+    metadata: input.metadata ?? null,
+    created_at: now.toISOString(),
+    expires_at: input.expires_at ? new Date(input.expires_at).toISOString() : null,
+    paid_at: null,
+    canceled_at: null,
+    expired_at: null,
+    payment: null,
+    psp_session: null,
+    event_ids: [],
+    version: 1,
+  };
+}
+
+/** An open link whose `expires_at` has passed reads as expired at once, before the sweeper records it. */
+export function effectiveStatus(link: PaymentLink, now: Date): LinkStatus {
+  if (link.status === 'open' && link.expires_at !== null && Date.parse(link.expires_at) <= now.getTime()) {
+    return 'expired';
+  }
+  return link.status;
+}
+
+export function toResource(link: PaymentLink, checkoutBase: string, now: Date): PaymentLinkResource {
+  return {
+    id: link.id,
+    object: 'payment_link',
+    mode: link.mode,
+    status: effectiveStatus(link, now),
+    amount: link.amount,
+    description: link.description,
+    redirect_url: link.redirect_url,
+    webhook_url: link.webhook_url,
+    metadata: link.metadata,
+    checkout_url: `${checkoutBase}/${link.id}`,
+    created_at: link.created_at,
+    expires_at: link.expires_at,
+    paid_at: link.paid_at,
+    canceled_at: link.canceled_at,
+    payment: link.payment,
+  };
+}
+
+function transition(
+  before: PaymentLink,
+  changes: Partial<PaymentLink>,
+  type: EventType,
+  checkoutBase: string,
+  now: Date,
+): Transition {
+  const id = newEventId();
+  const after: PaymentLink = {
+    ...before,
+    ...changes,
+    event_ids: [...before.event_ids, id],
+    version: before.version + 1,
+  };
+  const event: LinkEvent = {
+    id,
+    type,
+    link_id: after.id,
+    account: after.account,
+    mode: after.mode,
+    created_at: now.toISOString(),
+    data: toResource(after, checkoutBase, now),
+  };
+  return { before, after, event };
+}
+
+/**
+ * The PSP confirmed a payment. Money moved, so the truth wins: a link canceled or expired meanwhile is recorded
+ * as paid too (PRODUCT.md section 7). On a link that is already paid nothing changes (`undefined`): a repeat of
+ * the same confirmation, or a second payment, which the caller reports (the first payment stays the link's).
+ */
+export function markPaid(
+  link: PaymentLink,
+  payment: PspPayment,
+  checkoutBase: string,
+  now: Date,
+): Transition | undefined {
+  if (link.status === 'paid') return undefined;
+  return transition(
+    link,
+    { status: 'paid', paid_at: now.toISOString(), payment, psp_session: null },
+    'payment_link.paid',
+    checkoutBase,
+    now,
+  );
+}
+
+/** The merchant cancels. Cancelling a canceled link changes nothing (`undefined`); paid or expired is a 409. */
+export function cancel(link: PaymentLink, checkoutBase: string, now: Date): Transition | undefined {
+  const status = effectiveStatus(link, now);
+  if (status === 'canceled') return undefined;
+  if (status !== 'open') throw new InvalidStateError(`A ${status} payment link cannot be canceled.`);
+  return transition(
+    link,
+    { status: 'canceled', canceled_at: now.toISOString() },
+    'payment_link.canceled',
+    checkoutBase,
+    now,
+  );
+}
+
+/** Records the expiry of an open link whose `expires_at` has passed; anything else changes nothing. */
+export function expire(link: PaymentLink, checkoutBase: string, now: Date): Transition | undefined {
+  if (link.status !== 'open' || effectiveStatus(link, now) !== 'expired') return undefined;
+  return transition(
+    link,
+    { status: 'expired', expired_at: now.toISOString() },
+    'payment_link.expired',
+    checkoutBase,
+    now,
+  );
+}

@@ -1,0 +1,54 @@
+import ipaddr from 'ipaddr.js';
+
+export const MAX_URL_LENGTH = 2048;
+
+export interface UrlPolicy {
+  /** `http` is accepted for test-mode links only; live links need `https`. */
+  allowHttp: boolean;
+  /** Loopback, private and other non-public targets: only a deployment that opts in (the local stack). */
+  allowPrivateTargets: boolean;
+}
+
+/**
+ * Whether an IP address is a public unicast address. `ipaddr.js` names every special-purpose range of IANA's
+ * registries; anything but `unicast` (private, loopback, link-local incl. 169.254.169.254, unique-local incl.
+ * fd00:ec2::254, multicast, reserved, 6to4/Teredo/NAT64 wrappers...) is refused. IPv4-mapped IPv6 is judged
+ * by the IPv4 address it carries.
+ */
+export function isPublicAddress(address: string): boolean {
+  if (!ipaddr.isValid(address)) return false;
+  let parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
+    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  }
+  return parsed.range() === 'unicast';
+}
+
+function isLocalName(hostname: string): boolean {
+  const name = hostname.toLowerCase().replace(/\.$/, '');
+  return name === 'localhost' || name.endsWith('.localhost');
+}
+
+/** Why `raw` is not an acceptable merchant URL under `policy`, or undefined when it is. */
+export function urlProblem(raw: string, policy: UrlPolicy): string | undefined {
+  if (raw.length > MAX_URL_LENGTH) return `Must be at most ${MAX_URL_LENGTH} characters.`;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return 'Must be an absolute URL.';
+  }
+  if (url.protocol !== 'https:' && !(policy.allowHttp && url.protocol === 'http:')) {
+    return policy.allowHttp
+      ? 'Must use https or http.'
+      : 'Must use https (http is accepted for test mode only).';
+  }
+  if (url.username || url.password) return 'Must not contain credentials.';
+  if (policy.allowPrivateTargets) return undefined;
+  // WHATWG parsing already normalised IPv4 shorthands such as 2130706433 to 127.0.0.1.
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  if (isLocalName(host)) return 'Must not point to localhost.';
+  if (ipaddr.isValid(host) && !isPublicAddress(host))
+    return 'Must not point to a private or reserved address.';
+  return undefined;
+}

@@ -1,0 +1,15 @@
+import { config } from '../config.ts';
+import { linkRepository, now } from '../dependencies.ts';
+import { toResource } from '../domain/payment-link.ts';
+import { apiHandler, json } from '../http/api-handler.ts';
+import { getPaymentLink } from '../use-cases/payment-links.ts';
+
+/** GET /v1/payment-links/{id} */
+export const handler = apiHandler({ auth: true, body: 'none' }, async ({ principal, event }) => {
+  const link = await getPaymentLink(
+    { links: linkRepository(), now },
+    principal,
+    event.pathParameters?.id ?? '',
+  );
+  return json(200, toResource(link, config().CHECKOUT_BASE, now()));
+});

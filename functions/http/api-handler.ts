@@ -1,0 +1,103 @@
+import middy, { type MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { apiKeyAuthenticator } from '../dependencies.ts';
+import type { Principal } from '../domain/principal.ts';
+import { logger } from '../logger.ts';
+import { problemResponse } from './problem.ts';
+import { type BodyMode, parseJsonBody } from './request-body.ts';
+
+export type ApiEvent = APIGatewayProxyEventV2;
+export type ApiResult = APIGatewayProxyStructuredResultV2;
+
+export interface ApiRequest {
+  event: ApiEvent;
+  /** The caller; present on every route declared with `auth: true`. */
+  principal: Principal;
+  /** The parsed JSON body (`undefined` when the route takes none or none was sent). */
+  body: unknown;
+  requestId: string;
+}
+
+export interface ApiRouteOptions {
+  /** Requires `Authorization: Bearer <key>` (every merchant route; not the public OpenAPI document). */
+  auth: boolean;
+  body: BodyMode;
+}
+
+interface ApiContext extends Context {
+  startedAt?: number;
+  principal?: Principal;
+  body?: unknown;
+}
+
+/**
+ * One JSON log line per request: route, status, timing and request id. Never headers or bodies (they carry
+ * keys). State lives on the invocation's context, not in the closure: the local stack runs requests concurrently.
+ */
+const requestLog = (): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext> => {
+  const log = (request: { event: ApiEvent; context: ApiContext; response?: ApiResult | null }) =>
+    logger.info('request', {
+      request_id: request.event.requestContext.requestId,
+      route: request.event.routeKey,
+      status: request.response?.statusCode,
+      duration_ms: Math.round(performance.now() - (request.context.startedAt ?? 0)),
+    });
+  return {
+    before: ({ context }) => {
+      context.startedAt = performance.now();
+    },
+    after: log,
+    onError: log,
+  };
+};
+
+/** Every failure, expected or not, leaves as problem+json; the unexpected ones are logged with their cause. */
+const problemDetails = (): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext> => ({
+  onError: (request) => {
+    request.response = problemResponse(request.error, request.event.requestContext.requestId);
+    if ((request.response.statusCode ?? 500) >= 500) {
+      logger.error('request failed', {
+        request_id: request.event.requestContext.requestId,
+        route: request.event.routeKey,
+        error: request.error,
+      });
+    }
+  },
+});
+
+const authentication = (): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext> => ({
+  before: async (request) => {
+    request.context.principal = await apiKeyAuthenticator().authenticate(request.event.headers.authorization);
+  },
+});
+
+const jsonBody = (mode: BodyMode): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext> => ({
+  before: (request) => {
+    request.context.body = parseJsonBody(request.event, mode);
+  },
+});
+
+/**
+ * Wraps a merchant-API handler in the one middleware chain every route shares:
+ * request log → problem details → authentication → body parsing → the route's own code.
+ */
+export function apiHandler(options: ApiRouteOptions, handle: (request: ApiRequest) => Promise<ApiResult>) {
+  const chain = middy<ApiEvent, ApiResult, Error, ApiContext>().use(requestLog()).use(problemDetails());
+  if (options.auth) chain.use(authentication());
+  return chain.use(jsonBody(options.body)).handler((event, context) =>
+    handle({
+      event,
+      principal: context.principal as Principal,
+      body: context.body,
+      requestId: event.requestContext.requestId,
+    }),
+  );
+}
+
+export function json(statusCode: number, body: unknown, headers: Record<string, string> = {}): ApiResult {
+  return {
+    statusCode,
+    headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...headers },
+    body: JSON.stringify(body),
+  };
+}

@@ -1,0 +1,29 @@
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { ServiceError } from '../domain/errors.ts';
+
+/**
+ * RFC 9457 problem details: the one place where errors become responses. A `ServiceError` shows its code,
+ * title and (when `expose`) its detail; anything else is a 500 with a generic text, never internals.
+ * `type` is a relative URI documented in docs/api.md#errors.
+ */
+export function problemResponse(error: unknown, requestId: string): APIGatewayProxyStructuredResultV2 {
+  const known = error instanceof ServiceError && error.expose ? error : undefined;
+  const status = known?.status ?? 500;
+  const code = known?.code ?? 'internal_error';
+  const body = {
+    type: `/problems/${code}`,
+    title: known?.title ?? 'Internal error',
+    status,
+    detail: known
+      ? known.message
+      : 'Something went wrong on our side. Retry later; the request id helps support.',
+    code,
+    ...(known?.errors ? { errors: known.errors } : {}),
+    request_id: requestId,
+  };
+  return {
+    statusCode: status,
+    headers: { 'Content-Type': 'application/problem+json', 'Cache-Control': 'no-store', ...known?.headers },
+    body: JSON.stringify(body),
+  };
+}

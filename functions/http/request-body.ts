@@ -1,0 +1,29 @@
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { InvalidJsonError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../domain/errors.ts';
+
+/** PRODUCT.md section 3: request bodies are JSON objects of at most 32 KiB. */
+export const MAX_BODY_BYTES = 32 * 1024;
+
+/**
+ * - `none`: the route ignores any body (GET).
+ * - `json`: a JSON body is required.
+ * - `optional-json`: no body, or an empty one, is fine; a non-empty one must be JSON (e.g. cancel).
+ */
+export type BodyMode = 'none' | 'json' | 'optional-json';
+
+const isJsonMediaType = (contentType: string | undefined) =>
+  /^application\/json\s*(;|$)/i.test(contentType?.trim() ?? '');
+
+export function parseJsonBody(event: APIGatewayProxyEventV2, mode: BodyMode): unknown {
+  if (mode === 'none') return undefined;
+  const raw = event.body ?? '';
+  const bytes = event.isBase64Encoded ? Buffer.from(raw, 'base64') : Buffer.from(raw, 'utf8');
+  if (bytes.length > MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
+  if (mode === 'optional-json' && bytes.toString('utf8').trim() === '') return undefined;
+  if (!isJsonMediaType(event.headers['content-type'])) throw new UnsupportedMediaTypeError();
+  try {
+    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+  } catch {
+    throw new InvalidJsonError();
+  }
+}

@@ -1,0 +1,106 @@
+import { z } from 'zod';
+import {
+  amountValueProblem,
+  DECIMAL_PATTERN,
+  fractionDigitsProblem,
+  isPayableCurrency,
+} from '../domain/money.ts';
+import type { Mode } from '../domain/principal.ts';
+import { MAX_URL_LENGTH, type UrlPolicy, urlProblem } from '../domain/urls.ts';
+
+/**
+ * Request schemas: the same zod objects validate requests and generate the OpenAPI document, so the document
+ * cannot drift from what is enforced. Objects are strict: an unknown field (say `redirectUrl`) is an error.
+ */
+export const MAX_DESCRIPTION_LENGTH = 255;
+export const MAX_METADATA_KEYS = 50;
+export const MAX_METADATA_KEY_LENGTH = 40;
+export const MAX_METADATA_VALUE_LENGTH = 500;
+export const MAX_EXPIRY_DAYS = 365;
+
+const AmountSchema = z
+  .strictObject({
+    value: z
+      .string()
+      .regex(DECIMAL_PATTERN, 'Must be a plain decimal string such as "10.50".')
+      .check((ctx) => {
+        const problem = amountValueProblem(ctx.value);
+        if (problem && DECIMAL_PATTERN.test(ctx.value))
+          ctx.issues.push({ code: 'custom', message: problem, input: ctx.value });
+      })
+      .meta({
+        description: "Decimal string, greater than zero, within the currency's minor units.",
+        example: '10.50',
+      }),
+    currency: z
+      .string()
+      .refine(isPayableCurrency, 'Must be an active ISO 4217 currency code in upper case, such as "EUR".')
+      .meta({ description: 'ISO 4217 code, upper case.', example: 'EUR' }),
+  })
+  .check((ctx) => {
+    const problem = fractionDigitsProblem(ctx.value.value, ctx.value.currency);
+    if (problem)
+      ctx.issues.push({ code: 'custom', message: problem, input: ctx.value.value, path: ['value'] });
+  });
+
+function urlSchema(policy: UrlPolicy, description: string) {
+  return z
+    .string()
+    .max(MAX_URL_LENGTH)
+    .check((ctx) => {
+      const problem = urlProblem(ctx.value, policy);
+      if (problem) ctx.issues.push({ code: 'custom', message: problem, input: ctx.value });
+    })
+    .meta({ format: 'uri', description });
+}
+
+function createPaymentLinkSchema(policy: UrlPolicy) {
+  return z.strictObject({
+    amount: AmountSchema,
+    description: z
+      .string()
+      .max(MAX_DESCRIPTION_LENGTH)
+      .nullish()
+      .meta({ description: 'Shown to the buyer.' }),
+    redirect_url: urlSchema(policy, 'Where the buyer returns after paying.').nullish(),
+    webhook_url: urlSchema(policy, 'Where the service POSTs signed status events.').nullish(),
+    metadata: z
+      .record(z.string().min(1).max(MAX_METADATA_KEY_LENGTH), z.string().max(MAX_METADATA_VALUE_LENGTH))
+      .refine((metadata) => Object.keys(metadata).length <= MAX_METADATA_KEYS, {
+        message: `At most ${MAX_METADATA_KEYS} keys.`,
+      })
+      .nullish()
+      .meta({ description: 'String keys and values, echoed back.' }),
+    expires_at: z.iso
+      .datetime({ offset: true })
+      .check((ctx) => {
+        const at = Date.parse(ctx.value);
+        const now = Date.now();
+        if (at <= now)
+          ctx.issues.push({ code: 'custom', message: 'Must be in the future.', input: ctx.value });
+        else if (at > now + MAX_EXPIRY_DAYS * 86_400_000) {
+          ctx.issues.push({
+            code: 'custom',
+            message: `Must be at most ${MAX_EXPIRY_DAYS} days ahead.`,
+            input: ctx.value,
+          });
+        }
+      })
+      .nullish()
+      .meta({ description: 'RFC 3339 time after which the link can no longer be paid.' }),
+  });
+}
+
+export type CreatePaymentLinkRequest = z.infer<ReturnType<typeof createPaymentLinkSchema>>;
+
+/** `http` URLs are for test mode only; private targets only where the deployment allows them. */
+export function createPaymentLinkRequest(mode: Mode, allowPrivateTargets: boolean) {
+  const key = `${mode}:${allowPrivateTargets}`;
+  let schema = createSchemas.get(key);
+  if (!schema) {
+    schema = createPaymentLinkSchema({ allowHttp: mode === 'test', allowPrivateTargets });
+    createSchemas.set(key, schema);
+  }
+  return schema;
+}
+const createSchemas = new Map<string, ReturnType<typeof createPaymentLinkSchema>>();

@@ -1,0 +1,24 @@
+import type { z } from 'zod';
+import { type FieldError, ValidationError } from '../domain/errors.ts';
+
+const escapePointerToken = (token: PropertyKey) => String(token).replaceAll('~', '~0').replaceAll('/', '~1');
+const pointer = (path: readonly PropertyKey[]) =>
+  path.map((token) => `/${escapePointerToken(token)}`).join('');
+
+/** Parses `input` with `schema`, or throws a 422 with one JSON-Pointer entry per bad field. */
+export function validate<T extends z.ZodType>(schema: T, input: unknown): z.infer<T> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const errors = new Map<string, FieldError>();
+  for (const issue of result.error.issues) {
+    const fields =
+      issue.code === 'unrecognized_keys'
+        ? issue.keys.map((key) => ({ path: [...issue.path, key], detail: 'Unknown field.' }))
+        : [{ path: issue.path, detail: issue.message }];
+    for (const field of fields) {
+      const at = pointer(field.path);
+      if (!errors.has(at)) errors.set(at, { pointer: at, detail: field.detail });
+    }
+  }
+  throw new ValidationError([...errors.values()]);
+}

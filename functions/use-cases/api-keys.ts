@@ -1,0 +1,35 @@
+import { type ApiKeyRecord, generateApiKey, generateWebhookSecret } from '../domain/api-key.ts';
+import type { Mode } from '../domain/principal.ts';
+import type { ApiKeyRepository } from '../ports/api-key-repository.ts';
+
+export interface IssuedApiKey {
+  /** The whole key: shown once, never stored or retrievable again. */
+  api_key: string;
+  key_id: string;
+  account: string;
+  mode: Mode;
+  /** The (account, mode)'s current webhook signing secret, created with its first key. */
+  webhook_secret: string;
+}
+
+/** Issues a key for (account, mode), creating the account-mode's webhook secret if it has none yet. */
+export async function issueApiKey(
+  repository: ApiKeyRepository,
+  account: string,
+  mode: Mode,
+  now = new Date(),
+): Promise<IssuedApiKey> {
+  const webhookSecret = await repository.ensureWebhookSecret(account, mode, generateWebhookSecret());
+  const { key, record } = generateApiKey(account, mode, now);
+  await repository.put(record);
+  return { api_key: key, key_id: record.key_id, account, mode, webhook_secret: webhookSecret };
+}
+
+/** Keys of an account for display: never the key itself, which is not stored. */
+export async function listApiKeys(
+  repository: ApiKeyRepository,
+  account: string,
+): Promise<Omit<ApiKeyRecord, 'hash'>[]> {
+  const records = await repository.listByAccount(account);
+  return records.map(({ hash: _hash, ...shown }) => shown);
+}

@@ -1,0 +1,44 @@
+import { hashesMatch, parseApiKey } from '../domain/api-key.ts';
+import { UnauthorizedError } from '../domain/errors.ts';
+import type { Principal } from '../domain/principal.ts';
+import type { ApiKeyRepository } from '../ports/api-key-repository.ts';
+
+/**
+ * Resolves `Authorization: Bearer <key>` to the (account, mode) it belongs to. Active keys are cached inside a
+ * warm container for `cacheTtlMs` (at most 60 s, PRODUCT.md section 4), so a warm request costs no key read and
+ * a revocation takes effect within that time. Unknown keys are never cached, so a new key works at once.
+ */
+export class ApiKeyAuthenticator {
+  private readonly keys: ApiKeyRepository;
+  private readonly cacheTtlMs: number;
+  private readonly now: () => number;
+  private readonly cache = new Map<string, { principal: Principal; until: number }>();
+
+  constructor(keys: ApiKeyRepository, options: { cacheTtlMs: number; now?: () => number }) {
+    this.keys = keys;
+    this.cacheTtlMs = options.cacheTtlMs;
+    this.now = options.now ?? Date.now;
+  }
+
+  async authenticate(authorization: string | undefined): Promise<Principal> {
+    const match = /^Bearer +(\S+) *$/i.exec(authorization ?? '');
+    const parsed = match?.[1] ? parseApiKey(match[1]) : undefined;
+    if (!parsed) throw new UnauthorizedError();
+
+    const cached = this.cache.get(parsed.hash);
+    if (cached && cached.until > this.now()) return cached.principal;
+
+    const record = await this.keys.get(parsed.keyId);
+    if (
+      record?.status !== 'active' ||
+      record.mode !== parsed.mode ||
+      !hashesMatch(record.hash, parsed.hash)
+    ) {
+      this.cache.delete(parsed.hash);
+      throw new UnauthorizedError();
+    }
+    const principal: Principal = { account: record.account, mode: record.mode };
+    this.cache.set(parsed.hash, { principal, until: this.now() + this.cacheTtlMs });
+    return principal;
+  }
+}

@@ -1,0 +1,127 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { allowedMethodsByPath, FALLBACK_HANDLER, type HandlerName, routes } from '../routes.ts';
+
+type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+
+interface MatchedRoute {
+  routeKey: string;
+  handler: HandlerName;
+  pathParameters: Record<string, string> | undefined;
+}
+
+const compiled = [...allowedMethodsByPath().keys()].map((path) => ({
+  path,
+  pattern: new RegExp(`^${path.replace(/\{(\w+)\}/g, '(?<$1>[^/]+)')}$`),
+}));
+
+/**
+ * API Gateway HTTP API route selection, as the deployed API does it: the exact `METHOD /path` route, else the
+ * path's `ANY` route (405), else `$default` (404). Both fall back to the same handler the stack deploys.
+ */
+export function matchRoute(method: string, rawPath: string): MatchedRoute {
+  for (const { path, pattern } of compiled) {
+    const match = pattern.exec(rawPath);
+    if (!match) continue;
+    const pathParameters = match.groups ? { ...match.groups } : undefined;
+    const route = routes.find((candidate) => candidate.path === path && candidate.method === method);
+    if (route) return { routeKey: `${method} ${path}`, handler: route.handler, pathParameters };
+    return { routeKey: `ANY ${path}`, handler: FALLBACK_HANDLER, pathParameters };
+  }
+  return { routeKey: '$default', handler: FALLBACK_HANDLER, pathParameters: undefined };
+}
+
+/** A Lambda context with what handlers and middy read. */
+export function lambdaContext(functionName: string, timeoutMs = 10_000): Context {
+  const deadline = Date.now() + timeoutMs;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
+    memoryLimitInMB: '512',
+    awsRequestId: randomUUID(),
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+async function readBody(request: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+const TEXT_TYPES = /^(application\/(json|[\w.+-]+\+json|x-www-form-urlencoded)|text\/)/i;
+
+/** Payload format 2.0, shaped like what API Gateway sends (headers lower-cased and comma-joined). */
+export async function toApiGatewayEvent(request: IncomingMessage, route: MatchedRoute): Promise<APIGatewayProxyEventV2> {
+  const url = new URL(request.url ?? '/', 'http://local');
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value !== undefined && name !== 'cookie') headers[name] = Array.isArray(value) ? value.join(',') : value;
+  }
+  const body = await readBody(request);
+  const isText = TEXT_TYPES.test(headers['content-type'] ?? '');
+  const query = [...url.searchParams.keys()].length
+    ? Object.fromEntries([...new Set(url.searchParams.keys())].map((key) => [key, url.searchParams.getAll(key).join(',')]))
+    : undefined;
+  const now = new Date();
+  return {
+    version: '2.0',
+    routeKey: route.routeKey,
+    rawPath: url.pathname,
+    rawQueryString: url.search.slice(1),
+    cookies: request.headers.cookie?.split(/;\s*/),
+    headers,
+    queryStringParameters: query,
+    pathParameters: route.pathParameters,
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'local',
+      domainName: headers.host ?? 'localhost',
+      domainPrefix: 'local',
+      http: {
+        method: request.method ?? 'GET',
+        path: url.pathname,
+        protocol: `HTTP/${request.httpVersion}`,
+        sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: headers['user-agent'] ?? '',
+      },
+      requestId: randomUUID(),
+      routeKey: route.routeKey,
+      stage: '$default',
+      time: now.toUTCString(),
+      timeEpoch: now.getTime(),
+    },
+    body: body.length ? (isText ? body.toString('utf8') : body.toString('base64')) : undefined,
+    isBase64Encoded: body.length > 0 && !isText,
+  };
+}
+
+export function writeResult(response: ServerResponse, result: APIGatewayProxyStructuredResultV2, requestId: string) {
+  response.statusCode = result.statusCode ?? 200;
+  for (const [name, value] of Object.entries(result.headers ?? {})) response.setHeader(name, String(value));
+  if (result.cookies?.length) response.setHeader('Set-Cookie', result.cookies);
+  response.setHeader('apigw-requestid', requestId);
+  const body = result.body ?? '';
+  response.end(result.isBase64Encoded ? Buffer.from(body, 'base64') : body);
+}
+
+/** Imports each handler module on first use: the very files the CDK stack bundles. */
+export function handlerLoader(): (name: HandlerName) => Promise<Handler> {
+  const loaded = new Map<HandlerName, Promise<Handler>>();
+  return (name) => {
+    let handler = loaded.get(name);
+    if (!handler) {
+      handler = import(`../../functions/handlers/${name}.ts`).then((module) => module.handler as Handler);
+      loaded.set(name, handler);
+    }
+    return handler;
+  };
+}

@@ -1,0 +1,108 @@
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { problemResponse } from '../../functions/http/problem.ts';
+import { handlerLoader, lambdaContext, matchRoute, toApiGatewayEvent, writeResult } from './api-gateway.ts';
+import { ensureTable, startEmbeddedDynamoDb } from './embedded-dynamodb.ts';
+
+export const LOCAL_TABLE_NAME = 'payment-links';
+/** Written while the stack runs, so `npm run keys` in the same checkout finds the embedded store. */
+export const STATE_FILE = 'local-stack.json';
+
+export interface LocalStackOptions {
+  port: number;
+  host?: string;
+  /** Where the embedded store persists; omitted, everything is in memory (tests). */
+  dataDir?: string;
+}
+
+export interface LocalStack {
+  baseUrl: string;
+  checkoutBase: string;
+  dynamodbEndpoint: string;
+  tableName: string;
+  stop(): Promise<void>;
+}
+
+export interface LocalStackState {
+  base_url: string;
+  dynamodb_endpoint: string;
+  table_name: string;
+  pid: number;
+}
+
+/**
+ * The whole service in one process: an HTTP server that turns each request into an API Gateway (payload 2.0)
+ * event for the same handler modules the CDK stack deploys, over an embedded DynamoDB-compatible store.
+ * Configuration reaches the handlers as it does on Lambda: through environment variables.
+ */
+export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
+  const host = options.host ?? '127.0.0.1';
+  const dynamodb = await startEmbeddedDynamoDb({ dataDir: options.dataDir && join(options.dataDir, 'dynamodb') });
+  await ensureTable(dynamodb.endpoint, LOCAL_TABLE_NAME);
+
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const baseUrl = `http://${host}:${port}`;
+  const checkoutBase = `${baseUrl}/checkout`;
+
+  Object.assign(process.env, {
+    AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+    AWS_ENDPOINT_URL_DYNAMODB: dynamodb.endpoint,
+    TABLE_NAME: LOCAL_TABLE_NAME,
+    BASE_URL: baseUrl,
+    CHECKOUT_BASE: checkoutBase,
+    ALLOW_PRIVATE_TARGETS: 'true',
+  });
+
+  serveApi(server);
+
+  const stateFile = options.dataDir && join(options.dataDir, STATE_FILE);
+  if (stateFile) {
+    mkdirSync(options.dataDir as string, { recursive: true });
+    const state: LocalStackState = {
+      base_url: baseUrl,
+      dynamodb_endpoint: dynamodb.endpoint,
+      table_name: LOCAL_TABLE_NAME,
+      pid: process.pid,
+    };
+    writeFileSync(stateFile, `${JSON.stringify(state, null, 2)}\n`);
+  }
+
+  return {
+    baseUrl,
+    checkoutBase,
+    dynamodbEndpoint: dynamodb.endpoint,
+    tableName: LOCAL_TABLE_NAME,
+    async stop() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await dynamodb.stop();
+      if (stateFile) rmSync(stateFile, { force: true });
+    },
+  };
+}
+
+function serveApi(server: Server) {
+  const loadHandler = handlerLoader();
+  server.on('request', async (request, response) => {
+    const route = matchRoute(request.method ?? 'GET', new URL(request.url ?? '/', 'http://local').pathname);
+    const event = await toApiGatewayEvent(request, route);
+    const requestId = event.requestContext.requestId;
+    try {
+      const handler = await loadHandler(route.handler);
+      writeResult(response, await handler(event, lambdaContext(route.handler)), requestId);
+    } catch (error) {
+      // What API Gateway does when a function crashes: a 500, here in our problem format.
+      console.error(error);
+      writeResult(response, problemResponse(error, requestId), requestId);
+    }
+  });
+}

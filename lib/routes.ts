@@ -1,0 +1,46 @@
+/**
+ * The one route table. The CDK stack (lib/constructs/merchant-api.ts) and the local stack (lib/local/) both
+ * read it, so what runs locally is what deploys. Pure data: no CDK import, so handlers may read it too.
+ *
+ * `handler` names a file in functions/handlers/ (without `.ts`) that exports `handler`; routes that share a
+ * handler share one Lambda function. `table` lists the DynamoDB actions that function needs, which the stack
+ * turns into a least-privilege policy.
+ */
+export type TableAction = 'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'Query';
+
+export interface RouteDefinition {
+  method: 'GET' | 'POST' | 'HEAD';
+  /** API Gateway path template, e.g. `/v1/payment-links/{id}`. */
+  path: string;
+  handler: string;
+}
+
+export interface FunctionDefinition {
+  table: readonly TableAction[];
+  /** Sends to the webhook event queue. */
+  sendsEvents?: boolean;
+}
+
+/** Per-function needs, keyed by handler file. */
+export const functions = {
+  'create-payment-link': { table: ['GetItem', 'PutItem'] },
+  'get-payment-link': { table: ['GetItem'] },
+  'route-fallback': { table: [] },
+} as const satisfies Record<string, FunctionDefinition>;
+
+export type HandlerName = keyof typeof functions;
+
+export const routes: readonly (RouteDefinition & { handler: HandlerName })[] = [
+  { method: 'POST', path: '/v1/payment-links', handler: 'create-payment-link' },
+  { method: 'GET', path: '/v1/payment-links/{id}', handler: 'get-payment-link' },
+];
+
+/** Paths we serve, each with the methods it allows: anything else on them is a 405 with `Allow`. */
+export function allowedMethodsByPath(): Map<string, string[]> {
+  const byPath = new Map<string, string[]>();
+  for (const route of routes) byPath.set(route.path, [...(byPath.get(route.path) ?? []), route.method]);
+  return byPath;
+}
+
+/** The handler that answers 405 for known paths with other methods and 404 for unknown paths. */
+export const FALLBACK_HANDLER: HandlerName = 'route-fallback';
