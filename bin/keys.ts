@@ -58,7 +58,8 @@ function selectTarget(): string {
 
 function requireAccount(): string {
   const account = values.account;
-  if (!account || !ACCOUNT_PATTERN.test(account)) fail('--account must be 1-64 characters of A-Z a-z 0-9 _ -.');
+  if (!account || !ACCOUNT_PATTERN.test(account))
+    fail('--account must be 1-64 characters of A-Z a-z 0-9 _ -.');
   return account;
 }
 
@@ -91,7 +92,16 @@ The key is shown this once only: store it now. Only its hash is kept.`);
     const keys = await listApiKeys(repository, requireAccount());
     if (values.json) console.log(JSON.stringify(keys));
     else if (!keys.length) console.log('No keys.');
-    else console.table(keys.map(({ key_id, mode, display_prefix, status, created_at }) => ({ key_id, mode, display_prefix, status, created_at })));
+    else
+      console.table(
+        keys.map(({ key_id, mode, display_prefix, status, created_at }) => ({
+          key_id,
+          mode,
+          display_prefix,
+          status,
+          created_at,
+        })),
+      );
     break;
   }
   case 'revoke': {

@@ -43,6 +43,27 @@ const AmountSchema = z
       ctx.issues.push({ code: 'custom', message: problem, input: ctx.value.value, path: ['value'] });
   });
 
+const MetadataSchema = z.preprocess(
+  (raw, ctx) => {
+    // zod drops an own `__proto__` key silently; reject it instead, since it could not be echoed back.
+    if (raw !== null && typeof raw === 'object' && Object.hasOwn(raw, '__proto__')) {
+      ctx.issues.push({
+        code: 'custom',
+        message: 'This key name is reserved.',
+        input: raw,
+        path: ['__proto__'],
+      });
+    }
+    return raw;
+  },
+  z
+    .record(z.string().min(1).max(MAX_METADATA_KEY_LENGTH), z.string().max(MAX_METADATA_VALUE_LENGTH))
+    .refine(
+      (metadata) => Object.keys(metadata).length <= MAX_METADATA_KEYS,
+      `At most ${MAX_METADATA_KEYS} keys.`,
+    ),
+);
+
 function urlSchema(policy: UrlPolicy, description: string) {
   return z
     .string()
@@ -64,13 +85,7 @@ function createPaymentLinkSchema(policy: UrlPolicy) {
       .meta({ description: 'Shown to the buyer.' }),
     redirect_url: urlSchema(policy, 'Where the buyer returns after paying.').nullish(),
     webhook_url: urlSchema(policy, 'Where the service POSTs signed status events.').nullish(),
-    metadata: z
-      .record(z.string().min(1).max(MAX_METADATA_KEY_LENGTH), z.string().max(MAX_METADATA_VALUE_LENGTH))
-      .refine((metadata) => Object.keys(metadata).length <= MAX_METADATA_KEYS, {
-        message: `At most ${MAX_METADATA_KEYS} keys.`,
-      })
-      .nullish()
-      .meta({ description: 'String keys and values, echoed back.' }),
+    metadata: MetadataSchema.nullish().meta({ description: 'String keys and values, echoed back.' }),
     expires_at: z.iso
       .datetime({ offset: true })
       .check((ctx) => {

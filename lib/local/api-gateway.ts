@@ -3,7 +3,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { allowedMethodsByPath, FALLBACK_HANDLER, type HandlerName, routes } from '../routes.ts';
 
-type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+type Handler = (
+  event: APIGatewayProxyEventV2,
+  context: Context,
+) => Promise<APIGatewayProxyStructuredResultV2>;
 
 interface MatchedRoute {
   routeKey: string;
@@ -60,16 +63,22 @@ async function readBody(request: IncomingMessage): Promise<Buffer> {
 const TEXT_TYPES = /^(application\/(json|[\w.+-]+\+json|x-www-form-urlencoded)|text\/)/i;
 
 /** Payload format 2.0, shaped like what API Gateway sends (headers lower-cased and comma-joined). */
-export async function toApiGatewayEvent(request: IncomingMessage, route: MatchedRoute): Promise<APIGatewayProxyEventV2> {
+export async function toApiGatewayEvent(
+  request: IncomingMessage,
+  route: MatchedRoute,
+): Promise<APIGatewayProxyEventV2> {
   const url = new URL(request.url ?? '/', 'http://local');
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(request.headers)) {
-    if (value !== undefined && name !== 'cookie') headers[name] = Array.isArray(value) ? value.join(',') : value;
+    if (value !== undefined && name !== 'cookie')
+      headers[name] = Array.isArray(value) ? value.join(',') : value;
   }
   const body = await readBody(request);
   const isText = TEXT_TYPES.test(headers['content-type'] ?? '');
   const query = [...url.searchParams.keys()].length
-    ? Object.fromEntries([...new Set(url.searchParams.keys())].map((key) => [key, url.searchParams.getAll(key).join(',')]))
+    ? Object.fromEntries(
+        [...new Set(url.searchParams.keys())].map((key) => [key, url.searchParams.getAll(key).join(',')]),
+      )
     : undefined;
   const now = new Date();
   return {
@@ -104,7 +113,11 @@ export async function toApiGatewayEvent(request: IncomingMessage, route: Matched
   };
 }
 
-export function writeResult(response: ServerResponse, result: APIGatewayProxyStructuredResultV2, requestId: string) {
+export function writeResult(
+  response: ServerResponse,
+  result: APIGatewayProxyStructuredResultV2,
+  requestId: string,
+) {
   response.statusCode = result.statusCode ?? 200;
   for (const [name, value] of Object.entries(result.headers ?? {})) response.setHeader(name, String(value));
   if (result.cookies?.length) response.setHeader('Set-Cookie', result.cookies);

@@ -13,7 +13,10 @@ export interface EmbeddedDynamoDb {
  * A DynamoDB-compatible server (dynalite) on loopback, persisted under `dataDir` (in memory when omitted).
  * It speaks the real wire protocol, so the handlers use the real AWS SDK against it.
  */
-export async function startEmbeddedDynamoDb(options: { dataDir?: string; port?: number }): Promise<EmbeddedDynamoDb> {
+export async function startEmbeddedDynamoDb(options: {
+  dataDir?: string;
+  port?: number;
+}): Promise<EmbeddedDynamoDb> {
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   const server = dynalite({ path: options.dataDir, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   await new Promise<void>((resolve, reject) => {
@@ -41,7 +44,14 @@ export async function ensureTable(endpoint: string, tableName: string): Promise<
     if ((error as Error).name !== 'ResourceNotFoundException') throw error;
   }
   const { partitionKey, sortKey, gsi1, gsi2 } = tableSchema;
-  const stringAttributes = [partitionKey, sortKey, gsi1.partitionKey, gsi1.sortKey, gsi2.partitionKey, gsi2.sortKey];
+  const stringAttributes = [
+    partitionKey,
+    sortKey,
+    gsi1.partitionKey,
+    gsi1.sortKey,
+    gsi2.partitionKey,
+    gsi2.sortKey,
+  ];
   await client.send(
     new CreateTableCommand({
       TableName: tableName,

@@ -39,7 +39,9 @@ export interface LocalStackState {
  */
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   const host = options.host ?? '127.0.0.1';
-  const dynamodb = await startEmbeddedDynamoDb({ dataDir: options.dataDir && join(options.dataDir, 'dynamodb') });
+  const dynamodb = await startEmbeddedDynamoDb({
+    dataDir: options.dataDir && join(options.dataDir, 'dynamodb'),
+  });
   await ensureTable(dynamodb.endpoint, LOCAL_TABLE_NAME);
 
   const server = createServer();

@@ -1,0 +1,119 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { tableSchema } from '../../functions/adapters/dynamodb/table-schema.ts';
+import { createApp } from '../../lib/app.ts';
+import { functions, routes } from '../../lib/routes.ts';
+
+let template: Template;
+let validationReport: { pluginReports: { violations: unknown[] }[] };
+
+beforeAll(() => {
+  const outdir = mkdtempSync(join(tmpdir(), 'cdk-out-'));
+  const { app, stack } = createApp({ outdir, context: { stage: 'prod' } });
+  app.synth(); // throws on any unacknowledged cdk-nag finding
+  template = Template.fromStack(stack);
+  validationReport = JSON.parse(readFileSync(join(outdir, 'validation-report.json'), 'utf8'));
+});
+
+describe('the CDK stack', () => {
+  it('passes cdk-nag AwsSolutions with no unacknowledged finding', () => {
+    const violations = validationReport.pluginReports.flatMap((report) => report.violations);
+    expect(violations).toEqual([]);
+  });
+
+  it('fails synth when a resource breaks an AwsSolutions rule (the check is live)', () => {
+    const { app, stack } = createApp({ outdir: mkdtempSync(join(tmpdir(), 'cdk-out-')) });
+    new Queue(stack, 'CarelessQueue', { encryption: QueueEncryption.UNENCRYPTED });
+    expect(() => app.synth()).toThrow(/AwsSolutions-SQS/);
+  });
+
+  it('runs every function on Node.js 24, arm64, as a minified ESM bundle with source maps', () => {
+    const lambdas = template.findResources('AWS::Lambda::Function');
+    expect(Object.keys(lambdas)).toHaveLength(Object.keys(functions).length);
+    for (const lambda of Object.values(lambdas)) {
+      expect(lambda.Properties).toMatchObject({
+        Runtime: 'nodejs24.x',
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+        LoggingConfig: { LogFormat: 'JSON' },
+        Environment: { Variables: expect.objectContaining({ NODE_OPTIONS: '--enable-source-maps' }) },
+      });
+    }
+  });
+
+  it('routes every entry of the route table, plus ANY fallbacks per path and $default', () => {
+    const routeKeys = Object.values(template.findResources('AWS::ApiGatewayV2::Route')).map(
+      (route) => route.Properties.RouteKey,
+    );
+    for (const route of routes) expect(routeKeys).toContain(`${route.method} ${route.path}`);
+    for (const path of new Set(routes.map((route) => route.path))) expect(routeKeys).toContain(`ANY ${path}`);
+    expect(routeKeys).toContain('$default');
+  });
+
+  it('throttles the stage and writes access logs', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      StageName: '$default',
+      AutoDeploy: true,
+      DefaultRouteSettings: { ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 },
+      AccessLogSettings: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('requestId') },
+    });
+  });
+
+  it('keys the table by pk/sk with the shared index, on demand, encrypted, recoverable and protected outside dev', () => {
+    template.hasResource('AWS::DynamoDB::GlobalTable', {
+      DeletionPolicy: 'Retain',
+      Properties: Match.objectLike({
+        KeySchema: [
+          { AttributeName: tableSchema.partitionKey, KeyType: 'HASH' },
+          { AttributeName: tableSchema.sortKey, KeyType: 'RANGE' },
+        ],
+        BillingMode: 'PAY_PER_REQUEST',
+        SSESpecification: { SSEEnabled: true },
+        TimeToLiveSpecification: { AttributeName: tableSchema.timeToLiveAttribute, Enabled: true },
+        GlobalSecondaryIndexes: Match.arrayWith([
+          Match.objectLike({
+            IndexName: tableSchema.gsi1.indexName,
+            KeySchema: [
+              { AttributeName: tableSchema.gsi1.partitionKey, KeyType: 'HASH' },
+              { AttributeName: tableSchema.gsi1.sortKey, KeyType: 'RANGE' },
+            ],
+          }),
+        ]),
+        Replicas: [
+          Match.objectLike({
+            DeletionProtectionEnabled: true,
+            PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+          }),
+        ],
+      }),
+    });
+  });
+
+  it('lets each function do exactly the DynamoDB actions the route table lists, on this table only', () => {
+    const policies = Object.values(template.findResources('AWS::IAM::Policy'));
+    const dynamoStatements = policies
+      .flatMap((policy) => policy.Properties.PolicyDocument.Statement)
+      .filter((statement) =>
+        [statement.Action].flat().some((action: string) => action.startsWith('dynamodb:')),
+      );
+    const expected = Object.values(functions)
+      .filter((fn) => fn.table.length)
+      .map((fn) => [...fn.table].map((action) => `dynamodb:${action}`).sort());
+    const actual = dynamoStatements.map((statement) => [statement.Action].flat().sort());
+    expect(actual).toEqual(expect.arrayContaining(expected));
+    expect(actual).toHaveLength(expected.length);
+    for (const statement of dynamoStatements) {
+      expect(JSON.stringify(statement.Resource)).toMatch(/LinksTable/);
+      expect(JSON.stringify(statement.Action)).not.toContain('*');
+    }
+  });
+
+  it('outputs BaseUrl and CheckoutBase', () => {
+    template.hasOutput('BaseUrl', {});
+    template.hasOutput('CheckoutBase', {});
+  });
+});

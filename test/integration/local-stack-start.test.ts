@@ -1,0 +1,102 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const dataDir = mkdtempSync(join(tmpdir(), 'payment-links-start-'));
+const children: ChildProcess[] = [];
+
+/** Starts `bin/local.ts` the way `npm start` does and waits for its banner. */
+async function start(): Promise<{ child: ChildProcess; baseUrl: string; apiKey: string; banner: string }> {
+  const child = spawn(process.execPath, ['bin/local.ts'], {
+    env: { ...process.env, PORT: '0', DATA_DIR: dataDir },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let banner = '';
+  await new Promise<void>((resolve, reject) => {
+    child.stdout?.on('data', (chunk) => {
+      banner += chunk;
+      if (banner.includes('Stop: Ctrl+C')) resolve();
+    });
+    child.stderr?.on('data', (chunk) => {
+      banner += chunk;
+    });
+    child.once('exit', (code) => reject(new Error(`exited with ${code}: ${banner}`)));
+  });
+  const baseUrl = /Base URL\s+(\S+)/.exec(banner)?.[1] as string;
+  const apiKey = /Test API key\s+(\S+)/.exec(banner)?.[1] as string;
+  return { child, baseUrl, apiKey, banner };
+}
+
+async function stop(child: ChildProcess) {
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+afterAll(() => {
+  for (const child of children) child.kill('SIGKILL');
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('npm start', () => {
+  it('serves the API with a printed test key, accepts CLI-issued keys at once, and keeps data across restarts', async () => {
+    const first = await start();
+    expect(first.banner).toMatch(/Checkout base\s+http:\/\/127\.0\.0\.1:\d+\/checkout/);
+    expect(first.banner).toMatch(/Webhook secret\s+whsec_/);
+
+    const created = await fetch(`${first.baseUrl}/v1/payment-links`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${first.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        amount: { value: '12.00', currency: 'EUR' },
+        description: 'Started like npm start',
+      }),
+    });
+    expect(created.status).toBe(201);
+    const link = (await created.json()) as { id: string };
+
+    const { stdout } = await run(
+      process.execPath,
+      ['bin/keys.ts', 'create', '--account', 'cli-co', '--mode', 'test', '--json'],
+      {
+        env: { ...process.env, DATA_DIR: dataDir },
+      },
+    );
+    const issued = JSON.parse(stdout) as { api_key: string; key_id: string; webhook_secret: string };
+    expect(issued.api_key).toMatch(/^svc_test_/);
+    expect(issued.key_id).toMatch(/^key_/);
+    expect(issued.webhook_secret).toMatch(/^whsec_/);
+    const withCliKey = await fetch(`${first.baseUrl}/v1/payment-links/${link.id}`, {
+      headers: { authorization: `Bearer ${issued.api_key}` },
+    });
+    expect(withCliKey.status).toBe(404); // accepted (not 401), and another account's link is not visible
+
+    const listed = await run(process.execPath, ['bin/keys.ts', 'list', '--account', 'cli-co', '--json'], {
+      env: { ...process.env, DATA_DIR: dataDir },
+    });
+    expect(listed.stdout).toContain(issued.key_id);
+    expect(listed.stdout).not.toContain(issued.api_key);
+
+    await stop(first.child);
+    const second = await start();
+    expect(second.apiKey).toBe(first.apiKey);
+    const reread = await fetch(`${second.baseUrl}/v1/payment-links/${link.id}`, {
+      headers: { authorization: `Bearer ${second.apiKey}` },
+    });
+    expect(reread.status).toBe(200);
+
+    await run(process.execPath, ['bin/keys.ts', 'revoke', issued.key_id], {
+      env: { ...process.env, DATA_DIR: dataDir },
+    });
+    const revoked = await fetch(`${second.baseUrl}/v1/payment-links/${link.id}`, {
+      headers: { authorization: `Bearer ${issued.api_key}` },
+    });
+    expect(revoked.status).toBe(401);
+    await stop(second.child);
+  });
+});

@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import { InvalidStateError } from '../../functions/domain/errors.ts';
+import {
+  cancel,
+  createPaymentLink,
+  effectiveStatus,
+  expire,
+  markPaid,
+  type PaymentLink,
+  toResource,
+} from '../../functions/domain/payment-link.ts';
+
+const principal = { account: 'acme', mode: 'test' } as const;
+const created = new Date('2026-01-01T10:00:00Z');
+const later = new Date('2026-01-01T11:00:00Z');
+const base = 'https://pay.example/checkout';
+const payment = { provider: 'sandbox', reference: 'pay_1' };
+
+function openLink(expiresAt?: string): PaymentLink {
+  return createPaymentLink(
+    principal,
+    { amount: { value: '10.5', currency: 'EUR' }, expires_at: expiresAt },
+    created,
+  );
+}
+
+describe('a new payment link', () => {
+  it('is open, has a pl_ id with at least 22 base62 characters and echoes the amount exactly', () => {
+    const link = openLink();
+    expect(link.id).toMatch(/^pl_[0-9A-Za-z]{22,}$/);
+    expect(link.status).toBe('open');
+    expect(link.amount).toEqual({ value: '10.5', currency: 'EUR' });
+    expect(toResource(link, base, created)).toMatchObject({
+      checkout_url: `${base}/${link.id}`,
+      description: null,
+      metadata: null,
+      payment: null,
+    });
+  });
+
+  it('does not expose its account or PSP session in the resource', () => {
+    const resource = toResource(openLink(), base, created) as unknown as Record<string, unknown>;
+    expect(resource.account).toBeUndefined();
+    expect(resource.psp_session).toBeUndefined();
+    expect(resource.version).toBeUndefined();
+  });
+});
+
+describe('state transitions', () => {
+  it('open → paid records the payment and emits payment_link.paid naming the event on the link', () => {
+    const transition = markPaid(openLink(), payment, base, later);
+    expect(transition?.after).toMatchObject({
+      status: 'paid',
+      paid_at: later.toISOString(),
+      payment,
+      version: 2,
+    });
+    expect(transition?.event).toMatchObject({ type: 'payment_link.paid', link_id: transition?.after.id });
+    expect(transition?.event.id).toMatch(/^evt_[0-9A-Za-z]{22,}$/);
+    expect(transition?.after.event_ids).toEqual([transition?.event.id]);
+    expect(transition?.event.data.status).toBe('paid');
+  });
+
+  it('a repeated payment confirmation changes nothing', () => {
+    const paid = markPaid(openLink(), payment, base, later)?.after as PaymentLink;
+    expect(markPaid(paid, payment, base, later)).toBeUndefined();
+  });
+
+  it('a payment confirmed after cancellation or expiry is still recorded as paid', () => {
+    const canceled = cancel(openLink(), base, later)?.after as PaymentLink;
+    expect(markPaid(canceled, payment, base, later)?.after.status).toBe('paid');
+    const expired = expire(openLink('2026-01-01T10:30:00Z'), base, later)?.after as PaymentLink;
+    expect(markPaid(expired, payment, base, later)?.after.status).toBe('paid');
+  });
+
+  it('cancel: open → canceled once; canceled again is unchanged; paid or expired is invalid', () => {
+    const transition = cancel(openLink(), base, later);
+    expect(transition?.after).toMatchObject({ status: 'canceled', canceled_at: later.toISOString() });
+    expect(transition?.event.type).toBe('payment_link.canceled');
+    expect(cancel(transition?.after as PaymentLink, base, later)).toBeUndefined();
+    const paid = markPaid(openLink(), payment, base, later)?.after as PaymentLink;
+    expect(() => cancel(paid, base, later)).toThrow(InvalidStateError);
+    expect(() => cancel(openLink('2026-01-01T10:30:00Z'), base, later)).toThrow(InvalidStateError);
+  });
+
+  it('reads as expired as soon as expires_at passes, and only then may expiry be recorded', () => {
+    const link = openLink('2026-01-01T10:30:00Z');
+    expect(effectiveStatus(link, created)).toBe('open');
+    expect(expire(link, base, created)).toBeUndefined();
+    expect(effectiveStatus(link, later)).toBe('expired');
+    expect(toResource(link, base, later).status).toBe('expired');
+    const transition = expire(link, base, later);
+    expect(transition?.after.status).toBe('expired');
+    expect(transition?.event.type).toBe('payment_link.expired');
+    expect(expire(transition?.after as PaymentLink, base, later)).toBeUndefined();
+  });
+});
