@@ -12,7 +12,8 @@ const ConfigSchema = z.object({
   CHECKOUT_BASE: z.url().transform((url) => url.replace(/\/+$/, '')),
   /** Public base of the API itself (PSP return and notification addresses are built on it). */
   BASE_URL: z.url().transform((url) => url.replace(/\/+$/, '')),
-  EVENTS_QUEUE_URL: z.url().optional(),
+  /** The webhook event queue (only read by functions that send events). */
+  EVENTS_QUEUE_URL: z.string().min(1),
   /** Accept and deliver to loopback/private targets: the local stack only. */
   ALLOW_PRIVATE_TARGETS: booleanString.default(false),
   API_KEY_CACHE_TTL_SECONDS: z.coerce.number().int().min(0).max(60).default(60),

@@ -1,6 +1,8 @@
 import { DynamoApiKeyRepository } from './adapters/dynamodb/api-key-repository.ts';
 import { DynamoLinkRepository } from './adapters/dynamodb/link-repository.ts';
+import { SqsEventQueue } from './adapters/sqs/event-queue.ts';
 import { documentClient } from './clients/dynamodb.ts';
+import { sqsClient } from './clients/sqs.ts';
 import { config } from './config.ts';
 import { ApiKeyAuthenticator } from './use-cases/authenticate.ts';
 
@@ -21,6 +23,8 @@ export const now = () => new Date();
 export const linkRepository = once(() => new DynamoLinkRepository(documentClient, config().TABLE_NAME));
 
 export const apiKeyRepository = once(() => new DynamoApiKeyRepository(documentClient, config().TABLE_NAME));
+
+export const eventQueue = once(() => new SqsEventQueue(sqsClient, config().EVENTS_QUEUE_URL));
 
 export const apiKeyAuthenticator = once(
   () =>

@@ -1,29 +1,63 @@
-import { Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { Construct } from 'constructs';
+import { EventQueue } from './constructs/event-queue.ts';
 import { LinksTable } from './constructs/links-table.ts';
 import { MerchantApi } from './constructs/merchant-api.ts';
+import { ServiceFunctions, toConstructId } from './constructs/service-functions.ts';
+import { schedules } from './routes.ts';
 
 export interface PaymentLinksStackProps extends StackProps {
   /** `dev` stages may be destroyed with their data; any other stage retains and protects it. */
   stage: string;
+  /** Public base of checkout pages (e.g. a custom domain); defaults to `<api url>/checkout`. */
   checkoutBase?: string;
   throttle?: { rateLimit: number; burstLimit: number };
 }
 
-/** The whole service on AWS; the local stack (lib/local/) runs the same handlers from the same route table. */
+/** The whole service on AWS; the local stack (lib/local/) runs the same handlers from the same tables. */
 export class PaymentLinksStack extends Stack {
   readonly api: MerchantApi;
   readonly table: LinksTable;
+  readonly events: EventQueue;
+  readonly functions: ServiceFunctions;
 
   constructor(scope: Construct, id: string, props: PaymentLinksStackProps) {
     super(scope, id, props);
     const protectData = props.stage !== 'dev';
     this.table = new LinksTable(this, 'Links', { protectData });
+    this.events = new EventQueue(this, 'EventQueue', { visibilityTimeout: Duration.minutes(3) });
     this.api = new MerchantApi(this, 'Api', {
-      table: this.table.table,
       throttle: props.throttle ?? { rateLimit: 100, burstLimit: 200 },
-      checkoutBase: props.checkoutBase,
       protectData,
+    });
+    const checkoutBase = props.checkoutBase ?? `${this.api.baseUrl}/checkout`;
+    this.functions = new ServiceFunctions(this, 'Functions', {
+      table: this.table.table,
+      eventQueue: this.events.queue,
+      environment: {
+        TABLE_NAME: this.table.table.tableName,
+        BASE_URL: this.api.baseUrl,
+        CHECKOUT_BASE: checkoutBase,
+        EVENTS_QUEUE_URL: this.events.queue.queueUrl,
+      },
+      protectData,
+    });
+    this.api.addRoutes(this.functions);
+
+    for (const schedule of schedules) {
+      new Rule(this, `${toConstructId(schedule.handler)}Schedule`, {
+        schedule: Schedule.rate(Duration.minutes(schedule.everyMinutes)),
+        targets: [new LambdaFunction(this.functions.get(schedule.handler), { retryAttempts: 2 })],
+      });
+    }
+
+    new CfnOutput(this, 'BaseUrl', { value: this.api.baseUrl, description: 'Base URL of the merchant API' });
+    new CfnOutput(this, 'CheckoutBase', { value: checkoutBase, description: 'Base of every checkout_url' });
+    new CfnOutput(this, 'TableName', {
+      value: this.table.table.tableName,
+      description: 'For npm run keys --table',
     });
   }
 }

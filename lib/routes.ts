@@ -17,8 +17,18 @@ export interface RouteDefinition {
 
 export interface FunctionDefinition {
   table: readonly TableAction[];
-  /** Sends to the webhook event queue. */
+  /** Sends to the webhook event queue (functions whose transitions emit events). */
   sendsEvents?: boolean;
+}
+
+/**
+ * Functions run on a timer: an EventBridge schedule on AWS, an interval in the local stack (shorter, so that
+ * what happens every minute on AWS is seen within seconds locally).
+ */
+export interface ScheduleDefinition {
+  handler: HandlerName;
+  everyMinutes: number;
+  localEverySeconds: number;
 }
 
 /** Per-function needs, keyed by handler file. */
@@ -34,6 +44,11 @@ export const routes: readonly (RouteDefinition & { handler: HandlerName })[] = [
   { method: 'POST', path: '/v1/payment-links', handler: 'create-payment-link' },
   { method: 'GET', path: '/v1/payment-links/{id}', handler: 'get-payment-link' },
 ];
+
+export const schedules: readonly ScheduleDefinition[] = [];
+
+/** The queue that carries webhook events from transitions to delivery. */
+export const EVENTS_QUEUE_NAME = 'payment-links-events';
 
 /** Paths we serve, each with the methods it allows: anything else on them is a 405 with `Allow`. */
 export function allowedMethodsByPath(): Map<string, string[]> {

@@ -126,8 +126,10 @@ export function writeResult(
   response.end(result.isBase64Encoded ? Buffer.from(body, 'base64') : body);
 }
 
+export type HandlerLoader = (name: HandlerName) => Promise<Handler>;
+
 /** Imports each handler module on first use: the very files the CDK stack bundles. */
-export function handlerLoader(): (name: HandlerName) => Promise<Handler> {
+export function handlerLoader(): HandlerLoader {
   const loaded = new Map<HandlerName, Promise<Handler>>();
   return (name) => {
     let handler = loaded.get(name);

@@ -3,8 +3,18 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { problemResponse } from '../../functions/http/problem.ts';
-import { handlerLoader, lambdaContext, matchRoute, toApiGatewayEvent, writeResult } from './api-gateway.ts';
+import { EVENTS_QUEUE_NAME, schedules } from '../routes.ts';
+import {
+  type HandlerLoader,
+  handlerLoader,
+  lambdaContext,
+  matchRoute,
+  toApiGatewayEvent,
+  writeResult,
+} from './api-gateway.ts';
 import { ensureTable, startEmbeddedDynamoDb } from './embedded-dynamodb.ts';
+import { startEmbeddedSqs } from './embedded-sqs.ts';
+import { startSchedules } from './scheduler.ts';
 
 export const LOCAL_TABLE_NAME = 'payment-links';
 /** Written while the stack runs, so `npm run keys` in the same checkout finds the embedded store. */
@@ -34,7 +44,8 @@ export interface LocalStackState {
 
 /**
  * The whole service in one process: an HTTP server that turns each request into an API Gateway (payload 2.0)
- * event for the same handler modules the CDK stack deploys, over an embedded DynamoDB-compatible store.
+ * event for the same handler modules the CDK stack deploys, over an embedded DynamoDB-compatible store and an
+ * embedded SQS emulator, with the scheduled functions on timers.
  * Configuration reaches the handlers as it does on Lambda: through environment variables.
  */
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
@@ -43,6 +54,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     dataDir: options.dataDir && join(options.dataDir, 'dynamodb'),
   });
   await ensureTable(dynamodb.endpoint, LOCAL_TABLE_NAME);
+  const sqs = await startEmbeddedSqs({ dataDir: options.dataDir && join(options.dataDir, 'sqs') });
+  const eventsQueue = sqs.server.createQueue(EVENTS_QUEUE_NAME);
 
   const server = createServer();
   await new Promise<void>((resolve, reject) => {
@@ -58,13 +71,17 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     AWS_ACCESS_KEY_ID: 'local',
     AWS_SECRET_ACCESS_KEY: 'local',
     AWS_ENDPOINT_URL_DYNAMODB: dynamodb.endpoint,
+    AWS_ENDPOINT_URL_SQS: sqs.endpoint,
+    EVENTS_QUEUE_URL: eventsQueue.queueUrl,
     TABLE_NAME: LOCAL_TABLE_NAME,
     BASE_URL: baseUrl,
     CHECKOUT_BASE: checkoutBase,
     ALLOW_PRIVATE_TARGETS: 'true',
   });
 
-  serveApi(server);
+  const loadHandler = handlerLoader();
+  serveApi(server, loadHandler);
+  const stopSchedules = startSchedules(schedules, loadHandler);
 
   const stateFile = options.dataDir && join(options.dataDir, STATE_FILE);
   if (stateFile) {
@@ -84,16 +101,17 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     dynamodbEndpoint: dynamodb.endpoint,
     tableName: LOCAL_TABLE_NAME,
     async stop() {
+      await stopSchedules();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await sqs.stop();
       await dynamodb.stop();
       if (stateFile) rmSync(stateFile, { force: true });
     },
   };
 }
 
-function serveApi(server: Server) {
-  const loadHandler = handlerLoader();
+function serveApi(server: Server, loadHandler: HandlerLoader) {
   server.on('request', async (request, response) => {
     const route = matchRoute(request.method ?? 'GET', new URL(request.url ?? '/', 'http://local').pathname);
     const event = await toApiGatewayEvent(request, route);

@@ -112,7 +112,20 @@ describe('the CDK stack', () => {
     }
   });
 
-  it('outputs BaseUrl and CheckoutBase', () => {
+  it('has an encrypted, TLS-only event queue with a dead-letter queue', () => {
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      SqsManagedSseEnabled: true,
+      RedrivePolicy: { deadLetterTargetArn: Match.anyValue(), maxReceiveCount: Match.anyValue() },
+    });
+    const queuePolicies = Object.values(template.findResources('AWS::SQS::QueuePolicy'));
+    expect(queuePolicies.length).toBe(2);
+    for (const policy of queuePolicies) {
+      expect(JSON.stringify(policy.Properties.PolicyDocument)).toContain('"aws:SecureTransport":"false"');
+    }
+  });
+
+  it('outputs BaseUrl, CheckoutBase and TableName', () => {
+    template.hasOutput('TableName', {});
     template.hasOutput('BaseUrl', {});
     template.hasOutput('CheckoutBase', {});
   });

@@ -1,0 +1,28 @@
+import { Duration } from 'aws-cdk-lib';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+
+/**
+ * The queue that hands webhook events from transitions to the delivery function, with its dead-letter queue.
+ * Both are encrypted and refuse non-TLS access.
+ */
+export class EventQueue extends Construct {
+  readonly queue: Queue;
+  readonly deadLetterQueue: Queue;
+
+  constructor(scope: Construct, id: string, props: { visibilityTimeout: Duration }) {
+    super(scope, id);
+    this.deadLetterQueue = new Queue(this, 'DeadLetters', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    this.queue = new Queue(this, 'Events', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(4),
+      visibilityTimeout: props.visibilityTimeout,
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: 20 },
+    });
+  }
+}

@@ -1,0 +1,60 @@
+import { RemovalPolicy } from 'aws-cdk-lib';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { functions, type HandlerName } from '../routes.ts';
+import { ServiceFunction } from './service-function.ts';
+
+export interface ServiceFunctionsProps {
+  table: ITableV2;
+  eventQueue: IQueue;
+  /** Configuration every function receives (functions/config.ts reads it). */
+  environment: Record<string, string>;
+  protectData: boolean;
+}
+
+/**
+ * Every Lambda function of the service, one per handler of `functions` in lib/routes.ts, created on first use
+ * by whoever wires it (API routes, schedules, queue consumers). Each gets exactly the DynamoDB actions the
+ * table lists for it, on this table only, and queue send rights only if it `sendsEvents`.
+ */
+export class ServiceFunctions extends Construct {
+  private readonly props: ServiceFunctionsProps;
+  private readonly created = new Map<HandlerName, IFunction>();
+
+  constructor(scope: Construct, id: string, props: ServiceFunctionsProps) {
+    super(scope, id);
+    this.props = props;
+  }
+
+  get(handler: HandlerName): IFunction {
+    const existing = this.created.get(handler);
+    if (existing) return existing;
+    const { table, eventQueue, environment, protectData } = this.props;
+    const definition: { table: readonly string[]; sendsEvents?: boolean } = functions[handler];
+    const fn = new ServiceFunction(this, toConstructId(handler), {
+      handler,
+      environment,
+      logRemovalPolicy: protectData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    }).function;
+    if (definition.table.length) {
+      fn.addToRolePolicy(
+        new PolicyStatement({
+          actions: definition.table.map((action) => `dynamodb:${action}`),
+          resources: [
+            table.tableArn,
+            ...(definition.table.includes('Query') ? [`${table.tableArn}/index/*`] : []),
+          ],
+        }),
+      );
+    }
+    if (definition.sendsEvents) eventQueue.grantSendMessages(fn);
+    this.created.set(handler, fn);
+    return fn;
+  }
+}
+
+export const toConstructId = (handler: string) =>
+  handler.replace(/(^|-)(\w)/g, (_match, _dash, letter: string) => letter.toUpperCase());

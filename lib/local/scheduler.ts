@@ -1,0 +1,53 @@
+import { randomUUID } from 'node:crypto';
+import type { ScheduledEvent } from 'aws-lambda';
+import type { ScheduleDefinition } from '../routes.ts';
+import { type HandlerLoader, lambdaContext } from './api-gateway.ts';
+
+/**
+ * Runs each scheduled function the way EventBridge would (a `Scheduled Event`), every `localEverySeconds`.
+ * A run never overlaps the previous one of the same schedule. Returns a function that stops the timers.
+ */
+export function startSchedules(
+  schedules: readonly ScheduleDefinition[],
+  loadHandler: HandlerLoader,
+): () => Promise<void> {
+  const running = new Set<Promise<unknown>>();
+  const timers = schedules.map((schedule) => {
+    let busy = false;
+    return setInterval(() => {
+      if (busy) return;
+      busy = true;
+      const run = (async () => {
+        const handler = (await loadHandler(schedule.handler)) as unknown as (
+          event: ScheduledEvent,
+          context: ReturnType<typeof lambdaContext>,
+        ) => Promise<unknown>;
+        await handler(scheduledEvent(schedule.handler), lambdaContext(schedule.handler, 60_000));
+      })()
+        .catch((error) => console.error(`schedule ${schedule.handler} failed`, error))
+        .finally(() => {
+          busy = false;
+          running.delete(run);
+        });
+      running.add(run);
+    }, schedule.localEverySeconds * 1000);
+  });
+  return async () => {
+    for (const timer of timers) clearInterval(timer);
+    await Promise.allSettled(running);
+  };
+}
+
+function scheduledEvent(handler: string): ScheduledEvent {
+  return {
+    version: '0',
+    id: randomUUID(),
+    'detail-type': 'Scheduled Event',
+    source: 'aws.events',
+    account: '000000000000',
+    time: new Date().toISOString(),
+    region: process.env.AWS_REGION ?? 'us-east-1',
+    resources: [`arn:aws:events:local:000000000000:rule/${handler}`],
+    detail: {},
+  };
+}
