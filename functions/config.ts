@@ -17,6 +17,8 @@ const ConfigSchema = z.object({
   /** Accept and deliver to loopback/private targets: the local stack only. */
   ALLOW_PRIVATE_TARGETS: booleanString.default(false),
   API_KEY_CACHE_TTL_SECONDS: z.coerce.number().int().min(0).max(60).default(60),
+  /** Where webhook delivery keeps events that exhausted their retries (the events queue's dead-letter queue). */
+  EVENTS_DEAD_LETTER_QUEUE_URL: z.string().min(1),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

@@ -1,5 +1,7 @@
 import { DynamoApiKeyRepository } from './adapters/dynamodb/api-key-repository.ts';
+import { DynamoEventRepository } from './adapters/dynamodb/event-repository.ts';
 import { DynamoLinkRepository } from './adapters/dynamodb/link-repository.ts';
+import { HttpWebhookSender } from './adapters/http/webhook-sender.ts';
 import { SqsEventQueue } from './adapters/sqs/event-queue.ts';
 import { documentClient } from './clients/dynamodb.ts';
 import { sqsClient } from './clients/sqs.ts';
@@ -29,4 +31,12 @@ export const eventQueue = once(() => new SqsEventQueue(sqsClient, config().EVENT
 export const apiKeyAuthenticator = once(
   () =>
     new ApiKeyAuthenticator(apiKeyRepository(), { cacheTtlMs: config().API_KEY_CACHE_TTL_SECONDS * 1000 }),
+);
+
+export const eventRepository = once(() => new DynamoEventRepository(documentClient, config().TABLE_NAME));
+
+export const deadLetterQueue = once(() => new SqsEventQueue(sqsClient, config().EVENTS_DEAD_LETTER_QUEUE_URL));
+
+export const webhookSender = once(
+  () => new HttpWebhookSender({ allowPrivateTargets: config().ALLOW_PRIVATE_TARGETS }),
 );

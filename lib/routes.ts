@@ -19,6 +19,10 @@ export interface FunctionDefinition {
   table: readonly TableAction[];
   /** Sends to the webhook event queue (functions whose transitions emit events). */
   sendsEvents?: boolean;
+  /** Sends to the event queue's dead-letter queue (webhook delivery keeps finally failed events there). */
+  sendsDeadLetters?: boolean;
+  /** Function timeout; 10 s when absent. */
+  timeoutSeconds?: number;
 }
 
 /**
@@ -36,6 +40,15 @@ export const functions = {
   'create-payment-link': { table: ['GetItem', 'PutItem'] },
   'get-payment-link': { table: ['GetItem'] },
   'route-fallback': { table: [] },
+  'list-payment-link-events': { table: ['GetItem', 'Query'] },
+  'redeliver-event': { table: ['GetItem', 'UpdateItem'], sendsEvents: true },
+  'deliver-webhook': {
+    table: ['GetItem', 'UpdateItem'],
+    sendsEvents: true,
+    sendsDeadLetters: true,
+    timeoutSeconds: 30,
+  },
+  'outbox-sweeper': { table: ['Query', 'UpdateItem'], sendsEvents: true, timeoutSeconds: 60 },
 } as const satisfies Record<string, FunctionDefinition>;
 
 export type HandlerName = keyof typeof functions;
@@ -43,12 +56,36 @@ export type HandlerName = keyof typeof functions;
 export const routes: readonly (RouteDefinition & { handler: HandlerName })[] = [
   { method: 'POST', path: '/v1/payment-links', handler: 'create-payment-link' },
   { method: 'GET', path: '/v1/payment-links/{id}', handler: 'get-payment-link' },
+  { method: 'GET', path: '/v1/payment-links/{id}/events', handler: 'list-payment-link-events' },
+  { method: 'POST', path: '/v1/events/{id}/redeliver', handler: 'redeliver-event' },
 ];
 
-export const schedules: readonly ScheduleDefinition[] = [];
+export const schedules: readonly ScheduleDefinition[] = [
+  { handler: 'outbox-sweeper', everyMinutes: 1, localEverySeconds: 5 },
+];
 
 /** The queue that carries webhook events from transitions to delivery. */
 export const EVENTS_QUEUE_NAME = 'payment-links-events';
+
+/** The dead-letter queue of the events queue: poison messages, and events whose webhooks finally failed. */
+export const EVENTS_DEAD_LETTER_QUEUE_NAME = 'payment-links-events-dlq';
+
+/**
+ * Functions fed by a queue: an SQS event source mapping on AWS (with `reportBatchItemFailures`), a poller in
+ * the local stack (lib/local/sqs-poller.ts) that invokes the handler with the same record shapes.
+ */
+export interface QueueConsumerDefinition {
+  handler: HandlerName;
+  queue: typeof EVENTS_QUEUE_NAME;
+  /** Records per invocation. */
+  batchSize: number;
+  /** Concurrent invocations at most (AWS: the event source's maximum concurrency, 2..1000). */
+  maxConcurrency: number;
+}
+
+export const queueConsumers: readonly QueueConsumerDefinition[] = [
+  { handler: 'deliver-webhook', queue: EVENTS_QUEUE_NAME, batchSize: 10, maxConcurrency: 5 },
+];
 
 /** Paths we serve, each with the methods it allows: anything else on them is a 405 with `Allow`. */
 export function allowedMethodsByPath(): Map<string, string[]> {

@@ -3,8 +3,9 @@ import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand } fr
 import { ConcurrentModificationError } from '../../domain/errors.ts';
 import type { LinkEvent, PaymentLink, Transition } from '../../domain/payment-link.ts';
 import type { Mode } from '../../domain/principal.ts';
+import { OUTBOX_GRACE_MS } from '../../domain/webhook.ts';
 import type { LinkRepository } from '../../ports/link-repository.ts';
-import { keys, withoutKeys } from './table-schema.ts';
+import { keys, outboxKeys, withoutKeys } from './table-schema.ts';
 
 function linkItem(link: PaymentLink) {
   return {
@@ -15,15 +16,22 @@ function linkItem(link: PaymentLink) {
   };
 }
 
-/** The stored event: `status` and `attempts` are the delivery log that webhook delivery appends to. */
+/**
+ * The stored event: `status` and `attempts` are the delivery log that webhook delivery appends to. It enters
+ * the outbox (gsi2) at once, due a grace period after its creation: if the queue send after the commit never
+ * happens, the outbox sweeper queues it then (docs/webhooks.md, "Design").
+ */
 export function eventItem(event: LinkEvent) {
   return {
     ...keys.event(event.id, event.mode),
     gsi1pk: keys.eventsOfLink(event.link_id, event.mode),
     gsi1sk: `${event.created_at}#${event.id}`,
+    ...outboxKeys(event.id, new Date(Date.parse(event.created_at) + OUTBOX_GRACE_MS)),
     ...event,
     status: 'pending',
     attempts: [],
+    delivery_seq: 0,
+    round_attempts: 0,
   };
 }
 

@@ -31,7 +31,22 @@ export const keys = {
     pk: `ACCOUNT#${account}`,
     sk: `WEBHOOK_SECRET#${mode}`,
   }),
+  /** gsi2 (outbox) partition of an undelivered event; see {@link outboxKeys}. */
+  outbox: (shard: number) => `OUTBOX#${shard}`,
 };
+
+/**
+ * The outbox is spread over a few gsi2 partitions so that its writes (every event is written there several
+ * times: recorded, claimed, retried) never concentrate on one index partition; the sweeper reads them all.
+ */
+export const OUTBOX_SHARDS = 4;
+
+/** gsi2 attributes of an event due at `dueAt`: shard by event id, sort by due time (ISO 8601 sorts as text). */
+export function outboxKeys(eventId: string, dueAt: Date) {
+  let hash = 0;
+  for (const char of eventId) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
+  return { gsi2pk: keys.outbox(hash % OUTBOX_SHARDS), gsi2sk: `${dueAt.toISOString()}#${eventId}` };
+}
 
 const KEY_ATTRIBUTES = ['pk', 'sk', 'gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk', 'ttl'];
 

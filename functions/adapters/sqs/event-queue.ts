@@ -1,6 +1,5 @@
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { LinkEvent } from '../../domain/payment-link.ts';
-import type { EventQueue } from '../../ports/event-queue.ts';
+import type { EventQueue, EventReference } from '../../ports/event-queue.ts';
 
 /** The message names the stored event only: the delivery function always reads the truth from the table. */
 export class SqsEventQueue implements EventQueue {
@@ -12,11 +11,16 @@ export class SqsEventQueue implements EventQueue {
     this.queueUrl = queueUrl;
   }
 
-  async publish(event: Pick<LinkEvent, 'id' | 'mode'>): Promise<void> {
+  async publish(event: EventReference, options: { delaySeconds?: number } = {}): Promise<void> {
     await this.client.send(
       new SendMessageCommand({
         QueueUrl: this.queueUrl,
-        MessageBody: JSON.stringify({ event_id: event.id, mode: event.mode }),
+        MessageBody: JSON.stringify({
+          event_id: event.id,
+          mode: event.mode,
+          delivery_seq: event.delivery_seq ?? 0,
+        }),
+        DelaySeconds: options.delaySeconds ? Math.min(900, Math.max(0, options.delaySeconds)) : undefined,
       }),
     );
   }

@@ -1,0 +1,222 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  QueryCommand,
+  UpdateCommand,
+  type UpdateCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import type { Mode } from '../../domain/principal.ts';
+import type { DeliveryAttempt, DeliveryDecision, StoredEvent } from '../../domain/webhook.ts';
+import type { EventRepository, OutboxEntry } from '../../ports/event-repository.ts';
+import { keys, OUTBOX_SHARDS, outboxKeys, tableSchema, withoutKeys } from './table-schema.ts';
+
+/** Runs a conditional update; false when its condition did not hold. */
+async function conditionally(client: DynamoDBDocumentClient, input: UpdateCommandInput): Promise<boolean> {
+  try {
+    await client.send(new UpdateCommand(input));
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+export class DynamoEventRepository implements EventRepository {
+  private readonly client: DynamoDBDocumentClient;
+  private readonly tableName: string;
+
+  constructor(client: DynamoDBDocumentClient, tableName: string) {
+    this.client = client;
+    this.tableName = tableName;
+  }
+
+  async get(id: string, mode: Mode): Promise<StoredEvent | undefined> {
+    const { Item } = await this.client.send(
+      new GetCommand({ TableName: this.tableName, Key: keys.event(id, mode), ConsistentRead: true }),
+    );
+    return Item ? withoutKeys<StoredEvent>(Item) : undefined;
+  }
+
+  async listByLink(linkId: string, mode: Mode): Promise<StoredEvent[]> {
+    const events: StoredEvent[] = [];
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: tableSchema.gsi1.indexName,
+          KeyConditionExpression: 'gsi1pk = :pk',
+          ExpressionAttributeValues: { ':pk': keys.eventsOfLink(linkId, mode) },
+          ExclusiveStartKey,
+        }),
+      );
+      for (const item of page.Items ?? []) events.push(withoutKeys<StoredEvent>(item));
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+    return events;
+  }
+
+  claim(event: StoredEvent, leaseUntil: Date, now: Date): Promise<boolean> {
+    return conditionally(this.client, {
+      TableName: this.tableName,
+      Key: keys.event(event.id, event.mode),
+      UpdateExpression: 'SET lease_until = :lease, gsi2pk = :gsi2pk, gsi2sk = :gsi2sk',
+      ConditionExpression:
+        '#status = :pending AND delivery_seq = :seq AND (attribute_not_exists(lease_until) OR lease_until < :now)',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':lease': leaseUntil.toISOString(),
+        ':pending': 'pending',
+        ':seq': event.delivery_seq,
+        ':now': now.toISOString(),
+        ...prefixed(outboxKeys(event.id, leaseUntil)),
+      },
+    });
+  }
+
+  async release(event: StoredEvent, leaseUntil: Date): Promise<void> {
+    await conditionally(this.client, {
+      TableName: this.tableName,
+      Key: keys.event(event.id, event.mode),
+      UpdateExpression: 'REMOVE lease_until',
+      ConditionExpression: 'lease_until = :lease',
+      ExpressionAttributeValues: { ':lease': leaseUntil.toISOString() },
+    });
+  }
+
+  async finish(
+    event: StoredEvent,
+    leaseUntil: Date,
+    attempt: DeliveryAttempt,
+    decision: DeliveryDecision,
+    dueAt: Date,
+  ): Promise<boolean> {
+    const key = keys.event(event.id, event.mode);
+    const values: Record<string, unknown> = {
+      ':attempt': [attempt],
+      ':lease': leaseUntil.toISOString(),
+      ':seq': event.delivery_seq,
+      ':next': event.delivery_seq + 1,
+      ':status': decision.status,
+    };
+    let update: string;
+    if (decision.status === 'pending') {
+      update =
+        'SET attempts = list_append(attempts, :attempt), #status = :status, delivery_seq = :next, ' +
+        'round_attempts = round_attempts + :one, gsi2pk = :gsi2pk, gsi2sk = :gsi2sk REMOVE lease_until';
+      Object.assign(values, { ':one': 1 }, prefixed(outboxKeys(event.id, dueAt)));
+    } else {
+      update =
+        'SET attempts = list_append(attempts, :attempt), #status = :status, delivery_seq = :next ' +
+        'REMOVE lease_until, gsi2pk, gsi2sk';
+    }
+    const owned = await conditionally(this.client, {
+      TableName: this.tableName,
+      Key: key,
+      UpdateExpression: update,
+      ConditionExpression: 'delivery_seq = :seq AND lease_until = :lease',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: values,
+    });
+    if (owned) return true;
+    // The claim was lost (a redelivery began, or the lease ran out and another worker took over): the attempt
+    // still happened, so it is logged, but the event's state now belongs to whoever holds it.
+    await this.client.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: key,
+        UpdateExpression: 'SET attempts = list_append(attempts, :attempt)',
+        ExpressionAttributeValues: { ':attempt': [attempt] },
+      }),
+    );
+    return false;
+  }
+
+  async dropFromOutbox(event: StoredEvent): Promise<void> {
+    await this.client.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: keys.event(event.id, event.mode),
+        UpdateExpression: 'REMOVE gsi2pk, gsi2sk, lease_until',
+      }),
+    );
+  }
+
+  async dueEntries(now: Date, limit: number): Promise<OutboxEntry[]> {
+    const entries: OutboxEntry[] = [];
+    for (let shard = 0; shard < OUTBOX_SHARDS && entries.length < limit; shard++) {
+      let ExclusiveStartKey: Record<string, unknown> | undefined;
+      do {
+        const page = await this.client.send(
+          new QueryCommand({
+            TableName: this.tableName,
+            IndexName: tableSchema.gsi2.indexName,
+            // `~` sorts after every character of an id, so entries due exactly now are included.
+            KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk <= :now',
+            ExpressionAttributeValues: { ':pk': keys.outbox(shard), ':now': `${now.toISOString()}~` },
+            ProjectionExpression: '#id, #mode, delivery_seq, gsi2sk',
+            ExpressionAttributeNames: { '#id': 'id', '#mode': 'mode' },
+            Limit: limit - entries.length,
+            ExclusiveStartKey,
+          }),
+        );
+        for (const item of page.Items ?? []) {
+          entries.push({
+            id: item.id as string,
+            mode: item.mode as Mode,
+            delivery_seq: item.delivery_seq as number,
+            due: item.gsi2sk as string,
+          });
+        }
+        ExclusiveStartKey = page.LastEvaluatedKey;
+      } while (ExclusiveStartKey && entries.length < limit);
+    }
+    return entries;
+  }
+
+  postpone(entry: OutboxEntry, dueAt: Date): Promise<boolean> {
+    return conditionally(this.client, {
+      TableName: this.tableName,
+      Key: keys.event(entry.id, entry.mode),
+      UpdateExpression: 'SET gsi2sk = :gsi2sk',
+      ConditionExpression: 'gsi2sk = :due AND delivery_seq = :seq',
+      ExpressionAttributeValues: {
+        ':gsi2sk': outboxKeys(entry.id, dueAt).gsi2sk,
+        ':due': entry.due,
+        ':seq': entry.delivery_seq,
+      },
+    });
+  }
+
+  async restart(id: string, mode: Mode, dueAt: Date): Promise<StoredEvent | undefined> {
+    try {
+      const { Attributes } = await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.event(id, mode),
+          UpdateExpression:
+            'SET #status = :pending, round_attempts = :zero, delivery_seq = delivery_seq + :one, ' +
+            'gsi2pk = :gsi2pk, gsi2sk = :gsi2sk REMOVE lease_until',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':pending': 'pending',
+            ':zero': 0,
+            ':one': 1,
+            ...prefixed(outboxKeys(id, dueAt)),
+          },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return Attributes ? withoutKeys<StoredEvent>(Attributes) : undefined;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return undefined;
+      throw error;
+    }
+  }
+}
+
+function prefixed(attributes: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(attributes).map(([name, value]) => [`:${name}`, value]));
+}

@@ -1,0 +1,170 @@
+import { Webhook } from 'standardwebhooks';
+import type { LinkEvent } from './payment-link.ts';
+
+/**
+ * Webhook delivery rules (PRODUCT.md section 10), pure: the retry schedule, what an attempt's outcome means,
+ * and the Standard Webhooks request. The delivery use case (functions/use-cases/webhooks.ts) applies them.
+ */
+
+export const EVENT_STATUSES = ['pending', 'delivered', 'failed'] as const;
+/** `pending` while deliveries may still happen; `delivered` and `failed` are final until a redelivery. */
+export type EventStatus = (typeof EVENT_STATUSES)[number];
+
+/** One delivery attempt as the merchant sees it in the delivery log. */
+export interface DeliveryAttempt {
+  at: string;
+  status_code: number | null;
+  duration_ms: number;
+  error: string | null;
+}
+
+/**
+ * A stored event with its delivery state. `delivery_seq` numbers the messages that may trigger an attempt:
+ * a queue message carries the sequence it was sent for, and anything else is a stale duplicate. `round_attempts`
+ * counts the failed attempts since the event was created or last redelivered (the position in the schedule).
+ * `lease_until` is set while one worker is attempting the event.
+ */
+export interface StoredEvent extends LinkEvent {
+  status: EventStatus;
+  attempts: DeliveryAttempt[];
+  delivery_seq: number;
+  round_attempts: number;
+  lease_until?: string | null;
+}
+
+/** What the merchant reads in `GET /v1/payment-links/{id}/events`. */
+export interface EventLogEntry {
+  id: string;
+  type: LinkEvent['type'];
+  created_at: string;
+  status: EventStatus;
+  attempts: DeliveryAttempt[];
+}
+
+export function toEventLogEntry(event: StoredEvent): EventLogEntry {
+  return {
+    id: event.id,
+    type: event.type,
+    created_at: event.created_at,
+    status: event.status,
+    attempts: event.attempts,
+  };
+}
+
+/** The whole-request deadline of one attempt. */
+export const WEBHOOK_TIMEOUT_MS = 15_000;
+
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+
+/** Waits before the 2nd, 3rd, ... 10th attempt; after the 10th failure the event is failed. */
+export const RETRY_SCHEDULE_MS: readonly number[] = [
+  5 * SECOND,
+  5 * MINUTE,
+  30 * MINUTE,
+  2 * HOUR,
+  5 * HOUR,
+  10 * HOUR,
+  14 * HOUR,
+  20 * HOUR,
+  24 * HOUR,
+];
+
+/** ± this fraction of randomness on every wait, so that endpoints recovering from an outage are not stampeded. */
+export const RETRY_JITTER = 0.2;
+
+/** A `Retry-After` can postpone the next attempt up to this, never bring it forward. */
+export const MAX_RETRY_AFTER_MS = 24 * HOUR;
+
+/**
+ * How long to wait after the `failedAttempts`-th consecutive failure, or undefined when no attempt is left.
+ * `random` is in [0, 1). A `Retry-After` of the endpoint (ms) is honoured when it asks for a longer wait than
+ * the schedule, capped at {@link MAX_RETRY_AFTER_MS}.
+ */
+export function retryDelayMs(
+  failedAttempts: number,
+  options: { random: () => number; retryAfterMs?: number | undefined; schedule?: readonly number[] },
+): number | undefined {
+  const schedule = options.schedule ?? RETRY_SCHEDULE_MS;
+  const base = schedule[failedAttempts - 1];
+  if (base === undefined) return undefined;
+  const jittered = Math.round(base * (1 - RETRY_JITTER + 2 * RETRY_JITTER * options.random()));
+  if (options.retryAfterMs === undefined) return jittered;
+  return Math.max(jittered, Math.min(options.retryAfterMs, MAX_RETRY_AFTER_MS));
+}
+
+/** `Retry-After` as delay seconds or an HTTP date, in ms from `now`; undefined when absent or unreadable. */
+export function parseRetryAfter(value: string | undefined, now: Date): number | undefined {
+  if (!value) return undefined;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * SECOND;
+  const at = Date.parse(trimmed);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now.getTime());
+}
+
+/** What one attempt produced, as the HTTP sender reports it. */
+export interface AttemptResult {
+  status_code: number | null;
+  duration_ms: number;
+  error: string | null;
+  retry_after_ms?: number | undefined;
+}
+
+export type DeliveryDecision =
+  | { status: 'delivered' }
+  | { status: 'failed'; reason: 'gone' | 'exhausted' | 'no_endpoint' }
+  | { status: 'pending'; retryInMs: number };
+
+/**
+ * The event's fate after an attempt: any 2xx delivers; 410 Gone stops for good; anything else (3xx included,
+ * redirects are never followed) is retried on the schedule until it runs out.
+ */
+export function decideAfterAttempt(
+  result: AttemptResult,
+  failedAttemptsBefore: number,
+  options: { random: () => number; schedule?: readonly number[] },
+): DeliveryDecision {
+  const code = result.status_code;
+  if (code !== null && code >= 200 && code < 300) return { status: 'delivered' };
+  if (code === 410) return { status: 'failed', reason: 'gone' };
+  const retryInMs = retryDelayMs(failedAttemptsBefore + 1, { ...options, retryAfterMs: result.retry_after_ms });
+  return retryInMs === undefined ? { status: 'failed', reason: 'exhausted' } : { status: 'pending', retryInMs };
+}
+
+/** The Standard Webhooks body: `{type, timestamp, data}`; the timestamp is when the event happened. */
+export function webhookBody(event: LinkEvent): string {
+  return JSON.stringify({ type: event.type, timestamp: event.created_at, data: event.data });
+}
+
+/**
+ * Headers of one attempt: `webhook-id` is the event id (stable across retries, the merchant's dedup key);
+ * timestamp and signature are fresh per attempt. Signed with the (account, mode) `whsec_` secret.
+ */
+export function signedWebhookHeaders(
+  secret: string,
+  eventId: string,
+  body: string,
+  at: Date,
+): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    'user-agent': 'payment-links-webhooks/1',
+    'webhook-id': eventId,
+    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+    'webhook-signature': new Webhook(secret).sign(eventId, at, body),
+  };
+}
+
+/**
+ * How long an undelivered event waits in the outbox before the sweeper hands it to the queue again, counted
+ * from when it was recorded or last queued. It exceeds the timeout of every function that commits transitions
+ * (so the sweeper never races a commit in progress) and the queue's hand-over time.
+ */
+export const OUTBOX_GRACE_MS = 2 * MINUTE;
+
+/** How long one worker holds an event while it attempts it; above the delivery function's timeout. */
+export const DELIVERY_LEASE_MS = 2 * MINUTE;
+
+/** SQS delays a message at most 15 minutes; a longer wait is left to the outbox sweeper. */
+export const MAX_QUEUE_DELAY_MS = 15 * MINUTE;

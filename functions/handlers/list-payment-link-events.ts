@@ -1,0 +1,13 @@
+import { eventRepository, linkRepository, now } from '../dependencies.ts';
+import { apiHandler, json } from '../http/api-handler.ts';
+import { listLinkEvents } from '../use-cases/webhooks.ts';
+
+/** GET /v1/payment-links/{id}/events */
+export const handler = apiHandler({ auth: true, body: 'none' }, async ({ principal, event }) => {
+  const data = await listLinkEvents(
+    { links: linkRepository(), events: eventRepository(), now },
+    principal,
+    event.pathParameters?.id ?? '',
+  );
+  return json(200, { data });
+});

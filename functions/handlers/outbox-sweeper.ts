@@ -1,0 +1,5 @@
+import { eventQueue, eventRepository, now } from '../dependencies.ts';
+import { sweepOutbox } from '../use-cases/webhooks.ts';
+
+/** Scheduled: queues again every undelivered event whose outbox due time has passed. */
+export const handler = async () => sweepOutbox({ events: eventRepository(), queue: eventQueue(), now });

@@ -1,0 +1,52 @@
+import type { Mode } from '../domain/principal.ts';
+import type { DeliveryAttempt, DeliveryDecision, StoredEvent } from '../domain/webhook.ts';
+
+/** An undelivered event whose outbox due time has passed. */
+export interface OutboxEntry {
+  id: string;
+  mode: Mode;
+  delivery_seq: number;
+  /** The opaque due marker read from the outbox index; a later update is conditioned on it. */
+  due: string;
+}
+
+/**
+ * Webhook events and their delivery state. Events are created by `LinkRepository.commit` (already in the
+ * outbox); this port reads them, tracks deliveries and serves the outbox sweeper. Every state change is a
+ * single-item conditional write, so racing workers and duplicate messages cannot both win.
+ */
+export interface EventRepository {
+  get(id: string, mode: Mode): Promise<StoredEvent | undefined>;
+  /** Every stored event of a link, oldest first (orphans included: callers filter on the link's `event_ids`). */
+  listByLink(linkId: string, mode: Mode): Promise<StoredEvent[]>;
+  /**
+   * Takes the event for one attempt until `leaseUntil`, if it is still pending at `event.delivery_seq` and
+   * nobody else holds it; also moves its outbox due time to the lease's end (a worker that dies is swept).
+   */
+  claim(event: StoredEvent, leaseUntil: Date, now: Date): Promise<boolean>;
+  /** Gives a claim back without recording anything (the worker failed unexpectedly). */
+  release(event: StoredEvent, leaseUntil: Date): Promise<void>;
+  /**
+   * Records the attempt and the decision under the claim: delivered/failed leave the outbox, pending moves
+   * the due time to `dueAt` and the sequence to the next message. Returns false when the claim was lost
+   * (e.g. a redelivery started meanwhile): the attempt is then only appended to the log.
+   */
+  finish(
+    event: StoredEvent,
+    leaseUntil: Date,
+    attempt: DeliveryAttempt,
+    decision: DeliveryDecision,
+    dueAt: Date,
+  ): Promise<boolean>;
+  /** Takes an orphan event (no link names it) out of the outbox for good. */
+  dropFromOutbox(event: StoredEvent): Promise<void>;
+  /** Up to `limit` undelivered events whose due time is at or before `now`. */
+  dueEntries(now: Date, limit: number): Promise<OutboxEntry[]>;
+  /** Moves an entry's due time to `dueAt` if nobody changed it since it was read; false otherwise. */
+  postpone(entry: OutboxEntry, dueAt: Date): Promise<boolean>;
+  /**
+   * Starts a new delivery round whatever the status: pending again, schedule from the start, a new sequence
+   * (in-flight messages become stale), due at `dueAt`. Returns the updated event, or undefined if none.
+   */
+  restart(id: string, mode: Mode, dueAt: Date): Promise<StoredEvent | undefined>;
+}

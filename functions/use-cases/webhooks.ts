@@ -1,0 +1,215 @@
+import { NotFoundError } from '../domain/errors.ts';
+import type { Mode, Principal } from '../domain/principal.ts';
+import {
+  DELIVERY_LEASE_MS,
+  type DeliveryAttempt,
+  type DeliveryDecision,
+  decideAfterAttempt,
+  type EventLogEntry,
+  MAX_QUEUE_DELAY_MS,
+  OUTBOX_GRACE_MS,
+  type StoredEvent,
+  signedWebhookHeaders,
+  toEventLogEntry,
+  webhookBody,
+} from '../domain/webhook.ts';
+import { logger } from '../logger.ts';
+import type { EventQueue } from '../ports/event-queue.ts';
+import type { EventRepository } from '../ports/event-repository.ts';
+import type { LinkRepository } from '../ports/link-repository.ts';
+import type { WebhookSender } from '../ports/webhook-sender.ts';
+import { getPaymentLink } from './payment-links.ts';
+
+/** A queue message: which event, and the delivery sequence it was sent for. */
+export interface EventMessage {
+  event_id: string;
+  mode: Mode;
+  delivery_seq: number;
+}
+
+export interface DeliveryDependencies {
+  events: EventRepository;
+  links: LinkRepository;
+  secrets: { getWebhookSecret(account: string, mode: Mode): Promise<string | undefined> };
+  sender: WebhookSender;
+  /** The events queue: short retries are re-sent to it with a delay. */
+  queue: EventQueue;
+  /** Where an event that exhausted its retries is kept for operators. */
+  deadLetters: EventQueue;
+  now: () => Date;
+  random: () => number;
+  /** The retry schedule; the domain's unless a test compresses it. */
+  schedule?: readonly number[];
+}
+
+export type DeliveryOutcome =
+  | 'delivered'
+  | 'retry_scheduled'
+  | 'failed'
+  | 'skipped_missing'
+  | 'skipped_stale'
+  | 'skipped_busy'
+  | 'skipped_orphan';
+
+/**
+ * Handles one queue message: makes at most one attempt to POST the event to its link's `webhook_url` and
+ * records it. Safe under duplicates and races: a message for another sequence, a finished event or an event
+ * another worker holds is skipped, and only the holder of the claim changes the event's state. Orphan events
+ * (no link names them: their transition never committed) leave the outbox without any delivery.
+ * Throws only on infrastructure failures (store, secret), after giving the claim back, so the record is retried.
+ */
+export async function deliverEvent(deps: DeliveryDependencies, message: EventMessage): Promise<DeliveryOutcome> {
+  const event = await deps.events.get(message.event_id, message.mode);
+  if (!event) return 'skipped_missing';
+  if (event.status !== 'pending' || event.delivery_seq !== message.delivery_seq) return 'skipped_stale';
+  const link = await deps.links.get(event.link_id, event.mode);
+  if (!link?.event_ids.includes(event.id)) {
+    await deps.events.dropFromOutbox(event);
+    return 'skipped_orphan';
+  }
+  const claimedAt = deps.now();
+  const leaseUntil = new Date(claimedAt.getTime() + DELIVERY_LEASE_MS);
+  if (!(await deps.events.claim(event, leaseUntil, claimedAt))) return 'skipped_busy';
+  try {
+    return await attempt(deps, event, leaseUntil);
+  } catch (error) {
+    await deps.events.release(event, leaseUntil).catch(() => undefined);
+    throw error;
+  }
+}
+
+async function attempt(deps: DeliveryDependencies, event: StoredEvent, leaseUntil: Date) {
+  const url = event.data.webhook_url;
+  const at = deps.now();
+  if (!url) {
+    // Nothing to deliver to: the event is recorded and final, and the log says why.
+    const note: DeliveryAttempt = {
+      at: at.toISOString(),
+      status_code: null,
+      duration_ms: 0,
+      error: 'The payment link has no webhook_url: nothing was sent.',
+    };
+    await deps.events.finish(event, leaseUntil, note, { status: 'failed', reason: 'no_endpoint' }, at);
+    return 'failed';
+  }
+  const secret = await deps.secrets.getWebhookSecret(event.account, event.mode);
+  if (!secret) throw new Error(`No webhook secret for ${event.account}/${event.mode}.`);
+  const body = webhookBody(event);
+  const result = await deps.sender.send({ url, body, headers: signedWebhookHeaders(secret, event.id, body, at) });
+  const record: DeliveryAttempt = {
+    at: at.toISOString(),
+    status_code: result.status_code,
+    duration_ms: result.duration_ms,
+    error: result.error,
+  };
+  const decision = decideAfterAttempt(result, event.round_attempts, {
+    random: deps.random,
+    schedule: deps.schedule,
+  });
+  const decidedAt = deps.now();
+  const dueAt = nextDueTime(decision, decidedAt);
+  const owned = await deps.events.finish(event, leaseUntil, record, decision, dueAt);
+  logger.info('webhook attempt', {
+    event_id: event.id,
+    status_code: result.status_code,
+    error: result.error,
+    decision: decision.status,
+    owned,
+  });
+  if (!owned) return decision.status === 'pending' ? 'retry_scheduled' : decision.status;
+  const next = { id: event.id, mode: event.mode, delivery_seq: event.delivery_seq + 1 };
+  if (decision.status === 'pending' && decision.retryInMs <= MAX_QUEUE_DELAY_MS) {
+    // A lost send is harmless: the outbox due time (the wait plus a grace period) brings the sweeper in.
+    await deps.queue
+      .publish(next, { delaySeconds: Math.ceil(decision.retryInMs / 1000) })
+      .catch((error) => logger.warn('Retry left to the outbox sweeper: send failed', { event_id: event.id, error }));
+  }
+  if (decision.status === 'failed' && decision.reason === 'exhausted') {
+    await deps.deadLetters
+      .publish(next)
+      .catch((error) => logger.error('Failed event not copied to the dead-letter queue', { event_id: event.id, error }));
+  }
+  return decision.status === 'pending' ? 'retry_scheduled' : decision.status;
+}
+
+/**
+ * When the sweeper should hand a pending event to the queue. A short wait is re-sent to the queue with a delay,
+ * so the outbox only backs it up (due a grace period later); a longer one than SQS can delay is the outbox's.
+ */
+function nextDueTime(decision: DeliveryDecision, now: Date): Date {
+  if (decision.status !== 'pending') return now;
+  const backup = decision.retryInMs <= MAX_QUEUE_DELAY_MS ? OUTBOX_GRACE_MS : 0;
+  return new Date(now.getTime() + decision.retryInMs + backup);
+}
+
+export interface SweepDependencies {
+  events: EventRepository;
+  queue: EventQueue;
+  now: () => Date;
+}
+
+/** At most this many events per run; the next run (a minute later) continues. */
+export const SWEEP_BATCH = 500;
+
+/**
+ * The outbox sweeper: every event still undelivered whose due time has passed (a send that never happened, a
+ * worker that died mid-attempt, a retry longer than a queue delay) is handed to the queue again. Its due time
+ * moves a grace period ahead first, conditionally, so concurrent sweeps queue it once and a failed send is
+ * simply picked up again later.
+ */
+export async function sweepOutbox(deps: SweepDependencies): Promise<{ queued: number; failed: number }> {
+  const now = deps.now();
+  const due = await deps.events.dueEntries(now, SWEEP_BATCH);
+  let queued = 0;
+  let failed = 0;
+  for (const entry of due) {
+    if (!(await deps.events.postpone(entry, new Date(now.getTime() + OUTBOX_GRACE_MS)))) continue;
+    try {
+      await deps.queue.publish({ id: entry.id, mode: entry.mode, delivery_seq: entry.delivery_seq });
+      queued++;
+    } catch (error) {
+      failed++;
+      logger.warn('Outbox entry stays due: send failed', { event_id: entry.id, error });
+    }
+  }
+  if (due.length) logger.info('outbox sweep', { due: due.length, queued, failed });
+  return { queued, failed };
+}
+
+export interface EventLogDependencies {
+  links: LinkRepository;
+  events: EventRepository;
+  now: () => Date;
+}
+
+/** The delivery log of the caller's link: its committed events (orphans never show), oldest first. */
+export async function listLinkEvents(
+  deps: EventLogDependencies,
+  principal: Principal,
+  linkId: string,
+): Promise<EventLogEntry[]> {
+  const link = await getPaymentLink(deps, principal, linkId);
+  const events = await deps.events.listByLink(link.id, link.mode);
+  return events.filter((event) => link.event_ids.includes(event.id)).map(toEventLogEntry);
+}
+
+/**
+ * Queues the caller's event again with the same `webhook-id`, whatever its status, starting the retry schedule
+ * afresh. Another tenant's event, or an orphan, is `not_found`.
+ */
+export async function redeliverEvent(
+  deps: EventLogDependencies & { queue: EventQueue },
+  principal: Principal,
+  eventId: string,
+): Promise<void> {
+  const event = eventId.startsWith('evt_') ? await deps.events.get(eventId, principal.mode) : undefined;
+  const link = event && event.account === principal.account ? await deps.links.get(event.link_id, event.mode) : undefined;
+  if (!event || !link?.event_ids.includes(event.id)) throw new NotFoundError(`No event ${eventId}.`);
+  const restarted = await deps.events.restart(event.id, event.mode, new Date(deps.now().getTime() + OUTBOX_GRACE_MS));
+  if (!restarted) throw new NotFoundError(`No event ${eventId}.`);
+  try {
+    await deps.queue.publish({ id: restarted.id, mode: restarted.mode, delivery_seq: restarted.delivery_seq });
+  } catch (error) {
+    logger.warn('Redelivery left to the outbox sweeper: send failed', { event_id: event.id, error });
+  }
+}
