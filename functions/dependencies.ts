@@ -35,7 +35,9 @@ export const apiKeyAuthenticator = once(
 
 export const eventRepository = once(() => new DynamoEventRepository(documentClient, config().TABLE_NAME));
 
-export const deadLetterQueue = once(() => new SqsEventQueue(sqsClient, config().EVENTS_DEAD_LETTER_QUEUE_URL));
+export const deadLetterQueue = once(
+  () => new SqsEventQueue(sqsClient, config().EVENTS_DEAD_LETTER_QUEUE_URL),
+);
 
 export const webhookSender = once(
   () => new HttpWebhookSender({ allowPrivateTargets: config().ALLOW_PRIVATE_TARGETS }),

@@ -128,8 +128,13 @@ export function decideAfterAttempt(
   const code = result.status_code;
   if (code !== null && code >= 200 && code < 300) return { status: 'delivered' };
   if (code === 410) return { status: 'failed', reason: 'gone' };
-  const retryInMs = retryDelayMs(failedAttemptsBefore + 1, { ...options, retryAfterMs: result.retry_after_ms });
-  return retryInMs === undefined ? { status: 'failed', reason: 'exhausted' } : { status: 'pending', retryInMs };
+  const retryInMs = retryDelayMs(failedAttemptsBefore + 1, {
+    ...options,
+    retryAfterMs: result.retry_after_ms,
+  });
+  return retryInMs === undefined
+    ? { status: 'failed', reason: 'exhausted' }
+    : { status: 'pending', retryInMs };
 }
 
 /** The Standard Webhooks body: `{type, timestamp, data}`; the timestamp is when the event happened. */

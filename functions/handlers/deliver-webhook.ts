@@ -32,4 +32,6 @@ const dependencies = (): DeliveryDependencies => ({
 });
 
 /** SQS consumer of the events queue: one webhook attempt per record (docs/webhooks.md). */
-export const handler = sqsBatchHandler((record) => deliverEvent(dependencies(), parseEventMessage(record.body)));
+export const handler = sqsBatchHandler((record) =>
+  deliverEvent(dependencies(), parseEventMessage(record.body)),
+);

@@ -9,6 +9,9 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 export function sqsBatchHandler(handleRecord: (record: SQSRecord) => Promise<unknown>) {
   return async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
     const processor = new BatchProcessor(EventType.SQS);
-    return processPartialResponse(event, handleRecord, processor, { context, throwOnFullBatchFailure: false });
+    return processPartialResponse(event, handleRecord, processor, {
+      context,
+      throwOnFullBatchFailure: false,
+    });
   };
 }

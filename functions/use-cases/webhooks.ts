@@ -58,7 +58,10 @@ export type DeliveryOutcome =
  * (no link names them: their transition never committed) leave the outbox without any delivery.
  * Throws only on infrastructure failures (store, secret), after giving the claim back, so the record is retried.
  */
-export async function deliverEvent(deps: DeliveryDependencies, message: EventMessage): Promise<DeliveryOutcome> {
+export async function deliverEvent(
+  deps: DeliveryDependencies,
+  message: EventMessage,
+): Promise<DeliveryOutcome> {
   const event = await deps.events.get(message.event_id, message.mode);
   if (!event) return 'skipped_missing';
   if (event.status !== 'pending' || event.delivery_seq !== message.delivery_seq) return 'skipped_stale';
@@ -95,7 +98,11 @@ async function attempt(deps: DeliveryDependencies, event: StoredEvent, leaseUnti
   const secret = await deps.secrets.getWebhookSecret(event.account, event.mode);
   if (!secret) throw new Error(`No webhook secret for ${event.account}/${event.mode}.`);
   const body = webhookBody(event);
-  const result = await deps.sender.send({ url, body, headers: signedWebhookHeaders(secret, event.id, body, at) });
+  const result = await deps.sender.send({
+    url,
+    body,
+    headers: signedWebhookHeaders(secret, event.id, body, at),
+  });
   const record: DeliveryAttempt = {
     at: at.toISOString(),
     status_code: result.status_code,
@@ -122,12 +129,16 @@ async function attempt(deps: DeliveryDependencies, event: StoredEvent, leaseUnti
     // A lost send is harmless: the outbox due time (the wait plus a grace period) brings the sweeper in.
     await deps.queue
       .publish(next, { delaySeconds: Math.ceil(decision.retryInMs / 1000) })
-      .catch((error) => logger.warn('Retry left to the outbox sweeper: send failed', { event_id: event.id, error }));
+      .catch((error) =>
+        logger.warn('Retry left to the outbox sweeper: send failed', { event_id: event.id, error }),
+      );
   }
   if (decision.status === 'failed' && decision.reason === 'exhausted') {
     await deps.deadLetters
       .publish(next)
-      .catch((error) => logger.error('Failed event not copied to the dead-letter queue', { event_id: event.id, error }));
+      .catch((error) =>
+        logger.error('Failed event not copied to the dead-letter queue', { event_id: event.id, error }),
+      );
   }
   return decision.status === 'pending' ? 'retry_scheduled' : decision.status;
 }
@@ -203,12 +214,23 @@ export async function redeliverEvent(
   eventId: string,
 ): Promise<void> {
   const event = eventId.startsWith('evt_') ? await deps.events.get(eventId, principal.mode) : undefined;
-  const link = event && event.account === principal.account ? await deps.links.get(event.link_id, event.mode) : undefined;
+  const link =
+    event && event.account === principal.account
+      ? await deps.links.get(event.link_id, event.mode)
+      : undefined;
   if (!event || !link?.event_ids.includes(event.id)) throw new NotFoundError(`No event ${eventId}.`);
-  const restarted = await deps.events.restart(event.id, event.mode, new Date(deps.now().getTime() + OUTBOX_GRACE_MS));
+  const restarted = await deps.events.restart(
+    event.id,
+    event.mode,
+    new Date(deps.now().getTime() + OUTBOX_GRACE_MS),
+  );
   if (!restarted) throw new NotFoundError(`No event ${eventId}.`);
   try {
-    await deps.queue.publish({ id: restarted.id, mode: restarted.mode, delivery_seq: restarted.delivery_seq });
+    await deps.queue.publish({
+      id: restarted.id,
+      mode: restarted.mode,
+      delivery_seq: restarted.delivery_seq,
+    });
   } catch (error) {
     logger.warn('Redelivery left to the outbox sweeper: send failed', { event_id: event.id, error });
   }

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { problemResponse } from '../../functions/http/problem.ts';
-import { EVENTS_QUEUE_NAME, schedules } from '../routes.ts';
+import { EVENTS_DEAD_LETTER_QUEUE_NAME, EVENTS_QUEUE_NAME, queueConsumers, schedules } from '../routes.ts';
 import {
   type HandlerLoader,
   handlerLoader,
@@ -15,6 +15,7 @@ import {
 import { ensureTable, startEmbeddedDynamoDb } from './embedded-dynamodb.ts';
 import { startEmbeddedSqs } from './embedded-sqs.ts';
 import { startSchedules } from './scheduler.ts';
+import { startQueueConsumers } from './sqs-poller.ts';
 
 export const LOCAL_TABLE_NAME = 'payment-links';
 /** Written while the stack runs, so `npm run keys` in the same checkout finds the embedded store. */
@@ -56,6 +57,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   await ensureTable(dynamodb.endpoint, LOCAL_TABLE_NAME);
   const sqs = await startEmbeddedSqs({ dataDir: options.dataDir && join(options.dataDir, 'sqs') });
   const eventsQueue = sqs.server.createQueue(EVENTS_QUEUE_NAME);
+  const eventsDeadLetterQueue = sqs.server.createQueue(EVENTS_DEAD_LETTER_QUEUE_NAME);
 
   const server = createServer();
   await new Promise<void>((resolve, reject) => {
@@ -77,11 +79,17 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     BASE_URL: baseUrl,
     CHECKOUT_BASE: checkoutBase,
     ALLOW_PRIVATE_TARGETS: 'true',
+    EVENTS_DEAD_LETTER_QUEUE_URL: eventsDeadLetterQueue.queueUrl,
   });
 
   const loadHandler = handlerLoader();
   serveApi(server, loadHandler);
   const stopSchedules = startSchedules(schedules, loadHandler);
+  const stopConsumers = startQueueConsumers(queueConsumers, {
+    endpoint: sqs.endpoint,
+    queues: { [EVENTS_QUEUE_NAME]: eventsQueue },
+    loadHandler,
+  });
 
   const stateFile = options.dataDir && join(options.dataDir, STATE_FILE);
   if (stateFile) {
@@ -102,6 +110,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     tableName: LOCAL_TABLE_NAME,
     async stop() {
       await stopSchedules();
+      await stopConsumers();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await sqs.stop();

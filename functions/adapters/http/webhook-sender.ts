@@ -1,6 +1,6 @@
-import type { LookupFunction } from 'node:net';
 import http from 'node:http';
 import https from 'node:https';
+import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-filtering-agent';
 import { isPublicAddress } from '../../domain/urls.ts';

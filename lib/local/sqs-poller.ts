@@ -1,0 +1,169 @@
+import {
+  DeleteMessageBatchCommand,
+  type Message,
+  ReceiveMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { QueueConsumerDefinition } from '../routes.ts';
+import { type HandlerLoader, lambdaContext } from './api-gateway.ts';
+
+export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | undefined>;
+
+export interface SqsPollerOptions {
+  client: SQSClient;
+  queueUrl: string;
+  queueArn: string;
+  batchSize: number;
+  /** Invocations at most in flight, as the event source's maximum concurrency. */
+  concurrency?: number;
+  functionName: string;
+  handler: () => Promise<SqsHandler>;
+  region?: string;
+  /** Long-poll wait per receive; short, so that `stop()` returns quickly. */
+  waitTimeSeconds?: number;
+}
+
+/**
+ * What Lambda's SQS event source mapping does, on one machine: long-polls the queue, invokes the handler with
+ * an `SQSEvent` built from the received messages, then deletes the records that succeeded. With a
+ * `batchItemFailures` response only the records it names stay on the queue; when the invocation throws, none is
+ * deleted. Records left on the queue come back when their visibility timeout ends (the queue's own setting).
+ * Returns a function that stops polling and waits for invocations in flight.
+ */
+export function startSqsPoller(options: SqsPollerOptions): () => Promise<void> {
+  const abort = new AbortController();
+  const loops = Array.from({ length: options.concurrency ?? 1 }, () => pollLoop(options, abort.signal));
+  return async () => {
+    abort.abort();
+    await Promise.allSettled(loops);
+  };
+}
+
+async function pollLoop(options: SqsPollerOptions, signal: AbortSignal): Promise<void> {
+  while (!signal.aborted) {
+    let messages: Message[];
+    try {
+      const received = await options.client.send(
+        new ReceiveMessageCommand({
+          QueueUrl: options.queueUrl,
+          MaxNumberOfMessages: options.batchSize,
+          WaitTimeSeconds: options.waitTimeSeconds ?? 1,
+          MessageSystemAttributeNames: ['All'],
+          MessageAttributeNames: ['All'],
+        }),
+        { abortSignal: signal },
+      );
+      messages = received.Messages ?? [];
+    } catch (error) {
+      if (signal.aborted) return;
+      console.error(`${options.functionName}: receive failed`, error);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      continue;
+    }
+    if (!messages.length) continue;
+    await invoke(options, messages);
+  }
+}
+
+async function invoke(options: SqsPollerOptions, messages: Message[]): Promise<void> {
+  const records = messages.map((message) => toRecord(message, options));
+  let failed: Set<string>;
+  try {
+    const handler = await options.handler();
+    const response = await handler({ Records: records }, lambdaContext(options.functionName, 30_000));
+    failed = new Set((response?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier));
+  } catch (error) {
+    console.error(`${options.functionName}: invocation failed; the whole batch stays on the queue`, error);
+    return;
+  }
+  const done = messages.filter((message) => !failed.has(message.MessageId ?? ''));
+  if (!done.length) return;
+  await options.client
+    .send(
+      new DeleteMessageBatchCommand({
+        QueueUrl: options.queueUrl,
+        Entries: done.map((message, index) => ({
+          Id: String(index),
+          ReceiptHandle: message.ReceiptHandle ?? '',
+        })),
+      }),
+    )
+    .catch((error) => console.error(`${options.functionName}: delete failed`, error));
+}
+
+/** An `SQSRecord` exactly as the event source mapping shapes it from a received message. */
+function toRecord(message: Message, options: SqsPollerOptions): SQSRecord {
+  const attributes = message.Attributes ?? {};
+  return {
+    messageId: message.MessageId ?? '',
+    receiptHandle: message.ReceiptHandle ?? '',
+    body: message.Body ?? '',
+    attributes: {
+      ApproximateReceiveCount: attributes.ApproximateReceiveCount ?? '1',
+      SentTimestamp: attributes.SentTimestamp ?? String(Date.now()),
+      SenderId: attributes.SenderId ?? 'local',
+      ApproximateFirstReceiveTimestamp: attributes.ApproximateFirstReceiveTimestamp ?? String(Date.now()),
+      ...(attributes.MessageGroupId ? { MessageGroupId: attributes.MessageGroupId } : {}),
+      ...(attributes.MessageDeduplicationId
+        ? { MessageDeduplicationId: attributes.MessageDeduplicationId }
+        : {}),
+      ...(attributes.SequenceNumber ? { SequenceNumber: attributes.SequenceNumber } : {}),
+    },
+    messageAttributes: Object.fromEntries(
+      Object.entries(message.MessageAttributes ?? {}).map(([name, value]) => [
+        name,
+        {
+          dataType: value.DataType ?? 'String',
+          ...(value.StringValue !== undefined ? { stringValue: value.StringValue } : {}),
+          ...(value.BinaryValue !== undefined
+            ? { binaryValue: Buffer.from(value.BinaryValue).toString('base64') }
+            : {}),
+          stringListValues: value.StringListValues ?? [],
+          binaryListValues: (value.BinaryListValues ?? []).map((bytes) =>
+            Buffer.from(bytes).toString('base64'),
+          ),
+        },
+      ]),
+    ),
+    md5OfBody: message.MD5OfBody ?? '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: options.queueArn,
+    awsRegion: options.region ?? process.env.AWS_REGION ?? 'us-east-1',
+  };
+}
+
+/**
+ * Starts one poller per queue consumer of the route table (lib/routes.ts `queueConsumers`), each invoking the
+ * very handler module the CDK stack wires to the queue's event source. Returns a function that stops them all.
+ */
+export function startQueueConsumers(
+  consumers: readonly QueueConsumerDefinition[],
+  options: {
+    endpoint: string;
+    queues: Record<string, { queueUrl: string; queueArn: string }>;
+    loadHandler: HandlerLoader;
+  },
+): () => Promise<void> {
+  const client = new SQSClient({
+    endpoint: options.endpoint,
+    region: process.env.AWS_REGION ?? 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  const stops = consumers.map((consumer) => {
+    const queue = options.queues[consumer.queue];
+    if (!queue) throw new Error(`No local queue ${consumer.queue} for ${consumer.handler}.`);
+    return startSqsPoller({
+      client,
+      ...queue,
+      batchSize: consumer.batchSize,
+      concurrency: Math.min(consumer.maxConcurrency, 2),
+      functionName: consumer.handler,
+      handler: async () => (await options.loadHandler(consumer.handler)) as unknown as SqsHandler,
+    });
+  });
+  return async () => {
+    await Promise.all(stops.map((stop) => stop()));
+    client.destroy();
+  };
+}
