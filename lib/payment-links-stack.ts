@@ -6,6 +6,7 @@ import { EventQueue } from './constructs/event-queue.ts';
 import { LinksTable } from './constructs/links-table.ts';
 import { MerchantApi } from './constructs/merchant-api.ts';
 import { ServiceFunctions, toConstructId } from './constructs/service-functions.ts';
+import { consumerTimeout, visibilityTimeoutFor, WebhookDelivery } from './constructs/webhook-delivery.ts';
 import { schedules } from './routes.ts';
 
 export interface PaymentLinksStackProps extends StackProps {
@@ -27,7 +28,9 @@ export class PaymentLinksStack extends Stack {
     super(scope, id, props);
     const protectData = props.stage !== 'dev';
     this.table = new LinksTable(this, 'Links', { protectData });
-    this.events = new EventQueue(this, 'EventQueue', { visibilityTimeout: Duration.minutes(3) });
+    this.events = new EventQueue(this, 'EventQueue', {
+      visibilityTimeout: visibilityTimeoutFor(consumerTimeout()),
+    });
     this.api = new MerchantApi(this, 'Api', {
       throttle: props.throttle ?? { rateLimit: 100, burstLimit: 200 },
       protectData,
@@ -36,11 +39,13 @@ export class PaymentLinksStack extends Stack {
     this.functions = new ServiceFunctions(this, 'Functions', {
       table: this.table.table,
       eventQueue: this.events.queue,
+      deadLetterQueue: this.events.deadLetterQueue,
       environment: {
         TABLE_NAME: this.table.table.tableName,
         BASE_URL: this.api.baseUrl,
         CHECKOUT_BASE: checkoutBase,
         EVENTS_QUEUE_URL: this.events.queue.queueUrl,
+        EVENTS_DEAD_LETTER_QUEUE_URL: this.events.deadLetterQueue.queueUrl,
       },
       protectData,
     });
@@ -52,6 +57,8 @@ export class PaymentLinksStack extends Stack {
         targets: [new LambdaFunction(this.functions.get(schedule.handler), { retryAttempts: 2 })],
       });
     }
+
+    new WebhookDelivery(this, 'WebhookDelivery', { events: this.events, functions: this.functions });
 
     new CfnOutput(this, 'BaseUrl', { value: this.api.baseUrl, description: 'Base URL of the merchant API' });
     new CfnOutput(this, 'CheckoutBase', { value: checkoutBase, description: 'Base of every checkout_url' });

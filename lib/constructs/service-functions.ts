@@ -1,15 +1,18 @@
-import { RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { tableSchema } from '../../functions/adapters/dynamodb/table-schema.ts';
 import { functions, type HandlerName } from '../routes.ts';
 import { ServiceFunction } from './service-function.ts';
 
 export interface ServiceFunctionsProps {
   table: ITableV2;
   eventQueue: IQueue;
+  /** The event queue's dead-letter queue, for functions that `sendsDeadLetters`. */
+  deadLetterQueue?: IQueue;
   /** Configuration every function receives (functions/config.ts reads it). */
   environment: Record<string, string>;
   protectData: boolean;
@@ -33,10 +36,16 @@ export class ServiceFunctions extends Construct {
     const existing = this.created.get(handler);
     if (existing) return existing;
     const { table, eventQueue, environment, protectData } = this.props;
-    const definition: { table: readonly string[]; sendsEvents?: boolean } = functions[handler];
+    const definition: {
+      table: readonly string[];
+      sendsEvents?: boolean;
+      sendsDeadLetters?: boolean;
+      timeoutSeconds?: number;
+    } = functions[handler];
     const fn = new ServiceFunction(this, toConstructId(handler), {
       handler,
       environment,
+      ...(definition.timeoutSeconds ? { timeout: Duration.seconds(definition.timeoutSeconds) } : {}),
       logRemovalPolicy: protectData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
     }).function;
     if (definition.table.length) {
@@ -45,12 +54,18 @@ export class ServiceFunctions extends Construct {
           actions: definition.table.map((action) => `dynamodb:${action}`),
           resources: [
             table.tableArn,
-            ...(definition.table.includes('Query') ? [`${table.tableArn}/index/*`] : []),
+            // The table's indexes by name rather than `index/*`: no wildcard to justify.
+            ...(definition.table.includes('Query')
+              ? [tableSchema.gsi1, tableSchema.gsi2].map(
+                  (index) => `${table.tableArn}/index/${index.indexName}`,
+                )
+              : []),
           ],
         }),
       );
     }
     if (definition.sendsEvents) eventQueue.grantSendMessages(fn);
+    if (definition.sendsDeadLetters) this.props.deadLetterQueue?.grantSendMessages(fn);
     this.created.set(handler, fn);
     return fn;
   }
