@@ -1,0 +1,132 @@
+import {
+  CreateQueueCommand,
+  GetQueueAttributesCommand,
+  SendMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
+import type { SQSEvent } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type EmbeddedSqs, startEmbeddedSqs } from '../../lib/local/embedded-sqs.ts';
+import { startSqsPoller } from '../../lib/local/sqs-poller.ts';
+import { eventually } from '../support/webhooks.ts';
+
+let sqs: EmbeddedSqs;
+let client: SQSClient;
+
+beforeAll(async () => {
+  sqs = await startEmbeddedSqs({});
+  client = new SQSClient({
+    endpoint: sqs.endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+});
+afterAll(async () => {
+  client.destroy();
+  await sqs.stop();
+});
+
+async function queue(name: string) {
+  const queueUrl = (
+    await client.send(new CreateQueueCommand({ QueueName: name, Attributes: { VisibilityTimeout: '1' } }))
+  ).QueueUrl as string;
+  const arn = await client.send(
+    new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }),
+  );
+  return { queueUrl, queueArn: arn.Attributes?.QueueArn as string };
+}
+
+async function depth(queueUrl: string): Promise<number> {
+  const { Attributes } = await client.send(
+    new GetQueueAttributesCommand({
+      QueueUrl: queueUrl,
+      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+    }),
+  );
+  return (
+    Number(Attributes?.ApproximateNumberOfMessages) +
+    Number(Attributes?.ApproximateNumberOfMessagesNotVisible)
+  );
+}
+
+describe('the local SQS event source', () => {
+  it('invokes the handler with SQS records of the real shape', async () => {
+    const { queueUrl, queueArn } = await queue('shapes');
+    const events: SQSEvent[] = [];
+    const stop = startSqsPoller({
+      client,
+      queueUrl,
+      queueArn,
+      batchSize: 10,
+      functionName: 'test',
+      handler: async () => async (event) => {
+        events.push(event);
+        return { batchItemFailures: [] };
+      },
+    });
+    await client.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: '{"hello":1}' }));
+    await eventually(async () => events.length > 0);
+    await stop();
+    expect(events[0]?.Records[0]).toMatchObject({
+      messageId: expect.any(String),
+      receiptHandle: expect.any(String),
+      body: '{"hello":1}',
+      attributes: { ApproximateReceiveCount: '1', SentTimestamp: expect.any(String) },
+      md5OfBody: expect.any(String),
+      eventSource: 'aws:sqs',
+      eventSourceARN: queueArn,
+    });
+    expect(await depth(queueUrl)).toBe(0);
+  });
+
+  it('deletes the records that succeeded and hands back only the reported failures after their visibility timeout', async () => {
+    const { queueUrl, queueArn } = await queue('partial');
+    const seen: { body: string; receiveCount: string }[] = [];
+    let failOnce = true;
+    const stop = startSqsPoller({
+      client,
+      queueUrl,
+      queueArn,
+      batchSize: 10,
+      functionName: 'test',
+      handler: async () => async (event) => {
+        for (const record of event.Records) {
+          seen.push({ body: record.body, receiveCount: record.attributes.ApproximateReceiveCount });
+        }
+        const failing = event.Records.filter((record) => record.body === 'b' && failOnce);
+        if (failing.length) failOnce = false;
+        return { batchItemFailures: failing.map((record) => ({ itemIdentifier: record.messageId })) };
+      },
+    });
+    for (const body of ['a', 'b', 'c'])
+      await client.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body }));
+    await eventually(async () => seen.filter((entry) => entry.body === 'b').length === 2);
+    await eventually(async () => (await depth(queueUrl)) === 0);
+    await stop();
+    expect(seen.filter((entry) => entry.body === 'a')).toHaveLength(1);
+    expect(seen.filter((entry) => entry.body === 'c')).toHaveLength(1);
+    expect(seen.filter((entry) => entry.body === 'b').map((entry) => entry.receiveCount)).toEqual(['1', '2']);
+  });
+
+  it('leaves the whole batch on the queue when the invocation throws', async () => {
+    const { queueUrl, queueArn } = await queue('crash');
+    let invocations = 0;
+    const stop = startSqsPoller({
+      client,
+      queueUrl,
+      queueArn,
+      batchSize: 10,
+      functionName: 'test',
+      handler: async () => async () => {
+        invocations++;
+        if (invocations === 1) throw new Error('crash');
+        return { batchItemFailures: [] };
+      },
+    });
+    await client.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: 'x' }));
+    await eventually(async () => invocations >= 2);
+    await eventually(async () => (await depth(queueUrl)) === 0);
+    await stop();
+    expect(invocations).toBe(2);
+  });
+});

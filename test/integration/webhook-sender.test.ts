@@ -1,0 +1,78 @@
+import type { LookupFunction } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HttpWebhookSender } from '../../functions/adapters/http/webhook-sender.ts';
+import { type Receiver, startReceiver } from '../support/webhooks.ts';
+
+let target: Receiver;
+
+beforeAll(async () => {
+  target = await startReceiver();
+});
+afterAll(() => target.close());
+
+/** A resolver that answers every name with `address`, as a hostile DNS record would. */
+function resolvingTo(address: string): LookupFunction {
+  const family = address.includes(':') ? 6 : 4;
+  return ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+    if (options.all) callback(null, [{ address, family }]);
+    else callback(null, address, family);
+  }) as unknown as LookupFunction;
+}
+
+const request = (url: string) => ({ url, headers: { 'content-type': 'application/json' }, body: '{}' });
+
+describe('SSRF protection when private targets are not allowed', () => {
+  const blocked: [string, string, LookupFunction | undefined][] = [
+    ['loopback IPv4', 'http://127.0.0.1:PORT/hooks', undefined],
+    ['loopback IPv6', 'http://[::1]:PORT/hooks', undefined],
+    ['IPv4-mapped IPv6 loopback', 'http://[::ffff:127.0.0.1]:PORT/hooks', undefined],
+    ['a decimal IPv4 literal', 'http://2130706433:PORT/hooks', undefined],
+    ['localhost', 'http://localhost:PORT/hooks', undefined],
+    ['a DNS name resolving to 127.0.0.1', 'http://hooks.attacker.example:PORT/', resolvingTo('127.0.0.1')],
+    [
+      'a DNS name resolving to ::ffff:127.0.0.1',
+      'http://mapped.attacker.example:PORT/',
+      resolvingTo('::ffff:127.0.0.1'),
+    ],
+    ['private 10/8', 'http://10.0.0.1:PORT/', undefined],
+    ['private 172.16/12', 'http://172.16.5.4:PORT/', undefined],
+    ['private 192.168/16', 'http://192.168.1.1:PORT/', undefined],
+    ['a DNS name resolving to 10.1.2.3', 'http://internal.attacker.example:PORT/', resolvingTo('10.1.2.3')],
+    ['link-local', 'http://169.254.10.10:PORT/', undefined],
+    ['the AWS metadata address', 'http://169.254.169.254/latest/meta-data/', undefined],
+    ['the AWS IPv6 metadata address', 'http://[fd00:ec2::254]/latest/meta-data/', undefined],
+    [
+      'a DNS name resolving to the metadata address',
+      'http://meta.attacker.example/',
+      resolvingTo('169.254.169.254'),
+    ],
+    ['unspecified 0.0.0.0', 'http://0.0.0.0:PORT/', undefined],
+    ['IPv6 unique-local', 'http://[fc00::1]:PORT/', undefined],
+  ];
+
+  it.each(blocked)('refuses %s without opening a connection', async (_case, template, lookup) => {
+    const sender = new HttpWebhookSender({ allowPrivateTargets: false, timeoutMs: 2000, lookup });
+    const before = target.connections;
+    const result = await sender.send(request(template.replace('PORT', String(target.port))));
+    expect(result).toMatchObject({ status_code: null, error: 'The destination address is not allowed.' });
+    expect(target.connections).toBe(before);
+    expect(target.received).toHaveLength(0);
+  });
+
+  it('connects to the same server when the deployment allows private targets (the local stack)', async () => {
+    const sender = new HttpWebhookSender({
+      allowPrivateTargets: true,
+      lookup: resolvingTo('127.0.0.1'),
+    });
+    const result = await sender.send(request(`http://hooks.example:${target.port}/hooks`));
+    expect(result).toMatchObject({ status_code: 200, error: null });
+    expect(target.received).toHaveLength(1);
+  });
+
+  it('reports a name that does not resolve as a failed attempt', async () => {
+    const sender = new HttpWebhookSender({ allowPrivateTargets: false, timeoutMs: 2000 });
+    const result = await sender.send(request('http://does-not-exist.invalid/'));
+    expect(result.status_code).toBeNull();
+    expect(result.error).toBe('The host name could not be resolved.');
+  });
+});

@@ -1,0 +1,430 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { SQSEvent } from 'aws-lambda';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { eventItem } from '../../functions/adapters/dynamodb/link-repository.ts';
+import { documentClient } from '../../functions/clients/dynamodb.ts';
+import { config } from '../../functions/config.ts';
+import { eventQueue, eventRepository, linkRepository } from '../../functions/dependencies.ts';
+import { markPaid } from '../../functions/domain/payment-link.ts';
+import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
+import { type DeliveryOutcome, deliverEvent, sweepOutbox } from '../../functions/use-cases/webhooks.ts';
+import { startTestStack, type TestStack } from '../support/test-stack.ts';
+import {
+  createLink,
+  type DeliveryHarness,
+  eventually,
+  type Receiver,
+  startDeliveryHarness,
+  startReceiver,
+  storedEvent,
+  transition,
+} from '../support/webhooks.ts';
+
+let stack: TestStack;
+let acme: IssuedApiKey;
+let other: IssuedApiKey;
+let harness: DeliveryHarness;
+const cleanups: (() => Promise<void>)[] = [];
+
+beforeAll(async () => {
+  stack = await startTestStack();
+  acme = await stack.issueKey('acme', 'test');
+  other = await stack.issueKey('other-co', 'test');
+  harness = await startDeliveryHarness();
+});
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()?.();
+});
+afterAll(async () => {
+  await harness.stop();
+  await stack.stop();
+});
+
+async function receiver(): Promise<Receiver> {
+  const started = await startReceiver();
+  cleanups.push(() => started.close());
+  return started;
+}
+
+const failingQueue = { publish: () => Promise.reject(new Error('SQS is down')) };
+
+describe('a paid link through the local stack', () => {
+  it('reaches the webhook_url as a Standard Webhooks request signed with the account-mode secret', async () => {
+    const endpoint = await receiver();
+    const linkId = await createLink(stack, acme.api_key, endpoint.url);
+    const { eventId } = await transition(linkId, eventQueue());
+
+    const [webhook] = await eventually(async () => endpoint.received.length > 0 && endpoint.received);
+    const headers = webhook?.headers as Record<string, string>;
+    const payload = new Webhook(acme.webhook_secret).verify(webhook?.body ?? '', headers) as Record<
+      string,
+      unknown
+    >;
+    expect(headers['webhook-id']).toBe(eventId);
+    expect(headers['content-type']).toBe('application/json');
+    expect(payload).toMatchObject({
+      type: 'payment_link.paid',
+      data: { id: linkId, object: 'payment_link', status: 'paid', payment: { provider: 'sandbox' } },
+    });
+    expect(Date.parse(payload.timestamp as string)).not.toBeNaN();
+    expect(() => new Webhook(other.webhook_secret).verify(webhook?.body ?? '', headers)).toThrow();
+
+    const log = await eventually(async () => {
+      const response = await stack.request('GET', `/v1/payment-links/${linkId}/events`, {
+        key: acme.api_key,
+      });
+      return response.body.data?.[0]?.status === 'delivered' && response.body;
+    });
+    expect(log.data).toEqual([
+      {
+        id: eventId,
+        type: 'payment_link.paid',
+        created_at: expect.any(String),
+        status: 'delivered',
+        attempts: [
+          { at: expect.any(String), status_code: 200, duration_ms: expect.any(Number), error: null },
+        ],
+      },
+    ]);
+  });
+});
+
+describe('retries', () => {
+  it('retries a 500 once the schedule says so, with the same webhook-id and a valid fresh signature', async () => {
+    const endpoint = await receiver();
+    endpoint.reply(500);
+    const linkId = await createLink(stack, acme.api_key, endpoint.url);
+    const { eventId } = await transition(linkId, harness.queue);
+
+    const event = await eventually(async () => {
+      const stored = await storedEvent(eventId);
+      return stored.status === 'delivered' && stored;
+    });
+    expect(endpoint.received).toHaveLength(2);
+    for (const webhook of endpoint.received) {
+      expect(webhook.headers['webhook-id']).toBe(eventId);
+      expect(() =>
+        new Webhook(acme.webhook_secret).verify(webhook.body, webhook.headers as Record<string, string>),
+      ).not.toThrow();
+    }
+    expect(event.attempts.map((attempt) => attempt.status_code)).toEqual([500, 200]);
+  });
+
+  it('keeps retrying while the connection is refused and delivers once the endpoint is back', async () => {
+    const gone = await startReceiver();
+    const port = gone.port;
+    await gone.close();
+    const linkId = await createLink(stack, acme.api_key, `http://127.0.0.1:${port}/hooks`);
+    const { eventId } = await transition(linkId, harness.queue);
+
+    await eventually(async () => (await storedEvent(eventId)).attempts.length >= 2);
+    const back = await startReceiver(port);
+    cleanups.push(() => back.close());
+
+    const event = await eventually(async () => {
+      const stored = await storedEvent(eventId);
+      return stored.status === 'delivered' && stored;
+    });
+    expect(back.received).toHaveLength(1);
+    expect(event.attempts.at(0)).toMatchObject({ status_code: null, error: 'Connection refused.' });
+    expect(event.attempts.at(-1)).toMatchObject({ status_code: 200, error: null });
+  });
+
+  it('never follows a redirect and counts it as a failed attempt', async () => {
+    const elsewhere = await receiver();
+    const endpoint = await receiver();
+    endpoint.reply({ status: 302, headers: { location: elsewhere.url } });
+    const linkId = await createLink(stack, acme.api_key, endpoint.url);
+    const { eventId } = await transition(linkId, harness.queue);
+
+    const event = await eventually(async () => {
+      const stored = await storedEvent(eventId);
+      return stored.status === 'delivered' && stored;
+    });
+    expect(event.attempts[0]).toMatchObject({ status_code: 302, error: 'Redirects are not followed.' });
+    expect(elsewhere.connections).toBe(0);
+  });
+
+  it('abandons a hanging endpoint at the timeout and retries', async () => {
+    const endpoint = await receiver();
+    endpoint.reply('hang');
+    const linkId = await createLink(stack, acme.api_key, endpoint.url);
+    const { eventId } = await transition(linkId, harness.queue);
+
+    const event = await eventually(async () => {
+      const stored = await storedEvent(eventId);
+      return stored.status === 'delivered' && stored;
+    });
+    expect(event.attempts.map((attempt) => [attempt.status_code, attempt.error])).toEqual([
+      [null, 'No response within 300 ms.'],
+      [200, null],
+    ]);
+  });
+
+  it('stops at 410 Gone: the event is failed, out of the outbox and not in the dead-letter queue', async () => {
+    const endpoint = await receiver();
+    endpoint.reply(410);
+    const linkId = await createLink(stack, acme.api_key, endpoint.url);
+    const { eventId } = await transition(linkId, harness.queue);
+
+    const event = await eventually(async () => {
+      const stored = await storedEvent(eventId);
+      return stored.status === 'failed' && stored;
+    });
+    expect(event.attempts.map((attempt) => attempt.status_code)).toEqual([410]);
+    const farFuture = new Date(Date.now() + 30 * 86_400_000);
+    const due = await eventRepository().dueEntries(farFuture, 10_000);
+    expect(due.map((entry) => entry.id)).not.toContain(eventId);
+    expect(await harness.deadLetterCount()).toBe(0);
+  });
+
+  it('marks the event failed after the last attempt and keeps it in the dead-letter queue', async () => {
+    const exhausting = await startDeliveryHarness({ schedule: [1, 1] });
+    cleanups.push(() => exhausting.stop());
+    const endpoint = await receiver();
+    endpoint.reply(500, 503, 500, 500);
+    const linkId = await createLink(stack, acme.api_key, endpoint.url);
+    const { eventId } = await transition(linkId, exhausting.queue);
+
+    const event = await eventually(async () => {
+      const stored = await storedEvent(eventId);
+      return stored.status === 'failed' && stored;
+    });
+    expect(event.attempts.map((attempt) => attempt.status_code)).toEqual([500, 503, 500]);
+    expect(await eventually(async () => (await exhausting.deadLetterCount()) === 1)).toBe(true);
+  });
+
+  it('waits for the outbox sweeper when the next retry is further away than a queue delay allows', async () => {
+    let clock = Date.now();
+    const slow = await startDeliveryHarness({ schedule: [20 * 60_000], now: () => new Date(clock) });
+    cleanups.push(() => slow.stop());
+    const endpoint = await receiver();
+    endpoint.reply(500);
+    const linkId = await createLink(stack, acme.api_key, endpoint.url);
+    const { eventId } = await transition(linkId, slow.queue);
+    await eventually(async () => (await storedEvent(eventId)).attempts.length === 1);
+
+    const sweepAt = (offsetMs: number) =>
+      sweepOutbox({ events: eventRepository(), queue: slow.queue, now: () => new Date(clock + offsetMs) });
+    const early = await eventRepository().dueEntries(new Date(clock + 15 * 60_000), 10_000);
+    expect(early.map((entry) => entry.id)).not.toContain(eventId);
+
+    clock += 21 * 60_000;
+    expect((await sweepAt(0)).queued).toBeGreaterThanOrEqual(1);
+    const event = await eventually(async () => {
+      const stored = await storedEvent(eventId);
+      return stored.status === 'delivered' && stored;
+    });
+    expect(event.attempts.map((attempt) => attempt.status_code)).toEqual([500, 200]);
+  });
+});
+
+describe('no lost event, no double bookkeeping', () => {
+  it('delivers an event whose queue send failed once the outbox sweeper finds it due', async () => {
+    const endpoint = await receiver();
+    const linkId = await createLink(stack, acme.api_key, endpoint.url);
+    const { eventId } = await transition(linkId, failingQueue);
+    expect((await storedEvent(eventId)).status).toBe('pending');
+
+    const notYet = await sweepOutbox({
+      events: eventRepository(),
+      queue: harness.queue,
+      now: () => new Date(),
+    });
+    expect(notYet.queued).toBe(0);
+    const swept = await sweepOutbox({
+      events: eventRepository(),
+      queue: harness.queue,
+      now: () => new Date(Date.now() + 3 * 60_000),
+    });
+    expect(swept.queued).toBeGreaterThanOrEqual(1);
+
+    await eventually(async () => (await storedEvent(eventId)).status === 'delivered');
+    expect(endpoint.received.map((webhook) => webhook.headers['webhook-id'])).toEqual([eventId]);
+  });
+
+  it('delivers once and records one attempt when the same message arrives twice, even in one batch', async () => {
+    const endpoint = await receiver();
+    const linkId = await createLink(stack, acme.api_key, endpoint.url);
+    const { eventId } = await transition(linkId, failingQueue);
+    const body = JSON.stringify({ event_id: eventId, mode: 'test', delivery_seq: 0 });
+
+    const response = await harness.handler(sqsEvent([body, body]), lambdaContext());
+    expect(response.batchItemFailures).toEqual([]);
+    await harness.handler(sqsEvent([body]), lambdaContext());
+
+    const event = await storedEvent(eventId);
+    expect(event.status).toBe('delivered');
+    expect(event.attempts).toHaveLength(1);
+    expect(endpoint.received.map((webhook) => webhook.headers['webhook-id'])).toEqual([eventId]);
+  });
+
+  it('reports only the records that failed in a batch, and their retry leaves the delivered ones alone', async () => {
+    const endpoints = [await receiver(), await receiver(), await receiver()];
+    const events: string[] = [];
+    for (const endpoint of endpoints) {
+      const linkId = await createLink(stack, acme.api_key, endpoint.url);
+      events.push((await transition(linkId, failingQueue)).eventId);
+    }
+    let crashed = 0;
+    const crashing = await startDeliveryHarness({
+      wrapSender: (sender) => ({
+        send: (request) =>
+          request.url === endpoints[2]?.url && endpoints[2].received.length === 0 && !crashed++
+            ? Promise.reject(new Error('the function died here'))
+            : sender.send(request),
+      }),
+    });
+    cleanups.push(() => crashing.stop());
+    const bodies = events.map((id) => JSON.stringify({ event_id: id, mode: 'test', delivery_seq: 0 }));
+    const batch = sqsEvent(bodies);
+
+    const first = await crashing.handler(batch, lambdaContext());
+    expect(first.batchItemFailures).toEqual([{ itemIdentifier: batch.Records[2]?.messageId }]);
+    expect(endpoints.map((endpoint) => endpoint.received.length)).toEqual([1, 1, 0]);
+
+    // What the event source mapping does next: the whole batch again only if the function crashed outright,
+    // otherwise just the failed record. Either way the delivered events are not sent again.
+    await crashing.handler(batch, lambdaContext());
+    expect(endpoints.map((endpoint) => endpoint.received.length)).toEqual([1, 1, 1]);
+    for (const id of events) expect((await storedEvent(id)).attempts).toHaveLength(1);
+  });
+
+  it('ignores an orphan event that no link names, and takes it out of the outbox', async () => {
+    const endpoint = await receiver();
+    const linkId = await createLink(stack, acme.api_key, endpoint.url);
+    const link = await linkRepository().get(linkId, 'test');
+    const orphan = markPaid(
+      link!,
+      { provider: 'sandbox', reference: 'pay_lost' },
+      config().CHECKOUT_BASE,
+      new Date(),
+    )!.event;
+    // The transition's first write happened, then the function died before the link named the event.
+    await documentClient.send(new PutCommand({ TableName: config().TABLE_NAME, Item: eventItem(orphan) }));
+
+    const outcome: DeliveryOutcome = await deliverEvent(harness.deps, {
+      event_id: orphan.id,
+      mode: 'test',
+      delivery_seq: 0,
+    });
+    expect(outcome).toBe('skipped_orphan');
+    expect(endpoint.connections).toBe(0);
+    const due = await eventRepository().dueEntries(new Date(Date.now() + 86_400_000), 10_000);
+    expect(due.map((entry) => entry.id)).not.toContain(orphan.id);
+    const log = await stack.request('GET', `/v1/payment-links/${linkId}/events`, { key: acme.api_key });
+    expect(log.body.data).toEqual([]);
+  });
+
+  it('records the event of a link without webhook_url as failed, saying why, and sends nothing', async () => {
+    const linkId = await createLink(stack, acme.api_key);
+    const { eventId } = await transition(linkId, harness.queue, 'canceled');
+
+    const event = await eventually(async () => {
+      const stored = await storedEvent(eventId);
+      return stored.status === 'failed' && stored;
+    });
+    expect(event.type).toBe('payment_link.canceled');
+    expect(event.attempts).toEqual([
+      expect.objectContaining({ status_code: null, error: expect.stringMatching(/no webhook_url/) }),
+    ]);
+    expect(await harness.deadLetterCount()).toBe(0);
+  });
+});
+
+describe('the delivery log and redelivery API', () => {
+  it('redelivers a delivered event with the same webhook-id and answers 202', async () => {
+    const endpoint = await receiver();
+    const linkId = await createLink(stack, acme.api_key, endpoint.url);
+    const { eventId } = await transition(linkId, eventQueue());
+    await eventually(async () => (await storedEvent(eventId)).status === 'delivered');
+
+    const response = await stack.request('POST', `/v1/events/${eventId}/redeliver`, { key: acme.api_key });
+    expect(response.status).toBe(202);
+    await eventually(async () => endpoint.received.length === 2);
+    expect(endpoint.received.map((webhook) => webhook.headers['webhook-id'])).toEqual([eventId, eventId]);
+    const log = await eventually(async () => {
+      const read = await stack.request('GET', `/v1/payment-links/${linkId}/events`, { key: acme.api_key });
+      return read.body.data[0].attempts.length === 2 && read.body.data[0];
+    });
+    expect(log.status).toBe('delivered');
+  });
+
+  it('redelivers a failed event, which starts its retries afresh', async () => {
+    const endpoint = await receiver();
+    endpoint.reply(410);
+    const linkId = await createLink(stack, acme.api_key, endpoint.url);
+    const { eventId } = await transition(linkId, eventQueue());
+    await eventually(async () => (await storedEvent(eventId)).status === 'failed');
+
+    expect(
+      (await stack.request('POST', `/v1/events/${eventId}/redeliver`, { key: acme.api_key })).status,
+    ).toBe(202);
+    const event = await eventually(async () => {
+      const stored = await storedEvent(eventId);
+      return stored.status === 'delivered' && stored;
+    });
+    expect(event.attempts.map((attempt) => attempt.status_code)).toEqual([410, 200]);
+  });
+
+  it("answers 404 to another tenant's link events and event redelivery, as for unknown ids", async () => {
+    const linkId = await createLink(stack, acme.api_key);
+    const { eventId } = await transition(linkId, failingQueue, 'canceled');
+    for (const [method, path] of [
+      ['GET', `/v1/payment-links/${linkId}/events`],
+      ['POST', `/v1/events/${eventId}/redeliver`],
+      ['GET', '/v1/payment-links/pl_doesnotexist000000000000/events'],
+      ['POST', '/v1/events/evt_doesnotexist00000000000/redeliver'],
+    ] as const) {
+      const response = await stack.request(method, path, { key: other.api_key });
+      expect(response.status).toBe(404);
+      expect(response.body.code).toBe('not_found');
+    }
+    const own = await stack.request('GET', `/v1/payment-links/${linkId}/events`, { key: acme.api_key });
+    expect(own.body.data.map((entry: { id: string }) => entry.id)).toEqual([eventId]);
+  });
+
+  it('requires an API key for both operations', async () => {
+    expect((await stack.request('GET', '/v1/payment-links/pl_x/events')).status).toBe(401);
+    expect((await stack.request('POST', '/v1/events/evt_x/redeliver')).status).toBe(401);
+  });
+});
+
+function sqsEvent(bodies: string[]): SQSEvent {
+  return {
+    Records: bodies.map((body, index) => ({
+      messageId: `m-${index}-${Math.random()}`,
+      receiptHandle: `r-${index}`,
+      body,
+      attributes: {
+        ApproximateReceiveCount: '1',
+        SentTimestamp: String(Date.now()),
+        SenderId: 'test',
+        ApproximateFirstReceiveTimestamp: String(Date.now()),
+      },
+      messageAttributes: {},
+      md5OfBody: '',
+      eventSource: 'aws:sqs',
+      eventSourceARN: 'arn:aws:sqs:local:000000000000:test',
+      awsRegion: 'us-east-1',
+    })),
+  };
+}
+
+function lambdaContext() {
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: 'deliver-webhook',
+    functionVersion: '$LATEST',
+    invokedFunctionArn: 'arn:aws:lambda:local:000000000000:function:deliver-webhook',
+    memoryLimitInMB: '512',
+    awsRequestId: 'test',
+    logGroupName: 'test',
+    logStreamName: 'test',
+    getRemainingTimeInMillis: () => 30_000,
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}

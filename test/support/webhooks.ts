@@ -1,0 +1,220 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSRecord } from 'aws-lambda';
+import { HttpWebhookSender } from '../../functions/adapters/http/webhook-sender.ts';
+import { SqsEventQueue } from '../../functions/adapters/sqs/event-queue.ts';
+import { config } from '../../functions/config.ts';
+import { apiKeyRepository, eventRepository, linkRepository, now } from '../../functions/dependencies.ts';
+import { cancel, markPaid, type PaymentLink } from '../../functions/domain/payment-link.ts';
+import type { StoredEvent } from '../../functions/domain/webhook.ts';
+import { parseEventMessage } from '../../functions/handlers/deliver-webhook.ts';
+import type { EventQueue } from '../../functions/ports/event-queue.ts';
+import type { WebhookSender } from '../../functions/ports/webhook-sender.ts';
+import { sqsBatchHandler } from '../../functions/sqs/batch-handler.ts';
+import { applyTransition } from '../../functions/use-cases/payment-links.ts';
+import { type DeliveryDependencies, deliverEvent } from '../../functions/use-cases/webhooks.ts';
+import { startSqsPoller } from '../../lib/local/sqs-poller.ts';
+import type { TestStack } from './test-stack.ts';
+
+export interface ReceivedWebhook {
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** How the receiver answers one request: a status, a status with headers, or no answer at all. */
+export type Reply = number | { status: number; headers?: Record<string, string> } | 'hang';
+
+export interface Receiver {
+  url: string;
+  port: number;
+  received: ReceivedWebhook[];
+  /** TCP connections accepted so far (a refused SSRF target must see none). */
+  connections: number;
+  /** Queues the answers to the next requests; once they run out it answers 200. */
+  reply(...replies: Reply[]): void;
+  close(): Promise<void>;
+}
+
+/** A merchant's webhook endpoint on 127.0.0.1 that records what it receives. */
+export async function startReceiver(port = 0): Promise<Receiver> {
+  const replies: Reply[] = [];
+  const received: ReceivedWebhook[] = [];
+  const hanging = new Set<() => void>();
+  const server: Server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      received.push({ headers: request.headers, body: Buffer.concat(chunks).toString('utf8') });
+      const reply = replies.shift() ?? 200;
+      if (reply === 'hang') {
+        hanging.add(() => response.destroy());
+        return;
+      }
+      const { status, headers } = typeof reply === 'number' ? { status: reply, headers: {} } : reply;
+      response.writeHead(status, headers).end('ok');
+    });
+  });
+  const receiver: Receiver = {
+    url: '',
+    port: 0,
+    received,
+    connections: 0,
+    reply: (...next) => replies.push(...next),
+    async close() {
+      for (const release of hanging) release();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+  server.on('connection', () => {
+    receiver.connections++;
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve());
+  });
+  receiver.port = (server.address() as AddressInfo).port;
+  receiver.url = `http://127.0.0.1:${receiver.port}/hooks`;
+  return receiver;
+}
+
+/** Creates an open link through the API with this `webhook_url` (or none), returning its id. */
+export async function createLink(stack: TestStack, apiKey: string, webhookUrl?: string): Promise<string> {
+  const response = await stack.request('POST', '/v1/payment-links', {
+    key: apiKey,
+    body: { amount: { value: '12.00', currency: 'EUR' }, ...(webhookUrl ? { webhook_url: webhookUrl } : {}) },
+  });
+  if (response.status !== 201) throw new Error(`create failed: ${JSON.stringify(response.body)}`);
+  return response.body.id;
+}
+
+/**
+ * What the Checkout and lifecycle work do when a link changes: `applyTransition` with `markPaid` (or `cancel`),
+ * handing the event to `queue`. Returns the committed event.
+ */
+export async function transition(
+  linkId: string,
+  queue: EventQueue,
+  kind: 'paid' | 'canceled' = 'paid',
+): Promise<{ link: PaymentLink; eventId: string }> {
+  const load = async () => {
+    const link = await linkRepository().get(linkId, 'test');
+    if (!link) throw new Error(`no link ${linkId}`);
+    return link;
+  };
+  const { link, transition } = await applyTransition(
+    { links: linkRepository(), now, queue },
+    load,
+    (current, at) =>
+      kind === 'paid'
+        ? markPaid(current, { provider: 'sandbox', reference: `pay_${linkId}` }, config().CHECKOUT_BASE, at)
+        : cancel(current, config().CHECKOUT_BASE, at),
+  );
+  if (!transition) throw new Error('no transition');
+  return { link, eventId: transition.event.id };
+}
+
+export const storedEvent = async (id: string): Promise<StoredEvent> => {
+  const event = await eventRepository().get(id, 'test');
+  if (!event) throw new Error(`no event ${id}`);
+  return event;
+};
+
+/** Polls `check` until it returns a value other than undefined/false (no fixed sleeps in tests). */
+export async function eventually<T>(
+  check: () => Promise<T | undefined | false>,
+  timeoutMs = 15_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** A compressed retry schedule: every wait is 1 ms, which becomes a 1 s SQS delay (the smallest). */
+export const FAST_SCHEDULE = Array.from({ length: 9 }, () => 1);
+
+export interface DeliveryHarness {
+  queue: SqsEventQueue;
+  deadLetters: SqsEventQueue;
+  deadLetterUrl: string;
+  deps: DeliveryDependencies;
+  sqs: SQSClient;
+  handler: ReturnType<typeof sqsBatchHandler>;
+  /** Messages currently in the harness's dead-letter queue. */
+  deadLetterCount(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+let harnessCount = 0;
+
+/**
+ * The delivery pipeline of the local stack, on a queue of its own and with knobs a test needs: a 300 ms
+ * attempt timeout, no jitter, a compressed schedule, and optionally a wrapped sender. The real repositories,
+ * the real SQS emulator, the real poller and the real batch handler.
+ */
+export async function startDeliveryHarness(
+  options: {
+    schedule?: readonly number[];
+    wrapSender?: (sender: WebhookSender) => WebhookSender;
+    now?: () => Date;
+  } = {},
+): Promise<DeliveryHarness> {
+  const sqs = new SQSClient({});
+  const name = `webhooks-test-${process.pid}-${harnessCount++}`;
+  const queueUrl = (
+    await sqs.send(new CreateQueueCommand({ QueueName: name, Attributes: { VisibilityTimeout: '1' } }))
+  ).QueueUrl as string;
+  const deadLetterUrl = (await sqs.send(new CreateQueueCommand({ QueueName: `${name}-dlq` })))
+    .QueueUrl as string;
+  const queueArn = (
+    await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }))
+  ).Attributes?.QueueArn as string;
+  const sender = new HttpWebhookSender({ allowPrivateTargets: true, timeoutMs: 300 });
+  const queue = new SqsEventQueue(sqs, queueUrl);
+  const deadLetters = new SqsEventQueue(sqs, deadLetterUrl);
+  const deps: DeliveryDependencies = {
+    events: eventRepository(),
+    links: linkRepository(),
+    secrets: apiKeyRepository(),
+    sender: options.wrapSender ? options.wrapSender(sender) : sender,
+    queue,
+    deadLetters,
+    now: options.now ?? now,
+    random: () => 0.5,
+    schedule: options.schedule ?? FAST_SCHEDULE,
+  };
+  const handler = sqsBatchHandler((record: SQSRecord) => deliverEvent(deps, parseEventMessage(record.body)));
+  const stopPoller = startSqsPoller({
+    client: sqs,
+    queueUrl,
+    queueArn,
+    batchSize: 10,
+    functionName: 'deliver-webhook-test',
+    handler: async () => handler,
+  });
+  return {
+    queue,
+    deadLetters,
+    deadLetterUrl,
+    deps,
+    sqs,
+    handler,
+    async deadLetterCount() {
+      const { Attributes } = await sqs.send(
+        new GetQueueAttributesCommand({
+          QueueUrl: deadLetterUrl,
+          AttributeNames: ['ApproximateNumberOfMessages'],
+        }),
+      );
+      return Number(Attributes?.ApproximateNumberOfMessages ?? 0);
+    },
+    async stop() {
+      await stopPoller();
+    },
+  };
+}

@@ -1,0 +1,125 @@
+import { Webhook } from 'standardwebhooks';
+import { describe, expect, it } from 'vitest';
+import {
+  decideAfterAttempt,
+  MAX_RETRY_AFTER_MS,
+  parseRetryAfter,
+  RETRY_SCHEDULE_MS,
+  retryDelayMs,
+  signedWebhookHeaders,
+  webhookBody,
+} from '../../functions/domain/webhook.ts';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const secret = `whsec_${Buffer.from('a'.repeat(32)).toString('base64')}`;
+const result = (status_code: number | null, retry_after_ms?: number) => ({
+  status_code,
+  duration_ms: 12,
+  error: null,
+  retry_after_ms,
+});
+
+describe('the retry schedule', () => {
+  it('waits about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h, then gives up', () => {
+    const waits = Array.from({ length: 10 }, (_, index) => retryDelayMs(index + 1, { random: () => 0.5 }));
+    expect(waits).toEqual([
+      5000,
+      5 * MINUTE,
+      30 * MINUTE,
+      2 * HOUR,
+      5 * HOUR,
+      10 * HOUR,
+      14 * HOUR,
+      20 * HOUR,
+      24 * HOUR,
+      undefined,
+    ]);
+  });
+
+  it('jitters every wait by at most 20% either way', () => {
+    for (const [index, base] of RETRY_SCHEDULE_MS.entries()) {
+      expect(retryDelayMs(index + 1, { random: () => 0 })).toBe(Math.round(base * 0.8));
+      expect(retryDelayMs(index + 1, { random: () => 0.999999 })).toBeLessThanOrEqual(Math.round(base * 1.2));
+    }
+  });
+
+  it('honours a Retry-After that asks for a longer wait, up to 24 hours, and never retries sooner than planned', () => {
+    const random = () => 0.5;
+    expect(retryDelayMs(1, { random, retryAfterMs: 60_000 })).toBe(60_000);
+    expect(retryDelayMs(1, { random, retryAfterMs: 10 * 24 * HOUR })).toBe(MAX_RETRY_AFTER_MS);
+    expect(retryDelayMs(3, { random, retryAfterMs: 1000 })).toBe(30 * MINUTE);
+  });
+
+  it('reads Retry-After as seconds or as an HTTP date', () => {
+    const now = new Date('2026-01-01T00:00:00Z');
+    expect(parseRetryAfter('120', now)).toBe(120_000);
+    expect(parseRetryAfter('Thu, 01 Jan 2026 00:10:00 GMT', now)).toBe(10 * MINUTE);
+    expect(parseRetryAfter('soon', now)).toBeUndefined();
+    expect(parseRetryAfter(undefined, now)).toBeUndefined();
+  });
+});
+
+describe('the outcome of an attempt', () => {
+  const options = { random: () => 0.5 };
+
+  it('is delivered for any 2xx', () => {
+    for (const code of [200, 201, 202, 204, 299]) {
+      expect(decideAfterAttempt(result(code), 0, options)).toEqual({ status: 'delivered' });
+    }
+  });
+
+  it('is final failure for 410 Gone, whatever attempts are left', () => {
+    expect(decideAfterAttempt(result(410), 0, options)).toEqual({ status: 'failed', reason: 'gone' });
+  });
+
+  it('is a scheduled retry for redirects, other errors and no response', () => {
+    for (const code of [301, 302, 400, 404, 429, 500, 503, null]) {
+      expect(decideAfterAttempt(result(code), 0, options)).toEqual({ status: 'pending', retryInMs: 5000 });
+    }
+  });
+
+  it('is final failure when the tenth attempt fails', () => {
+    expect(decideAfterAttempt(result(500), 9, options)).toEqual({ status: 'failed', reason: 'exhausted' });
+  });
+});
+
+describe('the webhook request', () => {
+  const event = {
+    id: 'evt_123',
+    type: 'payment_link.paid' as const,
+    link_id: 'pl_1',
+    account: 'acme',
+    mode: 'test' as const,
+    created_at: '2026-01-01T10:00:00.000Z',
+    data: { id: 'pl_1', status: 'paid' } as never,
+  };
+
+  it('has the Standard Webhooks body {type, timestamp, data}', () => {
+    expect(JSON.parse(webhookBody(event))).toEqual({
+      type: 'payment_link.paid',
+      timestamp: '2026-01-01T10:00:00.000Z',
+      data: { id: 'pl_1', status: 'paid' },
+    });
+  });
+
+  it('is signed so that the standardwebhooks library verifies it with the secret, and only with it', () => {
+    const body = webhookBody(event);
+    const headers = signedWebhookHeaders(secret, event.id, body, new Date());
+    expect(headers['webhook-id']).toBe('evt_123');
+    expect(headers['webhook-signature']).toMatch(/^v1,/);
+    expect(new Webhook(secret).verify(body, headers)).toMatchObject({ type: 'payment_link.paid' });
+    const otherSecret = `whsec_${Buffer.from('b'.repeat(32)).toString('base64')}`;
+    expect(() => new Webhook(otherSecret).verify(body, headers)).toThrow();
+    expect(() => new Webhook(secret).verify(`${body} `, headers)).toThrow();
+  });
+
+  it('carries a fresh timestamp per attempt and the same webhook-id', () => {
+    const body = webhookBody(event);
+    const first = signedWebhookHeaders(secret, event.id, body, new Date('2026-01-01T10:00:00Z'));
+    const retry = signedWebhookHeaders(secret, event.id, body, new Date('2026-01-01T10:05:00Z'));
+    expect(retry['webhook-id']).toBe(first['webhook-id']);
+    expect(retry['webhook-timestamp']).not.toBe(first['webhook-timestamp']);
+    expect(retry['webhook-signature']).not.toBe(first['webhook-signature']);
+  });
+});
