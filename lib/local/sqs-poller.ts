@@ -149,6 +149,8 @@ export function startQueueConsumers(
     endpoint: options.endpoint,
     region: process.env.AWS_REGION ?? 'us-east-1',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    // fauxqs names queues `http://sqs.<region>.127.0.0.1:<port>/...`, not a valid URL: use the endpoint.
+    useQueueUrlAsEndpoint: false,
   });
   const stops = consumers.map((consumer) => {
     const queue = options.queues[consumer.queue];

@@ -164,7 +164,7 @@ export async function startDeliveryHarness(
     now?: () => Date;
   } = {},
 ): Promise<DeliveryHarness> {
-  const sqs = new SQSClient({});
+  const sqs = new SQSClient({ useQueueUrlAsEndpoint: false });
   const name = `webhooks-test-${process.pid}-${harnessCount++}`;
   const queueUrl = (
     await sqs.send(new CreateQueueCommand({ QueueName: name, Attributes: { VisibilityTimeout: '1' } }))
