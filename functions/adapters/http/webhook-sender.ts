@@ -75,18 +75,24 @@ export class HttpWebhookSender implements WebhookSender {
         headers: { ...request.headers, 'content-length': Buffer.byteLength(request.body) },
         ...(this.options.lookup ? { lookup: this.options.lookup } : {}),
       });
-      const deadline = setTimeout(() => outgoing.destroy(new TimeoutError(timeoutMs)), timeoutMs);
+      let answered: { statusCode: number; retryAfter?: string } | undefined;
+      const deadline = setTimeout(() => {
+        // Whatever state the exchange is in, the attempt ends now: with the status if one arrived.
+        outgoing.destroy(new TimeoutError(timeoutMs));
+        if (answered) resolve(answered);
+        else reject(new TimeoutError(timeoutMs));
+      }, timeoutMs);
       outgoing.on('error', (error) => {
         clearTimeout(deadline);
         reject(error);
       });
       outgoing.on('response', (response) => {
-        const statusCode = response.statusCode ?? 0;
-        const retryAfter = response.headers['retry-after'];
+        answered = { statusCode: response.statusCode ?? 0, retryAfter: response.headers['retry-after'] };
+        const result = answered;
         let received = 0;
         const done = () => {
           clearTimeout(deadline);
-          resolve({ statusCode, retryAfter });
+          resolve(result);
         };
         response.on('data', (chunk: Buffer) => {
           received += chunk.length;
