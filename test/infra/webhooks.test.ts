@@ -1,51 +1,27 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../lib/app.ts';
 import { functions, queueConsumers, schedules } from '../../lib/routes.ts';
+import { functionLogicalId as logicalIdOf, policyStatementsOf, synthesize } from '../support/synth.ts';
 
 let template: Template;
-let validationReport: { pluginReports: { violations: unknown[] }[] };
+let violations: unknown[];
 
 beforeAll(() => {
-  const outdir = mkdtempSync(join(tmpdir(), 'cdk-out-'));
-  const { app, stack } = createApp({ outdir, context: { stage: 'prod' } });
-  app.synth(); // throws on any unacknowledged cdk-nag finding
-  template = Template.fromStack(stack);
-  validationReport = JSON.parse(readFileSync(join(outdir, 'validation-report.json'), 'utf8'));
+  ({ template, violations } = synthesize());
 });
 
-/** The logical id of the Lambda function built for a handler file. */
-function functionLogicalId(handler: string): string {
-  const id = handler.replace(/(^|-)(\w)/g, (_m, _d, letter: string) => letter.toUpperCase());
-  const match = Object.keys(template.findResources('AWS::Lambda::Function')).find((logicalId) =>
-    logicalId.startsWith(`Functions${id}Function`),
-  );
-  if (!match) throw new Error(`No function for ${handler}`);
-  return match;
-}
-
-function policyStatementsOf(handler: string) {
-  const roleId =
-    template.findResources('AWS::Lambda::Function')[functionLogicalId(handler)]?.Properties.Role[
-      'Fn::GetAtt'
-    ][0];
-  return Object.values(template.findResources('AWS::IAM::Policy'))
-    .filter((policy) => policy.Properties.Roles.some((role: { Ref: string }) => role.Ref === roleId))
-    .flatMap((policy) => policy.Properties.PolicyDocument.Statement);
-}
+const functionLogicalIdOf = (handler: string) => logicalIdOf(template, handler);
+const policyStatements = (handler: string) => policyStatementsOf(template, handler);
 
 describe('webhook delivery on AWS', () => {
   it('synthesises with no unacknowledged cdk-nag finding', () => {
-    expect(validationReport.pluginReports.flatMap((report) => report.violations)).toEqual([]);
+    expect(violations).toEqual([]);
   });
 
   it('feeds the delivery function from the events queue with partial batch responses, bounded batches and concurrency', () => {
     const [consumer] = queueConsumers;
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
-      FunctionName: { Ref: functionLogicalId('deliver-webhook') },
+      FunctionName: { Ref: functionLogicalIdOf('deliver-webhook') },
       EventSourceArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^EventQueueEvents'), 'Arn'] },
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       BatchSize: consumer?.batchSize,
@@ -55,7 +31,7 @@ describe('webhook delivery on AWS', () => {
 
   it('gives the events queue a visibility timeout of at least six times the delivery function timeout', () => {
     const timeout =
-      template.findResources('AWS::Lambda::Function')[functionLogicalId('deliver-webhook')]?.Properties
+      template.findResources('AWS::Lambda::Function')[functionLogicalIdOf('deliver-webhook')]?.Properties
         .Timeout;
     const queues = template.findResources('AWS::SQS::Queue');
     const events = Object.entries(queues).find(([id]) => id.startsWith('EventQueueEvents'))?.[1];
@@ -89,7 +65,7 @@ describe('webhook delivery on AWS', () => {
   });
 
   it('lets the delivery function send to the events queue and its dead-letter queue, and consume the events queue only', () => {
-    const statements = policyStatementsOf('deliver-webhook');
+    const statements = policyStatements('deliver-webhook');
     const sqsStatements = statements.filter((statement) =>
       [statement.Action].flat().some((action: string) => action.startsWith('sqs:')),
     );
@@ -105,12 +81,12 @@ describe('webhook delivery on AWS', () => {
 
   it('gives no other function the dead-letter queue', () => {
     for (const handler of Object.keys(functions).filter((name) => name !== 'deliver-webhook')) {
-      expect(JSON.stringify(policyStatementsOf(handler))).not.toMatch(/EventQueueDeadLetters/);
+      expect(JSON.stringify(policyStatements(handler))).not.toMatch(/EventQueueDeadLetters/);
     }
   });
 
   it('lets the outbox sweeper query the named indexes only, with no wildcard resource', () => {
-    const dynamo = policyStatementsOf('outbox-sweeper').find((statement) =>
+    const dynamo = policyStatements('outbox-sweeper').find((statement) =>
       [statement.Action].flat().includes('dynamodb:Query'),
     );
     const resources = JSON.stringify(dynamo?.Resource);
@@ -123,7 +99,7 @@ describe('webhook delivery on AWS', () => {
     expect(sweeper?.everyMinutes).toBe(1);
     template.hasResourceProperties('AWS::Events::Rule', {
       ScheduleExpression: 'rate(1 minute)',
-      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [functionLogicalId('outbox-sweeper'), 'Arn'] } })],
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [functionLogicalIdOf('outbox-sweeper'), 'Arn'] } })],
     });
   });
 

@@ -1,0 +1,59 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Template } from 'aws-cdk-lib/assertions';
+import { createApp } from '../../lib/app.ts';
+import type { PaymentLinksStack } from '../../lib/payment-links-stack.ts';
+
+export interface Synthesized {
+  stack: PaymentLinksStack;
+  template: Template;
+  /** Findings cdk-nag left unacknowledged (synth throws on them first, so this should stay empty). */
+  violations: unknown[];
+}
+
+/**
+ * Synthesises the app as `cdk synth` does, cdk-nag included. Asset bundling is skipped
+ * (`aws:cdk:bundling-stacks: []`): templates are identical, and the bundles themselves are built and budgeted
+ * by test/infra/bundles.test.ts. Each infra test file synthesises once in `beforeAll`.
+ */
+export function synthesize(
+  extraContext: Record<string, unknown> = {},
+): Synthesized & { app: ReturnType<typeof createApp>['app'] } {
+  const outdir = mkdtempSync(join(tmpdir(), 'cdk-out-'));
+  const { app, stack } = createApp({
+    outdir,
+    context: { stage: 'prod', 'aws:cdk:bundling-stacks': [], ...extraContext },
+  });
+  app.synth(); // throws on any unacknowledged cdk-nag finding
+  const report = JSON.parse(readFileSync(join(outdir, 'validation-report.json'), 'utf8')) as {
+    pluginReports: { violations: unknown[] }[];
+  };
+  return {
+    app,
+    stack,
+    template: Template.fromStack(stack),
+    violations: report.pluginReports.flatMap((plugin) => plugin.violations),
+  };
+}
+
+/** The logical id of the Lambda function built for a handler file. */
+export function functionLogicalId(template: Template, handler: string): string {
+  const id = handler.replace(/(^|-)(\w)/g, (_m, _d, letter: string) => letter.toUpperCase());
+  const match = Object.keys(template.findResources('AWS::Lambda::Function')).find((logicalId) =>
+    logicalId.startsWith(`Functions${id}Function`),
+  );
+  if (!match) throw new Error(`No function for ${handler}`);
+  return match;
+}
+
+/** Every IAM statement attached to the role of a handler's function. */
+export function policyStatementsOf(template: Template, handler: string) {
+  const roleId =
+    template.findResources('AWS::Lambda::Function')[functionLogicalId(template, handler)]?.Properties.Role[
+      'Fn::GetAtt'
+    ][0];
+  return Object.values(template.findResources('AWS::IAM::Policy'))
+    .filter((policy) => policy.Properties.Roles.some((role: { Ref: string }) => role.Ref === roleId))
+    .flatMap((policy) => policy.Properties.PolicyDocument.Statement);
+}
