@@ -19,6 +19,8 @@ export interface FunctionDefinition {
   table: readonly TableAction[];
   /** Sends to the webhook event queue (functions whose transitions emit events). */
   sendsEvents?: boolean;
+  /** Secrets it reads: the sandbox PSP's signing secret, and/or the PSP credentials (e.g. Stripe keys). */
+  secrets?: readonly ('sandbox' | 'psp')[];
 }
 
 /**
@@ -36,6 +38,13 @@ export const functions = {
   'create-payment-link': { table: ['GetItem', 'PutItem'] },
   'get-payment-link': { table: ['GetItem'] },
   'route-fallback': { table: [] },
+  'checkout-page': { table: ['GetItem', 'PutItem', 'UpdateItem'], secrets: ['psp'] },
+  'psp-notifications': {
+    table: ['GetItem', 'PutItem', 'DeleteItem'],
+    sendsEvents: true,
+    secrets: ['sandbox', 'psp'],
+  },
+  'sandbox-checkout': { table: ['GetItem', 'UpdateItem'], secrets: ['sandbox'] },
 } as const satisfies Record<string, FunctionDefinition>;
 
 export type HandlerName = keyof typeof functions;
@@ -43,6 +52,13 @@ export type HandlerName = keyof typeof functions;
 export const routes: readonly (RouteDefinition & { handler: HandlerName })[] = [
   { method: 'POST', path: '/v1/payment-links', handler: 'create-payment-link' },
   { method: 'GET', path: '/v1/payment-links/{id}', handler: 'get-payment-link' },
+  { method: 'GET', path: '/checkout/{id}', handler: 'checkout-page' },
+  { method: 'HEAD', path: '/checkout/{id}', handler: 'checkout-page' },
+  { method: 'GET', path: '/checkout/{id}/complete', handler: 'checkout-page' },
+  { method: 'POST', path: '/psp/{provider}/notifications', handler: 'psp-notifications' },
+  { method: 'GET', path: '/sandbox/checkout/{id}', handler: 'sandbox-checkout' },
+  { method: 'POST', path: '/sandbox/checkout/{id}/pay', handler: 'sandbox-checkout' },
+  { method: 'POST', path: '/sandbox/checkout/{id}/decline', handler: 'sandbox-checkout' },
 ];
 
 export const schedules: readonly ScheduleDefinition[] = [];

@@ -14,6 +14,7 @@ import {
 } from './api-gateway.ts';
 import { ensureTable, startEmbeddedDynamoDb } from './embedded-dynamodb.ts';
 import { startEmbeddedSqs } from './embedded-sqs.ts';
+import { prepareLocalSecrets } from './local-secrets.ts';
 import { startSchedules } from './scheduler.ts';
 
 export const LOCAL_TABLE_NAME = 'payment-links';
@@ -77,6 +78,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     BASE_URL: baseUrl,
     CHECKOUT_BASE: checkoutBase,
     ALLOW_PRIVATE_TARGETS: 'true',
+    ...prepareLocalSecrets(options.dataDir),
   });
 
   const loadHandler = handlerLoader();
