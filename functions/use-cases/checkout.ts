@@ -83,14 +83,12 @@ export async function openCheckout(
       if (!(error instanceof ConcurrentModificationError) || attempt >= MAX_SESSION_ATTEMPTS) throw error;
       // Someone else changed the link first (another tab stored its session, or a transition): our session
       // is not the link's, so end it and decide again from what is stored now.
-      await psp
-        .expireSession(session)
-        .catch((expireError: unknown) =>
-          logger.warn('Could not expire an unused PSP session', {
-            session_id: session.id,
-            error: expireError,
-          }),
-        );
+      await psp.expireSession(session).catch((expireError: unknown) =>
+        logger.warn('Could not expire an unused PSP session', {
+          session_id: session.id,
+          error: expireError,
+        }),
+      );
     }
   }
 }

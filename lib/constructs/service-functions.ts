@@ -4,7 +4,8 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { functions, type HandlerName } from '../routes.ts';
+import { type FunctionDefinition, functions, type HandlerName } from '../routes.ts';
+import type { CheckoutSecrets } from './checkout-secrets.ts';
 import { ServiceFunction } from './service-function.ts';
 
 export interface ServiceFunctionsProps {
@@ -13,6 +14,8 @@ export interface ServiceFunctionsProps {
   /** Configuration every function receives (functions/config.ts reads it). */
   environment: Record<string, string>;
   protectData: boolean;
+  /** Read access for the functions whose route-table entry lists `secrets`. */
+  secrets?: CheckoutSecrets;
 }
 
 /**
@@ -33,7 +36,7 @@ export class ServiceFunctions extends Construct {
     const existing = this.created.get(handler);
     if (existing) return existing;
     const { table, eventQueue, environment, protectData } = this.props;
-    const definition: { table: readonly string[]; sendsEvents?: boolean } = functions[handler];
+    const definition: FunctionDefinition = functions[handler];
     const fn = new ServiceFunction(this, toConstructId(handler), {
       handler,
       environment,
@@ -51,6 +54,7 @@ export class ServiceFunctions extends Construct {
       );
     }
     if (definition.sendsEvents) eventQueue.grantSendMessages(fn);
+    if (definition.secrets?.length) this.props.secrets?.grantRead(fn, definition.secrets);
     this.created.set(handler, fn);
     return fn;
   }
