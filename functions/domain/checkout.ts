@@ -37,7 +37,7 @@ export function withSession(link: PaymentLink, session: PspSession): PaymentLink
 
 /** User agents of link unfurlers and crawlers (chat apps, social networks, search engines, link checkers). */
 const PREVIEW_AGENTS =
-  /bot\b|bot\/|crawler|spider|preview|facebookexternalhit|facebookcatalog|slack|whatsapp|telegram|discord|skype|linkedin|embedly|iframely|pinterest|vkshare|outlook|microsoft office|curl-preview|headlesschrome/i;
+  /bot\b|bot\/|crawler|spider|preview|facebookexternalhit|facebookcatalog|slack|whatsapp|telegram|discord|skype|linkedin|embedly|iframely|pinterest|vkshare|outlook|microsoft office|curl-preview/i;
 
 /**
  * Whether a checkout request is a preview or prefetch rather than a buyer opening the page, so that it gets
