@@ -130,7 +130,7 @@ describe('a buyer in Chromium', () => {
     expect(frame).toBeDefined();
     // A refused frame is left on Chromium's error page: none of our page's content renders in it.
     await expect.poll(() => frame?.url()).toMatch(/^chrome-error:/);
-    const rendered = await frame?.evaluate(() => document.body?.innerText ?? '').catch(() => '');
+    const rendered = await frame?.evaluate(() => document.body?.textContent ?? '').catch(() => '');
     expect(rendered ?? '').not.toContain('Continue to payment');
     expect(rendered ?? '').not.toContain('€10.50');
   });

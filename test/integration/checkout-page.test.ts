@@ -38,7 +38,7 @@ async function setStored(id: string, mode: string, values: Record<string, unknow
     new UpdateCommand({
       TableName: stack.tableName,
       Key: keys.link(id, mode),
-      UpdateExpression: `SET ${names.map((name, i) => `#n${i} = :v${i}`).join(', ')}`,
+      UpdateExpression: `SET ${names.map((_name, i) => `#n${i} = :v${i}`).join(', ')}`,
       ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#n${i}`, name])),
       ExpressionAttributeValues: Object.fromEntries(names.map((name, i) => [`:v${i}`, values[name]])),
     }),

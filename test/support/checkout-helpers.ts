@@ -6,11 +6,11 @@ import { LOCAL_SANDBOX_SECRET_NAME } from '../../lib/local/local-secrets.ts';
 import type { TestStack } from './test-stack.ts';
 
 /** Creates a link through the API and returns its resource. */
-// biome-ignore lint/suspicious/noExplicitAny: the API's JSON resource
 export async function createLink(
   stack: TestStack,
   key: string,
   body: Record<string, unknown> = {},
+  // biome-ignore lint/suspicious/noExplicitAny: the API's JSON resource, asserted on by the tests
 ): Promise<any> {
   const response = await stack.request('POST', '/v1/payment-links', {
     key,
