@@ -126,11 +126,14 @@ describe('a buyer in Chromium', () => {
     await page.goto(`${shopBase}/frame?src=${encodeURIComponent(link.checkout_url)}`);
     await blocked;
     const frame = page.frames().find((candidate) => candidate !== page.mainFrame());
-    await page.waitForFunction(() => document.getElementById('checkout') !== null);
+    await page.locator('#checkout').waitFor({ state: 'attached' });
     expect(frame).toBeDefined();
     // A refused frame is left on Chromium's error page: none of our page's content renders in it.
     await expect.poll(() => frame?.url()).toMatch(/^chrome-error:/);
-    const rendered = await frame?.evaluate(() => document.body?.textContent ?? '').catch(() => '');
+    const rendered = await frame
+      ?.locator('body')
+      .textContent({ timeout: 2000 })
+      .catch(() => '');
     expect(rendered ?? '').not.toContain('Continue to payment');
     expect(rendered ?? '').not.toContain('€10.50');
   });
