@@ -19,6 +19,16 @@ const ConfigSchema = z.object({
   API_KEY_CACHE_TTL_SECONDS: z.coerce.number().int().min(0).max(60).default(60),
   /** Where webhook delivery keeps events that exhausted their retries (the events queue's dead-letter queue). */
   EVENTS_DEAD_LETTER_QUEUE_URL: z.string().min(1),
+  /** The sandbox PSP's signing secret: its name or ARN in the secret store (never the value). */
+  SANDBOX_SECRET_NAME: z.string().min(1),
+  /** Prefix of PSP credential secrets: Stripe's are `<prefix>stripe/<account>/<mode>` (docs/checkout.md). */
+  PSP_SECRET_PREFIX: z.string().min(1),
+  /** Secrets are re-read from Secrets Manager at most this often per warm container. */
+  SECRETS_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(900),
+  /** Local stack only: secrets come from this JSON file instead of Secrets Manager. */
+  LOCAL_SECRETS_FILE: z.string().min(1).optional(),
+  /** Tests only: send Stripe API calls to this Stripe-speaking server instead of api.stripe.com. */
+  STRIPE_API_URL: z.url().optional(),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

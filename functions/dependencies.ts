@@ -1,12 +1,22 @@
 import { DynamoApiKeyRepository } from './adapters/dynamodb/api-key-repository.ts';
 import { DynamoEventRepository } from './adapters/dynamodb/event-repository.ts';
 import { DynamoLinkRepository } from './adapters/dynamodb/link-repository.ts';
+import { DynamoPspConfigRepository } from './adapters/dynamodb/psp-config-repository.ts';
+import { DynamoSandboxSessionStore } from './adapters/dynamodb/sandbox-session-store.ts';
 import { HttpWebhookSender } from './adapters/http/webhook-sender.ts';
+import { SandboxNotifier } from './adapters/psp/sandbox-notifier.ts';
+import { SandboxPspFactory } from './adapters/psp/sandbox-psp.ts';
+import { StripePspFactory } from './adapters/psp/stripe-psp.ts';
+import { FileSecretStore } from './adapters/secrets/file-secret-store.ts';
+import { SecretsManagerSecretStore } from './adapters/secrets/secrets-manager-store.ts';
 import { SqsEventQueue } from './adapters/sqs/event-queue.ts';
 import { documentClient } from './clients/dynamodb.ts';
+import { secretsManagerClient } from './clients/secrets-manager.ts';
 import { sqsClient } from './clients/sqs.ts';
 import { config } from './config.ts';
+import type { SecretStore } from './ports/secret-store.ts';
 import { ApiKeyAuthenticator } from './use-cases/authenticate.ts';
+import { PspSelector } from './use-cases/psp-selection.ts';
 
 /**
  * The composition root: each adapter is built on first use and then shared for the life of the container.
@@ -42,3 +52,50 @@ export const deadLetterQueue = once(
 export const webhookSender = once(
   () => new HttpWebhookSender({ allowPrivateTargets: config().ALLOW_PRIVATE_TARGETS }),
 );
+export const secretStore = once((): SecretStore => {
+  const { LOCAL_SECRETS_FILE, SECRETS_CACHE_SECONDS } = config();
+  return LOCAL_SECRETS_FILE
+    ? new FileSecretStore(LOCAL_SECRETS_FILE)
+    : new SecretsManagerSecretStore(secretsManagerClient, { maxAgeSeconds: SECRETS_CACHE_SECONDS });
+});
+
+/** The sandbox PSP's HMAC secret (signs and verifies its notifications). */
+export const sandboxSigningSecret = async (): Promise<string> => {
+  const secret = await secretStore().get(config().SANDBOX_SECRET_NAME);
+  if (!secret) throw new Error('The sandbox signing secret is missing from the secret store');
+  return secret;
+};
+
+export const pspConfigRepository = once(
+  () => new DynamoPspConfigRepository(documentClient, config().TABLE_NAME),
+);
+
+export const sandboxSessionStore = once(
+  () => new DynamoSandboxSessionStore(documentClient, config().TABLE_NAME),
+);
+
+export const sandboxNotifier = once(
+  () => new SandboxNotifier({ baseUrl: config().BASE_URL, signingSecret: sandboxSigningSecret, now }),
+);
+
+export const pspSelector = once(() => {
+  const { BASE_URL, PSP_SECRET_PREFIX, STRIPE_API_URL } = config();
+  const stripeApi = STRIPE_API_URL ? new URL(STRIPE_API_URL) : undefined;
+  return new PspSelector(pspConfigRepository(), [
+    new SandboxPspFactory({
+      sessions: sandboxSessionStore(),
+      signingSecret: sandboxSigningSecret,
+      baseUrl: BASE_URL,
+      now,
+    }),
+    new StripePspFactory({
+      secrets: secretStore(),
+      secretPrefix: PSP_SECRET_PREFIX,
+      endpoint: stripeApi && {
+        host: stripeApi.hostname,
+        port: Number(stripeApi.port || (stripeApi.protocol === 'https:' ? 443 : 80)),
+        protocol: stripeApi.protocol === 'https:' ? 'https' : 'http',
+      },
+    }),
+  ]);
+});

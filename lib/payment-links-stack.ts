@@ -2,6 +2,7 @@ import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { Construct } from 'constructs';
+import { CheckoutSecrets } from './constructs/checkout-secrets.ts';
 import { EventQueue } from './constructs/event-queue.ts';
 import { LinksTable } from './constructs/links-table.ts';
 import { MerchantApi } from './constructs/merchant-api.ts';
@@ -36,6 +37,7 @@ export class PaymentLinksStack extends Stack {
       protectData,
     });
     const checkoutBase = props.checkoutBase ?? `${this.api.baseUrl}/checkout`;
+    const checkoutSecrets = new CheckoutSecrets(this, 'CheckoutSecrets', { stage: props.stage, protectData });
     this.functions = new ServiceFunctions(this, 'Functions', {
       table: this.table.table,
       eventQueue: this.events.queue,
@@ -46,8 +48,10 @@ export class PaymentLinksStack extends Stack {
         CHECKOUT_BASE: checkoutBase,
         EVENTS_QUEUE_URL: this.events.queue.queueUrl,
         EVENTS_DEAD_LETTER_QUEUE_URL: this.events.deadLetterQueue.queueUrl,
+        ...checkoutSecrets.environment,
       },
       protectData,
+      secrets: checkoutSecrets,
     });
     this.api.addRoutes(this.functions);
 
@@ -62,6 +66,10 @@ export class PaymentLinksStack extends Stack {
 
     new CfnOutput(this, 'BaseUrl', { value: this.api.baseUrl, description: 'Base URL of the merchant API' });
     new CfnOutput(this, 'CheckoutBase', { value: checkoutBase, description: 'Base of every checkout_url' });
+    new CfnOutput(this, 'PspSecretPrefix', {
+      value: checkoutSecrets.pspSecretPrefix,
+      description: 'Stripe credentials go in <prefix>stripe/<account>/<mode> (docs/checkout.md)',
+    });
     new CfnOutput(this, 'TableName', {
       value: this.table.table.tableName,
       description: 'For npm run keys --table',

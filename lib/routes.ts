@@ -23,6 +23,8 @@ export interface FunctionDefinition {
   sendsDeadLetters?: boolean;
   /** Function timeout; 10 s when absent. */
   timeoutSeconds?: number;
+  /** Secrets it reads: the sandbox PSP's signing secret, and/or the PSP credentials (e.g. Stripe keys). */
+  secrets?: readonly ('sandbox' | 'psp')[];
 }
 
 /**
@@ -49,6 +51,13 @@ export const functions = {
     timeoutSeconds: 30,
   },
   'outbox-sweeper': { table: ['Query', 'UpdateItem'], sendsEvents: true, timeoutSeconds: 60 },
+  'checkout-page': { table: ['GetItem', 'PutItem', 'UpdateItem'], secrets: ['psp'] },
+  'psp-notifications': {
+    table: ['GetItem', 'PutItem', 'DeleteItem'],
+    sendsEvents: true,
+    secrets: ['sandbox', 'psp'],
+  },
+  'sandbox-checkout': { table: ['GetItem', 'UpdateItem'], secrets: ['sandbox'] },
 } as const satisfies Record<string, FunctionDefinition>;
 
 export type HandlerName = keyof typeof functions;
@@ -58,6 +67,13 @@ export const routes: readonly (RouteDefinition & { handler: HandlerName })[] = [
   { method: 'GET', path: '/v1/payment-links/{id}', handler: 'get-payment-link' },
   { method: 'GET', path: '/v1/payment-links/{id}/events', handler: 'list-payment-link-events' },
   { method: 'POST', path: '/v1/events/{id}/redeliver', handler: 'redeliver-event' },
+  { method: 'GET', path: '/checkout/{id}', handler: 'checkout-page' },
+  { method: 'HEAD', path: '/checkout/{id}', handler: 'checkout-page' },
+  { method: 'GET', path: '/checkout/{id}/complete', handler: 'checkout-page' },
+  { method: 'POST', path: '/psp/{provider}/notifications', handler: 'psp-notifications' },
+  { method: 'GET', path: '/sandbox/checkout/{id}', handler: 'sandbox-checkout' },
+  { method: 'POST', path: '/sandbox/checkout/{id}/pay', handler: 'sandbox-checkout' },
+  { method: 'POST', path: '/sandbox/checkout/{id}/decline', handler: 'sandbox-checkout' },
 ];
 
 export const schedules: readonly ScheduleDefinition[] = [

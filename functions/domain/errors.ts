@@ -126,3 +126,30 @@ export class ConcurrentModificationError extends ServiceError {
     });
   }
 }
+
+/** A PSP notification whose signature does not verify, or that is not in the PSP's format. Changes nothing. */
+export class InvalidNotificationError extends ServiceError {
+  constructor(detail = 'The notification could not be verified.') {
+    super({ code: 'invalid_notification', status: 400, title: 'Invalid notification', detail });
+  }
+}
+
+/** The (account, mode) has no PSP able to take payments yet (e.g. live mode before Stripe is configured). */
+export class PspNotConfiguredError extends ServiceError {
+  constructor(detail = 'No payment provider is configured for this account and mode.') {
+    super({ code: 'service_unavailable', status: 503, title: 'Service unavailable', detail });
+  }
+}
+
+/** The PSP failed or could not be reached (its error is logged, never shown). */
+export class PspUnavailableError extends ServiceError {
+  constructor(cause?: unknown) {
+    super({
+      code: 'psp_unavailable',
+      status: 502,
+      title: 'Payment provider unavailable',
+      detail: 'The payment provider did not answer as expected. Retry in a moment.',
+      cause,
+    });
+  }
+}

@@ -13,4 +13,10 @@ export interface LinkRepository {
    * `ConcurrentModificationError` when another writer got there first; the event is then an orphan.
    */
   commit(transition: Transition): Promise<void>;
+  /**
+   * Stores the link's new PSP checkout session (`after`, one version later than `before`) on condition that the
+   * stored link is still at `before.version`, so it can never overwrite a transition. Throws
+   * `ConcurrentModificationError` when another writer got there first.
+   */
+  saveSession(before: PaymentLink, after: PaymentLink): Promise<void>;
 }

@@ -5,7 +5,8 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { tableSchema } from '../../functions/adapters/dynamodb/table-schema.ts';
-import { functions, type HandlerName } from '../routes.ts';
+import { type FunctionDefinition, functions, type HandlerName } from '../routes.ts';
+import type { CheckoutSecrets } from './checkout-secrets.ts';
 import { ServiceFunction } from './service-function.ts';
 
 export interface ServiceFunctionsProps {
@@ -16,6 +17,8 @@ export interface ServiceFunctionsProps {
   /** Configuration every function receives (functions/config.ts reads it). */
   environment: Record<string, string>;
   protectData: boolean;
+  /** Read access for the functions whose route-table entry lists `secrets`. */
+  secrets?: CheckoutSecrets;
 }
 
 /**
@@ -36,12 +39,7 @@ export class ServiceFunctions extends Construct {
     const existing = this.created.get(handler);
     if (existing) return existing;
     const { table, eventQueue, environment, protectData } = this.props;
-    const definition: {
-      table: readonly string[];
-      sendsEvents?: boolean;
-      sendsDeadLetters?: boolean;
-      timeoutSeconds?: number;
-    } = functions[handler];
+    const definition: FunctionDefinition = functions[handler];
     const fn = new ServiceFunction(this, toConstructId(handler), {
       handler,
       environment,
@@ -66,6 +64,7 @@ export class ServiceFunctions extends Construct {
     }
     if (definition.sendsEvents) eventQueue.grantSendMessages(fn);
     if (definition.sendsDeadLetters) this.props.deadLetterQueue?.grantSendMessages(fn);
+    if (definition.secrets?.length) this.props.secrets?.grantRead(fn, definition.secrets);
     this.created.set(handler, fn);
     return fn;
   }

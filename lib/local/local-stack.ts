@@ -14,6 +14,7 @@ import {
 } from './api-gateway.ts';
 import { ensureTable, startEmbeddedDynamoDb } from './embedded-dynamodb.ts';
 import { startEmbeddedSqs } from './embedded-sqs.ts';
+import { prepareLocalSecrets } from './local-secrets.ts';
 import { startSchedules } from './scheduler.ts';
 import { startQueueConsumers } from './sqs-poller.ts';
 
@@ -80,6 +81,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     CHECKOUT_BASE: checkoutBase,
     ALLOW_PRIVATE_TARGETS: 'true',
     EVENTS_DEAD_LETTER_QUEUE_URL: eventsDeadLetterQueue.queueUrl,
+    ...prepareLocalSecrets(options.dataDir),
   });
 
   const loadHandler = handlerLoader();

@@ -1,5 +1,11 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { ConcurrentModificationError } from '../../domain/errors.ts';
 import type { LinkEvent, PaymentLink, Transition } from '../../domain/payment-link.ts';
 import type { Mode } from '../../domain/principal.ts';
@@ -87,6 +93,31 @@ export class DynamoLinkRepository implements LinkRepository {
           .catch(() => undefined); // an orphan left behind is harmless: nothing delivers an unnamed event
         throw new ConcurrentModificationError(
           `Payment link ${before.id} changed while it was being updated.`,
+        );
+      }
+      throw error;
+    }
+  }
+
+  async saveSession(before: PaymentLink, after: PaymentLink): Promise<void> {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.link(before.id, before.mode),
+          UpdateExpression: 'SET psp_session = :session, version = :next',
+          ConditionExpression: 'version = :expected',
+          ExpressionAttributeValues: {
+            ':session': after.psp_session,
+            ':next': after.version,
+            ':expected': before.version,
+          },
+        }),
+      );
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) {
+        throw new ConcurrentModificationError(
+          `Payment link ${before.id} changed while its session was saved.`,
         );
       }
       throw error;

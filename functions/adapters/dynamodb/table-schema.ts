@@ -56,3 +56,11 @@ export function withoutKeys<T>(item: Record<string, unknown>): T {
   for (const attribute of KEY_ATTRIBUTES) delete copy[attribute];
   return copy as T;
 }
+
+/** Keys added for checkout (kept apart from `keys` above so parallel changes merge cleanly). */
+export const checkoutKeys = {
+  /** Which PSP serves an (account, mode): `ACCOUNT#<acc>` / `PSP#<mode>`. */
+  pspConfig: (account: string, mode: string) => ({ pk: `ACCOUNT#${account}`, sk: `PSP#${mode}` }),
+  /** A session of the built-in sandbox PSP (its own "database"), deleted by TTL after it expired. */
+  sandboxSession: (id: string) => ({ pk: `SANDBOX#${id}`, sk: 'SANDBOX_SESSION' }),
+};

@@ -1,0 +1,64 @@
+import { logger } from '../../logger.ts';
+import type { SandboxSession } from '../../ports/sandbox-sessions.ts';
+import {
+  SANDBOX_COMPLETED,
+  SANDBOX_SIGNATURE_HEADER,
+  type SandboxNotificationBody,
+  signSandboxPayload,
+} from './sandbox-psp.ts';
+
+const ATTEMPTS = 3;
+
+/**
+ * The sandbox's outgoing side: it tells the service a session completed through the same public endpoint a
+ * real PSP uses (`POST {base_url}/psp/sandbox/notifications`), signed with the sandbox's secret. Real PSPs
+ * retry for days; the sandbox retries briefly and reports whether the service acknowledged (2xx).
+ */
+export class SandboxNotifier {
+  private readonly notificationUrl: string;
+  private readonly signingSecret: () => Promise<string>;
+  private readonly now: () => Date;
+
+  constructor(options: { baseUrl: string; signingSecret: () => Promise<string>; now: () => Date }) {
+    this.notificationUrl = `${options.baseUrl}/psp/sandbox/notifications`;
+    this.signingSecret = options.signingSecret;
+    this.now = options.now;
+  }
+
+  async completed(session: SandboxSession): Promise<boolean> {
+    const body: SandboxNotificationBody = {
+      type: SANDBOX_COMPLETED,
+      session_id: session.id,
+      link_id: session.link_id,
+      mode: session.mode,
+      created: Math.floor(this.now().getTime() / 1000),
+    };
+    const raw = JSON.stringify(body);
+    const secret = await this.signingSecret();
+    for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+      try {
+        const response = await fetch(this.notificationUrl, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            [SANDBOX_SIGNATURE_HEADER]: signSandboxPayload(
+              secret,
+              raw,
+              Math.floor(this.now().getTime() / 1000),
+            ),
+          },
+          body: raw,
+          redirect: 'manual',
+          signal: AbortSignal.timeout(8_000),
+        });
+        await response.body?.cancel();
+        if (response.ok) return true;
+        if (response.status < 500) break;
+      } catch (error) {
+        logger.warn('Sandbox notification attempt failed', { session_id: session.id, attempt, error });
+      }
+    }
+    logger.error('Sandbox notification not acknowledged', { session_id: session.id });
+    return false;
+  }
+}

@@ -1,0 +1,175 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { InvalidNotificationError } from '../../domain/errors.ts';
+import type { PaymentLink, PspSession } from '../../domain/payment-link.ts';
+import { MODES, type Mode } from '../../domain/principal.ts';
+import { randomBase62 } from '../../domain/random.ts';
+import type {
+  CheckoutReturn,
+  NotificationTarget,
+  Psp,
+  PspFactory,
+  PspNotification,
+  PspSessionStatus,
+} from '../../ports/psp.ts';
+import type { SandboxSessionStore } from '../../ports/sandbox-sessions.ts';
+
+/**
+ * The sandbox: a simulated PSP built into the service, for test mode and the local stack. Its hosted page lives
+ * under `/sandbox/checkout/{session id}` (functions/handlers/sandbox-checkout.ts); Pay completes the session and
+ * notifies `POST /psp/sandbox/notifications` exactly as a real PSP would, signed with the sandbox's own secret:
+ * `Sandbox-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`.
+ */
+export const SANDBOX_PROVIDER = 'sandbox';
+export const SANDBOX_SIGNATURE_HEADER = 'sandbox-signature';
+export const SANDBOX_COMPLETED = 'sandbox.session.completed';
+/** Signatures older (or newer) than this are refused, so a captured notification cannot be replayed later. */
+export const SANDBOX_SIGNATURE_TOLERANCE_S = 300;
+export const SANDBOX_SESSION_LIMITS = { minMs: 60_000, maxMs: 24 * 3_600_000, preferredMs: 3_600_000 };
+
+export interface SandboxNotificationBody {
+  type: string;
+  session_id: string;
+  link_id: string;
+  mode: Mode;
+  created: number;
+}
+
+export function signSandboxPayload(secret: string, rawBody: string, timestamp: number): string {
+  const mac = createHmac('sha256', secret).update(`${timestamp}.${rawBody}`).digest('hex');
+  return `t=${timestamp},v1=${mac}`;
+}
+
+export function verifySandboxSignature(
+  secret: string,
+  rawBody: string,
+  header: string | undefined,
+  now: Date,
+): boolean {
+  const parts = new Map(
+    (header ?? '').split(',').map((part) => {
+      const at = part.indexOf('=');
+      return [part.slice(0, at).trim(), part.slice(at + 1).trim()] as const;
+    }),
+  );
+  const timestamp = Number(parts.get('t'));
+  const given = Buffer.from(parts.get('v1') ?? '', 'hex');
+  if (!Number.isInteger(timestamp)) return false;
+  if (Math.abs(now.getTime() / 1000 - timestamp) > SANDBOX_SIGNATURE_TOLERANCE_S) return false;
+  const expected = createHmac('sha256', secret).update(`${timestamp}.${rawBody}`).digest();
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+export interface SandboxPspOptions {
+  sessions: SandboxSessionStore;
+  signingSecret: () => Promise<string>;
+  /** Public base of the service: the sandbox's hosted pages are served under it. */
+  baseUrl: string;
+  account: string;
+  mode: Mode;
+  now: () => Date;
+}
+
+export class SandboxPsp implements Psp {
+  readonly provider = SANDBOX_PROVIDER;
+  readonly checkoutOrigin: string;
+  readonly sessionLimits = SANDBOX_SESSION_LIMITS;
+  private readonly options: SandboxPspOptions;
+
+  constructor(options: SandboxPspOptions) {
+    this.options = options;
+    this.checkoutOrigin = new URL(options.baseUrl).origin;
+  }
+
+  async createSession(link: PaymentLink, checkout: CheckoutReturn): Promise<PspSession> {
+    const id = `sbcs_${randomBase62(24)}`;
+    const expiresAt = checkout.expiresAt.toISOString();
+    await this.options.sessions.create({
+      id,
+      link_id: link.id,
+      account: link.account,
+      mode: link.mode,
+      amount: link.amount,
+      description: link.description,
+      success_url: checkout.successUrl,
+      cancel_url: checkout.cancelUrl,
+      status: 'open',
+      payment_reference: null,
+      declined_attempts: 0,
+      created_at: this.options.now().toISOString(),
+      expires_at: expiresAt,
+    });
+    return {
+      provider: this.provider,
+      id,
+      url: `${this.options.baseUrl}/sandbox/checkout/${id}`,
+      expires_at: expiresAt,
+    };
+  }
+
+  async verifyNotification(
+    rawBody: string,
+    headers: Record<string, string | undefined>,
+  ): Promise<PspNotification> {
+    const secret = await this.options.signingSecret();
+    if (!verifySandboxSignature(secret, rawBody, headers[SANDBOX_SIGNATURE_HEADER], this.options.now())) {
+      throw new InvalidNotificationError('The Sandbox-Signature header does not verify.');
+    }
+    const body = parseBody(rawBody);
+    if (!body) throw new InvalidNotificationError('Not a sandbox notification.');
+    return { type: body.type, mayBePaid: body.type === SANDBOX_COMPLETED, sessionId: body.session_id };
+  }
+
+  async retrieveSession(sessionId: string): Promise<PspSessionStatus> {
+    const session = await this.options.sessions.get(sessionId);
+    // The sandbox serves one (account, mode): another tenant's session is as unknown as a missing one.
+    if (!session || session.account !== this.options.account || session.mode !== this.options.mode) {
+      throw new InvalidNotificationError(`No sandbox session ${sessionId}.`);
+    }
+    return {
+      id: session.id,
+      linkId: session.link_id,
+      paid: session.status === 'complete',
+      paymentReference: session.payment_reference,
+    };
+  }
+
+  async expireSession(session: PspSession): Promise<void> {
+    await this.options.sessions.expire(session.id);
+  }
+}
+
+function parseBody(rawBody: string): SandboxNotificationBody | undefined {
+  try {
+    const body = JSON.parse(rawBody) as Partial<SandboxNotificationBody>;
+    if (
+      typeof body.type === 'string' &&
+      typeof body.session_id === 'string' &&
+      typeof body.link_id === 'string' &&
+      MODES.includes(body.mode as Mode)
+    ) {
+      return body as SandboxNotificationBody;
+    }
+  } catch {
+    // not JSON
+  }
+  return undefined;
+}
+
+export class SandboxPspFactory implements PspFactory {
+  readonly provider = SANDBOX_PROVIDER;
+  readonly testModeOnly = true;
+  private readonly options: Omit<SandboxPspOptions, 'account' | 'mode'>;
+
+  constructor(options: Omit<SandboxPspOptions, 'account' | 'mode'>) {
+    this.options = options;
+  }
+
+  async create(account: string, mode: Mode): Promise<Psp> {
+    return new SandboxPsp({ ...this.options, account, mode });
+  }
+
+  locateNotification(rawBody: string): NotificationTarget | undefined {
+    const body = parseBody(rawBody);
+    return body && { linkId: body.link_id, mode: body.mode };
+  }
+}

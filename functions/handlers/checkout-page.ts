@@ -1,0 +1,28 @@
+import { config } from '../config.ts';
+import { linkRepository, now, pspSelector } from '../dependencies.ts';
+import { checkoutPage, paymentReceivedPage, type ViewContext } from '../http/checkout-views.ts';
+import { preferredLocale } from '../http/html.ts';
+import { htmlHandler, isHttps } from '../http/html-handler.ts';
+import { findLinkById, openCheckout } from '../use-cases/checkout.ts';
+
+/** GET and HEAD {checkout_base}/{id}; GET {checkout_base}/{id}/complete (return page when no redirect_url). */
+export const handler = htmlHandler(async (event) => {
+  const { CHECKOUT_BASE } = config();
+  const id = event.pathParameters?.id ?? '';
+  const method = event.requestContext.http.method;
+  const context: ViewContext = {
+    https: isHttps(event) || CHECKOUT_BASE.startsWith('https:'),
+    locale: preferredLocale(event.headers['accept-language']),
+    omitBody: method === 'HEAD',
+    checkoutBase: CHECKOUT_BASE,
+    canceled: event.queryStringParameters?.canceled !== undefined,
+  };
+  if (event.routeKey.endsWith('/complete')) {
+    return paymentReceivedPage(await findLinkById(linkRepository(), id), context);
+  }
+  const view = await openCheckout(
+    { links: linkRepository(), psps: pspSelector(), now, checkoutBase: CHECKOUT_BASE },
+    { id, method, headers: event.headers },
+  );
+  return checkoutPage(view, context);
+});

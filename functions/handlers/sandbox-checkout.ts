@@ -1,0 +1,40 @@
+import { config } from '../config.ts';
+import { now, sandboxNotifier, sandboxSessionStore } from '../dependencies.ts';
+import { preferredLocale } from '../http/html.ts';
+import { htmlHandler, isHttps } from '../http/html-handler.ts';
+import { sandboxPage } from '../http/sandbox-views.ts';
+import {
+  declineSandboxSession,
+  getSandboxSession,
+  paySandboxSession,
+  type SandboxDependencies,
+} from '../use-cases/sandbox-checkout.ts';
+
+/** The sandbox PSP's hosted page: GET /sandbox/checkout/{id}, POST …/{id}/pay and …/{id}/decline. */
+export const handler = htmlHandler(async (event) => {
+  const id = event.pathParameters?.id ?? '';
+  const deps: SandboxDependencies = {
+    sessions: sandboxSessionStore(),
+    notifyCompleted: (session) => sandboxNotifier().completed(session),
+    now,
+  };
+  const options = {
+    https: isHttps(event) || config().BASE_URL.startsWith('https:'),
+    locale: preferredLocale(event.headers['accept-language']),
+  };
+  if (event.routeKey.endsWith('/pay')) {
+    const session = await paySandboxSession(deps, id);
+    if (session.status !== 'complete') return sandboxPage(session, options);
+    // 303: the browser follows with a GET, back to the merchant (or our "payment received" page).
+    const page = sandboxPage(session, options);
+    return { ...page, statusCode: 303, headers: { ...page.headers, Location: session.success_url } };
+  }
+  if (event.routeKey.endsWith('/decline')) {
+    const session = await declineSandboxSession(deps, id);
+    return sandboxPage(session, {
+      ...options,
+      notice: 'Payment declined. Nothing was charged; you may try again.',
+    });
+  }
+  return sandboxPage(await getSandboxSession(deps, id), options);
+});

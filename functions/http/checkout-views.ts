@@ -1,0 +1,82 @@
+import type { PaymentLink } from '../domain/payment-link.ts';
+import type { CheckoutView } from '../use-cases/checkout.ts';
+import { formatAmount, type Html, html, htmlPage } from './html.ts';
+import type { HtmlResult } from './html-handler.ts';
+
+export interface ViewContext {
+  https: boolean;
+  locale: string;
+  omitBody: boolean;
+  checkoutBase: string;
+  /** The buyer came back from the PSP without paying: show the link, do not forward again at once. */
+  canceled: boolean;
+}
+
+function summary(link: PaymentLink, context: ViewContext): Html {
+  return html`<p class="amount">${formatAmount(link.amount, context.locale)}</p>
+${link.description ? html`<p>${link.description}</p>` : undefined}`;
+}
+
+export function checkoutPage(view: CheckoutView, context: ViewContext): HtmlResult {
+  const page = { https: context.https, omitBody: context.omitBody };
+  switch (view.kind) {
+    case 'not_found':
+      return htmlPage({
+        ...page,
+        status: 404,
+        title: 'Payment link not found',
+        body: html`<h1>Payment link not found</h1><p>There is no payment link at this address. Check the link you were given.</p>`,
+      });
+    case 'paid':
+      return htmlPage({
+        ...page,
+        status: 200,
+        title: 'Already paid',
+        body: html`<h1>This link has already been paid</h1>${summary(view.link, context)}<p>Nothing more to do: the payment was received.</p>`,
+      });
+    case 'gone':
+      return htmlPage({
+        ...page,
+        status: 410,
+        title: view.status === 'expired' ? 'Payment link expired' : 'Payment link canceled',
+        body:
+          view.status === 'expired'
+            ? html`<h1>This payment link has expired</h1>${summary(view.link, context)}<p>It can no longer be paid. Ask the merchant for a new link.</p>`
+            : html`<h1>This payment link was canceled</h1>${summary(view.link, context)}<p>The merchant canceled it, so it can no longer be paid.</p>`,
+      });
+    case 'preview':
+      return htmlPage({
+        ...page,
+        status: 200,
+        title: 'Payment request',
+        body: html`<h1>Payment request</h1>${summary(view.link, context)}
+<a class="button" href="${`${context.checkoutBase}/${view.link.id}`}">Continue to payment</a>`,
+      });
+    case 'forward':
+      return htmlPage({
+        ...page,
+        status: 200,
+        title: 'Continue to payment',
+        formAction: [view.pspOrigin],
+        ...(context.canceled ? {} : { refreshTo: view.session.url }),
+        body: html`<h1>${context.canceled ? 'Payment not completed' : 'Continue to payment'}</h1>${summary(view.link, context)}
+<a class="button" href="${view.session.url}">Continue to payment</a>
+<p class="muted">You pay on the secure page of our payment provider.</p>`,
+      });
+  }
+}
+
+/** Where the PSP returns the buyer when the link has no `redirect_url`. */
+export function paymentReceivedPage(link: PaymentLink | undefined, context: ViewContext): HtmlResult {
+  const page = { https: context.https, omitBody: context.omitBody };
+  if (!link) return checkoutPage({ kind: 'not_found' }, context);
+  return htmlPage({
+    ...page,
+    status: 200,
+    title: 'Payment received',
+    body:
+      link.status === 'paid'
+        ? html`<h1>Payment received</h1>${summary(link, context)}<p>Thank you. You can close this page.</p>`
+        : html`<h1>Thank you</h1>${summary(link, context)}<p>Your payment is being confirmed. You can close this page.</p>`,
+  });
+}

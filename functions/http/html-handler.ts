@@ -1,0 +1,79 @@
+import middy, { type MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { ServiceError } from '../domain/errors.ts';
+import { logger } from '../logger.ts';
+import { html, htmlPage } from './html.ts';
+
+export type HtmlEvent = APIGatewayProxyEventV2;
+export type HtmlResult = APIGatewayProxyStructuredResultV2;
+
+interface HtmlContext extends Context {
+  startedAt?: number;
+}
+
+/** Whether the page was requested over https (API Gateway sets `X-Forwarded-Proto`). */
+export const isHttps = (event: HtmlEvent): boolean =>
+  (event.headers['x-forwarded-proto'] ?? '').split(',')[0]?.trim() === 'https';
+
+const ERROR_TEXT: Record<number, [string, string]> = {
+  404: ['Page not found', 'There is nothing at this address. Check the link you were given.'],
+  502: ['Payment provider unavailable', 'The payment provider did not answer. Please try again in a moment.'],
+  503: [
+    'Payments not available yet',
+    'This merchant has not finished setting up payments, so this link cannot be paid yet. Please contact the merchant.',
+  ],
+};
+
+/** The page for a failure: our own wording per status, never the error's internals. */
+export function errorPage(status: number, event: HtmlEvent): HtmlResult {
+  const [title, text] = ERROR_TEXT[status] ?? [
+    'Something went wrong',
+    'Something went wrong on our side. Please try again later.',
+  ];
+  return htmlPage({
+    status,
+    title,
+    body: html`<h1>${title}</h1><p>${text}</p><p class="muted">Reference: ${event.requestContext.requestId}</p>`,
+    https: isHttps(event),
+    omitBody: event.requestContext.http.method === 'HEAD',
+  });
+}
+
+const pageErrors = (): MiddlewareObj<HtmlEvent, HtmlResult, Error, HtmlContext> => {
+  const log = (request: { event: HtmlEvent; context: HtmlContext; response?: HtmlResult | null }) =>
+    logger.info('request', {
+      request_id: request.event.requestContext.requestId,
+      route: request.event.routeKey,
+      status: request.response?.statusCode,
+      duration_ms: Math.round(performance.now() - (request.context.startedAt ?? 0)),
+    });
+  return {
+    before: ({ context }) => {
+      context.startedAt = performance.now();
+    },
+    after: log,
+    onError: (request) => {
+      const known = request.error instanceof ServiceError && request.error.expose ? request.error : undefined;
+      const status = known?.status ?? 500;
+      if (status >= 500) {
+        logger.error('page failed', {
+          request_id: request.event.requestContext.requestId,
+          route: request.event.routeKey,
+          error: request.error,
+        });
+      }
+      request.response = errorPage(status, request.event);
+      log(request);
+    },
+  };
+};
+
+/**
+ * The wrapper of buyer-facing HTML routes (checkout, sandbox PSP): a request log line, and every failure as a
+ * proper page with the security headers (a 404/502/503 page, or a generic 500 page), never internals.
+ */
+export function htmlHandler(handle: (event: HtmlEvent) => Promise<HtmlResult>) {
+  return middy<HtmlEvent, HtmlResult, Error, HtmlContext>()
+    .use(pageErrors())
+    .handler((event) => handle(event));
+}

@@ -1,0 +1,33 @@
+import type { Amount } from '../domain/money.ts';
+import type { Mode } from '../domain/principal.ts';
+
+/** A checkout session of the built-in sandbox PSP: what its hosted page shows and what Pay completes. */
+export interface SandboxSession {
+  id: string;
+  link_id: string;
+  account: string;
+  mode: Mode;
+  amount: Amount;
+  description: string | null;
+  success_url: string;
+  cancel_url: string;
+  status: 'open' | 'complete' | 'expired';
+  /** Set when Pay completed the session. */
+  payment_reference: string | null;
+  /** Attempts the buyer declined (the session stays open). */
+  declined_attempts: number;
+  created_at: string;
+  expires_at: string;
+}
+
+/** The sandbox PSP's own storage. */
+export interface SandboxSessionStore {
+  create(session: SandboxSession): Promise<void>;
+  get(id: string): Promise<SandboxSession | undefined>;
+  /** Marks an open session complete with this reference; returns it as stored afterwards (complete or not). */
+  complete(id: string, paymentReference: string, now: Date): Promise<SandboxSession | undefined>;
+  /** Counts a declined attempt on an open session. */
+  decline(id: string): Promise<void>;
+  /** Marks an open session expired. */
+  expire(id: string): Promise<void>;
+}

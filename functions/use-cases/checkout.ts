@@ -1,0 +1,94 @@
+import { isPreviewRequest, reusableSession, sessionExpiry, withSession } from '../domain/checkout.ts';
+import { ConcurrentModificationError, PspUnavailableError, ServiceError } from '../domain/errors.ts';
+import { effectiveStatus, type PaymentLink, type PspSession } from '../domain/payment-link.ts';
+import { MODES } from '../domain/principal.ts';
+import { logger } from '../logger.ts';
+import type { LinkRepository } from '../ports/link-repository.ts';
+import type { PspSelector } from './psp-selection.ts';
+
+export interface CheckoutDependencies {
+  links: LinkRepository;
+  psps: PspSelector;
+  now: () => Date;
+  checkoutBase: string;
+}
+
+export interface CheckoutRequest {
+  id: string;
+  method: string;
+  headers: Record<string, string | undefined>;
+}
+
+/** What the checkout page shows. */
+export type CheckoutView =
+  | { kind: 'not_found' }
+  | { kind: 'paid'; link: PaymentLink }
+  | { kind: 'gone'; link: PaymentLink; status: 'canceled' | 'expired' }
+  /** A preview or prefetch: the page without a PSP session. */
+  | { kind: 'preview'; link: PaymentLink }
+  | { kind: 'forward'; link: PaymentLink; session: PspSession; pspOrigin: string };
+
+/**
+ * Checkout pages carry no key, so the link is found by id alone: the id is 142 random bits and names at most
+ * one link, stored under one mode, so both modes are read (two strongly consistent GetItems, in parallel).
+ */
+export async function findLinkById(links: LinkRepository, id: string): Promise<PaymentLink | undefined> {
+  if (!/^pl_[0-9A-Za-z]{22,64}$/.test(id)) return undefined;
+  const found = await Promise.all(MODES.map((mode) => links.get(id, mode)));
+  return found.find((link) => link !== undefined);
+}
+
+const MAX_SESSION_ATTEMPTS = 3;
+
+/**
+ * `GET {checkout_base}/{id}`: decides the page, and for a buyer on an open link finds or creates the PSP
+ * checkout session. A session is reused while valid (and from the same provider); otherwise a new one is
+ * created and stored on the link with a write conditioned on `version`, which a concurrent transition or
+ * session write makes fail: the link is then read again and the decision taken afresh.
+ */
+export async function openCheckout(
+  deps: CheckoutDependencies,
+  request: CheckoutRequest,
+): Promise<CheckoutView> {
+  for (let attempt = 1; ; attempt++) {
+    const link = await findLinkById(deps.links, request.id);
+    if (!link) return { kind: 'not_found' };
+    const now = deps.now();
+    const status = effectiveStatus(link, now);
+    if (status === 'paid') return { kind: 'paid', link };
+    if (status === 'canceled' || status === 'expired') return { kind: 'gone', link, status };
+    if (isPreviewRequest(request.method, request.headers)) return { kind: 'preview', link };
+
+    const psp = await deps.psps.forCheckout(link.account, link.mode);
+    const existing = reusableSession(link, psp.provider, now);
+    if (existing) return { kind: 'forward', link, session: existing, pspOrigin: psp.checkoutOrigin };
+
+    let session: PspSession;
+    try {
+      session = await psp.createSession(link, {
+        successUrl: link.redirect_url ?? `${deps.checkoutBase}/${link.id}/complete`,
+        cancelUrl: `${deps.checkoutBase}/${link.id}?canceled=1`,
+        expiresAt: sessionExpiry(link, now, psp.sessionLimits),
+      });
+    } catch (error) {
+      if (error instanceof ServiceError) throw error;
+      logger.error('PSP session creation failed', { link_id: link.id, provider: psp.provider, error });
+      throw new PspUnavailableError(error);
+    }
+    const updated = withSession(link, session);
+    try {
+      await deps.links.saveSession(link, updated);
+      return { kind: 'forward', link: updated, session, pspOrigin: psp.checkoutOrigin };
+    } catch (error) {
+      if (!(error instanceof ConcurrentModificationError) || attempt >= MAX_SESSION_ATTEMPTS) throw error;
+      // Someone else changed the link first (another tab stored its session, or a transition): our session
+      // is not the link's, so end it and decide again from what is stored now.
+      await psp.expireSession(session).catch((expireError: unknown) =>
+        logger.warn('Could not expire an unused PSP session', {
+          session_id: session.id,
+          error: expireError,
+        }),
+      );
+    }
+  }
+}

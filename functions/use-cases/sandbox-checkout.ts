@@ -1,0 +1,42 @@
+import { NotFoundError } from '../domain/errors.ts';
+import { randomBase62 } from '../domain/random.ts';
+import type { SandboxSession, SandboxSessionStore } from '../ports/sandbox-sessions.ts';
+
+export interface SandboxDependencies {
+  sessions: SandboxSessionStore;
+  /** Tells the service the session completed (the sandbox's notification); true once acknowledged. */
+  notifyCompleted: (session: SandboxSession) => Promise<boolean>;
+  now: () => Date;
+}
+
+/** The session as its hosted page shows it: an open session past its `expires_at` reads expired. */
+export async function getSandboxSession(deps: SandboxDependencies, id: string): Promise<SandboxSession> {
+  const session = /^sbcs_[0-9A-Za-z]{24}$/.test(id) ? await deps.sessions.get(id) : undefined;
+  if (!session) throw new NotFoundError(`No sandbox session ${id}.`);
+  if (session.status === 'open' && Date.parse(session.expires_at) <= deps.now().getTime()) {
+    return { ...session, status: 'expired' };
+  }
+  return session;
+}
+
+/**
+ * Pay: the simulated payment succeeds. The session completes (once; a second Pay finds it complete) and the
+ * service is notified; a repeated Pay notifies again, which the service treats as the duplicate it is.
+ */
+export async function paySandboxSession(deps: SandboxDependencies, id: string): Promise<SandboxSession> {
+  const session = await getSandboxSession(deps, id);
+  if (session.status === 'expired') return session;
+  const completed =
+    session.status === 'complete'
+      ? session
+      : ((await deps.sessions.complete(id, `sbpay_${randomBase62(24)}`, deps.now())) ?? session);
+  if (completed.status === 'complete') await deps.notifyCompleted(completed);
+  return completed;
+}
+
+/** Decline: the attempt fails, nothing is paid, the session (and the link) stay open for another try. */
+export async function declineSandboxSession(deps: SandboxDependencies, id: string): Promise<SandboxSession> {
+  const session = await getSandboxSession(deps, id);
+  if (session.status === 'open') await deps.sessions.decline(id);
+  return session;
+}

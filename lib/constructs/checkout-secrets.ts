@@ -1,0 +1,75 @@
+import { Arn, ArnFormat, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Construct } from 'constructs';
+import type { FunctionDefinition } from '../routes.ts';
+
+export interface CheckoutSecretsProps {
+  stage: string;
+  protectData: boolean;
+}
+
+/**
+ * The secrets of checkout: the sandbox PSP's generated HMAC signing secret, and the naming convention for PSP
+ * credentials that operators create per (account, mode): `payment-links/<stage>/psp/stripe/<account>/<mode>`,
+ * a JSON value `{"secret_key": "sk_…", "webhook_secret": "whsec_…"}` (docs/checkout.md). Functions get
+ * `secretsmanager:GetSecretValue` on exactly the secrets their route-table entry lists.
+ */
+export class CheckoutSecrets extends Construct {
+  readonly sandboxSecret: Secret;
+  /** Prefix of every PSP credential secret of this stage. */
+  readonly pspSecretPrefix: string;
+  /** What functions/config.ts reads (names and ARNs only, never values). */
+  readonly environment: Record<string, string>;
+
+  constructor(scope: Construct, id: string, props: CheckoutSecretsProps) {
+    super(scope, id);
+    this.sandboxSecret = new Secret(this, 'SandboxSigningSecret', {
+      description: 'HMAC key the sandbox PSP signs its notifications with (test mode only)',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+      removalPolicy: props.protectData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    });
+    Validations.of(this.sandboxSecret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'A random HMAC key used only between the service and its own test-mode sandbox PSP: no person or third party holds it, and it guards no money. Rotate by changing the secret value; warm containers pick it up within SECRETS_CACHE_SECONDS.',
+    });
+    this.pspSecretPrefix = `payment-links/${props.stage}/psp/`;
+    this.environment = {
+      SANDBOX_SECRET_NAME: this.sandboxSecret.secretArn,
+      PSP_SECRET_PREFIX: this.pspSecretPrefix,
+    };
+  }
+
+  /** Grants `fn` read access to the secrets `needs` names, nothing more. */
+  grantRead(fn: IFunction, needs: NonNullable<FunctionDefinition['secrets']>): void {
+    const resources: string[] = [];
+    if (needs.includes('sandbox')) resources.push(this.sandboxSecret.secretArn);
+    if (needs.includes('psp')) {
+      resources.push(
+        Arn.format(
+          {
+            service: 'secretsmanager',
+            resource: 'secret',
+            resourceName: `${this.pspSecretPrefix}*`,
+            arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+          },
+          Stack.of(this),
+        ),
+      );
+      const owner = fn.node.scope;
+      if (owner) {
+        Validations.of(owner).acknowledge({
+          // Exactly this one wildcard resource (cdk-nag's granular finding id), nothing else on the role.
+          id: `AwsSolutions::AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:${this.pspSecretPrefix}*]`,
+          reason:
+            "PSP credentials are one secret per merchant account and mode, created by operators after deployment (docs/checkout.md), so the function may read any secret under this stage's payment-links/<stage>/psp/ prefix and nothing else; Secrets Manager appends a random suffix to each ARN.",
+        });
+      }
+    }
+    if (resources.length) {
+      fn.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources }));
+    }
+  }
+}

@@ -1,0 +1,33 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+
+/** The local stand-in for Secrets Manager: one JSON file (see functions/adapters/secrets/file-secret-store.ts). */
+export const LOCAL_SECRETS_FILE = 'secrets.json';
+export const LOCAL_SANDBOX_SECRET_NAME = 'payment-links/local/sandbox';
+export const LOCAL_PSP_SECRET_PREFIX = 'payment-links/local/psp/';
+
+/**
+ * Creates the local secrets file (under `dataDir`, or a fresh temporary folder when the stack runs in memory)
+ * with a generated sandbox signing secret, and returns the configuration that points the functions at it.
+ */
+export function prepareLocalSecrets(dataDir: string | undefined): Record<string, string> {
+  const file = join(dataDir ?? mkdtempSync(join(tmpdir(), 'payment-links-secrets-')), LOCAL_SECRETS_FILE);
+  const secrets: Record<string, string> = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {};
+  if (!secrets[LOCAL_SANDBOX_SECRET_NAME]) {
+    secrets[LOCAL_SANDBOX_SECRET_NAME] = randomBytes(32).toString('base64url');
+    writeLocalSecrets(file, secrets);
+  }
+  return {
+    LOCAL_SECRETS_FILE: file,
+    SANDBOX_SECRET_NAME: LOCAL_SANDBOX_SECRET_NAME,
+    PSP_SECRET_PREFIX: LOCAL_PSP_SECRET_PREFIX,
+  };
+}
+
+export function writeLocalSecrets(file: string, secrets: Record<string, string>): void {
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
+}

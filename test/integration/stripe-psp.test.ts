@@ -1,0 +1,151 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StripePsp } from '../../functions/adapters/psp/stripe-psp.ts';
+import { InvalidNotificationError } from '../../functions/domain/errors.ts';
+import { createPaymentLink } from '../../functions/domain/payment-link.ts';
+import { type FakeStripe, startFakeStripe } from '../support/fake-stripe.ts';
+
+const credentials = { secret_key: 'sk_test_fake_123', webhook_secret: 'whsec_fake_456' };
+let stripe: FakeStripe;
+let psp: StripePsp;
+
+beforeAll(async () => {
+  stripe = await startFakeStripe({ secretKey: credentials.secret_key });
+  psp = new StripePsp(credentials, stripe.endpoint);
+});
+afterAll(() => stripe.stop());
+
+const now = new Date();
+const link = (value: string, currency: string, expiresAt?: string) =>
+  createPaymentLink(
+    { account: 'acme', mode: 'test' },
+    {
+      amount: { value, currency },
+      description: 'Order 1001',
+      redirect_url: 'https://shop.example/thanks',
+      expires_at: expiresAt,
+    },
+    now,
+  );
+const checkout = (expiresAt: Date) => ({
+  successUrl: 'https://shop.example/thanks',
+  cancelUrl: 'https://pay.example/checkout/pl_x?canceled=1',
+  expiresAt,
+});
+
+describe('the Stripe adapter, through the official SDK against a Stripe-speaking server', () => {
+  it('creates a Checkout Session with the amount in minor units, the link as client_reference_id and the expiry', async () => {
+    const paymentLink = link('10.5', 'EUR');
+    const expiresAt = new Date(Math.floor(Date.now() / 1000 + 3600) * 1000);
+    const session = await psp.createSession(paymentLink, checkout(expiresAt));
+
+    const request = stripe.requests.at(-1);
+    expect(request).toMatchObject({ method: 'POST', path: '/v1/checkout/sessions' });
+    expect(request?.headers['content-type']).toMatch(/^application\/x-www-form-urlencoded/);
+    expect(request?.headers.authorization).toBe(`Bearer ${credentials.secret_key}`);
+    expect(request?.form).toMatchObject({
+      mode: 'payment',
+      client_reference_id: paymentLink.id,
+      'line_items[0][quantity]': '1',
+      'line_items[0][price_data][currency]': 'eur',
+      'line_items[0][price_data][unit_amount]': '1050',
+      'line_items[0][price_data][product_data][name]': 'Order 1001',
+      success_url: 'https://shop.example/thanks',
+      cancel_url: 'https://pay.example/checkout/pl_x?canceled=1',
+      expires_at: String(expiresAt.getTime() / 1000),
+      'metadata[link_id]': paymentLink.id,
+      'metadata[mode]': 'test',
+    });
+    expect(session).toEqual({
+      provider: 'stripe',
+      id: expect.stringMatching(/^cs_test_/),
+      url: `https://checkout.stripe.com/c/pay/${session.id}`,
+      expires_at: expiresAt.toISOString(),
+    });
+  });
+
+  it('converts by the currency exponent: JPY has none, KWD has three', async () => {
+    await psp.createSession(link('500', 'JPY'), checkout(new Date(Date.now() + 3_600_000)));
+    expect(stripe.requests.at(-1)?.form['line_items[0][price_data][unit_amount]']).toBe('500');
+    await psp.createSession(link('1.5', 'KWD'), checkout(new Date(Date.now() + 3_600_000)));
+    expect(stripe.requests.at(-1)?.form['line_items[0][price_data][unit_amount]']).toBe('1500');
+  });
+
+  it('verifies a notification signed with the webhook secret and names the session', async () => {
+    const session = await psp.createSession(link('10', 'EUR'), checkout(new Date(Date.now() + 3_600_000)));
+    const event = stripe.signedEvent(
+      'checkout.session.completed',
+      stripe.sessions.get(session.id)!,
+      credentials.webhook_secret,
+    );
+    const notification = await psp.verifyNotification(event.body, { 'stripe-signature': event.signature });
+    expect(notification).toEqual({
+      type: 'checkout.session.completed',
+      mayBePaid: true,
+      sessionId: session.id,
+    });
+
+    const expired = stripe.signedEvent(
+      'checkout.session.expired',
+      stripe.sessions.get(session.id)!,
+      credentials.webhook_secret,
+    );
+    await expect(
+      psp.verifyNotification(expired.body, { 'stripe-signature': expired.signature }),
+    ).resolves.toMatchObject({
+      mayBePaid: false,
+    });
+  });
+
+  it('rejects a notification signed with another secret, tampered with, or unsigned', async () => {
+    const session = await psp.createSession(link('10', 'EUR'), checkout(new Date(Date.now() + 3_600_000)));
+    const forged = stripe.signedEvent(
+      'checkout.session.completed',
+      stripe.sessions.get(session.id)!,
+      'whsec_attacker',
+    );
+    await expect(
+      psp.verifyNotification(forged.body, { 'stripe-signature': forged.signature }),
+    ).rejects.toThrow(InvalidNotificationError);
+    const genuine = stripe.signedEvent(
+      'checkout.session.completed',
+      stripe.sessions.get(session.id)!,
+      credentials.webhook_secret,
+    );
+    const tampered = genuine.body.replace('"livemode":false', '"livemode":true');
+    await expect(psp.verifyNotification(tampered, { 'stripe-signature': genuine.signature })).rejects.toThrow(
+      InvalidNotificationError,
+    );
+    await expect(psp.verifyNotification(genuine.body, {})).rejects.toThrow(InvalidNotificationError);
+  });
+
+  it('reads the true status by retrieving the session: unpaid until Stripe completes it', async () => {
+    const paymentLink = link('10', 'EUR');
+    const session = await psp.createSession(paymentLink, checkout(new Date(Date.now() + 3_600_000)));
+    await expect(psp.retrieveSession(session.id)).resolves.toMatchObject({
+      linkId: paymentLink.id,
+      paid: false,
+    });
+    const completed = stripe.completeSession(session.id);
+    expect(stripe.requests.at(-1)).toMatchObject({
+      method: 'GET',
+      path: `/v1/checkout/sessions/${session.id}`,
+    });
+    await expect(psp.retrieveSession(session.id)).resolves.toEqual({
+      id: session.id,
+      linkId: paymentLink.id,
+      paid: true,
+      paymentReference: completed.payment_intent,
+    });
+  });
+
+  it('expires a session, and treats one that can no longer be expired as done', async () => {
+    const session = await psp.createSession(link('10', 'EUR'), checkout(new Date(Date.now() + 3_600_000)));
+    await psp.expireSession(session);
+    expect(stripe.requests.at(-1)).toMatchObject({
+      method: 'POST',
+      path: `/v1/checkout/sessions/${session.id}/expire`,
+    });
+    expect(stripe.sessions.get(session.id)?.status).toBe('expired');
+    await expect(psp.expireSession(session)).resolves.toBeUndefined();
+  });
+});

@@ -1,0 +1,41 @@
+import { request } from 'node:http';
+
+export interface PageResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+/** Headers a browser sends on a top-level navigation (fetch() cannot send these: it sets its own). */
+export const NAVIGATION_HEADERS = {
+  'sec-fetch-mode': 'navigate',
+  'sec-fetch-dest': 'document',
+  'user-agent':
+    'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36',
+  accept: 'text/html',
+};
+
+/** A plain HTTP request with exactly the given headers (e.g. a browser navigation or a link-preview bot). */
+export function httpRequest(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<PageResponse> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: options.method ?? 'GET', headers: options.headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () =>
+        resolve({
+          status: response.statusCode ?? 0,
+          headers: response.headers,
+          text: Buffer.concat(chunks).toString('utf8'),
+        }),
+      );
+      response.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+export const navigate = (url: string) => httpRequest(url, { headers: NAVIGATION_HEADERS });

@@ -1,0 +1,209 @@
+import { describe, expect, it } from 'vitest';
+import { signSandboxPayload, verifySandboxSignature } from '../../functions/adapters/psp/sandbox-psp.ts';
+import {
+  isPreviewRequest,
+  reusableSession,
+  SESSION_REUSE_MARGIN_MS,
+  sessionExpiry,
+  withSession,
+} from '../../functions/domain/checkout.ts';
+import { PspNotConfiguredError } from '../../functions/domain/errors.ts';
+import { createPaymentLink, markPaid, type PaymentLink } from '../../functions/domain/payment-link.ts';
+import {
+  escapeHtml,
+  formatAmount as formatAmountIntl,
+  html,
+  preferredLocale,
+} from '../../functions/http/html.ts';
+import type { Psp, PspFactory } from '../../functions/ports/psp.ts';
+import type { PspConfig } from '../../functions/ports/psp-config-repository.ts';
+import { PspSelector } from '../../functions/use-cases/psp-selection.ts';
+
+const now = new Date('2026-01-01T10:00:00Z');
+const link = (expiresAt?: string): PaymentLink =>
+  createPaymentLink(
+    { account: 'acme', mode: 'test' },
+    { amount: { value: '10', currency: 'EUR' }, expires_at: expiresAt },
+    now,
+  );
+const session = (expiresAt: Date, provider = 'sandbox') => ({
+  provider,
+  id: 'sbcs_1',
+  url: 'https://pay.example/s/1',
+  expires_at: expiresAt.toISOString(),
+});
+const limits = { minMs: 30 * 60_000, maxMs: 24 * 3_600_000, preferredMs: 24 * 3_600_000 };
+
+describe('reusing a PSP session', () => {
+  it('reuses a session of the same provider while the buyer has time left on it', () => {
+    const fresh = withSession(link(), session(new Date(now.getTime() + 3_600_000)));
+    expect(reusableSession(fresh, 'sandbox', now)).toEqual(fresh.psp_session);
+  });
+
+  it('does not reuse a session that lapsed, is about to, or belongs to another provider', () => {
+    const lapsed = withSession(link(), session(new Date(now.getTime() - 1)));
+    const closing = withSession(link(), session(new Date(now.getTime() + SESSION_REUSE_MARGIN_MS - 1)));
+    const other = withSession(link(), session(new Date(now.getTime() + 3_600_000), 'stripe'));
+    expect(reusableSession(lapsed, 'sandbox', now)).toBeUndefined();
+    expect(reusableSession(closing, 'sandbox', now)).toBeUndefined();
+    expect(reusableSession(other, 'sandbox', now)).toBeUndefined();
+    expect(reusableSession(link(), 'sandbox', now)).toBeUndefined();
+  });
+
+  it('stores a session one version later, and a payment clears it', () => {
+    const withOne = withSession(link(), session(new Date(now.getTime() + 3_600_000)));
+    expect(withOne.version).toBe(2);
+    const paid = markPaid(
+      withOne,
+      { provider: 'sandbox', reference: 'p' },
+      'https://pay.example/checkout',
+      now,
+    );
+    expect(paid?.after.psp_session).toBeNull();
+    expect(paid?.after.version).toBe(3);
+  });
+});
+
+describe('the expiry of a new PSP session', () => {
+  it('is the PSP maximum when the link never expires', () => {
+    expect(sessionExpiry(link(), now, limits)).toEqual(new Date(now.getTime() + 24 * 3_600_000));
+  });
+
+  it('is capped by the link expiry', () => {
+    const expiresAt = new Date(now.getTime() + 2 * 3_600_000).toISOString();
+    expect(sessionExpiry(link(expiresAt), now, limits).toISOString()).toBe(expiresAt);
+  });
+
+  it('is never shorter than the PSP minimum, even for a link about to expire', () => {
+    const soon = new Date(now.getTime() + 60_000).toISOString();
+    expect(sessionExpiry(link(soon), now, limits)).toEqual(new Date(now.getTime() + limits.minMs));
+  });
+});
+
+describe('telling previews from buyers', () => {
+  const browser = {
+    'sec-fetch-mode': 'navigate',
+    'sec-fetch-dest': 'document',
+    'user-agent':
+      'Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148 Safari/604.1',
+  };
+
+  it('treats a top-level navigation of a browser, or a request without Fetch Metadata, as a buyer', () => {
+    expect(isPreviewRequest('GET', browser)).toBe(false);
+    expect(isPreviewRequest('GET', { 'user-agent': 'Mozilla/5.0 (Windows NT 10.0) Firefox/140.0' })).toBe(
+      false,
+    );
+    expect(isPreviewRequest('GET', {})).toBe(false);
+  });
+
+  it('treats HEAD, prefetch and prerender, and non-navigation fetches as previews', () => {
+    expect(isPreviewRequest('HEAD', browser)).toBe(true);
+    expect(isPreviewRequest('GET', { ...browser, 'sec-purpose': 'prefetch;prerender' })).toBe(true);
+    expect(isPreviewRequest('GET', { ...browser, purpose: 'prefetch' })).toBe(true);
+    expect(isPreviewRequest('GET', { ...browser, 'x-moz': 'prefetch' })).toBe(true);
+    expect(isPreviewRequest('GET', { ...browser, 'sec-fetch-mode': 'cors' })).toBe(true);
+    expect(isPreviewRequest('GET', { ...browser, 'sec-fetch-dest': 'iframe' })).toBe(true);
+  });
+
+  it.each([
+    'Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)',
+    'facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)',
+    'Twitterbot/1.0',
+    'WhatsApp/2.23.20.0',
+    'TelegramBot (like TwitterBot)',
+    'Mozilla/5.0 (compatible; Discordbot/2.0; +https://discordapp.com)',
+    'LinkedInBot/1.0',
+    'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)',
+    'Mozilla/5.0 (Macintosh) AppleWebKit/605.1.15 (KHTML, like Gecko) SkypeUriPreview Preview/0.5',
+  ])('treats the link unfurler %s as a preview', (userAgent) => {
+    expect(isPreviewRequest('GET', { 'user-agent': userAgent })).toBe(true);
+  });
+});
+
+describe('sandbox notification signatures', () => {
+  const body = '{"type":"sandbox.session.completed"}';
+  const t = Math.floor(now.getTime() / 1000);
+
+  it('verify with the same secret, body and a fresh timestamp', () => {
+    expect(verifySandboxSignature('s3cret', body, signSandboxPayload('s3cret', body, t), now)).toBe(true);
+  });
+
+  it('fail with another secret, another body, a stale timestamp or a malformed header', () => {
+    expect(verifySandboxSignature('s3cret', body, signSandboxPayload('other', body, t), now)).toBe(false);
+    expect(verifySandboxSignature('s3cret', `${body} `, signSandboxPayload('s3cret', body, t), now)).toBe(
+      false,
+    );
+    expect(verifySandboxSignature('s3cret', body, signSandboxPayload('s3cret', body, t - 301), now)).toBe(
+      false,
+    );
+    expect(verifySandboxSignature('s3cret', body, 'v1=abc', now)).toBe(false);
+    expect(verifySandboxSignature('s3cret', body, undefined, now)).toBe(false);
+  });
+});
+
+describe('choosing the PSP of an (account, mode)', () => {
+  const factory = (provider: string, testModeOnly: boolean): PspFactory => ({
+    provider,
+    testModeOnly,
+    create: async () => ({ provider }) as Psp,
+    locateNotification: () => undefined,
+  });
+  const selector = (stored: Partial<Record<string, string>>) =>
+    new PspSelector(
+      {
+        get: async (account, mode) =>
+          stored[`${account}/${mode}`]
+            ? ({ account, mode, provider: stored[`${account}/${mode}`], updated_at: '' } as PspConfig)
+            : undefined,
+        put: async () => undefined,
+      },
+      [factory('sandbox', true), factory('stripe', false)],
+    );
+
+  it('uses the sandbox in test mode by default and what is configured otherwise', async () => {
+    await expect(selector({}).forCheckout('acme', 'test')).resolves.toMatchObject({ provider: 'sandbox' });
+    await expect(selector({ 'acme/test': 'stripe' }).forCheckout('acme', 'test')).resolves.toMatchObject({
+      provider: 'stripe',
+    });
+    await expect(selector({ 'acme/live': 'stripe' }).forCheckout('acme', 'live')).resolves.toMatchObject({
+      provider: 'stripe',
+    });
+  });
+
+  it('has no PSP for live mode until one is configured, and never the sandbox there', async () => {
+    await expect(selector({}).forCheckout('acme', 'live')).rejects.toThrow(PspNotConfiguredError);
+    await expect(selector({ 'acme/live': 'sandbox' }).forCheckout('acme', 'live')).rejects.toThrow(
+      PspNotConfiguredError,
+    );
+    await expect(selector({ 'acme/test': 'unknown' }).forCheckout('acme', 'test')).rejects.toThrow(
+      PspNotConfiguredError,
+    );
+  });
+});
+
+describe('HTML rendering', () => {
+  it('escapes markup and quotes in interpolated text', () => {
+    expect(escapeHtml(`<a href="x" onclick='y'>&</a>`)).toBe(
+      '&lt;a href=&quot;x&quot; onclick=&#39;y&#39;&gt;&amp;&lt;/a&gt;',
+    );
+    expect(html`<p>${'<script>'}</p>`.value).toBe('<p>&lt;script&gt;</p>');
+  });
+
+  it('formats amounts exactly with the currency minor units', () => {
+    // Intl separates symbol and number with a no-break space.
+    const formatAmount = (...args: Parameters<typeof formatAmountIntl>) =>
+      formatAmountIntl(...args).replaceAll('\u00a0', ' ');
+    expect(formatAmount({ value: '10.5', currency: 'EUR' })).toBe('€10.50');
+    expect(formatAmount({ value: '500', currency: 'JPY' })).toBe('¥500');
+    expect(formatAmount({ value: '1.5', currency: 'KWD' })).toBe('KWD 1.500');
+    expect(formatAmount({ value: '999999999999.99', currency: 'USD' })).toBe('$999,999,999,999.99');
+    expect(formatAmount({ value: '10.5', currency: 'EUR' }, 'de-DE')).toBe('10,50 €');
+  });
+
+  it('picks the first supported language of Accept-Language', () => {
+    expect(preferredLocale('de-DE,de;q=0.9,en;q=0.8')).toBe('de-DE');
+    expect(preferredLocale(undefined)).toBe('en');
+    expect(preferredLocale('*')).toBe('en');
+    expect(preferredLocale('not a tag!!')).toBe('en');
+  });
+});
