@@ -17,6 +17,9 @@ const ConfigSchema = z.object({
   /** Accept and deliver to loopback/private targets: the local stack only. */
   ALLOW_PRIVATE_TARGETS: booleanString.default(false),
   API_KEY_CACHE_TTL_SECONDS: z.coerce.number().int().min(0).max(60).default(60),
+  /** Requests each (account, mode) may make per window (docs/api.md#rate-limits). */
+  RATE_LIMIT_REQUESTS: z.coerce.number().int().min(1).default(1200),
+  RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

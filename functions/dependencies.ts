@@ -1,5 +1,7 @@
 import { DynamoApiKeyRepository } from './adapters/dynamodb/api-key-repository.ts';
+import { DynamoIdempotencyStore } from './adapters/dynamodb/idempotency-store.ts';
 import { DynamoLinkRepository } from './adapters/dynamodb/link-repository.ts';
+import { DynamoRateLimiter } from './adapters/dynamodb/rate-limiter.ts';
 import { SqsEventQueue } from './adapters/sqs/event-queue.ts';
 import { documentClient } from './clients/dynamodb.ts';
 import { sqsClient } from './clients/sqs.ts';
@@ -29,4 +31,14 @@ export const eventQueue = once(() => new SqsEventQueue(sqsClient, config().EVENT
 export const apiKeyAuthenticator = once(
   () =>
     new ApiKeyAuthenticator(apiKeyRepository(), { cacheTtlMs: config().API_KEY_CACHE_TTL_SECONDS * 1000 }),
+);
+
+export const idempotencyStore = once(() => new DynamoIdempotencyStore(documentClient, config().TABLE_NAME));
+
+export const rateLimiter = once(
+  () =>
+    new DynamoRateLimiter(documentClient, config().TABLE_NAME, {
+      limit: config().RATE_LIMIT_REQUESTS,
+      windowSeconds: config().RATE_LIMIT_WINDOW_SECONDS,
+    }),
 );

@@ -1,8 +1,12 @@
 import { ConcurrentModificationError, NotFoundError } from '../domain/errors.ts';
 import {
+  cancel,
+  expire,
+  type LinkStatus,
   createPaymentLink as newPaymentLink,
   type PaymentLink,
   type PaymentLinkInput,
+  type PspSession,
   type Transition,
 } from '../domain/payment-link.ts';
 import type { Principal } from '../domain/principal.ts';
@@ -70,4 +74,79 @@ export async function applyTransition(
     }
     return { link: transition.after, transition };
   }
+}
+
+/** One page of the caller's links, newest first; `next` is the position to continue from. */
+export async function listPaymentLinks(
+  deps: LinkDependencies,
+  principal: Principal,
+  query: { limit: number; after?: string | undefined; status?: LinkStatus | undefined },
+): Promise<{ links: PaymentLink[]; next: string | undefined }> {
+  return deps.links.list({ ...query, account: principal.account, mode: principal.mode, now: deps.now() });
+}
+
+/**
+ * Ends the PSP checkout session of a link that can no longer be paid. Implemented by the PSP port (being
+ * added in parallel); until the lead wires it in functions/dependencies.ts, cancel runs without it.
+ */
+export interface PspSessions {
+  expireSession(session: PspSession): Promise<void>;
+}
+
+/**
+ * The merchant cancels a link: 200 with the canceled link, the same link unchanged when it already was
+ * canceled, `invalid_state` when paid or expired. Emits `payment_link.canceled` once however many cancels race.
+ */
+export async function cancelPaymentLink(
+  deps: LinkDependencies & { queue: EventQueue; pspSessions?: PspSessions | undefined; checkoutBase: string },
+  principal: Principal,
+  id: string,
+): Promise<PaymentLink> {
+  const { link, transition } = await applyTransition(
+    deps,
+    () => getPaymentLink(deps, principal, id),
+    (current, now) => cancel(current, deps.checkoutBase, now),
+  );
+  // LEAD: the single call site of the PSP port's `expireSession` (PRODUCT.md section 8); wire `pspSessions`.
+  const session = transition?.before.psp_session;
+  if (session && deps.pspSessions) {
+    try {
+      await deps.pspSessions.expireSession(session);
+    } catch (error) {
+      // The link is canceled whatever the PSP says: checkout refuses canceled links before reaching the PSP.
+      logger.warn('PSP session not expired after cancel', { linkId: link.id, error });
+    }
+  }
+  return link;
+}
+
+/**
+ * The expiry sweeper: records `expired` (and emits `payment_link.expired`) for up to `batchSize` open links
+ * whose `expires_at` has passed. A link that fails is logged and left for the next run.
+ */
+export async function expireDueLinks(
+  deps: LinkDependencies & { queue: EventQueue; checkoutBase: string },
+  batchSize: number,
+): Promise<{ expired: number; failed: number }> {
+  const due = await deps.links.dueForExpiry(deps.now(), batchSize);
+  let expired = 0;
+  let failed = 0;
+  for (const { id, mode } of due) {
+    try {
+      const { transition } = await applyTransition(
+        deps,
+        async () => {
+          const link = await deps.links.get(id, mode);
+          if (!link) throw new NotFoundError(`No payment link ${id}.`);
+          return link;
+        },
+        (link, now) => expire(link, deps.checkoutBase, now),
+      );
+      if (transition) expired++;
+    } catch (error) {
+      failed++;
+      logger.error('Could not expire payment link', { linkId: id, error });
+    }
+  }
+  return { expired, failed };
 }
