@@ -33,9 +33,16 @@ export interface ScheduleDefinition {
 
 /** Per-function needs, keyed by handler file. */
 export const functions = {
-  'create-payment-link': { table: ['GetItem', 'PutItem'] },
-  'get-payment-link': { table: ['GetItem'] },
+  'create-payment-link': { table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'] },
+  'get-payment-link': { table: ['GetItem', 'UpdateItem'] },
   'route-fallback': { table: [] },
+  'list-payment-links': { table: ['GetItem', 'UpdateItem', 'Query'] },
+  'cancel-payment-link': {
+    table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
+    sendsEvents: true,
+  },
+  'expire-links': { table: ['GetItem', 'PutItem', 'DeleteItem', 'Query'], sendsEvents: true },
+  'get-openapi': { table: [] },
 } as const satisfies Record<string, FunctionDefinition>;
 
 export type HandlerName = keyof typeof functions;
@@ -43,9 +50,14 @@ export type HandlerName = keyof typeof functions;
 export const routes: readonly (RouteDefinition & { handler: HandlerName })[] = [
   { method: 'POST', path: '/v1/payment-links', handler: 'create-payment-link' },
   { method: 'GET', path: '/v1/payment-links/{id}', handler: 'get-payment-link' },
+  { method: 'GET', path: '/v1/payment-links', handler: 'list-payment-links' },
+  { method: 'POST', path: '/v1/payment-links/{id}/cancel', handler: 'cancel-payment-link' },
+  { method: 'GET', path: '/v1/openapi.json', handler: 'get-openapi' },
 ];
 
-export const schedules: readonly ScheduleDefinition[] = [];
+export const schedules: readonly ScheduleDefinition[] = [
+  { handler: 'expire-links', everyMinutes: 1, localEverySeconds: 5 },
+];
 
 /** The queue that carries webhook events from transitions to delivery. */
 export const EVENTS_QUEUE_NAME = 'payment-links-events';
