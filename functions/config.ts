@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_RATE_LIMIT } from './ports/rate-limiter.ts';
 
 /**
  * The only module that reads `process.env`. Parsed once per container, on first use at cold start, so a
@@ -18,8 +19,13 @@ const ConfigSchema = z.object({
   ALLOW_PRIVATE_TARGETS: booleanString.default(false),
   API_KEY_CACHE_TTL_SECONDS: z.coerce.number().int().min(0).max(60).default(60),
   /** Requests each (account, mode) may make per window (docs/api.md#rate-limits). */
-  RATE_LIMIT_REQUESTS: z.coerce.number().int().min(1).default(1200),
-  RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
+  RATE_LIMIT_REQUESTS: z.coerce.number().int().min(1).default(DEFAULT_RATE_LIMIT.requests),
+  RATE_LIMIT_WINDOW_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(86_400)
+    .default(DEFAULT_RATE_LIMIT.windowSeconds),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

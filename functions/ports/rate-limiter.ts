@@ -8,3 +8,6 @@ export interface RateLimiter {
     now: Date,
   ): Promise<{ allowed: true } | { allowed: false; retryAfterSeconds: number }>;
 }
+
+/** Defaults of RATE_LIMIT_REQUESTS per RATE_LIMIT_WINDOW_SECONDS (functions/config.ts; CDK context). */
+export const DEFAULT_RATE_LIMIT = { requests: 1200, windowSeconds: 60 } as const;
