@@ -133,9 +133,7 @@ export function renderApiReference(): string {
         '| --------- | -- | -------- | ---- | ----- |',
       );
       for (const parameter of spec.parameters) {
-        const notes = [parameter.description ?? '', ...constraintsOf(parameter.schema)]
-          .filter(Boolean)
-          .join('; ');
+        const notes = describe(parameter.description, constraintsOf(parameter.schema));
         lines.push(
           `| \`${parameter.name}\` | ${parameter.in} | ${parameter.required ? 'yes' : 'no'} | ${cell(typeOf(parameter.schema))} | ${cell(notes)} |`,
         );
