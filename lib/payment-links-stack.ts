@@ -14,6 +14,8 @@ export interface PaymentLinksStackProps extends StackProps {
   /** Public base of checkout pages (e.g. a custom domain); defaults to `<api url>/checkout`. */
   checkoutBase?: string;
   throttle?: { rateLimit: number; burstLimit: number };
+  /** Per-(account, mode) request limit enforced by the functions (defaults in functions/config.ts). */
+  rateLimit?: { requests: number; windowSeconds: number };
 }
 
 /** The whole service on AWS; the local stack (lib/local/) runs the same handlers from the same tables. */
@@ -41,6 +43,10 @@ export class PaymentLinksStack extends Stack {
         BASE_URL: this.api.baseUrl,
         CHECKOUT_BASE: checkoutBase,
         EVENTS_QUEUE_URL: this.events.queue.queueUrl,
+        ...(props.rateLimit && {
+          RATE_LIMIT_REQUESTS: String(props.rateLimit.requests),
+          RATE_LIMIT_WINDOW_SECONDS: String(props.rateLimit.windowSeconds),
+        }),
       },
       protectData,
     });
