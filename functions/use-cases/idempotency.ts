@@ -23,6 +23,10 @@ const CLAIM_ATTEMPTS = 3;
  * - the same key while the first request still runs: `idempotency_in_progress` (409).
  * `execute` says whether its response is kept for replay; one that is not (a 5xx, a validation failure) frees
  * the key so that a retry runs anew.
+ *
+ * Why not Powertools Idempotency: its key comes from the event alone (JMESPath), not from the authenticated
+ * (account, mode); it deletes the record whenever the handler throws, so 4xx problems could not be replayed;
+ * and replays carry no marker for `Idempotent-Replayed`. This store is the small part of it we need.
  */
 export async function runIdempotently(
   deps: IdempotencyDependencies,
