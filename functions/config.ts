@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_RATE_LIMIT } from './ports/rate-limiter.ts';
 
 /**
  * The only module that reads `process.env`. Parsed once per container, on first use at cold start, so a
@@ -29,6 +30,14 @@ const ConfigSchema = z.object({
   LOCAL_SECRETS_FILE: z.string().min(1).optional(),
   /** Tests only: send Stripe API calls to this Stripe-speaking server instead of api.stripe.com. */
   STRIPE_API_URL: z.url().optional(),
+  /** Requests each (account, mode) may make per window (docs/api.md#rate-limits). */
+  RATE_LIMIT_REQUESTS: z.coerce.number().int().min(1).default(DEFAULT_RATE_LIMIT.requests),
+  RATE_LIMIT_WINDOW_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(86_400)
+    .default(DEFAULT_RATE_LIMIT.windowSeconds),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

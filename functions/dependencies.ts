@@ -1,7 +1,9 @@
 import { DynamoApiKeyRepository } from './adapters/dynamodb/api-key-repository.ts';
 import { DynamoEventRepository } from './adapters/dynamodb/event-repository.ts';
+import { DynamoIdempotencyStore } from './adapters/dynamodb/idempotency-store.ts';
 import { DynamoLinkRepository } from './adapters/dynamodb/link-repository.ts';
 import { DynamoPspConfigRepository } from './adapters/dynamodb/psp-config-repository.ts';
+import { DynamoRateLimiter } from './adapters/dynamodb/rate-limiter.ts';
 import { DynamoSandboxSessionStore } from './adapters/dynamodb/sandbox-session-store.ts';
 import { HttpWebhookSender } from './adapters/http/webhook-sender.ts';
 import { SandboxNotifier } from './adapters/psp/sandbox-notifier.ts';
@@ -99,3 +101,12 @@ export const pspSelector = once(() => {
     }),
   ]);
 });
+export const idempotencyStore = once(() => new DynamoIdempotencyStore(documentClient, config().TABLE_NAME));
+
+export const rateLimiter = once(
+  () =>
+    new DynamoRateLimiter(documentClient, config().TABLE_NAME, {
+      limit: config().RATE_LIMIT_REQUESTS,
+      windowSeconds: config().RATE_LIMIT_WINDOW_SECONDS,
+    }),
+);

@@ -1,10 +1,13 @@
 import { App, type AppProps, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { DEFAULT_RATE_LIMIT } from '../functions/ports/rate-limiter.ts';
 import { PaymentLinksStack } from './payment-links-stack.ts';
 
 /**
  * The CDK app, shared by `bin/app.ts` and the infra tests. Context: `stage` (default `dev`; any other stage
- * retains and protects data) and `checkoutBase` (a custom domain for checkout pages). cdk-nag's AwsSolutions
+ * retains and protects data), `checkoutBase` (a custom domain for checkout pages), `throttleRateLimit` and
+ * `throttleBurstLimit` (API Gateway stage throttling), `rateLimitRequests` and `rateLimitWindowSeconds` (the
+ * per-(account, mode) limit). cdk-nag's AwsSolutions
  * rules run on every synth; a finding that is not acknowledged in code with its reason fails the synth.
  */
 export function createApp(props: AppProps = {}): { app: App; stack: PaymentLinksStack } {
@@ -13,8 +16,26 @@ export function createApp(props: AppProps = {}): { app: App; stack: PaymentLinks
   const stack = new PaymentLinksStack(app, `PaymentLinks-${stage}`, {
     stage,
     checkoutBase: app.node.tryGetContext('checkoutBase') as string | undefined,
+    throttle: {
+      rateLimit: numberContext(app, 'throttleRateLimit', 100),
+      burstLimit: numberContext(app, 'throttleBurstLimit', 200),
+    },
+    rateLimit: {
+      requests: numberContext(app, 'rateLimitRequests', DEFAULT_RATE_LIMIT.requests),
+      windowSeconds: numberContext(app, 'rateLimitWindowSeconds', DEFAULT_RATE_LIMIT.windowSeconds),
+    },
     env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
   });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
   return { app, stack };
+}
+
+/** A positive integer from CDK context (`-c name=123` arrives as a string), or the default. */
+function numberContext(app: App, name: string, fallback: number): number {
+  const raw = app.node.tryGetContext(name);
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1)
+    throw new Error(`Context ${name} must be a positive integer: ${raw}`);
+  return value;
 }

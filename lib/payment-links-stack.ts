@@ -16,6 +16,8 @@ export interface PaymentLinksStackProps extends StackProps {
   /** Public base of checkout pages (e.g. a custom domain); defaults to `<api url>/checkout`. */
   checkoutBase?: string;
   throttle?: { rateLimit: number; burstLimit: number };
+  /** Per-(account, mode) request limit enforced by the functions (defaults in functions/config.ts). */
+  rateLimit?: { requests: number; windowSeconds: number };
 }
 
 /** The whole service on AWS; the local stack (lib/local/) runs the same handlers from the same tables. */
@@ -49,6 +51,10 @@ export class PaymentLinksStack extends Stack {
         EVENTS_QUEUE_URL: this.events.queue.queueUrl,
         EVENTS_DEAD_LETTER_QUEUE_URL: this.events.deadLetterQueue.queueUrl,
         ...checkoutSecrets.environment,
+        ...(props.rateLimit && {
+          RATE_LIMIT_REQUESTS: String(props.rateLimit.requests),
+          RATE_LIMIT_WINDOW_SECONDS: String(props.rateLimit.windowSeconds),
+        }),
       },
       protectData,
       secrets: checkoutSecrets,

@@ -39,8 +39,8 @@ export interface ScheduleDefinition {
 
 /** Per-function needs, keyed by handler file. */
 export const functions = {
-  'create-payment-link': { table: ['GetItem', 'PutItem'] },
-  'get-payment-link': { table: ['GetItem'] },
+  'create-payment-link': { table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'] },
+  'get-payment-link': { table: ['GetItem', 'UpdateItem'] },
   'route-fallback': { table: [] },
   'list-payment-link-events': { table: ['GetItem', 'Query'] },
   'redeliver-event': { table: ['GetItem', 'UpdateItem'], sendsEvents: true },
@@ -58,6 +58,19 @@ export const functions = {
     secrets: ['sandbox', 'psp'],
   },
   'sandbox-checkout': { table: ['GetItem', 'UpdateItem'], secrets: ['sandbox'] },
+  'list-payment-links': { table: ['GetItem', 'UpdateItem', 'Query'] },
+  // Cancel and expiry end the link's PSP session, hence the PSP secrets.
+  'cancel-payment-link': {
+    table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
+    sendsEvents: true,
+    secrets: ['sandbox', 'psp'],
+  },
+  'expire-links': {
+    table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query'],
+    sendsEvents: true,
+    secrets: ['sandbox', 'psp'],
+  },
+  'get-openapi': { table: [] },
 } as const satisfies Record<string, FunctionDefinition>;
 
 export type HandlerName = keyof typeof functions;
@@ -74,10 +87,14 @@ export const routes: readonly (RouteDefinition & { handler: HandlerName })[] = [
   { method: 'GET', path: '/sandbox/checkout/{id}', handler: 'sandbox-checkout' },
   { method: 'POST', path: '/sandbox/checkout/{id}/pay', handler: 'sandbox-checkout' },
   { method: 'POST', path: '/sandbox/checkout/{id}/decline', handler: 'sandbox-checkout' },
+  { method: 'GET', path: '/v1/payment-links', handler: 'list-payment-links' },
+  { method: 'POST', path: '/v1/payment-links/{id}/cancel', handler: 'cancel-payment-link' },
+  { method: 'GET', path: '/v1/openapi.json', handler: 'get-openapi' },
 ];
 
 export const schedules: readonly ScheduleDefinition[] = [
   { handler: 'outbox-sweeper', everyMinutes: 1, localEverySeconds: 5 },
+  { handler: 'expire-links', everyMinutes: 1, localEverySeconds: 5 },
 ];
 
 /** The queue that carries webhook events from transitions to delivery. */

@@ -153,3 +153,42 @@ export class PspUnavailableError extends ServiceError {
     });
   }
 }
+
+/** A retry with an `Idempotency-Key` already used for a different request (PRODUCT.md section 6). */
+export class IdempotencyKeyReusedError extends ServiceError {
+  constructor() {
+    super({
+      code: 'idempotency_key_reused',
+      status: 422,
+      title: 'Idempotency key reused',
+      detail:
+        'This Idempotency-Key was used with a different request in the last 24 hours. Use a new key for a new request.',
+    });
+  }
+}
+
+/** The first request with this `Idempotency-Key` is still running. */
+export class IdempotencyInProgressError extends ServiceError {
+  constructor() {
+    super({
+      code: 'idempotency_in_progress',
+      status: 409,
+      title: 'Idempotent request in progress',
+      detail: 'A request with this Idempotency-Key is still being processed. Retry shortly.',
+      headers: { 'Retry-After': '1' },
+    });
+  }
+}
+
+/** Too many requests for this (account, mode) in the current window. */
+export class RateLimitedError extends ServiceError {
+  constructor(retryAfterSeconds: number) {
+    super({
+      code: 'rate_limited',
+      status: 429,
+      title: 'Too many requests',
+      detail: `The request rate limit of this API key's account and mode was reached. Retry after ${retryAfterSeconds} s.`,
+      headers: { 'Retry-After': String(retryAfterSeconds) },
+    });
+  }
+}

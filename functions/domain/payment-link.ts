@@ -205,7 +205,7 @@ export function cancel(link: PaymentLink, checkoutBase: string, now: Date): Tran
   if (status !== 'open') throw new InvalidStateError(`A ${status} payment link cannot be canceled.`);
   return transition(
     link,
-    { status: 'canceled', canceled_at: now.toISOString() },
+    { status: 'canceled', canceled_at: now.toISOString(), psp_session: null },
     'payment_link.canceled',
     checkoutBase,
     now,
@@ -217,7 +217,7 @@ export function expire(link: PaymentLink, checkoutBase: string, now: Date): Tran
   if (link.status !== 'open' || effectiveStatus(link, now) !== 'expired') return undefined;
   return transition(
     link,
-    { status: 'expired', expired_at: now.toISOString() },
+    { status: 'expired', expired_at: now.toISOString(), psp_session: null },
     'payment_link.expired',
     checkoutBase,
     now,

@@ -1,14 +1,20 @@
 import { eventQueue, eventRepository, linkRepository, now } from '../dependencies.ts';
 import { apiHandler, json } from '../http/api-handler.ts';
+import { EmptyRequest } from '../http/schemas.ts';
+import { validate } from '../http/validate.ts';
 import { redeliverEvent } from '../use-cases/webhooks.ts';
 
 /** POST /v1/events/{id}/redeliver */
-export const handler = apiHandler({ auth: true, body: 'optional-json' }, async ({ principal, event }) => {
-  const id = event.pathParameters?.id ?? '';
-  await redeliverEvent(
-    { links: linkRepository(), events: eventRepository(), queue: eventQueue(), now },
-    principal,
-    id,
-  );
-  return json(202, { id, status: 'pending' });
-});
+export const handler = apiHandler(
+  { auth: true, body: 'optional-json' },
+  async ({ principal, event, body }) => {
+    validate(EmptyRequest, body);
+    const id = event.pathParameters?.id ?? '';
+    await redeliverEvent(
+      { links: linkRepository(), events: eventRepository(), queue: eventQueue(), now },
+      principal,
+      id,
+    );
+    return json(202, { id, status: 'pending' });
+  },
+);

@@ -1,8 +1,10 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { apiKeyAuthenticator } from '../dependencies.ts';
+import { apiKeyAuthenticator, idempotencyStore, now, rateLimiter } from '../dependencies.ts';
+import { RateLimitedError } from '../domain/errors.ts';
 import type { Principal } from '../domain/principal.ts';
 import { logger } from '../logger.ts';
+import { withIdempotency } from './idempotency.ts';
 import { problemResponse } from './problem.ts';
 import { type BodyMode, parseJsonBody } from './request-body.ts';
 
@@ -22,6 +24,10 @@ export interface ApiRouteOptions {
   /** Requires `Authorization: Bearer <key>` (every merchant route; not the public OpenAPI document). */
   auth: boolean;
   body: BodyMode;
+  /** Honours `Idempotency-Key` on POST requests (default on; authenticated routes only). */
+  idempotent?: boolean;
+  /** Counts the request against its (account, mode) rate limit (default on; authenticated routes only). */
+  rateLimited?: boolean;
 }
 
 interface ApiContext extends Context {
@@ -71,6 +77,13 @@ const authentication = (): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext>
   },
 });
 
+const rateLimit = (): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext> => ({
+  before: async (request) => {
+    const outcome = await rateLimiter().hit(request.context.principal as Principal, now());
+    if (!outcome.allowed) throw new RateLimitedError(outcome.retryAfterSeconds);
+  },
+});
+
 const jsonBody = (mode: BodyMode): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext> => ({
   before: (request) => {
     request.context.body = parseJsonBody(request.event, mode);
@@ -79,19 +92,25 @@ const jsonBody = (mode: BodyMode): MiddlewareObj<ApiEvent, ApiResult, Error, Api
 
 /**
  * Wraps a merchant-API handler in the one middleware chain every route shares:
- * request log → problem details → authentication → body parsing → the route's own code.
+ * request log → problem details → authentication → rate limit → body parsing → idempotency → the route's code.
  */
 export function apiHandler(options: ApiRouteOptions, handle: (request: ApiRequest) => Promise<ApiResult>) {
   const chain = middy<ApiEvent, ApiResult, Error, ApiContext>().use(requestLog()).use(problemDetails());
   if (options.auth) chain.use(authentication());
-  return chain.use(jsonBody(options.body)).handler((event, context) =>
-    handle({
+  if (options.auth && (options.rateLimited ?? true)) chain.use(rateLimit());
+  const idempotent = options.auth && (options.idempotent ?? true);
+  return chain.use(jsonBody(options.body)).handler((event, context) => {
+    const request: ApiRequest = {
       event,
       principal: context.principal as Principal,
       body: context.body,
       requestId: event.requestContext.requestId,
-    }),
-  );
+    };
+    if (idempotent && event.requestContext.http.method === 'POST') {
+      return withIdempotency({ store: idempotencyStore(), now }, request, () => handle(request));
+    }
+    return handle(request);
+  });
 }
 
 export function json(statusCode: number, body: unknown, headers: Record<string, string> = {}): ApiResult {

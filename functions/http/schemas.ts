@@ -5,6 +5,7 @@ import {
   fractionDigitsProblem,
   isPayableCurrency,
 } from '../domain/money.ts';
+import { LINK_STATUSES } from '../domain/payment-link.ts';
 import type { Mode } from '../domain/principal.ts';
 import { MAX_URL_LENGTH, type UrlPolicy, urlProblem } from '../domain/urls.ts';
 
@@ -119,3 +120,32 @@ export function createPaymentLinkRequest(mode: Mode, allowPrivateTargets: boolea
   return schema;
 }
 const createSchemas = new Map<string, ReturnType<typeof createPaymentLinkSchema>>();
+
+/** PRODUCT.md section 6: `limit` 1 to 100, default 10; outside is a 422, never silently clamped. */
+export const MAX_LIST_LIMIT = 100;
+export const DEFAULT_LIST_LIMIT = 10;
+
+/**
+ * `GET /v1/payment-links` query parameters. Errors point at the parameter by name (`/limit`), as if the query
+ * string were a JSON object; unknown parameters are rejected like unknown body fields.
+ */
+export const listPaymentLinksQuery = z.strictObject({
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_LIST_LIMIT)
+    .default(DEFAULT_LIST_LIMIT)
+    .meta({ description: `Links per page, 1 to ${MAX_LIST_LIMIT}.` }),
+  cursor: z
+    .string()
+    .max(256)
+    .optional()
+    .meta({ description: 'The `next_cursor` of the previous page; omit for the first page.' }),
+  status: z.enum(LINK_STATUSES).optional().meta({
+    description: 'Only links with this status as reads show it (`expired` includes links past `expires_at`).',
+  }),
+});
+
+/** The body of actions that take none (cancel, redeliver): omitted, empty, or `{}`; any field is an error. */
+export const EmptyRequest = z.strictObject({}).optional();

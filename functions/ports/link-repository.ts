@@ -1,4 +1,4 @@
-import type { PaymentLink, Transition } from '../domain/payment-link.ts';
+import type { LinkStatus, PaymentLink, Transition } from '../domain/payment-link.ts';
 import type { Mode } from '../domain/principal.ts';
 
 /** Persistence of payment links and of the events their transitions emit. */
@@ -19,4 +19,30 @@ export interface LinkRepository {
    * `ConcurrentModificationError` when another writer got there first.
    */
   saveSession(before: PaymentLink, after: PaymentLink): Promise<void>;
+  /**
+   * One page of a tenant's links, newest first. `after` is the position (see `linkPosition`) of the last link
+   * of the previous page. `status` filters by the status a reader sees at `now` (an open link past its
+   * `expires_at` is `expired`). `next` is set when more links may follow.
+   */
+  list(query: LinkListQuery): Promise<LinkPage>;
+  /** Open links whose `expires_at` is at or before `now` (the sweeper's work list), at most `limit`. */
+  dueForExpiry(now: Date, limit: number): Promise<{ id: string; mode: Mode }[]>;
 }
+
+export interface LinkListQuery {
+  account: string;
+  mode: Mode;
+  limit: number;
+  after?: string | undefined;
+  status?: LinkStatus | undefined;
+  now: Date;
+}
+
+export interface LinkPage {
+  links: PaymentLink[];
+  /** Position of the last link returned (or evaluated) when more may follow. */
+  next: string | undefined;
+}
+
+/** A link's place in its tenant's listing: its gsi1 sort key, `<created_at>#<id>`. */
+export const linkPosition = (link: Pick<PaymentLink, 'created_at' | 'id'>) => `${link.created_at}#${link.id}`;

@@ -1,11 +1,15 @@
 import { ConcurrentModificationError, NotFoundError } from '../domain/errors.ts';
 import {
+  cancel,
+  expire,
+  type LinkStatus,
   createPaymentLink as newPaymentLink,
   type PaymentLink,
   type PaymentLinkInput,
+  type PspSession,
   type Transition,
 } from '../domain/payment-link.ts';
-import type { Principal } from '../domain/principal.ts';
+import type { Mode, Principal } from '../domain/principal.ts';
 import { logger } from '../logger.ts';
 import type { EventQueue } from '../ports/event-queue.ts';
 import type { LinkRepository } from '../ports/link-repository.ts';
@@ -70,4 +74,92 @@ export async function applyTransition(
     }
     return { link: transition.after, transition };
   }
+}
+
+/** One page of the caller's links, newest first; `next` is the position to continue from. */
+export async function listPaymentLinks(
+  deps: LinkDependencies,
+  principal: Principal,
+  query: { limit: number; after?: string | undefined; status?: LinkStatus | undefined },
+): Promise<{ links: PaymentLink[]; next: string | undefined }> {
+  return deps.links.list({ ...query, account: principal.account, mode: principal.mode, now: deps.now() });
+}
+
+/** Ends PSP checkout sessions (implemented by `PspSelector`, which finds the session's provider). */
+export interface PspSessions {
+  expireSession(account: string, mode: Mode, session: PspSession): Promise<void>;
+}
+
+type TransitionDependencies = LinkDependencies & {
+  queue: EventQueue;
+  pspSessions: PspSessions;
+  checkoutBase: string;
+};
+
+/**
+ * A link that can no longer be paid (canceled, expired) has no use for its PSP session: end it at the PSP so
+ * a buyer still on that page cannot pay. Best effort: the link has changed whatever the PSP says, and a payment
+ * that slips through is still recorded as paid (PRODUCT.md section 7).
+ */
+async function endPspSession(
+  deps: TransitionDependencies,
+  transition: Transition | undefined,
+): Promise<void> {
+  const session = transition?.before.psp_session;
+  if (!transition || !session) return;
+  try {
+    await deps.pspSessions.expireSession(transition.before.account, transition.before.mode, session);
+  } catch (error) {
+    logger.warn('PSP session not expired', { linkId: transition.before.id, error });
+  }
+}
+
+/**
+ * The merchant cancels a link: 200 with the canceled link, the same link unchanged when it already was
+ * canceled, `invalid_state` when paid or expired. Emits `payment_link.canceled` once however many cancels race.
+ */
+export async function cancelPaymentLink(
+  deps: TransitionDependencies,
+  principal: Principal,
+  id: string,
+): Promise<PaymentLink> {
+  const { link, transition } = await applyTransition(
+    deps,
+    () => getPaymentLink(deps, principal, id),
+    (current, now) => cancel(current, deps.checkoutBase, now),
+  );
+  await endPspSession(deps, transition);
+  return link;
+}
+
+/**
+ * The expiry sweeper: records `expired` (and emits `payment_link.expired`) for up to `batchSize` open links
+ * whose `expires_at` has passed. A link that fails is logged and left for the next run.
+ */
+export async function expireDueLinks(
+  deps: TransitionDependencies,
+  batchSize: number,
+): Promise<{ expired: number; failed: number }> {
+  const due = await deps.links.dueForExpiry(deps.now(), batchSize);
+  let expired = 0;
+  let failed = 0;
+  for (const { id, mode } of due) {
+    try {
+      const { transition } = await applyTransition(
+        deps,
+        async () => {
+          const link = await deps.links.get(id, mode);
+          if (!link) throw new NotFoundError(`No payment link ${id}.`);
+          return link;
+        },
+        (link, now) => expire(link, deps.checkoutBase, now),
+      );
+      await endPspSession(deps, transition);
+      if (transition) expired++;
+    } catch (error) {
+      failed++;
+      logger.error('Could not expire payment link', { linkId: id, error });
+    }
+  }
+  return { expired, failed };
 }

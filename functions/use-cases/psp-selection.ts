@@ -1,7 +1,9 @@
 import { PspNotConfiguredError } from '../domain/errors.ts';
+import type { PspSession } from '../domain/payment-link.ts';
 import type { Mode } from '../domain/principal.ts';
 import type { Psp, PspFactory } from '../ports/psp.ts';
 import type { PspConfigRepository } from '../ports/psp-config-repository.ts';
+import type { PspSessions } from './payment-links.ts';
 
 /** The provider a test-mode (account, mode) gets when nothing is configured. */
 export const DEFAULT_TEST_PROVIDER = 'sandbox';
@@ -11,7 +13,7 @@ export const DEFAULT_TEST_PROVIDER = 'sandbox';
  * mode and none in live mode (live payments need the merchant's own PSP account). A test-only provider (the
  * sandbox) never serves live mode, whatever is stored.
  */
-export class PspSelector {
+export class PspSelector implements PspSessions {
   private readonly configs: PspConfigRepository;
   private readonly factories: Map<string, PspFactory>;
 
@@ -22,6 +24,13 @@ export class PspSelector {
 
   factory(provider: string): PspFactory | undefined {
     return this.factories.get(provider);
+  }
+
+  /** Ends a session at the provider that created it (a provider no longer configured still ends its own). */
+  async expireSession(account: string, mode: Mode, session: PspSession): Promise<void> {
+    const factory = this.factories.get(session.provider);
+    if (!factory) throw new Error(`No PSP adapter for provider ${session.provider}`);
+    await (await factory.create(account, mode)).expireSession(session);
   }
 
   /** The PSP that creates checkout sessions for (account, mode); `PspNotConfiguredError` when there is none. */

@@ -21,7 +21,7 @@ export class LinksTable extends Construct {
 
   constructor(scope: Construct, id: string, props: LinksTableProps) {
     super(scope, id);
-    const { partitionKey, sortKey, gsi1, gsi2, timeToLiveAttribute } = tableSchema;
+    const { partitionKey, sortKey, gsi1, gsi2, gsi3, timeToLiveAttribute } = tableSchema;
     const stringKey = (name: string) => ({ name, type: AttributeType.STRING });
     this.table = new TableV2(this, 'Table', {
       partitionKey: stringKey(partitionKey),
@@ -32,7 +32,7 @@ export class LinksTable extends Construct {
       timeToLiveAttribute,
       deletionProtection: props.protectData,
       removalPolicy: props.protectData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
-      globalSecondaryIndexes: [gsi1, gsi2].map((index) => ({
+      globalSecondaryIndexes: [gsi1, gsi2, gsi3].map((index) => ({
         indexName: index.indexName,
         partitionKey: stringKey(index.partitionKey),
         sortKey: stringKey(index.sortKey),

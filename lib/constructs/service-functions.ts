@@ -7,6 +7,9 @@ import { Construct } from 'constructs';
 import { tableSchema } from '../../functions/adapters/dynamodb/table-schema.ts';
 import { type FunctionDefinition, functions, type HandlerName } from '../routes.ts';
 import type { CheckoutSecrets } from './checkout-secrets.ts';
+
+const TABLE_INDEXES = [tableSchema.gsi1, tableSchema.gsi2, tableSchema.gsi3].map((index) => index.indexName);
+
 import { ServiceFunction } from './service-function.ts';
 
 export interface ServiceFunctionsProps {
@@ -52,11 +55,9 @@ export class ServiceFunctions extends Construct {
           actions: definition.table.map((action) => `dynamodb:${action}`),
           resources: [
             table.tableArn,
-            // The table's indexes by name rather than `index/*`: no wildcard to justify.
+            // Each index by name rather than `index/*`: no wildcard for cdk-nag (AwsSolutions-IAM5) to flag.
             ...(definition.table.includes('Query')
-              ? [tableSchema.gsi1, tableSchema.gsi2].map(
-                  (index) => `${table.tableArn}/index/${index.indexName}`,
-                )
+              ? TABLE_INDEXES.map((name) => `${table.tableArn}/index/${name}`)
               : []),
           ],
         }),

@@ -43,7 +43,7 @@ export async function ensureTable(endpoint: string, tableName: string): Promise<
   } catch (error) {
     if ((error as Error).name !== 'ResourceNotFoundException') throw error;
   }
-  const { partitionKey, sortKey, gsi1, gsi2 } = tableSchema;
+  const { partitionKey, sortKey, gsi1, gsi2, gsi3 } = tableSchema;
   const stringAttributes = [
     partitionKey,
     sortKey,
@@ -51,6 +51,8 @@ export async function ensureTable(endpoint: string, tableName: string): Promise<
     gsi1.sortKey,
     gsi2.partitionKey,
     gsi2.sortKey,
+    gsi3.partitionKey,
+    gsi3.sortKey,
   ];
   await client.send(
     new CreateTableCommand({
@@ -61,7 +63,7 @@ export async function ensureTable(endpoint: string, tableName: string): Promise<
         { AttributeName: partitionKey, KeyType: 'HASH' },
         { AttributeName: sortKey, KeyType: 'RANGE' },
       ],
-      GlobalSecondaryIndexes: [gsi1, gsi2].map((index) => ({
+      GlobalSecondaryIndexes: [gsi1, gsi2, gsi3].map((index) => ({
         IndexName: index.indexName,
         KeySchema: [
           { AttributeName: index.partitionKey, KeyType: 'HASH' },

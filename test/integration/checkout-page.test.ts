@@ -2,7 +2,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '../../functions/adapters/dynamodb/table-schema.ts';
 import { documentClient } from '../../functions/clients/dynamodb.ts';
-import { linkRepository } from '../../functions/dependencies.ts';
+import { linkRepository, sandboxSessionStore } from '../../functions/dependencies.ts';
 import { cancel } from '../../functions/domain/payment-link.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
@@ -146,6 +146,25 @@ describe('GET {checkout_base}/{id}', () => {
     expect(expired.status).toBe(410);
     expect(expired.text).toContain('This payment link has expired');
     expect((await storedLink(expiringLink.id)).psp_session).toBeNull();
+  });
+
+  it('ends the sandbox session when the merchant cancels, so the buyer can no longer pay on it', async () => {
+    const link = await createLink(stack, acme.api_key);
+    await navigate(link.checkout_url);
+    const session = (await storedLink(link.id)).psp_session;
+    expect((await sandboxSessionStore().get(session?.id as string))?.status).toBe('open');
+
+    const canceled = await stack.request('POST', `/v1/payment-links/${link.id}/cancel`, {
+      key: acme.api_key,
+    });
+    expect(canceled.status).toBe(200);
+
+    expect((await sandboxSessionStore().get(session?.id as string))?.status).toBe('expired');
+    expect((await storedLink(link.id)).psp_session).toBeNull();
+    const pay = await httpRequest(`${stack.baseUrl}/sandbox/checkout/${session?.id}/pay`, { method: 'POST' });
+    expect(pay.status).toBe(200); // the sandbox page again, not the 303 to redirect_url of a payment
+    expect(pay.text).toContain('This checkout session has expired');
+    expect((await storedLink(link.id)).status).toBe('canceled');
   });
 
   it('answers 404 with a page for an unknown or malformed id', async () => {

@@ -113,7 +113,7 @@ describe('POST /v1/payment-links', () => {
   it('answers 405 with Allow to another method on a known path', async () => {
     const response = await stack.request('DELETE', '/v1/payment-links', { key: acme.api_key });
     expectProblem(response, 405, 'method_not_allowed');
-    expect(response.headers.get('allow')).toBe('POST');
+    expect(response.headers.get('allow')).toBe('POST, GET');
   });
 
   it('answers 404 in problem form to an unknown path', async () => {

@@ -4,22 +4,71 @@ import {
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
+  QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { ConcurrentModificationError } from '../../domain/errors.ts';
-import type { LinkEvent, PaymentLink, Transition } from '../../domain/payment-link.ts';
+import type { LinkEvent, LinkStatus, PaymentLink, Transition } from '../../domain/payment-link.ts';
 import type { Mode } from '../../domain/principal.ts';
 import { OUTBOX_GRACE_MS } from '../../domain/webhook.ts';
-import type { LinkRepository } from '../../ports/link-repository.ts';
-import { keys, outboxKeys, withoutKeys } from './table-schema.ts';
+import {
+  type LinkListQuery,
+  type LinkPage,
+  type LinkRepository,
+  linkPosition,
+} from '../../ports/link-repository.ts';
+import { keys, outboxKeys, tableSchema, withoutKeys } from './table-schema.ts';
+
+/** Which gsi3 partition a link's expiry lives in: spreads the sweeper's reads and writes. */
+export function expiryShard(id: string): number {
+  let sum = 0;
+  for (let index = 0; index < id.length; index++) sum += id.charCodeAt(index);
+  return sum % tableSchema.expiryShards;
+}
 
 function linkItem(link: PaymentLink) {
+  // Sparse: only open links with an expiry are in gsi3, so every later Put of the link drops it from there.
+  const expiry =
+    link.status === 'open' && link.expires_at
+      ? { gsi3pk: keys.expiryShard(expiryShard(link.id)), gsi3sk: `${link.expires_at}#${link.id}` }
+      : {};
   return {
     ...keys.link(link.id, link.mode),
     gsi1pk: keys.linksOfAccount(link.account, link.mode),
-    gsi1sk: `${link.created_at}#${link.id}`,
+    gsi1sk: linkPosition(link),
+    ...expiry,
     ...link,
   };
+}
+
+/** Pages of this many items are read when a filter may discard most of them. */
+const FILTERED_PAGE_SIZE = 100;
+/** A filtered listing stops after this many reads and returns what it found with a cursor to continue. */
+const MAX_READS_PER_LIST = 10;
+
+/** Filters by the status a reader sees at `now` (effectiveStatus): ISO 8601 UTC strings compare as times. */
+function statusFilter(status: LinkStatus, now: string) {
+  const names = { '#status': 'status' };
+  switch (status) {
+    case 'open':
+      return {
+        FilterExpression: '#status = :open AND (attribute_type(expires_at, :null) OR expires_at > :now)',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: { ':open': 'open', ':null': 'NULL', ':now': now },
+      };
+    case 'expired':
+      return {
+        FilterExpression: '#status = :expired OR (#status = :open AND expires_at <= :now)',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: { ':expired': 'expired', ':open': 'open', ':now': now },
+      };
+    default:
+      return {
+        FilterExpression: '#status = :status',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: { ':status': status },
+      };
+  }
 }
 
 /**
@@ -122,5 +171,69 @@ export class DynamoLinkRepository implements LinkRepository {
       }
       throw error;
     }
+  }
+
+  async list({ account, mode, limit, after, status, now }: LinkListQuery): Promise<LinkPage> {
+    const gsi1pk = keys.linksOfAccount(account, mode);
+    const filter = status ? statusFilter(status, now.toISOString()) : undefined;
+    const startKey = (position: string) => ({
+      gsi1pk,
+      gsi1sk: position,
+      ...keys.link(position.slice(position.indexOf('#') + 1), mode),
+    });
+    const found: PaymentLink[] = [];
+    let ExclusiveStartKey: Record<string, unknown> | undefined = after ? startKey(after) : undefined;
+    // One more than asked for tells whether another page exists.
+    for (let reads = 0; reads < MAX_READS_PER_LIST; reads++) {
+      const page = await this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: tableSchema.gsi1.indexName,
+          KeyConditionExpression: 'gsi1pk = :pk',
+          ...filter,
+          ExpressionAttributeValues: { ...filter?.ExpressionAttributeValues, ':pk': gsi1pk },
+          ScanIndexForward: false,
+          Limit: filter ? FILTERED_PAGE_SIZE : limit + 1 - found.length,
+          ExclusiveStartKey,
+        }),
+      );
+      for (const item of page.Items ?? []) {
+        found.push(withoutKeys<PaymentLink>(item));
+        if (found.length > limit) {
+          const links = found.slice(0, limit);
+          return { links, next: linkPosition(links[links.length - 1] as PaymentLink) };
+        }
+      }
+      ExclusiveStartKey = page.LastEvaluatedKey;
+      if (!ExclusiveStartKey) return { links: found, next: undefined };
+    }
+    // Read budget spent on a sparse filter: continue after the last link evaluated, not the last one found.
+    return { links: found, next: String(ExclusiveStartKey?.gsi1sk) };
+  }
+
+  async dueForExpiry(now: Date, limit: number): Promise<{ id: string; mode: Mode }[]> {
+    const due: { id: string; mode: Mode }[] = [];
+    // `<expires_at>#<id>` up to and including this instant: '~' sorts after every id character.
+    const bound = `${now.toISOString()}#~`;
+    for (let shard = 0; shard < tableSchema.expiryShards && due.length < limit; shard++) {
+      let ExclusiveStartKey: Record<string, unknown> | undefined;
+      do {
+        const page = await this.client.send(
+          new QueryCommand({
+            TableName: this.tableName,
+            IndexName: tableSchema.gsi3.indexName,
+            KeyConditionExpression: 'gsi3pk = :shard AND gsi3sk <= :bound',
+            ExpressionAttributeValues: { ':shard': keys.expiryShard(shard), ':bound': bound },
+            ProjectionExpression: 'id, #mode',
+            ExpressionAttributeNames: { '#mode': 'mode' },
+            Limit: limit - due.length,
+            ExclusiveStartKey,
+          }),
+        );
+        for (const item of page.Items ?? []) due.push({ id: String(item.id), mode: item.mode as Mode });
+        ExclusiveStartKey = page.LastEvaluatedKey;
+      } while (ExclusiveStartKey && due.length < limit);
+    }
+    return due;
   }
 }

@@ -8,6 +8,11 @@
  * | event           | EVENT#<id>             | MODE#<mode>         | LINK#<link id>#MODE#<mode>      | <created_at>#<id> |
  * | API key         | APIKEY#<key id>        | APIKEY              | ACCOUNT#<acc>#APIKEYS           | <created_at>      |
  * | webhook secret  | ACCOUNT#<acc>          | WEBHOOK_SECRET#<mode> | –                             | –                 |
+ * | idempotency     | IDEMPOTENCY#<acc>#<mode>#<key hash> | IDEMPOTENCY | –                           | –                 |
+ * | rate window     | RATE#<acc>#<mode>      | WINDOW#<start>      | –                               | –                 |
+ *
+ * Open links with an `expires_at` are also in the sparse index gsi3 (gsi3pk `EXPIRY#<shard>`, gsi3sk
+ * `<expires_at>#<id>`), which the expiry sweeper reads; any other state drops them from it.
  */
 export const tableSchema = {
   partitionKey: 'pk',
@@ -16,6 +21,10 @@ export const tableSchema = {
   gsi1: { indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
   /** Sparse index of events still to be handed to delivery (the outbox the sweeper re-enqueues from). */
   gsi2: { indexName: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
+  /** Sparse index of open links with an expiry, by expiry time, spread over shards: the sweeper's work list. */
+  gsi3: { indexName: 'gsi3', partitionKey: 'gsi3pk', sortKey: 'gsi3sk' },
+  /** Number of gsi3 partitions the due links are spread over (a shard is picked from the link id). */
+  expiryShards: 4,
   /** Epoch seconds after which DynamoDB may delete the item (idempotency records, rate-limit windows). */
   timeToLiveAttribute: 'ttl',
 } as const;
@@ -33,6 +42,15 @@ export const keys = {
   }),
   /** gsi2 (outbox) partition of an undelivered event; see {@link outboxKeys}. */
   outbox: (shard: number) => `OUTBOX#${shard}`,
+  expiryShard: (shard: number) => `EXPIRY#${shard}`,
+  idempotency: (account: string, mode: string, keyHash: string) => ({
+    pk: `IDEMPOTENCY#${account}#${mode}#${keyHash}`,
+    sk: 'IDEMPOTENCY',
+  }),
+  rateWindow: (account: string, mode: string, windowStart: number) => ({
+    pk: `RATE#${account}#${mode}`,
+    sk: `WINDOW#${windowStart}`,
+  }),
 };
 
 /**
@@ -48,7 +66,7 @@ export function outboxKeys(eventId: string, dueAt: Date) {
   return { gsi2pk: keys.outbox(hash % OUTBOX_SHARDS), gsi2sk: `${dueAt.toISOString()}#${eventId}` };
 }
 
-const KEY_ATTRIBUTES = ['pk', 'sk', 'gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk', 'ttl'];
+const KEY_ATTRIBUTES = ['pk', 'sk', 'gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk', 'gsi3pk', 'gsi3sk', 'ttl'];
 
 /** The domain record inside a stored item: the item minus its key and index attributes. */
 export function withoutKeys<T>(item: Record<string, unknown>): T {

@@ -1,0 +1,33 @@
+import { createHash } from 'node:crypto';
+import type { Principal } from './principal.ts';
+
+/**
+ * Pagination cursors. A cursor is opaque to clients but carries no secret: it holds only a position inside the
+ * caller's own listing (`<created_at>#<id>`) and a tag of the (account, mode) it was issued to. The listing's
+ * partition always comes from the caller's key, never from the cursor, so no cursor, forged or not, can reach
+ * another tenant's links; the tag only turns a cursor used with another key into a clear error. Hence no
+ * signing key to provision, rotate or leak (docs/api.md#pagination).
+ */
+const POSITION = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z#pl_[0-9A-Za-z]{22,64}$/;
+const MAX_CURSOR_LENGTH = 256;
+
+const tenantTag = (principal: Principal) =>
+  createHash('sha256').update(`${principal.account}\n${principal.mode}`).digest('base64url').slice(0, 16);
+
+export function encodeCursor(principal: Principal, position: string): string {
+  return Buffer.from(JSON.stringify({ p: position, t: tenantTag(principal) })).toString('base64url');
+}
+
+/** The position a cursor names, or `undefined` for anything malformed or issued to another (account, mode). */
+export function decodeCursor(principal: Principal, cursor: string): string | undefined {
+  if (cursor.length > MAX_CURSOR_LENGTH || !/^[A-Za-z0-9_-]+$/.test(cursor)) return undefined;
+  try {
+    const decoded: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (typeof decoded !== 'object' || decoded === null) return undefined;
+    const { p, t } = decoded as { p?: unknown; t?: unknown };
+    if (typeof p !== 'string' || !POSITION.test(p) || t !== tenantTag(principal)) return undefined;
+    return p;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,30 @@
+import { config } from '../config.ts';
+import { linkRepository, now } from '../dependencies.ts';
+import { ValidationError } from '../domain/errors.ts';
+import { decodeCursor, encodeCursor } from '../domain/page-cursor.ts';
+import { toResource } from '../domain/payment-link.ts';
+import { apiHandler, json } from '../http/api-handler.ts';
+import { listPaymentLinksQuery } from '../http/schemas.ts';
+import { validate } from '../http/validate.ts';
+import { listPaymentLinks } from '../use-cases/payment-links.ts';
+
+/** GET /v1/payment-links?limit=&cursor=&status= */
+export const handler = apiHandler({ auth: true, body: 'none' }, async ({ principal, event }) => {
+  const query = validate(listPaymentLinksQuery, event.queryStringParameters ?? {});
+  const after = query.cursor === undefined ? undefined : decodeCursor(principal, query.cursor);
+  if (query.cursor !== undefined && after === undefined) {
+    throw new ValidationError([
+      { pointer: '/cursor', detail: 'Not a cursor this API key was given: pass `next_cursor` unchanged.' },
+    ]);
+  }
+  const page = await listPaymentLinks({ links: linkRepository(), now }, principal, {
+    limit: query.limit,
+    after,
+    status: query.status,
+  });
+  const at = now();
+  return json(200, {
+    data: page.links.map((link) => toResource(link, config().CHECKOUT_BASE, at)),
+    next_cursor: page.next ? encodeCursor(principal, page.next) : null,
+  });
+});
