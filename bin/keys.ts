@@ -10,6 +10,7 @@ const USAGE = `Usage:
   npm run keys -- create --account <account> --mode test|live [--json]
   npm run keys -- list --account <account> [--json]
   npm run keys -- revoke <key_id>
+  npm run keys -- rotate-webhook-secret --account <account> --mode test|live [--json]
 
 Target: the running local stack (npm start, found through DATA_DIR, default .data), or a deployed stack with
 --table <TableName output> (or TABLE_NAME) and the usual AWS credentials and region.`;
@@ -68,7 +69,7 @@ const target = selectTarget();
 // Imported after the target is chosen: the repositories read TABLE_NAME and the SDK endpoint on first use.
 const { DynamoApiKeyRepository } = await import('../functions/adapters/dynamodb/api-key-repository.ts');
 const { documentClient } = await import('../functions/clients/dynamodb.ts');
-const { issueApiKey, listApiKeys } = await import('../functions/use-cases/api-keys.ts');
+const { issueApiKey, listApiKeys, rotateWebhookSecret } = await import('../functions/use-cases/api-keys.ts');
 const repository = new DynamoApiKeyRepository(documentClient, process.env.TABLE_NAME as string);
 
 switch (command) {
@@ -113,6 +114,23 @@ The key is shown this once only: store it now. Only its hash is kept.`);
       values.json
         ? JSON.stringify({ key_id: revoked.key_id, status: revoked.status, revoked_at: revoked.revoked_at })
         : `Revoked ${revoked.key_id}. Running functions stop accepting it within 60 seconds.`,
+    );
+    break;
+  }
+  case 'rotate-webhook-secret': {
+    const account = requireAccount();
+    if (!MODES.includes(values.mode as Mode)) fail('--mode must be test or live.');
+    const rotated = await rotateWebhookSecret(repository, account, values.mode as Mode).catch(() =>
+      fail(`${account} has no ${values.mode} webhook secret yet: create a key first.`),
+    );
+    console.log(
+      values.json
+        ? JSON.stringify(rotated)
+        : `New webhook secret for ${account} (${values.mode}, ${target}):
+
+  ${rotated.webhook_secret}
+
+Webhooks are signed with both the new and the previous secret until ${rotated.previous_valid_until}.`,
     );
     break;
   }

@@ -144,10 +144,12 @@ export function webhookBody(event: LinkEvent): string {
 
 /**
  * Headers of one attempt: `webhook-id` is the event id (stable across retries, the merchant's dedup key);
- * timestamp and signature are fresh per attempt. Signed with the (account, mode) `whsec_` secret.
+ * timestamp and signature are fresh per attempt. Signed with each of the (account, mode)'s `whsec_` secrets:
+ * right after a rotation the header carries a signature by the new and by the previous secret, space-separated
+ * as Standard Webhooks specifies, so receivers still holding either secret verify it.
  */
 export function signedWebhookHeaders(
-  secret: string,
+  secrets: readonly string[],
   eventId: string,
   body: string,
   at: Date,
@@ -157,7 +159,7 @@ export function signedWebhookHeaders(
     'user-agent': 'payment-links-webhooks/1',
     'webhook-id': eventId,
     'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-    'webhook-signature': new Webhook(secret).sign(eventId, at, body),
+    'webhook-signature': secrets.map((secret) => new Webhook(secret).sign(eventId, at, body)).join(' '),
   };
 }
 

@@ -11,4 +11,11 @@ export interface ApiKeyRepository {
   /** Stores `candidate` as the account-mode's webhook secret unless one exists; returns the current one. */
   ensureWebhookSecret(account: string, mode: Mode, candidate: string): Promise<string>;
   getWebhookSecret(account: string, mode: Mode): Promise<string | undefined>;
+  /**
+   * The secrets webhooks are signed with at `now`: the current one first, then the previous one while its
+   * overlap after a rotation lasts. Empty when the account-mode has none.
+   */
+  getSigningSecrets(account: string, mode: Mode, now: Date): Promise<string[]>;
+  /** Makes `candidate` the current secret; the old one keeps signing until `previousUntil`. */
+  rotateWebhookSecret(account: string, mode: Mode, candidate: string, previousUntil: Date): Promise<void>;
 }

@@ -33,3 +33,22 @@ export async function listApiKeys(
   const records = await repository.listByAccount(account);
   return records.map(({ hash: _hash, ...shown }) => shown);
 }
+
+/** After a rotation the previous webhook secret keeps signing (alongside the new one) for this long. */
+export const WEBHOOK_SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Replaces the (account, mode)'s webhook signing secret. For the next 24 hours webhooks carry signatures by
+ * both secrets, so the merchant can deploy the new one without losing a delivery.
+ */
+export async function rotateWebhookSecret(
+  repository: ApiKeyRepository,
+  account: string,
+  mode: Mode,
+  now = new Date(),
+): Promise<{ webhook_secret: string; previous_valid_until: string }> {
+  const secret = generateWebhookSecret();
+  const previousUntil = new Date(now.getTime() + WEBHOOK_SECRET_OVERLAP_MS);
+  await repository.rotateWebhookSecret(account, mode, secret, previousUntil);
+  return { webhook_secret: secret, previous_valid_until: previousUntil.toISOString() };
+}

@@ -14,6 +14,7 @@ import {
   webhookBody,
 } from '../domain/webhook.ts';
 import { logger } from '../logger.ts';
+import type { ApiKeyRepository } from '../ports/api-key-repository.ts';
 import type { EventQueue } from '../ports/event-queue.ts';
 import type { EventRepository } from '../ports/event-repository.ts';
 import type { LinkRepository } from '../ports/link-repository.ts';
@@ -30,7 +31,7 @@ export interface EventMessage {
 export interface DeliveryDependencies {
   events: EventRepository;
   links: LinkRepository;
-  secrets: { getWebhookSecret(account: string, mode: Mode): Promise<string | undefined> };
+  secrets: Pick<ApiKeyRepository, 'getSigningSecrets'>;
   sender: WebhookSender;
   /** The events queue: short retries are re-sent to it with a delay. */
   queue: EventQueue;
@@ -95,13 +96,13 @@ async function attempt(deps: DeliveryDependencies, event: StoredEvent, leaseUnti
     await deps.events.finish(event, leaseUntil, note, { status: 'failed', reason: 'no_endpoint' }, at);
     return 'failed';
   }
-  const secret = await deps.secrets.getWebhookSecret(event.account, event.mode);
-  if (!secret) throw new Error(`No webhook secret for ${event.account}/${event.mode}.`);
+  const secrets = await deps.secrets.getSigningSecrets(event.account, event.mode, at);
+  if (!secrets.length) throw new Error(`No webhook secret for ${event.account}/${event.mode}.`);
   const body = webhookBody(event);
   const result = await deps.sender.send({
     url,
     body,
-    headers: signedWebhookHeaders(secret, event.id, body, at),
+    headers: signedWebhookHeaders(secrets, event.id, body, at),
   });
   const record: DeliveryAttempt = {
     at: at.toISOString(),

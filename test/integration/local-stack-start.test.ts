@@ -82,6 +82,15 @@ describe('npm start', () => {
     expect(listed.stdout).toContain(issued.key_id);
     expect(listed.stdout).not.toContain(issued.api_key);
 
+    const rotated = await run(
+      process.execPath,
+      ['bin/keys.ts', 'rotate-webhook-secret', '--account', 'cli-co', '--mode', 'test', '--json'],
+      { env: { ...process.env, DATA_DIR: dataDir } },
+    );
+    const rotation = JSON.parse(rotated.stdout) as { webhook_secret: string; previous_valid_until: string };
+    expect(rotation.webhook_secret).toMatch(/^whsec_/);
+    expect(rotation.webhook_secret).not.toBe(issued.webhook_secret);
+
     await stop(first.child);
     const second = await start();
     expect(second.apiKey).toBe(first.apiKey);

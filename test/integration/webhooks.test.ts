@@ -5,9 +5,14 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eventItem } from '../../functions/adapters/dynamodb/link-repository.ts';
 import { documentClient } from '../../functions/clients/dynamodb.ts';
 import { config } from '../../functions/config.ts';
-import { eventQueue, eventRepository, linkRepository } from '../../functions/dependencies.ts';
+import {
+  apiKeyRepository,
+  eventQueue,
+  eventRepository,
+  linkRepository,
+} from '../../functions/dependencies.ts';
 import { markPaid } from '../../functions/domain/payment-link.ts';
-import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
+import { type IssuedApiKey, rotateWebhookSecret } from '../../functions/use-cases/api-keys.ts';
 import { type DeliveryOutcome, deliverEvent, sweepOutbox } from '../../functions/use-cases/webhooks.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';
 import {
@@ -48,6 +53,29 @@ async function receiver(): Promise<Receiver> {
 }
 
 const failingQueue = { publish: () => Promise.reject(new Error('SQS is down')) };
+
+describe('webhook secret rotation', () => {
+  it('signs with the new and the previous secret for the overlap, then with the new one only', async () => {
+    const rotating = await stack.issueKey('rotating-co', 'test');
+    const rotated = await rotateWebhookSecret(apiKeyRepository(), 'rotating-co', 'test');
+    expect(rotated.webhook_secret).toMatch(/^whsec_/);
+    expect(rotated.webhook_secret).not.toBe(rotating.webhook_secret);
+
+    const endpoint = await receiver();
+    const linkId = await createLink(stack, rotating.api_key, endpoint.url);
+    await transition(linkId, eventQueue());
+    const [webhook] = await eventually(async () => endpoint.received.length > 0 && endpoint.received);
+    const headers = webhook?.headers as Record<string, string>;
+    expect(headers['webhook-signature']?.split(' ')).toHaveLength(2);
+    expect(new Webhook(rotated.webhook_secret).verify(webhook?.body ?? '', headers)).toBeTruthy();
+    expect(new Webhook(rotating.webhook_secret).verify(webhook?.body ?? '', headers)).toBeTruthy();
+
+    const afterOverlap = new Date(Date.parse(rotated.previous_valid_until) + 1000);
+    expect(await apiKeyRepository().getSigningSecrets('rotating-co', 'test', afterOverlap)).toEqual([
+      rotated.webhook_secret,
+    ]);
+  });
+});
 
 describe('a paid link through the local stack', () => {
   it('reaches the webhook_url as a Standard Webhooks request signed with the account-mode secret', async () => {

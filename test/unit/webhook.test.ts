@@ -103,9 +103,20 @@ describe('the webhook request', () => {
     });
   });
 
+  it('carries one signature per secret during a rotation, so either secret verifies it', () => {
+    const body = webhookBody(event);
+    const next = `whsec_${Buffer.from('n'.repeat(32)).toString('base64')}`;
+    const headers = signedWebhookHeaders([next, secret], event.id, body, new Date());
+    expect(headers['webhook-signature']?.split(' ')).toHaveLength(2);
+    expect(new Webhook(next).verify(body, headers)).toMatchObject({ type: 'payment_link.paid' });
+    expect(new Webhook(secret).verify(body, headers)).toMatchObject({ type: 'payment_link.paid' });
+    const unrelated = `whsec_${Buffer.from('u'.repeat(32)).toString('base64')}`;
+    expect(() => new Webhook(unrelated).verify(body, headers)).toThrow();
+  });
+
   it('is signed so that the standardwebhooks library verifies it with the secret, and only with it', () => {
     const body = webhookBody(event);
-    const headers = signedWebhookHeaders(secret, event.id, body, new Date());
+    const headers = signedWebhookHeaders([secret], event.id, body, new Date());
     expect(headers['webhook-id']).toBe('evt_123');
     expect(headers['webhook-signature']).toMatch(/^v1,/);
     expect(new Webhook(secret).verify(body, headers)).toMatchObject({ type: 'payment_link.paid' });
@@ -116,8 +127,8 @@ describe('the webhook request', () => {
 
   it('carries a fresh timestamp per attempt and the same webhook-id', () => {
     const body = webhookBody(event);
-    const first = signedWebhookHeaders(secret, event.id, body, new Date('2026-01-01T10:00:00Z'));
-    const retry = signedWebhookHeaders(secret, event.id, body, new Date('2026-01-01T10:05:00Z'));
+    const first = signedWebhookHeaders([secret], event.id, body, new Date('2026-01-01T10:00:00Z'));
+    const retry = signedWebhookHeaders([secret], event.id, body, new Date('2026-01-01T10:05:00Z'));
     expect(retry['webhook-id']).toBe(first['webhook-id']);
     expect(retry['webhook-timestamp']).not.toBe(first['webhook-timestamp']);
     expect(retry['webhook-signature']).not.toBe(first['webhook-signature']);

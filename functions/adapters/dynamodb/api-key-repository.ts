@@ -104,6 +104,43 @@ export class DynamoApiKeyRepository implements ApiKeyRepository {
   }
 
   async getWebhookSecret(account: string, mode: Mode): Promise<string | undefined> {
+    const item = await this.webhookSecretItem(account, mode);
+    return typeof item?.secret === 'string' ? item.secret : undefined;
+  }
+
+  async getSigningSecrets(account: string, mode: Mode, now: Date): Promise<string[]> {
+    const item = await this.webhookSecretItem(account, mode);
+    if (typeof item?.secret !== 'string') return [];
+    const previousValid =
+      typeof item.previous_secret === 'string' &&
+      typeof item.previous_until === 'string' &&
+      Date.parse(item.previous_until) > now.getTime();
+    return previousValid ? [item.secret, item.previous_secret as string] : [item.secret];
+  }
+
+  async rotateWebhookSecret(
+    account: string,
+    mode: Mode,
+    candidate: string,
+    previousUntil: Date,
+  ): Promise<void> {
+    await this.client.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: keys.webhookSecret(account, mode),
+        UpdateExpression:
+          'SET previous_secret = secret, previous_until = :until, secret = :next, rotated_at = :now',
+        ConditionExpression: 'attribute_exists(secret)',
+        ExpressionAttributeValues: {
+          ':next': candidate,
+          ':until': previousUntil.toISOString(),
+          ':now': new Date().toISOString(),
+        },
+      }),
+    );
+  }
+
+  private async webhookSecretItem(account: string, mode: Mode) {
     const { Item } = await this.client.send(
       new GetCommand({
         TableName: this.tableName,
@@ -111,6 +148,6 @@ export class DynamoApiKeyRepository implements ApiKeyRepository {
         ConsistentRead: true,
       }),
     );
-    return typeof Item?.secret === 'string' ? Item.secret : undefined;
+    return Item;
   }
 }
