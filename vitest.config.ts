@@ -1,13 +1,18 @@
 import { defineConfig } from 'vitest/config';
 
 /** One vitest project per kind of test (STYLE.md point 10); `npm test` runs them all. */
+// The functions' JSON request logs would drown the report; warnings and errors still show.
+// test/integration/logging.test.ts turns INFO back on for what it checks.
+const env = { POWERTOOLS_LOG_LEVEL: 'WARN' };
+
 export default defineConfig({
   test: {
     projects: [
-      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], env } },
       {
         test: {
           name: 'integration',
+          env,
           include: ['test/integration/**/*.test.ts'],
           testTimeout: 30_000,
           hookTimeout: 30_000,
@@ -24,6 +29,7 @@ export default defineConfig({
       {
         test: {
           name: 'browser',
+          env,
           include: ['test/browser/**/*.test.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,

@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { logger } from '../../functions/logger.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';
 
 let stack: TestStack;
 
 beforeAll(async () => {
   stack = await startTestStack();
+  logger.setLogLevel('INFO'); // the suite runs at WARN (vitest.config.ts); request lines are INFO
 });
 afterAll(() => stack.stop());
 
