@@ -1,10 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ACCOUNT_PATTERN } from '../functions/domain/api-key.ts';
 import { MODES, type Mode } from '../functions/domain/principal.ts';
-import type { LocalStackState } from '../lib/local/local-stack.ts';
-import { STATE_FILE } from '../lib/local/local-stack.ts';
+import { failWithUsage, selectCliTarget } from '../lib/local/cli-target.ts';
 
 const USAGE = `Usage:
   npm run keys -- create --account <account> --mode test|live [--json]
@@ -15,10 +12,7 @@ const USAGE = `Usage:
 Target: the running local stack (npm start, found through DATA_DIR, default .data), or a deployed stack with
 --table <TableName output> (or TABLE_NAME) and the usual AWS credentials and region.`;
 
-function fail(message: string): never {
-  console.error(`${message}\n\n${USAGE}`);
-  process.exit(2);
-}
+const fail: (message: string) => never = failWithUsage(USAGE);
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -35,28 +29,6 @@ if (values.help) {
   process.exit(0);
 }
 
-/** Points the SDK at a deployed table, or at the embedded store of the local stack running in this checkout. */
-function selectTarget(): string {
-  const table = values.table ?? process.env.TABLE_NAME;
-  if (table) {
-    process.env.TABLE_NAME = table;
-    return `table ${table}`;
-  }
-  const stateFile = join(resolve(process.env.DATA_DIR ?? '.data'), STATE_FILE);
-  if (!existsSync(stateFile)) {
-    fail('No running local stack found: start it with `npm start`, or pass --table for a deployed stack.');
-  }
-  const state = JSON.parse(readFileSync(stateFile, 'utf8')) as LocalStackState;
-  Object.assign(process.env, {
-    TABLE_NAME: state.table_name,
-    AWS_ENDPOINT_URL_DYNAMODB: state.dynamodb_endpoint,
-    AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'local',
-    AWS_SECRET_ACCESS_KEY: 'local',
-  });
-  return `local stack at ${state.base_url}`;
-}
-
 function requireAccount(): string {
   const account = values.account;
   if (!account || !ACCOUNT_PATTERN.test(account))
@@ -65,7 +37,7 @@ function requireAccount(): string {
 }
 
 const [command, ...rest] = positionals;
-const target = selectTarget();
+const target = selectCliTarget(values.table ?? process.env.TABLE_NAME, fail).description;
 // Imported after the target is chosen: the repositories read TABLE_NAME and the SDK endpoint on first use.
 const { DynamoApiKeyRepository } = await import('../functions/adapters/dynamodb/api-key-repository.ts');
 const { documentClient } = await import('../functions/clients/dynamodb.ts');

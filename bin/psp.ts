@@ -1,14 +1,14 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ACCOUNT_PATTERN } from '../functions/domain/api-key.ts';
 import { MODES, type Mode } from '../functions/domain/principal.ts';
+import { failWithUsage, selectCliTarget } from '../lib/local/cli-target.ts';
 import {
   LOCAL_PSP_SECRET_PREFIX,
   LOCAL_SECRETS_FILE,
   writeLocalSecrets,
 } from '../lib/local/local-secrets.ts';
-import { type LocalStackState, STATE_FILE } from '../lib/local/local-stack.ts';
 
 const USAGE = `Usage:
   npm run psp -- set --account <account> --mode test|live --provider stripe|sandbox
@@ -20,10 +20,7 @@ Target: the running local stack (npm start, found through DATA_DIR, default .dat
 --table <TableName output> and --secret-prefix <PspSecretPrefix output>. On a deployed stack the Stripe keys go
 into Secrets Manager yourself (the command prints how); locally they are written to the stack's secrets file.`;
 
-function fail(message: string): never {
-  console.error(`${message}\n\n${USAGE}`);
-  process.exit(2);
-}
+const fail: (message: string) => never = failWithUsage(USAGE);
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -48,27 +45,12 @@ if (!account || !ACCOUNT_PATTERN.test(account)) fail('--account must be 1-64 cha
 if (!MODES.includes(values.mode as Mode)) fail('--mode must be test or live.');
 const mode = values.mode as Mode;
 
-let localSecretsFile: string | undefined;
-let secretPrefix = values['secret-prefix'];
-if (values.table) {
-  process.env.TABLE_NAME = values.table;
-  if (!secretPrefix) fail('--secret-prefix (the PspSecretPrefix stack output) is needed with --table.');
-} else {
-  const dataDir = resolve(process.env.DATA_DIR ?? '.data');
-  const stateFile = join(dataDir, STATE_FILE);
-  if (!existsSync(stateFile))
-    fail('No running local stack found: start it with `npm start`, or pass --table.');
-  const state = JSON.parse(readFileSync(stateFile, 'utf8')) as LocalStackState;
-  Object.assign(process.env, {
-    TABLE_NAME: state.table_name,
-    AWS_ENDPOINT_URL_DYNAMODB: state.dynamodb_endpoint,
-    AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'local',
-    AWS_SECRET_ACCESS_KEY: 'local',
-  });
-  localSecretsFile = join(dataDir, LOCAL_SECRETS_FILE);
-  secretPrefix = LOCAL_PSP_SECRET_PREFIX;
+if (values.table && !values['secret-prefix']) {
+  fail('--secret-prefix (the PspSecretPrefix stack output) is needed with --table.');
 }
+const { localDataDir } = selectCliTarget(values.table, fail);
+const localSecretsFile = localDataDir && join(localDataDir, LOCAL_SECRETS_FILE);
+const secretPrefix = localDataDir ? LOCAL_PSP_SECRET_PREFIX : values['secret-prefix'];
 
 const { DynamoPspConfigRepository } = await import('../functions/adapters/dynamodb/psp-config-repository.ts');
 const { StripePspFactory } = await import('../functions/adapters/psp/stripe-psp.ts');

@@ -1,5 +1,5 @@
 import middy, { type MiddlewareObj } from '@middy/core';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { apiKeyAuthenticator, idempotencyStore, now, rateLimiter } from '../dependencies.ts';
 import { RateLimitedError } from '../domain/errors.ts';
 import type { Principal } from '../domain/principal.ts';
@@ -7,6 +7,7 @@ import { logger } from '../logger.ts';
 import { withIdempotency } from './idempotency.ts';
 import { problemResponse } from './problem.ts';
 import { type BodyMode, parseJsonBody } from './request-body.ts';
+import { requestLog, type TimedContext } from './request-log.ts';
 
 export type ApiEvent = APIGatewayProxyEventV2;
 export type ApiResult = APIGatewayProxyStructuredResultV2;
@@ -30,32 +31,10 @@ export interface ApiRouteOptions {
   rateLimited?: boolean;
 }
 
-interface ApiContext extends Context {
-  startedAt?: number;
+interface ApiContext extends TimedContext {
   principal?: Principal;
   body?: unknown;
 }
-
-/**
- * One JSON log line per request: route, status, timing and request id. Never headers or bodies (they carry
- * keys). State lives on the invocation's context, not in the closure: the local stack runs requests concurrently.
- */
-const requestLog = (): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext> => {
-  const log = (request: { event: ApiEvent; context: ApiContext; response?: ApiResult | null }) =>
-    logger.info('request', {
-      request_id: request.event.requestContext.requestId,
-      route: request.event.routeKey,
-      status: request.response?.statusCode,
-      duration_ms: Math.round(performance.now() - (request.context.startedAt ?? 0)),
-    });
-  return {
-    before: ({ context }) => {
-      context.startedAt = performance.now();
-    },
-    after: log,
-    onError: log,
-  };
-};
 
 /** Every failure, expected or not, leaves as problem+json; the unexpected ones are logged with their cause. */
 const problemDetails = (): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext> => ({

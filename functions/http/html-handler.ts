@@ -1,15 +1,12 @@
 import middy, { type MiddlewareObj } from '@middy/core';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { ServiceError } from '../domain/errors.ts';
 import { logger } from '../logger.ts';
 import { html, htmlPage } from './html.ts';
+import { requestLog, type TimedContext } from './request-log.ts';
 
 export type HtmlEvent = APIGatewayProxyEventV2;
 export type HtmlResult = APIGatewayProxyStructuredResultV2;
-
-interface HtmlContext extends Context {
-  startedAt?: number;
-}
 
 /** Whether the page was requested over https (API Gateway sets `X-Forwarded-Proto`). */
 export const isHttps = (event: HtmlEvent): boolean =>
@@ -39,41 +36,29 @@ export function errorPage(status: number, event: HtmlEvent): HtmlResult {
   });
 }
 
-const pageErrors = (): MiddlewareObj<HtmlEvent, HtmlResult, Error, HtmlContext> => {
-  const log = (request: { event: HtmlEvent; context: HtmlContext; response?: HtmlResult | null }) =>
-    logger.info('request', {
-      request_id: request.event.requestContext.requestId,
-      route: request.event.routeKey,
-      status: request.response?.statusCode,
-      duration_ms: Math.round(performance.now() - (request.context.startedAt ?? 0)),
-    });
-  return {
-    before: ({ context }) => {
-      context.startedAt = performance.now();
-    },
-    after: log,
-    onError: (request) => {
-      const known = request.error instanceof ServiceError && request.error.expose ? request.error : undefined;
-      const status = known?.status ?? 500;
-      if (status >= 500) {
-        logger.error('page failed', {
-          request_id: request.event.requestContext.requestId,
-          route: request.event.routeKey,
-          error: request.error,
-        });
-      }
-      request.response = errorPage(status, request.event);
-      log(request);
-    },
-  };
-};
+/** Every failure as a page: our own wording per status, with the security headers; 5xx logged with the cause. */
+const pageErrors = (): MiddlewareObj<HtmlEvent, HtmlResult, Error, TimedContext> => ({
+  onError: (request) => {
+    const known = request.error instanceof ServiceError && request.error.expose ? request.error : undefined;
+    const status = known?.status ?? 500;
+    if (status >= 500) {
+      logger.error('page failed', {
+        request_id: request.event.requestContext.requestId,
+        route: request.event.routeKey,
+        error: request.error,
+      });
+    }
+    request.response = errorPage(status, request.event);
+  },
+});
 
 /**
  * The wrapper of buyer-facing HTML routes (checkout, sandbox PSP): a request log line, and every failure as a
  * proper page with the security headers (a 404/502/503 page, or a generic 500 page), never internals.
  */
 export function htmlHandler(handle: (event: HtmlEvent) => Promise<HtmlResult>) {
-  return middy<HtmlEvent, HtmlResult, Error, HtmlContext>()
+  return middy<HtmlEvent, HtmlResult, Error, TimedContext>()
+    .use(requestLog())
     .use(pageErrors())
     .handler((event) => handle(event));
 }
