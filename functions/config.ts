@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The only module that reads `process.env`. Parsed once per container, on first use at cold start, so a

@@ -20,13 +20,17 @@ function once<T>(build: () => T): () => T {
 
 export const now = () => new Date();
 
-export const linkRepository = once(() => new DynamoLinkRepository(documentClient, config().TABLE_NAME));
+export const linkRepository = /* @__PURE__ */ once(
+  () => new DynamoLinkRepository(documentClient, config().TABLE_NAME),
+);
 
-export const apiKeyRepository = once(() => new DynamoApiKeyRepository(documentClient, config().TABLE_NAME));
+export const apiKeyRepository = /* @__PURE__ */ once(
+  () => new DynamoApiKeyRepository(documentClient, config().TABLE_NAME),
+);
 
-export const eventQueue = once(() => new SqsEventQueue(sqsClient, config().EVENTS_QUEUE_URL));
+export const eventQueue = /* @__PURE__ */ once(() => new SqsEventQueue(sqsClient, config().EVENTS_QUEUE_URL));
 
-export const apiKeyAuthenticator = once(
+export const apiKeyAuthenticator = /* @__PURE__ */ once(
   () =>
     new ApiKeyAuthenticator(apiKeyRepository(), { cacheTtlMs: config().API_KEY_CACHE_TTL_SECONDS * 1000 }),
 );
