@@ -2,8 +2,26 @@ import { execFileSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import type { Bundle } from './bundles.ts';
 
-/** What a fresh process times: the dynamic import of one bundle, the way the Lambda runtime loads `index.mjs`. */
-const probe = `const t = performance.now(); await import(process.argv[1]); process.stdout.write(String(performance.now() - t));`;
+/**
+ * What a fresh process times: the dynamic import of one bundle, the way the Lambda runtime loads `index.mjs`,
+ * as wall time and as the CPU time the process spent on it (user + system).
+ */
+const probe = [
+  'const cpu = process.cpuUsage(); const t = performance.now();',
+  'await import(process.argv[1]);',
+  'const used = process.cpuUsage(cpu);',
+  'process.stdout.write(JSON.stringify({ wallMs: performance.now() - t, cpuMs: (used.user + used.system) / 1000 }));',
+].join(' ');
+
+export interface ImportTime {
+  /** Median wall time of the import. */
+  wallMs: number;
+  /**
+   * Median CPU time of the import: what the budget is judged on, since the import is single-threaded work
+   * that a loaded machine (other processes on its cores) stretches in wall time but not in CPU time.
+   */
+  cpuMs: number;
+}
 
 /** The environment Lambda gives a function (the SDK clients are built at import, with no network call). */
 const lambdaEnv = {
@@ -16,12 +34,12 @@ const lambdaEnv = {
   POWERTOOLS_SERVICE_NAME: 'payment-links',
 };
 
-function importOnce(file: string): number {
+function importOnce(file: string): ImportTime {
   const out = execFileSync(process.execPath, ['--input-type=module', '-e', probe, pathToFileURL(file).href], {
     env: lambdaEnv,
     encoding: 'utf8',
   });
-  return Number(out);
+  return JSON.parse(out) as ImportTime;
 }
 
 const median = (values: number[]) => {
@@ -30,14 +48,19 @@ const median = (values: number[]) => {
 };
 
 /**
- * Median cold-import time of each bundle in `rounds` fresh processes, interleaved (one of each per round) so
+ * Median cold-import times of each bundle in `rounds` fresh processes, interleaved (one of each per round) so
  * machine noise spreads evenly over all of them. One unmeasured round first warms the file cache.
  */
-export function measureColdImports(bundles: Bundle[], rounds: number): Map<string, number> {
+export function measureColdImports(bundles: Bundle[], rounds: number): Map<string, ImportTime> {
   for (const bundle of bundles) importOnce(bundle.file);
-  const samples = new Map<string, number[]>(bundles.map((bundle) => [bundle.name, []]));
+  const samples = new Map<string, ImportTime[]>(bundles.map((bundle) => [bundle.name, []]));
   for (let round = 0; round < rounds; round++) {
     for (const bundle of bundles) samples.get(bundle.name)?.push(importOnce(bundle.file));
   }
-  return new Map([...samples].map(([name, values]) => [name, median(values)]));
+  return new Map(
+    [...samples].map(([name, times]) => [
+      name,
+      { wallMs: median(times.map((time) => time.wallMs)), cpuMs: median(times.map((time) => time.cpuMs)) },
+    ]),
+  );
 }
