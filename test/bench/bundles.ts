@@ -19,6 +19,8 @@ export interface Bundle {
   gzipBytes: number;
   /** The source map shipped next to it (read only when an error is logged with --enable-source-maps). */
   mapBytes: number;
+  /** Every source file that contributed bytes, relative to the project root (from esbuild's metafile). */
+  inputs: string[];
 }
 
 /** Every Lambda entry point: each file of functions/handlers/ (new handlers are picked up on their own). */
@@ -43,7 +45,14 @@ export async function buildBundles(outdir: string): Promise<Bundle[]> {
       const dir = join(outdir, name);
       mkdirSync(dir, { recursive: true });
       const file = join(dir, LAMBDA_BUNDLE_FILE);
-      await build({ ...esbuildOptions(entry, file), absWorkingDir: projectRoot });
+      const { metafile } = await build({
+        ...esbuildOptions(entry, file),
+        absWorkingDir: projectRoot,
+        metafile: true,
+      });
+      const output = Object.entries(metafile.outputs).find(([path]) =>
+        path.endsWith(LAMBDA_BUNDLE_FILE),
+      )?.[1];
       const code = readFileSync(file);
       return {
         name,
@@ -51,6 +60,9 @@ export async function buildBundles(outdir: string): Promise<Bundle[]> {
         bytes: code.length,
         gzipBytes: gzipSync(code, { level: 9 }).length,
         mapBytes: readFileSync(`${file}.map`).length,
+        inputs: Object.entries(output?.inputs ?? {})
+          .filter(([, input]) => input.bytesInOutput > 0)
+          .map(([path]) => path),
       };
     }),
   );

@@ -90,7 +90,7 @@ for (const bundle of bundles.filter((b) => b !== baseline)) {
     { max: budgets.bundleSize },
   );
 }
-report.bundles = bundles.map(({ file: _file, ...sizes }) => sizes);
+report.bundles = bundles.map(({ file: _file, inputs: _inputs, ...sizes }) => sizes);
 
 console.error(`cold imports: ${plan.importRounds} fresh processes per bundle, interleaved`);
 const imports = measureColdImports(bundles, plan.importRounds);
