@@ -171,7 +171,10 @@ async function signedPosts(count: number, concurrency: number): Promise<{ second
  * N events through the real path: links with a webhook_url on the receiver, canceled (each transition stores
  * its event), then every event handed to the queue at once; timed until the receiver has them all.
  */
-async function deliveries(count: number, concurrency: number): Promise<{ seconds: number; lost: number }> {
+async function deliveries(
+  count: number,
+  concurrency: number,
+): Promise<{ seconds: number; lost: number; sendErrors: number; firstSendError: string | undefined }> {
   const links = linkRepository();
   const checkoutBase = stack.checkoutBase;
   const events: LinkEvent[] = [];
@@ -190,10 +193,20 @@ async function deliveries(count: number, concurrency: number): Promise<{ seconds
   });
   const all = newPhase(count, 60_000 + count * 20);
   const started = performance.now();
-  await pool(events, concurrency, (event) => eventQueue().publish(event));
+  let sendErrors = 0;
+  let firstSendError: string | undefined;
+  await pool(events, concurrency, (event) =>
+    eventQueue()
+      .publish(event)
+      .catch((error: Error) => {
+        sendErrors++;
+        firstSendError ??= error.message;
+      }),
+  );
+  if (sendErrors === count) phase.done(); // nothing is on its way: do not wait for the timeout
   await all;
   const seconds = (performance.now() - started) / 1000;
-  return { seconds, lost: count - phase.ids.size };
+  return { seconds, lost: count - phase.ids.size, sendErrors, firstSendError };
 }
 
 async function webhooks(count: number, concurrency: number): Promise<WebhookBenchResult> {
@@ -205,7 +218,13 @@ async function webhooks(count: number, concurrency: number): Promise<WebhookBenc
     available: true,
     count,
     ceiling: { rps: count / ceilingRun.seconds, lost: ceilingRun.lost, invalid: ceilingInvalid },
-    delivery: { rps: count / delivered.seconds, lost: delivered.lost, invalid: phase.invalid },
+    delivery: {
+      rps: (count - delivered.lost) / delivered.seconds,
+      lost: delivered.lost,
+      invalid: phase.invalid,
+      sendErrors: delivered.sendErrors,
+      firstSendError: delivered.firstSendError,
+    },
   };
 }
 

@@ -10,7 +10,14 @@ export type WebhookBenchResult =
       available: true;
       count: number;
       ceiling: { rps: number; lost: number; invalid: number };
-      delivery: { rps: number; lost: number; invalid: number };
+      delivery: {
+        rps: number;
+        lost: number;
+        invalid: number;
+        /** Events the queue refused (SendMessage failed): lost before delivery could see them. */
+        sendErrors: number;
+        firstSendError: string | undefined;
+      };
     };
 
 export type BenchReply =

@@ -201,41 +201,56 @@ try {
   };
 
   // --- Webhook delivery ------------------------------------------------------------------------------------
-  ask({ cmd: 'webhooks', count: plan.webhooks, concurrency });
-  const { result: webhooks } = await reply('webhooks');
-  if (webhooks.available) {
-    const lost = webhooks.delivery.lost + webhooks.delivery.invalid;
-    row(
-      `webhook delivery (${webhooks.count} events)`,
-      'SQS → deliver-webhook → receiver',
-      `${fmt(webhooks.delivery.rps)} events/s, ${lost} lost`,
-      `${fmt(webhooks.ceiling.rps)} signed POST/s, ${webhooks.ceiling.lost + webhooks.ceiling.invalid} lost`,
-      lost ? 0 : webhooks.delivery.rps / webhooks.ceiling.rps,
-      { min: budgets.webhookThroughput },
-    );
-  } else {
-    row('webhook delivery', 'deliver-webhook', 'n/a: not built yet', '', undefined);
+  // A failing optional section becomes a row, not a failed run: the other measurements still print.
+  try {
+    ask({ cmd: 'webhooks', count: plan.webhooks, concurrency });
+    const { result: webhooks } = await reply('webhooks');
+    if (webhooks.available) {
+      const lost = webhooks.delivery.lost + webhooks.delivery.invalid;
+      row(
+        `webhook delivery (${webhooks.count} events)`,
+        'SQS → deliver-webhook → receiver',
+        `${fmt(webhooks.delivery.rps)} events/s, ${lost} lost${
+          webhooks.delivery.sendErrors
+            ? ` (${webhooks.delivery.sendErrors} refused by the queue: ${webhooks.delivery.firstSendError})`
+            : ''
+        }`,
+        `${fmt(webhooks.ceiling.rps)} signed POST/s, ${webhooks.ceiling.lost + webhooks.ceiling.invalid} lost`,
+        lost ? 0 : webhooks.delivery.rps / webhooks.ceiling.rps,
+        { min: budgets.webhookThroughput },
+      );
+    } else {
+      row('webhook delivery', 'deliver-webhook', 'n/a: not built yet', '', undefined);
+    }
+    report.webhooks = webhooks;
+  } catch (error) {
+    row('webhook delivery', 'deliver-webhook', `failed: ${(error as Error).message.split('\n')[0]}`, '', 0, {
+      min: budgets.webhookThroughput,
+    });
   }
-  report.webhooks = webhooks;
 
   // --- Checkout page ---------------------------------------------------------------------------------------
-  ask({ cmd: 'checkout' });
-  const { url: checkoutUrl } = await reply('checkout');
-  if (checkoutUrl) {
-    const load = (durationMs: number) =>
-      runLoad({ url: checkoutUrl, method: 'GET', concurrency, durationMs, ok: (status) => status < 400 });
-    await load(plan.warmupMs);
-    const checkout = await load(plan.roundMs * plan.rounds);
-    row(
-      `checkout page (c=${concurrency})`,
-      'GET /checkout/{id}',
-      `${fmt(checkout.rps)} req/s, p50 ${fmt(checkout.p50Ms, 1)} ms, p99 ${fmt(checkout.p99Ms, 1)} ms${checkout.errors ? `, ${checkout.errors} errors` : ''}`,
-      '',
-    );
-    report.checkout = checkout;
-  } else {
-    row('checkout page', 'GET /checkout/{id}', 'n/a: not built yet', '');
-    report.checkout = null;
+  try {
+    ask({ cmd: 'checkout' });
+    const { url: checkoutUrl } = await reply('checkout');
+    if (checkoutUrl) {
+      const load = (durationMs: number) =>
+        runLoad({ url: checkoutUrl, method: 'GET', concurrency, durationMs, ok: (status) => status < 400 });
+      await load(plan.warmupMs);
+      const checkout = await load(plan.roundMs * plan.rounds);
+      row(
+        `checkout page (c=${concurrency})`,
+        'GET /checkout/{id}',
+        `${fmt(checkout.rps)} req/s, p50 ${fmt(checkout.p50Ms, 1)} ms, p99 ${fmt(checkout.p99Ms, 1)} ms${checkout.errors ? `, ${checkout.errors} errors` : ''}`,
+        '',
+      );
+      report.checkout = checkout;
+    } else {
+      row('checkout page', 'GET /checkout/{id}', 'n/a: not built yet', '');
+      report.checkout = null;
+    }
+  } catch (error) {
+    row('checkout page', 'GET /checkout/{id}', `failed: ${(error as Error).message.split('\n')[0]}`, '');
   }
 } finally {
   ask({ cmd: 'stop' });
