@@ -10,6 +10,9 @@ import { ApiKeyAuthenticator } from './use-cases/authenticate.ts';
  * The composition root: each adapter is built on first use and then shared for the life of the container.
  * Getters rather than module-level instances, so a function's bundle keeps only the adapters it uses.
  */
+// esbuild treats every call of a @__NO_SIDE_EFFECTS__ function as pure: a bundle drops the getters its
+// handler never calls, and with them the clients and SDKs only they use.
+/* @__NO_SIDE_EFFECTS__ */
 function once<T>(build: () => T): () => T {
   let value: T | undefined;
   return () => {
@@ -20,17 +23,13 @@ function once<T>(build: () => T): () => T {
 
 export const now = () => new Date();
 
-export const linkRepository = /* @__PURE__ */ once(
-  () => new DynamoLinkRepository(documentClient, config().TABLE_NAME),
-);
+export const linkRepository = once(() => new DynamoLinkRepository(documentClient, config().TABLE_NAME));
 
-export const apiKeyRepository = /* @__PURE__ */ once(
-  () => new DynamoApiKeyRepository(documentClient, config().TABLE_NAME),
-);
+export const apiKeyRepository = once(() => new DynamoApiKeyRepository(documentClient, config().TABLE_NAME));
 
-export const eventQueue = /* @__PURE__ */ once(() => new SqsEventQueue(sqsClient, config().EVENTS_QUEUE_URL));
+export const eventQueue = once(() => new SqsEventQueue(sqsClient, config().EVENTS_QUEUE_URL));
 
-export const apiKeyAuthenticator = /* @__PURE__ */ once(
+export const apiKeyAuthenticator = once(
   () =>
     new ApiKeyAuthenticator(apiKeyRepository(), { cacheTtlMs: config().API_KEY_CACHE_TTL_SECONDS * 1000 }),
 );
