@@ -23,7 +23,7 @@ const { values: args } = parseArgs({
 const quick = args.quick ?? false;
 const concurrency = Number(args.concurrency);
 const plan = quick
-  ? { warmupMs: 500, roundMs: 1000, rounds: 2, importRounds: 3, webhooks: 200 }
+  ? { warmupMs: 500, roundMs: 1000, rounds: 2, importRounds: 5, webhooks: 200 }
   : { warmupMs: 2000, roundMs: 4000, rounds: 4, importRounds: 15, webhooks: 2000 };
 
 interface Row {
