@@ -5,7 +5,6 @@ import { DynamoLinkRepository } from './adapters/dynamodb/link-repository.ts';
 import { DynamoPspConfigRepository } from './adapters/dynamodb/psp-config-repository.ts';
 import { DynamoRateLimiter } from './adapters/dynamodb/rate-limiter.ts';
 import { DynamoSandboxSessionStore } from './adapters/dynamodb/sandbox-session-store.ts';
-import { HttpWebhookSender } from './adapters/http/webhook-sender.ts';
 import { SandboxNotifier } from './adapters/psp/sandbox-notifier.ts';
 import { SandboxPspFactory } from './adapters/psp/sandbox-psp.ts';
 import { StripePspFactory } from './adapters/psp/stripe-psp.ts';
@@ -24,7 +23,10 @@ import { PspSelector } from './use-cases/psp-selection.ts';
  * The composition root: each adapter is built on first use and then shared for the life of the container.
  * Getters rather than module-level instances, so a function's bundle keeps only the adapters it uses.
  */
-function once<T>(build: () => T): () => T {
+// esbuild treats every call of a @__NO_SIDE_EFFECTS__ function as pure: a bundle drops the getters its
+// handler never calls, and with them the clients and SDKs only they use.
+/* @__NO_SIDE_EFFECTS__ */
+export function once<T>(build: () => T): () => T {
   let value: T | undefined;
   return () => {
     value ??= build();
@@ -51,9 +53,6 @@ export const deadLetterQueue = once(
   () => new SqsEventQueue(sqsClient, config().EVENTS_DEAD_LETTER_QUEUE_URL),
 );
 
-export const webhookSender = once(
-  () => new HttpWebhookSender({ allowPrivateTargets: config().ALLOW_PRIVATE_TARGETS }),
-);
 export const secretStore = once((): SecretStore => {
   const { LOCAL_SECRETS_FILE, SECRETS_CACHE_SECONDS } = config();
   return LOCAL_SECRETS_FILE

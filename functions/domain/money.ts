@@ -1,15 +1,10 @@
-import currencyCodes from 'currency-codes';
+import { ISO_4217_MINOR_UNITS } from './iso-4217.ts';
 
 /**
- * ISO 4217 comes from the maintained `currency-codes` data, never a hand-typed list. Codes that are not money
- * one can pay with (gold, SDR, bond-market units, the testing and "no currency" codes) are the entries whose
- * only "countries" are the ISO list's `ZZ..` placeholders, so they are excluded by the data itself.
+ * ISO 4217 comes from the maintained `currency-codes` data, never a hand-typed list: functions/domain/iso-4217.ts
+ * is generated from it (lib/iso-4217.ts says which codes count as payable) and checked against it by a test.
  */
-const payableCurrencies = new Map<string, number>(
-  currencyCodes.data
-    .filter((entry) => !entry.countries.every((country) => /^zz/i.test(country)))
-    .map((entry) => [entry.code, entry.digits]),
-);
+const payableCurrencies = new Map<string, number>(Object.entries(ISO_4217_MINOR_UNITS));
 
 export interface Amount {
   /** Decimal string exactly as the merchant sent it, e.g. "10.50". */

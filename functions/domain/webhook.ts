@@ -1,4 +1,3 @@
-import { Webhook } from 'standardwebhooks';
 import type { LinkEvent } from './payment-link.ts';
 
 /**
@@ -140,27 +139,6 @@ export function decideAfterAttempt(
 /** The Standard Webhooks body: `{type, timestamp, data}`; the timestamp is when the event happened. */
 export function webhookBody(event: LinkEvent): string {
   return JSON.stringify({ type: event.type, timestamp: event.created_at, data: event.data });
-}
-
-/**
- * Headers of one attempt: `webhook-id` is the event id (stable across retries, the merchant's dedup key);
- * timestamp and signature are fresh per attempt. Signed with each of the (account, mode)'s `whsec_` secrets:
- * right after a rotation the header carries a signature by the new and by the previous secret, space-separated
- * as Standard Webhooks specifies, so receivers still holding either secret verify it.
- */
-export function signedWebhookHeaders(
-  secrets: readonly string[],
-  eventId: string,
-  body: string,
-  at: Date,
-): Record<string, string> {
-  return {
-    'content-type': 'application/json',
-    'user-agent': 'payment-links-webhooks/1',
-    'webhook-id': eventId,
-    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-    'webhook-signature': secrets.map((secret) => new Webhook(secret).sign(eventId, at, body)).join(' '),
-  };
 }
 
 /**

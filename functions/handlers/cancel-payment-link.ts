@@ -2,8 +2,7 @@ import { config } from '../config.ts';
 import { eventQueue, linkRepository, now, pspSelector } from '../dependencies.ts';
 import { toResource } from '../domain/payment-link.ts';
 import { apiHandler, json } from '../http/api-handler.ts';
-import { EmptyRequest } from '../http/schemas.ts';
-import { validate } from '../http/validate.ts';
+import { EmptyRequest, validate } from '../http/validate.ts';
 import { cancelPaymentLink } from '../use-cases/payment-links.ts';
 
 /** POST /v1/payment-links/{id}/cancel (no body needed; `{}` is accepted, any field is not) */

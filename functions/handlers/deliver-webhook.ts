@@ -1,4 +1,5 @@
-import { z } from 'zod';
+import { HttpWebhookSender } from '../adapters/http/webhook-sender.ts';
+import { config } from '../config.ts';
 import {
   apiKeyRepository,
   deadLetterQueue,
@@ -6,19 +7,28 @@ import {
   eventRepository,
   linkRepository,
   now,
-  webhookSender,
+  once,
 } from '../dependencies.ts';
 import { sqsBatchHandler } from '../sqs/batch-handler.ts';
 import { type DeliveryDependencies, deliverEvent } from '../use-cases/webhooks.ts';
+import * as z from '../zod.ts';
 
 const EventMessageSchema = z.object({
-  event_id: z.string().min(1),
+  event_id: z.string().check(z.minLength(1)),
   mode: z.enum(['test', 'live']),
-  delivery_seq: z.number().int().min(0).default(0),
+  delivery_seq: z._default(z.int().check(z.minimum(0)), 0),
 });
 
 /** Parses a queue message body; a malformed one throws, so it ends in the dead-letter queue. */
 export const parseEventMessage = (body: string) => EventMessageSchema.parse(JSON.parse(body));
+
+/**
+ * Built here rather than in functions/dependencies.ts: its filtering agent and ipaddr.js are CommonJS, which
+ * bundlers cannot tree-shake, so every function importing the composition root would carry them.
+ */
+const webhookSender = once(
+  () => new HttpWebhookSender({ allowPrivateTargets: config().ALLOW_PRIVATE_TARGETS }),
+);
 
 const dependencies = (): DeliveryDependencies => ({
   events: eventRepository(),

@@ -1,7 +1,6 @@
 import { eventQueue, eventRepository, linkRepository, now } from '../dependencies.ts';
 import { apiHandler, json } from '../http/api-handler.ts';
-import { EmptyRequest } from '../http/schemas.ts';
-import { validate } from '../http/validate.ts';
+import { EmptyRequest, validate } from '../http/validate.ts';
 import { redeliverEvent } from '../use-cases/webhooks.ts';
 
 /** POST /v1/events/{id}/redeliver */

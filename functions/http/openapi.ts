@@ -10,7 +10,8 @@ import {
   ProblemSchema,
   RedeliverySchema,
 } from './response-schemas.ts';
-import { createPaymentLinkRequest, EmptyRequest, listPaymentLinksQuery } from './schemas.ts';
+import { createPaymentLinkRequest, listPaymentLinksQuery } from './schemas.ts';
+import { EmptyRequest } from './validate.ts';
 
 /**
  * The OpenAPI 3.1 document, generated from the zod schemas that validate requests (and describe responses).
@@ -26,9 +27,9 @@ export interface OperationSpec {
   description: string;
   /** Requires an API key (and so is rate limited); `false` only for the public OpenAPI document. */
   auth: boolean;
-  query?: z.ZodObject;
+  query?: z.core.$ZodObject;
   /** A JSON request body; `required: false` for bodies that may be omitted (e.g. cancel). */
-  body?: { schema: z.ZodType; required: boolean };
+  body?: { schema: z.core.$ZodType; required: boolean };
   success: {
     status: number;
     description: string;
@@ -153,7 +154,7 @@ export const operations: OperationSpec[] = [
   },
 ];
 
-const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') => {
+const jsonSchema = (schema: z.core.$ZodType, io: 'input' | 'output') => {
   const { $schema: _, ...rest } = z.toJSONSchema(schema, {
     io,
     unrepresentable: 'any',
@@ -209,15 +210,16 @@ function operationObject(operation: OperationSpec) {
   const parameters: Record<string, unknown>[] = [];
   if (operation.path.includes('{id}')) parameters.push(pathId(operation.path));
   if (operation.query) {
-    const query = jsonSchema(operation.query, 'input') as {
-      properties: Record<string, { description?: string }>;
-      required?: string[];
-    };
+    type ObjectSchema = { properties: Record<string, { description?: string }>; required?: string[] };
+    // Types from the output side (what a parameter parses to, e.g. an integer, rather than the URL's string);
+    // whether it is required from the input side (a parameter with a default may be left out).
+    const query = jsonSchema(operation.query, 'output') as ObjectSchema;
+    const required = (jsonSchema(operation.query, 'input') as ObjectSchema).required ?? [];
     for (const [name, { description, ...schema }] of Object.entries(query.properties)) {
       parameters.push({
         name,
         in: 'query',
-        required: query.required?.includes(name) ?? false,
+        required: required.includes(name),
         description,
         schema,
       });

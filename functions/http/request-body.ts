@@ -14,15 +14,21 @@ export type BodyMode = 'none' | 'json' | 'optional-json';
 const isJsonMediaType = (contentType: string | undefined) =>
   /^application\/json\s*(;|$)/i.test(contentType?.trim() ?? '');
 
+/** Rejects bytes that are not UTF-8 (one instance per container: creating a decoder costs more than decoding). */
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
 export function parseJsonBody(event: APIGatewayProxyEventV2, mode: BodyMode): unknown {
   if (mode === 'none') return undefined;
   const raw = event.body ?? '';
-  const bytes = event.isBase64Encoded ? Buffer.from(raw, 'base64') : Buffer.from(raw, 'utf8');
-  if (bytes.length > MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
-  if (mode === 'optional-json' && bytes.toString('utf8').trim() === '') return undefined;
+  const bytes = event.isBase64Encoded ? Buffer.from(raw, 'base64') : undefined;
+  const size = bytes ? bytes.length : Buffer.byteLength(raw, 'utf8');
+  if (size > MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
+  if (mode === 'optional-json' && (bytes ? bytes.toString('utf8') : raw).trim() === '') return undefined;
   if (!isJsonMediaType(event.headers['content-type'])) throw new UnsupportedMediaTypeError();
   try {
-    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+    // A text body is already a string: no round trip through bytes (toWellFormed() is what that trip did
+    // to lone surrogates). A base64 body must be valid UTF-8.
+    return JSON.parse(bytes ? strictUtf8.decode(bytes) : raw.toWellFormed());
   } catch {
     throw new InvalidJsonError();
   }

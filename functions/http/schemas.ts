@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import {
   amountValueProblem,
   DECIMAL_PATTERN,
@@ -8,6 +7,7 @@ import {
 import { LINK_STATUSES } from '../domain/payment-link.ts';
 import type { Mode } from '../domain/principal.ts';
 import { MAX_URL_LENGTH, type UrlPolicy, urlProblem } from '../domain/urls.ts';
+import * as z from '../zod.ts';
 
 /**
  * Request schemas: the same zod objects validate requests and generate the OpenAPI document, so the document
@@ -21,22 +21,24 @@ export const MAX_EXPIRY_DAYS = 365;
 
 const AmountSchema = z
   .strictObject({
-    value: z
-      .string()
-      .regex(DECIMAL_PATTERN, 'Must be a plain decimal string such as "10.50".')
-      .check((ctx) => {
+    value: z.string().check(
+      z.regex(DECIMAL_PATTERN, 'Must be a plain decimal string such as "10.50".'),
+      (ctx) => {
         const problem = amountValueProblem(ctx.value);
         if (problem && DECIMAL_PATTERN.test(ctx.value))
           ctx.issues.push({ code: 'custom', message: problem, input: ctx.value });
-      })
-      .meta({
+      },
+      z.meta({
         description: "Decimal string, greater than zero, within the currency's minor units.",
         example: '10.50',
       }),
+    ),
     currency: z
       .string()
-      .refine(isPayableCurrency, 'Must be an active ISO 4217 currency code in upper case, such as "EUR".')
-      .meta({ description: 'ISO 4217 code, upper case.', example: 'EUR' }),
+      .check(
+        z.refine(isPayableCurrency, 'Must be an active ISO 4217 currency code in upper case, such as "EUR".'),
+        z.meta({ description: 'ISO 4217 code, upper case.', example: 'EUR' }),
+      ),
   })
   .check((ctx) => {
     const problem = fractionDigitsProblem(ctx.value.value, ctx.value.currency);
@@ -44,8 +46,8 @@ const AmountSchema = z
       ctx.issues.push({ code: 'custom', message: problem, input: ctx.value.value, path: ['value'] });
   });
 
-const MetadataSchema = z.preprocess(
-  (raw, ctx) => {
+const MetadataSchema = z.pipe(
+  z.transform((raw: unknown, ctx) => {
     // zod drops an own `__proto__` key silently; reject it instead, since it could not be echoed back.
     if (raw !== null && typeof raw === 'object' && Object.hasOwn(raw, '__proto__')) {
       ctx.issues.push({
@@ -56,54 +58,60 @@ const MetadataSchema = z.preprocess(
       });
     }
     return raw;
-  },
+  }),
   z
-    .record(z.string().min(1).max(MAX_METADATA_KEY_LENGTH), z.string().max(MAX_METADATA_VALUE_LENGTH))
-    .refine(
-      (metadata) => Object.keys(metadata).length <= MAX_METADATA_KEYS,
-      `At most ${MAX_METADATA_KEYS} keys.`,
+    .record(
+      z.string().check(z.minLength(1), z.maxLength(MAX_METADATA_KEY_LENGTH)),
+      z.string().check(z.maxLength(MAX_METADATA_VALUE_LENGTH)),
+    )
+    .check(
+      z.refine(
+        (metadata) => Object.keys(metadata).length <= MAX_METADATA_KEYS,
+        `At most ${MAX_METADATA_KEYS} keys.`,
+      ),
     ),
 );
 
 function urlSchema(policy: UrlPolicy, description: string) {
-  return z
-    .string()
-    .max(MAX_URL_LENGTH)
-    .check((ctx) => {
+  return z.string().check(
+    z.maxLength(MAX_URL_LENGTH),
+    (ctx) => {
       const problem = urlProblem(ctx.value, policy);
       if (problem) ctx.issues.push({ code: 'custom', message: problem, input: ctx.value });
-    })
-    .meta({ format: 'uri', description });
+    },
+    z.meta({ format: 'uri', description }),
+  );
 }
 
 function createPaymentLinkSchema(policy: UrlPolicy) {
   return z.strictObject({
     amount: AmountSchema,
-    description: z
-      .string()
-      .max(MAX_DESCRIPTION_LENGTH)
-      .nullish()
-      .meta({ description: 'Shown to the buyer.' }),
-    redirect_url: urlSchema(policy, 'Where the buyer returns after paying.').nullish(),
-    webhook_url: urlSchema(policy, 'Where the service POSTs signed status events.').nullish(),
-    metadata: MetadataSchema.nullish().meta({ description: 'String keys and values, echoed back.' }),
-    expires_at: z.iso
-      .datetime({ offset: true })
-      .check((ctx) => {
-        const at = Date.parse(ctx.value);
-        const now = Date.now();
-        if (at <= now)
-          ctx.issues.push({ code: 'custom', message: 'Must be in the future.', input: ctx.value });
-        else if (at > now + MAX_EXPIRY_DAYS * 86_400_000) {
-          ctx.issues.push({
-            code: 'custom',
-            message: `Must be at most ${MAX_EXPIRY_DAYS} days ahead.`,
-            input: ctx.value,
-          });
-        }
-      })
-      .nullish()
-      .meta({ description: 'RFC 3339 time after which the link can no longer be paid.' }),
+    description: z.nullish(
+      z.string().check(z.maxLength(MAX_DESCRIPTION_LENGTH), z.meta({ description: 'Shown to the buyer.' })),
+    ),
+    redirect_url: z.nullish(urlSchema(policy, 'Where the buyer returns after paying.')),
+    webhook_url: z.nullish(urlSchema(policy, 'Where the service POSTs signed status events.')),
+    metadata: z
+      .nullish(MetadataSchema)
+      .check(z.meta({ description: 'String keys and values, echoed back.' })),
+    expires_at: z.nullish(
+      z.iso.datetime({ offset: true }).check(
+        (ctx) => {
+          const at = Date.parse(ctx.value);
+          const now = Date.now();
+          if (at <= now)
+            ctx.issues.push({ code: 'custom', message: 'Must be in the future.', input: ctx.value });
+          else if (at > now + MAX_EXPIRY_DAYS * 86_400_000) {
+            ctx.issues.push({
+              code: 'custom',
+              message: `Must be at most ${MAX_EXPIRY_DAYS} days ahead.`,
+              input: ctx.value,
+            });
+          }
+        },
+        z.meta({ description: 'RFC 3339 time after which the link can no longer be paid.' }),
+      ),
+    ),
   });
 }
 
@@ -130,22 +138,19 @@ export const DEFAULT_LIST_LIMIT = 10;
  * string were a JSON object; unknown parameters are rejected like unknown body fields.
  */
 export const listPaymentLinksQuery = z.strictObject({
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_LIST_LIMIT)
-    .default(DEFAULT_LIST_LIMIT)
-    .meta({ description: `Links per page, 1 to ${MAX_LIST_LIMIT}.` }),
+  limit: z
+    ._default(
+      z.pipe(z.coerce.number(), z.int().check(z.minimum(1), z.maximum(MAX_LIST_LIMIT))),
+      DEFAULT_LIST_LIMIT,
+    )
+    .check(z.meta({ description: `Links per page, 1 to ${MAX_LIST_LIMIT}.` })),
   cursor: z
-    .string()
-    .max(256)
-    .optional()
-    .meta({ description: 'The `next_cursor` of the previous page; omit for the first page.' }),
-  status: z.enum(LINK_STATUSES).optional().meta({
-    description: 'Only links with this status as reads show it (`expired` includes links past `expires_at`).',
-  }),
+    .optional(z.string().check(z.maxLength(256)))
+    .check(z.meta({ description: 'The `next_cursor` of the previous page; omit for the first page.' })),
+  status: z.optional(z.enum(LINK_STATUSES)).check(
+    z.meta({
+      description:
+        'Only links with this status as reads show it (`expired` includes links past `expires_at`).',
+    }),
+  ),
 });
-
-/** The body of actions that take none (cancel, redeliver): omitted, empty, or `{}`; any field is an error. */
-export const EmptyRequest = z.strictObject({}).optional();

@@ -1,13 +1,13 @@
-import type { z } from 'zod';
 import { type FieldError, ValidationError } from '../domain/errors.ts';
+import * as z from '../zod.ts';
 
 const escapePointerToken = (token: PropertyKey) => String(token).replaceAll('~', '~0').replaceAll('/', '~1');
 const pointer = (path: readonly PropertyKey[]) =>
   path.map((token) => `/${escapePointerToken(token)}`).join('');
 
 /** Parses `input` with `schema`, or throws a 422 with one JSON-Pointer entry per bad field. */
-export function validate<T extends z.ZodType>(schema: T, input: unknown): z.infer<T> {
-  const result = schema.safeParse(input);
+export function validate<T extends z.core.$ZodType>(schema: T, input: unknown): z.output<T> {
+  const result = z.safeParse(schema, input);
   if (result.success) return result.data;
   const errors = new Map<string, FieldError>();
   for (const issue of result.error.issues) {
@@ -22,3 +22,9 @@ export function validate<T extends z.ZodType>(schema: T, input: unknown): z.infe
   }
   throw new ValidationError([...errors.values()]);
 }
+
+/**
+ * The body of actions that take none (cancel, redeliver): omitted, empty, or `{}`; any field is an error. Here
+ * rather than in schemas.ts, whose URL rules pull ipaddr.js (CommonJS, never tree-shaken) into every bundle.
+ */
+export const EmptyRequest = z.optional(z.strictObject({}));

@@ -9,10 +9,10 @@ import {
   MAX_QUEUE_DELAY_MS,
   OUTBOX_GRACE_MS,
   type StoredEvent,
-  signedWebhookHeaders,
   toEventLogEntry,
   webhookBody,
 } from '../domain/webhook.ts';
+import { signedWebhookHeaders } from '../domain/webhook-signature.ts';
 import { logger } from '../logger.ts';
 import type { ApiKeyRepository } from '../ports/api-key-repository.ts';
 import type { EventQueue } from '../ports/event-queue.ts';

@@ -5,6 +5,7 @@ import { Architecture, LoggingFormat, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { lambdaBundling } from '../bundling/lambda-bundling.ts';
 
 const projectRoot = join(import.meta.dirname, '..', '..');
 
@@ -59,16 +60,11 @@ export class ServiceFunction extends Construct {
         ...props.environment,
       },
       bundling: {
-        format: OutputFormat.ESM,
-        target: 'node24',
-        minify: true,
-        sourceMap: true,
-        mainFields: ['module', 'main'],
-        externalModules: [],
+        ...lambdaBundling,
+        format: lambdaBundling.format === 'esm' ? OutputFormat.ESM : OutputFormat.CJS,
+        mainFields: [...lambdaBundling.mainFields],
+        externalModules: [...lambdaBundling.externalModules],
         forceDockerBundling: false,
-        // CommonJS dependencies bundled into ESM still call require() for Node built-ins.
-        banner:
-          "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
       },
     });
   }

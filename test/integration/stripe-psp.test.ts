@@ -1,3 +1,4 @@
+import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StripePsp } from '../../functions/adapters/psp/stripe-psp.ts';
 import { InvalidNotificationError } from '../../functions/domain/errors.ts';
@@ -10,7 +11,7 @@ let psp: StripePsp;
 
 beforeAll(async () => {
   stripe = await startFakeStripe({ secretKey: credentials.secret_key });
-  psp = new StripePsp(credentials, stripe.endpoint);
+  psp = new StripePsp(Stripe, credentials, stripe.endpoint);
 });
 afterAll(() => stripe.stop());
 

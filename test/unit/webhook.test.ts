@@ -6,9 +6,9 @@ import {
   parseRetryAfter,
   RETRY_SCHEDULE_MS,
   retryDelayMs,
-  signedWebhookHeaders,
   webhookBody,
 } from '../../functions/domain/webhook.ts';
+import { signedWebhookHeaders } from '../../functions/domain/webhook-signature.ts';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;

@@ -1,4 +1,4 @@
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { InvalidNotificationError, PspNotConfiguredError } from '../../domain/errors.ts';
 import { toMinorUnits } from '../../domain/money.ts';
 import type { PaymentLink, PspSession } from '../../domain/payment-link.ts';
@@ -41,11 +41,14 @@ export class StripePsp implements Psp {
   readonly provider = STRIPE_PROVIDER;
   readonly checkoutOrigin = 'https://checkout.stripe.com';
   readonly sessionLimits = STRIPE_SESSION_LIMITS;
+  private readonly sdk: typeof Stripe;
   private readonly stripe: Stripe;
   private readonly webhookSecret: string;
 
-  constructor(credentials: StripeCredentials, endpoint?: StripeEndpoint) {
-    this.stripe = new Stripe(credentials.secret_key, {
+  /** `sdk` is the `stripe` module's export, loaded by the factory only when an account uses Stripe. */
+  constructor(sdk: typeof Stripe, credentials: StripeCredentials, endpoint?: StripeEndpoint) {
+    this.sdk = sdk;
+    this.stripe = new sdk(credentials.secret_key, {
       maxNetworkRetries: 2,
       timeout: 8_000,
       telemetry: false,
@@ -96,7 +99,7 @@ export class StripePsp implements Psp {
       );
     } catch (error) {
       throw new InvalidNotificationError(
-        error instanceof Stripe.errors.StripeSignatureVerificationError
+        error instanceof this.sdk.errors.StripeSignatureVerificationError
           ? 'The Stripe-Signature header does not verify.'
           : 'Not a Stripe event.',
       );
@@ -131,7 +134,7 @@ export class StripePsp implements Psp {
       await this.stripe.checkout.sessions.expire(session.id);
     } catch (error) {
       // Expiring a session that is already complete or expired is a 400 from Stripe: nothing left to do.
-      if (!(error instanceof Stripe.errors.StripeInvalidRequestError)) throw error;
+      if (!(error instanceof this.sdk.errors.StripeInvalidRequestError)) throw error;
     }
   }
 }
@@ -180,7 +183,10 @@ export class StripePspFactory implements PspFactory {
     if (!credentials?.secret_key || !credentials.webhook_secret) {
       throw new PspNotConfiguredError('Stripe credentials are missing for this account and mode.');
     }
-    return new StripePsp(credentials as StripeCredentials, this.endpoint);
+    // Loaded here, not at module scope: functions that never serve a Stripe account never evaluate the SDK,
+    // and functions that use no PSP at all do not bundle it (docs/performance.md).
+    const { default: sdk } = await import('stripe');
+    return new StripePsp(sdk, credentials as StripeCredentials, this.endpoint);
   }
 
   locateNotification(rawBody: string): NotificationTarget | undefined {

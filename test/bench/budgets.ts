@@ -1,0 +1,14 @@
+/**
+ * Performance budgets (issue 6), each a ratio to a baseline measured in the same run, so they hold on any
+ * machine. The benchmark reports against all of them; `npm test` enforces the bundle one (it times nothing).
+ */
+export const budgets = {
+  /** create-link requests per second through the local stack / a bare server doing one PutItem. */
+  createLinkThroughput: 0.8,
+  /** Each Lambda bundle (minified and gzipped) / the bare DynamoDB client + lib-dynamodb bundle. */
+  bundleSize: 1.3,
+  /** Each handler bundle's cold import / importing the bare client bundle. */
+  coldImport: 1.25,
+  /** Webhooks delivered per second through SQS and deliver-webhook / plain signed POSTs to the same receiver. */
+  webhookThroughput: 0.5,
+} as const;

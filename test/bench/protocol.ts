@@ -1,0 +1,27 @@
+/** Messages between the benchmark (test/bench/run.ts) and its server process (test/bench/bench-server.ts). */
+export type BenchRequest =
+  | { cmd: 'webhooks'; count: number; concurrency: number }
+  | { cmd: 'checkout' }
+  | { cmd: 'stop' };
+
+export type WebhookBenchResult =
+  | { available: false }
+  | {
+      available: true;
+      count: number;
+      ceiling: { rps: number; lost: number; invalid: number };
+      delivery: {
+        rps: number;
+        lost: number;
+        invalid: number;
+        /** Events the queue refused (SendMessage failed): lost before delivery could see them. */
+        sendErrors: number;
+        firstSendError: string | undefined;
+      };
+    };
+
+export type BenchReply =
+  | { type: 'ready'; createUrl: string; ceilingUrl: string; authorization: string; createBody: string }
+  | { type: 'webhooks'; result: WebhookBenchResult }
+  | { type: 'checkout'; url: string | undefined }
+  | { type: 'error'; message: string };

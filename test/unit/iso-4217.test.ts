@@ -1,0 +1,21 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ISO_4217_MINOR_UNITS } from '../../functions/domain/iso-4217.ts';
+import { iso4217Module, payableCurrencies } from '../../lib/iso-4217.ts';
+
+describe('the generated ISO 4217 table', () => {
+  it('holds exactly the payable currencies of the currency-codes data (run `npm run currencies` if not)', () => {
+    expect(ISO_4217_MINOR_UNITS).toEqual(payableCurrencies());
+  });
+
+  it('is the file the generator writes, byte for byte', () => {
+    const file = join(import.meta.dirname, '..', '..', 'functions', 'domain', 'iso-4217.ts');
+    expect(readFileSync(file, 'utf8')).toBe(iso4217Module());
+  });
+
+  it('excludes the ISO codes that are not money', () => {
+    for (const code of ['XAU', 'XTS', 'XXX']) expect(ISO_4217_MINOR_UNITS).not.toHaveProperty(code);
+    expect(ISO_4217_MINOR_UNITS).toMatchObject({ EUR: 2, JPY: 0, KWD: 3 });
+  });
+});
