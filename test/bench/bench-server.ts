@@ -16,7 +16,12 @@ import { cancel, createPaymentLink, type LinkEvent } from '../../functions/domai
 import { newEventId, newLinkId } from '../../functions/domain/random.ts';
 import { issueApiKey } from '../../functions/use-cases/api-keys.ts';
 import { startLocalStack } from '../../lib/local/local-stack.ts';
-import type { BenchReply, BenchRequest, WebhookBenchResult } from './protocol.ts';
+import {
+  type BenchReply,
+  type BenchRequest,
+  NAVIGATION_HEADERS,
+  type WebhookBenchResult,
+} from './protocol.ts';
 
 const handlersDir = join(import.meta.dirname, '..', '..', 'functions', 'handlers');
 const ACCOUNT = 'bench';
@@ -43,6 +48,8 @@ async function listen(server: Server): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
+// The limiter runs as in production (its cost is part of what is measured), with a limit the load never reaches.
+process.env.RATE_LIMIT_REQUESTS = String(1_000_000_000);
 const stack = await startLocalStack({ port: 0 });
 const issued = await issueApiKey(apiKeyRepository(), ACCOUNT, 'test');
 const authorization = `Bearer ${issued.api_key}`;
@@ -236,9 +243,10 @@ async function checkoutTarget(): Promise<string | undefined> {
     headers: { authorization, 'content-type': 'application/json' },
     body: CREATE_BODY,
   });
+  if (response.status !== 201) throw new Error(`create-link answered ${response.status}`);
   const { id } = (await response.json()) as { id: string };
   const url = `${stack.baseUrl}/checkout/${id}`;
-  const first = await fetch(url, { redirect: 'manual' });
+  const first = await fetch(url, { redirect: 'manual', headers: NAVIGATION_HEADERS });
   await first.arrayBuffer();
   if (first.status >= 400) throw new Error(`GET /checkout/{id} answered ${first.status}`);
   return url;

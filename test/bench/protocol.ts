@@ -25,3 +25,10 @@ export type BenchReply =
   | { type: 'webhooks'; result: WebhookBenchResult }
   | { type: 'checkout'; url: string | undefined }
   | { type: 'error'; message: string };
+
+/** What a browser sends on a top-level navigation: the checkout page then treats the request as a buyer's. */
+export const NAVIGATION_HEADERS = {
+  'sec-fetch-mode': 'navigate',
+  'sec-fetch-dest': 'document',
+  'user-agent': 'Mozilla/5.0 (bench)',
+};

@@ -11,7 +11,7 @@ import { budgets } from './budgets.ts';
 import { buildBundles } from './bundles.ts';
 import { measureColdImports } from './cold-import.ts';
 import { type LoadResult, runLoad } from './load.ts';
-import type { BenchReply, BenchRequest } from './protocol.ts';
+import { type BenchReply, type BenchRequest, NAVIGATION_HEADERS } from './protocol.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -237,7 +237,14 @@ try {
     const { url: checkoutUrl } = await reply('checkout');
     if (checkoutUrl) {
       const load = (durationMs: number) =>
-        runLoad({ url: checkoutUrl, method: 'GET', concurrency, durationMs, ok: (status) => status < 400 });
+        runLoad({
+          url: checkoutUrl,
+          method: 'GET',
+          headers: NAVIGATION_HEADERS,
+          concurrency,
+          durationMs,
+          ok: (status) => status < 400,
+        });
       await load(plan.warmupMs);
       const checkout = await load(plan.roundMs * plan.rounds);
       row(

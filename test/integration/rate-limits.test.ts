@@ -61,6 +61,39 @@ describe('the fixed-window rate limiter', () => {
     expect(await limiter().hit(tenant, at(10))).toEqual({ allowed: true });
   });
 
+  it('reserves tokens in growing leases, so a busy container writes far less than once per request', async () => {
+    const sent: unknown[] = [];
+    const counting = {
+      send: (command: unknown) => {
+        sent.push(command);
+        return documentClient.send(command as never);
+      },
+    } as unknown as typeof documentClient;
+    const busy = new DynamoRateLimiter(counting, stack.tableName, { limit: 1000, windowSeconds: 60 });
+    const at = new Date(Date.UTC(2026, 0, 3));
+    for (let index = 0; index < 100; index++)
+      expect(await busy.hit({ account: 'busy', mode: 'test' }, at)).toEqual({ allowed: true });
+    // Leases of 1, 2, 4, 8, then 10 (1% of the limit): 13 writes for 100 requests.
+    expect(sent.length).toBe(13);
+  });
+
+  it('never exceeds the limit with leases, and hands out the last tokens one at a time', async () => {
+    const now = new Date(Date.UTC(2026, 0, 4));
+    const tenant = { account: 'leases', mode: 'test' as const };
+    const containers = Array.from(
+      { length: 5 },
+      () => new DynamoRateLimiter(documentClient, stack.tableName, { limit: 300, windowSeconds: 60 }),
+    );
+    let allowed = 0;
+    for (let round = 0; round < 100; round++) {
+      const results = await Promise.all(containers.map((container) => container.hit(tenant, now)));
+      allowed += results.filter((result) => result.allowed).length;
+    }
+    expect(allowed).toBeLessThanOrEqual(300);
+    // What containers reserved and did not spend is bounded by their last leases (at most 3 each here).
+    expect(allowed).toBeGreaterThanOrEqual(300 - 5 * 3);
+  });
+
   it('never lets concurrent requests overshoot the limit', async () => {
     const now = new Date(Date.UTC(2026, 0, 2));
     const racer = { account: 'racer', mode: 'test' as const };

@@ -6,14 +6,24 @@ import { keys } from './table-schema.ts';
 
 /**
  * Fixed-window counters: one item per (account, mode, window), incremented with a conditional UpdateItem that
- * refuses to pass the limit, so concurrent requests never overshoot. Items expire through the table's TTL
- * (a window is never read again once over, so late deletion costs nothing but storage).
+ * refuses to pass the limit, so concurrent requests in any number of containers never overshoot. Items expire
+ * through the table's TTL (a window is never read again once over).
+ *
+ * A busy container does not write once per request: it reserves tokens in leases and spends them from memory.
+ * The first request of a tenant in a window reserves one token; each lease after that is twice the previous, up
+ * to 1% of the limit. A reserved token is counted whether or not it is spent, so the limit is never exceeded;
+ * what a container reserved and did not spend before the window ends is lost, which is at most the tokens it
+ * spent (doubling) and never more than 1% of the limit per container. Near the limit, where a whole lease no
+ * longer fits, tokens are reserved one at a time, so the last ones go to whoever asks.
  */
 export class DynamoRateLimiter implements RateLimiter {
   private readonly client: DynamoDBDocumentClient;
   private readonly tableName: string;
   private readonly limit: number;
   private readonly windowSeconds: number;
+  private readonly maxLease: number;
+  /** Per tenant: the window the tokens belong to, tokens left, and the size of the last lease. */
+  private readonly leases = new Map<string, { windowStart: number; left: number; size: number }>();
 
   constructor(
     client: DynamoDBDocumentClient,
@@ -24,27 +34,57 @@ export class DynamoRateLimiter implements RateLimiter {
     this.tableName = tableName;
     this.limit = options.limit;
     this.windowSeconds = options.windowSeconds;
+    this.maxLease = Math.max(1, Math.floor(options.limit / 100));
   }
 
   async hit(principal: Principal, now: Date) {
     const nowSeconds = now.getTime() / 1000;
     const windowStart = Math.floor(nowSeconds / this.windowSeconds) * this.windowSeconds;
-    const windowEnd = windowStart + this.windowSeconds;
+    const tenant = `${principal.account}#${principal.mode}`;
+    let lease = this.leases.get(tenant);
+    if (lease?.windowStart !== windowStart) {
+      lease = { windowStart, left: 0, size: 0 };
+      this.leases.set(tenant, lease);
+    }
+    if (lease.left === 0) {
+      const wanted = Math.min(this.maxLease, Math.max(1, lease.size * 2));
+      const granted =
+        (wanted > 1 && (await this.reserve(principal, windowStart, wanted))) ||
+        (await this.reserve(principal, windowStart, 1));
+      if (!granted) {
+        return {
+          allowed: false as const,
+          retryAfterSeconds: Math.max(1, Math.ceil(windowStart + this.windowSeconds - nowSeconds)),
+        };
+      }
+      lease.left += granted;
+      lease.size = granted;
+    }
+    lease.left -= 1;
+    return { allowed: true as const };
+  }
+
+  /** Adds `tokens` to the window's count if they fit under the limit; how many were reserved (0: none). */
+  private async reserve(principal: Principal, windowStart: number, tokens: number): Promise<number> {
     try {
       await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.rateWindow(principal.account, principal.mode, windowStart),
-          UpdateExpression: 'ADD #count :one SET #ttl = if_not_exists(#ttl, :ttl)',
-          ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
+          UpdateExpression: 'ADD #count :tokens SET #ttl = if_not_exists(#ttl, :ttl)',
+          ConditionExpression: 'attribute_not_exists(#count) OR #count <= :room',
           ExpressionAttributeNames: { '#count': 'count', '#ttl': 'ttl' },
-          ExpressionAttributeValues: { ':one': 1, ':limit': this.limit, ':ttl': windowEnd + 60 },
+          ExpressionAttributeValues: {
+            ':tokens': tokens,
+            ':room': this.limit - tokens,
+            ':ttl': windowStart + this.windowSeconds + 60,
+          },
         }),
       );
-      return { allowed: true as const };
+      return tokens;
     } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      return { allowed: false as const, retryAfterSeconds: Math.max(1, Math.ceil(windowEnd - nowSeconds)) };
+      if (error instanceof ConditionalCheckFailedException) return 0;
+      throw error;
     }
   }
 }
