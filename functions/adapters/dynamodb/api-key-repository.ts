@@ -1,15 +1,10 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ApiKeyRecord } from '../../domain/api-key.ts';
 import type { Mode } from '../../domain/principal.ts';
 import type { ApiKeyRepository } from '../../ports/api-key-repository.ts';
-import { keys, tableSchema, withoutKeys } from './table-schema.ts';
+import { recordsOfGsi1Partition } from './query.ts';
+import { keys, withoutKeys } from './table-schema.ts';
 
 export class DynamoApiKeyRepository implements ApiKeyRepository {
   private readonly client: DynamoDBDocumentClient;
@@ -42,23 +37,8 @@ export class DynamoApiKeyRepository implements ApiKeyRepository {
     return Item ? withoutKeys<ApiKeyRecord>(Item) : undefined;
   }
 
-  async listByAccount(account: string): Promise<ApiKeyRecord[]> {
-    const records: ApiKeyRecord[] = [];
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          IndexName: tableSchema.gsi1.indexName,
-          KeyConditionExpression: 'gsi1pk = :pk',
-          ExpressionAttributeValues: { ':pk': keys.apiKeysOfAccount(account) },
-          ExclusiveStartKey,
-        }),
-      );
-      for (const item of page.Items ?? []) records.push(withoutKeys<ApiKeyRecord>(item));
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
-    return records;
+  listByAccount(account: string): Promise<ApiKeyRecord[]> {
+    return recordsOfGsi1Partition<ApiKeyRecord>(this.client, this.tableName, keys.apiKeysOfAccount(account));
   }
 
   async revoke(keyId: string, at: Date): Promise<ApiKeyRecord | undefined> {

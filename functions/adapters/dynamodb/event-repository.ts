@@ -9,6 +9,7 @@ import {
 import type { Mode } from '../../domain/principal.ts';
 import type { DeliveryAttempt, DeliveryDecision, StoredEvent } from '../../domain/webhook.ts';
 import type { EventRepository, OutboxEntry } from '../../ports/event-repository.ts';
+import { recordsOfGsi1Partition } from './query.ts';
 import { keys, OUTBOX_SHARDS, outboxKeys, tableSchema, withoutKeys } from './table-schema.ts';
 
 /** Runs a conditional update; false when its condition did not hold. */
@@ -38,23 +39,8 @@ export class DynamoEventRepository implements EventRepository {
     return Item ? withoutKeys<StoredEvent>(Item) : undefined;
   }
 
-  async listByLink(linkId: string, mode: Mode): Promise<StoredEvent[]> {
-    const events: StoredEvent[] = [];
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          IndexName: tableSchema.gsi1.indexName,
-          KeyConditionExpression: 'gsi1pk = :pk',
-          ExpressionAttributeValues: { ':pk': keys.eventsOfLink(linkId, mode) },
-          ExclusiveStartKey,
-        }),
-      );
-      for (const item of page.Items ?? []) events.push(withoutKeys<StoredEvent>(item));
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
-    return events;
+  listByLink(linkId: string, mode: Mode): Promise<StoredEvent[]> {
+    return recordsOfGsi1Partition<StoredEvent>(this.client, this.tableName, keys.eventsOfLink(linkId, mode));
   }
 
   claim(event: StoredEvent, leaseUntil: Date, now: Date): Promise<boolean> {
