@@ -51,6 +51,7 @@ Try:
     -H "Authorization: Bearer ${demo.api_key}" -H "Content-Type: application/json" \\
     -d '{"amount":{"value":"10.00","currency":"EUR"},"description":"Order 1001"}'
 
+Then open the link's checkout_url in a browser and click Pay on the sandbox PSP's page.
 More keys: npm run keys -- create --account acct_demo --mode test      Stop: Ctrl+C
 `);
 
