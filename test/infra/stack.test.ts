@@ -21,6 +21,22 @@ describe('the CDK stack', () => {
     expect(violations).toEqual([]);
   });
 
+  it('passes cdk-nag too when deployed to a concrete account and region, as `cdk deploy` does', () => {
+    const saved = { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION };
+    Object.assign(process.env, { CDK_DEFAULT_ACCOUNT: '123456789012', CDK_DEFAULT_REGION: 'eu-west-1' });
+    try {
+      expect(() => synthesize()).not.toThrow();
+    } finally {
+      for (const [name, value] of [
+        ['CDK_DEFAULT_ACCOUNT', saved.account],
+        ['CDK_DEFAULT_REGION', saved.region],
+      ] as const) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
+  });
+
   it('fails synth when a resource breaks an AwsSolutions rule (the check is live)', () => {
     const { app, stack } = createApp({
       outdir: mkdtempSync(join(tmpdir(), 'cdk-out-')),
