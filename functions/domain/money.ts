@@ -46,10 +46,16 @@ export function fractionDigitsProblem(value: string, currency: string): string |
     : `${currency} allows at most ${digits} decimal place${digits === 1 ? '' : 's'}.`;
 }
 
-/** The amount in the currency's minor unit as an integer (what PSPs such as Stripe take): "10.5" EUR → 1050n. */
-export function toMinorUnits(amount: Amount): bigint {
-  const digits = minorUnits(amount.currency);
+/**
+ * The amount as an integer count of 10^-digits units (what PSPs take): "10.5" EUR → 1050n. `digits` defaults to
+ * the currency's ISO 4217 minor units; a PSP whose exponent differs for a currency passes its own. Throws when
+ * the amount has more decimals than `digits` can carry (never rounds money).
+ */
+export function toMinorUnits(amount: Amount, digits = minorUnits(amount.currency)): bigint {
   if (digits === undefined) throw new Error(`Unknown currency ${amount.currency}`);
   const [integer = '0', fraction = ''] = amount.value.split('.');
-  return BigInt(integer + fraction.padEnd(digits, '0'));
+  if (fraction.replace(/0+$/, '').length > digits) {
+    throw new Error(`${amount.value} ${amount.currency} cannot be expressed with ${digits} decimal places`);
+  }
+  return BigInt(integer + fraction.slice(0, digits).padEnd(digits, '0'));
 }

@@ -71,6 +71,18 @@ describe('the Stripe adapter, through the official SDK against a Stripe-speaking
     expect(stripe.requests.at(-1)?.form['line_items[0][price_data][unit_amount]']).toBe('1500');
   });
 
+  it("uses Stripe's exponent where it differs from ISO 4217: MGA has none, ISK is sent with two", async () => {
+    await psp.createSession(link('1000', 'MGA'), checkout(new Date(Date.now() + 3_600_000)));
+    expect(stripe.requests.at(-1)?.form['line_items[0][price_data][unit_amount]']).toBe('1000');
+    await psp.createSession(link('500', 'ISK'), checkout(new Date(Date.now() + 3_600_000)));
+    expect(stripe.requests.at(-1)?.form['line_items[0][price_data][unit_amount]']).toBe('50000');
+    const sent = stripe.requests.length;
+    await expect(
+      psp.createSession(link('10.5', 'MGA'), checkout(new Date(Date.now() + 3_600_000))),
+    ).rejects.toThrow(/cannot be expressed/);
+    expect(stripe.requests.length).toBe(sent);
+  });
+
   it('verifies a notification signed with the webhook secret and names the session', async () => {
     const session = await psp.createSession(link('10', 'EUR'), checkout(new Date(Date.now() + 3_600_000)));
     const event = stripe.signedEvent(

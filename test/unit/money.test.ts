@@ -46,6 +46,13 @@ describe('amount values', () => {
 });
 
 describe('minor-unit conversion for PSPs', () => {
+  it('takes a PSP exponent that differs from ISO 4217, and never rounds', () => {
+    expect(toMinorUnits({ value: '500', currency: 'ISK' }, 2)).toBe(50000n);
+    expect(toMinorUnits({ value: '1000', currency: 'MGA' }, 0)).toBe(1000n);
+    expect(toMinorUnits({ value: '10.50', currency: 'EUR' }, 1)).toBe(105n);
+    expect(() => toMinorUnits({ value: '10.5', currency: 'MGA' }, 0)).toThrow(/cannot be expressed/);
+  });
+
   it.each([
     ['10.5', 'EUR', 1050n],
     ['10', 'EUR', 1000n],

@@ -21,6 +21,18 @@ export const STRIPE_SESSION_LIMITS = {
   preferredMs: 24 * 3_600_000,
 };
 
+/**
+ * Stripe's amount exponent where it differs from ISO 4217 (docs.stripe.com/currencies): MGA is zero-decimal at
+ * Stripe (ISO: 2), and ISK is sent in two-decimal form although it has none (ISO: 0). Elsewhere they agree
+ * (JPY 0, EUR 2, KWD 3 ...).
+ */
+const STRIPE_EXPONENT_OVERRIDES: Record<string, number> = { MGA: 0, ISK: 2 };
+
+/** The `unit_amount` Stripe expects for an amount. */
+export function stripeUnitAmount(amount: PaymentLink['amount']): number {
+  return Number(toMinorUnits(amount, STRIPE_EXPONENT_OVERRIDES[amount.currency]));
+}
+
 /** Event types that may complete a payment; the session is then retrieved to confirm it. */
 const PAYING_EVENTS = new Set(['checkout.session.completed', 'checkout.session.async_payment_succeeded']);
 
@@ -66,7 +78,7 @@ export class StripePsp implements Psp {
           quantity: 1,
           price_data: {
             currency: link.amount.currency.toLowerCase(),
-            unit_amount: Number(toMinorUnits(link.amount)),
+            unit_amount: stripeUnitAmount(link.amount),
             product_data: { name: link.description || `Payment ${link.id}` },
           },
         },
