@@ -21,10 +21,11 @@ import { PspSelector } from './use-cases/psp-selection.ts';
 
 /**
  * The composition root: each adapter is built on first use and then shared for the life of the container.
- * Getters rather than module-level instances, so a function's bundle keeps only the adapters it uses.
+ * Getters rather than module-level instances, so a function's bundle keeps only the adapters it uses: esbuild
+ * treats every call of a @__NO_SIDE_EFFECTS__ function as pure, so a bundle drops the getters its handler never
+ * calls, and with them the clients and SDKs only they use. (Adapters built on CommonJS libraries, which cannot be
+ * tree-shaken, are composed in the one handler that needs them: see functions/handlers/deliver-webhook.ts.)
  */
-// esbuild treats every call of a @__NO_SIDE_EFFECTS__ function as pure: a bundle drops the getters its
-// handler never calls, and with them the clients and SDKs only they use.
 /* @__NO_SIDE_EFFECTS__ */
 export function once<T>(build: () => T): () => T {
   let value: T | undefined;
@@ -100,6 +101,7 @@ export const pspSelector = once(() => {
     }),
   ]);
 });
+
 export const idempotencyStore = once(() => new DynamoIdempotencyStore(documentClient, config().TABLE_NAME));
 
 export const rateLimiter = once(
