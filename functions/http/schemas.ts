@@ -17,6 +17,12 @@ export const MAX_DESCRIPTION_LENGTH = 255;
 export const MAX_METADATA_KEYS = 50;
 export const MAX_METADATA_KEY_LENGTH = 40;
 export const MAX_METADATA_VALUE_LENGTH = 500;
+/**
+ * Metadata as JSON, in UTF-8 bytes. The per-key limits alone would allow 50 × 540 characters (up to 100 KB in
+ * UTF-8), but a webhook body must stay under 20 KB (PRODUCT.md section 10) and carries the whole link:
+ * 8 KiB of metadata keeps the largest possible link's event under it (test/unit/webhook.test.ts proves it).
+ */
+export const MAX_METADATA_BYTES = 8 * 1024;
 export const MAX_EXPIRY_DAYS = 365;
 
 const AmountSchema = z
@@ -69,6 +75,10 @@ const MetadataSchema = z.pipe(
         (metadata) => Object.keys(metadata).length <= MAX_METADATA_KEYS,
         `At most ${MAX_METADATA_KEYS} keys.`,
       ),
+      z.refine(
+        (metadata) => Buffer.byteLength(JSON.stringify(metadata)) <= MAX_METADATA_BYTES,
+        `At most ${MAX_METADATA_BYTES} bytes in all, as JSON in UTF-8.`,
+      ),
     ),
 );
 
@@ -91,9 +101,11 @@ function createPaymentLinkSchema(policy: UrlPolicy) {
     ),
     redirect_url: z.nullish(urlSchema(policy, 'Where the buyer returns after paying.')),
     webhook_url: z.nullish(urlSchema(policy, 'Where the service POSTs signed status events.')),
-    metadata: z
-      .nullish(MetadataSchema)
-      .check(z.meta({ description: 'String keys and values, echoed back.' })),
+    metadata: z.nullish(MetadataSchema).check(
+      z.meta({
+        description: `String keys and values, echoed back: at most ${MAX_METADATA_KEYS} keys, and ${MAX_METADATA_BYTES} bytes in all as JSON.`,
+      }),
+    ),
     expires_at: z.nullish(
       z.iso.datetime({ offset: true }).check(
         (ctx) => {

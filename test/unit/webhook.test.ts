@@ -1,5 +1,8 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
+import { ValidationError } from '../../functions/domain/errors.ts';
+import { createPaymentLink, type LinkEvent, markPaid } from '../../functions/domain/payment-link.ts';
+import { MAX_URL_LENGTH } from '../../functions/domain/urls.ts';
 import {
   decideAfterAttempt,
   MAX_RETRY_AFTER_MS,
@@ -9,6 +12,13 @@ import {
   webhookBody,
 } from '../../functions/domain/webhook.ts';
 import { signedWebhookHeaders } from '../../functions/domain/webhook-signature.ts';
+import {
+  createPaymentLinkRequest,
+  MAX_DESCRIPTION_LENGTH,
+  MAX_METADATA_BYTES,
+  MAX_METADATA_VALUE_LENGTH,
+} from '../../functions/http/schemas.ts';
+import { validate } from '../../functions/http/validate.ts';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -81,6 +91,49 @@ describe('the outcome of an attempt', () => {
 
   it('is final failure when the tenth attempt fails', () => {
     expect(decideAfterAttempt(result(500), 9, options)).toEqual({ status: 'failed', reason: 'exhausted' });
+  });
+});
+
+describe('the webhook body of the largest link the API accepts', () => {
+  it('stays under 20 KB (PRODUCT.md section 10)', () => {
+    // Every field at its limit, in 4-byte UTF-8 characters where characters are counted.
+    const emoji = '😀';
+    const metadataEntry = (index: number) => `k${String(index).padStart(2, '0')}`;
+    const metadata: Record<string, string> = {};
+    for (let index = 0; Buffer.byteLength(JSON.stringify(metadata)) < MAX_METADATA_BYTES; index++) {
+      metadata[metadataEntry(index)] = emoji.repeat(MAX_METADATA_VALUE_LENGTH / 2);
+    }
+    const last = Object.keys(metadata).at(-1) as string;
+    delete metadata[last];
+    const body = {
+      amount: { value: '999999999999.99', currency: 'EUR' },
+      description: emoji.repeat(MAX_DESCRIPTION_LENGTH / 2),
+      redirect_url: `https://shop.example.com/${'r'.repeat(MAX_URL_LENGTH - 25)}`,
+      webhook_url: `https://shop.example.com/${'w'.repeat(MAX_URL_LENGTH - 25)}`,
+      metadata,
+      expires_at: new Date(Date.now() + 86_400_000).toISOString(),
+    };
+    const input = validate(createPaymentLinkRequest('live', false), body);
+    const link = createPaymentLink({ account: 'a'.repeat(64), mode: 'live' }, input, new Date());
+    const paid = markPaid(
+      link,
+      { provider: 'stripe', reference: `pi_${'x'.repeat(60)}` },
+      `https://pay.example.com/${'c'.repeat(200)}`,
+      new Date(),
+    );
+    const size = Buffer.byteLength(webhookBody(paid?.event as LinkEvent));
+    expect(size).toBeGreaterThan(12_000); // the test really is near the worst case
+    expect(size).toBeLessThan(20_000);
+  });
+
+  it('refuses metadata over 8 KiB as JSON, even when every key and value is within its own limit', () => {
+    const metadata = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`key${i}`, 'v'.repeat(500)]));
+    expect(() =>
+      validate(createPaymentLinkRequest('test', false), {
+        amount: { value: '1', currency: 'EUR' },
+        metadata,
+      }),
+    ).toThrow(ValidationError);
   });
 });
 
