@@ -18,8 +18,11 @@ export interface UrlPolicy {
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
   let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
-    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  if (parsed.kind() === 'ipv6') {
+    const ipv6 = parsed as ipaddr.IPv6;
+    // The deprecated IPv4-compatible form ::a.b.c.d (::/96), which ipaddr.js calls unicast: never public.
+    if (ipv6.parts.slice(0, 6).every((part) => part === 0)) return false;
+    if (ipv6.isIPv4MappedAddress()) parsed = ipv6.toIPv4Address();
   }
   return parsed.range() === 'unicast';
 }

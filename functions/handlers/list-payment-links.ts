@@ -4,7 +4,7 @@ import { ValidationError } from '../domain/errors.ts';
 import { decodeCursor, encodeCursor } from '../domain/page-cursor.ts';
 import { toResource } from '../domain/payment-link.ts';
 import { apiHandler, json } from '../http/api-handler.ts';
-import { listPaymentLinksQuery } from '../http/schemas.ts';
+import { listPaymentLinksQuery } from '../http/list-query.ts';
 import { validate } from '../http/validate.ts';
 import { listPaymentLinks } from '../use-cases/payment-links.ts';
 

@@ -2,10 +2,10 @@ import { EVENT_TYPES } from '../domain/payment-link.ts';
 import { DEFAULT_RATE_LIMIT } from '../ports/rate-limiter.ts';
 import { IDEMPOTENCY_KEY_TTL_HOURS, MAX_IDEMPOTENCY_KEY_LENGTH } from '../use-cases/idempotency.ts';
 import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from './idempotency.ts';
+import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from './list-query.ts';
 import { errorsByStatus, openApiDocument, operations } from './openapi.ts';
 import { MAX_BODY_BYTES } from './request-body.ts';
 import { ERROR_CODES } from './response-schemas.ts';
-import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from './schemas.ts';
 
 /**
  * Renders docs/api.md from the OpenAPI document (`npm run openapi` writes both; a test fails when either is

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../use-cases/idempotency.ts';
 import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from './idempotency.ts';
+import { listPaymentLinksQuery } from './list-query.ts';
 import {
   ERROR_CODES,
   type ErrorCode,
@@ -10,7 +11,7 @@ import {
   ProblemSchema,
   RedeliverySchema,
 } from './response-schemas.ts';
-import { createPaymentLinkRequest, listPaymentLinksQuery } from './schemas.ts';
+import { createPaymentLinkRequest } from './schemas.ts';
 import { EmptyRequest } from './validate.ts';
 
 /**

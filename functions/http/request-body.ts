@@ -3,6 +3,22 @@ import { InvalidJsonError, PayloadTooLargeError, UnsupportedMediaTypeError } fro
 
 /** PRODUCT.md section 3: request bodies are JSON objects of at most 32 KiB. */
 export const MAX_BODY_BYTES = 32 * 1024;
+/** Far deeper than any request of ours (3 levels); deeper bodies are refused before anything walks them. */
+export const MAX_JSON_DEPTH = 32;
+
+/** Nesting depth of a parsed JSON value, measured without recursion (a 32 KiB body can nest 16,000 deep). */
+function depthOf(value: unknown): number {
+  let deepest = 0;
+  const pending: [unknown, number][] = [[value, 1]];
+  while (pending.length) {
+    const [current, depth] = pending.pop() as [unknown, number];
+    if (current === null || typeof current !== 'object') continue;
+    deepest = Math.max(deepest, depth);
+    if (deepest > MAX_JSON_DEPTH) return deepest;
+    for (const child of Object.values(current)) pending.push([child, depth + 1]);
+  }
+  return deepest;
+}
 
 /**
  * - `none`: the route ignores any body (GET).
@@ -25,11 +41,16 @@ export function parseJsonBody(event: APIGatewayProxyEventV2, mode: BodyMode): un
   if (size > MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
   if (mode === 'optional-json' && (bytes ? bytes.toString('utf8') : raw).trim() === '') return undefined;
   if (!isJsonMediaType(event.headers['content-type'])) throw new UnsupportedMediaTypeError();
+  let parsed: unknown;
   try {
     // A text body is already a string: no round trip through bytes (toWellFormed() is what that trip did
     // to lone surrogates). A base64 body must be valid UTF-8.
-    return JSON.parse(bytes ? strictUtf8.decode(bytes) : raw.toWellFormed());
+    parsed = JSON.parse(bytes ? strictUtf8.decode(bytes) : raw.toWellFormed());
   } catch {
     throw new InvalidJsonError();
   }
+  if (depthOf(parsed) > MAX_JSON_DEPTH) {
+    throw new InvalidJsonError(`The request body nests more than ${MAX_JSON_DEPTH} levels deep.`);
+  }
+  return parsed;
 }

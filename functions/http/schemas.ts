@@ -4,7 +4,6 @@ import {
   fractionDigitsProblem,
   isPayableCurrency,
 } from '../domain/money.ts';
-import { LINK_STATUSES } from '../domain/payment-link.ts';
 import type { Mode } from '../domain/principal.ts';
 import { MAX_URL_LENGTH, type UrlPolicy, urlProblem } from '../domain/urls.ts';
 import * as z from '../zod.ts';
@@ -140,29 +139,3 @@ export function createPaymentLinkRequest(mode: Mode, allowPrivateTargets: boolea
   return schema;
 }
 const createSchemas = new Map<string, ReturnType<typeof createPaymentLinkSchema>>();
-
-/** PRODUCT.md section 6: `limit` 1 to 100, default 10; outside is a 422, never silently clamped. */
-export const MAX_LIST_LIMIT = 100;
-export const DEFAULT_LIST_LIMIT = 10;
-
-/**
- * `GET /v1/payment-links` query parameters. Errors point at the parameter by name (`/limit`), as if the query
- * string were a JSON object; unknown parameters are rejected like unknown body fields.
- */
-export const listPaymentLinksQuery = z.strictObject({
-  limit: z
-    ._default(
-      z.pipe(z.coerce.number(), z.int().check(z.minimum(1), z.maximum(MAX_LIST_LIMIT))),
-      DEFAULT_LIST_LIMIT,
-    )
-    .check(z.meta({ description: `Links per page, 1 to ${MAX_LIST_LIMIT}.` })),
-  cursor: z
-    .optional(z.string().check(z.maxLength(256)))
-    .check(z.meta({ description: 'The `next_cursor` of the previous page; omit for the first page.' })),
-  status: z.optional(z.enum(LINK_STATUSES)).check(
-    z.meta({
-      description:
-        'Only links with this status as reads show it (`expired` includes links past `expires_at`).',
-    }),
-  ),
-});

@@ -5,7 +5,10 @@ import type { Mode } from '../domain/principal.ts';
 export interface LinkRepository {
   /** Stores a new link; ids are random, so a collision is an error, never an overwrite. */
   create(link: PaymentLink): Promise<void>;
-  /** The link with this id in this mode, whatever its account (callers check tenancy), or undefined. */
+  /**
+   * The link with this id in this mode, whatever its account (callers check tenancy), or undefined; also for a
+   * string that is not shaped like a link id (`isLinkId`).
+   */
   get(id: string, mode: Mode): Promise<PaymentLink | undefined>;
   /**
    * Stores `transition.event`, then `transition.after` on condition that the stored link is still at

@@ -35,7 +35,7 @@ export async function getPaymentLink(
   principal: Principal,
   id: string,
 ): Promise<PaymentLink> {
-  const link = id.startsWith('pl_') ? await deps.links.get(id, principal.mode) : undefined;
+  const link = await deps.links.get(id, principal.mode);
   if (!link || link.account !== principal.account) throw new NotFoundError(`No payment link ${id}.`);
   return link;
 }

@@ -1,6 +1,7 @@
 import {
   InvalidNotificationError,
   NotFoundError,
+  PspNotConfiguredError,
   PspUnavailableError,
   ServiceError,
 } from '../domain/errors.ts';
@@ -48,7 +49,12 @@ export async function handlePspNotification(
     throw new InvalidNotificationError(`${provider} only serves test mode.`);
   }
 
-  const psp = await factory.create(link.account, link.mode);
+  // A notification for a provider this (account, mode) has no credentials for is not genuine: 400, and the
+  // same answer whatever the reason, so a forger learns nothing about the merchant's setup.
+  const psp = await factory.create(link.account, link.mode).catch((error: unknown) => {
+    if (error instanceof PspNotConfiguredError) throw new InvalidNotificationError();
+    throw error;
+  });
   const notification = await psp.verifyNotification(rawBody, headers);
   if (!notification.mayBePaid) return { outcome: 'ignored', linkId: link.id };
 

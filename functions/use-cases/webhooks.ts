@@ -214,7 +214,7 @@ export async function redeliverEvent(
   principal: Principal,
   eventId: string,
 ): Promise<void> {
-  const event = eventId.startsWith('evt_') ? await deps.events.get(eventId, principal.mode) : undefined;
+  const event = await deps.events.get(eventId, principal.mode);
   const link =
     event && event.account === principal.account
       ? await deps.links.get(event.link_id, event.mode)

@@ -63,17 +63,40 @@ describe('hostile request bodies', () => {
     );
   });
 
-  it('deeply nested JSON is a 4xx, not a crash', async () => {
+  it('deeply nested JSON is a 400, not a crash, with or without an Idempotency-Key', async () => {
     for (const depth of [1_000, 15_000]) {
-      const rawBody = `${'['.repeat(depth)}${']'.repeat(depth)}`;
-      const response = await stack.request('POST', '/v1/payment-links', {
-        key,
-        rawBody,
-        headers: { 'content-type': 'application/json' },
-      });
-      expect(response.status).toBeGreaterThanOrEqual(400);
-      expect(response.status).toBeLessThan(500);
+      for (const idempotency of [{}, { 'idempotency-key': `deep-${depth}` }] as Record<string, string>[]) {
+        const rawBody = `${'['.repeat(depth)}${']'.repeat(depth)}`;
+        const response = await stack.request('POST', '/v1/payment-links', {
+          key,
+          rawBody,
+          headers: { 'content-type': 'application/json', ...idempotency },
+        });
+        expect(response.status).toBe(400);
+        expect(response.body.code).toBe('invalid_json');
+      }
     }
+  });
+
+  it('an id of any length or shape in a path or a PSP notification is a 4xx, never a store error', async () => {
+    const long = 'a'.repeat(3000);
+    const responses = await Promise.all([
+      stack.request('GET', `/v1/payment-links/pl_${long}`, { key }),
+      stack.request('GET', `/v1/payment-links/pl_${long}/events`, { key }),
+      stack.request('POST', `/v1/payment-links/pl_${long}/cancel`, { key }),
+      stack.request('POST', `/v1/events/evt_${long}/redeliver`, { key }),
+      stack.request('GET', `/v1/payment-links/${encodeURIComponent('pl_x/../..')}`, { key }),
+      stack.request('POST', '/psp/sandbox/notifications', {
+        body: {
+          type: 'sandbox.session.completed',
+          session_id: 's',
+          link_id: `pl_${long}`,
+          mode: 'test',
+          created: 1,
+        },
+      }),
+    ]);
+    expect(responses.map((response) => response.status)).toEqual([404, 404, 404, 404, 404, 400]);
   });
 
   it('raw bytes that are not UTF-8 are malformed JSON', async () => {

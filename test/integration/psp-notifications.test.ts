@@ -124,6 +124,30 @@ describe('POST /psp/sandbox/notifications', () => {
     expect(notJson.status).toBe(400);
   });
 
+  it('answers a Stripe-shaped notification about a link whose merchant has no Stripe account like any forgery: 400', async () => {
+    const link = await createLink(stack, acme.api_key);
+    const forged = await post(
+      {
+        rawBody: JSON.stringify({
+          type: 'checkout.session.completed',
+          data: {
+            object: {
+              object: 'checkout.session',
+              id: 'cs_x',
+              client_reference_id: link.id,
+              metadata: { mode: 'test' },
+            },
+          },
+        }),
+        headers: { 'content-type': 'application/json', 'stripe-signature': 't=1,v1=00' },
+      },
+      'stripe',
+    );
+    expect(forged.status).toBe(400);
+    expect(forged.body.detail).not.toMatch(/stripe|credential/i);
+    expect((await storedLink(link.id)).status).toBe('open');
+  });
+
   it('never lets the sandbox pay a live-mode link', async () => {
     const live = await stack.issueKey('acme', 'live');
     const link = await createLink(stack, live.api_key, { redirect_url: null });

@@ -48,6 +48,8 @@ describe('SSRF protection when private targets are not allowed', () => {
     ],
     ['unspecified 0.0.0.0', 'http://0.0.0.0:PORT/', undefined],
     ['IPv6 unique-local', 'http://[fc00::1]:PORT/', undefined],
+    ['IPv4-compatible IPv6 loopback', 'http://[::7f00:1]:PORT/', undefined],
+    ['a DNS name resolving to ::7f00:1', 'http://compat.attacker.example:PORT/', resolvingTo('::7f00:1')],
   ];
 
   it.each(blocked)('refuses %s without opening a connection', async (_case, template, lookup) => {

@@ -42,6 +42,8 @@ describe('merchant URLs', () => {
     'https://[fd00:ec2::254]/',
     'https://[::ffff:127.0.0.1]/hook',
     'https://[::ffff:a9fe:a9fe]/hook',
+    'https://[::7f00:1]/hook',
+    'https://[::a9fe:a9fe]/hook',
   ])('rejects the non-public target %s unless private targets are allowed', (raw) => {
     expect(urlProblem(raw, live)).toBeDefined();
     expect(urlProblem(raw, test)).toBeDefined();

@@ -7,6 +7,7 @@ import {
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import type { Mode } from '../../domain/principal.ts';
+import { isEventId } from '../../domain/random.ts';
 import type { DeliveryAttempt, DeliveryDecision, StoredEvent } from '../../domain/webhook.ts';
 import type { EventRepository, OutboxEntry } from '../../ports/event-repository.ts';
 import { recordsOfGsi1Partition } from './query.ts';
@@ -33,6 +34,7 @@ export class DynamoEventRepository implements EventRepository {
   }
 
   async get(id: string, mode: Mode): Promise<StoredEvent | undefined> {
+    if (!isEventId(id)) return undefined;
     const { Item } = await this.client.send(
       new GetCommand({ TableName: this.tableName, Key: keys.event(id, mode), ConsistentRead: true }),
     );

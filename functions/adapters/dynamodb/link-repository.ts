@@ -10,6 +10,7 @@ import {
 import { ConcurrentModificationError } from '../../domain/errors.ts';
 import type { LinkEvent, LinkStatus, PaymentLink, Transition } from '../../domain/payment-link.ts';
 import type { Mode } from '../../domain/principal.ts';
+import { isLinkId } from '../../domain/random.ts';
 import { OUTBOX_GRACE_MS } from '../../domain/webhook.ts';
 import {
   type LinkListQuery,
@@ -110,6 +111,7 @@ export class DynamoLinkRepository implements LinkRepository {
   }
 
   async get(id: string, mode: Mode): Promise<PaymentLink | undefined> {
+    if (!isLinkId(id)) return undefined;
     const { Item } = await this.client.send(
       new GetCommand({ TableName: this.tableName, Key: keys.link(id, mode), ConsistentRead: true }),
     );

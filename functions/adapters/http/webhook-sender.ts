@@ -37,6 +37,8 @@ export class HttpWebhookSender implements WebhookSender {
     const filter = {
       allowPrivateIPAddress: options.allowPrivateTargets,
       allowMetaIPAddress: options.allowPrivateTargets,
+      // What isPublicAddress refuses beyond the agent's own ranges: the IPv4-compatible ::a.b.c.d form.
+      denyIPAddressList: options.allowPrivateTargets ? [] : ['::/96'],
       keepAlive: false,
     };
     this.httpAgent = new RequestFilteringHttpAgent(filter);
