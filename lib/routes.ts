@@ -16,7 +16,13 @@ export interface RouteDefinition {
 }
 
 export interface FunctionDefinition {
+  /** What the function's own use cases do to the table (the middleware's needs are added by `tableActionsOf`). */
   table: readonly TableAction[];
+  /**
+   * Behind the authenticated merchant-API chain (functions/http/api-handler.ts): it looks up API keys and counts
+   * the rate limit, and on POST routes keeps idempotency records.
+   */
+  merchantApi?: boolean;
   /** Sends to the webhook event queue (functions whose transitions emit events). */
   sendsEvents?: boolean;
   /** Sends to the event queue's dead-letter queue (webhook delivery keeps finally failed events there). */
@@ -39,11 +45,11 @@ export interface ScheduleDefinition {
 
 /** Per-function needs, keyed by handler file. */
 export const functions = {
-  'create-payment-link': { table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'] },
-  'get-payment-link': { table: ['GetItem', 'UpdateItem'] },
+  'create-payment-link': { table: ['PutItem'], merchantApi: true },
+  'get-payment-link': { table: ['GetItem'], merchantApi: true },
   'route-fallback': { table: [] },
-  'list-payment-link-events': { table: ['GetItem', 'Query'] },
-  'redeliver-event': { table: ['GetItem', 'UpdateItem'], sendsEvents: true },
+  'list-payment-link-events': { table: ['GetItem', 'Query'], merchantApi: true },
+  'redeliver-event': { table: ['GetItem', 'UpdateItem'], sendsEvents: true, merchantApi: true },
   'deliver-webhook': {
     table: ['GetItem', 'UpdateItem'],
     sendsEvents: true,
@@ -58,11 +64,12 @@ export const functions = {
     secrets: ['sandbox', 'psp'],
   },
   'sandbox-checkout': { table: ['GetItem', 'UpdateItem'], secrets: ['sandbox'] },
-  'list-payment-links': { table: ['GetItem', 'UpdateItem', 'Query'] },
+  'list-payment-links': { table: ['Query'], merchantApi: true },
   // Cancel and expiry end the link's PSP session, hence the PSP secrets.
   'cancel-payment-link': {
     table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
     sendsEvents: true,
+    merchantApi: true,
     secrets: ['sandbox', 'psp'],
   },
   'expire-links': {
@@ -119,6 +126,28 @@ export interface QueueConsumerDefinition {
 export const queueConsumers: readonly QueueConsumerDefinition[] = [
   { handler: 'deliver-webhook', queue: EVENTS_QUEUE_NAME, batchSize: 10, maxConcurrency: 5 },
 ];
+
+/** The authenticated API chain: API-key lookups (GetItem) and the rate-limit counter (UpdateItem). */
+const MERCHANT_API_ACTIONS: readonly TableAction[] = ['GetItem', 'UpdateItem'];
+/** Idempotency records of POST routes: claim (PutItem), read, complete (UpdateItem), release (DeleteItem). */
+const IDEMPOTENCY_ACTIONS: readonly TableAction[] = ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'];
+
+/**
+ * Every DynamoDB action a function needs: its own, plus those of the middleware it runs behind. The CDK stack
+ * grants exactly these, and the local stack refuses anything else (lib/local/permissions.ts), so a missing
+ * grant fails the tests instead of a deployment.
+ */
+export function tableActionsOf(handler: HandlerName): TableAction[] {
+  const definition: FunctionDefinition = functions[handler];
+  const actions = new Set<TableAction>(definition.table);
+  if (definition.merchantApi) {
+    for (const action of MERCHANT_API_ACTIONS) actions.add(action);
+    if (routes.some((route) => route.handler === handler && route.method === 'POST')) {
+      for (const action of IDEMPOTENCY_ACTIONS) actions.add(action);
+    }
+  }
+  return [...actions].sort();
+}
 
 /** Paths we serve, each with the methods it allows: anything else on them is a 405 with `Allow`. */
 export function allowedMethodsByPath(): Map<string, string[]> {

@@ -5,7 +5,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { tableSchema } from '../../functions/adapters/dynamodb/table-schema.ts';
-import { type FunctionDefinition, functions, type HandlerName } from '../routes.ts';
+import { type FunctionDefinition, functions, type HandlerName, tableActionsOf } from '../routes.ts';
 import type { CheckoutSecrets } from './checkout-secrets.ts';
 
 const TABLE_INDEXES = [tableSchema.gsi1, tableSchema.gsi2, tableSchema.gsi3].map((index) => index.indexName);
@@ -49,14 +49,15 @@ export class ServiceFunctions extends Construct {
       ...(definition.timeoutSeconds ? { timeout: Duration.seconds(definition.timeoutSeconds) } : {}),
       logRemovalPolicy: protectData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
     }).function;
-    if (definition.table.length) {
+    const tableActions = tableActionsOf(handler);
+    if (tableActions.length) {
       fn.addToRolePolicy(
         new PolicyStatement({
-          actions: definition.table.map((action) => `dynamodb:${action}`),
+          actions: tableActions.map((action) => `dynamodb:${action}`),
           resources: [
             table.tableArn,
             // Each index by name rather than `index/*`: no wildcard for cdk-nag (AwsSolutions-IAM5) to flag.
-            ...(definition.table.includes('Query')
+            ...(tableActions.includes('Query')
               ? TABLE_INDEXES.map((name) => `${table.tableArn}/index/${name}`)
               : []),
           ],

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { allowedMethodsByPath, FALLBACK_HANDLER, type HandlerName, routes } from '../routes.ts';
+import { asFunction } from './permissions.ts';
 
 type Handler = (
   event: APIGatewayProxyEventV2,
@@ -132,13 +133,19 @@ export function writeResult(
 
 export type HandlerLoader = (name: HandlerName) => Promise<Handler>;
 
-/** Imports each handler module on first use: the very files the CDK stack bundles. */
+/**
+ * Imports each handler module on first use: the very files the CDK stack bundles. Every invocation, whatever
+ * triggers it (HTTP, schedule, queue), runs as its function, with that function's permissions only.
+ */
 export function handlerLoader(): HandlerLoader {
   const loaded = new Map<HandlerName, Promise<Handler>>();
   return (name) => {
     let handler = loaded.get(name);
     if (!handler) {
-      handler = import(`../../functions/handlers/${name}.ts`).then((module) => module.handler as Handler);
+      handler = import(`../../functions/handlers/${name}.ts`).then((module) => {
+        const invoke = module.handler as Handler;
+        return (event, context) => asFunction(name, () => invoke(event, context));
+      });
       loaded.set(name, handler);
     }
     return handler;

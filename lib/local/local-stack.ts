@@ -15,6 +15,7 @@ import {
 import { ensureTable, startEmbeddedDynamoDb } from './embedded-dynamodb.ts';
 import { startEmbeddedSqs } from './embedded-sqs.ts';
 import { prepareLocalSecrets } from './local-secrets.ts';
+import { enforceFunctionPermissions } from './permissions.ts';
 import { startSchedules } from './scheduler.ts';
 import { startQueueConsumers } from './sqs-poller.ts';
 
@@ -84,6 +85,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     ...prepareLocalSecrets(options.dataDir),
   });
 
+  enforceFunctionPermissions();
   const loadHandler = handlerLoader();
   serveApi(server, loadHandler);
   const stopSchedules = startSchedules(schedules, loadHandler);

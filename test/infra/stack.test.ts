@@ -6,7 +6,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tableSchema } from '../../functions/adapters/dynamodb/table-schema.ts';
 import { createApp } from '../../lib/app.ts';
-import { functions, routes } from '../../lib/routes.ts';
+import { functions, type HandlerName, routes, tableActionsOf } from '../../lib/routes.ts';
 import { synthesize } from '../support/synth.ts';
 
 let template: Template;
@@ -108,6 +108,12 @@ describe('the CDK stack', () => {
     });
   });
 
+  it('adds what the merchant-API middleware needs: key lookups and rate limits, and idempotency on POST routes', () => {
+    expect(tableActionsOf('get-payment-link')).toEqual(['GetItem', 'UpdateItem']);
+    expect(tableActionsOf('redeliver-event')).toEqual(['DeleteItem', 'GetItem', 'PutItem', 'UpdateItem']);
+    expect(tableActionsOf('route-fallback')).toEqual([]);
+  });
+
   it('lets each function do exactly the DynamoDB actions the route table lists, on this table only', () => {
     const policies = Object.values(template.findResources('AWS::IAM::Policy'));
     const dynamoStatements = policies
@@ -115,9 +121,9 @@ describe('the CDK stack', () => {
       .filter((statement) =>
         [statement.Action].flat().some((action: string) => action.startsWith('dynamodb:')),
       );
-    const expected = Object.values(functions)
-      .filter((fn) => fn.table.length)
-      .map((fn) => [...fn.table].map((action) => `dynamodb:${action}`).sort());
+    const expected = (Object.keys(functions) as HandlerName[])
+      .map((handler) => tableActionsOf(handler).map((action) => `dynamodb:${action}`))
+      .filter((actions) => actions.length);
     const actual = dynamoStatements.map((statement) => [statement.Action].flat().sort());
     expect(actual).toEqual(expect.arrayContaining(expected));
     expect(actual).toHaveLength(expected.length);
