@@ -6,6 +6,7 @@ import { CheckoutSecrets } from './constructs/checkout-secrets.ts';
 import { EventQueue } from './constructs/event-queue.ts';
 import { LinksTable } from './constructs/links-table.ts';
 import { MerchantApi } from './constructs/merchant-api.ts';
+import { ServiceAlarms } from './constructs/service-alarms.ts';
 import { ServiceFunctions, toConstructId } from './constructs/service-functions.ts';
 import { consumerTimeout, visibilityTimeoutFor, WebhookDelivery } from './constructs/webhook-delivery.ts';
 import { schedules } from './routes.ts';
@@ -69,6 +70,7 @@ export class PaymentLinksStack extends Stack {
     }
 
     new WebhookDelivery(this, 'WebhookDelivery', { events: this.events, functions: this.functions });
+    new ServiceAlarms(this, 'Alarms', { functions: this.functions, api: this.api.api });
 
     new CfnOutput(this, 'BaseUrl', { value: this.api.baseUrl, description: 'Base URL of the merchant API' });
     new CfnOutput(this, 'CheckoutBase', { value: checkoutBase, description: 'Base of every checkout_url' });

@@ -75,6 +75,7 @@ export const functions = {
   'expire-links': {
     table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query'],
     sendsEvents: true,
+    timeoutSeconds: 60,
     secrets: ['sandbox', 'psp'],
   },
   'get-openapi': { table: [] },

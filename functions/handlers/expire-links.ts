@@ -1,4 +1,4 @@
-import type { ScheduledEvent } from 'aws-lambda';
+import type { Context, ScheduledEvent } from 'aws-lambda';
 import { config } from '../config.ts';
 import { eventQueue, linkRepository, now, pspSelector } from '../dependencies.ts';
 import { logger } from '../logger.ts';
@@ -6,9 +6,11 @@ import { expireDueLinks } from '../use-cases/payment-links.ts';
 
 /** Links expired per run; a backlog drains over the following runs (one a minute on AWS). */
 const BATCH_SIZE = 500;
+/** Stop taking links this long before the function's timeout: one link (with its PSP call) fits in it. */
+const SAFETY_MARGIN_MS = 10_000;
 
 /** Scheduled (lib/routes.ts `schedules`): records `expired` for open links past `expires_at`. */
-export const handler = async (_event: ScheduledEvent) => {
+export const handler = async (_event: ScheduledEvent, context: Context) => {
   const result = await expireDueLinks(
     {
       links: linkRepository(),
@@ -18,6 +20,7 @@ export const handler = async (_event: ScheduledEvent) => {
       checkoutBase: config().CHECKOUT_BASE,
     },
     BATCH_SIZE,
+    () => context.getRemainingTimeInMillis() > SAFETY_MARGIN_MS,
   );
   if (result.expired || result.failed) logger.info('expired payment links', result);
   return result;

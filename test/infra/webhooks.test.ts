@@ -94,6 +94,20 @@ describe('webhook delivery on AWS', () => {
     expect(resources).not.toContain('*');
   });
 
+  it('alarms when a background function fails and when the API answers 5xx', () => {
+    for (const handler of ['outbox-sweeper', 'expire-links', 'deliver-webhook']) {
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        MetricName: 'Errors',
+        Namespace: 'AWS/Lambda',
+        Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionLogicalIdOf(handler) } }],
+      });
+    }
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: '5xx',
+      Namespace: 'AWS/ApiGateway',
+    });
+  });
+
   it('runs the outbox sweeper every minute', () => {
     const sweeper = schedules.find((schedule) => schedule.handler === 'outbox-sweeper');
     expect(sweeper?.everyMinutes).toBe(1);

@@ -7,6 +7,7 @@ import { encodeCursor } from '../../functions/domain/page-cursor.ts';
 import { createPaymentLink, markPaid } from '../../functions/domain/payment-link.ts';
 import { handler as expireLinks } from '../../functions/handlers/expire-links.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
+import { lambdaContext } from '../../lib/local/api-gateway.ts';
 import { startTestStack, type TestResponse, type TestStack } from '../support/test-stack.ts';
 
 let stack: TestStack;
@@ -245,14 +246,25 @@ describe('POST /v1/payment-links/{id}/cancel', () => {
   });
 });
 
+/** One run of the expiry sweeper, as the schedule invokes it (a 60 s function). */
+const sweep = () => expireLinks({} as never, lambdaContext('expire-links', 60_000));
+
 describe('expiry', () => {
+  it('takes no link once the function is about to time out, leaving it for the next run', async () => {
+    const overdue = await storeOverdueLink('acme');
+    await expireLinks({} as never, lambdaContext('expire-links', 5_000));
+    expect((await linkRepository().get(overdue.id, 'test'))?.status).toBe('open');
+    await sweep();
+    expect((await linkRepository().get(overdue.id, 'test'))?.status).toBe('expired');
+  });
+
   it('shows a link past expires_at as expired at once, then the sweeper records it and its event once', async () => {
     const overdue = await storeOverdueLink('acme');
     const read = await stack.request('GET', `/v1/payment-links/${overdue.id}`, { key: acme.api_key });
     expect(read.body.status).toBe('expired');
 
-    await expireLinks({} as never);
-    await expireLinks({} as never);
+    await sweep();
+    await sweep();
     const stored = await linkRepository().get(overdue.id, 'test');
     expect(stored?.status).toBe('expired');
     expect(stored?.event_ids).toHaveLength(1);
@@ -267,14 +279,14 @@ describe('expiry', () => {
   it('leaves links that are not due, and links without expiry, open', async () => {
     const later = await create(acme.api_key, { expires_at: new Date(Date.now() + 3_600_000).toISOString() });
     const never = await create(acme.api_key);
-    await expireLinks({} as never);
+    await sweep();
     for (const link of [later, never])
       expect((await linkRepository().get(link.id, 'test'))?.status).toBe('open');
   });
 
   it('still records a payment confirmed after expiry as paid', async () => {
     const overdue = await storeOverdueLink('acme');
-    await expireLinks({} as never);
+    await sweep();
     const expired = await linkRepository().get(overdue.id, 'test');
     const paid = markPaid(
       expired as NonNullable<typeof expired>,

@@ -1,0 +1,44 @@
+import { Duration } from 'aws-cdk-lib';
+import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { Construct } from 'constructs';
+import { queueConsumers, schedules } from '../routes.ts';
+import { type ServiceFunctions, toConstructId } from './service-functions.ts';
+
+/**
+ * The alarms nobody would otherwise notice: a failing background function (the outbox sweeper, which the
+ * "no lost webhook" guarantee rests on, the expiry sweeper, webhook delivery) and server errors of the API.
+ * The queue alarms live with webhook delivery (webhook-delivery.ts). Attach your own SNS actions to them.
+ */
+export class ServiceAlarms extends Construct {
+  readonly alarms: Alarm[] = [];
+
+  constructor(scope: Construct, id: string, props: { functions: ServiceFunctions; api: HttpApi }) {
+    super(scope, id);
+    const background = [...new Set([...schedules, ...queueConsumers].map((entry) => entry.handler))];
+    for (const handler of background) {
+      this.alarms.push(
+        new Alarm(this, `${toConstructId(handler)}Errors`, {
+          alarmDescription: `The ${handler} function is failing (errors or timeouts).`,
+          metric: props.functions
+            .get(handler)
+            .metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }),
+          threshold: 0,
+          comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+          evaluationPeriods: 2,
+          treatMissingData: TreatMissingData.NOT_BREACHING,
+        }),
+      );
+    }
+    this.alarms.push(
+      new Alarm(this, 'ApiServerErrors', {
+        alarmDescription: 'The API answers 5xx: a function fails or API Gateway cannot reach it.',
+        metric: props.api.metricServerError({ period: Duration.minutes(5), statistic: 'Sum' }),
+        threshold: 5,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+    );
+  }
+}
