@@ -8,8 +8,8 @@ import { LinksTable } from './constructs/links-table.ts';
 import { MerchantApi } from './constructs/merchant-api.ts';
 import { ServiceAlarms } from './constructs/service-alarms.ts';
 import { ServiceFunctions, toConstructId } from './constructs/service-functions.ts';
-import { consumerTimeout, visibilityTimeoutFor, WebhookDelivery } from './constructs/webhook-delivery.ts';
-import { schedules } from './routes.ts';
+import { WebhookDelivery } from './constructs/webhook-delivery.ts';
+import { eventsQueueVisibilitySeconds, schedules } from './routes.ts';
 
 export interface PaymentLinksStackProps extends StackProps {
   /** `dev` stages may be destroyed with their data; any other stage retains and protects it. */
@@ -33,7 +33,7 @@ export class PaymentLinksStack extends Stack {
     const protectData = props.stage !== 'dev';
     this.table = new LinksTable(this, 'Links', { protectData });
     this.events = new EventQueue(this, 'EventQueue', {
-      visibilityTimeout: visibilityTimeoutFor(consumerTimeout()),
+      visibilityTimeout: Duration.seconds(eventsQueueVisibilitySeconds()),
     });
     this.api = new MerchantApi(this, 'Api', {
       throttle: props.throttle ?? { rateLimit: 100, burstLimit: 200 },

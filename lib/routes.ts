@@ -15,6 +15,8 @@ export interface RouteDefinition {
   handler: string;
 }
 
+export const DEFAULT_TIMEOUT_SECONDS = 10;
+
 export interface FunctionDefinition {
   /** What the function's own use cases do to the table (the middleware's needs are added by `tableActionsOf`). */
   table: readonly TableAction[];
@@ -27,7 +29,7 @@ export interface FunctionDefinition {
   sendsEvents?: boolean;
   /** Sends to the event queue's dead-letter queue (webhook delivery keeps finally failed events there). */
   sendsDeadLetters?: boolean;
-  /** Function timeout; 10 s when absent. */
+  /** Function timeout; `DEFAULT_TIMEOUT_SECONDS` when absent. */
   timeoutSeconds?: number;
   /** Secrets it reads: the sandbox PSP's signing secret, and/or the PSP credentials (e.g. Stripe keys). */
   secrets?: readonly ('sandbox' | 'psp')[];
@@ -107,6 +109,21 @@ export const schedules: readonly ScheduleDefinition[] = [
 
 /** The queue that carries webhook events from transitions to delivery. */
 export const EVENTS_QUEUE_NAME = 'payment-links-events';
+
+/** Receives of one message before SQS moves it to the dead-letter queue (messages that keep crashing). */
+export const EVENTS_MAX_RECEIVE_COUNT = 20;
+
+/**
+ * The events queue's visibility timeout: six times the longest timeout of its consumers, as SQS advises for
+ * Lambda event sources (a message is not handed out again while an invocation may still run).
+ */
+export function eventsQueueVisibilitySeconds(): number {
+  const consumerTimeouts = queueConsumers.map(
+    (consumer) =>
+      (functions[consumer.handler] as FunctionDefinition).timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
+  );
+  return 6 * Math.max(DEFAULT_TIMEOUT_SECONDS, ...consumerTimeouts);
+}
 
 /** The dead-letter queue of the events queue: poison messages, and events whose webhooks finally failed. */
 export const EVENTS_DEAD_LETTER_QUEUE_NAME = 'payment-links-events-dlq';

@@ -1,6 +1,7 @@
 import { Duration } from 'aws-cdk-lib';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { EVENTS_MAX_RECEIVE_COUNT } from '../routes.ts';
 
 /**
  * The queue that hands webhook events from transitions to the delivery function, with its dead-letter queue.
@@ -22,7 +23,7 @@ export class EventQueue extends Construct {
       enforceSSL: true,
       retentionPeriod: Duration.days(4),
       visibilityTimeout: props.visibilityTimeout,
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: 20 },
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: EVENTS_MAX_RECEIVE_COUNT },
     });
   }
 }

@@ -6,6 +6,7 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { lambdaBundling } from '../bundling/lambda-bundling.ts';
+import { DEFAULT_TIMEOUT_SECONDS } from '../routes.ts';
 
 const projectRoot = join(import.meta.dirname, '..', '..');
 
@@ -50,7 +51,7 @@ export class ServiceFunction extends Construct {
       runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize ?? 512,
-      timeout: props.timeout ?? Duration.seconds(10),
+      timeout: props.timeout ?? Duration.seconds(DEFAULT_TIMEOUT_SECONDS),
       loggingFormat: LoggingFormat.JSON,
       logGroup,
       role,

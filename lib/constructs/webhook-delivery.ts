@@ -2,21 +2,9 @@ import { Duration } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Construct } from 'constructs';
-import { functions, queueConsumers } from '../routes.ts';
+import { queueConsumers } from '../routes.ts';
 import type { EventQueue } from './event-queue.ts';
 import type { ServiceFunctions } from './service-functions.ts';
-
-/** The longest timeout of the functions consuming the events queue (10 s is the function default). */
-export function consumerTimeout(): Duration {
-  const seconds = queueConsumers.map(
-    (consumer) => (functions[consumer.handler] as { timeoutSeconds?: number }).timeoutSeconds ?? 10,
-  );
-  return Duration.seconds(Math.max(10, ...seconds));
-}
-
-/** SQS's advice for Lambda consumers: a visibility timeout of at least six times the function timeout. */
-export const visibilityTimeoutFor = (functionTimeout: Duration) =>
-  Duration.seconds(6 * functionTimeout.toSeconds());
 
 export interface WebhookDeliveryProps {
   events: EventQueue;

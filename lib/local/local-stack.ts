@@ -3,7 +3,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { problemResponse } from '../../functions/http/problem.ts';
-import { EVENTS_DEAD_LETTER_QUEUE_NAME, EVENTS_QUEUE_NAME, queueConsumers, schedules } from '../routes.ts';
+import {
+  EVENTS_DEAD_LETTER_QUEUE_NAME,
+  EVENTS_MAX_RECEIVE_COUNT,
+  EVENTS_QUEUE_NAME,
+  eventsQueueVisibilitySeconds,
+  queueConsumers,
+  schedules,
+} from '../routes.ts';
 import {
   type HandlerLoader,
   handlerLoader,
@@ -58,8 +65,17 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   });
   await ensureTable(dynamodb.endpoint, LOCAL_TABLE_NAME);
   const sqs = await startEmbeddedSqs({ dataDir: options.dataDir && join(options.dataDir, 'sqs') });
-  const eventsQueue = sqs.server.createQueue(EVENTS_QUEUE_NAME);
+  // As the CDK stack configures them (lib/constructs/event-queue.ts): visibility and redrive.
   const eventsDeadLetterQueue = sqs.server.createQueue(EVENTS_DEAD_LETTER_QUEUE_NAME);
+  const eventsQueue = sqs.server.createQueue(EVENTS_QUEUE_NAME, {
+    attributes: {
+      VisibilityTimeout: String(eventsQueueVisibilitySeconds()),
+      RedrivePolicy: JSON.stringify({
+        deadLetterTargetArn: eventsDeadLetterQueue.queueArn,
+        maxReceiveCount: String(EVENTS_MAX_RECEIVE_COUNT),
+      }),
+    },
+  });
 
   const server = createServer();
   await new Promise<void>((resolve, reject) => {
