@@ -34,6 +34,7 @@ export class PaymentLinksStack extends Stack {
     this.table = new LinksTable(this, 'Links', { protectData });
     this.events = new EventQueue(this, 'EventQueue', {
       visibilityTimeout: Duration.seconds(eventsQueueVisibilitySeconds()),
+      protectData,
     });
     this.api = new MerchantApi(this, 'Api', {
       throttle: props.throttle ?? { rateLimit: 100, burstLimit: 200 },

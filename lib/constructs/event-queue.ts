@@ -1,4 +1,4 @@
-import { Duration } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { EVENTS_MAX_RECEIVE_COUNT } from '../routes.ts';
@@ -11,12 +11,14 @@ export class EventQueue extends Construct {
   readonly queue: Queue;
   readonly deadLetterQueue: Queue;
 
-  constructor(scope: Construct, id: string, props: { visibilityTimeout: Duration }) {
+  constructor(scope: Construct, id: string, props: { visibilityTimeout: Duration; protectData: boolean }) {
     super(scope, id);
     this.deadLetterQueue = new Queue(this, 'DeadLetters', {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       retentionPeriod: Duration.days(14),
+      // The failed events an operator must still look at survive a stack deletion outside dev stages.
+      removalPolicy: props.protectData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
     });
     this.queue = new Queue(this, 'Events', {
       encryption: QueueEncryption.SQS_MANAGED,

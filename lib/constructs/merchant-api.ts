@@ -45,7 +45,23 @@ export class MerchantApi extends Construct {
       throttle: props.throttle,
       accessLogSettings: {
         destination: new LogGroupLogDestination(accessLogs),
-        format: AccessLogFormat.jsonWithStandardFields(),
+        // HTTP API context variables (the REST-API standard fields would miss the route and integration errors).
+        format: AccessLogFormat.custom(
+          JSON.stringify({
+            requestId: '$context.requestId',
+            ip: '$context.identity.sourceIp',
+            requestTime: '$context.requestTime',
+            httpMethod: '$context.httpMethod',
+            routeKey: '$context.routeKey',
+            path: '$context.path',
+            status: '$context.status',
+            protocol: '$context.protocol',
+            responseLength: '$context.responseLength',
+            responseLatency: '$context.responseLatency',
+            integrationLatency: '$context.integrationLatency',
+            integrationError: '$context.integrationErrorMessage',
+          }),
+        ),
       },
     });
     this.baseUrl = stage.url.replace(/\/$/, '');

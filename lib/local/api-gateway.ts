@@ -65,7 +65,8 @@ function readBody(request: IncomingMessage): Promise<Buffer> {
   });
 }
 
-const TEXT_TYPES = /^(application\/(json|[\w.+-]+\+json|x-www-form-urlencoded)|text\/)/i;
+/** Bodies API Gateway (HTTP API) passes as text; it base64-encodes every other content type. */
+const TEXT_TYPES = /^(text\/|application\/(json|xml|javascript)\b)/i;
 
 /** Payload format 2.0, shaped like what API Gateway sends (headers lower-cased and comma-joined). */
 export async function toApiGatewayEvent(

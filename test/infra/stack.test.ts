@@ -74,7 +74,7 @@ describe('the CDK stack', () => {
       StageName: '$default',
       AutoDeploy: true,
       DefaultRouteSettings: { ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 },
-      AccessLogSettings: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('requestId') },
+      AccessLogSettings: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('context.routeKey') },
     });
   });
 
@@ -131,6 +131,13 @@ describe('the CDK stack', () => {
       expect(JSON.stringify(statement.Resource)).toMatch(/LinksTable/);
       expect(JSON.stringify(statement.Action)).not.toContain('*');
     }
+  });
+
+  it('keeps the dead-letter queue (failed events) when a protected stage is deleted', () => {
+    const queues = Object.values(template.findResources('AWS::SQS::Queue'));
+    const deadLetters = queues.filter((queue) => !queue.Properties.RedrivePolicy);
+    expect(deadLetters).toHaveLength(1);
+    expect(deadLetters[0]?.DeletionPolicy).toBe('Retain');
   });
 
   it('has an encrypted, TLS-only event queue with a dead-letter queue', () => {
