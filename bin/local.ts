@@ -6,8 +6,8 @@ import { type IssuedApiKey, issueApiKey } from '../functions/use-cases/api-keys.
 import { startLocalStack } from '../lib/local/local-stack.ts';
 
 /**
- * `npm start`: the whole service on one machine with embedded defaults. PORT (default 3000) and DATA_DIR
- * (default ./.data, git-ignored) are the only settings.
+ * `npm start`: the whole service on one machine with embedded defaults. PORT (default 3000), HOST (default
+ * 127.0.0.1) and DATA_DIR (default ./.data, git-ignored) are the only settings.
  */
 const env = z
   .object({
@@ -18,7 +18,16 @@ const env = z
   .parse(process.env);
 
 const dataDir = resolve(env.DATA_DIR);
-const stack = await startLocalStack({ port: env.PORT, host: env.HOST, dataDir });
+if (!['127.0.0.1', 'localhost', '::1'].includes(env.HOST)) {
+  console.warn(
+    `Warning: HOST=${env.HOST} exposes the local stack beyond this machine. It accepts test keys printed below and\n` +
+      'delivers webhooks to private addresses: use it on a network you trust only.',
+  );
+}
+const stack = await startLocalStack({ port: env.PORT, host: env.HOST, dataDir }).catch((error: Error) => {
+  console.error(`Cannot start: ${error.message}`);
+  process.exit(1);
+});
 
 /** The demo account's key is kept under the data folder (local only), so every start can print it. */
 async function demoCredentials(): Promise<IssuedApiKey> {

@@ -1,6 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { type LocalStackState, STATE_FILE } from './local-stack.ts';
+import { resolve } from 'node:path';
+import { runningStack } from './local-stack.ts';
 
 /** Prints `message` and the command's usage, and exits with status 2 (a usage error). */
 export function failWithUsage(usage: string): (message: string) => never {
@@ -25,11 +24,12 @@ export function selectCliTarget(
     return { description: `table ${table}`, localDataDir: undefined };
   }
   const dataDir = resolve(process.env.DATA_DIR ?? '.data');
-  const stateFile = join(dataDir, STATE_FILE);
-  if (!existsSync(stateFile)) {
-    fail('No running local stack found: start it with `npm start`, or pass --table for a deployed stack.');
+  const state = runningStack(dataDir);
+  if (!state) {
+    fail(
+      `No local stack runs from ${dataDir}: start it with \`npm start\`, or pass --table for a deployed stack.`,
+    );
   }
-  const state = JSON.parse(readFileSync(stateFile, 'utf8')) as LocalStackState;
   Object.assign(process.env, {
     TABLE_NAME: state.table_name,
     AWS_ENDPOINT_URL_DYNAMODB: state.dynamodb_endpoint,

@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -52,6 +52,24 @@ export interface LocalStackState {
   pid: number;
 }
 
+/** Whether the process that wrote a state file still runs. */
+export function isRunning(state: LocalStackState): boolean {
+  try {
+    process.kill(state.pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The state of a local stack running from `dataDir`, or undefined (none, or a stale file a crash left). */
+export function runningStack(dataDir: string): LocalStackState | undefined {
+  const file = join(dataDir, STATE_FILE);
+  if (!existsSync(file)) return undefined;
+  const state = JSON.parse(readFileSync(file, 'utf8')) as LocalStackState;
+  return isRunning(state) ? state : undefined;
+}
+
 /**
  * The whole service in one process: an HTTP server that turns each request into an API Gateway (payload 2.0)
  * event for the same handler modules the CDK stack deploys, over an embedded DynamoDB-compatible store and an
@@ -59,6 +77,14 @@ export interface LocalStackState {
  * Configuration reaches the handlers as it does on Lambda: through environment variables.
  */
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
+  if (options.dataDir) {
+    const running = runningStack(options.dataDir);
+    if (running && running.pid !== process.pid) {
+      throw new Error(
+        `A local stack already runs from ${options.dataDir} at ${running.base_url} (pid ${running.pid}): stop it first, or use another DATA_DIR.`,
+      );
+    }
+  }
   const host = options.host ?? '127.0.0.1';
   const dynamodb = await startEmbeddedDynamoDb({
     dataDir: options.dataDir && join(options.dataDir, 'dynamodb'),
