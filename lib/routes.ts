@@ -50,7 +50,7 @@ export const functions = {
   'create-payment-link': { table: ['PutItem'], merchantApi: true },
   'get-payment-link': { table: ['GetItem'], merchantApi: true },
   'route-fallback': { table: [] },
-  'list-payment-link-events': { table: ['GetItem', 'Query'], merchantApi: true },
+  'list-payment-link-events': { table: ['GetItem'], merchantApi: true },
   'redeliver-event': { table: ['GetItem', 'UpdateItem'], sendsEvents: true, merchantApi: true },
   'deliver-webhook': {
     table: ['GetItem', 'UpdateItem'],

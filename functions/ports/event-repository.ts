@@ -17,8 +17,6 @@ export interface OutboxEntry {
  */
 export interface EventRepository {
   get(id: string, mode: Mode): Promise<StoredEvent | undefined>;
-  /** Every stored event of a link, oldest first (orphans included: callers filter on the link's `event_ids`). */
-  listByLink(linkId: string, mode: Mode): Promise<StoredEvent[]>;
   /**
    * Takes the event for one attempt until `leaseUntil`, if it is still pending at `event.delivery_seq` and
    * nobody else holds it; also moves its outbox due time to the lease's end (a worker that dies is swept).

@@ -201,8 +201,10 @@ export async function listLinkEvents(
   linkId: string,
 ): Promise<EventLogEntry[]> {
   const link = await getPaymentLink(deps, principal, linkId);
-  const events = await deps.events.listByLink(link.id, link.mode);
-  return events.filter((event) => link.event_ids.includes(event.id)).map(toEventLogEntry);
+  // The link names its events, oldest first: strongly consistent reads by id, so an event shows the moment its
+  // transition commits (an index would lag), and an orphan never shows.
+  const events = await Promise.all(link.event_ids.map((id) => deps.events.get(id, link.mode)));
+  return events.filter((event) => event !== undefined).map(toEventLogEntry);
 }
 
 /**

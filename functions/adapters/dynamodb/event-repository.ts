@@ -10,7 +10,6 @@ import type { Mode } from '../../domain/principal.ts';
 import { isEventId } from '../../domain/random.ts';
 import type { DeliveryAttempt, DeliveryDecision, StoredEvent } from '../../domain/webhook.ts';
 import type { EventRepository, OutboxEntry } from '../../ports/event-repository.ts';
-import { recordsOfGsi1Partition } from './query.ts';
 import { keys, OUTBOX_SHARDS, outboxKeys, tableSchema, withoutKeys } from './table-schema.ts';
 
 /** Runs a conditional update; false when its condition did not hold. */
@@ -39,10 +38,6 @@ export class DynamoEventRepository implements EventRepository {
       new GetCommand({ TableName: this.tableName, Key: keys.event(id, mode), ConsistentRead: true }),
     );
     return Item ? withoutKeys<StoredEvent>(Item) : undefined;
-  }
-
-  listByLink(linkId: string, mode: Mode): Promise<StoredEvent[]> {
-    return recordsOfGsi1Partition<StoredEvent>(this.client, this.tableName, keys.eventsOfLink(linkId, mode));
   }
 
   claim(event: StoredEvent, leaseUntil: Date, now: Date): Promise<boolean> {
