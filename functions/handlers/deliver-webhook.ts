@@ -10,13 +10,14 @@ import {
   once,
 } from '../dependencies.ts';
 import { sqsBatchHandler } from '../sqs/batch-handler.ts';
-import { type DeliveryDependencies, deliverEvent } from '../use-cases/webhooks.ts';
+import { cachedSigningSecrets, type DeliveryDependencies, deliverEvent } from '../use-cases/webhooks.ts';
 import * as z from '../zod.ts';
 
 const EventMessageSchema = z.object({
   event_id: z.string().check(z.minLength(1)),
   mode: z.enum(['test', 'live']),
   delivery_seq: z._default(z.int().check(z.minimum(0)), 0),
+  committed: z.optional(z.boolean()),
 });
 
 /** Parses a queue message body; a malformed one throws, so it ends in the dead-letter queue. */
@@ -30,10 +31,12 @@ const webhookSender = once(
   () => new HttpWebhookSender({ allowPrivateTargets: config().ALLOW_PRIVATE_TARGETS }),
 );
 
+const signingSecrets = once(() => cachedSigningSecrets(apiKeyRepository(), now));
+
 const dependencies = (): DeliveryDependencies => ({
   events: eventRepository(),
   links: linkRepository(),
-  secrets: apiKeyRepository(),
+  secrets: signingSecrets(),
   sender: webhookSender(),
   queue: eventQueue(),
   deadLetters: deadLetterQueue(),

@@ -1,7 +1,11 @@
 import type { LinkEvent } from '../domain/payment-link.ts';
 
-/** What a queue message names: the stored event, and the delivery sequence it was sent for (0 at first). */
-export type EventReference = Pick<LinkEvent, 'id' | 'mode'> & { delivery_seq?: number };
+/**
+ * What a queue message names: the stored event, the delivery sequence it was sent for (0 at first), and whether
+ * the sender knows the event is committed (its link names it: the sender committed the transition, or checked).
+ * Delivery then skips reading the link; the outbox sweeper cannot know, so its messages leave it out.
+ */
+export type EventReference = Pick<LinkEvent, 'id' | 'mode'> & { delivery_seq?: number; committed?: boolean };
 
 /** Hands a stored event to webhook delivery. At-least-once: a lost send is recovered from the store. */
 export interface EventQueue {

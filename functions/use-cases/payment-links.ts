@@ -65,7 +65,7 @@ export async function applyTransition(
       throw error;
     }
     try {
-      await deps.queue.publish(transition.event);
+      await deps.queue.publish({ id: transition.event.id, mode: transition.event.mode, committed: true });
     } catch (error) {
       logger.warn('Event queued for the outbox sweeper: send failed', {
         eventId: transition.event.id,

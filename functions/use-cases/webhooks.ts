@@ -21,11 +21,12 @@ import type { LinkRepository } from '../ports/link-repository.ts';
 import type { WebhookSender } from '../ports/webhook-sender.ts';
 import { getPaymentLink } from './payment-links.ts';
 
-/** A queue message: which event, and the delivery sequence it was sent for. */
+/** A queue message: which event, the delivery sequence it was sent for, and whether it is known committed. */
 export interface EventMessage {
   event_id: string;
   mode: Mode;
   delivery_seq: number;
+  committed?: boolean;
 }
 
 export interface DeliveryDependencies {
@@ -41,6 +42,32 @@ export interface DeliveryDependencies {
   random: () => number;
   /** The retry schedule; the domain's unless a test compresses it. */
   schedule?: readonly number[];
+}
+
+/** How long a warm delivery function reuses an (account, mode)'s signing secrets before reading them again. */
+export const SIGNING_SECRETS_CACHE_MS = 60_000;
+
+/**
+ * Signing secrets remembered per (account, mode) for `ttlMs`, so a busy delivery function reads them once a
+ * minute rather than once per webhook. Safe after a rotation: the previous secret keeps signing for 24 hours,
+ * so a minute of signing with it alone still verifies at the merchant.
+ */
+export function cachedSigningSecrets(
+  source: DeliveryDependencies['secrets'],
+  now: () => Date,
+  ttlMs = SIGNING_SECRETS_CACHE_MS,
+): DeliveryDependencies['secrets'] {
+  const cache = new Map<string, { secrets: string[]; until: number }>();
+  return {
+    async getSigningSecrets(account, mode, at) {
+      const key = `${account}#${mode}`;
+      const cached = cache.get(key);
+      if (cached && cached.until > now().getTime()) return cached.secrets;
+      const secrets = await source.getSigningSecrets(account, mode, at);
+      if (secrets.length) cache.set(key, { secrets, until: now().getTime() + ttlMs });
+      return secrets;
+    },
+  };
 }
 
 export type DeliveryOutcome =
@@ -66,10 +93,12 @@ export async function deliverEvent(
   const event = await deps.events.get(message.event_id, message.mode);
   if (!event) return 'skipped_missing';
   if (event.status !== 'pending' || event.delivery_seq !== message.delivery_seq) return 'skipped_stale';
-  const link = await deps.links.get(event.link_id, event.mode);
-  if (!link?.event_ids.includes(event.id)) {
-    await deps.events.dropFromOutbox(event);
-    return 'skipped_orphan';
+  if (!message.committed) {
+    const link = await deps.links.get(event.link_id, event.mode);
+    if (!link?.event_ids.includes(event.id)) {
+      await deps.events.dropFromOutbox(event);
+      return 'skipped_orphan';
+    }
   }
   const claimedAt = deps.now();
   const leaseUntil = new Date(claimedAt.getTime() + DELIVERY_LEASE_MS);
@@ -125,7 +154,7 @@ async function attempt(deps: DeliveryDependencies, event: StoredEvent, leaseUnti
     owned,
   });
   if (!owned) return decision.status === 'pending' ? 'retry_scheduled' : decision.status;
-  const next = { id: event.id, mode: event.mode, delivery_seq: event.delivery_seq + 1 };
+  const next = { id: event.id, mode: event.mode, delivery_seq: event.delivery_seq + 1, committed: true };
   if (decision.status === 'pending' && decision.retryInMs <= MAX_QUEUE_DELAY_MS) {
     // A lost send is harmless: the outbox due time (the wait plus a grace period) brings the sweeper in.
     await deps.queue
@@ -233,6 +262,7 @@ export async function redeliverEvent(
       id: restarted.id,
       mode: restarted.mode,
       delivery_seq: restarted.delivery_seq,
+      committed: true, // the link was checked above to name it
     });
   } catch (error) {
     logger.warn('Redelivery left to the outbox sweeper: send failed', { event_id: event.id, error });

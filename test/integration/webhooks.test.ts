@@ -13,7 +13,12 @@ import {
 } from '../../functions/dependencies.ts';
 import { markPaid } from '../../functions/domain/payment-link.ts';
 import { type IssuedApiKey, rotateWebhookSecret } from '../../functions/use-cases/api-keys.ts';
-import { type DeliveryOutcome, deliverEvent, sweepOutbox } from '../../functions/use-cases/webhooks.ts';
+import {
+  cachedSigningSecrets,
+  type DeliveryOutcome,
+  deliverEvent,
+  sweepOutbox,
+} from '../../functions/use-cases/webhooks.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';
 import {
   createLink,
@@ -343,6 +348,39 @@ describe('no lost event, no double bookkeeping', () => {
     expect(due.map((entry) => entry.id)).not.toContain(orphan.id);
     const log = await stack.request('GET', `/v1/payment-links/${linkId}/events`, { key: acme.api_key });
     expect(log.body.data).toEqual([]);
+  });
+
+  it('delivers a message from a committed transition without reading the link, and reads secrets once a minute', async () => {
+    const endpoint = await receiver();
+    const linkId = await createLink(stack, acme.api_key, endpoint.url);
+    const { eventId } = await transition(linkId, failingQueue); // stored and committed; the send "failed"
+    let linkReads = 0;
+    let secretReads = 0;
+    const counted = {
+      ...harness.deps,
+      links: {
+        ...linkRepository(),
+        get: (...args: Parameters<ReturnType<typeof linkRepository>['get']>) => {
+          linkReads++;
+          return linkRepository().get(...args);
+        },
+      } as ReturnType<typeof linkRepository>,
+      secrets: cachedSigningSecrets(
+        {
+          getSigningSecrets: (...args) => {
+            secretReads++;
+            return apiKeyRepository().getSigningSecrets(...args);
+          },
+        },
+        () => new Date(),
+      ),
+    };
+    expect(
+      await deliverEvent(counted, { event_id: eventId, mode: 'test', delivery_seq: 0, committed: true }),
+    ).toBe('delivered');
+    expect(linkReads).toBe(0);
+    await counted.secrets.getSigningSecrets('acme', 'test', new Date());
+    expect(secretReads).toBe(1);
   });
 
   it('records the event of a link without webhook_url as failed, saying why, and sends nothing', async () => {

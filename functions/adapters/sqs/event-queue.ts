@@ -19,6 +19,7 @@ export class SqsEventQueue implements EventQueue {
           event_id: event.id,
           mode: event.mode,
           delivery_seq: event.delivery_seq ?? 0,
+          ...(event.committed && { committed: true }),
         }),
         DelaySeconds: options.delaySeconds ? Math.min(900, Math.max(0, options.delaySeconds)) : undefined,
       }),
