@@ -53,7 +53,7 @@ export interface LocalStackState {
 }
 
 /** Whether the process that wrote a state file still runs. */
-export function isRunning(state: LocalStackState): boolean {
+function isRunning(state: LocalStackState): boolean {
   try {
     process.kill(state.pid, 0);
     return true;

@@ -1,8 +1,7 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { toConstructId } from '../../lib/constructs/service-functions.ts';
 import { type FunctionDefinition, functions, type HandlerName } from '../../lib/routes.ts';
-import { synthesize } from '../support/synth.ts';
+import { policyStatementsOf, synthesize } from '../support/synth.ts';
 
 let template: Template;
 let violations: unknown[];
@@ -11,14 +10,8 @@ beforeAll(() => {
   ({ template, violations } = synthesize());
 });
 
-/** The statements of the policy attached to a handler's function role. */
-function statementsOf(handler: HandlerName): { Action: string | string[]; Resource: unknown }[] {
-  const policies = template.findResources('AWS::IAM::Policy');
-  const prefix = `Functions${toConstructId(handler)}Role`;
-  return Object.entries(policies)
-    .filter(([logicalId]) => logicalId.startsWith(prefix))
-    .flatMap(([, policy]) => policy.Properties.PolicyDocument.Statement);
-}
+const statementsOf = (handler: HandlerName): { Action: string | string[]; Resource: unknown }[] =>
+  policyStatementsOf(template, handler);
 
 const secretStatements = (handler: HandlerName) =>
   statementsOf(handler).filter((statement) =>

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
 import { createApp } from '../../lib/app.ts';
+import { toConstructId } from '../../lib/constructs/service-functions.ts';
 import type { PaymentLinksStack } from '../../lib/payment-links-stack.ts';
 
 export interface Synthesized {
@@ -39,9 +40,8 @@ export function synthesize(
 
 /** The logical id of the Lambda function built for a handler file. */
 export function functionLogicalId(template: Template, handler: string): string {
-  const id = handler.replace(/(^|-)(\w)/g, (_m, _d, letter: string) => letter.toUpperCase());
   const match = Object.keys(template.findResources('AWS::Lambda::Function')).find((logicalId) =>
-    logicalId.startsWith(`Functions${id}Function`),
+    logicalId.startsWith(`Functions${toConstructId(handler)}Function`),
   );
   if (!match) throw new Error(`No function for ${handler}`);
   return match;
