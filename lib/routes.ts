@@ -6,7 +6,7 @@
  * handler share one Lambda function. `table` lists the DynamoDB actions that function needs, which the stack
  * turns into a least-privilege policy.
  */
-export type TableAction = 'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'Query';
+export type TableAction = 'GetItem' | 'BatchGetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'Query';
 
 export interface RouteDefinition {
   method: 'GET' | 'POST' | 'HEAD';
@@ -50,10 +50,14 @@ export const functions = {
   'create-payment-link': { table: ['PutItem'], merchantApi: true },
   'get-payment-link': { table: ['GetItem'], merchantApi: true },
   'route-fallback': { table: [] },
-  'list-payment-link-events': { table: ['GetItem'], merchantApi: true },
-  'redeliver-event': { table: ['GetItem', 'UpdateItem'], sendsEvents: true, merchantApi: true },
+  'list-payment-link-events': { table: ['GetItem', 'BatchGetItem'], merchantApi: true },
+  'redeliver-event': {
+    table: ['GetItem', 'BatchGetItem', 'UpdateItem'],
+    sendsEvents: true,
+    merchantApi: true,
+  },
   'deliver-webhook': {
-    table: ['GetItem', 'UpdateItem'],
+    table: ['GetItem', 'BatchGetItem', 'UpdateItem'],
     sendsEvents: true,
     sendsDeadLetters: true,
     timeoutSeconds: 30,

@@ -21,14 +21,12 @@ export interface DeliveryAttempt {
  * A stored event with its delivery state. `delivery_seq` numbers the messages that may trigger an attempt:
  * a queue message carries the sequence it was sent for, and anything else is a stale duplicate. `round_attempts`
  * counts the failed attempts since the event was created or last redelivered (the position in the schedule).
- * `lease_until` is set while one worker is attempting the event.
  */
 export interface StoredEvent extends LinkEvent {
   status: EventStatus;
   attempts: DeliveryAttempt[];
   delivery_seq: number;
   round_attempts: number;
-  lease_until?: string | null;
 }
 
 /** What the merchant reads in `GET /v1/payment-links/{id}/events`. */
@@ -147,9 +145,6 @@ export function webhookBody(event: LinkEvent): string {
  * (so the sweeper never races a commit in progress) and the queue's hand-over time.
  */
 export const OUTBOX_GRACE_MS = 2 * MINUTE;
-
-/** How long one worker holds an event while it attempts it; above the delivery function's timeout. */
-export const DELIVERY_LEASE_MS = 2 * MINUTE;
 
 /** SQS delays a message at most 15 minutes; a longer wait is left to the outbox sweeper. */
 export const MAX_QUEUE_DELAY_MS = 15 * MINUTE;

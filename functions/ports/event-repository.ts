@@ -12,26 +12,20 @@ export interface OutboxEntry {
 
 /**
  * Webhook events and their delivery state. Events are created by `LinkRepository.commit` (already in the
- * outbox); this port reads them, tracks deliveries and serves the outbox sweeper. Every state change is a
- * single-item conditional write, so racing workers and duplicate messages cannot both win.
+ * outbox); this port reads them, records deliveries and serves the outbox sweeper. Every state change is a
+ * single-item conditional write, so racing workers and duplicate messages cannot both change the state.
  */
 export interface EventRepository {
+  /** A strongly consistent read. */
   get(id: string, mode: Mode): Promise<StoredEvent | undefined>;
   /**
-   * Takes the event for one attempt until `leaseUntil`, if it is still pending at `event.delivery_seq` and
-   * nobody else holds it; also moves its outbox due time to the lease's end (a worker that dies is swept).
-   */
-  claim(event: StoredEvent, leaseUntil: Date, now: Date): Promise<boolean>;
-  /** Gives a claim back without recording anything (the worker failed unexpectedly). */
-  release(event: StoredEvent, leaseUntil: Date): Promise<void>;
-  /**
-   * Records the attempt and the decision under the claim: delivered/failed leave the outbox, pending moves
-   * the due time to `dueAt` and the sequence to the next message. Returns false when the claim was lost
-   * (e.g. a redelivery started meanwhile): the attempt is then only appended to the log.
+   * Records the attempt and the decision if the event is still pending at `event.delivery_seq`: delivered and
+   * failed leave the outbox, pending moves the due time to `dueAt` and the sequence to the next message.
+   * Returns false when the state had moved on (a duplicate message's attempt finished first, or a redelivery
+   * started): the attempt is then only appended to the log.
    */
   finish(
     event: StoredEvent,
-    leaseUntil: Date,
     attempt: DeliveryAttempt,
     decision: DeliveryDecision,
     dueAt: Date,

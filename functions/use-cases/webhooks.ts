@@ -1,7 +1,6 @@
 import { NotFoundError } from '../domain/errors.ts';
 import type { Mode, Principal } from '../domain/principal.ts';
 import {
-  DELIVERY_LEASE_MS,
   type DeliveryAttempt,
   type DeliveryDecision,
   decideAfterAttempt,
@@ -49,22 +48,31 @@ export const SIGNING_SECRETS_CACHE_MS = 60_000;
 
 /**
  * Signing secrets remembered per (account, mode) for `ttlMs`, so a busy delivery function reads them once a
- * minute rather than once per webhook. Safe after a rotation: the previous secret keeps signing for 24 hours,
- * so a minute of signing with it alone still verifies at the merchant.
+ * minute rather than once per webhook; the records of one batch that need them together share one read. Safe
+ * after a rotation: the previous secret keeps signing for 24 hours, so a minute of signing with it alone still
+ * verifies at the merchant.
  */
 export function cachedSigningSecrets(
   source: DeliveryDependencies['secrets'],
   now: () => Date,
   ttlMs = SIGNING_SECRETS_CACHE_MS,
 ): DeliveryDependencies['secrets'] {
-  const cache = new Map<string, { secrets: string[]; until: number }>();
+  const cache = new Map<string, { secrets: Promise<string[]>; until: number }>();
   return {
-    async getSigningSecrets(account, mode, at) {
+    getSigningSecrets(account, mode, at) {
       const key = `${account}#${mode}`;
       const cached = cache.get(key);
       if (cached && cached.until > now().getTime()) return cached.secrets;
-      const secrets = await source.getSigningSecrets(account, mode, at);
-      if (secrets.length) cache.set(key, { secrets, until: now().getTime() + ttlMs });
+      const secrets = source.getSigningSecrets(account, mode, at);
+      const entry = { secrets, until: now().getTime() + ttlMs };
+      cache.set(key, entry);
+      // A failed or empty read is not remembered: the next record asks the store again.
+      const forget = () => {
+        if (cache.get(key) === entry) cache.delete(key);
+      };
+      secrets.then((found) => {
+        if (!found.length) forget();
+      }, forget);
       return secrets;
     },
   };
@@ -76,15 +84,23 @@ export type DeliveryOutcome =
   | 'failed'
   | 'skipped_missing'
   | 'skipped_stale'
-  | 'skipped_busy'
+  | 'skipped_duplicate'
   | 'skipped_orphan';
 
 /**
+ * The messages (event and sequence) this function instance is attempting right now. An instance handles one
+ * invocation at a time, so this is what keeps two copies of a message in one batch from both posting.
+ */
+const attemptsInFlight = new Set<string>();
+
+/**
  * Handles one queue message: makes at most one attempt to POST the event to its link's `webhook_url` and
- * records it. Safe under duplicates and races: a message for another sequence, a finished event or an event
- * another worker holds is skipped, and only the holder of the claim changes the event's state. Orphan events
- * (no link names them: their transition never committed) leave the outbox without any delivery.
- * Throws only on infrastructure failures (store, secret), after giving the claim back, so the record is retried.
+ * records it. Safe under duplicates and races: a message for another sequence or a finished event is skipped,
+ * a copy of a message this instance is already attempting is skipped, and only the first attempt to finish
+ * for a sequence changes the event's state (copies of a message processed at the same moment by two instances
+ * may both post: at-least-once, same `webhook-id`). Orphan events (no link names them: their transition never
+ * committed) leave the outbox without any delivery.
+ * Throws only on infrastructure failures (store, secret), so the record is retried.
  */
 export async function deliverEvent(
   deps: DeliveryDependencies,
@@ -100,18 +116,17 @@ export async function deliverEvent(
       return 'skipped_orphan';
     }
   }
-  const claimedAt = deps.now();
-  const leaseUntil = new Date(claimedAt.getTime() + DELIVERY_LEASE_MS);
-  if (!(await deps.events.claim(event, leaseUntil, claimedAt))) return 'skipped_busy';
+  const inFlight = `${event.mode}#${event.id}#${event.delivery_seq}`;
+  if (attemptsInFlight.has(inFlight)) return 'skipped_duplicate';
+  attemptsInFlight.add(inFlight);
   try {
-    return await attempt(deps, event, leaseUntil);
-  } catch (error) {
-    await deps.events.release(event, leaseUntil).catch(() => undefined);
-    throw error;
+    return await attempt(deps, event);
+  } finally {
+    attemptsInFlight.delete(inFlight);
   }
 }
 
-async function attempt(deps: DeliveryDependencies, event: StoredEvent, leaseUntil: Date) {
+async function attempt(deps: DeliveryDependencies, event: StoredEvent) {
   const url = event.data.webhook_url;
   const at = deps.now();
   if (!url) {
@@ -122,7 +137,7 @@ async function attempt(deps: DeliveryDependencies, event: StoredEvent, leaseUnti
       duration_ms: 0,
       error: 'The payment link has no webhook_url: nothing was sent.',
     };
-    await deps.events.finish(event, leaseUntil, note, { status: 'failed', reason: 'no_endpoint' }, at);
+    await deps.events.finish(event, note, { status: 'failed', reason: 'no_endpoint' }, at);
     return 'failed';
   }
   const secrets = await deps.secrets.getSigningSecrets(event.account, event.mode, at);
@@ -145,7 +160,7 @@ async function attempt(deps: DeliveryDependencies, event: StoredEvent, leaseUnti
   });
   const decidedAt = deps.now();
   const dueAt = nextDueTime(decision, decidedAt);
-  const owned = await deps.events.finish(event, leaseUntil, record, decision, dueAt);
+  const owned = await deps.events.finish(event, record, decision, dueAt);
   logger.info('webhook attempt', {
     event_id: event.id,
     status_code: result.status_code,

@@ -159,7 +159,7 @@ export function startQueueConsumers(
       client,
       ...queue,
       batchSize: consumer.batchSize,
-      concurrency: Math.min(consumer.maxConcurrency, 2),
+      concurrency: consumer.maxConcurrency,
       functionName: consumer.handler,
       handler: async () => (await options.loadHandler(consumer.handler)) as unknown as SqsHandler,
     });

@@ -78,3 +78,39 @@ describe('SSRF protection when private targets are not allowed', () => {
     expect(result.error).toBe('The host name could not be resolved.');
   });
 });
+
+describe('connection reuse', () => {
+  const sender = () => new HttpWebhookSender({ allowPrivateTargets: true, timeoutMs: 2000 });
+
+  it('sends consecutive webhooks to one endpoint over one kept-alive connection', async () => {
+    const endpoint = await startReceiver();
+    const keptAlive = sender();
+    for (let i = 0; i < 3; i++) {
+      expect(await keptAlive.send(request(endpoint.url))).toMatchObject({ status_code: 200, error: null });
+    }
+    expect(endpoint.connections).toBe(1);
+    await endpoint.close();
+  });
+
+  it('makes the attempt over a new connection when the server reset the kept-alive one', async () => {
+    const endpoint = await startReceiver();
+    const keptAlive = sender();
+    expect(await keptAlive.send(request(endpoint.url))).toMatchObject({ status_code: 200 });
+    endpoint.reply('reset');
+    expect(await keptAlive.send(request(endpoint.url))).toMatchObject({ status_code: 200, error: null });
+    expect(endpoint.connections).toBe(2);
+    await endpoint.close();
+  });
+
+  it('counts a reset of a fresh connection as a failed attempt, without trying again', async () => {
+    const endpoint = await startReceiver();
+    endpoint.reply('reset');
+    expect(await sender().send(request(endpoint.url))).toMatchObject({
+      status_code: null,
+      error: 'Connection reset.',
+    });
+    expect(endpoint.received).toHaveLength(1);
+    expect(endpoint.connections).toBe(1);
+    await endpoint.close();
+  });
+});

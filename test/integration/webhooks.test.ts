@@ -12,6 +12,8 @@ import {
   linkRepository,
 } from '../../functions/dependencies.ts';
 import { markPaid } from '../../functions/domain/payment-link.ts';
+import { parseEventMessage } from '../../functions/handlers/deliver-webhook.ts';
+import { sqsBatchHandler } from '../../functions/sqs/batch-handler.ts';
 import { type IssuedApiKey, rotateWebhookSecret } from '../../functions/use-cases/api-keys.ts';
 import {
   cachedSigningSecrets,
@@ -291,6 +293,67 @@ describe('no lost event, no double bookkeeping', () => {
     expect(event.status).toBe('delivered');
     expect(event.attempts).toHaveLength(1);
     expect(endpoint.received.map((webhook) => webhook.headers['webhook-id'])).toEqual([eventId]);
+  });
+
+  it('reads the events of a batch with one request and records each attempt with one write', async () => {
+    const endpoint = await receiver();
+    const bodies: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const linkId = await createLink(stack, acme.api_key, endpoint.url);
+      const { eventId } = await transition(linkId, failingQueue);
+      bodies.push(JSON.stringify({ event_id: eventId, mode: 'test', delivery_seq: 0, committed: true }));
+    }
+    // As deployed: signing secrets cached (read once a minute), so every table request left is the events'.
+    const secrets = cachedSigningSecrets(apiKeyRepository(), () => new Date());
+    await secrets.getSigningSecrets('acme', 'test', new Date());
+    const handler = sqsBatchHandler((record) =>
+      deliverEvent({ ...harness.deps, secrets }, parseEventMessage(record.body)),
+    );
+    const commands: string[] = [];
+    const counting = 'count-delivery-commands';
+    documentClient.middlewareStack.add(
+      (next, context) => (args) => {
+        commands.push(String(context.commandName));
+        return next(args);
+      },
+      { step: 'initialize', name: counting },
+    );
+    try {
+      const response = await handler(sqsEvent(bodies), lambdaContext());
+      expect(response.batchItemFailures).toEqual([]);
+    } finally {
+      documentClient.middlewareStack.remove(counting);
+    }
+    expect(endpoint.received).toHaveLength(3);
+    expect(commands.sort()).toEqual([
+      'BatchGetItemCommand',
+      'UpdateItemCommand',
+      'UpdateItemCommand',
+      'UpdateItemCommand',
+    ]);
+  });
+
+  it('logs an attempt that a redelivery overtook, and leaves the event to the new round', async () => {
+    const endpoint = await receiver();
+    const linkId = await createLink(stack, acme.api_key, endpoint.url);
+    const { eventId } = await transition(linkId, failingQueue);
+    const overtaken: typeof harness.deps = {
+      ...harness.deps,
+      sender: {
+        send: async (request) => {
+          // The merchant asks for a redelivery while this attempt is on the wire.
+          await eventRepository().restart(eventId, 'test', new Date(Date.now() + 120_000));
+          return harness.deps.sender.send(request);
+        },
+      },
+    };
+    const message = { event_id: eventId, mode: 'test', delivery_seq: 0, committed: true } as const;
+
+    expect(await deliverEvent(overtaken, message)).toBe('delivered');
+    const event = await storedEvent(eventId);
+    expect(event).toMatchObject({ status: 'pending', delivery_seq: 1, round_attempts: 0 });
+    expect(event.attempts).toEqual([expect.objectContaining({ status_code: 200 })]);
+    expect(endpoint.received).toHaveLength(1);
   });
 
   it('reports only the records that failed in a batch, and their retry leaves the delivered ones alone', async () => {

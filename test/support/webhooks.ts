@@ -22,8 +22,11 @@ export interface ReceivedWebhook {
   body: string;
 }
 
-/** How the receiver answers one request: a status, a status with headers, or no answer at all. */
-export type Reply = number | { status: number; headers?: Record<string, string> } | 'hang';
+/**
+ * How the receiver answers one request: a status, a status with headers, no answer at all, or a reset of the
+ * connection instead of an answer (as a server that closed an idle kept-alive connection).
+ */
+export type Reply = number | { status: number; headers?: Record<string, string> } | 'hang' | 'reset';
 
 export interface Receiver {
   url: string;
@@ -49,6 +52,10 @@ export async function startReceiver(port = 0): Promise<Receiver> {
       const reply = replies.shift() ?? 200;
       if (reply === 'hang') {
         hanging.add(() => response.destroy());
+        return;
+      }
+      if (reply === 'reset') {
+        request.socket.resetAndDestroy();
         return;
       }
       const { status, headers } = typeof reply === 'number' ? { status: reply, headers: {} } : reply;

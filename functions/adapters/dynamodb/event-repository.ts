@@ -1,7 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
+  BatchGetCommand,
   type DynamoDBDocumentClient,
-  GetCommand,
   QueryCommand,
   UpdateCommand,
   type UpdateCommandInput,
@@ -23,54 +23,88 @@ async function conditionally(client: DynamoDBDocumentClient, input: UpdateComman
   }
 }
 
+/** BatchGetItem reads at most this many keys per request. */
+const BATCH_GET_LIMIT = 100;
+/** Rounds of re-asking for keys DynamoDB left unprocessed (throttling) before the reads fail. */
+const UNPROCESSED_ROUNDS = 5;
+
+interface PendingRead {
+  id: string;
+  mode: Mode;
+  waiting: { resolve: (event: StoredEvent | undefined) => void; reject: (error: unknown) => void }[];
+}
+
 export class DynamoEventRepository implements EventRepository {
   private readonly client: DynamoDBDocumentClient;
   private readonly tableName: string;
+  /** Reads asked for since the last flush, by key; one BatchGetItem serves them all. */
+  private pendingReads: Map<string, PendingRead> | undefined;
 
   constructor(client: DynamoDBDocumentClient, tableName: string) {
     this.client = client;
     this.tableName = tableName;
   }
 
-  async get(id: string, mode: Mode): Promise<StoredEvent | undefined> {
-    if (!isEventId(id)) return undefined;
-    const { Item } = await this.client.send(
-      new GetCommand({ TableName: this.tableName, Key: keys.event(id, mode), ConsistentRead: true }),
-    );
-    return Item ? withoutKeys<StoredEvent>(Item) : undefined;
-  }
-
-  claim(event: StoredEvent, leaseUntil: Date, now: Date): Promise<boolean> {
-    return conditionally(this.client, {
-      TableName: this.tableName,
-      Key: keys.event(event.id, event.mode),
-      UpdateExpression: 'SET lease_until = :lease, gsi2pk = :gsi2pk, gsi2sk = :gsi2sk',
-      ConditionExpression:
-        '#status = :pending AND delivery_seq = :seq AND (attribute_not_exists(lease_until) OR lease_until < :now)',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: {
-        ':lease': leaseUntil.toISOString(),
-        ':pending': 'pending',
-        ':seq': event.delivery_seq,
-        ':now': now.toISOString(),
-        ...prefixed(outboxKeys(event.id, leaseUntil)),
-      },
+  /**
+   * Strongly consistent. Reads asked for in the same turn of the event loop (the records of one SQS batch, the
+   * events of one delivery log) are coalesced into one BatchGetItem: a tenth of the requests a GetItem each
+   * would cost, and the same answers.
+   */
+  get(id: string, mode: Mode): Promise<StoredEvent | undefined> {
+    if (!isEventId(id)) return Promise.resolve(undefined);
+    return new Promise((resolve, reject) => {
+      if (!this.pendingReads) {
+        this.pendingReads = new Map();
+        setImmediate(() => this.flushReads());
+      }
+      const key = `${mode}#${id}`;
+      const read = this.pendingReads.get(key) ?? { id, mode, waiting: [] };
+      read.waiting.push({ resolve, reject });
+      this.pendingReads.set(key, read);
     });
   }
 
-  async release(event: StoredEvent, leaseUntil: Date): Promise<void> {
-    await conditionally(this.client, {
-      TableName: this.tableName,
-      Key: keys.event(event.id, event.mode),
-      UpdateExpression: 'REMOVE lease_until',
-      ConditionExpression: 'lease_until = :lease',
-      ExpressionAttributeValues: { ':lease': leaseUntil.toISOString() },
-    });
+  private flushReads(): void {
+    const reads = [...(this.pendingReads?.values() ?? [])];
+    this.pendingReads = undefined;
+    for (let start = 0; start < reads.length; start += BATCH_GET_LIMIT) {
+      const chunk = reads.slice(start, start + BATCH_GET_LIMIT);
+      this.readChunk(chunk).then(
+        (found) => {
+          for (const read of chunk) {
+            const event = found.get(`${read.mode}#${read.id}`);
+            for (const waiting of read.waiting) waiting.resolve(event);
+          }
+        },
+        (error: unknown) => {
+          for (const read of chunk) for (const waiting of read.waiting) waiting.reject(error);
+        },
+      );
+    }
+  }
+
+  private async readChunk(reads: PendingRead[]): Promise<Map<string, StoredEvent>> {
+    const found = new Map<string, StoredEvent>();
+    let keysToRead: Record<string, unknown>[] = reads.map((read) => keys.event(read.id, read.mode));
+    for (let round = 0; keysToRead.length; round++) {
+      if (round === UNPROCESSED_ROUNDS) throw new Error('DynamoDB left event reads unprocessed.');
+      if (round) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** round));
+      const { Responses, UnprocessedKeys } = await this.client.send(
+        new BatchGetCommand({
+          RequestItems: { [this.tableName]: { Keys: keysToRead, ConsistentRead: true } },
+        }),
+      );
+      for (const item of Responses?.[this.tableName] ?? []) {
+        const event = withoutKeys<StoredEvent>(item);
+        found.set(`${event.mode}#${event.id}`, event);
+      }
+      keysToRead = UnprocessedKeys?.[this.tableName]?.Keys ?? [];
+    }
+    return found;
   }
 
   async finish(
     event: StoredEvent,
-    leaseUntil: Date,
     attempt: DeliveryAttempt,
     decision: DeliveryDecision,
     dueAt: Date,
@@ -78,7 +112,7 @@ export class DynamoEventRepository implements EventRepository {
     const key = keys.event(event.id, event.mode);
     const values: Record<string, unknown> = {
       ':attempt': [attempt],
-      ':lease': leaseUntil.toISOString(),
+      ':pending': 'pending',
       ':seq': event.delivery_seq,
       ':next': event.delivery_seq + 1,
       ':status': decision.status,
@@ -87,24 +121,24 @@ export class DynamoEventRepository implements EventRepository {
     if (decision.status === 'pending') {
       update =
         'SET attempts = list_append(attempts, :attempt), #status = :status, delivery_seq = :next, ' +
-        'round_attempts = round_attempts + :one, gsi2pk = :gsi2pk, gsi2sk = :gsi2sk REMOVE lease_until';
+        'round_attempts = round_attempts + :one, gsi2pk = :gsi2pk, gsi2sk = :gsi2sk';
       Object.assign(values, { ':one': 1 }, prefixed(outboxKeys(event.id, dueAt)));
     } else {
       update =
         'SET attempts = list_append(attempts, :attempt), #status = :status, delivery_seq = :next ' +
-        'REMOVE lease_until, gsi2pk, gsi2sk';
+        'REMOVE gsi2pk, gsi2sk';
     }
     const owned = await conditionally(this.client, {
       TableName: this.tableName,
       Key: key,
       UpdateExpression: update,
-      ConditionExpression: 'delivery_seq = :seq AND lease_until = :lease',
+      ConditionExpression: '#status = :pending AND delivery_seq = :seq',
       ExpressionAttributeNames: { '#status': 'status' },
       ExpressionAttributeValues: values,
     });
     if (owned) return true;
-    // The claim was lost (a redelivery began, or the lease ran out and another worker took over): the attempt
-    // still happened, so it is logged, but the event's state now belongs to whoever holds it.
+    // Another attempt for the same message finished first, or a redelivery began: this attempt still happened,
+    // so it is logged, but the event's state is already someone else's decision.
     await this.client.send(
       new UpdateCommand({
         TableName: this.tableName,
@@ -121,7 +155,7 @@ export class DynamoEventRepository implements EventRepository {
       new UpdateCommand({
         TableName: this.tableName,
         Key: keys.event(event.id, event.mode),
-        UpdateExpression: 'REMOVE gsi2pk, gsi2sk, lease_until',
+        UpdateExpression: 'REMOVE gsi2pk, gsi2sk',
       }),
     );
   }
@@ -180,7 +214,7 @@ export class DynamoEventRepository implements EventRepository {
           Key: keys.event(id, mode),
           UpdateExpression:
             'SET #status = :pending, round_attempts = :zero, delivery_seq = delivery_seq + :one, ' +
-            'gsi2pk = :gsi2pk, gsi2sk = :gsi2sk REMOVE lease_until',
+            'gsi2pk = :gsi2pk, gsi2sk = :gsi2sk',
           ConditionExpression: 'attribute_exists(pk)',
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: {

@@ -21,8 +21,12 @@ const MAX_RESPONSE_BYTES = 64 * 1024;
 
 class BlockedAddressError extends Error {}
 
+/** Errors of a kept-alive connection that the server closed while it sat idle: the request never arrived. */
+const STALE_CONNECTION_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
+
 /**
- * Webhook POSTs over node:http(s), one fresh connection per attempt. SSRF defence at connect time: the
+ * Webhook POSTs over node:http(s), with connections kept alive between attempts to the same host: a busy
+ * endpoint is not paid a TCP and TLS handshake per event. SSRF defence at connect time: the
  * request-filtering agents check the address the socket is about to connect to, after resolution (so DNS
  * rebinding between a check and the connect is impossible); IP literals are refused before any socket opens.
  * Redirects are never followed (node:http does not) and count as failures.
@@ -39,10 +43,14 @@ export class HttpWebhookSender implements WebhookSender {
       allowMetaIPAddress: options.allowPrivateTargets,
       // What isPublicAddress refuses beyond the agent's own ranges: the IPv4-compatible ::a.b.c.d form.
       denyIPAddressList: options.allowPrivateTargets ? [] : ['::/96'],
-      keepAlive: false,
+      keepAlive: true,
     };
     this.httpAgent = new RequestFilteringHttpAgent(filter);
     this.httpsAgent = new RequestFilteringHttpsAgent(filter);
+  }
+
+  private get timeoutMs(): number {
+    return this.options.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
   }
 
   async send(request: WebhookRequest): Promise<AttemptResult> {
@@ -55,7 +63,7 @@ export class HttpWebhookSender implements WebhookSender {
       if (!this.options.allowPrivateTargets && ipaddr.isValid(host) && !isPublicAddress(host)) {
         throw new BlockedAddressError();
       }
-      const response = await this.post(url, request);
+      const response = await this.post(url, request, started + this.timeoutMs);
       return {
         status_code: response.statusCode,
         duration_ms: elapsed(),
@@ -67,8 +75,12 @@ export class HttpWebhookSender implements WebhookSender {
     }
   }
 
-  private post(url: URL, request: WebhookRequest): Promise<{ statusCode: number; retryAfter?: string }> {
-    const timeoutMs = this.options.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
+  /** One POST that ends by `deadline` (a `performance.now()` time), with the status if one arrived by then. */
+  private post(
+    url: URL,
+    request: WebhookRequest,
+    deadline: number,
+  ): Promise<{ statusCode: number; retryAfter?: string }> {
     const client = url.protocol === 'https:' ? https : http;
     return new Promise((resolve, reject) => {
       const outgoing = client.request(url, {
@@ -78,22 +90,32 @@ export class HttpWebhookSender implements WebhookSender {
         ...(this.options.lookup ? { lookup: this.options.lookup } : {}),
       });
       let answered: { statusCode: number; retryAfter?: string } | undefined;
-      const deadline = setTimeout(() => {
-        // Whatever state the exchange is in, the attempt ends now: with the status if one arrived.
-        outgoing.destroy(new TimeoutError(timeoutMs));
-        if (answered) resolve(answered);
-        else reject(new TimeoutError(timeoutMs));
-      }, timeoutMs);
-      outgoing.on('error', (error) => {
-        clearTimeout(deadline);
-        reject(error);
+      const timer = setTimeout(
+        () => {
+          // Whatever state the exchange is in, the attempt ends now: with the status if one arrived.
+          outgoing.destroy(new TimeoutError(this.timeoutMs));
+          if (answered) resolve(answered);
+          else reject(new TimeoutError(this.timeoutMs));
+        },
+        Math.max(0, deadline - performance.now()),
+      );
+      outgoing.on('error', (error: NodeJS.ErrnoException) => {
+        clearTimeout(timer);
+        // A kept-alive connection the server closed while it sat idle (or while the Lambda instance was frozen):
+        // the attempt goes on over another connection. Should the server have seen the request after all, the
+        // merchant gets a duplicate with the same webhook-id, which at-least-once delivery allows.
+        if (outgoing.reusedSocket && !answered && STALE_CONNECTION_CODES.has(error.code ?? '')) {
+          resolve(this.post(url, request, deadline));
+        } else {
+          reject(error);
+        }
       });
       outgoing.on('response', (response) => {
         answered = { statusCode: response.statusCode ?? 0, retryAfter: response.headers['retry-after'] };
         const result = answered;
         let received = 0;
         const done = () => {
-          clearTimeout(deadline);
+          clearTimeout(timer);
           resolve(result);
         };
         response.on('data', (chunk: Buffer) => {

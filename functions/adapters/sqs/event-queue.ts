@@ -2,6 +2,15 @@ import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { EventQueue, EventReference } from '../../ports/event-queue.ts';
 
 /** The message names the stored event only: the delivery function always reads the truth from the table. */
+export function eventMessageBody(event: EventReference): string {
+  return JSON.stringify({
+    event_id: event.id,
+    mode: event.mode,
+    delivery_seq: event.delivery_seq ?? 0,
+    ...(event.committed && { committed: true }),
+  });
+}
+
 export class SqsEventQueue implements EventQueue {
   private readonly client: SQSClient;
   private readonly queueUrl: string;
@@ -15,12 +24,7 @@ export class SqsEventQueue implements EventQueue {
     await this.client.send(
       new SendMessageCommand({
         QueueUrl: this.queueUrl,
-        MessageBody: JSON.stringify({
-          event_id: event.id,
-          mode: event.mode,
-          delivery_seq: event.delivery_seq ?? 0,
-          ...(event.committed && { committed: true }),
-        }),
+        MessageBody: eventMessageBody(event),
         DelaySeconds: options.delaySeconds ? Math.min(900, Math.max(0, options.delaySeconds)) : undefined,
       }),
     );
