@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
-import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
 import { keys } from '../../functions/adapters/dynamodb/table-schema.ts';
 import { eventMessageBody } from '../../functions/adapters/sqs/event-queue.ts';
@@ -185,7 +185,13 @@ async function signedPosts(count: number, concurrency: number): Promise<{ second
 async function deliveries(
   count: number,
   concurrency: number,
-): Promise<{ seconds: number; lost: number; sendErrors: number; firstSendError: string | undefined }> {
+): Promise<{
+  seconds: number;
+  lost: number;
+  sendErrors: number;
+  firstSendError: string | undefined;
+  events: LinkEvent[];
+}> {
   const links = linkRepository();
   const checkoutBase = stack.checkoutBase;
   const events: LinkEvent[] = [];
@@ -231,7 +237,29 @@ async function deliveries(
   if (sendErrors === count) phase.done(); // nothing is on its way: do not wait for the timeout
   await all;
   const seconds = (performance.now() - started) / 1000;
-  return { seconds, lost: count - phase.ids.size, sendErrors, firstSendError };
+  return { seconds, lost: count - phase.ids.size, sendErrors, firstSendError, events };
+}
+
+/**
+ * The floor under any delivery that records its attempts (PRODUCT.md section 10): one conditional UpdateItem
+ * per event appending an attempt, on the same event items in the same embedded DynamoDB, at the same
+ * concurrency; no queue, no HTTP, no signing.
+ */
+async function recordingFloor(events: LinkEvent[], concurrency: number): Promise<number> {
+  const attempt = [{ at: new Date().toISOString(), status_code: 204, duration_ms: 1, error: null }];
+  const started = performance.now();
+  await pool(events, concurrency, (event) =>
+    documentClient.send(
+      new UpdateCommand({
+        TableName: stack.tableName,
+        Key: keys.event(event.id, event.mode),
+        UpdateExpression: 'SET attempts = list_append(attempts, :attempt)',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':attempt': attempt },
+      }),
+    ),
+  );
+  return events.length / ((performance.now() - started) / 1000);
 }
 
 async function webhooks(count: number, concurrency: number): Promise<WebhookBenchResult> {
@@ -239,14 +267,16 @@ async function webhooks(count: number, concurrency: number): Promise<WebhookBenc
   const ceilingRun = await signedPosts(count, concurrency);
   const ceilingInvalid = phase.invalid;
   const delivered = await deliveries(count, concurrency);
+  const deliveryInvalid = phase.invalid;
   return {
     available: true,
     count,
     ceiling: { rps: count / ceilingRun.seconds, lost: ceilingRun.lost, invalid: ceilingInvalid },
+    recordingFloor: { rps: await recordingFloor(delivered.events, concurrency) },
     delivery: {
       rps: (count - delivered.lost) / delivered.seconds,
       lost: delivered.lost,
-      invalid: phase.invalid,
+      invalid: deliveryInvalid,
       sendErrors: delivered.sendErrors,
       firstSendError: delivered.firstSendError,
     },

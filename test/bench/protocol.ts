@@ -10,6 +10,8 @@ export type WebhookBenchResult =
       available: true;
       count: number;
       ceiling: { rps: number; lost: number; invalid: number };
+      /** One write per event, the least any delivery that records its attempts does: no queue, no HTTP. */
+      recordingFloor: { rps: number };
       delivery: {
         rps: number;
         lost: number;

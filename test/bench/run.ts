@@ -221,6 +221,14 @@ try {
         lost ? 0 : webhooks.delivery.rps / webhooks.ceiling.rps,
         { min: budgets.webhookThroughput },
       );
+      // No budget: what the row above cannot beat here, since PRODUCT.md has every attempt recorded.
+      row(
+        'webhook delivery vs floor',
+        'the one write per attempt alone',
+        `${fmt(webhooks.delivery.rps)} events/s`,
+        `${fmt(webhooks.recordingFloor.rps)} UpdateItem/s (${fmt(webhooks.recordingFloor.rps / webhooks.ceiling.rps, 2)}× the POST ceiling)`,
+        lost ? 0 : webhooks.delivery.rps / webhooks.recordingFloor.rps,
+      );
     } else {
       row('webhook delivery', 'deliver-webhook', 'n/a: not built yet', '', undefined);
     }
