@@ -1,0 +1,111 @@
+import type { BatchGetCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { DynamoEventRepository } from '../../functions/adapters/dynamodb/event-repository.ts';
+import { newEventId } from '../../functions/domain/random.ts';
+
+const TABLE = 'links';
+type Key = { pk: string; sk: string };
+
+/**
+ * DynamoDB's answers to BatchGetItem under throttling (UnprocessedKeys) cannot be produced by the embedded
+ * store, so this stand-in client gives them: it holds `items` and leaves unprocessed what `throttle` says.
+ */
+function batchGetClient(
+  events: { id: string }[],
+  throttle: (round: number, keys: Key[]) => Key[] = () => [],
+) {
+  const requests: Key[][] = [];
+  const client = {
+    async send(command: BatchGetCommand) {
+      const request = command.input.RequestItems?.[TABLE];
+      const keys = (request?.Keys ?? []) as Key[];
+      expect(request?.ConsistentRead).toBe(true);
+      requests.push(keys);
+      const unprocessed = throttle(requests.length, keys);
+      const served = keys.filter((key) => !unprocessed.includes(key));
+      return {
+        Responses: {
+          [TABLE]: served.flatMap((key) => {
+            const event = events.find((candidate) => `EVENT#${candidate.id}` === key.pk);
+            return event ? [{ ...key, ...event, mode: key.sk.replace('MODE#', '') }] : [];
+          }),
+        },
+        UnprocessedKeys: unprocessed.length ? { [TABLE]: { Keys: unprocessed } } : {},
+      };
+    },
+  };
+  return { client: client as unknown as DynamoDBDocumentClient, requests };
+}
+
+const events = (count: number) => Array.from({ length: count }, () => ({ id: newEventId() }));
+
+describe('event reads', () => {
+  it('serves the reads of one turn of the event loop with one BatchGetItem, each key once', async () => {
+    const stored = events(3);
+    const { client, requests } = batchGetClient(stored);
+    const repository = new DynamoEventRepository(client, TABLE);
+    const missing = newEventId();
+
+    const [first, again, second, absent] = await Promise.all([
+      repository.get(stored[0]!.id, 'test'),
+      repository.get(stored[0]!.id, 'test'),
+      repository.get(stored[1]!.id, 'test'),
+      repository.get(missing, 'test'),
+    ]);
+    expect(first).toMatchObject({ id: stored[0]!.id, mode: 'test' });
+    expect(again).toEqual(first);
+    expect(second).toMatchObject({ id: stored[1]!.id });
+    expect(absent).toBeUndefined();
+    expect(requests).toHaveLength(1);
+    expect(requests[0]).toHaveLength(3);
+  });
+
+  it('keeps the modes apart', async () => {
+    const stored = events(1);
+    const { client } = batchGetClient(stored);
+    const repository = new DynamoEventRepository(client, TABLE);
+    const [test, live] = await Promise.all([
+      repository.get(stored[0]!.id, 'test'),
+      repository.get(stored[0]!.id, 'live'),
+    ]);
+    expect(test).toMatchObject({ mode: 'test' });
+    expect(live).toMatchObject({ mode: 'live' });
+  });
+
+  it('splits more than 100 keys over several requests', async () => {
+    const stored = events(150);
+    const { client, requests } = batchGetClient(stored);
+    const repository = new DynamoEventRepository(client, TABLE);
+    const found = await Promise.all(stored.map((event) => repository.get(event.id, 'test')));
+    expect(found.map((event) => event?.id)).toEqual(stored.map((event) => event.id));
+    expect(requests.map((keys) => keys.length)).toEqual([100, 50]);
+  });
+
+  it('asks again for the keys DynamoDB left unprocessed', async () => {
+    const stored = events(4);
+    const { client, requests } = batchGetClient(stored, (round, keys) => (round === 1 ? keys.slice(2) : []));
+    const repository = new DynamoEventRepository(client, TABLE);
+    const found = await Promise.all(stored.map((event) => repository.get(event.id, 'test')));
+    expect(found.map((event) => event?.id)).toEqual(stored.map((event) => event.id));
+    expect(requests.map((keys) => keys.length)).toEqual([4, 2]);
+  });
+
+  it('fails the reads, so the records are retried, when keys stay unprocessed', async () => {
+    const stored = events(2);
+    const { client, requests } = batchGetClient(stored, (_round, keys) => keys);
+    const repository = new DynamoEventRepository(client, TABLE);
+    const reads = await Promise.allSettled(stored.map((event) => repository.get(event.id, 'test')));
+    expect(reads.map((read) => read.status === 'rejected' && String(read.reason))).toEqual([
+      'Error: DynamoDB left event reads unprocessed.',
+      'Error: DynamoDB left event reads unprocessed.',
+    ]);
+    expect(requests).toHaveLength(5);
+  });
+
+  it('answers an id that cannot be an event id without a request', async () => {
+    const { client, requests } = batchGetClient([]);
+    const repository = new DynamoEventRepository(client, TABLE);
+    expect(await repository.get('evt_short', 'test')).toBeUndefined();
+    expect(requests).toHaveLength(0);
+  });
+});
