@@ -1,10 +1,5 @@
 import { ISO_4217_MINOR_UNITS } from './iso-4217.ts';
 
-/**
- * ISO 4217 comes from the maintained `currency-codes` data, never a hand-typed list: functions/domain/iso-4217.ts
- * is generated from it (lib/iso-4217.ts says which codes count as payable) and checked against it by a test.
- */
-
 export interface Amount {
   /** Decimal string exactly as the merchant sent it, e.g. "10.50". */
   value: string;
@@ -14,7 +9,11 @@ export interface Amount {
 export const MAX_INTEGER_DIGITS = 12;
 const DECIMAL = /^(0|[1-9][0-9]*)(\.[0-9]+)?$/;
 
-/** Minor units (digits after the decimal point) of an active ISO 4217 currency, or undefined. */
+/**
+ * Minor units (digits after the decimal point) of an active ISO 4217 currency, or undefined. ISO 4217 comes from
+ * the maintained `currency-codes` data, never a hand-typed list: functions/domain/iso-4217.ts is generated from it
+ * (lib/iso-4217.ts says which codes count as payable) and checked against it by a test.
+ */
 export function minorUnits(currency: string): number | undefined {
   // A plain lookup, no table built at import: bundles that never check a currency drop the data.
   return Object.hasOwn(ISO_4217_MINOR_UNITS, currency) ? ISO_4217_MINOR_UNITS[currency] : undefined;

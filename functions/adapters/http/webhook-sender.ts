@@ -21,7 +21,7 @@ const MAX_RESPONSE_BYTES = 64 * 1024;
 
 class BlockedAddressError extends Error {}
 
-/** Errors of a kept-alive connection that the server closed while it sat idle: the request never arrived. */
+/** How writing to a kept-alive connection fails when the server closed it while it sat idle. */
 const STALE_CONNECTION_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
 
 /**

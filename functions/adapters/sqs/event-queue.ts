@@ -11,6 +11,7 @@ export function eventMessageBody(event: EventReference): string {
   });
 }
 
+/** Hands events to an SQS queue, one message each. */
 export class SqsEventQueue implements EventQueue {
   private readonly client: SQSClient;
   private readonly queueUrl: string;
