@@ -3,12 +3,14 @@ import * as z from './zod.ts';
 
 /**
  * The only module that reads `process.env`. Parsed once per container, on first use at cold start, so a
- * misconfigured deployment fails loudly instead of half-working. Resource names have no defaults.
+ * misconfigured deployment fails loudly instead of half-working. Resource names have no defaults. The schema
+ * too is built on that first use: zod schemas cost time to build, which would otherwise add to every import.
  */
-const booleanString = z.pipe(
-  z.enum(['true', 'false']),
-  z.transform((value) => value === 'true'),
-);
+const booleanString = () =>
+  z.pipe(
+    z.enum(['true', 'false']),
+    z.transform((value) => value === 'true'),
+  );
 const nonEmpty = () => z.string().check(z.minLength(1));
 const baseUrl = () =>
   z.pipe(
@@ -18,41 +20,42 @@ const baseUrl = () =>
 const integer = (min: number, max: number, fallback: number) =>
   z._default(z.pipe(z.coerce.number(), z.int().check(z.minimum(min), z.maximum(max))), fallback);
 
-const ConfigSchema = z.object({
-  TABLE_NAME: nonEmpty(),
-  /** Public base of the checkout pages, without trailing slash: `checkout_url` = `${CHECKOUT_BASE}/${id}`. */
-  CHECKOUT_BASE: baseUrl(),
-  /** Public base of the API itself (PSP return and notification addresses are built on it). */
-  BASE_URL: baseUrl(),
-  /** The webhook event queue (only read by functions that send events). */
-  EVENTS_QUEUE_URL: nonEmpty(),
-  /** Where webhook delivery keeps events that exhausted their retries (the events queue's dead-letter queue). */
-  EVENTS_DEAD_LETTER_QUEUE_URL: nonEmpty(),
-  /** Accept and deliver to loopback/private targets: the local stack only. */
-  ALLOW_PRIVATE_TARGETS: z._default(booleanString, false),
-  API_KEY_CACHE_TTL_SECONDS: integer(0, 60, 60),
-  /** The sandbox PSP's signing secret: its name or ARN in the secret store (never the value). */
-  SANDBOX_SECRET_NAME: nonEmpty(),
-  /** Prefix of PSP credential secrets: Stripe's are `<prefix>stripe/<account>/<mode>` (docs/checkout.md). */
-  PSP_SECRET_PREFIX: nonEmpty(),
-  /** Secrets are re-read from Secrets Manager at most this often per warm container. */
-  SECRETS_CACHE_SECONDS: integer(0, 3600, 900),
-  /** Local stack only: secrets come from this JSON file instead of Secrets Manager. */
-  LOCAL_SECRETS_FILE: z.optional(nonEmpty()),
-  /** Tests only: send Stripe API calls to this Stripe-speaking server instead of api.stripe.com. */
-  STRIPE_API_URL: z.optional(z.url()),
-  /** Requests each (account, mode) may make per window (docs/api.md#rate-limits). */
-  RATE_LIMIT_REQUESTS: integer(1, Number.MAX_SAFE_INTEGER, DEFAULT_RATE_LIMIT.requests),
-  RATE_LIMIT_WINDOW_SECONDS: integer(1, 86_400, DEFAULT_RATE_LIMIT.windowSeconds),
-});
+const configSchema = () =>
+  z.object({
+    TABLE_NAME: nonEmpty(),
+    /** Public base of the checkout pages, without trailing slash: `checkout_url` = `${CHECKOUT_BASE}/${id}`. */
+    CHECKOUT_BASE: baseUrl(),
+    /** Public base of the API itself (PSP return and notification addresses are built on it). */
+    BASE_URL: baseUrl(),
+    /** The webhook event queue (only read by functions that send events). */
+    EVENTS_QUEUE_URL: nonEmpty(),
+    /** Where webhook delivery keeps events that exhausted their retries (the events queue's dead-letter queue). */
+    EVENTS_DEAD_LETTER_QUEUE_URL: nonEmpty(),
+    /** Accept and deliver to loopback/private targets: the local stack only. */
+    ALLOW_PRIVATE_TARGETS: z._default(booleanString(), false),
+    API_KEY_CACHE_TTL_SECONDS: integer(0, 60, 60),
+    /** The sandbox PSP's signing secret: its name or ARN in the secret store (never the value). */
+    SANDBOX_SECRET_NAME: nonEmpty(),
+    /** Prefix of PSP credential secrets: Stripe's are `<prefix>stripe/<account>/<mode>` (docs/checkout.md). */
+    PSP_SECRET_PREFIX: nonEmpty(),
+    /** Secrets are re-read from Secrets Manager at most this often per warm container. */
+    SECRETS_CACHE_SECONDS: integer(0, 3600, 900),
+    /** Local stack only: secrets come from this JSON file instead of Secrets Manager. */
+    LOCAL_SECRETS_FILE: z.optional(nonEmpty()),
+    /** Tests only: send Stripe API calls to this Stripe-speaking server instead of api.stripe.com. */
+    STRIPE_API_URL: z.optional(z.url()),
+    /** Requests each (account, mode) may make per window (docs/api.md#rate-limits). */
+    RATE_LIMIT_REQUESTS: integer(1, Number.MAX_SAFE_INTEGER, DEFAULT_RATE_LIMIT.requests),
+    RATE_LIMIT_WINDOW_SECONDS: integer(1, 86_400, DEFAULT_RATE_LIMIT.windowSeconds),
+  });
 
-export type Config = z.infer<typeof ConfigSchema>;
+export type Config = z.infer<ReturnType<typeof configSchema>>;
 
 let cached: Config | undefined;
 
 export function config(): Config {
   if (!cached) {
-    const parsed = ConfigSchema.safeParse(process.env);
+    const parsed = configSchema().safeParse(process.env);
     if (!parsed.success) {
       throw new Error(`Invalid configuration: ${z.prettifyError(parsed.error)}`);
     }

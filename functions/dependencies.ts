@@ -15,50 +15,51 @@ import { documentClient } from './clients/dynamodb.ts';
 import { secretsManagerClient } from './clients/secrets-manager.ts';
 import { sqsClient } from './clients/sqs.ts';
 import { config } from './config.ts';
+import { once } from './once.ts';
 import type { SecretStore } from './ports/secret-store.ts';
 import { ApiKeyAuthenticator } from './use-cases/authenticate.ts';
 import { PspSelector } from './use-cases/psp-selection.ts';
 
 /**
- * The composition root: each adapter is built on first use and then shared for the life of the container.
- * Getters rather than module-level instances, so a function's bundle keeps only the adapters it uses: esbuild
- * treats every call of a @__NO_SIDE_EFFECTS__ function as pure, so a bundle drops the getters its handler never
- * calls, and with them the clients and SDKs only they use. (Adapters built on CommonJS libraries, which cannot be
- * tree-shaken, are composed in the one handler that needs them: see functions/handlers/deliver-webhook.ts.)
+ * The composition root: each adapter is built on first use (`once`) and then shared for the life of the
+ * container, so a function's bundle keeps only the adapters it uses. (Adapters built on CommonJS libraries, which
+ * cannot be tree-shaken, are composed in the one handler that needs them, with the same `once`: see
+ * functions/handlers/deliver-webhook.ts.)
  */
-/* @__NO_SIDE_EFFECTS__ */
-export function once<T>(build: () => T): () => T {
-  let value: T | undefined;
-  return () => {
-    value ??= build();
-    return value;
-  };
-}
+export { once };
 
 export const now = () => new Date();
 
-export const linkRepository = once(() => new DynamoLinkRepository(documentClient, config().TABLE_NAME));
+export const linkRepository = /* @__PURE__ */ once(
+  () => new DynamoLinkRepository(documentClient, config().TABLE_NAME),
+);
 
-export const apiKeyRepository = once(() => new DynamoApiKeyRepository(documentClient, config().TABLE_NAME));
+export const apiKeyRepository = /* @__PURE__ */ once(
+  () => new DynamoApiKeyRepository(documentClient, config().TABLE_NAME),
+);
 
-export const eventQueue = once(() => new SqsEventQueue(sqsClient, config().EVENTS_QUEUE_URL));
+export const eventQueue = /* @__PURE__ */ once(
+  () => new SqsEventQueue(sqsClient(), config().EVENTS_QUEUE_URL),
+);
 
-export const apiKeyAuthenticator = once(
+export const apiKeyAuthenticator = /* @__PURE__ */ once(
   () =>
     new ApiKeyAuthenticator(apiKeyRepository(), { cacheTtlMs: config().API_KEY_CACHE_TTL_SECONDS * 1000 }),
 );
 
-export const eventRepository = once(() => new DynamoEventRepository(documentClient, config().TABLE_NAME));
-
-export const deadLetterQueue = once(
-  () => new SqsEventQueue(sqsClient, config().EVENTS_DEAD_LETTER_QUEUE_URL),
+export const eventRepository = /* @__PURE__ */ once(
+  () => new DynamoEventRepository(documentClient, config().TABLE_NAME),
 );
 
-export const secretStore = once((): SecretStore => {
+export const deadLetterQueue = /* @__PURE__ */ once(
+  () => new SqsEventQueue(sqsClient(), config().EVENTS_DEAD_LETTER_QUEUE_URL),
+);
+
+export const secretStore = /* @__PURE__ */ once((): SecretStore => {
   const { LOCAL_SECRETS_FILE, SECRETS_CACHE_SECONDS } = config();
   return LOCAL_SECRETS_FILE
     ? new FileSecretStore(LOCAL_SECRETS_FILE)
-    : new SecretsManagerSecretStore(secretsManagerClient, { maxAgeSeconds: SECRETS_CACHE_SECONDS });
+    : new SecretsManagerSecretStore(secretsManagerClient(), { maxAgeSeconds: SECRETS_CACHE_SECONDS });
 });
 
 /** The sandbox PSP's HMAC secret (signs and verifies its notifications). */
@@ -68,19 +69,19 @@ export const sandboxSigningSecret = async (): Promise<string> => {
   return secret;
 };
 
-export const pspConfigRepository = once(
+export const pspConfigRepository = /* @__PURE__ */ once(
   () => new DynamoPspConfigRepository(documentClient, config().TABLE_NAME),
 );
 
-export const sandboxSessionStore = once(
+export const sandboxSessionStore = /* @__PURE__ */ once(
   () => new DynamoSandboxSessionStore(documentClient, config().TABLE_NAME),
 );
 
-export const sandboxNotifier = once(
+export const sandboxNotifier = /* @__PURE__ */ once(
   () => new SandboxNotifier({ baseUrl: config().BASE_URL, signingSecret: sandboxSigningSecret, now }),
 );
 
-export const pspSelector = once(() => {
+export const pspSelector = /* @__PURE__ */ once(() => {
   const { BASE_URL, PSP_SECRET_PREFIX, STRIPE_API_URL } = config();
   const stripeApi = STRIPE_API_URL ? new URL(STRIPE_API_URL) : undefined;
   return new PspSelector(pspConfigRepository(), [
@@ -102,9 +103,11 @@ export const pspSelector = once(() => {
   ]);
 });
 
-export const idempotencyStore = once(() => new DynamoIdempotencyStore(documentClient, config().TABLE_NAME));
+export const idempotencyStore = /* @__PURE__ */ once(
+  () => new DynamoIdempotencyStore(documentClient, config().TABLE_NAME),
+);
 
-export const rateLimiter = once(
+export const rateLimiter = /* @__PURE__ */ once(
   () =>
     new DynamoRateLimiter(documentClient, config().TABLE_NAME, {
       limit: config().RATE_LIMIT_REQUESTS,

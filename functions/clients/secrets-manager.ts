@@ -1,7 +1,5 @@
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { once } from '../once.ts';
 
-/**
- * One Secrets Manager client per container (STYLE.md point 3). PURE: a function that reads no secret does not
- * keep the client in its bundle.
- */
-export const secretsManagerClient = /* @__PURE__ */ new SecretsManagerClient({});
+/** One Secrets Manager client per container (STYLE.md point 3), built on the first secret read, not at import. */
+export const secretsManagerClient = /* @__PURE__ */ once(() => new SecretsManagerClient({}));

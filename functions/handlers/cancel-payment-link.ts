@@ -2,14 +2,14 @@ import { config } from '../config.ts';
 import { eventQueue, linkRepository, now, pspSelector } from '../dependencies.ts';
 import { toResource } from '../domain/payment-link.ts';
 import { apiHandler, json } from '../http/api-handler.ts';
-import { EmptyRequest, validate } from '../http/validate.ts';
+import { emptyRequest, validate } from '../http/validate.ts';
 import { cancelPaymentLink } from '../use-cases/payment-links.ts';
 
 /** POST /v1/payment-links/{id}/cancel (no body needed; `{}` is accepted, any field is not) */
 export const handler = apiHandler(
   { auth: true, body: 'optional-json' },
   async ({ principal, event, body }) => {
-    validate(EmptyRequest, body);
+    validate(emptyRequest(), body);
     const { CHECKOUT_BASE } = config();
     const link = await cancelPaymentLink(
       {

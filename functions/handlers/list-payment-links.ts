@@ -10,7 +10,7 @@ import { listPaymentLinks } from '../use-cases/payment-links.ts';
 
 /** GET /v1/payment-links?limit=&cursor=&status= */
 export const handler = apiHandler({ auth: true, body: 'none' }, async ({ principal, event }) => {
-  const query = validate(listPaymentLinksQuery, event.queryStringParameters ?? {});
+  const query = validate(listPaymentLinksQuery(), event.queryStringParameters ?? {});
   const after = query.cursor === undefined ? undefined : decodeCursor(principal, query.cursor);
   if (query.cursor !== undefined && after === undefined) {
     throw new ValidationError([

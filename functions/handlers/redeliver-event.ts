@@ -1,13 +1,13 @@
 import { eventQueue, eventRepository, linkRepository, now } from '../dependencies.ts';
 import { apiHandler, json } from '../http/api-handler.ts';
-import { EmptyRequest, validate } from '../http/validate.ts';
+import { emptyRequest, validate } from '../http/validate.ts';
 import { redeliverEvent } from '../use-cases/webhooks.ts';
 
 /** POST /v1/events/{id}/redeliver */
 export const handler = apiHandler(
   { auth: true, body: 'optional-json' },
   async ({ principal, event, body }) => {
-    validate(EmptyRequest, body);
+    validate(emptyRequest(), body);
     const id = event.pathParameters?.id ?? '';
     await redeliverEvent(
       { links: linkRepository(), events: eventRepository(), queue: eventQueue(), now },

@@ -1,8 +1,8 @@
 import { LINK_STATUSES } from '../domain/payment-link.ts';
+import { once } from '../once.ts';
 import * as z from '../zod.ts';
 
-// Apart from the create schema (schemas.ts) so that each handler's bundle builds only the schemas it uses:
-// zod schemas are built when their module loads.
+// Apart from the create schema (schemas.ts) so that each handler's bundle carries only the schemas it uses.
 
 /** PRODUCT.md section 6: `limit` 1 to 100, default 10; outside is a 422, never silently clamped. */
 export const MAX_LIST_LIMIT = 100;
@@ -10,22 +10,25 @@ export const DEFAULT_LIST_LIMIT = 10;
 
 /**
  * `GET /v1/payment-links` query parameters. Errors point at the parameter by name (`/limit`), as if the query
- * string were a JSON object; unknown parameters are rejected like unknown body fields.
+ * string were a JSON object; unknown parameters are rejected like unknown body fields. Built on first use, not
+ * at import (see functions/once.ts).
  */
-export const listPaymentLinksQuery = z.strictObject({
-  limit: z
-    ._default(
-      z.pipe(z.coerce.number(), z.int().check(z.minimum(1), z.maximum(MAX_LIST_LIMIT))),
-      DEFAULT_LIST_LIMIT,
-    )
-    .check(z.meta({ description: `Links per page, 1 to ${MAX_LIST_LIMIT}.` })),
-  cursor: z
-    .optional(z.string().check(z.maxLength(256)))
-    .check(z.meta({ description: 'The `next_cursor` of the previous page; omit for the first page.' })),
-  status: z.optional(z.enum(LINK_STATUSES)).check(
-    z.meta({
-      description:
-        'Only links with this status as reads show it (`expired` includes links past `expires_at`).',
-    }),
-  ),
-});
+export const listPaymentLinksQuery = /* @__PURE__ */ once(() =>
+  z.strictObject({
+    limit: z
+      ._default(
+        z.pipe(z.coerce.number(), z.int().check(z.minimum(1), z.maximum(MAX_LIST_LIMIT))),
+        DEFAULT_LIST_LIMIT,
+      )
+      .check(z.meta({ description: `Links per page, 1 to ${MAX_LIST_LIMIT}.` })),
+    cursor: z
+      .optional(z.string().check(z.maxLength(256)))
+      .check(z.meta({ description: 'The `next_cursor` of the previous page; omit for the first page.' })),
+    status: z.optional(z.enum(LINK_STATUSES)).check(
+      z.meta({
+        description:
+          'Only links with this status as reads show it (`expired` includes links past `expires_at`).',
+      }),
+    ),
+  }),
+);

@@ -12,7 +12,7 @@ import {
   RedeliverySchema,
 } from './response-schemas.ts';
 import { createPaymentLinkRequest } from './schemas.ts';
-import { EmptyRequest } from './validate.ts';
+import { emptyRequest } from './validate.ts';
 
 /**
  * The OpenAPI 3.1 document, generated from the zod schemas that validate requests (and describe responses).
@@ -94,7 +94,7 @@ export const operations: OperationSpec[] = [
     description:
       "The API key's (account, mode) links, newest first, one page at a time. `status=expired` includes open links whose `expires_at` has passed; `status=open` excludes them.",
     auth: true,
-    query: listPaymentLinksQuery,
+    query: listPaymentLinksQuery(),
     success: { status: 200, description: 'A page of links.', schema: 'PaymentLinkList' },
     errors: ['validation_failed'],
   },
@@ -116,7 +116,7 @@ export const operations: OperationSpec[] = [
     description:
       'Cancels an open link and sends the `payment_link.canceled` webhook. Canceling a canceled link returns it unchanged; a paid or expired link is `invalid_state`. No body is needed; an empty JSON object is accepted.',
     auth: true,
-    body: { schema: EmptyRequest, required: false },
+    body: { schema: emptyRequest(), required: false },
     success: { status: 200, description: 'The canceled payment link.', schema: 'PaymentLink' },
     errors: ['not_found', 'invalid_state'],
   },
@@ -139,7 +139,7 @@ export const operations: OperationSpec[] = [
     description:
       'Queues the event again, whatever its status, with the same `webhook-id`; its retry schedule starts afresh. No body is needed.',
     auth: true,
-    body: { schema: EmptyRequest, required: false },
+    body: { schema: emptyRequest(), required: false },
     success: { status: 202, description: 'The redelivery is queued.', schema: 'Redelivery' },
     errors: ['not_found'],
   },

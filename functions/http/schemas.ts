@@ -11,6 +11,7 @@ import * as z from '../zod.ts';
 /**
  * Request schemas: the same zod objects validate requests and generate the OpenAPI document, so the document
  * cannot drift from what is enforced. Objects are strict: an unknown field (say `redirectUrl`) is an error.
+ * Built on first use and cached (`createPaymentLinkRequest`), not at import: zod schemas cost time to build.
  */
 export const MAX_DESCRIPTION_LENGTH = 255;
 export const MAX_METADATA_KEYS = 50;
@@ -24,62 +25,67 @@ export const MAX_METADATA_VALUE_LENGTH = 500;
 export const MAX_METADATA_BYTES = 8 * 1024;
 export const MAX_EXPIRY_DAYS = 365;
 
-const AmountSchema = z
-  .strictObject({
-    value: z.string().check(
-      z.regex(DECIMAL_PATTERN, 'Must be a plain decimal string such as "10.50".'),
-      (ctx) => {
-        const problem = amountValueProblem(ctx.value);
-        if (problem && DECIMAL_PATTERN.test(ctx.value))
-          ctx.issues.push({ code: 'custom', message: problem, input: ctx.value });
-      },
-      z.meta({
-        description: "Decimal string, greater than zero, within the currency's minor units.",
-        example: '10.50',
-      }),
-    ),
-    currency: z
-      .string()
-      .check(
-        z.refine(isPayableCurrency, 'Must be an active ISO 4217 currency code in upper case, such as "EUR".'),
-        z.meta({ description: 'ISO 4217 code, upper case.', example: 'EUR' }),
-      ),
-  })
-  .check((ctx) => {
-    const problem = fractionDigitsProblem(ctx.value.value, ctx.value.currency);
-    if (problem)
-      ctx.issues.push({ code: 'custom', message: problem, input: ctx.value.value, path: ['value'] });
-  });
-
-const MetadataSchema = z.pipe(
-  z.transform((raw: unknown, ctx) => {
-    // zod drops an own `__proto__` key silently; reject it instead, since it could not be echoed back.
-    if (raw !== null && typeof raw === 'object' && Object.hasOwn(raw, '__proto__')) {
-      ctx.issues.push({
-        code: 'custom',
-        message: 'This key name is reserved.',
-        input: raw,
-        path: ['__proto__'],
-      });
-    }
-    return raw;
-  }),
+const amountSchema = () =>
   z
-    .record(
-      z.string().check(z.minLength(1), z.maxLength(MAX_METADATA_KEY_LENGTH)),
-      z.string().check(z.maxLength(MAX_METADATA_VALUE_LENGTH)),
-    )
-    .check(
-      z.refine(
-        (metadata) => Object.keys(metadata).length <= MAX_METADATA_KEYS,
-        `At most ${MAX_METADATA_KEYS} keys.`,
+    .strictObject({
+      value: z.string().check(
+        z.regex(DECIMAL_PATTERN, 'Must be a plain decimal string such as "10.50".'),
+        (ctx) => {
+          const problem = amountValueProblem(ctx.value);
+          if (problem && DECIMAL_PATTERN.test(ctx.value))
+            ctx.issues.push({ code: 'custom', message: problem, input: ctx.value });
+        },
+        z.meta({
+          description: "Decimal string, greater than zero, within the currency's minor units.",
+          example: '10.50',
+        }),
       ),
-      z.refine(
-        (metadata) => Buffer.byteLength(JSON.stringify(metadata)) <= MAX_METADATA_BYTES,
-        `At most ${MAX_METADATA_BYTES} bytes in all, as JSON in UTF-8.`,
+      currency: z
+        .string()
+        .check(
+          z.refine(
+            isPayableCurrency,
+            'Must be an active ISO 4217 currency code in upper case, such as "EUR".',
+          ),
+          z.meta({ description: 'ISO 4217 code, upper case.', example: 'EUR' }),
+        ),
+    })
+    .check((ctx) => {
+      const problem = fractionDigitsProblem(ctx.value.value, ctx.value.currency);
+      if (problem)
+        ctx.issues.push({ code: 'custom', message: problem, input: ctx.value.value, path: ['value'] });
+    });
+
+const metadataSchema = () =>
+  z.pipe(
+    z.transform((raw: unknown, ctx) => {
+      // zod drops an own `__proto__` key silently; reject it instead, since it could not be echoed back.
+      if (raw !== null && typeof raw === 'object' && Object.hasOwn(raw, '__proto__')) {
+        ctx.issues.push({
+          code: 'custom',
+          message: 'This key name is reserved.',
+          input: raw,
+          path: ['__proto__'],
+        });
+      }
+      return raw;
+    }),
+    z
+      .record(
+        z.string().check(z.minLength(1), z.maxLength(MAX_METADATA_KEY_LENGTH)),
+        z.string().check(z.maxLength(MAX_METADATA_VALUE_LENGTH)),
+      )
+      .check(
+        z.refine(
+          (metadata) => Object.keys(metadata).length <= MAX_METADATA_KEYS,
+          `At most ${MAX_METADATA_KEYS} keys.`,
+        ),
+        z.refine(
+          (metadata) => Buffer.byteLength(JSON.stringify(metadata)) <= MAX_METADATA_BYTES,
+          `At most ${MAX_METADATA_BYTES} bytes in all, as JSON in UTF-8.`,
+        ),
       ),
-    ),
-);
+  );
 
 function urlSchema(policy: UrlPolicy, description: string) {
   return z.string().check(
@@ -94,13 +100,13 @@ function urlSchema(policy: UrlPolicy, description: string) {
 
 function createPaymentLinkSchema(policy: UrlPolicy) {
   return z.strictObject({
-    amount: AmountSchema,
+    amount: amountSchema(),
     description: z.nullish(
       z.string().check(z.maxLength(MAX_DESCRIPTION_LENGTH), z.meta({ description: 'Shown to the buyer.' })),
     ),
     redirect_url: z.nullish(urlSchema(policy, 'Where the buyer returns after paying.')),
     webhook_url: z.nullish(urlSchema(policy, 'Where the service POSTs signed status events.')),
-    metadata: z.nullish(MetadataSchema).check(
+    metadata: z.nullish(metadataSchema()).check(
       z.meta({
         description: `String keys and values, echoed back: at most ${MAX_METADATA_KEYS} keys, and ${MAX_METADATA_BYTES} bytes in all as JSON.`,
       }),

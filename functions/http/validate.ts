@@ -1,4 +1,5 @@
 import { type FieldError, ValidationError } from '../domain/errors.ts';
+import { once } from '../once.ts';
 import * as z from '../zod.ts';
 
 const escapePointerToken = (token: PropertyKey) => String(token).replaceAll('~', '~0').replaceAll('/', '~1');
@@ -27,4 +28,4 @@ export function validate<T extends z.core.$ZodType>(schema: T, input: unknown): 
  * The body of actions that take none (cancel, redeliver): omitted, empty, or `{}`; any field is an error. Here
  * rather than in schemas.ts, whose URL rules pull ipaddr.js (CommonJS, never tree-shaken) into every bundle.
  */
-export const EmptyRequest = z.optional(z.strictObject({}));
+export const emptyRequest = /* @__PURE__ */ once(() => z.optional(z.strictObject({})));

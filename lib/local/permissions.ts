@@ -39,7 +39,7 @@ export function enforceFunctionPermissions(): void {
     },
     { step: 'initialize', name: 'localIamEmulation' },
   );
-  sqsClient.middlewareStack.add(
+  sqsClient().middlewareStack.add(
     (next, context) => async (args) => {
       const handler = runningFunction.getStore();
       if (handler) {

@@ -66,7 +66,7 @@ export interface Bundle {
   file: string;
   bytes: number;
   gzipBytes: number;
-  /** The source map shipped next to it (read only when an error is logged with --enable-source-maps). */
+  /** The source map shipped next to it (with --enable-source-maps, Node reads and parses it at import). */
   mapBytes: number;
   /** Every source file that contributed bytes, relative to the project root (from esbuild's metafile). */
   inputs: string[];

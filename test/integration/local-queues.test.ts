@@ -13,7 +13,7 @@ afterAll(() => stack.stop());
 
 describe('the local events queue', () => {
   it('is configured like the deployed one: visibility six times the consumer timeout, and the same redrive', async () => {
-    const { Attributes } = await sqsClient.send(
+    const { Attributes } = await sqsClient().send(
       new GetQueueAttributesCommand({ QueueUrl: process.env.EVENTS_QUEUE_URL, AttributeNames: ['All'] }),
     );
     expect(Attributes?.VisibilityTimeout).toBe(String(eventsQueueVisibilitySeconds()));
