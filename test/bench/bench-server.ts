@@ -218,7 +218,7 @@ async function deliveries(
     events.slice(index * 10, index * 10 + 10),
   );
   await pool(batches, concurrency, async (batch) => {
-    const sent = await sqsClient
+    const sent = await sqsClient()
       .send(
         new SendMessageBatchCommand({
           QueueUrl: config().EVENTS_QUEUE_URL,
