@@ -26,7 +26,6 @@ import { PspSelector } from './use-cases/psp-selection.ts';
  * cannot be tree-shaken, are composed in the one handler that needs them, with the same `once`: see
  * functions/handlers/deliver-webhook.ts.)
  */
-export { once };
 
 export const now = () => new Date();
 

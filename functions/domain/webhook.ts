@@ -2,7 +2,7 @@ import type { LinkEvent } from './payment-link.ts';
 
 /**
  * Webhook delivery rules (PRODUCT.md section 10), pure: the retry schedule, what an attempt's outcome means,
- * and the Standard Webhooks request. The delivery use case (functions/use-cases/webhooks.ts) applies them.
+ * and the Standard Webhooks request. The delivery use case (functions/use-cases/webhook-delivery.ts) applies them.
  */
 
 export const EVENT_STATUSES = ['pending', 'delivered', 'failed'] as const;

@@ -7,31 +7,37 @@ import {
   eventRepository,
   linkRepository,
   now,
-  once,
 } from '../dependencies.ts';
+import { once } from '../once.ts';
 import { sqsBatchHandler } from '../sqs/batch-handler.ts';
-import { cachedSigningSecrets, type DeliveryDependencies, deliverEvent } from '../use-cases/webhooks.ts';
+import {
+  cachedSigningSecrets,
+  type DeliveryDependencies,
+  deliverEvent,
+} from '../use-cases/webhook-delivery.ts';
 import * as z from '../zod.ts';
 
-const EventMessageSchema = z.object({
-  event_id: z.string().check(z.minLength(1)),
-  mode: z.enum(['test', 'live']),
-  delivery_seq: z._default(z.int().check(z.minimum(0)), 0),
-  committed: z.optional(z.boolean()),
-});
+const eventMessageSchema = /* @__PURE__ */ once(() =>
+  z.object({
+    event_id: z.string().check(z.minLength(1)),
+    mode: z.enum(['test', 'live']),
+    delivery_seq: z._default(z.int().check(z.minimum(0)), 0),
+    committed: z.optional(z.boolean()),
+  }),
+);
 
 /** Parses a queue message body; a malformed one throws, so it ends in the dead-letter queue. */
-export const parseEventMessage = (body: string) => EventMessageSchema.parse(JSON.parse(body));
+export const parseEventMessage = (body: string) => eventMessageSchema().parse(JSON.parse(body));
 
 /**
  * Built here rather than in functions/dependencies.ts: its filtering agent and ipaddr.js are CommonJS, which
  * bundlers cannot tree-shake, so every function importing the composition root would carry them.
  */
-const webhookSender = once(
+const webhookSender = /* @__PURE__ */ once(
   () => new HttpWebhookSender({ allowPrivateTargets: config().ALLOW_PRIVATE_TARGETS }),
 );
 
-const signingSecrets = once(() => cachedSigningSecrets(apiKeyRepository(), now));
+const signingSecrets = /* @__PURE__ */ once(() => cachedSigningSecrets(apiKeyRepository(), now));
 
 const dependencies = (): DeliveryDependencies => ({
   events: eventRepository(),

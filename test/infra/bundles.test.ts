@@ -77,6 +77,16 @@ describe('Lambda bundles', () => {
     expect(unwanted).toEqual([]);
   });
 
+  it('keep the CommonJS webhook code (signing, the SSRF-filtering agent) in the delivery function only', () => {
+    const carriers = (pattern: RegExp) =>
+      handlerBundles()
+        .filter((bundle) => bundle.inputs.some((input) => pattern.test(input)))
+        .map((bundle) => bundle.name);
+    // esbuild cannot tree-shake CommonJS: a stray import carries the whole library into a bundle.
+    expect(carriers(/node_modules\/standardwebhooks\//)).toEqual(['deliver-webhook']);
+    expect(carriers(/node_modules\/request-filtering-agent\//)).toEqual(['deliver-webhook']);
+  });
+
   it('are byte for byte what cdk synth ships', () => {
     const cdkOut = mkdtempSync(join(tmpdir(), 'cdk-out-'));
     try {

@@ -19,8 +19,8 @@ import {
   cachedSigningSecrets,
   type DeliveryOutcome,
   deliverEvent,
-  sweepOutbox,
-} from '../../functions/use-cases/webhooks.ts';
+} from '../../functions/use-cases/webhook-delivery.ts';
+import { sweepOutbox } from '../../functions/use-cases/webhooks.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';
 import {
   createLink,

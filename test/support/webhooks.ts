@@ -13,7 +13,7 @@ import type { EventQueue } from '../../functions/ports/event-queue.ts';
 import type { WebhookSender } from '../../functions/ports/webhook-sender.ts';
 import { sqsBatchHandler } from '../../functions/sqs/batch-handler.ts';
 import { applyTransition } from '../../functions/use-cases/payment-links.ts';
-import { type DeliveryDependencies, deliverEvent } from '../../functions/use-cases/webhooks.ts';
+import { type DeliveryDependencies, deliverEvent } from '../../functions/use-cases/webhook-delivery.ts';
 import { startSqsPoller } from '../../lib/local/sqs-poller.ts';
 import type { TestStack } from './test-stack.ts';
 
