@@ -14,13 +14,18 @@ const probe = [
 ].join(' ');
 
 export interface ImportTime {
-  /** Median wall time of the import. */
+  /** Wall time of the import (of the median, in a summary). */
   wallMs: number;
   /**
-   * Median CPU time of the import: what the budget is judged on, since the import is single-threaded work
-   * that a loaded machine (other processes on its cores) stretches in wall time but not in CPU time.
+   * CPU time of the import: what the budget is judged on, since the import is single-threaded work that a
+   * loaded machine (other processes on its cores) stretches in wall time but not in CPU time.
    */
   cpuMs: number;
+}
+
+export interface ImportTimes extends ImportTime {
+  /** Every round's time, in round order: round i of one bundle ran right beside round i of every other. */
+  rounds: ImportTime[];
 }
 
 /** The environment Lambda gives a function (the SDK clients are built at import, with no network call). */
@@ -51,7 +56,7 @@ const median = (values: number[]) => {
  * Median cold-import times of each bundle in `rounds` fresh processes, interleaved (one of each per round) so
  * machine noise spreads evenly over all of them. One unmeasured round first warms the file cache.
  */
-export function measureColdImports(bundles: Bundle[], rounds: number): Map<string, ImportTime> {
+export function measureColdImports(bundles: Bundle[], rounds: number): Map<string, ImportTimes> {
   for (const bundle of bundles) importOnce(bundle.file);
   const samples = new Map<string, ImportTime[]>(bundles.map((bundle) => [bundle.name, []]));
   for (let round = 0; round < rounds; round++) {
@@ -60,7 +65,22 @@ export function measureColdImports(bundles: Bundle[], rounds: number): Map<strin
   return new Map(
     [...samples].map(([name, times]) => [
       name,
-      { wallMs: median(times.map((time) => time.wallMs)), cpuMs: median(times.map((time) => time.cpuMs)) },
+      {
+        wallMs: median(times.map((time) => time.wallMs)),
+        cpuMs: median(times.map((time) => time.cpuMs)),
+        rounds: times,
+      },
     ]),
+  );
+}
+
+/**
+ * The median over rounds of one bundle's CPU time divided by its baseline's in the same round. Both ran within
+ * the same few seconds, so a slow patch of the machine stretches both and mostly cancels out, where a ratio of
+ * two medians (each from other moments) carries the noise of both.
+ */
+export function pairedCpuRatio(bundle: ImportTimes, baseline: ImportTimes): number {
+  return median(
+    bundle.rounds.map((time, round) => time.cpuMs / (baseline.rounds[round]?.cpuMs ?? Number.NaN)),
   );
 }

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { budgets } from './budgets.ts';
 import { buildBundles } from './bundles.ts';
-import { measureColdImports } from './cold-import.ts';
+import { measureColdImports, pairedCpuRatio } from './cold-import.ts';
 import { type LoadResult, runLoad } from './load.ts';
 import { type BenchReply, type BenchRequest, NAVIGATION_HEADERS } from './protocol.ts';
 
@@ -99,14 +99,14 @@ const importTime = (time: { wallMs: number; cpuMs: number }) =>
   `${fmt(time.cpuMs, 1)} ms CPU, ${fmt(time.wallMs, 1)} ms wall`;
 for (const [name, time] of imports) {
   const baselineName = bundleNamed(name)?.baseline;
-  if (baselineName === undefined) continue;
-  const baselineImport = imports.get(baselineName) ?? { wallMs: Number.NaN, cpuMs: Number.NaN };
+  const baselineImport = baselineName === undefined ? undefined : imports.get(baselineName);
+  if (!baselineImport) continue;
   row(
     'cold import (median)',
     name,
     importTime(time),
     importTime(baselineImport),
-    time.cpuMs / baselineImport.cpuMs,
+    pairedCpuRatio(time, baselineImport),
     {
       max: budgets.coldImport,
     },
