@@ -99,6 +99,25 @@ describe('connection reuse', () => {
     endpoint.reply('reset');
     expect(await keptAlive.send(request(endpoint.url))).toMatchObject({ status_code: 200, error: null });
     expect(endpoint.connections).toBe(2);
+    // This server had read the request before resetting: the merchant saw it twice (at-least-once).
+    expect(endpoint.received).toHaveLength(3);
+    await endpoint.close();
+  });
+
+  it('sends an attempt a second time at most, over a new connection, however many idle ones are pooled', async () => {
+    const endpoint = await startReceiver();
+    const keptAlive = sender();
+    const burst = await Promise.all(Array.from({ length: 5 }, () => keptAlive.send(request(endpoint.url))));
+    expect(burst.map((result) => result.status_code)).toEqual([200, 200, 200, 200, 200]);
+    expect(endpoint.connections).toBe(5);
+    endpoint.reply('reset', 'reset', 'reset', 'reset', 'reset', 'reset');
+
+    expect(await keptAlive.send(request(endpoint.url))).toMatchObject({
+      status_code: null,
+      error: 'Connection reset.',
+    });
+    expect(endpoint.received).toHaveLength(5 + 2);
+    expect(endpoint.connections).toBe(6);
     await endpoint.close();
   });
 

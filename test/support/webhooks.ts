@@ -24,7 +24,8 @@ export interface ReceivedWebhook {
 
 /**
  * How the receiver answers one request: a status, a status with headers, no answer at all, or a reset of the
- * connection instead of an answer (as a server that closed an idle kept-alive connection).
+ * connection instead of an answer (after reading the request: a server that crashed, or a proxy that dropped
+ * the connection as the request arrived).
  */
 export type Reply = number | { status: number; headers?: Record<string, string> } | 'hang' | 'reset';
 

@@ -23,6 +23,8 @@ class BlockedAddressError extends Error {}
 
 /** How writing to a kept-alive connection fails when the server closed it while it sat idle. */
 const STALE_CONNECTION_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
+/** How long a kept-alive connection may sit idle in the pool. */
+const IDLE_SOCKET_MS = 4_000;
 
 /**
  * Webhook POSTs over node:http(s), with connections kept alive between attempts to the same host: a busy
@@ -44,6 +46,11 @@ export class HttpWebhookSender implements WebhookSender {
       // What isPublicAddress refuses beyond the agent's own ranges: the IPv4-compatible ::a.b.c.d form.
       denyIPAddressList: options.allowPrivateTargets ? [] : ['::/96'],
       keepAlive: true,
+      // Idle sockets close before the common 5 s server keep-alive timeout, so reuse rarely meets a closed one,
+      // and a long-lived instance does not hold sockets to every host it ever posted to.
+      timeout: IDLE_SOCKET_MS,
+      // A batch posts at most 10 webhooks at once.
+      maxFreeSockets: 10,
     };
     this.httpAgent = new RequestFilteringHttpAgent(filter);
     this.httpsAgent = new RequestFilteringHttpsAgent(filter);
@@ -75,17 +82,22 @@ export class HttpWebhookSender implements WebhookSender {
     }
   }
 
-  /** One POST that ends by `deadline` (a `performance.now()` time), with the status if one arrived by then. */
+  /**
+   * One POST that ends by `deadline` (a `performance.now()` time), with the status if one arrived by then; sent
+   * a second time at most, when the kept-alive connection it went out on turns out to be closed.
+   */
   private post(
     url: URL,
     request: WebhookRequest,
     deadline: number,
+    resent = false,
   ): Promise<{ statusCode: number; retryAfter?: string }> {
     const client = url.protocol === 'https:' ? https : http;
+    const agent = url.protocol === 'https:' ? this.httpsAgent : this.httpAgent;
     return new Promise((resolve, reject) => {
       const outgoing = client.request(url, {
         method: 'POST',
-        agent: url.protocol === 'https:' ? this.httpsAgent : this.httpAgent,
+        agent,
         headers: { ...request.headers, 'content-length': Buffer.byteLength(request.body) },
         ...(this.options.lookup ? { lookup: this.options.lookup } : {}),
       });
@@ -102,10 +114,14 @@ export class HttpWebhookSender implements WebhookSender {
       outgoing.on('error', (error: NodeJS.ErrnoException) => {
         clearTimeout(timer);
         // A kept-alive connection the server closed while it sat idle (or while the Lambda instance was frozen):
-        // the attempt goes on over another connection. Should the server have seen the request after all, the
-        // merchant gets a duplicate with the same webhook-id, which at-least-once delivery allows.
-        if (outgoing.reusedSocket && !answered && STALE_CONNECTION_CODES.has(error.code ?? '')) {
-          resolve(this.post(url, request, deadline));
+        // its idle siblings are likely closed too, so they are dropped and the attempt goes on, once, over a new
+        // connection. Should the server have read the request before resetting, the merchant gets it twice with
+        // the same webhook-id, which at-least-once delivery allows.
+        const stale = outgoing.reusedSocket && !answered && STALE_CONNECTION_CODES.has(error.code ?? '');
+        if (stale && !resent && performance.now() < deadline) {
+          for (const sockets of Object.values(agent.freeSockets))
+            for (const socket of sockets ?? []) socket.destroy();
+          resolve(this.post(url, request, deadline, true));
         } else {
           reject(error);
         }
