@@ -51,11 +51,7 @@ export const functions = {
   'get-payment-link': { table: ['GetItem'], merchantApi: true },
   'route-fallback': { table: [] },
   'list-payment-link-events': { table: ['GetItem', 'BatchGetItem'], merchantApi: true },
-  'redeliver-event': {
-    table: ['GetItem', 'BatchGetItem', 'UpdateItem'],
-    sendsEvents: true,
-    merchantApi: true,
-  },
+  'redeliver-event': { table: ['GetItem', 'UpdateItem'], sendsEvents: true, merchantApi: true },
   'deliver-webhook': {
     table: ['GetItem', 'BatchGetItem', 'UpdateItem'],
     sendsEvents: true,

@@ -1,3 +1,4 @@
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { HttpWebhookSender } from '../adapters/http/webhook-sender.ts';
 import { config } from '../config.ts';
 import {
@@ -14,6 +15,8 @@ import {
   cachedSigningSecrets,
   type DeliveryDependencies,
   deliverEvent,
+  type EventMessage,
+  readBatchEvents,
 } from '../use-cases/webhook-delivery.ts';
 import * as z from '../zod.ts';
 
@@ -28,6 +31,32 @@ const eventMessageSchema = /* @__PURE__ */ once(() =>
 
 /** Parses a queue message body; a malformed one throws, so it ends in the dead-letter queue. */
 export const parseEventMessage = (body: string) => eventMessageSchema().parse(JSON.parse(body));
+
+/** The messages of a batch that parse (the others fail on their own when their record is handled). */
+function wellFormedMessages(event: SQSEvent): EventMessage[] {
+  return event.Records.flatMap((record) => {
+    try {
+      return [parseEventMessage(record.body)];
+    } catch {
+      return [];
+    }
+  });
+}
+
+/**
+ * The SQS consumer of the events queue (docs/webhooks.md): the batch's events are read with one request, then
+ * each record makes at most one attempt, and only the records that fail are reported back.
+ */
+export function deliveryHandler(resolveDependencies: () => DeliveryDependencies) {
+  return async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
+    const deps = resolveDependencies();
+    const batch = await readBatchEvents(deps.events, wellFormedMessages(event));
+    const handleRecords = sqsBatchHandler((record) =>
+      deliverEvent(deps, parseEventMessage(record.body), batch),
+    );
+    return handleRecords(event, context);
+  };
+}
 
 /**
  * Built here rather than in functions/dependencies.ts: its filtering agent and ipaddr.js are CommonJS, which
@@ -50,7 +79,4 @@ const dependencies = (): DeliveryDependencies => ({
   random: Math.random,
 });
 
-/** SQS consumer of the events queue: one webhook attempt per record (docs/webhooks.md). */
-export const handler = sqsBatchHandler((record) =>
-  deliverEvent(dependencies(), parseEventMessage(record.body)),
-);
+export const handler = deliveryHandler(dependencies);

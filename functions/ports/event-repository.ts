@@ -15,9 +15,20 @@ export interface OutboxEntry {
  * outbox); this port reads them, records deliveries and serves the outbox sweeper. Every state change is a
  * single-item conditional write, so racing workers and duplicate messages cannot both change the state.
  */
+/** Which event: events are keyed by id and mode. */
+export interface EventKey {
+  id: string;
+  mode: Mode;
+}
+
 export interface EventRepository {
   /** A strongly consistent read. */
   get(id: string, mode: Mode): Promise<StoredEvent | undefined>;
+  /**
+   * Strongly consistent reads of several events with as few requests as the store allows (one for a queue
+   * batch or a link's events); the answers in the order asked, undefined where there is none.
+   */
+  getMany(refs: readonly EventKey[]): Promise<(StoredEvent | undefined)[]>;
   /**
    * Records the attempt and the decision if the event is still pending at `event.delivery_seq`: delivered and
    * failed leave the outbox, pending moves the due time to `dueAt` and the sequence to the next message.

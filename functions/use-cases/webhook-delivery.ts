@@ -89,25 +89,46 @@ export type DeliveryOutcome =
   | 'skipped_orphan';
 
 /**
- * The messages (event and sequence) this function instance is attempting right now. An instance handles one
- * invocation at a time, so this is what keeps two copies of a message in one batch from both posting.
+ * The messages (event and sequence) this function instance is attempting right now. On AWS an instance handles
+ * one invocation at a time, so this is what keeps two copies of a message in one batch from both posting (the
+ * local stack runs its pollers in one process, so there it covers concurrent batches too).
  */
 const attemptsInFlight = new Set<string>();
 
+const eventKey = (message: EventMessage) => `${message.mode}#${message.event_id}`;
+
+/** The stored events of a batch of messages, by message, read together. */
+export type BatchEvents = ReadonlyMap<string, StoredEvent | undefined>;
+
+/** Reads the events of a batch of queue messages with one request, instead of one read per record. */
+export async function readBatchEvents(
+  events: Pick<EventRepository, 'getMany'>,
+  messages: readonly EventMessage[],
+): Promise<BatchEvents> {
+  const found = await events.getMany(
+    messages.map((message) => ({ id: message.event_id, mode: message.mode })),
+  );
+  return new Map(messages.map((message, index) => [eventKey(message), found[index]]));
+}
+
 /**
  * Handles one queue message: makes at most one attempt to POST the event to its link's `webhook_url` and
- * records it. Safe under duplicates and races: a message for another sequence or a finished event is skipped,
- * a copy of a message this instance is already attempting is skipped, and only the first attempt to finish
- * for a sequence changes the event's state (copies of a message processed at the same moment by two instances
- * may both post: at-least-once, same `webhook-id`). Orphan events (no link names them: their transition never
- * committed) leave the outbox without any delivery.
+ * records it. The event comes from `batch` (the batch's events, read together) or else is read here. Safe under
+ * duplicates and races: a message for another sequence or a finished event is skipped, a copy of a message this
+ * instance is already attempting is skipped, and only the first attempt to finish for a sequence changes the
+ * event's state (copies of a message processed at the same moment by two instances may both post: at-least-once,
+ * same `webhook-id`). Orphan events (no link names them: their transition never committed) leave the outbox
+ * without any delivery.
  * Throws only on infrastructure failures (store, secret), so the record is retried.
  */
 export async function deliverEvent(
   deps: DeliveryDependencies,
   message: EventMessage,
+  batch?: BatchEvents,
 ): Promise<DeliveryOutcome> {
-  const event = await deps.events.get(message.event_id, message.mode);
+  const event = batch?.has(eventKey(message))
+    ? batch.get(eventKey(message))
+    : await deps.events.get(message.event_id, message.mode);
   if (!event) return 'skipped_missing';
   if (event.status !== 'pending' || event.delivery_seq !== message.delivery_seq) return 'skipped_stale';
   if (!message.committed) {
@@ -117,7 +138,7 @@ export async function deliverEvent(
       return 'skipped_orphan';
     }
   }
-  const inFlight = `${event.mode}#${event.id}#${event.delivery_seq}`;
+  const inFlight = `${eventKey(message)}#${event.delivery_seq}`;
   if (attemptsInFlight.has(inFlight)) return 'skipped_duplicate';
   attemptsInFlight.add(inFlight);
   try {

@@ -56,7 +56,7 @@ export async function listLinkEvents(
   const link = await getPaymentLink(deps, principal, linkId);
   // The link names its events, oldest first: strongly consistent reads by id, so an event shows the moment its
   // transition commits (an index would lag), and an orphan never shows.
-  const events = await Promise.all(link.event_ids.map((id) => deps.events.get(id, link.mode)));
+  const events = await deps.events.getMany(link.event_ids.map((id) => ({ id, mode: link.mode })));
   return events.filter((event) => event !== undefined).map(toEventLogEntry);
 }
 

@@ -113,13 +113,7 @@ describe('the CDK stack', () => {
 
   it('adds what the merchant-API middleware needs: key lookups and rate limits, and idempotency on POST routes', () => {
     expect(tableActionsOf('get-payment-link')).toEqual(['GetItem', 'UpdateItem']);
-    expect(tableActionsOf('redeliver-event')).toEqual([
-      'BatchGetItem',
-      'DeleteItem',
-      'GetItem',
-      'PutItem',
-      'UpdateItem',
-    ]);
+    expect(tableActionsOf('redeliver-event')).toEqual(['DeleteItem', 'GetItem', 'PutItem', 'UpdateItem']);
     expect(tableActionsOf('route-fallback')).toEqual([]);
   });
 

@@ -12,8 +12,7 @@ import {
   linkRepository,
 } from '../../functions/dependencies.ts';
 import { markPaid } from '../../functions/domain/payment-link.ts';
-import { parseEventMessage } from '../../functions/handlers/deliver-webhook.ts';
-import { sqsBatchHandler } from '../../functions/sqs/batch-handler.ts';
+import { deliveryHandler } from '../../functions/handlers/deliver-webhook.ts';
 import { type IssuedApiKey, rotateWebhookSecret } from '../../functions/use-cases/api-keys.ts';
 import {
   cachedSigningSecrets,
@@ -306,9 +305,7 @@ describe('no lost event, no double bookkeeping', () => {
     // As deployed: signing secrets cached (read once a minute), so every table request left is the events'.
     const secrets = cachedSigningSecrets(apiKeyRepository(), () => new Date());
     await secrets.getSigningSecrets('acme', 'test', new Date());
-    const handler = sqsBatchHandler((record) =>
-      deliverEvent({ ...harness.deps, secrets }, parseEventMessage(record.body)),
-    );
+    const handler = deliveryHandler(() => ({ ...harness.deps, secrets }));
     const commands: string[] = [];
     const counting = 'count-delivery-commands';
     documentClient.middlewareStack.add(
@@ -331,6 +328,21 @@ describe('no lost event, no double bookkeeping', () => {
       'UpdateItemCommand',
       'UpdateItemCommand',
     ]);
+  });
+
+  it('reports a malformed message as its own failure and delivers the rest of its batch', async () => {
+    const endpoint = await receiver();
+    const linkId = await createLink(stack, acme.api_key, endpoint.url);
+    const { eventId } = await transition(linkId, failingQueue);
+    const good = JSON.stringify({ event_id: eventId, mode: 'test', delivery_seq: 0, committed: true });
+    const batch = sqsEvent(['{"event_id": 42}', 'not json', good]);
+
+    const response = await harness.handler(batch, lambdaContext());
+    expect(response.batchItemFailures).toEqual([
+      { itemIdentifier: batch.Records[0]?.messageId },
+      { itemIdentifier: batch.Records[1]?.messageId },
+    ]);
+    expect(endpoint.received.map((webhook) => webhook.headers['webhook-id'])).toEqual([eventId]);
   });
 
   it('logs an attempt that a redelivery overtook, and leaves the event to the new round', async () => {

@@ -1,19 +1,17 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
-import type { SQSRecord } from 'aws-lambda';
 import { HttpWebhookSender } from '../../functions/adapters/http/webhook-sender.ts';
 import { SqsEventQueue } from '../../functions/adapters/sqs/event-queue.ts';
 import { config } from '../../functions/config.ts';
 import { apiKeyRepository, eventRepository, linkRepository, now } from '../../functions/dependencies.ts';
 import { cancel, markPaid, type PaymentLink } from '../../functions/domain/payment-link.ts';
 import type { StoredEvent } from '../../functions/domain/webhook.ts';
-import { parseEventMessage } from '../../functions/handlers/deliver-webhook.ts';
+import { deliveryHandler } from '../../functions/handlers/deliver-webhook.ts';
 import type { EventQueue } from '../../functions/ports/event-queue.ts';
 import type { WebhookSender } from '../../functions/ports/webhook-sender.ts';
-import { sqsBatchHandler } from '../../functions/sqs/batch-handler.ts';
 import { applyTransition } from '../../functions/use-cases/payment-links.ts';
-import { type DeliveryDependencies, deliverEvent } from '../../functions/use-cases/webhook-delivery.ts';
+import type { DeliveryDependencies } from '../../functions/use-cases/webhook-delivery.ts';
 import { startSqsPoller } from '../../lib/local/sqs-poller.ts';
 import type { TestStack } from './test-stack.ts';
 
@@ -152,7 +150,7 @@ export interface DeliveryHarness {
   deadLetterUrl: string;
   deps: DeliveryDependencies;
   sqs: SQSClient;
-  handler: ReturnType<typeof sqsBatchHandler>;
+  handler: ReturnType<typeof deliveryHandler>;
   /** Messages currently in the harness's dead-letter queue. */
   deadLetterCount(): Promise<number>;
   stop(): Promise<void>;
@@ -196,7 +194,7 @@ export async function startDeliveryHarness(
     random: () => 0.5,
     schedule: options.schedule ?? FAST_SCHEDULE,
   };
-  const handler = sqsBatchHandler((record: SQSRecord) => deliverEvent(deps, parseEventMessage(record.body)));
+  const handler = deliveryHandler(() => deps);
   const stopPoller = startSqsPoller({
     client: sqs,
     queueUrl,

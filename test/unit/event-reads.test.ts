@@ -39,18 +39,18 @@ function batchGetClient(
 
 const events = (count: number) => Array.from({ length: count }, () => ({ id: newEventId() }));
 
-describe('event reads', () => {
-  it('serves the reads of one turn of the event loop with one BatchGetItem, each key once', async () => {
+describe('reading several events', () => {
+  it('reads them with one BatchGetItem, each key once, and answers in the order asked', async () => {
     const stored = events(3);
     const { client, requests } = batchGetClient(stored);
     const repository = new DynamoEventRepository(client, TABLE);
     const missing = newEventId();
 
-    const [first, again, second, absent] = await Promise.all([
-      repository.get(stored[0]!.id, 'test'),
-      repository.get(stored[0]!.id, 'test'),
-      repository.get(stored[1]!.id, 'test'),
-      repository.get(missing, 'test'),
+    const [first, again, second, absent] = await repository.getMany([
+      { id: stored[0]!.id, mode: 'test' },
+      { id: stored[0]!.id, mode: 'test' },
+      { id: stored[1]!.id, mode: 'test' },
+      { id: missing, mode: 'test' },
     ]);
     expect(first).toMatchObject({ id: stored[0]!.id, mode: 'test' });
     expect(again).toEqual(first);
@@ -64,9 +64,9 @@ describe('event reads', () => {
     const stored = events(1);
     const { client } = batchGetClient(stored);
     const repository = new DynamoEventRepository(client, TABLE);
-    const [test, live] = await Promise.all([
-      repository.get(stored[0]!.id, 'test'),
-      repository.get(stored[0]!.id, 'live'),
+    const [test, live] = await repository.getMany([
+      { id: stored[0]!.id, mode: 'test' },
+      { id: stored[0]!.id, mode: 'live' },
     ]);
     expect(test).toMatchObject({ mode: 'test' });
     expect(live).toMatchObject({ mode: 'live' });
@@ -76,7 +76,7 @@ describe('event reads', () => {
     const stored = events(150);
     const { client, requests } = batchGetClient(stored);
     const repository = new DynamoEventRepository(client, TABLE);
-    const found = await Promise.all(stored.map((event) => repository.get(event.id, 'test')));
+    const found = await repository.getMany(stored.map((event) => ({ id: event.id, mode: 'test' as const })));
     expect(found.map((event) => event?.id)).toEqual(stored.map((event) => event.id));
     expect(requests.map((keys) => keys.length)).toEqual([100, 50]);
   });
@@ -85,27 +85,26 @@ describe('event reads', () => {
     const stored = events(4);
     const { client, requests } = batchGetClient(stored, (round, keys) => (round === 1 ? keys.slice(2) : []));
     const repository = new DynamoEventRepository(client, TABLE);
-    const found = await Promise.all(stored.map((event) => repository.get(event.id, 'test')));
+    const found = await repository.getMany(stored.map((event) => ({ id: event.id, mode: 'test' as const })));
     expect(found.map((event) => event?.id)).toEqual(stored.map((event) => event.id));
     expect(requests.map((keys) => keys.length)).toEqual([4, 2]);
   });
 
-  it('fails the reads, so the records are retried, when keys stay unprocessed', async () => {
+  it('fails, so the records are retried, when keys stay unprocessed', async () => {
     const stored = events(2);
     const { client, requests } = batchGetClient(stored, (_round, keys) => keys);
     const repository = new DynamoEventRepository(client, TABLE);
-    const reads = await Promise.allSettled(stored.map((event) => repository.get(event.id, 'test')));
-    expect(reads.map((read) => read.status === 'rejected' && String(read.reason))).toEqual([
-      'Error: DynamoDB left event reads unprocessed.',
-      'Error: DynamoDB left event reads unprocessed.',
-    ]);
+    await expect(
+      repository.getMany(stored.map((event) => ({ id: event.id, mode: 'test' as const }))),
+    ).rejects.toThrow('DynamoDB left event reads unprocessed.');
     expect(requests).toHaveLength(5);
   });
 
-  it('answers an id that cannot be an event id without a request', async () => {
+  it('answers ids that cannot be event ids, or none at all, without a request', async () => {
     const { client, requests } = batchGetClient([]);
     const repository = new DynamoEventRepository(client, TABLE);
-    expect(await repository.get('evt_short', 'test')).toBeUndefined();
+    expect(await repository.getMany([{ id: 'evt_short', mode: 'test' }])).toEqual([undefined]);
+    expect(await repository.getMany([])).toEqual([]);
     expect(requests).toHaveLength(0);
   });
 });

@@ -2,6 +2,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
   type DynamoDBDocumentClient,
+  GetCommand,
   QueryCommand,
   UpdateCommand,
   type UpdateCommandInput,
@@ -9,7 +10,7 @@ import {
 import type { Mode } from '../../domain/principal.ts';
 import { isEventId } from '../../domain/random.ts';
 import type { DeliveryAttempt, DeliveryDecision, StoredEvent } from '../../domain/webhook.ts';
-import type { EventRepository, OutboxEntry } from '../../ports/event-repository.ts';
+import type { EventKey, EventRepository, OutboxEntry } from '../../ports/event-repository.ts';
 import { keys, OUTBOX_SHARDS, outboxKeys, tableSchema, withoutKeys } from './table-schema.ts';
 
 /** Runs a conditional update; false when its condition did not hold. */
@@ -28,64 +29,43 @@ const BATCH_GET_LIMIT = 100;
 /** Rounds of re-asking for keys DynamoDB left unprocessed (throttling) before the reads fail. */
 const UNPROCESSED_ROUNDS = 5;
 
-interface PendingRead {
-  id: string;
-  mode: Mode;
-  waiting: { resolve: (event: StoredEvent | undefined) => void; reject: (error: unknown) => void }[];
-}
+const keyOf = (ref: EventKey) => `${ref.mode}#${ref.id}`;
 
 export class DynamoEventRepository implements EventRepository {
   private readonly client: DynamoDBDocumentClient;
   private readonly tableName: string;
-  /** Reads asked for since the last flush, by key; one BatchGetItem serves them all. */
-  private pendingReads: Map<string, PendingRead> | undefined;
 
   constructor(client: DynamoDBDocumentClient, tableName: string) {
     this.client = client;
     this.tableName = tableName;
   }
 
-  /**
-   * Strongly consistent. Reads asked for in the same turn of the event loop (the records of one SQS batch, the
-   * events of one delivery log) are coalesced into one BatchGetItem: a tenth of the requests a GetItem each
-   * would cost, and the same answers.
-   */
-  get(id: string, mode: Mode): Promise<StoredEvent | undefined> {
-    if (!isEventId(id)) return Promise.resolve(undefined);
-    return new Promise((resolve, reject) => {
-      if (!this.pendingReads) {
-        this.pendingReads = new Map();
-        setImmediate(() => this.flushReads());
-      }
-      const key = `${mode}#${id}`;
-      const read = this.pendingReads.get(key) ?? { id, mode, waiting: [] };
-      read.waiting.push({ resolve, reject });
-      this.pendingReads.set(key, read);
-    });
+  async get(id: string, mode: Mode): Promise<StoredEvent | undefined> {
+    if (!isEventId(id)) return undefined;
+    const { Item } = await this.client.send(
+      new GetCommand({ TableName: this.tableName, Key: keys.event(id, mode), ConsistentRead: true }),
+    );
+    return Item ? withoutKeys<StoredEvent>(Item) : undefined;
   }
 
-  private flushReads(): void {
-    const reads = [...(this.pendingReads?.values() ?? [])];
-    this.pendingReads = undefined;
-    for (let start = 0; start < reads.length; start += BATCH_GET_LIMIT) {
-      const chunk = reads.slice(start, start + BATCH_GET_LIMIT);
-      this.readChunk(chunk).then(
-        (found) => {
-          for (const read of chunk) {
-            const event = found.get(`${read.mode}#${read.id}`);
-            for (const waiting of read.waiting) waiting.resolve(event);
-          }
-        },
-        (error: unknown) => {
-          for (const read of chunk) for (const waiting of read.waiting) waiting.reject(error);
-        },
-      );
-    }
-  }
-
-  private async readChunk(reads: PendingRead[]): Promise<Map<string, StoredEvent>> {
+  async getMany(refs: readonly EventKey[]): Promise<(StoredEvent | undefined)[]> {
+    const wanted = [
+      ...new Map(refs.filter((ref) => isEventId(ref.id)).map((ref) => [keyOf(ref), ref])).values(),
+    ];
+    const chunks = Array.from({ length: Math.ceil(wanted.length / BATCH_GET_LIMIT) }, (_, index) =>
+      wanted.slice(index * BATCH_GET_LIMIT, (index + 1) * BATCH_GET_LIMIT),
+    );
     const found = new Map<string, StoredEvent>();
-    let keysToRead: Record<string, unknown>[] = reads.map((read) => keys.event(read.id, read.mode));
+    for (const events of await Promise.all(chunks.map((chunk) => this.readChunk(chunk)))) {
+      for (const event of events) found.set(keyOf(event), event);
+    }
+    return refs.map((ref) => found.get(keyOf(ref)));
+  }
+
+  /** One BatchGetItem, asking again (with a growing pause) for the keys DynamoDB left unprocessed. */
+  private async readChunk(refs: readonly EventKey[]): Promise<StoredEvent[]> {
+    const events: StoredEvent[] = [];
+    let keysToRead: Record<string, unknown>[] = refs.map((ref) => keys.event(ref.id, ref.mode));
     for (let round = 0; keysToRead.length; round++) {
       if (round === UNPROCESSED_ROUNDS) throw new Error('DynamoDB left event reads unprocessed.');
       if (round) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** round));
@@ -94,13 +74,10 @@ export class DynamoEventRepository implements EventRepository {
           RequestItems: { [this.tableName]: { Keys: keysToRead, ConsistentRead: true } },
         }),
       );
-      for (const item of Responses?.[this.tableName] ?? []) {
-        const event = withoutKeys<StoredEvent>(item);
-        found.set(`${event.mode}#${event.id}`, event);
-      }
+      for (const item of Responses?.[this.tableName] ?? []) events.push(withoutKeys<StoredEvent>(item));
       keysToRead = UnprocessedKeys?.[this.tableName]?.Keys ?? [];
     }
-    return found;
+    return events;
   }
 
   async finish(
