@@ -55,7 +55,8 @@ export const keys = {
 
 /**
  * The outbox is spread over a few gsi2 partitions so that its writes (every event is written there several
- * times: recorded, retried, postponed by the sweeper) never concentrate on one index partition; the sweeper reads them all.
+ * times: recorded, retried, postponed by the sweeper) never concentrate on one index partition; the sweeper
+ * reads them all.
  */
 export const OUTBOX_SHARDS = 4;
 
