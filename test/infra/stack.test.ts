@@ -6,8 +6,8 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tableSchema } from '../../functions/adapters/dynamodb/table-schema.ts';
 import { createApp } from '../../lib/app.ts';
-import { functions, type HandlerName, routes, tableActionsOf } from '../../lib/routes.ts';
-import { synthesize } from '../support/synth.ts';
+import { functions, type HandlerName, routes, tableActionsOf, timeoutSecondsOf } from '../../lib/routes.ts';
+import { functionLogicalId, synthesize } from '../support/synth.ts';
 
 let template: Template;
 let violations: unknown[];
@@ -56,6 +56,16 @@ describe('the CDK stack', () => {
         Handler: 'index.handler',
         LoggingConfig: { LogFormat: 'JSON' },
         Environment: { Variables: expect.objectContaining({ NODE_OPTIONS: '--enable-source-maps' }) },
+      });
+    }
+  });
+
+  it('deploys each function with the timeout the route table derives from its outbound calls', () => {
+    for (const handler of Object.keys(functions) as HandlerName[]) {
+      const lambda = template.findResources('AWS::Lambda::Function')[functionLogicalId(template, handler)];
+      expect({ handler, timeout: lambda?.Properties.Timeout }).toEqual({
+        handler,
+        timeout: timeoutSecondsOf(handler),
       });
     }
   });
