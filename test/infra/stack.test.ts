@@ -6,8 +6,8 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tableSchema } from '../../functions/adapters/dynamodb/table-schema.ts';
 import { createApp } from '../../lib/app.ts';
-import { functions, type HandlerName, routes, tableActionsOf } from '../../lib/routes.ts';
-import { synthesize } from '../support/synth.ts';
+import { functions, type HandlerName, routes, tableActionsOf, timeoutSecondsOf } from '../../lib/routes.ts';
+import { functionLogicalId, synthesize } from '../support/synth.ts';
 
 let template: Template;
 let violations: unknown[];
@@ -59,6 +59,16 @@ describe('the CDK stack', () => {
       // The logger maps logged stacks itself (functions/source-mapped-stack.ts); Node's own source-map support
       // would parse the whole map at every cold start.
       expect(JSON.stringify(lambda.Properties.Environment?.Variables ?? {})).not.toContain('source-maps');
+    }
+  });
+
+  it('deploys each function with the timeout the route table derives from its outbound calls', () => {
+    for (const handler of Object.keys(functions) as HandlerName[]) {
+      const lambda = template.findResources('AWS::Lambda::Function')[functionLogicalId(template, handler)];
+      expect({ handler, timeout: lambda?.Properties.Timeout }).toEqual({
+        handler,
+        timeout: timeoutSecondsOf(handler),
+      });
     }
   });
 
