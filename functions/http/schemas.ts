@@ -134,12 +134,18 @@ function createPaymentLinkSchema(policy: UrlPolicy) {
 
 export type CreatePaymentLinkRequest = z.infer<ReturnType<typeof createPaymentLinkSchema>>;
 
-/** `http` URLs are for test mode only; private targets only where the deployment allows them. */
+/**
+ * `http` URLs are for test mode only; private targets for test mode only, and only where the deployment allows
+ * them (`allowPrivateTargets`: the local stack). A live link's URLs are public in every deployment.
+ */
 export function createPaymentLinkRequest(mode: Mode, allowPrivateTargets: boolean) {
   const key = `${mode}:${allowPrivateTargets}`;
   let schema = createSchemas.get(key);
   if (!schema) {
-    schema = createPaymentLinkSchema({ allowHttp: mode === 'test', allowPrivateTargets });
+    schema = createPaymentLinkSchema({
+      allowHttp: mode === 'test',
+      allowPrivateTargets: mode === 'test' && allowPrivateTargets,
+    });
     createSchemas.set(key, schema);
   }
   return schema;
