@@ -83,3 +83,12 @@ export const checkoutKeys = {
   /** A session of the built-in sandbox PSP (its own "database"), deleted by TTL after it expired. */
   sandboxSession: (id: string) => ({ pk: `SANDBOX#${id}`, sk: 'SANDBOX_SESSION' }),
 };
+
+/** Keys added for delivery isolation (kept apart from `keys` above so parallel changes merge cleanly). */
+export const deliveryKeys = {
+  /** The shared health of one tenant's webhook endpoint: `ENDPOINT#<acc>#<mode>#<origin>` / `HEALTH`. */
+  endpointHealth: (account: string, mode: string, origin: string) => ({
+    pk: `ENDPOINT#${account}#${mode}#${origin}`,
+    sk: 'HEALTH',
+  }),
+};
