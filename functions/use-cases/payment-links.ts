@@ -68,7 +68,7 @@ export async function applyTransition(
       await deps.queue.publish({ id: transition.event.id, mode: transition.event.mode, committed: true });
     } catch (error) {
       logger.warn('Event queued for the outbox sweeper: send failed', {
-        eventId: transition.event.id,
+        event_id: transition.event.id,
         error,
       });
     }
@@ -110,7 +110,7 @@ async function endPspSession(
   try {
     await deps.pspSessions.expireSession(transition.before.account, transition.before.mode, session);
   } catch (error) {
-    logger.warn('PSP session not expired', { linkId: transition.before.id, error });
+    logger.warn('PSP session not expired', { link_id: transition.before.id, error });
   }
 }
 
@@ -161,7 +161,7 @@ export async function expireDueLinks(
       if (transition) expired++;
     } catch (error) {
       failed++;
-      logger.error('Could not expire payment link', { linkId: id, error });
+      logger.error('Could not expire payment link', { link_id: id, error });
     }
   }
   return { expired, failed };
