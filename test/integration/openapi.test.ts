@@ -3,10 +3,10 @@ import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { renderApiReference } from '../../functions/http/api-reference.ts';
-import { openApiDocument, operations } from '../../functions/http/openapi.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { routes } from '../../lib/routes.ts';
+import { openApiDocument, operations } from '../../openapi/document.ts';
+import { renderApiReference } from '../../openapi/reference.ts';
 import { startTestStack, type TestResponse, type TestStack } from '../support/test-stack.ts';
 
 let stack: TestStack;

@@ -1,7 +1,9 @@
 import { z } from 'zod';
-import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../use-cases/idempotency.ts';
-import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from './idempotency.ts';
-import { listPaymentLinksQuery } from './list-query.ts';
+import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from '../functions/http/idempotency.ts';
+import { listPaymentLinksQuery } from '../functions/http/list-query.ts';
+import { createPaymentLinkRequest } from '../functions/http/schemas.ts';
+import { emptyRequest } from '../functions/http/validate.ts';
+import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../functions/use-cases/idempotency.ts';
 import {
   ERROR_CODES,
   type ErrorCode,
@@ -11,8 +13,6 @@ import {
   ProblemSchema,
   RedeliverySchema,
 } from './response-schemas.ts';
-import { createPaymentLinkRequest } from './schemas.ts';
-import { emptyRequest } from './validate.ts';
 
 /**
  * The OpenAPI 3.1 document, generated from the zod schemas that validate requests (and describe responses).

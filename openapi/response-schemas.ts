@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { EVENT_TYPES, LINK_STATUSES } from '../domain/payment-link.ts';
-import { MODES } from '../domain/principal.ts';
-import { EVENT_STATUSES } from '../domain/webhook.ts';
+import { EVENT_TYPES, LINK_STATUSES } from '../functions/domain/payment-link.ts';
+import { MODES } from '../functions/domain/principal.ts';
+import { EVENT_STATUSES } from '../functions/domain/webhook.ts';
 
 /**
  * Response schemas: they document what the API returns (docs/openapi.json) and the API tests validate real
