@@ -1,9 +1,15 @@
 import { z } from 'zod';
+import {
+  type CreateDocumentOptions,
+  createDocument,
+  type ZodOpenApiOperationObject,
+  type ZodOpenApiPathsObject,
+  type ZodOpenApiResponseObject,
+  type ZodOpenApiResponsesObject,
+} from 'zod-openapi';
 import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from '../functions/http/idempotency.ts';
-import { listPaymentLinksQuery } from '../functions/http/list-query.ts';
-import { createPaymentLinkRequest } from '../functions/http/schemas.ts';
-import { emptyRequest } from '../functions/http/validate.ts';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../functions/use-cases/idempotency.ts';
+import { type OperationSpec, operations } from './operations.ts';
 import {
   ERROR_CODES,
   type ErrorCode,
@@ -15,305 +21,173 @@ import {
 } from './response-schemas.ts';
 
 /**
- * The OpenAPI 3.1 document, generated from the zod schemas that validate requests (and describe responses).
- * Adding an operation is one entry of `operations`; the errors every operation of its kind can answer
- * (authentication, rate limit, body parsing, idempotency) are added from its flags.
+ * The OpenAPI 3.1 document, built by zod-openapi from the operations of operations.ts: the request schemas
+ * are the zod objects the handlers validate with, so the document cannot drift from what is enforced.
  */
-export interface OperationSpec {
-  method: 'get' | 'post';
-  /** As in lib/routes.ts. */
-  path: string;
-  operationId: string;
-  summary: string;
-  description: string;
-  /** Requires an API key (and so is rate limited); `false` only for the public OpenAPI document. */
-  auth: boolean;
-  query?: z.core.$ZodObject;
-  /** A JSON request body; `required: false` for bodies that may be omitted (e.g. cancel). */
-  body?: { schema: z.core.$ZodType; required: boolean };
-  success: {
-    status: number;
-    description: string;
-    /** A component name (see `components`) or an inline JSON Schema. */
-    schema: ComponentName | Record<string, unknown>;
-    headers?: Record<string, string>;
-  };
-  /** Errors specific to the operation (the common ones are derived). */
-  errors: ErrorCode[];
-}
-
-/** Named schemas of `components.schemas`. */
-const components = {
-  PaymentLink: PaymentLinkSchema,
-  PaymentLinkList: PaymentLinkListSchema,
-  EventLog: EventLogSchema,
-  Redelivery: RedeliverySchema,
-  Problem: ProblemSchema,
-} as const;
-type ComponentName = keyof typeof components;
-
-const pathId = (path: string) =>
-  path.startsWith('/v1/events/')
-    ? {
-        name: 'id',
-        in: 'path',
-        required: true,
-        schema: { type: 'string', pattern: '^evt_[0-9A-Za-z]{22,}$' },
-        description: 'The event id (the `webhook-id` of its deliveries).',
-      }
-    : {
-        name: 'id',
-        in: 'path',
-        required: true,
-        schema: { type: 'string', pattern: '^pl_[0-9A-Za-z]{22,}$' },
-        description: 'The payment link id.',
-      };
-
-export const operations: OperationSpec[] = [
-  {
-    method: 'post',
-    path: '/v1/payment-links',
-    operationId: 'createPaymentLink',
-    summary: 'Create a payment link',
-    description: 'Creates an open payment link in the mode of the API key and returns the whole resource.',
-    auth: true,
-    body: { schema: createPaymentLinkRequest('live', false), required: true },
-    success: {
-      status: 201,
-      description: 'The new payment link.',
-      schema: 'PaymentLink',
-      headers: { Location: 'The path of the new link.' },
+export function openApiDocument() {
+  return createDocument(
+    {
+      openapi: '3.1.0',
+      info: {
+        title: 'Payment links API',
+        version: '1',
+        description:
+          'Create payment links, send buyers to their `checkout_url`, and receive signed webhooks. Errors are RFC 9457 problem details; see docs/api.md.',
+      },
+      servers: [{ url: '{base_url}', variables: { base_url: { default: 'http://127.0.0.1:3000' } } }],
+      security: [{ bearerAuth: [] }],
+      paths: paths(operations),
+      components: {
+        securitySchemes: {
+          bearerAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'An API key: `svc_test_…` or `svc_live_…`.',
+          },
+        },
+        // Listed so that they are components even where no operation names them, in the order docs/api.md shows.
+        schemas: {
+          PaymentLink: PaymentLinkSchema,
+          PaymentLinkList: PaymentLinkListSchema,
+          EventLog: EventLogSchema,
+          Redelivery: RedeliverySchema,
+          Problem: ProblemSchema,
+        },
+      },
     },
-    errors: [],
-  },
-  {
-    method: 'get',
-    path: '/v1/payment-links',
-    operationId: 'listPaymentLinks',
-    summary: 'List payment links',
-    description:
-      "The API key's (account, mode) links, newest first, one page at a time. `status=expired` includes open links whose `expires_at` has passed; `status=open` excludes them.",
-    auth: true,
-    query: listPaymentLinksQuery(),
-    success: { status: 200, description: 'A page of links.', schema: 'PaymentLinkList' },
-    errors: ['validation_failed'],
-  },
-  {
-    method: 'get',
-    path: '/v1/payment-links/{id}',
-    operationId: 'getPaymentLink',
-    summary: 'Retrieve a payment link',
-    description: 'The link as it is now: an open link past its `expires_at` reads `expired`.',
-    auth: true,
-    success: { status: 200, description: 'The payment link.', schema: 'PaymentLink' },
-    errors: ['not_found'],
-  },
-  {
-    method: 'post',
-    path: '/v1/payment-links/{id}/cancel',
-    operationId: 'cancelPaymentLink',
-    summary: 'Cancel a payment link',
-    description:
-      'Cancels an open link and sends the `payment_link.canceled` webhook. Canceling a canceled link returns it unchanged; a paid or expired link is `invalid_state`. No body is needed; an empty JSON object is accepted.',
-    auth: true,
-    body: { schema: emptyRequest(), required: false },
-    success: { status: 200, description: 'The canceled payment link.', schema: 'PaymentLink' },
-    errors: ['not_found', 'invalid_state'],
-  },
-  {
-    method: 'get',
-    path: '/v1/payment-links/{id}/events',
-    operationId: 'listPaymentLinkEvents',
-    summary: "List a payment link's webhook events",
-    description:
-      'Every webhook event of the link, oldest first, with its delivery status and every delivery attempt (docs/webhooks.md).',
-    auth: true,
-    success: { status: 200, description: 'The delivery log.', schema: 'EventLog' },
-    errors: ['not_found'],
-  },
-  {
-    method: 'post',
-    path: '/v1/events/{id}/redeliver',
-    operationId: 'redeliverEvent',
-    summary: 'Redeliver a webhook event',
-    description:
-      'Queues the event again, whatever its status, with the same `webhook-id`; its retry schedule starts afresh. No body is needed.',
-    auth: true,
-    body: { schema: emptyRequest(), required: false },
-    success: { status: 202, description: 'The redelivery is queued.', schema: 'Redelivery' },
-    errors: ['not_found'],
-  },
-  {
-    method: 'get',
-    path: '/v1/openapi.json',
-    operationId: 'getOpenApiDocument',
-    summary: 'This OpenAPI document',
-    description: 'Public: no API key needed.',
-    auth: false,
-    success: { status: 200, description: 'The OpenAPI 3.1 document.', schema: { type: 'object' } },
-    errors: [],
-  },
-];
-
-const jsonSchema = (schema: z.core.$ZodType, io: 'input' | 'output') => {
-  const { $schema: _, ...rest } = z.toJSONSchema(schema, {
-    io,
-    unrepresentable: 'any',
-    target: 'draft-2020-12',
-  });
-  return rest;
-};
-
-function componentSchemas() {
-  const registry = z.registry<{ id: string }>();
-  for (const [id, schema] of Object.entries(components)) registry.add(schema, { id });
-  const { schemas } = z.toJSONSchema(registry, {
-    uri: (id) => `#/components/schemas/${id}`,
-    target: 'draft-2020-12',
-  });
-  return Object.fromEntries(
-    Object.entries(schemas).map(([id, { $schema: _s, $id: _i, ...schema }]) => [id, schema]),
+    { override: documentCoercedValues },
   );
 }
 
-const ref = (name: ComponentName) => ({ $ref: `#/components/schemas/${name}` });
+function paths(specs: OperationSpec[]): ZodOpenApiPathsObject {
+  const byPath: ZodOpenApiPathsObject = {};
+  for (const spec of specs) byPath[spec.path] = { ...byPath[spec.path], [spec.method]: operation(spec) };
+  return byPath;
+}
 
-function errorCodesOf(operation: OperationSpec): ErrorCode[] {
+/** An authenticated POST takes an `Idempotency-Key` (docs/api.md#idempotency). */
+const isIdempotent = (spec: OperationSpec) => spec.auth && spec.method === 'post';
+
+function operation(spec: OperationSpec): ZodOpenApiOperationObject {
+  return {
+    operationId: spec.operationId,
+    summary: spec.summary,
+    description: spec.description,
+    ...(spec.auth ? {} : { security: [] }),
+    ...requestParams(spec),
+    ...(spec.body
+      ? {
+          requestBody: {
+            required: spec.body.required,
+            content: Object.fromEntries(
+              (spec.body.mediaTypes ?? ['application/json']).map((type) => [
+                type,
+                { schema: spec.body?.schema },
+              ]),
+            ),
+          },
+        }
+      : {}),
+    responses: responses(spec),
+  };
+}
+
+function requestParams(spec: OperationSpec): Pick<ZodOpenApiOperationObject, 'requestParams'> {
+  const params = {
+    ...(spec.params ? { path: spec.params } : {}),
+    ...(spec.query ? { query: spec.query } : {}),
+    ...(isIdempotent(spec) ? { header: idempotencyKeyHeader } : {}),
+  };
+  return Object.keys(params).length ? { requestParams: params } : {};
+}
+
+const idempotencyKeyHeader = z.object({
+  [IDEMPOTENCY_KEY_HEADER]: z
+    .string()
+    .min(1)
+    .max(MAX_IDEMPOTENCY_KEY_LENGTH)
+    .optional()
+    .meta({
+      description: `1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters, kept 24 hours per account and mode: a retry with the same key and body replays the first response.`,
+    }),
+});
+
+function responses(spec: OperationSpec): ZodOpenApiResponsesObject {
+  const all: ZodOpenApiResponsesObject = { [statusKey(spec.success.status)]: successResponse(spec) };
+  for (const [status, codes] of errorsByStatus(spec)) all[statusKey(status)] = problemResponse(codes);
+  return all;
+}
+
+const statusKey = (status: number) => String(status) as `${1 | 2 | 3 | 4 | 5}${string}`;
+
+function successResponse(spec: OperationSpec): ZodOpenApiResponseObject {
+  const headers: Record<string, { description: string; schema: Record<string, unknown> }> = {};
+  for (const [name, description] of Object.entries(spec.success.headers ?? {})) {
+    headers[name] = { description, schema: { type: 'string' } };
+  }
+  if (isIdempotent(spec)) {
+    headers[REPLAYED_HEADER] = {
+      description: '`true` on a replayed response.',
+      schema: { type: 'string', enum: ['true'] },
+    };
+  }
+  return {
+    description: spec.success.description,
+    ...(Object.keys(headers).length ? { headers } : {}),
+    content: { 'application/json': { schema: spec.success.schema } },
+  };
+}
+
+/** A problem response narrowed to the codes an operation can answer with this status. */
+function problemResponse(codes: ErrorCode[]): ZodOpenApiResponseObject {
+  const retryAfter = codes.some((code) => code === 'rate_limited' || code === 'idempotency_in_progress');
+  return {
+    description: codes.map((code) => `\`${code}\`: ${ERROR_CODES[code].meaning}`).join(' '),
+    ...(retryAfter
+      ? { headers: { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } } }
+      : {}),
+    content: {
+      'application/problem+json': {
+        schema: {
+          allOf: [{ $ref: '#/components/schemas/Problem' }, { properties: { code: { enum: codes } } }],
+        },
+      },
+    },
+  };
+}
+
+function errorCodesOf(spec: OperationSpec): ErrorCode[] {
   const codes = new Set<ErrorCode>();
-  if (operation.auth) codes.add('unauthorized').add('rate_limited');
-  if (operation.body) {
+  if (spec.auth) codes.add('unauthorized').add('rate_limited');
+  if (spec.body) {
     codes.add('invalid_json').add('payload_too_large').add('unsupported_media_type').add('validation_failed');
   }
-  if (operation.auth && operation.method === 'post') {
+  if (isIdempotent(spec))
     codes.add('idempotency_in_progress').add('idempotency_key_reused').add('validation_failed');
-  }
-  for (const code of operation.errors) codes.add(code);
+  for (const code of spec.errors) codes.add(code);
   codes.add('internal_error');
   return [...codes];
 }
 
 /** The error codes an operation can answer, by HTTP status (exported for the API reference). */
-export function errorsByStatus(operation: OperationSpec): Map<number, ErrorCode[]> {
+export function errorsByStatus(spec: OperationSpec): Map<number, ErrorCode[]> {
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of errorCodesOf(operation)) {
+  for (const code of errorCodesOf(spec)) {
     const { status } = ERROR_CODES[code];
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
   return new Map([...byStatus].sort(([a], [b]) => a - b));
 }
 
-const header = (description: string, schema: Record<string, unknown> = { type: 'string' }) => ({
-  description,
-  schema,
-});
-
-function operationObject(operation: OperationSpec) {
-  const parameters: Record<string, unknown>[] = [];
-  if (operation.path.includes('{id}')) parameters.push(pathId(operation.path));
-  if (operation.query) {
-    type ObjectSchema = { properties: Record<string, { description?: string }>; required?: string[] };
-    // Types from the output side (what a parameter parses to, e.g. an integer, rather than the URL's string);
-    // whether it is required from the input side (a parameter with a default may be left out).
-    const query = jsonSchema(operation.query, 'output') as ObjectSchema;
-    const required = (jsonSchema(operation.query, 'input') as ObjectSchema).required ?? [];
-    for (const [name, { description, ...schema }] of Object.entries(query.properties)) {
-      parameters.push({
-        name,
-        in: 'query',
-        required: required.includes(name),
-        description,
-        schema,
-      });
-    }
-  }
-  const idempotent = operation.auth && operation.method === 'post';
-  if (idempotent) {
-    parameters.push({
-      name: IDEMPOTENCY_KEY_HEADER,
-      in: 'header',
-      required: false,
-      description: `1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters, kept 24 hours per account and mode: a retry with the same key and body replays the first response.`,
-      schema: { type: 'string', minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_LENGTH },
-    });
-  }
-  const successHeaders: Record<string, unknown> = Object.fromEntries(
-    Object.entries(operation.success.headers ?? {}).map(([name, description]) => [name, header(description)]),
-  );
-  if (idempotent) {
-    successHeaders[REPLAYED_HEADER] = header('`true` on a replayed response.', {
-      type: 'string',
-      enum: ['true'],
-    });
-  }
-  const responses: Record<string, unknown> = {
-    [operation.success.status]: {
-      description: operation.success.description,
-      ...(Object.keys(successHeaders).length ? { headers: successHeaders } : {}),
-      content: {
-        'application/json': {
-          schema:
-            typeof operation.success.schema === 'string'
-              ? ref(operation.success.schema)
-              : operation.success.schema,
-        },
-      },
-    },
-  };
-  for (const [status, codes] of errorsByStatus(operation)) {
-    const retryAfter = codes.some((code) => code === 'rate_limited' || code === 'idempotency_in_progress');
-    responses[status] = {
-      description: codes.map((code) => `\`${code}\`: ${ERROR_CODES[code].meaning}`).join(' '),
-      ...(retryAfter ? { headers: { 'Retry-After': header('Seconds to wait.', { type: 'integer' }) } } : {}),
-      content: {
-        'application/problem+json': {
-          schema: { allOf: [ref('Problem'), { properties: { code: { enum: codes } } }] },
-        },
-      },
-    };
-  }
-  return {
-    operationId: operation.operationId,
-    summary: operation.summary,
-    description: operation.description,
-    ...(operation.auth ? {} : { security: [] }),
-    ...(parameters.length ? { parameters } : {}),
-    ...(operation.body
-      ? {
-          requestBody: {
-            required: operation.body.required,
-            content: { 'application/json': { schema: jsonSchema(operation.body.schema, 'input') } },
-          },
-        }
-      : {}),
-    responses,
-  };
-}
-
-export function openApiDocument() {
-  const paths: Record<string, Record<string, unknown>> = {};
-  for (const operation of operations) {
-    paths[operation.path] = { ...paths[operation.path], [operation.method]: operationObject(operation) };
-  }
-  return {
-    openapi: '3.1.0',
-    info: {
-      title: 'Payment links API',
-      version: '1',
-      description:
-        'Create payment links, send buyers to their `checkout_url`, and receive signed webhooks. Errors are RFC 9457 problem details; see docs/api.md.',
-    },
-    servers: [{ url: '{base_url}', variables: { base_url: { default: 'http://127.0.0.1:3000' } } }],
-    security: [{ bearerAuth: [] }],
-    paths,
-    components: {
-      securitySchemes: {
-        bearerAuth: {
-          type: 'http',
-          scheme: 'bearer',
-          description: 'An API key: `svc_test_…` or `svc_live_…`.',
-        },
-      },
-      schemas: componentSchemas(),
-    },
-  };
-}
+/**
+ * Query parameters arrive as text and the handler coerces them (`z.coerce`): document the value a client
+ * means, e.g. `limit` as an integer from 1 to 100, not the text that carries it.
+ */
+const documentCoercedValues: CreateDocumentOptions['override'] = ({ jsonSchema, zodSchema, io }) => {
+  const def = zodSchema._zod.def;
+  if (io !== 'input' || def.type !== 'pipe' || !('coerce' in def.in._zod.def && def.in._zod.def.coerce))
+    return;
+  const { $schema: _, ...coerced } = z.toJSONSchema(def.out, { io: 'output' });
+  for (const key of Object.keys(jsonSchema)) delete jsonSchema[key as keyof typeof jsonSchema];
+  Object.assign(jsonSchema, coerced);
+};
