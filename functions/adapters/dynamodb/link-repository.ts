@@ -150,6 +150,27 @@ export class DynamoLinkRepository implements LinkRepository {
     }
   }
 
+  async update(before: PaymentLink, after: PaymentLink): Promise<void> {
+    // The whole item, not a SET of the changed fields: a new `expires_at` moves the link in the expiry index.
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: linkItem(after),
+          ConditionExpression: 'version = :expected',
+          ExpressionAttributeValues: { ':expected': before.version },
+        }),
+      );
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) {
+        throw new ConcurrentModificationError(
+          `Payment link ${before.id} changed while it was being updated.`,
+        );
+      }
+      throw error;
+    }
+  }
+
   async saveSession(before: PaymentLink, after: PaymentLink): Promise<void> {
     try {
       await this.client.send(
