@@ -3,6 +3,11 @@ import { InvalidJsonError, PayloadTooLargeError, UnsupportedMediaTypeError } fro
 
 /** PRODUCT.md section 3: request bodies are JSON objects of at most 32 KiB. */
 export const MAX_BODY_BYTES = 32 * 1024;
+/**
+ * PSP notifications, verified over their exact bytes: far above any notification of a payment or refund (a few
+ * KB), far below API Gateway's 10 MB, so a flood of large bodies costs no signature check over megabytes.
+ */
+export const MAX_NOTIFICATION_BODY_BYTES = 256 * 1024;
 /** Far deeper than any request of ours (3 levels); deeper bodies are refused before anything walks them. */
 export const MAX_JSON_DEPTH = 32;
 
@@ -26,8 +31,10 @@ function depthOf(value: unknown): number {
  * - `optional-json`: no body, or an empty one, is fine; a non-empty one must be JSON (e.g. cancel).
  * - `merge-patch`: a JSON body is required, as `application/json` or `application/merge-patch+json`
  *   (RFC 7396, the media type of a PATCH that states the fields to replace).
+ * - `notification`: any media type, passed on as text exactly as received (its signature covers those bytes),
+ *   at most `MAX_NOTIFICATION_BODY_BYTES`.
  */
-export type BodyMode = 'none' | 'json' | 'optional-json' | 'merge-patch';
+export type BodyMode = 'none' | 'json' | 'optional-json' | 'merge-patch' | 'notification';
 
 const JSON_MEDIA_TYPE = /^application\/json\s*(;|$)/i;
 const JSON_OR_MERGE_PATCH_MEDIA_TYPE = /^application\/(merge-patch\+)?json\s*(;|$)/i;
@@ -40,6 +47,10 @@ export function parseJsonBody(event: APIGatewayProxyEventV2, mode: BodyMode): un
   const raw = event.body ?? '';
   const bytes = event.isBase64Encoded ? Buffer.from(raw, 'base64') : undefined;
   const size = bytes ? bytes.length : Buffer.byteLength(raw, 'utf8');
+  if (mode === 'notification') {
+    if (size > MAX_NOTIFICATION_BODY_BYTES) throw new PayloadTooLargeError(MAX_NOTIFICATION_BODY_BYTES);
+    return bytes ? bytes.toString('utf8') : raw;
+  }
   if (size > MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
   if (mode === 'optional-json' && (bytes ? bytes.toString('utf8') : raw).trim() === '') return undefined;
   const mediaType = mode === 'merge-patch' ? JSON_OR_MERGE_PATCH_MEDIA_TYPE : JSON_MEDIA_TYPE;

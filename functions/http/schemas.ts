@@ -157,16 +157,20 @@ function updatePaymentLinkSchema(policy: UrlPolicy) {
 
 export type CreatePaymentLinkRequest = z.infer<ReturnType<typeof createPaymentLinkSchema>>;
 
-/** `http` URLs are for test mode only; private targets only where the deployment allows them. */
+/**
+ * `http` URLs are for test mode only; private targets for test mode only, and only where the deployment allows
+ * them (`allowPrivateTargets`: the local stack). A live link's URLs are public in every deployment.
+ */
 export const createPaymentLinkRequest = (mode: Mode, allowPrivateTargets: boolean) =>
   cachedPerPolicy(createSchemas, createPaymentLinkSchema, mode, allowPrivateTargets);
-const createSchemas = new Map<string, ReturnType<typeof createPaymentLinkSchema>>();
+const createSchemas = /* @__PURE__ */ new Map<string, ReturnType<typeof createPaymentLinkSchema>>();
 
 export type UpdatePaymentLinkRequest = z.infer<ReturnType<typeof updatePaymentLinkSchema>>;
 
+/** The same URL rules as `createPaymentLinkRequest`. */
 export const updatePaymentLinkRequest = (mode: Mode, allowPrivateTargets: boolean) =>
   cachedPerPolicy(updateSchemas, updatePaymentLinkSchema, mode, allowPrivateTargets);
-const updateSchemas = new Map<string, ReturnType<typeof updatePaymentLinkSchema>>();
+const updateSchemas = /* @__PURE__ */ new Map<string, ReturnType<typeof updatePaymentLinkSchema>>();
 
 function cachedPerPolicy<T>(
   cache: Map<string, T>,
@@ -177,7 +181,10 @@ function cachedPerPolicy<T>(
   const key = `${mode}:${allowPrivateTargets}`;
   let schema = cache.get(key);
   if (!schema) {
-    schema = build({ allowHttp: mode === 'test', allowPrivateTargets });
+    schema = build({
+      allowHttp: mode === 'test',
+      allowPrivateTargets: mode === 'test' && allowPrivateTargets,
+    });
     cache.set(key, schema);
   }
   return schema;
