@@ -86,6 +86,7 @@ export function eventItem(event: LinkEvent) {
     ...event,
     status: 'pending',
     attempts: [],
+    attempt_count: 0,
     delivery_seq: 0,
     round_attempts: 0,
   };
