@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { listPaymentLinksQuery } from '../functions/http/list-query.ts';
-import { createPaymentLinkRequest } from '../functions/http/schemas.ts';
+import { createPaymentLinkRequest, updatePaymentLinkRequest } from '../functions/http/schemas.ts';
 import { emptyRequest } from '../functions/http/validate.ts';
 import {
   type ErrorCode,
@@ -90,6 +90,24 @@ export const operations: OperationSpec[] = [
     params: linkPath,
     success: { status: 200, description: 'The payment link.', schema: PaymentLinkSchema },
     errors: ['not_found'],
+  },
+  {
+    method: 'patch',
+    path: '/v1/payment-links/{id}',
+    operationId: 'updatePaymentLink',
+    summary: 'Update a payment link',
+    description:
+      'Changes an open link (`application/json` or `application/merge-patch+json`): a field that is present replaces the stored value, `null` clears it, an absent one stays; `metadata` is replaced whole. Same rules as on creation; `amount` cannot change (422). A paid, canceled or expired link is `invalid_state`. A change to `description`, `redirect_url` or `expires_at` ends the open PSP session, so the next checkout visit opens a fresh one. No `Idempotency-Key`: repeating a PATCH gives the same result.',
+    auth: true,
+    params: linkPath,
+    // A JSON merge patch (RFC 7396), so it takes that media type beside plain JSON.
+    body: {
+      schema: updatePaymentLinkRequest('live', false),
+      required: true,
+      mediaTypes: ['application/json', 'application/merge-patch+json'],
+    },
+    success: { status: 200, description: 'The updated payment link.', schema: PaymentLinkSchema },
+    errors: ['not_found', 'invalid_state', 'validation_failed'],
   },
   {
     method: 'post',
