@@ -62,11 +62,16 @@ async function createLink(body: Record<string, unknown> = {}) {
 }
 
 describe('the bundles cdk synth ships, run as the Lambda runtime runs them', () => {
-  it('serve the merchant API: create, get, list, cancel, the OpenAPI document, unknown paths', async () => {
+  it('serve the merchant API: create, get, update, list, cancel, the OpenAPI document, unknown paths', async () => {
     const link = await createLink();
     expect((await stack.request('GET', `/v1/payment-links/${link.id}`, { key: acme.api_key })).body).toEqual(
       link,
     );
+    const updated = await stack.request('PATCH', `/v1/payment-links/${link.id}`, {
+      key: acme.api_key,
+      body: { description: 'Order 1002' },
+    });
+    expect(updated.body.description).toBe('Order 1002');
     const list = await stack.request('GET', '/v1/payment-links?limit=10', { key: acme.api_key });
     expect(list.body.data.map((item: { id: string }) => item.id)).toContain(link.id);
     const canceled = await stack.request('POST', `/v1/payment-links/${(await createLink()).id}/cancel`, {
@@ -118,6 +123,7 @@ describe('the bundles cdk synth ships, run as the Lambda runtime runs them', () 
   });
 
   it('every function of lib/routes.ts ran from its bundle without an error, and none read its source map', () => {
+    // A new function fails here until one of the tests above sends it the traffic it serves.
     const ran = new Set(invocations.map((call) => call.handler));
     expect([...ran].sort()).toEqual(Object.keys(functions).sort());
     expect(
