@@ -246,6 +246,8 @@ export function renderApiReference(): string {
     '## States, expiry and webhooks',
     '',
     '`open` → `paid` (the PSP confirms), `open` → `canceled` (cancel), `open` → `expired` (`expires_at` passed).',
+    'An open link can be corrected with `PATCH` (description, URLs, metadata, expiry; never the amount); the write is',
+    'conditional, so a payment, cancel or expiry that lands first wins and the update is `409 invalid_state`.',
     'A link past `expires_at` reads `expired` at once everywhere; a sweeper records it within about a minute and sends',
     'the webhook. A payment the PSP confirms after a cancel or expiry is still recorded: the link becomes `paid`.',
     '',
