@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { idPattern } from '../domain/ids.ts';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../use-cases/idempotency.ts';
 import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from './idempotency.ts';
 import { listPaymentLinksQuery } from './list-query.ts';
@@ -58,14 +59,14 @@ const pathId = (path: string) =>
         name: 'id',
         in: 'path',
         required: true,
-        schema: { type: 'string', pattern: '^evt_[0-9A-Za-z]{22,}$' },
+        schema: { type: 'string', pattern: idPattern('evt').source },
         description: 'The event id (the `webhook-id` of its deliveries).',
       }
     : {
         name: 'id',
         in: 'path',
         required: true,
-        schema: { type: 'string', pattern: '^pl_[0-9A-Za-z]{22,}$' },
+        schema: { type: 'string', pattern: idPattern('pl').source },
         description: 'The payment link id.',
       };
 

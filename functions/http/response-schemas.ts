@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { idPattern } from '../domain/ids.ts';
 import { EVENT_TYPES, LINK_STATUSES } from '../domain/payment-link.ts';
 import { MODES } from '../domain/principal.ts';
 import { EVENT_STATUSES } from '../domain/webhook.ts';
@@ -12,10 +13,7 @@ const nullableTimestamp = (description: string) => z.iso.datetime().nullable().m
 
 export const PaymentLinkSchema = z
   .strictObject({
-    id: z
-      .string()
-      .regex(/^pl_[0-9A-Za-z]{22,}$/)
-      .meta({ example: 'pl_4f8Qm2Zk9WcT1bXy7LrN3s' }),
+    id: z.string().regex(idPattern('pl')).meta({ example: 'pl_4f8Qm2Zk9WcT1bXy7LrN3s' }),
     object: z.literal('payment_link'),
     mode: z.enum(MODES).meta({ description: 'The mode of the API key that created the link.' }),
     status: z.enum(LINK_STATUSES).meta({
@@ -55,10 +53,7 @@ export const EventLogSchema = z
   .strictObject({
     data: z.array(
       z.strictObject({
-        id: z
-          .string()
-          .regex(/^evt_[0-9A-Za-z]{22,}$/)
-          .meta({ description: 'Also the `webhook-id` header.' }),
+        id: z.string().regex(idPattern('evt')).meta({ description: 'Also the `webhook-id` header.' }),
         type: z.enum(EVENT_TYPES),
         created_at: timestamp('When the transition happened.'),
         status: z.enum(EVENT_STATUSES).meta({
