@@ -10,6 +10,7 @@ import {
   eventsQueueVisibilitySeconds,
   queueConsumers,
   schedules,
+  timeoutSecondsOf,
 } from '../routes.ts';
 import {
   type HandlerLoader,
@@ -19,6 +20,7 @@ import {
   toApiGatewayEvent,
   writeResult,
 } from './api-gateway.ts';
+import { type BundledHandlersOptions, buildFunctionBundles, bundledHandlers } from './bundled-handlers.ts';
 import { ensureTable, startEmbeddedDynamoDb } from './embedded-dynamodb.ts';
 import { startEmbeddedSqs } from './embedded-sqs.ts';
 import { prepareLocalSecrets } from './local-secrets.ts';
@@ -35,6 +37,12 @@ export interface LocalStackOptions {
   host?: string;
   /** Where the embedded store persists; omitted, everything is in memory (tests). */
   dataDir?: string;
+  /**
+   * Run each function from the bundle `cdk synth` ships, in a process of its own as the Lambda runtime does
+   * (lib/local/bundled-handlers.ts), instead of importing the TypeScript handlers into this process. The
+   * bundles are built into `outdir`.
+   */
+  bundled?: { outdir: string } & BundledHandlersOptions;
 }
 
 export interface LocalStack {
@@ -128,7 +136,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   });
 
   enforceFunctionPermissions();
-  const loadHandler = handlerLoader();
+  const bundled =
+    options.bundled && bundledHandlers(await buildFunctionBundles(options.bundled.outdir), options.bundled);
+  const loadHandler = bundled ? bundled.loadHandler : handlerLoader();
   serveApi(server, loadHandler);
   const stopSchedules = startSchedules(schedules, loadHandler);
   const stopConsumers = startQueueConsumers(queueConsumers, {
@@ -157,6 +167,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     async stop() {
       await stopSchedules();
       await stopConsumers();
+      await bundled?.stop();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await sqs.stop();
@@ -173,7 +184,11 @@ function serveApi(server: Server, loadHandler: HandlerLoader) {
     const requestId = event.requestContext.requestId;
     try {
       const handler = await loadHandler(route.handler);
-      writeResult(response, await handler(event, lambdaContext(route.handler)), requestId);
+      writeResult(
+        response,
+        await handler(event, lambdaContext(route.handler, timeoutSecondsOf(route.handler) * 1000)),
+        requestId,
+      );
     } catch (error) {
       // What API Gateway does when a function crashes: a 500, here in our problem format.
       console.error(error);
