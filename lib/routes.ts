@@ -11,10 +11,16 @@ import { ANSWER_ROOM_MS, type CallKind, callsWorstCaseMs } from '../functions/do
 export type TableAction = 'GetItem' | 'BatchGetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'Query';
 
 export interface RouteDefinition {
-  method: 'GET' | 'POST' | 'HEAD';
+  method: 'GET' | 'POST' | 'PATCH' | 'HEAD';
   /** API Gateway path template, e.g. `/v1/payment-links/{id}`. */
   path: string;
   handler: string;
+  /**
+   * Called by buyers' browsers and PSPs rather than merchants' backends: throttled on its own with the public
+   * limits (CDK context `publicThrottleRateLimit`, `publicThrottleBurstLimit`), so a flood of one route neither
+   * shares the merchant routes' limit nor stops another public route.
+   */
+  public?: true;
 }
 
 export const DEFAULT_TIMEOUT_SECONDS = 10;
@@ -100,6 +106,12 @@ export const functions = {
     secrets: ['sandbox', 'psp'],
     calls: { psp: 1 },
   },
+  // Updating ends the link's PSP session when what the buyer sees changes, hence the PSP secrets.
+  'update-payment-link': {
+    table: ['GetItem', 'PutItem'],
+    merchantApi: true,
+    secrets: ['sandbox', 'psp'],
+  },
   'get-openapi': { table: [] },
 } as const satisfies Record<string, FunctionDefinition>;
 
@@ -121,15 +133,16 @@ export function timeoutSecondsOf(handler: HandlerName): number {
 export const routes: readonly (RouteDefinition & { handler: HandlerName })[] = [
   { method: 'POST', path: '/v1/payment-links', handler: 'create-payment-link' },
   { method: 'GET', path: '/v1/payment-links/{id}', handler: 'get-payment-link' },
+  { method: 'PATCH', path: '/v1/payment-links/{id}', handler: 'update-payment-link' },
   { method: 'GET', path: '/v1/payment-links/{id}/events', handler: 'list-payment-link-events' },
   { method: 'POST', path: '/v1/events/{id}/redeliver', handler: 'redeliver-event' },
-  { method: 'GET', path: '/checkout/{id}', handler: 'checkout-page' },
-  { method: 'HEAD', path: '/checkout/{id}', handler: 'checkout-page' },
-  { method: 'GET', path: '/checkout/{id}/complete', handler: 'checkout-page' },
-  { method: 'POST', path: '/psp/{provider}/notifications', handler: 'psp-notifications' },
-  { method: 'GET', path: '/sandbox/checkout/{id}', handler: 'sandbox-checkout' },
-  { method: 'POST', path: '/sandbox/checkout/{id}/pay', handler: 'sandbox-checkout' },
-  { method: 'POST', path: '/sandbox/checkout/{id}/decline', handler: 'sandbox-checkout' },
+  { method: 'GET', path: '/checkout/{id}', handler: 'checkout-page', public: true },
+  { method: 'HEAD', path: '/checkout/{id}', handler: 'checkout-page', public: true },
+  { method: 'GET', path: '/checkout/{id}/complete', handler: 'checkout-page', public: true },
+  { method: 'POST', path: '/psp/{provider}/notifications', handler: 'psp-notifications', public: true },
+  { method: 'GET', path: '/sandbox/checkout/{id}', handler: 'sandbox-checkout', public: true },
+  { method: 'POST', path: '/sandbox/checkout/{id}/pay', handler: 'sandbox-checkout', public: true },
+  { method: 'POST', path: '/sandbox/checkout/{id}/decline', handler: 'sandbox-checkout', public: true },
   { method: 'GET', path: '/v1/payment-links', handler: 'list-payment-links' },
   { method: 'POST', path: '/v1/payment-links/{id}/cancel', handler: 'cancel-payment-link' },
   { method: 'GET', path: '/v1/openapi.json', handler: 'get-openapi' },

@@ -7,7 +7,7 @@ export interface LinkRepository {
   create(link: PaymentLink): Promise<void>;
   /**
    * The link with this id in this mode, whatever its account (callers check tenancy), or undefined; also for a
-   * string that is not shaped like a link id (`isLinkId`).
+   * string that is not shaped like a link id (`isId('pl', id)`).
    */
   get(id: string, mode: Mode): Promise<PaymentLink | undefined>;
   /**
@@ -22,6 +22,13 @@ export interface LinkRepository {
    * `ConcurrentModificationError` when another writer got there first.
    */
   saveSession(before: PaymentLink, after: PaymentLink): Promise<void>;
+  /**
+   * Stores the merchant's changes to an open link (`after`, one version later than `before`, see `update` in
+   * functions/domain/payment-link.ts) on condition that the stored link is still at `before.version`, so a
+   * concurrent payment, cancel or expiry is never lost or undone. Throws `ConcurrentModificationError` when
+   * another writer got there first.
+   */
+  update(before: PaymentLink, after: PaymentLink): Promise<void>;
   /**
    * One page of a tenant's links, newest first. `after` is the position (see `linkPosition`) of the last link
    * of the previous page. `status` filters by the status a reader sees at `now` (an open link past its
