@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MAX_BASE_URL_LENGTH } from '../functions/config.ts';
+import { type IdPrefix, idPattern, maxIdLength } from '../functions/domain/ids.ts';
 import { MAX_AMOUNT_VALUE_LENGTH } from '../functions/domain/money.ts';
 import { EVENT_TYPES, LINK_STATUSES } from '../functions/domain/payment-link.ts';
 import { MODES } from '../functions/domain/principal.ts';
@@ -27,12 +28,7 @@ const nullableTimestamp = (description: string) =>
 const int32 = (minimum: number, maximum = 2 ** 31 - 1) =>
   z.int().min(minimum).max(maximum).meta({ format: 'int32' });
 
-const MAX_ID_RANDOM_LENGTH = 64;
-const publicId = (prefix: string) =>
-  z
-    .string()
-    .regex(new RegExp(`^${prefix}_[0-9A-Za-z]{22,${MAX_ID_RANDOM_LENGTH}}$`))
-    .max(prefix.length + 1 + MAX_ID_RANDOM_LENGTH);
+const publicId = (prefix: IdPrefix) => z.string().regex(idPattern(prefix)).max(maxIdLength(prefix));
 export const PaymentLinkId = publicId('pl');
 export const EventId = publicId('evt');
 const url = () => z.string().max(MAX_URL_LENGTH);

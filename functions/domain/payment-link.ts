@@ -1,7 +1,7 @@
 import { InvalidStateError } from './errors.ts';
+import { newId } from './ids.ts';
 import type { Amount } from './money.ts';
 import type { Mode, Principal } from './principal.ts';
-import { newEventId, newLinkId } from './random.ts';
 
 export const LINK_STATUSES = ['open', 'paid', 'canceled', 'expired'] as const;
 export type LinkStatus = (typeof LINK_STATUSES)[number];
@@ -111,7 +111,7 @@ export interface Transition {
 
 export function createPaymentLink(principal: Principal, input: PaymentLinkInput, now: Date): PaymentLink {
   return {
-    id: newLinkId(),
+    id: newId('pl'),
     account: principal.account,
     mode: principal.mode,
     status: 'open',
@@ -167,7 +167,7 @@ function transition(
   checkoutBase: string,
   now: Date,
 ): Transition {
-  const id = newEventId();
+  const id = newId('evt');
   const after: PaymentLink = {
     ...before,
     ...changes,
