@@ -59,9 +59,9 @@ export const functions = {
     timeoutSeconds: 30,
   },
   'outbox-sweeper': { table: ['Query', 'UpdateItem'], sendsEvents: true, timeoutSeconds: 60 },
-  'checkout-page': { table: ['GetItem', 'PutItem', 'UpdateItem'], secrets: ['psp'] },
+  'checkout-page': { table: ['GetItem', 'PutItem', 'UpdateItem', 'Query'], secrets: ['sandbox', 'psp'] },
   'psp-notifications': {
-    table: ['GetItem', 'PutItem', 'DeleteItem'],
+    table: ['GetItem', 'PutItem', 'DeleteItem', 'Query'],
     sendsEvents: true,
     secrets: ['sandbox', 'psp'],
   },
@@ -69,7 +69,7 @@ export const functions = {
   'list-payment-links': { table: ['Query'], merchantApi: true },
   // Cancel and expiry end the link's PSP session, hence the PSP secrets.
   'cancel-payment-link': {
-    table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
+    table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query'],
     sendsEvents: true,
     merchantApi: true,
     secrets: ['sandbox', 'psp'],
@@ -93,6 +93,7 @@ export const routes: readonly (RouteDefinition & { handler: HandlerName })[] = [
   { method: 'GET', path: '/checkout/{id}', handler: 'checkout-page' },
   { method: 'HEAD', path: '/checkout/{id}', handler: 'checkout-page' },
   { method: 'GET', path: '/checkout/{id}/complete', handler: 'checkout-page' },
+  { method: 'POST', path: '/psp/{provider}/notifications/{connection_id}', handler: 'psp-notifications' },
   { method: 'POST', path: '/psp/{provider}/notifications', handler: 'psp-notifications' },
   { method: 'GET', path: '/sandbox/checkout/{id}', handler: 'sandbox-checkout' },
   { method: 'POST', path: '/sandbox/checkout/{id}/pay', handler: 'sandbox-checkout' },

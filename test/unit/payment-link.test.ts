@@ -14,7 +14,7 @@ const principal = { account: 'acme', mode: 'test' } as const;
 const created = new Date('2026-01-01T10:00:00Z');
 const later = new Date('2026-01-01T11:00:00Z');
 const base = 'https://pay.example/checkout';
-const payment = { provider: 'sandbox', reference: 'pay_1' };
+const payment = { id: 'pay_x', connection_id: 'pc_x', provider: 'sandbox' as const, reference: 'pay_1' };
 
 function openLink(expiresAt?: string): PaymentLink {
   return createPaymentLink(

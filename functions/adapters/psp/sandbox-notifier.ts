@@ -1,3 +1,4 @@
+import { BUILT_IN_SANDBOX_ID } from '../../domain/connection.ts';
 import { logger } from '../../logger.ts';
 import type { SandboxSession } from '../../ports/sandbox-sessions.ts';
 import {
@@ -11,16 +12,16 @@ const ATTEMPTS = 3;
 
 /**
  * The sandbox's outgoing side: it tells the service a session completed through the same public endpoint a
- * real PSP uses (`POST {base_url}/psp/sandbox/notifications`), signed with the sandbox's secret. Real PSPs
+ * real PSP uses (`POST {base_url}/psp/sandbox/notifications/{connection id}`), signed with the sandbox's secret. Real PSPs
  * retry for days; the sandbox retries briefly and reports whether the service acknowledged (2xx).
  */
 export class SandboxNotifier {
-  private readonly notificationUrl: string;
+  private readonly notificationBase: string;
   private readonly signingSecret: () => Promise<string>;
   private readonly now: () => Date;
 
   constructor(options: { baseUrl: string; signingSecret: () => Promise<string>; now: () => Date }) {
-    this.notificationUrl = `${options.baseUrl}/psp/sandbox/notifications`;
+    this.notificationBase = `${options.baseUrl}/psp/sandbox/notifications`;
     this.signingSecret = options.signingSecret;
     this.now = options.now;
   }
@@ -37,7 +38,8 @@ export class SandboxNotifier {
     const secret = await this.signingSecret();
     for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
       try {
-        const response = await fetch(this.notificationUrl, {
+        const url = `${this.notificationBase}/${session.connection_id ?? BUILT_IN_SANDBOX_ID}`;
+        const response = await fetch(url, {
           method: 'POST',
           headers: {
             'content-type': 'application/json',
