@@ -7,12 +7,6 @@ import type { Mode } from '../domain/principal.ts';
 export type { PaymentFailureCode } from '../domain/payment.ts';
 export type { PspSession } from '../domain/payment-link.ts';
 
-/**
- * The bound of one try of a PSP call (docs/orchestration.md#failover): a session not created
- * within it counts as the connection's failure, and the next connection is tried.
- */
-export const PSP_CALL_TIMEOUT_MS = 5_000;
-
 /** Where the PSP sends the buyer and its notifications, and what it must echo back. */
 export interface CheckoutReturn {
   /** After a completed payment: the link's `redirect_url`, or our neutral "payment received" page. */
@@ -74,7 +68,7 @@ export interface PspRefundStatus {
 
 /**
  * One PSP adapter bound to one connection's credentials. Adapters: functions/adapters/psp/*-psp.ts; how to add
- * one is in docs/orchestration.md. Every call is bounded per try by the PSP client budget of functions/config.ts
+ * one is in docs/orchestration.md. Every call is bounded by `CALL_BUDGETS.psp` (functions/domain/call-budgets.ts)
  * and fits the calling function's timeout. Mode checks: an adapter refuses (`InvalidNotificationError`, or an
  * error) any notification or status whose livemode is not its connection's mode.
  */

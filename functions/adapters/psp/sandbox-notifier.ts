@@ -1,3 +1,4 @@
+import { CALL_BUDGETS, type CallBudget } from '../../domain/call-budgets.ts';
 import { BUILT_IN_SANDBOX_ID } from '../../domain/connection.ts';
 import { logger } from '../../logger.ts';
 import type { SandboxSession } from '../../ports/sandbox-sessions.ts';
@@ -8,8 +9,6 @@ import {
   signSandboxPayload,
 } from './sandbox-psp.ts';
 
-const ATTEMPTS = 3;
-
 /**
  * The sandbox's outgoing side: it tells the service a session completed through the same public endpoint a
  * real PSP uses (`POST {base_url}/psp/sandbox/notifications/{connection id}`), signed with the sandbox's secret. Real PSPs
@@ -19,11 +18,18 @@ export class SandboxNotifier {
   private readonly notificationBase: string;
   private readonly signingSecret: () => Promise<string>;
   private readonly now: () => Date;
+  readonly budget: CallBudget;
 
-  constructor(options: { baseUrl: string; signingSecret: () => Promise<string>; now: () => Date }) {
+  constructor(options: {
+    baseUrl: string;
+    signingSecret: () => Promise<string>;
+    now: () => Date;
+    budget?: CallBudget;
+  }) {
     this.notificationBase = `${options.baseUrl}/psp/sandbox/notifications`;
     this.signingSecret = options.signingSecret;
     this.now = options.now;
+    this.budget = options.budget ?? CALL_BUDGETS.sandboxNotification;
   }
 
   async completed(session: SandboxSession): Promise<boolean> {
@@ -36,7 +42,7 @@ export class SandboxNotifier {
     };
     const raw = JSON.stringify(body);
     const secret = await this.signingSecret();
-    for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+    for (let attempt = 1; attempt <= this.budget.tries; attempt++) {
       try {
         const url = `${this.notificationBase}/${session.connection_id ?? BUILT_IN_SANDBOX_ID}`;
         const response = await fetch(url, {
@@ -51,7 +57,7 @@ export class SandboxNotifier {
           },
           body: raw,
           redirect: 'manual',
-          signal: AbortSignal.timeout(8_000),
+          signal: AbortSignal.timeout(this.budget.timeoutMs),
         });
         await response.body?.cancel();
         if (response.ok) return true;

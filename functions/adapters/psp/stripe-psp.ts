@@ -1,4 +1,5 @@
 import type Stripe from 'stripe';
+import { CALL_BUDGETS } from '../../domain/call-budgets.ts';
 import type { PspConnection } from '../../domain/connection.ts';
 import { InvalidNotificationError, PspNotConfiguredError } from '../../domain/errors.ts';
 import { toMinorUnits } from '../../domain/money.ts';
@@ -66,8 +67,8 @@ export class StripePsp implements Psp {
     this.sdk = sdk;
     this.connection = connection;
     this.stripe = new sdk(credentials.secret_key, {
-      maxNetworkRetries: 2,
-      timeout: 8_000,
+      maxNetworkRetries: CALL_BUDGETS.psp.tries - 1,
+      timeout: CALL_BUDGETS.psp.timeoutMs,
       telemetry: false,
       ...(endpoint ?? {}),
     });
