@@ -71,9 +71,6 @@ export interface SandboxPspOptions {
   now: () => Date;
 }
 
-/** What a real PSP's 5xx or timeout looks like to the caller: a failure that is not the buyer's. */
-export class SandboxSimulatedError extends Error {}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class SandboxPsp implements Psp {
@@ -91,11 +88,11 @@ export class SandboxPsp implements Psp {
 
   async createSession(link: PaymentLink, checkout: CheckoutReturn): Promise<PspSession> {
     if (this.connection.simulate === 'fail') {
-      throw new SandboxSimulatedError('Sandbox connection simulates a PSP failure (HTTP 503).');
+      throw new Error('Sandbox connection simulates a PSP failure (HTTP 503).');
     }
     if (this.connection.simulate === 'timeout') {
       await sleep(this.options.callTimeoutMs);
-      throw new SandboxSimulatedError(
+      throw new Error(
         `Sandbox connection gave no answer within ${this.options.callTimeoutMs} ms.`,
       );
     }
