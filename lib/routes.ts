@@ -11,7 +11,7 @@ import { ANSWER_ROOM_MS, type CallKind, callsWorstCaseMs } from '../functions/do
 export type TableAction = 'GetItem' | 'BatchGetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'Query';
 
 export interface RouteDefinition {
-  method: 'GET' | 'POST' | 'HEAD';
+  method: 'GET' | 'POST' | 'PATCH' | 'HEAD';
   /** API Gateway path template, e.g. `/v1/payment-links/{id}`. */
   path: string;
   handler: string;
@@ -104,6 +104,12 @@ export const functions = {
     secrets: ['sandbox', 'psp'],
     calls: { psp: 1 },
   },
+  // Updating ends the link's PSP session when what the buyer sees changes, hence the PSP secrets.
+  'update-payment-link': {
+    table: ['GetItem', 'PutItem'],
+    merchantApi: true,
+    secrets: ['sandbox', 'psp'],
+  },
   'get-openapi': { table: [] },
 } as const satisfies Record<string, FunctionDefinition>;
 
@@ -125,6 +131,7 @@ export function timeoutSecondsOf(handler: HandlerName): number {
 export const routes: readonly (RouteDefinition & { handler: HandlerName })[] = [
   { method: 'POST', path: '/v1/payment-links', handler: 'create-payment-link' },
   { method: 'GET', path: '/v1/payment-links/{id}', handler: 'get-payment-link' },
+  { method: 'PATCH', path: '/v1/payment-links/{id}', handler: 'update-payment-link' },
   { method: 'GET', path: '/v1/payment-links/{id}/events', handler: 'list-payment-link-events' },
   { method: 'POST', path: '/v1/events/{id}/redeliver', handler: 'redeliver-event' },
   { method: 'GET', path: '/checkout/{id}', handler: 'checkout-page' },

@@ -1,7 +1,9 @@
 import { legacyStripeNotificationLink } from '../adapters/psp/stripe-psp.ts';
 import { config } from '../config.ts';
 import { eventQueue, linkRepository, now, pspConnections } from '../dependencies.ts';
+import { InvalidNotificationError } from '../domain/errors.ts';
 import { apiHandler, json } from '../http/api-handler.ts';
+import { logger } from '../logger.ts';
 import { handlePspNotification, type NotificationAddress } from '../use-cases/psp-notifications.ts';
 
 /**
@@ -10,34 +12,45 @@ import { handlePspNotification, type NotificationAddress } from '../use-cases/ps
  * problem+json 4xx for anything forged or unknown, 5xx only when the PSP should retry. The route without a
  * connection id serves Stripe accounts configured before connections existed (docs/orchestration.md#migration).
  */
-export const handler = apiHandler({ auth: false, body: 'none' }, async ({ event }) => {
-  const raw = event.body ?? '';
-  const body = event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
+export const handler = apiHandler({ auth: false, body: 'notification' }, async ({ event, body }) => {
   const provider = event.pathParameters?.provider ?? '';
   const connectionId = event.pathParameters?.connection_id;
+  const raw = body as string;
   const address: NotificationAddress =
     connectionId !== undefined
       ? { connectionId }
-      : { legacyLink: provider === 'stripe' ? legacyStripeNotificationLink(body) : undefined };
-  const { outcome, psp } = await handlePspNotification(
-    {
-      links: linkRepository(),
-      psps: pspConnections(),
-      queue: eventQueue(),
-      now,
-      checkoutBase: config().CHECKOUT_BASE,
-    },
-    provider,
-    address,
-    body,
-    event.headers,
-  );
-  if (psp.notificationAck) {
-    return {
-      statusCode: 200,
-      headers: { 'content-type': psp.notificationAck.contentType },
-      body: psp.notificationAck.body,
-    };
+      : { legacyLink: provider === 'stripe' ? legacyStripeNotificationLink(raw) : undefined };
+  try {
+    const { outcome, psp } = await handlePspNotification(
+      {
+        links: linkRepository(),
+        psps: pspConnections(),
+        queue: eventQueue(),
+        now,
+        checkoutBase: config().CHECKOUT_BASE,
+      },
+      provider,
+      address,
+      raw,
+      event.headers,
+    );
+    if (psp.notificationAck) {
+      return {
+        statusCode: 200,
+        headers: { 'content-type': psp.notificationAck.contentType },
+        body: psp.notificationAck.body,
+      };
+    }
+    return json(200, { received: true, outcome });
+  } catch (error) {
+    // The sender is told nothing but "not verified" (docs/checkout.md); why is for our logs.
+    if (error instanceof InvalidNotificationError) {
+      logger.warn('PSP notification refused', {
+        provider,
+        connection_id: connectionId,
+        reason: error.reason,
+      });
+    }
+    throw error;
   }
-  return json(200, { received: true, outcome });
 });

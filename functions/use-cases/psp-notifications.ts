@@ -31,8 +31,8 @@ export type NotificationAddress =
   /** `POST /psp/{provider}/notifications` of accounts configured before connections: the body names the link. */
   | { legacyLink: { linkId: string; mode: Mode } | undefined };
 
-/** The one answer to anything that is not a genuine notification of this connection: a forger learns nothing. */
-const notGenuine = () => new InvalidNotificationError('Not a genuine notification for this address.');
+/** Refusals all answer alike (a forger learns nothing); the reason is only logged. */
+const notGenuine = (reason: string) => new InvalidNotificationError(reason);
 
 /**
  * `POST /psp/{provider}/notifications/{connection_id}`. The connection's credentials verify the notification;
@@ -48,15 +48,17 @@ export async function handlePspNotification(
   headers: Record<string, string | undefined>,
 ): Promise<{ outcome: NotificationOutcome; psp: Psp }> {
   const connection = await findConnection(deps, address);
-  if (!connection || connection.provider !== provider) throw notGenuine();
+  if (!connection || connection.provider !== provider)
+    throw notGenuine('No such connection of this provider.');
   const psp = await deps.psps.adapter(connection).catch((error: unknown) => {
-    if (error instanceof PspNotConfiguredError) throw notGenuine();
+    if (error instanceof PspNotConfiguredError) throw notGenuine('The connection cannot serve this mode.');
     throw error;
   });
   const notifications = await psp.verifyNotification(rawBody, headers);
   let outcome: NotificationOutcome = 'ignored';
   for (const notification of notifications) {
-    if (notification.livemode !== (connection.mode === 'live')) throw notGenuine();
+    if (notification.livemode !== (connection.mode === 'live'))
+      throw notGenuine('Mode differs from the connection.');
     if (notification.sessionId === null) continue;
     const result = await recordSession(deps, connection, psp, notification.sessionId);
     if (result !== 'ignored') outcome = result;
@@ -91,13 +93,15 @@ async function recordSession(
     logger.error('PSP session lookup failed', { connection_id: connection.id, session_id: sessionId, error });
     throw new PspUnavailableError(error); // a 5xx: the PSP retries later
   }
-  if (status.livemode !== (connection.mode === 'live') || !status.linkId) throw notGenuine();
+  if (status.livemode !== (connection.mode === 'live'))
+    throw notGenuine('Session mode differs from the connection.');
+  if (!status.linkId) throw notGenuine('The session names no payment link.');
   const linkId = status.linkId;
   const load = async (): Promise<PaymentLink> => {
     const link = await deps.links.get(linkId, connection.mode);
     // The built-in sandbox serves every account; any other connection only its own account's links.
     if (!link || (connection.id !== BUILT_IN_SANDBOX_ID && link.account !== connection.account)) {
-      throw notGenuine();
+      throw notGenuine('The session names no link of this connection.');
     }
     return link;
   };

@@ -92,9 +92,7 @@ export class SandboxPsp implements Psp {
     }
     if (this.connection.simulate === 'timeout') {
       await sleep(this.options.callTimeoutMs);
-      throw new Error(
-        `Sandbox connection gave no answer within ${this.options.callTimeoutMs} ms.`,
-      );
+      throw new Error(`Sandbox connection gave no answer within ${this.options.callTimeoutMs} ms.`);
     }
     const id = `sbcs_${randomBase62(24)}`;
     const expiresAt = checkout.expiresAt.toISOString();
