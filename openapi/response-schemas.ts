@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { idPattern } from '../functions/domain/ids.ts';
 import { EVENT_TYPES, LINK_STATUSES } from '../functions/domain/payment-link.ts';
 import { MODES } from '../functions/domain/principal.ts';
 import { EVENT_STATUSES } from '../functions/domain/webhook.ts';
@@ -12,8 +13,8 @@ import { MAX_BODY_BYTES } from '../functions/http/request-body.ts';
 const timestamp = (description: string) => z.iso.datetime().meta({ description });
 const nullableTimestamp = (description: string) => z.iso.datetime().nullable().meta({ description });
 
-export const PaymentLinkId = z.string().regex(/^pl_[0-9A-Za-z]{22,}$/);
-export const EventId = z.string().regex(/^evt_[0-9A-Za-z]{22,}$/);
+export const PaymentLinkId = z.string().regex(idPattern('pl'));
+export const EventId = z.string().regex(idPattern('evt'));
 
 export const PaymentLinkSchema = z
   .strictObject({

@@ -1,8 +1,8 @@
 import type { Provider } from './connection.ts';
 import { InvalidStateError } from './errors.ts';
+import { newId } from './ids.ts';
 import type { Amount } from './money.ts';
 import type { Mode, Principal } from './principal.ts';
-import { newEventId, newLinkId } from './random.ts';
 
 export const LINK_STATUSES = ['open', 'paid', 'canceled', 'expired'] as const;
 export type LinkStatus = (typeof LINK_STATUSES)[number];
@@ -120,7 +120,7 @@ export interface Transition {
 
 export function createPaymentLink(principal: Principal, input: PaymentLinkInput, now: Date): PaymentLink {
   return {
-    id: newLinkId(),
+    id: newId('pl'),
     account: principal.account,
     mode: principal.mode,
     status: 'open',
@@ -176,7 +176,7 @@ function transition(
   checkoutBase: string,
   now: Date,
 ): Transition {
-  const id = newEventId();
+  const id = newId('evt');
   const after: PaymentLink = {
     ...before,
     ...changes,
