@@ -41,6 +41,35 @@ function expectDocumented(method: string, path: string, response: TestResponse) 
   const valid = validate(response.body);
   expect(validate.errors ?? [], JSON.stringify(response.body)).toEqual([]);
   expect(valid).toBe(true);
+  expectDocumentedHeaders(ajv, (documented as { headers?: Record<string, Header> }).headers ?? {}, response);
+}
+
+type Header = { $ref?: string; required?: boolean; schema?: { type?: string } };
+
+/**
+ * Every header the document declares for the response is sent when required and matches its schema when sent;
+ * every rate-limit header sent is declared.
+ */
+function expectDocumentedHeaders(ajv: Ajv2020, declared: Record<string, Header>, response: TestResponse) {
+  const headerComponents = (document.components?.headers ?? {}) as Record<string, Header>;
+  for (const [name, declaration] of Object.entries(declared)) {
+    const header = declaration.$ref
+      ? headerComponents[declaration.$ref.split('/').pop() as string]
+      : declaration;
+    const sent = response.headers.get(name);
+    if (header?.required) expect(sent, `${response.status} sends ${name}`).not.toBeNull();
+    if (sent === null || !header?.schema) continue;
+    const value = header.schema.type === 'integer' ? Number(sent) : sent;
+    expect(
+      ajv.validate(header.schema, value),
+      `${name}: ${sent} matches ${JSON.stringify(header.schema)}`,
+    ).toBe(true);
+  }
+  const sentRateLimitHeaders = [...response.headers.keys()].filter((name) =>
+    /^(ratelimit-|retry-after)/.test(name),
+  );
+  const declaredNames = Object.keys(declared).map((name) => name.toLowerCase());
+  expect(sentRateLimitHeaders.filter((name) => !declaredNames.includes(name))).toEqual([]);
 }
 
 describe('the OpenAPI document', () => {
