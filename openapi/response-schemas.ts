@@ -1,22 +1,39 @@
 import { z } from 'zod';
+import { MAX_BASE_URL_LENGTH } from '../functions/config.ts';
 import type { ErrorClass as ErrorClassShape } from '../functions/domain/errors.ts';
 import * as errors from '../functions/domain/errors.ts';
-import { idPattern } from '../functions/domain/ids.ts';
+import { type IdPrefix, idPattern, maxIdLength } from '../functions/domain/ids.ts';
+import { MAX_AMOUNT_VALUE_LENGTH } from '../functions/domain/money.ts';
 import { EVENT_TYPES, LINK_STATUSES } from '../functions/domain/payment-link.ts';
 import { MODES } from '../functions/domain/principal.ts';
-import { EVENT_STATUSES } from '../functions/domain/webhook.ts';
+import { MAX_URL_LENGTH } from '../functions/domain/urls.ts';
+import { ATTEMPTS_KEPT, EVENT_STATUSES } from '../functions/domain/webhook.ts';
+import { MAX_CURSOR_LENGTH, MAX_LIST_LIMIT } from '../functions/http/list-query.ts';
 import { MAX_BODY_BYTES } from '../functions/http/request-body.ts';
+import {
+  MAX_DESCRIPTION_LENGTH,
+  MAX_METADATA_KEY_LENGTH,
+  MAX_METADATA_KEYS,
+  MAX_METADATA_VALUE_LENGTH,
+  MAX_TIMESTAMP_LENGTH,
+} from '../functions/http/schemas.ts';
 
 /**
  * Response schemas: they document what the API returns (docs/openapi.json) and the API tests validate real
  * responses against the generated document, so these cannot drift from the handlers either. Build time only,
  * so they use classic zod; a schema with a `meta` id is a component of the document (`#/components/schemas`).
  */
-const timestamp = (description: string) => z.iso.datetime().meta({ description });
-const nullableTimestamp = (description: string) => z.iso.datetime().nullable().meta({ description });
+const timestamp = (description: string) => z.iso.datetime().max(MAX_TIMESTAMP_LENGTH).meta({ description });
+const nullableTimestamp = (description: string) =>
+  z.iso.datetime().max(MAX_TIMESTAMP_LENGTH).nullable().meta({ description });
+/** An integer of a 32-bit field: clients map it to their int32 type. */
+const int32 = (minimum: number, maximum = 2 ** 31 - 1) =>
+  z.int().min(minimum).max(maximum).meta({ format: 'int32' });
 
-export const PaymentLinkId = z.string().regex(idPattern('pl'));
-export const EventId = z.string().regex(idPattern('evt'));
+const publicId = (prefix: IdPrefix) => z.string().regex(idPattern(prefix)).max(maxIdLength(prefix));
+export const PaymentLinkId = publicId('pl');
+export const EventId = publicId('evt');
+const url = () => z.string().max(MAX_URL_LENGTH);
 
 export const PaymentLinkSchema = z
   .strictObject({
@@ -27,14 +44,27 @@ export const PaymentLinkSchema = z
       description: 'An open link whose `expires_at` has passed reads `expired` at once.',
     }),
     amount: z.strictObject({
-      value: z.string().meta({ description: 'Exactly as sent.', example: '10.50' }),
-      currency: z.string().meta({ example: 'EUR' }),
+      value: z
+        .string()
+        .max(MAX_AMOUNT_VALUE_LENGTH)
+        .meta({ description: 'Exactly as sent.', example: '10.50' }),
+      currency: z
+        .string()
+        .regex(/^[A-Z]{3}$/)
+        .max(3)
+        .meta({ example: 'EUR' }),
     }),
-    description: z.string().nullable(),
-    redirect_url: z.string().nullable(),
-    webhook_url: z.string().nullable(),
-    metadata: z.record(z.string(), z.string()).nullable(),
-    checkout_url: z.string().meta({ description: 'Send the buyer here: `{checkout_base}/{id}`.' }),
+    description: z.string().max(MAX_DESCRIPTION_LENGTH).nullable(),
+    redirect_url: url().nullable(),
+    webhook_url: url().nullable(),
+    metadata: z
+      .record(z.string().min(1).max(MAX_METADATA_KEY_LENGTH), z.string().max(MAX_METADATA_VALUE_LENGTH))
+      .meta({ maxProperties: MAX_METADATA_KEYS })
+      .nullable(),
+    checkout_url: z
+      .string()
+      .max(MAX_BASE_URL_LENGTH + 1 + PaymentLinkId.maxLength!)
+      .meta({ description: 'Send the buyer here: `{checkout_base}/{id}`.' }),
     created_at: timestamp('RFC 3339, UTC.'),
     expires_at: nullableTimestamp('After this instant the link can no longer be paid.'),
     paid_at: nullableTimestamp('When the PSP confirmed the payment.'),
@@ -48,9 +78,10 @@ export const PaymentLinkSchema = z
 
 export const PaymentLinkListSchema = z
   .strictObject({
-    data: z.array(PaymentLinkSchema).meta({ description: 'Newest first.' }),
+    data: z.array(PaymentLinkSchema).max(MAX_LIST_LIMIT).meta({ description: 'Newest first.' }),
     next_cursor: z
       .string()
+      .max(MAX_CURSOR_LENGTH)
       .nullable()
       .meta({ description: 'Pass as `cursor` for the next page; null on the last page.' }),
   })
@@ -71,23 +102,25 @@ export const EventLogSchema = z
           .array(
             z.strictObject({
               at: timestamp('When the attempt started.'),
-              status_code: z
-                .int()
+              status_code: int32(100, 599)
                 .nullable()
                 .meta({ description: "The endpoint's HTTP status; null when none arrived." }),
-              duration_ms: z.int(),
+              duration_ms: int32(0),
               error: z.string().nullable(),
             }),
           )
-          .meta({ description: 'The latest 50 attempts, oldest first.' }),
-        attempt_count: z.int().meta({ description: 'Every attempt made, including those no longer listed.' }),
+          .max(ATTEMPTS_KEPT)
+          .meta({ description: `The latest ${ATTEMPTS_KEPT} attempts, oldest first.` }),
+        attempt_count: int32(0).meta({
+          description: 'Every attempt made, including those no longer listed.',
+        }),
       }),
     ),
   })
   .meta({ id: 'EventLog', title: 'Webhook events of a payment link' });
 
 export const RedeliverySchema = z
-  .strictObject({ id: z.string(), status: z.literal('pending') })
+  .strictObject({ id: EventId, status: z.literal('pending') })
   .meta({ id: 'Redelivery', title: 'A queued redelivery' });
 
 type ErrorClass = Extract<(typeof errors)[keyof typeof errors], ErrorClassShape>;
@@ -127,9 +160,11 @@ export const ERROR_CODES = Object.fromEntries(
 
 export const ProblemSchema = z
   .strictObject({
-    type: z.string().meta({ description: '`/problems/<code>`, documented in docs/api.md.' }),
+    type: z
+      .enum(Object.keys(ERROR_CODES).map((code) => `/problems/${code}`) as [string, ...string[]])
+      .meta({ description: '`/problems/<code>`, documented in docs/api.md.' }),
     title: z.string(),
-    status: z.number().int(),
+    status: int32(400, 599),
     detail: z.string(),
     code: z.enum(Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]]),
     errors: z
