@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { MAX_BASE_URL_LENGTH } from '../functions/config.ts';
+import type { ErrorClass as ErrorClassShape } from '../functions/domain/errors.ts';
+import * as errors from '../functions/domain/errors.ts';
 import { type IdPrefix, idPattern, maxIdLength } from '../functions/domain/ids.ts';
 import { MAX_AMOUNT_VALUE_LENGTH } from '../functions/domain/money.ts';
 import { EVENT_TYPES, LINK_STATUSES } from '../functions/domain/payment-link.ts';
@@ -121,32 +123,40 @@ export const RedeliverySchema = z
   .strictObject({ id: EventId, status: z.literal('pending') })
   .meta({ id: 'Redelivery', title: 'A queued redelivery' });
 
-/** Every `code` a problem may carry (PRODUCT.md section 5), with its HTTP status and meaning. */
-export const ERROR_CODES = {
-  invalid_json: { status: 400, meaning: 'The body is not valid JSON.' },
-  unauthorized: { status: 401, meaning: 'Missing, malformed, unknown or revoked API key.' },
-  not_found: { status: 404, meaning: "No such resource, or another tenant's (indistinguishable)." },
-  method_not_allowed: { status: 405, meaning: 'The path exists; `Allow` lists its methods.' },
-  invalid_state: {
-    status: 409,
-    meaning: 'The link is in a state that forbids this (e.g. canceling a paid link).',
-  },
-  idempotency_in_progress: {
-    status: 409,
-    meaning: 'A request with this `Idempotency-Key` is still running; retry after `Retry-After`.',
-  },
-  payload_too_large: { status: 413, meaning: `The body is over ${MAX_BODY_BYTES / 1024} KiB.` },
-  unsupported_media_type: { status: 415, meaning: 'The body is not `Content-Type: application/json`.' },
-  validation_failed: { status: 422, meaning: 'One `errors` entry per invalid field, parameter or header.' },
-  idempotency_key_reused: {
-    status: 422,
-    meaning: 'This `Idempotency-Key` was used with a different request in the last 24 hours.',
-  },
-  rate_limited: { status: 429, meaning: 'Too many requests for this account and mode; see `Retry-After`.' },
-  internal_error: { status: 500, meaning: 'Our fault; retry later (idempotent requests are safe to retry).' },
-  service_unavailable: { status: 503, meaning: 'Temporarily unavailable; retry later.' },
-} as const;
-export type ErrorCode = keyof typeof ERROR_CODES;
+type ErrorClass = Extract<(typeof errors)[keyof typeof errors], ErrorClassShape>;
+/** Every `code` a problem may carry: read off the error classes (functions/domain/errors.ts). */
+export type ErrorCode = ErrorClass['code'];
+
+/** What each code means to a client; a new error class fails the type check until it is described here. */
+const MEANINGS: Record<ErrorCode, string> = {
+  invalid_json: 'The body is not valid JSON.',
+  invalid_notification: 'A PSP notification that could not be verified; nothing changed.',
+  unauthorized: 'Missing, malformed, unknown or revoked API key.',
+  not_found: "No such resource, or another tenant's (indistinguishable).",
+  method_not_allowed: 'The path exists; `Allow` lists its methods.',
+  invalid_state: 'The link is in a state that forbids this (e.g. canceling a paid link).',
+  idempotency_in_progress:
+    'A request with this `Idempotency-Key` is still running; retry after `Retry-After`.',
+  payload_too_large: `The body is over ${MAX_BODY_BYTES / 1024} KiB.`,
+  unsupported_media_type: 'The body is not `Content-Type: application/json`.',
+  validation_failed: 'One `errors` entry per invalid field, parameter or header.',
+  idempotency_key_reused: 'This `Idempotency-Key` was used with a different request in the last 24 hours.',
+  rate_limited: 'Too many requests for this account and mode; see `Retry-After`.',
+  internal_error: 'Our fault; retry later (idempotent requests are safe to retry).',
+  psp_unavailable: 'The payment provider failed or did not answer; retry in a moment.',
+  service_unavailable: 'Temporarily unavailable; retry later.',
+};
+
+const isErrorClass = (value: unknown): value is ErrorClass =>
+  typeof value === 'function' && value.prototype instanceof errors.ServiceError && 'code' in value;
+
+/** Each code with its HTTP status and meaning, by status, then code. */
+export const ERROR_CODES = Object.fromEntries(
+  Object.values(errors)
+    .filter(isErrorClass)
+    .sort((a, b) => a.status - b.status || a.code.localeCompare(b.code))
+    .map((type) => [type.code, { status: type.status, meaning: MEANINGS[type.code] }]),
+) as Record<ErrorCode, { status: number; meaning: string }>;
 
 export const ProblemSchema = z
   .strictObject({

@@ -3,11 +3,13 @@ import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as errors from '../../functions/domain/errors.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { routes } from '../../lib/routes.ts';
 import { openApiDocument } from '../../openapi/document.ts';
 import { operations } from '../../openapi/operations.ts';
 import { renderApiReference } from '../../openapi/reference.ts';
+import { ERROR_CODES, type ErrorCode } from '../../openapi/response-schemas.ts';
 import { startTestStack, type TestResponse, type TestStack } from '../support/test-stack.ts';
 
 let stack: TestStack;
@@ -84,6 +86,26 @@ describe('the OpenAPI document', () => {
       .sort();
     const merchantRoutes = routes.filter((route) => route.path.startsWith('/v1/'));
     expect(documented).toEqual(merchantRoutes.map((route) => `${route.method} ${route.path}`).sort());
+  });
+
+  it('lists every code an error class carries, with the status of that class', () => {
+    // Prepare
+    const classes = Object.values(errors).filter(
+      (value): value is typeof value & { code: string; status: number } =>
+        typeof value === 'function' && 'code' in value && 'status' in value,
+    );
+    const schemas = document.components?.schemas as Record<
+      string,
+      { properties: { code: { enum: string[] } } }
+    >;
+    // Act
+    const documented = schemas.Problem?.properties.code.enum;
+    // Assess
+    expect(classes.length).toBeGreaterThan(10);
+    for (const type of classes) {
+      expect(documented).toContain(type.code);
+      expect(ERROR_CODES[type.code as ErrorCode].status).toBe(type.status);
+    }
   });
 
   it('is served at GET /v1/openapi.json without a key', async () => {
