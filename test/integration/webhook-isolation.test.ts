@@ -200,3 +200,26 @@ describe('a compressed delivery pipeline (300 ms timeout, 1 s waits)', () => {
     expect(quietAfter?.failures).toBe(0);
   }, 60_000);
 });
+
+describe('the shared endpoint health in DynamoDB', () => {
+  it('hands each slot to one attempt at a time and keeps a failed probe’s slot for its pause', async () => {
+    const store = endpointHealthStore();
+    const probed = endpointOf('probed-co', 'test', 'https://hooks.probed.example');
+    const now = Date.now();
+    expect(await store.claimSlot(probed, 0, now + 20_000, now)).toMatchObject({ slots: [now + 20_000] });
+    expect(await store.claimSlot(probed, 0, now + 21_000, now)).toBeUndefined();
+
+    const failed = await store.recordAnswer(probed, false, 0, {
+      slot: 0,
+      lease: now + 20_000,
+      pauseUntil: now + 60_000,
+    });
+    expect(failed).toMatchObject({ failures: 1, slots: [now + 60_000] });
+    expect(await store.claimSlot(probed, 0, now + 20_000, now + 1_000)).toBeUndefined();
+
+    const recovered = await store.claimSlot(probed, 0, now + 80_000, now + 60_000);
+    expect(recovered).toBeDefined();
+    const answered = await store.recordAnswer(probed, true, now + 120_000, { slot: 0, lease: now + 80_000 });
+    expect(answered).toEqual({ healthyUntil: now + 120_000, failures: 0, slots: [] });
+  });
+});
