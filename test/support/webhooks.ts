@@ -31,6 +31,7 @@ import type { WebhookSender } from '../../functions/ports/webhook-sender.ts';
 import { applyTransition } from '../../functions/use-cases/payment-links.ts';
 import type { DeliveryDependencies } from '../../functions/use-cases/webhook-delivery.ts';
 import { startSqsPoller } from '../../lib/local/sqs-poller.ts';
+import { timeoutSecondsOf } from '../../lib/routes.ts';
 import type { TestStack } from './test-stack.ts';
 
 export interface ReceivedWebhook {
@@ -228,6 +229,7 @@ export async function startDeliveryHarness(
     queueArn,
     batchSize: 10,
     functionName: 'deliver-webhook-test',
+    timeoutMs: timeoutSecondsOf('deliver-webhook') * 1000,
     handler: async () => handler,
   });
   return {
