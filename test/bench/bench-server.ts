@@ -241,7 +241,7 @@ async function deliveries(
 }
 
 /**
- * The floor under any delivery that records its attempts (PRODUCT.md section 10): one conditional UpdateItem
+ * The floor under any delivery that records its attempts (docs/webhooks.md#the-delivery-log): one conditional UpdateItem
  * per event appending an attempt, on the same event items in the same embedded DynamoDB, at the same
  * concurrency; no queue, no HTTP, no signing.
  */
