@@ -12,6 +12,11 @@ export const budgets = {
   coldImport: 1.15,
   /** The same, for a function that carries more than one PSP SDK (orchestration): the heaviest. */
   coldImportSeveralPsps: 1.25,
+  /**
+   * 429s per second to a tenant whose window is spent / the create-link ceiling (one PutItem): a refusal costs
+   * no store write, so it must be at least as cheap as the cheapest request that writes.
+   */
+  rejectedThroughput: 1.0,
   /** Webhooks delivered per second through SQS and deliver-webhook / plain signed POSTs to the same receiver. */
   webhookThroughput: 0.5,
 } as const;

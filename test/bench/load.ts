@@ -47,3 +47,18 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
     child.send(options);
   });
 }
+
+/** Rounds of one target as one figure: requests over total time, and the median round's latencies. */
+export function combineRounds(rounds: LoadResult[]) {
+  const median = (values: number[]) =>
+    [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+  return {
+    rps:
+      rounds.reduce((sum, run) => sum + run.requests - run.errors, 0) /
+      rounds.reduce((sum, run) => sum + run.seconds, 0),
+    errors: rounds.reduce((sum, run) => sum + run.errors, 0),
+    p50Ms: median(rounds.map((run) => run.p50Ms)),
+    p99Ms: median(rounds.map((run) => run.p99Ms)),
+    generatorCpuMsPerRequest: median(rounds.map((run) => run.generatorCpuMsPerRequest)),
+  };
+}

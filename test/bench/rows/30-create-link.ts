@@ -3,11 +3,11 @@ import type { AddressInfo } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../../functions/adapters/dynamodb/table-schema.ts';
-import { newLinkId } from '../../../functions/domain/random.ts';
+import { newId } from '../../../functions/domain/ids.ts';
 import type { BenchRow, BenchServer } from '../bench.ts';
 import { fmt, median } from '../bench.ts';
 import { budgets } from '../budgets.ts';
-import type { LoadResult } from '../load.ts';
+import { combineRounds, type LoadResult } from '../load.ts';
 
 async function readBody(message: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
@@ -39,7 +39,7 @@ async function startCeiling(server: BenchServer): Promise<string> {
   if (!template) throw new Error('the sample link was not stored');
   const ceiling = createServer(async (req, res) => {
     await readBody(req);
-    const id = newLinkId();
+    const id = newId('pl');
     const item = { ...template, ...keys.link(id, 'test'), id, gsi1sk: `${template.created_at}#${id}` };
     try {
       await documentClient.send(
@@ -61,6 +61,12 @@ async function startCeiling(server: BenchServer): Promise<string> {
 
 let ceilingUrl: Promise<string> | undefined;
 
+/** The ceiling's URL, started on first use (other rows compare against it too). */
+export function createLinkCeiling(server: BenchServer): Promise<string> {
+  ceilingUrl ??= startCeiling(server);
+  return ceilingUrl;
+}
+
 interface Run extends LoadResult {
   /** CPU the server process spent per successful request during the round. */
   serverCpuMsPerRequest: number;
@@ -68,10 +74,7 @@ interface Run extends LoadResult {
 
 /** `POST /v1/payment-links` through the local stack against the ceiling: ABBA rounds, the table grows. */
 export default {
-  serve: (server) => {
-    ceilingUrl ??= startCeiling(server);
-    return ceilingUrl;
-  },
+  serve: (server) => createLinkCeiling(server),
 
   async measure(bench) {
     const { baseUrl, authorization, createBody } = await bench.server();
@@ -102,14 +105,8 @@ export default {
       for (const target of order) runs[target].push(await round(targets[target], roundMs));
     }
     const combine = (list: Run[]) => ({
-      rps:
-        list.reduce((sum, run) => sum + run.requests - run.errors, 0) /
-        list.reduce((sum, run) => sum + run.seconds, 0),
-      errors: list.reduce((sum, run) => sum + run.errors, 0),
-      p50Ms: median(list.map((run) => run.p50Ms)),
-      p99Ms: median(list.map((run) => run.p99Ms)),
+      ...combineRounds(list),
       serverCpuMsPerRequest: median(list.map((run) => run.serverCpuMsPerRequest)),
-      generatorCpuMsPerRequest: median(list.map((run) => run.generatorCpuMsPerRequest)),
     });
     const stack = combine(runs.stack);
     const ceiling = combine(runs.ceiling);

@@ -11,8 +11,8 @@ import { eventMessageBody } from '../../../functions/adapters/sqs/event-queue.ts
 import { sqsClient } from '../../../functions/clients/sqs.ts';
 import { config } from '../../../functions/config.ts';
 import { linkRepository } from '../../../functions/dependencies.ts';
+import { newId } from '../../../functions/domain/ids.ts';
 import { cancel, createPaymentLink, type LinkEvent } from '../../../functions/domain/payment-link.ts';
-import { newEventId } from '../../../functions/domain/random.ts';
 import type { BenchRow, BenchServer } from '../bench.ts';
 import { fmt } from '../bench.ts';
 import { budgets } from '../budgets.ts';
@@ -104,7 +104,7 @@ async function signedPosts(
 ): Promise<{ seconds: number; lost: number }> {
   const signer = new Webhook(server.webhookSecret);
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
-  const ids = Array.from({ length: count }, () => newEventId());
+  const ids = Array.from({ length: count }, () => newId('evt'));
   const all = newPhase(count, 60_000);
   const started = performance.now();
   await pool(ids, concurrency, async (id) => {
