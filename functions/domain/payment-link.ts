@@ -118,7 +118,7 @@ export interface Transition {
   event: LinkEvent;
 }
 
-export function createPaymentLink(principal: Principal, input: PaymentLinkInput, now: Date): PaymentLink {
+export function newPaymentLink(principal: Principal, input: PaymentLinkInput, now: Date): PaymentLink {
   return {
     id: newId('pl'),
     account: principal.account,

@@ -1,7 +1,7 @@
-import { allowedMethodsByPath } from '../../lib/routes.ts';
 import { MethodNotAllowedError, NotFoundError } from '../domain/errors.ts';
 import { apiHandler } from '../http/api-handler.ts';
 import { problemResponse } from '../http/problem.ts';
+import { allowedMethodsByPath } from '../http/routes.ts';
 
 const allowed = allowedMethodsByPath();
 

@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../functions/domain/errors.ts';
-import { createPaymentLink, type LinkEvent, markPaid } from '../../functions/domain/payment-link.ts';
+import { type LinkEvent, markPaid, newPaymentLink } from '../../functions/domain/payment-link.ts';
 import { MAX_URL_LENGTH } from '../../functions/domain/urls.ts';
 import {
   decideAfterAttempt,
@@ -139,7 +139,7 @@ describe('the webhook body of the largest link the API accepts', () => {
       expires_at: new Date(Date.now() + 86_400_000).toISOString(),
     };
     const input = validate(schema, body);
-    const link = createPaymentLink({ account: 'a'.repeat(64), mode: 'live' }, input, new Date());
+    const link = newPaymentLink({ account: 'a'.repeat(64), mode: 'live' }, input, new Date());
     const paid = markPaid(
       link,
       { id: 'pay_x', connection_id: 'pc_x', provider: 'stripe' as const, reference: `pi_${'x'.repeat(60)}` },

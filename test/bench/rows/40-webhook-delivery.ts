@@ -12,7 +12,7 @@ import { sqsClient } from '../../../functions/clients/sqs.ts';
 import { config } from '../../../functions/config.ts';
 import { linkRepository } from '../../../functions/dependencies.ts';
 import { newId } from '../../../functions/domain/ids.ts';
-import { cancel, createPaymentLink, type LinkEvent } from '../../../functions/domain/payment-link.ts';
+import { cancel, type LinkEvent, newPaymentLink } from '../../../functions/domain/payment-link.ts';
 import type { BenchRow, BenchServer } from '../bench.ts';
 import { fmt } from '../bench.ts';
 import { budgets } from '../budgets.ts';
@@ -159,7 +159,7 @@ async function deliveries(
   const events: LinkEvent[] = [];
   await pool(Array.from({ length: count }), concurrency, async () => {
     const now = new Date();
-    const link = createPaymentLink(
+    const link = newPaymentLink(
       { account: server.account, mode: 'test' },
       { amount: { value: '10.00', currency: 'EUR' }, webhook_url: `${receiverUrl}/webhooks` },
       now,
