@@ -60,7 +60,7 @@ describe('racing transitions against the embedded DynamoDB', () => {
       });
       expect(paid.status).toBe('fulfilled');
       if (canceled.status === 'fulfilled') {
-        // Cancel won first; the payment was still recorded on top of it (PRODUCT.md section 7).
+        // Cancel won first; the payment was still recorded on top of it (docs/api.md#states-expiry-and-webhooks).
         expect(stored.canceled_at).not.toBeNull();
         expect(stored.event_ids).toHaveLength(2);
       } else {

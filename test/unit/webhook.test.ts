@@ -113,7 +113,7 @@ describe('the webhook body of the largest link the API accepts', () => {
       .filter((value) => accepted({ [field]: value }))
       .sort((a, b) => Buffer.byteLength(JSON.stringify(b)) - Buffer.byteLength(JSON.stringify(a)))[0];
 
-  it('stays under 20 KB (PRODUCT.md section 10), whatever characters fill the fields', () => {
+  it('stays under 20 KB (docs/webhooks.md#the-request), whatever characters fill the fields', () => {
     const url = (path: string) => (character: string) => {
       const prefix = `https://shop.example.com/${path}/`;
       return prefix + character.repeat(Math.floor((MAX_URL_LENGTH - prefix.length) / character.length));

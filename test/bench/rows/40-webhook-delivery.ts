@@ -203,7 +203,7 @@ async function deliveries(
 }
 
 /**
- * The floor under any delivery that records its attempts (docs/webhooks.md): one conditional UpdateItem
+ * The floor under any delivery that records its attempts (docs/webhooks.md#the-delivery-log): one conditional UpdateItem
  * per event appending an attempt, on the same event items in the same embedded DynamoDB, at the same
  * concurrency; no queue, no HTTP, no signing.
  */
@@ -290,7 +290,7 @@ export default {
       ratio: lost ? 0 : result.delivery.rps / result.ceiling.rps,
       budget: { min: budgets.webhookThroughput },
     });
-    // No budget: what the row above cannot beat here, since every attempt is recorded (docs/webhooks.md).
+    // No budget: what the row above cannot beat here, since every attempt is recorded (docs/webhooks.md#the-delivery-log).
     bench.row({
       measure: 'webhook delivery vs floor',
       subject: 'the one write per attempt alone',
