@@ -1,10 +1,32 @@
 import currencyCodes from 'currency-codes';
 
 /**
+ * ISO 4217 codes that name no money a buyer could pay with: precious metals (XAU, XAG, XPD, XPT), units of
+ * account (XDR, XSU, XUA), bond-market units (XBA to XBD), the testing code XTS and "no currency" XXX
+ * (docs/api.md#currencies). Some of them list real issuers in the data (the IMF for XDR), so the placeholder
+ * countries alone do not exclude them.
+ */
+export const NOT_PAYABLE_CODES: readonly string[] = [
+  'XAU',
+  'XAG',
+  'XPD',
+  'XPT',
+  'XDR',
+  'XSU',
+  'XUA',
+  'XBA',
+  'XBB',
+  'XBC',
+  'XBD',
+  'XTS',
+  'XXX',
+];
+
+/**
  * The ISO 4217 currencies one can pay with, and their minor units, derived from the maintained
  * `currency-codes` data. Codes that are not money (gold, SDR, bond-market units, the testing and "no currency"
  * codes) are the entries whose only "countries" are the ISO list's `ZZ..` placeholders, so the data itself
- * excludes them. Build-time only: `npm run currencies` writes the result to functions/domain/iso-4217.ts, so
+ * excludes most of them, and `NOT_PAYABLE_CODES` names them all. Build-time only: `npm run currencies` writes the result to functions/domain/iso-4217.ts, so
  * Lambda bundles carry 2 KB of codes instead of the package's 18 KB of names and countries; a unit test fails
  * when the two disagree (for instance after a `currency-codes` update).
  */
@@ -12,6 +34,7 @@ export function payableCurrencies(): Record<string, number> {
   return Object.fromEntries(
     currencyCodes.data
       .filter((entry) => !entry.countries.every((country) => /^zz/i.test(country)))
+      .filter((entry) => !NOT_PAYABLE_CODES.includes(entry.code))
       .map((entry) => [entry.code, entry.digits])
       .sort(([a], [b]) => String(a).localeCompare(String(b))),
   );

@@ -6,10 +6,12 @@
  * handler share one Lambda function. `table` lists the DynamoDB actions that function needs, which the stack
  * turns into a least-privilege policy.
  */
+import { ANSWER_ROOM_MS, type CallKind, callsWorstCaseMs } from '../functions/domain/call-budgets.ts';
+
 export type TableAction = 'GetItem' | 'BatchGetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'Query';
 
 export interface RouteDefinition {
-  method: 'GET' | 'POST' | 'HEAD';
+  method: 'GET' | 'POST' | 'PATCH' | 'HEAD';
   /** API Gateway path template, e.g. `/v1/payment-links/{id}`. */
   path: string;
   handler: string;
@@ -29,7 +31,15 @@ export interface FunctionDefinition {
   sendsEvents?: boolean;
   /** Sends to the event queue's dead-letter queue (webhook delivery keeps finally failed events there). */
   sendsDeadLetters?: boolean;
-  /** Function timeout; `DEFAULT_TIMEOUT_SECONDS` when absent. */
+  /**
+   * The most outbound calls of each kind (functions/domain/call-budgets.ts) one invocation makes one after the
+   * other. The function's timeout is derived from them (`timeoutSecondsOf`), so every call fits.
+   */
+  calls?: Partial<Record<CallKind, number>>;
+  /**
+   * A longer timeout than its calls need, for functions that work through a batch and watch the time they have
+   * left (sweepers, queue consumers).
+   */
   timeoutSeconds?: number;
   /** Secrets it reads: the sandbox PSP's signing secret, and/or the PSP credentials (e.g. Stripe keys). */
   secrets?: readonly ('sandbox' | 'psp')[];
@@ -59,13 +69,20 @@ export const functions = {
     timeoutSeconds: 30,
   },
   'outbox-sweeper': { table: ['Query', 'UpdateItem'], sendsEvents: true, timeoutSeconds: 60 },
-  'checkout-page': { table: ['GetItem', 'PutItem', 'UpdateItem'], secrets: ['psp'] },
+  // Up to three rounds when concurrent writers keep winning: create a session, then end it unused (the last
+  // round ends nothing).
+  'checkout-page': { table: ['GetItem', 'PutItem', 'UpdateItem'], secrets: ['psp'], calls: { psp: 5 } },
   'psp-notifications': {
     table: ['GetItem', 'PutItem', 'DeleteItem'],
     sendsEvents: true,
     secrets: ['sandbox', 'psp'],
+    calls: { psp: 1 },
   },
-  'sandbox-checkout': { table: ['GetItem', 'UpdateItem'], secrets: ['sandbox'] },
+  'sandbox-checkout': {
+    table: ['GetItem', 'UpdateItem'],
+    secrets: ['sandbox'],
+    calls: { sandboxNotification: 1 },
+  },
   'list-payment-links': { table: ['Query'], merchantApi: true },
   // Cancel and expiry end the link's PSP session, hence the PSP secrets.
   'cancel-payment-link': {
@@ -73,11 +90,20 @@ export const functions = {
     sendsEvents: true,
     merchantApi: true,
     secrets: ['sandbox', 'psp'],
+    calls: { psp: 1 },
   },
+  // Per link it expires; it stops taking links while one more might not fit (functions/handlers/expire-links.ts).
   'expire-links': {
     table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query'],
     sendsEvents: true,
     timeoutSeconds: 60,
+    secrets: ['sandbox', 'psp'],
+    calls: { psp: 1 },
+  },
+  // Updating ends the link's PSP session when what the buyer sees changes, hence the PSP secrets.
+  'update-payment-link': {
+    table: ['GetItem', 'PutItem'],
+    merchantApi: true,
     secrets: ['sandbox', 'psp'],
   },
   'get-openapi': { table: [] },
@@ -85,9 +111,23 @@ export const functions = {
 
 export type HandlerName = keyof typeof functions;
 
+/** The longest an API Gateway HTTP API waits for its integration: a slower function's answer is lost. */
+export const API_INTEGRATION_TIMEOUT_SECONDS = 29;
+
+/**
+ * A function's timeout: the worst case of the calls it declares plus room to answer, at least
+ * `DEFAULT_TIMEOUT_SECONDS`, or its own longer `timeoutSeconds`.
+ */
+export function timeoutSecondsOf(handler: HandlerName): number {
+  const definition: FunctionDefinition = functions[handler];
+  const needed = Math.ceil((callsWorstCaseMs(definition.calls ?? {}) + ANSWER_ROOM_MS) / 1000);
+  return Math.max(DEFAULT_TIMEOUT_SECONDS, needed, definition.timeoutSeconds ?? 0);
+}
+
 export const routes: readonly (RouteDefinition & { handler: HandlerName })[] = [
   { method: 'POST', path: '/v1/payment-links', handler: 'create-payment-link' },
   { method: 'GET', path: '/v1/payment-links/{id}', handler: 'get-payment-link' },
+  { method: 'PATCH', path: '/v1/payment-links/{id}', handler: 'update-payment-link' },
   { method: 'GET', path: '/v1/payment-links/{id}/events', handler: 'list-payment-link-events' },
   { method: 'POST', path: '/v1/events/{id}/redeliver', handler: 'redeliver-event' },
   { method: 'GET', path: '/checkout/{id}', handler: 'checkout-page' },
@@ -118,10 +158,7 @@ export const EVENTS_MAX_RECEIVE_COUNT = 20;
  * Lambda event sources (a message is not handed out again while an invocation may still run).
  */
 export function eventsQueueVisibilitySeconds(): number {
-  const consumerTimeouts = queueConsumers.map(
-    (consumer) =>
-      (functions[consumer.handler] as FunctionDefinition).timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
-  );
+  const consumerTimeouts = queueConsumers.map((consumer) => timeoutSecondsOf(consumer.handler));
   return 6 * Math.max(DEFAULT_TIMEOUT_SECONDS, ...consumerTimeouts);
 }
 

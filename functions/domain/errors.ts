@@ -128,9 +128,21 @@ export class ConcurrentModificationError extends ServiceError {
 }
 
 /** A PSP notification whose signature does not verify, or that is not in the PSP's format. Changes nothing. */
+/**
+ * A notification that is forged, foreign, malformed or about nothing we know. Every one gets the same answer, so
+ * a sender learns nothing about which links, sessions or credentials exist; `reason` is for our logs only.
+ */
 export class InvalidNotificationError extends ServiceError {
-  constructor(detail = 'The notification could not be verified.') {
-    super({ code: 'invalid_notification', status: 400, title: 'Invalid notification', detail });
+  readonly reason: string;
+
+  constructor(reason = 'Not verified.') {
+    super({
+      code: 'invalid_notification',
+      status: 400,
+      title: 'Invalid notification',
+      detail: 'The notification could not be verified.',
+    });
+    this.reason = reason;
   }
 }
 

@@ -29,6 +29,15 @@ export interface PaymentLinkInput {
   expires_at?: string | null | undefined;
 }
 
+/**
+ * What the merchant may change on an open link (`PATCH`): a field that is present replaces the stored value
+ * (`null` clears it; `metadata` is replaced whole); an absent field stays as it is. Amount and currency never
+ * change: a buyer may already be looking at them.
+ */
+export type PaymentLinkChanges = Partial<
+  Pick<PaymentLinkInput, 'description' | 'redirect_url' | 'webhook_url' | 'metadata' | 'expires_at'>
+>;
+
 /** The stored payment link. Field names are those of the public resource, so no mapping layer is needed. */
 export interface PaymentLink {
   id: string;
@@ -222,4 +231,29 @@ export function expire(link: PaymentLink, checkoutBase: string, now: Date): Tran
     checkoutBase,
     now,
   );
+}
+
+/** Fields the buyer sees on the PSP's page or is sent back to: changing one ends the link's PSP session. */
+const BUYER_FACING_FIELDS = ['description', 'redirect_url', 'expires_at'] as const;
+
+/**
+ * The merchant corrects an open link (docs/api.md, "Updating a link"). Only an open link changes (paid,
+ * canceled or expired: `invalid_state`, so an expiry that has passed is never undone by moving `expires_at`).
+ * The result is one version later, so the write that stores it fails when a transition got there first. When
+ * what the buyer sees changes, the link drops its PSP session: the caller ends it at the PSP and the next
+ * checkout visit opens a fresh one.
+ */
+export function update(link: PaymentLink, changes: PaymentLinkChanges, now: Date): PaymentLink {
+  const status = effectiveStatus(link, now);
+  if (status !== 'open') throw new InvalidStateError(`A ${status} payment link cannot be updated.`);
+  const after: PaymentLink = { ...link, version: link.version + 1 };
+  if (changes.description !== undefined) after.description = changes.description;
+  if (changes.redirect_url !== undefined) after.redirect_url = changes.redirect_url;
+  if (changes.webhook_url !== undefined) after.webhook_url = changes.webhook_url;
+  if (changes.metadata !== undefined) after.metadata = changes.metadata;
+  if (changes.expires_at !== undefined) {
+    after.expires_at = changes.expires_at === null ? null : new Date(changes.expires_at).toISOString();
+  }
+  if (BUYER_FACING_FIELDS.some((field) => after[field] !== link[field])) after.psp_session = null;
+  return after;
 }

@@ -27,6 +27,13 @@ export function isPublicAddress(address: string): boolean {
   return parsed.range() === 'unicast';
 }
 
+/**
+ * The characters RFC 3986 allows in a URI. Anything else (spaces, CR/LF and other controls, which the WHATWG
+ * parser silently drops; backslashes, which it reads as slashes; non-ASCII) would make the stored URL differ from
+ * the one validated, break the `Location` header it ends up in, or grow the webhook body beyond its length.
+ */
+const URI_CHARACTERS = /^[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=%]*$/;
+
 function isLocalName(hostname: string): boolean {
   const name = hostname.toLowerCase().replace(/\.$/, '');
   return name === 'localhost' || name.endsWith('.localhost');
@@ -35,6 +42,9 @@ function isLocalName(hostname: string): boolean {
 /** Why `raw` is not an acceptable merchant URL under `policy`, or undefined when it is. */
 export function urlProblem(raw: string, policy: UrlPolicy): string | undefined {
   if (raw.length > MAX_URL_LENGTH) return `Must be at most ${MAX_URL_LENGTH} characters.`;
+  if (!URI_CHARACTERS.test(raw)) {
+    return 'Must contain only the characters a URL allows (RFC 3986): percent-encode spaces, control and non-ASCII characters.';
+  }
   let url: URL;
   try {
     url = new URL(raw);

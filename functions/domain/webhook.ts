@@ -21,13 +21,33 @@ export interface DeliveryAttempt {
  * A stored event with its delivery state. `delivery_seq` numbers the messages that may trigger an attempt:
  * a queue message carries the sequence it was sent for, and anything else is a stale duplicate. `round_attempts`
  * counts the failed attempts since the event was created or last redelivered (the position in the schedule).
+ * `attempts` holds the latest {@link ATTEMPTS_KEPT} attempts, oldest first; `attempt_count` counts them all
+ * (absent on events recorded before the log was bounded, whose `attempts` then holds every attempt).
  */
 export interface StoredEvent extends LinkEvent {
   status: EventStatus;
   attempts: DeliveryAttempt[];
+  attempt_count?: number;
   delivery_seq: number;
   round_attempts: number;
 }
+
+/**
+ * Attempts an event's delivery log keeps (the latest ones). Without a bound, redeliveries would grow the item
+ * past DynamoDB's 400 KB limit, after which no attempt could be recorded at all.
+ */
+export const ATTEMPTS_KEPT = 50;
+
+/** The attempts an event keeps once `attempt` is recorded: the latest {@link ATTEMPTS_KEPT}. */
+export function keptAttempts(
+  attempts: readonly DeliveryAttempt[],
+  attempt: DeliveryAttempt,
+): DeliveryAttempt[] {
+  return [...attempts, attempt].slice(-ATTEMPTS_KEPT);
+}
+
+/** How many attempts an event has had in all, including those its log no longer keeps. */
+export const attemptCount = (event: StoredEvent): number => event.attempt_count ?? event.attempts.length;
 
 /** What the merchant reads in `GET /v1/payment-links/{id}/events`. */
 export interface EventLogEntry {
@@ -35,7 +55,10 @@ export interface EventLogEntry {
   type: LinkEvent['type'];
   created_at: string;
   status: EventStatus;
+  /** The latest attempts, oldest first. */
   attempts: DeliveryAttempt[];
+  /** Every attempt ever made, including those `attempts` no longer shows. */
+  attempt_count: number;
 }
 
 export function toEventLogEntry(event: StoredEvent): EventLogEntry {
@@ -44,7 +67,8 @@ export function toEventLogEntry(event: StoredEvent): EventLogEntry {
     type: event.type,
     created_at: event.created_at,
     status: event.status,
-    attempts: event.attempts,
+    attempts: event.attempts.slice(-ATTEMPTS_KEPT),
+    attempt_count: attemptCount(event),
   };
 }
 

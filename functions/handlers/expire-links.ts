@@ -1,13 +1,14 @@
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { config } from '../config.ts';
 import { eventQueue, linkRepository, now, pspSelector } from '../dependencies.ts';
+import { ANSWER_ROOM_MS, CALL_BUDGETS, worstCaseMs } from '../domain/call-budgets.ts';
 import { logger } from '../logger.ts';
 import { expireDueLinks } from '../use-cases/payment-links.ts';
 
 /** Links expired per run; a backlog drains over the following runs (one a minute on AWS). */
 const BATCH_SIZE = 500;
 /** Stop taking links this long before the function's timeout: one link (with its PSP call) fits in it. */
-const SAFETY_MARGIN_MS = 10_000;
+const SAFETY_MARGIN_MS = worstCaseMs(CALL_BUDGETS.psp) + ANSWER_ROOM_MS;
 
 /** Scheduled (lib/routes.ts `schedules`): records `expired` for open links past `expires_at`. */
 export const handler = async (_event: ScheduledEvent, context: Context) => {

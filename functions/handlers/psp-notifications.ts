@@ -1,6 +1,8 @@
 import { config } from '../config.ts';
 import { eventQueue, linkRepository, now, pspSelector } from '../dependencies.ts';
+import { InvalidNotificationError } from '../domain/errors.ts';
 import { apiHandler, json } from '../http/api-handler.ts';
+import { logger } from '../logger.ts';
 import { handlePspNotification } from '../use-cases/psp-notifications.ts';
 
 /**
@@ -8,20 +10,27 @@ import { handlePspNotification } from '../use-cases/psp-notifications.ts';
  * (or was already, or the notification needs no action), so the PSP stops retrying; problem+json 4xx for
  * anything forged or unknown, 5xx only when the PSP should retry.
  */
-export const handler = apiHandler({ auth: false, body: 'none' }, async ({ event }) => {
-  const raw = event.body ?? '';
-  const body = event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
-  const result = await handlePspNotification(
-    {
-      links: linkRepository(),
-      psps: pspSelector(),
-      queue: eventQueue(),
-      now,
-      checkoutBase: config().CHECKOUT_BASE,
-    },
-    event.pathParameters?.provider ?? '',
-    body,
-    event.headers,
-  );
-  return json(200, { received: true, outcome: result.outcome });
+export const handler = apiHandler({ auth: false, body: 'notification' }, async ({ event, body }) => {
+  const provider = event.pathParameters?.provider ?? '';
+  try {
+    const result = await handlePspNotification(
+      {
+        links: linkRepository(),
+        psps: pspSelector(),
+        queue: eventQueue(),
+        now,
+        checkoutBase: config().CHECKOUT_BASE,
+      },
+      provider,
+      body as string,
+      event.headers,
+    );
+    return json(200, { received: true, outcome: result.outcome });
+  } catch (error) {
+    // The sender is told nothing but "not verified" (docs/checkout.md); why is for our logs.
+    if (error instanceof InvalidNotificationError) {
+      logger.warn('PSP notification refused', { provider, reason: error.reason });
+    }
+    throw error;
+  }
 });

@@ -11,7 +11,7 @@ import {
   ProblemSchema,
   RedeliverySchema,
 } from './response-schemas.ts';
-import { createPaymentLinkRequest } from './schemas.ts';
+import { createPaymentLinkRequest, updatePaymentLinkRequest } from './schemas.ts';
 import { emptyRequest } from './validate.ts';
 
 /**
@@ -20,7 +20,7 @@ import { emptyRequest } from './validate.ts';
  * (authentication, rate limit, body parsing, idempotency) are added from its flags.
  */
 export interface OperationSpec {
-  method: 'get' | 'post';
+  method: 'get' | 'post' | 'patch';
   /** As in lib/routes.ts. */
   path: string;
   operationId: string;
@@ -107,6 +107,18 @@ export const operations: OperationSpec[] = [
     auth: true,
     success: { status: 200, description: 'The payment link.', schema: 'PaymentLink' },
     errors: ['not_found'],
+  },
+  {
+    method: 'patch',
+    path: '/v1/payment-links/{id}',
+    operationId: 'updatePaymentLink',
+    summary: 'Update a payment link',
+    description:
+      'Changes an open link (`application/json` or `application/merge-patch+json`): a field that is present replaces the stored value, `null` clears it, an absent one stays; `metadata` is replaced whole. Same rules as on creation; `amount` cannot change (422). A paid, canceled or expired link is `invalid_state`. A change to `description`, `redirect_url` or `expires_at` ends the open PSP session, so the next checkout visit opens a fresh one. No `Idempotency-Key`: repeating a PATCH gives the same result.',
+    auth: true,
+    body: { schema: updatePaymentLinkRequest('live', false), required: true },
+    success: { status: 200, description: 'The updated payment link.', schema: 'PaymentLink' },
+    errors: ['not_found', 'invalid_state', 'validation_failed'],
   },
   {
     method: 'post',
@@ -207,6 +219,10 @@ const header = (description: string, schema: Record<string, unknown> = { type: '
   schema,
 });
 
+/** A PATCH is a JSON merge patch (RFC 7396) and takes that media type beside plain JSON. */
+const requestMediaTypes = (operation: OperationSpec) =>
+  operation.method === 'patch' ? ['application/json', 'application/merge-patch+json'] : ['application/json'];
+
 function operationObject(operation: OperationSpec) {
   const parameters: Record<string, unknown>[] = [];
   if (operation.path.includes('{id}')) parameters.push(pathId(operation.path));
@@ -281,7 +297,12 @@ function operationObject(operation: OperationSpec) {
       ? {
           requestBody: {
             required: operation.body.required,
-            content: { 'application/json': { schema: jsonSchema(operation.body.schema, 'input') } },
+            content: Object.fromEntries(
+              requestMediaTypes(operation).map((type) => [
+                type,
+                { schema: jsonSchema((operation.body as { schema: z.core.$ZodType }).schema, 'input') },
+              ]),
+            ),
           },
         }
       : {}),

@@ -3,6 +3,11 @@ import { InvalidJsonError, PayloadTooLargeError, UnsupportedMediaTypeError } fro
 
 /** PRODUCT.md section 3: request bodies are JSON objects of at most 32 KiB. */
 export const MAX_BODY_BYTES = 32 * 1024;
+/**
+ * PSP notifications, verified over their exact bytes: far above any notification of a payment or refund (a few
+ * KB), far below API Gateway's 10 MB, so a flood of large bodies costs no signature check over megabytes.
+ */
+export const MAX_NOTIFICATION_BODY_BYTES = 256 * 1024;
 /** Far deeper than any request of ours (3 levels); deeper bodies are refused before anything walks them. */
 export const MAX_JSON_DEPTH = 32;
 
@@ -24,11 +29,15 @@ function depthOf(value: unknown): number {
  * - `none`: the route ignores any body (GET).
  * - `json`: a JSON body is required.
  * - `optional-json`: no body, or an empty one, is fine; a non-empty one must be JSON (e.g. cancel).
+ * - `merge-patch`: a JSON body is required, as `application/json` or `application/merge-patch+json`
+ *   (RFC 7396, the media type of a PATCH that states the fields to replace).
+ * - `notification`: any media type, passed on as text exactly as received (its signature covers those bytes),
+ *   at most `MAX_NOTIFICATION_BODY_BYTES`.
  */
-export type BodyMode = 'none' | 'json' | 'optional-json';
+export type BodyMode = 'none' | 'json' | 'optional-json' | 'merge-patch' | 'notification';
 
-const isJsonMediaType = (contentType: string | undefined) =>
-  /^application\/json\s*(;|$)/i.test(contentType?.trim() ?? '');
+const JSON_MEDIA_TYPE = /^application\/json\s*(;|$)/i;
+const JSON_OR_MERGE_PATCH_MEDIA_TYPE = /^application\/(merge-patch\+)?json\s*(;|$)/i;
 
 /** Rejects bytes that are not UTF-8 (one instance per container: creating a decoder costs more than decoding). */
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
@@ -38,9 +47,14 @@ export function parseJsonBody(event: APIGatewayProxyEventV2, mode: BodyMode): un
   const raw = event.body ?? '';
   const bytes = event.isBase64Encoded ? Buffer.from(raw, 'base64') : undefined;
   const size = bytes ? bytes.length : Buffer.byteLength(raw, 'utf8');
+  if (mode === 'notification') {
+    if (size > MAX_NOTIFICATION_BODY_BYTES) throw new PayloadTooLargeError(MAX_NOTIFICATION_BODY_BYTES);
+    return bytes ? bytes.toString('utf8') : raw;
+  }
   if (size > MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
   if (mode === 'optional-json' && (bytes ? bytes.toString('utf8') : raw).trim() === '') return undefined;
-  if (!isJsonMediaType(event.headers['content-type'])) throw new UnsupportedMediaTypeError();
+  const mediaType = mode === 'merge-patch' ? JSON_OR_MERGE_PATCH_MEDIA_TYPE : JSON_MEDIA_TYPE;
+  if (!mediaType.test(event.headers['content-type']?.trim() ?? '')) throw new UnsupportedMediaTypeError();
   let parsed: unknown;
   try {
     // A text body is already a string: no round trip through bytes (toWellFormed() is what that trip did

@@ -65,17 +65,20 @@ export const EventLogSchema = z
           description:
             '`pending` while deliveries may still happen; `delivered` and `failed` are final until a redelivery.',
         }),
-        attempts: z.array(
-          z.strictObject({
-            at: timestamp('When the attempt started.'),
-            status_code: z
-              .int()
-              .nullable()
-              .meta({ description: "The endpoint's HTTP status; null when none arrived." }),
-            duration_ms: z.int(),
-            error: z.string().nullable(),
-          }),
-        ),
+        attempts: z
+          .array(
+            z.strictObject({
+              at: timestamp('When the attempt started.'),
+              status_code: z
+                .int()
+                .nullable()
+                .meta({ description: "The endpoint's HTTP status; null when none arrived." }),
+              duration_ms: z.int(),
+              error: z.string().nullable(),
+            }),
+          )
+          .meta({ description: 'The latest 50 attempts, oldest first.' }),
+        attempt_count: z.int().meta({ description: 'Every attempt made, including those no longer listed.' }),
       }),
     ),
   })

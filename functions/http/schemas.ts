@@ -98,9 +98,9 @@ function urlSchema(policy: UrlPolicy, description: string) {
   );
 }
 
-function createPaymentLinkSchema(policy: UrlPolicy) {
-  return z.strictObject({
-    amount: amountSchema(),
+/** The fields a merchant sets on a link, on creation and on update alike (same rules, same messages). */
+function linkFieldSchemas(policy: UrlPolicy) {
+  return {
     description: z.nullish(
       z.string().check(z.maxLength(MAX_DESCRIPTION_LENGTH), z.meta({ description: 'Shown to the buyer.' })),
     ),
@@ -129,19 +129,63 @@ function createPaymentLinkSchema(policy: UrlPolicy) {
         z.meta({ description: 'RFC 3339 time after which the link can no longer be paid.' }),
       ),
     ),
+  };
+}
+
+function createPaymentLinkSchema(policy: UrlPolicy) {
+  return z.strictObject({ amount: amountSchema(), ...linkFieldSchemas(policy) });
+}
+
+/** Refused on update with a field error that says why, rather than "Unknown field". */
+const immutableField = (message: string) =>
+  z.optional(
+    z.unknown().check((ctx) => {
+      ctx.issues.push({ code: 'custom', message, input: ctx.value });
+    }),
+  );
+
+/**
+ * `PATCH /v1/payment-links/{id}` (JSON merge patch): each field as on creation; `null` clears it, an absent one
+ * stays. `amount` is refused: what the buyer pays never changes once the link is out.
+ */
+function updatePaymentLinkSchema(policy: UrlPolicy) {
+  return z.strictObject({
+    amount: immutableField('The amount of a payment link cannot change; cancel it and create a new one.'),
+    ...linkFieldSchemas(policy),
   });
 }
 
 export type CreatePaymentLinkRequest = z.infer<ReturnType<typeof createPaymentLinkSchema>>;
 
-/** `http` URLs are for test mode only; private targets only where the deployment allows them. */
-export function createPaymentLinkRequest(mode: Mode, allowPrivateTargets: boolean) {
+/**
+ * `http` URLs are for test mode only; private targets for test mode only, and only where the deployment allows
+ * them (`allowPrivateTargets`: the local stack). A live link's URLs are public in every deployment.
+ */
+export const createPaymentLinkRequest = (mode: Mode, allowPrivateTargets: boolean) =>
+  cachedPerPolicy(createSchemas, createPaymentLinkSchema, mode, allowPrivateTargets);
+const createSchemas = /* @__PURE__ */ new Map<string, ReturnType<typeof createPaymentLinkSchema>>();
+
+export type UpdatePaymentLinkRequest = z.infer<ReturnType<typeof updatePaymentLinkSchema>>;
+
+/** The same URL rules as `createPaymentLinkRequest`. */
+export const updatePaymentLinkRequest = (mode: Mode, allowPrivateTargets: boolean) =>
+  cachedPerPolicy(updateSchemas, updatePaymentLinkSchema, mode, allowPrivateTargets);
+const updateSchemas = /* @__PURE__ */ new Map<string, ReturnType<typeof updatePaymentLinkSchema>>();
+
+function cachedPerPolicy<T>(
+  cache: Map<string, T>,
+  build: (policy: UrlPolicy) => T,
+  mode: Mode,
+  allowPrivateTargets: boolean,
+): T {
   const key = `${mode}:${allowPrivateTargets}`;
-  let schema = createSchemas.get(key);
+  let schema = cache.get(key);
   if (!schema) {
-    schema = createPaymentLinkSchema({ allowHttp: mode === 'test', allowPrivateTargets });
-    createSchemas.set(key, schema);
+    schema = build({
+      allowHttp: mode === 'test',
+      allowPrivateTargets: mode === 'test' && allowPrivateTargets,
+    });
+    cache.set(key, schema);
   }
   return schema;
 }
-const createSchemas = new Map<string, ReturnType<typeof createPaymentLinkSchema>>();

@@ -33,7 +33,8 @@ export interface EventRepository {
    * Records the attempt and the decision if the event is still pending at `event.delivery_seq`: delivered and
    * failed leave the outbox, pending moves the due time to `dueAt` and the sequence to the next message.
    * Returns false when the state had moved on (a duplicate message's attempt finished first, or a redelivery
-   * started): the attempt is then only appended to the log.
+   * started): the attempt is then only added to the log. The log keeps the latest `ATTEMPTS_KEPT` attempts and
+   * counts every one; no attempt recorded concurrently is lost from it.
    */
   finish(
     event: StoredEvent,

@@ -23,6 +23,13 @@ export interface LinkRepository {
    */
   saveSession(before: PaymentLink, after: PaymentLink): Promise<void>;
   /**
+   * Stores the merchant's changes to an open link (`after`, one version later than `before`, see `update` in
+   * functions/domain/payment-link.ts) on condition that the stored link is still at `before.version`, so a
+   * concurrent payment, cancel or expiry is never lost or undone. Throws `ConcurrentModificationError` when
+   * another writer got there first.
+   */
+  update(before: PaymentLink, after: PaymentLink): Promise<void>;
+  /**
    * One page of a tenant's links, newest first. `after` is the position (see `linkPosition`) of the last link
    * of the previous page. `status` filters by the status a reader sees at `now` (an open link past its
    * `expires_at` is `expired`). `next` is set when more links may follow.

@@ -1,6 +1,9 @@
+import type { Mode } from '../domain/principal.ts';
 import type { AttemptResult } from '../domain/webhook.ts';
 
 export interface WebhookRequest {
+  /** The event's mode: a live event goes to public addresses only, whatever the deployment allows. */
+  mode: Mode;
   url: string;
   headers: Record<string, string>;
   body: string;

@@ -5,9 +5,11 @@ import {
   type LinkStatus,
   createPaymentLink as newPaymentLink,
   type PaymentLink,
+  type PaymentLinkChanges,
   type PaymentLinkInput,
   type PspSession,
   type Transition,
+  update,
 } from '../domain/payment-link.ts';
 import type { Mode, Principal } from '../domain/principal.ts';
 import { logger } from '../logger.ts';
@@ -97,20 +99,54 @@ type TransitionDependencies = LinkDependencies & {
 };
 
 /**
- * A link that can no longer be paid (canceled, expired) has no use for its PSP session: end it at the PSP so
- * a buyer still on that page cannot pay. Best effort: the link has changed whatever the PSP says, and a payment
- * that slips through is still recorded as paid (PRODUCT.md section 7).
+ * A link whose PSP session no longer fits it (canceled, expired, or changed where the buyer sees it) has no use
+ * for that session: end it at the PSP so a buyer still on that page cannot pay. Best effort: the link has
+ * changed whatever the PSP says, and a payment that slips through is still recorded as paid (docs/checkout.md).
  */
+async function endDroppedPspSession(
+  deps: { pspSessions: PspSessions },
+  before: PaymentLink,
+  after: PaymentLink,
+): Promise<void> {
+  const session = before.psp_session;
+  if (!session || after.psp_session?.id === session.id) return;
+  try {
+    await deps.pspSessions.expireSession(before.account, before.mode, session);
+  } catch (error) {
+    logger.warn('PSP session not expired', { link_id: before.id, error });
+  }
+}
+
 async function endPspSession(
   deps: TransitionDependencies,
   transition: Transition | undefined,
 ): Promise<void> {
-  const session = transition?.before.psp_session;
-  if (!transition || !session) return;
-  try {
-    await deps.pspSessions.expireSession(transition.before.account, transition.before.mode, session);
-  } catch (error) {
-    logger.warn('PSP session not expired', { linkId: transition.before.id, error });
+  if (transition) await endDroppedPspSession(deps, transition.before, transition.after);
+}
+
+/**
+ * `PATCH /v1/payment-links/{id}`: the merchant's changes to an open link, stored with a write conditioned on the
+ * version read, and retried from a fresh read when a payment, cancel, expiry or session write got there first
+ * (which then decides: a link that is no longer open is `invalid_state`). PATCH states the result, so repeating
+ * it is harmless and it takes no `Idempotency-Key`.
+ */
+export async function updatePaymentLink(
+  deps: LinkDependencies & { pspSessions: PspSessions },
+  principal: Principal,
+  id: string,
+  changes: PaymentLinkChanges,
+): Promise<PaymentLink> {
+  for (let attempt = 1; ; attempt++) {
+    const before = await getPaymentLink(deps, principal, id);
+    const after = update(before, changes, deps.now());
+    try {
+      await deps.links.update(before, after);
+    } catch (error) {
+      if (error instanceof ConcurrentModificationError && attempt < MAX_TRANSITION_ATTEMPTS) continue;
+      throw error;
+    }
+    await endDroppedPspSession(deps, before, after);
+    return after;
   }
 }
 

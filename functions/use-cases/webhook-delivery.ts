@@ -166,6 +166,7 @@ async function attempt(deps: DeliveryDependencies, event: StoredEvent) {
   if (!secrets.length) throw new Error(`No webhook secret for ${event.account}/${event.mode}.`);
   const body = webhookBody(event);
   const result = await deps.sender.send({
+    mode: event.mode,
     url,
     body,
     headers: signedWebhookHeaders(secrets, event.id, body, at),

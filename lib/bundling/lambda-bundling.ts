@@ -11,8 +11,8 @@ export const lambdaBundling = {
   minify: true,
   sourceMap: true,
   /**
-   * Maps without the original sources: stack traces need only the mappings, and with `--enable-source-maps`
-   * Node reads and parses the whole map at import, where the sources were two thirds of its bytes.
+   * Maps without the original sources: mapping a logged stack (functions/source-mapped-stack.ts) needs only the
+   * mappings, and the sources were two thirds of the map's bytes.
    */
   sourcesContent: false,
   /** Prefer the ESM build of each package: esbuild can only tree-shake ES modules. */
@@ -22,6 +22,16 @@ export const lambdaBundling = {
   // CommonJS dependencies bundled into ESM still call require() for Node built-ins.
   banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
 } as const;
+
+/**
+ * The environment every function starts with (its own variables are added to it). No `NODE_OPTIONS=
+ * --enable-source-maps`: Node would then read and parse the whole `.map` at every cold start, about a quarter
+ * of the import's CPU, though only a logged error needs it; the logger maps stacks itself, on demand
+ * (functions/source-mapped-stack.ts, docs/decisions.md).
+ */
+export const lambdaEnvironment: Readonly<Record<string, string>> = {
+  POWERTOOLS_SERVICE_NAME: 'payment-links',
+};
 
 /** The file NodejsFunction writes for an ESM bundle. */
 export const LAMBDA_BUNDLE_FILE = 'index.mjs';

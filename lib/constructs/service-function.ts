@@ -5,7 +5,7 @@ import { Architecture, LoggingFormat, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { lambdaBundling } from '../bundling/lambda-bundling.ts';
+import { lambdaBundling, lambdaEnvironment } from '../bundling/lambda-bundling.ts';
 import { DEFAULT_TIMEOUT_SECONDS } from '../routes.ts';
 
 const projectRoot = join(import.meta.dirname, '..', '..');
@@ -22,7 +22,8 @@ export interface ServiceFunctionProps {
 
 /**
  * Every Lambda function of the service, built one way: Node.js 24 on arm64, an ESM bundle made by the local
- * esbuild (never Docker), minified with source maps, JSON logs kept for a month.
+ * esbuild (never Docker), minified with a source map beside it (read only when an error is logged), JSON logs kept
+ * for a month.
  *
  * The AWS SDK is bundled rather than taken from the runtime: the versions are the ones the tests ran, and
  * esbuild keeps only the clients a function imports, which loads faster than the runtime's full SDK.
@@ -56,8 +57,7 @@ export class ServiceFunction extends Construct {
       logGroup,
       role,
       environment: {
-        NODE_OPTIONS: '--enable-source-maps',
-        POWERTOOLS_SERVICE_NAME: 'payment-links',
+        ...lambdaEnvironment,
         ...props.environment,
       },
       bundling: {

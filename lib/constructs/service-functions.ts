@@ -5,7 +5,13 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { tableSchema } from '../../functions/adapters/dynamodb/table-schema.ts';
-import { type FunctionDefinition, functions, type HandlerName, tableActionsOf } from '../routes.ts';
+import {
+  type FunctionDefinition,
+  functions,
+  type HandlerName,
+  tableActionsOf,
+  timeoutSecondsOf,
+} from '../routes.ts';
 import type { CheckoutSecrets } from './checkout-secrets.ts';
 
 const TABLE_INDEXES = [tableSchema.gsi1, tableSchema.gsi2, tableSchema.gsi3].map((index) => index.indexName);
@@ -46,7 +52,7 @@ export class ServiceFunctions extends Construct {
     const fn = new ServiceFunction(this, toConstructId(handler), {
       handler,
       environment,
-      ...(definition.timeoutSeconds ? { timeout: Duration.seconds(definition.timeoutSeconds) } : {}),
+      timeout: Duration.seconds(timeoutSecondsOf(handler)),
       logRemovalPolicy: protectData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
     }).function;
     const tableActions = tableActionsOf(handler);

@@ -37,7 +37,7 @@ export function matchRoute(method: string, rawPath: string): MatchedRoute {
 }
 
 /** A Lambda context with what handlers and middy read. */
-export function lambdaContext(functionName: string, timeoutMs = 10_000): Context {
+export function lambdaContext(functionName: string, timeoutMs: number): Context {
   const deadline = Date.now() + timeoutMs;
   return {
     callbackWaitsForEmptyEventLoop: false,

@@ -10,6 +10,7 @@ import {
   eventsQueueVisibilitySeconds,
   queueConsumers,
   schedules,
+  timeoutSecondsOf,
 } from '../routes.ts';
 import {
   type HandlerLoader,
@@ -173,7 +174,11 @@ function serveApi(server: Server, loadHandler: HandlerLoader) {
     const requestId = event.requestContext.requestId;
     try {
       const handler = await loadHandler(route.handler);
-      writeResult(response, await handler(event, lambdaContext(route.handler)), requestId);
+      writeResult(
+        response,
+        await handler(event, lambdaContext(route.handler, timeoutSecondsOf(route.handler) * 1000)),
+        requestId,
+      );
     } catch (error) {
       // What API Gateway does when a function crashes: a 500, here in our problem format.
       console.error(error);

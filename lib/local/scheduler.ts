@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ScheduledEvent } from 'aws-lambda';
-import type { ScheduleDefinition } from '../routes.ts';
+import { type ScheduleDefinition, timeoutSecondsOf } from '../routes.ts';
 import { type HandlerLoader, lambdaContext } from './api-gateway.ts';
 
 /**
@@ -22,7 +22,10 @@ export function startSchedules(
           event: ScheduledEvent,
           context: ReturnType<typeof lambdaContext>,
         ) => Promise<unknown>;
-        await handler(scheduledEvent(schedule.handler), lambdaContext(schedule.handler, 60_000));
+        await handler(
+          scheduledEvent(schedule.handler),
+          lambdaContext(schedule.handler, timeoutSecondsOf(schedule.handler) * 1000),
+        );
       })()
         .catch((error) => console.error(`schedule ${schedule.handler} failed`, error))
         .finally(() => {

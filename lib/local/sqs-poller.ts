@@ -5,7 +5,7 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import type { QueueConsumerDefinition } from '../routes.ts';
+import { type QueueConsumerDefinition, timeoutSecondsOf } from '../routes.ts';
 import { type HandlerLoader, lambdaContext } from './api-gateway.ts';
 
 export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | undefined>;
@@ -18,6 +18,8 @@ export interface SqsPollerOptions {
   /** Invocations at most in flight, as the event source's maximum concurrency. */
   concurrency?: number;
   functionName: string;
+  /** The function's timeout, which its context reports as remaining time (default 30 s). */
+  timeoutMs?: number;
   handler: () => Promise<SqsHandler>;
   region?: string;
   /** Long-poll wait per receive; short, so that `stop()` returns quickly. */
@@ -71,7 +73,10 @@ async function invoke(options: SqsPollerOptions, messages: Message[]): Promise<v
   let failed: Set<string>;
   try {
     const handler = await options.handler();
-    const response = await handler({ Records: records }, lambdaContext(options.functionName, 30_000));
+    const response = await handler(
+      { Records: records },
+      lambdaContext(options.functionName, options.timeoutMs ?? 30_000),
+    );
     failed = new Set((response?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier));
   } catch (error) {
     console.error(`${options.functionName}: invocation failed; the whole batch stays on the queue`, error);
@@ -161,6 +166,7 @@ export function startQueueConsumers(
       batchSize: consumer.batchSize,
       concurrency: consumer.maxConcurrency,
       functionName: consumer.handler,
+      timeoutMs: timeoutSecondsOf(consumer.handler) * 1000,
       handler: async () => (await options.loadHandler(consumer.handler)) as unknown as SqsHandler,
     });
   });

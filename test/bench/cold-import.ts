@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
+import { lambdaEnvironment } from '../../lib/bundling/lambda-bundling.ts';
 import type { Bundle } from './bundles.ts';
 
 /**
@@ -28,15 +29,17 @@ export interface ImportTimes extends ImportTime {
   rounds: ImportTime[];
 }
 
-/** The environment Lambda gives a function (the SDK clients are built at import, with no network call). */
+/**
+ * The environment Lambda gives a function, with what the stack sets on every function (the SDK clients are
+ * built at import, with no network call).
+ */
 const lambdaEnv = {
   PATH: process.env.PATH ?? '',
-  NODE_OPTIONS: '--enable-source-maps',
   AWS_REGION: 'eu-west-1',
   AWS_ACCESS_KEY_ID: 'bench',
   AWS_SECRET_ACCESS_KEY: 'bench',
   AWS_LAMBDA_FUNCTION_NAME: 'bench',
-  POWERTOOLS_SERVICE_NAME: 'payment-links',
+  ...lambdaEnvironment,
 };
 
 function importOnce(file: string): ImportTime {

@@ -199,4 +199,56 @@ describe('GET /v1/payment-links/{id} and tenancy', () => {
     });
     expectProblem(response, 422, 'validation_failed');
   });
+
+  it('refuses private, loopback, link-local and metadata targets for live links on the local stack too', async () => {
+    const live = await stack.issueKey('acme', 'live');
+    const testKey = await stack.issueKey('acme', 'test');
+    for (const target of [
+      'https://127.0.0.1/hooks',
+      'https://10.1.2.3/hooks',
+      'https://[::1]/hooks',
+      'https://169.254.169.254/latest/meta-data',
+      'https://0.0.0.0/',
+    ]) {
+      const body = { amount: { value: '5', currency: 'USD' }, redirect_url: target, webhook_url: target };
+      const refused = await stack.request('POST', '/v1/payment-links', { key: live.api_key, body });
+      expectProblem(refused, 422, 'validation_failed');
+      expect(refused.body.errors.map((error: { pointer: string }) => error.pointer)).toEqual([
+        '/redirect_url',
+        '/webhook_url',
+      ]);
+      // The local stack allows private targets, for test-mode links only.
+      const accepted = await stack.request('POST', '/v1/payment-links', { key: testKey.api_key, body });
+      expect(accepted.status).toBe(201);
+    }
+  });
+
+  it('refuses URLs that carry characters a URL cannot hold, such as CR/LF, instead of storing them raw', async () => {
+    for (const redirect_url of [
+      'https://shop.example.com/thanks\r\nSet-Cookie: a=b',
+      'https://shop.example.com/th\tanks',
+      ' https://shop.example.com/thanks',
+      'https://shop.example.com\\@evil.example/',
+      'https://shop.example.com/caf\u00e9',
+    ]) {
+      const response = await stack.request('POST', '/v1/payment-links', {
+        key: acme.api_key,
+        body: { amount: { value: '5', currency: 'EUR' }, redirect_url },
+      });
+      expectProblem(response, 422, 'validation_failed');
+      expect(response.body.errors[0].pointer).toBe('/redirect_url');
+    }
+  });
+
+  it.each(['XDR', 'XSU', 'XUA', 'XAU', 'XTS', 'XXX'])(
+    'refuses %s, in which no buyer can pay',
+    async (currency) => {
+      const response = await stack.request('POST', '/v1/payment-links', {
+        key: acme.api_key,
+        body: { amount: { value: '5', currency } },
+      });
+      expectProblem(response, 422, 'validation_failed');
+      expect(response.body.errors[0].pointer).toBe('/amount/currency');
+    },
+  );
 });

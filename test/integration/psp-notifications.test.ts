@@ -148,6 +148,34 @@ describe('POST /psp/sandbox/notifications', () => {
     expect((await storedLink(link.id)).status).toBe('open');
   });
 
+  it('answers every refused notification identically, whether or not the link it names exists', async () => {
+    const { link, session } = await paidSandboxSession();
+    const other = await createLink(stack, acme.api_key);
+    const live = await createLink(stack, (await stack.issueKey('acme', 'live')).api_key, {
+      redirect_url: null,
+    });
+    const refused = await Promise.all([
+      post(sandboxNotification({ session_id: session.id, link_id: 'pl_000000000000000000000000' })),
+      post(sandboxNotification({ session_id: session.id, link_id: link.id }, { secret: 'forged' })),
+      post(sandboxNotification({ session_id: session.id, link_id: other.id })),
+      post(sandboxNotification({ session_id: session.id, link_id: live.id, mode: 'live' })),
+      post({ rawBody: 'hello', headers: { 'content-type': 'text/plain' } }),
+    ]);
+    const answers = refused.map(({ status, body }) => ({ status, ...body, request_id: undefined }));
+    expect(new Set(answers.map((answer) => JSON.stringify(answer))).size).toBe(1);
+    expect(answers[0]).toMatchObject({ status: 400, code: 'invalid_notification' });
+  });
+
+  it('refuses a body over 256 KiB with 413 before reading it', async () => {
+    const { link, session } = await paidSandboxSession();
+    const genuine = sandboxNotification({ session_id: session.id, link_id: link.id });
+    const padded = { ...genuine, rawBody: genuine.rawBody + ' '.repeat(256 * 1024) };
+    const response = await post(padded);
+    expect(response.status).toBe(413);
+    expect(response.body.code).toBe('payload_too_large');
+    expect((await storedLink(link.id)).status).toBe('open');
+  });
+
   it('never lets the sandbox pay a live-mode link', async () => {
     const live = await stack.issueKey('acme', 'live');
     const link = await createLink(stack, live.api_key, { redirect_url: null });

@@ -19,7 +19,12 @@ function resolvingTo(address: string): LookupFunction {
   }) as unknown as LookupFunction;
 }
 
-const request = (url: string) => ({ url, headers: { 'content-type': 'application/json' }, body: '{}' });
+const request = (url: string, mode: 'test' | 'live' = 'test') => ({
+  mode,
+  url,
+  headers: { 'content-type': 'application/json' },
+  body: '{}',
+});
 
 describe('SSRF protection when private targets are not allowed', () => {
   const blocked: [string, string, LookupFunction | undefined][] = [
@@ -70,6 +75,24 @@ describe('SSRF protection when private targets are not allowed', () => {
     expect(result).toMatchObject({ status_code: 200, error: null });
     expect(target.received).toHaveLength(1);
   });
+
+  it.each([
+    ['a loopback literal', 'http://127.0.0.1:PORT/hooks', undefined],
+    ['a DNS name resolving to loopback', 'http://hooks.example:PORT/hooks', resolvingTo('127.0.0.1')],
+  ])(
+    'refuses %s for a live event even where the deployment allows private targets',
+    async (_case, template, lookup) => {
+      const sender = new HttpWebhookSender({ allowPrivateTargets: true, timeoutMs: 2000, lookup });
+      const before = target.connections;
+      const url = template.replace('PORT', String(target.port));
+      expect(await sender.send(request(url, 'live'))).toMatchObject({
+        status_code: null,
+        error: 'The destination address is not allowed.',
+      });
+      expect(target.connections).toBe(before);
+      expect(await sender.send(request(url, 'test'))).toMatchObject({ status_code: 200, error: null });
+    },
+  );
 
   it('reports a name that does not resolve as a failed attempt', async () => {
     const sender = new HttpWebhookSender({ allowPrivateTargets: false, timeoutMs: 2000 });

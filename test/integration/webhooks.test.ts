@@ -1,8 +1,9 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eventItem } from '../../functions/adapters/dynamodb/link-repository.ts';
+import { keys } from '../../functions/adapters/dynamodb/table-schema.ts';
 import { documentClient } from '../../functions/clients/dynamodb.ts';
 import { config } from '../../functions/config.ts';
 import {
@@ -12,6 +13,7 @@ import {
   linkRepository,
 } from '../../functions/dependencies.ts';
 import { markPaid } from '../../functions/domain/payment-link.ts';
+import { ATTEMPTS_KEPT } from '../../functions/domain/webhook.ts';
 import { deliveryHandler } from '../../functions/handlers/deliver-webhook.ts';
 import { type IssuedApiKey, rotateWebhookSecret } from '../../functions/use-cases/api-keys.ts';
 import {
@@ -119,6 +121,7 @@ describe('a paid link through the local stack', () => {
         attempts: [
           { at: expect.any(String), status_code: 200, duration_ms: expect.any(Number), error: null },
         ],
+        attempt_count: 1,
       },
     ]);
   });
@@ -526,11 +529,85 @@ describe('the delivery log and redelivery API', () => {
     expect(own.body.data.map((entry: { id: string }) => entry.id)).toEqual([eventId]);
   });
 
+  it('keeps the latest 50 attempts of an event and counts them all', async () => {
+    const endpoint = await receiver();
+    const linkId = await createLink(stack, acme.api_key, endpoint.url);
+    const { eventId } = await transition(linkId, failingQueue);
+    const earlier = Array.from({ length: ATTEMPTS_KEPT }, (_, index) => ({
+      at: new Date(Date.UTC(2026, 0, 1, 0, index)).toISOString(),
+      status_code: 500,
+      duration_ms: index,
+      error: null,
+    }));
+    await setEventAttributes(eventId, { attempts: earlier, attempt_count: 120 });
+
+    const message = { event_id: eventId, mode: 'test', delivery_seq: 0, committed: true } as const;
+    expect(await deliverEvent(harness.deps, message)).toBe('delivered');
+
+    const log = await stack.request('GET', `/v1/payment-links/${linkId}/events`, { key: acme.api_key });
+    const [entry] = log.body.data;
+    expect(entry.attempt_count).toBe(121);
+    expect(entry.attempts).toHaveLength(ATTEMPTS_KEPT);
+    expect(entry.attempts[0]).toEqual(earlier[1]);
+    expect(entry.attempts.at(-1)).toMatchObject({ status_code: 200 });
+  });
+
+  it('loses no attempt when another is logged while the full log is being trimmed', async () => {
+    const endpoint = await receiver();
+    const linkId = await createLink(stack, acme.api_key, endpoint.url);
+    const { eventId } = await transition(linkId, failingQueue);
+    const earlier = Array.from({ length: ATTEMPTS_KEPT }, (_, index) => ({
+      at: new Date(Date.UTC(2026, 0, 1, 0, index)).toISOString(),
+      status_code: 503,
+      duration_ms: index,
+      error: null,
+    }));
+    await setEventAttributes(eventId, { attempts: earlier, attempt_count: ATTEMPTS_KEPT });
+    const racing = {
+      ...harness.deps,
+      sender: {
+        send: async (request: Parameters<typeof harness.deps.sender.send>[0]) => {
+          // A copy of an older message finishes its attempt while this one is on the wire.
+          const stale = { ...(await storedEvent(eventId)), delivery_seq: 99 };
+          await eventRepository().finish(
+            stale,
+            { at: new Date().toISOString(), status_code: 502, duration_ms: 1, error: null },
+            { status: 'delivered' },
+            new Date(),
+          );
+          return harness.deps.sender.send(request);
+        },
+      },
+    };
+    const message = { event_id: eventId, mode: 'test', delivery_seq: 0, committed: true } as const;
+    expect(await deliverEvent(racing, message)).toBe('delivered');
+
+    const event = await storedEvent(eventId);
+    expect(event).toMatchObject({ status: 'delivered', attempt_count: ATTEMPTS_KEPT + 2 });
+    expect(event.attempts).toHaveLength(ATTEMPTS_KEPT);
+    expect(event.attempts.slice(-2).map((attempt) => attempt.status_code)).toEqual([502, 200]);
+    expect(event.attempts[0]).toEqual(earlier[2]);
+  });
+
   it('requires an API key for both operations', async () => {
     expect((await stack.request('GET', '/v1/payment-links/pl_x/events')).status).toBe(401);
     expect((await stack.request('POST', '/v1/events/evt_x/redeliver')).status).toBe(401);
   });
 });
+
+/** Puts an event into a state only a long history would reach. */
+async function setEventAttributes(eventId: string, attributes: Record<string, unknown>) {
+  const names = Object.keys(attributes);
+  await documentClient.send(
+    new UpdateCommand({
+      TableName: config().TABLE_NAME,
+      Key: keys.event(eventId, 'test'),
+      UpdateExpression: `SET ${names.map((name) => `#${name} = :${name}`).join(', ')}`,
+      ExpressionAttributeNames: Object.fromEntries(names.map((name) => [`#${name}`, name])),
+      ExpressionAttributeValues: Object.fromEntries(names.map((name) => [`:${name}`, attributes[name]])),
+    }),
+  );
+}
 
 function sqsEvent(bodies: string[]): SQSEvent {
   return {

@@ -5,6 +5,9 @@ import { validate } from '../../functions/http/validate.ts';
 
 const testMode = createPaymentLinkRequest('test', false);
 const liveMode = createPaymentLinkRequest('live', false);
+/** Where the deployment allows private targets (the local stack). */
+const localLive = createPaymentLinkRequest('live', true);
+const localTest = createPaymentLinkRequest('test', true);
 
 function fieldErrors(schema: typeof testMode, body: unknown): Record<string, string> {
   try {
@@ -36,6 +39,12 @@ describe('the create-link request (PRODUCT.md section 3)', () => {
       expect(Object.keys(fieldErrors(testMode, eur(value)))).toEqual(['/amount/value']);
     },
   );
+
+  it('refuses private targets for live links even where the deployment allows them for test links', () => {
+    const body = { ...eur('1'), webhook_url: 'https://10.1.2.3/hooks', redirect_url: 'https://[::1]/done' };
+    expect(Object.keys(fieldErrors(localLive, body))).toEqual(['/redirect_url', '/webhook_url']);
+    expect(fieldErrors(localTest, body)).toEqual({});
+  });
 
   it('applies each currency minor units: JPY 0, KWD 3', () => {
     expect(fieldErrors(testMode, { amount: { value: '100.5', currency: 'JPY' } })).toHaveProperty([

@@ -14,8 +14,23 @@ describe('the generated ISO 4217 table', () => {
     expect(readFileSync(file, 'utf8')).toBe(iso4217Module());
   });
 
-  it('excludes the ISO codes that are not money', () => {
-    for (const code of ['XAU', 'XTS', 'XXX']) expect(ISO_4217_MINOR_UNITS).not.toHaveProperty(code);
+  it('excludes the ISO codes that are not money: metals, units of account, bond units, testing, none', () => {
+    const notMoney = [
+      'XAU',
+      'XAG',
+      'XPD',
+      'XPT',
+      'XDR',
+      'XSU',
+      'XUA',
+      'XBA',
+      'XBB',
+      'XBC',
+      'XBD',
+      'XTS',
+      'XXX',
+    ];
+    expect(notMoney.filter((code) => Object.hasOwn(ISO_4217_MINOR_UNITS, code))).toEqual([]);
     expect(ISO_4217_MINOR_UNITS).toMatchObject({ EUR: 2, JPY: 0, KWD: 3 });
   });
 });

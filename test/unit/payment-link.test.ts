@@ -8,6 +8,7 @@ import {
   markPaid,
   type PaymentLink,
   toResource,
+  update,
 } from '../../functions/domain/payment-link.ts';
 
 const principal = { account: 'acme', mode: 'test' } as const;
@@ -93,5 +94,65 @@ describe('state transitions', () => {
     expect(transition?.after.status).toBe('expired');
     expect(transition?.event.type).toBe('payment_link.expired');
     expect(expire(transition?.after as PaymentLink, base, later)).toBeUndefined();
+  });
+});
+
+describe('updating an open link', () => {
+  const session = {
+    provider: 'sandbox',
+    id: 'sbs_1',
+    url: 'https://psp.example/s/1',
+    expires_at: '2026-01-02T10:00:00.000Z',
+  };
+  const withSession = (link: PaymentLink): PaymentLink => ({ ...link, psp_session: session });
+
+  it('applies present fields, keeps absent ones, clears with null and moves one version on', () => {
+    const link = { ...openLink(), description: 'before', metadata: { a: '1', b: '2' } };
+
+    const after = update(
+      link,
+      { metadata: { c: '3' }, description: null, expires_at: '2026-02-01T00:00:00+01:00' },
+      later,
+    );
+
+    expect(after).toMatchObject({
+      description: null,
+      metadata: { c: '3' },
+      expires_at: '2026-01-31T23:00:00.000Z',
+      amount: link.amount,
+      version: link.version + 1,
+    });
+  });
+
+  it('drops the PSP session when the description, the return address or the expiry changes', () => {
+    for (const changes of [
+      { description: 'new' },
+      { redirect_url: 'https://shop.example/back' },
+      { expires_at: '2026-03-01T00:00:00Z' },
+    ]) {
+      expect(update(withSession(openLink()), changes, later).psp_session).toBeNull();
+    }
+  });
+
+  it('keeps the PSP session when only metadata or the webhook address changes, or a value is set to itself', () => {
+    const link = withSession({ ...openLink(), description: 'same' });
+
+    const after = update(
+      link,
+      { metadata: { x: 'y' }, webhook_url: 'https://shop.example/h', description: 'same' },
+      later,
+    );
+
+    expect(after.psp_session).toEqual(session);
+  });
+
+  it('refuses a paid, canceled or expired link, including one whose expiry passed unrecorded', () => {
+    const paid = (markPaid(openLink(), payment, base, later) as { after: PaymentLink }).after;
+    const canceled = (cancel(openLink(), base, later) as { after: PaymentLink }).after;
+    const overdue = openLink('2026-01-01T10:30:00Z');
+
+    for (const link of [paid, canceled, overdue]) {
+      expect(() => update(link, { expires_at: '2026-06-01T00:00:00Z' }, later)).toThrow(InvalidStateError);
+    }
   });
 });

@@ -19,6 +19,25 @@ describe('merchant URLs', () => {
     },
   );
 
+  it.each([
+    'https://shop.example.com/thanks\r\nSet-Cookie: a=b',
+    'https://shop.example.com/th\tanks',
+    ' https://shop.example.com/',
+    'https://shop.example.com/\u0000',
+    'https://shop.example.com/a b',
+    'https://shop.example.com\\@evil.example/',
+    'https://shop.example.com/caf\u00e9',
+    'https://xn--caf-dma.example/<script>',
+  ])('rejects %j, whose characters the URL parser would drop, rewrite or encode', (raw) => {
+    expect(urlProblem(raw, local)).toMatch(/RFC 3986/);
+  });
+
+  it('accepts percent-encoded and every other character RFC 3986 allows', () => {
+    expect(
+      urlProblem("https://xn--caf-dma.example:8443/a%20b/c;d=e?x=[1]&y=!$'()*+,~#frag@", live),
+    ).toBeUndefined();
+  });
+
   it('rejects credentials and over-long URLs', () => {
     expect(urlProblem('https://user:pw@example.com/', live)).toMatch(/credentials/);
     expect(urlProblem(`https://example.com/${'a'.repeat(2048)}`, live)).toMatch(/2048/);

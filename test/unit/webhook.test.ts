@@ -95,25 +95,50 @@ describe('the outcome of an attempt', () => {
 });
 
 describe('the webhook body of the largest link the API accepts', () => {
-  it('stays under 20 KB (PRODUCT.md section 10)', () => {
-    // Every field at its limit, in 4-byte UTF-8 characters where characters are counted.
-    const emoji = '😀';
-    const metadataEntry = (index: number) => `k${String(index).padStart(2, '0')}`;
-    const metadata: Record<string, string> = {};
-    for (let index = 0; Buffer.byteLength(JSON.stringify(metadata)) < MAX_METADATA_BYTES; index++) {
-      metadata[metadataEntry(index)] = emoji.repeat(MAX_METADATA_VALUE_LENGTH / 2);
+  /** Characters that cost the most once encoded: multi-byte UTF-8, and those JSON escapes (`\u0001`, `\"`). */
+  const costly = ['r', '\u0001', '"', '\\', '\u00e9', '\u20ac', '\u{1F600}'];
+  const schema = createPaymentLinkRequest('live', false);
+  const accepted = (body: Record<string, unknown>) => {
+    try {
+      validate(schema, { amount: { value: '1', currency: 'EUR' }, ...body });
+      return true;
+    } catch {
+      return false;
     }
-    const last = Object.keys(metadata).at(-1) as string;
-    delete metadata[last];
+  };
+  /** The field value, filled to its limit with one costly character, that is accepted and encodes longest. */
+  const costliest = (field: string, fill: (character: string) => unknown) =>
+    costly
+      .map((character) => fill(character))
+      .filter((value) => accepted({ [field]: value }))
+      .sort((a, b) => Buffer.byteLength(JSON.stringify(b)) - Buffer.byteLength(JSON.stringify(a)))[0];
+
+  it('stays under 20 KB (PRODUCT.md section 10), whatever characters fill the fields', () => {
+    const url = (path: string) => (character: string) => {
+      const prefix = `https://shop.example.com/${path}/`;
+      return prefix + character.repeat(Math.floor((MAX_URL_LENGTH - prefix.length) / character.length));
+    };
+    const metadata = costliest('metadata', (character) => {
+      const filled: Record<string, string> = {};
+      const value = character.repeat(Math.floor(MAX_METADATA_VALUE_LENGTH / character.length));
+      for (let index = 0; ; index++) {
+        const key = `k${String(index).padStart(2, '0')}`;
+        if (Buffer.byteLength(JSON.stringify({ ...filled, [key]: value })) > MAX_METADATA_BYTES)
+          return filled;
+        filled[key] = value;
+      }
+    });
     const body = {
       amount: { value: '999999999999.99', currency: 'EUR' },
-      description: emoji.repeat(MAX_DESCRIPTION_LENGTH / 2),
-      redirect_url: `https://shop.example.com/${'r'.repeat(MAX_URL_LENGTH - 25)}`,
-      webhook_url: `https://shop.example.com/${'w'.repeat(MAX_URL_LENGTH - 25)}`,
+      description: costliest('description', (character) =>
+        character.repeat(Math.floor(MAX_DESCRIPTION_LENGTH / character.length)),
+      ),
+      redirect_url: costliest('redirect_url', url('r')),
+      webhook_url: costliest('webhook_url', url('w')),
       metadata,
       expires_at: new Date(Date.now() + 86_400_000).toISOString(),
     };
-    const input = validate(createPaymentLinkRequest('live', false), body);
+    const input = validate(schema, body);
     const link = createPaymentLink({ account: 'a'.repeat(64), mode: 'live' }, input, new Date());
     const paid = markPaid(
       link,

@@ -9,7 +9,14 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { Mode } from '../../domain/principal.ts';
 import { isEventId } from '../../domain/random.ts';
-import type { DeliveryAttempt, DeliveryDecision, StoredEvent } from '../../domain/webhook.ts';
+import {
+  ATTEMPTS_KEPT,
+  attemptCount,
+  type DeliveryAttempt,
+  type DeliveryDecision,
+  keptAttempts,
+  type StoredEvent,
+} from '../../domain/webhook.ts';
 import type { EventKey, EventRepository, OutboxEntry } from '../../ports/event-repository.ts';
 import { keys, OUTBOX_SHARDS, outboxKeys, tableSchema, withoutKeys } from './table-schema.ts';
 
@@ -28,6 +35,12 @@ async function conditionally(client: DynamoDBDocumentClient, input: UpdateComman
 const BATCH_GET_LIMIT = 100;
 /** Rounds of re-asking for keys DynamoDB left unprocessed (throttling) before the reads fail. */
 const UNPROCESSED_ROUNDS = 5;
+
+/**
+ * Writes of one attempt before giving up: each retry follows a concurrent write to the same event, and a
+ * handful of attempts of one event at the same moment is already more than duplicates produce.
+ */
+const LOG_WRITE_ROUNDS = 5;
 
 const keyOf = (ref: EventKey) => `${ref.mode}#${ref.id}`;
 
@@ -86,45 +99,70 @@ export class DynamoEventRepository implements EventRepository {
     decision: DeliveryDecision,
     dueAt: Date,
   ): Promise<boolean> {
-    const key = keys.event(event.id, event.mode);
-    const values: Record<string, unknown> = {
-      ':attempt': [attempt],
-      ':pending': 'pending',
-      ':seq': event.delivery_seq,
-      ':next': event.delivery_seq + 1,
-      ':status': decision.status,
-    };
-    let update: string;
-    if (decision.status === 'pending') {
-      update =
-        'SET attempts = list_append(attempts, :attempt), #status = :status, delivery_seq = :next, ' +
-        'round_attempts = round_attempts + :one, gsi2pk = :gsi2pk, gsi2sk = :gsi2sk';
-      Object.assign(values, { ':one': 1 }, prefixed(outboxKeys(event.id, dueAt)));
-    } else {
-      update =
-        'SET attempts = list_append(attempts, :attempt), #status = :status, delivery_seq = :next ' +
-        'REMOVE gsi2pk, gsi2sk';
+    let seen: StoredEvent = event;
+    for (let round = 0; round < LOG_WRITE_ROUNDS; round++) {
+      const owned = seen.status === 'pending' && seen.delivery_seq === event.delivery_seq;
+      if (await this.recordAttempt(seen, attempt, owned ? { decision, dueAt } : undefined)) return owned;
+      // Either the state moved on (another attempt for the same message finished first, or a redelivery
+      // began: this attempt is then only logged, the state being someone else's decision), or another
+      // attempt was logged since `seen` was read, which a trimmed log must not overwrite.
+      const current = await this.get(event.id, event.mode);
+      if (!current) return false;
+      seen = current;
     }
-    const owned = await conditionally(this.client, {
+    throw new Error(`Event ${event.id}: the attempt could not be recorded (the log kept changing).`);
+  }
+
+  /**
+   * One conditional write appending `attempt` to the log `seen` holds (and the decision, when given, on the
+   * condition the event is still pending at that sequence). While the log has room this is an atomic append;
+   * a full log is replaced by its latest attempts on the condition that its count is the one read, so an
+   * attempt logged meanwhile is never dropped. False when a condition failed.
+   */
+  private recordAttempt(
+    seen: StoredEvent,
+    attempt: DeliveryAttempt,
+    owned: { decision: DeliveryDecision; dueAt: Date } | undefined,
+  ): Promise<boolean> {
+    const values: Record<string, unknown> = { ':one': 1, ':counted': attemptCount(seen) };
+    const conditions = ['attribute_exists(pk)'];
+    const set = ['attempt_count = if_not_exists(attempt_count, :counted) + :one'];
+    let remove = '';
+    if (seen.attempts.length < ATTEMPTS_KEPT) {
+      set.push('attempts = list_append(attempts, :attempt)');
+      values[':attempt'] = [attempt];
+    } else {
+      set.push('attempts = :attempts');
+      values[':attempts'] = keptAttempts(seen.attempts, attempt);
+      // The count moves with every logged attempt, so it tells whether the log is still the one read.
+      conditions.push(
+        seen.attempt_count === undefined ? 'attribute_not_exists(attempt_count)' : 'attempt_count = :counted',
+      );
+    }
+    if (owned) {
+      conditions.push('#status = :pending', 'delivery_seq = :seq');
+      set.push('#status = :status', 'delivery_seq = :next');
+      Object.assign(values, {
+        ':pending': 'pending',
+        ':seq': seen.delivery_seq,
+        ':next': seen.delivery_seq + 1,
+        ':status': owned.decision.status,
+      });
+      if (owned.decision.status === 'pending') {
+        set.push('round_attempts = round_attempts + :one', 'gsi2pk = :gsi2pk', 'gsi2sk = :gsi2sk');
+        Object.assign(values, prefixed(outboxKeys(seen.id, owned.dueAt)));
+      } else {
+        remove = ' REMOVE gsi2pk, gsi2sk';
+      }
+    }
+    return conditionally(this.client, {
       TableName: this.tableName,
-      Key: key,
-      UpdateExpression: update,
-      ConditionExpression: '#status = :pending AND delivery_seq = :seq',
-      ExpressionAttributeNames: { '#status': 'status' },
+      Key: keys.event(seen.id, seen.mode),
+      UpdateExpression: `SET ${set.join(', ')}${remove}`,
+      ConditionExpression: conditions.join(' AND '),
+      ...(owned ? { ExpressionAttributeNames: { '#status': 'status' } } : {}),
       ExpressionAttributeValues: values,
     });
-    if (owned) return true;
-    // Another attempt for the same message finished first, or a redelivery began: this attempt still happened,
-    // so it is logged, but the event's state is already someone else's decision.
-    await this.client.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: key,
-        UpdateExpression: 'SET attempts = list_append(attempts, :attempt)',
-        ExpressionAttributeValues: { ':attempt': [attempt] },
-      }),
-    );
-    return false;
   }
 
   async dropFromOutbox(event: StoredEvent): Promise<void> {

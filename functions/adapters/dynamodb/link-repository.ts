@@ -86,6 +86,7 @@ export function eventItem(event: LinkEvent) {
     ...event,
     status: 'pending',
     attempts: [],
+    attempt_count: 0,
     delivery_seq: 0,
     round_attempts: 0,
   };
@@ -142,6 +143,27 @@ export class DynamoLinkRepository implements LinkRepository {
         await this.client
           .send(new DeleteCommand({ TableName: this.tableName, Key: keys.event(event.id, event.mode) }))
           .catch(() => undefined); // an orphan left behind is harmless: nothing delivers an unnamed event
+        throw new ConcurrentModificationError(
+          `Payment link ${before.id} changed while it was being updated.`,
+        );
+      }
+      throw error;
+    }
+  }
+
+  async update(before: PaymentLink, after: PaymentLink): Promise<void> {
+    // The whole item, not a SET of the changed fields: a new `expires_at` moves the link in the expiry index.
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: linkItem(after),
+          ConditionExpression: 'version = :expected',
+          ExpressionAttributeValues: { ':expected': before.version },
+        }),
+      );
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) {
         throw new ConcurrentModificationError(
           `Payment link ${before.id} changed while it was being updated.`,
         );

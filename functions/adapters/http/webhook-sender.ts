@@ -8,7 +8,10 @@ import { type AttemptResult, parseRetryAfter, WEBHOOK_TIMEOUT_MS } from '../../d
 import type { WebhookRequest, WebhookSender } from '../../ports/webhook-sender.ts';
 
 export interface HttpWebhookSenderOptions {
-  /** Loopback and private destinations: only where the deployment allows them (the local stack). */
+  /**
+   * Loopback and private destinations for test-mode events: only where the deployment allows them (the local
+   * stack). Live events are held to public addresses in every deployment.
+   */
   allowPrivateTargets: boolean;
   /** Deadline of the whole attempt, connect to last response byte; 15 s unless a test shortens it. */
   timeoutMs?: number;
@@ -35,25 +38,14 @@ const IDLE_SOCKET_MS = 4_000;
  */
 export class HttpWebhookSender implements WebhookSender {
   private readonly options: HttpWebhookSenderOptions;
-  private readonly httpAgent: http.Agent;
-  private readonly httpsAgent: https.Agent;
+  /** Agents that connect to public addresses only; and, where the deployment allows, ones that connect anywhere. */
+  private readonly publicAgents: Agents;
+  private readonly anyAgents: Agents | undefined;
 
   constructor(options: HttpWebhookSenderOptions) {
     this.options = options;
-    const filter = {
-      allowPrivateIPAddress: options.allowPrivateTargets,
-      allowMetaIPAddress: options.allowPrivateTargets,
-      // What isPublicAddress refuses beyond the agent's own ranges: the IPv4-compatible ::a.b.c.d form.
-      denyIPAddressList: options.allowPrivateTargets ? [] : ['::/96'],
-      keepAlive: true,
-      // Idle sockets close before the common 5 s server keep-alive timeout, so reuse rarely meets a closed one,
-      // and a long-lived instance does not hold sockets to every host it ever posted to.
-      timeout: IDLE_SOCKET_MS,
-      // A batch posts at most 10 webhooks at once.
-      maxFreeSockets: 10,
-    };
-    this.httpAgent = new RequestFilteringHttpAgent(filter);
-    this.httpsAgent = new RequestFilteringHttpsAgent(filter);
+    this.publicAgents = filteringAgents(false);
+    this.anyAgents = options.allowPrivateTargets ? filteringAgents(true) : undefined;
   }
 
   private get timeoutMs(): number {
@@ -66,11 +58,12 @@ export class HttpWebhookSender implements WebhookSender {
     try {
       const url = new URL(request.url);
       if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new BlockedAddressError();
+      const agents = (request.mode === 'test' && this.anyAgents) || this.publicAgents;
       const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-      if (!this.options.allowPrivateTargets && ipaddr.isValid(host) && !isPublicAddress(host)) {
+      if (agents === this.publicAgents && ipaddr.isValid(host) && !isPublicAddress(host)) {
         throw new BlockedAddressError();
       }
-      const response = await this.post(url, request, started + this.timeoutMs);
+      const response = await this.post(url, request, agents, started + this.timeoutMs);
       return {
         status_code: response.statusCode,
         duration_ms: elapsed(),
@@ -89,11 +82,12 @@ export class HttpWebhookSender implements WebhookSender {
   private post(
     url: URL,
     request: WebhookRequest,
+    agents: Agents,
     deadline: number,
     resent = false,
   ): Promise<{ statusCode: number; retryAfter?: string }> {
     const client = url.protocol === 'https:' ? https : http;
-    const agent = url.protocol === 'https:' ? this.httpsAgent : this.httpAgent;
+    const agent = url.protocol === 'https:' ? agents.https : agents.http;
     return new Promise((resolve, reject) => {
       const outgoing = client.request(url, {
         method: 'POST',
@@ -121,7 +115,7 @@ export class HttpWebhookSender implements WebhookSender {
         if (stale && !resent && performance.now() < deadline) {
           for (const sockets of Object.values(agent.freeSockets))
             for (const socket of sockets ?? []) socket.destroy();
-          resolve(this.post(url, request, deadline, true));
+          resolve(this.post(url, request, agents, deadline, true));
         } else {
           reject(error);
         }
@@ -147,6 +141,27 @@ export class HttpWebhookSender implements WebhookSender {
       outgoing.end(request.body);
     });
   }
+}
+
+interface Agents {
+  http: http.Agent;
+  https: https.Agent;
+}
+
+function filteringAgents(allowPrivateTargets: boolean): Agents {
+  const filter = {
+    allowPrivateIPAddress: allowPrivateTargets,
+    allowMetaIPAddress: allowPrivateTargets,
+    // What isPublicAddress refuses beyond the agent's own ranges: the IPv4-compatible ::a.b.c.d form.
+    denyIPAddressList: allowPrivateTargets ? [] : ['::/96'],
+    keepAlive: true,
+    // Idle sockets close before the common 5 s server keep-alive timeout, so reuse rarely meets a closed one,
+    // and a long-lived instance does not hold sockets to every host it ever posted to.
+    timeout: IDLE_SOCKET_MS,
+    // A batch posts at most 10 webhooks at once.
+    maxFreeSockets: 10,
+  };
+  return { http: new RequestFilteringHttpAgent(filter), https: new RequestFilteringHttpsAgent(filter) };
 }
 
 class TimeoutError extends Error {

@@ -1,3 +1,4 @@
+import { CALL_BUDGETS, type CallBudget } from '../../domain/call-budgets.ts';
 import { logger } from '../../logger.ts';
 import type { SandboxSession } from '../../ports/sandbox-sessions.ts';
 import {
@@ -6,8 +7,6 @@ import {
   type SandboxNotificationBody,
   signSandboxPayload,
 } from './sandbox-psp.ts';
-
-const ATTEMPTS = 3;
 
 /**
  * The sandbox's outgoing side: it tells the service a session completed through the same public endpoint a
@@ -18,11 +17,18 @@ export class SandboxNotifier {
   private readonly notificationUrl: string;
   private readonly signingSecret: () => Promise<string>;
   private readonly now: () => Date;
+  readonly budget: CallBudget;
 
-  constructor(options: { baseUrl: string; signingSecret: () => Promise<string>; now: () => Date }) {
+  constructor(options: {
+    baseUrl: string;
+    signingSecret: () => Promise<string>;
+    now: () => Date;
+    budget?: CallBudget;
+  }) {
     this.notificationUrl = `${options.baseUrl}/psp/sandbox/notifications`;
     this.signingSecret = options.signingSecret;
     this.now = options.now;
+    this.budget = options.budget ?? CALL_BUDGETS.sandboxNotification;
   }
 
   async completed(session: SandboxSession): Promise<boolean> {
@@ -35,7 +41,7 @@ export class SandboxNotifier {
     };
     const raw = JSON.stringify(body);
     const secret = await this.signingSecret();
-    for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+    for (let attempt = 1; attempt <= this.budget.tries; attempt++) {
       try {
         const response = await fetch(this.notificationUrl, {
           method: 'POST',
@@ -49,7 +55,7 @@ export class SandboxNotifier {
           },
           body: raw,
           redirect: 'manual',
-          signal: AbortSignal.timeout(8_000),
+          signal: AbortSignal.timeout(this.budget.timeoutMs),
         });
         await response.body?.cancel();
         if (response.ok) return true;

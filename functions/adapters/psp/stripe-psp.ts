@@ -1,4 +1,5 @@
 import type Stripe from 'stripe';
+import { CALL_BUDGETS } from '../../domain/call-budgets.ts';
 import { InvalidNotificationError, PspNotConfiguredError } from '../../domain/errors.ts';
 import { toMinorUnits } from '../../domain/money.ts';
 import type { PaymentLink, PspSession } from '../../domain/payment-link.ts';
@@ -61,8 +62,8 @@ export class StripePsp implements Psp {
   constructor(sdk: typeof Stripe, credentials: StripeCredentials, endpoint?: StripeEndpoint) {
     this.sdk = sdk;
     this.stripe = new sdk(credentials.secret_key, {
-      maxNetworkRetries: 2,
-      timeout: 8_000,
+      maxNetworkRetries: CALL_BUDGETS.psp.tries - 1,
+      timeout: CALL_BUDGETS.psp.timeoutMs,
       telemetry: false,
       ...(endpoint ?? {}),
     });

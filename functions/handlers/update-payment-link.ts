@@ -1,0 +1,20 @@
+import { config } from '../config.ts';
+import { linkRepository, now, pspSelector } from '../dependencies.ts';
+import { toResource } from '../domain/payment-link.ts';
+import { apiHandler, json } from '../http/api-handler.ts';
+import { updatePaymentLinkRequest } from '../http/schemas.ts';
+import { validate } from '../http/validate.ts';
+import { updatePaymentLink } from '../use-cases/payment-links.ts';
+
+/** PATCH /v1/payment-links/{id} */
+export const handler = apiHandler({ auth: true, body: 'merge-patch' }, async ({ principal, event, body }) => {
+  const { CHECKOUT_BASE, ALLOW_PRIVATE_TARGETS } = config();
+  const changes = validate(updatePaymentLinkRequest(principal.mode, ALLOW_PRIVATE_TARGETS), body);
+  const link = await updatePaymentLink(
+    { links: linkRepository(), pspSessions: pspSelector(), now },
+    principal,
+    event.pathParameters?.id ?? '',
+    changes,
+  );
+  return json(200, toResource(link, CHECKOUT_BASE, now()));
+});
