@@ -29,6 +29,7 @@ export interface FakeMollie {
   stop(): Promise<void>;
 }
 
+const ZERO_DECIMAL = new Set(['JPY', 'ISK', 'KRW']);
 const id = (prefix: string) => `${prefix}_${randomBytes(8).toString('hex')}`;
 const link = (href: string, type = 'application/hal+json') => ({ href, type });
 
@@ -42,9 +43,16 @@ export async function startFakeMollie(options: { apiKeys: string[] }): Promise<F
   const payments = new Map<string, FakeMolliePayment>();
   const refunds = new Map<string, FakeMollieRefund>();
   const replays = new Map<string, { status: number; body: unknown }>();
+  /** The mode of the key that made each payment: only keys of that mode see it, whatever `mode` says. */
+  const ownerModes = new Map<string, 'test' | 'live'>();
   const error = (status: number, title: string, detail: string) => ({
     status,
-    body: { status, title, detail, _links: { documentation: link('https://docs.mollie.com/errors', 'text/html') } },
+    body: {
+      status,
+      title,
+      detail,
+      _links: { documentation: link('https://docs.mollie.com/errors', 'text/html') },
+    },
   });
   let endpoint = '';
   const state = { outage: 'none' as FakeMollie['outage'] };
@@ -77,13 +85,17 @@ export async function startFakeMollie(options: { apiKeys: string[] }): Promise<F
     if (!paymentId && method === 'POST') return createPayment(body, mode);
     const payment = paymentId ? payments.get(paymentId) : undefined;
     // A payment made with another key's mode does not exist for this key.
-    if (!payment || payment.mode !== mode) {
+    if (!payment || ownerModes.get(payment.id) !== mode) {
       return error(404, 'Not Found', `No payment exists with token ${paymentId}.`);
     }
     if (!refundsPath && method === 'GET') return { status: 200, body: payment };
     if (!refundsPath && method === 'DELETE') {
       if (!payment.isCancelable) return error(422, 'Unprocessable Entity', 'The payment cannot be canceled');
-      Object.assign(payment, { status: 'canceled', isCancelable: false, canceledAt: new Date().toISOString() });
+      Object.assign(payment, {
+        status: 'canceled',
+        isCancelable: false,
+        canceledAt: new Date().toISOString(),
+      });
       return { status: 200, body: payment };
     }
     if (refundsPath && !refundId && method === 'POST') return createRefund(payment, body);
@@ -99,7 +111,10 @@ export async function startFakeMollie(options: { apiKeys: string[] }): Promise<F
 
   function createPayment(body: Record<string, unknown>, mode: 'test' | 'live') {
     const amount = body.amount as { value?: unknown; currency?: unknown } | undefined;
-    if (typeof amount?.value !== 'string' || !/^\d+\.\d{2}$/.test(amount.value)) {
+    // Mollie wants exactly the currency's decimals: "10.00", but "500" for JPY.
+    const decimals = ZERO_DECIMAL.has(String(amount?.currency)) ? 0 : 2;
+    const pattern = decimals === 0 ? /^\d+$/ : /^\d+\.\d{2}$/;
+    if (typeof amount?.value !== 'string' || !pattern.test(amount.value)) {
       return error(422, 'Unprocessable Entity', 'The amount contains an invalid value');
     }
     if (typeof body.description !== 'string' || typeof body.redirectUrl !== 'string') {
@@ -133,6 +148,7 @@ export async function startFakeMollie(options: { apiKeys: string[] }): Promise<F
       documentation: link('https://docs.mollie.com/reference/create-payment', 'text/html'),
     };
     payments.set(payment.id, payment);
+    ownerModes.set(payment.id, mode);
     return { status: 201, body: payment };
   }
 
@@ -144,7 +160,11 @@ export async function startFakeMollie(options: { apiKeys: string[] }): Promise<F
     const cents = (value: string) => Math.round(Number(value) * 100);
     const remaining = cents(payment.amount.value) - cents(payment.amountRefunded.value);
     if (amount.currency !== payment.amount.currency || cents(amount.value) > remaining) {
-      return error(422, 'Unprocessable Entity', 'The amount is higher than the amount that remains refundable');
+      return error(
+        422,
+        'Unprocessable Entity',
+        'The amount is higher than the amount that remains refundable',
+      );
     }
     payment.amountRefunded = {
       value: ((cents(payment.amountRefunded.value) + cents(amount.value)) / 100).toFixed(2),
@@ -180,7 +200,8 @@ export async function startFakeMollie(options: { apiKeys: string[] }): Promise<F
       const payment = payments.get(paymentId);
       if (!payment) throw new Error(`no payment ${paymentId}`);
       Object.assign(payment, { status, isCancelable: false });
-      if (status === 'paid') Object.assign(payment, { paidAt: new Date().toISOString(), method: 'creditcard' });
+      if (status === 'paid')
+        Object.assign(payment, { paidAt: new Date().toISOString(), method: 'creditcard' });
       return payment;
     },
     setRefundStatus(refundId, status) {

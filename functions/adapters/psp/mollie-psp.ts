@@ -1,6 +1,7 @@
 import type { MollieClient, Payment, Refund } from '@mollie/api-client';
 import type { PspConnection } from '../../domain/connection.ts';
 import { InvalidNotificationError, PspNotConfiguredError } from '../../domain/errors.ts';
+import { type Amount, minorUnits, toMinorUnits } from '../../domain/money.ts';
 import type { PaymentLink, PspSession } from '../../domain/payment-link.ts';
 import type { Mode } from '../../domain/principal.ts';
 import type {
@@ -29,6 +30,16 @@ export interface MollieCredentials {
   api_key: string;
 }
 
+/** Mollie wants exactly the currency's decimals ("10.50", "500" for JPY); merchants may send "10.5". */
+export function mollieAmount(amount: Amount): { currency: string; value: string } {
+  const digits = minorUnits(amount.currency) ?? 2;
+  const minor = toMinorUnits(amount, digits)
+    .toString()
+    .padStart(digits + 1, '0');
+  const value = digits === 0 ? minor : `${minor.slice(0, -digits)}.${minor.slice(-digits)}`;
+  return { currency: amount.currency, value };
+}
+
 const API_KEY = /^(test|live)_[A-Za-z0-9]{30,}$/;
 const PAYMENT_ID = /^tr_[A-Za-z0-9]+$/;
 
@@ -46,7 +57,12 @@ function stateOf(payment: Payment): Pick<PspSessionStatus, 'state' | 'failure'> 
 }
 
 function refundStateOf(refund: Refund): PspRefundStatus {
-  const state = refund.status === 'refunded' ? 'succeeded' : refund.status === 'failed' || refund.status === 'canceled' ? 'failed' : 'pending';
+  const state =
+    refund.status === 'refunded'
+      ? 'succeeded'
+      : refund.status === 'failed' || refund.status === 'canceled'
+        ? 'failed'
+        : 'pending';
   return {
     reference: `${refund.paymentId}/${refund.id}`,
     state,
@@ -85,7 +101,7 @@ export class MolliePsp implements Psp {
   async createSession(link: PaymentLink, checkout: CheckoutReturn): Promise<PspSession> {
     const payment = await this.call(() =>
       this.mollie.payments.create({
-        amount: { currency: link.amount.currency, value: link.amount.value },
+        amount: mollieAmount(link.amount),
         description: (link.description || `Payment ${link.id}`).slice(0, 255),
         redirectUrl: checkout.successUrl,
         cancelUrl: checkout.cancelUrl,
@@ -95,7 +111,9 @@ export class MolliePsp implements Psp {
       }),
     );
     if (!this.isOfMode(payment)) {
-      throw new Error(`Mollie created ${payment.id} in ${payment.mode} mode for a ${this.connection.mode} connection`);
+      throw new Error(
+        `Mollie created ${payment.id} in ${payment.mode} mode for a ${this.connection.mode} connection`,
+      );
     }
     const url = payment._links.checkout?.href;
     if (!url) throw new Error(`Mollie returned payment ${payment.id} without a checkout URL`);
@@ -126,7 +144,14 @@ export class MolliePsp implements Psp {
     }
     if (!this.isOfMode(payment)) throw new InvalidNotificationError('A Mollie payment of the other mode.');
     this.fetched.set(payment.id, payment);
-    return [{ type: `payment.${payment.status}`, sessionId: payment.id, refundReference: null, livemode: payment.mode === 'live' }];
+    return [
+      {
+        type: `payment.${payment.status}`,
+        sessionId: payment.id,
+        refundReference: null,
+        livemode: payment.mode === 'live',
+      },
+    ];
   }
 
   async retrieveSession(sessionId: string): Promise<PspSessionStatus> {
@@ -166,7 +191,7 @@ export class MolliePsp implements Psp {
     const refund = await this.call(() =>
       this.mollie.paymentRefunds.create({
         paymentId: request.paymentReference,
-        amount: { currency: request.amount.currency, value: request.amount.value },
+        amount: mollieAmount(request.amount),
         metadata: { refund_id: request.refundId },
         idempotencyKey: request.refundId,
       }),
@@ -199,7 +224,9 @@ export function checkMollieCredentials(credentials: unknown, mode: Mode): Mollie
     throw new Error('A Mollie connection needs an API key: {"api_key": "test_…" or "live_…"}.');
   }
   if (!apiKey.startsWith(`${mode}_`)) {
-    throw new Error(`A ${mode}-mode Mollie connection needs a ${mode}_… API key, not ${apiKey.slice(0, 5)}….`);
+    throw new Error(
+      `A ${mode}-mode Mollie connection needs a ${mode}_… API key, not ${apiKey.slice(0, 5)}….`,
+    );
   }
   return { api_key: apiKey };
 }
