@@ -38,8 +38,11 @@ const configSchema = () =>
     SANDBOX_SECRET_NAME: nonEmpty(),
     /** Prefix of PSP credential secrets: Stripe's are `<prefix>stripe/<account>/<mode>` (docs/checkout.md). */
     PSP_SECRET_PREFIX: nonEmpty(),
-    /** Secrets are re-read from Secrets Manager at most this often per warm container. */
-    SECRETS_CACHE_SECONDS: integer(0, 3600, 900),
+    /**
+     * Secrets are re-read from Secrets Manager at most this often per warm container: at most 5 minutes, so
+     * rotated PSP credentials are in use within that time (docs/orchestration.md#rotating-credentials).
+     */
+    SECRETS_CACHE_SECONDS: integer(0, 300, 300),
     /** Local stack only: secrets come from this JSON file instead of Secrets Manager. */
     LOCAL_SECRETS_FILE: z.optional(nonEmpty()),
     /** Tests only: send Stripe API calls to this Stripe-speaking server instead of api.stripe.com. */
