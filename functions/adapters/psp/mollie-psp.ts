@@ -172,17 +172,15 @@ export class MolliePsp implements Psp {
   }
 
   /**
-   * Cancels the payment when Mollie still allows it (`isCancelable`: most methods only until the buyer starts
-   * paying); otherwise Mollie lets it run out by itself, and a payment confirmed anyway is recorded as a
-   * duplicate (docs/orchestration.md#mollie).
+   * Cancels the payment while Mollie still allows it (`isCancelable`: most methods only until the buyer starts
+   * paying). Mollie refuses (422) a payment that is paid, ended or no longer cancelable: that one runs out by
+   * itself, and a payment confirmed on it anyway is recorded as a duplicate (docs/orchestration.md#mollie).
+   * One call, as the functions that end sessions budget for.
    */
   async expireSession(session: PspSession): Promise<void> {
-    const payment = await this.call(() => this.mollie.payments.get(session.id));
-    if (!payment.isCancelable) return;
     try {
       await this.call(() => this.mollie.payments.cancel(session.id));
     } catch (error) {
-      // 422: no longer cancelable (paid or ended meanwhile): nothing left to end.
       if (statusOf(error) !== 422) throw error;
     }
   }
