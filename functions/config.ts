@@ -47,6 +47,10 @@ const configSchema = () =>
     LOCAL_SECRETS_FILE: z.optional(nonEmpty()),
     /** Tests only: send Stripe API calls to this Stripe-speaking server instead of api.stripe.com. */
     STRIPE_API_URL: z.optional(z.url()),
+    /** Tests only: the Mollie SDK's `apiEndpoint` (a Mollie-speaking server) instead of api.mollie.com/v2/. */
+    MOLLIE_API_URL: z.optional(z.url()),
+    /** Tests only: send Adyen API calls to this origin (an Adyen-speaking server), paths unchanged. */
+    ADYEN_API_URL: z.optional(z.url()),
     /** Requests each (account, mode) may make per window (docs/api.md#rate-limits). */
     RATE_LIMIT_REQUESTS: integer(1, Number.MAX_SAFE_INTEGER, DEFAULT_RATE_LIMIT.requests),
     RATE_LIMIT_WINDOW_SECONDS: integer(1, 86_400, DEFAULT_RATE_LIMIT.windowSeconds),

@@ -15,6 +15,12 @@ export interface RouteDefinition {
   /** API Gateway path template, e.g. `/v1/payment-links/{id}`. */
   path: string;
   handler: string;
+  /**
+   * Called by buyers' browsers and PSPs rather than merchants' backends: throttled on its own with the public
+   * limits (CDK context `publicThrottleRateLimit`, `publicThrottleBurstLimit`), so a flood of one route neither
+   * shares the merchant routes' limit nor stops another public route.
+   */
+  public?: true;
 }
 
 export const DEFAULT_TIMEOUT_SECONDS = 10;
@@ -71,9 +77,13 @@ export const functions = {
   'outbox-sweeper': { table: ['Query', 'UpdateItem'], sendsEvents: true, timeoutSeconds: 60 },
   // Up to three rounds when concurrent writers keep winning: create a session, then end it unused (the last
   // round ends nothing).
-  'checkout-page': { table: ['GetItem', 'PutItem', 'UpdateItem'], secrets: ['psp'], calls: { psp: 5 } },
+  'checkout-page': {
+    table: ['GetItem', 'PutItem', 'UpdateItem', 'Query'],
+    secrets: ['sandbox', 'psp'],
+    calls: { psp: 5 },
+  },
   'psp-notifications': {
-    table: ['GetItem', 'PutItem', 'DeleteItem'],
+    table: ['GetItem', 'PutItem', 'DeleteItem', 'Query'],
     sendsEvents: true,
     secrets: ['sandbox', 'psp'],
     calls: { psp: 1 },
@@ -86,7 +96,7 @@ export const functions = {
   'list-payment-links': { table: ['Query'], merchantApi: true },
   // Cancel and expiry end the link's PSP session, hence the PSP secrets.
   'cancel-payment-link': {
-    table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
+    table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query'],
     sendsEvents: true,
     merchantApi: true,
     secrets: ['sandbox', 'psp'],
@@ -130,13 +140,19 @@ export const routes: readonly (RouteDefinition & { handler: HandlerName })[] = [
   { method: 'PATCH', path: '/v1/payment-links/{id}', handler: 'update-payment-link' },
   { method: 'GET', path: '/v1/payment-links/{id}/events', handler: 'list-payment-link-events' },
   { method: 'POST', path: '/v1/events/{id}/redeliver', handler: 'redeliver-event' },
-  { method: 'GET', path: '/checkout/{id}', handler: 'checkout-page' },
-  { method: 'HEAD', path: '/checkout/{id}', handler: 'checkout-page' },
-  { method: 'GET', path: '/checkout/{id}/complete', handler: 'checkout-page' },
-  { method: 'POST', path: '/psp/{provider}/notifications', handler: 'psp-notifications' },
-  { method: 'GET', path: '/sandbox/checkout/{id}', handler: 'sandbox-checkout' },
-  { method: 'POST', path: '/sandbox/checkout/{id}/pay', handler: 'sandbox-checkout' },
-  { method: 'POST', path: '/sandbox/checkout/{id}/decline', handler: 'sandbox-checkout' },
+  { method: 'GET', path: '/checkout/{id}', handler: 'checkout-page', public: true },
+  { method: 'HEAD', path: '/checkout/{id}', handler: 'checkout-page', public: true },
+  { method: 'GET', path: '/checkout/{id}/complete', handler: 'checkout-page', public: true },
+  {
+    method: 'POST',
+    path: '/psp/{provider}/notifications/{connection_id}',
+    handler: 'psp-notifications',
+    public: true,
+  },
+  { method: 'POST', path: '/psp/{provider}/notifications', handler: 'psp-notifications', public: true },
+  { method: 'GET', path: '/sandbox/checkout/{id}', handler: 'sandbox-checkout', public: true },
+  { method: 'POST', path: '/sandbox/checkout/{id}/pay', handler: 'sandbox-checkout', public: true },
+  { method: 'POST', path: '/sandbox/checkout/{id}/decline', handler: 'sandbox-checkout', public: true },
   { method: 'GET', path: '/v1/payment-links', handler: 'list-payment-links' },
   { method: 'POST', path: '/v1/payment-links/{id}/cancel', handler: 'cancel-payment-link' },
   { method: 'GET', path: '/v1/openapi.json', handler: 'get-openapi' },

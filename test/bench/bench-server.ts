@@ -16,8 +16,8 @@ import { eventMessageBody } from '../../functions/adapters/sqs/event-queue.ts';
 import { sqsClient } from '../../functions/clients/sqs.ts';
 import { config } from '../../functions/config.ts';
 import { apiKeyRepository, linkRepository } from '../../functions/dependencies.ts';
+import { newId } from '../../functions/domain/ids.ts';
 import { cancel, createPaymentLink, type LinkEvent } from '../../functions/domain/payment-link.ts';
-import { newEventId, newLinkId } from '../../functions/domain/random.ts';
 import { issueApiKey } from '../../functions/use-cases/api-keys.ts';
 import { startLocalStack } from '../../lib/local/local-stack.ts';
 import {
@@ -78,7 +78,7 @@ if (!template) throw new Error('the sample link was not stored');
 /** The create-link ceiling: a bare node:http server doing one PutItem of the same item, nothing else. */
 const ceiling = createServer(async (req, res) => {
   await readBody(req);
-  const id = newLinkId();
+  const id = newId('pl');
   const item = { ...template, ...keys.link(id, 'test'), id, gsi1sk: `${template.created_at}#${id}` };
   try {
     await documentClient.send(
@@ -143,7 +143,7 @@ async function pool<T>(items: T[], concurrency: number, work: (item: T) => Promi
 async function signedPosts(count: number, concurrency: number): Promise<{ seconds: number; lost: number }> {
   const signer = new Webhook(issued.webhook_secret);
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
-  const ids = Array.from({ length: count }, () => newEventId());
+  const ids = Array.from({ length: count }, () => newId('evt'));
   const all = newPhase(count, 60_000);
   const started = performance.now();
   await pool(ids, concurrency, async (id) => {
@@ -300,12 +300,41 @@ async function checkoutTarget(): Promise<string | undefined> {
   return url;
 }
 
+/**
+ * A tenant over its limit: a key whose windows (the default 60 s) for the next 30 minutes already hold the
+ * whole limit, so every request it makes is refused, as in a flood from a misbehaving merchant.
+ */
+async function rateLimitedTarget(): Promise<{ url: string; authorization: string }> {
+  const flooder = await issueApiKey(apiKeyRepository(), `${ACCOUNT}-flood`, 'test');
+  const { RATE_LIMIT_REQUESTS, RATE_LIMIT_WINDOW_SECONDS } = config();
+  const first = Math.floor(Date.now() / 1000 / RATE_LIMIT_WINDOW_SECONDS) * RATE_LIMIT_WINDOW_SECONDS;
+  for (let windowStart = first; windowStart < first + 1800; windowStart += RATE_LIMIT_WINDOW_SECONDS) {
+    await documentClient.send(
+      new PutCommand({
+        TableName: stack.tableName,
+        Item: {
+          ...keys.rateWindow(`${ACCOUNT}-flood`, 'test', windowStart),
+          count: RATE_LIMIT_REQUESTS,
+          ttl: windowStart + RATE_LIMIT_WINDOW_SECONDS + 60,
+        },
+      }),
+    );
+  }
+  const url = `${stack.baseUrl}/v1/payment-links`;
+  const probe = await fetch(url, { headers: { authorization: `Bearer ${flooder.api_key}` } });
+  await probe.arrayBuffer();
+  if (probe.status !== 429) throw new Error(`the spent tenant was answered ${probe.status}`);
+  return { url, authorization: `Bearer ${flooder.api_key}` };
+}
+
 process.on('message', async (message: BenchRequest) => {
   try {
     if (message.cmd === 'webhooks') {
       send({ type: 'webhooks', result: await webhooks(message.count, message.concurrency) });
     } else if (message.cmd === 'checkout') {
       send({ type: 'checkout', url: await checkoutTarget() });
+    } else if (message.cmd === 'rateLimited') {
+      send({ type: 'rateLimited', ...(await rateLimitedTarget()) });
     } else if (message.cmd === 'stop') {
       ceiling.closeAllConnections();
       receiver.closeAllConnections();

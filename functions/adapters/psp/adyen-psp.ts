@@ -1,10 +1,7 @@
-import type Client from '@adyen/api-library/lib/src/client.js';
-import type ClientInterface from '@adyen/api-library/lib/src/httpClient/clientInterface.js';
 import type { ModificationsApi } from '@adyen/api-library/lib/src/services/checkout/modificationsApi.js';
 import type { PaymentLinksApi } from '@adyen/api-library/lib/src/services/checkout/paymentLinksApi.js';
 import type { PaymentLinkResponse } from '@adyen/api-library/lib/src/typings/checkout/paymentLinkResponse.js';
 import type { NotificationRequestItem } from '@adyen/api-library/lib/src/typings/notification/notificationRequestItem.js';
-import type HmacValidator from '@adyen/api-library/lib/src/utils/hmacValidator.js';
 import { CALL_BUDGETS } from '../../domain/call-budgets.ts';
 import type { PspConnection } from '../../domain/connection.ts';
 import { InvalidNotificationError, PspNotConfiguredError } from '../../domain/errors.ts';
@@ -22,6 +19,11 @@ import type {
 } from '../../ports/psp.ts';
 import type { SecretStore } from '../../ports/secret-store.ts';
 import { ConnectionAdapters, parseCredentials, RecentFacts, withinPspBudget } from './psp-calls.ts';
+
+// CommonJS declarations: under NodeNext their `export default` is the `default` member of the module.
+type AdyenClient = typeof import('@adyen/api-library/lib/src/client.js').default;
+type ClientInterface = import('@adyen/api-library/lib/src/httpClient/clientInterface.js').default;
+type HmacValidator = import('@adyen/api-library/lib/src/utils/hmacValidator.js').default;
 
 export const ADYEN_PROVIDER = 'adyen' as const;
 /** Adyen's answer to a notification it must not send again (docs.adyen.com "Accept webhooks"). */
@@ -395,7 +397,7 @@ async function loadAdyenSdk(credentials: AdyenCredentials, apiUrl: string | unde
     import('@adyen/api-library/lib/src/services/checkout/modificationsApi.js'),
     import('@adyen/api-library/lib/src/utils/hmacValidator.js'),
   ]);
-  const ClientClass = defaultExport<typeof Client>(client);
+  const ClientClass = defaultExport<AdyenClient>(client);
   const HttpClient = defaultExport<new () => ClientInterface>(http);
   const Hmac = defaultExport<new () => HmacValidator>(hmac);
   const environment =

@@ -1,20 +1,23 @@
 import type Stripe from 'stripe';
 import { CALL_BUDGETS } from '../../domain/call-budgets.ts';
+import type { PspConnection } from '../../domain/connection.ts';
 import { InvalidNotificationError, PspNotConfiguredError } from '../../domain/errors.ts';
 import { toMinorUnits } from '../../domain/money.ts';
 import type { PaymentLink, PspSession } from '../../domain/payment-link.ts';
 import { MODES, type Mode } from '../../domain/principal.ts';
 import type {
   CheckoutReturn,
-  NotificationTarget,
   Psp,
   PspFactory,
   PspNotification,
+  PspRefundRequest,
+  PspRefundStatus,
   PspSessionStatus,
 } from '../../ports/psp.ts';
 import type { SecretStore } from '../../ports/secret-store.ts';
+import { ConnectionAdapters, parseCredentials } from './psp-calls.ts';
 
-export const STRIPE_PROVIDER = 'stripe';
+export const STRIPE_PROVIDER = 'stripe' as const;
 /** Stripe Checkout Sessions live 30 minutes to 24 hours. */
 export const STRIPE_SESSION_LIMITS = {
   minMs: 30 * 60_000,
@@ -34,14 +37,44 @@ export function stripeUnitAmount(amount: PaymentLink['amount']): number {
   return Number(toMinorUnits(amount, STRIPE_EXPONENT_OVERRIDES[amount.currency]));
 }
 
-/** Event types that may complete a payment; the session is then retrieved to confirm it. */
-const PAYING_EVENTS = new Set(['checkout.session.completed', 'checkout.session.async_payment_succeeded']);
-
-/** The Secrets Manager value of an (account, mode)'s Stripe credentials (docs/checkout.md). */
+/** The Secrets Manager value of a Stripe connection's credentials (docs/orchestration.md#stripe). */
 export interface StripeCredentials {
   secret_key: string;
   webhook_secret: string;
+  /** The signing secret being replaced, accepted while a rotation overlaps. */
+  previous_webhook_secret?: string;
 }
+
+/** Throws unless `credentials` are Stripe credentials of `mode`: a secret or restricted key of that mode. */
+export function checkStripeCredentials(credentials: unknown, mode: Mode): StripeCredentials {
+  const given = (credentials ?? {}) as Partial<Record<keyof StripeCredentials, unknown>>;
+  const key = typeof given.secret_key === 'string' ? given.secret_key : '';
+  if (!/^(sk|rk)_(test|live)_[A-Za-z0-9_]+$/.test(key)) {
+    throw new Error('A Stripe connection needs a secret key sk_test_…/sk_live_… (or a restricted key rk_…).');
+  }
+  if (!key.startsWith(`sk_${mode}_`) && !key.startsWith(`rk_${mode}_`)) {
+    throw new Error(
+      `A ${mode}-mode Stripe connection needs a secret key sk_${mode}_... (or rk_${mode}_...).`,
+    );
+  }
+  const secret = (value: unknown) => typeof value === 'string' && /^whsec_[A-Za-z0-9_]+$/.test(value);
+  if (!secret(given.webhook_secret)) {
+    throw new Error('A Stripe connection needs its webhook signing secret whsec_....');
+  }
+  if (given.previous_webhook_secret !== undefined && !secret(given.previous_webhook_secret)) {
+    throw new Error('previous_webhook_secret must be a webhook signing secret whsec_....');
+  }
+  return {
+    secret_key: key,
+    webhook_secret: given.webhook_secret as string,
+    ...(given.previous_webhook_secret
+      ? { previous_webhook_secret: given.previous_webhook_secret as string }
+      : {}),
+  };
+}
+
+/** Events about a refund: its outcome is then fetched with `retrieveRefund`. */
+const REFUND_OBJECT = 'refund';
 
 /** Where the SDK sends API requests: Stripe itself unless a test points it at a Stripe-speaking server. */
 export interface StripeEndpoint {
@@ -56,18 +89,29 @@ export class StripePsp implements Psp {
   readonly sessionLimits = STRIPE_SESSION_LIMITS;
   private readonly sdk: typeof Stripe;
   private readonly stripe: Stripe;
-  private readonly webhookSecret: string;
+  private readonly webhookSecrets: string[];
+  private readonly connection: PspConnection;
+  private readonly livemode: boolean;
 
-  /** `sdk` is the `stripe` module's export, loaded by the factory only when an account uses Stripe. */
-  constructor(sdk: typeof Stripe, credentials: StripeCredentials, endpoint?: StripeEndpoint) {
+  /** `sdk` is the `stripe` module's export, loaded by the factory only when a connection uses Stripe. */
+  constructor(
+    sdk: typeof Stripe,
+    credentials: StripeCredentials,
+    connection: PspConnection,
+    endpoint?: StripeEndpoint,
+  ) {
     this.sdk = sdk;
+    this.connection = connection;
     this.stripe = new sdk(credentials.secret_key, {
       maxNetworkRetries: CALL_BUDGETS.psp.tries - 1,
       timeout: CALL_BUDGETS.psp.timeoutMs,
       telemetry: false,
       ...(endpoint ?? {}),
     });
-    this.webhookSecret = credentials.webhook_secret;
+    this.webhookSecrets = [credentials.webhook_secret, credentials.previous_webhook_secret].filter(
+      (secret): secret is string => secret !== undefined,
+    );
+    this.livemode = connection.mode === 'live';
   }
 
   async createSession(link: PaymentLink, checkout: CheckoutReturn): Promise<PspSession> {
@@ -87,12 +131,21 @@ export class StripePsp implements Psp {
       success_url: checkout.successUrl,
       cancel_url: checkout.cancelUrl,
       expires_at: Math.floor(checkout.expiresAt.getTime() / 1000),
-      metadata: { link_id: link.id, mode: link.mode },
-      payment_intent_data: { metadata: { link_id: link.id, mode: link.mode } },
+      metadata: { link_id: link.id, mode: link.mode, payment_id: checkout.paymentId },
+      payment_intent_data: {
+        metadata: { link_id: link.id, mode: link.mode, payment_id: checkout.paymentId },
+      },
     });
     if (!session.url) throw new Error(`Stripe returned session ${session.id} without a url`);
+    if (session.livemode !== this.livemode) {
+      throw new Error(
+        `Stripe created ${session.id} with livemode ${session.livemode} for a ${this.connection.mode} connection`,
+      );
+    }
     return {
       provider: this.provider,
+      connection_id: this.connection.id,
+      payment_id: checkout.paymentId,
       id: session.id,
       url: session.url,
       expires_at: new Date(session.expires_at * 1000).toISOString(),
@@ -102,43 +155,63 @@ export class StripePsp implements Psp {
   async verifyNotification(
     rawBody: string,
     headers: Record<string, string | undefined>,
-  ): Promise<PspNotification> {
-    let event: Stripe.Event;
-    try {
-      event = this.stripe.webhooks.constructEvent(
-        rawBody,
-        headers['stripe-signature'] ?? '',
-        this.webhookSecret,
-      );
-    } catch (error) {
-      throw new InvalidNotificationError(
-        error instanceof this.sdk.errors.StripeSignatureVerificationError
-          ? 'The Stripe-Signature header does not verify.'
-          : 'Not a Stripe event.',
-      );
+  ): Promise<PspNotification[]> {
+    const event = this.constructEvent(rawBody, headers['stripe-signature'] ?? '');
+    if (event.livemode !== this.livemode) {
+      throw new InvalidNotificationError('A Stripe event of the other mode.');
     }
     const object = event.data.object as { object?: string; id?: string };
-    const isSession = object.object === 'checkout.session' && typeof object.id === 'string';
-    return {
-      type: event.type,
-      mayBePaid: isSession && PAYING_EVENTS.has(event.type),
-      sessionId: isSession ? (object.id as string) : '',
-    };
+    const id = typeof object.id === 'string' ? object.id : null;
+    return [
+      {
+        type: event.type,
+        sessionId: object.object === 'checkout.session' ? id : null,
+        refundReference: object.object === REFUND_OBJECT ? id : null,
+        livemode: event.livemode,
+      },
+    ];
+  }
+
+  /** Verified with the current signing secret, or the previous one while a rotation overlaps. */
+  private constructEvent(rawBody: string, signature: string): Stripe.Event {
+    let failure: unknown;
+    for (const secret of this.webhookSecrets) {
+      try {
+        return this.stripe.webhooks.constructEvent(rawBody, signature, secret);
+      } catch (error) {
+        failure = error;
+      }
+    }
+    throw new InvalidNotificationError(
+      failure instanceof this.sdk.errors.StripeSignatureVerificationError
+        ? 'The Stripe-Signature header does not verify.'
+        : 'Not a Stripe event.',
+    );
   }
 
   async retrieveSession(sessionId: string): Promise<PspSessionStatus> {
     const session = await this.stripe.checkout.sessions.retrieve(sessionId);
+    if (session.livemode !== this.livemode) {
+      throw new InvalidNotificationError('A Stripe Checkout Session of the other mode.');
+    }
     const paymentIntent =
       typeof session.payment_intent === 'string'
         ? session.payment_intent
         : (session.payment_intent?.id ?? null);
+    const paid =
+      session.status === 'complete' &&
+      (session.payment_status === 'paid' || session.payment_status === 'no_payment_required');
     return {
       id: session.id,
+      paymentId: session.metadata?.payment_id ?? null,
       linkId: session.client_reference_id,
-      paid:
-        session.status === 'complete' &&
-        (session.payment_status === 'paid' || session.payment_status === 'no_payment_required'),
-      paymentReference: paymentIntent ?? session.id,
+      state: paid ? 'succeeded' : session.status === 'expired' ? 'expired' : 'pending',
+      failure:
+        session.status === 'expired'
+          ? { code: 'expired', message: 'The Stripe Checkout Session expired.' }
+          : null,
+      paymentReference: paid ? (paymentIntent ?? session.id) : paymentIntent,
+      livemode: session.livemode,
     };
   }
 
@@ -150,75 +223,101 @@ export class StripePsp implements Psp {
       if (!(error instanceof this.sdk.errors.StripeInvalidRequestError)) throw error;
     }
   }
+
+  /** A refund of the PaymentIntent, with our refund id as idempotency key. */
+  async refund(request: PspRefundRequest): Promise<PspRefundStatus> {
+    const refund = await this.stripe.refunds.create(
+      {
+        payment_intent: request.paymentReference,
+        amount: stripeUnitAmount(request.amount),
+        metadata: { refund_id: request.refundId },
+      },
+      { idempotencyKey: request.refundId },
+    );
+    return refundStatus(refund);
+  }
+
+  async retrieveRefund(reference: string): Promise<PspRefundStatus> {
+    return refundStatus(await this.stripe.refunds.retrieve(reference));
+  }
+}
+
+function refundStatus(refund: Stripe.Refund): PspRefundStatus {
+  const state =
+    refund.status === 'succeeded'
+      ? 'succeeded'
+      : refund.status === 'failed' || refund.status === 'canceled'
+        ? 'failed'
+        : 'pending';
+  return {
+    reference: refund.id,
+    state,
+    failureMessage: state === 'failed' ? `Stripe: ${refund.failure_reason ?? refund.status}` : null,
+  };
 }
 
 /**
- * Stripe for any (account, mode) whose credentials are stored under `<prefix>stripe/<account>/<mode>` as
- * `{"secret_key": "sk_…", "webhook_secret": "whsec_…"}`. Clients are kept per (account, mode) for the life of
- * the container, like every other client.
+ * Stripe for each connection whose credentials are stored under its `secret_name` (see `StripeCredentials`).
+ * An adapter lasts as long as the credentials it was built with (psp-calls.ts `ConnectionAdapters`).
  */
 export class StripePspFactory implements PspFactory {
   readonly provider = STRIPE_PROVIDER;
   readonly testModeOnly = false;
-  private readonly secrets: SecretStore;
-  private readonly secretPrefix: string;
+  private readonly adapters: ConnectionAdapters;
   private readonly endpoint: StripeEndpoint | undefined;
-  private readonly clients = new Map<string, Promise<Psp>>();
 
-  constructor(options: {
-    secrets: SecretStore;
-    secretPrefix: string;
-    endpoint?: StripeEndpoint | undefined;
-  }) {
-    this.secrets = options.secrets;
-    this.secretPrefix = options.secretPrefix;
+  constructor(options: { secrets: SecretStore; endpoint?: StripeEndpoint | undefined }) {
+    this.adapters = new ConnectionAdapters(options.secrets);
     this.endpoint = options.endpoint;
   }
 
-  static secretName(prefix: string, account: string, mode: Mode): string {
+  /** Where an (account, mode) configured before connections existed kept its credentials. */
+  static legacySecretName(prefix: string, account: string, mode: Mode): string {
     return `${prefix}${STRIPE_PROVIDER}/${account}/${mode}`;
   }
 
-  create(account: string, mode: Mode): Promise<Psp> {
-    const key = `${account}/${mode}`;
-    let psp = this.clients.get(key);
-    if (!psp) {
-      psp = this.build(account, mode);
-      psp.catch(() => this.clients.delete(key));
-      this.clients.set(key, psp);
-    }
-    return psp;
+  checkCredentials(credentials: unknown, mode: Mode): void {
+    checkStripeCredentials(credentials, mode);
   }
 
-  private async build(account: string, mode: Mode): Promise<Psp> {
-    const raw = await this.secrets.get(StripePspFactory.secretName(this.secretPrefix, account, mode));
-    const credentials = raw ? (JSON.parse(raw) as Partial<StripeCredentials>) : undefined;
-    if (!credentials?.secret_key || !credentials.webhook_secret) {
-      throw new PspNotConfiguredError('Stripe credentials are missing for this account and mode.');
-    }
-    // Loaded here, not at module scope: functions that never serve a Stripe account never evaluate the SDK,
-    // and functions that use no PSP at all do not bundle it (docs/performance.md).
-    const { default: sdk } = await import('stripe');
-    return new StripePsp(sdk, credentials as StripeCredentials, this.endpoint);
+  create(connection: PspConnection): Promise<Psp> {
+    return this.adapters.get(connection, async (raw) => {
+      let credentials: StripeCredentials;
+      try {
+        // Checked again here, not only when stored: a key of the other mode never serves this connection.
+        credentials = checkStripeCredentials(parseCredentials(raw), connection.mode);
+      } catch (error) {
+        throw new PspNotConfiguredError(`Stripe connection ${connection.id}: ${(error as Error).message}`);
+      }
+      // Loaded here, not at module scope: functions that never serve a Stripe connection never evaluate the
+      // SDK, and functions that use no PSP at all do not bundle it (docs/performance.md).
+      const { default: sdk } = await import('stripe');
+      return new StripePsp(sdk, credentials, connection, this.endpoint);
+    });
   }
+}
 
-  locateNotification(rawBody: string): NotificationTarget | undefined {
-    try {
-      const event = JSON.parse(rawBody) as {
-        livemode?: boolean;
-        data?: { object?: { object?: string; client_reference_id?: string; metadata?: { mode?: string } } };
-      };
-      const object = event.data?.object;
-      if (object?.object !== 'checkout.session' || typeof object.client_reference_id !== 'string')
-        return undefined;
-      const mode = MODES.includes(object.metadata?.mode as Mode)
-        ? (object.metadata?.mode as Mode)
-        : event.livemode
-          ? 'live'
-          : 'test';
-      return { linkId: object.client_reference_id, mode };
-    } catch {
+/**
+ * The link a Stripe event names, read from the unverified body: only for the notification route of accounts
+ * configured before connections existed (`/psp/stripe/notifications`, without a connection id), to find the
+ * connection whose credentials then verify it (docs/orchestration.md#migration).
+ */
+export function legacyStripeNotificationLink(rawBody: string): { linkId: string; mode: Mode } | undefined {
+  try {
+    const event = JSON.parse(rawBody) as {
+      livemode?: boolean;
+      data?: { object?: { object?: string; client_reference_id?: string; metadata?: { mode?: string } } };
+    };
+    const object = event.data?.object;
+    if (object?.object !== 'checkout.session' || typeof object.client_reference_id !== 'string')
       return undefined;
-    }
+    const mode = MODES.includes(object.metadata?.mode as Mode)
+      ? (object.metadata?.mode as Mode)
+      : event.livemode
+        ? 'live'
+        : 'test';
+    return { linkId: object.client_reference_id, mode };
+  } catch {
+    return undefined;
   }
 }
