@@ -11,13 +11,13 @@ const handlersDir = join(projectRoot, 'functions', 'handlers');
 /**
  * A handler is measured against the bare SDK clients it cannot do without, bundled the same way and each doing
  * one call: the DynamoDB client + lib-dynamodb for all, plus the SQS client for functions that send to the
- * events queue, the Secrets Manager client for those that read secrets, and the official Stripe SDK for those
- * that talk to PSPs (lib/routes.ts says which). What the ratio measures is then what *we* add.
+ * events queue, the Secrets Manager client for those that read secrets, and the official Stripe, Mollie and
+ * Adyen SDKs (the parts our adapters load) for those that talk to PSPs (lib/routes.ts says which). What the ratio measures is then what *we* add.
  */
 export const BASELINE = 'bare-dynamodb-client';
 const baselineEntry = join(import.meta.dirname, 'bare-dynamodb-put.ts');
 
-type SdkPart = 'sqs' | 'secrets-manager' | 'stripe';
+type SdkPart = 'sqs' | 'secrets-manager' | 'stripe' | 'mollie' | 'adyen';
 
 const SDK_PARTS: Record<SdkPart, { imports: string; call: string }> = {
   sqs: {
@@ -32,7 +32,29 @@ const SDK_PARTS: Record<SdkPart, { imports: string; call: string }> = {
     imports: "import Stripe from 'stripe';",
     call: "await new Stripe(event.secretId).checkout.sessions.expire('cs_1');",
   },
+  mollie: {
+    imports: "import { createMollieClient } from '@mollie/api-client';",
+    call: "await createMollieClient({ apiKey: event.secretId }).payments.cancel('tr_1');",
+  },
+  // The Checkout services functions/adapters/psp/adyen-psp.ts loads, not the whole library.
+  adyen: {
+    imports: [
+      "import AdyenClient from '@adyen/api-library/lib/src/client.js';",
+      "import { PaymentLinksApi } from '@adyen/api-library/lib/src/services/checkout/paymentLinksApi.js';",
+      "import { ModificationsApi } from '@adyen/api-library/lib/src/services/checkout/modificationsApi.js';",
+      "import HmacValidator from '@adyen/api-library/lib/src/utils/hmacValidator.js';",
+    ].join('\n'),
+    call: [
+      "const adyen = new AdyenClient.default({ apiKey: event.secretId, environment: 'TEST' });",
+      'new HmacValidator.default().validateHMAC(event.item, event.secretId);',
+      "await new ModificationsApi(adyen).refundCapturedPayment('P1', event.refund);",
+      "await new PaymentLinksApi(adyen).getPaymentLink('PL1');",
+    ].join('\n  '),
+  },
 };
+
+/** The SDKs a function that talks to PSPs carries: one per provider with an adapter. */
+export const PSP_SDK_PARTS: SdkPart[] = ['stripe', 'mollie', 'adyen'];
 
 /** The baseline a handler is judged against: `bare-dynamodb-client`, or it plus the other SDKs it needs. */
 export function baselineFor(handler: string): string {
@@ -42,7 +64,7 @@ export function baselineFor(handler: string): string {
   const parts: SdkPart[] = [];
   if (definition?.sendsEvents || definition?.sendsDeadLetters) parts.push('sqs');
   if (definition?.secrets?.length) parts.push('secrets-manager');
-  if (definition?.secrets?.includes('psp')) parts.push('stripe');
+  if (definition?.secrets?.includes('psp')) parts.push(...PSP_SDK_PARTS);
   return parts.length ? `${BASELINE}+${parts.join('+')}` : BASELINE;
 }
 

@@ -5,7 +5,14 @@ import { App, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServiceFunction } from '../../lib/constructs/service-function.ts';
 import { budgets } from '../bench/budgets.ts';
-import { BASELINE, type Bundle, baselineFor, buildBundles, handlerNames } from '../bench/bundles.ts';
+import {
+  BASELINE,
+  type Bundle,
+  baselineFor,
+  buildBundles,
+  handlerNames,
+  PSP_SDK_PARTS,
+} from '../bench/bundles.ts';
 
 /**
  * The bundle-size guard of issue 6 (docs/performance.md): every Lambda bundle, built exactly as `cdk synth`
@@ -35,13 +42,23 @@ describe('Lambda bundles', () => {
     );
     expect(handlerBundles().find((b) => b.name === 'redeliver-event')?.baseline).toBe(`${BASELINE}+sqs`);
     expect(handlerBundles().find((b) => b.name === 'checkout-page')?.baseline).toBe(
-      `${BASELINE}+secrets-manager+stripe`,
+      `${BASELINE}+secrets-manager+stripe+mollie+adyen`,
     );
-    // A function that uses no PSP must not carry the Stripe SDK (it is loaded lazily by the Stripe adapter).
-    const withStripe = handlerBundles()
-      .filter((bundle) => bundle.inputs.some((input) => input.includes('node_modules/stripe/')))
-      .map((bundle) => bundle.name);
-    expect(withStripe.every((name) => baselineFor(name).endsWith('+stripe'))).toBe(true);
+    // A function that uses no PSP must not carry a PSP SDK (each is loaded lazily by its adapter).
+    const sdkFolders = {
+      stripe: 'node_modules/stripe/',
+      mollie: 'node_modules/@mollie/',
+      adyen: 'node_modules/@adyen/',
+    };
+    for (const part of PSP_SDK_PARTS) {
+      const carrying = handlerBundles()
+        .filter((bundle) =>
+          bundle.inputs.some((input) => input.includes(sdkFolders[part as keyof typeof sdkFolders])),
+        )
+        .map((bundle) => bundle.name);
+      expect(carrying.length).toBeGreaterThan(0);
+      expect(carrying.filter((name) => !baselineFor(name).split('+').includes(part))).toEqual([]);
+    }
   });
 
   it(`each stay within ${budgets.bundleSize}x the bare SDK clients they need, minified and gzipped`, () => {
