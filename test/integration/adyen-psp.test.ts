@@ -3,7 +3,7 @@ import { AdyenPspFactory } from '../../functions/adapters/psp/adyen-psp.ts';
 import { PspCallTimeoutError } from '../../functions/adapters/psp/psp-calls.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
 import { InvalidNotificationError, PspNotConfiguredError } from '../../functions/domain/errors.ts';
-import { createPaymentLink } from '../../functions/domain/payment-link.ts';
+import { newPaymentLink } from '../../functions/domain/payment-link.ts';
 import type { Mode } from '../../functions/domain/principal.ts';
 import type { Psp } from '../../functions/ports/psp.ts';
 import { type FakeAdyen, startFakeAdyen } from '../support/fake-adyen.ts';
@@ -59,7 +59,7 @@ afterAll(async () => {
 });
 
 const link = (value: string, currency = 'EUR', mode: Mode = 'test') =>
-  createPaymentLink(
+  newPaymentLink(
     { account: 'acme', mode },
     { amount: { value, currency }, description: 'Order 1001', redirect_url: 'https://shop.example/thanks' },
     new Date(),

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StripePspFactory } from '../../functions/adapters/psp/stripe-psp.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
 import { InvalidNotificationError, PspNotConfiguredError } from '../../functions/domain/errors.ts';
-import { createPaymentLink } from '../../functions/domain/payment-link.ts';
+import { newPaymentLink } from '../../functions/domain/payment-link.ts';
 import type { Mode } from '../../functions/domain/principal.ts';
 import { type FakeStripe, startFakeStripe } from '../support/fake-stripe.ts';
 
@@ -43,7 +43,7 @@ afterAll(async () => {
 });
 
 const link = (mode: Mode, value = '20.00') =>
-  createPaymentLink(
+  newPaymentLink(
     { account: 'acme', mode },
     {
       amount: { value, currency: 'EUR' },
