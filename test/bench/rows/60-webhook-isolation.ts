@@ -47,7 +47,7 @@ async function tenantEvents(server: BenchServer, name: string, url: string, coun
         at,
       );
       await linkRepository().create(link);
-      const canceled = cancel(link, server.stack.checkoutBase, at);
+      const canceled = cancel(link, at);
       if (!canceled) throw new Error('an open link could not be canceled');
       await linkRepository().commit(canceled);
       ids.push(canceled.event.id);
