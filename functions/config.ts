@@ -40,6 +40,10 @@ const configSchema = () =>
     PSP_SECRET_PREFIX: nonEmpty(),
     /** Secrets are re-read from Secrets Manager at most this often per warm container. */
     SECRETS_CACHE_SECONDS: integer(0, 3600, 900),
+    /** The KMS key that seals webhook signing secrets (only the delivery function may decrypt with it). */
+    SIGNING_KEY_ID: z.optional(nonEmpty()),
+    /** Local stack only: signing secrets are sealed with the key in this file instead of KMS. */
+    LOCAL_SIGNING_KEY_FILE: z.optional(nonEmpty()),
     /** Local stack only: secrets come from this JSON file instead of Secrets Manager. */
     LOCAL_SECRETS_FILE: z.optional(nonEmpty()),
     /** Tests only: send Stripe API calls to this Stripe-speaking server instead of api.stripe.com. */

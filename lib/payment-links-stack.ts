@@ -8,6 +8,7 @@ import { LinksTable } from './constructs/links-table.ts';
 import { MerchantApi } from './constructs/merchant-api.ts';
 import { ServiceAlarms } from './constructs/service-alarms.ts';
 import { ServiceFunctions, toConstructId } from './constructs/service-functions.ts';
+import { SigningKey } from './constructs/signing-key.ts';
 import { WebhookDelivery } from './constructs/webhook-delivery.ts';
 import { eventsQueueVisibilitySeconds, schedules } from './routes.ts';
 
@@ -46,6 +47,7 @@ export class PaymentLinksStack extends Stack {
     });
     const checkoutBase = props.checkoutBase ?? `${this.api.baseUrl}/checkout`;
     const checkoutSecrets = new CheckoutSecrets(this, 'CheckoutSecrets', { stage: props.stage, protectData });
+    const signingKey = new SigningKey(this, 'SigningKey', { protectData });
     this.functions = new ServiceFunctions(this, 'Functions', {
       table: this.table.table,
       eventQueue: this.events.queue,
@@ -57,6 +59,7 @@ export class PaymentLinksStack extends Stack {
         EVENTS_QUEUE_URL: this.events.queue.queueUrl,
         EVENTS_DEAD_LETTER_QUEUE_URL: this.events.deadLetterQueue.queueUrl,
         ...checkoutSecrets.environment,
+        ...signingKey.environment,
         ...(props.rateLimit && {
           RATE_LIMIT_REQUESTS: String(props.rateLimit.requests),
           RATE_LIMIT_WINDOW_SECONDS: String(props.rateLimit.windowSeconds),
@@ -64,6 +67,7 @@ export class PaymentLinksStack extends Stack {
       },
       protectData,
       secrets: checkoutSecrets,
+      signingKey,
     });
     this.api.addRoutes(this.functions);
 
@@ -82,6 +86,10 @@ export class PaymentLinksStack extends Stack {
     new CfnOutput(this, 'PspSecretPrefix', {
       value: checkoutSecrets.pspSecretPrefix,
       description: 'Stripe credentials go in <prefix>stripe/<account>/<mode> (docs/checkout.md)',
+    });
+    new CfnOutput(this, 'SigningKeyArn', {
+      value: signingKey.key.keyArn,
+      description: 'For npm run keys --signing-key: the KMS key webhook signing secrets are sealed with',
     });
     new CfnOutput(this, 'TableName', {
       value: this.table.table.tableName,

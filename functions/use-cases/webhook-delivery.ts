@@ -10,10 +10,10 @@ import {
 } from '../domain/webhook.ts';
 import { signedWebhookHeaders } from '../domain/webhook-signature.ts';
 import { logger } from '../logger.ts';
-import type { ApiKeyRepository } from '../ports/api-key-repository.ts';
 import type { EventQueue } from '../ports/event-queue.ts';
 import type { EventRepository } from '../ports/event-repository.ts';
 import type { LinkRepository } from '../ports/link-repository.ts';
+import type { SigningSecretStore } from '../ports/signing-secret-store.ts';
 import type { WebhookSender } from '../ports/webhook-sender.ts';
 
 /*
@@ -32,7 +32,7 @@ export interface EventMessage {
 export interface DeliveryDependencies {
   events: EventRepository;
   links: LinkRepository;
-  secrets: Pick<ApiKeyRepository, 'getSigningSecrets'>;
+  secrets: Pick<SigningSecretStore, 'getSigningSecrets'>;
   sender: WebhookSender;
   /** The events queue: short retries are re-sent to it with a delay. */
   queue: EventQueue;

@@ -15,7 +15,10 @@ import { keys } from '../../functions/adapters/dynamodb/table-schema.ts';
 import { eventMessageBody } from '../../functions/adapters/sqs/event-queue.ts';
 import { sqsClient } from '../../functions/clients/sqs.ts';
 import { config } from '../../functions/config.ts';
-import { apiKeyRepository, linkRepository } from '../../functions/dependencies.ts';
+import { apiKeyRepository, linkRepository, signingSecretStore } from '../../functions/dependencies.ts';
+
+const stores = () => ({ keys: apiKeyRepository(), secrets: signingSecretStore() });
+
 import { cancel, createPaymentLink, type LinkEvent } from '../../functions/domain/payment-link.ts';
 import { newEventId, newLinkId } from '../../functions/domain/random.ts';
 import { issueApiKey } from '../../functions/use-cases/api-keys.ts';
@@ -55,7 +58,7 @@ async function listen(server: Server): Promise<string> {
 // The limiter runs as in production (its cost is part of what is measured), with a limit the load never reaches.
 process.env.RATE_LIMIT_REQUESTS = String(1_000_000_000);
 const stack = await startLocalStack({ port: 0 });
-const issued = await issueApiKey(apiKeyRepository(), ACCOUNT, 'test');
+const issued = await issueApiKey(stores(), ACCOUNT, 'test');
 const authorization = `Bearer ${issued.api_key}`;
 
 // One real link through the API: its stored item is what the ceiling writes, so both write the same bytes.
@@ -305,7 +308,7 @@ async function checkoutTarget(): Promise<string | undefined> {
  * whole limit, so every request it makes is refused, as in a flood from a misbehaving merchant.
  */
 async function rateLimitedTarget(): Promise<{ url: string; authorization: string }> {
-  const flooder = await issueApiKey(apiKeyRepository(), `${ACCOUNT}-flood`, 'test');
+  const flooder = await issueApiKey(stores(), `${ACCOUNT}-flood`, 'test');
   const { RATE_LIMIT_REQUESTS, RATE_LIMIT_WINDOW_SECONDS } = config();
   const first = Math.floor(Date.now() / 1000 / RATE_LIMIT_WINDOW_SECONDS) * RATE_LIMIT_WINDOW_SECONDS;
   for (let windowStart = first; windowStart < first + 1800; windowStart += RATE_LIMIT_WINDOW_SECONDS) {

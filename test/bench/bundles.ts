@@ -11,13 +11,14 @@ const handlersDir = join(projectRoot, 'functions', 'handlers');
 /**
  * A handler is measured against the bare SDK clients it cannot do without, bundled the same way and each doing
  * one call: the DynamoDB client + lib-dynamodb for all, plus the SQS client for functions that send to the
- * events queue, the Secrets Manager client for those that read secrets, and the official Stripe SDK for those
+ * events queue, the Secrets Manager client for those that read secrets, the KMS client for those that open
+ * webhook signing secrets (`signingKey`), and the official Stripe SDK for those
  * that talk to PSPs (lib/routes.ts says which). What the ratio measures is then what *we* add.
  */
 export const BASELINE = 'bare-dynamodb-client';
 const baselineEntry = join(import.meta.dirname, 'bare-dynamodb-put.ts');
 
-type SdkPart = 'sqs' | 'secrets-manager' | 'stripe';
+type SdkPart = 'sqs' | 'secrets-manager' | 'kms' | 'stripe';
 
 const SDK_PARTS: Record<SdkPart, { imports: string; call: string }> = {
   sqs: {
@@ -27,6 +28,10 @@ const SDK_PARTS: Record<SdkPart, { imports: string; call: string }> = {
   'secrets-manager': {
     imports: "import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';",
     call: 'await new SecretsManagerClient({}).send(new GetSecretValueCommand({ SecretId: event.secretId }));',
+  },
+  kms: {
+    imports: "import { DecryptCommand, KMSClient } from '@aws-sdk/client-kms';",
+    call: 'await new KMSClient({}).send(new DecryptCommand({ CiphertextBlob: new Uint8Array(event.blob) }));',
   },
   stripe: {
     imports: "import Stripe from 'stripe';",
@@ -42,6 +47,7 @@ export function baselineFor(handler: string): string {
   const parts: SdkPart[] = [];
   if (definition?.sendsEvents || definition?.sendsDeadLetters) parts.push('sqs');
   if (definition?.secrets?.length) parts.push('secrets-manager');
+  if (definition?.signingKey) parts.push('kms');
   if (definition?.secrets?.includes('psp')) parts.push('stripe');
   return parts.length ? `${BASELINE}+${parts.join('+')}` : BASELINE;
 }

@@ -37,6 +37,12 @@ describe('Lambda bundles', () => {
     expect(handlerBundles().find((b) => b.name === 'checkout-page')?.baseline).toBe(
       `${BASELINE}+secrets-manager+stripe`,
     );
+    expect(handlerBundles().find((b) => b.name === 'deliver-webhook')?.baseline).toBe(`${BASELINE}+sqs+kms`);
+    // Only the function that opens signing secrets carries the KMS client.
+    const withKms = handlerBundles()
+      .filter((bundle) => bundle.inputs.some((input) => input.includes('@aws-sdk/client-kms/')))
+      .map((bundle) => bundle.name);
+    expect(withKms).toEqual(['deliver-webhook']);
     // A function that uses no PSP must not carry the Stripe SDK (it is loaded lazily by the Stripe adapter).
     const withStripe = handlerBundles()
       .filter((bundle) => bundle.inputs.some((input) => input.includes('node_modules/stripe/')))

@@ -4,7 +4,7 @@ import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-s
 import { HttpWebhookSender } from '../../functions/adapters/http/webhook-sender.ts';
 import { SqsEventQueue } from '../../functions/adapters/sqs/event-queue.ts';
 import { config } from '../../functions/config.ts';
-import { apiKeyRepository, eventRepository, linkRepository, now } from '../../functions/dependencies.ts';
+import { eventRepository, linkRepository, now, signingSecretStore } from '../../functions/dependencies.ts';
 import { cancel, markPaid, type PaymentLink } from '../../functions/domain/payment-link.ts';
 import type { StoredEvent } from '../../functions/domain/webhook.ts';
 import { deliveryHandler } from '../../functions/handlers/deliver-webhook.ts';
@@ -186,7 +186,7 @@ export async function startDeliveryHarness(
   const deps: DeliveryDependencies = {
     events: eventRepository(),
     links: linkRepository(),
-    secrets: apiKeyRepository(),
+    secrets: signingSecretStore(),
     sender: options.wrapSender ? options.wrapSender(sender) : sender,
     queue,
     deadLetters,
