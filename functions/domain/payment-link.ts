@@ -1,20 +1,29 @@
+import type { Provider } from './connection.ts';
 import { InvalidStateError } from './errors.ts';
+import { newId } from './ids.ts';
 import type { Amount } from './money.ts';
 import type { Mode, Principal } from './principal.ts';
-import { newEventId, newLinkId } from './random.ts';
 
 export const LINK_STATUSES = ['open', 'paid', 'canceled', 'expired'] as const;
 export type LinkStatus = (typeof LINK_STATUSES)[number];
 
+/** The succeeded payment of a paid link: our payment, its connection, and the PSP's own reference. */
 export interface PspPayment {
-  provider: string;
+  id: string;
+  connection_id: string;
+  provider: Provider;
   reference: string;
 }
 
-/** The PSP checkout session currently serving a link (reused while valid). */
+/** The PSP checkout session currently serving a link (reused while valid); at most one is open at a time. */
 export interface PspSession {
-  provider: string;
+  provider: Provider;
+  connection_id: string;
+  /** Our payment that the session is the attempt of. */
+  payment_id: string;
+  /** The PSP's session / payment id. */
   id: string;
+  /** The hosted checkout page. */
   url: string;
   expires_at: string;
 }
@@ -111,7 +120,7 @@ export interface Transition {
 
 export function createPaymentLink(principal: Principal, input: PaymentLinkInput, now: Date): PaymentLink {
   return {
-    id: newLinkId(),
+    id: newId('pl'),
     account: principal.account,
     mode: principal.mode,
     status: 'open',
@@ -167,7 +176,7 @@ function transition(
   checkoutBase: string,
   now: Date,
 ): Transition {
-  const id = newEventId();
+  const id = newId('evt');
   const after: PaymentLink = {
     ...before,
     ...changes,

@@ -70,7 +70,7 @@ export async function applyTransition(
       await deps.queue.publish({ id: transition.event.id, mode: transition.event.mode, committed: true });
     } catch (error) {
       logger.warn('Event queued for the outbox sweeper: send failed', {
-        eventId: transition.event.id,
+        event_id: transition.event.id,
         error,
       });
     }
@@ -87,7 +87,7 @@ export async function listPaymentLinks(
   return deps.links.list({ ...query, account: principal.account, mode: principal.mode, now: deps.now() });
 }
 
-/** Ends PSP checkout sessions (implemented by `PspSelector`, which finds the session's provider). */
+/** Ends PSP checkout sessions (implemented by `PspConnections`, which finds the session's connection). */
 export interface PspSessions {
   expireSession(account: string, mode: Mode, session: PspSession): Promise<void>;
 }
@@ -197,7 +197,7 @@ export async function expireDueLinks(
       if (transition) expired++;
     } catch (error) {
       failed++;
-      logger.error('Could not expire payment link', { linkId: id, error });
+      logger.error('Could not expire payment link', { link_id: id, error });
     }
   }
   return { expired, failed };

@@ -1,11 +1,29 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import {
+  CreateQueueCommand,
+  GetQueueAttributesCommand,
+  SendMessageBatchCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
+import type { SQSEvent } from 'aws-lambda';
 import { HttpWebhookSender } from '../../functions/adapters/http/webhook-sender.ts';
-import { SqsEventQueue } from '../../functions/adapters/sqs/event-queue.ts';
+import { eventMessageBody, SqsEventQueue } from '../../functions/adapters/sqs/event-queue.ts';
 import { config } from '../../functions/config.ts';
-import { eventRepository, linkRepository, now, signingSecretStore } from '../../functions/dependencies.ts';
-import { cancel, markPaid, type PaymentLink } from '../../functions/domain/payment-link.ts';
+import {
+  endpointHealthStore,
+  eventRepository,
+  linkRepository,
+  now,
+  signingSecretStore,
+} from '../../functions/dependencies.ts';
+import type { IsolationSettings } from '../../functions/domain/endpoint-health.ts';
+import {
+  cancel,
+  createPaymentLink,
+  markPaid,
+  type PaymentLink,
+} from '../../functions/domain/payment-link.ts';
 import type { StoredEvent } from '../../functions/domain/webhook.ts';
 import { deliveryHandler } from '../../functions/handlers/deliver-webhook.ts';
 import type { EventQueue } from '../../functions/ports/event-queue.ts';
@@ -114,7 +132,12 @@ export async function transition(
     load,
     (current, at) =>
       kind === 'paid'
-        ? markPaid(current, { provider: 'sandbox', reference: `pay_${linkId}` }, config().CHECKOUT_BASE, at)
+        ? markPaid(
+            current,
+            { id: 'pay_x', connection_id: 'pc_x', provider: 'sandbox' as const, reference: `pay_${linkId}` },
+            config().CHECKOUT_BASE,
+            at,
+          )
         : cancel(current, config().CHECKOUT_BASE, at),
   );
   if (!transition) throw new Error('no transition');
@@ -146,6 +169,7 @@ export const FAST_SCHEDULE = Array.from({ length: 9 }, () => 1);
 
 export interface DeliveryHarness {
   queue: SqsEventQueue;
+  queueUrl: string;
   deadLetters: SqsEventQueue;
   deadLetterUrl: string;
   deps: DeliveryDependencies;
@@ -168,6 +192,7 @@ export async function startDeliveryHarness(
     schedule?: readonly number[];
     wrapSender?: (sender: WebhookSender) => WebhookSender;
     now?: () => Date;
+    isolation?: IsolationSettings;
   } = {},
 ): Promise<DeliveryHarness> {
   const sqs = new SQSClient({ useQueueUrlAsEndpoint: false });
@@ -193,6 +218,8 @@ export async function startDeliveryHarness(
     now: options.now ?? now,
     random: () => 0.5,
     schedule: options.schedule ?? FAST_SCHEDULE,
+    endpoints: endpointHealthStore(),
+    ...(options.isolation ? { isolation: options.isolation } : {}),
   };
   const handler = deliveryHandler(() => deps);
   const stopPoller = startSqsPoller({
@@ -205,6 +232,7 @@ export async function startDeliveryHarness(
   });
   return {
     queue,
+    queueUrl,
     deadLetters,
     deadLetterUrl,
     deps,
@@ -222,5 +250,66 @@ export async function startDeliveryHarness(
     async stop() {
       await stopPoller();
     },
+  };
+}
+
+/**
+ * `count` links of `account` posting to `webhookUrl`, each canceled (its event committed) straight through the
+ * repositories, so that hundreds of events exist in moments. Returns the event ids; nothing is queued yet.
+ */
+export async function canceledLinkEvents(account: string, webhookUrl: string, count: number) {
+  const ids: string[] = [];
+  const work = Array.from({ length: count }, async () => {
+    const at = new Date();
+    const link = createPaymentLink(
+      { account, mode: 'test' },
+      { amount: { value: '10.00', currency: 'EUR' }, webhook_url: webhookUrl },
+      at,
+    );
+    await linkRepository().create(link);
+    const canceled = cancel(link, config().CHECKOUT_BASE, at);
+    if (!canceled) throw new Error('an open link could not be canceled');
+    await linkRepository().commit(canceled);
+    ids.push(canceled.event.id);
+  });
+  await Promise.all(work);
+  return ids;
+}
+
+/** Hands events to a queue as committed transitions do, ten to a request. */
+export async function queueEvents(sqs: SQSClient, queueUrl: string, eventIds: readonly string[]) {
+  for (let start = 0; start < eventIds.length; start += 10) {
+    const { Failed } = await sqs.send(
+      new SendMessageBatchCommand({
+        QueueUrl: queueUrl,
+        Entries: eventIds.slice(start, start + 10).map((id, index) => ({
+          Id: String(index),
+          MessageBody: eventMessageBody({ id, mode: 'test', committed: true }),
+        })),
+      }),
+    );
+    if (Failed?.length) throw new Error(`the queue refused ${Failed.length} events`);
+  }
+}
+
+/** An SQS event of these message bodies, shaped as the event source mapping shapes it. */
+export function sqsEvent(bodies: string[]): SQSEvent {
+  return {
+    Records: bodies.map((body, index) => ({
+      messageId: `m-${index}-${Math.random()}`,
+      receiptHandle: `r-${index}`,
+      body,
+      attributes: {
+        ApproximateReceiveCount: '1',
+        SentTimestamp: String(Date.now()),
+        SenderId: 'test',
+        ApproximateFirstReceiveTimestamp: String(Date.now()),
+      },
+      messageAttributes: {},
+      md5OfBody: '',
+      eventSource: 'aws:sqs',
+      eventSourceARN: 'arn:aws:sqs:local:000000000000:test',
+      awsRegion: 'us-east-1',
+    })),
   };
 }
