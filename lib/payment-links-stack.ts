@@ -3,6 +3,7 @@ import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { Construct } from 'constructs';
 import { CheckoutSecrets } from './constructs/checkout-secrets.ts';
+import { EdgeProtection, type EdgeProtectionProps } from './constructs/edge-protection.ts';
 import { EventQueue } from './constructs/event-queue.ts';
 import { LinksTable } from './constructs/links-table.ts';
 import { MerchantApi } from './constructs/merchant-api.ts';
@@ -17,6 +18,11 @@ export interface PaymentLinksStackProps extends StackProps {
   stage: string;
   /** Public base of checkout pages (e.g. a custom domain); defaults to `<api url>/checkout`. */
   checkoutBase?: string;
+  /**
+   * Opt-in CloudFront + AWS WAF per-client limits in front of the API (CDK context `edgeRateLimit` or
+   * `edgeWebAclArn`); the API and checkout pages are then published under the distribution's address.
+   */
+  edge?: Omit<EdgeProtectionProps, 'api'>;
   /** API Gateway throttling of each merchant route (requests per second; burst). */
   throttle?: { rateLimit: number; burstLimit: number };
   /** API Gateway throttling of each public route: checkout pages, the sandbox, PSP notifications. */
@@ -45,7 +51,9 @@ export class PaymentLinksStack extends Stack {
       publicThrottle: props.publicThrottle ?? { rateLimit: 1000, burstLimit: 2000 },
       protectData,
     });
-    const checkoutBase = props.checkoutBase ?? `${this.api.baseUrl}/checkout`;
+    const edge = props.edge && new EdgeProtection(this, 'Edge', { api: this.api.api, ...props.edge });
+    const publicBase = edge?.url ?? this.api.baseUrl;
+    const checkoutBase = props.checkoutBase ?? `${publicBase}/checkout`;
     const checkoutSecrets = new CheckoutSecrets(this, 'CheckoutSecrets', { stage: props.stage, protectData });
     const signingKey = new SigningKey(this, 'SigningKey', { protectData });
     this.functions = new ServiceFunctions(this, 'Functions', {
@@ -54,7 +62,7 @@ export class PaymentLinksStack extends Stack {
       deadLetterQueue: this.events.deadLetterQueue,
       environment: {
         TABLE_NAME: this.table.table.tableName,
-        BASE_URL: this.api.baseUrl,
+        BASE_URL: publicBase,
         CHECKOUT_BASE: checkoutBase,
         EVENTS_QUEUE_URL: this.events.queue.queueUrl,
         EVENTS_DEAD_LETTER_QUEUE_URL: this.events.deadLetterQueue.queueUrl,
@@ -81,7 +89,7 @@ export class PaymentLinksStack extends Stack {
     new WebhookDelivery(this, 'WebhookDelivery', { events: this.events, functions: this.functions });
     new ServiceAlarms(this, 'Alarms', { functions: this.functions, api: this.api.api });
 
-    new CfnOutput(this, 'BaseUrl', { value: this.api.baseUrl, description: 'Base URL of the merchant API' });
+    new CfnOutput(this, 'BaseUrl', { value: publicBase, description: 'Base URL of the merchant API' });
     new CfnOutput(this, 'CheckoutBase', { value: checkoutBase, description: 'Base of every checkout_url' });
     new CfnOutput(this, 'PspSecretPrefix', {
       value: checkoutSecrets.pspSecretPrefix,
