@@ -1,27 +1,18 @@
 /**
  * The one route table. The CDK stack (lib/constructs/merchant-api.ts) and the local stack (lib/local/) both
- * read it, so what runs locally is what deploys. Pure data: no CDK import, so handlers may read it too.
+ * read it, so what runs locally is what deploys. Pure data: no CDK import. The HTTP routes themselves live in
+ * functions/http/routes.ts, because the fallback function answers from them at run time.
  *
  * `handler` names a file in functions/handlers/ (without `.ts`) that exports `handler`; routes that share a
  * handler share one Lambda function. `table` lists the DynamoDB actions that function needs, which the stack
  * turns into a least-privilege policy.
  */
 import { ANSWER_ROOM_MS, type CallKind, callsWorstCaseMs } from '../functions/domain/call-budgets.ts';
+import { routes as httpRoutes, type RouteDefinition } from '../functions/http/routes.ts';
+
+export { allowedMethodsByPath, type RouteDefinition } from '../functions/http/routes.ts';
 
 export type TableAction = 'GetItem' | 'BatchGetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'Query';
-
-export interface RouteDefinition {
-  method: 'GET' | 'POST' | 'PATCH' | 'HEAD';
-  /** API Gateway path template, e.g. `/v1/payment-links/{id}`. */
-  path: string;
-  handler: string;
-  /**
-   * Called by buyers' browsers and PSPs rather than merchants' backends: throttled on its own with the public
-   * limits (CDK context `publicThrottleRateLimit`, `publicThrottleBurstLimit`), so a flood of one route neither
-   * shares the merchant routes' limit nor stops another public route.
-   */
-  public?: true;
-}
 
 export const DEFAULT_TIMEOUT_SECONDS = 10;
 
@@ -140,29 +131,8 @@ export function timeoutSecondsOf(handler: HandlerName): number {
   return Math.max(DEFAULT_TIMEOUT_SECONDS, needed, definition.timeoutSeconds ?? 0);
 }
 
-export const routes: readonly (RouteDefinition & { handler: HandlerName })[] = [
-  { method: 'POST', path: '/v1/payment-links', handler: 'create-payment-link' },
-  { method: 'GET', path: '/v1/payment-links/{id}', handler: 'get-payment-link' },
-  { method: 'PATCH', path: '/v1/payment-links/{id}', handler: 'update-payment-link' },
-  { method: 'GET', path: '/v1/payment-links/{id}/events', handler: 'list-payment-link-events' },
-  { method: 'POST', path: '/v1/events/{id}/redeliver', handler: 'redeliver-event' },
-  { method: 'GET', path: '/checkout/{id}', handler: 'checkout-page', public: true },
-  { method: 'HEAD', path: '/checkout/{id}', handler: 'checkout-page', public: true },
-  { method: 'GET', path: '/checkout/{id}/complete', handler: 'checkout-page', public: true },
-  {
-    method: 'POST',
-    path: '/psp/{provider}/notifications/{connection_id}',
-    handler: 'psp-notifications',
-    public: true,
-  },
-  { method: 'POST', path: '/psp/{provider}/notifications', handler: 'psp-notifications', public: true },
-  { method: 'GET', path: '/sandbox/checkout/{id}', handler: 'sandbox-checkout', public: true },
-  { method: 'POST', path: '/sandbox/checkout/{id}/pay', handler: 'sandbox-checkout', public: true },
-  { method: 'POST', path: '/sandbox/checkout/{id}/decline', handler: 'sandbox-checkout', public: true },
-  { method: 'GET', path: '/v1/payment-links', handler: 'list-payment-links' },
-  { method: 'POST', path: '/v1/payment-links/{id}/cancel', handler: 'cancel-payment-link' },
-  { method: 'GET', path: '/v1/openapi.json', handler: 'get-openapi' },
-];
+/** The HTTP routes (functions/http/routes.ts); this type checks that each names a handler of `functions`. */
+export const routes: readonly (RouteDefinition & { handler: HandlerName })[] = httpRoutes;
 
 export const schedules: readonly ScheduleDefinition[] = [
   { handler: 'outbox-sweeper', everyMinutes: 1, localEverySeconds: 5 },
@@ -196,13 +166,20 @@ export interface QueueConsumerDefinition {
   queue: typeof EVENTS_QUEUE_NAME;
   /** Records per invocation. */
   batchSize: number;
-  /** Concurrent invocations at most (AWS: the event source's maximum concurrency, 2..1000). */
+  /**
+   * Concurrent invocations at most (AWS: the event source's maximum concurrency, 2..1000; the CDK context
+   * `webhookConcurrency` overrides it for a deployment). An endpoint that hangs holds at most the invocations
+   * its isolation slots allow (functions/domain/endpoint-health.ts), so this bounds what the others keep.
+   */
   maxConcurrency: number;
 }
 
 export const queueConsumers: readonly QueueConsumerDefinition[] = [
-  { handler: 'deliver-webhook', queue: EVENTS_QUEUE_NAME, batchSize: 10, maxConcurrency: 5 },
+  { handler: 'deliver-webhook', queue: EVENTS_QUEUE_NAME, batchSize: 10, maxConcurrency: 20 },
 ];
+
+/** The range SQS event sources accept for their maximum concurrency. */
+export const EVENT_SOURCE_CONCURRENCY = { min: 2, max: 1000 } as const;
 
 /** The authenticated API chain: API-key lookups (GetItem) and the rate-limit counter (UpdateItem). */
 const MERCHANT_API_ACTIONS: readonly TableAction[] = ['GetItem', 'UpdateItem'];
@@ -224,13 +201,6 @@ export function tableActionsOf(handler: HandlerName): TableAction[] {
     }
   }
   return [...actions].sort();
-}
-
-/** Paths we serve, each with the methods it allows: anything else on them is a 405 with `Allow`. */
-export function allowedMethodsByPath(): Map<string, string[]> {
-  const byPath = new Map<string, string[]>();
-  for (const route of routes) byPath.set(route.path, [...(byPath.get(route.path) ?? []), route.method]);
-  return byPath;
 }
 
 /**

@@ -18,12 +18,7 @@ import {
   signingSecretStore,
 } from '../../functions/dependencies.ts';
 import type { IsolationSettings } from '../../functions/domain/endpoint-health.ts';
-import {
-  cancel,
-  createPaymentLink,
-  markPaid,
-  type PaymentLink,
-} from '../../functions/domain/payment-link.ts';
+import { cancel, markPaid, newPaymentLink, type PaymentLink } from '../../functions/domain/payment-link.ts';
 import type { StoredEvent } from '../../functions/domain/webhook.ts';
 import { deliveryHandler } from '../../functions/handlers/deliver-webhook.ts';
 import type { EventQueue } from '../../functions/ports/event-queue.ts';
@@ -31,6 +26,7 @@ import type { WebhookSender } from '../../functions/ports/webhook-sender.ts';
 import { applyTransition } from '../../functions/use-cases/payment-links.ts';
 import type { DeliveryDependencies } from '../../functions/use-cases/webhook-delivery.ts';
 import { startSqsPoller } from '../../lib/local/sqs-poller.ts';
+import { timeoutSecondsOf } from '../../lib/routes.ts';
 import type { TestStack } from './test-stack.ts';
 
 export interface ReceivedWebhook {
@@ -228,6 +224,7 @@ export async function startDeliveryHarness(
     queueArn,
     batchSize: 10,
     functionName: 'deliver-webhook-test',
+    timeoutMs: timeoutSecondsOf('deliver-webhook') * 1000,
     handler: async () => handler,
   });
   return {
@@ -261,7 +258,7 @@ export async function canceledLinkEvents(account: string, webhookUrl: string, co
   const ids: string[] = [];
   const work = Array.from({ length: count }, async () => {
     const at = new Date();
-    const link = createPaymentLink(
+    const link = newPaymentLink(
       { account, mode: 'test' },
       { amount: { value: '10.00', currency: 'EUR' }, webhook_url: webhookUrl },
       at,
