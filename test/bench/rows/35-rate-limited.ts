@@ -22,7 +22,11 @@ interface Targets {
  */
 async function rateLimitedTarget(server: BenchServer): Promise<Targets> {
   const account = `${server.account}-flood`;
-  const flooder = await issueApiKey({ keys: apiKeyRepository(), secrets: signingSecretStore() }, account, 'test');
+  const flooder = await issueApiKey(
+    { keys: apiKeyRepository(), secrets: signingSecretStore() },
+    account,
+    'test',
+  );
   const { RATE_LIMIT_REQUESTS, RATE_LIMIT_WINDOW_SECONDS } = config();
   const first = Math.floor(Date.now() / 1000 / RATE_LIMIT_WINDOW_SECONDS) * RATE_LIMIT_WINDOW_SECONDS;
   for (let windowStart = first; windowStart < first + 1800; windowStart += RATE_LIMIT_WINDOW_SECONDS) {
