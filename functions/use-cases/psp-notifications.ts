@@ -7,6 +7,7 @@ import {
 } from '../domain/errors.ts';
 import { markPaid, type PaymentLink } from '../domain/payment-link.ts';
 import { logger } from '../logger.ts';
+import { putMetrics } from '../metrics.ts';
 import type { EventQueue } from '../ports/event-queue.ts';
 import type { LinkRepository } from '../ports/link-repository.ts';
 import type { PspSessionStatus } from '../ports/psp.ts';
@@ -75,6 +76,7 @@ export async function handlePspNotification(
     load,
     (current, now) => markPaid(current, payment, deps.checkoutBase, now),
   );
+  if (result.transition) putMetrics({ PaymentsSucceeded: 1 }, { provider });
   if (!result.transition && result.link.payment?.reference !== payment.reference) {
     logger.warn('A second payment was confirmed for a paid link', {
       link_id: link.id,

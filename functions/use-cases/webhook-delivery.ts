@@ -10,6 +10,7 @@ import {
 } from '../domain/webhook.ts';
 import { signedWebhookHeaders } from '../domain/webhook-signature.ts';
 import { logger } from '../logger.ts';
+import { putMetrics } from '../metrics.ts';
 import type { ApiKeyRepository } from '../ports/api-key-repository.ts';
 import type { EventQueue } from '../ports/event-queue.ts';
 import type { EventRepository } from '../ports/event-repository.ts';
@@ -182,6 +183,7 @@ async function attempt(deps: DeliveryDependencies, event: StoredEvent) {
     schedule: deps.schedule,
   });
   const decidedAt = deps.now();
+  putAttemptMetrics(event, decision, decidedAt);
   const dueAt = nextDueTime(decision, decidedAt);
   const owned = await deps.events.finish(event, record, decision, dueAt);
   logger.info('webhook attempt', {
@@ -209,6 +211,17 @@ async function attempt(deps: DeliveryDependencies, event: StoredEvent) {
       );
   }
   return decision.status === 'pending' ? 'retry_scheduled' : decision.status;
+}
+
+/** One attempt's metrics; the latency is what the merchant waited for the event, retries included. */
+function putAttemptMetrics(event: StoredEvent, decision: DeliveryDecision, at: Date) {
+  const delivered = decision.status === 'delivered';
+  putMetrics({
+    WebhookAttempts: 1,
+    WebhookSuccesses: delivered ? 1 : 0,
+    WebhookFailures: delivered ? 0 : 1,
+    ...(delivered && { WebhookDeliveryLatency: at.getTime() - Date.parse(event.created_at) }),
+  });
 }
 
 /**
