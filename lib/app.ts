@@ -8,7 +8,7 @@ import { PaymentLinksStack } from './payment-links-stack.ts';
  * retains and protects data), `checkoutBase` (a custom domain for checkout pages), `throttleRateLimit` and
  * `throttleBurstLimit` (API Gateway throttling of each merchant route), `publicThrottleRateLimit` and
  * `publicThrottleBurstLimit` (of each public route), `rateLimitRequests` and `rateLimitWindowSeconds` (the
- * per-(account, mode) limit). cdk-nag's AwsSolutions
+ * per-(account, mode) limit), `alarmTopicArn` and `alarmEmail` (where the alarms notify). cdk-nag's AwsSolutions
  * rules run on every synth; a finding that is not acknowledged in code with its reason fails the synth.
  */
 export function createApp(props: AppProps = {}): { app: App; stack: PaymentLinksStack } {
@@ -29,6 +29,10 @@ export function createApp(props: AppProps = {}): { app: App; stack: PaymentLinks
       requests: numberContext(app, 'rateLimitRequests', DEFAULT_RATE_LIMIT.requests),
       windowSeconds: numberContext(app, 'rateLimitWindowSeconds', DEFAULT_RATE_LIMIT.windowSeconds),
     },
+    alarmNotifications: {
+      topicArn: stringContext(app, 'alarmTopicArn', /^arn:aws[\w-]*:sns:[\w-]+:\d{12}:[\w-]{1,256}$/),
+      email: stringContext(app, 'alarmEmail', /^[^\s@]+@[^\s@]+\.[^\s@]+$/),
+    },
     env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
   });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
@@ -43,4 +47,12 @@ function numberContext(app: App, name: string, fallback: number): number {
   if (!Number.isInteger(value) || value < 1)
     throw new Error(`Context ${name} must be a positive integer: ${raw}`);
   return value;
+}
+
+/** A string from CDK context that must match `pattern`, or undefined when not given. */
+function stringContext(app: App, name: string, pattern: RegExp): string | undefined {
+  const raw = app.node.tryGetContext(name);
+  if (raw === undefined || raw === '') return undefined;
+  if (typeof raw !== 'string' || !pattern.test(raw)) throw new Error(`Context ${name} is not valid: ${raw}`);
+  return raw;
 }
