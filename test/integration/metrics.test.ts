@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { StripePspFactory } from '../../functions/adapters/psp/stripe-psp.ts';
 import { pspConfigRepository, sandboxSessionStore } from '../../functions/dependencies.ts';
+import { BUILT_IN_SANDBOX_ID } from '../../functions/domain/connection.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { LOCAL_PSP_SECRET_PREFIX, writeLocalSecrets } from '../../lib/local/local-secrets.ts';
 import { createLink, sandboxNotification, storedLink } from '../support/checkout-helpers.ts';
@@ -42,6 +43,8 @@ beforeAll(async () => {
     written.push(String(chunk));
     return true;
   });
+  // The PSP failure below is logged as an error on stderr, as it should be; the report needs none of it.
+  vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
 });
 afterEach(() => {
   written = [];
@@ -113,7 +116,7 @@ describe('metrics (Embedded Metric Format on stdout)', () => {
     await sandboxSessionStore().complete(session.id, `sbpay_metrics_${session.id}`, new Date());
     const notification = sandboxNotification({ session_id: session.id, link_id: link.id });
     const notify = () =>
-      stack.request('POST', '/psp/sandbox/notifications', {
+      stack.request('POST', `/psp/sandbox/notifications/${BUILT_IN_SANDBOX_ID}`, {
         rawBody: notification.rawBody,
         headers: notification.headers,
       });
@@ -140,10 +143,11 @@ describe('metrics (Embedded Metric Format on stdout)', () => {
     });
     const file = process.env.LOCAL_SECRETS_FILE as string;
     const secrets = JSON.parse(readFileSync(file, 'utf8'));
-    secrets[StripePspFactory.secretName(LOCAL_PSP_SECRET_PREFIX, 'metrics-stripe', 'test')] = JSON.stringify({
-      secret_key: 'sk_test_metrics',
-      webhook_secret: 'whsec_metrics',
-    });
+    secrets[StripePspFactory.legacySecretName(LOCAL_PSP_SECRET_PREFIX, 'metrics-stripe', 'test')] =
+      JSON.stringify({
+        secret_key: 'sk_test_metrics',
+        webhook_secret: 'whsec_metrics',
+      });
     writeLocalSecrets(file, secrets);
 
     const link = await createLink(stack, shop.api_key);
