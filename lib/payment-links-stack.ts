@@ -27,6 +27,8 @@ export interface PaymentLinksStackProps extends StackProps {
   rateLimit?: { requests: number; windowSeconds: number };
   /** Where the alarms notify (CDK context `alarmTopicArn`, `alarmEmail`); nowhere when empty. */
   alarmNotifications?: AlarmNotificationsProps;
+  /** Concurrent webhook-delivery invocations at most (default: the route table's). */
+  webhookConcurrency?: number;
 }
 
 /** The whole service on AWS; the local stack (lib/local/) runs the same handlers from the same tables. */
@@ -81,7 +83,11 @@ export class PaymentLinksStack extends Stack {
       });
     }
 
-    new WebhookDelivery(this, 'WebhookDelivery', { events: this.events, functions: this.functions });
+    new WebhookDelivery(this, 'WebhookDelivery', {
+      events: this.events,
+      functions: this.functions,
+      maxConcurrency: props.webhookConcurrency,
+    });
     new ServiceAlarms(this, 'Alarms', { functions: this.functions, api: this.api.api });
     const dashboard = new ServiceDashboard(this, 'Dashboard');
     dashboard.addAlarmStatus(this.node.findAll().filter((node): node is Alarm => node instanceof Alarm));

@@ -75,8 +75,12 @@ export interface PaymentLink {
   version: number;
 }
 
-/** The merchant-facing representation (docs/api.md#paymentlink). */
-export interface PaymentLinkResource {
+/**
+ * The link as merchants see it (docs/api.md#paymentlink), but for `checkout_url`: the address of a web page is
+ * added by the code that knows where the checkout pages are served (functions/http/resources.ts for responses,
+ * `applyTransition` for the events that webhooks carry).
+ */
+export interface LinkSnapshot {
   id: string;
   object: 'payment_link';
   mode: Mode;
@@ -86,7 +90,6 @@ export interface PaymentLinkResource {
   redirect_url: string | null;
   webhook_url: string | null;
   metadata: Record<string, string> | null;
-  checkout_url: string;
   created_at: string;
   expires_at: string | null;
   paid_at: string | null;
@@ -108,7 +111,8 @@ export interface LinkEvent {
   account: string;
   mode: Mode;
   created_at: string;
-  data: PaymentLinkResource;
+  /** `checkout_url` is present once the event is recorded (see `LinkSnapshot`). */
+  data: LinkSnapshot & { checkout_url?: string };
 }
 
 /** A transition and the event it emits: what a repository writes atomically. */
@@ -149,7 +153,7 @@ export function effectiveStatus(link: PaymentLink, now: Date): LinkStatus {
   return link.status;
 }
 
-export function toResource(link: PaymentLink, checkoutBase: string, now: Date): PaymentLinkResource {
+export function snapshotOf(link: PaymentLink, now: Date): LinkSnapshot {
   return {
     id: link.id,
     object: 'payment_link',
@@ -160,7 +164,6 @@ export function toResource(link: PaymentLink, checkoutBase: string, now: Date): 
     redirect_url: link.redirect_url,
     webhook_url: link.webhook_url,
     metadata: link.metadata,
-    checkout_url: `${checkoutBase}/${link.id}`,
     created_at: link.created_at,
     expires_at: link.expires_at,
     paid_at: link.paid_at,
@@ -173,7 +176,6 @@ function transition(
   before: PaymentLink,
   changes: Partial<PaymentLink>,
   type: EventType,
-  checkoutBase: string,
   now: Date,
 ): Transition {
   const id = newId('evt');
@@ -190,7 +192,7 @@ function transition(
     account: after.account,
     mode: after.mode,
     created_at: now.toISOString(),
-    data: toResource(after, checkoutBase, now),
+    data: snapshotOf(after, now),
   };
   return { before, after, event };
 }
@@ -200,24 +202,18 @@ function transition(
  * as paid too (docs/api.md#states-expiry-and-webhooks). On a link that is already paid nothing changes (`undefined`): a repeat of
  * the same confirmation, or a second payment, which the caller reports (the first payment stays the link's).
  */
-export function markPaid(
-  link: PaymentLink,
-  payment: PspPayment,
-  checkoutBase: string,
-  now: Date,
-): Transition | undefined {
+export function markPaid(link: PaymentLink, payment: PspPayment, now: Date): Transition | undefined {
   if (link.status === 'paid') return undefined;
   return transition(
     link,
     { status: 'paid', paid_at: now.toISOString(), payment, psp_session: null },
     'payment_link.paid',
-    checkoutBase,
     now,
   );
 }
 
 /** The merchant cancels. Cancelling a canceled link changes nothing (`undefined`); paid or expired is a 409. */
-export function cancel(link: PaymentLink, checkoutBase: string, now: Date): Transition | undefined {
+export function cancel(link: PaymentLink, now: Date): Transition | undefined {
   const status = effectiveStatus(link, now);
   if (status === 'canceled') return undefined;
   if (status !== 'open') throw new InvalidStateError(`A ${status} payment link cannot be canceled.`);
@@ -225,19 +221,17 @@ export function cancel(link: PaymentLink, checkoutBase: string, now: Date): Tran
     link,
     { status: 'canceled', canceled_at: now.toISOString(), psp_session: null },
     'payment_link.canceled',
-    checkoutBase,
     now,
   );
 }
 
 /** Records the expiry of an open link whose `expires_at` has passed; anything else changes nothing. */
-export function expire(link: PaymentLink, checkoutBase: string, now: Date): Transition | undefined {
+export function expire(link: PaymentLink, now: Date): Transition | undefined {
   if (link.status !== 'open' || effectiveStatus(link, now) !== 'expired') return undefined;
   return transition(
     link,
     { status: 'expired', expired_at: now.toISOString(), psp_session: null },
     'payment_link.expired',
-    checkoutBase,
     now,
   );
 }

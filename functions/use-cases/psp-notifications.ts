@@ -116,9 +116,9 @@ async function recordSession(
     reference: status.paymentReference,
   };
   const result = await applyTransition(
-    { links: deps.links, now: deps.now, queue: deps.queue },
+    { links: deps.links, now: deps.now, queue: deps.queue, checkoutBase: deps.checkoutBase },
     load,
-    (current, now) => markPaid(current, payment, deps.checkoutBase, now),
+    (current, now) => markPaid(current, payment, now),
   );
   if (result.transition) putMetrics({ PaymentsSucceeded: 1 }, { provider: connection.provider });
   if (!result.transition && result.link.payment?.reference !== payment.reference) {

@@ -9,6 +9,7 @@ import {
   ISOLATION,
   type IsolationSettings,
   needsRenewal,
+  probePauseUntil,
 } from '../domain/endpoint-health.ts';
 import type { Mode } from '../domain/principal.ts';
 import {
@@ -465,11 +466,12 @@ async function recordEndpointAnswer(
   const known = healthCache.get(endpointKey(endpoint))?.health;
   if (admission.kind === 'free' && answered && known && !needsRenewal(known, now, settings)) return;
   try {
+    const pauseUntil = answered ? undefined : probePauseUntil((known?.failures ?? 0) + 1, now, settings);
     const health = await deps.endpoints.recordAnswer(
       endpoint,
       answered,
       now + settings.healthyForMs,
-      admission.kind === 'slot' ? admission : undefined,
+      admission.kind === 'slot' ? { ...admission, pauseUntil } : undefined,
     );
     remember(endpoint, health, now);
   } catch (error) {

@@ -7,9 +7,9 @@ import {
   markPaid,
   newPaymentLink,
   type PaymentLink,
-  toResource,
   update,
 } from '../../functions/domain/payment-link.ts';
+import { toResource } from '../../functions/http/resources.ts';
 
 const principal = { account: 'acme', mode: 'test' } as const;
 const created = new Date('2026-01-01T10:00:00Z');
@@ -49,7 +49,7 @@ describe('a new payment link', () => {
 
 describe('state transitions', () => {
   it('open → paid records the payment and emits payment_link.paid naming the event on the link', () => {
-    const transition = markPaid(openLink(), payment, base, later);
+    const transition = markPaid(openLink(), payment, later);
     expect(transition?.after).toMatchObject({
       status: 'paid',
       paid_at: later.toISOString(),
@@ -63,37 +63,37 @@ describe('state transitions', () => {
   });
 
   it('a repeated payment confirmation changes nothing', () => {
-    const paid = markPaid(openLink(), payment, base, later)?.after as PaymentLink;
-    expect(markPaid(paid, payment, base, later)).toBeUndefined();
+    const paid = markPaid(openLink(), payment, later)?.after as PaymentLink;
+    expect(markPaid(paid, payment, later)).toBeUndefined();
   });
 
   it('a payment confirmed after cancellation or expiry is still recorded as paid', () => {
-    const canceled = cancel(openLink(), base, later)?.after as PaymentLink;
-    expect(markPaid(canceled, payment, base, later)?.after.status).toBe('paid');
-    const expired = expire(openLink('2026-01-01T10:30:00Z'), base, later)?.after as PaymentLink;
-    expect(markPaid(expired, payment, base, later)?.after.status).toBe('paid');
+    const canceled = cancel(openLink(), later)?.after as PaymentLink;
+    expect(markPaid(canceled, payment, later)?.after.status).toBe('paid');
+    const expired = expire(openLink('2026-01-01T10:30:00Z'), later)?.after as PaymentLink;
+    expect(markPaid(expired, payment, later)?.after.status).toBe('paid');
   });
 
   it('cancel: open → canceled once; canceled again is unchanged; paid or expired is invalid', () => {
-    const transition = cancel(openLink(), base, later);
+    const transition = cancel(openLink(), later);
     expect(transition?.after).toMatchObject({ status: 'canceled', canceled_at: later.toISOString() });
     expect(transition?.event.type).toBe('payment_link.canceled');
-    expect(cancel(transition?.after as PaymentLink, base, later)).toBeUndefined();
-    const paid = markPaid(openLink(), payment, base, later)?.after as PaymentLink;
-    expect(() => cancel(paid, base, later)).toThrow(InvalidStateError);
-    expect(() => cancel(openLink('2026-01-01T10:30:00Z'), base, later)).toThrow(InvalidStateError);
+    expect(cancel(transition?.after as PaymentLink, later)).toBeUndefined();
+    const paid = markPaid(openLink(), payment, later)?.after as PaymentLink;
+    expect(() => cancel(paid, later)).toThrow(InvalidStateError);
+    expect(() => cancel(openLink('2026-01-01T10:30:00Z'), later)).toThrow(InvalidStateError);
   });
 
   it('reads as expired as soon as expires_at passes, and only then may expiry be recorded', () => {
     const link = openLink('2026-01-01T10:30:00Z');
     expect(effectiveStatus(link, created)).toBe('open');
-    expect(expire(link, base, created)).toBeUndefined();
+    expect(expire(link, created)).toBeUndefined();
     expect(effectiveStatus(link, later)).toBe('expired');
     expect(toResource(link, base, later).status).toBe('expired');
-    const transition = expire(link, base, later);
+    const transition = expire(link, later);
     expect(transition?.after.status).toBe('expired');
     expect(transition?.event.type).toBe('payment_link.expired');
-    expect(expire(transition?.after as PaymentLink, base, later)).toBeUndefined();
+    expect(expire(transition?.after as PaymentLink, later)).toBeUndefined();
   });
 });
 
@@ -149,8 +149,8 @@ describe('updating an open link', () => {
   });
 
   it('refuses a paid, canceled or expired link, including one whose expiry passed unrecorded', () => {
-    const paid = (markPaid(openLink(), payment, base, later) as { after: PaymentLink }).after;
-    const canceled = (cancel(openLink(), base, later) as { after: PaymentLink }).after;
+    const paid = (markPaid(openLink(), payment, later) as { after: PaymentLink }).after;
+    const canceled = (cancel(openLink(), later) as { after: PaymentLink }).after;
     const overdue = openLink('2026-01-01T10:30:00Z');
 
     for (const link of [paid, canceled, overdue]) {
