@@ -80,22 +80,22 @@ export interface PaymentLink {
  * added by the code that knows where the checkout pages are served (functions/http/resources.ts for responses,
  * `applyTransition` for the events that webhooks carry).
  */
-export interface LinkSnapshot {
-  id: string;
-  object: 'payment_link';
-  mode: Mode;
-  status: LinkStatus;
-  amount: Amount;
-  description: string | null;
-  redirect_url: string | null;
-  webhook_url: string | null;
-  metadata: Record<string, string> | null;
-  created_at: string;
-  expires_at: string | null;
-  paid_at: string | null;
-  canceled_at: string | null;
-  payment: PspPayment | null;
-}
+export type LinkSnapshot = Pick<
+  PaymentLink,
+  | 'id'
+  | 'mode'
+  | 'status'
+  | 'amount'
+  | 'description'
+  | 'redirect_url'
+  | 'webhook_url'
+  | 'metadata'
+  | 'created_at'
+  | 'expires_at'
+  | 'paid_at'
+  | 'canceled_at'
+  | 'payment'
+> & { object: 'payment_link' };
 
 export const EVENT_TYPES = ['payment_link.paid', 'payment_link.canceled', 'payment_link.expired'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
