@@ -2,7 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MolliePspFactory } from '../../functions/adapters/psp/mollie-psp.ts';
 import { PspCallTimeoutError } from '../../functions/adapters/psp/psp-calls.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
-import { InvalidNotificationError, PspNotConfiguredError } from '../../functions/domain/errors.ts';
+import {
+  InvalidNotificationError,
+  PspNotConfiguredError,
+  PspUnavailableError,
+} from '../../functions/domain/errors.ts';
 import { newPaymentLink } from '../../functions/domain/payment-link.ts';
 import type { Mode } from '../../functions/domain/principal.ts';
 import type { Psp } from '../../functions/ports/psp.ts';
@@ -235,6 +239,21 @@ describe('the Mollie adapter, through @mollie/api-client against a Mollie-speaki
         amount: { value: '10.01', currency: 'EUR' },
       }),
     ).rejects.toThrow(/refundable/);
+  });
+
+  it('answers a webhook it cannot check with Mollie with a 5xx, so that Mollie sends it again', {
+    timeout: 15_000,
+  }, async () => {
+    const psp = await factory.create(testConnection);
+    const session = await psp.createSession(link('5.00'), checkout(testConnection));
+    mollie.outage = 'error';
+    try {
+      await expect(psp.verifyNotification(mollie.webhookBody(session.id), {})).rejects.toThrow(
+        PspUnavailableError,
+      );
+    } finally {
+      mollie.outage = 'none';
+    }
   });
 
   it('gives up on a Mollie that does not answer within the PSP call budget', {

@@ -1,6 +1,6 @@
 import type { MollieClient, Payment, Refund } from '@mollie/api-client';
 import type { PspConnection } from '../../domain/connection.ts';
-import { InvalidNotificationError, PspNotConfiguredError } from '../../domain/errors.ts';
+import { InvalidNotificationError, PspNotConfiguredError, PspUnavailableError } from '../../domain/errors.ts';
 import { type Amount, minorUnits, toMinorUnits } from '../../domain/money.ts';
 import type { PaymentLink, PspSession } from '../../domain/payment-link.ts';
 import type { Mode } from '../../domain/principal.ts';
@@ -140,7 +140,8 @@ export class MolliePsp implements Psp {
       payment = await this.call(() => this.mollie.payments.get(id));
     } catch (error) {
       if (isNotFound(error)) throw new InvalidNotificationError('Not a Mollie payment of this connection.');
-      throw error;
+      // Mollie could not be asked: a 5xx to Mollie, which calls the webhook again later.
+      throw new PspUnavailableError(error);
     }
     if (!this.isOfMode(payment)) throw new InvalidNotificationError('A Mollie payment of the other mode.');
     this.fetched.set(payment.id, payment);
