@@ -38,6 +38,14 @@ export const PaymentLinkSchema = z
       .strictObject({ provider: z.string(), reference: z.string() })
       .nullable()
       .meta({ description: "The PSP payment, once paid: the provider and its payment's reference." }),
+    amount_refunded: z
+      .strictObject({
+        value: z.string().meta({ example: '0.00' }),
+        currency: z.string().meta({ example: 'EUR' }),
+      })
+      .meta({
+        description: 'What succeeded refunds gave back, in the currency of the link: "0.00" until then.',
+      }),
   })
   .meta({ title: 'Payment link' });
 

@@ -1,3 +1,4 @@
+import { eventLink } from '../domain/payment-link.ts';
 import type { Mode } from '../domain/principal.ts';
 import {
   type DeliveryAttempt,
@@ -149,7 +150,7 @@ export async function deliverEvent(
 }
 
 async function attempt(deps: DeliveryDependencies, event: StoredEvent) {
-  const url = event.data.webhook_url;
+  const url = eventLink(event).webhook_url;
   const at = deps.now();
   if (!url) {
     // Nothing to deliver to: the event is recorded and final, and the log says why.

@@ -8,7 +8,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { ConcurrentModificationError } from '../../domain/errors.ts';
-import type { LinkEvent, LinkStatus, PaymentLink, Transition } from '../../domain/payment-link.ts';
+import type { LinkEvent, LinkStatus, PaymentLink, Refund, Transition } from '../../domain/payment-link.ts';
 import type { Mode } from '../../domain/principal.ts';
 import { isLinkId } from '../../domain/random.ts';
 import { OUTBOX_GRACE_MS } from '../../domain/webhook.ts';
@@ -168,6 +168,42 @@ export class DynamoLinkRepository implements LinkRepository {
           `Payment link ${before.id} changed while it was being updated.`,
         );
       }
+      throw error;
+    }
+  }
+
+  async reserveRefund(
+    link: PaymentLink,
+    refund: Refund,
+    limits: { paidMinor: bigint; refundMinor: bigint; maxRefunds: number },
+  ): Promise<boolean> {
+    // Arithmetic cannot appear in a condition, so "reserved + this refund <= paid" is "reserved <= paid - this".
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.link(link.id, link.mode),
+          UpdateExpression:
+            'SET refunds = list_append(if_not_exists(refunds, :none), :refund), version = version + :one ' +
+            'ADD refund_reserved_minor :amount',
+          ConditionExpression:
+            '#status = :paid AND (attribute_not_exists(refund_reserved_minor) OR refund_reserved_minor <= :limit) ' +
+            'AND (attribute_not_exists(refunds) OR size(refunds) < :max)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':none': [],
+            ':refund': [refund],
+            ':one': 1,
+            ':amount': Number(limits.refundMinor),
+            ':paid': 'paid',
+            ':limit': Number(limits.paidMinor - limits.refundMinor),
+            ':max': limits.maxRefunds,
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
       throw error;
     }
   }
