@@ -105,7 +105,17 @@ export const functions = {
     table: ['GetItem', 'PutItem'],
     merchantApi: true,
     secrets: ['sandbox', 'psp'],
+    calls: { psp: 1 },
   },
+  // Refunds go to the PSP that took the payment (its credentials), and settle with a webhook event.
+  'create-refund': {
+    table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
+    sendsEvents: true,
+    merchantApi: true,
+    secrets: ['sandbox', 'psp'],
+    calls: { psp: 1 },
+  },
+  'list-refunds': { table: ['GetItem'], merchantApi: true },
   'get-openapi': { table: [] },
 } as const satisfies Record<string, FunctionDefinition>;
 
@@ -139,6 +149,8 @@ export const routes: readonly (RouteDefinition & { handler: HandlerName })[] = [
   { method: 'POST', path: '/sandbox/checkout/{id}/decline', handler: 'sandbox-checkout' },
   { method: 'GET', path: '/v1/payment-links', handler: 'list-payment-links' },
   { method: 'POST', path: '/v1/payment-links/{id}/cancel', handler: 'cancel-payment-link' },
+  { method: 'POST', path: '/v1/payment-links/{id}/refunds', handler: 'create-refund' },
+  { method: 'GET', path: '/v1/payment-links/{id}/refunds', handler: 'list-refunds' },
   { method: 'GET', path: '/v1/openapi.json', handler: 'get-openapi' },
 ];
 

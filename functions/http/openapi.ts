@@ -10,8 +10,10 @@ import {
   PaymentLinkSchema,
   ProblemSchema,
   RedeliverySchema,
+  RefundListSchema,
+  RefundSchema,
 } from './response-schemas.ts';
-import { createPaymentLinkRequest, updatePaymentLinkRequest } from './schemas.ts';
+import { createPaymentLinkRequest, createRefundRequest, updatePaymentLinkRequest } from './schemas.ts';
 import { emptyRequest } from './validate.ts';
 
 /**
@@ -48,6 +50,8 @@ const components = {
   PaymentLinkList: PaymentLinkListSchema,
   EventLog: EventLogSchema,
   Redelivery: RedeliverySchema,
+  Refund: RefundSchema,
+  RefundList: RefundListSchema,
   Problem: ProblemSchema,
 } as const;
 type ComponentName = keyof typeof components;
@@ -131,6 +135,28 @@ export const operations: OperationSpec[] = [
     body: { schema: emptyRequest(), required: false },
     success: { status: 200, description: 'The canceled payment link.', schema: 'PaymentLink' },
     errors: ['not_found', 'invalid_state'],
+  },
+  {
+    method: 'post',
+    path: '/v1/payment-links/{id}/refunds',
+    operationId: 'createRefund',
+    summary: 'Refund a paid payment link',
+    description:
+      'Refunds all that remains of the payment (no body, or `{}`), or part of it (`amount`, in the currency of the payment), through the PSP connection that took it. The refunds of a link never add up past the paid amount, even when requested concurrently. The refund is `succeeded` or `failed` at once when the PSP answers at once, else `pending` until its `refund.succeeded` or `refund.failed` webhook. A link that is not paid is `invalid_state`; another currency or more than remains is `validation_failed`.',
+    auth: true,
+    body: { schema: createRefundRequest(), required: false },
+    success: { status: 201, description: 'The refund.', schema: 'Refund' },
+    errors: ['not_found', 'invalid_state', 'validation_failed'],
+  },
+  {
+    method: 'get',
+    path: '/v1/payment-links/{id}/refunds',
+    operationId: 'listRefunds',
+    summary: "List a payment link's refunds",
+    description: 'Every refund of the link, newest first.',
+    auth: true,
+    success: { status: 200, description: 'The refunds.', schema: 'RefundList' },
+    errors: ['not_found'],
   },
   {
     method: 'get',

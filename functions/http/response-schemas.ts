@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EVENT_TYPES, LINK_STATUSES } from '../domain/payment-link.ts';
+import { EVENT_TYPES, LINK_STATUSES, REFUND_STATUSES } from '../domain/payment-link.ts';
 import { MODES } from '../domain/principal.ts';
 import { EVENT_STATUSES } from '../domain/webhook.ts';
 
@@ -91,6 +91,37 @@ export const EventLogSchema = z
     ),
   })
   .meta({ title: 'Webhook events of a payment link' });
+
+export const RefundSchema = z
+  .strictObject({
+    id: z
+      .string()
+      .regex(/^re_[0-9A-Za-z]{22,}$/)
+      .meta({ example: 're_8cQm2Zk9WcT1bXy7LrN3sF4a' }),
+    object: z.literal('refund'),
+    payment_link_id: z.string(),
+    payment_id: z.string().meta({ description: 'The payment refunded.' }),
+    status: z.enum(REFUND_STATUSES).meta({
+      description:
+        '`pending` until the PSP settles it; `succeeded` and `failed` are final (each with its webhook).',
+    }),
+    amount: z.strictObject({
+      value: z.string().meta({ description: 'As sent, or all that remained.', example: '4.00' }),
+      currency: z.string().meta({ example: 'EUR' }),
+    }),
+    failure: z
+      .strictObject({ code: z.string(), message: z.string() })
+      .nullable()
+      .meta({ description: 'Why the PSP refused the refund; null unless `failed`.' }),
+    provider_reference: z.string().nullable().meta({ description: "The PSP's own id of the refund." }),
+    created_at: timestamp('RFC 3339, UTC.'),
+    updated_at: timestamp('When the status last changed.'),
+  })
+  .meta({ title: 'Refund' });
+
+export const RefundListSchema = z
+  .strictObject({ data: z.array(RefundSchema).meta({ description: 'Newest first.' }) })
+  .meta({ title: 'Refunds of a payment link' });
 
 export const RedeliverySchema = z
   .strictObject({ id: z.string(), status: z.literal('pending') })
