@@ -2,6 +2,14 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ACCOUNT_PATTERN } from '../functions/domain/api-key.ts';
+import {
+  createConnection,
+  PROVIDERS,
+  type Provider,
+  type PspConnection,
+  SIMULATIONS,
+  type Simulation,
+} from '../functions/domain/connection.ts';
 import { MODES, type Mode } from '../functions/domain/principal.ts';
 import { failWithUsage, selectCliTarget } from '../lib/local/cli-target.ts';
 import {
@@ -9,96 +17,222 @@ import {
   LOCAL_SECRETS_FILE,
   writeLocalSecrets,
 } from '../lib/local/local-secrets.ts';
+import { runningStack } from '../lib/local/local-stack.ts';
+
+/** Credential flags per provider, and the field of the stored credentials JSON each one fills. */
+const CREDENTIAL_FLAGS: Record<Provider, Record<string, string>> = {
+  sandbox: {},
+  stripe: { 'stripe-secret-key': 'secret_key', 'stripe-webhook-secret': 'webhook_secret' },
+  mollie: { 'mollie-api-key': 'api_key' },
+  adyen: {
+    'adyen-api-key': 'api_key',
+    'adyen-merchant-account': 'merchant_account',
+    'adyen-hmac-key': 'hmac_key',
+    'adyen-environment': 'environment',
+    'adyen-live-prefix': 'live_endpoint_url_prefix',
+  },
+};
 
 const USAGE = `Usage:
-  npm run psp -- set --account <account> --mode test|live --provider stripe|sandbox
-                [--stripe-secret-key sk_... --stripe-webhook-secret whsec_...]   (local stack only)
-  npm run psp -- show --account <account> --mode test|live
+  npm run psp -- add --account <account> --mode test|live --provider ${PROVIDERS.join('|')} --name <name>
+                 [credential flags] [--simulate ok|fail|timeout] [--json]
+  npm run psp -- list --account <account> [--json]
+  npm run psp -- disable <connection_id>
+  npm run psp -- enable <connection_id>
+  npm run psp -- remove <connection_id>
 
-Chooses which PSP serves an account's checkout in a mode (default: sandbox in test mode, none in live mode).
-Target: the running local stack (npm start, found through DATA_DIR, default .data), or a deployed stack with
---table <TableName output> and --secret-prefix <PspSecretPrefix output>. On a deployed stack the Stripe keys go
-into Secrets Manager yourself (the command prints how); locally they are written to the stack's secrets file.`;
+Credential flags (checked against the mode before anything is stored):
+  stripe   --stripe-secret-key sk_test_...|sk_live_... --stripe-webhook-secret whsec_...
+  mollie   --mollie-api-key test_...|live_...
+  adyen    --adyen-api-key ... --adyen-merchant-account ... --adyen-hmac-key ... --adyen-environment test|live
+           [--adyen-live-prefix ...]
+  any      --credentials '<the credentials JSON>' (docs/orchestration.md#connections)
+  sandbox  none; --simulate ok|fail|timeout (test mode only) makes session creation succeed, fail as a PSP 5xx
+           would, or hang past the PSP timeout: how routing and failover are tried.
+
+Target: the running local stack (npm start, found through DATA_DIR, default .data; credentials go into its
+0600 secrets file), or a deployed stack with --table <TableName output> and --secret-prefix <PspSecretPrefix
+output> (credentials go into Secrets Manager) and the usual AWS credentials and region.`;
 
 const fail: (message: string) => never = failWithUsage(USAGE);
 
+const credentialOptions = Object.fromEntries(
+  Object.values(CREDENTIAL_FLAGS).flatMap((flags) =>
+    Object.keys(flags).map((flag) => [flag, { type: 'string' as const }]),
+  ),
+);
 const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: {
     account: { type: 'string' },
     mode: { type: 'string' },
     provider: { type: 'string' },
+    name: { type: 'string' },
+    simulate: { type: 'string' },
+    credentials: { type: 'string' },
+    json: { type: 'boolean', default: false },
     table: { type: 'string' },
     'secret-prefix': { type: 'string' },
-    'stripe-secret-key': { type: 'string' },
-    'stripe-webhook-secret': { type: 'string' },
+    'base-url': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
+    ...credentialOptions,
   },
 });
 if (values.help) {
   console.log(USAGE);
   process.exit(0);
 }
-
-const account = values.account;
-if (!account || !ACCOUNT_PATTERN.test(account)) fail('--account must be 1-64 characters of A-Z a-z 0-9 _ -.');
-if (!MODES.includes(values.mode as Mode)) fail('--mode must be test or live.');
-const mode = values.mode as Mode;
+const flags = values as Record<string, string | boolean | undefined>;
 
 if (values.table && !values['secret-prefix']) {
   fail('--secret-prefix (the PspSecretPrefix stack output) is needed with --table.');
 }
 const { localDataDir } = selectCliTarget(values.table, fail);
 const localSecretsFile = localDataDir && join(localDataDir, LOCAL_SECRETS_FILE);
-const secretPrefix = localDataDir ? LOCAL_PSP_SECRET_PREFIX : values['secret-prefix'];
+const secretPrefix = (localDataDir ? LOCAL_PSP_SECRET_PREFIX : values['secret-prefix']) as string;
+const baseUrl =
+  values['base-url'] ?? (localDataDir ? runningStack(localDataDir)?.base_url : undefined) ?? '<BaseUrl>';
 
+// Imported after the target is chosen: the repositories read TABLE_NAME and the SDK endpoint on first use.
+const { DynamoPspConnectionRepository } = await import(
+  '../functions/adapters/dynamodb/psp-connection-repository.ts'
+);
 const { DynamoPspConfigRepository } = await import('../functions/adapters/dynamodb/psp-config-repository.ts');
-const { StripePspFactory } = await import('../functions/adapters/psp/stripe-psp.ts');
 const { documentClient } = await import('../functions/clients/dynamodb.ts');
-const configs = new DynamoPspConfigRepository(documentClient, process.env.TABLE_NAME as string);
-const secretName = StripePspFactory.secretName(secretPrefix as string, account, mode);
+const { pspFactoriesForChecks } = await import('../lib/psp-credential-checks.ts');
+const { migrateLegacyConfig } = await import('../functions/use-cases/psp-connections.ts');
+const { StripePspFactory } = await import('../functions/adapters/psp/stripe-psp.ts');
+const table = process.env.TABLE_NAME as string;
+const repository = new DynamoPspConnectionRepository(documentClient, table);
+const legacyConfigs = new DynamoPspConfigRepository(documentClient, table);
+
+function requireAccount(): string {
+  const account = values.account;
+  if (!account || !ACCOUNT_PATTERN.test(account))
+    fail('--account must be 1-64 characters of A-Z a-z 0-9 _ -.');
+  return account;
+}
+
+function credentialsFrom(provider: Provider): unknown {
+  if (values.credentials !== undefined) {
+    try {
+      return JSON.parse(values.credentials);
+    } catch {
+      fail('--credentials must be JSON.');
+    }
+  }
+  const entries = Object.entries(CREDENTIAL_FLAGS[provider]).flatMap(([flag, field]) =>
+    typeof flags[flag] === 'string' ? [[field, flags[flag]]] : [],
+  );
+  return entries.length > 0 ? Object.fromEntries(entries) : undefined;
+}
+
+async function storeSecret(name: string, value: string): Promise<void> {
+  if (localSecretsFile) {
+    const secrets = existsSync(localSecretsFile) ? JSON.parse(readFileSync(localSecretsFile, 'utf8')) : {};
+    secrets[name] = value;
+    writeLocalSecrets(localSecretsFile, secrets);
+    return;
+  }
+  const { CreateSecretCommand, SecretsManagerClient } = await import('@aws-sdk/client-secrets-manager');
+  await new SecretsManagerClient({}).send(new CreateSecretCommand({ Name: name, SecretString: value }));
+}
+
+const notificationUrl = (connection: PspConnection) =>
+  `${baseUrl}/psp/${connection.provider}/notifications/${connection.id}`;
+
+async function requireConnection(change: (id: string) => Promise<PspConnection | undefined>) {
+  const id = positionals[1];
+  if (!id) fail('Name the connection: pc_....');
+  const connection = await change(id);
+  if (!connection) fail(`No connection ${id}.`);
+  return connection;
+}
 
 switch (positionals[0]) {
-  case 'set': {
-    const provider = values.provider;
-    if (provider !== 'stripe' && provider !== 'sandbox') fail('--provider must be stripe or sandbox.');
-    if (provider === 'sandbox' && mode === 'live') fail('The sandbox serves test mode only.');
-    if (provider === 'stripe' && localSecretsFile) {
-      const secretKey = values['stripe-secret-key'];
-      const webhookSecret = values['stripe-webhook-secret'];
-      if (!secretKey?.startsWith('sk_') && !secretKey?.startsWith('rk_'))
-        fail('--stripe-secret-key sk_... is needed.');
-      if (!webhookSecret?.startsWith('whsec_')) fail('--stripe-webhook-secret whsec_... is needed.');
-      const secrets = existsSync(localSecretsFile) ? JSON.parse(readFileSync(localSecretsFile, 'utf8')) : {};
-      secrets[secretName] = JSON.stringify({ secret_key: secretKey, webhook_secret: webhookSecret });
-      writeLocalSecrets(localSecretsFile, secrets);
+  case 'add': {
+    const account = requireAccount();
+    if (!MODES.includes(values.mode as Mode)) fail('--mode must be test or live.');
+    const mode = values.mode as Mode;
+    if (!PROVIDERS.includes(values.provider as Provider))
+      fail(`--provider must be one of ${PROVIDERS.join(', ')}.`);
+    const provider = values.provider as Provider;
+    const name = values.name?.trim();
+    if (!name || name.length > 100) fail('--name must be 1-100 characters.');
+    if (values.simulate !== undefined) {
+      if (provider !== 'sandbox') fail('--simulate is for sandbox connections only.');
+      if (!SIMULATIONS.includes(values.simulate as Simulation))
+        fail('--simulate must be ok, fail or timeout.');
     }
-    await configs.put({ account, mode, provider, updated_at: new Date().toISOString() });
-    console.log(`${account} (${mode}) now pays through ${provider}.`);
-    if (provider === 'stripe' && !localSecretsFile) {
-      console.log(`
-Store the Stripe credentials in Secrets Manager (once; put-secret-value to change them):
-  aws secretsmanager create-secret --name '${secretName}' \\
-    --secret-string '{"secret_key":"sk_live_...","webhook_secret":"whsec_..."}'
-and point a Stripe webhook endpoint at <BaseUrl>/psp/stripe/notifications with the events
-checkout.session.completed, checkout.session.expired, checkout.session.async_payment_succeeded and
-checkout.session.async_payment_failed.`);
+    const factory = pspFactoriesForChecks().find((candidate) => candidate.provider === provider);
+    if (!factory) fail(`No adapter for ${provider} in this version.`);
+    const credentials = credentialsFrom(provider);
+    try {
+      factory.checkCredentials(credentials, mode);
+    } catch (error) {
+      fail((error as Error).message);
+    }
+    // An account still on its one pre-connection PSP keeps it, as its first connection.
+    await migrateLegacyConfig(
+      {
+        repository,
+        legacyConfigs,
+        legacySecretName: (a, m) => StripePspFactory.legacySecretName(secretPrefix, a, m),
+      },
+      account,
+      mode,
+    );
+    const connection = createConnection(
+      { account, mode, provider, name, simulate: values.simulate as Simulation | undefined },
+      secretPrefix,
+      new Date(),
+    );
+    if (connection.secret_name) await storeSecret(connection.secret_name, JSON.stringify(credentials));
+    await repository.create(connection);
+    if (values.json) {
+      console.log(JSON.stringify({ connection_id: connection.id }));
+    } else {
+      console.log(`Added ${provider} connection ${connection.id} "${name}" for ${account} (${mode}).`);
+      if (provider === 'stripe' || provider === 'adyen') {
+        console.log(`Point the ${provider} webhook / notification endpoint of that account at
+  ${notificationUrl(connection)}`);
+      }
     }
     break;
   }
-  case 'show': {
-    const config = await configs.get(account, mode);
+  case 'list': {
+    const account = requireAccount();
+    const rows = [];
+    for (const mode of MODES) {
+      const { connections } = await repository.directory(account, mode);
+      for (const { connection, health } of connections) {
+        rows.push({ ...connection, notification_url: notificationUrl(connection), health });
+      }
+    }
+    if (values.json) {
+      console.log(JSON.stringify(rows));
+    } else if (rows.length === 0) {
+      console.log(`${account} has no connections (test mode uses the built-in sandbox).`);
+    } else {
+      for (const row of rows) {
+        const state = row.enabled ? 'enabled' : 'disabled';
+        const simulate = row.simulate && row.simulate !== 'ok' ? ` simulate=${row.simulate}` : '';
+        console.log(`${row.id}  ${row.mode}  ${row.provider}  ${state}${simulate}  "${row.name}"`);
+      }
+    }
+    break;
+  }
+  case 'enable':
+  case 'disable': {
+    const enabled = positionals[0] === 'enable';
+    const connection = await requireConnection((id) => repository.setEnabled(id, enabled));
+    console.log(`${connection.id} is ${enabled ? 'enabled' : 'disabled'}.`);
+    break;
+  }
+  case 'remove': {
+    const connection = await requireConnection((id) => repository.remove(id));
     console.log(
-      JSON.stringify(
-        {
-          account,
-          mode,
-          provider: config?.provider ?? (mode === 'test' ? 'sandbox (default)' : null),
-          secret_name: secretName,
-        },
-        null,
-        2,
-      ),
+      `${connection.id} removed.${connection.secret_name ? ` Its credentials stay in ${connection.secret_name}; delete them when no session of it can still be paid.` : ''}`,
     );
     break;
   }

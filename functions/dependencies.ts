@@ -3,6 +3,7 @@ import { DynamoEventRepository } from './adapters/dynamodb/event-repository.ts';
 import { DynamoIdempotencyStore } from './adapters/dynamodb/idempotency-store.ts';
 import { DynamoLinkRepository } from './adapters/dynamodb/link-repository.ts';
 import { DynamoPspConfigRepository } from './adapters/dynamodb/psp-config-repository.ts';
+import { DynamoPspConnectionRepository } from './adapters/dynamodb/psp-connection-repository.ts';
 import { DynamoRateLimiter } from './adapters/dynamodb/rate-limiter.ts';
 import { DynamoSandboxSessionStore } from './adapters/dynamodb/sandbox-session-store.ts';
 import { SandboxNotifier } from './adapters/psp/sandbox-notifier.ts';
@@ -15,10 +16,11 @@ import { documentClient } from './clients/dynamodb.ts';
 import { secretsManagerClient } from './clients/secrets-manager.ts';
 import { sqsClient } from './clients/sqs.ts';
 import { config } from './config.ts';
+import { PSP_CALL_TIMEOUT_MS } from './domain/call-budgets.ts';
 import { once } from './once.ts';
 import type { SecretStore } from './ports/secret-store.ts';
 import { ApiKeyAuthenticator } from './use-cases/authenticate.ts';
-import { PspSelector } from './use-cases/psp-selection.ts';
+import { PspConnections } from './use-cases/psp-connections.ts';
 
 /**
  * The composition root: each adapter is built on first use (`once`) and then shared for the life of the
@@ -80,26 +82,35 @@ export const sandboxNotifier = /* @__PURE__ */ once(
   () => new SandboxNotifier({ baseUrl: config().BASE_URL, signingSecret: sandboxSigningSecret, now }),
 );
 
-export const pspSelector = /* @__PURE__ */ once(() => {
+export const pspConnectionRepository = /* @__PURE__ */ once(
+  () => new DynamoPspConnectionRepository(documentClient, config().TABLE_NAME),
+);
+
+export const pspConnections = /* @__PURE__ */ once(() => {
   const { BASE_URL, PSP_SECRET_PREFIX, STRIPE_API_URL } = config();
   const stripeApi = STRIPE_API_URL ? new URL(STRIPE_API_URL) : undefined;
-  return new PspSelector(pspConfigRepository(), [
-    new SandboxPspFactory({
-      sessions: sandboxSessionStore(),
-      signingSecret: sandboxSigningSecret,
-      baseUrl: BASE_URL,
-      now,
-    }),
-    new StripePspFactory({
-      secrets: secretStore(),
-      secretPrefix: PSP_SECRET_PREFIX,
-      endpoint: stripeApi && {
-        host: stripeApi.hostname,
-        port: Number(stripeApi.port || (stripeApi.protocol === 'https:' ? 443 : 80)),
-        protocol: stripeApi.protocol === 'https:' ? 'https' : 'http',
-      },
-    }),
-  ]);
+  return new PspConnections({
+    repository: pspConnectionRepository(),
+    legacyConfigs: pspConfigRepository(),
+    legacySecretName: (account, mode) => StripePspFactory.legacySecretName(PSP_SECRET_PREFIX, account, mode),
+    factories: [
+      new SandboxPspFactory({
+        sessions: sandboxSessionStore(),
+        signingSecret: sandboxSigningSecret,
+        baseUrl: BASE_URL,
+        callTimeoutMs: PSP_CALL_TIMEOUT_MS,
+        now,
+      }),
+      new StripePspFactory({
+        secrets: secretStore(),
+        endpoint: stripeApi && {
+          host: stripeApi.hostname,
+          port: Number(stripeApi.port || (stripeApi.protocol === 'https:' ? 443 : 80)),
+          protocol: stripeApi.protocol === 'https:' ? 'https' : 'http',
+        },
+      }),
+    ],
+  });
 });
 
 export const idempotencyStore = /* @__PURE__ */ once(

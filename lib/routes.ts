@@ -71,9 +71,13 @@ export const functions = {
   'outbox-sweeper': { table: ['Query', 'UpdateItem'], sendsEvents: true, timeoutSeconds: 60 },
   // Up to three rounds when concurrent writers keep winning: create a session, then end it unused (the last
   // round ends nothing).
-  'checkout-page': { table: ['GetItem', 'PutItem', 'UpdateItem'], secrets: ['psp'], calls: { psp: 5 } },
+  'checkout-page': {
+    table: ['GetItem', 'PutItem', 'UpdateItem', 'Query'],
+    secrets: ['sandbox', 'psp'],
+    calls: { psp: 5 },
+  },
   'psp-notifications': {
-    table: ['GetItem', 'PutItem', 'DeleteItem'],
+    table: ['GetItem', 'PutItem', 'DeleteItem', 'Query'],
     sendsEvents: true,
     secrets: ['sandbox', 'psp'],
     calls: { psp: 1 },
@@ -86,7 +90,7 @@ export const functions = {
   'list-payment-links': { table: ['Query'], merchantApi: true },
   // Cancel and expiry end the link's PSP session, hence the PSP secrets.
   'cancel-payment-link': {
-    table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
+    table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query'],
     sendsEvents: true,
     merchantApi: true,
     secrets: ['sandbox', 'psp'],
@@ -143,6 +147,7 @@ export const routes: readonly (RouteDefinition & { handler: HandlerName })[] = [
   { method: 'GET', path: '/checkout/{id}', handler: 'checkout-page' },
   { method: 'HEAD', path: '/checkout/{id}', handler: 'checkout-page' },
   { method: 'GET', path: '/checkout/{id}/complete', handler: 'checkout-page' },
+  { method: 'POST', path: '/psp/{provider}/notifications/{connection_id}', handler: 'psp-notifications' },
   { method: 'POST', path: '/psp/{provider}/notifications', handler: 'psp-notifications' },
   { method: 'GET', path: '/sandbox/checkout/{id}', handler: 'sandbox-checkout' },
   { method: 'POST', path: '/sandbox/checkout/{id}/pay', handler: 'sandbox-checkout' },

@@ -8,10 +8,17 @@ import type { PaymentLink, PspSession } from './payment-link.ts';
 /** A session is reused only while the buyer still has this long to pay on it. */
 export const SESSION_REUSE_MARGIN_MS = 5 * 60_000;
 
-/** The link's current PSP session if it can still serve a buyer of `provider`, else undefined. */
-export function reusableSession(link: PaymentLink, provider: string, now: Date): PspSession | undefined {
+/**
+ * The link's current PSP session if it can still serve a buyer, else undefined: it must come from one of the
+ * connections that may serve the link now (a disabled or removed connection's session is not reused).
+ */
+export function reusableSession(
+  link: PaymentLink,
+  connectionIds: readonly string[],
+  now: Date,
+): PspSession | undefined {
   const session = link.psp_session;
-  if (!session || session.provider !== provider) return undefined;
+  if (!session?.payment_id || !connectionIds.includes(session.connection_id)) return undefined;
   return Date.parse(session.expires_at) - SESSION_REUSE_MARGIN_MS > now.getTime() ? session : undefined;
 }
 

@@ -1,3 +1,4 @@
+import type { Provider } from './connection.ts';
 import { InvalidStateError } from './errors.ts';
 import { type Amount, fromMinorUnits } from './money.ts';
 import type { Mode, Principal } from './principal.ts';
@@ -6,15 +7,23 @@ import { newEventId, newLinkId } from './random.ts';
 export const LINK_STATUSES = ['open', 'paid', 'canceled', 'expired'] as const;
 export type LinkStatus = (typeof LINK_STATUSES)[number];
 
+/** The succeeded payment of a paid link: our payment, its connection, and the PSP's own reference. */
 export interface PspPayment {
-  provider: string;
+  id: string;
+  connection_id: string;
+  provider: Provider;
   reference: string;
 }
 
-/** The PSP checkout session currently serving a link (reused while valid). */
+/** The PSP checkout session currently serving a link (reused while valid); at most one is open at a time. */
 export interface PspSession {
-  provider: string;
+  provider: Provider;
+  connection_id: string;
+  /** Our payment that the session is the attempt of. */
+  payment_id: string;
+  /** The PSP's session / payment id. */
   id: string;
+  /** The hosted checkout page. */
   url: string;
   expires_at: string;
 }

@@ -1,5 +1,5 @@
 import { config } from '../config.ts';
-import { eventQueue, linkRepository, now, pspSelector } from '../dependencies.ts';
+import { eventQueue, linkRepository, now, pspConnections } from '../dependencies.ts';
 import { toResource } from '../domain/payment-link.ts';
 import { apiHandler, json } from '../http/api-handler.ts';
 import { emptyRequest, validate } from '../http/validate.ts';
@@ -15,7 +15,7 @@ export const handler = apiHandler(
       {
         links: linkRepository(),
         queue: eventQueue(),
-        pspSessions: pspSelector(),
+        pspSessions: pspConnections(),
         now,
         checkoutBase: CHECKOUT_BASE,
       },

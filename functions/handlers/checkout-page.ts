@@ -1,5 +1,5 @@
 import { config } from '../config.ts';
-import { linkRepository, now, pspSelector } from '../dependencies.ts';
+import { linkRepository, now, pspConnections } from '../dependencies.ts';
 import { checkoutPage, paymentReceivedPage, type ViewContext } from '../http/checkout-views.ts';
 import { preferredLocale } from '../http/html.ts';
 import { htmlHandler, isHttps } from '../http/html-handler.ts';
@@ -21,7 +21,13 @@ export const handler = htmlHandler(async (event) => {
     return paymentReceivedPage(await findLinkById(linkRepository(), id), context);
   }
   const view = await openCheckout(
-    { links: linkRepository(), psps: pspSelector(), now, checkoutBase: CHECKOUT_BASE },
+    {
+      links: linkRepository(),
+      psps: pspConnections(),
+      now,
+      checkoutBase: CHECKOUT_BASE,
+      baseUrl: config().BASE_URL,
+    },
     { id, method, headers: event.headers },
   );
   return checkoutPage(view, context);

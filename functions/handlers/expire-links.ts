@@ -1,6 +1,6 @@
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { config } from '../config.ts';
-import { eventQueue, linkRepository, now, pspSelector } from '../dependencies.ts';
+import { eventQueue, linkRepository, now, pspConnections } from '../dependencies.ts';
 import { ANSWER_ROOM_MS, CALL_BUDGETS, worstCaseMs } from '../domain/call-budgets.ts';
 import { logger } from '../logger.ts';
 import { expireDueLinks } from '../use-cases/payment-links.ts';
@@ -16,7 +16,7 @@ export const handler = async (_event: ScheduledEvent, context: Context) => {
     {
       links: linkRepository(),
       queue: eventQueue(),
-      pspSessions: pspSelector(),
+      pspSessions: pspConnections(),
       now,
       checkoutBase: config().CHECKOUT_BASE,
     },

@@ -1,35 +1,55 @@
+import { legacyStripeNotificationLink } from '../adapters/psp/stripe-psp.ts';
 import { config } from '../config.ts';
-import { eventQueue, linkRepository, now, pspSelector } from '../dependencies.ts';
+import { eventQueue, linkRepository, now, pspConnections } from '../dependencies.ts';
 import { InvalidNotificationError } from '../domain/errors.ts';
 import { apiHandler, json } from '../http/api-handler.ts';
 import { logger } from '../logger.ts';
-import { handlePspNotification } from '../use-cases/psp-notifications.ts';
+import { handlePspNotification, type NotificationAddress } from '../use-cases/psp-notifications.ts';
 
 /**
- * POST /psp/{provider}/notifications: a PSP tells us about a checkout session. 200 once the payment is recorded
- * (or was already, or the notification needs no action), so the PSP stops retrying; problem+json 4xx for
- * anything forged or unknown, 5xx only when the PSP should retry.
+ * POST /psp/{provider}/notifications/{connection_id}: a PSP tells us about a checkout session. 200 once the
+ * payment is recorded (or was already, or the notification needs no action), so the PSP stops retrying;
+ * problem+json 4xx for anything forged or unknown, 5xx only when the PSP should retry. The route without a
+ * connection id serves Stripe accounts configured before connections existed (docs/orchestration.md#migration).
  */
 export const handler = apiHandler({ auth: false, body: 'notification' }, async ({ event, body }) => {
   const provider = event.pathParameters?.provider ?? '';
+  const connectionId = event.pathParameters?.connection_id;
+  const raw = body as string;
+  const address: NotificationAddress =
+    connectionId !== undefined
+      ? { connectionId }
+      : { legacyLink: provider === 'stripe' ? legacyStripeNotificationLink(raw) : undefined };
   try {
-    const result = await handlePspNotification(
+    const { outcome, psp } = await handlePspNotification(
       {
         links: linkRepository(),
-        psps: pspSelector(),
+        psps: pspConnections(),
         queue: eventQueue(),
         now,
         checkoutBase: config().CHECKOUT_BASE,
       },
       provider,
-      body as string,
+      address,
+      raw,
       event.headers,
     );
-    return json(200, { received: true, outcome: result.outcome });
+    if (psp.notificationAck) {
+      return {
+        statusCode: 200,
+        headers: { 'content-type': psp.notificationAck.contentType },
+        body: psp.notificationAck.body,
+      };
+    }
+    return json(200, { received: true, outcome });
   } catch (error) {
     // The sender is told nothing but "not verified" (docs/checkout.md); why is for our logs.
     if (error instanceof InvalidNotificationError) {
-      logger.warn('PSP notification refused', { provider, reason: error.reason });
+      logger.warn('PSP notification refused', {
+        provider,
+        connection_id: connectionId,
+        reason: error.reason,
+      });
     }
     throw error;
   }

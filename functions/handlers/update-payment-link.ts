@@ -1,5 +1,5 @@
 import { config } from '../config.ts';
-import { linkRepository, now, pspSelector } from '../dependencies.ts';
+import { linkRepository, now, pspConnections } from '../dependencies.ts';
 import { toResource } from '../domain/payment-link.ts';
 import { apiHandler, json } from '../http/api-handler.ts';
 import { updatePaymentLinkRequest } from '../http/schemas.ts';
@@ -11,7 +11,7 @@ export const handler = apiHandler({ auth: true, body: 'merge-patch' }, async ({ 
   const { CHECKOUT_BASE, ALLOW_PRIVATE_TARGETS } = config();
   const changes = validate(updatePaymentLinkRequest(principal.mode, ALLOW_PRIVATE_TARGETS), body);
   const link = await updatePaymentLink(
-    { links: linkRepository(), pspSessions: pspSelector(), now },
+    { links: linkRepository(), pspSessions: pspConnections(), now },
     principal,
     event.pathParameters?.id ?? '',
     changes,

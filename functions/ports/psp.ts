@@ -1,66 +1,111 @@
+import type { Provider, PspConnection } from '../domain/connection.ts';
+import type { Amount } from '../domain/money.ts';
+import type { PaymentFailureCode, PaymentState } from '../domain/payment.ts';
 import type { PaymentLink, PspSession } from '../domain/payment-link.ts';
 import type { Mode } from '../domain/principal.ts';
 
-/** Where the PSP sends the buyer back to. */
+export type { PaymentFailureCode } from '../domain/payment.ts';
+export type { PspSession } from '../domain/payment-link.ts';
+
+/** Where the PSP sends the buyer and its notifications, and what it must echo back. */
 export interface CheckoutReturn {
   /** After a completed payment: the link's `redirect_url`, or our neutral "payment received" page. */
   successUrl: string;
-  /** When the buyer gives up on the PSP page: back to the checkout page, which makes or reuses a session. */
+  /** When the buyer gives up or the attempt fails: back to our checkout page, which offers to try again. */
   cancelUrl: string;
+  /**
+   * `{BASE_URL}/psp/{provider}/notifications/{connection_id}`: Mollie takes it per payment (webhookUrl);
+   * Stripe and Adyen have it configured once per connection (the CLI prints it).
+   */
+  notificationUrl: string;
   expiresAt: Date;
+  /** Our payment id ("pay_..."), sent to the PSP as metadata / merchant reference so that its notifications
+   * and status name it. */
+  paymentId: string;
 }
 
-/** A verified notification, reduced to what the service acts on. */
+export type PspPaymentState = PaymentState;
+
+/** A verified notification, reduced to what we act on. Adyen batches several items per request. */
 export interface PspNotification {
-  /** The PSP's own event type, for logs (`checkout.session.completed`, `sandbox.session.completed`, …). */
+  /** The PSP's own event type, for logs. */
   type: string;
-  /** Whether the type may mean "paid"; the status is then confirmed with `retrieveSession`. */
-  mayBePaid: boolean;
-  sessionId: string;
+  /** The session/payment it concerns; its status is then fetched with `retrieveSession`. */
+  sessionId: string | null;
+  /** When it concerns a refund. */
+  refundReference: string | null;
+  /** What the PSP says (Stripe `livemode`, Adyen `live`, Mollie `mode`). */
+  livemode: boolean;
 }
 
-/** The true state of a checkout session, fetched from the PSP. */
+/** The true state of a session, fetched from the PSP (never trusted from a notification body). */
 export interface PspSessionStatus {
   id: string;
-  /** The link the session was created for (Stripe: `client_reference_id`). */
+  /** Our pay_ id echoed back (null for sessions created before payments existed). */
+  paymentId: string | null;
   linkId: string | null;
-  paid: boolean;
-  /** The PSP's payment reference once paid (Stripe: the PaymentIntent id). */
+  state: PspPaymentState;
+  failure: { code: PaymentFailureCode; message: string } | null;
+  /** The PSP's payment id once paid (Stripe PaymentIntent, Mollie tr_, Adyen pspReference). */
   paymentReference: string | null;
+  livemode: boolean;
+}
+
+export interface PspRefundRequest {
+  /** Our "re_..." id: the PSP idempotency key / merchant reference. */
+  refundId: string;
+  paymentReference: string;
+  /** Exact decimal string and currency. */
+  amount: Amount;
+}
+
+export interface PspRefundStatus {
+  /** The PSP's refund id. */
+  reference: string;
+  state: 'pending' | 'succeeded' | 'failed';
+  failureMessage: string | null;
 }
 
 /**
- * A payment service provider, bound to the credentials of one (account, mode). Adapters: the built-in sandbox
- * (functions/adapters/psp/sandbox-psp.ts) and Stripe Checkout (functions/adapters/psp/stripe-psp.ts).
+ * One PSP adapter bound to one connection's credentials. Adapters: functions/adapters/psp/*-psp.ts; how to add
+ * one is in docs/orchestration.md. Every call is bounded by `CALL_BUDGETS.psp` (functions/domain/call-budgets.ts)
+ * and fits the calling function's timeout. Mode checks: an adapter refuses (`InvalidNotificationError`, or an
+ * error) any notification or status whose livemode is not its connection's mode.
  */
 export interface Psp {
-  readonly provider: string;
+  readonly provider: Provider;
   /** Origin of the PSP-hosted page, for the checkout page's `form-action` directive. */
   readonly checkoutOrigin: string;
   /** How long its sessions may live (see `sessionExpiry` in functions/domain/checkout.ts). */
   readonly sessionLimits: { minMs: number; maxMs: number; preferredMs: number };
-  /** Creates a hosted checkout session for the link. */
+  /** Creates a hosted checkout session for the link: the attempt `options.paymentId`. */
   createSession(link: PaymentLink, options: CheckoutReturn): Promise<PspSession>;
-  /** Verifies a notification's signature over the exact raw body; throws `InvalidNotificationError`. */
-  verifyNotification(rawBody: string, headers: Record<string, string | undefined>): Promise<PspNotification>;
-  /** The session's true status, fetched from the PSP (a notification body alone is never trusted). */
+  /** Verifies a notification over the exact raw body; throws `InvalidNotificationError`. */
+  verifyNotification(
+    rawBody: string,
+    headers: Record<string, string | undefined>,
+  ): Promise<PspNotification[]>;
+  /** The session's true status, fetched from the PSP. */
   retrieveSession(sessionId: string): Promise<PspSessionStatus>;
-  /** Ends a session so it can no longer be paid (e.g. when the merchant cancels the link). */
+  /** Ends a session so it can no longer be paid. Idempotent: already ended or paid is not an error. */
   expireSession(session: PspSession): Promise<void>;
+  refund(request: PspRefundRequest): Promise<PspRefundStatus>;
+  retrieveRefund(reference: string): Promise<PspRefundStatus>;
+  /** What the PSP expects as the notification response body (Adyen: "[accepted]"); default JSON. */
+  readonly notificationAck?: { contentType: string; body: string };
 }
 
-/** Which link a notification is about, read from the unverified body only to choose the verifying PSP. */
-export interface NotificationTarget {
-  linkId: string;
-  mode: Mode;
-}
-
-/** Builds the PSP adapter of one provider for an (account, mode). */
+/** Builds the adapters of one provider. */
 export interface PspFactory {
-  readonly provider: string;
+  readonly provider: Provider;
   /** Test mode only (the sandbox) or both modes. */
   readonly testModeOnly: boolean;
-  create(account: string, mode: Mode): Promise<Psp>;
-  /** The link a notification names, or undefined when the body is not this provider's format. */
-  locateNotification(rawBody: string): NotificationTarget | undefined;
+  /**
+   * Validates credentials before they are stored (`npm run psp -- add`): the right shape, and of the
+   * connection's mode (Stripe sk_test_/sk_live_, Mollie test_/live_, Adyen environment test/live). Throws an
+   * `Error` whose message says what is wrong.
+   */
+  checkCredentials(credentials: unknown, mode: Mode): void;
+  /** The adapter of a connection (cached for at most 5 minutes, so rotated credentials are picked up). */
+  create(connection: PspConnection): Promise<Psp>;
 }

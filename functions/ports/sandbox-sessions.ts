@@ -4,6 +4,9 @@ import type { Mode } from '../domain/principal.ts';
 /** A checkout session of the built-in sandbox PSP: what its hosted page shows and what Pay completes. */
 export interface SandboxSession {
   id: string;
+  /** The connection that created it, and our payment it is the attempt of (absent on older sessions). */
+  connection_id?: string | undefined;
+  payment_id?: string | undefined;
   link_id: string;
   account: string;
   mode: Mode;

@@ -1,16 +1,25 @@
 import { isPreviewRequest, reusableSession, sessionExpiry, withSession } from '../domain/checkout.ts';
-import { ConcurrentModificationError, PspUnavailableError, ServiceError } from '../domain/errors.ts';
+import { BUILT_IN_SANDBOX_ID, builtInSandbox, type PspConnection } from '../domain/connection.ts';
+import {
+  ConcurrentModificationError,
+  PspNotConfiguredError,
+  PspUnavailableError,
+  ServiceError,
+} from '../domain/errors.ts';
+import { newPaymentId } from '../domain/payment.ts';
 import { effectiveStatus, type PaymentLink, type PspSession } from '../domain/payment-link.ts';
 import { MODES } from '../domain/principal.ts';
 import { logger } from '../logger.ts';
 import type { LinkRepository } from '../ports/link-repository.ts';
-import type { PspSelector } from './psp-selection.ts';
+import type { PspConnections } from './psp-connections.ts';
 
 export interface CheckoutDependencies {
   links: LinkRepository;
-  psps: PspSelector;
+  psps: PspConnections;
   now: () => Date;
   checkoutBase: string;
+  /** Public base of the service: PSP notification addresses are built on it. */
+  baseUrl: string;
 }
 
 export interface CheckoutRequest {
@@ -58,16 +67,20 @@ export async function openCheckout(
     if (status === 'canceled' || status === 'expired') return { kind: 'gone', link, status };
     if (isPreviewRequest(request.method, request.headers)) return { kind: 'preview', link };
 
-    const psp = await deps.psps.forCheckout(link.account, link.mode);
-    const existing = reusableSession(link, psp.provider, now);
+    const connection = await servingConnection(deps, link);
+    const psp = await deps.psps.adapter(connection);
+    const existing = reusableSession(link, [connection.id], now);
     if (existing) return { kind: 'forward', link, session: existing, pspOrigin: psp.checkoutOrigin };
+    await endPreviousSession(deps, link);
 
     let session: PspSession;
     try {
       session = await psp.createSession(link, {
         successUrl: link.redirect_url ?? `${deps.checkoutBase}/${link.id}/complete`,
         cancelUrl: `${deps.checkoutBase}/${link.id}?canceled=1`,
+        notificationUrl: `${deps.baseUrl}/psp/${connection.provider}/notifications/${connection.id}`,
         expiresAt: sessionExpiry(link, now, psp.sessionLimits),
+        paymentId: newPaymentId(),
       });
     } catch (error) {
       if (error instanceof ServiceError) throw error;
@@ -89,5 +102,34 @@ export async function openCheckout(
         }),
       );
     }
+  }
+}
+
+/** The connection that serves the link: the first enabled one, else (test mode) the built-in sandbox. */
+async function servingConnection(deps: CheckoutDependencies, link: PaymentLink): Promise<PspConnection> {
+  const { connections } = await deps.psps.directory(link.account, link.mode);
+  const enabled = connections.find(({ connection }) => connection.enabled)?.connection;
+  if (enabled) return enabled;
+  if (link.mode === 'test') return builtInSandbox(link.account, link.mode);
+  throw new PspNotConfiguredError();
+}
+
+/**
+ * One open PSP session per link: the one stored on the link is ended before another is created, so a buyer
+ * holding the old page cannot pay twice. If the PSP cannot end it, a payment on it is still recorded as its
+ * own payment and reported (docs/orchestration.md#duplicate-payments).
+ */
+async function endPreviousSession(deps: CheckoutDependencies, link: PaymentLink): Promise<void> {
+  const previous = link.psp_session;
+  if (!previous || Date.parse(previous.expires_at) <= deps.now().getTime()) return;
+  try {
+    await deps.psps.expireSession(link.account, link.mode, previous);
+  } catch (error) {
+    logger.warn('Previous PSP session not ended', {
+      link_id: link.id,
+      session_id: previous.id,
+      connection_id: previous.connection_id ?? BUILT_IN_SANDBOX_ID,
+      error,
+    });
   }
 }

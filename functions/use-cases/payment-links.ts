@@ -87,7 +87,7 @@ export async function listPaymentLinks(
   return deps.links.list({ ...query, account: principal.account, mode: principal.mode, now: deps.now() });
 }
 
-/** Ends PSP checkout sessions (implemented by `PspSelector`, which finds the session's provider). */
+/** Ends PSP checkout sessions (implemented by `PspConnections`, which finds the session's connection). */
 export interface PspSessions {
   expireSession(account: string, mode: Mode, session: PspSession): Promise<void>;
 }

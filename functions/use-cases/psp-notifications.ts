@@ -1,21 +1,23 @@
+import { BUILT_IN_SANDBOX_ID, migratedConnectionId, type PspConnection } from '../domain/connection.ts';
 import {
   InvalidNotificationError,
-  NotFoundError,
   PspNotConfiguredError,
   PspUnavailableError,
   ServiceError,
 } from '../domain/errors.ts';
+import { newPaymentId } from '../domain/payment.ts';
 import { markPaid, type PaymentLink } from '../domain/payment-link.ts';
+import type { Mode } from '../domain/principal.ts';
 import { logger } from '../logger.ts';
 import type { EventQueue } from '../ports/event-queue.ts';
 import type { LinkRepository } from '../ports/link-repository.ts';
-import type { PspSessionStatus } from '../ports/psp.ts';
+import type { Psp, PspSessionStatus } from '../ports/psp.ts';
 import { applyTransition } from './payment-links.ts';
-import type { PspSelector } from './psp-selection.ts';
+import type { PspConnections } from './psp-connections.ts';
 
 export interface NotificationDependencies {
   links: LinkRepository;
-  psps: PspSelector;
+  psps: PspConnections;
   queue: EventQueue;
   now: () => Date;
   checkoutBase: string;
@@ -23,53 +25,95 @@ export interface NotificationDependencies {
 
 export type NotificationOutcome = 'paid' | 'already_paid' | 'ignored';
 
+/** Which connection a notification is for: named by its route, or (legacy route) found from the link. */
+export type NotificationAddress =
+  | { connectionId: string }
+  /** `POST /psp/{provider}/notifications` of accounts configured before connections: the body names the link. */
+  | { legacyLink: { linkId: string; mode: Mode } | undefined };
+
+/** Refusals all answer alike (a forger learns nothing); the reason is only logged. */
+const notGenuine = (reason: string) => new InvalidNotificationError(reason);
+
 /**
- * `POST /psp/{provider}/notifications`. The unverified body only names the link, to find whose credentials
- * verify it; then the signature is checked, the session's true status fetched from the PSP, and a confirmed
- * payment recorded with `markPaid` through `applyTransition` (one transition and one event however many
- * copies of the notification race). Forged, foreign or malformed notifications throw a 4xx and change nothing.
+ * `POST /psp/{provider}/notifications/{connection_id}`. The connection's credentials verify the notification;
+ * then the true status of each session it names is fetched from the PSP, and a confirmed payment recorded with
+ * `markPaid` through `applyTransition` (one transition and one event however many copies race). Forged,
+ * foreign or malformed notifications throw a 4xx and change nothing.
  */
 export async function handlePspNotification(
   deps: NotificationDependencies,
   provider: string,
+  address: NotificationAddress,
   rawBody: string,
   headers: Record<string, string | undefined>,
-): Promise<{ outcome: NotificationOutcome; linkId: string }> {
-  const factory = deps.psps.factory(provider);
-  if (!factory) throw new NotFoundError(`No payment provider ${provider}.`);
-  const target = factory.locateNotification(rawBody);
-  if (!target) throw new InvalidNotificationError(`Not a ${provider} notification about a payment link.`);
-  const load = async (): Promise<PaymentLink> => {
-    const link = await deps.links.get(target.linkId, target.mode);
-    if (!link) throw new InvalidNotificationError('The notification names no known payment link.');
-    return link;
-  };
-  const link = await load();
-  if (factory.testModeOnly && link.mode !== 'test') {
-    throw new InvalidNotificationError(`${provider} only serves test mode.`);
-  }
-
-  // A notification for a provider this (account, mode) has no credentials for is not genuine: 400, and the
-  // same answer whatever the reason, so a forger learns nothing about the merchant's setup.
-  const psp = await factory.create(link.account, link.mode).catch((error: unknown) => {
-    if (error instanceof PspNotConfiguredError) throw new InvalidNotificationError();
+): Promise<{ outcome: NotificationOutcome; psp: Psp }> {
+  const connection = await findConnection(deps, address);
+  if (!connection || connection.provider !== provider)
+    throw notGenuine('No such connection of this provider.');
+  const psp = await deps.psps.adapter(connection).catch((error: unknown) => {
+    if (error instanceof PspNotConfiguredError) throw notGenuine('The connection cannot serve this mode.');
     throw error;
   });
-  const notification = await psp.verifyNotification(rawBody, headers);
-  if (!notification.mayBePaid) return { outcome: 'ignored', linkId: link.id };
+  const notifications = await psp.verifyNotification(rawBody, headers);
+  let outcome: NotificationOutcome = 'ignored';
+  for (const notification of notifications) {
+    if (notification.livemode !== (connection.mode === 'live'))
+      throw notGenuine('Mode differs from the connection.');
+    if (notification.sessionId === null) continue;
+    const result = await recordSession(deps, connection, psp, notification.sessionId);
+    if (result !== 'ignored') outcome = result;
+  }
+  return { outcome, psp };
+}
 
+async function findConnection(
+  deps: NotificationDependencies,
+  address: NotificationAddress,
+): Promise<PspConnection | undefined> {
+  if ('connectionId' in address) return deps.psps.connection(address.connectionId);
+  if (!address.legacyLink) return undefined;
+  const link = await deps.links.get(address.legacyLink.linkId, address.legacyLink.mode);
+  if (!link) return undefined;
+  const id = migratedConnectionId(link.account, link.mode);
+  const { connections } = await deps.psps.directory(link.account, link.mode);
+  return connections.find(({ connection }) => connection.id === id)?.connection;
+}
+
+async function recordSession(
+  deps: NotificationDependencies,
+  connection: PspConnection,
+  psp: Psp,
+  sessionId: string,
+): Promise<NotificationOutcome> {
   let status: PspSessionStatus;
   try {
-    status = await psp.retrieveSession(notification.sessionId);
+    status = await psp.retrieveSession(sessionId);
   } catch (error) {
     if (error instanceof ServiceError) throw error;
-    logger.error('PSP session lookup failed', { provider, session_id: notification.sessionId, error });
+    logger.error('PSP session lookup failed', { connection_id: connection.id, session_id: sessionId, error });
     throw new PspUnavailableError(error); // a 5xx: the PSP retries later
   }
-  if (status.linkId !== link.id) throw new InvalidNotificationError('The session belongs to another link.');
-  if (!status.paid || !status.paymentReference) return { outcome: 'ignored', linkId: link.id };
+  if (status.livemode !== (connection.mode === 'live'))
+    throw notGenuine('Session mode differs from the connection.');
+  if (!status.linkId) throw notGenuine('The session names no payment link.');
+  const linkId = status.linkId;
+  const load = async (): Promise<PaymentLink> => {
+    const link = await deps.links.get(linkId, connection.mode);
+    // The built-in sandbox serves every account; any other connection only its own account's links.
+    if (!link || (connection.id !== BUILT_IN_SANDBOX_ID && link.account !== connection.account)) {
+      throw notGenuine('The session names no link of this connection.');
+    }
+    return link;
+  };
+  await load();
+  if (status.state !== 'succeeded' || !status.paymentReference) return 'ignored';
 
-  const payment = { provider, reference: status.paymentReference };
+  const payment = {
+    id: status.paymentId ?? newPaymentId(),
+    connection_id: connection.id,
+    provider: connection.provider,
+    reference: status.paymentReference,
+  };
   const result = await applyTransition(
     { links: deps.links, now: deps.now, queue: deps.queue },
     load,
@@ -77,10 +121,10 @@ export async function handlePspNotification(
   );
   if (!result.transition && result.link.payment?.reference !== payment.reference) {
     logger.warn('A second payment was confirmed for a paid link', {
-      link_id: link.id,
-      provider,
+      link_id: linkId,
+      connection_id: connection.id,
       reference: payment.reference,
     });
   }
-  return { outcome: result.transition ? 'paid' : 'already_paid', linkId: link.id };
+  return result.transition ? 'paid' : 'already_paid';
 }

@@ -109,7 +109,12 @@ describe('Idempotency-Key on POST', () => {
     );
     await linkRepository().create(link);
     await linkRepository().commit(
-      markPaid(link, { provider: 'sandbox', reference: 'p' }, stack.checkoutBase, new Date())!,
+      markPaid(
+        link,
+        { id: 'pay_x', connection_id: 'pc_x', provider: 'sandbox' as const, reference: 'p' },
+        stack.checkoutBase,
+        new Date(),
+      )!,
     );
     const first = await cancel(acme.api_key, 'cancel-paid', link.id);
     const replay = await cancel(acme.api_key, 'cancel-paid', link.id);

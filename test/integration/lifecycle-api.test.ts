@@ -203,7 +203,12 @@ describe('POST /v1/payment-links/{id}/cancel', () => {
       new Date(),
     );
     await linkRepository().create(link);
-    const paid = markPaid(link, { provider: 'sandbox', reference: 'pay_1' }, stack.checkoutBase, new Date());
+    const paid = markPaid(
+      link,
+      { id: 'pay_x', connection_id: 'pc_x', provider: 'sandbox' as const, reference: 'pay_1' },
+      stack.checkoutBase,
+      new Date(),
+    );
     await linkRepository().commit(paid as NonNullable<typeof paid>);
     expectProblem(
       await stack.request('POST', `/v1/payment-links/${link.id}/cancel`, { key: acme.api_key }),
@@ -290,7 +295,7 @@ describe('expiry', () => {
     const expired = await linkRepository().get(overdue.id, 'test');
     const paid = markPaid(
       expired as NonNullable<typeof expired>,
-      { provider: 'sandbox', reference: 'late' },
+      { id: 'pay_x', connection_id: 'pc_x', provider: 'sandbox' as const, reference: 'late' },
       stack.checkoutBase,
       new Date(),
     );

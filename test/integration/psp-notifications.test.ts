@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { linkRepository, sandboxSessionStore } from '../../functions/dependencies.ts';
+import { BUILT_IN_SANDBOX_ID } from '../../functions/domain/connection.ts';
 import { cancel } from '../../functions/domain/payment-link.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { createLink, sandboxNotification, storedLink } from '../support/checkout-helpers.ts';
@@ -25,13 +26,17 @@ async function paidSandboxSession() {
   return { link, session };
 }
 
-const post = (notification: { rawBody: string; headers: Record<string, string> }, provider = 'sandbox') =>
-  stack.request('POST', `/psp/${provider}/notifications`, {
+const post = (
+  notification: { rawBody: string; headers: Record<string, string> },
+  provider = 'sandbox',
+  connectionId = BUILT_IN_SANDBOX_ID,
+) =>
+  stack.request('POST', `/psp/${provider}/notifications/${connectionId}`, {
     rawBody: notification.rawBody,
     headers: notification.headers,
   });
 
-describe('POST /psp/sandbox/notifications', () => {
+describe('POST /psp/sandbox/notifications/{connection_id}', () => {
   it('records a confirmed payment: paid, paid_at, payment {provider, reference}, one event', async () => {
     const { link, session } = await paidSandboxSession();
     const response = await post(sandboxNotification({ session_id: session.id, link_id: link.id }));
@@ -105,21 +110,28 @@ describe('POST /psp/sandbox/notifications', () => {
     expect((await storedLink(link.id)).status).toBe('open');
   });
 
-  it('rejects notifications about unknown links, sessions of another link, or an unknown provider', async () => {
+  it('rejects notifications about unknown sessions, for an unknown connection or provider, with one answer: 400', async () => {
     const { link, session } = await paidSandboxSession();
     const other = await createLink(stack, acme.api_key);
-    const unknownLink = await post(
-      sandboxNotification({ session_id: session.id, link_id: 'pl_000000000000000000000000' }),
+    const unknownSession = await post(
+      sandboxNotification({ session_id: 'sbcs_000000000000000000000000', link_id: other.id }),
     );
-    expect(unknownLink.status).toBe(400);
+    expect(unknownSession.status).toBe(400);
+    // The session's own record names its link: a body that names another link changes nothing there.
     const mismatch = await post(sandboxNotification({ session_id: session.id, link_id: other.id }));
-    expect(mismatch.status).toBe(400);
+    expect(mismatch.status).toBe(200);
     expect((await storedLink(other.id)).status).toBe('open');
-    const unknownProvider = await post(
-      sandboxNotification({ session_id: session.id, link_id: link.id }),
-      'acmepay',
-    );
-    expect(unknownProvider.status).toBe(404);
+    const answers = await Promise.all([
+      post(sandboxNotification({ session_id: session.id, link_id: link.id }), 'acmepay'),
+      post(sandboxNotification({ session_id: session.id, link_id: link.id }), 'stripe'),
+      post(
+        sandboxNotification({ session_id: session.id, link_id: link.id }),
+        'sandbox',
+        'pc_000000000000000000000000',
+      ),
+    ]);
+    expect(answers.map((answer) => answer.status)).toEqual([400, 400, 400]);
+    expect(new Set(answers.map((answer) => answer.body.detail)).size).toBe(1);
     const notJson = await post({ rawBody: 'hello', headers: { 'content-type': 'text/plain' } });
     expect(notJson.status).toBe(400);
   });

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StripePspFactory } from '../../functions/adapters/psp/stripe-psp.ts';
 import { pspConfigRepository } from '../../functions/dependencies.ts';
+import { migratedConnectionId } from '../../functions/domain/connection.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { LOCAL_PSP_SECRET_PREFIX, writeLocalSecrets } from '../../lib/local/local-secrets.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
@@ -27,7 +28,7 @@ beforeAll(async () => {
   });
   const file = process.env.LOCAL_SECRETS_FILE as string;
   const secrets = JSON.parse(readFileSync(file, 'utf8'));
-  secrets[StripePspFactory.secretName(LOCAL_PSP_SECRET_PREFIX, 'stripeshop', 'test')] =
+  secrets[StripePspFactory.legacySecretName(LOCAL_PSP_SECRET_PREFIX, 'stripeshop', 'test')] =
     JSON.stringify(credentials);
   writeLocalSecrets(file, secrets);
 });
@@ -42,12 +43,14 @@ const notify = (event: { body: string; signature: string }) =>
     headers: { 'content-type': 'application/json; charset=utf-8', 'stripe-signature': event.signature },
   });
 
-describe('checkout through Stripe for an account configured with it', () => {
+describe('checkout through Stripe for an account configured with it before connections existed', () => {
   it('forwards to the Stripe Checkout Session and records the payment Stripe confirms', async () => {
     const link = await createLink(stack, key.api_key, { redirect_url: 'https://shop.example/thanks' });
     const page = await navigate(link.checkout_url);
     const session = (await storedLink(link.id)).psp_session!;
     expect(session.provider).toBe('stripe');
+    // Migrated on first use into a connection with a derived id, so its old notification address keeps working.
+    expect(session.connection_id).toBe(migratedConnectionId('stripeshop', 'test'));
     expect(page.text).toContain(`url=https://checkout.stripe.com/c/pay/${session.id}`);
     expect(page.headers['content-security-policy']).toMatch(/form-action https:\/\/checkout\.stripe\.com;/);
     expect(stripe.requests.at(-1)?.form).toMatchObject({
@@ -65,7 +68,12 @@ describe('checkout through Stripe for an account configured with it', () => {
     const read = await stack.request('GET', `/v1/payment-links/${link.id}`, { key: key.api_key });
     expect(read.body).toMatchObject({
       status: 'paid',
-      payment: { provider: 'stripe', reference: paid.payment_intent },
+      payment: {
+        id: session.payment_id,
+        connection_id: session.connection_id,
+        provider: 'stripe',
+        reference: paid.payment_intent,
+      },
     });
   });
 

@@ -1,6 +1,7 @@
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StripePsp } from '../../functions/adapters/psp/stripe-psp.ts';
+import type { PspConnection } from '../../functions/domain/connection.ts';
 import { InvalidNotificationError } from '../../functions/domain/errors.ts';
 import { createPaymentLink } from '../../functions/domain/payment-link.ts';
 import { type FakeStripe, startFakeStripe } from '../support/fake-stripe.ts';
@@ -8,10 +9,21 @@ import { type FakeStripe, startFakeStripe } from '../support/fake-stripe.ts';
 const credentials = { secret_key: 'sk_test_fake_123', webhook_secret: 'whsec_fake_456' };
 let stripe: FakeStripe;
 let psp: StripePsp;
+const connection: PspConnection = {
+  id: 'pc_stripe00000000000000000000',
+  account: 'acme',
+  mode: 'test',
+  provider: 'stripe',
+  name: 'Stripe',
+  enabled: true,
+  simulate: null,
+  secret_name: 'psp/connections/pc_stripe00000000000000000000',
+  created_at: new Date().toISOString(),
+};
 
 beforeAll(async () => {
   stripe = await startFakeStripe({ secretKey: credentials.secret_key });
-  psp = new StripePsp(Stripe, credentials, stripe.endpoint);
+  psp = new StripePsp(Stripe, credentials, connection, stripe.endpoint);
 });
 afterAll(() => stripe.stop());
 
@@ -30,7 +42,9 @@ const link = (value: string, currency: string, expiresAt?: string) =>
 const checkout = (expiresAt: Date) => ({
   successUrl: 'https://shop.example/thanks',
   cancelUrl: 'https://pay.example/checkout/pl_x?canceled=1',
+  notificationUrl: `https://pay.example/psp/stripe/notifications/${connection.id}`,
   expiresAt,
+  paymentId: 'pay_stripetest000000000000000',
 });
 
 describe('the Stripe adapter, through the official SDK against a Stripe-speaking server', () => {
@@ -55,9 +69,12 @@ describe('the Stripe adapter, through the official SDK against a Stripe-speaking
       expires_at: String(expiresAt.getTime() / 1000),
       'metadata[link_id]': paymentLink.id,
       'metadata[mode]': 'test',
+      'metadata[payment_id]': 'pay_stripetest000000000000000',
     });
     expect(session).toEqual({
       provider: 'stripe',
+      connection_id: connection.id,
+      payment_id: 'pay_stripetest000000000000000',
       id: expect.stringMatching(/^cs_test_/),
       url: `https://checkout.stripe.com/c/pay/${session.id}`,
       expires_at: expiresAt.toISOString(),
@@ -91,11 +108,9 @@ describe('the Stripe adapter, through the official SDK against a Stripe-speaking
       credentials.webhook_secret,
     );
     const notification = await psp.verifyNotification(event.body, { 'stripe-signature': event.signature });
-    expect(notification).toEqual({
-      type: 'checkout.session.completed',
-      mayBePaid: true,
-      sessionId: session.id,
-    });
+    expect(notification).toEqual([
+      { type: 'checkout.session.completed', sessionId: session.id, refundReference: null, livemode: false },
+    ]);
 
     const expired = stripe.signedEvent(
       'checkout.session.expired',
@@ -104,9 +119,7 @@ describe('the Stripe adapter, through the official SDK against a Stripe-speaking
     );
     await expect(
       psp.verifyNotification(expired.body, { 'stripe-signature': expired.signature }),
-    ).resolves.toMatchObject({
-      mayBePaid: false,
-    });
+    ).resolves.toMatchObject([{ type: 'checkout.session.expired', sessionId: session.id }]);
   });
 
   it('rejects a notification signed with another secret, tampered with, or unsigned', async () => {
@@ -136,7 +149,8 @@ describe('the Stripe adapter, through the official SDK against a Stripe-speaking
     const session = await psp.createSession(paymentLink, checkout(new Date(Date.now() + 3_600_000)));
     await expect(psp.retrieveSession(session.id)).resolves.toMatchObject({
       linkId: paymentLink.id,
-      paid: false,
+      paymentId: 'pay_stripetest000000000000000',
+      state: 'pending',
     });
     const completed = stripe.completeSession(session.id);
     expect(stripe.requests.at(-1)).toMatchObject({
@@ -145,9 +159,12 @@ describe('the Stripe adapter, through the official SDK against a Stripe-speaking
     });
     await expect(psp.retrieveSession(session.id)).resolves.toEqual({
       id: session.id,
+      paymentId: 'pay_stripetest000000000000000',
       linkId: paymentLink.id,
-      paid: true,
+      state: 'succeeded',
+      failure: null,
       paymentReference: completed.payment_intent,
+      livemode: false,
     });
   });
 

@@ -28,7 +28,21 @@ function stripeClientSettings(): Stripe.StripeConfig {
       settings = config;
     }
   }
-  new StripePsp(RecordingStripe as typeof Stripe, { secret_key: 'sk_test_x', webhook_secret: 'whsec_x' });
+  new StripePsp(
+    RecordingStripe as typeof Stripe,
+    { secret_key: 'sk_test_x', webhook_secret: 'whsec_x' },
+    {
+      id: 'pc_timeouts0000000000000000000',
+      account: 'acme',
+      mode: 'test',
+      provider: 'stripe',
+      name: 'Stripe',
+      enabled: true,
+      simulate: null,
+      secret_name: 'connections/pc_timeouts0000000000000000000',
+      created_at: new Date(0).toISOString(),
+    },
+  );
   if (!settings) throw new Error('The adapter built no Stripe client');
   return settings;
 }

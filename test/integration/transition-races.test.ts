@@ -47,12 +47,22 @@ describe('racing transitions against the embedded DynamoDB', () => {
       const [canceled, paid] = await Promise.allSettled([
         applyTransition(deps, load(link), (current, now) => cancel(current, base, now)),
         applyTransition(deps, load(link), (current, now) =>
-          markPaid(current, { provider: 'sandbox', reference: `pay_${round}` }, base, now),
+          markPaid(
+            current,
+            { id: 'pay_x', connection_id: 'pc_x', provider: 'sandbox' as const, reference: `pay_${round}` },
+            base,
+            now,
+          ),
         ),
       ]);
       const stored = (await linkRepository().get(link.id, 'test')) as PaymentLink;
       expect(stored.status).toBe('paid');
-      expect(stored.payment).toEqual({ provider: 'sandbox', reference: `pay_${round}` });
+      expect(stored.payment).toEqual({
+        id: 'pay_x',
+        connection_id: 'pc_x',
+        provider: 'sandbox' as const,
+        reference: `pay_${round}`,
+      });
       expect(paid.status).toBe('fulfilled');
       if (canceled.status === 'fulfilled') {
         // Cancel won first; the payment was still recorded on top of it (PRODUCT.md section 7).

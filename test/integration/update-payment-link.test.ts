@@ -229,7 +229,7 @@ describe('PATCH racing a payment against the embedded DynamoDB', () => {
         applyTransition({ ...deps, queue }, load, (current, now) =>
           markPaid(
             current,
-            { provider: 'sandbox', reference: `race_${round}` },
+            { id: 'pay_x', connection_id: 'pc_x', provider: 'sandbox', reference: `race_${round}` },
             'https://pay.example/checkout',
             now,
           ),
@@ -239,7 +239,12 @@ describe('PATCH racing a payment against the embedded DynamoDB', () => {
       const stored = await storedLink(link.id);
       expect(paid.status).toBe('fulfilled');
       expect(stored.status).toBe('paid');
-      expect(stored.payment).toEqual({ provider: 'sandbox', reference: `race_${round}` });
+      expect(stored.payment).toEqual({
+        id: 'pay_x',
+        connection_id: 'pc_x',
+        provider: 'sandbox',
+        reference: `race_${round}`,
+      });
       expect(stored.event_ids).toHaveLength(1);
       expect(queue.published).toEqual(stored.event_ids);
       if (updated.status === 'fulfilled') expect(stored.description).toBe(`round ${round}`);

@@ -408,7 +408,7 @@ describe('no lost event, no double bookkeeping', () => {
     const link = await linkRepository().get(linkId, 'test');
     const orphan = markPaid(
       link!,
-      { provider: 'sandbox', reference: 'pay_lost' },
+      { id: 'pay_x', connection_id: 'pc_x', provider: 'sandbox' as const, reference: 'pay_lost' },
       config().CHECKOUT_BASE,
       new Date(),
     )!.event;

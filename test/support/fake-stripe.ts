@@ -66,7 +66,12 @@ export async function startFakeStripe(options: { secretKey: string }): Promise<F
         currency: form['line_items[0][price_data][currency]'],
         expires_at: Number(form.expires_at ?? created + 86_400),
         livemode: false,
-        metadata: { link_id: form['metadata[link_id]'], mode: form['metadata[mode]'] },
+        metadata: Object.fromEntries(
+          Object.entries(form).flatMap(([name, value]) => {
+            const field = /^metadata\[(.+)\]$/.exec(name)?.[1];
+            return field ? [[field, value]] : [];
+          }),
+        ),
         mode: form.mode,
         payment_intent: null,
         payment_status: 'unpaid',

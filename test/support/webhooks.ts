@@ -114,7 +114,12 @@ export async function transition(
     load,
     (current, at) =>
       kind === 'paid'
-        ? markPaid(current, { provider: 'sandbox', reference: `pay_${linkId}` }, config().CHECKOUT_BASE, at)
+        ? markPaid(
+            current,
+            { id: 'pay_x', connection_id: 'pc_x', provider: 'sandbox' as const, reference: `pay_${linkId}` },
+            config().CHECKOUT_BASE,
+            at,
+          )
         : cancel(current, config().CHECKOUT_BASE, at),
   );
   if (!transition) throw new Error('no transition');

@@ -7,7 +7,6 @@ import {
   sessionExpiry,
   withSession,
 } from '../../functions/domain/checkout.ts';
-import { PspNotConfiguredError } from '../../functions/domain/errors.ts';
 import { createPaymentLink, markPaid, type PaymentLink } from '../../functions/domain/payment-link.ts';
 import {
   escapeHtml,
@@ -15,9 +14,6 @@ import {
   html,
   preferredLocale,
 } from '../../functions/http/html.ts';
-import type { Psp, PspFactory } from '../../functions/ports/psp.ts';
-import type { PspConfig } from '../../functions/ports/psp-config-repository.ts';
-import { PspSelector } from '../../functions/use-cases/psp-selection.ts';
 
 const now = new Date('2026-01-01T10:00:00Z');
 const link = (expiresAt?: string): PaymentLink =>
@@ -26,8 +22,10 @@ const link = (expiresAt?: string): PaymentLink =>
     { amount: { value: '10', currency: 'EUR' }, expires_at: expiresAt },
     now,
   );
-const session = (expiresAt: Date, provider = 'sandbox') => ({
-  provider,
+const session = (expiresAt: Date, connection = 'pc_a') => ({
+  provider: 'sandbox' as const,
+  connection_id: connection,
+  payment_id: 'pay_1',
   id: 'sbcs_1',
   url: 'https://pay.example/s/1',
   expires_at: expiresAt.toISOString(),
@@ -35,19 +33,19 @@ const session = (expiresAt: Date, provider = 'sandbox') => ({
 const limits = { minMs: 30 * 60_000, maxMs: 24 * 3_600_000, preferredMs: 24 * 3_600_000 };
 
 describe('reusing a PSP session', () => {
-  it('reuses a session of the same provider while the buyer has time left on it', () => {
+  it('reuses a session of a connection that may serve the link while the buyer has time left on it', () => {
     const fresh = withSession(link(), session(new Date(now.getTime() + 3_600_000)));
-    expect(reusableSession(fresh, 'sandbox', now)).toEqual(fresh.psp_session);
+    expect(reusableSession(fresh, ['pc_b', 'pc_a'], now)).toEqual(fresh.psp_session);
   });
 
-  it('does not reuse a session that lapsed, is about to, or belongs to another provider', () => {
+  it('does not reuse a session that lapsed, is about to, or comes from a connection not serving the link', () => {
     const lapsed = withSession(link(), session(new Date(now.getTime() - 1)));
     const closing = withSession(link(), session(new Date(now.getTime() + SESSION_REUSE_MARGIN_MS - 1)));
-    const other = withSession(link(), session(new Date(now.getTime() + 3_600_000), 'stripe'));
-    expect(reusableSession(lapsed, 'sandbox', now)).toBeUndefined();
-    expect(reusableSession(closing, 'sandbox', now)).toBeUndefined();
-    expect(reusableSession(other, 'sandbox', now)).toBeUndefined();
-    expect(reusableSession(link(), 'sandbox', now)).toBeUndefined();
+    const other = withSession(link(), session(new Date(now.getTime() + 3_600_000), 'pc_b'));
+    expect(reusableSession(lapsed, ['pc_a'], now)).toBeUndefined();
+    expect(reusableSession(closing, ['pc_a'], now)).toBeUndefined();
+    expect(reusableSession(other, ['pc_a'], now)).toBeUndefined();
+    expect(reusableSession(link(), ['pc_a'], now)).toBeUndefined();
   });
 
   it('stores a session one version later, and a payment clears it', () => {
@@ -55,7 +53,7 @@ describe('reusing a PSP session', () => {
     expect(withOne.version).toBe(2);
     const paid = markPaid(
       withOne,
-      { provider: 'sandbox', reference: 'p' },
+      { id: 'pay_1', connection_id: 'pc_a', provider: 'sandbox', reference: 'p' },
       'https://pay.example/checkout',
       now,
     );
@@ -138,46 +136,6 @@ describe('sandbox notification signatures', () => {
     );
     expect(verifySandboxSignature('s3cret', body, 'v1=abc', now)).toBe(false);
     expect(verifySandboxSignature('s3cret', body, undefined, now)).toBe(false);
-  });
-});
-
-describe('choosing the PSP of an (account, mode)', () => {
-  const factory = (provider: string, testModeOnly: boolean): PspFactory => ({
-    provider,
-    testModeOnly,
-    create: async () => ({ provider }) as Psp,
-    locateNotification: () => undefined,
-  });
-  const selector = (stored: Partial<Record<string, string>>) =>
-    new PspSelector(
-      {
-        get: async (account, mode) =>
-          stored[`${account}/${mode}`]
-            ? ({ account, mode, provider: stored[`${account}/${mode}`], updated_at: '' } as PspConfig)
-            : undefined,
-        put: async () => undefined,
-      },
-      [factory('sandbox', true), factory('stripe', false)],
-    );
-
-  it('uses the sandbox in test mode by default and what is configured otherwise', async () => {
-    await expect(selector({}).forCheckout('acme', 'test')).resolves.toMatchObject({ provider: 'sandbox' });
-    await expect(selector({ 'acme/test': 'stripe' }).forCheckout('acme', 'test')).resolves.toMatchObject({
-      provider: 'stripe',
-    });
-    await expect(selector({ 'acme/live': 'stripe' }).forCheckout('acme', 'live')).resolves.toMatchObject({
-      provider: 'stripe',
-    });
-  });
-
-  it('has no PSP for live mode until one is configured, and never the sandbox there', async () => {
-    await expect(selector({}).forCheckout('acme', 'live')).rejects.toThrow(PspNotConfiguredError);
-    await expect(selector({ 'acme/live': 'sandbox' }).forCheckout('acme', 'live')).rejects.toThrow(
-      PspNotConfiguredError,
-    );
-    await expect(selector({ 'acme/test': 'unknown' }).forCheckout('acme', 'test')).rejects.toThrow(
-      PspNotConfiguredError,
-    );
   });
 });
 

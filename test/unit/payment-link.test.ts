@@ -15,7 +15,7 @@ const principal = { account: 'acme', mode: 'test' } as const;
 const created = new Date('2026-01-01T10:00:00Z');
 const later = new Date('2026-01-01T11:00:00Z');
 const base = 'https://pay.example/checkout';
-const payment = { provider: 'sandbox', reference: 'pay_1' };
+const payment = { id: 'pay_x', connection_id: 'pc_x', provider: 'sandbox' as const, reference: 'pay_1' };
 
 function openLink(expiresAt?: string): PaymentLink {
   return createPaymentLink(
@@ -99,7 +99,9 @@ describe('state transitions', () => {
 
 describe('updating an open link', () => {
   const session = {
-    provider: 'sandbox',
+    provider: 'sandbox' as const,
+    connection_id: 'pc_x',
+    payment_id: 'pay_x',
     id: 'sbs_1',
     url: 'https://psp.example/s/1',
     expires_at: '2026-01-02T10:00:00.000Z',

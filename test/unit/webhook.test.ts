@@ -142,7 +142,7 @@ describe('the webhook body of the largest link the API accepts', () => {
     const link = createPaymentLink({ account: 'a'.repeat(64), mode: 'live' }, input, new Date());
     const paid = markPaid(
       link,
-      { provider: 'stripe', reference: `pi_${'x'.repeat(60)}` },
+      { id: 'pay_x', connection_id: 'pc_x', provider: 'stripe' as const, reference: `pi_${'x'.repeat(60)}` },
       `https://pay.example.com/${'c'.repeat(200)}`,
       new Date(),
     );

@@ -83,3 +83,22 @@ export const checkoutKeys = {
   /** A session of the built-in sandbox PSP (its own "database"), deleted by TTL after it expired. */
   sandboxSession: (id: string) => ({ pk: `SANDBOX#${id}`, sk: 'SANDBOX_SESSION' }),
 };
+
+/**
+ * Keys of PSP connections and routing. An (account, mode)'s connections and its routing document share one
+ * partition, so checkout reads them with one strongly consistent Query; gsi1 finds a connection by id alone
+ * (the notification route and the CLI name only the id).
+ */
+export const connectionKeys = {
+  directory: (account: string, mode: string) => `PSP#${account}#${mode}`,
+  connection: (account: string, mode: string, id: string) => ({
+    pk: connectionKeys.directory(account, mode),
+    sk: `CONNECTION#${id}`,
+  }),
+  routing: (account: string, mode: string) => ({
+    pk: connectionKeys.directory(account, mode),
+    sk: 'ROUTING',
+  }),
+  /** gsi1 keys of a connection. */
+  byId: (id: string) => ({ gsi1pk: `CONNECTION#${id}`, gsi1sk: 'CONNECTION' }),
+};

@@ -1,4 +1,5 @@
 import { CALL_BUDGETS, type CallBudget } from '../../domain/call-budgets.ts';
+import { BUILT_IN_SANDBOX_ID } from '../../domain/connection.ts';
 import { logger } from '../../logger.ts';
 import type { SandboxSession } from '../../ports/sandbox-sessions.ts';
 import {
@@ -10,11 +11,11 @@ import {
 
 /**
  * The sandbox's outgoing side: it tells the service a session completed through the same public endpoint a
- * real PSP uses (`POST {base_url}/psp/sandbox/notifications`), signed with the sandbox's secret. Real PSPs
+ * real PSP uses (`POST {base_url}/psp/sandbox/notifications/{connection id}`), signed with the sandbox's secret. Real PSPs
  * retry for days; the sandbox retries briefly and reports whether the service acknowledged (2xx).
  */
 export class SandboxNotifier {
-  private readonly notificationUrl: string;
+  private readonly notificationBase: string;
   private readonly signingSecret: () => Promise<string>;
   private readonly now: () => Date;
   readonly budget: CallBudget;
@@ -25,7 +26,7 @@ export class SandboxNotifier {
     now: () => Date;
     budget?: CallBudget;
   }) {
-    this.notificationUrl = `${options.baseUrl}/psp/sandbox/notifications`;
+    this.notificationBase = `${options.baseUrl}/psp/sandbox/notifications`;
     this.signingSecret = options.signingSecret;
     this.now = options.now;
     this.budget = options.budget ?? CALL_BUDGETS.sandboxNotification;
@@ -43,7 +44,8 @@ export class SandboxNotifier {
     const secret = await this.signingSecret();
     for (let attempt = 1; attempt <= this.budget.tries; attempt++) {
       try {
-        const response = await fetch(this.notificationUrl, {
+        const url = `${this.notificationBase}/${session.connection_id ?? BUILT_IN_SANDBOX_ID}`;
+        const response = await fetch(url, {
           method: 'POST',
           headers: {
             'content-type': 'application/json',

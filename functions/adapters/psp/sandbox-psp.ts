@@ -1,14 +1,15 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { BUILT_IN_SANDBOX_ID, type PspConnection } from '../../domain/connection.ts';
 import { InvalidNotificationError } from '../../domain/errors.ts';
 import type { PaymentLink, PspSession } from '../../domain/payment-link.ts';
 import { MODES, type Mode } from '../../domain/principal.ts';
 import { randomBase62 } from '../../domain/random.ts';
 import type {
   CheckoutReturn,
-  NotificationTarget,
   Psp,
   PspFactory,
   PspNotification,
+  PspRefundStatus,
   PspSessionStatus,
 } from '../../ports/psp.ts';
 import type { SandboxSessionStore } from '../../ports/sandbox-sessions.ts';
@@ -16,10 +17,11 @@ import type { SandboxSessionStore } from '../../ports/sandbox-sessions.ts';
 /**
  * The sandbox: a simulated PSP built into the service, for test mode and the local stack. Its hosted page lives
  * under `/sandbox/checkout/{session id}` (functions/handlers/sandbox-checkout.ts); Pay completes the session and
- * notifies `POST /psp/sandbox/notifications` exactly as a real PSP would, signed with the sandbox's own secret:
+ * notifies `POST /psp/sandbox/notifications/{connection id}` exactly as a real PSP would, signed with the
+ * sandbox's own secret:
  * `Sandbox-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`.
  */
-export const SANDBOX_PROVIDER = 'sandbox';
+export const SANDBOX_PROVIDER = 'sandbox' as const;
 export const SANDBOX_SIGNATURE_HEADER = 'sandbox-signature';
 export const SANDBOX_COMPLETED = 'sandbox.session.completed';
 /** Signatures older (or newer) than this are refused, so a captured notification cannot be replayed later. */
@@ -64,27 +66,40 @@ export interface SandboxPspOptions {
   signingSecret: () => Promise<string>;
   /** Public base of the service: the sandbox's hosted pages are served under it. */
   baseUrl: string;
-  account: string;
-  mode: Mode;
+  /** The per-try bound of a PSP call: how long a `timeout` connection hangs before its call fails. */
+  callTimeoutMs: number;
   now: () => Date;
 }
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class SandboxPsp implements Psp {
   readonly provider = SANDBOX_PROVIDER;
   readonly checkoutOrigin: string;
   readonly sessionLimits = SANDBOX_SESSION_LIMITS;
   private readonly options: SandboxPspOptions;
+  private readonly connection: PspConnection;
 
-  constructor(options: SandboxPspOptions) {
+  constructor(options: SandboxPspOptions, connection: PspConnection) {
     this.options = options;
+    this.connection = connection;
     this.checkoutOrigin = new URL(options.baseUrl).origin;
   }
 
   async createSession(link: PaymentLink, checkout: CheckoutReturn): Promise<PspSession> {
+    if (this.connection.simulate === 'fail') {
+      throw new Error('Sandbox connection simulates a PSP failure (HTTP 503).');
+    }
+    if (this.connection.simulate === 'timeout') {
+      await sleep(this.options.callTimeoutMs);
+      throw new Error(`Sandbox connection gave no answer within ${this.options.callTimeoutMs} ms.`);
+    }
     const id = `sbcs_${randomBase62(24)}`;
     const expiresAt = checkout.expiresAt.toISOString();
     await this.options.sessions.create({
       id,
+      connection_id: this.connection.id,
+      payment_id: checkout.paymentId,
       link_id: link.id,
       account: link.account,
       mode: link.mode,
@@ -100,6 +115,8 @@ export class SandboxPsp implements Psp {
     });
     return {
       provider: this.provider,
+      connection_id: this.connection.id,
+      payment_id: checkout.paymentId,
       id,
       url: `${this.options.baseUrl}/sandbox/checkout/${id}`,
       expires_at: expiresAt,
@@ -109,32 +126,49 @@ export class SandboxPsp implements Psp {
   async verifyNotification(
     rawBody: string,
     headers: Record<string, string | undefined>,
-  ): Promise<PspNotification> {
+  ): Promise<PspNotification[]> {
     const secret = await this.options.signingSecret();
     if (!verifySandboxSignature(secret, rawBody, headers[SANDBOX_SIGNATURE_HEADER], this.options.now())) {
       throw new InvalidNotificationError('The Sandbox-Signature header does not verify.');
     }
     const body = parseBody(rawBody);
     if (!body) throw new InvalidNotificationError('Not a sandbox notification.');
-    return { type: body.type, mayBePaid: body.type === SANDBOX_COMPLETED, sessionId: body.session_id };
+    return [{ type: body.type, sessionId: body.session_id, refundReference: null, livemode: false }];
   }
 
   async retrieveSession(sessionId: string): Promise<PspSessionStatus> {
     const session = await this.options.sessions.get(sessionId);
-    // The sandbox serves one (account, mode): another tenant's session is as unknown as a missing one.
-    if (!session || session.account !== this.options.account || session.mode !== this.options.mode) {
+    // A connection knows only its own sessions: another connection's is as unknown as a missing one.
+    if (!session || (session.connection_id ?? BUILT_IN_SANDBOX_ID) !== this.connection.id) {
       throw new InvalidNotificationError(`No sandbox session ${sessionId}.`);
     }
+    const expired =
+      session.status === 'expired' ||
+      (session.status === 'open' && Date.parse(session.expires_at) <= this.options.now().getTime());
     return {
       id: session.id,
+      paymentId: session.payment_id ?? null,
       linkId: session.link_id,
-      paid: session.status === 'complete',
+      state: session.status === 'complete' ? 'succeeded' : expired ? 'expired' : 'pending',
+      failure:
+        expired && session.status !== 'complete'
+          ? { code: 'expired', message: 'The sandbox session expired.' }
+          : null,
       paymentReference: session.payment_reference,
+      livemode: false,
     };
   }
 
   async expireSession(session: PspSession): Promise<void> {
     await this.options.sessions.expire(session.id);
+  }
+
+  async refund(): Promise<PspRefundStatus> {
+    throw new Error('Sandbox refunds are not implemented yet.');
+  }
+
+  async retrieveRefund(): Promise<PspRefundStatus> {
+    throw new Error('Sandbox refunds are not implemented yet.');
   }
 }
 
@@ -158,18 +192,20 @@ function parseBody(rawBody: string): SandboxNotificationBody | undefined {
 export class SandboxPspFactory implements PspFactory {
   readonly provider = SANDBOX_PROVIDER;
   readonly testModeOnly = true;
-  private readonly options: Omit<SandboxPspOptions, 'account' | 'mode'>;
+  private readonly options: SandboxPspOptions;
 
-  constructor(options: Omit<SandboxPspOptions, 'account' | 'mode'>) {
+  constructor(options: SandboxPspOptions) {
     this.options = options;
   }
 
-  async create(account: string, mode: Mode): Promise<Psp> {
-    return new SandboxPsp({ ...this.options, account, mode });
+  /** The sandbox has no credentials of its own (its signing secret is the service's). */
+  checkCredentials(credentials: unknown, mode: Mode): void {
+    if (mode !== 'test') throw new Error('The sandbox serves test mode only.');
+    if (credentials !== undefined && credentials !== null)
+      throw new Error('The sandbox takes no credentials.');
   }
 
-  locateNotification(rawBody: string): NotificationTarget | undefined {
-    const body = parseBody(rawBody);
-    return body && { linkId: body.link_id, mode: body.mode };
+  async create(connection: PspConnection): Promise<Psp> {
+    return new SandboxPsp(this.options, connection);
   }
 }

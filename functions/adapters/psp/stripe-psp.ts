@@ -1,20 +1,21 @@
 import type Stripe from 'stripe';
 import { CALL_BUDGETS } from '../../domain/call-budgets.ts';
+import type { PspConnection } from '../../domain/connection.ts';
 import { InvalidNotificationError, PspNotConfiguredError } from '../../domain/errors.ts';
 import { toMinorUnits } from '../../domain/money.ts';
 import type { PaymentLink, PspSession } from '../../domain/payment-link.ts';
 import { MODES, type Mode } from '../../domain/principal.ts';
 import type {
   CheckoutReturn,
-  NotificationTarget,
   Psp,
   PspFactory,
   PspNotification,
+  PspRefundStatus,
   PspSessionStatus,
 } from '../../ports/psp.ts';
 import type { SecretStore } from '../../ports/secret-store.ts';
 
-export const STRIPE_PROVIDER = 'stripe';
+export const STRIPE_PROVIDER = 'stripe' as const;
 /** Stripe Checkout Sessions live 30 minutes to 24 hours. */
 export const STRIPE_SESSION_LIMITS = {
   minMs: 30 * 60_000,
@@ -34,10 +35,7 @@ export function stripeUnitAmount(amount: PaymentLink['amount']): number {
   return Number(toMinorUnits(amount, STRIPE_EXPONENT_OVERRIDES[amount.currency]));
 }
 
-/** Event types that may complete a payment; the session is then retrieved to confirm it. */
-const PAYING_EVENTS = new Set(['checkout.session.completed', 'checkout.session.async_payment_succeeded']);
-
-/** The Secrets Manager value of an (account, mode)'s Stripe credentials (docs/checkout.md). */
+/** The Secrets Manager value of a Stripe connection's credentials (docs/checkout.md). */
 export interface StripeCredentials {
   secret_key: string;
   webhook_secret: string;
@@ -57,10 +55,17 @@ export class StripePsp implements Psp {
   private readonly sdk: typeof Stripe;
   private readonly stripe: Stripe;
   private readonly webhookSecret: string;
+  private readonly connection: PspConnection;
 
-  /** `sdk` is the `stripe` module's export, loaded by the factory only when an account uses Stripe. */
-  constructor(sdk: typeof Stripe, credentials: StripeCredentials, endpoint?: StripeEndpoint) {
+  /** `sdk` is the `stripe` module's export, loaded by the factory only when a connection uses Stripe. */
+  constructor(
+    sdk: typeof Stripe,
+    credentials: StripeCredentials,
+    connection: PspConnection,
+    endpoint?: StripeEndpoint,
+  ) {
     this.sdk = sdk;
+    this.connection = connection;
     this.stripe = new sdk(credentials.secret_key, {
       maxNetworkRetries: CALL_BUDGETS.psp.tries - 1,
       timeout: CALL_BUDGETS.psp.timeoutMs,
@@ -87,12 +92,16 @@ export class StripePsp implements Psp {
       success_url: checkout.successUrl,
       cancel_url: checkout.cancelUrl,
       expires_at: Math.floor(checkout.expiresAt.getTime() / 1000),
-      metadata: { link_id: link.id, mode: link.mode },
-      payment_intent_data: { metadata: { link_id: link.id, mode: link.mode } },
+      metadata: { link_id: link.id, mode: link.mode, payment_id: checkout.paymentId },
+      payment_intent_data: {
+        metadata: { link_id: link.id, mode: link.mode, payment_id: checkout.paymentId },
+      },
     });
     if (!session.url) throw new Error(`Stripe returned session ${session.id} without a url`);
     return {
       provider: this.provider,
+      connection_id: this.connection.id,
+      payment_id: checkout.paymentId,
       id: session.id,
       url: session.url,
       expires_at: new Date(session.expires_at * 1000).toISOString(),
@@ -102,7 +111,7 @@ export class StripePsp implements Psp {
   async verifyNotification(
     rawBody: string,
     headers: Record<string, string | undefined>,
-  ): Promise<PspNotification> {
+  ): Promise<PspNotification[]> {
     let event: Stripe.Event;
     try {
       event = this.stripe.webhooks.constructEvent(
@@ -119,11 +128,14 @@ export class StripePsp implements Psp {
     }
     const object = event.data.object as { object?: string; id?: string };
     const isSession = object.object === 'checkout.session' && typeof object.id === 'string';
-    return {
-      type: event.type,
-      mayBePaid: isSession && PAYING_EVENTS.has(event.type),
-      sessionId: isSession ? (object.id as string) : '',
-    };
+    return [
+      {
+        type: event.type,
+        sessionId: isSession ? (object.id as string) : null,
+        refundReference: null,
+        livemode: event.livemode,
+      },
+    ];
   }
 
   async retrieveSession(sessionId: string): Promise<PspSessionStatus> {
@@ -132,13 +144,20 @@ export class StripePsp implements Psp {
       typeof session.payment_intent === 'string'
         ? session.payment_intent
         : (session.payment_intent?.id ?? null);
+    const paid =
+      session.status === 'complete' &&
+      (session.payment_status === 'paid' || session.payment_status === 'no_payment_required');
     return {
       id: session.id,
+      paymentId: session.metadata?.payment_id ?? null,
       linkId: session.client_reference_id,
-      paid:
-        session.status === 'complete' &&
-        (session.payment_status === 'paid' || session.payment_status === 'no_payment_required'),
-      paymentReference: paymentIntent ?? session.id,
+      state: paid ? 'succeeded' : session.status === 'expired' ? 'expired' : 'pending',
+      failure:
+        session.status === 'expired'
+          ? { code: 'expired', message: 'The Stripe Checkout Session expired.' }
+          : null,
+      paymentReference: paid ? (paymentIntent ?? session.id) : paymentIntent,
+      livemode: session.livemode,
     };
   }
 
@@ -150,75 +169,94 @@ export class StripePsp implements Psp {
       if (!(error instanceof this.sdk.errors.StripeInvalidRequestError)) throw error;
     }
   }
+
+  async refund(): Promise<PspRefundStatus> {
+    throw new Error('Stripe refunds are not implemented yet.');
+  }
+
+  async retrieveRefund(): Promise<PspRefundStatus> {
+    throw new Error('Stripe refunds are not implemented yet.');
+  }
 }
 
 /**
- * Stripe for any (account, mode) whose credentials are stored under `<prefix>stripe/<account>/<mode>` as
- * `{"secret_key": "sk_…", "webhook_secret": "whsec_…"}`. Clients are kept per (account, mode) for the life of
- * the container, like every other client.
+ * Stripe for each connection whose credentials are stored under its `secret_name` as
+ * `{"secret_key": "sk_…", "webhook_secret": "whsec_…"}`. Clients are kept per connection.
  */
 export class StripePspFactory implements PspFactory {
   readonly provider = STRIPE_PROVIDER;
   readonly testModeOnly = false;
   private readonly secrets: SecretStore;
-  private readonly secretPrefix: string;
   private readonly endpoint: StripeEndpoint | undefined;
   private readonly clients = new Map<string, Promise<Psp>>();
 
-  constructor(options: {
-    secrets: SecretStore;
-    secretPrefix: string;
-    endpoint?: StripeEndpoint | undefined;
-  }) {
+  constructor(options: { secrets: SecretStore; endpoint?: StripeEndpoint | undefined }) {
     this.secrets = options.secrets;
-    this.secretPrefix = options.secretPrefix;
     this.endpoint = options.endpoint;
   }
 
-  static secretName(prefix: string, account: string, mode: Mode): string {
+  /** Where an (account, mode) configured before connections existed kept its credentials. */
+  static legacySecretName(prefix: string, account: string, mode: Mode): string {
     return `${prefix}${STRIPE_PROVIDER}/${account}/${mode}`;
   }
 
-  create(account: string, mode: Mode): Promise<Psp> {
-    const key = `${account}/${mode}`;
-    let psp = this.clients.get(key);
+  checkCredentials(credentials: unknown, mode: Mode): void {
+    const given = (credentials ?? {}) as Partial<StripeCredentials>;
+    const key = typeof given.secret_key === 'string' ? given.secret_key : '';
+    if (!key.startsWith(`sk_${mode}_`) && !key.startsWith(`rk_${mode}_`)) {
+      throw new Error(
+        `A ${mode}-mode Stripe connection needs a secret key sk_${mode}_... (or rk_${mode}_...).`,
+      );
+    }
+    if (typeof given.webhook_secret !== 'string' || !given.webhook_secret.startsWith('whsec_')) {
+      throw new Error('A Stripe connection needs its webhook signing secret whsec_....');
+    }
+  }
+
+  create(connection: PspConnection): Promise<Psp> {
+    let psp = this.clients.get(connection.id);
     if (!psp) {
-      psp = this.build(account, mode);
-      psp.catch(() => this.clients.delete(key));
-      this.clients.set(key, psp);
+      psp = this.build(connection);
+      psp.catch(() => this.clients.delete(connection.id));
+      this.clients.set(connection.id, psp);
     }
     return psp;
   }
 
-  private async build(account: string, mode: Mode): Promise<Psp> {
-    const raw = await this.secrets.get(StripePspFactory.secretName(this.secretPrefix, account, mode));
+  private async build(connection: PspConnection): Promise<Psp> {
+    const raw = connection.secret_name ? await this.secrets.get(connection.secret_name) : undefined;
     const credentials = raw ? (JSON.parse(raw) as Partial<StripeCredentials>) : undefined;
     if (!credentials?.secret_key || !credentials.webhook_secret) {
-      throw new PspNotConfiguredError('Stripe credentials are missing for this account and mode.');
+      throw new PspNotConfiguredError('Stripe credentials are missing for this connection.');
     }
-    // Loaded here, not at module scope: functions that never serve a Stripe account never evaluate the SDK,
+    // Loaded here, not at module scope: functions that never serve a Stripe connection never evaluate the SDK,
     // and functions that use no PSP at all do not bundle it (docs/performance.md).
     const { default: sdk } = await import('stripe');
-    return new StripePsp(sdk, credentials as StripeCredentials, this.endpoint);
+    return new StripePsp(sdk, credentials as StripeCredentials, connection, this.endpoint);
   }
+}
 
-  locateNotification(rawBody: string): NotificationTarget | undefined {
-    try {
-      const event = JSON.parse(rawBody) as {
-        livemode?: boolean;
-        data?: { object?: { object?: string; client_reference_id?: string; metadata?: { mode?: string } } };
-      };
-      const object = event.data?.object;
-      if (object?.object !== 'checkout.session' || typeof object.client_reference_id !== 'string')
-        return undefined;
-      const mode = MODES.includes(object.metadata?.mode as Mode)
-        ? (object.metadata?.mode as Mode)
-        : event.livemode
-          ? 'live'
-          : 'test';
-      return { linkId: object.client_reference_id, mode };
-    } catch {
+/**
+ * The link a Stripe event names, read from the unverified body: only for the notification route of accounts
+ * configured before connections existed (`/psp/stripe/notifications`, without a connection id), to find the
+ * connection whose credentials then verify it (docs/orchestration.md#migration).
+ */
+export function legacyStripeNotificationLink(rawBody: string): { linkId: string; mode: Mode } | undefined {
+  try {
+    const event = JSON.parse(rawBody) as {
+      livemode?: boolean;
+      data?: { object?: { object?: string; client_reference_id?: string; metadata?: { mode?: string } } };
+    };
+    const object = event.data?.object;
+    if (object?.object !== 'checkout.session' || typeof object.client_reference_id !== 'string')
       return undefined;
-    }
+    const mode = MODES.includes(object.metadata?.mode as Mode)
+      ? (object.metadata?.mode as Mode)
+      : event.livemode
+        ? 'live'
+        : 'test';
+    return { linkId: object.client_reference_id, mode };
+  } catch {
+    return undefined;
   }
 }

@@ -1,0 +1,197 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import {
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { isConnectionId, type PspConnection } from '../../domain/connection.ts';
+import { type ConnectionHealth, INITIAL_HEALTH } from '../../domain/connection-health.ts';
+import type { Mode } from '../../domain/principal.ts';
+import type { Routing } from '../../domain/routing.ts';
+import type {
+  ConnectionDirectory,
+  ConnectionState,
+  PspConnectionRepository,
+} from '../../ports/psp-connections.ts';
+import { connectionKeys, tableSchema, withoutKeys } from './table-schema.ts';
+
+const HEALTH_ATTRIBUTES = ['consecutive_failures', 'down_until', 'revision'] as const;
+/** Concurrent health writes on one connection settle within a few rounds; beyond that the change is dropped. */
+const MAX_HEALTH_ATTEMPTS = 4;
+
+/** A stored connection item: the connection, its health beside it (one read serves both). */
+function toState(item: Record<string, unknown>): ConnectionState {
+  const record = withoutKeys<Record<string, unknown>>(item);
+  const health: ConnectionHealth = {
+    consecutive_failures: Number(record.consecutive_failures ?? 0),
+    down_until: (record.down_until as string | null | undefined) ?? null,
+    revision: Number(record.revision ?? 0),
+  };
+  for (const attribute of HEALTH_ATTRIBUTES) delete record[attribute];
+  delete record.kind;
+  return { connection: record as unknown as PspConnection, health };
+}
+
+export class DynamoPspConnectionRepository implements PspConnectionRepository {
+  private readonly client: DynamoDBDocumentClient;
+  private readonly tableName: string;
+
+  constructor(client: DynamoDBDocumentClient, tableName: string) {
+    this.client = client;
+    this.tableName = tableName;
+  }
+
+  async create(connection: PspConnection): Promise<boolean> {
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            ...connectionKeys.connection(connection.account, connection.mode, connection.id),
+            ...connectionKeys.byId(connection.id),
+            kind: 'connection',
+            ...connection,
+            ...INITIAL_HEALTH,
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+
+  async get(id: string): Promise<ConnectionState | undefined> {
+    if (!isConnectionId(id)) return undefined;
+    const { gsi1pk, gsi1sk } = connectionKeys.byId(id);
+    const { Items } = await this.client.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: tableSchema.gsi1.indexName,
+        KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk = :sk',
+        ExpressionAttributeValues: { ':pk': gsi1pk, ':sk': gsi1sk },
+      }),
+    );
+    const item = Items?.[0];
+    return item ? toState(item) : undefined;
+  }
+
+  async directory(account: string, mode: Mode): Promise<ConnectionDirectory> {
+    const connections: ConnectionState[] = [];
+    let routing: Routing | null = null;
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': connectionKeys.directory(account, mode) },
+          ConsistentRead: true,
+          ExclusiveStartKey,
+        }),
+      );
+      for (const item of page.Items ?? []) {
+        if (item.kind === 'connection') connections.push(toState(item));
+        else if (item.kind === 'routing') routing = { rules: item.rules, default: item.default } as Routing;
+      }
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+    connections.sort(
+      (a, b) =>
+        a.connection.created_at.localeCompare(b.connection.created_at) ||
+        a.connection.id.localeCompare(b.connection.id),
+    );
+    return { connections, routing };
+  }
+
+  async setEnabled(id: string, enabled: boolean): Promise<PspConnection | undefined> {
+    const found = await this.get(id);
+    if (!found) return undefined;
+    const { account, mode } = found.connection;
+    try {
+      const { Attributes } = await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: connectionKeys.connection(account, mode, id),
+          UpdateExpression: 'SET enabled = :enabled',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':enabled': enabled },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return Attributes ? toState(Attributes).connection : undefined;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return undefined;
+      throw error;
+    }
+  }
+
+  async remove(id: string): Promise<PspConnection | undefined> {
+    const found = await this.get(id);
+    if (!found) return undefined;
+    const { account, mode } = found.connection;
+    const { Attributes } = await this.client.send(
+      new DeleteCommand({
+        TableName: this.tableName,
+        Key: connectionKeys.connection(account, mode, id),
+        ReturnValues: 'ALL_OLD',
+      }),
+    );
+    return Attributes ? toState(Attributes).connection : undefined;
+  }
+
+  async updateHealth(
+    connection: PspConnection,
+    change: (health: ConnectionHealth) => ConnectionHealth | undefined,
+    known?: ConnectionHealth,
+  ): Promise<ConnectionHealth | undefined> {
+    const key = connectionKeys.connection(connection.account, connection.mode, connection.id);
+    let current = known;
+    for (let attempt = 1; attempt <= MAX_HEALTH_ATTEMPTS; attempt++) {
+      if (!current) {
+        const { Item } = await this.client.send(
+          new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }),
+        );
+        if (!Item) return undefined;
+        current = toState(Item).health;
+      }
+      const next = change(current);
+      if (!next) return undefined;
+      try {
+        await this.client.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: key,
+            UpdateExpression: 'SET consecutive_failures = :failures, down_until = :down, revision = :next',
+            ConditionExpression: 'attribute_exists(pk) AND revision = :expected',
+            ExpressionAttributeValues: {
+              ':failures': next.consecutive_failures,
+              ':down': next.down_until,
+              ':next': current.revision + 1,
+              ':expected': current.revision,
+            },
+          }),
+        );
+        return { ...next, revision: current.revision + 1 };
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        current = undefined; // another instance wrote first: decide again from what is stored now
+      }
+    }
+    return undefined;
+  }
+
+  async putRouting(account: string, mode: Mode, routing: Routing): Promise<void> {
+    await this.client.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: { ...connectionKeys.routing(account, mode), kind: 'routing', account, mode, ...routing },
+      }),
+    );
+  }
+}

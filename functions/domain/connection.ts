@@ -1,0 +1,88 @@
+import { createHash } from 'node:crypto';
+import type { Mode } from './principal.ts';
+import { bytesToBase62, ID_RANDOM_LENGTH, randomBase62 } from './random.ts';
+
+/**
+ * A PSP connection: one PSP account of a merchant in one mode (docs/orchestration.md). Credentials are not
+ * here: they live in the SecretStore under `secret_name`, and no API ever returns them.
+ */
+export const PROVIDERS = ['sandbox', 'stripe', 'mollie', 'adyen'] as const;
+export type Provider = (typeof PROVIDERS)[number];
+
+/** What a sandbox connection does when asked for a session: succeed, fail as a PSP 5xx, or never answer. */
+export const SIMULATIONS = ['ok', 'fail', 'timeout'] as const;
+export type Simulation = (typeof SIMULATIONS)[number];
+
+export interface PspConnection {
+  id: string;
+  account: string;
+  mode: Mode;
+  provider: Provider;
+  name: string;
+  enabled: boolean;
+  /** Sandbox only. */
+  simulate: Simulation | null;
+  /** Its credentials in the SecretStore; null for the sandbox. */
+  secret_name: string | null;
+  created_at: string;
+}
+
+export const newConnectionId = (): string => `pc_${randomBase62(ID_RANDOM_LENGTH)}`;
+export const isConnectionId = (id: string): boolean => /^pc_[0-9A-Za-z]{22,64}$/.test(id);
+
+/** Where a connection's credentials live: `<PSP_SECRET_PREFIX>connections/<id>`. */
+export const connectionSecretName = (secretPrefix: string, id: string): string =>
+  `${secretPrefix}connections/${id}`;
+
+export interface NewConnection {
+  account: string;
+  mode: Mode;
+  provider: Provider;
+  name: string;
+  simulate?: Simulation | null | undefined;
+}
+
+export function createConnection(input: NewConnection, secretPrefix: string, now: Date): PspConnection {
+  const id = newConnectionId();
+  return {
+    id,
+    account: input.account,
+    mode: input.mode,
+    provider: input.provider,
+    name: input.name,
+    enabled: true,
+    simulate: input.provider === 'sandbox' ? (input.simulate ?? 'ok') : null,
+    secret_name: input.provider === 'sandbox' ? null : connectionSecretName(secretPrefix, id),
+    created_at: now.toISOString(),
+  };
+}
+
+/**
+ * The built-in sandbox: what serves a test-mode account that has no connection of its own. It is not stored,
+ * belongs to no account in particular (the sandbox is part of the service) and cannot be named in routing.
+ */
+export const BUILT_IN_SANDBOX_ID = 'pc_BuiltInSandbox0000000000';
+
+export function builtInSandbox(account: string, mode: Mode): PspConnection {
+  return {
+    id: BUILT_IN_SANDBOX_ID,
+    account,
+    mode,
+    provider: 'sandbox',
+    name: 'Built-in sandbox',
+    enabled: true,
+    simulate: 'ok',
+    secret_name: null,
+    created_at: new Date(0).toISOString(),
+  };
+}
+
+/**
+ * The id of the connection that an (account, mode) configured before connections existed (one PSP per
+ * account and mode) becomes. Derived, not random, so every instance that migrates it, and the notification
+ * route those accounts' PSPs already call, find the same connection (docs/orchestration.md#migration).
+ */
+export function migratedConnectionId(account: string, mode: Mode): string {
+  const digest = createHash('sha256').update(`migrated-psp-config\0${account}\0${mode}`).digest();
+  return `pc_${bytesToBase62(digest, ID_RANDOM_LENGTH)}`;
+}

@@ -1,0 +1,117 @@
+import {
+  BUILT_IN_SANDBOX_ID,
+  builtInSandbox,
+  migratedConnectionId,
+  type Provider,
+  type PspConnection,
+} from '../domain/connection.ts';
+import { PspNotConfiguredError } from '../domain/errors.ts';
+import type { PspSession } from '../domain/payment-link.ts';
+import type { Mode } from '../domain/principal.ts';
+import type { Psp, PspFactory } from '../ports/psp.ts';
+import type { PspConfigRepository } from '../ports/psp-config-repository.ts';
+import type { ConnectionDirectory, PspConnectionRepository } from '../ports/psp-connections.ts';
+import type { PspSessions } from './payment-links.ts';
+
+export interface PspConnectionsOptions {
+  repository: PspConnectionRepository;
+  /** Where (account, mode)s configured before connections existed keep their one provider. */
+  legacyConfigs: PspConfigRepository;
+  factories: readonly PspFactory[];
+  /** The secret name of such a configuration's credentials (its provider's old naming). */
+  legacySecretName: (account: string, mode: Mode) => string;
+}
+
+/**
+ * The PSP connections of every (account, mode) and the adapters that serve them. An (account, mode) that chose
+ * its one PSP before connections existed (`npm run psp -- set`) is migrated the first time it is read: its
+ * Stripe configuration becomes a stored connection with a derived id and the same credentials, so it keeps
+ * working without anyone doing anything (docs/orchestration.md#migration).
+ */
+export class PspConnections implements PspSessions {
+  private readonly options: PspConnectionsOptions;
+  private readonly factories: Map<Provider, PspFactory>;
+
+  constructor(options: PspConnectionsOptions) {
+    this.options = options;
+    this.factories = new Map(options.factories.map((factory) => [factory.provider, factory]));
+  }
+
+  factory(provider: string): PspFactory | undefined {
+    return this.factories.get(provider as Provider);
+  }
+
+  /** The adapter of a connection; `PspNotConfiguredError` when its provider cannot serve it. */
+  async adapter(connection: PspConnection): Promise<Psp> {
+    const factory = this.factories.get(connection.provider);
+    if (!factory || (factory.testModeOnly && connection.mode !== 'test')) throw new PspNotConfiguredError();
+    return factory.create(connection);
+  }
+
+  /** The (account, mode)'s connections, oldest first, and its routing; a legacy configuration migrated. */
+  async directory(account: string, mode: Mode): Promise<ConnectionDirectory> {
+    const [directory, legacy] = await Promise.all([
+      this.options.repository.directory(account, mode),
+      this.options.legacyConfigs.get(account, mode),
+    ]);
+    if (directory.connections.length > 0 || legacy?.provider !== 'stripe') return directory;
+    await migrateLegacyConfig(this.options, account, mode);
+    return this.options.repository.directory(account, mode);
+  }
+
+  /**
+   * The connection a notification route names: a stored one, or the built-in sandbox (which serves every
+   * account, so its `account` is not known here: the caller checks tenancy on what the PSP returns).
+   */
+  async connection(id: string): Promise<PspConnection | undefined> {
+    if (id === BUILT_IN_SANDBOX_ID) return builtInSandbox('', 'test');
+    return (await this.options.repository.get(id))?.connection;
+  }
+
+  /** The connection that created a session stored on a link (sessions from before connections name none). */
+  async sessionConnection(account: string, mode: Mode, session: PspSession): Promise<PspConnection> {
+    const id =
+      session.connection_id ??
+      (session.provider === 'sandbox' ? BUILT_IN_SANDBOX_ID : migratedConnectionId(account, mode));
+    if (id === BUILT_IN_SANDBOX_ID) return builtInSandbox(account, mode);
+    const found = await this.connection(id);
+    if (found) return found;
+    throw new PspNotConfiguredError(`Connection ${id} no longer exists.`);
+  }
+
+  /** Ends a session at the connection that created it. */
+  async expireSession(account: string, mode: Mode, session: PspSession): Promise<void> {
+    const connection = await this.sessionConnection(account, mode, session);
+    await (await this.adapter(connection)).expireSession(session);
+  }
+}
+
+/**
+ * Turns the one PSP an (account, mode) chose before connections existed into a stored connection, unless it has
+ * connections already. Idempotent, and safe under races: the id is derived, so every caller writes the same
+ * connection and only the first write lands. Returns the migrated connection, or undefined when none was due.
+ */
+export async function migrateLegacyConfig(
+  options: Pick<PspConnectionsOptions, 'repository' | 'legacyConfigs' | 'legacySecretName'>,
+  account: string,
+  mode: Mode,
+): Promise<PspConnection | undefined> {
+  const legacy = await options.legacyConfigs.get(account, mode);
+  if (legacy?.provider !== 'stripe') return undefined;
+  const id = migratedConnectionId(account, mode);
+  const { connections } = await options.repository.directory(account, mode);
+  if (connections.some(({ connection }) => connection.id !== id)) return undefined;
+  const connection: PspConnection = {
+    id,
+    account,
+    mode,
+    provider: 'stripe',
+    name: 'Stripe',
+    enabled: true,
+    simulate: null,
+    secret_name: options.legacySecretName(account, mode),
+    created_at: legacy.updated_at,
+  };
+  await options.repository.create(connection);
+  return connection;
+}

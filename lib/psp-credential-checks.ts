@@ -1,0 +1,24 @@
+import { SandboxPspFactory } from '../functions/adapters/psp/sandbox-psp.ts';
+import { StripePspFactory } from '../functions/adapters/psp/stripe-psp.ts';
+import type { PspFactory } from '../functions/ports/psp.ts';
+
+const unused = (): never => {
+  throw new Error('Only checkCredentials is available here');
+};
+
+/**
+ * Every provider's factory, for `checkCredentials` only (`npm run psp -- add` validates before it stores):
+ * nothing here talks to a PSP or reads a secret, so their runtime options are left unusable.
+ */
+export function pspFactoriesForChecks(): PspFactory[] {
+  return [
+    new SandboxPspFactory({
+      sessions: { create: unused, get: unused, complete: unused, decline: unused, expire: unused },
+      signingSecret: unused,
+      baseUrl: 'http://localhost',
+      callTimeoutMs: 0,
+      now: () => new Date(),
+    }),
+    new StripePspFactory({ secrets: { get: unused } }),
+  ];
+}
