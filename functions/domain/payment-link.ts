@@ -84,7 +84,7 @@ export interface PaymentLink {
   expired_at: string | null;
   payment: PspPayment | null;
   psp_session: PspSession | null;
-  /** Refunds of the paid link, oldest first, in the link's own item (docs/refunds.md); absent until the first. */
+  /** Refunds of the paid link, oldest first, in the link's own item (docs/webhooks.md#refunds); absent until the first. */
   refunds?: Refund[];
   /**
    * Refund bookkeeping in minor units of the link's currency, absent (0) until the first refund: `reserved`

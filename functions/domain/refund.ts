@@ -9,7 +9,7 @@ import {
 } from './payment-link.ts';
 
 /**
- * Refunds of a paid link (docs/refunds.md), pure: how much may still be refunded, what a request for a refund
+ * Refunds of a paid link (docs/webhooks.md#refunds), pure: how much may still be refunded, what a request for a refund
  * becomes, and how a refund settles. The refunds of a link live in the link's own item, so reserving an amount,
  * recording the refund and moving the link's totals are one conditional write: the sum of refunds can never pass
  * the paid amount, whatever the concurrency, because the write says so.
@@ -61,7 +61,7 @@ export function requestRefund(
     id: refundId,
     object: 'refund',
     payment_link_id: link.id,
-    payment_id: link.payment.reference,
+    payment_id: link.payment.id,
     status: 'pending',
     amount: { value: requested?.value ?? fromMinorUnits(minor, currency), currency },
     failure: null,

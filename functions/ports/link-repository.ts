@@ -36,6 +36,13 @@ export interface LinkRepository {
    * while money remains) but moving it on, so no version-conditioned write can undo a reservation. Returns false
    * when the condition fails; the caller reads the link again and decides.
    */
+  /**
+   * Writes a refund's settlement (`settleRefund` in functions/domain/refund.ts): its event, then the link's
+   * refund entry, totals and event list in one write conditioned on that refund still being pending there (not
+   * on the version: concurrent settlements of a link's refunds all land). Returns false when it was settled
+   * already; the event is then an orphan that nothing delivers.
+   */
+  commitRefundSettlement(transition: Transition, refund: Refund): Promise<boolean>;
   reserveRefund(
     link: PaymentLink,
     refund: Refund,

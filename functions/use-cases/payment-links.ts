@@ -2,6 +2,7 @@ import { ConcurrentModificationError, NotFoundError } from '../domain/errors.ts'
 import {
   cancel,
   expire,
+  type LinkEvent,
   type LinkStatus,
   createPaymentLink as newPaymentLink,
   type PaymentLink,
@@ -66,15 +67,20 @@ export async function applyTransition(
       if (error instanceof ConcurrentModificationError && attempt < MAX_TRANSITION_ATTEMPTS) continue;
       throw error;
     }
-    try {
-      await deps.queue.publish({ id: transition.event.id, mode: transition.event.mode, committed: true });
-    } catch (error) {
-      logger.warn('Event queued for the outbox sweeper: send failed', {
-        eventId: transition.event.id,
-        error,
-      });
-    }
+    await publishCommitted(deps.queue, transition.event);
     return { link: transition.after, transition };
+  }
+}
+
+/**
+ * Hands a committed event to the queue. If that send fails the outbox sweeper sends it later, so the failure is
+ * logged, not raised: the change it reports has happened.
+ */
+export async function publishCommitted(queue: EventQueue, event: LinkEvent): Promise<void> {
+  try {
+    await queue.publish({ id: event.id, mode: event.mode, committed: true });
+  } catch (error) {
+    logger.warn('Event queued for the outbox sweeper: send failed', { eventId: event.id, error });
   }
 }
 

@@ -7,7 +7,7 @@ import { ID_RANDOM_LENGTH, randomBase62 } from '../domain/random.ts';
 import { MAX_REFUNDS_PER_LINK, type RefundOutcome, requestRefund, settleRefund } from '../domain/refund.ts';
 import { logger } from '../logger.ts';
 import type { EventQueue } from '../ports/event-queue.ts';
-import { applyTransition, getPaymentLink, type LinkDependencies } from './payment-links.ts';
+import { getPaymentLink, type LinkDependencies, publishCommitted } from './payment-links.ts';
 
 /** Refunds at the PSP that took a link's payment (implemented by the PSP selection, which knows the connection). */
 export interface PaymentRefunds {
@@ -27,7 +27,7 @@ const MAX_RESERVE_ATTEMPTS = 5;
  * `POST /v1/payment-links/{id}/refunds`: reserves the amount on the link (a write conditioned on what remains,
  * so concurrent refunds never add up past the paid amount), then asks the PSP that took the payment and records
  * what it said. A PSP that cannot be reached leaves the refund `pending` (201): its outcome then arrives through
- * the PSP's notification (docs/refunds.md).
+ * the PSP's notification (docs/webhooks.md#refunds).
  */
 export async function createRefund(
   deps: RefundDependencies,
@@ -96,11 +96,14 @@ export async function recordRefundOutcome(
     }
     return refundOf(link, refundId);
   }
-  const { link } = await applyTransition(deps, load, (current, now) => {
-    const change = settleRefund(current, refundId, outcome, deps.checkoutBase, now);
-    return change?.kind === 'settled' ? change.transition : undefined;
-  });
-  return refundOf(link, refundId);
+  const link = await load();
+  const change = settleRefund(link, refundId, outcome, deps.checkoutBase, deps.now());
+  if (change?.kind !== 'settled') return refundOf(link, refundId);
+  if (!(await deps.links.commitRefundSettlement(change.transition, change.refund))) {
+    return refundOf(await load(), refundId); // settled meanwhile by another copy of the same outcome
+  }
+  await publishCommitted(deps.queue, change.transition.event);
+  return change.refund;
 }
 
 function refundOf(link: PaymentLink, refundId: string): Refund {

@@ -19,8 +19,14 @@ const base = 'https://pay.example/checkout';
 
 function paidLink(value = '10.00', currency = 'EUR'): PaymentLink {
   const open = createPaymentLink({ account: 'acme', mode: 'test' }, { amount: { value, currency } }, now);
-  return (markPaid(open, { provider: 'sandbox', reference: 'sbpay_1' }, base, now) as { after: PaymentLink })
-    .after;
+  return (
+    markPaid(
+      open,
+      { id: 'pay_1', connection_id: 'pc_sandbox', provider: 'sandbox', reference: 'sbpay_1' },
+      base,
+      now,
+    ) as { after: PaymentLink }
+  ).after;
 }
 
 /** The link as the repository leaves it after reserving `refund` (what `reserveRefund` writes). */
@@ -53,7 +59,7 @@ describe('requesting a refund', () => {
       id: 're_1',
       status: 'pending',
       payment_link_id: link.id,
-      payment_id: 'sbpay_1',
+      payment_id: 'pay_1',
       amount: { value: '10.50', currency: 'EUR' },
       failure: null,
     });

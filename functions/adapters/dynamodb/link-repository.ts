@@ -172,6 +172,48 @@ export class DynamoLinkRepository implements LinkRepository {
     }
   }
 
+  async commitRefundSettlement({ before, after, event }: Transition, refund: Refund): Promise<boolean> {
+    const index = (before.refunds ?? []).findIndex((candidate) => candidate.id === refund.id);
+    await this.client.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: eventItem(event),
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.link(before.id, before.mode),
+          UpdateExpression:
+            `SET refunds[${index}] = :refund, event_ids = list_append(event_ids, :event), version = version + :one ` +
+            'ADD refund_refunded_minor :refunded, refund_reserved_minor :reserved',
+          ConditionExpression: `refunds[${index}].id = :id AND refunds[${index}].#status = :pending`,
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':refund': refund,
+            ':event': [event.id],
+            ':one': 1,
+            ':refunded': (after.refund_refunded_minor ?? 0) - (before.refund_refunded_minor ?? 0),
+            ':reserved': (after.refund_reserved_minor ?? 0) - (before.refund_reserved_minor ?? 0),
+            ':id': refund.id,
+            ':pending': 'pending',
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) {
+        await this.client
+          .send(new DeleteCommand({ TableName: this.tableName, Key: keys.event(event.id, event.mode) }))
+          .catch(() => undefined); // an orphan left behind is harmless: nothing delivers an unnamed event
+        return false;
+      }
+      throw error;
+    }
+  }
+
   async reserveRefund(
     link: PaymentLink,
     refund: Refund,
