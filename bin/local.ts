@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { apiKeyAuthenticator, apiKeyRepository } from '../functions/dependencies.ts';
 import { type IssuedApiKey, issueApiKey } from '../functions/use-cases/api-keys.ts';
@@ -7,8 +8,10 @@ import { startLocalStack } from '../lib/local/local-stack.ts';
 
 /**
  * `npm start`: the whole service on one machine with embedded defaults. PORT (default 3000), HOST (default
- * 127.0.0.1) and DATA_DIR (default ./.data, git-ignored) are the only settings.
+ * 127.0.0.1) and DATA_DIR (default ./.data, git-ignored) are the only settings. `npm start -- --bundled` runs
+ * each function from the bundle `cdk synth` ships, in a process of its own, instead of the TypeScript sources.
  */
+const { values: flags } = parseArgs({ options: { bundled: { type: 'boolean', default: false } } });
 const env = z
   .object({
     PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
@@ -24,7 +27,12 @@ if (!['127.0.0.1', 'localhost', '::1'].includes(env.HOST)) {
       'delivers webhooks to private addresses: use it on a network you trust only.',
   );
 }
-const stack = await startLocalStack({ port: env.PORT, host: env.HOST, dataDir }).catch((error: Error) => {
+const stack = await startLocalStack({
+  port: env.PORT,
+  host: env.HOST,
+  dataDir,
+  bundled: flags.bundled ? { outdir: join(dataDir, 'bundles') } : undefined,
+}).catch((error: Error) => {
   console.error(`Cannot start: ${error.message}`);
   process.exit(1);
 });
@@ -47,7 +55,7 @@ async function demoCredentials(): Promise<IssuedApiKey> {
 
 const demo = await demoCredentials();
 console.log(`
-Payment links service running locally (data in ${dataDir})
+Payment links service running locally (data in ${dataDir})${flags.bundled ? ', from the Lambda bundles' : ''}
 
   Base URL        ${stack.baseUrl}
   Checkout base   ${stack.checkoutBase}

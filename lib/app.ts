@@ -6,7 +6,8 @@ import { PaymentLinksStack } from './payment-links-stack.ts';
 /**
  * The CDK app, shared by `bin/app.ts` and the infra tests. Context: `stage` (default `dev`; any other stage
  * retains and protects data), `checkoutBase` (a custom domain for checkout pages), `throttleRateLimit` and
- * `throttleBurstLimit` (API Gateway stage throttling), `rateLimitRequests` and `rateLimitWindowSeconds` (the
+ * `throttleBurstLimit` (API Gateway throttling of each merchant route), `publicThrottleRateLimit` and
+ * `publicThrottleBurstLimit` (of each public route), `rateLimitRequests` and `rateLimitWindowSeconds` (the
  * per-(account, mode) limit). cdk-nag's AwsSolutions
  * rules run on every synth; a finding that is not acknowledged in code with its reason fails the synth.
  */
@@ -19,6 +20,10 @@ export function createApp(props: AppProps = {}): { app: App; stack: PaymentLinks
     throttle: {
       rateLimit: numberContext(app, 'throttleRateLimit', 100),
       burstLimit: numberContext(app, 'throttleBurstLimit', 200),
+    },
+    publicThrottle: {
+      rateLimit: numberContext(app, 'publicThrottleRateLimit', 1000),
+      burstLimit: numberContext(app, 'publicThrottleBurstLimit', 2000),
     },
     rateLimit: {
       requests: numberContext(app, 'rateLimitRequests', DEFAULT_RATE_LIMIT.requests),

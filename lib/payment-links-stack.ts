@@ -16,7 +16,10 @@ export interface PaymentLinksStackProps extends StackProps {
   stage: string;
   /** Public base of checkout pages (e.g. a custom domain); defaults to `<api url>/checkout`. */
   checkoutBase?: string;
+  /** API Gateway throttling of each merchant route (requests per second; burst). */
   throttle?: { rateLimit: number; burstLimit: number };
+  /** API Gateway throttling of each public route: checkout pages, the sandbox, PSP notifications. */
+  publicThrottle?: { rateLimit: number; burstLimit: number };
   /** Per-(account, mode) request limit enforced by the functions (defaults in functions/config.ts). */
   rateLimit?: { requests: number; windowSeconds: number };
 }
@@ -38,6 +41,7 @@ export class PaymentLinksStack extends Stack {
     });
     this.api = new MerchantApi(this, 'Api', {
       throttle: props.throttle ?? { rateLimit: 100, burstLimit: 200 },
+      publicThrottle: props.publicThrottle ?? { rateLimit: 1000, burstLimit: 2000 },
       protectData,
     });
     const checkoutBase = props.checkoutBase ?? `${this.api.baseUrl}/checkout`;

@@ -15,6 +15,12 @@ export interface RouteDefinition {
   /** API Gateway path template, e.g. `/v1/payment-links/{id}`. */
   path: string;
   handler: string;
+  /**
+   * Called by buyers' browsers and PSPs rather than merchants' backends: throttled on its own with the public
+   * limits (CDK context `publicThrottleRateLimit`, `publicThrottleBurstLimit`), so a flood of one route neither
+   * shares the merchant routes' limit nor stops another public route.
+   */
+  public?: true;
 }
 
 export const DEFAULT_TIMEOUT_SECONDS = 10;
@@ -144,14 +150,19 @@ export const routes: readonly (RouteDefinition & { handler: HandlerName })[] = [
   { method: 'PATCH', path: '/v1/payment-links/{id}', handler: 'update-payment-link' },
   { method: 'GET', path: '/v1/payment-links/{id}/events', handler: 'list-payment-link-events' },
   { method: 'POST', path: '/v1/events/{id}/redeliver', handler: 'redeliver-event' },
-  { method: 'GET', path: '/checkout/{id}', handler: 'checkout-page' },
-  { method: 'HEAD', path: '/checkout/{id}', handler: 'checkout-page' },
-  { method: 'GET', path: '/checkout/{id}/complete', handler: 'checkout-page' },
-  { method: 'POST', path: '/psp/{provider}/notifications/{connection_id}', handler: 'psp-notifications' },
-  { method: 'POST', path: '/psp/{provider}/notifications', handler: 'psp-notifications' },
-  { method: 'GET', path: '/sandbox/checkout/{id}', handler: 'sandbox-checkout' },
-  { method: 'POST', path: '/sandbox/checkout/{id}/pay', handler: 'sandbox-checkout' },
-  { method: 'POST', path: '/sandbox/checkout/{id}/decline', handler: 'sandbox-checkout' },
+  { method: 'GET', path: '/checkout/{id}', handler: 'checkout-page', public: true },
+  { method: 'HEAD', path: '/checkout/{id}', handler: 'checkout-page', public: true },
+  { method: 'GET', path: '/checkout/{id}/complete', handler: 'checkout-page', public: true },
+  {
+    method: 'POST',
+    path: '/psp/{provider}/notifications/{connection_id}',
+    handler: 'psp-notifications',
+    public: true,
+  },
+  { method: 'POST', path: '/psp/{provider}/notifications', handler: 'psp-notifications', public: true },
+  { method: 'GET', path: '/sandbox/checkout/{id}', handler: 'sandbox-checkout', public: true },
+  { method: 'POST', path: '/sandbox/checkout/{id}/pay', handler: 'sandbox-checkout', public: true },
+  { method: 'POST', path: '/sandbox/checkout/{id}/decline', handler: 'sandbox-checkout', public: true },
   { method: 'GET', path: '/v1/payment-links', handler: 'list-payment-links' },
   { method: 'POST', path: '/v1/payment-links/{id}/cancel', handler: 'cancel-payment-link' },
   { method: 'POST', path: '/v1/payment-links/{id}/refunds', handler: 'create-refund' },

@@ -4,6 +4,7 @@ import { apiKeyAuthenticator, idempotencyStore, now, rateLimiter } from '../depe
 import { RateLimitedError } from '../domain/errors.ts';
 import type { Principal } from '../domain/principal.ts';
 import { logger } from '../logger.ts';
+import type { RateLimitOutcome } from '../ports/rate-limiter.ts';
 import { withIdempotency } from './idempotency.ts';
 import { problemResponse } from './problem.ts';
 import { type BodyMode, parseJsonBody } from './request-body.ts';
@@ -34,6 +35,7 @@ export interface ApiRouteOptions {
 interface ApiContext extends TimedContext {
   principal?: Principal;
   body?: unknown;
+  rateLimit?: RateLimitOutcome;
 }
 
 /** Every failure, expected or not, leaves as problem+json; the unexpected ones are logged with their cause. */
@@ -59,9 +61,29 @@ const authentication = (): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext>
 const rateLimit = (): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext> => ({
   before: async (request) => {
     const outcome = await rateLimiter().hit(request.context.principal as Principal, now());
-    if (!outcome.allowed) throw new RateLimitedError(outcome.retryAfterSeconds);
+    request.context.rateLimit = outcome;
+    if (!outcome.allowed) throw new RateLimitedError(outcome.resetSeconds);
   },
 });
+
+/**
+ * `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` (IETF RateLimit header fields draft) on every
+ * response to a counted request, successes and problems alike (docs/api.md#rate-limits). Registered ahead of
+ * the problem-details middleware, so that its `onError` runs after the problem response exists.
+ */
+const rateLimitHeaders = (): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext> => {
+  const addHeaders = (request: { context: ApiContext; response: ApiResult | null | undefined }) => {
+    const outcome = request.context.rateLimit;
+    if (!outcome || !request.response) return;
+    request.response.headers = {
+      ...request.response.headers,
+      'RateLimit-Limit': String(outcome.limit),
+      'RateLimit-Remaining': String(outcome.remaining),
+      'RateLimit-Reset': String(outcome.resetSeconds),
+    };
+  };
+  return { after: addHeaders, onError: addHeaders };
+};
 
 const jsonBody = (mode: BodyMode): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext> => ({
   before: (request) => {
@@ -71,12 +93,16 @@ const jsonBody = (mode: BodyMode): MiddlewareObj<ApiEvent, ApiResult, Error, Api
 
 /**
  * Wraps a merchant-API handler in the one middleware chain every route shares:
- * request log → problem details → authentication → rate limit → body parsing → idempotency → the route's code.
+ * request log → rate-limit headers → problem details → authentication → rate limit → body parsing → idempotency →
+ * the route's code.
  */
 export function apiHandler(options: ApiRouteOptions, handle: (request: ApiRequest) => Promise<ApiResult>) {
-  const chain = middy<ApiEvent, ApiResult, Error, ApiContext>().use(requestLog()).use(problemDetails());
+  const counted = options.auth && (options.rateLimited ?? true);
+  const chain = middy<ApiEvent, ApiResult, Error, ApiContext>().use(requestLog());
+  if (counted) chain.use(rateLimitHeaders());
+  chain.use(problemDetails());
   if (options.auth) chain.use(authentication());
-  if (options.auth && (options.rateLimited ?? true)) chain.use(rateLimit());
+  if (counted) chain.use(rateLimit());
   const idempotent = options.auth && (options.idempotent ?? true);
   return chain.use(jsonBody(options.body)).handler((event, context) => {
     const request: ApiRequest = {

@@ -1,12 +1,23 @@
 import type { Principal } from '../domain/principal.ts';
 
+/**
+ * What a request learns about its (account, mode)'s window, for the `RateLimit-*` response headers
+ * (docs/api.md#rate-limits).
+ */
+export interface RateLimitOutcome {
+  allowed: boolean;
+  /** Requests per window. */
+  limit: number;
+  /** Requests left in this window after this one (as far as this instance knows; never more than are left). */
+  remaining: number;
+  /** Seconds until the window ends (at least 1): when a refused request may be retried. */
+  resetSeconds: number;
+}
+
 /** Counts requests per (account, mode). */
 export interface RateLimiter {
-  /** Counts one request at `now`; when over the limit, says how long until it may be retried. */
-  hit(
-    principal: Principal,
-    now: Date,
-  ): Promise<{ allowed: true } | { allowed: false; retryAfterSeconds: number }>;
+  /** Counts one request at `now`. */
+  hit(principal: Principal, now: Date): Promise<RateLimitOutcome>;
 }
 
 /** Defaults of RATE_LIMIT_REQUESTS per RATE_LIMIT_WINDOW_SECONDS (functions/config.ts; CDK context). */

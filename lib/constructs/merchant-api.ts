@@ -1,6 +1,7 @@
 import { RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
+  type CfnStage,
   HttpApi,
   HttpMethod,
   HttpRoute,
@@ -14,9 +15,18 @@ import { Construct } from 'constructs';
 import { allowedMethodsByPath, FALLBACK_HANDLER, type HandlerName, routes } from '../routes.ts';
 import { type ServiceFunctions, toConstructId } from './service-functions.ts';
 
+export interface Throttle {
+  /** Requests per second, sustained. */
+  rateLimit: number;
+  /** Requests at once, above the sustained rate, for a few seconds. */
+  burstLimit: number;
+}
+
 export interface MerchantApiProps {
-  /** Stage-wide API Gateway throttling, before any request reaches a function. */
-  throttle: { rateLimit: number; burstLimit: number };
+  /** API Gateway throttling of each merchant route, before any request reaches a function. */
+  throttle: Throttle;
+  /** Throttling of each public route (checkout, sandbox, PSP notifications), sized for buyers' traffic. */
+  publicThrottle: Throttle;
   protectData: boolean;
 }
 
@@ -29,6 +39,8 @@ export interface MerchantApiProps {
 export class MerchantApi extends Construct {
   readonly api: HttpApi;
   readonly baseUrl: string;
+  private readonly stage: HttpStage;
+  private readonly publicThrottle: Throttle;
 
   constructor(scope: Construct, id: string, props: MerchantApiProps) {
     super(scope, id);
@@ -38,6 +50,7 @@ export class MerchantApi extends Construct {
       retention: RetentionDays.ONE_MONTH,
       removalPolicy,
     });
+    this.publicThrottle = props.publicThrottle;
     const stage = new HttpStage(this, 'DefaultStage', {
       httpApi: this.api,
       stageName: '$default',
@@ -64,6 +77,7 @@ export class MerchantApi extends Construct {
         ),
       },
     });
+    this.stage = stage;
     this.baseUrl = stage.url.replace(/\/$/, '');
 
     Validations.of(this).acknowledge({
@@ -84,13 +98,25 @@ export class MerchantApi extends Construct {
       }
       return existing;
     };
+    // CloudFormation's own JSON (the property is untyped, so no key conversion happens).
+    const publicRouteSettings: Record<string, { ThrottlingRateLimit: number; ThrottlingBurstLimit: number }> =
+      {};
     for (const route of routes) {
-      this.api.addRoutes({
+      const added = this.api.addRoutes({
         path: route.path,
         methods: [HttpMethod[route.method]],
         integration: integration(route.handler),
       });
+      if (route.public) {
+        publicRouteSettings[`${route.method} ${route.path}`] = {
+          ThrottlingRateLimit: this.publicThrottle.rateLimit,
+          ThrottlingBurstLimit: this.publicThrottle.burstLimit,
+        };
+        // A stage's route settings may only name routes that exist already.
+        for (const created of added) this.stage.node.addDependency(created);
+      }
     }
+    (this.stage.node.defaultChild as CfnStage).routeSettings = publicRouteSettings;
     for (const path of allowedMethodsByPath().keys()) {
       this.api.addRoutes({
         path,

@@ -20,6 +20,7 @@ import {
   toApiGatewayEvent,
   writeResult,
 } from './api-gateway.ts';
+import { type BundledHandlersOptions, buildFunctionBundles, bundledHandlers } from './bundled-handlers.ts';
 import { ensureTable, startEmbeddedDynamoDb } from './embedded-dynamodb.ts';
 import { startEmbeddedSqs } from './embedded-sqs.ts';
 import { prepareLocalSecrets } from './local-secrets.ts';
@@ -36,6 +37,12 @@ export interface LocalStackOptions {
   host?: string;
   /** Where the embedded store persists; omitted, everything is in memory (tests). */
   dataDir?: string;
+  /**
+   * Run each function from the bundle `cdk synth` ships, in a process of its own as the Lambda runtime does
+   * (lib/local/bundled-handlers.ts), instead of importing the TypeScript handlers into this process. The
+   * bundles are built into `outdir`.
+   */
+  bundled?: { outdir: string } & BundledHandlersOptions;
 }
 
 export interface LocalStack {
@@ -129,7 +136,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   });
 
   enforceFunctionPermissions();
-  const loadHandler = handlerLoader();
+  const bundled =
+    options.bundled && bundledHandlers(await buildFunctionBundles(options.bundled.outdir), options.bundled);
+  const loadHandler = bundled ? bundled.loadHandler : handlerLoader();
   serveApi(server, loadHandler);
   const stopSchedules = startSchedules(schedules, loadHandler);
   const stopConsumers = startQueueConsumers(queueConsumers, {
@@ -158,6 +167,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     async stop() {
       await stopSchedules();
       await stopConsumers();
+      await bundled?.stop();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await sqs.stop();

@@ -300,12 +300,41 @@ async function checkoutTarget(): Promise<string | undefined> {
   return url;
 }
 
+/**
+ * A tenant over its limit: a key whose windows (the default 60 s) for the next 30 minutes already hold the
+ * whole limit, so every request it makes is refused, as in a flood from a misbehaving merchant.
+ */
+async function rateLimitedTarget(): Promise<{ url: string; authorization: string }> {
+  const flooder = await issueApiKey(apiKeyRepository(), `${ACCOUNT}-flood`, 'test');
+  const { RATE_LIMIT_REQUESTS, RATE_LIMIT_WINDOW_SECONDS } = config();
+  const first = Math.floor(Date.now() / 1000 / RATE_LIMIT_WINDOW_SECONDS) * RATE_LIMIT_WINDOW_SECONDS;
+  for (let windowStart = first; windowStart < first + 1800; windowStart += RATE_LIMIT_WINDOW_SECONDS) {
+    await documentClient.send(
+      new PutCommand({
+        TableName: stack.tableName,
+        Item: {
+          ...keys.rateWindow(`${ACCOUNT}-flood`, 'test', windowStart),
+          count: RATE_LIMIT_REQUESTS,
+          ttl: windowStart + RATE_LIMIT_WINDOW_SECONDS + 60,
+        },
+      }),
+    );
+  }
+  const url = `${stack.baseUrl}/v1/payment-links`;
+  const probe = await fetch(url, { headers: { authorization: `Bearer ${flooder.api_key}` } });
+  await probe.arrayBuffer();
+  if (probe.status !== 429) throw new Error(`the spent tenant was answered ${probe.status}`);
+  return { url, authorization: `Bearer ${flooder.api_key}` };
+}
+
 process.on('message', async (message: BenchRequest) => {
   try {
     if (message.cmd === 'webhooks') {
       send({ type: 'webhooks', result: await webhooks(message.count, message.concurrency) });
     } else if (message.cmd === 'checkout') {
       send({ type: 'checkout', url: await checkoutTarget() });
+    } else if (message.cmd === 'rateLimited') {
+      send({ type: 'rateLimited', ...(await rateLimitedTarget()) });
     } else if (message.cmd === 'stop') {
       ceiling.closeAllConnections();
       receiver.closeAllConnections();

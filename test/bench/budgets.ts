@@ -9,6 +9,11 @@ export const budgets = {
   bundleSize: 1.3,
   /** Each handler bundle's cold import / importing the bare client bundle. */
   coldImport: 1.25,
+  /**
+   * 429s per second to a tenant whose window is spent / the create-link ceiling (one PutItem): a refusal costs
+   * no store write, so it must be at least as cheap as the cheapest request that writes.
+   */
+  rejectedThroughput: 1.0,
   /** Webhooks delivered per second through SQS and deliver-webhook / plain signed POSTs to the same receiver. */
   webhookThroughput: 0.5,
 } as const;

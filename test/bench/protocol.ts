@@ -2,6 +2,7 @@
 export type BenchRequest =
   | { cmd: 'webhooks'; count: number; concurrency: number }
   | { cmd: 'checkout' }
+  | { cmd: 'rateLimited' }
   | { cmd: 'stop' };
 
 export type WebhookBenchResult =
@@ -26,6 +27,8 @@ export type BenchReply =
   | { type: 'ready'; createUrl: string; ceilingUrl: string; authorization: string; createBody: string }
   | { type: 'webhooks'; result: WebhookBenchResult }
   | { type: 'checkout'; url: string | undefined }
+  /** A merchant-API URL and a key whose rate-limit windows are all spent for the next half hour. */
+  | { type: 'rateLimited'; url: string; authorization: string }
   | { type: 'error'; message: string };
 
 /** What a browser sends on a top-level navigation: the checkout page then treats the request as a buyer's. */

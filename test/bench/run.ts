@@ -202,6 +202,52 @@ try {
     rounds: { stack: stackRuns, ceiling: ceilingRuns },
   };
 
+  // --- Refused requests (rate limit) ----------------------------------------------------------------------
+  try {
+    ask({ cmd: 'rateLimited' });
+    const limited = await reply('rateLimited');
+    const rejectLoad = (durationMs: number) =>
+      runLoad({
+        url: limited.url,
+        method: 'GET',
+        headers: { authorization: limited.authorization },
+        concurrency,
+        durationMs,
+        ok: (status) => status === 429,
+      });
+    await rejectLoad(plan.warmupMs);
+    const rejectRuns: LoadResult[] = [];
+    const ceilingRuns: LoadResult[] = [];
+    for (let round = 0; round < plan.rounds; round++) {
+      const ceilingFirst = round % 2 === 0;
+      if (ceilingFirst) ceilingRuns.push(await createLoad(ready.ceilingUrl, plan.roundMs));
+      rejectRuns.push(await rejectLoad(plan.roundMs));
+      if (!ceilingFirst) ceilingRuns.push(await createLoad(ready.ceilingUrl, plan.roundMs));
+    }
+    const rejected = combine(rejectRuns);
+    const ceiling = combine(ceilingRuns);
+    row(
+      `429 over the limit (c=${concurrency})`,
+      'GET /v1/payment-links',
+      latency(rejected),
+      latency(ceiling),
+      rejected.rps / ceiling.rps,
+      { min: budgets.rejectedThroughput },
+    );
+    report.rateLimited = { rejected, ceiling };
+  } catch (error) {
+    row(
+      '429 over the limit',
+      'GET /v1/payment-links',
+      `failed: ${(error as Error).message.split('\n')[0]}`,
+      '',
+      0,
+      {
+        min: budgets.rejectedThroughput,
+      },
+    );
+  }
+
   // --- Webhook delivery ------------------------------------------------------------------------------------
   // A failing optional section becomes a row, not a failed run: the other measurements still print.
   try {

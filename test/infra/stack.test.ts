@@ -93,6 +93,38 @@ describe('the CDK stack', () => {
     });
   });
 
+  it('throttles each public route on its own, with limits sized for buyers and PSPs, and the stage after the routes', () => {
+    const stages = template.findResources('AWS::ApiGatewayV2::Stage');
+    const [stage] = Object.values(stages);
+    const publicKeys = routes.filter((route) => route.public).map((route) => `${route.method} ${route.path}`);
+    expect(publicKeys).toEqual(
+      expect.arrayContaining(['GET /checkout/{id}', 'POST /psp/{provider}/notifications']),
+    );
+    expect(Object.keys(stage?.Properties.RouteSettings).sort()).toEqual([...publicKeys].sort());
+    for (const key of publicKeys) {
+      expect(stage?.Properties.RouteSettings[key]).toEqual({
+        ThrottlingRateLimit: 1000,
+        ThrottlingBurstLimit: 2000,
+      });
+    }
+    const routeIds = Object.entries(template.findResources('AWS::ApiGatewayV2::Route'))
+      .filter(([, route]) => publicKeys.includes(route.Properties.RouteKey))
+      .map(([logicalId]) => logicalId);
+    expect(stage?.DependsOn).toEqual(expect.arrayContaining(routeIds));
+  });
+
+  it('takes the public routes’ limits from CDK context', () => {
+    const { template: tuned } = synthesize({
+      publicThrottleRateLimit: '300',
+      publicThrottleBurstLimit: '600',
+    });
+    tuned.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      RouteSettings: Match.objectLike({
+        'GET /checkout/{id}': { ThrottlingRateLimit: 300, ThrottlingBurstLimit: 600 },
+      }),
+    });
+  });
+
   it('keys the table by pk/sk with the shared index, on demand, encrypted, recoverable and protected outside dev', () => {
     template.hasResource('AWS::DynamoDB::GlobalTable', {
       DeletionPolicy: 'Retain',

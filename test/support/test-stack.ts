@@ -1,7 +1,7 @@
 import { apiKeyRepository } from '../../functions/dependencies.ts';
 import type { Mode } from '../../functions/domain/principal.ts';
 import { type IssuedApiKey, issueApiKey } from '../../functions/use-cases/api-keys.ts';
-import { type LocalStack, startLocalStack } from '../../lib/local/local-stack.ts';
+import { type LocalStack, type LocalStackOptions, startLocalStack } from '../../lib/local/local-stack.ts';
 
 export interface TestResponse {
   status: number;
@@ -25,8 +25,8 @@ export interface TestStack extends LocalStack {
  * The local stack in memory on an ephemeral port: real HTTP, the real handlers and the real AWS SDK against the
  * embedded DynamoDB. One per test file (vitest isolates files in their own processes).
  */
-export async function startTestStack(): Promise<TestStack> {
-  const stack = await startLocalStack({ port: 0 });
+export async function startTestStack(options: Omit<LocalStackOptions, 'port'> = {}): Promise<TestStack> {
+  const stack = await startLocalStack({ port: 0, ...options });
   return {
     ...stack,
     issueKey: (account, mode) => issueApiKey(apiKeyRepository(), account, mode),

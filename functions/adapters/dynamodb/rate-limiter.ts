@@ -1,7 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Principal } from '../../domain/principal.ts';
-import type { RateLimiter } from '../../ports/rate-limiter.ts';
+import type { RateLimiter, RateLimitOutcome } from '../../ports/rate-limiter.ts';
 import { keys } from './table-schema.ts';
 
 /**
@@ -15,6 +15,13 @@ import { keys } from './table-schema.ts';
  * what a container reserved and did not spend before the window ends is lost, which is at most the tokens it
  * spent (doubling) and never more than 1% of the limit per container. Near the limit, where a whole lease no
  * longer fits, tokens are reserved one at a time, so the last ones go to whoever asks.
+ *
+ * Once a single token no longer fits, the window is spent for good (reserved tokens are never given back), so
+ * the container remembers it until the window ends: every further request of that tenant is refused from
+ * memory, and a flood of refused requests costs no store write.
+ *
+ * `remaining` is what the count said at this container's last reservation, less what it spent since, plus the
+ * tokens it holds: other containers' spending shows at its next reservation.
  */
 export class DynamoRateLimiter implements RateLimiter {
   private readonly client: DynamoDBDocumentClient;
@@ -22,8 +29,14 @@ export class DynamoRateLimiter implements RateLimiter {
   private readonly limit: number;
   private readonly windowSeconds: number;
   private readonly maxLease: number;
-  /** Per tenant: the window the tokens belong to, tokens left, and the size of the last lease. */
-  private readonly leases = new Map<string, { windowStart: number; left: number; size: number }>();
+  /**
+   * Per tenant: the window the tokens belong to, tokens left, the size of the last lease, the window's free
+   * tokens as of the last reservation, and whether the window is spent.
+   */
+  private readonly leases = new Map<
+    string,
+    { windowStart: number; left: number; size: number; free: number; spent: boolean }
+  >();
 
   constructor(
     client: DynamoDBDocumentClient,
@@ -37,37 +50,47 @@ export class DynamoRateLimiter implements RateLimiter {
     this.maxLease = Math.max(1, Math.floor(options.limit / 100));
   }
 
-  async hit(principal: Principal, now: Date) {
+  async hit(principal: Principal, now: Date): Promise<RateLimitOutcome> {
     const nowSeconds = now.getTime() / 1000;
     const windowStart = Math.floor(nowSeconds / this.windowSeconds) * this.windowSeconds;
+    const outcome = (allowed: boolean, remaining: number): RateLimitOutcome => ({
+      allowed,
+      limit: this.limit,
+      remaining,
+      resetSeconds: Math.max(1, Math.ceil(windowStart + this.windowSeconds - nowSeconds)),
+    });
     const tenant = `${principal.account}#${principal.mode}`;
     let lease = this.leases.get(tenant);
     if (lease?.windowStart !== windowStart) {
-      lease = { windowStart, left: 0, size: 0 };
+      lease = { windowStart, left: 0, size: 0, free: this.limit, spent: false };
       this.leases.set(tenant, lease);
     }
+    if (lease.spent) return outcome(false, 0);
     if (lease.left === 0) {
       const wanted = Math.min(this.maxLease, Math.max(1, lease.size * 2));
-      const granted =
+      const reserved =
         (wanted > 1 && (await this.reserve(principal, windowStart, wanted))) ||
         (await this.reserve(principal, windowStart, 1));
-      if (!granted) {
-        return {
-          allowed: false as const,
-          retryAfterSeconds: Math.max(1, Math.ceil(windowStart + this.windowSeconds - nowSeconds)),
-        };
+      if (!reserved) {
+        lease.spent = true;
+        return outcome(false, 0);
       }
-      lease.left += granted;
-      lease.size = granted;
+      lease.left += reserved.tokens;
+      lease.size = reserved.tokens;
+      lease.free = this.limit - reserved.count;
     }
     lease.left -= 1;
-    return { allowed: true as const };
+    return outcome(true, lease.free + lease.left);
   }
 
-  /** Adds `tokens` to the window's count if they fit under the limit; how many were reserved (0: none). */
-  private async reserve(principal: Principal, windowStart: number, tokens: number): Promise<number> {
+  /** Adds `tokens` to the window's count if they fit under the limit; the window's count after, or undefined. */
+  private async reserve(
+    principal: Principal,
+    windowStart: number,
+    tokens: number,
+  ): Promise<{ tokens: number; count: number } | undefined> {
     try {
-      await this.client.send(
+      const { Attributes } = await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.rateWindow(principal.account, principal.mode, windowStart),
@@ -79,11 +102,12 @@ export class DynamoRateLimiter implements RateLimiter {
             ':room': this.limit - tokens,
             ':ttl': windowStart + this.windowSeconds + 60,
           },
+          ReturnValues: 'UPDATED_NEW',
         }),
       );
-      return tokens;
+      return { tokens, count: Number(Attributes?.count ?? tokens) };
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return 0;
+      if (error instanceof ConditionalCheckFailedException) return undefined;
       throw error;
     }
   }

@@ -1,0 +1,171 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keys } from '../../functions/adapters/dynamodb/table-schema.ts';
+import { documentClient } from '../../functions/clients/dynamodb.ts';
+import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
+import { functions, type HandlerName } from '../../lib/routes.ts';
+import { MAP_READ_MARKER, mapReadsIn } from '../support/map-reads.ts';
+import { httpRequest, navigate } from '../support/navigate.ts';
+import { startTestStack, type TestStack } from '../support/test-stack.ts';
+import { eventually, type Receiver, startReceiver } from '../support/webhooks.ts';
+
+/**
+ * What `cdk synth` ships, run as Lambda runs it (docs/performance.md): every function's bundle, built with the
+ * stack's bundling options, imported in a process of its own with the function's environment, its `handler`
+ * invoked with the events API Gateway (payload 2.0), SQS and EventBridge schedules send, against the embedded
+ * DynamoDB and SQS. The TypeScript handlers the other tests run are not what deploys; these are.
+ */
+const projectRoot = join(import.meta.dirname, '..', '..');
+const outdir = mkdtempSync(join(tmpdir(), 'bundled-functions-'));
+const output = new Map<HandlerName, string>();
+const invocations: { handler: HandlerName; error?: Error }[] = [];
+let stack: TestStack;
+let acme: IssuedApiKey;
+let receiver: Receiver;
+
+beforeAll(async () => {
+  receiver = await startReceiver();
+  stack = await startTestStack({
+    bundled: {
+      outdir,
+      execArgv: [
+        '--import',
+        pathToFileURL(join(projectRoot, 'test', 'support', 'map-read-recorder.ts')).href,
+      ],
+      onOutput: (handler, _stream, chunk) =>
+        output.set(handler, (output.get(handler) ?? '') + chunk.toString()),
+      onInvocation: (handler, error) => invocations.push({ handler, error }),
+    },
+  });
+  acme = await stack.issueKey('acme', 'test');
+}, 120_000);
+afterAll(async () => {
+  await stack?.stop();
+  await receiver?.close();
+  rmSync(outdir, { recursive: true, force: true });
+});
+
+const mapReads = (handler: HandlerName) => mapReadsIn(output.get(handler) ?? '');
+
+async function createLink(body: Record<string, unknown> = {}) {
+  const created = await stack.request('POST', '/v1/payment-links', {
+    key: acme.api_key,
+    body: { amount: { value: '10.50', currency: 'EUR' }, webhook_url: receiver.url, ...body },
+  });
+  expect(created.status).toBe(201);
+  return created.body;
+}
+
+describe('the bundles cdk synth ships, run as the Lambda runtime runs them', () => {
+  it('serve the merchant API: create, get, update, list, cancel, the OpenAPI document, unknown paths', async () => {
+    const link = await createLink();
+    expect((await stack.request('GET', `/v1/payment-links/${link.id}`, { key: acme.api_key })).body).toEqual(
+      link,
+    );
+    const updated = await stack.request('PATCH', `/v1/payment-links/${link.id}`, {
+      key: acme.api_key,
+      body: { description: 'Order 1002' },
+    });
+    expect(updated.body.description).toBe('Order 1002');
+    const list = await stack.request('GET', '/v1/payment-links?limit=10', { key: acme.api_key });
+    expect(list.body.data.map((item: { id: string }) => item.id)).toContain(link.id);
+    const canceled = await stack.request('POST', `/v1/payment-links/${(await createLink()).id}/cancel`, {
+      key: acme.api_key,
+    });
+    expect(canceled.body.status).toBe('canceled');
+    expect((await stack.request('GET', '/v1/openapi.json')).body.openapi).toMatch(/^3\./);
+    const unknown = await stack.request('GET', '/v1/nothing-here');
+    expect([unknown.status, unknown.body.code]).toEqual([404, 'not_found']);
+  });
+
+  it('take a buyer through checkout and the sandbox PSP to a paid link, a signed webhook and its redelivery', async () => {
+    const link = await createLink();
+    const checkout = await navigate(link.checkout_url);
+    expect(checkout.status).toBe(200);
+    const sessionUrl = /http-equiv="refresh" content="0;url=([^"]+)"/.exec(checkout.text)?.[1] as string;
+    expect((await httpRequest(sessionUrl)).status).toBe(200);
+    // The sandbox notifies psp-notifications (signed), which marks the link paid and queues the event.
+    const pay = await httpRequest(`${sessionUrl}/pay`, { method: 'POST' });
+    expect(pay.status).toBeLessThan(400);
+    const paid = await stack.request('GET', `/v1/payment-links/${link.id}`, { key: acme.api_key });
+    expect(paid.body.status).toBe('paid');
+
+    // deliver-webhook, fed by the SQS poller like Lambda's event source.
+    const webhook = await eventually(async () =>
+      receiver.received.find((received) => JSON.parse(received.body).data?.id === link.id),
+    );
+    const headers = webhook.headers as Record<string, string>;
+    expect(new Webhook(acme.webhook_secret).verify(webhook.body, headers)).toMatchObject({
+      type: 'payment_link.paid',
+    });
+    const events = await stack.request('GET', `/v1/payment-links/${link.id}/events`, { key: acme.api_key });
+    const event = events.body.data.find((item: { type: string }) => item.type === 'payment_link.paid');
+    expect(event.id).toBe(headers['webhook-id']);
+    const redeliver = await stack.request('POST', `/v1/events/${event.id}/redeliver`, { key: acme.api_key });
+    expect(redeliver.status).toBe(202);
+    await eventually(
+      async () =>
+        receiver.received.filter((received) => received.headers['webhook-id'] === event.id).length === 2,
+    );
+  });
+
+  it('run the scheduled functions on the schedule events EventBridge sends', async () => {
+    const scheduled: HandlerName[] = ['expire-links', 'outbox-sweeper'];
+    await eventually(
+      async () => scheduled.every((handler) => invocations.some((call) => call.handler === handler)),
+      20_000,
+    );
+  });
+
+  it('every function of lib/routes.ts ran from its bundle without an error, and none read its source map', () => {
+    // A new function fails here until one of the tests above sends it the traffic it serves.
+    const ran = new Set(invocations.map((call) => call.handler));
+    expect([...ran].sort()).toEqual(Object.keys(functions).sort());
+    expect(
+      invocations.filter((call) => call.error).map((call) => `${call.handler}: ${call.error?.message}`),
+    ).toEqual([]);
+    for (const handler of ran) {
+      // Node's own source-map support would parse the whole map at import (NODE_OPTIONS from the stack).
+      expect(output.get(handler)).toContain(`${MAP_READ_MARKER} node-source-maps=false`);
+      expect(mapReads(handler)).toEqual([]);
+    }
+  });
+
+  it('log a failure with the TypeScript file and line of each frame, reading the source map only then', async () => {
+    const link = await createLink();
+    // A stored link the code cannot read (no event list): cancelling it fails inside our code.
+    await documentClient.send(
+      new UpdateCommand({
+        TableName: stack.tableName,
+        Key: keys.link(link.id, 'test'),
+        UpdateExpression: 'REMOVE event_ids',
+      }),
+    );
+    expect(mapReads('cancel-payment-link')).toEqual([]);
+
+    const failed = await stack.request('POST', `/v1/payment-links/${link.id}/cancel`, { key: acme.api_key });
+
+    expect([failed.status, failed.body.code]).toEqual([500, 'internal_error']);
+    const logged = await eventually(async () =>
+      (output.get('cancel-payment-link') ?? '')
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line))
+        .find((entry) => entry.level === 'ERROR' && entry.request_id === failed.body.request_id),
+    );
+    // Project-relative when built inside the project, as `cdk synth` does; this test builds in a temporary folder.
+    const [, file, line] = /(functions\/[\w/.-]+\.ts):(\d+)$/.exec(logged.error.location) ?? [];
+    expect(file, logged.error.location).toBeDefined();
+    // The line named is the one that read the missing list.
+    const sourceLine = readFileSync(join(projectRoot, file as string), 'utf8').split('\n')[Number(line) - 1];
+    expect(sourceLine).toMatch(/event_ids/);
+    expect(logged.error.stack).toMatch(/\([\w/.-]*functions\/[\w/.-]+\.ts:\d+:\d+\)/);
+    expect(logged.error.stack).not.toMatch(/index\.mjs/);
+    expect(mapReads('cancel-payment-link')).toEqual([join(outdir, 'cancel-payment-link', 'index.mjs.map')]);
+  });
+});
