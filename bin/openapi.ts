@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { renderApiReference } from '../functions/http/api-reference.ts';
-import { openApiDocument } from '../functions/http/openapi.ts';
+import { openApiDocument } from '../openapi/document.ts';
+import { renderApiReference } from '../openapi/reference.ts';
 
 /** `npm run openapi`: writes docs/openapi.json and docs/api.md from the zod schemas (a test checks both). */
 const docs = join(import.meta.dirname, '..', 'docs');

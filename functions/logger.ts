@@ -1,14 +1,31 @@
 import { Logger } from '@aws-lambda-powertools/logger';
+import type { Context } from 'aws-lambda';
 import { mapErrorStack } from './source-mapped-stack.ts';
 
 /**
  * One structured JSON logger for every function. Request bodies, API keys and secrets are never passed to it:
- * handlers log the route, status and ids only (see `functions/http/api-handler.ts`).
+ * handlers log the route, status and ids only (see `functions/http/api-handler.ts`). Field names are
+ * snake_case, one spelling per field (`link_id`, `event_id`, `session_id`, `request_id`: docs/operations.md#logs).
  *
  * Logged errors carry stacks that name our TypeScript files and lines: the replacer maps them through the
  * bundle's source map, read only when an error is logged (functions/source-mapped-stack.ts).
  */
+/** The `service` field of every log line and the `service` dimension of every metric. */
+export const SERVICE_NAME = 'payment-links';
+
 export const logger = new Logger({
-  serviceName: 'payment-links',
+  serviceName: SERVICE_NAME,
   jsonReplacerFn: (_key, value) => (value instanceof Error ? mapErrorStack(value) : value),
 });
+
+/**
+ * For the entry points not built on middy (queue consumers, schedules): each line the invocation logs carries
+ * the Lambda context (`function_name`, `function_request_id`, `cold_start`...), as `injectLambdaContext` does for
+ * the HTTP chains (functions/http/).
+ */
+export function withLambdaContext<E, R>(handler: (event: E, context: Context) => Promise<R>) {
+  return (event: E, context: Context): Promise<R> => {
+    logger.addContext(context);
+    return handler(event, context);
+  };
+}

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
+import { ID_RANDOM_LENGTH, newId } from './ids.ts';
 import type { Mode } from './principal.ts';
-import { bytesToBase62, ID_RANDOM_LENGTH, randomBase62 } from './random.ts';
+import { bytesToBase62 } from './random.ts';
 
 /**
  * A PSP connection: one PSP account of a merchant in one mode (docs/orchestration.md). Credentials are not
@@ -27,7 +28,7 @@ export interface PspConnection {
   created_at: string;
 }
 
-export const newConnectionId = (): string => `pc_${randomBase62(ID_RANDOM_LENGTH)}`;
+export const newConnectionId = (): string => newId('pc');
 export const isConnectionId = (id: string): boolean => /^pc_[0-9A-Za-z]{22,64}$/.test(id);
 
 /** Where a connection's credentials live: `<PSP_SECRET_PREFIX>connections/<id>`. */

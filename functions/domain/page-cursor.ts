@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { idPatternBody } from './ids.ts';
 import type { Principal } from './principal.ts';
 
 /**
@@ -8,7 +9,7 @@ import type { Principal } from './principal.ts';
  * another tenant's links; the tag only turns a cursor used with another key into a clear error. Hence no
  * signing key to provision, rotate or leak (docs/api.md#pagination).
  */
-const POSITION = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z#pl_[0-9A-Za-z]{22,64}$/;
+const POSITION = new RegExp(`^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z#${idPatternBody('pl')}$`);
 const MAX_CURSOR_LENGTH = 256;
 
 const tenantTag = (principal: Principal) =>

@@ -1,8 +1,8 @@
 import type { Provider } from './connection.ts';
 import { InvalidStateError } from './errors.ts';
+import { newId } from './ids.ts';
 import { type Amount, fromMinorUnits } from './money.ts';
 import type { Mode, Principal } from './principal.ts';
-import { newEventId, newLinkId } from './random.ts';
 
 export const LINK_STATUSES = ['open', 'paid', 'canceled', 'expired'] as const;
 export type LinkStatus = (typeof LINK_STATUSES)[number];
@@ -165,7 +165,7 @@ export interface Transition {
 
 export function createPaymentLink(principal: Principal, input: PaymentLinkInput, now: Date): PaymentLink {
   return {
-    id: newLinkId(),
+    id: newId('pl'),
     account: principal.account,
     mode: principal.mode,
     status: 'open',
@@ -241,7 +241,7 @@ export function withEvent(
   now: Date,
   data: (link: PaymentLinkResource) => LinkEvent['data'],
 ): Transition {
-  const id = newEventId();
+  const id = newId('evt');
   const committed: PaymentLink = {
     ...after,
     event_ids: [...before.event_ids, id],

@@ -1,4 +1,4 @@
-import { ID_RANDOM_LENGTH, randomBase62 } from './random.ts';
+import { newId } from './ids.ts';
 
 /**
  * A payment: one attempt to pay a link through one connection (docs/orchestration.md, "Payments"). Stored
@@ -19,5 +19,5 @@ export interface PaymentFailure {
   message: string;
 }
 
-export const newPaymentId = (): string => `pay_${randomBase62(ID_RANDOM_LENGTH)}`;
+export const newPaymentId = (): string => newId('pay');
 export const isPaymentId = (id: string): boolean => /^pay_[0-9A-Za-z]{22,64}$/.test(id);

@@ -28,16 +28,3 @@ export function bytesToBase62(bytes: Uint8Array, width: number): string {
   }
   return out.padStart(width, '0').slice(-width);
 }
-
-/** 24 base62 characters: 142 bits, above the 128 bits PRODUCT.md asks of every public id. */
-export const ID_RANDOM_LENGTH = 24;
-
-export const newLinkId = (): string => `pl_${randomBase62(ID_RANDOM_LENGTH)}`;
-export const newEventId = (): string => `evt_${randomBase62(ID_RANDOM_LENGTH)}`;
-
-/**
- * Whether a string has the shape of one of our ids. Anything else names nothing, so it is answered as not found
- * without a lookup (and never reaches a database key: an overlong one would be a store error, not a 404).
- */
-export const isLinkId = (id: string): boolean => /^pl_[0-9A-Za-z]{22,64}$/.test(id);
-export const isEventId = (id: string): boolean => /^evt_[0-9A-Za-z]{22,64}$/.test(id);

@@ -2,7 +2,7 @@ import type { Context, ScheduledEvent } from 'aws-lambda';
 import { config } from '../config.ts';
 import { eventQueue, linkRepository, now, pspConnections } from '../dependencies.ts';
 import { ANSWER_ROOM_MS, CALL_BUDGETS, worstCaseMs } from '../domain/call-budgets.ts';
-import { logger } from '../logger.ts';
+import { logger, withLambdaContext } from '../logger.ts';
 import { expireDueLinks } from '../use-cases/payment-links.ts';
 
 /** Links expired per run; a backlog drains over the following runs (one a minute on AWS). */
@@ -11,7 +11,7 @@ const BATCH_SIZE = 500;
 const SAFETY_MARGIN_MS = worstCaseMs(CALL_BUDGETS.psp) + ANSWER_ROOM_MS;
 
 /** Scheduled (lib/routes.ts `schedules`): records `expired` for open links past `expires_at`. */
-export const handler = async (_event: ScheduledEvent, context: Context) => {
+export const handler = withLambdaContext(async (_event: ScheduledEvent, context: Context) => {
   const result = await expireDueLinks(
     {
       links: linkRepository(),
@@ -25,4 +25,4 @@ export const handler = async (_event: ScheduledEvent, context: Context) => {
   );
   if (result.expired || result.failed) logger.info('expired payment links', result);
   return result;
-};
+});

@@ -1,3 +1,4 @@
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { apiKeyAuthenticator, idempotencyStore, now, rateLimiter } from '../dependencies.ts';
@@ -92,13 +93,15 @@ const jsonBody = (mode: BodyMode): MiddlewareObj<ApiEvent, ApiResult, Error, Api
 });
 
 /**
- * Wraps a merchant-API handler in the one middleware chain every route shares:
- * request log → rate-limit headers → problem details → authentication → rate limit → body parsing → idempotency →
- * the route's code.
+ * Wraps a merchant-API handler in the one middleware chain every route shares: the Lambda context for the
+ * logger → request log → rate-limit headers → problem details → authentication → rate limit → body parsing →
+ * idempotency → the route's code.
  */
 export function apiHandler(options: ApiRouteOptions, handle: (request: ApiRequest) => Promise<ApiResult>) {
   const counted = options.auth && (options.rateLimited ?? true);
-  const chain = middy<ApiEvent, ApiResult, Error, ApiContext>().use(requestLog());
+  const chain = middy<ApiEvent, ApiResult, Error, ApiContext>()
+    .use(injectLambdaContext(logger))
+    .use(requestLog());
   if (counted) chain.use(rateLimitHeaders());
   chain.use(problemDetails());
   if (options.auth) chain.use(authentication());

@@ -1,3 +1,4 @@
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { ServiceError } from '../domain/errors.ts';
@@ -58,6 +59,7 @@ const pageErrors = (): MiddlewareObj<HtmlEvent, HtmlResult, Error, TimedContext>
  */
 export function htmlHandler(handle: (event: HtmlEvent) => Promise<HtmlResult>) {
   return middy<HtmlEvent, HtmlResult, Error, TimedContext>()
+    .use(injectLambdaContext(logger))
     .use(requestLog())
     .use(pageErrors())
     .handler((event) => handle(event));

@@ -7,7 +7,7 @@ export interface LinkRepository {
   create(link: PaymentLink): Promise<void>;
   /**
    * The link with this id in this mode, whatever its account (callers check tenancy), or undefined; also for a
-   * string that is not shaped like a link id (`isLinkId`).
+   * string that is not shaped like a link id (`isId('pl', id)`).
    */
   get(id: string, mode: Mode): Promise<PaymentLink | undefined>;
   /**

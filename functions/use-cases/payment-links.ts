@@ -80,7 +80,7 @@ export async function publishCommitted(queue: EventQueue, event: LinkEvent): Pro
   try {
     await queue.publish({ id: event.id, mode: event.mode, committed: true });
   } catch (error) {
-    logger.warn('Event queued for the outbox sweeper: send failed', { eventId: event.id, error });
+    logger.warn('Event queued for the outbox sweeper: send failed', { event_id: event.id, error });
   }
 }
 
@@ -203,7 +203,7 @@ export async function expireDueLinks(
       if (transition) expired++;
     } catch (error) {
       failed++;
-      logger.error('Could not expire payment link', { linkId: id, error });
+      logger.error('Could not expire payment link', { link_id: id, error });
     }
   }
   return { expired, failed };

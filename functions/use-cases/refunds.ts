@@ -1,9 +1,9 @@
 import { ConcurrentModificationError, NotFoundError } from '../domain/errors.ts';
+import { newId } from '../domain/ids.ts';
 import type { Amount } from '../domain/money.ts';
 import { toMinorUnits } from '../domain/money.ts';
 import type { PaymentLink, Refund } from '../domain/payment-link.ts';
 import type { Mode, Principal } from '../domain/principal.ts';
-import { ID_RANDOM_LENGTH, randomBase62 } from '../domain/random.ts';
 import { MAX_REFUNDS_PER_LINK, type RefundOutcome, requestRefund, settleRefund } from '../domain/refund.ts';
 import { logger } from '../logger.ts';
 import type { EventQueue } from '../ports/event-queue.ts';
@@ -39,7 +39,7 @@ export async function createRefund(
   let refund: Refund;
   for (let attempt = 1; ; attempt++) {
     link = await getPaymentLink(deps, principal, linkId);
-    refund = requestRefund(link, requested, `re_${randomBase62(ID_RANDOM_LENGTH)}`, deps.now());
+    refund = requestRefund(link, requested, newId('re'), deps.now());
     const reserved = await deps.links.reserveRefund(link, refund, {
       paidMinor: toMinorUnits(link.amount),
       refundMinor: toMinorUnits(refund.amount),

@@ -16,8 +16,8 @@ import { eventMessageBody } from '../../functions/adapters/sqs/event-queue.ts';
 import { sqsClient } from '../../functions/clients/sqs.ts';
 import { config } from '../../functions/config.ts';
 import { apiKeyRepository, linkRepository } from '../../functions/dependencies.ts';
+import { newId } from '../../functions/domain/ids.ts';
 import { cancel, createPaymentLink, type LinkEvent } from '../../functions/domain/payment-link.ts';
-import { newEventId, newLinkId } from '../../functions/domain/random.ts';
 import { issueApiKey } from '../../functions/use-cases/api-keys.ts';
 import { startLocalStack } from '../../lib/local/local-stack.ts';
 import {
@@ -78,7 +78,7 @@ if (!template) throw new Error('the sample link was not stored');
 /** The create-link ceiling: a bare node:http server doing one PutItem of the same item, nothing else. */
 const ceiling = createServer(async (req, res) => {
   await readBody(req);
-  const id = newLinkId();
+  const id = newId('pl');
   const item = { ...template, ...keys.link(id, 'test'), id, gsi1sk: `${template.created_at}#${id}` };
   try {
     await documentClient.send(
@@ -143,7 +143,7 @@ async function pool<T>(items: T[], concurrency: number, work: (item: T) => Promi
 async function signedPosts(count: number, concurrency: number): Promise<{ seconds: number; lost: number }> {
   const signer = new Webhook(issued.webhook_secret);
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
-  const ids = Array.from({ length: count }, () => newEventId());
+  const ids = Array.from({ length: count }, () => newId('evt'));
   const all = newPhase(count, 60_000);
   const started = performance.now();
   await pool(ids, concurrency, async (id) => {

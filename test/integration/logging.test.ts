@@ -1,17 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { logger } from '../../functions/logger.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';
+
+// The suite runs at WARN (vitest.config.ts); request lines are INFO. Set before the logger is built: each
+// invocation resets it to the level it was built with.
+vi.hoisted(() => {
+  process.env.POWERTOOLS_LOG_LEVEL = 'INFO';
+});
 
 let stack: TestStack;
 
 beforeAll(async () => {
   stack = await startTestStack();
-  logger.setLogLevel('INFO'); // the suite runs at WARN (vitest.config.ts); request lines are INFO
 });
 afterAll(() => stack.stop());
 
 describe('logs', () => {
-  it('are JSON lines with the request id that never contain keys, secrets or bodies', async () => {
+  it('are JSON lines with the request id and the Lambda context that never contain keys, secrets or bodies', async () => {
     const issued = await stack.issueKey('loggy', 'test');
     const lines: string[] = [];
     const capture = (chunk: unknown) => {
@@ -43,6 +47,16 @@ describe('logs', () => {
         .map((line) => JSON.parse(line));
       expect(records.length).toBeGreaterThanOrEqual(3);
       expect(records.every((record) => typeof record.request_id === 'string')).toBe(true);
+      // The Lambda context of the invocation that wrote each line (Powertools Logger's injectLambdaContext).
+      for (const record of records) {
+        expect(record).toMatchObject({
+          function_name: expect.stringMatching(/^(create|get)-payment-link$/),
+          function_request_id: expect.any(String),
+          cold_start: expect.any(Boolean),
+        });
+      }
+      expect(records.find((record) => record.status === 401)?.function_name).toBe('get-payment-link');
+      expect(new Set(records.map((record) => record.function_request_id)).size).toBe(3);
       expect(records.map((record) => record.status)).toEqual(expect.arrayContaining([201, 422, 401]));
     } finally {
       stdout.mockRestore();

@@ -3,10 +3,11 @@ import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { renderApiReference } from '../../functions/http/api-reference.ts';
-import { openApiDocument, operations } from '../../functions/http/openapi.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { routes } from '../../lib/routes.ts';
+import { openApiDocument } from '../../openapi/document.ts';
+import { operations } from '../../openapi/operations.ts';
+import { renderApiReference } from '../../openapi/reference.ts';
 import { startTestStack, type TestResponse, type TestStack } from '../support/test-stack.ts';
 
 let stack: TestStack;
@@ -22,7 +23,8 @@ afterAll(() => stack.stop());
 
 /** Validates a real response against the documented schema of (method, path, status). */
 function expectDocumented(method: string, path: string, response: TestResponse) {
-  const operation = (document.paths[path] as Record<string, { responses: Record<string, unknown> }>)[method];
+  const paths = document.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>;
+  const operation = paths[path]?.[method];
   const documented = operation?.responses[String(response.status)] as
     | { content: Record<string, { schema: unknown }> }
     | undefined;

@@ -1,7 +1,7 @@
 import type { BatchGetCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { DynamoEventRepository } from '../../functions/adapters/dynamodb/event-repository.ts';
-import { newEventId } from '../../functions/domain/random.ts';
+import { newId } from '../../functions/domain/ids.ts';
 
 const TABLE = 'links';
 type Key = { pk: string; sk: string };
@@ -37,14 +37,14 @@ function batchGetClient(
   return { client: client as unknown as DynamoDBDocumentClient, requests };
 }
 
-const events = (count: number) => Array.from({ length: count }, () => ({ id: newEventId() }));
+const events = (count: number) => Array.from({ length: count }, () => ({ id: newId('evt') }));
 
 describe('reading several events', () => {
   it('reads them with one BatchGetItem, each key once, and answers in the order asked', async () => {
     const stored = events(3);
     const { client, requests } = batchGetClient(stored);
     const repository = new DynamoEventRepository(client, TABLE);
-    const missing = newEventId();
+    const missing = newId('evt');
 
     const [first, again, second, absent] = await repository.getMany([
       { id: stored[0]!.id, mode: 'test' },

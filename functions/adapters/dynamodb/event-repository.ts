@@ -3,12 +3,11 @@ import {
   BatchGetCommand,
   type DynamoDBDocumentClient,
   GetCommand,
-  QueryCommand,
   UpdateCommand,
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
+import { isId } from '../../domain/ids.ts';
 import type { Mode } from '../../domain/principal.ts';
-import { isEventId } from '../../domain/random.ts';
 import {
   ATTEMPTS_KEPT,
   attemptCount,
@@ -18,7 +17,8 @@ import {
   type StoredEvent,
 } from '../../domain/webhook.ts';
 import type { EventKey, EventRepository, OutboxEntry } from '../../ports/event-repository.ts';
-import { keys, OUTBOX_SHARDS, outboxKeys, tableSchema, withoutKeys } from './table-schema.ts';
+import { itemsOfShards } from './query.ts';
+import { keys, outboxKeys, tableSchema, withoutKeys } from './table-schema.ts';
 
 /** Runs a conditional update; false when its condition did not hold. */
 async function conditionally(client: DynamoDBDocumentClient, input: UpdateCommandInput): Promise<boolean> {
@@ -54,7 +54,7 @@ export class DynamoEventRepository implements EventRepository {
   }
 
   async get(id: string, mode: Mode): Promise<StoredEvent | undefined> {
-    if (!isEventId(id)) return undefined;
+    if (!isId('evt', id)) return undefined;
     const { Item } = await this.client.send(
       new GetCommand({ TableName: this.tableName, Key: keys.event(id, mode), ConsistentRead: true }),
     );
@@ -63,7 +63,7 @@ export class DynamoEventRepository implements EventRepository {
 
   async getMany(refs: readonly EventKey[]): Promise<(StoredEvent | undefined)[]> {
     const wanted = [
-      ...new Map(refs.filter((ref) => isEventId(ref.id)).map((ref) => [keyOf(ref), ref])).values(),
+      ...new Map(refs.filter((ref) => isId('evt', ref.id)).map((ref) => [keyOf(ref), ref])).values(),
     ];
     const chunks = Array.from({ length: Math.ceil(wanted.length / BATCH_GET_LIMIT) }, (_, index) =>
       wanted.slice(index * BATCH_GET_LIMIT, (index + 1) * BATCH_GET_LIMIT),
@@ -176,35 +176,21 @@ export class DynamoEventRepository implements EventRepository {
   }
 
   async dueEntries(now: Date, limit: number): Promise<OutboxEntry[]> {
-    const entries: OutboxEntry[] = [];
-    for (let shard = 0; shard < OUTBOX_SHARDS && entries.length < limit; shard++) {
-      let ExclusiveStartKey: Record<string, unknown> | undefined;
-      do {
-        const page = await this.client.send(
-          new QueryCommand({
-            TableName: this.tableName,
-            IndexName: tableSchema.gsi2.indexName,
-            // `~` sorts after every character of an id, so entries due exactly now are included.
-            KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk <= :now',
-            ExpressionAttributeValues: { ':pk': keys.outbox(shard), ':now': `${now.toISOString()}~` },
-            ProjectionExpression: '#id, #mode, delivery_seq, gsi2sk',
-            ExpressionAttributeNames: { '#id': 'id', '#mode': 'mode' },
-            Limit: limit - entries.length,
-            ExclusiveStartKey,
-          }),
-        );
-        for (const item of page.Items ?? []) {
-          entries.push({
-            id: item.id as string,
-            mode: item.mode as Mode,
-            delivery_seq: item.delivery_seq as number,
-            due: item.gsi2sk as string,
-          });
-        }
-        ExclusiveStartKey = page.LastEvaluatedKey;
-      } while (ExclusiveStartKey && entries.length < limit);
-    }
-    return entries;
+    const items = await itemsOfShards(this.client, limit, (shard) => ({
+      TableName: this.tableName,
+      IndexName: tableSchema.gsi2.indexName,
+      // `~` sorts after every character of an id, so entries due exactly now are included.
+      KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk <= :now',
+      ExpressionAttributeValues: { ':pk': keys.outbox(shard), ':now': `${now.toISOString()}~` },
+      ProjectionExpression: '#id, #mode, delivery_seq, gsi2sk',
+      ExpressionAttributeNames: { '#id': 'id', '#mode': 'mode' },
+    }));
+    return items.map((item) => ({
+      id: item.id as string,
+      mode: item.mode as Mode,
+      delivery_seq: item.delivery_seq as number,
+      due: item.gsi2sk as string,
+    }));
   }
 
   postpone(entry: OutboxEntry, dueAt: Date): Promise<boolean> {

@@ -8,9 +8,9 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { ConcurrentModificationError } from '../../domain/errors.ts';
+import { isId } from '../../domain/ids.ts';
 import type { LinkEvent, LinkStatus, PaymentLink, Refund, Transition } from '../../domain/payment-link.ts';
 import type { Mode } from '../../domain/principal.ts';
-import { isLinkId } from '../../domain/random.ts';
 import { OUTBOX_GRACE_MS } from '../../domain/webhook.ts';
 import {
   type LinkListQuery,
@@ -18,20 +18,14 @@ import {
   type LinkRepository,
   linkPosition,
 } from '../../ports/link-repository.ts';
-import { keys, outboxKeys, tableSchema, withoutKeys } from './table-schema.ts';
-
-/** Which gsi3 partition a link's expiry lives in: spreads the sweeper's reads and writes. */
-export function expiryShard(id: string): number {
-  let sum = 0;
-  for (let index = 0; index < id.length; index++) sum += id.charCodeAt(index);
-  return sum % tableSchema.expiryShards;
-}
+import { itemsOfShards } from './query.ts';
+import { keys, outboxKeys, shardOf, tableSchema, withoutKeys } from './table-schema.ts';
 
 function linkItem(link: PaymentLink) {
   // Sparse: only open links with an expiry are in gsi3, so every later Put of the link drops it from there.
   const expiry =
     link.status === 'open' && link.expires_at
-      ? { gsi3pk: keys.expiryShard(expiryShard(link.id)), gsi3sk: `${link.expires_at}#${link.id}` }
+      ? { gsi3pk: keys.expiryShard(shardOf(link.id)), gsi3sk: `${link.expires_at}#${link.id}` }
       : {};
   return {
     ...keys.link(link.id, link.mode),
@@ -112,7 +106,7 @@ export class DynamoLinkRepository implements LinkRepository {
   }
 
   async get(id: string, mode: Mode): Promise<PaymentLink | undefined> {
-    if (!isLinkId(id)) return undefined;
+    if (!isId('pl', id)) return undefined;
     const { Item } = await this.client.send(
       new GetCommand({ TableName: this.tableName, Key: keys.link(id, mode), ConsistentRead: true }),
     );
@@ -314,28 +308,16 @@ export class DynamoLinkRepository implements LinkRepository {
   }
 
   async dueForExpiry(now: Date, limit: number): Promise<{ id: string; mode: Mode }[]> {
-    const due: { id: string; mode: Mode }[] = [];
     // `<expires_at>#<id>` up to and including this instant: '~' sorts after every id character.
     const bound = `${now.toISOString()}#~`;
-    for (let shard = 0; shard < tableSchema.expiryShards && due.length < limit; shard++) {
-      let ExclusiveStartKey: Record<string, unknown> | undefined;
-      do {
-        const page = await this.client.send(
-          new QueryCommand({
-            TableName: this.tableName,
-            IndexName: tableSchema.gsi3.indexName,
-            KeyConditionExpression: 'gsi3pk = :shard AND gsi3sk <= :bound',
-            ExpressionAttributeValues: { ':shard': keys.expiryShard(shard), ':bound': bound },
-            ProjectionExpression: 'id, #mode',
-            ExpressionAttributeNames: { '#mode': 'mode' },
-            Limit: limit - due.length,
-            ExclusiveStartKey,
-          }),
-        );
-        for (const item of page.Items ?? []) due.push({ id: String(item.id), mode: item.mode as Mode });
-        ExclusiveStartKey = page.LastEvaluatedKey;
-      } while (ExclusiveStartKey && due.length < limit);
-    }
-    return due;
+    const items = await itemsOfShards(this.client, limit, (shard) => ({
+      TableName: this.tableName,
+      IndexName: tableSchema.gsi3.indexName,
+      KeyConditionExpression: 'gsi3pk = :shard AND gsi3sk <= :bound',
+      ExpressionAttributeValues: { ':shard': keys.expiryShard(shard), ':bound': bound },
+      ProjectionExpression: 'id, #mode',
+      ExpressionAttributeNames: { '#mode': 'mode' },
+    }));
+    return items.map((item) => ({ id: String(item.id), mode: item.mode as Mode }));
   }
 }

@@ -1,5 +1,10 @@
-import { type DynamoDBDocumentClient, paginateQuery } from '@aws-sdk/lib-dynamodb';
-import { tableSchema, withoutKeys } from './table-schema.ts';
+import {
+  type DynamoDBDocumentClient,
+  paginateQuery,
+  QueryCommand,
+  type QueryCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import { INDEX_SHARDS, tableSchema, withoutKeys } from './table-schema.ts';
 
 /**
  * Every record of one `gsi1` partition, in key order, all pages read. For listings that are small by nature
@@ -22,4 +27,27 @@ export async function recordsOfGsi1Partition<T>(
   );
   for await (const page of pages) for (const item of page.Items ?? []) records.push(withoutKeys<T>(item));
   return records;
+}
+
+/**
+ * Up to `limit` items of a sharded index (see `INDEX_SHARDS`), shard after shard, each read page by page:
+ * `query(shard)` says what to read in one shard.
+ */
+export async function itemsOfShards(
+  client: DynamoDBDocumentClient,
+  limit: number,
+  query: (shard: number) => QueryCommandInput,
+): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  for (let shard = 0; shard < INDEX_SHARDS && items.length < limit; shard++) {
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await client.send(
+        new QueryCommand({ ...query(shard), Limit: limit - items.length, ExclusiveStartKey }),
+      );
+      items.push(...(page.Items ?? []));
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey && items.length < limit);
+  }
+  return items;
 }

@@ -23,8 +23,6 @@ export const tableSchema = {
   gsi2: { indexName: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
   /** Sparse index of open links with an expiry, by expiry time, spread over shards: the sweeper's work list. */
   gsi3: { indexName: 'gsi3', partitionKey: 'gsi3pk', sortKey: 'gsi3sk' },
-  /** Number of gsi3 partitions the due links are spread over (a shard is picked from the link id). */
-  expiryShards: 4,
   /** Epoch seconds after which DynamoDB may delete the item (idempotency records, rate-limit windows). */
   timeToLiveAttribute: 'ttl',
 } as const;
@@ -42,6 +40,7 @@ export const keys = {
   }),
   /** gsi2 (outbox) partition of an undelivered event; see {@link outboxKeys}. */
   outbox: (shard: number) => `OUTBOX#${shard}`,
+  /** gsi3 partition of an open link's expiry. */
   expiryShard: (shard: number) => `EXPIRY#${shard}`,
   idempotency: (account: string, mode: string, keyHash: string) => ({
     pk: `IDEMPOTENCY#${account}#${mode}#${keyHash}`,
@@ -54,17 +53,22 @@ export const keys = {
 };
 
 /**
- * The outbox is spread over a few gsi2 partitions so that its writes (every event is written there several
- * times: recorded, retried, postponed by the sweeper) never concentrate on one index partition; the sweeper
- * reads them all.
+ * The sweepers' work lists (the outbox in gsi2, due expiries in gsi3) are each spread over this many index
+ * partitions, so that their writes (an outbox entry is written several times: recorded, retried, postponed)
+ * never concentrate on one partition; a sweeper reads every shard (`itemsOfShards` in query.ts).
  */
-export const OUTBOX_SHARDS = 4;
+export const INDEX_SHARDS = 4;
+
+/** The shard an id's entry lives in, the same hash for every sharded index. */
+export function shardOf(id: string): number {
+  let hash = 0;
+  for (const char of id) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
+  return hash % INDEX_SHARDS;
+}
 
 /** gsi2 attributes of an event due at `dueAt`: shard by event id, sort by due time (ISO 8601 sorts as text). */
 export function outboxKeys(eventId: string, dueAt: Date) {
-  let hash = 0;
-  for (const char of eventId) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
-  return { gsi2pk: keys.outbox(hash % OUTBOX_SHARDS), gsi2sk: `${dueAt.toISOString()}#${eventId}` };
+  return { gsi2pk: keys.outbox(shardOf(eventId)), gsi2sk: `${dueAt.toISOString()}#${eventId}` };
 }
 
 const KEY_ATTRIBUTES = ['pk', 'sk', 'gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk', 'gsi3pk', 'gsi3sk', 'ttl'];

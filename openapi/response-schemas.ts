@@ -1,21 +1,24 @@
 import { z } from 'zod';
-import { EVENT_TYPES, LINK_STATUSES, REFUND_STATUSES } from '../domain/payment-link.ts';
-import { MODES } from '../domain/principal.ts';
-import { EVENT_STATUSES } from '../domain/webhook.ts';
+import { idPattern } from '../functions/domain/ids.ts';
+import { EVENT_TYPES, LINK_STATUSES, REFUND_STATUSES } from '../functions/domain/payment-link.ts';
+import { MODES } from '../functions/domain/principal.ts';
+import { EVENT_STATUSES } from '../functions/domain/webhook.ts';
+import { MAX_BODY_BYTES } from '../functions/http/request-body.ts';
 
 /**
  * Response schemas: they document what the API returns (docs/openapi.json) and the API tests validate real
- * responses against the generated document, so these cannot drift from the handlers either.
+ * responses against the generated document, so these cannot drift from the handlers either. Build time only,
+ * so they use classic zod; a schema with a `meta` id is a component of the document (`#/components/schemas`).
  */
 const timestamp = (description: string) => z.iso.datetime().meta({ description });
 const nullableTimestamp = (description: string) => z.iso.datetime().nullable().meta({ description });
 
+export const PaymentLinkId = z.string().regex(idPattern('pl'));
+export const EventId = z.string().regex(idPattern('evt'));
+
 export const PaymentLinkSchema = z
   .strictObject({
-    id: z
-      .string()
-      .regex(/^pl_[0-9A-Za-z]{22,}$/)
-      .meta({ example: 'pl_4f8Qm2Zk9WcT1bXy7LrN3s' }),
+    id: PaymentLinkId.meta({ example: 'pl_4f8Qm2Zk9WcT1bXy7LrN3s' }),
     object: z.literal('payment_link'),
     mode: z.enum(MODES).meta({ description: 'The mode of the API key that created the link.' }),
     status: z.enum(LINK_STATUSES).meta({
@@ -47,7 +50,7 @@ export const PaymentLinkSchema = z
         description: 'What succeeded refunds gave back, in the currency of the link: "0.00" until then.',
       }),
   })
-  .meta({ title: 'Payment link' });
+  .meta({ id: 'PaymentLink', title: 'Payment link' });
 
 export const PaymentLinkListSchema = z
   .strictObject({
@@ -57,16 +60,13 @@ export const PaymentLinkListSchema = z
       .nullable()
       .meta({ description: 'Pass as `cursor` for the next page; null on the last page.' }),
   })
-  .meta({ title: 'A page of payment links' });
+  .meta({ id: 'PaymentLinkList', title: 'A page of payment links' });
 
 export const EventLogSchema = z
   .strictObject({
     data: z.array(
       z.strictObject({
-        id: z
-          .string()
-          .regex(/^evt_[0-9A-Za-z]{22,}$/)
-          .meta({ description: 'Also the `webhook-id` header.' }),
+        id: EventId.meta({ description: 'Also the `webhook-id` header.' }),
         type: z.enum(EVENT_TYPES),
         created_at: timestamp('When the transition happened.'),
         status: z.enum(EVENT_STATUSES).meta({
@@ -90,17 +90,14 @@ export const EventLogSchema = z
       }),
     ),
   })
-  .meta({ title: 'Webhook events of a payment link' });
+  .meta({ id: 'EventLog', title: 'Webhook events of a payment link' });
 
 export const RefundSchema = z
   .strictObject({
-    id: z
-      .string()
-      .regex(/^re_[0-9A-Za-z]{22,}$/)
-      .meta({ example: 're_8cQm2Zk9WcT1bXy7LrN3sF4a' }),
+    id: z.string().regex(idPattern('re')).meta({ example: 're_8cQm2Zk9WcT1bXy7LrN3sF4a' }),
     object: z.literal('refund'),
-    payment_link_id: z.string(),
-    payment_id: z.string().meta({ description: 'The payment refunded.' }),
+    payment_link_id: PaymentLinkId,
+    payment_id: z.string().regex(idPattern('pay')).meta({ description: 'The payment refunded.' }),
     status: z.enum(REFUND_STATUSES).meta({
       description:
         '`pending` until the PSP settles it; `succeeded` and `failed` are final (each with its webhook).',
@@ -117,15 +114,15 @@ export const RefundSchema = z
     created_at: timestamp('RFC 3339, UTC.'),
     updated_at: timestamp('When the status last changed.'),
   })
-  .meta({ title: 'Refund' });
+  .meta({ id: 'Refund', title: 'Refund' });
 
 export const RefundListSchema = z
   .strictObject({ data: z.array(RefundSchema).meta({ description: 'Newest first.' }) })
-  .meta({ title: 'Refunds of a payment link' });
+  .meta({ id: 'RefundList', title: 'Refunds of a payment link' });
 
 export const RedeliverySchema = z
   .strictObject({ id: z.string(), status: z.literal('pending') })
-  .meta({ title: 'A queued redelivery' });
+  .meta({ id: 'Redelivery', title: 'A queued redelivery' });
 
 /** Every `code` a problem may carry (PRODUCT.md section 5), with its HTTP status and meaning. */
 export const ERROR_CODES = {
@@ -141,7 +138,7 @@ export const ERROR_CODES = {
     status: 409,
     meaning: 'A request with this `Idempotency-Key` is still running; retry after `Retry-After`.',
   },
-  payload_too_large: { status: 413, meaning: 'The body is over 32 KiB.' },
+  payload_too_large: { status: 413, meaning: `The body is over ${MAX_BODY_BYTES / 1024} KiB.` },
   unsupported_media_type: { status: 415, meaning: 'The body is not `Content-Type: application/json`.' },
   validation_failed: { status: 422, meaning: 'One `errors` entry per invalid field, parameter or header.' },
   idempotency_key_reused: {
@@ -171,4 +168,4 @@ export const ProblemSchema = z
       .optional(),
     request_id: z.string(),
   })
-  .meta({ title: 'Problem details (RFC 9457)' });
+  .meta({ id: 'Problem', title: 'Problem details (RFC 9457)' });

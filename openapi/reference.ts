@@ -1,0 +1,217 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { EVENT_TYPES } from '../functions/domain/payment-link.ts';
+import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from '../functions/http/idempotency.ts';
+import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from '../functions/http/list-query.ts';
+import { MAX_BODY_BYTES } from '../functions/http/request-body.ts';
+import { DEFAULT_RATE_LIMIT } from '../functions/ports/rate-limiter.ts';
+import {
+  IDEMPOTENCY_KEY_TTL_HOURS,
+  IDEMPOTENCY_LOCK_SECONDS,
+  MAX_IDEMPOTENCY_KEY_LENGTH,
+} from '../functions/use-cases/idempotency.ts';
+import { errorsByStatus, openApiDocument } from './document.ts';
+import { type OperationSpec, operations } from './operations.ts';
+import { ERROR_CODES } from './response-schemas.ts';
+
+/**
+ * Renders docs/api.md: the prose of api-reference.template.md with its `{{name}}` slots filled, the tables
+ * from the OpenAPI document (`npm run openapi` writes both; a test fails when either is stale), so the
+ * reference lists exactly the operations, fields, limits and error codes the code enforces.
+ */
+export function renderApiReference(): string {
+  const template = readFileSync(join(import.meta.dirname, 'api-reference.template.md'), 'utf8');
+  return fillTemplate(template, { ...tables(), ...limits() });
+}
+
+/** The numbers and names the prose states, from the constants the code enforces. */
+const limits = () => ({
+  max_body_kib: String(MAX_BODY_BYTES / 1024),
+  idempotency_key_header: IDEMPOTENCY_KEY_HEADER,
+  replayed_header: REPLAYED_HEADER,
+  max_idempotency_key_length: String(MAX_IDEMPOTENCY_KEY_LENGTH),
+  idempotency_key_ttl_hours: String(IDEMPOTENCY_KEY_TTL_HOURS),
+  idempotency_lock_seconds: String(IDEMPOTENCY_LOCK_SECONDS),
+  default_list_limit: String(DEFAULT_LIST_LIMIT),
+  max_list_limit: String(MAX_LIST_LIMIT),
+  rate_limit_requests: String(DEFAULT_RATE_LIMIT.requests),
+  rate_limit_window_seconds: String(DEFAULT_RATE_LIMIT.windowSeconds),
+  event_types: EVENT_TYPES.map((type) => `\`${type}\``).join(', '),
+});
+
+function tables() {
+  const document = openApiDocument() as unknown as Document;
+  return {
+    operations: operations.map((spec) => operationSection(spec, document)).join('\n\n'),
+    resources: Object.entries(document.components.schemas)
+      .map(([name, schema]) => [`### ${name}`, '', schema.title ?? '', '', ...fieldTable(schema)].join('\n'))
+      .join('\n\n'),
+    error_codes: errorCodeTable().join('\n'),
+  };
+}
+
+/** Every slot must be filled and every value used, so a renamed slot fails the generator instead of the reader. */
+export function fillTemplate(template: string, values: Record<string, string>): string {
+  const unused = new Set(Object.keys(values));
+  const filled = template.replaceAll(/\{\{(\w+)\}\}/g, (_, name: string) => {
+    const value = values[name];
+    if (value === undefined) throw new Error(`api-reference.template.md: no value for {{${name}}}`);
+    unused.delete(name);
+    return value;
+  });
+  if (unused.size) throw new Error(`api-reference.template.md lacks {{${[...unused].join('}}, {{')}}}`);
+  return filled;
+}
+
+interface Parameter {
+  name: string;
+  in: string;
+  required?: boolean;
+  description?: string;
+  schema: Schema;
+}
+interface Document {
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        parameters?: Parameter[];
+        requestBody?: { required?: boolean; content: Record<string, { schema: Schema }> };
+      }
+    >
+  >;
+  components: { schemas: Record<string, Schema & { title?: string }> };
+}
+
+type Schema = {
+  type?: string | string[];
+  anyOf?: Schema[];
+  allOf?: Schema[];
+  enum?: unknown[];
+  const?: unknown;
+  properties?: Record<string, Schema>;
+  required?: string[];
+  items?: Schema;
+  additionalProperties?: Schema | boolean;
+  propertyNames?: Schema;
+  $ref?: string;
+  description?: string;
+  pattern?: string;
+  format?: string;
+  minLength?: number;
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+  default?: unknown;
+};
+
+const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
+
+function typeOf(schema: Schema): string {
+  if (schema.$ref) return schema.$ref.split('/').pop() ?? 'object';
+  if (schema.const !== undefined) return `\`${JSON.stringify(schema.const)}\``;
+  if (schema.enum) return schema.enum.map((value) => `\`${String(value)}\``).join(' | ');
+  if (schema.anyOf) return schema.anyOf.map(typeOf).join(' or ');
+  if (Array.isArray(schema.type)) return schema.type.join(' or ');
+  if (schema.type === 'array' && schema.items) return `array of ${typeOf(schema.items)}`;
+  if (
+    schema.type === 'object' &&
+    schema.additionalProperties &&
+    typeof schema.additionalProperties === 'object'
+  )
+    return `object of ${typeOf(schema.additionalProperties)}`;
+  return schema.type ?? 'any';
+}
+
+function constraintsOf(schema: Schema): string[] {
+  const parts: string[] = [];
+  for (const variant of [schema, ...(schema.anyOf ?? [])]) {
+    if (variant.format) parts.push(`format ${variant.format}`);
+    if (variant.minLength !== undefined && variant.maxLength !== undefined)
+      parts.push(`${variant.minLength}–${variant.maxLength} characters`);
+    else if (variant.maxLength !== undefined) parts.push(`at most ${variant.maxLength} characters`);
+    if (variant.minimum !== undefined) parts.push(`≥ ${variant.minimum}`);
+    if (variant.maximum !== undefined) parts.push(`≤ ${variant.maximum}`);
+    if (variant.pattern && variant.format !== 'date-time') parts.push(`pattern \`${variant.pattern}\``);
+    if (variant.propertyNames?.maxLength !== undefined)
+      parts.push(
+        `keys ${variant.propertyNames.minLength ?? 0}–${variant.propertyNames.maxLength} characters`,
+      );
+    const values =
+      typeof variant.additionalProperties === 'object' ? variant.additionalProperties : undefined;
+    if (values?.maxLength !== undefined) parts.push(`values at most ${values.maxLength} characters`);
+    if (variant.default !== undefined) parts.push(`default ${JSON.stringify(variant.default)}`);
+  }
+  return parts;
+}
+
+const describe = (description: string | undefined, constraints: string[]) =>
+  [description, constraints.length ? `(${constraints.join('; ')})` : ''].filter(Boolean).join(' ');
+
+function fieldRows(schema: Schema, prefix = ''): string[] {
+  const rows: string[] = [];
+  for (const [name, field] of Object.entries(schema.properties ?? {})) {
+    const required = schema.required?.includes(name) ? 'yes' : 'no';
+    const notes = describe(field.description, constraintsOf(field));
+    rows.push(`| \`${prefix}${name}\` | ${cell(typeOf(field))} | ${required} | ${cell(notes)} |`);
+    if (field.type === 'object' && field.properties) rows.push(...fieldRows(field, `${prefix}${name}.`));
+  }
+  return rows;
+}
+
+const fieldTable = (schema: Schema) => [
+  '| field | type | required | notes |',
+  '| ----- | ---- | -------- | ----- |',
+  ...fieldRows(schema),
+];
+
+function operationSection(spec: OperationSpec, document: Document): string {
+  const operation = document.paths[spec.path]?.[spec.method];
+  const lines = [
+    `### ${spec.summary}`,
+    '',
+    `\`${spec.method.toUpperCase()} ${spec.path}\``,
+    '',
+    spec.description,
+  ];
+  if (!spec.auth) lines.push('', 'No API key needed.');
+  if (operation?.parameters?.length) lines.push('', ...parameterTable(operation.parameters));
+  const body = operation?.requestBody;
+  const bodySchema = body && Object.values(body.content)[0]?.schema;
+  if (bodySchema) {
+    lines.push('', body.required ? 'Request body:' : 'Request body (optional):', '');
+    if (Object.keys(bodySchema.properties ?? {}).length) lines.push(...fieldTable(bodySchema));
+    else lines.push('None needed; `{}` is accepted.');
+  }
+  const component = componentName(spec.success.schema);
+  const success = component ? `[${component}](#${component.toLowerCase()})` : 'JSON';
+  lines.push('', `Response: \`${spec.success.status}\` ${success}. ${spec.success.description}`, '');
+  lines.push('| status | error codes |', '| ------ | ----------- |');
+  for (const [status, codes] of errorsByStatus(spec)) {
+    lines.push(`| ${status} | ${codes.map((code) => `[\`${code}\`](#${code})`).join(', ')} |`);
+  }
+  return lines.join('\n');
+}
+
+const componentName = (schema: OperationSpec['success']['schema']) =>
+  schema instanceof z.ZodType ? (z.globalRegistry.get(schema)?.id as string | undefined) : undefined;
+
+const parameterTable = (parameters: Parameter[]) => [
+  '| parameter | in | required | type | notes |',
+  '| --------- | -- | -------- | ---- | ----- |',
+  ...parameters.map((parameter) => {
+    const notes = describe(parameter.description, constraintsOf(parameter.schema));
+    return `| \`${parameter.name}\` | ${parameter.in} | ${parameter.required ? 'yes' : 'no'} | ${cell(typeOf(parameter.schema))} | ${cell(notes)} |`;
+  }),
+];
+
+const errorCodeTable = () => [
+  '| code | status | type | meaning |',
+  '| ---- | ------ | ---- | ------- |',
+  ...Object.entries(ERROR_CODES).map(
+    ([code, { status, meaning }]) =>
+      `| <a id="${code}"></a>\`${code}\` | ${status} | \`/problems/${code}\` | ${cell(meaning)} |`,
+  ),
+];
