@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ID_RANDOM_LENGTH, newId } from './ids.ts';
+import { ID_RANDOM_LENGTH, isId, newId } from './ids.ts';
 import type { Mode } from './principal.ts';
 import { bytesToBase62 } from './random.ts';
 
@@ -29,7 +29,7 @@ export interface PspConnection {
 }
 
 export const newConnectionId = (): string => newId('pc');
-export const isConnectionId = (id: string): boolean => /^pc_[0-9A-Za-z]{22,64}$/.test(id);
+export const isConnectionId = (id: string): boolean => isId('pc', id);
 
 /** Where a connection's credentials live: `<PSP_SECRET_PREFIX>connections/<id>`. */
 export const connectionSecretName = (secretPrefix: string, id: string): string =>

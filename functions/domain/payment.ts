@@ -1,4 +1,4 @@
-import { newId } from './ids.ts';
+import { isId, newId } from './ids.ts';
 
 /**
  * A payment: one attempt to pay a link through one connection (docs/orchestration.md, "Payments"). Stored
@@ -20,4 +20,4 @@ export interface PaymentFailure {
 }
 
 export const newPaymentId = (): string => newId('pay');
-export const isPaymentId = (id: string): boolean => /^pay_[0-9A-Za-z]{22,64}$/.test(id);
+export const isPaymentId = (id: string): boolean => isId('pay', id);

@@ -12,8 +12,8 @@ export interface CheckoutSecretsProps {
 
 /**
  * The secrets of checkout: the sandbox PSP's generated HMAC signing secret, and the naming convention for PSP
- * credentials that operators create per (account, mode): `payment-links/<stage>/psp/stripe/<account>/<mode>`,
- * a JSON value `{"secret_key": "sk_…", "webhook_secret": "whsec_…"}` (docs/checkout.md). Functions get
+ * credentials that `npm run psp -- add` stores per connection: `payment-links/<stage>/psp/connections/<pc_id>`,
+ * a JSON value per provider (docs/orchestration.md#connections). Functions get
  * `secretsmanager:GetSecretValue` on exactly the secrets their route-table entry lists.
  */
 export class CheckoutSecrets extends Construct {
@@ -69,7 +69,7 @@ export class CheckoutSecrets extends Construct {
           // Exactly this one wildcard resource (cdk-nag's granular finding id), nothing else on the role.
           id: `AwsSolutions::AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:${rendered(region, 'Region')}:${rendered(account, 'AccountId')}:secret:${this.pspSecretPrefix}*]`,
           reason:
-            "PSP credentials are one secret per merchant account and mode, created by operators after deployment (docs/checkout.md), so the function may read any secret under this stage's payment-links/<stage>/psp/ prefix and nothing else; Secrets Manager appends a random suffix to each ARN.",
+            "PSP credentials are one secret per PSP connection, created by operators after deployment (docs/orchestration.md), so the function may read any secret under this stage's payment-links/<stage>/psp/ prefix and nothing else; Secrets Manager appends a random suffix to each ARN.",
         });
       }
     }

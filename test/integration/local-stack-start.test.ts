@@ -1,42 +1,17 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { startLikeNpmStart, stopStarted } from '../support/npm-start.ts';
 
 const run = promisify(execFile);
 const dataDir = mkdtempSync(join(tmpdir(), 'payment-links-start-'));
 const children: ChildProcess[] = [];
 
-/** Starts `bin/local.ts` the way `npm start` does and waits for its banner. */
-async function start(): Promise<{ child: ChildProcess; baseUrl: string; apiKey: string; banner: string }> {
-  const child = spawn(process.execPath, ['bin/local.ts'], {
-    env: { ...process.env, PORT: '0', DATA_DIR: dataDir },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let banner = '';
-  await new Promise<void>((resolve, reject) => {
-    child.stdout?.on('data', (chunk) => {
-      banner += chunk;
-      if (banner.includes('Stop: Ctrl+C')) resolve();
-    });
-    child.stderr?.on('data', (chunk) => {
-      banner += chunk;
-    });
-    child.once('exit', (code) => reject(new Error(`exited with ${code}: ${banner}`)));
-  });
-  const baseUrl = /Base URL\s+(\S+)/.exec(banner)?.[1] as string;
-  const apiKey = /Test API key\s+(\S+)/.exec(banner)?.[1] as string;
-  return { child, baseUrl, apiKey, banner };
-}
-
-async function stop(child: ChildProcess) {
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
-}
+const start = () => startLikeNpmStart(dataDir, children);
+const stop = stopStarted;
 
 afterAll(() => {
   for (const child of children) child.kill('SIGKILL');

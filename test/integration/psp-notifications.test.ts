@@ -160,17 +160,17 @@ describe('POST /psp/sandbox/notifications/{connection_id}', () => {
     expect((await storedLink(link.id)).status).toBe('open');
   });
 
-  it('answers every refused notification identically, whether or not the link it names exists', async () => {
+  it('answers every refused notification identically, whether or not what it names exists', async () => {
     const { link, session } = await paidSandboxSession();
-    const other = await createLink(stack, acme.api_key);
-    const live = await createLink(stack, (await stack.issueKey('acme', 'live')).api_key, {
-      redirect_url: null,
-    });
     const refused = await Promise.all([
-      post(sandboxNotification({ session_id: session.id, link_id: 'pl_000000000000000000000000' })),
+      post(sandboxNotification({ session_id: 'sbcs_000000000000000000000000', link_id: link.id })),
       post(sandboxNotification({ session_id: session.id, link_id: link.id }, { secret: 'forged' })),
-      post(sandboxNotification({ session_id: session.id, link_id: other.id })),
-      post(sandboxNotification({ session_id: session.id, link_id: live.id, mode: 'live' })),
+      post(
+        sandboxNotification({ session_id: session.id, link_id: link.id }),
+        'sandbox',
+        'pc_000000000000000000000000',
+      ),
+      post(sandboxNotification({ session_id: session.id, link_id: link.id }), 'stripe'),
       post({ rawBody: 'hello', headers: { 'content-type': 'text/plain' } }),
     ]);
     const answers = refused.map(({ status, body }) => ({ status, ...body, request_id: undefined }));
