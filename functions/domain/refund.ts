@@ -15,6 +15,9 @@ import {
  * the paid amount, whatever the concurrency, because the write says so.
  */
 
+/** A PSP's reason for refusing a refund is kept to this many characters (it travels in webhooks). */
+export const MAX_FAILURE_MESSAGE_LENGTH = 500;
+
 /** A link keeps at most this many refunds (its item stays far below DynamoDB's 400 KB). */
 export const MAX_REFUNDS_PER_LINK = 100;
 
@@ -107,7 +110,10 @@ export function settleRefund(
       outcome.status === 'failed'
         ? {
             code: 'refund_failed',
-            message: outcome.failureMessage ?? 'The payment service provider refused the refund.',
+            message: (outcome.failureMessage ?? 'The payment service provider refused the refund.').slice(
+              0,
+              MAX_FAILURE_MESSAGE_LENGTH,
+            ),
           }
         : null,
     updated_at: now.toISOString(),
