@@ -3,12 +3,12 @@ import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { Construct } from 'constructs';
 import { CheckoutSecrets } from './constructs/checkout-secrets.ts';
-import { EventQueue } from './constructs/event-queue.ts';
 import { LinksTable } from './constructs/links-table.ts';
 import { MerchantApi } from './constructs/merchant-api.ts';
 import { ServiceAlarms } from './constructs/service-alarms.ts';
 import { ServiceFunctions, toConstructId } from './constructs/service-functions.ts';
 import { WebhookDelivery } from './constructs/webhook-delivery.ts';
+import { WebhookEventQueues } from './constructs/webhook-event-queues.ts';
 import { eventsQueueVisibilitySeconds, schedules } from './routes.ts';
 
 export interface PaymentLinksStackProps extends StackProps {
@@ -22,20 +22,23 @@ export interface PaymentLinksStackProps extends StackProps {
   publicThrottle?: { rateLimit: number; burstLimit: number };
   /** Per-(account, mode) request limit enforced by the functions (defaults in functions/config.ts). */
   rateLimit?: { requests: number; windowSeconds: number };
+  /** Concurrent webhook-delivery invocations at most (default: the route table's). */
+  webhookConcurrency?: number;
 }
 
 /** The whole service on AWS; the local stack (lib/local/) runs the same handlers from the same tables. */
 export class PaymentLinksStack extends Stack {
   readonly api: MerchantApi;
   readonly table: LinksTable;
-  readonly events: EventQueue;
+  readonly events: WebhookEventQueues;
   readonly functions: ServiceFunctions;
 
   constructor(scope: Construct, id: string, props: PaymentLinksStackProps) {
     super(scope, id, props);
     const protectData = props.stage !== 'dev';
     this.table = new LinksTable(this, 'Links', { protectData });
-    this.events = new EventQueue(this, 'EventQueue', {
+    // The construct id predates the class name; changing it would replace the deployed queues.
+    this.events = new WebhookEventQueues(this, 'EventQueue', {
       visibilityTimeout: Duration.seconds(eventsQueueVisibilitySeconds()),
       protectData,
     });
@@ -74,7 +77,11 @@ export class PaymentLinksStack extends Stack {
       });
     }
 
-    new WebhookDelivery(this, 'WebhookDelivery', { events: this.events, functions: this.functions });
+    new WebhookDelivery(this, 'WebhookDelivery', {
+      events: this.events,
+      functions: this.functions,
+      maxConcurrency: props.webhookConcurrency,
+    });
     new ServiceAlarms(this, 'Alarms', { functions: this.functions, api: this.api.api });
 
     new CfnOutput(this, 'BaseUrl', { value: this.api.baseUrl, description: 'Base URL of the merchant API' });

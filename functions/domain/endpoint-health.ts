@@ -110,15 +110,38 @@ export function admit(
     leaseEnd = Math.min(leaseEnd, lease);
     // An attempt begun moments ago may well be answered at once (a healthy endpoint proving itself); one
     // unanswered past `slowAfterMs` is likely to hold its slot until its lease ends.
-    const slowAt = lease - settings.slotLeaseMs + settings.slowAfterMs;
-    if (slowAt > now) recheckAt = Math.min(recheckAt, slowAt);
+    // A lease that begins in the future is a failed probe's pause (see `probePauseUntil`), not an attempt.
+    const began = lease - settings.slotLeaseMs;
+    const slowAt = began + settings.slowAfterMs;
+    if (began <= now && slowAt > now) recheckAt = Math.min(recheckAt, slowAt);
   }
-  const backoff = health.failures ? settings.deferBaseMs * 2 ** Math.min(health.failures - 1, 20) : 0;
-  const wait = Math.min(settings.deferMaxMs, Math.max(leaseEnd - now, backoff, MIN_DEFER_MS));
+  const wait = Math.min(
+    settings.deferMaxMs,
+    Math.max(leaseEnd - now, backoffMs(health.failures, settings), MIN_DEFER_MS),
+  );
   const waitMs = Math.round(wait * (1 + RETRY_JITTER * random()));
   return recheckAt === Number.POSITIVE_INFINITY
     ? { kind: 'defer', waitMs }
     : { kind: 'defer', waitMs, recheckInMs: recheckAt - now };
+}
+
+/** The least wait of events held back from an endpoint after `failures` failures in a row. */
+function backoffMs(failures: number, settings: IsolationSettings): number {
+  return failures ? Math.min(settings.deferMaxMs, settings.deferBaseMs * 2 ** Math.min(failures - 1, 20)) : 0;
+}
+
+/**
+ * After a failed attempt that leaves the endpoint failing `failures` times in a row: when probing with one
+ * attempt at a time, the slot stays taken until the backoff ends (undefined: freed at once). A permanently
+ * hanging endpoint so holds one record of one batch for one timeout per backoff, not continuously.
+ */
+export function probePauseUntil(
+  failures: number,
+  now: number,
+  settings: IsolationSettings = ISOLATION,
+): number | undefined {
+  if (failures < settings.probeAfterFailures) return undefined;
+  return now + backoffMs(failures, settings) + settings.slotLeaseMs;
 }
 
 /**

@@ -4,7 +4,7 @@ import {
   expire,
   type LinkEvent,
   type LinkStatus,
-  createPaymentLink as newPaymentLink,
+  newPaymentLink,
   type PaymentLink,
   type PaymentLinkChanges,
   type PaymentLinkInput,

@@ -9,6 +9,7 @@ import {
   ISOLATION,
   type IsolationSettings,
   needsRenewal,
+  probePauseUntil,
 } from '../domain/endpoint-health.ts';
 import { eventLink } from '../domain/payment-link.ts';
 import type { Mode } from '../domain/principal.ts';
@@ -454,11 +455,12 @@ async function recordEndpointAnswer(
   const known = healthCache.get(endpointKey(endpoint))?.health;
   if (admission.kind === 'free' && answered && known && !needsRenewal(known, now, settings)) return;
   try {
+    const pauseUntil = answered ? undefined : probePauseUntil((known?.failures ?? 0) + 1, now, settings);
     const health = await deps.endpoints.recordAnswer(
       endpoint,
       answered,
       now + settings.healthyForMs,
-      admission.kind === 'slot' ? admission : undefined,
+      admission.kind === 'slot' ? { ...admission, pauseUntil } : undefined,
     );
     remember(endpoint, health, now);
   } catch (error) {

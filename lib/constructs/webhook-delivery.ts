@@ -3,14 +3,16 @@ import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-clo
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Construct } from 'constructs';
 import { queueConsumers } from '../routes.ts';
-import type { EventQueue } from './event-queue.ts';
 import type { ServiceFunctions } from './service-functions.ts';
+import type { WebhookEventQueues } from './webhook-event-queues.ts';
 
 export interface WebhookDeliveryProps {
-  events: EventQueue;
+  events: WebhookEventQueues;
   functions: ServiceFunctions;
   /** Alarm when the oldest message waits longer than this (a retry's queue delay is at most 15 minutes). */
   maxMessageAge?: Duration;
+  /** Each consumer's maximum concurrency, instead of the route table's (`lib/routes.ts`). */
+  maxConcurrency?: number;
 }
 
 /**
@@ -28,7 +30,7 @@ export class WebhookDelivery extends Construct {
       props.functions.get(consumer.handler).addEventSource(
         new SqsEventSource(props.events.queue, {
           batchSize: consumer.batchSize,
-          maxConcurrency: consumer.maxConcurrency,
+          maxConcurrency: props.maxConcurrency ?? consumer.maxConcurrency,
           reportBatchItemFailures: true,
         }),
       );

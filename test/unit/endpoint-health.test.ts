@@ -7,6 +7,7 @@ import {
   endpointOf,
   ISOLATION,
   MIN_DEFER_MS,
+  probePauseUntil,
 } from '../../functions/domain/endpoint-health.ts';
 
 const now = 1_000_000;
@@ -90,5 +91,19 @@ describe('what an attempt says about its endpoint', () => {
       Array(6).fill(true),
     );
     expect([500, 503, 429, null].map((code) => endpointAnswered(result(code)))).toEqual(Array(4).fill(false));
+  });
+});
+
+describe('a failing endpoint’s probe', () => {
+  it('keeps its slot taken for the backoff after a failure, so events are held back without rechecks', () => {
+    expect(probePauseUntil(ISOLATION.probeAfterFailures - 1, now)).toBeUndefined();
+    const pause = probePauseUntil(ISOLATION.probeAfterFailures, now);
+    expect(pause).toBe(
+      now + ISOLATION.deferBaseMs * 2 ** (ISOLATION.probeAfterFailures - 1) + ISOLATION.slotLeaseMs,
+    );
+    const paused = health({ failures: ISOLATION.probeAfterFailures, slots: [pause ?? 0] });
+    const admission = admit(paused, now, noJitter);
+    expect(admission).toEqual({ kind: 'defer', waitMs: (pause ?? 0) - now });
+    expect(admit(paused, (pause ?? 0) + 1, noJitter)).toEqual({ kind: 'slot', slot: 0 });
   });
 });
