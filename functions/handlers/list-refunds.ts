@@ -3,7 +3,7 @@ import { apiHandler, json } from '../http/api-handler.ts';
 import { listRefunds } from '../use-cases/refunds.ts';
 
 /** GET /v1/payment-links/{id}/refunds */
-export const handler = apiHandler({ auth: true, body: 'none' }, async ({ principal, event }) => {
+export const handler = apiHandler({ body: 'none' }, async ({ principal, event }) => {
   const refunds = await listRefunds(
     { links: linkRepository(), now },
     principal,

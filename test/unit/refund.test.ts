@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { InvalidStateError, ValidationError } from '../../functions/domain/errors.ts';
 import { fromMinorUnits } from '../../functions/domain/money.ts';
 import {
-  createPaymentLink,
   markPaid,
+  newPaymentLink,
   type PaymentLink,
   toResource,
 } from '../../functions/domain/payment-link.ts';
@@ -18,7 +18,7 @@ const now = new Date('2026-03-01T10:00:00Z');
 const base = 'https://pay.example/checkout';
 
 function paidLink(value = '10.00', currency = 'EUR'): PaymentLink {
-  const open = createPaymentLink({ account: 'acme', mode: 'test' }, { amount: { value, currency } }, now);
+  const open = newPaymentLink({ account: 'acme', mode: 'test' }, { amount: { value, currency } }, now);
   return (
     markPaid(
       open,
@@ -81,7 +81,7 @@ describe('requesting a refund', () => {
   it('refuses another currency, too many decimals, nothing left, and an unpaid link', () => {
     const link = paidLink('10.00');
     const full = reserved(link, requestRefund(link, undefined, 're_1', now), 1000);
-    const open = createPaymentLink(
+    const open = newPaymentLink(
       { account: 'acme', mode: 'test' },
       { amount: { value: '1', currency: 'EUR' } },
       now,
