@@ -103,26 +103,31 @@ export interface PaymentLink {
   version: number;
 }
 
-/** The merchant-facing representation (docs/api.md#paymentlink). */
-export interface PaymentLinkResource {
-  id: string;
+/**
+ * The link as merchants see it (docs/api.md#paymentlink), but for `checkout_url`: the address of a web page is
+ * added by the code that knows where the checkout pages are served (functions/http/resources.ts for responses,
+ * `applyTransition` for the events that webhooks carry).
+ */
+export type LinkSnapshot = Pick<
+  PaymentLink,
+  | 'id'
+  | 'mode'
+  | 'status'
+  | 'amount'
+  | 'description'
+  | 'redirect_url'
+  | 'webhook_url'
+  | 'metadata'
+  | 'created_at'
+  | 'expires_at'
+  | 'paid_at'
+  | 'canceled_at'
+  | 'payment'
+> & {
   object: 'payment_link';
-  mode: Mode;
-  status: LinkStatus;
-  amount: Amount;
-  description: string | null;
-  redirect_url: string | null;
-  webhook_url: string | null;
-  metadata: Record<string, string> | null;
-  checkout_url: string;
-  created_at: string;
-  expires_at: string | null;
-  paid_at: string | null;
-  canceled_at: string | null;
-  payment: PspPayment | null;
   /** What succeeded refunds gave back: "0.00" (in the currency's decimals) until then. */
   amount_refunded: Amount;
-}
+};
 
 export const EVENT_TYPES = [
   'payment_link.paid',
@@ -133,9 +138,12 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
+/** A link snapshot in an event: `checkout_url` is present once the event is recorded (see `LinkSnapshot`). */
+export type EventLink = LinkSnapshot & { checkout_url?: string };
+
 /** The `data` of a refund event: the refund, and the link it belongs to as it was right after. */
 export interface RefundEventData extends Refund {
-  payment_link: PaymentLinkResource;
+  payment_link: EventLink;
 }
 
 /**
@@ -149,11 +157,12 @@ export interface LinkEvent {
   account: string;
   mode: Mode;
   created_at: string;
-  data: PaymentLinkResource | RefundEventData;
+  /** The link (`payment_link.*`), or the refund with its link (`refund.*`). */
+  data: EventLink | RefundEventData;
 }
 
 /** The link an event concerns, as it was right after the event: its webhook goes to that link's `webhook_url`. */
-export const eventLink = (event: LinkEvent): PaymentLinkResource =>
+export const eventLink = (event: Pick<LinkEvent, 'data'>): EventLink =>
   'payment_link' in event.data ? event.data.payment_link : event.data;
 
 /** A transition and the event it emits: what a repository writes atomically. */
@@ -194,7 +203,7 @@ export function effectiveStatus(link: PaymentLink, now: Date): LinkStatus {
   return link.status;
 }
 
-export function toResource(link: PaymentLink, checkoutBase: string, now: Date): PaymentLinkResource {
+export function snapshotOf(link: PaymentLink, now: Date): LinkSnapshot {
   return {
     id: link.id,
     object: 'payment_link',
@@ -205,7 +214,6 @@ export function toResource(link: PaymentLink, checkoutBase: string, now: Date): 
     redirect_url: link.redirect_url,
     webhook_url: link.webhook_url,
     metadata: link.metadata,
-    checkout_url: `${checkoutBase}/${link.id}`,
     created_at: link.created_at,
     expires_at: link.expires_at,
     paid_at: link.paid_at,
@@ -222,24 +230,22 @@ function transition(
   before: PaymentLink,
   changes: Partial<PaymentLink>,
   type: EventType,
-  checkoutBase: string,
   now: Date,
 ): Transition {
-  return withEvent(before, { ...before, ...changes }, type, checkoutBase, now, (resource) => resource);
+  return withEvent(before, { ...before, ...changes }, type, now, (snapshot) => snapshot);
 }
 
 /**
  * A change of `before` into `after` that emits an event of `type`: the event names the link as it is after the
- * change (`data` may wrap it, e.g. a refund event carries the refund with the link inside), and the link names
- * the event and moves one version on, so both are written together by `LinkRepository.commit`.
+ * change (`data` may wrap it: a refund event carries the refund with the link inside), and the link names the
+ * event and moves one version on, so both are written together by `LinkRepository.commit`.
  */
 export function withEvent(
   before: PaymentLink,
   after: PaymentLink,
   type: EventType,
-  checkoutBase: string,
   now: Date,
-  data: (link: PaymentLinkResource) => LinkEvent['data'],
+  data: (snapshot: LinkSnapshot) => LinkEvent['data'],
 ): Transition {
   const id = newId('evt');
   const committed: PaymentLink = {
@@ -254,7 +260,7 @@ export function withEvent(
     account: committed.account,
     mode: committed.mode,
     created_at: now.toISOString(),
-    data: data(toResource(committed, checkoutBase, now)),
+    data: data(snapshotOf(committed, now)),
   };
   return { before, after: committed, event };
 }
@@ -264,24 +270,18 @@ export function withEvent(
  * as paid too (docs/api.md#states-expiry-and-webhooks). On a link that is already paid nothing changes (`undefined`): a repeat of
  * the same confirmation, or a second payment, which the caller reports (the first payment stays the link's).
  */
-export function markPaid(
-  link: PaymentLink,
-  payment: PspPayment,
-  checkoutBase: string,
-  now: Date,
-): Transition | undefined {
+export function markPaid(link: PaymentLink, payment: PspPayment, now: Date): Transition | undefined {
   if (link.status === 'paid') return undefined;
   return transition(
     link,
     { status: 'paid', paid_at: now.toISOString(), payment, psp_session: null },
     'payment_link.paid',
-    checkoutBase,
     now,
   );
 }
 
 /** The merchant cancels. Cancelling a canceled link changes nothing (`undefined`); paid or expired is a 409. */
-export function cancel(link: PaymentLink, checkoutBase: string, now: Date): Transition | undefined {
+export function cancel(link: PaymentLink, now: Date): Transition | undefined {
   const status = effectiveStatus(link, now);
   if (status === 'canceled') return undefined;
   if (status !== 'open') throw new InvalidStateError(`A ${status} payment link cannot be canceled.`);
@@ -289,19 +289,17 @@ export function cancel(link: PaymentLink, checkoutBase: string, now: Date): Tran
     link,
     { status: 'canceled', canceled_at: now.toISOString(), psp_session: null },
     'payment_link.canceled',
-    checkoutBase,
     now,
   );
 }
 
 /** Records the expiry of an open link whose `expires_at` has passed; anything else changes nothing. */
-export function expire(link: PaymentLink, checkoutBase: string, now: Date): Transition | undefined {
+export function expire(link: PaymentLink, now: Date): Transition | undefined {
   if (link.status !== 'open' || effectiveStatus(link, now) !== 'expired') return undefined;
   return transition(
     link,
     { status: 'expired', expired_at: now.toISOString(), psp_session: null },
     'payment_link.expired',
-    checkoutBase,
     now,
   );
 }

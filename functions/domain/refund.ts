@@ -91,7 +91,6 @@ export function settleRefund(
   link: PaymentLink,
   refundId: string,
   outcome: RefundOutcome,
-  checkoutBase: string,
   now: Date,
 ):
   | { kind: 'settled'; transition: Transition; refund: Refund }
@@ -99,7 +98,7 @@ export function settleRefund(
   | undefined {
   const refunds = link.refunds ?? [];
   const current = refunds.find((refund) => refund.id === refundId);
-  if (!current || current.status !== 'pending') return undefined;
+  if (current?.status !== 'pending') return undefined;
   const providerReference = outcome.providerReference ?? current.provider_reference;
   if (outcome.status === 'pending' && providerReference === current.provider_reference) return undefined;
   const refund: Refund = {
@@ -127,9 +126,9 @@ export function settleRefund(
   const minor = Number(toMinorUnits(current.amount));
   if (outcome.status === 'succeeded') after.refund_refunded_minor = (link.refund_refunded_minor ?? 0) + minor;
   else after.refund_reserved_minor = (link.refund_reserved_minor ?? 0) - minor;
-  const transition = withEvent(link, after, `refund.${outcome.status}`, checkoutBase, now, (resource) => ({
+  const transition = withEvent(link, after, `refund.${outcome.status}`, now, (snapshot) => ({
     ...refund,
-    payment_link: resource,
+    payment_link: snapshot,
   }));
   return { kind: 'settled', transition, refund };
 }

@@ -115,9 +115,9 @@ async function recordSession(
     reference: status.paymentReference,
   };
   const result = await applyTransition(
-    { links: deps.links, now: deps.now, queue: deps.queue },
+    { links: deps.links, now: deps.now, queue: deps.queue, checkoutBase: deps.checkoutBase },
     load,
-    (current, now) => markPaid(current, payment, deps.checkoutBase, now),
+    (current, now) => markPaid(current, payment, now),
   );
   if (!result.transition && result.link.payment?.reference !== payment.reference) {
     logger.warn('A second payment was confirmed for a paid link', {

@@ -7,7 +7,12 @@ import type { Mode, Principal } from '../domain/principal.ts';
 import { MAX_REFUNDS_PER_LINK, type RefundOutcome, requestRefund, settleRefund } from '../domain/refund.ts';
 import { logger } from '../logger.ts';
 import type { EventQueue } from '../ports/event-queue.ts';
-import { getPaymentLink, type LinkDependencies, publishCommitted } from './payment-links.ts';
+import {
+  getPaymentLink,
+  type LinkDependencies,
+  publishCommitted,
+  withEventCheckoutUrl,
+} from './payment-links.ts';
 
 /** Refunds at the PSP that took a link's payment (implemented by the PSP selection, which knows the connection). */
 export interface PaymentRefunds {
@@ -86,7 +91,7 @@ export async function recordRefundOutcome(
   };
   if (outcome.status === 'pending') {
     const link = await load();
-    const change = settleRefund(link, refundId, outcome, deps.checkoutBase, deps.now());
+    const change = settleRefund(link, refundId, outcome, deps.now());
     if (change?.kind === 'reference') {
       await deps.links.update(link, change.link).catch((error: unknown) => {
         // Only the reference is lost: the final outcome still arrives through the PSP's notification.
@@ -97,12 +102,13 @@ export async function recordRefundOutcome(
     return refundOf(link, refundId);
   }
   const link = await load();
-  const change = settleRefund(link, refundId, outcome, deps.checkoutBase, deps.now());
+  const change = settleRefund(link, refundId, outcome, deps.now());
   if (change?.kind !== 'settled') return refundOf(link, refundId);
-  if (!(await deps.links.commitRefundSettlement(change.transition, change.refund))) {
+  const transition = withEventCheckoutUrl(change.transition, deps.checkoutBase);
+  if (!(await deps.links.commitRefundSettlement(transition, change.refund))) {
     return refundOf(await load(), refundId); // settled meanwhile by another copy of the same outcome
   }
-  await publishCommitted(deps.queue, change.transition.event);
+  await publishCommitted(deps.queue, transition.event);
   return change.refund;
 }
 

@@ -13,6 +13,7 @@ import { config } from '../../../functions/config.ts';
 import { linkRepository } from '../../../functions/dependencies.ts';
 import { newId } from '../../../functions/domain/ids.ts';
 import { cancel, type LinkEvent, newPaymentLink } from '../../../functions/domain/payment-link.ts';
+import { withEventCheckoutUrl } from '../../../functions/use-cases/payment-links.ts';
 import type { BenchRow, BenchServer } from '../bench.ts';
 import { fmt } from '../bench.ts';
 import { budgets } from '../budgets.ts';
@@ -165,8 +166,10 @@ async function deliveries(
       now,
     );
     await links.create(link);
-    const transition = cancel(link, checkoutBase, now);
-    if (!transition) throw new Error('an open link could not be canceled');
+    const canceled = cancel(link, now);
+    if (!canceled) throw new Error('an open link could not be canceled');
+    // As applyTransition records it: the event carries the link's checkout_url.
+    const transition = withEventCheckoutUrl(canceled, checkoutBase);
     await links.commit(transition);
     events.push(transition.event);
   });
