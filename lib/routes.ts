@@ -179,7 +179,7 @@ export interface QueueConsumerDefinition {
 }
 
 export const queueConsumers: readonly QueueConsumerDefinition[] = [
-  { handler: 'deliver-webhook', queue: EVENTS_QUEUE_NAME, batchSize: 10, maxConcurrency: 20 },
+  { handler: 'deliver-webhook', queue: EVENTS_QUEUE_NAME, batchSize: 10, maxConcurrency: 10 },
 ];
 
 /** The range SQS event sources accept for their maximum concurrency. */

@@ -15,6 +15,7 @@ import {
 } from '../domain/payment-link.ts';
 import type { Mode, Principal } from '../domain/principal.ts';
 import { logger } from '../logger.ts';
+import { putMetrics } from '../metrics.ts';
 import type { EventQueue } from '../ports/event-queue.ts';
 import type { LinkRepository } from '../ports/link-repository.ts';
 
@@ -30,6 +31,7 @@ export async function createPaymentLink(
 ): Promise<PaymentLink> {
   const link = newPaymentLink(principal, input, deps.now());
   await deps.links.create(link);
+  putMetrics({ LinksCreated: 1 });
   return link;
 }
 

@@ -25,6 +25,7 @@ import {
 } from '../domain/webhook.ts';
 import { signedWebhookHeaders } from '../domain/webhook-signature.ts';
 import { logger } from '../logger.ts';
+import { putMetrics } from '../metrics.ts';
 import type { ApiKeyRepository } from '../ports/api-key-repository.ts';
 import type { EndpointHealthStore } from '../ports/endpoint-health.ts';
 import type { EventQueue } from '../ports/event-queue.ts';
@@ -226,6 +227,7 @@ async function attempt(deps: DeliveryDependencies, event: StoredEvent, invocatio
     schedule: deps.schedule,
   });
   const decidedAt = deps.now();
+  putAttemptMetrics(event, decision, decidedAt);
   const dueAt = nextDueTime(decision, decidedAt);
   const owned = await deps.events.finish(event, record, decision, dueAt);
   logger.info('webhook attempt', {
@@ -253,6 +255,17 @@ async function attempt(deps: DeliveryDependencies, event: StoredEvent, invocatio
       );
   }
   return decision.status === 'pending' ? 'retry_scheduled' : decision.status;
+}
+
+/** One attempt's metrics; the latency is what the merchant waited for the event, retries included. */
+function putAttemptMetrics(event: StoredEvent, decision: DeliveryDecision, at: Date) {
+  const delivered = decision.status === 'delivered';
+  putMetrics({
+    WebhookAttempts: 1,
+    WebhookSuccesses: delivered ? 1 : 0,
+    WebhookFailures: delivered ? 0 : 1,
+    ...(delivered && { WebhookDeliveryLatency: at.getTime() - Date.parse(event.created_at) }),
+  });
 }
 
 /**
@@ -350,10 +363,10 @@ type Deferral = { kind: 'defer'; waitMs: number; recheckInMs?: number };
 
 /**
  * Whether this event may be attempted now, taking a slot when the endpoint needs one. A record that finds no
- * slot waits once, at most `localWaitMs`, and asks again when an answer may be near: this invocation's own
- * attempt to the endpoint, or another instance's begun moments ago. A healthy endpoint seen for the first time
- * so proves itself within the batch instead of having its events deferred; a hanging one costs a batch this
- * wait only while its attempts are young.
+ * slot waits once and asks again when an answer may be near: for this invocation's own attempt to the
+ * endpoint (at most `localWaitMs`), or for another instance's begun less than `answerWithinMs` ago. A healthy
+ * endpoint seen for the first time so proves itself within the batch instead of having its events deferred;
+ * a hanging one costs a batch such a wait only in the first moments of its first attempts.
  */
 async function admitAttempt(
   deps: DeliveryDependencies,
@@ -365,7 +378,7 @@ async function admitAttempt(
   const settings = settingsOf(deps);
   const own = invocation.attempts.get(endpointKey(endpoint)) ?? [];
   if (!own.length && first.recheckInMs === undefined) return first;
-  const waitMs = Math.min(settings.localWaitMs, first.recheckInMs ?? settings.localWaitMs);
+  const waitMs = own.length ? settings.localWaitMs : (first.recheckInMs ?? 0);
   const waitedFrom = deps.now().getTime() + waitMs;
   await Promise.race([
     ...(own.length ? [Promise.all(own)] : []),

@@ -52,13 +52,15 @@ describe('admission of one more attempt', () => {
     expect(admit(expired, now, noJitter)).toEqual({ kind: 'slot', slot: 0 });
   });
 
-  it('asks again soon while the attempts holding the slots are young, else waits for a lease to end', () => {
-    const young = admit(health({ slots: [leasedAgo(100), leasedAgo(500)] }), now, noJitter);
-    expect(young).toEqual({
+  it('asks again at once while the slots’ attempts are young, soon while they may yet answer, else after the lease', () => {
+    const fresh = admit(health({ slots: [leasedAgo(100), leasedAgo(50)] }), now, noJitter);
+    expect(fresh).toEqual({
       kind: 'defer',
-      waitMs: ISOLATION.slotLeaseMs - 500,
-      recheckInMs: ISOLATION.slowAfterMs - 500,
+      waitMs: ISOLATION.slowAfterMs - 100,
+      recheckInMs: ISOLATION.answerWithinMs - 100,
     });
+    const young = admit(health({ slots: [leasedAgo(500), leasedAgo(700)] }), now, noJitter);
+    expect(young).toEqual({ kind: 'defer', waitMs: ISOLATION.slowAfterMs - 700 });
     const slow = admit(health({ slots: [leasedAgo(9_000), leasedAgo(10_000)] }), now, noJitter);
     expect(slow).toEqual({ kind: 'defer', waitMs: ISOLATION.slotLeaseMs - 10_000 });
   });
