@@ -139,6 +139,9 @@ export const pspConnections = /* @__PURE__ */ once(() => {
   });
 });
 
+/** Refunds go through the connection that took the payment. */
+export const paymentRefunds = pspConnections;
+
 export const idempotencyStore = /* @__PURE__ */ once(
   () => new DynamoIdempotencyStore(documentClient, config().TABLE_NAME),
 );

@@ -112,7 +112,17 @@ export const functions = {
     table: ['GetItem', 'PutItem'],
     merchantApi: true,
     secrets: ['sandbox', 'psp'],
+    calls: { psp: 1 },
   },
+  // Refunds go to the PSP that took the payment (its credentials), and settle with a webhook event.
+  'create-refund': {
+    table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
+    sendsEvents: true,
+    merchantApi: true,
+    secrets: ['sandbox', 'psp'],
+    calls: { psp: 1 },
+  },
+  'list-refunds': { table: ['GetItem'], merchantApi: true },
   'get-openapi': { table: [] },
 } as const satisfies Record<string, FunctionDefinition>;
 

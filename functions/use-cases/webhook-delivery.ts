@@ -11,6 +11,7 @@ import {
   needsRenewal,
   probePauseUntil,
 } from '../domain/endpoint-health.ts';
+import { eventLink } from '../domain/payment-link.ts';
 import type { Mode } from '../domain/principal.ts';
 import {
   type AttemptResult,
@@ -172,7 +173,7 @@ export async function deliverEvent(
 }
 
 async function attempt(deps: DeliveryDependencies, event: StoredEvent, invocation: Invocation) {
-  const url = event.data.webhook_url;
+  const url = eventLink(event).webhook_url;
   const at = deps.now();
   if (!url) {
     // Nothing to deliver to: the event is recorded and final, and the log says why.
@@ -313,8 +314,9 @@ export async function readEndpointHealth(
   const now = deps.now().getTime();
   const stale = new Map<string, EndpointRef>();
   for (const event of events) {
-    if (!event?.data.webhook_url || event.status !== 'pending') continue;
-    const endpoint = endpointOf(event.account, event.mode, event.data.webhook_url);
+    const url = event && eventLink(event).webhook_url;
+    if (!event || !url || event.status !== 'pending') continue;
+    const endpoint = endpointOf(event.account, event.mode, url);
     const cached = healthCache.get(endpointKey(endpoint));
     if (!cached || now - cached.at >= settingsOf(deps).cacheMs) stale.set(endpointKey(endpoint), endpoint);
   }
