@@ -8,9 +8,10 @@ import { EVENT_SOURCE_CONCURRENCY } from './routes.ts';
  * The CDK app, shared by `bin/app.ts` and the infra tests. Context: `stage` (default `dev`; any other stage
  * retains and protects data), `checkoutBase` (a custom domain for checkout pages), `throttleRateLimit` and
  * `throttleBurstLimit` (API Gateway throttling of each merchant route), `publicThrottleRateLimit` and
- * `publicThrottleBurstLimit` (of each public route), `rateLimitRequests` and `rateLimitWindowSeconds` (the
+ * `publicThrottleBurstLimit` (of each public route), `edgeRateLimit` or `edgeWebAclArn` (opt-in CloudFront and
+ * AWS WAF per-client limits, docs/security.md), `rateLimitRequests` and `rateLimitWindowSeconds` (the
  * per-(account, mode) limit), `webhookConcurrency` (concurrent webhook-delivery invocations at most, 2..1000;
- * default in lib/routes.ts). cdk-nag's AwsSolutions
+ * default in lib/routes.ts), `alarmTopicArn` and `alarmEmail` (where the alarms notify). cdk-nag's AwsSolutions
  * rules run on every synth; a finding that is not acknowledged in code with its reason fails the synth.
  */
 export function createApp(props: AppProps = {}): { app: App; stack: PaymentLinksStack } {
@@ -19,6 +20,7 @@ export function createApp(props: AppProps = {}): { app: App; stack: PaymentLinks
   const stack = new PaymentLinksStack(app, `PaymentLinks-${stage}`, {
     stage,
     checkoutBase: app.node.tryGetContext('checkoutBase') as string | undefined,
+    ...edgeContext(app),
     throttle: {
       rateLimit: numberContext(app, 'throttleRateLimit', 100),
       burstLimit: numberContext(app, 'throttleBurstLimit', 200),
@@ -32,6 +34,10 @@ export function createApp(props: AppProps = {}): { app: App; stack: PaymentLinks
       windowSeconds: numberContext(app, 'rateLimitWindowSeconds', DEFAULT_RATE_LIMIT.windowSeconds),
     },
     webhookConcurrency: webhookConcurrencyContext(app),
+    alarmNotifications: {
+      topicArn: stringContext(app, 'alarmTopicArn', /^arn:aws[\w-]*:sns:[\w-]+:\d{12}:[\w-]{1,256}$/),
+      email: stringContext(app, 'alarmEmail', /^[^\s@]+@[^\s@]+\.[^\s@]+$/),
+    },
     env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
   });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
@@ -48,6 +54,14 @@ function numberContext(app: App, name: string, fallback: number): number {
   return value;
 }
 
+/** CloudFront + WAF in front of the API when `edgeRateLimit` (a WebACL made here) or `edgeWebAclArn` is given. */
+function edgeContext(app: App): { edge?: { rateLimit?: number; webAclArn?: string } } {
+  const webAclArn = app.node.tryGetContext('edgeWebAclArn') as string | undefined;
+  if (webAclArn) return { edge: { webAclArn } };
+  if (app.node.tryGetContext('edgeRateLimit') === undefined) return {};
+  return { edge: { rateLimit: numberContext(app, 'edgeRateLimit', 0) } };
+}
+
 /** The `webhookConcurrency` context, within what an SQS event source accepts; undefined keeps the default. */
 function webhookConcurrencyContext(app: App): number | undefined {
   if (app.node.tryGetContext('webhookConcurrency') === undefined) return undefined;
@@ -56,4 +70,12 @@ function webhookConcurrencyContext(app: App): number | undefined {
   if (value < min || value > max)
     throw new Error(`Context webhookConcurrency must be ${min}..${max}: ${value}`);
   return value;
+}
+
+/** A string from CDK context that must match `pattern`, or undefined when not given. */
+function stringContext(app: App, name: string, pattern: RegExp): string | undefined {
+  const raw = app.node.tryGetContext(name);
+  if (raw === undefined || raw === '') return undefined;
+  if (typeof raw !== 'string' || !pattern.test(raw)) throw new Error(`Context ${name} is not valid: ${raw}`);
+  return raw;
 }

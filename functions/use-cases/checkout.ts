@@ -10,6 +10,7 @@ import { newPaymentId } from '../domain/payment.ts';
 import { effectiveStatus, type PaymentLink, type PspSession } from '../domain/payment-link.ts';
 import { MODES } from '../domain/principal.ts';
 import { logger } from '../logger.ts';
+import { putMetrics } from '../metrics.ts';
 import type { LinkRepository } from '../ports/link-repository.ts';
 import type { PspConnections } from './psp-connections.ts';
 
@@ -66,6 +67,7 @@ export async function openCheckout(
     if (status === 'paid') return { kind: 'paid', link };
     if (status === 'canceled' || status === 'expired') return { kind: 'gone', link, status };
     if (isPreviewRequest(request.method, request.headers)) return { kind: 'preview', link };
+    if (attempt === 1) putMetrics({ CheckoutVisits: 1 });
 
     const connection = await servingConnection(deps, link);
     const psp = await deps.psps.adapter(connection);
@@ -85,6 +87,7 @@ export async function openCheckout(
     } catch (error) {
       if (error instanceof ServiceError) throw error;
       logger.error('PSP session creation failed', { link_id: link.id, provider: psp.provider, error });
+      putMetrics({ PaymentsFailed: 1 }, { provider: psp.provider });
       throw new PspUnavailableError(error);
     }
     const updated = withSession(link, session);

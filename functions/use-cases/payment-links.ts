@@ -2,6 +2,7 @@ import { ConcurrentModificationError, NotFoundError } from '../domain/errors.ts'
 import {
   cancel,
   expire,
+  type LinkEvent,
   type LinkSnapshot,
   type LinkStatus,
   newPaymentLink,
@@ -14,6 +15,7 @@ import {
 } from '../domain/payment-link.ts';
 import type { Mode, Principal } from '../domain/principal.ts';
 import { logger } from '../logger.ts';
+import { putMetrics } from '../metrics.ts';
 import type { EventQueue } from '../ports/event-queue.ts';
 import type { LinkRepository } from '../ports/link-repository.ts';
 
@@ -29,6 +31,7 @@ export async function createPaymentLink(
 ): Promise<PaymentLink> {
   const link = newPaymentLink(principal, input, deps.now());
   await deps.links.create(link);
+  putMetrics({ LinksCreated: 1 });
   return link;
 }
 
@@ -50,6 +53,16 @@ export function withCheckoutUrl<T extends LinkSnapshot>(snapshot: T, checkoutBas
   return { ...snapshot, checkout_url: `${checkoutBase}/${snapshot.id}` };
 }
 
+/** The transition with its event's link as webhooks show it, `checkout_url` included. */
+export function withEventCheckoutUrl(transition: Transition, checkoutBase: string): Transition {
+  const { data } = transition.event;
+  const addressed =
+    'payment_link' in data
+      ? { ...data, payment_link: withCheckoutUrl(data.payment_link, checkoutBase) }
+      : withCheckoutUrl(data, checkoutBase);
+  return { ...transition, event: { ...transition.event, data: addressed } };
+}
+
 /**
  * Applies a state change to a stored link: reads it, lets `decide` compute the transition from what is stored
  * now (or `undefined` for "nothing to change"), commits it conditionally and retries from a fresh read when a
@@ -67,26 +80,27 @@ export async function applyTransition(
     const link = await load();
     const decided = decide(link, deps.now());
     if (!decided) return { link, transition: undefined };
-    const { event } = decided;
-    const transition = {
-      ...decided,
-      event: { ...event, data: withCheckoutUrl(event.data, deps.checkoutBase) },
-    };
+    const transition = withEventCheckoutUrl(decided, deps.checkoutBase);
     try {
       await deps.links.commit(transition);
     } catch (error) {
       if (error instanceof ConcurrentModificationError && attempt < MAX_TRANSITION_ATTEMPTS) continue;
       throw error;
     }
-    try {
-      await deps.queue.publish({ id: transition.event.id, mode: transition.event.mode, committed: true });
-    } catch (error) {
-      logger.warn('Event queued for the outbox sweeper: send failed', {
-        event_id: transition.event.id,
-        error,
-      });
-    }
+    await publishCommitted(deps.queue, transition.event);
     return { link: transition.after, transition };
+  }
+}
+
+/**
+ * Hands a committed event to the queue. If that send fails the outbox sweeper sends it later, so the failure is
+ * logged, not raised: the change it reports has happened.
+ */
+export async function publishCommitted(queue: EventQueue, event: LinkEvent): Promise<void> {
+  try {
+    await queue.publish({ id: event.id, mode: event.mode, committed: true });
+  } catch (error) {
+    logger.warn('Event queued for the outbox sweeper: send failed', { event_id: event.id, error });
   }
 }
 

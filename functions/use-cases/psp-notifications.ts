@@ -9,6 +9,7 @@ import { newPaymentId } from '../domain/payment.ts';
 import { markPaid, type PaymentLink } from '../domain/payment-link.ts';
 import type { Mode } from '../domain/principal.ts';
 import { logger } from '../logger.ts';
+import { putMetrics } from '../metrics.ts';
 import type { EventQueue } from '../ports/event-queue.ts';
 import type { LinkRepository } from '../ports/link-repository.ts';
 import type { Psp, PspSessionStatus } from '../ports/psp.ts';
@@ -119,6 +120,7 @@ async function recordSession(
     load,
     (current, now) => markPaid(current, payment, now),
   );
+  if (result.transition) putMetrics({ PaymentsSucceeded: 1 }, { provider: connection.provider });
   if (!result.transition && result.link.payment?.reference !== payment.reference) {
     logger.warn('A second payment was confirmed for a paid link', {
       link_id: linkId,

@@ -11,6 +11,7 @@ import {
   needsRenewal,
   probePauseUntil,
 } from '../domain/endpoint-health.ts';
+import { eventLink } from '../domain/payment-link.ts';
 import type { Mode } from '../domain/principal.ts';
 import {
   type AttemptResult,
@@ -24,11 +25,12 @@ import {
 } from '../domain/webhook.ts';
 import { signedWebhookHeaders } from '../domain/webhook-signature.ts';
 import { logger } from '../logger.ts';
-import type { ApiKeyRepository } from '../ports/api-key-repository.ts';
+import { putMetrics } from '../metrics.ts';
 import type { EndpointHealthStore } from '../ports/endpoint-health.ts';
 import type { EventQueue } from '../ports/event-queue.ts';
 import type { EventRepository } from '../ports/event-repository.ts';
 import type { LinkRepository } from '../ports/link-repository.ts';
+import type { SigningSecretStore } from '../ports/signing-secret-store.ts';
 import type { WebhookSender } from '../ports/webhook-sender.ts';
 
 /*
@@ -47,7 +49,7 @@ export interface EventMessage {
 export interface DeliveryDependencies {
   events: EventRepository;
   links: LinkRepository;
-  secrets: Pick<ApiKeyRepository, 'getSigningSecrets'>;
+  secrets: Pick<SigningSecretStore, 'getSigningSecrets'>;
   sender: WebhookSender;
   /** The events queue: short retries are re-sent to it with a delay. */
   queue: EventQueue;
@@ -171,7 +173,7 @@ export async function deliverEvent(
 }
 
 async function attempt(deps: DeliveryDependencies, event: StoredEvent, invocation: Invocation) {
-  const url = event.data.webhook_url;
+  const url = eventLink(event).webhook_url;
   const at = deps.now();
   if (!url) {
     // Nothing to deliver to: the event is recorded and final, and the log says why.
@@ -225,6 +227,7 @@ async function attempt(deps: DeliveryDependencies, event: StoredEvent, invocatio
     schedule: deps.schedule,
   });
   const decidedAt = deps.now();
+  putAttemptMetrics(event, decision, decidedAt);
   const dueAt = nextDueTime(decision, decidedAt);
   const owned = await deps.events.finish(event, record, decision, dueAt);
   logger.info('webhook attempt', {
@@ -252,6 +255,17 @@ async function attempt(deps: DeliveryDependencies, event: StoredEvent, invocatio
       );
   }
   return decision.status === 'pending' ? 'retry_scheduled' : decision.status;
+}
+
+/** One attempt's metrics; the latency is what the merchant waited for the event, retries included. */
+function putAttemptMetrics(event: StoredEvent, decision: DeliveryDecision, at: Date) {
+  const delivered = decision.status === 'delivered';
+  putMetrics({
+    WebhookAttempts: 1,
+    WebhookSuccesses: delivered ? 1 : 0,
+    WebhookFailures: delivered ? 0 : 1,
+    ...(delivered && { WebhookDeliveryLatency: at.getTime() - Date.parse(event.created_at) }),
+  });
 }
 
 /**
@@ -300,8 +314,9 @@ export async function readEndpointHealth(
   const now = deps.now().getTime();
   const stale = new Map<string, EndpointRef>();
   for (const event of events) {
-    if (!event?.data.webhook_url || event.status !== 'pending') continue;
-    const endpoint = endpointOf(event.account, event.mode, event.data.webhook_url);
+    const url = event && eventLink(event).webhook_url;
+    if (!event || !url || event.status !== 'pending') continue;
+    const endpoint = endpointOf(event.account, event.mode, url);
     const cached = healthCache.get(endpointKey(endpoint));
     if (!cached || now - cached.at >= settingsOf(deps).cacheMs) stale.set(endpointKey(endpoint), endpoint);
   }

@@ -32,9 +32,12 @@ describe('Lambda bundles', () => {
 
   it('are judged against the bare SDK clients and commands they carry, loaded as they load them', () => {
     const baselineOfHandler = (name: string) => handlerBundles().find((b) => b.name === name)?.baseline;
-    expect(baselineOfHandler('get-payment-link')).toMatch(/^bare-dynamodb\[[\w,]*GetCommand[\w,]*\]$/);
+    // Every merchant route counts its rate-limit rejections (functions/metrics.ts): each carries Powertools Metrics.
+    expect(baselineOfHandler('get-payment-link')).toMatch(
+      /^bare-dynamodb\[[\w,]*GetCommand[\w,]*\]\+powertools-metrics$/,
+    );
     expect(baselineOfHandler('redeliver-event')).toMatch(
-      /^bare-dynamodb\[[\w,]+\]\+sqs\[SendMessageCommand\]$/,
+      /^bare-dynamodb\[[\w,]+\]\+sqs\[SendMessageCommand\]\+powertools-metrics$/,
     );
     // Each PSP adapter loads its SDK with import() when it serves a connection of its PSP: so does the baseline.
     expect(baselineOfHandler('checkout-page')).toMatch(
@@ -69,6 +72,17 @@ describe('Lambda bundles', () => {
       );
     // Each PSP adapter loads its SDK lazily from the PSP registry; a static import elsewhere carries it everywhere.
     expect(strays).toEqual([]);
+  });
+
+  it('carry the KMS client only in the function that opens webhook signing secrets (lib/routes.ts)', () => {
+    const withKms = handlerBundles()
+      .filter((bundle) => bundle.carries?.has('kms'))
+      .map((bundle) => bundle.name);
+    expect(withKms).toEqual(
+      Object.entries(functions)
+        .filter(([, definition]) => (definition as { signingKey?: true }).signingKey)
+        .map(([name]) => name),
+    );
   });
 
   it(`each stay within ${budgets.bundleSize}x the bare SDK clients they need, minified and gzipped`, () => {
