@@ -2,6 +2,7 @@ import { DynamoApiKeyRepository } from './adapters/dynamodb/api-key-repository.t
 import { DynamoEventRepository } from './adapters/dynamodb/event-repository.ts';
 import { DynamoIdempotencyStore } from './adapters/dynamodb/idempotency-store.ts';
 import { DynamoLinkRepository } from './adapters/dynamodb/link-repository.ts';
+import { DynamoPaymentRepository } from './adapters/dynamodb/payment-repository.ts';
 import { DynamoPspConfigRepository } from './adapters/dynamodb/psp-config-repository.ts';
 import { DynamoPspConnectionRepository } from './adapters/dynamodb/psp-connection-repository.ts';
 import { DynamoRateLimiter } from './adapters/dynamodb/rate-limiter.ts';
@@ -80,6 +81,10 @@ export const sandboxSessionStore = /* @__PURE__ */ once(
 
 export const sandboxNotifier = /* @__PURE__ */ once(
   () => new SandboxNotifier({ baseUrl: config().BASE_URL, signingSecret: sandboxSigningSecret, now }),
+);
+
+export const paymentRepository = /* @__PURE__ */ once(
+  () => new DynamoPaymentRepository(documentClient, config().TABLE_NAME),
 );
 
 export const pspConnectionRepository = /* @__PURE__ */ once(

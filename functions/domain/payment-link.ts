@@ -2,6 +2,7 @@ import type { Provider } from './connection.ts';
 import { InvalidStateError } from './errors.ts';
 import { newId } from './ids.ts';
 import type { Amount } from './money.ts';
+import type { PaymentResource } from './payment.ts';
 import type { Mode, Principal } from './principal.ts';
 
 export const LINK_STATUSES = ['open', 'paid', 'canceled', 'expired'] as const;
@@ -36,6 +37,8 @@ export interface PaymentLinkInput {
   webhook_url?: string | null | undefined;
   metadata?: Record<string, string> | null | undefined;
   expires_at?: string | null | undefined;
+  /** Connections that serve this link, in order, instead of the routing (docs/orchestration.md#routing). */
+  connections?: string[] | null | undefined;
 }
 
 /**
@@ -65,6 +68,13 @@ export interface PaymentLink {
   expired_at: string | null;
   payment: PspPayment | null;
   psp_session: PspSession | null;
+  /** The link's own ordered connections (absent on links created before routing existed). */
+  connections?: string[] | null;
+  /**
+   * Payments whose failure or duplicate success was already reported by a webhook: each is reported once,
+   * however often the PSP repeats itself (absent until the first).
+   */
+  reported_payments?: string[];
   /**
    * Ids of the events this link's transitions emitted. An event counts only once its link names it: the
    * repository writes the event first and then the link (conditionally), so a crash or a lost race between
@@ -94,8 +104,18 @@ export interface PaymentLinkResource {
   payment: PspPayment | null;
 }
 
-export const EVENT_TYPES = ['payment_link.paid', 'payment_link.canceled', 'payment_link.expired'] as const;
+export const EVENT_TYPES = [
+  'payment_link.paid',
+  'payment_link.canceled',
+  'payment_link.expired',
+  'payment_link.payment_failed',
+  'payment_link.duplicate_payment',
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
+
+/** Events about one payment of the link carry it as `payment` (docs/webhooks.md, "Event types"). */
+export type PaymentEventType = 'payment_link.payment_failed' | 'payment_link.duplicate_payment';
+export type PaymentEventData = Omit<PaymentLinkResource, 'payment'> & { payment: PaymentResource };
 
 /**
  * A webhook event: created in the same write as the transition it reports, so neither exists without the
@@ -108,7 +128,7 @@ export interface LinkEvent {
   account: string;
   mode: Mode;
   created_at: string;
-  data: PaymentLinkResource;
+  data: PaymentLinkResource | PaymentEventData;
 }
 
 /** A transition and the event it emits: what a repository writes atomically. */
@@ -129,6 +149,7 @@ export function createPaymentLink(principal: Principal, input: PaymentLinkInput,
     redirect_url: input.redirect_url ?? null,
     webhook_url: input.webhook_url ?? null,
     metadata: input.metadata ?? null,
+    ...(input.connections?.length ? { connections: input.connections } : {}),
     created_at: now.toISOString(),
     expires_at: input.expires_at ? new Date(input.expires_at).toISOString() : null,
     paid_at: null,
@@ -175,6 +196,7 @@ function transition(
   type: EventType,
   checkoutBase: string,
   now: Date,
+  payment?: PaymentResource,
 ): Transition {
   const id = newId('evt');
   const after: PaymentLink = {
@@ -190,9 +212,44 @@ function transition(
     account: after.account,
     mode: after.mode,
     created_at: now.toISOString(),
-    data: toResource(after, checkoutBase, now),
+    data: payment
+      ? { ...toResource(after, checkoutBase, now), payment }
+      : toResource(after, checkoutBase, now),
   };
   return { before, after, event };
+}
+
+/**
+ * Tells the merchant about one payment: a failed attempt on an open link (`payment_failed`; the link drops the
+ * attempt's session, so the next visit opens a fresh one), or a second succeeded payment on a paid link
+ * (`duplicate_payment`, so that they can refund it). Once per payment; `undefined` when already reported or
+ * when it does not apply (a failure after the link stopped being open, a "duplicate" that is the link's own).
+ */
+export function reportPayment(
+  link: PaymentLink,
+  type: PaymentEventType,
+  payment: PaymentResource,
+  checkoutBase: string,
+  now: Date,
+): Transition | undefined {
+  const reported = link.reported_payments ?? [];
+  if (reported.includes(payment.id)) return undefined;
+  if (type === 'payment_link.payment_failed' && effectiveStatus(link, now) !== 'open') return undefined;
+  if (
+    type === 'payment_link.duplicate_payment' &&
+    (link.status !== 'paid' || link.payment?.id === payment.id)
+  ) {
+    return undefined;
+  }
+  const session = link.psp_session?.payment_id === payment.id ? null : link.psp_session;
+  return transition(
+    link,
+    { reported_payments: [...reported, payment.id], psp_session: session },
+    type,
+    checkoutBase,
+    now,
+    payment,
+  );
 }
 
 /**

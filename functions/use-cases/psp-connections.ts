@@ -5,6 +5,7 @@ import {
   type Provider,
   type PspConnection,
 } from '../domain/connection.ts';
+import type { ConnectionHealth } from '../domain/connection-health.ts';
 import { PspNotConfiguredError } from '../domain/errors.ts';
 import type { PspSession } from '../domain/payment-link.ts';
 import type { Mode } from '../domain/principal.ts';
@@ -77,6 +78,16 @@ export class PspConnections implements PspSessions {
     const found = await this.connection(id);
     if (found) return found;
     throw new PspNotConfiguredError(`Connection ${id} no longer exists.`);
+  }
+
+  /** Applies a health transition to a stored connection (the built-in sandbox keeps no health). */
+  async updateHealth(
+    connection: PspConnection,
+    change: (health: ConnectionHealth) => ConnectionHealth | undefined,
+    known?: ConnectionHealth,
+  ): Promise<ConnectionHealth | undefined> {
+    if (connection.id === BUILT_IN_SANDBOX_ID) return undefined;
+    return this.options.repository.updateHealth(connection, change, known);
   }
 
   /** Ends a session at the connection that created it. */
