@@ -137,7 +137,7 @@ async function savePayment(
           expires_at:
             link.psp_session?.id === status.id
               ? link.psp_session.expires_at
-              : new Date(now.getTime()).toISOString(),
+              : new Date(now.getTime() + UNKNOWN_SESSION_LIFETIME_MS).toISOString(),
         },
         now,
       );
