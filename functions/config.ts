@@ -1,4 +1,4 @@
-import { DEFAULT_RATE_LIMIT } from './ports/rate-limiter.ts';
+import { DEFAULT_RATE_LIMIT, MAX_RATE_LIMIT_WINDOW_SECONDS } from './ports/rate-limiter.ts';
 import * as z from './zod.ts';
 
 /**
@@ -12,9 +12,11 @@ const booleanString = () =>
     z.transform((value) => value === 'true'),
   );
 const nonEmpty = () => z.string().check(z.minLength(1));
+/** The longest BASE_URL or CHECKOUT_BASE: it bounds every `checkout_url` the API returns. */
+export const MAX_BASE_URL_LENGTH = 1024;
 const baseUrl = () =>
   z.pipe(
-    z.url(),
+    z.url().check(z.maxLength(MAX_BASE_URL_LENGTH)),
     z.transform((url) => url.replace(/\/+$/, '')),
   );
 const integer = (min: number, max: number, fallback: number) =>
@@ -46,7 +48,7 @@ const configSchema = () =>
     STRIPE_API_URL: z.optional(z.url()),
     /** Requests each (account, mode) may make per window (docs/api.md#rate-limits). */
     RATE_LIMIT_REQUESTS: integer(1, Number.MAX_SAFE_INTEGER, DEFAULT_RATE_LIMIT.requests),
-    RATE_LIMIT_WINDOW_SECONDS: integer(1, 86_400, DEFAULT_RATE_LIMIT.windowSeconds),
+    RATE_LIMIT_WINDOW_SECONDS: integer(1, MAX_RATE_LIMIT_WINDOW_SECONDS, DEFAULT_RATE_LIMIT.windowSeconds),
   });
 
 export type Config = z.infer<ReturnType<typeof configSchema>>;

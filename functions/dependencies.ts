@@ -1,4 +1,5 @@
 import { DynamoApiKeyRepository } from './adapters/dynamodb/api-key-repository.ts';
+import { DynamoEndpointHealthStore } from './adapters/dynamodb/endpoint-health-store.ts';
 import { DynamoEventRepository } from './adapters/dynamodb/event-repository.ts';
 import { DynamoIdempotencyStore } from './adapters/dynamodb/idempotency-store.ts';
 import { DynamoLinkRepository } from './adapters/dynamodb/link-repository.ts';
@@ -51,6 +52,10 @@ export const apiKeyAuthenticator = /* @__PURE__ */ once(
 
 export const eventRepository = /* @__PURE__ */ once(
   () => new DynamoEventRepository(documentClient, config().TABLE_NAME),
+);
+
+export const endpointHealthStore = /* @__PURE__ */ once(
+  () => new DynamoEndpointHealthStore(documentClient, config().TABLE_NAME),
 );
 
 export const deadLetterQueue = /* @__PURE__ */ once(

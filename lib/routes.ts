@@ -1,27 +1,18 @@
 /**
  * The one route table. The CDK stack (lib/constructs/merchant-api.ts) and the local stack (lib/local/) both
- * read it, so what runs locally is what deploys. Pure data: no CDK import, so handlers may read it too.
+ * read it, so what runs locally is what deploys. Pure data: no CDK import. The HTTP routes themselves live in
+ * functions/http/routes.ts, because the fallback function answers from them at run time.
  *
  * `handler` names a file in functions/handlers/ (without `.ts`) that exports `handler`; routes that share a
  * handler share one Lambda function. `table` lists the DynamoDB actions that function needs, which the stack
  * turns into a least-privilege policy.
  */
 import { ANSWER_ROOM_MS, type CallKind, callsWorstCaseMs } from '../functions/domain/call-budgets.ts';
+import { routes as httpRoutes, type RouteDefinition } from '../functions/http/routes.ts';
+
+export { allowedMethodsByPath, type RouteDefinition } from '../functions/http/routes.ts';
 
 export type TableAction = 'GetItem' | 'BatchGetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'Query';
-
-export interface RouteDefinition {
-  method: 'GET' | 'POST' | 'PATCH' | 'HEAD';
-  /** API Gateway path template, e.g. `/v1/payment-links/{id}`. */
-  path: string;
-  handler: string;
-  /**
-   * Called by buyers' browsers and PSPs rather than merchants' backends: throttled on its own with the public
-   * limits (CDK context `publicThrottleRateLimit`, `publicThrottleBurstLimit`), so a flood of one route neither
-   * shares the merchant routes' limit nor stops another public route.
-   */
-  public?: true;
-}
 
 export const DEFAULT_TIMEOUT_SECONDS = 10;
 
@@ -134,29 +125,8 @@ export function timeoutSecondsOf(handler: HandlerName): number {
   return Math.max(DEFAULT_TIMEOUT_SECONDS, needed, definition.timeoutSeconds ?? 0);
 }
 
-export const routes: readonly (RouteDefinition & { handler: HandlerName })[] = [
-  { method: 'POST', path: '/v1/payment-links', handler: 'create-payment-link' },
-  { method: 'GET', path: '/v1/payment-links/{id}', handler: 'get-payment-link' },
-  { method: 'PATCH', path: '/v1/payment-links/{id}', handler: 'update-payment-link' },
-  { method: 'GET', path: '/v1/payment-links/{id}/events', handler: 'list-payment-link-events' },
-  { method: 'POST', path: '/v1/events/{id}/redeliver', handler: 'redeliver-event' },
-  { method: 'GET', path: '/checkout/{id}', handler: 'checkout-page', public: true },
-  { method: 'HEAD', path: '/checkout/{id}', handler: 'checkout-page', public: true },
-  { method: 'GET', path: '/checkout/{id}/complete', handler: 'checkout-page', public: true },
-  {
-    method: 'POST',
-    path: '/psp/{provider}/notifications/{connection_id}',
-    handler: 'psp-notifications',
-    public: true,
-  },
-  { method: 'POST', path: '/psp/{provider}/notifications', handler: 'psp-notifications', public: true },
-  { method: 'GET', path: '/sandbox/checkout/{id}', handler: 'sandbox-checkout', public: true },
-  { method: 'POST', path: '/sandbox/checkout/{id}/pay', handler: 'sandbox-checkout', public: true },
-  { method: 'POST', path: '/sandbox/checkout/{id}/decline', handler: 'sandbox-checkout', public: true },
-  { method: 'GET', path: '/v1/payment-links', handler: 'list-payment-links' },
-  { method: 'POST', path: '/v1/payment-links/{id}/cancel', handler: 'cancel-payment-link' },
-  { method: 'GET', path: '/v1/openapi.json', handler: 'get-openapi' },
-];
+/** The HTTP routes (functions/http/routes.ts); this type checks that each names a handler of `functions`. */
+export const routes: readonly (RouteDefinition & { handler: HandlerName })[] = httpRoutes;
 
 export const schedules: readonly ScheduleDefinition[] = [
   { handler: 'outbox-sweeper', everyMinutes: 1, localEverySeconds: 5 },
@@ -218,13 +188,6 @@ export function tableActionsOf(handler: HandlerName): TableAction[] {
     }
   }
   return [...actions].sort();
-}
-
-/** Paths we serve, each with the methods it allows: anything else on them is a 405 with `Allow`. */
-export function allowedMethodsByPath(): Map<string, string[]> {
-  const byPath = new Map<string, string[]>();
-  for (const route of routes) byPath.set(route.path, [...(byPath.get(route.path) ?? []), route.method]);
-  return byPath;
 }
 
 /** The handler that answers 405 for known paths with other methods and 404 for unknown paths. */

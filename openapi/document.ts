@@ -2,12 +2,14 @@ import { z } from 'zod';
 import {
   type CreateDocumentOptions,
   createDocument,
+  type oas31,
   type ZodOpenApiOperationObject,
   type ZodOpenApiPathsObject,
   type ZodOpenApiResponseObject,
   type ZodOpenApiResponsesObject,
 } from 'zod-openapi';
 import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from '../functions/http/idempotency.ts';
+import { MAX_RATE_LIMIT_WINDOW_SECONDS } from '../functions/ports/rate-limiter.ts';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../functions/use-cases/idempotency.ts';
 import { type OperationSpec, operations } from './operations.ts';
 import {
@@ -34,7 +36,15 @@ export function openApiDocument() {
         description:
           'Create payment links, send buyers to their `checkout_url`, and receive signed webhooks. Errors are RFC 9457 problem details; see docs/api.md.',
       },
-      servers: [{ url: '{base_url}', variables: { base_url: { default: 'http://127.0.0.1:3000' } } }],
+      servers: [
+        {
+          url: '{base_url}',
+          description:
+            'The `BaseUrl` output of a deployed stack (production or staging), or the local stack of `npm start`.',
+          variables: { base_url: { default: 'http://127.0.0.1:3000' } },
+          'x-internal': false,
+        },
+      ],
       security: [{ bearerAuth: [] }],
       paths: paths(operations),
       components: {
@@ -45,6 +55,7 @@ export function openApiDocument() {
             description: 'An API key: `svc_test_…` or `svc_live_…`.',
           },
         },
+        headers: rateLimitHeaders,
         // Listed so that they are components even where no operation names them, in the order docs/api.md shows.
         schemas: {
           PaymentLink: PaymentLinkSchema,
@@ -115,16 +126,44 @@ const idempotencyKeyHeader = z.object({
 function responses(spec: OperationSpec): ZodOpenApiResponsesObject {
   const all: ZodOpenApiResponsesObject = { [statusKey(spec.success.status)]: successResponse(spec) };
   for (const [status, codes] of errorsByStatus(spec)) all[statusKey(status)] = problemResponse(codes);
+  if (spec.auth) {
+    for (const response of Object.values(all) as ZodOpenApiResponseObject[]) {
+      response.headers = { ...rateLimitHeaderRefs, ...(response.headers as oas31.HeadersObject | undefined) };
+    }
+  }
   return all;
+}
+
+/**
+ * The IETF RateLimit header fields on every response to a counted request (docs/api.md#rate-limits). Optional:
+ * a request refused before its API key is known (`401`) has no quota to report.
+ */
+const rateLimitHeaders: Record<string, oas31.HeaderObject> = {
+  'RateLimit-Limit': {
+    description: 'Requests per window for the account and mode of the API key.',
+    schema: { type: 'integer', format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER } as const,
+  },
+  'RateLimit-Remaining': {
+    description: 'Requests left in the current window after this one.',
+    schema: { type: 'integer', format: 'int64', minimum: 0, maximum: Number.MAX_SAFE_INTEGER } as const,
+  },
+  'RateLimit-Reset': {
+    description: 'Seconds until the current window ends.',
+    schema: secondsSchema(),
+  },
+};
+const rateLimitHeaderRefs = Object.fromEntries(
+  Object.keys(rateLimitHeaders).map((name) => [name, { $ref: `#/components/headers/${name}` }]),
+);
+
+function secondsSchema(): oas31.SchemaObject {
+  return { type: 'integer', format: 'int32', minimum: 0, maximum: MAX_RATE_LIMIT_WINDOW_SECONDS };
 }
 
 const statusKey = (status: number) => String(status) as `${1 | 2 | 3 | 4 | 5}${string}`;
 
 function successResponse(spec: OperationSpec): ZodOpenApiResponseObject {
-  const headers: Record<string, { description: string; schema: Record<string, unknown> }> = {};
-  for (const [name, description] of Object.entries(spec.success.headers ?? {})) {
-    headers[name] = { description, schema: { type: 'string' } };
-  }
+  const headers: oas31.HeadersObject = { ...spec.success.headers };
   if (isIdempotent(spec)) {
     headers[REPLAYED_HEADER] = {
       description: '`true` on a replayed response.',
@@ -144,7 +183,11 @@ function problemResponse(codes: ErrorCode[]): ZodOpenApiResponseObject {
   return {
     description: codes.map((code) => `\`${code}\`: ${ERROR_CODES[code].meaning}`).join(' '),
     ...(retryAfter
-      ? { headers: { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } } }
+      ? {
+          headers: {
+            'Retry-After': { description: 'Seconds to wait.', required: true, schema: secondsSchema() },
+          },
+        }
       : {}),
     content: {
       'application/problem+json': {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { oas31 } from 'zod-openapi';
 import { listPaymentLinksQuery } from '../functions/http/list-query.ts';
 import { createPaymentLinkRequest, updatePaymentLinkRequest } from '../functions/http/schemas.ts';
 import { emptyRequest } from '../functions/http/validate.ts';
@@ -38,8 +39,8 @@ export interface OperationSpec {
     description: string;
     /** A response schema of response-schemas.ts (those with a `meta` id are components), or a JSON Schema. */
     schema: z.core.$ZodType | Record<string, unknown>;
-    /** Response headers of this operation: name → description. */
-    headers?: Record<string, string>;
+    /** Response headers of this operation (the rate-limit and idempotency ones are added). */
+    headers?: oas31.HeadersObject;
   };
   /** Errors specific to the operation; the common ones are derived from the flags above. */
   errors: ErrorCode[];
@@ -64,7 +65,13 @@ export const operations: OperationSpec[] = [
       status: 201,
       description: 'The new payment link.',
       schema: PaymentLinkSchema,
-      headers: { Location: 'The path of the new link.' },
+      headers: {
+        Location: {
+          description: 'The path of the new link.',
+          required: true,
+          schema: { type: 'string', maxLength: '/v1/payment-links/'.length + PaymentLinkId.maxLength! },
+        },
+      },
     },
     errors: [],
   },

@@ -1,20 +1,39 @@
 import { z } from 'zod';
-import { idPattern } from '../functions/domain/ids.ts';
+import { MAX_BASE_URL_LENGTH } from '../functions/config.ts';
+import type { ErrorClass as ErrorClassShape } from '../functions/domain/errors.ts';
+import * as errors from '../functions/domain/errors.ts';
+import { type IdPrefix, idPattern, maxIdLength } from '../functions/domain/ids.ts';
+import { MAX_AMOUNT_VALUE_LENGTH } from '../functions/domain/money.ts';
 import { EVENT_TYPES, LINK_STATUSES } from '../functions/domain/payment-link.ts';
 import { MODES } from '../functions/domain/principal.ts';
-import { EVENT_STATUSES } from '../functions/domain/webhook.ts';
+import { MAX_URL_LENGTH } from '../functions/domain/urls.ts';
+import { ATTEMPTS_KEPT, EVENT_STATUSES } from '../functions/domain/webhook.ts';
+import { MAX_CURSOR_LENGTH, MAX_LIST_LIMIT } from '../functions/http/list-query.ts';
 import { MAX_BODY_BYTES } from '../functions/http/request-body.ts';
+import {
+  MAX_DESCRIPTION_LENGTH,
+  MAX_METADATA_KEY_LENGTH,
+  MAX_METADATA_KEYS,
+  MAX_METADATA_VALUE_LENGTH,
+  MAX_TIMESTAMP_LENGTH,
+} from '../functions/http/schemas.ts';
 
 /**
  * Response schemas: they document what the API returns (docs/openapi.json) and the API tests validate real
  * responses against the generated document, so these cannot drift from the handlers either. Build time only,
  * so they use classic zod; a schema with a `meta` id is a component of the document (`#/components/schemas`).
  */
-const timestamp = (description: string) => z.iso.datetime().meta({ description });
-const nullableTimestamp = (description: string) => z.iso.datetime().nullable().meta({ description });
+const timestamp = (description: string) => z.iso.datetime().max(MAX_TIMESTAMP_LENGTH).meta({ description });
+const nullableTimestamp = (description: string) =>
+  z.iso.datetime().max(MAX_TIMESTAMP_LENGTH).nullable().meta({ description });
+/** An integer of a 32-bit field: clients map it to their int32 type. */
+const int32 = (minimum: number, maximum = 2 ** 31 - 1) =>
+  z.int().min(minimum).max(maximum).meta({ format: 'int32' });
 
-export const PaymentLinkId = z.string().regex(idPattern('pl'));
-export const EventId = z.string().regex(idPattern('evt'));
+const publicId = (prefix: IdPrefix) => z.string().regex(idPattern(prefix)).max(maxIdLength(prefix));
+export const PaymentLinkId = publicId('pl');
+export const EventId = publicId('evt');
+const url = () => z.string().max(MAX_URL_LENGTH);
 
 export const PaymentLinkSchema = z
   .strictObject({
@@ -25,14 +44,27 @@ export const PaymentLinkSchema = z
       description: 'An open link whose `expires_at` has passed reads `expired` at once.',
     }),
     amount: z.strictObject({
-      value: z.string().meta({ description: 'Exactly as sent.', example: '10.50' }),
-      currency: z.string().meta({ example: 'EUR' }),
+      value: z
+        .string()
+        .max(MAX_AMOUNT_VALUE_LENGTH)
+        .meta({ description: 'Exactly as sent.', example: '10.50' }),
+      currency: z
+        .string()
+        .regex(/^[A-Z]{3}$/)
+        .max(3)
+        .meta({ example: 'EUR' }),
     }),
-    description: z.string().nullable(),
-    redirect_url: z.string().nullable(),
-    webhook_url: z.string().nullable(),
-    metadata: z.record(z.string(), z.string()).nullable(),
-    checkout_url: z.string().meta({ description: 'Send the buyer here: `{checkout_base}/{id}`.' }),
+    description: z.string().max(MAX_DESCRIPTION_LENGTH).nullable(),
+    redirect_url: url().nullable(),
+    webhook_url: url().nullable(),
+    metadata: z
+      .record(z.string().min(1).max(MAX_METADATA_KEY_LENGTH), z.string().max(MAX_METADATA_VALUE_LENGTH))
+      .meta({ maxProperties: MAX_METADATA_KEYS })
+      .nullable(),
+    checkout_url: z
+      .string()
+      .max(MAX_BASE_URL_LENGTH + 1 + PaymentLinkId.maxLength!)
+      .meta({ description: 'Send the buyer here: `{checkout_base}/{id}`.' }),
     created_at: timestamp('RFC 3339, UTC.'),
     expires_at: nullableTimestamp('After this instant the link can no longer be paid.'),
     paid_at: nullableTimestamp('When the PSP confirmed the payment.'),
@@ -46,9 +78,10 @@ export const PaymentLinkSchema = z
 
 export const PaymentLinkListSchema = z
   .strictObject({
-    data: z.array(PaymentLinkSchema).meta({ description: 'Newest first.' }),
+    data: z.array(PaymentLinkSchema).max(MAX_LIST_LIMIT).meta({ description: 'Newest first.' }),
     next_cursor: z
       .string()
+      .max(MAX_CURSOR_LENGTH)
       .nullable()
       .meta({ description: 'Pass as `cursor` for the next page; null on the last page.' }),
   })
@@ -69,57 +102,69 @@ export const EventLogSchema = z
           .array(
             z.strictObject({
               at: timestamp('When the attempt started.'),
-              status_code: z
-                .int()
+              status_code: int32(100, 599)
                 .nullable()
                 .meta({ description: "The endpoint's HTTP status; null when none arrived." }),
-              duration_ms: z.int(),
+              duration_ms: int32(0),
               error: z.string().nullable(),
             }),
           )
-          .meta({ description: 'The latest 50 attempts, oldest first.' }),
-        attempt_count: z.int().meta({ description: 'Every attempt made, including those no longer listed.' }),
+          .max(ATTEMPTS_KEPT)
+          .meta({ description: `The latest ${ATTEMPTS_KEPT} attempts, oldest first.` }),
+        attempt_count: int32(0).meta({
+          description: 'Every attempt made, including those no longer listed.',
+        }),
       }),
     ),
   })
   .meta({ id: 'EventLog', title: 'Webhook events of a payment link' });
 
 export const RedeliverySchema = z
-  .strictObject({ id: z.string(), status: z.literal('pending') })
+  .strictObject({ id: EventId, status: z.literal('pending') })
   .meta({ id: 'Redelivery', title: 'A queued redelivery' });
 
-/** Every `code` a problem may carry (PRODUCT.md section 5), with its HTTP status and meaning. */
-export const ERROR_CODES = {
-  invalid_json: { status: 400, meaning: 'The body is not valid JSON.' },
-  unauthorized: { status: 401, meaning: 'Missing, malformed, unknown or revoked API key.' },
-  not_found: { status: 404, meaning: "No such resource, or another tenant's (indistinguishable)." },
-  method_not_allowed: { status: 405, meaning: 'The path exists; `Allow` lists its methods.' },
-  invalid_state: {
-    status: 409,
-    meaning: 'The link is in a state that forbids this (e.g. canceling a paid link).',
-  },
-  idempotency_in_progress: {
-    status: 409,
-    meaning: 'A request with this `Idempotency-Key` is still running; retry after `Retry-After`.',
-  },
-  payload_too_large: { status: 413, meaning: `The body is over ${MAX_BODY_BYTES / 1024} KiB.` },
-  unsupported_media_type: { status: 415, meaning: 'The body is not `Content-Type: application/json`.' },
-  validation_failed: { status: 422, meaning: 'One `errors` entry per invalid field, parameter or header.' },
-  idempotency_key_reused: {
-    status: 422,
-    meaning: 'This `Idempotency-Key` was used with a different request in the last 24 hours.',
-  },
-  rate_limited: { status: 429, meaning: 'Too many requests for this account and mode; see `Retry-After`.' },
-  internal_error: { status: 500, meaning: 'Our fault; retry later (idempotent requests are safe to retry).' },
-  service_unavailable: { status: 503, meaning: 'Temporarily unavailable; retry later.' },
-} as const;
-export type ErrorCode = keyof typeof ERROR_CODES;
+type ErrorClass = Extract<(typeof errors)[keyof typeof errors], ErrorClassShape>;
+/** Every `code` a problem may carry: read off the error classes (functions/domain/errors.ts). */
+export type ErrorCode = ErrorClass['code'];
+
+/** What each code means to a client; a new error class fails the type check until it is described here. */
+const MEANINGS: Record<ErrorCode, string> = {
+  invalid_json: 'The body is not valid JSON.',
+  invalid_notification: 'A PSP notification that could not be verified; nothing changed.',
+  unauthorized: 'Missing, malformed, unknown or revoked API key.',
+  not_found: "No such resource, or another tenant's (indistinguishable).",
+  method_not_allowed: 'The path exists; `Allow` lists its methods.',
+  invalid_state: 'The link is in a state that forbids this (e.g. canceling a paid link).',
+  idempotency_in_progress:
+    'A request with this `Idempotency-Key` is still running; retry after `Retry-After`.',
+  payload_too_large: `The body is over ${MAX_BODY_BYTES / 1024} KiB.`,
+  unsupported_media_type: 'The body is not `Content-Type: application/json`.',
+  validation_failed: 'One `errors` entry per invalid field, parameter or header.',
+  idempotency_key_reused: 'This `Idempotency-Key` was used with a different request in the last 24 hours.',
+  rate_limited: 'Too many requests for this account and mode; see `Retry-After`.',
+  internal_error: 'Our fault; retry later (idempotent requests are safe to retry).',
+  psp_unavailable: 'The payment provider failed or did not answer; retry in a moment.',
+  service_unavailable: 'Temporarily unavailable; retry later.',
+};
+
+const isErrorClass = (value: unknown): value is ErrorClass =>
+  typeof value === 'function' && value.prototype instanceof errors.ServiceError && 'code' in value;
+
+/** Each code with its HTTP status and meaning, by status, then code. */
+export const ERROR_CODES = Object.fromEntries(
+  Object.values(errors)
+    .filter(isErrorClass)
+    .sort((a, b) => a.status - b.status || a.code.localeCompare(b.code))
+    .map((type) => [type.code, { status: type.status, meaning: MEANINGS[type.code] }]),
+) as Record<ErrorCode, { status: number; meaning: string }>;
 
 export const ProblemSchema = z
   .strictObject({
-    type: z.string().meta({ description: '`/problems/<code>`, documented in docs/api.md.' }),
+    type: z
+      .enum(Object.keys(ERROR_CODES).map((code) => `/problems/${code}`) as [string, ...string[]])
+      .meta({ description: '`/problems/<code>`, documented in docs/api.md.' }),
     title: z.string(),
-    status: z.number().int(),
+    status: int32(400, 599),
     detail: z.string(),
     code: z.enum(Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]]),
     errors: z

@@ -2,11 +2,20 @@
  * The one error family of the service. Every failure a client may see is a `ServiceError` with a stable
  * `code`; the HTTP layer turns it into RFC 9457 problem details in one place (`functions/http/problem.ts`).
  * `expose: false` marks errors whose message is internal: the client then gets only the generic title.
+ *
+ * Each subclass declares its `code` and `status` as static fields, so the documented list of codes
+ * (openapi/response-schemas.ts) is read off the classes themselves and cannot miss one.
  */
 export interface FieldError {
   /** JSON Pointer (RFC 6901) to the offending member of the request, e.g. `/amount/value`. */
   pointer: string;
   detail: string;
+}
+
+/** What every concrete error class declares about itself. */
+export interface ErrorClass {
+  readonly code: string;
+  readonly status: number;
 }
 
 export class ServiceError extends Error {
@@ -15,76 +24,80 @@ export class ServiceError extends Error {
   readonly title: string;
   readonly expose: boolean;
   readonly errors: FieldError[] | undefined;
-  readonly headers: Record<string, string>;
+  /** The condition is temporary: the same request may succeed after this many seconds. */
+  readonly retryAfterSeconds: number | undefined;
 
   constructor(options: {
-    code: string;
-    status: number;
     title: string;
     detail?: string;
     expose?: boolean;
     errors?: FieldError[];
-    headers?: Record<string, string>;
+    retryAfterSeconds?: number;
     cause?: unknown;
   }) {
     super(options.detail ?? options.title, { cause: options.cause });
+    const type = new.target as unknown as ErrorClass;
     this.name = new.target.name;
-    this.code = options.code;
-    this.status = options.status;
+    this.code = type.code;
+    this.status = type.status;
     this.title = options.title;
     this.expose = options.expose ?? true;
     this.errors = options.errors;
-    this.headers = options.headers ?? {};
+    this.retryAfterSeconds = options.retryAfterSeconds;
   }
 }
 
 export class InvalidJsonError extends ServiceError {
+  static readonly code = 'invalid_json';
+  static readonly status = 400;
+
   constructor(detail = 'The request body is not valid JSON.') {
-    super({ code: 'invalid_json', status: 400, title: 'Malformed JSON', detail });
+    super({ title: 'Malformed JSON', detail });
   }
 }
 
 export class UnauthorizedError extends ServiceError {
+  static readonly code = 'unauthorized';
+  static readonly status = 401;
+
   constructor(detail = 'A valid API key is required: send it as `Authorization: Bearer <key>`.') {
-    super({
-      code: 'unauthorized',
-      status: 401,
-      title: 'Unauthorized',
-      detail,
-      headers: { 'WWW-Authenticate': 'Bearer' },
-    });
+    super({ title: 'Unauthorized', detail });
   }
 }
 
 export class NotFoundError extends ServiceError {
+  static readonly code = 'not_found';
+  static readonly status = 404;
+
   constructor(detail = 'No such resource.') {
-    super({ code: 'not_found', status: 404, title: 'Not found', detail });
+    super({ title: 'Not found', detail });
   }
 }
 
 export class MethodNotAllowedError extends ServiceError {
+  static readonly code = 'method_not_allowed';
+  static readonly status = 405;
+
   constructor(allowed: readonly string[]) {
-    super({
-      code: 'method_not_allowed',
-      status: 405,
-      title: 'Method not allowed',
-      detail: `This resource supports: ${allowed.join(', ')}.`,
-      headers: { Allow: allowed.join(', ') },
-    });
+    super({ title: 'Method not allowed', detail: `This resource supports: ${allowed.join(', ')}.` });
   }
 }
 
 export class InvalidStateError extends ServiceError {
+  static readonly code = 'invalid_state';
+  static readonly status = 409;
+
   constructor(detail: string) {
-    super({ code: 'invalid_state', status: 409, title: 'Invalid state', detail });
+    super({ title: 'Invalid state', detail });
   }
 }
 
 export class PayloadTooLargeError extends ServiceError {
+  static readonly code = 'payload_too_large';
+  static readonly status = 413;
+
   constructor(limitBytes: number) {
     super({
-      code: 'payload_too_large',
-      status: 413,
       title: 'Payload too large',
       detail: `The request body must be at most ${limitBytes} bytes.`,
     });
@@ -92,10 +105,11 @@ export class PayloadTooLargeError extends ServiceError {
 }
 
 export class UnsupportedMediaTypeError extends ServiceError {
+  static readonly code = 'unsupported_media_type';
+  static readonly status = 415;
+
   constructor() {
     super({
-      code: 'unsupported_media_type',
-      status: 415,
       title: 'Unsupported media type',
       detail: 'Send the request body as `Content-Type: application/json`.',
     });
@@ -103,10 +117,11 @@ export class UnsupportedMediaTypeError extends ServiceError {
 }
 
 export class ValidationError extends ServiceError {
+  static readonly code = 'validation_failed';
+  static readonly status = 422;
+
   constructor(errors: FieldError[]) {
     super({
-      code: 'validation_failed',
-      status: 422,
       title: 'Validation failed',
       detail: `The request has ${errors.length} invalid field${errors.length === 1 ? '' : 's'}.`,
       errors,
@@ -116,10 +131,11 @@ export class ValidationError extends ServiceError {
 
 /** A conditional write lost a race: the caller re-reads and decides again. Never reaches a client as such. */
 export class ConcurrentModificationError extends ServiceError {
+  static readonly code = 'internal_error';
+  static readonly status = 500;
+
   constructor(detail: string) {
     super({
-      code: 'internal_error',
-      status: 500,
       title: 'Internal error',
       detail,
       expose: false,
@@ -133,12 +149,13 @@ export class ConcurrentModificationError extends ServiceError {
  * a sender learns nothing about which links, sessions or credentials exist; `reason` is for our logs only.
  */
 export class InvalidNotificationError extends ServiceError {
+  static readonly code = 'invalid_notification';
+  static readonly status = 400;
+
   readonly reason: string;
 
   constructor(reason = 'Not verified.') {
     super({
-      code: 'invalid_notification',
-      status: 400,
       title: 'Invalid notification',
       detail: 'The notification could not be verified.',
     });
@@ -148,17 +165,21 @@ export class InvalidNotificationError extends ServiceError {
 
 /** The (account, mode) has no PSP able to take payments yet (e.g. live mode before Stripe is configured). */
 export class PspNotConfiguredError extends ServiceError {
+  static readonly code = 'service_unavailable';
+  static readonly status = 503;
+
   constructor(detail = 'No payment provider is configured for this account and mode.') {
-    super({ code: 'service_unavailable', status: 503, title: 'Service unavailable', detail });
+    super({ title: 'Service unavailable', detail });
   }
 }
 
 /** The PSP failed or could not be reached (its error is logged, never shown). */
 export class PspUnavailableError extends ServiceError {
+  static readonly code = 'psp_unavailable';
+  static readonly status = 502;
+
   constructor(cause?: unknown) {
     super({
-      code: 'psp_unavailable',
-      status: 502,
       title: 'Payment provider unavailable',
       detail: 'The payment provider did not answer as expected. Retry in a moment.',
       cause,
@@ -168,10 +189,11 @@ export class PspUnavailableError extends ServiceError {
 
 /** A retry with an `Idempotency-Key` already used for a different request (PRODUCT.md section 6). */
 export class IdempotencyKeyReusedError extends ServiceError {
+  static readonly code = 'idempotency_key_reused';
+  static readonly status = 422;
+
   constructor() {
     super({
-      code: 'idempotency_key_reused',
-      status: 422,
       title: 'Idempotency key reused',
       detail:
         'This Idempotency-Key was used with a different request in the last 24 hours. Use a new key for a new request.',
@@ -181,26 +203,28 @@ export class IdempotencyKeyReusedError extends ServiceError {
 
 /** The first request with this `Idempotency-Key` is still running. */
 export class IdempotencyInProgressError extends ServiceError {
+  static readonly code = 'idempotency_in_progress';
+  static readonly status = 409;
+
   constructor() {
     super({
-      code: 'idempotency_in_progress',
-      status: 409,
       title: 'Idempotent request in progress',
       detail: 'A request with this Idempotency-Key is still being processed. Retry shortly.',
-      headers: { 'Retry-After': '1' },
+      retryAfterSeconds: 1,
     });
   }
 }
 
 /** Too many requests for this (account, mode) in the current window. */
 export class RateLimitedError extends ServiceError {
+  static readonly code = 'rate_limited';
+  static readonly status = 429;
+
   constructor(retryAfterSeconds: number) {
     super({
-      code: 'rate_limited',
-      status: 429,
       title: 'Too many requests',
       detail: `The request rate limit of this API key's account and mode was reached. Retry after ${retryAfterSeconds} s.`,
-      headers: { 'Retry-After': String(retryAfterSeconds) },
+      retryAfterSeconds,
     });
   }
 }

@@ -12,8 +12,16 @@ export type IdPrefix = (typeof ID_PREFIXES)[number];
 /** 24 base62 characters: 142 bits, above the 128 bits every public id must have (docs/decisions.md#ids). */
 export const ID_RANDOM_LENGTH = 24;
 
-/** The id pattern without anchors; 22 characters is the shortest we issue (API key ids: 128 bits). */
-export const idPatternBody = (prefix: IdPrefix): string => `${prefix}_[0-9A-Za-z]{22,64}`;
+/** The shortest random part we issue (API key ids: 128 bits) and the longest we accept. */
+const MIN_ID_RANDOM_LENGTH = 22;
+const MAX_ID_RANDOM_LENGTH = 64;
+
+/** The id pattern without anchors. */
+export const idPatternBody = (prefix: IdPrefix): string =>
+  `${prefix}_[0-9A-Za-z]{${MIN_ID_RANDOM_LENGTH},${MAX_ID_RANDOM_LENGTH}}`;
+
+/** The longest id with `prefix`, the bound the OpenAPI document states. */
+export const maxIdLength = (prefix: IdPrefix): number => prefix.length + 1 + MAX_ID_RANDOM_LENGTH;
 
 /** The whole-string pattern of an id with `prefix`, for validation and the OpenAPI document. */
 export const idPattern = (prefix: IdPrefix): RegExp => new RegExp(`^${idPatternBody(prefix)}$`);

@@ -7,6 +7,10 @@ export interface Amount {
 }
 
 export const MAX_INTEGER_DIGITS = 12;
+/** The most minor units of any ISO 4217 currency (CLF, UYW); test/unit/iso-4217.test.ts checks it. */
+export const MAX_MINOR_UNITS = 4;
+/** The longest amount `value` that can pass: the integer digits, the point and the currency's minor units. */
+export const MAX_AMOUNT_VALUE_LENGTH = MAX_INTEGER_DIGITS + 1 + MAX_MINOR_UNITS;
 const DECIMAL = /^(0|[1-9][0-9]*)(\.[0-9]+)?$/;
 
 /**

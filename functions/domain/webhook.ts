@@ -30,6 +30,8 @@ export interface StoredEvent extends LinkEvent {
   attempt_count?: number;
   delivery_seq: number;
   round_attempts: number;
+  /** While undelivered: when the outbox sweeper will queue it again unless delivery moves that (ISO 8601). */
+  outbox_due?: string;
 }
 
 /**

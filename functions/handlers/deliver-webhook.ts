@@ -4,6 +4,7 @@ import { config } from '../config.ts';
 import {
   apiKeyRepository,
   deadLetterQueue,
+  endpointHealthStore,
   eventQueue,
   eventRepository,
   linkRepository,
@@ -16,7 +17,9 @@ import {
   type DeliveryDependencies,
   deliverEvent,
   type EventMessage,
+  newInvocation,
   readBatchEvents,
+  readEndpointHealth,
 } from '../use-cases/webhook-delivery.ts';
 import * as z from '../zod.ts';
 
@@ -44,15 +47,18 @@ function wellFormedMessages(event: SQSEvent): EventMessage[] {
 }
 
 /**
- * The SQS consumer of the events queue (docs/webhooks.md): the batch's events are read with one request, then
- * each record makes at most one attempt, and only the records that fail are reported back.
+ * The SQS consumer of the events queue (docs/webhooks.md): the batch's events are read with one request, and
+ * the health of their endpoints with another unless recently read; then each record makes at most one attempt
+ * (or is deferred, when its endpoint may not take one now), and only the records that fail are reported back.
  */
 export function deliveryHandler(resolveDependencies: () => DeliveryDependencies) {
   return async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
     const deps = resolveDependencies();
     const batch = await readBatchEvents(deps.events, wellFormedMessages(event));
+    await readEndpointHealth(deps, batch.values());
+    const invocation = newInvocation();
     const handleRecords = sqsBatchHandler((record) =>
-      deliverEvent(deps, parseEventMessage(record.body), batch),
+      deliverEvent(deps, parseEventMessage(record.body), batch, invocation),
     );
     return handleRecords(event, context);
   };
@@ -75,6 +81,7 @@ const dependencies = (): DeliveryDependencies => ({
   sender: webhookSender(),
   queue: eventQueue(),
   deadLetters: deadLetterQueue(),
+  endpoints: endpointHealthStore(),
   now,
   random: Math.random,
 });

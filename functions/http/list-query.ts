@@ -7,6 +7,7 @@ import * as z from '../zod.ts';
 /** PRODUCT.md section 6: `limit` 1 to 100, default 10; outside is a 422, never silently clamped. */
 export const MAX_LIST_LIMIT = 100;
 export const DEFAULT_LIST_LIMIT = 10;
+export const MAX_CURSOR_LENGTH = 256;
 
 /**
  * `GET /v1/payment-links` query parameters. Errors point at the parameter by name (`/limit`), as if the query
@@ -20,9 +21,9 @@ export const listPaymentLinksQuery = /* @__PURE__ */ once(() =>
         z.pipe(z.coerce.number(), z.int().check(z.minimum(1), z.maximum(MAX_LIST_LIMIT))),
         DEFAULT_LIST_LIMIT,
       )
-      .check(z.meta({ description: `Links per page, 1 to ${MAX_LIST_LIMIT}.` })),
+      .check(z.meta({ description: `Links per page, 1 to ${MAX_LIST_LIMIT}.`, format: 'int32' })),
     cursor: z
-      .optional(z.string().check(z.maxLength(256)))
+      .optional(z.string().check(z.maxLength(MAX_CURSOR_LENGTH)))
       .check(z.meta({ description: 'The `next_cursor` of the previous page; omit for the first page.' })),
     status: z.optional(z.enum(LINK_STATUSES)).check(
       z.meta({

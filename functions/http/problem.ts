@@ -4,7 +4,8 @@ import { ServiceError } from '../domain/errors.ts';
 /**
  * RFC 9457 problem details: the one place where errors become responses. A `ServiceError` shows its code,
  * title and (when `expose`) its detail; anything else is a 500 with a generic text, never internals.
- * `type` is a relative URI documented in docs/api.md#errors.
+ * `type` is a relative URI documented in docs/api.md#errors. The headers an error implies are set here too: the
+ * authentication scheme on a 401, `Retry-After` when the error says when a retry may succeed.
  */
 export function problemResponse(error: unknown, requestId: string): APIGatewayProxyStructuredResultV2 {
   const known = error instanceof ServiceError && error.expose ? error : undefined;
@@ -23,7 +24,12 @@ export function problemResponse(error: unknown, requestId: string): APIGatewayPr
   };
   return {
     statusCode: status,
-    headers: { 'Content-Type': 'application/problem+json', 'Cache-Control': 'no-store', ...known?.headers },
+    headers: {
+      'Content-Type': 'application/problem+json',
+      'Cache-Control': 'no-store',
+      ...(known?.status === 401 && { 'WWW-Authenticate': 'Bearer' }),
+      ...(known?.retryAfterSeconds !== undefined && { 'Retry-After': String(known.retryAfterSeconds) }),
+    },
     body: JSON.stringify(body),
   };
 }

@@ -3,6 +3,7 @@ import {
   DECIMAL_PATTERN,
   fractionDigitsProblem,
   isPayableCurrency,
+  MAX_AMOUNT_VALUE_LENGTH,
 } from '../domain/money.ts';
 import type { Mode } from '../domain/principal.ts';
 import { MAX_URL_LENGTH, type UrlPolicy, urlProblem } from '../domain/urls.ts';
@@ -24,6 +25,8 @@ export const MAX_METADATA_VALUE_LENGTH = 500;
  */
 export const MAX_METADATA_BYTES = 8 * 1024;
 export const MAX_EXPIRY_DAYS = 365;
+/** RFC 3339 to the nanosecond with an offset (`2026-01-31T23:59:59.123456789+01:00`); longer is no timestamp. */
+export const MAX_TIMESTAMP_LENGTH = 35;
 
 const amountSchema = () =>
   z
@@ -38,17 +41,20 @@ const amountSchema = () =>
         z.meta({
           description: "Decimal string, greater than zero, within the currency's minor units.",
           example: '10.50',
+          // Implied by the checks above; stated for clients and the OpenAPI document.
+          maxLength: MAX_AMOUNT_VALUE_LENGTH,
         }),
       ),
-      currency: z
-        .string()
-        .check(
-          z.refine(
-            isPayableCurrency,
-            'Must be an active ISO 4217 currency code in upper case, such as "EUR".',
-          ),
-          z.meta({ description: 'ISO 4217 code, upper case.', example: 'EUR' }),
-        ),
+      currency: z.string().check(
+        z.refine(isPayableCurrency, 'Must be an active ISO 4217 currency code in upper case, such as "EUR".'),
+        // Implied by the refinement (only active ISO 4217 codes pass); stated for the OpenAPI document.
+        z.meta({
+          description: 'ISO 4217 code, upper case.',
+          example: 'EUR',
+          pattern: '^[A-Z]{3}$',
+          maxLength: 3,
+        }),
+      ),
     })
     .check((ctx) => {
       const problem = fractionDigitsProblem(ctx.value.value, ctx.value.currency);
@@ -113,6 +119,7 @@ function linkFieldSchemas(policy: UrlPolicy) {
     ),
     expires_at: z.nullish(
       z.iso.datetime({ offset: true }).check(
+        z.maxLength(MAX_TIMESTAMP_LENGTH),
         (ctx) => {
           const at = Date.parse(ctx.value);
           const now = Date.now();

@@ -42,6 +42,12 @@ export interface EventRepository {
     decision: DeliveryDecision,
     dueAt: Date,
   ): Promise<boolean>;
+  /**
+   * Holds a pending event back without an attempt (its endpoint may not take one now): the next message gets
+   * the next sequence and the outbox due time moves to `dueAt`; the schedule's position is unchanged. False when
+   * the event is no longer pending at `event.delivery_seq`.
+   */
+  defer(event: StoredEvent, dueAt: Date): Promise<boolean>;
   /** Takes an orphan event (no link names it) out of the outbox for good. */
   dropFromOutbox(event: StoredEvent): Promise<void>;
   /** Up to `limit` undelivered events whose due time is at or before `now`. */

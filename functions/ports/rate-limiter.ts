@@ -22,3 +22,5 @@ export interface RateLimiter {
 
 /** Defaults of RATE_LIMIT_REQUESTS per RATE_LIMIT_WINDOW_SECONDS (functions/config.ts; CDK context). */
 export const DEFAULT_RATE_LIMIT = { requests: 1200, windowSeconds: 60 } as const;
+/** The longest window RATE_LIMIT_WINDOW_SECONDS may set: a day. */
+export const MAX_RATE_LIMIT_WINDOW_SECONDS = 86_400;

@@ -1,5 +1,18 @@
+import {
+  type Admission,
+  admit,
+  type EndpointHealth,
+  type EndpointRef,
+  endpointAnswered,
+  endpointKey,
+  endpointOf,
+  ISOLATION,
+  type IsolationSettings,
+  needsRenewal,
+} from '../domain/endpoint-health.ts';
 import type { Mode } from '../domain/principal.ts';
 import {
+  type AttemptResult,
   type DeliveryAttempt,
   type DeliveryDecision,
   decideAfterAttempt,
@@ -11,6 +24,7 @@ import {
 import { signedWebhookHeaders } from '../domain/webhook-signature.ts';
 import { logger } from '../logger.ts';
 import type { ApiKeyRepository } from '../ports/api-key-repository.ts';
+import type { EndpointHealthStore } from '../ports/endpoint-health.ts';
 import type { EventQueue } from '../ports/event-queue.ts';
 import type { EventRepository } from '../ports/event-repository.ts';
 import type { LinkRepository } from '../ports/link-repository.ts';
@@ -42,6 +56,10 @@ export interface DeliveryDependencies {
   random: () => number;
   /** The retry schedule; the domain's unless a test compresses it. */
   schedule?: readonly number[];
+  /** The shared health of merchants' endpoints, which keeps one tenant's failing endpoint from holding others. */
+  endpoints: EndpointHealthStore;
+  /** Isolation settings; the domain's unless a test compresses them. */
+  isolation?: IsolationSettings;
 }
 
 /** How long a warm delivery function reuses an (account, mode)'s signing secrets before reading them again. */
@@ -86,7 +104,8 @@ export type DeliveryOutcome =
   | 'skipped_missing'
   | 'skipped_stale'
   | 'skipped_duplicate'
-  | 'skipped_orphan';
+  | 'skipped_orphan'
+  | 'deferred';
 
 /**
  * The messages (event and sequence) this function instance is attempting right now. On AWS an instance handles
@@ -118,13 +137,15 @@ export async function readBatchEvents(
  * instance is already attempting is skipped, and only the first attempt to finish for a sequence changes the
  * event's state (copies of a message processed at the same moment by two instances may both post: at-least-once,
  * same `webhook-id`). Orphan events (no link names them: their transition never committed) leave the outbox
- * without any delivery.
+ * without any delivery. An endpoint that may not take another attempt now (docs/webhooks.md, "Isolation") gets
+ * none: the event is deferred, with its place in the schedule kept.
  * Throws only on infrastructure failures (store, secret), so the record is retried.
  */
 export async function deliverEvent(
   deps: DeliveryDependencies,
   message: EventMessage,
   batch?: BatchEvents,
+  invocation: Invocation = newInvocation(),
 ): Promise<DeliveryOutcome> {
   const event = batch?.has(eventKey(message))
     ? batch.get(eventKey(message))
@@ -142,13 +163,13 @@ export async function deliverEvent(
   if (attemptsInFlight.has(inFlight)) return 'skipped_duplicate';
   attemptsInFlight.add(inFlight);
   try {
-    return await attempt(deps, event);
+    return await attempt(deps, event, invocation);
   } finally {
     attemptsInFlight.delete(inFlight);
   }
 }
 
-async function attempt(deps: DeliveryDependencies, event: StoredEvent) {
+async function attempt(deps: DeliveryDependencies, event: StoredEvent, invocation: Invocation) {
   const url = event.data.webhook_url;
   const at = deps.now();
   if (!url) {
@@ -162,15 +183,36 @@ async function attempt(deps: DeliveryDependencies, event: StoredEvent) {
     await deps.events.finish(event, note, { status: 'failed', reason: 'no_endpoint' }, at);
     return 'failed';
   }
-  const secrets = await deps.secrets.getSigningSecrets(event.account, event.mode, at);
-  if (!secrets.length) throw new Error(`No webhook secret for ${event.account}/${event.mode}.`);
-  const body = webhookBody(event);
-  const result = await deps.sender.send({
-    mode: event.mode,
-    url,
-    body,
-    headers: signedWebhookHeaders(secrets, event.id, body, at),
-  });
+  const endpoint = endpointOf(event.account, event.mode, url);
+  const admission = await admitAttempt(deps, endpoint, invocation);
+  if (admission.kind === 'defer') return defer(deps, event, admission.waitMs);
+  let settled: () => void = () => undefined;
+  invocation.attempts.set(endpointKey(endpoint), [
+    ...(invocation.attempts.get(endpointKey(endpoint)) ?? []),
+    new Promise<void>((resolve) => {
+      settled = resolve;
+    }),
+  ]);
+  let result: AttemptResult;
+  try {
+    const secrets = await deps.secrets.getSigningSecrets(event.account, event.mode, at);
+    if (!secrets.length) throw new Error(`No webhook secret for ${event.account}/${event.mode}.`);
+    const body = webhookBody(event);
+    result = await watchedSend(deps, endpoint, admission, () =>
+      deps.sender.send({
+        mode: event.mode,
+        url,
+        body,
+        headers: signedWebhookHeaders(secrets, event.id, body, at),
+      }),
+    );
+    await recordEndpointAnswer(deps, endpoint, admission, result);
+  } catch (error) {
+    if (admission.kind === 'slot') await releaseSlot(deps, endpoint, admission);
+    throw error;
+  } finally {
+    settled();
+  }
   const record: DeliveryAttempt = {
     at: at.toISOString(),
     status_code: result.status_code,
@@ -220,3 +262,251 @@ function nextDueTime(decision: DeliveryDecision, now: Date): Date {
   const backup = decision.retryInMs <= MAX_QUEUE_DELAY_MS ? OUTBOX_GRACE_MS : 0;
   return new Date(now.getTime() + decision.retryInMs + backup);
 }
+
+/*
+ * Isolation (docs/webhooks.md, "Isolation"): an endpoint that has not proven healthy takes at most a few
+ * attempts at once across all instances (slots leased in its shared health item), so a hanging endpoint holds
+ * at most that many records, and its other events are deferred instead of filling every batch.
+ */
+
+/** What one invocation (one batch) knows beyond the shared health: its own attempts under way, per endpoint. */
+export interface Invocation {
+  /** Settles when each of this invocation's attempts to the endpoint has its answer recorded. */
+  attempts: Map<string, Promise<void>[]>;
+  /** Admissions to one endpoint are decided one after another, so records of a batch do not race for a slot. */
+  admissions: Map<string, Promise<unknown>>;
+}
+
+export const newInvocation = (): Invocation => ({ attempts: new Map(), admissions: new Map() });
+
+/** What this container last read or wrote of each endpoint's health, and when. */
+const healthCache = new Map<string, { health: EndpointHealth; at: number }>();
+
+const settingsOf = (deps: DeliveryDependencies) => deps.isolation ?? ISOLATION;
+
+function remember(endpoint: EndpointRef, health: EndpointHealth, at: number) {
+  healthCache.set(endpointKey(endpoint), { health, at });
+}
+
+/**
+ * Reads the health of the batch's endpoints that this container has not read within `cacheMs`, with one request,
+ * so that its records decide from the cache.
+ */
+export async function readEndpointHealth(
+  deps: DeliveryDependencies,
+  events: Iterable<StoredEvent | undefined>,
+): Promise<void> {
+  const now = deps.now().getTime();
+  const stale = new Map<string, EndpointRef>();
+  for (const event of events) {
+    if (!event?.data.webhook_url || event.status !== 'pending') continue;
+    const endpoint = endpointOf(event.account, event.mode, event.data.webhook_url);
+    const cached = healthCache.get(endpointKey(endpoint));
+    if (!cached || now - cached.at >= settingsOf(deps).cacheMs) stale.set(endpointKey(endpoint), endpoint);
+  }
+  if (!stale.size) return;
+  const endpoints = [...stale.values()];
+  const healths = await deps.endpoints.getMany(endpoints);
+  endpoints.forEach((endpoint, index) => {
+    const health = healths[index];
+    if (health) remember(endpoint, health, now);
+  });
+}
+
+/** Reads of endpoint health under way in this container, so records needing the same one share it. */
+const healthReads = new Map<string, Promise<EndpointHealth>>();
+
+/** The endpoint's health as known at `notBefore` or later (by default: within `cacheMs`). */
+async function currentHealth(
+  deps: DeliveryDependencies,
+  endpoint: EndpointRef,
+  notBefore = deps.now().getTime() - settingsOf(deps).cacheMs,
+): Promise<EndpointHealth> {
+  const key = endpointKey(endpoint);
+  const cached = healthCache.get(key);
+  if (cached && cached.at >= notBefore && deps.now().getTime() - cached.at < settingsOf(deps).cacheMs) {
+    return cached.health;
+  }
+  const pending = healthReads.get(key);
+  if (pending) return pending;
+  const startedAt = deps.now().getTime();
+  const read = deps.endpoints
+    .getMany([endpoint])
+    .then(([health]) => {
+      if (!health) throw new Error('The endpoint health store answered nothing.');
+      remember(endpoint, health, startedAt);
+      return health;
+    })
+    .finally(() => healthReads.delete(key));
+  healthReads.set(key, read);
+  return read;
+}
+
+type Admitted = { kind: 'free' } | { kind: 'slot'; slot: number; lease: number };
+type Deferral = { kind: 'defer'; waitMs: number; recheckInMs?: number };
+
+/**
+ * Whether this event may be attempted now, taking a slot when the endpoint needs one. A record that finds no
+ * slot waits once, at most `localWaitMs`, and asks again when an answer may be near: this invocation's own
+ * attempt to the endpoint, or another instance's begun moments ago. A healthy endpoint seen for the first time
+ * so proves itself within the batch instead of having its events deferred; a hanging one costs a batch this
+ * wait only while its attempts are young.
+ */
+async function admitAttempt(
+  deps: DeliveryDependencies,
+  endpoint: EndpointRef,
+  invocation: Invocation,
+): Promise<Admitted | Deferral> {
+  const first = await decideInTurn(deps, endpoint, invocation);
+  if (first.kind !== 'defer') return first;
+  const settings = settingsOf(deps);
+  const own = invocation.attempts.get(endpointKey(endpoint)) ?? [];
+  if (!own.length && first.recheckInMs === undefined) return first;
+  const waitMs = Math.min(settings.localWaitMs, first.recheckInMs ?? settings.localWaitMs);
+  const waitedFrom = deps.now().getTime() + waitMs;
+  await Promise.race([
+    ...(own.length ? [Promise.all(own)] : []),
+    new Promise((resolve) => setTimeout(resolve, waitMs)),
+  ]);
+  // Another instance's answer is only in the store: read it (once for all the records that waited).
+  const second = await decideInTurn(deps, endpoint, invocation, own.length ? undefined : waitedFrom);
+  return second.kind === 'defer' ? { kind: 'defer', waitMs: second.waitMs } : second;
+}
+
+/** One admission decision, after the previous one for the same endpoint in this invocation. */
+function decideInTurn(
+  deps: DeliveryDependencies,
+  endpoint: EndpointRef,
+  invocation: Invocation,
+  notBefore?: number,
+): Promise<Admitted | Deferral> {
+  const key = endpointKey(endpoint);
+  const decision = (invocation.admissions.get(key) ?? Promise.resolve())
+    .catch(() => undefined)
+    .then(() => decide(deps, endpoint, notBefore));
+  invocation.admissions.set(key, decision);
+  return decision;
+}
+
+async function decide(
+  deps: DeliveryDependencies,
+  endpoint: EndpointRef,
+  notBefore?: number,
+): Promise<Admitted | Deferral> {
+  const settings = settingsOf(deps);
+  const health = await currentHealth(deps, endpoint, notBefore);
+  let admission: Admission = admit(health, deps.now().getTime(), deps.random, settings);
+  // A slot another instance took since the health was read: read again and decide once more.
+  for (let round = 0; admission.kind === 'slot' && round < 2; round++) {
+    const now = deps.now().getTime();
+    const lease = now + settings.slotLeaseMs;
+    const claimed = await deps.endpoints.claimSlot(endpoint, admission.slot, lease, now);
+    if (claimed) {
+      remember(endpoint, claimed, now);
+      return { kind: 'slot', slot: admission.slot, lease };
+    }
+    admission = admit(await currentHealth(deps, endpoint, now), now, deps.random, settings);
+  }
+  if (admission.kind === 'slot') return { kind: 'defer', waitMs: settings.deferBaseMs };
+  return admission;
+}
+
+/**
+ * Sends, and for an endpoint trusted as healthy watches the clock: an attempt unanswered for `slowAfterMs` ends
+ * that trust at once, so every instance holds the endpoint to its slots before its attempts could fill batches.
+ */
+async function watchedSend(
+  deps: DeliveryDependencies,
+  endpoint: EndpointRef,
+  admission: Admitted,
+  send: () => Promise<AttemptResult>,
+): Promise<AttemptResult> {
+  if (admission.kind !== 'free') return send();
+  const slow = setTimeout(() => {
+    deps.endpoints.markSlow(endpoint).then(
+      (health) => health && remember(endpoint, health, deps.now().getTime()),
+      (error) => logger.warn('Endpoint health not updated', { origin: endpoint.origin, error }),
+    );
+  }, settingsOf(deps).slowAfterMs);
+  try {
+    return await send();
+  } finally {
+    clearTimeout(slow);
+  }
+}
+
+/**
+ * Records what the attempt says about its endpoint and frees its slot. An answer from an endpoint already
+ * trusted writes nothing (until its trust is half spent), so healthy delivery costs no extra write. A failure to
+ * write is only logged: the slot's lease ends on its own, and the event's own state is recorded apart.
+ */
+async function recordEndpointAnswer(
+  deps: DeliveryDependencies,
+  endpoint: EndpointRef,
+  admission: Admitted,
+  result: AttemptResult,
+): Promise<void> {
+  const settings = settingsOf(deps);
+  const now = deps.now().getTime();
+  const answered = endpointAnswered(result);
+  const known = healthCache.get(endpointKey(endpoint))?.health;
+  if (admission.kind === 'free' && answered && known && !needsRenewal(known, now, settings)) return;
+  try {
+    const health = await deps.endpoints.recordAnswer(
+      endpoint,
+      answered,
+      now + settings.healthyForMs,
+      admission.kind === 'slot' ? admission : undefined,
+    );
+    remember(endpoint, health, now);
+  } catch (error) {
+    logger.warn('Endpoint health not updated', { origin: endpoint.origin, error });
+  }
+}
+
+/** Frees a slot whose attempt could not be made (store or secret unavailable): no verdict on the endpoint. */
+async function releaseSlot(deps: DeliveryDependencies, endpoint: EndpointRef, admission: Admitted) {
+  if (admission.kind !== 'slot') return;
+  healthCache.delete(endpointKey(endpoint));
+  await deps.endpoints
+    .claimSlot(endpoint, admission.slot, 0, admission.lease)
+    .catch((error) => logger.warn('Endpoint slot not freed', { origin: endpoint.origin, error }));
+}
+
+/**
+ * Holds the event back for `waitMs` without an attempt: the schedule's position is kept, so it is never failed
+ * for attempts it did not get. When the outbox would not queue the event before the message returns, the same
+ * message is simply sent again, delayed (no write: holding back the many events of a failing endpoint stays
+ * cheap). Otherwise, like a retry, the next sequence is recorded with a later due time, and a wait a queue
+ * delay covers is re-sent while a longer one is the outbox's.
+ */
+async function defer(
+  deps: DeliveryDependencies,
+  event: StoredEvent,
+  waitMs: number,
+): Promise<DeliveryOutcome> {
+  const now = deps.now();
+  const returnsAt = now.getTime() + waitMs;
+  const message = { id: event.id, mode: event.mode, delivery_seq: event.delivery_seq, committed: true };
+  const due = event.outbox_due ? Date.parse(event.outbox_due) : Number.NaN;
+  if (waitMs <= MAX_QUEUE_DELAY_MS && due - returnsAt >= OUTBOX_MARGIN_MS) {
+    await deps.queue.publish(message, { delaySeconds: Math.ceil(waitMs / 1000) });
+    return 'deferred';
+  }
+  const wait: DeliveryDecision = { status: 'pending', retryInMs: waitMs };
+  if (!(await deps.events.defer(event, nextDueTime(wait, now)))) return 'skipped_stale';
+  if (waitMs <= MAX_QUEUE_DELAY_MS) {
+    await deps.queue
+      .publish(
+        { ...message, delivery_seq: event.delivery_seq + 1 },
+        { delaySeconds: Math.ceil(waitMs / 1000) },
+      )
+      .catch((error) =>
+        logger.warn('Deferred event left to the outbox sweeper: send failed', { event_id: event.id, error }),
+      );
+  }
+  return 'deferred';
+}
+
+/** How long before the outbox due time a re-sent message must return, so that the sweeper never doubles it. */
+const OUTBOX_MARGIN_MS = 30_000;

@@ -18,8 +18,8 @@ export interface SqsPollerOptions {
   /** Invocations at most in flight, as the event source's maximum concurrency. */
   concurrency?: number;
   functionName: string;
-  /** The function's timeout, which its context reports as remaining time (default 30 s). */
-  timeoutMs?: number;
+  /** The function's timeout (`timeoutSecondsOf` in lib/routes.ts), which its context reports as remaining time. */
+  timeoutMs: number;
   handler: () => Promise<SqsHandler>;
   region?: string;
   /** Long-poll wait per receive; short, so that `stop()` returns quickly. */
@@ -75,7 +75,7 @@ async function invoke(options: SqsPollerOptions, messages: Message[]): Promise<v
     const handler = await options.handler();
     const response = await handler(
       { Records: records },
-      lambdaContext(options.functionName, options.timeoutMs ?? 30_000),
+      lambdaContext(options.functionName, options.timeoutMs),
     );
     failed = new Set((response?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier));
   } catch (error) {

@@ -87,6 +87,13 @@ describe('Lambda bundles', () => {
     expect(carriers(/node_modules\/request-filtering-agent\//)).toEqual(['deliver-webhook']);
   });
 
+  it('carry no wiring: nothing of lib/ (the CDK and local stacks) runs inside a function', () => {
+    const wiring = handlerBundles().flatMap((bundle) =>
+      bundle.inputs.filter((input) => input.startsWith('lib/')).map((input) => `${bundle.name}: ${input}`),
+    );
+    expect(wiring).toEqual([]);
+  });
+
   it('are byte for byte what cdk synth ships', () => {
     const cdkOut = mkdtempSync(join(tmpdir(), 'cdk-out-'));
     try {

@@ -3,11 +3,13 @@ import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as errors from '../../functions/domain/errors.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { routes } from '../../lib/routes.ts';
 import { openApiDocument } from '../../openapi/document.ts';
 import { operations } from '../../openapi/operations.ts';
 import { renderApiReference } from '../../openapi/reference.ts';
+import { ERROR_CODES, type ErrorCode } from '../../openapi/response-schemas.ts';
 import { startTestStack, type TestResponse, type TestStack } from '../support/test-stack.ts';
 
 let stack: TestStack;
@@ -41,6 +43,35 @@ function expectDocumented(method: string, path: string, response: TestResponse) 
   const valid = validate(response.body);
   expect(validate.errors ?? [], JSON.stringify(response.body)).toEqual([]);
   expect(valid).toBe(true);
+  expectDocumentedHeaders(ajv, (documented as { headers?: Record<string, Header> }).headers ?? {}, response);
+}
+
+type Header = { $ref?: string; required?: boolean; schema?: { type?: string } };
+
+/**
+ * Every header the document declares for the response is sent when required and matches its schema when sent;
+ * every rate-limit header sent is declared.
+ */
+function expectDocumentedHeaders(ajv: Ajv2020, declared: Record<string, Header>, response: TestResponse) {
+  const headerComponents = (document.components?.headers ?? {}) as Record<string, Header>;
+  for (const [name, declaration] of Object.entries(declared)) {
+    const header = declaration.$ref
+      ? headerComponents[declaration.$ref.split('/').pop() as string]
+      : declaration;
+    const sent = response.headers.get(name);
+    if (header?.required) expect(sent, `${response.status} sends ${name}`).not.toBeNull();
+    if (sent === null || !header?.schema) continue;
+    const value = header.schema.type === 'integer' ? Number(sent) : sent;
+    expect(
+      ajv.validate(header.schema, value),
+      `${name}: ${sent} matches ${JSON.stringify(header.schema)}`,
+    ).toBe(true);
+  }
+  const sentRateLimitHeaders = [...response.headers.keys()].filter((name) =>
+    /^(ratelimit-|retry-after)/.test(name),
+  );
+  const declaredNames = Object.keys(declared).map((name) => name.toLowerCase());
+  expect(sentRateLimitHeaders.filter((name) => !declaredNames.includes(name))).toEqual([]);
 }
 
 describe('the OpenAPI document', () => {
@@ -55,6 +86,26 @@ describe('the OpenAPI document', () => {
       .sort();
     const merchantRoutes = routes.filter((route) => route.path.startsWith('/v1/'));
     expect(documented).toEqual(merchantRoutes.map((route) => `${route.method} ${route.path}`).sort());
+  });
+
+  it('lists every code an error class carries, with the status of that class', () => {
+    // Prepare
+    const classes = Object.values(errors).filter(
+      (value): value is typeof value & { code: string; status: number } =>
+        typeof value === 'function' && 'code' in value && 'status' in value,
+    );
+    const schemas = document.components?.schemas as Record<
+      string,
+      { properties: { code: { enum: string[] } } }
+    >;
+    // Act
+    const documented = schemas.Problem?.properties.code.enum;
+    // Assess
+    expect(classes.length).toBeGreaterThan(10);
+    for (const type of classes) {
+      expect(documented).toContain(type.code);
+      expect(ERROR_CODES[type.code as ErrorCode].status).toBe(type.status);
+    }
   });
 
   it('is served at GET /v1/openapi.json without a key', async () => {

@@ -8,6 +8,7 @@ import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EmbeddedSqs, startEmbeddedSqs } from '../../lib/local/embedded-sqs.ts';
 import { startSqsPoller } from '../../lib/local/sqs-poller.ts';
+import { timeoutSecondsOf } from '../../lib/routes.ts';
 import { eventually } from '../support/webhooks.ts';
 
 let sqs: EmbeddedSqs;
@@ -58,7 +59,8 @@ describe('the local SQS event source', () => {
       queueUrl,
       queueArn,
       batchSize: 10,
-      functionName: 'test',
+      functionName: 'deliver-webhook',
+      timeoutMs: timeoutSecondsOf('deliver-webhook') * 1000,
       handler: async () => async (event) => {
         events.push(event);
         return { batchItemFailures: [] };
@@ -88,7 +90,8 @@ describe('the local SQS event source', () => {
       queueUrl,
       queueArn,
       batchSize: 10,
-      functionName: 'test',
+      functionName: 'deliver-webhook',
+      timeoutMs: timeoutSecondsOf('deliver-webhook') * 1000,
       handler: async () => async (event) => {
         for (const record of event.Records) {
           seen.push({ body: record.body, receiveCount: record.attributes.ApproximateReceiveCount });
@@ -116,7 +119,8 @@ describe('the local SQS event source', () => {
       queueUrl,
       queueArn,
       batchSize: 10,
-      functionName: 'test',
+      functionName: 'deliver-webhook',
+      timeoutMs: timeoutSecondsOf('deliver-webhook') * 1000,
       handler: async () => async () => {
         invocations++;
         if (invocations === 1) throw new Error('crash');

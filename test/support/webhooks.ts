@@ -1,11 +1,29 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import {
+  CreateQueueCommand,
+  GetQueueAttributesCommand,
+  SendMessageBatchCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
+import type { SQSEvent } from 'aws-lambda';
 import { HttpWebhookSender } from '../../functions/adapters/http/webhook-sender.ts';
-import { SqsEventQueue } from '../../functions/adapters/sqs/event-queue.ts';
+import { eventMessageBody, SqsEventQueue } from '../../functions/adapters/sqs/event-queue.ts';
 import { config } from '../../functions/config.ts';
-import { apiKeyRepository, eventRepository, linkRepository, now } from '../../functions/dependencies.ts';
-import { cancel, markPaid, type PaymentLink } from '../../functions/domain/payment-link.ts';
+import {
+  apiKeyRepository,
+  endpointHealthStore,
+  eventRepository,
+  linkRepository,
+  now,
+} from '../../functions/dependencies.ts';
+import type { IsolationSettings } from '../../functions/domain/endpoint-health.ts';
+import {
+  cancel,
+  createPaymentLink,
+  markPaid,
+  type PaymentLink,
+} from '../../functions/domain/payment-link.ts';
 import type { StoredEvent } from '../../functions/domain/webhook.ts';
 import { deliveryHandler } from '../../functions/handlers/deliver-webhook.ts';
 import type { EventQueue } from '../../functions/ports/event-queue.ts';
@@ -13,6 +31,7 @@ import type { WebhookSender } from '../../functions/ports/webhook-sender.ts';
 import { applyTransition } from '../../functions/use-cases/payment-links.ts';
 import type { DeliveryDependencies } from '../../functions/use-cases/webhook-delivery.ts';
 import { startSqsPoller } from '../../lib/local/sqs-poller.ts';
+import { timeoutSecondsOf } from '../../lib/routes.ts';
 import type { TestStack } from './test-stack.ts';
 
 export interface ReceivedWebhook {
@@ -151,6 +170,7 @@ export const FAST_SCHEDULE = Array.from({ length: 9 }, () => 1);
 
 export interface DeliveryHarness {
   queue: SqsEventQueue;
+  queueUrl: string;
   deadLetters: SqsEventQueue;
   deadLetterUrl: string;
   deps: DeliveryDependencies;
@@ -173,6 +193,7 @@ export async function startDeliveryHarness(
     schedule?: readonly number[];
     wrapSender?: (sender: WebhookSender) => WebhookSender;
     now?: () => Date;
+    isolation?: IsolationSettings;
   } = {},
 ): Promise<DeliveryHarness> {
   const sqs = new SQSClient({ useQueueUrlAsEndpoint: false });
@@ -198,6 +219,8 @@ export async function startDeliveryHarness(
     now: options.now ?? now,
     random: () => 0.5,
     schedule: options.schedule ?? FAST_SCHEDULE,
+    endpoints: endpointHealthStore(),
+    ...(options.isolation ? { isolation: options.isolation } : {}),
   };
   const handler = deliveryHandler(() => deps);
   const stopPoller = startSqsPoller({
@@ -206,10 +229,12 @@ export async function startDeliveryHarness(
     queueArn,
     batchSize: 10,
     functionName: 'deliver-webhook-test',
+    timeoutMs: timeoutSecondsOf('deliver-webhook') * 1000,
     handler: async () => handler,
   });
   return {
     queue,
+    queueUrl,
     deadLetters,
     deadLetterUrl,
     deps,
@@ -227,5 +252,66 @@ export async function startDeliveryHarness(
     async stop() {
       await stopPoller();
     },
+  };
+}
+
+/**
+ * `count` links of `account` posting to `webhookUrl`, each canceled (its event committed) straight through the
+ * repositories, so that hundreds of events exist in moments. Returns the event ids; nothing is queued yet.
+ */
+export async function canceledLinkEvents(account: string, webhookUrl: string, count: number) {
+  const ids: string[] = [];
+  const work = Array.from({ length: count }, async () => {
+    const at = new Date();
+    const link = createPaymentLink(
+      { account, mode: 'test' },
+      { amount: { value: '10.00', currency: 'EUR' }, webhook_url: webhookUrl },
+      at,
+    );
+    await linkRepository().create(link);
+    const canceled = cancel(link, config().CHECKOUT_BASE, at);
+    if (!canceled) throw new Error('an open link could not be canceled');
+    await linkRepository().commit(canceled);
+    ids.push(canceled.event.id);
+  });
+  await Promise.all(work);
+  return ids;
+}
+
+/** Hands events to a queue as committed transitions do, ten to a request. */
+export async function queueEvents(sqs: SQSClient, queueUrl: string, eventIds: readonly string[]) {
+  for (let start = 0; start < eventIds.length; start += 10) {
+    const { Failed } = await sqs.send(
+      new SendMessageBatchCommand({
+        QueueUrl: queueUrl,
+        Entries: eventIds.slice(start, start + 10).map((id, index) => ({
+          Id: String(index),
+          MessageBody: eventMessageBody({ id, mode: 'test', committed: true }),
+        })),
+      }),
+    );
+    if (Failed?.length) throw new Error(`the queue refused ${Failed.length} events`);
+  }
+}
+
+/** An SQS event of these message bodies, shaped as the event source mapping shapes it. */
+export function sqsEvent(bodies: string[]): SQSEvent {
+  return {
+    Records: bodies.map((body, index) => ({
+      messageId: `m-${index}-${Math.random()}`,
+      receiptHandle: `r-${index}`,
+      body,
+      attributes: {
+        ApproximateReceiveCount: '1',
+        SentTimestamp: String(Date.now()),
+        SenderId: 'test',
+        ApproximateFirstReceiveTimestamp: String(Date.now()),
+      },
+      messageAttributes: {},
+      md5OfBody: '',
+      eventSource: 'aws:sqs',
+      eventSourceARN: 'arn:aws:sqs:local:000000000000:test',
+      awsRegion: 'us-east-1',
+    })),
   };
 }

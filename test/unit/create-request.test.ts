@@ -135,6 +135,13 @@ describe('the create-link request (PRODUCT.md section 3)', () => {
       '/expires_at',
     ]);
     expect(fieldErrors(testMode, { ...eur('1'), expires_at: 'tomorrow' })).toHaveProperty(['/expires_at']);
+    // RFC 3339 to the nanosecond with an offset is 35 characters; a longer fraction is no timestamp we store.
+    expect(fieldErrors(testMode, { ...eur('1'), expires_at: '2026-06-02T00:00:00.123456789+01:00' })).toEqual(
+      {},
+    );
+    expect(
+      fieldErrors(testMode, { ...eur('1'), expires_at: `2026-06-02T00:00:00.${'0'.repeat(1000)}Z` }),
+    ).toEqual({ '/expires_at': 'Must have at most 35 characters.' });
   });
 
   it('rejects a body that is not an object', () => {

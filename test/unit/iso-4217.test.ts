@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ISO_4217_MINOR_UNITS } from '../../functions/domain/iso-4217.ts';
+import { MAX_MINOR_UNITS } from '../../functions/domain/money.ts';
 import { iso4217Module, payableCurrencies } from '../../lib/iso-4217.ts';
 
 describe('the generated ISO 4217 table', () => {
@@ -32,5 +33,9 @@ describe('the generated ISO 4217 table', () => {
     ];
     expect(notMoney.filter((code) => Object.hasOwn(ISO_4217_MINOR_UNITS, code))).toEqual([]);
     expect(ISO_4217_MINOR_UNITS).toMatchObject({ EUR: 2, JPY: 0, KWD: 3 });
+  });
+
+  it("has no currency with more minor units than MAX_MINOR_UNITS, which bounds an amount value's length", () => {
+    expect(Math.max(...Object.values(ISO_4217_MINOR_UNITS))).toBe(MAX_MINOR_UNITS);
   });
 });

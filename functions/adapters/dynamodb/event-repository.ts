@@ -42,6 +42,12 @@ const UNPROCESSED_ROUNDS = 5;
  */
 const LOG_WRITE_ROUNDS = 5;
 
+/** The event in an item, with its outbox due time (the part of `gsi2sk` before the id) while it has one. */
+function toStoredEvent(item: Record<string, unknown>): StoredEvent {
+  const event = withoutKeys<StoredEvent>(item);
+  return typeof item.gsi2sk === 'string' ? { ...event, outbox_due: item.gsi2sk.split('#')[0] } : event;
+}
+
 const keyOf = (ref: EventKey) => `${ref.mode}#${ref.id}`;
 
 export class DynamoEventRepository implements EventRepository {
@@ -58,7 +64,7 @@ export class DynamoEventRepository implements EventRepository {
     const { Item } = await this.client.send(
       new GetCommand({ TableName: this.tableName, Key: keys.event(id, mode), ConsistentRead: true }),
     );
-    return Item ? withoutKeys<StoredEvent>(Item) : undefined;
+    return Item ? toStoredEvent(Item) : undefined;
   }
 
   async getMany(refs: readonly EventKey[]): Promise<(StoredEvent | undefined)[]> {
@@ -87,7 +93,7 @@ export class DynamoEventRepository implements EventRepository {
           RequestItems: { [this.tableName]: { Keys: keysToRead, ConsistentRead: true } },
         }),
       );
-      for (const item of Responses?.[this.tableName] ?? []) events.push(withoutKeys<StoredEvent>(item));
+      for (const item of Responses?.[this.tableName] ?? []) events.push(toStoredEvent(item));
       keysToRead = UnprocessedKeys?.[this.tableName]?.Keys ?? [];
     }
     return events;
@@ -165,6 +171,22 @@ export class DynamoEventRepository implements EventRepository {
     });
   }
 
+  defer(event: StoredEvent, dueAt: Date): Promise<boolean> {
+    return conditionally(this.client, {
+      TableName: this.tableName,
+      Key: keys.event(event.id, event.mode),
+      UpdateExpression: 'SET delivery_seq = :next, gsi2pk = :gsi2pk, gsi2sk = :gsi2sk',
+      ConditionExpression: '#status = :pending AND delivery_seq = :seq',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':pending': 'pending',
+        ':seq': event.delivery_seq,
+        ':next': event.delivery_seq + 1,
+        ...prefixed(outboxKeys(event.id, dueAt)),
+      },
+    });
+  }
+
   async dropFromOutbox(event: StoredEvent): Promise<void> {
     await this.client.send(
       new UpdateCommand({
@@ -227,7 +249,7 @@ export class DynamoEventRepository implements EventRepository {
           ReturnValues: 'ALL_NEW',
         }),
       );
-      return Attributes ? withoutKeys<StoredEvent>(Attributes) : undefined;
+      return Attributes ? toStoredEvent(Attributes) : undefined;
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) return undefined;
       throw error;

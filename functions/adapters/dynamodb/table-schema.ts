@@ -88,6 +88,15 @@ export const checkoutKeys = {
   sandboxSession: (id: string) => ({ pk: `SANDBOX#${id}`, sk: 'SANDBOX_SESSION' }),
 };
 
+/** Keys added for delivery isolation (kept apart from `keys` above so parallel changes merge cleanly). */
+export const deliveryKeys = {
+  /** The shared health of one tenant's webhook endpoint: `ENDPOINT#<acc>#<mode>#<origin>` / `HEALTH`. */
+  endpointHealth: (account: string, mode: string, origin: string) => ({
+    pk: `ENDPOINT#${account}#${mode}#${origin}`,
+    sk: 'HEALTH',
+  }),
+};
+
 /**
  * Keys of PSP connections and routing. An (account, mode)'s connections and its routing document share one
  * partition, so checkout reads them with one strongly consistent Query; gsi1 finds a connection by id alone

@@ -1,0 +1,48 @@
+/**
+ * The HTTP routes: method, API Gateway path template and the handler file (functions/handlers/, without `.ts`)
+ * that answers. lib/routes.ts wires each handler (permissions, timeouts, throttling) and checks that every handler
+ * named here exists; the fallback function reads the table at run time to tell a 405 from a 404.
+ */
+export interface RouteDefinition {
+  method: 'GET' | 'POST' | 'PATCH' | 'HEAD';
+  /** API Gateway path template, e.g. `/v1/payment-links/{id}`. */
+  path: string;
+  handler: string;
+  /**
+   * Called by buyers' browsers and PSPs rather than merchants' backends: throttled on its own with the public
+   * limits (CDK context `publicThrottleRateLimit`, `publicThrottleBurstLimit`), so a flood of one route neither
+   * shares the merchant routes' limit nor stops another public route.
+   */
+  public?: true;
+}
+
+export const routes = [
+  { method: 'POST', path: '/v1/payment-links', handler: 'create-payment-link' },
+  { method: 'GET', path: '/v1/payment-links/{id}', handler: 'get-payment-link' },
+  { method: 'PATCH', path: '/v1/payment-links/{id}', handler: 'update-payment-link' },
+  { method: 'GET', path: '/v1/payment-links/{id}/events', handler: 'list-payment-link-events' },
+  { method: 'POST', path: '/v1/events/{id}/redeliver', handler: 'redeliver-event' },
+  { method: 'GET', path: '/checkout/{id}', handler: 'checkout-page', public: true },
+  { method: 'HEAD', path: '/checkout/{id}', handler: 'checkout-page', public: true },
+  { method: 'GET', path: '/checkout/{id}/complete', handler: 'checkout-page', public: true },
+  {
+    method: 'POST',
+    path: '/psp/{provider}/notifications/{connection_id}',
+    handler: 'psp-notifications',
+    public: true,
+  },
+  { method: 'POST', path: '/psp/{provider}/notifications', handler: 'psp-notifications', public: true },
+  { method: 'GET', path: '/sandbox/checkout/{id}', handler: 'sandbox-checkout', public: true },
+  { method: 'POST', path: '/sandbox/checkout/{id}/pay', handler: 'sandbox-checkout', public: true },
+  { method: 'POST', path: '/sandbox/checkout/{id}/decline', handler: 'sandbox-checkout', public: true },
+  { method: 'GET', path: '/v1/payment-links', handler: 'list-payment-links' },
+  { method: 'POST', path: '/v1/payment-links/{id}/cancel', handler: 'cancel-payment-link' },
+  { method: 'GET', path: '/v1/openapi.json', handler: 'get-openapi' },
+] as const satisfies readonly RouteDefinition[];
+
+/** Paths we serve, each with the methods it allows: anything else on them is a 405 with `Allow`. */
+export function allowedMethodsByPath(): Map<string, string[]> {
+  const byPath = new Map<string, string[]>();
+  for (const route of routes) byPath.set(route.path, [...(byPath.get(route.path) ?? []), route.method]);
+  return byPath;
+}

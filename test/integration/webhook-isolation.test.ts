@@ -1,0 +1,202 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { HttpWebhookSender } from '../../functions/adapters/http/webhook-sender.ts';
+import { sqsClient } from '../../functions/clients/sqs.ts';
+import { config } from '../../functions/config.ts';
+import { endpointHealthStore, eventRepository } from '../../functions/dependencies.ts';
+import { endpointOf, ISOLATION } from '../../functions/domain/endpoint-health.ts';
+import { deliveryHandler } from '../../functions/handlers/deliver-webhook.ts';
+import { lambdaContext } from '../../lib/local/api-gateway.ts';
+import { startTestStack, type TestStack } from '../support/test-stack.ts';
+import {
+  canceledLinkEvents,
+  type DeliveryHarness,
+  eventually,
+  queueEvents,
+  sqsEvent,
+  startDeliveryHarness,
+} from '../support/webhooks.ts';
+
+/*
+ * Delivery isolation (docs/webhooks.md, "Isolation"): one tenant's hanging endpoint never delays another's
+ * webhooks. Every assertion is an ordering of what the endpoints saw, never a duration.
+ */
+
+let stack: TestStack;
+const cleanups: (() => Promise<void>)[] = [];
+
+beforeAll(async () => {
+  stack = await startTestStack();
+});
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()?.();
+});
+afterAll(async () => {
+  await stack.stop();
+});
+
+/**
+ * A webhook endpoint that writes what happens into a shared `timeline`: `<name>:request` when a webhook arrives,
+ * `<name>:closed` when the sender gave up on one it never answered. `answer(path, n)` decides per request.
+ */
+async function endpoint(
+  name: string,
+  timeline: string[],
+  answer: (path: string, index: number) => number | 'hang' = () => 200,
+) {
+  let index = 0;
+  let open = 0;
+  let mostOpen = 0;
+  const server: Server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      const reply = answer(request.url ?? '/', index++);
+      timeline.push(`${name}:request`);
+      if (reply !== 'hang') {
+        response.writeHead(reply).end('ok');
+        return;
+      }
+      open++;
+      mostOpen = Math.max(mostOpen, open);
+      response.on('close', () => {
+        open--;
+        timeline.push(`${name}:closed`);
+      });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  cleanups.push(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+  return { base, url: `${base}/hooks`, mostOpen: () => mostOpen, stillOpen: () => open };
+}
+
+const count = (timeline: readonly string[], entry: string) =>
+  timeline.filter((seen) => seen === entry).length;
+
+describe('one hanging endpoint beside a healthy one, through the local stack', () => {
+  it('delivers all of the healthy endpoint’s webhooks while the hanging one still holds its first attempts', async () => {
+    await stack.issueKey('hanging-co', 'test');
+    await stack.issueKey('healthy-co', 'test');
+    const timeline: string[] = [];
+    const hanging = await endpoint('hanging', timeline, () => 'hang');
+    const healthy = await endpoint('healthy', timeline);
+    const hangingEvents = await canceledLinkEvents('hanging-co', hanging.url, 600);
+    const healthyEvents = await canceledLinkEvents('healthy-co', healthy.url, 20);
+
+    await queueEvents(sqsClient(), config().EVENTS_QUEUE_URL, hangingEvents);
+    await queueEvents(sqsClient(), config().EVENTS_QUEUE_URL, healthyEvents);
+    await eventually(async () => timeline.includes('hanging:closed'), 60_000);
+
+    const firstTimeout = timeline.indexOf('hanging:closed');
+    expect(count(timeline.slice(0, firstTimeout), 'healthy:request')).toBe(20);
+    // The hanging endpoint got no more attempts at once than its slots allow, however many events wait.
+    expect(count(timeline.slice(0, firstTimeout), 'hanging:request')).toBeLessThanOrEqual(ISOLATION.slots);
+    expect(hanging.mostOpen()).toBeLessThanOrEqual(ISOLATION.slots);
+
+    // Nothing lost and nothing failed early: the held-back events kept their place in their schedule.
+    const stored = await eventRepository().getMany(hangingEvents.map((id) => ({ id, mode: 'test' })));
+    expect(stored.every((event) => event?.status === 'pending')).toBe(true);
+    expect(stored.every((event) => (event?.round_attempts ?? 99) <= 1)).toBe(true);
+    const delivered = await eventRepository().getMany(healthyEvents.map((id) => ({ id, mode: 'test' })));
+    expect(delivered.map((event) => event?.status)).toEqual(healthyEvents.map(() => 'delivered'));
+  }, 90_000);
+});
+
+describe('a compressed delivery pipeline (300 ms timeout, 1 s waits)', () => {
+  let harness: DeliveryHarness;
+  const isolation = {
+    ...ISOLATION,
+    slotLeaseMs: 1_000,
+    deferBaseMs: 1_000,
+    deferMaxMs: 2_000,
+    localWaitMs: 100,
+    cacheMs: 0,
+  };
+  beforeAll(async () => {
+    harness = await startDeliveryHarness({ isolation });
+  });
+  afterAll(async () => {
+    await harness.stop();
+  });
+
+  it('delivers the events it held back once the endpoint recovers, each failed only by its own attempts', async () => {
+    await stack.issueKey('recovering-co', 'test');
+    const timeline: string[] = [];
+    const recovering = await endpoint('recovering', timeline, (_, index) => (index < 4 ? 'hang' : 200));
+    const events = await canceledLinkEvents('recovering-co', recovering.url, 30);
+
+    await queueEvents(harness.sqs, harness.queueUrl, events);
+    const stored = await eventually(async () => {
+      const read = await eventRepository().getMany(events.map((id) => ({ id, mode: 'test' })));
+      return read.every((event) => event?.status === 'delivered') && read;
+    }, 60_000);
+
+    expect(count(timeline, 'recovering:request')).toBe(30 + 4);
+    expect(recovering.mostOpen()).toBeLessThanOrEqual(isolation.slots);
+    const failedAttempts = stored.flatMap((event) =>
+      (event?.attempts ?? []).filter((attempt) => attempt.status_code !== 200),
+    );
+    expect(failedAttempts).toHaveLength(4);
+    // Every event but those whose attempts hung went out once, and none of them was charged a failure.
+    const failedEvents = stored.filter((event) =>
+      event?.attempts.some((attempt) => attempt.status_code !== 200),
+    );
+    expect(failedEvents.length).toBeLessThanOrEqual(4);
+    expect(stored.filter((event) => event?.attempts.length === 1)).toHaveLength(30 - failedEvents.length);
+  }, 90_000);
+
+  it('keeps one tenant’s slots and failures away from another tenant posting to the same server', async () => {
+    await stack.issueKey('noisy-co', 'test');
+    await stack.issueKey('quiet-co', 'test');
+    const timeline: string[] = [];
+    const server = await endpoint('shared', timeline, (path) => (path === '/hang' ? 'hang' : 200));
+    const noisy = await canceledLinkEvents('noisy-co', `${server.base}/hang`, 6);
+    const quiet = await canceledLinkEvents('quiet-co', `${server.base}/ok`, 6);
+    const message = (id: string) => JSON.stringify({ event_id: id, mode: 'test', committed: true });
+    // An attempt that outlasts this test's steps, so the noisy tenant's slots are held throughout; held-back
+    // events are kept here rather than queued.
+    const deferred: string[] = [];
+    const deps = {
+      ...harness.deps,
+      sender: new HttpWebhookSender({ allowPrivateTargets: true, timeoutMs: 5_000 }),
+      queue: { publish: async (event: { id: string }) => void deferred.push(event.id) },
+      isolation: { ...isolation, slotLeaseMs: 10_000 },
+    };
+    const handler = deliveryHandler(() => deps);
+
+    const noisyRun = handler(sqsEvent(noisy.map(message)), lambdaContext('deliver-webhook', 30_000));
+    const noisyEndpoint = endpointOf('noisy-co', 'test', `${server.base}/hang`);
+    await eventually(async () => {
+      const [health] = await endpointHealthStore().getMany([noisyEndpoint]);
+      return health?.slots.filter((lease) => lease > Date.now()).length === isolation.slots;
+    });
+    const quietResult = await handler(sqsEvent(quiet.map(message)), lambdaContext('deliver-webhook', 30_000));
+
+    expect(quietResult.batchItemFailures).toEqual([]);
+    expect(server.stillOpen()).toBe(isolation.slots);
+    const quietEvents = await eventRepository().getMany(quiet.map((id) => ({ id, mode: 'test' })));
+    expect(quietEvents.map((event) => [event?.status, event?.attempts.length])).toEqual(
+      quiet.map(() => ['delivered', 1]),
+    );
+    const [quietHealth] = await endpointHealthStore().getMany([
+      endpointOf('quiet-co', 'test', `${server.base}/ok`),
+    ]);
+    expect(quietHealth).toMatchObject({ failures: 0, slots: [] });
+
+    await noisyRun;
+    const noisyEvents = await eventRepository().getMany(noisy.map((id) => ({ id, mode: 'test' })));
+    expect(noisyEvents.map((event) => event?.attempts.length).sort()).toEqual([0, 0, 0, 0, 1, 1]);
+    expect(noisyEvents.every((event) => event?.status === 'pending')).toBe(true);
+    expect(new Set(deferred)).toEqual(new Set(noisy));
+    const [noisyHealth] = await endpointHealthStore().getMany([noisyEndpoint]);
+    expect(noisyHealth?.failures).toBe(isolation.slots);
+    const [quietAfter] = await endpointHealthStore().getMany([
+      endpointOf('quiet-co', 'test', `${server.base}/ok`),
+    ]);
+    expect(quietAfter?.failures).toBe(0);
+  }, 60_000);
+});
