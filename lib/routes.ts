@@ -7,7 +7,12 @@
  * handler share one Lambda function. `table` lists the DynamoDB actions that function needs, which the stack
  * turns into a least-privilege policy.
  */
-import { ANSWER_ROOM_MS, type CallKind, callsWorstCaseMs } from '../functions/domain/call-budgets.ts';
+import {
+  ANSWER_ROOM_MS,
+  type CallKind,
+  CHECKOUT_PSP_CALLS,
+  callsWorstCaseMs,
+} from '../functions/domain/call-budgets.ts';
 import { routes as httpRoutes, type RouteDefinition } from '../functions/http/routes.ts';
 
 export { allowedMethodsByPath, type RouteDefinition } from '../functions/http/routes.ts';
@@ -71,7 +76,7 @@ export const functions = {
   'checkout-page': {
     table: ['GetItem', 'PutItem', 'UpdateItem', 'Query'],
     secrets: ['sandbox', 'psp'],
-    calls: { psp: 5 },
+    calls: { psp: CHECKOUT_PSP_CALLS },
   },
   'psp-notifications': {
     table: ['GetItem', 'PutItem', 'DeleteItem', 'Query'],

@@ -1,6 +1,6 @@
-import { functions } from '../../lib/routes.ts';
 import { config } from '../config.ts';
 import { linkRepository, now, paymentRepository, pspConnections } from '../dependencies.ts';
+import { CHECKOUT_PSP_CALLS } from '../domain/call-budgets.ts';
 import { checkoutPage, paymentReceivedPage, type ViewContext } from '../http/checkout-views.ts';
 import { preferredLocale } from '../http/html.ts';
 import { htmlHandler, isHttps } from '../http/html-handler.ts';
@@ -31,7 +31,7 @@ export const handler = htmlHandler(async (event, lambda) => {
       baseUrl: config().BASE_URL,
       random: Math.random,
       timeLeftMs: () => lambda.getRemainingTimeInMillis(),
-      maxPspCalls: functions['checkout-page'].calls.psp,
+      maxPspCalls: CHECKOUT_PSP_CALLS,
     },
     { id, method, headers: event.headers, via: event.queryStringParameters?.via },
   );
