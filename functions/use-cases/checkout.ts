@@ -81,9 +81,11 @@ const MAX_SESSION_ATTEMPTS = 3;
  * taken afresh.
  */
 export async function openCheckout(
-  deps: CheckoutDependencies,
+  given: CheckoutDependencies,
   request: CheckoutRequest,
 ): Promise<CheckoutView> {
+  // Attempts of one request get increasing times, so "newest first" lists them in the order they were made.
+  const deps = { ...given, now: strictlyIncreasing(given.now) };
   let calls = 0;
   for (let round = 1; ; round++) {
     const link = await findLinkById(deps.links, request.id);
@@ -132,7 +134,7 @@ export async function openCheckout(
       const payment = startedPayment(
         { id: session.payment_id, link, connection },
         { id: session.id, expires_at: session.expires_at },
-        now,
+        deps.now(),
       );
       const updated = withSession(link, session);
       const [stored, recorded] = await Promise.allSettled([
@@ -173,6 +175,14 @@ export async function openCheckout(
     }
     if (!raced) return { kind: 'unavailable', link };
   }
+}
+
+function strictlyIncreasing(now: () => Date): () => Date {
+  let last = 0;
+  return () => {
+    last = Math.max(now().getTime(), last + 1);
+    return new Date(last);
+  };
 }
 
 /**

@@ -18,8 +18,13 @@ export interface FakeStripe {
   endpoint: { host: string; port: number; protocol: 'http' };
   requests: RecordedRequest[];
   sessions: Map<string, FakeSession>;
-  /** What Stripe does when the buyer pays: the session completes with a PaymentIntent. */
-  completeSession(id: string): FakeSession;
+  /**
+   * What Stripe does when the buyer pays: the session completes with a PaymentIntent; with an asynchronous
+   * method (SEPA Direct Debit) it completes `unpaid` until `settleAsyncPayment`.
+   */
+  completeSession(id: string, options?: { async?: boolean }): FakeSession;
+  /** The asynchronous payment of a completed session succeeded (`checkout.session.async_payment_succeeded`). */
+  settleAsyncPayment(id: string): FakeSession;
   /** A webhook event as Stripe sends it: the JSON body and its `Stripe-Signature` header. */
   signedEvent(type: string, session: FakeSession, webhookSecret: string): { body: string; signature: string };
   stop(): Promise<void>;
@@ -116,10 +121,20 @@ export async function startFakeStripe(options: { secretKey: string }): Promise<F
     endpoint: { host: '127.0.0.1', port, protocol: 'http' },
     requests,
     sessions,
-    completeSession(sessionId) {
+    completeSession(sessionId, completion = {}) {
       const session = sessions.get(sessionId);
       if (!session) throw new Error(`no session ${sessionId}`);
-      Object.assign(session, { status: 'complete', payment_status: 'paid', payment_intent: id('pi') });
+      Object.assign(session, {
+        status: 'complete',
+        payment_status: completion.async ? 'unpaid' : 'paid',
+        payment_intent: id('pi'),
+      });
+      return session;
+    },
+    settleAsyncPayment(sessionId) {
+      const session = sessions.get(sessionId);
+      if (session?.status !== 'complete') throw new Error(`no completed session ${sessionId}`);
+      session.payment_status = 'paid';
       return session;
     },
     signedEvent(type, session, webhookSecret) {
