@@ -3,12 +3,12 @@ import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { Construct } from 'constructs';
 import { CheckoutSecrets } from './constructs/checkout-secrets.ts';
-import { EventQueue } from './constructs/event-queue.ts';
 import { LinksTable } from './constructs/links-table.ts';
 import { MerchantApi } from './constructs/merchant-api.ts';
 import { ServiceAlarms } from './constructs/service-alarms.ts';
 import { ServiceFunctions, toConstructId } from './constructs/service-functions.ts';
 import { WebhookDelivery } from './constructs/webhook-delivery.ts';
+import { WebhookEventQueues } from './constructs/webhook-event-queues.ts';
 import { eventsQueueVisibilitySeconds, schedules } from './routes.ts';
 
 export interface PaymentLinksStackProps extends StackProps {
@@ -28,14 +28,15 @@ export interface PaymentLinksStackProps extends StackProps {
 export class PaymentLinksStack extends Stack {
   readonly api: MerchantApi;
   readonly table: LinksTable;
-  readonly events: EventQueue;
+  readonly events: WebhookEventQueues;
   readonly functions: ServiceFunctions;
 
   constructor(scope: Construct, id: string, props: PaymentLinksStackProps) {
     super(scope, id, props);
     const protectData = props.stage !== 'dev';
     this.table = new LinksTable(this, 'Links', { protectData });
-    this.events = new EventQueue(this, 'EventQueue', {
+    // The construct id predates the class name; changing it would replace the deployed queues.
+    this.events = new WebhookEventQueues(this, 'EventQueue', {
       visibilityTimeout: Duration.seconds(eventsQueueVisibilitySeconds()),
       protectData,
     });

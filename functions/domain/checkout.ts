@@ -25,7 +25,7 @@ export function reusableSession(
 /**
  * When a new PSP session should expire: `preferredMs` from now, never later than `limits.maxMs`, capped by
  * the link's own `expires_at`, but never sooner than `limits.minMs` (a PSP such as Stripe refuses shorter
- * sessions; a payment confirmed after the link expired is still recorded, PRODUCT.md section 7).
+ * sessions; a payment confirmed after the link expired is still recorded, docs/api.md#states-expiry-and-webhooks).
  */
 export function sessionExpiry(
   link: PaymentLink,

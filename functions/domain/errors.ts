@@ -187,7 +187,7 @@ export class PspUnavailableError extends ServiceError {
   }
 }
 
-/** A retry with an `Idempotency-Key` already used for a different request (PRODUCT.md section 6). */
+/** A retry with an `Idempotency-Key` already used for a different request (docs/api.md#idempotency). */
 export class IdempotencyKeyReusedError extends ServiceError {
   static readonly code = 'idempotency_key_reused';
   static readonly status = 422;

@@ -16,7 +16,7 @@ const DECIMAL = /^(0|[1-9][0-9]*)(\.[0-9]+)?$/;
 /**
  * Minor units (digits after the decimal point) of an active ISO 4217 currency, or undefined. ISO 4217 comes from
  * the maintained `currency-codes` data, never a hand-typed list: functions/domain/iso-4217.ts is generated from it
- * (lib/iso-4217.ts says which codes count as payable) and checked against it by a test.
+ * (bin/iso-4217.ts says which codes count as payable) and checked against it by a test.
  */
 export function minorUnits(currency: string): number | undefined {
   // A plain lookup, no table built at import: bundles that never check a currency drop the data.

@@ -85,7 +85,7 @@ export interface PaymentLink {
   version: number;
 }
 
-/** The merchant-facing representation (PRODUCT.md section 2). */
+/** The merchant-facing representation (docs/api.md#paymentlink). */
 export interface PaymentLinkResource {
   id: string;
   object: 'payment_link';
@@ -138,7 +138,7 @@ export interface Transition {
   event: LinkEvent;
 }
 
-export function createPaymentLink(principal: Principal, input: PaymentLinkInput, now: Date): PaymentLink {
+export function newPaymentLink(principal: Principal, input: PaymentLinkInput, now: Date): PaymentLink {
   return {
     id: newId('pl'),
     account: principal.account,
@@ -254,7 +254,7 @@ export function reportPayment(
 
 /**
  * The PSP confirmed a payment. Money moved, so the truth wins: a link canceled or expired meanwhile is recorded
- * as paid too (PRODUCT.md section 7). On a link that is already paid nothing changes (`undefined`): a repeat of
+ * as paid too (docs/api.md#states-expiry-and-webhooks). On a link that is already paid nothing changes (`undefined`): a repeat of
  * the same confirmation, or a second payment, which the caller reports (the first payment stays the link's).
  */
 export function markPaid(

@@ -1,7 +1,7 @@
 import type { LinkEvent } from './payment-link.ts';
 
 /**
- * Webhook delivery rules (PRODUCT.md section 10), pure: the retry schedule, what an attempt's outcome means,
+ * Webhook delivery rules (docs/webhooks.md#delivery-and-retries), pure: the retry schedule, what an attempt's outcome means,
  * and the Standard Webhooks request. The delivery use case (functions/use-cases/webhook-delivery.ts) applies them.
  */
 

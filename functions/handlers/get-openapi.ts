@@ -2,7 +2,7 @@ import document from '../../docs/openapi.json' with { type: 'json' };
 import { apiHandler, json } from '../http/api-handler.ts';
 
 /**
- * GET /v1/openapi.json: public, the one route without an API key (PRODUCT.md section 6). It serves the document
+ * GET /v1/openapi.json: public, the one /v1 route without an API key (docs/api.md#this-openapi-document). It serves the document
  * `npm run openapi` generates from the zod schemas (a test keeps it current), so the function does not carry
  * the JSON Schema generator.
  */

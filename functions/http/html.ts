@@ -4,7 +4,7 @@ import { type Amount, minorUnits } from '../domain/money.ts';
 
 /**
  * Our HTML pages (checkout interstitial, sandbox PSP): no script at all, one inline stylesheet allowed by its
- * hash, and the security headers of PRODUCT.md section 8 on every response, errors included.
+ * hash, and the security headers of docs/checkout.md#for-buyers on every response, errors included.
  */
 const STYLE = `
 :root{color-scheme:light dark;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;line-height:1.5}

@@ -44,7 +44,7 @@ const toStored = (result: Result): StoredResponse => ({
 });
 
 /**
- * `Idempotency-Key` on a POST (PRODUCT.md section 6): without the header the request simply runs. Responses
+ * `Idempotency-Key` on a POST (docs/api.md#idempotency): without the header the request simply runs. Responses
  * below 500 are kept for replay, validation failures excepted (as Stripe does: the client may fix the body and
  * retry with the same key); a 5xx frees the key.
  */

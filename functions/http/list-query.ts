@@ -4,7 +4,7 @@ import * as z from '../zod.ts';
 
 // Apart from the create schema (schemas.ts) so that each handler's bundle carries only the schemas it uses.
 
-/** PRODUCT.md section 6: `limit` 1 to 100, default 10; outside is a 422, never silently clamped. */
+/** `limit` 1 to 100, default 10; outside is a 422, never silently clamped (docs/api.md#pagination). */
 export const MAX_LIST_LIMIT = 100;
 export const DEFAULT_LIST_LIMIT = 10;
 export const MAX_CURSOR_LENGTH = 256;

@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { InvalidJsonError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../domain/errors.ts';
 
-/** PRODUCT.md section 3: request bodies are JSON objects of at most 32 KiB. */
+/** Request bodies are JSON objects of at most 32 KiB (docs/api.md#conventions). */
 export const MAX_BODY_BYTES = 32 * 1024;
 /**
  * PSP notifications, verified over their exact bytes: far above any notification of a payment or refund (a few

@@ -5,8 +5,8 @@ import type { ApiKeyRepository } from '../ports/api-key-repository.ts';
 
 /**
  * Resolves `Authorization: Bearer <key>` to the (account, mode) it belongs to. Active keys are cached inside a
- * warm container for `cacheTtlMs` (at most 60 s, PRODUCT.md section 4), so a warm request costs no key read and
- * a revocation takes effect within that time. Unknown keys are never cached, so a new key works at once.
+ * warm container for `cacheTtlMs` (at most 60 s, since a revoked key must be refused everywhere within a minute:
+ * README.md#keys-and-psps), so a warm request costs no key read and a revocation takes effect within that time. Unknown keys are never cached, so a new key works at once.
  */
 export class ApiKeyAuthenticator {
   private readonly keys: ApiKeyRepository;

@@ -3,7 +3,7 @@ import { IdempotencyInProgressError, IdempotencyKeyReusedError } from '../domain
 import { logger } from '../logger.ts';
 import type { IdempotencyScope, IdempotencyStore, StoredResponse } from '../ports/idempotency-store.ts';
 
-/** PRODUCT.md section 6: keys of 1 to 255 characters, kept 24 hours. */
+/** Keys of 1 to 255 characters, kept 24 hours (docs/api.md#idempotency). */
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 export const IDEMPOTENCY_KEY_TTL_HOURS = 24;
 /** How long a request holds its key before a retry may presume it dead (well above the function timeout). */

@@ -3,7 +3,7 @@ import {
   cancel,
   expire,
   type LinkStatus,
-  createPaymentLink as newPaymentLink,
+  newPaymentLink,
   type PaymentLink,
   type PaymentLinkChanges,
   type PaymentLinkInput,

@@ -3,11 +3,11 @@ import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-clo
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Construct } from 'constructs';
 import { queueConsumers } from '../routes.ts';
-import type { EventQueue } from './event-queue.ts';
 import type { ServiceFunctions } from './service-functions.ts';
+import type { WebhookEventQueues } from './webhook-event-queues.ts';
 
 export interface WebhookDeliveryProps {
-  events: EventQueue;
+  events: WebhookEventQueues;
   functions: ServiceFunctions;
   /** Alarm when the oldest message waits longer than this (a retry's queue delay is at most 15 minutes). */
   maxMessageAge?: Duration;

@@ -99,7 +99,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   });
   await ensureTable(dynamodb.endpoint, LOCAL_TABLE_NAME);
   const sqs = await startEmbeddedSqs({ dataDir: options.dataDir && join(options.dataDir, 'sqs') });
-  // As the CDK stack configures them (lib/constructs/event-queue.ts): visibility and redrive.
+  // As the CDK stack configures them (lib/constructs/webhook-event-queues.ts): visibility and redrive.
   const eventsDeadLetterQueue = sqs.server.createQueue(EVENTS_DEAD_LETTER_QUEUE_NAME);
   const eventsQueue = sqs.server.createQueue(EVENTS_QUEUE_NAME, {
     attributes: {

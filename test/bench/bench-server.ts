@@ -17,7 +17,7 @@ import { sqsClient } from '../../functions/clients/sqs.ts';
 import { config } from '../../functions/config.ts';
 import { apiKeyRepository, linkRepository } from '../../functions/dependencies.ts';
 import { newId } from '../../functions/domain/ids.ts';
-import { cancel, createPaymentLink, type LinkEvent } from '../../functions/domain/payment-link.ts';
+import { cancel, type LinkEvent, newPaymentLink } from '../../functions/domain/payment-link.ts';
 import { issueApiKey } from '../../functions/use-cases/api-keys.ts';
 import { startLocalStack } from '../../lib/local/local-stack.ts';
 import {
@@ -197,7 +197,7 @@ async function deliveries(
   const events: LinkEvent[] = [];
   await pool(Array.from({ length: count }), concurrency, async () => {
     const now = new Date();
-    const link = createPaymentLink(
+    const link = newPaymentLink(
       { account: ACCOUNT, mode: 'test' },
       { amount: { value: '10.00', currency: 'EUR' }, webhook_url: `${receiverUrl}/webhooks` },
       now,
@@ -241,7 +241,7 @@ async function deliveries(
 }
 
 /**
- * The floor under any delivery that records its attempts (PRODUCT.md section 10): one conditional UpdateItem
+ * The floor under any delivery that records its attempts (docs/webhooks.md#the-delivery-log): one conditional UpdateItem
  * per event appending an attempt, on the same event items in the same embedded DynamoDB, at the same
  * concurrency; no queue, no HTTP, no signing.
  */

@@ -267,7 +267,7 @@ try {
         lost ? 0 : webhooks.delivery.rps / webhooks.ceiling.rps,
         { min: budgets.webhookThroughput },
       );
-      // No budget: what the row above cannot beat here, since PRODUCT.md has every attempt recorded.
+      // No budget: what the row above cannot beat here, since every attempt is recorded (docs/webhooks.md#the-delivery-log).
       row(
         'webhook delivery vs floor',
         'the one write per attempt alone',

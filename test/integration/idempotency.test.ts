@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { idempotencyStore, linkRepository } from '../../functions/dependencies.ts';
-import { createPaymentLink, markPaid } from '../../functions/domain/payment-link.ts';
+import { markPaid, newPaymentLink } from '../../functions/domain/payment-link.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { IDEMPOTENCY_LOCK_SECONDS, runIdempotently } from '../../functions/use-cases/idempotency.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';
@@ -102,7 +102,7 @@ describe('Idempotency-Key on POST', () => {
   });
 
   it('keeps other 4xx results: a cancel that was 409 invalid_state replays its 409', async () => {
-    const link = createPaymentLink(
+    const link = newPaymentLink(
       { account: 'acme', mode: 'test' },
       { amount: { value: '1', currency: 'EUR' } },
       new Date(),

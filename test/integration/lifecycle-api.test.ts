@@ -4,7 +4,7 @@ import { keys } from '../../functions/adapters/dynamodb/table-schema.ts';
 import { documentClient } from '../../functions/clients/dynamodb.ts';
 import { linkRepository } from '../../functions/dependencies.ts';
 import { encodeCursor } from '../../functions/domain/page-cursor.ts';
-import { createPaymentLink, markPaid } from '../../functions/domain/payment-link.ts';
+import { markPaid, newPaymentLink } from '../../functions/domain/payment-link.ts';
 import { handler as expireLinks } from '../../functions/handlers/expire-links.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { lambdaContext } from '../../lib/local/api-gateway.ts';
@@ -41,7 +41,7 @@ const create = async (key: string, body: Record<string, unknown> = {}) => {
 /** A stored open link whose expiry has already passed (the API refuses past expiries, so it is written directly). */
 async function storeOverdueLink(account: string) {
   const createdAt = new Date(Date.now() - 2 * 3_600_000);
-  const link = createPaymentLink(
+  const link = newPaymentLink(
     { account, mode: 'test' },
     {
       amount: { value: '7.00', currency: 'EUR' },
@@ -197,7 +197,7 @@ describe('POST /v1/payment-links/{id}/cancel', () => {
   });
 
   it('answers 409 invalid_state for a paid link and for an expired one', async () => {
-    const link = createPaymentLink(
+    const link = newPaymentLink(
       { account: 'acme', mode: 'test' },
       { amount: { value: '1', currency: 'EUR' } },
       new Date(),

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StripePsp } from '../../functions/adapters/psp/stripe-psp.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
 import { InvalidNotificationError } from '../../functions/domain/errors.ts';
-import { createPaymentLink } from '../../functions/domain/payment-link.ts';
+import { newPaymentLink } from '../../functions/domain/payment-link.ts';
 import { type FakeStripe, startFakeStripe } from '../support/fake-stripe.ts';
 
 const credentials = { secret_key: 'sk_test_fake_123', webhook_secret: 'whsec_fake_456' };
@@ -29,7 +29,7 @@ afterAll(() => stripe.stop());
 
 const now = new Date();
 const link = (value: string, currency: string, expiresAt?: string) =>
-  createPaymentLink(
+  newPaymentLink(
     { account: 'acme', mode: 'test' },
     {
       amount: { value, currency },

@@ -1,12 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { linkRepository } from '../../functions/dependencies.ts';
 import { InvalidStateError } from '../../functions/domain/errors.ts';
-import {
-  cancel,
-  createPaymentLink,
-  markPaid,
-  type PaymentLink,
-} from '../../functions/domain/payment-link.ts';
+import { cancel, markPaid, newPaymentLink, type PaymentLink } from '../../functions/domain/payment-link.ts';
 import type { EventQueue } from '../../functions/ports/event-queue.ts';
 import { applyTransition } from '../../functions/use-cases/payment-links.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';
@@ -27,7 +22,7 @@ function recordingQueue(): EventQueue & { published: string[] } {
 }
 
 async function storedOpenLink(): Promise<PaymentLink> {
-  const link = createPaymentLink(
+  const link = newPaymentLink(
     { account: 'acme', mode: 'test' },
     { amount: { value: '3', currency: 'EUR' } },
     new Date(),
@@ -65,7 +60,7 @@ describe('racing transitions against the embedded DynamoDB', () => {
       });
       expect(paid.status).toBe('fulfilled');
       if (canceled.status === 'fulfilled') {
-        // Cancel won first; the payment was still recorded on top of it (PRODUCT.md section 7).
+        // Cancel won first; the payment was still recorded on top of it (docs/api.md#states-expiry-and-webhooks).
         expect(stored.canceled_at).not.toBeNull();
         expect(stored.event_ids).toHaveLength(2);
       } else {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { linkRepository, sandboxSessionStore } from '../../functions/dependencies.ts';
-import { createPaymentLink, markPaid, type PaymentLink } from '../../functions/domain/payment-link.ts';
+import { markPaid, newPaymentLink, type PaymentLink } from '../../functions/domain/payment-link.ts';
 import type { EventQueue } from '../../functions/ports/event-queue.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { applyTransition, updatePaymentLink } from '../../functions/use-cases/payment-links.ts';
@@ -139,7 +139,7 @@ describe('PATCH /v1/payment-links/{id}', () => {
 
   it('answers 409 for a link whose expiry has passed, so moving expires_at never revives it', async () => {
     // The API refuses past expiries, so the overdue link is written directly.
-    const overdue = createPaymentLink(
+    const overdue = newPaymentLink(
       { account: 'acme', mode: 'test' },
       { amount: { value: '7.00', currency: 'EUR' }, expires_at: new Date(Date.now() - 60_000).toISOString() },
       new Date(Date.now() - 3_600_000),

@@ -18,12 +18,7 @@ import {
   now,
 } from '../../functions/dependencies.ts';
 import type { IsolationSettings } from '../../functions/domain/endpoint-health.ts';
-import {
-  cancel,
-  createPaymentLink,
-  markPaid,
-  type PaymentLink,
-} from '../../functions/domain/payment-link.ts';
+import { cancel, markPaid, newPaymentLink, type PaymentLink } from '../../functions/domain/payment-link.ts';
 import type { StoredEvent } from '../../functions/domain/webhook.ts';
 import { deliveryHandler } from '../../functions/handlers/deliver-webhook.ts';
 import type { EventQueue } from '../../functions/ports/event-queue.ts';
@@ -263,7 +258,7 @@ export async function canceledLinkEvents(account: string, webhookUrl: string, co
   const ids: string[] = [];
   const work = Array.from({ length: count }, async () => {
     const at = new Date();
-    const link = createPaymentLink(
+    const link = newPaymentLink(
       { account, mode: 'test' },
       { amount: { value: '10.00', currency: 'EUR' }, webhook_url: webhookUrl },
       at,

@@ -7,7 +7,7 @@ import {
   sessionExpiry,
   withSession,
 } from '../../functions/domain/checkout.ts';
-import { createPaymentLink, markPaid, type PaymentLink } from '../../functions/domain/payment-link.ts';
+import { markPaid, newPaymentLink, type PaymentLink } from '../../functions/domain/payment-link.ts';
 import {
   escapeHtml,
   formatAmount as formatAmountIntl,
@@ -17,7 +17,7 @@ import {
 
 const now = new Date('2026-01-01T10:00:00Z');
 const link = (expiresAt?: string): PaymentLink =>
-  createPaymentLink(
+  newPaymentLink(
     { account: 'acme', mode: 'test' },
     { amount: { value: '10', currency: 'EUR' }, expires_at: expiresAt },
     now,

@@ -21,7 +21,7 @@ function fieldErrors(schema: typeof testMode, body: unknown): Record<string, str
 
 const eur = (value: unknown) => ({ amount: { value, currency: 'EUR' } });
 
-describe('the create-link request (PRODUCT.md section 3)', () => {
+describe('the create-link request (docs/api.md#create-a-payment-link)', () => {
   beforeEach(() => {
     vi.useFakeTimers({ now: new Date('2026-06-01T00:00:00Z'), toFake: ['Date'] });
   });

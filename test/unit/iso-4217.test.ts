@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { iso4217Module, payableCurrencies } from '../../bin/iso-4217.ts';
 import { ISO_4217_MINOR_UNITS } from '../../functions/domain/iso-4217.ts';
 import { MAX_MINOR_UNITS } from '../../functions/domain/money.ts';
-import { iso4217Module, payableCurrencies } from '../../lib/iso-4217.ts';
 
 describe('the generated ISO 4217 table', () => {
   it('holds exactly the payable currencies of the currency-codes data (run `npm run currencies` if not)', () => {

@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { InvalidStateError } from '../../functions/domain/errors.ts';
 import {
   cancel,
-  createPaymentLink,
   effectiveStatus,
   expire,
   markPaid,
+  newPaymentLink,
   type PaymentLink,
   toResource,
   update,
@@ -18,7 +18,7 @@ const base = 'https://pay.example/checkout';
 const payment = { id: 'pay_x', connection_id: 'pc_x', provider: 'sandbox' as const, reference: 'pay_1' };
 
 function openLink(expiresAt?: string): PaymentLink {
-  return createPaymentLink(
+  return newPaymentLink(
     principal,
     { amount: { value: '10.5', currency: 'EUR' }, expires_at: expiresAt },
     created,

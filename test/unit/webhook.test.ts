@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../functions/domain/errors.ts';
-import { createPaymentLink, type LinkEvent, markPaid } from '../../functions/domain/payment-link.ts';
+import { type LinkEvent, markPaid, newPaymentLink } from '../../functions/domain/payment-link.ts';
 import { MAX_URL_LENGTH } from '../../functions/domain/urls.ts';
 import {
   decideAfterAttempt,
@@ -113,7 +113,7 @@ describe('the webhook body of the largest link the API accepts', () => {
       .filter((value) => accepted({ [field]: value }))
       .sort((a, b) => Buffer.byteLength(JSON.stringify(b)) - Buffer.byteLength(JSON.stringify(a)))[0];
 
-  it('stays under 20 KB (PRODUCT.md section 10), whatever characters fill the fields', () => {
+  it('stays under 20 KB (docs/webhooks.md#the-request), whatever characters fill the fields', () => {
     const url = (path: string) => (character: string) => {
       const prefix = `https://shop.example.com/${path}/`;
       return prefix + character.repeat(Math.floor((MAX_URL_LENGTH - prefix.length) / character.length));
@@ -139,7 +139,7 @@ describe('the webhook body of the largest link the API accepts', () => {
       expires_at: new Date(Date.now() + 86_400_000).toISOString(),
     };
     const input = validate(schema, body);
-    const link = createPaymentLink({ account: 'a'.repeat(64), mode: 'live' }, input, new Date());
+    const link = newPaymentLink({ account: 'a'.repeat(64), mode: 'live' }, input, new Date());
     const paid = markPaid(
       link,
       { id: 'pay_x', connection_id: 'pc_x', provider: 'stripe' as const, reference: `pi_${'x'.repeat(60)}` },

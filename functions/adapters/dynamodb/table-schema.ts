@@ -1,6 +1,7 @@
 /**
  * The single table's key schema, shared by the adapters, the CDK table construct and the local stack so the
- * three cannot drift. Access patterns (docs/data-model.md has the full list):
+ * three cannot drift. The main access patterns (docs/data-model.md has the full list, and the key groups below
+ * each say what their records are):
  *
  * | item            | pk                     | sk                  | gsi1pk                          | gsi1sk            |
  * |-----------------|------------------------|---------------------|---------------------------------|-------------------|
@@ -80,7 +81,7 @@ export function withoutKeys<T>(item: Record<string, unknown>): T {
   return copy as T;
 }
 
-/** Keys added for checkout (kept apart from `keys` above so parallel changes merge cleanly). */
+/** Keys of checkout's own records: which PSP serves an account, and the sandbox PSP's sessions. */
 export const checkoutKeys = {
   /** Which PSP serves an (account, mode): `ACCOUNT#<acc>` / `PSP#<mode>`. */
   pspConfig: (account: string, mode: string) => ({ pk: `ACCOUNT#${account}`, sk: `PSP#${mode}` }),
@@ -88,7 +89,7 @@ export const checkoutKeys = {
   sandboxSession: (id: string) => ({ pk: `SANDBOX#${id}`, sk: 'SANDBOX_SESSION' }),
 };
 
-/** Keys added for delivery isolation (kept apart from `keys` above so parallel changes merge cleanly). */
+/** Keys of webhook delivery's own records: the health of each merchant endpoint, shared by every instance. */
 export const deliveryKeys = {
   /** The shared health of one tenant's webhook endpoint: `ENDPOINT#<acc>#<mode>#<origin>` / `HEALTH`. */
   endpointHealth: (account: string, mode: string, origin: string) => ({

@@ -7,7 +7,7 @@ import { EVENTS_MAX_RECEIVE_COUNT } from '../routes.ts';
  * The queue that hands webhook events from transitions to the delivery function, with its dead-letter queue.
  * Both are encrypted and refuse non-TLS access.
  */
-export class EventQueue extends Construct {
+export class WebhookEventQueues extends Construct {
   readonly queue: Queue;
   readonly deadLetterQueue: Queue;
 
