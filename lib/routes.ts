@@ -59,7 +59,8 @@ export interface ScheduleDefinition {
 
 /** Per-function needs, keyed by handler file. */
 export const functions = {
-  'create-payment-link': { table: ['PutItem'], merchantApi: true },
+  // Query and GetItem: a link's own `connections` are checked against the account's connections.
+  'create-payment-link': { table: ['PutItem', 'Query', 'GetItem'], merchantApi: true },
   'get-payment-link': { table: ['GetItem'], merchantApi: true },
   'route-fallback': { table: [] },
   'list-payment-link-events': { table: ['GetItem', 'BatchGetItem'], merchantApi: true },
@@ -113,6 +114,11 @@ export const functions = {
     secrets: ['sandbox', 'psp'],
   },
   'get-openapi': { table: [] },
+  'list-payments': { table: ['GetItem', 'Query'], merchantApi: true },
+  // Connections and routing are one Query; the GetItem reads a configuration from before connections.
+  'list-psp-connections': { table: ['GetItem', 'Query', 'PutItem'], merchantApi: true },
+  'get-routing': { table: ['GetItem', 'Query', 'PutItem'], merchantApi: true },
+  'put-routing': { table: ['GetItem', 'Query', 'PutItem'], merchantApi: true },
 } as const satisfies Record<string, FunctionDefinition>;
 
 export type HandlerName = keyof typeof functions;

@@ -8,6 +8,7 @@ import {
 import type { Mode } from '../domain/principal.ts';
 import { MAX_URL_LENGTH, type UrlPolicy, urlProblem } from '../domain/urls.ts';
 import * as z from '../zod.ts';
+import { linkConnectionsSchema } from './routing-schemas.ts';
 
 /**
  * Request schemas: the same zod objects validate requests and generate the OpenAPI document, so the document
@@ -140,7 +141,11 @@ function linkFieldSchemas(policy: UrlPolicy) {
 }
 
 function createPaymentLinkSchema(policy: UrlPolicy) {
-  return z.strictObject({ amount: amountSchema(), ...linkFieldSchemas(policy) });
+  return z.strictObject({
+    amount: amountSchema(),
+    ...linkFieldSchemas(policy),
+    connections: linkConnectionsSchema(),
+  });
 }
 
 /** Refused on update with a field error that says why, rather than "Unknown field". */

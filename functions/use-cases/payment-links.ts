@@ -15,6 +15,8 @@ import type { Mode, Principal } from '../domain/principal.ts';
 import { logger } from '../logger.ts';
 import type { EventQueue } from '../ports/event-queue.ts';
 import type { LinkRepository } from '../ports/link-repository.ts';
+import type { PspConnections } from './psp-connections.ts';
+import { checkLinkConnections } from './routing.ts';
 
 export interface LinkDependencies {
   links: LinkRepository;
@@ -22,10 +24,14 @@ export interface LinkDependencies {
 }
 
 export async function createPaymentLink(
-  deps: LinkDependencies,
+  deps: LinkDependencies & { psps?: PspConnections },
   principal: Principal,
   input: PaymentLinkInput,
 ): Promise<PaymentLink> {
+  if (input.connections?.length) {
+    if (!deps.psps) throw new Error("Checking a link's connections needs the PSP connections");
+    await checkLinkConnections({ psps: deps.psps }, principal, input.connections);
+  }
   const link = newPaymentLink(principal, input, deps.now());
   await deps.links.create(link);
   return link;

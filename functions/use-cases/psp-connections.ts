@@ -9,6 +9,7 @@ import type { ConnectionHealth } from '../domain/connection-health.ts';
 import { PspNotConfiguredError } from '../domain/errors.ts';
 import type { PspSession } from '../domain/payment-link.ts';
 import type { Mode } from '../domain/principal.ts';
+import type { Routing } from '../domain/routing.ts';
 import type { Psp, PspFactory } from '../ports/psp.ts';
 import type { PspConfigRepository } from '../ports/psp-config-repository.ts';
 import type { ConnectionDirectory, PspConnectionRepository } from '../ports/psp-connections.ts';
@@ -88,6 +89,10 @@ export class PspConnections implements PspSessions {
   ): Promise<ConnectionHealth | undefined> {
     if (connection.id === BUILT_IN_SANDBOX_ID) return undefined;
     return this.options.repository.updateHealth(connection, change, known);
+  }
+
+  putRouting(account: string, mode: Mode, routing: Routing): Promise<void> {
+    return this.options.repository.putRouting(account, mode, routing);
   }
 
   /** Ends a session at the connection that created it. */
