@@ -10,37 +10,33 @@ import { fileURLToPath } from 'node:url';
  * import time (docs/performance.md). Instead the logger maps the stack of an error it logs, reading a bundle's
  * map on the first such error and keeping it for the life of the container.
  *
- * Frames in files without a map beside them (the TypeScript sources under `npm start` and the tests, Node's
- * own modules) are left as they are.
+ * Only positions in ES module files with a map beside them change (V8 names those by `file:` URL): not the
+ * TypeScript sources under `npm start` and the tests, nor Node's own modules.
  */
 const maps = new Map<string, SourceMap | undefined>();
 
 function sourceMapOf(file: string): SourceMap | undefined {
   if (!maps.has(file)) {
-    let map: SourceMap | undefined;
     try {
-      map = new SourceMap(JSON.parse(readFileSync(`${file}.map`, 'utf8')));
+      maps.set(file, new SourceMap(JSON.parse(readFileSync(`${file}.map`, 'utf8'))));
     } catch {
-      map = undefined; // no map, or an unreadable one: the frame keeps its bundle position
+      maps.set(file, undefined); // no map, or an unreadable one: the frame keeps its bundle position
     }
-    maps.set(file, map);
   }
   return maps.get(file);
 }
 
-/** `file:///var/task/index.mjs:1:2345` or `/var/task/index.mjs:1:2345`, as V8 prints a frame's position. */
-const BUNDLE_POSITION = /(file:\/\/[^\s()]+?\.[cm]?js|\/[^\s()]+?\.[cm]?js):(\d+):(\d+)/g;
-
-/** esbuild names sources relative to the bundle's folder; the part after the `../` is the project path. */
-const projectPath = (source: string) => source.replace(/^(\.\.\/)+/, '');
-
+/** esbuild names sources relative to the bundle's folder; what follows the `../` is the project path. */
 export function sourceMappedStack(stack: string): string {
-  return stack.replace(BUNDLE_POSITION, (position, location: string, line: string, column: string) => {
-    const file = location.startsWith('file:') ? fileURLToPath(location) : location;
-    const origin = sourceMapOf(file)?.findOrigin(Number(line), Number(column));
-    if (!origin || !('fileName' in origin)) return position;
-    return `${projectPath(origin.fileName)}:${origin.lineNumber}:${origin.columnNumber}`;
-  });
+  return stack.replace(
+    /(file:[^\s()]+?\.m?js):(\d+):(\d+)/g,
+    (position, url: string, line: string, column: string) => {
+      const origin = sourceMapOf(fileURLToPath(url))?.findOrigin(Number(line), Number(column));
+      return origin && 'fileName' in origin
+        ? `${origin.fileName.replace(/^(\.\.\/)+/, '')}:${origin.lineNumber}:${origin.columnNumber}`
+        : position;
+    },
+  );
 }
 
 /** Maps the stacks of an error and of its causes in place, so that every formatter of the error sees them. */

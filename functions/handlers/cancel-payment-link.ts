@@ -6,22 +6,19 @@ import { emptyRequest, validate } from '../http/validate.ts';
 import { cancelPaymentLink } from '../use-cases/payment-links.ts';
 
 /** POST /v1/payment-links/{id}/cancel (no body needed; `{}` is accepted, any field is not) */
-export const handler = apiHandler(
-  { auth: true, body: 'optional-json' },
-  async ({ principal, event, body }) => {
-    validate(emptyRequest(), body);
-    const { CHECKOUT_BASE } = config();
-    const link = await cancelPaymentLink(
-      {
-        links: linkRepository(),
-        queue: eventQueue(),
-        pspSessions: pspConnections(),
-        now,
-        checkoutBase: CHECKOUT_BASE,
-      },
-      principal,
-      event.pathParameters?.id ?? '',
-    );
-    return json(200, toResource(link, CHECKOUT_BASE, now()));
-  },
-);
+export const handler = apiHandler({ body: 'optional-json' }, async ({ principal, event, body }) => {
+  validate(emptyRequest(), body);
+  const { CHECKOUT_BASE } = config();
+  const link = await cancelPaymentLink(
+    {
+      links: linkRepository(),
+      queue: eventQueue(),
+      pspSessions: pspConnections(),
+      now,
+      checkoutBase: CHECKOUT_BASE,
+    },
+    principal,
+    event.pathParameters?.id ?? '',
+  );
+  return json(200, toResource(link, CHECKOUT_BASE, now()));
+});

@@ -7,7 +7,7 @@ import { validate } from '../http/validate.ts';
 import { createPaymentLink } from '../use-cases/payment-links.ts';
 
 /** POST /v1/payment-links */
-export const handler = apiHandler({ auth: true, body: 'json' }, async ({ principal, body }) => {
+export const handler = apiHandler({ body: 'json' }, async ({ principal, body }) => {
   const { CHECKOUT_BASE, ALLOW_PRIVATE_TARGETS } = config();
   const input = validate(createPaymentLinkRequest(principal.mode, ALLOW_PRIVATE_TARGETS), body);
   const link = await createPaymentLink(

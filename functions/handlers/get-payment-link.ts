@@ -5,7 +5,7 @@ import { apiHandler, json } from '../http/api-handler.ts';
 import { getPaymentLink } from '../use-cases/payment-links.ts';
 
 /** GET /v1/payment-links/{id} */
-export const handler = apiHandler({ auth: true, body: 'none' }, async ({ principal, event }) => {
+export const handler = apiHandler({ body: 'none' }, async ({ principal, event }) => {
   const link = await getPaymentLink(
     { links: linkRepository(), now },
     principal,

@@ -3,7 +3,7 @@ import { apiHandler, json } from '../http/api-handler.ts';
 import { listLinkEvents } from '../use-cases/webhooks.ts';
 
 /** GET /v1/payment-links/{id}/events */
-export const handler = apiHandler({ auth: true, body: 'none' }, async ({ principal, event }) => {
+export const handler = apiHandler({ body: 'none' }, async ({ principal, event }) => {
   const data = await listLinkEvents(
     { links: linkRepository(), events: eventRepository(), now },
     principal,

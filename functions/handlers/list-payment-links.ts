@@ -9,7 +9,7 @@ import { validate } from '../http/validate.ts';
 import { listPaymentLinks } from '../use-cases/payment-links.ts';
 
 /** GET /v1/payment-links?limit=&cursor=&status= */
-export const handler = apiHandler({ auth: true, body: 'none' }, async ({ principal, event }) => {
+export const handler = apiHandler({ body: 'none' }, async ({ principal, event }) => {
   const query = validate(listPaymentLinksQuery(), event.queryStringParameters ?? {});
   const after = query.cursor === undefined ? undefined : decodeCursor(principal, query.cursor);
   if (query.cursor !== undefined && after === undefined) {

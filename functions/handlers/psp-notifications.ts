@@ -2,7 +2,7 @@ import { legacyStripeNotificationLink } from '../adapters/psp/stripe-psp.ts';
 import { config } from '../config.ts';
 import { eventQueue, linkRepository, now, paymentRepository, pspConnections } from '../dependencies.ts';
 import { InvalidNotificationError } from '../domain/errors.ts';
-import { apiHandler, json } from '../http/api-handler.ts';
+import { json, publicApiHandler } from '../http/api-handler.ts';
 import { logger } from '../logger.ts';
 import { handlePspNotification, type NotificationAddress } from '../use-cases/psp-notifications.ts';
 
@@ -12,7 +12,7 @@ import { handlePspNotification, type NotificationAddress } from '../use-cases/ps
  * problem+json 4xx for anything forged or unknown, 5xx only when the PSP should retry. The route without a
  * connection id serves Stripe accounts configured before connections existed (docs/orchestration.md#migration).
  */
-export const handler = apiHandler({ auth: false, body: 'notification' }, async ({ event, body }) => {
+export const handler = publicApiHandler({ body: 'notification' }, async ({ event, body }) => {
   const provider = event.pathParameters?.provider ?? '';
   const connectionId = event.pathParameters?.connection_id;
   const raw = body as string;

@@ -4,16 +4,13 @@ import { emptyRequest, validate } from '../http/validate.ts';
 import { redeliverEvent } from '../use-cases/webhooks.ts';
 
 /** POST /v1/events/{id}/redeliver */
-export const handler = apiHandler(
-  { auth: true, body: 'optional-json' },
-  async ({ principal, event, body }) => {
-    validate(emptyRequest(), body);
-    const id = event.pathParameters?.id ?? '';
-    await redeliverEvent(
-      { links: linkRepository(), events: eventRepository(), queue: eventQueue(), now },
-      principal,
-      id,
-    );
-    return json(202, { id, status: 'pending' });
-  },
-);
+export const handler = apiHandler({ body: 'optional-json' }, async ({ principal, event, body }) => {
+  validate(emptyRequest(), body);
+  const id = event.pathParameters?.id ?? '';
+  await redeliverEvent(
+    { links: linkRepository(), events: eventRepository(), queue: eventQueue(), now },
+    principal,
+    id,
+  );
+  return json(202, { id, status: 'pending' });
+});

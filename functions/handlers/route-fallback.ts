@@ -1,5 +1,5 @@
 import { MethodNotAllowedError, NotFoundError } from '../domain/errors.ts';
-import { apiHandler } from '../http/api-handler.ts';
+import { publicApiHandler } from '../http/api-handler.ts';
 import { problemResponse } from '../http/problem.ts';
 import { allowedMethodsByPath } from '../http/routes.ts';
 
@@ -9,7 +9,7 @@ const allowed = allowedMethodsByPath();
  * `ANY <path>` for every path we serve, and `$default` for everything else: API Gateway's own answers would be
  * `{"message":"Not Found"}`, so these keep even wrong requests in RFC 9457 form.
  */
-export const handler = apiHandler({ auth: false, body: 'none' }, async ({ event, requestId }) => {
+export const handler = publicApiHandler({ body: 'none' }, async ({ event, requestId }) => {
   const path = event.routeKey.replace(/^ANY /, '');
   const methods = allowed.get(path);
   if (!methods) throw new NotFoundError(`No route for ${event.requestContext.http.method} ${event.rawPath}.`);

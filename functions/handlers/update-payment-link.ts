@@ -7,7 +7,7 @@ import { validate } from '../http/validate.ts';
 import { updatePaymentLink } from '../use-cases/payment-links.ts';
 
 /** PATCH /v1/payment-links/{id} */
-export const handler = apiHandler({ auth: true, body: 'merge-patch' }, async ({ principal, event, body }) => {
+export const handler = apiHandler({ body: 'merge-patch' }, async ({ principal, event, body }) => {
   const { CHECKOUT_BASE, ALLOW_PRIVATE_TARGETS } = config();
   const changes = validate(updatePaymentLinkRequest(principal.mode, ALLOW_PRIVATE_TARGETS), body);
   const link = await updatePaymentLink(

@@ -1,8 +1,8 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import middy, { type MiddlewareObj } from '@middy/core';
+import middy, { type MiddlewareObj, type MiddyfiedHandler } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { apiKeyAuthenticator, idempotencyStore, now, rateLimiter } from '../dependencies.ts';
-import { RateLimitedError } from '../domain/errors.ts';
+import { RateLimitedError, UnauthorizedError } from '../domain/errors.ts';
 import type { Principal } from '../domain/principal.ts';
 import { logger } from '../logger.ts';
 import type { RateLimitOutcome } from '../ports/rate-limiter.ts';
@@ -13,23 +13,26 @@ import { requestLog, type TimedContext } from './request-log.ts';
 
 export type ApiEvent = APIGatewayProxyEventV2;
 export type ApiResult = APIGatewayProxyStructuredResultV2;
+type ApiLambda = MiddyfiedHandler<ApiEvent, ApiResult, Error, ApiContext>;
 
-export interface ApiRequest {
+/** A request to a public route (`publicApiHandler`): nobody is authenticated. */
+export interface PublicRequest {
   event: ApiEvent;
-  /** The caller; present on every route declared with `auth: true`. */
-  principal: Principal;
   /** The parsed JSON body (`undefined` when the route takes none or none was sent). */
   body: unknown;
   requestId: string;
 }
 
-export interface ApiRouteOptions {
-  /** Requires `Authorization: Bearer <key>` (every merchant route; not the public OpenAPI document). */
-  auth: boolean;
+/** A request to a merchant route (`apiHandler`): its API key was verified before the route's code runs. */
+export interface AuthenticatedRequest extends PublicRequest {
+  principal: Principal;
+}
+
+export interface MerchantRouteOptions {
   body: BodyMode;
-  /** Honours `Idempotency-Key` on POST requests (default on; authenticated routes only). */
+  /** Honours `Idempotency-Key` on POST requests (default on). */
   idempotent?: boolean;
-  /** Counts the request against its (account, mode) rate limit (default on; authenticated routes only). */
+  /** Counts the request against its (account, mode) rate limit (default on). */
   rateLimited?: boolean;
 }
 
@@ -59,9 +62,15 @@ const authentication = (): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext>
   },
 });
 
+/** The caller that `authentication` set; every step after it runs only once it has. */
+function principalOf(context: ApiContext): Principal {
+  if (!context.principal) throw new UnauthorizedError();
+  return context.principal;
+}
+
 const rateLimit = (): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext> => ({
   before: async (request) => {
-    const outcome = await rateLimiter().hit(request.context.principal as Principal, now());
+    const outcome = await rateLimiter().hit(principalOf(request.context), now());
     request.context.rateLimit = outcome;
     if (!outcome.allowed) throw new RateLimitedError(outcome.resetSeconds);
   },
@@ -92,25 +101,29 @@ const jsonBody = (mode: BodyMode): MiddlewareObj<ApiEvent, ApiResult, Error, Api
   },
 });
 
+/** The steps every route shares: the Lambda context for the logger → request log. */
+const baseChain = () =>
+  middy<ApiEvent, ApiResult, Error, ApiContext>().use(injectLambdaContext(logger)).use(requestLog());
+
 /**
- * Wraps a merchant-API handler in the one middleware chain every route shares: the Lambda context for the
- * logger → request log → rate-limit headers → problem details → authentication → rate limit → body parsing →
- * idempotency → the route's code.
+ * Wraps a merchant-API handler (`Authorization: Bearer <key>` required) in the one middleware chain every such
+ * route shares: the Lambda context for the logger → request log → rate-limit headers → problem details →
+ * authentication → rate limit → body parsing → idempotency → the route's code.
  */
-export function apiHandler(options: ApiRouteOptions, handle: (request: ApiRequest) => Promise<ApiResult>) {
-  const counted = options.auth && (options.rateLimited ?? true);
-  const chain = middy<ApiEvent, ApiResult, Error, ApiContext>()
-    .use(injectLambdaContext(logger))
-    .use(requestLog());
+export function apiHandler(
+  options: MerchantRouteOptions,
+  handle: (request: AuthenticatedRequest) => Promise<ApiResult>,
+): ApiLambda {
+  const counted = options.rateLimited ?? true;
+  const chain = baseChain();
   if (counted) chain.use(rateLimitHeaders());
-  chain.use(problemDetails());
-  if (options.auth) chain.use(authentication());
+  chain.use(problemDetails()).use(authentication());
   if (counted) chain.use(rateLimit());
-  const idempotent = options.auth && (options.idempotent ?? true);
+  const idempotent = options.idempotent ?? true;
   return chain.use(jsonBody(options.body)).handler((event, context) => {
-    const request: ApiRequest = {
+    const request: AuthenticatedRequest = {
       event,
-      principal: context.principal as Principal,
+      principal: principalOf(context),
       body: context.body,
       requestId: event.requestContext.requestId,
     };
@@ -119,6 +132,19 @@ export function apiHandler(options: ApiRouteOptions, handle: (request: ApiReques
     }
     return handle(request);
   });
+}
+
+/** The same chain for a public route (no API key): request log → problem details → body parsing → the code. */
+export function publicApiHandler(
+  options: { body: BodyMode },
+  handle: (request: PublicRequest) => Promise<ApiResult>,
+): ApiLambda {
+  return baseChain()
+    .use(problemDetails())
+    .use(jsonBody(options.body))
+    .handler((event, context) =>
+      handle({ event, body: context.body, requestId: event.requestContext.requestId }),
+    );
 }
 
 export function json(statusCode: number, body: unknown, headers: Record<string, string> = {}): ApiResult {

@@ -1,72 +1,206 @@
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { build } from 'esbuild';
+import { build, type Metafile } from 'esbuild';
 import { esbuildOptions, LAMBDA_BUNDLE_FILE } from '../../lib/bundling/lambda-bundling.ts';
-import { type FunctionDefinition, functions } from '../../lib/routes.ts';
 
 export const projectRoot = join(import.meta.dirname, '..', '..');
 const handlersDir = join(projectRoot, 'functions', 'handlers');
 
 /**
- * A handler is measured against the bare SDK clients it cannot do without, bundled the same way and each doing
- * one call: the DynamoDB client + lib-dynamodb for all, plus the SQS client for functions that send to the
- * events queue, the Secrets Manager client for those that read secrets, and the official Stripe SDK for those
- * that talk to PSPs (lib/routes.ts says which). What the ratio measures is then what *we* add.
+ * The SDKs a function's baseline may hold: the official clients we cannot do without, each as a user without
+ * our code would use it (a client at module scope, called in the handler). A function is judged against the
+ * bare bundle of the ones it carries, read from its esbuild metafile, with the same commands of each AWS client
+ * (they bring their schemas), so a function that starts carrying an SDK or a command (a new PSP, KMS) is judged
+ * against a baseline with it, and one that stops is judged without it.
+ *
+ * DynamoDB is in every baseline (a PutItem at least): every function of the service needs the table, and
+ * those that do not are judged against it too. Besides AWS clients, the official libraries of the protocols we
+ * speak count as SDKs: each PSP's, and Standard Webhooks'. Adding an SDK: one entry here; only baselines of bundles that
+ * carry it build its code.
  */
-export const BASELINE = 'bare-dynamodb-client';
-const baselineEntry = join(import.meta.dirname, 'bare-dynamodb-put.ts');
+interface BaselineSdk {
+  /** The package; a function carries it when any of its files is in the bundle. */
+  package: string;
+  /** What the baseline binds from `package`: its default export, and/or named exports. */
+  binds: { default?: string; named?: string[] };
+  /**
+   * An AWS SDK client: built once at module scope by `create`, sent one of each command the function carries
+   * from `commandsFrom`'s `commands/` folder (its own package, or lib-dynamodb for DynamoDB).
+   */
+  client?: { create: string; commandsFrom: string; defaultCommand?: string };
+  /** Otherwise one call, made in the handler, so nothing of the SDK is tree-shaken away. */
+  call?: string;
+}
 
-type SdkPart = 'sqs' | 'secrets-manager' | 'stripe';
-
-const SDK_PARTS: Record<SdkPart, { imports: string; call: string }> = {
+export const BASELINE_SDKS: Readonly<Record<string, BaselineSdk>> = {
+  dynamodb: {
+    package: '@aws-sdk/client-dynamodb',
+    binds: { named: ['DynamoDBClient'] },
+    client: {
+      create:
+        'DynamoDBDocumentClient.from(new DynamoDBClient({}), { marshallOptions: { removeUndefinedValues: true } })',
+      commandsFrom: '@aws-sdk/lib-dynamodb',
+      defaultCommand: 'PutCommand',
+    },
+  },
   sqs: {
-    imports: "import { SQSClient, SendMessageCommand } from '@aws-sdk/client-sqs';",
-    call: "await new SQSClient({}).send(new SendMessageCommand({ QueueUrl: event.queueUrl, MessageBody: '{}' }));",
+    package: '@aws-sdk/client-sqs',
+    binds: { named: ['SQSClient'] },
+    client: { create: 'new SQSClient({})', commandsFrom: '@aws-sdk/client-sqs' },
   },
   'secrets-manager': {
-    imports: "import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';",
-    call: 'await new SecretsManagerClient({}).send(new GetSecretValueCommand({ SecretId: event.secretId }));',
+    package: '@aws-sdk/client-secrets-manager',
+    binds: { named: ['SecretsManagerClient'] },
+    client: { create: 'new SecretsManagerClient({})', commandsFrom: '@aws-sdk/client-secrets-manager' },
+  },
+  kms: {
+    package: '@aws-sdk/client-kms',
+    binds: { named: ['KMSClient'] },
+    client: { create: 'new KMSClient({})', commandsFrom: '@aws-sdk/client-kms' },
+  },
+  // Standard Webhooks' own library signs our webhooks (docs/webhooks.md): the delivery function's official SDK.
+  'standard-webhooks': {
+    package: 'standardwebhooks',
+    binds: { named: ['Webhook'] },
+    call: "new Webhook(event.secret).sign('msg_1', new Date(), '{}');",
   },
   stripe: {
-    imports: "import Stripe from 'stripe';",
+    package: 'stripe',
+    binds: { default: 'Stripe' },
     call: "await new Stripe(event.secretId).checkout.sessions.expire('cs_1');",
+  },
+  mollie: {
+    package: '@mollie/api-client',
+    binds: { default: 'createMollieClient' },
+    call: "await createMollieClient({ apiKey: event.secretId }).payments.get('tr_1');",
+  },
+  adyen: {
+    package: '@adyen/api-library',
+    binds: { named: ['Client', 'CheckoutAPI'] },
+    call: "await new CheckoutAPI(new Client({ apiKey: event.secretId, environment: 'TEST' })).PaymentsApi.getResultOfPaymentSession('cs_1', 'r');",
   },
 };
 
-/** The baseline a handler is judged against: `bare-dynamodb-client`, or it plus the other SDKs it needs. */
-export function baselineFor(handler: string): string {
-  const definition: FunctionDefinition | undefined = (functions as Record<string, FunctionDefinition>)[
-    handler
-  ];
-  const parts: SdkPart[] = [];
-  if (definition?.sendsEvents || definition?.sendsDeadLetters) parts.push('sqs');
-  if (definition?.secrets?.length) parts.push('secrets-manager');
-  if (definition?.secrets?.includes('psp')) parts.push('stripe');
-  return parts.length ? `${BASELINE}+${parts.join('+')}` : BASELINE;
+/** The PSP SDKs among them (a function carrying several is one of the heaviest; see budgets.ts). */
+export const PSP_SDKS: readonly string[] = ['stripe', 'mollie', 'adyen'];
+
+/** How a function carries an SDK: imported at module scope, or only through `import()` when first used. */
+export type Carriage = 'eager' | 'lazy';
+
+export interface CarriedSdk {
+  carriage: Carriage;
+  /** The commands of an AWS client that are in the bundle, e.g. `GetCommand`. */
+  commands: string[];
+}
+
+const under = (path: string, pkg: string) => path.includes(`node_modules/${pkg}/`);
+
+/**
+ * The baseline SDKs a bundle carries, from its metafile: a package is carried when some of its bytes are in the
+ * output, and lazily when every import of it from outside the package is a dynamic `import()` (esbuild inlines
+ * those into the one file; they are evaluated when first called, not at the cold start).
+ */
+export function carriedSdks(
+  metafile: Metafile,
+  output: Metafile['outputs'][string],
+): Map<string, CarriedSdk> {
+  const inOutput = Object.entries(output.inputs)
+    .filter(([, input]) => input.bytesInOutput > 0)
+    .map(([path]) => path);
+  const carried = new Map<string, CarriedSdk>();
+  for (const [name, sdk] of Object.entries(BASELINE_SDKS)) {
+    if (name !== 'dynamodb' && !inOutput.some((path) => under(path, sdk.package))) continue;
+    const kinds = Object.entries(metafile.inputs)
+      .filter(([path]) => !under(path, sdk.package))
+      .flatMap(([, input]) => input.imports.filter((imported) => under(imported.path, sdk.package)))
+      .map((imported) => imported.kind);
+    const commandFile = new RegExp(
+      `node_modules/${sdk.client?.commandsFrom}/dist-es/commands/(\\w+Command)\\.js$`,
+    );
+    const commands = sdk.client
+      ? inOutput.map((path) => commandFile.exec(path)?.[1]).filter((command): command is string => !!command)
+      : [];
+    if (!commands.length && sdk.client?.defaultCommand) commands.push(sdk.client.defaultCommand);
+    carried.set(name, {
+      carriage: kinds.length && kinds.every((kind) => kind === 'dynamic-import') ? 'lazy' : 'eager',
+      commands: commands.sort(),
+    });
+  }
+  return carried;
+}
+
+/**
+ * The baseline's name says what it holds, in a fixed order, e.g.
+ * `bare-dynamodb[GetCommand,PutCommand]+sqs[SendMessageCommand]+lazy-stripe`.
+ */
+export function baselineName(carried: ReadonlyMap<string, CarriedSdk>): string {
+  return Object.keys(BASELINE_SDKS)
+    .filter((name) => carried.has(name))
+    .map((name) => {
+      const { carriage, commands } = carried.get(name) as CarriedSdk;
+      return `${carriage === 'lazy' ? 'lazy-' : ''}${name}${commands.length ? `[${commands.join(',')}]` : ''}`;
+    })
+    .join('+')
+    .replace(/^/, 'bare-');
 }
 
 function baselineSource(name: string): string {
-  const parts = name.split('+').slice(1) as SdkPart[];
+  const parts = name
+    .replace(/^bare-/, '')
+    .split('+')
+    .map((part) => {
+      const [, lazy, sdk, commands] = /^(lazy-)?([\w-]+?)(?:\[(.*)\])?$/.exec(part) ?? [];
+      const definition = BASELINE_SDKS[sdk as string];
+      if (!definition) throw new Error(`no baseline SDK in ${part}`);
+      return { definition, lazy: !!lazy, commands: commands ? commands.split(',') : [] };
+    });
+  const imports: string[] = [];
+  const moduleScope: string[] = [];
+  const handler: string[] = [];
+  parts.forEach(({ definition, lazy, commands }, index) => {
+    const { binds, client, call } = definition;
+    const fromCommands = client && client.commandsFrom !== definition.package;
+    const named = [...(binds.named ?? []), ...(client && !fromCommands ? commands : [])];
+    const clientName = `client${index}`;
+    if (lazy) {
+      const bindings = [binds.default && `default: ${binds.default}`, ...named].filter(Boolean).join(', ');
+      handler.push(`  const { ${bindings} } = await import('${definition.package}');`);
+    } else {
+      const bindings = [binds.default, named.length ? `{ ${named.join(', ')} }` : undefined].filter(Boolean);
+      imports.push(`import ${bindings.join(', ')} from '${definition.package}';`);
+    }
+    if (client) {
+      if (fromCommands) {
+        imports.push(
+          `import { DynamoDBDocumentClient, ${commands.join(', ')} } from '${client.commandsFrom}';`,
+        );
+      }
+      (lazy ? handler : moduleScope).push(`${lazy ? '  ' : ''}const ${clientName} = ${client.create};`);
+      for (const command of commands) handler.push(`  await ${clientName}.send(new ${command}(event));`);
+    }
+    if (call) handler.push(`  ${call}`);
+  });
   return [
-    ...parts.map((part) => SDK_PARTS[part].imports),
-    `import { handler as put } from './bare-dynamodb-put.ts';`,
+    ...imports,
+    ...moduleScope,
     'export const handler = async (event: any) => {',
-    ...parts.map((part) => `  ${SDK_PARTS[part].call}`),
-    '  return put(event);',
+    ...handler,
     '};',
   ].join('\n');
 }
 
 export interface Bundle {
   name: string;
-  /** For a handler, the name of the baseline bundle it is judged against (see `baselineFor`). */
+  /** For a handler, the name of the baseline bundle it is judged against (see `baselineName`). */
   baseline?: string;
+  /** For a handler, the baseline SDKs it carries and how (see `carriedSdks`). */
+  carries?: ReadonlyMap<string, CarriedSdk>;
   /** The built index.mjs, as in the Lambda asset. */
   file: string;
   bytes: number;
   gzipBytes: number;
-  /** The source map shipped next to it (with --enable-source-maps, Node reads and parses it at import). */
+  /** The source map shipped next to a handler's bundle (baselines have none). */
   mapBytes: number;
   /** Every source file that contributed bytes, relative to the project root (from esbuild's metafile). */
   inputs: string[];
@@ -80,52 +214,68 @@ export function handlerNames(): string[] {
     .sort();
 }
 
+async function buildOne(
+  name: string,
+  outdir: string,
+  source: { entry: string } | { contents: string },
+  sourcemap: boolean,
+) {
+  const dir = join(outdir, name);
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, LAMBDA_BUNDLE_FILE);
+  const options = esbuildOptions('entry' in source ? source.entry : '', file);
+  const { metafile } = await build({
+    ...options,
+    ...('contents' in source && {
+      entryPoints: undefined,
+      stdin: { contents: source.contents, resolveDir: import.meta.dirname, loader: 'ts' as const },
+    }),
+    ...(!sourcemap && { sourcemap: false }),
+    absWorkingDir: projectRoot,
+    metafile: true,
+  });
+  const output = Object.entries(metafile.outputs).find(([path]) => path.endsWith(LAMBDA_BUNDLE_FILE))?.[1];
+  if (!output) throw new Error(`esbuild wrote no ${LAMBDA_BUNDLE_FILE} for ${name}`);
+  const code = readFileSync(file);
+  return {
+    metafile,
+    output,
+    bundle: {
+      name,
+      file,
+      bytes: code.length,
+      gzipBytes: gzipSync(code, { level: 9 }).length,
+      mapBytes: sourcemap ? readFileSync(`${file}.map`).length : 0,
+      inputs: Object.entries(output.inputs)
+        .filter(([, input]) => input.bytesInOutput > 0)
+        .map(([path]) => path),
+    } satisfies Bundle,
+  };
+}
+
 /**
- * Builds every handler and the baseline with the options `cdk synth` uses (lib/bundling/lambda-bundling.ts),
- * all at once, into `outdir/<name>/index.mjs`. The baseline comes last.
+ * Builds every handler with the options `cdk synth` uses (lib/bundling/lambda-bundling.ts), then the baseline of
+ * each: the bare SDK clients it carries, built as a user without our code would build them, with the same
+ * esbuild options but no source map (nothing of ours to map). Into `outdir/<name>/index.mjs`; baselines last.
  */
 export async function buildBundles(outdir: string): Promise<Bundle[]> {
-  const handlers = handlerNames();
-  const baselines = [...new Set([BASELINE, ...handlers.map(baselineFor)])];
-  const entries = [
-    ...handlers.map((name) => ({
-      name,
-      entry: join(handlersDir, `${name}.ts`),
-      baseline: baselineFor(name),
-    })),
-    ...baselines.map((name) => ({ name, entry: baselineEntry, baseline: undefined })),
-  ];
-  return Promise.all(
-    entries.map(async ({ name, entry, baseline }) => {
-      const dir = join(outdir, name);
-      mkdirSync(dir, { recursive: true });
-      const file = join(dir, LAMBDA_BUNDLE_FILE);
-      const options = esbuildOptions(entry, file);
-      const isCombinedBaseline = name.startsWith(`${BASELINE}+`);
-      const { metafile } = await build({
-        ...options,
-        ...(isCombinedBaseline && {
-          entryPoints: undefined,
-          stdin: { contents: baselineSource(name), resolveDir: import.meta.dirname, loader: 'ts' as const },
-        }),
-        absWorkingDir: projectRoot,
-        metafile: true,
-      });
-      const output = Object.entries(metafile.outputs).find(([path]) =>
-        path.endsWith(LAMBDA_BUNDLE_FILE),
-      )?.[1];
-      const code = readFileSync(file);
-      return {
+  const handlers = await Promise.all(
+    handlerNames().map(async (name) => {
+      const { metafile, output, bundle } = await buildOne(
         name,
-        baseline,
-        file,
-        bytes: code.length,
-        gzipBytes: gzipSync(code, { level: 9 }).length,
-        mapBytes: readFileSync(`${file}.map`).length,
-        inputs: Object.entries(output?.inputs ?? {})
-          .filter(([, input]) => input.bytesInOutput > 0)
-          .map(([path]) => path),
-      };
+        outdir,
+        { entry: join(handlersDir, `${name}.ts`) },
+        true,
+      );
+      const carries = carriedSdks(metafile, output);
+      return { ...bundle, carries, baseline: baselineName(carries) };
     }),
   );
+  const baselineNames = [...new Set(handlers.map((handler) => handler.baseline))];
+  const baselines = await Promise.all(
+    baselineNames.map(
+      async (name) => (await buildOne(name, outdir, { contents: baselineSource(name) }, false)).bundle,
+    ),
+  );
+  return [...handlers, ...baselines];
 }

@@ -1,15 +1,16 @@
-import { Agent, request } from 'node:http';
+import { fork } from 'node:child_process';
+import { join } from 'node:path';
 
 export interface LoadOptions {
   url: string;
   method: 'GET' | 'POST';
   headers?: Record<string, string>;
-  /** A fresh body per request (JSON text), or none. */
-  body?: () => string;
+  /** The JSON body of every request, or none. */
+  body?: string;
   concurrency: number;
   durationMs: number;
   /** Statuses that count as success; anything else is an error. */
-  ok: (status: number) => boolean;
+  okStatuses: readonly number[];
 }
 
 export interface LoadResult {
@@ -20,72 +21,44 @@ export interface LoadResult {
   rps: number;
   p50Ms: number;
   p99Ms: number;
-}
-
-export function percentile(sorted: number[], p: number): number {
-  if (!sorted.length) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
-}
-
-function once(agent: Agent, url: URL, options: LoadOptions): Promise<number> {
-  const body = options.body?.();
-  return new Promise((resolve, reject) => {
-    const req = request(
-      url,
-      {
-        agent,
-        method: options.method,
-        headers: {
-          ...options.headers,
-          ...(body === undefined
-            ? {}
-            : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }),
-        },
-      },
-      (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
+  /** CPU time the load generator spent per successful request (its own process: user + system). */
+  generatorCpuMsPerRequest: number;
 }
 
 /**
- * A closed-loop load: `concurrency` clients over one keep-alive agent, each sending its next request as soon
- * as the previous answer arrives, for `durationMs`. Latency is per request, from send to the end of the answer.
+ * A closed-loop load from autocannon in a process of its own (test/bench/load-process.ts): `concurrency`
+ * keep-alive connections, each sending its next request as soon as the previous answer arrives, for
+ * `durationMs`. Its own process, so the generator competes with the server only for the machine's cores (as an
+ * external tool like wrk does), never for an event loop; autocannon writes prepared requests to raw sockets
+ * and spends about a third of the CPU per request a `node:http` client does (docs/performance.md).
  */
-export async function runLoad(options: LoadOptions): Promise<LoadResult> {
-  const url = new URL(options.url);
-  const agent = new Agent({ keepAlive: true, maxSockets: options.concurrency });
-  const latencies: number[] = [];
-  let errors = 0;
-  const started = performance.now();
-  const deadline = started + options.durationMs;
-  const client = async () => {
-    while (performance.now() < deadline) {
-      const sent = performance.now();
-      try {
-        const status = await once(agent, url, options);
-        if (options.ok(status)) latencies.push(performance.now() - sent);
-        else errors++;
-      } catch {
-        errors++;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: options.concurrency }, client));
-  const seconds = (performance.now() - started) / 1000;
-  agent.destroy();
-  latencies.sort((a, b) => a - b);
+export function runLoad(options: LoadOptions): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    const child = fork(join(import.meta.dirname, 'load-process.ts'), [], {
+      execArgv: [],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    child.once('message', (message: { result?: LoadResult; error?: string }) => {
+      if (message.result) resolve(message.result);
+      else reject(new Error(`load generator: ${message.error}`));
+      child.disconnect();
+    });
+    child.once('exit', (code) => reject(new Error(`load generator exited with ${code}`)));
+    child.send(options);
+  });
+}
+
+/** Rounds of one target as one figure: requests over total time, and the median round's latencies. */
+export function combineRounds(rounds: LoadResult[]) {
+  const median = (values: number[]) =>
+    [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
   return {
-    requests: latencies.length + errors,
-    errors,
-    seconds,
-    rps: latencies.length / seconds,
-    p50Ms: percentile(latencies, 50),
-    p99Ms: percentile(latencies, 99),
+    rps:
+      rounds.reduce((sum, run) => sum + run.requests - run.errors, 0) /
+      rounds.reduce((sum, run) => sum + run.seconds, 0),
+    errors: rounds.reduce((sum, run) => sum + run.errors, 0),
+    p50Ms: median(rounds.map((run) => run.p50Ms)),
+    p99Ms: median(rounds.map((run) => run.p99Ms)),
+    generatorCpuMsPerRequest: median(rounds.map((run) => run.generatorCpuMsPerRequest)),
   };
 }

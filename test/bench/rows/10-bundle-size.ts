@@ -1,0 +1,31 @@
+import type { BenchRow } from '../bench.ts';
+import { fmt } from '../bench.ts';
+import { budgets } from '../budgets.ts';
+
+const kb = (bytes: number) => `${fmt(bytes / 1024, 1)} KB`;
+
+/** Each Lambda bundle, minified and gzipped, against the bare bundle of the SDK clients it carries. */
+export default {
+  async measure(bench) {
+    const bundles = await bench.bundles();
+    for (const bundle of bundles.filter((b) => b.baseline !== undefined)) {
+      const baseline = bundles.find((candidate) => candidate.name === bundle.baseline);
+      if (!baseline) throw new Error(`no baseline bundle ${bundle.baseline}`);
+      bench.row({
+        measure: 'bundle (min / gzip)',
+        subject: bundle.name,
+        value: `${kb(bundle.bytes)} / ${kb(bundle.gzipBytes)}`,
+        baseline: `${kb(baseline.bytes)} / ${kb(baseline.gzipBytes)} ${baseline.name}`,
+        ratio: Math.max(bundle.bytes / baseline.bytes, bundle.gzipBytes / baseline.gzipBytes),
+        budget: { max: budgets.bundleSize },
+      });
+    }
+    bench.record(
+      'bundles',
+      bundles.map(({ file: _file, inputs: _inputs, carries, ...sizes }) => ({
+        ...sizes,
+        carries: carries && Object.fromEntries(carries),
+      })),
+    );
+  },
+} satisfies BenchRow;
