@@ -1,5 +1,5 @@
 import { config } from '../config.ts';
-import { linkRepository, now, pspConnections } from '../dependencies.ts';
+import { connectionIdsOf, linkRepository, now } from '../dependencies.ts';
 import { toResource } from '../domain/payment-link.ts';
 import { apiHandler, json } from '../http/api-handler.ts';
 import { createPaymentLinkRequest } from '../http/schemas.ts';
@@ -11,7 +11,11 @@ export const handler = apiHandler({ body: 'json' }, async ({ principal, body }) 
   const { CHECKOUT_BASE, ALLOW_PRIVATE_TARGETS } = config();
   const input = validate(createPaymentLinkRequest(principal.mode, ALLOW_PRIVATE_TARGETS), body);
   const link = await createPaymentLink(
-    { links: linkRepository(), now, ...(input.connections ? { psps: pspConnections() } : {}) },
+    {
+      links: linkRepository(),
+      now,
+      ...(input.connections ? { connectionIdsOf: connectionIdsOf() } : {}),
+    },
     principal,
     input,
   );

@@ -1,8 +1,8 @@
-import { now, pspConnections } from '../dependencies.ts';
+import { now, pspDirectory } from '../dependencies.ts';
 import { apiHandler, json } from '../http/api-handler.ts';
 import { getRouting } from '../use-cases/routing.ts';
 
 /** GET /v1/routing: the routing in force for the key's mode. */
-export const handler = apiHandler({ auth: true, body: 'none' }, async ({ principal }) =>
-  json(200, await getRouting({ psps: pspConnections(), now }, principal)),
+export const handler = apiHandler({ body: 'none' }, async ({ principal }) =>
+  json(200, await getRouting({ psps: pspDirectory(), now }, principal)),
 );

@@ -4,7 +4,7 @@ import { apiHandler, json } from '../http/api-handler.ts';
 import { listPayments } from '../use-cases/payments.ts';
 
 /** GET /v1/payment-links/{id}/payments: every attempt to pay the link, newest first. */
-export const handler = apiHandler({ auth: true, body: 'none' }, async ({ principal, event }) => {
+export const handler = apiHandler({ body: 'none' }, async ({ principal, event }) => {
   const payments = await listPayments(
     { links: linkRepository(), payments: paymentRepository(), now },
     principal,

@@ -7,7 +7,7 @@ import * as z from '../zod.ts';
 export const MAX_ROUTING_RULES = 50;
 export const MAX_ROUTED_CONNECTIONS = 20;
 
-const connectionId = () =>
+export const connectionId = () =>
   z.string().check(z.regex(idPattern('pc'), 'Must be a connection id (pc_...).'), z.maxLength(67));
 
 const amountBound = (description: string) =>
@@ -19,7 +19,7 @@ const amountBound = (description: string) =>
       z.meta({ description }),
     );
 
-const connectionList = () => z.array(connectionId()).check(z.maxLength(MAX_ROUTED_CONNECTIONS));
+export const connectionList = () => z.array(connectionId()).check(z.maxLength(MAX_ROUTED_CONNECTIONS));
 
 /**
  * `PUT /v1/routing` (and what `GET` returns): the rules, first match wins, and the default list
@@ -66,14 +66,3 @@ export const routingRequest = /* @__PURE__ */ once(() =>
     default: connectionList(),
   }),
 );
-
-/** The optional `connections` of a new link: the connections that serve it, in order, instead of routing. */
-export const linkConnectionsSchema = () =>
-  z.optional(
-    connectionList().check(
-      z.minLength(1),
-      z.meta({
-        description: 'Connections (pc_...) that serve this link, in this order, instead of the routing.',
-      }),
-    ),
-  );

@@ -1,3 +1,4 @@
+import { idPattern } from '../domain/ids.ts';
 import {
   amountValueProblem,
   DECIMAL_PATTERN,
@@ -8,7 +9,6 @@ import {
 import type { Mode } from '../domain/principal.ts';
 import { MAX_URL_LENGTH, type UrlPolicy, urlProblem } from '../domain/urls.ts';
 import * as z from '../zod.ts';
-import { linkConnectionsSchema } from './routing-schemas.ts';
 
 /**
  * Request schemas: the same zod objects validate requests and generate the OpenAPI document, so the document
@@ -139,6 +139,23 @@ function linkFieldSchemas(policy: UrlPolicy) {
     ),
   };
 }
+
+/** Most connections a link may name for itself. */
+export const MAX_LINK_CONNECTIONS = 20;
+
+/** The optional `connections` of a new link: the connections that serve it, in order, instead of routing. */
+const linkConnectionsSchema = () =>
+  z.optional(
+    z
+      .array(z.string().check(z.regex(idPattern('pc'), 'Must be a connection id (pc_...).'), z.maxLength(67)))
+      .check(
+        z.minLength(1),
+        z.maxLength(MAX_LINK_CONNECTIONS),
+        z.meta({
+          description: 'Connections (pc_...) that serve this link, in this order, instead of the routing.',
+        }),
+      ),
+  );
 
 function createPaymentLinkSchema(policy: UrlPolicy) {
   return z.strictObject({

@@ -80,17 +80,3 @@ export async function putRouting(
   await deps.psps.putRouting(principal.account, principal.mode, routing);
   return routing;
 }
-
-/** A new link's own `connections` must name connections of its account and mode (422 with pointers). */
-export async function checkLinkConnections(
-  deps: Pick<RoutingDependencies, 'psps'>,
-  principal: Principal,
-  ids: readonly string[],
-): Promise<void> {
-  const { connections } = await deps.psps.directory(principal.account, principal.mode);
-  const known = new Set(connections.map(({ connection }) => connection.id));
-  const problems = ids.flatMap((id, index) =>
-    known.has(id) ? [] : [{ pointer: `/connections/${index}`, detail: `No connection ${id} in this mode.` }],
-  );
-  if (problems.length > 0) throw new ValidationError(problems);
-}

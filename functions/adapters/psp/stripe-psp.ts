@@ -195,11 +195,6 @@ export class StripePspFactory implements PspFactory {
     this.endpoint = options.endpoint;
   }
 
-  /** Where an (account, mode) configured before connections existed kept its credentials. */
-  static legacySecretName(prefix: string, account: string, mode: Mode): string {
-    return `${prefix}${STRIPE_PROVIDER}/${account}/${mode}`;
-  }
-
   checkCredentials(credentials: unknown, mode: Mode): void {
     const given = (credentials ?? {}) as Partial<StripeCredentials>;
     const key = typeof given.secret_key === 'string' ? given.secret_key : '';
