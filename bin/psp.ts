@@ -23,12 +23,17 @@ import { runningStack } from '../lib/local/local-stack.ts';
 /** Credential flags per provider, and the field of the stored credentials JSON each one fills. */
 const CREDENTIAL_FLAGS: Record<Provider, Record<string, string>> = {
   sandbox: {},
-  stripe: { 'stripe-secret-key': 'secret_key', 'stripe-webhook-secret': 'webhook_secret' },
+  stripe: {
+    'stripe-secret-key': 'secret_key',
+    'stripe-webhook-secret': 'webhook_secret',
+    'stripe-previous-webhook-secret': 'previous_webhook_secret',
+  },
   mollie: { 'mollie-api-key': 'api_key' },
   adyen: {
     'adyen-api-key': 'api_key',
     'adyen-merchant-account': 'merchant_account',
     'adyen-hmac-key': 'hmac_key',
+    'adyen-previous-hmac-key': 'previous_hmac_key',
     'adyen-environment': 'environment',
     'adyen-live-prefix': 'live_endpoint_url_prefix',
   },
@@ -44,9 +49,10 @@ const USAGE = `Usage:
 
 Credential flags (checked against the mode before anything is stored):
   stripe   --stripe-secret-key sk_test_...|sk_live_... --stripe-webhook-secret whsec_...
+           [--stripe-previous-webhook-secret whsec_... while a rotation overlaps]
   mollie   --mollie-api-key test_...|live_...
   adyen    --adyen-api-key ... --adyen-merchant-account ... --adyen-hmac-key ... --adyen-environment test|live
-           [--adyen-live-prefix ...]
+           [--adyen-live-prefix ...] [--adyen-previous-hmac-key ... while a rotation overlaps]
   any      --credentials '<the credentials JSON>' (docs/orchestration.md#connections)
   sandbox  none; --simulate ok|fail|timeout (test mode only) makes session creation succeed, fail as a PSP 5xx
            would, or hang past the PSP timeout: how routing and failover are tried.

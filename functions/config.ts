@@ -40,12 +40,19 @@ const configSchema = () =>
     SANDBOX_SECRET_NAME: nonEmpty(),
     /** Prefix of PSP credential secrets: Stripe's are `<prefix>stripe/<account>/<mode>` (docs/checkout.md). */
     PSP_SECRET_PREFIX: nonEmpty(),
-    /** Secrets are re-read from Secrets Manager at most this often per warm container. */
-    SECRETS_CACHE_SECONDS: integer(0, 3600, 900),
+    /**
+     * Secrets are re-read from Secrets Manager at most this often per warm container: at most 5 minutes, so
+     * rotated PSP credentials are in use within that time (docs/orchestration.md#rotating-credentials).
+     */
+    SECRETS_CACHE_SECONDS: integer(0, 300, 300),
     /** Local stack only: secrets come from this JSON file instead of Secrets Manager. */
     LOCAL_SECRETS_FILE: z.optional(nonEmpty()),
     /** Tests only: send Stripe API calls to this Stripe-speaking server instead of api.stripe.com. */
     STRIPE_API_URL: z.optional(z.url()),
+    /** Tests only: the Mollie SDK's `apiEndpoint` (a Mollie-speaking server) instead of api.mollie.com/v2/. */
+    MOLLIE_API_URL: z.optional(z.url()),
+    /** Tests only: send Adyen API calls to this origin (an Adyen-speaking server), paths unchanged. */
+    ADYEN_API_URL: z.optional(z.url()),
     /** Requests each (account, mode) may make per window (docs/api.md#rate-limits). */
     RATE_LIMIT_REQUESTS: integer(1, Number.MAX_SAFE_INTEGER, DEFAULT_RATE_LIMIT.requests),
     RATE_LIMIT_WINDOW_SECONDS: integer(1, MAX_RATE_LIMIT_WINDOW_SECONDS, DEFAULT_RATE_LIMIT.windowSeconds),

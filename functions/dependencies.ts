@@ -11,6 +11,8 @@ import {
 } from './adapters/dynamodb/psp-connection-repository.ts';
 import { DynamoRateLimiter } from './adapters/dynamodb/rate-limiter.ts';
 import { DynamoSandboxSessionStore } from './adapters/dynamodb/sandbox-session-store.ts';
+import { AdyenPspFactory } from './adapters/psp/adyen-psp.ts';
+import { MolliePspFactory } from './adapters/psp/mollie-psp.ts';
 import { SandboxNotifier } from './adapters/psp/sandbox-notifier.ts';
 import { SandboxPspFactory } from './adapters/psp/sandbox-psp.ts';
 import { StripePspFactory } from './adapters/psp/stripe-psp.ts';
@@ -119,7 +121,7 @@ export const pspDirectory = /* @__PURE__ */ once(
 );
 
 export const pspConnections = /* @__PURE__ */ once(() => {
-  const { BASE_URL, PSP_SECRET_PREFIX, STRIPE_API_URL } = config();
+  const { BASE_URL, PSP_SECRET_PREFIX, STRIPE_API_URL, MOLLIE_API_URL, ADYEN_API_URL } = config();
   const stripeApi = STRIPE_API_URL ? new URL(STRIPE_API_URL) : undefined;
   return new PspConnections({
     repository: pspConnectionRepository(),
@@ -141,6 +143,8 @@ export const pspConnections = /* @__PURE__ */ once(() => {
           protocol: stripeApi.protocol === 'https:' ? 'https' : 'http',
         },
       }),
+      new MolliePspFactory({ secrets: secretStore(), apiEndpoint: MOLLIE_API_URL }),
+      new AdyenPspFactory({ secrets: secretStore(), apiUrl: ADYEN_API_URL }),
     ],
   });
 });

@@ -2,13 +2,15 @@ import { App, type AppProps, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { DEFAULT_RATE_LIMIT } from '../functions/ports/rate-limiter.ts';
 import { PaymentLinksStack } from './payment-links-stack.ts';
+import { EVENT_SOURCE_CONCURRENCY } from './routes.ts';
 
 /**
  * The CDK app, shared by `bin/app.ts` and the infra tests. Context: `stage` (default `dev`; any other stage
  * retains and protects data), `checkoutBase` (a custom domain for checkout pages), `throttleRateLimit` and
  * `throttleBurstLimit` (API Gateway throttling of each merchant route), `publicThrottleRateLimit` and
  * `publicThrottleBurstLimit` (of each public route), `rateLimitRequests` and `rateLimitWindowSeconds` (the
- * per-(account, mode) limit). cdk-nag's AwsSolutions
+ * per-(account, mode) limit), `webhookConcurrency` (concurrent webhook-delivery invocations at most, 2..1000;
+ * default in lib/routes.ts). cdk-nag's AwsSolutions
  * rules run on every synth; a finding that is not acknowledged in code with its reason fails the synth.
  */
 export function createApp(props: AppProps = {}): { app: App; stack: PaymentLinksStack } {
@@ -29,6 +31,7 @@ export function createApp(props: AppProps = {}): { app: App; stack: PaymentLinks
       requests: numberContext(app, 'rateLimitRequests', DEFAULT_RATE_LIMIT.requests),
       windowSeconds: numberContext(app, 'rateLimitWindowSeconds', DEFAULT_RATE_LIMIT.windowSeconds),
     },
+    webhookConcurrency: webhookConcurrencyContext(app),
     env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
   });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
@@ -42,5 +45,15 @@ function numberContext(app: App, name: string, fallback: number): number {
   const value = Number(raw);
   if (!Number.isInteger(value) || value < 1)
     throw new Error(`Context ${name} must be a positive integer: ${raw}`);
+  return value;
+}
+
+/** The `webhookConcurrency` context, within what an SQS event source accepts; undefined keeps the default. */
+function webhookConcurrencyContext(app: App): number | undefined {
+  if (app.node.tryGetContext('webhookConcurrency') === undefined) return undefined;
+  const value = numberContext(app, 'webhookConcurrency', 0);
+  const { min, max } = EVENT_SOURCE_CONCURRENCY;
+  if (value < min || value > max)
+    throw new Error(`Context webhookConcurrency must be ${min}..${max}: ${value}`);
   return value;
 }

@@ -22,6 +22,8 @@ export interface PaymentLinksStackProps extends StackProps {
   publicThrottle?: { rateLimit: number; burstLimit: number };
   /** Per-(account, mode) request limit enforced by the functions (defaults in functions/config.ts). */
   rateLimit?: { requests: number; windowSeconds: number };
+  /** Concurrent webhook-delivery invocations at most (default: the route table's). */
+  webhookConcurrency?: number;
 }
 
 /** The whole service on AWS; the local stack (lib/local/) runs the same handlers from the same tables. */
@@ -75,7 +77,11 @@ export class PaymentLinksStack extends Stack {
       });
     }
 
-    new WebhookDelivery(this, 'WebhookDelivery', { events: this.events, functions: this.functions });
+    new WebhookDelivery(this, 'WebhookDelivery', {
+      events: this.events,
+      functions: this.functions,
+      maxConcurrency: props.webhookConcurrency,
+    });
     new ServiceAlarms(this, 'Alarms', { functions: this.functions, api: this.api.api });
 
     new CfnOutput(this, 'BaseUrl', { value: this.api.baseUrl, description: 'Base URL of the merchant API' });

@@ -1,3 +1,5 @@
+import { AdyenPspFactory } from '../functions/adapters/psp/adyen-psp.ts';
+import { MolliePspFactory } from '../functions/adapters/psp/mollie-psp.ts';
 import { SandboxPspFactory } from '../functions/adapters/psp/sandbox-psp.ts';
 import { StripePspFactory } from '../functions/adapters/psp/stripe-psp.ts';
 import type { PspFactory } from '../functions/ports/psp.ts';
@@ -20,5 +22,7 @@ export function pspFactoriesForChecks(): PspFactory[] {
       now: () => new Date(),
     }),
     new StripePspFactory({ secrets: { get: unused } }),
+    new MolliePspFactory({ secrets: { get: unused } }),
+    new AdyenPspFactory({ secrets: { get: unused } }),
   ];
 }

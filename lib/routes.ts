@@ -171,13 +171,20 @@ export interface QueueConsumerDefinition {
   queue: typeof EVENTS_QUEUE_NAME;
   /** Records per invocation. */
   batchSize: number;
-  /** Concurrent invocations at most (AWS: the event source's maximum concurrency, 2..1000). */
+  /**
+   * Concurrent invocations at most (AWS: the event source's maximum concurrency, 2..1000; the CDK context
+   * `webhookConcurrency` overrides it for a deployment). An endpoint that hangs holds at most the invocations
+   * its isolation slots allow (functions/domain/endpoint-health.ts), so this bounds what the others keep.
+   */
   maxConcurrency: number;
 }
 
 export const queueConsumers: readonly QueueConsumerDefinition[] = [
-  { handler: 'deliver-webhook', queue: EVENTS_QUEUE_NAME, batchSize: 10, maxConcurrency: 5 },
+  { handler: 'deliver-webhook', queue: EVENTS_QUEUE_NAME, batchSize: 10, maxConcurrency: 10 },
 ];
+
+/** The range SQS event sources accept for their maximum concurrency. */
+export const EVENT_SOURCE_CONCURRENCY = { min: 2, max: 1000 } as const;
 
 /** The authenticated API chain: API-key lookups (GetItem) and the rate-limit counter (UpdateItem). */
 const MERCHANT_API_ACTIONS: readonly TableAction[] = ['GetItem', 'UpdateItem'];

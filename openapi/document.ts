@@ -49,6 +49,7 @@ export function openApiDocument() {
         },
       ],
       security: [{ bearerAuth: [] }],
+      tags: [...new Set(operations.map(tagOf))].map((name) => ({ name })),
       paths: paths(operations),
       components: {
         securitySchemes: {
@@ -85,9 +86,13 @@ function paths(specs: OperationSpec[]): ZodOpenApiPathsObject {
 /** An authenticated POST takes an `Idempotency-Key` (docs/api.md#idempotency). */
 const isIdempotent = (spec: OperationSpec) => spec.auth && spec.method === 'post';
 
+/** Operations are grouped by what they act on: the first segment after `/v1` (`payment-links`, `openapi`). */
+const tagOf = (spec: OperationSpec) => (spec.path.split('/')[2] as string).replace(/\.json$/, '');
+
 function operation(spec: OperationSpec): ZodOpenApiOperationObject {
   return {
     operationId: spec.operationId,
+    tags: [tagOf(spec)],
     summary: spec.summary,
     description: spec.description,
     ...(spec.auth ? {} : { security: [] }),

@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { IdPrefix } from './ids.ts';
+import { idFromBytes } from './ids.ts';
 import { MODES, type Mode } from './principal.ts';
 import { bytesToBase62, randomBase62 } from './random.ts';
 
@@ -38,7 +38,7 @@ export function hashApiKey(key: string): string {
 }
 
 export function keyIdFromHash(hash: string): string {
-  return `${'key' satisfies IdPrefix}_${bytesToBase62(Buffer.from(hash, 'hex').subarray(0, 16), 22)}`;
+  return idFromBytes('key', Buffer.from(hash, 'hex').subarray(0, 16), 22);
 }
 
 /** The mode a well-formed key belongs to, or undefined when the string cannot be one of our keys. */

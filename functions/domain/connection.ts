@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
-import { ID_RANDOM_LENGTH, isId, newId } from './ids.ts';
+import { idFromBytes, isId, newId } from './ids.ts';
 import type { Mode } from './principal.ts';
-import { bytesToBase62 } from './random.ts';
 
 /**
  * A PSP connection: one PSP account of a merchant in one mode (docs/orchestration.md). Credentials are not
@@ -85,7 +84,7 @@ export function builtInSandbox(account: string, mode: Mode): PspConnection {
  */
 export function migratedConnectionId(account: string, mode: Mode): string {
   const digest = createHash('sha256').update(`migrated-psp-config\0${account}\0${mode}`).digest();
-  return `pc_${bytesToBase62(digest, ID_RANDOM_LENGTH)}`;
+  return idFromBytes('pc', digest);
 }
 
 /** Where an (account, mode) configured with Stripe before connections existed kept its credentials. */

@@ -65,18 +65,24 @@ export interface IsolationSettings {
   cacheMs: number;
   /** How long a record waits for this instance's own attempt to the endpoint to answer before it is deferred. */
   localWaitMs: number;
+  /**
+   * A healthy endpoint's usual answer time: a record finding the slots taken by attempts younger than this
+   * (elsewhere) waits for them to reach this age and asks again, rather than being deferred at once.
+   */
+  answerWithinMs: number;
 }
 
 export const ISOLATION: IsolationSettings = {
   slots: 2,
   probeAfterFailures: 5,
-  healthyForMs: 60_000,
+  healthyForMs: 10 * 60_000,
   slowAfterMs: 2_000,
   slotLeaseMs: WEBHOOK_TIMEOUT_MS + 5_000,
   deferBaseMs: 5_000,
   deferMaxMs: MAX_QUEUE_DELAY_MS,
   cacheMs: 1_000,
   localWaitMs: 1_000,
+  answerWithinMs: 250,
 };
 
 /** The shortest wait of a held-back event: the smallest delay a queue message can have. */
@@ -86,7 +92,7 @@ export const MIN_DEFER_MS = 1_000;
 export type Admission =
   | { kind: 'free' }
   | { kind: 'slot'; slot: number }
-  /** `recheckInMs`: a slot's attempt began moments ago and may be answered soon; worth asking again then. */
+  /** `recheckInMs`: a slot's attempt began moments ago and may be answered soon: worth asking again then. */
   | { kind: 'defer'; waitMs: number; recheckInMs?: number };
 
 /**
@@ -102,23 +108,48 @@ export function admit(
 ): Admission {
   if (health.healthyUntil > now) return { kind: 'free' };
   const usable = health.failures >= settings.probeAfterFailures ? 1 : settings.slots;
-  let leaseEnd = Number.POSITIVE_INFINITY;
+  // When the slots' attempts should end: a young one may be answered at once (an endpoint proving itself), so
+  // its events look again when it would count as slow; one already slow is likely to hold its slot until its
+  // lease ends. A lease that begins in the future is a failed probe's pause (`probePauseUntil`).
+  let freeAt = Number.POSITIVE_INFINITY;
   let recheckAt = Number.POSITIVE_INFINITY;
   for (let slot = 0; slot < usable; slot++) {
     const lease = health.slots[slot] ?? 0;
     if (lease <= now) return { kind: 'slot', slot };
-    leaseEnd = Math.min(leaseEnd, lease);
-    // An attempt begun moments ago may well be answered at once (a healthy endpoint proving itself); one
-    // unanswered past `slowAfterMs` is likely to hold its slot until its lease ends.
-    const slowAt = lease - settings.slotLeaseMs + settings.slowAfterMs;
-    if (slowAt > now) recheckAt = Math.min(recheckAt, slowAt);
+    const began = lease - settings.slotLeaseMs;
+    const slowAt = began + settings.slowAfterMs;
+    freeAt = Math.min(freeAt, began <= now && slowAt > now ? slowAt : lease);
+    if (began <= now && began + settings.answerWithinMs > now) {
+      recheckAt = Math.min(recheckAt, began + settings.answerWithinMs);
+    }
   }
-  const backoff = health.failures ? settings.deferBaseMs * 2 ** Math.min(health.failures - 1, 20) : 0;
-  const wait = Math.min(settings.deferMaxMs, Math.max(leaseEnd - now, backoff, MIN_DEFER_MS));
+  const wait = Math.min(
+    settings.deferMaxMs,
+    Math.max(freeAt - now, backoffMs(health.failures, settings), MIN_DEFER_MS),
+  );
   const waitMs = Math.round(wait * (1 + RETRY_JITTER * random()));
   return recheckAt === Number.POSITIVE_INFINITY
     ? { kind: 'defer', waitMs }
     : { kind: 'defer', waitMs, recheckInMs: recheckAt - now };
+}
+
+/** The least wait of events held back from an endpoint after `failures` failures in a row. */
+function backoffMs(failures: number, settings: IsolationSettings): number {
+  return failures ? Math.min(settings.deferMaxMs, settings.deferBaseMs * 2 ** Math.min(failures - 1, 20)) : 0;
+}
+
+/**
+ * After a failed attempt that leaves the endpoint failing `failures` times in a row: when probing with one
+ * attempt at a time, the slot stays taken until the backoff ends (undefined: freed at once). A permanently
+ * hanging endpoint so holds one record of one batch for one timeout per backoff, not continuously.
+ */
+export function probePauseUntil(
+  failures: number,
+  now: number,
+  settings: IsolationSettings = ISOLATION,
+): number | undefined {
+  if (failures < settings.probeAfterFailures) return undefined;
+  return now + backoffMs(failures, settings) + settings.slotLeaseMs;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { randomBase62 } from './random.ts';
+import { bytesToBase62, randomBase62 } from './random.ts';
 
 /**
  * Every public id is `<prefix>_<base62>`: the prefix names what the id is (`pl` payment link, `evt` event, `key`
@@ -27,6 +27,10 @@ export const maxIdLength = (prefix: IdPrefix): number => prefix.length + 1 + MAX
 export const idPattern = (prefix: IdPrefix): RegExp => new RegExp(`^${idPatternBody(prefix)}$`);
 
 export const newId = (prefix: IdPrefix): string => `${prefix}_${randomBase62(ID_RANDOM_LENGTH)}`;
+
+/** An id derived from bytes (a hash) instead of drawn at random: the same input always names the same record. */
+export const idFromBytes = (prefix: IdPrefix, bytes: Uint8Array, length = ID_RANDOM_LENGTH): string =>
+  `${prefix}_${bytesToBase62(bytes, length)}`;
 
 /**
  * Whether a string has the shape of an id with `prefix`. Anything else names nothing, so it is answered as not

@@ -85,24 +85,27 @@ export interface PaymentLink {
   version: number;
 }
 
-/** The merchant-facing representation (docs/api.md#paymentlink). */
-export interface PaymentLinkResource {
-  id: string;
-  object: 'payment_link';
-  mode: Mode;
-  status: LinkStatus;
-  amount: Amount;
-  description: string | null;
-  redirect_url: string | null;
-  webhook_url: string | null;
-  metadata: Record<string, string> | null;
-  checkout_url: string;
-  created_at: string;
-  expires_at: string | null;
-  paid_at: string | null;
-  canceled_at: string | null;
-  payment: PspPayment | null;
-}
+/**
+ * The link as merchants see it (docs/api.md#paymentlink), but for `checkout_url`: the address of a web page is
+ * added by the code that knows where the checkout pages are served (functions/http/resources.ts for responses,
+ * `applyTransition` for the events that webhooks carry).
+ */
+export type LinkSnapshot = Pick<
+  PaymentLink,
+  | 'id'
+  | 'mode'
+  | 'status'
+  | 'amount'
+  | 'description'
+  | 'redirect_url'
+  | 'webhook_url'
+  | 'metadata'
+  | 'created_at'
+  | 'expires_at'
+  | 'paid_at'
+  | 'canceled_at'
+  | 'payment'
+> & { object: 'payment_link' };
 
 export const EVENT_TYPES = [
   'payment_link.paid',
@@ -115,7 +118,7 @@ export type EventType = (typeof EVENT_TYPES)[number];
 
 /** Events about one payment of the link carry it as `payment` (docs/webhooks.md, "Event types"). */
 export type PaymentEventType = 'payment_link.payment_failed' | 'payment_link.duplicate_payment';
-export type PaymentEventData = Omit<PaymentLinkResource, 'payment'> & { payment: PaymentResource };
+export type PaymentEventData = Omit<LinkSnapshot, 'payment'> & { payment: PaymentResource };
 
 /**
  * A webhook event: created in the same write as the transition it reports, so neither exists without the
@@ -128,7 +131,8 @@ export interface LinkEvent {
   account: string;
   mode: Mode;
   created_at: string;
-  data: PaymentLinkResource | PaymentEventData;
+  /** `checkout_url` is present once the event is recorded (see `LinkSnapshot`). */
+  data: (LinkSnapshot | PaymentEventData) & { checkout_url?: string };
 }
 
 /** A transition and the event it emits: what a repository writes atomically. */
@@ -170,7 +174,7 @@ export function effectiveStatus(link: PaymentLink, now: Date): LinkStatus {
   return link.status;
 }
 
-export function toResource(link: PaymentLink, checkoutBase: string, now: Date): PaymentLinkResource {
+export function snapshotOf(link: PaymentLink, now: Date): LinkSnapshot {
   return {
     id: link.id,
     object: 'payment_link',
@@ -181,7 +185,6 @@ export function toResource(link: PaymentLink, checkoutBase: string, now: Date): 
     redirect_url: link.redirect_url,
     webhook_url: link.webhook_url,
     metadata: link.metadata,
-    checkout_url: `${checkoutBase}/${link.id}`,
     created_at: link.created_at,
     expires_at: link.expires_at,
     paid_at: link.paid_at,
@@ -194,7 +197,6 @@ function transition(
   before: PaymentLink,
   changes: Partial<PaymentLink>,
   type: EventType,
-  checkoutBase: string,
   now: Date,
   payment?: PaymentResource,
 ): Transition {
@@ -212,9 +214,7 @@ function transition(
     account: after.account,
     mode: after.mode,
     created_at: now.toISOString(),
-    data: payment
-      ? { ...toResource(after, checkoutBase, now), payment }
-      : toResource(after, checkoutBase, now),
+    data: payment ? { ...snapshotOf(after, now), payment } : snapshotOf(after, now),
   };
   return { before, after, event };
 }
@@ -229,7 +229,6 @@ export function reportPayment(
   link: PaymentLink,
   type: PaymentEventType,
   payment: PaymentResource,
-  checkoutBase: string,
   now: Date,
 ): Transition | undefined {
   const reported = link.reported_payments ?? [];
@@ -246,7 +245,6 @@ export function reportPayment(
     link,
     { reported_payments: [...reported, payment.id], psp_session: session },
     type,
-    checkoutBase,
     now,
     payment,
   );
@@ -257,24 +255,18 @@ export function reportPayment(
  * as paid too (docs/api.md#states-expiry-and-webhooks). On a link that is already paid nothing changes (`undefined`): a repeat of
  * the same confirmation, or a second payment, which the caller reports (the first payment stays the link's).
  */
-export function markPaid(
-  link: PaymentLink,
-  payment: PspPayment,
-  checkoutBase: string,
-  now: Date,
-): Transition | undefined {
+export function markPaid(link: PaymentLink, payment: PspPayment, now: Date): Transition | undefined {
   if (link.status === 'paid') return undefined;
   return transition(
     link,
     { status: 'paid', paid_at: now.toISOString(), payment, psp_session: null },
     'payment_link.paid',
-    checkoutBase,
     now,
   );
 }
 
 /** The merchant cancels. Cancelling a canceled link changes nothing (`undefined`); paid or expired is a 409. */
-export function cancel(link: PaymentLink, checkoutBase: string, now: Date): Transition | undefined {
+export function cancel(link: PaymentLink, now: Date): Transition | undefined {
   const status = effectiveStatus(link, now);
   if (status === 'canceled') return undefined;
   if (status !== 'open') throw new InvalidStateError(`A ${status} payment link cannot be canceled.`);
@@ -282,19 +274,17 @@ export function cancel(link: PaymentLink, checkoutBase: string, now: Date): Tran
     link,
     { status: 'canceled', canceled_at: now.toISOString(), psp_session: null },
     'payment_link.canceled',
-    checkoutBase,
     now,
   );
 }
 
 /** Records the expiry of an open link whose `expires_at` has passed; anything else changes nothing. */
-export function expire(link: PaymentLink, checkoutBase: string, now: Date): Transition | undefined {
+export function expire(link: PaymentLink, now: Date): Transition | undefined {
   if (link.status !== 'open' || effectiveStatus(link, now) !== 'expired') return undefined;
   return transition(
     link,
     { status: 'expired', expired_at: now.toISOString(), psp_session: null },
     'payment_link.expired',
-    checkoutBase,
     now,
   );
 }

@@ -1,7 +1,7 @@
 import { config } from '../config.ts';
 import { eventQueue, linkRepository, now, pspConnections } from '../dependencies.ts';
-import { toResource } from '../domain/payment-link.ts';
 import { apiHandler, json } from '../http/api-handler.ts';
+import { toResource } from '../http/resources.ts';
 import { emptyRequest, validate } from '../http/validate.ts';
 import { cancelPaymentLink } from '../use-cases/payment-links.ts';
 

@@ -1,7 +1,7 @@
 import { config } from '../config.ts';
 import { connectionIdsOf, linkRepository, now } from '../dependencies.ts';
-import { toResource } from '../domain/payment-link.ts';
 import { apiHandler, json } from '../http/api-handler.ts';
+import { toResource } from '../http/resources.ts';
 import { createPaymentLinkRequest } from '../http/schemas.ts';
 import { validate } from '../http/validate.ts';
 import { createPaymentLink } from '../use-cases/payment-links.ts';

@@ -1,7 +1,7 @@
 import { config } from '../config.ts';
 import { linkRepository, now } from '../dependencies.ts';
-import { toResource } from '../domain/payment-link.ts';
 import { apiHandler, json } from '../http/api-handler.ts';
+import { toResource } from '../http/resources.ts';
 import { getPaymentLink } from '../use-cases/payment-links.ts';
 
 /** GET /v1/payment-links/{id} */

@@ -1,7 +1,7 @@
 import { config } from '../config.ts';
 import { linkRepository, now, pspConnections } from '../dependencies.ts';
-import { toResource } from '../domain/payment-link.ts';
 import { apiHandler, json } from '../http/api-handler.ts';
+import { toResource } from '../http/resources.ts';
 import { updatePaymentLinkRequest } from '../http/schemas.ts';
 import { validate } from '../http/validate.ts';
 import { updatePaymentLink } from '../use-cases/payment-links.ts';

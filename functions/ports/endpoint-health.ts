@@ -17,14 +17,14 @@ export interface EndpointHealthStore {
   ): Promise<EndpointHealth | undefined>;
   /**
    * Records whether an attempt got a usable answer: an answer vouches for the endpoint until `healthyUntil` and
-   * clears its failures; no answer counts a failure and ends its health. Frees the slot the attempt held, if its
-   * lease is still the attempt's own.
+   * clears its failures; no answer counts a failure and ends its health. Frees the slot the attempt held (or
+   * keeps it taken until `pauseUntil`), if its lease is still the attempt's own.
    */
   recordAnswer(
     endpoint: EndpointRef,
     answered: boolean,
     healthyUntil: number,
-    held?: { slot: number; lease: number },
+    held?: { slot: number; lease: number; pauseUntil?: number | undefined },
   ): Promise<EndpointHealth>;
   /** Stops vouching for an endpoint whose attempt is unanswered for long; undefined if it was not healthy. */
   markSlow(endpoint: EndpointRef): Promise<EndpointHealth | undefined>;

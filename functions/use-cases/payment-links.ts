@@ -2,6 +2,7 @@ import { ConcurrentModificationError, NotFoundError, ValidationError } from '../
 import {
   cancel,
   expire,
+  type LinkSnapshot,
   type LinkStatus,
   newPaymentLink,
   type PaymentLink,
@@ -56,22 +57,33 @@ export async function getPaymentLink(
 
 const MAX_TRANSITION_ATTEMPTS = 5;
 
+/** A snapshot with the address buyers pay at: `{checkoutBase}/{id}`, the link's checkout page. */
+export function withCheckoutUrl<T extends Pick<LinkSnapshot, 'id'>>(snapshot: T, checkoutBase: string) {
+  return { ...snapshot, checkout_url: `${checkoutBase}/${snapshot.id}` };
+}
+
 /**
  * Applies a state change to a stored link: reads it, lets `decide` compute the transition from what is stored
  * now (or `undefined` for "nothing to change"), commits it conditionally and retries from a fresh read when a
  * concurrent writer won. However many callers race, exactly one commits each transition and its event.
- * The event is then handed to the queue; if that send fails the outbox sweeper sends it later, so the failure
- * is logged, not raised: the transition has happened.
+ * The event carries the link as webhooks show it, `checkout_url` included. It is then handed to the queue; if
+ * that send fails the outbox sweeper sends it later, so the failure is logged, not raised: the transition has
+ * happened.
  */
 export async function applyTransition(
-  deps: LinkDependencies & { queue: EventQueue },
+  deps: LinkDependencies & { queue: EventQueue; checkoutBase: string },
   load: () => Promise<PaymentLink>,
   decide: (link: PaymentLink, now: Date) => Transition | undefined,
 ): Promise<{ link: PaymentLink; transition: Transition | undefined }> {
   for (let attempt = 1; ; attempt++) {
     const link = await load();
-    const transition = decide(link, deps.now());
-    if (!transition) return { link, transition };
+    const decided = decide(link, deps.now());
+    if (!decided) return { link, transition: undefined };
+    const { event } = decided;
+    const transition = {
+      ...decided,
+      event: { ...event, data: withCheckoutUrl(event.data, deps.checkoutBase) },
+    };
     try {
       await deps.links.commit(transition);
     } catch (error) {
@@ -174,7 +186,7 @@ export async function cancelPaymentLink(
   const { link, transition } = await applyTransition(
     deps,
     () => getPaymentLink(deps, principal, id),
-    (current, now) => cancel(current, deps.checkoutBase, now),
+    (current, now) => cancel(current, now),
   );
   await endPspSession(deps, transition);
   return link;
@@ -203,7 +215,7 @@ export async function expireDueLinks(
           if (!link) throw new NotFoundError(`No payment link ${id}.`);
           return link;
         },
-        (link, now) => expire(link, deps.checkoutBase, now),
+        (link, now) => expire(link, now),
       );
       await endPspSession(deps, transition);
       if (transition) expired++;

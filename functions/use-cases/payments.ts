@@ -70,7 +70,12 @@ export async function recordSessionStatus(
     if (!current) throw new NotFoundError(`No payment link ${link.id}.`);
     return current;
   };
-  const transitions = { links: deps.links, now: deps.now, queue: deps.queue };
+  const transitions = {
+    links: deps.links,
+    now: deps.now,
+    queue: deps.queue,
+    checkoutBase: deps.checkoutBase,
+  };
   if (payment.status === 'succeeded' && status.paymentReference) {
     const paid = {
       id: payment.id,
@@ -78,18 +83,10 @@ export async function recordSessionStatus(
       provider: connection.provider,
       reference: status.paymentReference,
     };
-    const result = await applyTransition(transitions, load, (current, now) =>
-      markPaid(current, paid, deps.checkoutBase, now),
-    );
+    const result = await applyTransition(transitions, load, (current, now) => markPaid(current, paid, now));
     if (result.transition) return 'paid';
     const reported = await applyTransition(transitions, load, (current, now) =>
-      reportPayment(
-        current,
-        'payment_link.duplicate_payment',
-        toPaymentResource(payment),
-        deps.checkoutBase,
-        now,
-      ),
+      reportPayment(current, 'payment_link.duplicate_payment', toPaymentResource(payment), now),
     );
     if (reported.transition) {
       logger.warn('A second payment was confirmed for a paid link', {
@@ -103,13 +100,7 @@ export async function recordSessionStatus(
   }
   if (payment.status === 'failed' && status.state === 'failed') {
     await applyTransition(transitions, load, (current, now) =>
-      reportPayment(
-        current,
-        'payment_link.payment_failed',
-        toPaymentResource(payment),
-        deps.checkoutBase,
-        now,
-      ),
+      reportPayment(current, 'payment_link.payment_failed', toPaymentResource(payment), now),
     );
     return 'failed';
   }

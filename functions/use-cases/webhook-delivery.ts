@@ -9,6 +9,7 @@ import {
   ISOLATION,
   type IsolationSettings,
   needsRenewal,
+  probePauseUntil,
 } from '../domain/endpoint-health.ts';
 import type { Mode } from '../domain/principal.ts';
 import {
@@ -347,10 +348,10 @@ type Deferral = { kind: 'defer'; waitMs: number; recheckInMs?: number };
 
 /**
  * Whether this event may be attempted now, taking a slot when the endpoint needs one. A record that finds no
- * slot waits once, at most `localWaitMs`, and asks again when an answer may be near: this invocation's own
- * attempt to the endpoint, or another instance's begun moments ago. A healthy endpoint seen for the first time
- * so proves itself within the batch instead of having its events deferred; a hanging one costs a batch this
- * wait only while its attempts are young.
+ * slot waits once and asks again when an answer may be near: for this invocation's own attempt to the
+ * endpoint (at most `localWaitMs`), or for another instance's begun less than `answerWithinMs` ago. A healthy
+ * endpoint seen for the first time so proves itself within the batch instead of having its events deferred;
+ * a hanging one costs a batch such a wait only in the first moments of its first attempts.
  */
 async function admitAttempt(
   deps: DeliveryDependencies,
@@ -362,7 +363,7 @@ async function admitAttempt(
   const settings = settingsOf(deps);
   const own = invocation.attempts.get(endpointKey(endpoint)) ?? [];
   if (!own.length && first.recheckInMs === undefined) return first;
-  const waitMs = Math.min(settings.localWaitMs, first.recheckInMs ?? settings.localWaitMs);
+  const waitMs = own.length ? settings.localWaitMs : (first.recheckInMs ?? 0);
   const waitedFrom = deps.now().getTime() + waitMs;
   await Promise.race([
     ...(own.length ? [Promise.all(own)] : []),
@@ -452,11 +453,12 @@ async function recordEndpointAnswer(
   const known = healthCache.get(endpointKey(endpoint))?.health;
   if (admission.kind === 'free' && answered && known && !needsRenewal(known, now, settings)) return;
   try {
+    const pauseUntil = answered ? undefined : probePauseUntil((known?.failures ?? 0) + 1, now, settings);
     const health = await deps.endpoints.recordAnswer(
       endpoint,
       answered,
       now + settings.healthyForMs,
-      admission.kind === 'slot' ? admission : undefined,
+      admission.kind === 'slot' ? { ...admission, pauseUntil } : undefined,
     );
     remember(endpoint, health, now);
   } catch (error) {

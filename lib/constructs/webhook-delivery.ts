@@ -11,6 +11,8 @@ export interface WebhookDeliveryProps {
   functions: ServiceFunctions;
   /** Alarm when the oldest message waits longer than this (a retry's queue delay is at most 15 minutes). */
   maxMessageAge?: Duration;
+  /** Each consumer's maximum concurrency, instead of the route table's (`lib/routes.ts`). */
+  maxConcurrency?: number;
 }
 
 /**
@@ -28,7 +30,7 @@ export class WebhookDelivery extends Construct {
       props.functions.get(consumer.handler).addEventSource(
         new SqsEventSource(props.events.queue, {
           batchSize: consumer.batchSize,
-          maxConcurrency: consumer.maxConcurrency,
+          maxConcurrency: props.maxConcurrency ?? consumer.maxConcurrency,
           reportBatchItemFailures: true,
         }),
       );

@@ -82,23 +82,80 @@ export function runningStack(dataDir: string): LocalStackState | undefined {
  * The whole service in one process: an HTTP server that turns each request into an API Gateway (payload 2.0)
  * event for the same handler modules the CDK stack deploys, over an embedded DynamoDB-compatible store and an
  * embedded SQS emulator, with the scheduled functions on timers.
- * Configuration reaches the handlers as it does on Lambda: through environment variables.
  */
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
-  if (options.dataDir) {
-    const running = runningStack(options.dataDir);
-    if (running && running.pid !== process.pid) {
-      throw new Error(
-        `A local stack already runs from ${options.dataDir} at ${running.base_url} (pid ${running.pid}): stop it first, or use another DATA_DIR.`,
-      );
-    }
-  }
+  if (options.dataDir) refuseSecondStack(options.dataDir);
   const host = options.host ?? '127.0.0.1';
-  const dynamodb = await startEmbeddedDynamoDb({
-    dataDir: options.dataDir && join(options.dataDir, 'dynamodb'),
+  const services = await startEmbeddedServices(options.dataDir);
+  const server = createServer();
+  const baseUrl = await listen(server, options.port, host);
+  const checkoutBase = `${baseUrl}/checkout`;
+  const restoreEnvironment = setFunctionEnvironment({
+    AWS_ENDPOINT_URL_DYNAMODB: services.dynamodb.endpoint,
+    AWS_ENDPOINT_URL_SQS: services.sqs.endpoint,
+    EVENTS_QUEUE_URL: services.eventsQueue.queueUrl,
+    EVENTS_DEAD_LETTER_QUEUE_URL: services.eventsDeadLetterQueue.queueUrl,
+    TABLE_NAME: LOCAL_TABLE_NAME,
+    BASE_URL: baseUrl,
+    CHECKOUT_BASE: checkoutBase,
+    ALLOW_PRIVATE_TARGETS: 'true',
+    ...prepareLocalSecrets(options.dataDir),
   });
+
+  enforceFunctionPermissions();
+  const bundled =
+    options.bundled && bundledHandlers(await buildFunctionBundles(options.bundled.outdir), options.bundled);
+  const loadHandler = bundled ? bundled.loadHandler : handlerLoader();
+  serveApi(server, loadHandler);
+  const stopSchedules = startSchedules(schedules, loadHandler);
+  const stopConsumers = startQueueConsumers(queueConsumers, {
+    endpoint: services.sqs.endpoint,
+    queues: { [EVENTS_QUEUE_NAME]: services.eventsQueue },
+    loadHandler,
+  });
+  const stateFile =
+    options.dataDir &&
+    writeStateFile(options.dataDir, {
+      base_url: baseUrl,
+      dynamodb_endpoint: services.dynamodb.endpoint,
+      table_name: LOCAL_TABLE_NAME,
+      pid: process.pid,
+    });
+
+  return {
+    baseUrl,
+    checkoutBase,
+    dynamodbEndpoint: services.dynamodb.endpoint,
+    tableName: LOCAL_TABLE_NAME,
+    async stop() {
+      await stopSchedules();
+      await stopConsumers();
+      await bundled?.stop();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await services.sqs.stop();
+      await services.dynamodb.stop();
+      if (stateFile) rmSync(stateFile, { force: true });
+      restoreEnvironment();
+    },
+  };
+}
+
+/** Two stacks on one data folder would share (and corrupt) the embedded store's files. */
+function refuseSecondStack(dataDir: string): void {
+  const running = runningStack(dataDir);
+  if (running && running.pid !== process.pid) {
+    throw new Error(
+      `A local stack already runs from ${dataDir} at ${running.base_url} (pid ${running.pid}): stop it first, or use another DATA_DIR.`,
+    );
+  }
+}
+
+/** The embedded DynamoDB with the table, and the embedded SQS with the events queue and its dead letters. */
+async function startEmbeddedServices(dataDir: string | undefined) {
+  const dynamodb = await startEmbeddedDynamoDb({ dataDir: dataDir && join(dataDir, 'dynamodb') });
   await ensureTable(dynamodb.endpoint, LOCAL_TABLE_NAME);
-  const sqs = await startEmbeddedSqs({ dataDir: options.dataDir && join(options.dataDir, 'sqs') });
+  const sqs = await startEmbeddedSqs({ dataDir: dataDir && join(dataDir, 'sqs') });
   // As the CDK stack configures them (lib/constructs/webhook-event-queues.ts): visibility and redrive.
   const eventsDeadLetterQueue = sqs.server.createQueue(EVENTS_DEAD_LETTER_QUEUE_NAME);
   const eventsQueue = sqs.server.createQueue(EVENTS_QUEUE_NAME, {
@@ -110,71 +167,46 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       }),
     },
   });
+  return { dynamodb, sqs, eventsQueue, eventsDeadLetterQueue };
+}
 
-  const server = createServer();
+/** Listens on `port` (0: any free one) and answers the base URL. */
+async function listen(server: Server, port: number, host: string): Promise<string> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port, host, () => resolve());
+    server.listen(port, host, () => resolve());
   });
-  const { port } = server.address() as AddressInfo;
-  const baseUrl = `http://${host}:${port}`;
-  const checkoutBase = `${baseUrl}/checkout`;
+  return `http://${host}:${(server.address() as AddressInfo).port}`;
+}
 
-  Object.assign(process.env, {
+/**
+ * Configuration reaches the functions as it does on Lambda, through environment variables: the handlers run in
+ * this process (or in children that inherit its environment), so these are set on `process.env`. The returned
+ * function puts back what was there before, so a stopped stack leaves the process as it found it.
+ */
+function setFunctionEnvironment(variables: Record<string, string>): () => void {
+  const all: Record<string, string> = {
     AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
     AWS_ACCESS_KEY_ID: 'local',
     AWS_SECRET_ACCESS_KEY: 'local',
-    AWS_ENDPOINT_URL_DYNAMODB: dynamodb.endpoint,
-    AWS_ENDPOINT_URL_SQS: sqs.endpoint,
-    EVENTS_QUEUE_URL: eventsQueue.queueUrl,
-    TABLE_NAME: LOCAL_TABLE_NAME,
-    BASE_URL: baseUrl,
-    CHECKOUT_BASE: checkoutBase,
-    ALLOW_PRIVATE_TARGETS: 'true',
-    EVENTS_DEAD_LETTER_QUEUE_URL: eventsDeadLetterQueue.queueUrl,
-    ...prepareLocalSecrets(options.dataDir),
-  });
-
-  enforceFunctionPermissions();
-  const bundled =
-    options.bundled && bundledHandlers(await buildFunctionBundles(options.bundled.outdir), options.bundled);
-  const loadHandler = bundled ? bundled.loadHandler : handlerLoader();
-  serveApi(server, loadHandler);
-  const stopSchedules = startSchedules(schedules, loadHandler);
-  const stopConsumers = startQueueConsumers(queueConsumers, {
-    endpoint: sqs.endpoint,
-    queues: { [EVENTS_QUEUE_NAME]: eventsQueue },
-    loadHandler,
-  });
-
-  const stateFile = options.dataDir && join(options.dataDir, STATE_FILE);
-  if (stateFile) {
-    mkdirSync(options.dataDir as string, { recursive: true });
-    const state: LocalStackState = {
-      base_url: baseUrl,
-      dynamodb_endpoint: dynamodb.endpoint,
-      table_name: LOCAL_TABLE_NAME,
-      pid: process.pid,
-    };
-    writeFileSync(stateFile, `${JSON.stringify(state, null, 2)}\n`);
-  }
-
-  return {
-    baseUrl,
-    checkoutBase,
-    dynamodbEndpoint: dynamodb.endpoint,
-    tableName: LOCAL_TABLE_NAME,
-    async stop() {
-      await stopSchedules();
-      await stopConsumers();
-      await bundled?.stop();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await sqs.stop();
-      await dynamodb.stop();
-      if (stateFile) rmSync(stateFile, { force: true });
-    },
+    ...variables,
   };
+  const previous = Object.fromEntries(Object.keys(all).map((name) => [name, process.env[name]]));
+  Object.assign(process.env, all);
+  return () => {
+    for (const [name, value] of Object.entries(previous)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  };
+}
+
+/** The state file `npm run keys` and `npm run psp` find the running stack by. */
+function writeStateFile(dataDir: string, state: LocalStackState): string {
+  mkdirSync(dataDir, { recursive: true });
+  const file = join(dataDir, STATE_FILE);
+  writeFileSync(file, `${JSON.stringify(state, null, 2)}\n`);
+  return file;
 }
 
 function serveApi(server: Server, loadHandler: HandlerLoader) {

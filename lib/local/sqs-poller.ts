@@ -35,15 +35,39 @@ export interface SqsPollerOptions {
  */
 export function startSqsPoller(options: SqsPollerOptions): () => Promise<void> {
   const abort = new AbortController();
-  const loops = Array.from({ length: options.concurrency ?? 1 }, () => pollLoop(options, abort.signal));
+  const scaling: Scaling = { backlogUntil: 0 };
+  const loops = Array.from({ length: options.concurrency ?? 1 }, (_, index) =>
+    pollLoop(options, abort.signal, index < INITIAL_POLLERS ? undefined : scaling, scaling),
+  );
   return async () => {
     abort.abort();
     await Promise.allSettled(loops);
   };
 }
 
-async function pollLoop(options: SqsPollerOptions, signal: AbortSignal): Promise<void> {
+/**
+ * Lambda's event source starts with five concurrent pollers and adds more, up to the maximum concurrency, while
+ * the queue has a backlog (batches come back full); idle, it scales back. The extra loops here poll only while
+ * a full batch was received within the last `SCALE_DOWN_MS`.
+ */
+const INITIAL_POLLERS = 5;
+const SCALE_DOWN_MS = 5_000;
+
+interface Scaling {
+  backlogUntil: number;
+}
+
+async function pollLoop(
+  options: SqsPollerOptions,
+  signal: AbortSignal,
+  onlyWithBacklog: Scaling | undefined,
+  scaling: Scaling,
+): Promise<void> {
   while (!signal.aborted) {
+    if (onlyWithBacklog && Date.now() > onlyWithBacklog.backlogUntil) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      continue;
+    }
     let messages: Message[];
     try {
       const received = await options.client.send(
@@ -64,6 +88,7 @@ async function pollLoop(options: SqsPollerOptions, signal: AbortSignal): Promise
       continue;
     }
     if (!messages.length) continue;
+    if (messages.length >= options.batchSize) scaling.backlogUntil = Date.now() + SCALE_DOWN_MS;
     await invoke(options, messages);
   }
 }

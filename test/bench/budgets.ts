@@ -17,6 +17,11 @@ export const budgets = {
    * no store write, so it must be at least as cheap as the cheapest request that writes.
    */
   rejectedThroughput: 1.0,
-  /** Webhooks delivered per second through SQS and deliver-webhook / plain signed POSTs to the same receiver. */
+  /**
+   * Webhooks delivered per second through SQS and deliver-webhook / the recording floor (one conditional
+   * UpdateItem per event on the same store: every attempt is recorded), with none lost.
+   */
   webhookThroughput: 0.5,
+  /** A healthy endpoint's 20 webhooks queued behind 600 of a hanging endpoint / the same 20 alone (time). */
+  webhookIsolation: 2,
 } as const;

@@ -92,6 +92,11 @@ export interface CarriedSdk {
   carriage: Carriage;
   /** The commands of an AWS client that are in the bundle, e.g. `GetCommand`. */
   commands: string[];
+  /**
+   * For another SDK, the modules of it our code imports when they are not the package's main entry (e.g. the
+   * Adyen adapter imports only the checkout services it uses): the baseline imports the same modules.
+   */
+  modules: string[];
 }
 
 const under = (path: string, pkg: string) => path.includes(`node_modules/${pkg}/`);
@@ -122,9 +127,17 @@ export function carriedSdks(
       ? inOutput.map((path) => commandFile.exec(path)?.[1]).filter((command): command is string => !!command)
       : [];
     if (!commands.length && sdk.client?.defaultCommand) commands.push(sdk.client.defaultCommand);
+    const specifiers = Object.entries(metafile.inputs)
+      .filter(([path]) => !under(path, sdk.package))
+      .flatMap(([, input]) => input.imports.filter((imported) => under(imported.path, sdk.package)))
+      .map((imported) => imported.original ?? sdk.package);
+    const modules = sdk.client
+      ? []
+      : [...new Set(specifiers)].filter((specifier) => specifier !== sdk.package);
     carried.set(name, {
       carriage: kinds.length && kinds.every((kind) => kind === 'dynamic-import') ? 'lazy' : 'eager',
       commands: commands.sort(),
+      modules: modules.sort(),
     });
   }
   return carried;
@@ -138,28 +151,41 @@ export function baselineName(carried: ReadonlyMap<string, CarriedSdk>): string {
   return Object.keys(BASELINE_SDKS)
     .filter((name) => carried.has(name))
     .map((name) => {
-      const { carriage, commands } = carried.get(name) as CarriedSdk;
-      return `${carriage === 'lazy' ? 'lazy-' : ''}${name}${commands.length ? `[${commands.join(',')}]` : ''}`;
+      const { carriage, commands, modules } = carried.get(name) as CarriedSdk;
+      const parts = [
+        ...commands,
+        ...modules.map((module) => module.replace(/^.*\//, '').replace(/\.js$/, '')),
+      ];
+      return `${carriage === 'lazy' ? 'lazy-' : ''}${name}${parts.length ? `[${parts.join(',')}]` : ''}`;
     })
     .join('+')
     .replace(/^/, 'bare-');
 }
 
-function baselineSource(name: string): string {
-  const parts = name
-    .replace(/^bare-/, '')
-    .split('+')
-    .map((part) => {
-      const [, lazy, sdk, commands] = /^(lazy-)?([\w-]+?)(?:\[(.*)\])?$/.exec(part) ?? [];
-      const definition = BASELINE_SDKS[sdk as string];
-      if (!definition) throw new Error(`no baseline SDK in ${part}`);
-      return { definition, lazy: !!lazy, commands: commands ? commands.split(',') : [] };
+function baselineSource(carried: ReadonlyMap<string, CarriedSdk>): string {
+  const parts = Object.entries(BASELINE_SDKS)
+    .filter(([name]) => carried.has(name))
+    .map(([name, definition]) => {
+      const { carriage, commands, modules } = carried.get(name) as CarriedSdk;
+      return { definition, lazy: carriage === 'lazy', commands, modules };
     });
   const imports: string[] = [];
   const moduleScope: string[] = [];
   const handler: string[] = [];
-  parts.forEach(({ definition, lazy, commands }, index) => {
+  parts.forEach(({ definition, lazy, commands, modules }, index) => {
     const { binds, client, call } = definition;
+    if (modules.length) {
+      // The same modules our code imports, kept whole (their namespace escapes), loaded as our code loads them.
+      modules.forEach((module, moduleIndex) => {
+        const namespace = `sdk${index}_${moduleIndex}`;
+        if (lazy) handler.push(`  (globalThis as any).${namespace} = await import('${module}');`);
+        else {
+          imports.push(`import * as ${namespace} from '${module}';`);
+          moduleScope.push(`(globalThis as any).${namespace} = ${namespace};`);
+        }
+      });
+      return;
+    }
     const fromCommands = client && client.commandsFrom !== definition.package;
     const named = [...(binds.named ?? []), ...(client && !fromCommands ? commands : [])];
     const clientName = `client${index}`;
@@ -271,11 +297,15 @@ export async function buildBundles(outdir: string): Promise<Bundle[]> {
       return { ...bundle, carries, baseline: baselineName(carries) };
     }),
   );
-  const baselineNames = [...new Set(handlers.map((handler) => handler.baseline))];
+  const baselineSources = new Map(
+    handlers.map((handler) => [handler.baseline, baselineSource(handler.carries)] as const),
+  );
   const baselines = await Promise.all(
-    baselineNames.map(
-      async (name) => (await buildOne(name, outdir, { contents: baselineSource(name) }, false)).bundle,
-    ),
+    [...baselineSources].map(async ([name, contents], index) => {
+      // Named by what they hold; built in numbered folders, since a name can pass a file name's length.
+      const { bundle } = await buildOne(`baseline-${index}`, outdir, { contents }, false);
+      return { ...bundle, name };
+    }),
   );
   return [...handlers, ...baselines];
 }

@@ -29,8 +29,8 @@ export interface LoadResult {
  * A closed-loop load from autocannon in a process of its own (test/bench/load-process.ts): `concurrency`
  * keep-alive connections, each sending its next request as soon as the previous answer arrives, for
  * `durationMs`. Its own process, so the generator competes with the server only for the machine's cores (as an
- * external tool like wrk does), never for an event loop; autocannon writes prepared requests to raw sockets
- * and spends about a third of the CPU per request a `node:http` client does (docs/performance.md).
+ * external tool like wrk does), never for an event loop; it reports its CPU per request, so that a reader sees
+ * when its share of a busy machine is large enough to move a ratio (docs/performance.md).
  */
 export function runLoad(options: LoadOptions): Promise<LoadResult> {
   return new Promise((resolve, reject) => {

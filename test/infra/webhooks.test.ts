@@ -29,6 +29,15 @@ describe('webhook delivery on AWS', () => {
     });
   });
 
+  it('takes the delivery concurrency from the webhookConcurrency context, within what SQS accepts', () => {
+    const { template: scaled } = synthesize({ webhookConcurrency: '200' });
+    scaled.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: logicalIdOf(scaled, 'deliver-webhook') },
+      ScalingConfig: { MaximumConcurrency: 200 },
+    });
+    expect(() => synthesize({ webhookConcurrency: '1' })).toThrow(/webhookConcurrency must be 2\.\.1000/);
+  });
+
   it('gives the events queue a visibility timeout of at least six times the delivery function timeout', () => {
     const timeout =
       template.findResources('AWS::Lambda::Function')[functionLogicalIdOf('deliver-webhook')]?.Properties

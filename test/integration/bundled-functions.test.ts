@@ -43,7 +43,7 @@ beforeAll(async () => {
     },
   });
   acme = await stack.issueKey('acme', 'test');
-}, 120_000);
+}, 300_000); // building every bundle and starting a process per function: slow on a busy machine
 afterAll(async () => {
   await stack?.stop();
   await receiver?.close();
@@ -61,7 +61,7 @@ async function createLink(body: Record<string, unknown> = {}) {
   return created.body;
 }
 
-describe('the bundles cdk synth ships, run as the Lambda runtime runs them', () => {
+describe('the bundles cdk synth ships, run as the Lambda runtime runs them', { timeout: 120_000 }, () => {
   it('serve the merchant API: create, get, update, list, cancel, connections, routing, the OpenAPI document, unknown paths', async () => {
     const link = await createLink();
     expect((await stack.request('GET', `/v1/payment-links/${link.id}`, { key: acme.api_key })).body).toEqual(
@@ -107,8 +107,9 @@ describe('the bundles cdk synth ships, run as the Lambda runtime runs them', () 
     expect(paid.body.status).toBe('paid');
 
     // deliver-webhook, fed by the SQS poller like Lambda's event source.
-    const webhook = await eventually(async () =>
-      receiver.received.find((received) => JSON.parse(received.body).data?.id === link.id),
+    const webhook = await eventually(
+      async () => receiver.received.find((received) => JSON.parse(received.body).data?.id === link.id),
+      60_000,
     );
     const headers = webhook.headers as Record<string, string>;
     expect(new Webhook(acme.webhook_secret).verify(webhook.body, headers)).toMatchObject({
@@ -126,6 +127,7 @@ describe('the bundles cdk synth ships, run as the Lambda runtime runs them', () 
     await eventually(
       async () =>
         receiver.received.filter((received) => received.headers['webhook-id'] === event.id).length === 2,
+      60_000,
     );
   });
 
@@ -133,7 +135,7 @@ describe('the bundles cdk synth ships, run as the Lambda runtime runs them', () 
     const scheduled: HandlerName[] = ['expire-links', 'outbox-sweeper'];
     await eventually(
       async () => scheduled.every((handler) => invocations.some((call) => call.handler === handler)),
-      20_000,
+      60_000,
     );
   });
 

@@ -134,7 +134,7 @@ describe('GET {checkout_base}/{id}', () => {
 
   it('answers 410 with an explanation for a canceled link and for one whose expires_at just passed', async () => {
     const canceledLink = await createLink(stack, acme.api_key);
-    await linkRepository().commit(cancel(await storedLink(canceledLink.id), stack.checkoutBase, new Date())!);
+    await linkRepository().commit(cancel(await storedLink(canceledLink.id), new Date())!);
     const canceled = await navigate(canceledLink.checkout_url);
     expect(canceled.status).toBe(410);
     expectSecurityHeaders(canceled);

@@ -112,7 +112,6 @@ describe('Idempotency-Key on POST', () => {
       markPaid(
         link,
         { id: 'pay_x', connection_id: 'pc_x', provider: 'sandbox' as const, reference: 'p' },
-        stack.checkoutBase,
         new Date(),
       )!,
     );

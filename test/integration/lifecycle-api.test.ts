@@ -206,7 +206,6 @@ describe('POST /v1/payment-links/{id}/cancel', () => {
     const paid = markPaid(
       link,
       { id: 'pay_x', connection_id: 'pc_x', provider: 'sandbox' as const, reference: 'pay_1' },
-      stack.checkoutBase,
       new Date(),
     );
     await linkRepository().commit(paid as NonNullable<typeof paid>);
@@ -296,7 +295,6 @@ describe('expiry', () => {
     const paid = markPaid(
       expired as NonNullable<typeof expired>,
       { id: 'pay_x', connection_id: 'pc_x', provider: 'sandbox' as const, reference: 'late' },
-      stack.checkoutBase,
       new Date(),
     );
     await linkRepository().commit(paid as NonNullable<typeof paid>);

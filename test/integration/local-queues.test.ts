@@ -23,3 +23,19 @@ describe('the local events queue', () => {
     expect(redrive.deadLetterTargetArn).toMatch(/payment-links-events-dlq$/);
   });
 });
+
+describe('a stopped local stack', () => {
+  it('leaves the process environment as it found it', async () => {
+    // Prepare
+    const before = { TABLE_NAME: process.env.TABLE_NAME, EVENTS_QUEUE_URL: process.env.EVENTS_QUEUE_URL };
+    const second = await startTestStack();
+    const during = process.env.EVENTS_QUEUE_URL;
+    // Act
+    await second.stop();
+    // Assess
+    expect(during).not.toBe(before.EVENTS_QUEUE_URL);
+    expect({ TABLE_NAME: process.env.TABLE_NAME, EVENTS_QUEUE_URL: process.env.EVENTS_QUEUE_URL }).toEqual(
+      before,
+    );
+  });
+});

@@ -201,7 +201,7 @@ describe('POST /psp/sandbox/notifications/{connection_id}', () => {
   it('records a payment confirmed after the link was canceled meanwhile as paid (the money moved)', async () => {
     const { link, session } = await paidSandboxSession();
     const open = await storedLink(link.id);
-    const canceled = cancel(open, stack.checkoutBase, new Date());
+    const canceled = cancel(open, new Date());
     if (!canceled) throw new Error('not canceled');
     await linkRepository().commit(canceled);
 

@@ -38,14 +38,13 @@ describe('racing transitions against the embedded DynamoDB', () => {
     for (let round = 0; round < 5; round++) {
       const link = await storedOpenLink();
       const queue = recordingQueue();
-      const deps = { links: linkRepository(), queue, now: () => new Date() };
+      const deps = { links: linkRepository(), queue, now: () => new Date(), checkoutBase: base };
       const [canceled, paid] = await Promise.allSettled([
-        applyTransition(deps, load(link), (current, now) => cancel(current, base, now)),
+        applyTransition(deps, load(link), (current, now) => cancel(current, now)),
         applyTransition(deps, load(link), (current, now) =>
           markPaid(
             current,
             { id: 'pay_x', connection_id: 'pc_x', provider: 'sandbox' as const, reference: `pay_${round}` },
-            base,
             now,
           ),
         ),
@@ -75,10 +74,10 @@ describe('racing transitions against the embedded DynamoDB', () => {
   it('ten concurrent cancels commit one transition and publish one event', async () => {
     const link = await storedOpenLink();
     const queue = recordingQueue();
-    const deps = { links: linkRepository(), queue, now: () => new Date() };
+    const deps = { links: linkRepository(), queue, now: () => new Date(), checkoutBase: base };
     const results = await Promise.all(
       Array.from({ length: 10 }, () =>
-        applyTransition(deps, load(link), (current, now) => cancel(current, base, now)),
+        applyTransition(deps, load(link), (current, now) => cancel(current, now)),
       ),
     );
     expect(results.filter((result) => result.transition)).toHaveLength(1);

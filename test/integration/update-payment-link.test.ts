@@ -226,11 +226,10 @@ describe('PATCH racing a payment against the embedded DynamoDB', () => {
           link.id,
           { description: `round ${round}` },
         ),
-        applyTransition({ ...deps, queue }, load, (current, now) =>
+        applyTransition({ ...deps, queue, checkoutBase: stack.checkoutBase }, load, (current, now) =>
           markPaid(
             current,
             { id: 'pay_x', connection_id: 'pc_x', provider: 'sandbox', reference: `race_${round}` },
-            'https://pay.example/checkout',
             now,
           ),
         ),

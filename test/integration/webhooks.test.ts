@@ -414,7 +414,6 @@ describe('no lost event, no double bookkeeping', () => {
     const orphan = markPaid(
       link!,
       { id: 'pay_x', connection_id: 'pc_x', provider: 'sandbox' as const, reference: 'pay_lost' },
-      config().CHECKOUT_BASE,
       new Date(),
     )!.event;
     // The transition's first write happened, then the function died before the link named the event.

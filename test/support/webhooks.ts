@@ -124,17 +124,16 @@ export async function transition(
     return link;
   };
   const { link, transition } = await applyTransition(
-    { links: linkRepository(), now, queue },
+    { links: linkRepository(), now, queue, checkoutBase: config().CHECKOUT_BASE },
     load,
     (current, at) =>
       kind === 'paid'
         ? markPaid(
             current,
             { id: 'pay_x', connection_id: 'pc_x', provider: 'sandbox' as const, reference: `pay_${linkId}` },
-            config().CHECKOUT_BASE,
             at,
           )
-        : cancel(current, config().CHECKOUT_BASE, at),
+        : cancel(current, at),
   );
   if (!transition) throw new Error('no transition');
   return { link, eventId: transition.event.id };
@@ -264,7 +263,7 @@ export async function canceledLinkEvents(account: string, webhookUrl: string, co
       at,
     );
     await linkRepository().create(link);
-    const canceled = cancel(link, config().CHECKOUT_BASE, at);
+    const canceled = cancel(link, at);
     if (!canceled) throw new Error('an open link could not be canceled');
     await linkRepository().commit(canceled);
     ids.push(canceled.event.id);

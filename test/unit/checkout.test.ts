@@ -54,7 +54,6 @@ describe('reusing a PSP session', () => {
     const paid = markPaid(
       withOne,
       { id: 'pay_1', connection_id: 'pc_a', provider: 'sandbox', reference: 'p' },
-      'https://pay.example/checkout',
       now,
     );
     expect(paid?.after.psp_session).toBeNull();

@@ -7,6 +7,7 @@ import {
   endpointOf,
   ISOLATION,
   MIN_DEFER_MS,
+  probePauseUntil,
 } from '../../functions/domain/endpoint-health.ts';
 
 const now = 1_000_000;
@@ -51,13 +52,15 @@ describe('admission of one more attempt', () => {
     expect(admit(expired, now, noJitter)).toEqual({ kind: 'slot', slot: 0 });
   });
 
-  it('asks again soon while the attempts holding the slots are young, else waits for a lease to end', () => {
-    const young = admit(health({ slots: [leasedAgo(100), leasedAgo(500)] }), now, noJitter);
-    expect(young).toEqual({
+  it('asks again at once while the slots’ attempts are young, soon while they may yet answer, else after the lease', () => {
+    const fresh = admit(health({ slots: [leasedAgo(100), leasedAgo(50)] }), now, noJitter);
+    expect(fresh).toEqual({
       kind: 'defer',
-      waitMs: ISOLATION.slotLeaseMs - 500,
-      recheckInMs: ISOLATION.slowAfterMs - 500,
+      waitMs: ISOLATION.slowAfterMs - 100,
+      recheckInMs: ISOLATION.answerWithinMs - 100,
     });
+    const young = admit(health({ slots: [leasedAgo(500), leasedAgo(700)] }), now, noJitter);
+    expect(young).toEqual({ kind: 'defer', waitMs: ISOLATION.slowAfterMs - 700 });
     const slow = admit(health({ slots: [leasedAgo(9_000), leasedAgo(10_000)] }), now, noJitter);
     expect(slow).toEqual({ kind: 'defer', waitMs: ISOLATION.slotLeaseMs - 10_000 });
   });
@@ -90,5 +93,19 @@ describe('what an attempt says about its endpoint', () => {
       Array(6).fill(true),
     );
     expect([500, 503, 429, null].map((code) => endpointAnswered(result(code)))).toEqual(Array(4).fill(false));
+  });
+});
+
+describe('a failing endpoint’s probe', () => {
+  it('keeps its slot taken for the backoff after a failure, so events are held back without rechecks', () => {
+    expect(probePauseUntil(ISOLATION.probeAfterFailures - 1, now)).toBeUndefined();
+    const pause = probePauseUntil(ISOLATION.probeAfterFailures, now);
+    expect(pause).toBe(
+      now + ISOLATION.deferBaseMs * 2 ** (ISOLATION.probeAfterFailures - 1) + ISOLATION.slotLeaseMs,
+    );
+    const paused = health({ failures: ISOLATION.probeAfterFailures, slots: [pause ?? 0] });
+    const admission = admit(paused, now, noJitter);
+    expect(admission).toEqual({ kind: 'defer', waitMs: (pause ?? 0) - now });
+    expect(admit(paused, (pause ?? 0) + 1, noJitter)).toEqual({ kind: 'slot', slot: 0 });
   });
 });

@@ -41,17 +41,19 @@ const events = (count: number) => Array.from({ length: count }, () => ({ id: new
 
 describe('reading several events', () => {
   it('reads them with one BatchGetItem, each key once, and answers in the order asked', async () => {
+    // Prepare
     const stored = events(3);
     const { client, requests } = batchGetClient(stored);
     const repository = new DynamoEventRepository(client, TABLE);
     const missing = newId('evt');
-
+    // Act
     const [first, again, second, absent] = await repository.getMany([
       { id: stored[0]!.id, mode: 'test' },
       { id: stored[0]!.id, mode: 'test' },
       { id: stored[1]!.id, mode: 'test' },
       { id: missing, mode: 'test' },
     ]);
+    // Assess
     expect(first).toMatchObject({ id: stored[0]!.id, mode: 'test' });
     expect(again).toEqual(first);
     expect(second).toMatchObject({ id: stored[1]!.id });
@@ -61,39 +63,50 @@ describe('reading several events', () => {
   });
 
   it('keeps the modes apart', async () => {
+    // Prepare
     const stored = events(1);
     const { client } = batchGetClient(stored);
     const repository = new DynamoEventRepository(client, TABLE);
+    // Act
     const [test, live] = await repository.getMany([
       { id: stored[0]!.id, mode: 'test' },
       { id: stored[0]!.id, mode: 'live' },
     ]);
+    // Assess
     expect(test).toMatchObject({ mode: 'test' });
     expect(live).toMatchObject({ mode: 'live' });
   });
 
   it('splits more than 100 keys over several requests', async () => {
+    // Prepare
     const stored = events(150);
     const { client, requests } = batchGetClient(stored);
     const repository = new DynamoEventRepository(client, TABLE);
+    // Act
     const found = await repository.getMany(stored.map((event) => ({ id: event.id, mode: 'test' as const })));
+    // Assess
     expect(found.map((event) => event?.id)).toEqual(stored.map((event) => event.id));
     expect(requests.map((keys) => keys.length)).toEqual([100, 50]);
   });
 
   it('asks again for the keys DynamoDB left unprocessed', async () => {
+    // Prepare
     const stored = events(4);
     const { client, requests } = batchGetClient(stored, (round, keys) => (round === 1 ? keys.slice(2) : []));
     const repository = new DynamoEventRepository(client, TABLE);
+    // Act
     const found = await repository.getMany(stored.map((event) => ({ id: event.id, mode: 'test' as const })));
+    // Assess
     expect(found.map((event) => event?.id)).toEqual(stored.map((event) => event.id));
     expect(requests.map((keys) => keys.length)).toEqual([4, 2]);
   });
 
   it('fails, so the records are retried, when keys stay unprocessed', async () => {
+    // Prepare
     const stored = events(2);
     const { client, requests } = batchGetClient(stored, (_round, keys) => keys);
     const repository = new DynamoEventRepository(client, TABLE);
+    // Act and assess
     await expect(
       repository.getMany(stored.map((event) => ({ id: event.id, mode: 'test' as const }))),
     ).rejects.toThrow('DynamoDB left event reads unprocessed.');
@@ -101,8 +114,10 @@ describe('reading several events', () => {
   });
 
   it('answers ids that cannot be event ids, or none at all, without a request', async () => {
+    // Prepare
     const { client, requests } = batchGetClient([]);
     const repository = new DynamoEventRepository(client, TABLE);
+    // Act and assess
     expect(await repository.getMany([{ id: 'evt_short', mode: 'test' }])).toEqual([undefined]);
     expect(await repository.getMany([])).toEqual([]);
     expect(requests).toHaveLength(0);

@@ -7,9 +7,9 @@ import {
   markPaid,
   newPaymentLink,
   type PaymentLink,
-  toResource,
   update,
 } from '../../functions/domain/payment-link.ts';
+import { toResource } from '../../functions/http/resources.ts';
 
 const principal = { account: 'acme', mode: 'test' } as const;
 const created = new Date('2026-01-01T10:00:00Z');
@@ -27,7 +27,9 @@ function openLink(expiresAt?: string): PaymentLink {
 
 describe('a new payment link', () => {
   it('is open, has a pl_ id with at least 22 base62 characters and echoes the amount exactly', () => {
+    // Act
     const link = openLink();
+    // Assess
     expect(link.id).toMatch(/^pl_[0-9A-Za-z]{22,}$/);
     expect(link.status).toBe('open');
     expect(link.amount).toEqual({ value: '10.5', currency: 'EUR' });
@@ -40,7 +42,9 @@ describe('a new payment link', () => {
   });
 
   it('does not expose its account or PSP session in the resource', () => {
+    // Act
     const resource = toResource(openLink(), base, created) as unknown as Record<string, unknown>;
+    // Assess
     expect(resource.account).toBeUndefined();
     expect(resource.psp_session).toBeUndefined();
     expect(resource.version).toBeUndefined();
@@ -49,7 +53,9 @@ describe('a new payment link', () => {
 
 describe('state transitions', () => {
   it('open → paid records the payment and emits payment_link.paid naming the event on the link', () => {
-    const transition = markPaid(openLink(), payment, base, later);
+    // Act
+    const transition = markPaid(openLink(), payment, later);
+    // Assess
     expect(transition?.after).toMatchObject({
       status: 'paid',
       paid_at: later.toISOString(),
@@ -63,37 +69,47 @@ describe('state transitions', () => {
   });
 
   it('a repeated payment confirmation changes nothing', () => {
-    const paid = markPaid(openLink(), payment, base, later)?.after as PaymentLink;
-    expect(markPaid(paid, payment, base, later)).toBeUndefined();
+    // Prepare
+    const paid = markPaid(openLink(), payment, later)?.after as PaymentLink;
+    // Act and assess
+    expect(markPaid(paid, payment, later)).toBeUndefined();
   });
 
   it('a payment confirmed after cancellation or expiry is still recorded as paid', () => {
-    const canceled = cancel(openLink(), base, later)?.after as PaymentLink;
-    expect(markPaid(canceled, payment, base, later)?.after.status).toBe('paid');
-    const expired = expire(openLink('2026-01-01T10:30:00Z'), base, later)?.after as PaymentLink;
-    expect(markPaid(expired, payment, base, later)?.after.status).toBe('paid');
+    // Prepare
+    const canceled = cancel(openLink(), later)?.after as PaymentLink;
+    const expired = expire(openLink('2026-01-01T10:30:00Z'), later)?.after as PaymentLink;
+    // Act and assess
+    expect(markPaid(canceled, payment, later)?.after.status).toBe('paid');
+    expect(markPaid(expired, payment, later)?.after.status).toBe('paid');
   });
 
   it('cancel: open → canceled once; canceled again is unchanged; paid or expired is invalid', () => {
-    const transition = cancel(openLink(), base, later);
+    // Prepare
+    const paid = markPaid(openLink(), payment, later)?.after as PaymentLink;
+    // Act
+    const transition = cancel(openLink(), later);
+    // Assess
     expect(transition?.after).toMatchObject({ status: 'canceled', canceled_at: later.toISOString() });
     expect(transition?.event.type).toBe('payment_link.canceled');
-    expect(cancel(transition?.after as PaymentLink, base, later)).toBeUndefined();
-    const paid = markPaid(openLink(), payment, base, later)?.after as PaymentLink;
-    expect(() => cancel(paid, base, later)).toThrow(InvalidStateError);
-    expect(() => cancel(openLink('2026-01-01T10:30:00Z'), base, later)).toThrow(InvalidStateError);
+    expect(cancel(transition?.after as PaymentLink, later)).toBeUndefined();
+    expect(() => cancel(paid, later)).toThrow(InvalidStateError);
+    expect(() => cancel(openLink('2026-01-01T10:30:00Z'), later)).toThrow(InvalidStateError);
   });
 
   it('reads as expired as soon as expires_at passes, and only then may expiry be recorded', () => {
+    // Prepare
     const link = openLink('2026-01-01T10:30:00Z');
+    // Act
+    const transition = expire(link, later);
+    // Assess
     expect(effectiveStatus(link, created)).toBe('open');
-    expect(expire(link, base, created)).toBeUndefined();
+    expect(expire(link, created)).toBeUndefined();
     expect(effectiveStatus(link, later)).toBe('expired');
     expect(toResource(link, base, later).status).toBe('expired');
-    const transition = expire(link, base, later);
     expect(transition?.after.status).toBe('expired');
     expect(transition?.event.type).toBe('payment_link.expired');
-    expect(expire(transition?.after as PaymentLink, base, later)).toBeUndefined();
+    expect(expire(transition?.after as PaymentLink, later)).toBeUndefined();
   });
 });
 
@@ -109,14 +125,15 @@ describe('updating an open link', () => {
   const withSession = (link: PaymentLink): PaymentLink => ({ ...link, psp_session: session });
 
   it('applies present fields, keeps absent ones, clears with null and moves one version on', () => {
+    // Prepare
     const link = { ...openLink(), description: 'before', metadata: { a: '1', b: '2' } };
-
+    // Act
     const after = update(
       link,
       { metadata: { c: '3' }, description: null, expires_at: '2026-02-01T00:00:00+01:00' },
       later,
     );
-
+    // Assess
     expect(after).toMatchObject({
       description: null,
       metadata: { c: '3' },
@@ -137,22 +154,24 @@ describe('updating an open link', () => {
   });
 
   it('keeps the PSP session when only metadata or the webhook address changes, or a value is set to itself', () => {
+    // Prepare
     const link = withSession({ ...openLink(), description: 'same' });
-
+    // Act
     const after = update(
       link,
       { metadata: { x: 'y' }, webhook_url: 'https://shop.example/h', description: 'same' },
       later,
     );
-
+    // Assess
     expect(after.psp_session).toEqual(session);
   });
 
   it('refuses a paid, canceled or expired link, including one whose expiry passed unrecorded', () => {
-    const paid = (markPaid(openLink(), payment, base, later) as { after: PaymentLink }).after;
-    const canceled = (cancel(openLink(), base, later) as { after: PaymentLink }).after;
+    // Prepare
+    const paid = (markPaid(openLink(), payment, later) as { after: PaymentLink }).after;
+    const canceled = (cancel(openLink(), later) as { after: PaymentLink }).after;
     const overdue = openLink('2026-01-01T10:30:00Z');
-
+    // Act and assess
     for (const link of [paid, canceled, overdue]) {
       expect(() => update(link, { expires_at: '2026-06-01T00:00:00Z' }, later)).toThrow(InvalidStateError);
     }

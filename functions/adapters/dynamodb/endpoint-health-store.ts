@@ -84,7 +84,7 @@ export class DynamoEndpointHealthStore implements EndpointHealthStore {
     endpoint: EndpointRef,
     answered: boolean,
     healthyUntil: number,
-    held?: { slot: number; lease: number },
+    held?: { slot: number; lease: number; pauseUntil?: number | undefined },
   ): Promise<EndpointHealth> {
     const names: Record<string, string> = { '#ttl': 'ttl' };
     const values: Record<string, unknown> = { ':ttl': forgetAt(Date.now()), ':zero': 0 };
@@ -98,12 +98,20 @@ export class DynamoEndpointHealthStore implements EndpointHealthStore {
     }
     if (held) {
       // Freed only while the lease is this attempt's: after it ended, another attempt may hold the slot.
+      let slotUpdate: string;
+      const slotValues: Record<string, unknown> = { ...values, ':lease': held.lease };
+      if (held.pauseUntil !== undefined) {
+        slotUpdate = update.replace('SET ', 'SET #slot = :pause, ');
+        slotValues[':pause'] = held.pauseUntil;
+      } else {
+        slotUpdate = `${update}${answered ? ' REMOVE' : ','} #slot`;
+      }
       const freed = await this.update({
         Key: keyOf(endpoint),
-        UpdateExpression: `${update}${answered ? ' REMOVE' : ','} #slot`,
+        UpdateExpression: slotUpdate,
         ConditionExpression: '#slot = :lease',
         ExpressionAttributeNames: { ...names, '#slot': slotAttribute(held.slot) },
-        ExpressionAttributeValues: { ...values, ':lease': held.lease },
+        ExpressionAttributeValues: slotValues,
       });
       if (freed) return freed;
     }

@@ -10,10 +10,12 @@ import type {
   Psp,
   PspFactory,
   PspNotification,
+  PspRefundRequest,
   PspRefundStatus,
   PspSessionStatus,
 } from '../../ports/psp.ts';
 import type { SecretStore } from '../../ports/secret-store.ts';
+import { ConnectionAdapters, parseCredentials } from './psp-calls.ts';
 
 export const STRIPE_PROVIDER = 'stripe' as const;
 /** Stripe Checkout Sessions live 30 minutes to 24 hours. */
@@ -35,11 +37,44 @@ export function stripeUnitAmount(amount: PaymentLink['amount']): number {
   return Number(toMinorUnits(amount, STRIPE_EXPONENT_OVERRIDES[amount.currency]));
 }
 
-/** The Secrets Manager value of a Stripe connection's credentials (docs/checkout.md). */
+/** The Secrets Manager value of a Stripe connection's credentials (docs/orchestration.md#stripe). */
 export interface StripeCredentials {
   secret_key: string;
   webhook_secret: string;
+  /** The signing secret being replaced, accepted while a rotation overlaps. */
+  previous_webhook_secret?: string;
 }
+
+/** Throws unless `credentials` are Stripe credentials of `mode`: a secret or restricted key of that mode. */
+export function checkStripeCredentials(credentials: unknown, mode: Mode): StripeCredentials {
+  const given = (credentials ?? {}) as Partial<Record<keyof StripeCredentials, unknown>>;
+  const key = typeof given.secret_key === 'string' ? given.secret_key : '';
+  if (!/^(sk|rk)_(test|live)_[A-Za-z0-9_]+$/.test(key)) {
+    throw new Error('A Stripe connection needs a secret key sk_test_…/sk_live_… (or a restricted key rk_…).');
+  }
+  if (!key.startsWith(`sk_${mode}_`) && !key.startsWith(`rk_${mode}_`)) {
+    throw new Error(
+      `A ${mode}-mode Stripe connection needs a secret key sk_${mode}_... (or rk_${mode}_...).`,
+    );
+  }
+  const secret = (value: unknown) => typeof value === 'string' && /^whsec_[A-Za-z0-9_]+$/.test(value);
+  if (!secret(given.webhook_secret)) {
+    throw new Error('A Stripe connection needs its webhook signing secret whsec_....');
+  }
+  if (given.previous_webhook_secret !== undefined && !secret(given.previous_webhook_secret)) {
+    throw new Error('previous_webhook_secret must be a webhook signing secret whsec_....');
+  }
+  return {
+    secret_key: key,
+    webhook_secret: given.webhook_secret as string,
+    ...(given.previous_webhook_secret
+      ? { previous_webhook_secret: given.previous_webhook_secret as string }
+      : {}),
+  };
+}
+
+/** Events about a refund: its outcome is then fetched with `retrieveRefund`. */
+const REFUND_OBJECT = 'refund';
 
 /** Where the SDK sends API requests: Stripe itself unless a test points it at a Stripe-speaking server. */
 export interface StripeEndpoint {
@@ -54,8 +89,9 @@ export class StripePsp implements Psp {
   readonly sessionLimits = STRIPE_SESSION_LIMITS;
   private readonly sdk: typeof Stripe;
   private readonly stripe: Stripe;
-  private readonly webhookSecret: string;
+  private readonly webhookSecrets: string[];
   private readonly connection: PspConnection;
+  private readonly livemode: boolean;
 
   /** `sdk` is the `stripe` module's export, loaded by the factory only when a connection uses Stripe. */
   constructor(
@@ -72,7 +108,10 @@ export class StripePsp implements Psp {
       telemetry: false,
       ...(endpoint ?? {}),
     });
-    this.webhookSecret = credentials.webhook_secret;
+    this.webhookSecrets = [credentials.webhook_secret, credentials.previous_webhook_secret].filter(
+      (secret): secret is string => secret !== undefined,
+    );
+    this.livemode = connection.mode === 'live';
   }
 
   async createSession(link: PaymentLink, checkout: CheckoutReturn): Promise<PspSession> {
@@ -98,6 +137,11 @@ export class StripePsp implements Psp {
       },
     });
     if (!session.url) throw new Error(`Stripe returned session ${session.id} without a url`);
+    if (session.livemode !== this.livemode) {
+      throw new Error(
+        `Stripe created ${session.id} with livemode ${session.livemode} for a ${this.connection.mode} connection`,
+      );
+    }
     return {
       provider: this.provider,
       connection_id: this.connection.id,
@@ -112,34 +156,44 @@ export class StripePsp implements Psp {
     rawBody: string,
     headers: Record<string, string | undefined>,
   ): Promise<PspNotification[]> {
-    let event: Stripe.Event;
-    try {
-      event = this.stripe.webhooks.constructEvent(
-        rawBody,
-        headers['stripe-signature'] ?? '',
-        this.webhookSecret,
-      );
-    } catch (error) {
-      throw new InvalidNotificationError(
-        error instanceof this.sdk.errors.StripeSignatureVerificationError
-          ? 'The Stripe-Signature header does not verify.'
-          : 'Not a Stripe event.',
-      );
+    const event = this.constructEvent(rawBody, headers['stripe-signature'] ?? '');
+    if (event.livemode !== this.livemode) {
+      throw new InvalidNotificationError('A Stripe event of the other mode.');
     }
     const object = event.data.object as { object?: string; id?: string };
-    const isSession = object.object === 'checkout.session' && typeof object.id === 'string';
+    const id = typeof object.id === 'string' ? object.id : null;
     return [
       {
         type: event.type,
-        sessionId: isSession ? (object.id as string) : null,
-        refundReference: null,
+        sessionId: object.object === 'checkout.session' ? id : null,
+        refundReference: object.object === REFUND_OBJECT ? id : null,
         livemode: event.livemode,
       },
     ];
   }
 
+  /** Verified with the current signing secret, or the previous one while a rotation overlaps. */
+  private constructEvent(rawBody: string, signature: string): Stripe.Event {
+    let failure: unknown;
+    for (const secret of this.webhookSecrets) {
+      try {
+        return this.stripe.webhooks.constructEvent(rawBody, signature, secret);
+      } catch (error) {
+        failure = error;
+      }
+    }
+    throw new InvalidNotificationError(
+      failure instanceof this.sdk.errors.StripeSignatureVerificationError
+        ? 'The Stripe-Signature header does not verify.'
+        : 'Not a Stripe event.',
+    );
+  }
+
   async retrieveSession(sessionId: string): Promise<PspSessionStatus> {
     const session = await this.stripe.checkout.sessions.retrieve(sessionId);
+    if (session.livemode !== this.livemode) {
+      throw new InvalidNotificationError('A Stripe Checkout Session of the other mode.');
+    }
     const paymentIntent =
       typeof session.payment_intent === 'string'
         ? session.payment_intent
@@ -170,64 +224,71 @@ export class StripePsp implements Psp {
     }
   }
 
-  async refund(): Promise<PspRefundStatus> {
-    throw new Error('Stripe refunds are not implemented yet.');
+  /** A refund of the PaymentIntent, with our refund id as idempotency key. */
+  async refund(request: PspRefundRequest): Promise<PspRefundStatus> {
+    const refund = await this.stripe.refunds.create(
+      {
+        payment_intent: request.paymentReference,
+        amount: stripeUnitAmount(request.amount),
+        metadata: { refund_id: request.refundId },
+      },
+      { idempotencyKey: request.refundId },
+    );
+    return refundStatus(refund);
   }
 
-  async retrieveRefund(): Promise<PspRefundStatus> {
-    throw new Error('Stripe refunds are not implemented yet.');
+  async retrieveRefund(reference: string): Promise<PspRefundStatus> {
+    return refundStatus(await this.stripe.refunds.retrieve(reference));
   }
 }
 
+function refundStatus(refund: Stripe.Refund): PspRefundStatus {
+  const state =
+    refund.status === 'succeeded'
+      ? 'succeeded'
+      : refund.status === 'failed' || refund.status === 'canceled'
+        ? 'failed'
+        : 'pending';
+  return {
+    reference: refund.id,
+    state,
+    failureMessage: state === 'failed' ? `Stripe: ${refund.failure_reason ?? refund.status}` : null,
+  };
+}
+
 /**
- * Stripe for each connection whose credentials are stored under its `secret_name` as
- * `{"secret_key": "sk_…", "webhook_secret": "whsec_…"}`. Clients are kept per connection.
+ * Stripe for each connection whose credentials are stored under its `secret_name` (see `StripeCredentials`).
+ * An adapter lasts as long as the credentials it was built with (psp-calls.ts `ConnectionAdapters`).
  */
 export class StripePspFactory implements PspFactory {
   readonly provider = STRIPE_PROVIDER;
   readonly testModeOnly = false;
-  private readonly secrets: SecretStore;
+  private readonly adapters: ConnectionAdapters;
   private readonly endpoint: StripeEndpoint | undefined;
-  private readonly clients = new Map<string, Promise<Psp>>();
 
   constructor(options: { secrets: SecretStore; endpoint?: StripeEndpoint | undefined }) {
-    this.secrets = options.secrets;
+    this.adapters = new ConnectionAdapters(options.secrets);
     this.endpoint = options.endpoint;
   }
 
   checkCredentials(credentials: unknown, mode: Mode): void {
-    const given = (credentials ?? {}) as Partial<StripeCredentials>;
-    const key = typeof given.secret_key === 'string' ? given.secret_key : '';
-    if (!key.startsWith(`sk_${mode}_`) && !key.startsWith(`rk_${mode}_`)) {
-      throw new Error(
-        `A ${mode}-mode Stripe connection needs a secret key sk_${mode}_... (or rk_${mode}_...).`,
-      );
-    }
-    if (typeof given.webhook_secret !== 'string' || !given.webhook_secret.startsWith('whsec_')) {
-      throw new Error('A Stripe connection needs its webhook signing secret whsec_....');
-    }
+    checkStripeCredentials(credentials, mode);
   }
 
   create(connection: PspConnection): Promise<Psp> {
-    let psp = this.clients.get(connection.id);
-    if (!psp) {
-      psp = this.build(connection);
-      psp.catch(() => this.clients.delete(connection.id));
-      this.clients.set(connection.id, psp);
-    }
-    return psp;
-  }
-
-  private async build(connection: PspConnection): Promise<Psp> {
-    const raw = connection.secret_name ? await this.secrets.get(connection.secret_name) : undefined;
-    const credentials = raw ? (JSON.parse(raw) as Partial<StripeCredentials>) : undefined;
-    if (!credentials?.secret_key || !credentials.webhook_secret) {
-      throw new PspNotConfiguredError('Stripe credentials are missing for this connection.');
-    }
-    // Loaded here, not at module scope: functions that never serve a Stripe connection never evaluate the SDK,
-    // and functions that use no PSP at all do not bundle it (docs/performance.md).
-    const { default: sdk } = await import('stripe');
-    return new StripePsp(sdk, credentials as StripeCredentials, connection, this.endpoint);
+    return this.adapters.get(connection, async (raw) => {
+      let credentials: StripeCredentials;
+      try {
+        // Checked again here, not only when stored: a key of the other mode never serves this connection.
+        credentials = checkStripeCredentials(parseCredentials(raw), connection.mode);
+      } catch (error) {
+        throw new PspNotConfiguredError(`Stripe connection ${connection.id}: ${(error as Error).message}`);
+      }
+      // Loaded here, not at module scope: functions that never serve a Stripe connection never evaluate the
+      // SDK, and functions that use no PSP at all do not bundle it (docs/performance.md).
+      const { default: sdk } = await import('stripe');
+      return new StripePsp(sdk, credentials, connection, this.endpoint);
+    });
   }
 }
 

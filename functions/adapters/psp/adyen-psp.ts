@@ -1,0 +1,422 @@
+import type { ModificationsApi } from '@adyen/api-library/lib/src/services/checkout/modificationsApi.js';
+import type { PaymentLinksApi } from '@adyen/api-library/lib/src/services/checkout/paymentLinksApi.js';
+import type { PaymentLinkResponse } from '@adyen/api-library/lib/src/typings/checkout/paymentLinkResponse.js';
+import type { NotificationRequestItem } from '@adyen/api-library/lib/src/typings/notification/notificationRequestItem.js';
+import { CALL_BUDGETS } from '../../domain/call-budgets.ts';
+import type { PspConnection } from '../../domain/connection.ts';
+import { InvalidNotificationError, PspNotConfiguredError } from '../../domain/errors.ts';
+import { type Amount, toMinorUnits } from '../../domain/money.ts';
+import type { PaymentLink, PspSession } from '../../domain/payment-link.ts';
+import type { Mode } from '../../domain/principal.ts';
+import type {
+  CheckoutReturn,
+  Psp,
+  PspFactory,
+  PspNotification,
+  PspRefundRequest,
+  PspRefundStatus,
+  PspSessionStatus,
+} from '../../ports/psp.ts';
+import type { SecretStore } from '../../ports/secret-store.ts';
+import { ConnectionAdapters, parseCredentials, RecentFacts, withinPspBudget } from './psp-calls.ts';
+
+// CommonJS declarations: under NodeNext their `export default` is the `default` member of the module.
+type AdyenClient = typeof import('@adyen/api-library/lib/src/client.js').default;
+type ClientInterface = import('@adyen/api-library/lib/src/httpClient/clientInterface.js').default;
+type HmacValidator = import('@adyen/api-library/lib/src/utils/hmacValidator.js').default;
+
+export const ADYEN_PROVIDER = 'adyen' as const;
+/** Adyen's answer to a notification it must not send again (docs.adyen.com "Accept webhooks"). */
+export const ADYEN_ACK = { contentType: 'text/plain', body: '[accepted]' } as const;
+
+/** Payment links live up to 70 days at Adyen (24 hours unless told otherwise); we keep to a day. */
+export const ADYEN_SESSION_LIMITS = {
+  minMs: 15 * 60_000,
+  maxMs: 70 * 24 * 3_600_000,
+  preferredMs: 24 * 3_600_000,
+};
+
+/** Adyen's minor units where they differ from ISO 4217 (docs.adyen.com "Currency codes and minor units"). */
+const ADYEN_EXPONENT_OVERRIDES: Record<string, number> = { CLP: 2, CVE: 0, IDR: 0, ISK: 2 };
+
+export function adyenAmount(amount: Amount): { currency: string; value: number } {
+  return {
+    currency: amount.currency,
+    value: Number(toMinorUnits(amount, ADYEN_EXPONENT_OVERRIDES[amount.currency])),
+  };
+}
+
+/** A connection's stored credentials (docs/orchestration.md#adyen). */
+export interface AdyenCredentials {
+  api_key: string;
+  merchant_account: string;
+  /** The HMAC key of the connection's webhook (hex), and the one it replaces while a rotation overlaps. */
+  hmac_key: string;
+  previous_hmac_key?: string;
+  environment: Mode;
+  /** Live only: the `[random]-[company name]` prefix of the account's live endpoints. */
+  live_endpoint_url_prefix?: string;
+}
+
+const HEX_KEY = /^[0-9A-Fa-f]{32,128}$/;
+
+/** Throws unless `credentials` are Adyen credentials of the connection's `mode`. */
+export function checkAdyenCredentials(credentials: unknown, mode: Mode): AdyenCredentials {
+  const given = (credentials ?? {}) as Partial<Record<keyof AdyenCredentials, unknown>>;
+  const text = (value: unknown) => (typeof value === 'string' && value.trim() !== '' ? value : undefined);
+  const shape =
+    'An Adyen connection needs {"api_key", "merchant_account", "hmac_key" (hex), "environment": "test"|"live"} and, live, "live_endpoint_url_prefix".';
+  const apiKey = text(given.api_key);
+  const merchantAccount = text(given.merchant_account);
+  const hmacKey = text(given.hmac_key);
+  const previousHmacKey = text(given.previous_hmac_key);
+  if (!apiKey || !merchantAccount || !hmacKey || !HEX_KEY.test(hmacKey)) throw new Error(shape);
+  if (previousHmacKey !== undefined && !HEX_KEY.test(previousHmacKey)) throw new Error(shape);
+  if (given.environment !== 'test' && given.environment !== 'live') throw new Error(shape);
+  if (given.environment !== mode) {
+    throw new Error(
+      `A ${mode}-mode Adyen connection needs credentials of Adyen's ${mode} environment, not ${given.environment}.`,
+    );
+  }
+  const prefix = text(given.live_endpoint_url_prefix);
+  if (mode === 'live' && (!prefix || !/^[A-Za-z0-9-]+$/.test(prefix))) {
+    throw new Error('A live Adyen connection needs its live_endpoint_url_prefix (Customer Area, API URLs).');
+  }
+  return {
+    api_key: apiKey,
+    merchant_account: merchantAccount,
+    hmac_key: hmacKey,
+    ...(previousHmacKey ? { previous_hmac_key: previousHmacKey } : {}),
+    environment: mode,
+    ...(prefix ? { live_endpoint_url_prefix: prefix } : {}),
+  };
+}
+
+/** The part of the SDK the adapter uses, loaded by the factory. */
+export interface AdyenSdk {
+  paymentLinks: PaymentLinksApi;
+  modifications: ModificationsApi;
+  hmac: HmacValidator;
+}
+
+interface NotificationRequest {
+  live?: unknown;
+  notificationItems?: { NotificationRequestItem?: NotificationRequestItem }[];
+}
+
+/**
+ * Adyen's Checkout API through the official `@adyen/api-library`: each attempt is a payment link (hosted by
+ * Adyen, our `pay_…` id as its `reference`), ended by setting it `expired`, its status fetched with
+ * `GET /paymentLinks/{id}`. Notifications come in batches, each item signed with the connection's HMAC key;
+ * Adyen has no API to read a payment or a refund back, so the PSP reference of a payment and the outcome of a
+ * refund are taken from verified notifications (docs/orchestration.md#adyen).
+ */
+export class AdyenPsp implements Psp {
+  readonly provider = ADYEN_PROVIDER;
+  readonly checkoutOrigin: string;
+  readonly sessionLimits = ADYEN_SESSION_LIMITS;
+  readonly notificationAck = ADYEN_ACK;
+  private readonly sdk: AdyenSdk;
+  private readonly credentials: AdyenCredentials;
+  private readonly connection: PspConnection;
+  /**
+   * Payments made on a payment link, from the AUTHORISATION that just verified. Its signature does not cover
+   * `additionalData.paymentLinkId`, so the fetched link must also match the signed reference and amount.
+   */
+  private readonly authorised = new RecentFacts<{
+    pspReference: string;
+    merchantReference: string;
+    amount: { value: number; currency: string };
+  }>({ maxAgeMs: 60_000, maxSize: 100 });
+  /** Refund outcomes from the REFUND / REFUND_FAILED notifications that just verified. */
+  private readonly refundOutcomes = new RecentFacts<PspRefundStatus>({ maxAgeMs: 60_000, maxSize: 100 });
+
+  constructor(sdk: AdyenSdk, credentials: AdyenCredentials, connection: PspConnection) {
+    this.sdk = sdk;
+    this.credentials = credentials;
+    this.connection = connection;
+    this.checkoutOrigin = connection.mode === 'live' ? 'https://eu.adyen.link' : 'https://test.adyen.link';
+  }
+
+  private call<T>(request: () => Promise<T>): Promise<T> {
+    return withinPspBudget(this.provider, request);
+  }
+
+  async createSession(link: PaymentLink, checkout: CheckoutReturn): Promise<PspSession> {
+    const created = await this.call(() =>
+      this.sdk.paymentLinks.paymentLinks(
+        {
+          amount: adyenAmount(link.amount),
+          merchantAccount: this.credentials.merchant_account,
+          reference: checkout.paymentId,
+          description: link.description || `Payment ${link.id}`,
+          returnUrl: checkout.successUrl,
+          expiresAt: checkout.expiresAt,
+          reusable: false,
+          metadata: { link_id: link.id, payment_id: checkout.paymentId },
+        },
+        { idempotencyKey: checkout.paymentId },
+      ),
+    );
+    return {
+      provider: this.provider,
+      connection_id: this.connection.id,
+      payment_id: checkout.paymentId,
+      id: created.id,
+      url: created.url,
+      expires_at: new Date(created.expiresAt ?? checkout.expiresAt).toISOString(),
+    };
+  }
+
+  /**
+   * Every item of the batch must carry a valid HMAC signature (the current key, or the previous one while a
+   * rotation overlaps), and the batch's `live` flag must be the connection's mode; one bad item refuses all.
+   */
+  async verifyNotification(
+    rawBody: string,
+    _headers: Record<string, string | undefined>,
+  ): Promise<PspNotification[]> {
+    let request: NotificationRequest;
+    try {
+      request = JSON.parse(rawBody) as NotificationRequest;
+    } catch {
+      throw new InvalidNotificationError('Not an Adyen notification.');
+    }
+    const items = (Array.isArray(request?.notificationItems) ? request.notificationItems : []).map(
+      (entry) => entry?.NotificationRequestItem,
+    );
+    if (items.length === 0 || (request.live !== 'true' && request.live !== 'false')) {
+      throw new InvalidNotificationError('Not an Adyen notification.');
+    }
+    const keys = [this.credentials.hmac_key, this.credentials.previous_hmac_key].filter(
+      (key): key is string => key !== undefined,
+    );
+    const livemode = request.live === 'true';
+    const notifications: PspNotification[] = [];
+    for (const item of items) {
+      if (!item || !keys.some((key) => this.validHmac(item, key))) {
+        throw new InvalidNotificationError(
+          'An Adyen notification item whose HMAC signature does not verify.',
+        );
+      }
+      if (item.merchantAccountCode !== this.credentials.merchant_account) {
+        throw new InvalidNotificationError('An Adyen notification for another merchant account.');
+      }
+      notifications.push(this.interpret(item, livemode));
+    }
+    if (livemode !== (this.connection.mode === 'live')) {
+      throw new InvalidNotificationError('An Adyen notification of the other mode.');
+    }
+    return notifications;
+  }
+
+  private validHmac(item: NotificationRequestItem, key: string): boolean {
+    try {
+      return this.sdk.hmac.validateHMAC(item, key);
+    } catch {
+      return false; // no signature at all
+    }
+  }
+
+  private interpret(item: NotificationRequestItem, livemode: boolean): PspNotification {
+    const success = item.success === 'true';
+    const paymentLinkId = item.additionalData?.paymentLinkId ?? null;
+    const type = `${item.eventCode}${success ? '' : ':failed'}`;
+    if (item.eventCode === 'AUTHORISATION') {
+      if (paymentLinkId && success) {
+        this.authorised.set(paymentLinkId, {
+          pspReference: item.pspReference,
+          merchantReference: item.merchantReference,
+          amount: { value: Number(item.amount?.value), currency: String(item.amount?.currency) },
+        });
+      }
+      return { type, sessionId: paymentLinkId, refundReference: null, livemode };
+    }
+    if (item.eventCode === 'REFUND' || item.eventCode === 'REFUND_FAILED') {
+      const succeeded = item.eventCode === 'REFUND' && success;
+      this.refundOutcomes.set(item.pspReference, {
+        reference: item.pspReference,
+        state: succeeded ? 'succeeded' : 'failed',
+        failureMessage: succeeded ? null : item.reason || 'Adyen could not refund the payment.',
+      });
+      return { type, sessionId: null, refundReference: item.pspReference, livemode };
+    }
+    return { type, sessionId: null, refundReference: null, livemode };
+  }
+
+  async retrieveSession(sessionId: string): Promise<PspSessionStatus> {
+    const paymentLink = await this.call(() => this.sdk.paymentLinks.getPaymentLink(sessionId));
+    if (paymentLink.merchantAccount !== this.credentials.merchant_account) {
+      throw new InvalidNotificationError('An Adyen payment link of another merchant account.');
+    }
+    const metadata = paymentLink.metadata ?? {};
+    const paid = paymentLink.status === 'completed' || paymentLink.status === 'paid';
+    const authorised = this.authorised.get(paymentLink.id);
+    const confirmed =
+      authorised &&
+      authorised.merchantReference === paymentLink.reference &&
+      authorised.amount.value === paymentLink.amount.value &&
+      authorised.amount.currency === paymentLink.amount.currency;
+    return {
+      id: paymentLink.id,
+      paymentId: metadata.payment_id ?? paymentLink.reference ?? null,
+      linkId: metadata.link_id ?? null,
+      ...stateOf(paymentLink),
+      // Known only from the AUTHORISATION notification: Adyen cannot be asked for it.
+      paymentReference: paid && confirmed ? authorised.pspReference : null,
+      // The environment answered: test credentials only reach Adyen's test platform, live ones its live one.
+      livemode: this.credentials.environment === 'live',
+    };
+  }
+
+  /**
+   * Expires the payment link. Adyen refuses (422) to update a link that is no longer active (completed or
+   * expired): nothing left to end. One call, as the functions that end sessions budget for.
+   */
+  async expireSession(session: PspSession): Promise<void> {
+    try {
+      await this.call(() =>
+        this.sdk.paymentLinks.updatePaymentLink(session.id, { status: 'expired' as never }),
+      );
+    } catch (error) {
+      if (statusOf(error) !== 422) throw error;
+    }
+  }
+
+  async refund(request: PspRefundRequest): Promise<PspRefundStatus> {
+    const response = await this.call(() =>
+      this.sdk.modifications.refundCapturedPayment(
+        request.paymentReference,
+        {
+          amount: adyenAmount(request.amount),
+          merchantAccount: this.credentials.merchant_account,
+          reference: request.refundId,
+        },
+        { idempotencyKey: request.refundId },
+      ),
+    );
+    // `received`: the outcome follows in a REFUND (or REFUND_FAILED) notification.
+    return { reference: response.pspReference, state: 'pending', failureMessage: null };
+  }
+
+  async retrieveRefund(reference: string): Promise<PspRefundStatus> {
+    return this.refundOutcomes.get(reference) ?? { reference, state: 'pending', failureMessage: null };
+  }
+}
+
+function stateOf(paymentLink: PaymentLinkResponse): Pick<PspSessionStatus, 'state' | 'failure'> {
+  switch (paymentLink.status) {
+    case 'completed':
+    case 'paid':
+      return { state: 'succeeded', failure: null };
+    case 'expired':
+      return {
+        state: 'expired',
+        failure: { code: 'expired', message: 'The Adyen payment link expired unpaid.' },
+      };
+    default:
+      return { state: 'pending', failure: null };
+  }
+}
+
+function statusOf(error: unknown): number | undefined {
+  const status = (error as { statusCode?: unknown } | null)?.statusCode;
+  return typeof status === 'number' ? status : undefined;
+}
+
+/**
+ * Sends the SDK's requests to another origin than Adyen's (tests: an Adyen-speaking server), keeping their
+ * paths: the SDK itself has no base-URL option, but takes an HTTP client.
+ */
+function rebased(inner: ClientInterface, origin: string): ClientInterface {
+  return {
+    request(endpoint, json, config, isApiKeyRequired, requestOptions) {
+      const url = new URL(endpoint);
+      return inner.request(
+        new URL(`${url.pathname}${url.search}`, origin).toString(),
+        json,
+        config,
+        isApiKeyRequired,
+        requestOptions,
+      );
+    },
+  };
+}
+
+/**
+ * Adyen for each connection whose credentials are stored under its `secret_name` (see `AdyenCredentials`).
+ * `apiUrl` points the SDK elsewhere than Adyen's endpoints (tests).
+ */
+export class AdyenPspFactory implements PspFactory {
+  readonly provider = ADYEN_PROVIDER;
+  readonly testModeOnly = false;
+  private readonly adapters: ConnectionAdapters;
+  private readonly apiUrl: string | undefined;
+
+  constructor(options: { secrets: SecretStore; apiUrl?: string | undefined }) {
+    this.adapters = new ConnectionAdapters(options.secrets);
+    this.apiUrl = options.apiUrl;
+  }
+
+  checkCredentials(credentials: unknown, mode: Mode): void {
+    checkAdyenCredentials(credentials, mode);
+  }
+
+  create(connection: PspConnection): Promise<Psp> {
+    return this.adapters.get(connection, async (raw) => {
+      let credentials: AdyenCredentials;
+      try {
+        credentials = checkAdyenCredentials(parseCredentials(raw), connection.mode);
+      } catch (error) {
+        throw new PspNotConfiguredError(`Adyen connection ${connection.id}: ${(error as Error).message}`);
+      }
+      return new AdyenPsp(await loadAdyenSdk(credentials, this.apiUrl), credentials, connection);
+    });
+  }
+}
+
+/**
+ * The class a CommonJS module exports as `exports.default`: Node (and esbuild for Node) hand over `exports`
+ * itself as the ESM default, loaders that honour `__esModule` hand over the class.
+ */
+function defaultExport<T>(module: { default: unknown }): T {
+  const value = module.default as { default?: unknown } | undefined;
+  return (typeof value === 'function' ? value : value?.default) as T;
+}
+
+/**
+ * Loaded here, not at module scope: only functions that talk to Adyen evaluate the SDK, and only its Checkout
+ * services, not the whole library (docs/performance.md).
+ */
+async function loadAdyenSdk(credentials: AdyenCredentials, apiUrl: string | undefined): Promise<AdyenSdk> {
+  const [client, config, http, links, modifications, hmac] = await Promise.all([
+    import('@adyen/api-library/lib/src/client.js'),
+    import('@adyen/api-library/lib/src/config.js'),
+    import('@adyen/api-library/lib/src/httpClient/httpURLConnectionClient.js'),
+    import('@adyen/api-library/lib/src/services/checkout/paymentLinksApi.js'),
+    import('@adyen/api-library/lib/src/services/checkout/modificationsApi.js'),
+    import('@adyen/api-library/lib/src/utils/hmacValidator.js'),
+  ]);
+  const ClientClass = defaultExport<AdyenClient>(client);
+  const HttpClient = defaultExport<new () => ClientInterface>(http);
+  const Hmac = defaultExport<new () => HmacValidator>(hmac);
+  const environment =
+    credentials.environment === 'live' ? config.EnvironmentEnum.LIVE : config.EnvironmentEnum.TEST;
+  const httpClient = apiUrl ? rebased(new HttpClient(), apiUrl) : new HttpClient();
+  const adyen = new ClientClass(
+    {
+      apiKey: credentials.api_key,
+      environment,
+      connectionTimeoutMillis: CALL_BUDGETS.psp.timeoutMs,
+      ...(credentials.live_endpoint_url_prefix
+        ? { liveEndpointUrlPrefix: credentials.live_endpoint_url_prefix }
+        : {}),
+    },
+    httpClient,
+  );
+  return {
+    paymentLinks: new links.PaymentLinksApi(adyen),
+    modifications: new modifications.ModificationsApi(adyen),
+    hmac: new Hmac(),
+  };
+}

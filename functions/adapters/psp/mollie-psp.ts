@@ -1,0 +1,270 @@
+import type { MollieClient, Payment, Refund } from '@mollie/api-client';
+import type { PspConnection } from '../../domain/connection.ts';
+import { InvalidNotificationError, PspNotConfiguredError, PspUnavailableError } from '../../domain/errors.ts';
+import { type Amount, minorUnits, toMinorUnits } from '../../domain/money.ts';
+import type { PaymentLink, PspSession } from '../../domain/payment-link.ts';
+import type { Mode } from '../../domain/principal.ts';
+import type {
+  CheckoutReturn,
+  Psp,
+  PspFactory,
+  PspNotification,
+  PspPaymentState,
+  PspRefundRequest,
+  PspRefundStatus,
+  PspSessionStatus,
+} from '../../ports/psp.ts';
+import type { SecretStore } from '../../ports/secret-store.ts';
+import { ConnectionAdapters, parseCredentials, RecentFacts, withinPspBudget } from './psp-calls.ts';
+
+export const MOLLIE_PROVIDER = 'mollie' as const;
+
+/**
+ * Mollie decides how long an open payment lives (per method, from minutes to days for bank transfers) and
+ * says so in `expiresAt`; without it we assume the shortest common window, 15 minutes.
+ */
+export const MOLLIE_SESSION_LIMITS = { minMs: 15 * 60_000, maxMs: 15 * 60_000, preferredMs: 15 * 60_000 };
+
+/** A connection's stored credentials (docs/orchestration.md#mollie). */
+export interface MollieCredentials {
+  api_key: string;
+}
+
+/** Mollie wants exactly the currency's decimals ("10.50", "500" for JPY); merchants may send "10.5". */
+export function mollieAmount(amount: Amount): { currency: string; value: string } {
+  const digits = minorUnits(amount.currency) ?? 2;
+  const minor = toMinorUnits(amount, digits)
+    .toString()
+    .padStart(digits + 1, '0');
+  const value = digits === 0 ? minor : `${minor.slice(0, -digits)}.${minor.slice(-digits)}`;
+  return { currency: amount.currency, value };
+}
+
+const API_KEY = /^(test|live)_[A-Za-z0-9]{30,}$/;
+const PAYMENT_ID = /^tr_[A-Za-z0-9]+$/;
+
+/** What each Mollie payment status means for the attempt (docs.mollie.com "Handling payment status"). */
+function stateOf(payment: Payment): Pick<PspSessionStatus, 'state' | 'failure'> {
+  const byStatus: Record<string, PspSessionStatus['failure'] & { state: PspPaymentState }> = {
+    failed: { state: 'failed', code: 'declined', message: 'The payment failed at Mollie.' },
+    canceled: { state: 'canceled', code: 'canceled', message: 'The buyer canceled the payment at Mollie.' },
+    expired: { state: 'expired', code: 'expired', message: 'The Mollie payment expired unpaid.' },
+  };
+  if (payment.status === 'paid') return { state: 'succeeded', failure: null };
+  const failed = byStatus[payment.status];
+  if (failed) return { state: failed.state, failure: { code: failed.code, message: failed.message } };
+  return { state: 'pending', failure: null };
+}
+
+function refundStateOf(refund: Refund): PspRefundStatus {
+  const state =
+    refund.status === 'refunded'
+      ? 'succeeded'
+      : refund.status === 'failed' || refund.status === 'canceled'
+        ? 'failed'
+        : 'pending';
+  return {
+    reference: `${refund.paymentId}/${refund.id}`,
+    state,
+    failureMessage: state === 'failed' ? `The Mollie refund is ${refund.status}.` : null,
+  };
+}
+
+/**
+ * Mollie's Payments API with Mollie's hosted checkout, through the official `@mollie/api-client`. A payment
+ * (`tr_…`) is our session: it is created per attempt with our notification URL as its `webhookUrl`; Mollie's
+ * webhook carries only `id=tr_…`, unsigned, so every notification is answered by fetching that payment with
+ * the connection's own key (a payment of another account or mode is not found, or not of this mode).
+ */
+export class MolliePsp implements Psp {
+  readonly provider = MOLLIE_PROVIDER;
+  readonly checkoutOrigin = 'https://www.mollie.com';
+  readonly sessionLimits = MOLLIE_SESSION_LIMITS;
+  private readonly mollie: MollieClient;
+  private readonly connection: PspConnection;
+  /** The payment a notification just fetched, for the `retrieveSession` that follows it. */
+  private readonly fetched = new RecentFacts<Payment>({ maxAgeMs: 10_000, maxSize: 20 });
+
+  constructor(mollie: MollieClient, connection: PspConnection) {
+    this.mollie = mollie;
+    this.connection = connection;
+  }
+
+  private call<T>(request: () => Promise<T>): Promise<T> {
+    return withinPspBudget(this.provider, request);
+  }
+
+  private isOfMode(payment: { mode: string }): boolean {
+    return payment.mode === this.connection.mode;
+  }
+
+  async createSession(link: PaymentLink, checkout: CheckoutReturn): Promise<PspSession> {
+    const payment = await this.call(() =>
+      this.mollie.payments.create({
+        amount: mollieAmount(link.amount),
+        description: (link.description || `Payment ${link.id}`).slice(0, 255),
+        redirectUrl: checkout.successUrl,
+        cancelUrl: checkout.cancelUrl,
+        webhookUrl: checkout.notificationUrl,
+        metadata: { link_id: link.id, payment_id: checkout.paymentId },
+        idempotencyKey: checkout.paymentId,
+      }),
+    );
+    if (!this.isOfMode(payment)) {
+      throw new Error(
+        `Mollie created ${payment.id} in ${payment.mode} mode for a ${this.connection.mode} connection`,
+      );
+    }
+    const url = payment._links.checkout?.href;
+    if (!url) throw new Error(`Mollie returned payment ${payment.id} without a checkout URL`);
+    const expiresAt = payment.expiresAt ? new Date(payment.expiresAt) : checkout.expiresAt;
+    return {
+      provider: this.provider,
+      connection_id: this.connection.id,
+      payment_id: checkout.paymentId,
+      id: payment.id,
+      url,
+      expires_at: expiresAt.toISOString(),
+    };
+  }
+
+  /** `id=tr_…` is all Mollie sends: the payment is fetched, and the notification is genuine if this key sees it. */
+  async verifyNotification(
+    rawBody: string,
+    _headers: Record<string, string | undefined>,
+  ): Promise<PspNotification[]> {
+    const id = new URLSearchParams(rawBody).get('id') ?? '';
+    if (!PAYMENT_ID.test(id)) throw new InvalidNotificationError('Not a Mollie payment notification.');
+    let payment: Payment;
+    try {
+      payment = await this.call(() => this.mollie.payments.get(id));
+    } catch (error) {
+      if (isNotFound(error)) throw new InvalidNotificationError('Not a Mollie payment of this connection.');
+      // Mollie could not be asked: a 5xx to Mollie, which calls the webhook again later.
+      throw new PspUnavailableError(error);
+    }
+    if (!this.isOfMode(payment)) throw new InvalidNotificationError('A Mollie payment of the other mode.');
+    this.fetched.set(payment.id, payment);
+    return [
+      {
+        type: `payment.${payment.status}`,
+        sessionId: payment.id,
+        refundReference: null,
+        livemode: payment.mode === 'live',
+      },
+    ];
+  }
+
+  async retrieveSession(sessionId: string): Promise<PspSessionStatus> {
+    const payment =
+      this.fetched.take(sessionId) ?? (await this.call(() => this.mollie.payments.get(sessionId)));
+    if (!this.isOfMode(payment)) throw new InvalidNotificationError('A Mollie payment of the other mode.');
+    const metadata = (payment.metadata ?? {}) as { link_id?: unknown; payment_id?: unknown };
+    const { state, failure } = stateOf(payment);
+    return {
+      id: payment.id,
+      paymentId: typeof metadata.payment_id === 'string' ? metadata.payment_id : null,
+      linkId: typeof metadata.link_id === 'string' ? metadata.link_id : null,
+      state,
+      failure,
+      paymentReference: state === 'succeeded' ? payment.id : null,
+      livemode: payment.mode === 'live',
+    };
+  }
+
+  /**
+   * Cancels the payment while Mollie still allows it (`isCancelable`: most methods only until the buyer starts
+   * paying). Mollie refuses (422) a payment that is paid, ended or no longer cancelable: that one runs out by
+   * itself, and a payment confirmed on it anyway is recorded as a duplicate (docs/orchestration.md#mollie).
+   * One call, as the functions that end sessions budget for.
+   */
+  async expireSession(session: PspSession): Promise<void> {
+    try {
+      await this.call(() => this.mollie.payments.cancel(session.id));
+    } catch (error) {
+      if (statusOf(error) !== 422) throw error;
+    }
+  }
+
+  async refund(request: PspRefundRequest): Promise<PspRefundStatus> {
+    const refund = await this.call(() =>
+      this.mollie.paymentRefunds.create({
+        paymentId: request.paymentReference,
+        amount: mollieAmount(request.amount),
+        metadata: { refund_id: request.refundId },
+        idempotencyKey: request.refundId,
+      }),
+    );
+    return refundStateOf(refund);
+  }
+
+  /** `reference` is `tr_…/re_…`: Mollie reads a refund only through its payment. */
+  async retrieveRefund(reference: string): Promise<PspRefundStatus> {
+    const [paymentId, refundId] = reference.split('/');
+    if (!paymentId || !refundId) throw new Error(`Not a Mollie refund reference: ${reference}`);
+    const refund = await this.call(() => this.mollie.paymentRefunds.get(refundId, { paymentId }));
+    return refundStateOf(refund);
+  }
+}
+
+function statusOf(error: unknown): number | undefined {
+  const status = (error as { statusCode?: unknown } | null)?.statusCode;
+  return typeof status === 'number' ? status : undefined;
+}
+
+function isNotFound(error: unknown): boolean {
+  return statusOf(error) === 404;
+}
+
+/** Throws unless `credentials` is a Mollie API key of `mode` (`test_…` or `live_…`). */
+export function checkMollieCredentials(credentials: unknown, mode: Mode): MollieCredentials {
+  const apiKey = (credentials as Partial<MollieCredentials> | null)?.api_key;
+  if (typeof apiKey !== 'string' || !API_KEY.test(apiKey)) {
+    throw new Error('A Mollie connection needs an API key: {"api_key": "test_…" or "live_…"}.');
+  }
+  if (!apiKey.startsWith(`${mode}_`)) {
+    throw new Error(
+      `A ${mode}-mode Mollie connection needs a ${mode}_… API key, not ${apiKey.slice(0, 5)}….`,
+    );
+  }
+  return { api_key: apiKey };
+}
+
+/**
+ * Mollie for each connection whose credentials are stored under its `secret_name` as `{"api_key": "…"}`.
+ * `apiEndpoint` points the SDK elsewhere than `https://api.mollie.com/v2/` (tests: a Mollie-speaking server).
+ */
+export class MolliePspFactory implements PspFactory {
+  readonly provider = MOLLIE_PROVIDER;
+  readonly testModeOnly = false;
+  private readonly adapters: ConnectionAdapters;
+  private readonly apiEndpoint: string | undefined;
+
+  constructor(options: { secrets: SecretStore; apiEndpoint?: string | undefined }) {
+    this.adapters = new ConnectionAdapters(options.secrets);
+    this.apiEndpoint = options.apiEndpoint;
+  }
+
+  checkCredentials(credentials: unknown, mode: Mode): void {
+    checkMollieCredentials(credentials, mode);
+  }
+
+  create(connection: PspConnection): Promise<Psp> {
+    return this.adapters.get(connection, async (raw) => {
+      let credentials: MollieCredentials;
+      try {
+        // Checked again here, not only when stored: a key replaced in the secret store by hand keeps the rule.
+        credentials = checkMollieCredentials(parseCredentials(raw), connection.mode);
+      } catch (error) {
+        throw new PspNotConfiguredError(`Mollie connection ${connection.id}: ${(error as Error).message}`);
+      }
+      // Loaded here, not at module scope: only functions that talk to Mollie evaluate the SDK (docs/performance.md).
+      const { createMollieClient } = await import('@mollie/api-client');
+      const mollie = createMollieClient({
+        apiKey: credentials.api_key,
+        ...(this.apiEndpoint ? { apiEndpoint: this.apiEndpoint } : {}),
+      });
+      return new MolliePsp(mollie, connection);
+    });
+  }
+}

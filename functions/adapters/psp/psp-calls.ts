@@ -1,0 +1,119 @@
+import { CALL_BUDGETS, worstCaseMs } from '../../domain/call-budgets.ts';
+import type { PspConnection } from '../../domain/connection.ts';
+import type { Psp } from '../../ports/psp.ts';
+import type { SecretStore } from '../../ports/secret-store.ts';
+
+/** A PSP call that got no answer within its budget: the PSP counts as unavailable (a failover at checkout). */
+export class PspCallTimeoutError extends Error {
+  constructor(provider: string, ms: number) {
+    super(`${provider} did not answer within ${ms} ms`);
+    this.name = 'PspCallTimeoutError';
+  }
+}
+
+/**
+ * Bounds one call through a PSP SDK by `CALL_BUDGETS.psp`, whatever the SDK itself does: Mollie's client has no
+ * timeout and retries 5xx answers twice after 2 s, and Adyen's times out only an idle socket. The call is
+ * abandoned (its promise ignored) when the budget runs out, so the function answers in time
+ * (docs/decisions.md#timeouts-that-fit).
+ */
+export async function withinPspBudget<T>(provider: string, call: () => Promise<T>): Promise<T> {
+  const ms = worstCaseMs(CALL_BUDGETS.psp);
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new PspCallTimeoutError(provider, ms)), ms);
+  });
+  try {
+    return await Promise.race([call(), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * The adapters of one provider's connections, each rebuilt as soon as its stored credentials change: the
+ * secret is read on every `create` (the SecretStore keeps it in memory for at most `SECRETS_CACHE_SECONDS`,
+ * 5 minutes at most), so a rotated key or notification secret is in use within 5 minutes, never only when the
+ * container is recycled (docs/orchestration.md#rotating-credentials).
+ */
+export class ConnectionAdapters {
+  private readonly secrets: SecretStore;
+  private readonly adapters = new Map<string, { credentials: string; psp: Promise<Psp> }>();
+
+  constructor(secrets: SecretStore) {
+    this.secrets = secrets;
+  }
+
+  async get(
+    connection: PspConnection,
+    build: (credentials: string | undefined) => Promise<Psp>,
+  ): Promise<Psp> {
+    const credentials = connection.secret_name ? await this.secrets.get(connection.secret_name) : undefined;
+    const key = `${connection.id}/${connection.mode}`;
+    const cached = this.adapters.get(key);
+    if (cached && credentials !== undefined && cached.credentials === credentials) return cached.psp;
+    const psp = build(credentials);
+    if (credentials !== undefined) {
+      this.adapters.set(key, { credentials, psp });
+      psp.catch(() => {
+        if (this.adapters.get(key)?.psp === psp) this.adapters.delete(key);
+      });
+    }
+    return psp;
+  }
+}
+
+/** Parses a connection's stored credentials JSON; undefined when absent or not a JSON object. */
+export function parseCredentials(raw: string | undefined): Record<string, unknown> | undefined {
+  if (raw === undefined) return undefined;
+  try {
+    const value = JSON.parse(raw) as unknown;
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Facts a PSP stated in a notification that verified, kept for the `retrieveSession` / `retrieveRefund` that
+ * the same invocation makes right after, when the PSP has no API to fetch them (Adyen) or to spare a second
+ * fetch of what was just fetched (Mollie). Bounded, and each fact is short-lived.
+ */
+export class RecentFacts<T> {
+  private readonly facts = new Map<string, { value: T; at: number }>();
+  private readonly maxAgeMs: number;
+  private readonly maxSize: number;
+
+  constructor(options: { maxAgeMs: number; maxSize: number }) {
+    this.maxAgeMs = options.maxAgeMs;
+    this.maxSize = options.maxSize;
+  }
+
+  set(key: string, value: T): void {
+    this.facts.delete(key);
+    this.facts.set(key, { value, at: Date.now() });
+    while (this.facts.size > this.maxSize) {
+      const oldest = this.facts.keys().next().value;
+      if (oldest === undefined) break;
+      this.facts.delete(oldest);
+    }
+  }
+
+  get(key: string): T | undefined {
+    const fact = this.facts.get(key);
+    if (!fact) return undefined;
+    if (Date.now() - fact.at > this.maxAgeMs) {
+      this.facts.delete(key);
+      return undefined;
+    }
+    return fact.value;
+  }
+
+  take(key: string): T | undefined {
+    const value = this.get(key);
+    this.facts.delete(key);
+    return value;
+  }
+}

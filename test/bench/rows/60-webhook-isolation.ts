@@ -1,0 +1,158 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
+import { eventMessageBody } from '../../../functions/adapters/sqs/event-queue.ts';
+import { sqsClient } from '../../../functions/clients/sqs.ts';
+import { config } from '../../../functions/config.ts';
+import { apiKeyRepository, linkRepository } from '../../../functions/dependencies.ts';
+import { cancel, newPaymentLink } from '../../../functions/domain/payment-link.ts';
+import { issueApiKey } from '../../../functions/use-cases/api-keys.ts';
+import type { BenchRow, BenchServer } from '../bench.ts';
+import { fmt } from '../bench.ts';
+import { budgets } from '../budgets.ts';
+
+/** The scenario of docs/webhooks.md, "Isolation": this many events of a hanging endpoint queued first. */
+const HANGING_EVENTS = 600;
+/** Then this many new events of a healthy endpoint, timed until they have all arrived. */
+const HEALTHY_EVENTS = 20;
+
+export interface IsolationBenchResult {
+  /** ms until the healthy endpoint had all its webhooks, alone (twice: before and after). */
+  alone: number[];
+  /** ms until it had them all, queued right behind the hanging endpoint's events. */
+  beside: number;
+  /** Requests the hanging endpoint received (and never answered) meanwhile. */
+  hangingRequests: number;
+}
+
+async function listen(server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+let round = 0;
+
+/** Events of `count` canceled links of a fresh tenant posting to `url` (the tenant's key gives it a secret). */
+async function tenantEvents(server: BenchServer, name: string, url: string, count: number) {
+  const account = `${server.account}-${name}-${process.pid}-${round++}`;
+  await issueApiKey(apiKeyRepository(), account, 'test');
+  const ids: string[] = [];
+  let left = count;
+  const worker = async () => {
+    while (left-- > 0) {
+      const at = new Date();
+      const link = newPaymentLink(
+        { account, mode: 'test' },
+        { amount: { value: '10.00', currency: 'EUR' }, webhook_url: url },
+        at,
+      );
+      await linkRepository().create(link);
+      const canceled = cancel(link, at);
+      if (!canceled) throw new Error('an open link could not be canceled');
+      await linkRepository().commit(canceled);
+      ids.push(canceled.event.id);
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, worker));
+  return ids;
+}
+
+/** Hands events to the events queue as committed transitions do, ten to a request. */
+async function queue(ids: readonly string[]) {
+  const batches = Array.from({ length: Math.ceil(ids.length / 10) }, (_, index) =>
+    ids.slice(index * 10, index * 10 + 10),
+  );
+  for (const batch of batches) {
+    await sqsClient().send(
+      new SendMessageBatchCommand({
+        QueueUrl: config().EVENTS_QUEUE_URL,
+        Entries: batch.map((id, index) => ({
+          Id: String(index),
+          MessageBody: eventMessageBody({ id, mode: 'test', committed: true }),
+        })),
+      }),
+    );
+  }
+}
+
+async function isolation(server: BenchServer): Promise<IsolationBenchResult> {
+  let waiting = new Set<string>();
+  let arrived = () => {};
+  const healthy = createServer((request, response) => {
+    request.resume().on('end', () => {
+      response.writeHead(204).end();
+      waiting.delete(String(request.headers['webhook-id']));
+      if (!waiting.size) arrived();
+    });
+  });
+  const hangingSockets = new Set<Socket>();
+  let hangingRequests = 0;
+  const hanging = createServer((request) => {
+    hangingRequests++;
+    request.resume();
+  });
+  hanging.on('connection', (socket) => hangingSockets.add(socket));
+  const healthyUrl = `${await listen(healthy)}/hooks`;
+  const hangingUrl = `${await listen(hanging)}/hooks`;
+
+  /** ms from handing a fresh healthy tenant's events to the queue until they have all arrived. */
+  const healthyDelivery = async (before: () => Promise<void> = async () => {}) => {
+    const ids = await tenantEvents(server, 'healthy', healthyUrl, HEALTHY_EVENTS);
+    await before();
+    waiting = new Set(ids);
+    const all = new Promise<void>((resolve, reject) => {
+      arrived = resolve;
+      setTimeout(() => reject(new Error('the healthy webhooks did not all arrive within 60 s')), 60_000);
+    });
+    const started = performance.now();
+    await queue(ids);
+    await all;
+    return performance.now() - started;
+  };
+
+  try {
+    const first = await healthyDelivery();
+    const hangingIds = await tenantEvents(server, 'hanging', hangingUrl, HANGING_EVENTS);
+    const beside = await healthyDelivery(() => queue(hangingIds));
+    const requestsMeanwhile = hangingRequests;
+    const second = await healthyDelivery();
+    return { alone: [first, second], beside, hangingRequests: requestsMeanwhile };
+  } finally {
+    for (const socket of hangingSockets) socket.destroy();
+    healthy.close();
+    hanging.close();
+  }
+}
+
+/**
+ * Isolation: a healthy endpoint's 20 new webhooks queued right behind 600 events of an endpoint that never
+ * answers, against the same 20 alone (a fresh tenant each time, so both start unproven).
+ */
+export default {
+  serve: (server) => isolation(server),
+
+  async measure(bench) {
+    try {
+      const result = await bench.serve<IsolationBenchResult>();
+      bench.record('webhookIsolation', result);
+      const alone = result.alone.reduce((sum, ms) => sum + ms, 0) / result.alone.length;
+      bench.row({
+        measure: 'webhook isolation',
+        subject: `${HEALTHY_EVENTS} webhooks behind ${HANGING_EVENTS} of a hanging endpoint`,
+        value: `${fmt(result.beside)} ms (${result.hangingRequests} attempts to the hanging endpoint)`,
+        baseline: `${fmt(alone)} ms alone (${result.alone.map((ms) => fmt(ms)).join(', ')})`,
+        ratio: result.beside / alone,
+        budget: { max: budgets.webhookIsolation },
+      });
+    } catch (error) {
+      bench.row({
+        measure: 'webhook isolation',
+        subject: 'deliver-webhook',
+        value: `failed: ${(error as Error).message.split('\n')[0]}`,
+        baseline: '',
+        ratio: Number.POSITIVE_INFINITY,
+        budget: { max: budgets.webhookIsolation },
+      });
+    }
+  },
+} satisfies BenchRow<undefined, IsolationBenchResult>;

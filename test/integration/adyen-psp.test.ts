@@ -1,0 +1,364 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AdyenPspFactory } from '../../functions/adapters/psp/adyen-psp.ts';
+import { PspCallTimeoutError } from '../../functions/adapters/psp/psp-calls.ts';
+import type { PspConnection } from '../../functions/domain/connection.ts';
+import { InvalidNotificationError, PspNotConfiguredError } from '../../functions/domain/errors.ts';
+import { newPaymentLink } from '../../functions/domain/payment-link.ts';
+import type { Mode } from '../../functions/domain/principal.ts';
+import type { Psp } from '../../functions/ports/psp.ts';
+import { type FakeAdyen, startFakeAdyen } from '../support/fake-adyen.ts';
+import { trustFakePspCertificate } from '../support/fake-psp-server.ts';
+
+const merchantAccount = 'AcmeECOM';
+const hmacKey = '44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056';
+const rotatedHmacKey = 'A1B2C3D4E5F60718293A4B5C6D7E8F90A1B2C3D4E5F60718293A4B5C6D7E8F90';
+const credentials = {
+  api_key:
+    'AQEyhmfxKonIYxZGw0m/n3Q5qf3VaY9UCJ14XWZE03G/k2NFitRvbe4N1XqH1eHaH2AksaEQwV1bDb7kfNy1WIxIIkxgBw==-test',
+  merchant_account: merchantAccount,
+  hmac_key: hmacKey,
+  environment: 'test',
+};
+const liveCredentials = {
+  ...credentials,
+  api_key:
+    'AQEyhmfxKonIYxZGw0m/n3Q5qf3VaY9UCJ14XWZE03G/k2NFitRvbe4N1XqH1eHaH2AksaEQwV1bDb7kfNy1WIxIIkxgBw==-live',
+  environment: 'live',
+  live_endpoint_url_prefix: '1797a841fbb37ca7-AdyenDemo',
+};
+
+let adyen: FakeAdyen;
+let untrust: () => void;
+const secrets = new Map<string, string>();
+let factory: AdyenPspFactory;
+
+const connectionOf = (mode: Mode, id = `pc_adyen${mode}0000000000000000000`): PspConnection => ({
+  id,
+  account: 'acme',
+  mode,
+  provider: 'adyen',
+  name: 'Adyen',
+  enabled: true,
+  simulate: null,
+  secret_name: `psp/connections/${id}`,
+  created_at: new Date().toISOString(),
+});
+const testConnection = connectionOf('test');
+const liveConnection = connectionOf('live');
+
+beforeAll(async () => {
+  untrust = trustFakePspCertificate();
+  adyen = await startFakeAdyen({ apiKeys: [credentials.api_key, liveCredentials.api_key], merchantAccount });
+  factory = new AdyenPspFactory({ secrets: { get: async (name) => secrets.get(name) }, apiUrl: adyen.url });
+  secrets.set(testConnection.secret_name as string, JSON.stringify(credentials));
+  secrets.set(liveConnection.secret_name as string, JSON.stringify(liveCredentials));
+});
+afterAll(async () => {
+  await adyen.stop();
+  untrust();
+});
+
+const link = (value: string, currency = 'EUR', mode: Mode = 'test') =>
+  newPaymentLink(
+    { account: 'acme', mode },
+    { amount: { value, currency }, description: 'Order 1001', redirect_url: 'https://shop.example/thanks' },
+    new Date(),
+  );
+let attempt = 0;
+const checkout = (connection: PspConnection) => ({
+  successUrl: 'https://shop.example/thanks',
+  cancelUrl: 'https://pay.example/checkout/pl_x?canceled=1',
+  notificationUrl: `https://pay.example/psp/adyen/notifications/${connection.id}`,
+  expiresAt: new Date(Math.floor(Date.now() / 1000 + 3600) * 1000),
+  paymentId: `pay_adyen${String(++attempt).padStart(20, '0')}`,
+});
+
+async function paid(psp: Psp, value = '10.00') {
+  const paymentLink = link(value);
+  const session = await psp.createSession(paymentLink, checkout(testConnection));
+  const item = adyen.pay(session.id);
+  const notifications = await psp.verifyNotification(adyen.notification([item], { hmacKey }), {});
+  return { paymentLink, session, item, notifications };
+}
+
+describe('the Adyen adapter, through @adyen/api-library against an Adyen-speaking server', () => {
+  it('creates a single-use payment link with the amount in minor units, our reference, return URL and expiry', async () => {
+    const psp = await factory.create(testConnection);
+    const paymentLink = link('10.5');
+    const options = checkout(testConnection);
+    const session = await psp.createSession(paymentLink, options);
+
+    const request = adyen.requests.at(-1);
+    expect(request).toMatchObject({ method: 'POST', path: '/v72/paymentLinks' });
+    expect(request?.headers['x-api-key']).toBe(credentials.api_key);
+    expect(request?.headers['idempotency-key']).toBe(options.paymentId);
+    expect(JSON.parse(request?.body ?? '')).toEqual({
+      amount: { currency: 'EUR', value: 1050 },
+      merchantAccount,
+      reference: options.paymentId,
+      description: 'Order 1001',
+      returnUrl: 'https://shop.example/thanks',
+      expiresAt: options.expiresAt.toISOString(),
+      reusable: false,
+      metadata: { link_id: paymentLink.id, payment_id: options.paymentId },
+    });
+    expect(session).toEqual({
+      provider: 'adyen',
+      connection_id: testConnection.id,
+      payment_id: options.paymentId,
+      id: expect.stringMatching(/^PL[0-9A-F]+$/),
+      url: `https://test.adyen.link/${session.id}`,
+      expires_at: options.expiresAt.toISOString(),
+    });
+    expect(psp.checkoutOrigin).toBe(new URL(session.url).origin);
+  });
+
+  it("uses Adyen's minor units where they differ from ISO 4217: ISK and CLP with two, IDR and CVE with none", async () => {
+    const psp = await factory.create(testConnection);
+    const sent = async (value: string, currency: string) => {
+      await psp.createSession(link(value, currency), checkout(testConnection));
+      return JSON.parse(adyen.requests.at(-1)?.body ?? '').amount.value;
+    };
+    expect(await sent('500', 'ISK')).toBe(50000);
+    expect(await sent('1000', 'CLP')).toBe(100000);
+    expect(await sent('15000', 'IDR')).toBe(15000);
+    expect(await sent('250', 'JPY')).toBe(250);
+    expect(await sent('1.5', 'KWD')).toBe(1500);
+  });
+
+  it('verifies an AUTHORISATION signed with the HMAC key, then confirms it by fetching the payment link', async () => {
+    const psp = await factory.create(testConnection);
+    const { paymentLink, session, item, notifications } = await paid(psp, '25.00');
+    expect(notifications).toEqual([
+      { type: 'AUTHORISATION', sessionId: session.id, refundReference: null, livemode: false },
+    ]);
+    expect(await psp.retrieveSession(session.id)).toEqual({
+      id: session.id,
+      paymentId: session.payment_id,
+      linkId: paymentLink.id,
+      state: 'succeeded',
+      failure: null,
+      paymentReference: item.pspReference,
+      livemode: false,
+    });
+    expect(adyen.requests.at(-1)).toMatchObject({ method: 'GET', path: `/v72/paymentLinks/${session.id}` });
+  });
+
+  it('does not take a payment as made on the strength of a notification alone: the link must say completed', async () => {
+    const psp = await factory.create(testConnection);
+    const session = await psp.createSession(link('5.00'), checkout(testConnection));
+    const item = adyen.pay(session.id);
+    adyen.paymentLinks.get(session.id)!.status = 'active';
+    await psp.verifyNotification(adyen.notification([item], { hmacKey }), {});
+    const status = await psp.retrieveSession(session.id);
+    expect(status.state).toBe('pending');
+    expect(status.paymentReference).toBeNull();
+  });
+
+  it('refuses a batch with one item that is unsigned, signed with another key, or altered', async () => {
+    const psp = await factory.create(testConnection);
+    const session = await psp.createSession(link('5.00'), checkout(testConnection));
+    const item = adyen.pay(session.id);
+    const forged = adyen.notification([item], { hmacKey: rotatedHmacKey });
+    await expect(psp.verifyNotification(forged, {})).rejects.toThrow(InvalidNotificationError);
+
+    const altered = JSON.parse(adyen.notification([item], { hmacKey }));
+    altered.notificationItems[0].NotificationRequestItem.amount.value = 1;
+    await expect(psp.verifyNotification(JSON.stringify(altered), {})).rejects.toThrow(
+      InvalidNotificationError,
+    );
+
+    const unsigned = JSON.parse(adyen.notification([item], { hmacKey }));
+    delete unsigned.notificationItems[0].NotificationRequestItem.additionalData.hmacSignature;
+    await expect(psp.verifyNotification(JSON.stringify(unsigned), {})).rejects.toThrow(
+      InvalidNotificationError,
+    );
+
+    const good = JSON.parse(adyen.notification([item], { hmacKey })).notificationItems[0];
+    const mixed = JSON.stringify({
+      live: 'false',
+      notificationItems: [good, JSON.parse(forged).notificationItems[0]],
+    });
+    await expect(psp.verifyNotification(mixed, {})).rejects.toThrow(InvalidNotificationError);
+    await expect(psp.verifyNotification('not json', {})).rejects.toThrow(InvalidNotificationError);
+    await expect(psp.verifyNotification('{"live":"false","notificationItems":[]}', {})).rejects.toThrow(
+      InvalidNotificationError,
+    );
+  });
+
+  it('ignores a paymentLinkId moved onto another link: the signed reference and amount must match the link', async () => {
+    const psp = await factory.create(testConnection);
+    const { item } = await paid(psp, '10.00');
+    const other = await psp.createSession(link('10.00'), checkout(testConnection));
+    adyen.paymentLinks.get(other.id)!.status = 'completed';
+    const moved = { ...item, additionalData: { ...item.additionalData, paymentLinkId: other.id } };
+    await psp.verifyNotification(adyen.notification([moved], { hmacKey }), {});
+    expect((await psp.retrieveSession(other.id)).paymentReference).toBeNull();
+  });
+
+  it('refuses a live notification on a test connection, and a test one on a live connection', async () => {
+    const test = await factory.create(testConnection);
+    const session = await test.createSession(link('5.00'), checkout(testConnection));
+    const item = adyen.pay(session.id);
+    await expect(
+      test.verifyNotification(adyen.notification([item], { hmacKey, live: true }), {}),
+    ).rejects.toThrow(InvalidNotificationError);
+    const live = await factory.create(liveConnection);
+    await expect(live.verifyNotification(adyen.notification([item], { hmacKey }), {})).rejects.toThrow(
+      InvalidNotificationError,
+    );
+  });
+
+  it('answers notifications with [accepted], as Adyen requires', async () => {
+    const psp = await factory.create(testConnection);
+    expect(psp.notificationAck).toEqual({ contentType: 'text/plain', body: '[accepted]' });
+  });
+
+  it('sends a live connection to its live endpoint prefix', async () => {
+    const live = await factory.create(liveConnection);
+    await live.createSession(link('5.00', 'EUR', 'live'), checkout(liveConnection));
+    expect(adyen.requests.at(-1)).toMatchObject({ method: 'POST', path: '/checkout/v72/paymentLinks' });
+    expect(adyen.requests.at(-1)?.headers['x-api-key']).toBe(liveCredentials.api_key);
+  });
+
+  it('expires an active link when it ends the session, and leaves a completed or expired one alone', async () => {
+    const psp = await factory.create(testConnection);
+    const open = await psp.createSession(link('5.00'), checkout(testConnection));
+    await psp.expireSession(open);
+    expect(adyen.paymentLinks.get(open.id)?.status).toBe('expired');
+    expect(JSON.parse(adyen.requests.find((r) => r.method === 'PATCH')?.body ?? '')).toEqual({
+      status: 'expired',
+    });
+    await expect(psp.expireSession(open)).resolves.toBeUndefined();
+    const { session } = await paid(psp);
+    await expect(psp.expireSession(session)).resolves.toBeUndefined();
+    expect(adyen.paymentLinks.get(session.id)?.status).toBe('completed');
+  });
+
+  it('refunds through the Modifications API; the outcome comes from the REFUND notification', async () => {
+    const psp = await factory.create(testConnection);
+    const { item } = await paid(psp, '30.00');
+    const request = {
+      refundId: 're_ours000000000000000000001',
+      paymentReference: item.pspReference,
+      amount: { value: '12.5', currency: 'EUR' },
+    };
+    const refund = await psp.refund(request);
+    expect(refund).toEqual({
+      reference: expect.stringMatching(/^[0-9A-F]{16}$/),
+      state: 'pending',
+      failureMessage: null,
+    });
+    const sent = adyen.requests.at(-1);
+    expect(sent).toMatchObject({ method: 'POST', path: `/v72/payments/${item.pspReference}/refunds` });
+    expect(sent?.headers['idempotency-key']).toBe(request.refundId);
+    expect(JSON.parse(sent?.body ?? '')).toEqual({
+      amount: { currency: 'EUR', value: 1250 },
+      merchantAccount,
+      reference: request.refundId,
+    });
+    expect(await psp.refund(request)).toEqual(refund);
+    expect(adyen.refunds.size).toBe(1);
+
+    expect((await psp.retrieveRefund(refund.reference)).state).toBe('pending');
+    const notifications = await psp.verifyNotification(
+      adyen.notification([adyen.refundItem(refund.reference, 'succeeded')], { hmacKey }),
+      {},
+    );
+    expect(notifications).toEqual([
+      { type: 'REFUND', sessionId: null, refundReference: refund.reference, livemode: false },
+    ]);
+    expect(await psp.retrieveRefund(refund.reference)).toEqual({
+      reference: refund.reference,
+      state: 'succeeded',
+      failureMessage: null,
+    });
+  });
+
+  it('reports a REFUND_FAILED as a failed refund with Adyen’s reason', async () => {
+    const psp = await factory.create(testConnection);
+    const { item } = await paid(psp, '8.00');
+    const refund = await psp.refund({
+      refundId: 're_ours000000000000000000002',
+      paymentReference: item.pspReference,
+      amount: { value: '8.00', currency: 'EUR' },
+    });
+    await psp.verifyNotification(
+      adyen.notification([adyen.refundItem(refund.reference, 'failed')], { hmacKey }),
+      {},
+    );
+    expect(await psp.retrieveRefund(refund.reference)).toEqual({
+      reference: refund.reference,
+      state: 'failed',
+      failureMessage: 'Insufficient balance on merchant account',
+    });
+  });
+
+  it('gives up on an Adyen that does not answer within the PSP call budget', {
+    timeout: 15_000,
+  }, async () => {
+    const psp = await factory.create(testConnection);
+    adyen.outage = 'hang';
+    try {
+      await expect(psp.createSession(link('5.00'), checkout(testConnection))).rejects.toThrow(
+        PspCallTimeoutError,
+      );
+    } finally {
+      adyen.outage = 'none';
+    }
+  });
+});
+
+describe('Adyen credentials, modes and rotation', () => {
+  it('accepts only credentials of the environment matching the connection’s mode', () => {
+    expect(() => factory.checkCredentials(credentials, 'test')).not.toThrow();
+    expect(() => factory.checkCredentials(liveCredentials, 'live')).not.toThrow();
+    expect(() => factory.checkCredentials(credentials, 'live')).toThrow(/live environment/);
+    expect(() => factory.checkCredentials(liveCredentials, 'test')).toThrow(/test environment/);
+    expect(() =>
+      factory.checkCredentials({ ...liveCredentials, live_endpoint_url_prefix: undefined }, 'live'),
+    ).toThrow(/live_endpoint_url_prefix/);
+    expect(() => factory.checkCredentials({ ...credentials, hmac_key: 'not hex' }, 'test')).toThrow(
+      /hmac_key/,
+    );
+    expect(() => factory.checkCredentials({ ...credentials, merchant_account: '' }, 'test')).toThrow(
+      /merchant_account/,
+    );
+  });
+
+  it('refuses to serve a live connection whose stored credentials are of the test environment', async () => {
+    const connection = connectionOf('live', 'pc_adyenswapped00000000000000000');
+    secrets.set(connection.secret_name as string, JSON.stringify(credentials));
+    await expect(factory.create(connection)).rejects.toThrow(PspNotConfiguredError);
+  });
+
+  it('accepts the previous HMAC key during a rotation, and only the new one after it', async () => {
+    const connection = connectionOf('test', 'pc_adyenrotated00000000000000000');
+    secrets.set(connection.secret_name as string, JSON.stringify(credentials));
+    const before = await factory.create(connection);
+    const session = await before.createSession(link('5.00'), checkout(connection));
+    const item = adyen.pay(session.id);
+
+    secrets.set(
+      connection.secret_name as string,
+      JSON.stringify({ ...credentials, hmac_key: rotatedHmacKey, previous_hmac_key: hmacKey }),
+    );
+    const during = await factory.create(connection);
+    expect(during).not.toBe(before);
+    await expect(
+      during.verifyNotification(adyen.notification([item], { hmacKey }), {}),
+    ).resolves.toHaveLength(1);
+    await expect(
+      during.verifyNotification(adyen.notification([item], { hmacKey: rotatedHmacKey }), {}),
+    ).resolves.toHaveLength(1);
+
+    secrets.set(
+      connection.secret_name as string,
+      JSON.stringify({ ...credentials, hmac_key: rotatedHmacKey }),
+    );
+    const after = await factory.create(connection);
+    await expect(after.verifyNotification(adyen.notification([item], { hmacKey }), {})).rejects.toThrow(
+      InvalidNotificationError,
+    );
+  });
+});

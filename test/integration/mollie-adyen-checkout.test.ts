@@ -1,0 +1,149 @@
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pspConnectionRepository } from '../../functions/dependencies.ts';
+import { createConnection, type PspConnection } from '../../functions/domain/connection.ts';
+import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
+import { LOCAL_PSP_SECRET_PREFIX, writeLocalSecrets } from '../../lib/local/local-secrets.ts';
+import { createLink, storedLink } from '../support/checkout-helpers.ts';
+import { type FakeAdyen, startFakeAdyen } from '../support/fake-adyen.ts';
+import { type FakeMollie, startFakeMollie } from '../support/fake-mollie.ts';
+import { trustFakePspCertificate } from '../support/fake-psp-server.ts';
+import { navigate } from '../support/navigate.ts';
+import { startTestStack, type TestStack } from '../support/test-stack.ts';
+
+const mollieKey = 'test_e2eMollie7LxsDOtmnkVtjNVWXLSlX';
+const adyen = {
+  api_key: 'AQE-e2e-adyen-test-key',
+  merchant_account: 'AdyenShopECOM',
+  hmac_key: '44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056',
+  environment: 'test',
+};
+let mollie: FakeMollie;
+let fakeAdyen: FakeAdyen;
+let untrust: () => void;
+let stack: TestStack;
+const keys: Record<string, IssuedApiKey> = {};
+const connections: Record<string, PspConnection> = {};
+
+async function addConnection(account: string, provider: 'mollie' | 'adyen', credentials: unknown) {
+  const connection = createConnection(
+    { account, mode: 'test', provider, name: provider },
+    LOCAL_PSP_SECRET_PREFIX,
+    new Date(),
+  );
+  const file = process.env.LOCAL_SECRETS_FILE as string;
+  const secrets = JSON.parse(readFileSync(file, 'utf8'));
+  secrets[connection.secret_name as string] = JSON.stringify(credentials);
+  writeLocalSecrets(file, secrets);
+  await pspConnectionRepository().create(connection);
+  return connection;
+}
+
+beforeAll(async () => {
+  untrust = trustFakePspCertificate();
+  mollie = await startFakeMollie({ apiKeys: [mollieKey] });
+  fakeAdyen = await startFakeAdyen({ apiKeys: [adyen.api_key], merchantAccount: adyen.merchant_account });
+  // Read once by functions/config.ts, before the stack's first request.
+  process.env.MOLLIE_API_URL = mollie.apiEndpoint;
+  process.env.ADYEN_API_URL = fakeAdyen.url;
+  stack = await startTestStack();
+  keys.mollie = await stack.issueKey('mollieshop', 'test');
+  keys.adyen = await stack.issueKey('adyenshop', 'test');
+  connections.mollie = await addConnection('mollieshop', 'mollie', { api_key: mollieKey });
+  connections.adyen = await addConnection('adyenshop', 'adyen', adyen);
+});
+afterAll(async () => {
+  await stack?.stop();
+  await mollie?.stop();
+  await fakeAdyen?.stop();
+  untrust();
+});
+
+describe('checkout through a Mollie connection, end to end through the handlers', () => {
+  it('creates a Mollie payment with our notification address and records it once Mollie says it is paid', async () => {
+    const link = await createLink(stack, keys.mollie!.api_key, {
+      redirect_url: 'https://shop.example/thanks',
+    });
+    const page = await navigate(link.checkout_url);
+    const session = (await storedLink(link.id)).psp_session!;
+    expect(session).toMatchObject({ provider: 'mollie', connection_id: connections.mollie!.id });
+    expect(page.headers['content-security-policy']).toMatch(/form-action https:\/\/www\.mollie\.com;/);
+    const created = mollie.payments.get(session.id)!;
+    expect(created.webhookUrl).toBe(`${stack.baseUrl}/psp/mollie/notifications/${connections.mollie!.id}`);
+
+    const notify = () =>
+      stack.request('POST', `/psp/mollie/notifications/${connections.mollie!.id}`, {
+        rawBody: mollie.webhookBody(session.id),
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
+    // Mollie calls the webhook on every status change: an open payment records nothing.
+    expect((await notify()).body.outcome).toBe('ignored');
+    mollie.setStatus(session.id, 'paid');
+    const response = await notify();
+    expect(response.status).toBe(200);
+    expect(response.body.outcome).toBe('paid');
+    const read = await stack.request('GET', `/v1/payment-links/${link.id}`, { key: keys.mollie!.api_key });
+    expect(read.body).toMatchObject({
+      status: 'paid',
+      payment: {
+        id: session.payment_id,
+        connection_id: connections.mollie!.id,
+        provider: 'mollie',
+        reference: session.id,
+      },
+    });
+  });
+
+  it('refuses (400) a webhook naming a payment the connection’s key cannot see', async () => {
+    const response = await stack.request('POST', `/psp/mollie/notifications/${connections.mollie!.id}`, {
+      rawBody: 'id=tr_notours123',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(response.status).toBe(400);
+    expect(response.body.code).toBe('invalid_notification');
+  });
+});
+
+describe('checkout through an Adyen connection, end to end through the handlers', () => {
+  it('creates a payment link, answers [accepted], and records the payment once Adyen confirms it', async () => {
+    const link = await createLink(stack, keys.adyen!.api_key, {
+      redirect_url: 'https://shop.example/thanks',
+    });
+    const page = await navigate(link.checkout_url);
+    const session = (await storedLink(link.id)).psp_session!;
+    expect(session).toMatchObject({ provider: 'adyen', connection_id: connections.adyen!.id });
+    expect(page.headers['content-security-policy']).toMatch(/form-action https:\/\/test\.adyen\.link;/);
+
+    const item = fakeAdyen.pay(session.id);
+    const response = await stack.request('POST', `/psp/adyen/notifications/${connections.adyen!.id}`, {
+      rawBody: fakeAdyen.notification([item], { hmacKey: adyen.hmac_key }),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^text\/plain/);
+    expect(response.body).toBe('[accepted]');
+    const read = await stack.request('GET', `/v1/payment-links/${link.id}`, { key: keys.adyen!.api_key });
+    expect(read.body).toMatchObject({
+      status: 'paid',
+      payment: {
+        id: session.payment_id,
+        connection_id: connections.adyen!.id,
+        provider: 'adyen',
+        reference: item.pspReference,
+      },
+    });
+  });
+
+  it('refuses (400) a notification signed with another HMAC key, and records nothing', async () => {
+    const link = await createLink(stack, keys.adyen!.api_key);
+    await navigate(link.checkout_url);
+    const session = (await storedLink(link.id)).psp_session!;
+    const item = fakeAdyen.pay(session.id);
+    const response = await stack.request('POST', `/psp/adyen/notifications/${connections.adyen!.id}`, {
+      rawBody: fakeAdyen.notification([item], { hmacKey: 'AB'.repeat(32) }),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(response.status).toBe(400);
+    expect((await storedLink(link.id)).status).toBe('open');
+  });
+});

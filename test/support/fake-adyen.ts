@@ -1,0 +1,225 @@
+import { randomBytes } from 'node:crypto';
+import { hmacValidator } from '@adyen/api-library';
+import { type RecordedPspRequest, startFakePspServer } from './fake-psp-server.ts';
+
+export type FakePaymentLink = Record<string, unknown> & {
+  id: string;
+  status: 'active' | 'completed' | 'expired' | 'paymentPending';
+  reference: string;
+  merchantAccount: string;
+  amount: { value: number; currency: string };
+};
+
+export interface FakeRefund {
+  pspReference: string;
+  paymentPspReference: string;
+  reference: string;
+  amount: { value: number; currency: string };
+}
+
+export interface NotificationItem {
+  additionalData?: Record<string, string>;
+  amount: { value: number; currency: string };
+  eventCode: string;
+  eventDate: string;
+  merchantAccountCode: string;
+  merchantReference: string;
+  originalReference?: string;
+  pspReference: string;
+  reason: string;
+  success: 'true' | 'false';
+}
+
+export interface FakeAdyen {
+  /** The origin the SDK's requests are sent to (their paths are kept). */
+  url: string;
+  requests: RecordedPspRequest[];
+  paymentLinks: Map<string, FakePaymentLink>;
+  refunds: Map<string, FakeRefund>;
+  /** The buyer pays on the link: it completes, and the AUTHORISATION item Adyen would then send is returned. */
+  pay(linkId: string): NotificationItem;
+  /** The item of a REFUND (or REFUND_FAILED) notification about a refund the fake received. */
+  refundItem(refundPspReference: string, outcome: 'succeeded' | 'failed'): NotificationItem;
+  /** A notification request as Adyen posts it: every item signed with `hmacKey` (hex). */
+  notification(items: NotificationItem[], options: { hmacKey: string; live?: boolean }): string;
+  outage: 'none' | 'hang' | 'error';
+  stop(): Promise<void>;
+}
+
+const pspReference = () => randomBytes(8).toString('hex').toUpperCase().slice(0, 16);
+
+/**
+ * A local server speaking Adyen's Checkout API v72 wire format for what the adapter uses
+ * (docs.adyen.com/api-explorer/Checkout/72): `X-API-Key`, JSON bodies with amounts in minor units, payment
+ * links (`POST /paymentLinks`, `GET` and `PATCH /paymentLinks/{id}`), refunds
+ * (`POST /payments/{pspReference}/refunds`, answered `received`), errors as
+ * `{ status, errorCode, message, errorType }`, `Idempotency-Key` replays; live paths carry the `/checkout`
+ * prefix of live endpoints. Notifications are built as Adyen sends them, signed with the SDK's own HMAC code.
+ */
+export async function startFakeAdyen(options: {
+  apiKeys: string[];
+  merchantAccount: string;
+}): Promise<FakeAdyen> {
+  const paymentLinks = new Map<string, FakePaymentLink>();
+  const refunds = new Map<string, FakeRefund>();
+  const payments = new Map<string, { pspReference: string; link: FakePaymentLink }>();
+  const replays = new Map<string, { status: number; body: unknown }>();
+  const state = { outage: 'none' as FakeAdyen['outage'] };
+  const error = (status: number, errorCode: string, message: string, errorType = 'validation') => ({
+    status,
+    body: { status, errorCode, message, errorType },
+  });
+
+  const server = await startFakePspServer('application/json', (request, url) => {
+    if (state.outage === 'hang') return 'hang';
+    if (state.outage === 'error') return error(500, '905', 'Internal error', 'internal');
+    const key = request.headers['x-api-key'];
+    if (typeof key !== 'string' || !options.apiKeys.includes(key)) {
+      return error(401, '000', 'HTTP Status Response - Unauthorized', 'security');
+    }
+    const replayKey =
+      typeof request.headers['idempotency-key'] === 'string'
+        ? `${key} ${request.headers['idempotency-key']}`
+        : undefined;
+    if (replayKey && replays.has(replayKey))
+      return replays.get(replayKey) as { status: number; body: unknown };
+    const body = request.body ? (JSON.parse(request.body) as Record<string, unknown>) : {};
+    const answer = route(request.method, url.pathname.replace(/^\/checkout/, ''), body);
+    if (replayKey && answer.status < 300) replays.set(replayKey, answer);
+    return answer;
+  });
+
+  function route(method: string, path: string, body: Record<string, unknown>) {
+    const links = /^\/v72\/paymentLinks(?:\/(PL[0-9A-F]+))?$/.exec(path);
+    const refund = /^\/v72\/payments\/([0-9A-Z]+)\/refunds$/.exec(path);
+    if (links && !links[1] && method === 'POST') return createLink(body);
+    if (links?.[1]) {
+      const link = paymentLinks.get(links[1]);
+      if (!link) return error(422, '14_012', 'The requested payment link does not exist');
+      if (method === 'GET') return { status: 200, body: link };
+      if (method === 'PATCH') {
+        if (body.status !== 'expired') return error(422, '14_030', 'Invalid status value');
+        if (link.status !== 'active')
+          return error(422, '14_031', `Cannot update a payment link with status ${link.status}`);
+        link.status = 'expired';
+        link.updatedAt = new Date().toISOString();
+        return { status: 200, body: link };
+      }
+    }
+    if (refund?.[1] && method === 'POST') return createRefund(refund[1], body);
+    return error(404, '000', 'Not found', 'validation');
+  }
+
+  function createLink(body: Record<string, unknown>) {
+    const amount = body.amount as { value?: unknown; currency?: unknown } | undefined;
+    if (!Number.isInteger(amount?.value) || typeof amount?.currency !== 'string') {
+      return error(422, '100', 'Required field amount is not provided or is invalid');
+    }
+    if (body.merchantAccount !== options.merchantAccount) {
+      return error(403, '901', 'Invalid Merchant Account', 'security');
+    }
+    if (typeof body.reference !== 'string')
+      return error(422, '130', 'Required field reference is not provided');
+    const id = `PL${randomBytes(8).toString('hex').toUpperCase()}`;
+    const link: FakePaymentLink = {
+      amount: { value: amount.value as number, currency: amount.currency },
+      description: body.description,
+      expiresAt: body.expiresAt ?? new Date(Date.now() + 86_400_000).toISOString(),
+      id,
+      merchantAccount: body.merchantAccount,
+      metadata: body.metadata,
+      reference: body.reference,
+      returnUrl: body.returnUrl,
+      reusable: body.reusable ?? false,
+      status: 'active',
+      updatedAt: new Date().toISOString(),
+      url: `https://test.adyen.link/${id}`,
+    };
+    paymentLinks.set(id, link);
+    return { status: 201, body: link };
+  }
+
+  function createRefund(paymentPspReference: string, body: Record<string, unknown>) {
+    const payment = payments.get(paymentPspReference);
+    if (!payment) return error(422, '167', 'Original pspReference required for this operation');
+    const amount = body.amount as { value: number; currency: string };
+    if (amount.currency !== payment.link.amount.currency)
+      return error(422, '137', 'Invalid amount specified');
+    const created: FakeRefund = {
+      pspReference: pspReference(),
+      paymentPspReference,
+      reference: String(body.reference ?? ''),
+      amount,
+    };
+    refunds.set(created.pspReference, created);
+    return {
+      status: 201,
+      body: {
+        merchantAccount: body.merchantAccount,
+        paymentPspReference,
+        pspReference: created.pspReference,
+        reference: created.reference,
+        status: 'received',
+        amount,
+      },
+    };
+  }
+
+  return {
+    url: server.url,
+    requests: server.requests,
+    paymentLinks,
+    refunds,
+    pay(linkId) {
+      const link = paymentLinks.get(linkId);
+      if (!link) throw new Error(`no payment link ${linkId}`);
+      link.status = 'completed';
+      const reference = pspReference();
+      payments.set(reference, { pspReference: reference, link });
+      return {
+        additionalData: { paymentLinkId: link.id, paymentMethod: 'visa' },
+        amount: link.amount,
+        eventCode: 'AUTHORISATION',
+        eventDate: new Date().toISOString(),
+        merchantAccountCode: link.merchantAccount,
+        merchantReference: link.reference,
+        pspReference: reference,
+        reason: '012345:1111:03/2030',
+        success: 'true',
+      };
+    },
+    refundItem(refundPspReference, outcome) {
+      const refund = refunds.get(refundPspReference);
+      if (!refund) throw new Error(`no refund ${refundPspReference}`);
+      return {
+        amount: refund.amount,
+        eventCode: outcome === 'succeeded' ? 'REFUND' : 'REFUND_FAILED',
+        eventDate: new Date().toISOString(),
+        merchantAccountCode: options.merchantAccount,
+        merchantReference: refund.reference,
+        originalReference: refund.paymentPspReference,
+        pspReference: refund.pspReference,
+        reason: outcome === 'succeeded' ? '' : 'Insufficient balance on merchant account',
+        success: outcome === 'succeeded' ? 'true' : 'false',
+      };
+    },
+    notification(items, { hmacKey, live = false }) {
+      const signer = new hmacValidator();
+      return JSON.stringify({
+        live: String(live),
+        notificationItems: items.map((item) => {
+          const signed = { ...item, additionalData: { ...item.additionalData } };
+          signed.additionalData.hmacSignature = signer.calculateHmac(signed as never, hmacKey);
+          return { NotificationRequestItem: signed };
+        }),
+      });
+    },
+    get outage() {
+      return state.outage;
+    },
+    set outage(value) {
+      state.outage = value;
+    },
+    stop: server.stop,
+  };
+}

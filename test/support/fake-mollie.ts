@@ -1,0 +1,222 @@
+import { randomBytes } from 'node:crypto';
+import { type RecordedPspRequest, startFakePspServer } from './fake-psp-server.ts';
+
+export type FakeMolliePayment = Record<string, unknown> & {
+  id: string;
+  mode: 'test' | 'live';
+  status: string;
+  isCancelable: boolean;
+  amount: { value: string; currency: string };
+  amountRefunded: { value: string; currency: string };
+  metadata: unknown;
+};
+
+export type FakeMollieRefund = Record<string, unknown> & { id: string; paymentId: string; status: string };
+
+export interface FakeMollie {
+  /** The SDK's `apiEndpoint`. */
+  apiEndpoint: string;
+  requests: RecordedPspRequest[];
+  payments: Map<string, FakeMolliePayment>;
+  refunds: Map<string, FakeMollieRefund>;
+  /** What Mollie does when the buyer pays, declines, or lets the payment run out. */
+  setStatus(id: string, status: 'paid' | 'failed' | 'canceled' | 'expired' | 'pending'): FakeMolliePayment;
+  setRefundStatus(id: string, status: 'refunded' | 'failed' | 'processing'): FakeMollieRefund;
+  /** The webhook Mollie sends: a form body with the payment id only. */
+  webhookBody(id: string): string;
+  /** `hang`: requests are never answered; `error`: every request is a 503. */
+  outage: 'none' | 'hang' | 'error';
+  stop(): Promise<void>;
+}
+
+const ZERO_DECIMAL = new Set(['JPY', 'ISK', 'KRW']);
+const id = (prefix: string) => `${prefix}_${randomBytes(8).toString('hex')}`;
+const link = (href: string, type = 'application/hal+json') => ({ href, type });
+
+/**
+ * A local server speaking Mollie's v2 wire format for what the adapter uses (docs.mollie.com/reference):
+ * JSON bodies, HAL responses (`_links.checkout` is the hosted checkout), errors as
+ * `{ status, title, detail, _links }`, the mode taken from the API key (`test_…` / `live_…`), and
+ * `Idempotency-Key` replays. The official `@mollie/api-client` is pointed at it with `apiEndpoint`.
+ */
+export async function startFakeMollie(options: { apiKeys: string[] }): Promise<FakeMollie> {
+  const payments = new Map<string, FakeMolliePayment>();
+  const refunds = new Map<string, FakeMollieRefund>();
+  const replays = new Map<string, { status: number; body: unknown }>();
+  /** The mode of the key that made each payment: only keys of that mode see it, whatever `mode` says. */
+  const ownerModes = new Map<string, 'test' | 'live'>();
+  const error = (status: number, title: string, detail: string) => ({
+    status,
+    body: {
+      status,
+      title,
+      detail,
+      _links: { documentation: link('https://docs.mollie.com/errors', 'text/html') },
+    },
+  });
+  let endpoint = '';
+  const state = { outage: 'none' as FakeMollie['outage'] };
+
+  const server = await startFakePspServer('application/hal+json', (request, url) => {
+    if (state.outage === 'hang') return 'hang';
+    if (state.outage === 'error') return error(503, 'Service Unavailable', 'Mollie is down for maintenance.');
+    const key = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1] ?? '';
+    if (!options.apiKeys.includes(key)) {
+      return error(401, 'Unauthorized Request', 'Missing authentication, or failed to authenticate');
+    }
+    const mode = key.startsWith('live_') ? 'live' : 'test';
+    const idempotencyKey = request.headers['idempotency-key'];
+    const replayKey = typeof idempotencyKey === 'string' ? `${key} ${idempotencyKey}` : undefined;
+    if (request.method === 'POST' && replayKey && replays.has(replayKey)) {
+      return replays.get(replayKey) as { status: number; body: unknown };
+    }
+    const body = request.body ? (JSON.parse(request.body) as Record<string, unknown>) : {};
+    const answer = route(request.method, url.pathname, body, mode);
+    if (request.method === 'POST' && replayKey && answer.status < 300) replays.set(replayKey, answer);
+    return answer;
+  });
+  endpoint = `${server.url}/v2/`;
+
+  function route(method: string, path: string, body: Record<string, unknown>, mode: 'test' | 'live') {
+    const match = /^\/v2\/payments(?:\/(tr_[A-Za-z0-9]+)(?:\/refunds(?:\/(re_[A-Za-z0-9]+))?)?)?$/.exec(path);
+    if (!match) return error(404, 'Not Found', 'The resource does not exist.');
+    const [, paymentId, refundId] = match;
+    const refundsPath = path.includes('/refunds');
+    if (!paymentId && method === 'POST') return createPayment(body, mode);
+    const payment = paymentId ? payments.get(paymentId) : undefined;
+    // A payment made with another key's mode does not exist for this key.
+    if (!payment || ownerModes.get(payment.id) !== mode) {
+      return error(404, 'Not Found', `No payment exists with token ${paymentId}.`);
+    }
+    if (!refundsPath && method === 'GET') return { status: 200, body: payment };
+    if (!refundsPath && method === 'DELETE') {
+      if (!payment.isCancelable) return error(422, 'Unprocessable Entity', 'The payment cannot be canceled');
+      Object.assign(payment, {
+        status: 'canceled',
+        isCancelable: false,
+        canceledAt: new Date().toISOString(),
+      });
+      return { status: 200, body: payment };
+    }
+    if (refundsPath && !refundId && method === 'POST') return createRefund(payment, body);
+    if (refundsPath && refundId && method === 'GET') {
+      const refund = refunds.get(refundId);
+      if (!refund || refund.paymentId !== payment.id) {
+        return error(404, 'Not Found', `No refund exists with token ${refundId}.`);
+      }
+      return { status: 200, body: refund };
+    }
+    return error(405, 'Method Not Allowed', `The method ${method} is not allowed here.`);
+  }
+
+  function createPayment(body: Record<string, unknown>, mode: 'test' | 'live') {
+    const amount = body.amount as { value?: unknown; currency?: unknown } | undefined;
+    // Mollie wants exactly the currency's decimals: "10.00", but "500" for JPY.
+    const decimals = ZERO_DECIMAL.has(String(amount?.currency)) ? 0 : 2;
+    const pattern = decimals === 0 ? /^\d+$/ : /^\d+\.\d{2}$/;
+    if (typeof amount?.value !== 'string' || !pattern.test(amount.value)) {
+      return error(422, 'Unprocessable Entity', 'The amount contains an invalid value');
+    }
+    if (typeof body.description !== 'string' || typeof body.redirectUrl !== 'string') {
+      return error(422, 'Unprocessable Entity', 'The description and redirectUrl are required');
+    }
+    const created = new Date();
+    const payment: FakeMolliePayment = {
+      resource: 'payment',
+      id: id('tr'),
+      mode,
+      createdAt: created.toISOString(),
+      amount: { value: amount.value, currency: String(amount.currency) },
+      amountRefunded: { value: '0.00', currency: String(amount.currency) },
+      description: body.description,
+      method: null,
+      metadata: body.metadata ?? null,
+      status: 'open',
+      isCancelable: true,
+      expiresAt: new Date(created.getTime() + 15 * 60_000).toISOString(),
+      profileId: 'pfl_QkEhN94Ba',
+      sequenceType: 'oneoff',
+      redirectUrl: body.redirectUrl,
+      cancelUrl: body.cancelUrl ?? null,
+      webhookUrl: body.webhookUrl ?? null,
+      _links: {},
+    };
+    payment._links = {
+      self: link(`${endpoint}payments/${payment.id}`),
+      checkout: link(`https://www.mollie.com/checkout/select-method/${payment.id.slice(3)}`, 'text/html'),
+      dashboard: link(`https://www.mollie.com/dashboard/org_12345678/payments/${payment.id}`, 'text/html'),
+      documentation: link('https://docs.mollie.com/reference/create-payment', 'text/html'),
+    };
+    payments.set(payment.id, payment);
+    ownerModes.set(payment.id, mode);
+    return { status: 201, body: payment };
+  }
+
+  function createRefund(payment: FakeMolliePayment, body: Record<string, unknown>) {
+    if (payment.status !== 'paid') {
+      return error(422, 'Unprocessable Entity', 'The payment has not been paid, so it cannot be refunded');
+    }
+    const amount = body.amount as { value: string; currency: string };
+    const cents = (value: string) => Math.round(Number(value) * 100);
+    const remaining = cents(payment.amount.value) - cents(payment.amountRefunded.value);
+    if (amount.currency !== payment.amount.currency || cents(amount.value) > remaining) {
+      return error(
+        422,
+        'Unprocessable Entity',
+        'The amount is higher than the amount that remains refundable',
+      );
+    }
+    payment.amountRefunded = {
+      value: ((cents(payment.amountRefunded.value) + cents(amount.value)) / 100).toFixed(2),
+      currency: amount.currency,
+    };
+    const refund: FakeMollieRefund = {
+      resource: 'refund',
+      id: id('re'),
+      amount,
+      status: 'pending',
+      createdAt: new Date().toISOString(),
+      description: body.description ?? '',
+      metadata: body.metadata ?? null,
+      paymentId: payment.id,
+      settlementAmount: { value: `-${amount.value}`, currency: amount.currency },
+      _links: {},
+    };
+    refund._links = {
+      self: link(`${endpoint}payments/${payment.id}/refunds/${refund.id}`),
+      payment: link(`${endpoint}payments/${payment.id}`),
+      documentation: link('https://docs.mollie.com/reference/create-refund', 'text/html'),
+    };
+    refunds.set(refund.id, refund);
+    return { status: 201, body: refund };
+  }
+
+  return {
+    apiEndpoint: endpoint,
+    requests: server.requests,
+    payments,
+    refunds,
+    setStatus(paymentId, status) {
+      const payment = payments.get(paymentId);
+      if (!payment) throw new Error(`no payment ${paymentId}`);
+      Object.assign(payment, { status, isCancelable: false });
+      if (status === 'paid')
+        Object.assign(payment, { paidAt: new Date().toISOString(), method: 'creditcard' });
+      return payment;
+    },
+    setRefundStatus(refundId, status) {
+      const refund = refunds.get(refundId);
+      if (!refund) throw new Error(`no refund ${refundId}`);
+      refund.status = status;
+      return refund;
+    },
+    webhookBody: (paymentId) => new URLSearchParams({ id: paymentId }).toString(),
+    get outage() {
+      return state.outage;
+    },
+    set outage(value) {
+      state.outage = value;
+    },
+    stop: server.stop,
+  };
+}
