@@ -100,6 +100,14 @@ export const functions = {
     calls: { psp: 1 },
   },
   // Per link it expires; it stops taking links while one more might not fit (functions/handlers/expire-links.ts).
+  // Asks PSPs about pending payments (missed notifications) and records their answers like a notification.
+  'check-pending-payments': {
+    table: ['GetItem', 'PutItem', 'DeleteItem', 'Query'],
+    sendsEvents: true,
+    timeoutSeconds: 60,
+    secrets: ['sandbox', 'psp'],
+    calls: { psp: 1 },
+  },
   'expire-links': {
     table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query'],
     sendsEvents: true,
@@ -142,6 +150,7 @@ export const routes: readonly (RouteDefinition & { handler: HandlerName })[] = h
 export const schedules: readonly ScheduleDefinition[] = [
   { handler: 'outbox-sweeper', everyMinutes: 1, localEverySeconds: 5 },
   { handler: 'expire-links', everyMinutes: 1, localEverySeconds: 5 },
+  { handler: 'check-pending-payments', everyMinutes: 1, localEverySeconds: 5 },
 ];
 
 /** The queue that carries webhook events from transitions to delivery. */
