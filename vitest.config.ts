@@ -1,9 +1,9 @@
 import { defineConfig } from 'vitest/config';
 
 /** One vitest project per kind of test (STYLE.md point 10); `npm test` runs them all. */
-// The functions' JSON request logs would drown the report; warnings and errors still show.
-// test/integration/logging.test.ts turns INFO back on for what it checks.
-const env = { POWERTOOLS_LOG_LEVEL: 'WARN' };
+// The functions' JSON request logs and metric lines would drown the report; warnings and errors still show.
+// test/integration/logging.test.ts turns INFO back on, test/integration/metrics.test.ts the metrics.
+const env = { POWERTOOLS_LOG_LEVEL: 'WARN', POWERTOOLS_METRICS_DISABLED: 'true' };
 
 export default defineConfig({
   test: {

@@ -10,7 +10,7 @@ import { EVENT_SOURCE_CONCURRENCY } from './routes.ts';
  * `throttleBurstLimit` (API Gateway throttling of each merchant route), `publicThrottleRateLimit` and
  * `publicThrottleBurstLimit` (of each public route), `rateLimitRequests` and `rateLimitWindowSeconds` (the
  * per-(account, mode) limit), `webhookConcurrency` (concurrent webhook-delivery invocations at most, 2..1000;
- * default in lib/routes.ts). cdk-nag's AwsSolutions
+ * default in lib/routes.ts), `alarmTopicArn` and `alarmEmail` (where the alarms notify). cdk-nag's AwsSolutions
  * rules run on every synth; a finding that is not acknowledged in code with its reason fails the synth.
  */
 export function createApp(props: AppProps = {}): { app: App; stack: PaymentLinksStack } {
@@ -32,6 +32,10 @@ export function createApp(props: AppProps = {}): { app: App; stack: PaymentLinks
       windowSeconds: numberContext(app, 'rateLimitWindowSeconds', DEFAULT_RATE_LIMIT.windowSeconds),
     },
     webhookConcurrency: webhookConcurrencyContext(app),
+    alarmNotifications: {
+      topicArn: stringContext(app, 'alarmTopicArn', /^arn:aws[\w-]*:sns:[\w-]+:\d{12}:[\w-]{1,256}$/),
+      email: stringContext(app, 'alarmEmail', /^[^\s@]+@[^\s@]+\.[^\s@]+$/),
+    },
     env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
   });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
@@ -56,4 +60,12 @@ function webhookConcurrencyContext(app: App): number | undefined {
   if (value < min || value > max)
     throw new Error(`Context webhookConcurrency must be ${min}..${max}: ${value}`);
   return value;
+}
+
+/** A string from CDK context that must match `pattern`, or undefined when not given. */
+function stringContext(app: App, name: string, pattern: RegExp): string | undefined {
+  const raw = app.node.tryGetContext(name);
+  if (raw === undefined || raw === '') return undefined;
+  if (typeof raw !== 'string' || !pattern.test(raw)) throw new Error(`Context ${name} is not valid: ${raw}`);
+  return raw;
 }

@@ -1,11 +1,14 @@
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { Construct } from 'constructs';
+import { AlarmNotifications, type AlarmNotificationsProps } from './constructs/alarm-notifications.ts';
 import { CheckoutSecrets } from './constructs/checkout-secrets.ts';
 import { LinksTable } from './constructs/links-table.ts';
 import { MerchantApi } from './constructs/merchant-api.ts';
 import { ServiceAlarms } from './constructs/service-alarms.ts';
+import { metricsNamespace, ServiceDashboard } from './constructs/service-dashboard.ts';
 import { ServiceFunctions, toConstructId } from './constructs/service-functions.ts';
 import { WebhookDelivery } from './constructs/webhook-delivery.ts';
 import { WebhookEventQueues } from './constructs/webhook-event-queues.ts';
@@ -22,6 +25,8 @@ export interface PaymentLinksStackProps extends StackProps {
   publicThrottle?: { rateLimit: number; burstLimit: number };
   /** Per-(account, mode) request limit enforced by the functions (defaults in functions/config.ts). */
   rateLimit?: { requests: number; windowSeconds: number };
+  /** Where the alarms notify (CDK context `alarmTopicArn`, `alarmEmail`); nowhere when empty. */
+  alarmNotifications?: AlarmNotificationsProps;
   /** Concurrent webhook-delivery invocations at most (default: the route table's). */
   webhookConcurrency?: number;
 }
@@ -59,6 +64,7 @@ export class PaymentLinksStack extends Stack {
         CHECKOUT_BASE: checkoutBase,
         EVENTS_QUEUE_URL: this.events.queue.queueUrl,
         EVENTS_DEAD_LETTER_QUEUE_URL: this.events.deadLetterQueue.queueUrl,
+        POWERTOOLS_METRICS_NAMESPACE: metricsNamespace(this),
         ...checkoutSecrets.environment,
         ...(props.rateLimit && {
           RATE_LIMIT_REQUESTS: String(props.rateLimit.requests),
@@ -83,6 +89,9 @@ export class PaymentLinksStack extends Stack {
       maxConcurrency: props.webhookConcurrency,
     });
     new ServiceAlarms(this, 'Alarms', { functions: this.functions, api: this.api.api });
+    const dashboard = new ServiceDashboard(this, 'Dashboard');
+    dashboard.addAlarmStatus(this.node.findAll().filter((node): node is Alarm => node instanceof Alarm));
+    new AlarmNotifications(this, 'AlarmNotifications', props.alarmNotifications ?? {});
 
     new CfnOutput(this, 'BaseUrl', { value: this.api.baseUrl, description: 'Base URL of the merchant API' });
     new CfnOutput(this, 'CheckoutBase', { value: checkoutBase, description: 'Base of every checkout_url' });

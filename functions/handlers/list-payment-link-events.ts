@@ -1,5 +1,6 @@
 import { eventRepository, linkRepository, now } from '../dependencies.ts';
 import { apiHandler, json } from '../http/api-handler.ts';
+import type { EventLogResource } from '../http/resources.ts';
 import { listLinkEvents } from '../use-cases/webhooks.ts';
 
 /** GET /v1/payment-links/{id}/events */
@@ -9,5 +10,5 @@ export const handler = apiHandler({ body: 'none' }, async ({ principal, event })
     principal,
     event.pathParameters?.id ?? '',
   );
-  return json(200, { data });
+  return json(200, { data } satisfies EventLogResource);
 });

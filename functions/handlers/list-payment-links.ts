@@ -4,7 +4,7 @@ import { ValidationError } from '../domain/errors.ts';
 import { decodeCursor, encodeCursor } from '../domain/page-cursor.ts';
 import { apiHandler, json } from '../http/api-handler.ts';
 import { listPaymentLinksQuery } from '../http/list-query.ts';
-import { toResource } from '../http/resources.ts';
+import { type PaymentLinkListResource, toResource } from '../http/resources.ts';
 import { validate } from '../http/validate.ts';
 import { listPaymentLinks } from '../use-cases/payment-links.ts';
 
@@ -26,5 +26,5 @@ export const handler = apiHandler({ body: 'none' }, async ({ principal, event })
   return json(200, {
     data: page.links.map((link) => toResource(link, config().CHECKOUT_BASE, at)),
     next_cursor: page.next ? encodeCursor(principal, page.next) : null,
-  });
+  } satisfies PaymentLinkListResource);
 });

@@ -1,5 +1,6 @@
 import { eventQueue, eventRepository, linkRepository, now } from '../dependencies.ts';
 import { apiHandler, json } from '../http/api-handler.ts';
+import type { RedeliveryResource } from '../http/resources.ts';
 import { emptyRequest, validate } from '../http/validate.ts';
 import { redeliverEvent } from '../use-cases/webhooks.ts';
 
@@ -12,5 +13,5 @@ export const handler = apiHandler({ body: 'optional-json' }, async ({ principal,
     principal,
     id,
   );
-  return json(202, { id, status: 'pending' });
+  return json(202, { id, status: 'pending' } satisfies RedeliveryResource);
 });

@@ -5,6 +5,7 @@ import { apiKeyAuthenticator, idempotencyStore, now, rateLimiter } from '../depe
 import { RateLimitedError, UnauthorizedError } from '../domain/errors.ts';
 import type { Principal } from '../domain/principal.ts';
 import { logger } from '../logger.ts';
+import { putMetrics } from '../metrics.ts';
 import type { RateLimitOutcome } from '../ports/rate-limiter.ts';
 import { withIdempotency } from './idempotency.ts';
 import { problemResponse } from './problem.ts';
@@ -72,7 +73,10 @@ const rateLimit = (): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext> => (
   before: async (request) => {
     const outcome = await rateLimiter().hit(principalOf(request.context), now());
     request.context.rateLimit = outcome;
-    if (!outcome.allowed) throw new RateLimitedError(outcome.resetSeconds);
+    if (!outcome.allowed) {
+      putMetrics({ RateLimitRejections: 1 });
+      throw new RateLimitedError(outcome.resetSeconds);
+    }
   },
 });
 

@@ -1,10 +1,18 @@
 import type { z } from 'zod';
-import type { PaymentLinkSchema } from '../../openapi/response-schemas.ts';
+import type {
+  EventLogSchema,
+  PaymentLinkListSchema,
+  PaymentLinkSchema,
+  RedeliverySchema,
+} from '../../openapi/response-schemas.ts';
 import { type PaymentLink, snapshotOf } from '../domain/payment-link.ts';
 import { withCheckoutUrl } from '../use-cases/payment-links.ts';
 
 /** The payment link as the API returns it: the documented schema's type (openapi/response-schemas.ts). */
 export type PaymentLinkResource = z.infer<typeof PaymentLinkSchema>;
+export type PaymentLinkListResource = z.infer<typeof PaymentLinkListSchema>;
+export type EventLogResource = z.infer<typeof EventLogSchema>;
+export type RedeliveryResource = z.infer<typeof RedeliverySchema>;
 
 export function toResource(link: PaymentLink, checkoutBase: string, now: Date): PaymentLinkResource {
   return withCheckoutUrl(snapshotOf(link, now), checkoutBase);

@@ -16,6 +16,7 @@ import { effectiveStatus, type PaymentLink, type PspSession } from '../domain/pa
 import { MODES } from '../domain/principal.ts';
 import { routeLink } from '../domain/routing.ts';
 import { logger } from '../logger.ts';
+import { putMetrics } from '../metrics.ts';
 import type { LinkRepository } from '../ports/link-repository.ts';
 import type { PaymentRepository } from '../ports/payment-repository.ts';
 import type { PspConnections } from './psp-connections.ts';
@@ -95,6 +96,7 @@ export async function openCheckout(
     if (status === 'paid') return { kind: 'paid', link };
     if (status === 'canceled' || status === 'expired') return { kind: 'gone', link, status };
     if (isPreviewRequest(request.method, request.headers)) return { kind: 'preview', link };
+    if (round === 1) putMetrics({ CheckoutVisits: 1 });
 
     const { connections, routing } = await deps.psps.directory(link.account, link.mode);
     const health = new Map(connections.map((state) => [state.connection.id, state.health]));
@@ -124,12 +126,17 @@ export async function openCheckout(
     if (await endPreviousSession(deps, link)) calls++;
 
     let raced = false;
+    let failures = 0;
     for (const connection of ordered) {
       if (calls >= deps.maxPspCalls || deps.timeLeftMs() < PSP_CALL_TIMEOUT_MS + ANSWER_ROOM_MS) break;
       if (!(await mayTry(deps, connection, health.get(connection.id), now))) continue;
       calls++;
       const opened = await tryConnection(deps, link, connection, health.get(connection.id));
-      if (!opened) continue;
+      if (!opened) {
+        failures++;
+        continue;
+      }
+      if (failures > 0) putMetrics({ Failovers: 1 }, { connection: connection.id });
       const { session, psp } = opened;
       const payment = startedPayment(
         { id: session.payment_id, link, connection },
@@ -237,6 +244,8 @@ async function tryConnection(
     }
     return { session, psp };
   } catch (error) {
+    putMetrics({ PspSessionFailures: 1 }, { connection: connection.id });
+    putMetrics({ PaymentsFailed: 1 }, { provider: connection.provider });
     logger.warn('PSP session creation failed: trying the next connection', {
       link_id: link.id,
       connection_id: connection.id,

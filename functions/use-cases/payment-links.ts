@@ -14,6 +14,7 @@ import {
 } from '../domain/payment-link.ts';
 import type { Mode, Principal } from '../domain/principal.ts';
 import { logger } from '../logger.ts';
+import { putMetrics } from '../metrics.ts';
 import type { EventQueue } from '../ports/event-queue.ts';
 import type { LinkRepository } from '../ports/link-repository.ts';
 import type { ConnectionIdsOf } from '../ports/psp-connections.ts';
@@ -41,6 +42,7 @@ export async function createPaymentLink(
   }
   const link = newPaymentLink(principal, input, deps.now());
   await deps.links.create(link);
+  putMetrics({ LinksCreated: 1 });
   return link;
 }
 

@@ -14,6 +14,7 @@ import { markPaid, type PaymentLink, reportPayment } from '../domain/payment-lin
 import type { Mode, Principal } from '../domain/principal.ts';
 import { bytesToBase62 } from '../domain/random.ts';
 import { logger } from '../logger.ts';
+import { putMetrics } from '../metrics.ts';
 import type { EventQueue } from '../ports/event-queue.ts';
 import type { LinkRepository } from '../ports/link-repository.ts';
 import type { PaymentRepository } from '../ports/payment-repository.ts';
@@ -84,7 +85,10 @@ export async function recordSessionStatus(
       reference: status.paymentReference,
     };
     const result = await applyTransition(transitions, load, (current, now) => markPaid(current, paid, now));
-    if (result.transition) return 'paid';
+    if (result.transition) {
+      putMetrics({ PaymentsSucceeded: 1 }, { provider: connection.provider });
+      return 'paid';
+    }
     const reported = await applyTransition(transitions, load, (current, now) =>
       reportPayment(current, 'payment_link.duplicate_payment', toPaymentResource(payment), now),
     );
@@ -99,6 +103,7 @@ export async function recordSessionStatus(
     return 'already_paid';
   }
   if (payment.status === 'failed' && status.state === 'failed') {
+    putMetrics({ PaymentsFailed: 1 }, { provider: connection.provider });
     await applyTransition(transitions, load, (current, now) =>
       reportPayment(current, 'payment_link.payment_failed', toPaymentResource(payment), now),
     );

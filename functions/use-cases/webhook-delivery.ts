@@ -24,6 +24,7 @@ import {
 } from '../domain/webhook.ts';
 import { signedWebhookHeaders } from '../domain/webhook-signature.ts';
 import { logger } from '../logger.ts';
+import { putMetrics } from '../metrics.ts';
 import type { ApiKeyRepository } from '../ports/api-key-repository.ts';
 import type { EndpointHealthStore } from '../ports/endpoint-health.ts';
 import type { EventQueue } from '../ports/event-queue.ts';
@@ -225,6 +226,7 @@ async function attempt(deps: DeliveryDependencies, event: StoredEvent, invocatio
     schedule: deps.schedule,
   });
   const decidedAt = deps.now();
+  putAttemptMetrics(event, decision, decidedAt);
   const dueAt = nextDueTime(decision, decidedAt);
   const owned = await deps.events.finish(event, record, decision, dueAt);
   logger.info('webhook attempt', {
@@ -252,6 +254,17 @@ async function attempt(deps: DeliveryDependencies, event: StoredEvent, invocatio
       );
   }
   return decision.status === 'pending' ? 'retry_scheduled' : decision.status;
+}
+
+/** One attempt's metrics; the latency is what the merchant waited for the event, retries included. */
+function putAttemptMetrics(event: StoredEvent, decision: DeliveryDecision, at: Date) {
+  const delivered = decision.status === 'delivered';
+  putMetrics({
+    WebhookAttempts: 1,
+    WebhookSuccesses: delivered ? 1 : 0,
+    WebhookFailures: delivered ? 0 : 1,
+    ...(delivered && { WebhookDeliveryLatency: at.getTime() - Date.parse(event.created_at) }),
+  });
 }
 
 /**

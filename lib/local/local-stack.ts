@@ -99,6 +99,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     BASE_URL: baseUrl,
     CHECKOUT_BASE: checkoutBase,
     ALLOW_PRIVATE_TARGETS: 'true',
+    // The metrics' EMF lines go to stdout as on Lambda, where CloudWatch would read them.
+    POWERTOOLS_METRICS_NAMESPACE: 'PaymentLinks-local',
     ...prepareLocalSecrets(options.dataDir),
   });
 

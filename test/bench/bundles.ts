@@ -16,7 +16,8 @@ const handlersDir = join(projectRoot, 'functions', 'handlers');
  *
  * DynamoDB is in every baseline (a PutItem at least): every function of the service needs the table, and
  * those that do not are judged against it too. Besides AWS clients, the official libraries of the protocols we
- * speak count as SDKs: each PSP's, and Standard Webhooks'. Adding an SDK: one entry here; only baselines of bundles that
+ * speak count as SDKs: each PSP's, Standard Webhooks', and Powertools Metrics for CloudWatch's Embedded Metric
+ * Format (the way our metrics must reach CloudWatch, docs/operations.md#metrics). Adding an SDK: one entry here; only baselines of bundles that
  * carry it build its code.
  */
 interface BaselineSdk {
@@ -64,6 +65,12 @@ export const BASELINE_SDKS: Readonly<Record<string, BaselineSdk>> = {
     package: 'standardwebhooks',
     binds: { named: ['Webhook'] },
     call: "new Webhook(event.secret).sign('msg_1', new Date(), '{}');",
+  },
+  // Powertools Metrics writes CloudWatch's Embedded Metric Format: the functions' official metrics library.
+  'powertools-metrics': {
+    package: '@aws-lambda-powertools/metrics',
+    binds: { named: ['Metrics'] },
+    call: "const metrics = new Metrics({ namespace: 'Bare' }); metrics.addMetric('Calls', 'Count', 1); metrics.publishStoredMetrics();",
   },
   stripe: {
     package: 'stripe',

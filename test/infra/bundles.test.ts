@@ -32,9 +32,12 @@ describe('Lambda bundles', () => {
 
   it('are judged against the bare SDK clients and commands they carry, loaded as they load them', () => {
     const baselineOfHandler = (name: string) => handlerBundles().find((b) => b.name === name)?.baseline;
-    expect(baselineOfHandler('get-payment-link')).toMatch(/^bare-dynamodb\[[\w,]*GetCommand[\w,]*\]$/);
+    // Every merchant route counts its rate-limit rejections (functions/metrics.ts): each carries Powertools Metrics.
+    expect(baselineOfHandler('get-payment-link')).toMatch(
+      /^bare-dynamodb\[[\w,]*GetCommand[\w,]*\]\+powertools-metrics$/,
+    );
     expect(baselineOfHandler('redeliver-event')).toMatch(
-      /^bare-dynamodb\[[\w,]+\]\+sqs\[SendMessageCommand\]$/,
+      /^bare-dynamodb\[[\w,]+\]\+sqs\[SendMessageCommand\]\+powertools-metrics$/,
     );
     // Each PSP adapter loads its SDK with import() when it serves a connection of its PSP: so does the baseline.
     expect(baselineOfHandler('checkout-page')).toMatch(

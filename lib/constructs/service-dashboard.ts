@@ -1,0 +1,119 @@
+import { Duration, Stack } from 'aws-cdk-lib';
+import {
+  Alarm,
+  AlarmStatusWidget,
+  ComparisonOperator,
+  Dashboard,
+  GraphWidget,
+  type IMetric,
+  MathExpression,
+  Metric,
+  TextWidget,
+  TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import { Construct } from 'constructs';
+import { SERVICE_NAME } from '../../functions/logger.ts';
+import { METRICS, type MetricName } from '../../functions/metrics.ts';
+
+const PERIOD = Duration.minutes(5);
+
+/** The CloudWatch namespace of a stack's metrics: its own name, so stages in one account never mix. */
+export const metricsNamespace = (scope: Construct) => Stack.of(scope).stackName;
+
+/** One of our metrics over all its dimension values (the `service`-only series every metric has). */
+export function serviceMetric(scope: Construct, name: MetricName, statistic = 'Sum'): Metric {
+  return new Metric({
+    namespace: metricsNamespace(scope),
+    metricName: name,
+    dimensionsMap: { service: SERVICE_NAME },
+    statistic,
+    period: PERIOD,
+  });
+}
+
+/**
+ * The service's CloudWatch dashboard: one graph per metric of functions/metrics.ts, in the table's order (a
+ * metric added there appears here by itself), each `by` dimension drawn as one line per value, latencies as
+ * p50/p90/p99; then the state of every alarm of the stack. The business alarms on these metrics are here too.
+ */
+export class ServiceDashboard extends Construct {
+  readonly dashboard: Dashboard;
+  readonly alarms: Alarm[];
+
+  constructor(scope: Construct, id: string) {
+    super(scope, id);
+    const namespace = metricsNamespace(this);
+    this.dashboard = new Dashboard(this, 'Dashboard', {
+      dashboardName: namespace,
+      defaultInterval: Duration.hours(24),
+    });
+    this.dashboard.addWidgets(
+      new TextWidget({
+        markdown: `# ${namespace}\nBusiness metrics (namespace \`${namespace}\`), then alarms. What each one counts: docs/operations.md#metrics.`,
+        width: 24,
+        height: 2,
+      }),
+    );
+    this.dashboard.addWidgets(
+      ...(Object.keys(METRICS) as MetricName[]).map((name) => this.graph(namespace, name)),
+    );
+
+    const failed = serviceMetric(this, 'PaymentsFailed');
+    const succeeded = serviceMetric(this, 'PaymentsSucceeded');
+    this.alarms = [
+      new Alarm(this, 'PaymentFailureRate', {
+        alarmDescription:
+          'More than half of at least 10 payment attempts in 5 minutes failed at the PSP: a PSP outage or rejected credentials (PaymentsFailed by provider on the dashboard says which).',
+        metric: new MathExpression({
+          expression: 'IF(failed + succeeded >= 10, 100 * failed / (failed + succeeded), 0)',
+          usingMetrics: { failed, succeeded },
+          label: 'Failed payments (%)',
+          period: PERIOD,
+        }),
+        threshold: 50,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 2,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+      new Alarm(this, 'WebhookLatency', {
+        alarmDescription:
+          'Half the webhooks delivered in the last 15 minutes waited over 5 minutes after their event: delivery is falling behind (queue, function or sweeper).',
+        metric: serviceMetric(this, 'WebhookDeliveryLatency', 'p50'),
+        threshold: Duration.minutes(5).toMilliseconds(),
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 3,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+    ];
+  }
+
+  /** Shows every alarm of the stack (call once all are built). */
+  addAlarmStatus(alarms: Alarm[]) {
+    this.dashboard.addWidgets(new AlarmStatusWidget({ title: 'Alarms', alarms, width: 24, height: 4 }));
+  }
+
+  private graph(namespace: string, name: MetricName): GraphWidget {
+    const { unit, by, description } = METRICS[name];
+    const title = `${name}: ${description}`;
+    if (unit === 'Milliseconds') {
+      return new GraphWidget({
+        title,
+        left: ['p50', 'p90', 'p99'].map((statistic) =>
+          serviceMetric(this, name, statistic).with({ label: statistic }),
+        ),
+        width: 8,
+      });
+    }
+    const total: IMetric = serviceMetric(this, name).with({ label: 'all' });
+    const breakdown = by.map(
+      (dimension: string) =>
+        new MathExpression({
+          expression: `SEARCH('{${namespace},service,${dimension}} MetricName="${name}"', 'Sum', ${PERIOD.toSeconds()})`,
+          usingMetrics: {},
+          label: `by ${dimension}`,
+          period: PERIOD,
+        }),
+    );
+    return new GraphWidget({ title, left: [total, ...breakdown], width: 8 });
+  }
+}
