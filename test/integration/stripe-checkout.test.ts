@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StripePspFactory } from '../../functions/adapters/psp/stripe-psp.ts';
 import { pspConfigRepository } from '../../functions/dependencies.ts';
 import { legacyStripeSecretName, migratedConnectionId } from '../../functions/domain/connection.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
