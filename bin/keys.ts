@@ -10,7 +10,8 @@ const USAGE = `Usage:
   npm run keys -- rotate-webhook-secret --account <account> --mode test|live [--json]
 
 Target: the running local stack (npm start, found through DATA_DIR, default .data), or a deployed stack with
---table <TableName output> (or TABLE_NAME) and the usual AWS credentials and region.`;
+--table <TableName output> (or TABLE_NAME), --signing-key <SigningKeyArn output> (or SIGNING_KEY_ID: the KMS
+key webhook secrets are sealed with) and the usual AWS credentials and region.`;
 
 const fail: (message: string) => never = failWithUsage(USAGE);
 
@@ -21,6 +22,7 @@ const { values, positionals } = parseArgs({
     mode: { type: 'string' },
     json: { type: 'boolean', default: false },
     table: { type: 'string' },
+    'signing-key': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
 });
@@ -37,18 +39,31 @@ function requireAccount(): string {
 }
 
 const [command, ...rest] = positionals;
-const target = selectCliTarget(values.table ?? process.env.TABLE_NAME, fail).description;
+const cliTarget = selectCliTarget(values.table ?? process.env.TABLE_NAME, fail);
+const target = cliTarget.description;
 // Imported after the target is chosen: the repositories read TABLE_NAME and the SDK endpoint on first use.
 const { DynamoApiKeyRepository } = await import('../functions/adapters/dynamodb/api-key-repository.ts');
+const { DynamoSigningSecretStore } = await import('../functions/adapters/dynamodb/signing-secret-store.ts');
+const { FileKeyCipher } = await import('../functions/adapters/secrets/file-key-cipher.ts');
+const { KmsCipher } = await import('../functions/adapters/secrets/kms-cipher.ts');
 const { documentClient } = await import('../functions/clients/dynamodb.ts');
+const { kmsClient } = await import('../functions/clients/kms.ts');
 const { issueApiKey, listApiKeys, rotateWebhookSecret } = await import('../functions/use-cases/api-keys.ts');
 const repository = new DynamoApiKeyRepository(documentClient, process.env.TABLE_NAME as string);
+// Webhook secrets are sealed at rest: with the local stack's key file, or the deployed stack's KMS key.
+const secrets = new DynamoSigningSecretStore(
+  documentClient,
+  process.env.TABLE_NAME as string,
+  cliTarget.localDataDir
+    ? new FileKeyCipher(process.env.LOCAL_SIGNING_KEY_FILE as string)
+    : new KmsCipher({ client: kmsClient, keyId: values['signing-key'] ?? process.env.SIGNING_KEY_ID }),
+);
 
 switch (command) {
   case 'create': {
     const account = requireAccount();
     if (!MODES.includes(values.mode as Mode)) fail('--mode must be test or live.');
-    const issued = await issueApiKey(repository, account, values.mode as Mode);
+    const issued = await issueApiKey({ keys: repository, secrets }, account, values.mode as Mode);
     if (values.json) {
       console.log(JSON.stringify(issued));
     } else {
@@ -92,7 +107,7 @@ The key is shown this once only: store it now. Only its hash is kept.`);
   case 'rotate-webhook-secret': {
     const account = requireAccount();
     if (!MODES.includes(values.mode as Mode)) fail('--mode must be test or live.');
-    const rotated = await rotateWebhookSecret(repository, account, values.mode as Mode).catch(() =>
+    const rotated = await rotateWebhookSecret(secrets, account, values.mode as Mode).catch(() =>
       fail(`${account} has no ${values.mode} webhook secret yet: create a key first.`),
     );
     console.log(

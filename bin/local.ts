@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { apiKeyAuthenticator, apiKeyRepository } from '../functions/dependencies.ts';
+import { apiKeyAuthenticator, apiKeyRepository, signingSecretStore } from '../functions/dependencies.ts';
 import { type IssuedApiKey, issueApiKey } from '../functions/use-cases/api-keys.ts';
 import { startLocalStack } from '../lib/local/local-stack.ts';
 
@@ -48,7 +48,11 @@ async function demoCredentials(): Promise<IssuedApiKey> {
       .catch(() => false);
     if (stillValid) return saved;
   }
-  const issued = await issueApiKey(apiKeyRepository(), 'acct_demo', 'test');
+  const issued = await issueApiKey(
+    { keys: apiKeyRepository(), secrets: signingSecretStore() },
+    'acct_demo',
+    'test',
+  );
   writeFileSync(file, `${JSON.stringify(issued, null, 2)}\n`, { mode: 0o600 });
   return issued;
 }

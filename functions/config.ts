@@ -45,6 +45,10 @@ const configSchema = () =>
      * rotated PSP credentials are in use within that time (docs/orchestration.md#rotating-credentials).
      */
     SECRETS_CACHE_SECONDS: integer(0, 300, 300),
+    /** The KMS key that seals webhook signing secrets (only the delivery function may decrypt with it). */
+    SIGNING_KEY_ID: z.optional(nonEmpty()),
+    /** Local stack only: signing secrets are sealed with the key in this file instead of KMS. */
+    LOCAL_SIGNING_KEY_FILE: z.optional(nonEmpty()),
     /** Local stack only: secrets come from this JSON file instead of Secrets Manager. */
     LOCAL_SECRETS_FILE: z.optional(nonEmpty()),
     /** Tests only: send Stripe API calls to this Stripe-speaking server instead of api.stripe.com. */

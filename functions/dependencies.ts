@@ -11,15 +11,19 @@ import {
 } from './adapters/dynamodb/psp-connection-repository.ts';
 import { DynamoRateLimiter } from './adapters/dynamodb/rate-limiter.ts';
 import { DynamoSandboxSessionStore } from './adapters/dynamodb/sandbox-session-store.ts';
+import { DynamoSigningSecretStore } from './adapters/dynamodb/signing-secret-store.ts';
 import { AdyenPspFactory } from './adapters/psp/adyen-psp.ts';
 import { MolliePspFactory } from './adapters/psp/mollie-psp.ts';
 import { SandboxNotifier } from './adapters/psp/sandbox-notifier.ts';
 import { SandboxPspFactory } from './adapters/psp/sandbox-psp.ts';
 import { StripePspFactory } from './adapters/psp/stripe-psp.ts';
+import { FileKeyCipher } from './adapters/secrets/file-key-cipher.ts';
 import { FileSecretStore } from './adapters/secrets/file-secret-store.ts';
+import { KmsCipher } from './adapters/secrets/kms-cipher.ts';
 import { SecretsManagerSecretStore } from './adapters/secrets/secrets-manager-store.ts';
 import { SqsEventQueue } from './adapters/sqs/event-queue.ts';
 import { documentClient } from './clients/dynamodb.ts';
+import { kmsClient } from './clients/kms.ts';
 import { secretsManagerClient } from './clients/secrets-manager.ts';
 import { sqsClient } from './clients/sqs.ts';
 import { config } from './config.ts';
@@ -45,6 +49,19 @@ export const linkRepository = /* @__PURE__ */ once(
 
 export const apiKeyRepository = /* @__PURE__ */ once(
   () => new DynamoApiKeyRepository(documentClient, config().TABLE_NAME),
+);
+
+/** The key webhook signing secrets are sealed with: KMS on AWS, a key file in the local stack. */
+export const signingKeyCipher = /* @__PURE__ */ once(() => {
+  const { LOCAL_SIGNING_KEY_FILE, SIGNING_KEY_ID } = config();
+  return LOCAL_SIGNING_KEY_FILE
+    ? new FileKeyCipher(LOCAL_SIGNING_KEY_FILE)
+    : new KmsCipher({ client: kmsClient, keyId: SIGNING_KEY_ID });
+});
+
+/** Webhook signing secrets: used by the delivery function (and the keys CLI) only. */
+export const signingSecretStore = /* @__PURE__ */ once(
+  () => new DynamoSigningSecretStore(documentClient, config().TABLE_NAME, signingKeyCipher()),
 );
 
 export const eventQueue = /* @__PURE__ */ once(
@@ -148,6 +165,9 @@ export const pspConnections = /* @__PURE__ */ once(() => {
     ],
   });
 });
+
+/** Refunds go through the connection that took the payment. */
+export const paymentRefunds = pspConnections;
 
 export const idempotencyStore = /* @__PURE__ */ once(
   () => new DynamoIdempotencyStore(documentClient, config().TABLE_NAME),

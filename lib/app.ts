@@ -8,7 +8,8 @@ import { EVENT_SOURCE_CONCURRENCY } from './routes.ts';
  * The CDK app, shared by `bin/app.ts` and the infra tests. Context: `stage` (default `dev`; any other stage
  * retains and protects data), `checkoutBase` (a custom domain for checkout pages), `throttleRateLimit` and
  * `throttleBurstLimit` (API Gateway throttling of each merchant route), `publicThrottleRateLimit` and
- * `publicThrottleBurstLimit` (of each public route), `rateLimitRequests` and `rateLimitWindowSeconds` (the
+ * `publicThrottleBurstLimit` (of each public route), `edgeRateLimit` or `edgeWebAclArn` (opt-in CloudFront and
+ * AWS WAF per-client limits, docs/security.md), `rateLimitRequests` and `rateLimitWindowSeconds` (the
  * per-(account, mode) limit), `webhookConcurrency` (concurrent webhook-delivery invocations at most, 2..1000;
  * default in lib/routes.ts), `alarmTopicArn` and `alarmEmail` (where the alarms notify). cdk-nag's AwsSolutions
  * rules run on every synth; a finding that is not acknowledged in code with its reason fails the synth.
@@ -19,6 +20,7 @@ export function createApp(props: AppProps = {}): { app: App; stack: PaymentLinks
   const stack = new PaymentLinksStack(app, `PaymentLinks-${stage}`, {
     stage,
     checkoutBase: app.node.tryGetContext('checkoutBase') as string | undefined,
+    ...edgeContext(app),
     throttle: {
       rateLimit: numberContext(app, 'throttleRateLimit', 100),
       burstLimit: numberContext(app, 'throttleBurstLimit', 200),
@@ -50,6 +52,14 @@ function numberContext(app: App, name: string, fallback: number): number {
   if (!Number.isInteger(value) || value < 1)
     throw new Error(`Context ${name} must be a positive integer: ${raw}`);
   return value;
+}
+
+/** CloudFront + WAF in front of the API when `edgeRateLimit` (a WebACL made here) or `edgeWebAclArn` is given. */
+function edgeContext(app: App): { edge?: { rateLimit?: number; webAclArn?: string } } {
+  const webAclArn = app.node.tryGetContext('edgeWebAclArn') as string | undefined;
+  if (webAclArn) return { edge: { webAclArn } };
+  if (app.node.tryGetContext('edgeRateLimit') === undefined) return {};
+  return { edge: { rateLimit: numberContext(app, 'edgeRateLimit', 0) } };
 }
 
 /** The `webhookConcurrency` context, within what an SQS event source accepts; undefined keeps the default. */

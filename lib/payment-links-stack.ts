@@ -5,11 +5,13 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { Construct } from 'constructs';
 import { AlarmNotifications, type AlarmNotificationsProps } from './constructs/alarm-notifications.ts';
 import { CheckoutSecrets } from './constructs/checkout-secrets.ts';
+import { EdgeProtection, type EdgeProtectionProps } from './constructs/edge-protection.ts';
 import { LinksTable } from './constructs/links-table.ts';
 import { MerchantApi } from './constructs/merchant-api.ts';
 import { ServiceAlarms } from './constructs/service-alarms.ts';
 import { metricsNamespace, ServiceDashboard } from './constructs/service-dashboard.ts';
 import { ServiceFunctions, toConstructId } from './constructs/service-functions.ts';
+import { SigningKey } from './constructs/signing-key.ts';
 import { WebhookDelivery } from './constructs/webhook-delivery.ts';
 import { WebhookEventQueues } from './constructs/webhook-event-queues.ts';
 import { eventsQueueVisibilitySeconds, schedules } from './routes.ts';
@@ -19,6 +21,11 @@ export interface PaymentLinksStackProps extends StackProps {
   stage: string;
   /** Public base of checkout pages (e.g. a custom domain); defaults to `<api url>/checkout`. */
   checkoutBase?: string;
+  /**
+   * Opt-in CloudFront + AWS WAF per-client limits in front of the API (CDK context `edgeRateLimit` or
+   * `edgeWebAclArn`); the API and checkout pages are then published under the distribution's address.
+   */
+  edge?: Omit<EdgeProtectionProps, 'api'>;
   /** API Gateway throttling of each merchant route (requests per second; burst). */
   throttle?: { rateLimit: number; burstLimit: number };
   /** API Gateway throttling of each public route: checkout pages, the sandbox, PSP notifications. */
@@ -52,20 +59,24 @@ export class PaymentLinksStack extends Stack {
       publicThrottle: props.publicThrottle ?? { rateLimit: 1000, burstLimit: 2000 },
       protectData,
     });
-    const checkoutBase = props.checkoutBase ?? `${this.api.baseUrl}/checkout`;
+    const edge = props.edge && new EdgeProtection(this, 'Edge', { api: this.api.api, ...props.edge });
+    const publicBase = edge?.url ?? this.api.baseUrl;
+    const checkoutBase = props.checkoutBase ?? `${publicBase}/checkout`;
     const checkoutSecrets = new CheckoutSecrets(this, 'CheckoutSecrets', { stage: props.stage, protectData });
+    const signingKey = new SigningKey(this, 'SigningKey', { protectData });
     this.functions = new ServiceFunctions(this, 'Functions', {
       table: this.table.table,
       eventQueue: this.events.queue,
       deadLetterQueue: this.events.deadLetterQueue,
       environment: {
         TABLE_NAME: this.table.table.tableName,
-        BASE_URL: this.api.baseUrl,
+        BASE_URL: publicBase,
         CHECKOUT_BASE: checkoutBase,
         EVENTS_QUEUE_URL: this.events.queue.queueUrl,
         EVENTS_DEAD_LETTER_QUEUE_URL: this.events.deadLetterQueue.queueUrl,
         POWERTOOLS_METRICS_NAMESPACE: metricsNamespace(this),
         ...checkoutSecrets.environment,
+        ...signingKey.environment,
         ...(props.rateLimit && {
           RATE_LIMIT_REQUESTS: String(props.rateLimit.requests),
           RATE_LIMIT_WINDOW_SECONDS: String(props.rateLimit.windowSeconds),
@@ -73,6 +84,7 @@ export class PaymentLinksStack extends Stack {
       },
       protectData,
       secrets: checkoutSecrets,
+      signingKey,
     });
     this.api.addRoutes(this.functions);
 
@@ -93,11 +105,15 @@ export class PaymentLinksStack extends Stack {
     dashboard.addAlarmStatus(this.node.findAll().filter((node): node is Alarm => node instanceof Alarm));
     new AlarmNotifications(this, 'AlarmNotifications', props.alarmNotifications ?? {});
 
-    new CfnOutput(this, 'BaseUrl', { value: this.api.baseUrl, description: 'Base URL of the merchant API' });
+    new CfnOutput(this, 'BaseUrl', { value: publicBase, description: 'Base URL of the merchant API' });
     new CfnOutput(this, 'CheckoutBase', { value: checkoutBase, description: 'Base of every checkout_url' });
     new CfnOutput(this, 'PspSecretPrefix', {
       value: checkoutSecrets.pspSecretPrefix,
       description: 'Stripe credentials go in <prefix>stripe/<account>/<mode> (docs/checkout.md)',
+    });
+    new CfnOutput(this, 'SigningKeyArn', {
+      value: signingKey.key.keyArn,
+      description: 'For npm run keys --signing-key: the KMS key webhook signing secrets are sealed with',
     });
     new CfnOutput(this, 'TableName', {
       value: this.table.table.tableName,

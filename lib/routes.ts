@@ -43,6 +43,11 @@ export interface FunctionDefinition {
    * left (sweepers, queue consumers).
    */
   timeoutSeconds?: number;
+  /**
+   * Opens webhook signing secrets: `kms:Decrypt` on the signing key (locally: the key file). Only the delivery
+   * function; the keys CLI, run by operators, is the only other user (docs/security.md#webhook-signing-secrets).
+   */
+  signingKey?: true;
   /** Secrets it reads: the sandbox PSP's signing secret, and/or the PSP credentials (e.g. Stripe keys). */
   secrets?: readonly ('sandbox' | 'psp')[];
 }
@@ -70,6 +75,7 @@ export const functions = {
     sendsEvents: true,
     sendsDeadLetters: true,
     timeoutSeconds: 30,
+    signingKey: true,
   },
   'outbox-sweeper': { table: ['Query', 'UpdateItem'], sendsEvents: true, timeoutSeconds: 60 },
   // Up to three rounds when concurrent writers keep winning: create a session, then end it unused (the last
@@ -120,7 +126,17 @@ export const functions = {
     table: ['GetItem', 'PutItem'],
     merchantApi: true,
     secrets: ['sandbox', 'psp'],
+    calls: { psp: 1 },
   },
+  // Refunds go to the PSP that took the payment (its credentials), and settle with a webhook event.
+  'create-refund': {
+    table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
+    sendsEvents: true,
+    merchantApi: true,
+    secrets: ['sandbox', 'psp'],
+    calls: { psp: 1 },
+  },
+  'list-refunds': { table: ['GetItem'], merchantApi: true },
   'get-openapi': { table: [] },
   'list-payments': { table: ['GetItem', 'Query'], merchantApi: true },
   // Connections and routing are one Query; the GetItem reads a configuration from before connections.
@@ -216,6 +232,27 @@ export function tableActionsOf(handler: HandlerName): TableAction[] {
   }
   return [...actions].sort();
 }
+
+/**
+ * Partition-key prefixes the public-facing functions may never touch, whatever actions they are granted: API-key
+ * records (by key and by the account index) and webhook signing secrets. The stack denies them through
+ * `dynamodb:LeadingKeys`; the local stack refuses them the same way (lib/local/permissions.ts).
+ */
+export const PUBLIC_DENIED_KEY_PATTERNS = ['APIKEY#*', 'ACCOUNT#*#APIKEYS', 'SIGNING_SECRET#*'] as const;
+
+/** Functions that serve public routes (buyers' browsers, PSPs): no API key stands in front of them. */
+export function isPublicFacing(handler: HandlerName): boolean {
+  return routes.some((route) => route.handler === handler && route.public);
+}
+
+/** Whether a partition-key value matches one of `PUBLIC_DENIED_KEY_PATTERNS` (`*`: any characters). */
+export function isDeniedToPublic(partitionKey: string): boolean {
+  return PUBLIC_DENIED_KEY_PATTERNS.some((pattern) =>
+    new RegExp(`^${pattern.split('*').map(escapeRegExp).join('.*')}$`).test(partitionKey),
+  );
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** The handler that answers 405 for known paths with other methods and 404 for unknown paths. */
 export const FALLBACK_HANDLER: HandlerName = 'route-fallback';

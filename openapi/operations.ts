@@ -2,7 +2,11 @@ import { z } from 'zod';
 import type { oas31 } from 'zod-openapi';
 import { listPaymentLinksQuery } from '../functions/http/list-query.ts';
 import { routingRequest } from '../functions/http/routing-schemas.ts';
-import { createPaymentLinkRequest, updatePaymentLinkRequest } from '../functions/http/schemas.ts';
+import {
+  createPaymentLinkRequest,
+  createRefundRequest,
+  updatePaymentLinkRequest,
+} from '../functions/http/schemas.ts';
 import { emptyRequest } from '../functions/http/validate.ts';
 import {
   type ErrorCode,
@@ -14,6 +18,8 @@ import {
   PaymentListSchema,
   PspConnectionListSchema,
   RedeliverySchema,
+  RefundListSchema,
+  RefundSchema,
 } from './response-schemas.ts';
 
 /**
@@ -131,6 +137,30 @@ export const operations: OperationSpec[] = [
     body: { schema: emptyRequest(), required: false },
     success: { status: 200, description: 'The canceled payment link.', schema: PaymentLinkSchema },
     errors: ['not_found', 'invalid_state'],
+  },
+  {
+    method: 'post',
+    path: '/v1/payment-links/{id}/refunds',
+    operationId: 'createRefund',
+    summary: 'Refund a paid payment link',
+    description:
+      'Refunds all that remains of the payment (no body, or `{}`), or part of it (`amount`, in the currency of the payment), through the PSP connection that took it. The refunds of a link never add up past the paid amount, even when requested concurrently. The refund is `succeeded` or `failed` at once when the PSP answers at once, else `pending` until its `refund.succeeded` or `refund.failed` webhook (docs/webhooks.md#refunds). A link that is not paid is `invalid_state`; another currency or more than remains is `validation_failed`.',
+    auth: true,
+    params: linkPath,
+    body: { schema: createRefundRequest(), required: false },
+    success: { status: 201, description: 'The refund.', schema: RefundSchema },
+    errors: ['not_found', 'invalid_state', 'validation_failed'],
+  },
+  {
+    method: 'get',
+    path: '/v1/payment-links/{id}/refunds',
+    operationId: 'listRefunds',
+    summary: "List a payment link's refunds",
+    description: 'Every refund of the link, newest first.',
+    auth: true,
+    params: linkPath,
+    success: { status: 200, description: 'The refunds.', schema: RefundListSchema },
+    errors: ['not_found'],
   },
   {
     method: 'get',

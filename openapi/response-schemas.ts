@@ -7,8 +7,9 @@ import * as errors from '../functions/domain/errors.ts';
 import { type IdPrefix, idPattern, maxIdLength } from '../functions/domain/ids.ts';
 import { MAX_AMOUNT_VALUE_LENGTH } from '../functions/domain/money.ts';
 import { FAILURE_CODES, PAYMENT_STATES } from '../functions/domain/payment.ts';
-import { EVENT_TYPES, LINK_STATUSES } from '../functions/domain/payment-link.ts';
+import { EVENT_TYPES, LINK_STATUSES, REFUND_STATUSES } from '../functions/domain/payment-link.ts';
 import { MODES } from '../functions/domain/principal.ts';
+import { MAX_FAILURE_MESSAGE_LENGTH, MAX_REFUNDS_PER_LINK } from '../functions/domain/refund.ts';
 import { MAX_URL_LENGTH } from '../functions/domain/urls.ts';
 import { ATTEMPTS_KEPT, EVENT_STATUSES } from '../functions/domain/webhook.ts';
 import { MAX_CURSOR_LENGTH, MAX_LIST_LIMIT } from '../functions/http/list-query.ts';
@@ -37,6 +38,18 @@ const publicId = (prefix: IdPrefix) => z.string().regex(idPattern(prefix)).max(m
 export const PaymentLinkId = publicId('pl');
 export const EventId = publicId('evt');
 const url = () => z.string().max(MAX_URL_LENGTH);
+/** An amount: a decimal string and an ISO 4217 code. */
+const money = (valueDescription: string, example: string) =>
+  z.strictObject({
+    value: z.string().max(MAX_AMOUNT_VALUE_LENGTH).meta({ description: valueDescription, example }),
+    currency: z
+      .string()
+      .regex(/^[A-Z]{3}$/)
+      .max(3)
+      .meta({ example: 'EUR' }),
+  });
+/** PSP ids are short (Stripe `re_…` 27, Mollie `re_…` 13, Adyen PSP references 16); this bounds any of them. */
+const MAX_PROVIDER_REFERENCE_LENGTH = 255;
 
 export const PaymentLinkSchema = z
   .strictObject({
@@ -46,17 +59,7 @@ export const PaymentLinkSchema = z
     status: z.enum(LINK_STATUSES).meta({
       description: 'An open link whose `expires_at` has passed reads `expired` at once.',
     }),
-    amount: z.strictObject({
-      value: z
-        .string()
-        .max(MAX_AMOUNT_VALUE_LENGTH)
-        .meta({ description: 'Exactly as sent.', example: '10.50' }),
-      currency: z
-        .string()
-        .regex(/^[A-Z]{3}$/)
-        .max(3)
-        .meta({ example: 'EUR' }),
-    }),
+    amount: money('Exactly as sent.', '10.50'),
     description: z.string().max(MAX_DESCRIPTION_LENGTH).nullable(),
     redirect_url: url().nullable(),
     webhook_url: url().nullable(),
@@ -81,6 +84,9 @@ export const PaymentLinkSchema = z
       })
       .nullable()
       .meta({ description: 'The succeeded payment, once paid.' }),
+    amount_refunded: money('In the currency decimals.', '0.00').meta({
+      description: 'What succeeded refunds gave back, in the currency of the link: "0.00" until then.',
+    }),
   })
   .meta({ id: 'PaymentLink', title: 'Payment link' });
 
@@ -126,6 +132,40 @@ export const EventLogSchema = z
     ),
   })
   .meta({ id: 'EventLog', title: 'Webhook events of a payment link' });
+
+export const RefundSchema = z
+  .strictObject({
+    id: publicId('re').meta({ example: 're_8cQm2Zk9WcT1bXy7LrN3sF4a' }),
+    object: z.literal('refund'),
+    payment_link_id: PaymentLinkId,
+    payment_id: publicId('pay').meta({ description: 'The payment refunded.' }),
+    status: z.enum(REFUND_STATUSES).meta({
+      description:
+        '`pending` until the PSP settles it; `succeeded` and `failed` are final (each with its webhook).',
+    }),
+    amount: money('As sent, or all that remained (in the currency decimals).', '4.00'),
+    failure: z
+      .strictObject({
+        code: z.enum(['refund_failed']),
+        message: z.string().max(MAX_FAILURE_MESSAGE_LENGTH),
+      })
+      .nullable()
+      .meta({ description: 'Why the PSP refused the refund; null unless `failed`.' }),
+    provider_reference: z
+      .string()
+      .max(MAX_PROVIDER_REFERENCE_LENGTH)
+      .nullable()
+      .meta({ description: "The PSP's own id of the refund." }),
+    created_at: timestamp('RFC 3339, UTC.'),
+    updated_at: timestamp('When the status last changed.'),
+  })
+  .meta({ id: 'Refund', title: 'Refund' });
+
+export const RefundListSchema = z
+  .strictObject({
+    data: z.array(RefundSchema).max(MAX_REFUNDS_PER_LINK).meta({ description: 'Newest first.' }),
+  })
+  .meta({ id: 'RefundList', title: 'Refunds of a payment link' });
 
 export const RedeliverySchema = z
   .strictObject({ id: EventId, status: z.literal('pending') })

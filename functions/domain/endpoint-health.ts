@@ -118,7 +118,10 @@ export function admit(
     if (lease <= now) return { kind: 'slot', slot };
     const began = lease - settings.slotLeaseMs;
     const slowAt = began + settings.slowAfterMs;
-    freeAt = Math.min(freeAt, began <= now && slowAt > now ? slowAt : lease);
+    // Spread over the rest of the lease: if the young attempt turns out to hang, the events held back behind
+    // it come back a few at a time rather than all at once.
+    const young = began <= now && slowAt > now;
+    freeAt = Math.min(freeAt, young ? slowAt + random() * (lease - slowAt) : lease);
     if (began <= now && began + settings.answerWithinMs > now) {
       recheckAt = Math.min(recheckAt, began + settings.answerWithinMs);
     }

@@ -62,3 +62,15 @@ export function toMinorUnits(amount: Amount, digits = minorUnits(amount.currency
   }
   return BigInt(integer + fraction.slice(0, digits).padEnd(digits, '0'));
 }
+
+/**
+ * The decimal string of an integer count of minor units, with exactly the currency's ISO 4217 decimals:
+ * 1050n EUR → "10.50", 0n EUR → "0.00", 500n JPY → "500". The inverse of `toMinorUnits`.
+ */
+export function fromMinorUnits(minor: bigint, currency: string): string {
+  const digits = minorUnits(currency);
+  if (digits === undefined) throw new Error(`Unknown currency ${currency}`);
+  const sign = minor < 0n ? '-' : '';
+  const text = (minor < 0n ? -minor : minor).toString().padStart(digits + 1, '0');
+  return digits === 0 ? `${sign}${text}` : `${sign}${text.slice(0, -digits)}.${text.slice(-digits)}`;
+}

@@ -1,7 +1,7 @@
 import type { Provider } from './connection.ts';
 import { InvalidStateError } from './errors.ts';
 import { newId } from './ids.ts';
-import type { Amount } from './money.ts';
+import { type Amount, fromMinorUnits } from './money.ts';
 import type { PaymentResource } from './payment.ts';
 import type { Mode, Principal } from './principal.ts';
 
@@ -50,6 +50,25 @@ export type PaymentLinkChanges = Partial<
   Pick<PaymentLinkInput, 'description' | 'redirect_url' | 'webhook_url' | 'metadata' | 'expires_at'>
 >;
 
+export const REFUND_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+export type RefundStatus = (typeof REFUND_STATUSES)[number];
+
+/** A refund of a paid link, as stored on the link and shown to the merchant (rules: functions/domain/refund.ts). */
+export interface Refund {
+  id: string;
+  object: 'refund';
+  payment_link_id: string;
+  /** The payment refunded. */
+  payment_id: string;
+  status: RefundStatus;
+  amount: Amount;
+  failure: { code: string; message: string } | null;
+  /** The PSP's own id of the refund, once it answered. */
+  provider_reference: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 /** The stored payment link. Field names are those of the public resource, so no mapping layer is needed. */
 export interface PaymentLink {
   id: string;
@@ -75,6 +94,15 @@ export interface PaymentLink {
    * however often the PSP repeats itself (absent until the first).
    */
   reported_payments?: string[];
+  /** Refunds of the paid link, oldest first, in the link's own item (docs/webhooks.md#refunds); absent until the first. */
+  refunds?: Refund[];
+  /**
+   * Refund bookkeeping in minor units of the link's currency, absent (0) until the first refund: `reserved`
+   * counts every pending or succeeded refund (what can no longer be refunded), `refunded` the succeeded ones.
+   * Plain numbers, so that a reservation is one atomic `ADD` (12 integer digits and 3 decimals stay exact).
+   */
+  refund_reserved_minor?: number;
+  refund_refunded_minor?: number;
   /**
    * Ids of the events this link's transitions emitted. An event counts only once its link names it: the
    * repository writes the event first and then the link (conditionally), so a crash or a lost race between
@@ -105,7 +133,11 @@ export type LinkSnapshot = Pick<
   | 'paid_at'
   | 'canceled_at'
   | 'payment'
-> & { object: 'payment_link' };
+> & {
+  object: 'payment_link';
+  /** What succeeded refunds gave back: "0.00" (in the currency's decimals) until then. */
+  amount_refunded: Amount;
+};
 
 export const EVENT_TYPES = [
   'payment_link.paid',
@@ -113,12 +145,22 @@ export const EVENT_TYPES = [
   'payment_link.expired',
   'payment_link.payment_failed',
   'payment_link.duplicate_payment',
+  'refund.succeeded',
+  'refund.failed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
+/** A link snapshot in an event: `checkout_url` is present once the event is recorded (see `LinkSnapshot`). */
+export type EventLink = LinkSnapshot & { checkout_url?: string };
+
+/** The `data` of a refund event: the refund, and the link it belongs to as it was right after. */
+export interface RefundEventData extends Refund {
+  payment_link: EventLink;
+}
+
 /** Events about one payment of the link carry it as `payment` (docs/webhooks.md, "Event types"). */
 export type PaymentEventType = 'payment_link.payment_failed' | 'payment_link.duplicate_payment';
-export type PaymentEventData = Omit<LinkSnapshot, 'payment'> & { payment: PaymentResource };
+export type PaymentEventData = Omit<EventLink, 'payment'> & { payment: PaymentResource };
 
 /**
  * A webhook event: created in the same write as the transition it reports, so neither exists without the
@@ -131,9 +173,16 @@ export interface LinkEvent {
   account: string;
   mode: Mode;
   created_at: string;
-  /** `checkout_url` is present once the event is recorded (see `LinkSnapshot`). */
-  data: (LinkSnapshot | PaymentEventData) & { checkout_url?: string };
+  /**
+   * The link (`payment_link.*`; for the payment events with `payment` set to the payment they are about), or
+   * the refund with its link (`refund.*`).
+   */
+  data: EventLink | PaymentEventData | RefundEventData;
 }
+
+/** The link an event concerns, as it was right after the event: its webhook goes to that link's `webhook_url`. */
+export const eventLink = (event: Pick<LinkEvent, 'data'>): EventLink | PaymentEventData =>
+  'payment_link' in event.data ? event.data.payment_link : event.data;
 
 /** A transition and the event it emits: what a repository writes atomically. */
 export interface Transition {
@@ -190,6 +239,10 @@ export function snapshotOf(link: PaymentLink, now: Date): LinkSnapshot {
     paid_at: link.paid_at,
     canceled_at: link.canceled_at,
     payment: link.payment,
+    amount_refunded: {
+      value: fromMinorUnits(BigInt(link.refund_refunded_minor ?? 0), link.amount.currency),
+      currency: link.amount.currency,
+    },
   };
 }
 
@@ -198,25 +251,38 @@ function transition(
   changes: Partial<PaymentLink>,
   type: EventType,
   now: Date,
-  payment?: PaymentResource,
+): Transition {
+  return withEvent(before, { ...before, ...changes }, type, now, (snapshot) => snapshot);
+}
+
+/**
+ * A change of `before` into `after` that emits an event of `type`: the event names the link as it is after the
+ * change (`data` may wrap it: a refund event carries the refund with the link inside), and the link names the
+ * event and moves one version on, so both are written together by `LinkRepository.commit`.
+ */
+export function withEvent(
+  before: PaymentLink,
+  after: PaymentLink,
+  type: EventType,
+  now: Date,
+  data: (snapshot: LinkSnapshot) => LinkEvent['data'],
 ): Transition {
   const id = newId('evt');
-  const after: PaymentLink = {
-    ...before,
-    ...changes,
+  const committed: PaymentLink = {
+    ...after,
     event_ids: [...before.event_ids, id],
     version: before.version + 1,
   };
   const event: LinkEvent = {
     id,
     type,
-    link_id: after.id,
-    account: after.account,
-    mode: after.mode,
+    link_id: committed.id,
+    account: committed.account,
+    mode: committed.mode,
     created_at: now.toISOString(),
-    data: payment ? { ...snapshotOf(after, now), payment } : snapshotOf(after, now),
+    data: data(snapshotOf(committed, now)),
   };
-  return { before, after, event };
+  return { before, after: committed, event };
 }
 
 /**
@@ -236,17 +302,19 @@ export function reportPayment(
   if (type === 'payment_link.payment_failed' && effectiveStatus(link, now) !== 'open') return undefined;
   if (
     type === 'payment_link.duplicate_payment' &&
-    (link.status !== 'paid' || link.payment?.id === payment.id)
+    (link.status !== 'paid' ||
+      link.payment?.id === payment.id ||
+      link.payment?.reference === payment.provider_reference)
   ) {
     return undefined;
   }
   const session = link.psp_session?.payment_id === payment.id ? null : link.psp_session;
-  return transition(
+  return withEvent(
     link,
-    { reported_payments: [...reported, payment.id], psp_session: session },
+    { ...link, reported_payments: [...reported, payment.id], psp_session: session },
     type,
     now,
-    payment,
+    (snapshot) => ({ ...snapshot, payment }),
   );
 }
 

@@ -2,13 +2,13 @@ import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { HttpWebhookSender } from '../adapters/http/webhook-sender.ts';
 import { config } from '../config.ts';
 import {
-  apiKeyRepository,
   deadLetterQueue,
   endpointHealthStore,
   eventQueue,
   eventRepository,
   linkRepository,
   now,
+  signingSecretStore,
 } from '../dependencies.ts';
 import { once } from '../once.ts';
 import { sqsBatchHandler } from '../sqs/batch-handler.ts';
@@ -72,7 +72,7 @@ const webhookSender = /* @__PURE__ */ once(
   () => new HttpWebhookSender({ allowPrivateTargets: config().ALLOW_PRIVATE_TARGETS }),
 );
 
-const signingSecrets = /* @__PURE__ */ once(() => cachedSigningSecrets(apiKeyRepository(), now));
+const signingSecrets = /* @__PURE__ */ once(() => cachedSigningSecrets(signingSecretStore(), now));
 
 const dependencies = (): DeliveryDependencies => ({
   events: eventRepository(),

@@ -41,6 +41,8 @@ export const routes = [
   { method: 'POST', path: '/sandbox/checkout/{id}/decline', handler: 'sandbox-checkout', public: true },
   { method: 'GET', path: '/v1/payment-links', handler: 'list-payment-links' },
   { method: 'POST', path: '/v1/payment-links/{id}/cancel', handler: 'cancel-payment-link' },
+  { method: 'POST', path: '/v1/payment-links/{id}/refunds', handler: 'create-refund' },
+  { method: 'GET', path: '/v1/payment-links/{id}/refunds', handler: 'list-refunds' },
   { method: 'GET', path: '/v1/openapi.json', handler: 'get-openapi' },
 ] as const satisfies readonly RouteDefinition[];
 

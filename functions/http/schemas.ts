@@ -8,6 +8,7 @@ import {
 } from '../domain/money.ts';
 import type { Mode } from '../domain/principal.ts';
 import { MAX_URL_LENGTH, type UrlPolicy, urlProblem } from '../domain/urls.ts';
+import { once } from '../once.ts';
 import * as z from '../zod.ts';
 
 /**
@@ -218,3 +219,16 @@ function cachedPerPolicy<T>(
   }
   return schema;
 }
+
+/** `POST /v1/payment-links/{id}/refunds`: no body (or `{}`) refunds all that remains; `amount` refunds part. */
+export const createRefundRequest = /* @__PURE__ */ once(() =>
+  z.optional(
+    z.strictObject({
+      amount: z.optional(
+        amountSchema().check(
+          z.meta({ description: 'At most what remains to be refunded, in the currency of the payment.' }),
+        ),
+      ),
+    }),
+  ),
+);

@@ -1,6 +1,7 @@
 import { type ApiKeyRecord, generateApiKey, generateWebhookSecret } from '../domain/api-key.ts';
 import type { Mode } from '../domain/principal.ts';
 import type { ApiKeyRepository } from '../ports/api-key-repository.ts';
+import type { SigningSecretStore } from '../ports/signing-secret-store.ts';
 
 export interface IssuedApiKey {
   /** The whole key: shown once, never stored or retrievable again. */
@@ -14,14 +15,14 @@ export interface IssuedApiKey {
 
 /** Issues a key for (account, mode), creating the account-mode's webhook secret if it has none yet. */
 export async function issueApiKey(
-  repository: ApiKeyRepository,
+  stores: { keys: ApiKeyRepository; secrets: SigningSecretStore },
   account: string,
   mode: Mode,
   now = new Date(),
 ): Promise<IssuedApiKey> {
-  const webhookSecret = await repository.ensureWebhookSecret(account, mode, generateWebhookSecret());
+  const webhookSecret = await stores.secrets.ensureWebhookSecret(account, mode, generateWebhookSecret());
   const { key, record } = generateApiKey(account, mode, now);
-  await repository.put(record);
+  await stores.keys.put(record);
   return { api_key: key, key_id: record.key_id, account, mode, webhook_secret: webhookSecret };
 }
 
@@ -42,13 +43,13 @@ export const WEBHOOK_SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
  * both secrets, so the merchant can deploy the new one without losing a delivery.
  */
 export async function rotateWebhookSecret(
-  repository: ApiKeyRepository,
+  secrets: SigningSecretStore,
   account: string,
   mode: Mode,
   now = new Date(),
 ): Promise<{ webhook_secret: string; previous_valid_until: string }> {
   const secret = generateWebhookSecret();
   const previousUntil = new Date(now.getTime() + WEBHOOK_SECRET_OVERLAP_MS);
-  await repository.rotateWebhookSecret(account, mode, secret, previousUntil);
+  await secrets.rotateWebhookSecret(account, mode, secret, previousUntil);
   return { webhook_secret: secret, previous_valid_until: previousUntil.toISOString() };
 }

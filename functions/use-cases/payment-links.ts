@@ -2,6 +2,7 @@ import { ConcurrentModificationError, NotFoundError, ValidationError } from '../
 import {
   cancel,
   expire,
+  type LinkEvent,
   type LinkSnapshot,
   type LinkStatus,
   newPaymentLink,
@@ -64,6 +65,16 @@ export function withCheckoutUrl<T extends Pick<LinkSnapshot, 'id'>>(snapshot: T,
   return { ...snapshot, checkout_url: `${checkoutBase}/${snapshot.id}` };
 }
 
+/** The transition with its event's link as webhooks show it, `checkout_url` included. */
+export function withEventCheckoutUrl(transition: Transition, checkoutBase: string): Transition {
+  const { data } = transition.event;
+  const addressed =
+    'payment_link' in data
+      ? { ...data, payment_link: withCheckoutUrl(data.payment_link, checkoutBase) }
+      : withCheckoutUrl(data, checkoutBase);
+  return { ...transition, event: { ...transition.event, data: addressed } };
+}
+
 /**
  * Applies a state change to a stored link: reads it, lets `decide` compute the transition from what is stored
  * now (or `undefined` for "nothing to change"), commits it conditionally and retries from a fresh read when a
@@ -81,26 +92,27 @@ export async function applyTransition(
     const link = await load();
     const decided = decide(link, deps.now());
     if (!decided) return { link, transition: undefined };
-    const { event } = decided;
-    const transition = {
-      ...decided,
-      event: { ...event, data: withCheckoutUrl(event.data, deps.checkoutBase) },
-    };
+    const transition = withEventCheckoutUrl(decided, deps.checkoutBase);
     try {
       await deps.links.commit(transition);
     } catch (error) {
       if (error instanceof ConcurrentModificationError && attempt < MAX_TRANSITION_ATTEMPTS) continue;
       throw error;
     }
-    try {
-      await deps.queue.publish({ id: transition.event.id, mode: transition.event.mode, committed: true });
-    } catch (error) {
-      logger.warn('Event queued for the outbox sweeper: send failed', {
-        event_id: transition.event.id,
-        error,
-      });
-    }
+    await publishCommitted(deps.queue, transition.event);
     return { link: transition.after, transition };
+  }
+}
+
+/**
+ * Hands a committed event to the queue. If that send fails the outbox sweeper sends it later, so the failure is
+ * logged, not raised: the change it reports has happened.
+ */
+export async function publishCommitted(queue: EventQueue, event: LinkEvent): Promise<void> {
+  try {
+    await queue.publish({ id: event.id, mode: event.mode, committed: true });
+  } catch (error) {
+    logger.warn('Event queued for the outbox sweeper: send failed', { event_id: event.id, error });
   }
 }
 

@@ -7,13 +7,15 @@ import {
 } from '../domain/connection.ts';
 import type { ConnectionHealth } from '../domain/connection-health.ts';
 import { PspNotConfiguredError } from '../domain/errors.ts';
-import type { PspSession } from '../domain/payment-link.ts';
+import type { PaymentLink, PspSession, Refund } from '../domain/payment-link.ts';
 import type { Mode } from '../domain/principal.ts';
+import type { RefundOutcome } from '../domain/refund.ts';
 import type { Routing } from '../domain/routing.ts';
 import type { Psp, PspFactory } from '../ports/psp.ts';
 import type { PspConfigRepository } from '../ports/psp-config-repository.ts';
 import type { ConnectionDirectory, PspConnectionRepository } from '../ports/psp-connections.ts';
 import type { PspSessions } from './payment-links.ts';
+import type { PaymentRefunds } from './refunds.ts';
 
 export interface PspConnectionsOptions {
   repository: PspConnectionRepository;
@@ -30,7 +32,7 @@ export interface PspConnectionsOptions {
  * Stripe configuration becomes a stored connection with a derived id and the same credentials, so it keeps
  * working without anyone doing anything (docs/orchestration.md#migration).
  */
-export class PspConnections implements PspSessions {
+export class PspConnections implements PspSessions, PaymentRefunds {
   private readonly options: PspConnectionsOptions;
   private readonly factories: Map<Provider, PspFactory>;
 
@@ -93,6 +95,27 @@ export class PspConnections implements PspSessions {
 
   putRouting(account: string, mode: Mode, routing: Routing): Promise<void> {
     return this.options.repository.putRouting(account, mode, routing);
+  }
+
+  /** Refunds through the connection that took the link's payment, whatever routing says today. */
+  async refund(link: PaymentLink, refund: Refund): Promise<RefundOutcome> {
+    const payment = link.payment;
+    if (!payment) throw new Error(`Payment link ${link.id} has no payment to refund.`);
+    const connection =
+      payment.connection_id === BUILT_IN_SANDBOX_ID
+        ? builtInSandbox(link.account, link.mode)
+        : await this.connection(payment.connection_id);
+    if (!connection) throw new PspNotConfiguredError(`Connection ${payment.connection_id} no longer exists.`);
+    const status = await (await this.adapter(connection)).refund({
+      refundId: refund.id,
+      paymentReference: payment.reference,
+      amount: refund.amount,
+    });
+    return {
+      status: status.state,
+      providerReference: status.reference,
+      failureMessage: status.failureMessage,
+    };
   }
 
   /** Ends a session at the connection that created it. */

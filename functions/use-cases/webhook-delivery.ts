@@ -11,6 +11,7 @@ import {
   needsRenewal,
   probePauseUntil,
 } from '../domain/endpoint-health.ts';
+import { eventLink } from '../domain/payment-link.ts';
 import type { Mode } from '../domain/principal.ts';
 import {
   type AttemptResult,
@@ -25,11 +26,11 @@ import {
 import { signedWebhookHeaders } from '../domain/webhook-signature.ts';
 import { logger } from '../logger.ts';
 import { putMetrics } from '../metrics.ts';
-import type { ApiKeyRepository } from '../ports/api-key-repository.ts';
 import type { EndpointHealthStore } from '../ports/endpoint-health.ts';
 import type { EventQueue } from '../ports/event-queue.ts';
 import type { EventRepository } from '../ports/event-repository.ts';
 import type { LinkRepository } from '../ports/link-repository.ts';
+import type { SigningSecretStore } from '../ports/signing-secret-store.ts';
 import type { WebhookSender } from '../ports/webhook-sender.ts';
 
 /*
@@ -48,7 +49,7 @@ export interface EventMessage {
 export interface DeliveryDependencies {
   events: EventRepository;
   links: LinkRepository;
-  secrets: Pick<ApiKeyRepository, 'getSigningSecrets'>;
+  secrets: Pick<SigningSecretStore, 'getSigningSecrets'>;
   sender: WebhookSender;
   /** The events queue: short retries are re-sent to it with a delay. */
   queue: EventQueue;
@@ -172,7 +173,7 @@ export async function deliverEvent(
 }
 
 async function attempt(deps: DeliveryDependencies, event: StoredEvent, invocation: Invocation) {
-  const url = event.data.webhook_url;
+  const url = eventLink(event).webhook_url;
   const at = deps.now();
   if (!url) {
     // Nothing to deliver to: the event is recorded and final, and the log says why.
@@ -313,8 +314,9 @@ export async function readEndpointHealth(
   const now = deps.now().getTime();
   const stale = new Map<string, EndpointRef>();
   for (const event of events) {
-    if (!event?.data.webhook_url || event.status !== 'pending') continue;
-    const endpoint = endpointOf(event.account, event.mode, event.data.webhook_url);
+    const url = event && eventLink(event).webhook_url;
+    if (!event || !url || event.status !== 'pending') continue;
+    const endpoint = endpointOf(event.account, event.mode, url);
     const cached = healthCache.get(endpointKey(endpoint));
     if (!cached || now - cached.at >= settingsOf(deps).cacheMs) stale.set(endpointKey(endpoint), endpoint);
   }

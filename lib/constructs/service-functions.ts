@@ -1,6 +1,6 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -9,10 +9,13 @@ import {
   type FunctionDefinition,
   functions,
   type HandlerName,
+  isPublicFacing,
+  PUBLIC_DENIED_KEY_PATTERNS,
   tableActionsOf,
   timeoutSecondsOf,
 } from '../routes.ts';
 import type { CheckoutSecrets } from './checkout-secrets.ts';
+import type { SigningKey } from './signing-key.ts';
 
 const TABLE_INDEXES = [tableSchema.gsi1, tableSchema.gsi2, tableSchema.gsi3].map((index) => index.indexName);
 
@@ -28,6 +31,8 @@ export interface ServiceFunctionsProps {
   protectData: boolean;
   /** Read access for the functions whose route-table entry lists `secrets`. */
   secrets?: CheckoutSecrets;
+  /** Decryption of webhook signing secrets, for the functions whose route-table entry says `signingKey`. */
+  signingKey?: SigningKey;
 }
 
 /**
@@ -70,6 +75,20 @@ export class ServiceFunctions extends Construct {
         }),
       );
     }
+    if (tableActions.length && isPublicFacing(handler)) {
+      // Whatever its actions allow, a public-facing function never reaches API keys or signing secrets.
+      fn.addToRolePolicy(
+        new PolicyStatement({
+          effect: Effect.DENY,
+          actions: tableActions.map((action) => `dynamodb:${action}`),
+          resources: [table.tableArn, ...TABLE_INDEXES.map((name) => `${table.tableArn}/index/${name}`)],
+          conditions: {
+            'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': [...PUBLIC_DENIED_KEY_PATTERNS] },
+          },
+        }),
+      );
+    }
+    if (definition.signingKey) this.props.signingKey?.grantUse(fn);
     if (definition.sendsEvents) eventQueue.grantSendMessages(fn);
     if (definition.sendsDeadLetters) this.props.deadLetterQueue?.grantSendMessages(fn);
     if (definition.secrets?.length) this.props.secrets?.grantRead(fn, definition.secrets);

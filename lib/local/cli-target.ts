@@ -1,4 +1,5 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
+import { LOCAL_SIGNING_KEY_FILE } from './local-secrets.ts';
 import { runningStack } from './local-stack.ts';
 
 /** Prints `message` and the command's usage, and exits with status 2 (a usage error). */
@@ -36,6 +37,7 @@ export function selectCliTarget(
     AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
     AWS_ACCESS_KEY_ID: 'local',
     AWS_SECRET_ACCESS_KEY: 'local',
+    LOCAL_SIGNING_KEY_FILE: join(dataDir, LOCAL_SIGNING_KEY_FILE),
   });
   return { description: `local stack at ${state.base_url}`, localDataDir: dataDir };
 }

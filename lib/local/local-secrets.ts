@@ -7,19 +7,29 @@ import { dirname, join } from 'node:path';
 export const LOCAL_SECRETS_FILE = 'secrets.json';
 export const LOCAL_SANDBOX_SECRET_NAME = 'payment-links/local/sandbox';
 export const LOCAL_PSP_SECRET_PREFIX = 'payment-links/local/psp/';
+/** The local stand-in for the KMS key that seals webhook signing secrets (functions/adapters/secrets/file-key-cipher.ts). */
+export const LOCAL_SIGNING_KEY_FILE = 'signing-key';
 
 /**
  * Creates the local secrets file (under `dataDir`, or a fresh temporary folder when the stack runs in memory)
- * with a generated sandbox signing secret, and returns the configuration that points the functions at it.
+ * with a generated sandbox signing secret, and the key file signing secrets are sealed with, and returns the
+ * configuration that points the functions at them.
  */
 export function prepareLocalSecrets(dataDir: string | undefined): Record<string, string> {
-  const file = join(dataDir ?? mkdtempSync(join(tmpdir(), 'payment-links-secrets-')), LOCAL_SECRETS_FILE);
+  const folder = dataDir ?? mkdtempSync(join(tmpdir(), 'payment-links-secrets-'));
+  const file = join(folder, LOCAL_SECRETS_FILE);
+  const keyFile = join(folder, LOCAL_SIGNING_KEY_FILE);
+  if (!existsSync(keyFile)) {
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(keyFile, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600 });
+  }
   const secrets: Record<string, string> = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {};
   if (!secrets[LOCAL_SANDBOX_SECRET_NAME]) {
     secrets[LOCAL_SANDBOX_SECRET_NAME] = randomBytes(32).toString('base64url');
     writeLocalSecrets(file, secrets);
   }
   return {
+    LOCAL_SIGNING_KEY_FILE: keyFile,
     LOCAL_SECRETS_FILE: file,
     SANDBOX_SECRET_NAME: LOCAL_SANDBOX_SECRET_NAME,
     PSP_SECRET_PREFIX: LOCAL_PSP_SECRET_PREFIX,

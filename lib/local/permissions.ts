@@ -1,14 +1,24 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { localKeyUseChecks } from '../../functions/adapters/secrets/file-key-cipher.ts';
 import { documentClient } from '../../functions/clients/dynamodb.ts';
 import { sqsClient } from '../../functions/clients/sqs.ts';
-import { type FunctionDefinition, functions, type HandlerName, tableActionsOf } from '../routes.ts';
+import {
+  type FunctionDefinition,
+  functions,
+  type HandlerName,
+  isDeniedToPublic,
+  isPublicFacing,
+  tableActionsOf,
+} from '../routes.ts';
 
 /**
  * IAM, emulated: while a handler runs in the local stack, its DynamoDB and SQS calls are refused unless the CDK
  * stack grants them to its function (lib/routes.ts, the same `tableActionsOf` the stack turns into policies).
  * A missing grant then fails `npm start` and the integration tests as it would fail on AWS, instead of only
- * after a deployment. Calls outside any handler (tests arranging data, the CLIs, the local SQS poller) are
- * not functions and are not checked.
+ * after a deployment. Public-facing functions are also refused the partitions `dynamodb:LeadingKeys` denies them
+ * on AWS (API keys, signing secrets), and only functions granted the signing key may use the local key file that
+ * stands in for KMS. Calls outside any handler (tests arranging data, the CLIs, the local SQS poller) are not
+ * functions and are not checked.
  */
 const runningFunction = new AsyncLocalStorage<HandlerName>();
 
@@ -35,10 +45,20 @@ export function enforceFunctionPermissions(): void {
       if (handler && !(tableActionsOf(handler) as string[]).includes(action)) {
         throw accessDenied(handler, `dynamodb:${action}`);
       }
+      if (handler && isPublicFacing(handler)) {
+        const denied = partitionKeysOf(args.input).find(isDeniedToPublic);
+        if (denied) throw accessDenied(handler, `dynamodb:${action} on the partition ${denied}`);
+      }
       return next(args);
     },
     { step: 'initialize', name: 'localIamEmulation' },
   );
+  localKeyUseChecks.push((operation) => {
+    const handler = runningFunction.getStore();
+    if (handler && !(functions[handler] as FunctionDefinition).signingKey) {
+      throw accessDenied(handler, `kms:${operation === 'encrypt' ? 'GenerateDataKey' : 'Decrypt'}`);
+    }
+  });
   sqsClient().middlewareStack.add(
     (next, context) => async (args) => {
       const handler = runningFunction.getStore();
@@ -55,4 +75,32 @@ export function enforceFunctionPermissions(): void {
     },
     { step: 'initialize', name: 'localIamEmulation' },
   );
+}
+
+/**
+ * The partition-key values a DynamoDB request names, as `dynamodb:LeadingKeys` sees them; for a Query, every
+ * string among its expression values (the partition key is one of them), which errs on the side of refusing.
+ */
+function partitionKeysOf(input: unknown): string[] {
+  const request = input as {
+    Key?: { pk?: unknown };
+    Item?: { pk?: unknown };
+    RequestItems?: Record<
+      string,
+      | { Keys?: { pk?: unknown }[] }
+      | { PutRequest?: { Item?: { pk?: unknown } }; DeleteRequest?: { Key?: { pk?: unknown } } }[]
+    >;
+    KeyConditionExpression?: string;
+    ExpressionAttributeValues?: Record<string, unknown>;
+  };
+  const found: unknown[] = [request.Key?.pk, request.Item?.pk];
+  for (const entry of Object.values(request.RequestItems ?? {})) {
+    if (Array.isArray(entry)) {
+      for (const write of entry) found.push(write.PutRequest?.Item?.pk, write.DeleteRequest?.Key?.pk);
+    } else {
+      for (const key of entry.Keys ?? []) found.push(key.pk);
+    }
+  }
+  if (request.KeyConditionExpression) found.push(...Object.values(request.ExpressionAttributeValues ?? {}));
+  return found.filter((value): value is string => typeof value === 'string');
 }

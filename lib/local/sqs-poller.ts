@@ -47,11 +47,14 @@ export function startSqsPoller(options: SqsPollerOptions): () => Promise<void> {
 
 /**
  * Lambda's event source starts with five concurrent pollers and adds more, up to the maximum concurrency, while
- * the queue has a backlog (batches come back full); idle, it scales back. The extra loops here poll only while
- * a full batch was received within the last `SCALE_DOWN_MS`.
+ * the queue has a backlog; idle, it scales back. The extra loops here long-poll while a full batch was received
+ * within the last `SCALE_DOWN_MS`; otherwise they look once per `IDLE_LOOK_MS` (a backlog the busy loops cannot
+ * see, because their invocations are still running, is found that way), so that a trickle of messages is not
+ * spread over many small batches.
  */
 const INITIAL_POLLERS = 5;
 const SCALE_DOWN_MS = 5_000;
+const IDLE_LOOK_MS = 1_000;
 
 interface Scaling {
   backlogUntil: number;
@@ -64,17 +67,16 @@ async function pollLoop(
   scaling: Scaling,
 ): Promise<void> {
   while (!signal.aborted) {
-    if (onlyWithBacklog && Date.now() > onlyWithBacklog.backlogUntil) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      continue;
-    }
+    const idle = onlyWithBacklog !== undefined && Date.now() > onlyWithBacklog.backlogUntil;
+    if (idle) await new Promise((resolve) => setTimeout(resolve, IDLE_LOOK_MS));
+    if (signal.aborted) return;
     let messages: Message[];
     try {
       const received = await options.client.send(
         new ReceiveMessageCommand({
           QueueUrl: options.queueUrl,
           MaxNumberOfMessages: options.batchSize,
-          WaitTimeSeconds: options.waitTimeSeconds ?? 1,
+          WaitTimeSeconds: idle ? 0 : (options.waitTimeSeconds ?? 1),
           MessageSystemAttributeNames: ['All'],
           MessageAttributeNames: ['All'],
         }),

@@ -4,7 +4,7 @@
  * sets up beside it (test/bench/bench.ts). Requests arrive over IPC; each gets one answer.
  */
 import { join } from 'node:path';
-import { apiKeyRepository } from '../../functions/dependencies.ts';
+import { apiKeyRepository, signingSecretStore } from '../../functions/dependencies.ts';
 import { issueApiKey } from '../../functions/use-cases/api-keys.ts';
 import { startLocalStack } from '../../lib/local/local-stack.ts';
 import type { BenchRow, BenchServer } from './bench.ts';
@@ -17,7 +17,11 @@ const send = (message: BenchReply) => process.send?.(message);
 // The limiter runs as in production (its cost is part of what is measured), with a limit the load never reaches.
 process.env.RATE_LIMIT_REQUESTS = String(1_000_000_000);
 const stack = await startLocalStack({ port: 0 });
-const issued = await issueApiKey(apiKeyRepository(), ACCOUNT, 'test');
+const issued = await issueApiKey(
+  { keys: apiKeyRepository(), secrets: signingSecretStore() },
+  ACCOUNT,
+  'test',
+);
 const server: BenchServer = {
   stack,
   account: ACCOUNT,

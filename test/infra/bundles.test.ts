@@ -74,6 +74,17 @@ describe('Lambda bundles', () => {
     expect(strays).toEqual([]);
   });
 
+  it('carry the KMS client only in the function that opens webhook signing secrets (lib/routes.ts)', () => {
+    const withKms = handlerBundles()
+      .filter((bundle) => bundle.carries?.has('kms'))
+      .map((bundle) => bundle.name);
+    expect(withKms).toEqual(
+      Object.entries(functions)
+        .filter(([, definition]) => (definition as { signingKey?: true }).signingKey)
+        .map(([name]) => name),
+    );
+  });
+
   it(`each stay within ${budgets.bundleSize}x the bare SDK clients they need, minified and gzipped`, () => {
     const over = handlerBundles()
       .map((bundle) => {

@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { tableSchema } from '../../functions/adapters/dynamodb/table-schema.ts';
 import { createApp } from '../../lib/app.ts';
 import { functions, type HandlerName, routes, tableActionsOf, timeoutSecondsOf } from '../../lib/routes.ts';
-import { functionLogicalId, synthesize } from '../support/synth.ts';
+import { functionLogicalId, policyStatementsOf, synthesize } from '../support/synth.ts';
 
 let template: Template;
 let violations: unknown[];
@@ -165,8 +165,10 @@ describe('the CDK stack', () => {
     const policies = Object.values(template.findResources('AWS::IAM::Policy'));
     const dynamoStatements = policies
       .flatMap((policy) => policy.Properties.PolicyDocument.Statement)
-      .filter((statement) =>
-        [statement.Action].flat().some((action: string) => action.startsWith('dynamodb:')),
+      .filter(
+        (statement) =>
+          statement.Effect === 'Allow' &&
+          [statement.Action].flat().some((action: string) => action.startsWith('dynamodb:')),
       );
     const expected = (Object.keys(functions) as HandlerName[])
       .map((handler) => tableActionsOf(handler).map((action) => `dynamodb:${action}`))
@@ -178,6 +180,48 @@ describe('the CDK stack', () => {
       expect(JSON.stringify(statement.Resource)).toMatch(/LinksTable/);
       expect(JSON.stringify(statement.Action)).not.toContain('*');
     }
+  });
+
+  it('denies the public-facing functions every API-key record and signing secret, by partition key', () => {
+    const publicFacing = ['checkout-page', 'psp-notifications', 'sandbox-checkout'] as const;
+    for (const handler of Object.keys(functions) as HandlerName[]) {
+      const denials = policyStatementsOf(template, handler).filter(
+        (statement: { Effect: string }) => statement.Effect === 'Deny',
+      );
+      if (!(publicFacing as readonly string[]).includes(handler)) {
+        expect({ handler, denials }).toEqual({ handler, denials: [] });
+        continue;
+      }
+      expect(denials).toHaveLength(1);
+      const [denial] = denials;
+      expect([denial.Action].flat().sort()).toEqual(
+        tableActionsOf(handler).map((action) => `dynamodb:${action}`),
+      );
+      expect(denial.Condition).toEqual({
+        'ForAnyValue:StringLike': {
+          'dynamodb:LeadingKeys': ['APIKEY#*', 'ACCOUNT#*#APIKEYS', 'SIGNING_SECRET#*'],
+        },
+      });
+      expect(JSON.stringify(denial.Resource)).toMatch(/LinksTable/);
+    }
+  });
+
+  it('lets only the delivery function use the signing key, for signing secrets only, and rotates the key', () => {
+    template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
+    const decrypting = (Object.keys(functions) as HandlerName[]).filter((handler) =>
+      policyStatementsOf(template, handler).some((statement: { Action: string | string[] }) =>
+        [statement.Action].flat().some((action) => action.startsWith('kms:')),
+      ),
+    );
+    expect(decrypting).toEqual(['deliver-webhook']);
+    const [statement] = policyStatementsOf(template, 'deliver-webhook').filter(
+      (candidate: { Action: string | string[] }) => [candidate.Action].flat().includes('kms:Decrypt'),
+    );
+    expect(statement).toMatchObject({
+      Action: ['kms:Decrypt', 'kms:GenerateDataKey'],
+      Effect: 'Allow',
+      Condition: { StringEquals: { 'kms:EncryptionContext:purpose': 'webhook-signing-secret' } },
+    });
   });
 
   it('keeps the dead-letter queue (failed events) when a protected stage is deleted', () => {
@@ -199,8 +243,9 @@ describe('the CDK stack', () => {
     }
   });
 
-  it('outputs BaseUrl, CheckoutBase and TableName', () => {
+  it('outputs BaseUrl, CheckoutBase, TableName and SigningKeyArn', () => {
     template.hasOutput('TableName', {});
+    template.hasOutput('SigningKeyArn', {});
     template.hasOutput('BaseUrl', {});
     template.hasOutput('CheckoutBase', {});
   });

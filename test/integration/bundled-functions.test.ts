@@ -94,7 +94,7 @@ describe('the bundles cdk synth ships, run as the Lambda runtime runs them', { t
     expect([unknown.status, unknown.body.code]).toEqual([404, 'not_found']);
   });
 
-  it('take a buyer through checkout and the sandbox PSP to a paid link, a signed webhook and its redelivery', async () => {
+  it('take a buyer through checkout and the sandbox PSP to a paid link, a signed webhook, its redelivery and a refund', async () => {
     const link = await createLink();
     const checkout = await navigate(link.checkout_url);
     expect(checkout.status).toBe(200);
@@ -129,6 +129,10 @@ describe('the bundles cdk synth ships, run as the Lambda runtime runs them', { t
         receiver.received.filter((received) => received.headers['webhook-id'] === event.id).length === 2,
       60_000,
     );
+    const refund = await stack.request('POST', `/v1/payment-links/${link.id}/refunds`, { key: acme.api_key });
+    expect(refund.body).toMatchObject({ status: 'succeeded', amount: paid.body.amount });
+    const refunds = await stack.request('GET', `/v1/payment-links/${link.id}/refunds`, { key: acme.api_key });
+    expect(refunds.body.data.map((item: { id: string }) => item.id)).toEqual([refund.body.id]);
   });
 
   it('run the scheduled functions on the schedule events EventBridge sends', async () => {

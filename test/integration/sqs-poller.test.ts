@@ -1,6 +1,7 @@
 import {
   CreateQueueCommand,
   GetQueueAttributesCommand,
+  SendMessageBatchCommand,
   SendMessageCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
@@ -132,5 +133,48 @@ describe('the local SQS event source', () => {
     await eventually(async () => (await depth(queueUrl)) === 0);
     await stop();
     expect(invocations).toBe(2);
+  });
+
+  it('adds invocations beyond the first five while messages wait behind busy ones, up to its maximum', async () => {
+    const { queueUrl, queueArn } = await queue('scaling');
+    let running = 0;
+    let mostRunning = 0;
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const stop = startSqsPoller({
+      client,
+      queueUrl,
+      queueArn,
+      batchSize: 2,
+      concurrency: 8,
+      functionName: 'deliver-webhook',
+      timeoutMs: timeoutSecondsOf('deliver-webhook') * 1000,
+      handler: async () => async () => {
+        running++;
+        mostRunning = Math.max(mostRunning, running);
+        await gate;
+        running--;
+        return { batchItemFailures: [] };
+      },
+    });
+    await client.send(
+      new SendMessageBatchCommand({
+        QueueUrl: queueUrl,
+        Entries: Array.from({ length: 10 }, (_, index) => ({ Id: String(index), MessageBody: `m${index}` })),
+      }),
+    );
+    await client.send(
+      new SendMessageBatchCommand({
+        QueueUrl: queueUrl,
+        Entries: Array.from({ length: 10 }, (_, index) => ({ Id: String(index), MessageBody: `n${index}` })),
+      }),
+    );
+    await eventually(async () => running === 8);
+    release();
+    await eventually(async () => (await depth(queueUrl)) === 0);
+    await stop();
+    expect(mostRunning).toBe(8);
   });
 });

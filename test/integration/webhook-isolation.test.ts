@@ -49,6 +49,7 @@ async function endpoint(
   let open = 0;
   let mostOpen = 0;
   const hanging = new Set<ServerResponse>();
+  let released = false;
   const server: Server = createServer((request, response) => {
     request.resume();
     request.on('end', () => {
@@ -56,6 +57,10 @@ async function endpoint(
       timeline.push(`${name}:request`);
       if (reply !== 'hang') {
         response.writeHead(reply).end('ok');
+        return;
+      }
+      if (released) {
+        response.socket?.destroy();
         return;
       }
       open++;
@@ -79,8 +84,9 @@ async function endpoint(
     url: `${base}/hooks`,
     mostOpen: () => mostOpen,
     stillOpen: () => open,
-    /** Drops the connections of the requests it never answered, as a crashing server would. */
+    /** Drops the connections of the requests it never answered, and of any later one, as a crashed server. */
     release: () => {
+      released = true;
       for (const response of hanging) response.socket?.destroy();
     },
   };
@@ -150,16 +156,16 @@ describe('a compressed delivery pipeline (300 ms timeout, 1 s waits)', () => {
     // Every event once, the four that hung once more (a copy SQS hands out twice may add one: at-least-once).
     expect(count(timeline, 'recovering:request')).toBeGreaterThanOrEqual(30 + 4);
     expect(recovering.mostOpen()).toBeLessThanOrEqual(isolation.slots);
-    const failedAttempts = stored.flatMap((event) =>
-      (event?.attempts ?? []).filter((attempt) => attempt.status_code !== 200),
+    // The four that hung failed once each and succeeded on their own retry; every other event went out once
+    // (a loaded machine may make an answer miss the 300 ms timeout: such an event shows its own failure).
+    const failures = stored.map(
+      (event) => event?.attempts.filter((attempt) => attempt.status_code !== 200).length ?? 0,
     );
-    expect(failedAttempts).toHaveLength(4);
-    // Every event but those whose attempts hung went out once, and none of them was charged a failure.
-    const failedEvents = stored.filter((event) =>
-      event?.attempts.some((attempt) => attempt.status_code !== 200),
-    );
-    expect(failedEvents.length).toBeLessThanOrEqual(4);
-    expect(stored.filter((event) => event?.attempts.length === 1)).toHaveLength(30 - failedEvents.length);
+    expect(failures.reduce((sum, count) => sum + count, 0)).toBeGreaterThanOrEqual(4);
+    for (const [index, event] of stored.entries()) {
+      expect(event?.attempts.length).toBe((failures[index] ?? 0) + 1);
+      expect(event?.attempts.at(-1)?.status_code).toBe(200);
+    }
   }, 90_000);
 
   it('keeps one tenant’s slots and failures away from another tenant posting to the same server', async () => {
@@ -200,6 +206,8 @@ describe('a compressed delivery pipeline (300 ms timeout, 1 s waits)', () => {
     ]);
     expect(quietHealth).toMatchObject({ failures: 0, slots: [] });
 
+    // Every noisy event but the slots' was held back before the slots' attempts end.
+    await eventually(async () => new Set(deferred).size === noisy.length - isolation.slots);
     server.release();
     await noisyRun;
     const noisyEvents = await eventRepository().getMany(noisy.map((id) => ({ id, mode: 'test' })));

@@ -6,10 +6,10 @@ import { keys } from '../../functions/adapters/dynamodb/table-schema.ts';
 import { documentClient } from '../../functions/clients/dynamodb.ts';
 import { config } from '../../functions/config.ts';
 import {
-  apiKeyRepository,
   eventQueue,
   eventRepository,
   linkRepository,
+  signingSecretStore,
 } from '../../functions/dependencies.ts';
 import { ISOLATION } from '../../functions/domain/endpoint-health.ts';
 import { markPaid } from '../../functions/domain/payment-link.ts';
@@ -66,7 +66,7 @@ const failingQueue = { publish: () => Promise.reject(new Error('SQS is down')) }
 describe('webhook secret rotation', () => {
   it('signs with the new and the previous secret for the overlap, then with the new one only', async () => {
     const rotating = await stack.issueKey('rotating-co', 'test');
-    const rotated = await rotateWebhookSecret(apiKeyRepository(), 'rotating-co', 'test');
+    const rotated = await rotateWebhookSecret(signingSecretStore(), 'rotating-co', 'test');
     expect(rotated.webhook_secret).toMatch(/^whsec_/);
     expect(rotated.webhook_secret).not.toBe(rotating.webhook_secret);
 
@@ -80,7 +80,7 @@ describe('webhook secret rotation', () => {
     expect(new Webhook(rotating.webhook_secret).verify(webhook?.body ?? '', headers)).toBeTruthy();
 
     const afterOverlap = new Date(Date.parse(rotated.previous_valid_until) + 1000);
-    expect(await apiKeyRepository().getSigningSecrets('rotating-co', 'test', afterOverlap)).toEqual([
+    expect(await signingSecretStore().getSigningSecrets('rotating-co', 'test', afterOverlap)).toEqual([
       rotated.webhook_secret,
     ]);
   });
@@ -308,7 +308,7 @@ describe('no lost event, no double bookkeeping', () => {
     }
     // As deployed: signing secrets cached (read once a minute), and the endpoint known healthy (its health is
     // read once a second at most; here within the cache), so every table request left is the events'.
-    const secrets = cachedSigningSecrets(apiKeyRepository(), () => new Date());
+    const secrets = cachedSigningSecrets(signingSecretStore(), () => new Date());
     await secrets.getSigningSecrets('acme', 'test', new Date());
     const deps = { ...harness.deps, secrets, isolation: { ...ISOLATION, cacheMs: 60_000 } };
     const handler = deliveryHandler(() => deps);
@@ -451,7 +451,7 @@ describe('no lost event, no double bookkeeping', () => {
         {
           getSigningSecrets: (...args) => {
             secretReads++;
-            return apiKeyRepository().getSigningSecrets(...args);
+            return signingSecretStore().getSigningSecrets(...args);
           },
         },
         () => new Date(),

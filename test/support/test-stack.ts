@@ -1,4 +1,4 @@
-import { apiKeyRepository } from '../../functions/dependencies.ts';
+import { apiKeyRepository, signingSecretStore } from '../../functions/dependencies.ts';
 import type { Mode } from '../../functions/domain/principal.ts';
 import { type IssuedApiKey, issueApiKey } from '../../functions/use-cases/api-keys.ts';
 import { type LocalStack, type LocalStackOptions, startLocalStack } from '../../lib/local/local-stack.ts';
@@ -29,7 +29,8 @@ export async function startTestStack(options: Omit<LocalStackOptions, 'port'> = 
   const stack = await startLocalStack({ port: 0, ...options });
   return {
     ...stack,
-    issueKey: (account, mode) => issueApiKey(apiKeyRepository(), account, mode),
+    issueKey: (account, mode) =>
+      issueApiKey({ keys: apiKeyRepository(), secrets: signingSecretStore() }, account, mode),
     async request(method, path, options = {}) {
       const headers: Record<string, string> = { ...options.headers };
       if (options.key) headers.authorization = `Bearer ${options.key}`;

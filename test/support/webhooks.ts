@@ -11,11 +11,11 @@ import { HttpWebhookSender } from '../../functions/adapters/http/webhook-sender.
 import { eventMessageBody, SqsEventQueue } from '../../functions/adapters/sqs/event-queue.ts';
 import { config } from '../../functions/config.ts';
 import {
-  apiKeyRepository,
   endpointHealthStore,
   eventRepository,
   linkRepository,
   now,
+  signingSecretStore,
 } from '../../functions/dependencies.ts';
 import type { IsolationSettings } from '../../functions/domain/endpoint-health.ts';
 import { cancel, markPaid, newPaymentLink, type PaymentLink } from '../../functions/domain/payment-link.ts';
@@ -206,7 +206,7 @@ export async function startDeliveryHarness(
   const deps: DeliveryDependencies = {
     events: eventRepository(),
     links: linkRepository(),
-    secrets: apiKeyRepository(),
+    secrets: signingSecretStore(),
     sender: options.wrapSender ? options.wrapSender(sender) : sender,
     queue,
     deadLetters,

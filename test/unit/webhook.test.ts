@@ -1,7 +1,14 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../functions/domain/errors.ts';
-import { type LinkEvent, markPaid, newPaymentLink } from '../../functions/domain/payment-link.ts';
+import { toMinorUnits } from '../../functions/domain/money.ts';
+import {
+  markPaid,
+  newPaymentLink,
+  type PaymentLink,
+  type Transition,
+} from '../../functions/domain/payment-link.ts';
+import { requestRefund, settleRefund } from '../../functions/domain/refund.ts';
 import { MAX_URL_LENGTH } from '../../functions/domain/urls.ts';
 import {
   decideAfterAttempt,
@@ -19,7 +26,7 @@ import {
   MAX_METADATA_VALUE_LENGTH,
 } from '../../functions/http/schemas.ts';
 import { validate } from '../../functions/http/validate.ts';
-import { withCheckoutUrl } from '../../functions/use-cases/payment-links.ts';
+import { withEventCheckoutUrl } from '../../functions/use-cases/payment-links.ts';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -146,13 +153,23 @@ describe('the webhook body of the largest link the API accepts', () => {
       { id: 'pay_x', connection_id: 'pc_x', provider: 'stripe' as const, reference: `pi_${'x'.repeat(60)}` },
       new Date(),
     );
-    const event = paid?.event as LinkEvent;
     const checkoutBase = `https://pay.example.com/${'c'.repeat(200)}`;
-    const size = Buffer.byteLength(
-      webhookBody({ ...event, data: withCheckoutUrl(event.data, checkoutBase) }),
+    // The largest event of all: a refund the PSP refused with the longest reason, which carries the link too.
+    const paidLink = paid?.after as PaymentLink;
+    const refund = requestRefund(paidLink, undefined, `re_${'r'.repeat(64)}`, new Date());
+    const refused = settleRefund(
+      { ...paidLink, refunds: [refund], refund_reserved_minor: Number(toMinorUnits(refund.amount)) },
+      refund.id,
+      { status: 'failed', providerReference: 'r'.repeat(255), failureMessage: '\u0001'.repeat(1000) },
+      new Date(),
     );
-    expect(size).toBeGreaterThan(12_000); // the test really is near the worst case
-    expect(size).toBeLessThan(20_000);
+    if (refused?.kind !== 'settled') throw new Error('expected a settled refund');
+
+    for (const transition of [paid as Transition, refused.transition]) {
+      const size = Buffer.byteLength(webhookBody(withEventCheckoutUrl(transition, checkoutBase).event));
+      expect(size).toBeGreaterThan(12_000); // the test really is near the worst case
+      expect(size).toBeLessThan(20_000);
+    }
   });
 
   it('refuses metadata over 8 KiB as JSON, even when every key and value is within its own limit', () => {

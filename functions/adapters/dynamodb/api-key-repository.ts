@@ -1,7 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ApiKeyRecord } from '../../domain/api-key.ts';
-import type { Mode } from '../../domain/principal.ts';
 import type { ApiKeyRepository } from '../../ports/api-key-repository.ts';
 import { recordsOfGsi1Partition } from './query.ts';
 import { keys, withoutKeys } from './table-schema.ts';
@@ -59,75 +58,5 @@ export class DynamoApiKeyRepository implements ApiKeyRepository {
       if (error instanceof ConditionalCheckFailedException) return undefined;
       throw error;
     }
-  }
-
-  async ensureWebhookSecret(account: string, mode: Mode, candidate: string): Promise<string> {
-    try {
-      await this.client.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: {
-            ...keys.webhookSecret(account, mode),
-            secret: candidate,
-            created_at: new Date().toISOString(),
-          },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
-      return candidate;
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      const existing = await this.getWebhookSecret(account, mode);
-      if (!existing) throw error;
-      return existing;
-    }
-  }
-
-  async getWebhookSecret(account: string, mode: Mode): Promise<string | undefined> {
-    const item = await this.webhookSecretItem(account, mode);
-    return typeof item?.secret === 'string' ? item.secret : undefined;
-  }
-
-  async getSigningSecrets(account: string, mode: Mode, now: Date): Promise<string[]> {
-    const item = await this.webhookSecretItem(account, mode);
-    if (typeof item?.secret !== 'string') return [];
-    const previousValid =
-      typeof item.previous_secret === 'string' &&
-      typeof item.previous_until === 'string' &&
-      Date.parse(item.previous_until) > now.getTime();
-    return previousValid ? [item.secret, item.previous_secret as string] : [item.secret];
-  }
-
-  async rotateWebhookSecret(
-    account: string,
-    mode: Mode,
-    candidate: string,
-    previousUntil: Date,
-  ): Promise<void> {
-    await this.client.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: keys.webhookSecret(account, mode),
-        UpdateExpression:
-          'SET previous_secret = secret, previous_until = :until, secret = :next, rotated_at = :now',
-        ConditionExpression: 'attribute_exists(secret)',
-        ExpressionAttributeValues: {
-          ':next': candidate,
-          ':until': previousUntil.toISOString(),
-          ':now': new Date().toISOString(),
-        },
-      }),
-    );
-  }
-
-  private async webhookSecretItem(account: string, mode: Mode) {
-    const { Item } = await this.client.send(
-      new GetCommand({
-        TableName: this.tableName,
-        Key: keys.webhookSecret(account, mode),
-        ConsistentRead: true,
-      }),
-    );
-    return Item;
   }
 }

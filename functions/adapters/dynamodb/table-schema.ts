@@ -8,7 +8,7 @@
  * | payment link    | LINK#<id>              | MODE#<mode>         | ACCOUNT#<acc>#MODE#<mode>#LINKS | <created_at>#<id> |
  * | event           | EVENT#<id>             | MODE#<mode>         | LINK#<link id>#MODE#<mode>      | <created_at>#<id> |
  * | API key         | APIKEY#<key id>        | APIKEY              | ACCOUNT#<acc>#APIKEYS           | <created_at>      |
- * | webhook secret  | ACCOUNT#<acc>          | WEBHOOK_SECRET#<mode> | –                             | –                 |
+ * | signing secret  | SIGNING_SECRET#<acc>   | MODE#<mode>         | –                               | –                 |
  * | idempotency     | IDEMPOTENCY#<acc>#<mode>#<key hash> | IDEMPOTENCY | –                           | –                 |
  * | rate window     | RATE#<acc>#<mode>      | WINDOW#<start>      | –                               | –                 |
  *
@@ -35,7 +35,16 @@ export const keys = {
   eventsOfLink: (linkId: string, mode: string) => `LINK#${linkId}#MODE#${mode}`,
   apiKey: (keyId: string) => ({ pk: `APIKEY#${keyId}`, sk: 'APIKEY' }),
   apiKeysOfAccount: (account: string) => `ACCOUNT#${account}#APIKEYS`,
-  webhookSecret: (account: string, mode: string) => ({
+  /**
+   * The webhook signing secret, encrypted, in a partition of its own so that the public-facing functions can be
+   * refused it by key prefix (`dynamodb:LeadingKeys`, lib/routes.ts).
+   */
+  signingSecret: (account: string, mode: string) => ({
+    pk: `SIGNING_SECRET#${account}`,
+    sk: `MODE#${mode}`,
+  }),
+  /** Where signing secrets were kept in plaintext before; moved to `signingSecret` on first use. */
+  legacyWebhookSecret: (account: string, mode: string) => ({
     pk: `ACCOUNT#${account}`,
     sk: `WEBHOOK_SECRET#${mode}`,
   }),

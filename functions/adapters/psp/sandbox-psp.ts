@@ -9,6 +9,7 @@ import type {
   Psp,
   PspFactory,
   PspNotification,
+  PspRefundRequest,
   PspRefundStatus,
   PspSessionStatus,
 } from '../../ports/psp.ts';
@@ -173,14 +174,17 @@ export class SandboxPsp implements Psp {
     await this.options.sessions.expire(session.id);
   }
 
-  async refund(): Promise<PspRefundStatus> {
-    throw new Error('Sandbox refunds are not implemented yet.');
+  /** The sandbox moves no money, so a refund succeeds at once; its reference is derived from ours. */
+  async refund(request: PspRefundRequest): Promise<PspRefundStatus> {
+    return { reference: sandboxRefundReference(request.refundId), state: 'succeeded', failureMessage: null };
   }
 
-  async retrieveRefund(): Promise<PspRefundStatus> {
-    throw new Error('Sandbox refunds are not implemented yet.');
+  async retrieveRefund(reference: string): Promise<PspRefundStatus> {
+    return { reference, state: 'succeeded', failureMessage: null };
   }
 }
+
+const sandboxRefundReference = (refundId: string) => `sbre_${refundId.slice(refundId.indexOf('_') + 1)}`;
 
 function parseBody(rawBody: string): SandboxNotificationBody | undefined {
   try {

@@ -2,7 +2,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../../functions/adapters/dynamodb/table-schema.ts';
 import { documentClient } from '../../../functions/clients/dynamodb.ts';
 import { config } from '../../../functions/config.ts';
-import { apiKeyRepository } from '../../../functions/dependencies.ts';
+import { apiKeyRepository, signingSecretStore } from '../../../functions/dependencies.ts';
 import { issueApiKey } from '../../../functions/use-cases/api-keys.ts';
 import type { BenchRow, BenchServer } from '../bench.ts';
 import { fmt } from '../bench.ts';
@@ -22,7 +22,11 @@ interface Targets {
  */
 async function rateLimitedTarget(server: BenchServer): Promise<Targets> {
   const account = `${server.account}-flood`;
-  const flooder = await issueApiKey(apiKeyRepository(), account, 'test');
+  const flooder = await issueApiKey(
+    { keys: apiKeyRepository(), secrets: signingSecretStore() },
+    account,
+    'test',
+  );
   const { RATE_LIMIT_REQUESTS, RATE_LIMIT_WINDOW_SECONDS } = config();
   const first = Math.floor(Date.now() / 1000 / RATE_LIMIT_WINDOW_SECONDS) * RATE_LIMIT_WINDOW_SECONDS;
   for (let windowStart = first; windowStart < first + 1800; windowStart += RATE_LIMIT_WINDOW_SECONDS) {

@@ -13,7 +13,7 @@ import { config } from '../../../functions/config.ts';
 import { linkRepository } from '../../../functions/dependencies.ts';
 import { newId } from '../../../functions/domain/ids.ts';
 import { cancel, type LinkEvent, newPaymentLink } from '../../../functions/domain/payment-link.ts';
-import { withCheckoutUrl } from '../../../functions/use-cases/payment-links.ts';
+import { withEventCheckoutUrl } from '../../../functions/use-cases/payment-links.ts';
 import type { BenchRow, BenchServer } from '../bench.ts';
 import { fmt } from '../bench.ts';
 import { budgets } from '../budgets.ts';
@@ -169,10 +169,7 @@ async function deliveries(
     const canceled = cancel(link, now);
     if (!canceled) throw new Error('an open link could not be canceled');
     // As applyTransition records it: the event carries the link's checkout_url.
-    const transition = {
-      ...canceled,
-      event: { ...canceled.event, data: withCheckoutUrl(canceled.event.data, checkoutBase) },
-    };
+    const transition = withEventCheckoutUrl(canceled, checkoutBase);
     await links.commit(transition);
     events.push(transition.event);
   });

@@ -4,7 +4,7 @@ import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import { eventMessageBody } from '../../../functions/adapters/sqs/event-queue.ts';
 import { sqsClient } from '../../../functions/clients/sqs.ts';
 import { config } from '../../../functions/config.ts';
-import { apiKeyRepository, linkRepository } from '../../../functions/dependencies.ts';
+import { apiKeyRepository, linkRepository, signingSecretStore } from '../../../functions/dependencies.ts';
 import { cancel, newPaymentLink } from '../../../functions/domain/payment-link.ts';
 import { issueApiKey } from '../../../functions/use-cases/api-keys.ts';
 import type { BenchRow, BenchServer } from '../bench.ts';
@@ -35,7 +35,7 @@ let round = 0;
 /** Events of `count` canceled links of a fresh tenant posting to `url` (the tenant's key gives it a secret). */
 async function tenantEvents(server: BenchServer, name: string, url: string, count: number) {
   const account = `${server.account}-${name}-${process.pid}-${round++}`;
-  await issueApiKey(apiKeyRepository(), account, 'test');
+  await issueApiKey({ keys: apiKeyRepository(), secrets: signingSecretStore() }, account, 'test');
   const ids: string[] = [];
   let left = count;
   const worker = async () => {

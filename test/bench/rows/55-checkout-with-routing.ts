@@ -1,4 +1,8 @@
-import { apiKeyRepository, pspConnectionRepository } from '../../../functions/dependencies.ts';
+import {
+  apiKeyRepository,
+  pspConnectionRepository,
+  signingSecretStore,
+} from '../../../functions/dependencies.ts';
 import { createConnection } from '../../../functions/domain/connection.ts';
 import { DOWN_FOR_MS, FAILURES_BEFORE_DOWN } from '../../../functions/domain/connection-health.ts';
 import { issueApiKey } from '../../../functions/use-cases/api-keys.ts';
@@ -33,7 +37,7 @@ async function visited(server: BenchServer, authorization: string): Promise<stri
 
 /** An account with two sandbox connections and a routing rule; the first one `down` when asked. */
 async function routedAccount(server: BenchServer, account: string, firstDown: boolean): Promise<string> {
-  const key = await issueApiKey(apiKeyRepository(), account, 'test');
+  const key = await issueApiKey({ keys: apiKeyRepository(), secrets: signingSecretStore() }, account, 'test');
   const repository = pspConnectionRepository();
   const at = Date.now();
   const [first, second] = [0, 1].map((index) =>

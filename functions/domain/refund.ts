@@ -1,0 +1,134 @@
+import { InvalidStateError, ValidationError } from './errors.ts';
+import { type Amount, fromMinorUnits, toMinorUnits } from './money.ts';
+import {
+  type PaymentLink,
+  type Refund,
+  type RefundStatus,
+  type Transition,
+  withEvent,
+} from './payment-link.ts';
+
+/**
+ * Refunds of a paid link (docs/webhooks.md#refunds), pure: how much may still be refunded, what a request for a refund
+ * becomes, and how a refund settles. The refunds of a link live in the link's own item, so reserving an amount,
+ * recording the refund and moving the link's totals are one conditional write: the sum of refunds can never pass
+ * the paid amount, whatever the concurrency, because the write says so.
+ */
+
+/** A PSP's reason for refusing a refund is kept to this many characters (it travels in webhooks). */
+export const MAX_FAILURE_MESSAGE_LENGTH = 500;
+
+/** A link keeps at most this many refunds (its item stays far below DynamoDB's 400 KB). */
+export const MAX_REFUNDS_PER_LINK = 100;
+
+/** Minor units of the paid amount that no pending or succeeded refund holds yet. */
+export function refundableMinor(link: PaymentLink): bigint {
+  return toMinorUnits(link.amount) - BigInt(link.refund_reserved_minor ?? 0);
+}
+
+/**
+ * A new pending refund of `requested` (default: all that remains) on a paid link. A link that is not paid is
+ * `invalid_state`; another currency, an amount over what remains, or nothing left to refund is a 422 pointing at
+ * the field. The repository then reserves the amount with a write conditioned on what remains at that moment.
+ */
+export function requestRefund(
+  link: PaymentLink,
+  requested: Amount | undefined,
+  refundId: string,
+  now: Date,
+): Refund {
+  if (link.status !== 'paid' || !link.payment) {
+    throw new InvalidStateError(`Only a paid payment link can be refunded; this one is ${link.status}.`);
+  }
+  if ((link.refunds?.length ?? 0) >= MAX_REFUNDS_PER_LINK) {
+    throw new InvalidStateError(`A payment link takes at most ${MAX_REFUNDS_PER_LINK} refunds.`);
+  }
+  const { currency } = link.amount;
+  if (requested && requested.currency !== currency) {
+    throw new ValidationError([
+      { pointer: '/amount/currency', detail: `Must be ${currency}, the currency of the payment.` },
+    ]);
+  }
+  const remaining = refundableMinor(link);
+  const minor = requested ? toMinorUnits(requested) : remaining;
+  if (minor > remaining || remaining === 0n) {
+    throw new ValidationError([
+      {
+        pointer: requested ? '/amount/value' : '/amount',
+        detail: `At most ${fromMinorUnits(remaining, currency)} ${currency} remains to be refunded.`,
+      },
+    ]);
+  }
+  const at = now.toISOString();
+  return {
+    id: refundId,
+    object: 'refund',
+    payment_link_id: link.id,
+    payment_id: link.payment.id,
+    status: 'pending',
+    amount: { value: requested?.value ?? fromMinorUnits(minor, currency), currency },
+    failure: null,
+    provider_reference: null,
+    created_at: at,
+    updated_at: at,
+  };
+}
+
+/** What the PSP said of a refund. */
+export interface RefundOutcome {
+  status: RefundStatus;
+  providerReference: string | null;
+  failureMessage: string | null;
+}
+
+/**
+ * What the PSP said of the link's refund `refundId`. A final status settles it: the totals follow (a success
+ * counts as refunded, a failure frees its reservation) and `refund.succeeded` or `refund.failed` is emitted,
+ * written with the link in one commit. A pending one may only bring the PSP's reference (`reference`, no event).
+ * `undefined` when nothing changes: the refund is unknown or already settled, or the PSP says nothing new.
+ */
+export function settleRefund(
+  link: PaymentLink,
+  refundId: string,
+  outcome: RefundOutcome,
+  now: Date,
+):
+  | { kind: 'settled'; transition: Transition; refund: Refund }
+  | { kind: 'reference'; link: PaymentLink }
+  | undefined {
+  const refunds = link.refunds ?? [];
+  const current = refunds.find((refund) => refund.id === refundId);
+  if (current?.status !== 'pending') return undefined;
+  const providerReference = outcome.providerReference ?? current.provider_reference;
+  if (outcome.status === 'pending' && providerReference === current.provider_reference) return undefined;
+  const refund: Refund = {
+    ...current,
+    status: outcome.status,
+    provider_reference: providerReference,
+    failure:
+      outcome.status === 'failed'
+        ? {
+            code: 'refund_failed',
+            message: (outcome.failureMessage ?? 'The payment service provider refused the refund.').slice(
+              0,
+              MAX_FAILURE_MESSAGE_LENGTH,
+            ),
+          }
+        : null,
+    updated_at: now.toISOString(),
+  };
+  const after: PaymentLink = {
+    ...link,
+    refunds: refunds.map((existing) => (existing.id === refundId ? refund : existing)),
+  };
+  if (outcome.status === 'pending')
+    return { kind: 'reference', link: { ...after, version: link.version + 1 } };
+  const minor = Number(toMinorUnits(current.amount));
+  if (outcome.status === 'succeeded') after.refund_refunded_minor = (link.refund_refunded_minor ?? 0) + minor;
+  else after.refund_reserved_minor = (link.refund_reserved_minor ?? 0) - minor;
+  const transition = withEvent(link, after, `refund.${outcome.status}`, now, (snapshot) => ({
+    ...refund,
+    payment_link: snapshot,
+  }));
+  return { kind: 'settled', transition, refund };
+}

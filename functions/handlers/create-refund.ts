@@ -1,0 +1,24 @@
+import { config } from '../config.ts';
+import { eventQueue, linkRepository, now, paymentRefunds } from '../dependencies.ts';
+import { apiHandler, json } from '../http/api-handler.ts';
+import { createRefundRequest } from '../http/schemas.ts';
+import { validate } from '../http/validate.ts';
+import { createRefund } from '../use-cases/refunds.ts';
+
+/** POST /v1/payment-links/{id}/refunds */
+export const handler = apiHandler({ body: 'optional-json' }, async ({ principal, event, body }) => {
+  const request = validate(createRefundRequest(), body);
+  const refund = await createRefund(
+    {
+      links: linkRepository(),
+      queue: eventQueue(),
+      refunds: paymentRefunds(),
+      now,
+      checkoutBase: config().CHECKOUT_BASE,
+    },
+    principal,
+    event.pathParameters?.id ?? '',
+    request?.amount,
+  );
+  return json(201, refund);
+});

@@ -1,0 +1,95 @@
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { synthesize } from '../support/synth.ts';
+
+let plain: Template;
+let protectedStack: ReturnType<typeof synthesize>;
+
+beforeAll(() => {
+  plain = synthesize().template;
+  protectedStack = synthesize({ edgeRateLimit: '300' });
+});
+
+describe('CloudFront and AWS WAF in front of the public routes (opt-in)', () => {
+  it('adds nothing unless asked', () => {
+    plain.resourceCountIs('AWS::CloudFront::Distribution', 0);
+    plain.resourceCountIs('AWS::WAFv2::WebACL', 0);
+  });
+
+  it('limits each client address on the buyers’ pages and, ten times higher, on PSP notifications', () => {
+    const { template } = protectedStack;
+    const startsWith = (prefix: string) => ({
+      ByteMatchStatement: Match.objectLike({ PositionalConstraint: 'STARTS_WITH', SearchString: prefix }),
+    });
+    template.hasResourceProperties('AWS::WAFv2::WebACL', {
+      Scope: 'CLOUDFRONT',
+      DefaultAction: { Allow: {} },
+      Rules: [
+        Match.objectLike({
+          Action: { Block: { CustomResponse: { ResponseCode: 429 } } },
+          Statement: {
+            RateBasedStatement: {
+              Limit: 300,
+              AggregateKeyType: 'IP',
+              EvaluationWindowSec: 300,
+              ScopeDownStatement: {
+                OrStatement: { Statements: [startsWith('/checkout/'), startsWith('/sandbox/')] },
+              },
+            },
+          },
+        }),
+        Match.objectLike({
+          Statement: {
+            RateBasedStatement: Match.objectLike({ Limit: 3000, ScopeDownStatement: startsWith('/psp/') }),
+          },
+        }),
+      ],
+    });
+  });
+
+  it('puts an uncached distribution with that WebACL before the API, and publishes the API and checkout under it', () => {
+    const { template } = protectedStack;
+    const [aclId] = Object.keys(template.findResources('AWS::WAFv2::WebACL'));
+    template.hasResourceProperties('AWS::CloudFront::Distribution', {
+      DistributionConfig: Match.objectLike({
+        WebACLId: { 'Fn::GetAtt': [aclId, 'Arn'] },
+        DefaultCacheBehavior: Match.objectLike({
+          AllowedMethods: Match.arrayWith(['GET', 'HEAD', 'PATCH', 'POST']),
+          ViewerProtocolPolicy: 'redirect-to-https',
+          CachePolicyId: '4135ea2d-6df8-44a3-9df3-4b5a84be39ad', // CachingDisabled
+        }),
+        Origins: [
+          Match.objectLike({ CustomOriginConfig: Match.objectLike({ OriginProtocolPolicy: 'https-only' }) }),
+        ],
+      }),
+    });
+    const [distributionId] = Object.keys(template.findResources('AWS::CloudFront::Distribution'));
+    const environments = Object.values(template.findResources('AWS::Lambda::Function')).map(
+      (fn) => fn.Properties.Environment.Variables,
+    );
+    for (const variables of environments) {
+      expect(JSON.stringify(variables.CHECKOUT_BASE)).toContain(distributionId);
+      expect(JSON.stringify(variables.BASE_URL)).toContain(distributionId);
+    }
+    expect(JSON.stringify(template.findOutputs('BaseUrl'))).toContain(distributionId);
+  });
+
+  it('refuses to deploy the WebACL outside us-east-1, where CloudFront cannot use it', () => {
+    const rules = protectedStack.template.toJSON().Rules as Record<string, { Assertions: unknown[] }>;
+    expect(JSON.stringify(Object.values(rules))).toContain('us-east-1');
+  });
+
+  it('passes cdk-nag AwsSolutions with the distribution and WebACL', () => {
+    expect(protectedStack.violations).toEqual([]);
+  });
+
+  it('attaches an existing WebACL instead, for stacks in other regions', () => {
+    const arn = 'arn:aws:wafv2:us-east-1:123456789012:global/webacl/payment-links/abc';
+    const { template, violations } = synthesize({ edgeWebAclArn: arn });
+    template.resourceCountIs('AWS::WAFv2::WebACL', 0);
+    template.hasResourceProperties('AWS::CloudFront::Distribution', {
+      DistributionConfig: Match.objectLike({ WebACLId: arn }),
+    });
+    expect(violations).toEqual([]);
+  });
+});

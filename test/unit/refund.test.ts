@@ -1,0 +1,203 @@
+import { describe, expect, it } from 'vitest';
+import { InvalidStateError, ValidationError } from '../../functions/domain/errors.ts';
+import { fromMinorUnits } from '../../functions/domain/money.ts';
+import {
+  markPaid,
+  newPaymentLink,
+  type PaymentLink,
+  snapshotOf,
+} from '../../functions/domain/payment-link.ts';
+import {
+  MAX_REFUNDS_PER_LINK,
+  refundableMinor,
+  requestRefund,
+  settleRefund,
+} from '../../functions/domain/refund.ts';
+
+const now = new Date('2026-03-01T10:00:00Z');
+
+function paidLink(value = '10.00', currency = 'EUR'): PaymentLink {
+  const open = newPaymentLink({ account: 'acme', mode: 'test' }, { amount: { value, currency } }, now);
+  return (
+    markPaid(
+      open,
+      { id: 'pay_1', connection_id: 'pc_sandbox', provider: 'sandbox', reference: 'sbpay_1' },
+      now,
+    ) as { after: PaymentLink }
+  ).after;
+}
+
+/** The link as the repository leaves it after reserving `refund` (what `reserveRefund` writes). */
+function reserved(link: PaymentLink, refund: ReturnType<typeof requestRefund>, minor: number): PaymentLink {
+  return {
+    ...link,
+    refunds: [...(link.refunds ?? []), refund],
+    refund_reserved_minor: (link.refund_reserved_minor ?? 0) + minor,
+    version: link.version + 1,
+  };
+}
+
+describe('amounts in minor units', () => {
+  it('print with exactly the currency decimals', () => {
+    expect(fromMinorUnits(1050n, 'EUR')).toBe('10.50');
+    expect(fromMinorUnits(0n, 'EUR')).toBe('0.00');
+    expect(fromMinorUnits(7n, 'EUR')).toBe('0.07');
+    expect(fromMinorUnits(500n, 'JPY')).toBe('500');
+    expect(fromMinorUnits(1234n, 'KWD')).toBe('1.234');
+  });
+});
+
+describe('requesting a refund', () => {
+  it('defaults to all that remains, in the currency decimals, and names the payment', () => {
+    const link = paidLink('10.5');
+
+    const refund = requestRefund(link, undefined, 're_1', now);
+
+    expect(refund).toMatchObject({
+      id: 're_1',
+      status: 'pending',
+      payment_link_id: link.id,
+      payment_id: 'pay_1',
+      amount: { value: '10.50', currency: 'EUR' },
+      failure: null,
+    });
+  });
+
+  it('takes a partial amount as sent, and then only what remains', () => {
+    const link = paidLink('10.00');
+    const first = requestRefund(link, { value: '4', currency: 'EUR' }, 're_1', now);
+    const afterFirst = reserved(link, first, 400);
+
+    expect(first.amount).toEqual({ value: '4', currency: 'EUR' });
+    expect(refundableMinor(afterFirst)).toBe(600n);
+    expect(requestRefund(afterFirst, undefined, 're_2', now).amount.value).toBe('6.00');
+    expect(() => requestRefund(afterFirst, { value: '6.01', currency: 'EUR' }, 're_2', now)).toThrow(
+      ValidationError,
+    );
+  });
+
+  it('refuses another currency, too many decimals, nothing left, and an unpaid link', () => {
+    const link = paidLink('10.00');
+    const full = reserved(link, requestRefund(link, undefined, 're_1', now), 1000);
+    const open = newPaymentLink(
+      { account: 'acme', mode: 'test' },
+      { amount: { value: '1', currency: 'EUR' } },
+      now,
+    );
+
+    const pointerOf = (act: () => unknown) => {
+      try {
+        act();
+      } catch (error) {
+        return (error as ValidationError).errors?.[0]?.pointer;
+      }
+    };
+    expect(pointerOf(() => requestRefund(link, { value: '1.00', currency: 'USD' }, 're_2', now))).toBe(
+      '/amount/currency',
+    );
+    expect(pointerOf(() => requestRefund(full, undefined, 're_2', now))).toBe('/amount');
+    expect(() => requestRefund(open, undefined, 're_2', now)).toThrow(InvalidStateError);
+  });
+
+  it(`refuses a link that already has ${MAX_REFUNDS_PER_LINK} refunds`, () => {
+    const link = paidLink('1000.00');
+    const many = {
+      ...link,
+      refunds: Array.from({ length: MAX_REFUNDS_PER_LINK }, (_, index) =>
+        requestRefund(link, { value: '1', currency: 'EUR' }, `re_${index}`, now),
+      ),
+    };
+    expect(() => requestRefund(many, { value: '1', currency: 'EUR' }, 're_x', now)).toThrow(
+      InvalidStateError,
+    );
+  });
+});
+
+describe('settling a refund', () => {
+  const pending = () => {
+    const link = paidLink('10.00');
+    const refund = requestRefund(link, { value: '3', currency: 'EUR' }, 're_1', now);
+    return reserved(link, refund, 300);
+  };
+
+  it('counts a success as refunded and emits refund.succeeded with the refund and the link', () => {
+    const link = pending();
+
+    const result = settleRefund(
+      link,
+      're_1',
+      { status: 'succeeded', providerReference: 're_psp', failureMessage: null },
+      now,
+    );
+
+    if (result?.kind !== 'settled') throw new Error('expected a settled refund');
+    const { after, event } = result.transition;
+    expect(after.refund_refunded_minor).toBe(300);
+    expect(after.refund_reserved_minor).toBe(300);
+    expect(after.event_ids).toEqual([...link.event_ids, event.id]);
+    expect(event.type).toBe('refund.succeeded');
+    expect(event.data).toMatchObject({
+      id: 're_1',
+      status: 'succeeded',
+      provider_reference: 're_psp',
+      payment_link: { id: link.id, status: 'paid', amount_refunded: { value: '3.00', currency: 'EUR' } },
+    });
+    expect(snapshotOf(after, now).amount_refunded).toEqual({ value: '3.00', currency: 'EUR' });
+  });
+
+  it('frees the reservation of a failure and emits refund.failed with the reason', () => {
+    const result = settleRefund(
+      pending(),
+      're_1',
+      { status: 'failed', providerReference: null, failureMessage: 'Insufficient balance' },
+      now,
+    );
+
+    if (result?.kind !== 'settled') throw new Error('expected a settled refund');
+    expect(result.transition.after.refund_reserved_minor).toBe(0);
+    expect(result.transition.after.refund_refunded_minor ?? 0).toBe(0);
+    expect(result.refund.failure).toEqual({ code: 'refund_failed', message: 'Insufficient balance' });
+    expect(result.transition.event.type).toBe('refund.failed');
+  });
+
+  it('settles once: a repeat of the outcome, an unknown refund or a pending status without news change nothing', () => {
+    const link = pending();
+    const settled = settleRefund(
+      link,
+      're_1',
+      { status: 'succeeded', providerReference: null, failureMessage: null },
+      now,
+    );
+    if (settled?.kind !== 'settled') throw new Error('expected a settled refund');
+
+    expect(
+      settleRefund(
+        settled.transition.after,
+        're_1',
+        { status: 'failed', providerReference: null, failureMessage: null },
+        now,
+      ),
+    ).toBeUndefined();
+    expect(
+      settleRefund(
+        link,
+        're_404',
+        { status: 'succeeded', providerReference: null, failureMessage: null },
+        now,
+      ),
+    ).toBeUndefined();
+    expect(
+      settleRefund(link, 're_1', { status: 'pending', providerReference: null, failureMessage: null }, now),
+    ).toBeUndefined();
+    expect(
+      settleRefund(
+        link,
+        're_1',
+        { status: 'pending', providerReference: 're_psp', failureMessage: null },
+        now,
+      ),
+    ).toMatchObject({
+      kind: 'reference',
+    });
+  });
+});
