@@ -5,10 +5,7 @@ import { DynamoIdempotencyStore } from './adapters/dynamodb/idempotency-store.ts
 import { DynamoLinkRepository } from './adapters/dynamodb/link-repository.ts';
 import { DynamoPaymentRepository } from './adapters/dynamodb/payment-repository.ts';
 import { DynamoPspConfigRepository } from './adapters/dynamodb/psp-config-repository.ts';
-import {
-  DynamoPspConnectionRepository,
-  dynamoConnectionIds,
-} from './adapters/dynamodb/psp-connection-repository.ts';
+import { DynamoPspConnectionRepository } from './adapters/dynamodb/psp-connection-repository.ts';
 import { DynamoRateLimiter } from './adapters/dynamodb/rate-limiter.ts';
 import { DynamoSandboxSessionStore } from './adapters/dynamodb/sandbox-session-store.ts';
 import { DynamoSigningSecretStore } from './adapters/dynamodb/signing-secret-store.ts';
@@ -113,10 +110,6 @@ export const sandboxNotifier = /* @__PURE__ */ once(
 
 export const paymentRepository = /* @__PURE__ */ once(
   () => new DynamoPaymentRepository(documentClient, config().TABLE_NAME),
-);
-
-export const connectionIdsOf = /* @__PURE__ */ once(() =>
-  dynamoConnectionIds(documentClient, config().TABLE_NAME),
 );
 
 export const pspConnectionRepository = /* @__PURE__ */ once(

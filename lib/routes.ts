@@ -64,8 +64,7 @@ export interface ScheduleDefinition {
 
 /** Per-function needs, keyed by handler file. */
 export const functions = {
-  // Query and GetItem: a link's own `connections` are checked against the account's connections.
-  'create-payment-link': { table: ['PutItem', 'Query', 'GetItem'], merchantApi: true },
+  'create-payment-link': { table: ['PutItem'], merchantApi: true },
   'get-payment-link': { table: ['GetItem'], merchantApi: true },
   'route-fallback': { table: [] },
   'list-payment-link-events': { table: ['GetItem', 'BatchGetItem'], merchantApi: true },

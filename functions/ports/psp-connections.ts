@@ -37,6 +37,3 @@ export interface PspConnectionRepository {
   ): Promise<ConnectionHealth | undefined>;
   putRouting(account: string, mode: Mode, routing: Routing): Promise<void>;
 }
-
-/** The ids of an (account, mode)'s stored connections: all a new link's own `connections` are checked against. */
-export type ConnectionIdsOf = (account: string, mode: Mode) => Promise<ReadonlySet<string>>;

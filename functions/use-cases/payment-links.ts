@@ -1,4 +1,4 @@
-import { ConcurrentModificationError, NotFoundError, ValidationError } from '../domain/errors.ts';
+import { ConcurrentModificationError, NotFoundError } from '../domain/errors.ts';
 import {
   cancel,
   expire,
@@ -18,7 +18,6 @@ import { logger } from '../logger.ts';
 import { putMetrics } from '../metrics.ts';
 import type { EventQueue } from '../ports/event-queue.ts';
 import type { LinkRepository } from '../ports/link-repository.ts';
-import type { ConnectionIdsOf } from '../ports/psp-connections.ts';
 
 export interface LinkDependencies {
   links: LinkRepository;
@@ -26,21 +25,10 @@ export interface LinkDependencies {
 }
 
 export async function createPaymentLink(
-  deps: LinkDependencies & { connectionIdsOf?: ConnectionIdsOf },
+  deps: LinkDependencies,
   principal: Principal,
   input: PaymentLinkInput,
 ): Promise<PaymentLink> {
-  if (input.connections?.length) {
-    if (!deps.connectionIdsOf) throw new Error("Checking a link's connections needs the connection store");
-    // A link's own connections must be connections of its account and mode (422 with pointers).
-    const known = await deps.connectionIdsOf(principal.account, principal.mode);
-    const problems = input.connections.flatMap((id, index) =>
-      known.has(id)
-        ? []
-        : [{ pointer: `/connections/${index}`, detail: `No connection ${id} in this mode.` }],
-    );
-    if (problems.length > 0) throw new ValidationError(problems);
-  }
   const link = newPaymentLink(principal, input, deps.now());
   await deps.links.create(link);
   putMetrics({ LinksCreated: 1 });

@@ -148,13 +148,17 @@ describe("a link's own connections", () => {
     expect((await storedLink(link.id)).psp_session?.connection_id).toBe(b.id);
   });
 
-  it("must be connections of the key's account and mode (422 with pointers)", async () => {
-    const response = await stack.request('POST', '/v1/payment-links', {
+  it("use only enabled connections of the key's account and mode, whatever they name", async () => {
+    const link = await createLink(stack, key.api_key, { connections: [live.id, a.id] });
+    await navigate(link.checkout_url);
+    expect((await storedLink(link.id)).psp_session?.connection_id).toBe(a.id);
+    const foreign = await createLink(stack, key.api_key, { connections: [live.id] });
+    expect((await navigate(foreign.checkout_url)).status).toBe(503);
+    const malformed = await stack.request('POST', '/v1/payment-links', {
       key: key.api_key,
-      body: { amount: { value: '1', currency: 'EUR' }, connections: [a.id, live.id] },
+      body: { amount: { value: '1', currency: 'EUR' }, connections: ['not-an-id'] },
     });
-    expect(response.status).toBe(422);
-    expect(response.body.errors).toEqual([{ pointer: '/connections/1', detail: expect.any(String) }]);
+    expect([malformed.status, malformed.body.errors?.[0]?.pointer]).toEqual([422, '/connections/0']);
   });
 });
 

@@ -13,7 +13,6 @@ import type { Mode } from '../../domain/principal.ts';
 import type { Routing } from '../../domain/routing.ts';
 import type {
   ConnectionDirectory,
-  ConnectionIdsOf,
   ConnectionState,
   PspConnectionRepository,
 } from '../../ports/psp-connections.ts';
@@ -34,32 +33,6 @@ function toState(item: Record<string, unknown>): ConnectionState {
   for (const attribute of HEALTH_ATTRIBUTES) delete record[attribute];
   delete record.kind;
   return { connection: record as unknown as PspConnection, health };
-}
-
-/** {@link ConnectionIdsOf} with one Query that reads the ids only (a lighter bundle than the repository). */
-export function dynamoConnectionIds(client: DynamoDBDocumentClient, tableName: string): ConnectionIdsOf {
-  return async (account, mode) => {
-    const ids = new Set<string>();
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await client.send(
-        new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :connection)',
-          ExpressionAttributeValues: {
-            ':pk': connectionKeys.directory(account, mode),
-            ':connection': 'CONNECTION#',
-          },
-          ProjectionExpression: 'id',
-          ConsistentRead: true,
-          ExclusiveStartKey,
-        }),
-      );
-      for (const item of page.Items ?? []) ids.add(String(item.id));
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
-    return ids;
-  };
 }
 
 export class DynamoPspConnectionRepository implements PspConnectionRepository {
