@@ -85,6 +85,9 @@ describe('payment transitions', () => {
     const firstWait = Date.parse(first.next_check_at as string) - later(600_000).getTime();
     const secondWait = Date.parse(second.next_check_at as string) - later(1_800_000).getTime();
     expect(secondWait).toBe(2 * firstWait);
-    expect(stillPending(second, later(24 * 3_600_000 + 1))).toMatchObject({ status: 'expired', next_check_at: null });
+    expect(stillPending(second, later(24 * 3_600_000 + 1))).toMatchObject({
+      status: 'expired',
+      next_check_at: null,
+    });
   });
 });
