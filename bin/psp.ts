@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { ACCOUNT_PATTERN } from '../functions/domain/api-key.ts';
 import {
   createConnection,
+  legacyStripeSecretName,
   PROVIDERS,
   type Provider,
   type PspConnection,
@@ -107,7 +108,6 @@ const { DynamoPspConfigRepository } = await import('../functions/adapters/dynamo
 const { documentClient } = await import('../functions/clients/dynamodb.ts');
 const { pspFactoriesForChecks } = await import('../lib/psp-credential-checks.ts');
 const { migrateLegacyConfig } = await import('../functions/use-cases/psp-connections.ts');
-const { StripePspFactory } = await import('../functions/adapters/psp/stripe-psp.ts');
 const table = process.env.TABLE_NAME as string;
 const repository = new DynamoPspConnectionRepository(documentClient, table);
 const legacyConfigs = new DynamoPspConfigRepository(documentClient, table);
@@ -183,7 +183,7 @@ switch (positionals[0]) {
       {
         repository,
         legacyConfigs,
-        legacySecretName: (a, m) => StripePspFactory.legacySecretName(secretPrefix, a, m),
+        legacySecretName: (a, m) => legacyStripeSecretName(secretPrefix, a, m),
       },
       account,
       mode,

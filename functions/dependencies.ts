@@ -3,6 +3,7 @@ import { DynamoEndpointHealthStore } from './adapters/dynamodb/endpoint-health-s
 import { DynamoEventRepository } from './adapters/dynamodb/event-repository.ts';
 import { DynamoIdempotencyStore } from './adapters/dynamodb/idempotency-store.ts';
 import { DynamoLinkRepository } from './adapters/dynamodb/link-repository.ts';
+import { DynamoPaymentRepository } from './adapters/dynamodb/payment-repository.ts';
 import { DynamoPspConfigRepository } from './adapters/dynamodb/psp-config-repository.ts';
 import { DynamoPspConnectionRepository } from './adapters/dynamodb/psp-connection-repository.ts';
 import { DynamoRateLimiter } from './adapters/dynamodb/rate-limiter.ts';
@@ -24,6 +25,7 @@ import { secretsManagerClient } from './clients/secrets-manager.ts';
 import { sqsClient } from './clients/sqs.ts';
 import { config } from './config.ts';
 import { PSP_CALL_TIMEOUT_MS } from './domain/call-budgets.ts';
+import { legacyStripeSecretName } from './domain/connection.ts';
 import { once } from './once.ts';
 import type { SecretStore } from './ports/secret-store.ts';
 import { ApiKeyAuthenticator } from './use-cases/authenticate.ts';
@@ -106,8 +108,26 @@ export const sandboxNotifier = /* @__PURE__ */ once(
   () => new SandboxNotifier({ baseUrl: config().BASE_URL, signingSecret: sandboxSigningSecret, now }),
 );
 
+export const paymentRepository = /* @__PURE__ */ once(
+  () => new DynamoPaymentRepository(documentClient, config().TABLE_NAME),
+);
+
 export const pspConnectionRepository = /* @__PURE__ */ once(
   () => new DynamoPspConnectionRepository(documentClient, config().TABLE_NAME),
+);
+
+/**
+ * The connections of each (account, mode) and their routing, without any PSP adapter: for the merchant API,
+ * whose functions never talk to a PSP and so carry no PSP SDK.
+ */
+export const pspDirectory = /* @__PURE__ */ once(
+  () =>
+    new PspConnections({
+      repository: pspConnectionRepository(),
+      legacyConfigs: pspConfigRepository(),
+      legacySecretName: (account, mode) => legacyStripeSecretName(config().PSP_SECRET_PREFIX, account, mode),
+      factories: [],
+    }),
 );
 
 export const pspConnections = /* @__PURE__ */ once(() => {
@@ -116,7 +136,7 @@ export const pspConnections = /* @__PURE__ */ once(() => {
   return new PspConnections({
     repository: pspConnectionRepository(),
     legacyConfigs: pspConfigRepository(),
-    legacySecretName: (account, mode) => StripePspFactory.legacySecretName(PSP_SECRET_PREFIX, account, mode),
+    legacySecretName: (account, mode) => legacyStripeSecretName(PSP_SECRET_PREFIX, account, mode),
     factories: [
       new SandboxPspFactory({
         sessions: sandboxSessionStore(),

@@ -24,6 +24,17 @@ export const METRICS = {
     by: ['provider'],
     description: 'payment attempts that failed at the PSP, a checkout session it could not create included',
   },
+  PspSessionFailures: {
+    unit: 'Count',
+    by: ['connection'],
+    description:
+      'checkout sessions a PSP connection could not open (timeout, 5xx, refusal): each is a failover',
+  },
+  Failovers: {
+    unit: 'Count',
+    by: ['connection'],
+    description: 'checkout sessions opened at a connection after an earlier one of the same request failed',
+  },
   WebhookAttempts: { unit: 'Count', by: [], description: 'webhook POSTs made (each retry is one)' },
   WebhookSuccesses: { unit: 'Count', by: [], description: 'webhook POSTs answered 2xx' },
   WebhookFailures: {

@@ -7,7 +7,12 @@
  * handler share one Lambda function. `table` lists the DynamoDB actions that function needs, which the stack
  * turns into a least-privilege policy.
  */
-import { ANSWER_ROOM_MS, type CallKind, callsWorstCaseMs } from '../functions/domain/call-budgets.ts';
+import {
+  ANSWER_ROOM_MS,
+  type CallKind,
+  CHECKOUT_PSP_CALLS,
+  callsWorstCaseMs,
+} from '../functions/domain/call-budgets.ts';
 import { routes as httpRoutes, type RouteDefinition } from '../functions/http/routes.ts';
 
 export { allowedMethodsByPath, type RouteDefinition } from '../functions/http/routes.ts';
@@ -77,7 +82,7 @@ export const functions = {
   'checkout-page': {
     table: ['GetItem', 'PutItem', 'UpdateItem', 'Query'],
     secrets: ['sandbox', 'psp'],
-    calls: { psp: 5 },
+    calls: { psp: CHECKOUT_PSP_CALLS },
   },
   'psp-notifications': {
     table: ['GetItem', 'PutItem', 'DeleteItem', 'Query'],
@@ -100,6 +105,14 @@ export const functions = {
     calls: { psp: 1 },
   },
   // Per link it expires; it stops taking links while one more might not fit (functions/handlers/expire-links.ts).
+  // Asks PSPs about pending payments (missed notifications) and records their answers like a notification.
+  'check-pending-payments': {
+    table: ['GetItem', 'PutItem', 'DeleteItem', 'Query'],
+    sendsEvents: true,
+    timeoutSeconds: 60,
+    secrets: ['sandbox', 'psp'],
+    calls: { psp: 1 },
+  },
   'expire-links': {
     table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query'],
     sendsEvents: true,
@@ -124,6 +137,11 @@ export const functions = {
   },
   'list-refunds': { table: ['GetItem'], merchantApi: true },
   'get-openapi': { table: [] },
+  'list-payments': { table: ['GetItem', 'Query'], merchantApi: true },
+  // Connections and routing are one Query; the GetItem reads a configuration from before connections.
+  'list-psp-connections': { table: ['GetItem', 'Query', 'PutItem'], merchantApi: true },
+  'get-routing': { table: ['GetItem', 'Query', 'PutItem'], merchantApi: true },
+  'put-routing': { table: ['GetItem', 'Query', 'PutItem'], merchantApi: true },
 } as const satisfies Record<string, FunctionDefinition>;
 
 export type HandlerName = keyof typeof functions;
@@ -147,6 +165,7 @@ export const routes: readonly (RouteDefinition & { handler: HandlerName })[] = h
 export const schedules: readonly ScheduleDefinition[] = [
   { handler: 'outbox-sweeper', everyMinutes: 1, localEverySeconds: 5 },
   { handler: 'expire-links', everyMinutes: 1, localEverySeconds: 5 },
+  { handler: 'check-pending-payments', everyMinutes: 1, localEverySeconds: 5 },
 ];
 
 /** The queue that carries webhook events from transitions to delivery. */

@@ -18,7 +18,10 @@ import {
   EventLogSchema,
   PaymentLinkListSchema,
   PaymentLinkSchema,
+  PaymentListSchema,
+  PaymentSchema,
   ProblemSchema,
+  PspConnectionListSchema,
   RedeliverySchema,
 } from './response-schemas.ts';
 
@@ -62,6 +65,9 @@ export function openApiDocument() {
           PaymentLink: PaymentLinkSchema,
           PaymentLinkList: PaymentLinkListSchema,
           EventLog: EventLogSchema,
+          Payment: PaymentSchema,
+          PaymentList: PaymentListSchema,
+          PspConnectionList: PspConnectionListSchema,
           Redelivery: RedeliverySchema,
           Problem: ProblemSchema,
         },

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { oas31 } from 'zod-openapi';
 import { listPaymentLinksQuery } from '../functions/http/list-query.ts';
+import { routingRequest } from '../functions/http/routing-schemas.ts';
 import {
   createPaymentLinkRequest,
   createRefundRequest,
@@ -14,6 +15,8 @@ import {
   PaymentLinkId,
   PaymentLinkListSchema,
   PaymentLinkSchema,
+  PaymentListSchema,
+  PspConnectionListSchema,
   RedeliverySchema,
   RefundListSchema,
   RefundSchema,
@@ -170,6 +173,52 @@ export const operations: OperationSpec[] = [
     params: linkPath,
     success: { status: 200, description: 'The delivery log.', schema: EventLogSchema },
     errors: ['not_found'],
+  },
+  {
+    method: 'get',
+    path: '/v1/payment-links/{id}/payments',
+    operationId: 'listPayments',
+    summary: "List a payment link's payments",
+    description:
+      'Every attempt to pay the link, newest first: a failover shows as a failed payment with `failure.code` `psp_unavailable`, a declined attempt as a failed payment with the reason (docs/orchestration.md#payments).',
+    auth: true,
+    params: linkPath,
+    success: { status: 200, description: 'The payments.', schema: PaymentListSchema },
+    errors: ['not_found'],
+  },
+  {
+    method: 'get',
+    path: '/v1/psp-connections',
+    operationId: 'listPspConnections',
+    summary: 'List PSP connections',
+    description:
+      "The PSP connections of the API key's (account, mode), in the order they were added, with their health. Operators add them with `npm run psp -- add`; credentials are never returned. A test-mode account with none is served by the built-in sandbox, listed then.",
+    auth: true,
+    success: { status: 200, description: 'The connections.', schema: PspConnectionListSchema },
+    errors: [],
+  },
+  {
+    method: 'get',
+    path: '/v1/routing',
+    operationId: 'getRouting',
+    summary: 'Retrieve the routing',
+    description:
+      'The routing in force for the mode: rules (first match wins) and the default list. With none set, no rules and the enabled connections in the order they were added (docs/orchestration.md#routing).',
+    auth: true,
+    success: { status: 200, description: 'The routing.', schema: routingRequest() },
+    errors: [],
+  },
+  {
+    method: 'put',
+    path: '/v1/routing',
+    operationId: 'putRouting',
+    summary: 'Replace the routing',
+    description:
+      'Replaces the routing of the mode and returns it. `then` is `{"priority": [ids]}` or `{"split": [{"connection", "weight"}]}`; every `when` field is optional and all given ones must match; amount bounds apply to links in a currency the rule names. Unknown, removed or other-mode connection ids, empty lists and weights that are not positive integers are 422 with pointers.',
+    auth: true,
+    body: { schema: routingRequest(), required: true },
+    success: { status: 200, description: 'The routing now in force.', schema: routingRequest() },
+    errors: ['validation_failed'],
   },
   {
     method: 'post',

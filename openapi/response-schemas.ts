@@ -1,9 +1,12 @@
 import { z } from 'zod';
 import { MAX_BASE_URL_LENGTH } from '../functions/config.ts';
+import { PROVIDERS } from '../functions/domain/connection.ts';
+import { HEALTH_STATUSES } from '../functions/domain/connection-health.ts';
 import type { ErrorClass as ErrorClassShape } from '../functions/domain/errors.ts';
 import * as errors from '../functions/domain/errors.ts';
 import { type IdPrefix, idPattern, maxIdLength } from '../functions/domain/ids.ts';
 import { MAX_AMOUNT_VALUE_LENGTH } from '../functions/domain/money.ts';
+import { FAILURE_CODES, PAYMENT_STATES } from '../functions/domain/payment.ts';
 import { EVENT_TYPES, LINK_STATUSES, REFUND_STATUSES } from '../functions/domain/payment-link.ts';
 import { MODES } from '../functions/domain/principal.ts';
 import { MAX_FAILURE_MESSAGE_LENGTH, MAX_REFUNDS_PER_LINK } from '../functions/domain/refund.ts';
@@ -73,9 +76,14 @@ export const PaymentLinkSchema = z
     paid_at: nullableTimestamp('When the PSP confirmed the payment.'),
     canceled_at: nullableTimestamp('When the merchant canceled the link.'),
     payment: z
-      .strictObject({ provider: z.string(), reference: z.string() })
+      .strictObject({
+        id: publicId('pay').meta({ description: 'The succeeded payment (GET .../payments lists it).' }),
+        connection_id: publicId('pc').meta({ description: 'The PSP connection that took it.' }),
+        provider: z.enum(PROVIDERS),
+        reference: z.string().max(255).meta({ description: "The PSP's own id of the payment." }),
+      })
       .nullable()
-      .meta({ description: "The PSP payment, once paid: the provider and its payment's reference." }),
+      .meta({ description: 'The succeeded payment, once paid.' }),
     amount_refunded: money('In the currency decimals.', '0.00').meta({
       description: 'What succeeded refunds gave back, in the currency of the link: "0.00" until then.',
     }),
@@ -218,3 +226,51 @@ export const ProblemSchema = z
     request_id: z.string(),
   })
   .meta({ id: 'Problem', title: 'Problem details (RFC 9457)' });
+
+export const PaymentSchema = z
+  .strictObject({
+    id: publicId('pay').meta({ example: 'pay_7Hc2Lw9QxV4mTz1bNs8KdR3a' }),
+    object: z.literal('payment'),
+    connection_id: publicId('pc').meta({ description: 'The PSP connection of the attempt.' }),
+    provider: z.enum(PROVIDERS),
+    status: z.enum(PAYMENT_STATES),
+    provider_reference: z
+      .string()
+      .max(255)
+      .nullable()
+      .meta({ description: "The PSP's own id of the payment, once it has one." }),
+    failure: z
+      .strictObject({ code: z.enum(FAILURE_CODES), message: z.string().max(500) })
+      .nullable()
+      .meta({
+        description:
+          '`psp_unavailable`: the connection could not open a session and the next one was tried (a failover); `declined`, `expired`, `canceled`, `psp_error`: what the PSP said about the attempt.',
+      }),
+    created_at: timestamp('When the attempt started.'),
+    updated_at: timestamp('When its status last changed.'),
+  })
+  .meta({ id: 'Payment', title: 'Payment (one attempt to pay a link)' });
+
+export const PaymentListSchema = z
+  .strictObject({ data: z.array(PaymentSchema).meta({ description: 'Newest first.' }) })
+  .meta({ id: 'PaymentList', title: 'The payments of a link' });
+
+export const PspConnectionListSchema = z
+  .strictObject({
+    data: z.array(
+      z
+        .strictObject({
+          id: publicId('pc'),
+          object: z.literal('psp_connection'),
+          provider: z.enum(PROVIDERS),
+          name: z.string().max(100),
+          enabled: z.boolean(),
+          health: z.enum(HEALTH_STATUSES).meta({
+            description:
+              '`down`: failed 5 times in a row, skipped for 60 s, then tried once; `degraded`: recent failures below that.',
+          }),
+        })
+        .meta({ id: 'PspConnection', title: 'PSP connection' }),
+    ),
+  })
+  .meta({ id: 'PspConnectionList', title: 'PSP connections of the mode' });

@@ -47,3 +47,9 @@ export function callsWorstCaseMs(calls: Partial<Record<CallKind, number>>): numb
   }
   return total;
 }
+
+/**
+ * PSP calls one checkout request may make: ending the link's previous session, then session creations on the
+ * routed connections in turn (failover) until one opens (docs/orchestration.md#failover).
+ */
+export const CHECKOUT_PSP_CALLS = 5;

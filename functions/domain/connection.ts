@@ -86,3 +86,7 @@ export function migratedConnectionId(account: string, mode: Mode): string {
   const digest = createHash('sha256').update(`migrated-psp-config\0${account}\0${mode}`).digest();
   return idFromBytes('pc', digest);
 }
+
+/** Where an (account, mode) configured with Stripe before connections existed kept its credentials. */
+export const legacyStripeSecretName = (secretPrefix: string, account: string, mode: Mode): string =>
+  `${secretPrefix}stripe/${account}/${mode}`;

@@ -2,6 +2,7 @@ import type { Provider } from './connection.ts';
 import { InvalidStateError } from './errors.ts';
 import { newId } from './ids.ts';
 import { type Amount, fromMinorUnits } from './money.ts';
+import type { PaymentResource } from './payment.ts';
 import type { Mode, Principal } from './principal.ts';
 
 export const LINK_STATUSES = ['open', 'paid', 'canceled', 'expired'] as const;
@@ -36,6 +37,8 @@ export interface PaymentLinkInput {
   webhook_url?: string | null | undefined;
   metadata?: Record<string, string> | null | undefined;
   expires_at?: string | null | undefined;
+  /** Connections that serve this link, in order, instead of the routing (docs/orchestration.md#routing). */
+  connections?: string[] | null | undefined;
 }
 
 /**
@@ -84,6 +87,13 @@ export interface PaymentLink {
   expired_at: string | null;
   payment: PspPayment | null;
   psp_session: PspSession | null;
+  /** The link's own ordered connections (absent on links created before routing existed). */
+  connections?: string[] | null;
+  /**
+   * Payments whose failure or duplicate success was already reported by a webhook: each is reported once,
+   * however often the PSP repeats itself (absent until the first).
+   */
+  reported_payments?: string[];
   /** Refunds of the paid link, oldest first, in the link's own item (docs/webhooks.md#refunds); absent until the first. */
   refunds?: Refund[];
   /**
@@ -133,6 +143,8 @@ export const EVENT_TYPES = [
   'payment_link.paid',
   'payment_link.canceled',
   'payment_link.expired',
+  'payment_link.payment_failed',
+  'payment_link.duplicate_payment',
   'refund.succeeded',
   'refund.failed',
 ] as const;
@@ -146,6 +158,10 @@ export interface RefundEventData extends Refund {
   payment_link: EventLink;
 }
 
+/** Events about one payment of the link carry it as `payment` (docs/webhooks.md, "Event types"). */
+export type PaymentEventType = 'payment_link.payment_failed' | 'payment_link.duplicate_payment';
+export type PaymentEventData = Omit<EventLink, 'payment'> & { payment: PaymentResource };
+
 /**
  * A webhook event: created in the same write as the transition it reports, so neither exists without the
  * other. `data` is the resource as it was right after the transition.
@@ -157,12 +173,15 @@ export interface LinkEvent {
   account: string;
   mode: Mode;
   created_at: string;
-  /** The link (`payment_link.*`), or the refund with its link (`refund.*`). */
-  data: EventLink | RefundEventData;
+  /**
+   * The link (`payment_link.*`; for the payment events with `payment` set to the payment they are about), or
+   * the refund with its link (`refund.*`).
+   */
+  data: EventLink | PaymentEventData | RefundEventData;
 }
 
 /** The link an event concerns, as it was right after the event: its webhook goes to that link's `webhook_url`. */
-export const eventLink = (event: Pick<LinkEvent, 'data'>): EventLink =>
+export const eventLink = (event: Pick<LinkEvent, 'data'>): EventLink | PaymentEventData =>
   'payment_link' in event.data ? event.data.payment_link : event.data;
 
 /** A transition and the event it emits: what a repository writes atomically. */
@@ -183,6 +202,7 @@ export function newPaymentLink(principal: Principal, input: PaymentLinkInput, no
     redirect_url: input.redirect_url ?? null,
     webhook_url: input.webhook_url ?? null,
     metadata: input.metadata ?? null,
+    ...(input.connections?.length ? { connections: input.connections } : {}),
     created_at: now.toISOString(),
     expires_at: input.expires_at ? new Date(input.expires_at).toISOString() : null,
     paid_at: null,
@@ -263,6 +283,39 @@ export function withEvent(
     data: data(snapshotOf(committed, now)),
   };
   return { before, after: committed, event };
+}
+
+/**
+ * Tells the merchant about one payment: a failed attempt on an open link (`payment_failed`; the link drops the
+ * attempt's session, so the next visit opens a fresh one), or a second succeeded payment on a paid link
+ * (`duplicate_payment`, so that they can refund it). Once per payment; `undefined` when already reported or
+ * when it does not apply (a failure after the link stopped being open, a "duplicate" that is the link's own).
+ */
+export function reportPayment(
+  link: PaymentLink,
+  type: PaymentEventType,
+  payment: PaymentResource,
+  now: Date,
+): Transition | undefined {
+  const reported = link.reported_payments ?? [];
+  if (reported.includes(payment.id)) return undefined;
+  if (type === 'payment_link.payment_failed' && effectiveStatus(link, now) !== 'open') return undefined;
+  if (
+    type === 'payment_link.duplicate_payment' &&
+    (link.status !== 'paid' ||
+      link.payment?.id === payment.id ||
+      link.payment?.reference === payment.provider_reference)
+  ) {
+    return undefined;
+  }
+  const session = link.psp_session?.payment_id === payment.id ? null : link.psp_session;
+  return withEvent(
+    link,
+    { ...link, reported_payments: [...reported, payment.id], psp_session: session },
+    type,
+    now,
+    (snapshot) => ({ ...snapshot, payment }),
+  );
 }
 
 /**

@@ -1,8 +1,10 @@
+import type { Provider } from './connection.ts';
 import { isId, newId } from './ids.ts';
+import type { Mode } from './principal.ts';
 
 /**
- * A payment: one attempt to pay a link through one connection (docs/orchestration.md, "Payments"). Stored
- * beside its link; every change is a transition written conditionally, like the link's.
+ * A payment: one attempt to pay a link through one connection (docs/orchestration.md#payments). Stored beside
+ * its link; every change is a transition written conditionally on `version`, like the link's.
  */
 export const PAYMENT_STATES = ['pending', 'succeeded', 'failed', 'canceled', 'expired'] as const;
 export type PaymentState = (typeof PAYMENT_STATES)[number];
@@ -21,3 +23,176 @@ export interface PaymentFailure {
 
 export const newPaymentId = (): string => newId('pay');
 export const isPaymentId = (id: string): boolean => isId('pay', id);
+
+export interface Payment {
+  id: string;
+  link_id: string;
+  account: string;
+  mode: Mode;
+  connection_id: string;
+  provider: Provider;
+  status: PaymentState;
+  /** The PSP's own id of the payment once it has one (Stripe PaymentIntent, Mollie tr_, Adyen pspReference). */
+  provider_reference: string | null;
+  failure: PaymentFailure | null;
+  /** The PSP session of the attempt, and until when it can be paid. */
+  session_id: string | null;
+  session_expires_at: string | null;
+  /** While pending: when the sweeper asks the PSP next; null once the payment has settled. */
+  next_check_at: string | null;
+  /** How many times the sweeper has asked. */
+  checks: number;
+  created_at: string;
+  updated_at: string;
+  version: number;
+}
+
+/** The merchant-facing payment (`GET /v1/payment-links/{id}/payments`). */
+export interface PaymentResource {
+  id: string;
+  object: 'payment';
+  connection_id: string;
+  provider: Provider;
+  status: PaymentState;
+  provider_reference: string | null;
+  failure: PaymentFailure | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export const toPaymentResource = (payment: Payment): PaymentResource => ({
+  id: payment.id,
+  object: 'payment',
+  connection_id: payment.connection_id,
+  provider: payment.provider,
+  status: payment.status,
+  provider_reference: payment.provider_reference,
+  failure: payment.failure,
+  created_at: payment.created_at,
+  updated_at: payment.updated_at,
+});
+
+/** A notification may be lost: a payment still pending this long after it started is asked about. */
+export const FIRST_CHECK_AFTER_MS = 10 * 60_000;
+/** The longest wait between two checks of one payment. */
+export const MAX_CHECK_INTERVAL_MS = 6 * 3_600_000;
+
+interface Attempt {
+  id: string;
+  link: { id: string; account: string; mode: Mode };
+  connection: { id: string; provider: Provider };
+}
+
+/** An attempt whose PSP session is open: pending until the PSP says otherwise. */
+export function startedPayment(
+  attempt: Attempt,
+  session: { id: string; expires_at: string },
+  now: Date,
+): Payment {
+  return {
+    ...base(attempt, now),
+    status: 'pending',
+    failure: null,
+    session_id: session.id,
+    session_expires_at: session.expires_at,
+    next_check_at: new Date(now.getTime() + FIRST_CHECK_AFTER_MS).toISOString(),
+  };
+}
+
+/** An attempt the connection could not open a session for: the failover that follows is the next attempt. */
+export function unavailablePayment(attempt: Attempt, message: string, now: Date): Payment {
+  return {
+    ...base(attempt, now),
+    status: 'failed',
+    failure: { code: 'psp_unavailable', message },
+    session_id: null,
+    session_expires_at: null,
+    next_check_at: null,
+  };
+}
+
+function base(attempt: Attempt, now: Date) {
+  return {
+    id: attempt.id,
+    link_id: attempt.link.id,
+    account: attempt.link.account,
+    mode: attempt.link.mode,
+    connection_id: attempt.connection.id,
+    provider: attempt.connection.provider,
+    provider_reference: null,
+    checks: 0,
+    created_at: now.toISOString(),
+    updated_at: now.toISOString(),
+    version: 1,
+  };
+}
+
+/** What the PSP says about the attempt (fetched, never taken from a notification body). */
+export interface PaymentOutcome {
+  state: PaymentState;
+  failure: PaymentFailure | null;
+  reference: string | null;
+}
+
+/**
+ * The payment after the PSP's answer, or `undefined` when nothing changes. A succeeded payment never changes
+ * again; any other may still become succeeded (money moved: the truth wins, as for the link). Pending says
+ * nothing new.
+ */
+export function settle(payment: Payment, outcome: PaymentOutcome, now: Date): Payment | undefined {
+  if (payment.status === 'succeeded' || outcome.state === 'pending') return undefined;
+  if (payment.status === outcome.state) return undefined;
+  if (payment.status !== 'pending' && outcome.state !== 'succeeded') return undefined;
+  return {
+    ...payment,
+    status: outcome.state,
+    failure: outcome.state === 'succeeded' ? null : (outcome.failure ?? defaultFailure(outcome.state)),
+    provider_reference: outcome.reference ?? payment.provider_reference,
+    next_check_at: null,
+    updated_at: now.toISOString(),
+    version: payment.version + 1,
+  };
+}
+
+function defaultFailure(state: PaymentState): PaymentFailure {
+  if (state === 'expired') return { code: 'expired', message: 'The payment session expired.' };
+  if (state === 'canceled') return { code: 'canceled', message: 'The payment was canceled.' };
+  return { code: 'psp_error', message: 'The payment provider reported a failure.' };
+}
+
+/**
+ * The sweeper asked and the PSP still says pending: ask again later, waiting twice as long each time, until
+ * the session can no longer be paid. A session past its expiry that the PSP still calls pending is recorded
+ * expired (its link stays payable through a new attempt).
+ */
+export function stillPending(payment: Payment, now: Date): Payment {
+  const checks = payment.checks + 1;
+  const sessionEnd = payment.session_expires_at ? Date.parse(payment.session_expires_at) : now.getTime();
+  if (sessionEnd < now.getTime()) {
+    return settle(payment, { state: 'expired', failure: null, reference: null }, now) as Payment;
+  }
+  const wait = Math.min(FIRST_CHECK_AFTER_MS * 2 ** checks, MAX_CHECK_INTERVAL_MS);
+  // One more check just after the session's end settles it.
+  const next = Math.min(now.getTime() + wait, sessionEnd + 60_000);
+  return {
+    ...payment,
+    checks,
+    next_check_at: new Date(next).toISOString(),
+    updated_at: now.toISOString(),
+    version: payment.version + 1,
+  };
+}
+
+/** The session was ended by us before another was opened (one open session per link). */
+export function endedByUs(payment: Payment, now: Date): Payment | undefined {
+  if (payment.status !== 'pending') return undefined;
+  return settle(
+    payment,
+    {
+      state: 'canceled',
+      failure: { code: 'canceled', message: 'Replaced by a new attempt.' },
+      reference: null,
+    },
+    now,
+  );
+}

@@ -1,12 +1,13 @@
 import { config } from '../config.ts';
-import { linkRepository, now, pspConnections } from '../dependencies.ts';
+import { linkRepository, now, paymentRepository, pspConnections } from '../dependencies.ts';
+import { CHECKOUT_PSP_CALLS } from '../domain/call-budgets.ts';
 import { checkoutPage, paymentReceivedPage, type ViewContext } from '../http/checkout-views.ts';
 import { preferredLocale } from '../http/html.ts';
 import { htmlHandler, isHttps } from '../http/html-handler.ts';
 import { findLinkById, openCheckout } from '../use-cases/checkout.ts';
 
 /** GET and HEAD {checkout_base}/{id}; GET {checkout_base}/{id}/complete (return page when no redirect_url). */
-export const handler = htmlHandler(async (event) => {
+export const handler = htmlHandler(async (event, lambda) => {
   const { CHECKOUT_BASE } = config();
   const id = event.pathParameters?.id ?? '';
   const method = event.requestContext.http.method;
@@ -23,12 +24,16 @@ export const handler = htmlHandler(async (event) => {
   const view = await openCheckout(
     {
       links: linkRepository(),
+      payments: paymentRepository(),
       psps: pspConnections(),
       now,
       checkoutBase: CHECKOUT_BASE,
       baseUrl: config().BASE_URL,
+      random: Math.random,
+      timeLeftMs: () => lambda.getRemainingTimeInMillis(),
+      maxPspCalls: CHECKOUT_PSP_CALLS,
     },
-    { id, method, headers: event.headers },
+    { id, method, headers: event.headers, via: event.queryStringParameters?.via },
   );
   return checkoutPage(view, context);
 });

@@ -1,6 +1,6 @@
 import { legacyStripeNotificationLink } from '../adapters/psp/stripe-psp.ts';
 import { config } from '../config.ts';
-import { eventQueue, linkRepository, now, pspConnections } from '../dependencies.ts';
+import { eventQueue, linkRepository, now, paymentRepository, pspConnections } from '../dependencies.ts';
 import { InvalidNotificationError } from '../domain/errors.ts';
 import { json, publicApiHandler } from '../http/api-handler.ts';
 import { logger } from '../logger.ts';
@@ -24,6 +24,7 @@ export const handler = publicApiHandler({ body: 'notification' }, async ({ event
     const { outcome, psp } = await handlePspNotification(
       {
         links: linkRepository(),
+        payments: paymentRepository(),
         psps: pspConnections(),
         queue: eventQueue(),
         now,

@@ -15,7 +15,7 @@ export const handler = htmlHandler(async (event) => {
   const id = event.pathParameters?.id ?? '';
   const deps: SandboxDependencies = {
     sessions: sandboxSessionStore(),
-    notifyCompleted: (session) => sandboxNotifier().completed(session),
+    notify: (session) => sandboxNotifier().notify(session),
     now,
   };
   const options = {
@@ -33,7 +33,7 @@ export const handler = htmlHandler(async (event) => {
     const session = await declineSandboxSession(deps, id);
     return sandboxPage(session, {
       ...options,
-      notice: 'Payment declined. Nothing was charged; you may try again.',
+      notice: 'Payment declined. Nothing was charged.',
     });
   }
   return sandboxPage(await getSandboxSession(deps, id), options);

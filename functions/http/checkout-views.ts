@@ -60,8 +60,23 @@ export function checkoutPage(view: CheckoutView, context: ViewContext): HtmlResu
         formAction: [view.pspOrigin],
         ...(context.canceled ? {} : { refreshTo: view.session.url }),
         body: html`<h1>${context.canceled ? 'Payment not completed' : 'Continue to payment'}</h1>${summary(view.link, context)}
-<a class="button" href="${view.session.url}">Continue to payment</a>
+${context.canceled ? html`<p>Your payment did not go through. You can try again.</p>` : undefined}
+<a class="button" href="${view.session.url}">${context.canceled ? 'Try again' : 'Continue to payment'}</a>
+${
+  context.canceled && view.alternative
+    ? html`<p><a href="${`${context.checkoutBase}/${view.link.id}?via=${view.alternative}`}">Pay with another payment provider</a></p>`
+    : undefined
+}
 <p class="muted">You pay on the secure page of our payment provider.</p>`,
+      });
+    case 'unavailable':
+      return htmlPage({
+        ...page,
+        status: 503,
+        title: 'Payment providers unavailable',
+        body: html`<h1>Payment is not available right now</h1>${summary(view.link, context)}
+<p>Our payment providers did not answer. Nothing was charged, and this link can still be paid.</p>
+<a class="button" href="${`${context.checkoutBase}/${view.link.id}`}">Try again</a>`,
       });
   }
 }

@@ -57,10 +57,10 @@ const pageErrors = (): MiddlewareObj<HtmlEvent, HtmlResult, Error, TimedContext>
  * The wrapper of buyer-facing HTML routes (checkout, sandbox PSP): a request log line, and every failure as a
  * proper page with the security headers (a 404/502/503 page, or a generic 500 page), never internals.
  */
-export function htmlHandler(handle: (event: HtmlEvent) => Promise<HtmlResult>) {
+export function htmlHandler(handle: (event: HtmlEvent, context: TimedContext) => Promise<HtmlResult>) {
   return middy<HtmlEvent, HtmlResult, Error, TimedContext>()
     .use(injectLambdaContext(logger))
     .use(requestLog())
     .use(pageErrors())
-    .handler((event) => handle(event));
+    .handler((event, context) => handle(event, context));
 }

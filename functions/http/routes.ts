@@ -4,7 +4,7 @@
  * named here exists; the fallback function reads the table at run time to tell a 405 from a 404.
  */
 export interface RouteDefinition {
-  method: 'GET' | 'POST' | 'PATCH' | 'HEAD';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'HEAD';
   /** API Gateway path template, e.g. `/v1/payment-links/{id}`. */
   path: string;
   handler: string;
@@ -21,6 +21,10 @@ export const routes = [
   { method: 'GET', path: '/v1/payment-links/{id}', handler: 'get-payment-link' },
   { method: 'PATCH', path: '/v1/payment-links/{id}', handler: 'update-payment-link' },
   { method: 'GET', path: '/v1/payment-links/{id}/events', handler: 'list-payment-link-events' },
+  { method: 'GET', path: '/v1/payment-links/{id}/payments', handler: 'list-payments' },
+  { method: 'GET', path: '/v1/psp-connections', handler: 'list-psp-connections' },
+  { method: 'GET', path: '/v1/routing', handler: 'get-routing' },
+  { method: 'PUT', path: '/v1/routing', handler: 'put-routing' },
   { method: 'POST', path: '/v1/events/{id}/redeliver', handler: 'redeliver-event' },
   { method: 'GET', path: '/checkout/{id}', handler: 'checkout-page', public: true },
   { method: 'HEAD', path: '/checkout/{id}', handler: 'checkout-page', public: true },

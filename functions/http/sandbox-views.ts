@@ -20,7 +20,11 @@ ${options.notice ? html`<p><strong>${options.notice}</strong></p>` : undefined}
 <p><a href="${session.cancel_url}">Back</a></p>`
       : session.status === 'complete'
         ? html`<h1>Payment complete</h1><p>${amount} was paid.</p><p><a class="button" href="${session.success_url}">Continue</a></p>`
-        : html`<h1>This checkout session has expired</h1><p><a class="button" href="${session.cancel_url}">Start again</a></p>`;
+        : session.status === 'failed'
+          ? html`<p class="muted">Sandbox PSP: test mode, no real money moves.</p>
+<h1>Payment declined</h1>${options.notice ? html`<p><strong>${options.notice}</strong></p>` : undefined}
+<p><a class="button" href="${session.cancel_url}">Back to the merchant</a></p>`
+          : html`<h1>This checkout session has expired</h1><p><a class="button" href="${session.cancel_url}">Start again</a></p>`;
   return htmlPage({
     status: 200,
     title: 'Sandbox checkout',

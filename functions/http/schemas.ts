@@ -1,3 +1,4 @@
+import { idPattern } from '../domain/ids.ts';
 import {
   amountValueProblem,
   DECIMAL_PATTERN,
@@ -140,8 +141,29 @@ function linkFieldSchemas(policy: UrlPolicy) {
   };
 }
 
+/** Most connections a link may name for itself. */
+export const MAX_LINK_CONNECTIONS = 20;
+
+/** The optional `connections` of a new link: the connections that serve it, in order, instead of routing. */
+const linkConnectionsSchema = () =>
+  z.optional(
+    z
+      .array(z.string().check(z.regex(idPattern('pc'), 'Must be a connection id (pc_...).'), z.maxLength(67)))
+      .check(
+        z.minLength(1),
+        z.maxLength(MAX_LINK_CONNECTIONS),
+        z.meta({
+          description: 'Connections (pc_...) that serve this link, in this order, instead of the routing.',
+        }),
+      ),
+  );
+
 function createPaymentLinkSchema(policy: UrlPolicy) {
-  return z.strictObject({ amount: amountSchema(), ...linkFieldSchemas(policy) });
+  return z.strictObject({
+    amount: amountSchema(),
+    ...linkFieldSchemas(policy),
+    connections: linkConnectionsSchema(),
+  });
 }
 
 /** Refused on update with a field error that says why, rather than "Unknown field". */

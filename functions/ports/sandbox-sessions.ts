@@ -14,10 +14,10 @@ export interface SandboxSession {
   description: string | null;
   success_url: string;
   cancel_url: string;
-  status: 'open' | 'complete' | 'expired';
+  status: 'open' | 'complete' | 'failed' | 'expired';
   /** Set when Pay completed the session. */
   payment_reference: string | null;
-  /** Attempts the buyer declined (the session stays open). */
+  /** Attempts the buyer declined. */
   declined_attempts: number;
   created_at: string;
   expires_at: string;
@@ -29,7 +29,7 @@ export interface SandboxSessionStore {
   get(id: string): Promise<SandboxSession | undefined>;
   /** Marks an open session complete with this reference; returns it as stored afterwards (complete or not). */
   complete(id: string, paymentReference: string, now: Date): Promise<SandboxSession | undefined>;
-  /** Counts a declined attempt on an open session. */
+  /** Fails an open session: the buyer declined (the link stays open for another attempt). */
   decline(id: string): Promise<void>;
   /** Marks an open session expired. */
   expire(id: string): Promise<void>;

@@ -49,7 +49,7 @@ export async function getPaymentLink(
 const MAX_TRANSITION_ATTEMPTS = 5;
 
 /** A snapshot with the address buyers pay at: `{checkoutBase}/{id}`, the link's checkout page. */
-export function withCheckoutUrl<T extends LinkSnapshot>(snapshot: T, checkoutBase: string) {
+export function withCheckoutUrl<T extends Pick<LinkSnapshot, 'id'>>(snapshot: T, checkoutBase: string) {
   return { ...snapshot, checkout_url: `${checkoutBase}/${snapshot.id}` };
 }
 

@@ -5,10 +5,12 @@ import {
   type Provider,
   type PspConnection,
 } from '../domain/connection.ts';
+import type { ConnectionHealth } from '../domain/connection-health.ts';
 import { PspNotConfiguredError } from '../domain/errors.ts';
 import type { PaymentLink, PspSession, Refund } from '../domain/payment-link.ts';
 import type { Mode } from '../domain/principal.ts';
 import type { RefundOutcome } from '../domain/refund.ts';
+import type { Routing } from '../domain/routing.ts';
 import type { Psp, PspFactory } from '../ports/psp.ts';
 import type { PspConfigRepository } from '../ports/psp-config-repository.ts';
 import type { ConnectionDirectory, PspConnectionRepository } from '../ports/psp-connections.ts';
@@ -79,6 +81,20 @@ export class PspConnections implements PspSessions, PaymentRefunds {
     const found = await this.connection(id);
     if (found) return found;
     throw new PspNotConfiguredError(`Connection ${id} no longer exists.`);
+  }
+
+  /** Applies a health transition to a stored connection (the built-in sandbox keeps no health). */
+  async updateHealth(
+    connection: PspConnection,
+    change: (health: ConnectionHealth) => ConnectionHealth | undefined,
+    known?: ConnectionHealth,
+  ): Promise<ConnectionHealth | undefined> {
+    if (connection.id === BUILT_IN_SANDBOX_ID) return undefined;
+    return this.options.repository.updateHealth(connection, change, known);
+  }
+
+  putRouting(account: string, mode: Mode, routing: Routing): Promise<void> {
+    return this.options.repository.putRouting(account, mode, routing);
   }
 
   /** Refunds through the connection that took the link's payment, whatever routing says today. */

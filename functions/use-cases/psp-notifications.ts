@@ -5,26 +5,17 @@ import {
   PspUnavailableError,
   ServiceError,
 } from '../domain/errors.ts';
-import { newPaymentId } from '../domain/payment.ts';
-import { markPaid, type PaymentLink } from '../domain/payment-link.ts';
 import type { Mode } from '../domain/principal.ts';
 import { logger } from '../logger.ts';
-import { putMetrics } from '../metrics.ts';
-import type { EventQueue } from '../ports/event-queue.ts';
-import type { LinkRepository } from '../ports/link-repository.ts';
 import type { Psp, PspSessionStatus } from '../ports/psp.ts';
-import { applyTransition } from './payment-links.ts';
+import { type PaymentDependencies, recordSessionStatus, type SessionOutcome } from './payments.ts';
 import type { PspConnections } from './psp-connections.ts';
 
-export interface NotificationDependencies {
-  links: LinkRepository;
+export interface NotificationDependencies extends PaymentDependencies {
   psps: PspConnections;
-  queue: EventQueue;
-  now: () => Date;
-  checkoutBase: string;
 }
 
-export type NotificationOutcome = 'paid' | 'already_paid' | 'ignored';
+export type NotificationOutcome = SessionOutcome;
 
 /** Which connection a notification is for: named by its route, or (legacy route) found from the link. */
 export type NotificationAddress =
@@ -37,9 +28,9 @@ const notGenuine = (reason: string) => new InvalidNotificationError(reason);
 
 /**
  * `POST /psp/{provider}/notifications/{connection_id}`. The connection's credentials verify the notification;
- * then the true status of each session it names is fetched from the PSP, and a confirmed payment recorded with
- * `markPaid` through `applyTransition` (one transition and one event however many copies race). Forged,
- * foreign or malformed notifications throw a 4xx and change nothing.
+ * then the true status of each session it names is fetched from the PSP and recorded (`recordSessionStatus`:
+ * one transition and one event however many copies race). Forged, foreign or malformed notifications throw a
+ * 4xx and change nothing.
  */
 export async function handlePspNotification(
   deps: NotificationDependencies,
@@ -94,39 +85,14 @@ async function recordSession(
     logger.error('PSP session lookup failed', { connection_id: connection.id, session_id: sessionId, error });
     throw new PspUnavailableError(error); // a 5xx: the PSP retries later
   }
-  if (status.livemode !== (connection.mode === 'live'))
+  if (status.livemode !== (connection.mode === 'live')) {
     throw notGenuine('Session mode differs from the connection.');
-  if (!status.linkId) throw notGenuine('The session names no payment link.');
-  const linkId = status.linkId;
-  const load = async (): Promise<PaymentLink> => {
-    const link = await deps.links.get(linkId, connection.mode);
-    // The built-in sandbox serves every account; any other connection only its own account's links.
-    if (!link || (connection.id !== BUILT_IN_SANDBOX_ID && link.account !== connection.account)) {
-      throw notGenuine('The session names no link of this connection.');
-    }
-    return link;
-  };
-  await load();
-  if (status.state !== 'succeeded' || !status.paymentReference) return 'ignored';
-
-  const payment = {
-    id: status.paymentId ?? newPaymentId(),
-    connection_id: connection.id,
-    provider: connection.provider,
-    reference: status.paymentReference,
-  };
-  const result = await applyTransition(
-    { links: deps.links, now: deps.now, queue: deps.queue, checkoutBase: deps.checkoutBase },
-    load,
-    (current, now) => markPaid(current, payment, now),
-  );
-  if (result.transition) putMetrics({ PaymentsSucceeded: 1 }, { provider: connection.provider });
-  if (!result.transition && result.link.payment?.reference !== payment.reference) {
-    logger.warn('A second payment was confirmed for a paid link', {
-      link_id: linkId,
-      connection_id: connection.id,
-      reference: payment.reference,
-    });
   }
-  return result.transition ? 'paid' : 'already_paid';
+  if (!status.linkId) throw notGenuine('The session names no payment link.');
+  const link = await deps.links.get(status.linkId, connection.mode);
+  // The built-in sandbox serves every account; any other connection only its own account's links.
+  if (!link || (connection.id !== BUILT_IN_SANDBOX_ID && link.account !== connection.account)) {
+    throw notGenuine('The session names no link of this connection.');
+  }
+  return recordSessionStatus(deps, connection, link, status);
 }

@@ -31,8 +31,8 @@ const MAX_RESERVE_ATTEMPTS = 5;
 /**
  * `POST /v1/payment-links/{id}/refunds`: reserves the amount on the link (a write conditioned on what remains,
  * so concurrent refunds never add up past the paid amount), then asks the PSP that took the payment and records
- * what it said. A PSP that cannot be reached leaves the refund `pending` (201): its outcome then arrives through
- * the PSP's notification (docs/webhooks.md#refunds).
+ * what it said. A PSP that cannot be reached leaves the refund `pending` (201), its amount still reserved
+ * (docs/webhooks.md#refunds says what is not yet done for such refunds).
  */
 export async function createRefund(
   deps: RefundDependencies,
@@ -73,7 +73,7 @@ export async function createRefund(
 }
 
 /**
- * Records what the PSP said of a refund (at once, or later through its notification): a final outcome settles
+ * Records what the PSP said of a refund: a final outcome settles
  * it with its webhook, once however many copies race; a pending one keeps the PSP's reference. Returns the
  * refund as stored then.
  */
@@ -94,7 +94,7 @@ export async function recordRefundOutcome(
     const change = settleRefund(link, refundId, outcome, deps.now());
     if (change?.kind === 'reference') {
       await deps.links.update(link, change.link).catch((error: unknown) => {
-        // Only the reference is lost: the final outcome still arrives through the PSP's notification.
+        // Only the PSP's reference is lost: the refund stays pending either way.
         logger.warn('Refund reference not stored', { link_id: linkId, refund_id: refundId, error });
       });
       return refundOf(change.link, refundId);

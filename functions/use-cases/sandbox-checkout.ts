@@ -4,8 +4,8 @@ import type { SandboxSession, SandboxSessionStore } from '../ports/sandbox-sessi
 
 export interface SandboxDependencies {
   sessions: SandboxSessionStore;
-  /** Tells the service the session completed (the sandbox's notification); true once acknowledged. */
-  notifyCompleted: (session: SandboxSession) => Promise<boolean>;
+  /** Tells the service the session completed or failed (the sandbox's notification); true once acknowledged. */
+  notify: (session: SandboxSession) => Promise<boolean>;
   now: () => Date;
 }
 
@@ -30,13 +30,19 @@ export async function paySandboxSession(deps: SandboxDependencies, id: string): 
     session.status === 'complete'
       ? session
       : ((await deps.sessions.complete(id, `sbpay_${randomBase62(24)}`, deps.now())) ?? session);
-  if (completed.status === 'complete') await deps.notifyCompleted(completed);
+  if (completed.status === 'complete') await deps.notify(completed);
   return completed;
 }
 
-/** Decline: the attempt fails, nothing is paid, the session (and the link) stay open for another try. */
+/**
+ * Decline: the attempt fails and the service is told, as a PSP reports a refused card; nothing is paid and the
+ * link stays open: the buyer goes back to the checkout page, which offers another attempt.
+ */
 export async function declineSandboxSession(deps: SandboxDependencies, id: string): Promise<SandboxSession> {
   const session = await getSandboxSession(deps, id);
-  if (session.status === 'open') await deps.sessions.decline(id);
-  return session;
+  if (session.status !== 'open') return session;
+  await deps.sessions.decline(id);
+  const failed = (await deps.sessions.get(id)) ?? session;
+  if (failed.status === 'failed') await deps.notify(failed);
+  return failed;
 }

@@ -77,13 +77,23 @@ describe('a buyer in Chromium', () => {
     expect(await statusOf(link.id)).toBe('paid');
   });
 
-  it('keeps the link open after Decline', async () => {
+  it('keeps the link open after Decline and offers another attempt from our page', async () => {
     const link = await createLink(stack, acme.api_key, { redirect_url: `${shopBase}/thanks` });
     await page.goto(link.checkout_url);
     await page.waitForURL(/\/sandbox\/checkout\//);
+    const declined = page.url();
     await page.getByRole('button', { name: 'Decline', exact: true }).click();
-    await page.getByText('Payment declined').waitFor();
+    await page.getByRole('heading', { name: 'Payment declined' }).waitFor();
     expect(await statusOf(link.id)).toBe('open');
+
+    await page.getByRole('link', { name: 'Back to the merchant' }).click();
+    await page.getByRole('heading', { name: 'Payment not completed' }).waitFor();
+    await page.getByRole('link', { name: 'Try again' }).click();
+    await page.waitForURL(/\/sandbox\/checkout\//);
+    expect(page.url()).not.toBe(declined);
+    await page.getByRole('button', { name: 'Pay', exact: true }).click();
+    await page.waitForURL(`${shopBase}/thanks`);
+    expect(await statusOf(link.id)).toBe('paid');
   });
 
   it('shows a hostile description as text and runs nothing', async () => {
@@ -91,7 +101,7 @@ describe('a buyer in Chromium', () => {
     const link = await createLink(stack, acme.api_key, { description: hostile });
     await page.goto(`${link.checkout_url}?canceled=1`);
     expect(await page.getByText(hostile, { exact: true }).count()).toBe(1);
-    await page.getByRole('link', { name: 'Continue to payment' }).click();
+    await page.getByRole('link', { name: 'Try again' }).click();
     await page.waitForURL(/\/sandbox\/checkout\//);
     expect(await page.getByText(hostile, { exact: true }).count()).toBe(1);
     expect(await page.locator('img, script').count()).toBe(0);

@@ -62,7 +62,7 @@ async function createLink(body: Record<string, unknown> = {}) {
 }
 
 describe('the bundles cdk synth ships, run as the Lambda runtime runs them', { timeout: 120_000 }, () => {
-  it('serve the merchant API: create, get, update, list, cancel, the OpenAPI document, unknown paths', async () => {
+  it('serve the merchant API: create, get, update, list, cancel, connections, routing, the OpenAPI document, unknown paths', async () => {
     const link = await createLink();
     expect((await stack.request('GET', `/v1/payment-links/${link.id}`, { key: acme.api_key })).body).toEqual(
       link,
@@ -79,6 +79,17 @@ describe('the bundles cdk synth ships, run as the Lambda runtime runs them', { t
     });
     expect(canceled.body.status).toBe('canceled');
     expect((await stack.request('GET', '/v1/openapi.json')).body.openapi).toMatch(/^3\./);
+    const connections = await stack.request('GET', '/v1/psp-connections', { key: acme.api_key });
+    expect(connections.body.data.map((connection: { provider: string }) => connection.provider)).toEqual([
+      'sandbox',
+    ]);
+    const routing = await stack.request('GET', '/v1/routing', { key: acme.api_key });
+    expect(routing.body).toEqual({ rules: [], default: [] });
+    const refused = await stack.request('PUT', '/v1/routing', {
+      key: acme.api_key,
+      body: { rules: [], default: [] },
+    });
+    expect([refused.status, refused.body.errors?.[0]?.pointer]).toEqual([422, '/default']);
     const unknown = await stack.request('GET', '/v1/nothing-here');
     expect([unknown.status, unknown.body.code]).toEqual([404, 'not_found']);
   });
@@ -109,6 +120,10 @@ describe('the bundles cdk synth ships, run as the Lambda runtime runs them', { t
     expect(event.id).toBe(headers['webhook-id']);
     const redeliver = await stack.request('POST', `/v1/events/${event.id}/redeliver`, { key: acme.api_key });
     expect(redeliver.status).toBe(202);
+    const payments = await stack.request('GET', `/v1/payment-links/${link.id}/payments`, {
+      key: acme.api_key,
+    });
+    expect(payments.body.data.map((payment: { status: string }) => payment.status)).toEqual(['succeeded']);
     await eventually(
       async () =>
         receiver.received.filter((received) => received.headers['webhook-id'] === event.id).length === 2,

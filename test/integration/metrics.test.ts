@@ -1,8 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { StripePspFactory } from '../../functions/adapters/psp/stripe-psp.ts';
 import { pspConfigRepository, sandboxSessionStore } from '../../functions/dependencies.ts';
-import { BUILT_IN_SANDBOX_ID } from '../../functions/domain/connection.ts';
+import {
+  BUILT_IN_SANDBOX_ID,
+  legacyStripeSecretName,
+  migratedConnectionId,
+} from '../../functions/domain/connection.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { LOCAL_PSP_SECRET_PREFIX, writeLocalSecrets } from '../../lib/local/local-secrets.ts';
 import { createLink, sandboxNotification, storedLink } from '../support/checkout-helpers.ts';
@@ -75,6 +78,7 @@ const recordsOf = (name: string) =>
         dimensions: directive?.Dimensions,
         service: record.service,
         provider: record.provider,
+        connection: record.connection,
         value: record[name],
       };
     });
@@ -143,15 +147,21 @@ describe('metrics (Embedded Metric Format on stdout)', () => {
     });
     const file = process.env.LOCAL_SECRETS_FILE as string;
     const secrets = JSON.parse(readFileSync(file, 'utf8'));
-    secrets[StripePspFactory.legacySecretName(LOCAL_PSP_SECRET_PREFIX, 'metrics-stripe', 'test')] =
-      JSON.stringify({
-        secret_key: 'sk_test_metrics',
-        webhook_secret: 'whsec_metrics',
-      });
+    secrets[legacyStripeSecretName(LOCAL_PSP_SECRET_PREFIX, 'metrics-stripe', 'test')] = JSON.stringify({
+      secret_key: 'sk_test_metrics',
+      webhook_secret: 'whsec_metrics',
+    });
     writeLocalSecrets(file, secrets);
 
     const link = await createLink(stack, shop.api_key);
-    expect((await navigate(link.checkout_url)).status).toBe(502);
+    expect((await navigate(link.checkout_url)).status).toBe(503);
+    expect(recordsOf('PspSessionFailures')).toEqual([
+      expect.objectContaining({
+        dimensions: [['service', 'connection'], ['service']],
+        connection: migratedConnectionId('metrics-stripe', 'test'),
+        value: 1,
+      }),
+    ]);
     expect(recordsOf('PaymentsFailed')).toEqual([
       expect.objectContaining({
         dimensions: [['service', 'provider'], ['service']],

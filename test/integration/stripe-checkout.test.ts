@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StripePspFactory } from '../../functions/adapters/psp/stripe-psp.ts';
 import { pspConfigRepository } from '../../functions/dependencies.ts';
-import { migratedConnectionId } from '../../functions/domain/connection.ts';
+import { legacyStripeSecretName, migratedConnectionId } from '../../functions/domain/connection.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { LOCAL_PSP_SECRET_PREFIX, writeLocalSecrets } from '../../lib/local/local-secrets.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
@@ -28,7 +27,7 @@ beforeAll(async () => {
   });
   const file = process.env.LOCAL_SECRETS_FILE as string;
   const secrets = JSON.parse(readFileSync(file, 'utf8'));
-  secrets[StripePspFactory.legacySecretName(LOCAL_PSP_SECRET_PREFIX, 'stripeshop', 'test')] =
+  secrets[legacyStripeSecretName(LOCAL_PSP_SECRET_PREFIX, 'stripeshop', 'test')] =
     JSON.stringify(credentials);
   writeLocalSecrets(file, secrets);
 });

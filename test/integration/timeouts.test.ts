@@ -97,7 +97,7 @@ describe('every outbound call fits the function that makes it', () => {
       now: () => new Date(),
     });
     requestsSeen = 0;
-    const acknowledged = await notifier.completed({
+    const acknowledged = await notifier.notify({
       id: 'sbx_1',
       link_id: 'pl_1',
       account: 'acme',

@@ -20,8 +20,13 @@ export interface FakeStripe {
   requests: RecordedRequest[];
   sessions: Map<string, FakeSession>;
   refunds: Map<string, FakeRefund>;
-  /** What Stripe does when the buyer pays: the session completes with a PaymentIntent. */
-  completeSession(id: string): FakeSession;
+  /**
+   * What Stripe does when the buyer pays: the session completes with a PaymentIntent; with an asynchronous
+   * method (SEPA Direct Debit) it completes `unpaid` until `settleAsyncPayment`.
+   */
+  completeSession(id: string, options?: { async?: boolean }): FakeSession;
+  /** The asynchronous payment of a completed session succeeded (`checkout.session.async_payment_succeeded`). */
+  settleAsyncPayment(id: string): FakeSession;
   /** What Stripe does when a refund settles or fails. */
   settleRefund(id: string, outcome: 'succeeded' | 'failed'): FakeRefund;
   /**
@@ -203,16 +208,26 @@ export async function startFakeStripe(options: {
     endpoint: { host: '127.0.0.1', port, protocol: 'http' },
     requests,
     sessions,
-    completeSession(sessionId) {
+    completeSession(sessionId, completion = {}) {
       const session = sessions.get(sessionId);
       if (!session) throw new Error(`no session ${sessionId}`);
       const paymentIntent = id('pi');
-      Object.assign(session, { status: 'complete', payment_status: 'paid', payment_intent: paymentIntent });
+      Object.assign(session, {
+        status: 'complete',
+        payment_status: completion.async ? 'unpaid' : 'paid',
+        payment_intent: paymentIntent,
+      });
       paymentIntents.set(paymentIntent, {
         amount: Number(session.amount_total),
         currency: String(session.currency),
         refunded: 0,
       });
+      return session;
+    },
+    settleAsyncPayment(sessionId) {
+      const session = sessions.get(sessionId);
+      if (session?.status !== 'complete') throw new Error(`no completed session ${sessionId}`);
+      session.payment_status = 'paid';
       return session;
     },
     refunds,

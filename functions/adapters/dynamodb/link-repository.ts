@@ -116,31 +116,11 @@ export class DynamoLinkRepository implements LinkRepository {
   async commit({ before, after, event }: Transition): Promise<void> {
     // No multi-item transaction: the event is written first and only counts once the link names it
     // (see PaymentLink.event_ids), which keeps the same code correct on DynamoDB and the embedded store.
-    await this.client.send(
-      new PutCommand({
-        TableName: this.tableName,
-        Item: eventItem(event),
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
+    await this.putEvent(event);
     try {
-      await this.client.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: linkItem(after),
-          ConditionExpression: 'version = :expected',
-          ExpressionAttributeValues: { ':expected': before.version },
-        }),
-      );
+      await this.update(before, after);
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) {
-        await this.client
-          .send(new DeleteCommand({ TableName: this.tableName, Key: keys.event(event.id, event.mode) }))
-          .catch(() => undefined); // an orphan left behind is harmless: nothing delivers an unnamed event
-        throw new ConcurrentModificationError(
-          `Payment link ${before.id} changed while it was being updated.`,
-        );
-      }
+      if (error instanceof ConcurrentModificationError) await this.dropOrphan(event);
       throw error;
     }
   }
@@ -166,8 +146,7 @@ export class DynamoLinkRepository implements LinkRepository {
     }
   }
 
-  async commitRefundSettlement({ before, after, event }: Transition, refund: Refund): Promise<boolean> {
-    const index = (before.refunds ?? []).findIndex((candidate) => candidate.id === refund.id);
+  private async putEvent(event: LinkEvent): Promise<void> {
     await this.client.send(
       new PutCommand({
         TableName: this.tableName,
@@ -175,6 +154,18 @@ export class DynamoLinkRepository implements LinkRepository {
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
+  }
+
+  /** Removes an event whose link write lost; one left behind is harmless, as nothing delivers an unnamed event. */
+  private async dropOrphan(event: LinkEvent): Promise<void> {
+    await this.client
+      .send(new DeleteCommand({ TableName: this.tableName, Key: keys.event(event.id, event.mode) }))
+      .catch(() => undefined);
+  }
+
+  async commitRefundSettlement({ before, after, event }: Transition, refund: Refund): Promise<boolean> {
+    const index = (before.refunds ?? []).findIndex((candidate) => candidate.id === refund.id);
+    await this.putEvent(event);
     try {
       await this.client.send(
         new UpdateCommand({
@@ -199,9 +190,7 @@ export class DynamoLinkRepository implements LinkRepository {
       return true;
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) {
-        await this.client
-          .send(new DeleteCommand({ TableName: this.tableName, Key: keys.event(event.id, event.mode) }))
-          .catch(() => undefined); // an orphan left behind is harmless: nothing delivers an unnamed event
+        await this.dropOrphan(event);
         return false;
       }
       throw error;

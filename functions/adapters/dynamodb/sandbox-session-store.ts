@@ -64,7 +64,10 @@ export class DynamoSandboxSessionStore implements SandboxSessionStore {
   }
 
   async decline(id: string): Promise<void> {
-    await this.updateIfOpen(id, 'ADD declined_attempts :one', { ':one': 1 });
+    await this.updateIfOpen(id, 'SET #status = :failed ADD declined_attempts :one', {
+      ':one': 1,
+      ':failed': 'failed',
+    });
   }
 
   async expire(id: string): Promise<void> {

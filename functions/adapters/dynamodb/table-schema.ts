@@ -125,3 +125,17 @@ export const connectionKeys = {
   /** gsi1 keys of a connection. */
   byId: (id: string) => ({ gsi1pk: `CONNECTION#${id}`, gsi1sk: 'CONNECTION' }),
 };
+
+/**
+ * Keys of payments: beside their link (same partition, so a link's payments are one Query), and while pending
+ * in the sparse index gsi3 under `PAYCHECK#<shard>` by the time they are next asked about (the sweeper's list).
+ */
+export const paymentKeys = {
+  payment: (linkId: string, mode: string, id: string) => ({
+    pk: `LINK#${linkId}`,
+    sk: `PAYMENT#${mode}#${id}`,
+  }),
+  ofLink: (linkId: string, mode: string) => ({ pk: `LINK#${linkId}`, skPrefix: `PAYMENT#${mode}#` }),
+  checkShard: (shard: number) => `PAYCHECK#${shard}`,
+  checkShards: 4,
+};

@@ -4,6 +4,7 @@ import { logger } from '../../logger.ts';
 import type { SandboxSession } from '../../ports/sandbox-sessions.ts';
 import {
   SANDBOX_COMPLETED,
+  SANDBOX_FAILED,
   SANDBOX_SIGNATURE_HEADER,
   type SandboxNotificationBody,
   signSandboxPayload,
@@ -32,9 +33,10 @@ export class SandboxNotifier {
     this.budget = options.budget ?? CALL_BUDGETS.sandboxNotification;
   }
 
-  async completed(session: SandboxSession): Promise<boolean> {
+  /** Tells the service the session completed (Pay) or failed (Decline); true once acknowledged (2xx). */
+  async notify(session: SandboxSession): Promise<boolean> {
     const body: SandboxNotificationBody = {
-      type: SANDBOX_COMPLETED,
+      type: session.status === 'failed' ? SANDBOX_FAILED : SANDBOX_COMPLETED,
       session_id: session.id,
       link_id: session.link_id,
       mode: session.mode,

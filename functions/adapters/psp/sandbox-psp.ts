@@ -25,6 +25,7 @@ import type { SandboxSessionStore } from '../../ports/sandbox-sessions.ts';
 export const SANDBOX_PROVIDER = 'sandbox' as const;
 export const SANDBOX_SIGNATURE_HEADER = 'sandbox-signature';
 export const SANDBOX_COMPLETED = 'sandbox.session.completed';
+export const SANDBOX_FAILED = 'sandbox.session.failed';
 /** Signatures older (or newer) than this are refused, so a captured notification cannot be replayed later. */
 export const SANDBOX_SIGNATURE_TOLERANCE_S = 300;
 export const SANDBOX_SESSION_LIMITS = { minMs: 60_000, maxMs: 24 * 3_600_000, preferredMs: 3_600_000 };
@@ -150,11 +151,20 @@ export class SandboxPsp implements Psp {
       id: session.id,
       paymentId: session.payment_id ?? null,
       linkId: session.link_id,
-      state: session.status === 'complete' ? 'succeeded' : expired ? 'expired' : 'pending',
+      state:
+        session.status === 'complete'
+          ? 'succeeded'
+          : session.status === 'failed'
+            ? 'failed'
+            : expired
+              ? 'expired'
+              : 'pending',
       failure:
-        expired && session.status !== 'complete'
-          ? { code: 'expired', message: 'The sandbox session expired.' }
-          : null,
+        session.status === 'failed'
+          ? { code: 'declined', message: 'The buyer declined on the sandbox page.' }
+          : expired && session.status !== 'complete'
+            ? { code: 'expired', message: 'The sandbox session expired.' }
+            : null,
       paymentReference: session.payment_reference,
       livemode: false,
     };

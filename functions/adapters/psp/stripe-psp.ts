@@ -271,11 +271,6 @@ export class StripePspFactory implements PspFactory {
     this.endpoint = options.endpoint;
   }
 
-  /** Where an (account, mode) configured before connections existed kept its credentials. */
-  static legacySecretName(prefix: string, account: string, mode: Mode): string {
-    return `${prefix}${STRIPE_PROVIDER}/${account}/${mode}`;
-  }
-
   checkCredentials(credentials: unknown, mode: Mode): void {
     checkStripeCredentials(credentials, mode);
   }

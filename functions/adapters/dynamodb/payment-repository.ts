@@ -1,0 +1,115 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { ConcurrentModificationError } from '../../domain/errors.ts';
+import { isPaymentId, type Payment } from '../../domain/payment.ts';
+import type { Mode } from '../../domain/principal.ts';
+import type { PaymentRepository } from '../../ports/payment-repository.ts';
+import { paymentKeys, tableSchema, withoutKeys } from './table-schema.ts';
+
+function checkShard(id: string): number {
+  let sum = 0;
+  for (let index = 0; index < id.length; index++) sum += id.charCodeAt(index);
+  return sum % paymentKeys.checkShards;
+}
+
+function paymentItem(payment: Payment) {
+  // Sparse: only payments with a next check are in gsi3; settling one drops it from there.
+  const check = payment.next_check_at
+    ? {
+        gsi3pk: paymentKeys.checkShard(checkShard(payment.id)),
+        gsi3sk: `${payment.next_check_at}#${payment.id}`,
+      }
+    : {};
+  return { ...paymentKeys.payment(payment.link_id, payment.mode, payment.id), ...check, ...payment };
+}
+
+export class DynamoPaymentRepository implements PaymentRepository {
+  private readonly client: DynamoDBDocumentClient;
+  private readonly tableName: string;
+
+  constructor(client: DynamoDBDocumentClient, tableName: string) {
+    this.client = client;
+    this.tableName = tableName;
+  }
+
+  async save(payment: Payment, before?: Payment): Promise<void> {
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: paymentItem(payment),
+          ...(before
+            ? {
+                ConditionExpression: 'version = :expected',
+                ExpressionAttributeValues: { ':expected': before.version },
+              }
+            : { ConditionExpression: 'attribute_not_exists(pk)' }),
+        }),
+      );
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) {
+        throw new ConcurrentModificationError(`Payment ${payment.id} changed while it was being saved.`);
+      }
+      throw error;
+    }
+  }
+
+  async get(linkId: string, mode: Mode, id: string): Promise<Payment | undefined> {
+    if (!isPaymentId(id)) return undefined;
+    const { Item } = await this.client.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: paymentKeys.payment(linkId, mode, id),
+        ConsistentRead: true,
+      }),
+    );
+    return Item ? withoutKeys<Payment>(Item) : undefined;
+  }
+
+  async listOfLink(linkId: string, mode: Mode): Promise<Payment[]> {
+    const { pk, skPrefix } = paymentKeys.ofLink(linkId, mode);
+    const payments: Payment[] = [];
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
+          ConsistentRead: true,
+          ExclusiveStartKey,
+        }),
+      );
+      for (const item of page.Items ?? []) payments.push(withoutKeys<Payment>(item));
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+    return payments.sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id));
+  }
+
+  async dueForCheck(now: Date, limit: number): Promise<{ link_id: string; mode: Mode; id: string }[]> {
+    const due: { link_id: string; mode: Mode; id: string }[] = [];
+    const bound = `${now.toISOString()}#~`;
+    for (let shard = 0; shard < paymentKeys.checkShards && due.length < limit; shard++) {
+      let ExclusiveStartKey: Record<string, unknown> | undefined;
+      do {
+        const page = await this.client.send(
+          new QueryCommand({
+            TableName: this.tableName,
+            IndexName: tableSchema.gsi3.indexName,
+            KeyConditionExpression: 'gsi3pk = :shard AND gsi3sk <= :bound',
+            ExpressionAttributeValues: { ':shard': paymentKeys.checkShard(shard), ':bound': bound },
+            ProjectionExpression: 'id, link_id, #mode',
+            ExpressionAttributeNames: { '#mode': 'mode' },
+            Limit: limit - due.length,
+            ExclusiveStartKey,
+          }),
+        );
+        for (const item of page.Items ?? []) {
+          due.push({ id: String(item.id), link_id: String(item.link_id), mode: item.mode as Mode });
+        }
+        ExclusiveStartKey = page.LastEvaluatedKey;
+      } while (ExclusiveStartKey && due.length < limit);
+    }
+    return due;
+  }
+}

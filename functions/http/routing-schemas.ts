@@ -1,0 +1,68 @@
+import { idPattern } from '../domain/ids.ts';
+import { DECIMAL_PATTERN, isPayableCurrency } from '../domain/money.ts';
+import { once } from '../once.ts';
+import * as z from '../zod.ts';
+
+/** Rules one routing document may hold: plenty for any merchant, and the item stays far below 400 KB. */
+export const MAX_ROUTING_RULES = 50;
+export const MAX_ROUTED_CONNECTIONS = 20;
+
+export const connectionId = () =>
+  z.string().check(z.regex(idPattern('pc'), 'Must be a connection id (pc_...).'), z.maxLength(67));
+
+const amountBound = (description: string) =>
+  z
+    .string()
+    .check(
+      z.regex(DECIMAL_PATTERN, 'Must be a plain decimal string such as "10.00".'),
+      z.maxLength(32),
+      z.meta({ description }),
+    );
+
+export const connectionList = () => z.array(connectionId()).check(z.maxLength(MAX_ROUTED_CONNECTIONS));
+
+/**
+ * `PUT /v1/routing` (and what `GET` returns): the rules, first match wins, and the default list
+ * (docs/orchestration.md#routing). Shape only; which ids exist, empty lists and weights are checked against the
+ * (account, mode)'s connections by `routingProblems`, with the same pointers.
+ */
+export const routingRequest = /* @__PURE__ */ once(() =>
+  z.strictObject({
+    rules: z
+      .array(
+        z.strictObject({
+          name: z.string().check(z.minLength(1), z.maxLength(100)),
+          when: z.strictObject({
+            currency: z.optional(
+              z
+                .array(
+                  z
+                    .string()
+                    .check(z.refine(isPayableCurrency, 'Must be an active ISO 4217 code such as "EUR".')),
+                )
+                .check(z.minLength(1), z.maxLength(20)),
+            ),
+            amount_min: z.optional(
+              amountBound('Links of at least this amount (in a currency the rule names).'),
+            ),
+            amount_max: z.optional(
+              amountBound('Links of at most this amount (in a currency the rule names).'),
+            ),
+            metadata: z.optional(
+              z.record(z.string().check(z.minLength(1), z.maxLength(40)), z.string().check(z.maxLength(500))),
+            ),
+          }),
+          then: z.union([
+            z.strictObject({ priority: connectionList() }),
+            z.strictObject({
+              split: z
+                .array(z.strictObject({ connection: connectionId(), weight: z.number() }))
+                .check(z.maxLength(MAX_ROUTED_CONNECTIONS)),
+            }),
+          ]),
+        }),
+      )
+      .check(z.maxLength(MAX_ROUTING_RULES)),
+    default: connectionList(),
+  }),
+);

@@ -1,0 +1,215 @@
+import { createHash } from 'node:crypto';
+import type { PspConnection } from '../domain/connection.ts';
+import { ConcurrentModificationError, NotFoundError } from '../domain/errors.ts';
+import { ID_RANDOM_LENGTH } from '../domain/ids.ts';
+import {
+  type Payment,
+  type PaymentOutcome,
+  settle,
+  startedPayment,
+  stillPending,
+  toPaymentResource,
+} from '../domain/payment.ts';
+import { markPaid, type PaymentLink, reportPayment } from '../domain/payment-link.ts';
+import type { Mode, Principal } from '../domain/principal.ts';
+import { bytesToBase62 } from '../domain/random.ts';
+import { logger } from '../logger.ts';
+import { putMetrics } from '../metrics.ts';
+import type { EventQueue } from '../ports/event-queue.ts';
+import type { LinkRepository } from '../ports/link-repository.ts';
+import type { PaymentRepository } from '../ports/payment-repository.ts';
+import type { PspSessionStatus } from '../ports/psp.ts';
+import { applyTransition, getPaymentLink } from './payment-links.ts';
+import type { PspConnections } from './psp-connections.ts';
+
+export interface PaymentDependencies {
+  links: LinkRepository;
+  payments: PaymentRepository;
+  queue: EventQueue;
+  now: () => Date;
+  checkoutBase: string;
+}
+
+export type SessionOutcome = 'paid' | 'already_paid' | 'duplicate' | 'failed' | 'ignored';
+
+/**
+ * The payment id of a session opened before payments existed (its PSP echoes none): derived from the session,
+ * so every notification about it names the same payment.
+ */
+export function paymentIdOfSession(sessionId: string): string {
+  const digest = createHash('sha256').update(`payment-of-session\0${sessionId}`).digest();
+  return `pay_${bytesToBase62(digest, ID_RANDOM_LENGTH)}`;
+}
+
+const MAX_SAVE_ATTEMPTS = 4;
+/** How long the sweeper keeps asking about a session whose end we never learnt (the longest PSP session). */
+const UNKNOWN_SESSION_LIFETIME_MS = 24 * 3_600_000;
+
+/**
+ * Applies what the PSP says about a session (fetched from the PSP, never a notification body) to its payment
+ * and its link, so notifications and the sweeper record the same thing the same way:
+ * - succeeded: the payment succeeds and the link is paid with it; if the link was already paid by another
+ *   payment, the merchant gets `payment_link.duplicate_payment` (docs/orchestration.md#duplicate-payments);
+ * - failed: the payment fails with the PSP's reason and the merchant gets `payment_link.payment_failed`;
+ * - canceled or expired: the payment says so; pending: nothing changes.
+ * Every write is conditional and every report happens once per payment, however many copies race.
+ */
+export async function recordSessionStatus(
+  deps: PaymentDependencies,
+  connection: PspConnection,
+  link: PaymentLink,
+  status: PspSessionStatus,
+): Promise<SessionOutcome> {
+  const outcome: PaymentOutcome = {
+    state: status.state,
+    failure: status.failure,
+    reference: status.paymentReference,
+  };
+  const payment = await savePayment(deps, connection, link, status, outcome);
+  const load = async () => {
+    const current = await deps.links.get(link.id, link.mode);
+    if (!current) throw new NotFoundError(`No payment link ${link.id}.`);
+    return current;
+  };
+  const transitions = {
+    links: deps.links,
+    now: deps.now,
+    queue: deps.queue,
+    checkoutBase: deps.checkoutBase,
+  };
+  if (payment.status === 'succeeded' && status.paymentReference) {
+    const paid = {
+      id: payment.id,
+      connection_id: connection.id,
+      provider: connection.provider,
+      reference: status.paymentReference,
+    };
+    const result = await applyTransition(transitions, load, (current, now) => markPaid(current, paid, now));
+    if (result.transition) {
+      putMetrics({ PaymentsSucceeded: 1 }, { provider: connection.provider });
+      return 'paid';
+    }
+    const reported = await applyTransition(transitions, load, (current, now) =>
+      reportPayment(current, 'payment_link.duplicate_payment', toPaymentResource(payment), now),
+    );
+    if (reported.transition) {
+      logger.warn('A second payment was confirmed for a paid link', {
+        link_id: link.id,
+        payment_id: payment.id,
+        connection_id: connection.id,
+      });
+      return 'duplicate';
+    }
+    return 'already_paid';
+  }
+  if (payment.status === 'failed' && status.state === 'failed') {
+    putMetrics({ PaymentsFailed: 1 }, { provider: connection.provider });
+    await applyTransition(transitions, load, (current, now) =>
+      reportPayment(current, 'payment_link.payment_failed', toPaymentResource(payment), now),
+    );
+    return 'failed';
+  }
+  return 'ignored';
+}
+
+/** The payment as it stands after the PSP's answer (created when the attempt left no record of its own). */
+async function savePayment(
+  deps: PaymentDependencies,
+  connection: PspConnection,
+  link: PaymentLink,
+  status: PspSessionStatus,
+  outcome: PaymentOutcome,
+): Promise<Payment> {
+  const id = status.paymentId ?? paymentIdOfSession(status.id);
+  for (let attempt = 1; ; attempt++) {
+    const now = deps.now();
+    const stored = await deps.payments.get(link.id, link.mode, id);
+    const current =
+      stored ??
+      startedPayment(
+        { id, link, connection },
+        {
+          id: status.id,
+          expires_at:
+            link.psp_session?.id === status.id
+              ? link.psp_session.expires_at
+              : new Date(now.getTime() + UNKNOWN_SESSION_LIFETIME_MS).toISOString(),
+        },
+        now,
+      );
+    const next = settle(current, outcome, now);
+    try {
+      if (next) await deps.payments.save(next, stored);
+      else if (!stored) await deps.payments.save(current);
+      return next ?? current;
+    } catch (error) {
+      if (!(error instanceof ConcurrentModificationError) || attempt >= MAX_SAVE_ATTEMPTS) throw error;
+    }
+  }
+}
+
+/** The payments of the caller's link, newest first. */
+export async function listPayments(
+  deps: Pick<PaymentDependencies, 'links' | 'payments' | 'now'>,
+  principal: Principal,
+  linkId: string,
+): Promise<Payment[]> {
+  const link = await getPaymentLink(deps, principal, linkId);
+  return deps.payments.listOfLink(link.id, link.mode);
+}
+
+/**
+ * The sweeper of missed notifications: asks the PSP about payments still pending when their next check is due
+ * (10 minutes after they started, then twice as long each time until the session can no longer be paid) and
+ * records the answer exactly as a notification would. A payment that fails is logged and left for the next run.
+ */
+export async function checkPendingPayments(
+  deps: PaymentDependencies & { psps: PspConnections },
+  batchSize: number,
+  hasTimeLeft: () => boolean = () => true,
+): Promise<{ checked: number; failed: number }> {
+  const due = await deps.payments.dueForCheck(deps.now(), batchSize);
+  let checked = 0;
+  let failed = 0;
+  for (const { link_id, mode, id } of due) {
+    if (!hasTimeLeft()) break;
+    try {
+      await checkPayment(deps, link_id, mode, id);
+      checked++;
+    } catch (error) {
+      failed++;
+      logger.error('Could not check a pending payment', { link_id, payment_id: id, error });
+    }
+  }
+  return { checked, failed };
+}
+
+async function checkPayment(
+  deps: PaymentDependencies & { psps: PspConnections },
+  linkId: string,
+  mode: Mode,
+  id: string,
+): Promise<void> {
+  const [payment, link] = await Promise.all([
+    deps.payments.get(linkId, mode, id),
+    deps.links.get(linkId, mode),
+  ]);
+  if (!payment || !link || payment.status !== 'pending' || !payment.session_id) return;
+  const connection = await deps.psps.sessionConnection(link.account, link.mode, {
+    provider: payment.provider,
+    connection_id: payment.connection_id,
+    payment_id: payment.id,
+    id: payment.session_id,
+    url: '',
+    expires_at: payment.session_expires_at ?? '',
+  });
+  const status = await (await deps.psps.adapter(connection)).retrieveSession(payment.session_id);
+  if (status.state !== 'pending') {
+    await recordSessionStatus(deps, connection, link, {
+      ...status,
+      paymentId: status.paymentId ?? payment.id,
+    });
+    return;
+  }
+  await deps.payments.save(stillPending(payment, deps.now()), payment);
+}

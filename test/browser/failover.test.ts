@@ -1,0 +1,76 @@
+import { type Browser, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
+import { createLink } from '../support/checkout-helpers.ts';
+import { addConnection } from '../support/connections.ts';
+import { startTestStack, type TestStack } from '../support/test-stack.ts';
+
+let stack: TestStack;
+let key: IssuedApiKey;
+let browser: Browser;
+
+beforeAll(async () => {
+  stack = await startTestStack();
+  key = await stack.issueKey('browser-failover', 'test');
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+    ],
+  });
+});
+afterAll(async () => {
+  await browser?.close();
+  await stack?.stop();
+});
+
+describe('a buyer in Chromium when the first PSP connection fails', () => {
+  it('pays through the second connection, and the link names the payment, connection and provider', async () => {
+    const failing = await addConnection({
+      account: 'browser-failover',
+      mode: 'test',
+      provider: 'sandbox',
+      name: 'Failing',
+      simulate: 'fail',
+    });
+    const working = await addConnection({
+      account: 'browser-failover',
+      mode: 'test',
+      provider: 'sandbox',
+      name: 'Working',
+    });
+    const link = await createLink(stack, key.api_key);
+    const page = await browser.newPage();
+
+    await page.goto(link.checkout_url);
+    await page.waitForURL(/\/sandbox\/checkout\//);
+    await page.getByRole('button', { name: 'Pay', exact: true }).click();
+    await page.waitForURL(`${link.checkout_url}/complete`);
+    expect(await page.textContent('h1')).toBe('Payment received');
+
+    const paid = await stack.request('GET', `/v1/payment-links/${link.id}`, { key: key.api_key });
+    expect(paid.body).toMatchObject({
+      status: 'paid',
+      payment: {
+        connection_id: working.id,
+        provider: 'sandbox',
+        reference: expect.stringMatching(/^sbpay_/),
+      },
+    });
+    const payments = await stack.request('GET', `/v1/payment-links/${link.id}/payments`, {
+      key: key.api_key,
+    });
+    expect(payments.body.data).toEqual([
+      expect.objectContaining({ id: paid.body.payment.id, connection_id: working.id, status: 'succeeded' }),
+      expect.objectContaining({
+        connection_id: failing.id,
+        status: 'failed',
+        failure: expect.objectContaining({ code: 'psp_unavailable' }),
+      }),
+    ]);
+  });
+});

@@ -1,0 +1,148 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  paymentRepository,
+  pspConnectionRepository,
+  sandboxSessionStore,
+} from '../../functions/dependencies.ts';
+import { claimTrial, DOWN_FOR_MS, FAILURES_BEFORE_DOWN } from '../../functions/domain/connection-health.ts';
+import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
+import { createLink, storedLink } from '../support/checkout-helpers.ts';
+import { addConnection } from '../support/connections.ts';
+import { navigate } from '../support/navigate.ts';
+import { startTestStack, type TestStack } from '../support/test-stack.ts';
+
+let stack: TestStack;
+
+beforeAll(async () => {
+  stack = await startTestStack();
+});
+afterAll(() => stack.stop());
+
+/** A fresh account with a key and sandbox connections simulating what is asked, in that order. */
+async function account(name: string, simulations: ('ok' | 'fail' | 'timeout')[]) {
+  const key: IssuedApiKey = await stack.issueKey(name, 'test');
+  const connections = [];
+  for (const [index, simulate] of simulations.entries()) {
+    connections.push(
+      await addConnection({ account: name, mode: 'test', provider: 'sandbox', name: `S${index}`, simulate }),
+    );
+  }
+  return { key, connections };
+}
+
+describe('failover at checkout', () => {
+  it('opens the session at the next connection when the first fails, and records the failover as a failed payment', async () => {
+    const { key, connections } = await account('failover-fail', ['fail', 'ok']);
+    const link = await createLink(stack, key.api_key);
+    const page = await navigate(link.checkout_url);
+    expect(page.status).toBe(200);
+    const session = (await storedLink(link.id)).psp_session!;
+    expect(session.connection_id).toBe(connections[1]?.id);
+    expect(page.text).toContain(session.url);
+
+    const payments = await paymentRepository().listOfLink(link.id, 'test');
+    expect(
+      payments.map((payment) => [payment.connection_id, payment.status, payment.failure?.code ?? null]),
+    ).toEqual([
+      [connections[1]?.id, 'pending', null],
+      [connections[0]?.id, 'failed', 'psp_unavailable'],
+    ]);
+    expect(payments[0]?.id).toBe(session.payment_id);
+    const health = await pspConnectionRepository().get(connections[0]?.id as string);
+    expect(health?.health.consecutive_failures).toBe(1);
+  });
+
+  it('moves on when a connection gives no answer within the PSP call bound', async () => {
+    const { key, connections } = await account('failover-timeout', ['timeout', 'ok']);
+    const link = await createLink(stack, key.api_key);
+    const page = await navigate(link.checkout_url);
+    expect(page.status).toBe(200);
+    expect((await storedLink(link.id)).psp_session?.connection_id).toBe(connections[1]?.id);
+    const [, failed] = await paymentRepository().listOfLink(link.id, 'test');
+    expect(failed).toMatchObject({ connection_id: connections[0]?.id, status: 'failed' });
+  });
+
+  it('shows the error page (503) only when every connection fails, and the link stays open', async () => {
+    const { key } = await account('failover-all', ['fail', 'fail']);
+    const link = await createLink(stack, key.api_key);
+    const page = await navigate(link.checkout_url);
+    expect(page.status).toBe(503);
+    expect(page.text).toContain('Payment is not available right now');
+    expect((await storedLink(link.id)).status).toBe('open');
+    expect(await paymentRepository().listOfLink(link.id, 'test')).toHaveLength(2);
+  });
+
+  it(`skips a connection that failed ${FAILURES_BEFORE_DOWN} times in a row, for every instance, then gives it one trial`, async () => {
+    const { key, connections } = await account('failover-down', ['fail', 'ok']);
+    const [failing] = connections;
+    for (let visit = 0; visit < FAILURES_BEFORE_DOWN; visit++) {
+      await navigate((await createLink(stack, key.api_key)).checkout_url);
+    }
+    const down = await pspConnectionRepository().get(failing?.id as string);
+    expect(down?.health.consecutive_failures).toBe(FAILURES_BEFORE_DOWN);
+    expect(Date.parse(down?.health.down_until as string)).toBeGreaterThan(Date.now() + DOWN_FOR_MS - 10_000);
+
+    const skipped = await createLink(stack, key.api_key);
+    await navigate(skipped.checkout_url);
+    const attempts = await paymentRepository().listOfLink(skipped.id, 'test');
+    expect(attempts.map((payment) => payment.connection_id)).toEqual([connections[1]?.id]);
+
+    // Down time over: of two instances that both see it, exactly one wins the trial.
+    await pspConnectionRepository().updateHealth(failing!, (health) => ({
+      ...health,
+      down_until: new Date(Date.now() - 1).toISOString(),
+      revision: health.revision + 1,
+    }));
+    const now = new Date();
+    const claims = await Promise.all(
+      [1, 2].map(() =>
+        pspConnectionRepository().updateHealth(failing!, (health) => claimTrial(health, now, 7_000)),
+      ),
+    );
+    expect(claims.filter((claim) => claim !== undefined)).toHaveLength(1);
+  });
+
+  it('ends the previous session before opening one at another connection: one open session per link', async () => {
+    const { key, connections } = await account('one-session', ['ok', 'ok']);
+    const link = await createLink(stack, key.api_key);
+    await navigate(link.checkout_url);
+    const first = (await storedLink(link.id)).psp_session!;
+    expect(first.connection_id).toBe(connections[0]?.id);
+
+    await navigate(`${link.checkout_url}?via=${connections[1]?.id}`);
+    const second = (await storedLink(link.id)).psp_session!;
+    expect(second.connection_id).toBe(connections[1]?.id);
+    expect((await sandboxSessionStore().get(first.id))?.status).toBe('expired');
+    expect((await sandboxSessionStore().get(second.id))?.status).toBe('open');
+    const payments = await paymentRepository().listOfLink(link.id, 'test');
+    expect(payments.find((payment) => payment.id === first.payment_id)?.status).toBe('canceled');
+  });
+});
+
+describe('a declined attempt', () => {
+  it('is a failed payment (declined), reported once by payment_link.payment_failed, and the next visit opens a fresh session', async () => {
+    const { key } = await account('declines', ['ok']);
+    const link = await createLink(stack, key.api_key);
+    await navigate(link.checkout_url);
+    const session = (await storedLink(link.id)).psp_session!;
+    const declined = await fetch(`${stack.baseUrl}/sandbox/checkout/${session.id}/decline`, {
+      method: 'POST',
+    });
+    expect(declined.status).toBe(200);
+
+    const payment = await paymentRepository().get(link.id, 'test', session.payment_id);
+    expect(payment).toMatchObject({ status: 'failed', failure: { code: 'declined' } });
+    const events = await stack.request('GET', `/v1/payment-links/${link.id}/events`, { key: key.api_key });
+    const failedEvents = events.body.data.filter(
+      (event: { type: string }) => event.type === 'payment_link.payment_failed',
+    );
+    expect(failedEvents).toHaveLength(1);
+    const stored = await storedLink(link.id);
+    expect(stored.status).toBe('open');
+    expect(stored.psp_session).toBeNull();
+
+    await navigate(`${link.checkout_url}?canceled=1`);
+    const fresh = (await storedLink(link.id)).psp_session!;
+    expect(fresh.id).not.toBe(session.id);
+  });
+});

@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import {
+  afterFailure,
+  afterSuccess,
+  awaitsTrial,
+  claimTrial,
+  DOWN_FOR_MS,
+  FAILURES_BEFORE_DOWN,
+  healthStatus,
+  INITIAL_HEALTH,
+  isAvailable,
+} from '../../functions/domain/connection-health.ts';
+import { type Payment, settle, startedPayment, stillPending } from '../../functions/domain/payment.ts';
+
+const now = new Date('2026-01-01T10:00:00Z');
+const later = (ms: number) => new Date(now.getTime() + ms);
+
+describe('connection health', () => {
+  it(`is degraded below ${FAILURES_BEFORE_DOWN} failures in a row, down for ${DOWN_FOR_MS / 1000} s at the fifth`, () => {
+    let health = INITIAL_HEALTH;
+    for (let failure = 1; failure < FAILURES_BEFORE_DOWN; failure++) {
+      health = afterFailure(health, now);
+      expect(healthStatus(health, now)).toBe('degraded');
+      expect(isAvailable(health, now)).toBe(true);
+    }
+    health = afterFailure(health, now);
+    expect(healthStatus(health, now)).toBe('down');
+    expect(isAvailable(health, later(DOWN_FOR_MS - 1))).toBe(false);
+    expect(awaitsTrial(health, later(DOWN_FOR_MS - 1))).toBe(false);
+    expect(awaitsTrial(health, later(DOWN_FOR_MS))).toBe(true);
+  });
+
+  it('gives one trial after the down time: claimed, it reads down to others; its failure means down again', () => {
+    let health = INITIAL_HEALTH;
+    for (let failure = 0; failure < FAILURES_BEFORE_DOWN; failure++) health = afterFailure(health, now);
+    const trialAt = later(DOWN_FOR_MS + 1);
+    const claimed = claimTrial(health, trialAt, 7_000);
+    expect(claimed && healthStatus(claimed, trialAt)).toBe('down');
+    expect(claimed && claimTrial(claimed, trialAt, 7_000)).toBeUndefined();
+    const failedTrial = afterFailure(claimed ?? health, trialAt);
+    expect(Date.parse(failedTrial.down_until as string)).toBe(trialAt.getTime() + DOWN_FOR_MS);
+    expect(afterSuccess(failedTrial)).toMatchObject({ consecutive_failures: 0, down_until: null });
+    expect(afterSuccess(INITIAL_HEALTH)).toBeUndefined();
+  });
+});
+
+describe('payment transitions', () => {
+  const pending = (): Payment =>
+    startedPayment(
+      {
+        id: 'pay_1',
+        link: { id: 'pl_1', account: 'acme', mode: 'test' },
+        connection: { id: 'pc_1', provider: 'sandbox' },
+      },
+      { id: 's_1', expires_at: later(24 * 3_600_000).toISOString() },
+      now,
+    );
+
+  it('settle once: a succeeded payment never changes, a failed one may still succeed (money moved)', () => {
+    const failed = settle(
+      pending(),
+      { state: 'failed', failure: { code: 'declined', message: 'no' }, reference: null },
+      now,
+    );
+    expect(failed).toMatchObject({
+      status: 'failed',
+      failure: { code: 'declined' },
+      next_check_at: null,
+      version: 2,
+    });
+    expect(
+      failed && settle(failed, { state: 'expired', failure: null, reference: null }, now),
+    ).toBeUndefined();
+    const succeeded = failed && settle(failed, { state: 'succeeded', failure: null, reference: 'ref' }, now);
+    expect(succeeded).toMatchObject({ status: 'succeeded', failure: null, provider_reference: 'ref' });
+    expect(
+      succeeded && settle(succeeded, { state: 'failed', failure: null, reference: null }, now),
+    ).toBeUndefined();
+    expect(settle(pending(), { state: 'pending', failure: null, reference: null }, now)).toBeUndefined();
+  });
+
+  it('waits twice as long between checks while pending, and settles expired after the session ended', () => {
+    const first = stillPending(pending(), later(600_000));
+    const second = stillPending(first, later(600_000 + 1_200_000));
+    const firstWait = Date.parse(first.next_check_at as string) - later(600_000).getTime();
+    const secondWait = Date.parse(second.next_check_at as string) - later(1_800_000).getTime();
+    expect(secondWait).toBe(2 * firstWait);
+    expect(stillPending(second, later(24 * 3_600_000 + 1))).toMatchObject({
+      status: 'expired',
+      next_check_at: null,
+    });
+  });
+});
