@@ -38,7 +38,10 @@ export const routingRequest = /* @__PURE__ */ once(() =>
                 .array(
                   z
                     .string()
-                    .check(z.refine(isPayableCurrency, 'Must be an active ISO 4217 code such as "EUR".')),
+                    .check(
+                      z.refine(isPayableCurrency, 'Must be an active ISO 4217 code such as "EUR".'),
+                      z.maxLength(3),
+                    ),
                 )
                 .check(z.minLength(1), z.maxLength(20)),
             ),
