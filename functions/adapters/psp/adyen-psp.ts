@@ -4,7 +4,7 @@ import type { PaymentLinkResponse } from '@adyen/api-library/lib/src/typings/che
 import type { NotificationRequestItem } from '@adyen/api-library/lib/src/typings/notification/notificationRequestItem.js';
 import { CALL_BUDGETS } from '../../domain/call-budgets.ts';
 import type { PspConnection } from '../../domain/connection.ts';
-import { InvalidNotificationError, PspNotConfiguredError } from '../../domain/errors.ts';
+import { InvalidNotificationError } from '../../domain/errors.ts';
 import { type Amount, toMinorUnits } from '../../domain/money.ts';
 import type { PaymentLink, PspSession } from '../../domain/payment-link.ts';
 import type { Mode } from '../../domain/principal.ts';
@@ -18,7 +18,7 @@ import type {
   PspSessionStatus,
 } from '../../ports/psp.ts';
 import type { SecretStore } from '../../ports/secret-store.ts';
-import { ConnectionAdapters, parseCredentials, RecentFacts, withinPspBudget } from './psp-calls.ts';
+import { ConnectionAdapters, connectionCredentials, RecentFacts, withinPspBudget } from './psp-calls.ts';
 
 // CommonJS declarations: under NodeNext their `export default` is the `default` member of the module.
 type AdyenClient = typeof import('@adyen/api-library/lib/src/client.js').default;
@@ -364,12 +364,7 @@ export class AdyenPspFactory implements PspFactory {
 
   create(connection: PspConnection): Promise<Psp> {
     return this.adapters.get(connection, async (raw) => {
-      let credentials: AdyenCredentials;
-      try {
-        credentials = checkAdyenCredentials(parseCredentials(raw), connection.mode);
-      } catch (error) {
-        throw new PspNotConfiguredError(`Adyen connection ${connection.id}: ${(error as Error).message}`);
-      }
+      const credentials = connectionCredentials(connection, raw, checkAdyenCredentials);
       return new AdyenPsp(await loadAdyenSdk(credentials, this.apiUrl), credentials, connection);
     });
   }

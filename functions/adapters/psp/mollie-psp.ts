@@ -1,6 +1,6 @@
 import type { MollieClient, Payment, Refund } from '@mollie/api-client';
 import type { PspConnection } from '../../domain/connection.ts';
-import { InvalidNotificationError, PspNotConfiguredError, PspUnavailableError } from '../../domain/errors.ts';
+import { InvalidNotificationError, PspUnavailableError } from '../../domain/errors.ts';
 import { type Amount, minorUnits, toMinorUnits } from '../../domain/money.ts';
 import type { PaymentLink, PspSession } from '../../domain/payment-link.ts';
 import type { Mode } from '../../domain/principal.ts';
@@ -15,7 +15,7 @@ import type {
   PspSessionStatus,
 } from '../../ports/psp.ts';
 import type { SecretStore } from '../../ports/secret-store.ts';
-import { ConnectionAdapters, parseCredentials, RecentFacts, withinPspBudget } from './psp-calls.ts';
+import { ConnectionAdapters, connectionCredentials, RecentFacts, withinPspBudget } from './psp-calls.ts';
 
 export const MOLLIE_PROVIDER = 'mollie' as const;
 
@@ -251,13 +251,7 @@ export class MolliePspFactory implements PspFactory {
 
   create(connection: PspConnection): Promise<Psp> {
     return this.adapters.get(connection, async (raw) => {
-      let credentials: MollieCredentials;
-      try {
-        // Checked again here, not only when stored: a key replaced in the secret store by hand keeps the rule.
-        credentials = checkMollieCredentials(parseCredentials(raw), connection.mode);
-      } catch (error) {
-        throw new PspNotConfiguredError(`Mollie connection ${connection.id}: ${(error as Error).message}`);
-      }
+      const credentials = connectionCredentials(connection, raw, checkMollieCredentials);
       // Loaded here, not at module scope: only functions that talk to Mollie evaluate the SDK (docs/performance.md).
       const { createMollieClient } = await import('@mollie/api-client');
       const mollie = createMollieClient({

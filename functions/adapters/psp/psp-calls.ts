@@ -1,5 +1,6 @@
 import { CALL_BUDGETS, worstCaseMs } from '../../domain/call-budgets.ts';
 import type { PspConnection } from '../../domain/connection.ts';
+import { PspNotConfiguredError } from '../../domain/errors.ts';
 import type { Psp } from '../../ports/psp.ts';
 import type { SecretStore } from '../../ports/secret-store.ts';
 
@@ -63,8 +64,26 @@ export class ConnectionAdapters {
   }
 }
 
+/**
+ * A connection's stored credentials, parsed and checked by its provider's `check` for shape and mode. They are
+ * checked again here, not only when stored: a key of the other mode, or one replaced in the secret store by
+ * hand, never serves the connection. Anything wrong makes it unable to serve (`PspNotConfiguredError`).
+ */
+export function connectionCredentials<T>(
+  connection: PspConnection,
+  raw: string | undefined,
+  check: (credentials: unknown, mode: PspConnection['mode']) => T,
+): T {
+  try {
+    return check(parseCredentials(raw), connection.mode);
+  } catch (error) {
+    const provider = connection.provider.charAt(0).toUpperCase() + connection.provider.slice(1);
+    throw new PspNotConfiguredError(`${provider} connection ${connection.id}: ${(error as Error).message}`);
+  }
+}
+
 /** Parses a connection's stored credentials JSON; undefined when absent or not a JSON object. */
-export function parseCredentials(raw: string | undefined): Record<string, unknown> | undefined {
+function parseCredentials(raw: string | undefined): Record<string, unknown> | undefined {
   if (raw === undefined) return undefined;
   try {
     const value = JSON.parse(raw) as unknown;

@@ -1,7 +1,7 @@
 import type Stripe from 'stripe';
 import { CALL_BUDGETS } from '../../domain/call-budgets.ts';
 import type { PspConnection } from '../../domain/connection.ts';
-import { InvalidNotificationError, PspNotConfiguredError } from '../../domain/errors.ts';
+import { InvalidNotificationError } from '../../domain/errors.ts';
 import { toMinorUnits } from '../../domain/money.ts';
 import type { PaymentLink, PspSession } from '../../domain/payment-link.ts';
 import { MODES, type Mode } from '../../domain/principal.ts';
@@ -15,7 +15,7 @@ import type {
   PspSessionStatus,
 } from '../../ports/psp.ts';
 import type { SecretStore } from '../../ports/secret-store.ts';
-import { ConnectionAdapters, parseCredentials } from './psp-calls.ts';
+import { ConnectionAdapters, connectionCredentials } from './psp-calls.ts';
 
 export const STRIPE_PROVIDER = 'stripe' as const;
 /** Stripe Checkout Sessions live 30 minutes to 24 hours. */
@@ -277,13 +277,7 @@ export class StripePspFactory implements PspFactory {
 
   create(connection: PspConnection): Promise<Psp> {
     return this.adapters.get(connection, async (raw) => {
-      let credentials: StripeCredentials;
-      try {
-        // Checked again here, not only when stored: a key of the other mode never serves this connection.
-        credentials = checkStripeCredentials(parseCredentials(raw), connection.mode);
-      } catch (error) {
-        throw new PspNotConfiguredError(`Stripe connection ${connection.id}: ${(error as Error).message}`);
-      }
+      const credentials = connectionCredentials(connection, raw, checkStripeCredentials);
       // Loaded here, not at module scope: functions that never serve a Stripe connection never evaluate the
       // SDK, and functions that use no PSP at all do not bundle it (docs/performance.md).
       const { default: sdk } = await import('stripe');
