@@ -251,24 +251,28 @@ export async function startDeliveryHarness(
 
 /**
  * `count` links of `account` posting to `webhookUrl`, each canceled (its event committed) straight through the
- * repositories, so that hundreds of events exist in moments. Returns the event ids; nothing is queued yet.
+ * repositories, 16 at a time, so that hundreds of events exist in moments. Returns the event ids; nothing is
+ * queued yet.
  */
 export async function canceledLinkEvents(account: string, webhookUrl: string, count: number) {
   const ids: string[] = [];
-  const work = Array.from({ length: count }, async () => {
-    const at = new Date();
-    const link = newPaymentLink(
-      { account, mode: 'test' },
-      { amount: { value: '10.00', currency: 'EUR' }, webhook_url: webhookUrl },
-      at,
-    );
-    await linkRepository().create(link);
-    const canceled = cancel(link, at);
-    if (!canceled) throw new Error('an open link could not be canceled');
-    await linkRepository().commit(canceled);
-    ids.push(canceled.event.id);
-  });
-  await Promise.all(work);
+  let left = count;
+  const worker = async () => {
+    while (left-- > 0) {
+      const at = new Date();
+      const link = newPaymentLink(
+        { account, mode: 'test' },
+        { amount: { value: '10.00', currency: 'EUR' }, webhook_url: webhookUrl },
+        at,
+      );
+      await linkRepository().create(link);
+      const canceled = cancel(link, at);
+      if (!canceled) throw new Error('an open link could not be canceled');
+      await linkRepository().commit(canceled);
+      ids.push(canceled.event.id);
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, worker));
   return ids;
 }
 

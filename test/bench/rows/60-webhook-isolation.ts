@@ -4,9 +4,9 @@ import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import { eventMessageBody } from '../../../functions/adapters/sqs/event-queue.ts';
 import { sqsClient } from '../../../functions/clients/sqs.ts';
 import { config } from '../../../functions/config.ts';
-import { apiKeyRepository, linkRepository, signingSecretStore } from '../../../functions/dependencies.ts';
-import { cancel, newPaymentLink } from '../../../functions/domain/payment-link.ts';
+import { apiKeyRepository, signingSecretStore } from '../../../functions/dependencies.ts';
 import { issueApiKey } from '../../../functions/use-cases/api-keys.ts';
+import { canceledLinkEvents } from '../../support/webhooks.ts';
 import type { BenchRow, BenchServer } from '../bench.ts';
 import { fmt } from '../bench.ts';
 import { budgets } from '../budgets.ts';
@@ -36,25 +36,7 @@ let round = 0;
 async function tenantEvents(server: BenchServer, name: string, url: string, count: number) {
   const account = `${server.account}-${name}-${process.pid}-${round++}`;
   await issueApiKey({ keys: apiKeyRepository(), secrets: signingSecretStore() }, account, 'test');
-  const ids: string[] = [];
-  let left = count;
-  const worker = async () => {
-    while (left-- > 0) {
-      const at = new Date();
-      const link = newPaymentLink(
-        { account, mode: 'test' },
-        { amount: { value: '10.00', currency: 'EUR' }, webhook_url: url },
-        at,
-      );
-      await linkRepository().create(link);
-      const canceled = cancel(link, at);
-      if (!canceled) throw new Error('an open link could not be canceled');
-      await linkRepository().commit(canceled);
-      ids.push(canceled.event.id);
-    }
-  };
-  await Promise.all(Array.from({ length: 16 }, worker));
-  return ids;
+  return canceledLinkEvents(account, url, count);
 }
 
 /** Hands events to the events queue as committed transitions do, ten to a request. */
