@@ -109,8 +109,9 @@ export function admit(
   if (health.healthyUntil > now) return { kind: 'free' };
   const usable = health.failures >= settings.probeAfterFailures ? 1 : settings.slots;
   // When the slots' attempts should end: a young one may be answered at once (an endpoint proving itself), so
-  // its events look again when it would count as slow; one already slow is likely to hold its slot until its
-  // lease ends. A lease that begins in the future is a failed probe's pause (`probePauseUntil`).
+  // its events look again when it would count as slow, by which time every instance knows whether it answered;
+  // one already slow is likely to hold its slot until its lease ends. A lease that begins in the future is a
+  // failed probe's pause (`probePauseUntil`).
   let freeAt = Number.POSITIVE_INFINITY;
   let recheckAt = Number.POSITIVE_INFINITY;
   for (let slot = 0; slot < usable; slot++) {
@@ -118,10 +119,11 @@ export function admit(
     if (lease <= now) return { kind: 'slot', slot };
     const began = lease - settings.slotLeaseMs;
     const slowAt = began + settings.slowAfterMs;
-    // Spread over the rest of the lease: if the young attempt turns out to hang, the events held back behind
-    // it come back a few at a time rather than all at once.
+    // Not later: an endpoint that answered its first attempts in a second must not have the rest of its burst
+    // held for up to the whole lease. If the attempt turns out to hang, its events are held back again then,
+    // until the lease ends (jittered below, so they come back a few at a time).
     const young = began <= now && slowAt > now;
-    freeAt = Math.min(freeAt, young ? slowAt + random() * (lease - slowAt) : lease);
+    freeAt = Math.min(freeAt, young ? slowAt : lease);
     if (began <= now && began + settings.answerWithinMs > now) {
       recheckAt = Math.min(recheckAt, began + settings.answerWithinMs);
     }

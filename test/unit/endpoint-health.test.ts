@@ -65,6 +65,12 @@ describe('admission of one more attempt', () => {
     expect(slow).toEqual({ kind: 'defer', waitMs: ISOLATION.slotLeaseMs - 10_000 });
   });
 
+  it('brings events held back behind young attempts back when those would count as slow, not up to the lease', () => {
+    const young = admit(health({ slots: [leasedAgo(500), leasedAgo(700)] }), now, () => 0.99);
+    const untilSlow = ISOLATION.slowAfterMs - 700;
+    expect(young.kind === 'defer' && young.waitMs).toBeLessThanOrEqual(untilSlow * 1.2);
+  });
+
   it('probes a failing endpoint with one attempt at a time and backs its events off', () => {
     const failing = health({ failures: ISOLATION.probeAfterFailures, slots: [0, 0] });
     expect(admit(failing, now, noJitter)).toEqual({ kind: 'slot', slot: 0 });
