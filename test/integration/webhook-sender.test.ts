@@ -115,6 +115,18 @@ describe('connection reuse', () => {
     await endpoint.close();
   });
 
+  it('keeps every connection of a burst of more than one batch for the next burst (the local stack shares one pool)', async () => {
+    const endpoint = await startReceiver();
+    const keptAlive = sender();
+    const burst = () => Promise.all(Array.from({ length: 25 }, () => keptAlive.send(request(endpoint.url))));
+    await burst();
+    expect(endpoint.connections).toBe(25);
+    const again = await burst();
+    expect(again.every((result) => result.status_code === 200)).toBe(true);
+    expect(endpoint.connections).toBe(25);
+    await endpoint.close();
+  });
+
   it('makes the attempt over a new connection when the server reset the kept-alive one', async () => {
     const endpoint = await startReceiver();
     const keptAlive = sender();

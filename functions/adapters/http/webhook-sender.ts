@@ -158,8 +158,9 @@ function filteringAgents(allowPrivateTargets: boolean): Agents {
     // Idle sockets close before the common 5 s server keep-alive timeout, so reuse rarely meets a closed one,
     // and a long-lived instance does not hold sockets to every host it ever posted to.
     timeout: IDLE_SOCKET_MS,
-    // A batch posts at most 10 webhooks at once.
-    maxFreeSockets: 10,
+    // No cap on idle sockets per host beyond Node's: a Lambda instance posts at most one batch (10) at once, so
+    // that is all its pool ever holds; the local stack's invocations share one process and its pool, and a cap
+    // of 10 there closed most connections after each burst and opened new ones for the next.
   };
   return { http: new RequestFilteringHttpAgent(filter), https: new RequestFilteringHttpsAgent(filter) };
 }
