@@ -19,7 +19,7 @@ import { FileKeyCipher } from './adapters/secrets/file-key-cipher.ts';
 import { FileSecretStore } from './adapters/secrets/file-secret-store.ts';
 import { KmsCipher } from './adapters/secrets/kms-cipher.ts';
 import { SecretsManagerSecretStore } from './adapters/secrets/secrets-manager-store.ts';
-import { SqsEventQueue } from './adapters/sqs/event-queue.ts';
+import { BatchingSqsEventQueue, SqsEventQueue } from './adapters/sqs/event-queue.ts';
 import { documentClient } from './clients/dynamodb.ts';
 import { kmsClient } from './clients/kms.ts';
 import { secretsManagerClient } from './clients/secrets-manager.ts';
@@ -68,6 +68,11 @@ export const signingSecretStore = /* @__PURE__ */ once(
 
 export const eventQueue = /* @__PURE__ */ once(
   () => new SqsEventQueue(sqsClient(), config().EVENTS_QUEUE_URL),
+);
+
+/** The events queue for webhook delivery, which re-sends many messages at once (retries, held-back events). */
+export const deliveryEventQueue = /* @__PURE__ */ once(
+  () => new BatchingSqsEventQueue(sqsClient(), config().EVENTS_QUEUE_URL),
 );
 
 export const apiKeyAuthenticator = /* @__PURE__ */ once(

@@ -3,8 +3,8 @@ import { HttpWebhookSender } from '../adapters/http/webhook-sender.ts';
 import { config } from '../config.ts';
 import {
   deadLetterQueue,
+  deliveryEventQueue,
   endpointHealthStore,
-  eventQueue,
   eventRepository,
   linkRepository,
   now,
@@ -79,7 +79,7 @@ const dependencies = (): DeliveryDependencies => ({
   links: linkRepository(),
   secrets: signingSecrets(),
   sender: webhookSender(),
-  queue: eventQueue(),
+  queue: deliveryEventQueue(),
   deadLetters: deadLetterQueue(),
   endpoints: endpointHealthStore(),
   now,

@@ -1,0 +1,87 @@
+import { randomUUID } from 'node:crypto';
+import { CreateQueueCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BatchingSqsEventQueue } from '../../functions/adapters/sqs/event-queue.ts';
+import { newId } from '../../functions/domain/ids.ts';
+import { type EmbeddedSqs, startEmbeddedSqs } from '../../lib/local/embedded-sqs.ts';
+
+let sqs: EmbeddedSqs;
+let client: SQSClient;
+/** The SQS operations the client made, in order. */
+const operations: string[] = [];
+
+beforeAll(async () => {
+  sqs = await startEmbeddedSqs({});
+  client = new SQSClient({
+    endpoint: sqs.endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  client.middlewareStack.add(
+    (next, context) => (args) => {
+      operations.push(String(context.commandName));
+      return next(args);
+    },
+    { step: 'initialize', name: 'recordOperations' },
+  );
+});
+afterAll(async () => {
+  client.destroy();
+  await sqs.stop();
+});
+
+async function newQueue(): Promise<string> {
+  const { QueueUrl } = await client.send(new CreateQueueCommand({ QueueName: `events-${randomUUID()}` }));
+  return QueueUrl as string;
+}
+
+/** Every message body on the queue (none is deleted: the queue's visibility timeout outlasts the test). */
+async function bodies(queueUrl: string): Promise<string[]> {
+  const found: string[] = [];
+  for (;;) {
+    const { Messages } = await client.send(
+      new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }),
+    );
+    if (!Messages?.length) return found;
+    found.push(...Messages.map((message) => message.Body ?? ''));
+  }
+}
+
+describe('the batching events queue (webhook delivery re-sends)', () => {
+  it('sends the messages published together in batches of ten, each publish settling with its own message', async () => {
+    // Prepare
+    const queueUrl = await newQueue();
+    const queue = new BatchingSqsEventQueue(client, queueUrl);
+    const ids = Array.from({ length: 12 }, () => newId('evt'));
+    // SQS refuses this one message (a character outside what a message may hold), not its batch.
+    const refused = `${newId('evt')}\uffff`;
+    operations.length = 0;
+    // Act
+    const outcomes = await Promise.allSettled([
+      ...ids.map((id) => queue.publish({ id, mode: 'test', delivery_seq: 1, committed: true })),
+      queue.publish({ id: refused, mode: 'test' }),
+    ]);
+    // Assess
+    expect(operations).toEqual(['SendMessageBatchCommand', 'SendMessageBatchCommand']);
+    expect(outcomes.slice(0, ids.length).every((outcome) => outcome.status === 'fulfilled')).toBe(true);
+    expect(outcomes[ids.length]).toMatchObject({
+      status: 'rejected',
+      reason: { message: expect.stringContaining('InvalidMessageContents') },
+    });
+    const sent = (await bodies(queueUrl)).map((body) => JSON.parse(body));
+    expect(sent.map((message) => message.event_id).sort()).toEqual([...ids].sort());
+    expect(sent[0]).toEqual({ event_id: expect.any(String), mode: 'test', delivery_seq: 1, committed: true });
+  });
+
+  it('fails every publish of a batch the queue did not take', async () => {
+    // Prepare
+    const queue = new BatchingSqsEventQueue(client, `${sqs.endpoint}/000000000000/no-such-queue`);
+    // Act
+    const outcomes = await Promise.allSettled([
+      queue.publish({ id: newId('evt'), mode: 'test' }),
+      queue.publish({ id: newId('evt'), mode: 'live' }, { delaySeconds: 5 }),
+    ]);
+    // Assess
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
+  });
+});
