@@ -18,7 +18,7 @@ import {
   type LinkRepository,
   linkPosition,
 } from '../../ports/link-repository.ts';
-import { itemsOfShards } from './query.ts';
+import { dueInSweeperIndex } from './query.ts';
 import { keys, outboxKeys, refundCheckKeys, shardOf, tableSchema, withoutKeys } from './table-schema.ts';
 
 function linkItem(link: PaymentLink) {
@@ -231,16 +231,10 @@ export class DynamoLinkRepository implements LinkRepository {
   }
 
   async dueForExpiry(now: Date, limit: number): Promise<{ id: string; mode: Mode }[]> {
-    // `<expires_at>#<id>` up to and including this instant: '~' sorts after every id character.
-    const bound = `${now.toISOString()}#~`;
-    const items = await itemsOfShards(this.client, limit, (shard) => ({
-      TableName: this.tableName,
-      IndexName: tableSchema.gsi3.indexName,
-      KeyConditionExpression: 'gsi3pk = :shard AND gsi3sk <= :bound',
-      ExpressionAttributeValues: { ':shard': keys.expiryShard(shard), ':bound': bound },
-      ProjectionExpression: 'id, #mode',
-      ExpressionAttributeNames: { '#mode': 'mode' },
-    }));
+    const items = await dueInSweeperIndex(this.client, this.tableName, keys.expiryShard, now, limit, [
+      'id',
+      'mode',
+    ]);
     return items.map((item) => ({ id: String(item.id), mode: item.mode as Mode }));
   }
 }

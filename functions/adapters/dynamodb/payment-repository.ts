@@ -4,8 +4,8 @@ import { ConcurrentModificationError } from '../../domain/errors.ts';
 import { isPaymentId, type Payment } from '../../domain/payment.ts';
 import type { Mode } from '../../domain/principal.ts';
 import type { PaymentRepository } from '../../ports/payment-repository.ts';
-import { itemsOfShards } from './query.ts';
-import { paymentKeys, shardOf, tableSchema, withoutKeys } from './table-schema.ts';
+import { dueInSweeperIndex } from './query.ts';
+import { paymentKeys, shardOf, withoutKeys } from './table-schema.ts';
 
 function paymentItem(payment: Payment) {
   // Sparse: only payments with a next check are in gsi3; settling one drops it from there.
@@ -82,18 +82,12 @@ export class DynamoPaymentRepository implements PaymentRepository {
   }
 
   async dueForCheck(now: Date, limit: number): Promise<{ link_id: string; mode: Mode; id: string }[]> {
-    const items = await itemsOfShards(this.client, limit, (shard) => ({
-      TableName: this.tableName,
-      IndexName: tableSchema.gsi3.indexName,
-      KeyConditionExpression: 'gsi3pk = :shard AND gsi3sk <= :bound',
-      ExpressionAttributeValues: {
-        ':shard': paymentKeys.checkShard(shard),
-        ':bound': `${now.toISOString()}#~`,
-      },
-      ProjectionExpression: 'id, link_id, #mode',
-      ExpressionAttributeNames: { '#mode': 'mode' },
-    }));
-    return items.map((item) => ({
+    const due = await dueInSweeperIndex(this.client, this.tableName, paymentKeys.checkShard, now, limit, [
+      'id',
+      'link_id',
+      'mode',
+    ]);
+    return due.map((item) => ({
       id: String(item.id),
       link_id: String(item.link_id),
       mode: item.mode as Mode,

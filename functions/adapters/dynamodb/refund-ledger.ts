@@ -4,8 +4,8 @@ import type { PaymentLink, Refund, Transition } from '../../domain/payment-link.
 import type { Mode } from '../../domain/principal.ts';
 import type { RefundLedger } from '../../ports/refund-ledger.ts';
 import { dropOrphan, putEvent } from './link-repository.ts';
-import { itemsOfShards } from './query.ts';
-import { keys, refundCheckKeys, tableSchema } from './table-schema.ts';
+import { dueInSweeperIndex } from './query.ts';
+import { keys, refundCheckKeys } from './table-schema.ts';
 
 /**
  * Refunds inside their link's item: partial updates of the `refunds` list and the minor-unit totals, apart from
@@ -97,17 +97,10 @@ export class DynamoRefundLedger implements RefundLedger {
   }
 
   async dueForCheck(now: Date, limit: number): Promise<{ id: string; mode: Mode }[]> {
-    const items = await itemsOfShards(this.client, limit, (shard) => ({
-      TableName: this.tableName,
-      IndexName: tableSchema.gsi3.indexName,
-      KeyConditionExpression: 'gsi3pk = :shard AND gsi3sk <= :bound',
-      ExpressionAttributeValues: {
-        ':shard': keys.refundCheckShard(shard),
-        ':bound': `${now.toISOString()}#~`,
-      },
-      ProjectionExpression: 'id, #mode',
-      ExpressionAttributeNames: { '#mode': 'mode' },
-    }));
+    const items = await dueInSweeperIndex(this.client, this.tableName, keys.refundCheckShard, now, limit, [
+      'id',
+      'mode',
+    ]);
     return items.map((item) => ({ id: String(item.id), mode: item.mode as Mode }));
   }
 }
