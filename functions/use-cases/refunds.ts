@@ -26,10 +26,7 @@ import {
 
 /** Refunds at the PSP that took a link's payment (implemented by the PSP selection, which knows the connection). */
 export interface PaymentRefunds {
-  /**
-   * Asks the PSP to refund (again, with the same idempotency key, when its first answer never came); what it says
-   * at once. Throws when it could not be asked (the refund stays pending).
-   */
+  /** Asks the PSP to refund; what it says at once. Throws when it could not be asked (the refund stays pending). */
   refund(link: PaymentLink, refund: Refund): Promise<RefundOutcome>;
   /**
    * Asks again for a refund whose first request the PSP never answered, with the same idempotency key, but only
@@ -157,18 +154,27 @@ export async function checkPendingRefunds(
   let failed = 0;
   for (const { id, mode } of due) {
     if (!hasTimeLeft()) break;
-    if (await checkRefundsOfLink(deps, id, mode)) checked++;
+    if (await checkRefundsOfLink(deps, id, mode, hasTimeLeft)) checked++;
     else failed++;
   }
   return { checked, failed };
 }
 
-/** Asks about each of the link's pending refunds, then moves its next check; false when any step failed. */
-async function checkRefundsOfLink(deps: RefundDependencies, linkId: string, mode: Mode): Promise<boolean> {
+/**
+ * Asks about each of the link's pending refunds while time is left, then moves its next check (the refunds not
+ * reached are asked about then); false when any step failed.
+ */
+async function checkRefundsOfLink(
+  deps: RefundDependencies,
+  linkId: string,
+  mode: Mode,
+  hasTimeLeft: () => boolean,
+): Promise<boolean> {
   let succeeded = true;
   const link = await deps.links.get(linkId, mode);
   if (!link) return true;
   for (const refund of pendingRefunds(link)) {
+    if (!hasTimeLeft()) break;
     try {
       const outcome = await askPspAbout(deps, link, refund);
       if (outcome) await recordRefundOutcome(deps, link.id, link.mode, refund.id, outcome);
