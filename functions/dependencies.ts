@@ -7,6 +7,7 @@ import { DynamoPaymentRepository } from './adapters/dynamodb/payment-repository.
 import { DynamoPspConfigRepository } from './adapters/dynamodb/psp-config-repository.ts';
 import { DynamoPspConnectionRepository } from './adapters/dynamodb/psp-connection-repository.ts';
 import { DynamoRateLimiter } from './adapters/dynamodb/rate-limiter.ts';
+import { DynamoRefundLedger } from './adapters/dynamodb/refund-ledger.ts';
 import { DynamoSandboxSessionStore } from './adapters/dynamodb/sandbox-session-store.ts';
 import { DynamoSigningSecretStore } from './adapters/dynamodb/signing-secret-store.ts';
 import { AdyenPspFactory } from './adapters/psp/adyen-psp.ts';
@@ -42,6 +43,10 @@ export const now = () => new Date();
 
 export const linkRepository = /* @__PURE__ */ once(
   () => new DynamoLinkRepository(documentClient, config().TABLE_NAME),
+);
+
+export const refundLedger = /* @__PURE__ */ once(
+  () => new DynamoRefundLedger(documentClient, config().TABLE_NAME),
 );
 
 export const apiKeyRepository = /* @__PURE__ */ once(

@@ -12,6 +12,7 @@ import {
   type CallKind,
   CHECKOUT_PSP_CALLS,
   callsWorstCaseMs,
+  NOTIFICATION_PSP_CALLS,
 } from '../functions/domain/call-budgets.ts';
 import { routes as httpRoutes, type RouteDefinition } from '../functions/http/routes.ts';
 
@@ -85,10 +86,10 @@ export const functions = {
     calls: { psp: CHECKOUT_PSP_CALLS },
   },
   'psp-notifications': {
-    table: ['GetItem', 'PutItem', 'DeleteItem', 'Query'],
+    table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query'],
     sendsEvents: true,
     secrets: ['sandbox', 'psp'],
-    calls: { psp: 1 },
+    calls: { psp: NOTIFICATION_PSP_CALLS },
   },
   'sandbox-checkout': {
     table: ['GetItem', 'UpdateItem'],
@@ -105,9 +106,10 @@ export const functions = {
     calls: { psp: 1 },
   },
   // Per link it expires; it stops taking links while one more might not fit (functions/handlers/expire-links.ts).
-  // Asks PSPs about pending payments (missed notifications) and records their answers like a notification.
-  'check-pending-payments': {
-    table: ['GetItem', 'PutItem', 'DeleteItem', 'Query'],
+  // Asks PSPs about pending payments and refunds (missed notifications) and records their answers like a
+  // notification; a refund settlement is one UpdateItem (functions/adapters/dynamodb/link-repository.ts).
+  'check-pending-at-psps': {
+    table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query'],
     sendsEvents: true,
     timeoutSeconds: 60,
     secrets: ['sandbox', 'psp'],
@@ -129,7 +131,8 @@ export const functions = {
   },
   // Refunds go to the PSP that took the payment (its credentials), and settle with a webhook event.
   'create-refund': {
-    table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
+    // Query: the connection that took the payment is found by its id (gsi1).
+    table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query'],
     sendsEvents: true,
     merchantApi: true,
     secrets: ['sandbox', 'psp'],
@@ -165,7 +168,7 @@ export const routes: readonly (RouteDefinition & { handler: HandlerName })[] = h
 export const schedules: readonly ScheduleDefinition[] = [
   { handler: 'outbox-sweeper', everyMinutes: 1, localEverySeconds: 5 },
   { handler: 'expire-links', everyMinutes: 1, localEverySeconds: 5 },
-  { handler: 'check-pending-payments', everyMinutes: 1, localEverySeconds: 5 },
+  { handler: 'check-pending-at-psps', everyMinutes: 1, localEverySeconds: 5 },
 ];
 
 /** The queue that carries webhook events from transitions to delivery. */

@@ -144,7 +144,7 @@ export const operations: OperationSpec[] = [
     operationId: 'createRefund',
     summary: 'Refund a paid payment link',
     description:
-      'Refunds all that remains of the payment (no body, or `{}`), or part of it (`amount`, in the currency of the payment), through the PSP connection that took it. The refunds of a link never add up past the paid amount, even when requested concurrently. The refund is `succeeded` or `failed` at once when the PSP answers at once, with its `refund.succeeded` or `refund.failed` webhook; otherwise it stays `pending` (a later settlement at the PSP is not yet picked up: docs/webhooks.md#refunds). A link that is not paid is `invalid_state`; another currency or more than remains is `validation_failed`.',
+      'Refunds all that remains of the payment (no body, or `{}`), or part of it (`amount`, in the currency of the payment), through the PSP connection that took it. The refunds of a link never add up past the paid amount, even when requested concurrently. The refund is `succeeded` or `failed` at once when the PSP answers at once, with its `refund.succeeded` or `refund.failed` webhook; otherwise it is `pending` until the PSP decides, and the same webhook follows then (the PSP’s notification, or our sweeper asking the PSP: docs/webhooks.md#refunds). A link that is not paid is `invalid_state`; another currency or more than remains is `validation_failed`.',
     auth: true,
     params: linkPath,
     body: { schema: createRefundRequest(), required: false },

@@ -53,3 +53,9 @@ export function callsWorstCaseMs(calls: Partial<Record<CallKind, number>>): numb
  * routed connections in turn (failover) until one opens (docs/orchestration.md#failover).
  */
 export const CHECKOUT_PSP_CALLS = 5;
+
+/**
+ * PSP calls one notification may make: reading the session it names, then the link's pending refunds, which
+ * Mollie reports through the payment's webhook (the refund sweeper reads any beyond these).
+ */
+export const NOTIFICATION_PSP_CALLS = 3;

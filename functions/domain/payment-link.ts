@@ -104,6 +104,12 @@ export interface PaymentLink {
   refund_reserved_minor?: number;
   refund_refunded_minor?: number;
   /**
+   * While a refund may be pending: when the sweeper next asks the PSPs about the link's pending refunds, and how
+   * often it has asked since the last refund was requested (docs/webhooks.md#refunds). Null or absent otherwise.
+   */
+  refund_check_at?: string | null;
+  refund_checks?: number;
+  /**
    * Ids of the events this link's transitions emitted. An event counts only once its link names it: the
    * repository writes the event first and then the link (conditionally), so a crash or a lost race between
    * the two leaves an orphan event that is never delivered, and a committed transition always has its event.

@@ -1,5 +1,6 @@
 import { InvalidStateError, ValidationError } from './errors.ts';
 import { type Amount, fromMinorUnits, toMinorUnits } from './money.ts';
+import { FIRST_CHECK_AFTER_MS, MAX_CHECK_INTERVAL_MS } from './payment.ts';
 import {
   type PaymentLink,
   type Refund,
@@ -131,4 +132,33 @@ export function settleRefund(
     payment_link: snapshot,
   }));
   return { kind: 'settled', transition, refund };
+}
+
+/** When the sweeper first looks at a newly requested refund: the PSP's own notification usually comes first. */
+export function firstRefundCheckAt(now: Date): string {
+  return new Date(now.getTime() + FIRST_CHECK_AFTER_MS).toISOString();
+}
+
+export function pendingRefunds(link: PaymentLink): Refund[] {
+  return (link.refunds ?? []).filter((refund) => refund.status === 'pending');
+}
+
+/**
+ * After the sweeper asked about a link's pending refunds: while some are still pending, look again twice as late
+ * each time (at most `MAX_CHECK_INTERVAL_MS` apart); once none is, the link leaves the sweeper's list. The new
+ * version of the link, or `undefined` when it is not on the list.
+ */
+export function afterRefundCheck(link: PaymentLink, now: Date): PaymentLink | undefined {
+  if (!link.refund_check_at) return undefined;
+  if (pendingRefunds(link).length === 0) {
+    return { ...link, refund_check_at: null, refund_checks: 0, version: link.version + 1 };
+  }
+  const checks = (link.refund_checks ?? 0) + 1;
+  const wait = Math.min(FIRST_CHECK_AFTER_MS * 2 ** checks, MAX_CHECK_INTERVAL_MS);
+  return {
+    ...link,
+    refund_checks: checks,
+    refund_check_at: new Date(now.getTime() + wait).toISOString(),
+    version: link.version + 1,
+  };
 }

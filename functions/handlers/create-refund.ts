@@ -1,5 +1,5 @@
 import { config } from '../config.ts';
-import { eventQueue, linkRepository, now, paymentRefunds } from '../dependencies.ts';
+import { eventQueue, linkRepository, now, paymentRefunds, refundLedger } from '../dependencies.ts';
 import { apiHandler, json } from '../http/api-handler.ts';
 import { createRefundRequest } from '../http/schemas.ts';
 import { validate } from '../http/validate.ts';
@@ -11,6 +11,7 @@ export const handler = apiHandler({ body: 'optional-json' }, async ({ principal,
   const refund = await createRefund(
     {
       links: linkRepository(),
+      ledger: refundLedger(),
       queue: eventQueue(),
       refunds: paymentRefunds(),
       now,

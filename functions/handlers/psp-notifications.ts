@@ -1,6 +1,13 @@
 import { legacyStripeNotificationLink } from '../adapters/psp/stripe-psp.ts';
 import { config } from '../config.ts';
-import { eventQueue, linkRepository, now, paymentRepository, pspConnections } from '../dependencies.ts';
+import {
+  eventQueue,
+  linkRepository,
+  now,
+  paymentRepository,
+  pspConnections,
+  refundLedger,
+} from '../dependencies.ts';
 import { InvalidNotificationError } from '../domain/errors.ts';
 import { json, publicApiHandler } from '../http/api-handler.ts';
 import { logger } from '../logger.ts';
@@ -24,6 +31,7 @@ export const handler = publicApiHandler({ body: 'notification' }, async ({ event
     const { outcome, psp } = await handlePspNotification(
       {
         links: linkRepository(),
+        ledger: refundLedger(),
         payments: paymentRepository(),
         psps: pspConnections(),
         queue: eventQueue(),

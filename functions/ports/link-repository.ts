@@ -1,4 +1,4 @@
-import type { LinkStatus, PaymentLink, Refund, Transition } from '../domain/payment-link.ts';
+import type { LinkStatus, PaymentLink, Transition } from '../domain/payment-link.ts';
 import type { Mode } from '../domain/principal.ts';
 
 /** Persistence of payment links and of the events their transitions emit. */
@@ -29,25 +29,6 @@ export interface LinkRepository {
    * another writer got there first.
    */
   update(before: PaymentLink, after: PaymentLink): Promise<void>;
-  /**
-   * Appends a new pending refund to a paid link and reserves its amount, in one write conditioned on the link
-   * being paid, on fewer than `maxRefunds` refunds, and on enough of the paid amount remaining then (`paidMinor`,
-   * the link's amount in minor units). Not conditioned on the version (concurrent refunds of one link all land
-   * while money remains) but moving it on, so no version-conditioned write can undo a reservation. Returns false
-   * when the condition fails; the caller reads the link again and decides.
-   */
-  /**
-   * Writes a refund's settlement (`settleRefund` in functions/domain/refund.ts): its event, then the link's
-   * refund entry, totals and event list in one write conditioned on that refund still being pending there (not
-   * on the version: concurrent settlements of a link's refunds all land). Returns false when it was settled
-   * already; the event is then an orphan that nothing delivers.
-   */
-  commitRefundSettlement(transition: Transition, refund: Refund): Promise<boolean>;
-  reserveRefund(
-    link: PaymentLink,
-    refund: Refund,
-    limits: { paidMinor: bigint; refundMinor: bigint; maxRefunds: number },
-  ): Promise<boolean>;
   /**
    * One page of a tenant's links, newest first. `after` is the position (see `linkPosition`) of the last link
    * of the previous page. `status` filters by the status a reader sees at `now` (an open link past its

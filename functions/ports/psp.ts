@@ -32,7 +32,7 @@ export interface PspNotification {
   type: string;
   /** The session/payment it concerns; its status is then fetched with `retrieveSession`. */
   sessionId: string | null;
-  /** When it concerns a refund. */
+  /** When it concerns a refund: the PSP's refund id, whose status is then fetched with `retrieveRefund`. */
   refundReference: string | null;
   /** What the PSP says (Stripe `livemode`, Adyen `live`, Mollie `mode`). */
   livemode: boolean;
@@ -52,8 +52,10 @@ export interface PspSessionStatus {
 }
 
 export interface PspRefundRequest {
-  /** Our "re_..." id: the PSP idempotency key / merchant reference. */
+  /** Our "re_..." id: the PSP idempotency key, and echoed back with `linkId` (metadata / merchant reference). */
   refundId: string;
+  /** The "pl_..." link refunded: a refund notification finds its link by it. */
+  linkId: string;
   paymentReference: string;
   /** Exact decimal string and currency. */
   amount: Amount;
@@ -62,6 +64,12 @@ export interface PspRefundRequest {
 export interface PspRefundStatus {
   /** The PSP's refund id. */
   reference: string;
+  /**
+   * Our ids as the PSP echoes them back (`PspRefundRequest`), so that a notification about the refund finds it;
+   * null for a refund the PSP holds without them (made in its dashboard, or before they were sent).
+   */
+  refundId: string | null;
+  linkId: string | null;
   state: 'pending' | 'succeeded' | 'failed';
   failureMessage: string | null;
 }
@@ -78,6 +86,11 @@ export interface Psp {
   readonly checkoutOrigin: string;
   /** How long its sessions may live (see `sessionExpiry` in functions/domain/checkout.ts). */
   readonly sessionLimits: { minMs: number; maxMs: number; preferredMs: number };
+  /**
+   * How long the PSP answers a request repeated with the same idempotency key as it answered the first: a refund
+   * whose first request went unanswered is asked for again only within it (docs/webhooks.md#refunds).
+   */
+  readonly idempotencyWindowMs: number;
   /** Creates a hosted checkout session for the link: the attempt `options.paymentId`. */
   createSession(link: PaymentLink, options: CheckoutReturn): Promise<PspSession>;
   /** Verifies a notification over the exact raw body; throws `InvalidNotificationError`. */
@@ -89,7 +102,9 @@ export interface Psp {
   retrieveSession(sessionId: string): Promise<PspSessionStatus>;
   /** Ends a session so it can no longer be paid. Idempotent: already ended or paid is not an error. */
   expireSession(session: PspSession): Promise<void>;
+  /** Asks for a refund, with `request.refundId` as the idempotency key (see `idempotencyWindowMs`). */
   refund(request: PspRefundRequest): Promise<PspRefundStatus>;
+  /** What the PSP says of the refund now (Adyen, which has no API to read one, knows only its notifications). */
   retrieveRefund(reference: string): Promise<PspRefundStatus>;
   /** What the PSP expects as the notification response body (Adyen: "[accepted]"); default JSON. */
   readonly notificationAck?: { contentType: string; body: string };

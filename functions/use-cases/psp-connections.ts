@@ -7,7 +7,7 @@ import {
 } from '../domain/connection.ts';
 import type { ConnectionHealth } from '../domain/connection-health.ts';
 import { PspNotConfiguredError } from '../domain/errors.ts';
-import type { PaymentLink, PspSession, Refund } from '../domain/payment-link.ts';
+import type { PaymentLink, PspPayment, PspSession, Refund } from '../domain/payment-link.ts';
 import type { Mode } from '../domain/principal.ts';
 import type { RefundOutcome } from '../domain/refund.ts';
 import type { Routing } from '../domain/routing.ts';
@@ -15,7 +15,7 @@ import type { Psp, PspFactory } from '../ports/psp.ts';
 import type { PspConfigRepository } from '../ports/psp-config-repository.ts';
 import type { ConnectionDirectory, PspConnectionRepository } from '../ports/psp-connections.ts';
 import type { PspSessions } from './payment-links.ts';
-import type { PaymentRefunds } from './refunds.ts';
+import { type PaymentRefunds, refundOutcomeOf } from './refunds.ts';
 
 export interface PspConnectionsOptions {
   repository: PspConnectionRepository;
@@ -99,6 +99,24 @@ export class PspConnections implements PspSessions, PaymentRefunds {
 
   /** Refunds through the connection that took the link's payment, whatever routing says today. */
   async refund(link: PaymentLink, refund: Refund): Promise<RefundOutcome> {
+    const { psp, payment } = await this.paymentAdapter(link);
+    return askForRefund(psp, payment, link, refund);
+  }
+
+  async refundAgain(link: PaymentLink, refund: Refund, now: Date): Promise<RefundOutcome | undefined> {
+    const { psp, payment } = await this.paymentAdapter(link);
+    if (now.getTime() - Date.parse(refund.created_at) > psp.idempotencyWindowMs) return undefined;
+    return askForRefund(psp, payment, link, refund);
+  }
+
+  async refundStatus(link: PaymentLink, refund: Refund): Promise<RefundOutcome> {
+    if (!refund.provider_reference) throw new Error(`Refund ${refund.id} has no PSP reference yet.`);
+    const { psp } = await this.paymentAdapter(link);
+    return refundOutcomeOf(await psp.retrieveRefund(refund.provider_reference));
+  }
+
+  /** The adapter of the connection that took the link's payment. */
+  private async paymentAdapter(link: PaymentLink): Promise<{ psp: Psp; payment: PspPayment }> {
     const payment = link.payment;
     if (!payment) throw new Error(`Payment link ${link.id} has no payment to refund.`);
     const connection =
@@ -106,16 +124,7 @@ export class PspConnections implements PspSessions, PaymentRefunds {
         ? builtInSandbox(link.account, link.mode)
         : await this.connection(payment.connection_id);
     if (!connection) throw new PspNotConfiguredError(`Connection ${payment.connection_id} no longer exists.`);
-    const status = await (await this.adapter(connection)).refund({
-      refundId: refund.id,
-      paymentReference: payment.reference,
-      amount: refund.amount,
-    });
-    return {
-      status: status.state,
-      providerReference: status.reference,
-      failureMessage: status.failureMessage,
-    };
+    return { psp: await this.adapter(connection), payment };
   }
 
   /** Ends a session at the connection that created it. */
@@ -123,6 +132,16 @@ export class PspConnections implements PspSessions, PaymentRefunds {
     const connection = await this.sessionConnection(account, mode, session);
     await (await this.adapter(connection)).expireSession(session);
   }
+}
+
+async function askForRefund(psp: Psp, payment: PspPayment, link: PaymentLink, refund: Refund) {
+  const status = await psp.refund({
+    refundId: refund.id,
+    linkId: link.id,
+    paymentReference: payment.reference,
+    amount: refund.amount,
+  });
+  return refundOutcomeOf(status);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { NOTIFICATION_PSP_CALLS } from '../domain/call-budgets.ts';
 import { BUILT_IN_SANDBOX_ID, migratedConnectionId, type PspConnection } from '../domain/connection.ts';
 import {
   InvalidNotificationError,
@@ -5,17 +6,24 @@ import {
   PspUnavailableError,
   ServiceError,
 } from '../domain/errors.ts';
+import type { PaymentLink } from '../domain/payment-link.ts';
 import type { Mode } from '../domain/principal.ts';
+import { pendingRefunds } from '../domain/refund.ts';
 import { logger } from '../logger.ts';
-import type { Psp, PspSessionStatus } from '../ports/psp.ts';
+import type { Psp, PspRefundStatus } from '../ports/psp.ts';
+import type { RefundLedger } from '../ports/refund-ledger.ts';
 import { type PaymentDependencies, recordSessionStatus, type SessionOutcome } from './payments.ts';
 import type { PspConnections } from './psp-connections.ts';
+import { recordRefundOutcome, refundOutcomeOf } from './refunds.ts';
 
 export interface NotificationDependencies extends PaymentDependencies {
   psps: PspConnections;
+  /** Refunds' outcomes are recorded on their link too. */
+  ledger: RefundLedger;
 }
 
-export type NotificationOutcome = SessionOutcome;
+/** What a notification changed; a refund's outcome when it settled one (`refunded`, `refund_failed`). */
+export type NotificationOutcome = SessionOutcome | 'refunded' | 'refund_failed';
 
 /** Which connection a notification is for: named by its route, or (legacy route) found from the link. */
 export type NotificationAddress =
@@ -28,9 +36,9 @@ const notGenuine = (reason: string) => new InvalidNotificationError(reason);
 
 /**
  * `POST /psp/{provider}/notifications/{connection_id}`. The connection's credentials verify the notification;
- * then the true status of each session it names is fetched from the PSP and recorded (`recordSessionStatus`:
- * one transition and one event however many copies race). Forged, foreign or malformed notifications throw a
- * 4xx and change nothing.
+ * then the true status of each session or refund it names is fetched from the PSP and recorded
+ * (`recordSessionStatus`, `recordRefundOutcome`: one transition and one event however many copies race).
+ * Forged, foreign or malformed notifications throw a 4xx and change nothing.
  */
 export async function handlePspNotification(
   deps: NotificationDependencies,
@@ -51,8 +59,12 @@ export async function handlePspNotification(
   for (const notification of notifications) {
     if (notification.livemode !== (connection.mode === 'live'))
       throw notGenuine('Mode differs from the connection.');
-    if (notification.sessionId === null) continue;
-    const result = await recordSession(deps, connection, psp, notification.sessionId);
+    const result =
+      notification.refundReference !== null
+        ? await recordRefund(deps, connection, psp, notification.refundReference)
+        : notification.sessionId !== null
+          ? await recordSession(deps, connection, psp, notification.sessionId)
+          : 'ignored';
     if (result !== 'ignored') outcome = result;
   }
   return { outcome, psp };
@@ -77,14 +89,7 @@ async function recordSession(
   psp: Psp,
   sessionId: string,
 ): Promise<NotificationOutcome> {
-  let status: PspSessionStatus;
-  try {
-    status = await psp.retrieveSession(sessionId);
-  } catch (error) {
-    if (error instanceof ServiceError) throw error;
-    logger.error('PSP session lookup failed', { connection_id: connection.id, session_id: sessionId, error });
-    throw new PspUnavailableError(error); // a 5xx: the PSP retries later
-  }
+  const status = await askPsp(connection, () => psp.retrieveSession(sessionId), { session_id: sessionId });
   if (status.livemode !== (connection.mode === 'live')) {
     throw notGenuine('Session mode differs from the connection.');
   }
@@ -94,5 +99,89 @@ async function recordSession(
   if (!link || (connection.id !== BUILT_IN_SANDBOX_ID && link.account !== connection.account)) {
     throw notGenuine('The session names no link of this connection.');
   }
-  return recordSessionStatus(deps, connection, link, status);
+  const outcome = await recordSessionStatus(deps, connection, link, status);
+  // Mollie tells of a refund's progress through its payment's webhook: the link's pending refunds are read too.
+  const refunds = await recordPendingRefunds(deps, connection, psp, link);
+  return refunds === 'ignored' ? outcome : refunds;
+}
+
+/** What the PSP says of a refund it notified us of, recorded on the refund's link. */
+async function recordRefund(
+  deps: NotificationDependencies,
+  connection: PspConnection,
+  psp: Psp,
+  reference: string,
+): Promise<NotificationOutcome> {
+  const status = await askPsp(connection, () => psp.retrieveRefund(reference), {
+    refund_reference: reference,
+  });
+  if (!status.linkId || !status.refundId) {
+    // Made in the PSP's dashboard, not through us: nothing of ours to record.
+    logger.info('PSP refund not made through the API ignored', { connection_id: connection.id, reference });
+    return 'ignored';
+  }
+  const link = await deps.links.get(status.linkId, connection.mode);
+  if (!link || !tookPaymentOf(connection, link) || !link.refunds?.some(({ id }) => id === status.refundId)) {
+    throw notGenuine('The refund names no refund of this connection.');
+  }
+  return recordRefundStatus(deps, link, status.refundId, status);
+}
+
+/**
+ * The pending refunds of the link that this connection answered with a reference, asked about again: as many as
+ * the function's PSP call budget leaves after the session (the refund sweeper reads any others).
+ */
+async function recordPendingRefunds(
+  deps: NotificationDependencies,
+  connection: PspConnection,
+  psp: Psp,
+  link: PaymentLink,
+): Promise<NotificationOutcome> {
+  let outcome: NotificationOutcome = 'ignored';
+  if (!tookPaymentOf(connection, link)) return outcome;
+  const answered = pendingRefunds(link).filter((refund) => refund.provider_reference);
+  for (const refund of answered.slice(0, NOTIFICATION_PSP_CALLS - 1)) {
+    const reference = refund.provider_reference as string;
+    const status = await askPsp(connection, () => psp.retrieveRefund(reference), { refund_id: refund.id });
+    const result = await recordRefundStatus(deps, link, refund.id, status);
+    if (result !== 'ignored') outcome = result;
+  }
+  return outcome;
+}
+
+async function recordRefundStatus(
+  deps: NotificationDependencies,
+  link: PaymentLink,
+  refundId: string,
+  status: PspRefundStatus,
+): Promise<NotificationOutcome> {
+  const refund = await recordRefundOutcome(deps, link.id, link.mode, refundId, refundOutcomeOf(status));
+  return refund.status === 'succeeded'
+    ? 'refunded'
+    : refund.status === 'failed'
+      ? 'refund_failed'
+      : 'ignored';
+}
+
+/** The connection took the link's payment (the built-in sandbox serves every account). */
+function tookPaymentOf(connection: PspConnection, link: PaymentLink): boolean {
+  return (
+    link.payment?.connection_id === connection.id &&
+    (connection.id === BUILT_IN_SANDBOX_ID || link.account === connection.account)
+  );
+}
+
+/** A PSP lookup behind a notification: a PSP that cannot answer gets a 5xx, so that it notifies again later. */
+async function askPsp<T>(
+  connection: PspConnection,
+  lookup: () => Promise<T>,
+  logFields: Record<string, string>,
+): Promise<T> {
+  try {
+    return await lookup();
+  } catch (error) {
+    if (error instanceof ServiceError) throw error;
+    logger.error('PSP lookup failed', { connection_id: connection.id, ...logFields, error });
+    throw new PspUnavailableError(error);
+  }
 }

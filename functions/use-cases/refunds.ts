@@ -4,9 +4,19 @@ import type { Amount } from '../domain/money.ts';
 import { toMinorUnits } from '../domain/money.ts';
 import type { PaymentLink, Refund } from '../domain/payment-link.ts';
 import type { Mode, Principal } from '../domain/principal.ts';
-import { MAX_REFUNDS_PER_LINK, type RefundOutcome, requestRefund, settleRefund } from '../domain/refund.ts';
+import {
+  afterRefundCheck,
+  firstRefundCheckAt,
+  MAX_REFUNDS_PER_LINK,
+  pendingRefunds,
+  type RefundOutcome,
+  requestRefund,
+  settleRefund,
+} from '../domain/refund.ts';
 import { logger } from '../logger.ts';
 import type { EventQueue } from '../ports/event-queue.ts';
+import type { PspRefundStatus } from '../ports/psp.ts';
+import type { RefundLedger } from '../ports/refund-ledger.ts';
 import {
   getPaymentLink,
   type LinkDependencies,
@@ -18,21 +28,36 @@ import {
 export interface PaymentRefunds {
   /** Asks the PSP to refund; what it says at once. Throws when it could not be asked (the refund stays pending). */
   refund(link: PaymentLink, refund: Refund): Promise<RefundOutcome>;
+  /**
+   * Asks again for a refund whose first request the PSP never answered, with the same idempotency key, but only
+   * within the PSP's idempotency window after the refund was requested; undefined past it (asking could then
+   * refund twice).
+   */
+  refundAgain(link: PaymentLink, refund: Refund, now: Date): Promise<RefundOutcome | undefined>;
+  /** What the PSP says now of a refund it answered with a reference. */
+  refundStatus(link: PaymentLink, refund: Refund): Promise<RefundOutcome>;
 }
 
-export type RefundDependencies = LinkDependencies & {
+/** What recording a PSP's word on a refund needs: the link and its refunds, and where the webhook goes. */
+export type RefundRecordDependencies = LinkDependencies & {
+  ledger: RefundLedger;
   queue: EventQueue;
-  refunds: PaymentRefunds;
   checkoutBase: string;
 };
+
+export type RefundDependencies = RefundRecordDependencies & { refunds: PaymentRefunds };
+
+export function refundOutcomeOf(status: PspRefundStatus): RefundOutcome {
+  return { status: status.state, providerReference: status.reference, failureMessage: status.failureMessage };
+}
 
 const MAX_RESERVE_ATTEMPTS = 5;
 
 /**
  * `POST /v1/payment-links/{id}/refunds`: reserves the amount on the link (a write conditioned on what remains,
  * so concurrent refunds never add up past the paid amount), then asks the PSP that took the payment and records
- * what it said. A PSP that cannot be reached leaves the refund `pending` (201), its amount still reserved
- * (docs/webhooks.md#refunds says what is not yet done for such refunds).
+ * what it said. A PSP that cannot be reached leaves the refund `pending` (201), its amount still reserved: the
+ * refund sweeper asks again (`checkPendingRefunds`).
  */
 export async function createRefund(
   deps: RefundDependencies,
@@ -45,10 +70,11 @@ export async function createRefund(
   for (let attempt = 1; ; attempt++) {
     link = await getPaymentLink(deps, principal, linkId);
     refund = requestRefund(link, requested, newId('re'), deps.now());
-    const reserved = await deps.links.reserveRefund(link, refund, {
+    const reserved = await deps.ledger.reserve(link, refund, {
       paidMinor: toMinorUnits(link.amount),
       refundMinor: toMinorUnits(refund.amount),
       maxRefunds: MAX_REFUNDS_PER_LINK,
+      checkAt: firstRefundCheckAt(deps.now()),
     });
     if (reserved) break;
     // Another refund took part of the amount first: decide again on what remains now (maybe a 422).
@@ -73,12 +99,12 @@ export async function createRefund(
 }
 
 /**
- * Records what the PSP said of a refund: a final outcome settles
+ * Records what the PSP said of a refund, at once, in its notification or to the sweeper: a final outcome settles
  * it with its webhook, once however many copies race; a pending one keeps the PSP's reference. Returns the
  * refund as stored then.
  */
 export async function recordRefundOutcome(
-  deps: RefundDependencies,
+  deps: RefundRecordDependencies,
   linkId: string,
   mode: Mode,
   refundId: string,
@@ -105,11 +131,84 @@ export async function recordRefundOutcome(
   const change = settleRefund(link, refundId, outcome, deps.now());
   if (change?.kind !== 'settled') return refundOf(link, refundId);
   const transition = withEventCheckoutUrl(change.transition, deps.checkoutBase);
-  if (!(await deps.links.commitRefundSettlement(transition, change.refund))) {
+  if (!(await deps.ledger.commitSettlement(transition, change.refund))) {
     return refundOf(await load(), refundId); // settled meanwhile by another copy of the same outcome
   }
   await publishCommitted(deps.queue, transition.event);
   return change.refund;
+}
+
+/**
+ * The refund sweeper, for refunds whose outcome the PSP has not told us (docs/webhooks.md#refunds): for each link
+ * whose check is due, asks the PSP about each pending refund (or asks for it again, when the PSP never answered)
+ * and records the answer as a notification would; then schedules the link's next check, later each time, or
+ * takes it off the list once nothing is pending. A link that fails is logged and left for the next run.
+ */
+export async function checkPendingRefunds(
+  deps: RefundDependencies,
+  batchSize: number,
+  hasTimeLeft: () => boolean = () => true,
+): Promise<{ checked: number; failed: number }> {
+  const due = await deps.ledger.dueForCheck(deps.now(), batchSize);
+  let checked = 0;
+  let failed = 0;
+  for (const { id, mode } of due) {
+    if (!hasTimeLeft()) break;
+    if (await checkRefundsOfLink(deps, id, mode, hasTimeLeft)) checked++;
+    else failed++;
+  }
+  return { checked, failed };
+}
+
+/**
+ * Asks about each of the link's pending refunds while time is left, then moves its next check (the refunds not
+ * reached are asked about then); false when any step failed.
+ */
+async function checkRefundsOfLink(
+  deps: RefundDependencies,
+  linkId: string,
+  mode: Mode,
+  hasTimeLeft: () => boolean,
+): Promise<boolean> {
+  let succeeded = true;
+  const link = await deps.links.get(linkId, mode);
+  if (!link) return true;
+  for (const refund of pendingRefunds(link)) {
+    if (!hasTimeLeft()) break;
+    try {
+      const outcome = await askPspAbout(deps, link, refund);
+      if (outcome) await recordRefundOutcome(deps, link.id, link.mode, refund.id, outcome);
+    } catch (error) {
+      succeeded = false;
+      logger.error('Could not check a pending refund', { link_id: link.id, refund_id: refund.id, error });
+    }
+  }
+  const current = await deps.links.get(linkId, mode);
+  const next = current && afterRefundCheck(current, deps.now());
+  if (current && next) {
+    // Lost to a concurrent write: the check stays due, and the next run looks again.
+    await deps.links.update(current, next).catch((error: unknown) => {
+      if (!(error instanceof ConcurrentModificationError)) throw error;
+    });
+  }
+  return succeeded;
+}
+
+/** What the PSP says of a pending refund now; undefined when it must not be asked. */
+async function askPspAbout(
+  deps: RefundDependencies,
+  link: PaymentLink,
+  refund: Refund,
+): Promise<RefundOutcome | undefined> {
+  if (refund.provider_reference) return deps.refunds.refundStatus(link, refund);
+  const outcome = await deps.refunds.refundAgain(link, refund, deps.now());
+  if (outcome) return outcome;
+  logger.error('A refund the PSP never acknowledged can no longer be asked for safely: check it at the PSP', {
+    link_id: link.id,
+    refund_id: refund.id,
+    connection_id: link.payment?.connection_id,
+  });
+  return undefined;
 }
 
 function refundOf(link: PaymentLink, refundId: string): Refund {

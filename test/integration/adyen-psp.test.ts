@@ -240,12 +240,15 @@ describe('the Adyen adapter, through @adyen/api-library against an Adyen-speakin
     const { item } = await paid(psp, '30.00');
     const request = {
       refundId: 're_ours000000000000000000001',
+      linkId: 'pl_ours000000000000000000001',
       paymentReference: item.pspReference,
       amount: { value: '12.5', currency: 'EUR' },
     };
     const refund = await psp.refund(request);
     expect(refund).toEqual({
       reference: expect.stringMatching(/^[0-9A-F]{16}$/),
+      refundId: request.refundId,
+      linkId: request.linkId,
       state: 'pending',
       failureMessage: null,
     });
@@ -255,7 +258,7 @@ describe('the Adyen adapter, through @adyen/api-library against an Adyen-speakin
     expect(JSON.parse(sent?.body ?? '')).toEqual({
       amount: { currency: 'EUR', value: 1250 },
       merchantAccount,
-      reference: request.refundId,
+      reference: `${request.linkId}/${request.refundId}`,
     });
     expect(await psp.refund(request)).toEqual(refund);
     expect(adyen.refunds.size).toBe(1);
@@ -268,8 +271,11 @@ describe('the Adyen adapter, through @adyen/api-library against an Adyen-speakin
     expect(notifications).toEqual([
       { type: 'REFUND', sessionId: null, refundReference: refund.reference, livemode: false },
     ]);
+    // Adyen keeps no metadata on a refund: our ids come back in the notification's merchant reference.
     expect(await psp.retrieveRefund(refund.reference)).toEqual({
       reference: refund.reference,
+      refundId: request.refundId,
+      linkId: request.linkId,
       state: 'succeeded',
       failureMessage: null,
     });
@@ -280,6 +286,7 @@ describe('the Adyen adapter, through @adyen/api-library against an Adyen-speakin
     const { item } = await paid(psp, '8.00');
     const refund = await psp.refund({
       refundId: 're_ours000000000000000000002',
+      linkId: 'pl_ours000000000000000000002',
       paymentReference: item.pspReference,
       amount: { value: '8.00', currency: 'EUR' },
     });
@@ -289,6 +296,8 @@ describe('the Adyen adapter, through @adyen/api-library against an Adyen-speakin
     );
     expect(await psp.retrieveRefund(refund.reference)).toEqual({
       reference: refund.reference,
+      refundId: 're_ours000000000000000000002',
+      linkId: 'pl_ours000000000000000000002',
       state: 'failed',
       failureMessage: 'Insufficient balance on merchant account',
     });

@@ -204,12 +204,15 @@ describe('the Mollie adapter, through @mollie/api-client against a Mollie-speaki
     const paid = await paidPayment(psp, '30.00');
     const request = {
       refundId: 're_ours000000000000000000001',
+      linkId: 'pl_ours000000000000000000001',
       paymentReference: paid.id,
       amount: { value: '12.50', currency: 'EUR' },
     };
     const refund = await psp.refund(request);
     expect(refund).toEqual({
       reference: expect.stringMatching(/^tr_\w+\/re_\w+$/),
+      refundId: request.refundId,
+      linkId: request.linkId,
       state: 'pending',
       failureMessage: null,
     });
@@ -222,6 +225,8 @@ describe('the Mollie adapter, through @mollie/api-client against a Mollie-speaki
     mollie.setRefundStatus(refundId, 'refunded');
     expect(await psp.retrieveRefund(refund.reference)).toEqual({
       reference: refund.reference,
+      refundId: request.refundId,
+      linkId: request.linkId,
       state: 'succeeded',
       failureMessage: null,
     });
@@ -235,6 +240,7 @@ describe('the Mollie adapter, through @mollie/api-client against a Mollie-speaki
     await expect(
       psp.refund({
         refundId: 're_ours000000000000000000002',
+        linkId: 'pl_ours000000000000000000002',
         paymentReference: paid.id,
         amount: { value: '10.01', currency: 'EUR' },
       }),

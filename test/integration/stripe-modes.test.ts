@@ -176,12 +176,15 @@ describe('Stripe refunds, through the Refunds API', () => {
 
     const request = {
       refundId: 're_ours000000000000000000001',
+      linkId: 'pl_ours000000000000000000001',
       paymentReference: paymentIntent,
       amount: { value: '7.5', currency: 'EUR' },
     };
     const refund = await psp.refund(request);
     expect(refund).toEqual({
       reference: expect.stringMatching(/^re_/),
+      refundId: request.refundId,
+      linkId: request.linkId,
       state: 'pending',
       failureMessage: null,
     });
@@ -192,6 +195,7 @@ describe('Stripe refunds, through the Refunds API', () => {
       payment_intent: paymentIntent,
       amount: '750',
       'metadata[refund_id]': request.refundId,
+      'metadata[link_id]': request.linkId,
     });
     expect(await psp.refund(request)).toEqual(refund);
     expect(testStripe.refunds.size).toBe(1);
@@ -199,6 +203,8 @@ describe('Stripe refunds, through the Refunds API', () => {
     testStripe.settleRefund(refund.reference, 'succeeded');
     expect(await psp.retrieveRefund(refund.reference)).toEqual({
       reference: refund.reference,
+      refundId: request.refundId,
+      linkId: request.linkId,
       state: 'succeeded',
       failureMessage: null,
     });
@@ -221,18 +227,22 @@ describe('Stripe refunds, through the Refunds API', () => {
     const paymentIntent = testStripe.completeSession(session.id).payment_intent as string;
     const refund = await psp.refund({
       refundId: 're_ours000000000000000000002',
+      linkId: 'pl_ours000000000000000000002',
       paymentReference: paymentIntent,
       amount: { value: '5.00', currency: 'EUR' },
     });
     testStripe.settleRefund(refund.reference, 'failed');
     expect(await psp.retrieveRefund(refund.reference)).toEqual({
       reference: refund.reference,
+      refundId: 're_ours000000000000000000002',
+      linkId: 'pl_ours000000000000000000002',
       state: 'failed',
       failureMessage: 'Stripe: expired_or_canceled_card',
     });
     await expect(
       psp.refund({
         refundId: 're_ours000000000000000000003',
+        linkId: 'pl_ours000000000000000000002',
         paymentReference: paymentIntent,
         amount: { value: '0.01', currency: 'EUR' },
       }),

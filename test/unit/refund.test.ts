@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidStateError, ValidationError } from '../../functions/domain/errors.ts';
 import { fromMinorUnits } from '../../functions/domain/money.ts';
+import { FIRST_CHECK_AFTER_MS, MAX_CHECK_INTERVAL_MS } from '../../functions/domain/payment.ts';
 import {
   markPaid,
   newPaymentLink,
@@ -8,6 +9,8 @@ import {
   snapshotOf,
 } from '../../functions/domain/payment-link.ts';
 import {
+  afterRefundCheck,
+  firstRefundCheckAt,
   MAX_REFUNDS_PER_LINK,
   refundableMinor,
   requestRefund,
@@ -33,6 +36,8 @@ function reserved(link: PaymentLink, refund: ReturnType<typeof requestRefund>, m
     ...link,
     refunds: [...(link.refunds ?? []), refund],
     refund_reserved_minor: (link.refund_reserved_minor ?? 0) + minor,
+    refund_check_at: firstRefundCheckAt(now),
+    refund_checks: 0,
     version: link.version + 1,
   };
 }
@@ -199,5 +204,45 @@ describe('settling a refund', () => {
     ).toMatchObject({
       kind: 'reference',
     });
+  });
+});
+
+describe('the refund sweeper’s schedule', () => {
+  const pendingLink = () => {
+    const link = paidLink('10.00');
+    return reserved(link, requestRefund(link, undefined, 're_1', now), 1000);
+  };
+  const waitAfter = (link: PaymentLink, at: Date) =>
+    Date.parse(link.refund_check_at as string) - at.getTime();
+
+  it('first looks at a new refund after the time a notification usually takes', () => {
+    expect(Date.parse(firstRefundCheckAt(now)) - now.getTime()).toBe(FIRST_CHECK_AFTER_MS);
+  });
+
+  it('waits twice as long after each check that finds a refund pending, up to the longest interval', () => {
+    let link = pendingLink();
+    const waits: number[] = [];
+    for (let check = 0; check < 12; check++) {
+      const at = new Date(Date.parse(link.refund_check_at as string));
+      link = afterRefundCheck(link, at) as PaymentLink;
+      waits.push(waitAfter(link, at));
+    }
+    expect(waits.slice(0, 3)).toEqual([2, 4, 8].map((factor) => factor * FIRST_CHECK_AFTER_MS));
+    expect(Math.max(...waits)).toBe(MAX_CHECK_INTERVAL_MS);
+    expect(link.refund_checks).toBe(12);
+  });
+
+  it('takes the link off the list once no refund is pending, and leaves a link never on it alone', () => {
+    const link = pendingLink();
+    const settled = settleRefund(
+      link,
+      're_1',
+      { status: 'succeeded', providerReference: 'r1', failureMessage: null },
+      now,
+    );
+    if (settled?.kind !== 'settled') throw new Error('expected a settlement');
+    const after = afterRefundCheck(settled.transition.after, now);
+    expect(after).toMatchObject({ refund_check_at: null, version: settled.transition.after.version + 1 });
+    expect(afterRefundCheck(paidLink(), now)).toBeUndefined();
   });
 });

@@ -9,7 +9,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { ConcurrentModificationError } from '../../domain/errors.ts';
 import { isId } from '../../domain/ids.ts';
-import type { LinkEvent, LinkStatus, PaymentLink, Refund, Transition } from '../../domain/payment-link.ts';
+import type { LinkEvent, LinkStatus, PaymentLink, Transition } from '../../domain/payment-link.ts';
 import type { Mode } from '../../domain/principal.ts';
 import { OUTBOX_GRACE_MS } from '../../domain/webhook.ts';
 import {
@@ -18,20 +18,23 @@ import {
   type LinkRepository,
   linkPosition,
 } from '../../ports/link-repository.ts';
-import { itemsOfShards } from './query.ts';
-import { keys, outboxKeys, shardOf, tableSchema, withoutKeys } from './table-schema.ts';
+import { dueInSweeperIndex } from './query.ts';
+import { keys, outboxKeys, refundCheckKeys, shardOf, tableSchema, withoutKeys } from './table-schema.ts';
 
 function linkItem(link: PaymentLink) {
-  // Sparse: only open links with an expiry are in gsi3, so every later Put of the link drops it from there.
-  const expiry =
+  // Sparse: an open link with an expiry is in gsi3 until its expiry, a paid one while a refund check is due;
+  // any other state drops it from there on the next Put.
+  const sweeperEntry =
     link.status === 'open' && link.expires_at
       ? { gsi3pk: keys.expiryShard(shardOf(link.id)), gsi3sk: `${link.expires_at}#${link.id}` }
-      : {};
+      : link.refund_check_at
+        ? refundCheckKeys(link.id, link.refund_check_at)
+        : {};
   return {
     ...keys.link(link.id, link.mode),
     gsi1pk: keys.linksOfAccount(link.account, link.mode),
     gsi1sk: linkPosition(link),
-    ...expiry,
+    ...sweeperEntry,
     ...link,
   };
 }
@@ -86,6 +89,24 @@ export function eventItem(event: LinkEvent) {
   };
 }
 
+/** Writes a transition's event: first, so that the link write naming it (`event_ids`) is what makes it count. */
+export async function putEvent(client: DynamoDBDocumentClient, tableName: string, event: LinkEvent) {
+  await client.send(
+    new PutCommand({
+      TableName: tableName,
+      Item: eventItem(event),
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
+  );
+}
+
+/** Removes an event whose link write lost; one left behind is harmless, as nothing delivers an unnamed event. */
+export async function dropOrphan(client: DynamoDBDocumentClient, tableName: string, event: LinkEvent) {
+  await client
+    .send(new DeleteCommand({ TableName: tableName, Key: keys.event(event.id, event.mode) }))
+    .catch(() => undefined);
+}
+
 export class DynamoLinkRepository implements LinkRepository {
   private readonly client: DynamoDBDocumentClient;
   private readonly tableName: string;
@@ -116,11 +137,11 @@ export class DynamoLinkRepository implements LinkRepository {
   async commit({ before, after, event }: Transition): Promise<void> {
     // No multi-item transaction: the event is written first and only counts once the link names it
     // (see PaymentLink.event_ids), which keeps the same code correct on DynamoDB and the embedded store.
-    await this.putEvent(event);
+    await putEvent(this.client, this.tableName, event);
     try {
       await this.update(before, after);
     } catch (error) {
-      if (error instanceof ConcurrentModificationError) await this.dropOrphan(event);
+      if (error instanceof ConcurrentModificationError) await dropOrphan(this.client, this.tableName, event);
       throw error;
     }
   }
@@ -142,93 +163,6 @@ export class DynamoLinkRepository implements LinkRepository {
           `Payment link ${before.id} changed while it was being updated.`,
         );
       }
-      throw error;
-    }
-  }
-
-  private async putEvent(event: LinkEvent): Promise<void> {
-    await this.client.send(
-      new PutCommand({
-        TableName: this.tableName,
-        Item: eventItem(event),
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
-  }
-
-  /** Removes an event whose link write lost; one left behind is harmless, as nothing delivers an unnamed event. */
-  private async dropOrphan(event: LinkEvent): Promise<void> {
-    await this.client
-      .send(new DeleteCommand({ TableName: this.tableName, Key: keys.event(event.id, event.mode) }))
-      .catch(() => undefined);
-  }
-
-  async commitRefundSettlement({ before, after, event }: Transition, refund: Refund): Promise<boolean> {
-    const index = (before.refunds ?? []).findIndex((candidate) => candidate.id === refund.id);
-    await this.putEvent(event);
-    try {
-      await this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: keys.link(before.id, before.mode),
-          UpdateExpression:
-            `SET refunds[${index}] = :refund, event_ids = list_append(event_ids, :event), version = version + :one ` +
-            'ADD refund_refunded_minor :refunded, refund_reserved_minor :reserved',
-          ConditionExpression: `refunds[${index}].id = :id AND refunds[${index}].#status = :pending`,
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':refund': refund,
-            ':event': [event.id],
-            ':one': 1,
-            ':refunded': (after.refund_refunded_minor ?? 0) - (before.refund_refunded_minor ?? 0),
-            ':reserved': (after.refund_reserved_minor ?? 0) - (before.refund_reserved_minor ?? 0),
-            ':id': refund.id,
-            ':pending': 'pending',
-          },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) {
-        await this.dropOrphan(event);
-        return false;
-      }
-      throw error;
-    }
-  }
-
-  async reserveRefund(
-    link: PaymentLink,
-    refund: Refund,
-    limits: { paidMinor: bigint; refundMinor: bigint; maxRefunds: number },
-  ): Promise<boolean> {
-    // Arithmetic cannot appear in a condition, so "reserved + this refund <= paid" is "reserved <= paid - this".
-    try {
-      await this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: keys.link(link.id, link.mode),
-          UpdateExpression:
-            'SET refunds = list_append(if_not_exists(refunds, :none), :refund), version = version + :one ' +
-            'ADD refund_reserved_minor :amount',
-          ConditionExpression:
-            '#status = :paid AND (attribute_not_exists(refund_reserved_minor) OR refund_reserved_minor <= :limit) ' +
-            'AND (attribute_not_exists(refunds) OR size(refunds) < :max)',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':none': [],
-            ':refund': [refund],
-            ':one': 1,
-            ':amount': Number(limits.refundMinor),
-            ':paid': 'paid',
-            ':limit': Number(limits.paidMinor - limits.refundMinor),
-            ':max': limits.maxRefunds,
-          },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
       throw error;
     }
   }
@@ -297,16 +231,10 @@ export class DynamoLinkRepository implements LinkRepository {
   }
 
   async dueForExpiry(now: Date, limit: number): Promise<{ id: string; mode: Mode }[]> {
-    // `<expires_at>#<id>` up to and including this instant: '~' sorts after every id character.
-    const bound = `${now.toISOString()}#~`;
-    const items = await itemsOfShards(this.client, limit, (shard) => ({
-      TableName: this.tableName,
-      IndexName: tableSchema.gsi3.indexName,
-      KeyConditionExpression: 'gsi3pk = :shard AND gsi3sk <= :bound',
-      ExpressionAttributeValues: { ':shard': keys.expiryShard(shard), ':bound': bound },
-      ProjectionExpression: 'id, #mode',
-      ExpressionAttributeNames: { '#mode': 'mode' },
-    }));
+    const items = await dueInSweeperIndex(this.client, this.tableName, keys.expiryShard, now, limit, [
+      'id',
+      'mode',
+    ]);
     return items.map((item) => ({ id: String(item.id), mode: item.mode as Mode }));
   }
 }

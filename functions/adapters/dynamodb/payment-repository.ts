@@ -4,19 +4,14 @@ import { ConcurrentModificationError } from '../../domain/errors.ts';
 import { isPaymentId, type Payment } from '../../domain/payment.ts';
 import type { Mode } from '../../domain/principal.ts';
 import type { PaymentRepository } from '../../ports/payment-repository.ts';
-import { paymentKeys, tableSchema, withoutKeys } from './table-schema.ts';
-
-function checkShard(id: string): number {
-  let sum = 0;
-  for (let index = 0; index < id.length; index++) sum += id.charCodeAt(index);
-  return sum % paymentKeys.checkShards;
-}
+import { dueInSweeperIndex } from './query.ts';
+import { paymentKeys, shardOf, withoutKeys } from './table-schema.ts';
 
 function paymentItem(payment: Payment) {
   // Sparse: only payments with a next check are in gsi3; settling one drops it from there.
   const check = payment.next_check_at
     ? {
-        gsi3pk: paymentKeys.checkShard(checkShard(payment.id)),
+        gsi3pk: paymentKeys.checkShard(shardOf(payment.id)),
         gsi3sk: `${payment.next_check_at}#${payment.id}`,
       }
     : {};
@@ -87,29 +82,15 @@ export class DynamoPaymentRepository implements PaymentRepository {
   }
 
   async dueForCheck(now: Date, limit: number): Promise<{ link_id: string; mode: Mode; id: string }[]> {
-    const due: { link_id: string; mode: Mode; id: string }[] = [];
-    const bound = `${now.toISOString()}#~`;
-    for (let shard = 0; shard < paymentKeys.checkShards && due.length < limit; shard++) {
-      let ExclusiveStartKey: Record<string, unknown> | undefined;
-      do {
-        const page = await this.client.send(
-          new QueryCommand({
-            TableName: this.tableName,
-            IndexName: tableSchema.gsi3.indexName,
-            KeyConditionExpression: 'gsi3pk = :shard AND gsi3sk <= :bound',
-            ExpressionAttributeValues: { ':shard': paymentKeys.checkShard(shard), ':bound': bound },
-            ProjectionExpression: 'id, link_id, #mode',
-            ExpressionAttributeNames: { '#mode': 'mode' },
-            Limit: limit - due.length,
-            ExclusiveStartKey,
-          }),
-        );
-        for (const item of page.Items ?? []) {
-          due.push({ id: String(item.id), link_id: String(item.link_id), mode: item.mode as Mode });
-        }
-        ExclusiveStartKey = page.LastEvaluatedKey;
-      } while (ExclusiveStartKey && due.length < limit);
-    }
-    return due;
+    const due = await dueInSweeperIndex(this.client, this.tableName, paymentKeys.checkShard, now, limit, [
+      'id',
+      'link_id',
+      'mode',
+    ]);
+    return due.map((item) => ({
+      id: String(item.id),
+      link_id: String(item.link_id),
+      mode: item.mode as Mode,
+    }));
   }
 }

@@ -51,3 +51,28 @@ export async function itemsOfShards(
   }
   return items;
 }
+
+/**
+ * One of the sweepers' work lists in gsi3 (`partitionOf(shard)`, sort key `<due time>#<id>`): up to `limit`
+ * entries due at or before `now`, oldest first within each shard, with only `attributes` read.
+ */
+export function dueInSweeperIndex(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  partitionOf: (shard: number) => string,
+  now: Date,
+  limit: number,
+  attributes: readonly string[],
+): Promise<Record<string, unknown>[]> {
+  // Up to and including this instant: '~' sorts after every id character.
+  const bound = `${now.toISOString()}#~`;
+  const names = Object.fromEntries(attributes.map((name, index) => [`#a${index}`, name]));
+  return itemsOfShards(client, limit, (shard) => ({
+    TableName: tableName,
+    IndexName: tableSchema.gsi3.indexName,
+    KeyConditionExpression: 'gsi3pk = :shard AND gsi3sk <= :bound',
+    ExpressionAttributeValues: { ':shard': partitionOf(shard), ':bound': bound },
+    ProjectionExpression: Object.keys(names).join(', '),
+    ExpressionAttributeNames: names,
+  }));
+}

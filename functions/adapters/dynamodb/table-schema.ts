@@ -13,7 +13,9 @@
  * | rate window     | RATE#<acc>#<mode>      | WINDOW#<start>      | –                               | –                 |
  *
  * Open links with an `expires_at` are also in the sparse index gsi3 (gsi3pk `EXPIRY#<shard>`, gsi3sk
- * `<expires_at>#<id>`), which the expiry sweeper reads; any other state drops them from it.
+ * `<expires_at>#<id>`), which the expiry sweeper reads; any other state drops them from it. Paid links with a
+ * refund check due are there under `REFUNDCHECK#<shard>` (gsi3sk `<refund_check_at>#<id>`), the refund
+ * sweeper's list.
  */
 export const tableSchema = {
   partitionKey: 'pk',
@@ -52,6 +54,8 @@ export const keys = {
   outbox: (shard: number) => `OUTBOX#${shard}`,
   /** gsi3 partition of an open link's expiry. */
   expiryShard: (shard: number) => `EXPIRY#${shard}`,
+  /** gsi3 partition of a paid link's next check of its pending refunds. */
+  refundCheckShard: (shard: number) => `REFUNDCHECK#${shard}`,
   idempotency: (account: string, mode: string, keyHash: string) => ({
     pk: `IDEMPOTENCY#${account}#${mode}#${keyHash}`,
     sk: 'IDEMPOTENCY',
@@ -63,7 +67,7 @@ export const keys = {
 };
 
 /**
- * The sweepers' work lists (the outbox in gsi2, due expiries in gsi3) are each spread over this many index
+ * The sweepers' work lists (the outbox in gsi2; due expiries, payment and refund checks in gsi3) are each spread over this many index
  * partitions, so that their writes (an outbox entry is written several times: recorded, retried, postponed)
  * never concentrate on one partition; a sweeper reads every shard (`itemsOfShards` in query.ts).
  */
@@ -79,6 +83,11 @@ export function shardOf(id: string): number {
 /** gsi2 attributes of an event due at `dueAt`: shard by event id, sort by due time (ISO 8601 sorts as text). */
 export function outboxKeys(eventId: string, dueAt: Date) {
   return { gsi2pk: keys.outbox(shardOf(eventId)), gsi2sk: `${dueAt.toISOString()}#${eventId}` };
+}
+
+/** gsi3 attributes of a paid link whose pending refunds the sweeper asks about at `checkAt`. */
+export function refundCheckKeys(linkId: string, checkAt: string) {
+  return { gsi3pk: keys.refundCheckShard(shardOf(linkId)), gsi3sk: `${checkAt}#${linkId}` };
 }
 
 const KEY_ATTRIBUTES = ['pk', 'sk', 'gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk', 'gsi3pk', 'gsi3sk', 'ttl'];
@@ -137,5 +146,4 @@ export const paymentKeys = {
   }),
   ofLink: (linkId: string, mode: string) => ({ pk: `LINK#${linkId}`, skPrefix: `PAYMENT#${mode}#` }),
   checkShard: (shard: number) => `PAYCHECK#${shard}`,
-  checkShards: 4,
 };

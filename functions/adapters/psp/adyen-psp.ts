@@ -99,6 +99,9 @@ export interface AdyenSdk {
   hmac: HmacValidator;
 }
 
+/** Adyen keeps an idempotency key for at least 7 days after its first request. */
+export const ADYEN_IDEMPOTENCY_WINDOW_MS = 7 * 24 * 3_600_000;
+
 interface NotificationRequest {
   live?: unknown;
   notificationItems?: { NotificationRequestItem?: NotificationRequestItem }[];
@@ -115,6 +118,7 @@ export class AdyenPsp implements Psp {
   readonly provider = ADYEN_PROVIDER;
   readonly checkoutOrigin: string;
   readonly sessionLimits = ADYEN_SESSION_LIMITS;
+  readonly idempotencyWindowMs = ADYEN_IDEMPOTENCY_WINDOW_MS;
   readonly notificationAck = ADYEN_ACK;
   private readonly sdk: AdyenSdk;
   private readonly credentials: AdyenCredentials;
@@ -236,6 +240,7 @@ export class AdyenPsp implements Psp {
       const succeeded = item.eventCode === 'REFUND' && success;
       this.refundOutcomes.set(item.pspReference, {
         reference: item.pspReference,
+        ...idsOfRefundReference(item.merchantReference),
         state: succeeded ? 'succeeded' : 'failed',
         failureMessage: succeeded ? null : item.reason || 'Adyen could not refund the payment.',
       });
@@ -290,17 +295,31 @@ export class AdyenPsp implements Psp {
         {
           amount: adyenAmount(request.amount),
           merchantAccount: this.credentials.merchant_account,
-          reference: request.refundId,
+          reference: `${request.linkId}/${request.refundId}`,
         },
         { idempotencyKey: request.refundId },
       ),
     );
     // `received`: the outcome follows in a REFUND (or REFUND_FAILED) notification.
-    return { reference: response.pspReference, state: 'pending', failureMessage: null };
+    return {
+      reference: response.pspReference,
+      refundId: request.refundId,
+      linkId: request.linkId,
+      state: 'pending',
+      failureMessage: null,
+    };
   }
 
   async retrieveRefund(reference: string): Promise<PspRefundStatus> {
-    return this.refundOutcomes.get(reference) ?? { reference, state: 'pending', failureMessage: null };
+    return (
+      this.refundOutcomes.get(reference) ?? {
+        reference,
+        refundId: null,
+        linkId: null,
+        state: 'pending',
+        failureMessage: null,
+      }
+    );
   }
 }
 
@@ -414,4 +433,17 @@ async function loadAdyenSdk(credentials: AdyenCredentials, apiUrl: string | unde
     modifications: new modifications.ModificationsApi(adyen),
     hmac: new Hmac(),
   };
+}
+
+/**
+ * Our ids in a refund's merchant reference (`pl_…/re_…`, as `refund` sends it), which Adyen echoes in the
+ * REFUND notification: Adyen keeps no metadata on a modification.
+ */
+function idsOfRefundReference(merchantReference: string | undefined): {
+  linkId: string | null;
+  refundId: string | null;
+} {
+  const [linkId, refundId, ...rest] = (merchantReference ?? '').split('/');
+  if (!linkId || !refundId || rest.length > 0) return { linkId: null, refundId: null };
+  return { linkId, refundId };
 }

@@ -63,8 +63,11 @@ function refundStateOf(refund: Refund): PspRefundStatus {
       : refund.status === 'failed' || refund.status === 'canceled'
         ? 'failed'
         : 'pending';
+  const metadata = (refund.metadata ?? {}) as { refund_id?: unknown; link_id?: unknown };
   return {
     reference: `${refund.paymentId}/${refund.id}`,
+    refundId: typeof metadata.refund_id === 'string' ? metadata.refund_id : null,
+    linkId: typeof metadata.link_id === 'string' ? metadata.link_id : null,
     state,
     failureMessage: state === 'failed' ? `The Mollie refund is ${refund.status}.` : null,
   };
@@ -80,6 +83,8 @@ export class MolliePsp implements Psp {
   readonly provider = MOLLIE_PROVIDER;
   readonly checkoutOrigin = 'https://www.mollie.com';
   readonly sessionLimits = MOLLIE_SESSION_LIMITS;
+  /** Mollie promises no retention of idempotency keys; an hour is the figure we rely on (docs/decisions.md). */
+  readonly idempotencyWindowMs = 3_600_000;
   private readonly mollie: MollieClient;
   private readonly connection: PspConnection;
   /** The payment a notification just fetched, for the `retrieveSession` that follows it. */
@@ -191,7 +196,7 @@ export class MolliePsp implements Psp {
       this.mollie.paymentRefunds.create({
         paymentId: request.paymentReference,
         amount: mollieAmount(request.amount),
-        metadata: { refund_id: request.refundId },
+        metadata: { refund_id: request.refundId, link_id: request.linkId },
         idempotencyKey: request.refundId,
       }),
     );

@@ -79,6 +79,8 @@ export class SandboxPsp implements Psp {
   readonly provider = SANDBOX_PROVIDER;
   readonly checkoutOrigin: string;
   readonly sessionLimits = SANDBOX_SESSION_LIMITS;
+  /** Its refunds are answered at once and derived from our id: asking again is always safe. */
+  readonly idempotencyWindowMs = Number.POSITIVE_INFINITY;
   private readonly options: SandboxPspOptions;
   private readonly connection: PspConnection;
 
@@ -176,11 +178,18 @@ export class SandboxPsp implements Psp {
 
   /** The sandbox moves no money, so a refund succeeds at once; its reference is derived from ours. */
   async refund(request: PspRefundRequest): Promise<PspRefundStatus> {
-    return { reference: sandboxRefundReference(request.refundId), state: 'succeeded', failureMessage: null };
+    return {
+      reference: sandboxRefundReference(request.refundId),
+      refundId: request.refundId,
+      linkId: request.linkId,
+      state: 'succeeded',
+      failureMessage: null,
+    };
   }
 
+  /** Every sandbox refund succeeded when it was asked for; the sandbox keeps no record of which link it was. */
   async retrieveRefund(reference: string): Promise<PspRefundStatus> {
-    return { reference, state: 'succeeded', failureMessage: null };
+    return { reference, refundId: null, linkId: null, state: 'succeeded', failureMessage: null };
   }
 }
 

@@ -87,6 +87,8 @@ export class StripePsp implements Psp {
   readonly provider = STRIPE_PROVIDER;
   readonly checkoutOrigin = 'https://checkout.stripe.com';
   readonly sessionLimits = STRIPE_SESSION_LIMITS;
+  /** Stripe removes idempotency keys once they are 24 hours old. */
+  readonly idempotencyWindowMs = 24 * 3_600_000;
   private readonly sdk: typeof Stripe;
   private readonly stripe: Stripe;
   private readonly webhookSecrets: string[];
@@ -230,7 +232,7 @@ export class StripePsp implements Psp {
       {
         payment_intent: request.paymentReference,
         amount: stripeUnitAmount(request.amount),
-        metadata: { refund_id: request.refundId },
+        metadata: { refund_id: request.refundId, link_id: request.linkId },
       },
       { idempotencyKey: request.refundId },
     );
@@ -251,6 +253,8 @@ function refundStatus(refund: Stripe.Refund): PspRefundStatus {
         : 'pending';
   return {
     reference: refund.id,
+    refundId: refund.metadata?.refund_id ?? null,
+    linkId: refund.metadata?.link_id ?? null,
     state,
     failureMessage: state === 'failed' ? `Stripe: ${refund.failure_reason ?? refund.status}` : null,
   };

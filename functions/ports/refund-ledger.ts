@@ -1,0 +1,29 @@
+import type { PaymentLink, Refund, Transition } from '../domain/payment-link.ts';
+import type { Mode } from '../domain/principal.ts';
+
+/**
+ * The refunds of paid links, kept in the link's own item (docs/webhooks.md#refunds): each write is conditioned on
+ * the refund amounts, not on the link's version, so concurrent refunds of one link all land while money remains,
+ * and none can be undone by a version-conditioned write (which sees the version they moved on).
+ */
+export interface RefundLedger {
+  /**
+   * Appends a new pending refund to a paid link and reserves its amount, in one write conditioned on the link
+   * being paid, on fewer than `maxRefunds` refunds, and on enough of the paid amount remaining then (`paidMinor`,
+   * the link's amount in minor units). The same write puts the link on the refund sweeper's list at `checkAt`.
+   * Returns false when the condition fails; the caller reads the link again and decides.
+   */
+  reserve(
+    link: PaymentLink,
+    refund: Refund,
+    limits: { paidMinor: bigint; refundMinor: bigint; maxRefunds: number; checkAt: string },
+  ): Promise<boolean>;
+  /**
+   * Writes a refund's settlement (`settleRefund` in functions/domain/refund.ts): its event, then the link's
+   * refund entry, totals and event list in one write conditioned on that refund still being pending there.
+   * Returns false when it was settled already; the event is then an orphan that nothing delivers.
+   */
+  commitSettlement(transition: Transition, refund: Refund): Promise<boolean>;
+  /** Paid links whose `refund_check_at` is at or before `now` (the refund sweeper's work list), at most `limit`. */
+  dueForCheck(now: Date, limit: number): Promise<{ id: string; mode: Mode }[]>;
+}

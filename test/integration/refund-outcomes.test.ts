@@ -1,0 +1,342 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADYEN_IDEMPOTENCY_WINDOW_MS } from '../../functions/adapters/psp/adyen-psp.ts';
+import { config } from '../../functions/config.ts';
+import { eventQueue, linkRepository, pspConnections, refundLedger } from '../../functions/dependencies.ts';
+import type { PspConnection } from '../../functions/domain/connection.ts';
+import { FIRST_CHECK_AFTER_MS } from '../../functions/domain/payment.ts';
+import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
+import { checkPendingRefunds } from '../../functions/use-cases/refunds.ts';
+import { createLink, storedLink } from '../support/checkout-helpers.ts';
+import { addConnection } from '../support/connections.ts';
+import { type FakeAdyen, startFakeAdyen } from '../support/fake-adyen.ts';
+import { type FakeMollie, startFakeMollie } from '../support/fake-mollie.ts';
+import { trustFakePspCertificate } from '../support/fake-psp-server.ts';
+import { type FakeStripe, startFakeStripe } from '../support/fake-stripe.ts';
+import { navigate } from '../support/navigate.ts';
+import { startTestStack, type TestStack } from '../support/test-stack.ts';
+
+/**
+ * Refunds whose outcome the PSP decides after answering the request (docs/webhooks.md#refunds): the PSP's
+ * notification settles them, or the refund sweeper when the notification never comes; a refund the PSP never
+ * acknowledged is asked for again. Each PSP through its official SDK against a server speaking its wire format.
+ */
+const stripeCredentials = { secret_key: 'sk_test_refunds_123', webhook_secret: 'whsec_refunds_456' };
+const mollieKey = 'test_refundsMollie7LxsDOtmnkVtjNVWXLS';
+const adyenCredentials = {
+  api_key: 'AQE-refunds-adyen-test-key',
+  merchant_account: 'AdyenRefundsECOM',
+  hmac_key: '44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056',
+  environment: 'test',
+};
+
+let stripe: FakeStripe;
+let mollie: FakeMollie;
+let adyen: FakeAdyen;
+let untrust: () => void;
+let stack: TestStack;
+const keys: Record<'stripe' | 'mollie' | 'adyen' | 'other', IssuedApiKey> = {} as never;
+const connections: Record<'stripe' | 'mollie' | 'adyen', PspConnection> = {} as never;
+
+beforeAll(async () => {
+  untrust = trustFakePspCertificate();
+  stripe = await startFakeStripe({ secretKey: stripeCredentials.secret_key });
+  mollie = await startFakeMollie({ apiKeys: [mollieKey] });
+  adyen = await startFakeAdyen({
+    apiKeys: [adyenCredentials.api_key],
+    merchantAccount: adyenCredentials.merchant_account,
+  });
+  // Read once by functions/config.ts, before the stack's first request.
+  process.env.STRIPE_API_URL = stripe.url;
+  process.env.MOLLIE_API_URL = mollie.apiEndpoint;
+  process.env.ADYEN_API_URL = adyen.url;
+  stack = await startTestStack();
+  for (const provider of ['stripe', 'mollie', 'adyen'] as const) {
+    keys[provider] = await stack.issueKey(`${provider}refunds`, 'test');
+  }
+  keys.other = await stack.issueKey('otherrefunds', 'test');
+  connections.stripe = await addConnection({
+    account: 'striperefunds',
+    mode: 'test',
+    provider: 'stripe',
+    name: 'stripe',
+    credentials: stripeCredentials,
+  });
+  connections.mollie = await addConnection({
+    account: 'mollierefunds',
+    mode: 'test',
+    provider: 'mollie',
+    name: 'mollie',
+    credentials: { api_key: mollieKey },
+  });
+  connections.adyen = await addConnection({
+    account: 'adyenrefunds',
+    mode: 'test',
+    provider: 'adyen',
+    name: 'adyen',
+    credentials: adyenCredentials,
+  });
+});
+afterAll(async () => {
+  await stack?.stop();
+  await Promise.all([stripe?.stop(), mollie?.stop(), adyen?.stop()]);
+  untrust?.();
+});
+
+const notify = (provider: 'stripe' | 'mollie' | 'adyen', rawBody: string, headers: Record<string, string>) =>
+  stack.request('POST', `/psp/${provider}/notifications/${connections[provider].id}`, { rawBody, headers });
+
+const notifyStripe = (event: { body: string; signature: string }) =>
+  notify('stripe', event.body, { 'content-type': 'application/json', 'stripe-signature': event.signature });
+const notifyMollie = (paymentId: string) =>
+  notify('mollie', mollie.webhookBody(paymentId), { 'content-type': 'application/x-www-form-urlencoded' });
+const notifyAdyen = (item: Parameters<FakeAdyen['notification']>[0][number]) =>
+  notify('adyen', adyen.notification([item], { hmacKey: adyenCredentials.hmac_key }), {
+    'content-type': 'application/json',
+  });
+
+/** A link of the provider's account, paid at that PSP and recorded through its notification. */
+async function paidLink(provider: 'stripe' | 'mollie' | 'adyen', value = '20.00') {
+  const link = await createLink(stack, keys[provider].api_key, { amount: { value, currency: 'EUR' } });
+  await navigate(link.checkout_url);
+  const session = (await storedLink(link.id)).psp_session!;
+  if (provider === 'stripe') {
+    const paid = stripe.completeSession(session.id);
+    await notifyStripe(
+      stripe.signedEvent('checkout.session.completed', paid, stripeCredentials.webhook_secret),
+    );
+  } else if (provider === 'mollie') {
+    mollie.setStatus(session.id, 'paid');
+    await notifyMollie(session.id);
+  } else {
+    await notifyAdyen(adyen.pay(session.id));
+  }
+  expect((await storedLink(link.id)).status).toBe('paid');
+  return link;
+}
+
+const requestRefund = (provider: keyof typeof keys, linkId: string, value: string) =>
+  stack.request('POST', `/v1/payment-links/${linkId}/refunds`, {
+    key: keys[provider].api_key,
+    body: { amount: { value, currency: 'EUR' } },
+  });
+
+const refundsOf = async (provider: keyof typeof keys, linkId: string) =>
+  (await stack.request('GET', `/v1/payment-links/${linkId}/refunds`, { key: keys[provider].api_key })).body
+    .data;
+
+const eventTypes = async (provider: keyof typeof keys, linkId: string) =>
+  (
+    await stack.request('GET', `/v1/payment-links/${linkId}/events`, { key: keys[provider].api_key })
+  ).body.data.map((event: { type: string }) => event.type);
+
+/** The refund sweeper as its schedule runs it, at `at`. */
+const sweep = (at: Date) =>
+  checkPendingRefunds(
+    {
+      links: linkRepository(),
+      ledger: refundLedger(),
+      refunds: pspConnections(),
+      queue: eventQueue(),
+      now: () => at,
+      checkoutBase: config().CHECKOUT_BASE,
+    },
+    100,
+  );
+
+describe('a refund the PSP settles later, told by its notification', () => {
+  it('Stripe: refund.updated settles it with refund.succeeded, and amount_refunded follows', async () => {
+    const link = await paidLink('stripe');
+    const created = await requestRefund('stripe', link.id, '5.00');
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      status: 'pending',
+      provider_reference: expect.stringMatching(/^re_/),
+    });
+
+    const settled = stripe.settleRefund(created.body.provider_reference, 'succeeded');
+    const response = await notifyStripe(
+      stripe.signedEvent('refund.updated', settled, stripeCredentials.webhook_secret),
+    );
+
+    expect(response.status).toBe(200);
+    expect(response.body.outcome).toBe('refunded');
+    expect(await refundsOf('stripe', link.id)).toMatchObject([{ id: created.body.id, status: 'succeeded' }]);
+    const read = await stack.request('GET', `/v1/payment-links/${link.id}`, { key: keys.stripe.api_key });
+    expect(read.body.amount_refunded).toEqual({ value: '5.00', currency: 'EUR' });
+    expect(await eventTypes('stripe', link.id)).toEqual(['payment_link.paid', 'refund.succeeded']);
+
+    // Stripe sends its events more than once: the copy records nothing new.
+    const again = await notifyStripe(
+      stripe.signedEvent('refund.updated', settled, stripeCredentials.webhook_secret),
+    );
+    expect(again.status).toBe(200);
+    expect(await eventTypes('stripe', link.id)).toEqual(['payment_link.paid', 'refund.succeeded']);
+  });
+
+  it('Stripe: a failed refund frees its amount, so it can be refunded again', async () => {
+    const link = await paidLink('stripe', '8.00');
+    const created = await requestRefund('stripe', link.id, '8.00');
+    const failed = stripe.settleRefund(created.body.provider_reference, 'failed');
+
+    const response = await notifyStripe(
+      stripe.signedEvent('refund.failed', failed, stripeCredentials.webhook_secret),
+    );
+
+    expect(response.body.outcome).toBe('refund_failed');
+    expect(await refundsOf('stripe', link.id)).toMatchObject([
+      { id: created.body.id, status: 'failed', failure: { code: 'refund_failed' } },
+    ]);
+    expect(await eventTypes('stripe', link.id)).toEqual(['payment_link.paid', 'refund.failed']);
+    expect((await requestRefund('stripe', link.id, '8.00')).status).toBe(201);
+  });
+
+  it('Stripe: a refund made in its dashboard is ignored; one naming another tenant’s link is refused', async () => {
+    const link = await paidLink('stripe', '6.00');
+    const created = await requestRefund('stripe', link.id, '1.00');
+    const ours = stripe.refunds.get(created.body.provider_reference)!;
+
+    const fromDashboard = { ...ours, id: `re_${'d'.repeat(24)}`, metadata: {} };
+    stripe.refunds.set(fromDashboard.id, fromDashboard);
+    const ignored = await notifyStripe(
+      stripe.signedEvent('refund.updated', fromDashboard, stripeCredentials.webhook_secret),
+    );
+    expect(ignored.status).toBe(200);
+    expect(ignored.body.outcome).toBe('ignored');
+
+    const otherLink = await createLink(stack, keys.other.api_key);
+    const foreign = {
+      ...ours,
+      id: `re_${'f'.repeat(24)}`,
+      status: 'succeeded',
+      metadata: { link_id: otherLink.id, refund_id: created.body.id },
+    };
+    stripe.refunds.set(foreign.id, foreign);
+    const refused = await notifyStripe(
+      stripe.signedEvent('refund.updated', foreign, stripeCredentials.webhook_secret),
+    );
+    expect(refused.status).toBe(400);
+    expect(refused.body.code).toBe('invalid_notification');
+    expect(await refundsOf('stripe', link.id)).toMatchObject([{ id: created.body.id, status: 'pending' }]);
+  });
+
+  it('Mollie: the payment’s webhook, which Mollie calls when a refund changes, settles the refund', async () => {
+    const link = await paidLink('mollie');
+    const created = await requestRefund('mollie', link.id, '20.00');
+    expect(created.body).toMatchObject({
+      status: 'pending',
+      provider_reference: expect.stringMatching(/^tr_/),
+    });
+    const [paymentId, mollieRefundId] = created.body.provider_reference.split('/');
+
+    mollie.setRefundStatus(mollieRefundId, 'refunded');
+    const response = await notifyMollie(paymentId);
+
+    expect(response.status).toBe(200);
+    expect(response.body.outcome).toBe('refunded');
+    expect(await refundsOf('mollie', link.id)).toMatchObject([{ id: created.body.id, status: 'succeeded' }]);
+    expect(await eventTypes('mollie', link.id)).toEqual(['payment_link.paid', 'refund.succeeded']);
+  });
+
+  it('Adyen: the REFUND notification settles it, a REFUND_FAILED fails it', async () => {
+    const link = await paidLink('adyen');
+    const first = await requestRefund('adyen', link.id, '5.00');
+    const second = await requestRefund('adyen', link.id, '7.00');
+    expect([first.body.status, second.body.status]).toEqual(['pending', 'pending']);
+
+    const succeeded = await notifyAdyen(adyen.refundItem(first.body.provider_reference, 'succeeded'));
+    const failed = await notifyAdyen(adyen.refundItem(second.body.provider_reference, 'failed'));
+
+    expect([succeeded.status, failed.status]).toEqual([200, 200]);
+    expect(await refundsOf('adyen', link.id)).toMatchObject([
+      { id: second.body.id, status: 'failed' },
+      { id: first.body.id, status: 'succeeded' },
+    ]);
+    const read = await stack.request('GET', `/v1/payment-links/${link.id}`, { key: keys.adyen.api_key });
+    expect(read.body.amount_refunded).toEqual({ value: '5.00', currency: 'EUR' });
+    expect(await eventTypes('adyen', link.id)).toEqual([
+      'payment_link.paid',
+      'refund.succeeded',
+      'refund.failed',
+    ]);
+  });
+});
+
+describe('the refund sweeper', () => {
+  it('settles a refund whose notification was lost, once its check is due', async () => {
+    const link = await paidLink('stripe', '9.00');
+    const created = await requestRefund('stripe', link.id, '9.00');
+    stripe.settleRefund(created.body.provider_reference, 'succeeded'); // its event never arrives
+    const requestedAt = Date.parse(created.body.created_at);
+
+    await sweep(new Date(requestedAt + FIRST_CHECK_AFTER_MS - 60_000));
+    expect(await refundsOf('stripe', link.id)).toMatchObject([{ status: 'pending' }]);
+
+    await sweep(new Date(requestedAt + FIRST_CHECK_AFTER_MS + 1_000));
+    expect(await refundsOf('stripe', link.id)).toMatchObject([{ id: created.body.id, status: 'succeeded' }]);
+    expect(await eventTypes('stripe', link.id)).toEqual(['payment_link.paid', 'refund.succeeded']);
+    // Nothing pending: the link has left the sweeper's list.
+    expect((await storedLink(link.id)).refund_check_at).toBeNull();
+    const due = await refundLedger().dueForCheck(new Date(requestedAt + 30 * 86_400_000), 1_000);
+    expect(due.map(({ id }) => id)).not.toContain(link.id);
+  });
+
+  it('asks again later each time while the PSP says pending', async () => {
+    const link = await paidLink('stripe', '4.00');
+    const created = await requestRefund('stripe', link.id, '4.00');
+    const firstCheck = Date.parse(created.body.created_at) + FIRST_CHECK_AFTER_MS + 1_000;
+
+    await sweep(new Date(firstCheck));
+    const once = await storedLink(link.id);
+    await sweep(new Date(Date.parse(once.refund_check_at as string) + 1_000));
+    const twice = await storedLink(link.id);
+
+    expect(once.refund_checks).toBe(1);
+    expect(twice.refund_checks).toBe(2);
+    const firstWait = Date.parse(once.refund_check_at as string) - firstCheck;
+    const secondWait =
+      Date.parse(twice.refund_check_at as string) - (Date.parse(once.refund_check_at as string) + 1_000);
+    expect(secondWait).toBeGreaterThan(firstWait);
+    expect(await refundsOf('stripe', link.id)).toMatchObject([{ status: 'pending' }]);
+  });
+
+  it('asks a PSP that could not be reached again with the same idempotency key, then its notification settles it', async () => {
+    const link = await paidLink('adyen', '15.00');
+    adyen.outage = 'error';
+    const created = await requestRefund('adyen', link.id, '15.00');
+    adyen.outage = 'none';
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ status: 'pending', provider_reference: null });
+    const atAdyen = () =>
+      [...adyen.refunds.values()].filter(({ reference }) => reference.endsWith(created.body.id));
+    expect(atAdyen()).toEqual([]);
+
+    await sweep(new Date(Date.parse(created.body.created_at) + FIRST_CHECK_AFTER_MS + 1_000));
+
+    const asked = adyen.requests.filter((request) => request.path.endsWith('/refunds')).at(-1);
+    expect(asked?.headers['idempotency-key']).toBe(created.body.id);
+    const [pending] = await refundsOf('adyen', link.id);
+    expect(pending).toMatchObject({
+      status: 'pending',
+      provider_reference: expect.stringMatching(/^[0-9A-F]{16}$/),
+    });
+    expect(atAdyen()).toHaveLength(1);
+    await notifyAdyen(adyen.refundItem(pending.provider_reference, 'succeeded'));
+    expect(await refundsOf('adyen', link.id)).toMatchObject([{ id: created.body.id, status: 'succeeded' }]);
+  });
+
+  it('does not ask again once the PSP’s idempotency window is over: the refund stays pending', async () => {
+    const link = await paidLink('adyen', '3.00');
+    adyen.outage = 'error';
+    const created = await requestRefund('adyen', link.id, '3.00');
+    adyen.outage = 'none';
+    const refundRequests = () => adyen.requests.filter((request) => request.path.endsWith('/refunds')).length;
+    const before = refundRequests();
+
+    await sweep(new Date(Date.parse(created.body.created_at) + ADYEN_IDEMPOTENCY_WINDOW_MS + 60_000));
+
+    expect(refundRequests()).toBe(before);
+    expect(await refundsOf('adyen', link.id)).toMatchObject([
+      { status: 'pending', provider_reference: null },
+    ]);
+  });
+});
