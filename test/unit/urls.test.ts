@@ -12,6 +12,12 @@ describe('merchant URLs', () => {
     expect(urlProblem('http://shop.example.com/thanks', live)).toMatch(/https/);
   });
 
+  it('accepts public IP literals and names that merely contain an address', () => {
+    expect(urlProblem('https://93.184.216.34/hook', live)).toBeUndefined();
+    expect(urlProblem('https://[2606:4700::1111]/hook', live)).toBeUndefined();
+    expect(urlProblem('https://10.0.0.1.example.com/hook', live)).toBeUndefined();
+  });
+
   it.each(['shop.example.com', '/relative', 'ftp://example.com', 'javascript:alert(1)', ''])(
     'rejects %j as not an absolute http(s) URL',
     (raw) => {
@@ -48,6 +54,10 @@ describe('merchant URLs', () => {
     'https://api.localhost/hook',
     'https://127.0.0.1/hook',
     'https://2130706433/hook',
+    'https://0x7f.1/hook',
+    'https://0177.0.0.1/hook',
+    'https://127.1/hook',
+    'https://localhost./hook',
     'https://10.0.0.8/hook',
     'https://172.16.3.4/hook',
     'https://192.168.1.1/hook',
