@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
 
-/** One vitest project per kind of test (STYLE.md point 10); `npm test` runs them all. */
+/** One vitest project per kind of test (unit, integration, infra, browser), each runnable alone; `npm test` runs them all. */
 // The functions' JSON request logs and metric lines would drown the report; warnings and errors still show.
 // test/integration/logging.test.ts turns INFO back on, test/integration/metrics.test.ts the metrics.
 const env = { POWERTOOLS_LOG_LEVEL: 'WARN', POWERTOOLS_METRICS_DISABLED: 'true' };

@@ -48,6 +48,12 @@ export const METRICS = {
     description: "from the event's creation to the POST that delivered it (retries included)",
   },
   RateLimitRejections: { unit: 'Count', by: [], description: 'API requests refused with 429 rate_limited' },
+  RefundsStuck: {
+    unit: 'Count',
+    by: [],
+    description:
+      'checks of a pending refund its PSP never acknowledged, past the time it can safely be asked for again: an operator settles it at the PSP',
+  },
 } as const satisfies Record<string, MetricDefinition>;
 
 export interface MetricDefinition {

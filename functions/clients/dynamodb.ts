@@ -2,9 +2,10 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
 /**
- * The DynamoDB client, created once per container and shared by every adapter (STYLE.md point 3). Endpoints come from
- * the SDK's own `AWS_ENDPOINT_URL_DYNAMODB` / `AWS_ENDPOINT_URL_SQS` variables, which the local stack and tests
- * point at the embedded servers; on AWS they are unset.
+ * The DynamoDB client, created once per container and shared by every adapter, so that invocations reuse its
+ * connections and resolved credentials. Endpoints come from the SDK's own `AWS_ENDPOINT_URL_DYNAMODB` /
+ * `AWS_ENDPOINT_URL_SQS` variables, which the local stack and tests point at the embedded servers; on AWS they
+ * are unset.
  */
 export const documentClient = DynamoDBDocumentClient.from(new DynamoDBClient({}), {
   marshallOptions: { removeUndefinedValues: true },

@@ -1,5 +1,5 @@
 import { KMSClient } from '@aws-sdk/client-kms';
 import { once } from '../once.ts';
 
-/** One KMS client per container (STYLE.md point 3), built on first use, not at import. */
+/** One KMS client per container (it keeps its connections warm across invocations), built on first use, not at import. */
 export const kmsClient = /* @__PURE__ */ once(() => new KMSClient({}));

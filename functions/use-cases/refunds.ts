@@ -14,6 +14,7 @@ import {
   settleRefund,
 } from '../domain/refund.ts';
 import { logger } from '../logger.ts';
+import { putMetrics } from '../metrics.ts';
 import type { EventQueue } from '../ports/event-queue.ts';
 import type { PspRefundStatus } from '../ports/psp.ts';
 import type { RefundLedger } from '../ports/refund-ledger.ts';
@@ -203,6 +204,7 @@ async function askPspAbout(
   if (refund.provider_reference) return deps.refunds.refundStatus(link, refund);
   const outcome = await deps.refunds.refundAgain(link, refund, deps.now());
   if (outcome) return outcome;
+  putMetrics({ RefundsStuck: 1 });
   logger.error('A refund the PSP never acknowledged can no longer be asked for safely: check it at the PSP', {
     link_id: link.id,
     refund_id: refund.id,

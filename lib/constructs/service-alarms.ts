@@ -7,7 +7,7 @@ import { type ServiceFunctions, toConstructId } from './service-functions.ts';
 
 /**
  * The alarms nobody would otherwise notice: a failing background function (the outbox sweeper, which the
- * "no lost webhook" guarantee rests on, the expiry sweeper, webhook delivery) and server errors of the API.
+ * "no lost webhook" guarantee rests on, the expiry sweeper, the PSP sweeper, webhook delivery) and server errors of the API.
  * The queue alarms live with webhook delivery (webhook-delivery.ts), those on business metrics with the dashboard
  * (service-dashboard.ts); all of them notify the topic of alarm-notifications.ts when one is configured.
  */

@@ -75,6 +75,15 @@ export class ServiceDashboard extends Construct {
         evaluationPeriods: 2,
         treatMissingData: TreatMissingData.NOT_BREACHING,
       }),
+      new Alarm(this, 'StuckRefunds', {
+        alarmDescription:
+          'A pending refund that its PSP never acknowledged can no longer be asked for again safely: find it by the error "A refund the PSP never acknowledged" in the check-pending-at-psps log and settle it at the PSP.',
+        metric: serviceMetric(this, 'RefundsStuck', 'Sum'),
+        threshold: 0,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
       new Alarm(this, 'WebhookLatency', {
         alarmDescription:
           'Half the webhooks delivered in the last 15 minutes waited over 5 minutes after their event: delivery is falling behind (queue, function or sweeper).',

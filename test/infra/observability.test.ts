@@ -71,7 +71,7 @@ describe('metrics on AWS', () => {
     );
   });
 
-  it('alarm when most payment attempts fail at the PSP, and when webhooks fall behind', () => {
+  it('alarm when most payment attempts fail at the PSP, when webhooks fall behind, and on a refund stuck pending', () => {
     plain.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       Threshold: 50,
       ComparisonOperator: 'GreaterThanThreshold',
@@ -98,6 +98,13 @@ describe('metrics on AWS', () => {
       ExtendedStatistic: 'p50',
       Threshold: 300_000,
       EvaluationPeriods: 3,
+    });
+    plain.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: NAMESPACE,
+      MetricName: 'RefundsStuck',
+      Statistic: 'Sum',
+      Threshold: 0,
+      ComparisonOperator: 'GreaterThanThreshold',
     });
   });
 });
