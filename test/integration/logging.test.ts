@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { eventMessageBody } from '../../functions/adapters/sqs/event-queue.ts';
+import { handler as deliverWebhooks } from '../../functions/handlers/deliver-webhook.ts';
+import { lambdaContext } from '../../lib/local/api-gateway.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';
+import { canceledLinkEvents, sqsEvent, startReceiver } from '../support/webhooks.ts';
 
 // The suite runs at WARN (vitest.config.ts); request lines are INFO. Set before the logger is built: each
 // invocation resets it to the level it was built with.
@@ -62,5 +66,37 @@ describe('logs', () => {
       stdout.mockRestore();
       stderr.mockRestore();
     }
+  });
+
+  it('carry the webhook attempts an operator may need (not delivered), not a line per delivered webhook', async () => {
+    await stack.issueKey('loggy-hooks', 'test');
+    const answering = await startReceiver();
+    const failing = await startReceiver();
+    failing.reply(500);
+    const [delivered] = await canceledLinkEvents('loggy-hooks', answering.url, 1);
+    const [refused] = await canceledLinkEvents('loggy-hooks', failing.url, 1);
+    const lines: string[] = [];
+    const stdout = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: unknown) => {
+      lines.push(String(chunk));
+      return true;
+    });
+    try {
+      const messages = [delivered, refused].map((id) =>
+        eventMessageBody({ id: id as string, mode: 'test', committed: true }),
+      );
+      await deliverWebhooks(sqsEvent(messages), lambdaContext('deliver-webhook', 30_000));
+    } finally {
+      stdout.mockRestore();
+      await answering.close();
+      await failing.close();
+    }
+    const attempts = lines
+      .join('')
+      .split('\n')
+      .filter((line) => line.includes('"webhook attempt"'))
+      .map((line) => JSON.parse(line));
+    expect(attempts).toEqual([
+      expect.objectContaining({ level: 'INFO', event_id: refused, status_code: 500, decision: 'pending' }),
+    ]);
   });
 });
