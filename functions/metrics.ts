@@ -78,14 +78,16 @@ const metrics = /* @__PURE__ */ once(() => new Metrics({ serviceName: SERVICE_NA
  * local stack runs them in one process) never mix dimensions. Never throws: a metric is not worth a payment.
  */
 export function putMetrics<N extends MetricName>(
-  values: { [K in N]?: number },
+  /** A list gives a metric several values in the one line (several samples, e.g. one latency per webhook). */
+  values: { [K in N]?: number | readonly number[] },
   ...[dimensions]: [DimensionOf<N>] extends [never] ? [] : [Record<DimensionOf<N>, string>]
 ): void {
   try {
     const emitter = metrics();
-    for (const [name, value] of Object.entries(values) as [MetricName, number | undefined][]) {
-      if (value === undefined) continue;
-      emitter.addMetric(name, METRICS[name].unit, value);
+    for (const [name, value] of Object.entries(values) as [MetricName, number | number[] | undefined][]) {
+      for (const sample of value === undefined ? [] : [value].flat()) {
+        emitter.addMetric(name, METRICS[name].unit, sample);
+      }
     }
     if (dimensions) {
       emitter.addDimensions(dimensions);

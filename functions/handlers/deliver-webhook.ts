@@ -18,6 +18,7 @@ import {
   deliverEvent,
   type EventMessage,
   newInvocation,
+  putInvocationMetrics,
   readBatchEvents,
   readEndpointHealth,
 } from '../use-cases/webhook-delivery.ts';
@@ -60,7 +61,11 @@ export function deliveryHandler(resolveDependencies: () => DeliveryDependencies)
     const handleRecords = sqsBatchHandler((record) =>
       deliverEvent(deps, parseEventMessage(record.body), batch, invocation),
     );
-    return handleRecords(event, context);
+    try {
+      return await handleRecords(event, context);
+    } finally {
+      putInvocationMetrics(invocation);
+    }
   };
 }
 

@@ -148,8 +148,16 @@ export async function deliverEvent(
   deps: DeliveryDependencies,
   message: EventMessage,
   batch?: BatchEvents,
-  invocation: Invocation = newInvocation(),
+  invocation?: Invocation,
 ): Promise<DeliveryOutcome> {
+  if (!invocation) {
+    const alone = newInvocation();
+    try {
+      return await deliverEvent(deps, message, batch, alone);
+    } finally {
+      putInvocationMetrics(alone);
+    }
+  }
   const event = batch?.has(eventKey(message))
     ? batch.get(eventKey(message))
     : await deps.events.get(message.event_id, message.mode);
@@ -227,7 +235,7 @@ async function attempt(deps: DeliveryDependencies, event: StoredEvent, invocatio
     schedule: deps.schedule,
   });
   const decidedAt = deps.now();
-  putAttemptMetrics(event, decision, decidedAt);
+  countAttempt(invocation, event, decision, decidedAt);
   const dueAt = nextDueTime(decision, decidedAt);
   const owned = await deps.events.finish(event, record, decision, dueAt);
   logger.info('webhook attempt', {
@@ -257,14 +265,26 @@ async function attempt(deps: DeliveryDependencies, event: StoredEvent, invocatio
   return decision.status === 'pending' ? 'retry_scheduled' : decision.status;
 }
 
-/** One attempt's metrics; the latency is what the merchant waited for the event, retries included. */
-function putAttemptMetrics(event: StoredEvent, decision: DeliveryDecision, at: Date) {
-  const delivered = decision.status === 'delivered';
+/** Counts one attempt in its batch's metrics; the latency is what the merchant waited, retries included. */
+function countAttempt(invocation: Invocation, event: StoredEvent, decision: DeliveryDecision, at: Date) {
+  invocation.metrics.attempts++;
+  if (decision.status === 'delivered') {
+    invocation.metrics.latencies.push(at.getTime() - Date.parse(event.created_at));
+  }
+}
+
+/**
+ * Emits a batch's attempt metrics as one Embedded Metric Format line (counts summed, one latency value per
+ * delivered event), rather than a line per attempt: a tenth of the log volume and of the work of writing it.
+ */
+export function putInvocationMetrics(invocation: Invocation): void {
+  const { attempts, latencies } = invocation.metrics;
+  if (!attempts) return;
   putMetrics({
-    WebhookAttempts: 1,
-    WebhookSuccesses: delivered ? 1 : 0,
-    WebhookFailures: delivered ? 0 : 1,
-    ...(delivered && { WebhookDeliveryLatency: at.getTime() - Date.parse(event.created_at) }),
+    WebhookAttempts: attempts,
+    WebhookSuccesses: latencies.length,
+    WebhookFailures: attempts - latencies.length,
+    ...(latencies.length && { WebhookDeliveryLatency: latencies }),
   });
 }
 
@@ -290,9 +310,15 @@ export interface Invocation {
   attempts: Map<string, Promise<void>[]>;
   /** Admissions to one endpoint are decided one after another, so records of a batch do not race for a slot. */
   admissions: Map<string, Promise<unknown>>;
+  /** The batch's attempts so far, and the delivery latency of each that delivered its event. */
+  metrics: { attempts: number; latencies: number[] };
 }
 
-export const newInvocation = (): Invocation => ({ attempts: new Map(), admissions: new Map() });
+export const newInvocation = (): Invocation => ({
+  attempts: new Map(),
+  admissions: new Map(),
+  metrics: { attempts: 0, latencies: [] },
+});
 
 /** What this container last read or wrote of each endpoint's health, and when. */
 const healthCache = new Map<string, { health: EndpointHealth; at: number }>();

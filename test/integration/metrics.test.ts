@@ -1,17 +1,26 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { eventMessageBody } from '../../functions/adapters/sqs/event-queue.ts';
 import { pspConfigRepository, sandboxSessionStore } from '../../functions/dependencies.ts';
 import {
   BUILT_IN_SANDBOX_ID,
   legacyStripeSecretName,
   migratedConnectionId,
 } from '../../functions/domain/connection.ts';
+import { handler } from '../../functions/handlers/deliver-webhook.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
+import { lambdaContext } from '../../lib/local/api-gateway.ts';
 import { LOCAL_PSP_SECRET_PREFIX, writeLocalSecrets } from '../../lib/local/local-secrets.ts';
 import { createLink, sandboxNotification, storedLink } from '../support/checkout-helpers.ts';
 import { httpRequest, NAVIGATION_HEADERS, navigate } from '../support/navigate.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';
-import { eventually, type Receiver, startReceiver } from '../support/webhooks.ts';
+import {
+  canceledLinkEvents,
+  eventually,
+  type Receiver,
+  sqsEvent,
+  startReceiver,
+} from '../support/webhooks.ts';
 
 // Read when the metrics emitter is first built, at the first metric: on here, off in the other suites.
 process.env.POWERTOOLS_METRICS_DISABLED = 'false';
@@ -195,6 +204,23 @@ describe('metrics (Embedded Metric Format on stdout)', () => {
     expect(latency).toMatchObject({ unit: 'Milliseconds', dimensions: [['service']] });
     expect(latency?.value).toBeGreaterThanOrEqual(0);
     expect(latency?.value).toBeLessThanOrEqual(receivedAt - canceledAt);
+  });
+
+  it('count the webhook attempts of one batch in one line: summed, with a latency per delivered webhook', async () => {
+    await stack.issueKey('metrics-batch', 'test');
+    const ids = await canceledLinkEvents('metrics-batch', endpoint.url, 3);
+    const messages = ids.map((id) => eventMessageBody({ id, mode: 'test', committed: true }));
+
+    await handler(sqsEvent(messages), lambdaContext('deliver-webhook', 30_000));
+
+    const [line, ...more] = emfRecords().filter((record) => record.WebhookAttempts !== undefined);
+    expect(more).toEqual([]);
+    expect(line).toMatchObject({ WebhookAttempts: 3, WebhookSuccesses: 3, WebhookFailures: 0 });
+    expect(line?.WebhookDeliveryLatency).toEqual([
+      expect.any(Number),
+      expect.any(Number),
+      expect.any(Number),
+    ]);
   });
 
   it('count requests refused by the rate limit', async () => {
