@@ -11,14 +11,13 @@ import type { Mode } from '../../domain/principal.ts';
 import type {
   CheckoutReturn,
   Psp,
-  PspFactory,
   PspNotification,
   PspRefundRequest,
   PspRefundStatus,
   PspSessionStatus,
 } from '../../ports/psp.ts';
 import type { SecretStore } from '../../ports/secret-store.ts';
-import { ConnectionAdapters, connectionCredentials, RecentFacts, withinPspBudget } from './psp-calls.ts';
+import { RecentFacts, StoredCredentialsPspFactory, withinPspBudget } from './psp-calls.ts';
 
 // CommonJS declarations: under NodeNext their `export default` is the `default` member of the module.
 type AdyenClient = typeof import('@adyen/api-library/lib/src/client.js').default;
@@ -366,26 +365,21 @@ function rebased(inner: ClientInterface, origin: string): ClientInterface {
  * Adyen for each connection whose credentials are stored under its `secret_name` (see `AdyenCredentials`).
  * `apiUrl` points the SDK elsewhere than Adyen's endpoints (tests).
  */
-export class AdyenPspFactory implements PspFactory {
+export class AdyenPspFactory extends StoredCredentialsPspFactory<AdyenCredentials> {
   readonly provider = ADYEN_PROVIDER;
-  readonly testModeOnly = false;
-  private readonly adapters: ConnectionAdapters;
   private readonly apiUrl: string | undefined;
 
   constructor(options: { secrets: SecretStore; apiUrl?: string | undefined }) {
-    this.adapters = new ConnectionAdapters(options.secrets);
+    super(options.secrets);
     this.apiUrl = options.apiUrl;
   }
 
-  checkCredentials(credentials: unknown, mode: Mode): void {
-    checkAdyenCredentials(credentials, mode);
+  protected parse(credentials: unknown, mode: Mode): AdyenCredentials {
+    return checkAdyenCredentials(credentials, mode);
   }
 
-  create(connection: PspConnection): Promise<Psp> {
-    return this.adapters.get(connection, async (raw) => {
-      const credentials = connectionCredentials(connection, raw, checkAdyenCredentials);
-      return new AdyenPsp(await loadAdyenSdk(credentials, this.apiUrl), credentials, connection);
-    });
+  protected async build(credentials: AdyenCredentials, connection: PspConnection): Promise<Psp> {
+    return new AdyenPsp(await loadAdyenSdk(credentials, this.apiUrl), credentials, connection);
   }
 }
 

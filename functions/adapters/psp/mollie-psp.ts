@@ -7,7 +7,6 @@ import type { Mode } from '../../domain/principal.ts';
 import type {
   CheckoutReturn,
   Psp,
-  PspFactory,
   PspNotification,
   PspPaymentState,
   PspRefundRequest,
@@ -15,7 +14,7 @@ import type {
   PspSessionStatus,
 } from '../../ports/psp.ts';
 import type { SecretStore } from '../../ports/secret-store.ts';
-import { ConnectionAdapters, connectionCredentials, RecentFacts, withinPspBudget } from './psp-calls.ts';
+import { RecentFacts, StoredCredentialsPspFactory, withinPspBudget } from './psp-calls.ts';
 
 export const MOLLIE_PROVIDER = 'mollie' as const;
 
@@ -239,31 +238,26 @@ export function checkMollieCredentials(credentials: unknown, mode: Mode): Mollie
  * Mollie for each connection whose credentials are stored under its `secret_name` as `{"api_key": "…"}`.
  * `apiEndpoint` points the SDK elsewhere than `https://api.mollie.com/v2/` (tests: a Mollie-speaking server).
  */
-export class MolliePspFactory implements PspFactory {
+export class MolliePspFactory extends StoredCredentialsPspFactory<MollieCredentials> {
   readonly provider = MOLLIE_PROVIDER;
-  readonly testModeOnly = false;
-  private readonly adapters: ConnectionAdapters;
   private readonly apiEndpoint: string | undefined;
 
   constructor(options: { secrets: SecretStore; apiEndpoint?: string | undefined }) {
-    this.adapters = new ConnectionAdapters(options.secrets);
+    super(options.secrets);
     this.apiEndpoint = options.apiEndpoint;
   }
 
-  checkCredentials(credentials: unknown, mode: Mode): void {
-    checkMollieCredentials(credentials, mode);
+  protected parse(credentials: unknown, mode: Mode): MollieCredentials {
+    return checkMollieCredentials(credentials, mode);
   }
 
-  create(connection: PspConnection): Promise<Psp> {
-    return this.adapters.get(connection, async (raw) => {
-      const credentials = connectionCredentials(connection, raw, checkMollieCredentials);
-      // Loaded here, not at module scope: only functions that talk to Mollie evaluate the SDK (docs/performance.md).
-      const { createMollieClient } = await import('@mollie/api-client');
-      const mollie = createMollieClient({
-        apiKey: credentials.api_key,
-        ...(this.apiEndpoint ? { apiEndpoint: this.apiEndpoint } : {}),
-      });
-      return new MolliePsp(mollie, connection);
+  protected async build(credentials: MollieCredentials, connection: PspConnection): Promise<Psp> {
+    // Loaded here, not at module scope: only functions that talk to Mollie evaluate the SDK (docs/performance.md).
+    const { createMollieClient } = await import('@mollie/api-client');
+    const mollie = createMollieClient({
+      apiKey: credentials.api_key,
+      ...(this.apiEndpoint ? { apiEndpoint: this.apiEndpoint } : {}),
     });
+    return new MolliePsp(mollie, connection);
   }
 }

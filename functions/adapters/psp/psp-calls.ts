@@ -1,7 +1,8 @@
 import { CALL_BUDGETS, worstCaseMs } from '../../domain/call-budgets.ts';
-import type { PspConnection } from '../../domain/connection.ts';
+import type { Provider, PspConnection } from '../../domain/connection.ts';
 import { PspNotConfiguredError } from '../../domain/errors.ts';
-import type { Psp } from '../../ports/psp.ts';
+import type { Mode } from '../../domain/principal.ts';
+import type { Psp, PspFactory } from '../../ports/psp.ts';
 import type { SecretStore } from '../../ports/secret-store.ts';
 
 /** A PSP call that got no answer within its budget: the PSP counts as unavailable (a failover at checkout). */
@@ -32,12 +33,47 @@ export async function withinPspBudget<T>(provider: string, call: () => Promise<T
 }
 
 /**
+ * The factory of a provider whose connections keep their credentials in the secret store (Stripe, Mollie,
+ * Adyen): `parse` checks credentials for shape and mode, both when they are stored (`checkCredentials`) and each
+ * time an adapter is built from them (`connectionCredentials`); `build` makes the adapter. Each connection's
+ * adapter lasts as long as the credentials it was built with (`ConnectionAdapters`).
+ */
+export abstract class StoredCredentialsPspFactory<C> implements PspFactory {
+  abstract readonly provider: Provider;
+  readonly testModeOnly = false;
+  private readonly adapters: ConnectionAdapters;
+
+  protected constructor(secrets: SecretStore) {
+    this.adapters = new ConnectionAdapters(secrets);
+  }
+
+  /** The credentials, typed; throws an `Error` saying what is wrong unless they are this provider's, of `mode`. */
+  protected abstract parse(credentials: unknown, mode: Mode): C;
+
+  /** The adapter of `connection` with its checked credentials (the PSP's SDK loaded here, on first use). */
+  protected abstract build(credentials: C, connection: PspConnection): Promise<Psp>;
+
+  checkCredentials(credentials: unknown, mode: Mode): void {
+    this.parse(credentials, mode);
+  }
+
+  create(connection: PspConnection): Promise<Psp> {
+    return this.adapters.get(connection, (raw) =>
+      this.build(
+        connectionCredentials(connection, raw, (credentials, mode) => this.parse(credentials, mode)),
+        connection,
+      ),
+    );
+  }
+}
+
+/**
  * The adapters of one provider's connections, each rebuilt as soon as its stored credentials change: the
  * secret is read on every `create` (the SecretStore keeps it in memory for at most `SECRETS_CACHE_SECONDS`,
  * 5 minutes at most), so a rotated key or notification secret is in use within 5 minutes, never only when the
  * container is recycled (docs/orchestration.md#rotating-credentials).
  */
-export class ConnectionAdapters {
+class ConnectionAdapters {
   private readonly secrets: SecretStore;
   private readonly adapters = new Map<string, { credentials: string; psp: Promise<Psp> }>();
 
@@ -69,7 +105,7 @@ export class ConnectionAdapters {
  * checked again here, not only when stored: a key of the other mode, or one replaced in the secret store by
  * hand, never serves the connection. Anything wrong makes it unable to serve (`PspNotConfiguredError`).
  */
-export function connectionCredentials<T>(
+function connectionCredentials<T>(
   connection: PspConnection,
   raw: string | undefined,
   check: (credentials: unknown, mode: PspConnection['mode']) => T,

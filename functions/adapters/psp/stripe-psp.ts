@@ -8,14 +8,13 @@ import { MODES, type Mode } from '../../domain/principal.ts';
 import type {
   CheckoutReturn,
   Psp,
-  PspFactory,
   PspNotification,
   PspRefundRequest,
   PspRefundStatus,
   PspSessionStatus,
 } from '../../ports/psp.ts';
 import type { SecretStore } from '../../ports/secret-store.ts';
-import { ConnectionAdapters, connectionCredentials } from './psp-calls.ts';
+import { StoredCredentialsPspFactory } from './psp-calls.ts';
 
 export const STRIPE_PROVIDER = 'stripe' as const;
 /** Stripe Checkout Sessions live 30 minutes to 24 hours. */
@@ -260,33 +259,25 @@ function refundStatus(refund: Stripe.Refund): PspRefundStatus {
   };
 }
 
-/**
- * Stripe for each connection whose credentials are stored under its `secret_name` (see `StripeCredentials`).
- * An adapter lasts as long as the credentials it was built with (psp-calls.ts `ConnectionAdapters`).
- */
-export class StripePspFactory implements PspFactory {
+/** Stripe for each connection whose credentials are stored under its `secret_name` (see `StripeCredentials`). */
+export class StripePspFactory extends StoredCredentialsPspFactory<StripeCredentials> {
   readonly provider = STRIPE_PROVIDER;
-  readonly testModeOnly = false;
-  private readonly adapters: ConnectionAdapters;
   private readonly endpoint: StripeEndpoint | undefined;
 
   constructor(options: { secrets: SecretStore; endpoint?: StripeEndpoint | undefined }) {
-    this.adapters = new ConnectionAdapters(options.secrets);
+    super(options.secrets);
     this.endpoint = options.endpoint;
   }
 
-  checkCredentials(credentials: unknown, mode: Mode): void {
-    checkStripeCredentials(credentials, mode);
+  protected parse(credentials: unknown, mode: Mode): StripeCredentials {
+    return checkStripeCredentials(credentials, mode);
   }
 
-  create(connection: PspConnection): Promise<Psp> {
-    return this.adapters.get(connection, async (raw) => {
-      const credentials = connectionCredentials(connection, raw, checkStripeCredentials);
-      // Loaded here, not at module scope: functions that never serve a Stripe connection never evaluate the
-      // SDK, and functions that use no PSP at all do not bundle it (docs/performance.md).
-      const { default: sdk } = await import('stripe');
-      return new StripePsp(sdk, credentials, connection, this.endpoint);
-    });
+  protected async build(credentials: StripeCredentials, connection: PspConnection): Promise<Psp> {
+    // Loaded here, not at module scope: functions that never serve a Stripe connection never evaluate the
+    // SDK, and functions that use no PSP at all do not bundle it (docs/performance.md).
+    const { default: sdk } = await import('stripe');
+    return new StripePsp(sdk, credentials, connection, this.endpoint);
   }
 }
 
