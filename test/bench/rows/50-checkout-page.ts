@@ -9,9 +9,14 @@ const handlersDir = join(import.meta.dirname, '..', '..', '..', 'functions', 'ha
 /** A checkout page URL for an open link whose PSP session exists (the first visit creates it). */
 async function checkoutTarget(server: BenchServer): Promise<string | undefined> {
   if (!existsSync(join(handlersDir, 'checkout-page.ts'))) return undefined;
+  return visitedCheckout(server, server.authorization);
+}
+
+/** An open link created with `authorization`, whose session exists (the first visit opens it), as its checkout URL. */
+export async function visitedCheckout(server: BenchServer, authorization: string): Promise<string> {
   const response = await fetch(`${server.baseUrl}/v1/payment-links`, {
     method: 'POST',
-    headers: { authorization: server.authorization, 'content-type': 'application/json' },
+    headers: { authorization, 'content-type': 'application/json' },
     body: server.createBody,
   });
   if (response.status !== 201) throw new Error(`create-link answered ${response.status}`);

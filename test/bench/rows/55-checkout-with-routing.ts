@@ -9,6 +9,7 @@ import { issueApiKey } from '../../../functions/use-cases/api-keys.ts';
 import type { BenchRow, BenchServer } from '../bench.ts';
 import { fmt, median } from '../bench.ts';
 import { NAVIGATION_HEADERS } from '../protocol.ts';
+import { visitedCheckout } from './50-checkout-page.ts';
 
 interface Targets {
   /** A link of the bench account: no connection, served by the built-in sandbox (today's checkout). */
@@ -17,22 +18,6 @@ interface Targets {
   routed: string;
   /** The same, with the first connection `down`: skipped, the second serves. */
   down: string;
-}
-
-/** An open link of `account` whose session exists (the first visit opens it), as a checkout URL. */
-async function visited(server: BenchServer, authorization: string): Promise<string> {
-  const response = await fetch(`${server.baseUrl}/v1/payment-links`, {
-    method: 'POST',
-    headers: { authorization, 'content-type': 'application/json' },
-    body: server.createBody,
-  });
-  if (response.status !== 201) throw new Error(`create-link answered ${response.status}`);
-  const { id } = (await response.json()) as { id: string };
-  const url = `${server.baseUrl}/checkout/${id}`;
-  const first = await fetch(url, { redirect: 'manual', headers: NAVIGATION_HEADERS });
-  await first.arrayBuffer();
-  if (first.status >= 400) throw new Error(`GET /checkout/{id} answered ${first.status}`);
-  return url;
 }
 
 /** An account with two sandbox connections and a routing rule; the first one `down` when asked. */
@@ -61,7 +46,7 @@ async function routedAccount(server: BenchServer, account: string, firstDown: bo
     rules: [{ name: 'euro', when: { currency: ['EUR'] }, then: { priority: [first.id, second.id] } }],
     default: [second.id],
   });
-  return visited(server, `Bearer ${key.api_key}`);
+  return visitedCheckout(server, `Bearer ${key.api_key}`);
 }
 
 /**
@@ -71,7 +56,7 @@ async function routedAccount(server: BenchServer, account: string, firstDown: bo
  */
 export default {
   serve: async (server) => ({
-    plain: await visited(server, server.authorization),
+    plain: await visitedCheckout(server, server.authorization),
     routed: await routedAccount(server, 'bench-routing', false),
     down: await routedAccount(server, 'bench-down', true),
   }),
