@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdyenPspFactory } from '../../functions/adapters/psp/adyen-psp.ts';
 import { PspCallTimeoutError } from '../../functions/adapters/psp/psp-calls.ts';
-import type { PspConnection } from '../../functions/domain/connection.ts';
 import { InvalidNotificationError, PspNotConfiguredError } from '../../functions/domain/errors.ts';
-import { newPaymentLink } from '../../functions/domain/payment-link.ts';
 import type { Mode } from '../../functions/domain/principal.ts';
 import type { Psp } from '../../functions/ports/psp.ts';
 import { type FakeAdyen, startFakeAdyen } from '../support/fake-adyen.ts';
 import { trustFakePspCertificate } from '../support/fake-psp-server.ts';
+import { checkoutReturn, orderLink, storedConnection } from '../support/psp-fixtures.ts';
 
 const merchantAccount = 'AcmeECOM';
 const hmacKey = '44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056';
@@ -32,17 +31,8 @@ let untrust: () => void;
 const secrets = new Map<string, string>();
 let factory: AdyenPspFactory;
 
-const connectionOf = (mode: Mode, id = `pc_adyen${mode}0000000000000000000`): PspConnection => ({
-  id,
-  account: 'acme',
-  mode,
-  provider: 'adyen',
-  name: 'Adyen',
-  enabled: true,
-  simulate: null,
-  secret_name: `psp/connections/${id}`,
-  created_at: new Date().toISOString(),
-});
+const connectionOf = (mode: Mode, id = `pc_adyen${mode}0000000000000000000`) =>
+  storedConnection('adyen', mode, id);
 const testConnection = connectionOf('test');
 const liveConnection = connectionOf('live');
 
@@ -58,24 +48,9 @@ afterAll(async () => {
   untrust();
 });
 
-const link = (value: string, currency = 'EUR', mode: Mode = 'test') =>
-  newPaymentLink(
-    { account: 'acme', mode },
-    { amount: { value, currency }, description: 'Order 1001', redirect_url: 'https://shop.example/thanks' },
-    new Date(),
-  );
-let attempt = 0;
-const checkout = (connection: PspConnection) => ({
-  successUrl: 'https://shop.example/thanks',
-  cancelUrl: 'https://pay.example/checkout/pl_x?canceled=1',
-  notificationUrl: `https://pay.example/psp/adyen/notifications/${connection.id}`,
-  expiresAt: new Date(Math.floor(Date.now() / 1000 + 3600) * 1000),
-  paymentId: `pay_adyen${String(++attempt).padStart(20, '0')}`,
-});
-
 async function paid(psp: Psp, value = '10.00') {
-  const paymentLink = link(value);
-  const session = await psp.createSession(paymentLink, checkout(testConnection));
+  const paymentLink = orderLink(value);
+  const session = await psp.createSession(paymentLink, checkoutReturn(testConnection));
   const item = adyen.pay(session.id);
   const notifications = await psp.verifyNotification(adyen.notification([item], { hmacKey }), {});
   return { paymentLink, session, item, notifications };
@@ -84,8 +59,8 @@ async function paid(psp: Psp, value = '10.00') {
 describe('the Adyen adapter, through @adyen/api-library against an Adyen-speaking server', () => {
   it('creates a single-use payment link with the amount in minor units, our reference, return URL and expiry', async () => {
     const psp = await factory.create(testConnection);
-    const paymentLink = link('10.5');
-    const options = checkout(testConnection);
+    const paymentLink = orderLink('10.5');
+    const options = checkoutReturn(testConnection);
     const session = await psp.createSession(paymentLink, options);
 
     const request = adyen.requests.at(-1);
@@ -116,7 +91,7 @@ describe('the Adyen adapter, through @adyen/api-library against an Adyen-speakin
   it("uses Adyen's minor units where they differ from ISO 4217: ISK and CLP with two, IDR and CVE with none", async () => {
     const psp = await factory.create(testConnection);
     const sent = async (value: string, currency: string) => {
-      await psp.createSession(link(value, currency), checkout(testConnection));
+      await psp.createSession(orderLink(value, currency), checkoutReturn(testConnection));
       return JSON.parse(adyen.requests.at(-1)?.body ?? '').amount.value;
     };
     expect(await sent('500', 'ISK')).toBe(50000);
@@ -146,7 +121,7 @@ describe('the Adyen adapter, through @adyen/api-library against an Adyen-speakin
 
   it('does not take a payment as made on the strength of a notification alone: the link must say completed', async () => {
     const psp = await factory.create(testConnection);
-    const session = await psp.createSession(link('5.00'), checkout(testConnection));
+    const session = await psp.createSession(orderLink('5.00'), checkoutReturn(testConnection));
     const item = adyen.pay(session.id);
     adyen.paymentLinks.get(session.id)!.status = 'active';
     await psp.verifyNotification(adyen.notification([item], { hmacKey }), {});
@@ -157,7 +132,7 @@ describe('the Adyen adapter, through @adyen/api-library against an Adyen-speakin
 
   it('refuses a batch with one item that is unsigned, signed with another key, or altered', async () => {
     const psp = await factory.create(testConnection);
-    const session = await psp.createSession(link('5.00'), checkout(testConnection));
+    const session = await psp.createSession(orderLink('5.00'), checkoutReturn(testConnection));
     const item = adyen.pay(session.id);
     const forged = adyen.notification([item], { hmacKey: rotatedHmacKey });
     await expect(psp.verifyNotification(forged, {})).rejects.toThrow(InvalidNotificationError);
@@ -189,7 +164,7 @@ describe('the Adyen adapter, through @adyen/api-library against an Adyen-speakin
   it('ignores a paymentLinkId moved onto another link: the signed reference and amount must match the link', async () => {
     const psp = await factory.create(testConnection);
     const { item } = await paid(psp, '10.00');
-    const other = await psp.createSession(link('10.00'), checkout(testConnection));
+    const other = await psp.createSession(orderLink('10.00'), checkoutReturn(testConnection));
     adyen.paymentLinks.get(other.id)!.status = 'completed';
     const moved = { ...item, additionalData: { ...item.additionalData, paymentLinkId: other.id } };
     await psp.verifyNotification(adyen.notification([moved], { hmacKey }), {});
@@ -198,7 +173,7 @@ describe('the Adyen adapter, through @adyen/api-library against an Adyen-speakin
 
   it('refuses a live notification on a test connection, and a test one on a live connection', async () => {
     const test = await factory.create(testConnection);
-    const session = await test.createSession(link('5.00'), checkout(testConnection));
+    const session = await test.createSession(orderLink('5.00'), checkoutReturn(testConnection));
     const item = adyen.pay(session.id);
     await expect(
       test.verifyNotification(adyen.notification([item], { hmacKey, live: true }), {}),
@@ -216,14 +191,14 @@ describe('the Adyen adapter, through @adyen/api-library against an Adyen-speakin
 
   it('sends a live connection to its live endpoint prefix', async () => {
     const live = await factory.create(liveConnection);
-    await live.createSession(link('5.00', 'EUR', 'live'), checkout(liveConnection));
+    await live.createSession(orderLink('5.00', 'EUR', 'live'), checkoutReturn(liveConnection));
     expect(adyen.requests.at(-1)).toMatchObject({ method: 'POST', path: '/checkout/v72/paymentLinks' });
     expect(adyen.requests.at(-1)?.headers['x-api-key']).toBe(liveCredentials.api_key);
   });
 
   it('expires an active link when it ends the session, and leaves a completed or expired one alone', async () => {
     const psp = await factory.create(testConnection);
-    const open = await psp.createSession(link('5.00'), checkout(testConnection));
+    const open = await psp.createSession(orderLink('5.00'), checkoutReturn(testConnection));
     await psp.expireSession(open);
     expect(adyen.paymentLinks.get(open.id)?.status).toBe('expired');
     expect(JSON.parse(adyen.requests.find((r) => r.method === 'PATCH')?.body ?? '')).toEqual({
@@ -309,7 +284,7 @@ describe('the Adyen adapter, through @adyen/api-library against an Adyen-speakin
     const psp = await factory.create(testConnection);
     adyen.outage = 'hang';
     try {
-      await expect(psp.createSession(link('5.00'), checkout(testConnection))).rejects.toThrow(
+      await expect(psp.createSession(orderLink('5.00'), checkoutReturn(testConnection))).rejects.toThrow(
         PspCallTimeoutError,
       );
     } finally {
@@ -345,7 +320,7 @@ describe('Adyen credentials, modes and rotation', () => {
     const connection = connectionOf('test', 'pc_adyenrotated00000000000000000');
     secrets.set(connection.secret_name as string, JSON.stringify(credentials));
     const before = await factory.create(connection);
-    const session = await before.createSession(link('5.00'), checkout(connection));
+    const session = await before.createSession(orderLink('5.00'), checkoutReturn(connection));
     const item = adyen.pay(session.id);
 
     secrets.set(

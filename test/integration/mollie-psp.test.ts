@@ -1,17 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MolliePspFactory } from '../../functions/adapters/psp/mollie-psp.ts';
 import { PspCallTimeoutError } from '../../functions/adapters/psp/psp-calls.ts';
-import type { PspConnection } from '../../functions/domain/connection.ts';
 import {
   InvalidNotificationError,
   PspNotConfiguredError,
   PspUnavailableError,
 } from '../../functions/domain/errors.ts';
-import { newPaymentLink } from '../../functions/domain/payment-link.ts';
 import type { Mode } from '../../functions/domain/principal.ts';
 import type { Psp } from '../../functions/ports/psp.ts';
 import { type FakeMollie, startFakeMollie } from '../support/fake-mollie.ts';
 import { trustFakePspCertificate } from '../support/fake-psp-server.ts';
+import { checkoutReturn, orderLink, storedConnection } from '../support/psp-fixtures.ts';
 
 const testKey = 'test_dHar4XY7LxsDOtmnkVtjNVWXLSlXsM';
 const liveKey = 'live_dHar4XY7LxsDOtmnkVtjNVWXLSlXsM';
@@ -23,17 +22,8 @@ const secrets = new Map<string, string>();
 const secretStore = { get: async (name: string) => secrets.get(name) };
 let factory: MolliePspFactory;
 
-const connectionOf = (mode: Mode, id = `pc_mollie${mode}000000000000000000`): PspConnection => ({
-  id,
-  account: 'acme',
-  mode,
-  provider: 'mollie',
-  name: 'Mollie',
-  enabled: true,
-  simulate: null,
-  secret_name: `psp/connections/${id}`,
-  created_at: new Date().toISOString(),
-});
+const connectionOf = (mode: Mode, id = `pc_mollie${mode}000000000000000000`) =>
+  storedConnection('mollie', mode, id);
 const testConnection = connectionOf('test');
 const liveConnection = connectionOf('live');
 
@@ -49,22 +39,8 @@ afterAll(async () => {
   untrust();
 });
 
-const link = (value: string, currency = 'EUR', mode: Mode = 'test') =>
-  newPaymentLink(
-    { account: 'acme', mode },
-    { amount: { value, currency }, description: 'Order 1001', redirect_url: 'https://shop.example/thanks' },
-    new Date(),
-  );
-const checkout = (connection: PspConnection, paymentId = `pay_mollie${Date.now()}000000000000`) => ({
-  successUrl: 'https://shop.example/thanks',
-  cancelUrl: 'https://pay.example/checkout/pl_x?canceled=1',
-  notificationUrl: `https://pay.example/psp/mollie/notifications/${connection.id}`,
-  expiresAt: new Date(Date.now() + 3_600_000),
-  paymentId,
-});
-
 async function paidPayment(psp: Psp, value = '10.00') {
-  const session = await psp.createSession(link(value), checkout(testConnection));
+  const session = await psp.createSession(orderLink(value), checkoutReturn(testConnection));
   mollie.setStatus(session.id, 'paid');
   return session;
 }
@@ -72,10 +48,10 @@ async function paidPayment(psp: Psp, value = '10.00') {
 describe('the Mollie adapter, through @mollie/api-client against a Mollie-speaking server', () => {
   it('creates a payment with the exact amount, our URLs, webhook and ids, and returns its hosted checkout', async () => {
     const psp = await factory.create(testConnection);
-    const paymentLink = link('10.5');
+    const paymentLink = orderLink('10.5');
     const session = await psp.createSession(
       paymentLink,
-      checkout(testConnection, 'pay_molliecreate00000000000000'),
+      checkoutReturn(testConnection, 'pay_molliecreate00000000000000'),
     );
 
     const request = mollie.requests.at(-1);
@@ -104,10 +80,10 @@ describe('the Mollie adapter, through @mollie/api-client against a Mollie-speaki
 
   it('answers a webhook by fetching the payment: paid, with our ids echoed back', async () => {
     const psp = await factory.create(testConnection);
-    const paymentLink = link('25.00');
+    const paymentLink = orderLink('25.00');
     const session = await psp.createSession(
       paymentLink,
-      checkout(testConnection, 'pay_molliepaid0000000000000000'),
+      checkoutReturn(testConnection, 'pay_molliepaid0000000000000000'),
     );
     mollie.setStatus(session.id, 'paid');
 
@@ -134,11 +110,11 @@ describe('the Mollie adapter, through @mollie/api-client against a Mollie-speaki
 
   it('sends amounts with exactly the currency’s decimals', async () => {
     const psp = await factory.create(testConnection);
-    await psp.createSession(link('500', 'JPY'), checkout(testConnection));
+    await psp.createSession(orderLink('500', 'JPY'), checkoutReturn(testConnection));
     expect(JSON.parse(mollie.requests.at(-1)?.body ?? '').amount).toEqual({ currency: 'JPY', value: '500' });
-    await psp.createSession(link('7', 'EUR'), checkout(testConnection));
+    await psp.createSession(orderLink('7', 'EUR'), checkoutReturn(testConnection));
     expect(JSON.parse(mollie.requests.at(-1)?.body ?? '').amount).toEqual({ currency: 'EUR', value: '7.00' });
-    await psp.createSession(link('0.05', 'EUR'), checkout(testConnection));
+    await psp.createSession(orderLink('0.05', 'EUR'), checkoutReturn(testConnection));
     expect(JSON.parse(mollie.requests.at(-1)?.body ?? '').amount).toEqual({ currency: 'EUR', value: '0.05' });
   });
 
@@ -146,14 +122,14 @@ describe('the Mollie adapter, through @mollie/api-client against a Mollie-speaki
     const psp = await factory.create(testConnection);
     const outcomes = { failed: 'declined', canceled: 'canceled', expired: 'expired' } as const;
     for (const [status, code] of Object.entries(outcomes)) {
-      const session = await psp.createSession(link('5.00'), checkout(testConnection));
+      const session = await psp.createSession(orderLink('5.00'), checkoutReturn(testConnection));
       mollie.setStatus(session.id, status as 'failed');
       const result = await psp.retrieveSession(session.id);
       expect(result.state).toBe(status === 'failed' ? 'failed' : status);
       expect(result.failure?.code).toBe(code);
       expect(result.paymentReference).toBeNull();
     }
-    const open = await psp.createSession(link('5.00'), checkout(testConnection));
+    const open = await psp.createSession(orderLink('5.00'), checkoutReturn(testConnection));
     expect((await psp.retrieveSession(open.id)).state).toBe('pending');
   });
 
@@ -166,7 +142,7 @@ describe('the Mollie adapter, through @mollie/api-client against a Mollie-speaki
 
   it('refuses a payment Mollie reports in the other mode, in a notification and in a status', async () => {
     const psp = await factory.create(testConnection);
-    const session = await psp.createSession(link('5.00'), checkout(testConnection));
+    const session = await psp.createSession(orderLink('5.00'), checkoutReturn(testConnection));
     mollie.setStatus(session.id, 'paid');
     mollie.payments.get(session.id)!.mode = 'live';
     await expect(psp.verifyNotification(mollie.webhookBody(session.id), {})).rejects.toThrow(
@@ -177,7 +153,10 @@ describe('the Mollie adapter, through @mollie/api-client against a Mollie-speaki
 
   it('does not see another mode’s payments: a live payment named to a test connection is refused', async () => {
     const live = await factory.create(liveConnection);
-    const livePayment = await live.createSession(link('5.00', 'EUR', 'live'), checkout(liveConnection));
+    const livePayment = await live.createSession(
+      orderLink('5.00', 'EUR', 'live'),
+      checkoutReturn(liveConnection),
+    );
     mollie.setStatus(livePayment.id, 'paid');
     const test = await factory.create(testConnection);
     await expect(test.verifyNotification(mollie.webhookBody(livePayment.id), {})).rejects.toThrow(
@@ -187,7 +166,7 @@ describe('the Mollie adapter, through @mollie/api-client against a Mollie-speaki
 
   it('cancels an open payment when it ends the session, and leaves an uncancelable or paid one alone', async () => {
     const psp = await factory.create(testConnection);
-    const open = await psp.createSession(link('5.00'), checkout(testConnection));
+    const open = await psp.createSession(orderLink('5.00'), checkoutReturn(testConnection));
     await psp.expireSession(open);
     expect(mollie.payments.get(open.id)?.status).toBe('canceled');
     expect(mollie.requests.at(-1)).toMatchObject({ method: 'DELETE', path: `/v2/payments/${open.id}` });
@@ -251,7 +230,7 @@ describe('the Mollie adapter, through @mollie/api-client against a Mollie-speaki
     timeout: 15_000,
   }, async () => {
     const psp = await factory.create(testConnection);
-    const session = await psp.createSession(link('5.00'), checkout(testConnection));
+    const session = await psp.createSession(orderLink('5.00'), checkoutReturn(testConnection));
     mollie.outage = 'error';
     try {
       await expect(psp.verifyNotification(mollie.webhookBody(session.id), {})).rejects.toThrow(
@@ -268,7 +247,7 @@ describe('the Mollie adapter, through @mollie/api-client against a Mollie-speaki
     const psp = await factory.create(testConnection);
     mollie.outage = 'hang';
     try {
-      await expect(psp.createSession(link('5.00'), checkout(testConnection))).rejects.toThrow(
+      await expect(psp.createSession(orderLink('5.00'), checkoutReturn(testConnection))).rejects.toThrow(
         PspCallTimeoutError,
       );
     } finally {
@@ -299,13 +278,13 @@ describe('Mollie credentials and modes', () => {
     const connection = connectionOf('test', 'pc_mollierotated0000000000000000');
     secrets.set(connection.secret_name as string, JSON.stringify({ api_key: testKey }));
     const before = await factory.create(connection);
-    await before.createSession(link('5.00'), checkout(connection));
+    await before.createSession(orderLink('5.00'), checkoutReturn(connection));
     expect(mollie.requests.at(-1)?.headers.authorization).toBe(`Bearer ${testKey}`);
     expect(await factory.create(connection)).toBe(before);
 
     secrets.set(connection.secret_name as string, JSON.stringify({ api_key: rotatedTestKey }));
     const after = await factory.create(connection);
-    await after.createSession(link('5.00'), checkout(connection));
+    await after.createSession(orderLink('5.00'), checkoutReturn(connection));
     expect(mollie.requests.at(-1)?.headers.authorization).toBe(`Bearer ${rotatedTestKey}`);
   });
 });

@@ -2,9 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StripePspFactory } from '../../functions/adapters/psp/stripe-psp.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
 import { InvalidNotificationError, PspNotConfiguredError } from '../../functions/domain/errors.ts';
-import { newPaymentLink } from '../../functions/domain/payment-link.ts';
-import type { Mode } from '../../functions/domain/principal.ts';
 import { type FakeStripe, startFakeStripe } from '../support/fake-stripe.ts';
+import { checkoutReturn, orderLink, storedConnection } from '../support/psp-fixtures.ts';
 
 const testKey = 'sk_test_modes_123';
 const rotatedTestKey = 'sk_test_rotated_456';
@@ -17,17 +16,6 @@ let liveStripe: FakeStripe;
 const secrets = new Map<string, string>();
 const secretStore = { get: async (name: string) => secrets.get(name) };
 
-const connectionOf = (mode: Mode, id: string): PspConnection => ({
-  id,
-  account: 'acme',
-  mode,
-  provider: 'stripe',
-  name: 'Stripe',
-  enabled: true,
-  simulate: null,
-  secret_name: `psp/connections/${id}`,
-  created_at: new Date().toISOString(),
-});
 const store = (connection: PspConnection, credentials: Record<string, string>) =>
   secrets.set(connection.secret_name as string, JSON.stringify(credentials));
 const factoryFor = (stripe: FakeStripe) =>
@@ -40,25 +28,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await testStripe.stop();
   await liveStripe.stop();
-});
-
-const link = (mode: Mode, value = '20.00') =>
-  newPaymentLink(
-    { account: 'acme', mode },
-    {
-      amount: { value, currency: 'EUR' },
-      description: 'Order 1001',
-      redirect_url: 'https://shop.example/thanks',
-    },
-    new Date(),
-  );
-let attempt = 0;
-const checkout = (connection: PspConnection) => ({
-  successUrl: 'https://shop.example/thanks',
-  cancelUrl: 'https://pay.example/checkout/pl_x?canceled=1',
-  notificationUrl: `https://pay.example/psp/stripe/notifications/${connection.id}`,
-  expiresAt: new Date(Math.floor(Date.now() / 1000 + 3600) * 1000),
-  paymentId: `pay_stripemodes${String(++attempt).padStart(14, '0')}`,
 });
 
 describe('Stripe credentials match the connection’s mode', () => {
@@ -85,7 +54,7 @@ describe('Stripe credentials match the connection’s mode', () => {
   });
 
   it('never serves a live connection with an sk_test_ key found in the secret store', async () => {
-    const connection = connectionOf('live', 'pc_stripeswapped000000000000000');
+    const connection = storedConnection('stripe', 'live', 'pc_stripeswapped000000000000000');
     store(connection, { secret_key: testKey, webhook_secret: webhookSecret });
     await expect(factoryFor(testStripe).create(connection)).rejects.toThrow(PspNotConfiguredError);
     expect(testStripe.requests.some((request) => request.headers.authorization === `Bearer ${testKey}`)).toBe(
@@ -94,10 +63,10 @@ describe('Stripe credentials match the connection’s mode', () => {
   });
 
   it('refuses a test-mode event sent to a live connection’s address, however well signed', async () => {
-    const connection = connectionOf('live', 'pc_stripelive00000000000000000');
+    const connection = storedConnection('stripe', 'live', 'pc_stripelive00000000000000000');
     store(connection, { secret_key: liveKey, webhook_secret: webhookSecret });
     const psp = await factoryFor(liveStripe).create(connection);
-    const session = await psp.createSession(link('live'), checkout(connection));
+    const session = await psp.createSession(orderLink('20.00', 'EUR', 'live'), checkoutReturn(connection));
     const stored = liveStripe.completeSession(session.id);
 
     const testEvent = liveStripe.signedEvent('checkout.session.completed', stored, webhookSecret, {
@@ -115,9 +84,9 @@ describe('Stripe credentials match the connection’s mode', () => {
   });
 
   it('refuses a session Stripe reports in the other mode', async () => {
-    const connection = connectionOf('live', 'pc_stripelive00000000000000000');
+    const connection = storedConnection('stripe', 'live', 'pc_stripelive00000000000000000');
     const psp = await factoryFor(liveStripe).create(connection);
-    const session = await psp.createSession(link('live'), checkout(connection));
+    const session = await psp.createSession(orderLink('20.00', 'EUR', 'live'), checkoutReturn(connection));
     liveStripe.completeSession(session.id).livemode = false;
     await expect(psp.retrieveSession(session.id)).rejects.toThrow(InvalidNotificationError);
   });
@@ -125,22 +94,22 @@ describe('Stripe credentials match the connection’s mode', () => {
 
 describe('rotated Stripe credentials', () => {
   it('are used as soon as the stored secret changes, without waiting for the container to recycle', async () => {
-    const connection = connectionOf('test', 'pc_striperotated00000000000000');
+    const connection = storedConnection('stripe', 'test', 'pc_striperotated00000000000000');
     store(connection, { secret_key: testKey, webhook_secret: webhookSecret });
     const factory = factoryFor(testStripe);
     const before = await factory.create(connection);
     expect(await factory.create(connection)).toBe(before);
-    await before.createSession(link('test'), checkout(connection));
+    await before.createSession(orderLink('20.00', 'EUR', 'test'), checkoutReturn(connection));
     expect(testStripe.requests.at(-1)?.headers.authorization).toBe(`Bearer ${testKey}`);
 
     store(connection, { secret_key: rotatedTestKey, webhook_secret: webhookSecret });
     const after = await factory.create(connection);
-    await after.createSession(link('test'), checkout(connection));
+    await after.createSession(orderLink('20.00', 'EUR', 'test'), checkoutReturn(connection));
     expect(testStripe.requests.at(-1)?.headers.authorization).toBe(`Bearer ${rotatedTestKey}`);
   });
 
   it('accept the previous webhook secret while the rotation overlaps, and only the new one after it', async () => {
-    const connection = connectionOf('test', 'pc_stripewebhookrotated000000000');
+    const connection = storedConnection('stripe', 'test', 'pc_stripewebhookrotated000000000');
     store(connection, {
       secret_key: testKey,
       webhook_secret: rotatedWebhookSecret,
@@ -148,7 +117,7 @@ describe('rotated Stripe credentials', () => {
     });
     const factory = factoryFor(testStripe);
     const during = await factory.create(connection);
-    const session = await during.createSession(link('test'), checkout(connection));
+    const session = await during.createSession(orderLink('20.00', 'EUR', 'test'), checkoutReturn(connection));
     const stored = testStripe.sessions.get(session.id)!;
     for (const secret of [webhookSecret, rotatedWebhookSecret]) {
       const event = testStripe.signedEvent('checkout.session.completed', stored, secret);
@@ -168,10 +137,10 @@ describe('rotated Stripe credentials', () => {
 
 describe('Stripe refunds, through the Refunds API', () => {
   it('refund part of a PaymentIntent with our refund id as idempotency key, then read the outcome back', async () => {
-    const connection = connectionOf('test', 'pc_stripe_refunds000000000000000');
+    const connection = storedConnection('stripe', 'test', 'pc_stripe_refunds000000000000000');
     store(connection, { secret_key: testKey, webhook_secret: webhookSecret });
     const psp = await factoryFor(testStripe).create(connection);
-    const session = await psp.createSession(link('test', '20.00'), checkout(connection));
+    const session = await psp.createSession(orderLink('20.00', 'EUR', 'test'), checkoutReturn(connection));
     const paymentIntent = testStripe.completeSession(session.id).payment_intent as string;
 
     const request = {
@@ -221,9 +190,9 @@ describe('Stripe refunds, through the Refunds API', () => {
   });
 
   it('report a refund Stripe could not make as failed, with its reason', async () => {
-    const connection = connectionOf('test', 'pc_stripe_refunds000000000000000');
+    const connection = storedConnection('stripe', 'test', 'pc_stripe_refunds000000000000000');
     const psp = await factoryFor(testStripe).create(connection);
-    const session = await psp.createSession(link('test', '5.00'), checkout(connection));
+    const session = await psp.createSession(orderLink('5.00', 'EUR', 'test'), checkoutReturn(connection));
     const paymentIntent = testStripe.completeSession(session.id).payment_intent as string;
     const refund = await psp.refund({
       refundId: 're_ours000000000000000000002',

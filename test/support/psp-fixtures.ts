@@ -1,0 +1,42 @@
+import type { Provider, PspConnection } from '../../functions/domain/connection.ts';
+import { newPaymentId } from '../../functions/domain/payment.ts';
+import { newPaymentLink, type PaymentLink } from '../../functions/domain/payment-link.ts';
+import type { Mode } from '../../functions/domain/principal.ts';
+import type { CheckoutReturn } from '../../functions/ports/psp.ts';
+
+/**
+ * What the PSP adapter tests hand an adapter: a connection as `npm run psp -- add` stores it (its credentials
+ * under `secret_name`), a link to pay, and the return addresses checkout gives each attempt.
+ */
+export function storedConnection(provider: Provider, mode: Mode, id: string): PspConnection {
+  return {
+    id,
+    account: 'acme',
+    mode,
+    provider,
+    name: provider.charAt(0).toUpperCase() + provider.slice(1),
+    enabled: true,
+    simulate: null,
+    secret_name: `psp/connections/${id}`,
+    created_at: new Date().toISOString(),
+  };
+}
+
+export function orderLink(value: string, currency = 'EUR', mode: Mode = 'test'): PaymentLink {
+  return newPaymentLink(
+    { account: 'acme', mode },
+    { amount: { value, currency }, description: 'Order 1001', redirect_url: 'https://shop.example/thanks' },
+    new Date(),
+  );
+}
+
+/** A new attempt's return addresses at `connection`, expiring in an hour (whole seconds, as PSPs keep them). */
+export function checkoutReturn(connection: PspConnection, paymentId = newPaymentId()): CheckoutReturn {
+  return {
+    successUrl: 'https://shop.example/thanks',
+    cancelUrl: 'https://pay.example/checkout/pl_x?canceled=1',
+    notificationUrl: `https://pay.example/psp/${connection.provider}/notifications/${connection.id}`,
+    expiresAt: new Date(Math.floor(Date.now() / 1000 + 3600) * 1000),
+    paymentId,
+  };
+}
