@@ -1,17 +1,12 @@
-import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { eventMessageBody } from '../../functions/adapters/sqs/event-queue.ts';
-import { pspConfigRepository, sandboxSessionStore } from '../../functions/dependencies.ts';
-import {
-  BUILT_IN_SANDBOX_ID,
-  legacyStripeSecretName,
-  migratedConnectionId,
-} from '../../functions/domain/connection.ts';
+import { sandboxSessionStore } from '../../functions/dependencies.ts';
+import { BUILT_IN_SANDBOX_ID, migratedConnectionId } from '../../functions/domain/connection.ts';
 import { handler } from '../../functions/handlers/deliver-webhook.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { lambdaContext } from '../../lib/local/api-gateway.ts';
-import { LOCAL_PSP_SECRET_PREFIX, writeLocalSecrets } from '../../lib/local/local-secrets.ts';
 import { createLink, sandboxNotification, storedLink } from '../support/checkout-helpers.ts';
+import { configureLegacyStripe } from '../support/connections.ts';
 import { httpRequest, NAVIGATION_HEADERS, navigate } from '../support/navigate.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';
 import {
@@ -148,19 +143,10 @@ describe('metrics (Embedded Metric Format on stdout)', () => {
 
   it('count a payment failed when the PSP cannot open a checkout session, under that provider', async () => {
     const shop = await stack.issueKey('metrics-stripe', 'test');
-    await pspConfigRepository().put({
-      account: 'metrics-stripe',
-      mode: 'test',
-      provider: 'stripe',
-      updated_at: new Date().toISOString(),
-    });
-    const file = process.env.LOCAL_SECRETS_FILE as string;
-    const secrets = JSON.parse(readFileSync(file, 'utf8'));
-    secrets[legacyStripeSecretName(LOCAL_PSP_SECRET_PREFIX, 'metrics-stripe', 'test')] = JSON.stringify({
+    await configureLegacyStripe('metrics-stripe', 'test', {
       secret_key: 'sk_test_metrics',
       webhook_secret: 'whsec_metrics',
     });
-    writeLocalSecrets(file, secrets);
 
     const link = await createLink(stack, shop.api_key);
     expect((await navigate(link.checkout_url)).status).toBe(503);

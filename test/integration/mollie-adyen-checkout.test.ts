@@ -1,10 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pspConnectionRepository } from '../../functions/dependencies.ts';
-import { createConnection, type PspConnection } from '../../functions/domain/connection.ts';
+import type { PspConnection } from '../../functions/domain/connection.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
-import { LOCAL_PSP_SECRET_PREFIX, writeLocalSecrets } from '../../lib/local/local-secrets.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
+import { addConnection } from '../support/connections.ts';
 import { type FakeAdyen, startFakeAdyen } from '../support/fake-adyen.ts';
 import { type FakeMollie, startFakeMollie } from '../support/fake-mollie.ts';
 import { trustFakePspCertificate } from '../support/fake-psp-server.ts';
@@ -25,20 +23,6 @@ let stack: TestStack;
 const keys: Record<string, IssuedApiKey> = {};
 const connections: Record<string, PspConnection> = {};
 
-async function addConnection(account: string, provider: 'mollie' | 'adyen', credentials: unknown) {
-  const connection = createConnection(
-    { account, mode: 'test', provider, name: provider },
-    LOCAL_PSP_SECRET_PREFIX,
-    new Date(),
-  );
-  const file = process.env.LOCAL_SECRETS_FILE as string;
-  const secrets = JSON.parse(readFileSync(file, 'utf8'));
-  secrets[connection.secret_name as string] = JSON.stringify(credentials);
-  writeLocalSecrets(file, secrets);
-  await pspConnectionRepository().create(connection);
-  return connection;
-}
-
 beforeAll(async () => {
   untrust = trustFakePspCertificate();
   mollie = await startFakeMollie({ apiKeys: [mollieKey] });
@@ -49,8 +33,20 @@ beforeAll(async () => {
   stack = await startTestStack();
   keys.mollie = await stack.issueKey('mollieshop', 'test');
   keys.adyen = await stack.issueKey('adyenshop', 'test');
-  connections.mollie = await addConnection('mollieshop', 'mollie', { api_key: mollieKey });
-  connections.adyen = await addConnection('adyenshop', 'adyen', adyen);
+  connections.mollie = await addConnection({
+    account: 'mollieshop',
+    mode: 'test',
+    provider: 'mollie',
+    name: 'mollie',
+    credentials: { api_key: mollieKey },
+  });
+  connections.adyen = await addConnection({
+    account: 'adyenshop',
+    mode: 'test',
+    provider: 'adyen',
+    name: 'adyen',
+    credentials: adyen,
+  });
 });
 afterAll(async () => {
   await stack?.stop();

@@ -1,10 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pspConfigRepository } from '../../functions/dependencies.ts';
-import { legacyStripeSecretName, migratedConnectionId } from '../../functions/domain/connection.ts';
+import { migratedConnectionId } from '../../functions/domain/connection.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
-import { LOCAL_PSP_SECRET_PREFIX, writeLocalSecrets } from '../../lib/local/local-secrets.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
+import { configureLegacyStripe } from '../support/connections.ts';
 import { type FakeStripe, startFakeStripe } from '../support/fake-stripe.ts';
 import { navigate } from '../support/navigate.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';
@@ -19,17 +17,7 @@ beforeAll(async () => {
   process.env.STRIPE_API_URL = stripe.url; // read once by functions/config.ts, before the stack's first request
   stack = await startTestStack();
   key = await stack.issueKey('stripeshop', 'test');
-  await pspConfigRepository().put({
-    account: 'stripeshop',
-    mode: 'test',
-    provider: 'stripe',
-    updated_at: new Date().toISOString(),
-  });
-  const file = process.env.LOCAL_SECRETS_FILE as string;
-  const secrets = JSON.parse(readFileSync(file, 'utf8'));
-  secrets[legacyStripeSecretName(LOCAL_PSP_SECRET_PREFIX, 'stripeshop', 'test')] =
-    JSON.stringify(credentials);
-  writeLocalSecrets(file, secrets);
+  await configureLegacyStripe('stripeshop', 'test', credentials);
 });
 afterAll(async () => {
   await stack.stop();

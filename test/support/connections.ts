@@ -1,10 +1,12 @@
 import { readFileSync } from 'node:fs';
-import { pspConnectionRepository } from '../../functions/dependencies.ts';
+import { pspConfigRepository, pspConnectionRepository } from '../../functions/dependencies.ts';
 import {
   createConnection,
+  legacyStripeSecretName,
   type NewConnection,
   type PspConnection,
 } from '../../functions/domain/connection.ts';
+import type { Mode } from '../../functions/domain/principal.ts';
 import { LOCAL_PSP_SECRET_PREFIX, writeLocalSecrets } from '../../lib/local/local-secrets.ts';
 
 let added = 0;
@@ -18,12 +20,34 @@ export async function addConnection(
 ): Promise<PspConnection> {
   added++;
   const connection = createConnection(input, LOCAL_PSP_SECRET_PREFIX, new Date(Date.now() + added));
-  if (connection.secret_name) {
-    const file = process.env.LOCAL_SECRETS_FILE as string;
-    const secrets = JSON.parse(readFileSync(file, 'utf8'));
-    secrets[connection.secret_name] = JSON.stringify(input.credentials ?? {});
-    writeLocalSecrets(file, secrets);
-  }
+  if (connection.secret_name) storeLocalSecret(connection.secret_name, input.credentials ?? {});
   await pspConnectionRepository().create(connection);
   return connection;
+}
+
+/**
+ * Configures Stripe for an (account, mode) the way `npm run psp -- set` did before connections existed: the
+ * configuration item, and the credentials under their old secret name. The first read migrates it
+ * (docs/orchestration.md#migration).
+ */
+export async function configureLegacyStripe(
+  account: string,
+  mode: Mode,
+  credentials: { secret_key: string; webhook_secret: string },
+): Promise<void> {
+  await pspConfigRepository().put({
+    account,
+    mode,
+    provider: 'stripe',
+    updated_at: new Date().toISOString(),
+  });
+  storeLocalSecret(legacyStripeSecretName(LOCAL_PSP_SECRET_PREFIX, account, mode), credentials);
+}
+
+/** Writes a secret into the local stack's secrets file, as the PSP CLI does. */
+function storeLocalSecret(name: string, value: unknown): void {
+  const file = process.env.LOCAL_SECRETS_FILE as string;
+  const secrets = JSON.parse(readFileSync(file, 'utf8'));
+  secrets[name] = JSON.stringify(value);
+  writeLocalSecrets(file, secrets);
 }
