@@ -1,10 +1,10 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ConcurrentModificationError } from '../../domain/errors.ts';
 import { isPaymentId, type Payment } from '../../domain/payment.ts';
 import type { Mode } from '../../domain/principal.ts';
 import type { PaymentRepository } from '../../ports/payment-repository.ts';
-import { dueInSweeperIndex } from './query.ts';
+import { allItems, dueInSweeperIndex } from './query.ts';
 import { paymentKeys, shardOf, withoutKeys } from './table-schema.ts';
 
 function paymentItem(payment: Payment) {
@@ -63,21 +63,13 @@ export class DynamoPaymentRepository implements PaymentRepository {
 
   async listOfLink(linkId: string, mode: Mode): Promise<Payment[]> {
     const { pk, skPrefix } = paymentKeys.ofLink(linkId, mode);
-    const payments: Payment[] = [];
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
-          ConsistentRead: true,
-          ExclusiveStartKey,
-        }),
-      );
-      for (const item of page.Items ?? []) payments.push(withoutKeys<Payment>(item));
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
+    const items = await allItems(this.client, {
+      TableName: this.tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
+      ConsistentRead: true,
+    });
+    const payments = items.map((item) => withoutKeys<Payment>(item));
     return payments.sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id));
   }
 

@@ -16,6 +16,7 @@ import type {
   ConnectionState,
   PspConnectionRepository,
 } from '../../ports/psp-connections.ts';
+import { allItems } from './query.ts';
 import { connectionKeys, tableSchema, withoutKeys } from './table-schema.ts';
 
 const HEALTH_ATTRIBUTES = ['consecutive_failures', 'down_until', 'revision'] as const;
@@ -84,23 +85,16 @@ export class DynamoPspConnectionRepository implements PspConnectionRepository {
   async directory(account: string, mode: Mode): Promise<ConnectionDirectory> {
     const connections: ConnectionState[] = [];
     let routing: Routing | null = null;
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': connectionKeys.directory(account, mode) },
-          ConsistentRead: true,
-          ExclusiveStartKey,
-        }),
-      );
-      for (const item of page.Items ?? []) {
-        if (item.kind === 'connection') connections.push(toState(item));
-        else if (item.kind === 'routing') routing = { rules: item.rules, default: item.default } as Routing;
-      }
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
+    const items = await allItems(this.client, {
+      TableName: this.tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': connectionKeys.directory(account, mode) },
+      ConsistentRead: true,
+    });
+    for (const item of items) {
+      if (item.kind === 'connection') connections.push(toState(item));
+      else if (item.kind === 'routing') routing = { rules: item.rules, default: item.default } as Routing;
+    }
     connections.sort(
       (a, b) =>
         a.connection.created_at.localeCompare(b.connection.created_at) ||

@@ -15,18 +15,23 @@ export async function recordsOfGsi1Partition<T>(
   tableName: string,
   partition: string,
 ): Promise<T[]> {
-  const records: T[] = [];
-  const pages = paginateQuery(
-    { client },
-    {
-      TableName: tableName,
-      IndexName: tableSchema.gsi1.indexName,
-      KeyConditionExpression: 'gsi1pk = :pk',
-      ExpressionAttributeValues: { ':pk': partition },
-    },
-  );
-  for await (const page of pages) for (const item of page.Items ?? []) records.push(withoutKeys<T>(item));
-  return records;
+  const items = await allItems(client, {
+    TableName: tableName,
+    IndexName: tableSchema.gsi1.indexName,
+    KeyConditionExpression: 'gsi1pk = :pk',
+    ExpressionAttributeValues: { ':pk': partition },
+  });
+  return items.map((item) => withoutKeys<T>(item));
+}
+
+/** Every item a query matches, all pages read: for partitions that are small by nature and read whole. */
+export async function allItems(
+  client: DynamoDBDocumentClient,
+  input: QueryCommandInput,
+): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  for await (const page of paginateQuery({ client }, input)) items.push(...(page.Items ?? []));
+  return items;
 }
 
 /**
