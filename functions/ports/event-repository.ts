@@ -4,6 +4,7 @@ import type { DeliveryAttempt, DeliveryDecision, StoredEvent } from '../domain/w
 /** An undelivered event whose outbox due time has passed. */
 export interface OutboxEntry {
   id: string;
+  account: string;
   mode: Mode;
   delivery_seq: number;
   /** The opaque due marker read from the outbox index; a later update is conditioned on it. */

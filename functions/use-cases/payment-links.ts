@@ -98,7 +98,7 @@ export async function applyTransition(
  */
 export async function publishCommitted(queue: EventQueue, event: LinkEvent): Promise<void> {
   try {
-    await queue.publish({ id: event.id, mode: event.mode, committed: true });
+    await queue.publish({ id: event.id, account: event.account, mode: event.mode, committed: true });
   } catch (error) {
     logger.warn('Event queued for the outbox sweeper: send failed', { event_id: event.id, error });
   }

@@ -250,7 +250,13 @@ async function attempt(deps: DeliveryDependencies, event: StoredEvent, invocatio
     owned,
   });
   if (!owned) return decision.status === 'pending' ? 'retry_scheduled' : decision.status;
-  const next = { id: event.id, mode: event.mode, delivery_seq: event.delivery_seq + 1, committed: true };
+  const next = {
+    id: event.id,
+    account: event.account,
+    mode: event.mode,
+    delivery_seq: event.delivery_seq + 1,
+    committed: true,
+  };
   if (decision.status === 'pending' && decision.retryInMs <= MAX_QUEUE_DELAY_MS) {
     // A lost send is harmless: the outbox due time (the wait plus a grace period) brings the sweeper in.
     await deps.queue
@@ -534,7 +540,13 @@ async function defer(
 ): Promise<DeliveryOutcome> {
   const now = deps.now();
   const returnsAt = now.getTime() + waitMs;
-  const message = { id: event.id, mode: event.mode, delivery_seq: event.delivery_seq, committed: true };
+  const message = {
+    id: event.id,
+    account: event.account,
+    mode: event.mode,
+    delivery_seq: event.delivery_seq,
+    committed: true,
+  };
   const due = event.outbox_due ? Date.parse(event.outbox_due) : Number.NaN;
   if (waitMs <= MAX_QUEUE_DELAY_MS && due - returnsAt >= OUTBOX_MARGIN_MS) {
     await deps.queue.publish(message, { delaySeconds: Math.ceil(waitMs / 1000) });

@@ -30,7 +30,12 @@ export async function sweepOutbox(deps: SweepDependencies): Promise<{ queued: nu
   for (const entry of due) {
     if (!(await deps.events.postpone(entry, new Date(now.getTime() + OUTBOX_GRACE_MS)))) continue;
     try {
-      await deps.queue.publish({ id: entry.id, mode: entry.mode, delivery_seq: entry.delivery_seq });
+      await deps.queue.publish({
+        id: entry.id,
+        account: entry.account,
+        mode: entry.mode,
+        delivery_seq: entry.delivery_seq,
+      });
       queued++;
     } catch (error) {
       failed++;
@@ -84,6 +89,7 @@ export async function redeliverEvent(
   try {
     await deps.queue.publish({
       id: restarted.id,
+      account: restarted.account,
       mode: restarted.mode,
       delivery_seq: restarted.delivery_seq,
       committed: true, // the link was checked above to name it

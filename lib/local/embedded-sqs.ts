@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { Server } from 'node:net';
 import { type FauxqsServer, startFauxqs } from 'fauxqs';
+import { emulateFairQueues } from './fair-queue.ts';
 
 export interface EmbeddedSqs {
   endpoint: string;
@@ -31,9 +32,11 @@ async function onLoopbackOnly<T>(start: () => Promise<T>): Promise<T> {
 /**
  * An SQS emulator (fauxqs) on loopback, persisted under `dataDir` (in memory when omitted). It speaks the real
  * SQS protocol, so the handlers' SQS client and the local event-source poller use the real AWS SDK against it.
+ * Its standard queues are fair queues, as on AWS (./fair-queue.ts).
  */
 export async function startEmbeddedSqs(options: { dataDir?: string }): Promise<EmbeddedSqs> {
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
+  await emulateFairQueues();
   const server = await onLoopbackOnly(() =>
     startFauxqs({ port: 0, host: '127.0.0.1', logger: false, dataDir: options.dataDir }),
   );

@@ -35,15 +35,25 @@ async function newQueue(): Promise<string> {
   return QueueUrl as string;
 }
 
-/** Every message body on the queue (none is deleted: the queue's visibility timeout outlasts the test). */
-async function bodies(queueUrl: string): Promise<string[]> {
-  const found: string[] = [];
+/** Every message on the queue (none is deleted: the queue's visibility timeout outlasts the test). */
+async function messages(queueUrl: string): Promise<Array<{ body: string; group?: string }>> {
+  const found: Array<{ body: string; group?: string }> = [];
   for (;;) {
     const { Messages } = await client.send(
-      new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }),
+      new ReceiveMessageCommand({
+        QueueUrl: queueUrl,
+        MaxNumberOfMessages: 10,
+        WaitTimeSeconds: 0,
+        MessageSystemAttributeNames: ['MessageGroupId'],
+      }),
     );
     if (!Messages?.length) return found;
-    found.push(...Messages.map((message) => message.Body ?? ''));
+    found.push(
+      ...Messages.map((message) => ({
+        body: message.Body ?? '',
+        group: message.Attributes?.MessageGroupId,
+      })),
+    );
   }
 }
 
@@ -58,8 +68,10 @@ describe('the batching events queue (webhook delivery re-sends)', () => {
     operations.length = 0;
     // Act
     const outcomes = await Promise.allSettled([
-      ...ids.map((id) => queue.publish({ id, mode: 'test', delivery_seq: 1, committed: true })),
-      queue.publish({ id: refused, mode: 'test' }),
+      ...ids.map((id) =>
+        queue.publish({ id, account: 'acct_a', mode: 'test', delivery_seq: 1, committed: true }),
+      ),
+      queue.publish({ id: refused, account: 'acct_a', mode: 'test' }),
     ]);
     // Assess
     expect(operations).toEqual(['SendMessageBatchCommand', 'SendMessageBatchCommand']);
@@ -68,9 +80,12 @@ describe('the batching events queue (webhook delivery re-sends)', () => {
       status: 'rejected',
       reason: { message: expect.stringContaining('InvalidMessageContents') },
     });
-    const sent = (await bodies(queueUrl)).map((body) => JSON.parse(body));
+    const received = await messages(queueUrl);
+    const sent = received.map((message) => JSON.parse(message.body));
     expect(sent.map((message) => message.event_id).sort()).toEqual([...ids].sort());
     expect(sent[0]).toEqual({ event_id: expect.any(String), mode: 'test', delivery_seq: 1, committed: true });
+    // Each message names its tenant, by which the fair queue keeps one merchant's backlog from holding others.
+    expect(new Set(received.map((message) => message.group))).toEqual(new Set(['acct_a:test']));
   });
 
   it('fails every publish of a batch the queue did not take', async () => {
@@ -78,8 +93,8 @@ describe('the batching events queue (webhook delivery re-sends)', () => {
     const queue = new BatchingSqsEventQueue(client, `${sqs.endpoint}/000000000000/no-such-queue`);
     // Act
     const outcomes = await Promise.allSettled([
-      queue.publish({ id: newId('evt'), mode: 'test' }),
-      queue.publish({ id: newId('evt'), mode: 'live' }, { delaySeconds: 5 }),
+      queue.publish({ id: newId('evt'), account: 'acct_a', mode: 'test' }),
+      queue.publish({ id: newId('evt'), account: 'acct_a', mode: 'live' }, { delaySeconds: 5 }),
     ]);
     // Assess
     expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);

@@ -29,7 +29,7 @@ describe('the local stack runs each handler with its function’s permissions on
   });
 
   it('refuses a queue send to a function that does not send events', async () => {
-    const event = { id: 'evt_000000000000000000000000', mode: 'test' as const };
+    const event = { id: 'evt_000000000000000000000000', account: 'acct_a', mode: 'test' as const };
     await expect(asFunction('get-payment-link', () => eventQueue().publish(event))).rejects.toMatchObject({
       name: 'AccessDeniedException',
       message: expect.stringContaining('sqs:SendMessage'),

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { eventMessageBody } from '../../functions/adapters/sqs/event-queue.ts';
+import { eventMessage } from '../../functions/adapters/sqs/event-queue.ts';
 import { handler as deliverWebhooks } from '../../functions/handlers/deliver-webhook.ts';
 import { lambdaContext } from '../../lib/local/api-gateway.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';
@@ -81,8 +81,10 @@ describe('logs', () => {
       return true;
     });
     try {
-      const messages = [delivered, refused].map((id) =>
-        eventMessageBody({ id: id as string, mode: 'test', committed: true }),
+      const messages = [delivered, refused].map(
+        (id) =>
+          eventMessage({ id: id as string, account: 'loggy-hooks', mode: 'test', committed: true })
+            .MessageBody,
       );
       await deliverWebhooks(sqsEvent(messages), lambdaContext('deliver-webhook', 30_000));
     } finally {

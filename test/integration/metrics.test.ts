@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { eventMessageBody } from '../../functions/adapters/sqs/event-queue.ts';
+import { eventMessage } from '../../functions/adapters/sqs/event-queue.ts';
 import { sandboxSessionStore } from '../../functions/dependencies.ts';
 import { BUILT_IN_SANDBOX_ID, migratedConnectionId } from '../../functions/domain/connection.ts';
 import { handler } from '../../functions/handlers/deliver-webhook.ts';
@@ -195,7 +195,9 @@ describe('metrics (Embedded Metric Format on stdout)', () => {
   it('count the webhook attempts of one batch in one line: summed, with a latency per delivered webhook', async () => {
     await stack.issueKey('metrics-batch', 'test');
     const ids = await canceledLinkEvents('metrics-batch', endpoint.url, 3);
-    const messages = ids.map((id) => eventMessageBody({ id, mode: 'test', committed: true }));
+    const messages = ids.map(
+      (id) => eventMessage({ id, account: 'metrics-batch', mode: 'test', committed: true }).MessageBody,
+    );
 
     await handler(sqsEvent(messages), lambdaContext('deliver-webhook', 30_000));
 

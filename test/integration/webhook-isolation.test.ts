@@ -105,8 +105,8 @@ describe('one hanging endpoint beside a healthy one, through the local stack', (
     const hangingEvents = await canceledLinkEvents('hanging-co', hanging.url, 600);
     const healthyEvents = await canceledLinkEvents('healthy-co', healthy.url, 20);
 
-    await queueEvents(sqsClient(), config().EVENTS_QUEUE_URL, hangingEvents);
-    await queueEvents(sqsClient(), config().EVENTS_QUEUE_URL, healthyEvents);
+    await queueEvents(sqsClient(), config().EVENTS_QUEUE_URL, 'hanging-co', hangingEvents);
+    await queueEvents(sqsClient(), config().EVENTS_QUEUE_URL, 'healthy-co', healthyEvents);
     await eventually(async () => timeline.includes('hanging:closed'), 60_000);
 
     const firstTimeout = timeline.indexOf('hanging:closed');
@@ -121,6 +121,30 @@ describe('one hanging endpoint beside a healthy one, through the local stack', (
     expect(stored.every((event) => (event?.round_attempts ?? 99) <= 1)).toBe(true);
     const delivered = await eventRepository().getMany(healthyEvents.map((id) => ({ id, mode: 'test' })));
     expect(delivered.map((event) => event?.status)).toEqual(healthyEvents.map(() => 'delivered'));
+  }, 90_000);
+});
+
+describe('one merchant’s backlog beside another’s new webhooks, through the local stack', () => {
+  it('hands the other merchant’s webhooks out ahead of the backlog (the events queue is a fair queue)', async () => {
+    await stack.issueKey('backlogged-co', 'test');
+    await stack.issueKey('quiet-co', 'test');
+    const timeline: string[] = [];
+    const backlogged = await endpoint('backlogged', timeline);
+    const quiet = await endpoint('quiet', timeline);
+    const backlog = await canceledLinkEvents('backlogged-co', backlogged.url, 300);
+    const fresh = await canceledLinkEvents('quiet-co', quiet.url, 20);
+
+    await queueEvents(sqsClient(), config().EVENTS_QUEUE_URL, 'backlogged-co', backlog);
+    await queueEvents(sqsClient(), config().EVENTS_QUEUE_URL, 'quiet-co', fresh);
+    await eventually(async () => count(timeline, 'backlogged:request') === 300, 60_000);
+
+    // Queued behind all 300, the quiet merchant's webhooks go out once the backlog counts as noisy (30 of its
+    // messages in flight), not after it: in arrival order, all 300 would arrive first.
+    const firstQuiet = timeline.indexOf('quiet:request');
+    const lastQuiet = timeline.lastIndexOf('quiet:request');
+    expect(count(timeline, 'quiet:request')).toBe(20);
+    expect(count(timeline.slice(0, firstQuiet), 'backlogged:request')).toBeLessThan(100);
+    expect(count(timeline.slice(0, lastQuiet), 'backlogged:request')).toBeLessThan(300);
   }, 90_000);
 });
 
@@ -147,7 +171,7 @@ describe('a compressed delivery pipeline (300 ms timeout, 1 s waits)', () => {
     const recovering = await endpoint('recovering', timeline, (_, index) => (index < 4 ? 'hang' : 200));
     const events = await canceledLinkEvents('recovering-co', recovering.url, 30);
 
-    await queueEvents(harness.sqs, harness.queueUrl, events);
+    await queueEvents(harness.sqs, harness.queueUrl, 'recovering-co', events);
     const stored = await eventually(async () => {
       const read = await eventRepository().getMany(events.map((id) => ({ id, mode: 'test' })));
       return read.every((event) => event?.status === 'delivered') && read;

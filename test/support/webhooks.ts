@@ -8,7 +8,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
 import { HttpWebhookSender } from '../../functions/adapters/http/webhook-sender.ts';
-import { eventMessageBody, SqsEventQueue } from '../../functions/adapters/sqs/event-queue.ts';
+import { eventMessage, SqsEventQueue } from '../../functions/adapters/sqs/event-queue.ts';
 import { config } from '../../functions/config.ts';
 import {
   endpointHealthStore,
@@ -276,15 +276,20 @@ export async function canceledLinkEvents(account: string, webhookUrl: string, co
   return ids;
 }
 
-/** Hands events to a queue as committed transitions do, ten to a request. */
-export async function queueEvents(sqs: SQSClient, queueUrl: string, eventIds: readonly string[]) {
+/** Hands an account's test-mode events to a queue as committed transitions do, ten to a request. */
+export async function queueEvents(
+  sqs: SQSClient,
+  queueUrl: string,
+  account: string,
+  eventIds: readonly string[],
+) {
   for (let start = 0; start < eventIds.length; start += 10) {
     const { Failed } = await sqs.send(
       new SendMessageBatchCommand({
         QueueUrl: queueUrl,
         Entries: eventIds.slice(start, start + 10).map((id, index) => ({
           Id: String(index),
-          MessageBody: eventMessageBody({ id, mode: 'test', committed: true }),
+          ...eventMessage({ id, account, mode: 'test', committed: true }),
         })),
       }),
     );

@@ -204,11 +204,12 @@ export class DynamoEventRepository implements EventRepository {
       // `~` sorts after every character of an id, so entries due exactly now are included.
       KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk <= :now',
       ExpressionAttributeValues: { ':pk': keys.outbox(shard), ':now': `${now.toISOString()}~` },
-      ProjectionExpression: '#id, #mode, delivery_seq, gsi2sk',
-      ExpressionAttributeNames: { '#id': 'id', '#mode': 'mode' },
+      ProjectionExpression: '#id, #account, #mode, delivery_seq, gsi2sk',
+      ExpressionAttributeNames: { '#id': 'id', '#account': 'account', '#mode': 'mode' },
     }));
     return items.map((item) => ({
       id: item.id as string,
+      account: item.account as string,
       mode: item.mode as Mode,
       delivery_seq: item.delivery_seq as number,
       due: item.gsi2sk as string,

@@ -6,14 +6,23 @@ import {
 } from '@aws-sdk/client-sqs';
 import type { EventQueue, EventReference } from '../../ports/event-queue.ts';
 
-/** The message names the stored event only: the delivery function always reads the truth from the table. */
-export function eventMessageBody(event: EventReference): string {
-  return JSON.stringify({
-    event_id: event.id,
-    mode: event.mode,
-    delivery_seq: event.delivery_seq ?? 0,
-    ...(event.committed && { committed: true }),
-  });
+/**
+ * The message names the stored event only: the delivery function always reads the truth from the table. Its
+ * `MessageGroupId` names the event's tenant (account and mode; `ACCOUNT_PATTERN` keeps it within SQS's
+ * characters and 128), which makes the standard queue an SQS fair queue: while one tenant holds a
+ * disproportionate share of the consumers, the queue hands out the other tenants' messages first
+ * (docs/webhooks.md, "Queue order"). On a standard queue the group orders nothing and locks nothing.
+ */
+export function eventMessage(event: EventReference): { MessageBody: string; MessageGroupId: string } {
+  return {
+    MessageBody: JSON.stringify({
+      event_id: event.id,
+      mode: event.mode,
+      delivery_seq: event.delivery_seq ?? 0,
+      ...(event.committed && { committed: true }),
+    }),
+    MessageGroupId: `${event.account}:${event.mode}`,
+  };
 }
 
 /** SQS delays a message by at most 900 seconds. */
@@ -34,7 +43,7 @@ export class SqsEventQueue implements EventQueue {
     await this.client.send(
       new SendMessageCommand({
         QueueUrl: this.queueUrl,
-        MessageBody: eventMessageBody(event),
+        ...eventMessage(event),
         DelaySeconds: delaySecondsOf(options),
       }),
     );
@@ -69,7 +78,7 @@ export class BatchingSqsEventQueue implements EventQueue {
   publish(event: EventReference, options: { delaySeconds?: number } = {}): Promise<void> {
     return new Promise((resolve, reject) => {
       this.pending.push({
-        entry: { MessageBody: eventMessageBody(event), DelaySeconds: delaySecondsOf(options) },
+        entry: { ...eventMessage(event), DelaySeconds: delaySecondsOf(options) },
         resolve,
         reject,
       });

@@ -7,7 +7,7 @@ import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
 import { keys } from '../../../functions/adapters/dynamodb/table-schema.ts';
-import { eventMessageBody } from '../../../functions/adapters/sqs/event-queue.ts';
+import { eventMessage } from '../../../functions/adapters/sqs/event-queue.ts';
 import { sqsClient } from '../../../functions/clients/sqs.ts';
 import { config } from '../../../functions/config.ts';
 import { linkRepository } from '../../../functions/dependencies.ts';
@@ -189,7 +189,7 @@ async function deliveries(
           QueueUrl: config().EVENTS_QUEUE_URL,
           Entries: batch.map((event, index) => ({
             Id: String(index),
-            MessageBody: eventMessageBody({ ...event, committed: true }),
+            ...eventMessage({ ...event, committed: true }),
           })),
         }),
       )

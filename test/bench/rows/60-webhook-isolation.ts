@@ -1,12 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
-import { eventMessageBody } from '../../../functions/adapters/sqs/event-queue.ts';
 import { sqsClient } from '../../../functions/clients/sqs.ts';
 import { config } from '../../../functions/config.ts';
 import { apiKeyRepository, signingSecretStore } from '../../../functions/dependencies.ts';
 import { issueApiKey } from '../../../functions/use-cases/api-keys.ts';
-import { canceledLinkEvents } from '../../support/webhooks.ts';
+import { canceledLinkEvents, queueEvents } from '../../support/webhooks.ts';
 import type { BenchRow, BenchServer } from '../bench.ts';
 import { fmt } from '../bench.ts';
 import { budgets } from '../budgets.ts';
@@ -32,29 +30,15 @@ async function listen(server: Server): Promise<string> {
 
 let round = 0;
 
-/** Events of `count` canceled links of a fresh tenant posting to `url` (the tenant's key gives it a secret). */
+/**
+ * Events of `count` canceled links of a fresh tenant posting to `url` (the tenant's key gives it a secret), and
+ * a function that hands them to the events queue as committed transitions do.
+ */
 async function tenantEvents(server: BenchServer, name: string, url: string, count: number) {
   const account = `${server.account}-${name}-${process.pid}-${round++}`;
   await issueApiKey({ keys: apiKeyRepository(), secrets: signingSecretStore() }, account, 'test');
-  return canceledLinkEvents(account, url, count);
-}
-
-/** Hands events to the events queue as committed transitions do, ten to a request. */
-async function queue(ids: readonly string[]) {
-  const batches = Array.from({ length: Math.ceil(ids.length / 10) }, (_, index) =>
-    ids.slice(index * 10, index * 10 + 10),
-  );
-  for (const batch of batches) {
-    await sqsClient().send(
-      new SendMessageBatchCommand({
-        QueueUrl: config().EVENTS_QUEUE_URL,
-        Entries: batch.map((id, index) => ({
-          Id: String(index),
-          MessageBody: eventMessageBody({ id, mode: 'test', committed: true }),
-        })),
-      }),
-    );
-  }
+  const ids = await canceledLinkEvents(account, url, count);
+  return { ids, queue: () => queueEvents(sqsClient(), config().EVENTS_QUEUE_URL, account, ids) };
 }
 
 async function isolation(server: BenchServer): Promise<IsolationBenchResult> {
@@ -79,7 +63,7 @@ async function isolation(server: BenchServer): Promise<IsolationBenchResult> {
 
   /** ms from handing a fresh healthy tenant's events to the queue until they have all arrived. */
   const healthyDelivery = async (before: () => Promise<void> = async () => {}) => {
-    const ids = await tenantEvents(server, 'healthy', healthyUrl, HEALTHY_EVENTS);
+    const { ids, queue } = await tenantEvents(server, 'healthy', healthyUrl, HEALTHY_EVENTS);
     await before();
     waiting = new Set(ids);
     const all = new Promise<void>((resolve, reject) => {
@@ -87,15 +71,15 @@ async function isolation(server: BenchServer): Promise<IsolationBenchResult> {
       setTimeout(() => reject(new Error('the healthy webhooks did not all arrive within 60 s')), 60_000);
     });
     const started = performance.now();
-    await queue(ids);
+    await queue();
     await all;
     return performance.now() - started;
   };
 
   try {
     const first = await healthyDelivery();
-    const hangingIds = await tenantEvents(server, 'hanging', hangingUrl, HANGING_EVENTS);
-    const beside = await healthyDelivery(() => queue(hangingIds));
+    const hangingTenant = await tenantEvents(server, 'hanging', hangingUrl, HANGING_EVENTS);
+    const beside = await healthyDelivery(hangingTenant.queue);
     const requestsMeanwhile = hangingRequests;
     const second = await healthyDelivery();
     return { alone: [first, second], beside, hangingRequests: requestsMeanwhile };
