@@ -19,6 +19,8 @@ export interface IsolationBenchResult {
   alone: number[];
   /** ms until it had them all, queued right behind the hanging endpoint's events. */
   beside: number;
+  /** ms until it had them all, queued right behind as many events of another tenant's answering endpoint. */
+  behindBacklog: number;
   /** Requests the hanging endpoint received (and never answered) meanwhile. */
   hangingRequests: number;
 }
@@ -58,8 +60,12 @@ async function isolation(server: BenchServer): Promise<IsolationBenchResult> {
     request.resume();
   });
   hanging.on('connection', (socket) => hangingSockets.add(socket));
+  const answering = createServer((request, response) => {
+    request.resume().on('end', () => response.writeHead(204).end());
+  });
   const healthyUrl = `${await listen(healthy)}/hooks`;
   const hangingUrl = `${await listen(hanging)}/hooks`;
+  const answeringUrl = `${await listen(answering)}/hooks`;
 
   /** ms from handing a fresh healthy tenant's events to the queue until they have all arrived. */
   const healthyDelivery = async (before: () => Promise<void> = async () => {}) => {
@@ -82,17 +88,22 @@ async function isolation(server: BenchServer): Promise<IsolationBenchResult> {
     const beside = await healthyDelivery(hangingTenant.queue);
     const requestsMeanwhile = hangingRequests;
     const second = await healthyDelivery();
-    return { alone: [first, second], beside, hangingRequests: requestsMeanwhile };
+    const backlog = await tenantEvents(server, 'backlog', answeringUrl, HANGING_EVENTS);
+    const behindBacklog = await healthyDelivery(backlog.queue);
+    return { alone: [first, second], beside, behindBacklog, hangingRequests: requestsMeanwhile };
   } finally {
     for (const socket of hangingSockets) socket.destroy();
     healthy.close();
     hanging.close();
+    answering.close();
   }
 }
 
 /**
  * Isolation: a healthy endpoint's 20 new webhooks queued right behind 600 events of an endpoint that never
- * answers, against the same 20 alone (a fresh tenant each time, so both start unproven).
+ * answers, against the same 20 alone (a fresh tenant each time, so both start unproven). Then, without a budget,
+ * the same 20 behind 600 of another merchant whose endpoint answers: what the fair queue spares them
+ * (docs/webhooks.md, "Queue order").
  */
 export default {
   serve: (server) => isolation(server),
@@ -109,6 +120,13 @@ export default {
         baseline: `${fmt(alone)} ms alone (${result.alone.map((ms) => fmt(ms)).join(', ')})`,
         ratio: result.beside / alone,
         budget: { max: budgets.webhookIsolation },
+      });
+      bench.row({
+        measure: 'webhook fairness',
+        subject: `${HEALTHY_EVENTS} webhooks behind ${HANGING_EVENTS} of an answering endpoint`,
+        value: `${fmt(result.behindBacklog)} ms`,
+        baseline: `${fmt(alone)} ms alone`,
+        ratio: result.behindBacklog / alone,
       });
     } catch (error) {
       bench.row({
