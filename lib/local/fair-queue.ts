@@ -10,8 +10,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
  *
  * - a message's tenant is its `MessageGroupId`; a message without one is a tenant of its own;
  * - a tenant is noisy while it holds more than 10% of the queue's in-flight messages and at least 30 of them, or
- *   took more than 10% of the consumers' recent processing time (from receive to delete, of the messages deleted
- *   within the last minute);
+ *   took more than 10% of the consumers' recent processing time (from receive to delete; "recent" is not
+ *   specified, here each millisecond counts half as much 30 seconds later);
  * - while any tenant is noisy, a receive takes the quiet tenants' messages first (oldest first), then the noisy
  *   tenants', the one with the fewest messages in flight first; nothing is dropped or held back otherwise.
  *
@@ -20,8 +20,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
  * and its receive orders its ready messages by the rules above before taking them.
  */
 
-/** What "recent" processing time covers. AWS does not say; a minute keeps a burst's history without hoarding. */
-const RECENT_MS = 60_000;
+/** How fast processing time stops counting as recent: it weighs half as much after this long. */
+const PROCESSING_HALF_LIFE_MS = 30_000;
 const NOISY_SHARE = 0.1;
 const NOISY_MIN_IN_FLIGHT = 30;
 
@@ -51,10 +51,25 @@ interface FauxqsRouter {
   handle(request: { headers: Record<string, unknown>; body: unknown }, reply: unknown): Promise<unknown>;
 }
 
+/** Processing time that decays with age: `ms` as of `at`. */
+interface RecentTime {
+  ms: number;
+  at: number;
+}
+
+const recentMs = (time: RecentTime | undefined, now: number) =>
+  time ? time.ms * 2 ** (-(now - time.at) / PROCESSING_HALF_LIFE_MS) : 0;
+
+function addRecent(time: RecentTime, ms: number, now: number): void {
+  time.ms = recentMs(time, now) + ms;
+  time.at = now;
+}
+
 /** What a queue remembers of its consumers: when each in-flight message was received, and recent processing. */
 interface ConsumerHistory {
   receivedAt: Map<string, number>;
-  processed: Array<{ tenant: string; endedAt: number; ms: number }>;
+  processing: Map<string, RecentTime>;
+  totalProcessing: RecentTime;
 }
 
 const histories = new WeakMap<FauxqsQueue, ConsumerHistory>();
@@ -62,7 +77,7 @@ const histories = new WeakMap<FauxqsQueue, ConsumerHistory>();
 function historyOf(queue: FauxqsQueue): ConsumerHistory {
   let history = histories.get(queue);
   if (!history) {
-    history = { receivedAt: new Map(), processed: [] };
+    history = { receivedAt: new Map(), processing: new Map(), totalProcessing: { ms: 0, at: 0 } };
     histories.set(queue, history);
   }
   return history;
@@ -77,24 +92,20 @@ const tenantOf = (message: StoredMessage) => message.messageGroupId ?? `message:
 function fairShare(
   ready: readonly StoredMessage[],
   inFlight: readonly StoredMessage[],
-  processed: ReadonlyArray<{ tenant: string; ms: number }>,
+  history: ConsumerHistory,
   count: number,
+  now: number,
 ): number[] | undefined {
   const inFlightCount = new Map<string, number>();
   for (const message of inFlight) {
     const tenant = tenantOf(message);
     inFlightCount.set(tenant, (inFlightCount.get(tenant) ?? 0) + 1);
   }
-  const processingMs = new Map<string, number>();
-  let totalMs = 0;
-  for (const { tenant, ms } of processed) {
-    processingMs.set(tenant, (processingMs.get(tenant) ?? 0) + ms);
-    totalMs += ms;
-  }
+  const totalMs = recentMs(history.totalProcessing, now);
   const isNoisy = (tenant: string) => {
     const held = inFlightCount.get(tenant) ?? 0;
     if (held >= NOISY_MIN_IN_FLIGHT && held > NOISY_SHARE * inFlight.length) return true;
-    return totalMs > 0 && (processingMs.get(tenant) ?? 0) > NOISY_SHARE * totalMs;
+    return totalMs > 0 && recentMs(history.processing.get(tenant), now) > NOISY_SHARE * totalMs;
   };
   const noisy = new Map<string, boolean>();
   const quiet: number[] = [];
@@ -124,7 +135,6 @@ function fairShare(
 function putFairShareFirst(queue: FauxqsQueue, count: number, now: number): void {
   if (queue.messages.length < 2) return;
   const history = historyOf(queue);
-  history.processed = history.processed.filter((entry) => now - entry.endedAt < RECENT_MS);
   // Messages whose visibility timeout ended went back without a delete: forget when they were received.
   if (history.receivedAt.size > 2 * queue.inflightMessages.size + 100) {
     for (const handle of history.receivedAt.keys()) {
@@ -132,8 +142,8 @@ function putFairShareFirst(queue: FauxqsQueue, count: number, now: number): void
     }
   }
   const inFlight = [...queue.inflightMessages.values()].map(({ message }) => message);
-  const taken = fairShare(queue.messages, inFlight, history.processed, count);
-  if (!taken) return;
+  const taken = fairShare(queue.messages, inFlight, history, count, now);
+  if (!taken || taken.every((index, position) => index === position)) return;
   const first = new Set(taken);
   queue.messages = [
     ...taken.map((index) => queue.messages[index] as StoredMessage),
@@ -210,7 +220,14 @@ export async function emulateFairQueues(): Promise<void> {
     const receivedAt = history.receivedAt.get(receiptHandle);
     if (entry && receivedAt !== undefined) {
       const now = Date.now();
-      history.processed.push({ tenant: tenantOf(entry.message), endedAt: now, ms: now - receivedAt });
+      addRecent(history.totalProcessing, now - receivedAt, now);
+      // A message without a group is a tenant of its own, which ends with it: nothing to remember.
+      const group = entry.message.messageGroupId;
+      if (group !== undefined) {
+        const time = history.processing.get(group) ?? { ms: 0, at: now };
+        history.processing.set(group, time);
+        addRecent(time, now - receivedAt, now);
+      }
     }
     history.receivedAt.delete(receiptHandle);
     return deleteMessage.call(this, receiptHandle);
