@@ -1,22 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { CreateQueueCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BatchingSqsEventQueue } from '../../functions/adapters/sqs/event-queue.ts';
 import { newId } from '../../functions/domain/ids.ts';
-import { type EmbeddedSqs, startEmbeddedSqs } from '../../lib/local/embedded-sqs.ts';
+import type { EmbeddedSqs } from '../../lib/local/embedded-sqs.ts';
+import { startSqsWithClient } from '../support/embedded-sqs-client.ts';
 
 let sqs: EmbeddedSqs;
 let client: SQSClient;
+let stop: () => Promise<void>;
 /** The SQS operations the client made, in order. */
 const operations: string[] = [];
 
 beforeAll(async () => {
-  sqs = await startEmbeddedSqs({});
-  client = new SQSClient({
-    endpoint: sqs.endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
+  ({ sqs, client, stop } = await startSqsWithClient());
   client.middlewareStack.add(
     (next, context) => (args) => {
       operations.push(String(context.commandName));
@@ -26,8 +23,7 @@ beforeAll(async () => {
   );
 });
 afterAll(async () => {
-  client.destroy();
-  await sqs.stop();
+  await stop();
 });
 
 async function newQueue(): Promise<string> {

@@ -6,10 +6,10 @@ import {
   ReceiveMessageCommand,
   SendMessageBatchCommand,
   SendMessageCommand,
-  SQSClient,
+  type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type EmbeddedSqs, startEmbeddedSqs } from '../../lib/local/embedded-sqs.ts';
+import { startSqsWithClient } from '../support/embedded-sqs-client.ts';
 
 /*
  * The embedded SQS's fair queues (lib/local/fair-queue.ts), through the real SDK: the rules AWS documents for
@@ -17,21 +17,14 @@ import { type EmbeddedSqs, startEmbeddedSqs } from '../../lib/local/embedded-sqs
  * "Queue order").
  */
 
-let sqs: EmbeddedSqs;
 let client: SQSClient;
+let stop: () => Promise<void>;
 
 beforeAll(async () => {
-  sqs = await startEmbeddedSqs({});
-  client = new SQSClient({
-    endpoint: sqs.endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    useQueueUrlAsEndpoint: false,
-  });
+  ({ client, stop } = await startSqsWithClient());
 });
 afterAll(async () => {
-  client.destroy();
-  await sqs.stop();
+  await stop();
 });
 
 async function newQueue(): Promise<string> {

@@ -3,29 +3,23 @@ import {
   GetQueueAttributesCommand,
   SendMessageBatchCommand,
   SendMessageCommand,
-  SQSClient,
+  type SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type EmbeddedSqs, startEmbeddedSqs } from '../../lib/local/embedded-sqs.ts';
 import { startSqsPoller } from '../../lib/local/sqs-poller.ts';
 import { timeoutSecondsOf } from '../../lib/routes.ts';
+import { startSqsWithClient } from '../support/embedded-sqs-client.ts';
 import { eventually } from '../support/webhooks.ts';
 
-let sqs: EmbeddedSqs;
 let client: SQSClient;
+let stop: () => Promise<void>;
 
 beforeAll(async () => {
-  sqs = await startEmbeddedSqs({});
-  client = new SQSClient({
-    endpoint: sqs.endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
+  ({ client, stop } = await startSqsWithClient());
 });
 afterAll(async () => {
-  client.destroy();
-  await sqs.stop();
+  await stop();
 });
 
 async function queue(name: string) {
