@@ -189,12 +189,15 @@ function keepGroupIds(router: FauxqsRouter, action: string, request: SendRequest
   }
 }
 
-let installed = false;
+let installing: Promise<void> | undefined;
 
-/** Makes every fauxqs standard queue of this process a fair queue. Idempotent. */
-export async function emulateFairQueues(): Promise<void> {
-  if (installed) return;
-  installed = true;
+/** Makes every fauxqs standard queue of this process a fair queue, once. */
+export function emulateFairQueues(): Promise<void> {
+  installing ??= install();
+  return installing;
+}
+
+async function install(): Promise<void> {
   // fauxqs exports only its entry point; its classes are reached by path (pinned by the lock file).
   const dist = dirname(fileURLToPath(import.meta.resolve('fauxqs')));
   const load = async (path: string) => import(pathToFileURL(join(dist, path)).href);
