@@ -15,6 +15,7 @@ import { ISOLATION } from '../../functions/domain/endpoint-health.ts';
 import { markPaid } from '../../functions/domain/payment-link.ts';
 import { ATTEMPTS_KEPT } from '../../functions/domain/webhook.ts';
 import { deliveryHandler } from '../../functions/handlers/deliver-webhook.ts';
+import type { EventReference } from '../../functions/ports/event-queue.ts';
 import { type IssuedApiKey, rotateWebhookSecret } from '../../functions/use-cases/api-keys.ts';
 import {
   cachedSigningSecrets,
@@ -271,12 +272,26 @@ describe('no lost event, no double bookkeeping', () => {
       now: () => new Date(),
     });
     expect(notYet.queued).toBe(0);
+    const published: EventReference[] = [];
     const swept = await sweepOutbox({
       events: eventRepository(),
-      queue: harness.queue,
+      queue: {
+        publish: (event, options) => {
+          published.push(event);
+          return harness.queue.publish(event, options);
+        },
+      },
       now: () => new Date(Date.now() + 3 * 60_000),
     });
     expect(swept.queued).toBeGreaterThanOrEqual(1);
+    // The sweeper's message names the event's tenant too, for the fair queue (docs/webhooks.md, "Queue order").
+    const { account } = await storedEvent(eventId);
+    expect(published.find((event) => event.id === eventId)).toEqual({
+      id: eventId,
+      account,
+      mode: 'test',
+      delivery_seq: 0,
+    });
 
     await eventually(async () => (await storedEvent(eventId)).status === 'delivered');
     expect(endpoint.received.map((webhook) => webhook.headers['webhook-id'])).toEqual([eventId]);
