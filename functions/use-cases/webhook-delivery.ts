@@ -27,7 +27,7 @@ import { signedWebhookHeaders } from '../domain/webhook-signature.ts';
 import { logger } from '../logger.ts';
 import { putMetrics } from '../metrics.ts';
 import type { EndpointHealthStore } from '../ports/endpoint-health.ts';
-import type { EventQueue } from '../ports/event-queue.ts';
+import type { EventQueue, EventReference } from '../ports/event-queue.ts';
 import type { EventRepository } from '../ports/event-repository.ts';
 import type { LinkRepository } from '../ports/link-repository.ts';
 import type { SigningSecretStore } from '../ports/signing-secret-store.ts';
@@ -250,13 +250,7 @@ async function attempt(deps: DeliveryDependencies, event: StoredEvent, invocatio
     owned,
   });
   if (!owned) return decision.status === 'pending' ? 'retry_scheduled' : decision.status;
-  const next = {
-    id: event.id,
-    account: event.account,
-    mode: event.mode,
-    delivery_seq: event.delivery_seq + 1,
-    committed: true,
-  };
+  const next = committedMessage(event, event.delivery_seq + 1);
   if (decision.status === 'pending' && decision.retryInMs <= MAX_QUEUE_DELAY_MS) {
     // A lost send is harmless: the outbox due time (the wait plus a grace period) brings the sweeper in.
     await deps.queue
@@ -540,32 +534,33 @@ async function defer(
 ): Promise<DeliveryOutcome> {
   const now = deps.now();
   const returnsAt = now.getTime() + waitMs;
-  const message = {
-    id: event.id,
-    account: event.account,
-    mode: event.mode,
-    delivery_seq: event.delivery_seq,
-    committed: true,
-  };
   const due = event.outbox_due ? Date.parse(event.outbox_due) : Number.NaN;
   if (waitMs <= MAX_QUEUE_DELAY_MS && due - returnsAt >= OUTBOX_MARGIN_MS) {
-    await deps.queue.publish(message, { delaySeconds: Math.ceil(waitMs / 1000) });
+    await deps.queue.publish(committedMessage(event, event.delivery_seq), {
+      delaySeconds: Math.ceil(waitMs / 1000),
+    });
     return 'deferred';
   }
   const wait: DeliveryDecision = { status: 'pending', retryInMs: waitMs };
   if (!(await deps.events.defer(event, nextDueTime(wait, now)))) return 'skipped_stale';
   if (waitMs <= MAX_QUEUE_DELAY_MS) {
     await deps.queue
-      .publish(
-        { ...message, delivery_seq: event.delivery_seq + 1 },
-        { delaySeconds: Math.ceil(waitMs / 1000) },
-      )
+      .publish(committedMessage(event, event.delivery_seq + 1), { delaySeconds: Math.ceil(waitMs / 1000) })
       .catch((error) =>
         logger.warn('Deferred event left to the outbox sweeper: send failed', { event_id: event.id, error }),
       );
   }
   return 'deferred';
 }
+
+/** The queue message of `event` for sequence `deliverySeq`: delivery read the event, so it is committed. */
+const committedMessage = (event: StoredEvent, deliverySeq: number): EventReference => ({
+  id: event.id,
+  account: event.account,
+  mode: event.mode,
+  delivery_seq: deliverySeq,
+  committed: true,
+});
 
 /** How long before the outbox due time a re-sent message must return, so that the sweeper never doubles it. */
 const OUTBOX_MARGIN_MS = 30_000;

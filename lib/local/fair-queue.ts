@@ -91,20 +91,20 @@ const tenantOf = (message: StoredMessage) => message.messageGroupId ?? `message:
  */
 function fairShare(
   ready: readonly StoredMessage[],
-  inFlight: readonly StoredMessage[],
+  inFlight: ReadonlyMap<string, InFlight>,
   history: ConsumerHistory,
   count: number,
   now: number,
 ): number[] | undefined {
   const inFlightCount = new Map<string, number>();
-  for (const message of inFlight) {
+  for (const { message } of inFlight.values()) {
     const tenant = tenantOf(message);
     inFlightCount.set(tenant, (inFlightCount.get(tenant) ?? 0) + 1);
   }
   const totalMs = recentMs(history.totalProcessing, now);
   const isNoisy = (tenant: string) => {
     const held = inFlightCount.get(tenant) ?? 0;
-    if (held >= NOISY_MIN_IN_FLIGHT && held > NOISY_SHARE * inFlight.length) return true;
+    if (held >= NOISY_MIN_IN_FLIGHT && held > NOISY_SHARE * inFlight.size) return true;
     return totalMs > 0 && recentMs(history.processing.get(tenant), now) > NOISY_SHARE * totalMs;
   };
   const noisy = new Map<string, boolean>();
@@ -141,8 +141,7 @@ function putFairShareFirst(queue: FauxqsQueue, count: number, now: number): void
       if (!queue.inflightMessages.has(handle)) history.receivedAt.delete(handle);
     }
   }
-  const inFlight = [...queue.inflightMessages.values()].map(({ message }) => message);
-  const taken = fairShare(queue.messages, inFlight, history, count, now);
+  const taken = fairShare(queue.messages, queue.inflightMessages, history, count, now);
   if (!taken || taken.every((index, position) => index === position)) return;
   const first = new Set(taken);
   queue.messages = [
