@@ -8,9 +8,11 @@ export interface TimedContext extends Context {
 
 /**
  * One JSON log line per request, for the merchant API and the HTML pages alike: route, status, timing and
- * request id. Never headers or bodies (they carry keys). State lives on the invocation's context, not in the
- * closure: the local stack runs requests concurrently. Use it first, so its `after`/`onError` run last and
- * see the final response.
+ * request id. Never headers or bodies (they carry keys). A request answered below 400 logs at debug level:
+ * API Gateway's access log already has a line for every request (with the function's request id), so the
+ * function's own log keeps what needs a look, at a fraction of the writing (docs/operations.md#logs). State
+ * lives on the invocation's context, not in the closure: the local stack runs requests concurrently. Use it
+ * first, so its `after`/`onError` run last and see the final response.
  */
 export function requestLog<C extends TimedContext>(): MiddlewareObj<
   APIGatewayProxyEventV2,
@@ -22,13 +24,15 @@ export function requestLog<C extends TimedContext>(): MiddlewareObj<
     event: APIGatewayProxyEventV2;
     context: C;
     response?: APIGatewayProxyStructuredResultV2 | null;
-  }) =>
-    logger.info('request', {
+  }) => {
+    const status = request.response?.statusCode;
+    logger[status !== undefined && status < 400 ? 'debug' : 'info']('request', {
       request_id: request.event.requestContext.requestId,
       route: request.event.routeKey,
-      status: request.response?.statusCode,
+      status,
       duration_ms: Math.round(performance.now() - (request.context.startedAt ?? 0)),
     });
+  };
   return {
     before: ({ context }) => {
       context.startedAt = performance.now();

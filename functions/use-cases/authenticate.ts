@@ -1,4 +1,4 @@
-import { hashesMatch, parseApiKey } from '../domain/api-key.ts';
+import { hashApiKey, hashesMatch, parseApiKey } from '../domain/api-key.ts';
 import { UnauthorizedError } from '../domain/errors.ts';
 import type { Principal } from '../domain/principal.ts';
 import type { ApiKeyRepository } from '../ports/api-key-repository.ts';
@@ -21,13 +21,14 @@ export class ApiKeyAuthenticator {
   }
 
   async authenticate(authorization: string | undefined): Promise<Principal> {
-    const match = /^Bearer +(\S+) *$/i.exec(authorization ?? '');
-    const parsed = match?.[1] ? parseApiKey(match[1]) : undefined;
-    if (!parsed) throw new UnauthorizedError();
-
-    const cached = this.cache.get(parsed.hash);
+    const key = /^Bearer +(\S+) *$/i.exec(authorization ?? '')?.[1];
+    if (!key) throw new UnauthorizedError();
+    // A warm key is found by its hash alone: only keys that passed every check below are ever cached.
+    const cached = this.cache.get(hashApiKey(key));
     if (cached && cached.until > this.now()) return cached.principal;
 
+    const parsed = parseApiKey(key);
+    if (!parsed) throw new UnauthorizedError();
     const record = await this.keys.get(parsed.keyId);
     if (
       record?.status !== 'active' ||

@@ -71,9 +71,9 @@ const TEXT_TYPES = /^(text\/|application\/(json|xml|javascript)\b)/i;
 /** Payload format 2.0, shaped like what API Gateway sends (headers lower-cased and comma-joined). */
 export async function toApiGatewayEvent(
   request: IncomingMessage,
+  url: URL,
   route: MatchedRoute,
 ): Promise<APIGatewayProxyEventV2> {
-  const url = new URL(request.url ?? '/', 'http://local');
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(request.headers)) {
     if (value !== undefined && name !== 'cookie')
@@ -81,7 +81,7 @@ export async function toApiGatewayEvent(
   }
   const body = await readBody(request);
   const isText = TEXT_TYPES.test(headers['content-type'] ?? '');
-  const query = [...url.searchParams.keys()].length
+  const query = url.search
     ? Object.fromEntries(
         [...new Set(url.searchParams.keys())].map((key) => [key, url.searchParams.getAll(key).join(',')]),
       )
@@ -124,10 +124,10 @@ export function writeResult(
   result: APIGatewayProxyStructuredResultV2,
   requestId: string,
 ) {
-  response.statusCode = result.statusCode ?? 200;
-  for (const [name, value] of Object.entries(result.headers ?? {})) response.setHeader(name, String(value));
-  if (result.cookies?.length) response.setHeader('Set-Cookie', result.cookies);
-  response.setHeader('apigw-requestid', requestId);
+  const headers: Record<string, string | string[]> = { 'apigw-requestid': requestId };
+  for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
+  if (result.cookies?.length) headers['Set-Cookie'] = result.cookies;
+  response.writeHead(result.statusCode ?? 200, headers);
   const body = result.body ?? '';
   response.end(result.isBase64Encoded ? Buffer.from(body, 'base64') : body);
 }

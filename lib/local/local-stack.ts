@@ -213,8 +213,9 @@ function writeStateFile(dataDir: string, state: LocalStackState): string {
 
 function serveApi(server: Server, loadHandler: HandlerLoader) {
   server.on('request', async (request, response) => {
-    const route = matchRoute(request.method ?? 'GET', new URL(request.url ?? '/', 'http://local').pathname);
-    const event = await toApiGatewayEvent(request, route);
+    const url = new URL(request.url ?? '/', 'http://local');
+    const route = matchRoute(request.method ?? 'GET', url.pathname);
+    const event = await toApiGatewayEvent(request, url, route);
     const requestId = event.requestContext.requestId;
     try {
       const handler = await loadHandler(route.handler);

@@ -35,17 +35,28 @@ function accessDenied(handler: HandlerName, action: string): Error {
 
 let installed = false;
 
+/** What each function is granted, worked out once: the check runs on every DynamoDB call a handler makes. */
+const grants = new Map<HandlerName, { tableActions: Set<string>; publicFacing: boolean }>();
+function grantsOf(handler: HandlerName) {
+  let granted = grants.get(handler);
+  if (!granted) {
+    granted = { tableActions: new Set(tableActionsOf(handler)), publicFacing: isPublicFacing(handler) };
+    grants.set(handler, granted);
+  }
+  return granted;
+}
+
 export function enforceFunctionPermissions(): void {
   if (installed) return;
   installed = true;
   documentClient.middlewareStack.add(
     (next, context) => async (args) => {
       const handler = runningFunction.getStore();
+      if (!handler) return next(args);
       const action = String(context.commandName).replace(/Command$/, '');
-      if (handler && !(tableActionsOf(handler) as string[]).includes(action)) {
-        throw accessDenied(handler, `dynamodb:${action}`);
-      }
-      if (handler && isPublicFacing(handler)) {
+      const granted = grantsOf(handler);
+      if (!granted.tableActions.has(action)) throw accessDenied(handler, `dynamodb:${action}`);
+      if (granted.publicFacing) {
         const denied = partitionKeysOf(args.input).find(isDeniedToPublic);
         if (denied) throw accessDenied(handler, `dynamodb:${action} on the partition ${denied}`);
       }

@@ -81,15 +81,21 @@ describe('the CDK stack', () => {
     expect(routeKeys).toContain('$default');
   });
 
-  it('throttles the stage and writes access logs', () => {
+  it("throttles the stage and writes access logs that name each request's function invocation", () => {
     template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
       StageName: '$default',
       AutoDeploy: true,
       DefaultRouteSettings: { ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 },
-      AccessLogSettings: {
-        DestinationArn: Match.anyValue(),
-        Format: Match.stringLikeRegexp('context.routeKey'),
-      },
+      AccessLogSettings: { DestinationArn: Match.anyValue(), Format: Match.anyValue() },
+    });
+    const [stage] = Object.values(template.findResources('AWS::ApiGatewayV2::Stage'));
+    const format = JSON.parse(stage?.Properties.AccessLogSettings.Format);
+    expect(format).toMatchObject({
+      requestId: '$context.requestId',
+      routeKey: '$context.routeKey',
+      status: '$context.status',
+      // A successful request's only line at the default log level: it leads to the function's own lines.
+      integrationRequestId: '$context.integration.requestId',
     });
   });
 
