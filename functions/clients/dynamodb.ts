@@ -1,5 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { withoutSdkLogger } from './without-sdk-logger.ts';
 
 /**
  * The DynamoDB client, created once per container and shared by every adapter, so that invocations reuse its
@@ -7,6 +8,6 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
  * `AWS_ENDPOINT_URL_SQS` variables, which the local stack and tests point at the embedded servers; on AWS they
  * are unset.
  */
-export const documentClient = DynamoDBDocumentClient.from(new DynamoDBClient({}), {
+export const documentClient = DynamoDBDocumentClient.from(withoutSdkLogger(new DynamoDBClient({})), {
   marshallOptions: { removeUndefinedValues: true },
 });
