@@ -41,13 +41,18 @@ export function keyIdFromHash(hash: string): string {
   return idFromBytes('key', Buffer.from(hash, 'hex').subarray(0, 16), 22);
 }
 
-/** The mode a well-formed key belongs to, or undefined when the string cannot be one of our keys. */
-export function parseApiKey(key: string): { mode: Mode; hash: string; keyId: string } | undefined {
+/**
+ * The mode a well-formed key belongs to, or undefined when the string cannot be one of our keys. `hash` is the
+ * key's `hashApiKey`, when the caller has computed it already.
+ */
+export function parseApiKey(
+  key: string,
+  hash = hashApiKey(key),
+): { mode: Mode; hash: string; keyId: string } | undefined {
   const match = KEY_PATTERN.exec(key);
   if (!match) return undefined;
   const body = key.slice(0, -CHECKSUM_LENGTH);
   if (checksum(body) !== key.slice(-CHECKSUM_LENGTH)) return undefined;
-  const hash = hashApiKey(key);
   return { mode: match[1] as Mode, hash, keyId: keyIdFromHash(hash) };
 }
 

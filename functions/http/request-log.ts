@@ -8,9 +8,8 @@ export interface TimedContext extends Context {
 
 /**
  * One JSON log line per request, for the merchant API and the HTML pages alike: route, status, timing and
- * request id. Never headers or bodies (they carry keys). A request answered below 400 logs at debug level:
- * API Gateway's access log already has a line for every request (with the function's request id), so the
- * function's own log keeps what needs a look, at a fraction of the writing (docs/operations.md#logs). State
+ * request id. Never headers or bodies (they carry keys). A request answered below 400 logs at debug level: API
+ * Gateway's access log has a line for every request already (docs/decisions.md#operations). State
  * lives on the invocation's context, not in the closure: the local stack runs requests concurrently. Use it
  * first, so its `after`/`onError` run last and see the final response.
  */

@@ -24,10 +24,11 @@ export class ApiKeyAuthenticator {
     const key = /^Bearer +(\S+) *$/i.exec(authorization ?? '')?.[1];
     if (!key) throw new UnauthorizedError();
     // A warm key is found by its hash alone: only keys that passed every check below are ever cached.
-    const cached = this.cache.get(hashApiKey(key));
+    const hash = hashApiKey(key);
+    const cached = this.cache.get(hash);
     if (cached && cached.until > this.now()) return cached.principal;
 
-    const parsed = parseApiKey(key);
+    const parsed = parseApiKey(key, hash);
     if (!parsed) throw new UnauthorizedError();
     const record = await this.keys.get(parsed.keyId);
     if (

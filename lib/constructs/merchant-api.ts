@@ -73,8 +73,7 @@ export class MerchantApi extends Construct {
             responseLatency: '$context.responseLatency',
             integrationLatency: '$context.integrationLatency',
             integrationError: '$context.integrationErrorMessage',
-            // The function's request id (its log lines' `function_request_id`): a request answered below 400
-            // has only this line at the default log level (functions/http/request-log.ts).
+            // The function's request id, its lines' `function_request_id` (docs/operations.md#logs).
             integrationRequestId: '$context.integration.requestId',
           }),
         ),

@@ -81,7 +81,7 @@ export async function toApiGatewayEvent(
   }
   const body = await readBody(request);
   const isText = TEXT_TYPES.test(headers['content-type'] ?? '');
-  const query = url.search
+  const query = url.searchParams.size
     ? Object.fromEntries(
         [...new Set(url.searchParams.keys())].map((key) => [key, url.searchParams.getAll(key).join(',')]),
       )
@@ -124,10 +124,10 @@ export function writeResult(
   result: APIGatewayProxyStructuredResultV2,
   requestId: string,
 ) {
-  const headers: Record<string, string | string[]> = { 'apigw-requestid': requestId };
-  for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
-  if (result.cookies?.length) headers['Set-Cookie'] = result.cookies;
-  response.writeHead(result.statusCode ?? 200, headers);
+  response.statusCode = result.statusCode ?? 200;
+  for (const [name, value] of Object.entries(result.headers ?? {})) response.setHeader(name, String(value));
+  if (result.cookies?.length) response.setHeader('Set-Cookie', result.cookies);
+  response.setHeader('apigw-requestid', requestId);
   const body = result.body ?? '';
   response.end(result.isBase64Encoded ? Buffer.from(body, 'base64') : body);
 }

@@ -213,7 +213,8 @@ function writeStateFile(dataDir: string, state: LocalStackState): string {
 
 function serveApi(server: Server, loadHandler: HandlerLoader) {
   server.on('request', async (request, response) => {
-    const url = new URL(request.url ?? '/', 'http://local');
+    // A request target no URL parser accepts (`//[`) names no route: `$default`, as an unknown path does.
+    const url = URL.parse(request.url ?? '/', 'http://local') ?? new URL('http://local/');
     const route = matchRoute(request.method ?? 'GET', url.pathname);
     const event = await toApiGatewayEvent(request, url, route);
     const requestId = event.requestContext.requestId;

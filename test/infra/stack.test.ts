@@ -94,7 +94,6 @@ describe('the CDK stack', () => {
       requestId: '$context.requestId',
       routeKey: '$context.routeKey',
       status: '$context.status',
-      // A successful request's only line at the default log level: it leads to the function's own lines.
       integrationRequestId: '$context.integration.requestId',
     });
   });

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { startTestStack, type TestResponse, type TestStack } from '../support/test-stack.ts';
@@ -118,6 +119,23 @@ describe('POST /v1/payment-links', () => {
 
   it('answers 404 in problem form to an unknown path', async () => {
     expectProblem(await stack.request('GET', '/v2/nothing'), 404, 'not_found');
+  });
+
+  it('answers a request target that is no URL at all (raw bytes, no fetch would send it) with a 404', async () => {
+    const { port } = new URL(stack.baseUrl);
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1', () =>
+        socket.write('GET //[ HTTP/1.1\r\nHost: local\r\nConnection: close\r\n\r\n'),
+      );
+      let received = '';
+      socket.on('data', (chunk) => {
+        received += chunk;
+      });
+      socket.on('end', () => resolve(received));
+      socket.on('error', reject);
+    });
+    expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 404 Not Found');
+    expect(answer).toContain('"code":"not_found"');
   });
 });
 

@@ -3,11 +3,14 @@ import { newId } from '../../functions/domain/ids.ts';
 import { randomBase62 } from '../../functions/domain/random.ts';
 
 describe('randomBase62', () => {
-  it('draws fresh base62 characters across many refills of its byte pool, never the same bytes twice', () => {
-    // 2,000 ids of 24 characters use about 12 pools of 4 KiB: a refill that handed out old bytes would repeat ids.
-    const ids = Array.from({ length: 2000 }, () => newId('pl'));
-    expect(new Set(ids).size).toBe(ids.length);
-    for (const id of ids) expect(id).toMatch(/^pl_[0-9A-Za-z]{24}$/);
+  it('never hands out the same pool bytes twice: no run of 32 characters repeats across ten refills', () => {
+    // 40,000 characters take about ten pools of 4 KiB. A pool handed out again (not refilled) replays the same
+    // characters in the same order; fresh bytes repeat a 32-character run with a probability near 62^-32.
+    const drawn = randomBase62(40_000);
+    const runs = new Set<string>();
+    for (let start = 0; start + 32 <= drawn.length; start += 1) runs.add(drawn.slice(start, start + 32));
+    expect(runs.size).toBe(drawn.length - 31);
+    expect(newId('pl')).toMatch(/^pl_[0-9A-Za-z]{24}$/);
   });
 
   it('is uniform over the 62 characters (rejection sampling, no modulo bias)', () => {

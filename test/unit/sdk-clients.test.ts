@@ -1,3 +1,4 @@
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
 import { documentClient } from '../../functions/clients/dynamodb.ts';
 import { kmsClient } from '../../functions/clients/kms.ts';
@@ -5,6 +6,10 @@ import { secretsManagerClient } from '../../functions/clients/secrets-manager.ts
 import { sqsClient } from '../../functions/clients/sqs.ts';
 
 describe('the AWS SDK clients', () => {
+  it('would carry the SDK logger middleware by default (the name the clients remove)', () => {
+    expect(new SQSClient({}).middlewareStack.identify()).toContain('loggerMiddleware - initialize');
+  });
+
   it.each([
     ['DynamoDB', () => documentClient],
     ['SQS', sqsClient],
