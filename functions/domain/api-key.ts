@@ -1,4 +1,4 @@
-import { hash, timingSafeEqual } from 'node:crypto';
+import { hash as digestOf, timingSafeEqual } from 'node:crypto';
 import { idFromBytes } from './ids.ts';
 import { MODES, type Mode } from './principal.ts';
 import { bytesToBase62, randomBase62 } from './random.ts';
@@ -30,11 +30,11 @@ export interface ApiKeyRecord {
 }
 
 function checksum(body: string): string {
-  return bytesToBase62(hash('sha256', body, 'buffer').subarray(0, 5), CHECKSUM_LENGTH);
+  return bytesToBase62(digestOf('sha256', body, 'buffer').subarray(0, 5), CHECKSUM_LENGTH);
 }
 
 export function hashApiKey(key: string): string {
-  return hash('sha256', key, 'hex');
+  return digestOf('sha256', key, 'hex');
 }
 
 export function keyIdFromHash(hash: string): string {

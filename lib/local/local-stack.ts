@@ -216,7 +216,9 @@ function serveApi(server: Server, loadHandler: HandlerLoader) {
     // A request target no URL parser accepts (`//[`) names no route: `$default`, as an unknown path does.
     const url = URL.parse(request.url ?? '/', 'http://local') ?? new URL('http://local/');
     const route = matchRoute(request.method ?? 'GET', url.pathname);
-    const event = await toApiGatewayEvent(request, url, route);
+    // A body that never arrives (the client went away mid-upload) leaves nobody to answer.
+    const event = await toApiGatewayEvent(request, url, route).catch(() => undefined);
+    if (!event) return void response.destroy();
     const requestId = event.requestContext.requestId;
     try {
       const handler = await loadHandler(route.handler);

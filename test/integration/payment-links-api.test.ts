@@ -137,6 +137,21 @@ describe('POST /v1/payment-links', () => {
     expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 404 Not Found');
     expect(answer).toContain('"code":"not_found"');
   });
+
+  it('keeps serving after a client goes away in the middle of its body', async () => {
+    const { port } = new URL(stack.baseUrl);
+    await new Promise<void>((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1', () => {
+        socket.write(
+          'POST /v1/payment-links HTTP/1.1\r\nHost: local\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"amount":',
+        );
+        setTimeout(() => socket.destroy(), 100);
+      });
+      socket.on('close', () => resolve());
+      socket.on('error', reject);
+    });
+    expectProblem(await stack.request('GET', '/v2/nothing'), 404, 'not_found');
+  });
 });
 
 describe('authentication', () => {
