@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { CreateQueueCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BatchingSqsEventQueue } from '../../functions/adapters/sqs/event-queue.ts';
 import { newId } from '../../functions/domain/ids.ts';
 import type { EmbeddedSqs } from '../../lib/local/embedded-sqs.ts';
-import { startSqsWithClient } from '../support/embedded-sqs-client.ts';
+import { receiveWithGroups, startSqsWithClient } from '../support/embedded-sqs-client.ts';
 
 let sqs: EmbeddedSqs;
 let client: SQSClient;
@@ -35,17 +35,10 @@ async function newQueue(): Promise<string> {
 async function messages(queueUrl: string): Promise<Array<{ body: string; group?: string }>> {
   const found: Array<{ body: string; group?: string }> = [];
   for (;;) {
-    const { Messages } = await client.send(
-      new ReceiveMessageCommand({
-        QueueUrl: queueUrl,
-        MaxNumberOfMessages: 10,
-        WaitTimeSeconds: 0,
-        MessageSystemAttributeNames: ['MessageGroupId'],
-      }),
-    );
-    if (!Messages?.length) return found;
+    const received = await receiveWithGroups(client, queueUrl);
+    if (!received.length) return found;
     found.push(
-      ...Messages.map((message) => ({
+      ...received.map((message) => ({
         body: message.Body ?? '',
         group: message.Attributes?.MessageGroupId,
       })),

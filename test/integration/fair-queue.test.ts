@@ -3,13 +3,12 @@ import {
   CreateQueueCommand,
   DeleteMessageBatchCommand,
   type Message,
-  ReceiveMessageCommand,
   SendMessageBatchCommand,
   SendMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSqsWithClient } from '../support/embedded-sqs-client.ts';
+import { receiveWithGroups, startSqsWithClient } from '../support/embedded-sqs-client.ts';
 
 /*
  * The embedded SQS's fair queues (lib/local/fair-queue.ts), through the real SDK: the rules AWS documents for
@@ -51,17 +50,7 @@ async function send(queueUrl: string, tenant: string | undefined, count: number)
   }
 }
 
-async function receive(queueUrl: string): Promise<Message[]> {
-  const { Messages } = await client.send(
-    new ReceiveMessageCommand({
-      QueueUrl: queueUrl,
-      MaxNumberOfMessages: 10,
-      WaitTimeSeconds: 0,
-      MessageSystemAttributeNames: ['MessageGroupId'],
-    }),
-  );
-  return Messages ?? [];
-}
+const receive = (queueUrl: string) => receiveWithGroups(client, queueUrl);
 
 async function remove(queueUrl: string, messages: readonly Message[]) {
   await client.send(

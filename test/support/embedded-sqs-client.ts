@@ -1,4 +1,4 @@
-import { SQSClient } from '@aws-sdk/client-sqs';
+import { type Message, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { type EmbeddedSqs, startEmbeddedSqs } from '../../lib/local/embedded-sqs.ts';
 
 /** An in-memory embedded SQS and a real SDK client for it, for tests of the queue itself. */
@@ -23,4 +23,17 @@ export async function startSqsWithClient(): Promise<{
       await sqs.stop();
     },
   };
+}
+
+/** One receive of up to ten ready messages, each with its `MessageGroupId` (the tenant of an events message). */
+export async function receiveWithGroups(client: SQSClient, queueUrl: string): Promise<Message[]> {
+  const { Messages } = await client.send(
+    new ReceiveMessageCommand({
+      QueueUrl: queueUrl,
+      MaxNumberOfMessages: 10,
+      WaitTimeSeconds: 0,
+      MessageSystemAttributeNames: ['MessageGroupId'],
+    }),
+  );
+  return Messages ?? [];
 }
