@@ -73,6 +73,7 @@ ${
       return htmlPage({
         ...page,
         status: 503,
+        retryAfterSeconds: 5,
         title: 'Payment providers unavailable',
         body: html`<h1>Payment is not available right now</h1>${summary(view.link, context)}
 <p>Our payment providers did not answer. Nothing was charged, and this link can still be paid.</p>
