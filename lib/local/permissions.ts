@@ -22,6 +22,11 @@ import {
  */
 const runningFunction = new AsyncLocalStorage<HandlerName>();
 
+/** The function whose invocation this code runs in, if any. */
+export function currentFunction(): HandlerName | undefined {
+  return runningFunction.getStore();
+}
+
 export function asFunction<T>(handler: HandlerName, invoke: () => Promise<T>): Promise<T> {
   return runningFunction.run(handler, invoke);
 }
