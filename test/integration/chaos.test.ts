@@ -15,8 +15,9 @@ beforeAll(async () => {
   // Printed first, so that a failing run can be repeated: CHAOS_SEED=<seed> npx vitest run <this file>.
   console.log(`chaos: FAULTS=${CHAOS_FAULTS} seed ${faults.seed}`);
   stack = await startTestStack(chaosStackOptions(faults));
-});
-afterAll(() => stack.stop());
+}, 120_000);
+// Stopping waits for the invocations still running, which injected timeouts can lengthen.
+afterAll(() => stack.stop(), 120_000);
 
 describe('under injected faults (throttles, timeouts, queue and PSP failures, reset webhooks)', () => {
   it('stores every 2xx, delivers every committed transition as a signed webhook under one webhook-id, pays no link twice, refunds no more than paid, and answers no 5xx without Retry-After', async () => {
