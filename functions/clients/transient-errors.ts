@@ -26,6 +26,8 @@ export function isTransientAwsError(error: unknown): boolean {
     $retryable?: unknown;
     $metadata?: { httpStatusCode?: number };
   };
+  // Only errors that came through an SDK client (it sets $metadata): a function's own timeout is not one.
+  if (!sdk.$metadata) return false;
   return (
     THROTTLING.has(sdk.name) ||
     TRANSIENT.has(sdk.name) ||

@@ -66,7 +66,8 @@ describe('FAULTS', () => {
     });
     const { attempts } = (error as { $metadata: { attempts: number } }).$metadata;
     expect(attempts).toBeGreaterThan(1);
-    expect(injector.injected['dynamodb:throttle']).toBe(attempts);
+    // Each try was drawn (the scheduled functions running meanwhile meet the faults too).
+    expect(injector.injected['dynamodb:throttle']).toBeGreaterThanOrEqual(attempts);
   });
 
   it("times out a function's DynamoDB call with the SDK's TimeoutError, retried as transient", async () => {
