@@ -115,7 +115,7 @@ export async function listPaymentLinks(
 
 /** Ends PSP checkout sessions (implemented by `PspConnections`, which finds the session's connection). */
 export interface PspSessions {
-  expireSession(account: string, mode: Mode, session: PspSession): Promise<void>;
+  expireSession(account: string, mode: Mode, session: PspSession): Promise<unknown>;
 }
 
 type TransitionDependencies = LinkDependencies & {
