@@ -88,9 +88,6 @@ export function stripeAmountProblem(amount: Amount): string | undefined {
   if (minor > (STRIPE_MAXIMUMS[amount.currency] ?? STRIPE_MAXIMUM)) {
     return `${amount.value} ${amount.currency} is above Stripe's maximum charge.`;
   }
-  if (amount.currency === 'ISK' && minor % 100 !== 0) {
-    return 'Stripe takes ISK amounts in whole krónur only.';
-  }
   return undefined;
 }
 
