@@ -151,7 +151,6 @@ export async function openCheckout(
       connections.map((state) => state.connection),
       deps.random,
     );
-    if (routed.length === 0) throw new PspNotConfiguredError();
     const step = nextCheckoutStep({
       link,
       payments,
@@ -162,6 +161,8 @@ export async function openCheckout(
       returned: request.returned === true,
       unendable,
     });
+    // No connection serves the link: an open session is still shown or ended, nothing new is offered.
+    if (routed.length === 0 && step.kind !== 'show' && step.kind !== 'end') throw new PspNotConfiguredError();
     switch (step.kind) {
       case 'show':
         return {
@@ -201,7 +202,7 @@ function amountProblems(
     const problem = deps.psps.factory(connection.provider)?.amountProblem(link.amount);
     if (problem) {
       problems.set(connection.id, problem);
-      logger.info('Connection skipped: it cannot take the amount', {
+      logger.debug('Connection skipped: it cannot take the amount', {
         link_id: link.id,
         connection_id: connection.id,
         reason: problem,
