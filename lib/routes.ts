@@ -122,9 +122,10 @@ export const functions = {
     secrets: ['sandbox', 'psp'],
     calls: { psp: 1 },
   },
-  // Updating ends the link's PSP session when what the buyer sees changes, hence the PSP secrets.
+  // Updating ends the link's PSP session when what the buyer sees changes, hence the PSP secrets; the Query finds
+  // a stored connection by its id (gsi1), as for every function that reaches a session's connection.
   'update-payment-link': {
-    table: ['GetItem', 'PutItem'],
+    table: ['GetItem', 'PutItem', 'Query'],
     merchantApi: true,
     secrets: ['sandbox', 'psp'],
     calls: { psp: 1 },

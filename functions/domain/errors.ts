@@ -173,6 +173,29 @@ export class PspNotConfiguredError extends ServiceError {
   }
 }
 
+/** About one PSP call's bound: a PSP that failed to answer is asked again after this. */
+const SESSION_END_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * The link's PSP session may still be payable and its PSP could not end it, so the change that would drop it
+ * was not made: a link never forgets a session it failed to end (docs/orchestration.md#one-payable-session).
+ * Retrying shortly is safe; the PSP's error is logged, never shown.
+ */
+export class PspSessionNotEndedError extends ServiceError {
+  static readonly code = 'service_unavailable';
+  static readonly status = 503;
+
+  constructor(cause?: unknown) {
+    super({
+      title: 'Service unavailable',
+      detail:
+        'The payment provider could not end the checkout session of this link, so nothing was changed. Retry after `Retry-After` seconds.',
+      retryAfterSeconds: SESSION_END_RETRY_AFTER_SECONDS,
+      cause,
+    });
+  }
+}
+
 /** The PSP failed or could not be reached (its error is logged, never shown). */
 export class PspUnavailableError extends ServiceError {
   static readonly code = 'psp_unavailable';

@@ -187,6 +187,23 @@ describe('the CDK stack', () => {
     }
   });
 
+  it('lets every function that reaches PSP connections find a stored one by its id: Query on gsi1', () => {
+    const pspHandlers = (Object.keys(functions) as HandlerName[]).filter((handler) =>
+      (functions[handler] as { secrets?: readonly string[] }).secrets?.includes('psp'),
+    );
+    expect(pspHandlers).toEqual(
+      expect.arrayContaining(['checkout-page', 'update-payment-link', 'cancel-payment-link', 'expire-links']),
+    );
+    for (const handler of pspHandlers) {
+      const queries = policyStatementsOf(template, handler).filter(
+        (statement: { Effect: string; Action: unknown }) =>
+          statement.Effect === 'Allow' && [statement.Action].flat().includes('dynamodb:Query'),
+      );
+      expect({ handler, granted: queries.length }).toEqual({ handler, granted: 1 });
+      expect(JSON.stringify(queries[0].Resource)).toContain(`/index/${tableSchema.gsi1.indexName}`);
+    }
+  });
+
   it('denies the public-facing functions every API-key record and signing secret, by partition key', () => {
     const publicFacing = ['checkout-page', 'psp-notifications', 'sandbox-checkout'] as const;
     for (const handler of Object.keys(functions) as HandlerName[]) {
