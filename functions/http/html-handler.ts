@@ -1,10 +1,10 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { isTransientAwsError } from '../clients/transient-errors.ts';
 import { ServiceError, TemporarilyUnavailableError } from '../domain/errors.ts';
 import { logger } from '../logger.ts';
 import { html, htmlPage } from './html.ts';
+import { isPassingFailure } from './problem.ts';
 import { requestLog, type TimedContext } from './request-log.ts';
 
 export type HtmlEvent = APIGatewayProxyEventV2;
@@ -49,7 +49,7 @@ export function errorPage(status: number, event: HtmlEvent, retryAfterSeconds?: 
 /** Every failure as a page: our own wording per status, with the security headers; 5xx logged with the cause. */
 const pageErrors = (): MiddlewareObj<HtmlEvent, HtmlResult, Error, TimedContext> => ({
   onError: (request) => {
-    const error = isTransientAwsError(request.error)
+    const error = isPassingFailure(request.error)
       ? new TemporarilyUnavailableError(request.error)
       : request.error;
     const known = error instanceof ServiceError && error.expose ? error : undefined;

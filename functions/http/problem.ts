@@ -10,7 +10,7 @@ import { ServiceError, TemporarilyUnavailableError } from '../domain/errors.ts';
  * failed for a passing reason (throttled, timed out) is a 503 with `Retry-After`, not a 500.
  */
 export function problemResponse(error: unknown, requestId: string): APIGatewayProxyStructuredResultV2 {
-  const mapped = isTransientAwsError(error) ? new TemporarilyUnavailableError(error) : error;
+  const mapped = isPassingFailure(error) ? new TemporarilyUnavailableError(error) : error;
   const known = mapped instanceof ServiceError && mapped.expose ? mapped : undefined;
   const status = known?.status ?? 500;
   const code = known?.code ?? 'internal_error';
@@ -35,4 +35,15 @@ export function problemResponse(error: unknown, requestId: string): APIGatewayPr
     },
     body: JSON.stringify(body),
   };
+}
+
+/**
+ * A failure the same request may not meet a moment later: a call to AWS that stayed throttled, timed out or
+ * failed after the SDK's retries, or middy's early answer when the function was about to run out of time
+ * (`timeoutEarlyResponse`, most often because what it called was slow).
+ */
+export function isPassingFailure(error: unknown): boolean {
+  if (isTransientAwsError(error)) return true;
+  const cause = error instanceof Error ? (error.cause as { package?: unknown } | undefined) : undefined;
+  return error instanceof Error && error.name === 'TimeoutError' && cause?.package === '@middy/core';
 }
