@@ -113,7 +113,7 @@ export const operations: OperationSpec[] = [
     operationId: 'updatePaymentLink',
     summary: 'Update a payment link',
     description:
-      'Changes an open link (`application/json` or `application/merge-patch+json`): a field that is present replaces the stored value, `null` clears it, an absent one stays; `metadata` is replaced whole. Same rules as on creation; `amount` cannot change (422). A paid, canceled or expired link is `invalid_state`. A change to `description`, `redirect_url` or `expires_at` ends the open PSP session, so the next checkout visit opens a fresh one; when the PSP cannot end it, nothing changes and the answer is 503 `service_unavailable` with `Retry-After` (docs/orchestration.md#one-payable-session). No `Idempotency-Key`: repeating a PATCH gives the same result.',
+      'Changes an open link (`application/json` or `application/merge-patch+json`): a field that is present replaces the stored value, `null` clears it, an absent one stays; `metadata` is replaced whole. Same rules as on creation; `amount` cannot change (422). A paid, canceled or expired link is `invalid_state`. A change to `description`, `redirect_url` or `expires_at` ends the open PSP session, so the next checkout visit opens a fresh one; while its PSP cannot confirm it ended, the checkout keeps showing that session and opens no other (docs/orchestration.md#one-payable-session). No `Idempotency-Key`: repeating a PATCH gives the same result.',
     auth: true,
     params: linkPath,
     // A JSON merge patch (RFC 7396), so it takes that media type beside plain JSON.
@@ -123,7 +123,7 @@ export const operations: OperationSpec[] = [
       mediaTypes: ['application/json', 'application/merge-patch+json'],
     },
     success: { status: 200, description: 'The updated payment link.', schema: PaymentLinkSchema },
-    errors: ['not_found', 'invalid_state', 'validation_failed', 'service_unavailable'],
+    errors: ['not_found', 'invalid_state', 'validation_failed'],
   },
   {
     method: 'post',

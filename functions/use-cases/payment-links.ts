@@ -118,7 +118,7 @@ export async function listPaymentLinks(
 
 /** Ends PSP checkout sessions (implemented by `PspConnections`, which finds the session's connection). */
 export interface PspSessions {
-  expireSession(account: string, mode: Mode, session: PspSession): Promise<void>;
+  expireSession(account: string, mode: Mode, session: PspSession): Promise<unknown>;
 }
 
 type TransitionDependencies = LinkDependencies & {
@@ -129,14 +129,14 @@ type TransitionDependencies = LinkDependencies & {
 
 /**
  * A link whose PSP session no longer fits it (canceled, expired, or changed where the buyer sees it) has no use
- * for that session, and a buyer still on that page must not be able to pay it. So the session is ended at its
- * PSP *before* the change that drops it is stored (docs/orchestration.md#one-payable-session): if the PSP cannot
+ * for that session, and a buyer still on that page must not be able to pay it: end it at its PSP. Cancel and
+ * expiry call this *before* storing the change (docs/orchestration.md#one-payable-session): if the PSP cannot
  * end it (whatever the error), `PspSessionNotEndedError` is thrown and the caller stores nothing, so the link
- * keeps naming the session and whoever comes next (a retry, the next sweep, the checkout page) ends it. A
- * session past its own expiry can no longer be paid and needs nothing. `ended` remembers the sessions this call
- * has ended already, so a retry after a lost race does not ask the PSP again.
+ * keeps naming the session and whoever comes next (a retry, the next sweep) ends it. A session past its own
+ * expiry can no longer be paid and needs nothing. `ended` remembers the sessions this call has ended already,
+ * so a retry after a lost race does not ask the PSP again.
  */
-async function endSessionBeforeDropping(
+async function endDroppedSession(
   deps: { pspSessions: PspSessions; now: () => Date },
   before: PaymentLink,
   after: PaymentLink,
@@ -148,7 +148,7 @@ async function endSessionBeforeDropping(
   try {
     await deps.pspSessions.expireSession(before.account, before.mode, session);
   } catch (error) {
-    logger.warn('PSP session not ended: the link keeps it and nothing changes', {
+    logger.warn('PSP session not ended', {
       link_id: before.id,
       session_id: session.id,
       connection_id: session.connection_id,
@@ -163,8 +163,10 @@ async function endSessionBeforeDropping(
  * `PATCH /v1/payment-links/{id}`: the merchant's changes to an open link, stored with a write conditioned on the
  * version read, and retried from a fresh read when a payment, cancel, expiry or session write got there first
  * (which then decides: a link that is no longer open is `invalid_state`). PATCH states the result, so repeating
- * it is harmless and it takes no `Idempotency-Key`. A change that drops a payable PSP session ends it first, and
- * changes nothing when its PSP cannot (`PspSessionNotEndedError`: 503 with `Retry-After`).
+ * it is harmless and it takes no `Idempotency-Key`. A change to what the PSP shows drops the link's session and
+ * then asks its PSP to end it. Unlike cancel and expiry, PATCH promises nothing about payability, so a PSP that
+ * cannot end the session does not block the merchant's change: the session's payment stays pending, and the
+ * checkout never opens another session before that one is confirmed ended (docs/orchestration.md#sessions).
  */
 export async function updatePaymentLink(
   deps: LinkDependencies & { pspSessions: PspSessions },
@@ -172,16 +174,19 @@ export async function updatePaymentLink(
   id: string,
   changes: PaymentLinkChanges,
 ): Promise<PaymentLink> {
-  const ended = new Set<string>();
   for (let attempt = 1; ; attempt++) {
     const before = await getPaymentLink(deps, principal, id);
     const after = update(before, changes, deps.now());
-    await endSessionBeforeDropping(deps, before, after, ended);
     try {
       await deps.links.update(before, after);
     } catch (error) {
       if (error instanceof ConcurrentModificationError && attempt < MAX_TRANSITION_ATTEMPTS) continue;
       throw error;
+    }
+    try {
+      await endDroppedSession(deps, before, after, new Set());
+    } catch {
+      // Logged by endDroppedSession; the checkout ends or shows that session before it opens another.
     }
     return after;
   }
@@ -203,7 +208,7 @@ export async function cancelPaymentLink(
     deps,
     () => getPaymentLink(deps, principal, id),
     (current, now) => cancel(current, now),
-    (transition) => endSessionBeforeDropping(deps, transition.before, transition.after, ended),
+    (transition) => endDroppedSession(deps, transition.before, transition.after, ended),
   );
   return link;
 }
@@ -234,7 +239,7 @@ export async function expireDueLinks(
         },
         (link, now) => expire(link, now),
         // A session its PSP could not end keeps the link open (reads show it expired): the next run tries again.
-        (transition) => endSessionBeforeDropping(deps, transition.before, transition.after, ended),
+        (transition) => endDroppedSession(deps, transition.before, transition.after, ended),
       );
       if (transition) expired++;
     } catch (error) {

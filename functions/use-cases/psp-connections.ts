@@ -12,7 +12,7 @@ import type { Mode } from '../domain/principal.ts';
 import type { RefundOutcome } from '../domain/refund.ts';
 import type { Routing } from '../domain/routing.ts';
 import type { PaymentRepository } from '../ports/payment-repository.ts';
-import type { Psp, PspFactory } from '../ports/psp.ts';
+import type { Psp, PspFactory, SessionEnd } from '../ports/psp.ts';
 import type { PspConfigRepository } from '../ports/psp-config-repository.ts';
 import type { ConnectionDirectory, PspConnectionRepository } from '../ports/psp-connections.ts';
 import type { RefundLedger } from '../ports/refund-ledger.ts';
@@ -129,14 +129,16 @@ export class PspConnections implements PspSessions, PaymentRefunds {
     return { psp: await this.adapter(connection), payment };
   }
 
-  /** Ends a session at the connection that created it. */
-  async expireSession(account: string, mode: Mode, session: PspSession): Promise<void> {
+  /** Ends a session at the connection that created it (see `SessionEnd`). */
+  async expireSession(account: string, mode: Mode, session: PspSession): Promise<SessionEnd> {
     const connection = await this.sessionConnection(account, mode, session);
-    await (await this.adapter(connection)).expireSession(session);
+    return (await this.adapter(connection)).expireSession(session);
   }
 }
 
 async function askForRefund(psp: Psp, payment: PspPayment, link: PaymentLink, refund: Refund) {
+  // `requestRefund` refuses a payment without its reference; a refund stored before that rule has none to send.
+  if (payment.reference === null) throw new Error(`Payment ${payment.id} has no PSP reference yet.`);
   const status = await psp.refund({
     refundId: refund.id,
     linkId: link.id,

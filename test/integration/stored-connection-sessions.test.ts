@@ -103,12 +103,13 @@ const scenarios: Record<PspHandler, () => Promise<void>> = {
     const { link, session } = await linkWithSession();
     expect(session.connection_id).toBe(first.id);
 
-    // `?via=`: the buyer picks the other connection; the first one's session ends before another opens.
-    await navigate(`${link.checkout_url}?via=${second.id}`);
+    // The buyer declines at the first connection, comes back and asks for another provider (`?via=next`).
+    await httpRequest(`${stack.baseUrl}/sandbox/checkout/${session.id}/decline`, { method: 'POST' });
+    await navigate(`${link.checkout_url}?via=next`);
     const chosen = (await storedLink(link.id)).psp_session;
 
     expect(chosen?.connection_id).toBe(second.id);
-    expect(await sessionStatus(session.id)).toBe('expired');
+    expect(await sessionStatus(session.id)).toBe('failed');
     expect(await sessionStatus(chosen?.id as string)).toBe('open');
   },
   'update-payment-link': async () => {
@@ -222,28 +223,30 @@ describe('a session its PSP could not end is never forgotten', () => {
     };
   }
 
-  it('PATCH answers 503 with Retry-After and changes nothing; a retry once the PSP answers ends the session', async () => {
+  it('PATCH is stored while the PSP cannot end the session; the checkout shows that session, and opens another only once it ended', async () => {
     const { link, session, restore } = await unreachableSession();
 
-    const refused = await stack.request('PATCH', `/v1/payment-links/${link.id}`, {
+    const patched = await stack.request('PATCH', `/v1/payment-links/${link.id}`, {
       key: acme.api_key,
       body: { description: 'Order 1001, corrected' },
     });
 
-    expect(refused.status).toBe(503);
-    expect(refused.body.code).toBe('service_unavailable');
-    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect(await storedLink(link.id)).toMatchObject({ description: 'Order 1001', psp_session: session });
+    expect(patched.status).toBe(200);
+    expect(await storedLink(link.id)).toMatchObject({
+      description: 'Order 1001, corrected',
+      psp_session: null,
+    });
     expect(await sessionStatus(session.id)).toBe('open');
+    const shown = await navigate(link.checkout_url);
+    expect(shown.text).toContain(session.url);
+    expect(await paymentRepository().listOfLink(link.id, 'test')).toHaveLength(1);
 
     await restore();
-    const retried = await stack.request('PATCH', `/v1/payment-links/${link.id}`, {
-      key: acme.api_key,
-      body: { description: 'Order 1001, corrected' },
-    });
+    await navigate(link.checkout_url);
 
-    expect(retried.status).toBe(200);
     expect(await sessionStatus(session.id)).toBe('expired');
+    expect((await storedLink(link.id)).psp_session?.id).not.toBe(session.id);
+    expect(await paymentRepository().listOfLink(link.id, 'test')).toHaveLength(2);
   });
 
   it('cancel answers 503 with Retry-After and the link stays open with its session; a retry cancels', async () => {
