@@ -186,19 +186,24 @@ describe('retries', () => {
   });
 
   it('abandons a hanging endpoint at the timeout and retries', async () => {
+    const impatient = await startDeliveryHarness({ attemptTimeoutMs: 1_000 });
+    cleanups.push(() => impatient.stop());
     const endpoint = await receiver();
     endpoint.reply('hang');
     const linkId = await createLink(stack, acme.api_key, endpoint.url);
-    const { eventId } = await transition(linkId, harness.queue);
+    const { eventId } = await transition(linkId, impatient.queue);
 
     const event = await eventually(async () => {
       const stored = await storedEvent(eventId);
       return stored.status === 'delivered' && stored;
     });
-    expect(event.attempts.map((attempt) => [attempt.status_code, attempt.error])).toEqual([
-      [null, 'No response within 300 ms.'],
-      [200, null],
-    ]);
+    const attempts = event.attempts.map((attempt) => [attempt.status_code, attempt.error]);
+    expect(attempts.at(0)).toEqual([null, 'No response within 1000 ms.']);
+    expect(attempts.at(-1)).toEqual([200, null]);
+    // A busy machine may make the answering endpoint miss so short a timeout too: such a retry is abandoned alike.
+    expect(attempts.slice(1, -1)).toEqual(
+      attempts.slice(1, -1).map(() => [null, 'No response within 1000 ms.']),
+    );
   });
 
   it('stops at 410 Gone: the event is failed, out of the outbox and not in the dead-letter queue', async () => {
