@@ -52,8 +52,11 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-/** A merchant's webhook endpoint on 127.0.0.1 that records what it receives. */
-export async function startReceiver(port = 0): Promise<Receiver> {
+/**
+ * A merchant's webhook endpoint that records what it receives, on 127.0.0.1 (where every server of the tests
+ * listens, on ports the system picks) or on another loopback `host`.
+ */
+export async function startReceiver(port = 0, host = '127.0.0.1'): Promise<Receiver> {
   const replies: Reply[] = [];
   const received: ReceivedWebhook[] = [];
   const hanging = new Set<() => void>();
@@ -92,10 +95,10 @@ export async function startReceiver(port = 0): Promise<Receiver> {
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => resolve());
+    server.listen(port, host, () => resolve());
   });
   receiver.port = (server.address() as AddressInfo).port;
-  receiver.url = `http://127.0.0.1:${receiver.port}/hooks`;
+  receiver.url = `http://${host}:${receiver.port}/hooks`;
   return receiver;
 }
 
