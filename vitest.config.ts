@@ -16,7 +16,8 @@ export default defineConfig({
     // vitest's default here would be one (cores - 1). docs/testing.md has the measurements.
     maxWorkers: 3,
     projects: [
-      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], env } },
+      // Property tests are CPU-bound: vitest's 5 s default is too tight beside a busy core.
+      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], env, testTimeout: timeoutFor() } },
       {
         test: {
           name: 'integration',
