@@ -10,6 +10,7 @@ import { DynamoRateLimiter } from './adapters/dynamodb/rate-limiter.ts';
 import { DynamoRefundLedger } from './adapters/dynamodb/refund-ledger.ts';
 import { DynamoSandboxSessionStore } from './adapters/dynamodb/sandbox-session-store.ts';
 import { DynamoSigningSecretStore } from './adapters/dynamodb/signing-secret-store.ts';
+import { DynamoWebhookEndpointRepository } from './adapters/dynamodb/webhook-endpoint-repository.ts';
 import { AdyenPspFactory } from './adapters/psp/adyen-psp.ts';
 import { MolliePspFactory } from './adapters/psp/mollie-psp.ts';
 import { SandboxNotifier } from './adapters/psp/sandbox-notifier.ts';
@@ -64,6 +65,11 @@ export const signingKeyCipher = /* @__PURE__ */ once(() => {
 /** Webhook signing secrets: used by the delivery function (and the keys CLI) only. */
 export const signingSecretStore = /* @__PURE__ */ once(
   () => new DynamoSigningSecretStore(documentClient, config().TABLE_NAME, signingKeyCipher()),
+);
+
+/** Merchants' webhook endpoints; their secrets stay sealed unless the function holds the signing key. */
+export const webhookEndpointRepository = /* @__PURE__ */ once(
+  () => new DynamoWebhookEndpointRepository(documentClient, config().TABLE_NAME),
 );
 
 export const eventQueue = /* @__PURE__ */ once(

@@ -8,17 +8,21 @@ import {
   eventRepository,
   linkRepository,
   now,
+  signingKeyCipher,
   signingSecretStore,
+  webhookEndpointRepository,
 } from '../dependencies.ts';
 import { once } from '../once.ts';
 import { sqsBatchHandler } from '../sqs/batch-handler.ts';
 import {
+  cachedEndpointDirectory,
   cachedSigningSecrets,
   type DeliveryDependencies,
   deliverEvent,
   type EventMessage,
   newInvocation,
   putInvocationMetrics,
+  readBatchEndpoints,
   readBatchEvents,
   readEndpointHealth,
 } from '../use-cases/webhook-delivery.ts';
@@ -30,6 +34,7 @@ const eventMessageSchema = /* @__PURE__ */ once(() =>
     mode: z.enum(['test', 'live']),
     delivery_seq: z._default(z.int().check(z.minimum(0)), 0),
     committed: z.optional(z.boolean()),
+    endpoint_id: z.optional(z.string().check(z.minLength(1))),
   }),
 );
 
@@ -48,16 +53,18 @@ function wellFormedMessages(event: SQSEvent): EventMessage[] {
 }
 
 /**
- * The SQS consumer of the events queue (docs/webhooks.md): the batch's events are read with one request, and
- * the health of their endpoints with another unless recently read; then each record makes at most one attempt
+ * The SQS consumer of the events queue (docs/webhooks.md): the batch's events are read with one request, the
+ * webhook endpoints of their tenants with one per tenant, and the health of their endpoints with another unless
+ * recently read; then each record makes at most one attempt
  * (or is deferred, when its endpoint may not take one now), and only the records that fail are reported back.
  */
 export function deliveryHandler(resolveDependencies: () => DeliveryDependencies) {
   return async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
     const deps = resolveDependencies();
+    const invocation = newInvocation(deps.now().getTime());
     const batch = await readBatchEvents(deps.events, wellFormedMessages(event));
+    await readBatchEndpoints(deps, batch.values(), invocation);
     await readEndpointHealth(deps, batch.values());
-    const invocation = newInvocation();
     const handleRecords = sqsBatchHandler((record) =>
       deliverEvent(deps, parseEventMessage(record.body), batch, invocation),
     );
@@ -79,6 +86,10 @@ const webhookSender = /* @__PURE__ */ once(
 
 const signingSecrets = /* @__PURE__ */ once(() => cachedSigningSecrets(signingSecretStore(), now));
 
+const endpointDirectory = /* @__PURE__ */ once(() =>
+  cachedEndpointDirectory(webhookEndpointRepository(), signingKeyCipher(), now),
+);
+
 const dependencies = (): DeliveryDependencies => ({
   events: eventRepository(),
   links: linkRepository(),
@@ -87,6 +98,7 @@ const dependencies = (): DeliveryDependencies => ({
   queue: deliveryEventQueue(),
   deadLetters: deadLetterQueue(),
   endpoints: endpointHealthStore(),
+  webhookEndpoints: endpointDirectory(),
   now,
   random: Math.random,
 });

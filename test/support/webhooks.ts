@@ -15,7 +15,9 @@ import {
   eventRepository,
   linkRepository,
   now,
+  signingKeyCipher,
   signingSecretStore,
+  webhookEndpointRepository,
 } from '../../functions/dependencies.ts';
 import type { IsolationSettings } from '../../functions/domain/endpoint-health.ts';
 import { cancel, markPaid, newPaymentLink, type PaymentLink } from '../../functions/domain/payment-link.ts';
@@ -24,7 +26,10 @@ import { deliveryHandler } from '../../functions/handlers/deliver-webhook.ts';
 import type { EventQueue } from '../../functions/ports/event-queue.ts';
 import type { WebhookSender } from '../../functions/ports/webhook-sender.ts';
 import { applyTransition } from '../../functions/use-cases/payment-links.ts';
-import type { DeliveryDependencies } from '../../functions/use-cases/webhook-delivery.ts';
+import {
+  cachedEndpointDirectory,
+  type DeliveryDependencies,
+} from '../../functions/use-cases/webhook-delivery.ts';
 import { startSqsPoller } from '../../lib/local/sqs-poller.ts';
 import { timeoutSecondsOf } from '../../lib/routes.ts';
 import type { TestStack } from './test-stack.ts';
@@ -214,6 +219,11 @@ export async function startDeliveryHarness(
     random: () => 0.5,
     schedule: options.schedule ?? FAST_SCHEDULE,
     endpoints: endpointHealthStore(),
+    webhookEndpoints: cachedEndpointDirectory(
+      webhookEndpointRepository(),
+      signingKeyCipher(),
+      options.now ?? now,
+    ),
     ...(options.isolation ? { isolation: options.isolation } : {}),
   };
   const handler = deliveryHandler(() => deps);

@@ -20,6 +20,7 @@ export function eventMessage(event: EventReference): { MessageBody: string; Mess
       mode: event.mode,
       delivery_seq: event.delivery_seq ?? 0,
       ...(event.committed && { committed: true }),
+      ...(event.endpoint_id && { endpoint_id: event.endpoint_id }),
     }),
     MessageGroupId: `${event.account}:${event.mode}`,
   };

@@ -1,0 +1,14 @@
+import { now, webhookEndpointRepository } from '../dependencies.ts';
+import { apiHandler, json } from '../http/api-handler.ts';
+import { toEndpointResource } from '../http/endpoint-resources.ts';
+import { getWebhookEndpoint } from '../use-cases/webhook-endpoints.ts';
+
+/** GET /v1/webhook-endpoints/{id} */
+export const handler = apiHandler({ body: 'none' }, async ({ principal, event }) => {
+  const endpoint = await getWebhookEndpoint(
+    { endpoints: webhookEndpointRepository(), now },
+    principal,
+    event.pathParameters?.id ?? '',
+  );
+  return json(200, toEndpointResource(endpoint));
+});
