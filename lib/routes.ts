@@ -98,6 +98,14 @@ export const functions = {
     merchantApi: true,
     signingKey: 'seal',
   },
+  // Records a test event with its delivery, queues it, and waits for the attempt (the webhook timeout and the
+  // queue's hand-over: functions/handlers/test-webhook-endpoint.ts).
+  'test-webhook-endpoint': {
+    table: ['GetItem', 'PutItem'],
+    sendsEvents: true,
+    merchantApi: true,
+    timeoutSeconds: 25,
+  },
   // The account's event feed (gsi3) and an event's deliveries (its partition).
   'list-events': { table: ['Query'], merchantApi: true },
   'get-event': { table: ['Query'], merchantApi: true },

@@ -30,6 +30,7 @@ import {
   RefundListSchema,
   RefundSchema,
   RotatedEndpointSecretSchema,
+  TestEventOutcomeSchema,
   WebhookEndpointId,
   WebhookEndpointListSchema,
   WebhookEndpointSchema,
@@ -359,6 +360,19 @@ export const operations: OperationSpec[] = [
     body: { schema: emptyRequest(), required: false },
     success: { status: 200, description: 'The new secret.', schema: RotatedEndpointSecretSchema },
     errors: ['not_found'],
+  },
+  {
+    method: 'post',
+    path: '/v1/webhook-endpoints/{id}/test',
+    operationId: 'testWebhookEndpoint',
+    summary: 'Send a test event to a webhook endpoint',
+    description:
+      'Sends a signed `webhook_endpoint.test` event (`data`: the endpoint) to this endpoint only, through the same delivery as every webhook, and answers with the outcome of its attempt (whatever the endpoint answered), or `attempt: null` when none was made within about 18 seconds (the delivery goes on; `GET /v1/events/{id}` shows it). A failed test is retried on the usual schedule. A disabled endpoint is `409 invalid_state`. No body is needed.',
+    auth: true,
+    params: endpointPath,
+    body: { schema: emptyRequest(), required: false },
+    success: { status: 200, description: 'The outcome.', schema: TestEventOutcomeSchema },
+    errors: ['not_found', 'invalid_state'],
   },
   {
     method: 'get',

@@ -388,3 +388,19 @@ export const EventWithDeliveriesSchema = EventSchema.extend({
         "Each destination's delivery log: the link's `webhook_url` (when set), then each endpoint.",
     }),
 }).meta({ id: 'EventWithDeliveries', title: 'Event, with its deliveries' });
+
+export const TestEventOutcomeSchema = z
+  .strictObject({
+    event_id: EventId.meta({
+      description: 'The test event (`webhook-id`); `GET /v1/events/{id}` shows its delivery.',
+    }),
+    endpoint_id: WebhookEndpointId,
+    status: z.enum(EVENT_STATUSES).meta({
+      description:
+        '`delivered`, `failed` (410), or `pending`: no attempt yet, or a failed one that will be retried.',
+    }),
+    attempt: deliveryAttempt()
+      .nullable()
+      .meta({ description: 'The attempt; null when none was made in time.' }),
+  })
+  .meta({ id: 'TestEventOutcome', title: 'The outcome of a test event' });

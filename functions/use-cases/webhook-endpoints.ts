@@ -1,16 +1,26 @@
 import { generateWebhookSecret } from '../domain/api-key.ts';
 import { InvalidStateError, NotFoundError } from '../domain/errors.ts';
+import { newId } from '../domain/ids.ts';
 import type { Principal } from '../domain/principal.ts';
+import {
+  type DeliveryAttempt,
+  type EndpointEvent,
+  type EventStatus,
+  OUTBOX_GRACE_MS,
+} from '../domain/webhook.ts';
 import {
   ENDPOINT_SECRET_OVERLAP_MS,
   type EndpointInput,
   type EndpointStatus,
   endpointSecretContext,
+  endpointSnapshot,
   MAX_WEBHOOK_ENDPOINTS,
   newWebhookEndpoint,
   normalisedEvents,
   type WebhookEndpoint,
 } from '../domain/webhook-endpoint.ts';
+import type { EventQueue } from '../ports/event-queue.ts';
+import type { EventRepository } from '../ports/event-repository.ts';
 import type { SecretCipher } from '../ports/secret-cipher.ts';
 import type { StoredWebhookEndpoint, WebhookEndpointRepository } from '../ports/webhook-endpoints.ts';
 
@@ -127,4 +137,63 @@ export async function rotateEndpointSecret(
     secret,
     previous_secret_expires_at: previousUntil.toISOString(),
   };
+}
+
+export interface TestEventDependencies extends EndpointDependencies {
+  events: Pick<EventRepository, 'recordEndpointEvent' | 'get'>;
+  queue: EventQueue;
+  /** How long to wait for the attempt's outcome before answering without it. */
+  waitMs: number;
+  /** Pause between reads of the delivery while waiting. */
+  pollMs?: number;
+}
+
+export interface TestEventOutcome {
+  event_id: string;
+  endpoint_id: string;
+  /** The delivery's status: `pending` when no attempt was made in time, or after a failed one that will be retried. */
+  status: EventStatus;
+  /** The attempt, once made; null when it was not made within the wait. */
+  attempt: DeliveryAttempt | null;
+}
+
+/**
+ * Sends a signed `webhook_endpoint.test` event to the endpoint through the delivery pipeline (the same queue,
+ * isolation, signing and attempts log as every webhook), and waits up to `waitMs` for its first attempt.
+ */
+export async function sendTestEvent(
+  deps: TestEventDependencies,
+  principal: Principal,
+  id: string,
+): Promise<TestEventOutcome> {
+  const endpoint = await getWebhookEndpoint(deps, principal, id);
+  if (endpoint.status !== 'enabled') {
+    throw new InvalidStateError('The webhook endpoint is disabled: enable it to test it.');
+  }
+  const now = deps.now();
+  const event: EndpointEvent = {
+    id: newId('evt'),
+    type: 'webhook_endpoint.test',
+    account: principal.account,
+    mode: principal.mode,
+    created_at: now.toISOString(),
+    data: endpointSnapshot(publicEndpoint(endpoint)),
+  };
+  await deps.events.recordEndpointEvent(event, [endpoint.id], new Date(now.getTime() + OUTBOX_GRACE_MS));
+  // A lost send only delays the test: the delivery is in the outbox, which the sweeper hands over.
+  await deps.queue
+    .publish({ ...event, delivery_seq: 0, committed: true, endpoint_id: endpoint.id })
+    .catch(() => undefined);
+  const deadline = Date.now() + deps.waitMs;
+  for (;;) {
+    const delivery = await deps.events.get(event.id, event.mode, endpoint.id);
+    const attempt = delivery?.attempts.at(-1) ?? null;
+    if (delivery && (attempt || Date.now() >= deadline)) {
+      return { event_id: event.id, endpoint_id: endpoint.id, status: delivery.status, attempt };
+    }
+    if (Date.now() >= deadline) {
+      return { event_id: event.id, endpoint_id: endpoint.id, status: 'pending', attempt: null };
+    }
+    await new Promise((resolve) => setTimeout(resolve, deps.pollMs ?? 250));
+  }
 }

@@ -5,6 +5,7 @@ import { endpointSecretContext, MAX_WEBHOOK_ENDPOINTS } from '../../functions/do
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { cachedEndpointDirectory } from '../../functions/use-cases/webhook-delivery.ts';
 import { asFunction } from '../../lib/local/permissions.ts';
+import { expectDocumented } from '../support/openapi-check.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';
 import {
   createLink,
@@ -41,6 +42,18 @@ async function newAccount(): Promise<IssuedApiKey & { account: string }> {
   return { ...(await stack.issueKey(account, 'test')), account };
 }
 
+/** A request whose answer must match the OpenAPI document's schema for `template` (e.g. `/v1/events/{id}`). */
+async function documented(
+  method: string,
+  path: string,
+  template: string,
+  options: Parameters<TestStack['request']>[2],
+) {
+  const response = await stack.request(method, path, options);
+  expectDocumented(method.toLowerCase(), template, response);
+  return response;
+}
+
 async function createEndpoint(key: string, body: Record<string, unknown>) {
   const response = await stack.request('POST', '/v1/webhook-endpoints', { key, body });
   if (response.status !== 201) throw new Error(`endpoint not created: ${JSON.stringify(response.body)}`);
@@ -56,7 +69,7 @@ const verified = (webhook: ReceivedWebhook | undefined, secret: string) =>
 describe('webhook endpoints as a resource', () => {
   it('are created with a secret shown once, listed, read, changed and deleted, per account and mode', async () => {
     const acme = await newAccount();
-    const created = await stack.request('POST', '/v1/webhook-endpoints', {
+    const created = await documented('POST', '/v1/webhook-endpoints', '/v1/webhook-endpoints', {
       key: acme.api_key,
       body: {
         url: 'https://hooks.example.com/payments',
@@ -79,12 +92,16 @@ describe('webhook endpoints as a resource', () => {
     const { id, secret: _secret, ...endpoint } = created.body;
     expect(created.headers.get('location')).toBe(`/v1/webhook-endpoints/${id}`);
 
-    const read = await stack.request('GET', `/v1/webhook-endpoints/${id}`, { key: acme.api_key });
+    const read = await documented('GET', `/v1/webhook-endpoints/${id}`, '/v1/webhook-endpoints/{id}', {
+      key: acme.api_key,
+    });
     expect(read.body).toEqual({ id, ...endpoint });
-    const listed = await stack.request('GET', '/v1/webhook-endpoints', { key: acme.api_key });
+    const listed = await documented('GET', '/v1/webhook-endpoints', '/v1/webhook-endpoints', {
+      key: acme.api_key,
+    });
     expect(listed.body).toEqual({ data: [{ id, ...endpoint }] });
 
-    const changed = await stack.request('PATCH', `/v1/webhook-endpoints/${id}`, {
+    const changed = await documented('PATCH', `/v1/webhook-endpoints/${id}`, '/v1/webhook-endpoints/{id}', {
       key: acme.api_key,
       body: { enabled_events: ['*'], status: 'disabled', description: null },
     });
@@ -103,7 +120,9 @@ describe('webhook endpoints as a resource', () => {
       (await stack.request('DELETE', `/v1/webhook-endpoints/${id}`, { key: other.api_key })).status,
     ).toBe(404);
 
-    const deleted = await stack.request('DELETE', `/v1/webhook-endpoints/${id}`, { key: acme.api_key });
+    const deleted = await documented('DELETE', `/v1/webhook-endpoints/${id}`, '/v1/webhook-endpoints/{id}', {
+      key: acme.api_key,
+    });
     expect(deleted.body).toEqual({ id, object: 'webhook_endpoint', deleted: true });
     expect((await stack.request('GET', `/v1/webhook-endpoints/${id}`, { key: acme.api_key })).status).toBe(
       404,
@@ -149,7 +168,7 @@ describe('webhook endpoints as a resource', () => {
 
   it('refuse bad input with pointers, and a 17th endpoint with 409', async () => {
     const acme = await newAccount();
-    const bad = await stack.request('POST', '/v1/webhook-endpoints', {
+    const bad = await documented('POST', '/v1/webhook-endpoints', '/v1/webhook-endpoints', {
       key: acme.api_key,
       body: { url: 'ftp://x', enabled_events: ['payment_link.nope'], extra: 1 },
     });
@@ -285,9 +304,12 @@ describe('secret rotation', () => {
       url: hooks.url,
       enabled_events: ['*'],
     });
-    const rotated = await stack.request('POST', `/v1/webhook-endpoints/${id}/rotate-secret`, {
-      key: acme.api_key,
-    });
+    const rotated = await documented(
+      'POST',
+      `/v1/webhook-endpoints/${id}/rotate-secret`,
+      '/v1/webhook-endpoints/{id}/rotate-secret',
+      { key: acme.api_key },
+    );
     expect(rotated.status).toBe(200);
     const second: string = rotated.body.secret;
     expect(second).toMatch(/^whsec_/);
@@ -327,7 +349,7 @@ describe('the events API', () => {
     let cursor: string | null = null;
     do {
       const query: string = cursor ? `limit=2&cursor=${cursor}` : 'limit=2';
-      const page = await stack.request('GET', `/v1/events?${query}`, { key: acme.api_key });
+      const page = await documented('GET', `/v1/events?${query}`, '/v1/events', { key: acme.api_key });
       expect(page.status).toBe(200);
       expect(page.body.data.length).toBeLessThanOrEqual(2);
       seen.push(...page.body.data.map((event: { id: string }) => event.id));
@@ -346,7 +368,7 @@ describe('the events API', () => {
     const ofLink = await stack.request('GET', `/v1/events?link=${links[2]}`, { key: acme.api_key });
     expect(ofLink.body).toEqual({ data: [expect.objectContaining({ id: ids[2] })], next_cursor: null });
 
-    const one = await stack.request('GET', `/v1/events/${ids[2]}`, { key: acme.api_key });
+    const one = await documented('GET', `/v1/events/${ids[2]}`, '/v1/events/{id}', { key: acme.api_key });
     const since = encodeURIComponent(one.body.created_at);
     const recent = await stack.request('GET', `/v1/events?created[gte]=${since}`, { key: acme.api_key });
     expect(recent.body.data.map((event: { id: string }) => event.id)).toEqual([ids[4], ids[3], ids[2]]);
@@ -358,10 +380,64 @@ describe('the events API', () => {
     });
     expect(foreign.status).toBe(422);
     expect(foreign.body.errors).toEqual([{ pointer: '/cursor', detail: expect.any(String) }]);
-    const badLimit = await stack.request('GET', '/v1/events?limit=0&type=nope', { key: acme.api_key });
+    const badLimit = await documented('GET', '/v1/events?limit=0&type=nope', '/v1/events', {
+      key: acme.api_key,
+    });
     expect(badLimit.body.errors.map((error: { pointer: string }) => error.pointer).sort()).toEqual([
       '/limit',
       '/type',
     ]);
+  });
+});
+
+describe('test events', () => {
+  it('sends a signed webhook_endpoint.test to that endpoint alone and answers with the attempt', async () => {
+    const acme = await newAccount();
+    const hooks = await receiver();
+    const bystander = await receiver();
+    const { id, secret } = await createEndpoint(acme.api_key, {
+      url: hooks.url,
+      enabled_events: ['payment_link.paid'],
+    });
+    await createEndpoint(acme.api_key, { url: bystander.url, enabled_events: ['*'] });
+
+    const tested = await documented(
+      'POST',
+      `/v1/webhook-endpoints/${id}/test`,
+      '/v1/webhook-endpoints/{id}/test',
+      { key: acme.api_key },
+    );
+    expect(tested.body).toEqual({
+      event_id: expect.stringMatching(/^evt_/),
+      endpoint_id: id,
+      status: 'delivered',
+      attempt: { at: expect.any(String), status_code: 200, duration_ms: expect.any(Number), error: null },
+    });
+    expect(hooks.received).toHaveLength(1);
+    expect(hooks.received[0]?.headers['webhook-id']).toBe(tested.body.event_id);
+    expect(verified(hooks.received[0], secret)).toMatchObject({
+      type: 'webhook_endpoint.test',
+      data: { id, object: 'webhook_endpoint', url: hooks.url },
+    });
+    expect(bystander.received).toHaveLength(0);
+    const listed = await stack.request('GET', '/v1/events?type=webhook_endpoint.test', { key: acme.api_key });
+    expect(listed.body.data).toEqual([expect.objectContaining({ id: tested.body.event_id, link_id: null })]);
+  });
+
+  it('reports a failing endpoint as it answered, and refuses to test a disabled one', async () => {
+    const acme = await newAccount();
+    const hooks = await receiver();
+    hooks.reply(503);
+    const { id } = await createEndpoint(acme.api_key, { url: hooks.url, enabled_events: ['*'] });
+    const tested = await stack.request('POST', `/v1/webhook-endpoints/${id}/test`, { key: acme.api_key });
+    expect(tested.body).toMatchObject({ status: 'pending', attempt: { status_code: 503 } });
+
+    await stack.request('PATCH', `/v1/webhook-endpoints/${id}`, {
+      key: acme.api_key,
+      body: { status: 'disabled' },
+    });
+    const refused = await stack.request('POST', `/v1/webhook-endpoints/${id}/test`, { key: acme.api_key });
+    expect(refused.status).toBe(409);
+    expect(refused.body.code).toBe('invalid_state');
   });
 });
