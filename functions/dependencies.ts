@@ -1,5 +1,6 @@
 import { DynamoApiKeyRepository } from './adapters/dynamodb/api-key-repository.ts';
 import { DynamoEndpointHealthStore } from './adapters/dynamodb/endpoint-health-store.ts';
+import { DynamoEndpointRecoveryStore } from './adapters/dynamodb/endpoint-recovery-store.ts';
 import { DynamoEventRepository } from './adapters/dynamodb/event-repository.ts';
 import { DynamoIdempotencyStore } from './adapters/dynamodb/idempotency-store.ts';
 import { DynamoLinkRepository } from './adapters/dynamodb/link-repository.ts';
@@ -70,6 +71,10 @@ export const signingSecretStore = /* @__PURE__ */ once(
 /** Merchants' webhook endpoints; their secrets stay sealed unless the function holds the signing key. */
 export const webhookEndpointRepository = /* @__PURE__ */ once(
   () => new DynamoWebhookEndpointRepository(documentClient, config().TABLE_NAME),
+);
+
+export const endpointRecoveryStore = /* @__PURE__ */ once(
+  () => new DynamoEndpointRecoveryStore(documentClient, config().TABLE_NAME),
 );
 
 export const eventQueue = /* @__PURE__ */ once(

@@ -106,6 +106,8 @@ export const functions = {
     merchantApi: true,
     timeoutSeconds: 25,
   },
+  // Starts a recovery (a conditional write beside the endpoint) and queues its first step.
+  'recover-webhook-endpoint': { table: ['GetItem', 'UpdateItem'], sendsEvents: true, merchantApi: true },
   // The account's event feed (gsi3) and an event's deliveries (its partition).
   'list-events': { table: ['Query'], merchantApi: true },
   'get-event': { table: ['Query'], merchantApi: true },

@@ -11,6 +11,7 @@ import {
 import { emptyRequest } from '../functions/http/validate.ts';
 import {
   createWebhookEndpointRequest,
+  recoverRequest,
   updateWebhookEndpointRequest,
 } from '../functions/http/webhook-endpoint-schemas.ts';
 import {
@@ -26,6 +27,7 @@ import {
   PaymentLinkSchema,
   PaymentListSchema,
   PspConnectionListSchema,
+  RecoverySchema,
   RedeliverySchema,
   RefundListSchema,
   RefundSchema,
@@ -373,6 +375,19 @@ export const operations: OperationSpec[] = [
     body: { schema: emptyRequest(), required: false },
     success: { status: 200, description: 'The outcome.', schema: TestEventOutcomeSchema },
     errors: ['not_found', 'invalid_state'],
+  },
+  {
+    method: 'post',
+    path: '/v1/webhook-endpoints/{id}/recover',
+    operationId: 'recoverWebhookEndpoint',
+    summary: 'Recover what a webhook endpoint missed',
+    description:
+      "Re-sends, oldest first, every event created since `since` (at most 30 days back) that the endpoint subscribes to and never acknowledged with a `2xx`, with its original `webhook-id`: deliveries that failed or still wait for a retry start afresh, and events it never got (it was disabled, or did not exist yet) are delivered. It runs in the background, a page of 25 events at a time, behind other merchants' webhooks when the queue is busy. At most one recovery runs per endpoint (`409 invalid_state` meanwhile); a disabled endpoint is `409 invalid_state`.",
+    auth: true,
+    params: endpointPath,
+    body: { schema: recoverRequest(), required: true },
+    success: { status: 202, description: 'The recovery is running.', schema: RecoverySchema },
+    errors: ['not_found', 'invalid_state', 'validation_failed'],
   },
   {
     method: 'get',

@@ -404,3 +404,12 @@ export const TestEventOutcomeSchema = z
       .meta({ description: 'The attempt; null when none was made in time.' }),
   })
   .meta({ id: 'TestEventOutcome', title: 'The outcome of a test event' });
+
+export const RecoverySchema = z
+  .strictObject({
+    endpoint_id: WebhookEndpointId,
+    since: timestamp('Events created since then are re-sent unless the endpoint acknowledged them.'),
+    status: z.enum(['running', 'done']),
+    started_at: timestamp('RFC 3339, UTC.'),
+  })
+  .meta({ id: 'Recovery', title: 'A recovery of a webhook endpoint' });

@@ -5,6 +5,7 @@ import {
   deadLetterQueue,
   deliveryEventQueue,
   endpointHealthStore,
+  endpointRecoveryStore,
   eventRepository,
   linkRepository,
   now,
@@ -14,6 +15,7 @@ import {
 } from '../dependencies.ts';
 import { once } from '../once.ts';
 import { sqsBatchHandler } from '../sqs/batch-handler.ts';
+import { type RecoveryMessage, recoverStep } from '../use-cases/recovery.ts';
 import {
   cachedEndpointDirectory,
   cachedSigningSecrets,
@@ -29,23 +31,36 @@ import {
 import * as z from '../zod.ts';
 
 const eventMessageSchema = /* @__PURE__ */ once(() =>
-  z.object({
-    event_id: z.string().check(z.minLength(1)),
-    mode: z.enum(['test', 'live']),
-    delivery_seq: z._default(z.int().check(z.minimum(0)), 0),
-    committed: z.optional(z.boolean()),
-    endpoint_id: z.optional(z.string().check(z.minLength(1))),
-  }),
+  z.union([
+    z.object({
+      event_id: z.string().check(z.minLength(1)),
+      mode: z.enum(['test', 'live']),
+      delivery_seq: z._default(z.int().check(z.minimum(0)), 0),
+      committed: z.optional(z.boolean()),
+      endpoint_id: z.optional(z.string().check(z.minLength(1))),
+    }),
+    z.object({
+      recovery_of: z.string().check(z.minLength(1)),
+      account: z.string().check(z.minLength(1)),
+      mode: z.enum(['test', 'live']),
+      delivery_seq: z.int().check(z.minimum(0)),
+    }),
+  ]),
 );
 
 /** Parses a queue message body; a malformed one throws, so it ends in the dead-letter queue. */
-export const parseEventMessage = (body: string) => eventMessageSchema().parse(JSON.parse(body));
+export const parseEventMessage = (body: string): EventMessage | RecoveryMessage =>
+  eventMessageSchema().parse(JSON.parse(body));
 
-/** The messages of a batch that parse (the others fail on their own when their record is handled). */
+const isRecovery = (message: EventMessage | RecoveryMessage): message is RecoveryMessage =>
+  'recovery_of' in message;
+
+/** The event messages of a batch that parse (the others fail on their own when their record is handled). */
 function wellFormedMessages(event: SQSEvent): EventMessage[] {
   return event.Records.flatMap((record) => {
     try {
-      return [parseEventMessage(record.body)];
+      const message = parseEventMessage(record.body);
+      return isRecovery(message) ? [] : [message];
     } catch {
       return [];
     }
@@ -56,7 +71,8 @@ function wellFormedMessages(event: SQSEvent): EventMessage[] {
  * The SQS consumer of the events queue (docs/webhooks.md): the batch's events are read with one request, the
  * webhook endpoints of their tenants with one per tenant, and the health of their endpoints with another unless
  * recently read; then each record makes at most one attempt
- * (or is deferred, when its endpoint may not take one now), and only the records that fail are reported back.
+ * (or is deferred, when its endpoint may not take one now), or carries a recovery one step on, and only the
+ * records that fail are reported back.
  */
 export function deliveryHandler(resolveDependencies: () => DeliveryDependencies) {
   return async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
@@ -65,9 +81,12 @@ export function deliveryHandler(resolveDependencies: () => DeliveryDependencies)
     const batch = await readBatchEvents(deps.events, wellFormedMessages(event));
     await readBatchEndpoints(deps, batch.values(), invocation);
     await readEndpointHealth(deps, batch.values());
-    const handleRecords = sqsBatchHandler((record) =>
-      deliverEvent(deps, parseEventMessage(record.body), batch, invocation),
-    );
+    const handleRecords = sqsBatchHandler((record) => {
+      const message = parseEventMessage(record.body);
+      return isRecovery(message)
+        ? recoverStep(deps, message, invocation.startedAt)
+        : deliverEvent(deps, message, batch, invocation);
+    });
     try {
       return await handleRecords(event, context);
     } finally {
@@ -99,6 +118,7 @@ const dependencies = (): DeliveryDependencies => ({
   deadLetters: deadLetterQueue(),
   endpoints: endpointHealthStore(),
   webhookEndpoints: endpointDirectory(),
+  recoveries: endpointRecoveryStore(),
   now,
   random: Math.random,
 });

@@ -34,6 +34,7 @@ export const routes = [
   { method: 'PATCH', path: '/v1/webhook-endpoints/{id}', handler: 'update-webhook-endpoint' },
   { method: 'DELETE', path: '/v1/webhook-endpoints/{id}', handler: 'delete-webhook-endpoint' },
   { method: 'POST', path: '/v1/webhook-endpoints/{id}/test', handler: 'test-webhook-endpoint' },
+  { method: 'POST', path: '/v1/webhook-endpoints/{id}/recover', handler: 'recover-webhook-endpoint' },
   {
     method: 'POST',
     path: '/v1/webhook-endpoints/{id}/rotate-secret',

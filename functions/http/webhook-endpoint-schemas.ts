@@ -1,5 +1,6 @@
 import type { Mode } from '../domain/principal.ts';
 import { MAX_URL_LENGTH, type UrlPolicy, urlProblem } from '../domain/urls.ts';
+import { EVENT_RETENTION_MS } from '../domain/webhook.ts';
 import {
   ALL_EVENTS,
   ENDPOINT_STATUSES,
@@ -88,5 +89,24 @@ export const createWebhookEndpointRequest = (mode: Mode, allowPrivateTargets: bo
 /** `PATCH /v1/webhook-endpoints/{id}` (JSON merge patch): the given fields change. */
 export const updateWebhookEndpointRequest = (mode: Mode, allowPrivateTargets: boolean) =>
   perPolicy('update', updateSchema, mode, allowPrivateTargets);
+
+/** `POST /v1/webhook-endpoints/{id}/recover`: from when, within the events API's 30 days and not ahead. */
+export const recoverRequest = () =>
+  z.strictObject({
+    since: z.iso.datetime({ offset: true }).check(
+      z.maxLength(35),
+      (ctx) => {
+        const at = Date.parse(ctx.value);
+        if (at < Date.now() - EVENT_RETENTION_MS) {
+          ctx.issues.push({ code: 'custom', message: 'Must be within the last 30 days.', input: ctx.value });
+        } else if (at > Date.now()) {
+          ctx.issues.push({ code: 'custom', message: 'Must not be in the future.', input: ctx.value });
+        }
+      },
+      z.meta({
+        description: 'Re-send what the endpoint never acknowledged among the events created since then.',
+      }),
+    ),
+  });
 
 export { MAX_WEBHOOK_ENDPOINTS };

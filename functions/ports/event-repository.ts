@@ -15,6 +15,8 @@ export interface OutboxEntry {
   delivery_seq: number;
   /** Set when the entry is a delivery to a webhook endpoint rather than the event itself. */
   endpoint_id?: string;
+  /** Set when the entry is a running recovery of the endpoint `id` (its step as `delivery_seq`). */
+  recovery?: true;
   /** The opaque due marker read from the outbox index; a later update is conditioned on it. */
   due: string;
 }

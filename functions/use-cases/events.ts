@@ -1,4 +1,5 @@
 import { NotFoundError } from '../domain/errors.ts';
+import { eventLink } from '../domain/payment-link.ts';
 import type { Principal } from '../domain/principal.ts';
 import { EVENT_RETENTION_MS, isLinkEvent, type StoredEvent } from '../domain/webhook.ts';
 import type { EventRepository } from '../ports/event-repository.ts';
@@ -43,8 +44,8 @@ export async function listEvents(
 }
 
 /**
- * One event of the caller's, with each of its deliveries: to its link's `webhook_url` (when it is a link's event)
- * and to each webhook endpoint it went to. Another tenant's, or one past the 30 days, is `not_found`.
+ * One event of the caller's, with each of its deliveries: to its link's `webhook_url` (a link's event, when the
+ * link has one) and to each webhook endpoint it went to. Another tenant's, or one past the 30 days, is `not_found`.
  */
 export async function getEvent(
   deps: EventsDependencies,
@@ -61,6 +62,10 @@ export async function getEvent(
   }
   return {
     event: found.event,
-    deliveries: [...(isLinkEvent(found.event) ? [found.event] : []), ...found.deliveries],
+    // A link without `webhook_url` has nothing to show for it (its own log says so: nothing was sent).
+    deliveries: [
+      ...(isLinkEvent(found.event) && eventLink(found.event).webhook_url ? [found.event] : []),
+      ...found.deliveries,
+    ],
   };
 }

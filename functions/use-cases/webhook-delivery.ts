@@ -29,6 +29,7 @@ import { signedWebhookHeaders } from '../domain/webhook-signature.ts';
 import { logger } from '../logger.ts';
 import { putMetrics } from '../metrics.ts';
 import type { EndpointHealthStore } from '../ports/endpoint-health.ts';
+import type { EndpointRecoveryStore } from '../ports/endpoint-recoveries.ts';
 import type { EventQueue, EventReference } from '../ports/event-queue.ts';
 import type { EventRepository } from '../ports/event-repository.ts';
 import type { LinkRepository } from '../ports/link-repository.ts';
@@ -130,6 +131,8 @@ export interface DeliveryDependencies {
   isolation?: IsolationSettings;
   /** The merchants' webhook endpoints: whom an event fans out to, and where each delivery goes. */
   webhookEndpoints: EndpointDirectory;
+  /** Recoveries of endpoints, carried on by their own messages on the same queue (functions/use-cases/recovery.ts). */
+  recoveries: EndpointRecoveryStore;
 }
 
 /** How long a warm delivery function reuses an (account, mode)'s signing secrets before reading them again. */

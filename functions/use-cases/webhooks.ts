@@ -36,6 +36,7 @@ export async function sweepOutbox(deps: SweepDependencies): Promise<{ queued: nu
         mode: entry.mode,
         delivery_seq: entry.delivery_seq,
         endpoint_id: entry.endpoint_id,
+        recovery: entry.recovery,
       });
       queued++;
     } catch (error) {

@@ -12,6 +12,7 @@ import { eventMessage, SqsEventQueue } from '../../functions/adapters/sqs/event-
 import { config } from '../../functions/config.ts';
 import {
   endpointHealthStore,
+  endpointRecoveryStore,
   eventRepository,
   linkRepository,
   now,
@@ -219,6 +220,7 @@ export async function startDeliveryHarness(
     random: () => 0.5,
     schedule: options.schedule ?? FAST_SCHEDULE,
     endpoints: endpointHealthStore(),
+    recoveries: endpointRecoveryStore(),
     webhookEndpoints: cachedEndpointDirectory(
       webhookEndpointRepository(),
       signingKeyCipher(),

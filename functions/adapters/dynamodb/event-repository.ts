@@ -22,7 +22,7 @@ import {
 } from '../../domain/webhook.ts';
 import type { EventKey, EventRepository, FeedQuery, OutboxEntry } from '../../ports/event-repository.ts';
 import { allItems, itemsOfShards } from './query.ts';
-import { eventFeedKeys, keys, outboxKeys, tableSchema, withoutKeys } from './table-schema.ts';
+import { endpointKeys, eventFeedKeys, keys, outboxKeys, tableSchema, withoutKeys } from './table-schema.ts';
 
 /** Runs a conditional update; false when its condition did not hold. */
 async function conditionally(client: DynamoDBDocumentClient, input: UpdateCommandInput): Promise<boolean> {
@@ -250,8 +250,8 @@ export class DynamoEventRepository implements EventRepository {
       // `~` sorts after every character of an id, so entries due exactly now are included.
       KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk <= :now',
       ExpressionAttributeValues: { ':pk': keys.outbox(shard), ':now': `${now.toISOString()}~` },
-      ProjectionExpression: '#id, #account, #mode, delivery_seq, endpoint_id, gsi2sk',
-      ExpressionAttributeNames: { '#id': 'id', '#account': 'account', '#mode': 'mode' },
+      ProjectionExpression: '#id, #account, #mode, delivery_seq, endpoint_id, #kind, gsi2sk',
+      ExpressionAttributeNames: { '#id': 'id', '#account': 'account', '#mode': 'mode', '#kind': 'kind' },
     }));
     return items.map((item) => ({
       id: item.id as string,
@@ -259,6 +259,7 @@ export class DynamoEventRepository implements EventRepository {
       mode: item.mode as Mode,
       delivery_seq: item.delivery_seq as number,
       ...(typeof item.endpoint_id === 'string' && { endpoint_id: item.endpoint_id }),
+      ...(item.kind === 'recovery' && { recovery: true as const }),
       due: item.gsi2sk as string,
     }));
   }
@@ -266,7 +267,8 @@ export class DynamoEventRepository implements EventRepository {
   postpone(entry: OutboxEntry, dueAt: Date): Promise<boolean> {
     return conditionally(this.client, {
       TableName: this.tableName,
-      Key: itemKey(entry),
+      // A recovery in the outbox is kept beside its endpoint (functions/adapters/dynamodb/endpoint-recovery-store.ts).
+      Key: entry.recovery ? endpointKeys.recovery(entry.account, entry.mode, entry.id) : itemKey(entry),
       UpdateExpression: 'SET gsi2sk = :gsi2sk',
       ConditionExpression: 'gsi2sk = :due AND delivery_seq = :seq',
       ExpressionAttributeValues: {

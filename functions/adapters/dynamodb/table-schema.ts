@@ -142,6 +142,11 @@ export const endpointKeys = {
     pk: endpointKeys.directory(account, mode),
     sk: `ENDPOINT#${id}`,
   }),
+  /** The endpoint's recovery (the latest; at most one runs). */
+  recovery: (account: string, mode: string, id: string) => ({
+    pk: endpointKeys.directory(account, mode),
+    sk: `RECOVERY#${id}`,
+  }),
   /** How many endpoints the tenant holds: a conditional counter that keeps the limit. */
   count: (account: string, mode: string) => ({ pk: endpointKeys.directory(account, mode), sk: 'COUNT' }),
 };
