@@ -24,14 +24,14 @@ export interface paths {
     get: operations["getPaymentLink"];
     /**
      * Update a payment link
-     * @description Changes an open link (`application/json` or `application/merge-patch+json`): a field that is present replaces the stored value, `null` clears it, an absent one stays; `metadata` is replaced whole. Same rules as on creation; `amount` cannot change (422). A paid, canceled or expired link is `invalid_state`. A change to `description`, `redirect_url` or `expires_at` ends the open PSP session, so the next checkout visit opens a fresh one. No `Idempotency-Key`: repeating a PATCH gives the same result.
+     * @description Changes an open link (`application/json` or `application/merge-patch+json`): a field that is present replaces the stored value, `null` clears it, an absent one stays; `metadata` is replaced whole. Same rules as on creation; `amount` cannot change (422). A paid, canceled or expired link is `invalid_state`. A change to `description`, `redirect_url` or `expires_at` ends the open PSP session, so the next checkout visit opens a fresh one; while its PSP cannot confirm it ended, the checkout keeps showing that session and opens no other (docs/orchestration.md#one-payable-session). No `Idempotency-Key`: repeating a PATCH gives the same result.
      */
     patch: operations["updatePaymentLink"];
   };
   "/v1/payment-links/{id}/cancel": {
     /**
      * Cancel a payment link
-     * @description Cancels an open link and sends the `payment_link.canceled` webhook. Canceling a canceled link returns it unchanged; a paid or expired link is `invalid_state`. No body is needed; an empty JSON object is accepted.
+     * @description Cancels an open link and sends the `payment_link.canceled` webhook. Its open PSP session is ended first; when the PSP cannot end it, the link stays open and the answer is 503 `service_unavailable` with `Retry-After`. Canceling a canceled link returns it unchanged; a paid or expired link is `invalid_state`. No body is needed; an empty JSON object is accepted.
      */
     post: operations["cancelPaymentLink"];
   };
@@ -231,8 +231,8 @@ export interface components {
         connection_id: string;
         /** @enum {string} */
         provider: "sandbox" | "stripe" | "mollie" | "adyen";
-        /** @description The PSP's own id of the payment. */
-        reference: string;
+        /** @description The PSP's own id of the payment. Null for a short while when the PSP confirmed the payment before giving its id (Adyen); it is filled in when the PSP's notification arrives, without a new event. */
+        reference: string | null;
       }) | null;
       /** @description What succeeded refunds gave back, in the currency of the link: "0.00" until then. */
       amount_refunded: {
@@ -985,7 +985,7 @@ export interface operations {
   };
   /**
    * Update a payment link
-   * @description Changes an open link (`application/json` or `application/merge-patch+json`): a field that is present replaces the stored value, `null` clears it, an absent one stays; `metadata` is replaced whole. Same rules as on creation; `amount` cannot change (422). A paid, canceled or expired link is `invalid_state`. A change to `description`, `redirect_url` or `expires_at` ends the open PSP session, so the next checkout visit opens a fresh one. No `Idempotency-Key`: repeating a PATCH gives the same result.
+   * @description Changes an open link (`application/json` or `application/merge-patch+json`): a field that is present replaces the stored value, `null` clears it, an absent one stays; `metadata` is replaced whole. Same rules as on creation; `amount` cannot change (422). A paid, canceled or expired link is `invalid_state`. A change to `description`, `redirect_url` or `expires_at` ends the open PSP session, so the next checkout visit opens a fresh one; while its PSP cannot confirm it ended, the checkout keeps showing that session and opens no other (docs/orchestration.md#one-payable-session). No `Idempotency-Key`: repeating a PATCH gives the same result.
    */
   updatePaymentLink: {
     parameters: {
@@ -1164,7 +1164,7 @@ export interface operations {
   };
   /**
    * Cancel a payment link
-   * @description Cancels an open link and sends the `payment_link.canceled` webhook. Canceling a canceled link returns it unchanged; a paid or expired link is `invalid_state`. No body is needed; an empty JSON object is accepted.
+   * @description Cancels an open link and sends the `payment_link.canceled` webhook. Its open PSP session is ended first; when the PSP cannot end it, the link stays open and the answer is 503 `service_unavailable` with `Retry-After`. Canceling a canceled link returns it unchanged; a paid or expired link is `invalid_state`. No body is needed; an empty JSON object is accepted.
    */
   cancelPaymentLink: {
     parameters: {
@@ -1323,6 +1323,20 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"] & {
             /** @enum {unknown} */
             code?: "internal_error";
+          };
+        };
+      };
+      /** @description `service_unavailable`: Temporarily unavailable; retry later. */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "service_unavailable";
           };
         };
       };
