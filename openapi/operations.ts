@@ -36,6 +36,7 @@ import {
   WebhookEndpointId,
   WebhookEndpointListSchema,
   WebhookEndpointSchema,
+  WebhookEndpointWithHealthSchema,
 } from './response-schemas.ts';
 
 /**
@@ -316,10 +317,11 @@ export const operations: OperationSpec[] = [
     path: '/v1/webhook-endpoints/{id}',
     operationId: 'getWebhookEndpoint',
     summary: 'Retrieve a webhook endpoint',
-    description: 'The endpoint; its secret is never shown again.',
+    description:
+      'The endpoint and its health (success rate and latency of its latest 100 attempts, `failing_since`); its secret is never shown again. An endpoint that failed every attempt for 5 days is `disabled` by us.',
     auth: true,
     params: endpointPath,
-    success: { status: 200, description: 'The endpoint.', schema: WebhookEndpointSchema },
+    success: { status: 200, description: 'The endpoint.', schema: WebhookEndpointWithHealthSchema },
     errors: ['not_found'],
   },
   {

@@ -416,3 +416,24 @@ export const RecoverySchema = z
     started_at: timestamp('RFC 3339, UTC.'),
   })
   .meta({ id: 'Recovery', title: 'A recovery of a webhook endpoint' });
+
+export const WebhookEndpointWithHealthSchema = WebhookEndpointSchema.extend({
+  health: z
+    .strictObject({
+      attempts: int32(0, 100).meta({ description: 'Attempts counted: the latest 100.' }),
+      success_rate: z
+        .number()
+        .min(0)
+        .max(1)
+        .nullable()
+        .meta({ description: 'Share answered 2xx; null before any.' }),
+      latency_ms: z
+        .strictObject({ p50: int32(0), p95: int32(0) })
+        .nullable()
+        .meta({ description: 'Median and 95th percentile of their durations; null before any.' }),
+      failing_since: nullableTimestamp(
+        'Since when every attempt failed; null after a success. After 5 days it is disabled.',
+      ),
+    })
+    .meta({ description: 'Of its latest 100 attempts.' }),
+}).meta({ id: 'WebhookEndpointWithHealth', title: 'Webhook endpoint, with its health' });

@@ -132,3 +132,47 @@ export function endpointSnapshot(endpoint: WebhookEndpoint): EndpointSnapshot {
     updated_at: endpoint.updated_at,
   };
 }
+
+/** Attempts an endpoint's health is computed from: its latest ones. */
+export const HEALTH_WINDOW = 100;
+
+/** An endpoint that failed every attempt for this long is disabled (docs/webhooks.md#endpoint-health). */
+export const AUTO_DISABLE_AFTER_MS = 5 * 24 * 60 * 60 * 1000;
+
+/** What an endpoint's item keeps of its attempts: the latest `[ok, duration_ms]`, and since when all failed. */
+export interface EndpointStats {
+  window: [0 | 1, number][];
+  failing_since?: string | undefined;
+}
+
+export interface EndpointHealthView {
+  /** Attempts counted (the latest {@link HEALTH_WINDOW}). */
+  attempts: number;
+  /** Share of them answered with a 2xx, 0 to 1; null before the first attempt. */
+  success_rate: number | null;
+  /** Median and 95th percentile of their durations; null before the first attempt. */
+  latency_ms: { p50: number; p95: number } | null;
+  /** Since when every attempt failed; null after a success. */
+  failing_since: string | null;
+}
+
+const percentile = (sorted: readonly number[], share: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil(share * sorted.length) - 1)] as number;
+
+export function endpointHealthView(stats: EndpointStats): EndpointHealthView {
+  const window = stats.window.slice(-HEALTH_WINDOW);
+  const durations = window.map(([, ms]) => ms).sort((a, b) => a - b);
+  return {
+    attempts: window.length,
+    success_rate: window.length
+      ? Math.round((window.filter(([ok]) => ok).length / window.length) * 1000) / 1000
+      : null,
+    latency_ms: window.length ? { p50: percentile(durations, 0.5), p95: percentile(durations, 0.95) } : null,
+    failing_since: stats.failing_since ?? null,
+  };
+}
+
+/** Whether an endpoint failing every attempt since `failingSince` is due to be disabled at `now`. */
+export function failingTooLong(failingSince: string | undefined, now: Date): boolean {
+  return failingSince !== undefined && now.getTime() - Date.parse(failingSince) >= AUTO_DISABLE_AFTER_MS;
+}

@@ -119,6 +119,7 @@ const dependencies = (): DeliveryDependencies => ({
   endpoints: endpointHealthStore(),
   webhookEndpoints: endpointDirectory(),
   recoveries: endpointRecoveryStore(),
+  endpointStats: webhookEndpointRepository(),
   now,
   random: Math.random,
 });

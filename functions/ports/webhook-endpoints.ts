@@ -1,9 +1,10 @@
 import type { Mode } from '../domain/principal.ts';
-import type { EndpointSecrets, WebhookEndpoint } from '../domain/webhook-endpoint.ts';
+import type { EndpointSecrets, EndpointStats, WebhookEndpoint } from '../domain/webhook-endpoint.ts';
 
-/** An endpoint as stored: its signing secrets sealed (docs/security.md#webhook-signing-secrets). */
+/** An endpoint as stored: its signing secrets sealed (docs/security.md#webhook-signing-secrets), its stats. */
 export interface StoredWebhookEndpoint extends WebhookEndpoint {
   sealed: EndpointSecrets;
+  stats: EndpointStats;
 }
 
 /** The changes a PATCH may make. */
@@ -34,6 +35,24 @@ export interface WebhookEndpointRepository {
   ): Promise<StoredWebhookEndpoint | undefined>;
   /** Removes the endpoint (and frees its place in the count); false when there was none. */
   delete(account: string, mode: Mode, id: string): Promise<boolean>;
+  /**
+   * Adds an attempt's outcome to the endpoint's stats (keeping the latest `HEALTH_WINDOW`): a success clears
+   * `failing_since`, a failure sets it unless set. The stats after, or undefined when the endpoint is gone.
+   */
+  recordAttempt(
+    account: string,
+    mode: Mode,
+    id: string,
+    outcome: { ok: boolean; durationMs: number; at: Date },
+  ): Promise<EndpointStats | undefined>;
+  /** Disables an enabled endpoint that is still failing since `failingSince`; the endpoint, or undefined. */
+  disableFailing(
+    account: string,
+    mode: Mode,
+    id: string,
+    failingSince: string,
+    at: Date,
+  ): Promise<StoredWebhookEndpoint | undefined>;
   /** Makes `sealedSecret` the current secret; the current one becomes the previous until `previousUntil`. */
   rotateSecret(
     account: string,

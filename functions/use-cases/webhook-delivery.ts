@@ -11,6 +11,7 @@ import {
   needsRenewal,
   probePauseUntil,
 } from '../domain/endpoint-health.ts';
+import { newId } from '../domain/ids.ts';
 import { eventLink } from '../domain/payment-link.ts';
 import type { Mode } from '../domain/principal.ts';
 import {
@@ -18,13 +19,20 @@ import {
   type DeliveryAttempt,
   type DeliveryDecision,
   decideAfterAttempt,
+  type EndpointEvent,
   isLinkEvent,
   MAX_QUEUE_DELAY_MS,
   OUTBOX_GRACE_MS,
   type StoredEvent,
   webhookBody,
 } from '../domain/webhook.ts';
-import { endpointSecretContext, secretsInForce, subscribes } from '../domain/webhook-endpoint.ts';
+import {
+  endpointSecretContext,
+  endpointSnapshot,
+  failingTooLong,
+  secretsInForce,
+  subscribes,
+} from '../domain/webhook-endpoint.ts';
 import { signedWebhookHeaders } from '../domain/webhook-signature.ts';
 import { logger } from '../logger.ts';
 import { putMetrics } from '../metrics.ts';
@@ -133,6 +141,8 @@ export interface DeliveryDependencies {
   webhookEndpoints: EndpointDirectory;
   /** Recoveries of endpoints, carried on by their own messages on the same queue (functions/use-cases/recovery.ts). */
   recoveries: EndpointRecoveryStore;
+  /** Each webhook endpoint's latest outcomes (its health), and the disabling of one that keeps failing. */
+  endpointStats: Pick<WebhookEndpointRepository, 'recordAttempt' | 'disableFailing'>;
 }
 
 /** How long a warm delivery function reuses an (account, mode)'s signing secrets before reading them again. */
@@ -365,6 +375,7 @@ async function attempt(deps: DeliveryDependencies, event: StoredEvent, invocatio
   countAttempt(invocation, event, decision, decidedAt);
   const dueAt = nextDueTime(decision, decidedAt);
   const owned = await deps.events.finish(event, record, decision, dueAt);
+  if (event.endpoint_id) await recordEndpointOutcome(deps, event, event.endpoint_id, result, decidedAt);
   // Every attempt is in the event's delivery log; the function's log carries at info level the ones an operator
   // may need to look into (not delivered, or overtaken by another attempt), a line per delivered webhook
   // only at debug level: writing it cost about a twentieth of delivery's CPU.
@@ -395,6 +406,67 @@ async function attempt(deps: DeliveryDependencies, event: StoredEvent, invocatio
       );
   }
   return decision.status === 'pending' ? 'retry_scheduled' : decision.status;
+}
+
+/**
+ * Adds an attempt to its webhook endpoint's health (docs/webhooks.md#endpoint-health) and disables an endpoint
+ * that has failed every attempt for 5 days: a log line, a metric, and a `webhook_endpoint.disabled` event to the
+ * tenant's other endpoints that subscribe to it. A failure here is only logged: the attempt itself is recorded.
+ */
+async function recordEndpointOutcome(
+  deps: DeliveryDependencies,
+  event: StoredEvent,
+  endpointId: string,
+  result: AttemptResult,
+  at: Date,
+): Promise<void> {
+  const ok = result.status_code !== null && result.status_code >= 200 && result.status_code < 300;
+  try {
+    const stats = await deps.endpointStats.recordAttempt(event.account, event.mode, endpointId, {
+      ok,
+      durationMs: result.duration_ms,
+      at,
+    });
+    if (ok || !stats?.failing_since || !failingTooLong(stats.failing_since, at)) return;
+    const disabled = await deps.endpointStats.disableFailing(
+      event.account,
+      event.mode,
+      endpointId,
+      stats.failing_since,
+      at,
+    );
+    if (!disabled) return; // already disabled, or answered meanwhile
+    logger.error('Webhook endpoint disabled: every attempt failed for 5 days', {
+      endpoint_id: endpointId,
+      account: event.account,
+      mode: event.mode,
+      failing_since: stats.failing_since,
+    });
+    putMetrics({ WebhookEndpointsDisabled: 1 });
+    const others = (await deps.webhookEndpoints.endpointsOf(event.account, event.mode, at.getTime())).filter(
+      (endpoint) => endpoint.id !== endpointId && subscribes(endpoint, 'webhook_endpoint.disabled'),
+    );
+    const notice: EndpointEvent = {
+      id: newId('evt'),
+      type: 'webhook_endpoint.disabled',
+      account: event.account,
+      mode: event.mode,
+      created_at: at.toISOString(),
+      data: endpointSnapshot(disabled),
+    };
+    await deps.events.recordEndpointEvent(
+      notice,
+      others.map((endpoint) => endpoint.id),
+      new Date(at.getTime() + OUTBOX_GRACE_MS),
+    );
+    for (const endpoint of others) {
+      await deps.queue
+        .publish({ ...notice, delivery_seq: 0, committed: true, endpoint_id: endpoint.id })
+        .catch(() => undefined); // the outbox holds the delivery
+    }
+  } catch (error) {
+    logger.warn('Webhook endpoint health not updated', { endpoint_id: endpointId, error });
+  }
 }
 
 /** Counts one attempt in its batch's metrics; the latency is what the merchant waited, retries included. */

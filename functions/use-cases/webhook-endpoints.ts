@@ -42,7 +42,7 @@ export interface SealingDependencies extends EndpointDependencies {
 
 /** The endpoint without its sealed secrets: what every read returns. */
 export function publicEndpoint(stored: StoredWebhookEndpoint): WebhookEndpoint {
-  const { sealed: _sealed, ...endpoint } = stored;
+  const { sealed: _sealed, stats: _stats, ...endpoint } = stored;
   return endpoint;
 }
 

@@ -116,7 +116,7 @@ export interface paths {
   "/v1/webhook-endpoints/{id}": {
     /**
      * Retrieve a webhook endpoint
-     * @description The endpoint; its secret is never shown again.
+     * @description The endpoint and its health (success rate and latency of its latest 100 attempts, `failing_since`); its secret is never shown again. An endpoint that failed every attempt for 5 days is `disabled` by us.
      */
     get: operations["getWebhookEndpoint"];
     /**
@@ -399,6 +399,52 @@ export interface components {
       updated_at: string;
       /** @description The signing secret (Standard Webhooks `whsec_...`): shown this once, never again. */
       secret: string;
+    };
+    /** Webhook endpoint, with its health */
+    WebhookEndpointWithHealth: {
+      /** @example we_4kQ9sV2mXc8TnLw1YpA6sDeB */
+      id: string;
+      /** @constant */
+      object: "webhook_endpoint";
+      /** @description Where the service POSTs signed events. */
+      url: string;
+      /** @description The event types it receives; `["*"]`: every type. */
+      enabled_events: ("*" | "payment_link.paid" | "payment_link.canceled" | "payment_link.expired" | "payment_link.payment_failed" | "payment_link.duplicate_payment" | "refund.succeeded" | "refund.failed" | "webhook_endpoint.disabled")[];
+      description: string | null;
+      /**
+       * @description `disabled` by you, or by us after 5 days of failing every attempt; nothing is sent to it then.
+       * @enum {string}
+       */
+      status: "enabled" | "disabled";
+      /**
+       * Format: date-time
+       * @description RFC 3339, UTC.
+       */
+      created_at: string;
+      /**
+       * Format: date-time
+       * @description When it last changed.
+       */
+      updated_at: string;
+      /** @description Of its latest 100 attempts. */
+      health: {
+        /**
+         * Format: int32
+         * @description Attempts counted: the latest 100.
+         */
+        attempts: number;
+        /** @description Share answered 2xx; null before any. */
+        success_rate: number | null;
+        /** @description Median and 95th percentile of their durations; null before any. */
+        latency_ms: {
+          /** Format: int32 */
+          p50: number;
+          /** Format: int32 */
+          p95: number;
+        } | null;
+        /** @description Since when every attempt failed; null after a success. After 5 days it is disabled. */
+        failing_since: string | null;
+      };
     };
     /** A deleted webhook endpoint */
     DeletedWebhookEndpoint: {
@@ -2653,7 +2699,7 @@ export interface operations {
   };
   /**
    * Retrieve a webhook endpoint
-   * @description The endpoint; its secret is never shown again.
+   * @description The endpoint and its health (success rate and latency of its latest 100 attempts, `failing_since`); its secret is never shown again. An endpoint that failed every attempt for 5 days is `disabled` by us.
    */
   getWebhookEndpoint: {
     parameters: {
@@ -2671,7 +2717,7 @@ export interface operations {
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
         };
         content: {
-          "application/json": components["schemas"]["WebhookEndpoint"];
+          "application/json": components["schemas"]["WebhookEndpointWithHealth"];
         };
       };
       /** @description `unauthorized`: Missing, malformed, unknown or revoked API key. */

@@ -19,6 +19,7 @@ import {
   eventually,
   type ReceivedWebhook,
   type Receiver,
+  startDeliveryHarness,
   startReceiver,
   transition,
 } from '../support/webhooks.ts';
@@ -102,7 +103,11 @@ describe('webhook endpoints as a resource', () => {
     const read = await documented('GET', `/v1/webhook-endpoints/${id}`, '/v1/webhook-endpoints/{id}', {
       key: acme.api_key,
     });
-    expect(read.body).toEqual({ id, ...endpoint });
+    expect(read.body).toEqual({
+      id,
+      ...endpoint,
+      health: { attempts: 0, success_rate: null, latency_ms: null, failing_since: null },
+    });
     const listed = await documented('GET', '/v1/webhook-endpoints', '/v1/webhook-endpoints', {
       key: acme.api_key,
     });
@@ -563,3 +568,56 @@ function verifiedId(webhook: ReceivedWebhook, secret: string): string {
   verified(webhook, secret);
   return String(webhook.headers['webhook-id']);
 }
+
+describe('endpoint health', () => {
+  it('shows the success rate and latency of the latest attempts, and disables an endpoint failing every attempt for 5 days, telling the others', async () => {
+    const acme = await newAccount();
+    let ahead = 0;
+    const harness = await startDeliveryHarness({ now: () => new Date(Date.now() + ahead) });
+    cleanups.push(() => harness.stop());
+    const failing = await receiver();
+    failing.reply(...Array.from({ length: 100 }, () => 503));
+    const watcher = await receiver();
+    const broken = await createEndpoint(acme.api_key, { url: failing.url, enabled_events: ['*'] });
+    const watching = await createEndpoint(acme.api_key, {
+      url: watcher.url,
+      enabled_events: ['webhook_endpoint.disabled'],
+    });
+    const health = async () =>
+      (
+        await documented('GET', `/v1/webhook-endpoints/${broken.id}`, '/v1/webhook-endpoints/{id}', {
+          key: acme.api_key,
+        })
+      ).body;
+
+    await transition(await createLink(stack, acme.api_key), harness.queue, 'canceled');
+    const failingSince = await eventually(async () => (await health()).health.failing_since ?? undefined);
+    expect(await health()).toMatchObject({
+      status: 'enabled',
+      health: { success_rate: 0, latency_ms: { p50: expect.any(Number), p95: expect.any(Number) } },
+    });
+
+    // Five days later (the delivery function's clock runs ahead), it still fails: disabled.
+    ahead = 5 * 24 * 3600_000 + 60_000;
+    await transition(await createLink(stack, acme.api_key), harness.queue, 'canceled');
+    const disabled = await eventually(async () => {
+      const read = await health();
+      return read.status === 'disabled' && read;
+    });
+    expect(disabled.health).toMatchObject({ success_rate: 0, failing_since: failingSince });
+    const [notice] = await eventually(async () => watcher.received.length > 0 && watcher.received);
+    // Signed five days ahead, by the delivery function's clock: checked at that time.
+    const signedAt = new Date(Number(notice?.headers['webhook-timestamp']) * 1000);
+    const noticeId = String(notice?.headers['webhook-id']);
+    expect(notice?.headers['webhook-signature']).toBe(
+      new Webhook(watching.secret).sign(noticeId, signedAt, notice?.body ?? ''),
+    );
+    expect(JSON.parse(notice?.body ?? '{}')).toMatchObject({
+      type: 'webhook_endpoint.disabled',
+      data: { id: broken.id, object: 'webhook_endpoint', status: 'disabled' },
+    });
+    expect(
+      failing.received.every((webhook) => webhook.headers['webhook-id'] !== notice?.headers['webhook-id']),
+    ).toBe(true);
+  }, 60_000);
+});

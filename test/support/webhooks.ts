@@ -221,6 +221,7 @@ export async function startDeliveryHarness(
     schedule: options.schedule ?? FAST_SCHEDULE,
     endpoints: endpointHealthStore(),
     recoveries: endpointRecoveryStore(),
+    endpointStats: webhookEndpointRepository(),
     webhookEndpoints: cachedEndpointDirectory(
       webhookEndpointRepository(),
       signingKeyCipher(),

@@ -8,7 +8,12 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { isId } from '../../domain/ids.ts';
 import type { Mode } from '../../domain/principal.ts';
-import type { EndpointSecrets, WebhookEndpoint } from '../../domain/webhook-endpoint.ts';
+import {
+  type EndpointSecrets,
+  type EndpointStats,
+  HEALTH_WINDOW,
+  type WebhookEndpoint,
+} from '../../domain/webhook-endpoint.ts';
 import type {
   EndpointChanges,
   StoredWebhookEndpoint,
@@ -26,8 +31,13 @@ function toStored(item: Record<string, unknown>): StoredWebhookEndpoint {
     sealed.previous_secret = record.previous_secret;
     sealed.previous_until = record.previous_until;
   }
-  for (const field of [...SEALED_FIELDS, 'kind']) delete record[field];
-  return { ...(record as unknown as WebhookEndpoint), sealed };
+  const stats: EndpointStats = {
+    window: Array.isArray(record.window) ? (record.window as EndpointStats['window']) : [],
+    ...(typeof record.failing_since === 'string' && { failing_since: record.failing_since }),
+  };
+  for (const field of [...SEALED_FIELDS, 'kind', 'window', 'failing_since', 'disabled_reason'])
+    delete record[field];
+  return { ...(record as unknown as WebhookEndpoint), sealed, stats };
 }
 
 const isConditionFailure = (error: unknown) => error instanceof ConditionalCheckFailedException;
@@ -131,6 +141,57 @@ export class DynamoWebhookEndpointRepository implements WebhookEndpointRepositor
     return true;
   }
 
+  async recordAttempt(
+    account: string,
+    mode: Mode,
+    id: string,
+    outcome: { ok: boolean; durationMs: number; at: Date },
+  ): Promise<EndpointStats | undefined> {
+    const updated = await this.conditionalUpdate(account, mode, id, {
+      UpdateExpression: outcome.ok
+        ? 'SET #window = list_append(if_not_exists(#window, :empty), :one) REMOVE failing_since'
+        : 'SET #window = list_append(if_not_exists(#window, :empty), :one), failing_since = if_not_exists(failing_since, :at)',
+      ExpressionAttributeNames: { '#window': 'window' },
+      ExpressionAttributeValues: {
+        ':empty': [],
+        ':one': [[outcome.ok ? 1 : 0, outcome.durationMs]],
+        ...(!outcome.ok && { ':at': outcome.at.toISOString() }),
+      },
+    });
+    if (!updated) return undefined;
+    const excess = updated.stats.window.length - HEALTH_WINDOW;
+    if (excess > 0) {
+      // The oldest ones: concurrent appends only add at the end, so these indexes stay the oldest.
+      await this.conditionalUpdate(account, mode, id, {
+        UpdateExpression: `REMOVE ${Array.from({ length: excess }, (_, index) => `#window[${index}]`).join(', ')}`,
+        ExpressionAttributeNames: { '#window': 'window' },
+        ExpressionAttributeValues: {},
+      });
+    }
+    return updated.stats;
+  }
+
+  disableFailing(
+    account: string,
+    mode: Mode,
+    id: string,
+    failingSince: string,
+    at: Date,
+  ): Promise<StoredWebhookEndpoint | undefined> {
+    return this.conditionalUpdate(account, mode, id, {
+      UpdateExpression: 'SET #status = :disabled, updated_at = :at, disabled_reason = :reason',
+      ConditionExpression: '#status = :enabled AND failing_since = :since',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':disabled': 'disabled',
+        ':enabled': 'enabled',
+        ':since': failingSince,
+        ':at': at.toISOString(),
+        ':reason': 'failing',
+      },
+    });
+  }
+
   rotateSecret(
     account: string,
     mode: Mode,
@@ -155,6 +216,7 @@ export class DynamoWebhookEndpointRepository implements WebhookEndpointRepositor
     id: string,
     update: {
       UpdateExpression: string;
+      ConditionExpression?: string;
       ExpressionAttributeNames?: Record<string, string>;
       ExpressionAttributeValues: Record<string, unknown>;
     },
@@ -165,9 +227,14 @@ export class DynamoWebhookEndpointRepository implements WebhookEndpointRepositor
         new UpdateCommand({
           TableName: this.tableName,
           Key: endpointKeys.endpoint(account, mode, id),
-          ConditionExpression: 'attribute_exists(pk)',
           ReturnValues: 'ALL_NEW',
           ...update,
+          ConditionExpression: update.ConditionExpression
+            ? `attribute_exists(pk) AND ${update.ConditionExpression}`
+            : 'attribute_exists(pk)',
+          ...(Object.keys(update.ExpressionAttributeValues).length
+            ? {}
+            : { ExpressionAttributeValues: undefined }),
         }),
       );
       return Attributes ? toStored(Attributes) : undefined;
