@@ -8,10 +8,12 @@ import {
   webhookEndpointRepository,
 } from '../../functions/dependencies.ts';
 import { cancel, newPaymentLink } from '../../functions/domain/payment-link.ts';
+import { RETRY_SCHEDULE_MS } from '../../functions/domain/webhook.ts';
 import { endpointSecretContext, MAX_WEBHOOK_ENDPOINTS } from '../../functions/domain/webhook-endpoint.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { cachedEndpointDirectory } from '../../functions/use-cases/webhook-delivery.ts';
 import { asFunction } from '../../lib/local/permissions.ts';
+import { timeoutFor } from '../support/eventually.ts';
 import { expectDocumented } from '../support/openapi-check.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';
 import {
@@ -475,58 +477,67 @@ describe('recovery', () => {
     return event.body.deliveries?.[0] as { status: string; attempt_count: number } | undefined;
   };
 
-  it('re-sends every event since a moment that an endpoint down for an hour never acknowledged, once each, with its webhook-id', async () => {
-    const acme = await newAccount();
-    const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000);
-    const hooks = await receiver();
-    const { id, secret } = await createEndpoint(acme.api_key, { url: hooks.url, enabled_events: ['*'] });
+  it(
+    're-sends every event since a moment that an endpoint down for an hour never acknowledged, once each, with its webhook-id',
+    async () => {
+      const acme = await newAccount();
+      const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000);
+      const hooks = await receiver();
+      const { id, secret } = await createEndpoint(acme.api_key, { url: hooks.url, enabled_events: ['*'] });
 
-    // Before the outage: one event before the recovery's start, one after it; both acknowledged.
-    const before = await canceledAt(acme.account, minutesAgo(70));
-    const acknowledged = await canceledAt(acme.account, minutesAgo(59));
-    await eventually(async () => hooks.received.length === 2);
+      // Before the outage: one event before the recovery's start, one after it; both acknowledged.
+      const before = await canceledAt(acme.account, minutesAgo(70));
+      const acknowledged = await canceledAt(acme.account, minutesAgo(59));
+      await eventually(async () => hooks.received.length === 2);
 
-    // An hour of outage: five events, whose first two attempts each get a 404 from the merchant's broken
-    // deployment (an answer, so isolation keeps the server trusted); the next retry is five minutes away.
-    const missed: string[] = [];
-    hooks.reply(...Array.from({ length: 10 }, () => 404));
-    for (const minutes of [50, 40, 30, 20, 10])
-      missed.push(await canceledAt(acme.account, minutesAgo(minutes)));
-    await eventually(async () => {
-      const deliveries = await Promise.all(missed.map((eventId) => attemptsOf(acme.api_key, eventId)));
-      return deliveries.every((delivery) => delivery?.status === 'pending' && delivery.attempt_count === 2);
-    }, 30_000);
-    const outage = hooks.received.length;
+      // An hour of outage: five events, whose first two attempts each get a 404 from the merchant's broken
+      // deployment (an answer, so isolation keeps the server trusted); the next retry is five minutes away.
+      const missed: string[] = [];
+      hooks.reply(...Array.from({ length: 10 }, () => 404));
+      for (const minutes of [50, 40, 30, 20, 10])
+        missed.push(await canceledAt(acme.account, minutesAgo(minutes)));
+      await eventually(
+        async () => {
+          const deliveries = await Promise.all(missed.map((eventId) => attemptsOf(acme.api_key, eventId)));
+          return deliveries.every(
+            (delivery) => delivery?.status === 'pending' && delivery.attempt_count === 2,
+          );
+        },
+        { withinMs: RETRY_SCHEDULE_MS[0] as number, what: 'two failed attempts of each missed event' },
+      );
+      const outage = hooks.received.length;
 
-    // Fixed (the receiver answers 200 again): recover from an hour ago.
-    const recovery = await documented(
-      'POST',
-      `/v1/webhook-endpoints/${id}/recover`,
-      '/v1/webhook-endpoints/{id}/recover',
-      { key: acme.api_key, body: { since: minutesAgo(60).toISOString() } },
-    );
-    expect(recovery.status).toBe(202);
-    expect(recovery.body).toMatchObject({ endpoint_id: id, status: 'running' });
-    await eventually(async () => {
-      const done = await endpointRecoveryStore().get(acme.account, 'test', id);
-      return done?.status === 'done' && hooks.received.length >= outage + missed.length;
-    });
-    expect(await endpointRecoveryStore().get(acme.account, 'test', id)).toMatchObject({
-      queued: missed.length,
-    });
-
-    // Nothing lost, nothing sent twice, nothing acknowledged sent again.
-    const recovered = hooks.received.slice(outage).map((webhook) => verifiedId(webhook, secret));
-    expect(recovered.sort()).toEqual([...missed].sort());
-    expect(recovered).not.toContain(acknowledged);
-    expect(recovered).not.toContain(before);
-    for (const eventId of missed) {
-      expect(await attemptsOf(acme.api_key, eventId)).toMatchObject({
-        status: 'delivered',
-        attempt_count: 3,
+      // Fixed (the receiver answers 200 again): recover from an hour ago.
+      const recovery = await documented(
+        'POST',
+        `/v1/webhook-endpoints/${id}/recover`,
+        '/v1/webhook-endpoints/{id}/recover',
+        { key: acme.api_key, body: { since: minutesAgo(60).toISOString() } },
+      );
+      expect(recovery.status).toBe(202);
+      expect(recovery.body).toMatchObject({ endpoint_id: id, status: 'running' });
+      await eventually(async () => {
+        const done = await endpointRecoveryStore().get(acme.account, 'test', id);
+        return done?.status === 'done' && hooks.received.length >= outage + missed.length;
       });
-    }
-  }, 60_000);
+      expect(await endpointRecoveryStore().get(acme.account, 'test', id)).toMatchObject({
+        queued: missed.length,
+      });
+
+      // Nothing lost, nothing sent twice, nothing acknowledged sent again.
+      const recovered = hooks.received.slice(outage).map((webhook) => verifiedId(webhook, secret));
+      expect(recovered.sort()).toEqual([...missed].sort());
+      expect(recovered).not.toContain(acknowledged);
+      expect(recovered).not.toContain(before);
+      for (const eventId of missed) {
+        expect(await attemptsOf(acme.api_key, eventId)).toMatchObject({
+          status: 'delivered',
+          attempt_count: 3,
+        });
+      }
+    },
+    timeoutFor(RETRY_SCHEDULE_MS[0] as number),
+  );
 
   it('runs at most one recovery per endpoint, and refuses a since outside the 30 days', async () => {
     const acme = await newAccount();
@@ -570,54 +581,58 @@ function verifiedId(webhook: ReceivedWebhook, secret: string): string {
 }
 
 describe('endpoint health', () => {
-  it('shows the success rate and latency of the latest attempts, and disables an endpoint failing every attempt for 5 days, telling the others', async () => {
-    const acme = await newAccount();
-    let ahead = 0;
-    const harness = await startDeliveryHarness({ now: () => new Date(Date.now() + ahead) });
-    cleanups.push(() => harness.stop());
-    const failing = await receiver();
-    failing.reply(...Array.from({ length: 100 }, () => 503));
-    const watcher = await receiver();
-    const broken = await createEndpoint(acme.api_key, { url: failing.url, enabled_events: ['*'] });
-    const watching = await createEndpoint(acme.api_key, {
-      url: watcher.url,
-      enabled_events: ['webhook_endpoint.disabled'],
-    });
-    const health = async () =>
-      (
-        await documented('GET', `/v1/webhook-endpoints/${broken.id}`, '/v1/webhook-endpoints/{id}', {
-          key: acme.api_key,
-        })
-      ).body;
+  it(
+    'shows the success rate and latency of the latest attempts, and disables an endpoint failing every attempt for 5 days, telling the others',
+    async () => {
+      const acme = await newAccount();
+      let ahead = 0;
+      const harness = await startDeliveryHarness({ now: () => new Date(Date.now() + ahead) });
+      cleanups.push(() => harness.stop());
+      const failing = await receiver();
+      failing.reply(...Array.from({ length: 100 }, () => 503));
+      const watcher = await receiver();
+      const broken = await createEndpoint(acme.api_key, { url: failing.url, enabled_events: ['*'] });
+      const watching = await createEndpoint(acme.api_key, {
+        url: watcher.url,
+        enabled_events: ['webhook_endpoint.disabled'],
+      });
+      const health = async () =>
+        (
+          await documented('GET', `/v1/webhook-endpoints/${broken.id}`, '/v1/webhook-endpoints/{id}', {
+            key: acme.api_key,
+          })
+        ).body;
 
-    await transition(await createLink(stack, acme.api_key), harness.queue, 'canceled');
-    const failingSince = await eventually(async () => (await health()).health.failing_since ?? undefined);
-    expect(await health()).toMatchObject({
-      status: 'enabled',
-      health: { success_rate: 0, latency_ms: { p50: expect.any(Number), p95: expect.any(Number) } },
-    });
+      await transition(await createLink(stack, acme.api_key), harness.queue, 'canceled');
+      const failingSince = await eventually(async () => (await health()).health.failing_since ?? undefined);
+      expect(await health()).toMatchObject({
+        status: 'enabled',
+        health: { success_rate: 0, latency_ms: { p50: expect.any(Number), p95: expect.any(Number) } },
+      });
 
-    // Five days later (the delivery function's clock runs ahead), it still fails: disabled.
-    ahead = 5 * 24 * 3600_000 + 60_000;
-    await transition(await createLink(stack, acme.api_key), harness.queue, 'canceled');
-    const disabled = await eventually(async () => {
-      const read = await health();
-      return read.status === 'disabled' && read;
-    });
-    expect(disabled.health).toMatchObject({ success_rate: 0, failing_since: failingSince });
-    const [notice] = await eventually(async () => watcher.received.length > 0 && watcher.received);
-    // Signed five days ahead, by the delivery function's clock: checked at that time.
-    const signedAt = new Date(Number(notice?.headers['webhook-timestamp']) * 1000);
-    const noticeId = String(notice?.headers['webhook-id']);
-    expect(notice?.headers['webhook-signature']).toBe(
-      new Webhook(watching.secret).sign(noticeId, signedAt, notice?.body ?? ''),
-    );
-    expect(JSON.parse(notice?.body ?? '{}')).toMatchObject({
-      type: 'webhook_endpoint.disabled',
-      data: { id: broken.id, object: 'webhook_endpoint', status: 'disabled' },
-    });
-    expect(
-      failing.received.every((webhook) => webhook.headers['webhook-id'] !== notice?.headers['webhook-id']),
-    ).toBe(true);
-  }, 60_000);
+      // Five days later (the delivery function's clock runs ahead), it still fails: disabled.
+      ahead = 5 * 24 * 3600_000 + 60_000;
+      await transition(await createLink(stack, acme.api_key), harness.queue, 'canceled');
+      const disabled = await eventually(async () => {
+        const read = await health();
+        return read.status === 'disabled' && read;
+      });
+      expect(disabled.health).toMatchObject({ success_rate: 0, failing_since: failingSince });
+      const [notice] = await eventually(async () => watcher.received.length > 0 && watcher.received);
+      // Signed five days ahead, by the delivery function's clock: checked at that time.
+      const signedAt = new Date(Number(notice?.headers['webhook-timestamp']) * 1000);
+      const noticeId = String(notice?.headers['webhook-id']);
+      expect(notice?.headers['webhook-signature']).toBe(
+        new Webhook(watching.secret).sign(noticeId, signedAt, notice?.body ?? ''),
+      );
+      expect(JSON.parse(notice?.body ?? '{}')).toMatchObject({
+        type: 'webhook_endpoint.disabled',
+        data: { id: broken.id, object: 'webhook_endpoint', status: 'disabled' },
+      });
+      expect(
+        failing.received.every((webhook) => webhook.headers['webhook-id'] !== notice?.headers['webhook-id']),
+      ).toBe(true);
+    },
+    timeoutFor(RETRY_SCHEDULE_MS[0] as number),
+  );
 });
