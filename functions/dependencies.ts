@@ -1,5 +1,6 @@
 import { DynamoApiKeyRepository } from './adapters/dynamodb/api-key-repository.ts';
 import { DynamoEndpointHealthStore } from './adapters/dynamodb/endpoint-health-store.ts';
+import { DynamoEndpointRecoveryStore } from './adapters/dynamodb/endpoint-recovery-store.ts';
 import { DynamoEventRepository } from './adapters/dynamodb/event-repository.ts';
 import { DynamoIdempotencyStore } from './adapters/dynamodb/idempotency-store.ts';
 import { DynamoLinkRepository } from './adapters/dynamodb/link-repository.ts';
@@ -10,6 +11,7 @@ import { DynamoRateLimiter } from './adapters/dynamodb/rate-limiter.ts';
 import { DynamoRefundLedger } from './adapters/dynamodb/refund-ledger.ts';
 import { DynamoSandboxSessionStore } from './adapters/dynamodb/sandbox-session-store.ts';
 import { DynamoSigningSecretStore } from './adapters/dynamodb/signing-secret-store.ts';
+import { DynamoWebhookEndpointRepository } from './adapters/dynamodb/webhook-endpoint-repository.ts';
 import { AdyenPspFactory } from './adapters/psp/adyen-psp.ts';
 import { MolliePspFactory } from './adapters/psp/mollie-psp.ts';
 import { SandboxNotifier } from './adapters/psp/sandbox-notifier.ts';
@@ -64,6 +66,15 @@ export const signingKeyCipher = /* @__PURE__ */ once(() => {
 /** Webhook signing secrets: used by the delivery function (and the keys CLI) only. */
 export const signingSecretStore = /* @__PURE__ */ once(
   () => new DynamoSigningSecretStore(documentClient, config().TABLE_NAME, signingKeyCipher()),
+);
+
+/** Merchants' webhook endpoints; their secrets stay sealed unless the function holds the signing key. */
+export const webhookEndpointRepository = /* @__PURE__ */ once(
+  () => new DynamoWebhookEndpointRepository(documentClient, config().TABLE_NAME),
+);
+
+export const endpointRecoveryStore = /* @__PURE__ */ once(
+  () => new DynamoEndpointRecoveryStore(documentClient, config().TABLE_NAME),
 );
 
 export const eventQueue = /* @__PURE__ */ once(

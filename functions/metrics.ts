@@ -47,6 +47,11 @@ export const METRICS = {
     by: [],
     description: "from the event's creation to the POST that delivered it (retries included)",
   },
+  WebhookEndpointsDisabled: {
+    unit: 'Count',
+    by: [],
+    description: 'webhook endpoints disabled after failing every attempt for 5 days',
+  },
   RateLimitRejections: { unit: 'Count', by: [], description: 'API requests refused with 429 rate_limited' },
   RefundsStuck: {
     unit: 'Count',

@@ -45,10 +45,13 @@ export interface FunctionDefinition {
    */
   timeoutSeconds?: number;
   /**
-   * Opens webhook signing secrets: `kms:Decrypt` on the signing key (locally: the key file). Only the delivery
-   * function; the keys CLI, run by operators, is the only other user (docs/security.md#webhook-signing-secrets).
+   * Uses the key that seals webhook signing secrets (locally: the key file). `true` opens them (`kms:Decrypt`,
+   * and `kms:GenerateDataKey` to seal): the delivery function only; the keys CLI, run by operators, is the only
+   * other user. `'seal'` seals new ones only (`kms:GenerateDataKey`): the functions that create a webhook
+   * endpoint or rotate its secret, which show it once and can never open it again
+   * (docs/security.md#webhook-signing-secrets).
    */
-  signingKey?: true;
+  signingKey?: true | 'seal';
   /** Secrets it reads: the sandbox PSP's signing secret, and/or the PSP credentials (e.g. Stripe keys). */
   secrets?: readonly ('sandbox' | 'psp')[];
   /**
@@ -79,14 +82,45 @@ export const functions = {
   // Anyone may call unknown paths; the answer is a constant 404/405, so a few instances serve any rate.
   'route-fallback': { table: [], reservedConcurrency: 10 },
   'list-payment-link-events': { table: ['GetItem', 'BatchGetItem'], merchantApi: true },
-  'redeliver-event': { table: ['GetItem', 'UpdateItem'], sendsEvents: true, merchantApi: true },
+  // Query: the event with its deliveries to webhook endpoints (one partition).
+  'redeliver-event': { table: ['GetItem', 'Query', 'UpdateItem'], sendsEvents: true, merchantApi: true },
+  // PutItem and Query: the fan-out of an event to the tenant's webhook endpoints (one delivery item each).
   'deliver-webhook': {
-    table: ['GetItem', 'BatchGetItem', 'UpdateItem'],
+    table: ['GetItem', 'BatchGetItem', 'UpdateItem', 'PutItem', 'Query'],
     sendsEvents: true,
     sendsDeadLetters: true,
     timeoutSeconds: 30,
     signingKey: true,
   },
+  // Webhook endpoints: a tenant's are one partition (functions/adapters/dynamodb/webhook-endpoint-repository.ts);
+  // creating one, or rotating its secret, seals a new secret that only delivery can open.
+  'create-webhook-endpoint': {
+    table: ['PutItem', 'UpdateItem'],
+    merchantApi: true,
+    signingKey: 'seal',
+  },
+  'list-webhook-endpoints': { table: ['Query'], merchantApi: true },
+  'get-webhook-endpoint': { table: ['GetItem'], merchantApi: true },
+  'update-webhook-endpoint': { table: ['UpdateItem'], merchantApi: true },
+  'delete-webhook-endpoint': { table: ['DeleteItem', 'UpdateItem'], merchantApi: true },
+  'rotate-webhook-endpoint-secret': {
+    table: ['GetItem', 'UpdateItem'],
+    merchantApi: true,
+    signingKey: 'seal',
+  },
+  // Records a test event with its delivery, queues it, and waits for the attempt (the webhook timeout and the
+  // queue's hand-over: functions/handlers/test-webhook-endpoint.ts).
+  'test-webhook-endpoint': {
+    table: ['GetItem', 'PutItem'],
+    sendsEvents: true,
+    merchantApi: true,
+    timeoutSeconds: 25,
+  },
+  // Starts a recovery (a conditional write beside the endpoint) and queues its first step.
+  'recover-webhook-endpoint': { table: ['GetItem', 'UpdateItem'], sendsEvents: true, merchantApi: true },
+  // The account's event feed (gsi3) and an event's deliveries (its partition).
+  'list-events': { table: ['Query'], merchantApi: true },
+  'get-event': { table: ['Query'], merchantApi: true },
   'outbox-sweeper': { table: ['Query', 'UpdateItem'], sendsEvents: true, timeoutSeconds: 60 },
   // Up to three rounds when concurrent writers keep winning: create a session, then end it unused (the last
   // round ends nothing).
@@ -253,10 +287,15 @@ export function tableActionsOf(handler: HandlerName): TableAction[] {
 
 /**
  * Partition-key prefixes the public-facing functions may never touch, whatever actions they are granted: API-key
- * records (by key and by the account index) and webhook signing secrets. The stack denies them through
+ * records (by key and by the account index), webhook signing secrets, and webhook endpoints (their own secrets). The stack denies them through
  * `dynamodb:LeadingKeys`; the local stack refuses them the same way (lib/local/permissions.ts).
  */
-export const PUBLIC_DENIED_KEY_PATTERNS = ['APIKEY#*', 'ACCOUNT#*#APIKEYS', 'SIGNING_SECRET#*'] as const;
+export const PUBLIC_DENIED_KEY_PATTERNS = [
+  'APIKEY#*',
+  'ACCOUNT#*#APIKEYS',
+  'SIGNING_SECRET#*',
+  'WEBHOOK_ENDPOINTS#*',
+] as const;
 
 /** Functions that serve public routes (buyers' browsers, PSPs): no API key stands in front of them. */
 export function isPublicFacing(handler: HandlerName): boolean {

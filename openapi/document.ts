@@ -15,7 +15,10 @@ import { type OperationSpec, operations } from './operations.ts';
 import {
   ERROR_CODES,
   type ErrorCode,
+  EventListSchema,
   EventLogSchema,
+  EventSchema,
+  EventWithDeliveriesSchema,
   PaymentLinkListSchema,
   PaymentLinkSchema,
   PaymentListSchema,
@@ -23,6 +26,8 @@ import {
   ProblemSchema,
   PspConnectionListSchema,
   RedeliverySchema,
+  WebhookEndpointListSchema,
+  WebhookEndpointSchema,
 } from './response-schemas.ts';
 
 /**
@@ -69,6 +74,11 @@ export function openApiDocument() {
           PaymentList: PaymentListSchema,
           PspConnectionList: PspConnectionListSchema,
           Redelivery: RedeliverySchema,
+          Event: EventSchema,
+          EventList: EventListSchema,
+          EventWithDeliveries: EventWithDeliveriesSchema,
+          WebhookEndpoint: WebhookEndpointSchema,
+          WebhookEndpointList: WebhookEndpointListSchema,
           Problem: ProblemSchema,
         },
       },

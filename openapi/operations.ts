@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { oas31 } from 'zod-openapi';
+import { listEventsQuery } from '../functions/http/events-query.ts';
 import { listPaymentLinksQuery } from '../functions/http/list-query.ts';
 import { routingRequest } from '../functions/http/routing-schemas.ts';
 import {
@@ -9,17 +10,33 @@ import {
 } from '../functions/http/schemas.ts';
 import { emptyRequest } from '../functions/http/validate.ts';
 import {
+  createWebhookEndpointRequest,
+  recoverRequest,
+  updateWebhookEndpointRequest,
+} from '../functions/http/webhook-endpoint-schemas.ts';
+import {
+  DeletedWebhookEndpointSchema,
   type ErrorCode,
   EventId,
+  EventListSchema,
   EventLogSchema,
+  EventWithDeliveriesSchema,
+  NewWebhookEndpointSchema,
   PaymentLinkId,
   PaymentLinkListSchema,
   PaymentLinkSchema,
   PaymentListSchema,
   PspConnectionListSchema,
+  RecoverySchema,
   RedeliverySchema,
   RefundListSchema,
   RefundSchema,
+  RotatedEndpointSecretSchema,
+  TestEventOutcomeSchema,
+  WebhookEndpointId,
+  WebhookEndpointListSchema,
+  WebhookEndpointSchema,
+  WebhookEndpointWithHealthSchema,
 } from './response-schemas.ts';
 
 /**
@@ -59,6 +76,8 @@ const linkPath = z.object({ id: PaymentLinkId.meta({ description: 'The payment l
 const eventPath = z.object({
   id: EventId.meta({ description: 'The event id (the `webhook-id` of its deliveries).' }),
 });
+
+const endpointPath = z.object({ id: WebhookEndpointId.meta({ description: 'The webhook endpoint id.' }) });
 
 /** Every /v1 operation, in the order of docs/api.md. To add one, see "Adding an operation" in docs/api.md. */
 export const operations: OperationSpec[] = [
@@ -232,6 +251,145 @@ export const operations: OperationSpec[] = [
     body: { schema: emptyRequest(), required: false },
     success: { status: 202, description: 'The redelivery is queued.', schema: RedeliverySchema },
     errors: ['not_found'],
+  },
+  {
+    method: 'get',
+    path: '/v1/events',
+    operationId: 'listEvents',
+    summary: 'List events',
+    description:
+      "Every event of the API key's (account, mode) of the last 30 days, newest first, whether or not a webhook went anywhere: reconcile with it, or catch up after an outage (docs/webhooks.md#the-events-api). A filtered page may hold fewer than `limit` events and still have a `next_cursor`.",
+    auth: true,
+    query: listEventsQuery(),
+    success: { status: 200, description: 'A page of events.', schema: EventListSchema },
+    errors: ['validation_failed'],
+  },
+  {
+    method: 'get',
+    path: '/v1/events/{id}',
+    operationId: 'getEvent',
+    summary: 'Retrieve an event',
+    description:
+      "The event, with the delivery log of each destination: the link's `webhook_url` and each webhook endpoint it went to.",
+    auth: true,
+    params: eventPath,
+    success: { status: 200, description: 'The event.', schema: EventWithDeliveriesSchema },
+    errors: ['not_found'],
+  },
+  {
+    method: 'post',
+    path: '/v1/webhook-endpoints',
+    operationId: 'createWebhookEndpoint',
+    summary: 'Create a webhook endpoint',
+    description:
+      'Registers a URL that receives every event of the chosen types (`["*"]`: all), signed with a secret of its own, returned this once. At most 16 per account and mode (409 `invalid_state` beyond). `http` and private targets as for a link\'s `webhook_url` of the mode.',
+    auth: true,
+    body: { schema: createWebhookEndpointRequest('live', false), required: true },
+    success: {
+      status: 201,
+      description: 'The endpoint, with its signing secret.',
+      schema: NewWebhookEndpointSchema,
+      headers: {
+        Location: {
+          description: 'The path of the new endpoint.',
+          required: true,
+          schema: {
+            type: 'string',
+            maxLength: '/v1/webhook-endpoints/'.length + WebhookEndpointId.maxLength!,
+          },
+        },
+      },
+    },
+    errors: ['validation_failed', 'invalid_state'],
+  },
+  {
+    method: 'get',
+    path: '/v1/webhook-endpoints',
+    operationId: 'listWebhookEndpoints',
+    summary: 'List webhook endpoints',
+    description: 'Every webhook endpoint of the mode, oldest first (at most 16: one page).',
+    auth: true,
+    success: { status: 200, description: 'The endpoints.', schema: WebhookEndpointListSchema },
+    errors: [],
+  },
+  {
+    method: 'get',
+    path: '/v1/webhook-endpoints/{id}',
+    operationId: 'getWebhookEndpoint',
+    summary: 'Retrieve a webhook endpoint',
+    description:
+      'The endpoint and its health (success rate and latency of its latest 100 attempts, `failing_since`); its secret is never shown again. An endpoint that failed every attempt for 5 days is `disabled` by us.',
+    auth: true,
+    params: endpointPath,
+    success: { status: 200, description: 'The endpoint.', schema: WebhookEndpointWithHealthSchema },
+    errors: ['not_found'],
+  },
+  {
+    method: 'patch',
+    path: '/v1/webhook-endpoints/{id}',
+    operationId: 'updateWebhookEndpoint',
+    summary: 'Update a webhook endpoint',
+    description:
+      'Changes `url`, `enabled_events`, `description` or `status` (`disabled` stops its deliveries; `enabled` resumes them for new events). Takes effect within a second.',
+    auth: true,
+    params: endpointPath,
+    body: {
+      schema: updateWebhookEndpointRequest('live', false),
+      required: true,
+      mediaTypes: ['application/json', 'application/merge-patch+json'],
+    },
+    success: { status: 200, description: 'The endpoint.', schema: WebhookEndpointSchema },
+    errors: ['not_found', 'validation_failed'],
+  },
+  {
+    method: 'delete',
+    path: '/v1/webhook-endpoints/{id}',
+    operationId: 'deleteWebhookEndpoint',
+    summary: 'Delete a webhook endpoint',
+    description: 'Nothing is sent to it any more; deliveries under way end as failed.',
+    auth: true,
+    params: endpointPath,
+    success: { status: 200, description: 'Deleted.', schema: DeletedWebhookEndpointSchema },
+    errors: ['not_found'],
+  },
+  {
+    method: 'post',
+    path: '/v1/webhook-endpoints/{id}/rotate-secret',
+    operationId: 'rotateWebhookEndpointSecret',
+    summary: "Rotate a webhook endpoint's secret",
+    description:
+      'Issues a new signing secret, returned this once. For 24 hours every webhook to the endpoint carries two signatures (new and previous secret), so your receiver verifies with either while you deploy the new one. No body is needed.',
+    auth: true,
+    params: endpointPath,
+    body: { schema: emptyRequest(), required: false },
+    success: { status: 200, description: 'The new secret.', schema: RotatedEndpointSecretSchema },
+    errors: ['not_found'],
+  },
+  {
+    method: 'post',
+    path: '/v1/webhook-endpoints/{id}/test',
+    operationId: 'testWebhookEndpoint',
+    summary: 'Send a test event to a webhook endpoint',
+    description:
+      'Sends a signed `webhook_endpoint.test` event (`data`: the endpoint) to this endpoint only, through the same delivery as every webhook, and answers with the outcome of its attempt (whatever the endpoint answered), or `attempt: null` when none was made within about 18 seconds (the delivery goes on; `GET /v1/events/{id}` shows it). A failed test is retried on the usual schedule. A disabled endpoint is `409 invalid_state`. No body is needed.',
+    auth: true,
+    params: endpointPath,
+    body: { schema: emptyRequest(), required: false },
+    success: { status: 200, description: 'The outcome.', schema: TestEventOutcomeSchema },
+    errors: ['not_found', 'invalid_state'],
+  },
+  {
+    method: 'post',
+    path: '/v1/webhook-endpoints/{id}/recover',
+    operationId: 'recoverWebhookEndpoint',
+    summary: 'Recover what a webhook endpoint missed',
+    description:
+      "Re-sends, oldest first, every event created since `since` (at most 30 days back) that the endpoint subscribes to and never acknowledged with a `2xx`, with its original `webhook-id`: deliveries that failed or still wait for a retry start afresh, and events it never got (it was disabled, or did not exist yet) are delivered. It runs in the background, a page of 25 events at a time, behind other merchants' webhooks when the queue is busy. At most one recovery runs per endpoint (`409 invalid_state` meanwhile); a disabled endpoint is `409 invalid_state`.",
+    auth: true,
+    params: endpointPath,
+    body: { schema: recoverRequest(), required: true },
+    success: { status: 202, description: 'The recovery is running.', schema: RecoverySchema },
+    errors: ['not_found', 'invalid_state', 'validation_failed'],
   },
   {
     method: 'get',

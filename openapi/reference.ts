@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { EVENT_TYPES } from '../functions/domain/payment-link.ts';
+import { ENDPOINT_EVENT_TYPES, MAX_WEBHOOK_ENDPOINTS } from '../functions/domain/webhook-endpoint.ts';
 import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from '../functions/http/idempotency.ts';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from '../functions/http/list-query.ts';
 import { MAX_BODY_BYTES } from '../functions/http/request-body.ts';
@@ -38,6 +39,8 @@ const limits = () => ({
   rate_limit_requests: String(DEFAULT_RATE_LIMIT.requests),
   rate_limit_window_seconds: String(DEFAULT_RATE_LIMIT.windowSeconds),
   event_types: EVENT_TYPES.map((type) => `\`${type}\``).join(', '),
+  endpoint_event_types: ENDPOINT_EVENT_TYPES.map((type) => `\`${type}\``).join(', '),
+  max_webhook_endpoints: String(MAX_WEBHOOK_ENDPOINTS),
 });
 
 function tables() {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { idPatternBody } from './ids.ts';
+import { type IdPrefix, idPatternBody } from './ids.ts';
 import type { Principal } from './principal.ts';
 
 /**
@@ -9,7 +9,10 @@ import type { Principal } from './principal.ts';
  * another tenant's links; the tag only turns a cursor used with another key into a clear error. Hence no
  * signing key to provision, rotate or leak (docs/api.md#pagination).
  */
-const POSITION = new RegExp(`^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z#${idPatternBody('pl')}$`);
+const position = (prefix: IdPrefix) =>
+  new RegExp(`^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z#${idPatternBody(prefix)}$`);
+/** The listings that page: payment links (`pl`) and events (`evt`). */
+const POSITIONS: Partial<Record<IdPrefix, RegExp>> = { pl: position('pl'), evt: position('evt') };
 const MAX_CURSOR_LENGTH = 256;
 
 const tenantTag = (principal: Principal) =>
@@ -19,14 +22,21 @@ export function encodeCursor(principal: Principal, position: string): string {
   return Buffer.from(JSON.stringify({ p: position, t: tenantTag(principal) })).toString('base64url');
 }
 
-/** The position a cursor names, or `undefined` for anything malformed or issued to another (account, mode). */
-export function decodeCursor(principal: Principal, cursor: string): string | undefined {
+/**
+ * The position a cursor names, or `undefined` for anything malformed, issued to another (account, mode), or
+ * naming a position of another listing (`of`: the id prefix of what is listed).
+ */
+export function decodeCursor(
+  principal: Principal,
+  cursor: string,
+  of: 'pl' | 'evt' = 'pl',
+): string | undefined {
   if (cursor.length > MAX_CURSOR_LENGTH || !/^[A-Za-z0-9_-]+$/.test(cursor)) return undefined;
   try {
     const decoded: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
     if (typeof decoded !== 'object' || decoded === null) return undefined;
     const { p, t } = decoded as { p?: unknown; t?: unknown };
-    if (typeof p !== 'string' || !POSITION.test(p) || t !== tenantTag(principal)) return undefined;
+    if (typeof p !== 'string' || !POSITIONS[of]?.test(p) || t !== tenantTag(principal)) return undefined;
     return p;
   } catch {
     return undefined;

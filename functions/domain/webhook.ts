@@ -1,4 +1,5 @@
 import type { LinkEvent } from './payment-link.ts';
+import type { EndpointEventType, EndpointSnapshot } from './webhook-endpoint.ts';
 
 /**
  * Webhook delivery rules (docs/webhooks.md#delivery-and-retries), pure: the retry schedule, what an attempt's outcome means,
@@ -18,13 +19,27 @@ export interface DeliveryAttempt {
 }
 
 /**
- * A stored event with its delivery state. `delivery_seq` numbers the messages that may trigger an attempt:
- * a queue message carries the sequence it was sent for, and anything else is a stale duplicate. `round_attempts`
- * counts the failed attempts since the event was created or last redelivered (the position in the schedule).
- * `attempts` holds the latest {@link ATTEMPTS_KEPT} attempts, oldest first; `attempt_count` counts them all
- * (absent on events recorded before the log was bounded, whose `attempts` then holds every attempt).
+ * An event about a webhook endpoint itself (its test event, or another endpoint's disabling): no link, and it
+ * goes to webhook endpoints only. `data` is the endpoint it is about.
  */
-export interface StoredEvent extends LinkEvent {
+export interface EndpointEvent {
+  id: string;
+  type: EndpointEventType;
+  link_id?: undefined;
+  account: string;
+  mode: LinkEvent['mode'];
+  created_at: string;
+  data: EndpointSnapshot;
+}
+
+/** Every event a webhook may carry. */
+export type WebhookEvent = LinkEvent | EndpointEvent;
+
+/** Whether the event is about a link (and so also goes to the link's `webhook_url`). */
+export const isLinkEvent = (event: WebhookEvent): event is LinkEvent => event.link_id !== undefined;
+
+/** The delivery state of one destination of an event (see {@link StoredEvent}). */
+export interface DeliveryState {
   status: EventStatus;
   attempts: DeliveryAttempt[];
   attempt_count?: number;
@@ -33,6 +48,25 @@ export interface StoredEvent extends LinkEvent {
   /** While undelivered: when the outbox sweeper will queue it again unless delivery moves that (ISO 8601). */
   outbox_due?: string;
 }
+
+/**
+ * A stored event with its delivery state. `delivery_seq` numbers the messages that may trigger an attempt:
+ * a queue message carries the sequence it was sent for, and anything else is a stale duplicate. `round_attempts`
+ * counts the failed attempts since the event was created or last redelivered (the position in the schedule).
+ * `attempts` holds the latest {@link ATTEMPTS_KEPT} attempts, oldest first; `attempt_count` counts them all
+ * (absent on events recorded before the log was bounded, whose `attempts` then holds every attempt).
+ */
+export type StoredEvent = WebhookEvent &
+  DeliveryState & {
+    /**
+     * Set on a delivery to a webhook endpoint (docs/webhooks.md#webhook-endpoints): a copy of the event with its
+     * own delivery state, one per subscribing endpoint. Absent on the event itself, whose state is that of its
+     * link's `webhook_url`.
+     */
+    endpoint_id?: string;
+    /** On the event itself: its deliveries to the endpoints subscribed to it exist (see `fanOut`). */
+    fanned_out?: boolean;
+  };
 
 /**
  * Attempts an event's delivery log keeps (the latest ones). Without a bound, redeliveries would grow the item
@@ -49,7 +83,7 @@ export function keptAttempts(
 }
 
 /** How many attempts an event has had in all, including those its log no longer keeps. */
-export const attemptCount = (event: StoredEvent): number => event.attempt_count ?? event.attempts.length;
+export const attemptCount = (event: DeliveryState): number => event.attempt_count ?? event.attempts.length;
 
 /** What the merchant reads in `GET /v1/payment-links/{id}/events`. */
 export interface EventLogEntry {
@@ -63,7 +97,7 @@ export interface EventLogEntry {
   attempt_count: number;
 }
 
-export function toEventLogEntry(event: StoredEvent): EventLogEntry {
+export function toEventLogEntry(event: LinkEvent & DeliveryState): EventLogEntry {
   return {
     id: event.id,
     type: event.type,
@@ -161,7 +195,7 @@ export function decideAfterAttempt(
 }
 
 /** The Standard Webhooks body: `{type, timestamp, data}`; the timestamp is when the event happened. */
-export function webhookBody(event: LinkEvent): string {
+export function webhookBody(event: WebhookEvent): string {
   return JSON.stringify({ type: event.type, timestamp: event.created_at, data: event.data });
 }
 
@@ -174,3 +208,6 @@ export const OUTBOX_GRACE_MS = 2 * MINUTE;
 
 /** SQS delays a message at most 15 minutes; a longer wait is left to the outbox sweeper. */
 export const MAX_QUEUE_DELAY_MS = 15 * MINUTE;
+
+/** How long events can be listed and read through the events API (`GET /v1/events`). */
+export const EVENT_RETENTION_MS = 30 * 24 * HOUR;

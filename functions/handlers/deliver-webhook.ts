@@ -5,42 +5,62 @@ import {
   deadLetterQueue,
   deliveryEventQueue,
   endpointHealthStore,
+  endpointRecoveryStore,
   eventRepository,
   linkRepository,
   now,
+  signingKeyCipher,
   signingSecretStore,
+  webhookEndpointRepository,
 } from '../dependencies.ts';
 import { once } from '../once.ts';
 import { sqsBatchHandler } from '../sqs/batch-handler.ts';
+import { type RecoveryMessage, recoverStep } from '../use-cases/recovery.ts';
 import {
+  cachedEndpointDirectory,
   cachedSigningSecrets,
   type DeliveryDependencies,
   deliverEvent,
   type EventMessage,
   newInvocation,
   putInvocationMetrics,
+  readBatchEndpoints,
   readBatchEvents,
   readEndpointHealth,
 } from '../use-cases/webhook-delivery.ts';
 import * as z from '../zod.ts';
 
 const eventMessageSchema = /* @__PURE__ */ once(() =>
-  z.object({
-    event_id: z.string().check(z.minLength(1)),
-    mode: z.enum(['test', 'live']),
-    delivery_seq: z._default(z.int().check(z.minimum(0)), 0),
-    committed: z.optional(z.boolean()),
-  }),
+  z.union([
+    z.object({
+      event_id: z.string().check(z.minLength(1)),
+      mode: z.enum(['test', 'live']),
+      delivery_seq: z._default(z.int().check(z.minimum(0)), 0),
+      committed: z.optional(z.boolean()),
+      endpoint_id: z.optional(z.string().check(z.minLength(1))),
+    }),
+    z.object({
+      recovery_of: z.string().check(z.minLength(1)),
+      account: z.string().check(z.minLength(1)),
+      mode: z.enum(['test', 'live']),
+      delivery_seq: z.int().check(z.minimum(0)),
+    }),
+  ]),
 );
 
 /** Parses a queue message body; a malformed one throws, so it ends in the dead-letter queue. */
-export const parseEventMessage = (body: string) => eventMessageSchema().parse(JSON.parse(body));
+export const parseEventMessage = (body: string): EventMessage | RecoveryMessage =>
+  eventMessageSchema().parse(JSON.parse(body));
 
-/** The messages of a batch that parse (the others fail on their own when their record is handled). */
+const isRecovery = (message: EventMessage | RecoveryMessage): message is RecoveryMessage =>
+  'recovery_of' in message;
+
+/** The event messages of a batch that parse (the others fail on their own when their record is handled). */
 function wellFormedMessages(event: SQSEvent): EventMessage[] {
   return event.Records.flatMap((record) => {
     try {
-      return [parseEventMessage(record.body)];
+      const message = parseEventMessage(record.body);
+      return isRecovery(message) ? [] : [message];
     } catch {
       return [];
     }
@@ -48,19 +68,25 @@ function wellFormedMessages(event: SQSEvent): EventMessage[] {
 }
 
 /**
- * The SQS consumer of the events queue (docs/webhooks.md): the batch's events are read with one request, and
- * the health of their endpoints with another unless recently read; then each record makes at most one attempt
- * (or is deferred, when its endpoint may not take one now), and only the records that fail are reported back.
+ * The SQS consumer of the events queue (docs/webhooks.md): the batch's events are read with one request, the
+ * webhook endpoints of their tenants with one per tenant, and the health of their endpoints with another unless
+ * recently read; then each record makes at most one attempt
+ * (or is deferred, when its endpoint may not take one now), or carries a recovery one step on, and only the
+ * records that fail are reported back.
  */
 export function deliveryHandler(resolveDependencies: () => DeliveryDependencies) {
   return async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
     const deps = resolveDependencies();
+    const invocation = newInvocation(deps.now().getTime());
     const batch = await readBatchEvents(deps.events, wellFormedMessages(event));
+    await readBatchEndpoints(deps, batch.values(), invocation);
     await readEndpointHealth(deps, batch.values());
-    const invocation = newInvocation();
-    const handleRecords = sqsBatchHandler((record) =>
-      deliverEvent(deps, parseEventMessage(record.body), batch, invocation),
-    );
+    const handleRecords = sqsBatchHandler((record) => {
+      const message = parseEventMessage(record.body);
+      return isRecovery(message)
+        ? recoverStep(deps, message, invocation.startedAt)
+        : deliverEvent(deps, message, batch, invocation);
+    });
     try {
       return await handleRecords(event, context);
     } finally {
@@ -79,6 +105,10 @@ const webhookSender = /* @__PURE__ */ once(
 
 const signingSecrets = /* @__PURE__ */ once(() => cachedSigningSecrets(signingSecretStore(), now));
 
+const endpointDirectory = /* @__PURE__ */ once(() =>
+  cachedEndpointDirectory(webhookEndpointRepository(), signingKeyCipher(), now),
+);
+
 const dependencies = (): DeliveryDependencies => ({
   events: eventRepository(),
   links: linkRepository(),
@@ -87,6 +117,9 @@ const dependencies = (): DeliveryDependencies => ({
   queue: deliveryEventQueue(),
   deadLetters: deadLetterQueue(),
   endpoints: endpointHealthStore(),
+  webhookEndpoints: endpointDirectory(),
+  recoveries: endpointRecoveryStore(),
+  endpointStats: webhookEndpointRepository(),
   now,
   random: Math.random,
   schedule: config().WEBHOOK_RETRY_SCHEDULE_MS,

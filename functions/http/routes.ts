@@ -4,7 +4,7 @@
  * named here exists; the fallback function reads the table at run time to tell a 405 from a 404.
  */
 export interface RouteDefinition {
-  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'HEAD';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD';
   /** API Gateway path template, e.g. `/v1/payment-links/{id}`. */
   path: string;
   handler: string;
@@ -26,6 +26,20 @@ export const routes = [
   { method: 'GET', path: '/v1/routing', handler: 'get-routing' },
   { method: 'PUT', path: '/v1/routing', handler: 'put-routing' },
   { method: 'POST', path: '/v1/events/{id}/redeliver', handler: 'redeliver-event' },
+  { method: 'GET', path: '/v1/events', handler: 'list-events' },
+  { method: 'GET', path: '/v1/events/{id}', handler: 'get-event' },
+  { method: 'POST', path: '/v1/webhook-endpoints', handler: 'create-webhook-endpoint' },
+  { method: 'GET', path: '/v1/webhook-endpoints', handler: 'list-webhook-endpoints' },
+  { method: 'GET', path: '/v1/webhook-endpoints/{id}', handler: 'get-webhook-endpoint' },
+  { method: 'PATCH', path: '/v1/webhook-endpoints/{id}', handler: 'update-webhook-endpoint' },
+  { method: 'DELETE', path: '/v1/webhook-endpoints/{id}', handler: 'delete-webhook-endpoint' },
+  { method: 'POST', path: '/v1/webhook-endpoints/{id}/test', handler: 'test-webhook-endpoint' },
+  { method: 'POST', path: '/v1/webhook-endpoints/{id}/recover', handler: 'recover-webhook-endpoint' },
+  {
+    method: 'POST',
+    path: '/v1/webhook-endpoints/{id}/rotate-secret',
+    handler: 'rotate-webhook-endpoint-secret',
+  },
   { method: 'GET', path: '/checkout/{id}', handler: 'checkout-page', public: true },
   { method: 'HEAD', path: '/checkout/{id}', handler: 'checkout-page', public: true },
   { method: 'GET', path: '/checkout/{id}/complete', handler: 'checkout-page', public: true },

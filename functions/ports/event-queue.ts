@@ -10,6 +10,10 @@ import type { LinkEvent } from '../domain/payment-link.ts';
 export type EventReference = Pick<LinkEvent, 'id' | 'account' | 'mode'> & {
   delivery_seq?: number;
   committed?: boolean;
+  /** The event's delivery to this webhook endpoint, rather than the event's own (to its link's `webhook_url`). */
+  endpoint_id?: string | undefined;
+  /** The message carries on the recovery of the endpoint `id` (docs/webhooks.md#recovery), at step `delivery_seq`. */
+  recovery?: boolean | undefined;
 };
 
 /** Hands a stored event to webhook delivery. At-least-once: a lost send is recovered from the store. */

@@ -11,6 +11,7 @@ import {
   needsRenewal,
   probePauseUntil,
 } from '../domain/endpoint-health.ts';
+import { newId } from '../domain/ids.ts';
 import { eventLink } from '../domain/payment-link.ts';
 import type { Mode } from '../domain/principal.ts';
 import {
@@ -18,19 +19,31 @@ import {
   type DeliveryAttempt,
   type DeliveryDecision,
   decideAfterAttempt,
+  type EndpointEvent,
+  isLinkEvent,
   MAX_QUEUE_DELAY_MS,
   OUTBOX_GRACE_MS,
   type StoredEvent,
   webhookBody,
 } from '../domain/webhook.ts';
+import {
+  endpointSecretContext,
+  endpointSnapshot,
+  failingTooLong,
+  secretsInForce,
+  subscribes,
+} from '../domain/webhook-endpoint.ts';
 import { signedWebhookHeaders } from '../domain/webhook-signature.ts';
 import { logger } from '../logger.ts';
 import { putMetrics } from '../metrics.ts';
 import type { EndpointHealthStore } from '../ports/endpoint-health.ts';
+import type { EndpointRecoveryStore } from '../ports/endpoint-recoveries.ts';
 import type { EventQueue, EventReference } from '../ports/event-queue.ts';
 import type { EventRepository } from '../ports/event-repository.ts';
 import type { LinkRepository } from '../ports/link-repository.ts';
+import type { SecretCipher } from '../ports/secret-cipher.ts';
 import type { SigningSecretStore } from '../ports/signing-secret-store.ts';
+import type { StoredWebhookEndpoint, WebhookEndpointRepository } from '../ports/webhook-endpoints.ts';
 import type { WebhookSender } from '../ports/webhook-sender.ts';
 
 /*
@@ -44,6 +57,67 @@ export interface EventMessage {
   mode: Mode;
   delivery_seq: number;
   committed?: boolean;
+  /** The event's delivery to this webhook endpoint; absent: the event's own, to its link's `webhook_url`. */
+  endpoint_id?: string | undefined;
+}
+
+/**
+ * The tenant's webhook endpoints as delivery sees them: for a fan-out, as read since its batch began (after the
+ * event was committed, so an endpoint created before the event gets it); for an attempt, as read within
+ * `ENDPOINTS_CACHE_MS`; their secrets opened.
+ */
+export interface EndpointDirectory {
+  /** Every endpoint of the tenant, as read at `readSince` (epoch ms) or later; by default within the cache time. */
+  endpointsOf(account: string, mode: Mode, readSince?: number): Promise<StoredWebhookEndpoint[]>;
+  /** The secrets a webhook to `endpoint` is signed with at `at`: the current one, and the previous during an overlap. */
+  secretsOf(endpoint: StoredWebhookEndpoint, at: Date): Promise<string[]>;
+}
+
+/** How long an attempt trusts this container's copy of a tenant's endpoints (URL, status, secrets). */
+export const ENDPOINTS_CACHE_MS = 1000;
+
+/** The endpoints of each tenant, remembered for `ttlMs`, and their secrets opened once per sealed value. */
+export function cachedEndpointDirectory(
+  repository: Pick<WebhookEndpointRepository, 'list'>,
+  cipher: Pick<SecretCipher, 'decrypt'>,
+  now: () => Date,
+  ttlMs = ENDPOINTS_CACHE_MS,
+): EndpointDirectory {
+  const endpoints = new Map<string, { list: Promise<StoredWebhookEndpoint[]>; at: number }>();
+  const opened = new Map<string, Promise<string>>();
+  const open = (endpoint: StoredWebhookEndpoint, sealed: string) => {
+    let secret = opened.get(sealed);
+    if (!secret) {
+      secret = cipher.decrypt(sealed, endpointSecretContext(endpoint));
+      secret.catch(() => opened.delete(sealed));
+      if (opened.size > 1000) opened.clear();
+      opened.set(sealed, secret);
+    }
+    return secret;
+  };
+  return {
+    endpointsOf(account, mode, readSince = now().getTime() - ttlMs) {
+      const key = `${account}#${mode}`;
+      const cached = endpoints.get(key);
+      if (cached && cached.at >= readSince) return cached.list;
+      const list = repository.list(account, mode);
+      const entry = { list, at: now().getTime() };
+      endpoints.set(key, entry);
+      list.catch(() => endpoints.get(key) === entry && endpoints.delete(key));
+      return list;
+    },
+    async secretsOf(endpoint, at) {
+      const { secret, previous_secret, previous_until } = endpoint.sealed;
+      return secretsInForce(
+        {
+          secret: await open(endpoint, secret),
+          previous_secret: previous_secret === undefined ? undefined : await open(endpoint, previous_secret),
+          previous_until,
+        },
+        at,
+      );
+    },
+  };
 }
 
 export interface DeliveryDependencies {
@@ -63,6 +137,12 @@ export interface DeliveryDependencies {
   endpoints: EndpointHealthStore;
   /** Isolation settings; the domain's unless a test compresses them. */
   isolation?: IsolationSettings;
+  /** The merchants' webhook endpoints: whom an event fans out to, and where each delivery goes. */
+  webhookEndpoints: EndpointDirectory;
+  /** Recoveries of endpoints, carried on by their own messages on the same queue (functions/use-cases/recovery.ts). */
+  recoveries: EndpointRecoveryStore;
+  /** Each webhook endpoint's latest outcomes (its health), and the disabling of one that keeps failing. */
+  endpointStats: Pick<WebhookEndpointRepository, 'recordAttempt' | 'disableFailing'>;
 }
 
 /** How long a warm delivery function reuses an (account, mode)'s signing secrets before reading them again. */
@@ -117,7 +197,8 @@ export type DeliveryOutcome =
  */
 const attemptsInFlight = new Set<string>();
 
-const eventKey = (message: EventMessage) => `${message.mode}#${message.event_id}`;
+const eventKey = (message: EventMessage) =>
+  `${message.mode}#${message.event_id}#${message.endpoint_id ?? ''}`;
 
 /** The stored events of a batch of messages, by message, read together. */
 export type BatchEvents = ReadonlyMap<string, StoredEvent | undefined>;
@@ -128,7 +209,11 @@ export async function readBatchEvents(
   messages: readonly EventMessage[],
 ): Promise<BatchEvents> {
   const found = await events.getMany(
-    messages.map((message) => ({ id: message.event_id, mode: message.mode })),
+    messages.map((message) => ({
+      id: message.event_id,
+      mode: message.mode,
+      endpoint_id: message.endpoint_id,
+    })),
   );
   return new Map(messages.map((message, index) => [eventKey(message), found[index]]));
 }
@@ -151,7 +236,7 @@ export async function deliverEvent(
   invocation?: Invocation,
 ): Promise<DeliveryOutcome> {
   if (!invocation) {
-    const alone = newInvocation();
+    const alone = newInvocation(deps.now().getTime());
     try {
       return await deliverEvent(deps, message, batch, alone);
     } finally {
@@ -160,16 +245,19 @@ export async function deliverEvent(
   }
   const event = batch?.has(eventKey(message))
     ? batch.get(eventKey(message))
-    : await deps.events.get(message.event_id, message.mode);
+    : await deps.events.get(message.event_id, message.mode, message.endpoint_id);
   if (!event) return 'skipped_missing';
   if (event.status !== 'pending' || event.delivery_seq !== message.delivery_seq) return 'skipped_stale';
-  if (!message.committed) {
+  // A delivery to an endpoint exists only once its event was found committed (below), and an event about an
+  // endpoint is recorded by whoever made it: only a link's event can be an orphan.
+  if (!message.committed && !event.endpoint_id && isLinkEvent(event)) {
     const link = await deps.links.get(event.link_id, event.mode);
     if (!link?.event_ids.includes(event.id)) {
       await deps.events.dropFromOutbox(event);
       return 'skipped_orphan';
     }
   }
+  if (!event.endpoint_id && !event.fanned_out) await fanOut(deps, event, invocation);
   const inFlight = `${eventKey(message)}#${event.delivery_seq}`;
   if (attemptsInFlight.has(inFlight)) return 'skipped_duplicate';
   attemptsInFlight.add(inFlight);
@@ -180,20 +268,69 @@ export async function deliverEvent(
   }
 }
 
+/**
+ * Where the event goes: its link's `webhook_url`, signed with the account-mode's secret, or the endpoint of its
+ * delivery, signed with that endpoint's secret(s). A string says why there is nowhere to send it.
+ */
+type Destination = { url: string; secrets: (at: Date) => Promise<string[]> } | string;
+
+async function destinationOf(deps: DeliveryDependencies, event: StoredEvent): Promise<Destination> {
+  if (event.endpoint_id) {
+    const endpoints = await deps.webhookEndpoints.endpointsOf(event.account, event.mode);
+    const endpoint = endpoints.find((candidate) => candidate.id === event.endpoint_id);
+    if (!endpoint) return 'The webhook endpoint was deleted: nothing was sent.';
+    if (endpoint.status !== 'enabled') return 'The webhook endpoint is disabled: nothing was sent.';
+    return { url: endpoint.url, secrets: (at) => deps.webhookEndpoints.secretsOf(endpoint, at) };
+  }
+  const url = isLinkEvent(event) ? eventLink(event).webhook_url : null;
+  if (!url) return 'The payment link has no webhook_url: nothing was sent.';
+  return { url, secrets: (at) => deps.secrets.getSigningSecrets(event.account, event.mode, at) };
+}
+
+/**
+ * Hands the event to each enabled webhook endpoint of its tenant that subscribes to its type: a delivery item
+ * each (born in the outbox, so none is lost if what follows fails) and its first message. Then the event notes
+ * it is fanned out; until then every handling of its message does this again, creating only what is missing.
+ */
+async function fanOut(deps: DeliveryDependencies, event: StoredEvent, invocation: Invocation): Promise<void> {
+  const endpoints = await deps.webhookEndpoints.endpointsOf(event.account, event.mode, invocation.startedAt);
+  const subscribed = endpoints.filter((endpoint) => subscribes(endpoint, event.type));
+  if (subscribed.length) {
+    const due = new Date(deps.now().getTime() + OUTBOX_GRACE_MS);
+    const created = await deps.events.addDeliveries(
+      event,
+      subscribed.map((endpoint) => endpoint.id),
+      due,
+    );
+    await Promise.all(
+      created.map((endpointId) =>
+        deps.queue.publish({ ...committedMessage(event, 0), endpoint_id: endpointId }).catch((error) =>
+          logger.warn('Delivery left to the outbox sweeper: send failed', {
+            event_id: event.id,
+            endpoint_id: endpointId,
+            error,
+          }),
+        ),
+      ),
+    );
+  }
+}
+
 async function attempt(deps: DeliveryDependencies, event: StoredEvent, invocation: Invocation) {
-  const url = eventLink(event).webhook_url;
+  const destination = await destinationOf(deps, event);
   const at = deps.now();
-  if (!url) {
+  if (typeof destination === 'string') {
     // Nothing to deliver to: the event is recorded and final, and the log says why.
     const note: DeliveryAttempt = {
       at: at.toISOString(),
       status_code: null,
       duration_ms: 0,
-      error: 'The payment link has no webhook_url: nothing was sent.',
+      error: destination,
     };
     await deps.events.finish(event, note, { status: 'failed', reason: 'no_endpoint' }, at);
     return 'failed';
   }
+  const { url } = destination;
   const endpoint = endpointOf(event.account, event.mode, url);
   const admission = await admitAttempt(deps, endpoint, invocation);
   if (admission.kind === 'defer') return defer(deps, event, admission.waitMs);
@@ -206,7 +343,7 @@ async function attempt(deps: DeliveryDependencies, event: StoredEvent, invocatio
   ]);
   let result: AttemptResult;
   try {
-    const secrets = await deps.secrets.getSigningSecrets(event.account, event.mode, at);
+    const secrets = await destination.secrets(at);
     if (!secrets.length) throw new Error(`No webhook secret for ${event.account}/${event.mode}.`);
     const body = webhookBody(event);
     result = await watchedSend(deps, endpoint, admission, () =>
@@ -238,12 +375,14 @@ async function attempt(deps: DeliveryDependencies, event: StoredEvent, invocatio
   countAttempt(invocation, event, decision, decidedAt);
   const dueAt = nextDueTime(decision, decidedAt);
   const owned = await deps.events.finish(event, record, decision, dueAt);
+  if (event.endpoint_id) await recordEndpointOutcome(deps, event, event.endpoint_id, result, decidedAt);
   // Every attempt is in the event's delivery log; the function's log carries at info level the ones an operator
   // may need to look into (not delivered, or overtaken by another attempt), a line per delivered webhook
   // only at debug level: writing it cost about a twentieth of delivery's CPU.
   const delivered = decision.status === 'delivered' && owned;
   logger[delivered ? 'debug' : 'info']('webhook attempt', {
     event_id: event.id,
+    ...(event.endpoint_id && { endpoint_id: event.endpoint_id }),
     status_code: result.status_code,
     error: result.error,
     decision: decision.status,
@@ -267,6 +406,67 @@ async function attempt(deps: DeliveryDependencies, event: StoredEvent, invocatio
       );
   }
   return decision.status === 'pending' ? 'retry_scheduled' : decision.status;
+}
+
+/**
+ * Adds an attempt to its webhook endpoint's health (docs/webhooks.md#endpoint-health) and disables an endpoint
+ * that has failed every attempt for 5 days: a log line, a metric, and a `webhook_endpoint.disabled` event to the
+ * tenant's other endpoints that subscribe to it. A failure here is only logged: the attempt itself is recorded.
+ */
+async function recordEndpointOutcome(
+  deps: DeliveryDependencies,
+  event: StoredEvent,
+  endpointId: string,
+  result: AttemptResult,
+  at: Date,
+): Promise<void> {
+  const ok = result.status_code !== null && result.status_code >= 200 && result.status_code < 300;
+  try {
+    const stats = await deps.endpointStats.recordAttempt(event.account, event.mode, endpointId, {
+      ok,
+      durationMs: result.duration_ms,
+      at,
+    });
+    if (ok || !stats?.failing_since || !failingTooLong(stats.failing_since, at)) return;
+    const disabled = await deps.endpointStats.disableFailing(
+      event.account,
+      event.mode,
+      endpointId,
+      stats.failing_since,
+      at,
+    );
+    if (!disabled) return; // already disabled, or answered meanwhile
+    logger.error('Webhook endpoint disabled: every attempt failed for 5 days', {
+      endpoint_id: endpointId,
+      account: event.account,
+      mode: event.mode,
+      failing_since: stats.failing_since,
+    });
+    putMetrics({ WebhookEndpointsDisabled: 1 });
+    const others = (await deps.webhookEndpoints.endpointsOf(event.account, event.mode, at.getTime())).filter(
+      (endpoint) => endpoint.id !== endpointId && subscribes(endpoint, 'webhook_endpoint.disabled'),
+    );
+    const notice: EndpointEvent = {
+      id: newId('evt'),
+      type: 'webhook_endpoint.disabled',
+      account: event.account,
+      mode: event.mode,
+      created_at: at.toISOString(),
+      data: endpointSnapshot(disabled),
+    };
+    await deps.events.recordEndpointEvent(
+      notice,
+      others.map((endpoint) => endpoint.id),
+      new Date(at.getTime() + OUTBOX_GRACE_MS),
+    );
+    for (const endpoint of others) {
+      await deps.queue
+        .publish({ ...notice, delivery_seq: 0, committed: true, endpoint_id: endpoint.id })
+        .catch(() => undefined); // the outbox holds the delivery
+    }
+  } catch (error) {
+    logger.warn('Webhook endpoint health not updated', { endpoint_id: endpointId, error });
+  }
 }
 
 /** Counts one attempt in its batch's metrics; the latency is what the merchant waited, retries included. */
@@ -316,13 +516,38 @@ export interface Invocation {
   admissions: Map<string, Promise<unknown>>;
   /** The batch's attempts so far, and the delivery latency of each that delivered its event. */
   metrics: { attempts: number; latencies: number[] };
+  /** When the batch began (epoch ms): a fan-out reads the endpoints as they were then or later. */
+  startedAt: number;
 }
 
-export const newInvocation = (): Invocation => ({
+export const newInvocation = (now = Date.now()): Invocation => ({
   attempts: new Map(),
   admissions: new Map(),
   metrics: { attempts: 0, latencies: [] },
+  startedAt: now,
 });
+
+/**
+ * Reads the webhook endpoints of the batch's tenants whose events may need them (a fan-out, or a delivery to an
+ * endpoint), one Query per tenant, so that the records find them read.
+ */
+export async function readBatchEndpoints(
+  deps: DeliveryDependencies,
+  events: Iterable<StoredEvent | undefined>,
+  invocation: Invocation,
+): Promise<void> {
+  const tenants = new Map<string, StoredEvent>();
+  for (const event of events) {
+    if (event?.status === 'pending' && (event.endpoint_id || !event.fanned_out)) {
+      tenants.set(`${event.account}#${event.mode}`, event);
+    }
+  }
+  await Promise.all(
+    [...tenants.values()].map((event) =>
+      deps.webhookEndpoints.endpointsOf(event.account, event.mode, invocation.startedAt),
+    ),
+  );
+}
 
 /** What this container last read or wrote of each endpoint's health, and when. */
 const healthCache = new Map<string, { health: EndpointHealth; at: number }>();
@@ -344,8 +569,10 @@ export async function readEndpointHealth(
   const now = deps.now().getTime();
   const stale = new Map<string, EndpointRef>();
   for (const event of events) {
-    const url = event && eventLink(event).webhook_url;
-    if (!event || !url || event.status !== 'pending') continue;
+    if (event?.status !== 'pending') continue;
+    const destination = await destinationOf(deps, event);
+    if (typeof destination === 'string') continue;
+    const { url } = destination;
     const endpoint = endpointOf(event.account, event.mode, url);
     const cached = healthCache.get(endpointKey(endpoint));
     if (!cached || now - cached.at >= settingsOf(deps).cacheMs) stale.set(endpointKey(endpoint), endpoint);
@@ -560,6 +787,7 @@ const committedMessage = (event: StoredEvent, deliverySeq: number): EventReferen
   mode: event.mode,
   delivery_seq: deliverySeq,
   committed: true,
+  ...(event.endpoint_id && { endpoint_id: event.endpoint_id }),
 });
 
 /** How long before the outbox due time a re-sent message must return, so that the sweeper never doubles it. */

@@ -1,6 +1,6 @@
 import { NotFoundError } from '../domain/errors.ts';
 import type { Principal } from '../domain/principal.ts';
-import { type EventLogEntry, OUTBOX_GRACE_MS, toEventLogEntry } from '../domain/webhook.ts';
+import { type EventLogEntry, isLinkEvent, OUTBOX_GRACE_MS, toEventLogEntry } from '../domain/webhook.ts';
 import { logger } from '../logger.ts';
 import type { EventQueue } from '../ports/event-queue.ts';
 import type { EventRepository } from '../ports/event-repository.ts';
@@ -35,6 +35,8 @@ export async function sweepOutbox(deps: SweepDependencies): Promise<{ queued: nu
         account: entry.account,
         mode: entry.mode,
         delivery_seq: entry.delivery_seq,
+        endpoint_id: entry.endpoint_id,
+        recovery: entry.recovery,
       });
       queued++;
     } catch (error) {
@@ -62,39 +64,45 @@ export async function listLinkEvents(
   // The link names its events, oldest first: strongly consistent reads by id, so an event shows the moment its
   // transition commits (an index would lag), and an orphan never shows.
   const events = await deps.events.getMany(link.event_ids.map((id) => ({ id, mode: link.mode })));
-  return events.filter((event) => event !== undefined).map(toEventLogEntry);
+  return events.filter((event) => event !== undefined && isLinkEvent(event)).map(toEventLogEntry);
 }
 
 /**
  * Queues the caller's event again with the same `webhook-id`, whatever its status, starting the retry schedule
- * afresh. Another tenant's event, or an orphan, is `not_found`.
+ * afresh: to its link's `webhook_url` and to every webhook endpoint it went to. Another tenant's event, or an
+ * orphan, is `not_found`.
  */
 export async function redeliverEvent(
   deps: EventLogDependencies & { queue: EventQueue },
   principal: Principal,
   eventId: string,
 ): Promise<void> {
-  const event = await deps.events.get(eventId, principal.mode);
-  const link =
-    event && event.account === principal.account
-      ? await deps.links.get(event.link_id, event.mode)
-      : undefined;
-  if (!event || !link?.event_ids.includes(event.id)) throw new NotFoundError(`No event ${eventId}.`);
-  const restarted = await deps.events.restart(
-    event.id,
-    event.mode,
-    new Date(deps.now().getTime() + OUTBOX_GRACE_MS),
-  );
-  if (!restarted) throw new NotFoundError(`No event ${eventId}.`);
-  try {
-    await deps.queue.publish({
-      id: restarted.id,
-      account: restarted.account,
-      mode: restarted.mode,
-      delivery_seq: restarted.delivery_seq,
-      committed: true, // the link was checked above to name it
-    });
-  } catch (error) {
-    logger.warn('Redelivery left to the outbox sweeper: send failed', { event_id: event.id, error });
+  const found = await deps.events.withDeliveries(eventId, principal.mode);
+  const event = found?.event.account === principal.account ? found.event : undefined;
+  if (!found || !event) throw new NotFoundError(`No event ${eventId}.`);
+  if (isLinkEvent(event)) {
+    const link = await deps.links.get(event.link_id, event.mode);
+    if (!link?.event_ids.includes(event.id)) throw new NotFoundError(`No event ${eventId}.`);
+  }
+  const due = new Date(deps.now().getTime() + OUTBOX_GRACE_MS);
+  const targets = [
+    ...(isLinkEvent(event) ? [undefined] : []),
+    ...found.deliveries.map((delivery) => delivery.endpoint_id),
+  ];
+  for (const endpointId of targets) {
+    const restarted = await deps.events.restart(event.id, event.mode, due, endpointId);
+    if (!restarted) continue;
+    try {
+      await deps.queue.publish({
+        id: restarted.id,
+        account: restarted.account,
+        mode: restarted.mode,
+        delivery_seq: restarted.delivery_seq,
+        committed: true, // the link was checked above to name it
+        endpoint_id: endpointId,
+      });
+    } catch (error) {
+      logger.warn('Redelivery left to the outbox sweeper: send failed', { event_id: event.id, error });
+    }
   }
 }

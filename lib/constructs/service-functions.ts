@@ -110,7 +110,9 @@ export class ServiceFunctions extends Construct {
         }),
       );
     }
-    if (definition.signingKey) this.props.signingKey?.grantUse(fn);
+    if (definition.signingKey) {
+      this.props.signingKey?.grantUse(fn, definition.signingKey === 'seal' ? 'seal' : 'open');
+    }
     if (definition.sendsEvents) eventQueue.grantSendMessages(fn);
     if (definition.sendsDeadLetters) this.props.deadLetterQueue?.grantSendMessages(fn);
     if (definition.secrets?.length) this.props.secrets?.grantRead(fn, definition.secrets);

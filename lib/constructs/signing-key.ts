@@ -31,11 +31,14 @@ export class SigningKey extends Construct {
     return { SIGNING_KEY_ID: this.key.keyArn };
   }
 
-  /** Decrypt, and seal with fresh data keys (a plaintext secret of an earlier version, on first use). */
-  grantUse(fn: IFunction): void {
+  /**
+   * `open`: decrypt, and seal with fresh data keys (a plaintext secret of an earlier version, on first use).
+   * `seal`: fresh data keys only, to seal a new secret that the function shows once and can never open again.
+   */
+  grantUse(fn: IFunction, use: 'open' | 'seal' = 'open'): void {
     fn.addToRolePolicy(
       new PolicyStatement({
-        actions: ['kms:Decrypt', 'kms:GenerateDataKey'],
+        actions: use === 'open' ? ['kms:Decrypt', 'kms:GenerateDataKey'] : ['kms:GenerateDataKey'],
         resources: [this.key.keyArn],
         conditions: { StringEquals: { 'kms:EncryptionContext:purpose': 'webhook-signing-secret' } },
       }),

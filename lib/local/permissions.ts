@@ -82,7 +82,8 @@ export function enforceFunctionPermissions(): void {
   );
   localKeyUseChecks.push((operation) => {
     const handler = runningFunction.getStore();
-    if (handler && !(functions[handler] as FunctionDefinition).signingKey) {
+    const granted = handler && (functions[handler] as FunctionDefinition).signingKey;
+    if (handler && !(granted === true || (granted === 'seal' && operation === 'encrypt'))) {
       throw accessDenied(handler, `kms:${operation === 'encrypt' ? 'GenerateDataKey' : 'Decrypt'}`);
     }
   });

@@ -205,7 +205,13 @@ describe('the CDK stack', () => {
 
   it('adds what the merchant-API middleware needs: key lookups and rate limits, and idempotency on POST routes', () => {
     expect(tableActionsOf('get-payment-link')).toEqual(['GetItem', 'UpdateItem']);
-    expect(tableActionsOf('redeliver-event')).toEqual(['DeleteItem', 'GetItem', 'PutItem', 'UpdateItem']);
+    expect(tableActionsOf('redeliver-event')).toEqual([
+      'DeleteItem',
+      'GetItem',
+      'PutItem',
+      'Query',
+      'UpdateItem',
+    ]);
     expect(tableActionsOf('route-fallback')).toEqual([]);
   });
 
@@ -264,21 +270,40 @@ describe('the CDK stack', () => {
       );
       expect(denial.Condition).toEqual({
         'ForAnyValue:StringLike': {
-          'dynamodb:LeadingKeys': ['APIKEY#*', 'ACCOUNT#*#APIKEYS', 'SIGNING_SECRET#*'],
+          'dynamodb:LeadingKeys': [
+            'APIKEY#*',
+            'ACCOUNT#*#APIKEYS',
+            'SIGNING_SECRET#*',
+            'WEBHOOK_ENDPOINTS#*',
+          ],
         },
       });
       expect(JSON.stringify(denial.Resource)).toMatch(/LinksTable/);
     }
   });
 
-  it('lets only the delivery function use the signing key, for signing secrets only, and rotates the key', () => {
+  it('lets only the delivery function open signing secrets, and the endpoint functions seal new ones, for signing secrets only; and rotates the key', () => {
     template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
+    const kmsActions = (handler: HandlerName) =>
+      policyStatementsOf(template, handler).flatMap((statement: { Action: string | string[] }) =>
+        [statement.Action].flat().filter((action) => action.startsWith('kms:')),
+      );
     const decrypting = (Object.keys(functions) as HandlerName[]).filter((handler) =>
-      policyStatementsOf(template, handler).some((statement: { Action: string | string[] }) =>
-        [statement.Action].flat().some((action) => action.startsWith('kms:')),
-      ),
+      kmsActions(handler).includes('kms:Decrypt'),
     );
     expect(decrypting).toEqual(['deliver-webhook']);
+    const sealing = (Object.keys(functions) as HandlerName[]).filter(
+      (handler) => handler !== 'deliver-webhook' && kmsActions(handler).length,
+    );
+    expect(sealing.sort()).toEqual(['create-webhook-endpoint', 'rotate-webhook-endpoint-secret']);
+    for (const handler of sealing) {
+      expect(policyStatementsOf(template, handler)).toContainEqual(
+        expect.objectContaining({
+          Action: 'kms:GenerateDataKey',
+          Condition: { StringEquals: { 'kms:EncryptionContext:purpose': 'webhook-signing-secret' } },
+        }),
+      );
+    }
     const [statement] = policyStatementsOf(template, 'deliver-webhook').filter(
       (candidate: { Action: string | string[] }) => [candidate.Action].flat().includes('kms:Decrypt'),
     );

@@ -94,6 +94,33 @@ describe('the bundles cdk synth ships, run as the Lambda runtime runs them', { t
     expect([unknown.status, unknown.body.code]).toEqual([404, 'not_found']);
   });
 
+  it('serve webhook endpoints, their test event and recovery, and the events API', async () => {
+    const created = await stack.request('POST', '/v1/webhook-endpoints', {
+      key: acme.api_key,
+      body: { url: receiver.url, enabled_events: ['webhook_endpoint.disabled'] },
+    });
+    expect(created.status).toBe(201);
+    const path = `/v1/webhook-endpoints/${created.body.id}`;
+    expect((await stack.request('GET', '/v1/webhook-endpoints', { key: acme.api_key })).status).toBe(200);
+    expect((await stack.request('GET', path, { key: acme.api_key })).body.health.attempts).toBe(0);
+    const rotated = await stack.request('POST', `${path}/rotate-secret`, { key: acme.api_key });
+    expect(rotated.body.secret).toMatch(/^whsec_/);
+    const tested = await stack.request('POST', `${path}/test`, { key: acme.api_key });
+    expect(tested.body).toMatchObject({ status: 'delivered', attempt: { status_code: 200 } });
+    const recovering = await stack.request('POST', `${path}/recover`, {
+      key: acme.api_key,
+      body: { since: new Date(Date.now() - 60_000).toISOString() },
+    });
+    expect(recovering.status).toBe(202);
+    const events = await stack.request('GET', '/v1/events?type=webhook_endpoint.test', { key: acme.api_key });
+    expect(events.body.data.map((event: { id: string }) => event.id)).toEqual([tested.body.event_id]);
+    const one = await stack.request('GET', `/v1/events/${tested.body.event_id}`, { key: acme.api_key });
+    expect(one.body.deliveries).toMatchObject([{ endpoint_id: created.body.id, status: 'delivered' }]);
+    const updated = await stack.request('PATCH', path, { key: acme.api_key, body: { description: 'ERP' } });
+    expect(updated.body.description).toBe('ERP');
+    expect((await stack.request('DELETE', path, { key: acme.api_key })).body.deleted).toBe(true);
+  });
+
   it('take a buyer through checkout and the sandbox PSP to a paid link, a signed webhook, its redelivery and a refund', async () => {
     const link = await createLink();
     const checkout = await navigate(link.checkout_url);

@@ -321,7 +321,7 @@ describe('no lost event, no double bookkeeping', () => {
     expect(endpoint.received.map((webhook) => webhook.headers['webhook-id'])).toEqual([eventId]);
   });
 
-  it('reads the events of a batch with one request and records each attempt with one write', async () => {
+  it("reads the events of a batch with one request, the tenant's webhook endpoints with one, and records each attempt with one write", async () => {
     const endpoint = await receiver();
     const bodies: string[] = [];
     for (let i = 0; i < 4; i++) {
@@ -357,6 +357,7 @@ describe('no lost event, no double bookkeeping', () => {
     expect(endpoint.received).toHaveLength(4);
     expect(commands.sort()).toEqual([
       'BatchGetItemCommand',
+      'QueryCommand',
       'UpdateItemCommand',
       'UpdateItemCommand',
       'UpdateItemCommand',

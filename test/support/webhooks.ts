@@ -12,10 +12,13 @@ import { eventMessage, SqsEventQueue } from '../../functions/adapters/sqs/event-
 import { config } from '../../functions/config.ts';
 import {
   endpointHealthStore,
+  endpointRecoveryStore,
   eventRepository,
   linkRepository,
   now,
+  signingKeyCipher,
   signingSecretStore,
+  webhookEndpointRepository,
 } from '../../functions/dependencies.ts';
 import type { IsolationSettings } from '../../functions/domain/endpoint-health.ts';
 import { cancel, markPaid, newPaymentLink, type PaymentLink } from '../../functions/domain/payment-link.ts';
@@ -24,7 +27,10 @@ import { deliveryHandler } from '../../functions/handlers/deliver-webhook.ts';
 import type { EventQueue } from '../../functions/ports/event-queue.ts';
 import type { WebhookSender } from '../../functions/ports/webhook-sender.ts';
 import { applyTransition } from '../../functions/use-cases/payment-links.ts';
-import type { DeliveryDependencies } from '../../functions/use-cases/webhook-delivery.ts';
+import {
+  cachedEndpointDirectory,
+  type DeliveryDependencies,
+} from '../../functions/use-cases/webhook-delivery.ts';
 import { startSqsPoller } from '../../lib/local/sqs-poller.ts';
 import { eventsQueueVisibilitySeconds, timeoutSecondsOf } from '../../lib/routes.ts';
 import type { TestStack } from './test-stack.ts';
@@ -220,6 +226,13 @@ export async function startDeliveryHarness(
     random: () => 0.5,
     schedule: options.schedule ?? FAST_SCHEDULE,
     endpoints: endpointHealthStore(),
+    recoveries: endpointRecoveryStore(),
+    endpointStats: webhookEndpointRepository(),
+    webhookEndpoints: cachedEndpointDirectory(
+      webhookEndpointRepository(),
+      signingKeyCipher(),
+      options.now ?? now,
+    ),
     ...(options.isolation ? { isolation: options.isolation } : {}),
   };
   const handler = deliveryHandler(() => deps);

@@ -3,6 +3,8 @@ import {
   BatchGetCommand,
   type DynamoDBDocumentClient,
   GetCommand,
+  PutCommand,
+  QueryCommand,
   UpdateCommand,
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
@@ -13,12 +15,14 @@ import {
   attemptCount,
   type DeliveryAttempt,
   type DeliveryDecision,
+  type EndpointEvent,
   keptAttempts,
   type StoredEvent,
+  type WebhookEvent,
 } from '../../domain/webhook.ts';
-import type { EventKey, EventRepository, OutboxEntry } from '../../ports/event-repository.ts';
-import { itemsOfShards } from './query.ts';
-import { keys, outboxKeys, tableSchema, withoutKeys } from './table-schema.ts';
+import type { EventKey, EventRepository, FeedQuery, OutboxEntry } from '../../ports/event-repository.ts';
+import { allItems, itemsOfShards } from './query.ts';
+import { endpointKeys, eventFeedKeys, keys, outboxKeys, tableSchema, withoutKeys } from './table-schema.ts';
 
 /** Runs a conditional update; false when its condition did not hold. */
 async function conditionally(client: DynamoDBDocumentClient, input: UpdateCommandInput): Promise<boolean> {
@@ -48,7 +52,38 @@ function toStoredEvent(item: Record<string, unknown>): StoredEvent {
   return typeof item.gsi2sk === 'string' ? { ...event, outbox_due: item.gsi2sk.split('#')[0] } : event;
 }
 
-const keyOf = (ref: EventKey) => `${ref.mode}#${ref.id}`;
+const keyOf = (ref: EventKey) => `${ref.mode}#${ref.id}#${ref.endpoint_id ?? ''}`;
+
+/** The item of an event (its own delivery state) or of one of its deliveries to a webhook endpoint. */
+const itemKey = (ref: EventKey) =>
+  ref.endpoint_id ? keys.eventDelivery(ref.id, ref.mode, ref.endpoint_id) : keys.event(ref.id, ref.mode);
+
+/** The event's own fields, which each of its deliveries copies (so delivery reads one item, whichever). */
+function eventFields(event: WebhookEvent): WebhookEvent {
+  const { id, type, link_id, account, mode, created_at, data } = event as WebhookEvent;
+  return {
+    id,
+    type,
+    ...(link_id !== undefined && { link_id }),
+    account,
+    mode,
+    created_at,
+    data,
+  } as WebhookEvent;
+}
+
+/** A new delivery state, in the outbox, due at `dueAt`. */
+const freshDelivery = (id: string, dueAt: Date) => ({
+  ...outboxKeys(id, dueAt),
+  status: 'pending',
+  attempts: [],
+  attempt_count: 0,
+  delivery_seq: 0,
+  round_attempts: 0,
+});
+
+/** Index pages a filtered feed page reads at most before it answers with what it found. */
+const FEED_PAGES = 10;
 
 export class DynamoEventRepository implements EventRepository {
   private readonly client: DynamoDBDocumentClient;
@@ -59,10 +94,14 @@ export class DynamoEventRepository implements EventRepository {
     this.tableName = tableName;
   }
 
-  async get(id: string, mode: Mode): Promise<StoredEvent | undefined> {
-    if (!isId('evt', id)) return undefined;
+  async get(id: string, mode: Mode, endpointId?: string): Promise<StoredEvent | undefined> {
+    if (!isId('evt', id) || (endpointId !== undefined && !isId('we', endpointId))) return undefined;
     const { Item } = await this.client.send(
-      new GetCommand({ TableName: this.tableName, Key: keys.event(id, mode), ConsistentRead: true }),
+      new GetCommand({
+        TableName: this.tableName,
+        Key: itemKey({ id, mode, endpoint_id: endpointId }),
+        ConsistentRead: true,
+      }),
     );
     return Item ? toStoredEvent(Item) : undefined;
   }
@@ -84,7 +123,7 @@ export class DynamoEventRepository implements EventRepository {
   /** One BatchGetItem, asking again (with a growing pause) for the keys DynamoDB left unprocessed. */
   private async readChunk(refs: readonly EventKey[]): Promise<StoredEvent[]> {
     const events: StoredEvent[] = [];
-    let keysToRead: Record<string, unknown>[] = refs.map((ref) => keys.event(ref.id, ref.mode));
+    let keysToRead: Record<string, unknown>[] = refs.map(itemKey);
     for (let round = 0; keysToRead.length; round++) {
       if (round === UNPROCESSED_ROUNDS) throw new Error('DynamoDB left event reads unprocessed.');
       if (round) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** round));
@@ -112,7 +151,7 @@ export class DynamoEventRepository implements EventRepository {
       // Either the state moved on (another attempt for the same message finished first, or a redelivery
       // began: this attempt is then only logged, the state being someone else's decision), or another
       // attempt was logged since `seen` was read, which a trimmed log must not overwrite.
-      const current = await this.get(event.id, event.mode);
+      const current = await this.get(event.id, event.mode, event.endpoint_id);
       if (!current) return false;
       seen = current;
     }
@@ -145,6 +184,11 @@ export class DynamoEventRepository implements EventRepository {
         seen.attempt_count === undefined ? 'attribute_not_exists(attempt_count)' : 'attempt_count = :counted',
       );
     }
+    // An attempt on the event itself follows its fan-out to webhook endpoints: note it in the same write.
+    if (!seen.endpoint_id) {
+      set.push('fanned_out = :true');
+      values[':true'] = true;
+    }
     if (owned) {
       conditions.push('#status = :pending', 'delivery_seq = :seq');
       set.push('#status = :status', 'delivery_seq = :next');
@@ -163,7 +207,7 @@ export class DynamoEventRepository implements EventRepository {
     }
     return conditionally(this.client, {
       TableName: this.tableName,
-      Key: keys.event(seen.id, seen.mode),
+      Key: itemKey(seen),
       UpdateExpression: `SET ${set.join(', ')}${remove}`,
       ConditionExpression: conditions.join(' AND '),
       ...(owned ? { ExpressionAttributeNames: { '#status': 'status' } } : {}),
@@ -174,14 +218,16 @@ export class DynamoEventRepository implements EventRepository {
   defer(event: StoredEvent, dueAt: Date): Promise<boolean> {
     return conditionally(this.client, {
       TableName: this.tableName,
-      Key: keys.event(event.id, event.mode),
-      UpdateExpression: 'SET delivery_seq = :next, gsi2pk = :gsi2pk, gsi2sk = :gsi2sk',
+      Key: itemKey(event),
+      // A deferral of the event itself follows its fan-out too (see `recordAttempt`).
+      UpdateExpression: `SET delivery_seq = :next, gsi2pk = :gsi2pk, gsi2sk = :gsi2sk${event.endpoint_id ? '' : ', fanned_out = :true'}`,
       ConditionExpression: '#status = :pending AND delivery_seq = :seq',
       ExpressionAttributeNames: { '#status': 'status' },
       ExpressionAttributeValues: {
         ':pending': 'pending',
         ':seq': event.delivery_seq,
         ':next': event.delivery_seq + 1,
+        ...(!event.endpoint_id && { ':true': true }),
         ...prefixed(outboxKeys(event.id, dueAt)),
       },
     });
@@ -191,7 +237,7 @@ export class DynamoEventRepository implements EventRepository {
     await this.client.send(
       new UpdateCommand({
         TableName: this.tableName,
-        Key: keys.event(event.id, event.mode),
+        Key: itemKey(event),
         UpdateExpression: 'REMOVE gsi2pk, gsi2sk',
       }),
     );
@@ -204,14 +250,16 @@ export class DynamoEventRepository implements EventRepository {
       // `~` sorts after every character of an id, so entries due exactly now are included.
       KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk <= :now',
       ExpressionAttributeValues: { ':pk': keys.outbox(shard), ':now': `${now.toISOString()}~` },
-      ProjectionExpression: '#id, #account, #mode, delivery_seq, gsi2sk',
-      ExpressionAttributeNames: { '#id': 'id', '#account': 'account', '#mode': 'mode' },
+      ProjectionExpression: '#id, #account, #mode, delivery_seq, endpoint_id, #kind, gsi2sk',
+      ExpressionAttributeNames: { '#id': 'id', '#account': 'account', '#mode': 'mode', '#kind': 'kind' },
     }));
     return items.map((item) => ({
       id: item.id as string,
       account: item.account as string,
       mode: item.mode as Mode,
       delivery_seq: item.delivery_seq as number,
+      ...(typeof item.endpoint_id === 'string' && { endpoint_id: item.endpoint_id }),
+      ...(item.kind === 'recovery' && { recovery: true as const }),
       due: item.gsi2sk as string,
     }));
   }
@@ -219,7 +267,8 @@ export class DynamoEventRepository implements EventRepository {
   postpone(entry: OutboxEntry, dueAt: Date): Promise<boolean> {
     return conditionally(this.client, {
       TableName: this.tableName,
-      Key: keys.event(entry.id, entry.mode),
+      // A recovery in the outbox is kept beside its endpoint (functions/adapters/dynamodb/endpoint-recovery-store.ts).
+      Key: entry.recovery ? endpointKeys.recovery(entry.account, entry.mode, entry.id) : itemKey(entry),
       UpdateExpression: 'SET gsi2sk = :gsi2sk',
       ConditionExpression: 'gsi2sk = :due AND delivery_seq = :seq',
       ExpressionAttributeValues: {
@@ -230,12 +279,12 @@ export class DynamoEventRepository implements EventRepository {
     });
   }
 
-  async restart(id: string, mode: Mode, dueAt: Date): Promise<StoredEvent | undefined> {
+  async restart(id: string, mode: Mode, dueAt: Date, endpointId?: string): Promise<StoredEvent | undefined> {
     try {
       const { Attributes } = await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
-          Key: keys.event(id, mode),
+          Key: itemKey({ id, mode, endpoint_id: endpointId }),
           UpdateExpression:
             'SET #status = :pending, round_attempts = :zero, delivery_seq = delivery_seq + :one, ' +
             'gsi2pk = :gsi2pk, gsi2sk = :gsi2sk',
@@ -255,6 +304,159 @@ export class DynamoEventRepository implements EventRepository {
       if (error instanceof ConditionalCheckFailedException) return undefined;
       throw error;
     }
+  }
+
+  async addDeliveries(event: WebhookEvent, endpointIds: readonly string[], dueAt: Date): Promise<string[]> {
+    const created = await Promise.all(
+      endpointIds.map(async (endpointId) => {
+        try {
+          await this.client.send(
+            new PutCommand({
+              TableName: this.tableName,
+              Item: {
+                ...keys.eventDelivery(event.id, event.mode, endpointId),
+                ...eventFields(event),
+                endpoint_id: endpointId,
+                ...freshDelivery(event.id, dueAt),
+              },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            }),
+          );
+          return endpointId;
+        } catch (error) {
+          if (error instanceof ConditionalCheckFailedException) return undefined;
+          throw error;
+        }
+      }),
+    );
+    return created.filter((id) => id !== undefined);
+  }
+
+  async withDeliveries(
+    id: string,
+    mode: Mode,
+  ): Promise<{ event: StoredEvent; deliveries: StoredEvent[] } | undefined> {
+    if (!isId('evt', id)) return undefined;
+    const items = await allItems(this.client, {
+      TableName: this.tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :mode)',
+      ExpressionAttributeValues: { ':pk': keys.event(id, mode).pk, ':mode': keys.event(id, mode).sk },
+      ConsistentRead: true,
+    });
+    const own = items.find((item) => item.sk === keys.event(id, mode).sk);
+    if (!own) return undefined;
+    return {
+      event: toStoredEvent(own),
+      deliveries: items.filter((item) => item !== own && item.endpoint_id).map(toStoredEvent),
+    };
+  }
+
+  async feed(
+    account: string,
+    mode: Mode,
+    query: FeedQuery,
+  ): Promise<{ events: StoredEvent[]; next: string | undefined }> {
+    if (query.before !== undefined && query.before <= query.from) return { events: [], next: undefined };
+    const filters: string[] = [];
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = {
+      ':pk': keys.eventFeed(account, mode),
+      ':from': query.from,
+      ':before': query.before ?? '~',
+    };
+    if (query.type) {
+      filters.push('#type = :type');
+      names['#type'] = 'type';
+      values[':type'] = query.type;
+    }
+    if (query.linkId) {
+      filters.push('link_id = :link');
+      values[':link'] = query.linkId;
+    }
+    const events: StoredEvent[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    for (let page = 0; page < FEED_PAGES; page++) {
+      const result = await this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: tableSchema.gsi3.indexName,
+          KeyConditionExpression: 'gsi3pk = :pk AND gsi3sk BETWEEN :from AND :before',
+          ...(filters.length && { FilterExpression: filters.join(' AND ') }),
+          ...(Object.keys(names).length && { ExpressionAttributeNames: names }),
+          ExpressionAttributeValues: values,
+          ScanIndexForward: false,
+          Limit: filters.length ? 100 : query.limit - events.length + 1,
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      for (const item of result.Items ?? []) {
+        if (item.gsi3sk === query.before) continue; // BETWEEN is inclusive; the cursor's own event was shown
+        events.push(toStoredEvent(item));
+        if (events.length > query.limit) {
+          const page = events.slice(0, query.limit);
+          const last = page[page.length - 1] as StoredEvent;
+          return { events: page, next: `${last.created_at}#${last.id}` };
+        }
+      }
+      startKey = result.LastEvaluatedKey;
+      if (!startKey) return { events, next: undefined };
+    }
+    // Sparse matches: answer what was found, continuing after the last item read.
+    return { events, next: startKey ? String(startKey.gsi3sk) : undefined };
+  }
+
+  async feedSince(
+    account: string,
+    mode: Mode,
+    from: string,
+    after: string | undefined,
+    limit: number,
+  ): Promise<{ events: StoredEvent[]; next: string | undefined }> {
+    const result = await this.client.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: tableSchema.gsi3.indexName,
+        KeyConditionExpression: 'gsi3pk = :pk AND gsi3sk > :after',
+        ExpressionAttributeValues: {
+          ':pk': keys.eventFeed(account, mode),
+          // Every position at `from` or later sorts after `from` itself (positions continue with `#<id>`).
+          ':after': after ?? from,
+        },
+        Limit: limit,
+      }),
+    );
+    const events = (result.Items ?? []).map(toStoredEvent);
+    const last = events[events.length - 1];
+    return {
+      events,
+      next: result.LastEvaluatedKey && last ? `${last.created_at}#${last.id}` : undefined,
+    };
+  }
+
+  async recordEndpointEvent(
+    event: EndpointEvent,
+    endpointIds: readonly string[],
+    dueAt: Date,
+  ): Promise<void> {
+    await this.client.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: {
+          ...keys.event(event.id, event.mode),
+          ...eventFeedKeys(event),
+          ...event,
+          // Nothing to send to a link: its own state is final; its deliveries carry the webhooks.
+          status: 'delivered',
+          attempts: [],
+          attempt_count: 0,
+          delivery_seq: 0,
+          round_attempts: 0,
+          fanned_out: true,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+    await this.addDeliveries(event, endpointIds, dueAt);
   }
 }
 

@@ -19,7 +19,15 @@ import {
   linkPosition,
 } from '../../ports/link-repository.ts';
 import { dueInSweeperIndex } from './query.ts';
-import { keys, outboxKeys, refundCheckKeys, shardOf, tableSchema, withoutKeys } from './table-schema.ts';
+import {
+  eventFeedKeys,
+  keys,
+  outboxKeys,
+  refundCheckKeys,
+  shardOf,
+  tableSchema,
+  withoutKeys,
+} from './table-schema.ts';
 
 function linkItem(link: PaymentLink) {
   // Sparse: an open link with an expiry is in gsi3 until its expiry, a paid one while a refund check is due;
@@ -79,6 +87,7 @@ export function eventItem(event: LinkEvent) {
     ...keys.event(event.id, event.mode),
     gsi1pk: keys.eventsOfLink(event.link_id, event.mode),
     gsi1sk: `${event.created_at}#${event.id}`,
+    ...eventFeedKeys(event),
     ...outboxKeys(event.id, new Date(Date.parse(event.created_at) + OUTBOX_GRACE_MS)),
     ...event,
     status: 'pending',

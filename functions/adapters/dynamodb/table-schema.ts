@@ -12,6 +12,7 @@
  * | idempotency     | IDEMPOTENCY#<acc>#<mode>#<key hash> | IDEMPOTENCY | –                           | –                 |
  * | rate window     | RATE#<acc>#<mode>      | WINDOW#<start>      | –                               | –                 |
  *
+ * Events are in gsi3 too, under `EVENTS#<acc>#<mode>` by `<created_at>#<id>`: the events API's feed.
  * Open links with an `expires_at` are also in the sparse index gsi3 (gsi3pk `EXPIRY#<shard>`, gsi3sk
  * `<expires_at>#<id>`), which the expiry sweeper reads; any other state drops them from it. Paid links with a
  * refund check due are there under `REFUNDCHECK#<shard>` (gsi3sk `<refund_check_at>#<id>`), the refund
@@ -34,6 +35,16 @@ export const keys = {
   link: (id: string, mode: string) => ({ pk: `LINK#${id}`, sk: `MODE#${mode}` }),
   linksOfAccount: (account: string, mode: string) => `ACCOUNT#${account}#MODE#${mode}#LINKS`,
   event: (id: string, mode: string) => ({ pk: `EVENT#${id}`, sk: `MODE#${mode}` }),
+  /**
+   * An event's delivery to one webhook endpoint: beside the event in its partition, so that the event and all its
+   * deliveries are one Query (`begins_with(sk, MODE#<mode>)`).
+   */
+  eventDelivery: (id: string, mode: string, endpointId: string) => ({
+    pk: `EVENT#${id}`,
+    sk: `MODE#${mode}#ENDPOINT#${endpointId}`,
+  }),
+  /** gsi3 partition of an (account, mode)'s events, by creation time: the events API's feed. */
+  eventFeed: (account: string, mode: string) => `EVENTS#${account}#${mode}`,
   eventsOfLink: (linkId: string, mode: string) => `LINK#${linkId}#MODE#${mode}`,
   apiKey: (keyId: string) => ({ pk: `APIKEY#${keyId}`, sk: 'APIKEY' }),
   apiKeysOfAccount: (account: string) => `ACCOUNT#${account}#APIKEYS`,
@@ -85,6 +96,11 @@ export function outboxKeys(eventId: string, dueAt: Date) {
   return { gsi2pk: keys.outbox(shardOf(eventId)), gsi2sk: `${dueAt.toISOString()}#${eventId}` };
 }
 
+/** gsi3 attributes of an event in its tenant's feed (`GET /v1/events`), newest last in key order. */
+export function eventFeedKeys(event: { id: string; account: string; mode: string; created_at: string }) {
+  return { gsi3pk: keys.eventFeed(event.account, event.mode), gsi3sk: `${event.created_at}#${event.id}` };
+}
+
 /** gsi3 attributes of a paid link whose pending refunds the sweeper asks about at `checkAt`. */
 export function refundCheckKeys(linkId: string, checkAt: string) {
   return { gsi3pk: keys.refundCheckShard(shardOf(linkId)), gsi3sk: `${checkAt}#${linkId}` };
@@ -114,6 +130,25 @@ export const deliveryKeys = {
     pk: `ENDPOINT#${account}#${mode}#${origin}`,
     sk: 'HEALTH',
   }),
+};
+
+/**
+ * Keys of webhook endpoints: a tenant's endpoints and their count share one partition, so delivery reads them with
+ * one Query, and the public-facing functions are refused it by its prefix (their signing secrets are in it).
+ */
+export const endpointKeys = {
+  directory: (account: string, mode: string) => `WEBHOOK_ENDPOINTS#${account}#${mode}`,
+  endpoint: (account: string, mode: string, id: string) => ({
+    pk: endpointKeys.directory(account, mode),
+    sk: `ENDPOINT#${id}`,
+  }),
+  /** The endpoint's recovery (the latest; at most one runs). */
+  recovery: (account: string, mode: string, id: string) => ({
+    pk: endpointKeys.directory(account, mode),
+    sk: `RECOVERY#${id}`,
+  }),
+  /** How many endpoints the tenant holds: a conditional counter that keeps the limit. */
+  count: (account: string, mode: string) => ({ pk: endpointKeys.directory(account, mode), sk: 'COUNT' }),
 };
 
 /**

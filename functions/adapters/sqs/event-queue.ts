@@ -15,12 +15,22 @@ import type { EventQueue, EventReference } from '../../ports/event-queue.ts';
  */
 export function eventMessage(event: EventReference): { MessageBody: string; MessageGroupId: string } {
   return {
-    MessageBody: JSON.stringify({
-      event_id: event.id,
-      mode: event.mode,
-      delivery_seq: event.delivery_seq ?? 0,
-      ...(event.committed && { committed: true }),
-    }),
+    MessageBody: JSON.stringify(
+      event.recovery
+        ? {
+            recovery_of: event.id,
+            account: event.account,
+            mode: event.mode,
+            delivery_seq: event.delivery_seq ?? 0,
+          }
+        : {
+            event_id: event.id,
+            mode: event.mode,
+            delivery_seq: event.delivery_seq ?? 0,
+            ...(event.committed && { committed: true }),
+            ...(event.endpoint_id && { endpoint_id: event.endpoint_id }),
+          },
+    ),
     MessageGroupId: `${event.account}:${event.mode}`,
   };
 }

@@ -1,0 +1,22 @@
+import { endpointRecoveryStore, eventQueue, now, webhookEndpointRepository } from '../dependencies.ts';
+import { apiHandler, json } from '../http/api-handler.ts';
+import { validate } from '../http/validate.ts';
+import { recoverRequest } from '../http/webhook-endpoint-schemas.ts';
+import { startRecovery } from '../use-cases/recovery.ts';
+
+/** POST /v1/webhook-endpoints/{id}/recover {"since": "<RFC 3339>"}: 202, the recovery runs in the background. */
+export const handler = apiHandler({ body: 'json' }, async ({ principal, event, body }) => {
+  const { since } = validate(recoverRequest(), body);
+  const recovery = await startRecovery(
+    { endpoints: webhookEndpointRepository(), recoveries: endpointRecoveryStore(), queue: eventQueue(), now },
+    principal,
+    event.pathParameters?.id ?? '',
+    since,
+  );
+  return json(202, {
+    endpoint_id: recovery.endpoint_id,
+    since: recovery.since,
+    status: recovery.status,
+    started_at: recovery.started_at,
+  });
+});

@@ -1,0 +1,71 @@
+import { NotFoundError } from '../domain/errors.ts';
+import { eventLink } from '../domain/payment-link.ts';
+import type { Principal } from '../domain/principal.ts';
+import { EVENT_RETENTION_MS, isLinkEvent, type StoredEvent } from '../domain/webhook.ts';
+import type { EventRepository } from '../ports/event-repository.ts';
+
+/*
+ * The events API (docs/webhooks.md#the-events-api): every event of the (account, mode) of the last 30 days, newest
+ * first, so that a merchant can reconcile without webhooks at all, or catch up on what they missed.
+ */
+
+export interface EventsDependencies {
+  events: Pick<EventRepository, 'feed' | 'withDeliveries'>;
+  now: () => Date;
+}
+
+export interface EventListQuery {
+  type?: string | undefined;
+  /** Only events created at or after this (RFC 3339). */
+  createdGte?: string | undefined;
+  linkId?: string | undefined;
+  limit: number;
+  /** The position after which the page starts (a cursor's). */
+  before?: string | undefined;
+}
+
+/** The oldest creation time the events API still shows. */
+const oldestShown = (now: Date) => new Date(now.getTime() - EVENT_RETENTION_MS).toISOString();
+
+export async function listEvents(
+  deps: EventsDependencies,
+  principal: Principal,
+  query: EventListQuery,
+): Promise<{ events: StoredEvent[]; next: string | undefined }> {
+  const oldest = oldestShown(deps.now());
+  const asked = query.createdGte === undefined ? undefined : new Date(query.createdGte).toISOString();
+  return deps.events.feed(principal.account, principal.mode, {
+    from: asked !== undefined && asked > oldest ? asked : oldest,
+    before: query.before,
+    limit: query.limit,
+    type: query.type,
+    linkId: query.linkId,
+  });
+}
+
+/**
+ * One event of the caller's, with each of its deliveries: to its link's `webhook_url` (a link's event, when the
+ * link has one) and to each webhook endpoint it went to. Another tenant's, or one past the 30 days, is `not_found`.
+ */
+export async function getEvent(
+  deps: EventsDependencies,
+  principal: Principal,
+  id: string,
+): Promise<{ event: StoredEvent; deliveries: StoredEvent[] }> {
+  const found = await deps.events.withDeliveries(id, principal.mode);
+  if (
+    !found ||
+    found.event.account !== principal.account ||
+    found.event.created_at < oldestShown(deps.now())
+  ) {
+    throw new NotFoundError(`No event ${id}.`);
+  }
+  return {
+    event: found.event,
+    // A link without `webhook_url` has nothing to show for it (its own log says so: nothing was sent).
+    deliveries: [
+      ...(isLinkEvent(found.event) && eventLink(found.event).webhook_url ? [found.event] : []),
+      ...found.deliveries,
+    ],
+  };
+}
