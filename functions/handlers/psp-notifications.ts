@@ -7,11 +7,20 @@ import {
   paymentRepository,
   pspConnections,
   refundLedger,
+  unknownIdLimiter,
 } from '../dependencies.ts';
 import { InvalidNotificationError } from '../domain/errors.ts';
 import { json, publicApiHandler } from '../http/api-handler.ts';
 import { logger } from '../logger.ts';
-import { handlePspNotification, type NotificationAddress } from '../use-cases/psp-notifications.ts';
+import { once } from '../once.ts';
+import {
+  handlePspNotification,
+  type NotificationAddress,
+  UnknownNotificationIds,
+} from '../use-cases/psp-notifications.ts';
+
+/** Per container: the ids it found unknown are remembered here; the count per connection is shared. */
+const unknownIds = once(() => new UnknownNotificationIds(unknownIdLimiter()));
 
 /**
  * POST /psp/{provider}/notifications/{connection_id}: a PSP tells us about a checkout session. 200 once the
@@ -37,6 +46,7 @@ export const handler = publicApiHandler({ body: 'notification' }, async ({ event
         queue: eventQueue(),
         now,
         checkoutBase: config().CHECKOUT_BASE,
+        unknownIds: unknownIds(),
       },
       provider,
       address,

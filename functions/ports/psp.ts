@@ -59,6 +59,8 @@ export interface PspRefundRequest {
   paymentReference: string;
   /** Exact decimal string and currency. */
   amount: Amount;
+  /** The link's description, for PSPs that show the refund to the buyer (Mollie); absent or null when it has none. */
+  description?: string | null;
 }
 
 export interface PspRefundStatus {
@@ -72,6 +74,24 @@ export interface PspRefundStatus {
   linkId: string | null;
   state: 'pending' | 'succeeded' | 'failed';
   failureMessage: string | null;
+}
+
+/**
+ * The PSP answered a refund request and definitely did not refund: a 4xx other than those that leave the outcome
+ * open (408 timeout, 409 conflict, 429 rate limit, and a request with the same idempotency key still running).
+ * E.g. the payment was already refunded in the PSP's dashboard. The refund then fails and frees its amount
+ * (docs/webhooks.md#refunds). `message` is the PSP's reason, sent to the merchant in `refund.failed`.
+ */
+export class PspRefusalError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'PspRefusalError';
+  }
+}
+
+/** Whether an HTTP status from a PSP is a definite refusal (`PspRefusalError`). */
+export function isRefusalStatus(status: number | undefined): boolean {
+  return status !== undefined && status >= 400 && status < 500 && ![408, 409, 429].includes(status);
 }
 
 /**
@@ -93,7 +113,16 @@ export interface Psp {
   readonly idempotencyWindowMs: number;
   /** Creates a hosted checkout session for the link: the attempt `options.paymentId`. */
   createSession(link: PaymentLink, options: CheckoutReturn): Promise<PspSession>;
-  /** Verifies a notification over the exact raw body; throws `InvalidNotificationError`. */
+  /**
+   * For a PSP whose notifications are verified by looking up, at the PSP, the id they name (Mollie: the webhook
+   * carries only `id=tr_…`): that id, read from the raw body before any call, or undefined. The caller then
+   * limits such lookups of ids the PSP does not know (docs/security.md#psp-notifications).
+   */
+  notificationLookupId?(rawBody: string): string | undefined;
+  /**
+   * Verifies a notification over the exact raw body; throws `InvalidNotificationError` (with `unknownId` when
+   * the PSP said it knows no such id).
+   */
   verifyNotification(
     rawBody: string,
     headers: Record<string, string | undefined>,
@@ -102,7 +131,10 @@ export interface Psp {
   retrieveSession(sessionId: string): Promise<PspSessionStatus>;
   /** Ends a session so it can no longer be paid. Idempotent: already ended or paid is not an error. */
   expireSession(session: PspSession): Promise<void>;
-  /** Asks for a refund, with `request.refundId` as the idempotency key (see `idempotencyWindowMs`). */
+  /**
+   * Asks for a refund, with `request.refundId` as the idempotency key (see `idempotencyWindowMs`). Throws
+   * `PspRefusalError` when the PSP definitely refused; any other error leaves the outcome open.
+   */
   refund(request: PspRefundRequest): Promise<PspRefundStatus>;
   /** What the PSP says of the refund now (Adyen, which has no API to read one, knows only its notifications). */
   retrieveRefund(reference: string): Promise<PspRefundStatus>;

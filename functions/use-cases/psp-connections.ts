@@ -11,7 +11,7 @@ import type { PaymentLink, PspPayment, PspSession, Refund } from '../domain/paym
 import type { Mode } from '../domain/principal.ts';
 import type { RefundOutcome } from '../domain/refund.ts';
 import type { Routing } from '../domain/routing.ts';
-import type { Psp, PspFactory } from '../ports/psp.ts';
+import { type Psp, type PspFactory, PspRefusalError } from '../ports/psp.ts';
 import type { PspConfigRepository } from '../ports/psp-config-repository.ts';
 import type { ConnectionDirectory, PspConnectionRepository } from '../ports/psp-connections.ts';
 import type { PspSessions } from './payment-links.ts';
@@ -134,14 +134,26 @@ export class PspConnections implements PspSessions, PaymentRefunds {
   }
 }
 
-async function askForRefund(psp: Psp, payment: PspPayment, link: PaymentLink, refund: Refund) {
-  const status = await psp.refund({
-    refundId: refund.id,
-    linkId: link.id,
-    paymentReference: payment.reference,
-    amount: refund.amount,
-  });
-  return refundOutcomeOf(status);
+/** What the PSP says of a refund request; a definite refusal is a failed refund (docs/webhooks.md#refunds). */
+async function askForRefund(
+  psp: Psp,
+  payment: PspPayment,
+  link: PaymentLink,
+  refund: Refund,
+): Promise<RefundOutcome> {
+  try {
+    const status = await psp.refund({
+      refundId: refund.id,
+      linkId: link.id,
+      paymentReference: payment.reference,
+      amount: refund.amount,
+      description: link.description ?? null,
+    });
+    return refundOutcomeOf(status);
+  } catch (error) {
+    if (!(error instanceof PspRefusalError)) throw error;
+    return { status: 'failed', providerReference: null, failureMessage: error.message };
+  }
 }
 
 /**

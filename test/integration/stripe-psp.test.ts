@@ -1,6 +1,7 @@
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StripePsp } from '../../functions/adapters/psp/stripe-psp.ts';
+import { STRIPE_SESSION_LIMITS, StripePsp } from '../../functions/adapters/psp/stripe-psp.ts';
+import { sessionExpiry } from '../../functions/domain/checkout.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
 import { InvalidNotificationError } from '../../functions/domain/errors.ts';
 import { newPaymentLink } from '../../functions/domain/payment-link.ts';
@@ -96,8 +97,36 @@ describe('the Stripe adapter, through the official SDK against a Stripe-speaking
     const sent = stripe.requests.length;
     await expect(
       psp.createSession(link('10.5', 'MGA'), checkout(new Date(Date.now() + 3_600_000))),
-    ).rejects.toThrow(/cannot be expressed/);
+    ).rejects.toThrow(/without decimals/);
     expect(stripe.requests.length).toBe(sent);
+  });
+
+  it('refuses, before asking Stripe, an amount in a three-decimal currency whose last digit is not 0', async () => {
+    const sent = stripe.requests.length;
+
+    await expect(
+      psp.createSession(link('10.005', 'KWD'), checkout(new Date(Date.now() + 3_600_000))),
+    ).rejects.toThrow(/third decimal must be 0/);
+
+    expect(stripe.requests.length).toBe(sent);
+    await psp.createSession(link('10.01', 'BHD'), checkout(new Date(Date.now() + 3_600_000)));
+    expect(stripe.requests.at(-1)?.form['line_items[0][price_data][unit_amount]']).toBe('10010');
+  });
+
+  it('asks for a session of at least 30 minutes after Stripe creates it, in whole seconds, however long the request takes', async () => {
+    stripe.latencyMs = 1_100; // the request reaches Stripe in the next second
+    try {
+      // A link about to expire: its session gets the shortest life Stripe allows.
+      const soon = link('10.00', 'EUR', new Date(Date.now() + 5 * 60_000).toISOString());
+      const session = await psp.createSession(
+        soon,
+        checkout(sessionExpiry(soon, new Date(), STRIPE_SESSION_LIMITS)),
+      );
+      const created = stripe.sessions.get(session.id)!;
+      expect(Number(created.expires_at) - Number(created.created)).toBeGreaterThanOrEqual(30 * 60);
+    } finally {
+      stripe.latencyMs = 0;
+    }
   });
 
   it('verifies a notification signed with the webhook secret and names the session', async () => {

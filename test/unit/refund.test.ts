@@ -179,7 +179,15 @@ describe('settling a refund', () => {
       settleRefund(
         settled.transition.after,
         're_1',
-        { status: 'failed', providerReference: null, failureMessage: null },
+        { status: 'succeeded', providerReference: null, failureMessage: null },
+        now,
+      ),
+    ).toBeUndefined();
+    expect(
+      settleRefund(
+        settled.transition.after,
+        're_1',
+        { status: 'pending', providerReference: 'other', failureMessage: null },
         now,
       ),
     ).toBeUndefined();

@@ -8,13 +8,15 @@ import { InvalidNotificationError } from '../../domain/errors.ts';
 import { type Amount, toMinorUnits } from '../../domain/money.ts';
 import type { PaymentLink, PspSession } from '../../domain/payment-link.ts';
 import type { Mode } from '../../domain/principal.ts';
-import type {
-  CheckoutReturn,
-  Psp,
-  PspNotification,
-  PspRefundRequest,
-  PspRefundStatus,
-  PspSessionStatus,
+import {
+  type CheckoutReturn,
+  isRefusalStatus,
+  type Psp,
+  type PspNotification,
+  type PspRefundRequest,
+  type PspRefundStatus,
+  PspRefusalError,
+  type PspSessionStatus,
 } from '../../ports/psp.ts';
 import type { SecretStore } from '../../ports/secret-store.ts';
 import { RecentFacts, StoredCredentialsPspFactory, withinPspBudget } from './psp-calls.ts';
@@ -100,6 +102,12 @@ export interface AdyenSdk {
 
 /** Adyen keeps an idempotency key for at least 7 days after its first request. */
 export const ADYEN_IDEMPOTENCY_WINDOW_MS = 7 * 24 * 3_600_000;
+
+/**
+ * The notifications about a refund (Adyen/adyen-openapi Webhooks-v1; `pspReference` is the refund's): its
+ * outcome, and the two that fail it later, after a REFUND (docs/webhooks.md#refunds).
+ */
+const REFUND_EVENTS = new Set(['REFUND', 'REFUND_FAILED', 'REFUNDED_REVERSED']);
 
 interface NotificationRequest {
   live?: unknown;
@@ -235,13 +243,19 @@ export class AdyenPsp implements Psp {
       }
       return { type, sessionId: paymentLinkId, refundReference: null, livemode };
     }
-    if (item.eventCode === 'REFUND' || item.eventCode === 'REFUND_FAILED') {
+    if (REFUND_EVENTS.has(item.eventCode)) {
+      // REFUND_FAILED and REFUNDED_REVERSED come with success "true" (the event happened): the refund failed,
+      // even after a REFUND that said it succeeded.
       const succeeded = item.eventCode === 'REFUND' && success;
       this.refundOutcomes.set(item.pspReference, {
         reference: item.pspReference,
         ...idsOfRefundReference(item.merchantReference),
         state: succeeded ? 'succeeded' : 'failed',
-        failureMessage: succeeded ? null : item.reason || 'Adyen could not refund the payment.',
+        failureMessage: succeeded
+          ? null
+          : item.eventCode === 'REFUNDED_REVERSED'
+            ? `Adyen reversed the refund${item.reason ? `: ${item.reason}` : ''}.`
+            : item.reason || 'Adyen could not refund the payment.',
       });
       return { type, sessionId: null, refundReference: item.pspReference, livemode };
     }
@@ -287,6 +301,10 @@ export class AdyenPsp implements Psp {
     }
   }
 
+  /**
+   * Adyen's 4xx answers are refusals (e.g. 422: the payment cannot be refunded), except `isRefusalStatus`'s and
+   * error 704, a request with the same idempotency key still being processed.
+   */
   async refund(request: PspRefundRequest): Promise<PspRefundStatus> {
     const response = await this.call(() =>
       this.sdk.modifications.refundCapturedPayment(
@@ -298,7 +316,13 @@ export class AdyenPsp implements Psp {
         },
         { idempotencyKey: request.refundId },
       ),
-    );
+    ).catch((error: unknown) => {
+      const errorCode = (error as { errorCode?: unknown } | null)?.errorCode;
+      if (isRefusalStatus(statusOf(error)) && errorCode !== ADYEN_REQUEST_IN_PROGRESS) {
+        throw new PspRefusalError(`Adyen: ${adyenErrorMessage(error)}`, { cause: error });
+      }
+      throw error;
+    });
     // `received`: the outcome follows in a REFUND (or REFUND_FAILED) notification.
     return {
       reference: response.pspReference,
@@ -335,6 +359,15 @@ function stateOf(paymentLink: PaymentLinkResponse): Pick<PspSessionStatus, 'stat
     default:
       return { state: 'pending', failure: null };
   }
+}
+
+/** Adyen's error code for a request whose idempotency key is still being processed: the outcome is open. */
+const ADYEN_REQUEST_IN_PROGRESS = '704';
+
+/** Adyen's own message of an API error (`{ status, errorCode, message }`), without the SDK's HTTP prefix. */
+function adyenErrorMessage(error: unknown): string {
+  const apiError = (error as { apiError?: { message?: unknown } } | null)?.apiError;
+  return typeof apiError?.message === 'string' ? apiError.message : (error as Error).message;
 }
 
 function statusOf(error: unknown): number | undefined {

@@ -2,38 +2,40 @@ import type Stripe from 'stripe';
 import { CALL_BUDGETS } from '../../domain/call-budgets.ts';
 import type { PspConnection } from '../../domain/connection.ts';
 import { InvalidNotificationError } from '../../domain/errors.ts';
-import { toMinorUnits } from '../../domain/money.ts';
 import type { PaymentLink, PspSession } from '../../domain/payment-link.ts';
 import { MODES, type Mode } from '../../domain/principal.ts';
-import type {
-  CheckoutReturn,
-  Psp,
-  PspNotification,
-  PspRefundRequest,
-  PspRefundStatus,
-  PspSessionStatus,
+import { stripeAmountProblem, stripeMinorUnits } from '../../domain/psp-amounts.ts';
+import {
+  type CheckoutReturn,
+  isRefusalStatus,
+  type Psp,
+  type PspNotification,
+  type PspRefundRequest,
+  type PspRefundStatus,
+  PspRefusalError,
+  type PspSessionStatus,
 } from '../../ports/psp.ts';
 import type { SecretStore } from '../../ports/secret-store.ts';
 import { StoredCredentialsPspFactory } from './psp-calls.ts';
 
 export const STRIPE_PROVIDER = 'stripe' as const;
-/** Stripe Checkout Sessions live 30 minutes to 24 hours. */
+/**
+ * Stripe Checkout Sessions live 30 minutes to 24 hours after their creation at Stripe, counted in whole seconds
+ * (`expires_at`, floored; `created`, Stripe's own clock when the request arrives). The shortest session we ask
+ * for is a minute longer, so that flooring and the time the request takes to reach Stripe (at most one call
+ * budget) never bring it under 30 minutes; the longest is counted from our clock, before Stripe's `created`.
+ */
 export const STRIPE_SESSION_LIMITS = {
-  minMs: 30 * 60_000,
+  minMs: 31 * 60_000,
   maxMs: 24 * 3_600_000,
   preferredMs: 24 * 3_600_000,
 };
 
-/**
- * Stripe's amount exponent where it differs from ISO 4217 (docs.stripe.com/currencies): MGA is zero-decimal at
- * Stripe (ISO: 2), and ISK is sent in two-decimal form although it has none (ISO: 0). Elsewhere they agree
- * (JPY 0, EUR 2, KWD 3 ...).
- */
-const STRIPE_EXPONENT_OVERRIDES: Record<string, number> = { MGA: 0, ISK: 2 };
-
-/** The `unit_amount` Stripe expects for an amount. */
+/** The `unit_amount` Stripe expects for an amount; throws when Stripe cannot take it (`stripeAmountProblem`). */
 export function stripeUnitAmount(amount: PaymentLink['amount']): number {
-  return Number(toMinorUnits(amount, STRIPE_EXPONENT_OVERRIDES[amount.currency]));
+  const problem = stripeAmountProblem(amount);
+  if (problem) throw new Error(problem);
+  return Number(stripeMinorUnits(amount));
 }
 
 /** The Secrets Manager value of a Stripe connection's credentials (docs/orchestration.md#stripe). */
@@ -225,17 +227,34 @@ export class StripePsp implements Psp {
     }
   }
 
-  /** A refund of the PaymentIntent, with our refund id as idempotency key. */
+  /**
+   * A refund of the PaymentIntent, with our refund id as idempotency key. Stripe's 4xx answers are refusals
+   * (`charge_already_refunded`, `amount_too_large` ...), except an `idempotency_error` and those that leave the
+   * outcome open (`isRefusalStatus`).
+   */
   async refund(request: PspRefundRequest): Promise<PspRefundStatus> {
-    const refund = await this.stripe.refunds.create(
-      {
-        payment_intent: request.paymentReference,
-        amount: stripeUnitAmount(request.amount),
-        metadata: { refund_id: request.refundId, link_id: request.linkId },
-      },
-      { idempotencyKey: request.refundId },
-    );
-    return refundStatus(refund);
+    const problem = stripeAmountProblem(request.amount);
+    if (problem) throw new PspRefusalError(problem);
+    try {
+      const refund = await this.stripe.refunds.create(
+        {
+          payment_intent: request.paymentReference,
+          amount: stripeUnitAmount(request.amount),
+          metadata: { refund_id: request.refundId, link_id: request.linkId },
+        },
+        { idempotencyKey: request.refundId },
+      );
+      return refundStatus(refund);
+    } catch (error) {
+      if (
+        error instanceof this.sdk.errors.StripeError &&
+        !(error instanceof this.sdk.errors.StripeIdempotencyError) &&
+        isRefusalStatus(error.statusCode)
+      ) {
+        throw new PspRefusalError(`Stripe: ${error.message}`, { cause: error });
+      }
+      throw error;
+    }
   }
 
   async retrieveRefund(reference: string): Promise<PspRefundStatus> {
