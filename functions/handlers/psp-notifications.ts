@@ -24,8 +24,9 @@ const unknownIds = once(() => new UnknownNotificationIds(unknownIdLimiter()));
 
 /**
  * POST /psp/{provider}/notifications/{connection_id}: a PSP tells us about a checkout session. 200 once the
- * payment is recorded (or was already, or the notification needs no action), so the PSP stops retrying;
- * problem+json 4xx for anything forged or unknown, 5xx only when the PSP should retry. The route without a
+ * payment is recorded (or was already, or the notification needs no action, or is about something we did not
+ * create), so the PSP stops retrying; problem+json 4xx for anything forged or that the PSP does not know, 5xx
+ * only when the PSP should retry. The route without a
  * connection id serves Stripe accounts configured before connections existed (docs/orchestration.md#migration).
  */
 export const handler = publicApiHandler({ body: 'notification' }, async ({ event, body }) => {

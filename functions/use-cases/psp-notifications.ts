@@ -27,11 +27,12 @@ export interface NotificationDependencies extends PaymentDependencies {
 
 /**
  * The ids a connection's PSP said it does not know (Mollie: no such payment for this key), for PSPs whose
- * notifications are verified by looking their id up (`Psp.notificationLookupId`). An id found unknown is
- * remembered for an hour by this instance and refused without a call; every unknown id counts in a window per
- * connection shared by every instance (`RateLimiter`, `UNKNOWN_ID_LOOKUPS`: each costs a PSP call), and once the window is spent, ids not
- * known to be genuine are refused without a call until it ends. A genuine notification refused meanwhile is sent
- * again by the PSP (a 4xx), and the pending-payment sweeper would find its payment anyway.
+ * notifications are verified by looking their id up (`Psp.notificationLookupId`), each lookup a PSP call. An
+ * id found unknown is remembered for an hour by this instance and refused without a call; every unknown id
+ * counts in a window per connection shared by every instance (`RateLimiter`, `UNKNOWN_ID_LOOKUPS`), and once the
+ * window is spent, ids not known to be genuine are refused without a call until it ends. A genuine notification
+ * refused meanwhile is sent again by the PSP (a 4xx), and the pending-payment sweeper finds its payment anyway
+ * (docs/security.md#psp-notifications).
  */
 export class UnknownNotificationIds {
   private readonly limiter: RateLimiter;

@@ -79,7 +79,7 @@ export function refundIdFor(
  * what it said. Once the amount is reserved the answer is the refund (201), whatever fails after: a PSP that
  * cannot be reached, or a store that cannot record its answer, leaves the refund `pending`, its amount still
  * reserved, and the refund sweeper asks again with the same idempotency key (`checkPendingRefunds`). A PSP that
- * definitely refuses (`PspRefusedError`) fails the refund and frees its amount. `refundId` (`refundIdFor`)
+ * definitely refuses (`PspRefusalError`) fails the refund and frees its amount. `refundId` (`refundIdFor`)
  * names the refund; a refund of that id on the link already is answered as it stands (docs/webhooks.md#refunds).
  */
 export async function createRefund(
