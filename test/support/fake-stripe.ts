@@ -36,6 +36,8 @@ export interface FakeStripe {
   refundInDashboard(paymentIntent: string): FakeRefund;
   /** How long each request takes to reach the fake Stripe (its `created` times are taken after it). */
   latencyMs: number;
+  /** How far the fake Stripe's clock is ahead of this process's, for a test that runs the service later. */
+  clockAheadMs: number;
   /**
    * A webhook event as Stripe sends it: the JSON body and its `Stripe-Signature` header. `livemode` is what
    * the event says (by default the mode of the fake's first key).
@@ -78,7 +80,8 @@ export async function startFakeStripe(options: {
   const paymentIntents = new Map<string, { amount: number; currency: string; refunded: number }>();
   const replays = new Map<string, { status: number; body: unknown }>();
   const keys = [options.secretKey, ...(options.secretKeys ?? [])];
-  const state = { latencyMs: 0 };
+  const state = { latencyMs: 0, clockAheadMs: 0 };
+  const nowSeconds = () => Math.floor((Date.now() + state.clockAheadMs) / 1000);
   const isLive = (key: string) => /^(sk|rk)_live_/.test(key);
 
   const server = createServer(async (request, response) => {
@@ -148,7 +151,7 @@ export async function startFakeStripe(options: {
           object: 'refund',
           amount,
           currency: paymentIntent.currency,
-          created: Math.floor(Date.now() / 1000),
+          created: nowSeconds(),
           failure_reason: null,
           metadata: Object.fromEntries(
             Object.entries(form).flatMap(([name, value]) => {
@@ -189,7 +192,7 @@ export async function startFakeStripe(options: {
           },
         });
       }
-      const created = Math.floor(Date.now() / 1000);
+      const created = nowSeconds();
       const unitAmount = Number(form['line_items[0][price_data][unit_amount]']);
       if (THREE_DECIMAL.has(form['line_items[0][price_data][currency]'] ?? '') && unitAmount % 10 !== 0) {
         return reply(
@@ -316,7 +319,7 @@ export async function startFakeStripe(options: {
         object: 'refund',
         amount: paymentIntent.amount - paymentIntent.refunded,
         currency: paymentIntent.currency,
-        created: Math.floor(Date.now() / 1000),
+        created: nowSeconds(),
         failure_reason: null,
         metadata: {},
         payment_intent: paymentIntentId,
@@ -332,12 +335,18 @@ export async function startFakeStripe(options: {
     set latencyMs(value) {
       state.latencyMs = value;
     },
+    get clockAheadMs() {
+      return state.clockAheadMs;
+    },
+    set clockAheadMs(value) {
+      state.clockAheadMs = value;
+    },
     signedEvent(type, object, webhookSecret, eventOptions = {}) {
       const body = JSON.stringify({
         id: id('evt'),
         object: 'event',
         api_version: '2026-10-28.endive',
-        created: Math.floor(Date.now() / 1000),
+        created: nowSeconds(),
         data: { object },
         livemode: eventOptions.livemode ?? isLive(options.secretKey),
         pending_webhooks: 1,
