@@ -208,6 +208,15 @@ describe('settling a refund', () => {
       ValidationError,
     );
     expect(requestRefund(link, { value: '1.01', currency: 'KWD' }, 're_1', now).amount.value).toBe('1.01');
+    const adyen = paidLink('100.00', 'IDR', 'adyen');
+    expect(() => requestRefund(adyen, { value: '10.50', currency: 'IDR' }, 're_2', now)).toThrow(
+      ValidationError,
+    );
+  });
+
+  it("does not hold a refund to the PSP's minimum charge", () => {
+    const link = paidLink('10.00', 'EUR', 'stripe');
+    expect(requestRefund(link, { value: '0.10', currency: 'EUR' }, 're_1', now).amount.value).toBe('0.10');
   });
 
   it('settles once: a repeat of the outcome, an unknown refund or a pending status without news change nothing', () => {
