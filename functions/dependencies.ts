@@ -30,6 +30,7 @@ import { config } from './config.ts';
 import { PSP_CALL_TIMEOUT_MS } from './domain/call-budgets.ts';
 import { legacyStripeSecretName } from './domain/connection.ts';
 import { once } from './once.ts';
+import { UNKNOWN_ID_LOOKUPS } from './ports/rate-limiter.ts';
 import type { SecretStore } from './ports/secret-store.ts';
 import { ApiKeyAuthenticator } from './use-cases/authenticate.ts';
 import { PspConnections } from './use-cases/psp-connections.ts';
@@ -185,6 +186,11 @@ export const paymentRefunds = pspConnections;
 
 export const idempotencyStore = /* @__PURE__ */ once(
   () => new DynamoIdempotencyStore(documentClient, config().TABLE_NAME),
+);
+
+/** Counts, per connection, the notification ids its PSP does not know (`UnknownNotificationIds`). */
+export const unknownIdLimiter = /* @__PURE__ */ once(
+  () => new DynamoRateLimiter(documentClient, config().TABLE_NAME, UNKNOWN_ID_LOOKUPS),
 );
 
 export const rateLimiter = /* @__PURE__ */ once(

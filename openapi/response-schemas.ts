@@ -157,7 +157,7 @@ export const RefundSchema = z
     payment_id: publicId('pay').meta({ description: 'The payment refunded.' }),
     status: z.enum(REFUND_STATUSES).meta({
       description:
-        '`pending` until the PSP settles it; `succeeded` and `failed` are final (each with its webhook).',
+        '`pending` until the PSP settles it, then `succeeded` or `failed`, each with its webhook. `failed` is final; a `succeeded` refund becomes `failed` (with `refund.failed`) if the PSP later reverses it.',
     }),
     amount: money('As sent, or all that remained (in the currency decimals).', '4.00'),
     failure: z

@@ -153,13 +153,16 @@ export class InvalidNotificationError extends ServiceError {
   static readonly status = 400;
 
   readonly reason: string;
+  /** The id the notification named, when the PSP said it knows no such thing (Mollie: no such payment). */
+  readonly unknownId: string | undefined;
 
-  constructor(reason = 'Not verified.') {
+  constructor(reason = 'Not verified.', options: { unknownId?: string } = {}) {
     super({
       title: 'Invalid notification',
       detail: 'The notification could not be verified.',
     });
     this.reason = reason;
+    this.unknownId = options.unknownId;
   }
 }
 

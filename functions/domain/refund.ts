@@ -8,6 +8,7 @@ import {
   type Transition,
   withEvent,
 } from './payment-link.ts';
+import { pspAmountProblem } from './psp-amounts.ts';
 
 /**
  * Refunds of a paid link (docs/webhooks.md#refunds), pure: how much may still be refunded, what a request for a refund
@@ -29,8 +30,8 @@ export function refundableMinor(link: PaymentLink): bigint {
 
 /**
  * A new pending refund of `requested` (default: all that remains) on a paid link. A link that is not paid is
- * `invalid_state`; another currency, an amount over what remains, or nothing left to refund is a 422 pointing at
- * the field. The repository then reserves the amount with a write conditioned on what remains at that moment.
+ * `invalid_state`; another currency, an amount over what remains, nothing left to refund, or an amount the PSP
+ * that took the payment cannot express (`pspAmountProblem`) is a 422 pointing at the field. The repository then reserves the amount with a write conditioned on what remains at that moment.
  */
 export function requestRefund(
   link: PaymentLink,
@@ -66,6 +67,10 @@ export function requestRefund(
       },
     ]);
   }
+  const amount = { value: requested?.value ?? fromMinorUnits(minor, currency), currency };
+  const problem = pspAmountProblem(link.payment.provider, amount, 'refund');
+  if (problem)
+    throw new ValidationError([{ pointer: requested ? '/amount/value' : '/amount', detail: problem }]);
   const at = now.toISOString();
   return {
     id: refundId,
@@ -73,7 +78,7 @@ export function requestRefund(
     payment_link_id: link.id,
     payment_id: link.payment.id,
     status: 'pending',
-    amount: { value: requested?.value ?? fromMinorUnits(minor, currency), currency },
+    amount,
     failure: null,
     provider_reference: null,
     created_at: at,
@@ -89,10 +94,14 @@ export interface RefundOutcome {
 }
 
 /**
- * What the PSP said of the link's refund `refundId`. A final status settles it: the totals follow (a success
- * counts as refunded, a failure frees its reservation) and `refund.succeeded` or `refund.failed` is emitted,
- * written with the link in one commit. A pending one may only bring the PSP's reference (`reference`, no event).
- * `undefined` when nothing changes: the refund is unknown or already settled, or the PSP says nothing new.
+ * What the PSP said of the link's refund `refundId`. A final status settles a pending refund: the totals follow
+ * (a success counts as refunded, a failure frees its reservation) and `refund.succeeded` or `refund.failed` is
+ * emitted, written with the link in one commit. A succeeded refund that the PSP now says failed (Stripe fails a
+ * refund the card network returned, Adyen sends `REFUND_FAILED` or `REFUNDED_REVERSED` after `REFUND`) is
+ * reversed the same way: it becomes `failed`, no longer counts as refunded nor reserved, and `refund.failed` is
+ * emitted. A pending outcome may only bring the PSP's reference (`reference`, no event). `undefined` when nothing
+ * changes: the refund is unknown or failed already, or the PSP says nothing new. `from` is the status the
+ * commit is conditioned on.
  */
 export function settleRefund(
   link: PaymentLink,
@@ -100,12 +109,14 @@ export function settleRefund(
   outcome: RefundOutcome,
   now: Date,
 ):
-  | { kind: 'settled'; transition: Transition; refund: Refund }
+  | { kind: 'settled'; transition: Transition; refund: Refund; from: RefundStatus }
   | { kind: 'reference'; link: PaymentLink }
   | undefined {
   const refunds = link.refunds ?? [];
   const current = refunds.find((refund) => refund.id === refundId);
-  if (current?.status !== 'pending') return undefined;
+  if (!current) return undefined;
+  const reversal = current.status === 'succeeded' && outcome.status === 'failed';
+  if (current.status !== 'pending' && !reversal) return undefined;
   const providerReference = outcome.providerReference ?? current.provider_reference;
   if (outcome.status === 'pending' && providerReference === current.provider_reference) return undefined;
   const refund: Refund = {
@@ -133,11 +144,12 @@ export function settleRefund(
   const minor = Number(toMinorUnits(current.amount));
   if (outcome.status === 'succeeded') after.refund_refunded_minor = (link.refund_refunded_minor ?? 0) + minor;
   else after.refund_reserved_minor = (link.refund_reserved_minor ?? 0) - minor;
+  if (reversal) after.refund_refunded_minor = (link.refund_refunded_minor ?? 0) - minor;
   const transition = withEvent(link, after, `refund.${outcome.status}`, now, (snapshot) => ({
     ...refund,
     payment_link: snapshot,
   }));
-  return { kind: 'settled', transition, refund };
+  return { kind: 'settled', transition, refund, from: current.status };
 }
 
 /** When the sweeper first looks at a newly requested refund: the PSP's own notification usually comes first. */

@@ -1,13 +1,16 @@
 import { config } from '../config.ts';
 import { eventQueue, linkRepository, now, paymentRefunds, refundLedger } from '../dependencies.ts';
 import { apiHandler, json } from '../http/api-handler.ts';
+import { IDEMPOTENCY_KEY_HEADER } from '../http/idempotency.ts';
 import { createRefundRequest } from '../http/schemas.ts';
 import { validate } from '../http/validate.ts';
-import { createRefund } from '../use-cases/refunds.ts';
+import { createRefund, refundIdFor } from '../use-cases/refunds.ts';
 
 /** POST /v1/payment-links/{id}/refunds */
 export const handler = apiHandler({ body: 'optional-json' }, async ({ principal, event, body }) => {
   const request = validate(createRefundRequest(), body);
+  const linkId = event.pathParameters?.id ?? '';
+  const idempotencyKey = event.headers[IDEMPOTENCY_KEY_HEADER.toLowerCase()];
   const refund = await createRefund(
     {
       links: linkRepository(),
@@ -18,8 +21,9 @@ export const handler = apiHandler({ body: 'optional-json' }, async ({ principal,
       checkoutBase: config().CHECKOUT_BASE,
     },
     principal,
-    event.pathParameters?.id ?? '',
+    linkId,
     request?.amount,
+    refundIdFor(principal, linkId, idempotencyKey),
   );
   return json(201, refund);
 });

@@ -7,16 +7,26 @@ import {
   paymentRepository,
   pspConnections,
   refundLedger,
+  unknownIdLimiter,
 } from '../dependencies.ts';
 import { InvalidNotificationError } from '../domain/errors.ts';
 import { json, publicApiHandler } from '../http/api-handler.ts';
 import { logger } from '../logger.ts';
-import { handlePspNotification, type NotificationAddress } from '../use-cases/psp-notifications.ts';
+import { once } from '../once.ts';
+import {
+  handlePspNotification,
+  type NotificationAddress,
+  UnknownNotificationIds,
+} from '../use-cases/psp-notifications.ts';
+
+/** Per container: the ids it found unknown are remembered here; the count per connection is shared. */
+const unknownIds = once(() => new UnknownNotificationIds(unknownIdLimiter()));
 
 /**
  * POST /psp/{provider}/notifications/{connection_id}: a PSP tells us about a checkout session. 200 once the
- * payment is recorded (or was already, or the notification needs no action), so the PSP stops retrying;
- * problem+json 4xx for anything forged or unknown, 5xx only when the PSP should retry. The route without a
+ * payment is recorded (or was already, or the notification needs no action, or is about something we did not
+ * create), so the PSP stops retrying; problem+json 4xx for anything forged or that the PSP does not know, 5xx
+ * only when the PSP should retry. The route without a
  * connection id serves Stripe accounts configured before connections existed (docs/orchestration.md#migration).
  */
 export const handler = publicApiHandler({ body: 'notification' }, async ({ event, body }) => {
@@ -37,6 +47,7 @@ export const handler = publicApiHandler({ body: 'notification' }, async ({ event
         queue: eventQueue(),
         now,
         checkoutBase: config().CHECKOUT_BASE,
+        unknownIds: unknownIds(),
       },
       provider,
       address,

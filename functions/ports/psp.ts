@@ -27,21 +27,6 @@ export interface CheckoutReturn {
 export type PspPaymentState = PaymentState;
 
 /**
- * The PSP refused to open a session for this link (an amount or currency it cannot take, a field it rejects):
- * a problem of the link at that PSP, not of the PSP, so checkout fails over without counting it against the
- * connection's health (docs/orchestration.md#health). Adapters throw it for the PSP's own validation answers;
- * anything else that fails (no answer, a network error, 5xx, 429, refused credentials) is the PSP's failure.
- */
-export class PspRefusalError extends Error {
-  constructor(provider: string, cause: unknown) {
-    super(`${provider} refused the session: ${(cause as Error | undefined)?.message ?? String(cause)}`, {
-      cause,
-    });
-    this.name = 'PspRefusalError';
-  }
-}
-
-/**
  * What ending a session achieved: `ended` (it can no longer be paid, and was not paid through this call's
  * answer), or `refused` (the PSP would not end it: it is paid, being paid, or already over; the caller asks
  * `retrieveSession` which). A PSP that could not be asked throws.
@@ -81,6 +66,8 @@ export interface PspRefundRequest {
   paymentReference: string;
   /** Exact decimal string and currency. */
   amount: Amount;
+  /** The link's description, for PSPs that show the refund to the buyer (Mollie); absent or null when it has none. */
+  description?: string | null;
 }
 
 export interface PspRefundStatus {
@@ -94,6 +81,31 @@ export interface PspRefundStatus {
   linkId: string | null;
   state: 'pending' | 'succeeded' | 'failed';
   failureMessage: string | null;
+}
+
+/**
+ * The PSP answered and definitely refused the request: a problem of the request at that PSP, not a failure of
+ * the PSP. Adapters throw it in two places, each with its own rule for which answers are refusals:
+ * - `createSession`: the PSP's validation answer (HTTP 400 or 422: an amount or currency it cannot take, a field
+ *   it rejects). Checkout fails over without counting it against the connection's health
+ *   (docs/orchestration.md#health); anything else (no answer, a network error, 5xx, 429, refused credentials)
+ *   is the PSP's failure.
+ * - `refund`: a 4xx other than those that leave the outcome open (408 timeout, 409 conflict, 429 rate limit, and
+ *   a request with the same idempotency key still running), e.g. the payment was already refunded in the PSP's
+ *   dashboard (`isRefusalStatus`). The refund then fails and frees its amount (docs/webhooks.md#refunds).
+ * A request the adapter can tell locally that the PSP would refuse (`pspAmountProblem`) is refused the same way.
+ * `message` is the PSP's reason, sent to the merchant in `refund.failed`.
+ */
+export class PspRefusalError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'PspRefusalError';
+  }
+}
+
+/** Whether an HTTP status from a PSP is a definite refusal (`PspRefusalError`). */
+export function isRefusalStatus(status: number | undefined): boolean {
+  return status !== undefined && status >= 400 && status < 500 && ![408, 409, 429].includes(status);
 }
 
 /**
@@ -118,7 +130,16 @@ export interface Psp {
    * when the PSP refuses this link (its validation answer), any other error when the PSP failed.
    */
   createSession(link: PaymentLink, options: CheckoutReturn): Promise<PspSession>;
-  /** Verifies a notification over the exact raw body; throws `InvalidNotificationError`. */
+  /**
+   * For a PSP whose notifications are verified by looking up, at the PSP, the id they name (Mollie: the webhook
+   * carries only `id=tr_…`): that id, read from the raw body before any call, or undefined. The caller then
+   * limits such lookups of ids the PSP does not know (docs/security.md#psp-notifications).
+   */
+  notificationLookupId?(rawBody: string): string | undefined;
+  /**
+   * Verifies a notification over the exact raw body; throws `InvalidNotificationError` (with `unknownId` when
+   * the PSP said it knows no such id).
+   */
   verifyNotification(
     rawBody: string,
     headers: Record<string, string | undefined>,
@@ -130,7 +151,10 @@ export interface Psp {
    * asked, so a session is never taken as ended without the PSP saying so.
    */
   expireSession(session: PspSession): Promise<SessionEnd>;
-  /** Asks for a refund, with `request.refundId` as the idempotency key (see `idempotencyWindowMs`). */
+  /**
+   * Asks for a refund, with `request.refundId` as the idempotency key (see `idempotencyWindowMs`). Throws
+   * `PspRefusalError` when the PSP definitely refused; any other error leaves the outcome open.
+   */
   refund(request: PspRefundRequest): Promise<PspRefundStatus>;
   /** What the PSP says of the refund now (Adyen, which has no API to read one, knows only its notifications). */
   retrieveRefund(reference: string): Promise<PspRefundStatus>;
@@ -149,11 +173,6 @@ export interface PspFactory {
    * `Error` whose message says what is wrong.
    */
   checkCredentials(credentials: unknown, mode: Mode): void;
-  /**
-   * Why this PSP cannot take `amount` (below its minimum, above its maximum, more decimals than it can send),
-   * checked locally before any call; undefined when it can (docs/orchestration.md#amounts).
-   */
-  amountProblem(amount: Amount): string | undefined;
   /** The adapter of a connection (cached for at most 5 minutes, so rotated credentials are picked up). */
   create(connection: PspConnection): Promise<Psp>;
 }

@@ -18,9 +18,17 @@ export interface RateLimitOutcome {
 export interface RateLimiter {
   /** Counts one request at `now`. */
   hit(principal: Principal, now: Date): Promise<RateLimitOutcome>;
+  /** Whether this instance knows the window of `now` to be spent already, from memory (no store call). */
+  isSpent(principal: Principal, now: Date): boolean;
 }
 
 /** Defaults of RATE_LIMIT_REQUESTS per RATE_LIMIT_WINDOW_SECONDS (functions/config.ts; CDK context). */
 export const DEFAULT_RATE_LIMIT = { requests: 1200, windowSeconds: 60 } as const;
+/**
+ * How many notification ids its PSP does not know one PSP connection may have looked up per window, across every
+ * instance (`UnknownNotificationIds` in functions/use-cases/psp-notifications.ts, docs/security.md#psp-notifications).
+ */
+export const UNKNOWN_ID_LOOKUPS = { limit: 30, windowSeconds: 60 } as const;
+
 /** The longest window RATE_LIMIT_WINDOW_SECONDS may set: a day. */
 export const MAX_RATE_LIMIT_WINDOW_SECONDS = 86_400;

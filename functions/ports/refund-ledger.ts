@@ -1,4 +1,4 @@
-import type { PaymentLink, Refund, Transition } from '../domain/payment-link.ts';
+import type { PaymentLink, Refund, RefundStatus, Transition } from '../domain/payment-link.ts';
 import type { Mode } from '../domain/principal.ts';
 
 /**
@@ -20,10 +20,11 @@ export interface RefundLedger {
   ): Promise<boolean>;
   /**
    * Writes a refund's settlement (`settleRefund` in functions/domain/refund.ts): its event, then the link's
-   * refund entry, totals and event list in one write conditioned on that refund still being pending there.
-   * Returns false when it was settled already; the event is then an orphan that nothing delivers.
+   * refund entry, totals and event list in one write conditioned on that refund still having the status `from`
+   * there (`pending`, or `succeeded` for a reversal). Returns false when it moved on already; the event is then
+   * an orphan that nothing delivers.
    */
-  commitSettlement(transition: Transition, refund: Refund): Promise<boolean>;
+  commitSettlement(transition: Transition, refund: Refund, from: RefundStatus): Promise<boolean>;
   /** Paid links whose `refund_check_at` is at or before `now` (the refund sweeper's work list), at most `limit`. */
   dueForCheck(now: Date, limit: number): Promise<{ id: string; mode: Mode }[]>;
   /**

@@ -20,6 +20,7 @@ import {
 } from '../domain/payment.ts';
 import { effectiveStatus, type PaymentLink, type PspSession } from '../domain/payment-link.ts';
 import { MODES } from '../domain/principal.ts';
+import { pspAmountProblem } from '../domain/psp-amounts.ts';
 import { routeLink } from '../domain/routing.ts';
 import { logger } from '../logger.ts';
 import { putMetrics } from '../metrics.ts';
@@ -155,7 +156,7 @@ export async function openCheckout(
       link,
       payments,
       routed,
-      amountProblems: amountProblems(deps, link, routed),
+      amountProblems: amountProblems(link, routed),
       now,
       wantsAnother: request.via !== undefined,
       returned: request.returned === true,
@@ -191,15 +192,14 @@ export async function openCheckout(
   return { kind: 'unavailable', link: last as PaymentLink };
 }
 
-/** Why routed connections cannot take the link's amount, from each provider's own rules (no call made). */
-function amountProblems(
-  deps: CheckoutDependencies,
-  link: PaymentLink,
-  routed: readonly PspConnection[],
-): Map<string, string> {
+/**
+ * Why routed connections cannot take the link's amount, from each provider's rules (`pspAmountProblem`, no call
+ * made): such a connection is not asked, and that counts nothing against its health.
+ */
+function amountProblems(link: PaymentLink, routed: readonly PspConnection[]): Map<string, string> {
   const problems = new Map<string, string>();
   for (const connection of routed) {
-    const problem = deps.psps.factory(connection.provider)?.amountProblem(link.amount);
+    const problem = pspAmountProblem(connection.provider, link.amount, 'payment');
     if (problem) {
       problems.set(connection.id, problem);
       logger.debug('Connection skipped: it cannot take the amount', {

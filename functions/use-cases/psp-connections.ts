@@ -12,7 +12,7 @@ import type { Mode } from '../domain/principal.ts';
 import type { RefundOutcome } from '../domain/refund.ts';
 import type { Routing } from '../domain/routing.ts';
 import type { PaymentRepository } from '../ports/payment-repository.ts';
-import type { Psp, PspFactory, SessionEnd } from '../ports/psp.ts';
+import { type Psp, type PspFactory, PspRefusalError, type SessionEnd } from '../ports/psp.ts';
 import type { PspConfigRepository } from '../ports/psp-config-repository.ts';
 import type { ConnectionDirectory, PspConnectionRepository } from '../ports/psp-connections.ts';
 import type { RefundLedger } from '../ports/refund-ledger.ts';
@@ -136,16 +136,28 @@ export class PspConnections implements PspSessions, PaymentRefunds {
   }
 }
 
-async function askForRefund(psp: Psp, payment: PspPayment, link: PaymentLink, refund: Refund) {
+/** What the PSP says of a refund request; a definite refusal is a failed refund (docs/webhooks.md#refunds). */
+async function askForRefund(
+  psp: Psp,
+  payment: PspPayment,
+  link: PaymentLink,
+  refund: Refund,
+): Promise<RefundOutcome> {
   // `requestRefund` refuses a payment without its reference; a refund stored before that rule has none to send.
   if (payment.reference === null) throw new Error(`Payment ${payment.id} has no PSP reference yet.`);
-  const status = await psp.refund({
-    refundId: refund.id,
-    linkId: link.id,
-    paymentReference: payment.reference,
-    amount: refund.amount,
-  });
-  return refundOutcomeOf(status);
+  try {
+    const status = await psp.refund({
+      refundId: refund.id,
+      linkId: link.id,
+      paymentReference: payment.reference,
+      amount: refund.amount,
+      description: link.description ?? null,
+    });
+    return refundOutcomeOf(status);
+  } catch (error) {
+    if (!(error instanceof PspRefusalError)) throw error;
+    return { status: 'failed', providerReference: null, failureMessage: error.message };
+  }
 }
 
 /**

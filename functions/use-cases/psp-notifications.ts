@@ -11,6 +11,7 @@ import type { Mode } from '../domain/principal.ts';
 import { pendingRefunds } from '../domain/refund.ts';
 import { logger } from '../logger.ts';
 import type { Psp, PspRefundStatus } from '../ports/psp.ts';
+import type { RateLimiter } from '../ports/rate-limiter.ts';
 import type { RefundLedger } from '../ports/refund-ledger.ts';
 import { type PaymentDependencies, recordSessionStatus, type SessionOutcome } from './payments.ts';
 import type { PspConnections } from './psp-connections.ts';
@@ -20,7 +21,61 @@ export interface NotificationDependencies extends PaymentDependencies {
   psps: PspConnections;
   /** Refunds' outcomes are recorded on their link too. */
   ledger: RefundLedger;
+  /** Limits lookups of ids the PSP does not know, for PSPs verified by a lookup (Mollie). */
+  unknownIds?: UnknownNotificationIds;
 }
+
+/**
+ * The ids a connection's PSP said it does not know (Mollie: no such payment for this key), for PSPs whose
+ * notifications are verified by looking their id up (`Psp.notificationLookupId`), each lookup a PSP call. An
+ * id found unknown is remembered for an hour by this instance and refused without a call; every unknown id
+ * counts in a window per connection shared by every instance (`RateLimiter`, `UNKNOWN_ID_LOOKUPS`), and once the
+ * window is spent, ids not known to be genuine are refused without a call until it ends. A genuine notification
+ * refused meanwhile is sent again by the PSP (a 4xx), and the pending-payment sweeper finds its payment anyway
+ * (docs/security.md#psp-notifications).
+ */
+export class UnknownNotificationIds {
+  private readonly limiter: RateLimiter;
+  /** `connection id` + `id` → until when it is known to be unknown (ms); oldest first, bounded. */
+  private readonly unknown = new Map<string, number>();
+  private readonly maxSize: number;
+  private readonly rememberMs: number;
+
+  constructor(limiter: RateLimiter, options: { maxSize?: number; rememberMs?: number } = {}) {
+    this.limiter = limiter;
+    this.maxSize = options.maxSize ?? 10_000;
+    this.rememberMs = options.rememberMs ?? 3_600_000;
+  }
+
+  /** Throws (refused as any notification that does not verify) unless `id` may be looked up now. */
+  check(connection: PspConnection, id: string, now: Date): void {
+    const until = this.unknown.get(`${connection.id} ${id}`);
+    if (until !== undefined && until > now.getTime())
+      throw notGenuine('An id its PSP does not know (remembered).');
+    if (this.limiter.isSpent(unknownIdScope(connection), now)) {
+      throw notGenuine('Too many ids its PSP does not know for this connection: not looked up.');
+    }
+  }
+
+  /** The PSP said it does not know `id`. */
+  async record(connection: PspConnection, id: string, now: Date): Promise<void> {
+    const key = `${connection.id} ${id}`;
+    this.unknown.delete(key);
+    this.unknown.set(key, now.getTime() + this.rememberMs);
+    while (this.unknown.size > this.maxSize) {
+      const oldest = this.unknown.keys().next().value;
+      if (oldest === undefined) break;
+      this.unknown.delete(oldest);
+    }
+    await this.limiter.hit(unknownIdScope(connection), now);
+  }
+}
+
+/** The rate-limit window of a connection's unknown ids: its own key, beside the merchants' (account, mode)s. */
+const unknownIdScope = (connection: PspConnection) => ({
+  account: `unknown-ids#${connection.id}`,
+  mode: connection.mode,
+});
 
 /** What a notification changed; a refund's outcome when it settled one (`refunded`, `refund_failed`). */
 export type NotificationOutcome = SessionOutcome | 'refunded' | 'refund_failed';
@@ -38,7 +93,8 @@ const notGenuine = (reason: string) => new InvalidNotificationError(reason);
  * `POST /psp/{provider}/notifications/{connection_id}`. The connection's credentials verify the notification;
  * then the true status of each session or refund it names is fetched from the PSP and recorded
  * (`recordSessionStatus`, `recordRefundOutcome`: one transition and one event however many copies race).
- * Forged, foreign or malformed notifications throw a 4xx and change nothing.
+ * Forged, foreign or malformed notifications throw a 4xx and change nothing. A verified notification about a
+ * session or refund the PSP holds but we did not make is `ignored` (a 2xx, so that the PSP stops sending it).
  */
 export async function handlePspNotification(
   deps: NotificationDependencies,
@@ -54,7 +110,7 @@ export async function handlePspNotification(
     if (error instanceof PspNotConfiguredError) throw notGenuine('The connection cannot serve this mode.');
     throw error;
   });
-  const notifications = await psp.verifyNotification(rawBody, headers);
+  const notifications = await verify(deps, connection, psp, rawBody, headers);
   let outcome: NotificationOutcome = 'ignored';
   for (const notification of notifications) {
     if (notification.livemode !== (connection.mode === 'live'))
@@ -68,6 +124,32 @@ export async function handlePspNotification(
     if (result !== 'ignored') outcome = result;
   }
   return { outcome, psp };
+}
+
+/** Verifies the notification; a PSP verified by a lookup is asked only within the unknown-id limit. */
+async function verify(
+  deps: NotificationDependencies,
+  connection: PspConnection,
+  psp: Psp,
+  rawBody: string,
+  headers: Record<string, string | undefined>,
+) {
+  const lookupId = deps.unknownIds && psp.notificationLookupId?.(rawBody);
+  if (!deps.unknownIds || !lookupId) return psp.verifyNotification(rawBody, headers);
+  deps.unknownIds.check(connection, lookupId, deps.now());
+  try {
+    return await psp.verifyNotification(rawBody, headers);
+  } catch (error) {
+    if (error instanceof InvalidNotificationError && error.unknownId === lookupId) {
+      await deps.unknownIds.record(connection, lookupId, deps.now()).catch((recordError: unknown) =>
+        logger.warn('Unknown notification id not counted', {
+          connection_id: connection.id,
+          error: recordError,
+        }),
+      );
+    }
+    throw error;
+  }
 }
 
 async function findConnection(
@@ -93,11 +175,16 @@ async function recordSession(
   if (status.livemode !== (connection.mode === 'live')) {
     throw notGenuine('Session mode differs from the connection.');
   }
-  if (!status.linkId) throw notGenuine('The session names no payment link.');
-  const link = await deps.links.get(status.linkId, connection.mode);
+  const link = status.linkId ? await deps.links.get(status.linkId, connection.mode) : undefined;
   // The built-in sandbox serves every account; any other connection only its own account's links.
   if (!link || (connection.id !== BUILT_IN_SANDBOX_ID && link.account !== connection.account)) {
-    throw notGenuine('The session names no link of this connection.');
+    // Verified, and confirmed by the PSP itself: a session of the connection's PSP account that we did not
+    // create (another integration of the merchant's). Ignored with a 2xx, so that the PSP does not retry it.
+    logger.info('PSP session not created through us ignored', {
+      connection_id: connection.id,
+      session_id: sessionId,
+    });
+    return 'ignored';
   }
   const outcome = await recordSessionStatus(deps, connection, link, status);
   // Mollie tells of a refund's progress through its payment's webhook: the link's pending refunds are read too.
@@ -122,7 +209,12 @@ async function recordRefund(
   }
   const link = await deps.links.get(status.linkId, connection.mode);
   if (!link || !tookPaymentOf(connection, link) || !link.refunds?.some(({ id }) => id === status.refundId)) {
-    throw notGenuine('The refund names no refund of this connection.');
+    // The PSP holds it with ids that name no refund this connection took: nothing of ours to record either.
+    logger.warn('PSP refund naming no refund of this connection ignored', {
+      connection_id: connection.id,
+      reference,
+    });
+    return 'ignored';
   }
   return recordRefundStatus(deps, link, status.refundId, status);
 }

@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import { ConcurrentModificationError, NotFoundError } from '../domain/errors.ts';
-import { newId } from '../domain/ids.ts';
+import { idFromBytes, newId } from '../domain/ids.ts';
 import type { Amount } from '../domain/money.ts';
 import { toMinorUnits } from '../domain/money.ts';
 import type { PaymentLink, Refund } from '../domain/payment-link.ts';
@@ -55,29 +56,47 @@ export function refundOutcomeOf(status: PspRefundStatus): RefundOutcome {
 const MAX_RESERVE_ATTEMPTS = 5;
 
 /**
+ * The id of the refund a request with an `Idempotency-Key` makes: derived from the key, its (account, mode) and
+ * the link, so that a retry that runs again (its first answer lost: a crash, an idempotency record that could not
+ * be completed) finds the refund already reserved and answers it, instead of reserving and sending another.
+ * Without a key, a random id.
+ */
+export function refundIdFor(
+  principal: Principal,
+  linkId: string,
+  idempotencyKey: string | undefined,
+): string {
+  if (idempotencyKey === undefined) return newId('re');
+  const digest = createHash('sha256')
+    .update(JSON.stringify(['refund', principal.account, principal.mode, linkId, idempotencyKey]))
+    .digest();
+  return idFromBytes('re', digest);
+}
+
+/**
  * `POST /v1/payment-links/{id}/refunds`: reserves the amount on the link (a write conditioned on what remains,
  * so concurrent refunds never add up past the paid amount), then asks the PSP that took the payment and records
- * what it said. A PSP that cannot be reached leaves the refund `pending` (201), its amount still reserved: the
- * refund sweeper asks again (`checkPendingRefunds`).
+ * what it said. Once the amount is reserved the answer is the refund (201), whatever fails after: a PSP that
+ * cannot be reached, or a store that cannot record its answer, leaves the refund `pending`, its amount still
+ * reserved, and the refund sweeper asks again with the same idempotency key (`checkPendingRefunds`). A PSP that
+ * definitely refuses (`PspRefusalError`) fails the refund and frees its amount. `refundId` (`refundIdFor`)
+ * names the refund; a refund of that id on the link already is answered as it stands (docs/webhooks.md#refunds).
  */
 export async function createRefund(
   deps: RefundDependencies,
   principal: Principal,
   linkId: string,
   requested: Amount | undefined,
+  refundId: string = newId('re'),
 ): Promise<Refund> {
   let link: PaymentLink;
   let refund: Refund;
   for (let attempt = 1; ; attempt++) {
     link = await getPaymentLink(deps, principal, linkId);
-    refund = requestRefund(link, requested, newId('re'), deps.now());
-    const reserved = await deps.ledger.reserve(link, refund, {
-      paidMinor: toMinorUnits(link.amount),
-      refundMinor: toMinorUnits(refund.amount),
-      maxRefunds: MAX_REFUNDS_PER_LINK,
-      checkAt: firstRefundCheckAt(deps.now()),
-    });
-    if (reserved) break;
+    const made = link.refunds?.find((candidate) => candidate.id === refundId);
+    if (made) return made;
+    refund = requestRefund(link, requested, refundId, deps.now());
+    if (await reserve(deps, link, refund)) break;
     // Another refund took part of the amount first: decide again on what remains now (maybe a 422).
     if (attempt >= MAX_RESERVE_ATTEMPTS) {
       throw new ConcurrentModificationError(
@@ -96,7 +115,38 @@ export async function createRefund(
     });
     return refund;
   }
-  return recordRefundOutcome(deps, link.id, link.mode, refund.id, outcome);
+  try {
+    return await recordRefundOutcome(deps, link.id, link.mode, refund.id, outcome);
+  } catch (error) {
+    // The PSP has the request: a 5xx now would free the Idempotency-Key, and a retry would refund again. The
+    // refund stays pending, and the sweeper asks the PSP again with the same idempotency key.
+    logger.error('Refund answered by the PSP but not recorded; the refund stays pending', {
+      link_id: link.id,
+      refund_id: refund.id,
+      error,
+    });
+    return refund;
+  }
+}
+
+/**
+ * Reserves the refund's amount; true when the write landed. A write whose answer was lost is looked up: if the
+ * refund is on the link, it was reserved (asking the PSP now is what a retry would do anyway).
+ */
+async function reserve(deps: RefundDependencies, link: PaymentLink, refund: Refund): Promise<boolean> {
+  const limits = {
+    paidMinor: toMinorUnits(link.amount),
+    refundMinor: toMinorUnits(refund.amount),
+    maxRefunds: MAX_REFUNDS_PER_LINK,
+    checkAt: firstRefundCheckAt(deps.now()),
+  };
+  try {
+    return await deps.ledger.reserve(link, refund, limits);
+  } catch (error) {
+    const current = await deps.links.get(link.id, link.mode).catch(() => undefined);
+    if (current?.refunds?.some((candidate) => candidate.id === refund.id)) return true;
+    throw error;
+  }
 }
 
 /**
@@ -132,7 +182,7 @@ export async function recordRefundOutcome(
   const change = settleRefund(link, refundId, outcome, deps.now());
   if (change?.kind !== 'settled') return refundOf(link, refundId);
   const transition = withEventCheckoutUrl(change.transition, deps.checkoutBase);
-  if (!(await deps.ledger.commitSettlement(transition, change.refund))) {
+  if (!(await deps.ledger.commitSettlement(transition, change.refund, change.from))) {
     return refundOf(await load(), refundId); // settled meanwhile by another copy of the same outcome
   }
   await publishCommitted(deps.queue, transition.event);

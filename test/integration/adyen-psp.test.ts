@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AdyenPspFactory, adyenAmountProblem } from '../../functions/adapters/psp/adyen-psp.ts';
+import { AdyenPspFactory } from '../../functions/adapters/psp/adyen-psp.ts';
 import { PspCallTimeoutError } from '../../functions/adapters/psp/psp-calls.ts';
 import { PSP_CALL_TIMEOUT_MS } from '../../functions/domain/call-budgets.ts';
 import { InvalidNotificationError, PspNotConfiguredError } from '../../functions/domain/errors.ts';
@@ -91,10 +91,12 @@ describe('the Adyen adapter, through @adyen/api-library against an Adyen-speakin
   });
 
   it('refuses locally an amount Adyen cannot express, and takes its 5xx as its own failure, not a refusal', async () => {
-    expect(adyenAmountProblem({ value: '10.50', currency: 'IDR' })).toMatch(/cannot express/);
-    expect(adyenAmountProblem({ value: '10', currency: 'IDR' })).toBeUndefined();
-    expect(adyenAmountProblem({ value: '10.50', currency: 'EUR' })).toBeUndefined();
     const psp = await factory.create(testConnection);
+    const sent = adyen.requests.length;
+    await expect(
+      psp.createSession(orderLink('10.50', 'IDR'), checkoutReturn(testConnection)),
+    ).rejects.toThrow(PspRefusalError);
+    expect(adyen.requests.length).toBe(sent);
     adyen.outage = 'error';
     try {
       const failure = await psp
@@ -293,8 +295,60 @@ describe('the Adyen adapter, through @adyen/api-library against an Adyen-speakin
       refundId: 're_ours000000000000000000002',
       linkId: 'pl_ours000000000000000000002',
       state: 'failed',
+      failureMessage: 'Refund Failed',
+    });
+  });
+
+  it('reports a REFUND with success false, and a REFUNDED_REVERSED after a REFUND, as a failed refund', async () => {
+    const psp = await factory.create(testConnection);
+    const { item } = await paid(psp, '9.00');
+    const request = (n: number) => ({
+      refundId: `re_ours00000000000000000000${n}`,
+      linkId: 'pl_ours000000000000000000003',
+      paymentReference: item.pspReference,
+      amount: { value: '3.00', currency: 'EUR' },
+    });
+    const refused = await psp.refund(request(3));
+    const reversed = await psp.refund(request(4));
+
+    const notifications = await psp.verifyNotification(
+      adyen.notification(
+        [
+          adyen.refundItem(refused.reference, 'refused'),
+          adyen.refundItem(reversed.reference, 'succeeded'),
+          adyen.refundItem(reversed.reference, 'reversed'),
+        ],
+        { hmacKey },
+      ),
+      {},
+    );
+
+    expect(notifications.map(({ refundReference }) => refundReference)).toEqual([
+      refused.reference,
+      reversed.reference,
+      reversed.reference,
+    ]);
+    expect(await psp.retrieveRefund(refused.reference)).toMatchObject({
+      state: 'failed',
       failureMessage: 'Insufficient balance on merchant account',
     });
+    expect(await psp.retrieveRefund(reversed.reference)).toMatchObject({
+      refundId: 're_ours000000000000000000004',
+      state: 'failed',
+      failureMessage: 'Adyen reversed the refund: Refund returned by the issuer.',
+    });
+  });
+
+  it('turns a definite refusal of a refund into PspRefusalError with Adyen’s message', async () => {
+    const psp = await factory.create(testConnection);
+    const refusal = psp.refund({
+      refundId: 're_ours000000000000000000005',
+      linkId: 'pl_ours000000000000000000005',
+      paymentReference: 'NOSUCHPAYMENT000',
+      amount: { value: '1.00', currency: 'EUR' },
+    });
+    await expect(refusal).rejects.toBeInstanceOf(PspRefusalError);
+    await expect(refusal).rejects.toThrow(/^Adyen: Original pspReference required/);
   });
 
   it('gives up on an Adyen that does not answer within the PSP call budget', {

@@ -154,19 +154,29 @@ describe('one payable PSP session per link', () => {
 });
 
 describe('what counts against a connection’s health', () => {
-  it('skips, without calling it, a connection whose PSP cannot take the amount, and counts nothing against it', async () => {
-    const { key, connections } = await account('health-stripe-minimum', ['stripe', 'sandbox']);
+  it.each([
     // Stripe's minimum charge in EUR is 0.50.
-    const link = await createLink(stack, key.api_key, { amount: { value: '0.30', currency: 'EUR' } });
-    await navigate(link.checkout_url);
-    expect((await storedLink(link.id)).psp_session?.connection_id).toBe(connections[1]?.id);
-    expect(
-      stripe.requests.filter(
-        (request) => request.path === '/v1/checkout/sessions' && request.form.client_reference_id === link.id,
-      ),
-    ).toHaveLength(0);
-    expect(await healthOf(connections[0]!)).toMatchObject({ consecutive_failures: 0, down_until: null });
-  });
+    { rule: 'minimum', value: '0.30', currency: 'EUR' },
+    // Stripe takes three-decimal amounts only in whole hundredths.
+    { rule: 'three-decimals', value: '10.005', currency: 'KWD' },
+  ])(
+    'skips, without calling it, a connection whose PSP cannot take the amount ($value $currency), and counts nothing against it',
+    async ({ rule, value, currency }) => {
+      const { key, connections } = await account(`health-stripe-${rule}`, ['stripe', 'sandbox']);
+      const link = await createLink(stack, key.api_key, { amount: { value, currency } });
+      await navigate(link.checkout_url);
+      expect((await storedLink(link.id)).psp_session?.connection_id).toBe(connections[1]?.id);
+      expect(
+        stripe.requests.filter(
+          (request) =>
+            request.path === '/v1/checkout/sessions' && request.form.client_reference_id === link.id,
+        ),
+      ).toHaveLength(0);
+      const payments = await paymentRepository().listOfLink(link.id, 'test');
+      expect(payments.map((payment) => payment.connection_id)).toEqual([connections[1]?.id]);
+      expect(await healthOf(connections[0]!)).toMatchObject({ consecutive_failures: 0, down_until: null });
+    },
+  );
 
   it('fails over when the PSP refuses the link, without counting it against the connection', async () => {
     const { key, connections } = await account('health-mollie-refusal', ['mollie', 'sandbox']);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PspConnection } from '../../functions/domain/connection.ts';
+import { UNKNOWN_ID_LOOKUPS } from '../../functions/ports/rate-limiter.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
 import { addConnection } from '../support/connections.ts';
@@ -97,6 +98,41 @@ describe('checkout through a Mollie connection, end to end through the handlers'
     });
     expect(response.status).toBe(400);
     expect(response.body.code).toBe('invalid_notification');
+  });
+});
+
+describe('Mollie webhooks naming payments Mollie does not know', () => {
+  it('looks each made-up id up once, and at most UNKNOWN_ID_LOOKUPS.limit (+1) of them per connection and window', async () => {
+    // A connection of its own: its window of unknown ids is not shared with the other tests'.
+    const flooded = await addConnection({
+      account: 'mollieshop',
+      mode: 'test',
+      provider: 'mollie',
+      name: 'mollie flooded',
+      credentials: { api_key: mollieKey },
+    });
+    const post = (id: string) =>
+      stack.request('POST', `/psp/mollie/notifications/${flooded.id}`, {
+        rawBody: mollie.webhookBody(id),
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
+    const lookups = (id: string) =>
+      mollie.requests.filter((request) => request.method === 'GET' && request.path === `/v2/payments/${id}`)
+        .length;
+
+    const repeated = [await post('tr_madeup0'), await post('tr_madeup0')];
+    expect(repeated.map(({ status }) => status)).toEqual([400, 400]);
+    expect(lookups('tr_madeup0')).toBe(1);
+
+    const flood = Array.from({ length: 3 * UNKNOWN_ID_LOOKUPS.limit }, (_, n) => `tr_madeup${n + 1}`);
+    const window = () => Math.floor(Date.now() / (UNKNOWN_ID_LOOKUPS.windowSeconds * 1000));
+    const first = window();
+    for (const id of flood) expect((await post(id)).status).toBe(400);
+    // The flood may straddle two windows; each allows its limit (and the one lookup that finds it spent).
+    const windows = window() - first + 1;
+    const looked = flood.filter((id) => lookups(id) > 0).length;
+    expect(looked).toBeLessThanOrEqual((UNKNOWN_ID_LOOKUPS.limit + 1) * windows);
+    expect(looked).toBeLessThan(flood.length);
   });
 });
 

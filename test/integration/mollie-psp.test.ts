@@ -8,7 +8,7 @@ import {
   PspUnavailableError,
 } from '../../functions/domain/errors.ts';
 import type { Mode } from '../../functions/domain/principal.ts';
-import type { Psp } from '../../functions/ports/psp.ts';
+import { type Psp, PspRefusalError } from '../../functions/ports/psp.ts';
 import { timeoutFor } from '../support/eventually.ts';
 import { type FakeMollie, startFakeMollie } from '../support/fake-mollie.ts';
 import { trustFakePspCertificate } from '../support/fake-psp-server.ts';
@@ -198,6 +198,10 @@ describe('the Mollie adapter, through @mollie/api-client against a Mollie-speaki
       failureMessage: null,
     });
     expect(mollie.requests.at(-1)?.headers['idempotency-key']).toBe('re_ours000000000000000000001');
+    // Mollie's API requires a description of every refund (mollie/openapi `entity-refund`).
+    expect(JSON.parse(mollie.requests.at(-1)?.body ?? '{}').description).toBe(
+      'Refund: pl_ours000000000000000000001',
+    );
     // A retry of the same refund does not refund twice.
     expect(await psp.refund(request)).toEqual(refund);
     expect(mollie.refunds.size).toBe(1);
@@ -215,17 +219,18 @@ describe('the Mollie adapter, through @mollie/api-client against a Mollie-speaki
     expect((await psp.retrieveRefund(refund.reference)).state).toBe('failed');
   });
 
-  it('refuses to refund more than remains: Mollie’s 422 reaches the caller', async () => {
+  it('refuses to refund more than remains: Mollie’s 422 reaches the caller as a definite refusal', async () => {
     const psp = await factory.create(testConnection);
     const paid = await paidPayment(psp, '10.00');
-    await expect(
-      psp.refund({
-        refundId: 're_ours000000000000000000002',
-        linkId: 'pl_ours000000000000000000002',
-        paymentReference: paid.id,
-        amount: { value: '10.01', currency: 'EUR' },
-      }),
-    ).rejects.toThrow(/refundable/);
+    const refusal = psp.refund({
+      refundId: 're_ours000000000000000000002',
+      linkId: 'pl_ours000000000000000000002',
+      paymentReference: paid.id,
+      amount: { value: '10.01', currency: 'EUR' },
+      description: 'Order 1001',
+    });
+    await expect(refusal).rejects.toBeInstanceOf(PspRefusalError);
+    await expect(refusal).rejects.toThrow(/^Mollie: .*refundable/);
   });
 
   it('answers a webhook it cannot check with Mollie with a 5xx, so that Mollie sends it again', {

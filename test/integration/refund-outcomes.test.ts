@@ -190,7 +190,7 @@ describe('a refund the PSP settles later, told by its notification', () => {
     expect((await requestRefund('stripe', link.id, '8.00')).status).toBe(201);
   });
 
-  it('Stripe: a refund made in its dashboard is ignored; one naming another tenant’s link is refused', async () => {
+  it('Stripe: a refund made in its dashboard, or naming another tenant’s link, is ignored (200) and changes nothing', async () => {
     const link = await paidLink('stripe', '6.00');
     const created = await requestRefund('stripe', link.id, '1.00');
     const ours = stripe.refunds.get(created.body.provider_reference)!;
@@ -214,8 +214,12 @@ describe('a refund the PSP settles later, told by its notification', () => {
     const refused = await notifyStripe(
       stripe.signedEvent('refund.updated', foreign, stripeCredentials.webhook_secret),
     );
-    expect(refused.status).toBe(400);
-    expect(refused.body.code).toBe('invalid_notification');
+    expect(
+      (await stack.request('GET', `/v1/payment-links/${otherLink.id}/refunds`, { key: keys.other.api_key }))
+        .body.data,
+    ).toEqual([]);
+    expect(refused.status).toBe(200);
+    expect(refused.body.outcome).toBe('ignored');
     expect(await refundsOf('stripe', link.id)).toMatchObject([{ id: created.body.id, status: 'pending' }]);
   });
 
@@ -258,6 +262,187 @@ describe('a refund the PSP settles later, told by its notification', () => {
       'refund.succeeded',
       'refund.failed',
     ]);
+  });
+});
+
+describe('a refund the PSP refuses outright', () => {
+  it('Stripe: a payment already refunded in its dashboard fails the refund at once, with refund.failed, and frees its amount', async () => {
+    const link = await paidLink('stripe', '7.00');
+    stripe.refundInDashboard((await storedLink(link.id)).payment!.reference!);
+
+    const created = await requestRefund('stripe', link.id, '7.00');
+
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      status: 'failed',
+      provider_reference: null,
+      failure: { code: 'refund_failed', message: expect.stringMatching(/^Stripe: .*already been refunded/) },
+    });
+    expect(await eventTypes('stripe', link.id)).toEqual(['payment_link.paid', 'refund.failed']);
+    const stored = await storedLink(link.id);
+    expect(stored.refund_reserved_minor).toBe(0);
+    expect(stored.refund_check_at).not.toBeNull(); // the sweeper takes it off its list at its next look
+  });
+
+  it('Mollie: a refund Mollie refuses (more than remains there) fails at once and frees its amount', async () => {
+    const link = await paidLink('mollie', '12.00');
+    const payment = mollie.payments.get((await storedLink(link.id)).payment!.reference!)!;
+    payment.amountRefunded = { value: '12.00', currency: 'EUR' }; // refunded in Mollie's dashboard
+
+    const created = await requestRefund('mollie', link.id, '12.00');
+
+    expect(created.body).toMatchObject({ status: 'failed', failure: { code: 'refund_failed' } });
+    expect(await eventTypes('mollie', link.id)).toEqual(['payment_link.paid', 'refund.failed']);
+    expect((await storedLink(link.id)).refund_reserved_minor).toBe(0);
+  });
+
+  it('the sweeper fails a refund that the PSP, asked again, refuses, instead of leaving it pending', async () => {
+    const link = await paidLink('mollie', '9.00');
+    mollie.outage = 'error';
+    const created = await requestRefund('mollie', link.id, '9.00');
+    mollie.outage = 'none';
+    expect(created.body).toMatchObject({ status: 'pending', provider_reference: null });
+    const payment = mollie.payments.get((await storedLink(link.id)).payment!.reference!)!;
+    payment.amountRefunded = { value: '9.00', currency: 'EUR' }; // meanwhile refunded in Mollie's dashboard
+
+    await sweep(new Date(Date.parse(created.body.created_at) + FIRST_CHECK_AFTER_MS + 1_000));
+
+    expect(await refundsOf('mollie', link.id)).toMatchObject([{ id: created.body.id, status: 'failed' }]);
+    expect(await eventTypes('mollie', link.id)).toEqual(['payment_link.paid', 'refund.failed']);
+  });
+
+  it('Stripe: an amount Stripe cannot express in a three-decimal currency is a 422, before Stripe is asked', async () => {
+    const link = await createLink(stack, keys.stripe.api_key, {
+      amount: { value: '10.000', currency: 'KWD' },
+    });
+    await navigate(link.checkout_url);
+    const session = (await storedLink(link.id)).psp_session!;
+    const paid = stripe.completeSession(session.id);
+    await notifyStripe(
+      stripe.signedEvent('checkout.session.completed', paid, stripeCredentials.webhook_secret),
+    );
+    const sent = stripe.requests.length;
+
+    const refused = await stack.request('POST', `/v1/payment-links/${link.id}/refunds`, {
+      key: keys.stripe.api_key,
+      body: { amount: { value: '1.005', currency: 'KWD' } },
+    });
+
+    expect(refused.status).toBe(422);
+    expect(refused.body.errors).toEqual([
+      { pointer: '/amount/value', detail: expect.stringMatching(/third decimal must be 0/) },
+    ]);
+    expect(stripe.requests.length).toBe(sent);
+    const accepted = await stack.request('POST', `/v1/payment-links/${link.id}/refunds`, {
+      key: keys.stripe.api_key,
+      body: { amount: { value: '1.01', currency: 'KWD' } },
+    });
+    expect(accepted.body).toMatchObject({ status: 'pending', amount: { value: '1.01', currency: 'KWD' } });
+    expect(stripe.requests.at(-1)?.form.amount).toBe('1010');
+  });
+});
+
+describe('a refund the PSP reverses after it succeeded', () => {
+  it('Stripe: refund.failed after refund.updated (succeeded) fails it again, restores amount_refunded, sends refund.failed', async () => {
+    const link = await paidLink('stripe', '10.00');
+    const created = await requestRefund('stripe', link.id, '10.00');
+    const succeeded = stripe.settleRefund(created.body.provider_reference, 'succeeded');
+    await notifyStripe(stripe.signedEvent('refund.updated', succeeded, stripeCredentials.webhook_secret));
+    expect(await refundsOf('stripe', link.id)).toMatchObject([{ status: 'succeeded' }]);
+
+    const reversed = stripe.settleRefund(created.body.provider_reference, 'failed');
+    const response = await notifyStripe(
+      stripe.signedEvent('refund.failed', reversed, stripeCredentials.webhook_secret),
+    );
+
+    expect(response.body.outcome).toBe('refund_failed');
+    expect(await refundsOf('stripe', link.id)).toMatchObject([
+      { id: created.body.id, status: 'failed', failure: { code: 'refund_failed' } },
+    ]);
+    const read = await stack.request('GET', `/v1/payment-links/${link.id}`, { key: keys.stripe.api_key });
+    expect(read.body.amount_refunded).toEqual({ value: '0.00', currency: 'EUR' });
+    expect(await eventTypes('stripe', link.id)).toEqual([
+      'payment_link.paid',
+      'refund.succeeded',
+      'refund.failed',
+    ]);
+    // A copy of the event changes nothing; the amount may be refunded again.
+    await notifyStripe(stripe.signedEvent('refund.failed', reversed, stripeCredentials.webhook_secret));
+    expect(await eventTypes('stripe', link.id)).toHaveLength(3);
+    expect((await requestRefund('stripe', link.id, '10.00')).status).toBe(201);
+  });
+
+  it('Adyen: REFUND_FAILED or REFUNDED_REVERSED after REFUND fails the refund again and restores the totals', async () => {
+    const link = await paidLink('adyen', '10.00');
+    const first = await requestRefund('adyen', link.id, '4.00');
+    const second = await requestRefund('adyen', link.id, '6.00');
+    await notifyAdyen(adyen.refundItem(first.body.provider_reference, 'succeeded'));
+    await notifyAdyen(adyen.refundItem(second.body.provider_reference, 'succeeded'));
+
+    await notifyAdyen(adyen.refundItem(first.body.provider_reference, 'failed'));
+    await notifyAdyen(adyen.refundItem(second.body.provider_reference, 'reversed'));
+
+    expect(await refundsOf('adyen', link.id)).toMatchObject([
+      { id: second.body.id, status: 'failed', failure: { message: expect.stringMatching(/reversed/) } },
+      { id: first.body.id, status: 'failed' },
+    ]);
+    const stored = await storedLink(link.id);
+    expect([stored.refund_refunded_minor, stored.refund_reserved_minor]).toEqual([0, 0]);
+    expect(await eventTypes('adyen', link.id)).toEqual([
+      'payment_link.paid',
+      'refund.succeeded',
+      'refund.succeeded',
+      'refund.failed',
+      'refund.failed',
+    ]);
+  });
+});
+
+describe('verified notifications about what we did not create', () => {
+  it('Stripe: a completed session made outside our checkout is answered 200 and ignored, so Stripe stops sending it', async () => {
+    const otherTenant = await createLink(stack, keys.other.api_key);
+    const created = Math.floor(Date.now() / 1000);
+    const outside = (id: string, clientReferenceId: string | null) => {
+      const session = {
+        id,
+        object: 'checkout.session',
+        client_reference_id: clientReferenceId,
+        created,
+        expires_at: created + 3600,
+        livemode: false,
+        metadata: {},
+        mode: 'payment',
+        payment_intent: `pi_${id.slice(-12)}`,
+        payment_status: 'paid',
+        status: 'complete',
+        url: null,
+      };
+      stripe.sessions.set(id, session);
+      return session;
+    };
+
+    const answers = await Promise.all([
+      notifyStripe(
+        stripe.signedEvent(
+          'checkout.session.completed',
+          outside(`cs_test_${'a'.repeat(24)}`, null),
+          stripeCredentials.webhook_secret,
+        ),
+      ),
+      notifyStripe(
+        stripe.signedEvent(
+          'checkout.session.completed',
+          outside(`cs_test_${'b'.repeat(24)}`, otherTenant.id),
+          stripeCredentials.webhook_secret,
+        ),
+      ),
+    ]);
+
+    expect(answers.map(({ status, body }) => [status, body.outcome])).toEqual([
+      [200, 'ignored'],
+      [200, 'ignored'],
+    ]);
+    expect((await storedLink(otherTenant.id)).status).toBe('open');
   });
 });
 

@@ -1,6 +1,11 @@
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { DynamoRefundLedger } from '../../functions/adapters/dynamodb/refund-ledger.ts';
+import { config } from '../../functions/config.ts';
+import { eventQueue, linkRepository, paymentRefunds, refundLedger } from '../../functions/dependencies.ts';
+import { FIRST_CHECK_AFTER_MS } from '../../functions/domain/payment.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
+import { checkPendingRefunds, createRefund, refundIdFor } from '../../functions/use-cases/refunds.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
 import { httpRequest, navigate } from '../support/navigate.ts';
 import { startTestStack, type TestResponse, type TestStack } from '../support/test-stack.ts';
@@ -21,6 +26,9 @@ afterAll(async () => {
   await stack.stop();
   await receiver.close();
 });
+afterEach(() => {
+  vi.restoreAllMocks();
+});
 
 /** A link the buyer paid in the sandbox: checkout page, then "Pay" on the sandbox's page. */
 // biome-ignore lint/suspicious/noExplicitAny: the API's JSON resource
@@ -32,6 +40,15 @@ async function paidLink(value = '10.00', body: Record<string, unknown> = {}): Pr
   await eventually(async () => (await storedLink(link.id)).status === 'paid');
   return link;
 }
+
+const refundDeps = () => ({
+  links: linkRepository(),
+  ledger: refundLedger(),
+  queue: eventQueue(),
+  refunds: paymentRefunds(),
+  now: () => new Date(),
+  checkoutBase: config().CHECKOUT_BASE,
+});
 
 const refund = (linkId: string, body?: unknown, headers: Record<string, string> = {}, key = acme.api_key) =>
   stack.request('POST', `/v1/payment-links/${linkId}/refunds`, { key, body, headers });
@@ -139,6 +156,75 @@ describe('POST /v1/payment-links/{id}/refunds', () => {
     expect(again.status).toBe(201);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body.id).toBe(first.body.id);
+    expect((await storedLink(link.id)).refunds).toHaveLength(1);
+  });
+});
+
+describe('a refund the PSP accepted is never sent twice (docs/webhooks.md#refunds)', () => {
+  it('answers 201 with the pending refund when its outcome cannot be stored, keeps the Idempotency-Key, and the sweeper settles it', async () => {
+    const link = await paidLink('10.00');
+    const headers = { 'idempotency-key': `store-down-${link.id}` };
+    vi.spyOn(DynamoRefundLedger.prototype, 'commitSettlement').mockRejectedValueOnce(
+      new Error('store unavailable'),
+    );
+
+    const first = await refund(link.id, { amount: { value: '4.00', currency: 'EUR' } }, headers);
+    const retry = await refund(link.id, { amount: { value: '4.00', currency: 'EUR' } }, headers);
+
+    expect(first.status).toBe(201);
+    expect(first.body).toMatchObject({ status: 'pending', amount: { value: '4.00', currency: 'EUR' } });
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(retry.body.id).toBe(first.body.id);
+    const stored = await storedLink(link.id);
+    expect(stored.refunds).toHaveLength(1);
+    expect(stored.refund_reserved_minor).toBe(400);
+
+    await checkPendingRefunds(
+      {
+        ...refundDeps(),
+        now: () => new Date(Date.parse(first.body.created_at) + FIRST_CHECK_AFTER_MS + 1_000),
+      },
+      100,
+    );
+    const settled = await storedLink(link.id);
+    expect(settled.refunds).toMatchObject([{ id: first.body.id, status: 'succeeded' }]);
+    expect(settled.refund_refunded_minor).toBe(400);
+  });
+
+  it('a request that runs again with the same Idempotency-Key (its first answer lost) answers the refund it made', async () => {
+    const link = await paidLink('10.00');
+    const principal = { account: 'acme', mode: 'test' as const };
+    const refundId = refundIdFor(principal, link.id, 'lost-answer');
+    const deps = refundDeps();
+
+    const first = await createRefund(deps, principal, link.id, { value: '3.00', currency: 'EUR' }, refundId);
+    const again = await createRefund(deps, principal, link.id, { value: '3.00', currency: 'EUR' }, refundId);
+
+    expect(again).toEqual(first);
+    expect(first.id).toBe(refundIdFor(principal, link.id, 'lost-answer'));
+    expect(refundIdFor(principal, link.id, 'another key')).not.toBe(first.id);
+    expect(refundIdFor({ account: 'globex', mode: 'test' }, link.id, 'lost-answer')).not.toBe(first.id);
+    const stored = await storedLink(link.id);
+    expect(stored.refunds).toHaveLength(1);
+    expect(stored.refund_refunded_minor).toBe(300);
+  });
+
+  it('goes on with a reservation whose write landed although its answer was lost', async () => {
+    const link = await paidLink('10.00');
+    const reserve = DynamoRefundLedger.prototype.reserve;
+    vi.spyOn(DynamoRefundLedger.prototype, 'reserve').mockImplementationOnce(async function (
+      this: DynamoRefundLedger,
+      ...args
+    ) {
+      await reserve.apply(this, args);
+      throw new Error('socket hang up');
+    });
+
+    const created = await refund(link.id, { amount: { value: '5.00', currency: 'EUR' } });
+
+    expect(created.status).toBe(201);
+    expect(created.body.status).toBe('succeeded');
     expect((await storedLink(link.id)).refunds).toHaveLength(1);
   });
 });

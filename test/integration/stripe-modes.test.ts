@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StripePspFactory } from '../../functions/adapters/psp/stripe-psp.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
 import { InvalidNotificationError, PspNotConfiguredError } from '../../functions/domain/errors.ts';
+import { PspRefusalError } from '../../functions/ports/psp.ts';
 import { type FakeStripe, startFakeStripe } from '../support/fake-stripe.ts';
 import { checkoutReturn, orderLink, storedConnection } from '../support/psp-fixtures.ts';
 
@@ -208,13 +209,14 @@ describe('Stripe refunds, through the Refunds API', () => {
       state: 'failed',
       failureMessage: 'Stripe: expired_or_canceled_card',
     });
-    await expect(
-      psp.refund({
-        refundId: 're_ours000000000000000000003',
-        linkId: 'pl_ours000000000000000000002',
-        paymentReference: paymentIntent,
-        amount: { value: '0.01', currency: 'EUR' },
-      }),
-    ).rejects.toThrow(/greater than unrefunded/);
+    // A failed refund's amount is refundable again; more than the payment is a definite refusal.
+    const refusal = psp.refund({
+      refundId: 're_ours000000000000000000003',
+      linkId: 'pl_ours000000000000000000002',
+      paymentReference: paymentIntent,
+      amount: { value: '5.01', currency: 'EUR' },
+    });
+    await expect(refusal).rejects.toBeInstanceOf(PspRefusalError);
+    await expect(refusal).rejects.toThrow(/^Stripe: .*greater than unrefunded/);
   });
 });

@@ -1,6 +1,7 @@
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StripePsp, stripeAmountProblem } from '../../functions/adapters/psp/stripe-psp.ts';
+import { STRIPE_SESSION_LIMITS, StripePsp } from '../../functions/adapters/psp/stripe-psp.ts';
+import { sessionExpiry } from '../../functions/domain/checkout.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
 import { InvalidNotificationError } from '../../functions/domain/errors.ts';
 import { newPaymentLink } from '../../functions/domain/payment-link.ts';
@@ -97,8 +98,39 @@ describe('the Stripe adapter, through the official SDK against a Stripe-speaking
     const sent = stripe.requests.length;
     await expect(
       psp.createSession(link('10.5', 'MGA'), checkout(new Date(Date.now() + 3_600_000))),
-    ).rejects.toThrow(/cannot be expressed/);
+    ).rejects.toThrow(/cannot express/);
     expect(stripe.requests.length).toBe(sent);
+  });
+
+  it('refuses, before asking Stripe, an amount in a three-decimal currency whose last digit is not 0', async () => {
+    const sent = stripe.requests.length;
+
+    await expect(
+      psp.createSession(link('10.005', 'KWD'), checkout(new Date(Date.now() + 3_600_000))),
+    ).rejects.toThrow(PspRefusalError);
+    await expect(
+      psp.createSession(link('10.005', 'KWD'), checkout(new Date(Date.now() + 3_600_000))),
+    ).rejects.toThrow(/third decimal must be 0/);
+
+    expect(stripe.requests.length).toBe(sent);
+    await psp.createSession(link('10.01', 'BHD'), checkout(new Date(Date.now() + 3_600_000)));
+    expect(stripe.requests.at(-1)?.form['line_items[0][price_data][unit_amount]']).toBe('10010');
+  });
+
+  it('asks for a session of at least 30 minutes after Stripe creates it, in whole seconds, however long the request takes', async () => {
+    stripe.latencyMs = 1_100; // the request reaches Stripe in the next second
+    try {
+      // A link about to expire: its session gets the shortest life Stripe allows.
+      const soon = link('10.00', 'EUR', new Date(Date.now() + 5 * 60_000).toISOString());
+      const session = await psp.createSession(
+        soon,
+        checkout(sessionExpiry(soon, new Date(), STRIPE_SESSION_LIMITS)),
+      );
+      const created = stripe.sessions.get(session.id)!;
+      expect(Number(created.expires_at) - Number(created.created)).toBeGreaterThanOrEqual(30 * 60);
+    } finally {
+      stripe.latencyMs = 0;
+    }
   });
 
   it('verifies a notification signed with the webhook secret and names the session', async () => {
@@ -169,21 +201,20 @@ describe('the Stripe adapter, through the official SDK against a Stripe-speaking
     });
   });
 
-  it("knows Stripe's minimum and maximum charges and the amounts it cannot express, before any call", () => {
-    expect(stripeAmountProblem({ value: '0.30', currency: 'EUR' })).toMatch(/minimum/);
-    expect(stripeAmountProblem({ value: '0.50', currency: 'EUR' })).toBeUndefined();
-    expect(stripeAmountProblem({ value: '0.30', currency: 'GBP' })).toBeUndefined();
-    expect(stripeAmountProblem({ value: '1000000', currency: 'EUR' })).toMatch(/maximum/);
-    expect(stripeAmountProblem({ value: '999999.99', currency: 'EUR' })).toBeUndefined();
-    // Zero-decimal at Stripe although ISO 4217 gives it two.
-    expect(stripeAmountProblem({ value: '1000.50', currency: 'MGA' })).toMatch(/cannot express/);
-    expect(stripeAmountProblem({ value: '1000', currency: 'MGA' })).toBeUndefined();
+  it('refuses, before asking Stripe, an amount below its minimum charge', async () => {
+    const sent = stripe.requests.length;
+    await expect(
+      psp.createSession(link('0.10', 'EUR'), checkout(new Date(Date.now() + 3_600_000))),
+    ).rejects.toThrow(PspRefusalError);
+    expect(stripe.requests.length).toBe(sent);
   });
 
   it("reports Stripe's 400 to a session as a refusal of the link, not a failure of Stripe", async () => {
+    // Stripe refuses a session that would live longer than 24 hours.
     const failure = await psp
-      .createSession(link('0.10', 'EUR'), checkout(new Date(Date.now() + 3_600_000)))
+      .createSession(link('10', 'EUR'), checkout(new Date(Date.now() + 48 * 3_600_000)))
       .catch((error: unknown) => error);
+    expect(stripe.requests.at(-1)?.path).toBe('/v1/checkout/sessions');
     expect(failure).toBeInstanceOf(PspRefusalError);
   });
 

@@ -39,8 +39,15 @@ export interface FakeAdyen {
   refunds: Map<string, FakeRefund>;
   /** The buyer pays on the link: it completes, and the AUTHORISATION item Adyen would then send is returned. */
   pay(linkId: string): NotificationItem;
-  /** The item of a REFUND (or REFUND_FAILED) notification about a refund the fake received. */
-  refundItem(refundPspReference: string, outcome: 'succeeded' | 'failed'): NotificationItem;
+  /**
+   * The item of a notification about a refund the fake received, as Adyen/adyen-openapi Webhooks-v1 shows them:
+   * `succeeded` REFUND (success "true"), `refused` REFUND (success "false"), `failed` REFUND_FAILED and
+   * `reversed` REFUNDED_REVERSED (both success "true": the event happened; either may follow a REFUND).
+   */
+  refundItem(
+    refundPspReference: string,
+    outcome: 'succeeded' | 'refused' | 'failed' | 'reversed',
+  ): NotificationItem;
   /** A notification request as Adyen posts it: every item signed with `hmacKey` (hex). */
   notification(items: NotificationItem[], options: { hmacKey: string; live?: boolean }): string;
   outage: 'none' | 'hang' | 'error';
@@ -143,14 +150,21 @@ export async function startFakeAdyen(options: {
   function createRefund(paymentPspReference: string, body: Record<string, unknown>) {
     const payment = payments.get(paymentPspReference);
     if (!payment) return error(422, '167', 'Original pspReference required for this operation');
-    const amount = body.amount as { value: number; currency: string };
+    // Adyen/adyen-openapi CheckoutService-v71 `PaymentRefundRequest`: `amount` and `merchantAccount` required.
+    if (body.merchantAccount !== options.merchantAccount) {
+      return error(403, '901', 'Invalid Merchant Account', 'security');
+    }
+    const amount = body.amount as { value?: unknown; currency?: unknown } | undefined;
+    if (!amount || !Number.isInteger(amount.value) || typeof amount.currency !== 'string') {
+      return error(422, '100', 'Required field amount is not provided or is invalid');
+    }
     if (amount.currency !== payment.link.amount.currency)
       return error(422, '137', 'Invalid amount specified');
     const created: FakeRefund = {
       pspReference: pspReference(),
       paymentPspReference,
       reference: String(body.reference ?? ''),
-      amount,
+      amount: { value: amount.value as number, currency: amount.currency },
     };
     refunds.set(created.pspReference, created);
     return {
@@ -192,16 +206,28 @@ export async function startFakeAdyen(options: {
     refundItem(refundPspReference, outcome) {
       const refund = refunds.get(refundPspReference);
       if (!refund) throw new Error(`no refund ${refundPspReference}`);
+      const eventCodes = {
+        succeeded: 'REFUND',
+        refused: 'REFUND',
+        failed: 'REFUND_FAILED',
+        reversed: 'REFUNDED_REVERSED',
+      };
+      const reasons = {
+        succeeded: '',
+        refused: 'Insufficient balance on merchant account',
+        failed: 'Refund Failed',
+        reversed: 'Refund returned by the issuer',
+      };
       return {
         amount: refund.amount,
-        eventCode: outcome === 'succeeded' ? 'REFUND' : 'REFUND_FAILED',
+        eventCode: eventCodes[outcome],
         eventDate: new Date().toISOString(),
         merchantAccountCode: options.merchantAccount,
         merchantReference: refund.reference,
         originalReference: refund.paymentPspReference,
         pspReference: refund.pspReference,
-        reason: outcome === 'succeeded' ? '' : 'Insufficient balance on merchant account',
-        success: outcome === 'succeeded' ? 'true' : 'false',
+        reason: reasons[outcome],
+        success: outcome === 'refused' ? 'false' : 'true',
       };
     },
     notification(items, { hmacKey, live = false }) {

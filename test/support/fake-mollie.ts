@@ -37,7 +37,9 @@ const link = (href: string, type = 'application/hal+json') => ({ href, type });
  * A local server speaking Mollie's v2 wire format for what the adapter uses (docs.mollie.com/reference):
  * JSON bodies, HAL responses (`_links.checkout` is the hosted checkout), errors as
  * `{ status, title, detail, _links }`, the mode taken from the API key (`test_…` / `live_…`), and
- * `Idempotency-Key` replays. The official `@mollie/api-client` is pointed at it with `apiEndpoint`.
+ * `Idempotency-Key` replays. It refuses what Mollie's OpenAPI document (mollie/openapi) requires and the adapter
+ * might miss: amounts with other than the currency's decimals, a payment without `description` or `redirectUrl`, a
+ * refund without `description`. The official `@mollie/api-client` is pointed at it with `apiEndpoint`.
  */
 export async function startFakeMollie(options: { apiKeys: string[] }): Promise<FakeMollie> {
   const payments = new Map<string, FakeMolliePayment>();
@@ -156,6 +158,10 @@ export async function startFakeMollie(options: { apiKeys: string[] }): Promise<F
     if (payment.status !== 'paid') {
       return error(422, 'Unprocessable Entity', 'The payment has not been paid, so it cannot be refunded');
     }
+    // mollie/openapi specs.yaml, `refund-request`: `amount` and `description` (at most 255 characters) required.
+    if (typeof body.description !== 'string' || body.description.length > 255) {
+      return error(422, 'Unprocessable Entity', 'The description is invalid');
+    }
     const amount = body.amount as { value: string; currency: string };
     const cents = (value: string) => Math.round(Number(value) * 100);
     const remaining = cents(payment.amount.value) - cents(payment.amountRefunded.value);
@@ -176,7 +182,7 @@ export async function startFakeMollie(options: { apiKeys: string[] }): Promise<F
       amount,
       status: 'pending',
       createdAt: new Date().toISOString(),
-      description: body.description ?? '',
+      description: body.description,
       metadata: body.metadata ?? null,
       paymentId: payment.id,
       settlementAmount: { value: `-${amount.value}`, currency: amount.currency },

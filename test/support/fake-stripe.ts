@@ -27,8 +27,17 @@ export interface FakeStripe {
   completeSession(id: string, options?: { async?: boolean }): FakeSession;
   /** The asynchronous payment of a completed session succeeded (`checkout.session.async_payment_succeeded`). */
   settleAsyncPayment(id: string): FakeSession;
-  /** What Stripe does when a refund settles or fails. */
+  /**
+   * What Stripe does when a refund settles or fails; `failed` after `succeeded` is a refund the card network
+   * returned, and the amount is refundable again.
+   */
   settleRefund(id: string, outcome: 'succeeded' | 'failed'): FakeRefund;
+  /** A refund of all that remains of a PaymentIntent made in Stripe's dashboard (no metadata of ours). */
+  refundInDashboard(paymentIntent: string): FakeRefund;
+  /** How long each request takes to reach the fake Stripe (its `created` times are taken after it). */
+  latencyMs: number;
+  /** How far the fake Stripe's clock is ahead of this process's, for a test that runs the service later. */
+  clockAheadMs: number;
   /**
    * A webhook event as Stripe sends it: the JSON body and its `Stripe-Signature` header. `livemode` is what
    * the event says (by default the mode of the fake's first key).
@@ -44,11 +53,21 @@ export interface FakeStripe {
 
 const id = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
 
+/** Stripe's three-decimal currencies: their amounts must end in 0 (docs.stripe.com/currencies). */
+const THREE_DECIMAL = new Set(['bhd', 'jod', 'kwd', 'omr', 'tnd']);
+
+const invalid = (param: string, message: string, code = 'parameter_invalid_integer') => ({
+  error: { type: 'invalid_request_error', code, param, message },
+});
+
 /**
  * A local server that speaks Stripe's wire format for the endpoints the adapter uses: form-encoded requests,
  * JSON responses shaped like the Checkout Session and Refund objects of Stripe's API reference, errors in
  * Stripe's `{ "error": { type, message } }` envelope, `livemode` from the key (`sk_live_`/`rk_live_`), and
- * `Idempotency-Key` replays of POSTs. The official SDK is pointed at it with `host`/`port`/`protocol`.
+ * `Idempotency-Key` replays of POSTs. It refuses what Stripe refuses of what the adapter sends: an `expires_at`
+ * less than 30 minutes or more than 24 hours after the session's `created` (whole seconds), an amount in a
+ * three-decimal currency whose last digit is not 0, a refund of more than remains (`amount_too_large`) or of a
+ * fully refunded payment (`charge_already_refunded`). The official SDK is pointed at it with `host`/`port`/`protocol`.
  * `secretKeys` are further keys it accepts (a rotated key).
  */
 export async function startFakeStripe(options: {
@@ -61,11 +80,14 @@ export async function startFakeStripe(options: {
   const paymentIntents = new Map<string, { amount: number; currency: string; refunded: number }>();
   const replays = new Map<string, { status: number; body: unknown }>();
   const keys = [options.secretKey, ...(options.secretKeys ?? [])];
+  const state = { latencyMs: 0, clockAheadMs: 0 };
+  const nowSeconds = () => Math.floor((Date.now() + state.clockAheadMs) / 1000);
   const isLive = (key: string) => /^(sk|rk)_live_/.test(key);
 
   const server = createServer(async (request, response) => {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
+    if (state.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, state.latencyMs));
     const url = new URL(request.url ?? '/', 'http://stripe.local');
     const form = Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString('utf8')));
     requests.push({ method: request.method ?? '', path: url.pathname, headers: request.headers, form });
@@ -102,6 +124,18 @@ export async function startFakeStripe(options: {
         }
         const amount =
           form.amount === undefined ? paymentIntent.amount - paymentIntent.refunded : Number(form.amount);
+        if (THREE_DECIMAL.has(paymentIntent.currency) && amount % 10 !== 0) {
+          return reply(400, invalid('amount', 'Amounts in this currency must be a multiple of 10.'));
+        }
+        if (paymentIntent.refunded >= paymentIntent.amount) {
+          return reply(400, {
+            error: {
+              type: 'invalid_request_error',
+              code: 'charge_already_refunded',
+              message: `Charge for payment_intent ${form.payment_intent} has already been refunded.`,
+            },
+          });
+        }
         if (amount > paymentIntent.amount - paymentIntent.refunded) {
           return reply(400, {
             error: {
@@ -117,7 +151,7 @@ export async function startFakeStripe(options: {
           object: 'refund',
           amount,
           currency: paymentIntent.currency,
-          created: Math.floor(Date.now() / 1000),
+          created: nowSeconds(),
           failure_reason: null,
           metadata: Object.fromEntries(
             Object.entries(form).flatMap(([name, value]) => {
@@ -158,7 +192,28 @@ export async function startFakeStripe(options: {
           },
         });
       }
-      const created = Math.floor(Date.now() / 1000);
+      const created = nowSeconds();
+      const unitAmount = Number(form['line_items[0][price_data][unit_amount]']);
+      if (THREE_DECIMAL.has(form['line_items[0][price_data][currency]'] ?? '') && unitAmount % 10 !== 0) {
+        return reply(
+          400,
+          invalid(
+            'line_items[0][price_data][unit_amount]',
+            'Amounts in this currency must be a multiple of 10.',
+          ),
+        );
+      }
+      const expiresAt = form.expires_at === undefined ? undefined : Number(form.expires_at);
+      if (expiresAt !== undefined && (expiresAt < created + 1800 || expiresAt > created + 86_400)) {
+        return reply(
+          400,
+          invalid(
+            'expires_at',
+            'The `expires_at` timestamp must be between 30 minutes and 24 hours after Checkout Session creation.',
+            'parameter_invalid_integer',
+          ),
+        );
+      }
       const session: FakeSession = {
         id: id(livemode ? 'cs_live' : 'cs_test'),
         object: 'checkout.session',
@@ -246,18 +301,52 @@ export async function startFakeStripe(options: {
     settleRefund(refundId, outcome) {
       const refund = refunds.get(refundId);
       if (!refund) throw new Error(`no refund ${refundId}`);
+      const paymentIntent = paymentIntents.get(refund.payment_intent);
+      if (outcome === 'failed' && refund.status !== 'failed' && paymentIntent) {
+        paymentIntent.refunded -= Number(refund.amount);
+      }
       Object.assign(refund, {
         status: outcome,
         failure_reason: outcome === 'failed' ? 'expired_or_canceled_card' : null,
       });
       return refund;
     },
+    refundInDashboard(paymentIntentId) {
+      const paymentIntent = paymentIntents.get(paymentIntentId);
+      if (!paymentIntent) throw new Error(`no payment intent ${paymentIntentId}`);
+      const refund: FakeRefund = {
+        id: id('re'),
+        object: 'refund',
+        amount: paymentIntent.amount - paymentIntent.refunded,
+        currency: paymentIntent.currency,
+        created: nowSeconds(),
+        failure_reason: null,
+        metadata: {},
+        payment_intent: paymentIntentId,
+        status: 'succeeded',
+      };
+      paymentIntent.refunded = paymentIntent.amount;
+      refunds.set(refund.id, refund);
+      return refund;
+    },
+    get latencyMs() {
+      return state.latencyMs;
+    },
+    set latencyMs(value) {
+      state.latencyMs = value;
+    },
+    get clockAheadMs() {
+      return state.clockAheadMs;
+    },
+    set clockAheadMs(value) {
+      state.clockAheadMs = value;
+    },
     signedEvent(type, object, webhookSecret, eventOptions = {}) {
       const body = JSON.stringify({
         id: id('evt'),
         object: 'event',
         api_version: '2026-10-28.endive',
-        created: Math.floor(Date.now() / 1000),
+        created: nowSeconds(),
         data: { object },
         livemode: eventOptions.livemode ?? isLive(options.secretKey),
         pending_webhooks: 1,

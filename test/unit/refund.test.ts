@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { Provider } from '../../functions/domain/connection.ts';
 import { InvalidStateError, ValidationError } from '../../functions/domain/errors.ts';
 import { fromMinorUnits } from '../../functions/domain/money.ts';
 import { FIRST_CHECK_AFTER_MS, MAX_CHECK_INTERVAL_MS } from '../../functions/domain/payment.ts';
@@ -19,14 +20,12 @@ import {
 
 const now = new Date('2026-03-01T10:00:00Z');
 
-function paidLink(value = '10.00', currency = 'EUR'): PaymentLink {
+function paidLink(value = '10.00', currency = 'EUR', provider: Provider = 'sandbox'): PaymentLink {
   const open = newPaymentLink({ account: 'acme', mode: 'test' }, { amount: { value, currency } }, now);
   return (
-    markPaid(
-      open,
-      { id: 'pay_1', connection_id: 'pc_sandbox', provider: 'sandbox', reference: 'sbpay_1' },
-      now,
-    ) as { after: PaymentLink }
+    markPaid(open, { id: 'pay_1', connection_id: 'pc_sandbox', provider, reference: 'sbpay_1' }, now) as {
+      after: PaymentLink;
+    }
   ).after;
 }
 
@@ -165,6 +164,61 @@ describe('settling a refund', () => {
     expect(result.transition.event.type).toBe('refund.failed');
   });
 
+  it('reverses a succeeded refund the PSP later fails: failed, no longer refunded nor reserved, refund.failed', () => {
+    const settled = settleRefund(
+      pending(),
+      're_1',
+      { status: 'succeeded', providerReference: 're_psp', failureMessage: null },
+      now,
+    );
+    if (settled?.kind !== 'settled') throw new Error('expected a settled refund');
+
+    const reversed = settleRefund(
+      settled.transition.after,
+      're_1',
+      {
+        status: 'failed',
+        providerReference: 're_psp',
+        failureMessage: 'Stripe: charge_for_pending_refund_disputed',
+      },
+      now,
+    );
+
+    if (reversed?.kind !== 'settled') throw new Error('expected a reversal');
+    expect(reversed.from).toBe('succeeded');
+    expect(reversed.refund).toMatchObject({
+      status: 'failed',
+      failure: { code: 'refund_failed', message: 'Stripe: charge_for_pending_refund_disputed' },
+    });
+    expect(reversed.transition.after).toMatchObject({ refund_refunded_minor: 0, refund_reserved_minor: 0 });
+    expect(reversed.transition.event.type).toBe('refund.failed');
+    expect(
+      settleRefund(
+        reversed.transition.after,
+        're_1',
+        { status: 'succeeded', providerReference: 're_psp', failureMessage: null },
+        now,
+      ),
+    ).toBeUndefined();
+  });
+
+  it('refuses, with a 422, a refund the PSP that took the payment cannot express', () => {
+    const link = paidLink('10.000', 'KWD', 'stripe');
+    expect(() => requestRefund(link, { value: '1.005', currency: 'KWD' }, 're_1', now)).toThrow(
+      ValidationError,
+    );
+    expect(requestRefund(link, { value: '1.01', currency: 'KWD' }, 're_1', now).amount.value).toBe('1.01');
+    const adyen = paidLink('100.00', 'IDR', 'adyen');
+    expect(() => requestRefund(adyen, { value: '10.50', currency: 'IDR' }, 're_2', now)).toThrow(
+      ValidationError,
+    );
+  });
+
+  it("does not hold a refund to the PSP's minimum charge", () => {
+    const link = paidLink('10.00', 'EUR', 'stripe');
+    expect(requestRefund(link, { value: '0.10', currency: 'EUR' }, 're_1', now).amount.value).toBe('0.10');
+  });
+
   it('settles once: a repeat of the outcome, an unknown refund or a pending status without news change nothing', () => {
     const link = pending();
     const settled = settleRefund(
@@ -179,7 +233,15 @@ describe('settling a refund', () => {
       settleRefund(
         settled.transition.after,
         're_1',
-        { status: 'failed', providerReference: null, failureMessage: null },
+        { status: 'succeeded', providerReference: null, failureMessage: null },
+        now,
+      ),
+    ).toBeUndefined();
+    expect(
+      settleRefund(
+        settled.transition.after,
+        're_1',
+        { status: 'pending', providerReference: 'other', failureMessage: null },
         now,
       ),
     ).toBeUndefined();

@@ -50,6 +50,12 @@ export class DynamoRateLimiter implements RateLimiter {
     this.maxLease = Math.max(1, Math.floor(options.limit / 100));
   }
 
+  isSpent(principal: Principal, now: Date): boolean {
+    const windowStart = Math.floor(now.getTime() / 1000 / this.windowSeconds) * this.windowSeconds;
+    const lease = this.leases.get(`${principal.account}#${principal.mode}`);
+    return lease?.windowStart === windowStart && lease.spent;
+  }
+
   async hit(principal: Principal, now: Date): Promise<RateLimitOutcome> {
     const nowSeconds = now.getTime() / 1000;
     const windowStart = Math.floor(nowSeconds / this.windowSeconds) * this.windowSeconds;

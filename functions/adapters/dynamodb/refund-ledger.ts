@@ -1,6 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { PaymentLink, Refund, Transition } from '../../domain/payment-link.ts';
+import type { PaymentLink, Refund, RefundStatus, Transition } from '../../domain/payment-link.ts';
 import type { Mode } from '../../domain/principal.ts';
 import type { RefundLedger } from '../../ports/refund-ledger.ts';
 import { dropOrphan, putEvent } from './link-repository.ts';
@@ -20,7 +20,11 @@ export class DynamoRefundLedger implements RefundLedger {
     this.tableName = tableName;
   }
 
-  async commitSettlement({ before, after, event }: Transition, refund: Refund): Promise<boolean> {
+  async commitSettlement(
+    { before, after, event }: Transition,
+    refund: Refund,
+    from: RefundStatus,
+  ): Promise<boolean> {
     const index = (before.refunds ?? []).findIndex((candidate) => candidate.id === refund.id);
     await putEvent(this.client, this.tableName, event);
     try {
@@ -31,7 +35,7 @@ export class DynamoRefundLedger implements RefundLedger {
           UpdateExpression:
             `SET refunds[${index}] = :refund, event_ids = list_append(event_ids, :event), version = version + :one ` +
             'ADD refund_refunded_minor :refunded, refund_reserved_minor :reserved',
-          ConditionExpression: `refunds[${index}].id = :id AND refunds[${index}].#status = :pending`,
+          ConditionExpression: `refunds[${index}].id = :id AND refunds[${index}].#status = :from`,
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: {
             ':refund': refund,
@@ -40,7 +44,7 @@ export class DynamoRefundLedger implements RefundLedger {
             ':refunded': (after.refund_refunded_minor ?? 0) - (before.refund_refunded_minor ?? 0),
             ':reserved': (after.refund_reserved_minor ?? 0) - (before.refund_reserved_minor ?? 0),
             ':id': refund.id,
-            ':pending': 'pending',
+            ':from': from,
           },
         }),
       );

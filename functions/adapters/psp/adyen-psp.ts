@@ -5,17 +5,20 @@ import type { NotificationRequestItem } from '@adyen/api-library/lib/src/typings
 import { CALL_BUDGETS } from '../../domain/call-budgets.ts';
 import type { PspConnection } from '../../domain/connection.ts';
 import { InvalidNotificationError } from '../../domain/errors.ts';
-import { type Amount, toMinorUnits } from '../../domain/money.ts';
+import type { Amount } from '../../domain/money.ts';
 import type { PaymentLink, PspSession } from '../../domain/payment-link.ts';
 import type { Mode } from '../../domain/principal.ts';
-import type {
-  CheckoutReturn,
-  Psp,
-  PspNotification,
-  PspRefundRequest,
-  PspRefundStatus,
-  PspSessionStatus,
-  SessionEnd,
+import { adyenMinorUnits, pspAmountProblem } from '../../domain/psp-amounts.ts';
+import {
+  type CheckoutReturn,
+  isRefusalStatus,
+  type Psp,
+  type PspNotification,
+  type PspRefundRequest,
+  type PspRefundStatus,
+  PspRefusalError,
+  type PspSessionStatus,
+  type SessionEnd,
 } from '../../ports/psp.ts';
 import type { SecretStore } from '../../ports/secret-store.ts';
 import { RecentFacts, refusalOrFailure, StoredCredentialsPspFactory, withinPspBudget } from './psp-calls.ts';
@@ -36,27 +39,9 @@ export const ADYEN_SESSION_LIMITS = {
   preferredMs: 24 * 3_600_000,
 };
 
-/** Adyen's minor units where they differ from ISO 4217 (docs.adyen.com "Currency codes and minor units"). */
-const ADYEN_EXPONENT_OVERRIDES: Record<string, number> = { CLP: 2, CVE: 0, IDR: 0, ISK: 2 };
-
+/** The amount as Adyen takes it, in its minor units of the currency (`adyenMinorUnits`). */
 export function adyenAmount(amount: Amount): { currency: string; value: number } {
-  return {
-    currency: amount.currency,
-    value: Number(toMinorUnits(amount, ADYEN_EXPONENT_OVERRIDES[amount.currency])),
-  };
-}
-
-/**
- * Why Adyen cannot take `amount`, checked before any call: an amount with more decimals than Adyen's minor units
- * of the currency (IDR and CVE have none at Adyen) cannot be sent (docs/orchestration.md#amounts).
- */
-export function adyenAmountProblem(amount: Amount): string | undefined {
-  try {
-    adyenAmount(amount);
-    return undefined;
-  } catch {
-    return `Adyen cannot express ${amount.value} ${amount.currency} (it takes no decimals in that currency).`;
-  }
+  return { currency: amount.currency, value: Number(adyenMinorUnits(amount)) };
 }
 
 /** A connection's stored credentials (docs/orchestration.md#adyen). */
@@ -115,6 +100,12 @@ export interface AdyenSdk {
 /** Adyen keeps an idempotency key for at least 7 days after its first request. */
 export const ADYEN_IDEMPOTENCY_WINDOW_MS = 7 * 24 * 3_600_000;
 
+/**
+ * The notifications about a refund (Adyen/adyen-openapi Webhooks-v1; `pspReference` is the refund's): its
+ * outcome, and the two that fail it later, after a REFUND (docs/webhooks.md#refunds).
+ */
+const REFUND_EVENTS = new Set(['REFUND', 'REFUND_FAILED', 'REFUNDED_REVERSED']);
+
 interface NotificationRequest {
   live?: unknown;
   notificationItems?: { NotificationRequestItem?: NotificationRequestItem }[];
@@ -159,7 +150,10 @@ export class AdyenPsp implements Psp {
     return withinPspBudget(this.provider, request);
   }
 
+  /** Refuses (`PspRefusalError`), without calling Adyen, an amount Adyen cannot take (`pspAmountProblem`). */
   async createSession(link: PaymentLink, checkout: CheckoutReturn): Promise<PspSession> {
+    const problem = pspAmountProblem(this.provider, link.amount, 'payment');
+    if (problem) throw new PspRefusalError(problem);
     const created = await this.call(() =>
       this.sdk.paymentLinks.paymentLinks(
         {
@@ -252,13 +246,19 @@ export class AdyenPsp implements Psp {
       }
       return { type, sessionId: paymentLinkId, refundReference: null, livemode };
     }
-    if (item.eventCode === 'REFUND' || item.eventCode === 'REFUND_FAILED') {
+    if (REFUND_EVENTS.has(item.eventCode)) {
+      // REFUND_FAILED and REFUNDED_REVERSED come with success "true" (the event happened): the refund failed,
+      // even after a REFUND that said it succeeded.
       const succeeded = item.eventCode === 'REFUND' && success;
       this.refundOutcomes.set(item.pspReference, {
         reference: item.pspReference,
         ...idsOfRefundReference(item.merchantReference),
         state: succeeded ? 'succeeded' : 'failed',
-        failureMessage: succeeded ? null : item.reason || 'Adyen could not refund the payment.',
+        failureMessage: succeeded
+          ? null
+          : item.eventCode === 'REFUNDED_REVERSED'
+            ? `Adyen reversed the refund${item.reason ? `: ${item.reason}` : ''}.`
+            : item.reason || 'Adyen could not refund the payment.',
       });
       return { type, sessionId: null, refundReference: item.pspReference, livemode };
     }
@@ -307,7 +307,14 @@ export class AdyenPsp implements Psp {
     }
   }
 
+  /**
+   * Adyen's 4xx answers are refusals (e.g. 422: the payment cannot be refunded), except `isRefusalStatus`'s and
+   * error 704, a request with the same idempotency key still being processed. An amount Adyen cannot express is
+   * refused without calling it (`pspAmountProblem`).
+   */
   async refund(request: PspRefundRequest): Promise<PspRefundStatus> {
+    const problem = pspAmountProblem(this.provider, request.amount, 'refund');
+    if (problem) throw new PspRefusalError(problem);
     const response = await this.call(() =>
       this.sdk.modifications.refundCapturedPayment(
         request.paymentReference,
@@ -318,7 +325,13 @@ export class AdyenPsp implements Psp {
         },
         { idempotencyKey: request.refundId },
       ),
-    );
+    ).catch((error: unknown) => {
+      const errorCode = (error as { errorCode?: unknown } | null)?.errorCode;
+      if (isRefusalStatus(statusOf(error)) && errorCode !== ADYEN_REQUEST_IN_PROGRESS) {
+        throw new PspRefusalError(`Adyen: ${adyenErrorMessage(error)}`, { cause: error });
+      }
+      throw error;
+    });
     // `received`: the outcome follows in a REFUND (or REFUND_FAILED) notification.
     return {
       reference: response.pspReference,
@@ -355,6 +368,15 @@ function stateOf(paymentLink: PaymentLinkResponse): Pick<PspSessionStatus, 'stat
     default:
       return { state: 'pending', failure: null };
   }
+}
+
+/** Adyen's error code for a request whose idempotency key is still being processed: the outcome is open. */
+const ADYEN_REQUEST_IN_PROGRESS = '704';
+
+/** Adyen's own message of an API error (`{ status, errorCode, message }`), without the SDK's HTTP prefix. */
+function adyenErrorMessage(error: unknown): string {
+  const apiError = (error as { apiError?: { message?: unknown } } | null)?.apiError;
+  return typeof apiError?.message === 'string' ? apiError.message : (error as Error).message;
 }
 
 function statusOf(error: unknown): number | undefined {
@@ -396,10 +418,6 @@ export class AdyenPspFactory extends StoredCredentialsPspFactory<AdyenCredential
 
   protected parse(credentials: unknown, mode: Mode): AdyenCredentials {
     return checkAdyenCredentials(credentials, mode);
-  }
-
-  amountProblem(amount: Amount): string | undefined {
-    return adyenAmountProblem(amount);
   }
 
   protected async build(credentials: AdyenCredentials, connection: PspConnection): Promise<Psp> {

@@ -4,15 +4,17 @@ import { InvalidNotificationError, PspUnavailableError } from '../../domain/erro
 import { type Amount, minorUnits, toMinorUnits } from '../../domain/money.ts';
 import type { PaymentLink, PspSession } from '../../domain/payment-link.ts';
 import type { Mode } from '../../domain/principal.ts';
-import type {
-  CheckoutReturn,
-  Psp,
-  PspNotification,
-  PspPaymentState,
-  PspRefundRequest,
-  PspRefundStatus,
-  PspSessionStatus,
-  SessionEnd,
+import {
+  type CheckoutReturn,
+  isRefusalStatus,
+  type Psp,
+  type PspNotification,
+  type PspPaymentState,
+  type PspRefundRequest,
+  type PspRefundStatus,
+  PspRefusalError,
+  type PspSessionStatus,
+  type SessionEnd,
 } from '../../ports/psp.ts';
 import type { SecretStore } from '../../ports/secret-store.ts';
 import { RecentFacts, refusalOrFailure, StoredCredentialsPspFactory, withinPspBudget } from './psp-calls.ts';
@@ -38,6 +40,14 @@ export function mollieAmount(amount: Amount): { currency: string; value: string 
     .padStart(digits + 1, '0');
   const value = digits === 0 ? minor : `${minor.slice(0, -digits)}.${minor.slice(-digits)}`;
   return { currency: amount.currency, value };
+}
+
+/**
+ * The `description` of a refund, which Mollie's API requires (mollie/openapi `specs.yaml`, `entity-refund`: at
+ * most 255 characters, and it may be shown to the buyer): the link's description, or its id when it has none.
+ */
+export function mollieRefundDescription(request: Pick<PspRefundRequest, 'linkId' | 'description'>): string {
+  return `Refund: ${request.description || request.linkId}`.slice(0, 255);
 }
 
 const API_KEY = /^(test|live)_[A-Za-z0-9]{30,}$/;
@@ -136,6 +146,11 @@ export class MolliePsp implements Psp {
     };
   }
 
+  notificationLookupId(rawBody: string): string | undefined {
+    const id = new URLSearchParams(rawBody).get('id') ?? '';
+    return PAYMENT_ID.test(id) ? id : undefined;
+  }
+
   /** `id=tr_…` is all Mollie sends: the payment is fetched, and the notification is genuine if this key sees it. */
   async verifyNotification(
     rawBody: string,
@@ -147,7 +162,9 @@ export class MolliePsp implements Psp {
     try {
       payment = await this.call(() => this.mollie.payments.get(id));
     } catch (error) {
-      if (isNotFound(error)) throw new InvalidNotificationError('Not a Mollie payment of this connection.');
+      if (isNotFound(error)) {
+        throw new InvalidNotificationError('Not a Mollie payment of this connection.', { unknownId: id });
+      }
       // Mollie could not be asked: a 5xx to Mollie, which calls the webhook again later.
       throw new PspUnavailableError(error);
     }
@@ -196,16 +213,25 @@ export class MolliePsp implements Psp {
     }
   }
 
+  /** Mollie's 4xx answers are refusals (e.g. 422: more than remains refundable), but `isRefusalStatus`. */
   async refund(request: PspRefundRequest): Promise<PspRefundStatus> {
-    const refund = await this.call(() =>
-      this.mollie.paymentRefunds.create({
-        paymentId: request.paymentReference,
-        amount: mollieAmount(request.amount),
-        metadata: { refund_id: request.refundId, link_id: request.linkId },
-        idempotencyKey: request.refundId,
-      }),
-    );
-    return refundStateOf(refund);
+    try {
+      const refund = await this.call(() =>
+        this.mollie.paymentRefunds.create({
+          paymentId: request.paymentReference,
+          amount: mollieAmount(request.amount),
+          description: mollieRefundDescription(request),
+          metadata: { refund_id: request.refundId, link_id: request.linkId },
+          idempotencyKey: request.refundId,
+        }),
+      );
+      return refundStateOf(refund);
+    } catch (error) {
+      if (isRefusalStatus(statusOf(error))) {
+        throw new PspRefusalError(`Mollie: ${(error as Error).message}`, { cause: error });
+      }
+      throw error;
+    }
   }
 
   /** `reference` is `tr_…/re_…`: Mollie reads a refund only through its payment. */
@@ -255,14 +281,6 @@ export class MolliePspFactory extends StoredCredentialsPspFactory<MollieCredenti
 
   protected parse(credentials: unknown, mode: Mode): MollieCredentials {
     return checkMollieCredentials(credentials, mode);
-  }
-
-  /**
-   * Mollie's limits depend on the payment method the buyer picks on its page, and its currencies on the
-   * account: Mollie says so itself (422, a refusal that fails over without counting against the connection).
-   */
-  amountProblem(_amount: Amount): string | undefined {
-    return undefined;
   }
 
   protected async build(credentials: MollieCredentials, connection: PspConnection): Promise<Psp> {

@@ -1,7 +1,6 @@
 import { CALL_BUDGETS, worstCaseMs } from '../../domain/call-budgets.ts';
 import type { Provider, PspConnection } from '../../domain/connection.ts';
 import { PspNotConfiguredError } from '../../domain/errors.ts';
-import type { Amount } from '../../domain/money.ts';
 import type { Mode } from '../../domain/principal.ts';
 import { type Psp, type PspFactory, PspRefusalError } from '../../ports/psp.ts';
 import type { SecretStore } from '../../ports/secret-store.ts';
@@ -39,7 +38,9 @@ export async function withinPspBudget<T>(provider: string, call: () => Promise<T
  */
 export function refusalOrFailure(provider: string, error: unknown): unknown {
   const status = (error as { statusCode?: unknown } | null)?.statusCode;
-  return status === 400 || status === 422 ? new PspRefusalError(provider, error) : error;
+  if (status !== 400 && status !== 422) return error;
+  const reason = (error as Error | undefined)?.message ?? String(error);
+  return new PspRefusalError(`${provider} refused the session: ${reason}`, { cause: error });
 }
 
 /**
@@ -62,8 +63,6 @@ export abstract class StoredCredentialsPspFactory<C> implements PspFactory {
 
   /** The adapter of `connection` with its checked credentials (the PSP's SDK loaded here, on first use). */
   protected abstract build(credentials: C, connection: PspConnection): Promise<Psp>;
-
-  abstract amountProblem(amount: Amount): string | undefined;
 
   checkCredentials(credentials: unknown, mode: Mode): void {
     this.parse(credentials, mode);

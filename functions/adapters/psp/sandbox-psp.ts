@@ -1,7 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { BUILT_IN_SANDBOX_ID, type PspConnection } from '../../domain/connection.ts';
 import { InvalidNotificationError } from '../../domain/errors.ts';
-import type { Amount } from '../../domain/money.ts';
 import type { PaymentLink, PspSession } from '../../domain/payment-link.ts';
 import { MODES, type Mode } from '../../domain/principal.ts';
 import { randomBase62 } from '../../domain/random.ts';
@@ -222,11 +221,6 @@ export class SandboxPspFactory implements PspFactory {
 
   constructor(options: SandboxPspOptions) {
     this.options = options;
-  }
-
-  /** The sandbox takes any amount a link can have. */
-  amountProblem(_amount: Amount): string | undefined {
-    return undefined;
   }
 
   /** The sandbox has no credentials of its own (its signing secret is the service's). */

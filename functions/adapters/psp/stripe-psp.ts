@@ -2,11 +2,12 @@ import type Stripe from 'stripe';
 import { CALL_BUDGETS } from '../../domain/call-budgets.ts';
 import type { PspConnection } from '../../domain/connection.ts';
 import { InvalidNotificationError } from '../../domain/errors.ts';
-import { type Amount, toMinorUnits } from '../../domain/money.ts';
 import type { PaymentLink, PspSession } from '../../domain/payment-link.ts';
 import { MODES, type Mode } from '../../domain/principal.ts';
+import { pspAmountProblem, stripeMinorUnits } from '../../domain/psp-amounts.ts';
 import {
   type CheckoutReturn,
+  isRefusalStatus,
   type Psp,
   type PspNotification,
   type PspRefundRequest,
@@ -19,76 +20,21 @@ import type { SecretStore } from '../../ports/secret-store.ts';
 import { StoredCredentialsPspFactory } from './psp-calls.ts';
 
 export const STRIPE_PROVIDER = 'stripe' as const;
-/** Stripe Checkout Sessions live 30 minutes to 24 hours. */
+/**
+ * Stripe Checkout Sessions live 30 minutes to 24 hours after their creation at Stripe, counted in whole seconds
+ * (`expires_at`, floored; `created`, Stripe's own clock when the request arrives). The shortest session we ask
+ * for is a minute longer, so that flooring and the time the request takes to reach Stripe (at most one call
+ * budget) never bring it under 30 minutes; the longest is counted from our clock, before Stripe's `created`.
+ */
 export const STRIPE_SESSION_LIMITS = {
-  minMs: 30 * 60_000,
+  minMs: 31 * 60_000,
   maxMs: 24 * 3_600_000,
   preferredMs: 24 * 3_600_000,
 };
 
-/**
- * Stripe's amount exponent where it differs from ISO 4217 (docs.stripe.com/currencies): MGA is zero-decimal at
- * Stripe (ISO: 2), and ISK is sent in two-decimal form although it has none (ISO: 0). Elsewhere they agree
- * (JPY 0, EUR 2, KWD 3 ...).
- */
-const STRIPE_EXPONENT_OVERRIDES: Record<string, number> = { MGA: 0, ISK: 2 };
-
-/** The `unit_amount` Stripe expects for an amount. */
+/** The `unit_amount` Stripe expects for an amount; throws when it has more decimals than Stripe takes. */
 export function stripeUnitAmount(amount: PaymentLink['amount']): number {
-  return Number(toMinorUnits(amount, STRIPE_EXPONENT_OVERRIDES[amount.currency]));
-}
-
-/**
- * Stripe's minimum charge per presentment currency, in its minor units (docs.stripe.com/currencies, "Minimum
- * and maximum charge amounts"); other currencies have a minimum equivalent to 0.50 USD, which only Stripe can
- * convert, so they are left to Stripe.
- */
-const STRIPE_MINIMUMS: Record<string, number> = {
-  USD: 50,
-  AED: 200,
-  AUD: 50,
-  BGN: 100,
-  BRL: 50,
-  CAD: 50,
-  CHF: 50,
-  CZK: 1500,
-  DKK: 250,
-  EUR: 50,
-  GBP: 30,
-  HKD: 400,
-  HUF: 17500,
-  INR: 50,
-  JPY: 50,
-  MXN: 1000,
-  MYR: 200,
-  NOK: 300,
-  NZD: 50,
-  PLN: 200,
-  RON: 200,
-  SEK: 300,
-  SGD: 50,
-  THB: 1000,
-};
-/** Stripe takes at most eight digits of minor units (twelve for IDR). */
-const STRIPE_MAXIMUM = 99_999_999;
-const STRIPE_MAXIMUMS: Record<string, number> = { IDR: 999_999_999_999 };
-
-/** Why Stripe cannot take `amount`, checked before any call (docs/orchestration.md#amounts). */
-export function stripeAmountProblem(amount: Amount): string | undefined {
-  let minor: number;
-  try {
-    minor = stripeUnitAmount(amount);
-  } catch {
-    return `Stripe cannot express ${amount.value} ${amount.currency} (too many decimals for the currency).`;
-  }
-  const minimum = STRIPE_MINIMUMS[amount.currency];
-  if (minimum !== undefined && minor < minimum) {
-    return `${amount.value} ${amount.currency} is below Stripe's minimum charge.`;
-  }
-  if (minor > (STRIPE_MAXIMUMS[amount.currency] ?? STRIPE_MAXIMUM)) {
-    return `${amount.value} ${amount.currency} is above Stripe's maximum charge.`;
-  }
-  return undefined;
+  return Number(stripeMinorUnits(amount));
 }
 
 /** The Secrets Manager value of a Stripe connection's credentials (docs/orchestration.md#stripe). */
@@ -170,11 +116,14 @@ export class StripePsp implements Psp {
     this.livemode = connection.mode === 'live';
   }
 
+  /** Refuses (`PspRefusalError`), without calling Stripe, an amount Stripe would refuse (`pspAmountProblem`). */
   async createSession(link: PaymentLink, checkout: CheckoutReturn): Promise<PspSession> {
+    const problem = pspAmountProblem(this.provider, link.amount, 'payment');
+    if (problem) throw new PspRefusalError(problem);
     const session = await this.createCheckoutSession(link, checkout).catch((error: unknown) => {
       // A 400 is Stripe refusing this link (its amount, its currency); 401, 403, 429, 5xx and no answer are not.
       throw error instanceof this.sdk.errors.StripeInvalidRequestError
-        ? new PspRefusalError(this.provider, error)
+        ? new PspRefusalError(`Stripe refused the session: ${error.message}`, { cause: error })
         : error;
     });
     if (!session.url) throw new Error(`Stripe returned session ${session.id} without a url`);
@@ -292,17 +241,34 @@ export class StripePsp implements Psp {
     }
   }
 
-  /** A refund of the PaymentIntent, with our refund id as idempotency key. */
+  /**
+   * A refund of the PaymentIntent, with our refund id as idempotency key. Stripe's 4xx answers are refusals
+   * (`charge_already_refunded`, `amount_too_large` ...), except an `idempotency_error` and those that leave the
+   * outcome open (`isRefusalStatus`).
+   */
   async refund(request: PspRefundRequest): Promise<PspRefundStatus> {
-    const refund = await this.stripe.refunds.create(
-      {
-        payment_intent: request.paymentReference,
-        amount: stripeUnitAmount(request.amount),
-        metadata: { refund_id: request.refundId, link_id: request.linkId },
-      },
-      { idempotencyKey: request.refundId },
-    );
-    return refundStatus(refund);
+    const problem = pspAmountProblem(this.provider, request.amount, 'refund');
+    if (problem) throw new PspRefusalError(problem);
+    try {
+      const refund = await this.stripe.refunds.create(
+        {
+          payment_intent: request.paymentReference,
+          amount: stripeUnitAmount(request.amount),
+          metadata: { refund_id: request.refundId, link_id: request.linkId },
+        },
+        { idempotencyKey: request.refundId },
+      );
+      return refundStatus(refund);
+    } catch (error) {
+      if (
+        error instanceof this.sdk.errors.StripeError &&
+        !(error instanceof this.sdk.errors.StripeIdempotencyError) &&
+        isRefusalStatus(error.statusCode)
+      ) {
+        throw new PspRefusalError(`Stripe: ${error.message}`, { cause: error });
+      }
+      throw error;
+    }
   }
 
   async retrieveRefund(reference: string): Promise<PspRefundStatus> {
@@ -338,10 +304,6 @@ export class StripePspFactory extends StoredCredentialsPspFactory<StripeCredenti
 
   protected parse(credentials: unknown, mode: Mode): StripeCredentials {
     return checkStripeCredentials(credentials, mode);
-  }
-
-  amountProblem(amount: Amount): string | undefined {
-    return stripeAmountProblem(amount);
   }
 
   protected async build(credentials: StripeCredentials, connection: PspConnection): Promise<Psp> {
