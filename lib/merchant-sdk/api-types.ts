@@ -43,7 +43,7 @@ export interface paths {
     get: operations["listRefunds"];
     /**
      * Refund a paid payment link
-     * @description Refunds all that remains of the payment (no body, or `{}`), or part of it (`amount`, in the currency of the payment), through the PSP connection that took it. The refunds of a link never add up past the paid amount, even when requested concurrently. The refund is `succeeded` or `failed` at once when the PSP answers at once, with its `refund.succeeded` or `refund.failed` webhook; otherwise it is `pending` until the PSP decides, and the same webhook follows then (the PSP’s notification, or our sweeper asking the PSP: docs/webhooks.md#refunds). A link that is not paid is `invalid_state`; another currency or more than remains is `validation_failed`.
+     * @description Refunds all that remains of the payment (no body, or `{}`), or part of it (`amount`, in the currency of the payment), through the PSP connection that took it. The refunds of a link never add up past the paid amount, even when requested concurrently. The refund is `succeeded` or `failed` at once when the PSP answers at once, with its `refund.succeeded` or `refund.failed` webhook; otherwise it is `pending` until the PSP decides, and the same webhook follows then (the PSP’s notification, or our sweeper asking the PSP: docs/webhooks.md#refunds). Once the amount is reserved the answer is `201`, whatever fails after: a PSP refusal (e.g. already refunded in its dashboard) is a `failed` refund, and a PSP or store that cannot answer leaves it `pending`; a retry with the same `Idempotency-Key` never refunds twice. A link that is not paid is `invalid_state`; another currency, more than remains, or an amount the PSP that took the payment cannot express (Stripe: the third decimal of KWD, BHD, JOD, OMR, TND amounts must be 0) is `validation_failed`.
      */
     post: operations["createRefund"];
   };
@@ -334,7 +334,7 @@ export interface components {
       /** @description The payment refunded. */
       payment_id: string;
       /**
-       * @description `pending` until the PSP settles it; `succeeded` and `failed` are final (each with its webhook).
+       * @description `pending` until the PSP settles it, then `succeeded` or `failed`, each with its webhook. `failed` is final; a `succeeded` refund becomes `failed` (with `refund.failed`) if the PSP later reverses it.
        * @enum {string}
        */
       status: "pending" | "succeeded" | "failed";
@@ -651,13 +651,13 @@ export interface components {
        * @description `/problems/<code>`, documented in docs/api.md.
        * @enum {string}
        */
-      type: "/problems/invalid_json" | "/problems/invalid_notification" | "/problems/unauthorized" | "/problems/not_found" | "/problems/method_not_allowed" | "/problems/idempotency_in_progress" | "/problems/invalid_state" | "/problems/payload_too_large" | "/problems/unsupported_media_type" | "/problems/idempotency_key_reused" | "/problems/validation_failed" | "/problems/rate_limited" | "/problems/internal_error" | "/problems/psp_unavailable" | "/problems/service_unavailable";
+      type: "/problems/invalid_json" | "/problems/invalid_notification" | "/problems/unauthorized" | "/problems/not_found" | "/problems/method_not_allowed" | "/problems/idempotency_in_progress" | "/problems/invalid_state" | "/problems/payload_too_large" | "/problems/unsupported_media_type" | "/problems/idempotency_key_reused" | "/problems/validation_failed" | "/problems/rate_limited" | "/problems/internal_error" | "/problems/psp_unavailable" | "/problems/service_unavailable" | "/problems/temporarily_unavailable";
       title: string;
       /** Format: int32 */
       status: number;
       detail: string;
       /** @enum {string} */
-      code: "invalid_json" | "invalid_notification" | "unauthorized" | "not_found" | "method_not_allowed" | "idempotency_in_progress" | "invalid_state" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "validation_failed" | "rate_limited" | "internal_error" | "psp_unavailable" | "service_unavailable";
+      code: "invalid_json" | "invalid_notification" | "unauthorized" | "not_found" | "method_not_allowed" | "idempotency_in_progress" | "invalid_state" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "validation_failed" | "rate_limited" | "internal_error" | "psp_unavailable" | "service_unavailable" | "temporarily_unavailable";
       errors?: {
           /** @description JSON Pointer (RFC 6901), e.g. `/amount/value`. */
           pointer: string;
@@ -768,6 +768,22 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"] & {
             /** @enum {unknown} */
             code?: "internal_error";
+          };
+        };
+      };
+      /** @description `temporarily_unavailable`: A service we depend on throttled us or did not answer; retry after `Retry-After` (idempotent requests are safe to retry). */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "temporarily_unavailable";
           };
         };
       };
@@ -944,6 +960,22 @@ export interface operations {
           };
         };
       };
+      /** @description `temporarily_unavailable`: A service we depend on throttled us or did not answer; retry after `Retry-After` (idempotent requests are safe to retry). */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "temporarily_unavailable";
+          };
+        };
+      };
     };
   };
   /**
@@ -1024,6 +1056,22 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"] & {
             /** @enum {unknown} */
             code?: "internal_error";
+          };
+        };
+      };
+      /** @description `temporarily_unavailable`: A service we depend on throttled us or did not answer; retry after `Retry-After` (idempotent requests are safe to retry). */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "temporarily_unavailable";
           };
         };
       };
@@ -1206,6 +1254,22 @@ export interface operations {
           };
         };
       };
+      /** @description `temporarily_unavailable`: A service we depend on throttled us or did not answer; retry after `Retry-After` (idempotent requests are safe to retry). */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "temporarily_unavailable";
+          };
+        };
+      };
     };
   };
   /**
@@ -1291,7 +1355,7 @@ export interface operations {
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
           /** @description Seconds to wait. */
-          "Retry-After": number;
+          "Retry-After"?: number;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"] & ({
@@ -1372,18 +1436,20 @@ export interface operations {
           };
         };
       };
-      /** @description `service_unavailable`: Temporarily unavailable; retry later. */
+      /** @description `service_unavailable`: Temporarily unavailable; retry later. `temporarily_unavailable`: A service we depend on throttled us or did not answer; retry after `Retry-After` (idempotent requests are safe to retry). */
       503: {
         headers: {
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After"?: number;
         };
         content: {
-          "application/problem+json": components["schemas"]["Problem"] & {
+          "application/problem+json": components["schemas"]["Problem"] & ({
             /** @enum {unknown} */
-            code?: "service_unavailable";
-          };
+            code?: "service_unavailable" | "temporarily_unavailable";
+          });
         };
       };
     };
@@ -1469,11 +1535,27 @@ export interface operations {
           };
         };
       };
+      /** @description `temporarily_unavailable`: A service we depend on throttled us or did not answer; retry after `Retry-After` (idempotent requests are safe to retry). */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "temporarily_unavailable";
+          };
+        };
+      };
     };
   };
   /**
    * Refund a paid payment link
-   * @description Refunds all that remains of the payment (no body, or `{}`), or part of it (`amount`, in the currency of the payment), through the PSP connection that took it. The refunds of a link never add up past the paid amount, even when requested concurrently. The refund is `succeeded` or `failed` at once when the PSP answers at once, with its `refund.succeeded` or `refund.failed` webhook; otherwise it is `pending` until the PSP decides, and the same webhook follows then (the PSP’s notification, or our sweeper asking the PSP: docs/webhooks.md#refunds). A link that is not paid is `invalid_state`; another currency or more than remains is `validation_failed`.
+   * @description Refunds all that remains of the payment (no body, or `{}`), or part of it (`amount`, in the currency of the payment), through the PSP connection that took it. The refunds of a link never add up past the paid amount, even when requested concurrently. The refund is `succeeded` or `failed` at once when the PSP answers at once, with its `refund.succeeded` or `refund.failed` webhook; otherwise it is `pending` until the PSP decides, and the same webhook follows then (the PSP’s notification, or our sweeper asking the PSP: docs/webhooks.md#refunds). Once the amount is reserved the answer is `201`, whatever fails after: a PSP refusal (e.g. already refunded in its dashboard) is a `failed` refund, and a PSP or store that cannot answer leaves it `pending`; a retry with the same `Idempotency-Key` never refunds twice. A link that is not paid is `invalid_state`; another currency, more than remains, or an amount the PSP that took the payment cannot express (Stripe: the third decimal of KWD, BHD, JOD, OMR, TND amounts must be 0) is `validation_failed`.
    */
   createRefund: {
     parameters: {
@@ -1568,7 +1650,7 @@ export interface operations {
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
           /** @description Seconds to wait. */
-          "Retry-After": number;
+          "Retry-After"?: number;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"] & ({
@@ -1646,6 +1728,22 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"] & {
             /** @enum {unknown} */
             code?: "internal_error";
+          };
+        };
+      };
+      /** @description `temporarily_unavailable`: A service we depend on throttled us or did not answer; retry after `Retry-After` (idempotent requests are safe to retry). */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "temporarily_unavailable";
           };
         };
       };
@@ -1732,6 +1830,22 @@ export interface operations {
           };
         };
       };
+      /** @description `temporarily_unavailable`: A service we depend on throttled us or did not answer; retry after `Retry-After` (idempotent requests are safe to retry). */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "temporarily_unavailable";
+          };
+        };
+      };
     };
   };
   /**
@@ -1815,6 +1929,22 @@ export interface operations {
           };
         };
       };
+      /** @description `temporarily_unavailable`: A service we depend on throttled us or did not answer; retry after `Retry-After` (idempotent requests are safe to retry). */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "temporarily_unavailable";
+          };
+        };
+      };
     };
   };
   /**
@@ -1875,6 +2005,22 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"] & {
             /** @enum {unknown} */
             code?: "internal_error";
+          };
+        };
+      };
+      /** @description `temporarily_unavailable`: A service we depend on throttled us or did not answer; retry after `Retry-After` (idempotent requests are safe to retry). */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "temporarily_unavailable";
           };
         };
       };
@@ -1961,6 +2107,22 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"] & {
             /** @enum {unknown} */
             code?: "internal_error";
+          };
+        };
+      };
+      /** @description `temporarily_unavailable`: A service we depend on throttled us or did not answer; retry after `Retry-After` (idempotent requests are safe to retry). */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "temporarily_unavailable";
           };
         };
       };
@@ -2134,6 +2296,22 @@ export interface operations {
           };
         };
       };
+      /** @description `temporarily_unavailable`: A service we depend on throttled us or did not answer; retry after `Retry-After` (idempotent requests are safe to retry). */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "temporarily_unavailable";
+          };
+        };
+      };
     };
   };
   /**
@@ -2300,6 +2478,22 @@ export interface operations {
           };
         };
       };
+      /** @description `temporarily_unavailable`: A service we depend on throttled us or did not answer; retry after `Retry-After` (idempotent requests are safe to retry). */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "temporarily_unavailable";
+          };
+        };
+      };
     };
   };
   /**
@@ -2390,6 +2584,22 @@ export interface operations {
           };
         };
       };
+      /** @description `temporarily_unavailable`: A service we depend on throttled us or did not answer; retry after `Retry-After` (idempotent requests are safe to retry). */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "temporarily_unavailable";
+          };
+        };
+      };
     };
   };
   /**
@@ -2473,6 +2683,22 @@ export interface operations {
           };
         };
       };
+      /** @description `temporarily_unavailable`: A service we depend on throttled us or did not answer; retry after `Retry-After` (idempotent requests are safe to retry). */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "temporarily_unavailable";
+          };
+        };
+      };
     };
   };
   /**
@@ -2533,6 +2759,22 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"] & {
             /** @enum {unknown} */
             code?: "internal_error";
+          };
+        };
+      };
+      /** @description `temporarily_unavailable`: A service we depend on throttled us or did not answer; retry after `Retry-After` (idempotent requests are safe to retry). */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "temporarily_unavailable";
           };
         };
       };
@@ -2614,7 +2856,7 @@ export interface operations {
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
           /** @description Seconds to wait. */
-          "Retry-After": number;
+          "Retry-After"?: number;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"] & ({
@@ -2692,6 +2934,22 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"] & {
             /** @enum {unknown} */
             code?: "internal_error";
+          };
+        };
+      };
+      /** @description `temporarily_unavailable`: A service we depend on throttled us or did not answer; retry after `Retry-After` (idempotent requests are safe to retry). */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "temporarily_unavailable";
           };
         };
       };
@@ -2778,6 +3036,22 @@ export interface operations {
           };
         };
       };
+      /** @description `temporarily_unavailable`: A service we depend on throttled us or did not answer; retry after `Retry-After` (idempotent requests are safe to retry). */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "temporarily_unavailable";
+          };
+        };
+      };
     };
   };
   /**
@@ -2858,6 +3132,22 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"] & {
             /** @enum {unknown} */
             code?: "internal_error";
+          };
+        };
+      };
+      /** @description `temporarily_unavailable`: A service we depend on throttled us or did not answer; retry after `Retry-After` (idempotent requests are safe to retry). */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "temporarily_unavailable";
           };
         };
       };
@@ -3034,6 +3324,22 @@ export interface operations {
           };
         };
       };
+      /** @description `temporarily_unavailable`: A service we depend on throttled us or did not answer; retry after `Retry-After` (idempotent requests are safe to retry). */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "temporarily_unavailable";
+          };
+        };
+      };
     };
   };
   /**
@@ -3200,6 +3506,22 @@ export interface operations {
           };
         };
       };
+      /** @description `temporarily_unavailable`: A service we depend on throttled us or did not answer; retry after `Retry-After` (idempotent requests are safe to retry). */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "temporarily_unavailable";
+          };
+        };
+      };
     };
   };
   /**
@@ -3285,7 +3607,7 @@ export interface operations {
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
           /** @description Seconds to wait. */
-          "Retry-After": number;
+          "Retry-After"?: number;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"] & ({
@@ -3363,6 +3685,22 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"] & {
             /** @enum {unknown} */
             code?: "internal_error";
+          };
+        };
+      };
+      /** @description `temporarily_unavailable`: A service we depend on throttled us or did not answer; retry after `Retry-After` (idempotent requests are safe to retry). */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "temporarily_unavailable";
           };
         };
       };
@@ -3457,7 +3795,7 @@ export interface operations {
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
           /** @description Seconds to wait. */
-          "Retry-After": number;
+          "Retry-After"?: number;
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"] & ({
@@ -3538,6 +3876,22 @@ export interface operations {
           };
         };
       };
+      /** @description `temporarily_unavailable`: A service we depend on throttled us or did not answer; retry after `Retry-After` (idempotent requests are safe to retry). */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "temporarily_unavailable";
+          };
+        };
+      };
     };
   };
   /**
@@ -3558,6 +3912,19 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"] & {
             /** @enum {unknown} */
             code?: "internal_error";
+          };
+        };
+      };
+      /** @description `temporarily_unavailable`: A service we depend on throttled us or did not answer; retry after `Retry-After` (idempotent requests are safe to retry). */
+      503: {
+        headers: {
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "temporarily_unavailable";
           };
         };
       };
