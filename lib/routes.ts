@@ -85,6 +85,8 @@ export const functions = {
     secrets: ['sandbox', 'psp'],
     calls: { psp: CHECKOUT_PSP_CALLS },
   },
+  // The QR code is drawn from the id alone: no table, no secret, no PSP SDK (functions/handlers/checkout-qr.ts).
+  'checkout-qr': { table: [] },
   'psp-notifications': {
     table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query'],
     sendsEvents: true,

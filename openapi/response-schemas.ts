@@ -71,6 +71,13 @@ export const PaymentLinkSchema = z
       .string()
       .max(MAX_BASE_URL_LENGTH + 1 + PaymentLinkId.maxLength!)
       .meta({ description: 'Send the buyer here: `{checkout_base}/{id}`.' }),
+    qr_code_url: z
+      .string()
+      .max(MAX_BASE_URL_LENGTH + 1 + PaymentLinkId.maxLength! + '/qr.svg'.length)
+      .meta({
+        description:
+          'An SVG QR code of `checkout_url`, `{checkout_base}/{id}/qr.svg`: public, for printing or showing on a screen.',
+      }),
     created_at: timestamp('RFC 3339, UTC.'),
     expires_at: nullableTimestamp('After this instant the link can no longer be paid.'),
     paid_at: nullableTimestamp('When the PSP confirmed the payment.'),

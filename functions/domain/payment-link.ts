@@ -157,7 +157,7 @@ export const EVENT_TYPES = [
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** A link snapshot in an event: `checkout_url` is present once the event is recorded (see `LinkSnapshot`). */
-export type EventLink = LinkSnapshot & { checkout_url?: string };
+export type EventLink = LinkSnapshot & { checkout_url?: string; qr_code_url?: string };
 
 /** The `data` of a refund event: the refund, and the link it belongs to as it was right after. */
 export interface RefundEventData extends Refund {

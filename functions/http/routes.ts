@@ -29,6 +29,8 @@ export const routes = [
   { method: 'GET', path: '/checkout/{id}', handler: 'checkout-page', public: true },
   { method: 'HEAD', path: '/checkout/{id}', handler: 'checkout-page', public: true },
   { method: 'GET', path: '/checkout/{id}/complete', handler: 'checkout-page', public: true },
+  { method: 'GET', path: '/checkout/{id}/qr.svg', handler: 'checkout-qr', public: true },
+  { method: 'HEAD', path: '/checkout/{id}/qr.svg', handler: 'checkout-qr', public: true },
   {
     method: 'POST',
     path: '/psp/{provider}/notifications/{connection_id}',
