@@ -5,6 +5,7 @@ import { HEALTH_STATUSES } from '../functions/domain/connection-health.ts';
 import type { ErrorClass as ErrorClassShape } from '../functions/domain/errors.ts';
 import * as errors from '../functions/domain/errors.ts';
 import { type IdPrefix, idPattern, maxIdLength } from '../functions/domain/ids.ts';
+import { MAX_LOCALE_LENGTH } from '../functions/domain/locale.ts';
 import { MAX_AMOUNT_VALUE_LENGTH } from '../functions/domain/money.ts';
 import { FAILURE_CODES, PAYMENT_STATES } from '../functions/domain/payment.ts';
 import { EVENT_TYPES, LINK_STATUSES, REFUND_STATUSES } from '../functions/domain/payment-link.ts';
@@ -67,6 +68,11 @@ export const PaymentLinkSchema = z
       .record(z.string().min(1).max(MAX_METADATA_KEY_LENGTH), z.string().max(MAX_METADATA_VALUE_LENGTH))
       .meta({ maxProperties: MAX_METADATA_KEYS })
       .nullable(),
+    locale: z
+      .string()
+      .max(MAX_LOCALE_LENGTH)
+      .nullable()
+      .meta({ description: "The language of the buyer's pages; null: the buyer's `Accept-Language`." }),
     checkout_url: z
       .string()
       .max(MAX_BASE_URL_LENGTH + 1 + PaymentLinkId.maxLength!)

@@ -39,6 +39,8 @@ export interface PaymentLinkInput {
   expires_at?: string | null | undefined;
   /** Connections that serve this link, in order, instead of the routing (docs/orchestration.md#routing). */
   connections?: string[] | null | undefined;
+  /** The language of the buyer's pages and of the PSP's page (functions/domain/locale.ts); else the buyer's. */
+  locale?: string | null | undefined;
 }
 
 /**
@@ -47,7 +49,10 @@ export interface PaymentLinkInput {
  * change: a buyer may already be looking at them.
  */
 export type PaymentLinkChanges = Partial<
-  Pick<PaymentLinkInput, 'description' | 'redirect_url' | 'webhook_url' | 'metadata' | 'expires_at'>
+  Pick<
+    PaymentLinkInput,
+    'description' | 'redirect_url' | 'webhook_url' | 'metadata' | 'expires_at' | 'locale'
+  >
 >;
 
 export const REFUND_STATUSES = ['pending', 'succeeded', 'failed'] as const;
@@ -80,6 +85,8 @@ export interface PaymentLink {
   redirect_url: string | null;
   webhook_url: string | null;
   metadata: Record<string, string> | null;
+  /** Absent on links created before languages existed: read as null. */
+  locale?: string | null;
   created_at: string;
   expires_at: string | null;
   paid_at: string | null;
@@ -141,6 +148,7 @@ export type LinkSnapshot = Pick<
   | 'payment'
 > & {
   object: 'payment_link';
+  locale: string | null;
   /** What succeeded refunds gave back: "0.00" (in the currency's decimals) until then. */
   amount_refunded: Amount;
 };
@@ -208,6 +216,7 @@ export function newPaymentLink(principal: Principal, input: PaymentLinkInput, no
     redirect_url: input.redirect_url ?? null,
     webhook_url: input.webhook_url ?? null,
     metadata: input.metadata ?? null,
+    locale: input.locale ?? null,
     ...(input.connections?.length ? { connections: input.connections } : {}),
     created_at: now.toISOString(),
     expires_at: input.expires_at ? new Date(input.expires_at).toISOString() : null,
@@ -240,6 +249,7 @@ export function snapshotOf(link: PaymentLink, now: Date): LinkSnapshot {
     redirect_url: link.redirect_url,
     webhook_url: link.webhook_url,
     metadata: link.metadata,
+    locale: link.locale ?? null,
     created_at: link.created_at,
     expires_at: link.expires_at,
     paid_at: link.paid_at,
@@ -364,7 +374,7 @@ export function expire(link: PaymentLink, now: Date): Transition | undefined {
 }
 
 /** Fields the buyer sees on the PSP's page or is sent back to: changing one ends the link's PSP session. */
-const BUYER_FACING_FIELDS = ['description', 'redirect_url', 'expires_at'] as const;
+const BUYER_FACING_FIELDS = ['description', 'redirect_url', 'expires_at', 'locale'] as const;
 
 /**
  * The merchant corrects an open link (docs/api.md, "Updating a link"). Only an open link changes (paid,
@@ -381,6 +391,7 @@ export function update(link: PaymentLink, changes: PaymentLinkChanges, now: Date
   if (changes.redirect_url !== undefined) after.redirect_url = changes.redirect_url;
   if (changes.webhook_url !== undefined) after.webhook_url = changes.webhook_url;
   if (changes.metadata !== undefined) after.metadata = changes.metadata;
+  if (changes.locale !== undefined) after.locale = changes.locale;
   if (changes.expires_at !== undefined) {
     after.expires_at = changes.expires_at === null ? null : new Date(changes.expires_at).toISOString();
   }

@@ -1,8 +1,8 @@
 import { config } from '../config.ts';
 import { linkRepository, now, paymentRepository, pspConnections } from '../dependencies.ts';
 import { CHECKOUT_PSP_CALLS } from '../domain/call-budgets.ts';
+import { resolveLocale } from '../domain/locale.ts';
 import { checkoutPage, paymentReceivedPage, type ViewContext } from '../http/checkout-views.ts';
-import { preferredLocale } from '../http/html.ts';
 import { htmlHandler, isHttps } from '../http/html-handler.ts';
 import { findLinkById, openCheckout } from '../use-cases/checkout.ts';
 
@@ -11,15 +11,17 @@ export const handler = htmlHandler(async (event, lambda) => {
   const { CHECKOUT_BASE } = config();
   const id = event.pathParameters?.id ?? '';
   const method = event.requestContext.http.method;
+  const acceptLanguage = event.headers['accept-language'];
   const context: ViewContext = {
     https: isHttps(event) || CHECKOUT_BASE.startsWith('https:'),
-    locale: preferredLocale(event.headers['accept-language']),
+    locale: resolveLocale(undefined, acceptLanguage),
     omitBody: method === 'HEAD',
     checkoutBase: CHECKOUT_BASE,
     canceled: event.queryStringParameters?.canceled !== undefined,
   };
   if (event.routeKey.endsWith('/complete')) {
-    return paymentReceivedPage(await findLinkById(linkRepository(), id), context);
+    const link = await findLinkById(linkRepository(), id);
+    return paymentReceivedPage(link, { ...context, locale: resolveLocale(link?.locale, acceptLanguage) });
   }
   const view = await openCheckout(
     {
@@ -35,5 +37,6 @@ export const handler = htmlHandler(async (event, lambda) => {
     },
     { id, method, headers: event.headers, via: event.queryStringParameters?.via },
   );
-  return checkoutPage(view, context);
+  const linkLocale = 'link' in view ? view.link.locale : undefined;
+  return checkoutPage(view, { ...context, locale: resolveLocale(linkLocale, acceptLanguage) });
 });

@@ -1,10 +1,12 @@
 import type { PaymentLink } from '../domain/payment-link.ts';
 import type { CheckoutView } from '../use-cases/checkout.ts';
-import { formatAmount, type Html, html, htmlPage } from './html.ts';
+import { formatAmount, formatDate, type Html, html, htmlPage, type PageOptions } from './html.ts';
 import type { HtmlResult } from './html-handler.ts';
+import { type Messages, messagesFor } from './messages.ts';
 
 export interface ViewContext {
   https: boolean;
+  /** The buyer's locale tag (functions/domain/locale.ts): the language of the texts and of Intl formatting. */
   locale: string;
   omitBody: boolean;
   checkoutBase: string;
@@ -12,86 +14,85 @@ export interface ViewContext {
   canceled: boolean;
 }
 
-function summary(link: PaymentLink, context: ViewContext): Html {
+/** What the link asks for; `payable` pages (the link can still be paid) also say until when. */
+function summary(link: PaymentLink, context: ViewContext, t: Messages, payable = false): Html {
   return html`<p class="amount">${formatAmount(link.amount, context.locale)}</p>
-${link.description ? html`<p>${link.description}</p>` : undefined}`;
+${link.description ? html`<p>${link.description}</p>` : undefined}
+${payable && link.expires_at ? html`<p class="muted">${t.expiresOn(formatDate(link.expires_at, context.locale))}</p>` : undefined}`;
+}
+
+function page(context: ViewContext, options: Omit<PageOptions, 'https' | 'omitBody' | 'lang'>): HtmlResult {
+  return htmlPage({ ...options, https: context.https, omitBody: context.omitBody, lang: context.locale });
 }
 
 export function checkoutPage(view: CheckoutView, context: ViewContext): HtmlResult {
-  const page = { https: context.https, omitBody: context.omitBody };
+  const t = messagesFor(context.locale);
   switch (view.kind) {
     case 'not_found':
-      return htmlPage({
-        ...page,
+      return page(context, {
         status: 404,
-        title: 'Payment link not found',
-        body: html`<h1>Payment link not found</h1><p>There is no payment link at this address. Check the link you were given.</p>`,
+        title: t.notFoundTitle,
+        body: html`<h1>${t.notFoundTitle}</h1><p>${t.notFoundText}</p>`,
       });
     case 'paid':
-      return htmlPage({
-        ...page,
+      return page(context, {
         status: 200,
-        title: 'Already paid',
-        body: html`<h1>This link has already been paid</h1>${summary(view.link, context)}<p>Nothing more to do: the payment was received.</p>`,
+        title: t.paidTitle,
+        body: html`<h1>${t.paidHeading}</h1>${summary(view.link, context, t)}<p>${t.paidText}</p>`,
       });
     case 'gone':
-      return htmlPage({
-        ...page,
+      return page(context, {
         status: 410,
-        title: view.status === 'expired' ? 'Payment link expired' : 'Payment link canceled',
+        title: view.status === 'expired' ? t.expiredTitle : t.canceledTitle,
         body:
           view.status === 'expired'
-            ? html`<h1>This payment link has expired</h1>${summary(view.link, context)}<p>It can no longer be paid. Ask the merchant for a new link.</p>`
-            : html`<h1>This payment link was canceled</h1>${summary(view.link, context)}<p>The merchant canceled it, so it can no longer be paid.</p>`,
+            ? html`<h1>${t.expiredHeading}</h1>${summary(view.link, context, t)}<p>${t.expiredText}</p>`
+            : html`<h1>${t.canceledHeading}</h1>${summary(view.link, context, t)}<p>${t.canceledText}</p>`,
       });
     case 'preview':
-      return htmlPage({
-        ...page,
+      return page(context, {
         status: 200,
-        title: 'Payment request',
-        body: html`<h1>Payment request</h1>${summary(view.link, context)}
-<a class="button" href="${`${context.checkoutBase}/${view.link.id}`}">Continue to payment</a>`,
+        title: t.requestTitle,
+        body: html`<h1>${t.requestTitle}</h1>${summary(view.link, context, t, true)}
+<a class="button" href="${`${context.checkoutBase}/${view.link.id}`}">${t.continueToPayment}</a>`,
       });
     case 'forward':
-      return htmlPage({
-        ...page,
+      return page(context, {
         status: 200,
-        title: 'Continue to payment',
+        title: t.continueToPayment,
         formAction: [view.pspOrigin],
         ...(context.canceled ? {} : { refreshTo: view.session.url }),
-        body: html`<h1>${context.canceled ? 'Payment not completed' : 'Continue to payment'}</h1>${summary(view.link, context)}
-${context.canceled ? html`<p>Your payment did not go through. You can try again.</p>` : undefined}
-<a class="button" href="${view.session.url}">${context.canceled ? 'Try again' : 'Continue to payment'}</a>
+        body: html`<h1>${context.canceled ? t.notCompletedHeading : t.continueToPayment}</h1>${summary(view.link, context, t, true)}
+${context.canceled ? html`<p>${t.notCompletedText}</p>` : undefined}
+<a class="button" href="${view.session.url}">${context.canceled ? t.tryAgain : t.continueToPayment}</a>
 ${
   context.canceled && view.alternative
-    ? html`<p><a href="${`${context.checkoutBase}/${view.link.id}?via=${view.alternative}`}">Pay with another payment provider</a></p>`
+    ? html`<p><a href="${`${context.checkoutBase}/${view.link.id}?via=${view.alternative}`}">${t.otherProvider}</a></p>`
     : undefined
 }
-<p class="muted">You pay on the secure page of our payment provider.</p>`,
+<p class="muted">${t.securePage}</p>`,
       });
     case 'unavailable':
-      return htmlPage({
-        ...page,
+      return page(context, {
         status: 503,
-        title: 'Payment providers unavailable',
-        body: html`<h1>Payment is not available right now</h1>${summary(view.link, context)}
-<p>Our payment providers did not answer. Nothing was charged, and this link can still be paid.</p>
-<a class="button" href="${`${context.checkoutBase}/${view.link.id}`}">Try again</a>`,
+        title: t.unavailableTitle,
+        body: html`<h1>${t.unavailableHeading}</h1>${summary(view.link, context, t, true)}
+<p>${t.unavailableText}</p>
+<a class="button" href="${`${context.checkoutBase}/${view.link.id}`}">${t.tryAgain}</a>`,
       });
   }
 }
 
 /** Where the PSP returns the buyer when the link has no `redirect_url`. */
 export function paymentReceivedPage(link: PaymentLink | undefined, context: ViewContext): HtmlResult {
-  const page = { https: context.https, omitBody: context.omitBody };
   if (!link) return checkoutPage({ kind: 'not_found' }, context);
-  return htmlPage({
-    ...page,
+  const t = messagesFor(context.locale);
+  return page(context, {
     status: 200,
-    title: 'Payment received',
+    title: t.receivedTitle,
     body:
       link.status === 'paid'
-        ? html`<h1>Payment received</h1>${summary(link, context)}<p>Thank you. You can close this page.</p>`
-        : html`<h1>Thank you</h1>${summary(link, context)}<p>Your payment is being confirmed. You can close this page.</p>`,
+        ? html`<h1>${t.receivedTitle}</h1>${summary(link, context, t)}<p>${t.receivedText}</p>`
+        : html`<h1>${t.thankYou}</h1>${summary(link, context, t)}<p>${t.confirmingText}</p>`,
   });
 }

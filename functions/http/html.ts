@@ -51,21 +51,6 @@ export function html(strings: TemplateStringsArray, ...values: unknown[]): Html 
   return new Html(out);
 }
 
-/** The first language of `Accept-Language` that Intl supports, else English. */
-export function preferredLocale(acceptLanguage: string | undefined): string {
-  for (const entry of (acceptLanguage ?? '').split(',')) {
-    const tag = entry.split(';')[0]?.trim();
-    if (!tag || tag === '*') continue;
-    try {
-      const [supported] = Intl.NumberFormat.supportedLocalesOf([tag]);
-      if (supported) return supported;
-    } catch {
-      // not a valid language tag
-    }
-  }
-  return 'en';
-}
-
 /** "10.5" EUR → "€10.50" (en) or "10,50 €" (de): exact (the decimal string is formatted as is), all minor units. */
 export function formatAmount(amount: Amount, locale = 'en'): string {
   const digits = minorUnits(amount.currency) ?? 2;
@@ -77,8 +62,23 @@ export function formatAmount(amount: Amount, locale = 'en'): string {
   }).format(amount.value as Intl.StringNumericLiteral);
 }
 
+/** A date and time in the buyer's locale (`25 nov 2026, 17:00` in `nl`), in UTC since we do not know their zone. */
+export function formatDate(iso: string, locale = 'en'): string {
+  return new Intl.DateTimeFormat(locale, {
+    year: 'numeric',
+    month: 'short',
+    day: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    timeZone: 'UTC',
+    timeZoneName: 'short',
+  }).format(new Date(iso));
+}
+
 export interface PageOptions {
   status: number;
+  /** The page's language (`<html lang>`), a BCP 47 tag; English by default. */
+  lang?: string;
   title: string;
   body: Html;
   /** Forward the browser there at once (meta refresh; the page also shows a link). */
@@ -108,7 +108,7 @@ export function htmlPage(options: PageOptions): APIGatewayProxyStructuredResultV
     ? html`<meta http-equiv="refresh" content="0;url=${options.refreshTo}">`
     : undefined;
   const document = html`<!doctype html>
-<html lang="en">
+<html lang="${options.lang ?? 'en'}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">

@@ -1,4 +1,5 @@
 import { idPattern } from '../domain/ids.ts';
+import { LOCALE_PATTERN, MAX_LOCALE_LENGTH, PAGE_LANGUAGES } from '../domain/locale.ts';
 import {
   amountValueProblem,
   DECIMAL_PATTERN,
@@ -118,6 +119,19 @@ function linkFieldSchemas(policy: UrlPolicy) {
       z.meta({
         description: `String keys and values, echoed back: at most ${MAX_METADATA_KEYS} keys, and ${MAX_METADATA_BYTES} bytes in all as JSON.`,
       }),
+    ),
+    locale: z.nullish(
+      z.string().check(
+        z.regex(
+          LOCALE_PATTERN,
+          `Must be one of ${PAGE_LANGUAGES.join(', ')}, optionally with a region (nl-BE).`,
+        ),
+        z.meta({
+          description: `The language of the checkout pages and the PSP's page: ${PAGE_LANGUAGES.join(', ')}, optionally with a region such as \`nl-BE\`. Absent: the buyer's \`Accept-Language\`.`,
+          maxLength: MAX_LOCALE_LENGTH,
+          example: 'nl',
+        }),
+      ),
     ),
     expires_at: z.nullish(
       z.iso.datetime({ offset: true }).check(

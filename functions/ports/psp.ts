@@ -22,6 +22,11 @@ export interface CheckoutReturn {
   /** Our payment id ("pay_..."), sent to the PSP as metadata / merchant reference so that its notifications
    * and status name it. */
   paymentId: string;
+  /**
+   * The buyer's locale tag (`nl`, `nl-BE`; functions/domain/locale.ts): the PSP's page speaks it, each adapter
+   * spelling it as its PSP does.
+   */
+  locale: string;
 }
 
 export type PspPaymentState = PaymentState;

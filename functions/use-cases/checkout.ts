@@ -11,6 +11,7 @@ import {
   isAvailable,
 } from '../domain/connection-health.ts';
 import { ConcurrentModificationError, PspNotConfiguredError } from '../domain/errors.ts';
+import { resolveLocale } from '../domain/locale.ts';
 import { endedByUs, newPaymentId, startedPayment, unavailablePayment } from '../domain/payment.ts';
 import { effectiveStatus, type PaymentLink, type PspSession } from '../domain/payment-link.ts';
 import { MODES } from '../domain/principal.ts';
@@ -131,7 +132,8 @@ export async function openCheckout(
       if (calls >= deps.maxPspCalls || deps.timeLeftMs() < PSP_CALL_TIMEOUT_MS + ANSWER_ROOM_MS) break;
       if (!(await mayTry(deps, connection, health.get(connection.id), now))) continue;
       calls++;
-      const opened = await tryConnection(deps, link, connection, health.get(connection.id));
+      const locale = resolveLocale(link.locale, request.headers['accept-language']);
+      const opened = await tryConnection(deps, link, connection, health.get(connection.id), locale);
       if (!opened) {
         failures++;
         continue;
@@ -223,6 +225,7 @@ async function tryConnection(
   link: PaymentLink,
   connection: PspConnection,
   health: ConnectionHealth | undefined,
+  locale: string,
 ) {
   const paymentId = newPaymentId();
   try {
@@ -234,6 +237,7 @@ async function tryConnection(
       notificationUrl: `${deps.baseUrl}/psp/${connection.provider}/notifications/${connection.id}`,
       expiresAt: sessionExpiry(link, now, psp.sessionLimits),
       paymentId,
+      locale,
     });
     if (health && afterSuccess(health)) {
       await deps.psps

@@ -120,6 +120,10 @@ export async function startFakeAdyen(options: {
     }
     if (typeof body.reference !== 'string')
       return error(422, '130', 'Required field reference is not provided');
+    // Adyen takes a language and a country code (`nl-NL`); anything else is not a shopper locale.
+    if (body.shopperLocale !== undefined && !/^[a-z]{2}[-_][A-Z]{2}$/.test(String(body.shopperLocale))) {
+      return error(422, '702', 'Unable to parse the shopperLocale');
+    }
     const id = `PL${randomBytes(8).toString('hex').toUpperCase()}`;
     const link: FakePaymentLink = {
       amount: { value: amount.value as number, currency: amount.currency },
@@ -130,6 +134,7 @@ export async function startFakeAdyen(options: {
       metadata: body.metadata,
       reference: body.reference,
       returnUrl: body.returnUrl,
+      shopperLocale: body.shopperLocale,
       reusable: body.reusable ?? false,
       status: 'active',
       updatedAt: new Date().toISOString(),

@@ -1,6 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { type RecordedPspRequest, startFakePspServer } from './fake-psp-server.ts';
 
+/** Payment `locale`: the enum of Mollie's OpenAPI document (`locale` schema). */
+export const MOLLIE_LOCALES = [
+  ...['ca_ES', 'cs_CZ', 'da_DK', 'de_AT', 'de_CH', 'de_DE', 'de_LU', 'en_BE', 'en_GB', 'en_NL', 'en_US'],
+  ...['es_ES', 'fi_FI', 'fr_BE', 'fr_FR', 'fr_LU', 'hu_HU', 'is_IS', 'it_IT', 'lt_LT', 'lv_LV', 'nb_NO'],
+  ...['nl_BE', 'nl_NL', 'pl_PL', 'pt_PT', 'sk_SK', 'sv_SE'],
+];
+
 export type FakeMolliePayment = Record<string, unknown> & {
   id: string;
   mode: 'test' | 'live';
@@ -110,6 +117,9 @@ export async function startFakeMollie(options: { apiKeys: string[] }): Promise<F
   }
 
   function createPayment(body: Record<string, unknown>, mode: 'test' | 'live') {
+    if (body.locale !== undefined && !MOLLIE_LOCALES.includes(String(body.locale))) {
+      return error(422, 'Unprocessable Entity', 'The locale is invalid');
+    }
     const amount = body.amount as { value?: unknown; currency?: unknown } | undefined;
     // Mollie wants exactly the currency's decimals: "10.00", but "500" for JPY.
     const decimals = ZERO_DECIMAL.has(String(amount?.currency)) ? 0 : 2;
@@ -139,6 +149,7 @@ export async function startFakeMollie(options: { apiKeys: string[] }): Promise<F
       redirectUrl: body.redirectUrl,
       cancelUrl: body.cancelUrl ?? null,
       webhookUrl: body.webhookUrl ?? null,
+      locale: body.locale ?? null,
       _links: {},
     };
     payment._links = {

@@ -44,6 +44,41 @@ export interface FakeStripe {
 
 const id = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
 
+/** Checkout Session `locale`: the enum of Stripe's OpenAPI document (`post /v1/checkout/sessions`). */
+export const STRIPE_LOCALES = [
+  ...['auto', 'bg', 'cs', 'da', 'de', 'el', 'en', 'en-GB', 'es', 'es-419', 'et', 'fi', 'fil', 'fr', 'fr-CA'],
+  ...[
+    'hr',
+    'hu',
+    'id',
+    'it',
+    'ja',
+    'ko',
+    'lt',
+    'lv',
+    'ms',
+    'mt',
+    'nb',
+    'nl',
+    'pl',
+    'pt',
+    'pt-BR',
+    'ro',
+    'ru',
+  ],
+  ...['sk', 'sl', 'sv', 'th', 'tr', 'vi', 'zh', 'zh-HK', 'zh-TW'],
+];
+
+/** Stripe's answer to a parameter outside its enum. */
+const invalidParameter = (param: string, value: string | undefined) => ({
+  error: {
+    type: 'invalid_request_error',
+    code: 'parameter_invalid_string',
+    param,
+    message: `Invalid ${param}: ${value}`,
+  },
+});
+
 /**
  * A local server that speaks Stripe's wire format for the endpoints the adapter uses: form-encoded requests,
  * JSON responses shaped like the Checkout Session and Refund objects of Stripe's API reference, errors in
@@ -146,6 +181,9 @@ export async function startFakeStripe(options: {
       return reply(404, { error: { type: 'invalid_request_error', message: 'Unrecognized request URL' } });
     const [, sessionId, expire] = match;
     if (!sessionId && request.method === 'POST') {
+      if (form.locale !== undefined && !STRIPE_LOCALES.includes(form.locale)) {
+        return reply(400, invalidParameter('locale', form.locale));
+      }
       const created = Math.floor(Date.now() / 1000);
       const session: FakeSession = {
         id: id(livemode ? 'cs_live' : 'cs_test'),
@@ -158,6 +196,7 @@ export async function startFakeStripe(options: {
         currency: form['line_items[0][price_data][currency]'],
         expires_at: Number(form.expires_at ?? created + 86_400),
         livemode,
+        locale: form.locale ?? null,
         metadata: Object.fromEntries(
           Object.entries(form).flatMap(([name, value]) => {
             const field = /^metadata\[(.+)\]$/.exec(name)?.[1];

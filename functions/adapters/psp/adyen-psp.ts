@@ -155,6 +155,7 @@ export class AdyenPsp implements Psp {
           description: link.description || `Payment ${link.id}`,
           returnUrl: checkout.successUrl,
           expiresAt: checkout.expiresAt,
+          shopperLocale: adyenLocale(checkout.locale),
           reusable: false,
           metadata: { link_id: link.id, payment_id: checkout.paymentId },
         },
@@ -440,4 +441,11 @@ function idsOfRefundReference(merchantReference: string | undefined): {
   const [linkId, refundId, ...rest] = (merchantReference ?? '').split('/');
   if (!linkId || !refundId || rest.length > 0) return { linkId: null, refundId: null };
   return { linkId, refundId };
+}
+
+const ADYEN_DEFAULT_REGION: Record<string, string> = { en: 'US', nl: 'NL', de: 'DE', fr: 'FR', es: 'ES' };
+
+/** Our locale tag as Adyen's `shopperLocale` (language and country, `nl-NL`): a bare language gets its default. */
+export function adyenLocale(tag: string): string {
+  return tag.length === 2 ? `${tag}-${ADYEN_DEFAULT_REGION[tag] ?? 'US'}` : tag;
 }

@@ -1,4 +1,4 @@
-import type { MollieClient, Payment, Refund } from '@mollie/api-client';
+import type { Locale, MollieClient, Payment, Refund } from '@mollie/api-client';
 import type { PspConnection } from '../../domain/connection.ts';
 import { InvalidNotificationError, PspUnavailableError } from '../../domain/errors.ts';
 import { type Amount, minorUnits, toMinorUnits } from '../../domain/money.ts';
@@ -110,6 +110,7 @@ export class MolliePsp implements Psp {
         redirectUrl: checkout.successUrl,
         cancelUrl: checkout.cancelUrl,
         webhookUrl: checkout.notificationUrl,
+        locale: mollieLocale(checkout.locale) as Locale,
         metadata: { link_id: link.id, payment_id: checkout.paymentId },
         idempotencyKey: checkout.paymentId,
       }),
@@ -260,4 +261,18 @@ export class MolliePspFactory extends StoredCredentialsPspFactory<MollieCredenti
     });
     return new MolliePsp(mollie, connection);
   }
+}
+
+/** The locales Mollie's hosted checkout takes for our languages (Mollie's `locale` enum, `ll_RR`). */
+const MOLLIE_LOCALES = new Set([
+  ...['en_US', 'en_GB', 'en_BE', 'en_NL', 'nl_NL', 'nl_BE', 'de_DE', 'de_AT', 'de_CH', 'de_LU'],
+  ...['fr_FR', 'fr_BE', 'fr_LU', 'es_ES'],
+]);
+const MOLLIE_DEFAULT_REGION: Record<string, string> = { en: 'US', nl: 'NL', de: 'DE', fr: 'FR', es: 'ES' };
+
+/** Our locale tag in Mollie's spelling: `nl-BE` → `nl_BE`; a region Mollie lacks gets the language's default. */
+export function mollieLocale(tag: string): string {
+  const language = tag.slice(0, 2);
+  const exact = tag.replace('-', '_');
+  return MOLLIE_LOCALES.has(exact) ? exact : `${language}_${MOLLIE_DEFAULT_REGION[language] ?? 'US'}`;
 }

@@ -131,6 +131,7 @@ export class StripePsp implements Psp {
       ],
       success_url: checkout.successUrl,
       cancel_url: checkout.cancelUrl,
+      locale: stripeLocale(checkout.locale),
       expires_at: Math.floor(checkout.expiresAt.getTime() / 1000),
       metadata: { link_id: link.id, mode: link.mode, payment_id: checkout.paymentId },
       payment_intent_data: {
@@ -304,4 +305,14 @@ export function legacyStripeNotificationLink(rawBody: string): { linkId: string;
   } catch {
     return undefined;
   }
+}
+
+/** Regional variants Stripe Checkout speaks beside plain languages (its `locale` enum). */
+const STRIPE_REGIONAL_LOCALES = new Set(['en-GB', 'fr-CA', 'es-419']);
+
+/** Our locale tag in Stripe's `locale` spelling: the regional variant when Stripe has it, else the language. */
+export function stripeLocale(tag: string): Stripe.Checkout.SessionCreateParams.Locale {
+  return (
+    STRIPE_REGIONAL_LOCALES.has(tag) ? tag : tag.slice(0, 2)
+  ) as Stripe.Checkout.SessionCreateParams.Locale;
 }
