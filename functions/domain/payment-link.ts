@@ -1,8 +1,10 @@
+import { type AmountSource, type LineItem, lineItemsTotal } from './amount.ts';
 import type { Provider } from './connection.ts';
 import { InvalidStateError } from './errors.ts';
 import { newId } from './ids.ts';
 import { type Amount, fromMinorUnits } from './money.ts';
 import type { PaymentResource } from './payment.ts';
+import type { PaymentMethod } from './payment-methods.ts';
 import type { Mode, Principal } from './principal.ts';
 
 export const LINK_STATUSES = ['open', 'paid', 'canceled', 'expired'] as const;
@@ -31,7 +33,10 @@ export interface PspSession {
 
 /** What the merchant may set when creating a link (already validated). */
 export interface PaymentLinkInput {
-  amount: Amount;
+  /** The fixed amount; absent when `line_items` give it (functions/domain/amount.ts). */
+  amount?: Amount | undefined;
+  line_items?: LineItem[] | null | undefined;
+  payment_methods?: PaymentMethod[] | null | undefined;
   description?: string | null | undefined;
   redirect_url?: string | null | undefined;
   webhook_url?: string | null | undefined;
@@ -85,6 +90,10 @@ export interface PaymentLink {
   redirect_url: string | null;
   webhook_url: string | null;
   metadata: Record<string, string> | null;
+  /** The order's lines, whose sum is `amount` (absent or null: a fixed amount). */
+  line_items?: LineItem[] | null;
+  /** The methods the buyer may pay with (absent or null: any the PSP offers). */
+  payment_methods?: PaymentMethod[] | null;
   /** Absent on links created before languages existed: read as null. */
   locale?: string | null;
   created_at: string;
@@ -211,7 +220,11 @@ export function newPaymentLink(principal: Principal, input: PaymentLinkInput, no
     account: principal.account,
     mode: principal.mode,
     status: 'open',
-    amount: { value: input.amount.value, currency: input.amount.currency },
+    amount: input.amount
+      ? { value: input.amount.value, currency: input.amount.currency }
+      : lineItemsTotal(input.line_items ?? []),
+    ...(input.line_items?.length ? { line_items: input.line_items } : {}),
+    ...(input.payment_methods?.length ? { payment_methods: input.payment_methods } : {}),
     description: input.description ?? null,
     redirect_url: input.redirect_url ?? null,
     webhook_url: input.webhook_url ?? null,
@@ -397,4 +410,11 @@ export function update(link: PaymentLink, changes: PaymentLinkChanges, now: Date
   }
   if (BUYER_FACING_FIELDS.some((field) => after[field] !== link[field])) after.psp_session = null;
   return after;
+}
+
+/** Where the link's amount comes from (functions/domain/amount.ts): its lines, or the fixed amount. */
+export function amountSourceOf(link: Pick<PaymentLink, 'amount' | 'line_items'>): AmountSource {
+  return link.line_items?.length
+    ? { type: 'line_items', amount: link.amount, line_items: link.line_items }
+    : { type: 'fixed', amount: link.amount };
 }

@@ -1,3 +1,5 @@
+import { lineTotalMinor } from '../domain/amount.ts';
+import { type Amount, fromMinorUnits } from '../domain/money.ts';
 import type { PaymentLink } from '../domain/payment-link.ts';
 import type { CheckoutView } from '../use-cases/checkout.ts';
 import { formatAmount, formatDate, type Html, html, htmlPage, type PageOptions } from './html.ts';
@@ -14,10 +16,33 @@ export interface ViewContext {
   canceled: boolean;
 }
 
+/** The order's lines: what each is, how many, at what price, and the total (the link's amount). */
+function lineItems(link: PaymentLink, context: ViewContext, t: Messages): Html | undefined {
+  if (!link.line_items?.length) return undefined;
+  const money = (amount: Amount) => formatAmount(amount, context.locale);
+  const percent = (rate: string) =>
+    new Intl.NumberFormat(context.locale, { style: 'percent', maximumFractionDigits: 2 }).format(
+      Number(rate) / 100,
+    );
+  const rows = link.line_items.map((item) => {
+    const total = {
+      value: fromMinorUnits(lineTotalMinor(item), item.unit_amount.currency),
+      currency: item.unit_amount.currency,
+    };
+    return html`<tr><th scope="row">${item.name}${item.tax_rate ? html`<br><span class="muted">${t.includesTax(percent(item.tax_rate))}</span>` : undefined}</th><td>${item.quantity}</td><td>${money(item.unit_amount)}</td><td>${money(total)}</td></tr>`;
+  });
+  return html`<table>
+<thead><tr><th scope="col">${t.item}</th><th scope="col">${t.quantity}</th><th scope="col">${t.unitPrice}</th><th scope="col">${t.total}</th></tr></thead>
+<tbody>${rows}</tbody>
+<tfoot><tr><th scope="row" colspan="3">${t.total}</th><td>${money(link.amount)}</td></tr></tfoot>
+</table>`;
+}
+
 /** What the link asks for; `payable` pages (the link can still be paid) also say until when. */
 function summary(link: PaymentLink, context: ViewContext, t: Messages, payable = false): Html {
   return html`<p class="amount">${formatAmount(link.amount, context.locale)}</p>
 ${link.description ? html`<p>${link.description}</p>` : undefined}
+${lineItems(link, context, t)}
 ${payable && link.expires_at ? html`<p class="muted">${t.expiresOn(formatDate(link.expires_at, context.locale))}</p>` : undefined}`;
 }
 

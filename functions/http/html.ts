@@ -18,6 +18,10 @@ border-radius:.5rem;font:inherit;font-weight:600;text-align:center;text-decorati
 background:#1f5fd6;color:#fff}
 button.secondary{background:#6b7280}
 form{margin:0}
+table{width:100%;border-collapse:collapse;margin:0 0 1rem}
+th,td{padding:.35rem .25rem;border-bottom:1px solid #8884;text-align:right;vertical-align:top}
+th[scope=row],thead th:first-child{text-align:left;font-weight:normal}
+tfoot th,tfoot td{font-weight:600}
 `;
 const STYLE_HASH = `'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`;
 

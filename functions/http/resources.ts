@@ -14,6 +14,15 @@ export type PaymentLinkListResource = z.infer<typeof PaymentLinkListSchema>;
 export type EventLogResource = z.infer<typeof EventLogSchema>;
 export type RedeliveryResource = z.infer<typeof RedeliverySchema>;
 
+/**
+ * The API's view of a link: its snapshot (what webhooks carry too) plus the order details a webhook leaves out,
+ * `line_items` and `payment_methods`, so that every webhook stays under 20 KB (docs/webhooks.md#the-request).
+ */
 export function toResource(link: PaymentLink, checkoutBase: string, now: Date): PaymentLinkResource {
-  return withCheckoutUrl(snapshotOf(link, now), checkoutBase);
+  return {
+    ...withCheckoutUrl(snapshotOf(link, now), checkoutBase),
+    line_items:
+      (link.line_items ?? null)?.map((item) => ({ ...item, tax_rate: item.tax_rate ?? null })) ?? null,
+    payment_methods: link.payment_methods ?? null,
+  };
 }

@@ -14,6 +14,7 @@ import { ConcurrentModificationError, PspNotConfiguredError } from '../domain/er
 import { resolveLocale } from '../domain/locale.ts';
 import { endedByUs, newPaymentId, startedPayment, unavailablePayment } from '../domain/payment.ts';
 import { effectiveStatus, type PaymentLink, type PspSession } from '../domain/payment-link.ts';
+import { methodsFor } from '../domain/payment-methods.ts';
 import { MODES } from '../domain/principal.ts';
 import { routeLink } from '../domain/routing.ts';
 import { logger } from '../logger.ts';
@@ -238,6 +239,7 @@ async function tryConnection(
       expiresAt: sessionExpiry(link, now, psp.sessionLimits),
       paymentId,
       locale,
+      paymentMethods: methodsFor(link.payment_methods, connection.methods),
     });
     if (health && afterSuccess(health)) {
       await deps.psps

@@ -46,6 +46,7 @@ const checkout = (expiresAt: Date, locale = 'en') => ({
   expiresAt,
   paymentId: 'pay_stripetest000000000000000',
   locale,
+  paymentMethods: null,
 });
 
 describe('the Stripe adapter, through the official SDK against a Stripe-speaking server', () => {

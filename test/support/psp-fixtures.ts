@@ -43,5 +43,6 @@ export function checkoutReturn(
     expiresAt: new Date(Math.floor(Date.now() / 1000 + 3600) * 1000),
     paymentId,
     locale,
+    paymentMethods: null,
   };
 }
