@@ -147,6 +147,8 @@ export const functions = {
   'list-psp-connections': { table: ['GetItem', 'Query', 'PutItem'], merchantApi: true },
   'get-routing': { table: ['GetItem', 'Query', 'PutItem'], merchantApi: true },
   'put-routing': { table: ['GetItem', 'Query', 'PutItem'], merchantApi: true },
+  'get-checkout-settings': { table: ['GetItem'], merchantApi: true },
+  'put-checkout-settings': { table: ['PutItem'], merchantApi: true },
 } as const satisfies Record<string, FunctionDefinition>;
 
 export type HandlerName = keyof typeof functions;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MAX_BASE_URL_LENGTH } from '../functions/config.ts';
 import { MAX_LINE_ITEM_NAME_LENGTH, MAX_LINE_ITEMS, MAX_QUANTITY } from '../functions/domain/amount.ts';
+import { MAX_DISPLAY_NAME_LENGTH, MAX_EMAIL_LENGTH } from '../functions/domain/checkout-settings.ts';
 import { PROVIDERS } from '../functions/domain/connection.ts';
 import { HEALTH_STATUSES } from '../functions/domain/connection-health.ts';
 import type { ErrorClass as ErrorClassShape } from '../functions/domain/errors.ts';
@@ -310,3 +311,19 @@ export const PspConnectionListSchema = z
     ),
   })
   .meta({ id: 'PspConnectionList', title: 'PSP connections of the mode' });
+
+export const CheckoutSettingsSchema = z
+  .strictObject({
+    object: z.literal('checkout_settings'),
+    mode: z.enum(MODES),
+    display_name: z.string().max(MAX_DISPLAY_NAME_LENGTH).nullable(),
+    logo_url: url().nullable(),
+    accent_color: z
+      .string()
+      .max(7)
+      .nullable()
+      .meta({ description: 'Lower case `#rrggbb`; null: our own accent.' }),
+    support_email: z.string().max(MAX_EMAIL_LENGTH).nullable(),
+    updated_at: nullableTimestamp('When they were last replaced; null when never set.'),
+  })
+  .meta({ id: 'CheckoutSettings', title: 'Checkout settings (branding of the checkout pages)' });

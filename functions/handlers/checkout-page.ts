@@ -1,5 +1,11 @@
 import { config } from '../config.ts';
-import { linkRepository, now, paymentRepository, pspConnections } from '../dependencies.ts';
+import {
+  checkoutSettingsRepository,
+  linkRepository,
+  now,
+  paymentRepository,
+  pspConnections,
+} from '../dependencies.ts';
 import { CHECKOUT_PSP_CALLS } from '../domain/call-budgets.ts';
 import { resolveLocale } from '../domain/locale.ts';
 import { checkoutPage, paymentReceivedPage, type ViewContext } from '../http/checkout-views.ts';
@@ -21,7 +27,12 @@ export const handler = htmlHandler(async (event, lambda) => {
   };
   if (event.routeKey.endsWith('/complete')) {
     const link = await findLinkById(linkRepository(), id);
-    return paymentReceivedPage(link, { ...context, locale: resolveLocale(link?.locale, acceptLanguage) });
+    const settings = link && (await checkoutSettingsRepository().get(link.account, link.mode));
+    return paymentReceivedPage(link, {
+      ...context,
+      locale: resolveLocale(link?.locale, acceptLanguage),
+      settings: settings ?? undefined,
+    });
   }
   const view = await openCheckout(
     {
@@ -37,6 +48,11 @@ export const handler = htmlHandler(async (event, lambda) => {
     },
     { id, method, headers: event.headers, via: event.queryStringParameters?.via },
   );
-  const linkLocale = 'link' in view ? view.link.locale : undefined;
-  return checkoutPage(view, { ...context, locale: resolveLocale(linkLocale, acceptLanguage) });
+  const link = 'link' in view ? view.link : undefined;
+  const settings = link && (await checkoutSettingsRepository().get(link.account, link.mode));
+  return checkoutPage(view, {
+    ...context,
+    locale: resolveLocale(link?.locale, acceptLanguage),
+    settings: settings ?? undefined,
+  });
 });

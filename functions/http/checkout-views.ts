@@ -1,4 +1,5 @@
 import { lineTotalMinor } from '../domain/amount.ts';
+import type { CheckoutSettings } from '../domain/checkout-settings.ts';
 import { type Amount, fromMinorUnits } from '../domain/money.ts';
 import type { PaymentLink } from '../domain/payment-link.ts';
 import type { CheckoutView } from '../use-cases/checkout.ts';
@@ -14,6 +15,8 @@ export interface ViewContext {
   checkoutBase: string;
   /** The buyer came back from the PSP without paying: show the link, do not forward again at once. */
   canceled: boolean;
+  /** The merchant's branding for the link's (account, mode), when set (docs/checkout.md#branding). */
+  settings?: CheckoutSettings | undefined;
 }
 
 /** The order's lines: what each is, how many, at what price, and the total (the link's amount). */
@@ -46,8 +49,30 @@ ${lineItems(link, context, t)}
 ${payable && link.expires_at ? html`<p class="muted">${t.expiresOn(formatDate(link.expires_at, context.locale))}</p>` : undefined}`;
 }
 
-function page(context: ViewContext, options: Omit<PageOptions, 'https' | 'omitBody' | 'lang'>): HtmlResult {
-  return htmlPage({ ...options, https: context.https, omitBody: context.omitBody, lang: context.locale });
+/** Every page of ours: the merchant's name and logo on top, their support address below, their accent. */
+function page(
+  context: ViewContext,
+  options: Omit<PageOptions, 'https' | 'omitBody' | 'lang' | 'brand'>,
+): HtmlResult {
+  const settings = context.settings;
+  const t = messagesFor(context.locale);
+  const name = settings?.display_name;
+  const logo = settings?.logo_url;
+  const header =
+    name || logo
+      ? html`<header>${logo ? html`<img src="${logo}" alt="${name ? '' : t.logoAlt}">` : undefined}${name ? html`<p class="brand">${name}</p>` : undefined}</header>`
+      : undefined;
+  const footer = settings?.support_email
+    ? html`<footer><p class="muted">${t.contact} <a href="${`mailto:${settings.support_email}`}">${settings.support_email}</a></p></footer>`
+    : undefined;
+  return htmlPage({
+    ...options,
+    body: html`${header}${options.body}${footer}`,
+    https: context.https,
+    omitBody: context.omitBody,
+    lang: context.locale,
+    brand: { accentColor: settings?.accent_color, logoUrl: logo },
+  });
 }
 
 export function checkoutPage(view: CheckoutView, context: ViewContext): HtmlResult {

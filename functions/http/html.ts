@@ -15,9 +15,13 @@ h1{font-size:1.4rem;margin:0 0 .75rem}
 .muted{opacity:.75}
 .button,button{display:block;box-sizing:border-box;width:100%;margin:.75rem 0;padding:.9rem 1rem;border:0;
 border-radius:.5rem;font:inherit;font-weight:600;text-align:center;text-decoration:none;cursor:pointer;
-background:#1f5fd6;color:#fff}
+background:var(--accent,#1f5fd6);color:#fff}
 button.secondary{background:#6b7280}
 form{margin:0}
+header{display:flex;align-items:center;gap:.75rem;margin:0 0 1.25rem}
+header img{max-height:3rem;max-width:10rem}
+.brand{font-weight:600;margin:0}
+footer{margin-top:1.5rem}
 table{width:100%;border-collapse:collapse;margin:0 0 1rem}
 th,td{padding:.35rem .25rem;border-bottom:1px solid #8884;text-align:right;vertical-align:top}
 th[scope=row],thead th:first-child{text-align:left;font-weight:normal}
@@ -93,12 +97,25 @@ export interface PageOptions {
   https: boolean;
   /** HEAD: headers only. */
   omitBody?: boolean;
+  /** The merchant's branding (docs/checkout.md#branding): the accent colour, and the logo the CSP lets load. */
+  brand?: { accentColor?: string | null | undefined; logoUrl?: string | null | undefined };
 }
 
-export function securityHeaders(options: { formAction?: readonly string[]; https: boolean }) {
+/** The stylesheet that sets a merchant's accent colour (a validated `#rrggbb`), allowed by its own hash. */
+const accentStyle = (color: string) => `:root{--accent:${color}}`;
+const styleHash = (style: string) => `'sha256-${createHash('sha256').update(style).digest('base64')}'`;
+
+export function securityHeaders(options: {
+  formAction?: readonly string[];
+  https: boolean;
+  brand?: PageOptions['brand'];
+}) {
   const formAction = options.formAction?.length ? options.formAction.join(' ') : "'none'";
+  const accent = options.brand?.accentColor ? ` ${styleHash(accentStyle(options.brand.accentColor))}` : '';
+  // The logo is allowed by its exact URL, so the page can load no other image.
+  const images = options.brand?.logoUrl ? `; img-src ${options.brand.logoUrl}` : '';
   return {
-    'Content-Security-Policy': `default-src 'none'; style-src ${STYLE_HASH}; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
+    'Content-Security-Policy': `default-src 'none'; style-src ${STYLE_HASH}${accent}${images}; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
     'X-Frame-Options': 'DENY',
     'Referrer-Policy': 'no-referrer',
     'X-Content-Type-Options': 'nosniff',
@@ -121,6 +138,7 @@ export function htmlPage(options: PageOptions): APIGatewayProxyStructuredResultV
 ${refresh}
 <title>${options.title}</title>
 <style>${new Html(STYLE)}</style>
+${options.brand?.accentColor ? html`<style>${new Html(accentStyle(options.brand.accentColor))}</style>` : undefined}
 </head>
 <body><main>
 ${options.body}
@@ -131,7 +149,7 @@ ${options.body}
     statusCode: options.status,
     headers: {
       'Content-Type': 'text/html; charset=utf-8',
-      ...securityHeaders({ formAction: options.formAction, https: options.https }),
+      ...securityHeaders({ formAction: options.formAction, https: options.https, brand: options.brand }),
     },
     body: options.omitBody ? '' : document.value,
   };

@@ -39,6 +39,7 @@ export interface Messages {
   total: string;
   includesTax: (rate: string) => string;
   contact: string;
+  logoAlt: string;
   errorTitle: string;
   errorText: string;
   providerDownTitle: string;
@@ -85,6 +86,7 @@ const en: Messages = {
   total: 'Total',
   includesTax: (rate) => `incl. ${rate} VAT`,
   contact: 'Questions? Contact',
+  logoAlt: 'Merchant logo',
   errorTitle: 'Something went wrong',
   errorText: 'Something went wrong on our side. Please try again later.',
   providerDownTitle: 'Payment provider unavailable',
@@ -132,6 +134,7 @@ const nl: Messages = {
   total: 'Totaal',
   includesTax: (rate) => `incl. ${rate} btw`,
   contact: 'Vragen? Neem contact op via',
+  logoAlt: 'Logo van de verkoper',
   errorTitle: 'Er ging iets mis',
   errorText: 'Er ging bij ons iets mis. Probeer het later opnieuw.',
   providerDownTitle: 'Betaalprovider niet beschikbaar',
@@ -180,6 +183,7 @@ const de: Messages = {
   total: 'Gesamt',
   includesTax: (rate) => `inkl. ${rate} MwSt.`,
   contact: 'Fragen? Kontakt',
+  logoAlt: 'Logo des Händlers',
   errorTitle: 'Etwas ist schiefgelaufen',
   errorText: 'Bei uns ist etwas schiefgelaufen. Bitte versuchen Sie es später erneut.',
   providerDownTitle: 'Zahlungsanbieter nicht erreichbar',
@@ -227,6 +231,7 @@ const fr: Messages = {
   total: 'Total',
   includesTax: (rate) => `dont TVA ${rate}`,
   contact: 'Des questions ? Contactez',
+  logoAlt: 'Logo du marchand',
   errorTitle: "Une erreur s'est produite",
   errorText: "Une erreur s'est produite de notre côté. Veuillez réessayer plus tard.",
   providerDownTitle: 'Prestataire de paiement indisponible',
@@ -274,6 +279,7 @@ const es: Messages = {
   total: 'Total',
   includesTax: (rate) => `IVA ${rate} incl.`,
   contact: '¿Preguntas? Contacta con',
+  logoAlt: 'Logotipo del comercio',
   errorTitle: 'Algo ha ido mal',
   errorText: 'Algo ha ido mal por nuestra parte. Inténtalo de nuevo más tarde.',
   providerDownTitle: 'Proveedor de pagos no disponible',

@@ -25,6 +25,8 @@ export const routes = [
   { method: 'GET', path: '/v1/psp-connections', handler: 'list-psp-connections' },
   { method: 'GET', path: '/v1/routing', handler: 'get-routing' },
   { method: 'PUT', path: '/v1/routing', handler: 'put-routing' },
+  { method: 'GET', path: '/v1/checkout-settings', handler: 'get-checkout-settings' },
+  { method: 'PUT', path: '/v1/checkout-settings', handler: 'put-checkout-settings' },
   { method: 'POST', path: '/v1/events/{id}/redeliver', handler: 'redeliver-event' },
   { method: 'GET', path: '/checkout/{id}', handler: 'checkout-page', public: true },
   { method: 'HEAD', path: '/checkout/{id}', handler: 'checkout-page', public: true },

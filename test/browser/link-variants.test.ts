@@ -63,3 +63,38 @@ describe('a Dutch buyer in Chromium', () => {
     expect(await axeViolations(page)).toEqual([]);
   });
 });
+
+describe("a merchant's branding in Chromium", () => {
+  beforeEach(async () => {
+    context = await browser.newContext({ locale: 'fr-FR' });
+    page = await context.newPage();
+  });
+
+  it('applies the accent colour under the strict CSP, names the merchant and passes axe', async () => {
+    const key = (await stack.issueKey('branded', 'test')).api_key;
+    const put = await stack.request('PUT', '/v1/checkout-settings', {
+      key,
+      body: {
+        display_name: 'Boulangerie Dupont',
+        accent_color: '#7a1f1f',
+        support_email: 'aide@dupont.example',
+      },
+    });
+    expect(put.status).toBe(200);
+    const link = await createLink(stack, key);
+    await page.goto(`${link.checkout_url}?canceled=1`);
+
+    expect(await page.textContent('.brand')).toBe('Boulangerie Dupont');
+    expect(await page.textContent('h1')).toBe('Paiement non abouti');
+    const background = await page.$eval(
+      'a.button',
+      (element) =>
+        (
+          globalThis as unknown as { getComputedStyle: (e: unknown) => { backgroundColor: string } }
+        ).getComputedStyle(element).backgroundColor,
+    );
+    expect(background).toBe('rgb(122, 31, 31)');
+    expect(await page.getByRole('link', { name: 'aide@dupont.example' }).count()).toBe(1);
+    expect(await axeViolations(page)).toEqual([]);
+  });
+});
