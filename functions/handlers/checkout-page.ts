@@ -24,6 +24,7 @@ export const handler = htmlHandler(async (event, lambda) => {
     omitBody: method === 'HEAD',
     checkoutBase: CHECKOUT_BASE,
     canceled: event.queryStringParameters?.canceled !== undefined,
+    now: now(),
   };
   if (event.routeKey.endsWith('/complete')) {
     const link = await findLinkById(linkRepository(), id);
@@ -46,7 +47,13 @@ export const handler = htmlHandler(async (event, lambda) => {
       timeLeftMs: () => lambda.getRemainingTimeInMillis(),
       maxPspCalls: CHECKOUT_PSP_CALLS,
     },
-    { id, method, headers: event.headers, via: event.queryStringParameters?.via },
+    {
+      id,
+      method,
+      headers: event.headers,
+      via: event.queryStringParameters?.via,
+      returned: context.canceled,
+    },
   );
   const link = 'link' in view ? view.link : undefined;
   const settings = link && (await checkoutSettingsRepository().get(link.account, link.mode));

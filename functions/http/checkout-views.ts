@@ -2,7 +2,7 @@ import { lineTotalMinor } from '../domain/amount.ts';
 import type { CheckoutSettings } from '../domain/checkout-settings.ts';
 import { type Amount, fromMinorUnits } from '../domain/money.ts';
 import type { PaymentLink } from '../domain/payment-link.ts';
-import type { CheckoutView } from '../use-cases/checkout.ts';
+import { type CheckoutView, VIA_ANOTHER_PROVIDER } from '../use-cases/checkout.ts';
 import { formatAmount, formatDate, type Html, html, htmlPage, type PageOptions } from './html.ts';
 import type { HtmlResult } from './html-handler.ts';
 import { type Messages, messagesFor } from './messages.ts';
@@ -17,6 +17,7 @@ export interface ViewContext {
   canceled: boolean;
   /** The merchant's branding for the link's (account, mode), when set (docs/checkout.md#branding). */
   settings?: CheckoutSettings | undefined;
+  now: Date;
 }
 
 /** The order's lines: what each is, how many, at what price, and the total (the link's amount). */
@@ -115,22 +116,53 @@ export function checkoutPage(view: CheckoutView, context: ViewContext): HtmlResu
         body: html`<h1>${context.canceled ? t.notCompletedHeading : t.continueToPayment}</h1>${summary(view.link, context, t, true)}
 ${context.canceled ? html`<p>${t.notCompletedText}</p>` : undefined}
 <a class="button" href="${view.session.url}">${context.canceled ? t.tryAgain : t.continueToPayment}</a>
-${
-  context.canceled && view.alternative
-    ? html`<p><a href="${`${context.checkoutBase}/${view.link.id}?via=${view.alternative}`}">${t.otherProvider}</a></p>`
-    : undefined
-}
 <p class="muted">${t.securePage}</p>`,
       });
-    case 'unavailable':
+    case 'choose':
+      // No session is opened until the buyer chooses; the other provider is asked for without naming it.
       return page(context, {
-        status: 503,
-        title: t.unavailableTitle,
-        body: html`<h1>${t.unavailableHeading}</h1>${summary(view.link, context, t, true)}
+        status: 200,
+        title: t.notCompletedHeading,
+        body: html`<h1>${t.notCompletedHeading}</h1>${summary(view.link, context, t, true)}
+<p>${t.notCompletedText}</p>
+<a class="button" href="${`${context.checkoutBase}/${view.link.id}`}">${t.tryAgain}</a>
+${
+  view.another
+    ? html`<p><a href="${`${context.checkoutBase}/${view.link.id}?via=${VIA_ANOTHER_PROVIDER}`}">${t.otherProvider}</a></p>`
+    : undefined
+}`,
+      });
+    case 'unavailable':
+      return withRetryAfter(
+        page(context, {
+          status: 503,
+          title: t.unavailableTitle,
+          body: html`<h1>${t.unavailableHeading}</h1>${summary(view.link, context, t, true)}
 <p>${t.unavailableText}</p>
 <a class="button" href="${`${context.checkoutBase}/${view.link.id}`}">${t.tryAgain}</a>`,
-      });
+        }),
+        view.retryAt,
+        context.now,
+      );
+    case 'throttled':
+      return withRetryAfter(
+        page(context, {
+          status: 429,
+          title: t.throttledTitle,
+          body: html`<h1>${t.throttledTitle}</h1>${summary(view.link, context, t)}
+<p>${t.throttledText}</p>`,
+        }),
+        view.retryAt,
+        context.now,
+      );
   }
+}
+
+/** `Retry-After` in seconds when the page knows when trying again makes sense. */
+function withRetryAfter(result: HtmlResult, at: Date | undefined, now: Date): HtmlResult {
+  if (!at) return result;
+  const seconds = Math.max(1, Math.ceil((at.getTime() - now.getTime()) / 1000));
+  return { ...result, headers: { ...result.headers, 'Retry-After': String(seconds) } };
 }
 
 /** Where the PSP returns the buyer when the link has no `redirect_url`. */

@@ -26,6 +26,8 @@ export interface Messages {
   unavailableTitle: string;
   unavailableHeading: string;
   unavailableText: string;
+  throttledTitle: string;
+  throttledText: string;
   receivedTitle: string;
   receivedText: string;
   thankYou: string;
@@ -73,6 +75,9 @@ const en: Messages = {
   unavailableHeading: 'Payment is not available right now',
   unavailableText:
     'Our payment providers did not answer. Nothing was charged, and this link can still be paid.',
+  throttledTitle: 'Too many payment attempts',
+  throttledText:
+    'This link was opened for payment too many times in a short while. Nothing was charged; please try again later.',
   receivedTitle: 'Payment received',
   receivedText: 'Thank you. You can close this page.',
   thankYou: 'Thank you',
@@ -121,6 +126,9 @@ const nl: Messages = {
   unavailableHeading: 'Betalen is nu niet mogelijk',
   unavailableText:
     'Onze betaalproviders gaven geen antwoord. Er is niets afgeschreven en deze link kan nog steeds betaald worden.',
+  throttledTitle: 'Te veel betaalpogingen',
+  throttledText:
+    'Deze link is in korte tijd te vaak geopend om te betalen. Er is niets afgeschreven; probeer het later opnieuw.',
   receivedTitle: 'Betaling ontvangen',
   receivedText: 'Bedankt. Je kunt deze pagina sluiten.',
   thankYou: 'Bedankt',
@@ -170,6 +178,9 @@ const de: Messages = {
   unavailableHeading: 'Bezahlen ist gerade nicht möglich',
   unavailableText:
     'Unsere Zahlungsanbieter haben nicht geantwortet. Es wurde nichts belastet, und dieser Link kann weiterhin bezahlt werden.',
+  throttledTitle: 'Zu viele Zahlungsversuche',
+  throttledText:
+    'Dieser Link wurde in kurzer Zeit zu oft zum Bezahlen geöffnet. Es wurde nichts belastet; bitte versuchen Sie es später erneut.',
   receivedTitle: 'Zahlung erhalten',
   receivedText: 'Vielen Dank. Sie können diese Seite schließen.',
   thankYou: 'Vielen Dank',
@@ -218,6 +229,9 @@ const fr: Messages = {
   unavailableHeading: "Le paiement n'est pas disponible pour le moment",
   unavailableText:
     "Nos prestataires de paiement n'ont pas répondu. Rien n'a été débité et ce lien peut toujours être payé.",
+  throttledTitle: 'Trop de tentatives de paiement',
+  throttledText:
+    "Ce lien a été ouvert trop souvent pour payer en peu de temps. Rien n'a été débité ; veuillez réessayer plus tard.",
   receivedTitle: 'Paiement reçu',
   receivedText: 'Merci. Vous pouvez fermer cette page.',
   thankYou: 'Merci',
@@ -266,6 +280,9 @@ const es: Messages = {
   unavailableHeading: 'El pago no está disponible ahora mismo',
   unavailableText:
     'Nuestros proveedores de pago no han respondido. No se ha cobrado nada y este enlace todavía se puede pagar.',
+  throttledTitle: 'Demasiados intentos de pago',
+  throttledText:
+    'Este enlace se ha abierto para pagar demasiadas veces en poco tiempo. No se ha cobrado nada; inténtalo de nuevo más tarde.',
   receivedTitle: 'Pago recibido',
   receivedText: 'Gracias. Puedes cerrar esta página.',
   thankYou: 'Gracias',

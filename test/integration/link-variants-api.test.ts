@@ -113,32 +113,4 @@ describe('a link with payment methods', () => {
       pointers(await create({ amount: { value: '1', currency: 'EUR' }, payment_methods: ['card', 'card'] })),
     ).toEqual(['/payment_methods']);
   });
-
-  it('lets a routing rule match on payment_method', async () => {
-    const key = (await stack.issueKey('rules', 'test')).api_key;
-    const a = await addConnection({ account: 'rules', mode: 'test', provider: 'sandbox', name: 'A' });
-    const b = await addConnection({ account: 'rules', mode: 'test', provider: 'sandbox', name: 'B' });
-    const put = await stack.request('PUT', '/v1/routing', {
-      key,
-      body: {
-        rules: [{ name: 'paypal', when: { payment_method: ['paypal'] }, then: { priority: [b.id] } }],
-        default: [a.id],
-      },
-    });
-    expect(put.status).toBe(200);
-    const { body: paypal } = await create(
-      { amount: { value: '10', currency: 'EUR' }, payment_methods: ['paypal'] },
-      key,
-    );
-    await navigate(paypal.checkout_url);
-    expect((await storedLink(paypal.id)).psp_session?.connection_id).toBe(b.id);
-    const bad = await stack.request('PUT', '/v1/routing', {
-      key,
-      body: {
-        rules: [{ name: 'x', when: { payment_method: ['cash'] }, then: { priority: [b.id] } }],
-        default: [a.id],
-      },
-    });
-    expect(pointers(bad)).toEqual(['/rules/0/when/payment_method/0']);
-  });
 });

@@ -226,6 +226,18 @@ export async function startFakeStripe(options: {
         }
         total += quantity * unitAmount;
       }
+      // Stripe's minimum charge on the total (docs.stripe.com/currencies), for the currencies the tests use.
+      const minimum = { eur: 50, usd: 50, gbp: 30 }[form['line_items[0][price_data][currency]'] ?? ''];
+      if (minimum !== undefined && total < minimum) {
+        return reply(400, {
+          error: {
+            type: 'invalid_request_error',
+            code: 'amount_too_small',
+            param: 'line_items[0][price_data][unit_amount]',
+            message: "The Checkout Session's total amount due must add up to at least €0.50 eur",
+          },
+        });
+      }
       const created = Math.floor(Date.now() / 1000);
       const session: FakeSession = {
         id: id(livemode ? 'cs_live' : 'cs_test'),
