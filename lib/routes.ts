@@ -98,7 +98,7 @@ export const functions = {
     calls: { psp: CHECKOUT_PSP_CALLS },
   },
   // The QR code is drawn from the id alone: no table, no secret, no PSP SDK (functions/handlers/checkout-qr.ts).
-  'checkout-qr': { table: [] },
+  'checkout-qr': { table: [], reservedConcurrency: 10 },
   // PSPs retry what we refuse (Stripe for days), so a cap costs delay, never a status.
   'psp-notifications': {
     table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query'],
