@@ -90,18 +90,22 @@ export const functions = {
   'outbox-sweeper': { table: ['Query', 'UpdateItem'], sendsEvents: true, timeoutSeconds: 60 },
   // Up to three rounds when concurrent writers keep winning: create a session, then end it unused (the last
   // round ends nothing).
-  // Buyers' page: at about a second per visit (PSP session creation), 100 instances serve some 100 visits a second.
   'checkout-page': {
     table: ['GetItem', 'PutItem', 'UpdateItem', 'Query'],
+    // About a second per visit (a PSP session creation): 100 instances serve some 100 buyer visits a second.
     reservedConcurrency: 100,
     secrets: ['sandbox', 'psp'],
     calls: { psp: CHECKOUT_PSP_CALLS },
   },
   // The QR code is drawn from the id alone: no table, no secret, no PSP SDK (functions/handlers/checkout-qr.ts).
-  'checkout-qr': { table: [], reservedConcurrency: 10 },
-  // PSPs retry what we refuse (Stripe for days), so a cap costs delay, never a status.
+  'checkout-qr': {
+    table: [],
+    // A few milliseconds per code, storeless and cacheable.
+    reservedConcurrency: 10,
+  },
   'psp-notifications': {
     table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query'],
+    // PSPs retry what we refuse (Stripe for days), so a cap costs delay, never a status.
     reservedConcurrency: 50,
     sendsEvents: true,
     secrets: ['sandbox', 'psp'],
