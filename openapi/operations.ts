@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { oas31 } from 'zod-openapi';
+import { checkoutSettingsRequest } from '../functions/http/checkout-settings-schemas.ts';
 import { listPaymentLinksQuery } from '../functions/http/list-query.ts';
 import { routingRequest } from '../functions/http/routing-schemas.ts';
 import {
-  checkoutSettingsRequest,
   createPaymentLinkRequest,
   createRefundRequest,
   updatePaymentLinkRequest,

@@ -1,7 +1,7 @@
 import { checkoutSettingsRepository, now } from '../dependencies.ts';
 import { apiHandler, json } from '../http/api-handler.ts';
+import { checkoutSettingsRequest } from '../http/checkout-settings-schemas.ts';
 import { settingsResource } from '../http/resources.ts';
-import { checkoutSettingsRequest } from '../http/schemas.ts';
 import { validate } from '../http/validate.ts';
 import { putCheckoutSettings } from '../use-cases/checkout-settings.ts';
 

@@ -5,13 +5,6 @@ import {
   MAX_QUANTITY,
   totalProblem,
 } from '../domain/amount.ts';
-import {
-  ACCENT_COLOR_PATTERN,
-  contrastRatio,
-  MAX_DISPLAY_NAME_LENGTH,
-  MAX_EMAIL_LENGTH,
-  MIN_ACCENT_CONTRAST,
-} from '../domain/checkout-settings.ts';
 import { idPattern } from '../domain/ids.ts';
 import { LOCALE_PATTERN, MAX_LOCALE_LENGTH, PAGE_LANGUAGES } from '../domain/locale.ts';
 import {
@@ -111,7 +104,7 @@ const metadataSchema = () =>
       ),
   );
 
-function urlSchema(policy: UrlPolicy, description: string) {
+export function urlSchema(policy: UrlPolicy, description: string) {
   return z.string().check(
     z.maxLength(MAX_URL_LENGTH),
     (ctx) => {
@@ -240,7 +233,7 @@ const lineItemsSchema = () =>
         if (problem) ctx.issues.push({ code: 'custom', message: problem, input: ctx.value });
       },
       z.meta({
-        description: `At most ${MAX_LINE_ITEMS} lines, instead of \`amount\`: the link's amount is their sum (quantity × unit_amount).`,
+        description: 'Instead of `amount`: the amount is their sum.',
       }),
     ),
   );
@@ -252,8 +245,7 @@ const paymentMethodsSchema = () =>
       z.maxLength(PAYMENT_METHODS.length),
       z.refine((methods) => new Set(methods).size === methods.length, 'Each method at most once.'),
       z.meta({
-        description:
-          'The methods the buyer may pay with; only connections that serve one of them are routed to. Absent: any.',
+        description: 'The methods the buyer may pay with (absent: any).',
       }),
     ),
   );
@@ -351,59 +343,4 @@ export const createRefundRequest = /* @__PURE__ */ once(() =>
       ),
     }),
   ),
-);
-
-/**
- * `PUT /v1/checkout-settings`: the branding of the key's (account, mode), replaced whole
- * (docs/checkout.md#branding). The logo is fetched by buyers' browsers from our pages, so it must be an `https`
- * URL on a public host in every mode and deployment; the accent colour must keep white button text readable
- * (WCAG AA, 4.5:1).
- */
-export const checkoutSettingsRequest = /* @__PURE__ */ once(() =>
-  z.strictObject({
-    display_name: z.nullish(
-      z.string().check(
-        z.minLength(1),
-        z.maxLength(MAX_DISPLAY_NAME_LENGTH),
-        z.meta({
-          description: "Shown at the top of every checkout page, and as the logo's text alternative.",
-        }),
-      ),
-    ),
-    logo_url: z.nullish(
-      urlSchema(
-        { allowHttp: false, allowPrivateTargets: false },
-        'An https image on a public host, shown at the top of every checkout page (allowed by its CSP `img-src`).',
-      ),
-    ),
-    accent_color: z.nullish(
-      z.string().check(
-        z.regex(ACCENT_COLOR_PATTERN, 'Must be a colour such as "#1f5fd6".'),
-        (ctx) => {
-          if (!ACCENT_COLOR_PATTERN.test(ctx.value)) return;
-          const ratio = contrastRatio(ctx.value, '#ffffff');
-          if (ratio < MIN_ACCENT_CONTRAST) {
-            ctx.issues.push({
-              code: 'custom',
-              message: `White text on it has a contrast of ${ratio.toFixed(2)}:1; WCAG AA needs at least ${MIN_ACCENT_CONTRAST}:1. Choose a darker colour.`,
-              input: ctx.value,
-            });
-          }
-        },
-        z.meta({
-          description: `Buttons' background, behind white text: \`#rrggbb\` with a contrast of at least ${MIN_ACCENT_CONTRAST}:1 against white (WCAG AA).`,
-          maxLength: 7,
-          example: '#1f5fd6',
-        }),
-      ),
-    ),
-    support_email: z.nullish(
-      z
-        .email('Must be an email address.')
-        .check(
-          z.maxLength(MAX_EMAIL_LENGTH),
-          z.meta({ description: 'Shown on every checkout page as the address for questions.' }),
-        ),
-    ),
-  }),
 );
