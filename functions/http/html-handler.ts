@@ -1,11 +1,12 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { ServiceError } from '../domain/errors.ts';
+import { ServiceError, TemporarilyUnavailableError } from '../domain/errors.ts';
 import { resolveLocale } from '../domain/locale.ts';
 import { logger } from '../logger.ts';
 import { html, htmlPage } from './html.ts';
 import { type Messages, messagesFor } from './messages.ts';
+import { isPassingFailure } from './problem.ts';
 import { requestLog, type TimedContext } from './request-log.ts';
 
 export type HtmlEvent = APIGatewayProxyEventV2;
@@ -21,11 +22,17 @@ const ERROR_TEXT: Record<number, (t: Messages) => [string, string]> = {
   503: (t) => [t.notSetUpTitle, t.notSetUpText],
 };
 
+const PASSING_FAILURE_TEXT: [string, string] = [
+  'Temporarily unavailable',
+  'We could not complete this just now. Please try again in a moment.',
+];
+
 /** The page for a failure: our own wording per status, in the buyer's language, never the error's internals. */
-export function errorPage(status: number, event: HtmlEvent): HtmlResult {
+export function errorPage(status: number, event: HtmlEvent, retryAfterSeconds?: number): HtmlResult {
   const locale = resolveLocale(undefined, event.headers['accept-language']);
   const t = messagesFor(locale);
-  const [title, text] = ERROR_TEXT[status]?.(t) ?? [t.errorTitle, t.errorText];
+  const passing = retryAfterSeconds !== undefined && status === 503 ? PASSING_FAILURE_TEXT : undefined;
+  const [title, text] = passing ?? ERROR_TEXT[status]?.(t) ?? [t.errorTitle, t.errorText];
   return htmlPage({
     status,
     lang: locale,
@@ -33,13 +40,17 @@ export function errorPage(status: number, event: HtmlEvent): HtmlResult {
     body: html`<h1>${title}</h1><p>${text}</p><p class="muted">${t.reference}: ${event.requestContext.requestId}</p>`,
     https: isHttps(event),
     omitBody: event.requestContext.http.method === 'HEAD',
+    ...(retryAfterSeconds !== undefined && { retryAfterSeconds }),
   });
 }
 
 /** Every failure as a page: our own wording per status, with the security headers; 5xx logged with the cause. */
 const pageErrors = (): MiddlewareObj<HtmlEvent, HtmlResult, Error, TimedContext> => ({
   onError: (request) => {
-    const known = request.error instanceof ServiceError && request.error.expose ? request.error : undefined;
+    const error = isPassingFailure(request.error)
+      ? new TemporarilyUnavailableError(request.error)
+      : request.error;
+    const known = error instanceof ServiceError && error.expose ? error : undefined;
     const status = known?.status ?? 500;
     if (status >= 500) {
       logger.error('page failed', {
@@ -48,7 +59,7 @@ const pageErrors = (): MiddlewareObj<HtmlEvent, HtmlResult, Error, TimedContext>
         error: request.error,
       });
     }
-    request.response = errorPage(status, request.event);
+    request.response = errorPage(status, request.event, known?.retryAfterSeconds);
   },
 });
 

@@ -99,6 +99,8 @@ export interface PageOptions {
   omitBody?: boolean;
   /** The merchant's branding (docs/checkout.md#branding): the accent colour, and the logo the CSP lets load. */
   brand?: { accentColor?: string | null | undefined; logoUrl?: string | null | undefined };
+  /** A passing failure: the same request may succeed after this many seconds (`Retry-After`). */
+  retryAfterSeconds?: number;
 }
 
 /** The stylesheet that sets a merchant's accent colour (a validated `#rrggbb`), allowed by its own hash. */
@@ -150,6 +152,7 @@ ${options.body}
     headers: {
       'Content-Type': 'text/html; charset=utf-8',
       ...securityHeaders({ formAction: options.formAction, https: options.https, brand: options.brand }),
+      ...(options.retryAfterSeconds !== undefined && { 'Retry-After': String(options.retryAfterSeconds) }),
     },
     body: options.omitBody ? '' : document.value,
   };

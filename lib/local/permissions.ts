@@ -25,6 +25,11 @@ import { LOCAL_PSP_SECRET_PREFIX, LOCAL_SANDBOX_SECRET_NAME } from './local-secr
  */
 const runningFunction = new AsyncLocalStorage<HandlerName>();
 
+/** The function whose invocation this code runs in, if any. */
+export function currentFunction(): HandlerName | undefined {
+  return runningFunction.getStore();
+}
+
 /**
  * Every call the emulation refused in this process. A handler may catch and log an AccessDenied (a best-effort
  * step), so tests read the refusals here rather than hope for a failed response
