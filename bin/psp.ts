@@ -12,6 +12,7 @@ import {
   type Simulation,
 } from '../functions/domain/connection.ts';
 import { ConnectionInUseError } from '../functions/domain/errors.ts';
+import { isPaymentMethod, PAYMENT_METHODS, type PaymentMethod } from '../functions/domain/payment-methods.ts';
 import { MODES, type Mode } from '../functions/domain/principal.ts';
 import { failWithUsage, selectCliTarget } from '../lib/local/cli-target.ts';
 import {
@@ -42,7 +43,7 @@ const CREDENTIAL_FLAGS: Record<Provider, Record<string, string>> = {
 
 const USAGE = `Usage:
   npm run psp -- add --account <account> --mode test|live --provider ${PROVIDERS.join('|')} --name <name>
-                 [credential flags] [--simulate ok|fail|timeout] [--json]
+                 [credential flags] [--methods card,ideal,...] [--simulate ok|fail|timeout] [--json]
   npm run psp -- list --account <account> [--json]
   npm run psp -- disable <connection_id>
   npm run psp -- enable <connection_id>
@@ -77,6 +78,7 @@ const { values, positionals } = parseArgs({
     provider: { type: 'string' },
     name: { type: 'string' },
     simulate: { type: 'string' },
+    methods: { type: 'string' },
     credentials: { type: 'string' },
     json: { type: 'boolean', default: false },
     table: { type: 'string' },
@@ -173,6 +175,11 @@ switch (positionals[0]) {
       if (!SIMULATIONS.includes(values.simulate as Simulation))
         fail('--simulate must be ok, fail or timeout.');
     }
+    const methods = values.methods?.split(',').map((method) => method.trim());
+    const unknownMethod = methods?.find((method) => !isPaymentMethod(method));
+    if (methods && (methods.length === 0 || unknownMethod !== undefined)) {
+      fail(`--methods takes a comma-separated list of ${PAYMENT_METHODS.join(', ')}.`);
+    }
     const factory = pspFactoriesForChecks().find((candidate) => candidate.provider === provider);
     if (!factory) fail(`No adapter for ${provider} in this version.`);
     const credentials = credentialsFrom(provider);
@@ -192,7 +199,14 @@ switch (positionals[0]) {
       mode,
     );
     const connection = createConnection(
-      { account, mode, provider, name, simulate: values.simulate as Simulation | undefined },
+      {
+        account,
+        mode,
+        provider,
+        name,
+        simulate: values.simulate as Simulation | undefined,
+        methods: methods as PaymentMethod[] | undefined,
+      },
       secretPrefix,
       new Date(),
     );

@@ -1,4 +1,5 @@
 import { DynamoApiKeyRepository } from './adapters/dynamodb/api-key-repository.ts';
+import { DynamoCheckoutSettingsRepository } from './adapters/dynamodb/checkout-settings-repository.ts';
 import { DynamoEndpointHealthStore } from './adapters/dynamodb/endpoint-health-store.ts';
 import { DynamoEndpointRecoveryStore } from './adapters/dynamodb/endpoint-recovery-store.ts';
 import { DynamoEventRepository } from './adapters/dynamodb/event-repository.ts';
@@ -120,6 +121,10 @@ export const sandboxSigningSecret = async (): Promise<string> => {
 
 export const pspConfigRepository = /* @__PURE__ */ once(
   () => new DynamoPspConfigRepository(documentClient, config().TABLE_NAME),
+);
+
+export const checkoutSettingsRepository = /* @__PURE__ */ once(
+  () => new DynamoCheckoutSettingsRepository(documentClient, config().TABLE_NAME),
 );
 
 export const sandboxSessionStore = /* @__PURE__ */ once(

@@ -131,6 +131,12 @@ export const functions = {
     secrets: ['sandbox', 'psp'],
     calls: { psp: CHECKOUT_PSP_CALLS },
   },
+  // The QR code is drawn from the id alone: no table, no secret, no PSP SDK (functions/handlers/checkout-qr.ts).
+  'checkout-qr': {
+    table: [],
+    // A few milliseconds per code, storeless and cacheable.
+    reservedConcurrency: 10,
+  },
   'psp-notifications': {
     table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query'],
     // PSPs retry what we refuse (Stripe for days), so a cap costs delay, never a status.
@@ -195,6 +201,8 @@ export const functions = {
   'list-psp-connections': { table: ['GetItem', 'Query', 'PutItem'], merchantApi: true },
   'get-routing': { table: ['GetItem', 'Query', 'PutItem'], merchantApi: true },
   'put-routing': { table: ['GetItem', 'Query', 'PutItem'], merchantApi: true },
+  'get-checkout-settings': { table: ['GetItem'], merchantApi: true },
+  'put-checkout-settings': { table: ['PutItem'], merchantApi: true },
 } as const satisfies Record<string, FunctionDefinition>;
 
 export type HandlerName = keyof typeof functions;

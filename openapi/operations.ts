@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { oas31 } from 'zod-openapi';
+import { checkoutSettingsRequest } from '../functions/http/checkout-settings-schemas.ts';
 import { listEventsQuery } from '../functions/http/events-query.ts';
 import { listPaymentLinksQuery } from '../functions/http/list-query.ts';
 import { routingRequest } from '../functions/http/routing-schemas.ts';
@@ -15,6 +16,7 @@ import {
   updateWebhookEndpointRequest,
 } from '../functions/http/webhook-endpoint-schemas.ts';
 import {
+  CheckoutSettingsSchema,
   DeletedWebhookEndpointSchema,
   type ErrorCode,
   EventId,
@@ -237,6 +239,33 @@ export const operations: OperationSpec[] = [
     auth: true,
     body: { schema: routingRequest(), required: true },
     success: { status: 200, description: 'The routing now in force.', schema: routingRequest() },
+    errors: ['validation_failed'],
+  },
+  {
+    method: 'get',
+    path: '/v1/checkout-settings',
+    operationId: 'getCheckoutSettings',
+    summary: 'Retrieve the checkout settings',
+    description:
+      "The branding of the mode's checkout pages: display name, logo, accent colour and support address (docs/checkout.md#branding). Every field is null until set.",
+    auth: true,
+    success: { status: 200, description: 'The checkout settings.', schema: CheckoutSettingsSchema },
+    errors: [],
+  },
+  {
+    method: 'put',
+    path: '/v1/checkout-settings',
+    operationId: 'putCheckoutSettings',
+    summary: 'Replace the checkout settings',
+    description:
+      'Replaces the branding of the mode whole (an absent field is cleared) and returns it. The logo must be an https URL on a public host; the accent colour must give white text a WCAG AA contrast (4.5:1). Bad fields are 422 with pointers.',
+    auth: true,
+    body: { schema: checkoutSettingsRequest(), required: true },
+    success: {
+      status: 200,
+      description: 'The checkout settings now in force.',
+      schema: CheckoutSettingsSchema,
+    },
     errors: ['validation_failed'],
   },
   {

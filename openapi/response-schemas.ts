@@ -1,13 +1,17 @@
 import { z } from 'zod';
 import { MAX_BASE_URL_LENGTH } from '../functions/config.ts';
+import { MAX_LINE_ITEM_NAME_LENGTH, MAX_LINE_ITEMS, MAX_QUANTITY } from '../functions/domain/amount.ts';
+import { MAX_DISPLAY_NAME_LENGTH, MAX_EMAIL_LENGTH } from '../functions/domain/checkout-settings.ts';
 import { PROVIDERS } from '../functions/domain/connection.ts';
 import { HEALTH_STATUSES } from '../functions/domain/connection-health.ts';
 import type { ErrorClass as ErrorClassShape } from '../functions/domain/errors.ts';
 import * as errors from '../functions/domain/errors.ts';
 import { type IdPrefix, idPattern, maxIdLength } from '../functions/domain/ids.ts';
+import { MAX_LOCALE_LENGTH } from '../functions/domain/locale.ts';
 import { MAX_AMOUNT_VALUE_LENGTH } from '../functions/domain/money.ts';
 import { FAILURE_CODES, PAYMENT_STATES } from '../functions/domain/payment.ts';
 import { EVENT_TYPES, LINK_STATUSES, REFUND_STATUSES } from '../functions/domain/payment-link.ts';
+import { PAYMENT_METHODS } from '../functions/domain/payment-methods.ts';
 import { MODES } from '../functions/domain/principal.ts';
 import { MAX_FAILURE_MESSAGE_LENGTH, MAX_REFUNDS_PER_LINK } from '../functions/domain/refund.ts';
 import { MAX_URL_LENGTH } from '../functions/domain/urls.ts';
@@ -78,10 +82,39 @@ export const PaymentLinkSchema = z
       .record(z.string().min(1).max(MAX_METADATA_KEY_LENGTH), z.string().max(MAX_METADATA_VALUE_LENGTH))
       .meta({ maxProperties: MAX_METADATA_KEYS })
       .nullable(),
+    line_items: z
+      .array(
+        z.strictObject({
+          name: z.string().max(MAX_LINE_ITEM_NAME_LENGTH),
+          quantity: int32(1, MAX_QUANTITY),
+          unit_amount: money('Tax included, as sent.', '5.25'),
+          tax_rate: z.string().max(6).nullable(),
+        }),
+      )
+      .max(MAX_LINE_ITEMS)
+      .nullable()
+      .meta({ description: 'The lines whose sum is `amount`; null for a fixed amount. Not in webhooks.' }),
+    payment_methods: z
+      .array(z.enum(PAYMENT_METHODS))
+      .max(PAYMENT_METHODS.length)
+      .nullable()
+      .meta({ description: 'The methods the buyer may pay with; null: any. Not in webhooks.' }),
+    locale: z
+      .string()
+      .max(MAX_LOCALE_LENGTH)
+      .nullable()
+      .meta({ description: "The language of the buyer's pages; null: the buyer's `Accept-Language`." }),
     checkout_url: z
       .string()
       .max(MAX_BASE_URL_LENGTH + 1 + PaymentLinkId.maxLength!)
       .meta({ description: 'Send the buyer here: `{checkout_base}/{id}`.' }),
+    qr_code_url: z
+      .string()
+      .max(MAX_BASE_URL_LENGTH + 1 + PaymentLinkId.maxLength! + '/qr.svg'.length)
+      .meta({
+        description:
+          'An SVG QR code of `checkout_url`, `{checkout_base}/{id}/qr.svg`: public, for printing or showing on a screen.',
+      }),
     created_at: timestamp('RFC 3339, UTC.'),
     expires_at: nullableTimestamp('After this instant the link can no longer be paid.'),
     paid_at: nullableTimestamp('When the PSP confirmed the payment.'),
@@ -287,6 +320,10 @@ export const PspConnectionListSchema = z
             description:
               '`down`: failed 5 times in a row, skipped for 60 s, then tried once; `degraded`: recent failures below that.',
           }),
+          methods: z.array(z.enum(PAYMENT_METHODS)).max(PAYMENT_METHODS.length).meta({
+            description:
+              'The payment methods it serves (`--methods` on `npm run psp -- add`; every method by default). Links whose `payment_methods` name none of them are not routed to it.',
+          }),
         })
         .meta({ id: 'PspConnection', title: 'PSP connection' }),
     ),
@@ -439,3 +476,18 @@ export const WebhookEndpointWithHealthSchema = WebhookEndpointSchema.extend({
     })
     .meta({ description: 'Of its latest 100 attempts.' }),
 }).meta({ id: 'WebhookEndpointWithHealth', title: 'Webhook endpoint, with its health' });
+export const CheckoutSettingsSchema = z
+  .strictObject({
+    object: z.literal('checkout_settings'),
+    mode: z.enum(MODES),
+    display_name: z.string().max(MAX_DISPLAY_NAME_LENGTH).nullable(),
+    logo_url: url().nullable(),
+    accent_color: z
+      .string()
+      .max(7)
+      .nullable()
+      .meta({ description: 'Lower case `#rrggbb`; null: our own accent.' }),
+    support_email: z.string().max(MAX_EMAIL_LENGTH).nullable(),
+    updated_at: nullableTimestamp('When they were last replaced; null when never set.'),
+  })
+  .meta({ id: 'CheckoutSettings', title: 'Checkout settings (branding of the checkout pages)' });

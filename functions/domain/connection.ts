@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { idFromBytes, isId, newId } from './ids.ts';
+import type { PaymentMethod } from './payment-methods.ts';
 import type { Mode } from './principal.ts';
 
 /**
@@ -24,6 +25,8 @@ export interface PspConnection {
   simulate: Simulation | null;
   /** Its credentials in the SecretStore; null for the sandbox. */
   secret_name: string | null;
+  /** The payment methods it serves (`--methods`); absent or null: every method (functions/domain/payment-methods.ts). */
+  methods?: PaymentMethod[] | null;
   created_at: string;
 }
 
@@ -40,6 +43,7 @@ export interface NewConnection {
   provider: Provider;
   name: string;
   simulate?: Simulation | null | undefined;
+  methods?: PaymentMethod[] | null | undefined;
 }
 
 export function createConnection(input: NewConnection, secretPrefix: string, now: Date): PspConnection {
@@ -53,6 +57,7 @@ export function createConnection(input: NewConnection, secretPrefix: string, now
     enabled: true,
     simulate: input.provider === 'sandbox' ? (input.simulate ?? 'ok') : null,
     secret_name: input.provider === 'sandbox' ? null : connectionSecretName(secretPrefix, id),
+    ...(input.methods?.length ? { methods: [...new Set(input.methods)] } : {}),
     created_at: now.toISOString(),
   };
 }

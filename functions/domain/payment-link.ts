@@ -1,8 +1,10 @@
+import { type AmountSource, type LineItem, lineItemsTotal } from './amount.ts';
 import type { Provider } from './connection.ts';
 import { InvalidStateError } from './errors.ts';
 import { newId } from './ids.ts';
 import { type Amount, fromMinorUnits } from './money.ts';
 import type { PaymentResource } from './payment.ts';
+import type { PaymentMethod } from './payment-methods.ts';
 import type { Mode, Principal } from './principal.ts';
 
 export const LINK_STATUSES = ['open', 'paid', 'canceled', 'expired'] as const;
@@ -35,7 +37,10 @@ export interface PspSession {
 
 /** What the merchant may set when creating a link (already validated). */
 export interface PaymentLinkInput {
-  amount: Amount;
+  /** The fixed amount; absent when `line_items` give it (functions/domain/amount.ts). */
+  amount?: Amount | undefined;
+  line_items?: LineItem[] | null | undefined;
+  payment_methods?: PaymentMethod[] | null | undefined;
   description?: string | null | undefined;
   redirect_url?: string | null | undefined;
   webhook_url?: string | null | undefined;
@@ -43,6 +48,8 @@ export interface PaymentLinkInput {
   expires_at?: string | null | undefined;
   /** Connections that serve this link, in order, instead of the routing (docs/orchestration.md#routing). */
   connections?: string[] | null | undefined;
+  /** The language of the buyer's pages and of the PSP's page (functions/domain/locale.ts); else the buyer's. */
+  locale?: string | null | undefined;
 }
 
 /**
@@ -51,7 +58,10 @@ export interface PaymentLinkInput {
  * change: a buyer may already be looking at them.
  */
 export type PaymentLinkChanges = Partial<
-  Pick<PaymentLinkInput, 'description' | 'redirect_url' | 'webhook_url' | 'metadata' | 'expires_at'>
+  Pick<
+    PaymentLinkInput,
+    'description' | 'redirect_url' | 'webhook_url' | 'metadata' | 'expires_at' | 'locale'
+  >
 >;
 
 export const REFUND_STATUSES = ['pending', 'succeeded', 'failed'] as const;
@@ -84,6 +94,12 @@ export interface PaymentLink {
   redirect_url: string | null;
   webhook_url: string | null;
   metadata: Record<string, string> | null;
+  /** The order's lines, whose sum is `amount` (absent or null: a fixed amount). */
+  line_items?: LineItem[] | null;
+  /** The methods the buyer may pay with (absent or null: any the PSP offers). */
+  payment_methods?: PaymentMethod[] | null;
+  /** Absent on links created before languages existed: read as null. */
+  locale?: string | null;
   created_at: string;
   expires_at: string | null;
   paid_at: string | null;
@@ -145,6 +161,7 @@ export type LinkSnapshot = Pick<
   | 'payment'
 > & {
   object: 'payment_link';
+  locale: string | null;
   /** What succeeded refunds gave back: "0.00" (in the currency's decimals) until then. */
   amount_refunded: Amount;
 };
@@ -161,7 +178,7 @@ export const EVENT_TYPES = [
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** A link snapshot in an event: `checkout_url` is present once the event is recorded (see `LinkSnapshot`). */
-export type EventLink = LinkSnapshot & { checkout_url?: string };
+export type EventLink = LinkSnapshot & { checkout_url?: string; qr_code_url?: string };
 
 /** The `data` of a refund event: the refund, and the link it belongs to as it was right after. */
 export interface RefundEventData extends Refund {
@@ -207,11 +224,16 @@ export function newPaymentLink(principal: Principal, input: PaymentLinkInput, no
     account: principal.account,
     mode: principal.mode,
     status: 'open',
-    amount: { value: input.amount.value, currency: input.amount.currency },
+    amount: input.amount
+      ? { value: input.amount.value, currency: input.amount.currency }
+      : lineItemsTotal(input.line_items ?? []),
+    ...(input.line_items?.length ? { line_items: input.line_items } : {}),
+    ...(input.payment_methods?.length ? { payment_methods: input.payment_methods } : {}),
     description: input.description ?? null,
     redirect_url: input.redirect_url ?? null,
     webhook_url: input.webhook_url ?? null,
     metadata: input.metadata ?? null,
+    locale: input.locale ?? null,
     ...(input.connections?.length ? { connections: input.connections } : {}),
     created_at: now.toISOString(),
     expires_at: input.expires_at ? new Date(input.expires_at).toISOString() : null,
@@ -244,6 +266,7 @@ export function snapshotOf(link: PaymentLink, now: Date): LinkSnapshot {
     redirect_url: link.redirect_url,
     webhook_url: link.webhook_url,
     metadata: link.metadata,
+    locale: link.locale ?? null,
     created_at: link.created_at,
     expires_at: link.expires_at,
     paid_at: link.paid_at,
@@ -382,7 +405,7 @@ export function expire(link: PaymentLink, now: Date): Transition | undefined {
 }
 
 /** Fields the buyer sees on the PSP's page or is sent back to: changing one ends the link's PSP session. */
-const BUYER_FACING_FIELDS = ['description', 'redirect_url', 'expires_at'] as const;
+const BUYER_FACING_FIELDS = ['description', 'redirect_url', 'expires_at', 'locale'] as const;
 
 /**
  * The merchant corrects an open link (docs/api.md, "Updating a link"). Only an open link changes (paid,
@@ -399,9 +422,17 @@ export function update(link: PaymentLink, changes: PaymentLinkChanges, now: Date
   if (changes.redirect_url !== undefined) after.redirect_url = changes.redirect_url;
   if (changes.webhook_url !== undefined) after.webhook_url = changes.webhook_url;
   if (changes.metadata !== undefined) after.metadata = changes.metadata;
+  if (changes.locale !== undefined) after.locale = changes.locale;
   if (changes.expires_at !== undefined) {
     after.expires_at = changes.expires_at === null ? null : new Date(changes.expires_at).toISOString();
   }
   if (BUYER_FACING_FIELDS.some((field) => after[field] !== link[field])) after.psp_session = null;
   return after;
+}
+
+/** Where the link's amount comes from (functions/domain/amount.ts): its lines, or the fixed amount. */
+export function amountSourceOf(link: Pick<PaymentLink, 'amount' | 'line_items'>): AmountSource {
+  return link.line_items?.length
+    ? { type: 'line_items', amount: link.amount, line_items: link.line_items }
+    : { type: 'fixed', amount: link.amount };
 }

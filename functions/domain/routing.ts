@@ -1,6 +1,7 @@
 import { builtInSandbox, type PspConnection } from './connection.ts';
 import type { Amount } from './money.ts';
 import type { PaymentLink } from './payment-link.ts';
+import { methodsFor, type PaymentMethod } from './payment-methods.ts';
 
 /**
  * Routing: which connections serve a link, in which order (docs/orchestration.md#routing). Pure: the document,
@@ -8,6 +9,8 @@ import type { PaymentLink } from './payment-link.ts';
  */
 export interface RoutingCondition {
   currency?: string[] | undefined;
+  /** Matches links whose `payment_methods` name one of these (a link that names none matches no such rule). */
+  payment_method?: PaymentMethod[] | undefined;
   amount_min?: string | undefined;
   amount_max?: string | undefined;
   metadata?: Record<string, string> | undefined;
@@ -94,6 +97,7 @@ export function routingProblems(routing: Routing, connections: readonly PspConne
 /** What the engine needs of a link: its tenant, money, metadata and its own `connections` override. */
 export type RoutedLink = Pick<PaymentLink, 'account' | 'mode' | 'amount' | 'metadata'> & {
   connections?: string[] | null | undefined;
+  payment_methods?: PaymentMethod[] | null | undefined;
 };
 
 /**
@@ -115,6 +119,8 @@ export function routeLink(
   const usable = new Map(
     connections
       .filter((c) => c.enabled && c.account === link.account && c.mode === link.mode)
+      // A connection that serves none of the link's methods cannot take its payment.
+      .filter((c) => methodsFor(link.payment_methods, c.methods)?.length !== 0)
       .map((c) => [c.id, c] as const),
   );
   const pick = (ids: readonly string[]) =>
@@ -134,8 +140,14 @@ export function routeLink(
 }
 
 /** Every given field of `when` must match; amount bounds only bind links in a currency the rule names. */
-export function matches(when: RoutingCondition, link: Pick<RoutedLink, 'amount' | 'metadata'>): boolean {
+export function matches(
+  when: RoutingCondition,
+  link: Pick<RoutedLink, 'amount' | 'metadata' | 'payment_methods'>,
+): boolean {
   if (when.currency && !when.currency.includes(link.amount.currency)) return false;
+  if (when.payment_method && !when.payment_method.some((method) => link.payment_methods?.includes(method))) {
+    return false;
+  }
   if (when.amount_min !== undefined && compareAmount(link.amount, when.amount_min) < 0) return false;
   if (when.amount_max !== undefined && compareAmount(link.amount, when.amount_max) > 0) return false;
   for (const [key, value] of Object.entries(when.metadata ?? {})) {

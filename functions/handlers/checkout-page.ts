@@ -1,8 +1,14 @@
 import { config } from '../config.ts';
-import { linkRepository, now, paymentRepository, pspConnections } from '../dependencies.ts';
+import {
+  checkoutSettingsRepository,
+  linkRepository,
+  now,
+  paymentRepository,
+  pspConnections,
+} from '../dependencies.ts';
 import { CHECKOUT_PSP_CALLS } from '../domain/call-budgets.ts';
+import { resolveLocale } from '../domain/locale.ts';
 import { checkoutPage, paymentReceivedPage, type ViewContext } from '../http/checkout-views.ts';
-import { preferredLocale } from '../http/html.ts';
 import { htmlHandler, isHttps } from '../http/html-handler.ts';
 import { findLinkById, openCheckout } from '../use-cases/checkout.ts';
 
@@ -11,16 +17,23 @@ export const handler = htmlHandler(async (event, lambda) => {
   const { CHECKOUT_BASE } = config();
   const id = event.pathParameters?.id ?? '';
   const method = event.requestContext.http.method;
+  const acceptLanguage = event.headers['accept-language'];
   const context: ViewContext = {
     https: isHttps(event) || CHECKOUT_BASE.startsWith('https:'),
-    locale: preferredLocale(event.headers['accept-language']),
+    locale: resolveLocale(undefined, acceptLanguage),
     omitBody: method === 'HEAD',
     checkoutBase: CHECKOUT_BASE,
     canceled: event.queryStringParameters?.canceled !== undefined,
     now: now(),
   };
   if (event.routeKey.endsWith('/complete')) {
-    return paymentReceivedPage(await findLinkById(linkRepository(), id), context);
+    const link = await findLinkById(linkRepository(), id);
+    const settings = link && (await checkoutSettingsRepository().get(link.account, link.mode));
+    return paymentReceivedPage(link, {
+      ...context,
+      locale: resolveLocale(link?.locale, acceptLanguage),
+      settings: settings ?? undefined,
+    });
   }
   const view = await openCheckout(
     {
@@ -42,5 +55,11 @@ export const handler = htmlHandler(async (event, lambda) => {
       returned: context.canceled,
     },
   );
-  return checkoutPage(view, context);
+  const link = 'link' in view ? view.link : undefined;
+  const settings = link && (await checkoutSettingsRepository().get(link.account, link.mode));
+  return checkoutPage(view, {
+    ...context,
+    locale: resolveLocale(link?.locale, acceptLanguage),
+    settings: settings ?? undefined,
+  });
 });

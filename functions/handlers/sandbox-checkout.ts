@@ -1,6 +1,6 @@
 import { config } from '../config.ts';
 import { now, sandboxNotifier, sandboxSessionStore } from '../dependencies.ts';
-import { preferredLocale } from '../http/html.ts';
+import { resolveLocale } from '../domain/locale.ts';
 import { htmlHandler, isHttps } from '../http/html-handler.ts';
 import { sandboxPage } from '../http/sandbox-views.ts';
 import {
@@ -20,7 +20,7 @@ export const handler = htmlHandler(async (event) => {
   };
   const options = {
     https: isHttps(event) || config().BASE_URL.startsWith('https:'),
-    locale: preferredLocale(event.headers['accept-language']),
+    locale: resolveLocale(undefined, event.headers['accept-language']),
   };
   if (event.routeKey.endsWith('/pay')) {
     const session = await paySandboxSession(deps, id);

@@ -1,94 +1,145 @@
+import { lineTotalMinor } from '../domain/amount.ts';
+import type { CheckoutSettings } from '../domain/checkout-settings.ts';
+import { type Amount, fromMinorUnits } from '../domain/money.ts';
 import type { PaymentLink } from '../domain/payment-link.ts';
 import { type CheckoutView, VIA_ANOTHER_PROVIDER } from '../use-cases/checkout.ts';
-import { formatAmount, type Html, html, htmlPage } from './html.ts';
+import { formatAmount, formatDate, type Html, html, htmlPage, type PageOptions } from './html.ts';
 import type { HtmlResult } from './html-handler.ts';
+import { type Messages, messagesFor } from './messages.ts';
 
 export interface ViewContext {
   https: boolean;
+  /** The buyer's locale tag (functions/domain/locale.ts): the language of the texts and of Intl formatting. */
   locale: string;
   omitBody: boolean;
   checkoutBase: string;
   /** The buyer came back from the PSP without paying: show the link, do not forward again at once. */
   canceled: boolean;
+  /** The merchant's branding for the link's (account, mode), when set (docs/checkout.md#branding). */
+  settings?: CheckoutSettings | undefined;
   now: Date;
 }
 
-function summary(link: PaymentLink, context: ViewContext): Html {
+/** The order's lines: what each is, how many, at what price, and the total (the link's amount). */
+function lineItems(link: PaymentLink, context: ViewContext, t: Messages): Html | undefined {
+  if (!link.line_items?.length) return undefined;
+  const money = (amount: Amount) => formatAmount(amount, context.locale);
+  const percent = (rate: string) =>
+    new Intl.NumberFormat(context.locale, { style: 'percent', maximumFractionDigits: 2 }).format(
+      Number(rate) / 100,
+    );
+  const rows = link.line_items.map((item) => {
+    const total = {
+      value: fromMinorUnits(lineTotalMinor(item), item.unit_amount.currency),
+      currency: item.unit_amount.currency,
+    };
+    return html`<tr><th scope="row">${item.name}${item.tax_rate ? html`<br><span class="muted">${t.includesTax(percent(item.tax_rate))}</span>` : undefined}</th><td>${item.quantity}</td><td>${money(item.unit_amount)}</td><td>${money(total)}</td></tr>`;
+  });
+  return html`<table>
+<thead><tr><th scope="col">${t.item}</th><th scope="col">${t.quantity}</th><th scope="col">${t.unitPrice}</th><th scope="col">${t.total}</th></tr></thead>
+<tbody>${rows}</tbody>
+<tfoot><tr><th scope="row" colspan="3">${t.total}</th><td>${money(link.amount)}</td></tr></tfoot>
+</table>`;
+}
+
+/** What the link asks for; `payable` pages (the link can still be paid) also say until when. */
+function summary(link: PaymentLink, context: ViewContext, t: Messages, payable = false): Html {
   return html`<p class="amount">${formatAmount(link.amount, context.locale)}</p>
-${link.description ? html`<p>${link.description}</p>` : undefined}`;
+${link.description ? html`<p>${link.description}</p>` : undefined}
+${lineItems(link, context, t)}
+${payable && link.expires_at ? html`<p class="muted">${t.expiresOn(formatDate(link.expires_at, context.locale))}</p>` : undefined}`;
+}
+
+/** Every page of ours: the merchant's name and logo on top, their support address below, their accent. */
+function page(
+  context: ViewContext,
+  options: Omit<PageOptions, 'https' | 'omitBody' | 'lang' | 'brand'>,
+): HtmlResult {
+  const settings = context.settings;
+  const t = messagesFor(context.locale);
+  const name = settings?.display_name;
+  const logo = settings?.logo_url;
+  const header =
+    name || logo
+      ? html`<header>${logo ? html`<img src="${logo}" alt="${name ? '' : t.logoAlt}">` : undefined}${name ? html`<p class="brand">${name}</p>` : undefined}</header>`
+      : undefined;
+  const footer = settings?.support_email
+    ? html`<footer><p class="muted">${t.contact} <a href="${`mailto:${settings.support_email}`}">${settings.support_email}</a></p></footer>`
+    : undefined;
+  return htmlPage({
+    ...options,
+    body: html`${header}${options.body}${footer}`,
+    https: context.https,
+    omitBody: context.omitBody,
+    lang: context.locale,
+    brand: { accentColor: settings?.accent_color, logoUrl: logo },
+  });
 }
 
 export function checkoutPage(view: CheckoutView, context: ViewContext): HtmlResult {
-  const page = { https: context.https, omitBody: context.omitBody };
+  const t = messagesFor(context.locale);
   switch (view.kind) {
     case 'not_found':
-      return htmlPage({
-        ...page,
+      return page(context, {
         status: 404,
-        title: 'Payment link not found',
-        body: html`<h1>Payment link not found</h1><p>There is no payment link at this address. Check the link you were given.</p>`,
+        title: t.notFoundTitle,
+        body: html`<h1>${t.notFoundTitle}</h1><p>${t.notFoundText}</p>`,
       });
     case 'paid':
-      return htmlPage({
-        ...page,
+      return page(context, {
         status: 200,
-        title: 'Already paid',
-        body: html`<h1>This link has already been paid</h1>${summary(view.link, context)}<p>Nothing more to do: the payment was received.</p>`,
+        title: t.paidTitle,
+        body: html`<h1>${t.paidHeading}</h1>${summary(view.link, context, t)}<p>${t.paidText}</p>`,
       });
     case 'gone':
-      return htmlPage({
-        ...page,
+      return page(context, {
         status: 410,
-        title: view.status === 'expired' ? 'Payment link expired' : 'Payment link canceled',
+        title: view.status === 'expired' ? t.expiredTitle : t.canceledTitle,
         body:
           view.status === 'expired'
-            ? html`<h1>This payment link has expired</h1>${summary(view.link, context)}<p>It can no longer be paid. Ask the merchant for a new link.</p>`
-            : html`<h1>This payment link was canceled</h1>${summary(view.link, context)}<p>The merchant canceled it, so it can no longer be paid.</p>`,
+            ? html`<h1>${t.expiredHeading}</h1>${summary(view.link, context, t)}<p>${t.expiredText}</p>`
+            : html`<h1>${t.canceledHeading}</h1>${summary(view.link, context, t)}<p>${t.canceledText}</p>`,
       });
     case 'preview':
-      return htmlPage({
-        ...page,
+      return page(context, {
         status: 200,
-        title: 'Payment request',
-        body: html`<h1>Payment request</h1>${summary(view.link, context)}
-<a class="button" href="${`${context.checkoutBase}/${view.link.id}`}">Continue to payment</a>`,
+        title: t.requestTitle,
+        body: html`<h1>${t.requestTitle}</h1>${summary(view.link, context, t, true)}
+<a class="button" href="${`${context.checkoutBase}/${view.link.id}`}">${t.continueToPayment}</a>`,
       });
     case 'forward':
-      return htmlPage({
-        ...page,
+      return page(context, {
         status: 200,
-        title: 'Continue to payment',
+        title: t.continueToPayment,
         formAction: [view.pspOrigin],
         ...(context.canceled ? {} : { refreshTo: view.session.url }),
-        body: html`<h1>${context.canceled ? 'Payment not completed' : 'Continue to payment'}</h1>${summary(view.link, context)}
-${context.canceled ? html`<p>Your payment did not go through. You can try again.</p>` : undefined}
-<a class="button" href="${view.session.url}">${context.canceled ? 'Try again' : 'Continue to payment'}</a>
-<p class="muted">You pay on the secure page of our payment provider.</p>`,
+        body: html`<h1>${context.canceled ? t.notCompletedHeading : t.continueToPayment}</h1>${summary(view.link, context, t, true)}
+${context.canceled ? html`<p>${t.notCompletedText}</p>` : undefined}
+<a class="button" href="${view.session.url}">${context.canceled ? t.tryAgain : t.continueToPayment}</a>
+<p class="muted">${t.securePage}</p>`,
       });
     case 'choose':
       // No session is opened until the buyer chooses; the other provider is asked for without naming it.
-      return htmlPage({
-        ...page,
+      return page(context, {
         status: 200,
-        title: 'Payment not completed',
-        body: html`<h1>Payment not completed</h1>${summary(view.link, context)}
-<p>Your payment did not go through. You can try again.</p>
-<a class="button" href="${`${context.checkoutBase}/${view.link.id}`}">Try again</a>
+        title: t.notCompletedHeading,
+        body: html`<h1>${t.notCompletedHeading}</h1>${summary(view.link, context, t, true)}
+<p>${t.notCompletedText}</p>
+<a class="button" href="${`${context.checkoutBase}/${view.link.id}`}">${t.tryAgain}</a>
 ${
   view.another
-    ? html`<p><a href="${`${context.checkoutBase}/${view.link.id}?via=${VIA_ANOTHER_PROVIDER}`}">Pay with another payment provider</a></p>`
+    ? html`<p><a href="${`${context.checkoutBase}/${view.link.id}?via=${VIA_ANOTHER_PROVIDER}`}">${t.otherProvider}</a></p>`
     : undefined
 }`,
       });
     case 'unavailable':
       return withRetryAfter(
-        htmlPage({
-          ...page,
+        page(context, {
           status: 503,
-          title: 'Payment providers unavailable',
-          body: html`<h1>Payment is not available right now</h1>${summary(view.link, context)}
-<p>Our payment providers did not answer. Nothing was charged, and this link can still be paid.</p>
-<a class="button" href="${`${context.checkoutBase}/${view.link.id}`}">Try again</a>`,
+          title: t.unavailableTitle,
+          body: html`<h1>${t.unavailableHeading}</h1>${summary(view.link, context, t, true)}
+<p>${t.unavailableText}</p>
+<a class="button" href="${`${context.checkoutBase}/${view.link.id}`}">${t.tryAgain}</a>`,
         }),
         // A GET page is always safe to retry: without a known time, the buyer's browser is told a short wait.
         view.retryAt ?? new Date(context.now.getTime() + UNAVAILABLE_RETRY_AFTER_MS),
@@ -96,12 +147,11 @@ ${
       );
     case 'throttled':
       return withRetryAfter(
-        htmlPage({
-          ...page,
+        page(context, {
           status: 429,
-          title: 'Too many payment attempts',
-          body: html`<h1>Too many payment attempts</h1>${summary(view.link, context)}
-<p>This link was opened for payment too many times in a short while. Nothing was charged; please try again later.</p>`,
+          title: t.throttledTitle,
+          body: html`<h1>${t.throttledTitle}</h1>${summary(view.link, context, t)}
+<p>${t.throttledText}</p>`,
         }),
         view.retryAt,
         context.now,
@@ -121,15 +171,14 @@ function withRetryAfter(result: HtmlResult, at: Date | undefined, now: Date): Ht
 
 /** Where the PSP returns the buyer when the link has no `redirect_url`. */
 export function paymentReceivedPage(link: PaymentLink | undefined, context: ViewContext): HtmlResult {
-  const page = { https: context.https, omitBody: context.omitBody };
   if (!link) return checkoutPage({ kind: 'not_found' }, context);
-  return htmlPage({
-    ...page,
+  const t = messagesFor(context.locale);
+  return page(context, {
     status: 200,
-    title: 'Payment received',
+    title: t.receivedTitle,
     body:
       link.status === 'paid'
-        ? html`<h1>Payment received</h1>${summary(link, context)}<p>Thank you. You can close this page.</p>`
-        : html`<h1>Thank you</h1>${summary(link, context)}<p>Your payment is being confirmed. You can close this page.</p>`,
+        ? html`<h1>${t.receivedTitle}</h1>${summary(link, context, t)}<p>${t.receivedText}</p>`
+        : html`<h1>${t.thankYou}</h1>${summary(link, context, t)}<p>${t.confirmingText}</p>`,
   });
 }

@@ -2,8 +2,10 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { ServiceError, TemporarilyUnavailableError } from '../domain/errors.ts';
+import { resolveLocale } from '../domain/locale.ts';
 import { logger } from '../logger.ts';
 import { html, htmlPage } from './html.ts';
+import { type Messages, messagesFor } from './messages.ts';
 import { isPassingFailure } from './problem.ts';
 import { requestLog, type TimedContext } from './request-log.ts';
 
@@ -14,13 +16,10 @@ export type HtmlResult = APIGatewayProxyStructuredResultV2;
 export const isHttps = (event: HtmlEvent): boolean =>
   (event.headers['x-forwarded-proto'] ?? '').split(',')[0]?.trim() === 'https';
 
-const ERROR_TEXT: Record<number, [string, string]> = {
-  404: ['Page not found', 'There is nothing at this address. Check the link you were given.'],
-  502: ['Payment provider unavailable', 'The payment provider did not answer. Please try again in a moment.'],
-  503: [
-    'Payments not available yet',
-    'This merchant has not finished setting up payments, so this link cannot be paid yet. Please contact the merchant.',
-  ],
+const ERROR_TEXT: Record<number, (t: Messages) => [string, string]> = {
+  404: (t) => [t.notFoundTitle, t.notFoundText],
+  502: (t) => [t.providerDownTitle, t.providerDownText],
+  503: (t) => [t.notSetUpTitle, t.notSetUpText],
 };
 
 const PASSING_FAILURE_TEXT: [string, string] = [
@@ -28,18 +27,17 @@ const PASSING_FAILURE_TEXT: [string, string] = [
   'We could not complete this just now. Please try again in a moment.',
 ];
 
-/** The page for a failure: our own wording per status, never the error's internals. */
+/** The page for a failure: our own wording per status, in the buyer's language, never the error's internals. */
 export function errorPage(status: number, event: HtmlEvent, retryAfterSeconds?: number): HtmlResult {
+  const locale = resolveLocale(undefined, event.headers['accept-language']);
+  const t = messagesFor(locale);
   const passing = retryAfterSeconds !== undefined && status === 503 ? PASSING_FAILURE_TEXT : undefined;
-  const [title, text] = passing ??
-    ERROR_TEXT[status] ?? [
-      'Something went wrong',
-      'Something went wrong on our side. Please try again later.',
-    ];
+  const [title, text] = passing ?? ERROR_TEXT[status]?.(t) ?? [t.errorTitle, t.errorText];
   return htmlPage({
     status,
+    lang: locale,
     title,
-    body: html`<h1>${title}</h1><p>${text}</p><p class="muted">Reference: ${event.requestContext.requestId}</p>`,
+    body: html`<h1>${title}</h1><p>${text}</p><p class="muted">${t.reference}: ${event.requestContext.requestId}</p>`,
     https: isHttps(event),
     omitBody: event.requestContext.http.method === 'HEAD',
     ...(retryAfterSeconds !== undefined && { retryAfterSeconds }),

@@ -15,9 +15,17 @@ h1{font-size:1.4rem;margin:0 0 .75rem}
 .muted{opacity:.75}
 .button,button{display:block;box-sizing:border-box;width:100%;margin:.75rem 0;padding:.9rem 1rem;border:0;
 border-radius:.5rem;font:inherit;font-weight:600;text-align:center;text-decoration:none;cursor:pointer;
-background:#1f5fd6;color:#fff}
+background:var(--accent,#1f5fd6);color:#fff}
 button.secondary{background:#6b7280}
 form{margin:0}
+header{display:flex;align-items:center;gap:.75rem;margin:0 0 1.25rem}
+header img{max-height:3rem;max-width:10rem}
+.brand{font-weight:600;margin:0}
+footer{margin-top:1.5rem}
+table{width:100%;border-collapse:collapse;margin:0 0 1rem}
+th,td{padding:.35rem .25rem;border-bottom:1px solid #8884;text-align:right;vertical-align:top}
+th[scope=row],thead th:first-child{text-align:left;font-weight:normal}
+tfoot th,tfoot td{font-weight:600}
 `;
 const STYLE_HASH = `'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`;
 
@@ -51,21 +59,6 @@ export function html(strings: TemplateStringsArray, ...values: unknown[]): Html 
   return new Html(out);
 }
 
-/** The first language of `Accept-Language` that Intl supports, else English. */
-export function preferredLocale(acceptLanguage: string | undefined): string {
-  for (const entry of (acceptLanguage ?? '').split(',')) {
-    const tag = entry.split(';')[0]?.trim();
-    if (!tag || tag === '*') continue;
-    try {
-      const [supported] = Intl.NumberFormat.supportedLocalesOf([tag]);
-      if (supported) return supported;
-    } catch {
-      // not a valid language tag
-    }
-  }
-  return 'en';
-}
-
 /** "10.5" EUR → "€10.50" (en) or "10,50 €" (de): exact (the decimal string is formatted as is), all minor units. */
 export function formatAmount(amount: Amount, locale = 'en'): string {
   const digits = minorUnits(amount.currency) ?? 2;
@@ -77,8 +70,23 @@ export function formatAmount(amount: Amount, locale = 'en'): string {
   }).format(amount.value as Intl.StringNumericLiteral);
 }
 
+/** A date and time in the buyer's locale (`25 nov 2026, 17:00` in `nl`), in UTC since we do not know their zone. */
+export function formatDate(iso: string, locale = 'en'): string {
+  return new Intl.DateTimeFormat(locale, {
+    year: 'numeric',
+    month: 'short',
+    day: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    timeZone: 'UTC',
+    timeZoneName: 'short',
+  }).format(new Date(iso));
+}
+
 export interface PageOptions {
   status: number;
+  /** The page's language (`<html lang>`), a BCP 47 tag; English by default. */
+  lang?: string;
   title: string;
   body: Html;
   /** Forward the browser there at once (meta refresh; the page also shows a link). */
@@ -89,14 +97,27 @@ export interface PageOptions {
   https: boolean;
   /** HEAD: headers only. */
   omitBody?: boolean;
+  /** The merchant's branding (docs/checkout.md#branding): the accent colour, and the logo the CSP lets load. */
+  brand?: { accentColor?: string | null | undefined; logoUrl?: string | null | undefined };
   /** A passing failure: the same request may succeed after this many seconds (`Retry-After`). */
   retryAfterSeconds?: number;
 }
 
-export function securityHeaders(options: { formAction?: readonly string[]; https: boolean }) {
+/** The stylesheet that sets a merchant's accent colour (a validated `#rrggbb`), allowed by its own hash. */
+const accentStyle = (color: string) => `:root{--accent:${color}}`;
+const styleHash = (style: string) => `'sha256-${createHash('sha256').update(style).digest('base64')}'`;
+
+export function securityHeaders(options: {
+  formAction?: readonly string[];
+  https: boolean;
+  brand?: PageOptions['brand'];
+}) {
   const formAction = options.formAction?.length ? options.formAction.join(' ') : "'none'";
+  const accent = options.brand?.accentColor ? ` ${styleHash(accentStyle(options.brand.accentColor))}` : '';
+  // The logo is allowed by its exact URL, so the page can load no other image.
+  const images = options.brand?.logoUrl ? `; img-src ${options.brand.logoUrl}` : '';
   return {
-    'Content-Security-Policy': `default-src 'none'; style-src ${STYLE_HASH}; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
+    'Content-Security-Policy': `default-src 'none'; style-src ${STYLE_HASH}${accent}${images}; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
     'X-Frame-Options': 'DENY',
     'Referrer-Policy': 'no-referrer',
     'X-Content-Type-Options': 'nosniff',
@@ -110,7 +131,7 @@ export function htmlPage(options: PageOptions): APIGatewayProxyStructuredResultV
     ? html`<meta http-equiv="refresh" content="0;url=${options.refreshTo}">`
     : undefined;
   const document = html`<!doctype html>
-<html lang="en">
+<html lang="${options.lang ?? 'en'}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -119,6 +140,7 @@ export function htmlPage(options: PageOptions): APIGatewayProxyStructuredResultV
 ${refresh}
 <title>${options.title}</title>
 <style>${new Html(STYLE)}</style>
+${options.brand?.accentColor ? html`<style>${new Html(accentStyle(options.brand.accentColor))}</style>` : undefined}
 </head>
 <body><main>
 ${options.body}
@@ -129,7 +151,7 @@ ${options.body}
     statusCode: options.status,
     headers: {
       'Content-Type': 'text/html; charset=utf-8',
-      ...securityHeaders({ formAction: options.formAction, https: options.https }),
+      ...securityHeaders({ formAction: options.formAction, https: options.https, brand: options.brand }),
       ...(options.retryAfterSeconds !== undefined && { 'Retry-After': String(options.retryAfterSeconds) }),
     },
     body: options.omitBody ? '' : document.value,

@@ -5,6 +5,7 @@ import type {
   PaymentLinkSchema,
   RedeliverySchema,
 } from '../../openapi/response-schemas.ts';
+import type { CheckoutSettings } from '../domain/checkout-settings.ts';
 import { type PaymentLink, snapshotOf } from '../domain/payment-link.ts';
 import { withCheckoutUrl } from '../use-cases/payment-links.ts';
 
@@ -14,6 +15,28 @@ export type PaymentLinkListResource = z.infer<typeof PaymentLinkListSchema>;
 export type EventLogResource = z.infer<typeof EventLogSchema>;
 export type RedeliveryResource = z.infer<typeof RedeliverySchema>;
 
+/**
+ * The API's view of a link: its snapshot (what webhooks carry too) plus the order details a webhook leaves out,
+ * `line_items` and `payment_methods`, so that every webhook stays under 20 KB (docs/webhooks.md#the-request).
+ */
 export function toResource(link: PaymentLink, checkoutBase: string, now: Date): PaymentLinkResource {
-  return withCheckoutUrl(snapshotOf(link, now), checkoutBase);
+  return {
+    ...withCheckoutUrl(snapshotOf(link, now), checkoutBase),
+    line_items:
+      (link.line_items ?? null)?.map((item) => ({ ...item, tax_rate: item.tax_rate ?? null })) ?? null,
+    payment_methods: link.payment_methods ?? null,
+  };
+}
+
+/** The branding as the API shows it: the settings without the tenant's keys. */
+export function settingsResource(settings: CheckoutSettings) {
+  return {
+    object: 'checkout_settings' as const,
+    mode: settings.mode,
+    display_name: settings.display_name,
+    logo_url: settings.logo_url,
+    accent_color: settings.accent_color,
+    support_email: settings.support_email,
+    updated_at: settings.updated_at,
+  };
 }

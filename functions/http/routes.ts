@@ -25,6 +25,8 @@ export const routes = [
   { method: 'GET', path: '/v1/psp-connections', handler: 'list-psp-connections' },
   { method: 'GET', path: '/v1/routing', handler: 'get-routing' },
   { method: 'PUT', path: '/v1/routing', handler: 'put-routing' },
+  { method: 'GET', path: '/v1/checkout-settings', handler: 'get-checkout-settings' },
+  { method: 'PUT', path: '/v1/checkout-settings', handler: 'put-checkout-settings' },
   { method: 'POST', path: '/v1/events/{id}/redeliver', handler: 'redeliver-event' },
   { method: 'GET', path: '/v1/events', handler: 'list-events' },
   { method: 'GET', path: '/v1/events/{id}', handler: 'get-event' },
@@ -43,6 +45,8 @@ export const routes = [
   { method: 'GET', path: '/checkout/{id}', handler: 'checkout-page', public: true },
   { method: 'HEAD', path: '/checkout/{id}', handler: 'checkout-page', public: true },
   { method: 'GET', path: '/checkout/{id}/complete', handler: 'checkout-page', public: true },
+  { method: 'GET', path: '/checkout/{id}/qr.svg', handler: 'checkout-qr', public: true },
+  { method: 'HEAD', path: '/checkout/{id}/qr.svg', handler: 'checkout-qr', public: true },
   {
     method: 'POST',
     path: '/psp/{provider}/notifications/{connection_id}',

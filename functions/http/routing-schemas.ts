@@ -1,5 +1,6 @@
 import { idPattern } from '../domain/ids.ts';
 import { DECIMAL_PATTERN, isPayableCurrency } from '../domain/money.ts';
+import { PAYMENT_METHODS } from '../domain/payment-methods.ts';
 import { once } from '../once.ts';
 import * as z from '../zod.ts';
 
@@ -44,6 +45,15 @@ export const routingRequest = /* @__PURE__ */ once(() =>
                     ),
                 )
                 .check(z.minLength(1), z.maxLength(20)),
+            ),
+            payment_method: z.optional(
+              z
+                .array(z.enum(PAYMENT_METHODS))
+                .check(
+                  z.minLength(1),
+                  z.maxLength(PAYMENT_METHODS.length),
+                  z.meta({ description: 'Links whose `payment_methods` name one of these.' }),
+                ),
             ),
             amount_min: z.optional(
               amountBound('Links of at least this amount (in a currency the rule names).'),

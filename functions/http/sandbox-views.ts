@@ -7,7 +7,7 @@ export function sandboxPage(
   session: SandboxSession,
   options: { https: boolean; locale: string; notice?: string },
 ): HtmlResult {
-  const amount = formatAmount(session.amount, options.locale);
+  const amount = formatAmount(session.amount, session.locale ?? options.locale);
   const action = `/sandbox/checkout/${session.id}`;
   const body =
     session.status === 'open'

@@ -1,4 +1,12 @@
+import {
+  lineItemsTotal,
+  MAX_LINE_ITEM_NAME_LENGTH,
+  MAX_LINE_ITEMS,
+  MAX_QUANTITY,
+  totalProblem,
+} from '../domain/amount.ts';
 import { idPattern } from '../domain/ids.ts';
+import { LOCALE_PATTERN, MAX_LOCALE_LENGTH, PAGE_LANGUAGES } from '../domain/locale.ts';
 import {
   amountValueProblem,
   DECIMAL_PATTERN,
@@ -6,6 +14,7 @@ import {
   isPayableCurrency,
   MAX_AMOUNT_VALUE_LENGTH,
 } from '../domain/money.ts';
+import { PAYMENT_METHODS } from '../domain/payment-methods.ts';
 import type { Mode } from '../domain/principal.ts';
 import { MAX_URL_LENGTH, type UrlPolicy, urlProblem } from '../domain/urls.ts';
 import { once } from '../once.ts';
@@ -95,7 +104,7 @@ const metadataSchema = () =>
       ),
   );
 
-function urlSchema(policy: UrlPolicy, description: string) {
+export function urlSchema(policy: UrlPolicy, description: string) {
   return z.string().check(
     z.maxLength(MAX_URL_LENGTH),
     (ctx) => {
@@ -118,6 +127,19 @@ function linkFieldSchemas(policy: UrlPolicy) {
       z.meta({
         description: `String keys and values, echoed back: at most ${MAX_METADATA_KEYS} keys, and ${MAX_METADATA_BYTES} bytes in all as JSON.`,
       }),
+    ),
+    locale: z.nullish(
+      z.string().check(
+        z.regex(
+          LOCALE_PATTERN,
+          `Must be one of ${PAGE_LANGUAGES.join(', ')}, optionally with a region (nl-BE).`,
+        ),
+        z.meta({
+          description: `The language of the checkout pages and the PSP's page: ${PAGE_LANGUAGES.join(', ')}, optionally with a region such as \`nl-BE\`. Absent: the buyer's \`Accept-Language\`.`,
+          maxLength: MAX_LOCALE_LENGTH,
+          example: 'nl',
+        }),
+      ),
     ),
     expires_at: z.nullish(
       z.iso.datetime({ offset: true }).check(
@@ -158,12 +180,98 @@ const linkConnectionsSchema = () =>
       ),
   );
 
-function createPaymentLinkSchema(policy: UrlPolicy) {
-  return z.strictObject({
-    amount: amountSchema(),
-    ...linkFieldSchemas(policy),
-    connections: linkConnectionsSchema(),
+/** A percentage with at most two decimals, 0 to 100: "21", "5.5", "0". */
+const TAX_RATE_PATTERN = /^(100(\.0{1,2})?|[1-9]?[0-9](\.[0-9]{1,2})?)$/;
+
+const lineItemSchema = () =>
+  z.strictObject({
+    name: z
+      .string()
+      .check(
+        z.minLength(1),
+        z.maxLength(MAX_LINE_ITEM_NAME_LENGTH),
+        z.meta({ description: 'Shown to the buyer and sent to the PSP.' }),
+      ),
+    quantity: z.int().check(z.minimum(1), z.maximum(MAX_QUANTITY)),
+    unit_amount: amountSchema().check(
+      z.meta({ description: 'The price of one, tax included; every line in the same currency.' }),
+    ),
+    tax_rate: z.nullish(
+      z.string().check(
+        z.regex(
+          TAX_RATE_PATTERN,
+          'Must be a percentage from 0 to 100 with at most 2 decimals, such as "21".',
+        ),
+        z.meta({
+          description: 'The tax included in `unit_amount`, in percent ("21" for 21 %).',
+          maxLength: 6,
+        }),
+      ),
+    ),
   });
+
+/** `line_items`: their sum is the link's amount, in their one currency (functions/domain/amount.ts). */
+const lineItemsSchema = () =>
+  z.optional(
+    z.array(lineItemSchema()).check(
+      z.minLength(1),
+      z.maxLength(MAX_LINE_ITEMS),
+      (ctx) => {
+        const currency = ctx.value[0]?.unit_amount.currency;
+        ctx.value.forEach((item, index) => {
+          if (item.unit_amount.currency !== currency) {
+            ctx.issues.push({
+              code: 'custom',
+              message: `Every line item must be in ${currency}, the currency of the first.`,
+              input: item.unit_amount.currency,
+              path: [index, 'unit_amount', 'currency'],
+            });
+          }
+        });
+        if (ctx.issues.length > 0 || !currency) return;
+        const problem = totalProblem(lineItemsTotal(ctx.value));
+        if (problem) ctx.issues.push({ code: 'custom', message: problem, input: ctx.value });
+      },
+      z.meta({
+        description: 'Instead of `amount`: the amount is their sum.',
+      }),
+    ),
+  );
+
+const paymentMethodsSchema = () =>
+  z.optional(
+    z.array(z.enum(PAYMENT_METHODS)).check(
+      z.minLength(1),
+      z.maxLength(PAYMENT_METHODS.length),
+      z.refine((methods) => new Set(methods).size === methods.length, 'Each method at most once.'),
+      z.meta({
+        description: 'The methods the buyer may pay with (absent: any).',
+      }),
+    ),
+  );
+
+function createPaymentLinkSchema(policy: UrlPolicy) {
+  return z
+    .strictObject({
+      amount: z.optional(
+        amountSchema().check(z.meta({ description: 'Required unless `line_items` is given.' })),
+      ),
+      line_items: lineItemsSchema(),
+      payment_methods: paymentMethodsSchema(),
+      ...linkFieldSchemas(policy),
+      connections: linkConnectionsSchema(),
+    })
+    .check((ctx) => {
+      const given = (['amount', 'line_items'] as const).filter((field) => ctx.value[field] !== undefined);
+      if (given.length === 1) return;
+      ctx.issues.push({
+        code: 'custom',
+        message:
+          given.length === 0 ? 'Give `amount` or `line_items`.' : 'Give `amount` or `line_items`, not both.',
+        input: ctx.value,
+        path: given.length === 0 ? ['amount'] : ['line_items'],
+      });
+    });
 }
 
 /** Refused on update with a field error that says why, rather than "Unknown field". */
@@ -181,6 +289,10 @@ const immutableField = (message: string) =>
 function updatePaymentLinkSchema(policy: UrlPolicy) {
   return z.strictObject({
     amount: immutableField('The amount of a payment link cannot change; cancel it and create a new one.'),
+    line_items: immutableField(
+      'The line items of a payment link cannot change; cancel it and create a new one.',
+    ),
+    payment_methods: immutableField('The payment methods of a payment link cannot change.'),
     ...linkFieldSchemas(policy),
   });
 }

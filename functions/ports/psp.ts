@@ -2,6 +2,7 @@ import type { Provider, PspConnection } from '../domain/connection.ts';
 import type { Amount } from '../domain/money.ts';
 import type { PaymentFailureCode, PaymentState } from '../domain/payment.ts';
 import type { PaymentLink, PspSession } from '../domain/payment-link.ts';
+import type { PaymentMethod } from '../domain/payment-methods.ts';
 import type { Mode } from '../domain/principal.ts';
 
 export type { PaymentFailureCode } from '../domain/payment.ts';
@@ -22,6 +23,16 @@ export interface CheckoutReturn {
   /** Our payment id ("pay_..."), sent to the PSP as metadata / merchant reference so that its notifications
    * and status name it. */
   paymentId: string;
+  /**
+   * The buyer's locale tag (`nl`, `nl-BE`; functions/domain/locale.ts): the PSP's page speaks it, each adapter
+   * spelling it as its PSP does.
+   */
+  locale: string;
+  /**
+   * The methods the buyer may use at this connection (the link's `payment_methods` that the connection serves,
+   * functions/domain/payment-methods.ts); null: whatever the PSP offers.
+   */
+  paymentMethods: PaymentMethod[] | null;
 }
 
 export type PspPaymentState = PaymentState;

@@ -21,6 +21,8 @@ export interface SandboxSession {
   declined_attempts: number;
   created_at: string;
   expires_at: string;
+  /** The buyer's locale the checkout passed (absent on older sessions: the browser's language). */
+  locale?: string | undefined;
 }
 
 /** The sandbox PSP's own storage. */

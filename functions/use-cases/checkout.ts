@@ -11,6 +11,7 @@ import {
   isAvailable,
 } from '../domain/connection-health.ts';
 import { ConcurrentModificationError, PspNotConfiguredError } from '../domain/errors.ts';
+import { resolveLocale } from '../domain/locale.ts';
 import {
   endedByUs,
   newPaymentId,
@@ -19,6 +20,7 @@ import {
   unavailablePayment,
 } from '../domain/payment.ts';
 import { effectiveStatus, type PaymentLink, type PspSession } from '../domain/payment-link.ts';
+import { methodsFor } from '../domain/payment-methods.ts';
 import { MODES } from '../domain/principal.ts';
 import { pspAmountProblem } from '../domain/psp-amounts.ts';
 import { routeLink } from '../domain/routing.ts';
@@ -184,7 +186,8 @@ export async function openCheckout(
         continue;
       }
       case 'open': {
-        const opened = await openSession(deps, link, step.candidates, health, budget, now);
+        const locale = resolveLocale(link.locale, request.headers['accept-language']);
+        const opened = await openSession(deps, link, step.candidates, health, budget, now, locale);
         if (opened) return opened;
       }
     }
@@ -293,13 +296,14 @@ async function openSession(
   health: ReadonlyMap<string, ConnectionHealth>,
   budget: CallBudget,
   now: Date,
+  locale: string,
 ): Promise<CheckoutView | undefined> {
   let failures = 0;
   for (const connection of candidates) {
     if (!mayCall(deps, budget)) break;
     if (!(await mayTry(deps, connection, health.get(connection.id), now))) continue;
     budget.used++;
-    const opened = await tryConnection(deps, link, connection, health.get(connection.id));
+    const opened = await tryConnection(deps, link, connection, health.get(connection.id), locale);
     if (!opened) {
       failures++;
       continue;
@@ -381,6 +385,7 @@ async function tryConnection(
   link: PaymentLink,
   connection: PspConnection,
   health: ConnectionHealth | undefined,
+  locale: string,
 ) {
   const paymentId = newPaymentId();
   try {
@@ -392,6 +397,8 @@ async function tryConnection(
       notificationUrl: `${deps.baseUrl}/psp/${connection.provider}/notifications/${connection.id}`,
       expiresAt: sessionExpiry(link, now, psp.sessionLimits),
       paymentId,
+      locale,
+      paymentMethods: methodsFor(link.payment_methods, connection.methods),
     });
     if (health && afterSuccess(health)) {
       await deps.psps

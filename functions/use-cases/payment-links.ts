@@ -48,9 +48,13 @@ export async function getPaymentLink(
 
 const MAX_TRANSITION_ATTEMPTS = 5;
 
-/** A snapshot with the address buyers pay at: `{checkoutBase}/{id}`, the link's checkout page. */
+/**
+ * A snapshot with the address buyers pay at, `{checkoutBase}/{id}` (the link's checkout page), and the QR code
+ * of that address (docs/checkout.md#qr-codes).
+ */
 export function withCheckoutUrl<T extends Pick<LinkSnapshot, 'id'>>(snapshot: T, checkoutBase: string) {
-  return { ...snapshot, checkout_url: `${checkoutBase}/${snapshot.id}` };
+  const checkoutUrl = `${checkoutBase}/${snapshot.id}`;
+  return { ...snapshot, checkout_url: checkoutUrl, qr_code_url: `${checkoutUrl}/qr.svg` };
 }
 
 /** The transition with its event's link as webhooks show it, `checkout_url` included. */

@@ -1,6 +1,7 @@
 import { BUILT_IN_SANDBOX_ID, type Provider } from '../domain/connection.ts';
 import { type HealthStatus, healthStatus } from '../domain/connection-health.ts';
 import { ValidationError } from '../domain/errors.ts';
+import { PAYMENT_METHODS, type PaymentMethod } from '../domain/payment-methods.ts';
 import type { Principal } from '../domain/principal.ts';
 import { type Routing, routingProblems } from '../domain/routing.ts';
 import type { PspConnections } from './psp-connections.ts';
@@ -18,6 +19,8 @@ export interface ConnectionResource {
   name: string;
   enabled: boolean;
   health: HealthStatus;
+  /** The payment methods it serves (every method unless `--methods` narrowed them). */
+  methods: PaymentMethod[];
 }
 
 /**
@@ -39,6 +42,7 @@ export async function listConnections(
         name: 'Built-in sandbox',
         enabled: true,
         health: 'healthy',
+        methods: [...PAYMENT_METHODS],
       },
     ];
   }
@@ -49,6 +53,7 @@ export async function listConnections(
     name: connection.name,
     enabled: connection.enabled,
     health: healthStatus(health, now),
+    methods: connection.methods ?? [...PAYMENT_METHODS],
   }));
 }
 

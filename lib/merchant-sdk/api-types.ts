@@ -80,6 +80,18 @@ export interface paths {
      */
     put: operations["putRouting"];
   };
+  "/v1/checkout-settings": {
+    /**
+     * Retrieve the checkout settings
+     * @description The branding of the mode's checkout pages: display name, logo, accent colour and support address (docs/checkout.md#branding). Every field is null until set.
+     */
+    get: operations["getCheckoutSettings"];
+    /**
+     * Replace the checkout settings
+     * @description Replaces the branding of the mode whole (an absent field is cleared) and returns it. The logo must be an https URL on a public host; the accent colour must give white text a WCAG AA contrast (4.5:1). Bad fields are 422 with pointers.
+     */
+    put: operations["putCheckoutSettings"];
+  };
   "/v1/events/{id}/redeliver": {
     /**
      * Redeliver a webhook event
@@ -178,6 +190,8 @@ export interface components {
        * @enum {string}
        */
       health: "healthy" | "degraded" | "down";
+      /** @description The payment methods it serves (`--methods` on `npm run psp -- add`; every method by default). Links whose `payment_methods` name none of them are not routed to it. */
+      methods: ("card" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint")[];
     };
     /** Payment link */
     PaymentLink: {
@@ -210,8 +224,30 @@ export interface components {
       metadata: {
         [key: string]: string;
       } | null;
+      /** @description The lines whose sum is `amount`; null for a fixed amount. Not in webhooks. */
+      line_items: (({
+          name: string;
+          /** Format: int32 */
+          quantity: number;
+          unit_amount: {
+            /**
+             * @description Tax included, as sent.
+             * @example 5.25
+             */
+            value: string;
+            /** @example EUR */
+            currency: string;
+          };
+          tax_rate: string | null;
+        })[]) | null;
+      /** @description The methods the buyer may pay with; null: any. Not in webhooks. */
+      payment_methods: (("card" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint")[]) | null;
+      /** @description The language of the buyer's pages; null: the buyer's `Accept-Language`. */
+      locale: string | null;
       /** @description Send the buyer here: `{checkout_base}/{id}`. */
       checkout_url: string;
+      /** @description An SVG QR code of `checkout_url`, `{checkout_base}/{id}/qr.svg`: public, for printing or showing on a screen. */
+      qr_code_url: string;
       /**
        * Format: date-time
        * @description RFC 3339, UTC.
@@ -370,6 +406,20 @@ export interface components {
     RefundList: {
       /** @description Newest first. */
       data: components["schemas"]["Refund"][];
+    };
+    /** Checkout settings (branding of the checkout pages) */
+    CheckoutSettings: {
+      /** @constant */
+      object: "checkout_settings";
+      /** @enum {string} */
+      mode: "test" | "live";
+      display_name: string | null;
+      logo_url: string | null;
+      /** @description Lower case `#rrggbb`; null: our own accent. */
+      accent_color: string | null;
+      support_email: string | null;
+      /** @description When they were last replaced; null when never set. */
+      updated_at: string | null;
     };
     /** A new webhook endpoint, with its secret */
     NewWebhookEndpoint: {
@@ -803,7 +853,8 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": {
-          amount: {
+          /** @description Required unless `line_items` is given. */
+          amount?: {
             /**
              * @description Decimal string, greater than zero, within the currency's minor units.
              * @example 10.50
@@ -815,6 +866,28 @@ export interface operations {
              */
             currency: string;
           };
+          /** @description Instead of `amount`: the amount is their sum. */
+          line_items?: ({
+              /** @description Shown to the buyer and sent to the PSP. */
+              name: string;
+              quantity: number;
+              /** @description The price of one, tax included; every line in the same currency. */
+              unit_amount: {
+                /**
+                 * @description Decimal string, greater than zero, within the currency's minor units.
+                 * @example 10.50
+                 */
+                value: string;
+                /**
+                 * @description ISO 4217 code, upper case.
+                 * @example EUR
+                 */
+                currency: string;
+              };
+              tax_rate?: string | null;
+            })[];
+          /** @description The methods the buyer may pay with (absent: any). */
+          payment_methods?: ("card" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint")[];
           description?: string | null;
           redirect_url?: string | null;
           webhook_url?: string | null;
@@ -822,6 +895,7 @@ export interface operations {
           metadata?: {
             [key: string]: string;
           } | null;
+          locale?: string | null;
           expires_at?: string | null;
           /** @description Connections (pc_...) that serve this link, in this order, instead of the routing. */
           connections?: string[];
@@ -1092,6 +1166,8 @@ export interface operations {
       content: {
         "application/json": {
           amount?: unknown;
+          line_items?: unknown;
+          payment_methods?: unknown;
           description?: string | null;
           redirect_url?: string | null;
           webhook_url?: string | null;
@@ -1099,10 +1175,13 @@ export interface operations {
           metadata?: {
             [key: string]: string;
           } | null;
+          locale?: string | null;
           expires_at?: string | null;
         };
         "application/merge-patch+json": {
           amount?: unknown;
+          line_items?: unknown;
+          payment_methods?: unknown;
           description?: string | null;
           redirect_url?: string | null;
           webhook_url?: string | null;
@@ -1110,6 +1189,7 @@ export interface operations {
           metadata?: {
             [key: string]: string;
           } | null;
+          locale?: string | null;
           expires_at?: string | null;
         };
       };
@@ -2045,6 +2125,8 @@ export interface operations {
                 name: string;
                 when: {
                   currency?: string[];
+                  /** @description Links whose `payment_methods` name one of these. */
+                  payment_method?: ("card" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint")[];
                   /** @description Links of at least this amount (in a currency the rule names). */
                   amount_min?: string;
                   /** @description Links of at most this amount (in a currency the rule names). */
@@ -2140,6 +2222,8 @@ export interface operations {
               name: string;
               when: {
                 currency?: string[];
+                /** @description Links whose `payment_methods` name one of these. */
+                payment_method?: ("card" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint")[];
                 /** @description Links of at least this amount (in a currency the rule names). */
                 amount_min?: string;
                 /** @description Links of at most this amount (in a currency the rule names). */
@@ -2175,6 +2259,8 @@ export interface operations {
                 name: string;
                 when: {
                   currency?: string[];
+                  /** @description Links whose `payment_methods` name one of these. */
+                  payment_method?: ("card" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint")[];
                   /** @description Links of at least this amount (in a currency the rule names). */
                   amount_min?: string;
                   /** @description Links of at most this amount (in a currency the rule names). */
@@ -2194,6 +2280,230 @@ export interface operations {
               })[];
             default: string[];
           };
+        };
+      };
+      /** @description `invalid_json`: The body is not valid JSON. */
+      400: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "invalid_json";
+          };
+        };
+      };
+      /** @description `unauthorized`: Missing, malformed, unknown or revoked API key. */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "unauthorized";
+          };
+        };
+      };
+      /** @description `payload_too_large`: The body is over 32 KiB. */
+      413: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "payload_too_large";
+          };
+        };
+      };
+      /** @description `unsupported_media_type`: The body is not `Content-Type: application/json`. */
+      415: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "unsupported_media_type";
+          };
+        };
+      };
+      /** @description `validation_failed`: One `errors` entry per invalid field, parameter or header. */
+      422: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "validation_failed";
+          };
+        };
+      };
+      /** @description `rate_limited`: Too many requests for this account and mode; see `Retry-After`. */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error`: Our fault; retry later (idempotent requests are safe to retry). */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "internal_error";
+          };
+        };
+      };
+      /** @description `temporarily_unavailable`: A service we depend on throttled us or did not answer; retry after `Retry-After` (idempotent requests are safe to retry). */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "temporarily_unavailable";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Retrieve the checkout settings
+   * @description The branding of the mode's checkout pages: display name, logo, accent colour and support address (docs/checkout.md#branding). Every field is null until set.
+   */
+  getCheckoutSettings: {
+    responses: {
+      /** @description The checkout settings. */
+      200: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["CheckoutSettings"];
+        };
+      };
+      /** @description `unauthorized`: Missing, malformed, unknown or revoked API key. */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "unauthorized";
+          };
+        };
+      };
+      /** @description `rate_limited`: Too many requests for this account and mode; see `Retry-After`. */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error`: Our fault; retry later (idempotent requests are safe to retry). */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "internal_error";
+          };
+        };
+      };
+      /** @description `temporarily_unavailable`: A service we depend on throttled us or did not answer; retry after `Retry-After` (idempotent requests are safe to retry). */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "temporarily_unavailable";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Replace the checkout settings
+   * @description Replaces the branding of the mode whole (an absent field is cleared) and returns it. The logo must be an https URL on a public host; the accent colour must give white text a WCAG AA contrast (4.5:1). Bad fields are 422 with pointers.
+   */
+  putCheckoutSettings: {
+    requestBody: {
+      content: {
+        "application/json": {
+          display_name?: string | null;
+          logo_url?: string | null;
+          accent_color?: string | null;
+          support_email?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description The checkout settings now in force. */
+      200: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["CheckoutSettings"];
         };
       };
       /** @description `invalid_json`: The body is not valid JSON. */

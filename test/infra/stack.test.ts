@@ -140,7 +140,14 @@ describe('the CDK stack', () => {
   it('reserves concurrency for every function reachable without an API key, and for no merchant function', () => {
     const handlers = Object.keys(functions) as HandlerName[];
     expect(handlers.filter(isKeyless).sort()).toEqual(
-      ['checkout-page', 'get-openapi', 'psp-notifications', 'route-fallback', 'sandbox-checkout'].sort(),
+      [
+        'checkout-page',
+        'checkout-qr',
+        'get-openapi',
+        'psp-notifications',
+        'route-fallback',
+        'sandbox-checkout',
+      ].sort(),
     );
     const reserved = (stackTemplate: Template, handler: HandlerName) =>
       stackTemplate.findResources('AWS::Lambda::Function')[functionLogicalId(stackTemplate, handler)]

@@ -75,6 +75,7 @@ describe('the Adyen adapter, through @adyen/api-library against an Adyen-speakin
       reference: options.paymentId,
       description: 'Order 1001',
       returnUrl: 'https://shop.example/thanks',
+      shopperLocale: 'en-US',
       expiresAt: options.expiresAt.toISOString(),
       reusable: false,
       metadata: { link_id: paymentLink.id, payment_id: options.paymentId },

@@ -66,6 +66,7 @@ describe('the Mollie adapter, through @mollie/api-client against a Mollie-speaki
       redirectUrl: 'https://shop.example/thanks',
       cancelUrl: 'https://pay.example/checkout/pl_x?canceled=1',
       webhookUrl: `https://pay.example/psp/mollie/notifications/${testConnection.id}`,
+      locale: 'en_US',
       metadata: { link_id: paymentLink.id, payment_id: 'pay_molliecreate00000000000000' },
     });
     const stored = mollie.payments.get(session.id);

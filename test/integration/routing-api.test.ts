@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUILT_IN_SANDBOX_ID, type PspConnection } from '../../functions/domain/connection.ts';
+import { PAYMENT_METHODS } from '../../functions/domain/payment-methods.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
 import { addConnection } from '../support/connections.ts';
@@ -43,6 +44,7 @@ describe('GET /v1/psp-connections', () => {
         name: 'A',
         enabled: true,
         health: 'healthy',
+        methods: [...PAYMENT_METHODS],
       },
       {
         id: b.id,
@@ -51,6 +53,7 @@ describe('GET /v1/psp-connections', () => {
         name: 'B',
         enabled: true,
         health: 'healthy',
+        methods: [...PAYMENT_METHODS],
       },
     ]);
     expectDocumented('get', '/v1/psp-connections', response);

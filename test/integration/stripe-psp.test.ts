@@ -41,12 +41,14 @@ const link = (value: string, currency: string, expiresAt?: string) =>
     },
     now,
   );
-const checkout = (expiresAt: Date) => ({
+const checkout = (expiresAt: Date, locale = 'en') => ({
   successUrl: 'https://shop.example/thanks',
   cancelUrl: 'https://pay.example/checkout/pl_x?canceled=1',
   notificationUrl: `https://pay.example/psp/stripe/notifications/${connection.id}`,
   expiresAt,
   paymentId: 'pay_stripetest000000000000000',
+  locale,
+  paymentMethods: null,
 });
 
 describe('the Stripe adapter, through the official SDK against a Stripe-speaking server', () => {

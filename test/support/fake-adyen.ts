@@ -128,6 +128,27 @@ export async function startFakeAdyen(options: {
     }
     if (typeof body.reference !== 'string')
       return error(422, '130', 'Required field reference is not provided');
+    // Adyen takes a language and a country code (`nl-NL`); anything else is not a shopper locale.
+    if (body.shopperLocale !== undefined && !/^[a-z]{2}[-_][A-Z]{2}$/.test(String(body.shopperLocale))) {
+      return error(422, '702', 'Unable to parse the shopperLocale');
+    }
+    if (
+      body.allowedPaymentMethods !== undefined &&
+      (!Array.isArray(body.allowedPaymentMethods) ||
+        body.allowedPaymentMethods.some((method) => typeof method !== 'string' || !method))
+    ) {
+      return error(422, '702', 'allowedPaymentMethods must be a list of payment method types');
+    }
+    // LineItem: amounts in minor units; including = excluding + tax; taxPercentage in minor units of a percent.
+    for (const item of (body.lineItems ?? []) as Record<string, unknown>[]) {
+      const { amountIncludingTax: including, amountExcludingTax: excluding, taxAmount: tax, quantity } = item;
+      if (![including, excluding, tax, quantity].every(Number.isInteger) || (quantity as number) < 1) {
+        return error(422, '702', 'Invalid lineItems');
+      }
+      if ((including as number) !== (excluding as number) + (tax as number)) {
+        return error(422, '702', 'lineItems: amountIncludingTax must be amountExcludingTax plus taxAmount');
+      }
+    }
     const id = `PL${randomBytes(8).toString('hex').toUpperCase()}`;
     const link: FakePaymentLink = {
       amount: { value: amount.value as number, currency: amount.currency },
@@ -138,6 +159,9 @@ export async function startFakeAdyen(options: {
       metadata: body.metadata,
       reference: body.reference,
       returnUrl: body.returnUrl,
+      shopperLocale: body.shopperLocale,
+      lineItems: body.lineItems,
+      allowedPaymentMethods: body.allowedPaymentMethods,
       reusable: body.reusable ?? false,
       status: 'active',
       updatedAt: new Date().toISOString(),

@@ -1,6 +1,63 @@
 import { randomBytes } from 'node:crypto';
 import { type RecordedPspRequest, startFakePspServer } from './fake-psp-server.ts';
 
+/** Payment `locale`: the enum of Mollie's OpenAPI document (`locale` schema). */
+export const MOLLIE_LOCALES = [
+  ...['ca_ES', 'cs_CZ', 'da_DK', 'de_AT', 'de_CH', 'de_DE', 'de_LU', 'en_BE', 'en_GB', 'en_NL', 'en_US'],
+  ...['es_ES', 'fi_FI', 'fr_BE', 'fr_FR', 'fr_LU', 'hu_HU', 'is_IS', 'it_IT', 'lt_LT', 'lv_LV', 'nb_NO'],
+  ...['nl_BE', 'nl_NL', 'pl_PL', 'pt_PT', 'sk_SK', 'sv_SE'],
+];
+
+/** `method` values of Mollie's OpenAPI document (`method` schema). */
+export const MOLLIE_METHODS = [
+  ...['alma', 'applepay', 'bacs', 'bancomatpay', 'bancontact', 'banktransfer', 'belfius', 'billie', 'bizum'],
+  ...['blik', 'creditcard', 'directdebit', 'eps', 'giftcard', 'ideal', 'in3', 'kbc', 'klarna', 'mbway'],
+  ...['mobilepay', 'multibanco', 'mybank', 'paybybank', 'paypal', 'paysafecard', 'pointofsale', 'przelewy24'],
+  ...['riverty', 'satispay', 'swish', 'trustly', 'twint', 'vipps', 'voucher'],
+];
+
+const minor = (value: string) => Math.round(Number(value) * 100);
+
+/**
+ * Mollie's rules for `lines` (payment-line-item): description, quantity ≥ 1, unitPrice and totalAmount in the
+ * payment's currency, totalAmount = unitPrice × quantity − discountAmount, vatAmount = totalAmount × vatRate /
+ * (100 + vatRate), and the totals adding up to the payment's amount.
+ */
+function linesProblem(lines: unknown, amount: { value: string; currency: string }): string | undefined {
+  if (!Array.isArray(lines)) return 'The lines must be an array';
+  let sum = 0;
+  for (const line of lines as Record<string, { value: string; currency: string } & unknown>[]) {
+    const l = line as unknown as {
+      description?: unknown;
+      quantity?: unknown;
+      unitPrice?: { value: string; currency: string };
+      totalAmount?: { value: string; currency: string };
+      discountAmount?: { value: string; currency: string };
+      vatRate?: string;
+      vatAmount?: { value: string; currency: string };
+    };
+    if (typeof l.description !== 'string' || !l.description) return 'The line description is required';
+    if (!Number.isInteger(l.quantity) || (l.quantity as number) < 1) return 'The line quantity is invalid';
+    if (!l.unitPrice || !l.totalAmount) return 'The line unitPrice and totalAmount are required';
+    if (l.unitPrice.currency !== amount.currency || l.totalAmount.currency !== amount.currency) {
+      return 'The line currency differs from the payment currency';
+    }
+    const total = minor(l.unitPrice.value) * (l.quantity as number) - minor(l.discountAmount?.value ?? '0');
+    if (total !== minor(l.totalAmount.value))
+      return 'The line totalAmount does not match unitPrice × quantity';
+    if (l.vatRate !== undefined) {
+      const rate = Number(l.vatRate);
+      if (!l.vatAmount || Math.round((total * rate) / (100 + rate)) !== minor(l.vatAmount.value)) {
+        return 'The line vatAmount does not match totalAmount × (vatRate / (100 + vatRate))';
+      }
+    }
+    sum += total;
+  }
+  if (sum !== minor(amount.value))
+    return 'The sum of the line totalAmounts does not match the payment amount';
+  return undefined;
+}
+
 export type FakeMolliePayment = Record<string, unknown> & {
   id: string;
   mode: 'test' | 'live';
@@ -112,6 +169,17 @@ export async function startFakeMollie(options: { apiKeys: string[] }): Promise<F
   }
 
   function createPayment(body: Record<string, unknown>, mode: 'test' | 'live') {
+    if (body.locale !== undefined && !MOLLIE_LOCALES.includes(String(body.locale))) {
+      return error(422, 'Unprocessable Entity', 'The locale is invalid');
+    }
+    const methods = body.method === undefined ? [] : Array.isArray(body.method) ? body.method : [body.method];
+    if (methods.some((method) => !MOLLIE_METHODS.includes(String(method)))) {
+      return error(422, 'Unprocessable Entity', 'The payment method is invalid');
+    }
+    if (body.lines !== undefined) {
+      const problem = linesProblem(body.lines, body.amount as { value: string; currency: string });
+      if (problem) return error(422, 'Unprocessable Entity', problem);
+    }
     const amount = body.amount as { value?: unknown; currency?: unknown } | undefined;
     // Mollie wants exactly the currency's decimals: "10.00", but "500" for JPY.
     const decimals = ZERO_DECIMAL.has(String(amount?.currency)) ? 0 : 2;
@@ -141,6 +209,8 @@ export async function startFakeMollie(options: { apiKeys: string[] }): Promise<F
       redirectUrl: body.redirectUrl,
       cancelUrl: body.cancelUrl ?? null,
       webhookUrl: body.webhookUrl ?? null,
+      locale: body.locale ?? null,
+      lines: body.lines ?? null,
       _links: {},
     };
     payment._links = {

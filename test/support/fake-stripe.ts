@@ -60,6 +60,48 @@ const invalid = (param: string, message: string, code = 'parameter_invalid_integ
   error: { type: 'invalid_request_error', code, param, message },
 });
 
+/** Checkout Session `locale`: the enum of Stripe's OpenAPI document (`post /v1/checkout/sessions`). */
+export const STRIPE_LOCALES = [
+  ...['auto', 'bg', 'cs', 'da', 'de', 'el', 'en', 'en-GB', 'es', 'es-419', 'et', 'fi', 'fil', 'fr', 'fr-CA'],
+  ...[
+    'hr',
+    'hu',
+    'id',
+    'it',
+    'ja',
+    'ko',
+    'lt',
+    'lv',
+    'ms',
+    'mt',
+    'nb',
+    'nl',
+    'pl',
+    'pt',
+    'pt-BR',
+    'ro',
+    'ru',
+  ],
+  ...['sk', 'sl', 'sv', 'th', 'tr', 'vi', 'zh', 'zh-HK', 'zh-TW'],
+];
+
+/** Checkout Session `allowed_payment_method_types` items: the enum of Stripe's OpenAPI document (abridged). */
+export const STRIPE_METHOD_TYPES = [
+  ...['acss_debit', 'affirm', 'afterpay_clearpay', 'alipay', 'amazon_pay', 'bancontact', 'blik', 'card'],
+  ...['eps', 'ideal', 'klarna', 'link', 'mb_way', 'mobilepay', 'multibanco', 'p24', 'paypal', 'sepa_debit'],
+  ...['sofort', 'swish', 'twint', 'us_bank_account', 'wechat_pay'],
+];
+
+/** Stripe's answer to a parameter outside its enum. */
+const invalidParameter = (param: string, value: string | undefined) => ({
+  error: {
+    type: 'invalid_request_error',
+    code: 'parameter_invalid_string',
+    param,
+    message: `Invalid ${param}: ${value}`,
+  },
+});
+
 /**
  * A local server that speaks Stripe's wire format for the endpoints the adapter uses: form-encoded requests,
  * JSON responses shaped like the Checkout Session and Refund objects of Stripe's API reference, errors in
@@ -180,9 +222,47 @@ export async function startFakeStripe(options: {
       return reply(404, { error: { type: 'invalid_request_error', message: 'Unrecognized request URL' } });
     const [, sessionId, expire] = match;
     if (!sessionId && request.method === 'POST') {
-      // Stripe's minimum charge (docs.stripe.com/currencies), here for the currencies the tests use.
+      if (form.locale !== undefined && !STRIPE_LOCALES.includes(form.locale)) {
+        return reply(400, invalidParameter('locale', form.locale));
+      }
+      for (const [name, value] of Object.entries(form)) {
+        if (/^allowed_payment_method_types\[\d+\]$/.test(name) && !STRIPE_METHOD_TYPES.includes(value)) {
+          return reply(400, invalidParameter(name, value));
+        }
+      }
+      // Line items with ad-hoc prices: every line in the session's one currency, whole minor units, quantity ≥ 1.
+      const lines = Object.keys(form).filter((name) => /^line_items\[\d+\]\[quantity\]$/.test(name)).length;
+      let total = 0;
+      for (let index = 0; index < lines; index++) {
+        const field = (name: string) => form[`line_items[${index}]${name}`];
+        const quantity = Number(field('[quantity]'));
+        const unitAmount = Number(field('[price_data][unit_amount]'));
+        if (!Number.isInteger(quantity) || quantity < 1) {
+          return reply(400, invalidParameter(`line_items[${index}][quantity]`, field('[quantity]')));
+        }
+        if (!Number.isInteger(unitAmount) || unitAmount < 0) {
+          return reply(
+            400,
+            invalidParameter(
+              `line_items[${index}][price_data][unit_amount]`,
+              field('[price_data][unit_amount]'),
+            ),
+          );
+        }
+        if (field('[price_data][currency]') !== form['line_items[0][price_data][currency]']) {
+          return reply(
+            400,
+            invalidParameter(`line_items[${index}][price_data][currency]`, field('[price_data][currency]')),
+          );
+        }
+        if (!field('[price_data][product_data][name]')) {
+          return reply(400, invalidParameter(`line_items[${index}][price_data][product_data][name]`, ''));
+        }
+        total += quantity * unitAmount;
+      }
+      // Stripe's minimum charge on the total (docs.stripe.com/currencies), for the currencies the tests use.
       const minimum = { eur: 50, usd: 50, gbp: 30 }[form['line_items[0][price_data][currency]'] ?? ''];
-      if (minimum !== undefined && Number(form['line_items[0][price_data][unit_amount]']) < minimum) {
+      if (minimum !== undefined && total < minimum) {
         return reply(400, {
           error: {
             type: 'invalid_request_error',
@@ -217,14 +297,15 @@ export async function startFakeStripe(options: {
       const session: FakeSession = {
         id: id(livemode ? 'cs_live' : 'cs_test'),
         object: 'checkout.session',
-        amount_subtotal: Number(form['line_items[0][price_data][unit_amount]']),
-        amount_total: Number(form['line_items[0][price_data][unit_amount]']),
+        amount_subtotal: total,
+        amount_total: total,
         cancel_url: form.cancel_url ?? null,
         client_reference_id: form.client_reference_id ?? null,
         created,
         currency: form['line_items[0][price_data][currency]'],
         expires_at: Number(form.expires_at ?? created + 86_400),
         livemode,
+        locale: form.locale ?? null,
         metadata: Object.fromEntries(
           Object.entries(form).flatMap(([name, value]) => {
             const field = /^metadata\[(.+)\]$/.exec(name)?.[1];

@@ -31,12 +31,18 @@ export function orderLink(value: string, currency = 'EUR', mode: Mode = 'test'):
 }
 
 /** A new attempt's return addresses at `connection`, expiring in an hour (whole seconds, as PSPs keep them). */
-export function checkoutReturn(connection: PspConnection, paymentId = newPaymentId()): CheckoutReturn {
+export function checkoutReturn(
+  connection: PspConnection,
+  paymentId = newPaymentId(),
+  locale = 'en',
+): CheckoutReturn {
   return {
     successUrl: 'https://shop.example/thanks',
     cancelUrl: 'https://pay.example/checkout/pl_x?canceled=1',
     notificationUrl: `https://pay.example/psp/${connection.provider}/notifications/${connection.id}`,
     expiresAt: new Date(Math.floor(Date.now() / 1000 + 3600) * 1000),
     paymentId,
+    locale,
+    paymentMethods: null,
   };
 }

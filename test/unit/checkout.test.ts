@@ -7,13 +7,10 @@ import {
   sessionExpiry,
   withSession,
 } from '../../functions/domain/checkout.ts';
+import { PAGE_LANGUAGES, resolveLocale } from '../../functions/domain/locale.ts';
 import { markPaid, newPaymentLink, type PaymentLink } from '../../functions/domain/payment-link.ts';
-import {
-  escapeHtml,
-  formatAmount as formatAmountIntl,
-  html,
-  preferredLocale,
-} from '../../functions/http/html.ts';
+import { escapeHtml, formatAmount as formatAmountIntl, formatDate, html } from '../../functions/http/html.ts';
+import { messagesFor } from '../../functions/http/messages.ts';
 
 const now = new Date('2026-01-01T10:00:00Z');
 const link = (expiresAt?: string): PaymentLink =>
@@ -157,10 +154,33 @@ describe('HTML rendering', () => {
     expect(formatAmount({ value: '10.5', currency: 'EUR' }, 'de-DE')).toBe('10,50 €');
   });
 
-  it('picks the first supported language of Accept-Language', () => {
-    expect(preferredLocale('de-DE,de;q=0.9,en;q=0.8')).toBe('de-DE');
-    expect(preferredLocale(undefined)).toBe('en');
-    expect(preferredLocale('*')).toBe('en');
-    expect(preferredLocale('not a tag!!')).toBe('en');
+  it("speaks the link's locale, else the buyer's best-weighted language we speak, else English", () => {
+    expect(resolveLocale(null, 'de-DE,de;q=0.9,en;q=0.8')).toBe('de-DE');
+    expect(resolveLocale(null, 'ja,en;q=0.5,nl;q=0.9')).toBe('nl');
+    expect(resolveLocale(null, 'fr-be;q=0.8, es;q=0.7')).toBe('fr-BE');
+    expect(resolveLocale('nl', 'de-DE')).toBe('nl');
+    expect(resolveLocale(null, 'nl;q=0, es')).toBe('es');
+    expect(resolveLocale(undefined, undefined)).toBe('en');
+    expect(resolveLocale(undefined, '*')).toBe('en');
+    expect(resolveLocale(undefined, 'not a tag!!')).toBe('en');
+  });
+
+  it("formats dates in the buyer's locale, in UTC", () => {
+    expect(formatDate('2026-11-25T17:05:00Z', 'nl').replaceAll('\u00a0', ' ')).toBe('25 nov 2026, 17:05 UTC');
+    expect(formatDate('2026-11-25T17:05:00Z', 'en')).toMatch(/^Nov 25, 2026, 05:05\sPM UTC$/);
+  });
+
+  it('formats a Dutch amount as Dutch buyers write it', () => {
+    expect(formatAmountIntl({ value: '10', currency: 'EUR' }, 'nl').replaceAll('\u00a0', ' ')).toBe(
+      '€ 10,00',
+    );
+  });
+
+  it('has every text in every page language', () => {
+    for (const language of PAGE_LANGUAGES) {
+      const t = messagesFor(language);
+      expect(Object.keys(t).sort()).toEqual(Object.keys(messagesFor('en')).sort());
+      if (language !== 'en') expect(t.continueToPayment).not.toBe(messagesFor('en').continueToPayment);
+    }
   });
 });

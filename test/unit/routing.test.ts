@@ -47,6 +47,36 @@ function seeded(seed: number): () => number {
   };
 }
 
+describe('routing a link with payment methods', () => {
+  it("skips connections that serve none of the link's methods, and keeps those that serve every method", () => {
+    const cards = connection('pc_cards', { methods: ['card'] });
+    const dutch = connection('pc_dutch', { methods: ['ideal', 'bancontact'] });
+    const any = connection('pc_any');
+    const routed = routeLink(link({ payment_methods: ['ideal'] }), null, [cards, dutch, any], never);
+    expect(ids(routed)).toEqual(['pc_dutch', 'pc_any']);
+    expect(ids(routeLink(link(), null, [cards, dutch, any], never))).toEqual([
+      'pc_cards',
+      'pc_dutch',
+      'pc_any',
+    ]);
+  });
+
+  it('matches a rule on payment_method only for links that name one of its methods', () => {
+    const routing: Routing = {
+      rules: [{ name: 'ideal', when: { payment_method: ['ideal'] }, then: { priority: ['pc_b'] } }],
+      default: ['pc_a'],
+    };
+    const connections = [connection('pc_a'), connection('pc_b')];
+    expect(ids(routeLink(link({ payment_methods: ['card', 'ideal'] }), routing, connections, never))).toEqual(
+      ['pc_b'],
+    );
+    expect(ids(routeLink(link({ payment_methods: ['card'] }), routing, connections, never))).toEqual([
+      'pc_a',
+    ]);
+    expect(ids(routeLink(link(), routing, connections, never))).toEqual(['pc_a']);
+  });
+});
+
 describe('routing a link', () => {
   const a = connection('pc_a');
   const b = connection('pc_b');

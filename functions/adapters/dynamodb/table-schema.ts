@@ -119,6 +119,11 @@ export function withoutKeys<T>(item: Record<string, unknown>): T {
 export const checkoutKeys = {
   /** Which PSP serves an (account, mode): `ACCOUNT#<acc>` / `PSP#<mode>`. */
   pspConfig: (account: string, mode: string) => ({ pk: `ACCOUNT#${account}`, sk: `PSP#${mode}` }),
+  /** The branding of an (account, mode)'s checkout pages: `ACCOUNT#<acc>` / `CHECKOUT_SETTINGS#<mode>`. */
+  checkoutSettings: (account: string, mode: string) => ({
+    pk: `ACCOUNT#${account}`,
+    sk: `CHECKOUT_SETTINGS#${mode}`,
+  }),
   /** A session of the built-in sandbox PSP (its own "database"), deleted by TTL after it expired. */
   sandboxSession: (id: string) => ({ pk: `SANDBOX#${id}`, sk: 'SANDBOX_SESSION' }),
 };

@@ -2,11 +2,13 @@ import type { ModificationsApi } from '@adyen/api-library/lib/src/services/check
 import type { PaymentLinksApi } from '@adyen/api-library/lib/src/services/checkout/paymentLinksApi.js';
 import type { PaymentLinkResponse } from '@adyen/api-library/lib/src/typings/checkout/paymentLinkResponse.js';
 import type { NotificationRequestItem } from '@adyen/api-library/lib/src/typings/notification/notificationRequestItem.js';
+import { includedTaxMinor, type LineItem } from '../../domain/amount.ts';
 import { CALL_BUDGETS } from '../../domain/call-budgets.ts';
 import type { PspConnection } from '../../domain/connection.ts';
 import { InvalidNotificationError } from '../../domain/errors.ts';
 import type { Amount } from '../../domain/money.ts';
 import type { PaymentLink, PspSession } from '../../domain/payment-link.ts';
+import type { PaymentMethod } from '../../domain/payment-methods.ts';
 import type { Mode } from '../../domain/principal.ts';
 import { adyenMinorUnits, pspAmountProblem } from '../../domain/psp-amounts.ts';
 import {
@@ -163,6 +165,11 @@ export class AdyenPsp implements Psp {
           description: link.description || `Payment ${link.id}`,
           returnUrl: checkout.successUrl,
           expiresAt: checkout.expiresAt,
+          shopperLocale: adyenLocale(checkout.locale),
+          ...(link.line_items?.length ? { lineItems: link.line_items.map(adyenLineItem) } : {}),
+          ...(checkout.paymentMethods
+            ? { allowedPaymentMethods: checkout.paymentMethods.map((method) => ADYEN_METHODS[method]) }
+            : {}),
           reusable: false,
           metadata: { link_id: link.id, payment_id: checkout.paymentId },
         },
@@ -483,3 +490,41 @@ function idsOfRefundReference(merchantReference: string | undefined): {
   if (!linkId || !refundId || rest.length > 0) return { linkId: null, refundId: null };
   return { linkId, refundId };
 }
+
+const ADYEN_DEFAULT_REGION: Record<string, string> = { en: 'US', nl: 'NL', de: 'DE', fr: 'FR', es: 'ES' };
+
+/** Our locale tag as Adyen's `shopperLocale` (language and country, `nl-NL`): a bare language gets its default. */
+export function adyenLocale(tag: string): string {
+  return tag.length === 2 ? `${tag}-${ADYEN_DEFAULT_REGION[tag] ?? 'US'}` : tag;
+}
+
+/**
+ * A line as Adyen's `lineItems` item, amounts in Adyen's minor units: what one costs with and without the tax it
+ * includes, and the rate in minor units of a percent (21 % → 2100).
+ */
+function adyenLineItem(item: LineItem) {
+  const including = BigInt(adyenAmount(item.unit_amount).value);
+  const tax = item.tax_rate ? includedTaxMinor(including, item.tax_rate) : 0n;
+  return {
+    description: item.name,
+    quantity: item.quantity,
+    amountIncludingTax: Number(including),
+    amountExcludingTax: Number(including - tax),
+    taxAmount: Number(tax),
+    ...(item.tax_rate ? { taxPercentage: Math.round(Number(item.tax_rate) * 100) } : {}),
+  };
+}
+
+/** Our payment methods as Adyen's `allowedPaymentMethods` types (docs/orchestration.md#payment-methods). */
+const ADYEN_METHODS: Record<PaymentMethod, string> = {
+  card: 'scheme',
+  ideal: 'ideal',
+  bancontact: 'bcmc',
+  sepa_debit: 'sepadirectdebit',
+  paypal: 'paypal',
+  eps: 'eps',
+  przelewy24: 'onlineBanking_PL',
+  klarna: 'klarna',
+  blik: 'blik',
+  twint: 'twint',
+};

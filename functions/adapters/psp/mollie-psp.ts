@@ -1,8 +1,16 @@
-import type { MollieClient, Payment, Refund } from '@mollie/api-client';
+import type {
+  Locale,
+  MollieClient,
+  Payment,
+  PaymentMethod as PaymentMethodName,
+  Refund,
+} from '@mollie/api-client';
+import { includedTaxMinor, type LineItem, lineTotalMinor } from '../../domain/amount.ts';
 import type { PspConnection } from '../../domain/connection.ts';
 import { InvalidNotificationError, PspUnavailableError } from '../../domain/errors.ts';
-import { type Amount, minorUnits, toMinorUnits } from '../../domain/money.ts';
+import { type Amount, fromMinorUnits, minorUnits, toMinorUnits } from '../../domain/money.ts';
 import type { PaymentLink, PspSession } from '../../domain/payment-link.ts';
+import type { PaymentMethod } from '../../domain/payment-methods.ts';
 import type { Mode } from '../../domain/principal.ts';
 import {
   type CheckoutReturn,
@@ -121,6 +129,11 @@ export class MolliePsp implements Psp {
         redirectUrl: checkout.successUrl,
         cancelUrl: checkout.cancelUrl,
         webhookUrl: checkout.notificationUrl,
+        locale: mollieLocale(checkout.locale) as Locale,
+        ...(link.line_items?.length ? { lines: link.line_items.map(mollieLine) } : {}),
+        ...(checkout.paymentMethods
+          ? { method: checkout.paymentMethods.map((method) => MOLLIE_METHODS[method]) as PaymentMethodName[] }
+          : {}),
         metadata: { link_id: link.id, payment_id: checkout.paymentId },
         idempotencyKey: checkout.paymentId,
       }),
@@ -293,3 +306,50 @@ export class MolliePspFactory extends StoredCredentialsPspFactory<MollieCredenti
     return new MolliePsp(mollie, connection);
   }
 }
+
+/** The locales Mollie's hosted checkout takes for our languages (Mollie's `locale` enum, `ll_RR`). */
+const MOLLIE_LOCALES = new Set([
+  ...['en_US', 'en_GB', 'en_BE', 'en_NL', 'nl_NL', 'nl_BE', 'de_DE', 'de_AT', 'de_CH', 'de_LU'],
+  ...['fr_FR', 'fr_BE', 'fr_LU', 'es_ES'],
+]);
+const MOLLIE_DEFAULT_REGION: Record<string, string> = { en: 'US', nl: 'NL', de: 'DE', fr: 'FR', es: 'ES' };
+
+/** Our locale tag in Mollie's spelling: `nl-BE` → `nl_BE`; a region Mollie lacks gets the language's default. */
+export function mollieLocale(tag: string): string {
+  const language = tag.slice(0, 2);
+  const exact = tag.replace('-', '_');
+  return MOLLIE_LOCALES.has(exact) ? exact : `${language}_${MOLLIE_DEFAULT_REGION[language] ?? 'US'}`;
+}
+
+/** A line as Mollie's `lines` item: `totalAmount` = unitPrice × quantity, and the VAT it includes. */
+function mollieLine(item: LineItem) {
+  const total = lineTotalMinor(item);
+  const currency = item.unit_amount.currency;
+  const minor = (value: bigint) => mollieAmount({ value: fromMinorUnits(value, currency), currency });
+  return {
+    description: item.name,
+    quantity: item.quantity,
+    unitPrice: mollieAmount(item.unit_amount),
+    totalAmount: minor(total),
+    ...(item.tax_rate
+      ? {
+          vatRate: Number(item.tax_rate).toFixed(2),
+          vatAmount: minor(includedTaxMinor(total, item.tax_rate)),
+        }
+      : {}),
+  };
+}
+
+/** Our payment methods as Mollie's `method` values (docs/orchestration.md#payment-methods). */
+const MOLLIE_METHODS: Record<PaymentMethod, string> = {
+  card: 'creditcard',
+  ideal: 'ideal',
+  bancontact: 'bancontact',
+  sepa_debit: 'directdebit',
+  paypal: 'paypal',
+  eps: 'eps',
+  przelewy24: 'przelewy24',
+  klarna: 'klarna',
+  blik: 'blik',
+  twint: 'twint',
+};

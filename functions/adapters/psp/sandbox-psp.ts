@@ -117,6 +117,7 @@ export class SandboxPsp implements Psp {
       declined_attempts: 0,
       created_at: this.options.now().toISOString(),
       expires_at: expiresAt,
+      locale: checkout.locale,
     });
     return {
       provider: this.provider,

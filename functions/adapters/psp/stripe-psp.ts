@@ -3,6 +3,7 @@ import { CALL_BUDGETS } from '../../domain/call-budgets.ts';
 import type { PspConnection } from '../../domain/connection.ts';
 import { InvalidNotificationError } from '../../domain/errors.ts';
 import type { PaymentLink, PspSession } from '../../domain/payment-link.ts';
+import type { PaymentMethod } from '../../domain/payment-methods.ts';
 import { MODES, type Mode } from '../../domain/principal.ts';
 import { pspAmountProblem, stripeMinorUnits } from '../../domain/psp-amounts.ts';
 import {
@@ -146,18 +147,23 @@ export class StripePsp implements Psp {
     return this.stripe.checkout.sessions.create({
       mode: 'payment',
       client_reference_id: link.id,
-      line_items: [
-        {
-          quantity: 1,
-          price_data: {
-            currency: link.amount.currency.toLowerCase(),
-            unit_amount: stripeUnitAmount(link.amount),
-            product_data: { name: link.description || `Payment ${link.id}` },
-          },
+      line_items: (link.line_items?.length
+        ? link.line_items
+        : [{ name: link.description || `Payment ${link.id}`, quantity: 1, unit_amount: link.amount }]
+      ).map((item) => ({
+        quantity: item.quantity,
+        price_data: {
+          currency: item.unit_amount.currency.toLowerCase(),
+          unit_amount: stripeUnitAmount(item.unit_amount),
+          product_data: { name: item.name },
         },
-      ],
+      })),
+      ...(checkout.paymentMethods
+        ? { allowed_payment_method_types: checkout.paymentMethods.map(stripeMethod) }
+        : {}),
       success_url: checkout.successUrl,
       cancel_url: checkout.cancelUrl,
+      locale: stripeLocale(checkout.locale),
       expires_at: Math.floor(checkout.expiresAt.getTime() / 1000),
       metadata: { link_id: link.id, mode: link.mode, payment_id: checkout.paymentId },
       payment_intent_data: {
@@ -338,3 +344,28 @@ export function legacyStripeNotificationLink(rawBody: string): { linkId: string;
     return undefined;
   }
 }
+
+/** Regional variants Stripe Checkout speaks beside plain languages (its `locale` enum). */
+const STRIPE_REGIONAL_LOCALES = new Set(['en-GB', 'fr-CA', 'es-419']);
+
+/** Our locale tag in Stripe's `locale` spelling: the regional variant when Stripe has it, else the language. */
+export function stripeLocale(tag: string): Stripe.Checkout.SessionCreateParams.Locale {
+  return (
+    STRIPE_REGIONAL_LOCALES.has(tag) ? tag : tag.slice(0, 2)
+  ) as Stripe.Checkout.SessionCreateParams.Locale;
+}
+
+/** Our payment methods as Stripe's `allowed_payment_method_types` (docs/orchestration.md#payment-methods). */
+const STRIPE_METHODS: Record<PaymentMethod, Stripe.Checkout.SessionCreateParams.AllowedPaymentMethodType> = {
+  card: 'card',
+  ideal: 'ideal',
+  bancontact: 'bancontact',
+  sepa_debit: 'sepa_debit',
+  paypal: 'paypal',
+  eps: 'eps',
+  przelewy24: 'p24',
+  klarna: 'klarna',
+  blik: 'blik',
+  twint: 'twint',
+};
+const stripeMethod = (method: PaymentMethod) => STRIPE_METHODS[method];

@@ -1,0 +1,98 @@
+import { type Amount, fromMinorUnits, MAX_INTEGER_DIGITS, minorUnits, toMinorUnits } from './money.ts';
+
+/**
+ * Where a link's amount comes from (docs/api.md#amounts): one link type, three sources. `fixed` is the `amount` the
+ * merchant sent; `line_items` is their sum, worked out here; `range` lets the buyer choose within bounds on our
+ * page. `amountDue` gives the amount every PSP adapter charges, so none of them works it out on its own.
+ */
+
+/** One line of an order. `unit_amount` includes tax; `tax_rate` (a percentage such as "21") says how much. */
+export interface LineItem {
+  name: string;
+  quantity: number;
+  unit_amount: Amount;
+  tax_rate?: string | null | undefined;
+}
+
+export interface AmountRange {
+  currency: string;
+  minimum: string;
+  maximum: string;
+  suggested?: string | null | undefined;
+}
+
+export type AmountSource =
+  | { type: 'fixed'; amount: Amount }
+  | { type: 'line_items'; amount: Amount; line_items: LineItem[] }
+  | { type: 'range'; range: AmountRange };
+
+export const MAX_LINE_ITEMS = 100;
+export const MAX_LINE_ITEM_NAME_LENGTH = 255;
+export const MAX_QUANTITY = 10_000;
+
+/** A line's total in minor units: quantity × unit amount. */
+export const lineTotalMinor = (item: LineItem): bigint =>
+  BigInt(item.quantity) * toMinorUnits(item.unit_amount);
+
+/** The sum of the lines, in their (common) currency, as a decimal string in the currency's minor units. */
+export function lineItemsTotal(items: readonly LineItem[]): Amount {
+  const currency = items[0]?.unit_amount.currency ?? 'EUR';
+  const minor = items.reduce((sum, item) => sum + lineTotalMinor(item), 0n);
+  return { value: fromMinorUnits(minor, currency), currency };
+}
+
+/** Why a sum cannot be a link's amount (zero, or more than the 12 integer digits every amount allows). */
+export function totalProblem(total: Amount): string | undefined {
+  if (toMinorUnits(total) <= 0n) return 'The line items must add up to more than zero.';
+  if ((total.value.split('.')[0] ?? '').length > MAX_INTEGER_DIGITS) {
+    return `The line items add up to more than ${MAX_INTEGER_DIGITS} integer digits.`;
+  }
+  return undefined;
+}
+
+/**
+ * The tax included in a line's total at `rate` percent: total × rate / (100 + rate), rounded half up to the
+ * currency's minor units (Mollie's `vatAmount` formula; Adyen's `taxAmount`).
+ */
+export function includedTaxMinor(totalMinor: bigint, rate: string): bigint {
+  const [whole = '0', fraction = ''] = rate.split('.');
+  const rateHundredths = BigInt(whole) * 100n + BigInt(fraction.padEnd(2, '0').slice(0, 2));
+  const numerator = totalMinor * rateHundredths * 2n;
+  const denominator = (10_000n + rateHundredths) * 2n;
+  return (numerator + denominator / 2n) / denominator;
+}
+
+/** The buyer's answer on our page, for a `range` link: the amount they typed, as a decimal string. */
+export interface BuyerInput {
+  amount?: string | undefined;
+}
+
+export type AmountDue =
+  | { ok: true; amount: Amount }
+  /** `range` link and no (valid) choice yet: the page asks, with `problem` when the buyer's answer was refused. */
+  | { ok: false; range: AmountRange; problem: 'missing' | 'invalid' | 'out_of_range' };
+
+/**
+ * What the buyer pays now: the fixed amount, the sum of the lines, or, for a range, the buyer's choice once it is a
+ * plain decimal within the currency's minor units and within the bounds. Pure: the same answer for every adapter.
+ */
+export function amountDue(source: AmountSource, input: BuyerInput = {}): AmountDue {
+  if (source.type !== 'range') return { ok: true, amount: source.amount };
+  const { range } = source;
+  const raw = input.amount?.trim().replace(',', '.');
+  if (raw === undefined || raw === '') return { ok: false, range, problem: 'missing' };
+  const digits = minorUnits(range.currency) ?? 2;
+  const fraction = digits > 0 ? `(\\.[0-9]{1,${digits}})?` : '';
+  if (!new RegExp(`^(0|[1-9][0-9]{0,${MAX_INTEGER_DIGITS - 1}})${fraction}$`).test(raw)) {
+    return { ok: false, range, problem: 'invalid' };
+  }
+  const chosen = { value: raw, currency: range.currency };
+  const minor = toMinorUnits(chosen);
+  if (minor < toMinorUnits({ value: range.minimum, currency: range.currency })) {
+    return { ok: false, range, problem: 'out_of_range' };
+  }
+  if (minor > toMinorUnits({ value: range.maximum, currency: range.currency })) {
+    return { ok: false, range, problem: 'out_of_range' };
+  }
+  return { ok: true, amount: { value: fromMinorUnits(minor, range.currency), currency: range.currency } };
+}

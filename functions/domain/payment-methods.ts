@@ -1,0 +1,34 @@
+/**
+ * The payment methods a link may ask for and a connection may serve: one vocabulary, ours, spelled by each PSP
+ * adapter in its PSP's own words (docs/orchestration.md#payment-methods).
+ */
+export const PAYMENT_METHODS = [
+  'card',
+  'ideal',
+  'bancontact',
+  'sepa_debit',
+  'paypal',
+  'eps',
+  'przelewy24',
+  'klarna',
+  'blik',
+  'twint',
+] as const;
+export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
+
+export const isPaymentMethod = (value: string): value is PaymentMethod =>
+  (PAYMENT_METHODS as readonly string[]).includes(value);
+
+/**
+ * The methods a connection offers a link: the link's methods that the connection serves, in the link's order;
+ * `null` when the link names none (the PSP shows whatever it offers). An empty list: the connection cannot
+ * serve the link, and routing skips it.
+ */
+export function methodsFor(
+  linkMethods: readonly PaymentMethod[] | null | undefined,
+  connectionMethods: readonly PaymentMethod[] | null | undefined,
+): PaymentMethod[] | null {
+  if (!linkMethods?.length) return null;
+  if (!connectionMethods) return [...linkMethods];
+  return linkMethods.filter((method) => connectionMethods.includes(method));
+}

@@ -1,0 +1,17 @@
+import { checkoutSettingsRepository, now } from '../dependencies.ts';
+import { apiHandler, json } from '../http/api-handler.ts';
+import { checkoutSettingsRequest } from '../http/checkout-settings-schemas.ts';
+import { settingsResource } from '../http/resources.ts';
+import { validate } from '../http/validate.ts';
+import { putCheckoutSettings } from '../use-cases/checkout-settings.ts';
+
+/** PUT /v1/checkout-settings: replaces the branding of the key's mode and returns it. */
+export const handler = apiHandler({ body: 'json' }, async ({ principal, body }) => {
+  const input = validate(checkoutSettingsRequest(), body);
+  const settings = await putCheckoutSettings(
+    { settings: checkoutSettingsRepository(), now },
+    principal,
+    input,
+  );
+  return json(200, settingsResource(settings));
+});

@@ -1,0 +1,314 @@
+import { languageOf, type PageLanguage } from '../domain/locale.ts';
+
+/**
+ * Every text of our buyer-facing pages, in each language of `PAGE_LANGUAGES` (docs/checkout.md#languages).
+ * One object per language with the same keys, so a missing translation is a type error, not an English gap.
+ */
+export interface Messages {
+  notFoundTitle: string;
+  notFoundText: string;
+  paidTitle: string;
+  paidHeading: string;
+  paidText: string;
+  expiredTitle: string;
+  expiredHeading: string;
+  expiredText: string;
+  canceledTitle: string;
+  canceledHeading: string;
+  canceledText: string;
+  requestTitle: string;
+  continueToPayment: string;
+  notCompletedHeading: string;
+  notCompletedText: string;
+  tryAgain: string;
+  otherProvider: string;
+  securePage: string;
+  unavailableTitle: string;
+  unavailableHeading: string;
+  unavailableText: string;
+  throttledTitle: string;
+  throttledText: string;
+  receivedTitle: string;
+  receivedText: string;
+  thankYou: string;
+  confirmingText: string;
+  chooseAmountLabel: string;
+  amountHint: (minimum: string, maximum: string) => string;
+  amountInvalid: (minimum: string, maximum: string) => string;
+  item: string;
+  quantity: string;
+  unitPrice: string;
+  total: string;
+  includesTax: (rate: string) => string;
+  contact: string;
+  logoAlt: string;
+  errorTitle: string;
+  errorText: string;
+  providerDownTitle: string;
+  providerDownText: string;
+  notSetUpTitle: string;
+  notSetUpText: string;
+  reference: string;
+  expiresOn: (date: string) => string;
+}
+
+const en: Messages = {
+  notFoundTitle: 'Payment link not found',
+  notFoundText: 'There is no payment link at this address. Check the link you were given.',
+  paidTitle: 'Already paid',
+  paidHeading: 'This link has already been paid',
+  paidText: 'Nothing more to do: the payment was received.',
+  expiredTitle: 'Payment link expired',
+  expiredHeading: 'This payment link has expired',
+  expiredText: 'It can no longer be paid. Ask the merchant for a new link.',
+  canceledTitle: 'Payment link canceled',
+  canceledHeading: 'This payment link was canceled',
+  canceledText: 'The merchant canceled it, so it can no longer be paid.',
+  requestTitle: 'Payment request',
+  continueToPayment: 'Continue to payment',
+  notCompletedHeading: 'Payment not completed',
+  notCompletedText: 'Your payment did not go through. You can try again.',
+  tryAgain: 'Try again',
+  otherProvider: 'Pay with another payment provider',
+  securePage: 'You pay on the secure page of our payment provider.',
+  unavailableTitle: 'Payment providers unavailable',
+  unavailableHeading: 'Payment is not available right now',
+  unavailableText:
+    'Our payment providers did not answer. Nothing was charged, and this link can still be paid.',
+  throttledTitle: 'Too many payment attempts',
+  throttledText:
+    'This link was opened for payment too many times in a short while. Nothing was charged; please try again later.',
+  receivedTitle: 'Payment received',
+  receivedText: 'Thank you. You can close this page.',
+  thankYou: 'Thank you',
+  confirmingText: 'Your payment is being confirmed. You can close this page.',
+  chooseAmountLabel: 'Amount to pay',
+  amountHint: (minimum, maximum) => `Between ${minimum} and ${maximum}.`,
+  amountInvalid: (minimum, maximum) => `Enter an amount between ${minimum} and ${maximum}.`,
+  item: 'Item',
+  quantity: 'Quantity',
+  unitPrice: 'Price',
+  total: 'Total',
+  includesTax: (rate) => `incl. ${rate} VAT`,
+  contact: 'Questions? Contact',
+  logoAlt: 'Merchant logo',
+  errorTitle: 'Something went wrong',
+  errorText: 'Something went wrong on our side. Please try again later.',
+  providerDownTitle: 'Payment provider unavailable',
+  providerDownText: 'The payment provider did not answer. Please try again in a moment.',
+  notSetUpTitle: 'Payments not available yet',
+  notSetUpText:
+    'This merchant has not finished setting up payments, so this link cannot be paid yet. Please contact the merchant.',
+  reference: 'Reference',
+  expiresOn: (date) => `Can be paid until ${date}.`,
+};
+
+const nl: Messages = {
+  notFoundTitle: 'Betaallink niet gevonden',
+  notFoundText: 'Op dit adres staat geen betaallink. Controleer de link die je hebt gekregen.',
+  paidTitle: 'Al betaald',
+  paidHeading: 'Deze link is al betaald',
+  paidText: 'Je hoeft niets meer te doen: de betaling is ontvangen.',
+  expiredTitle: 'Betaallink verlopen',
+  expiredHeading: 'Deze betaallink is verlopen',
+  expiredText: 'Er kan niet meer mee betaald worden. Vraag de verkoper om een nieuwe link.',
+  canceledTitle: 'Betaallink geannuleerd',
+  canceledHeading: 'Deze betaallink is geannuleerd',
+  canceledText: 'De verkoper heeft hem geannuleerd, dus er kan niet meer mee betaald worden.',
+  requestTitle: 'Betaalverzoek',
+  continueToPayment: 'Verder naar betalen',
+  notCompletedHeading: 'Betaling niet voltooid',
+  notCompletedText: 'Je betaling is niet gelukt. Je kunt het opnieuw proberen.',
+  tryAgain: 'Opnieuw proberen',
+  otherProvider: 'Betalen via een andere betaalprovider',
+  securePage: 'Je betaalt op de beveiligde pagina van onze betaalprovider.',
+  unavailableTitle: 'Betaalproviders niet beschikbaar',
+  unavailableHeading: 'Betalen is nu niet mogelijk',
+  unavailableText:
+    'Onze betaalproviders gaven geen antwoord. Er is niets afgeschreven en deze link kan nog steeds betaald worden.',
+  throttledTitle: 'Te veel betaalpogingen',
+  throttledText:
+    'Deze link is in korte tijd te vaak geopend om te betalen. Er is niets afgeschreven; probeer het later opnieuw.',
+  receivedTitle: 'Betaling ontvangen',
+  receivedText: 'Bedankt. Je kunt deze pagina sluiten.',
+  thankYou: 'Bedankt',
+  confirmingText: 'Je betaling wordt bevestigd. Je kunt deze pagina sluiten.',
+  chooseAmountLabel: 'Te betalen bedrag',
+  amountHint: (minimum, maximum) => `Tussen ${minimum} en ${maximum}.`,
+  amountInvalid: (minimum, maximum) => `Vul een bedrag in tussen ${minimum} en ${maximum}.`,
+  item: 'Artikel',
+  quantity: 'Aantal',
+  unitPrice: 'Prijs',
+  total: 'Totaal',
+  includesTax: (rate) => `incl. ${rate} btw`,
+  contact: 'Vragen? Neem contact op via',
+  logoAlt: 'Logo van de verkoper',
+  errorTitle: 'Er ging iets mis',
+  errorText: 'Er ging bij ons iets mis. Probeer het later opnieuw.',
+  providerDownTitle: 'Betaalprovider niet beschikbaar',
+  providerDownText: 'De betaalprovider gaf geen antwoord. Probeer het zo opnieuw.',
+  notSetUpTitle: 'Betalen nog niet mogelijk',
+  notSetUpText:
+    'Deze verkoper heeft betalingen nog niet ingesteld, dus deze link kan nog niet betaald worden. Neem contact op met de verkoper.',
+  reference: 'Referentie',
+  expiresOn: (date) => `Te betalen tot ${date}.`,
+};
+
+const de: Messages = {
+  notFoundTitle: 'Zahlungslink nicht gefunden',
+  notFoundText:
+    'Unter dieser Adresse gibt es keinen Zahlungslink. Prüfen Sie den Link, den Sie erhalten haben.',
+  paidTitle: 'Bereits bezahlt',
+  paidHeading: 'Dieser Link wurde bereits bezahlt',
+  paidText: 'Sie müssen nichts mehr tun: Die Zahlung ist eingegangen.',
+  expiredTitle: 'Zahlungslink abgelaufen',
+  expiredHeading: 'Dieser Zahlungslink ist abgelaufen',
+  expiredText: 'Er kann nicht mehr bezahlt werden. Bitten Sie den Händler um einen neuen Link.',
+  canceledTitle: 'Zahlungslink storniert',
+  canceledHeading: 'Dieser Zahlungslink wurde storniert',
+  canceledText: 'Der Händler hat ihn storniert, daher kann er nicht mehr bezahlt werden.',
+  requestTitle: 'Zahlungsanforderung',
+  continueToPayment: 'Weiter zur Zahlung',
+  notCompletedHeading: 'Zahlung nicht abgeschlossen',
+  notCompletedText: 'Ihre Zahlung ist nicht durchgegangen. Sie können es erneut versuchen.',
+  tryAgain: 'Erneut versuchen',
+  otherProvider: 'Mit einem anderen Zahlungsanbieter bezahlen',
+  securePage: 'Sie bezahlen auf der sicheren Seite unseres Zahlungsanbieters.',
+  unavailableTitle: 'Zahlungsanbieter nicht erreichbar',
+  unavailableHeading: 'Bezahlen ist gerade nicht möglich',
+  unavailableText:
+    'Unsere Zahlungsanbieter haben nicht geantwortet. Es wurde nichts belastet, und dieser Link kann weiterhin bezahlt werden.',
+  throttledTitle: 'Zu viele Zahlungsversuche',
+  throttledText:
+    'Dieser Link wurde in kurzer Zeit zu oft zum Bezahlen geöffnet. Es wurde nichts belastet; bitte versuchen Sie es später erneut.',
+  receivedTitle: 'Zahlung erhalten',
+  receivedText: 'Vielen Dank. Sie können diese Seite schließen.',
+  thankYou: 'Vielen Dank',
+  confirmingText: 'Ihre Zahlung wird bestätigt. Sie können diese Seite schließen.',
+  chooseAmountLabel: 'Zu zahlender Betrag',
+  amountHint: (minimum, maximum) => `Zwischen ${minimum} und ${maximum}.`,
+  amountInvalid: (minimum, maximum) => `Geben Sie einen Betrag zwischen ${minimum} und ${maximum} ein.`,
+  item: 'Artikel',
+  quantity: 'Menge',
+  unitPrice: 'Preis',
+  total: 'Gesamt',
+  includesTax: (rate) => `inkl. ${rate} MwSt.`,
+  contact: 'Fragen? Kontakt',
+  logoAlt: 'Logo des Händlers',
+  errorTitle: 'Etwas ist schiefgelaufen',
+  errorText: 'Bei uns ist etwas schiefgelaufen. Bitte versuchen Sie es später erneut.',
+  providerDownTitle: 'Zahlungsanbieter nicht erreichbar',
+  providerDownText: 'Der Zahlungsanbieter hat nicht geantwortet. Bitte versuchen Sie es gleich noch einmal.',
+  notSetUpTitle: 'Zahlungen noch nicht möglich',
+  notSetUpText:
+    'Dieser Händler hat Zahlungen noch nicht eingerichtet, daher kann dieser Link noch nicht bezahlt werden. Bitte wenden Sie sich an den Händler.',
+  reference: 'Referenz',
+  expiresOn: (date) => `Zahlbar bis ${date}.`,
+};
+
+const fr: Messages = {
+  notFoundTitle: 'Lien de paiement introuvable',
+  notFoundText: "Il n'y a pas de lien de paiement à cette adresse. Vérifiez le lien que vous avez reçu.",
+  paidTitle: 'Déjà payé',
+  paidHeading: 'Ce lien a déjà été payé',
+  paidText: 'Plus rien à faire : le paiement a été reçu.',
+  expiredTitle: 'Lien de paiement expiré',
+  expiredHeading: 'Ce lien de paiement a expiré',
+  expiredText: 'Il ne peut plus être payé. Demandez un nouveau lien au marchand.',
+  canceledTitle: 'Lien de paiement annulé',
+  canceledHeading: 'Ce lien de paiement a été annulé',
+  canceledText: "Le marchand l'a annulé, il ne peut donc plus être payé.",
+  requestTitle: 'Demande de paiement',
+  continueToPayment: 'Continuer vers le paiement',
+  notCompletedHeading: 'Paiement non abouti',
+  notCompletedText: "Votre paiement n'a pas abouti. Vous pouvez réessayer.",
+  tryAgain: 'Réessayer',
+  otherProvider: 'Payer avec un autre prestataire de paiement',
+  securePage: 'Vous payez sur la page sécurisée de notre prestataire de paiement.',
+  unavailableTitle: 'Prestataires de paiement indisponibles',
+  unavailableHeading: "Le paiement n'est pas disponible pour le moment",
+  unavailableText:
+    "Nos prestataires de paiement n'ont pas répondu. Rien n'a été débité et ce lien peut toujours être payé.",
+  throttledTitle: 'Trop de tentatives de paiement',
+  throttledText:
+    "Ce lien a été ouvert trop souvent pour payer en peu de temps. Rien n'a été débité ; veuillez réessayer plus tard.",
+  receivedTitle: 'Paiement reçu',
+  receivedText: 'Merci. Vous pouvez fermer cette page.',
+  thankYou: 'Merci',
+  confirmingText: 'Votre paiement est en cours de confirmation. Vous pouvez fermer cette page.',
+  chooseAmountLabel: 'Montant à payer',
+  amountHint: (minimum, maximum) => `Entre ${minimum} et ${maximum}.`,
+  amountInvalid: (minimum, maximum) => `Saisissez un montant entre ${minimum} et ${maximum}.`,
+  item: 'Article',
+  quantity: 'Quantité',
+  unitPrice: 'Prix',
+  total: 'Total',
+  includesTax: (rate) => `dont TVA ${rate}`,
+  contact: 'Des questions ? Contactez',
+  logoAlt: 'Logo du marchand',
+  errorTitle: "Une erreur s'est produite",
+  errorText: "Une erreur s'est produite de notre côté. Veuillez réessayer plus tard.",
+  providerDownTitle: 'Prestataire de paiement indisponible',
+  providerDownText: "Le prestataire de paiement n'a pas répondu. Veuillez réessayer dans un instant.",
+  notSetUpTitle: 'Paiements pas encore disponibles',
+  notSetUpText:
+    "Ce marchand n'a pas fini de configurer les paiements, ce lien ne peut donc pas encore être payé. Veuillez contacter le marchand.",
+  reference: 'Référence',
+  expiresOn: (date) => `Payable jusqu'au ${date}.`,
+};
+
+const es: Messages = {
+  notFoundTitle: 'Enlace de pago no encontrado',
+  notFoundText: 'No hay ningún enlace de pago en esta dirección. Comprueba el enlace que recibiste.',
+  paidTitle: 'Ya pagado',
+  paidHeading: 'Este enlace ya se ha pagado',
+  paidText: 'No tienes que hacer nada más: el pago se ha recibido.',
+  expiredTitle: 'Enlace de pago caducado',
+  expiredHeading: 'Este enlace de pago ha caducado',
+  expiredText: 'Ya no se puede pagar. Pide un nuevo enlace al comercio.',
+  canceledTitle: 'Enlace de pago cancelado',
+  canceledHeading: 'Este enlace de pago se ha cancelado',
+  canceledText: 'El comercio lo ha cancelado, así que ya no se puede pagar.',
+  requestTitle: 'Solicitud de pago',
+  continueToPayment: 'Continuar al pago',
+  notCompletedHeading: 'Pago no completado',
+  notCompletedText: 'Tu pago no se ha realizado. Puedes volver a intentarlo.',
+  tryAgain: 'Volver a intentarlo',
+  otherProvider: 'Pagar con otro proveedor de pagos',
+  securePage: 'Pagas en la página segura de nuestro proveedor de pagos.',
+  unavailableTitle: 'Proveedores de pago no disponibles',
+  unavailableHeading: 'El pago no está disponible ahora mismo',
+  unavailableText:
+    'Nuestros proveedores de pago no han respondido. No se ha cobrado nada y este enlace todavía se puede pagar.',
+  throttledTitle: 'Demasiados intentos de pago',
+  throttledText:
+    'Este enlace se ha abierto para pagar demasiadas veces en poco tiempo. No se ha cobrado nada; inténtalo de nuevo más tarde.',
+  receivedTitle: 'Pago recibido',
+  receivedText: 'Gracias. Puedes cerrar esta página.',
+  thankYou: 'Gracias',
+  confirmingText: 'Tu pago se está confirmando. Puedes cerrar esta página.',
+  chooseAmountLabel: 'Importe a pagar',
+  amountHint: (minimum, maximum) => `Entre ${minimum} y ${maximum}.`,
+  amountInvalid: (minimum, maximum) => `Introduce un importe entre ${minimum} y ${maximum}.`,
+  item: 'Artículo',
+  quantity: 'Cantidad',
+  unitPrice: 'Precio',
+  total: 'Total',
+  includesTax: (rate) => `IVA ${rate} incl.`,
+  contact: '¿Preguntas? Contacta con',
+  logoAlt: 'Logotipo del comercio',
+  errorTitle: 'Algo ha ido mal',
+  errorText: 'Algo ha ido mal por nuestra parte. Inténtalo de nuevo más tarde.',
+  providerDownTitle: 'Proveedor de pagos no disponible',
+  providerDownText: 'El proveedor de pagos no ha respondido. Inténtalo de nuevo en un momento.',
+  notSetUpTitle: 'Pagos aún no disponibles',
+  notSetUpText:
+    'Este comercio aún no ha terminado de configurar los pagos, así que este enlace todavía no se puede pagar. Contacta con el comercio.',
+  reference: 'Referencia',
+  expiresOn: (date) => `Se puede pagar hasta el ${date}.`,
+};
+
+const MESSAGES: Record<PageLanguage, Messages> = { en, nl, de, fr, es };
+
+/** The texts for a locale tag (`nl-BE` speaks `nl`); English for anything we do not speak. */
+export const messagesFor = (locale: string): Messages => MESSAGES[languageOf(locale)];

@@ -1,0 +1,230 @@
+import Stripe from 'stripe';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AdyenPspFactory } from '../../functions/adapters/psp/adyen-psp.ts';
+import { MolliePspFactory } from '../../functions/adapters/psp/mollie-psp.ts';
+import { StripePsp } from '../../functions/adapters/psp/stripe-psp.ts';
+import { newPaymentLink } from '../../functions/domain/payment-link.ts';
+import type { Psp } from '../../functions/ports/psp.ts';
+import { type FakeAdyen, startFakeAdyen } from '../support/fake-adyen.ts';
+import { type FakeMollie, startFakeMollie } from '../support/fake-mollie.ts';
+import { trustFakePspCertificate } from '../support/fake-psp-server.ts';
+import { type FakeStripe, startFakeStripe } from '../support/fake-stripe.ts';
+import { checkoutReturn, orderLink, storedConnection } from '../support/psp-fixtures.ts';
+
+/**
+ * What the link's options become at each PSP (docs/checkout.md#what-each-psp-receives): each adapter, through its
+ * official SDK, against a fake that refuses what the real PSP refuses (values outside its OpenAPI enums, sums
+ * that do not add up).
+ */
+const stripeConnection = storedConnection('stripe', 'test', 'pc_stripevariants000000000000');
+const mollieConnection = storedConnection('mollie', 'test', 'pc_mollievariants000000000000');
+const adyenConnection = storedConnection('adyen', 'test', 'pc_adyenvariants0000000000000');
+const mollieKey = 'test_dHar4XY7LxsDOtmnkVtjNVWXLSlXsM';
+const adyenCredentials = {
+  api_key:
+    'AQEyhmfxKonIYxZGw0m/n3Q5qf3VaY9UCJ14XWZE03G/k2NFitRvbe4N1XqH1eHaH2AksaEQwV1bDb7kfNy1WIxIIkxgBw==-test',
+  merchant_account: 'AcmeECOM',
+  hmac_key: '44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056',
+  environment: 'test',
+};
+
+let stripe: FakeStripe;
+let mollie: FakeMollie;
+let adyen: FakeAdyen;
+let untrust: () => void;
+const psps = {} as Record<'stripe' | 'mollie' | 'adyen', Psp>;
+
+beforeAll(async () => {
+  untrust = trustFakePspCertificate();
+  stripe = await startFakeStripe({ secretKey: 'sk_test_variants' });
+  mollie = await startFakeMollie({ apiKeys: [mollieKey] });
+  adyen = await startFakeAdyen({ apiKeys: [adyenCredentials.api_key], merchantAccount: 'AcmeECOM' });
+  const secrets = new Map([
+    [mollieConnection.secret_name as string, JSON.stringify({ api_key: mollieKey })],
+    [adyenConnection.secret_name as string, JSON.stringify(adyenCredentials)],
+  ]);
+  const secretStore = { get: async (name: string) => secrets.get(name) };
+  psps.stripe = new StripePsp(
+    Stripe,
+    { secret_key: 'sk_test_variants', webhook_secret: 'whsec_x' },
+    stripeConnection,
+    stripe.endpoint,
+  );
+  psps.mollie = await new MolliePspFactory({ secrets: secretStore, apiEndpoint: mollie.apiEndpoint }).create(
+    mollieConnection,
+  );
+  psps.adyen = await new AdyenPspFactory({ secrets: secretStore, apiUrl: adyen.url }).create(adyenConnection);
+});
+afterAll(async () => {
+  await Promise.all([stripe.stop(), mollie.stop(), adyen.stop()]);
+  untrust();
+});
+
+const lastBody = (fake: FakeMollie | FakeAdyen) => JSON.parse(fake.requests.at(-1)?.body ?? '{}');
+
+describe("the buyer's locale at each PSP", () => {
+  it.each([
+    ['nl', 'nl', 'nl_NL', 'nl-NL'],
+    ['nl-BE', 'nl', 'nl_BE', 'nl-BE'],
+    ['en-GB', 'en-GB', 'en_GB', 'en-GB'],
+    ['de-AT', 'de', 'de_AT', 'de-AT'],
+    ['fr', 'fr', 'fr_FR', 'fr-FR'],
+    ['es-MX', 'es', 'es_ES', 'es-MX'],
+  ])(
+    '%s goes to Stripe as %s, to Mollie as %s and to Adyen as %s',
+    async (locale, atStripe, atMollie, atAdyen) => {
+      await psps.stripe.createSession(
+        orderLink('10.00'),
+        checkoutReturn(stripeConnection, undefined, locale),
+      );
+      expect(stripe.requests.at(-1)?.form.locale).toBe(atStripe);
+      await psps.mollie.createSession(
+        orderLink('10.00'),
+        checkoutReturn(mollieConnection, undefined, locale),
+      );
+      expect(lastBody(mollie).locale).toBe(atMollie);
+      await psps.adyen.createSession(orderLink('10.00'), checkoutReturn(adyenConnection, undefined, locale));
+      expect(lastBody(adyen).shopperLocale).toBe(atAdyen);
+    },
+  );
+});
+
+const basket = () =>
+  newPaymentLink(
+    { account: 'acme', mode: 'test' },
+    {
+      line_items: [
+        {
+          name: 'Espresso beans 1 kg',
+          quantity: 2,
+          unit_amount: { value: '24.95', currency: 'EUR' },
+          tax_rate: '9',
+        },
+        { name: 'Grinder', quantity: 1, unit_amount: { value: '149', currency: 'EUR' }, tax_rate: '21' },
+        { name: 'Gift wrap', quantity: 3, unit_amount: { value: '0.5', currency: 'EUR' } },
+      ],
+      redirect_url: 'https://shop.example/thanks',
+    },
+    new Date(),
+  );
+
+describe('line items at each PSP', () => {
+  it('make the amount their sum, worked out by us', () => {
+    expect(basket().amount).toEqual({ value: '200.40', currency: 'EUR' });
+  });
+
+  it('go to Stripe as line_items with price_data, which Stripe sums to the amount', async () => {
+    const session = await psps.stripe.createSession(basket(), checkoutReturn(stripeConnection));
+    expect(stripe.requests.at(-1)?.form).toMatchObject({
+      'line_items[0][quantity]': '2',
+      'line_items[0][price_data][unit_amount]': '2495',
+      'line_items[0][price_data][currency]': 'eur',
+      'line_items[0][price_data][product_data][name]': 'Espresso beans 1 kg',
+      'line_items[1][price_data][unit_amount]': '14900',
+      'line_items[2][quantity]': '3',
+      'line_items[2][price_data][unit_amount]': '50',
+    });
+    expect(stripe.sessions.get(session.id)?.amount_total).toBe(20040);
+  });
+
+  it('go to Mollie as lines whose totals and VAT Mollie checks against the amount', async () => {
+    await psps.mollie.createSession(basket(), checkoutReturn(mollieConnection));
+    const body = lastBody(mollie);
+    expect(body.amount).toEqual({ currency: 'EUR', value: '200.40' });
+    expect(body.lines).toEqual([
+      {
+        description: 'Espresso beans 1 kg',
+        quantity: 2,
+        unitPrice: { currency: 'EUR', value: '24.95' },
+        totalAmount: { currency: 'EUR', value: '49.90' },
+        vatRate: '9.00',
+        vatAmount: { currency: 'EUR', value: '4.12' },
+      },
+      {
+        description: 'Grinder',
+        quantity: 1,
+        unitPrice: { currency: 'EUR', value: '149.00' },
+        totalAmount: { currency: 'EUR', value: '149.00' },
+        vatRate: '21.00',
+        vatAmount: { currency: 'EUR', value: '25.86' },
+      },
+      {
+        description: 'Gift wrap',
+        quantity: 3,
+        unitPrice: { currency: 'EUR', value: '0.50' },
+        totalAmount: { currency: 'EUR', value: '1.50' },
+      },
+    ]);
+  });
+
+  it('go to Adyen as lineItems with the tax each unit includes', async () => {
+    await psps.adyen.createSession(basket(), checkoutReturn(adyenConnection));
+    const body = lastBody(adyen);
+    expect(body.amount).toEqual({ currency: 'EUR', value: 20040 });
+    expect(body.lineItems).toEqual([
+      {
+        description: 'Espresso beans 1 kg',
+        quantity: 2,
+        amountIncludingTax: 2495,
+        amountExcludingTax: 2289,
+        taxAmount: 206,
+        taxPercentage: 900,
+      },
+      {
+        description: 'Grinder',
+        quantity: 1,
+        amountIncludingTax: 14900,
+        amountExcludingTax: 12314,
+        taxAmount: 2586,
+        taxPercentage: 2100,
+      },
+      { description: 'Gift wrap', quantity: 3, amountIncludingTax: 50, amountExcludingTax: 50, taxAmount: 0 },
+    ]);
+  });
+});
+
+describe('payment methods at each PSP', () => {
+  const methods = {
+    ...checkoutReturn(stripeConnection),
+    paymentMethods: ['ideal', 'card', 'sepa_debit'] as const,
+  };
+
+  it('go to Stripe as allowed_payment_method_types', async () => {
+    await psps.stripe.createSession(orderLink('10.00'), {
+      ...methods,
+      paymentMethods: [...methods.paymentMethods],
+    });
+    expect(stripe.requests.at(-1)?.form).toMatchObject({
+      'allowed_payment_method_types[0]': 'ideal',
+      'allowed_payment_method_types[1]': 'card',
+      'allowed_payment_method_types[2]': 'sepa_debit',
+    });
+  });
+
+  it('go to Mollie as a method list', async () => {
+    await psps.mollie.createSession(orderLink('10.00'), {
+      ...checkoutReturn(mollieConnection),
+      paymentMethods: [...methods.paymentMethods],
+    });
+    expect(lastBody(mollie).method).toEqual(['ideal', 'creditcard', 'directdebit']);
+  });
+
+  it('go to Adyen as allowedPaymentMethods', async () => {
+    await psps.adyen.createSession(orderLink('10.00'), {
+      ...checkoutReturn(adyenConnection),
+      paymentMethods: [...methods.paymentMethods],
+    });
+    expect(lastBody(adyen).allowedPaymentMethods).toEqual(['ideal', 'scheme', 'sepadirectdebit']);
+  });
+
+  it('are left to the PSP when the link names none', async () => {
+    await psps.stripe.createSession(orderLink('10.00'), checkoutReturn(stripeConnection));
+    expect(Object.keys(stripe.requests.at(-1)?.form ?? {}).some((k) => k.startsWith('allowed_payment'))).toBe(
+      false,
+    );
+    await psps.mollie.createSession(orderLink('10.00'), checkoutReturn(mollieConnection));
+    expect(lastBody(mollie).method).toBeUndefined();
+    await psps.adyen.createSession(orderLink('10.00'), checkoutReturn(adyenConnection));
+    expect(lastBody(adyen).allowedPaymentMethods).toBeUndefined();
+  });
+});
