@@ -74,7 +74,7 @@ beforeAll(async () => {
     },
   });
   acme = await stack.issueKey('acme', 'test');
-}, 300_000); // building every bundle and starting a process per function: slow on a busy machine
+}, 900_000); // building every bundle and starting a process per function: slow on a busy machine
 afterAll(async () => {
   await stack?.stop();
   await receiver?.close();
