@@ -11,6 +11,7 @@ import {
   SIMULATIONS,
   type Simulation,
 } from '../functions/domain/connection.ts';
+import { ConnectionInUseError } from '../functions/domain/errors.ts';
 import { MODES, type Mode } from '../functions/domain/principal.ts';
 import { failWithUsage, selectCliTarget } from '../lib/local/cli-target.ts';
 import {
@@ -45,7 +46,7 @@ const USAGE = `Usage:
   npm run psp -- list --account <account> [--json]
   npm run psp -- disable <connection_id>
   npm run psp -- enable <connection_id>
-  npm run psp -- remove <connection_id>
+  npm run psp -- remove <connection_id>   (refused, exit 1, while a payment or refund is pending through it)
 
 Credential flags (checked against the mode before anything is stored):
   stripe   --stripe-secret-key sk_test_...|sk_live_... --stripe-webhook-secret whsec_...
@@ -107,7 +108,9 @@ const { DynamoPspConnectionRepository } = await import(
 const { DynamoPspConfigRepository } = await import('../functions/adapters/dynamodb/psp-config-repository.ts');
 const { documentClient } = await import('../functions/clients/dynamodb.ts');
 const { pspFactoriesForChecks } = await import('../lib/psp-credential-checks.ts');
-const { migrateLegacyConfig } = await import('../functions/use-cases/psp-connections.ts');
+const { DynamoPaymentRepository } = await import('../functions/adapters/dynamodb/payment-repository.ts');
+const { DynamoRefundLedger } = await import('../functions/adapters/dynamodb/refund-ledger.ts');
+const { migrateLegacyConfig, removeConnection } = await import('../functions/use-cases/psp-connections.ts');
 const table = process.env.TABLE_NAME as string;
 const repository = new DynamoPspConnectionRepository(documentClient, table);
 const legacyConfigs = new DynamoPspConfigRepository(documentClient, table);
@@ -236,7 +239,23 @@ switch (positionals[0]) {
     break;
   }
   case 'remove': {
-    const connection = await requireConnection((id) => repository.remove(id));
+    const connection = await requireConnection(async (id) => {
+      try {
+        return await removeConnection(
+          {
+            repository,
+            payments: new DynamoPaymentRepository(documentClient, table),
+            refunds: new DynamoRefundLedger(documentClient, table),
+          },
+          id,
+        );
+      } catch (error) {
+        if (!(error instanceof ConnectionInUseError)) throw error;
+        console.error(error.message);
+        console.error(`  npm run psp -- disable ${id}`);
+        process.exit(1);
+      }
+    });
     console.log(
       `${connection.id} removed.${connection.secret_name ? ` Its credentials stay in ${connection.secret_name}; delete them when no session of it can still be paid.` : ''}`,
     );

@@ -1,8 +1,9 @@
 import { App, type AppProps, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { DEFAULT_RATE_LIMIT } from '../functions/ports/rate-limiter.ts';
+import type { ReservedConcurrency } from './constructs/service-functions.ts';
 import { PaymentLinksStack } from './payment-links-stack.ts';
-import { EVENT_SOURCE_CONCURRENCY } from './routes.ts';
+import { EVENT_SOURCE_CONCURRENCY, type FunctionDefinition, functions, type HandlerName } from './routes.ts';
 
 /**
  * The CDK app, shared by `bin/app.ts` and the infra tests. Context: `stage` (default `dev`; any other stage
@@ -11,7 +12,9 @@ import { EVENT_SOURCE_CONCURRENCY } from './routes.ts';
  * `publicThrottleBurstLimit` (of each public route), `edgeRateLimit` or `edgeWebAclArn` (opt-in CloudFront and
  * AWS WAF per-client limits, docs/security.md), `rateLimitRequests` and `rateLimitWindowSeconds` (the
  * per-(account, mode) limit), `webhookConcurrency` (concurrent webhook-delivery invocations at most, 2..1000;
- * default in lib/routes.ts), `alarmTopicArn` and `alarmEmail` (where the alarms notify). cdk-nag's AwsSolutions
+ * default in lib/routes.ts), `<handler in camelCase>ReservedConcurrency` (e.g. `checkoutPageReservedConcurrency`:
+ * the reserved concurrency of a function reachable without a key; defaults in lib/routes.ts) or
+ * `reservedConcurrency=off` (none), `alarmTopicArn` and `alarmEmail` (where the alarms notify). cdk-nag's AwsSolutions
  * rules run on every synth; a finding that is not acknowledged in code with its reason fails the synth.
  */
 export function createApp(props: AppProps = {}): { app: App; stack: PaymentLinksStack } {
@@ -34,6 +37,7 @@ export function createApp(props: AppProps = {}): { app: App; stack: PaymentLinks
       windowSeconds: numberContext(app, 'rateLimitWindowSeconds', DEFAULT_RATE_LIMIT.windowSeconds),
     },
     webhookConcurrency: webhookConcurrencyContext(app),
+    reservedConcurrency: reservedConcurrencyContext(app),
     alarmNotifications: {
       topicArn: stringContext(app, 'alarmTopicArn', /^arn:aws[\w-]*:sns:[\w-]+:\d{12}:[\w-]{1,256}$/),
       email: stringContext(app, 'alarmEmail', /^[^\s@]+@[^\s@]+\.[^\s@]+$/),
@@ -70,6 +74,23 @@ function webhookConcurrencyContext(app: App): number | undefined {
   if (value < min || value > max)
     throw new Error(`Context webhookConcurrency must be ${min}..${max}: ${value}`);
   return value;
+}
+
+/**
+ * `reservedConcurrency=off` drops every reservation; otherwise `<handler in camelCase>ReservedConcurrency`
+ * overrides the route table's figure of that function (only functions that have one take it).
+ */
+function reservedConcurrencyContext(app: App): ReservedConcurrency {
+  const all = app.node.tryGetContext('reservedConcurrency');
+  if (all === 'off' || all === false) return 'off';
+  if (all !== undefined) throw new Error(`Context reservedConcurrency may only be off: ${all}`);
+  const overrides: Partial<Record<HandlerName, number>> = {};
+  for (const handler of Object.keys(functions) as HandlerName[]) {
+    if ((functions[handler] as FunctionDefinition).reservedConcurrency === undefined) continue;
+    const name = `${handler.replace(/-(\w)/g, (_match, letter: string) => letter.toUpperCase())}ReservedConcurrency`;
+    if (app.node.tryGetContext(name) !== undefined) overrides[handler] = numberContext(app, name, 0);
+  }
+  return overrides;
 }
 
 /** A string from CDK context that must match `pattern`, or undefined when not given. */

@@ -10,7 +10,7 @@ import { LinksTable } from './constructs/links-table.ts';
 import { MerchantApi } from './constructs/merchant-api.ts';
 import { ServiceAlarms } from './constructs/service-alarms.ts';
 import { metricsNamespace, ServiceDashboard } from './constructs/service-dashboard.ts';
-import { ServiceFunctions, toConstructId } from './constructs/service-functions.ts';
+import { type ReservedConcurrency, ServiceFunctions, toConstructId } from './constructs/service-functions.ts';
 import { SigningKey } from './constructs/signing-key.ts';
 import { WebhookDelivery } from './constructs/webhook-delivery.ts';
 import { WebhookEventQueues } from './constructs/webhook-event-queues.ts';
@@ -36,6 +36,8 @@ export interface PaymentLinksStackProps extends StackProps {
   alarmNotifications?: AlarmNotificationsProps;
   /** Concurrent webhook-delivery invocations at most (default: the route table's). */
   webhookConcurrency?: number;
+  /** Reserved concurrency of the keyless functions: overrides of the route table's, or `off` (none). */
+  reservedConcurrency?: ReservedConcurrency;
 }
 
 /** The whole service on AWS; the local stack (lib/local/) runs the same handlers from the same tables. */
@@ -85,6 +87,7 @@ export class PaymentLinksStack extends Stack {
       protectData,
       secrets: checkoutSecrets,
       signingKey,
+      reservedConcurrency: props.reservedConcurrency,
     });
     this.api.addRoutes(this.functions);
 

@@ -51,6 +51,15 @@ export interface FunctionDefinition {
   signingKey?: true;
   /** Secrets it reads: the sandbox PSP's signing secret, and/or the PSP credentials (e.g. Stripe keys). */
   secrets?: readonly ('sandbox' | 'psp')[];
+  /**
+   * Lambda reserved concurrency: this many concurrent invocations are kept for the function and it never runs
+   * more. Every function reachable without an API key has one (`isKeyless`), so that a flood of one public route
+   * cannot take the account's concurrency from the merchant API nor from another public route; merchant
+   * functions share what is left. CDK context `<handler in camelCase>ReservedConcurrency` (e.g.
+   * `checkoutPageReservedConcurrency`) changes it, `reservedConcurrency=off` drops every reservation
+   * (docs/operations.md#reserved-concurrency).
+   */
+  reservedConcurrency?: number;
 }
 
 /**
@@ -67,7 +76,8 @@ export interface ScheduleDefinition {
 export const functions = {
   'create-payment-link': { table: ['PutItem'], merchantApi: true },
   'get-payment-link': { table: ['GetItem'], merchantApi: true },
-  'route-fallback': { table: [] },
+  // Anyone may call unknown paths; the answer is a constant 404/405, so a few instances serve any rate.
+  'route-fallback': { table: [], reservedConcurrency: 10 },
   'list-payment-link-events': { table: ['GetItem', 'BatchGetItem'], merchantApi: true },
   'redeliver-event': { table: ['GetItem', 'UpdateItem'], sendsEvents: true, merchantApi: true },
   'deliver-webhook': {
@@ -80,19 +90,24 @@ export const functions = {
   'outbox-sweeper': { table: ['Query', 'UpdateItem'], sendsEvents: true, timeoutSeconds: 60 },
   // Up to three rounds when concurrent writers keep winning: create a session, then end it unused (the last
   // round ends nothing).
+  // Buyers' page: at about a second per visit (PSP session creation), 100 instances serve some 100 visits a second.
   'checkout-page': {
     table: ['GetItem', 'PutItem', 'UpdateItem', 'Query'],
+    reservedConcurrency: 100,
     secrets: ['sandbox', 'psp'],
     calls: { psp: CHECKOUT_PSP_CALLS },
   },
+  // PSPs retry what we refuse (Stripe for days), so a cap costs delay, never a status.
   'psp-notifications': {
     table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query'],
+    reservedConcurrency: 50,
     sendsEvents: true,
     secrets: ['sandbox', 'psp'],
     calls: { psp: NOTIFICATION_PSP_CALLS },
   },
   'sandbox-checkout': {
     table: ['GetItem', 'UpdateItem'],
+    reservedConcurrency: 20,
     secrets: ['sandbox'],
     calls: { sandboxNotification: 1 },
   },
@@ -122,9 +137,10 @@ export const functions = {
     secrets: ['sandbox', 'psp'],
     calls: { psp: 1 },
   },
-  // Updating ends the link's PSP session when what the buyer sees changes, hence the PSP secrets.
+  // Updating ends the link's PSP session when what the buyer sees changes, hence the PSP secrets; the Query finds
+  // a stored connection by its id (gsi1), as for every function that reaches a session's connection.
   'update-payment-link': {
-    table: ['GetItem', 'PutItem'],
+    table: ['GetItem', 'PutItem', 'Query'],
     merchantApi: true,
     secrets: ['sandbox', 'psp'],
     calls: { psp: 1 },
@@ -139,7 +155,7 @@ export const functions = {
     calls: { psp: 1 },
   },
   'list-refunds': { table: ['GetItem'], merchantApi: true },
-  'get-openapi': { table: [] },
+  'get-openapi': { table: [], reservedConcurrency: 5 },
   'list-payments': { table: ['GetItem', 'Query'], merchantApi: true },
   // Connections and routing are one Query; the GetItem reads a configuration from before connections.
   'list-psp-connections': { table: ['GetItem', 'Query', 'PutItem'], merchantApi: true },
@@ -245,6 +261,20 @@ export const PUBLIC_DENIED_KEY_PATTERNS = ['APIKEY#*', 'ACCOUNT#*#APIKEYS', 'SIG
 /** Functions that serve public routes (buyers' browsers, PSPs): no API key stands in front of them. */
 export function isPublicFacing(handler: HandlerName): boolean {
   return routes.some((route) => route.handler === handler && route.public);
+}
+
+/**
+ * Functions anyone can make run without an API key: the public routes' (buyers, PSPs), the fallback that answers
+ * every unknown path, and any route outside the merchant-API chain (the OpenAPI document). Each has a
+ * `reservedConcurrency`.
+ */
+export function isKeyless(handler: HandlerName): boolean {
+  const definition: FunctionDefinition = functions[handler];
+  return (
+    handler === FALLBACK_HANDLER ||
+    isPublicFacing(handler) ||
+    (!definition.merchantApi && routes.some((route) => route.handler === handler))
+  );
 }
 
 /** Whether a partition-key value matches one of `PUBLIC_DENIED_KEY_PATTERNS` (`*`: any characters). */

@@ -113,7 +113,7 @@ export const operations: OperationSpec[] = [
     operationId: 'updatePaymentLink',
     summary: 'Update a payment link',
     description:
-      'Changes an open link (`application/json` or `application/merge-patch+json`): a field that is present replaces the stored value, `null` clears it, an absent one stays; `metadata` is replaced whole. Same rules as on creation; `amount` cannot change (422). A paid, canceled or expired link is `invalid_state`. A change to `description`, `redirect_url` or `expires_at` ends the open PSP session, so the next checkout visit opens a fresh one. No `Idempotency-Key`: repeating a PATCH gives the same result.',
+      'Changes an open link (`application/json` or `application/merge-patch+json`): a field that is present replaces the stored value, `null` clears it, an absent one stays; `metadata` is replaced whole. Same rules as on creation; `amount` cannot change (422). A paid, canceled or expired link is `invalid_state`. A change to `description`, `redirect_url` or `expires_at` ends the open PSP session, so the next checkout visit opens a fresh one; while its PSP cannot confirm it ended, the checkout keeps showing that session and opens no other (docs/orchestration.md#one-payable-session). No `Idempotency-Key`: repeating a PATCH gives the same result.',
     auth: true,
     params: linkPath,
     // A JSON merge patch (RFC 7396), so it takes that media type beside plain JSON.
@@ -131,12 +131,12 @@ export const operations: OperationSpec[] = [
     operationId: 'cancelPaymentLink',
     summary: 'Cancel a payment link',
     description:
-      'Cancels an open link and sends the `payment_link.canceled` webhook. Canceling a canceled link returns it unchanged; a paid or expired link is `invalid_state`. No body is needed; an empty JSON object is accepted.',
+      'Cancels an open link and sends the `payment_link.canceled` webhook. Its open PSP session is ended first; when the PSP cannot end it, the link stays open and the answer is 503 `service_unavailable` with `Retry-After`. Canceling a canceled link returns it unchanged; a paid or expired link is `invalid_state`. No body is needed; an empty JSON object is accepted.',
     auth: true,
     params: linkPath,
     body: { schema: emptyRequest(), required: false },
     success: { status: 200, description: 'The canceled payment link.', schema: PaymentLinkSchema },
-    errors: ['not_found', 'invalid_state'],
+    errors: ['not_found', 'invalid_state', 'service_unavailable'],
   },
   {
     method: 'post',

@@ -80,7 +80,10 @@ export const PaymentLinkSchema = z
         id: publicId('pay').meta({ description: 'The succeeded payment (GET .../payments lists it).' }),
         connection_id: publicId('pc').meta({ description: 'The PSP connection that took it.' }),
         provider: z.enum(PROVIDERS),
-        reference: z.string().max(255).meta({ description: "The PSP's own id of the payment." }),
+        reference: z.string().max(255).nullable().meta({
+          description:
+            "The PSP's own id of the payment. Null for a short while when the PSP confirmed the payment before giving its id (Adyen); it is filled in when the PSP's notification arrives, without a new event.",
+        }),
       })
       .nullable()
       .meta({ description: 'The succeeded payment, once paid.' }),

@@ -1,12 +1,155 @@
+import type { PspConnection } from './connection.ts';
+import type { Payment } from './payment.ts';
 import type { PaymentLink, PspSession } from './payment-link.ts';
 
 /**
- * Pure rules of the checkout page: when a PSP session may be reused, how long a new one lives, and which
- * requests are previews that must not create one.
+ * Pure rules of the checkout page: which step comes next for a buyer on an open link (`nextCheckoutStep`), how
+ * long a new session lives, and which requests are previews that must not create one.
+ *
+ * The session model (docs/orchestration.md#sessions): every PSP session is the session of one payment (an
+ * attempt), recorded before the buyer is sent to it. An attempt is *open* while its payment is pending and its
+ * session has not reached its expiry: as far as we know it can still take money. The link's `psp_session` names
+ * the open attempt the page shows now. A single-use link has at most one open attempt: a new session is opened
+ * only once every open attempt is confirmed ended by its PSP (or paid, which ends the link).
  */
 
 /** A session is reused only while the buyer still has this long to pay on it. */
 export const SESSION_REUSE_MARGIN_MS = 5 * 60_000;
+
+/** At most this many sessions are opened for one link per `SESSION_WINDOW_MS` (a bound on what a visitor costs). */
+export const MAX_SESSIONS_PER_WINDOW = 10;
+export const SESSION_WINDOW_MS = 3_600_000;
+
+/** What the checkout decided, given what is stored and what the PSPs said so far in this request. */
+export type CheckoutStep =
+  /** Send the buyer to this open session. */
+  | { kind: 'show'; session: PspSession }
+  /** End this open session at its PSP first (then decide again). */
+  | { kind: 'end'; session: PspSession }
+  /** Open a session: try these connections in this order (failover). */
+  | { kind: 'open'; candidates: PspConnection[] }
+  /**
+   * The buyer came back after an attempt that ended unpaid: offer to try again, and (`another`) to pay with
+   * another payment provider, without opening a session yet.
+   */
+  | { kind: 'choose'; another: boolean }
+  /**
+   * Nothing can be shown now: an open session that could not be ended nor shown (`unavailable`, until it
+   * expires), no connection that can take the link (`unavailable`), or too many sessions lately (`throttled`).
+   */
+  | { kind: 'wait'; reason: 'unavailable' | 'throttled'; until: Date | null };
+
+export interface CheckoutSituation {
+  link: PaymentLink;
+  /** The link's payments, newest first. */
+  payments: readonly Payment[];
+  /** The connections that serve the link now, in routing order. */
+  routed: readonly PspConnection[];
+  /** Why a routed connection cannot take the link's amount (checked locally), by connection id. */
+  amountProblems: ReadonlyMap<string, string>;
+  now: Date;
+  /** The buyer asked to pay with another payment provider than the last attempt's (`?via=next`). */
+  wantsAnother: boolean;
+  /** The buyer came back from the PSP without paying (`?canceled=1`). */
+  returned: boolean;
+  /** Payments whose sessions this request could not end (the PSP refused, or could not be asked). */
+  unendable: ReadonlySet<string>;
+}
+
+const ENDED_UNPAID = new Set(['failed', 'canceled', 'expired']);
+
+/**
+ * The open attempts of a link (see the session model above), the one the link shows first, then newest first.
+ * A session stored on the link whose payment was never recorded counts too.
+ */
+export function openSessions(link: PaymentLink, payments: readonly Payment[], now: Date): PspSession[] {
+  const shown = link.psp_session;
+  const open: PspSession[] = payments
+    .filter(
+      (payment) =>
+        payment.status === 'pending' &&
+        payment.session_id !== null &&
+        payment.session_expires_at !== null &&
+        Date.parse(payment.session_expires_at) > now.getTime(),
+    )
+    .map((payment) => ({
+      provider: payment.provider,
+      connection_id: payment.connection_id,
+      payment_id: payment.id,
+      id: payment.session_id as string,
+      url:
+        payment.session_url ??
+        (shown?.payment_id === payment.id && shown.id === payment.session_id ? shown.url : ''),
+      expires_at: payment.session_expires_at as string,
+    }));
+  if (
+    shown &&
+    Date.parse(shown.expires_at) > now.getTime() &&
+    !payments.some((payment) => payment.id === shown.payment_id)
+  ) {
+    open.push(shown);
+  }
+  const first = open.findIndex((session) => session.id === shown?.id);
+  return first > 0 ? [open[first] as PspSession, ...open.filter((_, index) => index !== first)] : open;
+}
+
+/** The last attempt that got a session (failovers that never opened one are not attempts the buyer saw). */
+const lastAttempt = (payments: readonly Payment[]) => payments.find((payment) => payment.session_id !== null);
+
+/**
+ * The next step of the checkout page for a buyer on an open link (docs/orchestration.md#sessions):
+ * 1. an open attempt is shown while it is the link's session, from a connection that serves the link, with
+ *    time left; otherwise every open attempt is ended first, one step at a time; one that cannot be ended is
+ *    shown again while it can be paid, or the buyer waits until it expires: never a second open session;
+ * 2. a buyer back from an attempt that ended unpaid is offered to try again or another provider;
+ * 3. a new session is opened, at most `MAX_SESSIONS_PER_WINDOW` per window, at the routed connections that can
+ *    take the amount; `wantsAnother` (honoured only after an attempt that ended unpaid) puts that attempt's
+ *    connection last.
+ */
+export function nextCheckoutStep(situation: CheckoutSituation): CheckoutStep {
+  const { link, payments, routed, now, unendable } = situation;
+  const open = openSessions(link, payments, now);
+  const routedIds = routed.map((connection) => connection.id);
+  const current = open[0];
+  if (current) {
+    if (
+      current.id === link.psp_session?.id &&
+      current.url !== '' &&
+      !unendable.has(current.payment_id) &&
+      reusableSession(link, routedIds, now)
+    ) {
+      return { kind: 'show', session: current };
+    }
+    const toEnd = open.find((session) => !unendable.has(session.payment_id));
+    if (toEnd) return { kind: 'end', session: toEnd };
+    const payable = open.find((session) => session.url !== '');
+    if (payable) return { kind: 'show', session: payable };
+    const until = Math.min(...open.map((session) => Date.parse(session.expires_at)));
+    return { kind: 'wait', reason: 'unavailable', until: new Date(until) };
+  }
+
+  const last = lastAttempt(payments);
+  const endedUnpaid = last !== undefined && ENDED_UNPAID.has(last.status);
+  const others = routed.filter((connection) => connection.id !== last?.connection_id);
+  if (situation.returned && endedUnpaid) return { kind: 'choose', another: others.length > 0 };
+
+  const windowStart = now.getTime() - SESSION_WINDOW_MS;
+  const recent = payments.filter(
+    (payment) => payment.session_id !== null && Date.parse(payment.created_at) > windowStart,
+  );
+  if (recent.length >= MAX_SESSIONS_PER_WINDOW) {
+    const oldest = Math.min(...recent.map((payment) => Date.parse(payment.created_at)));
+    return { kind: 'wait', reason: 'throttled', until: new Date(oldest + SESSION_WINDOW_MS) };
+  }
+
+  const ordered =
+    situation.wantsAnother && endedUnpaid
+      ? [...others, ...routed.filter((connection) => connection.id === last.connection_id)]
+      : [...routed];
+  const candidates = ordered.filter((connection) => !situation.amountProblems.has(connection.id));
+  if (candidates.length === 0) return { kind: 'wait', reason: 'unavailable', until: null };
+  return { kind: 'open', candidates };
+}
 
 /**
  * The link's current PSP session if it can still serve a buyer, else undefined: it must come from one of the

@@ -173,6 +173,64 @@ export class PspNotConfiguredError extends ServiceError {
   }
 }
 
+/**
+ * A connection that a payment or a refund is still pending through: removing it would leave nobody able to end
+ * that session, ask about that payment, or settle that refund (docs/orchestration.md#removing-a-connection).
+ */
+export class ConnectionInUseError extends InvalidStateError {
+  readonly payments: readonly { link_id: string; id: string }[];
+  readonly refunds: readonly { link_id: string; id: string }[];
+
+  constructor(
+    connectionId: string,
+    pending: {
+      payments: readonly { link_id: string; id: string }[];
+      refunds: readonly { link_id: string; id: string }[];
+    },
+  ) {
+    const count = (n: number, what: string) => `${n} pending ${what}${n === 1 ? '' : 's'}`;
+    const listed = (items: readonly { link_id: string; id: string }[]) =>
+      items
+        .slice(0, 5)
+        .map((item) => `${item.id} of ${item.link_id}`)
+        .join(', ') + (items.length > 5 ? ', …' : '');
+    const parts = [
+      pending.payments.length > 0 &&
+        `${count(pending.payments.length, 'payment')} (${listed(pending.payments)})`,
+      pending.refunds.length > 0 && `${count(pending.refunds.length, 'refund')} (${listed(pending.refunds)})`,
+    ].filter(Boolean);
+    super(
+      `${connectionId} still has ${parts.join(' and ')}: a buyer may still pay, or a refund settle, through it. ` +
+        'Disable it so that it opens no new session, and remove it once these have settled.',
+    );
+    this.payments = pending.payments;
+    this.refunds = pending.refunds;
+  }
+}
+
+/** About one PSP call's bound: a PSP that failed to answer is asked again after this. */
+const SESSION_END_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * The link's PSP session may still be payable and its PSP could not end it, so the change that would drop it
+ * was not made: a link never forgets a session it failed to end (docs/orchestration.md#one-payable-session).
+ * Retrying shortly is safe; the PSP's error is logged, never shown.
+ */
+export class PspSessionNotEndedError extends ServiceError {
+  static readonly code = 'service_unavailable';
+  static readonly status = 503;
+
+  constructor(cause?: unknown) {
+    super({
+      title: 'Service unavailable',
+      detail:
+        'The payment provider could not end the checkout session of this link, so nothing was changed. Retry after `Retry-After` seconds.',
+      retryAfterSeconds: SESSION_END_RETRY_AFTER_SECONDS,
+      cause,
+    });
+  }
+}
+
 /** The PSP failed or could not be reached (its error is logged, never shown). */
 export class PspUnavailableError extends ServiceError {
   static readonly code = 'psp_unavailable';

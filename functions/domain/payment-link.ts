@@ -8,12 +8,16 @@ import type { Mode, Principal } from './principal.ts';
 export const LINK_STATUSES = ['open', 'paid', 'canceled', 'expired'] as const;
 export type LinkStatus = (typeof LINK_STATUSES)[number];
 
-/** The succeeded payment of a paid link: our payment, its connection, and the PSP's own reference. */
+/**
+ * The succeeded payment of a paid link: our payment, its connection, and the PSP's own reference. The reference
+ * is null while a PSP that confirmed the payment has not yet said it (Adyen: its link reads paid before its
+ * AUTHORISATION arrives); it is filled in then (docs/orchestration.md#adyen).
+ */
 export interface PspPayment {
   id: string;
   connection_id: string;
   provider: Provider;
-  reference: string;
+  reference: string | null;
 }
 
 /** The PSP checkout session currently serving a link (reused while valid); at most one is open at a time. */
@@ -310,7 +314,7 @@ export function reportPayment(
     type === 'payment_link.duplicate_payment' &&
     (link.status !== 'paid' ||
       link.payment?.id === payment.id ||
-      link.payment?.reference === payment.provider_reference)
+      (payment.provider_reference !== null && link.payment?.reference === payment.provider_reference))
   ) {
     return undefined;
   }
@@ -337,6 +341,20 @@ export function markPaid(link: PaymentLink, payment: PspPayment, now: Date): Tra
     'payment_link.paid',
     now,
   );
+}
+
+/**
+ * The link's payment gets the PSP reference it was paid without (see `PspPayment`); one version later, no event
+ * (the merchant was told of the payment; the reference is read with the link). `undefined` when it has one or
+ * the link was paid by another payment.
+ */
+export function withPaymentReference(
+  link: PaymentLink,
+  paymentId: string,
+  reference: string,
+): PaymentLink | undefined {
+  if (link.payment?.id !== paymentId || link.payment.reference !== null) return undefined;
+  return { ...link, payment: { ...link.payment, reference }, version: link.version + 1 };
 }
 
 /** The merchant cancels. Cancelling a canceled link changes nothing (`undefined`); paid or expired is a 409. */

@@ -38,6 +38,11 @@ export interface Payment {
   /** The PSP session of the attempt, and until when it can be paid. */
   session_id: string | null;
   session_expires_at: string | null;
+  /**
+   * The PSP's hosted page of the session, so that a session that could not be ended can be shown again instead
+   * of opening another (absent on payments recorded before it was kept).
+   */
+  session_url?: string | null;
   /** While pending: when the sweeper asks the PSP next; null once the payment has settled. */
   next_check_at: string | null;
   /** How many times the sweeper has asked. */
@@ -86,7 +91,7 @@ interface Attempt {
 /** An attempt whose PSP session is open: pending until the PSP says otherwise. */
 export function startedPayment(
   attempt: Attempt,
-  session: { id: string; expires_at: string },
+  session: { id: string; expires_at: string; url?: string | null },
   now: Date,
 ): Payment {
   return {
@@ -95,6 +100,7 @@ export function startedPayment(
     failure: null,
     session_id: session.id,
     session_expires_at: session.expires_at,
+    session_url: session.url ?? null,
     next_check_at: new Date(now.getTime() + FIRST_CHECK_AFTER_MS).toISOString(),
   };
 }
@@ -178,6 +184,40 @@ export function stillPending(payment: Payment, now: Date): Payment {
     ...payment,
     checks,
     next_check_at: new Date(next).toISOString(),
+    updated_at: now.toISOString(),
+    version: payment.version + 1,
+  };
+}
+
+/**
+ * The sweeper could not ask the PSP (it failed, or threw): ask again later with the same growing waits, so that
+ * one payment that keeps failing is not picked first on every run. Nothing is concluded from a question that got
+ * no answer: the payment stays pending, even past its session's end.
+ */
+export function checkFailed(payment: Payment, now: Date): Payment | undefined {
+  if (payment.status !== 'pending') return undefined;
+  const checks = payment.checks + 1;
+  const wait = Math.min(FIRST_CHECK_AFTER_MS * 2 ** checks, MAX_CHECK_INTERVAL_MS);
+  return {
+    ...payment,
+    checks,
+    next_check_at: new Date(now.getTime() + wait).toISOString(),
+    updated_at: now.toISOString(),
+    version: payment.version + 1,
+  };
+}
+
+/**
+ * The PSP's reference of a succeeded payment that was confirmed without it (Adyen's link status says paid; its
+ * AUTHORISATION, which alone carries the reference, came later). `undefined` when there is nothing to add.
+ */
+export function withReference(payment: Payment, reference: string | null, now: Date): Payment | undefined {
+  if (payment.status !== 'succeeded' || payment.provider_reference !== null || reference === null) {
+    return undefined;
+  }
+  return {
+    ...payment,
+    provider_reference: reference,
     updated_at: now.toISOString(),
     version: payment.version + 1,
   };

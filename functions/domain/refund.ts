@@ -41,6 +41,12 @@ export function requestRefund(
   if (link.status !== 'paid' || !link.payment) {
     throw new InvalidStateError(`Only a paid payment link can be refunded; this one is ${link.status}.`);
   }
+  if (link.payment.reference === null) {
+    // Paid on the PSP's word before its reference arrived (docs/orchestration.md#adyen): nothing to refund yet.
+    throw new InvalidStateError(
+      'The payment provider has not yet sent its reference of this payment; try the refund again shortly.',
+    );
+  }
   if ((link.refunds?.length ?? 0) >= MAX_REFUNDS_PER_LINK) {
     throw new InvalidStateError(`A payment link takes at most ${MAX_REFUNDS_PER_LINK} refunds.`);
   }

@@ -17,6 +17,7 @@ export const handler = htmlHandler(async (event, lambda) => {
     omitBody: method === 'HEAD',
     checkoutBase: CHECKOUT_BASE,
     canceled: event.queryStringParameters?.canceled !== undefined,
+    now: now(),
   };
   if (event.routeKey.endsWith('/complete')) {
     return paymentReceivedPage(await findLinkById(linkRepository(), id), context);
@@ -33,7 +34,13 @@ export const handler = htmlHandler(async (event, lambda) => {
       timeLeftMs: () => lambda.getRemainingTimeInMillis(),
       maxPspCalls: CHECKOUT_PSP_CALLS,
     },
-    { id, method, headers: event.headers, via: event.queryStringParameters?.via },
+    {
+      id,
+      method,
+      headers: event.headers,
+      via: event.queryStringParameters?.via,
+      returned: context.canceled,
+    },
   );
   return checkoutPage(view, context);
 });

@@ -1,5 +1,5 @@
 import type { PaymentLink } from '../domain/payment-link.ts';
-import type { CheckoutView } from '../use-cases/checkout.ts';
+import { type CheckoutView, VIA_ANOTHER_PROVIDER } from '../use-cases/checkout.ts';
 import { formatAmount, type Html, html, htmlPage } from './html.ts';
 import type { HtmlResult } from './html-handler.ts';
 
@@ -10,6 +10,7 @@ export interface ViewContext {
   checkoutBase: string;
   /** The buyer came back from the PSP without paying: show the link, do not forward again at once. */
   canceled: boolean;
+  now: Date;
 }
 
 function summary(link: PaymentLink, context: ViewContext): Html {
@@ -62,23 +63,56 @@ export function checkoutPage(view: CheckoutView, context: ViewContext): HtmlResu
         body: html`<h1>${context.canceled ? 'Payment not completed' : 'Continue to payment'}</h1>${summary(view.link, context)}
 ${context.canceled ? html`<p>Your payment did not go through. You can try again.</p>` : undefined}
 <a class="button" href="${view.session.url}">${context.canceled ? 'Try again' : 'Continue to payment'}</a>
-${
-  context.canceled && view.alternative
-    ? html`<p><a href="${`${context.checkoutBase}/${view.link.id}?via=${view.alternative}`}">Pay with another payment provider</a></p>`
-    : undefined
-}
 <p class="muted">You pay on the secure page of our payment provider.</p>`,
       });
-    case 'unavailable':
+    case 'choose':
+      // No session is opened until the buyer chooses; the other provider is asked for without naming it.
       return htmlPage({
         ...page,
-        status: 503,
-        title: 'Payment providers unavailable',
-        body: html`<h1>Payment is not available right now</h1>${summary(view.link, context)}
+        status: 200,
+        title: 'Payment not completed',
+        body: html`<h1>Payment not completed</h1>${summary(view.link, context)}
+<p>Your payment did not go through. You can try again.</p>
+<a class="button" href="${`${context.checkoutBase}/${view.link.id}`}">Try again</a>
+${
+  view.another
+    ? html`<p><a href="${`${context.checkoutBase}/${view.link.id}?via=${VIA_ANOTHER_PROVIDER}`}">Pay with another payment provider</a></p>`
+    : undefined
+}`,
+      });
+    case 'unavailable':
+      return withRetryAfter(
+        htmlPage({
+          ...page,
+          status: 503,
+          title: 'Payment providers unavailable',
+          body: html`<h1>Payment is not available right now</h1>${summary(view.link, context)}
 <p>Our payment providers did not answer. Nothing was charged, and this link can still be paid.</p>
 <a class="button" href="${`${context.checkoutBase}/${view.link.id}`}">Try again</a>`,
-      });
+        }),
+        view.retryAt,
+        context.now,
+      );
+    case 'throttled':
+      return withRetryAfter(
+        htmlPage({
+          ...page,
+          status: 429,
+          title: 'Too many payment attempts',
+          body: html`<h1>Too many payment attempts</h1>${summary(view.link, context)}
+<p>This link was opened for payment too many times in a short while. Nothing was charged; please try again later.</p>`,
+        }),
+        view.retryAt,
+        context.now,
+      );
   }
+}
+
+/** `Retry-After` in seconds when the page knows when trying again makes sense. */
+function withRetryAfter(result: HtmlResult, at: Date | undefined, now: Date): HtmlResult {
+  if (!at) return result;
+  const seconds = Math.max(1, Math.ceil((at.getTime() - now.getTime()) / 1000));
+  return { ...result, headers: { ...result.headers, 'Retry-After': String(seconds) } };
 }
 
 /** Where the PSP returns the buyer when the link has no `redirect_url`. */

@@ -13,4 +13,6 @@ export interface PaymentRepository {
   listOfLink(linkId: string, mode: Mode): Promise<Payment[]>;
   /** Pending payments whose next check is due at `now` (the sweeper's work list), at most `limit`. */
   dueForCheck(now: Date, limit: number): Promise<{ link_id: string; mode: Mode; id: string }[]>;
+  /** Every payment still pending through a connection, due for a check or not (whole list: operators' use). */
+  pendingOfConnection(connectionId: string): Promise<{ link_id: string; mode: Mode; id: string }[]>;
 }

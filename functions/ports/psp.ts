@@ -26,6 +26,28 @@ export interface CheckoutReturn {
 
 export type PspPaymentState = PaymentState;
 
+/**
+ * The PSP refused to open a session for this link (an amount or currency it cannot take, a field it rejects):
+ * a problem of the link at that PSP, not of the PSP, so checkout fails over without counting it against the
+ * connection's health (docs/orchestration.md#health). Adapters throw it for the PSP's own validation answers;
+ * anything else that fails (no answer, a network error, 5xx, 429, refused credentials) is the PSP's failure.
+ */
+export class PspRefusalError extends Error {
+  constructor(provider: string, cause: unknown) {
+    super(`${provider} refused the session: ${(cause as Error | undefined)?.message ?? String(cause)}`, {
+      cause,
+    });
+    this.name = 'PspRefusalError';
+  }
+}
+
+/**
+ * What ending a session achieved: `ended` (it can no longer be paid, and was not paid through this call's
+ * answer), or `refused` (the PSP would not end it: it is paid, being paid, or already over; the caller asks
+ * `retrieveSession` which). A PSP that could not be asked throws.
+ */
+export type SessionEnd = 'ended' | 'refused';
+
 /** A verified notification, reduced to what we act on. Adyen batches several items per request. */
 export interface PspNotification {
   /** The PSP's own event type, for logs. */
@@ -91,7 +113,10 @@ export interface Psp {
    * whose first request went unanswered is asked for again only within it (docs/webhooks.md#refunds).
    */
   readonly idempotencyWindowMs: number;
-  /** Creates a hosted checkout session for the link: the attempt `options.paymentId`. */
+  /**
+   * Creates a hosted checkout session for the link: the attempt `options.paymentId`. Throws `PspRefusalError`
+   * when the PSP refuses this link (its validation answer), any other error when the PSP failed.
+   */
   createSession(link: PaymentLink, options: CheckoutReturn): Promise<PspSession>;
   /** Verifies a notification over the exact raw body; throws `InvalidNotificationError`. */
   verifyNotification(
@@ -100,8 +125,11 @@ export interface Psp {
   ): Promise<PspNotification[]>;
   /** The session's true status, fetched from the PSP. */
   retrieveSession(sessionId: string): Promise<PspSessionStatus>;
-  /** Ends a session so it can no longer be paid. Idempotent: already ended or paid is not an error. */
-  expireSession(session: PspSession): Promise<void>;
+  /**
+   * Ends a session so it can no longer be paid (see `SessionEnd`): one call. Throws when the PSP could not be
+   * asked, so a session is never taken as ended without the PSP saying so.
+   */
+  expireSession(session: PspSession): Promise<SessionEnd>;
   /** Asks for a refund, with `request.refundId` as the idempotency key (see `idempotencyWindowMs`). */
   refund(request: PspRefundRequest): Promise<PspRefundStatus>;
   /** What the PSP says of the refund now (Adyen, which has no API to read one, knows only its notifications). */
@@ -121,6 +149,11 @@ export interface PspFactory {
    * `Error` whose message says what is wrong.
    */
   checkCredentials(credentials: unknown, mode: Mode): void;
+  /**
+   * Why this PSP cannot take `amount` (below its minimum, above its maximum, more decimals than it can send),
+   * checked locally before any call; undefined when it can (docs/orchestration.md#amounts).
+   */
+  amountProblem(amount: Amount): string | undefined;
   /** The adapter of a connection (cached for at most 5 minutes, so rotated credentials are picked up). */
   create(connection: PspConnection): Promise<Psp>;
 }

@@ -26,4 +26,9 @@ export interface RefundLedger {
   commitSettlement(transition: Transition, refund: Refund): Promise<boolean>;
   /** Paid links whose `refund_check_at` is at or before `now` (the refund sweeper's work list), at most `limit`. */
   dueForCheck(now: Date, limit: number): Promise<{ id: string; mode: Mode }[]>;
+  /**
+   * Every refund still pending through a connection (the connection that took its link's payment), with its
+   * link's id, due for a check or not (whole list: operators' use).
+   */
+  pendingOfConnection(connectionId: string): Promise<{ link_id: string; id: string }[]>;
 }

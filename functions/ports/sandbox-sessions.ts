@@ -31,6 +31,6 @@ export interface SandboxSessionStore {
   complete(id: string, paymentReference: string, now: Date): Promise<SandboxSession | undefined>;
   /** Fails an open session: the buyer declined (the link stays open for another attempt). */
   decline(id: string): Promise<void>;
-  /** Marks an open session expired. */
-  expire(id: string): Promise<void>;
+  /** Marks an open session expired; false when it was not open (paid, declined, expired or unknown). */
+  expire(id: string): Promise<boolean>;
 }

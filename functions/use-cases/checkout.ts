@@ -1,5 +1,5 @@
 import { ANSWER_ROOM_MS, PSP_CALL_TIMEOUT_MS } from '../domain/call-budgets.ts';
-import { isPreviewRequest, reusableSession, sessionExpiry, withSession } from '../domain/checkout.ts';
+import { isPreviewRequest, nextCheckoutStep, sessionExpiry, withSession } from '../domain/checkout.ts';
 import { BUILT_IN_SANDBOX_ID, type PspConnection } from '../domain/connection.ts';
 import {
   afterFailure,
@@ -11,14 +11,23 @@ import {
   isAvailable,
 } from '../domain/connection-health.ts';
 import { ConcurrentModificationError, PspNotConfiguredError } from '../domain/errors.ts';
-import { endedByUs, newPaymentId, startedPayment, unavailablePayment } from '../domain/payment.ts';
+import {
+  endedByUs,
+  newPaymentId,
+  type Payment,
+  startedPayment,
+  unavailablePayment,
+} from '../domain/payment.ts';
 import { effectiveStatus, type PaymentLink, type PspSession } from '../domain/payment-link.ts';
 import { MODES } from '../domain/principal.ts';
 import { routeLink } from '../domain/routing.ts';
 import { logger } from '../logger.ts';
 import { putMetrics } from '../metrics.ts';
+import type { EventQueue } from '../ports/event-queue.ts';
 import type { LinkRepository } from '../ports/link-repository.ts';
 import type { PaymentRepository } from '../ports/payment-repository.ts';
+import { PspRefusalError } from '../ports/psp.ts';
+import { recordSessionStatus } from './payments.ts';
 import type { PspConnections } from './psp-connections.ts';
 
 export interface CheckoutDependencies {
@@ -41,9 +50,24 @@ export interface CheckoutRequest {
   id: string;
   method: string;
   headers: Record<string, string | undefined>;
-  /** The buyer chose another connection of the link's list ("try another payment provider"). */
+  /**
+   * The buyer asked to pay with another payment provider (`?via=next`; the page never names a connection).
+   * Honoured only after an attempt that ended unpaid (docs/checkout.md).
+   */
   via?: string | undefined;
+  /** The buyer came back from the PSP without paying (`?canceled=1`, our cancel address). */
+  returned?: boolean | undefined;
 }
+
+/**
+ * A session found paid while it is being ended is recorded at once, and its event committed with the link; the
+ * public-facing checkout function has no right to send to the queue (least privilege), so the outbox sweeper
+ * hands that event over within its minute (docs/webhooks.md).
+ */
+const LEFT_TO_THE_OUTBOX: EventQueue = { publish: async () => undefined };
+
+/** The value of `?via=` on the "pay with another payment provider" link. */
+export const VIA_ANOTHER_PROVIDER = 'next';
 
 /** What the checkout page shows. */
 export type CheckoutView =
@@ -52,13 +76,20 @@ export type CheckoutView =
   | { kind: 'gone'; link: PaymentLink; status: 'canceled' | 'expired' }
   /** A preview or prefetch: the page without a PSP session. */
   | { kind: 'preview'; link: PaymentLink }
+  /** Forward to the PSP's page. */
+  | { kind: 'forward'; link: PaymentLink; session: PspSession; pspOrigin: string }
   /**
-   * Forward to the PSP's page. `alternative` is the next connection of the link's list, offered to a buyer
-   * whose attempt did not go through.
+   * The buyer is back after an attempt that ended unpaid: try again, or (`another`) pay with another payment
+   * provider; no session is opened until they choose.
    */
-  | { kind: 'forward'; link: PaymentLink; session: PspSession; pspOrigin: string; alternative: string | null }
-  /** Every connection failed (or is down): the link stays open, the buyer may try again shortly. */
-  | { kind: 'unavailable'; link: PaymentLink };
+  | { kind: 'choose'; link: PaymentLink; another: boolean }
+  /**
+   * No session can be shown: every connection failed (or is down, or cannot take the amount), or an open
+   * session could be neither ended nor shown. The link stays open; `retryAt` when it is known.
+   */
+  | { kind: 'unavailable'; link: PaymentLink; retryAt?: Date | undefined }
+  /** Too many sessions were opened for this link lately (docs/security.md#checkout): try again at `retryAt`. */
+  | { kind: 'throttled'; link: PaymentLink; retryAt: Date };
 
 /**
  * Checkout pages carry no key, so the link is found by id alone: the id is 142 random bits and names at most
@@ -69,17 +100,25 @@ export async function findLinkById(links: LinkRepository, id: string): Promise<P
   return found.find((link) => link !== undefined);
 }
 
-const MAX_SESSION_ATTEMPTS = 3;
+/** Decisions one request takes at most: each ends a session, opens one, or loses a race and reads again. */
+const MAX_ROUNDS = 6;
+
+/** PSP calls this request has made, against `maxPspCalls` and the time left. */
+interface CallBudget {
+  used: number;
+}
 
 /**
- * `GET {checkout_base}/{id}`: decides the page, and for a buyer on an open link finds or creates the PSP
- * checkout session (docs/orchestration.md#failover). Routing orders the link's connections; a valid session of
- * one of them is reused; otherwise the previous session is ended and each connection is tried in turn, within
- * this request, until one opens a session: a failure that is not the buyer's (no answer within the PSP call
- * bound, a 5xx, a refusal) is recorded as a failed payment (`psp_unavailable`) and counts against the
- * connection's health, and connections that are `down` are skipped. The session is stored on the link with a
- * write conditioned on `version`; when a concurrent write wins, the unused session is ended and the decision
- * taken afresh.
+ * `GET {checkout_base}/{id}`: decides the page, and for a buyer on an open link shows, ends or opens PSP
+ * sessions (docs/orchestration.md#sessions, #failover). Each round reads the link, its payments and its
+ * connections, takes one pure decision (`nextCheckoutStep`) and carries it out: show an open session; end an
+ * open session at its PSP (a session the PSP will not end is asked about: paid is recorded at once, still
+ * payable is never replaced); or open one, trying each candidate connection in turn within this request. A
+ * failure that is not the buyer's (no answer within the PSP call bound, 5xx, 429, refused credentials) is
+ * recorded as a failed payment (`psp_unavailable`) and counts against the connection's health; a refusal of
+ * this link by the PSP is recorded the same way but does not count; connections that are `down` are skipped.
+ * The session is stored on the link with a write conditioned on `version`; when a concurrent write wins, the
+ * unused session is ended and the decision taken afresh.
  */
 export async function openCheckout(
   given: CheckoutDependencies,
@@ -87,10 +126,13 @@ export async function openCheckout(
 ): Promise<CheckoutView> {
   // Attempts of one request get increasing times, so "newest first" lists them in the order they were made.
   const deps = { ...given, now: strictlyIncreasing(given.now) };
-  let calls = 0;
-  for (let round = 1; ; round++) {
+  const budget: CallBudget = { used: 0 };
+  const unendable = new Set<string>();
+  let last: PaymentLink | undefined;
+  for (let round = 1; round <= MAX_ROUNDS; round++) {
     const link = await findLinkById(deps.links, request.id);
     if (!link) return { kind: 'not_found' };
+    last = link;
     const now = deps.now();
     const status = effectiveStatus(link, now);
     if (status === 'paid') return { kind: 'paid', link };
@@ -98,90 +140,204 @@ export async function openCheckout(
     if (isPreviewRequest(request.method, request.headers)) return { kind: 'preview', link };
     if (round === 1) putMetrics({ CheckoutVisits: 1 });
 
-    const { connections, routing } = await deps.psps.directory(link.account, link.mode);
+    const [{ connections, routing }, payments] = await Promise.all([
+      deps.psps.directory(link.account, link.mode),
+      deps.payments.listOfLink(link.id, link.mode),
+    ]);
     const health = new Map(connections.map((state) => [state.connection.id, state.health]));
-    let ordered = routeLink(
+    const routed = routeLink(
       link,
       routing,
       connections.map((state) => state.connection),
       deps.random,
     );
-    const chosen = ordered.find((connection) => connection.id === request.via);
-    if (chosen) ordered = [chosen, ...ordered.filter((connection) => connection !== chosen)];
-    if (ordered.length === 0) throw new PspNotConfiguredError();
-    const alternativeTo = (id: string) => ordered.find((connection) => connection.id !== id)?.id ?? null;
-
-    const existing = reusableSession(link, chosen ? [chosen.id] : ordered.map((c) => c.id), now);
-    if (existing) {
-      const owner = ordered.find((connection) => connection.id === existing.connection_id) as PspConnection;
-      const psp = await deps.psps.adapter(owner);
-      return {
-        kind: 'forward',
-        link,
-        session: existing,
-        pspOrigin: psp.checkoutOrigin,
-        alternative: alternativeTo(owner.id),
-      };
-    }
-    if (await endPreviousSession(deps, link)) calls++;
-
-    let raced = false;
-    let failures = 0;
-    for (const connection of ordered) {
-      if (calls >= deps.maxPspCalls || deps.timeLeftMs() < PSP_CALL_TIMEOUT_MS + ANSWER_ROOM_MS) break;
-      if (!(await mayTry(deps, connection, health.get(connection.id), now))) continue;
-      calls++;
-      const opened = await tryConnection(deps, link, connection, health.get(connection.id));
-      if (!opened) {
-        failures++;
-        continue;
-      }
-      if (failures > 0) putMetrics({ Failovers: 1 }, { connection: connection.id });
-      const { session, psp } = opened;
-      const payment = startedPayment(
-        { id: session.payment_id, link, connection },
-        { id: session.id, expires_at: session.expires_at },
-        deps.now(),
-      );
-      const updated = withSession(link, session);
-      const [stored, recorded] = await Promise.allSettled([
-        deps.links.saveSession(link, updated),
-        deps.payments.save(payment),
-      ]);
-      if (recorded.status === 'rejected') {
-        // The notification or the sweeper creates it from what the PSP says.
-        logger.warn('Payment not recorded at session creation', {
-          payment_id: payment.id,
-          error: recorded.reason,
-        });
-      }
-      if (stored.status === 'fulfilled') {
+    const step = nextCheckoutStep({
+      link,
+      payments,
+      routed,
+      amountProblems: amountProblems(deps, link, routed),
+      now,
+      wantsAnother: request.via !== undefined,
+      returned: request.returned === true,
+      unendable,
+    });
+    // No connection serves the link: an open session is still shown or ended, nothing new is offered.
+    if (routed.length === 0 && step.kind !== 'show' && step.kind !== 'end') throw new PspNotConfiguredError();
+    switch (step.kind) {
+      case 'show':
         return {
           kind: 'forward',
-          link: updated,
-          session,
-          pspOrigin: psp.checkoutOrigin,
-          alternative: alternativeTo(connection.id),
+          link,
+          session: step.session,
+          pspOrigin: await pspOrigin(deps, link, step.session),
         };
+      case 'choose':
+        return { kind: 'choose', link, another: step.another };
+      case 'wait':
+        return step.reason === 'throttled' && step.until
+          ? { kind: 'throttled', link, retryAt: step.until }
+          : { kind: 'unavailable', link, retryAt: step.until ?? undefined };
+      case 'end': {
+        const ended = await endSession(deps, link, payments, step.session, budget);
+        if (ended === 'open') unendable.add(step.session.payment_id);
+        continue;
       }
-      if (!(stored.reason instanceof ConcurrentModificationError) || round >= MAX_SESSION_ATTEMPTS) {
-        throw stored.reason;
+      case 'open': {
+        const opened = await openSession(deps, link, step.candidates, health, budget, now);
+        if (opened) return opened;
       }
-      // Someone else changed the link first (another tab stored its session, or a transition): our session
-      // is not the link's, so end it and decide again from what is stored now.
-      calls++;
-      await psp
-        .expireSession(session)
-        .catch((error: unknown) =>
-          logger.warn('Could not expire an unused PSP session', { session_id: session.id, error }),
-        );
-      const ended = endedByUs(payment, deps.now());
-      if (ended) await deps.payments.save(ended, payment).catch(() => undefined);
-      raced = true;
-      break;
     }
-    if (!raced) return { kind: 'unavailable', link };
   }
+  return { kind: 'unavailable', link: last as PaymentLink };
+}
+
+/** Why routed connections cannot take the link's amount, from each provider's own rules (no call made). */
+function amountProblems(
+  deps: CheckoutDependencies,
+  link: PaymentLink,
+  routed: readonly PspConnection[],
+): Map<string, string> {
+  const problems = new Map<string, string>();
+  for (const connection of routed) {
+    const problem = deps.psps.factory(connection.provider)?.amountProblem(link.amount);
+    if (problem) {
+      problems.set(connection.id, problem);
+      logger.debug('Connection skipped: it cannot take the amount', {
+        link_id: link.id,
+        connection_id: connection.id,
+        reason: problem,
+      });
+    }
+  }
+  return problems;
+}
+
+/** Whether one more PSP call fits this request's budget and the time left. */
+function mayCall(deps: CheckoutDependencies, budget: CallBudget): boolean {
+  return budget.used < deps.maxPspCalls && deps.timeLeftMs() >= PSP_CALL_TIMEOUT_MS + ANSWER_ROOM_MS;
+}
+
+/** The origin of the session's PSP page, for the page's `form-action`. */
+async function pspOrigin(
+  deps: CheckoutDependencies,
+  link: PaymentLink,
+  session: PspSession,
+): Promise<string> {
+  try {
+    const connection = await deps.psps.sessionConnection(link.account, link.mode, session);
+    return (await deps.psps.adapter(connection)).checkoutOrigin;
+  } catch {
+    // A connection removed since: the session's own page still takes the buyer.
+    return new URL(session.url).origin;
+  }
+}
+
+/**
+ * Ends an open session at its PSP before another may be opened: `ended` (its payment is recorded canceled, or
+ * as the PSP says it ended), `paid` (the PSP refused because it was paid: recorded now, with its event, so the
+ * link is paid), or `open` (the PSP refused because it may still be paid, as Mollie does once the buyer started
+ * paying; or the PSP could not be asked, or the budget is spent): it is not replaced.
+ */
+async function endSession(
+  deps: CheckoutDependencies,
+  link: PaymentLink,
+  payments: readonly Payment[],
+  session: PspSession,
+  budget: CallBudget,
+): Promise<'ended' | 'paid' | 'open'> {
+  const fields = { link_id: link.id, payment_id: session.payment_id, connection_id: session.connection_id };
+  try {
+    if (!mayCall(deps, budget)) return 'open';
+    const connection = await deps.psps.sessionConnection(link.account, link.mode, session);
+    const psp = await deps.psps.adapter(connection);
+    budget.used++;
+    if ((await psp.expireSession(session)) === 'ended') {
+      const payment =
+        payments.find((candidate) => candidate.id === session.payment_id) ??
+        startedPayment({ id: session.payment_id, link, connection }, session, deps.now());
+      const ended = endedByUs(payment, deps.now());
+      const stored = payments.includes(payment) ? payment : undefined;
+      if (ended) {
+        await deps.payments
+          .save(ended, stored)
+          .catch((error: unknown) => logger.warn('Ended session not recorded', { ...fields, error }));
+      }
+      return 'ended';
+    }
+    if (!mayCall(deps, budget)) return 'open';
+    budget.used++;
+    const status = await psp.retrieveSession(session.id);
+    if (status.state === 'pending') {
+      logger.info('Open PSP session cannot be ended: shown again, no new session', fields);
+      return 'open';
+    }
+    await recordSessionStatus({ ...deps, queue: LEFT_TO_THE_OUTBOX }, connection, link, {
+      ...status,
+      paymentId: status.paymentId ?? session.payment_id,
+    });
+    return status.state === 'succeeded' ? 'paid' : 'ended';
+  } catch (error) {
+    logger.warn('Open PSP session not ended: no new session is opened', { ...fields, error });
+    return 'open';
+  }
+}
+
+/**
+ * Opens a session at the first candidate that gives one (failover), records its payment and stores it on the
+ * link. Undefined when a concurrent request stored its own session first (ours is ended): decide again.
+ */
+async function openSession(
+  deps: CheckoutDependencies,
+  link: PaymentLink,
+  candidates: readonly PspConnection[],
+  health: ReadonlyMap<string, ConnectionHealth>,
+  budget: CallBudget,
+  now: Date,
+): Promise<CheckoutView | undefined> {
+  let failures = 0;
+  for (const connection of candidates) {
+    if (!mayCall(deps, budget)) break;
+    if (!(await mayTry(deps, connection, health.get(connection.id), now))) continue;
+    budget.used++;
+    const opened = await tryConnection(deps, link, connection, health.get(connection.id));
+    if (!opened) {
+      failures++;
+      continue;
+    }
+    if (failures > 0) putMetrics({ Failovers: 1 }, { connection: connection.id });
+    const { session, psp } = opened;
+    const payment = startedPayment({ id: session.payment_id, link, connection }, session, deps.now());
+    const updated = withSession(link, session);
+    // Either record says the session is open (openSessions): the link's own, or its pending payment.
+    const [stored, recorded] = await Promise.allSettled([
+      deps.links.saveSession(link, updated),
+      deps.payments.save(payment),
+    ]);
+    if (recorded.status === 'rejected') {
+      // The notification or the sweeper creates it from what the PSP says.
+      logger.warn('Payment not recorded at session creation', {
+        payment_id: payment.id,
+        error: recorded.reason,
+      });
+    }
+    if (stored.status === 'fulfilled') {
+      return { kind: 'forward', link: updated, session, pspOrigin: psp.checkoutOrigin };
+    }
+    if (!(stored.reason instanceof ConcurrentModificationError)) throw stored.reason;
+    // Someone else changed the link first (another tab stored its session, or a transition): our session
+    // is not the link's and no buyer was sent to it, so end it and decide again from what is stored now.
+    if (mayCall(deps, budget)) {
+      budget.used++;
+      const answer = await psp.expireSession(session).catch((error: unknown) => {
+        logger.warn('Could not expire an unused PSP session', { session_id: session.id, error });
+        return undefined;
+      });
+      const ended = answer === 'ended' && recorded.status === 'fulfilled' && endedByUs(payment, deps.now());
+      if (ended) await deps.payments.save(ended, payment).catch(() => undefined);
+    }
+    return undefined;
+  }
+  return { kind: 'unavailable', link };
 }
 
 function strictlyIncreasing(now: () => Date): () => Date {
@@ -215,8 +371,10 @@ async function mayTry(
 
 /**
  * One attempt: a session at this connection, or (on a failure that is not the buyer's) a failed payment with
- * `psp_unavailable` and one more failure in the connection's health. The connection's health is updated either
- * way (best effort: a lost health write never fails the buyer's request).
+ * `psp_unavailable`. Only the PSP's own failures (no answer, network errors, 5xx, 429, refused credentials) count
+ * against the connection's health; its refusal of this link (`PspRefusalError`: an amount or currency it does
+ * not take) does not, as the next link may be fine. Health writes are best effort: a lost one never fails the
+ * buyer's request.
  */
 async function tryConnection(
   deps: CheckoutDependencies,
@@ -244,19 +402,27 @@ async function tryConnection(
     }
     return { session, psp };
   } catch (error) {
+    const refused = error instanceof PspRefusalError;
     putMetrics({ PspSessionFailures: 1 }, { connection: connection.id });
     putMetrics({ PaymentsFailed: 1 }, { provider: connection.provider });
-    logger.warn('PSP session creation failed: trying the next connection', {
-      link_id: link.id,
-      connection_id: connection.id,
-      provider: connection.provider,
-      payment_id: paymentId,
-      error,
-    });
+    logger.warn(
+      refused
+        ? 'PSP refused the session: trying the next connection'
+        : 'PSP session creation failed: trying the next connection',
+      {
+        link_id: link.id,
+        connection_id: connection.id,
+        provider: connection.provider,
+        payment_id: paymentId,
+        error,
+      },
+    );
     const now = deps.now();
     const failed = unavailablePayment(
       { id: paymentId, link, connection },
-      `${connection.provider} could not open a session.`,
+      refused
+        ? `${connection.provider} refused to open a session for this payment link.`
+        : `${connection.provider} could not open a session.`,
       now,
     );
     await Promise.all([
@@ -265,7 +431,7 @@ async function tryConnection(
         .catch((saveError: unknown) =>
           logger.warn('Failed attempt not recorded', { payment_id: paymentId, error: saveError }),
         ),
-      connection.id === BUILT_IN_SANDBOX_ID
+      connection.id === BUILT_IN_SANDBOX_ID || refused
         ? undefined
         : deps.psps
             .updateHealth(connection, (current) => afterFailure(current, now), health)
@@ -278,31 +444,4 @@ async function tryConnection(
     ]);
     return undefined;
   }
-}
-
-/**
- * One open PSP session per link: the one stored on the link is ended before another is created, so a buyer
- * holding the old page cannot pay twice; its payment is recorded as canceled. If the PSP cannot end it, a
- * payment on it is still recorded as its own payment and reported (docs/orchestration.md#duplicate-payments).
- * Returns whether a PSP call was made.
- */
-async function endPreviousSession(deps: CheckoutDependencies, link: PaymentLink): Promise<boolean> {
-  const previous = link.psp_session;
-  if (!previous || Date.parse(previous.expires_at) <= deps.now().getTime()) return false;
-  try {
-    await deps.psps.expireSession(link.account, link.mode, previous);
-    if (previous.payment_id) {
-      const payment = await deps.payments.get(link.id, link.mode, previous.payment_id);
-      const ended = payment && endedByUs(payment, deps.now());
-      if (ended) await deps.payments.save(ended, payment);
-    }
-  } catch (error) {
-    logger.warn('Previous PSP session not ended', {
-      link_id: link.id,
-      session_id: previous.id,
-      connection_id: previous.connection_id ?? BUILT_IN_SANDBOX_ID,
-      error,
-    });
-  }
-  return true;
 }

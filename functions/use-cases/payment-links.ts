@@ -1,4 +1,4 @@
-import { ConcurrentModificationError, NotFoundError } from '../domain/errors.ts';
+import { ConcurrentModificationError, NotFoundError, PspSessionNotEndedError } from '../domain/errors.ts';
 import {
   cancel,
   expire,
@@ -75,12 +75,15 @@ export async function applyTransition(
   deps: LinkDependencies & { queue: EventQueue; checkoutBase: string },
   load: () => Promise<PaymentLink>,
   decide: (link: PaymentLink, now: Date) => Transition | undefined,
+  /** Runs before each commit; when it throws, nothing is committed and the error is the caller's. */
+  beforeCommit?: (transition: Transition) => Promise<void>,
 ): Promise<{ link: PaymentLink; transition: Transition | undefined }> {
   for (let attempt = 1; ; attempt++) {
     const link = await load();
     const decided = decide(link, deps.now());
     if (!decided) return { link, transition: undefined };
     const transition = withEventCheckoutUrl(decided, deps.checkoutBase);
+    await beforeCommit?.(transition);
     try {
       await deps.links.commit(transition);
     } catch (error) {
@@ -115,7 +118,7 @@ export async function listPaymentLinks(
 
 /** Ends PSP checkout sessions (implemented by `PspConnections`, which finds the session's connection). */
 export interface PspSessions {
-  expireSession(account: string, mode: Mode, session: PspSession): Promise<void>;
+  expireSession(account: string, mode: Mode, session: PspSession): Promise<unknown>;
 }
 
 type TransitionDependencies = LinkDependencies & {
@@ -126,35 +129,44 @@ type TransitionDependencies = LinkDependencies & {
 
 /**
  * A link whose PSP session no longer fits it (canceled, expired, or changed where the buyer sees it) has no use
- * for that session: end it at the PSP so a buyer still on that page cannot pay. Best effort: the link has
- * changed whatever the PSP says, and a payment that slips through is still recorded as paid (docs/checkout.md).
+ * for that session, and a buyer still on that page must not be able to pay it: end it at its PSP. Cancel and
+ * expiry call this *before* storing the change (docs/orchestration.md#one-payable-session): if the PSP cannot
+ * end it (whatever the error), `PspSessionNotEndedError` is thrown and the caller stores nothing, so the link
+ * keeps naming the session and whoever comes next (a retry, the next sweep) ends it. A session past its own
+ * expiry can no longer be paid and needs nothing. `ended` remembers the sessions this call has ended already,
+ * so a retry after a lost race does not ask the PSP again.
  */
-async function endDroppedPspSession(
-  deps: { pspSessions: PspSessions },
+async function endDroppedSession(
+  deps: { pspSessions: PspSessions; now: () => Date },
   before: PaymentLink,
   after: PaymentLink,
+  ended: Set<string>,
 ): Promise<void> {
   const session = before.psp_session;
-  if (!session || after.psp_session?.id === session.id) return;
+  if (!session || after.psp_session?.id === session.id || ended.has(session.id)) return;
+  if (Date.parse(session.expires_at) <= deps.now().getTime()) return;
   try {
     await deps.pspSessions.expireSession(before.account, before.mode, session);
   } catch (error) {
-    logger.warn('PSP session not expired', { link_id: before.id, error });
+    logger.warn('PSP session not ended', {
+      link_id: before.id,
+      session_id: session.id,
+      connection_id: session.connection_id,
+      error,
+    });
+    throw new PspSessionNotEndedError(error);
   }
-}
-
-async function endPspSession(
-  deps: TransitionDependencies,
-  transition: Transition | undefined,
-): Promise<void> {
-  if (transition) await endDroppedPspSession(deps, transition.before, transition.after);
+  ended.add(session.id);
 }
 
 /**
  * `PATCH /v1/payment-links/{id}`: the merchant's changes to an open link, stored with a write conditioned on the
  * version read, and retried from a fresh read when a payment, cancel, expiry or session write got there first
  * (which then decides: a link that is no longer open is `invalid_state`). PATCH states the result, so repeating
- * it is harmless and it takes no `Idempotency-Key`.
+ * it is harmless and it takes no `Idempotency-Key`. A change to what the PSP shows drops the link's session and
+ * then asks its PSP to end it. Unlike cancel and expiry, PATCH promises nothing about payability, so a PSP that
+ * cannot end the session does not block the merchant's change: the session's payment stays pending, and the
+ * checkout never opens another session before that one is confirmed ended (docs/orchestration.md#sessions).
  */
 export async function updatePaymentLink(
   deps: LinkDependencies & { pspSessions: PspSessions },
@@ -171,7 +183,11 @@ export async function updatePaymentLink(
       if (error instanceof ConcurrentModificationError && attempt < MAX_TRANSITION_ATTEMPTS) continue;
       throw error;
     }
-    await endDroppedPspSession(deps, before, after);
+    try {
+      await endDroppedSession(deps, before, after, new Set());
+    } catch {
+      // Logged by endDroppedSession; the checkout ends or shows that session before it opens another.
+    }
     return after;
   }
 }
@@ -179,18 +195,21 @@ export async function updatePaymentLink(
 /**
  * The merchant cancels a link: 200 with the canceled link, the same link unchanged when it already was
  * canceled, `invalid_state` when paid or expired. Emits `payment_link.canceled` once however many cancels race.
+ * The link's payable PSP session is ended first; when its PSP cannot end it the link stays open
+ * (`PspSessionNotEndedError`: 503 with `Retry-After`), so a cancel that answers 200 left no payable session.
  */
 export async function cancelPaymentLink(
   deps: TransitionDependencies,
   principal: Principal,
   id: string,
 ): Promise<PaymentLink> {
-  const { link, transition } = await applyTransition(
+  const ended = new Set<string>();
+  const { link } = await applyTransition(
     deps,
     () => getPaymentLink(deps, principal, id),
     (current, now) => cancel(current, now),
+    (transition) => endDroppedSession(deps, transition.before, transition.after, ended),
   );
-  await endPspSession(deps, transition);
   return link;
 }
 
@@ -210,6 +229,7 @@ export async function expireDueLinks(
   for (const { id, mode } of due) {
     if (!hasTimeLeft()) break;
     try {
+      const ended = new Set<string>();
       const { transition } = await applyTransition(
         deps,
         async () => {
@@ -218,8 +238,9 @@ export async function expireDueLinks(
           return link;
         },
         (link, now) => expire(link, now),
+        // A session its PSP could not end keeps the link open (reads show it expired): the next run tries again.
+        (transition) => endDroppedSession(deps, transition.before, transition.after, ended),
       );
-      await endPspSession(deps, transition);
       if (transition) expired++;
     } catch (error) {
       failed++;

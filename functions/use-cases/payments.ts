@@ -3,14 +3,16 @@ import type { PspConnection } from '../domain/connection.ts';
 import { ConcurrentModificationError, NotFoundError } from '../domain/errors.ts';
 import { ID_RANDOM_LENGTH } from '../domain/ids.ts';
 import {
+  checkFailed,
   type Payment,
   type PaymentOutcome,
   settle,
   startedPayment,
   stillPending,
   toPaymentResource,
+  withReference,
 } from '../domain/payment.ts';
-import { markPaid, type PaymentLink, reportPayment } from '../domain/payment-link.ts';
+import { markPaid, type PaymentLink, reportPayment, withPaymentReference } from '../domain/payment-link.ts';
 import type { Mode, Principal } from '../domain/principal.ts';
 import { bytesToBase62 } from '../domain/random.ts';
 import { logger } from '../logger.ts';
@@ -77,17 +79,29 @@ export async function recordSessionStatus(
     queue: deps.queue,
     checkoutBase: deps.checkoutBase,
   };
-  if (payment.status === 'succeeded' && status.paymentReference) {
+  if (payment.status === 'succeeded') {
+    // Paid even while the PSP's reference is unknown (Adyen's link status before its AUTHORISATION): a success
+    // is never stored without moving the link; the reference follows (docs/orchestration.md#adyen).
     const paid = {
       id: payment.id,
       connection_id: connection.id,
       provider: connection.provider,
-      reference: status.paymentReference,
+      reference: payment.provider_reference,
     };
     const result = await applyTransition(transitions, load, (current, now) => markPaid(current, paid, now));
     if (result.transition) {
       putMetrics({ PaymentsSucceeded: 1 }, { provider: connection.provider });
+      if (paid.reference === null) {
+        logger.warn('Payment confirmed before its PSP reference: the link is paid, the reference follows', {
+          link_id: link.id,
+          payment_id: payment.id,
+          connection_id: connection.id,
+        });
+      }
       return 'paid';
+    }
+    if (payment.provider_reference !== null) {
+      await storeLinkReference(deps, link, payment.id, payment.provider_reference);
     }
     const reported = await applyTransition(transitions, load, (current, now) =>
       reportPayment(current, 'payment_link.duplicate_payment', toPaymentResource(payment), now),
@@ -110,6 +124,29 @@ export async function recordSessionStatus(
     return 'failed';
   }
   return 'ignored';
+}
+
+/**
+ * The link paid by this payment before its PSP reference was known gets it (a conditional write; a link that
+ * changed meanwhile is read again, and a lost race leaves it for the next copy of the notification).
+ */
+async function storeLinkReference(
+  deps: PaymentDependencies,
+  link: PaymentLink,
+  paymentId: string,
+  reference: string,
+): Promise<void> {
+  for (let attempt = 1; attempt <= MAX_SAVE_ATTEMPTS; attempt++) {
+    const current = attempt === 1 ? link : await deps.links.get(link.id, link.mode);
+    const after = current && withPaymentReference(current, paymentId, reference);
+    if (!current || !after) return;
+    try {
+      await deps.links.update(current, after);
+      return;
+    } catch (error) {
+      if (!(error instanceof ConcurrentModificationError) || attempt >= MAX_SAVE_ATTEMPTS) throw error;
+    }
+  }
 }
 
 /** The payment as it stands after the PSP's answer (created when the attempt left no record of its own). */
@@ -137,7 +174,7 @@ async function savePayment(
         },
         now,
       );
-    const next = settle(current, outcome, now);
+    const next = settle(current, outcome, now) ?? withReference(current, outcome.reference, now);
     try {
       if (next) await deps.payments.save(next, stored);
       else if (!stored) await deps.payments.save(current);
@@ -161,7 +198,8 @@ export async function listPayments(
 /**
  * The sweeper of missed notifications: asks the PSP about payments still pending when their next check is due
  * (10 minutes after they started, then twice as long each time until the session can no longer be paid) and
- * records the answer exactly as a notification would. A payment that fails is logged and left for the next run.
+ * records the answer exactly as a notification would. A payment whose check fails is logged and asked again
+ * after the same growing waits (`checkFailed`), so it never comes first on every run ahead of the others.
  */
 export async function checkPendingPayments(
   deps: PaymentDependencies & { psps: PspConnections },
@@ -179,9 +217,18 @@ export async function checkPendingPayments(
     } catch (error) {
       failed++;
       logger.error('Could not check a pending payment', { link_id, payment_id: id, error });
+      await backOff(deps, link_id, mode, id).catch((backOffError: unknown) =>
+        logger.warn('Pending payment check not postponed', { payment_id: id, error: backOffError }),
+      );
     }
   }
   return { checked, failed };
+}
+
+async function backOff(deps: PaymentDependencies, linkId: string, mode: Mode, id: string): Promise<void> {
+  const payment = await deps.payments.get(linkId, mode, id);
+  const later = payment && checkFailed(payment, deps.now());
+  if (later) await deps.payments.save(later, payment);
 }
 
 async function checkPayment(

@@ -6,14 +6,16 @@ import {
   type PspConnection,
 } from '../domain/connection.ts';
 import type { ConnectionHealth } from '../domain/connection-health.ts';
-import { PspNotConfiguredError } from '../domain/errors.ts';
+import { ConnectionInUseError, PspNotConfiguredError } from '../domain/errors.ts';
 import type { PaymentLink, PspPayment, PspSession, Refund } from '../domain/payment-link.ts';
 import type { Mode } from '../domain/principal.ts';
 import type { RefundOutcome } from '../domain/refund.ts';
 import type { Routing } from '../domain/routing.ts';
-import type { Psp, PspFactory } from '../ports/psp.ts';
+import type { PaymentRepository } from '../ports/payment-repository.ts';
+import type { Psp, PspFactory, SessionEnd } from '../ports/psp.ts';
 import type { PspConfigRepository } from '../ports/psp-config-repository.ts';
 import type { ConnectionDirectory, PspConnectionRepository } from '../ports/psp-connections.ts';
+import type { RefundLedger } from '../ports/refund-ledger.ts';
 import type { PspSessions } from './payment-links.ts';
 import { type PaymentRefunds, refundOutcomeOf } from './refunds.ts';
 
@@ -127,14 +129,16 @@ export class PspConnections implements PspSessions, PaymentRefunds {
     return { psp: await this.adapter(connection), payment };
   }
 
-  /** Ends a session at the connection that created it. */
-  async expireSession(account: string, mode: Mode, session: PspSession): Promise<void> {
+  /** Ends a session at the connection that created it (see `SessionEnd`). */
+  async expireSession(account: string, mode: Mode, session: PspSession): Promise<SessionEnd> {
     const connection = await this.sessionConnection(account, mode, session);
-    await (await this.adapter(connection)).expireSession(session);
+    return (await this.adapter(connection)).expireSession(session);
   }
 }
 
 async function askForRefund(psp: Psp, payment: PspPayment, link: PaymentLink, refund: Refund) {
+  // `requestRefund` refuses a payment without its reference; a refund stored before that rule has none to send.
+  if (payment.reference === null) throw new Error(`Payment ${payment.id} has no PSP reference yet.`);
   const status = await psp.refund({
     refundId: refund.id,
     linkId: link.id,
@@ -142,6 +146,29 @@ async function askForRefund(psp: Psp, payment: PspPayment, link: PaymentLink, re
     amount: refund.amount,
   });
   return refundOutcomeOf(status);
+}
+
+/**
+ * `npm run psp -- remove <id>`: deletes a connection, unless a payment is still pending through it (a session a
+ * buyer may still pay, which only its connection can end or be asked about) or a refund is (which only it can
+ * settle): then `ConnectionInUseError`, naming them, and nothing changes (docs/orchestration.md#removing-a-connection).
+ * Returns the removed connection, or undefined when there is none with that id.
+ */
+export async function removeConnection(
+  deps: {
+    repository: PspConnectionRepository;
+    payments: Pick<PaymentRepository, 'pendingOfConnection'>;
+    refunds: Pick<RefundLedger, 'pendingOfConnection'>;
+  },
+  id: string,
+): Promise<PspConnection | undefined> {
+  if (!(await deps.repository.get(id))) return undefined;
+  const [payments, refunds] = await Promise.all([
+    deps.payments.pendingOfConnection(id),
+    deps.refunds.pendingOfConnection(id),
+  ]);
+  if (payments.length > 0 || refunds.length > 0) throw new ConnectionInUseError(id, { payments, refunds });
+  return deps.repository.remove(id);
 }
 
 /**

@@ -23,6 +23,8 @@ export interface ServiceFunctionProps {
   environment: Record<string, string>;
   timeout?: Duration;
   memorySize?: number;
+  /** Concurrent invocations kept for this function, and its ceiling; none: it shares the account's pool. */
+  reservedConcurrentExecutions?: number;
   /** Removal policy of the function's log group. */
   logRemovalPolicy: RemovalPolicy;
 }
@@ -94,6 +96,7 @@ export class ServiceFunction extends Construct {
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize ?? 512,
       timeout: props.timeout ?? Duration.seconds(DEFAULT_TIMEOUT_SECONDS),
+      reservedConcurrentExecutions: props.reservedConcurrentExecutions,
       loggingFormat: LoggingFormat.JSON,
       // Lambda's own platform.start and platform.report lines (about 450 B per invocation, more than our own
       // lines per request) are INFO: dropped. Its warnings and errors (a timeout, a crash) stay; durations and

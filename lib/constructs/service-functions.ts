@@ -33,6 +33,22 @@ export interface ServiceFunctionsProps {
   secrets?: CheckoutSecrets;
   /** Decryption of webhook signing secrets, for the functions whose route-table entry says `signingKey`. */
   signingKey?: SigningKey;
+  /**
+   * Reserved concurrency: per-function overrides of the route table's `reservedConcurrency`, or `off` for none
+   * at all (an account whose concurrency quota is too small to reserve any).
+   */
+  reservedConcurrency?: ReservedConcurrency;
+}
+
+export type ReservedConcurrency = 'off' | Partial<Record<HandlerName, number>>;
+
+/** The reserved concurrency a handler's function gets: the override, else the route table's, else none. */
+export function reservedConcurrencyOf(
+  handler: HandlerName,
+  overrides: ReservedConcurrency = {},
+): number | undefined {
+  if (overrides === 'off') return undefined;
+  return overrides[handler] ?? (functions[handler] as FunctionDefinition).reservedConcurrency;
 }
 
 /**
@@ -58,6 +74,7 @@ export class ServiceFunctions extends Construct {
       handler,
       environment,
       timeout: Duration.seconds(timeoutSecondsOf(handler)),
+      reservedConcurrentExecutions: reservedConcurrencyOf(handler, this.props.reservedConcurrency),
       logRemovalPolicy: protectData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
     }).function;
     const tableActions = tableActionsOf(handler);

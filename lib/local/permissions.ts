@@ -22,11 +22,19 @@ import {
  */
 const runningFunction = new AsyncLocalStorage<HandlerName>();
 
+/**
+ * Every call the emulation refused in this process. A handler may catch and log an AccessDenied (a best-effort
+ * step), so tests read the refusals here rather than hope for a failed response
+ * (test/integration/stored-connection-sessions.test.ts).
+ */
+export const permissionAudit = { refused: [] as { handler: HandlerName; action: string }[] };
+
 export function asFunction<T>(handler: HandlerName, invoke: () => Promise<T>): Promise<T> {
   return runningFunction.run(handler, invoke);
 }
 
 function accessDenied(handler: HandlerName, action: string): Error {
+  permissionAudit.refused.push({ handler, action });
   return Object.assign(
     new Error(`AccessDenied: the ${handler} function is not granted ${action} (lib/routes.ts).`),
     { name: 'AccessDeniedException' },

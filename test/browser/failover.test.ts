@@ -73,4 +73,28 @@ describe('a buyer in Chromium when the first PSP connection fails', () => {
       }),
     ]);
   });
+
+  it('after a Decline, pays with another payment provider from our page, which names no connection', async () => {
+    const account = 'browser-another';
+    const buyerKey = await stack.issueKey(account, 'test');
+    const first = await addConnection({ account, mode: 'test', provider: 'sandbox', name: 'First' });
+    const second = await addConnection({ account, mode: 'test', provider: 'sandbox', name: 'Second' });
+    const link = await createLink(stack, buyerKey.api_key);
+    const page = await browser.newPage();
+
+    await page.goto(link.checkout_url);
+    await page.waitForURL(/\/sandbox\/checkout\//);
+    await page.getByRole('button', { name: 'Decline', exact: true }).click();
+    await page.getByRole('link', { name: 'Back to the merchant' }).click();
+    await page.getByRole('heading', { name: 'Payment not completed' }).waitFor();
+    expect(await page.content()).not.toContain('pc_');
+    await page.getByRole('link', { name: 'Pay with another payment provider' }).click();
+    await page.waitForURL(/\/sandbox\/checkout\//);
+    await page.getByRole('button', { name: 'Pay', exact: true }).click();
+    await page.waitForURL(`${link.checkout_url}/complete`);
+
+    const paid = await stack.request('GET', `/v1/payment-links/${link.id}`, { key: buyerKey.api_key });
+    expect(paid.body).toMatchObject({ status: 'paid', payment: { connection_id: second.id } });
+    expect(first.id).not.toBe(second.id);
+  });
 });

@@ -6,7 +6,14 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tableSchema } from '../../functions/adapters/dynamodb/table-schema.ts';
 import { createApp } from '../../lib/app.ts';
-import { functions, type HandlerName, routes, tableActionsOf, timeoutSecondsOf } from '../../lib/routes.ts';
+import {
+  functions,
+  type HandlerName,
+  isKeyless,
+  routes,
+  tableActionsOf,
+  timeoutSecondsOf,
+} from '../../lib/routes.ts';
 import { functionLogicalId, policyStatementsOf, synthesize } from '../support/synth.ts';
 
 let template: Template;
@@ -131,6 +138,42 @@ describe('the CDK stack', () => {
     });
   });
 
+  it('reserves concurrency for every function reachable without an API key, and for no merchant function', () => {
+    const handlers = Object.keys(functions) as HandlerName[];
+    expect(handlers.filter(isKeyless).sort()).toEqual(
+      ['checkout-page', 'get-openapi', 'psp-notifications', 'route-fallback', 'sandbox-checkout'].sort(),
+    );
+    const reserved = (stackTemplate: Template, handler: HandlerName) =>
+      stackTemplate.findResources('AWS::Lambda::Function')[functionLogicalId(stackTemplate, handler)]
+        ?.Properties.ReservedConcurrentExecutions;
+    for (const handler of handlers) {
+      const expected = isKeyless(handler)
+        ? (functions[handler] as { reservedConcurrency?: number }).reservedConcurrency
+        : undefined;
+      if (isKeyless(handler))
+        expect({ handler, expected }).toEqual({ handler, expected: expect.any(Number) });
+      expect({ handler, reserved: reserved(template, handler) }).toEqual({ handler, reserved: expected });
+    }
+    expect(reserved(template, 'checkout-page')).toBe(100);
+  });
+
+  it('takes each reservation from CDK context, and reserves none with reservedConcurrency=off', () => {
+    const { template: tuned } = synthesize({ checkoutPageReservedConcurrency: '300' });
+    const { template: off } = synthesize({ reservedConcurrency: 'off' });
+
+    const checkout = (stackTemplate: Template) =>
+      stackTemplate.findResources('AWS::Lambda::Function')[functionLogicalId(stackTemplate, 'checkout-page')]
+        ?.Properties;
+    expect(checkout(tuned)?.ReservedConcurrentExecutions).toBe(300);
+    expect(
+      Object.values(off.findResources('AWS::Lambda::Function')).filter(
+        (fn) => fn.Properties.ReservedConcurrentExecutions !== undefined,
+      ),
+    ).toEqual([]);
+    expect(() => synthesize({ pspNotificationsReservedConcurrency: '0' })).toThrow(/positive integer/);
+    expect(() => synthesize({ reservedConcurrency: 'on' })).toThrow(/reservedConcurrency/);
+  });
+
   it('keys the table by pk/sk with the shared index, on demand, encrypted, recoverable and protected outside dev', () => {
     template.hasResource('AWS::DynamoDB::GlobalTable', {
       DeletionPolicy: 'Retain',
@@ -185,6 +228,23 @@ describe('the CDK stack', () => {
     for (const statement of dynamoStatements) {
       expect(JSON.stringify(statement.Resource)).toMatch(/LinksTable/);
       expect(JSON.stringify(statement.Action)).not.toContain('*');
+    }
+  });
+
+  it('lets every function that reaches PSP connections find a stored one by its id: Query on gsi1', () => {
+    const pspHandlers = (Object.keys(functions) as HandlerName[]).filter((handler) =>
+      (functions[handler] as { secrets?: readonly string[] }).secrets?.includes('psp'),
+    );
+    expect(pspHandlers).toEqual(
+      expect.arrayContaining(['checkout-page', 'update-payment-link', 'cancel-payment-link', 'expire-links']),
+    );
+    for (const handler of pspHandlers) {
+      const queries = policyStatementsOf(template, handler).filter(
+        (statement: { Effect: string; Action: unknown }) =>
+          statement.Effect === 'Allow' && [statement.Action].flat().includes('dynamodb:Query'),
+      );
+      expect({ handler, granted: queries.length }).toEqual({ handler, granted: 1 });
+      expect(JSON.stringify(queries[0].Resource)).toContain(`/index/${tableSchema.gsi1.indexName}`);
     }
   });
 

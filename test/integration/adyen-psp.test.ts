@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AdyenPspFactory } from '../../functions/adapters/psp/adyen-psp.ts';
+import { AdyenPspFactory, adyenAmountProblem } from '../../functions/adapters/psp/adyen-psp.ts';
 import { PspCallTimeoutError } from '../../functions/adapters/psp/psp-calls.ts';
 import { InvalidNotificationError, PspNotConfiguredError } from '../../functions/domain/errors.ts';
 import type { Mode } from '../../functions/domain/principal.ts';
-import type { Psp } from '../../functions/ports/psp.ts';
+import { type Psp, PspRefusalError } from '../../functions/ports/psp.ts';
 import { type FakeAdyen, startFakeAdyen } from '../support/fake-adyen.ts';
 import { trustFakePspCertificate } from '../support/fake-psp-server.ts';
 import { checkoutReturn, orderLink, storedConnection } from '../support/psp-fixtures.ts';
@@ -86,6 +86,23 @@ describe('the Adyen adapter, through @adyen/api-library against an Adyen-speakin
       expires_at: options.expiresAt.toISOString(),
     });
     expect(psp.checkoutOrigin).toBe(new URL(session.url).origin);
+  });
+
+  it('refuses locally an amount Adyen cannot express, and takes its 5xx as its own failure, not a refusal', async () => {
+    expect(adyenAmountProblem({ value: '10.50', currency: 'IDR' })).toMatch(/cannot express/);
+    expect(adyenAmountProblem({ value: '10', currency: 'IDR' })).toBeUndefined();
+    expect(adyenAmountProblem({ value: '10.50', currency: 'EUR' })).toBeUndefined();
+    const psp = await factory.create(testConnection);
+    adyen.outage = 'error';
+    try {
+      const failure = await psp
+        .createSession(orderLink('5.00'), checkoutReturn(testConnection))
+        .catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(Error);
+      expect(failure).not.toBeInstanceOf(PspRefusalError);
+    } finally {
+      adyen.outage = 'none';
+    }
   });
 
   it("uses Adyen's minor units where they differ from ISO 4217: ISK and CLP with two, IDR and CVE with none", async () => {
@@ -196,17 +213,17 @@ describe('the Adyen adapter, through @adyen/api-library against an Adyen-speakin
     expect(adyen.requests.at(-1)?.headers['x-api-key']).toBe(liveCredentials.api_key);
   });
 
-  it('expires an active link when it ends the session, and leaves a completed or expired one alone', async () => {
+  it('expires an active link when it ends the session, and says when Adyen refuses to end a completed or expired one', async () => {
     const psp = await factory.create(testConnection);
     const open = await psp.createSession(orderLink('5.00'), checkoutReturn(testConnection));
-    await psp.expireSession(open);
+    await expect(psp.expireSession(open)).resolves.toBe('ended');
     expect(adyen.paymentLinks.get(open.id)?.status).toBe('expired');
     expect(JSON.parse(adyen.requests.find((r) => r.method === 'PATCH')?.body ?? '')).toEqual({
       status: 'expired',
     });
-    await expect(psp.expireSession(open)).resolves.toBeUndefined();
+    await expect(psp.expireSession(open)).resolves.toBe('refused');
     const { session } = await paid(psp);
-    await expect(psp.expireSession(session)).resolves.toBeUndefined();
+    await expect(psp.expireSession(session)).resolves.toBe('refused');
     expect(adyen.paymentLinks.get(session.id)?.status).toBe('completed');
   });
 

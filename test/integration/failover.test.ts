@@ -4,7 +4,9 @@ import {
   pspConnectionRepository,
   sandboxSessionStore,
 } from '../../functions/dependencies.ts';
+import { MAX_SESSIONS_PER_WINDOW } from '../../functions/domain/checkout.ts';
 import { claimTrial, DOWN_FOR_MS, FAILURES_BEFORE_DOWN } from '../../functions/domain/connection-health.ts';
+import { newPaymentId, type Payment, settle, startedPayment } from '../../functions/domain/payment.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
 import { addConnection } from '../support/connections.ts';
@@ -101,21 +103,82 @@ describe('failover at checkout', () => {
     );
     expect(claims.filter((claim) => claim !== undefined)).toHaveLength(1);
   });
+});
 
-  it('ends the previous session before opening one at another connection: one open session per link', async () => {
-    const { key, connections } = await account('one-session', ['ok', 'ok']);
+describe('choosing another payment provider (?via=)', () => {
+  /** The buyer declines on the sandbox page of the link's current session. */
+  const decline = async (linkId: string) => {
+    const session = (await storedLink(linkId)).psp_session!;
+    const declined = await fetch(`${stack.baseUrl}/sandbox/checkout/${session.id}/decline`, {
+      method: 'POST',
+    });
+    expect(declined.status).toBe(200);
+    return session;
+  };
+
+  it('is not honoured while the attempt is still payable: alternating ?via= neither ends nor opens sessions', async () => {
+    const { key, connections } = await account('via-flood', ['ok', 'ok']);
     const link = await createLink(stack, key.api_key);
     await navigate(link.checkout_url);
     const first = (await storedLink(link.id)).psp_session!;
-    expect(first.connection_id).toBe(connections[0]?.id);
 
-    await navigate(`${link.checkout_url}?via=${connections[1]?.id}`);
+    for (const connection of [connections[1], connections[0], connections[1], connections[0]]) {
+      const page = await navigate(`${link.checkout_url}?via=${connection?.id}`);
+      expect(page.status).toBe(200);
+      expect(page.text).toContain(first.url);
+    }
+    expect((await storedLink(link.id)).psp_session?.id).toBe(first.id);
+    expect((await sandboxSessionStore().get(first.id))?.status).toBe('open');
+    expect(await paymentRepository().listOfLink(link.id, 'test')).toHaveLength(1);
+  });
+
+  it('is offered after a declined attempt without naming a connection, and opens the session at another one', async () => {
+    const { key, connections } = await account('via-after-decline', ['ok', 'ok']);
+    const link = await createLink(stack, key.api_key);
+    await navigate(link.checkout_url);
+    const declined = await decline(link.id);
+    expect(declined.connection_id).toBe(connections[0]?.id);
+
+    // Back from the PSP: a choice, and no session opened until the buyer makes it.
+    const back = await navigate(`${link.checkout_url}?canceled=1`);
+    expect(back.status).toBe(200);
+    expect(back.text).toContain('Pay with another payment provider');
+    expect(back.text).toContain(`${link.checkout_url}?via=next`);
+    expect(back.text).not.toMatch(/pc_[A-Za-z0-9]/);
+    expect(await paymentRepository().listOfLink(link.id, 'test')).toHaveLength(1);
+
+    await navigate(`${link.checkout_url}?via=next`);
     const second = (await storedLink(link.id)).psp_session!;
     expect(second.connection_id).toBe(connections[1]?.id);
-    expect((await sandboxSessionStore().get(first.id))?.status).toBe('expired');
-    expect((await sandboxSessionStore().get(second.id))?.status).toBe('open');
-    const payments = await paymentRepository().listOfLink(link.id, 'test');
-    expect(payments.find((payment) => payment.id === first.payment_id)?.status).toBe('canceled');
+    // Asked again while that attempt is payable: the same session.
+    await navigate(`${link.checkout_url}?via=next`);
+    expect((await storedLink(link.id)).psp_session?.id).toBe(second.id);
+  });
+
+  it(`opens at most ${MAX_SESSIONS_PER_WINDOW} sessions per link per hour, then answers 429 with Retry-After`, async () => {
+    const { key, connections } = await account('session-cap', ['ok']);
+    const link = await createLink(stack, key.api_key);
+    const connection = connections[0]!;
+    const start = Date.now() - 30 * 60_000;
+    // Earlier attempts of the last hour, each declined by the buyer.
+    for (let index = 0; index < MAX_SESSIONS_PER_WINDOW; index++) {
+      const at = new Date(start + index * 60_000);
+      const started = startedPayment(
+        { id: newPaymentId(), link: { id: link.id, account: 'session-cap', mode: 'test' }, connection },
+        { id: `sbcs_earlier${index}`, expires_at: new Date(at.getTime() + 3_600_000).toISOString() },
+        at,
+      );
+      await paymentRepository().save(
+        settle(started, { state: 'failed', failure: null, reference: null }, at) as Payment,
+      );
+    }
+
+    const page = await navigate(link.checkout_url);
+    expect(page.status).toBe(429);
+    expect(Number(page.headers['retry-after'])).toBeGreaterThan(0);
+    expect(Number(page.headers['retry-after'])).toBeLessThanOrEqual(30 * 60 + 1);
+    expect((await storedLink(link.id)).psp_session).toBeNull();
+    expect(await paymentRepository().listOfLink(link.id, 'test')).toHaveLength(MAX_SESSIONS_PER_WINDOW);
   });
 });
 
@@ -141,7 +204,7 @@ describe('a declined attempt', () => {
     expect(stored.status).toBe('open');
     expect(stored.psp_session).toBeNull();
 
-    await navigate(`${link.checkout_url}?canceled=1`);
+    await navigate(link.checkout_url);
     const fresh = (await storedLink(link.id)).psp_session!;
     expect(fresh.id).not.toBe(session.id);
   });

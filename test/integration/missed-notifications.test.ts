@@ -7,21 +7,53 @@ import {
   pspConnections,
   sandboxSessionStore,
 } from '../../functions/dependencies.ts';
+import type { PspConnection } from '../../functions/domain/connection.ts';
 import { FIRST_CHECK_AFTER_MS } from '../../functions/domain/payment.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { checkPendingPayments } from '../../functions/use-cases/payments.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
+import { addConnection } from '../support/connections.ts';
+import { type FakeAdyen, startFakeAdyen } from '../support/fake-adyen.ts';
+import { trustFakePspCertificate } from '../support/fake-psp-server.ts';
 import { navigate } from '../support/navigate.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';
 
+const adyenCredentials = {
+  api_key: 'AQE-sweeper-adyen-test-key',
+  merchant_account: 'SweeperShopECOM',
+  hmac_key: '44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056',
+  environment: 'test',
+};
 let stack: TestStack;
 let key: IssuedApiKey;
+let adyen: FakeAdyen;
+let adyenKey: IssuedApiKey;
+let adyenConnection: PspConnection;
+let untrust: () => void;
 
 beforeAll(async () => {
+  untrust = trustFakePspCertificate();
+  adyen = await startFakeAdyen({
+    apiKeys: [adyenCredentials.api_key],
+    merchantAccount: adyenCredentials.merchant_account,
+  });
+  process.env.ADYEN_API_URL = adyen.url; // read once by functions/config.ts, before the stack's first request
   stack = await startTestStack();
   key = await stack.issueKey('sweeper', 'test');
+  adyenKey = await stack.issueKey('sweeper-adyen', 'test');
+  adyenConnection = await addConnection({
+    account: 'sweeper-adyen',
+    mode: 'test',
+    provider: 'adyen',
+    name: 'adyen',
+    credentials: adyenCredentials,
+  });
 });
-afterAll(() => stack.stop());
+afterAll(async () => {
+  await stack?.stop();
+  await adyen?.stop();
+  untrust();
+});
 
 /** The sweeper as its schedule runs it, at `at`. */
 const sweep = (at: Date) =>
@@ -80,5 +112,67 @@ describe('the sweeper of missed notifications', () => {
     const settled = await paymentRepository().get(link.id, 'test', session.payment_id);
     expect(settled).toMatchObject({ status: 'expired', failure: { code: 'expired' }, next_check_at: null });
     expect((await storedLink(link.id)).status).toBe('open');
+  });
+
+  it('pays the link when Adyen says its payment link is completed, before the AUTHORISATION, whose reference then follows', async () => {
+    const link = await createLink(stack, adyenKey.api_key);
+    await navigate(link.checkout_url);
+    const session = (await storedLink(link.id)).psp_session!;
+    // The buyer paid; Adyen's AUTHORISATION notification is late (Adyen has no API to read the payment back).
+    const authorisation = adyen.pay(session.id);
+
+    await sweep(new Date(Date.now() + FIRST_CHECK_AFTER_MS + 1_000));
+    const paid = await storedLink(link.id);
+    expect(paid.status).toBe('paid');
+    expect(paid.payment).toMatchObject({ id: session.payment_id, provider: 'adyen', reference: null });
+    expect(await paymentRepository().get(link.id, 'test', session.payment_id)).toMatchObject({
+      status: 'succeeded',
+      provider_reference: null,
+    });
+    const eventTypes = async () =>
+      (
+        await stack.request('GET', `/v1/payment-links/${link.id}/events`, { key: adyenKey.api_key })
+      ).body.data.map((event: { type: string }) => event.type);
+    expect(await eventTypes()).toEqual(['payment_link.paid']);
+    // Nothing to refund through yet: Adyen refunds name the payment's PSP reference.
+    const refund = await stack.request('POST', `/v1/payment-links/${link.id}/refunds`, {
+      key: adyenKey.api_key,
+      body: {},
+    });
+    expect(refund.status).toBe(409);
+    expect(refund.body.code).toBe('invalid_state');
+
+    const notified = await stack.request('POST', `/psp/adyen/notifications/${adyenConnection.id}`, {
+      rawBody: adyen.notification([authorisation], { hmacKey: adyenCredentials.hmac_key }),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(notified.status).toBe(200);
+    expect((await storedLink(link.id)).payment).toMatchObject({
+      id: session.payment_id,
+      reference: authorisation.pspReference,
+    });
+    expect(await paymentRepository().get(link.id, 'test', session.payment_id)).toMatchObject({
+      provider_reference: authorisation.pspReference,
+    });
+    expect(await eventTypes()).toEqual(['payment_link.paid']);
+  });
+
+  it('asks later about a payment whose check fails, instead of picking it first on every run', async () => {
+    const link = await createLink(stack, adyenKey.api_key);
+    await navigate(link.checkout_url);
+    const session = (await storedLink(link.id)).psp_session!;
+    const at = new Date(Date.now() + FIRST_CHECK_AFTER_MS + 1_000);
+    adyen.outage = 'error';
+    try {
+      const run = await sweep(at);
+      expect(run.failed).toBeGreaterThan(0);
+    } finally {
+      adyen.outage = 'none';
+    }
+    const postponed = await paymentRepository().get(link.id, 'test', session.payment_id);
+    expect(postponed).toMatchObject({ status: 'pending', checks: 1 });
+    expect(Date.parse(postponed?.next_check_at as string)).toBeGreaterThan(at.getTime());
+    const due = await paymentRepository().dueForCheck(at, 100);
+    expect(due.map((payment) => payment.id)).not.toContain(session.payment_id);
   });
 });

@@ -164,18 +164,18 @@ describe('the Mollie adapter, through @mollie/api-client against a Mollie-speaki
     );
   });
 
-  it('cancels an open payment when it ends the session, and leaves an uncancelable or paid one alone', async () => {
+  it('cancels an open payment when it ends the session, and says when Mollie refuses to cancel one', async () => {
     const psp = await factory.create(testConnection);
     const open = await psp.createSession(orderLink('5.00'), checkoutReturn(testConnection));
-    await psp.expireSession(open);
+    await expect(psp.expireSession(open)).resolves.toBe('ended');
     expect(mollie.payments.get(open.id)?.status).toBe('canceled');
     expect(mollie.requests.at(-1)).toMatchObject({ method: 'DELETE', path: `/v2/payments/${open.id}` });
 
     const paid = await paidPayment(psp);
-    await expect(psp.expireSession(paid)).resolves.toBeUndefined();
+    await expect(psp.expireSession(paid)).resolves.toBe('refused');
     expect(mollie.payments.get(paid.id)?.status).toBe('paid');
     // Ending twice is not an error either.
-    await expect(psp.expireSession(open)).resolves.toBeUndefined();
+    await expect(psp.expireSession(open)).resolves.toBe('refused');
   });
 
   it('refunds part of a paid payment with our refund id as idempotency key, then reads the refund back', async () => {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { httpRequest, navigate } from '../support/navigate.ts';
 import { type StartedStack, startLikeNpmStart, stopStarted } from '../support/npm-start.ts';
 
 const execFileAsync = promisify(execFile);
@@ -87,6 +88,47 @@ describe('npm run psp', () => {
     const after = JSON.parse((await psp('list', '--account', 'cli-shop', '--json')).stdout);
     expect(after.map((row: { id: string }) => row.id)).toEqual([second.connection_id]);
     expect((await psp('disable', firstId)).code).toBe(2);
+  });
+
+  it('refuses to remove a connection a payment is still pending through (exit 1, naming it), and removes it once paid', async () => {
+    const added = await psp(
+      'add',
+      '--account',
+      'acct_demo',
+      '--mode',
+      'test',
+      '--provider',
+      'sandbox',
+      '--name',
+      'In use',
+      '--json',
+    );
+    const { connection_id: id } = JSON.parse(added.stdout);
+    const created = await fetch(`${stack.baseUrl}/v1/payment-links`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ amount: { value: '5.00', currency: 'EUR' }, connections: [id] }),
+    });
+    const link = (await created.json()) as { id: string; checkout_url: string };
+    const page = await navigate(link.checkout_url);
+    const sessionId = /sandbox\/checkout\/([^"/?]+)/.exec(page.text)?.[1];
+    expect(sessionId).toBeDefined();
+
+    const refused = await psp('remove', id);
+
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(
+      new RegExp(`${id} still has 1 pending payment \\(pay_\\w+ of ${link.id}\\)`),
+    );
+    expect(refused.stderr).toContain(`npm run psp -- disable ${id}`);
+    const listed = JSON.parse((await psp('list', '--account', 'acct_demo', '--json')).stdout);
+    expect(listed.map((row: { id: string }) => row.id)).toContain(id);
+
+    await httpRequest(`${stack.baseUrl}/sandbox/checkout/${sessionId}/pay`, { method: 'POST' });
+    const removed = await psp('remove', id);
+
+    expect(removed.code).toBe(0);
+    expect(removed.stdout).toContain(`${id} removed.`);
   });
 
   it('stores Stripe credentials in the 0600 secrets file under the connection, and prints its notification address', async () => {

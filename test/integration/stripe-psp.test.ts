@@ -1,9 +1,10 @@
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StripePsp } from '../../functions/adapters/psp/stripe-psp.ts';
+import { StripePsp, stripeAmountProblem } from '../../functions/adapters/psp/stripe-psp.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
 import { InvalidNotificationError } from '../../functions/domain/errors.ts';
 import { newPaymentLink } from '../../functions/domain/payment-link.ts';
+import { PspRefusalError } from '../../functions/ports/psp.ts';
 import { type FakeStripe, startFakeStripe } from '../support/fake-stripe.ts';
 
 const credentials = { secret_key: 'sk_test_fake_123', webhook_secret: 'whsec_fake_456' };
@@ -168,14 +169,32 @@ describe('the Stripe adapter, through the official SDK against a Stripe-speaking
     });
   });
 
-  it('expires a session, and treats one that can no longer be expired as done', async () => {
+  it("knows Stripe's minimum and maximum charges and the amounts it cannot express, before any call", () => {
+    expect(stripeAmountProblem({ value: '0.30', currency: 'EUR' })).toMatch(/minimum/);
+    expect(stripeAmountProblem({ value: '0.50', currency: 'EUR' })).toBeUndefined();
+    expect(stripeAmountProblem({ value: '0.30', currency: 'GBP' })).toBeUndefined();
+    expect(stripeAmountProblem({ value: '1000000', currency: 'EUR' })).toMatch(/maximum/);
+    expect(stripeAmountProblem({ value: '999999.99', currency: 'EUR' })).toBeUndefined();
+    // Zero-decimal at Stripe although ISO 4217 gives it two.
+    expect(stripeAmountProblem({ value: '1000.50', currency: 'MGA' })).toMatch(/cannot express/);
+    expect(stripeAmountProblem({ value: '1000', currency: 'MGA' })).toBeUndefined();
+  });
+
+  it("reports Stripe's 400 to a session as a refusal of the link, not a failure of Stripe", async () => {
+    const failure = await psp
+      .createSession(link('0.10', 'EUR'), checkout(new Date(Date.now() + 3_600_000)))
+      .catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(PspRefusalError);
+  });
+
+  it('expires a session, and says when Stripe refuses to expire one that is no longer open', async () => {
     const session = await psp.createSession(link('10', 'EUR'), checkout(new Date(Date.now() + 3_600_000)));
-    await psp.expireSession(session);
+    await expect(psp.expireSession(session)).resolves.toBe('ended');
     expect(stripe.requests.at(-1)).toMatchObject({
       method: 'POST',
       path: `/v1/checkout/sessions/${session.id}/expire`,
     });
     expect(stripe.sessions.get(session.id)?.status).toBe('expired');
-    await expect(psp.expireSession(session)).resolves.toBeUndefined();
+    await expect(psp.expireSession(session)).resolves.toBe('refused');
   });
 });

@@ -4,7 +4,8 @@ import { type RecordedPspRequest, startFakePspServer } from './fake-psp-server.t
 
 export type FakePaymentLink = Record<string, unknown> & {
   id: string;
-  status: 'active' | 'completed' | 'expired' | 'paymentPending';
+  /** As Adyen's Checkout API v72 `PaymentLinkResponse.status` enumerates them. */
+  status: 'active' | 'completed' | 'expired' | 'paid' | 'paymentPending';
   reference: string;
   merchantAccount: string;
   amount: { value: number; currency: string };

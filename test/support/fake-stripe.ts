@@ -146,6 +146,18 @@ export async function startFakeStripe(options: {
       return reply(404, { error: { type: 'invalid_request_error', message: 'Unrecognized request URL' } });
     const [, sessionId, expire] = match;
     if (!sessionId && request.method === 'POST') {
+      // Stripe's minimum charge (docs.stripe.com/currencies), here for the currencies the tests use.
+      const minimum = { eur: 50, usd: 50, gbp: 30 }[form['line_items[0][price_data][currency]'] ?? ''];
+      if (minimum !== undefined && Number(form['line_items[0][price_data][unit_amount]']) < minimum) {
+        return reply(400, {
+          error: {
+            type: 'invalid_request_error',
+            code: 'amount_too_small',
+            param: 'line_items[0][price_data][unit_amount]',
+            message: "The Checkout Session's total amount due must add up to at least €0.50 eur",
+          },
+        });
+      }
       const created = Math.floor(Date.now() / 1000);
       const session: FakeSession = {
         id: id(livemode ? 'cs_live' : 'cs_test'),

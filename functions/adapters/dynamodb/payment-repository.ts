@@ -4,7 +4,7 @@ import { ConcurrentModificationError } from '../../domain/errors.ts';
 import { isPaymentId, type Payment } from '../../domain/payment.ts';
 import type { Mode } from '../../domain/principal.ts';
 import type { PaymentRepository } from '../../ports/payment-repository.ts';
-import { allItems, dueInSweeperIndex } from './query.ts';
+import { allItems, allOfSweeperIndex, dueInSweeperIndex } from './query.ts';
 import { paymentKeys, shardOf, withoutKeys } from './table-schema.ts';
 
 function paymentItem(payment: Payment) {
@@ -80,6 +80,26 @@ export class DynamoPaymentRepository implements PaymentRepository {
       'mode',
     ]);
     return due.map((item) => ({
+      id: String(item.id),
+      link_id: String(item.link_id),
+      mode: item.mode as Mode,
+    }));
+  }
+
+  /** A pending payment always has a next check, so the sweeper's list holds every one. */
+  async pendingOfConnection(connectionId: string): Promise<{ link_id: string; mode: Mode; id: string }[]> {
+    const items = await allOfSweeperIndex(
+      this.client,
+      this.tableName,
+      paymentKeys.checkShard,
+      {
+        expression: 'connection_id = :connection AND #status = :pending',
+        names: { '#status': 'status' },
+        values: { ':connection': connectionId, ':pending': 'pending' },
+      },
+      ['id', 'link_id', 'mode'],
+    );
+    return items.map((item) => ({
       id: String(item.id),
       link_id: String(item.link_id),
       mode: item.mode as Mode,

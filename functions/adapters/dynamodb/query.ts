@@ -58,6 +58,36 @@ export async function itemsOfShards(
 }
 
 /**
+ * Every entry of one of the sweepers' work lists in gsi3 (`partitionOf(shard)`), due or not, that `filter`
+ * (a FilterExpression over `values`) keeps, with only `attributes` read: for operators' checks (the PSP CLI),
+ * which read the whole list rather than what is due.
+ */
+export async function allOfSweeperIndex(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  partitionOf: (shard: number) => string,
+  filter: { expression: string; names?: Record<string, string>; values: Record<string, unknown> },
+  attributes: readonly string[],
+): Promise<Record<string, unknown>[]> {
+  const projected = Object.fromEntries(attributes.map((name, index) => [`#a${index}`, name]));
+  const items: Record<string, unknown>[] = [];
+  for (let shard = 0; shard < INDEX_SHARDS; shard++) {
+    items.push(
+      ...(await allItems(client, {
+        TableName: tableName,
+        IndexName: tableSchema.gsi3.indexName,
+        KeyConditionExpression: 'gsi3pk = :shard',
+        FilterExpression: filter.expression,
+        ExpressionAttributeNames: { ...projected, ...filter.names },
+        ExpressionAttributeValues: { ':shard': partitionOf(shard), ...filter.values },
+        ProjectionExpression: Object.keys(projected).join(', '),
+      })),
+    );
+  }
+  return items;
+}
+
+/**
  * One of the sweepers' work lists in gsi3 (`partitionOf(shard)`, sort key `<due time>#<id>`): up to `limit`
  * entries due at or before `now`, oldest first within each shard, with only `attributes` read.
  */

@@ -4,7 +4,7 @@ import type { PaymentLink, Refund, Transition } from '../../domain/payment-link.
 import type { Mode } from '../../domain/principal.ts';
 import type { RefundLedger } from '../../ports/refund-ledger.ts';
 import { dropOrphan, putEvent } from './link-repository.ts';
-import { dueInSweeperIndex } from './query.ts';
+import { allOfSweeperIndex, dueInSweeperIndex } from './query.ts';
 import { keys, refundCheckKeys } from './table-schema.ts';
 
 /**
@@ -102,5 +102,25 @@ export class DynamoRefundLedger implements RefundLedger {
       'mode',
     ]);
     return items.map((item) => ({ id: String(item.id), mode: item.mode as Mode }));
+  }
+
+  /** A link with a pending refund stays on the refund sweeper's list until none is pending. */
+  async pendingOfConnection(connectionId: string): Promise<{ link_id: string; id: string }[]> {
+    const items = await allOfSweeperIndex(
+      this.client,
+      this.tableName,
+      keys.refundCheckShard,
+      {
+        expression: '#payment.connection_id = :connection',
+        names: { '#payment': 'payment' },
+        values: { ':connection': connectionId },
+      },
+      ['id', 'refunds'],
+    );
+    return items.flatMap((item) =>
+      ((item.refunds ?? []) as Refund[])
+        .filter((refund) => refund.status === 'pending')
+        .map((refund) => ({ link_id: String(item.id), id: refund.id })),
+    );
   }
 }

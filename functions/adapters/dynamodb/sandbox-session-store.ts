@@ -70,11 +70,12 @@ export class DynamoSandboxSessionStore implements SandboxSessionStore {
     });
   }
 
-  async expire(id: string): Promise<void> {
-    await this.updateIfOpen(id, 'SET #status = :expired', { ':expired': 'expired' });
+  async expire(id: string): Promise<boolean> {
+    return this.updateIfOpen(id, 'SET #status = :expired', { ':expired': 'expired' });
   }
 
-  private async updateIfOpen(id: string, update: string, values: Record<string, unknown>) {
+  /** Whether the session was open (and is now changed). */
+  private async updateIfOpen(id: string, update: string, values: Record<string, unknown>): Promise<boolean> {
     try {
       await this.client.send(
         new UpdateCommand({
@@ -86,8 +87,10 @@ export class DynamoSandboxSessionStore implements SandboxSessionStore {
           ExpressionAttributeValues: { ':open': 'open', ...values },
         }),
       );
+      return true;
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      return false;
     }
   }
 }

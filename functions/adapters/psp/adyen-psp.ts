@@ -15,9 +15,10 @@ import type {
   PspRefundRequest,
   PspRefundStatus,
   PspSessionStatus,
+  SessionEnd,
 } from '../../ports/psp.ts';
 import type { SecretStore } from '../../ports/secret-store.ts';
-import { RecentFacts, StoredCredentialsPspFactory, withinPspBudget } from './psp-calls.ts';
+import { RecentFacts, refusalOrFailure, StoredCredentialsPspFactory, withinPspBudget } from './psp-calls.ts';
 
 // CommonJS declarations: under NodeNext their `export default` is the `default` member of the module.
 type AdyenClient = typeof import('@adyen/api-library/lib/src/client.js').default;
@@ -43,6 +44,19 @@ export function adyenAmount(amount: Amount): { currency: string; value: number }
     currency: amount.currency,
     value: Number(toMinorUnits(amount, ADYEN_EXPONENT_OVERRIDES[amount.currency])),
   };
+}
+
+/**
+ * Why Adyen cannot take `amount`, checked before any call: an amount with more decimals than Adyen's minor units
+ * of the currency (IDR and CVE have none at Adyen) cannot be sent (docs/orchestration.md#amounts).
+ */
+export function adyenAmountProblem(amount: Amount): string | undefined {
+  try {
+    adyenAmount(amount);
+    return undefined;
+  } catch {
+    return `Adyen cannot express ${amount.value} ${amount.currency} (it takes no decimals in that currency).`;
+  }
 }
 
 /** A connection's stored credentials (docs/orchestration.md#adyen). */
@@ -160,7 +174,10 @@ export class AdyenPsp implements Psp {
         },
         { idempotencyKey: checkout.paymentId },
       ),
-    );
+    ).catch((error: unknown) => {
+      // Adyen answers 422 (or 400) to what it does not take in this link: not a failure of Adyen.
+      throw refusalOrFailure(this.provider, error);
+    });
     return {
       provider: this.provider,
       connection_id: this.connection.id,
@@ -274,16 +291,19 @@ export class AdyenPsp implements Psp {
   }
 
   /**
-   * Expires the payment link. Adyen refuses (422) to update a link that is no longer active (completed or
-   * expired): nothing left to end. One call, as the functions that end sessions budget for.
+   * Expires the payment link. Adyen refuses (422) to update a link that is no longer active (completed, a
+   * payment pending on it, or expired): `refused`, and the caller fetches which. One call, as the functions that
+   * end sessions budget for.
    */
-  async expireSession(session: PspSession): Promise<void> {
+  async expireSession(session: PspSession): Promise<SessionEnd> {
     try {
       await this.call(() =>
         this.sdk.paymentLinks.updatePaymentLink(session.id, { status: 'expired' as never }),
       );
+      return 'ended';
     } catch (error) {
-      if (statusOf(error) !== 422) throw error;
+      if (statusOf(error) === 422) return 'refused';
+      throw error;
     }
   }
 
@@ -376,6 +396,10 @@ export class AdyenPspFactory extends StoredCredentialsPspFactory<AdyenCredential
 
   protected parse(credentials: unknown, mode: Mode): AdyenCredentials {
     return checkAdyenCredentials(credentials, mode);
+  }
+
+  amountProblem(amount: Amount): string | undefined {
+    return adyenAmountProblem(amount);
   }
 
   protected async build(credentials: AdyenCredentials, connection: PspConnection): Promise<Psp> {

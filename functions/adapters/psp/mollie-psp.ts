@@ -12,9 +12,10 @@ import type {
   PspRefundRequest,
   PspRefundStatus,
   PspSessionStatus,
+  SessionEnd,
 } from '../../ports/psp.ts';
 import type { SecretStore } from '../../ports/secret-store.ts';
-import { RecentFacts, StoredCredentialsPspFactory, withinPspBudget } from './psp-calls.ts';
+import { RecentFacts, refusalOrFailure, StoredCredentialsPspFactory, withinPspBudget } from './psp-calls.ts';
 
 export const MOLLIE_PROVIDER = 'mollie' as const;
 
@@ -113,7 +114,10 @@ export class MolliePsp implements Psp {
         metadata: { link_id: link.id, payment_id: checkout.paymentId },
         idempotencyKey: checkout.paymentId,
       }),
-    );
+    ).catch((error: unknown) => {
+      // Mollie answers 422 to an amount or currency it does not take: this link's problem, not Mollie's.
+      throw refusalOrFailure(this.provider, error);
+    });
     if (!this.isOfMode(payment)) {
       throw new Error(
         `Mollie created ${payment.id} in ${payment.mode} mode for a ${this.connection.mode} connection`,
@@ -178,15 +182,17 @@ export class MolliePsp implements Psp {
 
   /**
    * Cancels the payment while Mollie still allows it (`isCancelable`: most methods only until the buyer starts
-   * paying). Mollie refuses (422) a payment that is paid, ended or no longer cancelable: that one runs out by
-   * itself, and a payment confirmed on it anyway is recorded as a duplicate (docs/orchestration.md#mollie).
+   * paying). Mollie refuses (422) a payment that is paid, ended or no longer cancelable (`refused`): the caller
+   * asks which, and a payment that may still be paid is not taken as ended (docs/orchestration.md#mollie).
    * One call, as the functions that end sessions budget for.
    */
-  async expireSession(session: PspSession): Promise<void> {
+  async expireSession(session: PspSession): Promise<SessionEnd> {
     try {
       await this.call(() => this.mollie.payments.cancel(session.id));
+      return 'ended';
     } catch (error) {
-      if (statusOf(error) !== 422) throw error;
+      if (statusOf(error) === 422) return 'refused';
+      throw error;
     }
   }
 
@@ -249,6 +255,14 @@ export class MolliePspFactory extends StoredCredentialsPspFactory<MollieCredenti
 
   protected parse(credentials: unknown, mode: Mode): MollieCredentials {
     return checkMollieCredentials(credentials, mode);
+  }
+
+  /**
+   * Mollie's limits depend on the payment method the buyer picks on its page, and its currencies on the
+   * account: Mollie says so itself (422, a refusal that fails over without counting against the connection).
+   */
+  amountProblem(_amount: Amount): string | undefined {
+    return undefined;
   }
 
   protected async build(credentials: MollieCredentials, connection: PspConnection): Promise<Psp> {

@@ -1,8 +1,9 @@
 import { CALL_BUDGETS, worstCaseMs } from '../../domain/call-budgets.ts';
 import type { Provider, PspConnection } from '../../domain/connection.ts';
 import { PspNotConfiguredError } from '../../domain/errors.ts';
+import type { Amount } from '../../domain/money.ts';
 import type { Mode } from '../../domain/principal.ts';
-import type { Psp, PspFactory } from '../../ports/psp.ts';
+import { type Psp, type PspFactory, PspRefusalError } from '../../ports/psp.ts';
 import type { SecretStore } from '../../ports/secret-store.ts';
 
 /** A PSP call that got no answer within its budget: the PSP counts as unavailable (a failover at checkout). */
@@ -33,6 +34,15 @@ export async function withinPspBudget<T>(provider: string, call: () => Promise<T
 }
 
 /**
+ * A PSP's validation answer to a session creation (HTTP 400 or 422) is a refusal of this link, not a failure of
+ * the PSP (`PspRefusalError`); anything else is rethrown as it is.
+ */
+export function refusalOrFailure(provider: string, error: unknown): unknown {
+  const status = (error as { statusCode?: unknown } | null)?.statusCode;
+  return status === 400 || status === 422 ? new PspRefusalError(provider, error) : error;
+}
+
+/**
  * The factory of a provider whose connections keep their credentials in the secret store (Stripe, Mollie,
  * Adyen): `parse` checks credentials for shape and mode, both when they are stored (`checkCredentials`) and each
  * time an adapter is built from them (`connectionCredentials`); `build` makes the adapter. Each connection's
@@ -52,6 +62,8 @@ export abstract class StoredCredentialsPspFactory<C> implements PspFactory {
 
   /** The adapter of `connection` with its checked credentials (the PSP's SDK loaded here, on first use). */
   protected abstract build(credentials: C, connection: PspConnection): Promise<Psp>;
+
+  abstract amountProblem(amount: Amount): string | undefined;
 
   checkCredentials(credentials: unknown, mode: Mode): void {
     this.parse(credentials, mode);

@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { BUILT_IN_SANDBOX_ID, type PspConnection } from '../../domain/connection.ts';
 import { InvalidNotificationError } from '../../domain/errors.ts';
+import type { Amount } from '../../domain/money.ts';
 import type { PaymentLink, PspSession } from '../../domain/payment-link.ts';
 import { MODES, type Mode } from '../../domain/principal.ts';
 import { randomBase62 } from '../../domain/random.ts';
@@ -12,6 +13,7 @@ import type {
   PspRefundRequest,
   PspRefundStatus,
   PspSessionStatus,
+  SessionEnd,
 } from '../../ports/psp.ts';
 import type { SandboxSessionStore } from '../../ports/sandbox-sessions.ts';
 
@@ -172,8 +174,9 @@ export class SandboxPsp implements Psp {
     };
   }
 
-  async expireSession(session: PspSession): Promise<void> {
-    await this.options.sessions.expire(session.id);
+  /** Only an open session can be expired; one already paid, declined or expired is `refused`. */
+  async expireSession(session: PspSession): Promise<SessionEnd> {
+    return (await this.options.sessions.expire(session.id)) ? 'ended' : 'refused';
   }
 
   /** The sandbox moves no money, so a refund succeeds at once; its reference is derived from ours. */
@@ -219,6 +222,11 @@ export class SandboxPspFactory implements PspFactory {
 
   constructor(options: SandboxPspOptions) {
     this.options = options;
+  }
+
+  /** The sandbox takes any amount a link can have. */
+  amountProblem(_amount: Amount): string | undefined {
+    return undefined;
   }
 
   /** The sandbox has no credentials of its own (its signing secret is the service's). */

@@ -2,16 +2,18 @@ import type Stripe from 'stripe';
 import { CALL_BUDGETS } from '../../domain/call-budgets.ts';
 import type { PspConnection } from '../../domain/connection.ts';
 import { InvalidNotificationError } from '../../domain/errors.ts';
-import { toMinorUnits } from '../../domain/money.ts';
+import { type Amount, toMinorUnits } from '../../domain/money.ts';
 import type { PaymentLink, PspSession } from '../../domain/payment-link.ts';
 import { MODES, type Mode } from '../../domain/principal.ts';
-import type {
-  CheckoutReturn,
-  Psp,
-  PspNotification,
-  PspRefundRequest,
-  PspRefundStatus,
-  PspSessionStatus,
+import {
+  type CheckoutReturn,
+  type Psp,
+  type PspNotification,
+  type PspRefundRequest,
+  type PspRefundStatus,
+  PspRefusalError,
+  type PspSessionStatus,
+  type SessionEnd,
 } from '../../ports/psp.ts';
 import type { SecretStore } from '../../ports/secret-store.ts';
 import { StoredCredentialsPspFactory } from './psp-calls.ts';
@@ -34,6 +36,59 @@ const STRIPE_EXPONENT_OVERRIDES: Record<string, number> = { MGA: 0, ISK: 2 };
 /** The `unit_amount` Stripe expects for an amount. */
 export function stripeUnitAmount(amount: PaymentLink['amount']): number {
   return Number(toMinorUnits(amount, STRIPE_EXPONENT_OVERRIDES[amount.currency]));
+}
+
+/**
+ * Stripe's minimum charge per presentment currency, in its minor units (docs.stripe.com/currencies, "Minimum
+ * and maximum charge amounts"); other currencies have a minimum equivalent to 0.50 USD, which only Stripe can
+ * convert, so they are left to Stripe.
+ */
+const STRIPE_MINIMUMS: Record<string, number> = {
+  USD: 50,
+  AED: 200,
+  AUD: 50,
+  BGN: 100,
+  BRL: 50,
+  CAD: 50,
+  CHF: 50,
+  CZK: 1500,
+  DKK: 250,
+  EUR: 50,
+  GBP: 30,
+  HKD: 400,
+  HUF: 17500,
+  INR: 50,
+  JPY: 50,
+  MXN: 1000,
+  MYR: 200,
+  NOK: 300,
+  NZD: 50,
+  PLN: 200,
+  RON: 200,
+  SEK: 300,
+  SGD: 50,
+  THB: 1000,
+};
+/** Stripe takes at most eight digits of minor units (twelve for IDR). */
+const STRIPE_MAXIMUM = 99_999_999;
+const STRIPE_MAXIMUMS: Record<string, number> = { IDR: 999_999_999_999 };
+
+/** Why Stripe cannot take `amount`, checked before any call (docs/orchestration.md#amounts). */
+export function stripeAmountProblem(amount: Amount): string | undefined {
+  let minor: number;
+  try {
+    minor = stripeUnitAmount(amount);
+  } catch {
+    return `Stripe cannot express ${amount.value} ${amount.currency} (too many decimals for the currency).`;
+  }
+  const minimum = STRIPE_MINIMUMS[amount.currency];
+  if (minimum !== undefined && minor < minimum) {
+    return `${amount.value} ${amount.currency} is below Stripe's minimum charge.`;
+  }
+  if (minor > (STRIPE_MAXIMUMS[amount.currency] ?? STRIPE_MAXIMUM)) {
+    return `${amount.value} ${amount.currency} is above Stripe's maximum charge.`;
+  }
+  return undefined;
 }
 
 /** The Secrets Manager value of a Stripe connection's credentials (docs/orchestration.md#stripe). */
@@ -116,7 +171,30 @@ export class StripePsp implements Psp {
   }
 
   async createSession(link: PaymentLink, checkout: CheckoutReturn): Promise<PspSession> {
-    const session = await this.stripe.checkout.sessions.create({
+    const session = await this.createCheckoutSession(link, checkout).catch((error: unknown) => {
+      // A 400 is Stripe refusing this link (its amount, its currency); 401, 403, 429, 5xx and no answer are not.
+      throw error instanceof this.sdk.errors.StripeInvalidRequestError
+        ? new PspRefusalError(this.provider, error)
+        : error;
+    });
+    if (!session.url) throw new Error(`Stripe returned session ${session.id} without a url`);
+    if (session.livemode !== this.livemode) {
+      throw new Error(
+        `Stripe created ${session.id} with livemode ${session.livemode} for a ${this.connection.mode} connection`,
+      );
+    }
+    return {
+      provider: this.provider,
+      connection_id: this.connection.id,
+      payment_id: checkout.paymentId,
+      id: session.id,
+      url: session.url,
+      expires_at: new Date(session.expires_at * 1000).toISOString(),
+    };
+  }
+
+  private createCheckoutSession(link: PaymentLink, checkout: CheckoutReturn) {
+    return this.stripe.checkout.sessions.create({
       mode: 'payment',
       client_reference_id: link.id,
       line_items: [
@@ -137,20 +215,6 @@ export class StripePsp implements Psp {
         metadata: { link_id: link.id, mode: link.mode, payment_id: checkout.paymentId },
       },
     });
-    if (!session.url) throw new Error(`Stripe returned session ${session.id} without a url`);
-    if (session.livemode !== this.livemode) {
-      throw new Error(
-        `Stripe created ${session.id} with livemode ${session.livemode} for a ${this.connection.mode} connection`,
-      );
-    }
-    return {
-      provider: this.provider,
-      connection_id: this.connection.id,
-      payment_id: checkout.paymentId,
-      id: session.id,
-      url: session.url,
-      expires_at: new Date(session.expires_at * 1000).toISOString(),
-    };
   }
 
   async verifyNotification(
@@ -216,12 +280,15 @@ export class StripePsp implements Psp {
     };
   }
 
-  async expireSession(session: PspSession): Promise<void> {
+  async expireSession(session: PspSession): Promise<SessionEnd> {
     try {
       await this.stripe.checkout.sessions.expire(session.id);
+      return 'ended';
     } catch (error) {
-      // Expiring a session that is already complete or expired is a 400 from Stripe: nothing left to do.
-      if (!(error instanceof this.sdk.errors.StripeInvalidRequestError)) throw error;
+      // Stripe refuses (400) to expire a session that is complete (paid, or an asynchronous payment under way)
+      // or already expired: which one, the caller asks.
+      if (error instanceof this.sdk.errors.StripeInvalidRequestError) return 'refused';
+      throw error;
     }
   }
 
@@ -271,6 +338,10 @@ export class StripePspFactory extends StoredCredentialsPspFactory<StripeCredenti
 
   protected parse(credentials: unknown, mode: Mode): StripeCredentials {
     return checkStripeCredentials(credentials, mode);
+  }
+
+  amountProblem(amount: Amount): string | undefined {
+    return stripeAmountProblem(amount);
   }
 
   protected async build(credentials: StripeCredentials, connection: PspConnection): Promise<Psp> {

@@ -1,0 +1,221 @@
+import { describe, expect, it } from 'vitest';
+import {
+  type CheckoutSituation,
+  MAX_SESSIONS_PER_WINDOW,
+  nextCheckoutStep,
+  SESSION_WINDOW_MS,
+  withSession,
+} from '../../functions/domain/checkout.ts';
+import type { PspConnection } from '../../functions/domain/connection.ts';
+import {
+  checkFailed,
+  endedByUs,
+  newPaymentId,
+  type Payment,
+  settle,
+  startedPayment,
+  toPaymentResource,
+  withReference,
+} from '../../functions/domain/payment.ts';
+import {
+  markPaid,
+  type PaymentLink,
+  type PspSession,
+  reportPayment,
+  withPaymentReference,
+} from '../../functions/domain/payment-link.ts';
+import { orderLink, storedConnection } from '../support/psp-fixtures.ts';
+
+const now = new Date('2026-01-01T10:00:00Z');
+const a = storedConnection('stripe', 'test', 'pc_a');
+const b = storedConnection('mollie', 'test', 'pc_b');
+const inOneHour = new Date(now.getTime() + 3_600_000).toISOString();
+
+/** An attempt at `connection` started `minutesAgo`, its session open for another hour, with its page. */
+function attempt(link: PaymentLink, connection: PspConnection, minutesAgo = 1): Payment {
+  const id = newPaymentId();
+  return startedPayment(
+    { id, link, connection },
+    { id: `sess_${id}`, expires_at: inOneHour, url: `https://psp.example/${id}` },
+    new Date(now.getTime() - minutesAgo * 60_000),
+  );
+}
+
+const sessionOf = (payment: Payment): PspSession => ({
+  provider: payment.provider,
+  connection_id: payment.connection_id,
+  payment_id: payment.id,
+  id: payment.session_id as string,
+  url: payment.session_url as string,
+  expires_at: payment.session_expires_at as string,
+});
+
+const declined = (payment: Payment) =>
+  settle(payment, { state: 'failed', failure: null, reference: null }, now) as Payment;
+
+function situation(changes: Partial<CheckoutSituation> & { link: PaymentLink }): CheckoutSituation {
+  return {
+    payments: [],
+    routed: [a, b],
+    amountProblems: new Map(),
+    now,
+    wantsAnother: false,
+    returned: false,
+    unendable: new Set(),
+    ...changes,
+  };
+}
+
+describe('the next checkout step', () => {
+  it('shows the link’s open session while its connection serves the link and the buyer has time on it', () => {
+    const link = orderLink('10.00');
+    const payment = attempt(link, a);
+    const shown = withSession(link, sessionOf(payment));
+    expect(nextCheckoutStep(situation({ link: shown, payments: [payment] }))).toEqual({
+      kind: 'show',
+      session: sessionOf(payment),
+    });
+  });
+
+  it('ends an open session that is no longer the link’s before anything else, and never opens beside it', () => {
+    const link = orderLink('10.00');
+    const payment = attempt(link, a);
+    // The merchant changed the description: the link dropped the session, the PSP has not confirmed its end.
+    expect(nextCheckoutStep(situation({ link, payments: [payment] }))).toEqual({
+      kind: 'end',
+      session: sessionOf(payment),
+    });
+    // The PSP would not end it: the buyer is shown that one again, not a new one.
+    expect(
+      nextCheckoutStep(situation({ link, payments: [payment], unendable: new Set([payment.id]) })),
+    ).toEqual({ kind: 'show', session: sessionOf(payment) });
+    // Ended: a new session may be opened.
+    const ended = endedByUs(payment, now) as Payment;
+    expect(nextCheckoutStep(situation({ link, payments: [ended] }))).toMatchObject({ kind: 'open' });
+  });
+
+  it('makes the buyer wait until an open session that can be neither ended nor shown expires', () => {
+    const link = orderLink('10.00');
+    const payment = { ...attempt(link, a), session_url: undefined };
+    expect(
+      nextCheckoutStep(situation({ link, payments: [payment], unendable: new Set([payment.id]) })),
+    ).toEqual({ kind: 'wait', reason: 'unavailable', until: new Date(inOneHour) });
+  });
+
+  it('ignores ?via= while an attempt is open, and honours it after one that ended unpaid', () => {
+    const link = orderLink('10.00');
+    const open = attempt(link, a);
+    expect(
+      nextCheckoutStep(
+        situation({ link: withSession(link, sessionOf(open)), payments: [open], wantsAnother: true }),
+      ),
+    ).toMatchObject({ kind: 'show' });
+    expect(nextCheckoutStep(situation({ link, payments: [declined(open)], wantsAnother: true }))).toEqual({
+      kind: 'open',
+      candidates: [b, a],
+    });
+    expect(nextCheckoutStep(situation({ link, payments: [declined(open)] }))).toEqual({
+      kind: 'open',
+      candidates: [a, b],
+    });
+  });
+
+  it('offers a buyer back from an unpaid attempt the choice, without opening a session', () => {
+    const link = orderLink('10.00');
+    const failed = declined(attempt(link, a));
+    expect(nextCheckoutStep(situation({ link, payments: [failed], returned: true }))).toEqual({
+      kind: 'choose',
+      another: true,
+    });
+    expect(nextCheckoutStep(situation({ link, payments: [failed], returned: true, routed: [a] }))).toEqual({
+      kind: 'choose',
+      another: false,
+    });
+  });
+
+  it(`opens no more than ${MAX_SESSIONS_PER_WINDOW} sessions per link in a window`, () => {
+    const link = orderLink('10.00');
+    const earlier = Array.from({ length: MAX_SESSIONS_PER_WINDOW }, (_, index) =>
+      declined(attempt(link, a, 50 - index)),
+    );
+    expect(nextCheckoutStep(situation({ link, payments: earlier }))).toEqual({
+      kind: 'wait',
+      reason: 'throttled',
+      until: new Date(now.getTime() - 50 * 60_000 + SESSION_WINDOW_MS),
+    });
+    expect(nextCheckoutStep(situation({ link, payments: earlier.slice(1) }))).toMatchObject({
+      kind: 'open',
+    });
+  });
+
+  it('leaves out connections that cannot take the amount, and waits when none can', () => {
+    const link = orderLink('0.30');
+    expect(
+      nextCheckoutStep(situation({ link, amountProblems: new Map([['pc_a', 'below the minimum']]) })),
+    ).toEqual({ kind: 'open', candidates: [b] });
+    expect(
+      nextCheckoutStep(
+        situation({
+          link,
+          amountProblems: new Map([
+            ['pc_a', 'below the minimum'],
+            ['pc_b', 'below the minimum'],
+          ]),
+        }),
+      ),
+    ).toEqual({ kind: 'wait', reason: 'unavailable', until: null });
+  });
+});
+
+describe('a payment the sweeper asks about', () => {
+  it('is asked again later when the question failed, and stays pending even past its session', () => {
+    const link = orderLink('10.00');
+    const payment = { ...attempt(link, a), session_expires_at: new Date(now.getTime() - 1).toISOString() };
+    const later = checkFailed(payment, now) as Payment;
+    expect(later).toMatchObject({ status: 'pending', checks: 1 });
+    expect(Date.parse(later.next_check_at as string)).toBeGreaterThan(now.getTime());
+    const again = checkFailed(later, now) as Payment;
+    expect(Date.parse(again.next_check_at as string)).toBeGreaterThan(
+      Date.parse(later.next_check_at as string),
+    );
+    expect(checkFailed(declined(payment), now)).toBeUndefined();
+  });
+
+  it('takes the PSP reference of a payment that succeeded without one, once', () => {
+    const link = orderLink('10.00');
+    const succeeded = settle(
+      attempt(link, a),
+      { state: 'succeeded', failure: null, reference: null },
+      now,
+    ) as Payment;
+    expect(succeeded.provider_reference).toBeNull();
+    const referenced = withReference(succeeded, 'PSP123', now);
+    expect(referenced).toMatchObject({ status: 'succeeded', provider_reference: 'PSP123' });
+    expect(withReference(referenced as Payment, 'OTHER', now)).toBeUndefined();
+    expect(withReference(succeeded, null, now)).toBeUndefined();
+  });
+});
+
+describe('a link paid before its PSP reference is known', () => {
+  it('takes the reference of its own payment later, and still reports another payment as a duplicate', () => {
+    const link = orderLink('10.00');
+    const paid = markPaid(
+      link,
+      { id: 'pay_1', connection_id: 'pc_a', provider: 'adyen', reference: null },
+      now,
+    )?.after as PaymentLink;
+    expect(paid).toMatchObject({ status: 'paid', payment: { reference: null } });
+    expect(withPaymentReference(paid, 'pay_other', 'PSP1')).toBeUndefined();
+    const referenced = withPaymentReference(paid, 'pay_1', 'PSP1');
+    expect(referenced).toMatchObject({ payment: { reference: 'PSP1' }, version: paid.version + 1 });
+    expect(withPaymentReference(referenced as PaymentLink, 'pay_1', 'PSP2')).toBeUndefined();
+
+    const second = settle(
+      attempt(link, b),
+      { state: 'succeeded', failure: null, reference: null },
+      now,
+    ) as Payment;
+    const report = reportPayment(paid, 'payment_link.duplicate_payment', toPaymentResource(second), now);
+    expect(report?.event.type).toBe('payment_link.duplicate_payment');
+  });
+});
