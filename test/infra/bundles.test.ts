@@ -138,16 +138,6 @@ describe('Lambda bundles', () => {
     expect(over).toEqual([]);
   });
 
-  it('ship the asset, chunks included, within the same budget of the bare SDK clients', () => {
-    const over = handlerBundles()
-      .filter((bundle) => {
-        const baseline = baselineOf(bundle);
-        return bundle.bytes > budgets.bundleSize * baseline.bytes;
-      })
-      .map((bundle) => `${bundle.name}: ${bundle.bytes} B vs ${baselineOf(bundle).bytes} B`);
-    expect(over).toEqual([]);
-  });
-
   it('carry none of what was removed for size: classic zod, any zod locale, the currency-codes data', () => {
     const unwanted = handlerBundles().flatMap((bundle) =>
       bundle.inputs

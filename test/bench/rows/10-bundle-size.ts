@@ -19,11 +19,8 @@ export default {
         subject: bundle.name,
         value: `${kb(bundle.coldBytes)} / ${kb(bundle.coldGzipBytes)} (asset ${kb(bundle.bytes)})`,
         baseline: `${kb(baseline.coldBytes)} / ${kb(baseline.coldGzipBytes)} (asset ${kb(baseline.bytes)}) ${baseline.name}`,
-        ratio: Math.max(
-          bundle.coldBytes / baseline.coldBytes,
-          bundle.coldGzipBytes / baseline.coldGzipBytes,
-          bundle.bytes / baseline.bytes,
-        ),
+        // Judged on what a cold start parses; the asset's chunks only add to the zip Lambda downloads.
+        ratio: Math.max(bundle.coldBytes / baseline.coldBytes, bundle.coldGzipBytes / baseline.coldGzipBytes),
         budget: { max: budgets.bundleSize },
       });
     }
