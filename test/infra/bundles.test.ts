@@ -118,19 +118,19 @@ describe('Lambda bundles', () => {
     );
   });
 
-  it(`each load at a cold start within ${budgets.bundleSize}x the bare SDK clients they need, minified and gzipped`, () => {
-    // What every cold start parses: index.mjs and the chunks it imports statically. Chunks loaded by a first call
-    // (a PSP's SDK) are judged by their own test above; the AWS SDK's unused credential providers by no one.
+  it(`each stay within ${budgets.bundleSize}x the bare SDK clients they need, minified and gzipped, chunks included`, () => {
+    // The whole asset against the whole bare asset, as before code splitting; what a cold start parses is judged
+    // by the cold-import rows of the benchmark (its share of index.mjs and static chunks is shown there).
     const over = handlerBundles()
       .map((bundle) => {
         const baseline = baselineOf(bundle);
         return {
           bundle: `${bundle.name} vs ${baseline.name}`,
-          minified: `${bundle.coldBytes} B = ${(bundle.coldBytes / baseline.coldBytes).toFixed(3)}x`,
-          gzipped: `${bundle.coldGzipBytes} B = ${(bundle.coldGzipBytes / baseline.coldGzipBytes).toFixed(3)}x`,
+          minified: `${bundle.bytes} B = ${(bundle.bytes / baseline.bytes).toFixed(3)}x`,
+          gzipped: `${bundle.gzipBytes} B = ${(bundle.gzipBytes / baseline.gzipBytes).toFixed(3)}x`,
           within:
-            bundle.coldBytes <= budgets.bundleSize * baseline.coldBytes &&
-            bundle.coldGzipBytes <= budgets.bundleSize * baseline.coldGzipBytes,
+            bundle.bytes <= budgets.bundleSize * baseline.bytes &&
+            bundle.gzipBytes <= budgets.bundleSize * baseline.gzipBytes,
         };
       })
       .filter((entry) => !entry.within);

@@ -19,8 +19,8 @@ export default {
         subject: bundle.name,
         value: `${kb(bundle.coldBytes)} / ${kb(bundle.coldGzipBytes)} (asset ${kb(bundle.bytes)})`,
         baseline: `${kb(baseline.coldBytes)} / ${kb(baseline.coldGzipBytes)} (asset ${kb(baseline.bytes)}) ${baseline.name}`,
-        // Judged on what a cold start parses; the asset's chunks only add to the zip Lambda downloads.
-        ratio: Math.max(bundle.coldBytes / baseline.coldBytes, bundle.coldGzipBytes / baseline.coldGzipBytes),
+        // Judged on the whole asset, as the bundle test does; what a cold start loads is shown first.
+        ratio: Math.max(bundle.bytes / baseline.bytes, bundle.gzipBytes / baseline.gzipBytes),
         budget: { max: budgets.bundleSize },
       });
     }
