@@ -1,21 +1,30 @@
 import { defineConfig } from 'vitest/config';
+import { timeoutFor } from './test/support/eventually.ts';
 
 /** One vitest project per kind of test (unit, integration, infra, browser), each runnable alone; `npm test` runs them all. */
 // The functions' JSON request logs and metric lines would drown the report; warnings and errors still show.
 // test/integration/logging.test.ts turns INFO back on, test/integration/metrics.test.ts the metrics.
 const env = { POWERTOOLS_LOG_LEVEL: 'WARN', POWERTOOLS_METRICS_DISABLED: 'true' };
 
+// A test's timeout is a backstop: every wait inside a test has its own deadline, derived from the bound the product
+// promises plus the load allowance (test/support/eventually.ts), and fails first, naming what it waited for.
+// A test that waits on nothing gets two allowances (timeoutFor()); longer tests name their bounds.
 export default defineConfig({
   test: {
+    // Files run in processes of their own (each starts its own stack on ephemeral ports, in memory). Much of an
+    // integration test is waiting (on queues, timers, child processes), so three at a time keep two cores busy;
+    // vitest's default here would be one (cores - 1). docs/testing.md has the measurements.
+    maxWorkers: 3,
     projects: [
-      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], env } },
+      // Property tests are CPU-bound: vitest's 5 s default is too tight beside a busy core.
+      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], env, testTimeout: timeoutFor() } },
       {
         test: {
           name: 'integration',
           env,
           include: ['test/integration/**/*.test.ts'],
-          testTimeout: 30_000,
-          hookTimeout: 30_000,
+          testTimeout: timeoutFor(),
+          hookTimeout: timeoutFor(),
         },
       },
       {
@@ -31,8 +40,8 @@ export default defineConfig({
           name: 'browser',
           env,
           include: ['test/browser/**/*.test.ts'],
-          testTimeout: 60_000,
-          hookTimeout: 60_000,
+          testTimeout: timeoutFor(0),
+          hookTimeout: timeoutFor(),
         },
       },
     ],

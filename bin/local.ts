@@ -4,11 +4,13 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { apiKeyAuthenticator, apiKeyRepository, signingSecretStore } from '../functions/dependencies.ts';
 import { type IssuedApiKey, issueApiKey } from '../functions/use-cases/api-keys.ts';
+import { parseFaults } from '../lib/local/faults.ts';
 import { startLocalStack } from '../lib/local/local-stack.ts';
 
 /**
  * `npm start`: the whole service on one machine with embedded defaults. PORT (default 3000), HOST (default
- * 127.0.0.1) and DATA_DIR (default ./.data, git-ignored) are the only settings. `npm start -- --bundled` runs
+ * 127.0.0.1) and DATA_DIR (default ./.data, git-ignored) are the settings, and FAULTS (with FAULTS_SEED) turns on
+ * the fault mode (docs/operations.md#fault-injection). `npm start -- --bundled` runs
  * each function from the bundle `cdk synth` ships, in a process of its own, instead of the TypeScript sources.
  */
 const { values: flags } = parseArgs({ options: { bundled: { type: 'boolean', default: false } } });
@@ -17,8 +19,18 @@ const env = z
     PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
     HOST: z.string().default('127.0.0.1'),
     DATA_DIR: z.string().default('.data'),
+    FAULTS: z.string().optional(),
+    FAULTS_SEED: z.string().optional(),
   })
   .parse(process.env);
+
+let faults: ReturnType<typeof parseFaults>;
+try {
+  faults = parseFaults(env.FAULTS, env.FAULTS_SEED);
+} catch (error) {
+  console.error(`Cannot start: ${(error as Error).message}`);
+  process.exit(1);
+}
 
 const dataDir = resolve(env.DATA_DIR);
 if (!['127.0.0.1', 'localhost', '::1'].includes(env.HOST)) {
@@ -32,6 +44,7 @@ const stack = await startLocalStack({
   host: env.HOST,
   dataDir,
   bundled: flags.bundled ? { outdir: join(dataDir, 'bundles') } : undefined,
+  faults,
 }).catch((error: Error) => {
   console.error(`Cannot start: ${error.message}`);
   process.exit(1);
@@ -60,7 +73,7 @@ async function demoCredentials(): Promise<IssuedApiKey> {
 const demo = await demoCredentials();
 console.log(`
 Payment links service running locally (data in ${dataDir})${flags.bundled ? ', from the Lambda bundles' : ''}
-
+${faults ? `\n  FAULTS          ${stack.faults?.describe()}   (seed ${faults.seed}: FAULTS_SEED=${faults.seed} repeats the draws)\n` : ''}
   Base URL        ${stack.baseUrl}
   Checkout base   ${stack.checkoutBase}
 

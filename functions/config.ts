@@ -57,6 +57,16 @@ const configSchema = () =>
     MOLLIE_API_URL: z.optional(z.url()),
     /** Tests only: send Adyen API calls to this origin (an Adyen-speaking server), paths unchanged. */
     ADYEN_API_URL: z.optional(z.url()),
+    /**
+     * Local stack only: the webhook retry schedule, waits in ms separated by commas, instead of the domain's
+     * (docs/webhooks.md#delivery-and-retries), so that a run under injected faults settles in seconds.
+     */
+    WEBHOOK_RETRY_SCHEDULE_MS: z.optional(
+      z.pipe(
+        z.string().check(z.regex(/^\d+(,\d+)*$/)),
+        z.transform((list) => list.split(',').map(Number)),
+      ),
+    ),
     /** Requests each (account, mode) may make per window (docs/api.md#rate-limits). */
     RATE_LIMIT_REQUESTS: integer(1, Number.MAX_SAFE_INTEGER, DEFAULT_RATE_LIMIT.requests),
     RATE_LIMIT_WINDOW_SECONDS: integer(1, MAX_RATE_LIMIT_WINDOW_SECONDS, DEFAULT_RATE_LIMIT.windowSeconds),

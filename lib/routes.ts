@@ -90,16 +90,16 @@ export const functions = {
   'outbox-sweeper': { table: ['Query', 'UpdateItem'], sendsEvents: true, timeoutSeconds: 60 },
   // Up to three rounds when concurrent writers keep winning: create a session, then end it unused (the last
   // round ends nothing).
-  // Buyers' page: at about a second per visit (PSP session creation), 100 instances serve some 100 visits a second.
   'checkout-page': {
     table: ['GetItem', 'PutItem', 'UpdateItem', 'Query'],
+    // About a second per visit (a PSP session creation): 100 instances serve some 100 buyer visits a second.
     reservedConcurrency: 100,
     secrets: ['sandbox', 'psp'],
     calls: { psp: CHECKOUT_PSP_CALLS },
   },
-  // PSPs retry what we refuse (Stripe for days), so a cap costs delay, never a status.
   'psp-notifications': {
     table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query'],
+    // PSPs retry what we refuse (Stripe for days), so a cap costs delay, never a status.
     reservedConcurrency: 50,
     sendsEvents: true,
     secrets: ['sandbox', 'psp'],

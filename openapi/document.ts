@@ -188,15 +188,27 @@ function successResponse(spec: OperationSpec): ZodOpenApiResponseObject {
   };
 }
 
+/** The codes whose answers carry `Retry-After`. */
+const RETRY_AFTER_CODES = new Set<ErrorCode>([
+  'rate_limited',
+  'idempotency_in_progress',
+  'psp_unavailable',
+  'temporarily_unavailable',
+]);
+
 /** A problem response narrowed to the codes an operation can answer with this status. */
 function problemResponse(codes: ErrorCode[]): ZodOpenApiResponseObject {
-  const retryAfter = codes.some((code) => code === 'rate_limited' || code === 'idempotency_in_progress');
+  const retryAfter = codes.some((code) => RETRY_AFTER_CODES.has(code));
   return {
     description: codes.map((code) => `\`${code}\`: ${ERROR_CODES[code].meaning}`).join(' '),
     ...(retryAfter
       ? {
           headers: {
-            'Retry-After': { description: 'Seconds to wait.', required: true, schema: secondsSchema() },
+            'Retry-After': {
+              description: 'Seconds to wait.',
+              required: codes.every((code) => RETRY_AFTER_CODES.has(code)),
+              schema: secondsSchema(),
+            },
           },
         }
       : {}),
@@ -219,7 +231,7 @@ function errorCodesOf(spec: OperationSpec): ErrorCode[] {
   if (isIdempotent(spec))
     codes.add('idempotency_in_progress').add('idempotency_key_reused').add('validation_failed');
   for (const code of spec.errors) codes.add(code);
-  codes.add('internal_error');
+  codes.add('internal_error').add('temporarily_unavailable');
   return [...codes];
 }
 

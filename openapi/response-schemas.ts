@@ -196,6 +196,8 @@ const MEANINGS: Record<ErrorCode, string> = {
   internal_error: 'Our fault; retry later (idempotent requests are safe to retry).',
   psp_unavailable: 'The payment provider failed or did not answer; retry in a moment.',
   service_unavailable: 'Temporarily unavailable; retry later.',
+  temporarily_unavailable:
+    'A service we depend on throttled us or did not answer; retry after `Retry-After` (idempotent requests are safe to retry).',
 };
 
 const isErrorClass = (value: unknown): value is ErrorClass =>

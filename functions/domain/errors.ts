@@ -240,6 +240,25 @@ export class PspUnavailableError extends ServiceError {
     super({
       title: 'Payment provider unavailable',
       detail: 'The payment provider did not answer as expected. Retry in a moment.',
+      retryAfterSeconds: 1,
+      cause,
+    });
+  }
+}
+
+/**
+ * A service we depend on (the table, the queue) throttled us or did not answer, beyond its client's own retries:
+ * the same request may succeed in a moment (its error is logged, never shown).
+ */
+export class TemporarilyUnavailableError extends ServiceError {
+  static readonly code = 'temporarily_unavailable';
+  static readonly status = 503;
+
+  constructor(cause?: unknown) {
+    super({
+      title: 'Temporarily unavailable',
+      detail: 'The request could not be completed just now. Retry after Retry-After seconds.',
+      retryAfterSeconds: 1,
       cause,
     });
   }

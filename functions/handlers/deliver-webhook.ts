@@ -89,6 +89,7 @@ const dependencies = (): DeliveryDependencies => ({
   endpoints: endpointHealthStore(),
   now,
   random: Math.random,
+  schedule: config().WEBHOOK_RETRY_SCHEDULE_MS,
 });
 
 export const handler = deliveryHandler(dependencies);

@@ -90,7 +90,8 @@ ${
 <p>Our payment providers did not answer. Nothing was charged, and this link can still be paid.</p>
 <a class="button" href="${`${context.checkoutBase}/${view.link.id}`}">Try again</a>`,
         }),
-        view.retryAt,
+        // A GET page is always safe to retry: without a known time, the buyer's browser is told a short wait.
+        view.retryAt ?? new Date(context.now.getTime() + UNAVAILABLE_RETRY_AFTER_MS),
         context.now,
       );
     case 'throttled':
@@ -107,6 +108,9 @@ ${
       );
   }
 }
+
+/** What a 503 page asks the buyer to wait when no connection says when it will be back. */
+const UNAVAILABLE_RETRY_AFTER_MS = 5_000;
 
 /** `Retry-After` in seconds when the page knows when trying again makes sense. */
 function withRetryAfter(result: HtmlResult, at: Date | undefined, now: Date): HtmlResult {

@@ -1,9 +1,10 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { ServiceError } from '../domain/errors.ts';
+import { ServiceError, TemporarilyUnavailableError } from '../domain/errors.ts';
 import { logger } from '../logger.ts';
 import { html, htmlPage } from './html.ts';
+import { isPassingFailure } from './problem.ts';
 import { requestLog, type TimedContext } from './request-log.ts';
 
 export type HtmlEvent = APIGatewayProxyEventV2;
@@ -22,25 +23,36 @@ const ERROR_TEXT: Record<number, [string, string]> = {
   ],
 };
 
+const PASSING_FAILURE_TEXT: [string, string] = [
+  'Temporarily unavailable',
+  'We could not complete this just now. Please try again in a moment.',
+];
+
 /** The page for a failure: our own wording per status, never the error's internals. */
-export function errorPage(status: number, event: HtmlEvent): HtmlResult {
-  const [title, text] = ERROR_TEXT[status] ?? [
-    'Something went wrong',
-    'Something went wrong on our side. Please try again later.',
-  ];
+export function errorPage(status: number, event: HtmlEvent, retryAfterSeconds?: number): HtmlResult {
+  const passing = retryAfterSeconds !== undefined && status === 503 ? PASSING_FAILURE_TEXT : undefined;
+  const [title, text] = passing ??
+    ERROR_TEXT[status] ?? [
+      'Something went wrong',
+      'Something went wrong on our side. Please try again later.',
+    ];
   return htmlPage({
     status,
     title,
     body: html`<h1>${title}</h1><p>${text}</p><p class="muted">Reference: ${event.requestContext.requestId}</p>`,
     https: isHttps(event),
     omitBody: event.requestContext.http.method === 'HEAD',
+    ...(retryAfterSeconds !== undefined && { retryAfterSeconds }),
   });
 }
 
 /** Every failure as a page: our own wording per status, with the security headers; 5xx logged with the cause. */
 const pageErrors = (): MiddlewareObj<HtmlEvent, HtmlResult, Error, TimedContext> => ({
   onError: (request) => {
-    const known = request.error instanceof ServiceError && request.error.expose ? request.error : undefined;
+    const error = isPassingFailure(request.error)
+      ? new TemporarilyUnavailableError(request.error)
+      : request.error;
+    const known = error instanceof ServiceError && error.expose ? error : undefined;
     const status = known?.status ?? 500;
     if (status >= 500) {
       logger.error('page failed', {
@@ -49,7 +61,7 @@ const pageErrors = (): MiddlewareObj<HtmlEvent, HtmlResult, Error, TimedContext>
         error: request.error,
       });
     }
-    request.response = errorPage(status, request.event);
+    request.response = errorPage(status, request.event, known?.retryAfterSeconds);
   },
 });
 

@@ -89,6 +89,8 @@ export interface PageOptions {
   https: boolean;
   /** HEAD: headers only. */
   omitBody?: boolean;
+  /** A passing failure: the same request may succeed after this many seconds (`Retry-After`). */
+  retryAfterSeconds?: number;
 }
 
 export function securityHeaders(options: { formAction?: readonly string[]; https: boolean }) {
@@ -128,6 +130,7 @@ ${options.body}
     headers: {
       'Content-Type': 'text/html; charset=utf-8',
       ...securityHeaders({ formAction: options.formAction, https: options.https }),
+      ...(options.retryAfterSeconds !== undefined && { 'Retry-After': String(options.retryAfterSeconds) }),
     },
     body: options.omitBody ? '' : document.value,
   };

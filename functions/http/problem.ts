@@ -1,14 +1,17 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { ServiceError } from '../domain/errors.ts';
+import { isTransientAwsError } from '../clients/transient-errors.ts';
+import { ServiceError, TemporarilyUnavailableError } from '../domain/errors.ts';
 
 /**
  * RFC 9457 problem details: the one place where errors become responses. A `ServiceError` shows its code,
  * title and (when `expose`) its detail; anything else is a 500 with a generic text, never internals.
  * `type` is a relative URI documented in docs/api.md#errors. The headers an error implies are set here too: the
- * authentication scheme on a 401, `Retry-After` when the error says when a retry may succeed.
+ * authentication scheme on a 401, `Retry-After` when the error says when a retry may succeed. A call to AWS that
+ * failed for a passing reason (throttled, timed out) is a 503 with `Retry-After`, not a 500.
  */
 export function problemResponse(error: unknown, requestId: string): APIGatewayProxyStructuredResultV2 {
-  const known = error instanceof ServiceError && error.expose ? error : undefined;
+  const mapped = isPassingFailure(error) ? new TemporarilyUnavailableError(error) : error;
+  const known = mapped instanceof ServiceError && mapped.expose ? mapped : undefined;
   const status = known?.status ?? 500;
   const code = known?.code ?? 'internal_error';
   const body = {
@@ -32,4 +35,15 @@ export function problemResponse(error: unknown, requestId: string): APIGatewayPr
     },
     body: JSON.stringify(body),
   };
+}
+
+/**
+ * A failure the same request may not meet a moment later: a call to AWS that stayed throttled, timed out or
+ * failed after the SDK's retries, or middy's early answer when the function was about to run out of time
+ * (`timeoutEarlyResponse`, most often because what it called was slow).
+ */
+export function isPassingFailure(error: unknown): boolean {
+  if (isTransientAwsError(error)) return true;
+  const cause = error instanceof Error ? (error.cause as { package?: unknown } | undefined) : undefined;
+  return error instanceof Error && error.name === 'TimeoutError' && cause?.package === '@middy/core';
 }

@@ -65,6 +65,11 @@ export class ServiceFunctions extends Construct {
     this.props = props;
   }
 
+  /** The reserved concurrency of a handler's function in this deployment, or undefined (none). */
+  reservedConcurrency(handler: HandlerName): number | undefined {
+    return reservedConcurrencyOf(handler, this.props.reservedConcurrency);
+  }
+
   get(handler: HandlerName): IFunction {
     const existing = this.created.get(handler);
     if (existing) return existing;

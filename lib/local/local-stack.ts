@@ -23,6 +23,7 @@ import {
 import { type BundledHandlersOptions, buildFunctionBundles, bundledHandlers } from './bundled-handlers.ts';
 import { ensureTable, startEmbeddedDynamoDb } from './embedded-dynamodb.ts';
 import { startEmbeddedSqs } from './embedded-sqs.ts';
+import { FaultInjector, type FaultPlan, installFaults } from './faults.ts';
 import { prepareLocalSecrets } from './local-secrets.ts';
 import { enforceFunctionPermissions } from './permissions.ts';
 import { startSchedules } from './scheduler.ts';
@@ -43,6 +44,10 @@ export interface LocalStackOptions {
    * bundles are built into `outdir`.
    */
   bundled?: { outdir: string } & BundledHandlersOptions;
+  /** Faults to inject into the functions' calls (lib/local/faults.ts, docs/operations.md#fault-injection). */
+  faults?: FaultPlan;
+  /** The webhook retry schedule in ms instead of the domain's (`WEBHOOK_RETRY_SCHEDULE_MS`). */
+  webhookRetryScheduleMs?: readonly number[];
 }
 
 export interface LocalStack {
@@ -50,6 +55,8 @@ export interface LocalStack {
   checkoutBase: string;
   dynamodbEndpoint: string;
   tableName: string;
+  /** What the fault mode has injected so far, when it is on. */
+  faults: FaultInjector | undefined;
   stop(): Promise<void>;
 }
 
@@ -85,6 +92,9 @@ export function runningStack(dataDir: string): LocalStackState | undefined {
  */
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   if (options.dataDir) refuseSecondStack(options.dataDir);
+  if (options.faults && options.bundled) {
+    throw new Error('FAULTS needs the functions in this process: it cannot be combined with --bundled.');
+  }
   const host = options.host ?? '127.0.0.1';
   const services = await startEmbeddedServices(options.dataDir);
   const server = createServer();
@@ -101,10 +111,15 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     ALLOW_PRIVATE_TARGETS: 'true',
     // The metrics' EMF lines go to stdout as on Lambda, where CloudWatch would read them.
     POWERTOOLS_METRICS_NAMESPACE: 'PaymentLinks-local',
+    ...(options.webhookRetryScheduleMs && {
+      WEBHOOK_RETRY_SCHEDULE_MS: options.webhookRetryScheduleMs.join(','),
+    }),
     ...prepareLocalSecrets(options.dataDir),
   });
 
   enforceFunctionPermissions();
+  const faults = options.faults && new FaultInjector(options.faults);
+  const removeFaults = faults && installFaults(faults);
   const bundled =
     options.bundled && bundledHandlers(await buildFunctionBundles(options.bundled.outdir), options.bundled);
   const loadHandler = bundled ? bundled.loadHandler : handlerLoader();
@@ -129,7 +144,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     checkoutBase,
     dynamodbEndpoint: services.dynamodb.endpoint,
     tableName: LOCAL_TABLE_NAME,
+    faults,
     async stop() {
+      removeFaults?.();
       await stopSchedules();
       await stopConsumers();
       await bundled?.stop();

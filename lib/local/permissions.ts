@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { localKeyUseChecks } from '../../functions/adapters/secrets/file-key-cipher.ts';
+import { localSecretReadChecks } from '../../functions/adapters/secrets/file-secret-store.ts';
 import { documentClient } from '../../functions/clients/dynamodb.ts';
 import { sqsClient } from '../../functions/clients/sqs.ts';
 import {
@@ -10,17 +11,24 @@ import {
   isPublicFacing,
   tableActionsOf,
 } from '../routes.ts';
+import { LOCAL_PSP_SECRET_PREFIX, LOCAL_SANDBOX_SECRET_NAME } from './local-secrets.ts';
 
 /**
  * IAM, emulated: while a handler runs in the local stack, its DynamoDB and SQS calls are refused unless the CDK
  * stack grants them to its function (lib/routes.ts, the same `tableActionsOf` the stack turns into policies).
  * A missing grant then fails `npm start` and the integration tests as it would fail on AWS, instead of only
  * after a deployment. Public-facing functions are also refused the partitions `dynamodb:LeadingKeys` denies them
- * on AWS (API keys, signing secrets), and only functions granted the signing key may use the local key file that
- * stands in for KMS. Calls outside any handler (tests arranging data, the CLIs, the local SQS poller) are not
+ * on AWS (API keys, signing secrets), only functions granted the signing key may use the local key file that
+ * stands in for KMS, and a function reads only the secrets its `secrets` name (the sandbox's signing secret, PSP
+ * credentials under their prefix), as `lib/constructs/checkout-secrets.ts` grants them. Calls outside any handler (tests arranging data, the CLIs, the local SQS poller) are not
  * functions and are not checked.
  */
 const runningFunction = new AsyncLocalStorage<HandlerName>();
+
+/** The function whose invocation this code runs in, if any. */
+export function currentFunction(): HandlerName | undefined {
+  return runningFunction.getStore();
+}
 
 /**
  * Every call the emulation refused in this process. A handler may catch and log an AccessDenied (a best-effort
@@ -76,6 +84,20 @@ export function enforceFunctionPermissions(): void {
     const handler = runningFunction.getStore();
     if (handler && !(functions[handler] as FunctionDefinition).signingKey) {
       throw accessDenied(handler, `kms:${operation === 'encrypt' ? 'GenerateDataKey' : 'Decrypt'}`);
+    }
+  });
+  localSecretReadChecks.push((name) => {
+    const handler = runningFunction.getStore();
+    if (!handler) return;
+    const granted = (functions[handler] as FunctionDefinition).secrets ?? [];
+    const kind =
+      name === LOCAL_SANDBOX_SECRET_NAME
+        ? 'sandbox'
+        : name.startsWith(LOCAL_PSP_SECRET_PREFIX)
+          ? 'psp'
+          : undefined;
+    if (!kind || !granted.includes(kind)) {
+      throw accessDenied(handler, `secretsmanager:GetSecretValue on ${name}`);
     }
   });
   sqsClient().middlewareStack.add(

@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { launchChromium } from '../support/browser.ts';
 import { createLink } from '../support/checkout-helpers.ts';
+import { LOAD_ALLOWANCE_MS } from '../support/eventually.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';
 
 let stack: TestStack;
@@ -128,7 +129,7 @@ describe('a buyer in Chromium', () => {
     await page.locator('#checkout').waitFor({ state: 'attached' });
     expect(frame).toBeDefined();
     // A refused frame is left on Chromium's error page: none of our page's content renders in it.
-    await expect.poll(() => frame?.url()).toMatch(/^chrome-error:/);
+    await expect.poll(() => frame?.url(), { timeout: LOAD_ALLOWANCE_MS }).toMatch(/^chrome-error:/);
     const rendered = await frame
       ?.locator('body')
       .textContent({ timeout: 2000 })

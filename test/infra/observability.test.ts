@@ -109,6 +109,34 @@ describe('metrics on AWS', () => {
   });
 });
 
+describe('reserved concurrency on AWS', () => {
+  it('alarms when a function reachable without a key is throttled at its reservation, twice in a row', () => {
+    const throttles = alarmsOf(plain.template).filter((alarm) => alarm.Properties.MetricName === 'Throttles');
+    const throttled = throttles.map((alarm) => alarm.Properties.Dimensions[0].Value.Ref as string).sort();
+
+    // Sorted, the logical ids follow the handlers' alphabetical order.
+    expect(throttled).toEqual(
+      ['CheckoutPage', 'GetOpenapi', 'PspNotifications', 'RouteFallback', 'SandboxCheckout'].map((name) =>
+        expect.stringMatching(new RegExp(`^Functions${name}Function`)),
+      ),
+    );
+    for (const alarm of throttles) {
+      expect(alarm.Properties).toMatchObject({
+        Namespace: 'AWS/Lambda',
+        Statistic: 'Sum',
+        Threshold: 0,
+        ComparisonOperator: 'GreaterThanThreshold',
+        EvaluationPeriods: 2,
+      });
+    }
+  });
+
+  it('has no throttle alarm when reservedConcurrency=off reserves nothing', () => {
+    const off = synthesize({ reservedConcurrency: 'off' });
+    expect(alarmsOf(off.template).filter((alarm) => alarm.Properties.MetricName === 'Throttles')).toEqual([]);
+  });
+});
+
 describe('alarm notifications', () => {
   it('go nowhere without alarmTopicArn or alarmEmail: no topic, no alarm actions', () => {
     plain.template.resourceCountIs('AWS::SNS::Topic', 0);

@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdyenPspFactory, adyenAmountProblem } from '../../functions/adapters/psp/adyen-psp.ts';
 import { PspCallTimeoutError } from '../../functions/adapters/psp/psp-calls.ts';
+import { PSP_CALL_TIMEOUT_MS } from '../../functions/domain/call-budgets.ts';
 import { InvalidNotificationError, PspNotConfiguredError } from '../../functions/domain/errors.ts';
 import type { Mode } from '../../functions/domain/principal.ts';
 import { type Psp, PspRefusalError } from '../../functions/ports/psp.ts';
+import { timeoutFor } from '../support/eventually.ts';
 import { type FakeAdyen, startFakeAdyen } from '../support/fake-adyen.ts';
 import { trustFakePspCertificate } from '../support/fake-psp-server.ts';
 import { checkoutReturn, orderLink, storedConnection } from '../support/psp-fixtures.ts';
@@ -296,7 +298,7 @@ describe('the Adyen adapter, through @adyen/api-library against an Adyen-speakin
   });
 
   it('gives up on an Adyen that does not answer within the PSP call budget', {
-    timeout: 15_000,
+    timeout: timeoutFor(PSP_CALL_TIMEOUT_MS),
   }, async () => {
     const psp = await factory.create(testConnection);
     adyen.outage = 'hang';

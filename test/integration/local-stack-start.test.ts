@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { timeoutForSteps } from '../support/eventually.ts';
 import { startLikeNpmStart, stopStarted } from '../support/npm-start.ts';
 
 const run = promisify(execFile);
@@ -19,68 +20,72 @@ afterAll(() => {
 });
 
 describe('npm start', () => {
-  it('serves the API with a printed test key, accepts CLI-issued keys at once, and keeps data across restarts', async () => {
-    const first = await start();
-    expect(first.banner).toMatch(/Checkout base\s+http:\/\/127\.0\.0\.1:\d+\/checkout/);
-    expect(first.banner).toMatch(/Webhook secret\s+whsec_/);
+  it(
+    'serves the API with a printed test key, accepts CLI-issued keys at once, and keeps data across restarts',
+    async () => {
+      const first = await start();
+      expect(first.banner).toMatch(/Checkout base\s+http:\/\/127\.0\.0\.1:\d+\/checkout/);
+      expect(first.banner).toMatch(/Webhook secret\s+whsec_/);
 
-    const created = await fetch(`${first.baseUrl}/v1/payment-links`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${first.apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        amount: { value: '12.00', currency: 'EUR' },
-        description: 'Started like npm start',
-      }),
-    });
-    expect(created.status).toBe(201);
-    const link = (await created.json()) as { id: string };
+      const created = await fetch(`${first.baseUrl}/v1/payment-links`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${first.apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          amount: { value: '12.00', currency: 'EUR' },
+          description: 'Started like npm start',
+        }),
+      });
+      expect(created.status).toBe(201);
+      const link = (await created.json()) as { id: string };
 
-    const { stdout } = await run(
-      process.execPath,
-      ['bin/keys.ts', 'create', '--account', 'cli-co', '--mode', 'test', '--json'],
-      {
+      const { stdout } = await run(
+        process.execPath,
+        ['bin/keys.ts', 'create', '--account', 'cli-co', '--mode', 'test', '--json'],
+        {
+          env: { ...process.env, DATA_DIR: dataDir },
+        },
+      );
+      const issued = JSON.parse(stdout) as { api_key: string; key_id: string; webhook_secret: string };
+      expect(issued.api_key).toMatch(/^svc_test_/);
+      expect(issued.key_id).toMatch(/^key_/);
+      expect(issued.webhook_secret).toMatch(/^whsec_/);
+      const withCliKey = await fetch(`${first.baseUrl}/v1/payment-links/${link.id}`, {
+        headers: { authorization: `Bearer ${issued.api_key}` },
+      });
+      expect(withCliKey.status).toBe(404); // accepted (not 401), and another account's link is not visible
+
+      const listed = await run(process.execPath, ['bin/keys.ts', 'list', '--account', 'cli-co', '--json'], {
         env: { ...process.env, DATA_DIR: dataDir },
-      },
-    );
-    const issued = JSON.parse(stdout) as { api_key: string; key_id: string; webhook_secret: string };
-    expect(issued.api_key).toMatch(/^svc_test_/);
-    expect(issued.key_id).toMatch(/^key_/);
-    expect(issued.webhook_secret).toMatch(/^whsec_/);
-    const withCliKey = await fetch(`${first.baseUrl}/v1/payment-links/${link.id}`, {
-      headers: { authorization: `Bearer ${issued.api_key}` },
-    });
-    expect(withCliKey.status).toBe(404); // accepted (not 401), and another account's link is not visible
+      });
+      expect(listed.stdout).toContain(issued.key_id);
+      expect(listed.stdout).not.toContain(issued.api_key);
 
-    const listed = await run(process.execPath, ['bin/keys.ts', 'list', '--account', 'cli-co', '--json'], {
-      env: { ...process.env, DATA_DIR: dataDir },
-    });
-    expect(listed.stdout).toContain(issued.key_id);
-    expect(listed.stdout).not.toContain(issued.api_key);
+      const rotated = await run(
+        process.execPath,
+        ['bin/keys.ts', 'rotate-webhook-secret', '--account', 'cli-co', '--mode', 'test', '--json'],
+        { env: { ...process.env, DATA_DIR: dataDir } },
+      );
+      const rotation = JSON.parse(rotated.stdout) as { webhook_secret: string; previous_valid_until: string };
+      expect(rotation.webhook_secret).toMatch(/^whsec_/);
+      expect(rotation.webhook_secret).not.toBe(issued.webhook_secret);
 
-    const rotated = await run(
-      process.execPath,
-      ['bin/keys.ts', 'rotate-webhook-secret', '--account', 'cli-co', '--mode', 'test', '--json'],
-      { env: { ...process.env, DATA_DIR: dataDir } },
-    );
-    const rotation = JSON.parse(rotated.stdout) as { webhook_secret: string; previous_valid_until: string };
-    expect(rotation.webhook_secret).toMatch(/^whsec_/);
-    expect(rotation.webhook_secret).not.toBe(issued.webhook_secret);
+      await stop(first.child);
+      const second = await start();
+      expect(second.apiKey).toBe(first.apiKey);
+      const reread = await fetch(`${second.baseUrl}/v1/payment-links/${link.id}`, {
+        headers: { authorization: `Bearer ${second.apiKey}` },
+      });
+      expect(reread.status).toBe(200);
 
-    await stop(first.child);
-    const second = await start();
-    expect(second.apiKey).toBe(first.apiKey);
-    const reread = await fetch(`${second.baseUrl}/v1/payment-links/${link.id}`, {
-      headers: { authorization: `Bearer ${second.apiKey}` },
-    });
-    expect(reread.status).toBe(200);
-
-    await run(process.execPath, ['bin/keys.ts', 'revoke', issued.key_id], {
-      env: { ...process.env, DATA_DIR: dataDir },
-    });
-    const revoked = await fetch(`${second.baseUrl}/v1/payment-links/${link.id}`, {
-      headers: { authorization: `Bearer ${issued.api_key}` },
-    });
-    expect(revoked.status).toBe(401);
-    await stop(second.child);
-  });
+      await run(process.execPath, ['bin/keys.ts', 'revoke', issued.key_id], {
+        env: { ...process.env, DATA_DIR: dataDir },
+      });
+      const revoked = await fetch(`${second.baseUrl}/v1/payment-links/${link.id}`, {
+        headers: { authorization: `Bearer ${issued.api_key}` },
+      });
+      expect(revoked.status).toBe(401);
+      await stop(second.child);
+    },
+    timeoutForSteps(6),
+  ); // two starts of the stack and four CLI runs
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MolliePspFactory } from '../../functions/adapters/psp/mollie-psp.ts';
 import { PspCallTimeoutError } from '../../functions/adapters/psp/psp-calls.ts';
+import { PSP_CALL_TIMEOUT_MS } from '../../functions/domain/call-budgets.ts';
 import {
   InvalidNotificationError,
   PspNotConfiguredError,
@@ -8,6 +9,7 @@ import {
 } from '../../functions/domain/errors.ts';
 import type { Mode } from '../../functions/domain/principal.ts';
 import type { Psp } from '../../functions/ports/psp.ts';
+import { timeoutFor } from '../support/eventually.ts';
 import { type FakeMollie, startFakeMollie } from '../support/fake-mollie.ts';
 import { trustFakePspCertificate } from '../support/fake-psp-server.ts';
 import { checkoutReturn, orderLink, storedConnection } from '../support/psp-fixtures.ts';
@@ -227,7 +229,7 @@ describe('the Mollie adapter, through @mollie/api-client against a Mollie-speaki
   });
 
   it('answers a webhook it cannot check with Mollie with a 5xx, so that Mollie sends it again', {
-    timeout: 15_000,
+    timeout: timeoutFor(PSP_CALL_TIMEOUT_MS),
   }, async () => {
     const psp = await factory.create(testConnection);
     const session = await psp.createSession(orderLink('5.00'), checkoutReturn(testConnection));
@@ -242,7 +244,7 @@ describe('the Mollie adapter, through @mollie/api-client against a Mollie-speaki
   });
 
   it('gives up on a Mollie that does not answer within the PSP call budget', {
-    timeout: 15_000,
+    timeout: timeoutFor(PSP_CALL_TIMEOUT_MS),
   }, async () => {
     const psp = await factory.create(testConnection);
     mollie.outage = 'hang';

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { timeoutForSteps } from '../support/eventually.ts';
 import { httpRequest, navigate } from '../support/navigate.ts';
 import { type StartedStack, startLikeNpmStart, stopStarted } from '../support/npm-start.ts';
 
@@ -12,7 +13,10 @@ const dataDir = mkdtempSync(join(tmpdir(), 'payment-links-psp-cli-'));
 const children: ChildProcess[] = [];
 let stack: StartedStack;
 
-/** `npm run psp -- ...` against the stack running on `dataDir`: exit code, stdout and stderr. */
+/**
+ * `npm run psp -- ...` against the stack running on `dataDir`: exit code, stdout and stderr. A run is a process
+ * of its own that loads the SDK: each is a step of its test (`timeoutForSteps`).
+ */
 async function psp(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await execFileAsync(process.execPath, ['bin/psp.ts', ...args], {
@@ -27,7 +31,7 @@ async function psp(...args: string[]): Promise<{ code: number; stdout: string; s
 
 beforeAll(async () => {
   stack = await startLikeNpmStart(dataDir, children);
-});
+}, timeoutForSteps(1));
 afterAll(async () => {
   await stopStarted(stack.child);
   for (const child of children) child.kill('SIGKILL');
@@ -35,181 +39,199 @@ afterAll(async () => {
 });
 
 describe('npm run psp', () => {
-  it('adds connections, lists them oldest first, disables, enables and removes them', async () => {
-    const first = await psp(
-      'add',
-      '--account',
-      'cli-shop',
-      '--mode',
-      'test',
-      '--provider',
-      'sandbox',
-      '--name',
-      'Sandbox A',
-      '--simulate',
-      'fail',
-      '--json',
-    );
-    expect(first.code).toBe(0);
-    const { connection_id: firstId } = JSON.parse(first.stdout);
-    expect(firstId).toMatch(/^pc_[0-9A-Za-z]{24}$/);
-    const second = JSON.parse(
-      (
-        await psp(
-          'add',
-          '--account',
-          'cli-shop',
-          '--mode',
-          'test',
-          '--provider',
-          'sandbox',
-          '--name',
-          'Sandbox B',
-          '--json',
-        )
-      ).stdout,
-    );
-
-    const listed = JSON.parse((await psp('list', '--account', 'cli-shop', '--json')).stdout);
-    expect(listed.map((row: { id: string }) => row.id)).toEqual([firstId, second.connection_id]);
-    expect(listed[0]).toMatchObject({
-      provider: 'sandbox',
-      name: 'Sandbox A',
-      enabled: true,
-      simulate: 'fail',
-    });
-    expect(listed[1]).toMatchObject({ simulate: 'ok', secret_name: null });
-
-    expect((await psp('disable', firstId)).code).toBe(0);
-    expect(JSON.parse((await psp('list', '--account', 'cli-shop', '--json')).stdout)[0].enabled).toBe(false);
-    expect((await psp('enable', firstId)).code).toBe(0);
-    expect(JSON.parse((await psp('list', '--account', 'cli-shop', '--json')).stdout)[0].enabled).toBe(true);
-    expect((await psp('remove', firstId)).code).toBe(0);
-    const after = JSON.parse((await psp('list', '--account', 'cli-shop', '--json')).stdout);
-    expect(after.map((row: { id: string }) => row.id)).toEqual([second.connection_id]);
-    expect((await psp('disable', firstId)).code).toBe(2);
-  });
-
-  it('refuses to remove a connection a payment is still pending through (exit 1, naming it), and removes it once paid', async () => {
-    const added = await psp(
-      'add',
-      '--account',
-      'acct_demo',
-      '--mode',
-      'test',
-      '--provider',
-      'sandbox',
-      '--name',
-      'In use',
-      '--json',
-    );
-    const { connection_id: id } = JSON.parse(added.stdout);
-    const created = await fetch(`${stack.baseUrl}/v1/payment-links`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ amount: { value: '5.00', currency: 'EUR' }, connections: [id] }),
-    });
-    const link = (await created.json()) as { id: string; checkout_url: string };
-    const page = await navigate(link.checkout_url);
-    const sessionId = /sandbox\/checkout\/([^"/?]+)/.exec(page.text)?.[1];
-    expect(sessionId).toBeDefined();
-
-    const refused = await psp('remove', id);
-
-    expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(
-      new RegExp(`${id} still has 1 pending payment \\(pay_\\w+ of ${link.id}\\)`),
-    );
-    expect(refused.stderr).toContain(`npm run psp -- disable ${id}`);
-    const listed = JSON.parse((await psp('list', '--account', 'acct_demo', '--json')).stdout);
-    expect(listed.map((row: { id: string }) => row.id)).toContain(id);
-
-    await httpRequest(`${stack.baseUrl}/sandbox/checkout/${sessionId}/pay`, { method: 'POST' });
-    const removed = await psp('remove', id);
-
-    expect(removed.code).toBe(0);
-    expect(removed.stdout).toContain(`${id} removed.`);
-  });
-
-  it('stores Stripe credentials in the 0600 secrets file under the connection, and prints its notification address', async () => {
-    const added = await psp(
-      'add',
-      '--account',
-      'cli-shop',
-      '--mode',
-      'live',
-      '--provider',
-      'stripe',
-      '--name',
-      'Stripe EU',
-      '--stripe-secret-key',
-      'sk_live_abc',
-      '--stripe-webhook-secret',
-      'whsec_def',
-    );
-    expect(added.code).toBe(0);
-    const id = /(pc_[0-9A-Za-z]{24})/.exec(added.stdout)?.[1];
-    expect(added.stdout).toContain(`${stack.baseUrl}/psp/stripe/notifications/${id}`);
-    const file = join(dataDir, 'secrets.json');
-    expect(statSync(file).mode & 0o777).toBe(0o600);
-    const secrets = JSON.parse(readFileSync(file, 'utf8'));
-    const [name] = Object.keys(secrets).filter((key) => key.endsWith(`connections/${id}`));
-    expect(JSON.parse(secrets[name as string])).toEqual({
-      secret_key: 'sk_live_abc',
-      webhook_secret: 'whsec_def',
-    });
-  });
-
-  it('refuses credentials of the other mode, a live sandbox and a simulation on a real PSP, storing nothing', async () => {
-    const refusals = await Promise.all([
-      psp(
+  it(
+    'adds connections, lists them oldest first, disables, enables and removes them',
+    async () => {
+      const first = await psp(
         'add',
         '--account',
-        'cli-refused',
+        'cli-shop',
+        '--mode',
+        'test',
+        '--provider',
+        'sandbox',
+        '--name',
+        'Sandbox A',
+        '--simulate',
+        'fail',
+        '--json',
+      );
+      expect(first.code).toBe(0);
+      const { connection_id: firstId } = JSON.parse(first.stdout);
+      expect(firstId).toMatch(/^pc_[0-9A-Za-z]{24}$/);
+      const second = JSON.parse(
+        (
+          await psp(
+            'add',
+            '--account',
+            'cli-shop',
+            '--mode',
+            'test',
+            '--provider',
+            'sandbox',
+            '--name',
+            'Sandbox B',
+            '--json',
+          )
+        ).stdout,
+      );
+
+      const listed = JSON.parse((await psp('list', '--account', 'cli-shop', '--json')).stdout);
+      expect(listed.map((row: { id: string }) => row.id)).toEqual([firstId, second.connection_id]);
+      expect(listed[0]).toMatchObject({
+        provider: 'sandbox',
+        name: 'Sandbox A',
+        enabled: true,
+        simulate: 'fail',
+      });
+      expect(listed[1]).toMatchObject({ simulate: 'ok', secret_name: null });
+
+      expect((await psp('disable', firstId)).code).toBe(0);
+      expect(JSON.parse((await psp('list', '--account', 'cli-shop', '--json')).stdout)[0].enabled).toBe(
+        false,
+      );
+      expect((await psp('enable', firstId)).code).toBe(0);
+      expect(JSON.parse((await psp('list', '--account', 'cli-shop', '--json')).stdout)[0].enabled).toBe(true);
+      expect((await psp('remove', firstId)).code).toBe(0);
+      const after = JSON.parse((await psp('list', '--account', 'cli-shop', '--json')).stdout);
+      expect(after.map((row: { id: string }) => row.id)).toEqual([second.connection_id]);
+      expect((await psp('disable', firstId)).code).toBe(2);
+    },
+    timeoutForSteps(11),
+  );
+
+  it(
+    'refuses to remove a connection a payment is still pending through (exit 1, naming it), and removes it once paid',
+    async () => {
+      const added = await psp(
+        'add',
+        '--account',
+        'acct_demo',
+        '--mode',
+        'test',
+        '--provider',
+        'sandbox',
+        '--name',
+        'In use',
+        '--json',
+      );
+      const { connection_id: id } = JSON.parse(added.stdout);
+      const created = await fetch(`${stack.baseUrl}/v1/payment-links`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ amount: { value: '5.00', currency: 'EUR' }, connections: [id] }),
+      });
+      const link = (await created.json()) as { id: string; checkout_url: string };
+      const page = await navigate(link.checkout_url);
+      const sessionId = /sandbox\/checkout\/([^"/?]+)/.exec(page.text)?.[1];
+      expect(sessionId).toBeDefined();
+
+      const refused = await psp('remove', id);
+
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(
+        new RegExp(`${id} still has 1 pending payment \\(pay_\\w+ of ${link.id}\\)`),
+      );
+      expect(refused.stderr).toContain(`npm run psp -- disable ${id}`);
+      const listed = JSON.parse((await psp('list', '--account', 'acct_demo', '--json')).stdout);
+      expect(listed.map((row: { id: string }) => row.id)).toContain(id);
+
+      await httpRequest(`${stack.baseUrl}/sandbox/checkout/${sessionId}/pay`, { method: 'POST' });
+      const removed = await psp('remove', id);
+
+      expect(removed.code).toBe(0);
+      expect(removed.stdout).toContain(`${id} removed.`);
+    },
+    timeoutForSteps(7),
+  );
+
+  it(
+    'stores Stripe credentials in the 0600 secrets file under the connection, and prints its notification address',
+    async () => {
+      const added = await psp(
+        'add',
+        '--account',
+        'cli-shop',
         '--mode',
         'live',
         '--provider',
         'stripe',
         '--name',
-        'x',
-        '--stripe-secret-key',
-        'sk_test_abc',
-        '--stripe-webhook-secret',
-        'whsec_def',
-      ),
-      psp(
-        'add',
-        '--account',
-        'cli-refused',
-        '--mode',
-        'test',
-        '--provider',
-        'stripe',
-        '--name',
-        'x',
+        'Stripe EU',
         '--stripe-secret-key',
         'sk_live_abc',
         '--stripe-webhook-secret',
         'whsec_def',
-      ),
-      psp('add', '--account', 'cli-refused', '--mode', 'live', '--provider', 'sandbox', '--name', 'x'),
-      psp(
-        'add',
-        '--account',
-        'cli-refused',
-        '--mode',
-        'test',
-        '--provider',
-        'stripe',
-        '--name',
-        'x',
-        '--simulate',
-        'fail',
-      ),
-      psp('add', '--account', 'cli-refused', '--mode', 'test', '--provider', 'acmepay', '--name', 'x'),
-    ]);
-    expect(refusals.map((refusal) => refusal.code)).toEqual([2, 2, 2, 2, 2]);
-    expect(refusals[0]?.stderr).toMatch(/sk_live_/);
-    expect(JSON.parse((await psp('list', '--account', 'cli-refused', '--json')).stdout)).toEqual([]);
-  });
+      );
+      expect(added.code).toBe(0);
+      const id = /(pc_[0-9A-Za-z]{24})/.exec(added.stdout)?.[1];
+      expect(added.stdout).toContain(`${stack.baseUrl}/psp/stripe/notifications/${id}`);
+      const file = join(dataDir, 'secrets.json');
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      const secrets = JSON.parse(readFileSync(file, 'utf8'));
+      const [name] = Object.keys(secrets).filter((key) => key.endsWith(`connections/${id}`));
+      expect(JSON.parse(secrets[name as string])).toEqual({
+        secret_key: 'sk_live_abc',
+        webhook_secret: 'whsec_def',
+      });
+    },
+    timeoutForSteps(1),
+  );
+
+  it(
+    'refuses credentials of the other mode, a live sandbox and a simulation on a real PSP, storing nothing',
+    async () => {
+      const refusals = await Promise.all([
+        psp(
+          'add',
+          '--account',
+          'cli-refused',
+          '--mode',
+          'live',
+          '--provider',
+          'stripe',
+          '--name',
+          'x',
+          '--stripe-secret-key',
+          'sk_test_abc',
+          '--stripe-webhook-secret',
+          'whsec_def',
+        ),
+        psp(
+          'add',
+          '--account',
+          'cli-refused',
+          '--mode',
+          'test',
+          '--provider',
+          'stripe',
+          '--name',
+          'x',
+          '--stripe-secret-key',
+          'sk_live_abc',
+          '--stripe-webhook-secret',
+          'whsec_def',
+        ),
+        psp('add', '--account', 'cli-refused', '--mode', 'live', '--provider', 'sandbox', '--name', 'x'),
+        psp(
+          'add',
+          '--account',
+          'cli-refused',
+          '--mode',
+          'test',
+          '--provider',
+          'stripe',
+          '--name',
+          'x',
+          '--simulate',
+          'fail',
+        ),
+        psp('add', '--account', 'cli-refused', '--mode', 'test', '--provider', 'acmepay', '--name', 'x'),
+      ]);
+      expect(refusals.map((refusal) => refusal.code)).toEqual([2, 2, 2, 2, 2]);
+      expect(refusals[0]?.stderr).toMatch(/sk_live_/);
+      expect(JSON.parse((await psp('list', '--account', 'cli-refused', '--json')).stdout)).toEqual([]);
+    },
+    timeoutForSteps(6),
+  );
 });

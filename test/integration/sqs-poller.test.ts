@@ -1,4 +1,5 @@
 import {
+  ChangeMessageVisibilityCommand,
   CreateQueueCommand,
   GetQueueAttributesCommand,
   SendMessageBatchCommand,
@@ -8,9 +9,9 @@ import {
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSqsPoller } from '../../lib/local/sqs-poller.ts';
-import { timeoutSecondsOf } from '../../lib/routes.ts';
+import { eventsQueueVisibilitySeconds, timeoutSecondsOf } from '../../lib/routes.ts';
 import { startSqsWithClient } from '../support/embedded-sqs-client.ts';
-import { eventually } from '../support/webhooks.ts';
+import { eventually } from '../support/eventually.ts';
 
 let client: SQSClient;
 let stop: () => Promise<void>;
@@ -22,14 +23,35 @@ afterAll(async () => {
   await stop();
 });
 
+/**
+ * A queue with the events queue's visibility timeout: a record handed out is not handed out again while the
+ * handler may still run, however slow the machine. A test that needs a record back ends its visibility itself
+ * (`visibleAgain`) instead of waiting for the timeout.
+ */
 async function queue(name: string) {
   const queueUrl = (
-    await client.send(new CreateQueueCommand({ QueueName: name, Attributes: { VisibilityTimeout: '1' } }))
+    await client.send(
+      new CreateQueueCommand({
+        QueueName: name,
+        Attributes: { VisibilityTimeout: String(eventsQueueVisibilitySeconds()) },
+      }),
+    )
   ).QueueUrl as string;
   const arn = await client.send(
     new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }),
   );
   return { queueUrl, queueArn: arn.Attributes?.QueueArn as string };
+}
+
+/** What SQS does when a record's visibility timeout ends: the record is handed out again. */
+async function visibleAgain(queueUrl: string, receiptHandle: string) {
+  await client.send(
+    new ChangeMessageVisibilityCommand({
+      QueueUrl: queueUrl,
+      ReceiptHandle: receiptHandle,
+      VisibilityTimeout: 0,
+    }),
+  );
 }
 
 async function depth(queueUrl: string): Promise<number> {
@@ -62,7 +84,7 @@ describe('the local SQS event source', () => {
       },
     });
     await client.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: '{"hello":1}' }));
-    await eventually(async () => events.length > 0);
+    await eventually(() => events.length > 0, { what: 'an invocation' });
     await stop();
     expect(events[0]?.Records[0]).toMatchObject({
       messageId: expect.any(String),
@@ -79,7 +101,7 @@ describe('the local SQS event source', () => {
   it('deletes the records that succeeded and hands back only the reported failures after their visibility timeout', async () => {
     const { queueUrl, queueArn } = await queue('partial');
     const seen: { body: string; receiveCount: string }[] = [];
-    let failOnce = true;
+    const reportedFailed: string[] = [];
     const stop = startSqsPoller({
       client,
       queueUrl,
@@ -91,15 +113,22 @@ describe('the local SQS event source', () => {
         for (const record of event.Records) {
           seen.push({ body: record.body, receiveCount: record.attributes.ApproximateReceiveCount });
         }
-        const failing = event.Records.filter((record) => record.body === 'b' && failOnce);
-        if (failing.length) failOnce = false;
+        const failing = event.Records.filter((record) => record.body === 'b' && !reportedFailed.length);
+        reportedFailed.push(...failing.map((record) => record.receiptHandle));
         return { batchItemFailures: failing.map((record) => ({ itemIdentifier: record.messageId })) };
       },
     });
     for (const body of ['a', 'b', 'c'])
       await client.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body }));
-    await eventually(async () => seen.filter((entry) => entry.body === 'b').length === 2);
-    await eventually(async () => (await depth(queueUrl)) === 0);
+    // a and c deleted, b left on the queue (in flight until its visibility timeout ends).
+    await eventually(async () => seen.length === 3 && (await depth(queueUrl)) === 1, {
+      what: 'the succeeded records deleted',
+    });
+    await visibleAgain(queueUrl, reportedFailed[0] as string);
+    await eventually(async () => seen.filter((entry) => entry.body === 'b').length === 2, {
+      what: 'the failed record handed back',
+    });
+    await eventually(async () => (await depth(queueUrl)) === 0, { what: 'the retried record deleted' });
     await stop();
     expect(seen.filter((entry) => entry.body === 'a')).toHaveLength(1);
     expect(seen.filter((entry) => entry.body === 'c')).toHaveLength(1);
@@ -109,6 +138,7 @@ describe('the local SQS event source', () => {
   it('leaves the whole batch on the queue when the invocation throws', async () => {
     const { queueUrl, queueArn } = await queue('crash');
     let invocations = 0;
+    let receiptHandle = '';
     const stop = startSqsPoller({
       client,
       queueUrl,
@@ -116,15 +146,21 @@ describe('the local SQS event source', () => {
       batchSize: 10,
       functionName: 'deliver-webhook',
       timeoutMs: timeoutSecondsOf('deliver-webhook') * 1000,
-      handler: async () => async () => {
+      handler: async () => async (event) => {
         invocations++;
-        if (invocations === 1) throw new Error('crash');
+        if (invocations === 1) {
+          receiptHandle = event.Records[0]?.receiptHandle ?? '';
+          throw new Error('crash');
+        }
         return { batchItemFailures: [] };
       },
     });
     await client.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: 'x' }));
-    await eventually(async () => invocations >= 2);
-    await eventually(async () => (await depth(queueUrl)) === 0);
+    await eventually(() => invocations === 1, { what: 'the first invocation' });
+    expect(await depth(queueUrl)).toBe(1);
+    await visibleAgain(queueUrl, receiptHandle);
+    await eventually(() => invocations >= 2, { what: 'the record handed back' });
+    await eventually(async () => (await depth(queueUrl)) === 0, { what: 'the record deleted' });
     await stop();
     expect(invocations).toBe(2);
   });
@@ -165,9 +201,9 @@ describe('the local SQS event source', () => {
         Entries: Array.from({ length: 10 }, (_, index) => ({ Id: String(index), MessageBody: `n${index}` })),
       }),
     );
-    await eventually(async () => running === 8);
+    await eventually(() => running === 8, { what: 'eight invocations at once' });
     release();
-    await eventually(async () => (await depth(queueUrl)) === 0);
+    await eventually(async () => (await depth(queueUrl)) === 0, { what: 'every record deleted' });
     await stop();
     expect(mostRunning).toBe(8);
   });

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -151,14 +152,16 @@ describe('retries', () => {
   });
 
   it('keeps retrying while the connection is refused and delivers once the endpoint is back', async () => {
-    const gone = await startReceiver();
+    // On an address no other server of the tests listens on, so that no other test file (they run in parallel)
+    // can take the port while the endpoint is down.
+    const gone = await startReceiver(0, '127.0.0.2');
     const port = gone.port;
     await gone.close();
-    const linkId = await createLink(stack, acme.api_key, `http://127.0.0.1:${port}/hooks`);
+    const linkId = await createLink(stack, acme.api_key, gone.url);
     const { eventId } = await transition(linkId, harness.queue);
 
     await eventually(async () => (await storedEvent(eventId)).attempts.length >= 2);
-    const back = await startReceiver(port);
+    const back = await startReceiver(port, '127.0.0.2');
     cleanups.push(() => back.close());
 
     const event = await eventually(async () => {
@@ -186,19 +189,24 @@ describe('retries', () => {
   });
 
   it('abandons a hanging endpoint at the timeout and retries', async () => {
+    const impatient = await startDeliveryHarness({ attemptTimeoutMs: 1_000 });
+    cleanups.push(() => impatient.stop());
     const endpoint = await receiver();
     endpoint.reply('hang');
     const linkId = await createLink(stack, acme.api_key, endpoint.url);
-    const { eventId } = await transition(linkId, harness.queue);
+    const { eventId } = await transition(linkId, impatient.queue);
 
     const event = await eventually(async () => {
       const stored = await storedEvent(eventId);
       return stored.status === 'delivered' && stored;
     });
-    expect(event.attempts.map((attempt) => [attempt.status_code, attempt.error])).toEqual([
-      [null, 'No response within 300 ms.'],
-      [200, null],
-    ]);
+    const attempts = event.attempts.map((attempt) => [attempt.status_code, attempt.error]);
+    expect(attempts.at(0)).toEqual([null, 'No response within 1000 ms.']);
+    expect(attempts.at(-1)).toEqual([200, null]);
+    // A busy machine may make the answering endpoint miss so short a timeout too: such a retry is abandoned alike.
+    expect(attempts.slice(1, -1)).toEqual(
+      attempts.slice(1, -1).map(() => [null, 'No response within 1000 ms.']),
+    );
   });
 
   it('stops at 410 Gone: the event is failed, out of the outbox and not in the dead-letter queue', async () => {
@@ -331,15 +339,17 @@ describe('no lost event, no double bookkeeping', () => {
     bodies.shift();
     const commands: string[] = [];
     const counting = 'count-delivery-commands';
+    // Only this invocation's requests: the stack's pollers and schedules share the client, and run meanwhile.
+    const invocation = new AsyncLocalStorage<true>();
     documentClient.middlewareStack.add(
       (next, context) => (args) => {
-        commands.push(String(context.commandName));
+        if (invocation.getStore()) commands.push(String(context.commandName));
         return next(args);
       },
       { step: 'initialize', name: counting },
     );
     try {
-      const response = await handler(sqsEvent(bodies), lambdaContext());
+      const response = await invocation.run(true, () => handler(sqsEvent(bodies), lambdaContext()));
       expect(response.batchItemFailures).toEqual([]);
     } finally {
       documentClient.middlewareStack.remove(counting);

@@ -19,14 +19,14 @@ import {
 } from '../../functions/dependencies.ts';
 import type { IsolationSettings } from '../../functions/domain/endpoint-health.ts';
 import { cancel, markPaid, newPaymentLink, type PaymentLink } from '../../functions/domain/payment-link.ts';
-import type { StoredEvent } from '../../functions/domain/webhook.ts';
+import { type StoredEvent, WEBHOOK_TIMEOUT_MS } from '../../functions/domain/webhook.ts';
 import { deliveryHandler } from '../../functions/handlers/deliver-webhook.ts';
 import type { EventQueue } from '../../functions/ports/event-queue.ts';
 import type { WebhookSender } from '../../functions/ports/webhook-sender.ts';
 import { applyTransition } from '../../functions/use-cases/payment-links.ts';
 import type { DeliveryDependencies } from '../../functions/use-cases/webhook-delivery.ts';
 import { startSqsPoller } from '../../lib/local/sqs-poller.ts';
-import { timeoutSecondsOf } from '../../lib/routes.ts';
+import { eventsQueueVisibilitySeconds, timeoutSecondsOf } from '../../lib/routes.ts';
 import type { TestStack } from './test-stack.ts';
 
 export interface ReceivedWebhook {
@@ -52,8 +52,11 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-/** A merchant's webhook endpoint on 127.0.0.1 that records what it receives. */
-export async function startReceiver(port = 0): Promise<Receiver> {
+/**
+ * A merchant's webhook endpoint that records what it receives, on 127.0.0.1 (where every server of the tests
+ * listens, on ports the system picks) or on another loopback `host`.
+ */
+export async function startReceiver(port = 0, host = '127.0.0.1'): Promise<Receiver> {
   const replies: Reply[] = [];
   const received: ReceivedWebhook[] = [];
   const hanging = new Set<() => void>();
@@ -92,10 +95,10 @@ export async function startReceiver(port = 0): Promise<Receiver> {
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => resolve());
+    server.listen(port, host, () => resolve());
   });
   receiver.port = (server.address() as AddressInfo).port;
-  receiver.url = `http://127.0.0.1:${receiver.port}/hooks`;
+  receiver.url = `http://${host}:${receiver.port}/hooks`;
   return receiver;
 }
 
@@ -145,19 +148,8 @@ export const storedEvent = async (id: string): Promise<StoredEvent> => {
   return event;
 };
 
-/** Polls `check` until it returns a value other than undefined/false (no fixed sleeps in tests). */
-export async function eventually<T>(
-  check: () => Promise<T | undefined | false>,
-  timeoutMs = 15_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
+/** Waiting on a condition: test/support/eventually.ts (re-exported for the webhook tests that import it here). */
+export { eventually } from './eventually.ts';
 
 /** A compressed retry schedule: every wait is 1 ms, which becomes a 1 s SQS delay (the smallest). */
 export const FAST_SCHEDULE = Array.from({ length: 9 }, () => 1);
@@ -178,9 +170,10 @@ export interface DeliveryHarness {
 let harnessCount = 0;
 
 /**
- * The delivery pipeline of the local stack, on a queue of its own and with knobs a test needs: a 300 ms
- * attempt timeout, no jitter, a compressed schedule, and optionally a wrapped sender. The real repositories,
- * the real SQS emulator, the real poller and the real batch handler.
+ * The delivery pipeline of the local stack, on a queue of its own and with knobs a test needs: no jitter, a
+ * compressed schedule, optionally a shorter attempt timeout and a wrapped sender. The real repositories, the real
+ * SQS emulator, the real poller and the real batch handler. The queue's visibility timeout is the deployed one:
+ * a message whose handling outlasts a shorter one would be handed out twice on a busy machine.
  */
 export async function startDeliveryHarness(
   options: {
@@ -188,19 +181,32 @@ export async function startDeliveryHarness(
     wrapSender?: (sender: WebhookSender) => WebhookSender;
     now?: () => Date;
     isolation?: IsolationSettings;
+    /**
+     * Each attempt's timeout: the product's (WEBHOOK_TIMEOUT_MS) unless the test abandons hanging endpoints
+     * sooner; then an endpoint that answers may miss it too on a busy machine, and the test must allow for that.
+     */
+    attemptTimeoutMs?: number;
   } = {},
 ): Promise<DeliveryHarness> {
   const sqs = new SQSClient({ useQueueUrlAsEndpoint: false });
   const name = `webhooks-test-${process.pid}-${harnessCount++}`;
   const queueUrl = (
-    await sqs.send(new CreateQueueCommand({ QueueName: name, Attributes: { VisibilityTimeout: '1' } }))
+    await sqs.send(
+      new CreateQueueCommand({
+        QueueName: name,
+        Attributes: { VisibilityTimeout: String(eventsQueueVisibilitySeconds()) },
+      }),
+    )
   ).QueueUrl as string;
   const deadLetterUrl = (await sqs.send(new CreateQueueCommand({ QueueName: `${name}-dlq` })))
     .QueueUrl as string;
   const queueArn = (
     await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }))
   ).Attributes?.QueueArn as string;
-  const sender = new HttpWebhookSender({ allowPrivateTargets: true, timeoutMs: 300 });
+  const sender = new HttpWebhookSender({
+    allowPrivateTargets: true,
+    timeoutMs: options.attemptTimeoutMs ?? WEBHOOK_TIMEOUT_MS,
+  });
   const queue = new SqsEventQueue(sqs, queueUrl);
   const deadLetters = new SqsEventQueue(sqs, deadLetterUrl);
   const deps: DeliveryDependencies = {

@@ -1,0 +1,81 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DynamoDBClient, PutItemCommand, QueryCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { afterAll, describe, expect, it } from 'vitest';
+import { tableSchema } from '../../functions/adapters/dynamodb/table-schema.ts';
+import {
+  abstractLevelsOfDynalite,
+  ensureTable,
+  startEmbeddedDynamoDb,
+} from '../../lib/local/embedded-dynamodb.ts';
+
+/** Counts the resources (iterators) dynalite's level stores hold open. */
+function countOpenResources() {
+  let open = 0;
+  for (const level of abstractLevelsOfDynalite()) {
+    const prototype = (level.AbstractLevel as { prototype: Record<string, (resource: unknown) => void> })
+      .prototype;
+    const attach = prototype.attachResource as (resource: unknown) => void;
+    const detach = prototype.detachResource as (resource: unknown) => void;
+    prototype.attachResource = function (this: unknown, resource: unknown) {
+      open++;
+      return attach.call(this, resource);
+    };
+    prototype.detachResource = function (this: unknown, resource: unknown) {
+      open--;
+      return detach.call(this, resource);
+    };
+  }
+  return () => open;
+}
+
+const dataDir = mkdtempSync(join(tmpdir(), 'embedded-dynamodb-'));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+const openResources = countOpenResources();
+
+describe('the embedded DynamoDB', () => {
+  it.each([
+    ['on disk', join(dataDir, 'store')],
+    ['in memory', undefined],
+  ])(
+    '%s, closes the store iterator of every Query and Scan once answered (none left open to pin memory)',
+    async (_, path) => {
+      const store = await startEmbeddedDynamoDb({ dataDir: path });
+      await ensureTable(store.endpoint, 'leaks');
+      const client = new DynamoDBClient({
+        endpoint: store.endpoint,
+        region: 'local',
+        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      });
+      const { partitionKey, sortKey } = tableSchema;
+      for (let index = 0; index < 20; index++) {
+        await client.send(
+          new PutItemCommand({
+            TableName: 'leaks',
+            Item: { [partitionKey]: { S: `p${index % 4}` }, [sortKey]: { S: `s${index}` } },
+          }),
+        );
+      }
+      const before = openResources();
+
+      for (let index = 0; index < 20; index++) {
+        await client.send(
+          new QueryCommand({
+            TableName: 'leaks',
+            KeyConditionExpression: '#pk = :pk',
+            ExpressionAttributeNames: { '#pk': partitionKey },
+            ExpressionAttributeValues: { ':pk': { S: `p${index % 4}` } },
+            ...(index % 2 ? { Limit: 1 } : {}),
+          }),
+        );
+      }
+      await client.send(new ScanCommand({ TableName: 'leaks' }));
+      await client.send(new ScanCommand({ TableName: 'leaks', Limit: 2 }));
+
+      await expect.poll(openResources).toBe(before);
+      client.destroy();
+      await store.stop();
+    },
+  );
+});
