@@ -1,9 +1,12 @@
-import type { BuildOptions } from 'esbuild';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { BuildOptions, Metafile } from 'esbuild';
 
 /**
- * How every Lambda bundle is built, in one place: lib/constructs/service-function.ts hands these to
- * NodejsFunction (which runs the local esbuild, never Docker), and the benchmark and the bundle-size test build
- * with `esbuildOptions` below, so what is measured is what `cdk synth` ships. Pure data: no CDK import.
+ * How every Lambda bundle is built, in one place: lib/constructs/service-function.ts runs esbuild with
+ * `esbuildOptions` when `cdk synth` stages a function's asset (the local esbuild, never Docker), and the
+ * benchmark, the bundle tests and `npm start -- --bundled` build with the same options, so what is measured and
+ * tested is what `cdk synth` ships. Pure data: no CDK import.
  */
 export const lambdaBundling = {
   format: 'esm',
@@ -19,7 +22,7 @@ export const lambdaBundling = {
   mainFields: ['module', 'main'],
   /** Bundle everything, the AWS SDK included: the tested versions, and only the clients a function imports. */
   externalModules: [] as string[],
-  // CommonJS dependencies bundled into ESM still call require() for Node built-ins.
+  // CommonJS dependencies bundled into ESM still call require() for Node built-ins (in every chunk).
   banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
 } as const;
 
@@ -33,19 +36,24 @@ export const lambdaEnvironment: Readonly<Record<string, string>> = {
   POWERTOOLS_SERVICE_NAME: 'payment-links',
 };
 
-/** The file NodejsFunction writes for an ESM bundle. */
+/** The file the Lambda runtime loads (handler `index.handler`). */
 export const LAMBDA_BUNDLE_FILE = 'index.mjs';
 
 /**
- * The esbuild build options equivalent to the command NodejsFunction runs for `lambdaBundling`
- * (`esbuild --bundle <entry> --target --platform=node --format --outfile --minify --sourcemap
- * --sources-content=false --external:... --banner:js --main-fields`), for building the same bundles outside
- * `cdk synth`.
+ * The esbuild build options of one function's asset: the entry becomes `<outdir>/index.mjs`, and every module
+ * reached only through a dynamic `import()` (each PSP's SDK, the AWS SDK's unused credential providers) becomes
+ * a chunk beside it, loaded by relative path on the first call that needs it, so a cold start parses only what
+ * the entry imports statically (docs/performance.md#cold-start). Code splitting needs ESM and an output folder;
+ * every file has its source map beside it.
  */
-export function esbuildOptions(entry: string, outfile: string): BuildOptions {
+export function esbuildOptions(entry: string, outdir: string): BuildOptions {
   return {
     entryPoints: [entry],
-    outfile,
+    outdir,
+    entryNames: 'index',
+    chunkNames: '[name]-[hash]',
+    outExtension: { '.js': '.mjs' },
+    splitting: true,
     bundle: true,
     platform: 'node',
     target: lambdaBundling.target,
@@ -57,5 +65,42 @@ export function esbuildOptions(entry: string, outfile: string): BuildOptions {
     mainFields: [...lambdaBundling.mainFields],
     banner: { js: lambdaBundling.banner },
     logLevel: 'silent',
+  };
+}
+
+/**
+ * The output files no import of the entry's can reach, relative to the build's working folder. esbuild makes a
+ * chunk for every `import()` it finds before tree shaking, so a function that bundles the PSP registry but never
+ * calls it still gets the PSP SDKs' chunks, which nothing loads.
+ */
+export function unreachableOutputs(metafile: Metafile): string[] {
+  const outputs = Object.keys(metafile.outputs).filter((path) => !path.endsWith('.map'));
+  const reached = new Set<string>();
+  const visit = (path: string) => {
+    if (reached.has(path)) return;
+    reached.add(path);
+    for (const imported of metafile.outputs[path]?.imports ?? []) {
+      if (!imported.external) visit(imported.path);
+    }
+  };
+  for (const path of outputs)
+    if (metafile.outputs[path]?.entryPoint && path.endsWith(`/${LAMBDA_BUNDLE_FILE}`)) visit(path);
+  return outputs.filter((path) => !reached.has(path));
+}
+
+/** Deletes the unreachable outputs (and their maps) of a build run in `workingDir`, so the asset ships none. */
+export function pruneUnreachable(metafile: Metafile, workingDir: string): Metafile {
+  const dead = new Set(unreachableOutputs(metafile));
+  for (const path of dead) {
+    rmSync(join(workingDir, path), { force: true });
+    rmSync(join(workingDir, `${path}.map`), { force: true });
+  }
+  return {
+    inputs: metafile.inputs,
+    outputs: Object.fromEntries(
+      Object.entries(metafile.outputs).filter(
+        ([path]) => !dead.has(path) && !dead.has(path.replace(/\.map$/, '')),
+      ),
+    ),
   };
 }

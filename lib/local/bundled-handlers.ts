@@ -1,34 +1,43 @@
 import { type ChildProcess, fork } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Context } from 'aws-lambda';
 import { build } from 'esbuild';
-import { esbuildOptions, LAMBDA_BUNDLE_FILE, lambdaEnvironment } from '../bundling/lambda-bundling.ts';
+import {
+  esbuildOptions,
+  LAMBDA_BUNDLE_FILE,
+  lambdaEnvironment,
+  pruneUnreachable,
+} from '../bundling/lambda-bundling.ts';
 import { functions, type HandlerName } from '../routes.ts';
 import type { HandlerLoader } from './api-gateway.ts';
 import type { Invocation, RuntimeMessage } from './lambda-runtime.ts';
 
 const projectRoot = join(import.meta.dirname, '..', '..');
 
-/** Where each function's bundle is: `<outdir>/<handler>/index.mjs`. */
+/** Where each function's bundle is: `<outdir>/<handler>/index.mjs`, its chunks beside it. */
 export type BundleFiles = ReadonlyMap<HandlerName, string>;
 
 /**
  * Builds the bundle of every function of lib/routes.ts with the options `cdk synth` uses
- * (lib/bundling/lambda-bundling.ts; test/infra/bundles.test.ts checks they are the same bytes), each with its
- * source map beside it, as in the Lambda asset.
+ * (lib/bundling/lambda-bundling.ts; test/infra/bundles.test.ts checks they are the same bytes): each function's
+ * folder is its Lambda asset, `index.mjs`, its chunks and their source maps.
  */
 export async function buildFunctionBundles(outdir: string): Promise<BundleFiles> {
   const names = Object.keys(functions) as HandlerName[];
   const built = await Promise.all(
     names.map(async (name) => {
-      const file = join(outdir, name, LAMBDA_BUNDLE_FILE);
-      mkdirSync(join(outdir, name), { recursive: true });
-      await build({
-        ...esbuildOptions(join(projectRoot, 'functions', 'handlers', `${name}.ts`), file),
+      const dir = join(outdir, name);
+      // A rebuild into a folder of old chunks would leave them beside the new ones.
+      rmSync(dir, { recursive: true, force: true });
+      mkdirSync(dir, { recursive: true });
+      const { metafile } = await build({
+        ...esbuildOptions(join(projectRoot, 'functions', 'handlers', `${name}.ts`), dir),
         absWorkingDir: projectRoot,
+        metafile: true,
       });
-      return [name, file] as const;
+      pruneUnreachable(metafile, projectRoot);
+      return [name, join(dir, LAMBDA_BUNDLE_FILE)] as const;
     }),
   );
   return new Map(built);

@@ -13,6 +13,16 @@ export const budgets = {
   /** The same, for a function that carries more than one PSP SDK (orchestration): the heaviest. */
   coldImportSeveralPsps: 1.25,
   /**
+   * A function that can reach a PSP: its cold import (CPU) / the same function built with every PSP SDK left out.
+   * Each SDK is a chunk loaded by its first call, so a cold start parses none of them.
+   */
+  coldImportPspSdks: 1.1,
+  /**
+   * Loading a PSP's chunks on its first call (CPU, after index.mjs) / the same in the bare bundle of the SDKs the
+   * function carries: the first call to a provider adds that provider's SDK and nothing else.
+   */
+  firstPspCall: 1.1,
+  /**
    * 429s per second to a tenant whose window is spent / the create-link ceiling (one PutItem): a refusal costs
    * no store write, so it must be at least as cheap as the cheapest request that writes.
    */

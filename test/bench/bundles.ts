@@ -1,8 +1,8 @@
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build, type Metafile } from 'esbuild';
-import { esbuildOptions, LAMBDA_BUNDLE_FILE } from '../../lib/bundling/lambda-bundling.ts';
+import { esbuildOptions, LAMBDA_BUNDLE_FILE, pruneUnreachable } from '../../lib/bundling/lambda-bundling.ts';
 
 export const projectRoot = join(import.meta.dirname, '..', '..');
 const handlersDir = join(projectRoot, 'functions', 'handlers');
@@ -110,16 +110,11 @@ const under = (path: string, pkg: string) => path.includes(`node_modules/${pkg}/
 
 /**
  * The baseline SDKs a bundle carries, from its metafile: a package is carried when some of its bytes are in the
- * output, and lazily when every import of it from outside the package is a dynamic `import()` (esbuild inlines
- * those into the one file; they are evaluated when first called, not at the cold start).
+ * asset (`inOutput`: the inputs of every file of it), and lazily when every import of it from outside the package
+ * is a dynamic `import()` (esbuild puts those in chunks of their own, loaded when first called, not at the cold
+ * start).
  */
-export function carriedSdks(
-  metafile: Metafile,
-  output: Metafile['outputs'][string],
-): Map<string, CarriedSdk> {
-  const inOutput = Object.entries(output.inputs)
-    .filter(([, input]) => input.bytesInOutput > 0)
-    .map(([path]) => path);
+export function carriedSdks(metafile: Metafile, inOutput: readonly string[]): Map<string, CarriedSdk> {
   const carried = new Map<string, CarriedSdk>();
   for (const [name, sdk] of Object.entries(BASELINE_SDKS)) {
     if (name !== 'dynamodb' && !inOutput.some((path) => under(path, sdk.package))) continue;
@@ -229,15 +224,39 @@ export interface Bundle {
   baseline?: string;
   /** For a handler, the baseline SDKs it carries and how (see `carriedSdks`). */
   carries?: ReadonlyMap<string, CarriedSdk>;
-  /** The built index.mjs, as in the Lambda asset. */
+  /** The built index.mjs, as in the Lambda asset; its chunks are beside it. */
   file: string;
+  /** Every JavaScript file of the asset (index.mjs and its chunks), absolute. */
+  files: string[];
+  /** All the asset's JavaScript (minified; gzipped file by file, as the asset's zip does). */
   bytes: number;
   gzipBytes: number;
-  /** The source map shipped next to a handler's bundle (baselines have none). */
+  /** What a cold start loads: index.mjs and the chunks it imports statically, transitively. */
+  coldBytes: number;
+  /** The same, gzipped file by file. */
+  coldGzipBytes: number;
+  /** The source maps shipped next to a handler's files (baselines have none). */
   mapBytes: number;
-  /** Every source file that contributed bytes, relative to the project root (from esbuild's metafile). */
+  /** Every source file that contributed bytes to any file of the asset, relative to the project root. */
   inputs: string[];
+  /** The source files a cold start loads (those of `coldBytes`). */
+  coldInputs: string[];
+  /**
+   * For each PSP SDK carried lazily, the chunks its first call loads (its `import()`s, and what they import
+   * statically that the cold start has not loaded), absolute.
+   */
+  firstCall?: ReadonlyMap<string, string[]>;
+  /** The source files of those chunks, per PSP SDK. */
+  firstCallInputs?: ReadonlyMap<string, string[]>;
+  /**
+   * For a handler that carries a PSP SDK, the name of the same handler built with every PSP SDK left out
+   * (external: never loaded), whose cold import is the PSPs' cost's baseline.
+   */
+  withoutPsps?: string;
 }
+
+/** The suffix of a handler built without its PSP SDKs (see `Bundle.withoutPsps`). */
+export const WITHOUT_PSPS = '~without-psps';
 
 /** Every Lambda entry point: each file of functions/handlers/ (new handlers are picked up on their own). */
 export function handlerNames(): string[] {
@@ -247,41 +266,96 @@ export function handlerNames(): string[] {
     .sort();
 }
 
+/** The output files (relative to the project, as in the metafile) `file` imports statically, itself included. */
+function staticClosure(metafile: Metafile, file: string, loaded: ReadonlySet<string> = new Set()): string[] {
+  const seen = new Set<string>();
+  const visit = (path: string) => {
+    if (seen.has(path) || loaded.has(path)) return;
+    seen.add(path);
+    for (const imported of metafile.outputs[path]?.imports ?? []) {
+      if (imported.kind === 'import-statement' && !imported.external) visit(imported.path);
+    }
+  };
+  visit(file);
+  return [...seen];
+}
+
+const inputsOf = (metafile: Metafile, files: readonly string[]) => [
+  ...new Set(
+    files.flatMap((file) =>
+      Object.entries(metafile.outputs[file]?.inputs ?? {})
+        .filter(([, input]) => input.bytesInOutput > 0)
+        .map(([path]) => path),
+    ),
+  ),
+];
+
+/** The SDKs whose packages every PSP SDK is: left out of a handler's build that measures the PSPs' cost. */
+export const PSP_PACKAGES: readonly string[] = PSP_SDKS.map(
+  (sdk) => (BASELINE_SDKS[sdk] as BaselineSdk).package,
+);
+
 async function buildOne(
   name: string,
   outdir: string,
   source: { entry: string } | { contents: string },
-  sourcemap: boolean,
+  options: { sourcemap: boolean; external?: readonly string[] },
 ) {
   const dir = join(outdir, name);
+  rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const file = join(dir, LAMBDA_BUNDLE_FILE);
-  const options = esbuildOptions('entry' in source ? source.entry : '', file);
-  const { metafile } = await build({
-    ...options,
+  const esbuild = esbuildOptions('entry' in source ? source.entry : '', dir);
+  const built = await build({
+    ...esbuild,
     ...('contents' in source && {
       entryPoints: undefined,
       stdin: { contents: source.contents, resolveDir: import.meta.dirname, loader: 'ts' as const },
     }),
-    ...(!sourcemap && { sourcemap: false }),
+    ...(!options.sourcemap && { sourcemap: false }),
+    external: [...(esbuild.external ?? []), ...(options.external ?? [])],
     absWorkingDir: projectRoot,
     metafile: true,
   });
-  const output = Object.entries(metafile.outputs).find(([path]) => path.endsWith(LAMBDA_BUNDLE_FILE))?.[1];
-  if (!output) throw new Error(`esbuild wrote no ${LAMBDA_BUNDLE_FILE} for ${name}`);
-  const code = readFileSync(file);
+  const metafile = pruneUnreachable(built.metafile, projectRoot);
+  const outputs = Object.keys(metafile.outputs).filter((path) => path.endsWith('.mjs'));
+  const entry = outputs.find((path) => path.endsWith(`/${LAMBDA_BUNDLE_FILE}`));
+  if (!entry) throw new Error(`esbuild wrote no ${LAMBDA_BUNDLE_FILE} for ${name}`);
+  const cold = staticClosure(metafile, entry);
+  const loaded = new Set(cold);
+  const absolute = (path: string) => join(projectRoot, path);
+  const firstCall = new Map<string, string[]>();
+  const firstCallInputs = new Map<string, string[]>();
+  for (const sdk of PSP_SDKS) {
+    const pkg = (BASELINE_SDKS[sdk] as BaselineSdk).package;
+    const roots = outputs.filter((path) => {
+      const entryPoint = metafile.outputs[path]?.entryPoint;
+      return entryPoint !== undefined && under(entryPoint, pkg);
+    });
+    if (!roots.length) continue;
+    const files = [...new Set(roots.flatMap((root) => staticClosure(metafile, root, loaded)))];
+    firstCall.set(sdk, roots.map(absolute));
+    firstCallInputs.set(sdk, inputsOf(metafile, files));
+  }
+  const sizes = outputs.map((path) => readFileSync(absolute(path)));
   return {
     metafile,
-    output,
     bundle: {
       name,
-      file,
-      bytes: code.length,
-      gzipBytes: gzipSync(code, { level: 9 }).length,
-      mapBytes: sourcemap ? readFileSync(`${file}.map`).length : 0,
-      inputs: Object.entries(output.inputs)
-        .filter(([, input]) => input.bytesInOutput > 0)
-        .map(([path]) => path),
+      file: absolute(entry),
+      files: outputs.map(absolute),
+      bytes: sizes.reduce((sum, code) => sum + code.length, 0),
+      gzipBytes: sizes.reduce((sum, code) => sum + gzipSync(code, { level: 9 }).length, 0),
+      coldBytes: cold.reduce((sum, path) => sum + (metafile.outputs[path]?.bytes ?? 0), 0),
+      coldGzipBytes: cold.reduce(
+        (sum, path) => sum + gzipSync(readFileSync(absolute(path)), { level: 9 }).length,
+        0,
+      ),
+      mapBytes: options.sourcemap
+        ? outputs.reduce((sum, path) => sum + readFileSync(`${absolute(path)}.map`).length, 0)
+        : 0,
+      inputs: inputsOf(metafile, outputs),
+      coldInputs: inputsOf(metafile, cold),
+      ...(firstCall.size && { firstCall, firstCallInputs }),
     } satisfies Bundle,
   };
 }
@@ -290,27 +364,38 @@ async function buildOne(
  * Builds every handler with the options `cdk synth` uses (lib/bundling/lambda-bundling.ts), then the baseline of
  * each: the bare SDK clients it carries, built as a user without our code would build them, with the same
  * esbuild options but no source map (nothing of ours to map). Into `outdir/<name>/index.mjs`; baselines last.
+ * With `withoutPsps`, each handler that carries a PSP SDK is built a second time without any (the benchmark's
+ * baseline of what the PSPs cost a cold start).
  */
-export async function buildBundles(outdir: string): Promise<Bundle[]> {
+export async function buildBundles(
+  outdir: string,
+  options: { withoutPsps?: boolean } = {},
+): Promise<Bundle[]> {
   const handlers = await Promise.all(
     handlerNames().map(async (name) => {
-      const { metafile, output, bundle } = await buildOne(
-        name,
+      const entry = join(handlersDir, `${name}.ts`);
+      const { metafile, bundle } = await buildOne(name, outdir, { entry }, { sourcemap: true });
+      const carries = carriedSdks(metafile, bundle.inputs);
+      const handler = { ...bundle, carries, baseline: baselineName(carries) };
+      if (!options.withoutPsps || !PSP_SDKS.some((sdk) => carries.has(sdk))) return [handler];
+      const without = await buildOne(
+        `${name}${WITHOUT_PSPS}`,
         outdir,
-        { entry: join(handlersDir, `${name}.ts`) },
-        true,
+        { entry },
+        { sourcemap: true, external: PSP_PACKAGES },
       );
-      const carries = carriedSdks(metafile, output);
-      return { ...bundle, carries, baseline: baselineName(carries) };
+      return [{ ...handler, withoutPsps: without.bundle.name }, without.bundle];
     }),
-  );
+  ).then((built) => built.flat());
   const baselineSources = new Map(
-    handlers.map((handler) => [handler.baseline, baselineSource(handler.carries)] as const),
+    handlers.flatMap((handler) =>
+      'carries' in handler ? [[handler.baseline, baselineSource(handler.carries)] as const] : [],
+    ),
   );
   const baselines = await Promise.all(
     [...baselineSources].map(async ([name, contents], index) => {
       // Named by what they hold; built in numbered folders, since a name can pass a file name's length.
-      const { bundle } = await buildOne(`baseline-${index}`, outdir, { contents }, false);
+      const { bundle } = await buildOne(`baseline-${index}`, outdir, { contents }, { sourcemap: false });
       return { ...bundle, name };
     }),
   );

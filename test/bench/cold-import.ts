@@ -1,7 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { lambdaEnvironment } from '../../lib/bundling/lambda-bundling.ts';
-import type { Bundle } from './bundles.ts';
 
 /**
  * What a fresh process times: the dynamic import of one bundle, the way the Lambda runtime loads `index.mjs`,
@@ -10,6 +9,18 @@ import type { Bundle } from './bundles.ts';
 const probe = [
   'const cpu = process.cpuUsage(); const t = performance.now();',
   'await import(process.argv[1]);',
+  'const used = process.cpuUsage(cpu);',
+  'process.stdout.write(JSON.stringify({ wallMs: performance.now() - t, cpuMs: (used.user + used.system) / 1000 }));',
+].join(' ');
+
+/**
+ * What a fresh process times for a first call's load: the bundle's `index.mjs` is imported first (not timed),
+ * then the chunks named after it, together, as an adapter's `import()`s load them.
+ */
+const firstCallProbe = [
+  'await import(process.argv[1]);',
+  'const cpu = process.cpuUsage(); const t = performance.now();',
+  'await Promise.all(process.argv.slice(2).map((chunk) => import(chunk)));',
   'const used = process.cpuUsage(cpu);',
   'process.stdout.write(JSON.stringify({ wallMs: performance.now() - t, cpuMs: (used.user + used.system) / 1000 }));',
 ].join(' ');
@@ -42,11 +53,20 @@ const lambdaEnv = {
   ...lambdaEnvironment,
 };
 
-function importOnce(file: string): ImportTime {
-  const out = execFileSync(process.execPath, ['--input-type=module', '-e', probe, pathToFileURL(file).href], {
-    env: lambdaEnv,
-    encoding: 'utf8',
-  });
+/** One measurement in a fresh process: a bundle's cold import, or (with `chunks`) a first call's load. */
+export interface ImportSubject {
+  name: string;
+  file: string;
+  chunks?: readonly string[];
+}
+
+function importOnce({ file, chunks }: ImportSubject): ImportTime {
+  const urls = [file, ...(chunks ?? [])].map((path) => pathToFileURL(path).href);
+  const out = execFileSync(
+    process.execPath,
+    ['--input-type=module', '-e', chunks ? firstCallProbe : probe, ...urls],
+    { env: lambdaEnv, encoding: 'utf8' },
+  );
   return JSON.parse(out) as ImportTime;
 }
 
@@ -59,11 +79,14 @@ const median = (values: number[]) => {
  * Median cold-import times of each bundle in `rounds` fresh processes, interleaved (one of each per round) so
  * machine noise spreads evenly over all of them. One unmeasured round first warms the file cache.
  */
-export function measureColdImports(bundles: Bundle[], rounds: number): Map<string, ImportTimes> {
-  for (const bundle of bundles) importOnce(bundle.file);
-  const samples = new Map<string, ImportTime[]>(bundles.map((bundle) => [bundle.name, []]));
+export function measureColdImports(
+  subjects: readonly ImportSubject[],
+  rounds: number,
+): Map<string, ImportTimes> {
+  for (const subject of subjects) importOnce(subject);
+  const samples = new Map<string, ImportTime[]>(subjects.map((subject) => [subject.name, []]));
   for (let round = 0; round < rounds; round++) {
-    for (const bundle of bundles) samples.get(bundle.name)?.push(importOnce(bundle.file));
+    for (const subject of subjects) samples.get(subject.name)?.push(importOnce(subject));
   }
   return new Map(
     [...samples].map(([name, times]) => [

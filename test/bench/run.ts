@@ -123,7 +123,7 @@ try {
       bundles: () => {
         if (!bundles) {
           console.error(`building bundles in ${outdir}`);
-          bundles = buildBundles(outdir);
+          bundles = buildBundles(outdir, { withoutPsps: true });
         }
         return bundles;
       },

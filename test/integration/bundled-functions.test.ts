@@ -9,6 +9,12 @@ import { keys } from '../../functions/adapters/dynamodb/table-schema.ts';
 import { documentClient } from '../../functions/clients/dynamodb.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { functions, type HandlerName } from '../../lib/routes.ts';
+import { storedLink } from '../support/checkout-helpers.ts';
+import { addConnection } from '../support/connections.ts';
+import { type FakeAdyen, startFakeAdyen } from '../support/fake-adyen.ts';
+import { type FakeMollie, startFakeMollie } from '../support/fake-mollie.ts';
+import { trustFakePspCertificate } from '../support/fake-psp-server.ts';
+import { type FakeStripe, startFakeStripe } from '../support/fake-stripe.ts';
 import { MAP_READ_MARKER, mapReadsIn } from '../support/map-reads.ts';
 import { httpRequest, navigate } from '../support/navigate.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';
@@ -27,9 +33,34 @@ const invocations: { handler: HandlerName; error?: Error }[] = [];
 let stack: TestStack;
 let acme: IssuedApiKey;
 let receiver: Receiver;
+// Each PSP's SDK is a chunk of its own beside index.mjs, loaded by the first call to that PSP: these fakes answer
+// those calls, so a chunk that fails to load or to run fails a checkout here.
+const stripeKey = 'sk_test_bundled_123';
+const mollieKey = 'test_bundledMollie7LxsDOtmnkVtjNVWXLS';
+const adyenCredentials = {
+  api_key: 'AQE-bundled-adyen-test-key',
+  merchant_account: 'AdyenShopECOM',
+  hmac_key: '44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056',
+  environment: 'test',
+};
+let fakeStripe: FakeStripe;
+let fakeMollie: FakeMollie;
+let fakeAdyen: FakeAdyen;
+let untrust: () => void;
 
 beforeAll(async () => {
   receiver = await startReceiver();
+  untrust = trustFakePspCertificate();
+  fakeStripe = await startFakeStripe({ secretKey: stripeKey });
+  fakeMollie = await startFakeMollie({ apiKeys: [mollieKey] });
+  fakeAdyen = await startFakeAdyen({
+    apiKeys: [adyenCredentials.api_key],
+    merchantAccount: adyenCredentials.merchant_account,
+  });
+  // The containers are forked with this process's environment: functions/config.ts reads these there.
+  process.env.STRIPE_API_URL = fakeStripe.url;
+  process.env.MOLLIE_API_URL = fakeMollie.apiEndpoint;
+  process.env.ADYEN_API_URL = fakeAdyen.url;
   stack = await startTestStack({
     bundled: {
       outdir,
@@ -43,10 +74,12 @@ beforeAll(async () => {
     },
   });
   acme = await stack.issueKey('acme', 'test');
-}, 300_000); // building every bundle and starting a process per function: slow on a busy machine
+}, 900_000); // building every bundle and starting a process per function: slow on a busy machine
 afterAll(async () => {
   await stack?.stop();
   await receiver?.close();
+  await Promise.all([fakeStripe?.stop(), fakeMollie?.stop(), fakeAdyen?.stop()]);
+  untrust?.();
   rmSync(outdir, { recursive: true, force: true });
 });
 
@@ -160,6 +193,44 @@ describe('the bundles cdk synth ships, run as the Lambda runtime runs them', { t
     expect(refund.body).toMatchObject({ status: 'succeeded', amount: paid.body.amount });
     const refunds = await stack.request('GET', `/v1/payment-links/${link.id}/refunds`, { key: acme.api_key });
     expect(refunds.body.data.map((item: { id: string }) => item.id)).toEqual([refund.body.id]);
+  });
+
+  it('load each PSP SDK from its own chunk on the first call to that PSP: Stripe, Mollie and Adyen checkouts', async () => {
+    const shops = {
+      stripe: { credentials: { secret_key: stripeKey, webhook_secret: 'whsec_bundled_456' } },
+      mollie: { credentials: { api_key: mollieKey } },
+      adyen: { credentials: adyenCredentials },
+    } as const;
+    const sessions: Record<string, unknown> = {};
+    for (const [provider, { credentials }] of Object.entries(shops)) {
+      const account = `${provider}shop`;
+      const key = await stack.issueKey(account, 'test');
+      await addConnection({
+        account,
+        mode: 'test',
+        provider: provider as keyof typeof shops,
+        name: provider,
+        credentials,
+      });
+      const created = await stack.request('POST', '/v1/payment-links', {
+        key: key.api_key,
+        body: { amount: { value: '12.00', currency: 'EUR' }, redirect_url: 'https://shop.example/thanks' },
+      });
+      expect(created.status).toBe(201);
+      const page = await navigate(created.body.checkout_url);
+      expect([provider, page.status]).toEqual([provider, 200]);
+      sessions[provider] = (await storedLink(created.body.id)).psp_session;
+    }
+    // Each session was opened by the official SDK, in the checkout function's container, at that PSP's fake.
+    const stripeSession = sessions.stripe as { id: string; provider: string };
+    expect(stripeSession.provider).toBe('stripe');
+    expect(fakeStripe.sessions.has(stripeSession.id)).toBe(true);
+    const mollieSession = sessions.mollie as { id: string; provider: string };
+    expect(mollieSession.provider).toBe('mollie');
+    expect(fakeMollie.payments.has(mollieSession.id)).toBe(true);
+    const adyenSession = sessions.adyen as { id: string; provider: string };
+    expect(adyenSession.provider).toBe('adyen');
+    expect(fakeAdyen.paymentLinks.has(adyenSession.id)).toBe(true);
   });
 
   it('run the scheduled functions on the schedule events EventBridge sends', async () => {

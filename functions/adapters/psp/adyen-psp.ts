@@ -442,6 +442,16 @@ function defaultExport<T>(module: { default: unknown }): T {
 }
 
 /**
+ * A CommonJS module's named exports. Node, loading the file itself, finds them on the namespace; in a Lambda
+ * bundle the module sits in a chunk of its own (code splitting, docs/performance.md#cold-start-no-psp-sdk-before-it-is-needed),
+ * which exports the module's `exports` object as its default only.
+ */
+function namedExports<T extends object>(module: T): T {
+  const fromDefault = (module as { default?: unknown }).default;
+  return { ...(typeof fromDefault === 'object' && fromDefault !== null ? fromDefault : {}), ...module } as T;
+}
+
+/**
  * Loaded here, not at module scope: only functions that talk to Adyen evaluate the SDK, and only its Checkout
  * services, not the whole library (docs/performance.md).
  */
@@ -457,8 +467,8 @@ async function loadAdyenSdk(credentials: AdyenCredentials, apiUrl: string | unde
   const ClientClass = defaultExport<AdyenClient>(client);
   const HttpClient = defaultExport<new () => ClientInterface>(http);
   const Hmac = defaultExport<new () => HmacValidator>(hmac);
-  const environment =
-    credentials.environment === 'live' ? config.EnvironmentEnum.LIVE : config.EnvironmentEnum.TEST;
+  const { EnvironmentEnum } = namedExports(config);
+  const environment = credentials.environment === 'live' ? EnvironmentEnum.LIVE : EnvironmentEnum.TEST;
   const httpClient = apiUrl ? rebased(new HttpClient(), apiUrl) : new HttpClient();
   const adyen = new ClientClass(
     {
@@ -472,8 +482,8 @@ async function loadAdyenSdk(credentials: AdyenCredentials, apiUrl: string | unde
     httpClient,
   );
   return {
-    paymentLinks: new links.PaymentLinksApi(adyen),
-    modifications: new modifications.ModificationsApi(adyen),
+    paymentLinks: new (namedExports(links).PaymentLinksApi)(adyen),
+    modifications: new (namedExports(modifications).ModificationsApi)(adyen),
     hmac: new Hmac(),
   };
 }

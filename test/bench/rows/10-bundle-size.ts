@@ -4,7 +4,10 @@ import { budgets } from '../budgets.ts';
 
 const kb = (bytes: number) => `${fmt(bytes / 1024, 1)} KB`;
 
-/** Each Lambda bundle, minified and gzipped, against the bare bundle of the SDK clients it carries. */
+/**
+ * Each Lambda bundle, minified and gzipped, against the bare bundle of the SDK clients it carries: what a cold
+ * start loads (index.mjs and its static chunks), with the whole asset's minified size beside it.
+ */
 export default {
   async measure(bench) {
     const bundles = await bench.bundles();
@@ -12,10 +15,11 @@ export default {
       const baseline = bundles.find((candidate) => candidate.name === bundle.baseline);
       if (!baseline) throw new Error(`no baseline bundle ${bundle.baseline}`);
       bench.row({
-        measure: 'bundle (min / gzip)',
+        measure: 'bundle at cold start (min / gzip)',
         subject: bundle.name,
-        value: `${kb(bundle.bytes)} / ${kb(bundle.gzipBytes)}`,
-        baseline: `${kb(baseline.bytes)} / ${kb(baseline.gzipBytes)} ${baseline.name}`,
+        value: `${kb(bundle.coldBytes)} / ${kb(bundle.coldGzipBytes)} (asset ${kb(bundle.bytes)})`,
+        baseline: `${kb(baseline.coldBytes)} / ${kb(baseline.coldGzipBytes)} (asset ${kb(baseline.bytes)}) ${baseline.name}`,
+        // Judged on the whole asset, as the bundle test does; what a cold start loads is shown first.
         ratio: Math.max(bundle.bytes / baseline.bytes, bundle.gzipBytes / baseline.gzipBytes),
         budget: { max: budgets.bundleSize },
       });
