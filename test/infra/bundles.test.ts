@@ -120,7 +120,7 @@ describe('Lambda bundles', () => {
     );
   });
 
-  it(`each stay within ${budgets.bundleSize}x the bare SDK clients they need, minified and gzipped, chunks included`, () => {
+  it(`each stay within ${budgets.bundleSize}x the bare SDK clients they need, gzipped as shipped, chunks included`, () => {
     // The whole asset against the whole bare asset, as before code splitting; what a cold start parses is judged
     // by the cold-import rows of the benchmark (its share of index.mjs and static chunks is shown there).
     const over = handlerBundles()
@@ -130,9 +130,7 @@ describe('Lambda bundles', () => {
           bundle: `${bundle.name} vs ${baseline.name}`,
           minified: `${bundle.bytes} B = ${(bundle.bytes / baseline.bytes).toFixed(3)}x`,
           gzipped: `${bundle.gzipBytes} B = ${(bundle.gzipBytes / baseline.gzipBytes).toFixed(3)}x`,
-          within:
-            bundle.bytes <= budgets.bundleSize * baseline.bytes &&
-            bundle.gzipBytes <= budgets.bundleSize * baseline.gzipBytes,
+          within: bundle.gzipBytes <= budgets.bundleSize * baseline.gzipBytes,
         };
       })
       .filter((entry) => !entry.within);

@@ -116,9 +116,14 @@ describe('reserved concurrency on AWS', () => {
 
     // Sorted, the logical ids follow the handlers' alphabetical order.
     expect(throttled).toEqual(
-      ['CheckoutPage', 'GetOpenapi', 'PspNotifications', 'RouteFallback', 'SandboxCheckout'].map((name) =>
-        expect.stringMatching(new RegExp(`^Functions${name}Function`)),
-      ),
+      [
+        'CheckoutPage',
+        'CheckoutQr',
+        'GetOpenapi',
+        'PspNotifications',
+        'RouteFallback',
+        'SandboxCheckout',
+      ].map((name) => expect.stringMatching(new RegExp(`^Functions${name}Function`))),
     );
     for (const alarm of throttles) {
       expect(alarm.Properties).toMatchObject({

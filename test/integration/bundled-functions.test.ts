@@ -154,6 +154,17 @@ describe('the bundles cdk synth ships, run as the Lambda runtime runs them', { t
     expect((await stack.request('DELETE', path, { key: acme.api_key })).body.deleted).toBe(true);
   });
 
+  it('serve the checkout settings and a link’s QR code', async () => {
+    const settings = { display_name: 'Acme Coffee', accent_color: '#0b5a3c' };
+    const put = await stack.request('PUT', '/v1/checkout-settings', { key: acme.api_key, body: settings });
+    expect([put.status, put.body.display_name]).toEqual([200, 'Acme Coffee']);
+    const got = await stack.request('GET', '/v1/checkout-settings', { key: acme.api_key });
+    expect(got.body.accent_color).toBe('#0b5a3c');
+    const qr = await fetch((await createLink()).qr_code_url);
+    expect([qr.status, qr.headers.get('content-type')]).toEqual([200, 'image/svg+xml; charset=utf-8']);
+    expect(await qr.text()).toMatch(/^<svg/);
+  });
+
   it('take a buyer through checkout and the sandbox PSP to a paid link, a signed webhook, its redelivery and a refund', async () => {
     const link = await createLink();
     const checkout = await navigate(link.checkout_url);

@@ -5,7 +5,7 @@ import { budgets } from '../budgets.ts';
 const kb = (bytes: number) => `${fmt(bytes / 1024, 1)} KB`;
 
 /**
- * Each Lambda bundle, minified and gzipped, against the bare bundle of the SDK clients it carries: what a cold
+ * Each Lambda bundle, gzipped as shipped, against the bare bundle of the SDK clients it carries: what a cold
  * start loads (index.mjs and its static chunks), with the whole asset's minified size beside it.
  */
 export default {
@@ -19,8 +19,9 @@ export default {
         subject: bundle.name,
         value: `${kb(bundle.coldBytes)} / ${kb(bundle.coldGzipBytes)} (asset ${kb(bundle.bytes)})`,
         baseline: `${kb(baseline.coldBytes)} / ${kb(baseline.coldGzipBytes)} (asset ${kb(baseline.bytes)}) ${baseline.name}`,
-        // Judged on the whole asset, as the bundle test does; what a cold start loads is shown first.
-        ratio: Math.max(bundle.bytes / baseline.bytes, bundle.gzipBytes / baseline.gzipBytes),
+        // Judged on the whole asset as shipped (gzipped), as the bundle test does; what a cold start loads is
+        // shown first, and what it costs is the cold-import rows' budget.
+        ratio: bundle.gzipBytes / baseline.gzipBytes,
         budget: { max: budgets.bundleSize },
       });
     }
