@@ -192,7 +192,13 @@ const lineItemSchema = () =>
         z.maxLength(MAX_LINE_ITEM_NAME_LENGTH),
         z.meta({ description: 'Shown to the buyer and sent to the PSP.' }),
       ),
-    quantity: z.int().check(z.minimum(1), z.maximum(MAX_QUANTITY)),
+    quantity: z
+      .int()
+      .check(
+        z.minimum(1),
+        z.maximum(MAX_QUANTITY),
+        z.meta({ description: `How many, 1 to ${MAX_QUANTITY}.`, format: 'int32' }),
+      ),
     unit_amount: amountSchema().check(
       z.meta({ description: 'The price of one, tax included; every line in the same currency.' }),
     ),

@@ -870,6 +870,10 @@ export interface operations {
           line_items?: ({
               /** @description Shown to the buyer and sent to the PSP. */
               name: string;
+              /**
+               * Format: int32
+               * @description How many, 1 to 10000.
+               */
               quantity: number;
               /** @description The price of one, tax included; every line in the same currency. */
               unit_amount: {
