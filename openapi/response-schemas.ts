@@ -137,16 +137,23 @@ export const PaymentLinkSchema = z
   })
   .meta({ id: 'PaymentLink', title: 'Payment link' });
 
-export const PaymentLinkListSchema = z
-  .strictObject({
-    data: z.array(PaymentLinkSchema).max(MAX_LIST_LIMIT).meta({ description: 'Newest first.' }),
-    next_cursor: z
-      .string()
-      .max(MAX_CURSOR_LENGTH)
-      .nullable()
-      .meta({ description: 'Pass as `cursor` for the next page; null on the last page.' }),
-  })
-  .meta({ id: 'PaymentLinkList', title: 'A page of payment links' });
+/** A page of a cursor-paginated list, newest first (the list endpoints share its shape). */
+const pageOf = (item: z.ZodType, meta: { id: string; title: string }) =>
+  z
+    .strictObject({
+      data: z.array(item).max(MAX_LIST_LIMIT).meta({ description: 'Newest first.' }),
+      next_cursor: z
+        .string()
+        .max(MAX_CURSOR_LENGTH)
+        .nullable()
+        .meta({ description: 'Pass as `cursor` for the next page; null on the last page.' }),
+    })
+    .meta(meta);
+
+export const PaymentLinkListSchema = pageOf(PaymentLinkSchema, {
+  id: 'PaymentLinkList',
+  title: 'A page of payment links',
+});
 
 /** One attempt of a delivery log. */
 const deliveryAttempt = () =>
@@ -396,16 +403,7 @@ export const EventSchema = z
   })
   .meta({ id: 'Event', title: 'Event' });
 
-export const EventListSchema = z
-  .strictObject({
-    data: z.array(EventSchema).max(MAX_LIST_LIMIT).meta({ description: 'Newest first.' }),
-    next_cursor: z
-      .string()
-      .max(MAX_CURSOR_LENGTH)
-      .nullable()
-      .meta({ description: 'Pass as `cursor` for the next page; null on the last page.' }),
-  })
-  .meta({ id: 'EventList', title: 'A page of events' });
+export const EventListSchema = pageOf(EventSchema, { id: 'EventList', title: 'A page of events' });
 
 export const EventWithDeliveriesSchema = EventSchema.extend({
   deliveries: z
