@@ -295,25 +295,35 @@ export async function canceledLinkEvents(account: string, webhookUrl: string, co
   return ids;
 }
 
-/** Hands an account's test-mode events to a queue as committed transitions do, ten to a request. */
+/**
+ * Hands an account's test-mode events to a queue as committed transitions do, ten to a request, all requests at
+ * once: the consumers start delivering while a long list is still being queued, so a slow sequence of requests
+ * would let them drain it before anything queued after it arrives.
+ */
 export async function queueEvents(
   sqs: SQSClient,
   queueUrl: string,
   account: string,
   eventIds: readonly string[],
 ) {
-  for (let start = 0; start < eventIds.length; start += 10) {
-    const { Failed } = await sqs.send(
-      new SendMessageBatchCommand({
-        QueueUrl: queueUrl,
-        Entries: eventIds.slice(start, start + 10).map((id, index) => ({
-          Id: String(index),
-          ...eventMessage({ id, account, mode: 'test', committed: true }),
-        })),
-      }),
-    );
-    if (Failed?.length) throw new Error(`the queue refused ${Failed.length} events`);
-  }
+  const batches = Array.from({ length: Math.ceil(eventIds.length / 10) }, (_, index) =>
+    eventIds.slice(index * 10, index * 10 + 10),
+  );
+  const answers = await Promise.all(
+    batches.map((batch) =>
+      sqs.send(
+        new SendMessageBatchCommand({
+          QueueUrl: queueUrl,
+          Entries: batch.map((id, index) => ({
+            Id: String(index),
+            ...eventMessage({ id, account, mode: 'test', committed: true }),
+          })),
+        }),
+      ),
+    ),
+  );
+  const refused = answers.reduce((sum, { Failed }) => sum + (Failed?.length ?? 0), 0);
+  if (refused) throw new Error(`the queue refused ${refused} events`);
 }
 
 /** An SQS event of these message bodies, shaped as the event source mapping shapes it. */
