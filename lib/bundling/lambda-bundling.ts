@@ -36,6 +36,12 @@ export const lambdaEnvironment: Readonly<Record<string, string>> = {
   POWERTOOLS_SERVICE_NAME: 'payment-links',
 };
 
+/**
+ * What every import of `http` / `node:http` in a bundle resolves to: Node's module without the ES module
+ * namespace, whose construction loads undici (functions/clients/node-http.ts).
+ */
+const NODE_HTTP = join(import.meta.dirname, '..', '..', 'functions', 'clients', 'node-http.ts');
+
 /** The file the Lambda runtime loads (handler `index.handler`). */
 export const LAMBDA_BUNDLE_FILE = 'index.mjs';
 
@@ -64,6 +70,7 @@ export function esbuildOptions(entry: string, outdir: string): BuildOptions {
     external: [...lambdaBundling.externalModules],
     mainFields: [...lambdaBundling.mainFields],
     banner: { js: lambdaBundling.banner },
+    alias: { http: NODE_HTTP, 'node:http': NODE_HTTP },
     logLevel: 'silent',
   };
 }

@@ -24,6 +24,11 @@ afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 const handlerBundles = () => bundles.filter((bundle) => bundle.baseline !== undefined);
 const baselineOf = (bundle: Bundle) =>
   bundles.find((candidate) => candidate.name === bundle.baseline) as Bundle;
+/** The handlers whose asset holds bytes of a source file matching `pattern`. */
+const carriersOf = (pattern: RegExp) =>
+  handlerBundles()
+    .filter((bundle) => bundle.inputs.some((input) => pattern.test(input)))
+    .map((bundle) => bundle.name);
 
 describe('Lambda bundles', () => {
   it('are built for every handler file', () => {
@@ -88,9 +93,12 @@ describe('Lambda bundles', () => {
         expect(pspInputs(firstCall, [sdk]).length, `${bundle.name}: ${sdk}`).toBeGreaterThan(0);
         const others = PSP_SDKS.filter((other) => other !== sdk);
         expect(pspInputs(firstCall, others), `${bundle.name}: ${sdk}`).toEqual([]);
-        // Nothing of ours either: the adapter is in index.mjs, only the SDK waits for the first call.
+        // Nothing of ours either: the adapter is in index.mjs, only the SDK waits for the first call (with the
+        // node:http the bundles alias, when only the SDK imports it).
         expect(
-          firstCall.filter((input) => !input.includes('node_modules/')),
+          firstCall.filter(
+            (input) => !input.includes('node_modules/') && input !== 'functions/clients/node-http.ts',
+          ),
           `${bundle.name}: ${sdk}`,
         ).toEqual([]);
       }
@@ -154,13 +162,21 @@ describe('Lambda bundles', () => {
   });
 
   it('keep the CommonJS webhook code (signing, the SSRF-filtering agent) in the delivery function only', () => {
-    const carriers = (pattern: RegExp) =>
-      handlerBundles()
-        .filter((bundle) => bundle.inputs.some((input) => pattern.test(input)))
-        .map((bundle) => bundle.name);
     // esbuild cannot tree-shake CommonJS: a stray import carries the whole library into a bundle.
-    expect(carriers(/node_modules\/standardwebhooks\//)).toEqual(['deliver-webhook']);
-    expect(carriers(/node_modules\/request-filtering-agent\//)).toEqual(['deliver-webhook']);
+    expect(carriersOf(/node_modules\/standardwebhooks\//)).toEqual(['deliver-webhook']);
+    expect(carriersOf(/node_modules\/request-filtering-agent\//)).toEqual(['deliver-webhook']);
+  });
+
+  it('never import node:http as an ES module, whose namespace loads undici (functions/clients/node-http.ts)', () => {
+    const esmImportOfHttp = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s*)["'](?:node:)?http["']/;
+    const importers = handlerBundles().flatMap((bundle) =>
+      bundle.files
+        .filter((file) => esmImportOfHttp.test(readFileSync(file, 'utf8')))
+        .map((file) => `${bundle.name}: ${basename(file)}`),
+    );
+    // Every import of it (ours, request-filtering-agent's, the Stripe SDK's) goes through the alias instead.
+    expect(importers).toEqual([]);
+    expect(carriersOf(/functions\/clients\/node-http\.ts$/)).toContain('deliver-webhook');
   });
 
   it('carry no wiring: nothing of lib/ (the CDK and local stacks) runs inside a function', () => {
