@@ -14,7 +14,8 @@ import { EVENT_SOURCE_CONCURRENCY, type FunctionDefinition, functions, type Hand
  * per-(account, mode) limit), `webhookConcurrency` (concurrent webhook-delivery invocations at most, 2..1000;
  * default in lib/routes.ts), `<handler in camelCase>ReservedConcurrency` (e.g. `checkoutPageReservedConcurrency`:
  * the reserved concurrency of a function reachable without a key; defaults in lib/routes.ts) or
- * `reservedConcurrency=off` (none), `alarmTopicArn` and `alarmEmail` (where the alarms notify). cdk-nag's AwsSolutions
+ * `reservedConcurrency=off` (none), `alarmTopicArn` and `alarmEmail` (where the alarms notify), `legacyOutboxIndex=true` (the first deploy of the
+ * outbox index's migration, docs/operations.md#the-outbox-index-migration). cdk-nag's AwsSolutions
  * rules run on every synth; a finding that is not acknowledged in code with its reason fails the synth.
  */
 export function createApp(props: AppProps = {}): { app: App; stack: PaymentLinksStack } {
@@ -37,6 +38,7 @@ export function createApp(props: AppProps = {}): { app: App; stack: PaymentLinks
       windowSeconds: numberContext(app, 'rateLimitWindowSeconds', DEFAULT_RATE_LIMIT.windowSeconds),
     },
     webhookConcurrency: webhookConcurrencyContext(app),
+    legacyOutboxIndex: String(app.node.tryGetContext('legacyOutboxIndex') ?? 'false') === 'true',
     reservedConcurrency: reservedConcurrencyContext(app),
     alarmNotifications: {
       topicArn: stringContext(app, 'alarmTopicArn', /^arn:aws[\w-]*:sns:[\w-]+:\d{12}:[\w-]{1,256}$/),

@@ -38,6 +38,8 @@ export interface PaymentLinksStackProps extends StackProps {
   webhookConcurrency?: number;
   /** Reserved concurrency of the keyless functions: overrides of the route table's, or `off` (none). */
   reservedConcurrency?: ReservedConcurrency;
+  /** Keep the outbox's former index during its migration (docs/operations.md#the-outbox-index-migration). */
+  legacyOutboxIndex?: boolean;
 }
 
 /** The whole service on AWS; the local stack (lib/local/) runs the same handlers from the same tables. */
@@ -50,7 +52,7 @@ export class PaymentLinksStack extends Stack {
   constructor(scope: Construct, id: string, props: PaymentLinksStackProps) {
     super(scope, id, props);
     const protectData = props.stage !== 'dev';
-    this.table = new LinksTable(this, 'Links', { protectData });
+    this.table = new LinksTable(this, 'Links', { protectData, legacyOutboxIndex: props.legacyOutboxIndex });
     // The construct id predates the class name; changing it would replace the deployed queues.
     this.events = new WebhookEventQueues(this, 'EventQueue', {
       visibilityTimeout: Duration.seconds(eventsQueueVisibilitySeconds()),

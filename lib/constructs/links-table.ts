@@ -8,11 +8,21 @@ import {
   TableV2,
 } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
-import { tableSchema } from '../../functions/adapters/dynamodb/table-schema.ts';
+import {
+  legacyOutboxIndex,
+  tableIndexes,
+  tableSchema,
+} from '../../functions/adapters/dynamodb/table-schema.ts';
 
 export interface LinksTableProps {
   /** Outside dev stages the table is retained on stack deletion and deletion-protected. */
   protectData: boolean;
+  /**
+   * Keep the outbox's former index (`gsi2`, every attribute) beside `outbox`: the first of the two deploys that
+   * move an existing table to `outbox`, since CloudFormation adds or deletes one index per update
+   * (docs/operations.md#the-outbox-index-migration).
+   */
+  legacyOutboxIndex?: boolean;
 }
 
 /** The single table (key schema in functions/adapters/dynamodb/table-schema.ts, shared with the local stack). */
@@ -21,7 +31,8 @@ export class LinksTable extends Construct {
 
   constructor(scope: Construct, id: string, props: LinksTableProps) {
     super(scope, id);
-    const { partitionKey, sortKey, gsi1, gsi2, gsi3, timeToLiveAttribute } = tableSchema;
+    const { partitionKey, sortKey, timeToLiveAttribute } = tableSchema;
+    const indexes = props.legacyOutboxIndex ? [...tableIndexes, legacyOutboxIndex] : tableIndexes;
     const stringKey = (name: string) => ({ name, type: AttributeType.STRING });
     this.table = new TableV2(this, 'Table', {
       partitionKey: stringKey(partitionKey),
@@ -32,11 +43,13 @@ export class LinksTable extends Construct {
       timeToLiveAttribute,
       deletionProtection: props.protectData,
       removalPolicy: props.protectData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
-      globalSecondaryIndexes: [gsi1, gsi2, gsi3].map((index) => ({
+      globalSecondaryIndexes: indexes.map((index) => ({
         indexName: index.indexName,
         partitionKey: stringKey(index.partitionKey),
         sortKey: stringKey(index.sortKey),
-        projectionType: ProjectionType.ALL,
+        ...(index.projection.type === 'ALL'
+          ? { projectionType: ProjectionType.ALL }
+          : { projectionType: ProjectionType.INCLUDE, nonKeyAttributes: [...index.projection.attributes] }),
       })),
     });
   }

@@ -4,7 +4,7 @@ import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { tableSchema } from '../../functions/adapters/dynamodb/table-schema.ts';
+import { tableIndexes } from '../../functions/adapters/dynamodb/table-schema.ts';
 import {
   type FunctionDefinition,
   functions,
@@ -17,7 +17,7 @@ import {
 import type { CheckoutSecrets } from './checkout-secrets.ts';
 import type { SigningKey } from './signing-key.ts';
 
-const TABLE_INDEXES = [tableSchema.gsi1, tableSchema.gsi2, tableSchema.gsi3].map((index) => index.indexName);
+const TABLE_INDEXES = tableIndexes.map((index) => index.indexName);
 
 import { ServiceFunction } from './service-function.ts';
 

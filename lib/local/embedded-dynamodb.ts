@@ -1,9 +1,17 @@
 import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  type AttributeValue,
+  BatchWriteItemCommand,
+  CreateTableCommand,
+  DeleteTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  ScanCommand,
+} from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
-import { tableSchema } from '../../functions/adapters/dynamodb/table-schema.ts';
+import { tableIndexes, tableSchema } from '../../functions/adapters/dynamodb/table-schema.ts';
 
 export interface EmbeddedDynamoDb {
   endpoint: string;
@@ -66,48 +74,97 @@ export async function startEmbeddedDynamoDb(options: {
   };
 }
 
-/** Creates the service table with the key schema the CDK stack deploys (lib/constructs/links-table.ts). */
+/** An index as CreateTable and UpdateTable take it. */
+const indexInput = (index: (typeof tableIndexes)[number]) => ({
+  IndexName: index.indexName,
+  KeySchema: [
+    { AttributeName: index.partitionKey, KeyType: 'HASH' as const },
+    { AttributeName: index.sortKey, KeyType: 'RANGE' as const },
+  ],
+  Projection:
+    index.projection.type === 'ALL'
+      ? { ProjectionType: 'ALL' as const }
+      : { ProjectionType: 'INCLUDE' as const, NonKeyAttributes: [...index.projection.attributes] },
+});
+
+/**
+ * Creates the service table with the key schema and indexes the CDK stack deploys (lib/constructs/links-table.ts).
+ * A table kept from an earlier run (`.data/`) that lacks one of them is created again with its items (a deployed
+ * table gets it through its migration, docs/operations.md#the-outbox-index-migration).
+ */
 export async function ensureTable(endpoint: string, tableName: string): Promise<void> {
   const client = new DynamoDBClient({
     endpoint,
     region: 'local',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
-  try {
-    await client.send(new DescribeTableCommand({ TableName: tableName }));
-    return;
-  } catch (error) {
-    if ((error as Error).name !== 'ResourceNotFoundException') throw error;
-  }
-  const { partitionKey, sortKey, gsi1, gsi2, gsi3 } = tableSchema;
+  const { partitionKey, sortKey } = tableSchema;
   const stringAttributes = [
-    partitionKey,
-    sortKey,
-    gsi1.partitionKey,
-    gsi1.sortKey,
-    gsi2.partitionKey,
-    gsi2.sortKey,
-    gsi3.partitionKey,
-    gsi3.sortKey,
+    ...new Set([
+      partitionKey,
+      sortKey,
+      ...tableIndexes.flatMap((index) => [index.partitionKey, index.sortKey]),
+    ]),
   ];
-  await client.send(
-    new CreateTableCommand({
-      TableName: tableName,
-      BillingMode: 'PAY_PER_REQUEST',
-      AttributeDefinitions: stringAttributes.map((name) => ({ AttributeName: name, AttributeType: 'S' })),
-      KeySchema: [
-        { AttributeName: partitionKey, KeyType: 'HASH' },
-        { AttributeName: sortKey, KeyType: 'RANGE' },
-      ],
-      GlobalSecondaryIndexes: [gsi1, gsi2, gsi3].map((index) => ({
-        IndexName: index.indexName,
+  const AttributeDefinitions = stringAttributes.map((name) => ({
+    AttributeName: name,
+    AttributeType: 'S' as const,
+  }));
+  try {
+    const present = await indexesOf(client, tableName);
+    if (present && tableIndexes.every((index) => present.includes(index.indexName))) return;
+    // dynalite cannot add an index to a table (UpdateTable ignores index creation): a table kept from before an
+    // index existed is created again with its items, as a deployed table gets it through its migration.
+    const kept = present ? await allItemsOf(client, tableName) : [];
+    if (present) await client.send(new DeleteTableCommand({ TableName: tableName }));
+    await client.send(
+      new CreateTableCommand({
+        TableName: tableName,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions,
         KeySchema: [
-          { AttributeName: index.partitionKey, KeyType: 'HASH' },
-          { AttributeName: index.sortKey, KeyType: 'RANGE' },
+          { AttributeName: partitionKey, KeyType: 'HASH' },
+          { AttributeName: sortKey, KeyType: 'RANGE' },
         ],
-        Projection: { ProjectionType: 'ALL' },
-      })),
-    }),
-  );
-  client.destroy();
+        GlobalSecondaryIndexes: tableIndexes.map(indexInput),
+      }),
+    );
+    for (let start = 0; start < kept.length; start += 25) {
+      let batch = kept.slice(start, start + 25).map((Item) => ({ PutRequest: { Item } }));
+      while (batch.length) {
+        const { UnprocessedItems } = await client.send(
+          new BatchWriteItemCommand({ RequestItems: { [tableName]: batch } }),
+        );
+        batch = (UnprocessedItems?.[tableName] ?? []) as typeof batch;
+      }
+    }
+  } finally {
+    client.destroy();
+  }
+}
+
+/** Every item of a table, in the store's wire format. */
+async function allItemsOf(
+  client: DynamoDBClient,
+  tableName: string,
+): Promise<Record<string, AttributeValue>[]> {
+  const items: Record<string, AttributeValue>[] = [];
+  let ExclusiveStartKey: Record<string, AttributeValue> | undefined;
+  do {
+    const page = await client.send(new ScanCommand({ TableName: tableName, ExclusiveStartKey }));
+    items.push(...(page.Items ?? []));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return items;
+}
+
+/** The names of a table's secondary indexes, or undefined when there is no such table. */
+async function indexesOf(client: DynamoDBClient, tableName: string): Promise<string[] | undefined> {
+  try {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    return (Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName as string);
+  } catch (error) {
+    if ((error as Error).name === 'ResourceNotFoundException') return undefined;
+    throw error;
+  }
 }

@@ -211,6 +211,39 @@ describe('the CDK stack', () => {
     });
   });
 
+  it('keeps in the outbox index only what the outbox sweeper reads, and the former index on request only', () => {
+    const indexesOf = (synthesized: Template) =>
+      Object.values(synthesized.findResources('AWS::DynamoDB::GlobalTable')).flatMap(
+        (table) =>
+          (table as { Properties: { GlobalSecondaryIndexes: { IndexName: string; Projection: unknown }[] } })
+            .Properties.GlobalSecondaryIndexes,
+      );
+    const projections = (synthesized: Template) =>
+      Object.fromEntries(indexesOf(synthesized).map((index) => [index.IndexName, index.Projection]));
+    // An event's whole copy (over 1 KB) cost 2 write units to enter the outbox and 2 to leave it; this copy, 1.
+    expect(projections(template)).toEqual({
+      [tableSchema.gsi1.indexName]: { ProjectionType: 'ALL' },
+      outbox: {
+        ProjectionType: 'INCLUDE',
+        NonKeyAttributes: ['id', 'account', 'mode', 'delivery_seq', 'endpoint_id', 'kind'],
+      },
+      [tableSchema.gsi3.indexName]: { ProjectionType: 'ALL' },
+    });
+    // The first deploy of an existing table's migration adds `outbox` beside `gsi2` (one index per update).
+    const migrating = synthesize({ legacyOutboxIndex: 'true' });
+    expect(migrating.violations).toEqual([]);
+    expect(projections(migrating.template)).toEqual({
+      ...projections(template),
+      gsi2: { ProjectionType: 'ALL' },
+    });
+    expect(indexesOf(migrating.template).find((index) => index.IndexName === 'gsi2')).toMatchObject({
+      KeySchema: [
+        { AttributeName: 'gsi2pk', KeyType: 'HASH' },
+        { AttributeName: 'gsi2sk', KeyType: 'RANGE' },
+      ],
+    });
+  });
+
   it('adds what the merchant-API middleware needs: key lookups and rate limits, and idempotency on POST routes', () => {
     expect(tableActionsOf('get-payment-link')).toEqual(['GetItem', 'UpdateItem']);
     expect(tableActionsOf('redeliver-event')).toEqual([

@@ -1,7 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DynamoDBClient, PutItemCommand, QueryCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  PutItemCommand,
+  QueryCommand,
+  ScanCommand,
+} from '@aws-sdk/client-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tableSchema } from '../../functions/adapters/dynamodb/table-schema.ts';
 import {
@@ -78,4 +85,72 @@ describe('the embedded DynamoDB', () => {
       await store.stop();
     },
   );
+
+  it('gives a table kept from before the outbox index that index, with its items, holding only what it projects', async () => {
+    const store = await startEmbeddedDynamoDb({ dataDir: undefined });
+    const client = new DynamoDBClient({
+      endpoint: store.endpoint,
+      region: 'local',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+    const { partitionKey, sortKey, gsi2 } = tableSchema;
+    const keyOf = (name: string) => ({ AttributeName: name, AttributeType: 'S' as const });
+    // The table as earlier versions created it: the outbox was `gsi2`, every attribute projected.
+    await client.send(
+      new CreateTableCommand({
+        TableName: 'kept',
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: [partitionKey, sortKey, gsi2.partitionKey, gsi2.sortKey].map(keyOf),
+        KeySchema: [
+          { AttributeName: partitionKey, KeyType: 'HASH' },
+          { AttributeName: sortKey, KeyType: 'RANGE' },
+        ],
+        GlobalSecondaryIndexes: [
+          {
+            IndexName: 'gsi2',
+            KeySchema: [
+              { AttributeName: gsi2.partitionKey, KeyType: 'HASH' },
+              { AttributeName: gsi2.sortKey, KeyType: 'RANGE' },
+            ],
+            Projection: { ProjectionType: 'ALL' },
+          },
+        ],
+      }),
+    );
+    await client.send(
+      new PutItemCommand({
+        TableName: 'kept',
+        Item: {
+          [partitionKey]: { S: 'EVENT#evt_1' },
+          [sortKey]: { S: 'MODE#test' },
+          [gsi2.partitionKey]: { S: 'OUTBOX#0' },
+          [gsi2.sortKey]: { S: '2026-11-25T00:00:00.000Z#evt_1' },
+          id: { S: 'evt_1' },
+          delivery_seq: { N: '0' },
+          data: { S: 'the payload' },
+        },
+      }),
+    );
+
+    await ensureTable(store.endpoint, 'kept');
+
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: 'kept' }));
+    expect(Table?.GlobalSecondaryIndexes?.map((index) => index.IndexName).sort()).toEqual(
+      [gsi2.indexName, 'gsi1', 'gsi3'].sort(),
+    );
+    const { Items } = await client.send(
+      new QueryCommand({
+        TableName: 'kept',
+        IndexName: gsi2.indexName,
+        KeyConditionExpression: '#pk = :pk',
+        ExpressionAttributeNames: { '#pk': gsi2.partitionKey },
+        ExpressionAttributeValues: { ':pk': { S: 'OUTBOX#0' } },
+      }),
+    );
+    expect(Items?.map((item) => Object.keys(item).sort())).toEqual([
+      [partitionKey, sortKey, gsi2.partitionKey, gsi2.sortKey, 'delivery_seq', 'id'].sort(),
+    ]);
+    client.destroy();
+    await store.stop();
+  });
 });

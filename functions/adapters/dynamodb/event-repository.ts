@@ -22,7 +22,15 @@ import {
 } from '../../domain/webhook.ts';
 import type { EventKey, EventRepository, FeedQuery, OutboxEntry } from '../../ports/event-repository.ts';
 import { allItems, itemsOfShards } from './query.ts';
-import { endpointKeys, eventFeedKeys, keys, outboxKeys, tableSchema, withoutKeys } from './table-schema.ts';
+import {
+  endpointKeys,
+  eventFeedKeys,
+  keys,
+  OUTBOX_ATTRIBUTES,
+  outboxKeys,
+  tableSchema,
+  withoutKeys,
+} from './table-schema.ts';
 
 /** Runs a conditional update; false when its condition did not hold. */
 async function conditionally(client: DynamoDBDocumentClient, input: UpdateCommandInput): Promise<boolean> {
@@ -250,8 +258,9 @@ export class DynamoEventRepository implements EventRepository {
       // `~` sorts after every character of an id, so entries due exactly now are included.
       KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk <= :now',
       ExpressionAttributeValues: { ':pk': keys.outbox(shard), ':now': `${now.toISOString()}~` },
-      ProjectionExpression: '#id, #account, #mode, delivery_seq, endpoint_id, #kind, gsi2sk',
-      ExpressionAttributeNames: { '#id': 'id', '#account': 'account', '#mode': 'mode', '#kind': 'kind' },
+      // What the outbox index projects, and nothing else (it holds nothing else).
+      ProjectionExpression: [...OUTBOX_ATTRIBUTES.map((name) => `#${name}`), 'gsi2sk'].join(', '),
+      ExpressionAttributeNames: Object.fromEntries(OUTBOX_ATTRIBUTES.map((name) => [`#${name}`, name])),
     }));
     return items.map((item) => ({
       id: item.id as string,

@@ -22,14 +22,53 @@ export const tableSchema = {
   partitionKey: 'pk',
   sortKey: 'sk',
   /** Overloaded secondary index: listings by account and by link, newest last in key order. */
-  gsi1: { indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
-  /** Sparse index of events still to be handed to delivery (the outbox the sweeper re-enqueues from). */
-  gsi2: { indexName: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
+  gsi1: { indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk', projection: { type: 'ALL' } },
+  /**
+   * Sparse index of events (and endpoint recoveries) still to be handed to delivery: the outbox the sweeper
+   * re-enqueues from. It holds only what the sweeper reads ({@link OUTBOX_ATTRIBUTES}): a copy of the whole event
+   * (over 1 KB with its payload) cost 2 write units to enter and 2 to leave, the keys and these attributes 1
+   * each (docs/performance.md#cost-per-million-payment-links-on-aws). Named `outbox`: it replaced `gsi2`, which
+   * projected every attribute, on the same key attributes (docs/operations.md#the-outbox-index-migration).
+   */
+  gsi2: {
+    indexName: 'outbox',
+    partitionKey: 'gsi2pk',
+    sortKey: 'gsi2sk',
+    projection: {
+      type: 'INCLUDE',
+      attributes: ['id', 'account', 'mode', 'delivery_seq', 'endpoint_id', 'kind'],
+    },
+  },
   /** Sparse index of open links with an expiry, by expiry time, spread over shards: the sweeper's work list. */
-  gsi3: { indexName: 'gsi3', partitionKey: 'gsi3pk', sortKey: 'gsi3sk' },
+  gsi3: { indexName: 'gsi3', partitionKey: 'gsi3pk', sortKey: 'gsi3sk', projection: { type: 'ALL' } },
   /** Epoch seconds after which DynamoDB may delete the item (idempotency records, rate-limit windows). */
   timeToLiveAttribute: 'ttl',
 } as const;
+
+/** What an index holds of each item beside the keys: every attribute, or only the ones named. */
+export type IndexProjection = { type: 'ALL' } | { type: 'INCLUDE'; attributes: readonly string[] };
+
+/** The secondary indexes, each with its projection (the CDK table, the local stack and the cost bench read it). */
+export const tableIndexes: readonly {
+  indexName: string;
+  partitionKey: string;
+  sortKey: string;
+  projection: IndexProjection;
+}[] = [tableSchema.gsi1, tableSchema.gsi2, tableSchema.gsi3];
+
+/**
+ * The index the outbox was before `outbox` (every attribute projected), kept on request during the two-deploy
+ * migration of an existing table (docs/operations.md#the-outbox-index-migration); no function reads it.
+ */
+export const legacyOutboxIndex = {
+  indexName: 'gsi2',
+  partitionKey: 'gsi2pk',
+  sortKey: 'gsi2sk',
+  projection: { type: 'ALL' },
+} as const;
+
+/** The attributes the outbox sweeper reads from the outbox index (functions/adapters/dynamodb/event-repository.ts). */
+export const OUTBOX_ATTRIBUTES = tableSchema.gsi2.projection.attributes;
 
 export const keys = {
   link: (id: string, mode: string) => ({ pk: `LINK#${id}`, sk: `MODE#${mode}` }),
