@@ -21,7 +21,7 @@ export const MAX_SESSIONS_PER_WINDOW = 10;
 export const SESSION_WINDOW_MS = 3_600_000;
 /**
  * The same bound for a reusable link, which many buyers share: one buyer who drops the cookie costs at most this
- * many sessions per window, and so do all buyers together (docs/security.md#checkout).
+ * many sessions per window, and so do all buyers together (docs/security.md#checkout-sessions).
  */
 export const MAX_REUSABLE_SESSIONS_PER_WINDOW = 100;
 
