@@ -37,6 +37,8 @@ export const MAX_PAYMENTS_PER_LINK = 500;
  * conditioned on what remains of that payment (docs/webhooks.md#refunds).
  */
 export interface PaidPayment extends PspPayment {
+  /** What the payment charged (its session's amount): the most its refunds may give back. */
+  amount: Amount;
   paid_at: string;
   refund_reserved_minor: number;
   refund_refunded_minor: number;
@@ -53,6 +55,11 @@ export interface PspSession {
   /** The hosted checkout page. */
   url: string;
   expires_at: string;
+  /**
+   * What the session charges, as its payment records it (absent on sessions stored before it was kept, which were
+   * at the link's amount: read it with `paymentAmount`, functions/domain/payment.ts).
+   */
+  amount?: Amount;
 }
 
 /** What the merchant may set when creating a link (already validated). */
@@ -432,6 +439,7 @@ export function addPayment(
   const count = Object.keys(paid).length;
   const entry: PaidPayment = {
     ...payment,
+    amount: resource.amount,
     paid_at: now.toISOString(),
     refund_reserved_minor: 0,
     refund_refunded_minor: 0,

@@ -26,11 +26,12 @@ export const MAX_FAILURE_MESSAGE_LENGTH = 500;
 export const MAX_REFUNDS_PER_LINK = 100;
 
 /**
- * What one succeeded payment of the link may be refunded at most, in minor units. Every refund bound goes through
- * here: today each payment is of the link's amount (to become the payment's own amount once payments carry one).
+ * What one succeeded payment of the link may be refunded at most, in minor units: the amount it charged. Every
+ * refund bound goes through here. A reusable link records each payment's amount with it (`paid_payments`); a
+ * single-use link's payment charged the link's amount.
  */
-export function paymentAmountMinor(link: PaymentLink, _payment: PspPayment): bigint {
-  return toMinorUnits(link.amount);
+export function paymentAmountMinor(link: PaymentLink, payment: PspPayment): bigint {
+  return toMinorUnits(link.paid_payments?.[payment.id]?.amount ?? link.amount);
 }
 
 /**

@@ -329,6 +329,7 @@ describe('refunds of a reusable link', () => {
         ...payment,
         object: 'payment' as const,
         status: 'succeeded' as const,
+        amount: { value: '10.00', currency: 'EUR' },
         provider_reference: payment.reference,
         failure: null,
         created_at: now.toISOString(),
@@ -415,6 +416,25 @@ describe('refunds of a reusable link', () => {
       refund_reserved_minor: 0,
       refund_refunded_minor: 0,
     });
+  });
+
+  it('are bounded by what each payment charged', () => {
+    const link = reusablePaidTwice();
+    const entry = link.paid_payments?.pay_2;
+    if (!entry) throw new Error('no pay_2');
+    // A payment at another amount than the link's (a buyer-chosen amount): its own amount bounds its refunds.
+    const cheaper = {
+      ...link,
+      paid_payments: {
+        ...link.paid_payments,
+        pay_2: { ...entry, amount: { value: '6.00', currency: 'EUR' } },
+      },
+    };
+    expect(requestRefund(cheaper, undefined, 're_1', now, 'pay_2').amount.value).toBe('6.00');
+    expect(
+      pointerOf(() => requestRefund(cheaper, { value: '6.01', currency: 'EUR' }, 're_1', now, 'pay_2')),
+    ).toBe('/amount/value');
+    expect(requestRefund(cheaper, undefined, 're_1', now, 'pay_1').amount.value).toBe('10.00');
   });
 
   it('of a single-use link may name its payment, and only its payment', () => {
