@@ -1,10 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { linkRepository, paymentRepository } from '../../functions/dependencies.ts';
+import { config } from '../../functions/config.ts';
+import {
+  eventQueue,
+  linkRepository,
+  paymentRepository,
+  pspConnections,
+  refundLedger,
+} from '../../functions/dependencies.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
 import { ConcurrentModificationError } from '../../functions/domain/errors.ts';
-import { cancel } from '../../functions/domain/payment-link.ts';
+import { addPayment, cancel, newPaymentLink, type PaymentLink } from '../../functions/domain/payment-link.ts';
+import { requestRefund } from '../../functions/domain/refund.ts';
 import { BUYER_COOKIE } from '../../functions/http/buyer-cookie.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
+import { expireDueLinks } from '../../functions/use-cases/payment-links.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
 import { addConnection } from '../support/connections.ts';
 import { eventually } from '../support/eventually.ts';
@@ -353,5 +362,109 @@ describe('canceling a reusable link', () => {
     const visitor = buyer();
     expect((await visitor.visit(single.checkout_url)).status).toBe(200);
     expect(visitor.setCookie).toBeUndefined();
+  });
+});
+
+describe('the expiry of a reusable link', () => {
+  it('ends every buyer’s open session at the PSP before the link is recorded expired', async () => {
+    const expiresAt = new Date(Date.now() + 60_000);
+    const link = await createLink(stack, keys.stripe.api_key, {
+      reusable: true,
+      expires_at: expiresAt.toISOString(),
+    });
+    const buyers = [buyer(), buyer()];
+    for (const one of buyers) await one.visit(link.checkout_url);
+    const sessions = await Promise.all(buyers.map((one) => sessionOf(link.id, one.payment)));
+
+    const later = new Date(expiresAt.getTime() + 60_000);
+    await expireDueLinks(
+      {
+        links: linkRepository(),
+        queue: eventQueue(),
+        pspSessions: pspConnections(),
+        payments: paymentRepository(),
+        now: () => later,
+        checkoutBase: config().CHECKOUT_BASE,
+      },
+      500,
+    );
+    expect((await storedLink(link.id)).status).toBe('expired');
+    expect(sessions.map((session) => stripe.sessions.get(session.id)?.status)).toEqual([
+      'expired',
+      'expired',
+    ]);
+    const payments = await Promise.all(
+      sessions.map((session) => paymentRepository().get(link.id, 'test', session.paymentId)),
+    );
+    expect(payments.map((payment) => payment?.status)).toEqual(['canceled', 'canceled']);
+  });
+});
+
+describe('pending refunds of a reusable link', () => {
+  it('are counted against the connection that took the refunded payment, not the link’s latest', async () => {
+    const now = new Date();
+    let link = newPaymentLink(
+      { account: 'pendingreusable', mode: 'test' },
+      { amount: { value: '9.00', currency: 'EUR' }, reusable: true },
+      now,
+    );
+    for (const [id, connection] of [
+      ['pay_PendingRefundA000000000', 'pc_PendingRefundA0000000000'],
+      ['pay_PendingRefundB000000000', 'pc_PendingRefundB0000000000'],
+    ] as const) {
+      const payment = { id, connection_id: connection, provider: 'stripe' as const, reference: `pi_${id}` };
+      const resource = {
+        ...payment,
+        object: 'payment' as const,
+        status: 'succeeded' as const,
+        amount: link.amount,
+        provider_reference: payment.reference,
+        failure: null,
+        created_at: now.toISOString(),
+        updated_at: now.toISOString(),
+      };
+      link = (addPayment(link, payment, resource, now) as { after: PaymentLink }).after;
+    }
+    await linkRepository().create(link);
+    // A's payment is refunded; the link's `payment` is B's, its latest.
+    expect(link.payment?.connection_id).toBe('pc_PendingRefundB0000000000');
+    const refund = requestRefund(
+      link,
+      undefined,
+      're_PendingRefundA0000000000',
+      now,
+      'pay_PendingRefundA000000000',
+    );
+    const reserved = await refundLedger().reserve(link, refund, {
+      paidMinor: 900n,
+      refundMinor: 900n,
+      maxRefunds: 100,
+      checkAt: now.toISOString(),
+    });
+    expect(reserved).toBe(true);
+
+    expect(await refundLedger().pendingOfConnection('pc_PendingRefundA0000000000')).toContainEqual({
+      link_id: link.id,
+      id: refund.id,
+    });
+    expect(await refundLedger().pendingOfConnection('pc_PendingRefundB0000000000')).not.toContainEqual({
+      link_id: link.id,
+      id: refund.id,
+    });
+    // Reserving more than remains of that payment fails the write, whatever the link's other payment holds.
+    const again = {
+      ...refund,
+      id: 're_PendingRefundA0000000001',
+      amount: { value: '0.01', currency: 'EUR' },
+    };
+    const stored = await storedLink(link.id);
+    expect(
+      await refundLedger().reserve(stored, again, {
+        paidMinor: 900n,
+        refundMinor: 1n,
+        maxRefunds: 100,
+        checkAt: now.toISOString(),
+      }),
+    ).toBe(false);
   });
 });
