@@ -141,7 +141,8 @@ export function nextCheckoutStep(situation: CheckoutSituation): CheckoutStep {
 
 /**
  * The next step for a buyer on an open reusable link: as for a single-use link, but only the buyer's own attempt
- * (`buyerPayment`) counts: it is shown while it can serve them, or ended before they get a new one; one that
+ * (`buyerPayment`) counts: it is shown while it can serve them (and shows what the link says now:
+ * `sessions_stale_before`), or ended before they get a new one; one that
  * cannot be ended is shown again while it can be paid. Other buyers' open attempts are theirs. New sessions are
  * bounded by `MAX_REUSABLE_SESSIONS_PER_WINDOW` for the link.
  */
@@ -152,7 +153,8 @@ function nextReusableStep(situation: CheckoutSituation): CheckoutStep {
   const session = own && openSessions({ ...link, psp_session: null }, [own], now)[0];
   if (own && session) {
     const routedIds = routed.map((connection) => connection.id);
-    if (session.url !== '' && !unendable.has(own.id) && servesStill(session, routedIds, now)) {
+    const stale = link.sessions_stale_before !== undefined && own.created_at < link.sessions_stale_before;
+    if (session.url !== '' && !unendable.has(own.id) && !stale && servesStill(session, routedIds, now)) {
       return { kind: 'show', session };
     }
     if (!unendable.has(own.id)) return { kind: 'end', session };

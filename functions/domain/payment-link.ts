@@ -138,6 +138,11 @@ export interface PaymentLink {
   reusable?: boolean;
   max_payments?: number | null;
   paid_payments?: Record<string, PaidPayment>;
+  /**
+   * A reusable link's buyers' sessions opened before this time show what the merchant changed since (`update`):
+   * each is ended when its buyer comes back, as a single-use link's session is when the link drops it.
+   */
+  sessions_stale_before?: string;
   created_at: string;
   expires_at: string | null;
   paid_at: string | null;
@@ -551,7 +556,10 @@ export function update(link: PaymentLink, changes: PaymentLinkChanges, now: Date
   if (changes.expires_at !== undefined) {
     after.expires_at = changes.expires_at === null ? null : new Date(changes.expires_at).toISOString();
   }
-  if (BUYER_FACING_FIELDS.some((field) => after[field] !== link[field])) after.psp_session = null;
+  if (BUYER_FACING_FIELDS.some((field) => after[field] !== link[field])) {
+    after.psp_session = null;
+    if (link.reusable) after.sessions_stale_before = now.toISOString();
+  }
   return after;
 }
 

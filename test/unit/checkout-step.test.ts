@@ -265,6 +265,12 @@ describe('the next checkout step on a reusable link', () => {
       kind: 'end',
       session: sessionOf(own),
     });
+    // The merchant changed what buyers see since it was opened: ended too.
+    const changed = { ...link, sessions_stale_before: now.toISOString() };
+    expect(nextCheckoutStep(situation({ link: changed, payments, buyerPayment: own.id }))).toEqual({
+      kind: 'end',
+      session: sessionOf(own),
+    });
     // Its PSP will not end it: shown again, never a second session for the same buyer.
     expect(
       nextCheckoutStep(
