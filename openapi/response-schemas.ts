@@ -292,6 +292,10 @@ export const PaymentSchema = z
     connection_id: publicId('pc').meta({ description: 'The PSP connection of the attempt.' }),
     provider: z.enum(PROVIDERS),
     status: z.enum(PAYMENT_STATES),
+    amount: money(
+      'What the attempt charges: the amount its PSP session was created at (a fixed link: its `amount`).',
+      '10.50',
+    ),
     provider_reference: z
       .string()
       .max(255)

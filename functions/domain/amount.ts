@@ -41,6 +41,25 @@ export function lineItemsTotal(items: readonly LineItem[]): Amount {
   return { value: fromMinorUnits(minor, currency), currency };
 }
 
+/**
+ * The lines a PSP is sent with a session at `amount`: the link's lines, which must add up to it (checkout charges
+ * a lines link their sum, `amountDue`), or none for a link without lines. Lines that do not add up are a bug that
+ * must not reach a PSP, which would charge their sum or refuse.
+ */
+export function linesCharging(
+  items: readonly LineItem[] | null | undefined,
+  amount: Amount,
+): readonly LineItem[] | undefined {
+  if (!items?.length) return undefined;
+  const total = lineItemsTotal(items);
+  if (total.currency !== amount.currency || toMinorUnits(total) !== toMinorUnits(amount)) {
+    throw new Error(
+      `Line items add up to ${total.value} ${total.currency}, not ${amount.value} ${amount.currency}.`,
+    );
+  }
+  return items;
+}
+
 /** Why a sum cannot be a link's amount (zero, or more than the 12 integer digits every amount allows). */
 export function totalProblem(total: Amount): string | undefined {
   if (toMinorUnits(total) <= 0n) return 'The line items must add up to more than zero.';

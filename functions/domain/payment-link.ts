@@ -33,6 +33,11 @@ export interface PspSession {
   /** The hosted checkout page. */
   url: string;
   expires_at: string;
+  /**
+   * What the session charges, as its payment records it (absent on sessions stored before it was kept, which were
+   * at the link's amount: read it with `paymentAmount`, functions/domain/payment.ts).
+   */
+  amount?: Amount;
 }
 
 /** What the merchant may set when creating a link (already validated). */

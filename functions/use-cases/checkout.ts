@@ -12,10 +12,12 @@ import {
 } from '../domain/connection-health.ts';
 import { ConcurrentModificationError, PspNotConfiguredError } from '../domain/errors.ts';
 import { resolveLocale } from '../domain/locale.ts';
+import type { Amount } from '../domain/money.ts';
 import {
   endedByUs,
   newPaymentId,
   type Payment,
+  paymentAmount,
   startedPayment,
   unavailablePayment,
 } from '../domain/payment.ts';
@@ -154,11 +156,13 @@ export async function openCheckout(
       connections.map((state) => state.connection),
       deps.random,
     );
+    // What a new session charges (docs/orchestration.md#payments).
+    const amount = link.amount;
     const step = nextCheckoutStep({
       link,
       payments,
       routed,
-      amountProblems: amountProblems(link, routed),
+      amountProblems: amountProblems(link, amount, routed),
       now,
       wantsAnother: request.via !== undefined,
       returned: request.returned === true,
@@ -187,7 +191,14 @@ export async function openCheckout(
       }
       case 'open': {
         const locale = resolveLocale(link.locale, request.headers['accept-language']);
-        const opened = await openSession(deps, link, step.candidates, health, budget, now, locale);
+        const opened = await openSession(
+          deps,
+          { link, amount, locale },
+          step.candidates,
+          health,
+          budget,
+          now,
+        );
         if (opened) return opened;
       }
     }
@@ -199,10 +210,14 @@ export async function openCheckout(
  * Why routed connections cannot take the link's amount, from each provider's rules (`pspAmountProblem`, no call
  * made): such a connection is not asked, and that counts nothing against its health.
  */
-function amountProblems(link: PaymentLink, routed: readonly PspConnection[]): Map<string, string> {
+function amountProblems(
+  link: PaymentLink,
+  amount: Amount,
+  routed: readonly PspConnection[],
+): Map<string, string> {
   const problems = new Map<string, string>();
   for (const connection of routed) {
-    const problem = pspAmountProblem(connection.provider, link.amount, 'payment');
+    const problem = pspAmountProblem(connection.provider, amount, 'payment');
     if (problem) {
       problems.set(connection.id, problem);
       logger.debug('Connection skipped: it cannot take the amount', {
@@ -257,7 +272,11 @@ async function endSession(
     if ((await psp.expireSession(session)) === 'ended') {
       const payment =
         payments.find((candidate) => candidate.id === session.payment_id) ??
-        startedPayment({ id: session.payment_id, link, connection }, session, deps.now());
+        startedPayment(
+          { id: session.payment_id, link, connection, amount: paymentAmount(session, link) },
+          session,
+          deps.now(),
+        );
       const ended = endedByUs(payment, deps.now());
       const stored = payments.includes(payment) ? payment : undefined;
       if (ended) {
@@ -285,32 +304,40 @@ async function endSession(
   }
 }
 
+/** What a new session is for: the link, the amount it charges, and the buyer's locale. */
+interface Opening {
+  link: PaymentLink;
+  amount: Amount;
+  locale: string;
+}
+
 /**
  * Opens a session at the first candidate that gives one (failover), records its payment and stores it on the
  * link. Undefined when a concurrent request stored its own session first (ours is ended): decide again.
  */
 async function openSession(
   deps: CheckoutDependencies,
-  link: PaymentLink,
+  opening: Opening,
   candidates: readonly PspConnection[],
   health: ReadonlyMap<string, ConnectionHealth>,
   budget: CallBudget,
   now: Date,
-  locale: string,
 ): Promise<CheckoutView | undefined> {
+  const { link, amount } = opening;
   let failures = 0;
   for (const connection of candidates) {
     if (!mayCall(deps, budget)) break;
     if (!(await mayTry(deps, connection, health.get(connection.id), now))) continue;
     budget.used++;
-    const opened = await tryConnection(deps, link, connection, health.get(connection.id), locale);
+    const opened = await tryConnection(deps, opening, connection, health.get(connection.id));
     if (!opened) {
       failures++;
       continue;
     }
     if (failures > 0) putMetrics({ Failovers: 1 }, { connection: connection.id });
-    const { session, psp } = opened;
-    const payment = startedPayment({ id: session.payment_id, link, connection }, session, deps.now());
+    const session = { ...opened.session, amount };
+    const { psp } = opened;
+    const payment = startedPayment({ id: session.payment_id, link, connection, amount }, session, deps.now());
     const updated = withSession(link, session);
     // Either record says the session is open (openSessions): the link's own, or its pending payment.
     const [stored, recorded] = await Promise.allSettled([
@@ -382,16 +409,17 @@ async function mayTry(
  */
 async function tryConnection(
   deps: CheckoutDependencies,
-  link: PaymentLink,
+  { link, amount, locale }: Opening,
   connection: PspConnection,
   health: ConnectionHealth | undefined,
-  locale: string,
 ) {
   const paymentId = newPaymentId();
   try {
     const psp = await deps.psps.adapter(connection);
     const now = deps.now();
-    const session = await psp.createSession(link, {
+    const session = await psp.createSession({
+      link,
+      amount,
       successUrl: link.redirect_url ?? `${deps.checkoutBase}/${link.id}/complete`,
       cancelUrl: `${deps.checkoutBase}/${link.id}?canceled=1`,
       notificationUrl: `${deps.baseUrl}/psp/${connection.provider}/notifications/${connection.id}`,
@@ -426,7 +454,7 @@ async function tryConnection(
     );
     const now = deps.now();
     const failed = unavailablePayment(
-      { id: paymentId, link, connection },
+      { id: paymentId, link, connection, amount },
       refused
         ? `${connection.provider} refused to open a session for this payment link.`
         : `${connection.provider} could not open a session.`,

@@ -6,6 +6,8 @@ import {
   checkFailed,
   type Payment,
   type PaymentOutcome,
+  type PaymentResource,
+  paymentAmount,
   settle,
   startedPayment,
   stillPending,
@@ -104,7 +106,7 @@ export async function recordSessionStatus(
       await storeLinkReference(deps, link, payment.id, payment.provider_reference);
     }
     const reported = await applyTransition(transitions, load, (current, now) =>
-      reportPayment(current, 'payment_link.duplicate_payment', toPaymentResource(payment), now),
+      reportPayment(current, 'payment_link.duplicate_payment', toPaymentResource(payment, current), now),
     );
     if (reported.transition) {
       logger.warn('A second payment was confirmed for a paid link', {
@@ -119,7 +121,7 @@ export async function recordSessionStatus(
   if (payment.status === 'failed' && status.state === 'failed') {
     putMetrics({ PaymentsFailed: 1 }, { provider: connection.provider });
     await applyTransition(transitions, load, (current, now) =>
-      reportPayment(current, 'payment_link.payment_failed', toPaymentResource(payment), now),
+      reportPayment(current, 'payment_link.payment_failed', toPaymentResource(payment, current), now),
     );
     return 'failed';
   }
@@ -161,10 +163,12 @@ async function savePayment(
   for (let attempt = 1; ; attempt++) {
     const now = deps.now();
     const stored = await deps.payments.get(link.id, link.mode, id);
+    // A session whose attempt left no record: the link's own says what it charges (else the link's amount).
+    const session = link.psp_session?.id === status.id ? link.psp_session : undefined;
     const current =
       stored ??
       startedPayment(
-        { id, link, connection },
+        { id, link, connection, amount: paymentAmount(session ?? {}, link) },
         {
           id: status.id,
           expires_at:
@@ -185,14 +189,15 @@ async function savePayment(
   }
 }
 
-/** The payments of the caller's link, newest first. */
+/** The payments of the caller's link, newest first, as the merchant sees them. */
 export async function listPayments(
   deps: Pick<PaymentDependencies, 'links' | 'payments' | 'now'>,
   principal: Principal,
   linkId: string,
-): Promise<Payment[]> {
+): Promise<PaymentResource[]> {
   const link = await getPaymentLink(deps, principal, linkId);
-  return deps.payments.listOfLink(link.id, link.mode);
+  const payments = await deps.payments.listOfLink(link.id, link.mode);
+  return payments.map((payment) => toPaymentResource(payment, link));
 }
 
 /**

@@ -293,6 +293,15 @@ export interface components {
       provider: "sandbox" | "stripe" | "mollie" | "adyen";
       /** @enum {string} */
       status: "pending" | "succeeded" | "failed" | "canceled" | "expired";
+      amount: {
+        /**
+         * @description What the attempt charges: the amount its PSP session was created at (a fixed link: its `amount`).
+         * @example 10.50
+         */
+        value: string;
+        /** @example EUR */
+        currency: string;
+      };
       /** @description The PSP's own id of the payment, once it has one. */
       provider_reference: string | null;
       /** @description `psp_unavailable`: the connection could not open a session and the next one was tried (a failover); `declined`, `expired`, `canceled`, `psp_error`: what the PSP said about the attempt. */

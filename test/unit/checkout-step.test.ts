@@ -35,7 +35,7 @@ const inOneHour = new Date(now.getTime() + 3_600_000).toISOString();
 function attempt(link: PaymentLink, connection: PspConnection, minutesAgo = 1): Payment {
   const id = newPaymentId();
   return startedPayment(
-    { id, link, connection },
+    { id, link, connection, amount: link.amount },
     { id: `sess_${id}`, expires_at: inOneHour, url: `https://psp.example/${id}` },
     new Date(now.getTime() - minutesAgo * 60_000),
   );
@@ -215,7 +215,12 @@ describe('a link paid before its PSP reference is known', () => {
       { state: 'succeeded', failure: null, reference: null },
       now,
     ) as Payment;
-    const report = reportPayment(paid, 'payment_link.duplicate_payment', toPaymentResource(second), now);
+    const report = reportPayment(
+      paid,
+      'payment_link.duplicate_payment',
+      toPaymentResource(second, paid),
+      now,
+    );
     expect(report?.event.type).toBe('payment_link.duplicate_payment');
   });
 });
