@@ -29,7 +29,8 @@ import {
   withoutKeys,
 } from './table-schema.ts';
 
-function linkItem(link: PaymentLink) {
+/** The stored item of a link with its index keys (exported for fixtures that write many links in batches). */
+export function linkItem(link: PaymentLink) {
   // Sparse: an open link with an expiry is in gsi3 until its expiry, a paid one while a refund check is due;
   // any other state drops it from there on the next Put.
   const sweeperEntry =
