@@ -32,6 +32,14 @@ export interface PspPayment {
 export const MAX_PAYMENTS_PER_LINK = 500;
 
 /**
+ * A link reports at most this many failed payments by webhook. Each report names its event and its payment in
+ * the link's item (`event_ids`, `reported_payments`), and a link may be open for a year, a session at a time: an
+ * unbounded list would take the item past DynamoDB's 400 KB, after which not even a success could be recorded.
+ * Later failures are still recorded, each in its own payment item (`GET /v1/payment-links/{id}/payments`).
+ */
+export const MAX_REPORTED_FAILURES_PER_LINK = 500;
+
+/**
  * A succeeded payment of a reusable link, kept in the link's item with its own refund totals (minor units, as
  * `refund_reserved_minor`/`refund_refunded_minor` are for the link), so that a refund reservation is one write
  * conditioned on what remains of that payment (docs/webhooks.md#refunds).
@@ -389,7 +397,12 @@ export function reportPayment(
 ): Transition | undefined {
   const reported = link.reported_payments ?? [];
   if (reported.includes(payment.id)) return undefined;
-  if (type === 'payment_link.payment_failed' && effectiveStatus(link, now) !== 'open') return undefined;
+  if (
+    type === 'payment_link.payment_failed' &&
+    (effectiveStatus(link, now) !== 'open' || reported.length >= MAX_REPORTED_FAILURES_PER_LINK)
+  ) {
+    return undefined;
+  }
   if (
     type === 'payment_link.duplicate_payment' &&
     (link.status !== 'paid' ||

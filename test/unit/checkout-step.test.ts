@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { MAX_LINE_ITEM_NAME_LENGTH, MAX_LINE_ITEMS } from '../../functions/domain/amount.ts';
 import {
   type CheckoutSituation,
   MAX_REUSABLE_SESSIONS_PER_WINDOW,
@@ -8,6 +9,7 @@ import {
   withSession,
 } from '../../functions/domain/checkout.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
+import { newId } from '../../functions/domain/ids.ts';
 import {
   checkFailed,
   endedByUs,
@@ -20,6 +22,8 @@ import {
 } from '../../functions/domain/payment.ts';
 import {
   addPayment,
+  MAX_PAYMENTS_PER_LINK,
+  MAX_REPORTED_FAILURES_PER_LINK,
   markPaid,
   newPaymentLink,
   type PaymentLink,
@@ -27,6 +31,12 @@ import {
   reportPayment,
   withPaymentReference,
 } from '../../functions/domain/payment-link.ts';
+import {
+  MAX_FAILURE_MESSAGE_LENGTH,
+  MAX_REFUNDS_PER_LINK,
+  requestRefund,
+} from '../../functions/domain/refund.ts';
+import { MAX_DESCRIPTION_LENGTH, MAX_METADATA_BYTES } from '../../functions/http/schemas.ts';
 import { orderLink, storedConnection } from '../support/psp-fixtures.ts';
 
 const now = new Date('2026-01-01T10:00:00Z');
@@ -361,5 +371,76 @@ describe('payments of a reusable link', () => {
   it('never move the link to paid through the single-use markPaid', () => {
     const payment = { id: 'pay_1', connection_id: 'pc_a', provider: 'stripe' as const, reference: 'r' };
     expect(markPaid(reusableLink(), payment, now)).toBeUndefined();
+  });
+});
+
+describe('a reusable link at every per-link limit', () => {
+  it('stays far below DynamoDB’s 400 KB item limit, however many of its payments fail', () => {
+    const metadata = Object.fromEntries(
+      Array.from({ length: 8 }, (_, key) => [`key_${key}`, 'm'.repeat(MAX_METADATA_BYTES / 8 - 20)]),
+    );
+    let link: PaymentLink = {
+      ...newPaymentLink(
+        { account: 'acme', mode: 'test' },
+        {
+          line_items: Array.from({ length: MAX_LINE_ITEMS }, () => ({
+            name: 'n'.repeat(MAX_LINE_ITEM_NAME_LENGTH),
+            quantity: 1,
+            unit_amount: { value: '1.00', currency: 'EUR' },
+          })),
+          description: 'd'.repeat(MAX_DESCRIPTION_LENGTH),
+          metadata,
+          reusable: true,
+        },
+        now,
+      ),
+    };
+    // Failures are reported while the link is open: before its payments complete it.
+    let reportedFailures = 0;
+    for (let failed = 0; failed < MAX_REPORTED_FAILURES_PER_LINK + 50; failed++) {
+      const payment = settle(
+        { ...attempt(link, a), id: newPaymentId() },
+        { state: 'failed', failure: { code: 'declined', message: 'Declined.' }, reference: null },
+        now,
+      ) as Payment;
+      const report = reportPayment(
+        link,
+        'payment_link.payment_failed',
+        toPaymentResource(payment, link),
+        now,
+      );
+      if (!report) continue;
+      reportedFailures++;
+      link = report.after;
+    }
+    for (let paid = 0; paid < MAX_PAYMENTS_PER_LINK; paid++) {
+      const id = newPaymentId();
+      const payment = settle(
+        { ...attempt(link, a), id },
+        { state: 'succeeded', failure: null, reference: `pi_${'r'.repeat(24)}` },
+        now,
+      ) as Payment;
+      link = addPayment(
+        link,
+        { id, connection_id: a.id, provider: 'stripe', reference: payment.provider_reference },
+        toPaymentResource(payment, link),
+        now,
+      )?.after as PaymentLink;
+    }
+    const paymentIds = Object.keys(link.paid_payments ?? {});
+    link = {
+      ...link,
+      refunds: Array.from({ length: MAX_REFUNDS_PER_LINK }, (_, index) => ({
+        ...requestRefund(link, { value: '0.01', currency: 'EUR' }, newId('re'), now, paymentIds[index]),
+        status: 'failed' as const,
+        failure: { code: 'psp_refused', message: 'f'.repeat(MAX_FAILURE_MESSAGE_LENGTH) },
+        provider_reference: `re_${'r'.repeat(24)}`,
+      })),
+      event_ids: [...link.event_ids, ...Array.from({ length: MAX_REFUNDS_PER_LINK * 2 }, () => newId('evt'))],
+    };
+
+    expect(reportedFailures).toBe(MAX_REPORTED_FAILURES_PER_LINK);
+    // JSON spells every name and value out, as DynamoDB counts an item, plus its own quotes and braces.
+    expect(Buffer.byteLength(JSON.stringify(link))).toBeLessThan(340_000);
   });
 });
