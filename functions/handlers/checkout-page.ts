@@ -8,9 +8,10 @@ import {
 } from '../dependencies.ts';
 import { CHECKOUT_PSP_CALLS } from '../domain/call-budgets.ts';
 import { resolveLocale } from '../domain/locale.ts';
+import { buyerCookie, buyerPaymentOf } from '../http/buyer-cookie.ts';
 import { checkoutPage, paymentReceivedPage, type ViewContext } from '../http/checkout-views.ts';
 import { htmlHandler, isHttps } from '../http/html-handler.ts';
-import { findLinkById, openCheckout } from '../use-cases/checkout.ts';
+import { findLinkById, hasPaid, openCheckout } from '../use-cases/checkout.ts';
 
 /** GET and HEAD {checkout_base}/{id}; GET {checkout_base}/{id}/complete (return page when no redirect_url). */
 export const handler = htmlHandler(async (event, lambda) => {
@@ -26,14 +27,16 @@ export const handler = htmlHandler(async (event, lambda) => {
     canceled: event.queryStringParameters?.canceled !== undefined,
     now: now(),
   };
+  const buyerPayment = buyerPaymentOf(event);
   if (event.routeKey.endsWith('/complete')) {
     const link = await findLinkById(linkRepository(), id);
     const settings = link && (await checkoutSettingsRepository().get(link.account, link.mode));
-    return paymentReceivedPage(link, {
-      ...context,
-      locale: resolveLocale(link?.locale, acceptLanguage),
-      settings: settings ?? undefined,
-    });
+    const paid = link !== undefined && (await hasPaid(paymentRepository(), link, buyerPayment));
+    return paymentReceivedPage(
+      link,
+      { ...context, locale: resolveLocale(link?.locale, acceptLanguage), settings: settings ?? undefined },
+      paid,
+    );
   }
   const view = await openCheckout(
     {
@@ -53,13 +56,17 @@ export const handler = htmlHandler(async (event, lambda) => {
       headers: event.headers,
       via: event.queryStringParameters?.via,
       returned: context.canceled,
+      buyerPayment,
     },
   );
   const link = 'link' in view ? view.link : undefined;
   const settings = link && (await checkoutSettingsRepository().get(link.account, link.mode));
-  return checkoutPage(view, {
+  const page = checkoutPage(view, {
     ...context,
     locale: resolveLocale(link?.locale, acceptLanguage),
     settings: settings ?? undefined,
   });
+  // A reusable link's buyer keeps their own session (docs/checkout.md#reusable-links).
+  if (view.kind !== 'forward' || !view.link.reusable) return page;
+  return { ...page, cookies: [buyerCookie(CHECKOUT_BASE, id, view.session, context.https, context.now)] };
 });

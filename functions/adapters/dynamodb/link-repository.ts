@@ -177,6 +177,26 @@ export class DynamoLinkRepository implements LinkRepository {
     }
   }
 
+  async noteSession(link: PaymentLink): Promise<void> {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.link(link.id, link.mode),
+          UpdateExpression: 'SET version = version + :one',
+          ConditionExpression: '#status = :open',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':one': 1, ':open': 'open' },
+        }),
+      );
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) {
+        throw new ConcurrentModificationError(`Payment link ${link.id} is no longer open.`);
+      }
+      throw error;
+    }
+  }
+
   async saveSession(before: PaymentLink, after: PaymentLink): Promise<void> {
     try {
       await this.client.send(
