@@ -3,6 +3,7 @@ import { type Amount, fromMinorUnits, toMinorUnits } from './money.ts';
 import { FIRST_CHECK_AFTER_MS, MAX_CHECK_INTERVAL_MS } from './payment.ts';
 import {
   type PaymentLink,
+  paidAmount,
   type Refund,
   type RefundStatus,
   type Transition,
@@ -23,9 +24,13 @@ export const MAX_FAILURE_MESSAGE_LENGTH = 500;
 /** A link keeps at most this many refunds (its item stays far below DynamoDB's 400 KB). */
 export const MAX_REFUNDS_PER_LINK = 100;
 
-/** Minor units of the paid amount that no pending or succeeded refund holds yet. */
+/**
+ * Minor units of the paid amount that no pending or succeeded refund holds yet. The paid amount is what the
+ * succeeded payment charged (`paidAmount`): a range link's is the buyer's choice, not a bound.
+ */
 export function refundableMinor(link: PaymentLink): bigint {
-  return toMinorUnits(link.amount) - BigInt(link.refund_reserved_minor ?? 0);
+  if (!link.payment) return 0n;
+  return toMinorUnits(paidAmount(link, link.payment)) - BigInt(link.refund_reserved_minor ?? 0);
 }
 
 /**
@@ -51,7 +56,7 @@ export function requestRefund(
   if ((link.refunds?.length ?? 0) >= MAX_REFUNDS_PER_LINK) {
     throw new InvalidStateError(`A payment link takes at most ${MAX_REFUNDS_PER_LINK} refunds.`);
   }
-  const { currency } = link.amount;
+  const { currency } = paidAmount(link, link.payment);
   if (requested && requested.currency !== currency) {
     throw new ValidationError([
       { pointer: '/amount/currency', detail: `Must be ${currency}, the currency of the payment.` },

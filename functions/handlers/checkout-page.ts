@@ -8,11 +8,15 @@ import {
 } from '../dependencies.ts';
 import { CHECKOUT_PSP_CALLS } from '../domain/call-budgets.ts';
 import { resolveLocale } from '../domain/locale.ts';
+import { chosenAmount, seeOther } from '../http/checkout-form.ts';
 import { checkoutPage, paymentReceivedPage, type ViewContext } from '../http/checkout-views.ts';
 import { htmlHandler, isHttps } from '../http/html-handler.ts';
 import { findLinkById, openCheckout } from '../use-cases/checkout.ts';
 
-/** GET and HEAD {checkout_base}/{id}; GET {checkout_base}/{id}/complete (return page when no redirect_url). */
+/**
+ * GET and HEAD {checkout_base}/{id}; POST {checkout_base}/{id} (a buyer-chosen amount); GET
+ * {checkout_base}/{id}/complete (return page when no redirect_url).
+ */
 export const handler = htmlHandler(async (event, lambda) => {
   const { CHECKOUT_BASE } = config();
   const id = event.pathParameters?.id ?? '';
@@ -35,6 +39,7 @@ export const handler = htmlHandler(async (event, lambda) => {
       settings: settings ?? undefined,
     });
   }
+  const form = method === 'POST' ? chosenAmount(event, CHECKOUT_BASE) : undefined;
   const view = await openCheckout(
     {
       links: linkRepository(),
@@ -51,10 +56,16 @@ export const handler = htmlHandler(async (event, lambda) => {
       id,
       method,
       headers: event.headers,
-      via: event.queryStringParameters?.via,
+      via: form?.via ?? event.queryStringParameters?.via,
       returned: context.canceled,
+      amount: form?.amount,
     },
   );
+  // Post/Redirect/Get: the page of the session opened at the chosen amount is the checkout page itself, so that
+  // reloading it or coming back to it never sends the form again.
+  if (method === 'POST' && view.kind === 'forward') {
+    return seeOther(`${CHECKOUT_BASE}/${view.link.id}`, context.https);
+  }
   const link = 'link' in view ? view.link : undefined;
   const settings = link && (await checkoutSettingsRepository().get(link.account, link.mode));
   return checkoutPage(view, {

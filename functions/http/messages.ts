@@ -35,6 +35,10 @@ export interface Messages {
   chooseAmountLabel: string;
   amountHint: (minimum: string, maximum: string) => string;
   amountInvalid: (minimum: string, maximum: string) => string;
+  /** A chosen amount within the range that no payment provider of the link can take. */
+  amountNotPayable: string;
+  /** Before the title of a page that refused the buyer's answer (screen readers announce the title first). */
+  errorPrefix: string;
   item: string;
   quantity: string;
   unitPrice: string;
@@ -85,6 +89,8 @@ const en: Messages = {
   chooseAmountLabel: 'Amount to pay',
   amountHint: (minimum, maximum) => `Between ${minimum} and ${maximum}.`,
   amountInvalid: (minimum, maximum) => `Enter an amount between ${minimum} and ${maximum}.`,
+  amountNotPayable: 'This amount cannot be paid here. Please choose another amount.',
+  errorPrefix: 'Error:',
   item: 'Item',
   quantity: 'Quantity',
   unitPrice: 'Price',
@@ -136,6 +142,8 @@ const nl: Messages = {
   chooseAmountLabel: 'Te betalen bedrag',
   amountHint: (minimum, maximum) => `Tussen ${minimum} en ${maximum}.`,
   amountInvalid: (minimum, maximum) => `Vul een bedrag in tussen ${minimum} en ${maximum}.`,
+  amountNotPayable: 'Dit bedrag kan hier niet betaald worden. Kies een ander bedrag.',
+  errorPrefix: 'Fout:',
   item: 'Artikel',
   quantity: 'Aantal',
   unitPrice: 'Prijs',
@@ -188,6 +196,8 @@ const de: Messages = {
   chooseAmountLabel: 'Zu zahlender Betrag',
   amountHint: (minimum, maximum) => `Zwischen ${minimum} und ${maximum}.`,
   amountInvalid: (minimum, maximum) => `Geben Sie einen Betrag zwischen ${minimum} und ${maximum} ein.`,
+  amountNotPayable: 'Dieser Betrag kann hier nicht bezahlt werden. Bitte wählen Sie einen anderen Betrag.',
+  errorPrefix: 'Fehler:',
   item: 'Artikel',
   quantity: 'Menge',
   unitPrice: 'Preis',
@@ -239,6 +249,8 @@ const fr: Messages = {
   chooseAmountLabel: 'Montant à payer',
   amountHint: (minimum, maximum) => `Entre ${minimum} et ${maximum}.`,
   amountInvalid: (minimum, maximum) => `Saisissez un montant entre ${minimum} et ${maximum}.`,
+  amountNotPayable: 'Ce montant ne peut pas être payé ici. Veuillez choisir un autre montant.',
+  errorPrefix: 'Erreur :',
   item: 'Article',
   quantity: 'Quantité',
   unitPrice: 'Prix',
@@ -290,6 +302,8 @@ const es: Messages = {
   chooseAmountLabel: 'Importe a pagar',
   amountHint: (minimum, maximum) => `Entre ${minimum} y ${maximum}.`,
   amountInvalid: (minimum, maximum) => `Introduce un importe entre ${minimum} y ${maximum}.`,
+  amountNotPayable: 'Este importe no se puede pagar aquí. Elige otro importe.',
+  errorPrefix: 'Error:',
   item: 'Artículo',
   quantity: 'Cantidad',
   unitPrice: 'Precio',

@@ -3,7 +3,7 @@ import { ConcurrentModificationError, NotFoundError } from '../domain/errors.ts'
 import { idFromBytes, newId } from '../domain/ids.ts';
 import type { Amount } from '../domain/money.ts';
 import { toMinorUnits } from '../domain/money.ts';
-import type { PaymentLink, Refund } from '../domain/payment-link.ts';
+import { type PaymentLink, paidAmount, type Refund } from '../domain/payment-link.ts';
 import type { Mode, Principal } from '../domain/principal.ts';
 import {
   afterRefundCheck,
@@ -135,7 +135,7 @@ export async function createRefund(
  */
 async function reserve(deps: RefundDependencies, link: PaymentLink, refund: Refund): Promise<boolean> {
   const limits = {
-    paidMinor: toMinorUnits(link.amount),
+    paidMinor: link.payment ? toMinorUnits(paidAmount(link, link.payment)) : 0n,
     refundMinor: toMinorUnits(refund.amount),
     maxRefunds: MAX_REFUNDS_PER_LINK,
     checkAt: firstRefundCheckAt(deps.now()),
