@@ -79,7 +79,7 @@ describe('a German buyer choosing the amount in Chromium', () => {
     await page.getByLabel('Zu zahlender Betrag (EUR)').fill('7');
     await page.getByRole('button', { name: 'Weiter zur Zahlung' }).click();
     await page.waitForURL(/\/sandbox\/checkout\//);
-    await page.getByRole('link', { name: 'Back' }).click();
+    await page.getByRole('link', { name: 'Zurück' }).click();
 
     await page.getByRole('heading', { name: 'Zahlung nicht abgeschlossen' }).waitFor();
     expect(await page.getByLabel('Zu zahlender Betrag (EUR)').inputValue()).toBe('7,00');
