@@ -10,7 +10,12 @@ import { type IdPrefix, idPattern, maxIdLength } from '../functions/domain/ids.t
 import { MAX_LOCALE_LENGTH } from '../functions/domain/locale.ts';
 import { MAX_AMOUNT_VALUE_LENGTH } from '../functions/domain/money.ts';
 import { FAILURE_CODES, PAYMENT_STATES } from '../functions/domain/payment.ts';
-import { EVENT_TYPES, LINK_STATUSES, REFUND_STATUSES } from '../functions/domain/payment-link.ts';
+import {
+  EVENT_TYPES,
+  LINK_STATUSES,
+  MAX_PAYMENTS_PER_LINK,
+  REFUND_STATUSES,
+} from '../functions/domain/payment-link.ts';
 import { PAYMENT_METHODS } from '../functions/domain/payment-methods.ts';
 import { MODES } from '../functions/domain/principal.ts';
 import { MAX_FAILURE_MESSAGE_LENGTH, MAX_REFUNDS_PER_LINK } from '../functions/domain/refund.ts';
@@ -72,7 +77,8 @@ export const PaymentLinkSchema = z
     object: z.literal('payment_link'),
     mode: z.enum(MODES).meta({ description: 'The mode of the API key that created the link.' }),
     status: z.enum(LINK_STATUSES).meta({
-      description: 'An open link whose `expires_at` has passed reads `expired` at once.',
+      description:
+        'An open link whose `expires_at` has passed reads `expired` at once. `paid` ends a single-use link; `completed` a reusable one that took `max_payments`.',
     }),
     amount: money('Exactly as sent.', '10.50').nullable().meta({
       description:
@@ -122,6 +128,19 @@ export const PaymentLinkSchema = z
       .max(MAX_LOCALE_LENGTH)
       .nullable()
       .meta({ description: "The language of the buyer's pages; null: the buyer's `Accept-Language`." }),
+    reusable: z.boolean().meta({
+      description:
+        'Takes a payment from every buyer until canceled, expired or `completed`; false: single-use.',
+    }),
+    max_payments: int32(1, MAX_PAYMENTS_PER_LINK)
+      .nullable()
+      .meta({
+        description: `A reusable link's most payments (null: ${MAX_PAYMENTS_PER_LINK}); null for a single-use link.`,
+      }),
+    succeeded_payments: int32(0).meta({
+      description:
+        'How many payments succeeded (GET .../payments lists them). A reusable link may pass `max_payments` when buyers paid at the same moment: each one beyond is reported by `payment_link.duplicate_payment`.',
+    }),
     checkout_url: z
       .string()
       .max(MAX_BASE_URL_LENGTH + 1 + PaymentLinkId.maxLength!)
@@ -152,7 +171,10 @@ export const PaymentLinkSchema = z
         }),
       })
       .nullable()
-      .meta({ description: 'The succeeded payment, once paid.' }),
+      .meta({
+        description:
+          "The succeeded payment, once paid; a reusable link's latest (each `payment_link.paid` event carries its own).",
+      }),
     amount_refunded: money('In the currency decimals.', '0.00').meta({
       description: 'What succeeded refunds gave back, in the currency of the link: "0.00" until then.',
     }),

@@ -20,6 +20,11 @@ export const SESSION_REUSE_MARGIN_MS = 5 * 60_000;
 /** At most this many sessions are opened for one link per `SESSION_WINDOW_MS` (a bound on what a visitor costs). */
 export const MAX_SESSIONS_PER_WINDOW = 10;
 export const SESSION_WINDOW_MS = 3_600_000;
+/**
+ * The same bound for a reusable link, which many buyers share: one buyer who drops the cookie costs at most this
+ * many sessions per window, and so do all buyers together (docs/security.md#checkout-sessions).
+ */
+export const MAX_REUSABLE_SESSIONS_PER_WINDOW = 100;
 
 /** What the checkout decided, given what is stored and what the PSPs said so far in this request. */
 export type CheckoutStep =
@@ -65,6 +70,8 @@ export interface CheckoutSituation {
   returned: boolean;
   /** Payments whose sessions this request could not end (the PSP refused, or could not be asked). */
   unendable: ReadonlySet<string>;
+  /** On a reusable link: the buyer's own last attempt, named by their cookie (docs/checkout.md#reusable-links). */
+  buyerPayment?: string | undefined;
 }
 
 const ENDED_UNPAID = new Set(['failed', 'canceled', 'expired']);
@@ -122,6 +129,7 @@ const lastAttempt = (payments: readonly Payment[]) => payments.find((payment) =>
  *    connection last. A chosen amount that none of them can take is asked for again.
  */
 export function nextCheckoutStep(situation: CheckoutSituation): CheckoutStep {
+  if (situation.link.reusable) return nextReusableStep(situation);
   const { link, payments, routed, now, unendable } = situation;
   const open = openSessions(link, payments, now);
   const routedIds = routed.map((connection) => connection.id);
@@ -144,7 +152,50 @@ export function nextCheckoutStep(situation: CheckoutSituation): CheckoutStep {
     return { kind: 'wait', reason: 'unavailable', until: new Date(until) };
   }
 
-  const last = lastAttempt(payments);
+  return newSessionStep(situation, lastAttempt(payments), MAX_SESSIONS_PER_WINDOW);
+}
+
+/**
+ * The next step for a buyer on an open reusable link: as for a single-use link, but only the buyer's own attempt
+ * (`buyerPayment`) counts: it is shown while it can serve them (and shows what the link says now:
+ * `sessions_stale_before`), or ended before they get a new one; one that
+ * cannot be ended is shown again while it can be paid. Other buyers' open attempts are theirs. New sessions are
+ * bounded by `MAX_REUSABLE_SESSIONS_PER_WINDOW` for the link.
+ */
+function nextReusableStep(situation: CheckoutSituation): CheckoutStep {
+  const { link, payments, routed, now, unendable, buyerPayment } = situation;
+  const own =
+    buyerPayment === undefined ? undefined : payments.find((payment) => payment.id === buyerPayment);
+  const session = own && openSessions({ ...link, psp_session: null }, [own], now)[0];
+  if (own && session) {
+    const routedIds = routed.map((connection) => connection.id);
+    const stale = link.sessions_stale_before !== undefined && own.created_at < link.sessions_stale_before;
+    const wanted = situation.amount === undefined || sameAmount(paymentAmount(own, link), situation.amount);
+    if (
+      session.url !== '' &&
+      !unendable.has(own.id) &&
+      !stale &&
+      wanted &&
+      servesStill(session, routedIds, now)
+    ) {
+      return { kind: 'show', session };
+    }
+    if (!unendable.has(own.id)) return { kind: 'end', session };
+    if (session.url !== '') return { kind: 'show', session };
+  }
+  return newSessionStep(situation, own?.session_id ? own : undefined, MAX_REUSABLE_SESSIONS_PER_WINDOW);
+}
+
+/**
+ * No open attempt stands in the way: offer a choice to a buyer back from `last` that ended unpaid, else open a
+ * session unless `maxSessions` were opened for the link in the window.
+ */
+function newSessionStep(
+  situation: CheckoutSituation,
+  last: Payment | undefined,
+  maxSessions: number,
+): CheckoutStep {
+  const { link, payments, routed, now } = situation;
   const endedUnpaid = last !== undefined && ENDED_UNPAID.has(last.status);
   const others = routed.filter((connection) => connection.id !== last?.connection_id);
   if (situation.returned && endedUnpaid) return { kind: 'choose', another: others.length > 0 };
@@ -154,7 +205,7 @@ export function nextCheckoutStep(situation: CheckoutSituation): CheckoutStep {
   const recent = payments.filter(
     (payment) => payment.session_id !== null && Date.parse(payment.created_at) > windowStart,
   );
-  if (recent.length >= MAX_SESSIONS_PER_WINDOW) {
+  if (recent.length >= maxSessions) {
     const oldest = Math.min(...recent.map((payment) => Date.parse(payment.created_at)));
     return { kind: 'wait', reason: 'throttled', until: new Date(oldest + SESSION_WINDOW_MS) };
   }
@@ -187,14 +238,17 @@ export function amountAtStake(
   link: PaymentLink,
   payments: readonly Payment[],
   chosen: Amount | undefined,
+  buyerPayment?: string,
 ): Amount {
   if (chosen) return chosen;
   if (link.amount) return link.amount;
   const range = link.amount_range;
   if (!range) throw new Error('A payment link without an amount or an amount range.');
-  const shown = link.psp_session;
-  const ofShown = payments.find((payment) => payment.id === shown?.payment_id)?.amount ?? shown?.amount;
-  const latest = payments.find((payment) => payment.amount !== undefined)?.amount;
+  // A reusable link's attempts are each buyer's own: only this buyer's says anything about them.
+  const own = link.reusable ? payments.filter((payment) => payment.id === buyerPayment) : payments;
+  const shown = link.reusable ? undefined : link.psp_session;
+  const ofShown = own.find((payment) => payment.id === shown?.payment_id)?.amount ?? shown?.amount;
+  const latest = own.find((payment) => payment.amount !== undefined)?.amount;
   return ofShown ?? latest ?? { value: range.suggested ?? range.minimum, currency: range.currency };
 }
 
@@ -208,9 +262,14 @@ export function reusableSession(
   now: Date,
 ): PspSession | undefined {
   const session = link.psp_session;
-  if (!session?.payment_id || !connectionIds.includes(session.connection_id)) return undefined;
-  return Date.parse(session.expires_at) - SESSION_REUSE_MARGIN_MS > now.getTime() ? session : undefined;
+  if (!session?.payment_id) return undefined;
+  return servesStill(session, connectionIds, now) ? session : undefined;
 }
+
+/** A session from a connection that may serve the link now, with time left for the buyer to pay on it. */
+const servesStill = (session: PspSession, connectionIds: readonly string[], now: Date): boolean =>
+  connectionIds.includes(session.connection_id) &&
+  Date.parse(session.expires_at) - SESSION_REUSE_MARGIN_MS > now.getTime();
 
 /**
  * When a new PSP session should expire: `preferredMs` from now, never later than `limits.maxMs`, capped by

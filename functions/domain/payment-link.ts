@@ -7,7 +7,10 @@ import type { PaymentResource } from './payment.ts';
 import type { PaymentMethod } from './payment-methods.ts';
 import type { Mode, Principal } from './principal.ts';
 
-export const LINK_STATUSES = ['open', 'paid', 'canceled', 'expired'] as const;
+/**
+ * `paid` ends a single-use link; `completed` ends a reusable one that took its `max_payments` (docs/api.md#reusable-links).
+ */
+export const LINK_STATUSES = ['open', 'paid', 'completed', 'canceled', 'expired'] as const;
 export type LinkStatus = (typeof LINK_STATUSES)[number];
 
 /**
@@ -25,6 +28,25 @@ export interface PspPayment {
    * fixed `amount`: read it with `paidAmount`.
    */
   amount?: Amount;
+}
+
+/**
+ * A reusable link takes at most this many payments, `max_payments` or not: each one is an entry of the link's
+ * own item (its refund totals), which must stay far below DynamoDB's 400 KB (docs/api.md#reusable-links).
+ */
+export const MAX_PAYMENTS_PER_LINK = 500;
+
+/**
+ * A succeeded payment of a reusable link, kept in the link's item with its own refund totals (minor units, as
+ * `refund_reserved_minor`/`refund_refunded_minor` are for the link), so that a refund reservation is one write
+ * conditioned on what remains of that payment (docs/webhooks.md#refunds).
+ */
+export interface PaidPayment extends PspPayment {
+  /** What the payment charged (its session's amount): the most its refunds may give back. */
+  amount: Amount;
+  paid_at: string;
+  refund_reserved_minor: number;
+  refund_refunded_minor: number;
 }
 
 /** The PSP checkout session currently serving a link (reused while valid); at most one is open at a time. */
@@ -62,6 +84,9 @@ export interface PaymentLinkInput {
   connections?: string[] | null | undefined;
   /** The language of the buyer's pages and of the PSP's page (functions/domain/locale.ts); else the buyer's. */
   locale?: string | null | undefined;
+  /** Takes a payment from every buyer until canceled, expired or `max_payments` (docs/api.md#reusable-links). */
+  reusable?: boolean | undefined;
+  max_payments?: number | null | undefined;
 }
 
 /**
@@ -115,6 +140,19 @@ export interface PaymentLink {
   payment_methods?: PaymentMethod[] | null;
   /** Absent on links created before languages existed: read as null. */
   locale?: string | null;
+  /**
+   * A reusable link takes one payment per buyer until it is canceled, expires or has `max_payments` (then it is
+   * `completed`); absent: single-use. Its `payment` is the latest succeeded payment, and `paid_payments` holds
+   * each one with its refund totals, by payment id.
+   */
+  reusable?: boolean;
+  max_payments?: number | null;
+  paid_payments?: Record<string, PaidPayment>;
+  /**
+   * A reusable link's buyers' sessions opened before this time show what the merchant changed since (`update`):
+   * each is ended when its buyer comes back, as a single-use link's session is when the link drops it.
+   */
+  sessions_stale_before?: string;
   created_at: string;
   expires_at: string | null;
   paid_at: string | null;
@@ -179,6 +217,10 @@ export type LinkSnapshot = Pick<
   payment: (PspPayment & { amount: Amount }) | null;
   amount_range: (AmountRange & { suggested: string | null }) | null;
   locale: string | null;
+  reusable: boolean;
+  max_payments: number | null;
+  /** How many payments succeeded: 0 or 1 for a single-use link. */
+  succeeded_payments: number;
   /** What succeeded refunds gave back: "0.00" (in the currency's decimals) until then. */
   amount_refunded: Amount;
 };
@@ -263,6 +305,9 @@ export function newPaymentLink(principal: Principal, input: PaymentLinkInput, no
     webhook_url: input.webhook_url ?? null,
     metadata: input.metadata ?? null,
     locale: input.locale ?? null,
+    ...(input.reusable
+      ? { reusable: true, max_payments: input.max_payments ?? null, paid_payments: {} }
+      : {}),
     ...(input.connections?.length ? { connections: input.connections } : {}),
     created_at: now.toISOString(),
     expires_at: input.expires_at ? new Date(input.expires_at).toISOString() : null,
@@ -299,6 +344,13 @@ export function snapshotOf(link: PaymentLink, now: Date): LinkSnapshot {
     webhook_url: link.webhook_url,
     metadata: link.metadata,
     locale: link.locale ?? null,
+    reusable: link.reusable === true,
+    max_payments: link.max_payments ?? null,
+    succeeded_payments: link.reusable
+      ? Object.keys(link.paid_payments ?? {}).length
+      : link.payment === null
+        ? 0
+        : 1,
     created_at: link.created_at,
     expires_at: link.expires_at,
     paid_at: link.paid_at,
@@ -384,12 +436,12 @@ export function reportPayment(
 }
 
 /**
- * The PSP confirmed a payment. Money moved, so the truth wins: a link canceled or expired meanwhile is recorded
+ * The PSP confirmed a payment of a single-use link (a reusable one: `addPayment`). Money moved, so the truth wins: a link canceled or expired meanwhile is recorded
  * as paid too (docs/api.md#states-expiry-and-webhooks). On a link that is already paid nothing changes (`undefined`): a repeat of
  * the same confirmation, or a second payment, which the caller reports (the first payment stays the link's).
  */
 export function markPaid(link: PaymentLink, payment: PspPayment, now: Date): Transition | undefined {
-  if (link.status === 'paid') return undefined;
+  if (link.status === 'paid' || link.reusable) return undefined;
   return transition(
     link,
     { status: 'paid', paid_at: now.toISOString(), payment, psp_session: null },
@@ -399,17 +451,90 @@ export function markPaid(link: PaymentLink, payment: PspPayment, now: Date): Tra
 }
 
 /**
+ * The PSP confirmed a payment of a reusable link (docs/api.md#reusable-links). Each payment is recorded once, as
+ * a `paid_payments` entry that its refunds draw on, and becomes the link's `payment`:
+ * - within `max_payments` (and `MAX_PAYMENTS_PER_LINK`): `payment_link.paid`, carrying it; the one that reaches the
+ *   limit moves an open link to `completed`. A link canceled or expired meanwhile keeps its status: money moved,
+ *   so the payment is recorded and reported all the same;
+ * - beyond the limit (buyers who paid at the same time): recorded just as well, so that it can be refunded, and
+ *   reported as `payment_link.duplicate_payment` (docs/orchestration.md#duplicate-payments).
+ * `undefined` when the payment is recorded already (a repeat of the same confirmation).
+ */
+export function addPayment(
+  link: PaymentLink,
+  payment: PspPayment,
+  resource: PaymentResource,
+  now: Date,
+): Transition | undefined {
+  const paid = link.paid_payments ?? {};
+  if (paid[payment.id]) return undefined;
+  const count = Object.keys(paid).length;
+  const entry: PaidPayment = {
+    ...payment,
+    amount: resource.amount,
+    paid_at: now.toISOString(),
+    refund_reserved_minor: 0,
+    refund_refunded_minor: 0,
+  };
+  const recorded: PaymentLink = { ...link, paid_payments: { ...paid, [payment.id]: entry } };
+  const limit = paymentLimit(link);
+  if (count >= limit) {
+    return withEvent(
+      link,
+      { ...recorded, reported_payments: [...(link.reported_payments ?? []), payment.id] },
+      'payment_link.duplicate_payment',
+      now,
+      (snapshot) => ({ ...snapshot, payment: resource }),
+    );
+  }
+  return transition(
+    link,
+    {
+      paid_payments: recorded.paid_payments,
+      payment,
+      paid_at: now.toISOString(),
+      status: count + 1 >= limit && link.status === 'open' ? 'completed' : link.status,
+    },
+    'payment_link.paid',
+    now,
+  );
+}
+
+/** How many payments a reusable link takes: its `max_payments`, never more than `MAX_PAYMENTS_PER_LINK`. */
+export const paymentLimit = (link: Pick<PaymentLink, 'max_payments'>): number =>
+  Math.min(link.max_payments ?? MAX_PAYMENTS_PER_LINK, MAX_PAYMENTS_PER_LINK);
+
+/**
+ * The succeeded payments refunds may draw on: a single-use link's `payment`, or each of a reusable link's.
+ */
+export function paidPayments(link: PaymentLink): PspPayment[] {
+  if (link.reusable) return Object.values(link.paid_payments ?? {});
+  return link.payment ? [link.payment] : [];
+}
+
+/** The succeeded payment `paymentId` of the link (see `paidPayments`), or undefined. */
+export const paidPayment = (link: PaymentLink, paymentId: string): PspPayment | undefined =>
+  paidPayments(link).find((payment) => payment.id === paymentId);
+
+/**
  * The link's payment gets the PSP reference it was paid without (see `PspPayment`); one version later, no event
  * (the merchant was told of the payment; the reference is read with the link). `undefined` when it has one or
- * the link was paid by another payment.
+ * the link was not paid by this payment.
  */
 export function withPaymentReference(
   link: PaymentLink,
   paymentId: string,
   reference: string,
 ): PaymentLink | undefined {
-  if (link.payment?.id !== paymentId || link.payment.reference !== null) return undefined;
-  return { ...link, payment: { ...link.payment, reference }, version: link.version + 1 };
+  const entry = link.paid_payments?.[paymentId];
+  const own = link.payment?.id === paymentId && link.payment.reference === null;
+  if (!own && (!entry || entry.reference !== null)) return undefined;
+  const after: PaymentLink = { ...link, version: link.version + 1 };
+  if (own && link.payment) after.payment = { ...link.payment, reference };
+  if (entry && entry.reference === null) {
+    after.paid_payments = { ...link.paid_payments, [paymentId]: { ...entry, reference } };
+  }
+  return after;
 }
 
 /** The merchant cancels. Cancelling a canceled link changes nothing (`undefined`); paid or expired is a 409. */
@@ -458,7 +583,10 @@ export function update(link: PaymentLink, changes: PaymentLinkChanges, now: Date
   if (changes.expires_at !== undefined) {
     after.expires_at = changes.expires_at === null ? null : new Date(changes.expires_at).toISOString();
   }
-  if (BUYER_FACING_FIELDS.some((field) => after[field] !== link[field])) after.psp_session = null;
+  if (BUYER_FACING_FIELDS.some((field) => after[field] !== link[field])) {
+    after.psp_session = null;
+    if (link.reusable) after.sessions_stale_before = now.toISOString();
+  }
   return after;
 }
 

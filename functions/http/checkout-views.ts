@@ -149,15 +149,19 @@ export function checkoutPage(view: CheckoutView, context: ViewContext): HtmlResu
         title: t.paidTitle,
         body: html`<h1>${t.paidHeading}</h1>${summary(view.link, context, t)}<p>${t.paidText}</p>`,
       });
-    case 'gone':
+    case 'gone': {
+      const texts: Record<typeof view.status, [string, string, string]> = {
+        expired: [t.expiredTitle, t.expiredHeading, t.expiredText],
+        canceled: [t.canceledTitle, t.canceledHeading, t.canceledText],
+        completed: [t.completedTitle, t.completedHeading, t.completedText],
+      };
+      const [title, heading, text] = texts[view.status];
       return page(context, {
         status: 410,
-        title: view.status === 'expired' ? t.expiredTitle : t.canceledTitle,
-        body:
-          view.status === 'expired'
-            ? html`<h1>${t.expiredHeading}</h1>${summary(view.link, context, t)}<p>${t.expiredText}</p>`
-            : html`<h1>${t.canceledHeading}</h1>${summary(view.link, context, t)}<p>${t.canceledText}</p>`,
+        title,
+        body: html`<h1>${heading}</h1>${summary(view.link, context, t)}<p>${text}</p>`,
       });
+    }
     case 'preview':
       return page(context, {
         status: 200,
@@ -284,16 +288,22 @@ function withRetryAfter(result: HtmlResult, at: Date | undefined, now: Date): Ht
   return { ...result, headers: { ...result.headers, 'Retry-After': String(seconds) } };
 }
 
-/** Where the PSP returns the buyer when the link has no `redirect_url`. */
-export function paymentReceivedPage(link: PaymentLink | undefined, context: ViewContext): HtmlResult {
+/**
+ * Where the PSP returns the buyer when the link has no `redirect_url`; `paid`: the buyer's payment is recorded
+ * (a single-use link is paid; on a reusable link, the payment their cookie names succeeded).
+ */
+export function paymentReceivedPage(
+  link: PaymentLink | undefined,
+  context: ViewContext,
+  paid: boolean,
+): HtmlResult {
   if (!link) return checkoutPage({ kind: 'not_found' }, context);
   const t = messagesFor(context.locale);
   return page(context, {
     status: 200,
     title: t.receivedTitle,
-    body:
-      link.status === 'paid'
-        ? html`<h1>${t.receivedTitle}</h1>${summary(link, context, t)}<p>${t.receivedText}</p>`
-        : html`<h1>${t.thankYou}</h1>${summary(link, context, t)}<p>${t.confirmingText}</p>`,
+    body: paid
+      ? html`<h1>${t.receivedTitle}</h1>${summary(link, context, t)}<p>${t.receivedText}</p>`
+      : html`<h1>${t.thankYou}</h1>${summary(link, context, t)}<p>${t.confirmingText}</p>`,
   });
 }

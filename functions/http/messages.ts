@@ -16,6 +16,9 @@ export interface Messages {
   canceledTitle: string;
   canceledHeading: string;
   canceledText: string;
+  completedTitle: string;
+  completedHeading: string;
+  completedText: string;
   requestTitle: string;
   continueToPayment: string;
   notCompletedHeading: string;
@@ -87,6 +90,9 @@ const en: Messages = {
   canceledTitle: 'Payment link canceled',
   canceledHeading: 'This payment link was canceled',
   canceledText: 'The merchant canceled it, so it can no longer be paid.',
+  completedTitle: 'Payment link completed',
+  completedHeading: 'This payment link takes no more payments',
+  completedText: 'It has received all the payments it was made for.',
   requestTitle: 'Payment request',
   continueToPayment: 'Continue to payment',
   notCompletedHeading: 'Payment not completed',
@@ -154,6 +160,9 @@ const nl: Messages = {
   canceledTitle: 'Betaallink geannuleerd',
   canceledHeading: 'Deze betaallink is geannuleerd',
   canceledText: 'De verkoper heeft hem geannuleerd, dus er kan niet meer mee betaald worden.',
+  completedTitle: 'Betaallink voltooid',
+  completedHeading: 'Deze betaallink neemt geen betalingen meer aan',
+  completedText: 'Hij heeft alle betalingen ontvangen waarvoor hij gemaakt is.',
   requestTitle: 'Betaalverzoek',
   continueToPayment: 'Verder naar betalen',
   notCompletedHeading: 'Betaling niet voltooid',
@@ -222,6 +231,9 @@ const de: Messages = {
   canceledTitle: 'Zahlungslink storniert',
   canceledHeading: 'Dieser Zahlungslink wurde storniert',
   canceledText: 'Der Händler hat ihn storniert, daher kann er nicht mehr bezahlt werden.',
+  completedTitle: 'Zahlungslink abgeschlossen',
+  completedHeading: 'Dieser Zahlungslink nimmt keine Zahlungen mehr an',
+  completedText: 'Er hat alle Zahlungen erhalten, für die er erstellt wurde.',
   requestTitle: 'Zahlungsanforderung',
   continueToPayment: 'Weiter zur Zahlung',
   notCompletedHeading: 'Zahlung nicht abgeschlossen',
@@ -289,6 +301,9 @@ const fr: Messages = {
   canceledTitle: 'Lien de paiement annulé',
   canceledHeading: 'Ce lien de paiement a été annulé',
   canceledText: "Le marchand l'a annulé, il ne peut donc plus être payé.",
+  completedTitle: 'Lien de paiement terminé',
+  completedHeading: "Ce lien de paiement n'accepte plus de paiements",
+  completedText: 'Il a reçu tous les paiements pour lesquels il a été créé.',
   requestTitle: 'Demande de paiement',
   continueToPayment: 'Continuer vers le paiement',
   notCompletedHeading: 'Paiement non abouti',
@@ -356,6 +371,9 @@ const es: Messages = {
   canceledTitle: 'Enlace de pago cancelado',
   canceledHeading: 'Este enlace de pago se ha cancelado',
   canceledText: 'El comercio lo ha cancelado, así que ya no se puede pagar.',
+  completedTitle: 'Enlace de pago completado',
+  completedHeading: 'Este enlace de pago ya no admite pagos',
+  completedText: 'Ha recibido todos los pagos para los que se creó.',
   requestTitle: 'Solicitud de pago',
   continueToPayment: 'Continuar al pago',
   notCompletedHeading: 'Pago no completado',

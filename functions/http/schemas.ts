@@ -15,6 +15,7 @@ import {
   isPayableCurrency,
   MAX_AMOUNT_VALUE_LENGTH,
 } from '../domain/money.ts';
+import { MAX_PAYMENTS_PER_LINK } from '../domain/payment-link.ts';
 import { PAYMENT_METHODS } from '../domain/payment-methods.ts';
 import type { Mode } from '../domain/principal.ts';
 import { MAX_URL_LENGTH, type UrlPolicy, urlProblem } from '../domain/urls.ts';
@@ -317,6 +318,34 @@ function createPaymentLinkSchema(policy: UrlPolicy) {
       payment_methods: paymentMethodsSchema(),
       ...linkFieldSchemas(policy),
       connections: linkConnectionsSchema(),
+      reusable: z.optional(
+        z.boolean().check(
+          z.meta({
+            description:
+              'Takes a payment from every buyer, each on their own PSP session, until it is canceled, expires or has `max_payments` (then `completed`). Default: false, single-use.',
+          }),
+        ),
+      ),
+      max_payments: z.optional(
+        z.int().check(
+          z.minimum(1),
+          z.maximum(MAX_PAYMENTS_PER_LINK),
+          z.meta({
+            description: `A reusable link's most payments, 1 to ${MAX_PAYMENTS_PER_LINK}; absent: ${MAX_PAYMENTS_PER_LINK}. Only with \`reusable: true\`.`,
+            format: 'int32',
+          }),
+        ),
+      ),
+    })
+    .check((ctx) => {
+      if (ctx.value.max_payments !== undefined && ctx.value.reusable !== true) {
+        ctx.issues.push({
+          code: 'custom',
+          message: 'Only a reusable link (`reusable: true`) takes `max_payments`.',
+          input: ctx.value.max_payments,
+          path: ['max_payments'],
+        });
+      }
     })
     .check((ctx) => {
       const given = AMOUNT_SOURCES.filter((field) => ctx.value[field] !== undefined);
@@ -356,6 +385,8 @@ function updatePaymentLinkSchema(policy: UrlPolicy) {
       'The amount range of a payment link cannot change; cancel it and create a new one.',
     ),
     payment_methods: immutableField('The payment methods of a payment link cannot change.'),
+    reusable: immutableField('Whether a payment link is reusable cannot change.'),
+    max_payments: immutableField('The most payments of a reusable link cannot change.'),
     ...linkFieldSchemas(policy),
   });
 }
@@ -395,13 +426,29 @@ function cachedPerPolicy<T>(
   return schema;
 }
 
-/** `POST /v1/payment-links/{id}/refunds`: no body (or `{}`) refunds all that remains; `amount` refunds part. */
+/**
+ * `POST /v1/payment-links/{id}/refunds`: no body (or `{}`) refunds all that remains; `amount` refunds part.
+ * `payment_id` names the payment refunded: required for a reusable link (docs/api.md#reusable-links).
+ */
 export const createRefundRequest = /* @__PURE__ */ once(() =>
   z.optional(
     z.strictObject({
+      payment_id: z.optional(
+        z.string().check(
+          z.regex(idPattern('pay'), 'Must be a payment id (pay_...).'),
+          z.maxLength(67),
+          z.meta({
+            description:
+              "The succeeded payment to refund (GET .../payments lists them). Required for a reusable link; a single-use link's own payment by default.",
+          }),
+        ),
+      ),
       amount: z.optional(
         amountSchema().check(
-          z.meta({ description: 'At most what remains to be refunded, in the currency of the payment.' }),
+          z.meta({
+            description:
+              'At most what remains to be refunded of the payment, in the currency of the payment.',
+          }),
         ),
       ),
     }),

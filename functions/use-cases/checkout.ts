@@ -43,7 +43,7 @@ import { putMetrics } from '../metrics.ts';
 import type { EventQueue } from '../ports/event-queue.ts';
 import type { LinkRepository } from '../ports/link-repository.ts';
 import type { PaymentRepository } from '../ports/payment-repository.ts';
-import { PspRefusalError } from '../ports/psp.ts';
+import { type Psp, PspRefusalError } from '../ports/psp.ts';
 import { recordSessionStatus } from './payments.ts';
 import type { PspConnections } from './psp-connections.ts';
 
@@ -79,6 +79,8 @@ export interface CheckoutRequest {
    * read in the page's locale (docs/checkout.md#buyer-chosen-amounts). Undefined: a visit (GET).
    */
   amount?: string | undefined;
+  /** On a reusable link: the payment the buyer's cookie names, their last attempt (docs/checkout.md#reusable-links). */
+  buyerPayment?: string | undefined;
 }
 
 /**
@@ -95,7 +97,7 @@ export const VIA_ANOTHER_PROVIDER = 'next';
 export type CheckoutView =
   | { kind: 'not_found' }
   | { kind: 'paid'; link: PaymentLink }
-  | { kind: 'gone'; link: PaymentLink; status: 'canceled' | 'expired' }
+  | { kind: 'gone'; link: PaymentLink; status: 'canceled' | 'expired' | 'completed' }
   /** A preview or prefetch: the page without a PSP session. */
   | { kind: 'preview'; link: PaymentLink }
   /** Forward to the PSP's page. */
@@ -130,6 +132,20 @@ export type CheckoutView =
 export async function findLinkById(links: LinkRepository, id: string): Promise<PaymentLink | undefined> {
   const found = await Promise.all(MODES.map((mode) => links.get(id, mode)));
   return found.find((link) => link !== undefined);
+}
+
+/**
+ * Whether the buyer back on our return page has paid: a single-use link is paid; on a reusable link, the payment
+ * their cookie names succeeded (docs/checkout.md#reusable-links).
+ */
+export async function hasPaid(
+  payments: Pick<PaymentRepository, 'get'>,
+  link: PaymentLink,
+  buyerPayment: string | undefined,
+): Promise<boolean> {
+  if (!link.reusable) return link.status === 'paid';
+  if (buyerPayment === undefined) return false;
+  return (await payments.get(link.id, link.mode, buyerPayment))?.status === 'succeeded';
 }
 
 /** Decisions one request takes at most: each ends a session, opens one, or loses a race and reads again. */
@@ -168,7 +184,9 @@ export async function openCheckout(
     const now = deps.now();
     const status = effectiveStatus(link, now);
     if (status === 'paid') return { kind: 'paid', link };
-    if (status === 'canceled' || status === 'expired') return { kind: 'gone', link, status };
+    if (status === 'canceled' || status === 'expired' || status === 'completed') {
+      return { kind: 'gone', link, status };
+    }
     if (isPreviewRequest(request.method, request.headers)) return { kind: 'preview', link };
     if (round === 1) putMetrics({ CheckoutVisits: 1 });
     const locale = resolveLocale(link.locale, request.headers['accept-language']);
@@ -186,7 +204,7 @@ export async function openCheckout(
       deps.payments.listOfLink(link.id, link.mode),
     ]);
     const health = new Map(connections.map((state) => [state.connection.id, state.health]));
-    const atStake = amountAtStake(link, payments, amount);
+    const atStake = amountAtStake(link, payments, amount, request.buyerPayment);
     const routed = routeLink(
       { ...link, amount: atStake },
       routing,
@@ -203,6 +221,7 @@ export async function openCheckout(
       wantsAnother: request.via !== undefined,
       returned: request.returned === true,
       unendable,
+      buyerPayment: request.buyerPayment,
     });
     // No connection serves the link: an open session is still shown or ended, nothing new is offered.
     if (routed.length === 0 && step.kind !== 'show' && step.kind !== 'end') throw new PspNotConfiguredError();
@@ -379,6 +398,7 @@ async function openSession(
     const session = { ...opened.session, amount };
     const { psp } = opened;
     const payment = startedPayment({ id: session.payment_id, link, connection, amount }, session, deps.now());
+    if (link.reusable) return attachBuyerSession(deps, link, session, psp, payment, budget);
     const updated = withSession(link, session);
     // Either record says the session is open (openSessions): the link's own, or its pending payment.
     const [stored, recorded] = await Promise.allSettled([
@@ -410,6 +430,47 @@ async function openSession(
     return undefined;
   }
   return { kind: 'unavailable', link };
+}
+
+/**
+ * A reusable link's new session is the buyer's own (docs/orchestration.md#reusable-links): its payment is
+ * recorded first (the only record of an open attempt: a session whose payment cannot be recorded is ended, and
+ * the buyer gets an error page), then the link's version moves on with a write conditioned only on the link
+ * being open, so buyers never conflict with each other but a cancel or expiry that read the link before reads it
+ * again, with this payment, and ends its session. A link that stopped being open meanwhile gets the session
+ * ended and the decision taken afresh (undefined).
+ */
+async function attachBuyerSession(
+  deps: CheckoutDependencies,
+  link: PaymentLink,
+  session: PspSession,
+  psp: Psp,
+  payment: Payment,
+  budget: CallBudget,
+): Promise<CheckoutView | undefined> {
+  const endUnused = async (recorded: boolean) => {
+    budget.used++;
+    const answer = await psp.expireSession(session).catch((error: unknown) => {
+      logger.warn('Could not expire an unused PSP session', { session_id: session.id, error });
+      return undefined;
+    });
+    const ended = answer === 'ended' && recorded && endedByUs(payment, deps.now());
+    if (ended) await deps.payments.save(ended, payment).catch(() => undefined);
+  };
+  try {
+    await deps.payments.save(payment);
+  } catch (error) {
+    await endUnused(false);
+    throw error;
+  }
+  try {
+    await deps.links.noteSession(link);
+  } catch (error) {
+    if (!(error instanceof ConcurrentModificationError)) throw error;
+    await endUnused(true);
+    return undefined;
+  }
+  return { kind: 'forward', link, session, pspOrigin: psp.checkoutOrigin };
 }
 
 function strictlyIncreasing(now: () => Date): () => Date {

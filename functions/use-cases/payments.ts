@@ -14,7 +14,13 @@ import {
   toPaymentResource,
   withReference,
 } from '../domain/payment.ts';
-import { markPaid, type PaymentLink, reportPayment, withPaymentReference } from '../domain/payment-link.ts';
+import {
+  addPayment,
+  markPaid,
+  type PaymentLink,
+  reportPayment,
+  withPaymentReference,
+} from '../domain/payment-link.ts';
 import type { Mode, Principal } from '../domain/principal.ts';
 import { bytesToBase62 } from '../domain/random.ts';
 import { logger } from '../logger.ts';
@@ -53,7 +59,9 @@ const UNKNOWN_SESSION_LIFETIME_MS = 24 * 3_600_000;
  * Applies what the PSP says about a session (fetched from the PSP, never a notification body) to its payment
  * and its link, so notifications and the sweeper record the same thing the same way:
  * - succeeded: the payment succeeds and the link is paid with it; if the link was already paid by another
- *   payment, the merchant gets `payment_link.duplicate_payment` (docs/orchestration.md#duplicate-payments);
+ *   payment, the merchant gets `payment_link.duplicate_payment` (docs/orchestration.md#duplicate-payments); a
+ *   reusable link records each payment (`addPayment`: `payment_link.paid`, or beyond `max_payments` that
+ *   duplicate event);
  * - failed: the payment fails with the PSP's reason and the merchant gets `payment_link.payment_failed`;
  * - canceled or expired: the payment says so; pending: nothing changes.
  * Every write is conditional and every report happens once per payment, however many copies race.
@@ -92,7 +100,20 @@ export async function recordSessionStatus(
       // What this payment charged: refunds of the link are bounded by it (a range link's is the buyer's choice).
       amount: paymentAmount(payment, link),
     };
-    const result = await applyTransition(transitions, load, (current, now) => markPaid(current, paid, now));
+    const result = await applyTransition(transitions, load, (current, now) =>
+      current.reusable
+        ? addPayment(current, paid, toPaymentResource(payment, current), now)
+        : markPaid(current, paid, now),
+    );
+    if (result.transition?.event.type === 'payment_link.duplicate_payment') {
+      putMetrics({ PaymentsSucceeded: 1 }, { provider: connection.provider });
+      logger.warn('A payment was confirmed after its reusable link took its last one', {
+        link_id: link.id,
+        payment_id: payment.id,
+        connection_id: connection.id,
+      });
+      return 'duplicate';
+    }
     if (result.transition) {
       putMetrics({ PaymentsSucceeded: 1 }, { provider: connection.provider });
       if (paid.reference === null) {

@@ -205,10 +205,10 @@ export interface components {
        */
       mode: "test" | "live";
       /**
-       * @description An open link whose `expires_at` has passed reads `expired` at once.
+       * @description An open link whose `expires_at` has passed reads `expired` at once. `paid` ends a single-use link; `completed` a reusable one that took `max_payments`.
        * @enum {string}
        */
-      status: "open" | "paid" | "canceled" | "expired";
+      status: "open" | "paid" | "completed" | "canceled" | "expired";
       /** @description The fixed amount, exactly as sent, or the sum of `line_items`; null when the buyer chooses it (`amount_range`; what they paid is `payment.amount`). */
       amount: {
         /**
@@ -252,6 +252,15 @@ export interface components {
       payment_methods: (("card" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint")[]) | null;
       /** @description The language of the buyer's pages; null: the buyer's `Accept-Language`. */
       locale: string | null;
+      /** @description Takes a payment from every buyer until canceled, expired or `completed`; false: single-use. */
+      reusable: boolean;
+      /** @description A reusable link's most payments (null: 500); null for a single-use link. */
+      max_payments: number | null;
+      /**
+       * Format: int32
+       * @description How many payments succeeded (GET .../payments lists them). A reusable link may pass `max_payments` when buyers paid at the same moment: each one beyond is reported by `payment_link.duplicate_payment`.
+       */
+      succeeded_payments: number;
       /** @description Send the buyer here: `{checkout_base}/{id}`. */
       checkout_url: string;
       /** @description An SVG QR code of `checkout_url`, `{checkout_base}/{id}/qr.svg`: public, for printing or showing on a screen. */
@@ -267,7 +276,7 @@ export interface components {
       paid_at: string | null;
       /** @description When the merchant canceled the link. */
       canceled_at: string | null;
-      /** @description The succeeded payment, once paid. */
+      /** @description The succeeded payment, once paid; a reusable link's latest (each `payment_link.paid` event carries its own). */
       payment: ({
         /** @description The succeeded payment (GET .../payments lists it). */
         id: string;
@@ -775,7 +784,7 @@ export interface operations {
         /** @description The `next_cursor` of the previous page; omit for the first page. */
         cursor?: string;
         /** @description Only links with this status as reads show it (`expired` includes links past `expires_at`). */
-        status?: "open" | "paid" | "canceled" | "expired";
+        status?: "open" | "paid" | "completed" | "canceled" | "expired";
       };
     };
     responses: {
@@ -949,6 +958,13 @@ export interface operations {
           expires_at?: string | null;
           /** @description Connections (pc_...) that serve this link, in this order, instead of the routing. */
           connections?: string[];
+          /** @description Takes a payment from every buyer, each on their own PSP session, until it is canceled, expires or has `max_payments` (then `completed`). Default: false, single-use. */
+          reusable?: boolean;
+          /**
+           * Format: int32
+           * @description A reusable link's most payments, 1 to 500; absent: 500. Only with `reusable: true`.
+           */
+          max_payments?: number;
         };
       };
     };
@@ -1219,6 +1235,8 @@ export interface operations {
           line_items?: unknown;
           amount_range?: unknown;
           payment_methods?: unknown;
+          reusable?: unknown;
+          max_payments?: unknown;
           description?: string | null;
           redirect_url?: string | null;
           webhook_url?: string | null;
@@ -1234,6 +1252,8 @@ export interface operations {
           line_items?: unknown;
           amount_range?: unknown;
           payment_methods?: unknown;
+          reusable?: unknown;
+          max_payments?: unknown;
           description?: string | null;
           redirect_url?: string | null;
           webhook_url?: string | null;
@@ -1703,7 +1723,9 @@ export interface operations {
     requestBody?: {
       content: {
         "application/json": {
-          /** @description At most what remains to be refunded, in the currency of the payment. */
+          /** @description The succeeded payment to refund (GET .../payments lists them). Required for a reusable link; a single-use link's own payment by default. */
+          payment_id?: string;
+          /** @description At most what remains to be refunded of the payment, in the currency of the payment. */
           amount?: {
             /**
              * @description Decimal string, greater than zero, within the currency's minor units.

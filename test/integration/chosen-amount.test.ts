@@ -27,11 +27,16 @@ const RANGE = { currency: 'EUR', minimum: '5.00', maximum: '500.00', suggested: 
 const rangeLink = (key = acme.api_key, body: Record<string, unknown> = {}) =>
   createLink(stack, key, { amount: undefined, amount_range: RANGE, ...body });
 
-/** The buyer sends the amount form from our own page, in `language`. */
-function choose(url: string, amount: string, options: { language?: string; extra?: string } = {}) {
+/** The buyer sends the amount form from our own page, in `language` (with their cookie, on a reusable link). */
+function choose(
+  url: string,
+  amount: string,
+  options: { language?: string; extra?: string; cookie?: string } = {},
+) {
   return httpRequest(url, {
     method: 'POST',
     headers: {
+      ...(options.cookie ? { cookie: options.cookie } : {}),
       ...NAVIGATION_HEADERS,
       // As Chromium sends our form: same-origin, and `Origin: null` under our `Referrer-Policy: no-referrer`.
       'sec-fetch-site': 'same-origin',
@@ -210,7 +215,7 @@ describe('the checkout page of a link with amount_range', () => {
     const tooMuch = await refund({ amount: { value: '42.11', currency: 'EUR' } });
     expect([tooMuch.status, tooMuch.body.errors?.[0]?.detail]).toEqual([
       422,
-      'At most 42.10 EUR remains to be refunded.',
+      'At most 42.10 EUR of the payment remains to be refunded.',
     ]);
     const all = await refund({});
     expect([all.status, all.body.amount]).toEqual([201, { value: '42.10', currency: 'EUR' }]);
@@ -255,5 +260,29 @@ describe('routing a link with amount_range', () => {
     // The buyer changes their mind: the new amount is routed afresh.
     await choose(high.checkout_url, '10');
     expect((await storedLink(high.id)).psp_session?.connection_id).toBe(small.id);
+  });
+});
+
+describe('a reusable link with amount_range', () => {
+  it("gives each buyer their own session at their own amount, and changes only the buyer's own", async () => {
+    const link = await rangeLink(acme.api_key, { reusable: true });
+    const cookieOf = (page: { headers: Record<string, string | string[] | undefined> }) =>
+      String([page.headers['set-cookie']].flat()[0]).split(';')[0] as string;
+    const first = await choose(link.checkout_url, '20');
+    const second = await choose(link.checkout_url, '30');
+    expect([first.status, second.status]).toEqual([303, 303]);
+    const amounts = async () =>
+      (await paymentsOf(link.id)).map((payment) => [payment.status, payment.amount?.value]).sort();
+    expect(await amounts()).toEqual([
+      ['pending', '20.00'],
+      ['pending', '30.00'],
+    ]);
+    // The first buyer changes their mind: their session is replaced, the second buyer's stays.
+    expect((await choose(link.checkout_url, '25', { cookie: cookieOf(first) })).status).toBe(303);
+    expect(await amounts()).toEqual([
+      ['canceled', '20.00'],
+      ['pending', '25.00'],
+      ['pending', '30.00'],
+    ]);
   });
 });

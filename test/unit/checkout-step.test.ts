@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   amountAtStake,
   type CheckoutSituation,
+  MAX_REUSABLE_SESSIONS_PER_WINDOW,
   MAX_SESSIONS_PER_WINDOW,
   nextCheckoutStep,
   SESSION_WINDOW_MS,
@@ -19,7 +20,9 @@ import {
   withReference,
 } from '../../functions/domain/payment.ts';
 import {
+  addPayment,
   markPaid,
+  newPaymentLink,
   type PaymentLink,
   type PspSession,
   reportPayment,
@@ -302,5 +305,141 @@ describe('a link paid before its PSP reference is known', () => {
       now,
     );
     expect(report?.event.type).toBe('payment_link.duplicate_payment');
+  });
+});
+
+/** A reusable link (docs/orchestration.md#reusable-links). */
+const reusableLink = (maxPayments?: number): PaymentLink =>
+  newPaymentLink(
+    { account: 'acme', mode: 'test' },
+    { amount: { value: '5.00', currency: 'EUR' }, reusable: true, max_payments: maxPayments },
+    now,
+  );
+
+describe('the next checkout step on a reusable link', () => {
+  it('opens a session for a new buyer while another buyer’s session is open, and never ends theirs', () => {
+    const link = reusableLink();
+    const theirs = attempt(link, a);
+    expect(nextCheckoutStep(situation({ link, payments: [theirs] }))).toEqual({
+      kind: 'open',
+      candidates: [a, b],
+    });
+    // A cookie naming another buyer's payment that is not among the link's changes nothing.
+    expect(nextCheckoutStep(situation({ link, payments: [theirs], buyerPayment: 'pay_unknown' }))).toEqual({
+      kind: 'open',
+      candidates: [a, b],
+    });
+  });
+
+  it('shows the buyer their own open session, and ends it first when it can no longer serve them', () => {
+    const link = reusableLink();
+    const theirs = attempt(link, a);
+    const own = attempt(link, a, 2);
+    const payments = [theirs, own];
+    expect(nextCheckoutStep(situation({ link, payments, buyerPayment: own.id }))).toEqual({
+      kind: 'show',
+      session: sessionOf(own),
+    });
+    // Its connection no longer serves the link: ended before the buyer gets another.
+    expect(nextCheckoutStep(situation({ link, payments, buyerPayment: own.id, routed: [b] }))).toEqual({
+      kind: 'end',
+      session: sessionOf(own),
+    });
+    // The merchant changed what buyers see since it was opened: ended too.
+    const changed = { ...link, sessions_stale_before: now.toISOString() };
+    expect(nextCheckoutStep(situation({ link: changed, payments, buyerPayment: own.id }))).toEqual({
+      kind: 'end',
+      session: sessionOf(own),
+    });
+    // Its PSP will not end it: shown again, never a second session for the same buyer.
+    expect(
+      nextCheckoutStep(
+        situation({ link, payments, buyerPayment: own.id, routed: [b], unendable: new Set([own.id]) }),
+      ),
+    ).toEqual({ kind: 'show', session: sessionOf(own) });
+  });
+
+  it('offers a buyer back from their own unpaid attempt the choice, whatever other buyers did', () => {
+    const link = reusableLink();
+    const own = declined(attempt(link, a, 3));
+    const theirs = attempt(link, b);
+    expect(
+      nextCheckoutStep(situation({ link, payments: [theirs, own], buyerPayment: own.id, returned: true })),
+    ).toEqual({ kind: 'choose', another: true });
+    expect(
+      nextCheckoutStep(
+        situation({ link, payments: [theirs, own], buyerPayment: own.id, wantsAnother: true }),
+      ),
+    ).toEqual({ kind: 'open', candidates: [b, a] });
+  });
+
+  it('opens at most MAX_REUSABLE_SESSIONS_PER_WINDOW sessions per window, for all buyers together', () => {
+    const link = reusableLink();
+    const many = Array.from({ length: MAX_REUSABLE_SESSIONS_PER_WINDOW - 1 }, () => attempt(link, a, 30));
+    expect(MAX_REUSABLE_SESSIONS_PER_WINDOW).toBeGreaterThan(MAX_SESSIONS_PER_WINDOW);
+    expect(nextCheckoutStep(situation({ link, payments: many }))).toMatchObject({ kind: 'open' });
+    const full = [attempt(link, a, 59), ...many];
+    expect(nextCheckoutStep(situation({ link, payments: full }))).toEqual({
+      kind: 'wait',
+      reason: 'throttled',
+      until: new Date(now.getTime() - 59 * 60_000 + SESSION_WINDOW_MS),
+    });
+  });
+});
+
+describe('payments of a reusable link', () => {
+  const paidBy = (link: PaymentLink, id: string) => {
+    const payment = settle(
+      { ...attempt(link, a), id },
+      { state: 'succeeded', failure: null, reference: `ref_${id}` },
+      now,
+    ) as Payment;
+    return addPayment(
+      link,
+      { id, connection_id: 'pc_a', provider: 'stripe', reference: `ref_${id}` },
+      toPaymentResource(payment, link),
+      now,
+    );
+  };
+
+  it('are each one payment_link.paid carrying it; the one that reaches max_payments completes the link', () => {
+    const first = paidBy(reusableLink(2), 'pay_1');
+    expect(first?.event).toMatchObject({
+      type: 'payment_link.paid',
+      data: { status: 'open', succeeded_payments: 1, payment: { id: 'pay_1', reference: 'ref_pay_1' } },
+    });
+    const second = paidBy(first?.after as PaymentLink, 'pay_2');
+    expect(second?.event).toMatchObject({
+      type: 'payment_link.paid',
+      data: { status: 'completed', succeeded_payments: 2, payment: { id: 'pay_2' } },
+    });
+    // The same confirmation again records nothing.
+    expect(paidBy(second?.after as PaymentLink, 'pay_2')).toBeUndefined();
+    expect(paidBy(first?.after as PaymentLink, 'pay_1')).toBeUndefined();
+  });
+
+  it('records a payment beyond max_payments, refundable, and reports it as a duplicate payment', () => {
+    const full = paidBy(reusableLink(1), 'pay_1')?.after as PaymentLink;
+    expect(full.status).toBe('completed');
+    const beyond = paidBy(full, 'pay_2');
+    expect(beyond?.event).toMatchObject({
+      type: 'payment_link.duplicate_payment',
+      data: { status: 'completed', succeeded_payments: 2, payment: { id: 'pay_2', status: 'succeeded' } },
+    });
+    expect(beyond?.after.paid_payments?.pay_2).toMatchObject({ refund_reserved_minor: 0 });
+    // The link's payment stays the last one it took.
+    expect(beyond?.after.payment?.id).toBe('pay_1');
+  });
+
+  it('are recorded on a link canceled meanwhile, which stays canceled', () => {
+    const canceled: PaymentLink = { ...reusableLink(), status: 'canceled', canceled_at: now.toISOString() };
+    const late = paidBy(canceled, 'pay_1');
+    expect(late?.event.type).toBe('payment_link.paid');
+    expect(late?.after).toMatchObject({ status: 'canceled', paid_payments: { pay_1: { id: 'pay_1' } } });
+  });
+
+  it('never move the link to paid through the single-use markPaid', () => {
+    const payment = { id: 'pay_1', connection_id: 'pc_a', provider: 'stripe' as const, reference: 'r' };
+    expect(markPaid(reusableLink(), payment, now)).toBeUndefined();
   });
 });
