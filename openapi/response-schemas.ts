@@ -80,7 +80,25 @@ export const PaymentLinkSchema = z
       description:
         'An open link whose `expires_at` has passed reads `expired` at once. `paid` ends a single-use link; `completed` a reusable one that took `max_payments`.',
     }),
-    amount: money('Exactly as sent.', '10.50'),
+    amount: money('Exactly as sent.', '10.50').nullable().meta({
+      description:
+        'The fixed amount, exactly as sent, or the sum of `line_items`; null when the buyer chooses it (`amount_range`; what they paid is `payment.amount`).',
+    }),
+    amount_range: z
+      .strictObject({
+        currency: z
+          .string()
+          .regex(/^[A-Z]{3}$/)
+          .max(3),
+        minimum: z.string().max(MAX_AMOUNT_VALUE_LENGTH),
+        maximum: z.string().max(MAX_AMOUNT_VALUE_LENGTH),
+        suggested: z.string().max(MAX_AMOUNT_VALUE_LENGTH).nullable(),
+      })
+      .nullable()
+      .meta({
+        description:
+          'The bounds within which the buyer chooses the amount on the checkout page, as sent; null for a fixed amount.',
+      }),
     description: z.string().max(MAX_DESCRIPTION_LENGTH).nullable(),
     redirect_url: url().nullable(),
     webhook_url: url().nullable(),
@@ -146,6 +164,10 @@ export const PaymentLinkSchema = z
         reference: z.string().max(255).nullable().meta({
           description:
             "The PSP's own id of the payment. Null for a short while when the PSP confirmed the payment before giving its id (Adyen); it is filled in when the PSP's notification arrives, without a new event.",
+        }),
+        amount: money('In the currency decimals.', '25.00').meta({
+          description:
+            'What the payment charged: `amount`, or the amount the buyer chose within `amount_range`.',
         }),
       })
       .nullable()

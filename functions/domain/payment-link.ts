@@ -1,4 +1,4 @@
-import { type AmountSource, type LineItem, lineItemsTotal } from './amount.ts';
+import { type AmountRange, type AmountSource, type LineItem, lineItemsTotal } from './amount.ts';
 import type { Provider } from './connection.ts';
 import { InvalidStateError } from './errors.ts';
 import { newId } from './ids.ts';
@@ -23,6 +23,11 @@ export interface PspPayment {
   connection_id: string;
   provider: Provider;
   reference: string | null;
+  /**
+   * What the payment charged (`Payment.amount`); absent on links paid before it was kept, which were paid their
+   * fixed `amount`: read it with `paidAmount`.
+   */
+  amount?: Amount;
 }
 
 /**
@@ -72,9 +77,11 @@ export interface PspSession {
 
 /** What the merchant may set when creating a link (already validated). */
 export interface PaymentLinkInput {
-  /** The fixed amount; absent when `line_items` give it (functions/domain/amount.ts). */
+  /** The fixed amount; absent when `line_items` or `amount_range` give it (functions/domain/amount.ts). */
   amount?: Amount | undefined;
   line_items?: LineItem[] | null | undefined;
+  /** The buyer chooses the amount within it (docs/checkout.md#buyer-chosen-amounts). */
+  amount_range?: AmountRange | null | undefined;
   payment_methods?: PaymentMethod[] | null | undefined;
   description?: string | null | undefined;
   redirect_url?: string | null | undefined;
@@ -127,13 +134,16 @@ export interface PaymentLink {
   account: string;
   mode: Mode;
   status: LinkStatus;
-  amount: Amount;
+  /** The fixed amount, or the lines' sum; null when the buyer chooses it (`amount_range`). */
+  amount: Amount | null;
   description: string | null;
   redirect_url: string | null;
   webhook_url: string | null;
   metadata: Record<string, string> | null;
   /** The order's lines, whose sum is `amount` (absent or null: a fixed amount). */
   line_items?: LineItem[] | null;
+  /** The bounds of a buyer-chosen amount (absent or null: `amount` is fixed). */
+  amount_range?: AmountRange | null;
   /** The methods the buyer may pay with (absent or null: any the PSP offers). */
   payment_methods?: PaymentMethod[] | null;
   /** Absent on links created before languages existed: read as null. */
@@ -209,9 +219,11 @@ export type LinkSnapshot = Pick<
   | 'expires_at'
   | 'paid_at'
   | 'canceled_at'
-  | 'payment'
 > & {
   object: 'payment_link';
+  /** The succeeded payment with what it charged (`paidAmount`). */
+  payment: (PspPayment & { amount: Amount }) | null;
+  amount_range: (AmountRange & { suggested: string | null }) | null;
   locale: string | null;
   reusable: boolean;
   max_payments: number | null;
@@ -281,8 +293,20 @@ export function newPaymentLink(principal: Principal, input: PaymentLinkInput, no
     status: 'open',
     amount: input.amount
       ? { value: input.amount.value, currency: input.amount.currency }
-      : lineItemsTotal(input.line_items ?? []),
+      : input.line_items?.length
+        ? lineItemsTotal(input.line_items)
+        : null,
     ...(input.line_items?.length ? { line_items: input.line_items } : {}),
+    ...(input.amount_range
+      ? {
+          amount_range: {
+            currency: input.amount_range.currency,
+            minimum: input.amount_range.minimum,
+            maximum: input.amount_range.maximum,
+            suggested: input.amount_range.suggested ?? null,
+          },
+        }
+      : {}),
     ...(input.payment_methods?.length ? { payment_methods: input.payment_methods } : {}),
     description: input.description ?? null,
     redirect_url: input.redirect_url ?? null,
@@ -320,6 +344,9 @@ export function snapshotOf(link: PaymentLink, now: Date): LinkSnapshot {
     mode: link.mode,
     status: effectiveStatus(link, now),
     amount: link.amount,
+    amount_range: link.amount_range
+      ? { ...link.amount_range, suggested: link.amount_range.suggested ?? null }
+      : null,
     description: link.description,
     redirect_url: link.redirect_url,
     webhook_url: link.webhook_url,
@@ -336,10 +363,10 @@ export function snapshotOf(link: PaymentLink, now: Date): LinkSnapshot {
     expires_at: link.expires_at,
     paid_at: link.paid_at,
     canceled_at: link.canceled_at,
-    payment: link.payment,
+    payment: link.payment && { ...link.payment, amount: paidAmount(link, link.payment) },
     amount_refunded: {
-      value: fromMinorUnits(BigInt(link.refund_refunded_minor ?? 0), link.amount.currency),
-      currency: link.amount.currency,
+      value: fromMinorUnits(BigInt(link.refund_refunded_minor ?? 0), linkCurrency(link)),
+      currency: linkCurrency(link),
     },
   };
 }
@@ -576,9 +603,30 @@ export function update(link: PaymentLink, changes: PaymentLinkChanges, now: Date
   return after;
 }
 
-/** Where the link's amount comes from (functions/domain/amount.ts): its lines, or the fixed amount. */
-export function amountSourceOf(link: Pick<PaymentLink, 'amount' | 'line_items'>): AmountSource {
+/** Where the link's amount comes from (functions/domain/amount.ts): the buyer's range, its lines, or the fixed amount. */
+export function amountSourceOf(
+  link: Pick<PaymentLink, 'amount' | 'line_items' | 'amount_range'>,
+): AmountSource {
+  if (link.amount_range) return { type: 'range', range: link.amount_range };
+  if (!link.amount) throw new Error('A payment link without an amount or an amount range.');
   return link.line_items?.length
     ? { type: 'line_items', amount: link.amount, line_items: link.line_items }
     : { type: 'fixed', amount: link.amount };
+}
+
+/** The currency the link is paid in: its amount's, or its range's. */
+export function linkCurrency(link: Pick<PaymentLink, 'amount' | 'amount_range'>): string {
+  const currency = link.amount?.currency ?? link.amount_range?.currency;
+  if (!currency) throw new Error('A payment link without an amount or an amount range.');
+  return currency;
+}
+
+/**
+ * What the link's succeeded payment charged: its own amount (a buyer-chosen one, for a range link), or, on a link
+ * paid before payments kept it, the link's fixed amount. Refunds are bounded by it (functions/domain/refund.ts).
+ */
+export function paidAmount(link: Pick<PaymentLink, 'amount'>, payment: Pick<PspPayment, 'amount'>): Amount {
+  const amount = payment.amount ?? link.amount;
+  if (!amount) throw new Error('A paid payment without an amount.');
+  return amount;
 }

@@ -76,10 +76,14 @@ export interface PaymentResource {
  * The amount a payment charges (see `Payment.amount`): its own, or, for a payment recorded before payments kept
  * one, its link's, which was then the only amount a payment could be at.
  */
-export const paymentAmount = (payment: Pick<Payment, 'amount'>, link: { amount: Amount }): Amount =>
-  payment.amount ?? link.amount;
+export function paymentAmount(payment: Pick<Payment, 'amount'>, link: { amount: Amount | null }): Amount {
+  const amount = payment.amount ?? link.amount;
+  // Only a range link has no amount, and every payment of one was recorded with its own.
+  if (!amount) throw new Error('A payment without an amount on a link without one.');
+  return amount;
+}
 
-export const toPaymentResource = (payment: Payment, link: { amount: Amount }): PaymentResource => ({
+export const toPaymentResource = (payment: Payment, link: { amount: Amount | null }): PaymentResource => ({
   id: payment.id,
   object: 'payment',
   connection_id: payment.connection_id,

@@ -2,8 +2,10 @@ import { InvalidStateError, ValidationError } from './errors.ts';
 import { type Amount, fromMinorUnits, toMinorUnits } from './money.ts';
 import { FIRST_CHECK_AFTER_MS, MAX_CHECK_INTERVAL_MS } from './payment.ts';
 import {
+  linkCurrency,
   type PaymentLink,
   type PspPayment,
+  paidAmount,
   paidPayment,
   type Refund,
   type RefundStatus,
@@ -28,10 +30,11 @@ export const MAX_REFUNDS_PER_LINK = 100;
 /**
  * What one succeeded payment of the link may be refunded at most, in minor units: the amount it charged. Every
  * refund bound goes through here. A reusable link records each payment's amount with it (`paid_payments`); a
- * single-use link's payment charged the link's amount.
+ * single-use link's payment keeps it on the link's `payment` (a buyer-chosen amount's is what the buyer chose), or
+ * charged the link's fixed amount when it was paid before payments kept one (`paidAmount`).
  */
 export function paymentAmountMinor(link: PaymentLink, payment: PspPayment): bigint {
-  return toMinorUnits(link.paid_payments?.[payment.id]?.amount ?? link.amount);
+  return toMinorUnits(link.paid_payments?.[payment.id]?.amount ?? paidAmount(link, payment));
 }
 
 /**
@@ -107,7 +110,7 @@ export function requestRefund(
   if ((link.refunds?.length ?? 0) >= MAX_REFUNDS_PER_LINK) {
     throw new InvalidStateError(`A payment link takes at most ${MAX_REFUNDS_PER_LINK} refunds.`);
   }
-  const { currency } = link.amount;
+  const currency = linkCurrency(link);
   if (requested && requested.currency !== currency) {
     throw new ValidationError([
       { pointer: '/amount/currency', detail: `Must be ${currency}, the currency of the payment.` },

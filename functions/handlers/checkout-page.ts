@@ -9,11 +9,15 @@ import {
 import { CHECKOUT_PSP_CALLS } from '../domain/call-budgets.ts';
 import { resolveLocale } from '../domain/locale.ts';
 import { buyerCookie, buyerPaymentOf } from '../http/buyer-cookie.ts';
+import { chosenAmount, seeOther } from '../http/checkout-form.ts';
 import { checkoutPage, paymentReceivedPage, type ViewContext } from '../http/checkout-views.ts';
 import { htmlHandler, isHttps } from '../http/html-handler.ts';
 import { findLinkById, hasPaid, openCheckout } from '../use-cases/checkout.ts';
 
-/** GET and HEAD {checkout_base}/{id}; GET {checkout_base}/{id}/complete (return page when no redirect_url). */
+/**
+ * GET and HEAD {checkout_base}/{id}; POST {checkout_base}/{id} (a buyer-chosen amount); GET
+ * {checkout_base}/{id}/complete (return page when no redirect_url).
+ */
 export const handler = htmlHandler(async (event, lambda) => {
   const { CHECKOUT_BASE } = config();
   const id = event.pathParameters?.id ?? '';
@@ -38,6 +42,7 @@ export const handler = htmlHandler(async (event, lambda) => {
       paid,
     );
   }
+  const form = method === 'POST' ? chosenAmount(event, CHECKOUT_BASE) : undefined;
   const view = await openCheckout(
     {
       links: linkRepository(),
@@ -54,11 +59,23 @@ export const handler = htmlHandler(async (event, lambda) => {
       id,
       method,
       headers: event.headers,
-      via: event.queryStringParameters?.via,
+      via: form?.via ?? event.queryStringParameters?.via,
       returned: context.canceled,
+      amount: form?.amount,
       buyerPayment,
     },
   );
+  // A reusable link's buyer keeps their own session (docs/checkout.md#reusable-links).
+  const cookies =
+    view.kind === 'forward' && view.link.reusable
+      ? [buyerCookie(CHECKOUT_BASE, id, view.session, context.https, context.now)]
+      : undefined;
+  // Post/Redirect/Get: the page of the session opened at the chosen amount is the checkout page itself, so that
+  // reloading it or coming back to it never sends the form again.
+  if (method === 'POST' && view.kind === 'forward') {
+    const redirect = seeOther(`${CHECKOUT_BASE}/${view.link.id}`, context.https);
+    return cookies ? { ...redirect, cookies } : redirect;
+  }
   const link = 'link' in view ? view.link : undefined;
   const settings = link && (await checkoutSettingsRepository().get(link.account, link.mode));
   const page = checkoutPage(view, {
@@ -66,7 +83,5 @@ export const handler = htmlHandler(async (event, lambda) => {
     locale: resolveLocale(link?.locale, acceptLanguage),
     settings: settings ?? undefined,
   });
-  // A reusable link's buyer keeps their own session (docs/checkout.md#reusable-links).
-  if (view.kind !== 'forward' || !view.link.reusable) return page;
-  return { ...page, cookies: [buyerCookie(CHECKOUT_BASE, id, view.session, context.https, context.now)] };
+  return cookies ? { ...page, cookies } : page;
 });

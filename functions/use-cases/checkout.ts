@@ -1,5 +1,12 @@
+import { amountDue } from '../domain/amount.ts';
 import { ANSWER_ROOM_MS, PSP_CALL_TIMEOUT_MS } from '../domain/call-budgets.ts';
-import { isPreviewRequest, nextCheckoutStep, sessionExpiry, withSession } from '../domain/checkout.ts';
+import {
+  amountAtStake,
+  isPreviewRequest,
+  nextCheckoutStep,
+  sessionExpiry,
+  withSession,
+} from '../domain/checkout.ts';
 import { BUILT_IN_SANDBOX_ID, type PspConnection } from '../domain/connection.ts';
 import {
   afterFailure,
@@ -21,7 +28,12 @@ import {
   startedPayment,
   unavailablePayment,
 } from '../domain/payment.ts';
-import { effectiveStatus, type PaymentLink, type PspSession } from '../domain/payment-link.ts';
+import {
+  amountSourceOf,
+  effectiveStatus,
+  type PaymentLink,
+  type PspSession,
+} from '../domain/payment-link.ts';
 import { methodsFor } from '../domain/payment-methods.ts';
 import { MODES } from '../domain/principal.ts';
 import { pspAmountProblem } from '../domain/psp-amounts.ts';
@@ -62,6 +74,11 @@ export interface CheckoutRequest {
   via?: string | undefined;
   /** The buyer came back from the PSP without paying (`?canceled=1`, our cancel address). */
   returned?: boolean | undefined;
+  /**
+   * The amount the buyer typed on our page (`POST {checkout_base}/{id}`, a link with `amount_range`), as typed:
+   * read in the page's locale (docs/checkout.md#buyer-chosen-amounts). Undefined: a visit (GET).
+   */
+  amount?: string | undefined;
   /** On a reusable link: the payment the buyer's cookie names, their last attempt (docs/checkout.md#reusable-links). */
   buyerPayment?: string | undefined;
 }
@@ -89,7 +106,17 @@ export type CheckoutView =
    * The buyer is back after an attempt that ended unpaid: try again, or (`another`) pay with another payment
    * provider; no session is opened until they choose.
    */
-  | { kind: 'choose'; link: PaymentLink; another: boolean }
+  | { kind: 'choose'; link: PaymentLink; another: boolean; amount: Amount }
+  /**
+   * A buyer-chosen amount (`amount_range`): the form asks for it, again with `problem` when the amount the buyer
+   * `entered` was refused (`not_payable`: within the range, but no connection serving the link can take it).
+   */
+  | {
+      kind: 'ask';
+      link: PaymentLink;
+      problem?: 'missing' | 'invalid' | 'out_of_range' | 'not_payable';
+      entered?: string | undefined;
+    }
   /**
    * No session can be shown: every connection failed (or is down, or cannot take the amount), or an open
    * session could be neither ended nor shown. The link stays open; `retryAt` when it is known.
@@ -162,25 +189,34 @@ export async function openCheckout(
     }
     if (isPreviewRequest(request.method, request.headers)) return { kind: 'preview', link };
     if (round === 1) putMetrics({ CheckoutVisits: 1 });
+    const locale = resolveLocale(link.locale, request.headers['accept-language']);
+    // A buyer-chosen amount is checked before anything is read or opened; a refused one is asked for again.
+    const due =
+      request.amount === undefined
+        ? undefined
+        : amountDue(amountSourceOf(link), { amount: request.amount, locale });
+    if (due && !due.ok) return { kind: 'ask', link, problem: due.problem, entered: request.amount };
+    // What a new session charges (docs/orchestration.md#payments): undefined while the buyer has not chosen.
+    const amount = link.amount ?? (due?.ok ? due.amount : undefined);
 
     const [{ connections, routing }, payments] = await Promise.all([
       deps.psps.directory(link.account, link.mode),
       deps.payments.listOfLink(link.id, link.mode),
     ]);
     const health = new Map(connections.map((state) => [state.connection.id, state.health]));
+    const atStake = amountAtStake(link, payments, amount, request.buyerPayment);
     const routed = routeLink(
-      link,
+      { ...link, amount: atStake },
       routing,
       connections.map((state) => state.connection),
       deps.random,
     );
-    // What a new session charges (docs/orchestration.md#payments).
-    const amount = link.amount;
     const step = nextCheckoutStep({
       link,
       payments,
       routed,
-      amountProblems: amountProblems(link, amount, routed),
+      amount,
+      amountProblems: amount ? amountProblems(link, amount, routed) : new Map(),
       now,
       wantsAnother: request.via !== undefined,
       returned: request.returned === true,
@@ -198,7 +234,13 @@ export async function openCheckout(
           pspOrigin: await pspOrigin(deps, link, step.session),
         };
       case 'choose':
-        return { kind: 'choose', link, another: step.another };
+        return { kind: 'choose', link, another: step.another, amount: atStake };
+      case 'ask':
+        return {
+          kind: 'ask',
+          link,
+          ...(step.problem ? { problem: step.problem, entered: request.amount } : {}),
+        };
       case 'wait':
         return step.reason === 'throttled' && step.until
           ? { kind: 'throttled', link, retryAt: step.until }
@@ -209,10 +251,9 @@ export async function openCheckout(
         continue;
       }
       case 'open': {
-        const locale = resolveLocale(link.locale, request.headers['accept-language']);
         const opened = await openSession(
           deps,
-          { link, amount, locale },
+          { link, amount: atStake, locale },
           step.candidates,
           health,
           budget,

@@ -97,6 +97,8 @@ export async function recordSessionStatus(
       connection_id: connection.id,
       provider: connection.provider,
       reference: payment.provider_reference,
+      // What this payment charged: refunds of the link are bounded by it (a range link's is the buyer's choice).
+      amount: paymentAmount(payment, link),
     };
     const result = await applyTransition(transitions, load, (current, now) =>
       current.reusable

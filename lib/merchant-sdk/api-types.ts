@@ -209,6 +209,7 @@ export interface components {
        * @enum {string}
        */
       status: "open" | "paid" | "completed" | "canceled" | "expired";
+      /** @description The fixed amount, exactly as sent, or the sum of `line_items`; null when the buyer chooses it (`amount_range`; what they paid is `payment.amount`). */
       amount: {
         /**
          * @description Exactly as sent.
@@ -217,7 +218,14 @@ export interface components {
         value: string;
         /** @example EUR */
         currency: string;
-      };
+      } | null;
+      /** @description The bounds within which the buyer chooses the amount on the checkout page, as sent; null for a fixed amount. */
+      amount_range: ({
+        currency: string;
+        minimum: string;
+        maximum: string;
+        suggested: string | null;
+      }) | null;
       description: string | null;
       redirect_url: string | null;
       webhook_url: string | null;
@@ -278,6 +286,16 @@ export interface components {
         provider: "sandbox" | "stripe" | "mollie" | "adyen";
         /** @description The PSP's own id of the payment. Null for a short while when the PSP confirmed the payment before giving its id (Adyen); it is filled in when the PSP's notification arrives, without a new event. */
         reference: string | null;
+        /** @description What the payment charged: `amount`, or the amount the buyer chose within `amount_range`. */
+        amount: {
+          /**
+           * @description In the currency decimals.
+           * @example 25.00
+           */
+          value: string;
+          /** @example EUR */
+          currency: string;
+        };
       }) | null;
       /** @description What succeeded refunds gave back, in the currency of the link: "0.00" until then. */
       amount_refunded: {
@@ -871,7 +889,7 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": {
-          /** @description Required unless `line_items` is given. */
+          /** @description Required unless `line_items` or `amount_range` is given. */
           amount?: {
             /**
              * @description Decimal string, greater than zero, within the currency's minor units.
@@ -908,6 +926,25 @@ export interface operations {
               };
               tax_rate?: string | null;
             })[];
+          /** @description Instead of `amount`: the buyer chooses what to pay on the checkout page, from `minimum` to `maximum` (inclusive), in the currency's minor units. */
+          amount_range?: {
+            /**
+             * @description ISO 4217 code, upper case.
+             * @example EUR
+             */
+            currency: string;
+            /**
+             * @description The least the buyer may pay.
+             * @example 5.00
+             */
+            minimum: string;
+            /**
+             * @description The most the buyer may pay.
+             * @example 500.00
+             */
+            maximum: string;
+            suggested?: string | null;
+          };
           /** @description The methods the buyer may pay with (absent: any). */
           payment_methods?: ("card" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint")[];
           description?: string | null;
@@ -1196,6 +1233,7 @@ export interface operations {
         "application/json": {
           amount?: unknown;
           line_items?: unknown;
+          amount_range?: unknown;
           payment_methods?: unknown;
           reusable?: unknown;
           max_payments?: unknown;
@@ -1212,6 +1250,7 @@ export interface operations {
         "application/merge-patch+json": {
           amount?: unknown;
           line_items?: unknown;
+          amount_range?: unknown;
           payment_methods?: unknown;
           reusable?: unknown;
           max_payments?: unknown;

@@ -417,7 +417,7 @@ describe('pending refunds of a reusable link', () => {
         ...payment,
         object: 'payment' as const,
         status: 'succeeded' as const,
-        amount: link.amount,
+        amount: link.amount!,
         provider_reference: payment.reference,
         failure: null,
         created_at: now.toISOString(),

@@ -43,7 +43,7 @@ const link = (value: string, currency: string, expiresAt?: string) =>
   );
 const checkout = (paymentLink: PaymentLink, expiresAt: Date, locale = 'en') => ({
   link: paymentLink,
-  amount: paymentLink.amount,
+  amount: paymentLink.amount!,
   successUrl: 'https://shop.example/thanks',
   cancelUrl: 'https://pay.example/checkout/pl_x?canceled=1',
   notificationUrl: `https://pay.example/psp/stripe/notifications/${connection.id}`,

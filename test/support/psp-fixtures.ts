@@ -42,7 +42,7 @@ export function sessionRequest(
 ): SessionRequest {
   return {
     link,
-    amount: link.amount,
+    amount: link.amount!,
     successUrl: 'https://shop.example/thanks',
     cancelUrl: 'https://pay.example/checkout/pl_x?canceled=1',
     notificationUrl: `https://pay.example/psp/${connection.provider}/notifications/${connection.id}`,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_LINE_ITEM_NAME_LENGTH, MAX_LINE_ITEMS } from '../../functions/domain/amount.ts';
 import {
+  amountAtStake,
   type CheckoutSituation,
   MAX_REUSABLE_SESSIONS_PER_WINDOW,
   MAX_SESSIONS_PER_WINDOW,
@@ -45,10 +46,15 @@ const b = storedConnection('mollie', 'test', 'pc_b');
 const inOneHour = new Date(now.getTime() + 3_600_000).toISOString();
 
 /** An attempt at `connection` started `minutesAgo`, its session open for another hour, with its page. */
-function attempt(link: PaymentLink, connection: PspConnection, minutesAgo = 1): Payment {
+function attempt(
+  link: PaymentLink,
+  connection: PspConnection,
+  minutesAgo = 1,
+  amount = link.amount!,
+): Payment {
   const id = newPaymentId();
   return startedPayment(
-    { id, link, connection, amount: link.amount },
+    { id, link, connection, amount },
     { id: `sess_${id}`, expires_at: inOneHour, url: `https://psp.example/${id}` },
     new Date(now.getTime() - minutesAgo * 60_000),
   );
@@ -61,6 +67,7 @@ const sessionOf = (payment: Payment): PspSession => ({
   id: payment.session_id as string,
   url: payment.session_url as string,
   expires_at: payment.session_expires_at as string,
+  ...(payment.amount ? { amount: payment.amount } : {}),
 });
 
 const declined = (payment: Payment) =>
@@ -75,6 +82,7 @@ function situation(changes: Partial<CheckoutSituation> & { link: PaymentLink }):
     wantsAnother: false,
     returned: false,
     unendable: new Set(),
+    amount: changes.link.amount ?? undefined,
     ...changes,
   };
 }
@@ -177,6 +185,78 @@ describe('the next checkout step', () => {
         }),
       ),
     ).toEqual({ kind: 'wait', reason: 'unavailable', until: null });
+  });
+});
+
+describe('the next checkout step of a buyer-chosen amount', () => {
+  const eur = (value: string) => ({ value, currency: 'EUR' });
+  const rangeLink = (): PaymentLink => ({
+    ...orderLink('1'),
+    amount: null,
+    amount_range: { currency: 'EUR', minimum: '5.00', maximum: '500.00', suggested: '25.00' },
+  });
+
+  it('asks for the amount, opening nothing, until the buyer chose one', () => {
+    const link = rangeLink();
+    expect(nextCheckoutStep(situation({ link, amount: undefined }))).toEqual({ kind: 'ask' });
+    expect(nextCheckoutStep(situation({ link, amount: eur('20.00') }))).toEqual({
+      kind: 'open',
+      candidates: [a, b],
+    });
+  });
+
+  it('shows the open session at the amount chosen, and ends one at another amount before opening', () => {
+    const link = rangeLink();
+    const payment = attempt(link, a, 1, eur('20.00'));
+    const shown = withSession(link, sessionOf(payment));
+    // A visit without a choice, or the same amount again: the same session.
+    for (const amount of [undefined, eur('20'), eur('20.00')]) {
+      expect(nextCheckoutStep(situation({ link: shown, payments: [payment], amount }))).toEqual({
+        kind: 'show',
+        session: sessionOf(payment),
+      });
+    }
+    expect(nextCheckoutStep(situation({ link: shown, payments: [payment], amount: eur('30.00') }))).toEqual({
+      kind: 'end',
+      session: sessionOf(payment),
+    });
+    // One that cannot be ended is shown again, at its own amount: never a second payable session.
+    expect(
+      nextCheckoutStep(
+        situation({
+          link: shown,
+          payments: [payment],
+          amount: eur('30.00'),
+          unendable: new Set([payment.id]),
+        }),
+      ),
+    ).toEqual({ kind: 'show', session: sessionOf(payment) });
+  });
+
+  it('asks again when no connection can take the amount chosen', () => {
+    const problems = new Map([
+      ['pc_a', 'below the minimum'],
+      ['pc_b', 'below the minimum'],
+    ]);
+    expect(
+      nextCheckoutStep(situation({ link: rangeLink(), amount: eur('5.00'), amountProblems: problems })),
+    ).toEqual({ kind: 'ask', problem: 'not_payable' });
+  });
+
+  it('is routed on the amount chosen, else the attempt shown, else the latest, else the suggestion', () => {
+    const link = rangeLink();
+    expect(amountAtStake(link, [], eur('7.00'))).toEqual(eur('7.00'));
+    expect(amountAtStake(link, [], undefined)).toEqual(eur('25.00'));
+    expect(
+      amountAtStake({ ...link, amount_range: { ...link.amount_range!, suggested: null } }, [], undefined),
+    ).toEqual(eur('5.00'));
+    const older = declined(attempt(link, a, 5, eur('40.00')));
+    expect(amountAtStake(link, [older], undefined)).toEqual(eur('40.00'));
+    const current = attempt(link, b, 1, eur('60.00'));
+    expect(amountAtStake(withSession(link, sessionOf(current)), [older, current], undefined)).toEqual(
+      eur('60.00'),
+    );
+    expect(amountAtStake(orderLink('10.00'), [older], undefined)).toEqual(eur('10.00'));
   });
 });
 
