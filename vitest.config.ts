@@ -1,5 +1,6 @@
 import { defineConfig } from 'vitest/config';
 import { timeoutFor } from './test/support/eventually.ts';
+import { LongestFirstSequencer } from './test/support/sequencer.ts';
 
 /** One vitest project per kind of test (unit, integration, infra, browser), each runnable alone; `npm test` runs them all. */
 // The functions' JSON request logs and metric lines would drown the report; warnings and errors still show.
@@ -15,6 +16,9 @@ export default defineConfig({
     // integration test is waiting (on queues, timers, child processes), so three at a time keep two cores busy;
     // vitest's default here would be one (cores - 1). docs/testing.md has the measurements.
     maxWorkers: 3,
+    // The files of all projects in one queue, the longest first, so that no long file starts late and ends the run
+    // alone (test/support/sequencer.ts).
+    sequence: { sequencer: LongestFirstSequencer },
     projects: [
       // Property tests are CPU-bound: vitest's 5 s default is too tight beside a busy core.
       { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], env, testTimeout: timeoutFor() } },

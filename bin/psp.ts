@@ -20,7 +20,7 @@ import {
   LOCAL_SECRETS_FILE,
   writeLocalSecrets,
 } from '../lib/local/local-secrets.ts';
-import { runningStack } from '../lib/local/local-stack.ts';
+import { runningStack } from '../lib/local/stack-state.ts';
 
 /** Credential flags per provider, and the field of the stored credentials JSON each one fills. */
 const CREDENTIAL_FLAGS: Record<Provider, Record<string, string>> = {

@@ -10,7 +10,12 @@ import { type IdPrefix, idPattern, maxIdLength } from '../functions/domain/ids.t
 import { MAX_LOCALE_LENGTH } from '../functions/domain/locale.ts';
 import { MAX_AMOUNT_VALUE_LENGTH } from '../functions/domain/money.ts';
 import { FAILURE_CODES, PAYMENT_STATES } from '../functions/domain/payment.ts';
-import { EVENT_TYPES, LINK_STATUSES, REFUND_STATUSES } from '../functions/domain/payment-link.ts';
+import {
+  EVENT_TYPES,
+  LINK_STATUSES,
+  MAX_PAYMENTS_PER_LINK,
+  REFUND_STATUSES,
+} from '../functions/domain/payment-link.ts';
 import { PAYMENT_METHODS } from '../functions/domain/payment-methods.ts';
 import { MODES } from '../functions/domain/principal.ts';
 import { MAX_FAILURE_MESSAGE_LENGTH, MAX_REFUNDS_PER_LINK } from '../functions/domain/refund.ts';
@@ -72,9 +77,28 @@ export const PaymentLinkSchema = z
     object: z.literal('payment_link'),
     mode: z.enum(MODES).meta({ description: 'The mode of the API key that created the link.' }),
     status: z.enum(LINK_STATUSES).meta({
-      description: 'An open link whose `expires_at` has passed reads `expired` at once.',
+      description:
+        'An open link whose `expires_at` has passed reads `expired` at once. `paid` ends a single-use link; `completed` a reusable one that took `max_payments`.',
     }),
-    amount: money('Exactly as sent.', '10.50'),
+    amount: money('Exactly as sent.', '10.50').nullable().meta({
+      description:
+        'The fixed amount, exactly as sent, or the sum of `line_items`; null when the buyer chooses it (`amount_range`; what they paid is `payment.amount`).',
+    }),
+    amount_range: z
+      .strictObject({
+        currency: z
+          .string()
+          .regex(/^[A-Z]{3}$/)
+          .max(3),
+        minimum: z.string().max(MAX_AMOUNT_VALUE_LENGTH),
+        maximum: z.string().max(MAX_AMOUNT_VALUE_LENGTH),
+        suggested: z.string().max(MAX_AMOUNT_VALUE_LENGTH).nullable(),
+      })
+      .nullable()
+      .meta({
+        description:
+          'The bounds within which the buyer chooses the amount on the checkout page, as sent; null for a fixed amount.',
+      }),
     description: z.string().max(MAX_DESCRIPTION_LENGTH).nullable(),
     redirect_url: url().nullable(),
     webhook_url: url().nullable(),
@@ -104,6 +128,19 @@ export const PaymentLinkSchema = z
       .max(MAX_LOCALE_LENGTH)
       .nullable()
       .meta({ description: "The language of the buyer's pages; null: the buyer's `Accept-Language`." }),
+    reusable: z.boolean().meta({
+      description:
+        'Takes a payment from every buyer until canceled, expired or `completed`; false: single-use.',
+    }),
+    max_payments: int32(1, MAX_PAYMENTS_PER_LINK)
+      .nullable()
+      .meta({
+        description: `A reusable link's most payments (null: ${MAX_PAYMENTS_PER_LINK}); null for a single-use link.`,
+      }),
+    succeeded_payments: int32(0).meta({
+      description:
+        'How many payments succeeded (GET .../payments lists them). A reusable link may pass `max_payments` when buyers paid at the same moment: each one beyond is reported by `payment_link.duplicate_payment`.',
+    }),
     checkout_url: z
       .string()
       .max(MAX_BASE_URL_LENGTH + 1 + PaymentLinkId.maxLength!)
@@ -128,9 +165,16 @@ export const PaymentLinkSchema = z
           description:
             "The PSP's own id of the payment. Null for a short while when the PSP confirmed the payment before giving its id (Adyen); it is filled in when the PSP's notification arrives, without a new event.",
         }),
+        amount: money('In the currency decimals.', '25.00').meta({
+          description:
+            'What the payment charged: `amount`, or the amount the buyer chose within `amount_range`.',
+        }),
       })
       .nullable()
-      .meta({ description: 'The succeeded payment, once paid.' }),
+      .meta({
+        description:
+          "The succeeded payment, once paid; a reusable link's latest (each `payment_link.paid` event carries its own).",
+      }),
     amount_refunded: money('In the currency decimals.', '0.00').meta({
       description: 'What succeeded refunds gave back, in the currency of the link: "0.00" until then.',
     }),
@@ -292,6 +336,10 @@ export const PaymentSchema = z
     connection_id: publicId('pc').meta({ description: 'The PSP connection of the attempt.' }),
     provider: z.enum(PROVIDERS),
     status: z.enum(PAYMENT_STATES),
+    amount: money(
+      'What the attempt charges: the amount its PSP session was created at (a fixed link: its `amount`).',
+      '10.50',
+    ),
     provider_reference: z
       .string()
       .max(255)

@@ -1,4 +1,11 @@
-import { type Amount, fromMinorUnits, MAX_INTEGER_DIGITS, minorUnits, toMinorUnits } from './money.ts';
+import {
+  type Amount,
+  fractionDigitsProblem,
+  fromMinorUnits,
+  MAX_INTEGER_DIGITS,
+  minorUnits,
+  toMinorUnits,
+} from './money.ts';
 
 /**
  * Where a link's amount comes from (docs/api.md#amounts): one link type, three sources. `fixed` is the `amount` the
@@ -41,6 +48,25 @@ export function lineItemsTotal(items: readonly LineItem[]): Amount {
   return { value: fromMinorUnits(minor, currency), currency };
 }
 
+/**
+ * The lines a PSP is sent with a session at `amount`: the link's lines, which must add up to it (checkout charges
+ * a lines link their sum, `amountDue`), or none for a link without lines. Lines that do not add up are a bug that
+ * must not reach a PSP, which would charge their sum or refuse.
+ */
+export function linesCharging(
+  items: readonly LineItem[] | null | undefined,
+  amount: Amount,
+): readonly LineItem[] | undefined {
+  if (!items?.length) return undefined;
+  const total = lineItemsTotal(items);
+  if (total.currency !== amount.currency || toMinorUnits(total) !== toMinorUnits(amount)) {
+    throw new Error(
+      `Line items add up to ${total.value} ${total.currency}, not ${amount.value} ${amount.currency}.`,
+    );
+  }
+  return items;
+}
+
 /** Why a sum cannot be a link's amount (zero, or more than the 12 integer digits every amount allows). */
 export function totalProblem(total: Amount): string | undefined {
   if (toMinorUnits(total) <= 0n) return 'The line items must add up to more than zero.';
@@ -62,9 +88,11 @@ export function includedTaxMinor(totalMinor: bigint, rate: string): bigint {
   return (numerator + denominator / 2n) / denominator;
 }
 
-/** The buyer's answer on our page, for a `range` link: the amount they typed, as a decimal string. */
+/** The buyer's answer on our page, for a `range` link: the amount they typed, and the locale of the page. */
 export interface BuyerInput {
   amount?: string | undefined;
+  /** The page's locale (functions/domain/locale.ts): which of `,` and `.` is the decimal separator. */
+  locale?: string | undefined;
 }
 
 export type AmountDue =
@@ -72,18 +100,67 @@ export type AmountDue =
   /** `range` link and no (valid) choice yet: the page asks, with `problem` when the buyer's answer was refused. */
   | { ok: false; range: AmountRange; problem: 'missing' | 'invalid' | 'out_of_range' };
 
+const separators = new Map<string, { decimal: string; group: string }>();
+
+/** The locale's decimal and grouping separators, as `Intl` writes numbers in it (`nl`: `,` and `.`). */
+function separatorsOf(locale: string): { decimal: string; group: string } {
+  let known = separators.get(locale);
+  if (!known) {
+    const parts = new Intl.NumberFormat(locale).formatToParts(11111.1);
+    known = {
+      decimal: parts.find((part) => part.type === 'decimal')?.value ?? '.',
+      group: parts.find((part) => part.type === 'group')?.value ?? ',',
+    };
+    separators.set(locale, known);
+  }
+  return known;
+}
+
+/**
+ * A number the buyer typed, read as people write it in their locale (docs/checkout.md#buyer-chosen-amounts), as a
+ * plain decimal string (`"1.234,5"` in `nl` → `"1234.5"`), or undefined when it is not one:
+ * - the locale's decimal separator (`,` in nl, de, fr, es; `.` in en) marks the fraction;
+ * - the other of `,` and `.` is read as the decimal separator too when it appears once and cannot be a thousands
+ *   separator (not followed by exactly three digits): `10.50` in `nl` is ten and a half, `10.500` ten thousand
+ *   five hundred;
+ * - thousands separators (the locale's, a space, or the other of `,` and `.`) must group by three;
+ * - nothing else: no sign, no exponent, no currency symbol, no empty fraction (`10,`).
+ */
+export function parseBuyerDecimal(input: string, locale = 'en'): string | undefined {
+  const text = input.trim().replace(/[\s\u00a0\u202f]/g, ' ');
+  if (!/^[0-9., ]+$/.test(text)) return undefined;
+  const { decimal } = separatorsOf(locale);
+  const other = decimal === ',' ? '.' : ',';
+  let mark: string | undefined;
+  if (text.includes(decimal)) mark = decimal;
+  else if (text.split(other).length === 2 && !new RegExp(`\\${other}[0-9]{3}$`).test(text)) mark = other;
+  const at = mark === undefined ? -1 : text.lastIndexOf(mark);
+  const whole = at < 0 ? text : text.slice(0, at);
+  const fraction = at < 0 ? undefined : text.slice(at + 1);
+  if (fraction !== undefined && !/^[0-9]+$/.test(fraction)) return undefined;
+  // One grouping character throughout, every group but the first of exactly three digits.
+  const grouped = /^[0-9]{1,3}([., ])[0-9]{3}(\1[0-9]{3})*$/.exec(whole);
+  if (!/^[0-9]+$/.test(whole) && !(grouped && grouped[1] !== mark)) return undefined;
+  const digits = whole.replace(/[., ]/g, '').replace(/^0+(?=[0-9])/, '');
+  return fraction === undefined ? digits : `${digits}.${fraction}`;
+}
+
 /**
  * What the buyer pays now: the fixed amount, the sum of the lines, or, for a range, the buyer's choice once it is a
- * plain decimal within the currency's minor units and within the bounds. Pure: the same answer for every adapter.
+ * decimal within the currency's minor units and within the bounds. Pure: the same answer for every adapter.
  */
 export function amountDue(source: AmountSource, input: BuyerInput = {}): AmountDue {
   if (source.type !== 'range') return { ok: true, amount: source.amount };
   const { range } = source;
-  const raw = input.amount?.trim().replace(',', '.');
-  if (raw === undefined || raw === '') return { ok: false, range, problem: 'missing' };
+  if (input.amount === undefined || input.amount.trim() === '')
+    return { ok: false, range, problem: 'missing' };
+  const raw = parseBuyerDecimal(input.amount, input.locale);
   const digits = minorUnits(range.currency) ?? 2;
   const fraction = digits > 0 ? `(\\.[0-9]{1,${digits}})?` : '';
-  if (!new RegExp(`^(0|[1-9][0-9]{0,${MAX_INTEGER_DIGITS - 1}})${fraction}$`).test(raw)) {
+  if (
+    raw === undefined ||
+    !new RegExp(`^(0|[1-9][0-9]{0,${MAX_INTEGER_DIGITS - 1}})${fraction}$`).test(raw)
+  ) {
     return { ok: false, range, problem: 'invalid' };
   }
   const chosen = { value: raw, currency: range.currency };
@@ -95,4 +172,36 @@ export function amountDue(source: AmountSource, input: BuyerInput = {}): AmountD
     return { ok: false, range, problem: 'out_of_range' };
   }
   return { ok: true, amount: { value: fromMinorUnits(minor, range.currency), currency: range.currency } };
+}
+
+/** One problem with a merchant's `amount_range`, at a field of it. */
+export interface RangeProblem {
+  field: 'minimum' | 'maximum' | 'suggested';
+  detail: string;
+}
+
+/**
+ * What is wrong with an `amount_range` whose values are each plain decimals above zero in a payable currency (the
+ * request schema checks that): more fraction digits than the currency has, or bounds out of order
+ * (minimum <= suggested <= maximum).
+ */
+export function rangeProblems(range: AmountRange): RangeProblem[] {
+  const problems: RangeProblem[] = [];
+  const fields = ['minimum', 'maximum', 'suggested'] as const;
+  for (const field of fields) {
+    const value = range[field];
+    const problem = value ? fractionDigitsProblem(value, range.currency) : undefined;
+    if (problem) problems.push({ field, detail: problem });
+  }
+  if (problems.length > 0) return problems;
+  const minor = (value: string) => toMinorUnits({ value, currency: range.currency });
+  if (minor(range.minimum) > minor(range.maximum)) {
+    problems.push({ field: 'maximum', detail: 'Must not be below minimum.' });
+  } else if (
+    range.suggested &&
+    (minor(range.suggested) < minor(range.minimum) || minor(range.suggested) > minor(range.maximum))
+  ) {
+    problems.push({ field: 'suggested', detail: 'Must be between minimum and maximum.' });
+  }
+  return problems;
 }

@@ -1,5 +1,6 @@
 import type { PspConnection } from './connection.ts';
-import type { Payment } from './payment.ts';
+import { type Amount, toMinorUnits } from './money.ts';
+import { type Payment, paymentAmount } from './payment.ts';
 import type { PaymentLink, PspSession } from './payment-link.ts';
 
 /**
@@ -19,6 +20,11 @@ export const SESSION_REUSE_MARGIN_MS = 5 * 60_000;
 /** At most this many sessions are opened for one link per `SESSION_WINDOW_MS` (a bound on what a visitor costs). */
 export const MAX_SESSIONS_PER_WINDOW = 10;
 export const SESSION_WINDOW_MS = 3_600_000;
+/**
+ * The same bound for a reusable link, which many buyers share: one buyer who drops the cookie costs at most this
+ * many sessions per window, and so do all buyers together (docs/security.md#checkout-sessions).
+ */
+export const MAX_REUSABLE_SESSIONS_PER_WINDOW = 100;
 
 /** What the checkout decided, given what is stored and what the PSPs said so far in this request. */
 export type CheckoutStep =
@@ -34,6 +40,11 @@ export type CheckoutStep =
    */
   | { kind: 'choose'; another: boolean }
   /**
+   * A buyer-chosen amount (`amount_range`) and none chosen in this request: ask for it, opening nothing;
+   * `not_payable` when the amount chosen is one that no connection serving the link can take.
+   */
+  | { kind: 'ask'; problem?: 'not_payable' }
+  /**
    * Nothing can be shown now: an open session that could not be ended nor shown (`unavailable`, until it
    * expires), no connection that can take the link (`unavailable`), or too many sessions lately (`throttled`).
    */
@@ -45,7 +56,12 @@ export interface CheckoutSituation {
   payments: readonly Payment[];
   /** The connections that serve the link now, in routing order. */
   routed: readonly PspConnection[];
-  /** Why a routed connection cannot take the link's amount (checked locally), by connection id. */
+  /**
+   * What a new session would charge: the link's amount, or for a buyer-chosen amount (`amount_range`) the one
+   * the buyer chose in this request; undefined when they have not (the page asks before opening anything).
+   */
+  amount: Amount | undefined;
+  /** Why a routed connection cannot take `amount` (checked locally), by connection id. */
   amountProblems: ReadonlyMap<string, string>;
   now: Date;
   /** The buyer asked to pay with another payment provider than the last attempt's (`?via=next`). */
@@ -54,6 +70,8 @@ export interface CheckoutSituation {
   returned: boolean;
   /** Payments whose sessions this request could not end (the PSP refused, or could not be asked). */
   unendable: ReadonlySet<string>;
+  /** On a reusable link: the buyer's own last attempt, named by their cookie (docs/checkout.md#reusable-links). */
+  buyerPayment?: string | undefined;
 }
 
 const ENDED_UNPAID = new Set(['failed', 'canceled', 'expired']);
@@ -81,6 +99,7 @@ export function openSessions(link: PaymentLink, payments: readonly Payment[], no
         payment.session_url ??
         (shown?.payment_id === payment.id && shown.id === payment.session_id ? shown.url : ''),
       expires_at: payment.session_expires_at as string,
+      ...(payment.amount ? { amount: payment.amount } : {}),
     }));
   if (
     shown &&
@@ -99,14 +118,18 @@ const lastAttempt = (payments: readonly Payment[]) => payments.find((payment) =>
 /**
  * The next step of the checkout page for a buyer on an open link (docs/orchestration.md#sessions):
  * 1. an open attempt is shown while it is the link's session, from a connection that serves the link, with
- *    time left; otherwise every open attempt is ended first, one step at a time; one that cannot be ended is
- *    shown again while it can be paid, or the buyer waits until it expires: never a second open session;
+ *    time left, at the amount at stake (a buyer who chose another amount gets a new session at it); otherwise
+ *    every open attempt is ended first, one step at a time; one that cannot be ended is shown again while it
+ *    can be paid (even at an amount the buyer no longer wants), or the buyer waits until it expires: never a
+ *    second open session;
  * 2. a buyer back from an attempt that ended unpaid is offered to try again or another provider;
- * 3. a new session is opened, at most `MAX_SESSIONS_PER_WINDOW` per window, at the routed connections that can
+ * 3. a buyer-chosen amount not yet chosen is asked for, opening nothing;
+ * 4. a new session is opened, at most `MAX_SESSIONS_PER_WINDOW` per window, at the routed connections that can
  *    take the amount; `wantsAnother` (honoured only after an attempt that ended unpaid) puts that attempt's
- *    connection last.
+ *    connection last. A chosen amount that none of them can take is asked for again.
  */
 export function nextCheckoutStep(situation: CheckoutSituation): CheckoutStep {
+  if (situation.link.reusable) return nextReusableStep(situation);
   const { link, payments, routed, now, unendable } = situation;
   const open = openSessions(link, payments, now);
   const routedIds = routed.map((connection) => connection.id);
@@ -116,7 +139,8 @@ export function nextCheckoutStep(situation: CheckoutSituation): CheckoutStep {
       current.id === link.psp_session?.id &&
       current.url !== '' &&
       !unendable.has(current.payment_id) &&
-      reusableSession(link, routedIds, now)
+      reusableSession(link, routedIds, now) &&
+      (situation.amount === undefined || sameAmount(paymentAmount(current, link), situation.amount))
     ) {
       return { kind: 'show', session: current };
     }
@@ -128,16 +152,60 @@ export function nextCheckoutStep(situation: CheckoutSituation): CheckoutStep {
     return { kind: 'wait', reason: 'unavailable', until: new Date(until) };
   }
 
-  const last = lastAttempt(payments);
+  return newSessionStep(situation, lastAttempt(payments), MAX_SESSIONS_PER_WINDOW);
+}
+
+/**
+ * The next step for a buyer on an open reusable link: as for a single-use link, but only the buyer's own attempt
+ * (`buyerPayment`) counts: it is shown while it can serve them (and shows what the link says now:
+ * `sessions_stale_before`), or ended before they get a new one; one that
+ * cannot be ended is shown again while it can be paid. Other buyers' open attempts are theirs. New sessions are
+ * bounded by `MAX_REUSABLE_SESSIONS_PER_WINDOW` for the link.
+ */
+function nextReusableStep(situation: CheckoutSituation): CheckoutStep {
+  const { link, payments, routed, now, unendable, buyerPayment } = situation;
+  const own =
+    buyerPayment === undefined ? undefined : payments.find((payment) => payment.id === buyerPayment);
+  const session = own && openSessions({ ...link, psp_session: null }, [own], now)[0];
+  if (own && session) {
+    const routedIds = routed.map((connection) => connection.id);
+    const stale = link.sessions_stale_before !== undefined && own.created_at < link.sessions_stale_before;
+    const wanted = situation.amount === undefined || sameAmount(paymentAmount(own, link), situation.amount);
+    if (
+      session.url !== '' &&
+      !unendable.has(own.id) &&
+      !stale &&
+      wanted &&
+      servesStill(session, routedIds, now)
+    ) {
+      return { kind: 'show', session };
+    }
+    if (!unendable.has(own.id)) return { kind: 'end', session };
+    if (session.url !== '') return { kind: 'show', session };
+  }
+  return newSessionStep(situation, own?.session_id ? own : undefined, MAX_REUSABLE_SESSIONS_PER_WINDOW);
+}
+
+/**
+ * No open attempt stands in the way: offer a choice to a buyer back from `last` that ended unpaid, else open a
+ * session unless `maxSessions` were opened for the link in the window.
+ */
+function newSessionStep(
+  situation: CheckoutSituation,
+  last: Payment | undefined,
+  maxSessions: number,
+): CheckoutStep {
+  const { link, payments, routed, now } = situation;
   const endedUnpaid = last !== undefined && ENDED_UNPAID.has(last.status);
   const others = routed.filter((connection) => connection.id !== last?.connection_id);
   if (situation.returned && endedUnpaid) return { kind: 'choose', another: others.length > 0 };
+  if (situation.amount === undefined) return { kind: 'ask' };
 
   const windowStart = now.getTime() - SESSION_WINDOW_MS;
   const recent = payments.filter(
     (payment) => payment.session_id !== null && Date.parse(payment.created_at) > windowStart,
   );
-  if (recent.length >= MAX_SESSIONS_PER_WINDOW) {
+  if (recent.length >= maxSessions) {
     const oldest = Math.min(...recent.map((payment) => Date.parse(payment.created_at)));
     return { kind: 'wait', reason: 'throttled', until: new Date(oldest + SESSION_WINDOW_MS) };
   }
@@ -147,8 +215,41 @@ export function nextCheckoutStep(situation: CheckoutSituation): CheckoutStep {
       ? [...others, ...routed.filter((connection) => connection.id === last.connection_id)]
       : [...routed];
   const candidates = ordered.filter((connection) => !situation.amountProblems.has(connection.id));
-  if (candidates.length === 0) return { kind: 'wait', reason: 'unavailable', until: null };
+  if (candidates.length === 0) {
+    // The buyer can fix a chosen amount that no PSP takes (below a PSP's minimum charge, say); not a fixed one.
+    return link.amount_range && ordered.length > 0
+      ? { kind: 'ask', problem: 'not_payable' }
+      : { kind: 'wait', reason: 'unavailable', until: null };
+  }
   return { kind: 'open', candidates };
+}
+
+const sameAmount = (a: Amount, b: Amount): boolean =>
+  a.currency === b.currency && toMinorUnits(a) === toMinorUnits(b);
+
+/**
+ * The amount a link is routed on in this request (docs/orchestration.md#routing): the link's own, or for a
+ * buyer-chosen amount the one chosen in this request; before one is chosen, the amount of the attempt the link
+ * shows or of its latest attempt, else the range's suggested amount, else its minimum. Those stand-ins only
+ * decide whether an open attempt is still served and whether another provider can be offered: a session is
+ * opened only at an amount the buyer chose, routed on that amount.
+ */
+export function amountAtStake(
+  link: PaymentLink,
+  payments: readonly Payment[],
+  chosen: Amount | undefined,
+  buyerPayment?: string,
+): Amount {
+  if (chosen) return chosen;
+  if (link.amount) return link.amount;
+  const range = link.amount_range;
+  if (!range) throw new Error('A payment link without an amount or an amount range.');
+  // A reusable link's attempts are each buyer's own: only this buyer's says anything about them.
+  const own = link.reusable ? payments.filter((payment) => payment.id === buyerPayment) : payments;
+  const shown = link.reusable ? undefined : link.psp_session;
+  const ofShown = own.find((payment) => payment.id === shown?.payment_id)?.amount ?? shown?.amount;
+  const latest = own.find((payment) => payment.amount !== undefined)?.amount;
+  return ofShown ?? latest ?? { value: range.suggested ?? range.minimum, currency: range.currency };
 }
 
 /**
@@ -161,9 +262,14 @@ export function reusableSession(
   now: Date,
 ): PspSession | undefined {
   const session = link.psp_session;
-  if (!session?.payment_id || !connectionIds.includes(session.connection_id)) return undefined;
-  return Date.parse(session.expires_at) - SESSION_REUSE_MARGIN_MS > now.getTime() ? session : undefined;
+  if (!session?.payment_id) return undefined;
+  return servesStill(session, connectionIds, now) ? session : undefined;
 }
+
+/** A session from a connection that may serve the link now, with time left for the buyer to pay on it. */
+const servesStill = (session: PspSession, connectionIds: readonly string[], now: Date): boolean =>
+  connectionIds.includes(session.connection_id) &&
+  Date.parse(session.expires_at) - SESSION_REUSE_MARGIN_MS > now.getTime();
 
 /**
  * When a new PSP session should expire: `preferredMs` from now, never later than `limits.maxMs`, capped by

@@ -1,4 +1,4 @@
-import { type AmountSource, type LineItem, lineItemsTotal } from './amount.ts';
+import { type AmountRange, type AmountSource, type LineItem, lineItemsTotal } from './amount.ts';
 import type { Provider } from './connection.ts';
 import { InvalidStateError } from './errors.ts';
 import { newId } from './ids.ts';
@@ -7,7 +7,10 @@ import type { PaymentResource } from './payment.ts';
 import type { PaymentMethod } from './payment-methods.ts';
 import type { Mode, Principal } from './principal.ts';
 
-export const LINK_STATUSES = ['open', 'paid', 'canceled', 'expired'] as const;
+/**
+ * `paid` ends a single-use link; `completed` ends a reusable one that took its `max_payments` (docs/api.md#reusable-links).
+ */
+export const LINK_STATUSES = ['open', 'paid', 'completed', 'canceled', 'expired'] as const;
 export type LinkStatus = (typeof LINK_STATUSES)[number];
 
 /**
@@ -20,6 +23,38 @@ export interface PspPayment {
   connection_id: string;
   provider: Provider;
   reference: string | null;
+  /**
+   * What the payment charged (`Payment.amount`); absent on links paid before it was kept, which were paid their
+   * fixed `amount`: read it with `paidAmount`.
+   */
+  amount?: Amount;
+}
+
+/**
+ * A reusable link takes at most this many payments, `max_payments` or not: each one is an entry of the link's
+ * own item (its refund totals), which must stay far below DynamoDB's 400 KB (docs/api.md#reusable-links).
+ */
+export const MAX_PAYMENTS_PER_LINK = 500;
+
+/**
+ * A link reports at most this many failed payments by webhook. Each report names its event and its payment in
+ * the link's item (`event_ids`, `reported_payments`), and a link may be open for a year, a session at a time: an
+ * unbounded list would take the item past DynamoDB's 400 KB, after which not even a success could be recorded.
+ * Later failures are still recorded, each in its own payment item (`GET /v1/payment-links/{id}/payments`).
+ */
+export const MAX_REPORTED_FAILURES_PER_LINK = 500;
+
+/**
+ * A succeeded payment of a reusable link, kept in the link's item with its own refund totals (minor units, as
+ * `refund_reserved_minor`/`refund_refunded_minor` are for the link), so that a refund reservation is one write
+ * conditioned on what remains of that payment (docs/webhooks.md#refunds).
+ */
+export interface PaidPayment extends PspPayment {
+  /** What the payment charged (its session's amount): the most its refunds may give back. */
+  amount: Amount;
+  paid_at: string;
+  refund_reserved_minor: number;
+  refund_refunded_minor: number;
 }
 
 /** The PSP checkout session currently serving a link (reused while valid); at most one is open at a time. */
@@ -33,13 +68,20 @@ export interface PspSession {
   /** The hosted checkout page. */
   url: string;
   expires_at: string;
+  /**
+   * What the session charges, as its payment records it (absent on sessions stored before it was kept, which were
+   * at the link's amount: read it with `paymentAmount`, functions/domain/payment.ts).
+   */
+  amount?: Amount;
 }
 
 /** What the merchant may set when creating a link (already validated). */
 export interface PaymentLinkInput {
-  /** The fixed amount; absent when `line_items` give it (functions/domain/amount.ts). */
+  /** The fixed amount; absent when `line_items` or `amount_range` give it (functions/domain/amount.ts). */
   amount?: Amount | undefined;
   line_items?: LineItem[] | null | undefined;
+  /** The buyer chooses the amount within it (docs/checkout.md#buyer-chosen-amounts). */
+  amount_range?: AmountRange | null | undefined;
   payment_methods?: PaymentMethod[] | null | undefined;
   description?: string | null | undefined;
   redirect_url?: string | null | undefined;
@@ -50,6 +92,9 @@ export interface PaymentLinkInput {
   connections?: string[] | null | undefined;
   /** The language of the buyer's pages and of the PSP's page (functions/domain/locale.ts); else the buyer's. */
   locale?: string | null | undefined;
+  /** Takes a payment from every buyer until canceled, expired or `max_payments` (docs/api.md#reusable-links). */
+  reusable?: boolean | undefined;
+  max_payments?: number | null | undefined;
 }
 
 /**
@@ -89,17 +134,33 @@ export interface PaymentLink {
   account: string;
   mode: Mode;
   status: LinkStatus;
-  amount: Amount;
+  /** The fixed amount, or the lines' sum; null when the buyer chooses it (`amount_range`). */
+  amount: Amount | null;
   description: string | null;
   redirect_url: string | null;
   webhook_url: string | null;
   metadata: Record<string, string> | null;
   /** The order's lines, whose sum is `amount` (absent or null: a fixed amount). */
   line_items?: LineItem[] | null;
+  /** The bounds of a buyer-chosen amount (absent or null: `amount` is fixed). */
+  amount_range?: AmountRange | null;
   /** The methods the buyer may pay with (absent or null: any the PSP offers). */
   payment_methods?: PaymentMethod[] | null;
   /** Absent on links created before languages existed: read as null. */
   locale?: string | null;
+  /**
+   * A reusable link takes one payment per buyer until it is canceled, expires or has `max_payments` (then it is
+   * `completed`); absent: single-use. Its `payment` is the latest succeeded payment, and `paid_payments` holds
+   * each one with its refund totals, by payment id.
+   */
+  reusable?: boolean;
+  max_payments?: number | null;
+  paid_payments?: Record<string, PaidPayment>;
+  /**
+   * A reusable link's buyers' sessions opened before this time show what the merchant changed since (`update`):
+   * each is ended when its buyer comes back, as a single-use link's session is when the link drops it.
+   */
+  sessions_stale_before?: string;
   created_at: string;
   expires_at: string | null;
   paid_at: string | null;
@@ -158,10 +219,16 @@ export type LinkSnapshot = Pick<
   | 'expires_at'
   | 'paid_at'
   | 'canceled_at'
-  | 'payment'
 > & {
   object: 'payment_link';
+  /** The succeeded payment with what it charged (`paidAmount`). */
+  payment: (PspPayment & { amount: Amount }) | null;
+  amount_range: (AmountRange & { suggested: string | null }) | null;
   locale: string | null;
+  reusable: boolean;
+  max_payments: number | null;
+  /** How many payments succeeded: 0 or 1 for a single-use link. */
+  succeeded_payments: number;
   /** What succeeded refunds gave back: "0.00" (in the currency's decimals) until then. */
   amount_refunded: Amount;
 };
@@ -226,14 +293,29 @@ export function newPaymentLink(principal: Principal, input: PaymentLinkInput, no
     status: 'open',
     amount: input.amount
       ? { value: input.amount.value, currency: input.amount.currency }
-      : lineItemsTotal(input.line_items ?? []),
+      : input.line_items?.length
+        ? lineItemsTotal(input.line_items)
+        : null,
     ...(input.line_items?.length ? { line_items: input.line_items } : {}),
+    ...(input.amount_range
+      ? {
+          amount_range: {
+            currency: input.amount_range.currency,
+            minimum: input.amount_range.minimum,
+            maximum: input.amount_range.maximum,
+            suggested: input.amount_range.suggested ?? null,
+          },
+        }
+      : {}),
     ...(input.payment_methods?.length ? { payment_methods: input.payment_methods } : {}),
     description: input.description ?? null,
     redirect_url: input.redirect_url ?? null,
     webhook_url: input.webhook_url ?? null,
     metadata: input.metadata ?? null,
     locale: input.locale ?? null,
+    ...(input.reusable
+      ? { reusable: true, max_payments: input.max_payments ?? null, paid_payments: {} }
+      : {}),
     ...(input.connections?.length ? { connections: input.connections } : {}),
     created_at: now.toISOString(),
     expires_at: input.expires_at ? new Date(input.expires_at).toISOString() : null,
@@ -262,19 +344,29 @@ export function snapshotOf(link: PaymentLink, now: Date): LinkSnapshot {
     mode: link.mode,
     status: effectiveStatus(link, now),
     amount: link.amount,
+    amount_range: link.amount_range
+      ? { ...link.amount_range, suggested: link.amount_range.suggested ?? null }
+      : null,
     description: link.description,
     redirect_url: link.redirect_url,
     webhook_url: link.webhook_url,
     metadata: link.metadata,
     locale: link.locale ?? null,
+    reusable: link.reusable === true,
+    max_payments: link.max_payments ?? null,
+    succeeded_payments: link.reusable
+      ? Object.keys(link.paid_payments ?? {}).length
+      : link.payment === null
+        ? 0
+        : 1,
     created_at: link.created_at,
     expires_at: link.expires_at,
     paid_at: link.paid_at,
     canceled_at: link.canceled_at,
-    payment: link.payment,
+    payment: link.payment && { ...link.payment, amount: paidAmount(link, link.payment) },
     amount_refunded: {
-      value: fromMinorUnits(BigInt(link.refund_refunded_minor ?? 0), link.amount.currency),
-      currency: link.amount.currency,
+      value: fromMinorUnits(BigInt(link.refund_refunded_minor ?? 0), linkCurrency(link)),
+      currency: linkCurrency(link),
     },
   };
 }
@@ -332,7 +424,12 @@ export function reportPayment(
 ): Transition | undefined {
   const reported = link.reported_payments ?? [];
   if (reported.includes(payment.id)) return undefined;
-  if (type === 'payment_link.payment_failed' && effectiveStatus(link, now) !== 'open') return undefined;
+  if (
+    type === 'payment_link.payment_failed' &&
+    (effectiveStatus(link, now) !== 'open' || reported.length >= MAX_REPORTED_FAILURES_PER_LINK)
+  ) {
+    return undefined;
+  }
   if (
     type === 'payment_link.duplicate_payment' &&
     (link.status !== 'paid' ||
@@ -352,12 +449,12 @@ export function reportPayment(
 }
 
 /**
- * The PSP confirmed a payment. Money moved, so the truth wins: a link canceled or expired meanwhile is recorded
+ * The PSP confirmed a payment of a single-use link (a reusable one: `addPayment`). Money moved, so the truth wins: a link canceled or expired meanwhile is recorded
  * as paid too (docs/api.md#states-expiry-and-webhooks). On a link that is already paid nothing changes (`undefined`): a repeat of
  * the same confirmation, or a second payment, which the caller reports (the first payment stays the link's).
  */
 export function markPaid(link: PaymentLink, payment: PspPayment, now: Date): Transition | undefined {
-  if (link.status === 'paid') return undefined;
+  if (link.status === 'paid' || link.reusable) return undefined;
   return transition(
     link,
     { status: 'paid', paid_at: now.toISOString(), payment, psp_session: null },
@@ -367,17 +464,90 @@ export function markPaid(link: PaymentLink, payment: PspPayment, now: Date): Tra
 }
 
 /**
+ * The PSP confirmed a payment of a reusable link (docs/api.md#reusable-links). Each payment is recorded once, as
+ * a `paid_payments` entry that its refunds draw on, and becomes the link's `payment`:
+ * - within `max_payments` (and `MAX_PAYMENTS_PER_LINK`): `payment_link.paid`, carrying it; the one that reaches the
+ *   limit moves an open link to `completed`. A link canceled or expired meanwhile keeps its status: money moved,
+ *   so the payment is recorded and reported all the same;
+ * - beyond the limit (buyers who paid at the same time): recorded just as well, so that it can be refunded, and
+ *   reported as `payment_link.duplicate_payment` (docs/orchestration.md#duplicate-payments).
+ * `undefined` when the payment is recorded already (a repeat of the same confirmation).
+ */
+export function addPayment(
+  link: PaymentLink,
+  payment: PspPayment,
+  resource: PaymentResource,
+  now: Date,
+): Transition | undefined {
+  const paid = link.paid_payments ?? {};
+  if (paid[payment.id]) return undefined;
+  const count = Object.keys(paid).length;
+  const entry: PaidPayment = {
+    ...payment,
+    amount: resource.amount,
+    paid_at: now.toISOString(),
+    refund_reserved_minor: 0,
+    refund_refunded_minor: 0,
+  };
+  const recorded: PaymentLink = { ...link, paid_payments: { ...paid, [payment.id]: entry } };
+  const limit = paymentLimit(link);
+  if (count >= limit) {
+    return withEvent(
+      link,
+      { ...recorded, reported_payments: [...(link.reported_payments ?? []), payment.id] },
+      'payment_link.duplicate_payment',
+      now,
+      (snapshot) => ({ ...snapshot, payment: resource }),
+    );
+  }
+  return transition(
+    link,
+    {
+      paid_payments: recorded.paid_payments,
+      payment,
+      paid_at: now.toISOString(),
+      status: count + 1 >= limit && link.status === 'open' ? 'completed' : link.status,
+    },
+    'payment_link.paid',
+    now,
+  );
+}
+
+/** How many payments a reusable link takes: its `max_payments`, never more than `MAX_PAYMENTS_PER_LINK`. */
+export const paymentLimit = (link: Pick<PaymentLink, 'max_payments'>): number =>
+  Math.min(link.max_payments ?? MAX_PAYMENTS_PER_LINK, MAX_PAYMENTS_PER_LINK);
+
+/**
+ * The succeeded payments refunds may draw on: a single-use link's `payment`, or each of a reusable link's.
+ */
+export function paidPayments(link: PaymentLink): PspPayment[] {
+  if (link.reusable) return Object.values(link.paid_payments ?? {});
+  return link.payment ? [link.payment] : [];
+}
+
+/** The succeeded payment `paymentId` of the link (see `paidPayments`), or undefined. */
+export const paidPayment = (link: PaymentLink, paymentId: string): PspPayment | undefined =>
+  paidPayments(link).find((payment) => payment.id === paymentId);
+
+/**
  * The link's payment gets the PSP reference it was paid without (see `PspPayment`); one version later, no event
  * (the merchant was told of the payment; the reference is read with the link). `undefined` when it has one or
- * the link was paid by another payment.
+ * the link was not paid by this payment.
  */
 export function withPaymentReference(
   link: PaymentLink,
   paymentId: string,
   reference: string,
 ): PaymentLink | undefined {
-  if (link.payment?.id !== paymentId || link.payment.reference !== null) return undefined;
-  return { ...link, payment: { ...link.payment, reference }, version: link.version + 1 };
+  const entry = link.paid_payments?.[paymentId];
+  const own = link.payment?.id === paymentId && link.payment.reference === null;
+  if (!own && (!entry || entry.reference !== null)) return undefined;
+  const after: PaymentLink = { ...link, version: link.version + 1 };
+  if (own && link.payment) after.payment = { ...link.payment, reference };
+  if (entry && entry.reference === null) {
+    after.paid_payments = { ...link.paid_payments, [paymentId]: { ...entry, reference } };
+  }
+  return after;
 }
 
 /** The merchant cancels. Cancelling a canceled link changes nothing (`undefined`); paid or expired is a 409. */
@@ -426,13 +596,37 @@ export function update(link: PaymentLink, changes: PaymentLinkChanges, now: Date
   if (changes.expires_at !== undefined) {
     after.expires_at = changes.expires_at === null ? null : new Date(changes.expires_at).toISOString();
   }
-  if (BUYER_FACING_FIELDS.some((field) => after[field] !== link[field])) after.psp_session = null;
+  if (BUYER_FACING_FIELDS.some((field) => after[field] !== link[field])) {
+    after.psp_session = null;
+    if (link.reusable) after.sessions_stale_before = now.toISOString();
+  }
   return after;
 }
 
-/** Where the link's amount comes from (functions/domain/amount.ts): its lines, or the fixed amount. */
-export function amountSourceOf(link: Pick<PaymentLink, 'amount' | 'line_items'>): AmountSource {
+/** Where the link's amount comes from (functions/domain/amount.ts): the buyer's range, its lines, or the fixed amount. */
+export function amountSourceOf(
+  link: Pick<PaymentLink, 'amount' | 'line_items' | 'amount_range'>,
+): AmountSource {
+  if (link.amount_range) return { type: 'range', range: link.amount_range };
+  if (!link.amount) throw new Error('A payment link without an amount or an amount range.');
   return link.line_items?.length
     ? { type: 'line_items', amount: link.amount, line_items: link.line_items }
     : { type: 'fixed', amount: link.amount };
+}
+
+/** The currency the link is paid in: its amount's, or its range's. */
+export function linkCurrency(link: Pick<PaymentLink, 'amount' | 'amount_range'>): string {
+  const currency = link.amount?.currency ?? link.amount_range?.currency;
+  if (!currency) throw new Error('A payment link without an amount or an amount range.');
+  return currency;
+}
+
+/**
+ * What the link's succeeded payment charged: its own amount (a buyer-chosen one, for a range link), or, on a link
+ * paid before payments kept it, the link's fixed amount. Refunds are bounded by it (functions/domain/refund.ts).
+ */
+export function paidAmount(link: Pick<PaymentLink, 'amount'>, payment: Pick<PspPayment, 'amount'>): Amount {
+  const amount = payment.amount ?? link.amount;
+  if (!amount) throw new Error('A paid payment without an amount.');
+  return amount;
 }

@@ -1,5 +1,6 @@
 import type { Provider } from './connection.ts';
 import { isId, newId } from './ids.ts';
+import type { Amount } from './money.ts';
 import type { Mode } from './principal.ts';
 
 /**
@@ -32,6 +33,11 @@ export interface Payment {
   connection_id: string;
   provider: Provider;
   status: PaymentState;
+  /**
+   * What the attempt charges: the amount its PSP session was created at (docs/orchestration.md#payments). Absent
+   * on payments recorded before it was kept, which were all at their link's amount: read it with `paymentAmount`.
+   */
+  amount?: Amount;
   /** The PSP's own id of the payment once it has one (Stripe PaymentIntent, Mollie tr_, Adyen pspReference). */
   provider_reference: string | null;
   failure: PaymentFailure | null;
@@ -59,18 +65,31 @@ export interface PaymentResource {
   connection_id: string;
   provider: Provider;
   status: PaymentState;
+  amount: Amount;
   provider_reference: string | null;
   failure: PaymentFailure | null;
   created_at: string;
   updated_at: string;
 }
 
-export const toPaymentResource = (payment: Payment): PaymentResource => ({
+/**
+ * The amount a payment charges (see `Payment.amount`): its own, or, for a payment recorded before payments kept
+ * one, its link's, which was then the only amount a payment could be at.
+ */
+export function paymentAmount(payment: Pick<Payment, 'amount'>, link: { amount: Amount | null }): Amount {
+  const amount = payment.amount ?? link.amount;
+  // Only a range link has no amount, and every payment of one was recorded with its own.
+  if (!amount) throw new Error('A payment without an amount on a link without one.');
+  return amount;
+}
+
+export const toPaymentResource = (payment: Payment, link: { amount: Amount | null }): PaymentResource => ({
   id: payment.id,
   object: 'payment',
   connection_id: payment.connection_id,
   provider: payment.provider,
   status: payment.status,
+  amount: paymentAmount(payment, link),
   provider_reference: payment.provider_reference,
   failure: payment.failure,
   created_at: payment.created_at,
@@ -86,6 +105,8 @@ interface Attempt {
   id: string;
   link: { id: string; account: string; mode: Mode };
   connection: { id: string; provider: Provider };
+  /** What the attempt charges (the session is created at it). */
+  amount: Amount;
 }
 
 /** An attempt whose PSP session is open: pending until the PSP says otherwise. */
@@ -125,6 +146,7 @@ function base(attempt: Attempt, now: Date) {
     mode: attempt.link.mode,
     connection_id: attempt.connection.id,
     provider: attempt.connection.provider,
+    amount: attempt.amount,
     provider_reference: null,
     checks: 0,
     created_at: now.toISOString(),

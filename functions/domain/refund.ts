@@ -2,7 +2,11 @@ import { InvalidStateError, ValidationError } from './errors.ts';
 import { type Amount, fromMinorUnits, toMinorUnits } from './money.ts';
 import { FIRST_CHECK_AFTER_MS, MAX_CHECK_INTERVAL_MS } from './payment.ts';
 import {
+  linkCurrency,
   type PaymentLink,
+  type PspPayment,
+  paidAmount,
+  paidPayment,
   type Refund,
   type RefundStatus,
   type Transition,
@@ -23,26 +27,81 @@ export const MAX_FAILURE_MESSAGE_LENGTH = 500;
 /** A link keeps at most this many refunds (its item stays far below DynamoDB's 400 KB). */
 export const MAX_REFUNDS_PER_LINK = 100;
 
-/** Minor units of the paid amount that no pending or succeeded refund holds yet. */
-export function refundableMinor(link: PaymentLink): bigint {
-  return toMinorUnits(link.amount) - BigInt(link.refund_reserved_minor ?? 0);
+/**
+ * What one succeeded payment of the link may be refunded at most, in minor units: the amount it charged. Every
+ * refund bound goes through here. A reusable link records each payment's amount with it (`paid_payments`); a
+ * single-use link's payment keeps it on the link's `payment` (a buyer-chosen amount's is what the buyer chose), or
+ * charged the link's fixed amount when it was paid before payments kept one (`paidAmount`).
+ */
+export function paymentAmountMinor(link: PaymentLink, payment: PspPayment): bigint {
+  return toMinorUnits(link.paid_payments?.[payment.id]?.amount ?? paidAmount(link, payment));
 }
 
 /**
- * A new pending refund of `requested` (default: all that remains) on a paid link. A link that is not paid is
- * `invalid_state`; another currency, an amount over what remains, nothing left to refund, or an amount the PSP
- * that took the payment cannot express (`pspAmountProblem`) is a 422 pointing at the field. The repository then reserves the amount with a write conditioned on what remains at that moment.
+ * What a payment's refunds have reserved so far, in minor units: a reusable link keeps the totals per payment
+ * (`paid_payments`), a single-use link on the link itself (it has one payment).
+ */
+export function reservedMinor(link: PaymentLink, payment: PspPayment): bigint {
+  if (link.reusable) return BigInt(link.paid_payments?.[payment.id]?.refund_reserved_minor ?? 0);
+  return BigInt(link.refund_reserved_minor ?? 0);
+}
+
+/** Minor units of the payment (default: a single-use link's) that no pending or succeeded refund holds yet. */
+export function refundableMinor(link: PaymentLink, payment: PspPayment | null = link.payment): bigint {
+  if (!payment) return 0n;
+  return paymentAmountMinor(link, payment) - reservedMinor(link, payment);
+}
+
+/**
+ * The payment a refund request names: on a reusable link `payment_id` is required and must be one of its
+ * succeeded payments; on a single-use link it defaults to the link's payment, and may only name it. A single-use
+ * link that is not paid is `invalid_state`.
+ */
+export function refundedPayment(link: PaymentLink, paymentId: string | undefined): PspPayment {
+  if (link.reusable) {
+    if (paymentId === undefined) {
+      throw new ValidationError([
+        {
+          pointer: '/payment_id',
+          detail: 'Required for a reusable payment link: name the payment to refund.',
+        },
+      ]);
+    }
+    const payment = paidPayment(link, paymentId);
+    if (!payment) {
+      throw new ValidationError([
+        { pointer: '/payment_id', detail: 'Must be a succeeded payment of this payment link.' },
+      ]);
+    }
+    return payment;
+  }
+  if (link.status !== 'paid' || !link.payment) {
+    throw new InvalidStateError(`Only a paid payment link can be refunded; this one is ${link.status}.`);
+  }
+  if (paymentId !== undefined && paymentId !== link.payment.id) {
+    throw new ValidationError([
+      { pointer: '/payment_id', detail: `Must be ${link.payment.id}, the payment of this payment link.` },
+    ]);
+  }
+  return link.payment;
+}
+
+/**
+ * A new pending refund of `requested` (default: all that remains of the payment) of the payment the request
+ * names (`refundedPayment`). A payment whose PSP reference is not known yet is `invalid_state`; another currency,
+ * an amount over what remains of the payment, nothing left to refund, or an amount the PSP that took the payment
+ * cannot express (`pspAmountProblem`) is a 422 pointing at the field. The repository then reserves the amount
+ * with a write conditioned on what remains at that moment.
  */
 export function requestRefund(
   link: PaymentLink,
   requested: Amount | undefined,
   refundId: string,
   now: Date,
+  paymentId?: string,
 ): Refund {
-  if (link.status !== 'paid' || !link.payment) {
-    throw new InvalidStateError(`Only a paid payment link can be refunded; this one is ${link.status}.`);
-  }
-  if (link.payment.reference === null) {
+  const payment = refundedPayment(link, paymentId);
+  if (payment.reference === null) {
     // Paid on the PSP's word before its reference arrived (docs/orchestration.md#adyen): nothing to refund yet.
     throw new InvalidStateError(
       'The payment provider has not yet sent its reference of this payment; try the refund again shortly.',
@@ -51,24 +110,24 @@ export function requestRefund(
   if ((link.refunds?.length ?? 0) >= MAX_REFUNDS_PER_LINK) {
     throw new InvalidStateError(`A payment link takes at most ${MAX_REFUNDS_PER_LINK} refunds.`);
   }
-  const { currency } = link.amount;
+  const currency = linkCurrency(link);
   if (requested && requested.currency !== currency) {
     throw new ValidationError([
       { pointer: '/amount/currency', detail: `Must be ${currency}, the currency of the payment.` },
     ]);
   }
-  const remaining = refundableMinor(link);
+  const remaining = refundableMinor(link, payment);
   const minor = requested ? toMinorUnits(requested) : remaining;
   if (minor > remaining || remaining === 0n) {
     throw new ValidationError([
       {
         pointer: requested ? '/amount/value' : '/amount',
-        detail: `At most ${fromMinorUnits(remaining, currency)} ${currency} remains to be refunded.`,
+        detail: `At most ${fromMinorUnits(remaining, currency)} ${currency} of the payment remains to be refunded.`,
       },
     ]);
   }
   const amount = { value: requested?.value ?? fromMinorUnits(minor, currency), currency };
-  const problem = pspAmountProblem(link.payment.provider, amount, 'refund');
+  const problem = pspAmountProblem(payment.provider, amount, 'refund');
   if (problem)
     throw new ValidationError([{ pointer: requested ? '/amount/value' : '/amount', detail: problem }]);
   const at = now.toISOString();
@@ -76,7 +135,7 @@ export function requestRefund(
     id: refundId,
     object: 'refund',
     payment_link_id: link.id,
-    payment_id: link.payment.id,
+    payment_id: payment.id,
     status: 'pending',
     amount,
     failure: null,
@@ -142,9 +201,24 @@ export function settleRefund(
   if (outcome.status === 'pending')
     return { kind: 'reference', link: { ...after, version: link.version + 1 } };
   const minor = Number(toMinorUnits(current.amount));
-  if (outcome.status === 'succeeded') after.refund_refunded_minor = (link.refund_refunded_minor ?? 0) + minor;
-  else after.refund_reserved_minor = (link.refund_reserved_minor ?? 0) - minor;
-  if (reversal) after.refund_refunded_minor = (link.refund_refunded_minor ?? 0) - minor;
+  const delta = { refunded: 0, reserved: 0 };
+  if (outcome.status === 'succeeded') delta.refunded = minor;
+  else delta.reserved = -minor;
+  if (reversal) delta.refunded = -minor;
+  after.refund_refunded_minor = (link.refund_refunded_minor ?? 0) + delta.refunded;
+  after.refund_reserved_minor = (link.refund_reserved_minor ?? 0) + delta.reserved;
+  // A reusable link keeps the same totals per payment: the bound of each payment's refunds.
+  const entry = link.paid_payments?.[current.payment_id];
+  if (link.reusable && entry) {
+    after.paid_payments = {
+      ...link.paid_payments,
+      [entry.id]: {
+        ...entry,
+        refund_refunded_minor: entry.refund_refunded_minor + delta.refunded,
+        refund_reserved_minor: entry.refund_reserved_minor + delta.reserved,
+      },
+    };
+  }
   const transition = withEvent(link, after, `refund.${outcome.status}`, now, (snapshot) => ({
     ...refund,
     payment_link: snapshot,

@@ -94,8 +94,13 @@ export function routingProblems(routing: Routing, connections: readonly PspConne
   return problems;
 }
 
-/** What the engine needs of a link: its tenant, money, metadata and its own `connections` override. */
-export type RoutedLink = Pick<PaymentLink, 'account' | 'mode' | 'amount' | 'metadata'> & {
+/**
+ * What the engine needs of a link: its tenant, money, metadata and its own `connections` override. `amount` is
+ * the amount routed on: the link's, or for a buyer-chosen amount the one at stake (`amountAtStake`,
+ * functions/domain/checkout.ts; docs/orchestration.md#routing).
+ */
+export type RoutedLink = Pick<PaymentLink, 'account' | 'mode' | 'metadata'> & {
+  amount: Amount;
   connections?: string[] | null | undefined;
   payment_methods?: PaymentMethod[] | null | undefined;
 };

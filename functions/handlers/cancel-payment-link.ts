@@ -1,5 +1,5 @@
 import { config } from '../config.ts';
-import { eventQueue, linkRepository, now, pspConnections } from '../dependencies.ts';
+import { eventQueue, linkRepository, now, paymentRepository, pspConnections } from '../dependencies.ts';
 import { apiHandler, json } from '../http/api-handler.ts';
 import { toResource } from '../http/resources.ts';
 import { emptyRequest, validate } from '../http/validate.ts';
@@ -14,6 +14,7 @@ export const handler = apiHandler({ body: 'optional-json' }, async ({ principal,
       links: linkRepository(),
       queue: eventQueue(),
       pspSessions: pspConnections(),
+      payments: paymentRepository(),
       now,
       checkoutBase: CHECKOUT_BASE,
     },

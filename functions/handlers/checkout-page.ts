@@ -8,11 +8,16 @@ import {
 } from '../dependencies.ts';
 import { CHECKOUT_PSP_CALLS } from '../domain/call-budgets.ts';
 import { resolveLocale } from '../domain/locale.ts';
+import { buyerCookie, buyerPaymentOf } from '../http/buyer-cookie.ts';
+import { chosenAmount, seeOther } from '../http/checkout-form.ts';
 import { checkoutPage, paymentReceivedPage, type ViewContext } from '../http/checkout-views.ts';
 import { htmlHandler, isHttps } from '../http/html-handler.ts';
-import { findLinkById, openCheckout } from '../use-cases/checkout.ts';
+import { findLinkById, hasPaid, openCheckout } from '../use-cases/checkout.ts';
 
-/** GET and HEAD {checkout_base}/{id}; GET {checkout_base}/{id}/complete (return page when no redirect_url). */
+/**
+ * GET and HEAD {checkout_base}/{id}; POST {checkout_base}/{id} (a buyer-chosen amount); GET
+ * {checkout_base}/{id}/complete (return page when no redirect_url).
+ */
 export const handler = htmlHandler(async (event, lambda) => {
   const { CHECKOUT_BASE } = config();
   const id = event.pathParameters?.id ?? '';
@@ -26,15 +31,18 @@ export const handler = htmlHandler(async (event, lambda) => {
     canceled: event.queryStringParameters?.canceled !== undefined,
     now: now(),
   };
+  const buyerPayment = buyerPaymentOf(event);
   if (event.routeKey.endsWith('/complete')) {
     const link = await findLinkById(linkRepository(), id);
     const settings = link && (await checkoutSettingsRepository().get(link.account, link.mode));
-    return paymentReceivedPage(link, {
-      ...context,
-      locale: resolveLocale(link?.locale, acceptLanguage),
-      settings: settings ?? undefined,
-    });
+    const paid = link !== undefined && (await hasPaid(paymentRepository(), link, buyerPayment));
+    return paymentReceivedPage(
+      link,
+      { ...context, locale: resolveLocale(link?.locale, acceptLanguage), settings: settings ?? undefined },
+      paid,
+    );
   }
+  const form = method === 'POST' ? chosenAmount(event, CHECKOUT_BASE) : undefined;
   const view = await openCheckout(
     {
       links: linkRepository(),
@@ -51,15 +59,29 @@ export const handler = htmlHandler(async (event, lambda) => {
       id,
       method,
       headers: event.headers,
-      via: event.queryStringParameters?.via,
+      via: form?.via ?? event.queryStringParameters?.via,
       returned: context.canceled,
+      amount: form?.amount,
+      buyerPayment,
     },
   );
+  // A reusable link's buyer keeps their own session (docs/checkout.md#reusable-links).
+  const cookies =
+    view.kind === 'forward' && view.link.reusable
+      ? [buyerCookie(CHECKOUT_BASE, id, view.session, context.https, context.now)]
+      : undefined;
+  // Post/Redirect/Get: the page of the session opened at the chosen amount is the checkout page itself, so that
+  // reloading it or coming back to it never sends the form again.
+  if (method === 'POST' && view.kind === 'forward') {
+    const redirect = seeOther(`${CHECKOUT_BASE}/${view.link.id}`, context.https);
+    return cookies ? { ...redirect, cookies } : redirect;
+  }
   const link = 'link' in view ? view.link : undefined;
   const settings = link && (await checkoutSettingsRepository().get(link.account, link.mode));
-  return checkoutPage(view, {
+  const page = checkoutPage(view, {
     ...context,
     locale: resolveLocale(link?.locale, acceptLanguage),
     settings: settings ?? undefined,
   });
+  return cookies ? { ...page, cookies } : page;
 });

@@ -24,6 +24,7 @@ export const handler = apiHandler({ body: 'optional-json' }, async ({ principal,
     linkId,
     request?.amount,
     refundIdFor(principal, linkId, idempotencyKey),
+    request?.payment_id,
   );
   return json(201, refund);
 });

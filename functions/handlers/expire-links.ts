@@ -1,6 +1,6 @@
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { config } from '../config.ts';
-import { eventQueue, linkRepository, now, pspConnections } from '../dependencies.ts';
+import { eventQueue, linkRepository, now, paymentRepository, pspConnections } from '../dependencies.ts';
 import { ANSWER_ROOM_MS, CALL_BUDGETS, worstCaseMs } from '../domain/call-budgets.ts';
 import { logger, withLambdaContext } from '../logger.ts';
 import { expireDueLinks } from '../use-cases/payment-links.ts';
@@ -17,6 +17,7 @@ export const handler = withLambdaContext(async (_event: ScheduledEvent, context:
       links: linkRepository(),
       queue: eventQueue(),
       pspSessions: pspConnections(),
+      payments: paymentRepository(),
       now,
       checkoutBase: config().CHECKOUT_BASE,
     },

@@ -1,14 +1,13 @@
 import { linkRepository, now, paymentRepository } from '../dependencies.ts';
-import { toPaymentResource } from '../domain/payment.ts';
 import { apiHandler, json } from '../http/api-handler.ts';
 import { listPayments } from '../use-cases/payments.ts';
 
 /** GET /v1/payment-links/{id}/payments: every attempt to pay the link, newest first. */
 export const handler = apiHandler({ body: 'none' }, async ({ principal, event }) => {
-  const payments = await listPayments(
+  const data = await listPayments(
     { links: linkRepository(), payments: paymentRepository(), now },
     principal,
     event.pathParameters?.id ?? '',
   );
-  return json(200, { data: payments.map(toPaymentResource) });
+  return json(200, { data });
 });

@@ -31,10 +31,7 @@ export const handler = htmlHandler(async (event) => {
   }
   if (event.routeKey.endsWith('/decline')) {
     const session = await declineSandboxSession(deps, id);
-    return sandboxPage(session, {
-      ...options,
-      notice: 'Payment declined. Nothing was charged.',
-    });
+    return sandboxPage(session, { ...options, declined: true });
   }
   return sandboxPage(await getSandboxSession(deps, id), options);
 });

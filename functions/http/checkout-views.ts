@@ -1,7 +1,7 @@
-import { lineTotalMinor } from '../domain/amount.ts';
+import { type AmountRange, lineTotalMinor } from '../domain/amount.ts';
 import type { CheckoutSettings } from '../domain/checkout-settings.ts';
-import { type Amount, fromMinorUnits } from '../domain/money.ts';
-import type { PaymentLink } from '../domain/payment-link.ts';
+import { type Amount, fromMinorUnits, minorUnits } from '../domain/money.ts';
+import { type PaymentLink, paidAmount } from '../domain/payment-link.ts';
 import { type CheckoutView, VIA_ANOTHER_PROVIDER } from '../use-cases/checkout.ts';
 import { formatAmount, formatDate, type Html, html, htmlPage, type PageOptions } from './html.ts';
 import type { HtmlResult } from './html-handler.ts';
@@ -38,16 +38,74 @@ function lineItems(link: PaymentLink, context: ViewContext, t: Messages): Html |
   return html`<table>
 <thead><tr><th scope="col">${t.item}</th><th scope="col">${t.quantity}</th><th scope="col">${t.unitPrice}</th><th scope="col">${t.total}</th></tr></thead>
 <tbody>${rows}</tbody>
-<tfoot><tr><th scope="row" colspan="3">${t.total}</th><td>${money(link.amount)}</td></tr></tfoot>
+${link.amount ? html`<tfoot><tr><th scope="row" colspan="3">${t.total}</th><td>${money(link.amount)}</td></tr></tfoot>` : undefined}
 </table>`;
 }
 
-/** What the link asks for; `payable` pages (the link can still be paid) also say until when. */
-function summary(link: PaymentLink, context: ViewContext, t: Messages, payable = false): Html {
-  return html`<p class="amount">${formatAmount(link.amount, context.locale)}</p>
+/** "between €5.00 and €500.00" in the buyer's locale: the bounds of a buyer-chosen amount. */
+function rangeBounds(range: AmountRange, locale: string): [string, string] {
+  return [
+    formatAmount({ value: range.minimum, currency: range.currency }, locale),
+    formatAmount({ value: range.maximum, currency: range.currency }, locale),
+  ];
+}
+
+/**
+ * What the link asks for: `amount` when the page knows it (a session's, a paid one's), else the link's fixed
+ * amount, else the bounds of a buyer-chosen one. `payable` pages (the link can still be paid) also say until when.
+ */
+function summary(
+  link: PaymentLink,
+  context: ViewContext,
+  t: Messages,
+  payable = false,
+  amount: Amount | undefined = undefined,
+): Html {
+  const shown = amount ?? link.amount ?? (link.payment ? paidAmount(link, link.payment) : undefined);
+  const range = link.amount_range;
+  return html`${
+    shown
+      ? html`<p class="amount">${formatAmount(shown, context.locale)}</p>`
+      : range
+        ? html`<p>${t.amountHint(...rangeBounds(range, context.locale))}</p>`
+        : undefined
+  }
 ${link.description ? html`<p>${link.description}</p>` : undefined}
 ${lineItems(link, context, t)}
 ${payable && link.expires_at ? html`<p class="muted">${t.expiresOn(formatDate(link.expires_at, context.locale))}</p>` : undefined}`;
+}
+
+/** A decimal amount as the buyer writes it in their locale, without currency (`25,00` in `nl`): a form's value. */
+function typedAmount(amount: Amount, locale: string): string {
+  const digits = minorUnits(amount.currency) ?? 2;
+  return new Intl.NumberFormat(locale, {
+    minimumFractionDigits: digits,
+    maximumFractionDigits: digits,
+    useGrouping: false,
+  }).format(amount.value as Intl.StringNumericLiteral);
+}
+
+/**
+ * The form that asks a buyer for the amount of a link with `amount_range` (docs/checkout.md#buyer-chosen-amounts):
+ * a plain POST to the checkout page, no script; the server reads and checks it. `value` is what the field shows
+ * (what the buyer typed, or a suggestion); `problem` is why the last answer was refused.
+ */
+function amountForm(
+  link: PaymentLink,
+  range: AmountRange,
+  context: ViewContext,
+  t: Messages,
+  options: { value?: string | undefined; problem?: string | undefined; submit: string; another?: boolean },
+): Html {
+  const described = options.problem ? 'amount-hint amount-error' : 'amount-hint';
+  return html`<form method="post" action="${`${context.checkoutBase}/${link.id}`}" novalidate>
+<label for="amount">${t.chooseAmountLabel} (${range.currency})</label>
+<input id="amount" name="amount" type="text" inputmode="decimal" autocomplete="off" required value="${options.value ?? ''}" aria-describedby="${described}"${options.problem ? html` aria-invalid="true"` : undefined}>
+<p id="amount-hint" class="muted">${t.amountHint(...rangeBounds(range, context.locale))}</p>
+${options.problem ? html`<p id="amount-error" class="error">${options.problem}</p>` : undefined}
+<button type="submit">${options.submit}</button>
+${options.another ? html`<button type="submit" name="via" value="${VIA_ANOTHER_PROVIDER}" class="secondary">${t.otherProvider}</button>` : undefined}
+</form>`;
 }
 
 /** Every page of ours: the merchant's name and logo on top, their support address below, their accent. */
@@ -91,15 +149,19 @@ export function checkoutPage(view: CheckoutView, context: ViewContext): HtmlResu
         title: t.paidTitle,
         body: html`<h1>${t.paidHeading}</h1>${summary(view.link, context, t)}<p>${t.paidText}</p>`,
       });
-    case 'gone':
+    case 'gone': {
+      const texts: Record<typeof view.status, [string, string, string]> = {
+        expired: [t.expiredTitle, t.expiredHeading, t.expiredText],
+        canceled: [t.canceledTitle, t.canceledHeading, t.canceledText],
+        completed: [t.completedTitle, t.completedHeading, t.completedText],
+      };
+      const [title, heading, text] = texts[view.status];
       return page(context, {
         status: 410,
-        title: view.status === 'expired' ? t.expiredTitle : t.canceledTitle,
-        body:
-          view.status === 'expired'
-            ? html`<h1>${t.expiredHeading}</h1>${summary(view.link, context, t)}<p>${t.expiredText}</p>`
-            : html`<h1>${t.canceledHeading}</h1>${summary(view.link, context, t)}<p>${t.canceledText}</p>`,
+        title,
+        body: html`<h1>${heading}</h1>${summary(view.link, context, t)}<p>${text}</p>`,
       });
+    }
     case 'preview':
       return page(context, {
         status: 200,
@@ -107,19 +169,46 @@ export function checkoutPage(view: CheckoutView, context: ViewContext): HtmlResu
         body: html`<h1>${t.requestTitle}</h1>${summary(view.link, context, t, true)}
 <a class="button" href="${`${context.checkoutBase}/${view.link.id}`}">${t.continueToPayment}</a>`,
       });
-    case 'forward':
+    case 'forward': {
+      const range = view.link.amount_range;
+      const amount = view.session.amount;
+      // Back from the PSP on a buyer-chosen amount: the same form, at the session's amount; sending it unchanged
+      // shows the same session again, another amount replaces it (docs/checkout.md#buyer-chosen-amounts).
+      const again =
+        context.canceled && range
+          ? amountForm(view.link, range, context, t, {
+              value: amount && typedAmount(amount, context.locale),
+              submit: t.tryAgain,
+            })
+          : html`<a class="button" href="${view.session.url}">${context.canceled ? t.tryAgain : t.continueToPayment}</a>`;
       return page(context, {
         status: 200,
         title: t.continueToPayment,
-        formAction: [view.pspOrigin],
+        formAction: context.canceled && range ? ["'self'"] : [view.pspOrigin],
         ...(context.canceled ? {} : { refreshTo: view.session.url }),
-        body: html`<h1>${context.canceled ? t.notCompletedHeading : t.continueToPayment}</h1>${summary(view.link, context, t, true)}
+        body: html`<h1>${context.canceled ? t.notCompletedHeading : t.continueToPayment}</h1>${summary(view.link, context, t, true, amount)}
 ${context.canceled ? html`<p>${t.notCompletedText}</p>` : undefined}
-<a class="button" href="${view.session.url}">${context.canceled ? t.tryAgain : t.continueToPayment}</a>
+${again}
 <p class="muted">${t.securePage}</p>`,
       });
-    case 'choose':
+    }
+    case 'choose': {
       // No session is opened until the buyer chooses; the other provider is asked for without naming it.
+      const range = view.link.amount_range;
+      if (range) {
+        return page(context, {
+          status: 200,
+          title: t.notCompletedHeading,
+          formAction: ["'self'"],
+          body: html`<h1>${t.notCompletedHeading}</h1>${summary(view.link, context, t, true)}
+<p>${t.notCompletedText}</p>
+${amountForm(view.link, range, context, t, {
+  value: typedAmount(view.amount, context.locale),
+  submit: t.tryAgain,
+  another: view.another,
+})}`,
+        });
+      }
       return page(context, {
         status: 200,
         title: t.notCompletedHeading,
@@ -132,6 +221,36 @@ ${
     : undefined
 }`,
       });
+    }
+    case 'ask': {
+      const range = view.link.amount_range;
+      // Only a link with a range is asked; any other reaching here is shown as it is.
+      if (!range) return checkoutPage({ kind: 'preview', link: view.link }, context);
+      const bounds = rangeBounds(range, context.locale);
+      const problem =
+        view.problem === undefined
+          ? undefined
+          : view.problem === 'not_payable'
+            ? t.amountNotPayable
+            : t.amountInvalid(...bounds);
+      const suggested = range.suggested
+        ? typedAmount({ value: range.suggested, currency: range.currency }, context.locale)
+        : undefined;
+      return page(context, {
+        // A refused answer is the buyer's to correct: the same form again, saying why.
+        status: problem ? 422 : 200,
+        title: problem ? `${t.errorPrefix} ${t.requestTitle}` : t.requestTitle,
+        formAction: ["'self'"],
+        body: html`<h1>${t.requestTitle}</h1>
+${view.link.description ? html`<p>${view.link.description}</p>` : undefined}
+${amountForm(view.link, range, context, t, {
+  value: view.entered ?? suggested,
+  problem,
+  submit: t.continueToPayment,
+})}
+${view.link.expires_at ? html`<p class="muted">${t.expiresOn(formatDate(view.link.expires_at, context.locale))}</p>` : undefined}`,
+      });
+    }
     case 'unavailable':
       return withRetryAfter(
         page(context, {
@@ -169,16 +288,22 @@ function withRetryAfter(result: HtmlResult, at: Date | undefined, now: Date): Ht
   return { ...result, headers: { ...result.headers, 'Retry-After': String(seconds) } };
 }
 
-/** Where the PSP returns the buyer when the link has no `redirect_url`. */
-export function paymentReceivedPage(link: PaymentLink | undefined, context: ViewContext): HtmlResult {
+/**
+ * Where the PSP returns the buyer when the link has no `redirect_url`; `paid`: the buyer's payment is recorded
+ * (a single-use link is paid; on a reusable link, the payment their cookie names succeeded).
+ */
+export function paymentReceivedPage(
+  link: PaymentLink | undefined,
+  context: ViewContext,
+  paid: boolean,
+): HtmlResult {
   if (!link) return checkoutPage({ kind: 'not_found' }, context);
   const t = messagesFor(context.locale);
   return page(context, {
     status: 200,
     title: t.receivedTitle,
-    body:
-      link.status === 'paid'
-        ? html`<h1>${t.receivedTitle}</h1>${summary(link, context, t)}<p>${t.receivedText}</p>`
-        : html`<h1>${t.thankYou}</h1>${summary(link, context, t)}<p>${t.confirmingText}</p>`,
+    body: paid
+      ? html`<h1>${t.receivedTitle}</h1>${summary(link, context, t)}<p>${t.receivedText}</p>`
+      : html`<h1>${t.thankYou}</h1>${summary(link, context, t)}<p>${t.confirmingText}</p>`,
   });
 }

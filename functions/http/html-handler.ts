@@ -22,16 +22,12 @@ const ERROR_TEXT: Record<number, (t: Messages) => [string, string]> = {
   503: (t) => [t.notSetUpTitle, t.notSetUpText],
 };
 
-const PASSING_FAILURE_TEXT: [string, string] = [
-  'Temporarily unavailable',
-  'We could not complete this just now. Please try again in a moment.',
-];
-
 /** The page for a failure: our own wording per status, in the buyer's language, never the error's internals. */
 export function errorPage(status: number, event: HtmlEvent, retryAfterSeconds?: number): HtmlResult {
   const locale = resolveLocale(undefined, event.headers['accept-language']);
   const t = messagesFor(locale);
-  const passing = retryAfterSeconds !== undefined && status === 503 ? PASSING_FAILURE_TEXT : undefined;
+  const passing: [string, string] | undefined =
+    retryAfterSeconds !== undefined && status === 503 ? [t.passingTitle, t.passingText] : undefined;
   const [title, text] = passing ?? ERROR_TEXT[status]?.(t) ?? [t.errorTitle, t.errorText];
   return htmlPage({
     status,

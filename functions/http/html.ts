@@ -18,6 +18,11 @@ border-radius:.5rem;font:inherit;font-weight:600;text-align:center;text-decorati
 background:var(--accent,#1f5fd6);color:#fff}
 button.secondary{background:#6b7280}
 form{margin:0}
+label{display:block;font-weight:600;margin:.5rem 0 .25rem}
+input{box-sizing:border-box;width:100%;padding:.75rem;border:1px solid #6b7280;border-radius:.5rem;font:inherit;
+font-size:1.25rem}
+input[aria-invalid=true]{border:2px solid #b3261e}
+.error{font-weight:600;border-left:.25rem solid #b3261e;padding-left:.5rem}
 header{display:flex;align-items:center;gap:.75rem;margin:0 0 1.25rem}
 header img{max-height:3rem;max-width:10rem}
 .brand{font-weight:600;margin:0}

@@ -16,6 +16,9 @@ export interface Messages {
   canceledTitle: string;
   canceledHeading: string;
   canceledText: string;
+  completedTitle: string;
+  completedHeading: string;
+  completedText: string;
   requestTitle: string;
   continueToPayment: string;
   notCompletedHeading: string;
@@ -35,6 +38,10 @@ export interface Messages {
   chooseAmountLabel: string;
   amountHint: (minimum: string, maximum: string) => string;
   amountInvalid: (minimum: string, maximum: string) => string;
+  /** A chosen amount within the range that no payment provider of the link can take. */
+  amountNotPayable: string;
+  /** Before the title of a page that refused the buyer's answer (screen readers announce the title first). */
+  errorPrefix: string;
   item: string;
   quantity: string;
   unitPrice: string;
@@ -50,6 +57,25 @@ export interface Messages {
   notSetUpText: string;
   reference: string;
   expiresOn: (date: string) => string;
+  /** A passing failure (a 503 with `Retry-After`): the same request may work in a moment. */
+  passingTitle: string;
+  passingText: string;
+  /**
+   * The sandbox PSP's page (functions/http/sandbox-views.ts). Its two buttons keep the names the product gives
+   * them, **Pay** and **Decline**, in every language (docs/checkout.md#sandbox).
+   */
+  sandboxTitle: string;
+  sandboxNote: string;
+  sandboxPay: (amount: string) => string;
+  sandboxBack: string;
+  sandboxComplete: string;
+  sandboxPaid: (amount: string) => string;
+  sandboxContinue: string;
+  sandboxDeclined: string;
+  sandboxDeclinedNotice: string;
+  sandboxBackToMerchant: string;
+  sandboxExpired: string;
+  sandboxStartAgain: string;
 }
 
 const en: Messages = {
@@ -64,6 +90,9 @@ const en: Messages = {
   canceledTitle: 'Payment link canceled',
   canceledHeading: 'This payment link was canceled',
   canceledText: 'The merchant canceled it, so it can no longer be paid.',
+  completedTitle: 'Payment link completed',
+  completedHeading: 'This payment link takes no more payments',
+  completedText: 'It has received all the payments it was made for.',
   requestTitle: 'Payment request',
   continueToPayment: 'Continue to payment',
   notCompletedHeading: 'Payment not completed',
@@ -85,6 +114,8 @@ const en: Messages = {
   chooseAmountLabel: 'Amount to pay',
   amountHint: (minimum, maximum) => `Between ${minimum} and ${maximum}.`,
   amountInvalid: (minimum, maximum) => `Enter an amount between ${minimum} and ${maximum}.`,
+  amountNotPayable: 'This amount cannot be paid here. Please choose another amount.',
+  errorPrefix: 'Error:',
   item: 'Item',
   quantity: 'Quantity',
   unitPrice: 'Price',
@@ -101,6 +132,20 @@ const en: Messages = {
     'This merchant has not finished setting up payments, so this link cannot be paid yet. Please contact the merchant.',
   reference: 'Reference',
   expiresOn: (date) => `Can be paid until ${date}.`,
+  passingTitle: 'Temporarily unavailable',
+  passingText: 'We could not complete this just now. Please try again in a moment.',
+  sandboxTitle: 'Sandbox checkout',
+  sandboxNote: 'Sandbox PSP: test mode, no real money moves.',
+  sandboxPay: (amount) => `Pay ${amount}`,
+  sandboxBack: 'Back',
+  sandboxComplete: 'Payment complete',
+  sandboxPaid: (amount) => `${amount} was paid.`,
+  sandboxContinue: 'Continue',
+  sandboxDeclined: 'Payment declined',
+  sandboxDeclinedNotice: 'Payment declined. Nothing was charged.',
+  sandboxBackToMerchant: 'Back to the merchant',
+  sandboxExpired: 'This checkout session has expired',
+  sandboxStartAgain: 'Start again',
 };
 
 const nl: Messages = {
@@ -115,6 +160,9 @@ const nl: Messages = {
   canceledTitle: 'Betaallink geannuleerd',
   canceledHeading: 'Deze betaallink is geannuleerd',
   canceledText: 'De verkoper heeft hem geannuleerd, dus er kan niet meer mee betaald worden.',
+  completedTitle: 'Betaallink voltooid',
+  completedHeading: 'Deze betaallink neemt geen betalingen meer aan',
+  completedText: 'Hij heeft alle betalingen ontvangen waarvoor hij gemaakt is.',
   requestTitle: 'Betaalverzoek',
   continueToPayment: 'Verder naar betalen',
   notCompletedHeading: 'Betaling niet voltooid',
@@ -136,6 +184,8 @@ const nl: Messages = {
   chooseAmountLabel: 'Te betalen bedrag',
   amountHint: (minimum, maximum) => `Tussen ${minimum} en ${maximum}.`,
   amountInvalid: (minimum, maximum) => `Vul een bedrag in tussen ${minimum} en ${maximum}.`,
+  amountNotPayable: 'Dit bedrag kan hier niet betaald worden. Kies een ander bedrag.',
+  errorPrefix: 'Fout:',
   item: 'Artikel',
   quantity: 'Aantal',
   unitPrice: 'Prijs',
@@ -152,6 +202,20 @@ const nl: Messages = {
     'Deze verkoper heeft betalingen nog niet ingesteld, dus deze link kan nog niet betaald worden. Neem contact op met de verkoper.',
   reference: 'Referentie',
   expiresOn: (date) => `Te betalen tot ${date}.`,
+  passingTitle: 'Tijdelijk niet beschikbaar',
+  passingText: 'Dit lukte nu even niet. Probeer het zo opnieuw.',
+  sandboxTitle: 'Sandbox-betaalpagina',
+  sandboxNote: 'Sandbox-betaalprovider: testmodus, er wordt geen echt geld overgemaakt.',
+  sandboxPay: (amount) => `${amount} betalen`,
+  sandboxBack: 'Terug',
+  sandboxComplete: 'Betaling voltooid',
+  sandboxPaid: (amount) => `${amount} is betaald.`,
+  sandboxContinue: 'Doorgaan',
+  sandboxDeclined: 'Betaling geweigerd',
+  sandboxDeclinedNotice: 'Betaling geweigerd. Er is niets afgeschreven.',
+  sandboxBackToMerchant: 'Terug naar de verkoper',
+  sandboxExpired: 'Deze betaalsessie is verlopen',
+  sandboxStartAgain: 'Opnieuw beginnen',
 };
 
 const de: Messages = {
@@ -167,6 +231,9 @@ const de: Messages = {
   canceledTitle: 'Zahlungslink storniert',
   canceledHeading: 'Dieser Zahlungslink wurde storniert',
   canceledText: 'Der Händler hat ihn storniert, daher kann er nicht mehr bezahlt werden.',
+  completedTitle: 'Zahlungslink abgeschlossen',
+  completedHeading: 'Dieser Zahlungslink nimmt keine Zahlungen mehr an',
+  completedText: 'Er hat alle Zahlungen erhalten, für die er erstellt wurde.',
   requestTitle: 'Zahlungsanforderung',
   continueToPayment: 'Weiter zur Zahlung',
   notCompletedHeading: 'Zahlung nicht abgeschlossen',
@@ -188,6 +255,8 @@ const de: Messages = {
   chooseAmountLabel: 'Zu zahlender Betrag',
   amountHint: (minimum, maximum) => `Zwischen ${minimum} und ${maximum}.`,
   amountInvalid: (minimum, maximum) => `Geben Sie einen Betrag zwischen ${minimum} und ${maximum} ein.`,
+  amountNotPayable: 'Dieser Betrag kann hier nicht bezahlt werden. Bitte wählen Sie einen anderen Betrag.',
+  errorPrefix: 'Fehler:',
   item: 'Artikel',
   quantity: 'Menge',
   unitPrice: 'Preis',
@@ -204,6 +273,20 @@ const de: Messages = {
     'Dieser Händler hat Zahlungen noch nicht eingerichtet, daher kann dieser Link noch nicht bezahlt werden. Bitte wenden Sie sich an den Händler.',
   reference: 'Referenz',
   expiresOn: (date) => `Zahlbar bis ${date}.`,
+  passingTitle: 'Vorübergehend nicht verfügbar',
+  passingText: 'Das hat gerade nicht geklappt. Bitte versuchen Sie es gleich noch einmal.',
+  sandboxTitle: 'Sandbox-Zahlungsseite',
+  sandboxNote: 'Sandbox-Zahlungsanbieter: Testmodus, es wird kein echtes Geld bewegt.',
+  sandboxPay: (amount) => `${amount} bezahlen`,
+  sandboxBack: 'Zurück',
+  sandboxComplete: 'Zahlung abgeschlossen',
+  sandboxPaid: (amount) => `${amount} wurden bezahlt.`,
+  sandboxContinue: 'Weiter',
+  sandboxDeclined: 'Zahlung abgelehnt',
+  sandboxDeclinedNotice: 'Zahlung abgelehnt. Es wurde nichts belastet.',
+  sandboxBackToMerchant: 'Zurück zum Händler',
+  sandboxExpired: 'Diese Zahlungssitzung ist abgelaufen',
+  sandboxStartAgain: 'Neu beginnen',
 };
 
 const fr: Messages = {
@@ -218,6 +301,9 @@ const fr: Messages = {
   canceledTitle: 'Lien de paiement annulé',
   canceledHeading: 'Ce lien de paiement a été annulé',
   canceledText: "Le marchand l'a annulé, il ne peut donc plus être payé.",
+  completedTitle: 'Lien de paiement terminé',
+  completedHeading: "Ce lien de paiement n'accepte plus de paiements",
+  completedText: 'Il a reçu tous les paiements pour lesquels il a été créé.',
   requestTitle: 'Demande de paiement',
   continueToPayment: 'Continuer vers le paiement',
   notCompletedHeading: 'Paiement non abouti',
@@ -239,6 +325,8 @@ const fr: Messages = {
   chooseAmountLabel: 'Montant à payer',
   amountHint: (minimum, maximum) => `Entre ${minimum} et ${maximum}.`,
   amountInvalid: (minimum, maximum) => `Saisissez un montant entre ${minimum} et ${maximum}.`,
+  amountNotPayable: 'Ce montant ne peut pas être payé ici. Veuillez choisir un autre montant.',
+  errorPrefix: 'Erreur :',
   item: 'Article',
   quantity: 'Quantité',
   unitPrice: 'Prix',
@@ -255,6 +343,20 @@ const fr: Messages = {
     "Ce marchand n'a pas fini de configurer les paiements, ce lien ne peut donc pas encore être payé. Veuillez contacter le marchand.",
   reference: 'Référence',
   expiresOn: (date) => `Payable jusqu'au ${date}.`,
+  passingTitle: 'Temporairement indisponible',
+  passingText: "Cela n'a pas abouti pour le moment. Veuillez réessayer dans un instant.",
+  sandboxTitle: 'Paiement sandbox',
+  sandboxNote: "Prestataire sandbox : mode test, aucun argent réel n'est déplacé.",
+  sandboxPay: (amount) => `Payer ${amount}`,
+  sandboxBack: 'Retour',
+  sandboxComplete: 'Paiement effectué',
+  sandboxPaid: (amount) => `${amount} a été payé.`,
+  sandboxContinue: 'Continuer',
+  sandboxDeclined: 'Paiement refusé',
+  sandboxDeclinedNotice: "Paiement refusé. Rien n'a été débité.",
+  sandboxBackToMerchant: 'Retour au marchand',
+  sandboxExpired: 'Cette session de paiement a expiré',
+  sandboxStartAgain: 'Recommencer',
 };
 
 const es: Messages = {
@@ -269,6 +371,9 @@ const es: Messages = {
   canceledTitle: 'Enlace de pago cancelado',
   canceledHeading: 'Este enlace de pago se ha cancelado',
   canceledText: 'El comercio lo ha cancelado, así que ya no se puede pagar.',
+  completedTitle: 'Enlace de pago completado',
+  completedHeading: 'Este enlace de pago ya no admite pagos',
+  completedText: 'Ha recibido todos los pagos para los que se creó.',
   requestTitle: 'Solicitud de pago',
   continueToPayment: 'Continuar al pago',
   notCompletedHeading: 'Pago no completado',
@@ -290,6 +395,8 @@ const es: Messages = {
   chooseAmountLabel: 'Importe a pagar',
   amountHint: (minimum, maximum) => `Entre ${minimum} y ${maximum}.`,
   amountInvalid: (minimum, maximum) => `Introduce un importe entre ${minimum} y ${maximum}.`,
+  amountNotPayable: 'Este importe no se puede pagar aquí. Elige otro importe.',
+  errorPrefix: 'Error:',
   item: 'Artículo',
   quantity: 'Cantidad',
   unitPrice: 'Precio',
@@ -306,6 +413,20 @@ const es: Messages = {
     'Este comercio aún no ha terminado de configurar los pagos, así que este enlace todavía no se puede pagar. Contacta con el comercio.',
   reference: 'Referencia',
   expiresOn: (date) => `Se puede pagar hasta el ${date}.`,
+  passingTitle: 'No disponible temporalmente',
+  passingText: 'No se ha podido completar ahora mismo. Inténtalo de nuevo en un momento.',
+  sandboxTitle: 'Pago de prueba (sandbox)',
+  sandboxNote: 'Proveedor sandbox: modo de prueba, no se mueve dinero real.',
+  sandboxPay: (amount) => `Pagar ${amount}`,
+  sandboxBack: 'Volver',
+  sandboxComplete: 'Pago completado',
+  sandboxPaid: (amount) => `Se han pagado ${amount}.`,
+  sandboxContinue: 'Continuar',
+  sandboxDeclined: 'Pago rechazado',
+  sandboxDeclinedNotice: 'Pago rechazado. No se ha cobrado nada.',
+  sandboxBackToMerchant: 'Volver al comercio',
+  sandboxExpired: 'Esta sesión de pago ha caducado',
+  sandboxStartAgain: 'Empezar de nuevo',
 };
 
 const MESSAGES: Record<PageLanguage, Messages> = { en, nl, de, fr, es };

@@ -44,6 +44,8 @@ export const routes = [
   },
   { method: 'GET', path: '/checkout/{id}', handler: 'checkout-page', public: true },
   { method: 'HEAD', path: '/checkout/{id}', handler: 'checkout-page', public: true },
+  // The buyer's chosen amount of a link with `amount_range` (docs/checkout.md#buyer-chosen-amounts).
+  { method: 'POST', path: '/checkout/{id}', handler: 'checkout-page', public: true },
   { method: 'GET', path: '/checkout/{id}/complete', handler: 'checkout-page', public: true },
   { method: 'GET', path: '/checkout/{id}/qr.svg', handler: 'checkout-qr', public: true },
   { method: 'HEAD', path: '/checkout/{id}/qr.svg', handler: 'checkout-qr', public: true },

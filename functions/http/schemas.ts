@@ -3,6 +3,7 @@ import {
   MAX_LINE_ITEM_NAME_LENGTH,
   MAX_LINE_ITEMS,
   MAX_QUANTITY,
+  rangeProblems,
   totalProblem,
 } from '../domain/amount.ts';
 import { idPattern } from '../domain/ids.ts';
@@ -14,6 +15,7 @@ import {
   isPayableCurrency,
   MAX_AMOUNT_VALUE_LENGTH,
 } from '../domain/money.ts';
+import { MAX_PAYMENTS_PER_LINK } from '../domain/payment-link.ts';
 import { PAYMENT_METHODS } from '../domain/payment-methods.ts';
 import type { Mode } from '../domain/principal.ts';
 import { MAX_URL_LENGTH, type UrlPolicy, urlProblem } from '../domain/urls.ts';
@@ -39,39 +41,83 @@ export const MAX_EXPIRY_DAYS = 365;
 /** RFC 3339 to the nanosecond with an offset (`2026-01-31T23:59:59.123456789+01:00`); longer is no timestamp. */
 export const MAX_TIMESTAMP_LENGTH = 35;
 
+/** A decimal string above zero, at most 12 integer digits (its currency's decimals are checked beside it). */
+const decimalValueSchema = (description: string, example: string) =>
+  z.string().check(
+    z.regex(DECIMAL_PATTERN, 'Must be a plain decimal string such as "10.50".'),
+    (ctx) => {
+      const problem = amountValueProblem(ctx.value);
+      if (problem && DECIMAL_PATTERN.test(ctx.value))
+        ctx.issues.push({ code: 'custom', message: problem, input: ctx.value });
+    },
+    z.meta({
+      description,
+      example,
+      // Implied by the checks above; stated for clients and the OpenAPI document.
+      maxLength: MAX_AMOUNT_VALUE_LENGTH,
+    }),
+  );
+
+const currencySchema = () =>
+  z.string().check(
+    z.refine(isPayableCurrency, 'Must be an active ISO 4217 currency code in upper case, such as "EUR".'),
+    // Implied by the refinement (only active ISO 4217 codes pass); stated for the OpenAPI document.
+    z.meta({
+      description: 'ISO 4217 code, upper case.',
+      example: 'EUR',
+      pattern: '^[A-Z]{3}$',
+      maxLength: 3,
+    }),
+  );
+
 const amountSchema = () =>
   z
     .strictObject({
-      value: z.string().check(
-        z.regex(DECIMAL_PATTERN, 'Must be a plain decimal string such as "10.50".'),
-        (ctx) => {
-          const problem = amountValueProblem(ctx.value);
-          if (problem && DECIMAL_PATTERN.test(ctx.value))
-            ctx.issues.push({ code: 'custom', message: problem, input: ctx.value });
-        },
-        z.meta({
-          description: "Decimal string, greater than zero, within the currency's minor units.",
-          example: '10.50',
-          // Implied by the checks above; stated for clients and the OpenAPI document.
-          maxLength: MAX_AMOUNT_VALUE_LENGTH,
-        }),
+      value: decimalValueSchema(
+        "Decimal string, greater than zero, within the currency's minor units.",
+        '10.50',
       ),
-      currency: z.string().check(
-        z.refine(isPayableCurrency, 'Must be an active ISO 4217 currency code in upper case, such as "EUR".'),
-        // Implied by the refinement (only active ISO 4217 codes pass); stated for the OpenAPI document.
-        z.meta({
-          description: 'ISO 4217 code, upper case.',
-          example: 'EUR',
-          pattern: '^[A-Z]{3}$',
-          maxLength: 3,
-        }),
-      ),
+      currency: currencySchema(),
     })
     .check((ctx) => {
       const problem = fractionDigitsProblem(ctx.value.value, ctx.value.currency);
       if (problem)
         ctx.issues.push({ code: 'custom', message: problem, input: ctx.value.value, path: ['value'] });
     });
+
+/** `amount_range`: the buyer chooses the amount on our page, within these bounds (functions/domain/amount.ts). */
+const amountRangeSchema = () =>
+  z.optional(
+    z
+      .strictObject({
+        currency: currencySchema(),
+        minimum: decimalValueSchema('The least the buyer may pay.', '5.00'),
+        maximum: decimalValueSchema('The most the buyer may pay.', '500.00'),
+        suggested: z.nullish(
+          decimalValueSchema('Filled in for the buyer, who may change it (absent: an empty field).', '25.00'),
+        ),
+      })
+      .check(
+        (ctx) => {
+          // The order of the bounds means something only once each is a payable amount on its own.
+          const { currency, minimum, maximum, suggested } = ctx.value;
+          const values = [minimum, maximum, suggested ?? '1'];
+          if (!isPayableCurrency(currency) || values.some((value) => amountValueProblem(value))) return;
+          for (const problem of rangeProblems(ctx.value)) {
+            ctx.issues.push({
+              code: 'custom',
+              message: problem.detail,
+              input: ctx.value[problem.field],
+              path: [problem.field],
+            });
+          }
+        },
+        z.meta({
+          description:
+            "Instead of `amount`: the buyer chooses what to pay on the checkout page, from `minimum` to `maximum` (inclusive), in the currency's minor units.",
+        }),
+      ),
+  );
 
 const metadataSchema = () =>
   z.pipe(
@@ -256,26 +302,63 @@ const paymentMethodsSchema = () =>
     ),
   );
 
+/** Where a link's amount comes from: exactly one of these is given (functions/domain/amount.ts). */
+const AMOUNT_SOURCES = ['amount', 'line_items', 'amount_range'] as const;
+
 function createPaymentLinkSchema(policy: UrlPolicy) {
   return z
     .strictObject({
       amount: z.optional(
-        amountSchema().check(z.meta({ description: 'Required unless `line_items` is given.' })),
+        amountSchema().check(
+          z.meta({ description: 'Required unless `line_items` or `amount_range` is given.' }),
+        ),
       ),
       line_items: lineItemsSchema(),
+      amount_range: amountRangeSchema(),
       payment_methods: paymentMethodsSchema(),
       ...linkFieldSchemas(policy),
       connections: linkConnectionsSchema(),
+      reusable: z.optional(
+        z.boolean().check(
+          z.meta({
+            description:
+              'Takes a payment from every buyer, each on their own PSP session, until it is canceled, expires or has `max_payments` (then `completed`). Default: false, single-use.',
+          }),
+        ),
+      ),
+      max_payments: z.optional(
+        z.int().check(
+          z.minimum(1),
+          z.maximum(MAX_PAYMENTS_PER_LINK),
+          z.meta({
+            description: `A reusable link's most payments, 1 to ${MAX_PAYMENTS_PER_LINK}; absent: ${MAX_PAYMENTS_PER_LINK}. Only with \`reusable: true\`.`,
+            format: 'int32',
+          }),
+        ),
+      ),
     })
     .check((ctx) => {
-      const given = (['amount', 'line_items'] as const).filter((field) => ctx.value[field] !== undefined);
+      if (ctx.value.max_payments !== undefined && ctx.value.reusable !== true) {
+        ctx.issues.push({
+          code: 'custom',
+          message: 'Only a reusable link (`reusable: true`) takes `max_payments`.',
+          input: ctx.value.max_payments,
+          path: ['max_payments'],
+        });
+      }
+    })
+    .check((ctx) => {
+      const given = AMOUNT_SOURCES.filter((field) => ctx.value[field] !== undefined);
       if (given.length === 1) return;
       ctx.issues.push({
         code: 'custom',
         message:
-          given.length === 0 ? 'Give `amount` or `line_items`.' : 'Give `amount` or `line_items`, not both.',
+          given.length === 0
+            ? 'Give one of `amount`, `line_items` or `amount_range`.'
+            : `Give one of \`amount\`, \`line_items\` or \`amount_range\`, not ${given.map((field) => `\`${field}\``).join(' and ')}.`,
         input: ctx.value,
-        path: given.length === 0 ? ['amount'] : ['line_items'],
+        // The second field given is the one too many.
+        path: given.length === 0 ? ['amount'] : [given[1] as string],
       });
     });
 }
@@ -298,7 +381,12 @@ function updatePaymentLinkSchema(policy: UrlPolicy) {
     line_items: immutableField(
       'The line items of a payment link cannot change; cancel it and create a new one.',
     ),
+    amount_range: immutableField(
+      'The amount range of a payment link cannot change; cancel it and create a new one.',
+    ),
     payment_methods: immutableField('The payment methods of a payment link cannot change.'),
+    reusable: immutableField('Whether a payment link is reusable cannot change.'),
+    max_payments: immutableField('The most payments of a reusable link cannot change.'),
     ...linkFieldSchemas(policy),
   });
 }
@@ -338,13 +426,29 @@ function cachedPerPolicy<T>(
   return schema;
 }
 
-/** `POST /v1/payment-links/{id}/refunds`: no body (or `{}`) refunds all that remains; `amount` refunds part. */
+/**
+ * `POST /v1/payment-links/{id}/refunds`: no body (or `{}`) refunds all that remains; `amount` refunds part.
+ * `payment_id` names the payment refunded: required for a reusable link (docs/api.md#reusable-links).
+ */
 export const createRefundRequest = /* @__PURE__ */ once(() =>
   z.optional(
     z.strictObject({
+      payment_id: z.optional(
+        z.string().check(
+          z.regex(idPattern('pay'), 'Must be a payment id (pay_...).'),
+          z.maxLength(67),
+          z.meta({
+            description:
+              "The succeeded payment to refund (GET .../payments lists them). Required for a reusable link; a single-use link's own payment by default.",
+          }),
+        ),
+      ),
       amount: z.optional(
         amountSchema().check(
-          z.meta({ description: 'At most what remains to be refunded, in the currency of the payment.' }),
+          z.meta({
+            description:
+              'At most what remains to be refunded of the payment, in the currency of the payment.',
+          }),
         ),
       ),
     }),

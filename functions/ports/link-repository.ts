@@ -23,6 +23,13 @@ export interface LinkRepository {
    */
   saveSession(before: PaymentLink, after: PaymentLink): Promise<void>;
   /**
+   * A buyer's session was opened on the reusable link (its payment recorded): moves the link's version on, on
+   * condition that the link is still open but whatever its version, so that buyers opening sessions at once never
+   * conflict, while a cancel or expiry that read the link before fails its write and reads it (and the new
+   * payment) again. Throws `ConcurrentModificationError` when the link is no longer open.
+   */
+  noteSession(link: PaymentLink): Promise<void>;
+  /**
    * Stores the merchant's changes to an open link (`after`, one version later than `before`, see `update` in
    * functions/domain/payment-link.ts) on condition that the stored link is still at `before.version`, so a
    * concurrent payment, cancel or expiry is never lost or undone. Throws `ConcurrentModificationError` when

@@ -35,6 +35,17 @@ export interface CheckoutReturn {
   paymentMethods: PaymentMethod[] | null;
 }
 
+/**
+ * What checkout asks a PSP to open: a session for `link` that charges exactly `amount`, with the return
+ * addresses of the attempt. The amount is decided by checkout (`amountDue`, functions/domain/amount.ts: the
+ * link's fixed amount, its lines' sum, or the buyer's choice within its range) and recorded on the attempt's
+ * payment; an adapter charges it and never works out an amount of its own from the link.
+ */
+export interface SessionRequest extends CheckoutReturn {
+  link: PaymentLink;
+  amount: Amount;
+}
+
 export type PspPaymentState = PaymentState;
 
 /**
@@ -137,10 +148,10 @@ export interface Psp {
    */
   readonly idempotencyWindowMs: number;
   /**
-   * Creates a hosted checkout session for the link: the attempt `options.paymentId`. Throws `PspRefusalError`
-   * when the PSP refuses this link (its validation answer), any other error when the PSP failed.
+   * Creates a hosted checkout session for `request.link` at `request.amount`: the attempt `request.paymentId`.
+   * Throws `PspRefusalError` when the PSP refuses it (its validation answer), any other error when the PSP failed.
    */
-  createSession(link: PaymentLink, options: CheckoutReturn): Promise<PspSession>;
+  createSession(request: SessionRequest): Promise<PspSession>;
   /**
    * For a PSP whose notifications are verified by looking up, at the PSP, the id they name (Mollie: the webhook
    * carries only `id=tr_…`): that id, read from the raw body before any call, or undefined. The caller then

@@ -8,9 +8,10 @@ import type { Mode } from '../domain/principal.ts';
  */
 export interface RefundLedger {
   /**
-   * Appends a new pending refund to a paid link and reserves its amount, in one write conditioned on the link
-   * being paid, on fewer than `maxRefunds` refunds, and on enough of the paid amount remaining then (`paidMinor`,
-   * the link's amount in minor units). The same write puts the link on the refund sweeper's list at `checkAt`.
+   * Appends a new pending refund to a paid link and reserves its amount, in one write conditioned on the
+   * refund's payment being a succeeded payment of the link (a single-use link: the link is paid), on fewer than
+   * `maxRefunds` refunds, and on enough of that payment remaining then (`paidMinor`, its amount in minor units;
+   * a reusable link counts per payment, in `paid_payments`). The same write puts the link on the refund sweeper's list at `checkAt`.
    * Returns false when the condition fails; the caller reads the link again and decides.
    */
   reserve(

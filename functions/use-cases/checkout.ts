@@ -1,5 +1,12 @@
+import { amountDue } from '../domain/amount.ts';
 import { ANSWER_ROOM_MS, PSP_CALL_TIMEOUT_MS } from '../domain/call-budgets.ts';
-import { isPreviewRequest, nextCheckoutStep, sessionExpiry, withSession } from '../domain/checkout.ts';
+import {
+  amountAtStake,
+  isPreviewRequest,
+  nextCheckoutStep,
+  sessionExpiry,
+  withSession,
+} from '../domain/checkout.ts';
 import { BUILT_IN_SANDBOX_ID, type PspConnection } from '../domain/connection.ts';
 import {
   afterFailure,
@@ -12,14 +19,21 @@ import {
 } from '../domain/connection-health.ts';
 import { ConcurrentModificationError, PspNotConfiguredError } from '../domain/errors.ts';
 import { resolveLocale } from '../domain/locale.ts';
+import type { Amount } from '../domain/money.ts';
 import {
   endedByUs,
   newPaymentId,
   type Payment,
+  paymentAmount,
   startedPayment,
   unavailablePayment,
 } from '../domain/payment.ts';
-import { effectiveStatus, type PaymentLink, type PspSession } from '../domain/payment-link.ts';
+import {
+  amountSourceOf,
+  effectiveStatus,
+  type PaymentLink,
+  type PspSession,
+} from '../domain/payment-link.ts';
 import { methodsFor } from '../domain/payment-methods.ts';
 import { MODES } from '../domain/principal.ts';
 import { pspAmountProblem } from '../domain/psp-amounts.ts';
@@ -29,7 +43,7 @@ import { putMetrics } from '../metrics.ts';
 import type { EventQueue } from '../ports/event-queue.ts';
 import type { LinkRepository } from '../ports/link-repository.ts';
 import type { PaymentRepository } from '../ports/payment-repository.ts';
-import { PspRefusalError } from '../ports/psp.ts';
+import { type Psp, PspRefusalError } from '../ports/psp.ts';
 import { recordSessionStatus } from './payments.ts';
 import type { PspConnections } from './psp-connections.ts';
 
@@ -60,6 +74,13 @@ export interface CheckoutRequest {
   via?: string | undefined;
   /** The buyer came back from the PSP without paying (`?canceled=1`, our cancel address). */
   returned?: boolean | undefined;
+  /**
+   * The amount the buyer typed on our page (`POST {checkout_base}/{id}`, a link with `amount_range`), as typed:
+   * read in the page's locale (docs/checkout.md#buyer-chosen-amounts). Undefined: a visit (GET).
+   */
+  amount?: string | undefined;
+  /** On a reusable link: the payment the buyer's cookie names, their last attempt (docs/checkout.md#reusable-links). */
+  buyerPayment?: string | undefined;
 }
 
 /**
@@ -76,7 +97,7 @@ export const VIA_ANOTHER_PROVIDER = 'next';
 export type CheckoutView =
   | { kind: 'not_found' }
   | { kind: 'paid'; link: PaymentLink }
-  | { kind: 'gone'; link: PaymentLink; status: 'canceled' | 'expired' }
+  | { kind: 'gone'; link: PaymentLink; status: 'canceled' | 'expired' | 'completed' }
   /** A preview or prefetch: the page without a PSP session. */
   | { kind: 'preview'; link: PaymentLink }
   /** Forward to the PSP's page. */
@@ -85,7 +106,17 @@ export type CheckoutView =
    * The buyer is back after an attempt that ended unpaid: try again, or (`another`) pay with another payment
    * provider; no session is opened until they choose.
    */
-  | { kind: 'choose'; link: PaymentLink; another: boolean }
+  | { kind: 'choose'; link: PaymentLink; another: boolean; amount: Amount }
+  /**
+   * A buyer-chosen amount (`amount_range`): the form asks for it, again with `problem` when the amount the buyer
+   * `entered` was refused (`not_payable`: within the range, but no connection serving the link can take it).
+   */
+  | {
+      kind: 'ask';
+      link: PaymentLink;
+      problem?: 'missing' | 'invalid' | 'out_of_range' | 'not_payable';
+      entered?: string | undefined;
+    }
   /**
    * No session can be shown: every connection failed (or is down, or cannot take the amount), or an open
    * session could be neither ended nor shown. The link stays open; `retryAt` when it is known.
@@ -101,6 +132,20 @@ export type CheckoutView =
 export async function findLinkById(links: LinkRepository, id: string): Promise<PaymentLink | undefined> {
   const found = await Promise.all(MODES.map((mode) => links.get(id, mode)));
   return found.find((link) => link !== undefined);
+}
+
+/**
+ * Whether the buyer back on our return page has paid: a single-use link is paid; on a reusable link, the payment
+ * their cookie names succeeded (docs/checkout.md#reusable-links).
+ */
+export async function hasPaid(
+  payments: Pick<PaymentRepository, 'get'>,
+  link: PaymentLink,
+  buyerPayment: string | undefined,
+): Promise<boolean> {
+  if (!link.reusable) return link.status === 'paid';
+  if (buyerPayment === undefined) return false;
+  return (await payments.get(link.id, link.mode, buyerPayment))?.status === 'succeeded';
 }
 
 /** Decisions one request takes at most: each ends a session, opens one, or loses a race and reads again. */
@@ -139,17 +184,29 @@ export async function openCheckout(
     const now = deps.now();
     const status = effectiveStatus(link, now);
     if (status === 'paid') return { kind: 'paid', link };
-    if (status === 'canceled' || status === 'expired') return { kind: 'gone', link, status };
+    if (status === 'canceled' || status === 'expired' || status === 'completed') {
+      return { kind: 'gone', link, status };
+    }
     if (isPreviewRequest(request.method, request.headers)) return { kind: 'preview', link };
     if (round === 1) putMetrics({ CheckoutVisits: 1 });
+    const locale = resolveLocale(link.locale, request.headers['accept-language']);
+    // A buyer-chosen amount is checked before anything is read or opened; a refused one is asked for again.
+    const due =
+      request.amount === undefined
+        ? undefined
+        : amountDue(amountSourceOf(link), { amount: request.amount, locale });
+    if (due && !due.ok) return { kind: 'ask', link, problem: due.problem, entered: request.amount };
+    // What a new session charges (docs/orchestration.md#payments): undefined while the buyer has not chosen.
+    const amount = link.amount ?? (due?.ok ? due.amount : undefined);
 
     const [{ connections, routing }, payments] = await Promise.all([
       deps.psps.directory(link.account, link.mode),
       deps.payments.listOfLink(link.id, link.mode),
     ]);
     const health = new Map(connections.map((state) => [state.connection.id, state.health]));
+    const atStake = amountAtStake(link, payments, amount, request.buyerPayment);
     const routed = routeLink(
-      link,
+      { ...link, amount: atStake },
       routing,
       connections.map((state) => state.connection),
       deps.random,
@@ -158,11 +215,13 @@ export async function openCheckout(
       link,
       payments,
       routed,
-      amountProblems: amountProblems(link, routed),
+      amount,
+      amountProblems: amount ? amountProblems(link, amount, routed) : new Map(),
       now,
       wantsAnother: request.via !== undefined,
       returned: request.returned === true,
       unendable,
+      buyerPayment: request.buyerPayment,
     });
     // No connection serves the link: an open session is still shown or ended, nothing new is offered.
     if (routed.length === 0 && step.kind !== 'show' && step.kind !== 'end') throw new PspNotConfiguredError();
@@ -175,7 +234,13 @@ export async function openCheckout(
           pspOrigin: await pspOrigin(deps, link, step.session),
         };
       case 'choose':
-        return { kind: 'choose', link, another: step.another };
+        return { kind: 'choose', link, another: step.another, amount: atStake };
+      case 'ask':
+        return {
+          kind: 'ask',
+          link,
+          ...(step.problem ? { problem: step.problem, entered: request.amount } : {}),
+        };
       case 'wait':
         return step.reason === 'throttled' && step.until
           ? { kind: 'throttled', link, retryAt: step.until }
@@ -186,8 +251,14 @@ export async function openCheckout(
         continue;
       }
       case 'open': {
-        const locale = resolveLocale(link.locale, request.headers['accept-language']);
-        const opened = await openSession(deps, link, step.candidates, health, budget, now, locale);
+        const opened = await openSession(
+          deps,
+          { link, amount: atStake, locale },
+          step.candidates,
+          health,
+          budget,
+          now,
+        );
         if (opened) return opened;
       }
     }
@@ -199,10 +270,14 @@ export async function openCheckout(
  * Why routed connections cannot take the link's amount, from each provider's rules (`pspAmountProblem`, no call
  * made): such a connection is not asked, and that counts nothing against its health.
  */
-function amountProblems(link: PaymentLink, routed: readonly PspConnection[]): Map<string, string> {
+function amountProblems(
+  link: PaymentLink,
+  amount: Amount,
+  routed: readonly PspConnection[],
+): Map<string, string> {
   const problems = new Map<string, string>();
   for (const connection of routed) {
-    const problem = pspAmountProblem(connection.provider, link.amount, 'payment');
+    const problem = pspAmountProblem(connection.provider, amount, 'payment');
     if (problem) {
       problems.set(connection.id, problem);
       logger.debug('Connection skipped: it cannot take the amount', {
@@ -257,7 +332,11 @@ async function endSession(
     if ((await psp.expireSession(session)) === 'ended') {
       const payment =
         payments.find((candidate) => candidate.id === session.payment_id) ??
-        startedPayment({ id: session.payment_id, link, connection }, session, deps.now());
+        startedPayment(
+          { id: session.payment_id, link, connection, amount: paymentAmount(session, link) },
+          session,
+          deps.now(),
+        );
       const ended = endedByUs(payment, deps.now());
       const stored = payments.includes(payment) ? payment : undefined;
       if (ended) {
@@ -285,32 +364,41 @@ async function endSession(
   }
 }
 
+/** What a new session is for: the link, the amount it charges, and the buyer's locale. */
+interface Opening {
+  link: PaymentLink;
+  amount: Amount;
+  locale: string;
+}
+
 /**
  * Opens a session at the first candidate that gives one (failover), records its payment and stores it on the
  * link. Undefined when a concurrent request stored its own session first (ours is ended): decide again.
  */
 async function openSession(
   deps: CheckoutDependencies,
-  link: PaymentLink,
+  opening: Opening,
   candidates: readonly PspConnection[],
   health: ReadonlyMap<string, ConnectionHealth>,
   budget: CallBudget,
   now: Date,
-  locale: string,
 ): Promise<CheckoutView | undefined> {
+  const { link, amount } = opening;
   let failures = 0;
   for (const connection of candidates) {
     if (!mayCall(deps, budget)) break;
     if (!(await mayTry(deps, connection, health.get(connection.id), now))) continue;
     budget.used++;
-    const opened = await tryConnection(deps, link, connection, health.get(connection.id), locale);
+    const opened = await tryConnection(deps, opening, connection, health.get(connection.id));
     if (!opened) {
       failures++;
       continue;
     }
     if (failures > 0) putMetrics({ Failovers: 1 }, { connection: connection.id });
-    const { session, psp } = opened;
-    const payment = startedPayment({ id: session.payment_id, link, connection }, session, deps.now());
+    const session = { ...opened.session, amount };
+    const { psp } = opened;
+    const payment = startedPayment({ id: session.payment_id, link, connection, amount }, session, deps.now());
+    if (link.reusable) return attachBuyerSession(deps, link, session, psp, payment, budget);
     const updated = withSession(link, session);
     // Either record says the session is open (openSessions): the link's own, or its pending payment.
     const [stored, recorded] = await Promise.allSettled([
@@ -342,6 +430,47 @@ async function openSession(
     return undefined;
   }
   return { kind: 'unavailable', link };
+}
+
+/**
+ * A reusable link's new session is the buyer's own (docs/orchestration.md#reusable-links): its payment is
+ * recorded first (the only record of an open attempt: a session whose payment cannot be recorded is ended, and
+ * the buyer gets an error page), then the link's version moves on with a write conditioned only on the link
+ * being open, so buyers never conflict with each other but a cancel or expiry that read the link before reads it
+ * again, with this payment, and ends its session. A link that stopped being open meanwhile gets the session
+ * ended and the decision taken afresh (undefined).
+ */
+async function attachBuyerSession(
+  deps: CheckoutDependencies,
+  link: PaymentLink,
+  session: PspSession,
+  psp: Psp,
+  payment: Payment,
+  budget: CallBudget,
+): Promise<CheckoutView | undefined> {
+  const endUnused = async (recorded: boolean) => {
+    budget.used++;
+    const answer = await psp.expireSession(session).catch((error: unknown) => {
+      logger.warn('Could not expire an unused PSP session', { session_id: session.id, error });
+      return undefined;
+    });
+    const ended = answer === 'ended' && recorded && endedByUs(payment, deps.now());
+    if (ended) await deps.payments.save(ended, payment).catch(() => undefined);
+  };
+  try {
+    await deps.payments.save(payment);
+  } catch (error) {
+    await endUnused(false);
+    throw error;
+  }
+  try {
+    await deps.links.noteSession(link);
+  } catch (error) {
+    if (!(error instanceof ConcurrentModificationError)) throw error;
+    await endUnused(true);
+    return undefined;
+  }
+  return { kind: 'forward', link, session, pspOrigin: psp.checkoutOrigin };
 }
 
 function strictlyIncreasing(now: () => Date): () => Date {
@@ -382,16 +511,17 @@ async function mayTry(
  */
 async function tryConnection(
   deps: CheckoutDependencies,
-  link: PaymentLink,
+  { link, amount, locale }: Opening,
   connection: PspConnection,
   health: ConnectionHealth | undefined,
-  locale: string,
 ) {
   const paymentId = newPaymentId();
   try {
     const psp = await deps.psps.adapter(connection);
     const now = deps.now();
-    const session = await psp.createSession(link, {
+    const session = await psp.createSession({
+      link,
+      amount,
       successUrl: link.redirect_url ?? `${deps.checkoutBase}/${link.id}/complete`,
       cancelUrl: `${deps.checkoutBase}/${link.id}?canceled=1`,
       notificationUrl: `${deps.baseUrl}/psp/${connection.provider}/notifications/${connection.id}`,
@@ -426,7 +556,7 @@ async function tryConnection(
     );
     const now = deps.now();
     const failed = unavailablePayment(
-      { id: paymentId, link, connection },
+      { id: paymentId, link, connection, amount },
       refused
         ? `${connection.provider} refused to open a session for this payment link.`
         : `${connection.provider} could not open a session.`,

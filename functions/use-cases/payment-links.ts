@@ -1,4 +1,6 @@
+import { openSessions } from '../domain/checkout.ts';
 import { ConcurrentModificationError, NotFoundError, PspSessionNotEndedError } from '../domain/errors.ts';
+import { endedByUs } from '../domain/payment.ts';
 import {
   cancel,
   expire,
@@ -18,6 +20,7 @@ import { logger } from '../logger.ts';
 import { putMetrics } from '../metrics.ts';
 import type { EventQueue } from '../ports/event-queue.ts';
 import type { LinkRepository } from '../ports/link-repository.ts';
+import type { PaymentRepository } from '../ports/payment-repository.ts';
 
 export interface LinkDependencies {
   links: LinkRepository;
@@ -128,8 +131,53 @@ export interface PspSessions {
 type TransitionDependencies = LinkDependencies & {
   queue: EventQueue;
   pspSessions: PspSessions;
+  /** A reusable link's open attempts are its payments' sessions. */
+  payments: Pick<PaymentRepository, 'listOfLink' | 'save'>;
   checkoutBase: string;
 };
+
+/** Sessions one cancel or expiry of a reusable link ends at once (in parallel); a retry ends the rest. */
+export const MAX_SESSIONS_ENDED_AT_ONCE = 25;
+
+/**
+ * Cancel and expiry of a reusable link end every buyer's open attempt first, as `endDroppedSession` does for a
+ * single-use link's one (docs/orchestration.md#one-payable-session): in parallel, at most
+ * `MAX_SESSIONS_ENDED_AT_ONCE` per call; each ended one is recorded (its payment canceled) so that a retry does
+ * not ask again. Any left open (its PSP could not be asked, or more than fit) throws `PspSessionNotEndedError`,
+ * and the caller stores nothing. The link's version moves on with every new buyer session (`noteSession`), so a
+ * session opened after the payments were read makes the commit fail, and the retry reads it.
+ */
+async function endOpenAttempts(
+  deps: TransitionDependencies,
+  link: PaymentLink,
+  ended: Set<string>,
+): Promise<void> {
+  if (!link.reusable) return;
+  const now = deps.now();
+  const payments = await deps.payments.listOfLink(link.id, link.mode);
+  const open = openSessions({ ...link, psp_session: null }, payments, now).filter(
+    (session) => !ended.has(session.id),
+  );
+  const batch = open.slice(0, MAX_SESSIONS_ENDED_AT_ONCE);
+  const results = await Promise.allSettled(
+    batch.map(async (session) => {
+      const answer = await deps.pspSessions.expireSession(link.account, link.mode, session);
+      ended.add(session.id);
+      const payment = payments.find((candidate) => candidate.id === session.payment_id);
+      const canceled = answer === 'ended' && payment && endedByUs(payment, deps.now());
+      if (payment && canceled) await deps.payments.save(canceled, payment).catch(() => undefined);
+    }),
+  );
+  const failed = results.find((result) => result.status === 'rejected');
+  if (failed || open.length > batch.length) {
+    logger.warn('Open PSP sessions of a reusable link not all ended', {
+      link_id: link.id,
+      open: open.length - batch.length + results.filter((result) => result.status === 'rejected').length,
+      error: failed?.reason,
+    });
+    throw new PspSessionNotEndedError(failed?.reason);
+  }
+}
 
 /**
  * A link whose PSP session no longer fits it (canceled, expired, or changed where the buyer sees it) has no use
@@ -212,7 +260,10 @@ export async function cancelPaymentLink(
     deps,
     () => getPaymentLink(deps, principal, id),
     (current, now) => cancel(current, now),
-    (transition) => endDroppedSession(deps, transition.before, transition.after, ended),
+    async (transition) => {
+      await endDroppedSession(deps, transition.before, transition.after, ended);
+      await endOpenAttempts(deps, transition.before, ended);
+    },
   );
   return link;
 }
@@ -243,7 +294,10 @@ export async function expireDueLinks(
         },
         (link, now) => expire(link, now),
         // A session its PSP could not end keeps the link open (reads show it expired): the next run tries again.
-        (transition) => endDroppedSession(deps, transition.before, transition.after, ended),
+        async (transition) => {
+          await endDroppedSession(deps, transition.before, transition.after, ended);
+          await endOpenAttempts(deps, transition.before, ended);
+        },
       );
       if (transition) expired++;
     } catch (error) {

@@ -6,13 +6,21 @@ import {
   checkFailed,
   type Payment,
   type PaymentOutcome,
+  type PaymentResource,
+  paymentAmount,
   settle,
   startedPayment,
   stillPending,
   toPaymentResource,
   withReference,
 } from '../domain/payment.ts';
-import { markPaid, type PaymentLink, reportPayment, withPaymentReference } from '../domain/payment-link.ts';
+import {
+  addPayment,
+  markPaid,
+  type PaymentLink,
+  reportPayment,
+  withPaymentReference,
+} from '../domain/payment-link.ts';
 import type { Mode, Principal } from '../domain/principal.ts';
 import { bytesToBase62 } from '../domain/random.ts';
 import { logger } from '../logger.ts';
@@ -51,7 +59,9 @@ const UNKNOWN_SESSION_LIFETIME_MS = 24 * 3_600_000;
  * Applies what the PSP says about a session (fetched from the PSP, never a notification body) to its payment
  * and its link, so notifications and the sweeper record the same thing the same way:
  * - succeeded: the payment succeeds and the link is paid with it; if the link was already paid by another
- *   payment, the merchant gets `payment_link.duplicate_payment` (docs/orchestration.md#duplicate-payments);
+ *   payment, the merchant gets `payment_link.duplicate_payment` (docs/orchestration.md#duplicate-payments); a
+ *   reusable link records each payment (`addPayment`: `payment_link.paid`, or beyond `max_payments` that
+ *   duplicate event);
  * - failed: the payment fails with the PSP's reason and the merchant gets `payment_link.payment_failed`;
  * - canceled or expired: the payment says so; pending: nothing changes.
  * Every write is conditional and every report happens once per payment, however many copies race.
@@ -87,8 +97,23 @@ export async function recordSessionStatus(
       connection_id: connection.id,
       provider: connection.provider,
       reference: payment.provider_reference,
+      // What this payment charged: refunds of the link are bounded by it (a range link's is the buyer's choice).
+      amount: paymentAmount(payment, link),
     };
-    const result = await applyTransition(transitions, load, (current, now) => markPaid(current, paid, now));
+    const result = await applyTransition(transitions, load, (current, now) =>
+      current.reusable
+        ? addPayment(current, paid, toPaymentResource(payment, current), now)
+        : markPaid(current, paid, now),
+    );
+    if (result.transition?.event.type === 'payment_link.duplicate_payment') {
+      putMetrics({ PaymentsSucceeded: 1 }, { provider: connection.provider });
+      logger.warn('A payment was confirmed after its reusable link took its last one', {
+        link_id: link.id,
+        payment_id: payment.id,
+        connection_id: connection.id,
+      });
+      return 'duplicate';
+    }
     if (result.transition) {
       putMetrics({ PaymentsSucceeded: 1 }, { provider: connection.provider });
       if (paid.reference === null) {
@@ -104,7 +129,7 @@ export async function recordSessionStatus(
       await storeLinkReference(deps, link, payment.id, payment.provider_reference);
     }
     const reported = await applyTransition(transitions, load, (current, now) =>
-      reportPayment(current, 'payment_link.duplicate_payment', toPaymentResource(payment), now),
+      reportPayment(current, 'payment_link.duplicate_payment', toPaymentResource(payment, current), now),
     );
     if (reported.transition) {
       logger.warn('A second payment was confirmed for a paid link', {
@@ -119,7 +144,7 @@ export async function recordSessionStatus(
   if (payment.status === 'failed' && status.state === 'failed') {
     putMetrics({ PaymentsFailed: 1 }, { provider: connection.provider });
     await applyTransition(transitions, load, (current, now) =>
-      reportPayment(current, 'payment_link.payment_failed', toPaymentResource(payment), now),
+      reportPayment(current, 'payment_link.payment_failed', toPaymentResource(payment, current), now),
     );
     return 'failed';
   }
@@ -161,10 +186,12 @@ async function savePayment(
   for (let attempt = 1; ; attempt++) {
     const now = deps.now();
     const stored = await deps.payments.get(link.id, link.mode, id);
+    // A session whose attempt left no record: the link's own says what it charges (else the link's amount).
+    const session = link.psp_session?.id === status.id ? link.psp_session : undefined;
     const current =
       stored ??
       startedPayment(
-        { id, link, connection },
+        { id, link, connection, amount: paymentAmount(session ?? {}, link) },
         {
           id: status.id,
           expires_at:
@@ -185,14 +212,15 @@ async function savePayment(
   }
 }
 
-/** The payments of the caller's link, newest first. */
+/** The payments of the caller's link, newest first, as the merchant sees them. */
 export async function listPayments(
   deps: Pick<PaymentDependencies, 'links' | 'payments' | 'now'>,
   principal: Principal,
   linkId: string,
-): Promise<Payment[]> {
+): Promise<PaymentResource[]> {
   const link = await getPaymentLink(deps, principal, linkId);
-  return deps.payments.listOfLink(link.id, link.mode);
+  const payments = await deps.payments.listOfLink(link.id, link.mode);
+  return payments.map((payment) => toPaymentResource(payment, link));
 }
 
 /**

@@ -7,7 +7,13 @@ import {
 } from '../domain/connection.ts';
 import type { ConnectionHealth } from '../domain/connection-health.ts';
 import { ConnectionInUseError, PspNotConfiguredError } from '../domain/errors.ts';
-import type { PaymentLink, PspPayment, PspSession, Refund } from '../domain/payment-link.ts';
+import {
+  type PaymentLink,
+  type PspPayment,
+  type PspSession,
+  paidPayment,
+  type Refund,
+} from '../domain/payment-link.ts';
 import type { Mode } from '../domain/principal.ts';
 import type { RefundOutcome } from '../domain/refund.ts';
 import type { Routing } from '../domain/routing.ts';
@@ -101,26 +107,29 @@ export class PspConnections implements PspSessions, PaymentRefunds {
 
   /** Refunds through the connection that took the link's payment, whatever routing says today. */
   async refund(link: PaymentLink, refund: Refund): Promise<RefundOutcome> {
-    const { psp, payment } = await this.paymentAdapter(link);
+    const { psp, payment } = await this.paymentAdapter(link, refund);
     return askForRefund(psp, payment, link, refund);
   }
 
   async refundAgain(link: PaymentLink, refund: Refund, now: Date): Promise<RefundOutcome | undefined> {
-    const { psp, payment } = await this.paymentAdapter(link);
+    const { psp, payment } = await this.paymentAdapter(link, refund);
     if (now.getTime() - Date.parse(refund.created_at) > psp.idempotencyWindowMs) return undefined;
     return askForRefund(psp, payment, link, refund);
   }
 
   async refundStatus(link: PaymentLink, refund: Refund): Promise<RefundOutcome> {
     if (!refund.provider_reference) throw new Error(`Refund ${refund.id} has no PSP reference yet.`);
-    const { psp } = await this.paymentAdapter(link);
+    const { psp } = await this.paymentAdapter(link, refund);
     return refundOutcomeOf(await psp.retrieveRefund(refund.provider_reference));
   }
 
-  /** The adapter of the connection that took the link's payment. */
-  private async paymentAdapter(link: PaymentLink): Promise<{ psp: Psp; payment: PspPayment }> {
-    const payment = link.payment;
-    if (!payment) throw new Error(`Payment link ${link.id} has no payment to refund.`);
+  /** The adapter of the connection that took the refund's payment (a reusable link's may each differ). */
+  private async paymentAdapter(
+    link: PaymentLink,
+    refund: Refund,
+  ): Promise<{ psp: Psp; payment: PspPayment }> {
+    const payment = paidPayment(link, refund.payment_id);
+    if (!payment) throw new Error(`Payment link ${link.id} has no payment ${refund.payment_id} to refund.`);
     const connection =
       payment.connection_id === BUILT_IN_SANDBOX_ID
         ? builtInSandbox(link.account, link.mode)

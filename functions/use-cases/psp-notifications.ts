@@ -6,7 +6,7 @@ import {
   PspUnavailableError,
   ServiceError,
 } from '../domain/errors.ts';
-import type { PaymentLink } from '../domain/payment-link.ts';
+import { type PaymentLink, paidPayment } from '../domain/payment-link.ts';
 import type { Mode } from '../domain/principal.ts';
 import { pendingRefunds } from '../domain/refund.ts';
 import { logger } from '../logger.ts';
@@ -208,7 +208,8 @@ async function recordRefund(
     return 'ignored';
   }
   const link = await deps.links.get(status.linkId, connection.mode);
-  if (!link || !tookPaymentOf(connection, link) || !link.refunds?.some(({ id }) => id === status.refundId)) {
+  const refunded = link?.refunds?.find(({ id }) => id === status.refundId);
+  if (!link || !refunded || !tookPaymentOf(connection, link, refunded.payment_id)) {
     // The PSP holds it with ids that name no refund this connection took: nothing of ours to record either.
     logger.warn('PSP refund naming no refund of this connection ignored', {
       connection_id: connection.id,
@@ -230,8 +231,9 @@ async function recordPendingRefunds(
   link: PaymentLink,
 ): Promise<NotificationOutcome> {
   let outcome: NotificationOutcome = 'ignored';
-  if (!tookPaymentOf(connection, link)) return outcome;
-  const answered = pendingRefunds(link).filter((refund) => refund.provider_reference);
+  const answered = pendingRefunds(link).filter(
+    (refund) => refund.provider_reference && tookPaymentOf(connection, link, refund.payment_id),
+  );
   for (const refund of answered.slice(0, NOTIFICATION_PSP_CALLS - 1)) {
     const reference = refund.provider_reference as string;
     const status = await askPsp(connection, () => psp.retrieveRefund(reference), { refund_id: refund.id });
@@ -255,10 +257,10 @@ async function recordRefundStatus(
       : 'ignored';
 }
 
-/** The connection took the link's payment (the built-in sandbox serves every account). */
-function tookPaymentOf(connection: PspConnection, link: PaymentLink): boolean {
+/** The connection took this payment of the link (the built-in sandbox serves every account). */
+function tookPaymentOf(connection: PspConnection, link: PaymentLink, paymentId: string): boolean {
   return (
-    link.payment?.connection_id === connection.id &&
+    paidPayment(link, paymentId)?.connection_id === connection.id &&
     (connection.id === BUILT_IN_SANDBOX_ID || link.account === connection.account)
   );
 }

@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
 import { ConcurrentModificationError, NotFoundError } from '../domain/errors.ts';
 import { idFromBytes, newId } from '../domain/ids.ts';
-import type { Amount } from '../domain/money.ts';
-import { toMinorUnits } from '../domain/money.ts';
-import type { PaymentLink, Refund } from '../domain/payment-link.ts';
+import { type Amount, toMinorUnits } from '../domain/money.ts';
+import { type PaymentLink, paidPayment, type Refund } from '../domain/payment-link.ts';
 import type { Mode, Principal } from '../domain/principal.ts';
 import {
   afterRefundCheck,
   firstRefundCheckAt,
   MAX_REFUNDS_PER_LINK,
+  paymentAmountMinor,
   pendingRefunds,
   type RefundOutcome,
   requestRefund,
@@ -74,8 +74,8 @@ export function refundIdFor(
 }
 
 /**
- * `POST /v1/payment-links/{id}/refunds`: reserves the amount on the link (a write conditioned on what remains,
- * so concurrent refunds never add up past the paid amount), then asks the PSP that took the payment and records
+ * `POST /v1/payment-links/{id}/refunds`: reserves the amount on the link (a write conditioned on what remains
+ * of the payment refunded, so concurrent refunds never add up past that payment), then asks the PSP that took the payment and records
  * what it said. Once the amount is reserved the answer is the refund (201), whatever fails after: a PSP that
  * cannot be reached, or a store that cannot record its answer, leaves the refund `pending`, its amount still
  * reserved, and the refund sweeper asks again with the same idempotency key (`checkPendingRefunds`). A PSP that
@@ -88,6 +88,8 @@ export async function createRefund(
   linkId: string,
   requested: Amount | undefined,
   refundId: string = newId('re'),
+  /** The payment to refund: required on a reusable link; a single-use link's own payment by default. */
+  paymentId?: string,
 ): Promise<Refund> {
   let link: PaymentLink;
   let refund: Refund;
@@ -95,7 +97,7 @@ export async function createRefund(
     link = await getPaymentLink(deps, principal, linkId);
     const made = link.refunds?.find((candidate) => candidate.id === refundId);
     if (made) return made;
-    refund = requestRefund(link, requested, refundId, deps.now());
+    refund = requestRefund(link, requested, refundId, deps.now(), paymentId);
     if (await reserve(deps, link, refund)) break;
     // Another refund took part of the amount first: decide again on what remains now (maybe a 422).
     if (attempt >= MAX_RESERVE_ATTEMPTS) {
@@ -134,8 +136,10 @@ export async function createRefund(
  * refund is on the link, it was reserved (asking the PSP now is what a retry would do anyway).
  */
 async function reserve(deps: RefundDependencies, link: PaymentLink, refund: Refund): Promise<boolean> {
+  const payment = paidPayment(link, refund.payment_id);
+  if (!payment) throw new NotFoundError(`No payment ${refund.payment_id} of ${link.id} to refund.`);
   const limits = {
-    paidMinor: toMinorUnits(link.amount),
+    paidMinor: paymentAmountMinor(link, payment),
     refundMinor: toMinorUnits(refund.amount),
     maxRefunds: MAX_REFUNDS_PER_LINK,
     checkAt: firstRefundCheckAt(deps.now()),
@@ -258,7 +262,7 @@ async function askPspAbout(
   logger.error('A refund the PSP never acknowledged can no longer be asked for safely: check it at the PSP', {
     link_id: link.id,
     refund_id: refund.id,
-    connection_id: link.payment?.connection_id,
+    connection_id: paidPayment(link, refund.payment_id)?.connection_id,
   });
   return undefined;
 }

@@ -1,6 +1,6 @@
 import { join, resolve } from 'node:path';
 import { LOCAL_SIGNING_KEY_FILE } from './local-secrets.ts';
-import { runningStack } from './local-stack.ts';
+import { runningStack } from './stack-state.ts';
 
 /** Prints `message` and the command's usage, and exits with status 2 (a usage error). */
 export function failWithUsage(usage: string): (message: string) => never {

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -28,10 +28,9 @@ import { prepareLocalSecrets } from './local-secrets.ts';
 import { enforceFunctionPermissions } from './permissions.ts';
 import { startSchedules } from './scheduler.ts';
 import { startQueueConsumers } from './sqs-poller.ts';
+import { type LocalStackState, runningStack, STATE_FILE } from './stack-state.ts';
 
 export const LOCAL_TABLE_NAME = 'payment-links';
-/** Written while the stack runs, so `npm run keys` in the same checkout finds the embedded store. */
-export const STATE_FILE = 'local-stack.json';
 
 export interface LocalStackOptions {
   port: number;
@@ -58,31 +57,6 @@ export interface LocalStack {
   /** What the fault mode has injected so far, when it is on. */
   faults: FaultInjector | undefined;
   stop(): Promise<void>;
-}
-
-export interface LocalStackState {
-  base_url: string;
-  dynamodb_endpoint: string;
-  table_name: string;
-  pid: number;
-}
-
-/** Whether the process that wrote a state file still runs. */
-function isRunning(state: LocalStackState): boolean {
-  try {
-    process.kill(state.pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** The state of a local stack running from `dataDir`, or undefined (none, or a stale file a crash left). */
-export function runningStack(dataDir: string): LocalStackState | undefined {
-  const file = join(dataDir, STATE_FILE);
-  if (!existsSync(file)) return undefined;
-  const state = JSON.parse(readFileSync(file, 'utf8')) as LocalStackState;
-  return isRunning(state) ? state : undefined;
 }
 
 /**

@@ -205,10 +205,11 @@ export interface components {
        */
       mode: "test" | "live";
       /**
-       * @description An open link whose `expires_at` has passed reads `expired` at once.
+       * @description An open link whose `expires_at` has passed reads `expired` at once. `paid` ends a single-use link; `completed` a reusable one that took `max_payments`.
        * @enum {string}
        */
-      status: "open" | "paid" | "canceled" | "expired";
+      status: "open" | "paid" | "completed" | "canceled" | "expired";
+      /** @description The fixed amount, exactly as sent, or the sum of `line_items`; null when the buyer chooses it (`amount_range`; what they paid is `payment.amount`). */
       amount: {
         /**
          * @description Exactly as sent.
@@ -217,7 +218,14 @@ export interface components {
         value: string;
         /** @example EUR */
         currency: string;
-      };
+      } | null;
+      /** @description The bounds within which the buyer chooses the amount on the checkout page, as sent; null for a fixed amount. */
+      amount_range: ({
+        currency: string;
+        minimum: string;
+        maximum: string;
+        suggested: string | null;
+      }) | null;
       description: string | null;
       redirect_url: string | null;
       webhook_url: string | null;
@@ -244,6 +252,15 @@ export interface components {
       payment_methods: (("card" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint")[]) | null;
       /** @description The language of the buyer's pages; null: the buyer's `Accept-Language`. */
       locale: string | null;
+      /** @description Takes a payment from every buyer until canceled, expired or `completed`; false: single-use. */
+      reusable: boolean;
+      /** @description A reusable link's most payments (null: 500); null for a single-use link. */
+      max_payments: number | null;
+      /**
+       * Format: int32
+       * @description How many payments succeeded (GET .../payments lists them). A reusable link may pass `max_payments` when buyers paid at the same moment: each one beyond is reported by `payment_link.duplicate_payment`.
+       */
+      succeeded_payments: number;
       /** @description Send the buyer here: `{checkout_base}/{id}`. */
       checkout_url: string;
       /** @description An SVG QR code of `checkout_url`, `{checkout_base}/{id}/qr.svg`: public, for printing or showing on a screen. */
@@ -259,7 +276,7 @@ export interface components {
       paid_at: string | null;
       /** @description When the merchant canceled the link. */
       canceled_at: string | null;
-      /** @description The succeeded payment, once paid. */
+      /** @description The succeeded payment, once paid; a reusable link's latest (each `payment_link.paid` event carries its own). */
       payment: ({
         /** @description The succeeded payment (GET .../payments lists it). */
         id: string;
@@ -269,6 +286,16 @@ export interface components {
         provider: "sandbox" | "stripe" | "mollie" | "adyen";
         /** @description The PSP's own id of the payment. Null for a short while when the PSP confirmed the payment before giving its id (Adyen); it is filled in when the PSP's notification arrives, without a new event. */
         reference: string | null;
+        /** @description What the payment charged: `amount`, or the amount the buyer chose within `amount_range`. */
+        amount: {
+          /**
+           * @description In the currency decimals.
+           * @example 25.00
+           */
+          value: string;
+          /** @example EUR */
+          currency: string;
+        };
       }) | null;
       /** @description What succeeded refunds gave back, in the currency of the link: "0.00" until then. */
       amount_refunded: {
@@ -293,6 +320,15 @@ export interface components {
       provider: "sandbox" | "stripe" | "mollie" | "adyen";
       /** @enum {string} */
       status: "pending" | "succeeded" | "failed" | "canceled" | "expired";
+      amount: {
+        /**
+         * @description What the attempt charges: the amount its PSP session was created at (a fixed link: its `amount`).
+         * @example 10.50
+         */
+        value: string;
+        /** @example EUR */
+        currency: string;
+      };
       /** @description The PSP's own id of the payment, once it has one. */
       provider_reference: string | null;
       /** @description `psp_unavailable`: the connection could not open a session and the next one was tried (a failover); `declined`, `expired`, `canceled`, `psp_error`: what the PSP said about the attempt. */
@@ -748,7 +784,7 @@ export interface operations {
         /** @description The `next_cursor` of the previous page; omit for the first page. */
         cursor?: string;
         /** @description Only links with this status as reads show it (`expired` includes links past `expires_at`). */
-        status?: "open" | "paid" | "canceled" | "expired";
+        status?: "open" | "paid" | "completed" | "canceled" | "expired";
       };
     };
     responses: {
@@ -853,7 +889,7 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": {
-          /** @description Required unless `line_items` is given. */
+          /** @description Required unless `line_items` or `amount_range` is given. */
           amount?: {
             /**
              * @description Decimal string, greater than zero, within the currency's minor units.
@@ -890,6 +926,25 @@ export interface operations {
               };
               tax_rate?: string | null;
             })[];
+          /** @description Instead of `amount`: the buyer chooses what to pay on the checkout page, from `minimum` to `maximum` (inclusive), in the currency's minor units. */
+          amount_range?: {
+            /**
+             * @description ISO 4217 code, upper case.
+             * @example EUR
+             */
+            currency: string;
+            /**
+             * @description The least the buyer may pay.
+             * @example 5.00
+             */
+            minimum: string;
+            /**
+             * @description The most the buyer may pay.
+             * @example 500.00
+             */
+            maximum: string;
+            suggested?: string | null;
+          };
           /** @description The methods the buyer may pay with (absent: any). */
           payment_methods?: ("card" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint")[];
           description?: string | null;
@@ -903,6 +958,13 @@ export interface operations {
           expires_at?: string | null;
           /** @description Connections (pc_...) that serve this link, in this order, instead of the routing. */
           connections?: string[];
+          /** @description Takes a payment from every buyer, each on their own PSP session, until it is canceled, expires or has `max_payments` (then `completed`). Default: false, single-use. */
+          reusable?: boolean;
+          /**
+           * Format: int32
+           * @description A reusable link's most payments, 1 to 500; absent: 500. Only with `reusable: true`.
+           */
+          max_payments?: number;
         };
       };
     };
@@ -1171,7 +1233,10 @@ export interface operations {
         "application/json": {
           amount?: unknown;
           line_items?: unknown;
+          amount_range?: unknown;
           payment_methods?: unknown;
+          reusable?: unknown;
+          max_payments?: unknown;
           description?: string | null;
           redirect_url?: string | null;
           webhook_url?: string | null;
@@ -1185,7 +1250,10 @@ export interface operations {
         "application/merge-patch+json": {
           amount?: unknown;
           line_items?: unknown;
+          amount_range?: unknown;
           payment_methods?: unknown;
+          reusable?: unknown;
+          max_payments?: unknown;
           description?: string | null;
           redirect_url?: string | null;
           webhook_url?: string | null;
@@ -1655,7 +1723,9 @@ export interface operations {
     requestBody?: {
       content: {
         "application/json": {
-          /** @description At most what remains to be refunded, in the currency of the payment. */
+          /** @description The succeeded payment to refund (GET .../payments lists them). Required for a reusable link; a single-use link's own payment by default. */
+          payment_id?: string;
+          /** @description At most what remains to be refunded of the payment, in the currency of the payment. */
           amount?: {
             /**
              * @description Decimal string, greater than zero, within the currency's minor units.

@@ -38,7 +38,11 @@ describe('a Dutch buyer in Chromium', () => {
     const link = await createLink(stack, acme.api_key, { amount: { value: '10.00', currency: 'EUR' } });
     await page.goto(link.checkout_url);
     await page.waitForURL(/\/sandbox\/checkout\//);
-    await page.getByRole('link', { name: 'Back' }).click();
+    // The sandbox PSP's page speaks Dutch too; its buttons keep the names Pay and Decline.
+    expect(await text('h1')).toBe('€ 10,00 betalen');
+    expect(await page.getAttribute('html', 'lang')).toBe('nl-NL');
+    expect(await axeViolations(page)).toEqual([]);
+    await page.getByRole('link', { name: 'Terug' }).click();
 
     await page.getByRole('heading', { name: 'Betaling niet voltooid' }).waitFor();
     expect(await page.getAttribute('html', 'lang')).toBe('nl-NL');

@@ -8,7 +8,7 @@ import { type Psp, PspRefusalError } from '../../functions/ports/psp.ts';
 import { timeoutFor } from '../support/eventually.ts';
 import { type FakeAdyen, startFakeAdyen } from '../support/fake-adyen.ts';
 import { trustFakePspCertificate } from '../support/fake-psp-server.ts';
-import { checkoutReturn, orderLink, storedConnection } from '../support/psp-fixtures.ts';
+import { orderLink, sessionRequest, storedConnection } from '../support/psp-fixtures.ts';
 
 const merchantAccount = 'AcmeECOM';
 const hmacKey = '44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056';
@@ -52,7 +52,7 @@ afterAll(async () => {
 
 async function paid(psp: Psp, value = '10.00') {
   const paymentLink = orderLink(value);
-  const session = await psp.createSession(paymentLink, checkoutReturn(testConnection));
+  const session = await psp.createSession(sessionRequest(paymentLink, testConnection));
   const item = adyen.pay(session.id);
   const notifications = await psp.verifyNotification(adyen.notification([item], { hmacKey }), {});
   return { paymentLink, session, item, notifications };
@@ -62,8 +62,8 @@ describe('the Adyen adapter, through @adyen/api-library against an Adyen-speakin
   it('creates a single-use payment link with the amount in minor units, our reference, return URL and expiry', async () => {
     const psp = await factory.create(testConnection);
     const paymentLink = orderLink('10.5');
-    const options = checkoutReturn(testConnection);
-    const session = await psp.createSession(paymentLink, options);
+    const options = sessionRequest(paymentLink, testConnection);
+    const session = await psp.createSession(options);
 
     const request = adyen.requests.at(-1);
     expect(request).toMatchObject({ method: 'POST', path: '/v72/paymentLinks' });
@@ -95,13 +95,13 @@ describe('the Adyen adapter, through @adyen/api-library against an Adyen-speakin
     const psp = await factory.create(testConnection);
     const sent = adyen.requests.length;
     await expect(
-      psp.createSession(orderLink('10.50', 'IDR'), checkoutReturn(testConnection)),
+      psp.createSession(sessionRequest(orderLink('10.50', 'IDR'), testConnection)),
     ).rejects.toThrow(PspRefusalError);
     expect(adyen.requests.length).toBe(sent);
     adyen.outage = 'error';
     try {
       const failure = await psp
-        .createSession(orderLink('5.00'), checkoutReturn(testConnection))
+        .createSession(sessionRequest(orderLink('5.00'), testConnection))
         .catch((error: unknown) => error);
       expect(failure).toBeInstanceOf(Error);
       expect(failure).not.toBeInstanceOf(PspRefusalError);
@@ -113,7 +113,7 @@ describe('the Adyen adapter, through @adyen/api-library against an Adyen-speakin
   it("uses Adyen's minor units where they differ from ISO 4217: ISK and CLP with two, IDR and CVE with none", async () => {
     const psp = await factory.create(testConnection);
     const sent = async (value: string, currency: string) => {
-      await psp.createSession(orderLink(value, currency), checkoutReturn(testConnection));
+      await psp.createSession(sessionRequest(orderLink(value, currency), testConnection));
       return JSON.parse(adyen.requests.at(-1)?.body ?? '').amount.value;
     };
     expect(await sent('500', 'ISK')).toBe(50000);
@@ -143,7 +143,7 @@ describe('the Adyen adapter, through @adyen/api-library against an Adyen-speakin
 
   it('does not take a payment as made on the strength of a notification alone: the link must say completed', async () => {
     const psp = await factory.create(testConnection);
-    const session = await psp.createSession(orderLink('5.00'), checkoutReturn(testConnection));
+    const session = await psp.createSession(sessionRequest(orderLink('5.00'), testConnection));
     const item = adyen.pay(session.id);
     adyen.paymentLinks.get(session.id)!.status = 'active';
     await psp.verifyNotification(adyen.notification([item], { hmacKey }), {});
@@ -154,7 +154,7 @@ describe('the Adyen adapter, through @adyen/api-library against an Adyen-speakin
 
   it('refuses a batch with one item that is unsigned, signed with another key, or altered', async () => {
     const psp = await factory.create(testConnection);
-    const session = await psp.createSession(orderLink('5.00'), checkoutReturn(testConnection));
+    const session = await psp.createSession(sessionRequest(orderLink('5.00'), testConnection));
     const item = adyen.pay(session.id);
     const forged = adyen.notification([item], { hmacKey: rotatedHmacKey });
     await expect(psp.verifyNotification(forged, {})).rejects.toThrow(InvalidNotificationError);
@@ -186,7 +186,7 @@ describe('the Adyen adapter, through @adyen/api-library against an Adyen-speakin
   it('ignores a paymentLinkId moved onto another link: the signed reference and amount must match the link', async () => {
     const psp = await factory.create(testConnection);
     const { item } = await paid(psp, '10.00');
-    const other = await psp.createSession(orderLink('10.00'), checkoutReturn(testConnection));
+    const other = await psp.createSession(sessionRequest(orderLink('10.00'), testConnection));
     adyen.paymentLinks.get(other.id)!.status = 'completed';
     const moved = { ...item, additionalData: { ...item.additionalData, paymentLinkId: other.id } };
     await psp.verifyNotification(adyen.notification([moved], { hmacKey }), {});
@@ -195,7 +195,7 @@ describe('the Adyen adapter, through @adyen/api-library against an Adyen-speakin
 
   it('refuses a live notification on a test connection, and a test one on a live connection', async () => {
     const test = await factory.create(testConnection);
-    const session = await test.createSession(orderLink('5.00'), checkoutReturn(testConnection));
+    const session = await test.createSession(sessionRequest(orderLink('5.00'), testConnection));
     const item = adyen.pay(session.id);
     await expect(
       test.verifyNotification(adyen.notification([item], { hmacKey, live: true }), {}),
@@ -213,14 +213,14 @@ describe('the Adyen adapter, through @adyen/api-library against an Adyen-speakin
 
   it('sends a live connection to its live endpoint prefix', async () => {
     const live = await factory.create(liveConnection);
-    await live.createSession(orderLink('5.00', 'EUR', 'live'), checkoutReturn(liveConnection));
+    await live.createSession(sessionRequest(orderLink('5.00', 'EUR', 'live'), liveConnection));
     expect(adyen.requests.at(-1)).toMatchObject({ method: 'POST', path: '/checkout/v72/paymentLinks' });
     expect(adyen.requests.at(-1)?.headers['x-api-key']).toBe(liveCredentials.api_key);
   });
 
   it('expires an active link when it ends the session, and says when Adyen refuses to end a completed or expired one', async () => {
     const psp = await factory.create(testConnection);
-    const open = await psp.createSession(orderLink('5.00'), checkoutReturn(testConnection));
+    const open = await psp.createSession(sessionRequest(orderLink('5.00'), testConnection));
     await expect(psp.expireSession(open)).resolves.toBe('ended');
     expect(adyen.paymentLinks.get(open.id)?.status).toBe('expired');
     expect(JSON.parse(adyen.requests.find((r) => r.method === 'PATCH')?.body ?? '')).toEqual({
@@ -358,7 +358,7 @@ describe('the Adyen adapter, through @adyen/api-library against an Adyen-speakin
     const psp = await factory.create(testConnection);
     adyen.outage = 'hang';
     try {
-      await expect(psp.createSession(orderLink('5.00'), checkoutReturn(testConnection))).rejects.toThrow(
+      await expect(psp.createSession(sessionRequest(orderLink('5.00'), testConnection))).rejects.toThrow(
         PspCallTimeoutError,
       );
     } finally {
@@ -394,7 +394,7 @@ describe('Adyen credentials, modes and rotation', () => {
     const connection = connectionOf('test', 'pc_adyenrotated00000000000000000');
     secrets.set(connection.secret_name as string, JSON.stringify(credentials));
     const before = await factory.create(connection);
-    const session = await before.createSession(orderLink('5.00'), checkoutReturn(connection));
+    const session = await before.createSession(sessionRequest(orderLink('5.00'), connection));
     const item = adyen.pay(session.id);
 
     secrets.set(

@@ -168,7 +168,12 @@ describe('choosing another payment provider (?via=)', () => {
     for (let index = 0; index < MAX_SESSIONS_PER_WINDOW; index++) {
       const at = new Date(start + index * 60_000);
       const started = startedPayment(
-        { id: newPaymentId(), link: { id: link.id, account: 'session-cap', mode: 'test' }, connection },
+        {
+          id: newPaymentId(),
+          link: { id: link.id, account: 'session-cap', mode: 'test' },
+          connection,
+          amount: link.amount,
+        },
         { id: `sbcs_earlier${index}`, expires_at: new Date(at.getTime() + 3_600_000).toISOString() },
         at,
       );

@@ -12,7 +12,7 @@ import { type Psp, PspRefusalError } from '../../functions/ports/psp.ts';
 import { timeoutFor } from '../support/eventually.ts';
 import { type FakeMollie, startFakeMollie } from '../support/fake-mollie.ts';
 import { trustFakePspCertificate } from '../support/fake-psp-server.ts';
-import { checkoutReturn, orderLink, storedConnection } from '../support/psp-fixtures.ts';
+import { orderLink, sessionRequest, storedConnection } from '../support/psp-fixtures.ts';
 
 const testKey = 'test_dHar4XY7LxsDOtmnkVtjNVWXLSlXsM';
 const liveKey = 'live_dHar4XY7LxsDOtmnkVtjNVWXLSlXsM';
@@ -42,7 +42,7 @@ afterAll(async () => {
 });
 
 async function paidPayment(psp: Psp, value = '10.00') {
-  const session = await psp.createSession(orderLink(value), checkoutReturn(testConnection));
+  const session = await psp.createSession(sessionRequest(orderLink(value), testConnection));
   mollie.setStatus(session.id, 'paid');
   return session;
 }
@@ -52,8 +52,7 @@ describe('the Mollie adapter, through @mollie/api-client against a Mollie-speaki
     const psp = await factory.create(testConnection);
     const paymentLink = orderLink('10.5');
     const session = await psp.createSession(
-      paymentLink,
-      checkoutReturn(testConnection, 'pay_molliecreate00000000000000'),
+      sessionRequest(paymentLink, testConnection, 'pay_molliecreate00000000000000'),
     );
 
     const request = mollie.requests.at(-1);
@@ -85,8 +84,7 @@ describe('the Mollie adapter, through @mollie/api-client against a Mollie-speaki
     const psp = await factory.create(testConnection);
     const paymentLink = orderLink('25.00');
     const session = await psp.createSession(
-      paymentLink,
-      checkoutReturn(testConnection, 'pay_molliepaid0000000000000000'),
+      sessionRequest(paymentLink, testConnection, 'pay_molliepaid0000000000000000'),
     );
     mollie.setStatus(session.id, 'paid');
 
@@ -113,11 +111,11 @@ describe('the Mollie adapter, through @mollie/api-client against a Mollie-speaki
 
   it('sends amounts with exactly the currency’s decimals', async () => {
     const psp = await factory.create(testConnection);
-    await psp.createSession(orderLink('500', 'JPY'), checkoutReturn(testConnection));
+    await psp.createSession(sessionRequest(orderLink('500', 'JPY'), testConnection));
     expect(JSON.parse(mollie.requests.at(-1)?.body ?? '').amount).toEqual({ currency: 'JPY', value: '500' });
-    await psp.createSession(orderLink('7', 'EUR'), checkoutReturn(testConnection));
+    await psp.createSession(sessionRequest(orderLink('7', 'EUR'), testConnection));
     expect(JSON.parse(mollie.requests.at(-1)?.body ?? '').amount).toEqual({ currency: 'EUR', value: '7.00' });
-    await psp.createSession(orderLink('0.05', 'EUR'), checkoutReturn(testConnection));
+    await psp.createSession(sessionRequest(orderLink('0.05', 'EUR'), testConnection));
     expect(JSON.parse(mollie.requests.at(-1)?.body ?? '').amount).toEqual({ currency: 'EUR', value: '0.05' });
   });
 
@@ -125,14 +123,14 @@ describe('the Mollie adapter, through @mollie/api-client against a Mollie-speaki
     const psp = await factory.create(testConnection);
     const outcomes = { failed: 'declined', canceled: 'canceled', expired: 'expired' } as const;
     for (const [status, code] of Object.entries(outcomes)) {
-      const session = await psp.createSession(orderLink('5.00'), checkoutReturn(testConnection));
+      const session = await psp.createSession(sessionRequest(orderLink('5.00'), testConnection));
       mollie.setStatus(session.id, status as 'failed');
       const result = await psp.retrieveSession(session.id);
       expect(result.state).toBe(status === 'failed' ? 'failed' : status);
       expect(result.failure?.code).toBe(code);
       expect(result.paymentReference).toBeNull();
     }
-    const open = await psp.createSession(orderLink('5.00'), checkoutReturn(testConnection));
+    const open = await psp.createSession(sessionRequest(orderLink('5.00'), testConnection));
     expect((await psp.retrieveSession(open.id)).state).toBe('pending');
   });
 
@@ -145,7 +143,7 @@ describe('the Mollie adapter, through @mollie/api-client against a Mollie-speaki
 
   it('refuses a payment Mollie reports in the other mode, in a notification and in a status', async () => {
     const psp = await factory.create(testConnection);
-    const session = await psp.createSession(orderLink('5.00'), checkoutReturn(testConnection));
+    const session = await psp.createSession(sessionRequest(orderLink('5.00'), testConnection));
     mollie.setStatus(session.id, 'paid');
     mollie.payments.get(session.id)!.mode = 'live';
     await expect(psp.verifyNotification(mollie.webhookBody(session.id), {})).rejects.toThrow(
@@ -157,8 +155,7 @@ describe('the Mollie adapter, through @mollie/api-client against a Mollie-speaki
   it('does not see another mode’s payments: a live payment named to a test connection is refused', async () => {
     const live = await factory.create(liveConnection);
     const livePayment = await live.createSession(
-      orderLink('5.00', 'EUR', 'live'),
-      checkoutReturn(liveConnection),
+      sessionRequest(orderLink('5.00', 'EUR', 'live'), liveConnection),
     );
     mollie.setStatus(livePayment.id, 'paid');
     const test = await factory.create(testConnection);
@@ -169,7 +166,7 @@ describe('the Mollie adapter, through @mollie/api-client against a Mollie-speaki
 
   it('cancels an open payment when it ends the session, and says when Mollie refuses to cancel one', async () => {
     const psp = await factory.create(testConnection);
-    const open = await psp.createSession(orderLink('5.00'), checkoutReturn(testConnection));
+    const open = await psp.createSession(sessionRequest(orderLink('5.00'), testConnection));
     await expect(psp.expireSession(open)).resolves.toBe('ended');
     expect(mollie.payments.get(open.id)?.status).toBe('canceled');
     expect(mollie.requests.at(-1)).toMatchObject({ method: 'DELETE', path: `/v2/payments/${open.id}` });
@@ -238,7 +235,7 @@ describe('the Mollie adapter, through @mollie/api-client against a Mollie-speaki
     timeout: timeoutFor(PSP_CALL_TIMEOUT_MS),
   }, async () => {
     const psp = await factory.create(testConnection);
-    const session = await psp.createSession(orderLink('5.00'), checkoutReturn(testConnection));
+    const session = await psp.createSession(sessionRequest(orderLink('5.00'), testConnection));
     mollie.outage = 'error';
     try {
       await expect(psp.verifyNotification(mollie.webhookBody(session.id), {})).rejects.toThrow(
@@ -255,7 +252,7 @@ describe('the Mollie adapter, through @mollie/api-client against a Mollie-speaki
     const psp = await factory.create(testConnection);
     mollie.outage = 'hang';
     try {
-      await expect(psp.createSession(orderLink('5.00'), checkoutReturn(testConnection))).rejects.toThrow(
+      await expect(psp.createSession(sessionRequest(orderLink('5.00'), testConnection))).rejects.toThrow(
         PspCallTimeoutError,
       );
     } finally {
@@ -286,13 +283,13 @@ describe('Mollie credentials and modes', () => {
     const connection = connectionOf('test', 'pc_mollierotated0000000000000000');
     secrets.set(connection.secret_name as string, JSON.stringify({ api_key: testKey }));
     const before = await factory.create(connection);
-    await before.createSession(orderLink('5.00'), checkoutReturn(connection));
+    await before.createSession(sessionRequest(orderLink('5.00'), connection));
     expect(mollie.requests.at(-1)?.headers.authorization).toBe(`Bearer ${testKey}`);
     expect(await factory.create(connection)).toBe(before);
 
     secrets.set(connection.secret_name as string, JSON.stringify({ api_key: rotatedTestKey }));
     const after = await factory.create(connection);
-    await after.createSession(orderLink('5.00'), checkoutReturn(connection));
+    await after.createSession(sessionRequest(orderLink('5.00'), connection));
     expect(mollie.requests.at(-1)?.headers.authorization).toBe(`Bearer ${rotatedTestKey}`);
   });
 });

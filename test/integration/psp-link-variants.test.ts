@@ -9,7 +9,7 @@ import { type FakeAdyen, startFakeAdyen } from '../support/fake-adyen.ts';
 import { type FakeMollie, startFakeMollie } from '../support/fake-mollie.ts';
 import { trustFakePspCertificate } from '../support/fake-psp-server.ts';
 import { type FakeStripe, startFakeStripe } from '../support/fake-stripe.ts';
-import { checkoutReturn, orderLink, storedConnection } from '../support/psp-fixtures.ts';
+import { orderLink, sessionRequest, storedConnection } from '../support/psp-fixtures.ts';
 
 /**
  * What the link's options become at each PSP (docs/checkout.md#what-each-psp-receives): each adapter, through its
@@ -74,16 +74,14 @@ describe("the buyer's locale at each PSP", () => {
     '%s goes to Stripe as %s, to Mollie as %s and to Adyen as %s',
     async (locale, atStripe, atMollie, atAdyen) => {
       await psps.stripe.createSession(
-        orderLink('10.00'),
-        checkoutReturn(stripeConnection, undefined, locale),
+        sessionRequest(orderLink('10.00'), stripeConnection, undefined, locale),
       );
       expect(stripe.requests.at(-1)?.form.locale).toBe(atStripe);
       await psps.mollie.createSession(
-        orderLink('10.00'),
-        checkoutReturn(mollieConnection, undefined, locale),
+        sessionRequest(orderLink('10.00'), mollieConnection, undefined, locale),
       );
       expect(lastBody(mollie).locale).toBe(atMollie);
-      await psps.adyen.createSession(orderLink('10.00'), checkoutReturn(adyenConnection, undefined, locale));
+      await psps.adyen.createSession(sessionRequest(orderLink('10.00'), adyenConnection, undefined, locale));
       expect(lastBody(adyen).shopperLocale).toBe(atAdyen);
     },
   );
@@ -108,13 +106,47 @@ const basket = () =>
     new Date(),
   );
 
+describe('the amount of the session request at each PSP', () => {
+  // The link says 10.00; checkout asks for 7.25 (a buyer's choice): the session charges what it was asked.
+  const at = (connection: typeof stripeConnection) => ({
+    ...sessionRequest(orderLink('10.00'), connection),
+    amount: { value: '7.25', currency: 'EUR' },
+  });
+
+  it('is what Stripe, Mollie and Adyen charge, not the link amount', async () => {
+    const session = await psps.stripe.createSession(at(stripeConnection));
+    expect(stripe.sessions.get(session.id)?.amount_total).toBe(725);
+    await psps.mollie.createSession(at(mollieConnection));
+    expect(lastBody(mollie).amount).toEqual({ currency: 'EUR', value: '7.25' });
+    await psps.adyen.createSession(at(adyenConnection));
+    expect(lastBody(adyen).amount).toEqual({ currency: 'EUR', value: 725 });
+  });
+
+  it('must be the sum of the lines of a link that has them: nothing reaches the PSP otherwise', async () => {
+    const sent = [stripe.requests.length, mollie.requests.length, adyen.requests.length];
+    for (const [psp, connection] of [
+      [psps.stripe, stripeConnection],
+      [psps.mollie, mollieConnection],
+      [psps.adyen, adyenConnection],
+    ] as const) {
+      await expect(
+        psp.createSession({
+          ...sessionRequest(basket(), connection),
+          amount: { value: '200.00', currency: 'EUR' },
+        }),
+      ).rejects.toThrow(/add up to 200.40 EUR/);
+    }
+    expect([stripe.requests.length, mollie.requests.length, adyen.requests.length]).toEqual(sent);
+  });
+});
+
 describe('line items at each PSP', () => {
   it('make the amount their sum, worked out by us', () => {
     expect(basket().amount).toEqual({ value: '200.40', currency: 'EUR' });
   });
 
   it('go to Stripe as line_items with price_data, which Stripe sums to the amount', async () => {
-    const session = await psps.stripe.createSession(basket(), checkoutReturn(stripeConnection));
+    const session = await psps.stripe.createSession(sessionRequest(basket(), stripeConnection));
     expect(stripe.requests.at(-1)?.form).toMatchObject({
       'line_items[0][quantity]': '2',
       'line_items[0][price_data][unit_amount]': '2495',
@@ -128,7 +160,7 @@ describe('line items at each PSP', () => {
   });
 
   it('go to Mollie as lines whose totals and VAT Mollie checks against the amount', async () => {
-    await psps.mollie.createSession(basket(), checkoutReturn(mollieConnection));
+    await psps.mollie.createSession(sessionRequest(basket(), mollieConnection));
     const body = lastBody(mollie);
     expect(body.amount).toEqual({ currency: 'EUR', value: '200.40' });
     expect(body.lines).toEqual([
@@ -158,7 +190,7 @@ describe('line items at each PSP', () => {
   });
 
   it('go to Adyen as lineItems with the tax each unit includes', async () => {
-    await psps.adyen.createSession(basket(), checkoutReturn(adyenConnection));
+    await psps.adyen.createSession(sessionRequest(basket(), adyenConnection));
     const body = lastBody(adyen);
     expect(body.amount).toEqual({ currency: 'EUR', value: 20040 });
     expect(body.lineItems).toEqual([
@@ -184,14 +216,11 @@ describe('line items at each PSP', () => {
 });
 
 describe('payment methods at each PSP', () => {
-  const methods = {
-    ...checkoutReturn(stripeConnection),
-    paymentMethods: ['ideal', 'card', 'sepa_debit'] as const,
-  };
+  const methods = { paymentMethods: ['ideal', 'card', 'sepa_debit'] as const };
 
   it('go to Stripe as allowed_payment_method_types', async () => {
-    await psps.stripe.createSession(orderLink('10.00'), {
-      ...methods,
+    await psps.stripe.createSession({
+      ...sessionRequest(orderLink('10.00'), stripeConnection),
       paymentMethods: [...methods.paymentMethods],
     });
     expect(stripe.requests.at(-1)?.form).toMatchObject({
@@ -202,29 +231,29 @@ describe('payment methods at each PSP', () => {
   });
 
   it('go to Mollie as a method list', async () => {
-    await psps.mollie.createSession(orderLink('10.00'), {
-      ...checkoutReturn(mollieConnection),
+    await psps.mollie.createSession({
+      ...sessionRequest(orderLink('10.00'), mollieConnection),
       paymentMethods: [...methods.paymentMethods],
     });
     expect(lastBody(mollie).method).toEqual(['ideal', 'creditcard', 'directdebit']);
   });
 
   it('go to Adyen as allowedPaymentMethods', async () => {
-    await psps.adyen.createSession(orderLink('10.00'), {
-      ...checkoutReturn(adyenConnection),
+    await psps.adyen.createSession({
+      ...sessionRequest(orderLink('10.00'), adyenConnection),
       paymentMethods: [...methods.paymentMethods],
     });
     expect(lastBody(adyen).allowedPaymentMethods).toEqual(['ideal', 'scheme', 'sepadirectdebit']);
   });
 
   it('are left to the PSP when the link names none', async () => {
-    await psps.stripe.createSession(orderLink('10.00'), checkoutReturn(stripeConnection));
+    await psps.stripe.createSession(sessionRequest(orderLink('10.00'), stripeConnection));
     expect(Object.keys(stripe.requests.at(-1)?.form ?? {}).some((k) => k.startsWith('allowed_payment'))).toBe(
       false,
     );
-    await psps.mollie.createSession(orderLink('10.00'), checkoutReturn(mollieConnection));
+    await psps.mollie.createSession(sessionRequest(orderLink('10.00'), mollieConnection));
     expect(lastBody(mollie).method).toBeUndefined();
-    await psps.adyen.createSession(orderLink('10.00'), checkoutReturn(adyenConnection));
+    await psps.adyen.createSession(sessionRequest(orderLink('10.00'), adyenConnection));
     expect(lastBody(adyen).allowedPaymentMethods).toBeUndefined();
   });
 });

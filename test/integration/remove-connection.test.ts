@@ -63,7 +63,7 @@ describe('removing a PSP connection (npm run psp -- remove)', () => {
     // A refund the PSP has not decided yet, as Stripe or Adyen leave one (the sandbox decides at once).
     const refund = requestRefund(paid, undefined, 're_PendingAtThePsp000000000', new Date());
     await refundLedger().reserve(paid, refund, {
-      paidMinor: toMinorUnits(paid.amount),
+      paidMinor: toMinorUnits(paid.amount!),
       refundMinor: toMinorUnits(refund.amount),
       maxRefunds: MAX_REFUNDS_PER_LINK,
       checkAt: firstRefundCheckAt(new Date()),

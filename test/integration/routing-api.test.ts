@@ -177,6 +177,7 @@ describe('GET /v1/payment-links/{id}/payments', () => {
         connection_id: a.id,
         provider: 'sandbox',
         status: 'pending',
+        amount: link.amount,
       }),
     ]);
     expectDocumented('get', '/v1/payment-links/{id}/payments', response);

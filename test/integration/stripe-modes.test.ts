@@ -4,7 +4,7 @@ import type { PspConnection } from '../../functions/domain/connection.ts';
 import { InvalidNotificationError, PspNotConfiguredError } from '../../functions/domain/errors.ts';
 import { PspRefusalError } from '../../functions/ports/psp.ts';
 import { type FakeStripe, startFakeStripe } from '../support/fake-stripe.ts';
-import { checkoutReturn, orderLink, storedConnection } from '../support/psp-fixtures.ts';
+import { orderLink, sessionRequest, storedConnection } from '../support/psp-fixtures.ts';
 
 const testKey = 'sk_test_modes_123';
 const rotatedTestKey = 'sk_test_rotated_456';
@@ -67,7 +67,7 @@ describe('Stripe credentials match the connection’s mode', () => {
     const connection = storedConnection('stripe', 'live', 'pc_stripelive00000000000000000');
     store(connection, { secret_key: liveKey, webhook_secret: webhookSecret });
     const psp = await factoryFor(liveStripe).create(connection);
-    const session = await psp.createSession(orderLink('20.00', 'EUR', 'live'), checkoutReturn(connection));
+    const session = await psp.createSession(sessionRequest(orderLink('20.00', 'EUR', 'live'), connection));
     const stored = liveStripe.completeSession(session.id);
 
     const testEvent = liveStripe.signedEvent('checkout.session.completed', stored, webhookSecret, {
@@ -87,7 +87,7 @@ describe('Stripe credentials match the connection’s mode', () => {
   it('refuses a session Stripe reports in the other mode', async () => {
     const connection = storedConnection('stripe', 'live', 'pc_stripelive00000000000000000');
     const psp = await factoryFor(liveStripe).create(connection);
-    const session = await psp.createSession(orderLink('20.00', 'EUR', 'live'), checkoutReturn(connection));
+    const session = await psp.createSession(sessionRequest(orderLink('20.00', 'EUR', 'live'), connection));
     liveStripe.completeSession(session.id).livemode = false;
     await expect(psp.retrieveSession(session.id)).rejects.toThrow(InvalidNotificationError);
   });
@@ -100,12 +100,12 @@ describe('rotated Stripe credentials', () => {
     const factory = factoryFor(testStripe);
     const before = await factory.create(connection);
     expect(await factory.create(connection)).toBe(before);
-    await before.createSession(orderLink('20.00', 'EUR', 'test'), checkoutReturn(connection));
+    await before.createSession(sessionRequest(orderLink('20.00', 'EUR', 'test'), connection));
     expect(testStripe.requests.at(-1)?.headers.authorization).toBe(`Bearer ${testKey}`);
 
     store(connection, { secret_key: rotatedTestKey, webhook_secret: webhookSecret });
     const after = await factory.create(connection);
-    await after.createSession(orderLink('20.00', 'EUR', 'test'), checkoutReturn(connection));
+    await after.createSession(sessionRequest(orderLink('20.00', 'EUR', 'test'), connection));
     expect(testStripe.requests.at(-1)?.headers.authorization).toBe(`Bearer ${rotatedTestKey}`);
   });
 
@@ -118,7 +118,7 @@ describe('rotated Stripe credentials', () => {
     });
     const factory = factoryFor(testStripe);
     const during = await factory.create(connection);
-    const session = await during.createSession(orderLink('20.00', 'EUR', 'test'), checkoutReturn(connection));
+    const session = await during.createSession(sessionRequest(orderLink('20.00', 'EUR', 'test'), connection));
     const stored = testStripe.sessions.get(session.id)!;
     for (const secret of [webhookSecret, rotatedWebhookSecret]) {
       const event = testStripe.signedEvent('checkout.session.completed', stored, secret);
@@ -141,7 +141,7 @@ describe('Stripe refunds, through the Refunds API', () => {
     const connection = storedConnection('stripe', 'test', 'pc_stripe_refunds000000000000000');
     store(connection, { secret_key: testKey, webhook_secret: webhookSecret });
     const psp = await factoryFor(testStripe).create(connection);
-    const session = await psp.createSession(orderLink('20.00', 'EUR', 'test'), checkoutReturn(connection));
+    const session = await psp.createSession(sessionRequest(orderLink('20.00', 'EUR', 'test'), connection));
     const paymentIntent = testStripe.completeSession(session.id).payment_intent as string;
 
     const request = {
@@ -193,7 +193,7 @@ describe('Stripe refunds, through the Refunds API', () => {
   it('report a refund Stripe could not make as failed, with its reason', async () => {
     const connection = storedConnection('stripe', 'test', 'pc_stripe_refunds000000000000000');
     const psp = await factoryFor(testStripe).create(connection);
-    const session = await psp.createSession(orderLink('5.00', 'EUR', 'test'), checkoutReturn(connection));
+    const session = await psp.createSession(sessionRequest(orderLink('5.00', 'EUR', 'test'), connection));
     const paymentIntent = testStripe.completeSession(session.id).payment_intent as string;
     const refund = await psp.refund({
       refundId: 're_ours000000000000000000002',

@@ -4,7 +4,7 @@ import { STRIPE_SESSION_LIMITS, StripePsp } from '../../functions/adapters/psp/s
 import { sessionExpiry } from '../../functions/domain/checkout.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
 import { InvalidNotificationError } from '../../functions/domain/errors.ts';
-import { newPaymentLink } from '../../functions/domain/payment-link.ts';
+import { newPaymentLink, type PaymentLink } from '../../functions/domain/payment-link.ts';
 import { PspRefusalError } from '../../functions/ports/psp.ts';
 import { type FakeStripe, startFakeStripe } from '../support/fake-stripe.ts';
 
@@ -41,7 +41,9 @@ const link = (value: string, currency: string, expiresAt?: string) =>
     },
     now,
   );
-const checkout = (expiresAt: Date, locale = 'en') => ({
+const checkout = (paymentLink: PaymentLink, expiresAt: Date, locale = 'en') => ({
+  link: paymentLink,
+  amount: paymentLink.amount!,
   successUrl: 'https://shop.example/thanks',
   cancelUrl: 'https://pay.example/checkout/pl_x?canceled=1',
   notificationUrl: `https://pay.example/psp/stripe/notifications/${connection.id}`,
@@ -55,7 +57,7 @@ describe('the Stripe adapter, through the official SDK against a Stripe-speaking
   it('creates a Checkout Session with the amount in minor units, the link as client_reference_id and the expiry', async () => {
     const paymentLink = link('10.5', 'EUR');
     const expiresAt = new Date(Math.floor(Date.now() / 1000 + 3600) * 1000);
-    const session = await psp.createSession(paymentLink, checkout(expiresAt));
+    const session = await psp.createSession(checkout(paymentLink, expiresAt));
 
     const request = stripe.requests.at(-1);
     expect(request).toMatchObject({ method: 'POST', path: '/v1/checkout/sessions' });
@@ -86,20 +88,20 @@ describe('the Stripe adapter, through the official SDK against a Stripe-speaking
   });
 
   it('converts by the currency exponent: JPY has none, KWD has three', async () => {
-    await psp.createSession(link('500', 'JPY'), checkout(new Date(Date.now() + 3_600_000)));
+    await psp.createSession(checkout(link('500', 'JPY'), new Date(Date.now() + 3_600_000)));
     expect(stripe.requests.at(-1)?.form['line_items[0][price_data][unit_amount]']).toBe('500');
-    await psp.createSession(link('1.5', 'KWD'), checkout(new Date(Date.now() + 3_600_000)));
+    await psp.createSession(checkout(link('1.5', 'KWD'), new Date(Date.now() + 3_600_000)));
     expect(stripe.requests.at(-1)?.form['line_items[0][price_data][unit_amount]']).toBe('1500');
   });
 
   it("uses Stripe's exponent where it differs from ISO 4217: MGA has none, ISK is sent with two", async () => {
-    await psp.createSession(link('1000', 'MGA'), checkout(new Date(Date.now() + 3_600_000)));
+    await psp.createSession(checkout(link('1000', 'MGA'), new Date(Date.now() + 3_600_000)));
     expect(stripe.requests.at(-1)?.form['line_items[0][price_data][unit_amount]']).toBe('1000');
-    await psp.createSession(link('500', 'ISK'), checkout(new Date(Date.now() + 3_600_000)));
+    await psp.createSession(checkout(link('500', 'ISK'), new Date(Date.now() + 3_600_000)));
     expect(stripe.requests.at(-1)?.form['line_items[0][price_data][unit_amount]']).toBe('50000');
     const sent = stripe.requests.length;
     await expect(
-      psp.createSession(link('10.5', 'MGA'), checkout(new Date(Date.now() + 3_600_000))),
+      psp.createSession(checkout(link('10.5', 'MGA'), new Date(Date.now() + 3_600_000))),
     ).rejects.toThrow(/cannot express/);
     expect(stripe.requests.length).toBe(sent);
   });
@@ -108,14 +110,14 @@ describe('the Stripe adapter, through the official SDK against a Stripe-speaking
     const sent = stripe.requests.length;
 
     await expect(
-      psp.createSession(link('10.005', 'KWD'), checkout(new Date(Date.now() + 3_600_000))),
+      psp.createSession(checkout(link('10.005', 'KWD'), new Date(Date.now() + 3_600_000))),
     ).rejects.toThrow(PspRefusalError);
     await expect(
-      psp.createSession(link('10.005', 'KWD'), checkout(new Date(Date.now() + 3_600_000))),
+      psp.createSession(checkout(link('10.005', 'KWD'), new Date(Date.now() + 3_600_000))),
     ).rejects.toThrow(/third decimal must be 0/);
 
     expect(stripe.requests.length).toBe(sent);
-    await psp.createSession(link('10.01', 'BHD'), checkout(new Date(Date.now() + 3_600_000)));
+    await psp.createSession(checkout(link('10.01', 'BHD'), new Date(Date.now() + 3_600_000)));
     expect(stripe.requests.at(-1)?.form['line_items[0][price_data][unit_amount]']).toBe('10010');
   });
 
@@ -125,8 +127,7 @@ describe('the Stripe adapter, through the official SDK against a Stripe-speaking
       // A link about to expire: its session gets the shortest life Stripe allows.
       const soon = link('10.00', 'EUR', new Date(Date.now() + 5 * 60_000).toISOString());
       const session = await psp.createSession(
-        soon,
-        checkout(sessionExpiry(soon, new Date(), STRIPE_SESSION_LIMITS)),
+        checkout(soon, sessionExpiry(soon, new Date(), STRIPE_SESSION_LIMITS)),
       );
       const created = stripe.sessions.get(session.id)!;
       expect(Number(created.expires_at) - Number(created.created)).toBeGreaterThanOrEqual(30 * 60);
@@ -136,7 +137,7 @@ describe('the Stripe adapter, through the official SDK against a Stripe-speaking
   });
 
   it('verifies a notification signed with the webhook secret and names the session', async () => {
-    const session = await psp.createSession(link('10', 'EUR'), checkout(new Date(Date.now() + 3_600_000)));
+    const session = await psp.createSession(checkout(link('10', 'EUR'), new Date(Date.now() + 3_600_000)));
     const event = stripe.signedEvent(
       'checkout.session.completed',
       stripe.sessions.get(session.id)!,
@@ -158,7 +159,7 @@ describe('the Stripe adapter, through the official SDK against a Stripe-speaking
   });
 
   it('rejects a notification signed with another secret, tampered with, or unsigned', async () => {
-    const session = await psp.createSession(link('10', 'EUR'), checkout(new Date(Date.now() + 3_600_000)));
+    const session = await psp.createSession(checkout(link('10', 'EUR'), new Date(Date.now() + 3_600_000)));
     const forged = stripe.signedEvent(
       'checkout.session.completed',
       stripe.sessions.get(session.id)!,
@@ -181,7 +182,7 @@ describe('the Stripe adapter, through the official SDK against a Stripe-speaking
 
   it('reads the true status by retrieving the session: unpaid until Stripe completes it', async () => {
     const paymentLink = link('10', 'EUR');
-    const session = await psp.createSession(paymentLink, checkout(new Date(Date.now() + 3_600_000)));
+    const session = await psp.createSession(checkout(paymentLink, new Date(Date.now() + 3_600_000)));
     await expect(psp.retrieveSession(session.id)).resolves.toMatchObject({
       linkId: paymentLink.id,
       paymentId: 'pay_stripetest000000000000000',
@@ -206,7 +207,7 @@ describe('the Stripe adapter, through the official SDK against a Stripe-speaking
   it('refuses, before asking Stripe, an amount below its minimum charge', async () => {
     const sent = stripe.requests.length;
     await expect(
-      psp.createSession(link('0.10', 'EUR'), checkout(new Date(Date.now() + 3_600_000))),
+      psp.createSession(checkout(link('0.10', 'EUR'), new Date(Date.now() + 3_600_000))),
     ).rejects.toThrow(PspRefusalError);
     expect(stripe.requests.length).toBe(sent);
   });
@@ -214,14 +215,14 @@ describe('the Stripe adapter, through the official SDK against a Stripe-speaking
   it("reports Stripe's 400 to a session as a refusal of the link, not a failure of Stripe", async () => {
     // Stripe refuses a session that would live longer than 24 hours.
     const failure = await psp
-      .createSession(link('10', 'EUR'), checkout(new Date(Date.now() + 48 * 3_600_000)))
+      .createSession(checkout(link('10', 'EUR'), new Date(Date.now() + 48 * 3_600_000)))
       .catch((error: unknown) => error);
     expect(stripe.requests.at(-1)?.path).toBe('/v1/checkout/sessions');
     expect(failure).toBeInstanceOf(PspRefusalError);
   });
 
   it('expires a session, and says when Stripe refuses to expire one that is no longer open', async () => {
-    const session = await psp.createSession(link('10', 'EUR'), checkout(new Date(Date.now() + 3_600_000)));
+    const session = await psp.createSession(checkout(link('10', 'EUR'), new Date(Date.now() + 3_600_000)));
     await expect(psp.expireSession(session)).resolves.toBe('ended');
     expect(stripe.requests.at(-1)).toMatchObject({
       method: 'POST',

@@ -167,7 +167,9 @@ describe('one merchant’s backlog beside another’s new webhooks, through the 
       const heldAtOnce = (delivery?.batchSize ?? 0) * (delivery?.maxConcurrency ?? 0);
       const queued = timeline.indexOf('quiet:queued');
       const backlogLeft = 300 - count(timeline.slice(0, queued), 'backlogged:request');
-      expect(backlogLeft, 'the backlog still longer than the consumers hold at once').toBeGreaterThan(heldAtOnce);
+      expect(backlogLeft, 'the backlog still longer than the consumers hold at once').toBeGreaterThan(
+        heldAtOnce,
+      );
       const firstQuiet = timeline.indexOf('quiet:request');
       expect(count(timeline.slice(queued, firstQuiet), 'backlogged:request')).toBeLessThanOrEqual(heldAtOnce);
     },

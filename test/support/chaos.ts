@@ -189,7 +189,7 @@ export async function runChaos(stack: TestStack, plan: ChaosPlan = CHAOS_PLAN): 
         return;
       }
       const stored = await linkRepository().get(answer.body.id, 'test');
-      if (stored?.amount.value !== value || stored.status !== 'open') {
+      if (stored?.amount?.value !== value || stored.status !== 'open') {
         violations.push(`link ${answer.body.id} answered 201 but is not stored open with ${value}`);
       }
       created.push(answer.body);

@@ -1,6 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { hmacValidator } from '@adyen/api-library';
+// The signer's own module, not the library's index: the index loads every Adyen API (a second of CPU per test file).
+import * as hmacModule from '@adyen/api-library/lib/src/utils/hmacValidator.js';
 import { type RecordedPspRequest, startFakePspServer } from './fake-psp-server.ts';
+
+// A CommonJS module: Node's namespace holds its `exports` as the default, vitest's interop the class itself.
+type Signer = import('@adyen/api-library/lib/src/utils/hmacValidator.js').default;
+const hmacExport: unknown = hmacModule.default;
+const HmacValidator = (
+  typeof hmacExport === 'function' ? hmacExport : (hmacExport as { default: unknown }).default
+) as new () => Signer;
 
 export type FakePaymentLink = Record<string, unknown> & {
   id: string;
@@ -255,7 +263,7 @@ export async function startFakeAdyen(options: {
       };
     },
     notification(items, { hmacKey, live = false }) {
-      const signer = new hmacValidator();
+      const signer = new HmacValidator();
       return JSON.stringify({
         live: String(live),
         notificationItems: items.map((item) => {

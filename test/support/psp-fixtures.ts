@@ -2,7 +2,7 @@ import type { Provider, PspConnection } from '../../functions/domain/connection.
 import { newPaymentId } from '../../functions/domain/payment.ts';
 import { newPaymentLink, type PaymentLink } from '../../functions/domain/payment-link.ts';
 import type { Mode } from '../../functions/domain/principal.ts';
-import type { CheckoutReturn } from '../../functions/ports/psp.ts';
+import type { SessionRequest } from '../../functions/ports/psp.ts';
 
 /**
  * What the PSP adapter tests hand an adapter: a connection as `npm run psp -- add` stores it (its credentials
@@ -30,13 +30,19 @@ export function orderLink(value: string, currency = 'EUR', mode: Mode = 'test'):
   );
 }
 
-/** A new attempt's return addresses at `connection`, expiring in an hour (whole seconds, as PSPs keep them). */
-export function checkoutReturn(
+/**
+ * A new attempt's session request: `link` at its own amount, with the return addresses at `connection`,
+ * expiring in an hour (whole seconds, as PSPs keep them).
+ */
+export function sessionRequest(
+  link: PaymentLink,
   connection: PspConnection,
   paymentId = newPaymentId(),
   locale = 'en',
-): CheckoutReturn {
+): SessionRequest {
   return {
+    link,
+    amount: link.amount!,
     successUrl: 'https://shop.example/thanks',
     cancelUrl: 'https://pay.example/checkout/pl_x?canceled=1',
     notificationUrl: `https://pay.example/psp/${connection.provider}/notifications/${connection.id}`,

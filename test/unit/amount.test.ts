@@ -4,6 +4,8 @@ import {
   amountDue,
   includedTaxMinor,
   lineItemsTotal,
+  parseBuyerDecimal,
+  rangeProblems,
   totalProblem,
 } from '../../functions/domain/amount.ts';
 import { amountSourceOf, newPaymentLink } from '../../functions/domain/payment-link.ts';
@@ -68,5 +70,67 @@ describe('the amount a buyer pays', () => {
       ok: true,
       amount: { value: '150', currency: 'JPY' },
     });
+  });
+});
+
+describe('an amount the buyer types', () => {
+  it.each([
+    ['10,50', 'nl', '10.50'],
+    ['10.50', 'nl', '10.50'],
+    ['10.500', 'nl', '10500'],
+    ['1.234,56', 'de', '1234.56'],
+    ['1 234,56', 'fr', '1234.56'],
+    ['1\u202f234,56', 'fr', '1234.56'],
+    ['0,50', 'es', '0.50'],
+    ['10,5', 'en', '10.5'],
+    ['1,234.5', 'en', '1234.5'],
+    [' 25 ', 'en', '25'],
+  ])('reads %j in %s as %s', (typed, locale, value) => {
+    expect(parseBuyerDecimal(typed, locale)).toBe(value);
+  });
+
+  it.each([
+    ['10,', 'nl'],
+    ['10.', 'en'],
+    [',5', 'nl'],
+    ['1e3', 'en'],
+    ['-5', 'en'],
+    ['€10', 'nl'],
+    ['1.23.4', 'nl'],
+    ['1,2,3', 'en'],
+    ['12,34.5', 'en'],
+  ])('refuses %j in %s', (typed, locale) => {
+    expect(parseBuyerDecimal(typed, locale)).toBeUndefined();
+  });
+
+  it("is checked against the range in the page's locale", () => {
+    const range: AmountSource = { type: 'range', range: { currency: 'EUR', minimum: '5', maximum: '5000' } };
+    expect(amountDue(range, { amount: '1.234,5', locale: 'de' })).toEqual({
+      ok: true,
+      amount: eur('1234.50'),
+    });
+    expect(amountDue(range, { amount: '1,234.5', locale: 'en' })).toEqual({
+      ok: true,
+      amount: eur('1234.50'),
+    });
+    expect(amountDue(range, { amount: '4,99', locale: 'fr' })).toMatchObject({
+      ok: false,
+      problem: 'out_of_range',
+    });
+  });
+});
+
+describe("a merchant's amount range", () => {
+  it('needs minimum <= suggested <= maximum, each within the currency decimals', () => {
+    expect(rangeProblems({ currency: 'EUR', minimum: '5', maximum: '5.00', suggested: '5' })).toEqual([]);
+    expect(rangeProblems({ currency: 'EUR', minimum: '5.01', maximum: '5' })).toEqual([
+      { field: 'maximum', detail: 'Must not be below minimum.' },
+    ]);
+    expect(rangeProblems({ currency: 'EUR', minimum: '5', maximum: '50', suggested: '50.01' })).toEqual([
+      { field: 'suggested', detail: 'Must be between minimum and maximum.' },
+    ]);
+    expect(rangeProblems({ currency: 'JPY', minimum: '5', maximum: '50.5' })).toEqual([
+      { field: 'maximum', detail: 'JPY has no decimal places.' },
+    ]);
   });
 });

@@ -1,12 +1,16 @@
 import { describe, expect, it } from 'vitest';
+import { MAX_LINE_ITEM_NAME_LENGTH, MAX_LINE_ITEMS } from '../../functions/domain/amount.ts';
 import {
+  amountAtStake,
   type CheckoutSituation,
+  MAX_REUSABLE_SESSIONS_PER_WINDOW,
   MAX_SESSIONS_PER_WINDOW,
   nextCheckoutStep,
   SESSION_WINDOW_MS,
   withSession,
 } from '../../functions/domain/checkout.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
+import { newId } from '../../functions/domain/ids.ts';
 import {
   checkFailed,
   endedByUs,
@@ -18,12 +22,22 @@ import {
   withReference,
 } from '../../functions/domain/payment.ts';
 import {
+  addPayment,
+  MAX_PAYMENTS_PER_LINK,
+  MAX_REPORTED_FAILURES_PER_LINK,
   markPaid,
+  newPaymentLink,
   type PaymentLink,
   type PspSession,
   reportPayment,
   withPaymentReference,
 } from '../../functions/domain/payment-link.ts';
+import {
+  MAX_FAILURE_MESSAGE_LENGTH,
+  MAX_REFUNDS_PER_LINK,
+  requestRefund,
+} from '../../functions/domain/refund.ts';
+import { MAX_DESCRIPTION_LENGTH, MAX_METADATA_BYTES } from '../../functions/http/schemas.ts';
 import { orderLink, storedConnection } from '../support/psp-fixtures.ts';
 
 const now = new Date('2026-01-01T10:00:00Z');
@@ -32,10 +46,15 @@ const b = storedConnection('mollie', 'test', 'pc_b');
 const inOneHour = new Date(now.getTime() + 3_600_000).toISOString();
 
 /** An attempt at `connection` started `minutesAgo`, its session open for another hour, with its page. */
-function attempt(link: PaymentLink, connection: PspConnection, minutesAgo = 1): Payment {
+function attempt(
+  link: PaymentLink,
+  connection: PspConnection,
+  minutesAgo = 1,
+  amount = link.amount!,
+): Payment {
   const id = newPaymentId();
   return startedPayment(
-    { id, link, connection },
+    { id, link, connection, amount },
     { id: `sess_${id}`, expires_at: inOneHour, url: `https://psp.example/${id}` },
     new Date(now.getTime() - minutesAgo * 60_000),
   );
@@ -48,6 +67,7 @@ const sessionOf = (payment: Payment): PspSession => ({
   id: payment.session_id as string,
   url: payment.session_url as string,
   expires_at: payment.session_expires_at as string,
+  ...(payment.amount ? { amount: payment.amount } : {}),
 });
 
 const declined = (payment: Payment) =>
@@ -62,6 +82,7 @@ function situation(changes: Partial<CheckoutSituation> & { link: PaymentLink }):
     wantsAnother: false,
     returned: false,
     unendable: new Set(),
+    amount: changes.link.amount ?? undefined,
     ...changes,
   };
 }
@@ -167,6 +188,78 @@ describe('the next checkout step', () => {
   });
 });
 
+describe('the next checkout step of a buyer-chosen amount', () => {
+  const eur = (value: string) => ({ value, currency: 'EUR' });
+  const rangeLink = (): PaymentLink => ({
+    ...orderLink('1'),
+    amount: null,
+    amount_range: { currency: 'EUR', minimum: '5.00', maximum: '500.00', suggested: '25.00' },
+  });
+
+  it('asks for the amount, opening nothing, until the buyer chose one', () => {
+    const link = rangeLink();
+    expect(nextCheckoutStep(situation({ link, amount: undefined }))).toEqual({ kind: 'ask' });
+    expect(nextCheckoutStep(situation({ link, amount: eur('20.00') }))).toEqual({
+      kind: 'open',
+      candidates: [a, b],
+    });
+  });
+
+  it('shows the open session at the amount chosen, and ends one at another amount before opening', () => {
+    const link = rangeLink();
+    const payment = attempt(link, a, 1, eur('20.00'));
+    const shown = withSession(link, sessionOf(payment));
+    // A visit without a choice, or the same amount again: the same session.
+    for (const amount of [undefined, eur('20'), eur('20.00')]) {
+      expect(nextCheckoutStep(situation({ link: shown, payments: [payment], amount }))).toEqual({
+        kind: 'show',
+        session: sessionOf(payment),
+      });
+    }
+    expect(nextCheckoutStep(situation({ link: shown, payments: [payment], amount: eur('30.00') }))).toEqual({
+      kind: 'end',
+      session: sessionOf(payment),
+    });
+    // One that cannot be ended is shown again, at its own amount: never a second payable session.
+    expect(
+      nextCheckoutStep(
+        situation({
+          link: shown,
+          payments: [payment],
+          amount: eur('30.00'),
+          unendable: new Set([payment.id]),
+        }),
+      ),
+    ).toEqual({ kind: 'show', session: sessionOf(payment) });
+  });
+
+  it('asks again when no connection can take the amount chosen', () => {
+    const problems = new Map([
+      ['pc_a', 'below the minimum'],
+      ['pc_b', 'below the minimum'],
+    ]);
+    expect(
+      nextCheckoutStep(situation({ link: rangeLink(), amount: eur('5.00'), amountProblems: problems })),
+    ).toEqual({ kind: 'ask', problem: 'not_payable' });
+  });
+
+  it('is routed on the amount chosen, else the attempt shown, else the latest, else the suggestion', () => {
+    const link = rangeLink();
+    expect(amountAtStake(link, [], eur('7.00'))).toEqual(eur('7.00'));
+    expect(amountAtStake(link, [], undefined)).toEqual(eur('25.00'));
+    expect(
+      amountAtStake({ ...link, amount_range: { ...link.amount_range!, suggested: null } }, [], undefined),
+    ).toEqual(eur('5.00'));
+    const older = declined(attempt(link, a, 5, eur('40.00')));
+    expect(amountAtStake(link, [older], undefined)).toEqual(eur('40.00'));
+    const current = attempt(link, b, 1, eur('60.00'));
+    expect(amountAtStake(withSession(link, sessionOf(current)), [older, current], undefined)).toEqual(
+      eur('60.00'),
+    );
+    expect(amountAtStake(orderLink('10.00'), [older], undefined)).toEqual(eur('10.00'));
+  });
+});
+
 describe('a payment the sweeper asks about', () => {
   it('is asked again later when the question failed, and stays pending even past its session', () => {
     const link = orderLink('10.00');
@@ -215,7 +308,219 @@ describe('a link paid before its PSP reference is known', () => {
       { state: 'succeeded', failure: null, reference: null },
       now,
     ) as Payment;
-    const report = reportPayment(paid, 'payment_link.duplicate_payment', toPaymentResource(second), now);
+    const report = reportPayment(
+      paid,
+      'payment_link.duplicate_payment',
+      toPaymentResource(second, paid),
+      now,
+    );
     expect(report?.event.type).toBe('payment_link.duplicate_payment');
+  });
+});
+
+/** A reusable link (docs/orchestration.md#reusable-links). */
+const reusableLink = (maxPayments?: number): PaymentLink =>
+  newPaymentLink(
+    { account: 'acme', mode: 'test' },
+    { amount: { value: '5.00', currency: 'EUR' }, reusable: true, max_payments: maxPayments },
+    now,
+  );
+
+describe('the next checkout step on a reusable link', () => {
+  it('opens a session for a new buyer while another buyer’s session is open, and never ends theirs', () => {
+    const link = reusableLink();
+    const theirs = attempt(link, a);
+    expect(nextCheckoutStep(situation({ link, payments: [theirs] }))).toEqual({
+      kind: 'open',
+      candidates: [a, b],
+    });
+    // A cookie naming another buyer's payment that is not among the link's changes nothing.
+    expect(nextCheckoutStep(situation({ link, payments: [theirs], buyerPayment: 'pay_unknown' }))).toEqual({
+      kind: 'open',
+      candidates: [a, b],
+    });
+  });
+
+  it('shows the buyer their own open session, and ends it first when it can no longer serve them', () => {
+    const link = reusableLink();
+    const theirs = attempt(link, a);
+    const own = attempt(link, a, 2);
+    const payments = [theirs, own];
+    expect(nextCheckoutStep(situation({ link, payments, buyerPayment: own.id }))).toEqual({
+      kind: 'show',
+      session: sessionOf(own),
+    });
+    // Its connection no longer serves the link: ended before the buyer gets another.
+    expect(nextCheckoutStep(situation({ link, payments, buyerPayment: own.id, routed: [b] }))).toEqual({
+      kind: 'end',
+      session: sessionOf(own),
+    });
+    // The merchant changed what buyers see since it was opened: ended too.
+    const changed = { ...link, sessions_stale_before: now.toISOString() };
+    expect(nextCheckoutStep(situation({ link: changed, payments, buyerPayment: own.id }))).toEqual({
+      kind: 'end',
+      session: sessionOf(own),
+    });
+    // Its PSP will not end it: shown again, never a second session for the same buyer.
+    expect(
+      nextCheckoutStep(
+        situation({ link, payments, buyerPayment: own.id, routed: [b], unendable: new Set([own.id]) }),
+      ),
+    ).toEqual({ kind: 'show', session: sessionOf(own) });
+  });
+
+  it('offers a buyer back from their own unpaid attempt the choice, whatever other buyers did', () => {
+    const link = reusableLink();
+    const own = declined(attempt(link, a, 3));
+    const theirs = attempt(link, b);
+    expect(
+      nextCheckoutStep(situation({ link, payments: [theirs, own], buyerPayment: own.id, returned: true })),
+    ).toEqual({ kind: 'choose', another: true });
+    expect(
+      nextCheckoutStep(
+        situation({ link, payments: [theirs, own], buyerPayment: own.id, wantsAnother: true }),
+      ),
+    ).toEqual({ kind: 'open', candidates: [b, a] });
+  });
+
+  it('opens at most MAX_REUSABLE_SESSIONS_PER_WINDOW sessions per window, for all buyers together', () => {
+    const link = reusableLink();
+    const many = Array.from({ length: MAX_REUSABLE_SESSIONS_PER_WINDOW - 1 }, () => attempt(link, a, 30));
+    expect(MAX_REUSABLE_SESSIONS_PER_WINDOW).toBeGreaterThan(MAX_SESSIONS_PER_WINDOW);
+    expect(nextCheckoutStep(situation({ link, payments: many }))).toMatchObject({ kind: 'open' });
+    const full = [attempt(link, a, 59), ...many];
+    expect(nextCheckoutStep(situation({ link, payments: full }))).toEqual({
+      kind: 'wait',
+      reason: 'throttled',
+      until: new Date(now.getTime() - 59 * 60_000 + SESSION_WINDOW_MS),
+    });
+  });
+});
+
+describe('payments of a reusable link', () => {
+  const paidBy = (link: PaymentLink, id: string) => {
+    const payment = settle(
+      { ...attempt(link, a), id },
+      { state: 'succeeded', failure: null, reference: `ref_${id}` },
+      now,
+    ) as Payment;
+    return addPayment(
+      link,
+      { id, connection_id: 'pc_a', provider: 'stripe', reference: `ref_${id}` },
+      toPaymentResource(payment, link),
+      now,
+    );
+  };
+
+  it('are each one payment_link.paid carrying it; the one that reaches max_payments completes the link', () => {
+    const first = paidBy(reusableLink(2), 'pay_1');
+    expect(first?.event).toMatchObject({
+      type: 'payment_link.paid',
+      data: { status: 'open', succeeded_payments: 1, payment: { id: 'pay_1', reference: 'ref_pay_1' } },
+    });
+    const second = paidBy(first?.after as PaymentLink, 'pay_2');
+    expect(second?.event).toMatchObject({
+      type: 'payment_link.paid',
+      data: { status: 'completed', succeeded_payments: 2, payment: { id: 'pay_2' } },
+    });
+    // The same confirmation again records nothing.
+    expect(paidBy(second?.after as PaymentLink, 'pay_2')).toBeUndefined();
+    expect(paidBy(first?.after as PaymentLink, 'pay_1')).toBeUndefined();
+  });
+
+  it('records a payment beyond max_payments, refundable, and reports it as a duplicate payment', () => {
+    const full = paidBy(reusableLink(1), 'pay_1')?.after as PaymentLink;
+    expect(full.status).toBe('completed');
+    const beyond = paidBy(full, 'pay_2');
+    expect(beyond?.event).toMatchObject({
+      type: 'payment_link.duplicate_payment',
+      data: { status: 'completed', succeeded_payments: 2, payment: { id: 'pay_2', status: 'succeeded' } },
+    });
+    expect(beyond?.after.paid_payments?.pay_2).toMatchObject({ refund_reserved_minor: 0 });
+    // The link's payment stays the last one it took.
+    expect(beyond?.after.payment?.id).toBe('pay_1');
+  });
+
+  it('are recorded on a link canceled meanwhile, which stays canceled', () => {
+    const canceled: PaymentLink = { ...reusableLink(), status: 'canceled', canceled_at: now.toISOString() };
+    const late = paidBy(canceled, 'pay_1');
+    expect(late?.event.type).toBe('payment_link.paid');
+    expect(late?.after).toMatchObject({ status: 'canceled', paid_payments: { pay_1: { id: 'pay_1' } } });
+  });
+
+  it('never move the link to paid through the single-use markPaid', () => {
+    const payment = { id: 'pay_1', connection_id: 'pc_a', provider: 'stripe' as const, reference: 'r' };
+    expect(markPaid(reusableLink(), payment, now)).toBeUndefined();
+  });
+});
+
+describe('a reusable link at every per-link limit', () => {
+  it('stays far below DynamoDB’s 400 KB item limit, however many of its payments fail', () => {
+    const metadata = Object.fromEntries(
+      Array.from({ length: 8 }, (_, key) => [`key_${key}`, 'm'.repeat(MAX_METADATA_BYTES / 8 - 20)]),
+    );
+    let link: PaymentLink = {
+      ...newPaymentLink(
+        { account: 'acme', mode: 'test' },
+        {
+          line_items: Array.from({ length: MAX_LINE_ITEMS }, () => ({
+            name: 'n'.repeat(MAX_LINE_ITEM_NAME_LENGTH),
+            quantity: 1,
+            unit_amount: { value: '1.00', currency: 'EUR' },
+          })),
+          description: 'd'.repeat(MAX_DESCRIPTION_LENGTH),
+          metadata,
+          reusable: true,
+        },
+        now,
+      ),
+    };
+    // Failures are reported while the link is open: before its payments complete it.
+    let reportedFailures = 0;
+    for (let failed = 0; failed < MAX_REPORTED_FAILURES_PER_LINK + 50; failed++) {
+      const payment = settle(
+        { ...attempt(link, a), id: newPaymentId() },
+        { state: 'failed', failure: { code: 'declined', message: 'Declined.' }, reference: null },
+        now,
+      ) as Payment;
+      const report = reportPayment(
+        link,
+        'payment_link.payment_failed',
+        toPaymentResource(payment, link),
+        now,
+      );
+      if (!report) continue;
+      reportedFailures++;
+      link = report.after;
+    }
+    for (let paid = 0; paid < MAX_PAYMENTS_PER_LINK; paid++) {
+      const id = newPaymentId();
+      const payment = settle(
+        { ...attempt(link, a), id },
+        { state: 'succeeded', failure: null, reference: `pi_${'r'.repeat(24)}` },
+        now,
+      ) as Payment;
+      link = addPayment(
+        link,
+        { id, connection_id: a.id, provider: 'stripe', reference: payment.provider_reference },
+        toPaymentResource(payment, link),
+        now,
+      )?.after as PaymentLink;
+    }
+    const paymentIds = Object.keys(link.paid_payments ?? {});
+    link = {
+      ...link,
+      refunds: Array.from({ length: MAX_REFUNDS_PER_LINK }, (_, index) => ({
+        ...requestRefund(link, { value: '0.01', currency: 'EUR' }, newId('re'), now, paymentIds[index]),
+        status: 'failed' as const,
+        failure: { code: 'psp_refused', message: 'f'.repeat(MAX_FAILURE_MESSAGE_LENGTH) },
+        provider_reference: `re_${'r'.repeat(24)}`,
+      })),
+      event_ids: [...link.event_ids, ...Array.from({ length: MAX_REFUNDS_PER_LINK * 2 }, () => newId('evt'))],
+    };
+
+    expect(reportedFailures).toBe(MAX_REPORTED_FAILURES_PER_LINK);
+    // JSON spells every name and value out, as DynamoDB counts an item, plus its own quotes and braces.
+    expect(Buffer.byteLength(JSON.stringify(link))).toBeLessThan(340_000);
   });
 });

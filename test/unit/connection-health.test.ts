@@ -51,6 +51,7 @@ describe('payment transitions', () => {
         id: 'pay_1',
         link: { id: 'pl_1', account: 'acme', mode: 'test' },
         connection: { id: 'pc_1', provider: 'sandbox' },
+        amount: { value: '10.00', currency: 'EUR' },
       },
       { id: 's_1', expires_at: later(24 * 3_600_000).toISOString() },
       now,

@@ -114,6 +114,17 @@ describe('state transitions', () => {
 });
 
 describe('updating an open link', () => {
+  it('marks a reusable link’s open buyer sessions stale when what buyers see changes, not otherwise', () => {
+    const reusable = newPaymentLink(
+      principal,
+      { amount: { value: '10.5', currency: 'EUR' }, reusable: true },
+      created,
+    );
+    expect(update(reusable, { description: 'new' }, later).sessions_stale_before).toBe(later.toISOString());
+    expect(update(reusable, { metadata: { a: '1' } }, later).sessions_stale_before).toBeUndefined();
+    expect(update(openLink(), { description: 'new' }, later).sessions_stale_before).toBeUndefined();
+  });
+
   const session = {
     provider: 'sandbox' as const,
     connection_id: 'pc_x',

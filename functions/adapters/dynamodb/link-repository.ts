@@ -29,7 +29,8 @@ import {
   withoutKeys,
 } from './table-schema.ts';
 
-function linkItem(link: PaymentLink) {
+/** The stored item of a link with its index keys (exported for fixtures that write many links in batches). */
+export function linkItem(link: PaymentLink) {
   // Sparse: an open link with an expiry is in gsi3 until its expiry, a paid one while a refund check is due;
   // any other state drops it from there on the next Put.
   const sweeperEntry =
@@ -171,6 +172,26 @@ export class DynamoLinkRepository implements LinkRepository {
         throw new ConcurrentModificationError(
           `Payment link ${before.id} changed while it was being updated.`,
         );
+      }
+      throw error;
+    }
+  }
+
+  async noteSession(link: PaymentLink): Promise<void> {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.link(link.id, link.mode),
+          UpdateExpression: 'SET version = version + :one',
+          ConditionExpression: '#status = :open',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':one': 1, ':open': 'open' },
+        }),
+      );
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) {
+        throw new ConcurrentModificationError(`Payment link ${link.id} is no longer open.`);
       }
       throw error;
     }

@@ -26,6 +26,13 @@ export class DynamoRefundLedger implements RefundLedger {
     from: RefundStatus,
   ): Promise<boolean> {
     const index = (before.refunds ?? []).findIndex((candidate) => candidate.id === refund.id);
+    const refunded = (after.refund_refunded_minor ?? 0) - (before.refund_refunded_minor ?? 0);
+    const reserved = (after.refund_reserved_minor ?? 0) - (before.refund_reserved_minor ?? 0);
+    // A reusable link's payment keeps the same totals as the link (`settleRefund`): moved by the same write.
+    const perPayment = before.reusable
+      ? ', #paid.#payment.refund_refunded_minor = #paid.#payment.refund_refunded_minor + :refunded, ' +
+        '#paid.#payment.refund_reserved_minor = #paid.#payment.refund_reserved_minor + :reserved'
+      : '';
     await putEvent(this.client, this.tableName, event);
     try {
       await this.client.send(
@@ -33,16 +40,19 @@ export class DynamoRefundLedger implements RefundLedger {
           TableName: this.tableName,
           Key: keys.link(before.id, before.mode),
           UpdateExpression:
-            `SET refunds[${index}] = :refund, event_ids = list_append(event_ids, :event), version = version + :one ` +
+            `SET refunds[${index}] = :refund, event_ids = list_append(event_ids, :event), version = version + :one${perPayment} ` +
             'ADD refund_refunded_minor :refunded, refund_reserved_minor :reserved',
           ConditionExpression: `refunds[${index}].id = :id AND refunds[${index}].#status = :from`,
-          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeNames: {
+            '#status': 'status',
+            ...(before.reusable ? { '#paid': 'paid_payments', '#payment': refund.payment_id } : {}),
+          },
           ExpressionAttributeValues: {
             ':refund': refund,
             ':event': [event.id],
             ':one': 1,
-            ':refunded': (after.refund_refunded_minor ?? 0) - (before.refund_refunded_minor ?? 0),
-            ':reserved': (after.refund_reserved_minor ?? 0) - (before.refund_reserved_minor ?? 0),
+            ':refunded': refunded,
+            ':reserved': reserved,
             ':id': refund.id,
             ':from': from,
           },
@@ -64,7 +74,15 @@ export class DynamoRefundLedger implements RefundLedger {
     limits: { paidMinor: bigint; refundMinor: bigint; maxRefunds: number; checkAt: string },
   ): Promise<boolean> {
     // Arithmetic cannot appear in a condition, so "reserved + this refund <= paid" is "reserved <= paid - this".
+    // A single-use link counts on the link (paid, one payment); a reusable link on the payment's own entry,
+    // which exists only once the payment succeeded (and the link's total moves too, for `amount_refunded`).
     const check = refundCheckKeys(link.id, limits.checkAt);
+    const bound = link.reusable
+      ? '#paid.#payment.refund_reserved_minor <= :limit'
+      : '#status = :paid AND (attribute_not_exists(refund_reserved_minor) OR refund_reserved_minor <= :limit)';
+    const perPayment = link.reusable
+      ? ', #paid.#payment.refund_reserved_minor = #paid.#payment.refund_reserved_minor + :amount'
+      : '';
     try {
       await this.client.send(
         new UpdateCommand({
@@ -72,18 +90,18 @@ export class DynamoRefundLedger implements RefundLedger {
           Key: keys.link(link.id, link.mode),
           UpdateExpression:
             'SET refunds = list_append(if_not_exists(refunds, :none), :refund), version = version + :one, ' +
-            'refund_check_at = :checkAt, refund_checks = :zero, gsi3pk = :checkShard, gsi3sk = :checkKey ' +
+            `refund_check_at = :checkAt, refund_checks = :zero, gsi3pk = :checkShard, gsi3sk = :checkKey${perPayment} ` +
             'ADD refund_reserved_minor :amount',
-          ConditionExpression:
-            '#status = :paid AND (attribute_not_exists(refund_reserved_minor) OR refund_reserved_minor <= :limit) ' +
-            'AND (attribute_not_exists(refunds) OR size(refunds) < :max)',
-          ExpressionAttributeNames: { '#status': 'status' },
+          ConditionExpression: `${bound} AND (attribute_not_exists(refunds) OR size(refunds) < :max)`,
+          ExpressionAttributeNames: link.reusable
+            ? { '#paid': 'paid_payments', '#payment': refund.payment_id }
+            : { '#status': 'status' },
           ExpressionAttributeValues: {
             ':none': [],
             ':refund': [refund],
             ':one': 1,
             ':amount': Number(limits.refundMinor),
-            ':paid': 'paid',
+            ...(link.reusable ? {} : { ':paid': 'paid' }),
             ':limit': Number(limits.paidMinor - limits.refundMinor),
             ':max': limits.maxRefunds,
             ':checkAt': limits.checkAt,
@@ -115,15 +133,22 @@ export class DynamoRefundLedger implements RefundLedger {
       this.tableName,
       keys.refundCheckShard,
       {
-        expression: '#payment.connection_id = :connection',
+        // A reusable link's refunds may each go through another connection: told apart below.
+        expression: '#payment.connection_id = :connection OR reusable = :true',
         names: { '#payment': 'payment' },
-        values: { ':connection': connectionId },
+        values: { ':connection': connectionId, ':true': true },
       },
-      ['id', 'refunds'],
+      ['id', 'refunds', 'reusable', 'paid_payments'],
     );
     return items.flatMap((item) =>
       ((item.refunds ?? []) as Refund[])
         .filter((refund) => refund.status === 'pending')
+        .filter(
+          (refund) =>
+            !item.reusable ||
+            (item.paid_payments as PaymentLink['paid_payments'])?.[refund.payment_id]?.connection_id ===
+              connectionId,
+        )
         .map((refund) => ({ link_id: String(item.id), id: refund.id })),
     );
   }

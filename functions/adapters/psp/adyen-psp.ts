@@ -2,17 +2,16 @@ import type { ModificationsApi } from '@adyen/api-library/lib/src/services/check
 import type { PaymentLinksApi } from '@adyen/api-library/lib/src/services/checkout/paymentLinksApi.js';
 import type { PaymentLinkResponse } from '@adyen/api-library/lib/src/typings/checkout/paymentLinkResponse.js';
 import type { NotificationRequestItem } from '@adyen/api-library/lib/src/typings/notification/notificationRequestItem.js';
-import { includedTaxMinor, type LineItem } from '../../domain/amount.ts';
+import { includedTaxMinor, type LineItem, linesCharging } from '../../domain/amount.ts';
 import { CALL_BUDGETS } from '../../domain/call-budgets.ts';
 import type { PspConnection } from '../../domain/connection.ts';
 import { InvalidNotificationError } from '../../domain/errors.ts';
 import type { Amount } from '../../domain/money.ts';
-import type { PaymentLink, PspSession } from '../../domain/payment-link.ts';
+import type { PspSession } from '../../domain/payment-link.ts';
 import type { PaymentMethod } from '../../domain/payment-methods.ts';
 import type { Mode } from '../../domain/principal.ts';
 import { adyenMinorUnits, pspAmountProblem } from '../../domain/psp-amounts.ts';
 import {
-  type CheckoutReturn,
   isRefusalStatus,
   type Psp,
   type PspNotification,
@@ -21,6 +20,7 @@ import {
   PspRefusalError,
   type PspSessionStatus,
   type SessionEnd,
+  type SessionRequest,
 } from '../../ports/psp.ts';
 import type { SecretStore } from '../../ports/secret-store.ts';
 import { RecentFacts, refusalOrFailure, StoredCredentialsPspFactory, withinPspBudget } from './psp-calls.ts';
@@ -153,20 +153,22 @@ export class AdyenPsp implements Psp {
   }
 
   /** Refuses (`PspRefusalError`), without calling Adyen, an amount Adyen cannot take (`pspAmountProblem`). */
-  async createSession(link: PaymentLink, checkout: CheckoutReturn): Promise<PspSession> {
-    const problem = pspAmountProblem(this.provider, link.amount, 'payment');
+  async createSession(checkout: SessionRequest): Promise<PspSession> {
+    const { link, amount } = checkout;
+    const problem = pspAmountProblem(this.provider, amount, 'payment');
     if (problem) throw new PspRefusalError(problem);
+    const lines = linesCharging(link.line_items, amount);
     const created = await this.call(() =>
       this.sdk.paymentLinks.paymentLinks(
         {
-          amount: adyenAmount(link.amount),
+          amount: adyenAmount(amount),
           merchantAccount: this.credentials.merchant_account,
           reference: checkout.paymentId,
           description: link.description || `Payment ${link.id}`,
           returnUrl: checkout.successUrl,
           expiresAt: checkout.expiresAt,
           shopperLocale: adyenLocale(checkout.locale),
-          ...(link.line_items?.length ? { lineItems: link.line_items.map(adyenLineItem) } : {}),
+          ...(lines ? { lineItems: lines.map(adyenLineItem) } : {}),
           ...(checkout.paymentMethods
             ? { allowedPaymentMethods: checkout.paymentMethods.map((method) => ADYEN_METHODS[method]) }
             : {}),

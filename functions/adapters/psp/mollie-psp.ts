@@ -5,15 +5,14 @@ import type {
   PaymentMethod as PaymentMethodName,
   Refund,
 } from '@mollie/api-client';
-import { includedTaxMinor, type LineItem, lineTotalMinor } from '../../domain/amount.ts';
+import { includedTaxMinor, type LineItem, linesCharging, lineTotalMinor } from '../../domain/amount.ts';
 import type { PspConnection } from '../../domain/connection.ts';
 import { InvalidNotificationError, PspUnavailableError } from '../../domain/errors.ts';
 import { type Amount, fromMinorUnits, minorUnits, toMinorUnits } from '../../domain/money.ts';
-import type { PaymentLink, PspSession } from '../../domain/payment-link.ts';
+import type { PspSession } from '../../domain/payment-link.ts';
 import type { PaymentMethod } from '../../domain/payment-methods.ts';
 import type { Mode } from '../../domain/principal.ts';
 import {
-  type CheckoutReturn,
   isRefusalStatus,
   type Psp,
   type PspNotification,
@@ -23,6 +22,7 @@ import {
   PspRefusalError,
   type PspSessionStatus,
   type SessionEnd,
+  type SessionRequest,
 } from '../../ports/psp.ts';
 import type { SecretStore } from '../../ports/secret-store.ts';
 import { RecentFacts, refusalOrFailure, StoredCredentialsPspFactory, withinPspBudget } from './psp-calls.ts';
@@ -121,16 +121,18 @@ export class MolliePsp implements Psp {
     return payment.mode === this.connection.mode;
   }
 
-  async createSession(link: PaymentLink, checkout: CheckoutReturn): Promise<PspSession> {
+  async createSession(checkout: SessionRequest): Promise<PspSession> {
+    const { link, amount } = checkout;
+    const lines = linesCharging(link.line_items, amount);
     const payment = await this.call(() =>
       this.mollie.payments.create({
-        amount: mollieAmount(link.amount),
+        amount: mollieAmount(amount),
         description: (link.description || `Payment ${link.id}`).slice(0, 255),
         redirectUrl: checkout.successUrl,
         cancelUrl: checkout.cancelUrl,
         webhookUrl: checkout.notificationUrl,
         locale: mollieLocale(checkout.locale) as Locale,
-        ...(link.line_items?.length ? { lines: link.line_items.map(mollieLine) } : {}),
+        ...(lines ? { lines: lines.map(mollieLine) } : {}),
         ...(checkout.paymentMethods
           ? { method: checkout.paymentMethods.map((method) => MOLLIE_METHODS[method]) as PaymentMethodName[] }
           : {}),

@@ -1,11 +1,10 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { BUILT_IN_SANDBOX_ID, type PspConnection } from '../../domain/connection.ts';
 import { InvalidNotificationError } from '../../domain/errors.ts';
-import type { PaymentLink, PspSession } from '../../domain/payment-link.ts';
+import type { PspSession } from '../../domain/payment-link.ts';
 import { MODES, type Mode } from '../../domain/principal.ts';
 import { randomBase62 } from '../../domain/random.ts';
 import type {
-  CheckoutReturn,
   Psp,
   PspFactory,
   PspNotification,
@@ -13,6 +12,7 @@ import type {
   PspRefundStatus,
   PspSessionStatus,
   SessionEnd,
+  SessionRequest,
 } from '../../ports/psp.ts';
 import type { SandboxSessionStore } from '../../ports/sandbox-sessions.ts';
 
@@ -91,7 +91,8 @@ export class SandboxPsp implements Psp {
     this.checkoutOrigin = new URL(options.baseUrl).origin;
   }
 
-  async createSession(link: PaymentLink, checkout: CheckoutReturn): Promise<PspSession> {
+  async createSession(checkout: SessionRequest): Promise<PspSession> {
+    const { link } = checkout;
     if (this.connection.simulate === 'fail') {
       throw new Error('Sandbox connection simulates a PSP failure (HTTP 503).');
     }
@@ -108,7 +109,7 @@ export class SandboxPsp implements Psp {
       link_id: link.id,
       account: link.account,
       mode: link.mode,
-      amount: link.amount,
+      amount: checkout.amount,
       description: link.description,
       success_url: checkout.successUrl,
       cancel_url: checkout.cancelUrl,

@@ -1,13 +1,14 @@
 import type Stripe from 'stripe';
+import { linesCharging } from '../../domain/amount.ts';
 import { CALL_BUDGETS } from '../../domain/call-budgets.ts';
 import type { PspConnection } from '../../domain/connection.ts';
 import { InvalidNotificationError } from '../../domain/errors.ts';
-import type { PaymentLink, PspSession } from '../../domain/payment-link.ts';
+import type { Amount } from '../../domain/money.ts';
+import type { PspSession } from '../../domain/payment-link.ts';
 import type { PaymentMethod } from '../../domain/payment-methods.ts';
 import { MODES, type Mode } from '../../domain/principal.ts';
 import { pspAmountProblem, stripeMinorUnits } from '../../domain/psp-amounts.ts';
 import {
-  type CheckoutReturn,
   isRefusalStatus,
   type Psp,
   type PspNotification,
@@ -16,6 +17,7 @@ import {
   PspRefusalError,
   type PspSessionStatus,
   type SessionEnd,
+  type SessionRequest,
 } from '../../ports/psp.ts';
 import type { SecretStore } from '../../ports/secret-store.ts';
 import { StoredCredentialsPspFactory } from './psp-calls.ts';
@@ -34,7 +36,7 @@ export const STRIPE_SESSION_LIMITS = {
 };
 
 /** The `unit_amount` Stripe expects for an amount; throws when it has more decimals than Stripe takes. */
-export function stripeUnitAmount(amount: PaymentLink['amount']): number {
+export function stripeUnitAmount(amount: Amount): number {
   return Number(stripeMinorUnits(amount));
 }
 
@@ -118,10 +120,10 @@ export class StripePsp implements Psp {
   }
 
   /** Refuses (`PspRefusalError`), without calling Stripe, an amount Stripe would refuse (`pspAmountProblem`). */
-  async createSession(link: PaymentLink, checkout: CheckoutReturn): Promise<PspSession> {
-    const problem = pspAmountProblem(this.provider, link.amount, 'payment');
+  async createSession(checkout: SessionRequest): Promise<PspSession> {
+    const problem = pspAmountProblem(this.provider, checkout.amount, 'payment');
     if (problem) throw new PspRefusalError(problem);
-    const session = await this.createCheckoutSession(link, checkout).catch((error: unknown) => {
+    const session = await this.createCheckoutSession(checkout).catch((error: unknown) => {
       // A 400 is Stripe refusing this link (its amount, its currency); 401, 403, 429, 5xx and no answer are not.
       throw error instanceof this.sdk.errors.StripeInvalidRequestError
         ? new PspRefusalError(`Stripe refused the session: ${error.message}`, { cause: error })
@@ -143,13 +145,16 @@ export class StripePsp implements Psp {
     };
   }
 
-  private createCheckoutSession(link: PaymentLink, checkout: CheckoutReturn) {
+  private createCheckoutSession(checkout: SessionRequest) {
+    const { link, amount } = checkout;
     return this.stripe.checkout.sessions.create({
       mode: 'payment',
       client_reference_id: link.id,
-      line_items: (link.line_items?.length
-        ? link.line_items
-        : [{ name: link.description || `Payment ${link.id}`, quantity: 1, unit_amount: link.amount }]
+      // Stripe charges the sum of the lines: the link's own (which add up to the amount), or one at the amount.
+      line_items: (
+        linesCharging(link.line_items, amount) ?? [
+          { name: link.description || `Payment ${link.id}`, quantity: 1, unit_amount: amount },
+        ]
       ).map((item) => ({
         quantity: item.quantity,
         price_data: {

@@ -1,0 +1,50 @@
+import { statSync } from 'node:fs';
+import { relative } from 'node:path';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+/**
+ * The test files that take longest, longest first (docs/testing.md, "Speed"): each runs for minutes on a busy
+ * machine, so one that starts late ends the run alone while the other workers sit idle. Vitest's own order runs
+ * the projects one after the other and, on a fresh clone (no cached durations), the larger files first, which put
+ * the chaos run (a short file) near the end. Listed here so that a fresh clone, as CI runs it, starts them first.
+ */
+export const LONGEST_FILES = [
+  'test/integration/chaos.test.ts',
+  'test/integration/psp-cli.test.ts',
+  'test/integration/bundled-functions.test.ts',
+  'test/integration/webhook-isolation.test.ts',
+  'test/integration/local-stack-start.test.ts',
+  'test/browser/checkout.test.ts',
+  'test/browser/link-variants.test.ts',
+  'test/browser/failover.test.ts',
+  'test/integration/webhooks.test.ts',
+  'test/integration/webhook-endpoints.test.ts',
+  'test/integration/refund-outcomes.test.ts',
+  'test/infra/bundles.test.ts',
+];
+
+/**
+ * Orders the files of every project in one queue, longest first, so the workers end together: the files of
+ * LONGEST_FILES in that order, then files with no cached duration (new ones, or all on a fresh clone) by size,
+ * larger first, then the others by the duration vitest cached from the last run, longest first.
+ */
+export class LongestFirstSequencer extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const root = this.ctx.config.root;
+    const rank = (spec: TestSpecification) => {
+      const listed = LONGEST_FILES.indexOf(relative(root, spec.moduleId));
+      return listed === -1 ? LONGEST_FILES.length : listed;
+    };
+    const cached = (spec: TestSpecification) => this.ctx.cache.getTestSpecificationResult(spec)?.duration;
+    const size = (spec: TestSpecification) => statSync(spec.moduleId, { throwIfNoEntry: false })?.size ?? 0;
+    return [...files].sort((a, b) => {
+      const byList = rank(a) - rank(b);
+      if (byList !== 0) return byList;
+      const [durationA, durationB] = [cached(a), cached(b)];
+      if (durationA !== undefined && durationB !== undefined) return durationB - durationA;
+      if (durationA !== undefined) return 1;
+      if (durationB !== undefined) return -1;
+      return size(b) - size(a);
+    });
+  }
+}
