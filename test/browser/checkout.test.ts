@@ -3,11 +3,12 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
-import { launchChromium } from '../support/browser.ts';
+import { type BrowserStack, startBrowserStack } from '../support/browser.ts';
 import { createLink } from '../support/checkout-helpers.ts';
 import { LOAD_ALLOWANCE_MS } from '../support/eventually.ts';
-import { startTestStack, type TestStack } from '../support/test-stack.ts';
+import type { TestStack } from '../support/test-stack.ts';
 
+let fixture: BrowserStack;
 let stack: TestStack;
 let acme: IssuedApiKey;
 let browser: Browser;
@@ -18,8 +19,8 @@ let page: Page;
 let dialogs: string[];
 
 beforeAll(async () => {
-  stack = await startTestStack();
-  acme = await stack.issueKey('acme', 'test');
+  fixture = await startBrowserStack();
+  ({ stack, acme, browser } = fixture);
   shop = createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://shop');
     response.setHeader('content-type', 'text/html; charset=utf-8');
@@ -32,13 +33,11 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => shop.listen(0, '127.0.0.1', resolve));
   shopBase = `http://localhost:${(shop.address() as AddressInfo).port}`;
-  browser = await launchChromium();
 });
 afterAll(async () => {
-  await browser?.close();
   shop?.closeAllConnections();
   await new Promise<void>((resolve) => shop?.close(() => resolve()));
-  await stack?.stop();
+  await fixture?.stop();
 });
 
 beforeEach(async () => {

@@ -2,10 +2,11 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { axeViolations } from '../support/axe.ts';
-import { launchChromium } from '../support/browser.ts';
+import { type BrowserStack, startBrowserStack } from '../support/browser.ts';
 import { createLink } from '../support/checkout-helpers.ts';
-import { startTestStack, type TestStack } from '../support/test-stack.ts';
+import type { TestStack } from '../support/test-stack.ts';
 
+let fixture: BrowserStack;
 let stack: TestStack;
 let acme: IssuedApiKey;
 let browser: Browser;
@@ -13,14 +14,10 @@ let context: BrowserContext;
 let page: Page;
 
 beforeAll(async () => {
-  stack = await startTestStack();
-  acme = await stack.issueKey('acme', 'test');
-  browser = await launchChromium();
+  fixture = await startBrowserStack();
+  ({ stack, acme, browser } = fixture);
 });
-afterAll(async () => {
-  await browser?.close();
-  await stack?.stop();
-});
+afterAll(() => fixture?.stop());
 afterEach(() => context.close());
 
 const statusOf = async (id: string) =>

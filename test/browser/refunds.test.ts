@@ -2,26 +2,25 @@ import type { Browser } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
-import { launchChromium } from '../support/browser.ts';
+import { type BrowserStack, startBrowserStack } from '../support/browser.ts';
 import { createLink } from '../support/checkout-helpers.ts';
-import { startTestStack, type TestStack } from '../support/test-stack.ts';
+import type { TestStack } from '../support/test-stack.ts';
 import { eventually, type Receiver, startReceiver } from '../support/webhooks.ts';
 
+let fixture: BrowserStack;
 let stack: TestStack;
 let acme: IssuedApiKey;
 let browser: Browser;
 let receiver: Receiver;
 
 beforeAll(async () => {
-  stack = await startTestStack();
-  acme = await stack.issueKey('acme', 'test');
+  fixture = await startBrowserStack();
+  ({ stack, acme, browser } = fixture);
   receiver = await startReceiver();
-  browser = await launchChromium();
 });
 afterAll(async () => {
-  await browser?.close();
   await receiver?.close();
-  await stack?.stop();
+  await fixture?.stop();
 });
 
 /** The verified webhooks the merchant's endpoint received for this link, oldest first. */

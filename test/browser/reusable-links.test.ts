@@ -2,24 +2,23 @@ import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { axeViolations } from '../support/axe.ts';
-import { launchChromium } from '../support/browser.ts';
+import { type BrowserStack, startBrowserStack } from '../support/browser.ts';
 import { createLink } from '../support/checkout-helpers.ts';
-import { startTestStack, type TestStack } from '../support/test-stack.ts';
+import type { TestStack } from '../support/test-stack.ts';
 
+let fixture: BrowserStack;
 let stack: TestStack;
 let acme: IssuedApiKey;
 let browser: Browser;
 const contexts: BrowserContext[] = [];
 
 beforeAll(async () => {
-  stack = await startTestStack();
-  acme = await stack.issueKey('acme', 'test');
-  browser = await launchChromium();
+  fixture = await startBrowserStack();
+  ({ stack, acme, browser } = fixture);
 });
 afterAll(async () => {
   await Promise.all(contexts.map((context) => context.close()));
-  await browser?.close();
-  await stack?.stop();
+  await fixture?.stop();
 });
 
 /** A buyer: a browser profile of their own (their own cookies), in English. */

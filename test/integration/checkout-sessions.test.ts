@@ -3,66 +3,31 @@ import { paymentRepository, pspConnectionRepository } from '../../functions/depe
 import type { PspConnection } from '../../functions/domain/connection.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
-import { addConnection } from '../support/connections.ts';
-import { type FakeAdyen, startFakeAdyen } from '../support/fake-adyen.ts';
-import { type FakeMollie, startFakeMollie } from '../support/fake-mollie.ts';
-import { trustFakePspCertificate } from '../support/fake-psp-server.ts';
-import { type FakeStripe, startFakeStripe } from '../support/fake-stripe.ts';
+import type { FakeAdyen } from '../support/fake-adyen.ts';
+import type { FakeMollie } from '../support/fake-mollie.ts';
+import type { FakeStripe } from '../support/fake-stripe.ts';
 import { navigate } from '../support/navigate.ts';
-import { startTestStack, type TestStack } from '../support/test-stack.ts';
+import { type PspStack, startPspStack } from '../support/psp-stack.ts';
+import type { TestStack } from '../support/test-stack.ts';
 
-const stripeCredentials = { secret_key: 'sk_test_sessions_123', webhook_secret: 'whsec_sessions_456' };
-const mollieKey = 'test_sessionsMollie7LxsDOtmnkVtjNVWXLSlX';
-const adyenCredentials = {
-  api_key: 'AQE-sessions-adyen-test-key',
-  merchant_account: 'SessionsShopECOM',
-  hmac_key: '44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056',
-  environment: 'test',
-};
+let psps: PspStack;
 let stripe: FakeStripe;
 let mollie: FakeMollie;
 let adyen: FakeAdyen;
-let untrust: () => void;
 let stack: TestStack;
 
 beforeAll(async () => {
-  untrust = trustFakePspCertificate();
-  stripe = await startFakeStripe({ secretKey: stripeCredentials.secret_key });
-  mollie = await startFakeMollie({ apiKeys: [mollieKey] });
-  adyen = await startFakeAdyen({
-    apiKeys: [adyenCredentials.api_key],
-    merchantAccount: adyenCredentials.merchant_account,
-  });
-  // Read once by functions/config.ts, before the stack's first request.
-  process.env.STRIPE_API_URL = stripe.url;
-  process.env.MOLLIE_API_URL = mollie.apiEndpoint;
-  process.env.ADYEN_API_URL = adyen.url;
-  stack = await startTestStack();
+  psps = await startPspStack();
+  ({ stack, stripe, mollie, adyen } = psps);
 });
-afterAll(async () => {
-  await stack?.stop();
-  await stripe?.stop();
-  await mollie?.stop();
-  await adyen?.stop();
-  untrust();
-});
-
-const CREDENTIALS = { stripe: stripeCredentials, mollie: { api_key: mollieKey }, adyen: adyenCredentials };
+afterAll(() => psps?.stop());
 
 /** A fresh account with a key and connections of these providers, in that order (sandbox: a working one). */
 async function account(name: string, providers: ('stripe' | 'mollie' | 'adyen' | 'sandbox')[]) {
   const key: IssuedApiKey = await stack.issueKey(name, 'test');
   const connections: PspConnection[] = [];
   for (const provider of providers) {
-    connections.push(
-      await addConnection({
-        account: name,
-        mode: 'test',
-        provider,
-        name: provider,
-        ...(provider === 'sandbox' ? { simulate: 'ok' as const } : { credentials: CREDENTIALS[provider] }),
-      }),
-    );
+    connections.push(await psps.connect(name, provider));
   }
   return { key, connections };
 }

@@ -12,48 +12,26 @@ import { FIRST_CHECK_AFTER_MS } from '../../functions/domain/payment.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { checkPendingPayments } from '../../functions/use-cases/payments.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
-import { addConnection } from '../support/connections.ts';
-import { type FakeAdyen, startFakeAdyen } from '../support/fake-adyen.ts';
-import { trustFakePspCertificate } from '../support/fake-psp-server.ts';
+import type { FakeAdyen } from '../support/fake-adyen.ts';
 import { navigate } from '../support/navigate.ts';
-import { startTestStack, type TestStack } from '../support/test-stack.ts';
+import { FAKE_PSP_CREDENTIALS, type PspStack, startPspStack } from '../support/psp-stack.ts';
+import type { TestStack } from '../support/test-stack.ts';
 
-const adyenCredentials = {
-  api_key: 'AQE-sweeper-adyen-test-key',
-  merchant_account: 'SweeperShopECOM',
-  hmac_key: '44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056',
-  environment: 'test',
-};
+let psps: PspStack;
 let stack: TestStack;
 let key: IssuedApiKey;
 let adyen: FakeAdyen;
 let adyenKey: IssuedApiKey;
 let adyenConnection: PspConnection;
-let untrust: () => void;
 
 beforeAll(async () => {
-  untrust = trustFakePspCertificate();
-  adyen = await startFakeAdyen({
-    apiKeys: [adyenCredentials.api_key],
-    merchantAccount: adyenCredentials.merchant_account,
-  });
-  process.env.ADYEN_API_URL = adyen.url; // read once by functions/config.ts, before the stack's first request
-  stack = await startTestStack();
+  psps = await startPspStack({ providers: ['adyen'] });
+  ({ stack, adyen } = psps);
   key = await stack.issueKey('sweeper', 'test');
   adyenKey = await stack.issueKey('sweeper-adyen', 'test');
-  adyenConnection = await addConnection({
-    account: 'sweeper-adyen',
-    mode: 'test',
-    provider: 'adyen',
-    name: 'adyen',
-    credentials: adyenCredentials,
-  });
+  adyenConnection = await psps.connect('sweeper-adyen', 'adyen');
 });
-afterAll(async () => {
-  await stack?.stop();
-  await adyen?.stop();
-  untrust();
-});
+afterAll(() => psps?.stop());
 
 /** The sweeper as its schedule runs it, at `at`. */
 const sweep = (at: Date) =>
@@ -143,7 +121,7 @@ describe('the sweeper of missed notifications', () => {
     expect(refund.body.code).toBe('invalid_state');
 
     const notified = await stack.request('POST', `/psp/adyen/notifications/${adyenConnection.id}`, {
-      rawBody: adyen.notification([authorisation], { hmacKey: adyenCredentials.hmac_key }),
+      rawBody: adyen.notification([authorisation], { hmacKey: FAKE_PSP_CREDENTIALS.adyen.hmac_key }),
       headers: { 'content-type': 'application/json' },
     });
     expect(notified.status).toBe(200);

@@ -3,58 +3,29 @@ import type { PspConnection } from '../../functions/domain/connection.ts';
 import { UNKNOWN_ID_LOOKUPS } from '../../functions/ports/rate-limiter.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
-import { addConnection } from '../support/connections.ts';
-import { type FakeAdyen, startFakeAdyen } from '../support/fake-adyen.ts';
-import { type FakeMollie, startFakeMollie } from '../support/fake-mollie.ts';
-import { trustFakePspCertificate } from '../support/fake-psp-server.ts';
+import type { FakeAdyen } from '../support/fake-adyen.ts';
+import type { FakeMollie } from '../support/fake-mollie.ts';
 import { navigate } from '../support/navigate.ts';
-import { startTestStack, type TestStack } from '../support/test-stack.ts';
+import { FAKE_PSP_CREDENTIALS, type PspStack, startPspStack } from '../support/psp-stack.ts';
+import type { TestStack } from '../support/test-stack.ts';
 
-const mollieKey = 'test_e2eMollie7LxsDOtmnkVtjNVWXLSlX';
-const adyen = {
-  api_key: 'AQE-e2e-adyen-test-key',
-  merchant_account: 'AdyenShopECOM',
-  hmac_key: '44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056',
-  environment: 'test',
-};
+const adyen = FAKE_PSP_CREDENTIALS.adyen;
+let psps: PspStack;
 let mollie: FakeMollie;
 let fakeAdyen: FakeAdyen;
-let untrust: () => void;
 let stack: TestStack;
 const keys: Record<string, IssuedApiKey> = {};
 const connections: Record<string, PspConnection> = {};
 
 beforeAll(async () => {
-  untrust = trustFakePspCertificate();
-  mollie = await startFakeMollie({ apiKeys: [mollieKey] });
-  fakeAdyen = await startFakeAdyen({ apiKeys: [adyen.api_key], merchantAccount: adyen.merchant_account });
-  // Read once by functions/config.ts, before the stack's first request.
-  process.env.MOLLIE_API_URL = mollie.apiEndpoint;
-  process.env.ADYEN_API_URL = fakeAdyen.url;
-  stack = await startTestStack();
+  psps = await startPspStack({ providers: ['mollie', 'adyen'] });
+  ({ stack, mollie, adyen: fakeAdyen } = psps);
   keys.mollie = await stack.issueKey('mollieshop', 'test');
   keys.adyen = await stack.issueKey('adyenshop', 'test');
-  connections.mollie = await addConnection({
-    account: 'mollieshop',
-    mode: 'test',
-    provider: 'mollie',
-    name: 'mollie',
-    credentials: { api_key: mollieKey },
-  });
-  connections.adyen = await addConnection({
-    account: 'adyenshop',
-    mode: 'test',
-    provider: 'adyen',
-    name: 'adyen',
-    credentials: adyen,
-  });
+  connections.mollie = await psps.connect('mollieshop', 'mollie');
+  connections.adyen = await psps.connect('adyenshop', 'adyen');
 });
-afterAll(async () => {
-  await stack?.stop();
-  await mollie?.stop();
-  await fakeAdyen?.stop();
-  untrust();
-});
+afterAll(() => psps?.stop());
 
 describe('checkout through a Mollie connection, end to end through the handlers', () => {
   it('creates a Mollie payment with our notification address and records it once Mollie says it is paid', async () => {
@@ -104,13 +75,7 @@ describe('checkout through a Mollie connection, end to end through the handlers'
 describe('Mollie webhooks naming payments Mollie does not know', () => {
   it('looks each made-up id up once, and at most UNKNOWN_ID_LOOKUPS.limit (+1) of them per connection and window', async () => {
     // A connection of its own: its window of unknown ids is not shared with the other tests'.
-    const flooded = await addConnection({
-      account: 'mollieshop',
-      mode: 'test',
-      provider: 'mollie',
-      name: 'mollie flooded',
-      credentials: { api_key: mollieKey },
-    });
+    const flooded = await psps.connect('mollieshop', 'mollie');
     const post = (id: string) =>
       stack.request('POST', `/psp/mollie/notifications/${flooded.id}`, {
         rawBody: mollie.webhookBody(id),

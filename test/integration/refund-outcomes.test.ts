@@ -7,80 +7,38 @@ import { FIRST_CHECK_AFTER_MS } from '../../functions/domain/payment.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { checkPendingRefunds } from '../../functions/use-cases/refunds.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
-import { addConnection } from '../support/connections.ts';
-import { type FakeAdyen, startFakeAdyen } from '../support/fake-adyen.ts';
-import { type FakeMollie, startFakeMollie } from '../support/fake-mollie.ts';
-import { trustFakePspCertificate } from '../support/fake-psp-server.ts';
-import { type FakeStripe, startFakeStripe } from '../support/fake-stripe.ts';
+import type { FakeAdyen } from '../support/fake-adyen.ts';
+import type { FakeMollie } from '../support/fake-mollie.ts';
+import type { FakeStripe } from '../support/fake-stripe.ts';
 import { navigate } from '../support/navigate.ts';
-import { startTestStack, type TestStack } from '../support/test-stack.ts';
+import { FAKE_PSP_CREDENTIALS, type PspStack, startPspStack } from '../support/psp-stack.ts';
+import type { TestStack } from '../support/test-stack.ts';
 
 /**
  * Refunds whose outcome the PSP decides after answering the request (docs/webhooks.md#refunds): the PSP's
  * notification settles them, or the refund sweeper when the notification never comes; a refund the PSP never
  * acknowledged is asked for again. Each PSP through its official SDK against a server speaking its wire format.
  */
-const stripeCredentials = { secret_key: 'sk_test_refunds_123', webhook_secret: 'whsec_refunds_456' };
-const mollieKey = 'test_refundsMollie7LxsDOtmnkVtjNVWXLS';
-const adyenCredentials = {
-  api_key: 'AQE-refunds-adyen-test-key',
-  merchant_account: 'AdyenRefundsECOM',
-  hmac_key: '44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056',
-  environment: 'test',
-};
+const { stripe: stripeCredentials, adyen: adyenCredentials } = FAKE_PSP_CREDENTIALS;
 
+let psps: PspStack;
 let stripe: FakeStripe;
 let mollie: FakeMollie;
 let adyen: FakeAdyen;
-let untrust: () => void;
 let stack: TestStack;
 const keys: Record<'stripe' | 'mollie' | 'adyen' | 'other', IssuedApiKey> = {} as never;
 const connections: Record<'stripe' | 'mollie' | 'adyen', PspConnection> = {} as never;
 
 beforeAll(async () => {
-  untrust = trustFakePspCertificate();
-  stripe = await startFakeStripe({ secretKey: stripeCredentials.secret_key });
-  mollie = await startFakeMollie({ apiKeys: [mollieKey] });
-  adyen = await startFakeAdyen({
-    apiKeys: [adyenCredentials.api_key],
-    merchantAccount: adyenCredentials.merchant_account,
-  });
-  // Read once by functions/config.ts, before the stack's first request.
-  process.env.STRIPE_API_URL = stripe.url;
-  process.env.MOLLIE_API_URL = mollie.apiEndpoint;
-  process.env.ADYEN_API_URL = adyen.url;
-  stack = await startTestStack();
+  psps = await startPspStack();
+  ({ stack, stripe, mollie, adyen } = psps);
   for (const provider of ['stripe', 'mollie', 'adyen'] as const) {
     keys[provider] = await stack.issueKey(`${provider}refunds`, 'test');
+    connections[provider] = await psps.connect(`${provider}refunds`, provider);
   }
   keys.other = await stack.issueKey('otherrefunds', 'test');
-  connections.stripe = await addConnection({
-    account: 'striperefunds',
-    mode: 'test',
-    provider: 'stripe',
-    name: 'stripe',
-    credentials: stripeCredentials,
-  });
-  connections.mollie = await addConnection({
-    account: 'mollierefunds',
-    mode: 'test',
-    provider: 'mollie',
-    name: 'mollie',
-    credentials: { api_key: mollieKey },
-  });
-  connections.adyen = await addConnection({
-    account: 'adyenrefunds',
-    mode: 'test',
-    provider: 'adyen',
-    name: 'adyen',
-    credentials: adyenCredentials,
-  });
 });
-afterAll(async () => {
-  await stack?.stop();
-  await Promise.all([stripe?.stop(), mollie?.stop(), adyen?.stop()]);
-  untrust?.();
-});
+afterAll(() => psps?.stop());
 
 const notify = (provider: 'stripe' | 'mollie' | 'adyen', rawBody: string, headers: Record<string, string>) =>
   stack.request('POST', `/psp/${provider}/notifications/${connections[provider].id}`, { rawBody, headers });

@@ -15,14 +15,13 @@ import { BUYER_COOKIE } from '../../functions/http/buyer-cookie.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { expireDueLinks } from '../../functions/use-cases/payment-links.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
-import { addConnection } from '../support/connections.ts';
 import { eventually } from '../support/eventually.ts';
-import { type FakeAdyen, startFakeAdyen } from '../support/fake-adyen.ts';
-import { type FakeMollie, startFakeMollie } from '../support/fake-mollie.ts';
-import { trustFakePspCertificate } from '../support/fake-psp-server.ts';
-import { type FakeStripe, startFakeStripe } from '../support/fake-stripe.ts';
+import type { FakeAdyen } from '../support/fake-adyen.ts';
+import type { FakeMollie } from '../support/fake-mollie.ts';
+import type { FakeStripe } from '../support/fake-stripe.ts';
 import { httpRequest, NAVIGATION_HEADERS } from '../support/navigate.ts';
-import { startTestStack, type TestStack } from '../support/test-stack.ts';
+import { FAKE_PSP_CREDENTIALS, type PspStack, startPspStack } from '../support/psp-stack.ts';
+import type { TestStack } from '../support/test-stack.ts';
 
 /**
  * Reusable links (docs/api.md#reusable-links, docs/orchestration.md#reusable-links): each buyer gets their own PSP
@@ -31,55 +30,27 @@ import { startTestStack, type TestStack } from '../support/test-stack.ts';
  */
 type Provider = 'sandbox' | 'stripe' | 'mollie' | 'adyen';
 
-const stripeCredentials = { secret_key: 'sk_test_reusable_123', webhook_secret: 'whsec_reusable_456' };
-const mollieKey = 'test_reusableMollie7LxsDOtmnkVtjNVWXL';
-const adyenCredentials = {
-  api_key: 'AQE-reusable-adyen-test-key',
-  merchant_account: 'AdyenReusableECOM',
-  hmac_key: '44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056',
-  environment: 'test',
-};
+const { stripe: stripeCredentials, adyen: adyenCredentials } = FAKE_PSP_CREDENTIALS;
 
+let psps: PspStack;
 let stripe: FakeStripe;
 let mollie: FakeMollie;
 let adyen: FakeAdyen;
-let untrust: () => void;
 let stack: TestStack;
 const keys = {} as Record<Provider, IssuedApiKey>;
 const connections = {} as Record<Exclude<Provider, 'sandbox'>, PspConnection>;
 
 beforeAll(async () => {
-  untrust = trustFakePspCertificate();
-  stripe = await startFakeStripe({ secretKey: stripeCredentials.secret_key });
-  mollie = await startFakeMollie({ apiKeys: [mollieKey] });
-  adyen = await startFakeAdyen({
-    apiKeys: [adyenCredentials.api_key],
-    merchantAccount: adyenCredentials.merchant_account,
-  });
-  // Read once by functions/config.ts, before the stack's first request.
-  process.env.STRIPE_API_URL = stripe.url;
-  process.env.MOLLIE_API_URL = mollie.apiEndpoint;
-  process.env.ADYEN_API_URL = adyen.url;
-  stack = await startTestStack();
+  psps = await startPspStack();
+  ({ stack, stripe, mollie, adyen } = psps);
   for (const provider of ['sandbox', 'stripe', 'mollie', 'adyen'] as const) {
     keys[provider] = await stack.issueKey(`${provider}reusable`, 'test');
   }
-  const credentials = { stripe: stripeCredentials, mollie: { api_key: mollieKey }, adyen: adyenCredentials };
   for (const provider of ['stripe', 'mollie', 'adyen'] as const) {
-    connections[provider] = await addConnection({
-      account: `${provider}reusable`,
-      mode: 'test',
-      provider,
-      name: provider,
-      credentials: credentials[provider],
-    });
+    connections[provider] = await psps.connect(`${provider}reusable`, provider);
   }
 });
-afterAll(async () => {
-  await stack?.stop();
-  await Promise.all([stripe?.stop(), mollie?.stop(), adyen?.stop()]);
-  untrust?.();
-});
+afterAll(() => psps?.stop());
 
 /** A buyer's browser on the checkout page: it keeps the cookie the page sets, as a browser does. */
 function buyer() {

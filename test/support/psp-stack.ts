@@ -1,0 +1,92 @@
+import type { PspConnection } from '../../functions/domain/connection.ts';
+import type { Mode } from '../../functions/domain/principal.ts';
+import { addConnection } from './connections.ts';
+import { type FakeAdyen, startFakeAdyen } from './fake-adyen.ts';
+import { type FakeMollie, startFakeMollie } from './fake-mollie.ts';
+import { trustFakePspCertificate } from './fake-psp-server.ts';
+import { type FakeStripe, startFakeStripe } from './fake-stripe.ts';
+import { startTestStack, type TestStack } from './test-stack.ts';
+
+/**
+ * The stack shape of the tests that pay through real PSP SDKs: a local stack whose functions reach a fake of
+ * each PSP's wire format (test/support/fake-*.ts) over TLS. One per test file, started in its `beforeAll`.
+ */
+
+export type FakeProvider = 'stripe' | 'mollie' | 'adyen';
+
+/** Credentials the fakes accept, in each PSP's own format (what `npm run psp -- add` stores for a connection). */
+export const FAKE_PSP_CREDENTIALS = {
+  stripe: { secret_key: 'sk_test_fakepsp_123', webhook_secret: 'whsec_fakepsp_456' },
+  mollie: { api_key: 'test_fakepspMollie7LxsDOtmnkVtjNVWXL' },
+  adyen: {
+    api_key: 'AQE-fakepsp-adyen-test-key',
+    merchant_account: 'AdyenFakePspECOM',
+    hmac_key: '44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056',
+    environment: 'test',
+  },
+} as const;
+
+export interface PspStack {
+  stack: TestStack;
+  /** The fakes started (those named in `providers`). */
+  stripe: FakeStripe;
+  mollie: FakeMollie;
+  adyen: FakeAdyen;
+  /** Stores a connection of `account` to that fake, with its credentials (sandbox: one that always works). */
+  connect(account: string, provider: FakeProvider | 'sandbox', mode?: Mode): Promise<PspConnection>;
+  stop(): Promise<void>;
+}
+
+export async function startPspStack(
+  options: { providers?: readonly FakeProvider[]; stack?: Parameters<typeof startTestStack>[0] } = {},
+): Promise<PspStack> {
+  const providers = new Set(options.providers ?? ['stripe', 'mollie', 'adyen']);
+  const untrust = trustFakePspCertificate();
+  const credentials = FAKE_PSP_CREDENTIALS;
+  const [stripe, mollie, adyen] = await Promise.all([
+    providers.has('stripe') ? startFakeStripe({ secretKey: credentials.stripe.secret_key }) : undefined,
+    providers.has('mollie') ? startFakeMollie({ apiKeys: [credentials.mollie.api_key] }) : undefined,
+    providers.has('adyen')
+      ? startFakeAdyen({
+          apiKeys: [credentials.adyen.api_key],
+          merchantAccount: credentials.adyen.merchant_account,
+        })
+      : undefined,
+  ]);
+  // Read once by functions/config.ts, before the stack's first request (and forked into bundled containers).
+  if (stripe) process.env.STRIPE_API_URL = stripe.url;
+  if (mollie) process.env.MOLLIE_API_URL = mollie.apiEndpoint;
+  if (adyen) process.env.ADYEN_API_URL = adyen.url;
+  const stack = await startTestStack(options.stack);
+  const started = <T>(fake: T | undefined, provider: FakeProvider): T => {
+    if (!fake) throw new Error(`startPspStack was not asked for a fake ${provider}`);
+    return fake;
+  };
+  return {
+    stack,
+    get stripe() {
+      return started(stripe, 'stripe');
+    },
+    get mollie() {
+      return started(mollie, 'mollie');
+    },
+    get adyen() {
+      return started(adyen, 'adyen');
+    },
+    connect: (account, provider, mode = 'test') =>
+      addConnection({
+        account,
+        mode,
+        provider,
+        name: provider,
+        ...(provider === 'sandbox'
+          ? { simulate: 'ok' as const }
+          : { credentials: { ...credentials[provider] } }),
+      }),
+    async stop() {
+      await stack.stop();
+      await Promise.all([stripe?.stop(), mollie?.stop(), adyen?.stop()]);
+      untrust();
+    },
+  };
+}
