@@ -47,6 +47,11 @@ export interface LocalStackOptions {
   faults?: FaultPlan;
   /** The webhook retry schedule in ms instead of the domain's (`WEBHOOK_RETRY_SCHEDULE_MS`). */
   webhookRetryScheduleMs?: readonly number[];
+  /**
+   * false: the scheduled functions (sweepers) run only when invoked, never on their timers. For a test that
+   * makes work due and runs the sweeper itself: a timer's run beside it would take the same work.
+   */
+  schedules?: boolean;
 }
 
 export interface LocalStack {
@@ -98,7 +103,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     options.bundled && bundledHandlers(await buildFunctionBundles(options.bundled.outdir), options.bundled);
   const loadHandler = bundled ? bundled.loadHandler : handlerLoader();
   serveApi(server, loadHandler);
-  const stopSchedules = startSchedules(schedules, loadHandler);
+  const stopSchedules = startSchedules(options.schedules === false ? [] : schedules, loadHandler);
   const stopConsumers = startQueueConsumers(queueConsumers, {
     endpoint: services.sqs.endpoint,
     queues: { [EVENTS_QUEUE_NAME]: services.eventsQueue },
