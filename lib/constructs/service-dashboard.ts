@@ -15,6 +15,25 @@ import { Construct } from 'constructs';
 import { SERVICE_NAME } from '../../functions/logger.ts';
 import { METRICS, type MetricName } from '../../functions/metrics.ts';
 
+/** What one unit of each metric is, shown on the dashboard (functions/metrics.ts has the metrics themselves). */
+export const METRIC_DESCRIPTIONS: Record<MetricName, string> = {
+  LinksCreated: 'payment links created (an idempotent replay is not)',
+  CheckoutVisits: 'buyers opening the checkout page of an open link (link previews are not counted)',
+  PaymentsSucceeded: 'payments confirmed by the PSP',
+  PaymentsFailed: 'payment attempts that failed at the PSP, a checkout session it could not create included',
+  PspSessionFailures:
+    'checkout sessions a PSP connection could not open (timeout, 5xx, refusal): each is a failover',
+  Failovers: 'checkout sessions opened at a connection after an earlier one of the same request failed',
+  WebhookAttempts: 'webhook POSTs made (each retry is one)',
+  WebhookSuccesses: 'webhook POSTs answered 2xx',
+  WebhookFailures: 'webhook POSTs that failed (non-2xx, timeout, refused target), whether retried or not',
+  WebhookDeliveryLatency: "from the event's creation to the POST that delivered it (retries included)",
+  WebhookEndpointsDisabled: 'webhook endpoints disabled after failing every attempt for 5 days',
+  RateLimitRejections: 'API requests refused with 429 rate_limited',
+  RefundsStuck:
+    'checks of a pending refund its PSP never acknowledged, past the time it can safely be asked for again: an operator settles it at the PSP',
+};
+
 const PERIOD = Duration.minutes(5);
 
 /** The CloudWatch namespace of a stack's metrics: its own name, so stages in one account never mix. */
@@ -102,8 +121,8 @@ export class ServiceDashboard extends Construct {
   }
 
   private graph(namespace: string, name: MetricName): GraphWidget {
-    const { unit, by, description } = METRICS[name];
-    const title = `${name}: ${description}`;
+    const { unit, by } = METRICS[name];
+    const title = `${name}: ${METRIC_DESCRIPTIONS[name]}`;
     if (unit === 'Milliseconds') {
       return new GraphWidget({
         title,
