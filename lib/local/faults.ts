@@ -8,6 +8,7 @@ import { PSP_CALL_TIMEOUT_MS } from '../../functions/domain/call-budgets.ts';
 import type { Psp } from '../../functions/ports/psp.ts';
 import { PspConnections } from '../../functions/use-cases/psp-connections.ts';
 import { currentFunction } from './permissions.ts';
+import { seededRandom } from './seeded-random.ts';
 
 /**
  * The local stack's fault mode (docs/operations.md#fault-injection): `FAULTS` names faults and the share of calls
@@ -78,18 +79,6 @@ export function parseFaults(spec: string | undefined, seed?: string): FaultPlan 
   const parsedSeed = seed === undefined || seed === '' ? randomInt(2 ** 31) : Number(seed);
   if (!Number.isSafeInteger(parsedSeed)) throw new Error(`FAULTS_SEED: "${seed}" is not an integer.`);
   return { rules, seed: parsedSeed };
-}
-
-/** mulberry32: a small seeded generator of numbers in [0, 1), plenty for drawing faults. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
 }
 
 export class FaultInjector {

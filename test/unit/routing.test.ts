@@ -10,6 +10,8 @@ import {
   routingProblems,
   weightedOrder,
 } from '../../functions/domain/routing.ts';
+// Property runs are reproducible from fast-check's seed.
+import { seededRandom } from '../../lib/local/seeded-random.ts';
 
 const connection = (id: string, overrides: Partial<PspConnection> = {}): PspConnection => ({
   id,
@@ -34,18 +36,6 @@ const ids = (connections: PspConnection[]) => connections.map((c) => c.id);
 const never = () => {
   throw new Error('no draw expected');
 };
-
-/** A small seeded PRNG (mulberry32): property runs are reproducible from fast-check's seed. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('routing a link with payment methods', () => {
   it("skips connections that serve none of the link's methods, and keeps those that serve every method", () => {
@@ -162,7 +152,7 @@ describe('routing properties', () => {
             default: ['pc_0'],
           };
           const draws = 3000;
-          const random = seeded(seed);
+          const random = seededRandom(seed);
           const firsts = new Map<string, number>();
           for (let draw = 0; draw < draws; draw++) {
             const first = routeLink(link(), routing, connections, random)[0]?.id as string;
@@ -224,7 +214,7 @@ describe('routing properties', () => {
     fc.assert(
       fc.property(stored, routing, routed, fc.integer(), (records, document, paymentLink, seed) => {
         const connections = records.map((record) => connection(record.id, record));
-        const chosen = routeLink(paymentLink, document as Routing | null, connections, seeded(seed));
+        const chosen = routeLink(paymentLink, document as Routing | null, connections, seededRandom(seed));
         for (const choice of chosen) {
           if (choice.id === BUILT_IN_SANDBOX_ID) {
             expect(paymentLink.mode).toBe('test');
