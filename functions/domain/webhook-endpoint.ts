@@ -109,16 +109,7 @@ export function endpointSecretContext(endpoint: Pick<WebhookEndpoint, 'id' | 'ac
 }
 
 /** The endpoint as an event's `data` and the API show it: without its tenant. */
-export interface EndpointSnapshot {
-  id: string;
-  object: 'webhook_endpoint';
-  url: string;
-  enabled_events: string[];
-  description: string | null;
-  status: EndpointStatus;
-  created_at: string;
-  updated_at: string;
-}
+export type EndpointSnapshot = Omit<WebhookEndpoint, 'account' | 'mode'> & { object: 'webhook_endpoint' };
 
 export function endpointSnapshot(endpoint: WebhookEndpoint): EndpointSnapshot {
   return {
