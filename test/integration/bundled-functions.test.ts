@@ -10,14 +10,13 @@ import { documentClient } from '../../functions/clients/dynamodb.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { functions, type HandlerName } from '../../lib/routes.ts';
 import { storedLink } from '../support/checkout-helpers.ts';
-import { addConnection } from '../support/connections.ts';
-import { type FakeAdyen, startFakeAdyen } from '../support/fake-adyen.ts';
-import { type FakeMollie, startFakeMollie } from '../support/fake-mollie.ts';
-import { trustFakePspCertificate } from '../support/fake-psp-server.ts';
-import { type FakeStripe, startFakeStripe } from '../support/fake-stripe.ts';
+import type { FakeAdyen } from '../support/fake-adyen.ts';
+import type { FakeMollie } from '../support/fake-mollie.ts';
+import type { FakeStripe } from '../support/fake-stripe.ts';
 import { MAP_READ_MARKER, mapReadsIn } from '../support/map-reads.ts';
 import { httpRequest, navigate } from '../support/navigate.ts';
-import { startTestStack, type TestStack } from '../support/test-stack.ts';
+import { type PspStack, startPspStack } from '../support/psp-stack.ts';
+import type { TestStack } from '../support/test-stack.ts';
 import { eventually, type Receiver, startReceiver } from '../support/webhooks.ts';
 
 /**
@@ -35,51 +34,34 @@ let acme: IssuedApiKey;
 let receiver: Receiver;
 // Each PSP's SDK is a chunk of its own beside index.mjs, loaded by the first call to that PSP: these fakes answer
 // those calls, so a chunk that fails to load or to run fails a checkout here.
-const stripeKey = 'sk_test_bundled_123';
-const mollieKey = 'test_bundledMollie7LxsDOtmnkVtjNVWXLS';
-const adyenCredentials = {
-  api_key: 'AQE-bundled-adyen-test-key',
-  merchant_account: 'AdyenShopECOM',
-  hmac_key: '44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056',
-  environment: 'test',
-};
+let psps: PspStack;
 let fakeStripe: FakeStripe;
 let fakeMollie: FakeMollie;
 let fakeAdyen: FakeAdyen;
-let untrust: () => void;
 
 beforeAll(async () => {
   receiver = await startReceiver();
-  untrust = trustFakePspCertificate();
-  fakeStripe = await startFakeStripe({ secretKey: stripeKey });
-  fakeMollie = await startFakeMollie({ apiKeys: [mollieKey] });
-  fakeAdyen = await startFakeAdyen({
-    apiKeys: [adyenCredentials.api_key],
-    merchantAccount: adyenCredentials.merchant_account,
-  });
-  // The containers are forked with this process's environment: functions/config.ts reads these there.
-  process.env.STRIPE_API_URL = fakeStripe.url;
-  process.env.MOLLIE_API_URL = fakeMollie.apiEndpoint;
-  process.env.ADYEN_API_URL = fakeAdyen.url;
-  stack = await startTestStack({
-    bundled: {
-      outdir,
-      execArgv: [
-        '--import',
-        pathToFileURL(join(projectRoot, 'test', 'support', 'map-read-recorder.ts')).href,
-      ],
-      onOutput: (handler, _stream, chunk) =>
-        output.set(handler, (output.get(handler) ?? '') + chunk.toString()),
-      onInvocation: (handler, error) => invocations.push({ handler, error }),
+  // The containers are forked with this process's environment, which names the fakes to functions/config.ts.
+  psps = await startPspStack({
+    stack: {
+      bundled: {
+        outdir,
+        execArgv: [
+          '--import',
+          pathToFileURL(join(projectRoot, 'test', 'support', 'map-read-recorder.ts')).href,
+        ],
+        onOutput: (handler, _stream, chunk) =>
+          output.set(handler, (output.get(handler) ?? '') + chunk.toString()),
+        onInvocation: (handler, error) => invocations.push({ handler, error }),
+      },
     },
   });
+  ({ stack, stripe: fakeStripe, mollie: fakeMollie, adyen: fakeAdyen } = psps);
   acme = await stack.issueKey('acme', 'test');
 }, 900_000); // building every bundle and starting a process per function: slow on a busy machine
 afterAll(async () => {
-  await stack?.stop();
+  await psps?.stop();
   await receiver?.close();
-  await Promise.all([fakeStripe?.stop(), fakeMollie?.stop(), fakeAdyen?.stop()]);
-  untrust?.();
   rmSync(outdir, { recursive: true, force: true });
 });
 
@@ -207,22 +189,11 @@ describe('the bundles cdk synth ships, run as the Lambda runtime runs them', { t
   });
 
   it('load each PSP SDK from its own chunk on the first call to that PSP: Stripe, Mollie and Adyen checkouts', async () => {
-    const shops = {
-      stripe: { credentials: { secret_key: stripeKey, webhook_secret: 'whsec_bundled_456' } },
-      mollie: { credentials: { api_key: mollieKey } },
-      adyen: { credentials: adyenCredentials },
-    } as const;
     const sessions: Record<string, unknown> = {};
-    for (const [provider, { credentials }] of Object.entries(shops)) {
+    for (const provider of ['stripe', 'mollie', 'adyen'] as const) {
       const account = `${provider}shop`;
       const key = await stack.issueKey(account, 'test');
-      await addConnection({
-        account,
-        mode: 'test',
-        provider: provider as keyof typeof shops,
-        name: provider,
-        credentials,
-      });
+      await psps.connect(account, provider);
       const created = await stack.request('POST', '/v1/payment-links', {
         key: key.api_key,
         body: { amount: { value: '12.00', currency: 'EUR' }, redirect_url: 'https://shop.example/thanks' },
