@@ -19,9 +19,22 @@ export default defineConfig({
     // The files of all projects in one queue, the longest first, so that no long file starts late and ends the run
     // alone (test/support/sequencer.ts).
     sequence: { sequencer: LongestFirstSequencer },
+    // The folder of the Lambda bundles the files that need them share (test/support/shared-bundles.ts).
+    globalSetup: ['./test/support/global-setup.ts'],
     projects: [
       // Property tests are CPU-bound: vitest's 5 s default is too tight beside a busy core.
-      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], env, testTimeout: timeoutFor() } },
+      // Unit and infra files share their worker's modules (no stack, no process-wide state to leak): importing
+      // aws-cdk-lib, zod and the domain once per worker, not once per file, halves these projects' CPU
+      // (docs/testing.md#speed).
+      {
+        test: {
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts'],
+          env,
+          testTimeout: timeoutFor(),
+          isolate: false,
+        },
+      },
       {
         test: {
           name: 'integration',
@@ -35,6 +48,7 @@ export default defineConfig({
         test: {
           name: 'infra',
           include: ['test/infra/**/*.test.ts'],
+          isolate: false,
           testTimeout: 120_000,
           hookTimeout: 120_000,
         },

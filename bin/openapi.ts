@@ -3,13 +3,17 @@ import { join } from 'node:path';
 import { openApiDocument } from '../openapi/document.ts';
 import { renderApiReference } from '../openapi/reference.ts';
 import { SDK_TYPES_FILE, sdkTypes } from '../openapi/sdk-types.ts';
+import { SERVED_DOCUMENT_FILE, servedDocumentModule } from '../openapi/served-document.ts';
 
 /**
- * `npm run openapi`: writes docs/openapi.json and docs/api.md from the zod schemas, and the merchant SDK's types
- * from the document (tests check all three).
+ * `npm run openapi`: writes docs/openapi.json and docs/api.md from the zod schemas, the module get-openapi serves
+ * the document from, and the merchant SDK's types from the document (tests check all four).
  */
 const docs = join(import.meta.dirname, '..', 'docs');
 writeFileSync(join(docs, 'openapi.json'), `${JSON.stringify(openApiDocument(), null, 2)}\n`);
 writeFileSync(join(docs, 'api.md'), renderApiReference());
+writeFileSync(SERVED_DOCUMENT_FILE, servedDocumentModule());
 writeFileSync(SDK_TYPES_FILE, await sdkTypes());
-console.log('wrote docs/openapi.json, docs/api.md and lib/merchant-sdk/api-types.ts');
+console.log(
+  'wrote docs/openapi.json, docs/api.md, functions/http/openapi-document.ts and lib/merchant-sdk/api-types.ts',
+);

@@ -20,7 +20,12 @@ import {
   toApiGatewayEvent,
   writeResult,
 } from './api-gateway.ts';
-import { type BundledHandlersOptions, buildFunctionBundles, bundledHandlers } from './bundled-handlers.ts';
+import {
+  type BundledHandlersOptions,
+  type BundleFiles,
+  buildFunctionBundles,
+  bundledHandlers,
+} from './bundled-handlers.ts';
 import { ensureTable, startEmbeddedDynamoDb } from './embedded-dynamodb.ts';
 import { startEmbeddedSqs } from './embedded-sqs.ts';
 import { FaultInjector, type FaultPlan, installFaults } from './faults.ts';
@@ -40,9 +45,9 @@ export interface LocalStackOptions {
   /**
    * Run each function from the bundle `cdk synth` ships, in a process of its own as the Lambda runtime does
    * (lib/local/bundled-handlers.ts), instead of importing the TypeScript handlers into this process. The
-   * bundles are built into `outdir`.
+   * bundles are built into `outdir`, or given already built (`files`, as the tests share one build).
    */
-  bundled?: { outdir: string } & BundledHandlersOptions;
+  bundled?: ({ outdir: string } | { files: BundleFiles }) & BundledHandlersOptions;
   /** Faults to inject into the functions' calls (lib/local/faults.ts, docs/operations.md#fault-injection). */
   faults?: FaultPlan;
   /** The webhook retry schedule in ms instead of the domain's (`WEBHOOK_RETRY_SCHEDULE_MS`). */
@@ -100,7 +105,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const faults = options.faults && new FaultInjector(options.faults);
   const removeFaults = faults && installFaults(faults);
   const bundled =
-    options.bundled && bundledHandlers(await buildFunctionBundles(options.bundled.outdir), options.bundled);
+    options.bundled &&
+    bundledHandlers(
+      'files' in options.bundled ? options.bundled.files : await buildFunctionBundles(options.bundled.outdir),
+      options.bundled,
+    );
   const loadHandler = bundled ? bundled.loadHandler : handlerLoader();
   serveApi(server, loadHandler);
   const stopSchedules = startSchedules(options.schedules === false ? [] : schedules, loadHandler);

@@ -2,24 +2,23 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { App, RemovalPolicy, Stack } from 'aws-cdk-lib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ServiceFunction } from '../../lib/constructs/service-function.ts';
 import { functions } from '../../lib/routes.ts';
 import { budgets } from '../bench/budgets.ts';
-import { BASELINE_SDKS, type Bundle, buildBundles, handlerNames, PSP_SDKS } from '../bench/bundles.ts';
+import { BASELINE_SDKS, type Bundle, handlerNames, PSP_SDKS } from '../bench/bundles.ts';
+import { sharedBundles } from '../support/shared-bundles.ts';
 
 /**
  * The bundle-size guard (docs/performance.md): every Lambda bundle, built exactly as `cdk synth` builds it,
  * stays within `budgets.bundleSize` of the bare bundle of the SDK clients it carries. Sizes, not times, so it
  * holds on any machine.
  */
-const outdir = mkdtempSync(join(tmpdir(), 'bundles-'));
 let bundles: Bundle[];
 
 beforeAll(async () => {
-  bundles = await buildBundles(outdir);
+  bundles = await sharedBundles();
 }, 900_000); // every handler and its baseline: slow on a busy machine
-afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
 const handlerBundles = () => bundles.filter((bundle) => bundle.baseline !== undefined);
 const baselineOf = (bundle: Bundle) =>

@@ -1,5 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -8,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '../../functions/adapters/dynamodb/table-schema.ts';
 import { documentClient } from '../../functions/clients/dynamodb.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
+import type { BundleFiles } from '../../lib/local/bundled-handlers.ts';
 import { functions, type HandlerName } from '../../lib/routes.ts';
 import { storedLink } from '../support/checkout-helpers.ts';
 import type { FakeAdyen } from '../support/fake-adyen.ts';
@@ -16,6 +16,7 @@ import type { FakeStripe } from '../support/fake-stripe.ts';
 import { MAP_READ_MARKER, mapReadsIn } from '../support/map-reads.ts';
 import { httpRequest, navigate } from '../support/navigate.ts';
 import { type PspStack, startPspStack } from '../support/psp-stack.ts';
+import { functionBundleFiles, sharedBundles } from '../support/shared-bundles.ts';
 import type { TestStack } from '../support/test-stack.ts';
 import { eventually, type Receiver, startReceiver } from '../support/webhooks.ts';
 
@@ -26,7 +27,7 @@ import { eventually, type Receiver, startReceiver } from '../support/webhooks.ts
  * DynamoDB and SQS. The TypeScript handlers the other tests run are not what deploys; these are.
  */
 const projectRoot = join(import.meta.dirname, '..', '..');
-const outdir = mkdtempSync(join(tmpdir(), 'bundled-functions-'));
+let bundles: BundleFiles;
 const output = new Map<HandlerName, string>();
 const invocations: { handler: HandlerName; error?: Error }[] = [];
 let stack: TestStack;
@@ -41,11 +42,12 @@ let fakeAdyen: FakeAdyen;
 
 beforeAll(async () => {
   receiver = await startReceiver();
+  bundles = functionBundleFiles(await sharedBundles());
   // The containers are forked with this process's environment, which names the fakes to functions/config.ts.
   psps = await startPspStack({
     stack: {
       bundled: {
-        outdir,
+        files: bundles,
         execArgv: [
           '--import',
           pathToFileURL(join(projectRoot, 'test', 'support', 'map-read-recorder.ts')).href,
@@ -58,11 +60,10 @@ beforeAll(async () => {
   });
   ({ stack, stripe: fakeStripe, mollie: fakeMollie, adyen: fakeAdyen } = psps);
   acme = await stack.issueKey('acme', 'test');
-}, 900_000); // building every bundle and starting a process per function: slow on a busy machine
+}, 900_000); // building every bundle (or waiting for the file that builds them) and starting a process per function
 afterAll(async () => {
   await psps?.stop();
   await receiver?.close();
-  rmSync(outdir, { recursive: true, force: true });
 });
 
 const mapReads = (handler: HandlerName) => mapReadsIn(output.get(handler) ?? '');
@@ -267,6 +268,6 @@ describe('the bundles cdk synth ships, run as the Lambda runtime runs them', { t
     expect(sourceLine).toMatch(/event_ids/);
     expect(logged.error.stack).toMatch(/\([\w/.-]*functions\/[\w/.-]+\.ts:\d+:\d+\)/);
     expect(logged.error.stack).not.toMatch(/index\.mjs/);
-    expect(mapReads('cancel-payment-link')).toEqual([join(outdir, 'cancel-payment-link', 'index.mjs.map')]);
+    expect(mapReads('cancel-payment-link')).toEqual([`${bundles.get('cancel-payment-link')}.map`]);
   });
 });

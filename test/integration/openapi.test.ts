@@ -8,6 +8,7 @@ import { openApiDocument } from '../../openapi/document.ts';
 import { operations } from '../../openapi/operations.ts';
 import { renderApiReference } from '../../openapi/reference.ts';
 import { ERROR_CODES, type ErrorCode } from '../../openapi/response-schemas.ts';
+import { SERVED_DOCUMENT_FILE, servedDocumentModule } from '../../openapi/served-document.ts';
 import { expectDocumented } from '../support/openapi-check.ts';
 import { startTestStack, type TestResponse, type TestStack } from '../support/test-stack.ts';
 
@@ -23,9 +24,10 @@ beforeAll(async () => {
 afterAll(() => stack.stop());
 
 describe('the OpenAPI document', () => {
-  it('is current in docs/openapi.json and docs/api.md (run `npm run openapi` after changing the API)', () => {
+  it('is current in docs/openapi.json, docs/api.md and the module get-openapi serves (run `npm run openapi` after changing the API)', () => {
     expect(JSON.parse(readFileSync(join(docs, 'openapi.json'), 'utf8'))).toEqual(document);
     expect(readFileSync(join(docs, 'api.md'), 'utf8')).toBe(renderApiReference());
+    expect(readFileSync(SERVED_DOCUMENT_FILE, 'utf8')).toBe(servedDocumentModule());
   });
 
   it('documents exactly the /v1 routes of the route table (checkout and PSP pages are not the merchant API)', () => {
