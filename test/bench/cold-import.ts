@@ -35,11 +35,6 @@ export interface ImportTime {
   cpuMs: number;
 }
 
-export interface ImportTimes extends ImportTime {
-  /** Every round's time, in round order: round i of one bundle ran right beside round i of every other. */
-  rounds: ImportTime[];
-}
-
 /**
  * The environment Lambda gives a function, with what the stack sets on every function (the SDK clients are
  * built at import, with no network call).
@@ -75,38 +70,59 @@ const median = (values: number[]) => {
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 };
 
-/**
- * Median cold-import times of each bundle in `rounds` fresh processes, interleaved (one of each per round) so
- * machine noise spreads evenly over all of them. One unmeasured round first warms the file cache.
- */
-export function measureColdImports(
-  subjects: readonly ImportSubject[],
-  rounds: number,
-): Map<string, ImportTimes> {
-  for (const subject of subjects) importOnce(subject);
-  const samples = new Map<string, ImportTime[]>(subjects.map((subject) => [subject.name, []]));
-  for (let round = 0; round < rounds; round++) {
-    for (const subject of subjects) samples.get(subject.name)?.push(importOnce(subject));
-  }
-  return new Map(
-    [...samples].map(([name, times]) => [
-      name,
-      {
-        wallMs: median(times.map((time) => time.wallMs)),
-        cpuMs: median(times.map((time) => time.cpuMs)),
-        rounds: times,
-      },
-    ]),
-  );
+/** A subject judged against a baseline: a row of the table. */
+export interface ImportPair {
+  name: string;
+  subject: ImportSubject;
+  baseline: ImportSubject;
+}
+
+export interface PairTimes {
+  /** Median times of the subject and of the baseline. */
+  subject: ImportTime;
+  baseline: ImportTime;
+  /** The median over rounds of the subject's CPU time divided by the baseline's in the same round. */
+  ratio: number;
 }
 
 /**
- * The median over rounds of one bundle's CPU time divided by its baseline's in the same round. Both ran within
- * the same few seconds, so a slow patch of the machine stretches both and mostly cancels out, where a ratio of
- * two medians (each from other moments) carries the noise of both.
+ * Each pair's cold imports in `rounds` fresh processes each, the subject and its baseline one right after the
+ * other (in alternating order, ABBA, so neither is always second), and the pairs' rounds interleaved. This machine's
+ * speed drifts by 10-20% over seconds (docs/performance.md#running-the-benchmark): two imports a few hundred
+ * ms apart see the same machine, where two a round apart (a round of every bundle is half a minute) need not, so
+ * the ratio is taken within each pair and its median reported. One unmeasured import of each first warms the file
+ * cache.
  */
-export function pairedCpuRatio(bundle: ImportTimes, baseline: ImportTimes): number {
-  return median(
-    bundle.rounds.map((time, round) => time.cpuMs / (baseline.rounds[round]?.cpuMs ?? Number.NaN)),
+export function measurePairedImports(pairs: readonly ImportPair[], rounds: number): Map<string, PairTimes> {
+  for (const pair of pairs) {
+    importOnce(pair.subject);
+    importOnce(pair.baseline);
+  }
+  const samples = new Map<string, { subject: ImportTime; baseline: ImportTime }[]>(
+    pairs.map((pair) => [pair.name, []]),
+  );
+  for (let round = 0; round < rounds; round++) {
+    for (const pair of pairs) {
+      const subjectFirst = round % 2 === 0;
+      const first = importOnce(subjectFirst ? pair.subject : pair.baseline);
+      const second = importOnce(subjectFirst ? pair.baseline : pair.subject);
+      samples
+        .get(pair.name)
+        ?.push(subjectFirst ? { subject: first, baseline: second } : { subject: second, baseline: first });
+    }
+  }
+  const medianTime = (times: ImportTime[]): ImportTime => ({
+    wallMs: median(times.map((time) => time.wallMs)),
+    cpuMs: median(times.map((time) => time.cpuMs)),
+  });
+  return new Map(
+    [...samples].map(([name, measured]) => [
+      name,
+      {
+        subject: medianTime(measured.map((sample) => sample.subject)),
+        baseline: medianTime(measured.map((sample) => sample.baseline)),
+        ratio: median(measured.map((sample) => sample.subject.cpuMs / sample.baseline.cpuMs)),
+      },
+    ]),
   );
 }
