@@ -2,12 +2,14 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import type { Message } from '@aws-sdk/client-sqs';
 import { problemResponse } from '../../functions/http/problem.ts';
 import {
   EVENTS_DEAD_LETTER_QUEUE_NAME,
   EVENTS_MAX_RECEIVE_COUNT,
   EVENTS_QUEUE_NAME,
   eventsQueueVisibilitySeconds,
+  type HandlerName,
   queueConsumers,
   schedules,
   timeoutSecondsOf,
@@ -57,6 +59,11 @@ export interface LocalStackOptions {
    * makes work due and runs the sweeper itself: a timer's run beside it would take the same work.
    */
   schedules?: boolean;
+  /**
+   * Told of every batch a queue consumer receives, as the queue hands it out: the order a test checks when what
+   * it asserts is the queue's (the fair queue, lib/local/fair-queue.ts), not how fast the consumers then work.
+   */
+  onQueueReceive?: (handler: HandlerName, messages: readonly Message[]) => void;
 }
 
 export interface LocalStack {
@@ -117,6 +124,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     endpoint: services.sqs.endpoint,
     queues: { [EVENTS_QUEUE_NAME]: services.eventsQueue },
     loadHandler,
+    onReceive: options.onQueueReceive,
   });
   const stateFile =
     options.dataDir &&

@@ -5,7 +5,7 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { type QueueConsumerDefinition, timeoutSecondsOf } from '../routes.ts';
+import { type HandlerName, type QueueConsumerDefinition, timeoutSecondsOf } from '../routes.ts';
 import { type HandlerLoader, lambdaContext } from './api-gateway.ts';
 
 export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | undefined>;
@@ -24,6 +24,8 @@ export interface SqsPollerOptions {
   region?: string;
   /** Long-poll wait per receive; short, so that `stop()` returns quickly. */
   waitTimeSeconds?: number;
+  /** Told of every non-empty batch received, before it is handed to the handler. */
+  onReceive?: (messages: readonly Message[]) => void;
 }
 
 /**
@@ -90,6 +92,7 @@ async function pollLoop(
       continue;
     }
     if (!messages.length) continue;
+    options.onReceive?.(messages);
     if (messages.length >= options.batchSize) scaling.backlogUntil = Date.now() + SCALE_DOWN_MS;
     await invoke(options, messages);
   }
@@ -175,6 +178,7 @@ export function startQueueConsumers(
     endpoint: string;
     queues: Record<string, { queueUrl: string; queueArn: string }>;
     loadHandler: HandlerLoader;
+    onReceive?: (handler: HandlerName, messages: readonly Message[]) => void;
   },
 ): () => Promise<void> {
   const client = new SQSClient({
@@ -195,6 +199,7 @@ export function startQueueConsumers(
       functionName: consumer.handler,
       timeoutMs: timeoutSecondsOf(consumer.handler) * 1000,
       handler: async () => (await options.loadHandler(consumer.handler)) as unknown as SqsHandler,
+      onReceive: options.onReceive && ((messages) => options.onReceive?.(consumer.handler, messages)),
     });
   });
   return async () => {

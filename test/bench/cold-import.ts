@@ -50,7 +50,6 @@ const lambdaEnv = {
 
 /** One measurement in a fresh process: a bundle's cold import, or (with `chunks`) a first call's load. */
 export interface ImportSubject {
-  name: string;
   file: string;
   chunks?: readonly string[];
 }

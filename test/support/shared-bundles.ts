@@ -1,4 +1,4 @@
-import { openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { inject } from 'vitest';
@@ -32,19 +32,14 @@ const reviver = (_key: string, value: unknown) =>
  */
 export async function sharedBundles(): Promise<Bundle[]> {
   const dir = inject('sharedBundlesDir');
-  let builder: boolean;
-  try {
-    openSync(join(dir, LOCK), 'wx');
-    builder = true;
-  } catch {
-    builder = false;
-  }
-  if (builder) {
+  if (claimBuild(dir)) {
     try {
       // Each bundle at <dir>/<name>, as deep under the temporary folder as a `cdk synth` asset is: a chunk's name
       // hashes its source map's relative paths, and test/infra/bundles.test.ts compares names with a synth's.
       const bundles = await buildBundles(dir);
-      writeFileSync(join(dir, RESULT), JSON.stringify(bundles, replacer));
+      // Written aside, then renamed: a waiting file never reads half of it.
+      writeFileSync(join(dir, `${RESULT}.partial`), JSON.stringify(bundles, replacer));
+      renameSync(join(dir, `${RESULT}.partial`), join(dir, RESULT));
       return bundles;
     } catch (error) {
       writeFileSync(join(dir, FAILURE), String((error as Error).stack ?? error));
@@ -69,6 +64,17 @@ export function functionBundleFiles(bundles: readonly Bundle[]): BundleFiles {
       .filter((bundle) => bundle.baseline !== undefined)
       .map((bundle) => [bundle.name as HandlerName, bundle.file] as const),
   );
+}
+
+/** Whether this file is the one to build: the first to create the lock file. */
+function claimBuild(dir: string): boolean {
+  try {
+    closeSync(openSync(join(dir, LOCK), 'wx'));
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
 }
 
 function readIfPresent(path: string): string | undefined {

@@ -17,7 +17,7 @@ export default {
     const bundles = await bench.bundles();
     const byName = new Map(bundles.map((bundle) => [bundle.name, bundle]));
     const handlers = bundles.filter((bundle) => bundle.baseline !== undefined);
-    const whole = (bundle: Bundle) => ({ name: bundle.name, file: bundle.file });
+    const whole = (bundle: Bundle) => ({ file: bundle.file });
     const rows: (ImportPair & {
       measure: string;
       subjectName: string;
@@ -53,8 +53,8 @@ export default {
         if (!bare) continue;
         rows.push({
           name: `${bundle.name}:${sdk}`,
-          subject: { name: `${bundle.name}:${sdk}`, file: bundle.file, chunks },
-          baseline: { name: `${baseline.name}:${sdk}`, file: baseline.file, chunks: bare },
+          subject: { file: bundle.file, chunks },
+          baseline: { file: baseline.file, chunks: bare },
           measure: `first ${sdk} call's load`,
           subjectName: bundle.name,
           baselineLabel: ` the bare ${sdk} SDK's`,
