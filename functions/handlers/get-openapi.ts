@@ -1,4 +1,4 @@
-import { publicApiHandler } from '../http/api-handler.ts';
+import { jsonText, publicApiHandler } from '../http/api-handler.ts';
 import { OPENAPI_DOCUMENT_JSON } from '../http/openapi-document.ts';
 
 /**
@@ -6,8 +6,6 @@ import { OPENAPI_DOCUMENT_JSON } from '../http/openapi-document.ts';
  * `npm run openapi` generates from the zod schemas (a test keeps it current), so the function does not carry
  * the JSON Schema generator; as the JSON text itself, which costs a cold start least and is sent as it is.
  */
-export const handler = publicApiHandler({ body: 'none' }, async () => ({
-  statusCode: 200,
-  headers: { 'Content-Type': 'application/json', 'Cache-Control': 'public, max-age=300' },
-  body: OPENAPI_DOCUMENT_JSON,
-}));
+export const handler = publicApiHandler({ body: 'none' }, async () =>
+  jsonText(200, OPENAPI_DOCUMENT_JSON, { 'Cache-Control': 'public, max-age=300' }),
+);

@@ -152,9 +152,14 @@ export function publicApiHandler(
 }
 
 export function json(statusCode: number, body: unknown, headers: Record<string, string> = {}): ApiResult {
+  return jsonText(statusCode, JSON.stringify(body), headers);
+}
+
+/** A response whose body is JSON already serialised (a document served as it is stored). */
+export function jsonText(statusCode: number, text: string, headers: Record<string, string> = {}): ApiResult {
   return {
     statusCode,
     headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...headers },
-    body: JSON.stringify(body),
+    body: text,
   };
 }
