@@ -6,6 +6,7 @@ import { LongestFirstSequencer } from './test/support/sequencer.ts';
 // The functions' JSON request logs and metric lines would drown the report; warnings and errors still show.
 // test/integration/logging.test.ts turns INFO back on, test/integration/metrics.test.ts the metrics.
 const env = { POWERTOOLS_LOG_LEVEL: 'WARN', POWERTOOLS_METRICS_DISABLED: 'true' };
+const LOGGING_TEST = 'test/integration/logging.test.ts';
 
 // A test's timeout is a backstop: every wait inside a test has its own deadline, derived from the bound the product
 // promises plus the load allowance (test/support/eventually.ts), and fails first, naming what it waited for.
@@ -35,11 +36,25 @@ export default defineConfig({
           isolate: false,
         },
       },
+      // Integration files share their worker's modules too: each local stack builds the functions' clients and
+      // configuration again when it starts (functions/once.ts), so a file's stack never sees an earlier one's.
+      // The logging test needs its own process: the functions' logger takes its level at import.
       {
         test: {
           name: 'integration',
           env,
           include: ['test/integration/**/*.test.ts'],
+          exclude: [LOGGING_TEST],
+          isolate: false,
+          testTimeout: timeoutFor(),
+          hookTimeout: timeoutFor(),
+        },
+      },
+      {
+        test: {
+          name: 'logging',
+          env,
+          include: [LOGGING_TEST],
           testTimeout: timeoutFor(),
           hookTimeout: timeoutFor(),
         },
@@ -58,6 +73,8 @@ export default defineConfig({
           name: 'browser',
           env,
           include: ['test/browser/**/*.test.ts'],
+          // One Chromium for the project's files, started only when they run (test/support/chromium-server.ts).
+          globalSetup: ['./test/support/chromium-server.ts'],
           testTimeout: timeoutFor(0),
           hookTimeout: timeoutFor(),
         },

@@ -49,10 +49,10 @@ const { KmsCipher } = await import('../functions/adapters/secrets/kms-cipher.ts'
 const { documentClient } = await import('../functions/clients/dynamodb.ts');
 const { kmsClient } = await import('../functions/clients/kms.ts');
 const { issueApiKey, listApiKeys, rotateWebhookSecret } = await import('../functions/use-cases/api-keys.ts');
-const repository = new DynamoApiKeyRepository(documentClient, process.env.TABLE_NAME as string);
+const repository = new DynamoApiKeyRepository(documentClient(), process.env.TABLE_NAME as string);
 // Webhook secrets are sealed at rest: with the local stack's key file, or the deployed stack's KMS key.
 const secrets = new DynamoSigningSecretStore(
-  documentClient,
+  documentClient(),
   process.env.TABLE_NAME as string,
   cliTarget.localDataDir
     ? new FileKeyCipher(process.env.LOCAL_SIGNING_KEY_FILE as string)

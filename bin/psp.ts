@@ -114,8 +114,8 @@ const { DynamoPaymentRepository } = await import('../functions/adapters/dynamodb
 const { DynamoRefundLedger } = await import('../functions/adapters/dynamodb/refund-ledger.ts');
 const { migrateLegacyConfig, removeConnection } = await import('../functions/use-cases/psp-connections.ts');
 const table = process.env.TABLE_NAME as string;
-const repository = new DynamoPspConnectionRepository(documentClient, table);
-const legacyConfigs = new DynamoPspConfigRepository(documentClient, table);
+const repository = new DynamoPspConnectionRepository(documentClient(), table);
+const legacyConfigs = new DynamoPspConfigRepository(documentClient(), table);
 
 function requireAccount(): string {
   const account = values.account;
@@ -258,8 +258,8 @@ switch (positionals[0]) {
         return await removeConnection(
           {
             repository,
-            payments: new DynamoPaymentRepository(documentClient, table),
-            refunds: new DynamoRefundLedger(documentClient, table),
+            payments: new DynamoPaymentRepository(documentClient(), table),
+            refunds: new DynamoRefundLedger(documentClient(), table),
           },
           id,
         );

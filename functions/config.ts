@@ -1,3 +1,4 @@
+import { once } from './once.ts';
 import { DEFAULT_RATE_LIMIT, MAX_RATE_LIMIT_WINDOW_SECONDS } from './ports/rate-limiter.ts';
 import * as z from './zod.ts';
 
@@ -74,15 +75,10 @@ const configSchema = () =>
 
 export type Config = z.infer<ReturnType<typeof configSchema>>;
 
-let cached: Config | undefined;
-
-export function config(): Config {
-  if (!cached) {
-    const parsed = configSchema().safeParse(process.env);
-    if (!parsed.success) {
-      throw new Error(`Invalid configuration: ${z.prettifyError(parsed.error)}`);
-    }
-    cached = parsed.data;
+export const config = /* @__PURE__ */ once((): Config => {
+  const parsed = configSchema().safeParse(process.env);
+  if (!parsed.success) {
+    throw new Error(`Invalid configuration: ${z.prettifyError(parsed.error)}`);
   }
-  return cached;
-}
+  return parsed.data;
+});

@@ -46,15 +46,15 @@ import { PspConnections } from './use-cases/psp-connections.ts';
 export const now = () => new Date();
 
 export const linkRepository = /* @__PURE__ */ once(
-  () => new DynamoLinkRepository(documentClient, config().TABLE_NAME),
+  () => new DynamoLinkRepository(documentClient(), config().TABLE_NAME),
 );
 
 export const refundLedger = /* @__PURE__ */ once(
-  () => new DynamoRefundLedger(documentClient, config().TABLE_NAME),
+  () => new DynamoRefundLedger(documentClient(), config().TABLE_NAME),
 );
 
 export const apiKeyRepository = /* @__PURE__ */ once(
-  () => new DynamoApiKeyRepository(documentClient, config().TABLE_NAME),
+  () => new DynamoApiKeyRepository(documentClient(), config().TABLE_NAME),
 );
 
 /** The key webhook signing secrets are sealed with: KMS on AWS, a key file in the local stack. */
@@ -67,16 +67,16 @@ export const signingKeyCipher = /* @__PURE__ */ once(() => {
 
 /** Webhook signing secrets: used by the delivery function (and the keys CLI) only. */
 export const signingSecretStore = /* @__PURE__ */ once(
-  () => new DynamoSigningSecretStore(documentClient, config().TABLE_NAME, signingKeyCipher()),
+  () => new DynamoSigningSecretStore(documentClient(), config().TABLE_NAME, signingKeyCipher()),
 );
 
 /** Merchants' webhook endpoints; their secrets stay sealed unless the function holds the signing key. */
 export const webhookEndpointRepository = /* @__PURE__ */ once(
-  () => new DynamoWebhookEndpointRepository(documentClient, config().TABLE_NAME),
+  () => new DynamoWebhookEndpointRepository(documentClient(), config().TABLE_NAME),
 );
 
 export const endpointRecoveryStore = /* @__PURE__ */ once(
-  () => new DynamoEndpointRecoveryStore(documentClient, config().TABLE_NAME),
+  () => new DynamoEndpointRecoveryStore(documentClient(), config().TABLE_NAME),
 );
 
 export const eventQueue = /* @__PURE__ */ once(
@@ -94,11 +94,11 @@ export const apiKeyAuthenticator = /* @__PURE__ */ once(
 );
 
 export const eventRepository = /* @__PURE__ */ once(
-  () => new DynamoEventRepository(documentClient, config().TABLE_NAME),
+  () => new DynamoEventRepository(documentClient(), config().TABLE_NAME),
 );
 
 export const endpointHealthStore = /* @__PURE__ */ once(
-  () => new DynamoEndpointHealthStore(documentClient, config().TABLE_NAME),
+  () => new DynamoEndpointHealthStore(documentClient(), config().TABLE_NAME),
 );
 
 export const deadLetterQueue = /* @__PURE__ */ once(
@@ -120,15 +120,15 @@ export const sandboxSigningSecret = async (): Promise<string> => {
 };
 
 export const pspConfigRepository = /* @__PURE__ */ once(
-  () => new DynamoPspConfigRepository(documentClient, config().TABLE_NAME),
+  () => new DynamoPspConfigRepository(documentClient(), config().TABLE_NAME),
 );
 
 export const checkoutSettingsRepository = /* @__PURE__ */ once(
-  () => new DynamoCheckoutSettingsRepository(documentClient, config().TABLE_NAME),
+  () => new DynamoCheckoutSettingsRepository(documentClient(), config().TABLE_NAME),
 );
 
 export const sandboxSessionStore = /* @__PURE__ */ once(
-  () => new DynamoSandboxSessionStore(documentClient, config().TABLE_NAME),
+  () => new DynamoSandboxSessionStore(documentClient(), config().TABLE_NAME),
 );
 
 export const sandboxNotifier = /* @__PURE__ */ once(
@@ -136,11 +136,11 @@ export const sandboxNotifier = /* @__PURE__ */ once(
 );
 
 export const paymentRepository = /* @__PURE__ */ once(
-  () => new DynamoPaymentRepository(documentClient, config().TABLE_NAME),
+  () => new DynamoPaymentRepository(documentClient(), config().TABLE_NAME),
 );
 
 export const pspConnectionRepository = /* @__PURE__ */ once(
-  () => new DynamoPspConnectionRepository(documentClient, config().TABLE_NAME),
+  () => new DynamoPspConnectionRepository(documentClient(), config().TABLE_NAME),
 );
 
 /**
@@ -190,17 +190,17 @@ export const pspConnections = /* @__PURE__ */ once(() => {
 export const paymentRefunds = pspConnections;
 
 export const idempotencyStore = /* @__PURE__ */ once(
-  () => new DynamoIdempotencyStore(documentClient, config().TABLE_NAME),
+  () => new DynamoIdempotencyStore(documentClient(), config().TABLE_NAME),
 );
 
 /** Counts, per connection, the notification ids its PSP does not know (`UnknownNotificationIds`). */
 export const unknownIdLimiter = /* @__PURE__ */ once(
-  () => new DynamoRateLimiter(documentClient, config().TABLE_NAME, UNKNOWN_ID_LOOKUPS),
+  () => new DynamoRateLimiter(documentClient(), config().TABLE_NAME, UNKNOWN_ID_LOOKUPS),
 );
 
 export const rateLimiter = /* @__PURE__ */ once(
   () =>
-    new DynamoRateLimiter(documentClient, config().TABLE_NAME, {
+    new DynamoRateLimiter(documentClient(), config().TABLE_NAME, {
       limit: config().RATE_LIMIT_REQUESTS,
       windowSeconds: config().RATE_LIMIT_WINDOW_SECONDS,
     }),

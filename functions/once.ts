@@ -6,8 +6,24 @@
  */
 export function once<T>(build: () => T): () => T {
   let value: T | undefined;
+  let builtIn = -1;
   return () => {
-    value ??= build();
-    return value;
+    if (builtIn !== container) {
+      value = build();
+      builtIn = container;
+    }
+    return value as T;
   };
+}
+
+let container = 0;
+
+/**
+ * Local stack only (lib/local/local-stack.ts): every value built by `once` is built again at its next use, as in
+ * a new container. On Lambda a container never changes its configuration; in one process, local stacks started
+ * one after another (the integration tests' files share their worker's modules, docs/testing.md#speed) each
+ * have their own embedded servers, table and environment, which the clients and adapters must be built for.
+ */
+export function startNewContainer(): void {
+  container += 1;
 }

@@ -9,6 +9,7 @@ import {
   DescribeTableCommand,
   DynamoDBClient,
   ScanCommand,
+  waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import { tableIndexes, tableSchema } from '../../functions/adapters/dynamodb/table-schema.ts';
@@ -128,6 +129,12 @@ export async function ensureTable(endpoint: string, tableName: string): Promise<
         ],
         GlobalSecondaryIndexes: tableIndexes.map(indexInput),
       }),
+    );
+    // dynalite answers CreateTable while the table is still CREATING, and refuses every item request until a
+    // timer marks it ACTIVE (after the write of its description, on disk a moment later): wait, as on AWS.
+    await waitUntilTableExists(
+      { client, maxWaitTime: 60, minDelay: 1, maxDelay: 1 },
+      { TableName: tableName },
     );
     for (let start = 0; start < kept.length; start += 25) {
       let batch = kept.slice(start, start + 25).map((Item) => ({ PutRequest: { Item } }));

@@ -160,7 +160,7 @@ const PSP_CALLS = ['createSession', 'retrieveSession', 'expireSession', 'refund'
  * outbound webhook requests; returns the undo.
  */
 export function installFaults(injector: FaultInjector): () => void {
-  const dynamodbStack = documentClient.middlewareStack as unknown as MiddlewareStack;
+  const dynamodbStack = documentClient().middlewareStack as unknown as MiddlewareStack;
   dynamodbStack.addRelativeTo(
     (next) => async (args) => {
       if (!currentFunction()) return next(args);

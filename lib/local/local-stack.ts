@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Message } from '@aws-sdk/client-sqs';
 import { problemResponse } from '../../functions/http/problem.ts';
+import { startNewContainer } from '../../functions/once.ts';
 import {
   EVENTS_DEAD_LETTER_QUEUE_NAME,
   EVENTS_MAX_RECEIVE_COUNT,
@@ -64,6 +65,11 @@ export interface LocalStackOptions {
    * it asserts is the queue's (the fair queue, lib/local/fair-queue.ts), not how fast the consumers then work.
    */
   onQueueReceive?: (handler: HandlerName, messages: readonly Message[]) => void;
+  /**
+   * More of the functions' environment (functions/config.ts), for this stack's life: a fake PSP's API URL, a
+   * lower rate limit, metrics turned on.
+   */
+  environment?: Readonly<Record<string, string>>;
 }
 
 export interface LocalStack {
@@ -86,6 +92,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   if (options.faults && options.bundled) {
     throw new Error('FAULTS needs the functions in this process: it cannot be combined with --bundled.');
   }
+  // The functions' clients and adapters are built again, for this stack's servers and environment.
+  startNewContainer();
   const host = options.host ?? '127.0.0.1';
   const services = await startEmbeddedServices(options.dataDir);
   const server = createServer();
@@ -106,6 +114,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       WEBHOOK_RETRY_SCHEDULE_MS: options.webhookRetryScheduleMs.join(','),
     }),
     ...prepareLocalSecrets(options.dataDir),
+    ...options.environment,
   });
 
   enforceFunctionPermissions();

@@ -50,6 +50,7 @@ function accessDenied(handler: HandlerName, action: string): Error {
 }
 
 let installed = false;
+const guardedClients = new WeakSet<object>();
 
 /** What each function is granted, worked out once: the check runs on every DynamoDB call a handler makes. */
 const grants = new Map<HandlerName, { tableActions: Set<string>; publicFacing: boolean }>();
@@ -63,9 +64,11 @@ function grantsOf(handler: HandlerName) {
 }
 
 export function enforceFunctionPermissions(): void {
-  if (installed) return;
-  installed = true;
-  documentClient.middlewareStack.add(
+  // The clients are built again for each local stack (functions/once.ts); the checks below are process-wide.
+  const dynamodb = documentClient();
+  if (guardedClients.has(dynamodb)) return;
+  guardedClients.add(dynamodb);
+  dynamodb.middlewareStack.add(
     (next, context) => async (args) => {
       const handler = runningFunction.getStore();
       if (!handler) return next(args);
@@ -80,6 +83,24 @@ export function enforceFunctionPermissions(): void {
     },
     { step: 'initialize', name: 'localIamEmulation' },
   );
+  sqsClient().middlewareStack.add(
+    (next, context) => async (args) => {
+      const handler = runningFunction.getStore();
+      if (handler) {
+        const definition: FunctionDefinition = functions[handler];
+        const queueUrl = (args.input as { QueueUrl?: string }).QueueUrl;
+        const sendsTo =
+          (queueUrl === process.env.EVENTS_QUEUE_URL && definition.sendsEvents) ||
+          (queueUrl === process.env.EVENTS_DEAD_LETTER_QUEUE_URL && definition.sendsDeadLetters);
+        const action = String(context.commandName).replace(/Command$/, '');
+        if (!(action.startsWith('SendMessage') && sendsTo)) throw accessDenied(handler, `sqs:${action}`);
+      }
+      return next(args);
+    },
+    { step: 'initialize', name: 'localIamEmulation' },
+  );
+  if (installed) return;
+  installed = true;
   localKeyUseChecks.push((operation) => {
     const handler = runningFunction.getStore();
     const granted = handler && (functions[handler] as FunctionDefinition).signingKey;
@@ -101,22 +122,6 @@ export function enforceFunctionPermissions(): void {
       throw accessDenied(handler, `secretsmanager:GetSecretValue on ${name}`);
     }
   });
-  sqsClient().middlewareStack.add(
-    (next, context) => async (args) => {
-      const handler = runningFunction.getStore();
-      if (handler) {
-        const definition: FunctionDefinition = functions[handler];
-        const queueUrl = (args.input as { QueueUrl?: string }).QueueUrl;
-        const sendsTo =
-          (queueUrl === process.env.EVENTS_QUEUE_URL && definition.sendsEvents) ||
-          (queueUrl === process.env.EVENTS_DEAD_LETTER_QUEUE_URL && definition.sendsDeadLetters);
-        const action = String(context.commandName).replace(/Command$/, '');
-        if (!(action.startsWith('SendMessage') && sendsTo)) throw accessDenied(handler, `sqs:${action}`);
-      }
-      return next(args);
-    },
-    { step: 'initialize', name: 'localIamEmulation' },
-  );
 }
 
 /**

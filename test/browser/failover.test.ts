@@ -1,6 +1,7 @@
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
+import { connectChromium } from '../support/browser.ts';
 import { createLink } from '../support/checkout-helpers.ts';
 import { addConnection } from '../support/connections.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';
@@ -12,16 +13,7 @@ let browser: Browser;
 beforeAll(async () => {
   stack = await startTestStack();
   key = await stack.issueKey('browser-failover', 'test');
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-background-networking',
-    ],
-  });
+  browser = await connectChromium();
 });
 afterAll(async () => {
   await browser?.close();

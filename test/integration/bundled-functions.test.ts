@@ -241,7 +241,7 @@ describe('the bundles cdk synth ships, run as the Lambda runtime runs them', { t
   it('log a failure with the TypeScript file and line of each frame, reading the source map only then', async () => {
     const link = await createLink();
     // A stored link the code cannot read (no event list): cancelling it fails inside our code.
-    await documentClient.send(
+    await documentClient().send(
       new UpdateCommand({
         TableName: stack.tableName,
         Key: keys.link(link.id, 'test'),

@@ -34,7 +34,7 @@ function expectSecurityHeaders(page: PageResponse) {
 
 async function setStored(id: string, mode: string, values: Record<string, unknown>) {
   const names = Object.keys(values);
-  await documentClient.send(
+  await documentClient().send(
     new UpdateCommand({
       TableName: stack.tableName,
       Key: keys.link(id, mode),

@@ -20,8 +20,7 @@ let second: PspConnection;
 
 beforeAll(async () => {
   stripe = await startFakeStripe({ secretKey: credentials.secret_key });
-  process.env.STRIPE_API_URL = stripe.url; // read once by functions/config.ts, before the stack's first request
-  stack = await startTestStack();
+  stack = await startTestStack({ environment: { STRIPE_API_URL: stripe.url } });
   key = await stack.issueKey('dupshop', 'test');
   const stripeConnection = (name: string) =>
     addConnection({ account: 'dupshop', mode: 'test', provider: 'stripe', name, credentials });

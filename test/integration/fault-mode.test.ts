@@ -31,7 +31,7 @@ function inject(spec: string): FaultInjector {
 }
 
 const getItem = () =>
-  documentClient.send(new GetCommand({ TableName: stack.tableName, Key: { pk: 'nothing', sk: 'here' } }));
+  documentClient().send(new GetCommand({ TableName: stack.tableName, Key: { pk: 'nothing', sk: 'here' } }));
 
 describe('FAULTS', () => {
   it('reads target:kind:probability entries, and refuses any other with the kinds it knows', () => {

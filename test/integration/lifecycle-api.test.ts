@@ -54,7 +54,7 @@ async function storeOverdueLink(account: string) {
 }
 
 const storedEvent = async (id: string) =>
-  (await documentClient.send(new GetCommand({ TableName: stack.tableName, Key: keys.event(id, 'test') })))
+  (await documentClient().send(new GetCommand({ TableName: stack.tableName, Key: keys.event(id, 'test') })))
     .Item;
 
 describe('GET /v1/payment-links', () => {

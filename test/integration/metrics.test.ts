@@ -17,14 +17,6 @@ import {
   startReceiver,
 } from '../support/webhooks.ts';
 
-// Read when the metrics emitter is first built, at the first metric: on here, off in the other suites.
-process.env.POWERTOOLS_METRICS_DISABLED = 'false';
-// A Stripe that refuses connections, for the account below that pays through Stripe.
-process.env.STRIPE_API_URL = 'http://127.0.0.1:9';
-// Each test uses its own account, so only the last one reaches this limit.
-process.env.RATE_LIMIT_REQUESTS = '5';
-process.env.RATE_LIMIT_WINDOW_SECONDS = '86400';
-
 interface EmfRecord {
   _aws: {
     Timestamp: number;
@@ -43,7 +35,17 @@ let endpoint: Receiver;
 let written: string[] = [];
 
 beforeAll(async () => {
-  stack = await startTestStack();
+  stack = await startTestStack({
+    environment: {
+      // Metrics on here, off in the other suites (vitest.config.ts).
+      POWERTOOLS_METRICS_DISABLED: 'false',
+      // A Stripe that refuses connections, for the account below that pays through Stripe.
+      STRIPE_API_URL: 'http://127.0.0.1:9',
+      // Each test uses its own account, so only the last one reaches this limit.
+      RATE_LIMIT_REQUESTS: '5',
+      RATE_LIMIT_WINDOW_SECONDS: '86400',
+    },
+  });
   acme = await stack.issueKey('metrics-co', 'test');
   endpoint = await startReceiver();
   vi.spyOn(process.stdout, 'write').mockImplementation((chunk: unknown) => {

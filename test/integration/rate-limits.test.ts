@@ -7,13 +7,12 @@ import { startTestStack, type TestStack } from '../support/test-stack.ts';
 let stack: TestStack;
 let acme: IssuedApiKey;
 
-// Read once by functions/config.ts at the first request: a limit of 3 per day, so no window boundary
-// falls inside the test in practice (the window arithmetic itself is tested below with a fixed clock).
-process.env.RATE_LIMIT_REQUESTS = '3';
-process.env.RATE_LIMIT_WINDOW_SECONDS = '86400';
-
 beforeAll(async () => {
-  stack = await startTestStack();
+  // A limit of 3 per day, so no window boundary falls inside the test in practice (the window arithmetic itself
+  // is tested below with a fixed clock).
+  stack = await startTestStack({
+    environment: { RATE_LIMIT_REQUESTS: '3', RATE_LIMIT_WINDOW_SECONDS: '86400' },
+  });
   acme = await stack.issueKey('acme', 'test');
 });
 afterAll(() => stack.stop());
@@ -77,7 +76,7 @@ describe('the per-(account, mode) rate limit', () => {
 
 describe('the fixed-window rate limiter', () => {
   const limiter = () =>
-    new DynamoRateLimiter(documentClient, stack.tableName, { limit: 2, windowSeconds: 10 });
+    new DynamoRateLimiter(documentClient(), stack.tableName, { limit: 2, windowSeconds: 10 });
   const tenant = { account: 'window', mode: 'test' as const };
 
   it('allows the limit per window, says how long until the next, and starts again there', async () => {
@@ -100,9 +99,9 @@ describe('the fixed-window rate limiter', () => {
     const counting = {
       send: (command: unknown) => {
         sent.push(command);
-        return documentClient.send(command as never);
+        return documentClient().send(command as never);
       },
-    } as unknown as typeof documentClient;
+    } as unknown as ReturnType<typeof documentClient>;
     const container = new DynamoRateLimiter(counting, stack.tableName, { limit: 2, windowSeconds: 60 });
     const flooder = { account: 'flooder', mode: 'test' as const };
     const at = (seconds: number) => new Date(Date.UTC(2026, 0, 5) + seconds * 1000);
@@ -126,9 +125,9 @@ describe('the fixed-window rate limiter', () => {
     const counting = {
       send: (command: unknown) => {
         sent.push(command);
-        return documentClient.send(command as never);
+        return documentClient().send(command as never);
       },
-    } as unknown as typeof documentClient;
+    } as unknown as ReturnType<typeof documentClient>;
     const busy = new DynamoRateLimiter(counting, stack.tableName, { limit: 1000, windowSeconds: 60 });
     const at = new Date(Date.UTC(2026, 0, 3));
     for (let index = 0; index < 100; index++)
@@ -142,7 +141,7 @@ describe('the fixed-window rate limiter', () => {
     const tenant = { account: 'leases', mode: 'test' as const };
     const containers = Array.from(
       { length: 5 },
-      () => new DynamoRateLimiter(documentClient, stack.tableName, { limit: 300, windowSeconds: 60 }),
+      () => new DynamoRateLimiter(documentClient(), stack.tableName, { limit: 300, windowSeconds: 60 }),
     );
     let allowed = 0;
     for (let round = 0; round < 100; round++) {

@@ -24,7 +24,7 @@ afterAll(async () => {
 });
 
 const stored = async (key: { pk: string; sk: string }) =>
-  (await documentClient.send(new GetCommand({ TableName: stack.tableName, Key: key }))).Item;
+  (await documentClient().send(new GetCommand({ TableName: stack.tableName, Key: key }))).Item;
 
 describe('webhook signing secrets at rest', () => {
   it('are stored sealed, never in plaintext, and open only for their own account and mode', async () => {
@@ -36,7 +36,7 @@ describe('webhook signing secrets at rest', () => {
     expect(await signingSecretStore().getWebhookSecret('sealed-co', 'test')).toBe(issued.webhook_secret);
 
     // The same ciphertext copied under another tenant does not open there.
-    await documentClient.send(
+    await documentClient().send(
       new PutCommand({
         TableName: stack.tableName,
         Item: { ...keys.signingSecret('thief-co', 'test'), secret: item?.secret },
@@ -47,7 +47,7 @@ describe('webhook signing secrets at rest', () => {
 
   it('keep a plaintext secret of an earlier version working, sealing it and blanking the old item on first use', async () => {
     const legacySecret = `whsec_${Buffer.from('l'.repeat(32)).toString('base64')}`;
-    await documentClient.send(
+    await documentClient().send(
       new PutCommand({
         TableName: stack.tableName,
         Item: { ...keys.legacyWebhookSecret('legacy-co', 'live'), secret: legacySecret, created_at: 'x' },
@@ -65,13 +65,13 @@ describe('webhook signing secrets at rest', () => {
 
   it('keep signing with a plaintext secret when sealing it fails, and try again at the next read', async () => {
     const legacySecret = `whsec_${Buffer.from('f'.repeat(32)).toString('base64')}`;
-    await documentClient.send(
+    await documentClient().send(
       new PutCommand({
         TableName: stack.tableName,
         Item: { ...keys.legacyWebhookSecret('kms-down', 'test'), secret: legacySecret },
       }),
     );
-    const failing = new DynamoSigningSecretStore(documentClient, stack.tableName, {
+    const failing = new DynamoSigningSecretStore(documentClient(), stack.tableName, {
       encrypt: () => Promise.reject(new Error('KMS is down')),
       decrypt: () => Promise.reject(new Error('KMS is down')),
     });
@@ -85,7 +85,7 @@ describe('webhook signing secrets at rest', () => {
 
   it('move a plaintext secret on rotation too, so that it keeps signing through the overlap', async () => {
     const legacySecret = `whsec_${Buffer.from('r'.repeat(32)).toString('base64')}`;
-    await documentClient.send(
+    await documentClient().send(
       new PutCommand({
         TableName: stack.tableName,
         Item: { ...keys.legacyWebhookSecret('rotating-legacy', 'test'), secret: legacySecret },

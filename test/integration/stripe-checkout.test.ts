@@ -14,8 +14,7 @@ let key: IssuedApiKey;
 
 beforeAll(async () => {
   stripe = await startFakeStripe({ secretKey: credentials.secret_key });
-  process.env.STRIPE_API_URL = stripe.url; // read once by functions/config.ts, before the stack's first request
-  stack = await startTestStack();
+  stack = await startTestStack({ environment: { STRIPE_API_URL: stripe.url } });
   key = await stack.issueKey('stripeshop', 'test');
   await configureLegacyStripe('stripeshop', 'test', credentials);
 });

@@ -341,7 +341,7 @@ describe('no lost event, no double bookkeeping', () => {
     const counting = 'count-delivery-commands';
     // Only this invocation's requests: the stack's pollers and schedules share the client, and run meanwhile.
     const invocation = new AsyncLocalStorage<true>();
-    documentClient.middlewareStack.add(
+    documentClient().middlewareStack.add(
       (next, context) => (args) => {
         if (invocation.getStore()) commands.push(String(context.commandName));
         return next(args);
@@ -352,7 +352,7 @@ describe('no lost event, no double bookkeeping', () => {
       const response = await invocation.run(true, () => handler(sqsEvent(bodies), lambdaContext()));
       expect(response.batchItemFailures).toEqual([]);
     } finally {
-      documentClient.middlewareStack.remove(counting);
+      documentClient().middlewareStack.remove(counting);
     }
     expect(endpoint.received).toHaveLength(4);
     expect(commands.sort()).toEqual([
@@ -443,7 +443,7 @@ describe('no lost event, no double bookkeeping', () => {
       new Date(),
     )!.event;
     // The transition's first write happened, then the function died before the link named the event.
-    await documentClient.send(new PutCommand({ TableName: config().TABLE_NAME, Item: eventItem(orphan) }));
+    await documentClient().send(new PutCommand({ TableName: config().TABLE_NAME, Item: eventItem(orphan) }));
 
     const outcome: DeliveryOutcome = await deliverEvent(harness.deps, {
       event_id: orphan.id,
@@ -628,7 +628,7 @@ describe('the delivery log and redelivery API', () => {
 /** Puts an event into a state only a long history would reach. */
 async function setEventAttributes(eventId: string, attributes: Record<string, unknown>) {
   const names = Object.keys(attributes);
-  await documentClient.send(
+  await documentClient().send(
     new UpdateCommand({
       TableName: config().TABLE_NAME,
       Key: keys.event(eventId, 'test'),

@@ -1,25 +1,14 @@
 import { type Browser, chromium } from 'playwright-core';
+import { inject } from 'vitest';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { startTestStack, type TestStack } from './test-stack.ts';
 
 /**
- * Debian's headless Chromium, as the browser tests drive it. Background networking, component updates and sync
- * are off: this machine has no network beyond its own loopback, and Chromium would otherwise keep trying.
+ * The run's one Chromium (test/support/chromium-server.ts), connected to from this file. Closing what this
+ * returns closes the file's contexts and pages, not the browser.
  */
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+export function connectChromium(): Promise<Browser> {
+  return chromium.connect(inject('chromiumEndpoint'));
 }
 
 /** The stack shape of the browser tests: a local stack, a test-mode key of the merchant `acme`, and Chromium. */
@@ -31,7 +20,7 @@ export interface BrowserStack {
 }
 
 export async function startBrowserStack(): Promise<BrowserStack> {
-  const [stack, browser] = await Promise.all([startTestStack(), launchChromium()]);
+  const [stack, browser] = await Promise.all([startTestStack(), connectChromium()]);
   const acme = await stack.issueKey('acme', 'test');
   return {
     stack,

@@ -53,11 +53,16 @@ export async function startPspStack(
         })
       : undefined,
   ]);
-  // Read once by functions/config.ts, before the stack's first request (and forked into bundled containers).
-  if (stripe) process.env.STRIPE_API_URL = stripe.url;
-  if (mollie) process.env.MOLLIE_API_URL = mollie.apiEndpoint;
-  if (adyen) process.env.ADYEN_API_URL = adyen.url;
-  const stack = await startTestStack(options.stack);
+  const stack = await startTestStack({
+    ...options.stack,
+    // Forked into bundled containers too.
+    environment: {
+      ...options.stack?.environment,
+      ...(stripe && { STRIPE_API_URL: stripe.url }),
+      ...(mollie && { MOLLIE_API_URL: mollie.apiEndpoint }),
+      ...(adyen && { ADYEN_API_URL: adyen.url }),
+    },
+  });
   const started = <T>(fake: T | undefined, provider: FakeProvider): T => {
     if (!fake) throw new Error(`startPspStack was not asked for a fake ${provider}`);
     return fake;

@@ -304,7 +304,7 @@ export async function canceledLinkEvents(account: string, webhookUrl: string, co
         [config().TABLE_NAME]: batch.map((Item) => ({ PutRequest: { Item } })),
       };
       while (requests && Object.keys(requests).length) {
-        const answer: BatchWriteCommandOutput = await documentClient.send(
+        const answer: BatchWriteCommandOutput = await documentClient().send(
           new BatchWriteCommand({ RequestItems: requests }),
         );
         requests = answer.UnprocessedItems;

@@ -11,7 +11,7 @@ describe('the AWS SDK clients', () => {
   });
 
   it.each([
-    ['DynamoDB', () => documentClient],
+    ['DynamoDB', documentClient],
     ['SQS', sqsClient],
     ['Secrets Manager', secretsManagerClient],
     ['KMS', kmsClient],

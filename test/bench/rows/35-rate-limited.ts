@@ -30,7 +30,7 @@ async function rateLimitedTarget(server: BenchServer): Promise<Targets> {
   const { RATE_LIMIT_REQUESTS, RATE_LIMIT_WINDOW_SECONDS } = config();
   const first = Math.floor(Date.now() / 1000 / RATE_LIMIT_WINDOW_SECONDS) * RATE_LIMIT_WINDOW_SECONDS;
   for (let windowStart = first; windowStart < first + 1800; windowStart += RATE_LIMIT_WINDOW_SECONDS) {
-    await documentClient.send(
+    await documentClient().send(
       new PutCommand({
         TableName: server.stack.tableName,
         Item: {

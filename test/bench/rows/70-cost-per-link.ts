@@ -113,7 +113,7 @@ async function ok(response: Response, what: string): Promise<Response> {
 
 /** One link's whole life through the local stack, the way docs/performance.md models it. */
 async function life(server: BenchServer, hook: Awaited<ReturnType<typeof receiver>>): Promise<LifeResult> {
-  const recorder = recordStoreCost(documentClient, indexes);
+  const recorder = recordStoreCost(documentClient(), indexes);
   const steps: Step[] = [];
   try {
     const headers = { authorization: server.authorization, 'content-type': 'application/json' };

@@ -1,0 +1,38 @@
+import { chromium } from 'playwright-core';
+import type { TestProject } from 'vitest/node';
+
+declare module 'vitest' {
+  interface ProvidedContext {
+    /** Where the browser files connect to the run's one Chromium (test/support/browser.ts). */
+    chromiumEndpoint: string;
+  }
+}
+
+/**
+ * Debian's headless Chromium, as the browser tests drive it. Background networking, component updates and sync
+ * are off: this machine has no network beyond its own loopback, and Chromium would otherwise keep trying.
+ */
+export const CHROMIUM = {
+  executablePath: '/usr/bin/chromium',
+  args: [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+  ],
+};
+
+/**
+ * The browser project's `globalSetup`: one Chromium for the whole run, which every browser file connects to.
+ * Starting Chromium costs about 4 CPU-seconds, as much as some of these files' tests (docs/testing.md#speed);
+ * each test still gets a browser context of its own (`browser.newPage()`), so files share no cookies or storage.
+ */
+export default async function setup(project: TestProject) {
+  const server = await chromium.launchServer(CHROMIUM);
+  project.provide('chromiumEndpoint', server.wsEndpoint());
+  return () => server.close();
+}
