@@ -161,6 +161,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       await services.dynamodb.stop();
       if (stateFile) rmSync(stateFile, { force: true });
       restoreEnvironment();
+      // Built again for the environment now current (an earlier stack's, if one still runs in this process).
+      startNewContainer();
     },
   };
 }

@@ -23,7 +23,8 @@ export interface TestStack extends LocalStack {
 
 /**
  * The local stack in memory on an ephemeral port: real HTTP, the real handlers and the real AWS SDK against the
- * embedded DynamoDB. One per test file (vitest isolates files in their own processes).
+ * embedded DynamoDB. One per test file at a time: files share their worker's modules, and each stack's functions
+ * are built anew for it (functions/once.ts, docs/testing.md#speed).
  */
 export async function startTestStack(options: Omit<LocalStackOptions, 'port'> = {}): Promise<TestStack> {
   const stack = await startLocalStack({ port: 0, ...options });
