@@ -17,8 +17,9 @@ const handlersDir = join(projectRoot, 'functions', 'handlers');
  * DynamoDB is in every baseline (a PutItem at least): every function of the service needs the table, and
  * those that do not are judged against it too. Besides AWS clients, the official libraries of the protocols we
  * speak count as SDKs: each PSP's, Standard Webhooks', and Powertools Metrics for CloudWatch's Embedded Metric
- * Format (the way our metrics must reach CloudWatch, docs/operations.md#metrics). Adding an SDK: one entry here; only baselines of bundles that
- * carry it build its code.
+ * Format (the way our metrics must reach CloudWatch, docs/operations.md#metrics); so does Powertools Logger, the
+ * functions' structured logs (docs/decisions.md#tooling). Adding an SDK: one entry here; only baselines of bundles
+ * that carry it build its code.
  */
 interface BaselineSdk {
   /** The package; a function carries it when any of its files is in the bundle. */
@@ -71,6 +72,12 @@ export const BASELINE_SDKS: Readonly<Record<string, BaselineSdk>> = {
     package: '@aws-lambda-powertools/metrics',
     binds: { named: ['Metrics'] },
     call: "const metrics = new Metrics({ namespace: 'Bare' }); metrics.addMetric('Calls', 'Count', 1); metrics.publishStoredMetrics();",
+  },
+  // Powertools Logger writes the functions' structured JSON log lines (docs/operations.md#logs).
+  'powertools-logger': {
+    package: '@aws-lambda-powertools/logger',
+    binds: { named: ['Logger'] },
+    call: "new Logger({ serviceName: 'bare' }).warn('bare');",
   },
   stripe: {
     package: 'stripe',
@@ -133,9 +140,10 @@ export function carriedSdks(metafile: Metafile, inOutput: readonly string[]): Ma
       .filter(([path]) => !under(path, sdk.package))
       .flatMap(([, input]) => input.imports.filter((imported) => under(imported.path, sdk.package)))
       .map((imported) => imported.original ?? sdk.package);
-    const modules = sdk.client
-      ? []
-      : [...new Set(specifiers)].filter((specifier) => specifier !== sdk.package);
+    const imported = [...new Set(specifiers)];
+    // Other modules than the package's main entry: the baseline imports the same ones, the main entry among them
+    // when our code imports it too (Powertools Logger's class and its middy middleware).
+    const modules = sdk.client || imported.every((specifier) => specifier === sdk.package) ? [] : imported;
     carried.set(name, {
       carriage: kinds.length && kinds.every((kind) => kind === 'dynamic-import') ? 'lazy' : 'eager',
       commands: commands.sort(),

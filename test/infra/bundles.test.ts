@@ -36,12 +36,13 @@ describe('Lambda bundles', () => {
 
   it('are judged against the bare SDK clients and commands they carry, loaded as they load them', () => {
     const baselineOfHandler = (name: string) => handlerBundles().find((b) => b.name === name)?.baseline;
-    // Every merchant route counts its rate-limit rejections (functions/metrics.ts): each carries Powertools Metrics.
+    // Every merchant route counts its rate-limit rejections (functions/metrics.ts): each carries Powertools Metrics;
+    // every function logs through Powertools Logger.
     expect(baselineOfHandler('get-payment-link')).toMatch(
-      /^bare-dynamodb\[[\w,]*GetCommand[\w,]*\]\+powertools-metrics$/,
+      /^bare-dynamodb\[[\w,]*GetCommand[\w,]*\]\+powertools-metrics\+powertools-logger(\[[\w,]+\])?$/,
     );
     expect(baselineOfHandler('redeliver-event')).toMatch(
-      /^bare-dynamodb\[[\w,]+\]\+sqs\[SendMessageCommand\]\+powertools-metrics$/,
+      /^bare-dynamodb\[[\w,]+\]\+sqs\[SendMessageCommand\]\+powertools-metrics\+powertools-logger(\[[\w,]+\])?$/,
     );
     // Each PSP adapter loads its SDK with import() when it serves a connection of its PSP: so does the baseline.
     expect(baselineOfHandler('checkout-page')).toMatch(
