@@ -4,8 +4,8 @@ import { once } from '../once.ts';
 import { withoutSdkLogger } from './without-sdk-logger.ts';
 
 /**
- * The DynamoDB client, created once per container (at its first use) and shared by every adapter, so that invocations reuse its
- * connections and resolved credentials. Endpoints come from the SDK's own `AWS_ENDPOINT_URL_DYNAMODB` /
+ * The DynamoDB client, created once per container (at its first use) and shared by every adapter, so that
+ * invocations reuse its connections and resolved credentials. Endpoints come from the SDK's own `AWS_ENDPOINT_URL_DYNAMODB` /
  * `AWS_ENDPOINT_URL_SQS` variables, which the local stack and tests point at the embedded servers; on AWS they
  * are unset.
  */

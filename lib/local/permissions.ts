@@ -49,8 +49,9 @@ function accessDenied(handler: HandlerName, action: string): Error {
   );
 }
 
-let installed = false;
+/** The clients the emulation guards: each local stack's are new (functions/once.ts). */
 const guardedClients = new WeakSet<object>();
+let processWideChecksInstalled = false;
 
 /** What each function is granted, worked out once: the check runs on every DynamoDB call a handler makes. */
 const grants = new Map<HandlerName, { tableActions: Set<string>; publicFacing: boolean }>();
@@ -64,7 +65,6 @@ function grantsOf(handler: HandlerName) {
 }
 
 export function enforceFunctionPermissions(): void {
-  // The clients are built again for each local stack (functions/once.ts); the checks below are process-wide.
   const dynamodb = documentClient();
   if (guardedClients.has(dynamodb)) return;
   guardedClients.add(dynamodb);
@@ -99,8 +99,9 @@ export function enforceFunctionPermissions(): void {
     },
     { step: 'initialize', name: 'localIamEmulation' },
   );
-  if (installed) return;
-  installed = true;
+  // The key file and the secrets file are read by modules, not clients: their checks are installed once.
+  if (processWideChecksInstalled) return;
+  processWideChecksInstalled = true;
   localKeyUseChecks.push((operation) => {
     const handler = runningFunction.getStore();
     const granted = handler && (functions[handler] as FunctionDefinition).signingKey;

@@ -12,7 +12,7 @@ declare module 'vitest' {
  * Debian's headless Chromium, as the browser tests drive it. Background networking, component updates and sync
  * are off: this machine has no network beyond its own loopback, and Chromium would otherwise keep trying.
  */
-export const CHROMIUM = {
+const CHROMIUM = {
   executablePath: '/usr/bin/chromium',
   args: [
     '--headless',
