@@ -1,3 +1,6 @@
+/** Which container the values built by `once` belong to (see `startNewContainer`). */
+let container = 0;
+
 /**
  * A value built on first use and then shared for the life of the container: SDK clients, adapters, zod schemas.
  * Nothing is built while the bundle loads, so a cold import pays for code only. Mark each module-scope call
@@ -15,8 +18,6 @@ export function once<T>(build: () => T): () => T {
     return value as T;
   };
 }
-
-let container = 0;
 
 /**
  * Local stack only (lib/local/local-stack.ts): every value built by `once` is built again at its next use, as in
