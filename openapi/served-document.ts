@@ -13,7 +13,8 @@ export const SERVED_DOCUMENT_FILE = join(
 /**
  * The OpenAPI document as get-openapi serves it: compact JSON in one string literal. A string is the cheapest form
  * of it for a cold start, since V8 only scans it (an object literal of 180 KB is parsed and built, about twice the
- * CPU: docs/performance.md#cold-start-no-psp-sdk-before-it-is-needed), and the handler sends it without serialising it per request.
+ * CPU: docs/performance.md#cold-start-no-psp-sdk-before-it-is-needed), and the handler sends it without
+ * serialising it per request.
  */
 export function servedDocumentModule(): string {
   return [

@@ -41,14 +41,8 @@ const PROJECT_ORDER = ['browser', 'logging', 'integration', 'infra', 'unit'];
 export class LongestFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const root = this.ctx.config.root;
-    const rank = (spec: TestSpecification) => {
-      const listed = LONGEST_FILES.indexOf(relative(root, spec.moduleId));
-      return listed === -1 ? LONGEST_FILES.length : listed;
-    };
-    const projectRank = (spec: TestSpecification) => {
-      const position = PROJECT_ORDER.indexOf(spec.project.name);
-      return position === -1 ? PROJECT_ORDER.length : position;
-    };
+    const rank = (spec: TestSpecification) => positionIn(LONGEST_FILES, relative(root, spec.moduleId));
+    const projectRank = (spec: TestSpecification) => positionIn(PROJECT_ORDER, spec.project.name);
     const cached = (spec: TestSpecification) => this.ctx.cache.getTestSpecificationResult(spec)?.duration;
     const size = (spec: TestSpecification) => statSync(spec.moduleId, { throwIfNoEntry: false })?.size ?? 0;
     return [...files].sort((a, b) => {
@@ -63,4 +57,10 @@ export class LongestFirstSequencer extends BaseSequencer {
       return size(b) - size(a);
     });
   }
+}
+
+/** Where `value` stands in `list`; after all of them when it is not in it. */
+function positionIn(list: readonly string[], value: string): number {
+  const position = list.indexOf(value);
+  return position === -1 ? list.length : position;
 }
