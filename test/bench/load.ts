@@ -1,5 +1,8 @@
-import { fork } from 'node:child_process';
+import { execFile, fork } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 
 export interface LoadOptions {
   url: string;
@@ -46,6 +49,64 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
     child.once('exit', (code) => reject(new Error(`load generator exited with ${code}`)));
     child.send(options);
   });
+}
+
+/**
+ * The same load from wrk (`npm run bench -- --generator wrk`, when wrk is installed): an external generator in C,
+ * one thread, `concurrency` connections. The check an outside reviewer runs, in the benchmark's ABBA rounds.
+ * Its CPU comes from the shell's `times` (user and system time of its finished children).
+ */
+export async function runWrk(options: LoadOptions): Promise<LoadResult> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-wrk-'));
+  try {
+    const script = join(dir, 'request.lua');
+    const headers = {
+      ...options.headers,
+      ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
+    };
+    writeFileSync(
+      script,
+      [
+        `wrk.method = ${JSON.stringify(options.method)}`,
+        ...(options.body === undefined ? [] : [`wrk.body = ${JSON.stringify(options.body)}`]),
+        ...Object.entries(headers).map(
+          ([name, value]) => `wrk.headers[${JSON.stringify(name)}] = ${JSON.stringify(value)}`,
+        ),
+      ].join('\n'),
+    );
+    const seconds = Math.max(1, Math.round(options.durationMs / 1000));
+    const command = `wrk -t1 -c${options.concurrency} -d${seconds}s --latency -s '${script}' '${options.url}'; times`;
+    const { stdout } = await promisify(execFile)('bash', ['-c', command]);
+    const number = (pattern: RegExp) => Number(pattern.exec(stdout)?.[1] ?? 0);
+    const requests = number(/(\d+) requests in/);
+    const errors =
+      number(/Non-2xx or 3xx responses: (\d+)/) +
+      [...stdout.matchAll(/(?:connect|read|write|timeout) (\d+)/g)].reduce(
+        (sum, [, n]) => sum + Number(n),
+        0,
+      );
+    const elapsed = Number(/requests in ([\d.]+)s/.exec(stdout)?.[1] ?? seconds);
+    // `times` prints the shell's own line, then its children's: `0m0.412s 0m1.230s`.
+    const [, userMin, userSec, sysMin, sysSec] = /\n(\d+)m([\d.]+)s (\d+)m([\d.]+)s\s*$/.exec(stdout) ?? [];
+    const cpuMs = ((Number(userMin) + Number(sysMin)) * 60 + Number(userSec) + Number(sysSec)) * 1000;
+    return {
+      requests,
+      errors,
+      seconds: elapsed,
+      rps: (requests - errors) / elapsed,
+      p50Ms: latencyMs(stdout, '50%'),
+      p99Ms: latencyMs(stdout, '99%'),
+      generatorCpuMsPerRequest: cpuMs / Math.max(1, requests),
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** A percentile of wrk's `--latency` table (`50%  12.34ms`), in milliseconds. */
+function latencyMs(output: string, percentile: string): number {
+  const [, value, unit] = new RegExp(`${percentile}\\s+([\\d.]+)(us|ms|s)`).exec(output) ?? [];
+  return Number(value) * ({ us: 0.001, ms: 1, s: 1000 }[unit as 'us' | 'ms' | 's'] ?? Number.NaN);
 }
 
 /** Rounds of one target as one figure: requests over total time, and the median round's latencies. */

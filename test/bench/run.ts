@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --json <file>] [-- --concurrency <n>] [-- --only <row file>]`: the
+ * `npm run bench [-- --quick] [-- --json <file>] [-- --concurrency <n>] [-- --only <row file>] [-- --generator wrk]`: the
  * performance budgets, each measured against a baseline in the same run (docs/performance.md). Every file of
  * test/bench/rows/ is a measurement (test/bench/bench.ts); they run in name order.
  */
@@ -12,7 +12,7 @@ import type { Bench, BenchRow, Budget, Plan, ServerInfo } from './bench.ts';
 import { fmt } from './bench.ts';
 import { budgets } from './budgets.ts';
 import { type Bundle, buildBundles } from './bundles.ts';
-import { runLoad } from './load.ts';
+import { runLoad, runWrk } from './load.ts';
 import type { BenchReply, BenchRequest } from './protocol.ts';
 
 const { values: args } = parseArgs({
@@ -21,9 +21,14 @@ const { values: args } = parseArgs({
     json: { type: 'string' },
     concurrency: { type: 'string', default: '16' },
     only: { type: 'string', multiple: true },
+    generator: { type: 'string', default: 'autocannon' },
   },
 });
 const quick = args.quick ?? false;
+const generators = { autocannon: runLoad, wrk: runWrk };
+if (!(args.generator in generators))
+  throw new Error(`--generator: one of ${Object.keys(generators).join(', ')}`);
+const generate = generators[args.generator as keyof typeof generators];
 const plan: Plan = {
   quick,
   concurrency: Number(args.concurrency),
@@ -46,6 +51,7 @@ const report: Record<string, unknown> = {
   date: new Date().toISOString(),
   node: process.version,
   plan,
+  generator: args.generator,
   budgets,
 };
 
@@ -129,7 +135,7 @@ try {
       },
       serve: (input) => ask({ cmd: 'serve', row: file, input }),
       server: startServer,
-      load: (options) => runLoad({ concurrency: plan.concurrency, ...options }),
+      load: (options) => generate({ concurrency: plan.concurrency, ...options }),
       serverCpuMs: () => ask({ cmd: 'cpu' }),
     };
     console.error(`${file}`);
