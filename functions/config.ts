@@ -1,3 +1,4 @@
+import { tableSchema } from './adapters/dynamodb/table-schema.ts';
 import { once } from './once.ts';
 import { DEFAULT_RATE_LIMIT, MAX_RATE_LIMIT_WINDOW_SECONDS } from './ports/rate-limiter.ts';
 import * as z from './zod.ts';
@@ -68,6 +69,11 @@ const configSchema = () =>
         z.transform((list) => list.split(',').map(Number)),
       ),
     ),
+    /**
+     * The index of the events feed and the sweepers' lists: `timelines`, or the one it replaced while a deployed
+     * table's migration fills it (docs/operations.md#index-migrations).
+     */
+    TIMELINES_INDEX: z._default(nonEmpty(), tableSchema.gsi3.indexName),
     /** Requests each (account, mode) may make per window (docs/api.md#rate-limits). */
     RATE_LIMIT_REQUESTS: integer(1, Number.MAX_SAFE_INTEGER, DEFAULT_RATE_LIMIT.requests),
     RATE_LIMIT_WINDOW_SECONDS: integer(1, MAX_RATE_LIMIT_WINDOW_SECONDS, DEFAULT_RATE_LIMIT.windowSeconds),

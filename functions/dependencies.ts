@@ -46,11 +46,11 @@ import { PspConnections } from './use-cases/psp-connections.ts';
 export const now = () => new Date();
 
 export const linkRepository = /* @__PURE__ */ once(
-  () => new DynamoLinkRepository(documentClient(), config().TABLE_NAME),
+  () => new DynamoLinkRepository(documentClient(), config().TABLE_NAME, config().TIMELINES_INDEX),
 );
 
 export const refundLedger = /* @__PURE__ */ once(
-  () => new DynamoRefundLedger(documentClient(), config().TABLE_NAME),
+  () => new DynamoRefundLedger(documentClient(), config().TABLE_NAME, config().TIMELINES_INDEX),
 );
 
 export const apiKeyRepository = /* @__PURE__ */ once(
@@ -94,7 +94,7 @@ export const apiKeyAuthenticator = /* @__PURE__ */ once(
 );
 
 export const eventRepository = /* @__PURE__ */ once(
-  () => new DynamoEventRepository(documentClient(), config().TABLE_NAME),
+  () => new DynamoEventRepository(documentClient(), config().TABLE_NAME, config().TIMELINES_INDEX),
 );
 
 export const endpointHealthStore = /* @__PURE__ */ once(
@@ -136,7 +136,7 @@ export const sandboxNotifier = /* @__PURE__ */ once(
 );
 
 export const paymentRepository = /* @__PURE__ */ once(
-  () => new DynamoPaymentRepository(documentClient(), config().TABLE_NAME),
+  () => new DynamoPaymentRepository(documentClient(), config().TABLE_NAME, config().TIMELINES_INDEX),
 );
 
 export const pspConnectionRepository = /* @__PURE__ */ once(

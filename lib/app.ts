@@ -1,6 +1,7 @@
 import { App, type AppProps, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { DEFAULT_RATE_LIMIT } from '../functions/ports/rate-limiter.ts';
+import { INDEX_MIGRATION_STEPS, type IndexMigration } from './constructs/links-table.ts';
 import type { ReservedConcurrency } from './constructs/service-functions.ts';
 import { PaymentLinksStack } from './payment-links-stack.ts';
 import { EVENT_SOURCE_CONCURRENCY, type FunctionDefinition, functions, type HandlerName } from './routes.ts';
@@ -14,8 +15,9 @@ import { EVENT_SOURCE_CONCURRENCY, type FunctionDefinition, functions, type Hand
  * per-(account, mode) limit), `webhookConcurrency` (concurrent webhook-delivery invocations at most, 2..1000;
  * default in lib/routes.ts), `<handler in camelCase>ReservedConcurrency` (e.g. `checkoutPageReservedConcurrency`:
  * the reserved concurrency of a function reachable without a key; defaults in lib/routes.ts) or
- * `reservedConcurrency=off` (none), `alarmTopicArn` and `alarmEmail` (where the alarms notify), `legacyOutboxIndex=true` (the first deploy of the
- * outbox index's migration, docs/operations.md#the-outbox-index-migration). cdk-nag's AwsSolutions
+ * `reservedConcurrency=off` (none), `alarmTopicArn` and `alarmEmail` (where the alarms notify),
+ * `indexMigration=<index>:fill|switch` (a deploy of a deployed table's move to a slimmer index,
+ * docs/operations.md#index-migrations; `legacyOutboxIndex=true` is `outbox:switch`). cdk-nag's AwsSolutions
  * rules run on every synth; a finding that is not acknowledged in code with its reason fails the synth.
  */
 export function createApp(props: AppProps = {}): { app: App; stack: PaymentLinksStack } {
@@ -38,7 +40,7 @@ export function createApp(props: AppProps = {}): { app: App; stack: PaymentLinks
       windowSeconds: numberContext(app, 'rateLimitWindowSeconds', DEFAULT_RATE_LIMIT.windowSeconds),
     },
     webhookConcurrency: webhookConcurrencyContext(app),
-    legacyOutboxIndex: String(app.node.tryGetContext('legacyOutboxIndex') ?? 'false') === 'true',
+    indexMigration: indexMigrationContext(app),
     reservedConcurrency: reservedConcurrencyContext(app),
     alarmNotifications: {
       topicArn: stringContext(app, 'alarmTopicArn', /^arn:aws[\w-]*:sns:[\w-]+:\d{12}:[\w-]{1,256}$/),
@@ -48,6 +50,20 @@ export function createApp(props: AppProps = {}): { app: App; stack: PaymentLinks
   });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
   return { app, stack };
+}
+
+/** `indexMigration=<index>:<step>`, or the outbox's first deploy as it was named before (`legacyOutboxIndex=true`). */
+function indexMigrationContext(app: App): IndexMigration | undefined {
+  if (String(app.node.tryGetContext('legacyOutboxIndex') ?? 'false') === 'true') {
+    return { index: 'outbox', step: 'switch' };
+  }
+  const raw = app.node.tryGetContext('indexMigration');
+  if (raw === undefined) return undefined;
+  const [index, step] = String(raw).split(':');
+  if (!index || !INDEX_MIGRATION_STEPS.includes(step as IndexMigration['step'])) {
+    throw new Error(`Context indexMigration must be <index>:${INDEX_MIGRATION_STEPS.join('|')}: ${raw}`);
+  }
+  return { index, step: step as IndexMigration['step'] };
 }
 
 /** A positive integer from CDK context (`-c name=123` arrives as a string), or the default. */

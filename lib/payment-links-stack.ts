@@ -6,7 +6,7 @@ import type { Construct } from 'constructs';
 import { AlarmNotifications, type AlarmNotificationsProps } from './constructs/alarm-notifications.ts';
 import { CheckoutSecrets } from './constructs/checkout-secrets.ts';
 import { EdgeProtection, type EdgeProtectionProps } from './constructs/edge-protection.ts';
-import { LinksTable } from './constructs/links-table.ts';
+import { type IndexMigration, LinksTable } from './constructs/links-table.ts';
 import { MerchantApi } from './constructs/merchant-api.ts';
 import { ServiceAlarms } from './constructs/service-alarms.ts';
 import { metricsNamespace, ServiceDashboard } from './constructs/service-dashboard.ts';
@@ -38,8 +38,8 @@ export interface PaymentLinksStackProps extends StackProps {
   webhookConcurrency?: number;
   /** Reserved concurrency of the keyless functions: overrides of the route table's, or `off` (none). */
   reservedConcurrency?: ReservedConcurrency;
-  /** Keep the outbox's former index during its migration (docs/operations.md#the-outbox-index-migration). */
-  legacyOutboxIndex?: boolean;
+  /** The step of an index migration this deploy makes (docs/operations.md#index-migrations). */
+  indexMigration?: IndexMigration;
 }
 
 /** The whole service on AWS; the local stack (lib/local/) runs the same handlers from the same tables. */
@@ -52,7 +52,7 @@ export class PaymentLinksStack extends Stack {
   constructor(scope: Construct, id: string, props: PaymentLinksStackProps) {
     super(scope, id, props);
     const protectData = props.stage !== 'dev';
-    this.table = new LinksTable(this, 'Links', { protectData, legacyOutboxIndex: props.legacyOutboxIndex });
+    this.table = new LinksTable(this, 'Links', { protectData, indexMigration: props.indexMigration });
     // The construct id predates the class name; changing it would replace the deployed queues.
     this.events = new WebhookEventQueues(this, 'EventQueue', {
       visibilityTimeout: Duration.seconds(eventsQueueVisibilitySeconds()),
@@ -70,6 +70,7 @@ export class PaymentLinksStack extends Stack {
     const signingKey = new SigningKey(this, 'SigningKey', { protectData });
     this.functions = new ServiceFunctions(this, 'Functions', {
       table: this.table.table,
+      tableIndexes: this.table.indexNames,
       eventQueue: this.events.queue,
       deadLetterQueue: this.events.deadLetterQueue,
       environment: {
@@ -79,6 +80,7 @@ export class PaymentLinksStack extends Stack {
         EVENTS_QUEUE_URL: this.events.queue.queueUrl,
         EVENTS_DEAD_LETTER_QUEUE_URL: this.events.deadLetterQueue.queueUrl,
         POWERTOOLS_METRICS_NAMESPACE: metricsNamespace(this),
+        ...this.table.environment,
         ...checkoutSecrets.environment,
         ...signingKey.environment,
         ...(props.rateLimit && {

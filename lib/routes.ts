@@ -118,8 +118,9 @@ export const functions = {
   },
   // Starts a recovery (a conditional write beside the endpoint) and queues its first step.
   'recover-webhook-endpoint': { table: ['GetItem', 'UpdateItem'], sendsEvents: true, merchantApi: true },
-  // The account's event feed (gsi3) and an event's deliveries (its partition).
-  'list-events': { table: ['Query'], merchantApi: true },
+  // The account's event feed (the timelines index lists it; the events are read by key) and an event's
+  // deliveries (its partition).
+  'list-events': { table: ['Query', 'BatchGetItem'], merchantApi: true },
   'get-event': { table: ['Query'], merchantApi: true },
   'outbox-sweeper': { table: ['Query', 'UpdateItem'], sendsEvents: true, timeoutSeconds: 60 },
   // Up to three rounds when concurrent writers keep winning: create a session, then end it unused (the last

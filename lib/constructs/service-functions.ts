@@ -4,7 +4,6 @@ import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { tableIndexes } from '../../functions/adapters/dynamodb/table-schema.ts';
 import {
   type FunctionDefinition,
   functions,
@@ -15,14 +14,13 @@ import {
   timeoutSecondsOf,
 } from '../routes.ts';
 import type { CheckoutSecrets } from './checkout-secrets.ts';
-import type { SigningKey } from './signing-key.ts';
-
-const TABLE_INDEXES = tableIndexes.map((index) => index.indexName);
-
 import { ServiceFunction } from './service-function.ts';
+import type { SigningKey } from './signing-key.ts';
 
 export interface ServiceFunctionsProps {
   table: ITableV2;
+  /** The names of the table's indexes (each granted by name). */
+  tableIndexes: readonly string[];
   eventQueue: IQueue;
   /** The event queue's dead-letter queue, for functions that `sendsDeadLetters`. */
   deadLetterQueue?: IQueue;
@@ -91,7 +89,7 @@ export class ServiceFunctions extends Construct {
             table.tableArn,
             // Each index by name rather than `index/*`: no wildcard for cdk-nag (AwsSolutions-IAM5) to flag.
             ...(tableActions.includes('Query')
-              ? TABLE_INDEXES.map((name) => `${table.tableArn}/index/${name}`)
+              ? this.props.tableIndexes.map((name) => `${table.tableArn}/index/${name}`)
               : []),
           ],
         }),
@@ -103,7 +101,10 @@ export class ServiceFunctions extends Construct {
         new PolicyStatement({
           effect: Effect.DENY,
           actions: tableActions.map((action) => `dynamodb:${action}`),
-          resources: [table.tableArn, ...TABLE_INDEXES.map((name) => `${table.tableArn}/index/${name}`)],
+          resources: [
+            table.tableArn,
+            ...this.props.tableIndexes.map((name) => `${table.tableArn}/index/${name}`),
+          ],
           conditions: {
             'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': [...PUBLIC_DENIED_KEY_PATTERNS] },
           },

@@ -91,7 +91,7 @@ const indexInput = (index: (typeof tableIndexes)[number]) => ({
 /**
  * Creates the service table with the key schema and indexes the CDK stack deploys (lib/constructs/links-table.ts).
  * A table kept from an earlier run (`.data/`) that lacks one of them is created again with its items (a deployed
- * table gets it through its migration, docs/operations.md#the-outbox-index-migration).
+ * table gets it through its migration, docs/operations.md#index-migrations).
  */
 export async function ensureTable(endpoint: string, tableName: string): Promise<void> {
   const client = new DynamoDBClient({

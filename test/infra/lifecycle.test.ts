@@ -17,7 +17,7 @@ beforeAll(() => {
 const functionLogicalId = (handler: string) => logicalIdOf(template, handler);
 
 describe('the lifecycle infrastructure', () => {
-  it('has the sparse expiry index gsi3 keyed by shard and expiry time', () => {
+  it('has the sparse timelines index (expiries among its lists) keyed by shard and time', () => {
     template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
       AttributeDefinitions: Match.arrayWith([
         { AttributeName: tableSchema.gsi3.partitionKey, AttributeType: 'S' },

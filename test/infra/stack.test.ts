@@ -211,7 +211,7 @@ describe('the CDK stack', () => {
     });
   });
 
-  it('keeps in the outbox index only what the outbox sweeper reads, and the former index on request only', () => {
+  it('keeps in the outbox and timelines indexes only what their readers need, and a former index on request only', () => {
     const indexesOf = (synthesized: Template) =>
       Object.values(synthesized.findResources('AWS::DynamoDB::GlobalTable')).flatMap(
         (table) =>
@@ -227,7 +227,8 @@ describe('the CDK stack', () => {
         ProjectionType: 'INCLUDE',
         NonKeyAttributes: ['id', 'account', 'mode', 'delivery_seq', 'endpoint_id', 'kind'],
       },
-      [tableSchema.gsi3.indexName]: { ProjectionType: 'ALL' },
+      // An event's whole copy cost 2 write units when written and 2 when its attempt was recorded; this, 1 and 0.
+      timelines: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['id', 'mode', 'link_id', 'type'] },
     });
     // The first deploy of an existing table's migration adds `outbox` beside `gsi2` (one index per update).
     const migrating = synthesize({ legacyOutboxIndex: 'true' });
@@ -242,6 +243,39 @@ describe('the CDK stack', () => {
         { AttributeName: 'gsi2sk', KeyType: 'RANGE' },
       ],
     });
+  });
+
+  it('moves a deployed table to `timelines` one index per deploy, the functions reading a complete index throughout', () => {
+    const functionsOf = (synthesized: Template) =>
+      Object.values(synthesized.findResources('AWS::Lambda::Function')) as {
+        Properties: { Environment?: { Variables?: Record<string, unknown> } };
+      }[];
+    const timelinesSettings = (synthesized: Template) =>
+      new Set(functionsOf(synthesized).map((fn) => fn.Properties.Environment?.Variables?.TIMELINES_INDEX));
+    const indexNames = (synthesized: Template) =>
+      (
+        Object.values(synthesized.findResources('AWS::DynamoDB::GlobalTable'))[0] as {
+          Properties: { GlobalSecondaryIndexes: { IndexName: string }[] };
+        }
+      ).Properties.GlobalSecondaryIndexes.map((index) => index.IndexName);
+    const queryGrants = (synthesized: Template) =>
+      JSON.stringify(policyStatementsOf(synthesized, 'list-events'));
+
+    // 1. `fill`: `timelines` is added beside `gsi3`, which every function still reads while DynamoDB fills it.
+    const fill = synthesize({ indexMigration: 'timelines:fill' });
+    expect(fill.violations).toEqual([]);
+    expect(indexNames(fill.template).sort()).toEqual(['gsi1', 'gsi3', 'outbox', 'timelines']);
+    expect(timelinesSettings(fill.template)).toEqual(new Set(['gsi3']));
+    expect(queryGrants(fill.template)).toContain('/index/gsi3');
+    // 2. `switch`: both stay, and the functions read `timelines` (their default).
+    const switched = synthesize({ indexMigration: 'timelines:switch' });
+    expect(indexNames(switched.template).sort()).toEqual(['gsi1', 'gsi3', 'outbox', 'timelines']);
+    expect(timelinesSettings(switched.template)).toEqual(new Set([undefined]));
+    // 3. Without a migration `gsi3` is gone, and no function is granted it.
+    expect(indexNames(template).sort()).toEqual(['gsi1', 'outbox', 'timelines']);
+    expect(queryGrants(template)).not.toContain('/index/gsi3');
+    expect(() => synthesize({ indexMigration: 'timelines:drop' })).toThrow(/fill\|switch/);
+    expect(() => synthesize({ indexMigration: 'gsi1:fill' })).toThrow(/No index replaced another/);
   });
 
   it('adds what the merchant-API middleware needs: key lookups and rate limits, and idempotency on POST routes', () => {

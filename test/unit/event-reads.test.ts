@@ -109,7 +109,7 @@ describe('reading several events', () => {
     // Act and assess
     await expect(
       repository.getMany(stored.map((event) => ({ id: event.id, mode: 'test' as const }))),
-    ).rejects.toThrow('DynamoDB left event reads unprocessed.');
+    ).rejects.toThrow('DynamoDB left item reads unprocessed.');
     expect(requests).toHaveLength(5);
   });
 

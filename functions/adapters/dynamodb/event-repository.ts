@@ -1,6 +1,5 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
-  BatchGetCommand,
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
@@ -21,7 +20,7 @@ import {
   type WebhookEvent,
 } from '../../domain/webhook.ts';
 import type { EventKey, EventRepository, FeedQuery, OutboxEntry } from '../../ports/event-repository.ts';
-import { allItems, itemsOfShards } from './query.ts';
+import { allItems, itemsByKey, itemsOfIndexEntries, itemsOfShards } from './query.ts';
 import {
   endpointKeys,
   eventFeedKeys,
@@ -42,11 +41,6 @@ async function conditionally(client: DynamoDBDocumentClient, input: UpdateComman
     throw error;
   }
 }
-
-/** BatchGetItem reads at most this many keys per request. */
-const BATCH_GET_LIMIT = 100;
-/** Rounds of re-asking for keys DynamoDB left unprocessed (throttling) before the reads fail. */
-const UNPROCESSED_ROUNDS = 5;
 
 /**
  * Writes of one attempt before giving up: each retry follows a concurrent write to the same event, and a
@@ -97,9 +91,17 @@ export class DynamoEventRepository implements EventRepository {
   private readonly client: DynamoDBDocumentClient;
   private readonly tableName: string;
 
-  constructor(client: DynamoDBDocumentClient, tableName: string) {
+  private readonly timelinesIndex: string;
+
+  /** `timelinesIndex`: the index of the events feed (`tableSchema.gsi3`, or its predecessor while it fills). */
+  constructor(
+    client: DynamoDBDocumentClient,
+    tableName: string,
+    timelinesIndex: string = tableSchema.gsi3.indexName,
+  ) {
     this.client = client;
     this.tableName = tableName;
+    this.timelinesIndex = timelinesIndex;
   }
 
   async get(id: string, mode: Mode, endpointId?: string): Promise<StoredEvent | undefined> {
@@ -115,35 +117,13 @@ export class DynamoEventRepository implements EventRepository {
   }
 
   async getMany(refs: readonly EventKey[]): Promise<(StoredEvent | undefined)[]> {
-    const wanted = [
-      ...new Map(refs.filter((ref) => isId('evt', ref.id)).map((ref) => [keyOf(ref), ref])).values(),
-    ];
-    const chunks = Array.from({ length: Math.ceil(wanted.length / BATCH_GET_LIMIT) }, (_, index) =>
-      wanted.slice(index * BATCH_GET_LIMIT, (index + 1) * BATCH_GET_LIMIT),
+    const items = await itemsByKey(
+      this.client,
+      this.tableName,
+      refs.filter((ref) => isId('evt', ref.id)).map(itemKey),
     );
-    const found = new Map<string, StoredEvent>();
-    for (const events of await Promise.all(chunks.map((chunk) => this.readChunk(chunk)))) {
-      for (const event of events) found.set(keyOf(event), event);
-    }
+    const found = new Map(items.map(toStoredEvent).map((event) => [keyOf(event), event]));
     return refs.map((ref) => found.get(keyOf(ref)));
-  }
-
-  /** One BatchGetItem, asking again (with a growing pause) for the keys DynamoDB left unprocessed. */
-  private async readChunk(refs: readonly EventKey[]): Promise<StoredEvent[]> {
-    const events: StoredEvent[] = [];
-    let keysToRead: Record<string, unknown>[] = refs.map(itemKey);
-    for (let round = 0; keysToRead.length; round++) {
-      if (round === UNPROCESSED_ROUNDS) throw new Error('DynamoDB left event reads unprocessed.');
-      if (round) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** round));
-      const { Responses, UnprocessedKeys } = await this.client.send(
-        new BatchGetCommand({
-          RequestItems: { [this.tableName]: { Keys: keysToRead, ConsistentRead: true } },
-        }),
-      );
-      for (const item of Responses?.[this.tableName] ?? []) events.push(toStoredEvent(item));
-      keysToRead = UnprocessedKeys?.[this.tableName]?.Keys ?? [];
-    }
-    return events;
   }
 
   async finish(
@@ -382,36 +362,41 @@ export class DynamoEventRepository implements EventRepository {
       filters.push('link_id = :link');
       values[':link'] = query.linkId;
     }
-    const events: StoredEvent[] = [];
+    // The index lists which events (and holds the filters' attributes); the events are then read by key.
+    const entries: Record<string, unknown>[] = [];
     let startKey: Record<string, unknown> | undefined;
     for (let page = 0; page < FEED_PAGES; page++) {
       const result = await this.client.send(
         new QueryCommand({
           TableName: this.tableName,
-          IndexName: tableSchema.gsi3.indexName,
+          IndexName: this.timelinesIndex,
           KeyConditionExpression: 'gsi3pk = :pk AND gsi3sk BETWEEN :from AND :before',
           ...(filters.length && { FilterExpression: filters.join(' AND ') }),
           ...(Object.keys(names).length && { ExpressionAttributeNames: names }),
           ExpressionAttributeValues: values,
           ScanIndexForward: false,
-          Limit: filters.length ? 100 : query.limit - events.length + 1,
+          Limit: filters.length ? 100 : query.limit - entries.length + 1,
           ExclusiveStartKey: startKey,
         }),
       );
-      for (const item of result.Items ?? []) {
-        if (item.gsi3sk === query.before) continue; // BETWEEN is inclusive; the cursor's own event was shown
-        events.push(toStoredEvent(item));
-        if (events.length > query.limit) {
-          const page = events.slice(0, query.limit);
-          const last = page[page.length - 1] as StoredEvent;
-          return { events: page, next: `${last.created_at}#${last.id}` };
+      for (const entry of result.Items ?? []) {
+        if (entry.gsi3sk === query.before) continue; // BETWEEN is inclusive; the cursor's own event was shown
+        entries.push(entry);
+        if (entries.length > query.limit) {
+          const page = entries.slice(0, query.limit);
+          return { events: await this.eventsOf(page), next: String(page.at(-1)?.gsi3sk) };
         }
       }
       startKey = result.LastEvaluatedKey;
-      if (!startKey) return { events, next: undefined };
+      if (!startKey) return { events: await this.eventsOf(entries), next: undefined };
     }
     // Sparse matches: answer what was found, continuing after the last item read.
-    return { events, next: startKey ? String(startKey.gsi3sk) : undefined };
+    return { events: await this.eventsOf(entries), next: startKey ? String(startKey.gsi3sk) : undefined };
+  }
+
+  /** The events a Query of the feed listed, read from the table, in the same order. */
+  private async eventsOf(entries: readonly Record<string, unknown>[]): Promise<StoredEvent[]> {
+    return (await itemsOfIndexEntries(this.client, this.tableName, entries)).map(toStoredEvent);
   }
 
   async feedSince(
@@ -424,7 +409,7 @@ export class DynamoEventRepository implements EventRepository {
     const result = await this.client.send(
       new QueryCommand({
         TableName: this.tableName,
-        IndexName: tableSchema.gsi3.indexName,
+        IndexName: this.timelinesIndex,
         KeyConditionExpression: 'gsi3pk = :pk AND gsi3sk > :after',
         ExpressionAttributeValues: {
           ':pk': keys.eventFeed(account, mode),
@@ -434,11 +419,11 @@ export class DynamoEventRepository implements EventRepository {
         Limit: limit,
       }),
     );
-    const events = (result.Items ?? []).map(toStoredEvent);
-    const last = events[events.length - 1];
+    const entries = result.Items ?? [];
+    const last = entries.at(-1);
     return {
-      events,
-      next: result.LastEvaluatedKey && last ? `${last.created_at}#${last.id}` : undefined,
+      events: await this.eventsOf(entries),
+      next: result.LastEvaluatedKey && last ? String(last.gsi3sk) : undefined,
     };
   }
 

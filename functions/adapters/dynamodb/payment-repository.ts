@@ -4,8 +4,8 @@ import { ConcurrentModificationError } from '../../domain/errors.ts';
 import { isPaymentId, type Payment } from '../../domain/payment.ts';
 import type { Mode } from '../../domain/principal.ts';
 import type { PaymentRepository } from '../../ports/payment-repository.ts';
-import { allItems, allOfSweeperIndex, dueInSweeperIndex } from './query.ts';
-import { paymentKeys, shardOf, withoutKeys } from './table-schema.ts';
+import { allItems, allOfSweeperIndex, dueInSweeperIndex, type SweeperIndex } from './query.ts';
+import { paymentKeys, shardOf, tableSchema, withoutKeys } from './table-schema.ts';
 
 function paymentItem(payment: Payment) {
   // Sparse: only payments with a next check are in gsi3; settling one drops it from there.
@@ -22,9 +22,17 @@ export class DynamoPaymentRepository implements PaymentRepository {
   private readonly client: DynamoDBDocumentClient;
   private readonly tableName: string;
 
-  constructor(client: DynamoDBDocumentClient, tableName: string) {
+  /** The sweeper's work list: the timelines index (`tableSchema.gsi3`, or its predecessor while it fills). */
+  private readonly timelines: SweeperIndex;
+
+  constructor(
+    client: DynamoDBDocumentClient,
+    tableName: string,
+    timelinesIndex: string = tableSchema.gsi3.indexName,
+  ) {
     this.client = client;
     this.tableName = tableName;
+    this.timelines = { client, tableName, indexName: timelinesIndex };
   }
 
   async save(payment: Payment, before?: Payment): Promise<void> {
@@ -74,7 +82,7 @@ export class DynamoPaymentRepository implements PaymentRepository {
   }
 
   async dueForCheck(now: Date, limit: number): Promise<{ link_id: string; mode: Mode; id: string }[]> {
-    const due = await dueInSweeperIndex(this.client, this.tableName, paymentKeys.checkShard, now, limit, [
+    const due = await dueInSweeperIndex(this.timelines, paymentKeys.checkShard, now, limit, [
       'id',
       'link_id',
       'mode',
@@ -88,18 +96,13 @@ export class DynamoPaymentRepository implements PaymentRepository {
 
   /** A pending payment always has a next check, so the sweeper's list holds every one. */
   async pendingOfConnection(connectionId: string): Promise<{ link_id: string; mode: Mode; id: string }[]> {
-    const items = await allOfSweeperIndex(
-      this.client,
-      this.tableName,
-      paymentKeys.checkShard,
-      {
-        expression: 'connection_id = :connection AND #status = :pending',
-        names: { '#status': 'status' },
-        values: { ':connection': connectionId, ':pending': 'pending' },
-      },
-      ['id', 'link_id', 'mode'],
+    const payments = (await allOfSweeperIndex(this.timelines, paymentKeys.checkShard)).map((item) =>
+      withoutKeys<Payment>(item),
     );
-    return items.map((item) => ({
+    const pending = payments.filter(
+      (payment) => payment.connection_id === connectionId && payment.status === 'pending',
+    );
+    return pending.map((item) => ({
       id: String(item.id),
       link_id: String(item.link_id),
       mode: item.mode as Mode,

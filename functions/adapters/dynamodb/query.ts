@@ -1,10 +1,66 @@
 import {
+  BatchGetCommand,
   type DynamoDBDocumentClient,
   paginateQuery,
   QueryCommand,
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { INDEX_SHARDS, tableSchema, withoutKeys } from './table-schema.ts';
+
+/** BatchGetItem reads at most this many keys per request. */
+const BATCH_GET_LIMIT = 100;
+/** Rounds of re-asking for keys DynamoDB left unprocessed (throttling) before the reads fail. */
+const UNPROCESSED_ROUNDS = 5;
+
+/** An item's primary key. */
+export type ItemKey = { pk: string; sk: string };
+const primaryKey = (item: Record<string, unknown>): ItemKey => ({ pk: String(item.pk), sk: String(item.sk) });
+const keyText = (key: ItemKey) => `${key.pk}\n${key.sk}`;
+
+/**
+ * The items of `keys`, strongly consistent, in the order of `keys`; a key with no item is left out. One
+ * BatchGetItem per 100 keys, asking again (with a growing pause) for the keys DynamoDB left unprocessed.
+ */
+export async function itemsByKey(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  keys: readonly ItemKey[],
+): Promise<Record<string, unknown>[]> {
+  const unique = [...new Map(keys.map((key) => [keyText(key), { pk: key.pk, sk: key.sk }])).values()];
+  const found = new Map<string, Record<string, unknown>>();
+  const readChunk = async (chunk: ItemKey[]) => {
+    let keysToRead: Record<string, unknown>[] = chunk;
+    for (let round = 0; keysToRead.length; round++) {
+      if (round === UNPROCESSED_ROUNDS) throw new Error('DynamoDB left item reads unprocessed.');
+      if (round) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** round));
+      const { Responses, UnprocessedKeys } = await client.send(
+        new BatchGetCommand({ RequestItems: { [tableName]: { Keys: keysToRead, ConsistentRead: true } } }),
+      );
+      for (const item of Responses?.[tableName] ?? []) found.set(keyText(primaryKey(item)), item);
+      keysToRead = UnprocessedKeys?.[tableName]?.Keys ?? [];
+    }
+  };
+  const chunks: ItemKey[][] = [];
+  for (let start = 0; start < unique.length; start += BATCH_GET_LIMIT) {
+    chunks.push(unique.slice(start, start + BATCH_GET_LIMIT));
+  }
+  await Promise.all(chunks.map(readChunk));
+  return keys
+    .map((key) => found.get(keyText(key)))
+    .filter((item): item is Record<string, unknown> => item !== undefined);
+}
+
+/**
+ * The items a Query of a slim index (one that projects a few attributes, as `timelines` does) lists, read from the
+ * table by key, in the Query's order: the index answers which, the table what.
+ */
+export function itemsOfIndexEntries(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  entries: readonly Record<string, unknown>[],
+): Promise<Record<string, unknown>[]> {
+  return itemsByKey(client, tableName, entries.map(primaryKey));
+}
 
 /**
  * Every record of one `gsi1` partition, in key order, all pages read. For listings that are small by nature
@@ -57,43 +113,43 @@ export async function itemsOfShards(
   return items;
 }
 
-/**
- * Every entry of one of the sweepers' work lists in gsi3 (`partitionOf(shard)`), due or not, that `filter`
- * (a FilterExpression over `values`) keeps, with only `attributes` read: for operators' checks (the PSP CLI),
- * which read the whole list rather than what is due.
- */
-export async function allOfSweeperIndex(
-  client: DynamoDBDocumentClient,
-  tableName: string,
-  partitionOf: (shard: number) => string,
-  filter: { expression: string; names?: Record<string, string>; values: Record<string, unknown> },
-  attributes: readonly string[],
-): Promise<Record<string, unknown>[]> {
-  const projected = Object.fromEntries(attributes.map((name, index) => [`#a${index}`, name]));
-  const items: Record<string, unknown>[] = [];
-  for (let shard = 0; shard < INDEX_SHARDS; shard++) {
-    items.push(
-      ...(await allItems(client, {
-        TableName: tableName,
-        IndexName: tableSchema.gsi3.indexName,
-        KeyConditionExpression: 'gsi3pk = :shard',
-        FilterExpression: filter.expression,
-        ExpressionAttributeNames: { ...projected, ...filter.names },
-        ExpressionAttributeValues: { ':shard': partitionOf(shard), ...filter.values },
-        ProjectionExpression: Object.keys(projected).join(', '),
-      })),
-    );
-  }
-  return items;
+/** Where a sweeper's work list is: the table, and the timelines index to query (`tableSchema.gsi3`, by default). */
+export interface SweeperIndex {
+  client: DynamoDBDocumentClient;
+  tableName: string;
+  indexName: string;
 }
 
 /**
- * One of the sweepers' work lists in gsi3 (`partitionOf(shard)`, sort key `<due time>#<id>`): up to `limit`
- * entries due at or before `now`, oldest first within each shard, with only `attributes` read.
+ * Every item on one of the sweepers' work lists in the timelines index (`partitionOf(shard)`), due or not, read
+ * whole from the table: for operators' checks (the PSP CLI), which read the whole list and filter it themselves.
+ */
+export async function allOfSweeperIndex(
+  { client, tableName, indexName }: SweeperIndex,
+  partitionOf: (shard: number) => string,
+): Promise<Record<string, unknown>[]> {
+  const entries: Record<string, unknown>[] = [];
+  for (let shard = 0; shard < INDEX_SHARDS; shard++) {
+    entries.push(
+      ...(await allItems(client, {
+        TableName: tableName,
+        IndexName: indexName,
+        KeyConditionExpression: 'gsi3pk = :shard',
+        ExpressionAttributeValues: { ':shard': partitionOf(shard) },
+        ProjectionExpression: 'pk, sk',
+      })),
+    );
+  }
+  return itemsOfIndexEntries(client, tableName, entries);
+}
+
+/**
+ * One of the sweepers' work lists in the timelines index (`partitionOf(shard)`, sort key `<due time>#<id>`): up
+ * to `limit` entries due at or before `now`, oldest first within each shard, with only `attributes` read (of
+ * what the index projects, `TIMELINE_ATTRIBUTES`).
  */
 export function dueInSweeperIndex(
-  client: DynamoDBDocumentClient,
-  tableName: string,
+  { client, tableName, indexName }: SweeperIndex,
   partitionOf: (shard: number) => string,
   now: Date,
   limit: number,
@@ -104,7 +160,7 @@ export function dueInSweeperIndex(
   const names = Object.fromEntries(attributes.map((name, index) => [`#a${index}`, name]));
   return itemsOfShards(client, limit, (shard) => ({
     TableName: tableName,
-    IndexName: tableSchema.gsi3.indexName,
+    IndexName: indexName,
     KeyConditionExpression: 'gsi3pk = :shard AND gsi3sk <= :bound',
     ExpressionAttributeValues: { ':shard': partitionOf(shard), ':bound': bound },
     ProjectionExpression: Object.keys(names).join(', '),

@@ -4,8 +4,8 @@ import type { PaymentLink, Refund, RefundStatus, Transition } from '../../domain
 import type { Mode } from '../../domain/principal.ts';
 import type { RefundLedger } from '../../ports/refund-ledger.ts';
 import { dropOrphan, putEvent } from './link-repository.ts';
-import { allOfSweeperIndex, dueInSweeperIndex } from './query.ts';
-import { keys, refundCheckKeys } from './table-schema.ts';
+import { allOfSweeperIndex, dueInSweeperIndex, type SweeperIndex } from './query.ts';
+import { keys, refundCheckKeys, tableSchema, withoutKeys } from './table-schema.ts';
 
 /**
  * Refunds inside their link's item: partial updates of the `refunds` list and the minor-unit totals, apart from
@@ -15,9 +15,17 @@ export class DynamoRefundLedger implements RefundLedger {
   private readonly client: DynamoDBDocumentClient;
   private readonly tableName: string;
 
-  constructor(client: DynamoDBDocumentClient, tableName: string) {
+  /** The sweeper's work list: the timelines index (`tableSchema.gsi3`, or its predecessor while it fills). */
+  private readonly timelines: SweeperIndex;
+
+  constructor(
+    client: DynamoDBDocumentClient,
+    tableName: string,
+    timelinesIndex: string = tableSchema.gsi3.indexName,
+  ) {
     this.client = client;
     this.tableName = tableName;
+    this.timelines = { client, tableName, indexName: timelinesIndex };
   }
 
   async commitSettlement(
@@ -119,28 +127,18 @@ export class DynamoRefundLedger implements RefundLedger {
   }
 
   async dueForCheck(now: Date, limit: number): Promise<{ id: string; mode: Mode }[]> {
-    const items = await dueInSweeperIndex(this.client, this.tableName, keys.refundCheckShard, now, limit, [
-      'id',
-      'mode',
-    ]);
+    const items = await dueInSweeperIndex(this.timelines, keys.refundCheckShard, now, limit, ['id', 'mode']);
     return items.map((item) => ({ id: String(item.id), mode: item.mode as Mode }));
   }
 
   /** A link with a pending refund stays on the refund sweeper's list until none is pending. */
   async pendingOfConnection(connectionId: string): Promise<{ link_id: string; id: string }[]> {
-    const items = await allOfSweeperIndex(
-      this.client,
-      this.tableName,
-      keys.refundCheckShard,
-      {
-        // A reusable link's refunds may each go through another connection: told apart below.
-        expression: '#payment.connection_id = :connection OR reusable = :true',
-        names: { '#payment': 'payment' },
-        values: { ':connection': connectionId, ':true': true },
-      },
-      ['id', 'refunds', 'reusable', 'paid_payments'],
+    const links = (await allOfSweeperIndex(this.timelines, keys.refundCheckShard)).map((item) =>
+      withoutKeys<PaymentLink>(item),
     );
-    return items.flatMap((item) =>
+    // A reusable link's refunds may each go through another connection: told apart below.
+    const concerned = links.filter((link) => link.reusable || link.payment?.connection_id === connectionId);
+    return concerned.flatMap((item) =>
       ((item.refunds ?? []) as Refund[])
         .filter((refund) => refund.status === 'pending')
         .filter(

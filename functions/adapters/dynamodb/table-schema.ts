@@ -6,7 +6,7 @@
  * | item            | pk                     | sk                  | gsi1pk                          | gsi1sk            |
  * |-----------------|------------------------|---------------------|---------------------------------|-------------------|
  * | payment link    | LINK#<id>              | MODE#<mode>         | ACCOUNT#<acc>#MODE#<mode>#LINKS | <created_at>#<id> |
- * | event           | EVENT#<id>             | MODE#<mode>         | LINK#<link id>#MODE#<mode>      | <created_at>#<id> |
+ * | event           | EVENT#<id>             | MODE#<mode>         | –                               | –                 |
  * | API key         | APIKEY#<key id>        | APIKEY              | ACCOUNT#<acc>#APIKEYS           | <created_at>      |
  * | signing secret  | SIGNING_SECRET#<acc>   | MODE#<mode>         | –                               | –                 |
  * | idempotency     | IDEMPOTENCY#<acc>#<mode>#<key hash> | IDEMPOTENCY | –                           | –                 |
@@ -28,7 +28,7 @@ export const tableSchema = {
    * re-enqueues from. It holds only what the sweeper reads ({@link OUTBOX_ATTRIBUTES}): a copy of the whole event
    * (over 1 KB with its payload) cost 2 write units to enter and 2 to leave, the keys and these attributes 1
    * each (docs/performance.md#cost-per-million-payment-links-on-aws). Named `outbox`: it replaced `gsi2`, which
-   * projected every attribute, on the same key attributes (docs/operations.md#the-outbox-index-migration).
+   * projected every attribute, on the same key attributes (docs/operations.md#index-migrations).
    */
   gsi2: {
     indexName: 'outbox',
@@ -39,8 +39,21 @@ export const tableSchema = {
       attributes: ['id', 'account', 'mode', 'delivery_seq', 'endpoint_id', 'kind'],
     },
   },
-  /** Sparse index of open links with an expiry, by expiry time, spread over shards: the sweeper's work list. */
-  gsi3: { indexName: 'gsi3', partitionKey: 'gsi3pk', sortKey: 'gsi3sk', projection: { type: 'ALL' } },
+  /**
+   * Sparse index of what happens by time: the account's events feed, and the sweepers' work lists (due expiries,
+   * payment and refund checks), each by its time. It holds only what a Query filters on or reads
+   * ({@link TIMELINE_ATTRIBUTES}, none of which changes while an item is listed), and readers fetch the items
+   * themselves by key: a copy of every attribute cost an event 2 write units to enter and 2 more when its
+   * delivery was recorded (docs/performance.md#cost-per-million-payment-links-on-aws). Named `timelines`: it
+   * replaced `gsi3`, which projected every attribute, on the same key attributes
+   * (docs/operations.md#index-migrations).
+   */
+  gsi3: {
+    indexName: 'timelines',
+    partitionKey: 'gsi3pk',
+    sortKey: 'gsi3sk',
+    projection: { type: 'INCLUDE', attributes: ['id', 'mode', 'link_id', 'type'] },
+  },
   /** Epoch seconds after which DynamoDB may delete the item (idempotency records, rate-limit windows). */
   timeToLiveAttribute: 'ttl',
 } as const;
@@ -48,27 +61,40 @@ export const tableSchema = {
 /** What an index holds of each item beside the keys: every attribute, or only the ones named. */
 export type IndexProjection = { type: 'ALL' } | { type: 'INCLUDE'; attributes: readonly string[] };
 
-/** The secondary indexes, each with its projection (the CDK table, the local stack and the cost bench read it). */
-export const tableIndexes: readonly {
+export interface TableIndex {
   indexName: string;
   partitionKey: string;
   sortKey: string;
   projection: IndexProjection;
-}[] = [tableSchema.gsi1, tableSchema.gsi2, tableSchema.gsi3];
+}
+
+/** The secondary indexes, each with its projection (the CDK table, the local stack and the cost bench read it). */
+export const tableIndexes: readonly TableIndex[] = [tableSchema.gsi1, tableSchema.gsi2, tableSchema.gsi3];
 
 /**
- * The index the outbox was before `outbox` (every attribute projected), kept on request during the two-deploy
- * migration of an existing table (docs/operations.md#the-outbox-index-migration); no function reads it.
+ * The indexes a slimmer one replaced on the same key attributes, by the name of their replacement: a deployed
+ * table keeps one on request while it moves (docs/operations.md#index-migrations), since DynamoDB cannot change
+ * a projection and CloudFormation adds or deletes one index per update. `readSetting` names the function setting
+ * (functions/config.ts) that makes the functions read the replaced index while its replacement fills; without
+ * one they read the replacement at once (the outbox sweeper's next run retries a Query that failed meanwhile).
  */
-export const legacyOutboxIndex = {
-  indexName: 'gsi2',
-  partitionKey: 'gsi2pk',
-  sortKey: 'gsi2sk',
-  projection: { type: 'ALL' },
-} as const;
+export const replacedIndexes: Readonly<
+  Record<string, { index: TableIndex; readSetting?: 'TIMELINES_INDEX' }>
+> = {
+  [tableSchema.gsi2.indexName]: {
+    index: { indexName: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk', projection: { type: 'ALL' } },
+  },
+  [tableSchema.gsi3.indexName]: {
+    index: { indexName: 'gsi3', partitionKey: 'gsi3pk', sortKey: 'gsi3sk', projection: { type: 'ALL' } },
+    readSetting: 'TIMELINES_INDEX',
+  },
+};
 
 /** The attributes the outbox sweeper reads from the outbox index (functions/adapters/dynamodb/event-repository.ts). */
 export const OUTBOX_ATTRIBUTES = tableSchema.gsi2.projection.attributes;
+
+/** What the timelines index holds beside the keys: the feed's filters and the sweepers' reads. */
+export const TIMELINE_ATTRIBUTES = tableSchema.gsi3.projection.attributes;
 
 export const keys = {
   link: (id: string, mode: string) => ({ pk: `LINK#${id}`, sk: `MODE#${mode}` }),
@@ -84,7 +110,6 @@ export const keys = {
   }),
   /** gsi3 partition of an (account, mode)'s events, by creation time: the events API's feed. */
   eventFeed: (account: string, mode: string) => `EVENTS#${account}#${mode}`,
-  eventsOfLink: (linkId: string, mode: string) => `LINK#${linkId}#MODE#${mode}`,
   apiKey: (keyId: string) => ({ pk: `APIKEY#${keyId}`, sk: 'APIKEY' }),
   apiKeysOfAccount: (account: string) => `ACCOUNT#${account}#APIKEYS`,
   /**

@@ -14,6 +14,13 @@ export interface Step {
   apiRequests: number;
   /** Lambda invocations without API Gateway (the SQS-driven delivery). */
   otherInvocations: number;
+  /**
+   * How long its function runs on AWS, from the model (the local stack cannot measure AWS durations): mostly
+   * waiting on another party (the PSP's API for checkout, the merchant's endpoint for delivery).
+   */
+  modelledMs: number;
+  /** A step a link's life may have but the cost per link leaves out (priced on its own line). */
+  optional?: true;
   calls: StoreCall[];
   /** Bytes our functions logged (stdout and stderr of the stack's process) during the step. */
   logBytes: number;
@@ -48,11 +55,16 @@ export const prices = {
 export const PLATFORM_LOG_BYTES = 0;
 
 /**
- * Lambda GB-seconds of one link's life, from the model (docs/performance.md#cost-per-million-links): 512 MB
- * functions, create and GET 20 ms, checkout 400 ms (the PSP's API), the notification 30 ms, the delivery 200 ms
- * (the merchant's endpoint), 1% cold starts. The local stack cannot measure AWS durations.
+ * The Lambda model (docs/performance.md#cost-per-million-links): 512 MB functions, and 1% of invocations a cold
+ * start that bills 400 ms of INIT; each step's own duration is its `modelledMs`.
  */
-const MODELLED_GB_SECONDS = 0.345;
+const FUNCTION_GB = 0.5;
+const COLD_START_SHARE = 0.01;
+const COLD_START_MS = 400;
+const gbSeconds = (step: Pick<Step, 'modelledMs' | 'apiRequests' | 'otherInvocations'>) =>
+  FUNCTION_GB *
+  (step.modelledMs / 1000 +
+    (step.apiRequests + step.otherInvocations) * COLD_START_SHARE * (COLD_START_MS / 1000));
 /** The event's send, its receive and its delete. */
 const SQS_REQUESTS = 3;
 /** What a million links may cost (issue 25). */
@@ -119,42 +131,55 @@ async function life(server: BenchServer, hook: Awaited<ReturnType<typeof receive
     const headers = { authorization: server.authorization, 'content-type': 'application/json' };
     let link = { id: '', checkout_url: '' };
     steps.push(
-      await measured(recorder, { step: 'create', apiRequests: 1, otherInvocations: 0 }, async () => {
-        const body = { ...JSON.parse(server.createBody), webhook_url: hook.url };
-        const response = await ok(
-          await fetch(`${server.baseUrl}/v1/payment-links`, {
-            method: 'POST',
-            headers,
-            body: JSON.stringify(body),
-          }),
-          'create',
-        );
-        link = (await response.json()) as typeof link;
-      }),
+      await measured(
+        recorder,
+        { step: 'create', apiRequests: 1, otherInvocations: 0, modelledMs: 20 },
+        async () => {
+          const body = { ...JSON.parse(server.createBody), webhook_url: hook.url };
+          const response = await ok(
+            await fetch(`${server.baseUrl}/v1/payment-links`, {
+              method: 'POST',
+              headers,
+              body: JSON.stringify(body),
+            }),
+            'create',
+          );
+          link = (await response.json()) as typeof link;
+        },
+      ),
     );
     steps.push(
-      await measured(recorder, { step: 'merchant GET', apiRequests: 1, otherInvocations: 0 }, async () => {
-        await (
-          await ok(await fetch(`${server.baseUrl}/v1/payment-links/${link.id}`, { headers }), 'get')
-        ).text();
-      }),
+      await measured(
+        recorder,
+        { step: 'merchant GET', apiRequests: 1, otherInvocations: 0, modelledMs: 20, optional: true },
+        async () => {
+          await (
+            await ok(await fetch(`${server.baseUrl}/v1/payment-links/${link.id}`, { headers }), 'get')
+          ).text();
+        },
+      ),
     );
     let sessionUrl = '';
     steps.push(
-      await measured(recorder, { step: 'checkout visit', apiRequests: 1, otherInvocations: 0 }, async () => {
-        // node:http, not fetch: fetch sends its own Sec-Fetch-Mode, and checkout shows a mere preview then.
-        const page = await navigate(link.checkout_url);
-        sessionUrl =
-          /http-equiv="refresh" content="0;url=([^"]+)"/.exec(page.text)?.[1]?.replaceAll('&amp;', '&') ?? '';
-        if (!sessionUrl) throw new Error(`checkout answered ${page.status} with no PSP page`);
-      }),
+      await measured(
+        recorder,
+        { step: 'checkout visit', apiRequests: 1, otherInvocations: 0, modelledMs: 400 },
+        async () => {
+          // node:http, not fetch: fetch sends its own Sec-Fetch-Mode, and checkout shows a mere preview then.
+          const page = await navigate(link.checkout_url);
+          sessionUrl =
+            /http-equiv="refresh" content="0;url=([^"]+)"/.exec(page.text)?.[1]?.replaceAll('&amp;', '&') ??
+            '';
+          if (!sessionUrl) throw new Error(`checkout answered ${page.status} with no PSP page`);
+        },
+      ),
     );
     // The built-in sandbox's own page and its notification stand for the PSP's hosted page and its webhook: with
     // Stripe, Mollie or Adyen the page is theirs and only the notification reaches us.
     steps.push(
       await measured(
         recorder,
-        { step: 'sandbox PSP page', apiRequests: 1, otherInvocations: 0 },
+        { step: 'sandbox PSP page', apiRequests: 1, otherInvocations: 0, modelledMs: 0 },
         async () => {
           const page = await httpRequest(sessionUrl);
           if (page.status !== 200) throw new Error(`the sandbox page answered ${page.status}`);
@@ -165,7 +190,7 @@ async function life(server: BenchServer, hook: Awaited<ReturnType<typeof receive
     steps.push(
       await measured(
         recorder,
-        { step: 'pay → notification', apiRequests: 2, otherInvocations: 0 },
+        { step: 'pay → notification', apiRequests: 2, otherInvocations: 0, modelledMs: 30 },
         async () => {
           const paid = await httpRequest(`${sessionUrl}/pay`, { method: 'POST' });
           if (paid.status >= 400) throw new Error(`pay answered ${paid.status}`);
@@ -175,7 +200,7 @@ async function life(server: BenchServer, hook: Awaited<ReturnType<typeof receive
     steps.push(
       await measured(
         recorder,
-        { step: 'webhook delivery', apiRequests: 0, otherInvocations: 1 },
+        { step: 'webhook delivery', apiRequests: 0, otherInvocations: 1, modelledMs: 200 },
         async () => {
           await delivered;
           // The delivery records its attempt after the answer: wait for that write.
@@ -202,12 +227,58 @@ async function life(server: BenchServer, hook: Awaited<ReturnType<typeof receive
 }
 
 const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
+const perMillion = (units: number, price: number) => units * price * 1e6;
+
+/** What a million of `steps` cost, line by line, from their counts (and the bytes `stored` keeps 30 days). */
+function priced(steps: readonly Step[], storedBytes: number) {
+  const calls = steps.flatMap((step) => step.calls);
+  const wru = sum(calls.map((call) => call.wru));
+  const rru = sum(calls.map((call) => call.rru));
+  const apiRequests = sum(steps.map((step) => step.apiRequests));
+  const invocations = apiRequests + sum(steps.map((step) => step.otherInvocations));
+  const compute = sum(steps.map(gbSeconds));
+  const logBytes = sum(steps.map((step) => step.logBytes)) + invocations * PLATFORM_LOG_BYTES;
+  // The event's queue requests belong to the step that delivers it.
+  const sqsRequests = steps.some((step) => step.otherInvocations) ? SQS_REQUESTS : 0;
+  const lines = [
+    { line: 'DynamoDB writes', count: `${fmt(wru, 1)} WRU`, cost: perMillion(wru, prices.wru) },
+    {
+      line: 'Lambda compute',
+      count: `${fmt(compute, 3)} GB-s (modelled: ${steps.map((step) => step.modelledMs).join(' + ')} ms at 512 MB, 1% cold starts)`,
+      cost: perMillion(compute, prices.gbSecond),
+    },
+    {
+      line: 'API Gateway',
+      count: `${apiRequests} requests`,
+      cost: perMillion(apiRequests, prices.apiRequest),
+    },
+    { line: 'CloudWatch Logs', count: `${fmt(logBytes)} B`, cost: perMillion(logBytes / 1e9, prices.logGb) },
+    {
+      line: 'SQS',
+      count: `${sqsRequests} requests (modelled)`,
+      cost: perMillion(sqsRequests, prices.sqsRequest),
+    },
+    {
+      line: 'Lambda requests',
+      count: `${invocations} invocations`,
+      cost: perMillion(invocations, prices.lambdaRequest),
+    },
+    { line: 'DynamoDB reads', count: `${fmt(rru, 1)} RRU`, cost: perMillion(rru, prices.rru) },
+    {
+      line: 'storage, 30 days',
+      count: `${fmt(storedBytes)} B`,
+      cost: perMillion(storedBytes / 1e9, prices.storageGbMonth),
+    },
+  ].filter((line) => line.cost > 0);
+  return { lines, total: sum(lines.map((line) => line.cost)) };
+}
 
 /**
  * The cost of a million links, line by line, from one link's life measured on the local stack
  * (docs/performance.md#cost-per-million-links): store writes and reads as DynamoDB bills them (index copies
  * included), requests, invocations and log bytes counted; Lambda durations and the PSP's and merchant's
- * latencies from the model.
+ * latencies from the model. The life is create, checkout visit, payment and webhook (issue 25's); a merchant's
+ * GET of the link, which the webhook makes unnecessary, is priced on a line of its own.
  */
 export default {
   async serve(server) {
@@ -224,7 +295,7 @@ export default {
 
   async measure(bench) {
     const measured = await bench.serve<LifeResult>();
-    // The sweepers read their work lists (the outbox, gsi3) on their schedule whatever the links do: not per link.
+    // The sweepers read their work lists (outbox, timelines) on their schedule whatever the links do: not per link.
     const sweeperRead = (call: StoreCall) =>
       call.indexName === tableSchema.gsi2.indexName || call.indexName === tableSchema.gsi3.indexName;
     // With a hosted PSP (Stripe, Mollie, Adyen) the payment page and its session are the PSP's: the sandbox's
@@ -242,7 +313,7 @@ export default {
       const index = sum(step.calls.flatMap((call) => Object.values(call.indexWru)));
       const rru = sum(step.calls.map((call) => call.rru));
       bench.row({
-        measure: 'a link’s life (hosted PSP)',
+        measure: step.optional ? 'beside the life (hosted PSP)' : 'a link’s life (hosted PSP)',
         subject: step.step,
         value: `${fmt(wru, 1)} WRU (${fmt(index, 1)} in indexes), ${fmt(rru, 1)} RRU, ${fmt(step.logBytes)} B logged`,
         baseline: step.calls
@@ -253,53 +324,16 @@ export default {
           .join(' '),
       });
     }
-    const calls = steps.flatMap((step) => step.calls);
-    const wru = sum(calls.map((call) => call.wru));
-    const rru = sum(calls.map((call) => call.rru));
     const stored = measured.stored.filter((item) => item.kind !== 'SANDBOX' && item.kind !== 'RATE');
     // DynamoDB bills 100 bytes of overhead per item, in the table and in each index holding a copy.
     const storedBytes = sum(
       stored.map((item) => item.table + 100 + sum(Object.values(item.indexes).map((b) => (b ? b + 100 : 0)))),
     );
-    const apiRequests = sum(steps.map((step) => step.apiRequests));
-    const invocations = apiRequests + sum(steps.map((step) => step.otherInvocations));
-    const logBytes = sum(steps.map((step) => step.logBytes)) + invocations * PLATFORM_LOG_BYTES;
-    const perMillion = (units: number, price: number) => units * price * 1e6;
-    const lines = [
-      { line: 'DynamoDB writes', count: `${fmt(wru, 1)} WRU`, cost: perMillion(wru, prices.wru) },
-      {
-        line: 'Lambda compute',
-        count: `${MODELLED_GB_SECONDS} GB-s (modelled)`,
-        cost: perMillion(MODELLED_GB_SECONDS, prices.gbSecond),
-      },
-      {
-        line: 'API Gateway',
-        count: `${apiRequests} requests`,
-        cost: perMillion(apiRequests, prices.apiRequest),
-      },
-      {
-        line: 'CloudWatch Logs',
-        count: `${fmt(logBytes)} B`,
-        cost: perMillion(logBytes / 1e9, prices.logGb),
-      },
-      {
-        line: 'SQS',
-        count: `${SQS_REQUESTS} requests (modelled)`,
-        cost: perMillion(SQS_REQUESTS, prices.sqsRequest),
-      },
-      {
-        line: 'Lambda requests',
-        count: `${invocations} invocations`,
-        cost: perMillion(invocations, prices.lambdaRequest),
-      },
-      { line: 'DynamoDB reads', count: `${fmt(rru, 1)} RRU`, cost: perMillion(rru, prices.rru) },
-      {
-        line: 'storage, 30 days',
-        count: `${fmt(storedBytes)} B`,
-        cost: perMillion(storedBytes / 1e9, prices.storageGbMonth),
-      },
-    ];
-    for (const { line, count, cost } of lines) {
+    const life = priced(
+      steps.filter((step) => !step.optional),
+      storedBytes,
+    );
+    for (const { line, count, cost } of life.lines) {
       bench.row({
         measure: 'cost per million links',
         subject: line,
@@ -307,18 +341,28 @@ export default {
         baseline: count,
       });
     }
-    const total = sum(lines.map((line) => line.cost));
     bench.row({
       measure: 'cost per million links',
       subject: 'total',
-      value: `$${fmt(total, 2)}`,
+      value: `$${fmt(life.total, 2)}`,
       baseline: `target $${COST_TARGET}`,
-      ratio: total / COST_TARGET,
+      ratio: life.total / COST_TARGET,
       budget: { max: 1 },
     });
+    const extras = steps.filter((step) => step.optional);
+    for (const step of extras) {
+      const extra = priced([step], 0);
+      bench.row({
+        measure: 'cost per million links',
+        subject: `+ each ${step.step}`,
+        value: `$${fmt(extra.total, 2)}`,
+        baseline: extra.lines.map(({ line, cost }) => `${line} $${fmt(cost, 2)}`).join(', '),
+      });
+    }
     bench.record('costPerLink', {
       measured,
-      perMillion: Object.fromEntries(lines.map((l) => [l.line, l.cost])),
+      perMillion: Object.fromEntries(life.lines.map((l) => [l.line, l.cost])),
+      total: life.total,
     });
   },
 } satisfies BenchRow;
