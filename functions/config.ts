@@ -70,8 +70,8 @@ const configSchema = () =>
       ),
     ),
     /**
-     * The index of the events feed and the sweepers' lists: `timelines`, or the one it replaced while a deployed
-     * table's migration fills it (docs/operations.md#index-migrations).
+     * The index of the events feed and the sweepers' lists: `timelines`, or the one it replaced while a
+     * deployed table's migration fills it (docs/operations.md#index-migrations).
      */
     TIMELINES_INDEX: z._default(nonEmpty(), tableSchema.gsi3.indexName),
     /** Requests each (account, mode) may make per window (docs/api.md#rate-limits). */

@@ -10,13 +10,13 @@ import { EVENT_SOURCE_CONCURRENCY, type FunctionDefinition, functions, type Hand
  * The CDK app, shared by `bin/app.ts` and the infra tests. Context: `stage` (default `dev`; any other stage
  * retains and protects data), `checkoutBase` (a custom domain for checkout pages), `throttleRateLimit` and
  * `throttleBurstLimit` (API Gateway throttling of each merchant route), `publicThrottleRateLimit` and
- * `publicThrottleBurstLimit` (of each public route), `edgeRateLimit` or `edgeWebAclArn` (opt-in CloudFront and
- * AWS WAF per-client limits, docs/security.md), `rateLimitRequests` and `rateLimitWindowSeconds` (the
+ * `publicThrottleBurstLimit` (of each public route), `edgeRateLimit` or `edgeWebAclArn` (opt-in CloudFront
+ * and AWS WAF per-client limits, docs/security.md), `rateLimitRequests` and `rateLimitWindowSeconds` (the
  * per-(account, mode) limit), `webhookConcurrency` (concurrent webhook-delivery invocations at most, 2..1000;
- * default in lib/routes.ts), `<handler in camelCase>ReservedConcurrency` (e.g. `checkoutPageReservedConcurrency`:
- * the reserved concurrency of a function reachable without a key; defaults in lib/routes.ts) or
- * `reservedConcurrency=off` (none), `alarmTopicArn` and `alarmEmail` (where the alarms notify),
- * `indexMigration=<index>:fill|switch` (a deploy of a deployed table's move to a slimmer index,
+ * default in lib/routes.ts), `<handler in camelCase>ReservedConcurrency` (e.g.
+ * `checkoutPageReservedConcurrency`: the reserved concurrency of a function reachable without a key; defaults
+ * in lib/routes.ts) or `reservedConcurrency=off` (none), `alarmTopicArn` and `alarmEmail` (where the alarms
+ * notify), `indexMigration=<index>:fill|switch` (a deploy of a deployed table's move to a slimmer index,
  * docs/operations.md#index-migrations; `legacyOutboxIndex=true` is `outbox:switch`). cdk-nag's AwsSolutions
  * rules run on every synth; a finding that is not acknowledged in code with its reason fails the synth.
  */
@@ -52,7 +52,7 @@ export function createApp(props: AppProps = {}): { app: App; stack: PaymentLinks
   return { app, stack };
 }
 
-/** `indexMigration=<index>:<step>`, or the outbox's first deploy as it was named before (`legacyOutboxIndex=true`). */
+/** `indexMigration=<index>:<step>`, or the outbox's first deploy by its old name (`legacyOutboxIndex=true`). */
 function indexMigrationContext(app: App): IndexMigration | undefined {
   if (String(app.node.tryGetContext('legacyOutboxIndex') ?? 'false') === 'true') {
     return { index: 'outbox', step: 'switch' };

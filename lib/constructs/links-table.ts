@@ -15,9 +15,10 @@ import {
 } from '../../functions/adapters/dynamodb/table-schema.ts';
 
 /**
- * A deploy of a deployed table's move to an index that replaced another (docs/operations.md#index-migrations):
- * `fill` adds the replacement beside the index it replaces, which the functions go on reading; `switch` keeps
- * both while the functions move to the replacement. The deploy after them, without a migration, drops the old one.
+ * A deploy of a deployed table's move to an index that replaced another
+ * (docs/operations.md#index-migrations): `fill` adds the replacement beside the index it replaces, which the
+ * functions go on reading; `switch` keeps both while the functions move to the replacement. The deploy after
+ * them, without a migration, drops the old one.
  */
 export interface IndexMigration {
   /** The replacement's name, a key of `replacedIndexes` (e.g. `timelines`). */

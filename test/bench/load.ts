@@ -31,9 +31,9 @@ export interface LoadResult {
 /**
  * A closed-loop load from autocannon in a process of its own (test/bench/load-process.ts): `concurrency`
  * keep-alive connections, each sending its next request as soon as the previous answer arrives, for
- * `durationMs`. Its own process, so the generator competes with the server only for the machine's cores (as an
- * external tool like wrk does), never for an event loop; it reports its CPU per request, so that a reader sees
- * when its share of a busy machine is large enough to move a ratio (docs/performance.md).
+ * `durationMs`. Its own process, so the generator competes with the server only for the machine's cores (as
+ * an external tool like wrk does), never for an event loop; it reports its CPU per request, so that a reader
+ * sees when its share of a busy machine is large enough to move a ratio (docs/performance.md).
  */
 export function runLoad(options: LoadOptions): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
@@ -52,9 +52,9 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
 }
 
 /**
- * The same load from wrk (`npm run bench -- --generator wrk`, when wrk is installed): an external generator in C,
- * one thread, `concurrency` connections. The check an outside reviewer runs, in the benchmark's ABBA rounds.
- * Its CPU comes from the shell's `times` (user and system time of its finished children).
+ * The same load from wrk (`npm run bench -- --generator wrk`, when wrk is installed): an external generator
+ * in C, one thread, `concurrency` connections. The check an outside reviewer runs, in the benchmark's ABBA
+ * rounds. Its CPU comes from the shell's `times` (user and system time of its finished children).
  */
 export async function runWrk(options: LoadOptions): Promise<LoadResult> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-wrk-'));
@@ -75,7 +75,8 @@ export async function runWrk(options: LoadOptions): Promise<LoadResult> {
       ].join('\n'),
     );
     const seconds = Math.max(1, Math.round(options.durationMs / 1000));
-    const command = `wrk -t1 -c${options.concurrency} -d${seconds}s --latency -s '${script}' '${options.url}'; times`;
+    const wrk = `wrk -t1 -c${options.concurrency} -d${seconds}s --latency -s '${script}' '${options.url}'`;
+    const command = `${wrk}; times`;
     const { stdout } = await promisify(execFile)('bash', ['-c', command]);
     const number = (pattern: RegExp) => Number(pattern.exec(stdout)?.[1] ?? 0);
     const requests = number(/(\d+) requests in/);

@@ -1,7 +1,8 @@
 /**
- * `npm run bench [-- --quick] [-- --json <file>] [-- --concurrency <n>] [-- --only <row file>] [-- --generator wrk]`: the
- * performance budgets, each measured against a baseline in the same run (docs/performance.md). Every file of
- * test/bench/rows/ is a measurement (test/bench/bench.ts); they run in name order.
+ * `npm run bench [-- --quick] [-- --json <file>] [-- --concurrency <n>] [-- --only <row file>]
+ * [-- --generator wrk]`: the performance budgets, each measured against a baseline in the same run
+ * (docs/performance.md). Every file of test/bench/rows/ is a measurement (test/bench/bench.ts); they run in name
+ * order.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';

@@ -93,7 +93,7 @@ export class DynamoEventRepository implements EventRepository {
 
   private readonly timelinesIndex: string;
 
-  /** `timelinesIndex`: the index of the events feed (`tableSchema.gsi3`, or its predecessor while it fills). */
+  /** `timelinesIndex`: the events feed's index (`tableSchema.gsi3`, or its predecessor while it fills). */
   constructor(
     client: DynamoDBDocumentClient,
     tableName: string,
@@ -256,7 +256,8 @@ export class DynamoEventRepository implements EventRepository {
   postpone(entry: OutboxEntry, dueAt: Date): Promise<boolean> {
     return conditionally(this.client, {
       TableName: this.tableName,
-      // A recovery in the outbox is kept beside its endpoint (functions/adapters/dynamodb/endpoint-recovery-store.ts).
+      // A recovery in the outbox is kept beside its endpoint
+      // (functions/adapters/dynamodb/endpoint-recovery-store.ts).
       Key: entry.recovery ? endpointKeys.recovery(entry.account, entry.mode, entry.id) : itemKey(entry),
       UpdateExpression: 'SET gsi2sk = :gsi2sk',
       ConditionExpression: 'gsi2sk = :due AND delivery_seq = :seq',

@@ -86,8 +86,8 @@ function statusFilter(status: LinkStatus, now: string) {
 export function eventItem(event: LinkEvent) {
   return {
     ...keys.event(event.id, event.mode),
-    // Not in gsi1: a link's events are read by the ids it names (`event_ids`), the account's in the feed (gsi3),
-    // and a copy there cost 2 write units when written and 2 more when the attempt is recorded
+    // Not in gsi1: a link's events are read by the ids it names (`event_ids`), the account's in the feed
+    // (timelines), and a copy there cost 2 write units when written and 2 more when the attempt is recorded
     // (docs/performance.md#cost-per-million-payment-links-on-aws).
     ...eventFeedKeys(event),
     ...outboxKeys(event.id, new Date(Date.parse(event.created_at) + OUTBOX_GRACE_MS)),

@@ -51,8 +51,8 @@ export async function itemsByKey(
 }
 
 /**
- * The items a Query of a slim index (one that projects a few attributes, as `timelines` does) lists, read from the
- * table by key, in the Query's order: the index answers which, the table what.
+ * The items a Query of a slim index (one that projects a few attributes, as `timelines` does) lists, read
+ * from the table by key, in the Query's order: the index answers which, the table what.
  */
 export function itemsOfIndexEntries(
   client: DynamoDBDocumentClient,
@@ -64,7 +64,7 @@ export function itemsOfIndexEntries(
 
 /**
  * Every record of one `gsi1` partition, in key order, all pages read. For listings that are small by nature
- * and read whole: an account's API keys, a link's events.
+ * and read whole: an account's API keys.
  */
 export async function recordsOfGsi1Partition<T>(
   client: DynamoDBDocumentClient,
@@ -113,7 +113,7 @@ export async function itemsOfShards(
   return items;
 }
 
-/** Where a sweeper's work list is: the table, and the timelines index to query (`tableSchema.gsi3`, by default). */
+/** Where a sweeper's work list is: the table, and the timelines index to query (`tableSchema.gsi3`). */
 export interface SweeperIndex {
   client: DynamoDBDocumentClient;
   tableName: string;
@@ -121,8 +121,9 @@ export interface SweeperIndex {
 }
 
 /**
- * Every item on one of the sweepers' work lists in the timelines index (`partitionOf(shard)`), due or not, read
- * whole from the table: for operators' checks (the PSP CLI), which read the whole list and filter it themselves.
+ * Every item on one of the sweepers' work lists in the timelines index (`partitionOf(shard)`), due or not,
+ * read whole from the table: for operators' checks (the PSP CLI), which read the whole list and filter it
+ * themselves.
  */
 export async function allOfSweeperIndex(
   { client, tableName, indexName }: SweeperIndex,
@@ -144,9 +145,9 @@ export async function allOfSweeperIndex(
 }
 
 /**
- * One of the sweepers' work lists in the timelines index (`partitionOf(shard)`, sort key `<due time>#<id>`): up
- * to `limit` entries due at or before `now`, oldest first within each shard, with only `attributes` read (of
- * what the index projects, `TIMELINE_ATTRIBUTES`).
+ * One of the sweepers' work lists in the timelines index (`partitionOf(shard)`, sort key `<due time>#<id>`):
+ * up to `limit` entries due at or before `now`, oldest first within each shard, with only `attributes` read
+ * (of what the index projects, `TIMELINE_ATTRIBUTES`).
  */
 export function dueInSweeperIndex(
   { client, tableName, indexName }: SweeperIndex,

@@ -1,7 +1,7 @@
 /**
  * The single table's key schema, shared by the adapters, the CDK table construct and the local stack so the
- * three cannot drift. The main access patterns (docs/data-model.md has the full list, and the key groups below
- * each say what their records are):
+ * three cannot drift. The main access patterns (docs/data-model.md has the full list, and the key groups
+ * below each say what their records are):
  *
  * | item            | pk                     | sk                  | gsi1pk                          | gsi1sk            |
  * |-----------------|------------------------|---------------------|---------------------------------|-------------------|
@@ -12,11 +12,11 @@
  * | idempotency     | IDEMPOTENCY#<acc>#<mode>#<key hash> | IDEMPOTENCY | –                           | –                 |
  * | rate window     | RATE#<acc>#<mode>      | WINDOW#<start>      | –                               | –                 |
  *
- * Events are in gsi3 too, under `EVENTS#<acc>#<mode>` by `<created_at>#<id>`: the events API's feed.
- * Open links with an `expires_at` are also in the sparse index gsi3 (gsi3pk `EXPIRY#<shard>`, gsi3sk
- * `<expires_at>#<id>`), which the expiry sweeper reads; any other state drops them from it. Paid links with a
- * refund check due are there under `REFUNDCHECK#<shard>` (gsi3sk `<refund_check_at>#<id>`), the refund
- * sweeper's list.
+ * Events are in the timelines index (key attributes gsi3pk, gsi3sk) under `EVENTS#<acc>#<mode>` by
+ * `<created_at>#<id>`: the events API's feed. Open links with an `expires_at` are there too (gsi3pk
+ * `EXPIRY#<shard>`, gsi3sk `<expires_at>#<id>`), which the expiry sweeper reads; any other state drops them
+ * from it. Paid links with a refund check due are there under `REFUNDCHECK#<shard>` (gsi3sk
+ * `<refund_check_at>#<id>`), the refund sweeper's list.
  */
 export const tableSchema = {
   partitionKey: 'pk',
@@ -25,10 +25,11 @@ export const tableSchema = {
   gsi1: { indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk', projection: { type: 'ALL' } },
   /**
    * Sparse index of events (and endpoint recoveries) still to be handed to delivery: the outbox the sweeper
-   * re-enqueues from. It holds only what the sweeper reads ({@link OUTBOX_ATTRIBUTES}): a copy of the whole event
-   * (over 1 KB with its payload) cost 2 write units to enter and 2 to leave, the keys and these attributes 1
-   * each (docs/performance.md#cost-per-million-payment-links-on-aws). Named `outbox`: it replaced `gsi2`, which
-   * projected every attribute, on the same key attributes (docs/operations.md#index-migrations).
+   * re-enqueues from. It holds only what the sweeper reads ({@link OUTBOX_ATTRIBUTES}): a copy of the whole
+   * event (over 1 KB with its payload) cost 2 write units to enter and 2 to leave, the keys and these
+   * attributes 1 each (docs/performance.md#cost-per-million-payment-links-on-aws). Named `outbox`: it
+   * replaced `gsi2`, which projected every attribute, on the same key attributes
+   * (docs/operations.md#index-migrations).
    */
   gsi2: {
     indexName: 'outbox',
@@ -40,8 +41,8 @@ export const tableSchema = {
     },
   },
   /**
-   * Sparse index of what happens by time: the account's events feed, and the sweepers' work lists (due expiries,
-   * payment and refund checks), each by its time. It holds only what a Query filters on or reads
+   * Sparse index of what happens by time: the account's events feed, and the sweepers' work lists (due
+   * expiries, payment and refund checks), each by its time. It holds only what a Query filters on or reads
    * ({@link TIMELINE_ATTRIBUTES}, none of which changes while an item is listed), and readers fetch the items
    * themselves by key: a copy of every attribute cost an event 2 write units to enter and 2 more when its
    * delivery was recorded (docs/performance.md#cost-per-million-payment-links-on-aws). Named `timelines`: it
@@ -68,15 +69,16 @@ export interface TableIndex {
   projection: IndexProjection;
 }
 
-/** The secondary indexes, each with its projection (the CDK table, the local stack and the cost bench read it). */
+/** The secondary indexes with their projections (the CDK table, the local stack and the cost bench read it). */
 export const tableIndexes: readonly TableIndex[] = [tableSchema.gsi1, tableSchema.gsi2, tableSchema.gsi3];
 
 /**
  * The indexes a slimmer one replaced on the same key attributes, by the name of their replacement: a deployed
- * table keeps one on request while it moves (docs/operations.md#index-migrations), since DynamoDB cannot change
- * a projection and CloudFormation adds or deletes one index per update. `readSetting` names the function setting
- * (functions/config.ts) that makes the functions read the replaced index while its replacement fills; without
- * one they read the replacement at once (the outbox sweeper's next run retries a Query that failed meanwhile).
+ * table keeps one on request while it moves (docs/operations.md#index-migrations), since DynamoDB cannot
+ * change a projection and CloudFormation adds or deletes one index per update. `readSetting` names the
+ * function setting (functions/config.ts) that makes the functions read the replaced index while its
+ * replacement fills; without one they read the replacement at once (the outbox sweeper's next run retries a
+ * Query that failed meanwhile).
  */
 export const replacedIndexes: Readonly<
   Record<string, { index: TableIndex; readSetting?: 'TIMELINES_INDEX' }>
@@ -101,8 +103,8 @@ export const keys = {
   linksOfAccount: (account: string, mode: string) => `ACCOUNT#${account}#MODE#${mode}#LINKS`,
   event: (id: string, mode: string) => ({ pk: `EVENT#${id}`, sk: `MODE#${mode}` }),
   /**
-   * An event's delivery to one webhook endpoint: beside the event in its partition, so that the event and all its
-   * deliveries are one Query (`begins_with(sk, MODE#<mode>)`).
+   * An event's delivery to one webhook endpoint: beside the event in its partition, so that the event and all
+   * its deliveries are one Query (`begins_with(sk, MODE#<mode>)`).
    */
   eventDelivery: (id: string, mode: string, endpointId: string) => ({
     pk: `EVENT#${id}`,
@@ -113,8 +115,8 @@ export const keys = {
   apiKey: (keyId: string) => ({ pk: `APIKEY#${keyId}`, sk: 'APIKEY' }),
   apiKeysOfAccount: (account: string) => `ACCOUNT#${account}#APIKEYS`,
   /**
-   * The webhook signing secret, encrypted, in a partition of its own so that the public-facing functions can be
-   * refused it by key prefix (`dynamodb:LeadingKeys`, lib/routes.ts).
+   * The webhook signing secret, encrypted, in a partition of its own so that the public-facing functions can
+   * be refused it by key prefix (`dynamodb:LeadingKeys`, lib/routes.ts).
    */
   signingSecret: (account: string, mode: string) => ({
     pk: `SIGNING_SECRET#${account}`,
@@ -142,9 +144,10 @@ export const keys = {
 };
 
 /**
- * The sweepers' work lists (the outbox in gsi2; due expiries, payment and refund checks in gsi3) are each spread over this many index
- * partitions, so that their writes (an outbox entry is written several times: recorded, retried, postponed)
- * never concentrate on one partition; a sweeper reads every shard (`itemsOfShards` in query.ts).
+ * The sweepers' work lists (the outbox in gsi2; due expiries, payment and refund checks in gsi3) are each
+ * spread over this many index partitions, so that their writes (an outbox entry is written several times:
+ * recorded, retried, postponed) never concentrate on one partition; a sweeper reads every shard
+ * (`itemsOfShards` in query.ts).
  */
 export const INDEX_SHARDS = 4;
 
@@ -202,8 +205,9 @@ export const deliveryKeys = {
 };
 
 /**
- * Keys of webhook endpoints: a tenant's endpoints and their count share one partition, so delivery reads them with
- * one Query, and the public-facing functions are refused it by its prefix (their signing secrets are in it).
+ * Keys of webhook endpoints: a tenant's endpoints and their count share one partition, so delivery reads them
+ * with one Query, and the public-facing functions are refused it by its prefix (their signing secrets are in
+ * it).
  */
 export const endpointKeys = {
   directory: (account: string, mode: string) => `WEBHOOK_ENDPOINTS#${account}#${mode}`,
@@ -241,7 +245,8 @@ export const connectionKeys = {
 
 /**
  * Keys of payments: beside their link (same partition, so a link's payments are one Query), and while pending
- * in the sparse index gsi3 under `PAYCHECK#<shard>` by the time they are next asked about (the sweeper's list).
+ * in the sparse index gsi3 under `PAYCHECK#<shard>` by the time they are next asked about (the sweeper's
+ * list).
  */
 export const paymentKeys = {
   payment: (linkId: string, mode: string, id: string) => ({

@@ -49,14 +49,14 @@ export const prices = {
 
 /**
  * Lambda's own log lines per invocation: platform.start and platform.report in JSON format are about 450 B
- * together at the INFO system log level; the functions run at WARN (lib/constructs/service-function.ts), which
- * drops both.
+ * together at the INFO system log level; the functions run at WARN (lib/constructs/service-function.ts),
+ * which drops both.
  */
 export const PLATFORM_LOG_BYTES = 0;
 
 /**
- * The Lambda model (docs/performance.md#cost-per-million-links): 512 MB functions, and 1% of invocations a cold
- * start that bills 400 ms of INIT; each step's own duration is its `modelledMs`.
+ * The Lambda model (docs/performance.md#cost-per-million-links): 512 MB functions, and 1% of invocations a
+ * cold start that bills 400 ms of INIT; each step's own duration is its `modelledMs`.
  */
 const FUNCTION_GB = 0.5;
 const COLD_START_SHARE = 0.01;
@@ -174,8 +174,8 @@ async function life(server: BenchServer, hook: Awaited<ReturnType<typeof receive
         },
       ),
     );
-    // The built-in sandbox's own page and its notification stand for the PSP's hosted page and its webhook: with
-    // Stripe, Mollie or Adyen the page is theirs and only the notification reaches us.
+    // The built-in sandbox's own page and its notification stand for the PSP's hosted page and its webhook:
+    // with Stripe, Mollie or Adyen the page is theirs and only the notification reaches us.
     steps.push(
       await measured(
         recorder,
@@ -217,7 +217,8 @@ async function life(server: BenchServer, hook: Awaited<ReturnType<typeof receive
   } finally {
     recorder.stop();
   }
-  // What stays stored: every item the life wrote that still exists (TTL'd ones included: they stay until TTL).
+  // What stays stored: every item the life wrote that still exists (TTL'd ones included: they stay until
+  // TTL).
   const stored: LifeResult['stored'] = [];
   for (const { TableName, Key } of recorder.written.values()) {
     const bytes = await recorder.stored(TableName, Key);
@@ -237,6 +238,7 @@ function priced(steps: readonly Step[], storedBytes: number) {
   const apiRequests = sum(steps.map((step) => step.apiRequests));
   const invocations = apiRequests + sum(steps.map((step) => step.otherInvocations));
   const compute = sum(steps.map(gbSeconds));
+  const durations = steps.map((step) => step.modelledMs).join(' + ');
   const logBytes = sum(steps.map((step) => step.logBytes)) + invocations * PLATFORM_LOG_BYTES;
   // The event's queue requests belong to the step that delivers it.
   const sqsRequests = steps.some((step) => step.otherInvocations) ? SQS_REQUESTS : 0;
@@ -244,7 +246,7 @@ function priced(steps: readonly Step[], storedBytes: number) {
     { line: 'DynamoDB writes', count: `${fmt(wru, 1)} WRU`, cost: perMillion(wru, prices.wru) },
     {
       line: 'Lambda compute',
-      count: `${fmt(compute, 3)} GB-s (modelled: ${steps.map((step) => step.modelledMs).join(' + ')} ms at 512 MB, 1% cold starts)`,
+      count: `${fmt(compute, 3)} GB-s (modelled: ${durations} ms at 512 MB, 1% cold starts)`,
       cost: perMillion(compute, prices.gbSecond),
     },
     {
@@ -277,8 +279,8 @@ function priced(steps: readonly Step[], storedBytes: number) {
  * The cost of a million links, line by line, from one link's life measured on the local stack
  * (docs/performance.md#cost-per-million-links): store writes and reads as DynamoDB bills them (index copies
  * included), requests, invocations and log bytes counted; Lambda durations and the PSP's and merchant's
- * latencies from the model. The life is create, checkout visit, payment and webhook (issue 25's); a merchant's
- * GET of the link, which the webhook makes unnecessary, is priced on a line of its own.
+ * latencies from the model. The life is create, checkout visit, payment and webhook (issue 25's); a
+ * merchant's GET of the link, which the webhook makes unnecessary, is priced on a line of its own.
  */
 export default {
   async serve(server) {
@@ -295,7 +297,8 @@ export default {
 
   async measure(bench) {
     const measured = await bench.serve<LifeResult>();
-    // The sweepers read their work lists (outbox, timelines) on their schedule whatever the links do: not per link.
+    // The sweepers read their lists (outbox, timelines) on their schedule whatever the links do: not per
+    // link.
     const sweeperRead = (call: StoreCall) =>
       call.indexName === tableSchema.gsi2.indexName || call.indexName === tableSchema.gsi3.indexName;
     // With a hosted PSP (Stripe, Mollie, Adyen) the payment page and its session are the PSP's: the sandbox's
