@@ -1,4 +1,4 @@
-import { tableSchema } from './adapters/dynamodb/table-schema.ts';
+import { currentIndexNames, type IndexNames } from './adapters/dynamodb/table-schema.ts';
 import { once } from './once.ts';
 import { DEFAULT_RATE_LIMIT, MAX_RATE_LIMIT_WINDOW_SECONDS } from './ports/rate-limiter.ts';
 import * as z from './zod.ts';
@@ -70,10 +70,12 @@ const configSchema = () =>
       ),
     ),
     /**
-     * The index of the events feed and the sweepers' lists: `timelines`, or the one it replaced while a
-     * deployed table's migration fills it (docs/operations.md#index-migrations).
+     * The indexes to query for listings, and for the events feed and the sweepers' lists: `listings` and
+     * `timelines`, or the one each replaced while a deployed table's migration fills it
+     * (docs/operations.md#index-migrations).
      */
-    TIMELINES_INDEX: z._default(nonEmpty(), tableSchema.gsi3.indexName),
+    LISTINGS_INDEX: z._default(nonEmpty(), currentIndexNames.listings),
+    TIMELINES_INDEX: z._default(nonEmpty(), currentIndexNames.timelines),
     /** Requests each (account, mode) may make per window (docs/api.md#rate-limits). */
     RATE_LIMIT_REQUESTS: integer(1, Number.MAX_SAFE_INTEGER, DEFAULT_RATE_LIMIT.requests),
     RATE_LIMIT_WINDOW_SECONDS: integer(1, MAX_RATE_LIMIT_WINDOW_SECONDS, DEFAULT_RATE_LIMIT.windowSeconds),
@@ -87,4 +89,10 @@ export const config = /* @__PURE__ */ once((): Config => {
     throw new Error(`Invalid configuration: ${z.prettifyError(parsed.error)}`);
   }
   return parsed.data;
+});
+
+/** The indexes the functions query (see `LISTINGS_INDEX` and `TIMELINES_INDEX`). */
+export const indexNames = (): IndexNames => ({
+  listings: config().LISTINGS_INDEX,
+  timelines: config().TIMELINES_INDEX,
 });

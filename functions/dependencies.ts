@@ -27,7 +27,7 @@ import { documentClient } from './clients/dynamodb.ts';
 import { kmsClient } from './clients/kms.ts';
 import { secretsManagerClient } from './clients/secrets-manager.ts';
 import { sqsClient } from './clients/sqs.ts';
-import { config } from './config.ts';
+import { config, indexNames } from './config.ts';
 import { PSP_CALL_TIMEOUT_MS } from './domain/call-budgets.ts';
 import { legacyStripeSecretName } from './domain/connection.ts';
 import { once } from './once.ts';
@@ -46,15 +46,15 @@ import { PspConnections } from './use-cases/psp-connections.ts';
 export const now = () => new Date();
 
 export const linkRepository = /* @__PURE__ */ once(
-  () => new DynamoLinkRepository(documentClient(), config().TABLE_NAME, config().TIMELINES_INDEX),
+  () => new DynamoLinkRepository(documentClient(), config().TABLE_NAME, indexNames()),
 );
 
 export const refundLedger = /* @__PURE__ */ once(
-  () => new DynamoRefundLedger(documentClient(), config().TABLE_NAME, config().TIMELINES_INDEX),
+  () => new DynamoRefundLedger(documentClient(), config().TABLE_NAME, indexNames()),
 );
 
 export const apiKeyRepository = /* @__PURE__ */ once(
-  () => new DynamoApiKeyRepository(documentClient(), config().TABLE_NAME),
+  () => new DynamoApiKeyRepository(documentClient(), config().TABLE_NAME, indexNames()),
 );
 
 /** The key webhook signing secrets are sealed with: KMS on AWS, a key file in the local stack. */
@@ -94,7 +94,7 @@ export const apiKeyAuthenticator = /* @__PURE__ */ once(
 );
 
 export const eventRepository = /* @__PURE__ */ once(
-  () => new DynamoEventRepository(documentClient(), config().TABLE_NAME, config().TIMELINES_INDEX),
+  () => new DynamoEventRepository(documentClient(), config().TABLE_NAME, indexNames()),
 );
 
 export const endpointHealthStore = /* @__PURE__ */ once(
@@ -136,11 +136,11 @@ export const sandboxNotifier = /* @__PURE__ */ once(
 );
 
 export const paymentRepository = /* @__PURE__ */ once(
-  () => new DynamoPaymentRepository(documentClient(), config().TABLE_NAME, config().TIMELINES_INDEX),
+  () => new DynamoPaymentRepository(documentClient(), config().TABLE_NAME, indexNames()),
 );
 
 export const pspConnectionRepository = /* @__PURE__ */ once(
-  () => new DynamoPspConnectionRepository(documentClient(), config().TABLE_NAME),
+  () => new DynamoPspConnectionRepository(documentClient(), config().TABLE_NAME, indexNames()),
 );
 
 /**

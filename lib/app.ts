@@ -1,7 +1,6 @@
 import { App, type AppProps, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { DEFAULT_RATE_LIMIT } from '../functions/ports/rate-limiter.ts';
-import { INDEX_MIGRATION_STEPS, type IndexMigration } from './constructs/links-table.ts';
 import type { ReservedConcurrency } from './constructs/service-functions.ts';
 import { PaymentLinksStack } from './payment-links-stack.ts';
 import { EVENT_SOURCE_CONCURRENCY, type FunctionDefinition, functions, type HandlerName } from './routes.ts';
@@ -16,8 +15,8 @@ import { EVENT_SOURCE_CONCURRENCY, type FunctionDefinition, functions, type Hand
  * default in lib/routes.ts), `<handler in camelCase>ReservedConcurrency` (e.g.
  * `checkoutPageReservedConcurrency`: the reserved concurrency of a function reachable without a key; defaults
  * in lib/routes.ts) or `reservedConcurrency=off` (none), `alarmTopicArn` and `alarmEmail` (where the alarms
- * notify), `indexMigration=<index>:fill|switch` (a deploy of a deployed table's move to a slimmer index,
- * docs/operations.md#index-migrations; `legacyOutboxIndex=true` is `outbox:switch`). cdk-nag's AwsSolutions
+ * notify), `indexMigration=<step>` (a deploy of a deployed table's move to today's indexes,
+ * docs/operations.md#index-migrations; `legacyOutboxIndex=true` is step 1). cdk-nag's AwsSolutions
  * rules run on every synth; a finding that is not acknowledged in code with its reason fails the synth.
  */
 export function createApp(props: AppProps = {}): { app: App; stack: PaymentLinksStack } {
@@ -40,7 +39,7 @@ export function createApp(props: AppProps = {}): { app: App; stack: PaymentLinks
       windowSeconds: numberContext(app, 'rateLimitWindowSeconds', DEFAULT_RATE_LIMIT.windowSeconds),
     },
     webhookConcurrency: webhookConcurrencyContext(app),
-    indexMigration: indexMigrationContext(app),
+    indexMigrationStep: indexMigrationContext(app),
     reservedConcurrency: reservedConcurrencyContext(app),
     alarmNotifications: {
       topicArn: stringContext(app, 'alarmTopicArn', /^arn:aws[\w-]*:sns:[\w-]+:\d{12}:[\w-]{1,256}$/),
@@ -52,18 +51,12 @@ export function createApp(props: AppProps = {}): { app: App; stack: PaymentLinks
   return { app, stack };
 }
 
-/** `indexMigration=<index>:<step>`, or the outbox's first deploy by its old name (`legacyOutboxIndex=true`). */
-function indexMigrationContext(app: App): IndexMigration | undefined {
-  if (String(app.node.tryGetContext('legacyOutboxIndex') ?? 'false') === 'true') {
-    return { index: 'outbox', step: 'switch' };
-  }
-  const raw = app.node.tryGetContext('indexMigration');
-  if (raw === undefined) return undefined;
-  const [index, step] = String(raw).split(':');
-  if (!index || !INDEX_MIGRATION_STEPS.includes(step as IndexMigration['step'])) {
-    throw new Error(`Context indexMigration must be <index>:${INDEX_MIGRATION_STEPS.join('|')}: ${raw}`);
-  }
-  return { index, step: step as IndexMigration['step'] };
+/** `indexMigration=<step>`, or the outbox's first deploy by its old name (`legacyOutboxIndex=true`: step 1). */
+function indexMigrationContext(app: App): number | undefined {
+  if (String(app.node.tryGetContext('legacyOutboxIndex') ?? 'false') === 'true') return 1;
+  return app.node.tryGetContext('indexMigration') === undefined
+    ? undefined
+    : numberContext(app, 'indexMigration', 0);
 }
 
 /** A positive integer from CDK context (`-c name=123` arrives as a string), or the default. */

@@ -6,7 +6,7 @@ import type { Construct } from 'constructs';
 import { AlarmNotifications, type AlarmNotificationsProps } from './constructs/alarm-notifications.ts';
 import { CheckoutSecrets } from './constructs/checkout-secrets.ts';
 import { EdgeProtection, type EdgeProtectionProps } from './constructs/edge-protection.ts';
-import { type IndexMigration, LinksTable } from './constructs/links-table.ts';
+import { LinksTable } from './constructs/links-table.ts';
 import { MerchantApi } from './constructs/merchant-api.ts';
 import { ServiceAlarms } from './constructs/service-alarms.ts';
 import { metricsNamespace, ServiceDashboard } from './constructs/service-dashboard.ts';
@@ -38,8 +38,8 @@ export interface PaymentLinksStackProps extends StackProps {
   webhookConcurrency?: number;
   /** Reserved concurrency of the keyless functions: overrides of the route table's, or `off` (none). */
   reservedConcurrency?: ReservedConcurrency;
-  /** The step of an index migration this deploy makes (docs/operations.md#index-migrations). */
-  indexMigration?: IndexMigration;
+  /** The step of the index migration this deploy makes (docs/operations.md#index-migrations). */
+  indexMigrationStep?: number;
 }
 
 /** The whole service on AWS; the local stack (lib/local/) runs the same handlers from the same tables. */
@@ -52,7 +52,7 @@ export class PaymentLinksStack extends Stack {
   constructor(scope: Construct, id: string, props: PaymentLinksStackProps) {
     super(scope, id, props);
     const protectData = props.stage !== 'dev';
-    this.table = new LinksTable(this, 'Links', { protectData, indexMigration: props.indexMigration });
+    this.table = new LinksTable(this, 'Links', { protectData, indexMigrationStep: props.indexMigrationStep });
     // The construct id predates the class name; changing it would replace the deployed queues.
     this.events = new WebhookEventQueues(this, 'EventQueue', {
       visibilityTimeout: Duration.seconds(eventsQueueVisibilitySeconds()),

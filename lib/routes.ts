@@ -152,7 +152,8 @@ export const functions = {
     secrets: ['sandbox'],
     calls: { sandboxNotification: 1 },
   },
-  'list-payment-links': { table: ['Query'], merchantApi: true },
+  // The listings index holds keys only: the page's links are then read by key.
+  'list-payment-links': { table: ['Query', 'BatchGetItem'], merchantApi: true },
   // Cancel and expiry end the link's PSP session, hence the PSP secrets.
   'cancel-payment-link': {
     table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query'],

@@ -83,9 +83,9 @@ const indexInput = (index: (typeof tableIndexes)[number]) => ({
     { AttributeName: index.sortKey, KeyType: 'RANGE' as const },
   ],
   Projection:
-    index.projection.type === 'ALL'
-      ? { ProjectionType: 'ALL' as const }
-      : { ProjectionType: 'INCLUDE' as const, NonKeyAttributes: [...index.projection.attributes] },
+    index.projection.type === 'INCLUDE'
+      ? { ProjectionType: 'INCLUDE' as const, NonKeyAttributes: [...index.projection.attributes] }
+      : { ProjectionType: index.projection.type },
 });
 
 /**

@@ -4,8 +4,13 @@ import { join } from 'node:path';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { tableSchema } from '../../functions/adapters/dynamodb/table-schema.ts';
+import {
+  currentIndexNames,
+  tableIndexes,
+  tableSchema,
+} from '../../functions/adapters/dynamodb/table-schema.ts';
 import { createApp } from '../../lib/app.ts';
+import { INDEX_MIGRATION_STEPS, type IndexMigrationStep } from '../../lib/constructs/links-table.ts';
 import {
   functions,
   type HandlerName,
@@ -211,7 +216,7 @@ describe('the CDK stack', () => {
     });
   });
 
-  it('keeps in the outbox and timelines indexes only what their readers need, and a former index on request only', () => {
+  it('keeps in each index only what its readers need', () => {
     const indexesOf = (synthesized: Template) =>
       Object.values(synthesized.findResources('AWS::DynamoDB::GlobalTable')).flatMap(
         (table) =>
@@ -222,7 +227,8 @@ describe('the CDK stack', () => {
       Object.fromEntries(indexesOf(synthesized).map((index) => [index.IndexName, index.Projection]));
     // An event's whole copy (over 1 KB) cost 2 write units to enter the outbox and 2 to leave it; this copy, 1.
     expect(projections(template)).toEqual({
-      [tableSchema.gsi1.indexName]: { ProjectionType: 'ALL' },
+      // A link's whole copy was rewritten when its session was saved and when it was paid; the keys, never.
+      listings: { ProjectionType: 'KEYS_ONLY' },
       outbox: {
         ProjectionType: 'INCLUDE',
         NonKeyAttributes: ['id', 'account', 'mode', 'delivery_seq', 'endpoint_id', 'kind'],
@@ -230,28 +236,48 @@ describe('the CDK stack', () => {
       // An event's whole copy cost 2 write units when written and 2 when its attempt was recorded; this, 1 and 0.
       timelines: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['id', 'mode', 'link_id', 'type'] },
     });
-    // The first deploy of an existing table's migration adds `outbox` beside `gsi2` (one index per update).
-    const migrating = synthesize({ legacyOutboxIndex: 'true' });
-    expect(migrating.violations).toEqual([]);
-    expect(projections(migrating.template)).toEqual({
-      ...projections(template),
-      gsi2: { ProjectionType: 'ALL' },
-    });
-    expect(indexesOf(migrating.template).find((index) => index.IndexName === 'gsi2')).toMatchObject({
-      KeySchema: [
-        { AttributeName: 'gsi2pk', KeyType: 'HASH' },
-        { AttributeName: 'gsi2sk', KeyType: 'RANGE' },
-      ],
-    });
   });
 
-  it('moves a deployed table to `timelines` one index per deploy, the functions reading a complete index throughout', () => {
+  it("moves a deployed table to today's indexes one index per deploy, the functions reading complete indexes only", () => {
+    const beforeOutbox = ['gsi1', 'gsi2', 'gsi3'];
+    const today = tableIndexes.map((index) => index.indexName);
+    const layouts = [beforeOutbox, ...INDEX_MIGRATION_STEPS.map((step) => step.indexes), today];
+    const reads = (index: number): string[] => {
+      if (index === 0 || index === layouts.length - 1) return index === 0 ? ['gsi1', 'gsi3'] : today;
+      const step = INDEX_MIGRATION_STEPS[index - 1] as IndexMigrationStep;
+      return Object.values({ ...currentIndexNames, ...step.reads });
+    };
+    for (let index = 1; index < layouts.length; index++) {
+      const [before, after] = [new Set(layouts[index - 1]), new Set(layouts[index])];
+      const changed =
+        [...before].filter((name) => !after.has(name)).length +
+        [...after].filter((name) => !before.has(name)).length;
+      expect({ deploy: index, changed }).toEqual({ deploy: index, changed: 1 });
+      for (const name of reads(index)) {
+        // Complete when the deploy starts (so not one it adds), and still there when it ends.
+        expect({ deploy: index, reads: name, complete: before.has(name) && after.has(name) }).toMatchObject({
+          complete: true,
+        });
+      }
+      for (const name of reads(index - 1)) {
+        // The functions of the deploy before still run while this one changes the table.
+        expect({ deploy: index, previousReads: name, kept: after.has(name) }).toMatchObject({ kept: true });
+      }
+    }
+
     const functionsOf = (synthesized: Template) =>
       Object.values(synthesized.findResources('AWS::Lambda::Function')) as {
         Properties: { Environment?: { Variables?: Record<string, unknown> } };
       }[];
-    const timelinesSettings = (synthesized: Template) =>
-      new Set(functionsOf(synthesized).map((fn) => fn.Properties.Environment?.Variables?.TIMELINES_INDEX));
+    const settings = (synthesized: Template) =>
+      new Set(
+        functionsOf(synthesized).map((fn) =>
+          JSON.stringify([
+            fn.Properties.Environment?.Variables?.LISTINGS_INDEX,
+            fn.Properties.Environment?.Variables?.TIMELINES_INDEX,
+          ]),
+        ),
+      );
     const indexNames = (synthesized: Template) =>
       (
         Object.values(synthesized.findResources('AWS::DynamoDB::GlobalTable'))[0] as {
@@ -261,21 +287,38 @@ describe('the CDK stack', () => {
     const queryGrants = (synthesized: Template) =>
       JSON.stringify(policyStatementsOf(synthesized, 'list-events'));
 
-    // 1. `fill`: `timelines` is added beside `gsi3`, which every function still reads while DynamoDB fills it.
-    const fill = synthesize({ indexMigration: 'timelines:fill' });
-    expect(fill.violations).toEqual([]);
-    expect(indexNames(fill.template).sort()).toEqual(['gsi1', 'gsi3', 'outbox', 'timelines']);
-    expect(timelinesSettings(fill.template)).toEqual(new Set(['gsi3']));
-    expect(queryGrants(fill.template)).toContain('/index/gsi3');
-    // 2. `switch`: both stay, and the functions read `timelines` (their default).
-    const switched = synthesize({ indexMigration: 'timelines:switch' });
-    expect(indexNames(switched.template).sort()).toEqual(['gsi1', 'gsi3', 'outbox', 'timelines']);
-    expect(timelinesSettings(switched.template)).toEqual(new Set([undefined]));
-    // 3. Without a migration `gsi3` is gone, and no function is granted it.
-    expect(indexNames(template).sort()).toEqual(['gsi1', 'outbox', 'timelines']);
-    expect(queryGrants(template)).not.toContain('/index/gsi3');
-    expect(() => synthesize({ indexMigration: 'timelines:drop' })).toThrow(/fill\|switch/);
-    expect(() => synthesize({ indexMigration: 'gsi1:fill' })).toThrow(/No index replaced another/);
+    // A stack deployed before 2026-11-26 starts at step 3: `timelines` added, gsi1 and gsi3 still read.
+    const third = synthesize({ indexMigration: '3' });
+    expect(third.violations).toEqual([]);
+    expect(indexNames(third.template).sort()).toEqual(['gsi1', 'gsi3', 'outbox', 'timelines']);
+    expect(settings(third.template)).toEqual(new Set([JSON.stringify(['gsi1', 'gsi3'])]));
+    expect(queryGrants(third.template)).toContain('/index/gsi3');
+    // Step 4 adds `listings`; the functions read `timelines` now.
+    const fourth = synthesize({ indexMigration: '4' });
+    expect(indexNames(fourth.template).sort()).toEqual(['gsi1', 'gsi3', 'listings', 'outbox', 'timelines']);
+    expect(settings(fourth.template)).toEqual(new Set([JSON.stringify(['gsi1', undefined])]));
+    // Without a step: today's indexes, read under their own names, and no grant on a former one.
+    expect(indexNames(template).sort()).toEqual(['listings', 'outbox', 'timelines']);
+    expect(settings(template)).toEqual(new Set([JSON.stringify([undefined, undefined])]));
+    expect(queryGrants(template)).not.toMatch(/index\/gsi\d/);
+    // The outbox's first deploy keeps its old name; a former index is as it was, every attribute on its keys.
+    const first = synthesize({ legacyOutboxIndex: 'true' }).template;
+    expect(indexNames(first).sort()).toEqual(['gsi1', 'gsi2', 'gsi3', 'outbox']);
+    first.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+      GlobalSecondaryIndexes: Match.arrayWith([
+        {
+          IndexName: 'gsi2',
+          KeySchema: [
+            { AttributeName: 'gsi2pk', KeyType: 'HASH' },
+            { AttributeName: 'gsi2sk', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        },
+      ]),
+    });
+    expect(() => synthesize({ indexMigration: String(INDEX_MIGRATION_STEPS.length + 1) })).toThrow(
+      /from 1 to/,
+    );
   });
 
   it('adds what the merchant-API middleware needs: key lookups and rate limits, and idempotency on POST routes', () => {
@@ -311,7 +354,7 @@ describe('the CDK stack', () => {
     }
   });
 
-  it('lets every function that reaches PSP connections find a stored one by its id: Query on gsi1', () => {
+  it('lets every function that reaches PSP connections find a stored one by its id: Query on listings, then GetItem', () => {
     const pspHandlers = (Object.keys(functions) as HandlerName[]).filter((handler) =>
       (functions[handler] as { secrets?: readonly string[] }).secrets?.includes('psp'),
     );
@@ -325,6 +368,8 @@ describe('the CDK stack', () => {
       );
       expect({ handler, granted: queries.length }).toEqual({ handler, granted: 1 });
       expect(JSON.stringify(queries[0].Resource)).toContain(`/index/${tableSchema.gsi1.indexName}`);
+      // The index holds the connection's key only; the connection itself is read from the table.
+      expect([queries[0].Action].flat()).toContain('dynamodb:GetItem');
     }
   });
 

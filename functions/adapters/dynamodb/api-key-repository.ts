@@ -2,16 +2,18 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ApiKeyRecord } from '../../domain/api-key.ts';
 import type { ApiKeyRepository } from '../../ports/api-key-repository.ts';
-import { recordsOfGsi1Partition } from './query.ts';
-import { keys, withoutKeys } from './table-schema.ts';
+import { recordsOfListing } from './query.ts';
+import { currentIndexNames, type IndexNames, keys, withoutKeys } from './table-schema.ts';
 
 export class DynamoApiKeyRepository implements ApiKeyRepository {
   private readonly client: DynamoDBDocumentClient;
   private readonly tableName: string;
+  private readonly listingsIndex: string;
 
-  constructor(client: DynamoDBDocumentClient, tableName: string) {
+  constructor(client: DynamoDBDocumentClient, tableName: string, indexes: IndexNames = currentIndexNames) {
     this.client = client;
     this.tableName = tableName;
+    this.listingsIndex = indexes.listings;
   }
 
   async put(record: ApiKeyRecord): Promise<void> {
@@ -37,7 +39,10 @@ export class DynamoApiKeyRepository implements ApiKeyRepository {
   }
 
   listByAccount(account: string): Promise<ApiKeyRecord[]> {
-    return recordsOfGsi1Partition<ApiKeyRecord>(this.client, this.tableName, keys.apiKeysOfAccount(account));
+    return recordsOfListing<ApiKeyRecord>(
+      { client: this.client, tableName: this.tableName, indexName: this.listingsIndex },
+      keys.apiKeysOfAccount(account),
+    );
   }
 
   async revoke(keyId: string, at: Date): Promise<ApiKeyRecord | undefined> {

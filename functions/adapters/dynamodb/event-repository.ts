@@ -22,8 +22,10 @@ import {
 import type { EventKey, EventRepository, FeedQuery, OutboxEntry } from '../../ports/event-repository.ts';
 import { allItems, itemsByKey, itemsOfIndexEntries, itemsOfShards } from './query.ts';
 import {
+  currentIndexNames,
   endpointKeys,
   eventFeedKeys,
+  type IndexNames,
   keys,
   OUTBOX_ATTRIBUTES,
   outboxKeys,
@@ -93,15 +95,10 @@ export class DynamoEventRepository implements EventRepository {
 
   private readonly timelinesIndex: string;
 
-  /** `timelinesIndex`: the events feed's index (`tableSchema.gsi3`, or its predecessor while it fills). */
-  constructor(
-    client: DynamoDBDocumentClient,
-    tableName: string,
-    timelinesIndex: string = tableSchema.gsi3.indexName,
-  ) {
+  constructor(client: DynamoDBDocumentClient, tableName: string, indexes: IndexNames = currentIndexNames) {
     this.client = client;
     this.tableName = tableName;
-    this.timelinesIndex = timelinesIndex;
+    this.timelinesIndex = indexes.timelines;
   }
 
   async get(id: string, mode: Mode, endpointId?: string): Promise<StoredEvent | undefined> {

@@ -9,7 +9,12 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { ConcurrentModificationError } from '../../domain/errors.ts';
 import { isId } from '../../domain/ids.ts';
-import type { LinkEvent, LinkStatus, PaymentLink, Transition } from '../../domain/payment-link.ts';
+import {
+  effectiveStatus,
+  type LinkEvent,
+  type PaymentLink,
+  type Transition,
+} from '../../domain/payment-link.ts';
 import type { Mode } from '../../domain/principal.ts';
 import { OUTBOX_GRACE_MS } from '../../domain/webhook.ts';
 import {
@@ -18,14 +23,15 @@ import {
   type LinkRepository,
   linkPosition,
 } from '../../ports/link-repository.ts';
-import { dueInSweeperIndex, type SweeperIndex } from './query.ts';
+import { dueInTableIndexRef, itemsOfIndexEntries, type TableIndexRef } from './query.ts';
 import {
+  currentIndexNames,
   eventFeedKeys,
+  type IndexNames,
   keys,
   outboxKeys,
   refundCheckKeys,
   shardOf,
-  tableSchema,
   withoutKeys,
 } from './table-schema.ts';
 
@@ -52,31 +58,6 @@ export function linkItem(link: PaymentLink) {
 const FILTERED_PAGE_SIZE = 100;
 /** A filtered listing stops after this many reads and returns what it found with a cursor to continue. */
 const MAX_READS_PER_LIST = 10;
-
-/** Filters by the status a reader sees at `now` (effectiveStatus): ISO 8601 UTC strings compare as times. */
-function statusFilter(status: LinkStatus, now: string) {
-  const names = { '#status': 'status' };
-  switch (status) {
-    case 'open':
-      return {
-        FilterExpression: '#status = :open AND (attribute_type(expires_at, :null) OR expires_at > :now)',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: { ':open': 'open', ':null': 'NULL', ':now': now },
-      };
-    case 'expired':
-      return {
-        FilterExpression: '#status = :expired OR (#status = :open AND expires_at <= :now)',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: { ':expired': 'expired', ':open': 'open', ':now': now },
-      };
-    default:
-      return {
-        FilterExpression: '#status = :status',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: { ':status': status },
-      };
-  }
-}
 
 /**
  * The stored event: `status` and `attempts` are the delivery log that webhook delivery appends to. It enters
@@ -122,17 +103,15 @@ export class DynamoLinkRepository implements LinkRepository {
   private readonly client: DynamoDBDocumentClient;
   private readonly tableName: string;
 
-  /** The sweeper's work list: the timelines index (`tableSchema.gsi3`, or its predecessor while it fills). */
-  private readonly timelines: SweeperIndex;
+  /** The sweeper's work list, in the timelines index (or its predecessor while it fills). */
+  private readonly timelines: TableIndexRef;
+  private readonly listingsIndex: string;
 
-  constructor(
-    client: DynamoDBDocumentClient,
-    tableName: string,
-    timelinesIndex: string = tableSchema.gsi3.indexName,
-  ) {
+  constructor(client: DynamoDBDocumentClient, tableName: string, indexes: IndexNames = currentIndexNames) {
     this.client = client;
     this.tableName = tableName;
-    this.timelines = { client, tableName, indexName: timelinesIndex };
+    this.timelines = { client, tableName, indexName: indexes.timelines };
+    this.listingsIndex = indexes.listings;
   }
 
   async create(link: PaymentLink): Promise<void> {
@@ -233,7 +212,6 @@ export class DynamoLinkRepository implements LinkRepository {
 
   async list({ account, mode, limit, after, status, now }: LinkListQuery): Promise<LinkPage> {
     const gsi1pk = keys.linksOfAccount(account, mode);
-    const filter = status ? statusFilter(status, now.toISOString()) : undefined;
     const startKey = (position: string) => ({
       gsi1pk,
       gsi1sk: position,
@@ -241,22 +219,24 @@ export class DynamoLinkRepository implements LinkRepository {
     });
     const found: PaymentLink[] = [];
     let ExclusiveStartKey: Record<string, unknown> | undefined = after ? startKey(after) : undefined;
-    // One more than asked for tells whether another page exists.
+    // One more than asked for tells whether another page exists. The index lists which links (keys only); they
+    // are read by key, and a status filter keeps those that read as it (`effectiveStatus`, as responses show).
     for (let reads = 0; reads < MAX_READS_PER_LIST; reads++) {
       const page = await this.client.send(
         new QueryCommand({
           TableName: this.tableName,
-          IndexName: tableSchema.gsi1.indexName,
+          IndexName: this.listingsIndex,
           KeyConditionExpression: 'gsi1pk = :pk',
-          ...filter,
-          ExpressionAttributeValues: { ...filter?.ExpressionAttributeValues, ':pk': gsi1pk },
+          ExpressionAttributeValues: { ':pk': gsi1pk },
           ScanIndexForward: false,
-          Limit: filter ? FILTERED_PAGE_SIZE : limit + 1 - found.length,
+          Limit: status ? FILTERED_PAGE_SIZE : limit + 1 - found.length,
           ExclusiveStartKey,
         }),
       );
-      for (const item of page.Items ?? []) {
-        found.push(withoutKeys<PaymentLink>(item));
+      const items = await itemsOfIndexEntries(this.client, this.tableName, page.Items ?? []);
+      for (const link of items.map((item) => withoutKeys<PaymentLink>(item))) {
+        if (status && effectiveStatus(link, now) !== status) continue;
+        found.push(link);
         if (found.length > limit) {
           const links = found.slice(0, limit);
           return { links, next: linkPosition(links[links.length - 1] as PaymentLink) };
@@ -270,7 +250,7 @@ export class DynamoLinkRepository implements LinkRepository {
   }
 
   async dueForExpiry(now: Date, limit: number): Promise<{ id: string; mode: Mode }[]> {
-    const items = await dueInSweeperIndex(this.timelines, keys.expiryShard, now, limit, ['id', 'mode']);
+    const items = await dueInTableIndexRef(this.timelines, keys.expiryShard, now, limit, ['id', 'mode']);
     return items.map((item) => ({ id: String(item.id), mode: item.mode as Mode }));
   }
 }

@@ -4,8 +4,8 @@ import { ConcurrentModificationError } from '../../domain/errors.ts';
 import { isPaymentId, type Payment } from '../../domain/payment.ts';
 import type { Mode } from '../../domain/principal.ts';
 import type { PaymentRepository } from '../../ports/payment-repository.ts';
-import { allItems, allOfSweeperIndex, dueInSweeperIndex, type SweeperIndex } from './query.ts';
-import { paymentKeys, shardOf, tableSchema, withoutKeys } from './table-schema.ts';
+import { allItems, allOfTableIndexRef, dueInTableIndexRef, type TableIndexRef } from './query.ts';
+import { currentIndexNames, type IndexNames, paymentKeys, shardOf, withoutKeys } from './table-schema.ts';
 
 function paymentItem(payment: Payment) {
   // Sparse: only payments with a next check are in gsi3; settling one drops it from there.
@@ -22,17 +22,13 @@ export class DynamoPaymentRepository implements PaymentRepository {
   private readonly client: DynamoDBDocumentClient;
   private readonly tableName: string;
 
-  /** The sweeper's work list: the timelines index (`tableSchema.gsi3`, or its predecessor while it fills). */
-  private readonly timelines: SweeperIndex;
+  /** The sweeper's work list, in the timelines index (or its predecessor while it fills). */
+  private readonly timelines: TableIndexRef;
 
-  constructor(
-    client: DynamoDBDocumentClient,
-    tableName: string,
-    timelinesIndex: string = tableSchema.gsi3.indexName,
-  ) {
+  constructor(client: DynamoDBDocumentClient, tableName: string, indexes: IndexNames = currentIndexNames) {
     this.client = client;
     this.tableName = tableName;
-    this.timelines = { client, tableName, indexName: timelinesIndex };
+    this.timelines = { client, tableName, indexName: indexes.timelines };
   }
 
   async save(payment: Payment, before?: Payment): Promise<void> {
@@ -82,7 +78,7 @@ export class DynamoPaymentRepository implements PaymentRepository {
   }
 
   async dueForCheck(now: Date, limit: number): Promise<{ link_id: string; mode: Mode; id: string }[]> {
-    const due = await dueInSweeperIndex(this.timelines, paymentKeys.checkShard, now, limit, [
+    const due = await dueInTableIndexRef(this.timelines, paymentKeys.checkShard, now, limit, [
       'id',
       'link_id',
       'mode',
@@ -96,7 +92,7 @@ export class DynamoPaymentRepository implements PaymentRepository {
 
   /** A pending payment always has a next check, so the sweeper's list holds every one. */
   async pendingOfConnection(connectionId: string): Promise<{ link_id: string; mode: Mode; id: string }[]> {
-    const payments = (await allOfSweeperIndex(this.timelines, paymentKeys.checkShard)).map((item) =>
+    const payments = (await allOfTableIndexRef(this.timelines, paymentKeys.checkShard)).map((item) =>
       withoutKeys<Payment>(item),
     );
     const pending = payments.filter(

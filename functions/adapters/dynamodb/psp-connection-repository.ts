@@ -17,7 +17,7 @@ import type {
   PspConnectionRepository,
 } from '../../ports/psp-connections.ts';
 import { allItems } from './query.ts';
-import { connectionKeys, tableSchema, withoutKeys } from './table-schema.ts';
+import { connectionKeys, currentIndexNames, type IndexNames, withoutKeys } from './table-schema.ts';
 
 const HEALTH_ATTRIBUTES = ['consecutive_failures', 'down_until', 'revision'] as const;
 /** Concurrent health writes on one connection settle within a few rounds; beyond that the change is dropped. */
@@ -39,10 +39,12 @@ function toState(item: Record<string, unknown>): ConnectionState {
 export class DynamoPspConnectionRepository implements PspConnectionRepository {
   private readonly client: DynamoDBDocumentClient;
   private readonly tableName: string;
+  private readonly listingsIndex: string;
 
-  constructor(client: DynamoDBDocumentClient, tableName: string) {
+  constructor(client: DynamoDBDocumentClient, tableName: string, indexes: IndexNames = currentIndexNames) {
     this.client = client;
     this.tableName = tableName;
+    this.listingsIndex = indexes.listings;
   }
 
   async create(connection: PspConnection): Promise<boolean> {
@@ -70,16 +72,25 @@ export class DynamoPspConnectionRepository implements PspConnectionRepository {
   async get(id: string): Promise<ConnectionState | undefined> {
     if (!isConnectionId(id)) return undefined;
     const { gsi1pk, gsi1sk } = connectionKeys.byId(id);
+    // The index finds its key (it holds keys only); the connection is then read, strongly consistent.
     const { Items } = await this.client.send(
       new QueryCommand({
         TableName: this.tableName,
-        IndexName: tableSchema.gsi1.indexName,
+        IndexName: this.listingsIndex,
         KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk = :sk',
         ExpressionAttributeValues: { ':pk': gsi1pk, ':sk': gsi1sk },
       }),
     );
-    const item = Items?.[0];
-    return item ? toState(item) : undefined;
+    const entry = Items?.[0];
+    if (!entry) return undefined;
+    const { Item } = await this.client.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: { pk: entry.pk, sk: entry.sk },
+        ConsistentRead: true,
+      }),
+    );
+    return Item ? toState(Item) : undefined;
   }
 
   async directory(account: string, mode: Mode): Promise<ConnectionDirectory> {

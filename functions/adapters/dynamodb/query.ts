@@ -5,7 +5,7 @@ import {
   QueryCommand,
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { INDEX_SHARDS, tableSchema, withoutKeys } from './table-schema.ts';
+import { INDEX_SHARDS, withoutKeys } from './table-schema.ts';
 
 /** BatchGetItem reads at most this many keys per request. */
 const BATCH_GET_LIMIT = 100;
@@ -62,21 +62,28 @@ export function itemsOfIndexEntries(
   return itemsByKey(client, tableName, entries.map(primaryKey));
 }
 
+/** Where an index is: the table, and the name of the index to query. */
+export interface TableIndexRef {
+  client: DynamoDBDocumentClient;
+  tableName: string;
+  indexName: string;
+}
+
 /**
- * Every record of one `gsi1` partition, in key order, all pages read. For listings that are small by nature
- * and read whole: an account's API keys.
+ * Every record of one partition of the listings index, in key order, all pages read, each read by key (the
+ * index holds the keys only). For listings that are small by nature and read whole: an account's API keys.
  */
-export async function recordsOfGsi1Partition<T>(
-  client: DynamoDBDocumentClient,
-  tableName: string,
+export async function recordsOfListing<T>(
+  { client, tableName, indexName }: TableIndexRef,
   partition: string,
 ): Promise<T[]> {
-  const items = await allItems(client, {
+  const entries = await allItems(client, {
     TableName: tableName,
-    IndexName: tableSchema.gsi1.indexName,
+    IndexName: indexName,
     KeyConditionExpression: 'gsi1pk = :pk',
     ExpressionAttributeValues: { ':pk': partition },
   });
+  const items = await itemsOfIndexEntries(client, tableName, entries);
   return items.map((item) => withoutKeys<T>(item));
 }
 
@@ -113,20 +120,13 @@ export async function itemsOfShards(
   return items;
 }
 
-/** Where a sweeper's work list is: the table, and the timelines index to query (`tableSchema.gsi3`). */
-export interface SweeperIndex {
-  client: DynamoDBDocumentClient;
-  tableName: string;
-  indexName: string;
-}
-
 /**
  * Every item on one of the sweepers' work lists in the timelines index (`partitionOf(shard)`), due or not,
  * read whole from the table: for operators' checks (the PSP CLI), which read the whole list and filter it
  * themselves.
  */
-export async function allOfSweeperIndex(
-  { client, tableName, indexName }: SweeperIndex,
+export async function allOfTableIndexRef(
+  { client, tableName, indexName }: TableIndexRef,
   partitionOf: (shard: number) => string,
 ): Promise<Record<string, unknown>[]> {
   const entries: Record<string, unknown>[] = [];
@@ -149,8 +149,8 @@ export async function allOfSweeperIndex(
  * up to `limit` entries due at or before `now`, oldest first within each shard, with only `attributes` read
  * (of what the index projects, `TIMELINE_ATTRIBUTES`).
  */
-export function dueInSweeperIndex(
-  { client, tableName, indexName }: SweeperIndex,
+export function dueInTableIndexRef(
+  { client, tableName, indexName }: TableIndexRef,
   partitionOf: (shard: number) => string,
   now: Date,
   limit: number,

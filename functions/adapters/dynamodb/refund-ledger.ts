@@ -4,8 +4,8 @@ import type { PaymentLink, Refund, RefundStatus, Transition } from '../../domain
 import type { Mode } from '../../domain/principal.ts';
 import type { RefundLedger } from '../../ports/refund-ledger.ts';
 import { dropOrphan, putEvent } from './link-repository.ts';
-import { allOfSweeperIndex, dueInSweeperIndex, type SweeperIndex } from './query.ts';
-import { keys, refundCheckKeys, tableSchema, withoutKeys } from './table-schema.ts';
+import { allOfTableIndexRef, dueInTableIndexRef, type TableIndexRef } from './query.ts';
+import { currentIndexNames, type IndexNames, keys, refundCheckKeys, withoutKeys } from './table-schema.ts';
 
 /**
  * Refunds inside their link's item: partial updates of the `refunds` list and the minor-unit totals, apart from
@@ -15,17 +15,13 @@ export class DynamoRefundLedger implements RefundLedger {
   private readonly client: DynamoDBDocumentClient;
   private readonly tableName: string;
 
-  /** The sweeper's work list: the timelines index (`tableSchema.gsi3`, or its predecessor while it fills). */
-  private readonly timelines: SweeperIndex;
+  /** The sweeper's work list, in the timelines index (or its predecessor while it fills). */
+  private readonly timelines: TableIndexRef;
 
-  constructor(
-    client: DynamoDBDocumentClient,
-    tableName: string,
-    timelinesIndex: string = tableSchema.gsi3.indexName,
-  ) {
+  constructor(client: DynamoDBDocumentClient, tableName: string, indexes: IndexNames = currentIndexNames) {
     this.client = client;
     this.tableName = tableName;
-    this.timelines = { client, tableName, indexName: timelinesIndex };
+    this.timelines = { client, tableName, indexName: indexes.timelines };
   }
 
   async commitSettlement(
@@ -127,13 +123,13 @@ export class DynamoRefundLedger implements RefundLedger {
   }
 
   async dueForCheck(now: Date, limit: number): Promise<{ id: string; mode: Mode }[]> {
-    const items = await dueInSweeperIndex(this.timelines, keys.refundCheckShard, now, limit, ['id', 'mode']);
+    const items = await dueInTableIndexRef(this.timelines, keys.refundCheckShard, now, limit, ['id', 'mode']);
     return items.map((item) => ({ id: String(item.id), mode: item.mode as Mode }));
   }
 
   /** A link with a pending refund stays on the refund sweeper's list until none is pending. */
   async pendingOfConnection(connectionId: string): Promise<{ link_id: string; id: string }[]> {
-    const links = (await allOfSweeperIndex(this.timelines, keys.refundCheckShard)).map((item) =>
+    const links = (await allOfTableIndexRef(this.timelines, keys.refundCheckShard)).map((item) =>
       withoutKeys<PaymentLink>(item),
     );
     // A reusable link's refunds may each go through another connection: told apart below.

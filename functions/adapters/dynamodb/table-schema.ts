@@ -21,8 +21,19 @@
 export const tableSchema = {
   partitionKey: 'pk',
   sortKey: 'sk',
-  /** Overloaded secondary index: listings by account and by link, newest last in key order. */
-  gsi1: { indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk', projection: { type: 'ALL' } },
+  /**
+   * Overloaded index of what belongs to whom, newest last in key order: an account's links and API keys, a
+   * connection by its id. It holds the keys only, and readers fetch the items by key: a copy of every attribute
+   * was rewritten (1 write unit) each time a link's session was saved and when it was paid
+   * (docs/performance.md#cost-per-million-payment-links-on-aws). Named `listings`: it replaced `gsi1`, which
+   * projected every attribute, on the same key attributes (docs/operations.md#index-migrations).
+   */
+  gsi1: {
+    indexName: 'listings',
+    partitionKey: 'gsi1pk',
+    sortKey: 'gsi1sk',
+    projection: { type: 'KEYS_ONLY' },
+  },
   /**
    * Sparse index of events (and endpoint recoveries) still to be handed to delivery: the outbox the sweeper
    * re-enqueues from. It holds only what the sweeper reads ({@link OUTBOX_ATTRIBUTES}): a copy of the whole
@@ -59,8 +70,11 @@ export const tableSchema = {
   timeToLiveAttribute: 'ttl',
 } as const;
 
-/** What an index holds of each item beside the keys: every attribute, or only the ones named. */
-export type IndexProjection = { type: 'ALL' } | { type: 'INCLUDE'; attributes: readonly string[] };
+/** What an index holds of each item beside the keys: every attribute, the ones named, or none. */
+export type IndexProjection =
+  | { type: 'ALL' }
+  | { type: 'INCLUDE'; attributes: readonly string[] }
+  | { type: 'KEYS_ONLY' };
 
 export interface TableIndex {
   indexName: string;
@@ -73,23 +87,28 @@ export interface TableIndex {
 export const tableIndexes: readonly TableIndex[] = [tableSchema.gsi1, tableSchema.gsi2, tableSchema.gsi3];
 
 /**
- * The indexes a slimmer one replaced on the same key attributes, by the name of their replacement: a deployed
- * table keeps one on request while it moves (docs/operations.md#index-migrations), since DynamoDB cannot
- * change a projection and CloudFormation adds or deletes one index per update. `readSetting` names the
- * function setting (functions/config.ts) that makes the functions read the replaced index while its
- * replacement fills; without one they read the replacement at once (the outbox sweeper's next run retries a
- * Query that failed meanwhile).
+ * The indexes each current one replaced on the same key attributes (every attribute projected), by name: a
+ * deployed table keeps them while it moves (docs/operations.md#index-migrations), since DynamoDB cannot change
+ * a projection and CloudFormation adds or deletes one index per update.
  */
-export const replacedIndexes: Readonly<
-  Record<string, { index: TableIndex; readSetting?: 'TIMELINES_INDEX' }>
-> = {
-  [tableSchema.gsi2.indexName]: {
-    index: { indexName: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk', projection: { type: 'ALL' } },
-  },
-  [tableSchema.gsi3.indexName]: {
-    index: { indexName: 'gsi3', partitionKey: 'gsi3pk', sortKey: 'gsi3sk', projection: { type: 'ALL' } },
-    readSetting: 'TIMELINES_INDEX',
-  },
+export const formerIndexes: readonly TableIndex[] = [
+  { indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk', projection: { type: 'ALL' } },
+  { indexName: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk', projection: { type: 'ALL' } },
+  { indexName: 'gsi3', partitionKey: 'gsi3pk', sortKey: 'gsi3sk', projection: { type: 'ALL' } },
+];
+
+/**
+ * The names of the indexes the functions query, by role: the current ones, or the one a replacement replaced
+ * while a deployed table's migration fills it (functions/config.ts, docs/operations.md#index-migrations).
+ */
+export interface IndexNames {
+  listings: string;
+  timelines: string;
+}
+
+export const currentIndexNames: IndexNames = {
+  listings: tableSchema.gsi1.indexName,
+  timelines: tableSchema.gsi3.indexName,
 };
 
 /** The attributes the outbox sweeper reads from the outbox index (functions/adapters/dynamodb/event-repository.ts). */
