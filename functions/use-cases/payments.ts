@@ -65,6 +65,10 @@ const UNKNOWN_SESSION_LIFETIME_MS = 24 * 3_600_000;
  * - failed: the payment fails with the PSP's reason and the merchant gets `payment_link.payment_failed`;
  * - canceled or expired: the payment says so; pending: nothing changes.
  * Every write is conditional and every report happens once per payment, however many copies race.
+ *
+ * The link moves first and the payment is saved after: a success is never stored without moving the link. Should
+ * the link's write fail, the payment stays as it was (pending, on the sweeper's list), so the PSP's next
+ * notification or the sweeper records it again (docs/orchestration.md#missed-notifications).
  */
 export async function recordSessionStatus(
   deps: PaymentDependencies,
@@ -77,7 +81,20 @@ export async function recordSessionStatus(
     failure: status.failure,
     reference: status.paymentReference,
   };
-  const payment = await savePayment(deps, connection, link, status, outcome);
+  const { payment, save } = await settledPayment(deps, connection, link, status, outcome);
+  const result = await moveLink(deps, connection, link, payment, status);
+  await save();
+  return result;
+}
+
+/** What the payment's outcome does to its link: the transition it makes and the event it sends, if any. */
+async function moveLink(
+  deps: PaymentDependencies,
+  connection: PspConnection,
+  link: PaymentLink,
+  payment: Payment,
+  status: PspSessionStatus,
+): Promise<SessionOutcome> {
   const load = async () => {
     const current = await deps.links.get(link.id, link.mode);
     if (!current) throw new NotFoundError(`No payment link ${link.id}.`);
@@ -174,16 +191,19 @@ async function storeLinkReference(
   }
 }
 
-/** The payment as it stands after the PSP's answer (created when the attempt left no record of its own). */
-async function savePayment(
+/**
+ * The payment as it stands after the PSP's answer (created when the attempt left no record of its own), and
+ * `save`, which stores it: conditionally on the record read, read and settled again when it changed meanwhile.
+ */
+async function settledPayment(
   deps: PaymentDependencies,
   connection: PspConnection,
   link: PaymentLink,
   status: PspSessionStatus,
   outcome: PaymentOutcome,
-): Promise<Payment> {
+): Promise<{ payment: Payment; save: () => Promise<void> }> {
   const id = status.paymentId ?? paymentIdOfSession(status.id);
-  for (let attempt = 1; ; attempt++) {
+  const settleStored = async () => {
     const now = deps.now();
     const stored = await deps.payments.get(link.id, link.mode, id);
     // A session whose attempt left no record: the link's own says what it charges (else the link's amount).
@@ -201,15 +221,27 @@ async function savePayment(
         },
         now,
       );
-    const next = settle(current, outcome, now) ?? withReference(current, outcome.reference, now);
-    try {
-      if (next) await deps.payments.save(next, stored);
-      else if (!stored) await deps.payments.save(current);
-      return next ?? current;
-    } catch (error) {
-      if (!(error instanceof ConcurrentModificationError) || attempt >= MAX_SAVE_ATTEMPTS) throw error;
+    return {
+      stored,
+      current,
+      next: settle(current, outcome, now) ?? withReference(current, outcome.reference, now),
+    };
+  };
+  const first = await settleStored();
+  const save = async () => {
+    let read = first;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        if (read.next) await deps.payments.save(read.next, read.stored);
+        else if (!read.stored) await deps.payments.save(read.current);
+        return;
+      } catch (error) {
+        if (!(error instanceof ConcurrentModificationError) || attempt >= MAX_SAVE_ATTEMPTS) throw error;
+        read = await settleStored();
+      }
     }
-  }
+  };
+  return { payment: first.next ?? first.current, save };
 }
 
 /** The payments of the caller's link, newest first, as the merchant sees them. */

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { documentClient } from '../../functions/clients/dynamodb.ts';
 import { config } from '../../functions/config.ts';
 import {
   eventQueue,
@@ -13,7 +14,7 @@ import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { checkPendingPayments } from '../../functions/use-cases/payments.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
 import type { FakeAdyen } from '../support/fake-adyen.ts';
-import { navigate } from '../support/navigate.ts';
+import { httpRequest, navigate } from '../support/navigate.ts';
 import { FAKE_PSP_CREDENTIALS, type PspStack, startPspStack } from '../support/psp-stack.ts';
 import type { TestStack } from '../support/test-stack.ts';
 
@@ -64,6 +65,51 @@ describe('the sweeper of missed notifications', () => {
     expect(paid.payment).toMatchObject({ id: session.payment_id, reference: `sbpay_lost_${session.id}` });
     const payment = await paymentRepository().get(link.id, 'test', session.payment_id);
     expect(payment).toMatchObject({ status: 'succeeded', next_check_at: null });
+    const events = await stack.request('GET', `/v1/payment-links/${link.id}/events`, { key: key.api_key });
+    expect(events.body.data.map((event: { type: string }) => event.type)).toEqual(['payment_link.paid']);
+  });
+
+  it('keeps a success pending while its link cannot be paid, so that the sweeper pays the link later', async () => {
+    const link = await createLink(stack, key.api_key);
+    await navigate(link.checkout_url);
+    const session = (await storedLink(link.id)).psp_session!;
+    // The buyer pays and the sandbox notifies us, but the table refuses every write of the link meanwhile (an
+    // outage between the payment's write and the link's); the sandbox stops retrying, as a PSP eventually does.
+    const refusing = 'refuse-link-writes';
+    const text = (value: unknown) => (value as { S?: string } | undefined)?.S ?? value;
+    documentClient().middlewareStack.add(
+      (next, context) => (args) => {
+        const input = args.input as { Key?: Record<string, unknown>; Item?: Record<string, unknown> };
+        const written = input.Key ?? input.Item;
+        const write = /^(Put|Update|Delete)/.test(String(context.commandName));
+        if (write && text(written?.pk) === `LINK#${link.id}` && text(written?.sk) === 'MODE#test') {
+          throw new Error('The table refused the write.');
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: refusing },
+    );
+    try {
+      const paid = await httpRequest(`${stack.baseUrl}/sandbox/checkout/${session.id}/pay`, {
+        method: 'POST',
+      });
+      expect(paid.status).toBeLessThan(400);
+    } finally {
+      documentClient().middlewareStack.remove(refusing);
+    }
+    expect((await storedLink(link.id)).status).toBe('open');
+    // Not `succeeded` with no check due: nothing would then ever pay the link.
+    expect(await paymentRepository().get(link.id, 'test', session.payment_id)).toMatchObject({
+      status: 'pending',
+      next_check_at: expect.any(String),
+    });
+
+    await sweep(new Date(Date.now() + FIRST_CHECK_AFTER_MS + 1_000));
+    expect((await storedLink(link.id)).status).toBe('paid');
+    expect(await paymentRepository().get(link.id, 'test', session.payment_id)).toMatchObject({
+      status: 'succeeded',
+      next_check_at: null,
+    });
     const events = await stack.request('GET', `/v1/payment-links/${link.id}/events`, { key: key.api_key });
     expect(events.body.data.map((event: { type: string }) => event.type)).toEqual(['payment_link.paid']);
   });
