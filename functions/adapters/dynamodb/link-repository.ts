@@ -23,7 +23,7 @@ import {
   type LinkRepository,
   linkPosition,
 } from '../../ports/link-repository.ts';
-import { dueInTableIndexRef, itemsOfIndexEntries, type TableIndexRef } from './query.ts';
+import { dueInSweeperIndex, itemsOfIndexEntries, type TableIndexRef } from './query.ts';
 import {
   currentIndexNames,
   eventFeedKeys,
@@ -250,7 +250,7 @@ export class DynamoLinkRepository implements LinkRepository {
   }
 
   async dueForExpiry(now: Date, limit: number): Promise<{ id: string; mode: Mode }[]> {
-    const items = await dueInTableIndexRef(this.timelines, keys.expiryShard, now, limit, ['id', 'mode']);
+    const items = await dueInSweeperIndex(this.timelines, keys.expiryShard, now, limit, ['id', 'mode']);
     return items.map((item) => ({ id: String(item.id), mode: item.mode as Mode }));
   }
 }

@@ -4,7 +4,7 @@ import { ConcurrentModificationError } from '../../domain/errors.ts';
 import { isPaymentId, type Payment } from '../../domain/payment.ts';
 import type { Mode } from '../../domain/principal.ts';
 import type { PaymentRepository } from '../../ports/payment-repository.ts';
-import { allItems, allOfTableIndexRef, dueInTableIndexRef, type TableIndexRef } from './query.ts';
+import { allItems, allOfSweeperIndex, dueInSweeperIndex, type TableIndexRef } from './query.ts';
 import { currentIndexNames, type IndexNames, paymentKeys, shardOf, withoutKeys } from './table-schema.ts';
 
 function paymentItem(payment: Payment) {
@@ -78,7 +78,7 @@ export class DynamoPaymentRepository implements PaymentRepository {
   }
 
   async dueForCheck(now: Date, limit: number): Promise<{ link_id: string; mode: Mode; id: string }[]> {
-    const due = await dueInTableIndexRef(this.timelines, paymentKeys.checkShard, now, limit, [
+    const due = await dueInSweeperIndex(this.timelines, paymentKeys.checkShard, now, limit, [
       'id',
       'link_id',
       'mode',
@@ -92,7 +92,7 @@ export class DynamoPaymentRepository implements PaymentRepository {
 
   /** A pending payment always has a next check, so the sweeper's list holds every one. */
   async pendingOfConnection(connectionId: string): Promise<{ link_id: string; mode: Mode; id: string }[]> {
-    const payments = (await allOfTableIndexRef(this.timelines, paymentKeys.checkShard)).map((item) =>
+    const payments = (await allOfSweeperIndex(this.timelines, paymentKeys.checkShard)).map((item) =>
       withoutKeys<Payment>(item),
     );
     const pending = payments.filter(

@@ -125,7 +125,7 @@ export async function itemsOfShards(
  * read whole from the table: for operators' checks (the PSP CLI), which read the whole list and filter it
  * themselves.
  */
-export async function allOfTableIndexRef(
+export async function allOfSweeperIndex(
   { client, tableName, indexName }: TableIndexRef,
   partitionOf: (shard: number) => string,
 ): Promise<Record<string, unknown>[]> {
@@ -149,7 +149,7 @@ export async function allOfTableIndexRef(
  * up to `limit` entries due at or before `now`, oldest first within each shard, with only `attributes` read
  * (of what the index projects, `TIMELINE_ATTRIBUTES`).
  */
-export function dueInTableIndexRef(
+export function dueInSweeperIndex(
   { client, tableName, indexName }: TableIndexRef,
   partitionOf: (shard: number) => string,
   now: Date,

@@ -4,7 +4,7 @@ import type { PaymentLink, Refund, RefundStatus, Transition } from '../../domain
 import type { Mode } from '../../domain/principal.ts';
 import type { RefundLedger } from '../../ports/refund-ledger.ts';
 import { dropOrphan, putEvent } from './link-repository.ts';
-import { allOfTableIndexRef, dueInTableIndexRef, type TableIndexRef } from './query.ts';
+import { allOfSweeperIndex, dueInSweeperIndex, type TableIndexRef } from './query.ts';
 import { currentIndexNames, type IndexNames, keys, refundCheckKeys, withoutKeys } from './table-schema.ts';
 
 /**
@@ -123,13 +123,13 @@ export class DynamoRefundLedger implements RefundLedger {
   }
 
   async dueForCheck(now: Date, limit: number): Promise<{ id: string; mode: Mode }[]> {
-    const items = await dueInTableIndexRef(this.timelines, keys.refundCheckShard, now, limit, ['id', 'mode']);
+    const items = await dueInSweeperIndex(this.timelines, keys.refundCheckShard, now, limit, ['id', 'mode']);
     return items.map((item) => ({ id: String(item.id), mode: item.mode as Mode }));
   }
 
   /** A link with a pending refund stays on the refund sweeper's list until none is pending. */
   async pendingOfConnection(connectionId: string): Promise<{ link_id: string; id: string }[]> {
-    const links = (await allOfTableIndexRef(this.timelines, keys.refundCheckShard)).map((item) =>
+    const links = (await allOfSweeperIndex(this.timelines, keys.refundCheckShard)).map((item) =>
       withoutKeys<PaymentLink>(item),
     );
     // A reusable link's refunds may each go through another connection: told apart below.
