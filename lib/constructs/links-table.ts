@@ -9,7 +9,6 @@ import {
 } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import {
-  currentIndexNames,
   formerIndexes,
   type IndexNames,
   type TableIndex,
@@ -82,9 +81,10 @@ export class LinksTable extends Construct {
     const indexes = step ? step.indexes.map((name) => byName.get(name) as TableIndex) : tableIndexes;
     this.indexNames = indexes.map((index) => index.indexName);
     this.environment = Object.fromEntries(
-      Object.entries(step?.reads ?? {})
-        .filter(([role, name]) => name !== currentIndexNames[role as keyof IndexNames])
-        .map(([role, name]) => [READ_SETTINGS[role as keyof IndexNames], name as string]),
+      Object.entries(step?.reads ?? {}).map(([role, name]) => [
+        READ_SETTINGS[role as keyof IndexNames],
+        name,
+      ]),
     );
     const stringKey = (name: string) => ({ name, type: AttributeType.STRING });
     this.table = new TableV2(this, 'Table', {
