@@ -51,8 +51,8 @@ export async function itemsByKey(
 }
 
 /**
- * The items a Query of a slim index (one that projects a few attributes, as `timelines` does) lists, read
- * from the table by key, in the Query's order: the index answers which, the table what.
+ * The items a Query of a slim index (the keys and at most a few attributes, as `listings` and `timelines` hold)
+ * lists, read from the table by key, in the Query's order: the index answers which, the table what.
  */
 export function itemsOfIndexEntries(
   client: DynamoDBDocumentClient,
