@@ -54,7 +54,9 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
 /**
  * The same load from wrk (`npm run bench -- --generator wrk`, when wrk is installed): an external generator
  * in C, one thread, `concurrency` connections. The check an outside reviewer runs, in the benchmark's ABBA
- * rounds. Its CPU comes from the shell's `times` (user and system time of its finished children).
+ * rounds. The script counts answers by status (wrk itself only counts non-2xx/3xx), so `okStatuses` decides
+ * success as for autocannon. Its CPU comes from the shell's `times` (user and system time of its finished
+ * children).
  */
 export async function runWrk(options: LoadOptions): Promise<LoadResult> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-wrk-'));
@@ -72,6 +74,18 @@ export async function runWrk(options: LoadOptions): Promise<LoadResult> {
         ...Object.entries(headers).map(
           ([name, value]) => `wrk.headers[${JSON.stringify(name)}] = ${JSON.stringify(value)}`,
         ),
+        // The thread counts statuses; `done` (in wrk's main script) reads them back from the thread.
+        'statuses = {}',
+        'response = function(status) statuses[status] = (statuses[status] or 0) + 1 end',
+        'local threads = {}',
+        'setup = function(thread) table.insert(threads, thread) end',
+        'done = function()',
+        '  for _, thread in ipairs(threads) do',
+        '    for status, count in pairs(thread:get("statuses")) do',
+        '      io.write("status ", status, " ", count, "\\n")',
+        '    end',
+        '  end',
+        'end',
       ].join('\n'),
     );
     const seconds = Math.max(1, Math.round(options.durationMs / 1000));
@@ -80,21 +94,24 @@ export async function runWrk(options: LoadOptions): Promise<LoadResult> {
     const { stdout } = await promisify(execFile)('bash', ['-c', command]);
     const number = (pattern: RegExp) => Number(pattern.exec(stdout)?.[1] ?? 0);
     const requests = number(/(\d+) requests in/);
-    const errors =
-      number(/Non-2xx or 3xx responses: (\d+)/) +
-      [...stdout.matchAll(/(?:connect|read|write|timeout) (\d+)/g)].reduce(
-        (sum, [, n]) => sum + Number(n),
-        0,
-      );
+    const ok = [...stdout.matchAll(/^status (\d+) (\d+)$/gm)]
+      .filter(([, status]) => options.okStatuses.includes(Number(status)))
+      .reduce((sum, [, , count]) => sum + Number(count), 0);
+    const socketErrors = [...stdout.matchAll(/(?:connect|read|write|timeout) (\d+)/g)].reduce(
+      (sum, [, n]) => sum + Number(n),
+      0,
+    );
+    const errors = requests - ok + socketErrors;
     const elapsed = Number(/requests in ([\d.]+)s/.exec(stdout)?.[1] ?? seconds);
     // `times` prints the shell's own line, then its children's: `0m0.412s 0m1.230s`.
     const [, userMin, userSec, sysMin, sysSec] = /\n(\d+)m([\d.]+)s (\d+)m([\d.]+)s\s*$/.exec(stdout) ?? [];
     const cpuMs = ((Number(userMin) + Number(sysMin)) * 60 + Number(userSec) + Number(sysSec)) * 1000;
+    // As autocannon's are counted (test/bench/load-process.ts): failed sockets are requests and errors.
     return {
-      requests,
+      requests: requests + socketErrors,
       errors,
       seconds: elapsed,
-      rps: (requests - errors) / elapsed,
+      rps: ok / elapsed,
       p50Ms: latencyMs(stdout, '50%'),
       p99Ms: latencyMs(stdout, '99%'),
       generatorCpuMsPerRequest: cpuMs / Math.max(1, requests),
