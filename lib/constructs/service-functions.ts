@@ -81,17 +81,13 @@ export class ServiceFunctions extends Construct {
       logRemovalPolicy: protectData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
     }).function;
     const tableActions = tableActionsOf(handler);
+    // Each index by name rather than `index/*`: no wildcard for cdk-nag (AwsSolutions-IAM5) to flag.
+    const indexArns = this.props.tableIndexes.map((name) => `${table.tableArn}/index/${name}`);
     if (tableActions.length) {
       fn.addToRolePolicy(
         new PolicyStatement({
           actions: tableActions.map((action) => `dynamodb:${action}`),
-          resources: [
-            table.tableArn,
-            // Each index by name rather than `index/*`: no wildcard for cdk-nag (AwsSolutions-IAM5) to flag.
-            ...(tableActions.includes('Query')
-              ? this.props.tableIndexes.map((name) => `${table.tableArn}/index/${name}`)
-              : []),
-          ],
+          resources: [table.tableArn, ...(tableActions.includes('Query') ? indexArns : [])],
         }),
       );
     }
@@ -101,10 +97,7 @@ export class ServiceFunctions extends Construct {
         new PolicyStatement({
           effect: Effect.DENY,
           actions: tableActions.map((action) => `dynamodb:${action}`),
-          resources: [
-            table.tableArn,
-            ...this.props.tableIndexes.map((name) => `${table.tableArn}/index/${name}`),
-          ],
+          resources: [table.tableArn, ...indexArns],
           conditions: {
             'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': [...PUBLIC_DENIED_KEY_PATTERNS] },
           },

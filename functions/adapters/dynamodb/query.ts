@@ -51,8 +51,8 @@ export async function itemsByKey(
 }
 
 /**
- * The items a Query of a slim index (the keys and at most a few attributes, as `listings` and `timelines` hold)
- * lists, read from the table by key, in the Query's order: the index answers which, the table what.
+ * The items a Query of a slim index (the keys and at most a few attributes, as `listings` and `timelines`
+ * hold) lists, read from the table by key, in the Query's order: the index answers which, the table what.
  */
 export function itemsOfIndexEntries(
   client: DynamoDBDocumentClient,
@@ -147,7 +147,7 @@ export async function allOfSweeperIndex(
 /**
  * One of the sweepers' work lists in the timelines index (`partitionOf(shard)`, sort key `<due time>#<id>`):
  * up to `limit` entries due at or before `now`, oldest first within each shard, with only `attributes` read
- * (of what the index projects, `TIMELINE_ATTRIBUTES`).
+ * (of what the index projects, `tableSchema.gsi3.projection`).
  */
 export function dueInSweeperIndex(
   { client, tableName, indexName }: TableIndexRef,

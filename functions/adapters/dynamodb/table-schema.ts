@@ -23,8 +23,8 @@ export const tableSchema = {
   sortKey: 'sk',
   /**
    * Overloaded index of what belongs to whom, newest last in key order: an account's links and API keys, a
-   * connection by its id. It holds the keys only, and readers fetch the items by key: a copy of every attribute
-   * was rewritten (1 write unit) each time a link's session was saved and when it was paid
+   * connection by its id. It holds the keys only, and readers fetch the items by key: a copy of every
+   * attribute was rewritten (1 write unit) each time a link's session was saved and when it was paid
    * (docs/performance.md#cost-per-million-payment-links-on-aws). Named `listings`: it replaced `gsi1`, which
    * projected every attribute, on the same key attributes (docs/operations.md#index-migrations).
    */
@@ -54,10 +54,10 @@ export const tableSchema = {
   /**
    * Sparse index of what happens by time: the account's events feed, and the sweepers' work lists (due
    * expiries, payment and refund checks), each by its time. It holds only what a Query filters on or reads
-   * ({@link TIMELINE_ATTRIBUTES}, none of which changes while an item is listed), and readers fetch the items
-   * themselves by key: a copy of every attribute cost an event 2 write units to enter and 2 more when its
-   * delivery was recorded (docs/performance.md#cost-per-million-payment-links-on-aws). Named `timelines`: it
-   * replaced `gsi3`, which projected every attribute, on the same key attributes
+   * (`projection.attributes` below, none of which changes while an item is listed), and readers fetch the
+   * items themselves by key: a copy of every attribute cost an event 2 write units to enter and 2 more when
+   * its delivery was recorded (docs/performance.md#cost-per-million-payment-links-on-aws). Named `timelines`:
+   * it replaced `gsi3`, which projected every attribute, on the same key attributes
    * (docs/operations.md#index-migrations).
    */
   gsi3: {
@@ -88,8 +88,8 @@ export const tableIndexes: readonly TableIndex[] = [tableSchema.gsi1, tableSchem
 
 /**
  * The indexes each current one replaced on the same key attributes (every attribute projected), by name: a
- * deployed table keeps them while it moves (docs/operations.md#index-migrations), since DynamoDB cannot change
- * a projection and CloudFormation adds or deletes one index per update.
+ * deployed table keeps them while it moves (docs/operations.md#index-migrations), since DynamoDB cannot
+ * change a projection and CloudFormation adds or deletes one index per update.
  */
 export const formerIndexes: readonly TableIndex[] = [
   { indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk', projection: { type: 'ALL' } },
@@ -113,9 +113,6 @@ export const currentIndexNames: IndexNames = {
 
 /** The attributes the outbox sweeper reads from the outbox index (functions/adapters/dynamodb/event-repository.ts). */
 export const OUTBOX_ATTRIBUTES = tableSchema.gsi2.projection.attributes;
-
-/** What the timelines index holds beside the keys: the feed's filters and the sweepers' reads. */
-export const TIMELINE_ATTRIBUTES = tableSchema.gsi3.projection.attributes;
 
 export const keys = {
   link: (id: string, mode: string) => ({ pk: `LINK#${id}`, sk: `MODE#${mode}` }),
