@@ -1,8 +1,5 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keys } from '../../functions/adapters/dynamodb/table-schema.ts';
-import { documentClient } from '../../functions/clients/dynamodb.ts';
-import { linkRepository } from '../../functions/dependencies.ts';
+import { eventRepository, linkRepository } from '../../functions/dependencies.ts';
 import { encodeCursor } from '../../functions/domain/page-cursor.ts';
 import { markPaid, newPaymentLink } from '../../functions/domain/payment-link.ts';
 import { handler as expireLinks } from '../../functions/handlers/expire-links.ts';
@@ -53,9 +50,7 @@ async function storeOverdueLink(account: string) {
   return link;
 }
 
-const storedEvent = async (id: string) =>
-  (await documentClient().send(new GetCommand({ TableName: stack.tableName, Key: keys.event(id, 'test') })))
-    .Item;
+const storedEvent = (id: string) => eventRepository().get(id, 'test');
 
 describe('GET /v1/payment-links', () => {
   it('pages through every link of the tenant, newest first, with no duplicate and no other tenant', async () => {

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -24,6 +25,7 @@ import {
   deliverEvent,
 } from '../../functions/use-cases/webhook-delivery.ts';
 import { sweepOutbox } from '../../functions/use-cases/webhooks.ts';
+import { itemSize } from '../bench/store-cost.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';
 import {
   createLink,
@@ -126,6 +128,56 @@ describe('a paid link through the local stack', () => {
         ],
         attempt_count: 1,
       },
+    ]);
+  });
+});
+
+describe('the stored event', () => {
+  /** The event's item as DynamoDB holds it, and the size it bills writes by. */
+  const rawEvent = async (eventId: string) => {
+    const { pk, sk } = keys.event(eventId, 'test');
+    const { Item } = await new DynamoDBClient({}).send(
+      new GetItemCommand({ TableName: config().TABLE_NAME, Key: { pk: { S: pk }, sk: { S: sk } } }),
+    );
+    return { data: Item?.data, size: itemSize(Item) };
+  };
+
+  it('stays under the 1 KB of one write unit with its resource deflated, and events stored with the resource as a map deliver alike', async () => {
+    const endpoint = await receiver();
+    const created = await stack.request('POST', '/v1/payment-links', {
+      key: acme.api_key,
+      body: {
+        amount: { value: '10.00', currency: 'EUR' },
+        description: 'Order 1001',
+        redirect_url: 'https://shop.example.com/thanks',
+        webhook_url: endpoint.url,
+        metadata: { order_id: '1001' },
+      },
+    });
+    const { eventId } = await transition(created.body.id, failingQueue);
+    const written = await rawEvent(eventId);
+    expect(written.data?.B).toBeInstanceOf(Uint8Array);
+    expect(written.size).toBeLessThan(1024);
+
+    await deliverEvent(harness.deps, { event_id: eventId, mode: 'test', delivery_seq: 0 });
+    expect((await rawEvent(eventId)).size).toBeLessThan(1024); // the attempt recorded
+    const paid = await stack.request('GET', `/v1/payment-links/${created.body.id}`, { key: acme.api_key });
+    // A webhook carries the link without its order details (docs/webhooks.md#the-request).
+    const { line_items, payment_methods, ...snapshot } = paid.body;
+    expect(JSON.parse(endpoint.received[0]?.body ?? '{}').data).toEqual(snapshot);
+
+    // An event stored before 2026-11-26 holds its resource as a map: its redelivery sends the same body.
+    await setEventAttributes(eventId, { data: snapshot });
+    const restarted = await eventRepository().restart(eventId, 'test', new Date());
+    expect((await rawEvent(eventId)).data?.M).toBeDefined();
+    await deliverEvent(harness.deps, {
+      event_id: eventId,
+      mode: 'test',
+      delivery_seq: restarted?.delivery_seq ?? -1,
+    });
+    expect(endpoint.received.map((webhook) => webhook.body)).toEqual([
+      endpoint.received[0]?.body,
+      endpoint.received[0]?.body,
     ]);
   });
 });

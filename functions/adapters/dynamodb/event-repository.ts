@@ -20,6 +20,7 @@ import {
   type WebhookEvent,
 } from '../../domain/webhook.ts';
 import type { EventKey, EventRepository, FeedQuery, OutboxEntry } from '../../ports/event-repository.ts';
+import { eventDataOf, storedEventData } from './event-data.ts';
 import { allItems, itemsByKey, itemsOfIndexEntries, itemsOfShards } from './query.ts';
 import {
   currentIndexNames,
@@ -52,7 +53,7 @@ const LOG_WRITE_ROUNDS = 5;
 
 /** The event in an item, with its outbox due time (the part of `gsi2sk` before the id) while it has one. */
 function toStoredEvent(item: Record<string, unknown>): StoredEvent {
-  const event = withoutKeys<StoredEvent>(item);
+  const event = { ...withoutKeys<StoredEvent>(item), data: eventDataOf(item.data) } as StoredEvent;
   return typeof item.gsi2sk === 'string' ? { ...event, outbox_due: item.gsi2sk.split('#')[0] } : event;
 }
 
@@ -62,9 +63,9 @@ const keyOf = (ref: EventKey) => `${ref.mode}#${ref.id}#${ref.endpoint_id ?? ''}
 const itemKey = (ref: EventKey) =>
   ref.endpoint_id ? keys.eventDelivery(ref.id, ref.mode, ref.endpoint_id) : keys.event(ref.id, ref.mode);
 
-/** The event's own fields, which each of its deliveries copies (so delivery reads one item, whichever). */
-function eventFields(event: WebhookEvent): WebhookEvent {
-  const { id, type, link_id, account, mode, created_at, data } = event as WebhookEvent;
+/** The event's own fields as stored, which each of its deliveries copies (so delivery reads one item, whichever). */
+function eventFields(event: WebhookEvent) {
+  const { id, type, link_id, account, mode, created_at, data } = event;
   return {
     id,
     type,
@@ -72,8 +73,8 @@ function eventFields(event: WebhookEvent): WebhookEvent {
     account,
     mode,
     created_at,
-    data,
-  } as WebhookEvent;
+    data: storedEventData(data),
+  };
 }
 
 /** A new delivery state, in the outbox, due at `dueAt`. */
@@ -437,6 +438,7 @@ export class DynamoEventRepository implements EventRepository {
           ...keys.event(event.id, event.mode),
           ...eventFeedKeys(event),
           ...event,
+          data: storedEventData(event.data),
           // Nothing to send to a link: its own state is final; its deliveries carry the webhooks.
           status: 'delivered',
           attempts: [],

@@ -23,6 +23,7 @@ import {
   type LinkRepository,
   linkPosition,
 } from '../../ports/link-repository.ts';
+import { storedEventData } from './event-data.ts';
 import { dueInSweeperIndex, itemsOfIndexEntries, type TableIndexRef } from './query.ts';
 import {
   currentIndexNames,
@@ -73,6 +74,7 @@ export function eventItem(event: LinkEvent) {
     ...eventFeedKeys(event),
     ...outboxKeys(event.id, new Date(Date.parse(event.created_at) + OUTBOX_GRACE_MS)),
     ...event,
+    data: storedEventData(event.data),
     status: 'pending',
     attempts: [],
     attempt_count: 0,
