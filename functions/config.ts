@@ -91,6 +91,9 @@ export const config = /* @__PURE__ */ once((): Config => {
   return parsed.data;
 });
 
+/** The names of the settings above: the stack may give a function no other (test/infra/stack.test.ts). */
+export const configSettingNames = (): string[] => Object.keys(configSchema().shape);
+
 /** The indexes the functions query (see `LISTINGS_INDEX` and `TIMELINES_INDEX`). */
 export const indexNames = (): IndexNames => ({
   listings: config().LISTINGS_INDEX,

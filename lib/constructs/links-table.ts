@@ -24,16 +24,17 @@ export interface IndexMigrationStep {
 }
 
 /**
- * The deploys that move a deployed table to today's indexes (docs/operations.md#index-migrations), step 1 first;
- * after the last, a deploy without a step leaves `tableIndexes`. Each adds or deletes one index (CloudFormation's
- * limit per update), and the functions of a step read only indexes that were complete before it and stay
- * through it: an added index is read from the step after the one that added it (CloudFormation completes a
- * deploy once the index is filled), and a deleted one is no longer read by the step before (the table changes
- * before the functions in the same deploy). test/infra/stack.test.ts checks both rules.
+ * The deploys that move a deployed table to today's indexes (docs/operations.md#index-migrations), step 1
+ * first; after the last, a deploy without a step leaves `tableIndexes`. Each adds or deletes one index
+ * (CloudFormation's limit per update), and the functions of a step read only indexes that were complete
+ * before it and stay through it: an added index is read from the step after the one that added it
+ * (CloudFormation completes a deploy once the index is filled), and a deleted one is no longer read by the
+ * step before (the table changes before the functions in the same deploy). test/infra/stack.test.ts checks
+ * both rules.
  */
 export const INDEX_MIGRATION_STEPS: readonly IndexMigrationStep[] = [
-  // A stack deployed before `outbox` had gsi1, gsi2 and gsi3. The outbox sweeper reads `outbox` at once: a run
-  // while it fills fails and the next one retries (the queue send at each commit does not use it).
+  // A stack deployed before `outbox` had gsi1, gsi2 and gsi3. The outbox sweeper reads `outbox` at once: a
+  // run while it fills fails and the next one retries (the queue send at each commit does not use it).
   { indexes: ['gsi1', 'gsi2', 'gsi3', 'outbox'], reads: { listings: 'gsi1', timelines: 'gsi3' } },
   { indexes: ['gsi1', 'gsi3', 'outbox'], reads: { listings: 'gsi1', timelines: 'gsi3' } },
   // A stack deployed between `outbox` and 2026-11-26 has gsi1, gsi3 and outbox: it starts here.
@@ -42,7 +43,7 @@ export const INDEX_MIGRATION_STEPS: readonly IndexMigrationStep[] = [
   { indexes: ['gsi1', 'outbox', 'timelines', 'listings'], reads: {} },
 ];
 
-/** The function setting that names the index of each role (functions/config.ts). */
+/** The function setting that names the index of each role (read by functions/config.ts; test/infra/stack.test.ts checks the stack sets none it does not read). */
 const READ_SETTINGS: Record<keyof IndexNames, string> = {
   listings: 'LISTINGS_INDEX',
   timelines: 'TIMELINES_INDEX',

@@ -9,6 +9,7 @@ import {
   tableIndexes,
   tableSchema,
 } from '../../functions/adapters/dynamodb/table-schema.ts';
+import { configSettingNames } from '../../functions/config.ts';
 import { createApp } from '../../lib/app.ts';
 import { INDEX_MIGRATION_STEPS, type IndexMigrationStep } from '../../lib/constructs/links-table.ts';
 import {
@@ -236,6 +237,19 @@ describe('the CDK stack', () => {
       // An event's whole copy cost 2 write units when written and 2 when its attempt was recorded; this, 1 and 0.
       timelines: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['id', 'mode', 'link_id', 'type'] },
     });
+  });
+
+  it('gives the functions only settings that functions/config.ts reads, besides Powertools’ own', () => {
+    const read = new Set(configSettingNames());
+    // Step 3 of the index migration sets both index settings (lib/constructs/links-table.ts).
+    for (const synthesized of [template, synthesize({ indexMigration: '3' }).template]) {
+      const given = Object.values(synthesized.findResources('AWS::Lambda::Function')).flatMap((fn) =>
+        Object.keys(fn.Properties.Environment?.Variables ?? {}),
+      );
+      expect(given).toContain('TABLE_NAME');
+      const unread = given.filter((name) => !read.has(name) && !name.startsWith('POWERTOOLS_'));
+      expect(new Set(unread)).toEqual(new Set());
+    }
   });
 
   it("moves a deployed table to today's indexes one index per deploy, the functions reading complete indexes only", () => {
