@@ -43,7 +43,10 @@ export const INDEX_MIGRATION_STEPS: readonly IndexMigrationStep[] = [
   { indexes: ['gsi1', 'outbox', 'timelines', 'listings'], reads: {} },
 ];
 
-/** The function setting that names the index of each role (read by functions/config.ts; test/infra/stack.test.ts checks the stack sets none it does not read). */
+/**
+ * The function setting that names the index of each role (read by functions/config.ts; test/infra/stack.test.ts
+ * checks that the stack gives the functions no setting it does not read).
+ */
 const READ_SETTINGS: Record<keyof IndexNames, string> = {
   listings: 'LISTINGS_INDEX',
   timelines: 'TIMELINES_INDEX',
