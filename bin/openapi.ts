@@ -1,9 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openApiDocument } from '../openapi/document.ts';
-import { renderApiReference } from '../openapi/reference.ts';
-import { SDK_TYPES_FILE, sdkTypes } from '../openapi/sdk-types.ts';
-import { SERVED_DOCUMENT_FILE, servedDocumentModule } from '../openapi/served-document.ts';
+import { openApiDocument } from '../lib/openapi/document.ts';
+import { renderApiReference } from '../lib/openapi/reference.ts';
+import { SDK_TYPES_FILE, sdkTypes } from '../lib/openapi/sdk-types.ts';
+import { SERVED_DOCUMENT_FILE, servedDocumentModule } from '../lib/openapi/served-document.ts';
 
 /**
  * `npm run openapi`: writes docs/openapi.json and docs/api.md from the zod schemas, the module get-openapi serves

@@ -4,7 +4,7 @@
  * `expose: false` marks errors whose message is internal: the client then gets only the generic title.
  *
  * Each subclass declares its `code` and `status` as static fields, so the documented list of codes
- * (openapi/response-schemas.ts) is read off the classes themselves and cannot miss one.
+ * (lib/openapi/response-schemas.ts) is read off the classes themselves and cannot miss one.
  */
 export interface FieldError {
   /** JSON Pointer (RFC 6901) to the offending member of the request, e.g. `/amount/value`. */

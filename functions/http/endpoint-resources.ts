@@ -5,11 +5,11 @@ import type {
   EventWithDeliveriesSchema,
   WebhookEndpointListSchema,
   WebhookEndpointSchema,
-} from '../../openapi/response-schemas.ts';
+} from '../../lib/openapi/response-schemas.ts';
 import { ATTEMPTS_KEPT, attemptCount, type StoredEvent } from '../domain/webhook.ts';
 import type { WebhookEndpoint } from '../domain/webhook-endpoint.ts';
 
-/** The endpoint as the API returns it: the documented schema's type (openapi/response-schemas.ts). */
+/** The endpoint as the API returns it: the documented schema's type (lib/openapi/response-schemas.ts). */
 export type WebhookEndpointResource = z.infer<typeof WebhookEndpointSchema>;
 export type WebhookEndpointListResource = z.infer<typeof WebhookEndpointListSchema>;
 export type EventResource = z.infer<typeof EventSchema>;

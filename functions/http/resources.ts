@@ -4,12 +4,12 @@ import type {
   PaymentLinkListSchema,
   PaymentLinkSchema,
   RedeliverySchema,
-} from '../../openapi/response-schemas.ts';
+} from '../../lib/openapi/response-schemas.ts';
 import type { CheckoutSettings } from '../domain/checkout-settings.ts';
 import { type PaymentLink, snapshotOf } from '../domain/payment-link.ts';
 import { withCheckoutUrl } from '../use-cases/payment-links.ts';
 
-/** The payment link as the API returns it: the documented schema's type (openapi/response-schemas.ts). */
+/** The payment link as the API returns it: the documented schema's type (lib/openapi/response-schemas.ts). */
 export type PaymentLinkResource = z.infer<typeof PaymentLinkSchema>;
 export type PaymentLinkListResource = z.infer<typeof PaymentLinkListSchema>;
 export type EventLogResource = z.infer<typeof EventLogSchema>;

@@ -3,12 +3,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as errors from '../../functions/domain/errors.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
+import { openApiDocument } from '../../lib/openapi/document.ts';
+import { operations } from '../../lib/openapi/operations.ts';
+import { renderApiReference } from '../../lib/openapi/reference.ts';
+import { ERROR_CODES, type ErrorCode } from '../../lib/openapi/response-schemas.ts';
+import { SERVED_DOCUMENT_FILE, servedDocumentModule } from '../../lib/openapi/served-document.ts';
 import { routes } from '../../lib/routes.ts';
-import { openApiDocument } from '../../openapi/document.ts';
-import { operations } from '../../openapi/operations.ts';
-import { renderApiReference } from '../../openapi/reference.ts';
-import { ERROR_CODES, type ErrorCode } from '../../openapi/response-schemas.ts';
-import { SERVED_DOCUMENT_FILE, servedDocumentModule } from '../../openapi/served-document.ts';
 import { expectDocumented } from '../support/openapi-check.ts';
 import { startTestStack, type TestResponse, type TestStack } from '../support/test-stack.ts';
 

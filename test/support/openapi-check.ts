@@ -1,7 +1,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { expect } from 'vitest';
-import { openApiDocument } from '../../openapi/document.ts';
+import { openApiDocument } from '../../lib/openapi/document.ts';
 import type { TestResponse } from './test-stack.ts';
 
 const document = openApiDocument();

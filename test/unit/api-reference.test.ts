@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fillTemplate } from '../../openapi/reference.ts';
+import { fillTemplate } from '../../lib/openapi/reference.ts';
 
 describe('the API reference template', () => {
   it('fills every {{slot}} with its value', () => {

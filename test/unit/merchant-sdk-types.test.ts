@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { SDK_TYPES_FILE, sdkTypes } from '../../openapi/sdk-types.ts';
+import { SDK_TYPES_FILE, sdkTypes } from '../../lib/openapi/sdk-types.ts';
 
 describe("the merchant SDK's types", () => {
   it('are the ones generated from the current OpenAPI document (run `npm run openapi` after changing the API)', async () => {

@@ -1,20 +1,20 @@
 import { z } from 'zod';
 import type { oas31 } from 'zod-openapi';
-import { checkoutSettingsRequest } from '../functions/http/checkout-settings-schemas.ts';
-import { listEventsQuery } from '../functions/http/events-query.ts';
-import { listPaymentLinksQuery } from '../functions/http/list-query.ts';
-import { routingRequest } from '../functions/http/routing-schemas.ts';
+import { checkoutSettingsRequest } from '../../functions/http/checkout-settings-schemas.ts';
+import { listEventsQuery } from '../../functions/http/events-query.ts';
+import { listPaymentLinksQuery } from '../../functions/http/list-query.ts';
+import { routingRequest } from '../../functions/http/routing-schemas.ts';
 import {
   createPaymentLinkRequest,
   createRefundRequest,
   updatePaymentLinkRequest,
-} from '../functions/http/schemas.ts';
-import { emptyRequest } from '../functions/http/validate.ts';
+} from '../../functions/http/schemas.ts';
+import { emptyRequest } from '../../functions/http/validate.ts';
 import {
   createWebhookEndpointRequest,
   recoverRequest,
   updateWebhookEndpointRequest,
-} from '../functions/http/webhook-endpoint-schemas.ts';
+} from '../../functions/http/webhook-endpoint-schemas.ts';
 import {
   CheckoutSettingsSchema,
   DeletedWebhookEndpointSchema,
@@ -43,7 +43,7 @@ import {
 
 /**
  * One operation of the merchant API: what an integrator reads in docs/api.md and docs/openapi.json.
- * `openapi/document.ts` turns it into an OpenAPI operation and adds what every operation of its kind has: the
+ * `lib/openapi/document.ts` turns it into an OpenAPI operation and adds what every operation of its kind has: the
  * API key, the rate-limit headers, the `Idempotency-Key` of an authenticated POST, and the errors of
  * authentication, rate limiting, body parsing and idempotency.
  */

@@ -1,46 +1,46 @@
 import { z } from 'zod';
-import { MAX_BASE_URL_LENGTH } from '../functions/config.ts';
-import { MAX_LINE_ITEM_NAME_LENGTH, MAX_LINE_ITEMS, MAX_QUANTITY } from '../functions/domain/amount.ts';
-import { MAX_DISPLAY_NAME_LENGTH, MAX_EMAIL_LENGTH } from '../functions/domain/checkout-settings.ts';
-import { PROVIDERS } from '../functions/domain/connection.ts';
-import { HEALTH_STATUSES } from '../functions/domain/connection-health.ts';
-import type { ErrorClass as ErrorClassShape } from '../functions/domain/errors.ts';
-import * as errors from '../functions/domain/errors.ts';
-import { type IdPrefix, idPattern, maxIdLength } from '../functions/domain/ids.ts';
-import { MAX_LOCALE_LENGTH } from '../functions/domain/locale.ts';
-import { MAX_AMOUNT_VALUE_LENGTH } from '../functions/domain/money.ts';
-import { FAILURE_CODES, PAYMENT_STATES } from '../functions/domain/payment.ts';
+import { MAX_BASE_URL_LENGTH } from '../../functions/config.ts';
+import { MAX_LINE_ITEM_NAME_LENGTH, MAX_LINE_ITEMS, MAX_QUANTITY } from '../../functions/domain/amount.ts';
+import { MAX_DISPLAY_NAME_LENGTH, MAX_EMAIL_LENGTH } from '../../functions/domain/checkout-settings.ts';
+import { PROVIDERS } from '../../functions/domain/connection.ts';
+import { HEALTH_STATUSES } from '../../functions/domain/connection-health.ts';
+import type { ErrorClass as ErrorClassShape } from '../../functions/domain/errors.ts';
+import * as errors from '../../functions/domain/errors.ts';
+import { type IdPrefix, idPattern, maxIdLength } from '../../functions/domain/ids.ts';
+import { MAX_LOCALE_LENGTH } from '../../functions/domain/locale.ts';
+import { MAX_AMOUNT_VALUE_LENGTH } from '../../functions/domain/money.ts';
+import { FAILURE_CODES, PAYMENT_STATES } from '../../functions/domain/payment.ts';
 import {
   EVENT_TYPES,
   LINK_STATUSES,
   MAX_PAYMENTS_PER_LINK,
   REFUND_STATUSES,
-} from '../functions/domain/payment-link.ts';
-import { PAYMENT_METHODS } from '../functions/domain/payment-methods.ts';
-import { MODES } from '../functions/domain/principal.ts';
-import { MAX_FAILURE_MESSAGE_LENGTH, MAX_REFUNDS_PER_LINK } from '../functions/domain/refund.ts';
-import { MAX_URL_LENGTH } from '../functions/domain/urls.ts';
-import { ATTEMPTS_KEPT, EVENT_STATUSES } from '../functions/domain/webhook.ts';
+} from '../../functions/domain/payment-link.ts';
+import { PAYMENT_METHODS } from '../../functions/domain/payment-methods.ts';
+import { MODES } from '../../functions/domain/principal.ts';
+import { MAX_FAILURE_MESSAGE_LENGTH, MAX_REFUNDS_PER_LINK } from '../../functions/domain/refund.ts';
+import { MAX_URL_LENGTH } from '../../functions/domain/urls.ts';
+import { ATTEMPTS_KEPT, EVENT_STATUSES } from '../../functions/domain/webhook.ts';
 import {
   ALL_EVENTS,
   ENDPOINT_EVENT_TYPES,
   ENDPOINT_STATUSES,
   MAX_WEBHOOK_ENDPOINTS,
   SUBSCRIBABLE_EVENT_TYPES,
-} from '../functions/domain/webhook-endpoint.ts';
-import { MAX_CURSOR_LENGTH, MAX_LIST_LIMIT } from '../functions/http/list-query.ts';
-import { MAX_BODY_BYTES } from '../functions/http/request-body.ts';
+} from '../../functions/domain/webhook-endpoint.ts';
+import { MAX_CURSOR_LENGTH, MAX_LIST_LIMIT } from '../../functions/http/list-query.ts';
+import { MAX_BODY_BYTES } from '../../functions/http/request-body.ts';
 import {
   MAX_DESCRIPTION_LENGTH,
   MAX_METADATA_KEY_LENGTH,
   MAX_METADATA_KEYS,
   MAX_METADATA_VALUE_LENGTH,
   MAX_TIMESTAMP_LENGTH,
-} from '../functions/http/schemas.ts';
+} from '../../functions/http/schemas.ts';
 import {
   MAX_ENABLED_EVENTS,
   MAX_ENDPOINT_DESCRIPTION_LENGTH,
-} from '../functions/http/webhook-endpoint-schemas.ts';
+} from '../../functions/http/webhook-endpoint-schemas.ts';
 
 /**
  * Response schemas: they document what the API returns (docs/openapi.json) and the API tests validate real

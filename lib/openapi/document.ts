@@ -8,9 +8,9 @@ import {
   type ZodOpenApiResponseObject,
   type ZodOpenApiResponsesObject,
 } from 'zod-openapi';
-import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from '../functions/http/idempotency.ts';
-import { MAX_RATE_LIMIT_WINDOW_SECONDS } from '../functions/ports/rate-limiter.ts';
-import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../functions/use-cases/idempotency.ts';
+import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from '../../functions/http/idempotency.ts';
+import { MAX_RATE_LIMIT_WINDOW_SECONDS } from '../../functions/ports/rate-limiter.ts';
+import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../../functions/use-cases/idempotency.ts';
 import { type OperationSpec, operations } from './operations.ts';
 import {
   ERROR_CODES,

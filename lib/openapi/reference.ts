@@ -1,17 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { EVENT_TYPES } from '../functions/domain/payment-link.ts';
-import { ENDPOINT_EVENT_TYPES, MAX_WEBHOOK_ENDPOINTS } from '../functions/domain/webhook-endpoint.ts';
-import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from '../functions/http/idempotency.ts';
-import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from '../functions/http/list-query.ts';
-import { MAX_BODY_BYTES } from '../functions/http/request-body.ts';
-import { DEFAULT_RATE_LIMIT } from '../functions/ports/rate-limiter.ts';
+import { EVENT_TYPES } from '../../functions/domain/payment-link.ts';
+import { ENDPOINT_EVENT_TYPES, MAX_WEBHOOK_ENDPOINTS } from '../../functions/domain/webhook-endpoint.ts';
+import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from '../../functions/http/idempotency.ts';
+import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from '../../functions/http/list-query.ts';
+import { MAX_BODY_BYTES } from '../../functions/http/request-body.ts';
+import { DEFAULT_RATE_LIMIT } from '../../functions/ports/rate-limiter.ts';
 import {
   IDEMPOTENCY_KEY_TTL_HOURS,
   IDEMPOTENCY_LOCK_SECONDS,
   MAX_IDEMPOTENCY_KEY_LENGTH,
-} from '../functions/use-cases/idempotency.ts';
+} from '../../functions/use-cases/idempotency.ts';
 import { errorsByStatus, openApiDocument } from './document.ts';
 import { type OperationSpec, operations } from './operations.ts';
 import { ERROR_CODES } from './response-schemas.ts';
