@@ -136,9 +136,10 @@ describe('the stored event', () => {
   /** The event's item as DynamoDB holds it, and the size it bills writes by. */
   const rawEvent = async (eventId: string) => {
     const { pk, sk } = keys.event(eventId, 'test');
-    const { Item } = await new DynamoDBClient({}).send(
-      new GetItemCommand({ TableName: config().TABLE_NAME, Key: { pk: { S: pk }, sk: { S: sk } } }),
-    );
+    const client = new DynamoDBClient({});
+    const { Item } = await client
+      .send(new GetItemCommand({ TableName: config().TABLE_NAME, Key: { pk: { S: pk }, sk: { S: sk } } }))
+      .finally(() => client.destroy());
     return { data: Item?.data, size: itemSize(Item) };
   };
 

@@ -63,7 +63,10 @@ const keyOf = (ref: EventKey) => `${ref.mode}#${ref.id}#${ref.endpoint_id ?? ''}
 const itemKey = (ref: EventKey) =>
   ref.endpoint_id ? keys.eventDelivery(ref.id, ref.mode, ref.endpoint_id) : keys.event(ref.id, ref.mode);
 
-/** The event's own fields as stored, which each of its deliveries copies (so delivery reads one item, whichever). */
+/**
+ * The event's own fields as stored, which each of its deliveries copies (so delivery reads one item, whichever
+ * it is).
+ */
 function eventFields(event: WebhookEvent) {
   const { id, type, link_id, account, mode, created_at, data } = event;
   return {
