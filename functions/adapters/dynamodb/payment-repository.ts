@@ -92,16 +92,9 @@ export class DynamoPaymentRepository implements PaymentRepository {
 
   /** A pending payment always has a next check, so the sweeper's list holds every one. */
   async pendingOfConnection(connectionId: string): Promise<{ link_id: string; mode: Mode; id: string }[]> {
-    const payments = (await allOfSweeperIndex(this.timelines, paymentKeys.checkShard)).map((item) =>
-      withoutKeys<Payment>(item),
-    );
-    const pending = payments.filter(
-      (payment) => payment.connection_id === connectionId && payment.status === 'pending',
-    );
-    return pending.map((item) => ({
-      id: String(item.id),
-      link_id: String(item.link_id),
-      mode: item.mode as Mode,
-    }));
+    const payments = await allOfSweeperIndex<Payment>(this.timelines, paymentKeys.checkShard);
+    return payments
+      .filter((payment) => payment.connection_id === connectionId && payment.status === 'pending')
+      .map(({ id, link_id, mode }) => ({ id, link_id, mode }));
   }
 }

@@ -121,14 +121,14 @@ export async function itemsOfShards(
 }
 
 /**
- * Every item on one of the sweepers' work lists in the timelines index (`partitionOf(shard)`), due or not,
+ * Every record on one of the sweepers' work lists in the timelines index (`partitionOf(shard)`), due or not,
  * read whole from the table: for operators' checks (the PSP CLI), which read the whole list and filter it
  * themselves.
  */
-export async function allOfSweeperIndex(
+export async function allOfSweeperIndex<T>(
   { client, tableName, indexName }: TableIndexRef,
   partitionOf: (shard: number) => string,
-): Promise<Record<string, unknown>[]> {
+): Promise<T[]> {
   const entries: Record<string, unknown>[] = [];
   for (let shard = 0; shard < INDEX_SHARDS; shard++) {
     entries.push(
@@ -141,7 +141,8 @@ export async function allOfSweeperIndex(
       })),
     );
   }
-  return itemsOfIndexEntries(client, tableName, entries);
+  const items = await itemsOfIndexEntries(client, tableName, entries);
+  return items.map((item) => withoutKeys<T>(item));
 }
 
 /**

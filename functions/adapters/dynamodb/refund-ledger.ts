@@ -5,7 +5,7 @@ import type { Mode } from '../../domain/principal.ts';
 import type { RefundLedger } from '../../ports/refund-ledger.ts';
 import { dropOrphan, putEvent } from './link-repository.ts';
 import { allOfSweeperIndex, dueInSweeperIndex, type TableIndexRef } from './query.ts';
-import { currentIndexNames, type IndexNames, keys, refundCheckKeys, withoutKeys } from './table-schema.ts';
+import { currentIndexNames, type IndexNames, keys, refundCheckKeys } from './table-schema.ts';
 
 /**
  * Refunds inside their link's item: partial updates of the `refunds` list and the minor-unit totals, apart from
@@ -129,21 +129,17 @@ export class DynamoRefundLedger implements RefundLedger {
 
   /** A link with a pending refund stays on the refund sweeper's list until none is pending. */
   async pendingOfConnection(connectionId: string): Promise<{ link_id: string; id: string }[]> {
-    const links = (await allOfSweeperIndex(this.timelines, keys.refundCheckShard)).map((item) =>
-      withoutKeys<PaymentLink>(item),
-    );
+    const links = await allOfSweeperIndex<PaymentLink>(this.timelines, keys.refundCheckShard);
     // A reusable link's refunds may each go through another connection: told apart below.
     const concerned = links.filter((link) => link.reusable || link.payment?.connection_id === connectionId);
-    return concerned.flatMap((item) =>
-      ((item.refunds ?? []) as Refund[])
+    return concerned.flatMap((link) =>
+      (link.refunds ?? [])
         .filter((refund) => refund.status === 'pending')
         .filter(
           (refund) =>
-            !item.reusable ||
-            (item.paid_payments as PaymentLink['paid_payments'])?.[refund.payment_id]?.connection_id ===
-              connectionId,
+            !link.reusable || link.paid_payments?.[refund.payment_id]?.connection_id === connectionId,
         )
-        .map((refund) => ({ link_id: String(item.id), id: refund.id })),
+        .map((refund) => ({ link_id: link.id, id: refund.id })),
     );
   }
 }
