@@ -246,7 +246,7 @@ function priced(steps: readonly Step[], storedBytes: number) {
     { line: 'DynamoDB writes', count: `${fmt(wru, 1)} WRU`, cost: perMillion(wru, prices.wru) },
     {
       line: 'Lambda compute',
-      count: `${fmt(compute, 3)} GB-s (modelled: ${durations} ms at 512 MB, 1% cold starts)`,
+      count: `${fmt(compute, 3)} GB-s (modelled: ${durations} ms at ${FUNCTION_GB * 1024} MB, ${COLD_START_SHARE * 100}% cold starts)`,
       cost: perMillion(compute, prices.gbSecond),
     },
     {
