@@ -43,7 +43,8 @@ const CREDENTIAL_FLAGS: Record<Provider, Record<string, string>> = {
 
 const USAGE = `Usage:
   npm run psp -- add --account <account> --mode test|live --provider ${PROVIDERS.join('|')} --name <name>
-                 [credential flags] [--methods card,ideal,...] [--simulate ok|fail|timeout] [--json]
+                 [credential flags] [--methods card,ideal,...] [--simulate ok|fail|timeout|processing]
+                 [--json]
   npm run psp -- list --account <account> [--json]
   npm run psp -- disable <connection_id>
   npm run psp -- enable <connection_id>
@@ -57,7 +58,9 @@ Credential flags (checked against the mode before anything is stored):
            [--adyen-live-prefix ...] [--adyen-previous-hmac-key ... while a rotation overlaps]
   any      --credentials '<the credentials JSON>' (docs/orchestration.md#connections)
   sandbox  none; --simulate ok|fail|timeout (test mode only) makes session creation succeed, fail as a PSP 5xx
-           would, or hang past the PSP timeout: how routing and failover are tried.
+           would, or hang past the PSP timeout: how routing and failover are tried. --simulate processing makes
+           Pay start a transfer that succeeds 30 s later, during which the session refuses to end (a cancel or
+           expiry waits for it: docs/checkout.md#sandbox).
 
 Target: the running local stack (npm start, found through DATA_DIR, default .data; credentials go into its
 0600 secrets file), or a deployed stack with --table <TableName output> and --secret-prefix <PspSecretPrefix
@@ -173,7 +176,7 @@ switch (positionals[0]) {
     if (values.simulate !== undefined) {
       if (provider !== 'sandbox') fail('--simulate is for sandbox connections only.');
       if (!SIMULATIONS.includes(values.simulate as Simulation))
-        fail('--simulate must be ok, fail or timeout.');
+        fail(`--simulate must be one of ${SIMULATIONS.join(', ')}.`);
     }
     const methods = values.methods?.split(',').map((method) => method.trim());
     const unknownMethod = methods?.find((method) => !isPaymentMethod(method));

@@ -15,7 +15,15 @@ const unused = (): never => {
 export function pspFactoriesForChecks(): PspFactory[] {
   return [
     new SandboxPspFactory({
-      sessions: { create: unused, get: unused, complete: unused, decline: unused, expire: unused },
+      sessions: {
+        create: unused,
+        get: unused,
+        complete: unused,
+        startProcessing: unused,
+        settle: unused,
+        decline: unused,
+        expire: unused,
+      },
       signingSecret: unused,
       baseUrl: 'http://localhost',
       callTimeoutMs: 0,

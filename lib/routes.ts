@@ -108,10 +108,11 @@ export const functions = {
     merchantApi: true,
     signingKey: 'seal',
   },
-  // Records a test event with its delivery, queues it, and waits for the attempt (the webhook timeout and the
-  // queue's hand-over: functions/handlers/test-webhook-endpoint.ts).
+  // Takes the endpoint's one-test lease and frees it after (UpdateItem), records a test event with its delivery,
+  // queues it, and waits for the attempt (a test's 5 s timeout and the queue's hand-over:
+  // functions/handlers/test-webhook-endpoint.ts).
   'test-webhook-endpoint': {
-    table: ['GetItem', 'PutItem'],
+    table: ['GetItem', 'PutItem', 'UpdateItem'],
     sendsEvents: true,
     merchantApi: true,
     timeoutSeconds: 25,
@@ -144,7 +145,9 @@ export const functions = {
     reservedConcurrency: 50,
     sendsEvents: true,
     secrets: ['sandbox', 'psp'],
-    calls: { psp: NOTIFICATION_PSP_CALLS },
+    // Two more: a payment that completes a reusable link ends the other buyers' sessions, reading back those
+    // whose PSP refuses (functions/use-cases/session-endings.ts).
+    calls: { psp: NOTIFICATION_PSP_CALLS + 2 },
   },
   'sandbox-checkout': {
     table: ['GetItem', 'UpdateItem'],
@@ -154,13 +157,15 @@ export const functions = {
   },
   // The listings index holds keys only: the page's links are then read by key.
   'list-payment-links': { table: ['Query', 'BatchGetItem'], merchantApi: true },
-  // Cancel and expiry end the link's PSP session, hence the PSP secrets.
+  // Cancel and expiry end the link's PSP session, hence the PSP secrets. A session whose PSP refuses to end is
+  // read back (a second call); one found paid may complete a reusable link, whose other buyers' sessions are then
+  // ended and read back the same way (two more): functions/use-cases/payment-links.ts.
   'cancel-payment-link': {
     table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query'],
     sendsEvents: true,
     merchantApi: true,
     secrets: ['sandbox', 'psp'],
-    calls: { psp: 1 },
+    calls: { psp: 4 },
   },
   // Per link it expires; it stops taking links while one more might not fit (functions/handlers/expire-links.ts).
   // Asks PSPs about pending payments and refunds (missed notifications) and records their answers like a

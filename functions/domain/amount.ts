@@ -97,19 +97,44 @@ export interface BuyerInput {
 
 export type AmountDue =
   | { ok: true; amount: Amount }
-  /** `range` link and no (valid) choice yet: the page asks, with `problem` when the buyer's answer was refused. */
-  | { ok: false; range: AmountRange; problem: 'missing' | 'invalid' | 'out_of_range' };
+  /**
+   * `range` link and no (valid) choice yet: the page asks, with `problem` when the buyer's answer was refused
+   * (`ambiguous`: it reads as two amounts, `parseBuyerDecimal`).
+   */
+  | { ok: false; range: AmountRange; problem: 'missing' | 'invalid' | 'ambiguous' | 'out_of_range' };
 
-const separators = new Map<string, { decimal: string; group: string }>();
+/** What a typed amount reads as: one plain decimal string, nothing, or two amounts we must not choose between. */
+export type BuyerDecimal =
+  | { ok: true; value: string }
+  | { ok: false; problem: 'invalid' }
+  /** `12.500` for a currency with three decimals: 12.5 with a decimal point, or 12500 with a thousands separator. */
+  | { ok: false; problem: 'ambiguous'; readings: { decimal: string; thousands: string } };
+
+const NOT_A_NUMBER: BuyerDecimal = { ok: false, problem: 'invalid' };
+
+// Every space a keyboard or Intl writes (French groups with U+202F in Intl, with U+00A0 or U+0020 by hand) is one
+// grouping character to us, and so are the straight and typographic apostrophes (Swiss German).
+const SPACES = /[\s\u00a0\u202f]/g;
+const APOSTROPHES = /[\u2019']/g;
+const normalized = (text: string) => text.replace(SPACES, ' ').replace(APOSTROPHES, "'");
+
+interface Separators {
+  decimal: string;
+  group: string;
+  /** The integer as the locale groups it, grouping included (`12,34,567` in en-IN). */
+  grouped: Intl.NumberFormat;
+}
+const separators = new Map<string, Separators>();
 
 /** The locale's decimal and grouping separators, as `Intl` writes numbers in it (`nl`: `,` and `.`). */
-function separatorsOf(locale: string): { decimal: string; group: string } {
+function separatorsOf(locale: string): Separators {
   let known = separators.get(locale);
   if (!known) {
     const parts = new Intl.NumberFormat(locale).formatToParts(11111.1);
     known = {
       decimal: parts.find((part) => part.type === 'decimal')?.value ?? '.',
-      group: parts.find((part) => part.type === 'group')?.value ?? ',',
+      group: normalized(parts.find((part) => part.type === 'group')?.value ?? ','),
+      grouped: new Intl.NumberFormat(locale, { useGrouping: 'always', maximumFractionDigits: 0 }),
     };
     separators.set(locale, known);
   }
@@ -117,32 +142,60 @@ function separatorsOf(locale: string): { decimal: string; group: string } {
 }
 
 /**
- * A number the buyer typed, read as people write it in their locale (docs/checkout.md#buyer-chosen-amounts), as a
- * plain decimal string (`"1.234,5"` in `nl` → `"1234.5"`), or undefined when it is not one:
- * - the locale's decimal separator (`,` in nl, de, fr, es; `.` in en) marks the fraction;
- * - the other of `,` and `.` is read as the decimal separator too when it appears once and cannot be a thousands
- *   separator (not followed by exactly three digits): `10.50` in `nl` is ten and a half, `10.500` ten thousand
- *   five hundred;
- * - thousands separators (the locale's, a space, or the other of `,` and `.`) must group by three;
+ * Whether `whole` is an integer grouped with the locale's own separator: by three (`1.234.567` in `nl`), or as
+ * `Intl` groups it (lakh in `en-IN`). A first group of `0` is never grouping: `0.500` is not five hundred.
+ */
+function groupedInLocale(whole: string, { group, grouped }: Separators): boolean {
+  if (!whole.includes(group)) return false;
+  const [first = '', ...rest] = whole.split(group);
+  if (/^[1-9][0-9]{0,2}$/.test(first) && rest.every((part) => /^[0-9]{3}$/.test(part))) return true;
+  const digits = whole.replaceAll(group, '');
+  return /^[1-9][0-9]*$/.test(digits) && normalized(grouped.format(BigInt(digits))) === whole;
+}
+
+/**
+ * A number the buyer typed, read as people write it in their locale (docs/checkout.md#reading-typed-amounts), as a
+ * plain decimal string with at most `fractionDigits` decimals (`"1.234,5"` in `nl` → `"1234.5"`):
+ * - the locale's decimal separator (`,` in nl, de, fr, es; `.` in en) marks the fraction, whatever follows it:
+ *   it is how our page writes amounts (the field's suggestion, the bounds), so `12.500` in `en` is 12.5;
+ * - the locale's own grouping separator (`.` in nl, de, es; `,` in en; a space in fr) is the only one read as
+ *   grouping, and never after a first group of `0`;
+ * - one `,` or `.` that is not the locale's decimal, after one to three digits (not starting with `0`) and
+ *   before exactly three, is a decimal in some countries and thousands in others: when both readings fit the
+ *   currency (three decimals: `12.500` TND in `fr` or `nl`, `12,500` in `en`) the answer is `ambiguous`, never a
+ *   guess; otherwise only thousands fit, taken only with the locale's own grouping separator (`10.500` EUR in
+ *   `nl`);
+ * - any other single `,` or `.` that is not the locale's decimal is read as the decimal (`10.50` in `nl` is ten
+ *   and a half, `0.500` one half);
  * - nothing else: no sign, no exponent, no currency symbol, no empty fraction (`10,`).
  */
-export function parseBuyerDecimal(input: string, locale = 'en'): string | undefined {
-  const text = input.trim().replace(/[\s\u00a0\u202f]/g, ' ');
-  if (!/^[0-9., ]+$/.test(text)) return undefined;
-  const { decimal } = separatorsOf(locale);
+export function parseBuyerDecimal(input: string, locale = 'en', fractionDigits = 2): BuyerDecimal {
+  const text = normalized(input.trim());
+  if (!/^[0-9.,' ]+$/.test(text)) return NOT_A_NUMBER;
+  const own = separatorsOf(locale);
+  const { decimal, group } = own;
   const other = decimal === ',' ? '.' : ',';
+
+  const twoWays = /^([1-9][0-9]{0,2})([.,])([0-9]{3})$/.exec(text);
+  if (twoWays && twoWays[2] !== decimal) {
+    const [, head = '', separator, tail = ''] = twoWays;
+    const thousands = `${head}${tail}`;
+    if (fractionDigits >= tail.length) {
+      return { ok: false, problem: 'ambiguous', readings: { decimal: `${head}.${tail}`, thousands } };
+    }
+    return separator === group ? { ok: true, value: thousands } : NOT_A_NUMBER;
+  }
+
   let mark: string | undefined;
   if (text.includes(decimal)) mark = decimal;
-  else if (text.split(other).length === 2 && !new RegExp(`\\${other}[0-9]{3}$`).test(text)) mark = other;
+  else if (text.split(other).length === 2) mark = other;
   const at = mark === undefined ? -1 : text.lastIndexOf(mark);
   const whole = at < 0 ? text : text.slice(0, at);
-  const fraction = at < 0 ? undefined : text.slice(at + 1);
-  if (fraction !== undefined && !/^[0-9]+$/.test(fraction)) return undefined;
-  // One grouping character throughout, every group but the first of exactly three digits.
-  const grouped = /^[0-9]{1,3}([., ])[0-9]{3}(\1[0-9]{3})*$/.exec(whole);
-  if (!/^[0-9]+$/.test(whole) && !(grouped && grouped[1] !== mark)) return undefined;
-  const digits = whole.replace(/[., ]/g, '').replace(/^0+(?=[0-9])/, '');
-  return fraction === undefined ? digits : `${digits}.${fraction}`;
+  const fraction = at < 0 ? '' : text.slice(at + 1);
+  if (at >= 0 && !(/^[0-9]+$/.test(fraction) && fraction.length <= fractionDigits)) return NOT_A_NUMBER;
+  if (!/^[0-9]+$/.test(whole) && !groupedInLocale(whole, own)) return NOT_A_NUMBER;
+  const digits = whole.replaceAll(group, '').replace(/^0+(?=[0-9])/, '');
+  return { ok: true, value: at < 0 ? digits : `${digits}.${fraction}` };
 }
 
 /**
@@ -154,16 +207,14 @@ export function amountDue(source: AmountSource, input: BuyerInput = {}): AmountD
   const { range } = source;
   if (input.amount === undefined || input.amount.trim() === '')
     return { ok: false, range, problem: 'missing' };
-  const raw = parseBuyerDecimal(input.amount, input.locale);
-  const digits = minorUnits(range.currency) ?? 2;
-  const fraction = digits > 0 ? `(\\.[0-9]{1,${digits}})?` : '';
-  if (
-    raw === undefined ||
-    !new RegExp(`^(0|[1-9][0-9]{0,${MAX_INTEGER_DIGITS - 1}})${fraction}$`).test(raw)
-  ) {
+  const read = parseBuyerDecimal(input.amount, input.locale, minorUnits(range.currency) ?? 2);
+  // Both readings are asked about even when only one lies within the bounds: the buyer who meant the other
+  // would pay an amount they never chose.
+  if (!read.ok) return { ok: false, range, problem: read.problem };
+  if ((read.value.split('.')[0] ?? '').length > MAX_INTEGER_DIGITS) {
     return { ok: false, range, problem: 'invalid' };
   }
-  const chosen = { value: raw, currency: range.currency };
+  const chosen = { value: read.value, currency: range.currency };
   const minor = toMinorUnits(chosen);
   if (minor < toMinorUnits({ value: range.minimum, currency: range.currency })) {
     return { ok: false, range, problem: 'out_of_range' };

@@ -1,7 +1,8 @@
+import { createHash } from 'node:crypto';
 import type { PspConnection } from './connection.ts';
 import { type Amount, toMinorUnits } from './money.ts';
 import { type Payment, paymentAmount } from './payment.ts';
-import type { PaymentLink, PspSession } from './payment-link.ts';
+import { MAX_PAYMENTS_PER_LINK, type PaymentLink, type PspSession } from './payment-link.ts';
 
 /**
  * Pure rules of the checkout page: which step comes next for a buyer on an open link (`nextCheckoutStep`), how
@@ -17,14 +18,45 @@ import type { PaymentLink, PspSession } from './payment-link.ts';
 /** A session is reused only while the buyer still has this long to pay on it. */
 export const SESSION_REUSE_MARGIN_MS = 5 * 60_000;
 
-/** At most this many sessions are opened for one link per `SESSION_WINDOW_MS` (a bound on what a visitor costs). */
-export const MAX_SESSIONS_PER_WINDOW = 10;
-export const SESSION_WINDOW_MS = 3_600_000;
 /**
- * The same bound for a reusable link, which many buyers share: one buyer who drops the cookie costs at most this
- * many sessions per window, and so do all buyers together (docs/security.md#checkout-sessions).
+ * New sessions are bounded per window (a bound on what visitors cost, docs/security.md#checkout-sessions), twice:
+ * for the link, counting every session opened in the window that still holds a place (payable, paid, or ended by
+ * its PSP; not one we ended unused), and for each client (`clientKey`), counting every session it opened. A
+ * client's budget is below the link's, so one visitor, however it behaves, never locks the link for the others.
  */
+export const SESSION_WINDOW_MS = 3_600_000;
+export const MAX_SESSIONS_PER_WINDOW = 10;
+export const MAX_CLIENT_SESSIONS_PER_WINDOW = 5;
+/** A reusable link is shared by many buyers: its budget is larger, and so is each client's (a shared address). */
 export const MAX_REUSABLE_SESSIONS_PER_WINDOW = 100;
+export const MAX_REUSABLE_CLIENT_SESSIONS_PER_WINDOW = 10;
+
+interface SessionBudget {
+  link: number;
+  client: number;
+}
+const SINGLE_USE_BUDGET: SessionBudget = {
+  link: MAX_SESSIONS_PER_WINDOW,
+  client: MAX_CLIENT_SESSIONS_PER_WINDOW,
+};
+const REUSABLE_BUDGET: SessionBudget = {
+  link: MAX_REUSABLE_SESSIONS_PER_WINDOW,
+  client: MAX_REUSABLE_CLIENT_SESSIONS_PER_WINDOW,
+};
+
+/**
+ * Who is asking for a session, as the session budgets know them: the client that opened the buyer's own last
+ * attempt (a reusable link's cookie names it), else the request's source address. The address is kept only as a
+ * hash salted with the link's id, short enough that it identifies nobody across links.
+ */
+export function clientKey(
+  linkId: string,
+  own: Pick<Payment, 'opened_by'> | undefined,
+  address: string,
+): string {
+  if (own?.opened_by) return own.opened_by;
+  return createHash('sha256').update(`${linkId}\n${address}`).digest('base64url').slice(0, 16);
+}
 
 /** What the checkout decided, given what is stored and what the PSPs said so far in this request. */
 export type CheckoutStep =
@@ -46,9 +78,11 @@ export type CheckoutStep =
   | { kind: 'ask'; problem?: 'not_payable' }
   /**
    * Nothing can be shown now: an open session that could not be ended nor shown (`unavailable`, until it
-   * expires), no connection that can take the link (`unavailable`), or too many sessions lately (`throttled`).
+   * expires), no connection that can take the link (`unavailable`), too many sessions lately (`throttled`), or a
+   * reusable link whose payments and payable sessions already reach `max_payments` (`full`, until the first of
+   * those sessions expires, when a place may free up).
    */
-  | { kind: 'wait'; reason: 'unavailable' | 'throttled'; until: Date | null };
+  | { kind: 'wait'; reason: 'unavailable' | 'throttled' | 'full'; until: Date | null };
 
 export interface CheckoutSituation {
   link: PaymentLink;
@@ -72,6 +106,8 @@ export interface CheckoutSituation {
   unendable: ReadonlySet<string>;
   /** On a reusable link: the buyer's own last attempt, named by their cookie (docs/checkout.md#reusable-links). */
   buyerPayment?: string | undefined;
+  /** Who asks (`clientKey`): the key its session budget is counted under. */
+  client: string;
 }
 
 const ENDED_UNPAID = new Set(['failed', 'canceled', 'expired']);
@@ -119,13 +155,13 @@ const lastAttempt = (payments: readonly Payment[]) => payments.find((payment) =>
  * The next step of the checkout page for a buyer on an open link (docs/orchestration.md#sessions):
  * 1. an open attempt is shown while it is the link's session, from a connection that serves the link, with
  *    time left, at the amount at stake (a buyer who chose another amount gets a new session at it); otherwise
- *    every open attempt is ended first, one step at a time; one that cannot be ended is shown again while it
- *    can be paid (even at an amount the buyer no longer wants), or the buyer waits until it expires: never a
- *    second open session;
+ *    every open attempt is ended first, one step at a time, but only when a new one may then be opened
+ *    (`openingBlocked`); one that cannot be ended is shown again while it can be paid (even at an amount the
+ *    buyer no longer wants), or the buyer waits until it expires: never a second open session;
  * 2. a buyer back from an attempt that ended unpaid is offered to try again or another provider;
  * 3. a buyer-chosen amount not yet chosen is asked for, opening nothing;
- * 4. a new session is opened, at most `MAX_SESSIONS_PER_WINDOW` per window, at the routed connections that can
- *    take the amount; `wantsAnother` (honoured only after an attempt that ended unpaid) puts that attempt's
+ * 4. a new session is opened, within the link's and the client's budgets (`openingBlocked`), at the routed
+ *    connections that can take the amount; `wantsAnother` (honoured only after an attempt that ended unpaid) puts that attempt's
  *    connection last. A chosen amount that none of them can take is asked for again.
  */
 export function nextCheckoutStep(situation: CheckoutSituation): CheckoutStep {
@@ -145,22 +181,23 @@ export function nextCheckoutStep(situation: CheckoutSituation): CheckoutStep {
       return { kind: 'show', session: current };
     }
     const toEnd = open.find((session) => !unendable.has(session.payment_id));
-    if (toEnd) return { kind: 'end', session: toEnd };
+    // Ended only when another may be opened after it: a buyer over budget keeps what is open.
+    if (toEnd) return openingBlocked(situation, SINGLE_USE_BUDGET) ?? { kind: 'end', session: toEnd };
     const payable = open.find((session) => session.url !== '');
     if (payable) return { kind: 'show', session: payable };
     const until = Math.min(...open.map((session) => Date.parse(session.expires_at)));
     return { kind: 'wait', reason: 'unavailable', until: new Date(until) };
   }
 
-  return newSessionStep(situation, lastAttempt(payments), MAX_SESSIONS_PER_WINDOW);
+  return newSessionStep(situation, lastAttempt(payments), SINGLE_USE_BUDGET);
 }
 
 /**
  * The next step for a buyer on an open reusable link: as for a single-use link, but only the buyer's own attempt
  * (`buyerPayment`) counts: it is shown while it can serve them (and shows what the link says now:
- * `sessions_stale_before`), or ended before they get a new one; one that
- * cannot be ended is shown again while it can be paid. Other buyers' open attempts are theirs. New sessions are
- * bounded by `MAX_REUSABLE_SESSIONS_PER_WINDOW` for the link.
+ * `sessions_stale_before`), or ended before they get a new one; one that cannot be ended is shown again while it
+ * can be paid. Other buyers' open attempts are theirs. New sessions are bounded by the reusable budgets and by
+ * `max_payments` (`openingBlocked`).
  */
 function nextReusableStep(situation: CheckoutSituation): CheckoutStep {
   const { link, payments, routed, now, unendable, buyerPayment } = situation;
@@ -180,35 +217,31 @@ function nextReusableStep(situation: CheckoutSituation): CheckoutStep {
     ) {
       return { kind: 'show', session };
     }
-    if (!unendable.has(own.id)) return { kind: 'end', session };
+    if (!unendable.has(own.id)) {
+      // The buyer's own attempt gives its place to the one that replaces it.
+      return openingBlocked(situation, REUSABLE_BUDGET, own.id) ?? { kind: 'end', session };
+    }
     if (session.url !== '') return { kind: 'show', session };
   }
-  return newSessionStep(situation, own?.session_id ? own : undefined, MAX_REUSABLE_SESSIONS_PER_WINDOW);
+  return newSessionStep(situation, own?.session_id ? own : undefined, REUSABLE_BUDGET);
 }
 
 /**
  * No open attempt stands in the way: offer a choice to a buyer back from `last` that ended unpaid, else open a
- * session unless `maxSessions` were opened for the link in the window.
+ * session unless the budgets or the link's places say no (`openingBlocked`).
  */
 function newSessionStep(
   situation: CheckoutSituation,
   last: Payment | undefined,
-  maxSessions: number,
+  budget: SessionBudget,
 ): CheckoutStep {
-  const { link, payments, routed, now } = situation;
+  const { link, routed } = situation;
   const endedUnpaid = last !== undefined && ENDED_UNPAID.has(last.status);
   const others = routed.filter((connection) => connection.id !== last?.connection_id);
   if (situation.returned && endedUnpaid) return { kind: 'choose', another: others.length > 0 };
   if (situation.amount === undefined) return { kind: 'ask' };
-
-  const windowStart = now.getTime() - SESSION_WINDOW_MS;
-  const recent = payments.filter(
-    (payment) => payment.session_id !== null && Date.parse(payment.created_at) > windowStart,
-  );
-  if (recent.length >= maxSessions) {
-    const oldest = Math.min(...recent.map((payment) => Date.parse(payment.created_at)));
-    return { kind: 'wait', reason: 'throttled', until: new Date(oldest + SESSION_WINDOW_MS) };
-  }
+  const blocked = openingBlocked(situation, budget);
+  if (blocked) return blocked;
 
   const ordered =
     situation.wantsAnother && endedUnpaid
@@ -222,6 +255,52 @@ function newSessionStep(
       : { kind: 'wait', reason: 'unavailable', until: null };
   }
   return { kind: 'open', candidates };
+}
+
+/**
+ * Why no new session may be opened now (docs/security.md#checkout-sessions), checked before anything is ended
+ * for one: the client's budget or the link's is spent (`throttled`, until the oldest session counted leaves the
+ * window), or, on a reusable link, its succeeded payments and payable sessions reach `max_payments` (`full`), so
+ * that no more buyers can pay than the merchant allowed. `replacing` is the buyer's own payable attempt that the
+ * new session would replace: it gives up its place.
+ */
+function openingBlocked(
+  situation: CheckoutSituation,
+  budget: SessionBudget,
+  replacing?: string,
+): CheckoutStep | undefined {
+  const { link, payments, now, client } = situation;
+  const windowStart = now.getTime() - SESSION_WINDOW_MS;
+  const opened = payments.filter(
+    (payment) => payment.session_id !== null && Date.parse(payment.created_at) > windowStart,
+  );
+  const throttledUntil = (counted: readonly Payment[], most: number): CheckoutStep | undefined => {
+    if (counted.length < most) return undefined;
+    const oldest = Math.min(...counted.map((payment) => Date.parse(payment.created_at)));
+    return { kind: 'wait', reason: 'throttled', until: new Date(oldest + SESSION_WINDOW_MS) };
+  };
+  const throttled =
+    throttledUntil(
+      opened.filter((payment) => payment.opened_by === client),
+      budget.client,
+    ) ??
+    throttledUntil(
+      opened.filter((payment) => !(payment.ended_unused && payment.status === 'canceled')),
+      budget.link,
+    );
+  if (throttled || !link.reusable) return throttled;
+
+  const cap = Math.min(link.max_payments ?? MAX_PAYMENTS_PER_LINK, MAX_PAYMENTS_PER_LINK);
+  const succeeded = new Set([
+    ...Object.keys(link.paid_payments ?? {}),
+    ...payments.filter((payment) => payment.status === 'succeeded').map((payment) => payment.id),
+  ]);
+  const payable = openSessions({ ...link, psp_session: null }, payments, now).filter(
+    (session) => session.payment_id !== replacing,
+  );
+  if (succeeded.size + payable.length < cap) return undefined;
+  const firstFree = Math.min(...payable.map((session) => Date.parse(session.expires_at)));
+  return { kind: 'wait', reason: 'full', until: payable.length > 0 ? new Date(firstFree) : null };
 }
 
 const sameAmount = (a: Amount, b: Amount): boolean =>

@@ -10,8 +10,12 @@ import type { Mode } from './principal.ts';
 export const PROVIDERS = ['sandbox', 'stripe', 'mollie', 'adyen'] as const;
 export type Provider = (typeof PROVIDERS)[number];
 
-/** What a sandbox connection does when asked for a session: succeed, fail as a PSP 5xx, or never answer. */
-export const SIMULATIONS = ['ok', 'fail', 'timeout'] as const;
+/**
+ * What a sandbox connection simulates: sessions that open (`ok`), creations that fail as a PSP 5xx (`fail`) or
+ * never answer (`timeout`), or sessions whose Pay starts a transfer that succeeds only `SANDBOX_PROCESSING_MS`
+ * later and meanwhile refuses to end, as Mollie's bank transfer does (`processing`).
+ */
+export const SIMULATIONS = ['ok', 'fail', 'timeout', 'processing'] as const;
 export type Simulation = (typeof SIMULATIONS)[number];
 
 export interface PspConnection {

@@ -550,10 +550,14 @@ export function withPaymentReference(
   return after;
 }
 
-/** The merchant cancels. Cancelling a canceled link changes nothing (`undefined`); paid or expired is a 409. */
+/**
+ * The merchant cancels. Cancelling a canceled link changes nothing (`undefined`), nor does cancelling a completed
+ * one, which stays completed: it took all its payments, and the cancel only ends the sessions other buyers still
+ * have open (`cancelPaymentLink`). Paid or expired is a 409.
+ */
 export function cancel(link: PaymentLink, now: Date): Transition | undefined {
   const status = effectiveStatus(link, now);
-  if (status === 'canceled') return undefined;
+  if (status === 'canceled' || status === 'completed') return undefined;
   if (status !== 'open') throw new InvalidStateError(`A ${status} payment link cannot be canceled.`);
   return transition(
     link,

@@ -53,6 +53,18 @@ export interface Payment {
   next_check_at: string | null;
   /** How many times the sweeper has asked. */
   checks: number;
+  /**
+   * Who opened the attempt (`clientKey`, functions/domain/checkout.ts): each client has its own budget of new
+   * sessions (docs/security.md#checkout-sessions). Absent on failed openings and on payments recorded before it
+   * was kept, which count only towards the link's budget.
+   */
+  opened_by?: string;
+  /**
+   * We ended its session before it was paid (`endedByUs`: replaced by another attempt, or the link was canceled
+   * or expired): it holds no place in the link's budget of sessions, so nobody can fill that budget by having
+   * sessions opened and replaced.
+   */
+  ended_unused?: true;
   created_at: string;
   updated_at: string;
   version: number;
@@ -107,6 +119,8 @@ interface Attempt {
   connection: { id: string; provider: Provider };
   /** What the attempt charges (the session is created at it). */
   amount: Amount;
+  /** Who opened it (`Payment.opened_by`). */
+  openedBy?: string | undefined;
 }
 
 /** An attempt whose PSP session is open: pending until the PSP says otherwise. */
@@ -149,6 +163,7 @@ function base(attempt: Attempt, now: Date) {
     amount: attempt.amount,
     provider_reference: null,
     checks: 0,
+    ...(attempt.openedBy === undefined ? {} : { opened_by: attempt.openedBy }),
     created_at: now.toISOString(),
     updated_at: now.toISOString(),
     version: 1,
@@ -248,7 +263,7 @@ export function withReference(payment: Payment, reference: string | null, now: D
 /** The session was ended by us before another was opened (one open session per link). */
 export function endedByUs(payment: Payment, now: Date): Payment | undefined {
   if (payment.status !== 'pending') return undefined;
-  return settle(
+  const ended = settle(
     payment,
     {
       state: 'canceled',
@@ -257,4 +272,5 @@ export function endedByUs(payment: Payment, now: Date): Payment | undefined {
     },
     now,
   );
+  return ended && { ...ended, ended_unused: true };
 }

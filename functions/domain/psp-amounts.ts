@@ -1,5 +1,5 @@
 import type { Provider } from './connection.ts';
-import { type Amount, toMinorUnits } from './money.ts';
+import { type Amount, fromMinorUnits, minorUnits, toMinorUnits } from './money.ts';
 
 /**
  * What each PSP can take of an amount, pure: a valid amount of ours (ISO 4217 decimals) that a provider's API
@@ -27,6 +27,21 @@ export function pspAmountProblem(provider: Provider, amount: Amount, use: Amount
     default:
       return undefined;
   }
+}
+
+/**
+ * Why `provider` cannot take one of the unit amounts of the lines a session is sent with, or undefined. Stripe
+ * is sent each line's `unit_amount` (the adapter never sends a total), and refuses any of them that breaks its
+ * per-amount rules even when the sum would pass: KWD 1.005 × 2 adds up to a valid 2.010, yet Stripe refuses
+ * `unit_amount=1005`. Adyen's and Mollie's lines carry amounts whose expressibility the total already decides.
+ */
+export function pspLinesProblem(provider: Provider, unitAmounts: readonly Amount[]): string | undefined {
+  if (provider !== 'stripe') return undefined;
+  for (const [index, unitAmount] of unitAmounts.entries()) {
+    const problem = stripeUnitProblem(unitAmount);
+    if (problem) return `Line ${index + 1}: ${problem}`;
+  }
+  return undefined;
 }
 
 /**
@@ -93,16 +108,9 @@ export function stripeMinorUnits(amount: Amount): bigint {
  * not in whole hundredths, and for a payment, below Stripe's minimum or above its maximum charge.
  */
 function stripeAmountProblem(amount: Amount, use: AmountUse): string | undefined {
-  let minor: bigint;
-  try {
-    minor = stripeMinorUnits(amount);
-  } catch {
-    return `Stripe cannot express ${amount.value} ${amount.currency} (too many decimals for the currency).`;
-  }
-  if (STRIPE_THREE_DECIMAL_CURRENCIES.has(amount.currency) && minor % 10n !== 0n) {
-    return `Stripe takes ${amount.currency} amounts only in whole hundredths (the third decimal must be 0).`;
-  }
-  if (use === 'refund') return undefined;
+  const problem = stripeUnitProblem(amount);
+  if (problem || use === 'refund') return problem;
+  const minor = stripeMinorUnits(amount);
   const minimum = STRIPE_MINIMUMS[amount.currency];
   if (minimum !== undefined && minor < minimum) {
     return `${amount.value} ${amount.currency} is below Stripe's minimum charge.`;
@@ -113,12 +121,59 @@ function stripeAmountProblem(amount: Amount, use: AmountUse): string | undefined
   return undefined;
 }
 
+/** Why Stripe cannot take `amount` as any amount at all (a total, a line's unit amount, a refund). */
+function stripeUnitProblem(amount: Amount): string | undefined {
+  let minor: bigint;
+  try {
+    minor = stripeMinorUnits(amount);
+  } catch {
+    return `Stripe cannot express ${amount.value} ${amount.currency} (too many decimals for the currency).`;
+  }
+  if (STRIPE_THREE_DECIMAL_CURRENCIES.has(amount.currency) && minor % 10n !== 0n) {
+    return `Stripe takes ${amount.currency} amounts only in whole hundredths (the third decimal must be 0).`;
+  }
+  return undefined;
+}
+
+/** An amount Stripe states in its minor units (`amount_total` with the lowercase `currency`), in our form. */
+export function fromStripeMinorUnits(minor: number, currency: string): Amount {
+  const code = currency.toUpperCase();
+  return { value: fromPspMinorUnits(BigInt(minor), code, STRIPE_EXPONENT_OVERRIDES[code]), currency: code };
+}
+
+/**
+ * A PSP's count of its minor units as our decimal string with the currency's ISO 4217 decimals: Stripe's ISK
+ * 10000 (two-decimal form) is "100", its MGA 500 (zero-decimal) "500.00". Throws when the PSP's amount has
+ * decimals the currency does not (it cannot have taken one).
+ */
+function fromPspMinorUnits(minor: bigint, currency: string, exponent: number | undefined): string {
+  const iso = minorUnits(currency);
+  if (iso === undefined) throw new Error(`Unknown currency ${currency}`);
+  const digits = exponent ?? iso;
+  if (digits <= iso) return fromMinorUnits(minor * 10n ** BigInt(iso - digits), currency);
+  const scale = 10n ** BigInt(digits - iso);
+  if (minor % scale !== 0n) throw new Error(`${minor} in ${currency} has more decimals than ISO 4217 allows`);
+  return fromMinorUnits(minor / scale, currency);
+}
+
 /** Adyen's minor units where they differ from ISO 4217 (docs.adyen.com "Currency codes and minor units"). */
 const ADYEN_EXPONENT_OVERRIDES: Record<string, number> = { CLP: 2, CVE: 0, IDR: 0, ISK: 2 };
 
 /** The amount in the minor units Adyen expects (`amount.value`); throws if it has none. */
 export function adyenMinorUnits(amount: Amount): bigint {
   return toMinorUnits(amount, ADYEN_EXPONENT_OVERRIDES[amount.currency]);
+}
+
+/** An amount Adyen states in its minor units (`{ value, currency }`), in our form. */
+export function fromAdyenMinorUnits(amount: { value: number; currency: string }): Amount {
+  return {
+    value: fromPspMinorUnits(
+      BigInt(amount.value),
+      amount.currency,
+      ADYEN_EXPONENT_OVERRIDES[amount.currency],
+    ),
+    currency: amount.currency,
+  };
 }
 
 /** An amount with more decimals than Adyen's minor units of the currency (IDR and CVE have none) cannot be sent. */

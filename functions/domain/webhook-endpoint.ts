@@ -124,6 +124,20 @@ export function endpointSnapshot(endpoint: WebhookEndpoint): EndpointSnapshot {
   };
 }
 
+/**
+ * A test event's attempts give up after 5 s, not the 15 s of other webhooks: `POST .../test` waits for the
+ * first one, and an endpoint that hangs is reported as timed out instead of holding the function.
+ */
+export const TEST_EVENT_TIMEOUT_MS = 5_000;
+/** How long `POST .../test` waits for the attempt: its timeout, and the queue's hand-over before it. */
+export const TEST_EVENT_WAIT_MS = TEST_EVENT_TIMEOUT_MS + 3_000;
+/**
+ * One test at a time per endpoint: a lease on the endpoint item, freed when the call answers. It outlasts the
+ * function's 25 s timeout (lib/routes.ts), so it is never taken from a call still running, and a call that
+ * died frees it on its own.
+ */
+export const TEST_LEASE_MS = 30_000;
+
 /** Attempts an endpoint's health is computed from: its latest ones. */
 export const HEALTH_WINDOW = 100;
 

@@ -11,13 +11,17 @@ import {
 } from '../dependencies.ts';
 import { ANSWER_ROOM_MS, CALL_BUDGETS, worstCaseMs } from '../domain/call-budgets.ts';
 import { logger, withLambdaContext } from '../logger.ts';
-import { checkPendingPayments } from '../use-cases/payments.ts';
+import { checkPendingPayments } from '../use-cases/pending-payments.ts';
 import { checkPendingRefunds } from '../use-cases/refunds.ts';
 
 /** Payments, and links with pending refunds, checked per run; a backlog drains over the following runs. */
 const BATCH_SIZE = 200;
-/** Stop taking work this long before the function's timeout: one check (a PSP call) fits in it. */
-const SAFETY_MARGIN_MS = worstCaseMs(CALL_BUDGETS.psp) + ANSWER_ROOM_MS;
+/**
+ * Stop taking work this long before the function's timeout: one check fits in it, with its PSP calls (reading the
+ * session, then, for a payment that completes a reusable link, ending the other buyers' sessions and reading back
+ * those whose PSP refused).
+ */
+const SAFETY_MARGIN_MS = 3 * worstCaseMs(CALL_BUDGETS.psp) + ANSWER_ROOM_MS;
 
 /**
  * Scheduled (lib/routes.ts `schedules`): asks the PSPs about payments and refunds still pending when their next

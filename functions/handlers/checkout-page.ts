@@ -12,7 +12,7 @@ import { buyerCookie, buyerPaymentOf } from '../http/buyer-cookie.ts';
 import { chosenAmount, seeOther } from '../http/checkout-form.ts';
 import { checkoutPage, paymentReceivedPage, type ViewContext } from '../http/checkout-views.ts';
 import { htmlHandler, isHttps } from '../http/html-handler.ts';
-import { findLinkById, hasPaid, openCheckout } from '../use-cases/checkout.ts';
+import { buyerOutcome, findLinkById, openCheckout } from '../use-cases/checkout.ts';
 
 /**
  * GET and HEAD {checkout_base}/{id}; POST {checkout_base}/{id} (a buyer-chosen amount); GET
@@ -35,7 +35,7 @@ export const handler = htmlHandler(async (event, lambda) => {
   if (event.routeKey.endsWith('/complete')) {
     const link = await findLinkById(linkRepository(), id);
     const settings = link && (await checkoutSettingsRepository().get(link.account, link.mode));
-    const paid = link !== undefined && (await hasPaid(paymentRepository(), link, buyerPayment));
+    const paid = link && (await buyerOutcome(paymentRepository(), link, buyerPayment));
     return paymentReceivedPage(
       link,
       { ...context, locale: resolveLocale(link?.locale, acceptLanguage), settings: settings ?? undefined },
@@ -63,6 +63,8 @@ export const handler = htmlHandler(async (event, lambda) => {
       returned: context.canceled,
       amount: form?.amount,
       buyerPayment,
+      sourceAddress: event.requestContext.http.sourceIp,
+      foreign: method === 'POST' && form === undefined,
     },
   );
   // A reusable link's buyer keeps their own session (docs/checkout.md#reusable-links).

@@ -7,8 +7,11 @@ import { expireDueLinks } from '../use-cases/payment-links.ts';
 
 /** Links expired per run; a backlog drains over the following runs (one a minute on AWS). */
 const BATCH_SIZE = 500;
-/** Stop taking links this long before the function's timeout: one link (with its PSP call) fits in it. */
-const SAFETY_MARGIN_MS = worstCaseMs(CALL_BUDGETS.psp) + ANSWER_ROOM_MS;
+/**
+ * Stop taking links this long before the function's timeout: one link fits in it, with its PSP calls (ending its
+ * sessions, then reading back those whose PSP refused).
+ */
+const SAFETY_MARGIN_MS = 2 * worstCaseMs(CALL_BUDGETS.psp) + ANSWER_ROOM_MS;
 
 /** Scheduled (lib/routes.ts `schedules`): records `expired` for open links past `expires_at`. */
 export const handler = withLambdaContext(async (_event: ScheduledEvent, context: Context) => {

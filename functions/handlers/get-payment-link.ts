@@ -2,7 +2,7 @@ import { config } from '../config.ts';
 import { linkRepository, now } from '../dependencies.ts';
 import { apiHandler, json } from '../http/api-handler.ts';
 import { toResource } from '../http/resources.ts';
-import { getPaymentLink } from '../use-cases/payment-links.ts';
+import { getPaymentLink } from '../use-cases/link-transitions.ts';
 
 /** GET /v1/payment-links/{id} */
 export const handler = apiHandler({ body: 'none' }, async ({ principal, event }) => {

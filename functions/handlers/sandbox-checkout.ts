@@ -5,9 +5,9 @@ import { htmlHandler, isHttps } from '../http/html-handler.ts';
 import { sandboxPage } from '../http/sandbox-views.ts';
 import {
   declineSandboxSession,
-  getSandboxSession,
   paySandboxSession,
   type SandboxDependencies,
+  visitSandboxSession,
 } from '../use-cases/sandbox-checkout.ts';
 
 /** The sandbox PSP's hosted page: GET /sandbox/checkout/{id}, POST …/{id}/pay and …/{id}/decline. */
@@ -33,5 +33,5 @@ export const handler = htmlHandler(async (event) => {
     const session = await declineSandboxSession(deps, id);
     return sandboxPage(session, { ...options, declined: true });
   }
-  return sandboxPage(await getSandboxSession(deps, id), options);
+  return sandboxPage(await visitSandboxSession(deps, id), options);
 });

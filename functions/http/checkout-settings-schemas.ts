@@ -1,6 +1,7 @@
 import {
   ACCENT_COLOR_PATTERN,
   contrastRatio,
+  logoUrlProblem,
   MAX_DISPLAY_NAME_LENGTH,
   MAX_EMAIL_LENGTH,
   MIN_ACCENT_CONTRAST,
@@ -30,7 +31,11 @@ export const checkoutSettingsRequest = /* @__PURE__ */ once(() =>
       urlSchema(
         { allowHttp: false, allowPrivateTargets: false },
         'An https image on a public host, shown at the top of every checkout page (allowed by its CSP `img-src`).',
-      ),
+      ).check((ctx) => {
+        if (ctx.issues.length) return; // one message per field: the URL rules' own, when they refuse it
+        const problem = logoUrlProblem(ctx.value);
+        if (problem) ctx.issues.push({ code: 'custom', message: problem, input: ctx.value });
+      }),
     ),
     accent_color: z.nullish(
       z.string().check(

@@ -1,4 +1,4 @@
-import { type AmountRange, lineTotalMinor } from '../domain/amount.ts';
+import { type AmountRange, lineTotalMinor, parseBuyerDecimal } from '../domain/amount.ts';
 import type { CheckoutSettings } from '../domain/checkout-settings.ts';
 import { type Amount, fromMinorUnits, minorUnits } from '../domain/money.ts';
 import { type PaymentLink, paidAmount } from '../domain/payment-link.ts';
@@ -52,7 +52,9 @@ function rangeBounds(range: AmountRange, locale: string): [string, string] {
 
 /**
  * What the link asks for: `amount` when the page knows it (a session's, a paid one's), else the link's fixed
- * amount, else the bounds of a buyer-chosen one. `payable` pages (the link can still be paid) also say until when.
+ * amount, else the bounds of a buyer-chosen one. A single-use link's payment is its one buyer's; a reusable
+ * link's `payment` is whichever buyer paid last, so its amount is never shown to anyone else. `payable` pages
+ * (the link can still be paid) also say until when.
  */
 function summary(
   link: PaymentLink,
@@ -61,7 +63,8 @@ function summary(
   payable = false,
   amount: Amount | undefined = undefined,
 ): Html {
-  const shown = amount ?? link.amount ?? (link.payment ? paidAmount(link, link.payment) : undefined);
+  const paid = link.payment && !link.reusable ? paidAmount(link, link.payment) : undefined;
+  const shown = amount ?? link.amount ?? paid;
   const range = link.amount_range;
   return html`${
     shown
@@ -83,6 +86,31 @@ function typedAmount(amount: Amount, locale: string): string {
     maximumFractionDigits: digits,
     useGrouping: false,
   }).format(amount.value as Intl.StringNumericLiteral);
+}
+
+/**
+ * The re-ask for an entry that reads as two amounts (`12.500` TND in `fr`): both amounts as the page writes them,
+ * and each typed so it reads one way only: with the page's decimal separator (`12,5`), or with no separator
+ * (`12500`). Undefined when the entry does not read two ways in this locale.
+ */
+function ambiguityMessage(
+  entered: string | undefined,
+  range: AmountRange,
+  locale: string,
+  t: Messages,
+): string | undefined {
+  const digits = minorUnits(range.currency) ?? 2;
+  const read = parseBuyerDecimal(entered ?? '', locale, digits);
+  if (read.ok || read.problem !== 'ambiguous') return undefined;
+  const asAmount = (value: string) => formatAmount({ value, currency: range.currency }, locale);
+  const typed = new Intl.NumberFormat(locale, { maximumFractionDigits: digits, useGrouping: false });
+  const { decimal, thousands } = read.readings;
+  return t.amountAmbiguous(
+    asAmount(decimal),
+    asAmount(thousands),
+    typed.format(decimal as Intl.StringNumericLiteral),
+    typed.format(thousands as Intl.StringNumericLiteral),
+  );
 }
 
 /**
@@ -232,7 +260,9 @@ ${
           ? undefined
           : view.problem === 'not_payable'
             ? t.amountNotPayable
-            : t.amountInvalid(...bounds);
+            : view.problem === 'ambiguous'
+              ? (ambiguityMessage(view.entered, range, context.locale, t) ?? t.amountInvalid(...bounds))
+              : t.amountInvalid(...bounds);
       const suggested = range.suggested
         ? typedAmount({ value: range.suggested, currency: range.currency }, context.locale)
         : undefined;
@@ -262,6 +292,19 @@ ${view.link.expires_at ? html`<p class="muted">${t.expiresOn(formatDate(view.lin
         }),
         // A GET page is always safe to retry: without a known time, the buyer's browser is told a short wait.
         view.retryAt ?? new Date(context.now.getTime() + UNAVAILABLE_RETRY_AFTER_MS),
+        context.now,
+      );
+    case 'full':
+      // Nothing the buyer did: a place may free up when another buyer's session ends unpaid.
+      return withRetryAfter(
+        page(context, {
+          status: 409,
+          title: t.fullTitle,
+          body: html`<h1>${t.fullTitle}</h1>${summary(view.link, context, t)}
+<p>${t.fullText}</p>
+<a class="button" href="${`${context.checkoutBase}/${view.link.id}`}">${t.tryAgain}</a>`,
+        }),
+        view.retryAt,
         context.now,
       );
     case 'throttled':
@@ -295,15 +338,16 @@ function withRetryAfter(result: HtmlResult, at: Date | undefined, now: Date): Ht
 export function paymentReceivedPage(
   link: PaymentLink | undefined,
   context: ViewContext,
-  paid: boolean,
+  outcome: { paid: boolean; amount: Amount | undefined } | undefined,
 ): HtmlResult {
-  if (!link) return checkoutPage({ kind: 'not_found' }, context);
+  if (!link || !outcome) return checkoutPage({ kind: 'not_found' }, context);
   const t = messagesFor(context.locale);
+  const shown = summary(link, context, t, false, outcome.amount);
   return page(context, {
     status: 200,
     title: t.receivedTitle,
-    body: paid
-      ? html`<h1>${t.receivedTitle}</h1>${summary(link, context, t)}<p>${t.receivedText}</p>`
-      : html`<h1>${t.thankYou}</h1>${summary(link, context, t)}<p>${t.confirmingText}</p>`,
+    body: outcome.paid
+      ? html`<h1>${t.receivedTitle}</h1>${shown}<p>${t.receivedText}</p>`
+      : html`<h1>${t.thankYou}</h1>${shown}<p>${t.confirmingText}</p>`,
   });
 }

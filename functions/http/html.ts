@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { logoImageSource } from '../domain/checkout-settings.ts';
 import { type Amount, minorUnits } from '../domain/money.ts';
 
 /**
@@ -119,8 +120,10 @@ export function securityHeaders(options: {
 }) {
   const formAction = options.formAction?.length ? options.formAction.join(' ') : "'none'";
   const accent = options.brand?.accentColor ? ` ${styleHash(accentStyle(options.brand.accentColor))}` : '';
-  // The logo is allowed by its exact URL, so the page can load no other image.
-  const images = options.brand?.logoUrl ? `; img-src ${options.brand.logoUrl}` : '';
+  // The logo alone is allowed, by its origin and path: the page can load no other image, and the stored URL is
+  // never written into the header as it is (a `;` in it would start a directive of its own).
+  const logo = options.brand?.logoUrl ? logoImageSource(options.brand.logoUrl) : undefined;
+  const images = logo ? `; img-src ${logo}` : '';
   return {
     'Content-Security-Policy': `default-src 'none'; style-src ${STYLE_HASH}${accent}${images}; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
     'X-Frame-Options': 'DENY',

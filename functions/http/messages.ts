@@ -31,6 +31,9 @@ export interface Messages {
   unavailableText: string;
   throttledTitle: string;
   throttledText: string;
+  /** A reusable link whose places (`max_payments`) are all taken by payments and other buyers' open sessions. */
+  fullTitle: string;
+  fullText: string;
   receivedTitle: string;
   receivedText: string;
   thankYou: string;
@@ -40,6 +43,16 @@ export interface Messages {
   amountInvalid: (minimum: string, maximum: string) => string;
   /** A chosen amount within the range that no payment provider of the link can take. */
   amountNotPayable: string;
+  /**
+   * An entry that reads as two amounts (`12.500` with three decimals): both, as amounts, then how to type each so
+   * that it reads one way only (functions/domain/amount.ts `parseBuyerDecimal`).
+   */
+  amountAmbiguous: (
+    asDecimal: string,
+    asThousands: string,
+    typeDecimal: string,
+    typeThousands: string,
+  ) => string;
   /** Before the title of a page that refused the buyer's answer (screen readers announce the title first). */
   errorPrefix: string;
   item: string;
@@ -76,6 +89,9 @@ export interface Messages {
   sandboxBackToMerchant: string;
   sandboxExpired: string;
   sandboxStartAgain: string;
+  /** A payment under way (a `--simulate processing` connection): it succeeds shortly, seen on a reload. */
+  sandboxProcessing: string;
+  sandboxProcessingText: (amount: string) => string;
 }
 
 const en: Messages = {
@@ -107,6 +123,9 @@ const en: Messages = {
   throttledTitle: 'Too many payment attempts',
   throttledText:
     'This link was opened for payment too many times in a short while. Nothing was charged; please try again later.',
+  fullTitle: 'No places left for now',
+  fullText:
+    'Other buyers are paying on this link and it takes no more payments than they can make. Nothing was charged; a place may free up if one of them does not complete their payment, so please try again later.',
   receivedTitle: 'Payment received',
   receivedText: 'Thank you. You can close this page.',
   thankYou: 'Thank you',
@@ -115,6 +134,8 @@ const en: Messages = {
   amountHint: (minimum, maximum) => `Between ${minimum} and ${maximum}.`,
   amountInvalid: (minimum, maximum) => `Enter an amount between ${minimum} and ${maximum}.`,
   amountNotPayable: 'This amount cannot be paid here. Please choose another amount.',
+  amountAmbiguous: (asDecimal, asThousands, typeDecimal, typeThousands) =>
+    `Did you mean ${asDecimal} or ${asThousands}? To be sure, type ${typeDecimal} or ${typeThousands}.`,
   errorPrefix: 'Error:',
   item: 'Item',
   quantity: 'Quantity',
@@ -146,6 +167,9 @@ const en: Messages = {
   sandboxBackToMerchant: 'Back to the merchant',
   sandboxExpired: 'This checkout session has expired',
   sandboxStartAgain: 'Start again',
+  sandboxProcessing: 'Payment processing',
+  sandboxProcessingText: (amount) =>
+    `The transfer of ${amount} is under way and completes in about 30 seconds. Reload this page to see it.`,
 };
 
 const nl: Messages = {
@@ -177,6 +201,9 @@ const nl: Messages = {
   throttledTitle: 'Te veel betaalpogingen',
   throttledText:
     'Deze link is in korte tijd te vaak geopend om te betalen. Er is niets afgeschreven; probeer het later opnieuw.',
+  fullTitle: 'Voorlopig geen plaatsen meer',
+  fullText:
+    'Andere kopers betalen via deze link en hij neemt niet meer betalingen aan dan zij kunnen doen. Er is niets afgeschreven; er kan een plaats vrijkomen als een van hen de betaling niet afrondt, dus probeer het later opnieuw.',
   receivedTitle: 'Betaling ontvangen',
   receivedText: 'Bedankt. Je kunt deze pagina sluiten.',
   thankYou: 'Bedankt',
@@ -185,6 +212,8 @@ const nl: Messages = {
   amountHint: (minimum, maximum) => `Tussen ${minimum} en ${maximum}.`,
   amountInvalid: (minimum, maximum) => `Vul een bedrag in tussen ${minimum} en ${maximum}.`,
   amountNotPayable: 'Dit bedrag kan hier niet betaald worden. Kies een ander bedrag.',
+  amountAmbiguous: (asDecimal, asThousands, typeDecimal, typeThousands) =>
+    `Bedoel je ${asDecimal} of ${asThousands}? Typ voor de zekerheid ${typeDecimal} of ${typeThousands}.`,
   errorPrefix: 'Fout:',
   item: 'Artikel',
   quantity: 'Aantal',
@@ -216,6 +245,9 @@ const nl: Messages = {
   sandboxBackToMerchant: 'Terug naar de verkoper',
   sandboxExpired: 'Deze betaalsessie is verlopen',
   sandboxStartAgain: 'Opnieuw beginnen',
+  sandboxProcessing: 'Betaling wordt verwerkt',
+  sandboxProcessingText: (amount) =>
+    `De overboeking van ${amount} is onderweg en is over ongeveer 30 seconden voltooid. Laad deze pagina opnieuw om het te zien.`,
 };
 
 const de: Messages = {
@@ -248,6 +280,9 @@ const de: Messages = {
   throttledTitle: 'Zu viele Zahlungsversuche',
   throttledText:
     'Dieser Link wurde in kurzer Zeit zu oft zum Bezahlen geöffnet. Es wurde nichts belastet; bitte versuchen Sie es später erneut.',
+  fullTitle: 'Vorerst keine Plätze frei',
+  fullText:
+    'Andere Käufer bezahlen über diesen Link, und er nimmt nicht mehr Zahlungen an, als sie leisten können. Es wurde nichts belastet; ein Platz kann frei werden, wenn einer von ihnen die Zahlung nicht abschließt. Bitte versuchen Sie es später erneut.',
   receivedTitle: 'Zahlung erhalten',
   receivedText: 'Vielen Dank. Sie können diese Seite schließen.',
   thankYou: 'Vielen Dank',
@@ -256,6 +291,8 @@ const de: Messages = {
   amountHint: (minimum, maximum) => `Zwischen ${minimum} und ${maximum}.`,
   amountInvalid: (minimum, maximum) => `Geben Sie einen Betrag zwischen ${minimum} und ${maximum} ein.`,
   amountNotPayable: 'Dieser Betrag kann hier nicht bezahlt werden. Bitte wählen Sie einen anderen Betrag.',
+  amountAmbiguous: (asDecimal, asThousands, typeDecimal, typeThousands) =>
+    `Meinen Sie ${asDecimal} oder ${asThousands}? Geben Sie zur Sicherheit ${typeDecimal} oder ${typeThousands} ein.`,
   errorPrefix: 'Fehler:',
   item: 'Artikel',
   quantity: 'Menge',
@@ -287,6 +324,9 @@ const de: Messages = {
   sandboxBackToMerchant: 'Zurück zum Händler',
   sandboxExpired: 'Diese Zahlungssitzung ist abgelaufen',
   sandboxStartAgain: 'Neu beginnen',
+  sandboxProcessing: 'Zahlung in Bearbeitung',
+  sandboxProcessingText: (amount) =>
+    `Die Überweisung von ${amount} läuft und ist in etwa 30 Sekunden abgeschlossen. Laden Sie diese Seite neu, um es zu sehen.`,
 };
 
 const fr: Messages = {
@@ -318,6 +358,9 @@ const fr: Messages = {
   throttledTitle: 'Trop de tentatives de paiement',
   throttledText:
     "Ce lien a été ouvert trop souvent pour payer en peu de temps. Rien n'a été débité ; veuillez réessayer plus tard.",
+  fullTitle: 'Plus de places pour le moment',
+  fullText:
+    "D'autres acheteurs paient avec ce lien, et il n'accepte pas plus de paiements que les leurs. Rien n'a été débité ; une place peut se libérer si l'un d'eux ne termine pas son paiement, veuillez donc réessayer plus tard.",
   receivedTitle: 'Paiement reçu',
   receivedText: 'Merci. Vous pouvez fermer cette page.',
   thankYou: 'Merci',
@@ -326,6 +369,8 @@ const fr: Messages = {
   amountHint: (minimum, maximum) => `Entre ${minimum} et ${maximum}.`,
   amountInvalid: (minimum, maximum) => `Saisissez un montant entre ${minimum} et ${maximum}.`,
   amountNotPayable: 'Ce montant ne peut pas être payé ici. Veuillez choisir un autre montant.',
+  amountAmbiguous: (asDecimal, asThousands, typeDecimal, typeThousands) =>
+    `Vouliez-vous dire ${asDecimal} ou ${asThousands} ? Pour lever le doute, saisissez ${typeDecimal} ou ${typeThousands}.`,
   errorPrefix: 'Erreur :',
   item: 'Article',
   quantity: 'Quantité',
@@ -357,6 +402,9 @@ const fr: Messages = {
   sandboxBackToMerchant: 'Retour au marchand',
   sandboxExpired: 'Cette session de paiement a expiré',
   sandboxStartAgain: 'Recommencer',
+  sandboxProcessing: 'Paiement en cours',
+  sandboxProcessingText: (amount) =>
+    `Le virement de ${amount} est en cours et sera terminé dans environ 30 secondes. Rechargez cette page pour le voir.`,
 };
 
 const es: Messages = {
@@ -388,6 +436,9 @@ const es: Messages = {
   throttledTitle: 'Demasiados intentos de pago',
   throttledText:
     'Este enlace se ha abierto para pagar demasiadas veces en poco tiempo. No se ha cobrado nada; inténtalo de nuevo más tarde.',
+  fullTitle: 'No quedan plazas por ahora',
+  fullText:
+    'Otros compradores están pagando con este enlace y no admite más pagos que los suyos. No se ha cobrado nada; puede quedar una plaza libre si alguno de ellos no completa su pago, así que inténtalo de nuevo más tarde.',
   receivedTitle: 'Pago recibido',
   receivedText: 'Gracias. Puedes cerrar esta página.',
   thankYou: 'Gracias',
@@ -396,6 +447,8 @@ const es: Messages = {
   amountHint: (minimum, maximum) => `Entre ${minimum} y ${maximum}.`,
   amountInvalid: (minimum, maximum) => `Introduce un importe entre ${minimum} y ${maximum}.`,
   amountNotPayable: 'Este importe no se puede pagar aquí. Elige otro importe.',
+  amountAmbiguous: (asDecimal, asThousands, typeDecimal, typeThousands) =>
+    `¿Querías decir ${asDecimal} o ${asThousands}? Para evitar dudas, escribe ${typeDecimal} o ${typeThousands}.`,
   errorPrefix: 'Error:',
   item: 'Artículo',
   quantity: 'Cantidad',
@@ -427,6 +480,9 @@ const es: Messages = {
   sandboxBackToMerchant: 'Volver al comercio',
   sandboxExpired: 'Esta sesión de pago ha caducado',
   sandboxStartAgain: 'Empezar de nuevo',
+  sandboxProcessing: 'Pago en curso',
+  sandboxProcessingText: (amount) =>
+    `La transferencia de ${amount} está en curso y se completará en unos 30 segundos. Recargue esta página para verlo.`,
 };
 
 const MESSAGES: Record<PageLanguage, Messages> = { en, nl, de, fr, es };

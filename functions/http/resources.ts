@@ -7,7 +7,7 @@ import type {
 } from '../../lib/openapi/response-schemas.ts';
 import type { CheckoutSettings } from '../domain/checkout-settings.ts';
 import { type PaymentLink, snapshotOf } from '../domain/payment-link.ts';
-import { withCheckoutUrl } from '../use-cases/payment-links.ts';
+import { withCheckoutUrl } from '../use-cases/link-transitions.ts';
 
 /** The payment link as the API returns it: the documented schema's type (lib/openapi/response-schemas.ts). */
 export type PaymentLinkResource = z.infer<typeof PaymentLinkSchema>;

@@ -28,11 +28,15 @@ ${notice}
 <p><a href="${session.cancel_url}">${t.sandboxBack}</a></p>`
       : session.status === 'complete'
         ? html`<h1>${t.sandboxComplete}</h1><p>${t.sandboxPaid(amount)}</p><p><a class="button" href="${session.success_url}">${t.sandboxContinue}</a></p>`
-        : session.status === 'failed'
+        : session.status === 'processing'
           ? html`<p class="muted">${t.sandboxNote}</p>
+<h1>${t.sandboxProcessing}</h1><p>${t.sandboxProcessingText(amount)}</p>
+<p><a href="${session.success_url}">${t.sandboxContinue}</a></p>`
+          : session.status === 'failed'
+            ? html`<p class="muted">${t.sandboxNote}</p>
 <h1>${t.sandboxDeclined}</h1>${notice}
 <p><a class="button" href="${session.cancel_url}">${t.sandboxBackToMerchant}</a></p>`
-          : html`<h1>${t.sandboxExpired}</h1><p><a class="button" href="${session.cancel_url}">${t.sandboxStartAgain}</a></p>`;
+            : html`<h1>${t.sandboxExpired}</h1><p><a class="button" href="${session.cancel_url}">${t.sandboxStartAgain}</a></p>`;
   return htmlPage({
     status: 200,
     lang: locale,

@@ -77,6 +77,12 @@ export interface PspSessionStatus {
   failure: { code: PaymentFailureCode; message: string } | null;
   /** The PSP's payment id once paid (Stripe PaymentIntent, Mollie tr_, Adyen pspReference). */
   paymentReference: string | null;
+  /**
+   * What the PSP charges (or charged) in this session, read back from the PSP in our decimal form; null when the
+   * PSP's answer has none. A payment whose own record was lost is recorded at it: for a buyer-chosen amount
+   * (`amount_range`) nothing else of ours holds it (`recordSessionStatus`, functions/use-cases/payments.ts).
+   */
+  amount: Amount | null;
   livemode: boolean;
 }
 

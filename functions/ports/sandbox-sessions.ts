@@ -14,9 +14,17 @@ export interface SandboxSession {
   description: string | null;
   success_url: string;
   cancel_url: string;
-  status: 'open' | 'complete' | 'failed' | 'expired';
-  /** Set when Pay completed the session. */
+  /** `processing`: Pay started a payment that succeeds at `settles_at` (a `--simulate processing` connection). */
+  status: 'open' | 'processing' | 'complete' | 'failed' | 'expired';
+  /** Set when Pay completed the session, or started its payment. */
   payment_reference: string | null;
+  /**
+   * How long a payment started by Pay stays under way before it succeeds; absent: Pay succeeds at once. Set at
+   * creation by a `processing` connection (the hosted page cannot read connections).
+   */
+  processing_ms?: number | undefined;
+  /** When the payment under way succeeds (a `processing` session). */
+  settles_at?: string | undefined;
   /** Attempts the buyer declined. */
   declined_attempts: number;
   created_at: string;
@@ -31,6 +39,18 @@ export interface SandboxSessionStore {
   get(id: string): Promise<SandboxSession | undefined>;
   /** Marks an open session complete with this reference; returns it as stored afterwards (complete or not). */
   complete(id: string, paymentReference: string, now: Date): Promise<SandboxSession | undefined>;
+  /**
+   * Starts the payment of an open session, succeeding at `settlesAt`: the session is `processing` until then;
+   * returns it as stored afterwards (processing or not).
+   */
+  startProcessing(
+    id: string,
+    paymentReference: string,
+    settlesAt: Date,
+    now: Date,
+  ): Promise<SandboxSession | undefined>;
+  /** Completes a processing session whose `settles_at` has passed; returns it as stored afterwards. */
+  settle(id: string, now: Date): Promise<SandboxSession | undefined>;
   /** Fails an open session: the buyer declined (the link stays open for another attempt). */
   decline(id: string): Promise<void>;
   /** Marks an open session expired; false when it was not open (paid, declined, expired or unknown). */

@@ -26,7 +26,11 @@ export interface WebhookEndpointRepository {
   /** Every endpoint of the tenant, oldest first (strongly consistent). */
   list(account: string, mode: Mode): Promise<StoredWebhookEndpoint[]>;
   get(account: string, mode: Mode, id: string): Promise<StoredWebhookEndpoint | undefined>;
-  /** Applies `changes` to an existing endpoint; the endpoint after, or undefined when there is none. */
+  /**
+   * Applies `changes` to an existing endpoint; the endpoint after, or undefined when there is none. Enabling a
+   * disabled endpoint also clears its stats in the same write: the merchant says it is fixed, so the failures
+   * before must not count towards the next automatic disable (docs/webhooks.md#endpoint-health).
+   */
   update(
     account: string,
     mode: Mode,
@@ -53,6 +57,13 @@ export interface WebhookEndpointRepository {
     failingSince: string,
     at: Date,
   ): Promise<StoredWebhookEndpoint | undefined>;
+  /**
+   * Takes the endpoint's test lease until `until`, unless a lease still held at `now` is in the way (or there is
+   * no endpoint): false then. A conditional write, so concurrent calls never both get it.
+   */
+  claimTest(account: string, mode: Mode, id: string, now: Date, until: Date): Promise<boolean>;
+  /** Frees the lease taken until `until`, unless it has lapsed and another call holds the endpoint's now. */
+  releaseTest(account: string, mode: Mode, id: string, until: Date): Promise<void>;
   /** Makes `sealedSecret` the current secret; the current one becomes the previous until `previousUntil`. */
   rotateSecret(
     account: string,

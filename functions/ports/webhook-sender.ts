@@ -7,6 +7,8 @@ export interface WebhookRequest {
   url: string;
   headers: Record<string, string>;
   body: string;
+  /** A deadline shorter than the sender's own (a test event's), in ms. */
+  timeoutMs?: number | undefined;
 }
 
 /**

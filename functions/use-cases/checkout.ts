@@ -2,6 +2,7 @@ import { amountDue } from '../domain/amount.ts';
 import { ANSWER_ROOM_MS, PSP_CALL_TIMEOUT_MS } from '../domain/call-budgets.ts';
 import {
   amountAtStake,
+  clientKey,
   isPreviewRequest,
   nextCheckoutStep,
   sessionExpiry,
@@ -33,6 +34,7 @@ import {
   effectiveStatus,
   type PaymentLink,
   type PspSession,
+  paidAmount,
 } from '../domain/payment-link.ts';
 import { methodsFor } from '../domain/payment-methods.ts';
 import { MODES } from '../domain/principal.ts';
@@ -81,6 +83,13 @@ export interface CheckoutRequest {
   amount?: string | undefined;
   /** On a reusable link: the payment the buyer's cookie names, their last attempt (docs/checkout.md#reusable-links). */
   buyerPayment?: string | undefined;
+  /** The address the request came from: a buyer without a cookie is known by it (`clientKey`). */
+  sourceAddress: string;
+  /**
+   * A form another site sent (docs/security.md#checkout-sessions): shown as a preview, so that no other site can
+   * open a session for a buyer or choose its amount.
+   */
+  foreign?: boolean | undefined;
 }
 
 /**
@@ -114,7 +123,7 @@ export type CheckoutView =
   | {
       kind: 'ask';
       link: PaymentLink;
-      problem?: 'missing' | 'invalid' | 'out_of_range' | 'not_payable';
+      problem?: 'missing' | 'invalid' | 'ambiguous' | 'out_of_range' | 'not_payable';
       entered?: string | undefined;
     }
   /**
@@ -123,7 +132,12 @@ export type CheckoutView =
    */
   | { kind: 'unavailable'; link: PaymentLink; retryAt?: Date | undefined }
   /** Too many sessions were opened for this link lately (docs/security.md#checkout): try again at `retryAt`. */
-  | { kind: 'throttled'; link: PaymentLink; retryAt: Date };
+  | { kind: 'throttled'; link: PaymentLink; retryAt: Date }
+  /**
+   * A reusable link whose payments and payable sessions reach `max_payments`: no place is left for now; one may
+   * free up at `retryAt`, when another buyer's session expires unpaid.
+   */
+  | { kind: 'full'; link: PaymentLink; retryAt?: Date | undefined };
 
 /**
  * Checkout pages carry no key, so the link is found by id alone: the id is 142 random bits and names at most
@@ -135,17 +149,25 @@ export async function findLinkById(links: LinkRepository, id: string): Promise<P
 }
 
 /**
- * Whether the buyer back on our return page has paid: a single-use link is paid; on a reusable link, the payment
- * their cookie names succeeded (docs/checkout.md#reusable-links).
+ * What the buyer back on our return page is told: whether they have paid (a single-use link is paid; on a
+ * reusable link, the payment their cookie names succeeded), and the amount of their own attempt. A reusable
+ * link's buyers never see each other's amounts (docs/checkout.md#reusable-links): without a cookie naming one
+ * of its payments, the page shows the link's own amount, or its range.
  */
-export async function hasPaid(
+export async function buyerOutcome(
   payments: Pick<PaymentRepository, 'get'>,
   link: PaymentLink,
   buyerPayment: string | undefined,
-): Promise<boolean> {
-  if (!link.reusable) return link.status === 'paid';
-  if (buyerPayment === undefined) return false;
-  return (await payments.get(link.id, link.mode, buyerPayment))?.status === 'succeeded';
+): Promise<{ paid: boolean; amount: Amount | undefined }> {
+  if (!link.reusable) {
+    const amount = link.payment ? paidAmount(link, link.payment) : (link.psp_session?.amount ?? undefined);
+    return { paid: link.status === 'paid', amount: amount ?? link.amount ?? undefined };
+  }
+  const own = buyerPayment === undefined ? undefined : await payments.get(link.id, link.mode, buyerPayment);
+  return {
+    paid: own?.status === 'succeeded',
+    amount: own ? paymentAmount(own, link) : (link.amount ?? undefined),
+  };
 }
 
 /** Decisions one request takes at most: each ends a session, opens one, or loses a race and reads again. */
@@ -187,7 +209,8 @@ export async function openCheckout(
     if (status === 'canceled' || status === 'expired' || status === 'completed') {
       return { kind: 'gone', link, status };
     }
-    if (isPreviewRequest(request.method, request.headers)) return { kind: 'preview', link };
+    if (request.foreign || isPreviewRequest(request.method, request.headers))
+      return { kind: 'preview', link };
     if (round === 1) putMetrics({ CheckoutVisits: 1 });
     const locale = resolveLocale(link.locale, request.headers['accept-language']);
     // A buyer-chosen amount is checked before anything is read or opened; a refused one is asked for again.
@@ -204,6 +227,8 @@ export async function openCheckout(
       deps.payments.listOfLink(link.id, link.mode),
     ]);
     const health = new Map(connections.map((state) => [state.connection.id, state.health]));
+    const own = payments.find((payment) => payment.id === request.buyerPayment);
+    const client = clientKey(link.id, link.reusable ? own : undefined, request.sourceAddress);
     const atStake = amountAtStake(link, payments, amount, request.buyerPayment);
     const routed = routeLink(
       { ...link, amount: atStake },
@@ -222,6 +247,7 @@ export async function openCheckout(
       returned: request.returned === true,
       unendable,
       buyerPayment: request.buyerPayment,
+      client,
     });
     // No connection serves the link: an open session is still shown or ended, nothing new is offered.
     if (routed.length === 0 && step.kind !== 'show' && step.kind !== 'end') throw new PspNotConfiguredError();
@@ -242,6 +268,7 @@ export async function openCheckout(
           ...(step.problem ? { problem: step.problem, entered: request.amount } : {}),
         };
       case 'wait':
+        if (step.reason === 'full') return { kind: 'full', link, retryAt: step.until ?? undefined };
         return step.reason === 'throttled' && step.until
           ? { kind: 'throttled', link, retryAt: step.until }
           : { kind: 'unavailable', link, retryAt: step.until ?? undefined };
@@ -253,7 +280,7 @@ export async function openCheckout(
       case 'open': {
         const opened = await openSession(
           deps,
-          { link, amount: atStake, locale },
+          { link, amount: atStake, locale, client },
           step.candidates,
           health,
           budget,
@@ -364,11 +391,12 @@ async function endSession(
   }
 }
 
-/** What a new session is for: the link, the amount it charges, and the buyer's locale. */
+/** What a new session is for: the link, the amount it charges, the buyer's locale, and who asked (`clientKey`). */
 interface Opening {
   link: PaymentLink;
   amount: Amount;
   locale: string;
+  client: string;
 }
 
 /**
@@ -383,7 +411,7 @@ async function openSession(
   budget: CallBudget,
   now: Date,
 ): Promise<CheckoutView | undefined> {
-  const { link, amount } = opening;
+  const { link, amount, client } = opening;
   let failures = 0;
   for (const connection of candidates) {
     if (!mayCall(deps, budget)) break;
@@ -397,7 +425,11 @@ async function openSession(
     if (failures > 0) putMetrics({ Failovers: 1 }, { connection: connection.id });
     const session = { ...opened.session, amount };
     const { psp } = opened;
-    const payment = startedPayment({ id: session.payment_id, link, connection, amount }, session, deps.now());
+    const payment = startedPayment(
+      { id: session.payment_id, link, connection, amount, openedBy: client },
+      session,
+      deps.now(),
+    );
     if (link.reusable) return attachBuyerSession(deps, link, session, psp, payment, budget);
     const updated = withSession(link, session);
     // Either record says the session is open (openSessions): the link's own, or its pending payment.

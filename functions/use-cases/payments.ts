@@ -3,14 +3,12 @@ import type { PspConnection } from '../domain/connection.ts';
 import { ConcurrentModificationError, NotFoundError } from '../domain/errors.ts';
 import { ID_RANDOM_LENGTH } from '../domain/ids.ts';
 import {
-  checkFailed,
   type Payment,
   type PaymentOutcome,
   type PaymentResource,
   paymentAmount,
   settle,
   startedPayment,
-  stillPending,
   toPaymentResource,
   withReference,
 } from '../domain/payment.ts';
@@ -21,7 +19,7 @@ import {
   reportPayment,
   withPaymentReference,
 } from '../domain/payment-link.ts';
-import type { Mode, Principal } from '../domain/principal.ts';
+import type { Principal } from '../domain/principal.ts';
 import { bytesToBase62 } from '../domain/random.ts';
 import { logger } from '../logger.ts';
 import { putMetrics } from '../metrics.ts';
@@ -29,8 +27,7 @@ import type { EventQueue } from '../ports/event-queue.ts';
 import type { LinkRepository } from '../ports/link-repository.ts';
 import type { PaymentRepository } from '../ports/payment-repository.ts';
 import type { PspSessionStatus } from '../ports/psp.ts';
-import { applyTransition, getPaymentLink } from './payment-links.ts';
-import type { PspConnections } from './psp-connections.ts';
+import { applyTransition, getPaymentLink } from './link-transitions.ts';
 
 export interface PaymentDependencies {
   links: LinkRepository;
@@ -206,12 +203,14 @@ async function settledPayment(
   const settleStored = async () => {
     const now = deps.now();
     const stored = await deps.payments.get(link.id, link.mode, id);
-    // A session whose attempt left no record: the link's own says what it charges (else the link's amount).
+    // A session whose attempt left no record is recorded at what the PSP says it charges: a buyer-chosen amount
+    // is known to nothing else once the link's session moved on. Only a PSP answer without one falls back to the
+    // link's record of the session, then to the link's amount.
     const session = link.psp_session?.id === status.id ? link.psp_session : undefined;
     const current =
       stored ??
       startedPayment(
-        { id, link, connection, amount: paymentAmount(session ?? {}, link) },
+        { id, link, connection, amount: status.amount ?? paymentAmount(session ?? {}, link) },
         {
           id: status.id,
           expires_at:
@@ -253,70 +252,4 @@ export async function listPayments(
   const link = await getPaymentLink(deps, principal, linkId);
   const payments = await deps.payments.listOfLink(link.id, link.mode);
   return payments.map((payment) => toPaymentResource(payment, link));
-}
-
-/**
- * The sweeper of missed notifications: asks the PSP about payments still pending when their next check is due
- * (10 minutes after they started, then twice as long each time until the session can no longer be paid) and
- * records the answer exactly as a notification would. A payment whose check fails is logged and asked again
- * after the same growing waits (`checkFailed`), so it never comes first on every run ahead of the others.
- */
-export async function checkPendingPayments(
-  deps: PaymentDependencies & { psps: PspConnections },
-  batchSize: number,
-  hasTimeLeft: () => boolean = () => true,
-): Promise<{ checked: number; failed: number }> {
-  const due = await deps.payments.dueForCheck(deps.now(), batchSize);
-  let checked = 0;
-  let failed = 0;
-  for (const { link_id, mode, id } of due) {
-    if (!hasTimeLeft()) break;
-    try {
-      await checkPayment(deps, link_id, mode, id);
-      checked++;
-    } catch (error) {
-      failed++;
-      logger.error('Could not check a pending payment', { link_id, payment_id: id, error });
-      await backOff(deps, link_id, mode, id).catch((backOffError: unknown) =>
-        logger.warn('Pending payment check not postponed', { payment_id: id, error: backOffError }),
-      );
-    }
-  }
-  return { checked, failed };
-}
-
-async function backOff(deps: PaymentDependencies, linkId: string, mode: Mode, id: string): Promise<void> {
-  const payment = await deps.payments.get(linkId, mode, id);
-  const later = payment && checkFailed(payment, deps.now());
-  if (later) await deps.payments.save(later, payment);
-}
-
-async function checkPayment(
-  deps: PaymentDependencies & { psps: PspConnections },
-  linkId: string,
-  mode: Mode,
-  id: string,
-): Promise<void> {
-  const [payment, link] = await Promise.all([
-    deps.payments.get(linkId, mode, id),
-    deps.links.get(linkId, mode),
-  ]);
-  if (!payment || !link || payment.status !== 'pending' || !payment.session_id) return;
-  const connection = await deps.psps.sessionConnection(link.account, link.mode, {
-    provider: payment.provider,
-    connection_id: payment.connection_id,
-    payment_id: payment.id,
-    id: payment.session_id,
-    url: '',
-    expires_at: payment.session_expires_at ?? '',
-  });
-  const status = await (await deps.psps.adapter(connection)).retrieveSession(payment.session_id);
-  if (status.state !== 'pending') {
-    await recordSessionStatus(deps, connection, link, {
-      ...status,
-      paymentId: status.paymentId ?? payment.id,
-    });
-    return;
-  }
-  await deps.payments.save(stillPending(payment, deps.now()), payment);
 }

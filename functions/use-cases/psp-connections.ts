@@ -22,8 +22,8 @@ import { type Psp, type PspFactory, PspRefusalError, type SessionEnd } from '../
 import type { PspConfigRepository } from '../ports/psp-config-repository.ts';
 import type { ConnectionDirectory, PspConnectionRepository } from '../ports/psp-connections.ts';
 import type { RefundLedger } from '../ports/refund-ledger.ts';
-import type { PspSessions } from './payment-links.ts';
 import { type PaymentRefunds, refundOutcomeOf } from './refunds.ts';
+import type { PspSessions, SessionEnding } from './session-endings.ts';
 
 export interface PspConnectionsOptions {
   repository: PspConnectionRepository;
@@ -142,6 +142,14 @@ export class PspConnections implements PspSessions, PaymentRefunds {
   async expireSession(account: string, mode: Mode, session: PspSession): Promise<SessionEnd> {
     const connection = await this.sessionConnection(account, mode, session);
     return (await this.adapter(connection)).expireSession(session);
+  }
+
+  /** Ends a session at the connection that created it; a refusal is answered with what its PSP says of it. */
+  async endSession(account: string, mode: Mode, session: PspSession): Promise<SessionEnding> {
+    const connection = await this.sessionConnection(account, mode, session);
+    const psp = await this.adapter(connection);
+    if ((await psp.expireSession(session)) === 'ended') return { ended: true };
+    return { ended: false, connection, status: await psp.retrieveSession(session.id) };
   }
 }
 

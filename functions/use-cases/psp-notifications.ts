@@ -13,9 +13,10 @@ import { logger } from '../logger.ts';
 import type { Psp, PspRefundStatus } from '../ports/psp.ts';
 import type { RateLimiter } from '../ports/rate-limiter.ts';
 import type { RefundLedger } from '../ports/refund-ledger.ts';
-import { type PaymentDependencies, recordSessionStatus, type SessionOutcome } from './payments.ts';
+import type { PaymentDependencies, SessionOutcome } from './payments.ts';
 import type { PspConnections } from './psp-connections.ts';
 import { recordRefundOutcome, refundOutcomeOf } from './refunds.ts';
+import { recordSessionOutcome } from './session-endings.ts';
 
 export interface NotificationDependencies extends PaymentDependencies {
   psps: PspConnections;
@@ -186,7 +187,7 @@ async function recordSession(
     });
     return 'ignored';
   }
-  const outcome = await recordSessionStatus(deps, connection, link, status);
+  const outcome = await recordSessionOutcome({ ...deps, pspSessions: deps.psps }, connection, link, status);
   // Mollie tells of a refund's progress through its payment's webhook: the link's pending refunds are read too.
   const refunds = await recordPendingRefunds(deps, connection, psp, link);
   return refunds === 'ignored' ? outcome : refunds;

@@ -24,7 +24,7 @@ import {
   type LinkDependencies,
   publishCommitted,
   withEventCheckoutUrl,
-} from './payment-links.ts';
+} from './link-transitions.ts';
 
 /** Refunds at the PSP that took a link's payment (implemented by the PSP selection, which knows the connection). */
 export interface PaymentRefunds {

@@ -21,17 +21,40 @@ export async function getSandboxSession(deps: SandboxDependencies, id: string): 
 
 /**
  * Pay: the simulated payment succeeds. The session completes (once; a second Pay finds it complete) and the
- * service is notified; a repeated Pay notifies again, which the service treats as the duplicate it is.
+ * service is notified; a repeated Pay notifies again, which the service treats as the duplicate it is. On a
+ * session with `processing_ms` (a `--simulate processing` connection) Pay only starts the payment, as a bank
+ * transfer: the session is `processing`, refuses to end, and nothing is notified until it succeeds
+ * (`visitSandboxSession`).
  */
 export async function paySandboxSession(deps: SandboxDependencies, id: string): Promise<SandboxSession> {
-  const session = await getSandboxSession(deps, id);
-  if (session.status === 'expired') return session;
+  const session = await visitSandboxSession(deps, id);
+  if (session.status === 'expired' || session.status === 'processing') return session;
+  if (session.status === 'open' && session.processing_ms !== undefined) {
+    const settlesAt = new Date(deps.now().getTime() + session.processing_ms);
+    const reference = `sbpay_${randomBase62(24)}`;
+    return (await deps.sessions.startProcessing(id, reference, settlesAt, deps.now())) ?? session;
+  }
   const completed =
     session.status === 'complete'
       ? session
       : ((await deps.sessions.complete(id, `sbpay_${randomBase62(24)}`, deps.now())) ?? session);
   if (completed.status === 'complete') await deps.notify(completed);
   return completed;
+}
+
+/**
+ * The hosted page seen again. A payment under way whose time has come succeeds now, and the service is notified
+ * as Pay notifies a payment that succeeds at once (the sandbox has no clock of its own to do it sooner; what
+ * the service asks meanwhile, `retrieveSession`, already says succeeded).
+ */
+export async function visitSandboxSession(deps: SandboxDependencies, id: string): Promise<SandboxSession> {
+  const session = await getSandboxSession(deps, id);
+  if (session.status !== 'processing' || Date.parse(session.settles_at ?? '') > deps.now().getTime()) {
+    return session;
+  }
+  const settled = (await deps.sessions.settle(id, deps.now())) ?? session;
+  if (settled.status === 'complete') await deps.notify(settled);
+  return settled;
 }
 
 /**

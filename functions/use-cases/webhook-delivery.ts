@@ -32,6 +32,7 @@ import {
   failingTooLong,
   secretsInForce,
   subscribes,
+  TEST_EVENT_TIMEOUT_MS,
 } from '../domain/webhook-endpoint.ts';
 import { signedWebhookHeaders } from '../domain/webhook-signature.ts';
 import { logger } from '../logger.ts';
@@ -352,6 +353,7 @@ async function attempt(deps: DeliveryDependencies, event: StoredEvent, invocatio
         url,
         body,
         headers: signedWebhookHeaders(secrets, event.id, body, at),
+        ...(event.type === 'webhook_endpoint.test' && { timeoutMs: TEST_EVENT_TIMEOUT_MS }),
       }),
     );
     await recordEndpointAnswer(deps, endpoint, admission, result);

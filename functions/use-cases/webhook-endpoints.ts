@@ -17,8 +17,10 @@ import {
   MAX_WEBHOOK_ENDPOINTS,
   newWebhookEndpoint,
   normalisedEvents,
+  TEST_LEASE_MS,
   type WebhookEndpoint,
 } from '../domain/webhook-endpoint.ts';
+import { logger } from '../logger.ts';
 import type { EventQueue } from '../ports/event-queue.ts';
 import type { EventRepository } from '../ports/event-repository.ts';
 import type { SecretCipher } from '../ports/secret-cipher.ts';
@@ -159,7 +161,8 @@ export interface TestEventOutcome {
 
 /**
  * Sends a signed `webhook_endpoint.test` event to the endpoint through the delivery pipeline (the same queue,
- * isolation, signing and attempts log as every webhook), and waits up to `waitMs` for its first attempt.
+ * isolation, signing and attempts log as every webhook), and waits up to `waitMs` for its first attempt. One
+ * test runs per endpoint at a time: each holds a function for its wait, so repeated calls must not add up.
  */
 export async function sendTestEvent(
   deps: TestEventDependencies,
@@ -171,6 +174,28 @@ export async function sendTestEvent(
     throw new InvalidStateError('The webhook endpoint is disabled: enable it to test it.');
   }
   const now = deps.now();
+  const leaseUntil = new Date(now.getTime() + TEST_LEASE_MS);
+  if (!(await deps.endpoints.claimTest(principal.account, principal.mode, endpoint.id, now, leaseUntil))) {
+    throw new InvalidStateError(
+      'A test of this webhook endpoint is already under way: send the next one once it has answered.',
+    );
+  }
+  try {
+    return await testEndpoint(deps, principal, endpoint, now);
+  } finally {
+    // A release that fails leaves the lease to lapse: the endpoint can be tested again after TEST_LEASE_MS.
+    await deps.endpoints
+      .releaseTest(principal.account, principal.mode, endpoint.id, leaseUntil)
+      .catch((error) => logger.warn('Webhook endpoint test lease not released', { endpoint_id: id, error }));
+  }
+}
+
+async function testEndpoint(
+  deps: TestEventDependencies,
+  principal: Principal,
+  endpoint: StoredWebhookEndpoint,
+  now: Date,
+): Promise<TestEventOutcome> {
   const event: EndpointEvent = {
     id: newId('evt'),
     type: 'webhook_endpoint.test',

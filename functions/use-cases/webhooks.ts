@@ -5,7 +5,7 @@ import { logger } from '../logger.ts';
 import type { EventQueue } from '../ports/event-queue.ts';
 import type { EventRepository } from '../ports/event-repository.ts';
 import type { LinkRepository } from '../ports/link-repository.ts';
-import { getPaymentLink } from './payment-links.ts';
+import { getPaymentLink } from './link-transitions.ts';
 
 export interface SweepDependencies {
   events: EventRepository;

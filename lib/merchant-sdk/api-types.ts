@@ -31,7 +31,7 @@ export interface paths {
   "/v1/payment-links/{id}/cancel": {
     /**
      * Cancel a payment link
-     * @description Cancels an open link and sends the `payment_link.canceled` webhook. Its open PSP session is ended first; when the PSP cannot end it, the link stays open and the answer is 503 `service_unavailable` with `Retry-After`. Canceling a canceled link returns it unchanged; a paid or expired link is `invalid_state`. No body is needed; an empty JSON object is accepted.
+     * @description Cancels an open link and sends the `payment_link.canceled` webhook. Its open PSP sessions are ended first; when a PSP cannot end one, or refuses because a payment on it is under way (a bank transfer), the link stays open and the answer is 503 `service_unavailable` with `Retry-After`. A session found paid meanwhile is recorded first: the link is then paid (`payment_link.paid`) and the cancel is `invalid_state`. Canceling a canceled link returns it unchanged; a paid or expired link is `invalid_state`. A completed reusable link stays completed: the cancel ends the sessions other buyers still have open, by the same rules, and returns the link without an event. No body is needed; an empty JSON object is accepted.
      */
     post: operations["cancelPaymentLink"];
   };
@@ -152,7 +152,7 @@ export interface paths {
   "/v1/webhook-endpoints/{id}/test": {
     /**
      * Send a test event to a webhook endpoint
-     * @description Sends a signed `webhook_endpoint.test` event (`data`: the endpoint) to this endpoint only, through the same delivery as every webhook, and answers with the outcome of its attempt (whatever the endpoint answered), or `attempt: null` when none was made within about 18 seconds (the delivery goes on; `GET /v1/events/{id}` shows it). A failed test is retried on the usual schedule. A disabled endpoint is `409 invalid_state`. No body is needed.
+     * @description Sends a signed `webhook_endpoint.test` event (`data`: the endpoint) to this endpoint only, through the same delivery as every webhook, and answers with the outcome of its attempt (whatever the endpoint answered; one that has not answered within 5 seconds is reported as timed out), or `attempt: null` when none was made within about 8 seconds (the delivery goes on; `GET /v1/events/{id}` shows it). A failed test is retried on the usual schedule. A disabled endpoint is `409 invalid_state`, and so is a second test of the endpoint while one is under way. No body is needed.
      */
     post: operations["testWebhookEndpoint"];
   };
@@ -1426,7 +1426,7 @@ export interface operations {
   };
   /**
    * Cancel a payment link
-   * @description Cancels an open link and sends the `payment_link.canceled` webhook. Its open PSP session is ended first; when the PSP cannot end it, the link stays open and the answer is 503 `service_unavailable` with `Retry-After`. Canceling a canceled link returns it unchanged; a paid or expired link is `invalid_state`. No body is needed; an empty JSON object is accepted.
+   * @description Cancels an open link and sends the `payment_link.canceled` webhook. Its open PSP sessions are ended first; when a PSP cannot end one, or refuses because a payment on it is under way (a bank transfer), the link stays open and the answer is 503 `service_unavailable` with `Retry-After`. A session found paid meanwhile is recorded first: the link is then paid (`payment_link.paid`) and the cancel is `invalid_state`. Canceling a canceled link returns it unchanged; a paid or expired link is `invalid_state`. A completed reusable link stays completed: the cancel ends the sessions other buyers still have open, by the same rules, and returns the link without an event. No body is needed; an empty JSON object is accepted.
    */
   cancelPaymentLink: {
     parameters: {
@@ -1445,7 +1445,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description The canceled payment link. */
+      /** @description The canceled payment link (a completed one: unchanged). */
       200: {
         headers: {
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -3910,7 +3910,7 @@ export interface operations {
   };
   /**
    * Send a test event to a webhook endpoint
-   * @description Sends a signed `webhook_endpoint.test` event (`data`: the endpoint) to this endpoint only, through the same delivery as every webhook, and answers with the outcome of its attempt (whatever the endpoint answered), or `attempt: null` when none was made within about 18 seconds (the delivery goes on; `GET /v1/events/{id}` shows it). A failed test is retried on the usual schedule. A disabled endpoint is `409 invalid_state`. No body is needed.
+   * @description Sends a signed `webhook_endpoint.test` event (`data`: the endpoint) to this endpoint only, through the same delivery as every webhook, and answers with the outcome of its attempt (whatever the endpoint answered; one that has not answered within 5 seconds is reported as timed out), or `attempt: null` when none was made within about 8 seconds (the delivery goes on; `GET /v1/events/{id}` shows it). A failed test is retried on the usual schedule. A disabled endpoint is `409 invalid_state`, and so is a second test of the endpoint while one is under way. No body is needed.
    */
   testWebhookEndpoint: {
     parameters: {

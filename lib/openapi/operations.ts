@@ -152,11 +152,15 @@ export const operations: OperationSpec[] = [
     operationId: 'cancelPaymentLink',
     summary: 'Cancel a payment link',
     description:
-      'Cancels an open link and sends the `payment_link.canceled` webhook. Its open PSP session is ended first; when the PSP cannot end it, the link stays open and the answer is 503 `service_unavailable` with `Retry-After`. Canceling a canceled link returns it unchanged; a paid or expired link is `invalid_state`. No body is needed; an empty JSON object is accepted.',
+      'Cancels an open link and sends the `payment_link.canceled` webhook. Its open PSP sessions are ended first; when a PSP cannot end one, or refuses because a payment on it is under way (a bank transfer), the link stays open and the answer is 503 `service_unavailable` with `Retry-After`. A session found paid meanwhile is recorded first: the link is then paid (`payment_link.paid`) and the cancel is `invalid_state`. Canceling a canceled link returns it unchanged; a paid or expired link is `invalid_state`. A completed reusable link stays completed: the cancel ends the sessions other buyers still have open, by the same rules, and returns the link without an event. No body is needed; an empty JSON object is accepted.',
     auth: true,
     params: linkPath,
     body: { schema: emptyRequest(), required: false },
-    success: { status: 200, description: 'The canceled payment link.', schema: PaymentLinkSchema },
+    success: {
+      status: 200,
+      description: 'The canceled payment link (a completed one: unchanged).',
+      schema: PaymentLinkSchema,
+    },
     errors: ['not_found', 'invalid_state', 'service_unavailable'],
   },
   {
@@ -400,7 +404,7 @@ export const operations: OperationSpec[] = [
     operationId: 'testWebhookEndpoint',
     summary: 'Send a test event to a webhook endpoint',
     description:
-      'Sends a signed `webhook_endpoint.test` event (`data`: the endpoint) to this endpoint only, through the same delivery as every webhook, and answers with the outcome of its attempt (whatever the endpoint answered), or `attempt: null` when none was made within about 18 seconds (the delivery goes on; `GET /v1/events/{id}` shows it). A failed test is retried on the usual schedule. A disabled endpoint is `409 invalid_state`. No body is needed.',
+      'Sends a signed `webhook_endpoint.test` event (`data`: the endpoint) to this endpoint only, through the same delivery as every webhook, and answers with the outcome of its attempt (whatever the endpoint answered; one that has not answered within 5 seconds is reported as timed out), or `attempt: null` when none was made within about 8 seconds (the delivery goes on; `GET /v1/events/{id}` shows it). A failed test is retried on the usual schedule. A disabled endpoint is `409 invalid_state`, and so is a second test of the endpoint while one is under way. No body is needed.',
     auth: true,
     params: endpointPath,
     body: { schema: emptyRequest(), required: false },

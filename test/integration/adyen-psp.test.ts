@@ -136,6 +136,7 @@ describe('the Adyen adapter, through @adyen/api-library against an Adyen-speakin
       state: 'succeeded',
       failure: null,
       paymentReference: item.pspReference,
+      amount: { value: '25.00', currency: 'EUR' },
       livemode: false,
     });
     expect(adyen.requests.at(-1)).toMatchObject({ method: 'GET', path: `/v72/paymentLinks/${session.id}` });

@@ -131,6 +131,29 @@ describe('the checkout page of a link with amount_range', () => {
     expect(await paymentsOf(link.id)).toEqual([]);
   });
 
+  it('asks again, opening nothing, for an amount that reads two ways in a currency with three decimals', async () => {
+    const dinars = { currency: 'TND', minimum: '5', maximum: '50000', suggested: '12.5' };
+    const link = await rangeLink(acme.api_key, { amount_range: dinars });
+    const page = await choose(link.checkout_url, '12.500', { language: 'fr' });
+    expect(page.status).toBe(422);
+    expect(page.text.replace(/[\u00a0\u202f]/g, ' ')).toContain(
+      'Vouliez-vous dire 12,500 TND ou 12 500,000 TND ? Pour lever le doute, saisissez 12,5 ou 12500.',
+    );
+    expect(page.text).toContain('aria-invalid="true"');
+    expect(page.text).toContain('value="12.500"');
+    expect(await paymentsOf(link.id)).toEqual([]);
+    expect((await storedLink(link.id)).psp_session).toBeNull();
+
+    // The page writes 12.5 TND as `12,500` in French (its suggestion too): sent back, it is 12.5, not asked again.
+    const form = await httpRequest(link.checkout_url, {
+      headers: { ...NAVIGATION_HEADERS, 'accept-language': 'fr' },
+    });
+    expect(form.text).toContain('value="12,500"');
+    expect((await choose(link.checkout_url, '12,500', { language: 'fr' })).status).toBe(303);
+    const [payment] = await paymentsOf(link.id);
+    expect(payment?.amount).toEqual({ value: '12.500', currency: 'TND' });
+  });
+
   it('opens the session at the chosen amount, read in the buyer’s locale, then shows it with a GET', async () => {
     const link = await rangeLink(acme.api_key, { amount_range: { ...RANGE, maximum: '5000' } });
     const posted = await choose(link.checkout_url, '1.234,50', { language: 'de-DE' });
@@ -167,7 +190,7 @@ describe('the checkout page of a link with amount_range', () => {
     expect((await storedLink(link.id)).psp_session?.payment_id).toBe(payments[0]!.id);
   });
 
-  it('reads a form sent from another site as a visit: it chooses nothing', async () => {
+  it('answers a form sent from another site as a link preview: it chooses nothing and opens nothing', async () => {
     const link = await rangeLink();
     const page = await httpRequest(link.checkout_url, {
       method: 'POST',
@@ -179,7 +202,8 @@ describe('the checkout page of a link with amount_range', () => {
       body: 'amount=499',
     });
     expect(page.status).toBe(200);
-    expect(page.text).toContain('<form method="post"');
+    expect(page.text).not.toContain('<form method="post"');
+    expect(page.text).toContain(`<a class="button" href="${link.checkout_url}">`);
     const named = await httpRequest(link.checkout_url, {
       method: 'POST',
       headers: {

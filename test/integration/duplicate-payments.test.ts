@@ -54,7 +54,7 @@ async function checkoutAt(linkId: string, at: Date) {
       timeLeftMs: () => 20_000,
       maxPspCalls: CHECKOUT_PSP_CALLS,
     },
-    { id: linkId, method: 'GET', headers: NAVIGATION_HEADERS },
+    { id: linkId, method: 'GET', headers: NAVIGATION_HEADERS, sourceAddress: '127.0.0.1' },
   );
   if (view.kind !== 'forward') throw new Error(`no session: ${view.kind}`);
   return view.session;

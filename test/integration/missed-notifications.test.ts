@@ -11,7 +11,7 @@ import {
 import type { PspConnection } from '../../functions/domain/connection.ts';
 import { FIRST_CHECK_AFTER_MS } from '../../functions/domain/payment.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
-import { checkPendingPayments } from '../../functions/use-cases/payments.ts';
+import { checkPendingPayments } from '../../functions/use-cases/pending-payments.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
 import type { FakeAdyen } from '../support/fake-adyen.ts';
 import { httpRequest, navigate } from '../support/navigate.ts';

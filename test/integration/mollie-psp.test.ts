@@ -105,6 +105,7 @@ describe('the Mollie adapter, through @mollie/api-client against a Mollie-speaki
       state: 'succeeded',
       failure: null,
       paymentReference: session.id,
+      amount: { value: '25.00', currency: 'EUR' },
       livemode: false,
     });
   });

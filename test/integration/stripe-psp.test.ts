@@ -121,6 +121,57 @@ describe('the Stripe adapter, through the official SDK against a Stripe-speaking
     expect(stripe.requests.at(-1)?.form['line_items[0][price_data][unit_amount]']).toBe('10010');
   });
 
+  it('refuses, before asking Stripe, a KWD line of 1.005 even when the lines add up to whole hundredths', async () => {
+    const kwdLines = newPaymentLink(
+      { account: 'acme', mode: 'test' },
+      {
+        line_items: [{ name: 'Dates 500 g', quantity: 2, unit_amount: { value: '1.005', currency: 'KWD' } }],
+        redirect_url: 'https://shop.example/thanks',
+      },
+      new Date(),
+    );
+    expect(kwdLines.amount).toEqual({ value: '2.010', currency: 'KWD' });
+    const sent = stripe.requests.length;
+    const attempt = psp.createSession(checkout(kwdLines, new Date(Date.now() + 3_600_000)));
+    await expect(attempt).rejects.toThrow(PspRefusalError);
+    await expect(attempt).rejects.toThrow(/Line 1: .*third decimal must be 0/);
+    expect(stripe.requests.length).toBe(sent);
+  });
+
+  it('is answered by the fake as by Stripe: every line of a three-decimal currency must be a multiple of 10', async () => {
+    const response = await fetch(`${stripe.url}/v1/checkout/sessions`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${credentials.secret_key}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams({
+        mode: 'payment',
+        success_url: 'https://shop.example/thanks',
+        'line_items[0][quantity]': '1',
+        'line_items[0][price_data][currency]': 'kwd',
+        'line_items[0][price_data][unit_amount]': '1000',
+        'line_items[0][price_data][product_data][name]': 'Tea',
+        'line_items[1][quantity]': '2',
+        'line_items[1][price_data][currency]': 'kwd',
+        'line_items[1][price_data][unit_amount]': '1005',
+        'line_items[1][price_data][product_data][name]': 'Dates 500 g',
+      }).toString(),
+    });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: unknown }).error).toMatchObject({
+      type: 'invalid_request_error',
+      param: 'line_items[1][price_data][unit_amount]',
+    });
+  });
+
+  it('reads back what the session charges, in our decimal form, from amount_total and currency', async () => {
+    const created = await psp.createSession(checkout(link('500', 'ISK'), new Date(Date.now() + 3_600_000)));
+    expect((await psp.retrieveSession(created.id)).amount).toEqual({ value: '500', currency: 'ISK' });
+    const kwd = await psp.createSession(checkout(link('12.34', 'KWD'), new Date(Date.now() + 3_600_000)));
+    expect((await psp.retrieveSession(kwd.id)).amount).toEqual({ value: '12.340', currency: 'KWD' });
+  });
+
   it('asks for a session of at least 30 minutes after Stripe creates it, in whole seconds, however long the request takes', async () => {
     stripe.latencyMs = 1_100; // the request reaches Stripe in the next second
     try {
@@ -200,6 +251,7 @@ describe('the Stripe adapter, through the official SDK against a Stripe-speaking
       state: 'succeeded',
       failure: null,
       paymentReference: completed.payment_intent,
+      amount: { value: '10.00', currency: 'EUR' },
       livemode: false,
     });
   });

@@ -3,7 +3,7 @@ import { linkRepository } from '../../functions/dependencies.ts';
 import { InvalidStateError } from '../../functions/domain/errors.ts';
 import { cancel, markPaid, newPaymentLink, type PaymentLink } from '../../functions/domain/payment-link.ts';
 import type { EventQueue } from '../../functions/ports/event-queue.ts';
-import { applyTransition } from '../../functions/use-cases/payment-links.ts';
+import { applyTransition } from '../../functions/use-cases/link-transitions.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';
 
 let stack: TestStack;

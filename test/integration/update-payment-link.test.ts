@@ -3,7 +3,8 @@ import { linkRepository, sandboxSessionStore } from '../../functions/dependencie
 import { markPaid, newPaymentLink, type PaymentLink } from '../../functions/domain/payment-link.ts';
 import type { EventQueue } from '../../functions/ports/event-queue.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
-import { applyTransition, updatePaymentLink } from '../../functions/use-cases/payment-links.ts';
+import { applyTransition } from '../../functions/use-cases/link-transitions.ts';
+import { updatePaymentLink } from '../../functions/use-cases/payment-links.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
 import { navigate } from '../support/navigate.ts';
 import { startTestStack, type TestResponse, type TestStack } from '../support/test-stack.ts';

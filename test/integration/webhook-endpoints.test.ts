@@ -8,11 +8,18 @@ import {
   webhookEndpointRepository,
 } from '../../functions/dependencies.ts';
 import { cancel, newPaymentLink } from '../../functions/domain/payment-link.ts';
-import { RETRY_SCHEDULE_MS } from '../../functions/domain/webhook.ts';
-import { endpointSecretContext, MAX_WEBHOOK_ENDPOINTS } from '../../functions/domain/webhook-endpoint.ts';
+import { RETRY_SCHEDULE_MS, WEBHOOK_TIMEOUT_MS } from '../../functions/domain/webhook.ts';
+import {
+  endpointSecretContext,
+  MAX_WEBHOOK_ENDPOINTS,
+  TEST_EVENT_TIMEOUT_MS,
+  TEST_EVENT_WAIT_MS,
+  TEST_LEASE_MS,
+} from '../../functions/domain/webhook-endpoint.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { cachedEndpointDirectory } from '../../functions/use-cases/webhook-delivery.ts';
 import { asFunction } from '../../lib/local/permissions.ts';
+import { timeoutSecondsOf } from '../../lib/routes.ts';
 import { timeoutFor } from '../support/eventually.ts';
 import { expectDocumented } from '../support/openapi-check.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';
@@ -454,6 +461,47 @@ describe('test events', () => {
     expect(refused.status).toBe(409);
     expect(refused.body.code).toBe('invalid_state');
   });
+
+  it('holds the one-test lease past the function’s timeout, so a running test never loses it', () => {
+    expect(TEST_LEASE_MS).toBeGreaterThan(timeoutSecondsOf('test-webhook-endpoint') * 1000);
+    expect(TEST_EVENT_WAIT_MS).toBeLessThan(timeoutSecondsOf('test-webhook-endpoint') * 1000);
+  });
+
+  it(
+    'reports an endpoint that hangs as timed out after 5 s, and runs one test of an endpoint at a time',
+    async () => {
+      const acme = await newAccount();
+      const hooks = await receiver();
+      hooks.reply('hang');
+      const { id } = await createEndpoint(acme.api_key, { url: hooks.url, enabled_events: ['*'] });
+      const test = () => stack.request('POST', `/v1/webhook-endpoints/${id}/test`, { key: acme.api_key });
+
+      const first = test();
+      await eventually(() => hooks.received.length > 0, { what: 'the test attempt' });
+      const second = await test();
+      expect(second.status).toBe(409);
+      expect(second.body).toMatchObject({
+        code: 'invalid_state',
+        detail:
+          'A test of this webhook endpoint is already under way: send the next one once it has answered.',
+      });
+      expect(hooks.received).toHaveLength(1);
+
+      const tested = await first;
+      expect(tested.status).toBe(200);
+      expect(tested.body).toMatchObject({
+        status: 'pending',
+        attempt: { status_code: null, error: `No response within ${TEST_EVENT_TIMEOUT_MS} ms.` },
+      });
+      expect(tested.body.attempt.duration_ms).toBeLessThan(WEBHOOK_TIMEOUT_MS);
+
+      // The lease went with the answer: the endpoint (answering again) can be tested at once.
+      const again = await test();
+      expect(again.status).toBe(200);
+      expect(again.body.event_id).not.toBe(tested.body.event_id);
+    },
+    timeoutFor(TEST_EVENT_WAIT_MS, TEST_EVENT_WAIT_MS),
+  );
 });
 
 describe('recovery', () => {
@@ -634,5 +682,93 @@ describe('endpoint health', () => {
       ).toBe(true);
     },
     timeoutFor(RETRY_SCHEDULE_MS[0] as number),
+  );
+
+  it('starts the health of a re-enabled endpoint afresh: only failures after it count', async () => {
+    const acme = await newAccount();
+    const { id } = await createEndpoint(acme.api_key, {
+      url: 'https://hooks.example.com/in',
+      enabled_events: ['*'],
+    });
+    const repository = webhookEndpointRepository();
+    const since = new Date(Date.now() - 6 * 24 * 3600_000);
+    await repository.recordAttempt(acme.account, 'test', id, { ok: false, durationMs: 30, at: since });
+    await repository.recordAttempt(acme.account, 'test', id, { ok: false, durationMs: 40, at: new Date() });
+    expect(
+      await repository.disableFailing(acme.account, 'test', id, since.toISOString(), new Date()),
+    ).toBeDefined();
+    const read = async () =>
+      (await stack.request('GET', `/v1/webhook-endpoints/${id}`, { key: acme.api_key })).body;
+    expect((await read()).health).toMatchObject({ attempts: 2, failing_since: since.toISOString() });
+
+    const patch = (body: Record<string, unknown>) =>
+      stack.request('PATCH', `/v1/webhook-endpoints/${id}`, { key: acme.api_key, body });
+    expect((await patch({ status: 'enabled' })).status).toBe(200);
+    expect(await read()).toMatchObject({
+      status: 'enabled',
+      health: { attempts: 0, success_rate: null, latency_ms: null, failing_since: null },
+    });
+
+    // Enabling an endpoint that is enabled changes nothing of its health.
+    await repository.recordAttempt(acme.account, 'test', id, { ok: false, durationMs: 50, at: new Date() });
+    const failing = (await read()).health;
+    expect((await patch({ status: 'enabled', description: 'ERP' })).status).toBe(200);
+    expect((await read()).health).toEqual(failing);
+  });
+
+  it(
+    'does not disable a re-enabled endpoint at its first failure: the 5 days count from failures after re-enabling',
+    async () => {
+      const acme = await newAccount();
+      let ahead = 0;
+      const harness = await startDeliveryHarness({ now: () => new Date(Date.now() + ahead) });
+      cleanups.push(() => harness.stop());
+      const failing = await receiver();
+      failing.reply(...Array.from({ length: 200 }, () => 503));
+      const broken = await createEndpoint(acme.api_key, { url: failing.url, enabled_events: ['*'] });
+      const read = async () =>
+        (await stack.request('GET', `/v1/webhook-endpoints/${broken.id}`, { key: acme.api_key })).body;
+      const cancelALink = async () =>
+        transition(await createLink(stack, acme.api_key), harness.queue, 'canceled');
+
+      await cancelALink();
+      const firstFailure = await eventually(async () => (await read()).health.failing_since ?? undefined);
+      ahead = 5 * 24 * 3600_000 + 60_000;
+      await cancelALink();
+      await eventually(async () => (await read()).status === 'disabled', { what: 'the automatic disable' });
+
+      // "Fixed it": the merchant enables it again, and an hour later (past the delivery's cached endpoints and
+      // the backoff of the endpoint's failures in a row) the next webhook fails again.
+      const enabled = await stack.request('PATCH', `/v1/webhook-endpoints/${broken.id}`, {
+        key: acme.api_key,
+        body: { status: 'enabled' },
+      });
+      expect(enabled.status).toBe(200);
+      ahead += 3600_000;
+      await cancelALink();
+      const afterFailure = await eventually(
+        async () => {
+          const endpoint = await read();
+          const since = endpoint.health.failing_since;
+          const failedAgain = since !== null && since !== firstFailure;
+          return endpoint.status === 'disabled' || failedAgain ? endpoint : undefined;
+        },
+        { what: 'a failure after re-enabling' },
+      );
+      expect(afterFailure.status).toBe('enabled');
+
+      // Still failing 5 days after that first new failure: disabled again, from the new failure on.
+      ahead += 5 * 24 * 3600_000 + 60_000;
+      await cancelALink();
+      const disabledAgain = await eventually(
+        async () => {
+          const endpoint = await read();
+          return endpoint.status === 'disabled' ? endpoint : undefined;
+        },
+        { what: 'the second automatic disable' },
+      );
+      expect(disabledAgain.health.failing_since).toBe(afterFailure.health.failing_since);
+    },
+    timeoutFor(RETRY_SCHEDULE_MS[0] as number, 0, 0),
   );
 });

@@ -1,5 +1,5 @@
 import type { LookupFunction } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { HttpWebhookSender } from '../../functions/adapters/http/webhook-sender.ts';
 import { type Receiver, startReceiver } from '../support/webhooks.ts';
 
@@ -10,13 +10,24 @@ beforeAll(async () => {
 });
 afterAll(() => target.close());
 
-/** A resolver that answers every name with `address`, as a hostile DNS record would. */
-function resolvingTo(address: string): LookupFunction {
-  const family = address.includes(':') ? 6 : 4;
+/** A resolver that answers every name with `addresses` (the first alone if one is asked), as a hostile DNS would. */
+function resolvingTo(...addresses: string[]): LookupFunction {
+  const answers = addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
   return ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
-    if (options.all) callback(null, [{ address, family }]);
-    else callback(null, address, family);
+    if (options.all) callback(null, answers);
+    else callback(null, answers[0]?.address, answers[0]?.family);
   }) as unknown as LookupFunction;
+}
+
+/** What the sender (and the filtering agent under it) writes with console.warn while `run` runs. */
+async function warningsDuring(run: () => Promise<unknown>): Promise<unknown[][]> {
+  const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+  try {
+    await run();
+    return warn.mock.calls;
+  } finally {
+    warn.mockRestore();
+  }
 }
 
 const request = (url: string, mode: 'test' | 'live' = 'test') => ({
@@ -55,15 +66,51 @@ describe('SSRF protection when private targets are not allowed', () => {
     ['IPv6 unique-local', 'http://[fc00::1]:PORT/', undefined],
     ['IPv4-compatible IPv6 loopback', 'http://[::7f00:1]:PORT/', undefined],
     ['a DNS name resolving to ::7f00:1', 'http://compat.attacker.example:PORT/', resolvingTo('::7f00:1')],
+    [
+      'a DNS name resolving to ::a01:203 (10.1.2.3 in the IPv4-compatible form)',
+      'http://compat.attacker.example:PORT/',
+      resolvingTo('::a01:203'),
+    ],
+    [
+      'a DNS name resolving to the IPv4-mapped form of a private address',
+      'http://mapped.attacker.example:PORT/',
+      resolvingTo('::ffff:10.1.2.3'),
+    ],
+    [
+      'a DNS name resolving to a public IPv4 address and an IPv4-compatible loopback one',
+      'http://mixed.attacker.example:PORT/',
+      resolvingTo('93.184.215.14', '::7f00:1'),
+    ],
   ];
 
   it.each(blocked)('refuses %s without opening a connection', async (_case, template, lookup) => {
     const sender = new HttpWebhookSender({ allowPrivateTargets: false, timeoutMs: 2000, lookup });
     const before = target.connections;
-    const result = await sender.send(request(template.replace('PORT', String(target.port))));
+    let result: unknown;
+    const warnings = await warningsDuring(async () => {
+      result = await sender.send(request(template.replace('PORT', String(target.port))));
+    });
     expect(result).toMatchObject({ status_code: null, error: 'The destination address is not allowed.' });
     expect(target.connections).toBe(before);
     expect(target.received).toHaveLength(0);
+    expect(warnings).toEqual([]);
+  });
+
+  it('checks a public IPv4 answer against the deny rules without logging a warning', async () => {
+    // The public answer is checked first and passes; the private one after it refuses the name, so the test
+    // opens no connection outside this machine. Before the deny rules were kept per family, checking the
+    // public IPv4 answer against the IPv6 range logged "Invalid CIDR" with a stack trace, on every connection.
+    const sender = new HttpWebhookSender({
+      allowPrivateTargets: false,
+      timeoutMs: 2000,
+      lookup: resolvingTo('93.184.215.14', '10.1.2.3'),
+    });
+    let result: unknown;
+    const warnings = await warningsDuring(async () => {
+      result = await sender.send(request('http://hooks.shop.example/hooks'));
+    });
+    expect(result).toMatchObject({ status_code: null, error: 'The destination address is not allowed.' });
+    expect(warnings).toEqual([]);
   });
 
   it('connects to the same server when the deployment allows private targets (the local stack)', async () => {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 // The signer's own module, not the library's index: the index loads every Adyen API (a second of CPU per test file).
 import * as hmacModule from '@adyen/api-library/lib/src/utils/hmacValidator.js';
 import { type RecordedPspRequest, startFakePspServer } from './fake-psp-server.ts';
+import { type ContractExchange, loadPspContract } from './psp-contract.ts';
 
 // A CommonJS module: Node's namespace holds its `exports` as the default, vitest's interop the class itself.
 type Signer = import('@adyen/api-library/lib/src/utils/hmacValidator.js').default;
@@ -43,6 +44,10 @@ export interface FakeAdyen {
   /** The origin the SDK's requests are sent to (their paths are kept). */
   url: string;
   requests: RecordedPspRequest[];
+  /** Every request and answer, checked against Adyen/adyen-openapi (test/contracts/adyen.trimmed.json). */
+  exchanges: ContractExchange[];
+  /** Requests Adyen's document refuses (answered as Adyen refuses them) and answers it does not allow (500s). */
+  violations: string[];
   paymentLinks: Map<string, FakePaymentLink>;
   refunds: Map<string, FakeRefund>;
   /** The buyer pays on the link: it completes, and the AUTHORISATION item Adyen would then send is returned. */
@@ -86,24 +91,38 @@ export async function startFakeAdyen(options: {
     body: { status, errorCode, message, errorType },
   });
 
-  const server = await startFakePspServer('application/json', (request, url) => {
-    if (state.outage === 'hang') return 'hang';
-    if (state.outage === 'error') return error(500, '905', 'Internal error', 'internal');
-    const key = request.headers['x-api-key'];
-    if (typeof key !== 'string' || !options.apiKeys.includes(key)) {
-      return error(401, '000', 'HTTP Status Response - Unauthorized', 'security');
-    }
-    const replayKey =
-      typeof request.headers['idempotency-key'] === 'string'
-        ? `${key} ${request.headers['idempotency-key']}`
-        : undefined;
-    if (replayKey && replays.has(replayKey))
-      return replays.get(replayKey) as { status: number; body: unknown };
-    const body = request.body ? (JSON.parse(request.body) as Record<string, unknown>) : {};
-    const answer = route(request.method, url.pathname.replace(/^\/checkout/, ''), body);
-    if (replayKey && answer.status < 300) replays.set(replayKey, answer);
-    return answer;
-  });
+  const server = await startFakePspServer(
+    'application/json',
+    (request, url) => {
+      if (state.outage === 'hang') return 'hang';
+      if (state.outage === 'error') return error(500, '905', 'Internal error', 'internal');
+      const key = request.headers['x-api-key'];
+      if (typeof key !== 'string' || !options.apiKeys.includes(key)) {
+        return error(401, '000', 'HTTP Status Response - Unauthorized', 'security');
+      }
+      const replayKey =
+        typeof request.headers['idempotency-key'] === 'string'
+          ? `${key} ${request.headers['idempotency-key']}`
+          : undefined;
+      if (replayKey && replays.has(replayKey))
+        return replays.get(replayKey) as { status: number; body: unknown };
+      const body = request.body ? (JSON.parse(request.body) as Record<string, unknown>) : {};
+      const answer = route(request.method, url.pathname.replace(/^\/checkout/, ''), body);
+      if (replayKey && answer.status < 300) replays.set(replayKey, answer);
+      return answer;
+    },
+    {
+      document: loadPspContract('adyen'),
+      basePath: /^(\/checkout)?\/v72(?=\/)/,
+      // Adyen refuses a body with fields its structure lacks (400, 702), and a value its schema refuses (422).
+      refuse: (violations) => {
+        const unknown = violations.filter((violation) => violation.includes('unknown field'));
+        return unknown.length > 0
+          ? error(400, '702', `Structure contains the following unknown fields: ${unknown.join('; ')}`)
+          : error(422, '000', violations.join('; '));
+      },
+    },
+  );
 
   function route(method: string, path: string, body: Record<string, unknown>) {
     const links = /^\/v72\/paymentLinks(?:\/(PL[0-9A-F]+))?$/.exec(path);
@@ -215,6 +234,8 @@ export async function startFakeAdyen(options: {
   return {
     url: server.url,
     requests: server.requests,
+    exchanges: server.exchanges,
+    violations: server.violations,
     paymentLinks,
     refunds,
     pay(linkId) {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { type RecordedPspRequest, startFakePspServer } from './fake-psp-server.ts';
+import { type ContractExchange, loadPspContract } from './psp-contract.ts';
 
 /** Payment `locale`: the enum of Mollie's OpenAPI document (`locale` schema). */
 export const MOLLIE_LOCALES = [
@@ -74,6 +75,10 @@ export interface FakeMollie {
   /** The SDK's `apiEndpoint`. */
   apiEndpoint: string;
   requests: RecordedPspRequest[];
+  /** Every request and answer, checked against mollie/openapi (test/contracts/mollie.trimmed.json). */
+  exchanges: ContractExchange[];
+  /** Requests Mollie's document refuses (answered with Mollie's 422) and answers it does not allow (500s). */
+  violations: string[];
   payments: Map<string, FakeMolliePayment>;
   refunds: Map<string, FakeMollieRefund>;
   /** What Mollie does when the buyer pays, declines, or lets the payment run out. */
@@ -116,24 +121,33 @@ export async function startFakeMollie(options: { apiKeys: string[] }): Promise<F
   let endpoint = '';
   const state = { outage: 'none' as FakeMollie['outage'] };
 
-  const server = await startFakePspServer('application/hal+json', (request, url) => {
-    if (state.outage === 'hang') return 'hang';
-    if (state.outage === 'error') return error(503, 'Service Unavailable', 'Mollie is down for maintenance.');
-    const key = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1] ?? '';
-    if (!options.apiKeys.includes(key)) {
-      return error(401, 'Unauthorized Request', 'Missing authentication, or failed to authenticate');
-    }
-    const mode = key.startsWith('live_') ? 'live' : 'test';
-    const idempotencyKey = request.headers['idempotency-key'];
-    const replayKey = typeof idempotencyKey === 'string' ? `${key} ${idempotencyKey}` : undefined;
-    if (request.method === 'POST' && replayKey && replays.has(replayKey)) {
-      return replays.get(replayKey) as { status: number; body: unknown };
-    }
-    const body = request.body ? (JSON.parse(request.body) as Record<string, unknown>) : {};
-    const answer = route(request.method, url.pathname, body, mode);
-    if (request.method === 'POST' && replayKey && answer.status < 300) replays.set(replayKey, answer);
-    return answer;
-  });
+  const server = await startFakePspServer(
+    'application/hal+json',
+    (request, url) => {
+      if (state.outage === 'hang') return 'hang';
+      if (state.outage === 'error')
+        return error(503, 'Service Unavailable', 'Mollie is down for maintenance.');
+      const key = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1] ?? '';
+      if (!options.apiKeys.includes(key)) {
+        return error(401, 'Unauthorized Request', 'Missing authentication, or failed to authenticate');
+      }
+      const mode = key.startsWith('live_') ? 'live' : 'test';
+      const idempotencyKey = request.headers['idempotency-key'];
+      const replayKey = typeof idempotencyKey === 'string' ? `${key} ${idempotencyKey}` : undefined;
+      if (request.method === 'POST' && replayKey && replays.has(replayKey)) {
+        return replays.get(replayKey) as { status: number; body: unknown };
+      }
+      const body = request.body ? (JSON.parse(request.body) as Record<string, unknown>) : {};
+      const answer = route(request.method, url.pathname, body, mode);
+      if (request.method === 'POST' && replayKey && answer.status < 300) replays.set(replayKey, answer);
+      return answer;
+    },
+    {
+      document: loadPspContract('mollie'),
+      // Mollie's validation answer: 422 with the first problem in `detail`.
+      refuse: (violations) => error(422, 'Unprocessable Entity', violations[0] as string),
+    },
+  );
   endpoint = `${server.url}/v2/`;
 
   function route(method: string, path: string, body: Record<string, unknown>, mode: 'test' | 'live') {
@@ -199,7 +213,8 @@ export async function startFakeMollie(options: { apiKeys: string[] }): Promise<F
       amount: { value: amount.value, currency: String(amount.currency) },
       amountRefunded: { value: '0.00', currency: String(amount.currency) },
       description: body.description,
-      method: null,
+      // No `method: null` until the buyer picks one: Mollie's document types it string-or-null but lists no null
+      // in its enum, so the contract allows only leaving it out.
       metadata: body.metadata ?? null,
       status: 'open',
       isCancelable: true,
@@ -249,6 +264,7 @@ export async function startFakeMollie(options: { apiKeys: string[] }): Promise<F
     const refund: FakeMollieRefund = {
       resource: 'refund',
       id: id('re'),
+      mode: payment.mode,
       amount,
       status: 'pending',
       createdAt: new Date().toISOString(),
@@ -270,6 +286,8 @@ export async function startFakeMollie(options: { apiKeys: string[] }): Promise<F
   return {
     apiEndpoint: endpoint,
     requests: server.requests,
+    exchanges: server.exchanges,
+    violations: server.violations,
     payments,
     refunds,
     setStatus(paymentId, status) {

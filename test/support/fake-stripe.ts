@@ -102,6 +102,52 @@ const invalidParameter = (param: string, value: string | undefined) => ({
   },
 });
 
+/** The Checkout Session parameters the fake knows: Stripe refuses any other ("Received unknown parameter"). */
+const CHECKOUT_PARAMS = new Set(
+  [
+    'allowed_payment_method_types',
+    'cancel_url',
+    'client_reference_id',
+    'expires_at',
+    'line_items',
+    'locale',
+  ].concat(['metadata', 'mode', 'payment_intent_data', 'success_url']),
+);
+
+/**
+ * What Stripe refuses in a Checkout Session's form before reading its values (docs.stripe.com/api/checkout/
+ * sessions/create, docs.stripe.com/api/metadata): an unknown parameter, a `client_reference_id` over 200
+ * characters, a line without `quantity`, and metadata keys over 40 or values over 500 characters.
+ */
+function checkoutParamProblem(form: Record<string, string>) {
+  const error = (param: string, message: string, code = 'parameter_invalid_string') => ({
+    error: { type: 'invalid_request_error', code, param, message },
+  });
+  for (const name of Object.keys(form)) {
+    const top = name.split('[')[0] as string;
+    if (!CHECKOUT_PARAMS.has(top)) {
+      return error(top, `Received unknown parameter: ${top}`, 'parameter_unknown');
+    }
+  }
+  if ((form.client_reference_id ?? '').length > 200) {
+    return error('client_reference_id', 'Invalid string: must be at most 200 characters');
+  }
+  const lines = new Set(Object.keys(form).flatMap((name) => /^line_items\[(\d+)\]/.exec(name)?.[1] ?? []));
+  for (const line of lines) {
+    if (form[`line_items[${line}][quantity]`] === undefined) {
+      const param = `line_items[${line}][quantity]`;
+      return error(param, `Missing required param: ${param}.`, 'parameter_missing');
+    }
+  }
+  for (const [name, value] of Object.entries(form)) {
+    const key = /^(?:payment_intent_data\[)?metadata\]?\[(.+)\]$/.exec(name)?.[1];
+    if (key === undefined) continue;
+    if (key.length > 40) return error(name, 'Metadata keys can be at most 40 characters long.');
+    if (value.length > 500) return error(name, 'Metadata values can be at most 500 characters long.');
+  }
+  return undefined;
+}
+
 /**
  * A local server that speaks Stripe's wire format for the endpoints the adapter uses: form-encoded requests,
  * JSON responses shaped like the Checkout Session and Refund objects of Stripe's API reference, errors in
@@ -222,6 +268,8 @@ export async function startFakeStripe(options: {
       return reply(404, { error: { type: 'invalid_request_error', message: 'Unrecognized request URL' } });
     const [, sessionId, expire] = match;
     if (!sessionId && request.method === 'POST') {
+      const refused = checkoutParamProblem(form);
+      if (refused) return reply(400, refused);
       if (form.locale !== undefined && !STRIPE_LOCALES.includes(form.locale)) {
         return reply(400, invalidParameter('locale', form.locale));
       }
@@ -231,7 +279,8 @@ export async function startFakeStripe(options: {
         }
       }
       // Line items with ad-hoc prices: every line in the session's one currency, whole minor units, quantity ≥ 1.
-      const lines = Object.keys(form).filter((name) => /^line_items\[\d+\]\[quantity\]$/.test(name)).length;
+      const lines = new Set(Object.keys(form).flatMap((name) => /^line_items\[(\d+)\]/.exec(name)?.[1] ?? []))
+        .size;
       let total = 0;
       for (let index = 0; index < lines; index++) {
         const field = (name: string) => form[`line_items[${index}]${name}`];
@@ -255,6 +304,16 @@ export async function startFakeStripe(options: {
             invalidParameter(`line_items[${index}][price_data][currency]`, field('[price_data][currency]')),
           );
         }
+        // Stripe checks each amount it is given, not only the total (docs.stripe.com/currencies).
+        if (THREE_DECIMAL.has(field('[price_data][currency]') ?? '') && unitAmount % 10 !== 0) {
+          return reply(
+            400,
+            invalid(
+              `line_items[${index}][price_data][unit_amount]`,
+              'Amounts in this currency must be a multiple of 10.',
+            ),
+          );
+        }
         if (!field('[price_data][product_data][name]')) {
           return reply(400, invalidParameter(`line_items[${index}][price_data][product_data][name]`, ''));
         }
@@ -273,16 +332,6 @@ export async function startFakeStripe(options: {
         });
       }
       const created = nowSeconds();
-      const unitAmount = Number(form['line_items[0][price_data][unit_amount]']);
-      if (THREE_DECIMAL.has(form['line_items[0][price_data][currency]'] ?? '') && unitAmount % 10 !== 0) {
-        return reply(
-          400,
-          invalid(
-            'line_items[0][price_data][unit_amount]',
-            'Amounts in this currency must be a multiple of 10.',
-          ),
-        );
-      }
       const expiresAt = form.expires_at === undefined ? undefined : Number(form.expires_at);
       if (expiresAt !== undefined && (expiresAt < created + 1800 || expiresAt > created + 86_400)) {
         return reply(

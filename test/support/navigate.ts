@@ -15,13 +15,17 @@ export const NAVIGATION_HEADERS = {
   accept: 'text/html',
 };
 
-/** A plain HTTP request with exactly the given headers (e.g. a browser navigation or a link-preview bot). */
+/**
+ * A plain HTTP request with exactly the given headers (e.g. a browser navigation or a link-preview bot);
+ * `localAddress` (any of 127.0.0.0/8) makes it come from another client, as the checkout tells clients apart.
+ */
 export function httpRequest(
   url: string,
-  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
+  options: { method?: string; headers?: Record<string, string>; body?: string; localAddress?: string } = {},
 ): Promise<PageResponse> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: options.method ?? 'GET', headers: options.headers }, (response) => {
+    const { method = 'GET', headers, localAddress } = options;
+    const req = request(url, { method, headers, localAddress }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('end', () =>

@@ -33,7 +33,7 @@ import { type StoredEvent, WEBHOOK_TIMEOUT_MS } from '../../functions/domain/web
 import { deliveryHandler } from '../../functions/handlers/deliver-webhook.ts';
 import type { EventQueue } from '../../functions/ports/event-queue.ts';
 import type { WebhookSender } from '../../functions/ports/webhook-sender.ts';
-import { applyTransition } from '../../functions/use-cases/payment-links.ts';
+import { applyTransition } from '../../functions/use-cases/link-transitions.ts';
 import {
   cachedEndpointDirectory,
   type DeliveryDependencies,

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { adyenMinorUnits, pspAmountProblem, stripeMinorUnits } from '../../functions/domain/psp-amounts.ts';
+import {
+  adyenMinorUnits,
+  fromAdyenMinorUnits,
+  fromStripeMinorUnits,
+  pspAmountProblem,
+  pspLinesProblem,
+  stripeMinorUnits,
+} from '../../functions/domain/psp-amounts.ts';
 
 describe('amounts each PSP can take', () => {
   it.each(['KWD', 'BHD', 'JOD', 'OMR', 'TND'])(
@@ -58,5 +65,31 @@ describe('amounts each PSP can take', () => {
       expect(pspAmountProblem(provider, { value: '10.005', currency: 'KWD' }, 'payment')).toBeUndefined();
       expect(pspAmountProblem(provider, { value: '0.01', currency: 'EUR' }, 'payment')).toBeUndefined();
     }
+  });
+});
+
+describe('each line of a session at Stripe', () => {
+  it('must be an amount Stripe takes, whatever the lines add up to', () => {
+    const kwd = (value: string) => ({ value, currency: 'KWD' });
+    expect(pspLinesProblem('stripe', [kwd('1.000'), kwd('1.005')])).toMatch(/^Line 2: .*third decimal/);
+    expect(pspLinesProblem('stripe', [kwd('1.000'), kwd('1.010')])).toBeUndefined();
+    // Below Stripe's minimum charge is a line's right: only the total must reach it.
+    expect(pspLinesProblem('stripe', [{ value: '0.10', currency: 'EUR' }])).toBeUndefined();
+    expect(pspLinesProblem('mollie', [kwd('1.005')])).toBeUndefined();
+  });
+});
+
+describe("amounts read back from a PSP's minor units", () => {
+  it("undo each PSP's exponent, in ISO 4217 decimals", () => {
+    expect(fromStripeMinorUnits(3750, 'eur')).toEqual({ value: '37.50', currency: 'EUR' });
+    expect(fromStripeMinorUnits(50_000, 'isk')).toEqual({ value: '500', currency: 'ISK' });
+    expect(fromStripeMinorUnits(1000, 'mga')).toEqual({ value: '1000.00', currency: 'MGA' });
+    expect(fromStripeMinorUnits(12_340, 'kwd')).toEqual({ value: '12.340', currency: 'KWD' });
+    expect(fromAdyenMinorUnits({ value: 50_000, currency: 'IDR' })).toEqual({
+      value: '50000.00',
+      currency: 'IDR',
+    });
+    expect(fromAdyenMinorUnits({ value: 1200, currency: 'CLP' })).toEqual({ value: '12', currency: 'CLP' });
+    expect(() => fromAdyenMinorUnits({ value: 1234, currency: 'CLP' })).toThrow(/more decimals/);
   });
 });

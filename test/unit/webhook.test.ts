@@ -26,7 +26,7 @@ import {
   MAX_METADATA_VALUE_LENGTH,
 } from '../../functions/http/schemas.ts';
 import { validate } from '../../functions/http/validate.ts';
-import { withEventCheckoutUrl } from '../../functions/use-cases/payment-links.ts';
+import { withEventCheckoutUrl } from '../../functions/use-cases/link-transitions.ts';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;

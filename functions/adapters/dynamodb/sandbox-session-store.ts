@@ -63,6 +63,36 @@ export class DynamoSandboxSessionStore implements SandboxSessionStore {
     return this.get(id);
   }
 
+  async startProcessing(
+    id: string,
+    paymentReference: string,
+    settlesAt: Date,
+    now: Date,
+  ): Promise<SandboxSession | undefined> {
+    await this.updateIf(
+      id,
+      'SET #status = :processing, payment_reference = :reference, settles_at = :settles',
+      '#status = :open AND expires_at > :now',
+      {
+        ':open': 'open',
+        ':processing': 'processing',
+        ':reference': paymentReference,
+        ':settles': settlesAt.toISOString(),
+        ':now': now.toISOString(),
+      },
+    );
+    return this.get(id);
+  }
+
+  async settle(id: string, now: Date): Promise<SandboxSession | undefined> {
+    await this.updateIf(id, 'SET #status = :complete', '#status = :processing AND settles_at <= :now', {
+      ':processing': 'processing',
+      ':complete': 'complete',
+      ':now': now.toISOString(),
+    });
+    return this.get(id);
+  }
+
   async decline(id: string): Promise<void> {
     await this.updateIfOpen(id, 'SET #status = :failed ADD declined_attempts :one', {
       ':one': 1,
@@ -75,16 +105,26 @@ export class DynamoSandboxSessionStore implements SandboxSessionStore {
   }
 
   /** Whether the session was open (and is now changed). */
-  private async updateIfOpen(id: string, update: string, values: Record<string, unknown>): Promise<boolean> {
+  private updateIfOpen(id: string, update: string, values: Record<string, unknown>): Promise<boolean> {
+    return this.updateIf(id, update, '#status = :open', { ':open': 'open', ...values });
+  }
+
+  /** Whether the condition held (and the session is now changed). */
+  private async updateIf(
+    id: string,
+    update: string,
+    condition: string,
+    values: Record<string, unknown>,
+  ): Promise<boolean> {
     try {
       await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: checkoutKeys.sandboxSession(id),
           UpdateExpression: update,
-          ConditionExpression: '#status = :open',
+          ConditionExpression: condition,
           ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':open': 'open', ...values },
+          ExpressionAttributeValues: values,
         }),
       );
       return true;

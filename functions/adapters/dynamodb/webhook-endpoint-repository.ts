@@ -35,7 +35,7 @@ function toStored(item: Record<string, unknown>): StoredWebhookEndpoint {
     window: Array.isArray(record.window) ? (record.window as EndpointStats['window']) : [],
     ...(typeof record.failing_since === 'string' && { failing_since: record.failing_since }),
   };
-  for (const field of [...SEALED_FIELDS, 'kind', 'window', 'failing_since', 'disabled_reason'])
+  for (const field of [...SEALED_FIELDS, 'kind', 'window', 'failing_since', 'disabled_reason', 'test_until'])
     delete record[field];
   return { ...(record as unknown as WebhookEndpoint), sealed, stats };
 }
@@ -116,11 +116,23 @@ export class DynamoWebhookEndpointRepository implements WebhookEndpointRepositor
     changes: EndpointChanges,
   ): Promise<StoredWebhookEndpoint | undefined> {
     const entries = Object.entries(changes).filter(([, value]) => value !== undefined);
-    return this.conditionalUpdate(account, mode, id, {
+    const update = {
       UpdateExpression: `SET ${entries.map(([name]) => `#${name} = :${name}`).join(', ')}`,
       ExpressionAttributeNames: Object.fromEntries(entries.map(([name]) => [`#${name}`, name])),
       ExpressionAttributeValues: Object.fromEntries(entries.map(([name, value]) => [`:${name}`, value])),
-    });
+    };
+    if (changes.status === 'enabled') {
+      // Conditioned on the endpoint being disabled: enabling an enabled endpoint keeps its stats, and an endpoint
+      // disabled meanwhile (by delivery) still gets them cleared.
+      const reenabled = await this.conditionalUpdate(account, mode, id, {
+        UpdateExpression: `${update.UpdateExpression} REMOVE #window, failing_since, disabled_reason`,
+        ConditionExpression: '#status = :disabled',
+        ExpressionAttributeNames: { ...update.ExpressionAttributeNames, '#window': 'window' },
+        ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':disabled': 'disabled' },
+      });
+      if (reenabled) return reenabled;
+    }
+    return this.conditionalUpdate(account, mode, id, update);
   }
 
   async delete(account: string, mode: Mode, id: string): Promise<boolean> {
@@ -189,6 +201,23 @@ export class DynamoWebhookEndpointRepository implements WebhookEndpointRepositor
         ':at': at.toISOString(),
         ':reason': 'failing',
       },
+    });
+  }
+
+  async claimTest(account: string, mode: Mode, id: string, now: Date, until: Date): Promise<boolean> {
+    const claimed = await this.conditionalUpdate(account, mode, id, {
+      UpdateExpression: 'SET test_until = :until',
+      ConditionExpression: 'attribute_not_exists(test_until) OR test_until <= :now',
+      ExpressionAttributeValues: { ':until': until.getTime(), ':now': now.getTime() },
+    });
+    return claimed !== undefined;
+  }
+
+  async releaseTest(account: string, mode: Mode, id: string, until: Date): Promise<void> {
+    await this.conditionalUpdate(account, mode, id, {
+      UpdateExpression: 'REMOVE test_until',
+      ConditionExpression: 'test_until = :until',
+      ExpressionAttributeValues: { ':until': until.getTime() },
     });
   }
 

@@ -1,3 +1,4 @@
+import { lookup as systemLookup } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
@@ -41,11 +42,14 @@ export class HttpWebhookSender implements WebhookSender {
   /** Agents that connect to public addresses only; and, where the deployment allows, ones that connect anywhere. */
   private readonly publicAgents: Agents;
   private readonly anyAgents: Agents | undefined;
+  /** Name resolution for the public agents: the family-specific deny rules applied to its answers. */
+  private readonly publicLookup: LookupFunction;
 
   constructor(options: HttpWebhookSenderOptions) {
     this.options = options;
     this.publicAgents = filteringAgents(false);
     this.anyAgents = options.allowPrivateTargets ? filteringAgents(true) : undefined;
+    this.publicLookup = screenedLookup(options.lookup ?? (systemLookup as LookupFunction));
   }
 
   private get timeoutMs(): number {
@@ -63,7 +67,8 @@ export class HttpWebhookSender implements WebhookSender {
       if (agents === this.publicAgents && ipaddr.isValid(host) && !isPublicAddress(host)) {
         throw new BlockedAddressError();
       }
-      const response = await this.post(url, request, agents, started + this.timeoutMs);
+      const timeoutMs = Math.min(request.timeoutMs ?? Number.POSITIVE_INFINITY, this.timeoutMs);
+      const response = await this.post(url, request, agents, started, timeoutMs);
       return {
         status_code: response.statusCode,
         duration_ms: elapsed(),
@@ -76,16 +81,18 @@ export class HttpWebhookSender implements WebhookSender {
   }
 
   /**
-   * One POST that ends by `deadline` (a `performance.now()` time), with the status if one arrived by then; sent
-   * a second time at most, when the kept-alive connection it went out on turns out to be closed.
+   * One POST that ends `timeoutMs` after `started` (a `performance.now()` time), with the status if one arrived
+   * by then; sent a second time at most, when the kept-alive connection it went out on turns out to be closed.
    */
   private post(
     url: URL,
     request: WebhookRequest,
     agents: Agents,
-    deadline: number,
+    started: number,
+    timeoutMs: number,
     resent = false,
   ): Promise<{ statusCode: number; retryAfter?: string }> {
+    const deadline = started + timeoutMs;
     const client = url.protocol === 'https:' ? https : http;
     const agent = url.protocol === 'https:' ? agents.https : agents.http;
     return new Promise((resolve, reject) => {
@@ -93,15 +100,17 @@ export class HttpWebhookSender implements WebhookSender {
         method: 'POST',
         agent,
         headers: { ...request.headers, 'content-length': Buffer.byteLength(request.body) },
-        ...(this.options.lookup ? { lookup: this.options.lookup } : {}),
+        ...(agents === this.publicAgents
+          ? { lookup: this.publicLookup }
+          : this.options.lookup && { lookup: this.options.lookup }),
       });
       let answered: { statusCode: number; retryAfter?: string } | undefined;
       const timer = setTimeout(
         () => {
           // Whatever state the exchange is in, the attempt ends now: with the status if one arrived.
-          outgoing.destroy(new TimeoutError(this.timeoutMs));
+          outgoing.destroy(new TimeoutError(timeoutMs));
           if (answered) resolve(answered);
-          else reject(new TimeoutError(this.timeoutMs));
+          else reject(new TimeoutError(timeoutMs));
         },
         Math.max(0, deadline - performance.now()),
       );
@@ -115,7 +124,7 @@ export class HttpWebhookSender implements WebhookSender {
         if (stale && !resent && performance.now() < deadline) {
           for (const sockets of Object.values(agent.freeSockets))
             for (const socket of sockets ?? []) socket.destroy();
-          resolve(this.post(url, request, agents, deadline, true));
+          resolve(this.post(url, request, agents, started, timeoutMs, true));
         } else {
           reject(error);
         }
@@ -148,12 +157,50 @@ interface Agents {
   https: https.Agent;
 }
 
+/**
+ * What isPublicAddress refuses beyond the agent's own ranges, per address family: the IPv4-compatible
+ * `::a.b.c.d` form, which ipaddr.js calls unicast. Not the agent's `denyIPAddressList`: the agent matches each
+ * entry against every answer, and an IPv6 range cannot match an IPv4 address, so it logged "Invalid CIDR" with a
+ * stack trace (about 1.3 KB) for every new connection to an IPv4 endpoint.
+ */
+const DENIED_RANGES: { ipv4: [ipaddr.IPv4, number][]; ipv6: [ipaddr.IPv6, number][] } = {
+  ipv4: [],
+  ipv6: [ipaddr.IPv6.parseCIDR('::/96')],
+};
+
+function denied(address: string): boolean {
+  if (!ipaddr.isValid(address)) return false; // not an address: the agent refuses it
+  const parsed = ipaddr.parse(address);
+  return parsed.kind() === 'ipv6'
+    ? DENIED_RANGES.ipv6.some((range) => (parsed as ipaddr.IPv6).match(range))
+    : DENIED_RANGES.ipv4.some((range) => (parsed as ipaddr.IPv4).match(range));
+}
+
+/**
+ * `lookup` with every answer screened by the deny rules of its own family: a name with any denied answer fails
+ * to resolve. The filtering agent then checks the same answers against its ranges, and the socket connects to
+ * one of them, so no check can be raced by a second resolution.
+ */
+function screenedLookup(lookup: LookupFunction): LookupFunction {
+  return ((hostname: string, options: object, callback: (...args: unknown[]) => void) => {
+    lookup(hostname, options, ((error: Error | null, answer: unknown, family?: number) => {
+      if (error) return callback(error);
+      const addresses = Array.isArray(answer)
+        ? (answer as { address: string }[]).map((entry) => entry.address)
+        : [answer as string];
+      const refused = addresses.find(denied);
+      if (refused !== undefined) {
+        return callback(new Error(`DNS lookup ${refused} (host: ${hostname}) is not allowed.`));
+      }
+      return Array.isArray(answer) ? callback(null, answer) : callback(null, answer, family);
+    }) as Parameters<LookupFunction>[2]);
+  }) as LookupFunction;
+}
+
 function filteringAgents(allowPrivateTargets: boolean): Agents {
   const filter = {
     allowPrivateIPAddress: allowPrivateTargets,
     allowMetaIPAddress: allowPrivateTargets,
-    // What isPublicAddress refuses beyond the agent's own ranges: the IPv4-compatible ::a.b.c.d form.
-    denyIPAddressList: allowPrivateTargets ? [] : ['::/96'],
     keepAlive: true,
     // Idle sockets close before the common 5 s server keep-alive timeout, so reuse rarely meets a closed one,
     // and a long-lived instance does not hold sockets to every host it ever posted to.

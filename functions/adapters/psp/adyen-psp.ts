@@ -10,7 +10,7 @@ import type { Amount } from '../../domain/money.ts';
 import type { PspSession } from '../../domain/payment-link.ts';
 import type { PaymentMethod } from '../../domain/payment-methods.ts';
 import type { Mode } from '../../domain/principal.ts';
-import { adyenMinorUnits, pspAmountProblem } from '../../domain/psp-amounts.ts';
+import { adyenMinorUnits, fromAdyenMinorUnits, pspAmountProblem } from '../../domain/psp-amounts.ts';
 import {
   isRefusalStatus,
   type Psp,
@@ -294,6 +294,8 @@ export class AdyenPsp implements Psp {
       ...stateOf(paymentLink),
       // Known only from the AUTHORISATION notification: Adyen cannot be asked for it.
       paymentReference: paid && confirmed ? authorised.pspReference : null,
+      // The link's amount is what Adyen charges on it: it takes no other from the buyer.
+      amount: fromAdyenMinorUnits(paymentLink.amount),
       // The environment answered: test credentials only reach Adyen's test platform, live ones its live one.
       livemode: this.credentials.environment === 'live',
     };

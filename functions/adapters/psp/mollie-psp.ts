@@ -208,6 +208,7 @@ export class MolliePsp implements Psp {
       state,
       failure,
       paymentReference: state === 'succeeded' ? payment.id : null,
+      amount: { value: payment.amount.value, currency: payment.amount.currency },
       livemode: payment.mode === 'live',
     };
   }

@@ -30,6 +30,8 @@ export const SANDBOX_FAILED = 'sandbox.session.failed';
 /** Signatures older (or newer) than this are refused, so a captured notification cannot be replayed later. */
 export const SANDBOX_SIGNATURE_TOLERANCE_S = 300;
 export const SANDBOX_SESSION_LIMITS = { minMs: 60_000, maxMs: 24 * 3_600_000, preferredMs: 3_600_000 };
+/** How long a payment Pay starts on a `--simulate processing` connection is under way before it succeeds. */
+export const SANDBOX_PROCESSING_MS = 30_000;
 
 export interface SandboxNotificationBody {
   type: string;
@@ -119,6 +121,7 @@ export class SandboxPsp implements Psp {
       created_at: this.options.now().toISOString(),
       expires_at: expiresAt,
       locale: checkout.locale,
+      ...(this.connection.simulate === 'processing' ? { processing_ms: SANDBOX_PROCESSING_MS } : {}),
     });
     return {
       provider: this.provider,
@@ -149,33 +152,40 @@ export class SandboxPsp implements Psp {
     if (!session || (session.connection_id ?? BUILT_IN_SANDBOX_ID) !== this.connection.id) {
       throw new InvalidNotificationError(`No sandbox session ${sessionId}.`);
     }
+    const now = this.options.now().getTime();
     const expired =
-      session.status === 'expired' ||
-      (session.status === 'open' && Date.parse(session.expires_at) <= this.options.now().getTime());
+      session.status === 'expired' || (session.status === 'open' && Date.parse(session.expires_at) <= now);
+    // The payment under way has succeeded once its time came, whether or not its page was seen since.
+    const succeeded =
+      session.status === 'complete' ||
+      (session.status === 'processing' && Date.parse(session.settles_at ?? '') <= now);
     return {
       id: session.id,
       paymentId: session.payment_id ?? null,
       linkId: session.link_id,
-      state:
-        session.status === 'complete'
-          ? 'succeeded'
-          : session.status === 'failed'
-            ? 'failed'
-            : expired
-              ? 'expired'
-              : 'pending',
+      state: succeeded
+        ? 'succeeded'
+        : session.status === 'failed'
+          ? 'failed'
+          : expired
+            ? 'expired'
+            : 'pending',
       failure:
         session.status === 'failed'
           ? { code: 'declined', message: 'The buyer declined on the sandbox page.' }
           : expired && session.status !== 'complete'
             ? { code: 'expired', message: 'The sandbox session expired.' }
             : null,
-      paymentReference: session.payment_reference,
+      paymentReference: succeeded ? session.payment_reference : null,
+      amount: session.amount,
       livemode: false,
     };
   }
 
-  /** Only an open session can be expired; one already paid, declined or expired is `refused`. */
+  /**
+   * Only an open session can be expired; one already paid, being paid (`processing`), declined or expired is
+   * `refused`.
+   */
   async expireSession(session: PspSession): Promise<SessionEnd> {
     return (await this.options.sessions.expire(session.id)) ? 'ended' : 'refused';
   }

@@ -1,5 +1,5 @@
 import type Stripe from 'stripe';
-import { linesCharging } from '../../domain/amount.ts';
+import { type LineItem, linesCharging } from '../../domain/amount.ts';
 import { CALL_BUDGETS } from '../../domain/call-budgets.ts';
 import type { PspConnection } from '../../domain/connection.ts';
 import { InvalidNotificationError } from '../../domain/errors.ts';
@@ -7,7 +7,12 @@ import type { Amount } from '../../domain/money.ts';
 import type { PspSession } from '../../domain/payment-link.ts';
 import type { PaymentMethod } from '../../domain/payment-methods.ts';
 import { MODES, type Mode } from '../../domain/principal.ts';
-import { pspAmountProblem, stripeMinorUnits } from '../../domain/psp-amounts.ts';
+import {
+  fromStripeMinorUnits,
+  pspAmountProblem,
+  pspLinesProblem,
+  stripeMinorUnits,
+} from '../../domain/psp-amounts.ts';
 import {
   isRefusalStatus,
   type Psp,
@@ -119,11 +124,20 @@ export class StripePsp implements Psp {
     this.livemode = connection.mode === 'live';
   }
 
-  /** Refuses (`PspRefusalError`), without calling Stripe, an amount Stripe would refuse (`pspAmountProblem`). */
+  /**
+   * Refuses (`PspRefusalError`), without calling Stripe, an amount Stripe would refuse: the total
+   * (`pspAmountProblem`) or any line's unit amount (`pspLinesProblem`), since Stripe checks each.
+   */
   async createSession(checkout: SessionRequest): Promise<PspSession> {
-    const problem = pspAmountProblem(this.provider, checkout.amount, 'payment');
+    const lines = stripeLines(checkout);
+    const problem =
+      pspAmountProblem(this.provider, checkout.amount, 'payment') ??
+      pspLinesProblem(
+        this.provider,
+        lines.map((line) => line.unit_amount),
+      );
     if (problem) throw new PspRefusalError(problem);
-    const session = await this.createCheckoutSession(checkout).catch((error: unknown) => {
+    const session = await this.createCheckoutSession(checkout, lines).catch((error: unknown) => {
       // A 400 is Stripe refusing this link (its amount, its currency); 401, 403, 429, 5xx and no answer are not.
       throw error instanceof this.sdk.errors.StripeInvalidRequestError
         ? new PspRefusalError(`Stripe refused the session: ${error.message}`, { cause: error })
@@ -145,17 +159,12 @@ export class StripePsp implements Psp {
     };
   }
 
-  private createCheckoutSession(checkout: SessionRequest) {
-    const { link, amount } = checkout;
+  private createCheckoutSession(checkout: SessionRequest, lines: readonly LineItem[]) {
+    const { link } = checkout;
     return this.stripe.checkout.sessions.create({
       mode: 'payment',
       client_reference_id: link.id,
-      // Stripe charges the sum of the lines: the link's own (which add up to the amount), or one at the amount.
-      line_items: (
-        linesCharging(link.line_items, amount) ?? [
-          { name: link.description || `Payment ${link.id}`, quantity: 1, unit_amount: amount },
-        ]
-      ).map((item) => ({
+      line_items: lines.map((item) => ({
         quantity: item.quantity,
         price_data: {
           currency: item.unit_amount.currency.toLowerCase(),
@@ -236,6 +245,10 @@ export class StripePsp implements Psp {
           ? { code: 'expired', message: 'The Stripe Checkout Session expired.' }
           : null,
       paymentReference: paid ? (paymentIntent ?? session.id) : paymentIntent,
+      amount:
+        session.amount_total === null || !session.currency
+          ? null
+          : fromStripeMinorUnits(session.amount_total, session.currency),
       livemode: session.livemode,
     };
   }
@@ -285,6 +298,15 @@ export class StripePsp implements Psp {
   async retrieveRefund(reference: string): Promise<PspRefundStatus> {
     return refundStatus(await this.stripe.refunds.retrieve(reference));
   }
+}
+
+/** Stripe charges the sum of the lines: the link's own (which add up to the amount), or one at the amount. */
+function stripeLines({ link, amount }: SessionRequest): readonly LineItem[] {
+  return (
+    linesCharging(link.line_items, amount) ?? [
+      { name: link.description || `Payment ${link.id}`, quantity: 1, unit_amount: amount },
+    ]
+  );
 }
 
 function refundStatus(refund: Stripe.Refund): PspRefundStatus {

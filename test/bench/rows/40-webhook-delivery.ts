@@ -13,7 +13,7 @@ import { config } from '../../../functions/config.ts';
 import { linkRepository } from '../../../functions/dependencies.ts';
 import { newId } from '../../../functions/domain/ids.ts';
 import { cancel, type LinkEvent, newPaymentLink } from '../../../functions/domain/payment-link.ts';
-import { withEventCheckoutUrl } from '../../../functions/use-cases/payment-links.ts';
+import { withEventCheckoutUrl } from '../../../functions/use-cases/link-transitions.ts';
 import type { BenchRow, BenchServer } from '../bench.ts';
 import { fmt } from '../bench.ts';
 import { budgets } from '../budgets.ts';

@@ -67,8 +67,11 @@ const gbSeconds = (step: Pick<Step, 'modelledMs' | 'apiRequests' | 'otherInvocat
     (step.apiRequests + step.otherInvocations) * COLD_START_SHARE * (COLD_START_MS / 1000));
 /** The event's send, its receive and its delete. */
 const SQS_REQUESTS = 3;
-/** What a million links may cost (issue 25). */
-const COST_TARGET = 10;
+/**
+ * What a million links may cost: a guard at the cost the shape reached, not a target (the $10 target was
+ * withdrawn: docs/performance.md#cost-per-million-payment-links-on-aws). A change that raises it says so.
+ */
+const COST_CEILING = 20.14;
 
 /** A merchant's webhook endpoint answering 204; `next()` resolves on the next webhook it receives. */
 async function receiver() {
@@ -348,8 +351,8 @@ export default {
       measure: 'cost per million links',
       subject: 'total',
       value: `$${fmt(life.total, 2)}`,
-      baseline: `target $${COST_TARGET}`,
-      ratio: life.total / COST_TARGET,
+      baseline: `ceiling $${COST_CEILING}`,
+      ratio: life.total / COST_CEILING,
       budget: { max: 1 },
     });
     const extras = steps.filter((step) => step.optional);

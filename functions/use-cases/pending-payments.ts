@@ -1,0 +1,79 @@
+import { checkFailed, stillPending } from '../domain/payment.ts';
+import type { Mode } from '../domain/principal.ts';
+import { logger } from '../logger.ts';
+import type { PaymentDependencies } from './payments.ts';
+import type { PspConnections } from './psp-connections.ts';
+import { endAttempt, recordSessionOutcome } from './session-endings.ts';
+
+/**
+ * The sweeper of missed notifications: asks the PSP about payments still pending when their next check is due
+ * (10 minutes after they started, then twice as long each time until the session can no longer be paid) and
+ * records the answer exactly as a notification would. A payment whose check fails is logged and asked again
+ * after the same growing waits (`checkFailed`), so it never comes first on every run ahead of the others.
+ */
+export async function checkPendingPayments(
+  deps: PaymentDependencies & { psps: PspConnections },
+  batchSize: number,
+  hasTimeLeft: () => boolean = () => true,
+): Promise<{ checked: number; failed: number }> {
+  const due = await deps.payments.dueForCheck(deps.now(), batchSize);
+  let checked = 0;
+  let failed = 0;
+  for (const { link_id, mode, id } of due) {
+    if (!hasTimeLeft()) break;
+    try {
+      await checkPayment(deps, link_id, mode, id);
+      checked++;
+    } catch (error) {
+      failed++;
+      logger.error('Could not check a pending payment', { link_id, payment_id: id, error });
+      await backOff(deps, link_id, mode, id).catch((backOffError: unknown) =>
+        logger.warn('Pending payment check not postponed', { payment_id: id, error: backOffError }),
+      );
+    }
+  }
+  return { checked, failed };
+}
+
+async function backOff(deps: PaymentDependencies, linkId: string, mode: Mode, id: string): Promise<void> {
+  const payment = await deps.payments.get(linkId, mode, id);
+  const later = payment && checkFailed(payment, deps.now());
+  if (later) await deps.payments.save(later, payment);
+}
+
+async function checkPayment(
+  deps: PaymentDependencies & { psps: PspConnections },
+  linkId: string,
+  mode: Mode,
+  id: string,
+): Promise<void> {
+  const [payment, link] = await Promise.all([
+    deps.payments.get(linkId, mode, id),
+    deps.links.get(linkId, mode),
+  ]);
+  if (!payment || !link || payment.status !== 'pending' || !payment.session_id) return;
+  const session = {
+    provider: payment.provider,
+    connection_id: payment.connection_id,
+    payment_id: payment.id,
+    id: payment.session_id,
+    url: '',
+    expires_at: payment.session_expires_at ?? '',
+  };
+  if (link.status === 'completed' && Date.parse(session.expires_at) > deps.now().getTime()) {
+    // The link takes no more payments: a buyer's session not ended when it completed is ended now.
+    const ended = await endAttempt({ ...deps, pspSessions: deps.psps }, link, session, payment);
+    if (ended === 'open') await deps.payments.save(stillPending(payment, deps.now()), payment);
+    return;
+  }
+  const connection = await deps.psps.sessionConnection(link.account, link.mode, session);
+  const status = await (await deps.psps.adapter(connection)).retrieveSession(payment.session_id);
+  if (status.state !== 'pending') {
+    await recordSessionOutcome({ ...deps, pspSessions: deps.psps }, connection, link, {
+      ...status,
+      paymentId: status.paymentId ?? payment.id,
+    });
+    return;
+  }
+  await deps.payments.save(stillPending(payment, deps.now()), payment);
+}

@@ -1,0 +1,147 @@
+/**
+ * Trims a PSP's official OpenAPI document to the operations our adapters call, so the contract checks
+ * (test/support/psp-contract.ts) validate against the PSP's own text without storing megabytes of it:
+ *
+ *   node test/contracts/trim.ts <stripe|mollie|adyen> <path of the full official document> [source note]
+ *
+ * writes test/contracts/<psp>.trimmed.json. The trim only removes: operations not listed in OPERATIONS (and
+ * their other methods), components no kept operation reaches through `$ref`, and annotations that validate
+ * nothing (`description`, `summary`, `example(s)`, `x-*` vendor extensions). Every kept schema is otherwise the
+ * document's own, byte for byte in meaning; nothing is added but `x-trimmed-from`, which says where it came
+ * from. How to refresh: docs/testing.md#psp-contract-tests.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+
+/** The operations each adapter calls (functions/adapters/psp/*-psp.ts), as the document spells their paths. */
+export const OPERATIONS: Record<string, Record<string, string[]>> = {
+  stripe: {
+    '/v1/checkout/sessions': ['post'],
+    '/v1/checkout/sessions/{session}': ['get'],
+    '/v1/checkout/sessions/{session}/expire': ['post'],
+    '/v1/refunds': ['post'],
+    '/v1/refunds/{refund}': ['get'],
+  },
+  mollie: {
+    '/v2/payments': ['post'],
+    '/v2/payments/{paymentId}': ['get', 'delete'],
+    '/v2/payments/{paymentId}/refunds': ['post'],
+    '/v2/payments/{paymentId}/refunds/{refundId}': ['get'],
+  },
+  adyen: {
+    '/paymentLinks': ['post'],
+    '/paymentLinks/{linkId}': ['get', 'patch'],
+    '/payments/{paymentPspReference}/refunds': ['post'],
+  },
+};
+
+const ANNOTATIONS = new Set(['description', 'summary', 'example', 'examples', 'externalDocs', 'tags']);
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/** Without annotations; names under `properties` are data, never annotations. */
+function stripAnnotations(node: Json, parentKey = ''): Json {
+  if (Array.isArray(node)) return node.map((item) => stripAnnotations(item));
+  if (node === null || typeof node !== 'object') return node;
+  const kept: Record<string, Json> = {};
+  for (const [key, value] of Object.entries(node)) {
+    const isName = parentKey === 'properties' || parentKey === 'patternProperties';
+    if (!isName && (ANNOTATIONS.has(key) || key.startsWith('x-'))) continue;
+    kept[key] = stripAnnotations(value, key);
+  }
+  return kept;
+}
+
+function resolvePointer(document: Json, pointer: string): Json {
+  let node = document;
+  for (const raw of pointer.replace(/^#\//, '').split('/')) {
+    const key = decodeURIComponent(raw).replaceAll('~1', '/').replaceAll('~0', '~');
+    node = (node as Record<string, Json>)[key] as Json;
+    if (node === undefined) throw new Error(`Unresolvable $ref ${pointer}`);
+  }
+  return node;
+}
+
+/** Every local `$ref` reachable from `roots`, transitively. */
+function reachableRefs(document: Json, roots: Json[]): Set<string> {
+  const seen = new Set<string>();
+  const queue = [...roots];
+  while (queue.length > 0) {
+    const node = queue.pop();
+    if (Array.isArray(node)) queue.push(...node);
+    else if (node !== null && typeof node === 'object') {
+      for (const [key, value] of Object.entries(node)) {
+        if (key === '$ref' && typeof value === 'string' && value.startsWith('#/') && !seen.has(value)) {
+          seen.add(value);
+          queue.push(resolvePointer(document, value));
+        } else queue.push(value);
+      }
+    }
+  }
+  return seen;
+}
+
+export function trim(document: Record<string, Json>, operations: Record<string, string[]>, source: string) {
+  const paths: Record<string, Record<string, Json>> = {};
+  for (const [path, methods] of Object.entries(operations)) {
+    const item = (document.paths as Record<string, Record<string, Json>>)[path];
+    if (!item) throw new Error(`The document has no path ${path}`);
+    paths[path] = {};
+    for (const method of methods) {
+      const operation = item[method];
+      if (!operation) throw new Error(`The document has no ${method} ${path}`);
+      paths[path][method] = stripAnnotations(operation);
+    }
+    if (item.parameters) paths[path].parameters = stripAnnotations(item.parameters);
+  }
+  // Annotations go before refs are followed: examples refer to components that validate nothing.
+  const stripped = { ...document, components: stripAnnotations(document.components ?? {}) } as Json;
+  const components: Record<string, Record<string, Json>> = {};
+  for (const ref of reachableRefs(stripped, Object.values(paths))) {
+    const [section, kind, entry, ...deeper] = ref.replace(/^#\//, '').split('/');
+    if (section !== 'components' || !kind || !entry || deeper.length > 0) {
+      throw new Error(`A $ref outside components, which the trim does not keep: ${ref}`);
+    }
+    components[kind] ??= {};
+    components[kind][entry] = resolvePointer(stripped, `#/components/${kind}/${entry}`);
+  }
+  for (const kind of Object.keys(components)) {
+    components[kind] = Object.fromEntries(
+      Object.entries(components[kind] as Record<string, Json>).sort(([a], [b]) => a.localeCompare(b)),
+    );
+  }
+  return stripAnnotations({
+    openapi: document.openapi as Json,
+    info: pick(document.info as Record<string, Json>, ['title', 'version', 'license']),
+    'x-trimmed-from': source,
+    paths,
+    components,
+  } as Json) as Record<string, Json> & { 'x-trimmed-from': string };
+}
+
+function pick(object: Record<string, Json>, keys: string[]): Json {
+  return Object.fromEntries(keys.filter((key) => key in object).map((key) => [key, object[key] as Json]));
+}
+
+async function load(file: string): Promise<Record<string, Json>> {
+  const text = readFileSync(file, 'utf8');
+  if (/\.ya?ml$/.test(file)) {
+    // Only Mollie publishes YAML alone; js-yaml comes with the OpenAPI linter (@stoplight/spectral-cli).
+    const yamlModule: string = 'js-yaml'; // untyped, and no dependency of ours: resolved at run time only
+    const { load: parseYaml } = (await import(yamlModule)) as { load: (text: string) => unknown };
+    return parseYaml(text) as Record<string, Json>;
+  }
+  return JSON.parse(text) as Record<string, Json>;
+}
+
+if (import.meta.main) {
+  const [psp, file, source] = process.argv.slice(2);
+  const operations = psp ? OPERATIONS[psp] : undefined;
+  if (!operations || !file) {
+    console.error('usage: node test/contracts/trim.ts <stripe|mollie|adyen> <full document> [source note]');
+    process.exit(2);
+  }
+  const trimmed = trim(await load(file), operations, source ?? file);
+  const out = new URL(`./${psp}.trimmed.json`, import.meta.url);
+  writeFileSync(out, `${JSON.stringify(trimmed, null, 2)}\n`);
+  console.log(`wrote ${out.pathname}`);
+}

@@ -1,0 +1,122 @@
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { paymentKeys } from '../../functions/adapters/dynamodb/table-schema.ts';
+import { documentClient } from '../../functions/clients/dynamodb.ts';
+import { linkRepository, paymentRepository } from '../../functions/dependencies.ts';
+import type { PspConnection } from '../../functions/domain/connection.ts';
+import type { PspSession } from '../../functions/domain/payment-link.ts';
+import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
+import { createLink, storedLink } from '../support/checkout-helpers.ts';
+import { httpRequest, NAVIGATION_HEADERS } from '../support/navigate.ts';
+import {
+  FAKE_PSP_CREDENTIALS,
+  type FakeProvider,
+  type PspStack,
+  startPspStack,
+} from '../support/psp-stack.ts';
+import type { TestStack } from '../support/test-stack.ts';
+
+/**
+ * A buyer-chosen amount (`amount_range`) lives in our payment record and on the link's session; when both are
+ * lost before the PSP's notification, the payment is recorded at what the PSP says it took
+ * (`PspSessionStatus.amount`), read back from each PSP through its official SDK against its fake.
+ */
+let psps: PspStack;
+let stack: TestStack;
+const keys = {} as Record<FakeProvider, IssuedApiKey>;
+const connections = {} as Record<FakeProvider, PspConnection>;
+
+beforeAll(async () => {
+  psps = await startPspStack();
+  stack = psps.stack;
+  for (const provider of ['stripe', 'mollie', 'adyen'] as const) {
+    keys[provider] = await stack.issueKey(`chosen-${provider}`, 'test');
+    connections[provider] = await psps.connect(`chosen-${provider}`, provider);
+  }
+});
+afterAll(() => psps?.stop());
+
+/** The buyer sends our amount form, as Chromium sends it from our page. */
+const choose = (url: string, amount: string) =>
+  httpRequest(url, {
+    method: 'POST',
+    headers: {
+      ...NAVIGATION_HEADERS,
+      'sec-fetch-site': 'same-origin',
+      origin: 'null',
+      'content-type': 'application/x-www-form-urlencoded',
+      'accept-language': 'en',
+    },
+    body: new URLSearchParams({ amount }).toString(),
+  });
+
+/** The buyer pays the session at the PSP, and the PSP's notification of it, as each PSP sends it. */
+function payAndNotify(provider: FakeProvider, session: PspSession) {
+  const path = `/psp/${provider}/notifications/${connections[provider].id}`;
+  switch (provider) {
+    case 'stripe': {
+      const paid = psps.stripe.completeSession(session.id);
+      const event = psps.stripe.signedEvent(
+        'checkout.session.completed',
+        paid,
+        FAKE_PSP_CREDENTIALS.stripe.webhook_secret,
+      );
+      return stack.request('POST', path, {
+        rawBody: event.body,
+        headers: { 'content-type': 'application/json', 'stripe-signature': event.signature },
+      });
+    }
+    case 'mollie':
+      psps.mollie.setStatus(session.id, 'paid');
+      return stack.request('POST', path, {
+        rawBody: psps.mollie.webhookBody(session.id),
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
+    case 'adyen': {
+      const item = psps.adyen.pay(session.id);
+      return stack.request('POST', path, {
+        rawBody: psps.adyen.notification([item], { hmacKey: FAKE_PSP_CREDENTIALS.adyen.hmac_key }),
+        headers: { 'content-type': 'application/json' },
+      });
+    }
+  }
+}
+
+describe('a buyer-chosen amount whose records were lost before the notification', () => {
+  it.each(['stripe', 'mollie', 'adyen'] as const)(
+    'is recorded at %s at the amount the PSP took, not the range’s suggestion',
+    async (provider) => {
+      const link = await createLink(stack, keys[provider].api_key, {
+        amount: undefined,
+        amount_range: { currency: 'EUR', minimum: '5.00', maximum: '500.00', suggested: '25.00' },
+      });
+      expect((await choose(link.checkout_url, '37.5')).status).toBe(303);
+      const stored = await storedLink(link.id);
+      const session = stored.psp_session!;
+      expect(session).toMatchObject({ provider, amount: { value: '37.50', currency: 'EUR' } });
+
+      // Both our records of the attempt are gone: the payment's item, and the link's own session.
+      await documentClient().send(
+        new DeleteCommand({
+          TableName: stack.tableName,
+          Key: paymentKeys.payment(link.id, 'test', session.payment_id),
+        }),
+      );
+      await linkRepository().update(stored, { ...stored, psp_session: null, version: stored.version + 1 });
+
+      const response = await payAndNotify(provider, session);
+      expect(response.status).toBe(200);
+      expect(await paymentRepository().get(link.id, 'test', session.payment_id)).toMatchObject({
+        status: 'succeeded',
+        amount: { value: '37.50', currency: 'EUR' },
+      });
+      const payments = await stack.request('GET', `/v1/payment-links/${link.id}/payments`, {
+        key: keys[provider].api_key,
+      });
+      expect(payments.body.data).toEqual([
+        expect.objectContaining({ id: session.payment_id, amount: { value: '37.50', currency: 'EUR' } }),
+      ]);
+      expect((await storedLink(link.id)).status).toBe('paid');
+    },
+  );
+});

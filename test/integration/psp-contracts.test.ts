@@ -1,0 +1,211 @@
+import Stripe from 'stripe';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AdyenPspFactory } from '../../functions/adapters/psp/adyen-psp.ts';
+import { MolliePspFactory } from '../../functions/adapters/psp/mollie-psp.ts';
+import { StripePsp } from '../../functions/adapters/psp/stripe-psp.ts';
+import { newPaymentLink } from '../../functions/domain/payment-link.ts';
+import type { Psp } from '../../functions/ports/psp.ts';
+import { type FakeAdyen, startFakeAdyen } from '../support/fake-adyen.ts';
+import { type FakeMollie, startFakeMollie } from '../support/fake-mollie.ts';
+import { trustFakePspCertificate } from '../support/fake-psp-server.ts';
+import { type FakeStripe, startFakeStripe } from '../support/fake-stripe.ts';
+import { orderLink, sessionRequest, storedConnection } from '../support/psp-fixtures.ts';
+
+/**
+ * Each adapter's typical calls, through its official SDK, against a fake held to the PSP's own OpenAPI document
+ * (test/contracts/*.trimmed.json; docs/testing.md#psp-contract-tests): every request the adapter sends and every
+ * answer the fake gives conforms, and the fake refuses, as the PSP does, what the document refuses.
+ */
+const stripeConnection = storedConnection('stripe', 'test', 'pc_stripecontract00000000000');
+const mollieConnection = storedConnection('mollie', 'test', 'pc_molliecontract00000000000');
+const adyenConnection = storedConnection('adyen', 'test', 'pc_adyencontract000000000000');
+const mollieKey = 'test_contractXY7LxsDOtmnkVtjNVWXLSlXsM';
+const adyenCredentials = {
+  api_key: 'AQE-contract-adyen-test-key',
+  merchant_account: 'AcmeECOM',
+  hmac_key: '44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056',
+  environment: 'test',
+};
+
+let stripe: FakeStripe;
+let mollie: FakeMollie;
+let adyen: FakeAdyen;
+let untrust: () => void;
+const psps = {} as Record<'stripe' | 'mollie' | 'adyen', Psp>;
+
+beforeAll(async () => {
+  untrust = trustFakePspCertificate();
+  stripe = await startFakeStripe({ secretKey: 'sk_test_contract' });
+  mollie = await startFakeMollie({ apiKeys: [mollieKey] });
+  adyen = await startFakeAdyen({ apiKeys: [adyenCredentials.api_key], merchantAccount: 'AcmeECOM' });
+  const secrets = new Map([
+    [mollieConnection.secret_name as string, JSON.stringify({ api_key: mollieKey })],
+    [adyenConnection.secret_name as string, JSON.stringify(adyenCredentials)],
+  ]);
+  const secretStore = { get: async (name: string) => secrets.get(name) };
+  psps.stripe = new StripePsp(
+    Stripe,
+    { secret_key: 'sk_test_contract', webhook_secret: 'whsec_x' },
+    stripeConnection,
+    stripe.endpoint,
+  );
+  psps.mollie = await new MolliePspFactory({ secrets: secretStore, apiEndpoint: mollie.apiEndpoint }).create(
+    mollieConnection,
+  );
+  psps.adyen = await new AdyenPspFactory({ secrets: secretStore, apiUrl: adyen.url }).create(adyenConnection);
+});
+afterAll(async () => {
+  await Promise.all([stripe.stop(), mollie.stop(), adyen.stop()]);
+  untrust();
+});
+
+const basket = () =>
+  newPaymentLink(
+    { account: 'acme', mode: 'test' },
+    {
+      line_items: [
+        { name: 'Beans', quantity: 2, unit_amount: { value: '24.95', currency: 'EUR' }, tax_rate: '9' },
+        { name: 'Gift wrap', quantity: 1, unit_amount: { value: '0.50', currency: 'EUR' } },
+      ],
+      description: 'Order 1002',
+      redirect_url: 'https://shop.example/thanks',
+    },
+    new Date(),
+  );
+
+describe('the Mollie adapter against mollie/openapi', () => {
+  it('sends and is answered only what the document allows: create, retrieve, cancel, refund, read the refund', async () => {
+    const plain = await psps.mollie.createSession(sessionRequest(orderLink('10.00'), mollieConnection));
+    await psps.mollie.createSession(sessionRequest(basket(), mollieConnection));
+    expect((await psps.mollie.retrieveSession(plain.id)).state).toBe('pending');
+    expect(await psps.mollie.expireSession(plain)).toBe('ended');
+    const paid = await psps.mollie.createSession(sessionRequest(orderLink('30.00'), mollieConnection));
+    mollie.setStatus(paid.id, 'paid');
+    expect((await psps.mollie.retrieveSession(paid.id)).amount).toEqual({ value: '30.00', currency: 'EUR' });
+    const refund = await psps.mollie.refund({
+      refundId: 're_contract000000000000000001',
+      linkId: 'pl_contract',
+      paymentReference: paid.id,
+      amount: { value: '5.00', currency: 'EUR' },
+      description: 'Order 1001',
+    });
+    expect((await psps.mollie.retrieveRefund(refund.reference)).state).toBe('pending');
+    expect(mollie.exchanges.length).toBeGreaterThanOrEqual(7);
+    expect(mollie.violations).toEqual([]);
+  });
+
+  it('is refused as Mollie refuses what its document refuses: a description over 255 characters', async () => {
+    const before = mollie.violations.length;
+    const link = { ...orderLink('10.00'), description: 'x'.repeat(256) };
+    // The adapter cuts descriptions to Mollie's maximum, so the fake is asked directly.
+    const response = await fetch(`${mollie.apiEndpoint}payments`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${mollieKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        amount: { currency: 'EUR', value: '10.00' },
+        description: link.description,
+        redirectUrl: 'https://shop.example/thanks',
+      }),
+    });
+    expect(response.status).toBe(422);
+    expect(await response.json()).toMatchObject({ status: 422, title: 'Unprocessable Entity' });
+    expect(mollie.violations.slice(before).join('\n')).toMatch(/description/);
+  });
+});
+
+describe('the Adyen adapter against Adyen/adyen-openapi CheckoutService-v72', () => {
+  it('sends and is answered only what the document allows: create, retrieve, expire, refund', async () => {
+    const plain = await psps.adyen.createSession(sessionRequest(orderLink('10.00'), adyenConnection));
+    await psps.adyen.createSession(sessionRequest(basket(), adyenConnection));
+    expect((await psps.adyen.retrieveSession(plain.id)).amount).toEqual({ value: '10.00', currency: 'EUR' });
+    expect(await psps.adyen.expireSession(plain)).toBe('ended');
+    const paid = await psps.adyen.createSession(sessionRequest(orderLink('30.00'), adyenConnection));
+    const item = adyen.pay(paid.id);
+    await psps.adyen.refund({
+      refundId: 're_contract000000000000000002',
+      linkId: 'pl_contract',
+      paymentReference: item.pspReference,
+      amount: { value: '5.00', currency: 'EUR' },
+    });
+    expect(adyen.exchanges.length).toBeGreaterThanOrEqual(6);
+    expect(adyen.violations).toEqual([]);
+  });
+
+  const post = (body: Record<string, unknown>) =>
+    fetch(`${adyen.url}/v72/paymentLinks`, {
+      method: 'POST',
+      headers: { 'x-api-key': adyenCredentials.api_key, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        amount: { currency: 'EUR', value: 1000 },
+        merchantAccount: 'AcmeECOM',
+        reference: 'pay_contract',
+        ...body,
+      }),
+    });
+
+  it.each([
+    ['a currency that is no ISO code', { amount: { currency: 'EURO', value: 1000 } }, 422, /currency/],
+    ['an unknown field', { shopperLanguage: 'nl' }, 400, /unknown field shopperLanguage/],
+  ])('refuses %s as Adyen does', async (_, body, status, violation) => {
+    const before = adyen.violations.length;
+    const response = await post(body);
+    expect(response.status).toBe(status);
+    expect(await response.json()).toMatchObject({ status, errorType: 'validation' });
+    expect(adyen.violations.slice(before).join('\n')).toMatch(violation);
+  });
+});
+
+describe('the Stripe fake, without a trimmed document of Stripe (see docs/testing.md#psp-contract-tests)', () => {
+  const create = (params: Record<string, string>) =>
+    fetch(`${stripe.url}/v1/checkout/sessions`, {
+      method: 'POST',
+      headers: {
+        authorization: 'Bearer sk_test_contract',
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams({
+        mode: 'payment',
+        success_url: 'https://shop.example/thanks',
+        'line_items[0][quantity]': '1',
+        'line_items[0][price_data][currency]': 'eur',
+        'line_items[0][price_data][unit_amount]': '1000',
+        'line_items[0][price_data][product_data][name]': 'Tea',
+        ...params,
+      }).toString(),
+    });
+
+  it.each([
+    ['an unknown parameter', { customer_note: 'hi' }, 'customer_note'],
+    [
+      'a client_reference_id of 201 characters',
+      { client_reference_id: 'x'.repeat(201) },
+      'client_reference_id',
+    ],
+    [
+      'a line without quantity',
+      { 'line_items[1][price_data][unit_amount]': '100' },
+      'line_items[1][quantity]',
+    ],
+    [
+      'a metadata key over 40 characters',
+      { [`metadata[${'k'.repeat(41)}]`]: 'v' },
+      `metadata[${'k'.repeat(41)}]`,
+    ],
+    ['a metadata value over 500 characters', { 'metadata[note]': 'v'.repeat(501) }, 'metadata[note]'],
+  ])('refuses %s with a 400 as Stripe does', async (_, params, param) => {
+    const response = await create(params);
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: unknown }).error).toMatchObject({
+      type: 'invalid_request_error',
+      param,
+    });
+  });
+
+  it('takes what the adapter sends', async () => {
+    const session = await psps.stripe.createSession(sessionRequest(basket(), stripeConnection));
+    expect((await psps.stripe.retrieveSession(session.id)).amount).toEqual({
+      value: '50.40',
+      currency: 'EUR',
+    });
+  });
+});

@@ -1,0 +1,159 @@
+import { readFileSync } from 'node:fs';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+
+/**
+ * A PSP's own OpenAPI document, trimmed to the operations we call (test/contracts/trim.ts), as the judge of
+ * what the fakes receive and answer: a request the PSP would refuse, or an answer the PSP could not give, is a
+ * violation (docs/testing.md#psp-contract-tests).
+ */
+export interface PspContract {
+  /** What is wrong with a request, by the document: [] when it conforms. */
+  checkRequest(exchange: Pick<ContractExchange, 'method' | 'path' | 'body'>): string[];
+  /** What is wrong with an answer to `exchange`'s request, by the document: [] when it conforms. */
+  checkResponse(exchange: ContractExchange): string[];
+}
+
+/** One request a fake received and the answer it gave. */
+export interface ContractExchange {
+  method: string;
+  /** As the document spells it, without the API's base path (`/v72`). */
+  path: string;
+  body: unknown;
+  status: number;
+  response: unknown;
+}
+
+type Schema = Record<string, unknown>;
+interface Operation {
+  requestBody?: { content?: Record<string, { schema?: Schema }> };
+  responses?: Record<string, { $ref?: string; content?: Record<string, { schema?: Schema }> }>;
+}
+
+const pointerPart = (part: string) => part.replaceAll('~', '~0').replaceAll('/', '~1');
+
+export function loadPspContract(file: 'mollie' | 'adyen'): PspContract {
+  const document = JSON.parse(
+    readFileSync(new URL(`../contracts/${file}.trimmed.json`, import.meta.url), 'utf8'),
+  ) as {
+    paths: Record<string, Record<string, Operation>>;
+    components: Record<string, Record<string, Schema>>;
+  };
+  const validators = (view: typeof document) => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
+    addFormats.default(ajv);
+    // Formats the documents name that JSON Schema does not define: their `type` still validates.
+    for (const format of ['int32', 'int64', 'float', 'double', 'decimal', 'binary', 'byte', 'password']) {
+      if (!ajv.formats[format]) ajv.addFormat(format, true);
+    }
+    ajv.addSchema({ ...view, $id: 'psp' }, 'psp');
+    const compiled = new Map<string, ValidateFunction>();
+    return (pointer: string) => {
+      let validate = compiled.get(pointer);
+      if (!validate) {
+        validate = ajv.compile({ $ref: `psp#${pointer}` });
+        compiled.set(pointer, validate);
+      }
+      return validate;
+    };
+  };
+  const validator = validators(document);
+  const requestValidator = validators(requestView(file, document));
+  const templates = Object.keys(document.paths).map((template) => ({
+    template,
+    pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`),
+  }));
+  const operationOf = (method: string, path: string) => {
+    const template = templates.find(({ pattern }) => pattern.test(path))?.template;
+    const operation = template ? document.paths[template]?.[method.toLowerCase()] : undefined;
+    return template && operation ? { template, operation } : undefined;
+  };
+  const errorsOf = (validate: ValidateFunction, value: unknown, what: string) =>
+    validate(value)
+      ? []
+      : (validate.errors ?? []).map((error) =>
+          'additionalProperty' in error.params
+            ? `${what}${error.instancePath} has the unknown field ${String(error.params.additionalProperty)}`
+            : `${what}${error.instancePath} ${error.message}`,
+        );
+  const resolve = (schema: Schema | undefined): Schema | undefined => {
+    const ref = schema?.$ref;
+    if (typeof ref !== 'string') return schema;
+    const [, kind, name] = ref.replace(/^#\//, '').split('/');
+    return resolve(document.components[kind as string]?.[name as string]);
+  };
+  /** Fields the document does not know: the PSP refuses them (Adyen: "unknown fields"), whatever the schema allows. */
+  const unknownFields = (value: unknown, schema: Schema | undefined, at: string): string[] => {
+    const resolved = resolve(schema);
+    if (!resolved || value === null || typeof value !== 'object') return [];
+    if (Array.isArray(value)) {
+      return value.flatMap((item, index) => unknownFields(item, resolved.items as Schema, `${at}/${index}`));
+    }
+    const properties = resolved.properties as Record<string, Schema> | undefined;
+    if (!properties || resolved.additionalProperties !== undefined) return [];
+    return Object.entries(value).flatMap(([name, field]) =>
+      name in properties
+        ? unknownFields(field, properties[name], `${at}/${name}`)
+        : [`request body${at} has the unknown field ${name}`],
+    );
+  };
+
+  return {
+    checkRequest({ method, path, body }) {
+      const found = operationOf(method, path);
+      if (!found) return [`${method} ${path} is no operation of the document`];
+      const content = found.operation.requestBody?.content;
+      if (!content) return body === undefined || body === '' ? [] : [`${method} ${path} takes no body`];
+      const mediaType = Object.keys(content)[0] as string;
+      const pointer = `/paths/${pointerPart(found.template)}/${method.toLowerCase()}/requestBody/content/${pointerPart(mediaType)}/schema`;
+      return [
+        ...errorsOf(requestValidator(pointer), body, 'request body'),
+        ...unknownFields(body, content[mediaType]?.schema, ''),
+      ];
+    },
+    checkResponse({ method, path, status, response }) {
+      const found = operationOf(method, path);
+      if (!found) return [`${method} ${path} is no operation of the document`];
+      const responses = found.operation.responses ?? {};
+      const key =
+        String(status) in responses ? String(status) : 'default' in responses ? 'default' : undefined;
+      if (!key) return [`${method} ${path} documents no ${status} answer`];
+      const declared = responses[key];
+      const ref = declared?.$ref;
+      const base = ref
+        ? ref.replace(/^#/, '')
+        : `/paths/${pointerPart(found.template)}/${method.toLowerCase()}/responses/${key}`;
+      const content = ref
+        ? document.components.responses?.[ref.split('/').pop() as string]?.content
+        : declared?.content;
+      if (!content) return response === undefined ? [] : [`${status} to ${method} ${path} documents no body`];
+      const mediaType = Object.keys(content)[0] as string;
+      return errorsOf(
+        validator(`${base}/content/${pointerPart(mediaType)}/schema`),
+        response,
+        `${status} answer`,
+      );
+    },
+  };
+}
+
+/**
+ * The document as it judges requests. Mollie's `entity-*` schemas describe a resource for both directions, and
+ * their `required` lists are the answer's (a refund's `id`, `resource`, `createdAt`); each `*-request` schema
+ * adds the fields a request must have itself (`refund-request`: `amount`), so those lists alone apply to requests.
+ * OpenAPI's own rule goes with it: a `readOnly` property is never required of a request.
+ */
+function requestView<T extends { components: Record<string, Record<string, Schema>> }>(
+  file: string,
+  document: T,
+): T {
+  const view = structuredClone(document);
+  for (const [name, schema] of Object.entries(view.components.schemas ?? {})) {
+    if (file === 'mollie' && name.startsWith('entity-')) delete schema.required;
+    const properties = (schema.properties ?? {}) as Record<string, Schema>;
+    if (Array.isArray(schema.required)) {
+      schema.required = schema.required.filter((field: string) => properties[field]?.readOnly !== true);
+    }
+  }
+  return view;
+}
