@@ -108,7 +108,17 @@ export interface CheckoutSituation {
   buyerPayment?: string | undefined;
   /** Who asks (`clientKey`): the key its session budget is counted under. */
   client: string;
+  /** PSP calls this request may still make (its function's call budget, and what fits in the time left). */
+  pspCallsLeft: number;
 }
+
+/**
+ * Calls that ending a session may take: the end, and, when its PSP refuses, reading the session back. A session
+ * is only asked to end with both left, so a refusal is never left unexplained.
+ */
+export const CALLS_TO_END_A_SESSION = 2;
+
+const canEnd = (situation: CheckoutSituation) => situation.pspCallsLeft >= CALLS_TO_END_A_SESSION;
 
 const ENDED_UNPAID = new Set(['failed', 'canceled', 'expired']);
 
@@ -180,7 +190,7 @@ export function nextCheckoutStep(situation: CheckoutSituation): CheckoutStep {
     ) {
       return { kind: 'show', session: current };
     }
-    const toEnd = open.find((session) => !unendable.has(session.payment_id));
+    const toEnd = canEnd(situation) ? open.find((session) => !unendable.has(session.payment_id)) : undefined;
     // Ended only when another may be opened after it: a buyer over budget keeps what is open.
     if (toEnd) return openingBlocked(situation, SINGLE_USE_BUDGET) ?? { kind: 'end', session: toEnd };
     const payable = open.find((session) => session.url !== '');
@@ -217,7 +227,7 @@ function nextReusableStep(situation: CheckoutSituation): CheckoutStep {
     ) {
       return { kind: 'show', session };
     }
-    if (!unendable.has(own.id)) {
+    if (!unendable.has(own.id) && canEnd(situation)) {
       // The buyer's own attempt gives its place to the one that replaces it.
       return openingBlocked(situation, REUSABLE_BUDGET, own.id) ?? { kind: 'end', session };
     }
@@ -242,6 +252,7 @@ function newSessionStep(
   if (situation.amount === undefined) return { kind: 'ask' };
   const blocked = openingBlocked(situation, budget);
   if (blocked) return blocked;
+  if (situation.pspCallsLeft < 1) return { kind: 'wait', reason: 'unavailable', until: null };
 
   const ordered =
     situation.wantsAnother && endedUnpaid

@@ -2,6 +2,7 @@ import { amountDue } from '../domain/amount.ts';
 import { ANSWER_ROOM_MS, PSP_CALL_TIMEOUT_MS } from '../domain/call-budgets.ts';
 import {
   amountAtStake,
+  CALLS_TO_END_A_SESSION,
   clientKey,
   isPreviewRequest,
   nextCheckoutStep,
@@ -46,8 +47,8 @@ import type { EventQueue } from '../ports/event-queue.ts';
 import type { LinkRepository } from '../ports/link-repository.ts';
 import type { PaymentRepository } from '../ports/payment-repository.ts';
 import { type Psp, PspRefusalError } from '../ports/psp.ts';
-import { recordSessionStatus } from './payments.ts';
 import type { PspConnections } from './psp-connections.ts';
+import { type AttemptEnd, endAttempt } from './session-endings.ts';
 
 export interface CheckoutDependencies {
   links: LinkRepository;
@@ -173,9 +174,34 @@ export async function buyerOutcome(
 /** Decisions one request takes at most: each ends a session, opens one, or loses a race and reads again. */
 const MAX_ROUNDS = 6;
 
-/** PSP calls this request has made, against `maxPspCalls` and the time left. */
-interface CallBudget {
-  used: number;
+/**
+ * The PSP calls one checkout request may still make: its function's declared count (`maxPspCalls`) and what fits
+ * in the time left. Counted here only: the decision reads `left()`, and each call is `spend`t where it is made.
+ */
+class PspCallBudget {
+  private used = 0;
+  private readonly deps: Pick<CheckoutDependencies, 'maxPspCalls' | 'timeLeftMs'>;
+
+  constructor(deps: Pick<CheckoutDependencies, 'maxPspCalls' | 'timeLeftMs'>) {
+    this.deps = deps;
+  }
+
+  left(): number {
+    const byTime = Math.floor((this.deps.timeLeftMs() - ANSWER_ROOM_MS) / PSP_CALL_TIMEOUT_MS);
+    return Math.max(0, Math.min(this.deps.maxPspCalls - this.used, byTime));
+  }
+
+  /**
+   * Whether one call still fits the time left, whatever the count: for ending a session of our own that no buyer
+   * was sent to, which is cleanup rather than the visitor's cost.
+   */
+  hasTimeForOne(): boolean {
+    return this.deps.timeLeftMs() >= PSP_CALL_TIMEOUT_MS + ANSWER_ROOM_MS;
+  }
+
+  spend(calls = 1): void {
+    this.used += calls;
+  }
 }
 
 /**
@@ -196,7 +222,7 @@ export async function openCheckout(
 ): Promise<CheckoutView> {
   // Attempts of one request get increasing times, so "newest first" lists them in the order they were made.
   const deps = { ...given, now: strictlyIncreasing(given.now) };
-  const budget: CallBudget = { used: 0 };
+  const budget = new PspCallBudget(deps);
   const unendable = new Set<string>();
   let last: PaymentLink | undefined;
   for (let round = 1; round <= MAX_ROUNDS; round++) {
@@ -248,6 +274,7 @@ export async function openCheckout(
       unendable,
       buyerPayment: request.buyerPayment,
       client,
+      pspCallsLeft: budget.left(),
     });
     // No connection serves the link: an open session is still shown or ended, nothing new is offered.
     if (routed.length === 0 && step.kind !== 'show' && step.kind !== 'end') throw new PspNotConfiguredError();
@@ -286,7 +313,8 @@ export async function openCheckout(
           budget,
           now,
         );
-        if (opened) return opened;
+        if (opened === 'decide_again') continue;
+        return opened;
       }
     }
   }
@@ -317,11 +345,6 @@ function amountProblems(
   return problems;
 }
 
-/** Whether one more PSP call fits this request's budget and the time left. */
-function mayCall(deps: CheckoutDependencies, budget: CallBudget): boolean {
-  return budget.used < deps.maxPspCalls && deps.timeLeftMs() >= PSP_CALL_TIMEOUT_MS + ANSWER_ROOM_MS;
-}
-
 /** The origin of the session's PSP page, for the page's `form-action`. */
 async function pspOrigin(
   deps: CheckoutDependencies,
@@ -338,55 +361,46 @@ async function pspOrigin(
 }
 
 /**
- * Ends an open session at its PSP before another may be opened: `ended` (its payment is recorded canceled, or
- * as the PSP says it ended), `paid` (the PSP refused because it was paid: recorded now, with its event, so the
- * link is paid), or `open` (the PSP refused because it may still be paid, as Mollie does once the buyer started
- * paying; or the PSP could not be asked, or the budget is spent): it is not replaced.
+ * Ends an open session at its PSP before another may be opened, by the rule every caller shares (`endAttempt`,
+ * functions/use-cases/session-endings.ts): `ended` (its payment is recorded canceled, or as the PSP says it
+ * ended), `paid` (the PSP refused because it was paid: recorded now, with its event, so the link is paid), or
+ * `open` (the PSP refused because it may still be paid, as Mollie does once the buyer started paying; or the PSP
+ * could not be asked): it is not replaced. The decision only asks for this with `CALLS_TO_END_A_SESSION` left.
  */
 async function endSession(
   deps: CheckoutDependencies,
   link: PaymentLink,
   payments: readonly Payment[],
   session: PspSession,
-  budget: CallBudget,
-): Promise<'ended' | 'paid' | 'open'> {
-  const fields = { link_id: link.id, payment_id: session.payment_id, connection_id: session.connection_id };
+  budget: PspCallBudget,
+): Promise<AttemptEnd> {
+  const stored = payments.find((candidate) => candidate.id === session.payment_id);
+  budget.spend(CALLS_TO_END_A_SESSION);
   try {
-    if (!mayCall(deps, budget)) return 'open';
-    const connection = await deps.psps.sessionConnection(link.account, link.mode, session);
-    const psp = await deps.psps.adapter(connection);
-    budget.used++;
-    if ((await psp.expireSession(session)) === 'ended') {
-      const payment =
-        payments.find((candidate) => candidate.id === session.payment_id) ??
-        startedPayment(
-          { id: session.payment_id, link, connection, amount: paymentAmount(session, link) },
-          session,
-          deps.now(),
-        );
-      const ended = endedByUs(payment, deps.now());
-      const stored = payments.includes(payment) ? payment : undefined;
-      if (ended) {
-        await deps.payments
-          .save(ended, stored)
-          .catch((error: unknown) => logger.warn('Ended session not recorded', { ...fields, error }));
-      }
-      return 'ended';
-    }
-    if (!mayCall(deps, budget)) return 'open';
-    budget.used++;
-    const status = await psp.retrieveSession(session.id);
-    if (status.state === 'pending') {
-      logger.info('Open PSP session cannot be ended: shown again, no new session', fields);
-      return 'open';
-    }
-    await recordSessionStatus({ ...deps, queue: LEFT_TO_THE_OUTBOX }, connection, link, {
-      ...status,
-      paymentId: status.paymentId ?? session.payment_id,
+    // A session stored on the link whose payment was never recorded gets its payment now, canceled.
+    const payment =
+      stored ??
+      startedPayment(
+        {
+          id: session.payment_id,
+          link,
+          connection: await deps.psps.sessionConnection(link.account, link.mode, session),
+          amount: paymentAmount(session, link),
+        },
+        session,
+        deps.now(),
+      );
+    return await endAttempt({ ...deps, queue: LEFT_TO_THE_OUTBOX, pspSessions: deps.psps }, link, session, {
+      payment,
+      recorded: stored !== undefined,
     });
-    return status.state === 'succeeded' ? 'paid' : 'ended';
   } catch (error) {
-    logger.warn('Open PSP session not ended: no new session is opened', { ...fields, error });
+    logger.warn('Open PSP session not ended: no new session is opened', {
+      link_id: link.id,
+      payment_id: session.payment_id,
+      connection_id: session.connection_id,
+      error,
+    });
     return 'open';
   }
 }
@@ -401,22 +415,22 @@ interface Opening {
 
 /**
  * Opens a session at the first candidate that gives one (failover), records its payment and stores it on the
- * link. Undefined when a concurrent request stored its own session first (ours is ended): decide again.
+ * link. `decide_again` when a concurrent request stored its own session first (ours is ended).
  */
 async function openSession(
   deps: CheckoutDependencies,
   opening: Opening,
   candidates: readonly PspConnection[],
   health: ReadonlyMap<string, ConnectionHealth>,
-  budget: CallBudget,
+  budget: PspCallBudget,
   now: Date,
-): Promise<CheckoutView | undefined> {
+): Promise<CheckoutView | 'decide_again'> {
   const { link, amount, client } = opening;
   let failures = 0;
   for (const connection of candidates) {
-    if (!mayCall(deps, budget)) break;
+    if (budget.left() < 1) break;
     if (!(await mayTry(deps, connection, health.get(connection.id), now))) continue;
-    budget.used++;
+    budget.spend();
     const opened = await tryConnection(deps, opening, connection, health.get(connection.id));
     if (!opened) {
       failures++;
@@ -430,7 +444,8 @@ async function openSession(
       session,
       deps.now(),
     );
-    if (link.reusable) return attachBuyerSession(deps, link, session, psp, payment, budget);
+    const unused = { psp, session, payment, budget };
+    if (link.reusable) return attachBuyerSession(deps, link, unused);
     const updated = withSession(link, session);
     // Either record says the session is open (openSessions): the link's own, or its pending payment.
     const [stored, recorded] = await Promise.allSettled([
@@ -450,18 +465,38 @@ async function openSession(
     if (!(stored.reason instanceof ConcurrentModificationError)) throw stored.reason;
     // Someone else changed the link first (another tab stored its session, or a transition): our session
     // is not the link's and no buyer was sent to it, so end it and decide again from what is stored now.
-    if (mayCall(deps, budget)) {
-      budget.used++;
-      const answer = await psp.expireSession(session).catch((error: unknown) => {
-        logger.warn('Could not expire an unused PSP session', { session_id: session.id, error });
-        return undefined;
-      });
-      const ended = answer === 'ended' && recorded.status === 'fulfilled' && endedByUs(payment, deps.now());
-      if (ended) await deps.payments.save(ended, payment).catch(() => undefined);
-    }
-    return undefined;
+    await endUnusedSession(deps, unused, recorded.status === 'fulfilled');
+    return 'decide_again';
   }
   return { kind: 'unavailable', link };
+}
+
+/** A session we opened and sent no buyer to, with its payment and the request's budget. */
+interface UnusedSession {
+  psp: Psp;
+  session: PspSession;
+  payment: Payment;
+  budget: PspCallBudget;
+}
+
+/**
+ * Ends a session no buyer was sent to (a concurrent write won, or its payment could not be recorded), whenever
+ * the time left allows a call: it is ours to clean up, not the visitor's cost. Its payment, when `recorded`, is
+ * recorded canceled; a session its PSP would not end stays on the sweeper's list through that payment.
+ */
+async function endUnusedSession(
+  deps: CheckoutDependencies,
+  { psp, session, payment, budget }: UnusedSession,
+  recorded: boolean,
+): Promise<void> {
+  if (!budget.hasTimeForOne()) return;
+  budget.spend();
+  const answer = await psp.expireSession(session).catch((error: unknown) => {
+    logger.warn('Could not expire an unused PSP session', { session_id: session.id, error });
+    return undefined;
+  });
+  const ended = answer === 'ended' && recorded && endedByUs(payment, deps.now());
+  if (ended) await deps.payments.save(ended, payment).catch(() => undefined);
 }
 
 /**
@@ -470,39 +505,27 @@ async function openSession(
  * the buyer gets an error page), then the link's version moves on with a write conditioned only on the link
  * being open, so buyers never conflict with each other but a cancel or expiry that read the link before reads it
  * again, with this payment, and ends its session. A link that stopped being open meanwhile gets the session
- * ended and the decision taken afresh (undefined).
+ * ended and the decision taken afresh.
  */
 async function attachBuyerSession(
   deps: CheckoutDependencies,
   link: PaymentLink,
-  session: PspSession,
-  psp: Psp,
-  payment: Payment,
-  budget: CallBudget,
-): Promise<CheckoutView | undefined> {
-  const endUnused = async (recorded: boolean) => {
-    budget.used++;
-    const answer = await psp.expireSession(session).catch((error: unknown) => {
-      logger.warn('Could not expire an unused PSP session', { session_id: session.id, error });
-      return undefined;
-    });
-    const ended = answer === 'ended' && recorded && endedByUs(payment, deps.now());
-    if (ended) await deps.payments.save(ended, payment).catch(() => undefined);
-  };
+  unused: UnusedSession,
+): Promise<CheckoutView | 'decide_again'> {
   try {
-    await deps.payments.save(payment);
+    await deps.payments.save(unused.payment);
   } catch (error) {
-    await endUnused(false);
+    await endUnusedSession(deps, unused, false);
     throw error;
   }
   try {
     await deps.links.noteSession(link);
   } catch (error) {
     if (!(error instanceof ConcurrentModificationError)) throw error;
-    await endUnused(true);
-    return undefined;
+    await endUnusedSession(deps, unused, true);
+    return 'decide_again';
   }
-  return { kind: 'forward', link, session, pspOrigin: psp.checkoutOrigin };
+  return { kind: 'forward', link, session: unused.session, pspOrigin: unused.psp.checkoutOrigin };
 }
 
 function strictlyIncreasing(now: () => Date): () => Date {

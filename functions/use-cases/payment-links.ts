@@ -7,6 +7,7 @@ import {
   type PaymentLink,
   type PaymentLinkChanges,
   type PaymentLinkInput,
+  type PspSession,
   type Transition,
   update,
 } from '../domain/payment-link.ts';
@@ -78,14 +79,9 @@ async function endLinkSession(
   if (Date.parse(session.expires_at) <= deps.now().getTime()) return;
   let outcome: Awaited<ReturnType<typeof endAttempt>>;
   try {
-    outcome = await endAttempt(deps, before, session, undefined);
+    outcome = await endAttempt(deps, before, session);
   } catch (error) {
-    logger.warn('PSP session not ended', {
-      link_id: before.id,
-      session_id: session.id,
-      connection_id: session.connection_id,
-      error,
-    });
+    warnNotEnded(before, session, error);
     throw new PspSessionNotEndedError(error);
   }
   if (outcome === 'open') throw new PspSessionNotEndedError();
@@ -93,6 +89,14 @@ async function endLinkSession(
   if (outcome === 'paid')
     throw new ConcurrentModificationError('The link was paid while its session was ended.');
 }
+
+const warnNotEnded = (link: PaymentLink, session: PspSession, error: unknown) =>
+  logger.warn('PSP session not ended', {
+    link_id: link.id,
+    session_id: session.id,
+    connection_id: session.connection_id,
+    error,
+  });
 
 /** Cancel's and expiry's step before the commit: every session the link leaves behind is ended first. */
 async function endSessionsBeforeCommit(
@@ -121,12 +125,7 @@ async function askToEndDroppedSession(
   try {
     await deps.pspSessions.expireSession(before.account, before.mode, session);
   } catch (error) {
-    logger.warn('PSP session not ended', {
-      link_id: before.id,
-      session_id: session.id,
-      connection_id: session.connection_id,
-      error,
-    });
+    warnNotEnded(before, session, error);
   }
 }
 

@@ -62,7 +62,10 @@ async function checkPayment(
   };
   if (link.status === 'completed' && Date.parse(session.expires_at) > deps.now().getTime()) {
     // The link takes no more payments: a buyer's session not ended when it completed is ended now.
-    const ended = await endAttempt({ ...deps, pspSessions: deps.psps }, link, session, payment);
+    const ended = await endAttempt({ ...deps, pspSessions: deps.psps }, link, session, {
+      payment,
+      recorded: true,
+    });
     if (ended === 'open') await deps.payments.save(stillPending(payment, deps.now()), payment);
     return;
   }

@@ -41,23 +41,25 @@ export type AttemptEnd = 'ended' | 'paid' | 'open';
  * refusal is never taken as "ended", the session is read back instead. Still payable: `open`, and nothing is
  * recorded. Paid: recorded as a notification would record it (`recordSessionStatus`), so a link that stops
  * being payable never hides a payment that went through. Over unpaid: recorded and `ended`. An attempt ended
- * now is recorded canceled when its payment is given. Throws when the PSP could not be asked. This is the
- * checkout's `endSession` rule without its call budget, for every caller that has no buyer waiting.
+ * now is recorded canceled when its `attempt` is given (`recorded`: its payment is stored, and the canceled one
+ * replaces it; else it is stored anew, so that the session no longer counts as open). Throws when the PSP could
+ * not be asked. Every caller ends sessions by this rule: cancel and expiry, the sweepers, and the checkout within
+ * its call budget.
  */
 export async function endAttempt(
   deps: SessionEndDependencies,
   link: PaymentLink,
   session: PspSession,
-  payment: Payment | undefined,
+  attempt?: { payment: Payment; recorded: boolean },
 ): Promise<AttemptEnd> {
   const ending = await deps.pspSessions.endSession(link.account, link.mode, session);
   if (ending.ended) {
-    const canceled = payment && endedByUs(payment, deps.now());
-    if (payment && canceled) {
+    const canceled = attempt && endedByUs(attempt.payment, deps.now());
+    if (attempt && canceled) {
       await deps.payments
-        .save(canceled, payment)
+        .save(canceled, attempt.recorded ? attempt.payment : undefined)
         .catch((error: unknown) =>
-          logger.warn('Ended session not recorded', { link_id: link.id, payment_id: payment.id, error }),
+          logger.warn('Ended session not recorded', { link_id: link.id, payment_id: canceled.id, error }),
         );
     }
     return 'ended';
@@ -103,7 +105,7 @@ export async function endOpenAttempts(
   const results = await Promise.allSettled(
     batch.map(async (session) => {
       const payment = payments.find((candidate) => candidate.id === session.payment_id);
-      const outcome = await endAttempt(deps, link, session, payment);
+      const outcome = await endAttempt(deps, link, session, payment && { payment, recorded: true });
       if (outcome !== 'open') ended.add(session.id);
       return outcome;
     }),

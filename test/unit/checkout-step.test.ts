@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MAX_LINE_ITEM_NAME_LENGTH, MAX_LINE_ITEMS } from '../../functions/domain/amount.ts';
 import {
   amountAtStake,
+  CALLS_TO_END_A_SESSION,
   type CheckoutSituation,
   clientKey,
   MAX_CLIENT_SESSIONS_PER_WINDOW,
@@ -86,6 +87,7 @@ function situation(changes: Partial<CheckoutSituation> & { link: PaymentLink }):
     unendable: new Set(),
     amount: changes.link.amount ?? undefined,
     client: 'client_a',
+    pspCallsLeft: 5,
     ...changes,
   };
 }
@@ -116,6 +118,24 @@ describe('the next checkout step', () => {
     // Ended: a new session may be opened.
     const ended = endedByUs(payment, now) as Payment;
     expect(nextCheckoutStep(situation({ link, payments: [ended] }))).toMatchObject({ kind: 'open' });
+  });
+
+  it('asks to end a session only with room for the end and its read-back, and opens none without a call left', () => {
+    const link = orderLink('10.00');
+    const payment = attempt(link, a);
+    // The link dropped the session: with one call left it is shown again rather than ended half-way.
+    expect(nextCheckoutStep(situation({ link, payments: [payment], pspCallsLeft: 1 }))).toEqual({
+      kind: 'show',
+      session: sessionOf(payment),
+    });
+    expect(
+      nextCheckoutStep(situation({ link, payments: [payment], pspCallsLeft: CALLS_TO_END_A_SESSION })),
+    ).toEqual({ kind: 'end', session: sessionOf(payment) });
+    expect(nextCheckoutStep(situation({ link, pspCallsLeft: 0 }))).toEqual({
+      kind: 'wait',
+      reason: 'unavailable',
+      until: null,
+    });
   });
 
   it('makes the buyer wait until an open session that can be neither ended nor shown expires', () => {
