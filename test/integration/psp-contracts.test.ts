@@ -155,7 +155,41 @@ describe('the Adyen adapter against Adyen/adyen-openapi CheckoutService-v72', ()
   });
 });
 
-describe('the Stripe fake, without a trimmed document of Stripe (see docs/testing.md#psp-contract-tests)', () => {
+describe('the Stripe adapter against stripe/openapi (requests only)', () => {
+  it('sends only what the document allows: create, retrieve, expire, refund, read the refund', async () => {
+    const plain = await psps.stripe.createSession(sessionRequest(orderLink('10.00'), stripeConnection));
+    const basketSession = await psps.stripe.createSession(sessionRequest(basket(), stripeConnection));
+    expect((await psps.stripe.retrieveSession(basketSession.id)).amount).toEqual({
+      value: '50.40',
+      currency: 'EUR',
+    });
+    expect(await psps.stripe.expireSession(plain)).toBe('ended');
+    const paid = await psps.stripe.createSession(sessionRequest(orderLink('30.00'), stripeConnection));
+    stripe.completeSession(paid.id);
+    const status = await psps.stripe.retrieveSession(paid.id);
+    expect(status.state).toBe('succeeded');
+    const refund = await psps.stripe.refund({
+      refundId: 're_contract000000000000000003',
+      linkId: 'pl_contract',
+      paymentReference: status.paymentReference as string,
+      amount: { value: '5.00', currency: 'EUR' },
+    });
+    expect((await psps.stripe.retrieveRefund(refund.reference)).state).toBe('pending');
+    const calls = stripe.exchanges.map(
+      ({ method, path }) => `${method} ${path.replace(/\/(cs|re)_\w+/, '/$1_…')}`,
+    );
+    expect(new Set(calls)).toEqual(
+      new Set([
+        'POST /v1/checkout/sessions',
+        'GET /v1/checkout/sessions/cs_…',
+        'POST /v1/checkout/sessions/cs_…/expire',
+        'POST /v1/refunds',
+        'GET /v1/refunds/re_…',
+      ]),
+    );
+    expect(stripe.violations).toEqual([]);
+  });
+
   const create = (params: Record<string, string>) =>
     fetch(`${stripe.url}/v1/checkout/sessions`, {
       method: 'POST',
@@ -174,38 +208,44 @@ describe('the Stripe fake, without a trimmed document of Stripe (see docs/testin
       }).toString(),
     });
 
+  // The document's refusals (an unknown parameter, at any depth; a length; an enum; a type) and the fake's own
+  // (what Stripe refuses beyond its document: a line without quantity, metadata keys over 40 or values over 500).
   it.each([
-    ['an unknown parameter', { customer_note: 'hi' }, 'customer_note'],
+    ['an unknown parameter', { customer_note: 'hi' }, 'customer_note', true],
+    ['an unknown parameter of a line', { 'line_items[0][note]': 'hi' }, 'line_items[0][note]', true],
     [
       'a client_reference_id of 201 characters',
       { client_reference_id: 'x'.repeat(201) },
       'client_reference_id',
+      true,
     ],
+    ['a locale outside its enum', { locale: 'xx' }, 'locale', true],
+    ['a quantity that is no integer', { 'line_items[0][quantity]': 'two' }, 'line_items[0][quantity]', true],
     [
       'a line without quantity',
-      { 'line_items[1][price_data][unit_amount]': '100' },
+      {
+        'line_items[1][price_data][currency]': 'eur',
+        'line_items[1][price_data][unit_amount]': '100',
+        'line_items[1][price_data][product_data][name]': 'Cup',
+      },
       'line_items[1][quantity]',
+      false,
     ],
     [
       'a metadata key over 40 characters',
       { [`metadata[${'k'.repeat(41)}]`]: 'v' },
       `metadata[${'k'.repeat(41)}]`,
+      false,
     ],
-    ['a metadata value over 500 characters', { 'metadata[note]': 'v'.repeat(501) }, 'metadata[note]'],
-  ])('refuses %s with a 400 as Stripe does', async (_, params, param) => {
+    ['a metadata value over 500 characters', { 'metadata[note]': 'v'.repeat(501) }, 'metadata[note]', false],
+  ])('refuses %s with a 400 as Stripe does', async (_, params, param, byDocument) => {
+    const before = stripe.violations.length;
     const response = await create(params);
     expect(response.status).toBe(400);
     expect(((await response.json()) as { error: unknown }).error).toMatchObject({
       type: 'invalid_request_error',
       param,
     });
-  });
-
-  it('takes what the adapter sends', async () => {
-    const session = await psps.stripe.createSession(sessionRequest(basket(), stripeConnection));
-    expect((await psps.stripe.retrieveSession(session.id)).amount).toEqual({
-      value: '50.40',
-      currency: 'EUR',
-    });
+    expect(stripe.violations.length - before).toBe(byDocument ? 1 : 0);
   });
 });

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
+import { type ContractExchange, decodeForm, loadPspContract } from './psp-contract.ts';
 
 /** A request the fake received, with its form-encoded body decoded into flat `a[b][0]` keys. */
 export interface RecordedRequest {
@@ -18,6 +19,12 @@ export interface FakeStripe {
   url: string;
   endpoint: { host: string; port: number; protocol: 'http' };
   requests: RecordedRequest[];
+  /**
+   * Every request the contract judged (stripe/openapi, test/contracts/stripe.trimmed.json, requests only), with
+   * the answer given, and what broke the document: requests Stripe refuses (answered 400 before the fake acts).
+   */
+  exchanges: ContractExchange[];
+  violations: string[];
   sessions: Map<string, FakeSession>;
   refunds: Map<string, FakeRefund>;
   /**
@@ -60,38 +67,6 @@ const invalid = (param: string, message: string, code = 'parameter_invalid_integ
   error: { type: 'invalid_request_error', code, param, message },
 });
 
-/** Checkout Session `locale`: the enum of Stripe's OpenAPI document (`post /v1/checkout/sessions`). */
-export const STRIPE_LOCALES = [
-  ...['auto', 'bg', 'cs', 'da', 'de', 'el', 'en', 'en-GB', 'es', 'es-419', 'et', 'fi', 'fil', 'fr', 'fr-CA'],
-  ...[
-    'hr',
-    'hu',
-    'id',
-    'it',
-    'ja',
-    'ko',
-    'lt',
-    'lv',
-    'ms',
-    'mt',
-    'nb',
-    'nl',
-    'pl',
-    'pt',
-    'pt-BR',
-    'ro',
-    'ru',
-  ],
-  ...['sk', 'sl', 'sv', 'th', 'tr', 'vi', 'zh', 'zh-HK', 'zh-TW'],
-];
-
-/** Checkout Session `allowed_payment_method_types` items: the enum of Stripe's OpenAPI document (abridged). */
-export const STRIPE_METHOD_TYPES = [
-  ...['acss_debit', 'affirm', 'afterpay_clearpay', 'alipay', 'amazon_pay', 'bancontact', 'blik', 'card'],
-  ...['eps', 'ideal', 'klarna', 'link', 'mb_way', 'mobilepay', 'multibanco', 'p24', 'paypal', 'sepa_debit'],
-  ...['sofort', 'swish', 'twint', 'us_bank_account', 'wechat_pay'],
-];
-
 /** Stripe's answer to a parameter outside its enum. */
 const invalidParameter = (param: string, value: string | undefined) => ({
   error: {
@@ -102,36 +77,15 @@ const invalidParameter = (param: string, value: string | undefined) => ({
   },
 });
 
-/** The Checkout Session parameters the fake knows: Stripe refuses any other ("Received unknown parameter"). */
-const CHECKOUT_PARAMS = new Set(
-  [
-    'allowed_payment_method_types',
-    'cancel_url',
-    'client_reference_id',
-    'expires_at',
-    'line_items',
-    'locale',
-  ].concat(['metadata', 'mode', 'payment_intent_data', 'success_url']),
-);
-
 /**
- * What Stripe refuses in a Checkout Session's form before reading its values (docs.stripe.com/api/checkout/
- * sessions/create, docs.stripe.com/api/metadata): an unknown parameter, a `client_reference_id` over 200
- * characters, a line without `quantity`, and metadata keys over 40 or values over 500 characters.
+ * What Stripe refuses in a Checkout Session's form that its OpenAPI document does not say
+ * (docs.stripe.com/api/checkout/sessions/create, docs.stripe.com/api/metadata): a line without `quantity`, and
+ * metadata keys over 40 or values over 500 characters. Unknown parameters, lengths and enums are the contract's.
  */
 function checkoutParamProblem(form: Record<string, string>) {
   const error = (param: string, message: string, code = 'parameter_invalid_string') => ({
     error: { type: 'invalid_request_error', code, param, message },
   });
-  for (const name of Object.keys(form)) {
-    const top = name.split('[')[0] as string;
-    if (!CHECKOUT_PARAMS.has(top)) {
-      return error(top, `Received unknown parameter: ${top}`, 'parameter_unknown');
-    }
-  }
-  if ((form.client_reference_id ?? '').length > 200) {
-    return error('client_reference_id', 'Invalid string: must be at most 200 characters');
-  }
   const lines = new Set(Object.keys(form).flatMap((name) => /^line_items\[(\d+)\]/.exec(name)?.[1] ?? []));
   for (const line of lines) {
     if (form[`line_items[${line}][quantity]`] === undefined) {
@@ -146,6 +100,27 @@ function checkoutParamProblem(form: Record<string, string>) {
     if (value.length > 500) return error(name, 'Metadata values can be at most 500 characters long.');
   }
   return undefined;
+}
+
+/**
+ * Stripe's 400 for a request its document refuses, from the contract's first violation: the parameter in Stripe's
+ * bracket notation (`request body/line_items/0/quantity` is `line_items[0][quantity]`), `parameter_unknown` for a
+ * field the document does not list ("Received unknown parameter"), `parameter_invalid` otherwise.
+ */
+function contractRefusal(violation: string) {
+  const match = /^request body(\S*) (?:has the unknown field (\S+)|(.*))$/.exec(violation);
+  const segments = [...(match?.[1] ?? '').split('/').filter(Boolean), ...(match?.[2] ? [match[2]] : [])];
+  const param = segments.map((segment, index) => (index === 0 ? segment : `[${segment}]`)).join('');
+  return {
+    error: {
+      type: 'invalid_request_error',
+      code: match?.[2] ? 'parameter_unknown' : 'parameter_invalid',
+      param: param || undefined,
+      message: match?.[2]
+        ? `Received unknown parameter: ${param}`
+        : `Invalid ${param}: ${match?.[3] ?? violation}`,
+    },
+  };
 }
 
 /**
@@ -172,20 +147,28 @@ export async function startFakeStripe(options: {
   const nowSeconds = () => Math.floor((Date.now() + state.clockAheadMs) / 1000);
   const isLive = (key: string) => /^(sk|rk)_live_/.test(key);
 
+  const contract = loadPspContract('stripe');
+  const exchanges: ContractExchange[] = [];
+  const violations: string[] = [];
+
   const server = createServer(async (request, response) => {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
     if (state.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, state.latencyMs));
     const url = new URL(request.url ?? '/', 'http://stripe.local');
-    const form = Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString('utf8')));
+    const raw = Buffer.concat(chunks).toString('utf8');
+    const form = Object.fromEntries(new URLSearchParams(raw));
     requests.push({ method: request.method ?? '', path: url.pathname, headers: request.headers, form });
+    const exchange = { method: request.method ?? '', path: url.pathname, body: decodeForm(raw) as unknown };
     const key = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1] ?? '';
+    let judged = false;
     const idempotencyKey = request.headers['idempotency-key'];
     const replayKey =
       request.method === 'POST' && typeof idempotencyKey === 'string'
         ? `${key} ${idempotencyKey}`
         : undefined;
     const reply = (status: number, body: unknown) => {
+      if (judged) exchanges.push({ ...exchange, status, response: body });
       if (replayKey && status < 300) replays.set(replayKey, { status, body });
       response.writeHead(status, { 'content-type': 'application/json', 'request-id': id('req') });
       response.end(JSON.stringify(body));
@@ -195,6 +178,13 @@ export async function startFakeStripe(options: {
     }
     const replay = replayKey ? replays.get(replayKey) : undefined;
     if (replay) return reply(replay.status, replay.body);
+    // Stripe's OpenAPI document judges the request before the fake acts on it (paths it lacks stay the fake's 404).
+    const broken = contract.checkRequest(exchange);
+    judged = !broken.some((violation) => violation.endsWith('is no operation of the document'));
+    if (judged && broken.length > 0) {
+      violations.push(...broken.map((violation) => `${exchange.method} ${exchange.path}: ${violation}`));
+      return reply(400, contractRefusal(broken[0] as string));
+    }
     const livemode = isLive(key);
     const refundMatch = /^\/v1\/refunds(?:\/(re_[0-9a-f]+))?$/.exec(url.pathname);
     if (refundMatch) {
@@ -270,14 +260,6 @@ export async function startFakeStripe(options: {
     if (!sessionId && request.method === 'POST') {
       const refused = checkoutParamProblem(form);
       if (refused) return reply(400, refused);
-      if (form.locale !== undefined && !STRIPE_LOCALES.includes(form.locale)) {
-        return reply(400, invalidParameter('locale', form.locale));
-      }
-      for (const [name, value] of Object.entries(form)) {
-        if (/^allowed_payment_method_types\[\d+\]$/.test(name) && !STRIPE_METHOD_TYPES.includes(value)) {
-          return reply(400, invalidParameter(name, value));
-        }
-      }
       // Line items with ad-hoc prices: every line in the session's one currency, whole minor units, quantity ≥ 1.
       const lines = new Set(Object.keys(form).flatMap((name) => /^line_items\[(\d+)\]/.exec(name)?.[1] ?? []))
         .size;
@@ -331,6 +313,9 @@ export async function startFakeStripe(options: {
           },
         });
       }
+      const allowedTypes = Object.entries(form).flatMap(([name, value]) =>
+        /^allowed_payment_method_types\[\d*\]$/.test(name) ? [value] : [],
+      );
       const created = nowSeconds();
       const expiresAt = form.expires_at === undefined ? undefined : Number(form.expires_at);
       if (expiresAt !== undefined && (expiresAt < created + 1800 || expiresAt > created + 86_400)) {
@@ -343,11 +328,23 @@ export async function startFakeStripe(options: {
           ),
         );
       }
+      // Every field `checkout.session` requires in Stripe's document (the answer itself is not judged yet).
       const session: FakeSession = {
         id: id(livemode ? 'cs_live' : 'cs_test'),
         object: 'checkout.session',
+        allowed_payment_method_types: allowedTypes.length > 0 ? allowedTypes : null,
         amount_subtotal: total,
         amount_total: total,
+        automatic_tax: { enabled: false, liability: null, provider: null, status: null },
+        custom_fields: [],
+        custom_text: {
+          after_submit: null,
+          shipping_address: null,
+          submit: null,
+          terms_of_service_acceptance: null,
+        },
+        payment_method_types: allowedTypes.length > 0 ? allowedTypes : ['card'],
+        shipping_options: [],
         cancel_url: form.cancel_url ?? null,
         client_reference_id: form.client_reference_id ?? null,
         created,
@@ -404,6 +401,8 @@ export async function startFakeStripe(options: {
     url: `http://127.0.0.1:${port}`,
     endpoint: { host: '127.0.0.1', port, protocol: 'http' },
     requests,
+    exchanges,
+    violations,
     sessions,
     completeSession(sessionId, completion = {}) {
       const session = sessions.get(sessionId);
