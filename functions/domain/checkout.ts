@@ -210,30 +210,34 @@ export function nextCheckoutStep(situation: CheckoutSituation): CheckoutStep {
  * `max_payments` (`openingBlocked`).
  */
 function nextReusableStep(situation: CheckoutSituation): CheckoutStep {
-  const { link, payments, routed, now, unendable, buyerPayment } = situation;
+  const { link, payments, now, buyerPayment } = situation;
   const own =
     buyerPayment === undefined ? undefined : payments.find((payment) => payment.id === buyerPayment);
   const session = own && openSessions({ ...link, psp_session: null }, [own], now)[0];
-  if (own && session) {
-    const routedIds = routed.map((connection) => connection.id);
-    const stale = link.sessions_stale_before !== undefined && own.created_at < link.sessions_stale_before;
-    const wanted = situation.amount === undefined || sameAmount(paymentAmount(own, link), situation.amount);
-    if (
-      session.url !== '' &&
-      !unendable.has(own.id) &&
-      !stale &&
-      wanted &&
-      servesStill(session, routedIds, now)
-    ) {
-      return { kind: 'show', session };
-    }
-    if (!unendable.has(own.id) && canEnd(situation)) {
-      // The buyer's own attempt gives its place to the one that replaces it.
-      return openingBlocked(situation, REUSABLE_BUDGET, own.id) ?? { kind: 'end', session };
-    }
-    if (session.url !== '') return { kind: 'show', session };
-  }
+  const step = own && session && ownSessionStep(situation, own, session);
+  if (step) return step;
   return newSessionStep(situation, own?.session_id ? own : undefined, REUSABLE_BUDGET);
+}
+
+/** The buyer's own open attempt: shown while it serves them, else ended when another may open, else shown. */
+function ownSessionStep(
+  situation: CheckoutSituation,
+  own: Payment,
+  session: PspSession,
+): CheckoutStep | undefined {
+  const { link, routed, now, unendable } = situation;
+  const routedIds = routed.map((connection) => connection.id);
+  const stale = link.sessions_stale_before !== undefined && own.created_at < link.sessions_stale_before;
+  const wanted = situation.amount === undefined || sameAmount(paymentAmount(own, link), situation.amount);
+  const endable = !unendable.has(own.id);
+  if (session.url !== '' && endable && !stale && wanted && servesStill(session, routedIds, now)) {
+    return { kind: 'show', session };
+  }
+  if (endable && canEnd(situation)) {
+    // The buyer's own attempt gives its place to the one that replaces it.
+    return openingBlocked(situation, REUSABLE_BUDGET, own.id) ?? { kind: 'end', session };
+  }
+  return session.url !== '' ? { kind: 'show', session } : undefined;
 }
 
 /**

@@ -8,11 +8,12 @@ import {
 } from '../dependencies.ts';
 import { CHECKOUT_PSP_CALLS } from '../domain/call-budgets.ts';
 import { resolveLocale } from '../domain/locale.ts';
+import type { PaymentLink } from '../domain/payment-link.ts';
 import { buyerCookie, buyerPaymentOf } from '../http/buyer-cookie.ts';
 import { chosenAmount, seeOther } from '../http/checkout-form.ts';
 import { checkoutPage, paymentReceivedPage, type ViewContext } from '../http/checkout-views.ts';
-import { htmlHandler, isHttps } from '../http/html-handler.ts';
-import { buyerOutcome, findLinkById, openCheckout } from '../use-cases/checkout.ts';
+import { type HtmlEvent, type HtmlResult, htmlHandler, isHttps } from '../http/html-handler.ts';
+import { buyerOutcome, type CheckoutView, findLinkById, openCheckout } from '../use-cases/checkout.ts';
 
 /**
  * GET and HEAD {checkout_base}/{id}; POST {checkout_base}/{id} (a buyer-chosen amount); GET
@@ -22,26 +23,15 @@ export const handler = htmlHandler(async (event, lambda) => {
   const { CHECKOUT_BASE } = config();
   const id = event.pathParameters?.id ?? '';
   const method = event.requestContext.http.method;
-  const acceptLanguage = event.headers['accept-language'];
   const context: ViewContext = {
     https: isHttps(event) || CHECKOUT_BASE.startsWith('https:'),
-    locale: resolveLocale(undefined, acceptLanguage),
+    locale: resolveLocale(undefined, event.headers['accept-language']),
     omitBody: method === 'HEAD',
     checkoutBase: CHECKOUT_BASE,
     canceled: event.queryStringParameters?.canceled !== undefined,
     now: now(),
   };
-  const buyerPayment = buyerPaymentOf(event);
-  if (event.routeKey.endsWith('/complete')) {
-    const link = await findLinkById(linkRepository(), id);
-    const settings = link && (await checkoutSettingsRepository().get(link.account, link.mode));
-    const paid = link && (await buyerOutcome(paymentRepository(), link, buyerPayment));
-    return paymentReceivedPage(
-      link,
-      { ...context, locale: resolveLocale(link?.locale, acceptLanguage), settings: settings ?? undefined },
-      paid,
-    );
-  }
+  if (event.routeKey.endsWith('/complete')) return completePage(event, id, context);
   const form = method === 'POST' ? chosenAmount(event, CHECKOUT_BASE) : undefined;
   const view = await openCheckout(
     {
@@ -62,7 +52,7 @@ export const handler = htmlHandler(async (event, lambda) => {
       via: form?.via ?? event.queryStringParameters?.via,
       returned: context.canceled,
       amount: form?.amount,
-      buyerPayment,
+      buyerPayment: buyerPaymentOf(event),
       sourceAddress: event.requestContext.http.sourceIp,
       foreign: method === 'POST' && form === undefined,
     },
@@ -72,18 +62,35 @@ export const handler = htmlHandler(async (event, lambda) => {
     view.kind === 'forward' && view.link.reusable
       ? [buyerCookie(CHECKOUT_BASE, id, view.session, context.https, context.now)]
       : undefined;
-  // Post/Redirect/Get: the page of the session opened at the chosen amount is the checkout page itself, so that
-  // reloading it or coming back to it never sends the form again.
-  if (method === 'POST' && view.kind === 'forward') {
-    const redirect = seeOther(`${CHECKOUT_BASE}/${view.link.id}`, context.https);
-    return cookies ? { ...redirect, cookies } : redirect;
+  const answer = await pageOf(event, view, context);
+  return cookies ? { ...answer, cookies } : answer;
+});
+
+/** The merchant's branding and the link's language for a page about `link`. */
+async function brandedContext(event: HtmlEvent, link: PaymentLink | undefined, context: ViewContext) {
+  const settings = link && (await checkoutSettingsRepository().get(link.account, link.mode));
+  return {
+    ...context,
+    locale: resolveLocale(link?.locale, event.headers['accept-language']),
+    settings: settings ?? undefined,
+  };
+}
+
+/**
+ * The checkout page of a view. Post/Redirect/Get: the page of the session opened at a chosen amount is the
+ * checkout page itself, so that reloading it or coming back to it never sends the form again.
+ */
+async function pageOf(event: HtmlEvent, view: CheckoutView, context: ViewContext): Promise<HtmlResult> {
+  if (event.requestContext.http.method === 'POST' && view.kind === 'forward') {
+    return seeOther(`${context.checkoutBase}/${view.link.id}`, context.https);
   }
   const link = 'link' in view ? view.link : undefined;
-  const settings = link && (await checkoutSettingsRepository().get(link.account, link.mode));
-  const page = checkoutPage(view, {
-    ...context,
-    locale: resolveLocale(link?.locale, acceptLanguage),
-    settings: settings ?? undefined,
-  });
-  return cookies ? { ...page, cookies } : page;
-});
+  return checkoutPage(view, await brandedContext(event, link, context));
+}
+
+/** Where the PSP returns a buyer when the link has no `redirect_url`: their own outcome. */
+async function completePage(event: HtmlEvent, id: string, context: ViewContext): Promise<HtmlResult> {
+  const link = await findLinkById(linkRepository(), id);
+  const outcome = link && (await buyerOutcome(paymentRepository(), link, buyerPaymentOf(event)));
+  return paymentReceivedPage(link, await brandedContext(event, link, context), outcome);
+}

@@ -162,85 +162,154 @@ function page(
   });
 }
 
+/** The page of each kind of checkout view (`CheckoutView`), one function each. */
+type Renderers = {
+  [Kind in CheckoutView['kind']]: (
+    view: Extract<CheckoutView, { kind: Kind }>,
+    context: ViewContext,
+    t: Messages,
+  ) => HtmlResult;
+};
+
 export function checkoutPage(view: CheckoutView, context: ViewContext): HtmlResult {
-  const t = messagesFor(context.locale);
-  switch (view.kind) {
-    case 'not_found':
-      return page(context, {
-        status: 404,
-        title: t.notFoundTitle,
-        body: html`<h1>${t.notFoundTitle}</h1><p>${t.notFoundText}</p>`,
-      });
-    case 'paid':
-      return page(context, {
-        status: 200,
-        title: t.paidTitle,
-        body: html`<h1>${t.paidHeading}</h1>${summary(view.link, context, t)}<p>${t.paidText}</p>`,
-      });
-    case 'gone': {
-      const texts: Record<typeof view.status, [string, string, string]> = {
-        expired: [t.expiredTitle, t.expiredHeading, t.expiredText],
-        canceled: [t.canceledTitle, t.canceledHeading, t.canceledText],
-        completed: [t.completedTitle, t.completedHeading, t.completedText],
-      };
-      const [title, heading, text] = texts[view.status];
-      return page(context, {
-        status: 410,
-        title,
-        body: html`<h1>${heading}</h1>${summary(view.link, context, t)}<p>${text}</p>`,
-      });
-    }
-    case 'preview':
-      return page(context, {
-        status: 200,
-        title: t.requestTitle,
-        body: html`<h1>${t.requestTitle}</h1>${summary(view.link, context, t, true)}
+  const render = RENDERERS[view.kind] as (
+    view: CheckoutView,
+    context: ViewContext,
+    t: Messages,
+  ) => HtmlResult;
+  return render(view, context, messagesFor(context.locale));
+}
+
+const RENDERERS: Renderers = {
+  not_found: (_view, context, t) =>
+    page(context, {
+      status: 404,
+      title: t.notFoundTitle,
+      body: html`<h1>${t.notFoundTitle}</h1><p>${t.notFoundText}</p>`,
+    }),
+  paid: (view, context, t) =>
+    page(context, {
+      status: 200,
+      title: t.paidTitle,
+      body: html`<h1>${t.paidHeading}</h1>${summary(view.link, context, t)}<p>${t.paidText}</p>`,
+    }),
+  gone: (view, context, t) => {
+    const texts: Record<typeof view.status, [string, string, string]> = {
+      expired: [t.expiredTitle, t.expiredHeading, t.expiredText],
+      canceled: [t.canceledTitle, t.canceledHeading, t.canceledText],
+      completed: [t.completedTitle, t.completedHeading, t.completedText],
+    };
+    const [title, heading, text] = texts[view.status];
+    return page(context, {
+      status: 410,
+      title,
+      body: html`<h1>${heading}</h1>${summary(view.link, context, t)}<p>${text}</p>`,
+    });
+  },
+  preview: (view, context, t) =>
+    page(context, {
+      status: 200,
+      title: t.requestTitle,
+      body: html`<h1>${t.requestTitle}</h1>${summary(view.link, context, t, true)}
 <a class="button" href="${`${context.checkoutBase}/${view.link.id}`}">${t.continueToPayment}</a>`,
-      });
-    case 'forward': {
-      const range = view.link.amount_range;
-      const amount = view.session.amount;
-      // Back from the PSP on a buyer-chosen amount: the same form, at the session's amount; sending it unchanged
-      // shows the same session again, another amount replaces it (docs/checkout.md#buyer-chosen-amounts).
-      const again =
-        context.canceled && range
-          ? amountForm(view.link, range, context, t, {
-              value: amount && typedAmount(amount, context.locale),
-              submit: t.tryAgain,
-            })
-          : html`<a class="button" href="${view.session.url}">${context.canceled ? t.tryAgain : t.continueToPayment}</a>`;
-      return page(context, {
-        status: 200,
-        title: t.continueToPayment,
-        formAction: context.canceled && range ? ["'self'"] : [view.pspOrigin],
-        ...(context.canceled ? {} : { refreshTo: view.session.url }),
-        body: html`<h1>${context.canceled ? t.notCompletedHeading : t.continueToPayment}</h1>${summary(view.link, context, t, true, amount)}
+    }),
+  forward: forwardPage,
+  choose: choosePage,
+  ask: askPage,
+  unavailable: (view, context, t) =>
+    withRetryAfter(
+      page(context, {
+        status: 503,
+        title: t.unavailableTitle,
+        body: html`<h1>${t.unavailableHeading}</h1>${summary(view.link, context, t, true)}
+<p>${t.unavailableText}</p>
+<a class="button" href="${`${context.checkoutBase}/${view.link.id}`}">${t.tryAgain}</a>`,
+      }),
+      // A GET page is always safe to retry: without a known time, the buyer's browser is told a short wait.
+      view.retryAt ?? new Date(context.now.getTime() + UNAVAILABLE_RETRY_AFTER_MS),
+      context.now,
+    ),
+  // Nothing the buyer did: a place may free up when another buyer's session ends unpaid.
+  full: (view, context, t) =>
+    withRetryAfter(
+      page(context, {
+        status: 409,
+        title: t.fullTitle,
+        body: html`<h1>${t.fullTitle}</h1>${summary(view.link, context, t)}
+<p>${t.fullText}</p>
+<a class="button" href="${`${context.checkoutBase}/${view.link.id}`}">${t.tryAgain}</a>`,
+      }),
+      view.retryAt,
+      context.now,
+    ),
+  throttled: (view, context, t) =>
+    withRetryAfter(
+      page(context, {
+        status: 429,
+        title: t.throttledTitle,
+        body: html`<h1>${t.throttledTitle}</h1>${summary(view.link, context, t)}
+<p>${t.throttledText}</p>`,
+      }),
+      view.retryAt,
+      context.now,
+    ),
+};
+
+/** Forwards the buyer to their open session; back from the PSP (`canceled`), offers it again instead. */
+function forwardPage(
+  view: Extract<CheckoutView, { kind: 'forward' }>,
+  context: ViewContext,
+  t: Messages,
+): HtmlResult {
+  const range = view.link.amount_range;
+  const amount = view.session.amount;
+  // Back from the PSP on a buyer-chosen amount: the same form, at the session's amount; sending it unchanged
+  // shows the same session again, another amount replaces it (docs/checkout.md#buyer-chosen-amounts).
+  const again =
+    context.canceled && range
+      ? amountForm(view.link, range, context, t, {
+          value: amount && typedAmount(amount, context.locale),
+          submit: t.tryAgain,
+        })
+      : html`<a class="button" href="${view.session.url}">${context.canceled ? t.tryAgain : t.continueToPayment}</a>`;
+  return page(context, {
+    status: 200,
+    title: t.continueToPayment,
+    formAction: context.canceled && range ? ["'self'"] : [view.pspOrigin],
+    ...(context.canceled ? {} : { refreshTo: view.session.url }),
+    body: html`<h1>${context.canceled ? t.notCompletedHeading : t.continueToPayment}</h1>${summary(view.link, context, t, true, amount)}
 ${context.canceled ? html`<p>${t.notCompletedText}</p>` : undefined}
 ${again}
 <p class="muted">${t.securePage}</p>`,
-      });
-    }
-    case 'choose': {
-      // No session is opened until the buyer chooses; the other provider is asked for without naming it.
-      const range = view.link.amount_range;
-      if (range) {
-        return page(context, {
-          status: 200,
-          title: t.notCompletedHeading,
-          formAction: ["'self'"],
-          body: html`<h1>${t.notCompletedHeading}</h1>${summary(view.link, context, t, true)}
+  });
+}
+
+/** After an attempt that ended unpaid: try again, or another provider; no session is opened until they choose. */
+function choosePage(
+  view: Extract<CheckoutView, { kind: 'choose' }>,
+  context: ViewContext,
+  t: Messages,
+): HtmlResult {
+  // The other provider is asked for without naming it.
+  const range = view.link.amount_range;
+  if (range) {
+    return page(context, {
+      status: 200,
+      title: t.notCompletedHeading,
+      formAction: ["'self'"],
+      body: html`<h1>${t.notCompletedHeading}</h1>${summary(view.link, context, t, true)}
 <p>${t.notCompletedText}</p>
 ${amountForm(view.link, range, context, t, {
   value: typedAmount(view.amount, context.locale),
   submit: t.tryAgain,
   another: view.another,
 })}`,
-        });
-      }
-      return page(context, {
-        status: 200,
-        title: t.notCompletedHeading,
-        body: html`<h1>${t.notCompletedHeading}</h1>${summary(view.link, context, t, true)}
+    });
+  }
+  return page(context, {
+    status: 200,
+    title: t.notCompletedHeading,
+    body: html`<h1>${t.notCompletedHeading}</h1>${summary(view.link, context, t, true)}
 <p>${t.notCompletedText}</p>
 <a class="button" href="${`${context.checkoutBase}/${view.link.id}`}">${t.tryAgain}</a>
 ${
@@ -248,30 +317,44 @@ ${
     ? html`<p><a href="${`${context.checkoutBase}/${view.link.id}?via=${VIA_ANOTHER_PROVIDER}`}">${t.otherProvider}</a></p>`
     : undefined
 }`,
-      });
-    }
-    case 'ask': {
-      const range = view.link.amount_range;
-      // Only a link with a range is asked; any other reaching here is shown as it is.
-      if (!range) return checkoutPage({ kind: 'preview', link: view.link }, context);
-      const bounds = rangeBounds(range, context.locale);
-      const problem =
-        view.problem === undefined
-          ? undefined
-          : view.problem === 'not_payable'
-            ? t.amountNotPayable
-            : view.problem === 'ambiguous'
-              ? (ambiguityMessage(view.entered, range, context.locale, t) ?? t.amountInvalid(...bounds))
-              : t.amountInvalid(...bounds);
-      const suggested = range.suggested
-        ? typedAmount({ value: range.suggested, currency: range.currency }, context.locale)
-        : undefined;
-      return page(context, {
-        // A refused answer is the buyer's to correct: the same form again, saying why.
-        status: problem ? 422 : 200,
-        title: problem ? `${t.errorPrefix} ${t.requestTitle}` : t.requestTitle,
-        formAction: ["'self'"],
-        body: html`<h1>${t.requestTitle}</h1>
+  });
+}
+
+/** Why the buyer's last answer to the amount form was refused, in their language. */
+function problemText(
+  view: Extract<CheckoutView, { kind: 'ask' }>,
+  range: AmountRange,
+  context: ViewContext,
+  t: Messages,
+): string | undefined {
+  const bounds = rangeBounds(range, context.locale);
+  if (view.problem === undefined) return undefined;
+  if (view.problem === 'not_payable') return t.amountNotPayable;
+  if (view.problem === 'ambiguous') {
+    return ambiguityMessage(view.entered, range, context.locale, t) ?? t.amountInvalid(...bounds);
+  }
+  return t.amountInvalid(...bounds);
+}
+
+/** The amount form of a buyer-chosen amount, again with why the last answer was refused. */
+function askPage(
+  view: Extract<CheckoutView, { kind: 'ask' }>,
+  context: ViewContext,
+  t: Messages,
+): HtmlResult {
+  const range = view.link.amount_range;
+  // Only a link with a range is asked; any other reaching here is shown as it is.
+  if (!range) return checkoutPage({ kind: 'preview', link: view.link }, context);
+  const problem = problemText(view, range, context, t);
+  const suggested = range.suggested
+    ? typedAmount({ value: range.suggested, currency: range.currency }, context.locale)
+    : undefined;
+  return page(context, {
+    // A refused answer is the buyer's to correct: the same form again, saying why.
+    status: problem ? 422 : 200,
+    title: problem ? `${t.errorPrefix} ${t.requestTitle}` : t.requestTitle,
+    formAction: ["'self'"],
+    body: html`<h1>${t.requestTitle}</h1>
 ${view.link.description ? html`<p>${view.link.description}</p>` : undefined}
 ${amountForm(view.link, range, context, t, {
   value: view.entered ?? suggested,
@@ -279,46 +362,7 @@ ${amountForm(view.link, range, context, t, {
   submit: t.continueToPayment,
 })}
 ${view.link.expires_at ? html`<p class="muted">${t.expiresOn(formatDate(view.link.expires_at, context.locale))}</p>` : undefined}`,
-      });
-    }
-    case 'unavailable':
-      return withRetryAfter(
-        page(context, {
-          status: 503,
-          title: t.unavailableTitle,
-          body: html`<h1>${t.unavailableHeading}</h1>${summary(view.link, context, t, true)}
-<p>${t.unavailableText}</p>
-<a class="button" href="${`${context.checkoutBase}/${view.link.id}`}">${t.tryAgain}</a>`,
-        }),
-        // A GET page is always safe to retry: without a known time, the buyer's browser is told a short wait.
-        view.retryAt ?? new Date(context.now.getTime() + UNAVAILABLE_RETRY_AFTER_MS),
-        context.now,
-      );
-    case 'full':
-      // Nothing the buyer did: a place may free up when another buyer's session ends unpaid.
-      return withRetryAfter(
-        page(context, {
-          status: 409,
-          title: t.fullTitle,
-          body: html`<h1>${t.fullTitle}</h1>${summary(view.link, context, t)}
-<p>${t.fullText}</p>
-<a class="button" href="${`${context.checkoutBase}/${view.link.id}`}">${t.tryAgain}</a>`,
-        }),
-        view.retryAt,
-        context.now,
-      );
-    case 'throttled':
-      return withRetryAfter(
-        page(context, {
-          status: 429,
-          title: t.throttledTitle,
-          body: html`<h1>${t.throttledTitle}</h1>${summary(view.link, context, t)}
-<p>${t.throttledText}</p>`,
-        }),
-        view.retryAt,
-        context.now,
-      );
-  }
+  });
 }
 
 /** What a 503 page asks the buyer to wait when no connection says when it will be back. */

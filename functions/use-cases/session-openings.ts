@@ -1,0 +1,323 @@
+import { ANSWER_ROOM_MS, PSP_CALL_TIMEOUT_MS } from '../domain/call-budgets.ts';
+import { sessionExpiry, withSession } from '../domain/checkout.ts';
+import { BUILT_IN_SANDBOX_ID, type PspConnection } from '../domain/connection.ts';
+import {
+  afterFailure,
+  afterSuccess,
+  awaitsTrial,
+  type ConnectionHealth,
+  claimTrial,
+  INITIAL_HEALTH,
+  isAvailable,
+} from '../domain/connection-health.ts';
+import { ConcurrentModificationError } from '../domain/errors.ts';
+import type { Amount } from '../domain/money.ts';
+import {
+  endedByUs,
+  newPaymentId,
+  type Payment,
+  startedPayment,
+  unavailablePayment,
+} from '../domain/payment.ts';
+import type { PaymentLink, PspSession } from '../domain/payment-link.ts';
+import { methodsFor } from '../domain/payment-methods.ts';
+import { logger } from '../logger.ts';
+import { putMetrics } from '../metrics.ts';
+import type { LinkRepository } from '../ports/link-repository.ts';
+import type { PaymentRepository } from '../ports/payment-repository.ts';
+import { type Psp, PspRefusalError } from '../ports/psp.ts';
+import type { PspConnections } from './psp-connections.ts';
+
+/**
+ * Opening a PSP session for a checkout decision (docs/orchestration.md#failover): each candidate connection in
+ * turn within the request's PSP-call budget, its health consulted and updated, the attempt recorded as a
+ * payment, and the session stored on the link (or, on a reusable link, as the buyer's own); a session that no
+ * buyer was sent to is ended.
+ */
+
+export interface SessionOpeningDependencies {
+  links: LinkRepository;
+  payments: PaymentRepository;
+  psps: PspConnections;
+  now: () => Date;
+  checkoutBase: string;
+  /** Public base of the service: PSP notification addresses are built on it. */
+  baseUrl: string;
+  /** Time left before the function times out. */
+  timeLeftMs: () => number;
+  /** PSP calls one request may make at most (its function's declared call budget, lib/routes.ts). */
+  maxPspCalls: number;
+}
+
+/** What opening came to (see `openSession`). */
+export type SessionOpening =
+  | { kind: 'opened'; link: PaymentLink; session: PspSession; pspOrigin: string }
+  | { kind: 'decide_again' }
+  | { kind: 'unavailable' };
+
+/**
+ * The PSP calls one checkout request may still make: its function's declared count (`maxPspCalls`) and what fits
+ * in the time left. Counted here only: the decision reads `left()`, and each call is `spend`t where it is made.
+ */
+export class PspCallBudget {
+  private used = 0;
+  private readonly deps: Pick<SessionOpeningDependencies, 'maxPspCalls' | 'timeLeftMs'>;
+
+  constructor(deps: Pick<SessionOpeningDependencies, 'maxPspCalls' | 'timeLeftMs'>) {
+    this.deps = deps;
+  }
+
+  left(): number {
+    const byTime = Math.floor((this.deps.timeLeftMs() - ANSWER_ROOM_MS) / PSP_CALL_TIMEOUT_MS);
+    return Math.max(0, Math.min(this.deps.maxPspCalls - this.used, byTime));
+  }
+
+  /**
+   * Whether one call still fits the time left, whatever the count: for ending a session of our own that no buyer
+   * was sent to, which is cleanup rather than the visitor's cost.
+   */
+  hasTimeForOne(): boolean {
+    return this.deps.timeLeftMs() >= PSP_CALL_TIMEOUT_MS + ANSWER_ROOM_MS;
+  }
+
+  spend(calls = 1): void {
+    this.used += calls;
+  }
+}
+
+/** What a new session is for: the link, the amount it charges, the buyer's locale, and who asked (`clientKey`). */
+export interface Opening {
+  link: PaymentLink;
+  amount: Amount;
+  locale: string;
+  client: string;
+}
+
+/**
+ * Opens a session at the first candidate that gives one (failover), records its payment and stores it on the
+ * link: `opened`, the session the buyer is sent to (with the link as stored); `decide_again` when a concurrent
+ * request stored its own session first (ours is ended); `unavailable` when no candidate gave one.
+ */
+export async function openSession(
+  deps: SessionOpeningDependencies,
+  opening: Opening,
+  candidates: readonly PspConnection[],
+  health: ReadonlyMap<string, ConnectionHealth>,
+  budget: PspCallBudget,
+  now: Date,
+): Promise<SessionOpening> {
+  const { link, amount, client } = opening;
+  let failures = 0;
+  for (const connection of candidates) {
+    if (budget.left() < 1) break;
+    if (!(await mayTry(deps, connection, health.get(connection.id), now))) continue;
+    budget.spend();
+    const opened = await tryConnection(deps, opening, connection, health.get(connection.id));
+    if (!opened) {
+      failures++;
+      continue;
+    }
+    if (failures > 0) putMetrics({ Failovers: 1 }, { connection: connection.id });
+    const session = { ...opened.session, amount };
+    const { psp } = opened;
+    const payment = startedPayment(
+      { id: session.payment_id, link, connection, amount, openedBy: client },
+      session,
+      deps.now(),
+    );
+    const unused = { psp, session, payment, budget };
+    return link.reusable ? attachBuyerSession(deps, link, unused) : storeLinkSession(deps, link, unused);
+  }
+  return { kind: 'unavailable' };
+}
+
+/**
+ * A single-use link's new session is the link's (`psp_session`), stored with a write conditioned on the version
+ * the decision read, beside its payment: either record says the session is open (`openSessions`). When another
+ * write got there first (another tab stored its session, or a transition), our session is not the link's and no
+ * buyer was sent to it: it is ended and the decision taken afresh.
+ */
+async function storeLinkSession(
+  deps: SessionOpeningDependencies,
+  link: PaymentLink,
+  unused: UnusedSession,
+): Promise<SessionOpening> {
+  const { session, payment, psp } = unused;
+  const updated = withSession(link, session);
+  const [stored, recorded] = await Promise.allSettled([
+    deps.links.saveSession(link, updated),
+    deps.payments.save(payment),
+  ]);
+  if (recorded.status === 'rejected') {
+    // The notification or the sweeper creates it from what the PSP says.
+    logger.warn('Payment not recorded at session creation', {
+      payment_id: payment.id,
+      error: recorded.reason,
+    });
+  }
+  if (stored.status === 'fulfilled') {
+    return { kind: 'opened', link: updated, session, pspOrigin: psp.checkoutOrigin };
+  }
+  if (!(stored.reason instanceof ConcurrentModificationError)) throw stored.reason;
+  await endUnusedSession(deps, unused, recorded.status === 'fulfilled');
+  return { kind: 'decide_again' };
+}
+
+/** A session we opened and sent no buyer to, with its payment and the request's budget. */
+interface UnusedSession {
+  psp: Psp;
+  session: PspSession;
+  payment: Payment;
+  budget: PspCallBudget;
+}
+
+/**
+ * Ends a session no buyer was sent to (a concurrent write won, or its payment could not be recorded), whenever
+ * the time left allows a call: it is ours to clean up, not the visitor's cost. Its payment, when `recorded`, is
+ * recorded canceled; a session its PSP would not end stays on the sweeper's list through that payment.
+ */
+async function endUnusedSession(
+  deps: SessionOpeningDependencies,
+  { psp, session, payment, budget }: UnusedSession,
+  recorded: boolean,
+): Promise<void> {
+  if (!budget.hasTimeForOne()) return;
+  budget.spend();
+  const answer = await psp.expireSession(session).catch((error: unknown) => {
+    logger.warn('Could not expire an unused PSP session', { session_id: session.id, error });
+    return undefined;
+  });
+  const ended = answer === 'ended' && recorded && endedByUs(payment, deps.now());
+  if (ended) await deps.payments.save(ended, payment).catch(() => undefined);
+}
+
+/**
+ * A reusable link's new session is the buyer's own (docs/orchestration.md#reusable-links): its payment is
+ * recorded first (the only record of an open attempt: a session whose payment cannot be recorded is ended, and
+ * the buyer gets an error page), then the link's version moves on with a write conditioned only on the link
+ * being open, so buyers never conflict with each other but a cancel or expiry that read the link before reads it
+ * again, with this payment, and ends its session. A link that stopped being open meanwhile gets the session
+ * ended and the decision taken afresh.
+ */
+async function attachBuyerSession(
+  deps: SessionOpeningDependencies,
+  link: PaymentLink,
+  unused: UnusedSession,
+): Promise<SessionOpening> {
+  try {
+    await deps.payments.save(unused.payment);
+  } catch (error) {
+    await endUnusedSession(deps, unused, false);
+    throw error;
+  }
+  try {
+    await deps.links.noteSession(link);
+  } catch (error) {
+    if (!(error instanceof ConcurrentModificationError)) throw error;
+    await endUnusedSession(deps, unused, true);
+    return { kind: 'decide_again' };
+  }
+  return { kind: 'opened', link, session: unused.session, pspOrigin: unused.psp.checkoutOrigin };
+}
+
+/**
+ * Whether the connection may be tried now: yes unless it is `down`; a connection whose down time is over gets
+ * one trial, claimed by a conditional write so that only one instance makes it.
+ */
+async function mayTry(
+  deps: SessionOpeningDependencies,
+  connection: PspConnection,
+  known: ConnectionHealth | undefined,
+  now: Date,
+): Promise<boolean> {
+  const health = known ?? INITIAL_HEALTH;
+  if (isAvailable(health, now)) return true;
+  if (!awaitsTrial(health, now)) return false;
+  const claimed = await deps.psps.updateHealth(
+    connection,
+    (current) => claimTrial(current, now, PSP_CALL_TIMEOUT_MS + ANSWER_ROOM_MS),
+    health,
+  );
+  return claimed !== undefined;
+}
+
+/**
+ * One attempt: a session at this connection, or (on a failure that is not the buyer's) a failed payment with
+ * `psp_unavailable`. Only the PSP's own failures (no answer, network errors, 5xx, 429, refused credentials) count
+ * against the connection's health; its refusal of this link (`PspRefusalError`: an amount or currency it does
+ * not take) does not, as the next link may be fine. Health writes are best effort: a lost one never fails the
+ * buyer's request.
+ */
+async function tryConnection(
+  deps: SessionOpeningDependencies,
+  { link, amount, locale }: Opening,
+  connection: PspConnection,
+  health: ConnectionHealth | undefined,
+) {
+  const paymentId = newPaymentId();
+  try {
+    const psp = await deps.psps.adapter(connection);
+    const now = deps.now();
+    const session = await psp.createSession({
+      link,
+      amount,
+      successUrl: link.redirect_url ?? `${deps.checkoutBase}/${link.id}/complete`,
+      cancelUrl: `${deps.checkoutBase}/${link.id}?canceled=1`,
+      notificationUrl: `${deps.baseUrl}/psp/${connection.provider}/notifications/${connection.id}`,
+      expiresAt: sessionExpiry(link, now, psp.sessionLimits),
+      paymentId,
+      locale,
+      paymentMethods: methodsFor(link.payment_methods, connection.methods),
+    });
+    if (health && afterSuccess(health)) {
+      await deps.psps
+        .updateHealth(connection, afterSuccess, health)
+        .catch((error: unknown) =>
+          logger.warn('Connection health not recorded', { connection_id: connection.id, error }),
+        );
+    }
+    return { session, psp };
+  } catch (error) {
+    const refused = error instanceof PspRefusalError;
+    putMetrics({ PspSessionFailures: 1 }, { connection: connection.id });
+    putMetrics({ PaymentsFailed: 1 }, { provider: connection.provider });
+    logger.warn(
+      refused
+        ? 'PSP refused the session: trying the next connection'
+        : 'PSP session creation failed: trying the next connection',
+      {
+        link_id: link.id,
+        connection_id: connection.id,
+        provider: connection.provider,
+        payment_id: paymentId,
+        error,
+      },
+    );
+    const now = deps.now();
+    const failed = unavailablePayment(
+      { id: paymentId, link, connection, amount },
+      refused
+        ? `${connection.provider} refused to open a session for this payment link.`
+        : `${connection.provider} could not open a session.`,
+      now,
+    );
+    await Promise.all([
+      deps.payments
+        .save(failed)
+        .catch((saveError: unknown) =>
+          logger.warn('Failed attempt not recorded', { payment_id: paymentId, error: saveError }),
+        ),
+      connection.id === BUILT_IN_SANDBOX_ID || refused
+        ? undefined
+        : deps.psps
+            .updateHealth(connection, (current) => afterFailure(current, now), health)
+            .catch((healthError: unknown) =>
+              logger.warn('Connection health not recorded', {
+                connection_id: connection.id,
+                error: healthError,
+              }),
+            ),
+    ]);
+    return undefined;
+  }
+}
