@@ -285,28 +285,34 @@ export interface Transition {
   event: LinkEvent;
 }
 
+/** Where a new link's amount comes from (docs/api.md#amounts): fixed, the lines' sum, or the buyer's range. */
+function amountFieldsOf(
+  input: PaymentLinkInput,
+): Pick<PaymentLink, 'amount' | 'line_items' | 'amount_range'> {
+  if (input.amount) return { amount: { value: input.amount.value, currency: input.amount.currency } };
+  if (input.line_items?.length) {
+    return { amount: lineItemsTotal(input.line_items), line_items: input.line_items };
+  }
+  const range = input.amount_range;
+  if (!range) return { amount: null };
+  return {
+    amount: null,
+    amount_range: {
+      currency: range.currency,
+      minimum: range.minimum,
+      maximum: range.maximum,
+      suggested: range.suggested ?? null,
+    },
+  };
+}
+
 export function newPaymentLink(principal: Principal, input: PaymentLinkInput, now: Date): PaymentLink {
   return {
     id: newId('pl'),
     account: principal.account,
     mode: principal.mode,
     status: 'open',
-    amount: input.amount
-      ? { value: input.amount.value, currency: input.amount.currency }
-      : input.line_items?.length
-        ? lineItemsTotal(input.line_items)
-        : null,
-    ...(input.line_items?.length ? { line_items: input.line_items } : {}),
-    ...(input.amount_range
-      ? {
-          amount_range: {
-            currency: input.amount_range.currency,
-            minimum: input.amount_range.minimum,
-            maximum: input.amount_range.maximum,
-            suggested: input.amount_range.suggested ?? null,
-          },
-        }
-      : {}),
+    ...amountFieldsOf(input),
     ...(input.payment_methods?.length ? { payment_methods: input.payment_methods } : {}),
     description: input.description ?? null,
     redirect_url: input.redirect_url ?? null,

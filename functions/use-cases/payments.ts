@@ -227,13 +227,15 @@ async function settledPayment(
     };
   };
   const first = await settleStored();
+  const saveOnce = async (read: typeof first) => {
+    if (read.next) await deps.payments.save(read.next, read.stored);
+    else if (!read.stored) await deps.payments.save(read.current);
+  };
   const save = async () => {
     let read = first;
     for (let attempt = 1; ; attempt++) {
       try {
-        if (read.next) await deps.payments.save(read.next, read.stored);
-        else if (!read.stored) await deps.payments.save(read.current);
-        return;
+        return await saveOnce(read);
       } catch (error) {
         if (!(error instanceof ConcurrentModificationError) || attempt >= MAX_SAVE_ATTEMPTS) throw error;
         read = await settleStored();
