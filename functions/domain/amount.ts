@@ -154,6 +154,22 @@ function groupedInLocale(whole: string, { group, grouped }: Separators): boolean
 }
 
 /**
+ * One `,` or `.` that is not the locale's decimal, after one to three digits (not starting with `0`) and before
+ * exactly three: a decimal in some countries and thousands in others (see `parseBuyerDecimal`). Undefined when
+ * `text` is not of that shape.
+ */
+function twoWayReading(text: string, { decimal, group }: Separators, fractionDigits: number) {
+  const twoWays = /^([1-9][0-9]{0,2})([.,])([0-9]{3})$/.exec(text);
+  if (!twoWays || twoWays[2] === decimal) return undefined;
+  const [, head = '', separator, tail = ''] = twoWays;
+  const thousands = `${head}${tail}`;
+  if (fractionDigits >= tail.length) {
+    return { ok: false, problem: 'ambiguous', readings: { decimal: `${head}.${tail}`, thousands } } as const;
+  }
+  return separator === group ? ({ ok: true, value: thousands } as const) : NOT_A_NUMBER;
+}
+
+/**
  * A number the buyer typed, read as people write it in their locale (docs/checkout.md#reading-typed-amounts), as a
  * plain decimal string with at most `fractionDigits` decimals (`"1.234,5"` in `nl` → `"1234.5"`):
  * - the locale's decimal separator (`,` in nl, de, fr, es; `.` in en) marks the fraction, whatever follows it:
@@ -176,15 +192,8 @@ export function parseBuyerDecimal(input: string, locale = 'en', fractionDigits =
   const { decimal, group } = own;
   const other = decimal === ',' ? '.' : ',';
 
-  const twoWays = /^([1-9][0-9]{0,2})([.,])([0-9]{3})$/.exec(text);
-  if (twoWays && twoWays[2] !== decimal) {
-    const [, head = '', separator, tail = ''] = twoWays;
-    const thousands = `${head}${tail}`;
-    if (fractionDigits >= tail.length) {
-      return { ok: false, problem: 'ambiguous', readings: { decimal: `${head}.${tail}`, thousands } };
-    }
-    return separator === group ? { ok: true, value: thousands } : NOT_A_NUMBER;
-  }
+  const twoWays = twoWayReading(text, own, fractionDigits);
+  if (twoWays) return twoWays;
 
   let mark: string | undefined;
   if (text.includes(decimal)) mark = decimal;
