@@ -34,7 +34,9 @@ import { once } from './once.ts';
 import { UNKNOWN_ID_LOOKUPS } from './ports/rate-limiter.ts';
 import type { SecretStore } from './ports/secret-store.ts';
 import { ApiKeyAuthenticator } from './use-cases/authenticate.ts';
+import { newEndpointHealthCache } from './use-cases/endpoint-isolation.ts';
 import { PspConnections } from './use-cases/psp-connections.ts';
+import { cachedEndpointDirectory, cachedSigningSecrets } from './use-cases/webhook-fan-out.ts';
 
 /**
  * The composition root: each adapter is built on first use (`once`) and then shared for the life of the
@@ -100,6 +102,27 @@ export const eventRepository = /* @__PURE__ */ once(
 export const endpointHealthStore = /* @__PURE__ */ once(
   () => new DynamoEndpointHealthStore(documentClient(), config().TABLE_NAME),
 );
+
+/*
+ * What webhook delivery remembers within a container (functions/use-cases/webhook-delivery.ts): built once per
+ * container here, never module state of the use case, so each test builds its own.
+ */
+
+/** Signing secrets per (account, mode), read once a minute (`cachedSigningSecrets`). */
+export const deliverySigningSecrets = /* @__PURE__ */ once(() =>
+  cachedSigningSecrets(signingSecretStore(), now),
+);
+
+/** Each tenant's webhook endpoints, read once a second, their secrets opened once (`cachedEndpointDirectory`). */
+export const webhookEndpointDirectory = /* @__PURE__ */ once(() =>
+  cachedEndpointDirectory(webhookEndpointRepository(), signingKeyCipher(), now),
+);
+
+/** What this container knows of endpoints' health (docs/webhooks.md, "Isolation"). */
+export const endpointHealthCache = /* @__PURE__ */ once(() => newEndpointHealthCache());
+
+/** The messages this container is attempting right now (two copies of one in a batch post once). */
+export const attemptsInFlight = /* @__PURE__ */ once(() => new Set<string>());
 
 export const deadLetterQueue = /* @__PURE__ */ once(
   () => new SqsEventQueue(sqsClient(), config().EVENTS_DEAD_LETTER_QUEUE_URL),

@@ -4,7 +4,7 @@ import { type AttemptResult, MAX_QUEUE_DELAY_MS, RETRY_JITTER, WEBHOOK_TIMEOUT_M
 /**
  * Delivery isolation (docs/webhooks.md, "Isolation"), pure: which endpoint an event goes to, what its shared
  * health allows, and how long an event waits when the endpoint may not take another attempt. The delivery use
- * case (functions/use-cases/webhook-delivery.ts) applies these rules; the health itself is stored by the
+ * case (functions/use-cases/endpoint-isolation.ts) applies these rules; the health itself is stored by the
  * endpoint-health port, shared by every function instance.
  */
 

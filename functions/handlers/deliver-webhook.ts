@@ -2,32 +2,31 @@ import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { HttpWebhookSender } from '../adapters/http/webhook-sender.ts';
 import { config } from '../config.ts';
 import {
+  attemptsInFlight,
   deadLetterQueue,
   deliveryEventQueue,
+  deliverySigningSecrets,
+  endpointHealthCache,
   endpointHealthStore,
   endpointRecoveryStore,
   eventRepository,
   linkRepository,
   now,
-  signingKeyCipher,
-  signingSecretStore,
+  webhookEndpointDirectory,
   webhookEndpointRepository,
 } from '../dependencies.ts';
 import { once } from '../once.ts';
 import { sqsBatchHandler } from '../sqs/batch-handler.ts';
 import { type RecoveryMessage, recoverStep } from '../use-cases/recovery.ts';
 import {
-  cachedEndpointDirectory,
-  cachedSigningSecrets,
   type DeliveryDependencies,
   deliverEvent,
   type EventMessage,
-  newInvocation,
-  putInvocationMetrics,
-  readBatchEndpoints,
   readBatchEvents,
   readEndpointHealth,
 } from '../use-cases/webhook-delivery.ts';
+import { readBatchEndpoints } from '../use-cases/webhook-fan-out.ts';
+import { newInvocation, putInvocationMetrics } from '../use-cases/webhook-invocation.ts';
 import * as z from '../zod.ts';
 
 const eventMessageSchema = /* @__PURE__ */ once(() =>
@@ -79,7 +78,7 @@ export function deliveryHandler(resolveDependencies: () => DeliveryDependencies)
     const deps = resolveDependencies();
     const invocation = newInvocation(deps.now().getTime());
     const batch = await readBatchEvents(deps.events, wellFormedMessages(event));
-    await readBatchEndpoints(deps, batch.values(), invocation);
+    await readBatchEndpoints(deps, batch.values(), invocation.startedAt);
     await readEndpointHealth(deps, batch.values());
     const handleRecords = sqsBatchHandler((record) => {
       const message = parseEventMessage(record.body);
@@ -103,21 +102,17 @@ const webhookSender = /* @__PURE__ */ once(
   () => new HttpWebhookSender({ allowPrivateTargets: config().ALLOW_PRIVATE_TARGETS }),
 );
 
-const signingSecrets = /* @__PURE__ */ once(() => cachedSigningSecrets(signingSecretStore(), now));
-
-const endpointDirectory = /* @__PURE__ */ once(() =>
-  cachedEndpointDirectory(webhookEndpointRepository(), signingKeyCipher(), now),
-);
-
 const dependencies = (): DeliveryDependencies => ({
   events: eventRepository(),
   links: linkRepository(),
-  secrets: signingSecrets(),
+  secrets: deliverySigningSecrets(),
   sender: webhookSender(),
   queue: deliveryEventQueue(),
   deadLetters: deadLetterQueue(),
   endpoints: endpointHealthStore(),
-  webhookEndpoints: endpointDirectory(),
+  endpointHealth: endpointHealthCache(),
+  attemptsInFlight: attemptsInFlight(),
+  webhookEndpoints: webhookEndpointDirectory(),
   recoveries: endpointRecoveryStore(),
   endpointStats: webhookEndpointRepository(),
   now,

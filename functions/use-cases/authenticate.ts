@@ -1,7 +1,11 @@
+import { BoundedCache } from '../bounded-cache.ts';
 import { hashApiKey, hashesMatch, parseApiKey } from '../domain/api-key.ts';
 import { UnauthorizedError } from '../domain/errors.ts';
 import type { Principal } from '../domain/principal.ts';
 import type { ApiKeyRepository } from '../ports/api-key-repository.ts';
+
+/** Active keys a warm container remembers at most; a key forgotten is read again (one `GetItem`). */
+export const MAX_CACHED_KEYS = 10_000;
 
 /**
  * Resolves `Authorization: Bearer <key>` to the (account, mode) it belongs to. Active keys are cached inside a
@@ -12,12 +16,16 @@ export class ApiKeyAuthenticator {
   private readonly keys: ApiKeyRepository;
   private readonly cacheTtlMs: number;
   private readonly now: () => number;
-  private readonly cache = new Map<string, { principal: Principal; until: number }>();
+  private readonly cache: BoundedCache<string, { principal: Principal; until: number }>;
 
-  constructor(keys: ApiKeyRepository, options: { cacheTtlMs: number; now?: () => number }) {
+  constructor(
+    keys: ApiKeyRepository,
+    options: { cacheTtlMs: number; now?: () => number; maxCachedKeys?: number },
+  ) {
     this.keys = keys;
     this.cacheTtlMs = options.cacheTtlMs;
     this.now = options.now ?? Date.now;
+    this.cache = new BoundedCache(options.maxCachedKeys ?? MAX_CACHED_KEYS);
   }
 
   async authenticate(authorization: string | undefined): Promise<Principal> {

@@ -1,3 +1,4 @@
+import { BoundedCache } from '../bounded-cache.ts';
 import { NOTIFICATION_PSP_CALLS } from '../domain/call-budgets.ts';
 import { BUILT_IN_SANDBOX_ID, migratedConnectionId, type PspConnection } from '../domain/connection.ts';
 import {
@@ -37,20 +38,19 @@ export interface NotificationDependencies extends PaymentDependencies {
  */
 export class UnknownNotificationIds {
   private readonly limiter: RateLimiter;
-  /** `connection id` + `id` → until when it is known to be unknown (ms); oldest first, bounded. */
-  private readonly unknown = new Map<string, number>();
-  private readonly maxSize: number;
+  /** `connection id` + `id` → until when it is known to be unknown (ms); bounded, the least recent dropped. */
+  private readonly unknown: BoundedCache<string, number>;
   private readonly rememberMs: number;
 
   constructor(limiter: RateLimiter, options: { maxSize?: number; rememberMs?: number } = {}) {
     this.limiter = limiter;
-    this.maxSize = options.maxSize ?? 10_000;
+    this.unknown = new BoundedCache(options.maxSize ?? 10_000);
     this.rememberMs = options.rememberMs ?? 3_600_000;
   }
 
   /** Throws (refused as any notification that does not verify) unless `id` may be looked up now. */
   check(connection: PspConnection, id: string, now: Date): void {
-    const until = this.unknown.get(`${connection.id} ${id}`);
+    const until = this.unknown.peek(`${connection.id} ${id}`);
     if (until !== undefined && until > now.getTime())
       throw notGenuine('An id its PSP does not know (remembered).');
     if (this.limiter.isSpent(unknownIdScope(connection), now)) {
@@ -60,14 +60,7 @@ export class UnknownNotificationIds {
 
   /** The PSP said it does not know `id`. */
   async record(connection: PspConnection, id: string, now: Date): Promise<void> {
-    const key = `${connection.id} ${id}`;
-    this.unknown.delete(key);
-    this.unknown.set(key, now.getTime() + this.rememberMs);
-    while (this.unknown.size > this.maxSize) {
-      const oldest = this.unknown.keys().next().value;
-      if (oldest === undefined) break;
-      this.unknown.delete(oldest);
-    }
+    this.unknown.set(`${connection.id} ${id}`, now.getTime() + this.rememberMs);
     await this.limiter.hit(unknownIdScope(connection), now);
   }
 }

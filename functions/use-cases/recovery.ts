@@ -1,14 +1,15 @@
 import { InvalidStateError } from '../domain/errors.ts';
 import type { Mode, Principal } from '../domain/principal.ts';
-import { OUTBOX_GRACE_MS } from '../domain/webhook.ts';
+import { OUTBOX_GRACE_MS, type StoredEvent } from '../domain/webhook.ts';
 import { subscribes } from '../domain/webhook-endpoint.ts';
 import { logger } from '../logger.ts';
 import type { EndpointRecoveryStore, Recovery } from '../ports/endpoint-recoveries.ts';
 import type { EventQueue } from '../ports/event-queue.ts';
 import type { EventRepository } from '../ports/event-repository.ts';
-import type { EndpointDirectory } from './webhook-delivery.ts';
+import type { StoredWebhookEndpoint } from '../ports/webhook-endpoints.ts';
 import type { EndpointDependencies } from './webhook-endpoints.ts';
 import { getWebhookEndpoint } from './webhook-endpoints.ts';
+import type { EndpointDirectory } from './webhook-fan-out.ts';
 
 /*
  * Recovery (docs/webhooks.md#recovery): after an outage, a merchant asks for every event since a moment that an
@@ -125,37 +126,7 @@ export async function recoverStep(
     recovery.cursor,
     RECOVERY_PAGE,
   );
-  const wanted = page.events.filter(
-    (event) => event.fanned_out && event.type !== 'webhook_endpoint.test' && subscribes(endpoint, event.type),
-  );
-  const deliveries = await deps.events.getMany(
-    wanted.map((event) => ({ id: event.id, mode: event.mode, endpoint_id: endpoint.id })),
-  );
-  let queued = recovery.queued;
-  for (const [index, event] of wanted.entries()) {
-    const delivery = deliveries[index];
-    if (delivery?.status === 'delivered') continue;
-    let seq: number | undefined;
-    if (delivery) seq = (await deps.events.restart(event.id, event.mode, due, endpoint.id))?.delivery_seq;
-    else if ((await deps.events.addDeliveries(event, [endpoint.id], due)).length) seq = 0;
-    if (seq === undefined) continue; // created meanwhile by its fan-out, which queued it
-    queued++;
-    await deps.queue
-      .publish({
-        id: event.id,
-        account: event.account,
-        mode: event.mode,
-        delivery_seq: seq,
-        committed: true,
-        endpoint_id: endpoint.id,
-      })
-      .catch((error) =>
-        logger.warn('Recovered delivery left to the outbox sweeper: send failed', {
-          event_id: event.id,
-          error,
-        }),
-      );
-  }
+  const queued = recovery.queued + (await redeliverPage(deps, endpoint, page.events, due));
   const last = page.events.at(-1);
   const done = page.next === undefined;
   const cursor = last ? `${last.created_at}#${last.id}` : recovery.cursor;
@@ -172,4 +143,61 @@ export async function recoverStep(
     }),
   );
   return 'recovered_page';
+}
+
+/**
+ * Hands each event of the page that `endpoint` subscribes to and never acknowledged to delivery again, due at
+ * `due`; the number queued.
+ */
+async function redeliverPage(
+  deps: RecoveryStepDependencies,
+  endpoint: StoredWebhookEndpoint,
+  events: readonly StoredEvent[],
+  due: Date,
+): Promise<number> {
+  const wanted = events.filter(
+    (event) => event.fanned_out && event.type !== 'webhook_endpoint.test' && subscribes(endpoint, event.type),
+  );
+  const deliveries = await deps.events.getMany(
+    wanted.map((event) => ({ id: event.id, mode: event.mode, endpoint_id: endpoint.id })),
+  );
+  let queued = 0;
+  for (const [index, event] of wanted.entries()) {
+    if (await redeliver(deps, event, deliveries[index], endpoint.id, due)) queued++;
+  }
+  return queued;
+}
+
+/**
+ * Starts a new round of the event's `delivery` to the endpoint, or creates the delivery it never had, and queues
+ * it; false when there is nothing to send (delivered, or created meanwhile by the event's fan-out, which queued it).
+ */
+async function redeliver(
+  deps: RecoveryStepDependencies,
+  event: StoredEvent,
+  delivery: StoredEvent | undefined,
+  endpointId: string,
+  due: Date,
+): Promise<boolean> {
+  if (delivery?.status === 'delivered') return false;
+  let seq: number | undefined;
+  if (delivery) seq = (await deps.events.restart(event.id, event.mode, due, endpointId))?.delivery_seq;
+  else if ((await deps.events.addDeliveries(event, [endpointId], due)).length) seq = 0;
+  if (seq === undefined) return false;
+  await deps.queue
+    .publish({
+      id: event.id,
+      account: event.account,
+      mode: event.mode,
+      delivery_seq: seq,
+      committed: true,
+      endpoint_id: endpointId,
+    })
+    .catch((error) =>
+      logger.warn('Recovered delivery left to the outbox sweeper: send failed', {
+        event_id: event.id,
+        error,
+      }),
+    );
+  return true;
 }

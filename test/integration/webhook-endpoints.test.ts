@@ -17,7 +17,7 @@ import {
   TEST_LEASE_MS,
 } from '../../functions/domain/webhook-endpoint.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
-import { cachedEndpointDirectory } from '../../functions/use-cases/webhook-delivery.ts';
+import { cachedEndpointDirectory } from '../../functions/use-cases/webhook-fan-out.ts';
 import { asFunction } from '../../lib/local/permissions.ts';
 import { timeoutSecondsOf } from '../../lib/routes.ts';
 import { timeoutFor } from '../support/eventually.ts';

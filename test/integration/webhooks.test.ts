@@ -19,11 +19,9 @@ import { ATTEMPTS_KEPT } from '../../functions/domain/webhook.ts';
 import { deliveryHandler } from '../../functions/handlers/deliver-webhook.ts';
 import type { EventReference } from '../../functions/ports/event-queue.ts';
 import { type IssuedApiKey, rotateWebhookSecret } from '../../functions/use-cases/api-keys.ts';
-import {
-  cachedSigningSecrets,
-  type DeliveryOutcome,
-  deliverEvent,
-} from '../../functions/use-cases/webhook-delivery.ts';
+import type { DeliveryOutcome } from '../../functions/use-cases/webhook-attempt.ts';
+import { deliverEvent } from '../../functions/use-cases/webhook-delivery.ts';
+import { cachedSigningSecrets } from '../../functions/use-cases/webhook-fan-out.ts';
 import { sweepOutbox } from '../../functions/use-cases/webhooks.ts';
 import { itemSize } from '../bench/store-cost.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';

@@ -33,11 +33,10 @@ import { type StoredEvent, WEBHOOK_TIMEOUT_MS } from '../../functions/domain/web
 import { deliveryHandler } from '../../functions/handlers/deliver-webhook.ts';
 import type { EventQueue } from '../../functions/ports/event-queue.ts';
 import type { WebhookSender } from '../../functions/ports/webhook-sender.ts';
+import { newEndpointHealthCache } from '../../functions/use-cases/endpoint-isolation.ts';
 import { applyTransition } from '../../functions/use-cases/link-transitions.ts';
-import {
-  cachedEndpointDirectory,
-  type DeliveryDependencies,
-} from '../../functions/use-cases/webhook-delivery.ts';
+import type { DeliveryDependencies } from '../../functions/use-cases/webhook-delivery.ts';
+import { cachedEndpointDirectory } from '../../functions/use-cases/webhook-fan-out.ts';
 import { startSqsPoller } from '../../lib/local/sqs-poller.ts';
 import { eventsQueueVisibilitySeconds, timeoutSecondsOf } from '../../lib/routes.ts';
 import type { TestStack } from './test-stack.ts';
@@ -233,6 +232,9 @@ export async function startDeliveryHarness(
     random: () => 0.5,
     schedule: options.schedule ?? FAST_SCHEDULE,
     endpoints: endpointHealthStore(),
+    // The harness's own caches, as a container has: nothing of another harness's (or the stack's) carries over.
+    endpointHealth: newEndpointHealthCache(),
+    attemptsInFlight: new Set(),
     recoveries: endpointRecoveryStore(),
     endpointStats: webhookEndpointRepository(),
     webhookEndpoints: cachedEndpointDirectory(

@@ -1,8 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  cachedSigningSecrets,
-  SIGNING_SECRETS_CACHE_MS,
-} from '../../functions/use-cases/webhook-delivery.ts';
+import { cachedSigningSecrets, SIGNING_SECRETS_CACHE_MS } from '../../functions/use-cases/webhook-fan-out.ts';
 
 /** A secret store that answers from `answers` in turn and counts the reads. */
 function store(...answers: (string[] | Error)[]) {

@@ -1,8 +1,12 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BoundedCache } from '../../bounded-cache.ts';
 import type { Principal } from '../../domain/principal.ts';
 import type { RateLimiter, RateLimitOutcome } from '../../ports/rate-limiter.ts';
 import { keys } from './table-schema.ts';
+
+/** Tenants whose leases a container keeps at most. */
+export const MAX_TENANT_LEASES = 10_000;
 
 /**
  * Fixed-window counters: one item per (account, mode, window), incremented with a conditional UpdateItem that
@@ -22,6 +26,9 @@ import { keys } from './table-schema.ts';
  *
  * `remaining` is what the count said at this container's last reservation, less what it spent since, plus the
  * tokens it holds: other containers' spending shows at its next reservation.
+ *
+ * A container keeps the leases of its `MAX_TENANT_LEASES` most recent tenants; a tenant forgotten loses the
+ * tokens it held (counted, never overshooting) and reserves anew.
  */
 export class DynamoRateLimiter implements RateLimiter {
   private readonly client: DynamoDBDocumentClient;
@@ -33,10 +40,10 @@ export class DynamoRateLimiter implements RateLimiter {
    * Per tenant: the window the tokens belong to, tokens left, the size of the last lease, the window's free
    * tokens as of the last reservation, and whether the window is spent.
    */
-  private readonly leases = new Map<
+  private readonly leases = new BoundedCache<
     string,
     { windowStart: number; left: number; size: number; free: number; spent: boolean }
-  >();
+  >(MAX_TENANT_LEASES);
 
   constructor(
     client: DynamoDBDocumentClient,

@@ -1,3 +1,4 @@
+import { BoundedCache } from '../../bounded-cache.ts';
 import { CALL_BUDGETS, worstCaseMs } from '../../domain/call-budgets.ts';
 import type { Provider, PspConnection } from '../../domain/connection.ts';
 import { PspNotConfiguredError } from '../../domain/errors.ts';
@@ -148,27 +149,21 @@ function parseCredentials(raw: string | undefined): Record<string, unknown> | un
  * fetch of what was just fetched (Mollie). Bounded, and each fact is short-lived.
  */
 export class RecentFacts<T> {
-  private readonly facts = new Map<string, { value: T; at: number }>();
+  private readonly facts: BoundedCache<string, { value: T; at: number }>;
   private readonly maxAgeMs: number;
-  private readonly maxSize: number;
 
   constructor(options: { maxAgeMs: number; maxSize: number }) {
+    this.facts = new BoundedCache(options.maxSize);
     this.maxAgeMs = options.maxAgeMs;
-    this.maxSize = options.maxSize;
   }
 
   set(key: string, value: T): void {
-    this.facts.delete(key);
     this.facts.set(key, { value, at: Date.now() });
-    while (this.facts.size > this.maxSize) {
-      const oldest = this.facts.keys().next().value;
-      if (oldest === undefined) break;
-      this.facts.delete(oldest);
-    }
   }
 
   get(key: string): T | undefined {
-    const fact = this.facts.get(key);
+    // Read without refreshing: a fact ages from when it was learnt, and the oldest learnt goes first.
+    const fact = this.facts.peek(key);
     if (!fact) return undefined;
     if (Date.now() - fact.at > this.maxAgeMs) {
       this.facts.delete(key);

@@ -1,4 +1,5 @@
 import { DecryptCommand, GenerateDataKeyCommand, type KMSClient } from '@aws-sdk/client-kms';
+import { BoundedCache } from '../../bounded-cache.ts';
 import type { SecretCipher } from '../../ports/secret-cipher.ts';
 import { open, seal } from './aes-gcm.ts';
 
@@ -18,7 +19,8 @@ export class KmsCipher implements SecretCipher {
   private readonly keyId: string | undefined;
   private readonly cacheMs: number;
   private readonly now: () => number;
-  private readonly dataKeys = new Map<string, { key: Promise<Uint8Array>; until: number }>();
+  /** Data keys opened, by sealed key and context, at most 1000: one forgotten is asked of KMS again. */
+  private readonly dataKeys = new BoundedCache<string, { key: Promise<Uint8Array>; until: number }>(1000);
 
   /** `keyId` is needed to encrypt only: a KMS ciphertext names its key. */
   constructor(options: {
@@ -70,9 +72,10 @@ export class KmsCipher implements SecretCipher {
         if (!Plaintext) throw new Error('KMS returned no plaintext');
         return Plaintext;
       });
-    key.catch(() => this.dataKeys.delete(cacheKey));
-    for (const [entry, { until }] of this.dataKeys) if (until <= this.now()) this.dataKeys.delete(entry);
-    this.dataKeys.set(cacheKey, { key, until: this.now() + this.cacheMs });
+    const entry = { key, until: this.now() + this.cacheMs };
+    key.catch(() => this.dataKeys.delete(cacheKey, entry));
+    this.dataKeys.prune(({ until }) => until <= this.now());
+    this.dataKeys.set(cacheKey, entry);
     return key;
   }
 }
