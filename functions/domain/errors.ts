@@ -1,10 +1,10 @@
 /**
- * The one error family of the service. Every failure a client may see is a `ServiceError` with a stable
- * `code`; the HTTP layer turns it into RFC 9457 problem details in one place (`functions/http/problem.ts`).
- * `expose: false` marks errors whose message is internal: the client then gets only the generic title.
- *
- * Each subclass declares its `code` and `status` as static fields, so the documented list of codes
- * (lib/openapi/response-schemas.ts) is read off the classes themselves and cannot miss one.
+ * The one error family of the service. Every failure a client may see is a `ServiceError`: a fact with a stable
+ * `code`, its message (what a client may read of it) and the data of the fact (the invalid fields, the seconds
+ * until a rate-limit window ends, the methods a path allows). Nothing here knows HTTP: how each code answers
+ * (its problem type, title and headers) is one table, `PROBLEM_TYPES` in functions/http/problem-types.ts, which
+ * the compiler keeps complete (a code without its row does not type-check). A new error: a class here with a `static code`,
+ * then its row there and its meaning in functions/http/response-schemas.ts (docs/decisions.md#errors).
  */
 export interface FieldError {
   /** JSON Pointer (RFC 6901) to the offending member of the request, e.g. `/amount/value`. */
@@ -15,152 +15,114 @@ export interface FieldError {
 /** What every concrete error class declares about itself. */
 export interface ErrorClass {
   readonly code: string;
-  readonly status: number;
 }
 
 export class ServiceError extends Error {
   readonly code: string;
-  readonly status: number;
-  readonly title: string;
-  readonly expose: boolean;
-  readonly errors: FieldError[] | undefined;
-  /** The condition is temporary: the same request may succeed after this many seconds. */
-  readonly retryAfterSeconds: number | undefined;
 
-  constructor(options: {
-    title: string;
-    detail?: string;
-    expose?: boolean;
-    errors?: FieldError[];
-    retryAfterSeconds?: number;
-    cause?: unknown;
-  }) {
-    super(options.detail ?? options.title, { cause: options.cause });
-    const type = new.target as unknown as ErrorClass;
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(message, { cause: options.cause });
     this.name = new.target.name;
-    this.code = type.code;
-    this.status = type.status;
-    this.title = options.title;
-    this.expose = options.expose ?? true;
-    this.errors = options.errors;
-    this.retryAfterSeconds = options.retryAfterSeconds;
+    this.code = (new.target as unknown as ErrorClass).code;
   }
 }
 
 export class InvalidJsonError extends ServiceError {
   static readonly code = 'invalid_json';
-  static readonly status = 400;
 
   constructor(detail = 'The request body is not valid JSON.') {
-    super({ title: 'Malformed JSON', detail });
+    super(detail);
   }
 }
 
 export class UnauthorizedError extends ServiceError {
   static readonly code = 'unauthorized';
-  static readonly status = 401;
 
   constructor(detail = 'A valid API key is required: send it as `Authorization: Bearer <key>`.') {
-    super({ title: 'Unauthorized', detail });
+    super(detail);
   }
 }
 
 export class NotFoundError extends ServiceError {
   static readonly code = 'not_found';
-  static readonly status = 404;
 
   constructor(detail = 'No such resource.') {
-    super({ title: 'Not found', detail });
+    super(detail);
   }
 }
 
 export class MethodNotAllowedError extends ServiceError {
   static readonly code = 'method_not_allowed';
-  static readonly status = 405;
+
+  /** The methods the path does support. */
+  readonly allowed: readonly string[];
 
   constructor(allowed: readonly string[]) {
-    super({ title: 'Method not allowed', detail: `This resource supports: ${allowed.join(', ')}.` });
+    super(`This resource supports: ${allowed.join(', ')}.`);
+    this.allowed = allowed;
   }
 }
 
 export class InvalidStateError extends ServiceError {
   static readonly code = 'invalid_state';
-  static readonly status = 409;
 
   constructor(detail: string) {
-    super({ title: 'Invalid state', detail });
+    super(detail);
   }
 }
 
 export class PayloadTooLargeError extends ServiceError {
   static readonly code = 'payload_too_large';
-  static readonly status = 413;
 
   constructor(limitBytes: number) {
-    super({
-      title: 'Payload too large',
-      detail: `The request body must be at most ${limitBytes} bytes.`,
-    });
+    super(`The request body must be at most ${limitBytes} bytes.`);
   }
 }
 
 export class UnsupportedMediaTypeError extends ServiceError {
   static readonly code = 'unsupported_media_type';
-  static readonly status = 415;
 
   constructor() {
-    super({
-      title: 'Unsupported media type',
-      detail: 'Send the request body as `Content-Type: application/json`.',
-    });
+    super('Send the request body as `Content-Type: application/json`.');
   }
 }
 
 export class ValidationError extends ServiceError {
   static readonly code = 'validation_failed';
-  static readonly status = 422;
+
+  readonly errors: FieldError[];
 
   constructor(errors: FieldError[]) {
-    super({
-      title: 'Validation failed',
-      detail: `The request has ${errors.length} invalid field${errors.length === 1 ? '' : 's'}.`,
-      errors,
-    });
+    super(`The request has ${errors.length} invalid field${errors.length === 1 ? '' : 's'}.`);
+    this.errors = errors;
   }
 }
 
-/** A conditional write lost a race: the caller re-reads and decides again. Never reaches a client as such. */
+/**
+ * A conditional write lost a race: the caller re-reads and decides again. Never reaches a client as such: its
+ * code is `internal_error`, whose message stays in our logs.
+ */
 export class ConcurrentModificationError extends ServiceError {
   static readonly code = 'internal_error';
-  static readonly status = 500;
 
   constructor(detail: string) {
-    super({
-      title: 'Internal error',
-      detail,
-      expose: false,
-    });
+    super(detail);
   }
 }
 
-/** A PSP notification whose signature does not verify, or that is not in the PSP's format. Changes nothing. */
 /**
  * A notification that is forged, foreign, malformed or about nothing we know. Every one gets the same answer, so
  * a sender learns nothing about which links, sessions or credentials exist; `reason` is for our logs only.
  */
 export class InvalidNotificationError extends ServiceError {
   static readonly code = 'invalid_notification';
-  static readonly status = 400;
 
   readonly reason: string;
   /** The id the notification named, when the PSP said it knows no such thing (Mollie: no such payment). */
   readonly unknownId: string | undefined;
 
   constructor(reason = 'Not verified.', options: { unknownId?: string } = {}) {
-    super({
-      title: 'Invalid notification',
-      detail: 'The notification could not be verified.',
-    });
+    super('The notification could not be verified.');
     this.reason = reason;
     this.unknownId = options.unknownId;
   }
@@ -169,10 +131,9 @@ export class InvalidNotificationError extends ServiceError {
 /** The (account, mode) has no PSP able to take payments yet (e.g. live mode before Stripe is configured). */
 export class PspNotConfiguredError extends ServiceError {
   static readonly code = 'service_unavailable';
-  static readonly status = 503;
 
   constructor(detail = 'No payment provider is configured for this account and mode.') {
-    super({ title: 'Service unavailable', detail });
+    super(detail);
   }
 }
 
@@ -211,9 +172,6 @@ export class ConnectionInUseError extends InvalidStateError {
   }
 }
 
-/** About one PSP call's bound: a PSP that failed to answer is asked again after this. */
-const SESSION_END_RETRY_AFTER_SECONDS = 5;
-
 /**
  * The link's PSP session may still be payable and its PSP could not end it, so the change that would drop it
  * was not made: a link never forgets a session it failed to end (docs/orchestration.md#one-payable-session).
@@ -221,31 +179,20 @@ const SESSION_END_RETRY_AFTER_SECONDS = 5;
  */
 export class PspSessionNotEndedError extends ServiceError {
   static readonly code = 'service_unavailable';
-  static readonly status = 503;
 
   constructor(cause?: unknown) {
-    super({
-      title: 'Service unavailable',
-      detail:
-        'The payment provider could not end the checkout session of this link, so nothing was changed. Retry after `Retry-After` seconds.',
-      retryAfterSeconds: SESSION_END_RETRY_AFTER_SECONDS,
+    super('The payment provider could not end the checkout session of this link, so nothing was changed.', {
       cause,
     });
   }
 }
 
-/** The PSP failed or could not be reached (its error is logged, never shown). */
+/** The PSP failed or could not be reached (its error is logged, never shown); retrying in a moment is safe. */
 export class PspUnavailableError extends ServiceError {
   static readonly code = 'psp_unavailable';
-  static readonly status = 502;
 
   constructor(cause?: unknown) {
-    super({
-      title: 'Payment provider unavailable',
-      detail: 'The payment provider did not answer as expected. Retry in a moment.',
-      retryAfterSeconds: 1,
-      cause,
-    });
+    super('The payment provider did not answer as expected. Retry in a moment.', { cause });
   }
 }
 
@@ -255,56 +202,42 @@ export class PspUnavailableError extends ServiceError {
  */
 export class TemporarilyUnavailableError extends ServiceError {
   static readonly code = 'temporarily_unavailable';
-  static readonly status = 503;
 
   constructor(cause?: unknown) {
-    super({
-      title: 'Temporarily unavailable',
-      detail: 'The request could not be completed just now. Retry after Retry-After seconds.',
-      retryAfterSeconds: 1,
-      cause,
-    });
+    super('The request could not be completed just now.', { cause });
   }
 }
 
 /** A retry with an `Idempotency-Key` already used for a different request (docs/api.md#idempotency). */
 export class IdempotencyKeyReusedError extends ServiceError {
   static readonly code = 'idempotency_key_reused';
-  static readonly status = 422;
 
   constructor() {
-    super({
-      title: 'Idempotency key reused',
-      detail:
-        'This Idempotency-Key was used with a different request in the last 24 hours. Use a new key for a new request.',
-    });
+    super(
+      'This Idempotency-Key was used with a different request in the last 24 hours. Use a new key for a new request.',
+    );
   }
 }
 
-/** The first request with this `Idempotency-Key` is still running. */
+/** The first request with this `Idempotency-Key` is still running: a retry shortly may find it done. */
 export class IdempotencyInProgressError extends ServiceError {
   static readonly code = 'idempotency_in_progress';
-  static readonly status = 409;
 
   constructor() {
-    super({
-      title: 'Idempotent request in progress',
-      detail: 'A request with this Idempotency-Key is still being processed. Retry shortly.',
-      retryAfterSeconds: 1,
-    });
+    super('A request with this Idempotency-Key is still being processed. Retry shortly.');
   }
 }
 
-/** Too many requests for this (account, mode) in the current window. */
+/** Too many requests for this (account, mode) in the current window, which ends in `resetSeconds`. */
 export class RateLimitedError extends ServiceError {
   static readonly code = 'rate_limited';
-  static readonly status = 429;
 
-  constructor(retryAfterSeconds: number) {
-    super({
-      title: 'Too many requests',
-      detail: `The request rate limit of this API key's account and mode was reached. Retry after ${retryAfterSeconds} s.`,
-      retryAfterSeconds,
-    });
+  readonly resetSeconds: number;
+
+  constructor(resetSeconds: number) {
+    super(
+      `The request rate limit of this API key's account and mode was reached. Retry after ${resetSeconds} s.`,
+    );
+    this.resetSeconds = resetSeconds;
   }
 }

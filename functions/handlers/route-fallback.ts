@@ -13,6 +13,5 @@ export const handler = publicApiHandler({ body: 'none' }, async ({ event, reques
   const path = event.routeKey.replace(/^ANY /, '');
   const methods = allowed.get(path);
   if (!methods) throw new NotFoundError(`No route for ${event.requestContext.http.method} ${event.rawPath}.`);
-  const problem = problemResponse(new MethodNotAllowedError(methods), requestId);
-  return { ...problem, headers: { ...problem.headers, Allow: methods.join(', ') } };
+  return problemResponse(new MethodNotAllowedError(methods), requestId);
 });

@@ -1,15 +1,15 @@
 import type { z } from 'zod';
+import { ATTEMPTS_KEPT, attemptCount, type StoredEvent } from '../domain/webhook.ts';
+import type { WebhookEndpoint } from '../domain/webhook-endpoint.ts';
 import type {
   EventListSchema,
   EventSchema,
   EventWithDeliveriesSchema,
   WebhookEndpointListSchema,
   WebhookEndpointSchema,
-} from '../../lib/openapi/response-schemas.ts';
-import { ATTEMPTS_KEPT, attemptCount, type StoredEvent } from '../domain/webhook.ts';
-import type { WebhookEndpoint } from '../domain/webhook-endpoint.ts';
+} from './response-schemas.ts';
 
-/** The endpoint as the API returns it: the documented schema's type (lib/openapi/response-schemas.ts). */
+/** The endpoint as the API returns it: the documented schema's type (response-schemas.ts). */
 export type WebhookEndpointResource = z.infer<typeof WebhookEndpointSchema>;
 export type WebhookEndpointListResource = z.infer<typeof WebhookEndpointListSchema>;
 export type EventResource = z.infer<typeof EventSchema>;

@@ -1,12 +1,13 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { ServiceError, TemporarilyUnavailableError } from '../domain/errors.ts';
+import { TemporarilyUnavailableError } from '../domain/errors.ts';
 import { resolveLocale } from '../domain/locale.ts';
 import { logger } from '../logger.ts';
 import { html, htmlPage } from './html.ts';
 import { type Messages, messagesFor } from './messages.ts';
 import { isPassingFailure } from './problem.ts';
+import { problemOf } from './problem-types.ts';
 import { requestLog, type TimedContext } from './request-log.ts';
 
 export type HtmlEvent = APIGatewayProxyEventV2;
@@ -40,14 +41,16 @@ export function errorPage(status: number, event: HtmlEvent, retryAfterSeconds?: 
   });
 }
 
-/** Every failure as a page: our own wording per status, with the security headers; 5xx logged with the cause. */
+/**
+ * Every failure as a page: the status and `Retry-After` of the one table (problem-types.ts), our own wording per
+ * status, with the security headers; 5xx logged with the cause.
+ */
 const pageErrors = (): MiddlewareObj<HtmlEvent, HtmlResult, Error, TimedContext> => ({
   onError: (request) => {
     const error = isPassingFailure(request.error)
       ? new TemporarilyUnavailableError(request.error)
       : request.error;
-    const known = error instanceof ServiceError && error.expose ? error : undefined;
-    const status = known?.status ?? 500;
+    const { status, retryAfterSeconds } = problemOf(error);
     if (status >= 500) {
       logger.error('page failed', {
         request_id: request.event.requestContext.requestId,
@@ -55,7 +58,7 @@ const pageErrors = (): MiddlewareObj<HtmlEvent, HtmlResult, Error, TimedContext>
         error: request.error,
       });
     }
-    request.response = errorPage(status, request.event, known?.retryAfterSeconds);
+    request.response = errorPage(status, request.event, retryAfterSeconds);
   },
 });
 

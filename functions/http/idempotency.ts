@@ -8,6 +8,7 @@ import {
   runIdempotently,
 } from '../use-cases/idempotency.ts';
 import { problemResponse } from './problem.ts';
+import { statusOf } from './problem-types.ts';
 
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
@@ -80,7 +81,7 @@ export async function withIdempotency(
       } catch (error) {
         thrown = error;
         const keep =
-          error instanceof ServiceError && error.status < 500 && !(error instanceof ValidationError);
+          error instanceof ServiceError && statusOf(error) < 500 && !(error instanceof ValidationError);
         return { response: toStored(problemResponse(error, request.requestId)), keep };
       }
     },

@@ -1,38 +1,29 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { isTransientAwsError } from '../clients/transient-errors.ts';
-import { ServiceError, TemporarilyUnavailableError } from '../domain/errors.ts';
+import { TemporarilyUnavailableError } from '../domain/errors.ts';
+import { problemOf } from './problem-types.ts';
 
 /**
- * RFC 9457 problem details: the one place where errors become responses. A `ServiceError` shows its code,
- * title and (when `expose`) its detail; anything else is a 500 with a generic text, never internals.
- * `type` is a relative URI documented in docs/api.md#errors. The headers an error implies are set here too: the
- * authentication scheme on a 401, `Retry-After` when the error says when a retry may succeed. A call to AWS that
- * failed for a passing reason (throttled, timed out) is a 503 with `Retry-After`, not a 500.
+ * RFC 9457 problem details: the one place where errors become API responses. Status, title, type and headers
+ * come from the one table of problem types (`PROBLEM_TYPES`, problem-types.ts): a `ServiceError` shows its code,
+ * title and detail; anything else is a 500 with a generic text, never internals. `type` is a relative URI
+ * documented in docs/api.md#errors. A call to AWS that failed for a passing reason (throttled, timed out) is a
+ * 503 with `Retry-After`, not a 500.
  */
 export function problemResponse(error: unknown, requestId: string): APIGatewayProxyStructuredResultV2 {
-  const mapped = isPassingFailure(error) ? new TemporarilyUnavailableError(error) : error;
-  const known = mapped instanceof ServiceError && mapped.expose ? mapped : undefined;
-  const status = known?.status ?? 500;
-  const code = known?.code ?? 'internal_error';
+  const problem = problemOf(isPassingFailure(error) ? new TemporarilyUnavailableError(error) : error);
   const body = {
-    type: `/problems/${code}`,
-    title: known?.title ?? 'Internal error',
-    status,
-    detail: known
-      ? known.message
-      : 'Something went wrong on our side. Retry later; the request id helps support.',
-    code,
-    ...(known?.errors ? { errors: known.errors } : {}),
+    type: problem.type,
+    title: problem.title,
+    status: problem.status,
+    detail: problem.detail,
+    code: problem.code,
+    ...problem.members,
     request_id: requestId,
   };
   return {
-    statusCode: status,
-    headers: {
-      'Content-Type': 'application/problem+json',
-      'Cache-Control': 'no-store',
-      ...(known?.status === 401 && { 'WWW-Authenticate': 'Bearer' }),
-      ...(known?.retryAfterSeconds !== undefined && { 'Retry-After': String(known.retryAfterSeconds) }),
-    },
+    statusCode: problem.status,
+    headers: { 'Content-Type': 'application/problem+json', 'Cache-Control': 'no-store', ...problem.headers },
     body: JSON.stringify(body),
   };
 }

@@ -1,15 +1,15 @@
 import type { z } from 'zod';
+import type { CheckoutSettings } from '../domain/checkout-settings.ts';
+import { type PaymentLink, snapshotOf } from '../domain/payment-link.ts';
+import { withCheckoutUrl } from '../use-cases/link-transitions.ts';
 import type {
   EventLogSchema,
   PaymentLinkListSchema,
   PaymentLinkSchema,
   RedeliverySchema,
-} from '../../lib/openapi/response-schemas.ts';
-import type { CheckoutSettings } from '../domain/checkout-settings.ts';
-import { type PaymentLink, snapshotOf } from '../domain/payment-link.ts';
-import { withCheckoutUrl } from '../use-cases/link-transitions.ts';
+} from './response-schemas.ts';
 
-/** The payment link as the API returns it: the documented schema's type (lib/openapi/response-schemas.ts). */
+/** The payment link as the API returns it: the documented schema's type (response-schemas.ts). */
 export type PaymentLinkResource = z.infer<typeof PaymentLinkSchema>;
 export type PaymentLinkListResource = z.infer<typeof PaymentLinkListSchema>;
 export type EventLogResource = z.infer<typeof EventLogSchema>;

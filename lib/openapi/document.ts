@@ -9,9 +9,6 @@ import {
   type ZodOpenApiResponsesObject,
 } from 'zod-openapi';
 import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from '../../functions/http/idempotency.ts';
-import { MAX_RATE_LIMIT_WINDOW_SECONDS } from '../../functions/ports/rate-limiter.ts';
-import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../../functions/use-cases/idempotency.ts';
-import { type OperationSpec, operations } from './operations.ts';
 import {
   ERROR_CODES,
   type ErrorCode,
@@ -28,7 +25,10 @@ import {
   RedeliverySchema,
   WebhookEndpointListSchema,
   WebhookEndpointSchema,
-} from './response-schemas.ts';
+} from '../../functions/http/response-schemas.ts';
+import { MAX_RATE_LIMIT_WINDOW_SECONDS } from '../../functions/ports/rate-limiter.ts';
+import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../../functions/use-cases/idempotency.ts';
+import { type OperationSpec, operations } from './operations.ts';
 
 /**
  * The OpenAPI 3.1 document, built by zod-openapi from the operations of operations.ts: the request schemas

@@ -2,11 +2,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as errors from '../../functions/domain/errors.ts';
+import { type ErrorCode, PROBLEM_TYPES } from '../../functions/http/problem-types.ts';
+import { ERROR_CODES } from '../../functions/http/response-schemas.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { openApiDocument } from '../../lib/openapi/document.ts';
 import { operations } from '../../lib/openapi/operations.ts';
 import { renderApiReference } from '../../lib/openapi/reference.ts';
-import { ERROR_CODES, type ErrorCode } from '../../lib/openapi/response-schemas.ts';
 import { SERVED_DOCUMENT_FILE, servedDocumentModule } from '../../lib/openapi/served-document.ts';
 import { routes } from '../../lib/routes.ts';
 import { expectDocumented } from '../support/openapi-check.ts';
@@ -38,11 +39,10 @@ describe('the OpenAPI document', () => {
     expect(documented).toEqual(merchantRoutes.map((route) => `${route.method} ${route.path}`).sort());
   });
 
-  it('lists every code an error class carries, with the status of that class', () => {
+  it('lists every code an error class carries, with the status the table of problem types gives it', () => {
     // Prepare
     const classes = Object.values(errors).filter(
-      (value): value is typeof value & { code: string; status: number } =>
-        typeof value === 'function' && 'code' in value && 'status' in value,
+      (value): value is typeof value & { code: ErrorCode } => typeof value === 'function' && 'code' in value,
     );
     const schemas = document.components?.schemas as Record<
       string,
@@ -54,7 +54,7 @@ describe('the OpenAPI document', () => {
     expect(classes.length).toBeGreaterThan(10);
     for (const type of classes) {
       expect(documented).toContain(type.code);
-      expect(ERROR_CODES[type.code as ErrorCode].status).toBe(type.status);
+      expect(ERROR_CODES[type.code].status).toBe(PROBLEM_TYPES[type.code].status);
     }
   });
 

@@ -1,51 +1,49 @@
 import { z } from 'zod';
-import { MAX_BASE_URL_LENGTH } from '../../functions/config.ts';
-import { MAX_LINE_ITEM_NAME_LENGTH, MAX_LINE_ITEMS, MAX_QUANTITY } from '../../functions/domain/amount.ts';
-import { MAX_DISPLAY_NAME_LENGTH, MAX_EMAIL_LENGTH } from '../../functions/domain/checkout-settings.ts';
-import { PROVIDERS } from '../../functions/domain/connection.ts';
-import { HEALTH_STATUSES } from '../../functions/domain/connection-health.ts';
-import type { ErrorClass as ErrorClassShape } from '../../functions/domain/errors.ts';
-import * as errors from '../../functions/domain/errors.ts';
-import { type IdPrefix, idPattern, maxIdLength } from '../../functions/domain/ids.ts';
-import { MAX_LOCALE_LENGTH } from '../../functions/domain/locale.ts';
-import { MAX_AMOUNT_VALUE_LENGTH } from '../../functions/domain/money.ts';
-import { FAILURE_CODES, PAYMENT_STATES } from '../../functions/domain/payment.ts';
+import { MAX_BASE_URL_LENGTH } from '../config.ts';
+import { MAX_LINE_ITEM_NAME_LENGTH, MAX_LINE_ITEMS, MAX_QUANTITY } from '../domain/amount.ts';
+import { MAX_DISPLAY_NAME_LENGTH, MAX_EMAIL_LENGTH } from '../domain/checkout-settings.ts';
+import { PROVIDERS } from '../domain/connection.ts';
+import { HEALTH_STATUSES } from '../domain/connection-health.ts';
+import { type IdPrefix, idPattern, maxIdLength } from '../domain/ids.ts';
+import { MAX_LOCALE_LENGTH } from '../domain/locale.ts';
+import { MAX_AMOUNT_VALUE_LENGTH } from '../domain/money.ts';
+import { FAILURE_CODES, PAYMENT_STATES } from '../domain/payment.ts';
 import {
   EVENT_TYPES,
   LINK_STATUSES,
   MAX_PAYMENTS_PER_LINK,
   REFUND_STATUSES,
-} from '../../functions/domain/payment-link.ts';
-import { PAYMENT_METHODS } from '../../functions/domain/payment-methods.ts';
-import { MODES } from '../../functions/domain/principal.ts';
-import { MAX_FAILURE_MESSAGE_LENGTH, MAX_REFUNDS_PER_LINK } from '../../functions/domain/refund.ts';
-import { MAX_URL_LENGTH } from '../../functions/domain/urls.ts';
-import { ATTEMPTS_KEPT, EVENT_STATUSES } from '../../functions/domain/webhook.ts';
+} from '../domain/payment-link.ts';
+import { PAYMENT_METHODS } from '../domain/payment-methods.ts';
+import { MODES } from '../domain/principal.ts';
+import { MAX_FAILURE_MESSAGE_LENGTH, MAX_REFUNDS_PER_LINK } from '../domain/refund.ts';
+import { MAX_URL_LENGTH } from '../domain/urls.ts';
+import { ATTEMPTS_KEPT, EVENT_STATUSES } from '../domain/webhook.ts';
 import {
   ALL_EVENTS,
   ENDPOINT_EVENT_TYPES,
   ENDPOINT_STATUSES,
   MAX_WEBHOOK_ENDPOINTS,
   SUBSCRIBABLE_EVENT_TYPES,
-} from '../../functions/domain/webhook-endpoint.ts';
-import { MAX_CURSOR_LENGTH, MAX_LIST_LIMIT } from '../../functions/http/list-query.ts';
-import { MAX_BODY_BYTES } from '../../functions/http/request-body.ts';
+} from '../domain/webhook-endpoint.ts';
+import { MAX_CURSOR_LENGTH, MAX_LIST_LIMIT } from './list-query.ts';
+import { type ErrorCode, PROBLEM_TYPES, problemTypeUri } from './problem-types.ts';
+import { MAX_BODY_BYTES } from './request-body.ts';
 import {
   MAX_DESCRIPTION_LENGTH,
   MAX_METADATA_KEY_LENGTH,
   MAX_METADATA_KEYS,
   MAX_METADATA_VALUE_LENGTH,
   MAX_TIMESTAMP_LENGTH,
-} from '../../functions/http/schemas.ts';
-import {
-  MAX_ENABLED_EVENTS,
-  MAX_ENDPOINT_DESCRIPTION_LENGTH,
-} from '../../functions/http/webhook-endpoint-schemas.ts';
+} from './schemas.ts';
+import { MAX_ENABLED_EVENTS, MAX_ENDPOINT_DESCRIPTION_LENGTH } from './webhook-endpoint-schemas.ts';
 
 /**
  * Response schemas: they document what the API returns (docs/openapi.json) and the API tests validate real
- * responses against the generated document, so these cannot drift from the handlers either. Build time only,
- * so they use classic zod; a schema with a `meta` id is a component of the document (`#/components/schemas`).
+ * responses against the generated document, so these cannot drift from the handlers either. The handlers take
+ * only their types (`import type`, resources.ts), so they use classic zod and add nothing to a Lambda bundle
+ * (test/unit/import-boundaries.test.ts checks this); lib/openapi/ builds the document from them. A schema with
+ * a `meta` id is a component of the document (`#/components/schemas`).
  */
 const timestamp = (description: string) => z.iso.datetime().max(MAX_TIMESTAMP_LENGTH).meta({ description });
 const nullableTimestamp = (description: string) =>
@@ -271,9 +269,7 @@ export const RedeliverySchema = z
   .strictObject({ id: EventId, status: z.literal('pending') })
   .meta({ id: 'Redelivery', title: 'A queued redelivery' });
 
-type ErrorClass = Extract<(typeof errors)[keyof typeof errors], ErrorClassShape>;
-/** Every `code` a problem may carry: read off the error classes (functions/domain/errors.ts). */
-export type ErrorCode = ErrorClass['code'];
+export type { ErrorCode };
 
 /** What each code means to a client; a new error class fails the type check until it is described here. */
 const MEANINGS: Record<ErrorCode, string> = {
@@ -297,21 +293,17 @@ const MEANINGS: Record<ErrorCode, string> = {
     'A service we depend on throttled us or did not answer; retry after `Retry-After` (idempotent requests are safe to retry).',
 };
 
-const isErrorClass = (value: unknown): value is ErrorClass =>
-  typeof value === 'function' && value.prototype instanceof errors.ServiceError && 'code' in value;
-
-/** Each code with its HTTP status and meaning, by status, then code. */
+/** Each code with its HTTP status (the one table, problem-types.ts) and meaning, by status, then code. */
 export const ERROR_CODES = Object.fromEntries(
-  Object.values(errors)
-    .filter(isErrorClass)
-    .sort((a, b) => a.status - b.status || a.code.localeCompare(b.code))
-    .map((type) => [type.code, { status: type.status, meaning: MEANINGS[type.code] }]),
+  (Object.keys(PROBLEM_TYPES) as ErrorCode[])
+    .sort((a, b) => PROBLEM_TYPES[a].status - PROBLEM_TYPES[b].status || a.localeCompare(b))
+    .map((code) => [code, { status: PROBLEM_TYPES[code].status, meaning: MEANINGS[code] }]),
 ) as Record<ErrorCode, { status: number; meaning: string }>;
 
 export const ProblemSchema = z
   .strictObject({
     type: z
-      .enum(Object.keys(ERROR_CODES).map((code) => `/problems/${code}`) as [string, ...string[]])
+      .enum((Object.keys(ERROR_CODES) as ErrorCode[]).map(problemTypeUri) as [string, ...string[]])
       .meta({ description: '`/problems/<code>`, documented in docs/api.md.' }),
     title: z.string(),
     status: int32(400, 599),
