@@ -95,12 +95,7 @@ export class PaymentLinksStack extends Stack {
     });
     this.api.addRoutes(this.functions);
 
-    for (const schedule of schedules) {
-      new Rule(this, `${toConstructId(schedule.handler)}Schedule`, {
-        schedule: Schedule.rate(Duration.minutes(schedule.everyMinutes)),
-        targets: [new LambdaFunction(this.functions.get(schedule.handler), { retryAttempts: 2 })],
-      });
-    }
+    this.scheduleFunctions();
 
     new WebhookDelivery(this, 'WebhookDelivery', {
       events: this.events,
@@ -112,14 +107,45 @@ export class PaymentLinksStack extends Stack {
     dashboard.addAlarmStatus(this.node.findAll().filter((node): node is Alarm => node instanceof Alarm));
     new AlarmNotifications(this, 'AlarmNotifications', props.alarmNotifications ?? {});
 
-    new CfnOutput(this, 'BaseUrl', { value: publicBase, description: 'Base URL of the merchant API' });
-    new CfnOutput(this, 'CheckoutBase', { value: checkoutBase, description: 'Base of every checkout_url' });
+    this.addOutputs({
+      publicBase,
+      checkoutBase,
+      pspSecretPrefix: checkoutSecrets.pspSecretPrefix,
+      signingKey,
+    });
+  }
+
+  /** Runs each scheduled function of the route table (lib/routes.ts) at its rate. */
+  private scheduleFunctions(): void {
+    for (const schedule of schedules) {
+      new Rule(this, `${toConstructId(schedule.handler)}Schedule`, {
+        schedule: Schedule.rate(Duration.minutes(schedule.everyMinutes)),
+        targets: [new LambdaFunction(this.functions.get(schedule.handler), { retryAttempts: 2 })],
+      });
+    }
+  }
+
+  /** The stack's outputs: where the API and its checkout pages are, and what `npm run keys` needs. */
+  private addOutputs(outputs: {
+    publicBase: string;
+    checkoutBase: string;
+    pspSecretPrefix: string;
+    signingKey: SigningKey;
+  }): void {
+    new CfnOutput(this, 'BaseUrl', {
+      value: outputs.publicBase,
+      description: 'Base URL of the merchant API',
+    });
+    new CfnOutput(this, 'CheckoutBase', {
+      value: outputs.checkoutBase,
+      description: 'Base of every checkout_url',
+    });
     new CfnOutput(this, 'PspSecretPrefix', {
-      value: checkoutSecrets.pspSecretPrefix,
+      value: outputs.pspSecretPrefix,
       description: 'Stripe credentials go in <prefix>stripe/<account>/<mode> (docs/checkout.md)',
     });
     new CfnOutput(this, 'SigningKeyArn', {
-      value: signingKey.key.keyArn,
+      value: outputs.signingKey.key.keyArn,
       description: 'For npm run keys --signing-key: the KMS key webhook signing secrets are sealed with',
     });
     new CfnOutput(this, 'TableName', {

@@ -182,48 +182,71 @@ export function settleRefund(
     ...current,
     status: outcome.status,
     provider_reference: providerReference,
-    failure:
-      outcome.status === 'failed'
-        ? {
-            code: 'refund_failed',
-            message: (outcome.failureMessage ?? 'The payment service provider refused the refund.').slice(
-              0,
-              MAX_FAILURE_MESSAGE_LENGTH,
-            ),
-          }
-        : null,
+    failure: outcome.status === 'failed' ? refundFailure(outcome.failureMessage) : null,
     updated_at: now.toISOString(),
   };
+  const updated = refunds.map((existing) => (existing.id === refundId ? refund : existing));
+  if (outcome.status === 'pending') {
+    return { kind: 'reference', link: { ...link, refunds: updated, version: link.version + 1 } };
+  }
   const after: PaymentLink = {
     ...link,
-    refunds: refunds.map((existing) => (existing.id === refundId ? refund : existing)),
+    refunds: updated,
+    ...movedTotals(link, current.payment_id, settledDelta(current.amount, outcome.status, reversal)),
   };
-  if (outcome.status === 'pending')
-    return { kind: 'reference', link: { ...after, version: link.version + 1 } };
-  const minor = Number(toMinorUnits(current.amount));
-  const delta = { refunded: 0, reserved: 0 };
-  if (outcome.status === 'succeeded') delta.refunded = minor;
-  else delta.reserved = -minor;
-  if (reversal) delta.refunded = -minor;
-  after.refund_refunded_minor = (link.refund_refunded_minor ?? 0) + delta.refunded;
-  after.refund_reserved_minor = (link.refund_reserved_minor ?? 0) + delta.reserved;
+  const transition = withEvent(link, after, `refund.${outcome.status}`, now, (snapshot) => ({
+    ...refund,
+    payment_link: snapshot,
+  }));
+  return { kind: 'settled', transition, refund, from: current.status };
+}
+
+/** A failed refund's failure, with the PSP's reason when it gave one. */
+function refundFailure(reason: string | null): { code: string; message: string } {
+  const message = reason ?? 'The payment service provider refused the refund.';
+  return { code: 'refund_failed', message: message.slice(0, MAX_FAILURE_MESSAGE_LENGTH) };
+}
+
+/** Minor units a settled refund moves between the totals. */
+interface RefundDelta {
+  refunded: number;
+  reserved: number;
+}
+
+/**
+ * A success counts as refunded what was reserved; a failure frees its reservation, and a reversal (a failure
+ * after a success) also takes back what was counted as refunded.
+ */
+function settledDelta(amount: Amount, status: RefundStatus, reversal: boolean): RefundDelta {
+  const minor = Number(toMinorUnits(amount));
+  if (status === 'succeeded') return { refunded: minor, reserved: 0 };
+  return { refunded: reversal ? -minor : 0, reserved: -minor };
+}
+
+/** The link's refund totals moved by `delta`, and on a reusable link those of the refund's payment too. */
+function movedTotals(
+  link: PaymentLink,
+  paymentId: string,
+  delta: RefundDelta,
+): Pick<PaymentLink, 'refund_refunded_minor' | 'refund_reserved_minor' | 'paid_payments'> {
+  const totals = {
+    refund_refunded_minor: (link.refund_refunded_minor ?? 0) + delta.refunded,
+    refund_reserved_minor: (link.refund_reserved_minor ?? 0) + delta.reserved,
+  };
   // A reusable link keeps the same totals per payment: the bound of each payment's refunds.
-  const entry = link.paid_payments?.[current.payment_id];
-  if (link.reusable && entry) {
-    after.paid_payments = {
+  const entry = link.paid_payments?.[paymentId];
+  if (!link.reusable || !entry) return totals;
+  return {
+    ...totals,
+    paid_payments: {
       ...link.paid_payments,
       [entry.id]: {
         ...entry,
         refund_refunded_minor: entry.refund_refunded_minor + delta.refunded,
         refund_reserved_minor: entry.refund_reserved_minor + delta.reserved,
       },
-    };
-  }
-  const transition = withEvent(link, after, `refund.${outcome.status}`, now, (snapshot) => ({
-    ...refund,
-    payment_link: snapshot,
-  }));
-  return { kind: 'settled', transition, refund, from: current.status };
+    },
+  };
 }
 
 /** When the sweeper first looks at a newly requested refund: the PSP's own notification usually comes first. */

@@ -8,7 +8,7 @@ import {
 } from '../domain/checkout-settings.ts';
 import { once } from '../once.ts';
 import * as z from '../zod.ts';
-import { urlSchema } from './schemas.ts';
+import { urlSchema } from './field-schemas.ts';
 
 /**
  * `PUT /v1/checkout-settings`: the branding of the key's (account, mode), replaced whole

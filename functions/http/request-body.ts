@@ -42,24 +42,45 @@ const JSON_OR_MERGE_PATCH_MEDIA_TYPE = /^application\/(merge-patch\+)?json\s*(;|
 /** Rejects bytes that are not UTF-8 (one instance per container: creating a decoder costs more than decoding). */
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
-export function parseJsonBody(event: APIGatewayProxyEventV2, mode: BodyMode): unknown {
-  if (mode === 'none') return undefined;
+/** A body as API Gateway passed it: text, or base64 (`bytes`, decoded); `size` in bytes either way. */
+interface ReceivedBody {
+  raw: string;
+  bytes: Buffer | undefined;
+  size: number;
+}
+
+function receivedBody(event: APIGatewayProxyEventV2): ReceivedBody {
   const raw = event.body ?? '';
   const bytes = event.isBase64Encoded ? Buffer.from(raw, 'base64') : undefined;
-  const size = bytes ? bytes.length : Buffer.byteLength(raw, 'utf8');
-  if (mode === 'notification') {
-    if (size > MAX_NOTIFICATION_BODY_BYTES) throw new PayloadTooLargeError(MAX_NOTIFICATION_BODY_BYTES);
-    return bytes ? bytes.toString('utf8') : raw;
-  }
-  if (size > MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
-  if (mode === 'optional-json' && (bytes ? bytes.toString('utf8') : raw).trim() === '') return undefined;
+  return { raw, bytes, size: bytes ? bytes.length : Buffer.byteLength(raw, 'utf8') };
+}
+
+const textOf = (body: ReceivedBody) => (body.bytes ? body.bytes.toString('utf8') : body.raw);
+
+export function parseJsonBody(event: APIGatewayProxyEventV2, mode: BodyMode): unknown {
+  if (mode === 'none') return undefined;
+  const body = receivedBody(event);
+  if (mode === 'notification') return notificationText(body);
+  if (body.size > MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
+  if (mode === 'optional-json' && textOf(body).trim() === '') return undefined;
   const mediaType = mode === 'merge-patch' ? JSON_OR_MERGE_PATCH_MEDIA_TYPE : JSON_MEDIA_TYPE;
   if (!mediaType.test(event.headers['content-type']?.trim() ?? '')) throw new UnsupportedMediaTypeError();
+  return parsedJson(body);
+}
+
+/** A notification's body as text, exactly as received (`notification` mode). */
+function notificationText(body: ReceivedBody): string {
+  if (body.size > MAX_NOTIFICATION_BODY_BYTES) throw new PayloadTooLargeError(MAX_NOTIFICATION_BODY_BYTES);
+  return textOf(body);
+}
+
+/** The JSON value of a body, refused when it is no JSON or nests deeper than `MAX_JSON_DEPTH`. */
+function parsedJson(body: ReceivedBody): unknown {
   let parsed: unknown;
   try {
     // A text body is already a string: no round trip through bytes (toWellFormed() is what that trip did
     // to lone surrogates). A base64 body must be valid UTF-8.
-    parsed = JSON.parse(bytes ? strictUtf8.decode(bytes) : raw.toWellFormed());
+    parsed = JSON.parse(body.bytes ? strictUtf8.decode(body.bytes) : body.raw.toWellFormed());
   } catch {
     throw new InvalidJsonError();
   }

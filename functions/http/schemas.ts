@@ -8,23 +8,18 @@ import {
 } from '../domain/amount.ts';
 import { idPattern } from '../domain/ids.ts';
 import { LOCALE_PATTERN, MAX_LOCALE_LENGTH, PAGE_LANGUAGES } from '../domain/locale.ts';
-import {
-  amountValueProblem,
-  DECIMAL_PATTERN,
-  fractionDigitsProblem,
-  isPayableCurrency,
-  MAX_AMOUNT_VALUE_LENGTH,
-} from '../domain/money.ts';
+import { amountValueProblem, isPayableCurrency } from '../domain/money.ts';
 import { MAX_PAYMENTS_PER_LINK } from '../domain/payment-link.ts';
 import { PAYMENT_METHODS } from '../domain/payment-methods.ts';
 import type { Mode } from '../domain/principal.ts';
-import { MAX_URL_LENGTH, type UrlPolicy, urlProblem } from '../domain/urls.ts';
-import { once } from '../once.ts';
+import type { UrlPolicy } from '../domain/urls.ts';
 import * as z from '../zod.ts';
+import { amountSchema, currencySchema, decimalValueSchema, urlSchema } from './field-schemas.ts';
 
 /**
- * Request schemas: the same zod objects validate requests and generate the OpenAPI document, so the document
- * cannot drift from what is enforced. Objects are strict: an unknown field (say `redirectUrl`) is an error.
+ * Payment link request schemas (the fields they share in field-schemas.ts, refunds in refund-schemas.ts): the
+ * same zod objects validate requests and generate the OpenAPI document, so the document cannot drift from what
+ * is enforced. Objects are strict: an unknown field (say `redirectUrl`) is an error.
  * Built on first use and cached (`createPaymentLinkRequest`), not at import: zod schemas cost time to build.
  */
 export const MAX_DESCRIPTION_LENGTH = 255;
@@ -40,50 +35,6 @@ export const MAX_METADATA_BYTES = 8 * 1024;
 export const MAX_EXPIRY_DAYS = 365;
 /** RFC 3339 to the nanosecond with an offset (`2026-01-31T23:59:59.123456789+01:00`); longer is no timestamp. */
 export const MAX_TIMESTAMP_LENGTH = 35;
-
-/** A decimal string above zero, at most 12 integer digits (its currency's decimals are checked beside it). */
-const decimalValueSchema = (description: string, example: string) =>
-  z.string().check(
-    z.regex(DECIMAL_PATTERN, 'Must be a plain decimal string such as "10.50".'),
-    (ctx) => {
-      const problem = amountValueProblem(ctx.value);
-      if (problem && DECIMAL_PATTERN.test(ctx.value))
-        ctx.issues.push({ code: 'custom', message: problem, input: ctx.value });
-    },
-    z.meta({
-      description,
-      example,
-      // Implied by the checks above; stated for clients and the OpenAPI document.
-      maxLength: MAX_AMOUNT_VALUE_LENGTH,
-    }),
-  );
-
-const currencySchema = () =>
-  z.string().check(
-    z.refine(isPayableCurrency, 'Must be an active ISO 4217 currency code in upper case, such as "EUR".'),
-    // Implied by the refinement (only active ISO 4217 codes pass); stated for the OpenAPI document.
-    z.meta({
-      description: 'ISO 4217 code, upper case.',
-      example: 'EUR',
-      pattern: '^[A-Z]{3}$',
-      maxLength: 3,
-    }),
-  );
-
-const amountSchema = () =>
-  z
-    .strictObject({
-      value: decimalValueSchema(
-        "Decimal string, greater than zero, within the currency's minor units.",
-        '10.50',
-      ),
-      currency: currencySchema(),
-    })
-    .check((ctx) => {
-      const problem = fractionDigitsProblem(ctx.value.value, ctx.value.currency);
-      if (problem)
-        ctx.issues.push({ code: 'custom', message: problem, input: ctx.value.value, path: ['value'] });
-    });
 
 /** `amount_range`: the buyer chooses the amount on our page, within these bounds (functions/domain/amount.ts). */
 const amountRangeSchema = () =>
@@ -149,17 +100,6 @@ const metadataSchema = () =>
         ),
       ),
   );
-
-export function urlSchema(policy: UrlPolicy, description: string) {
-  return z.string().check(
-    z.maxLength(MAX_URL_LENGTH),
-    (ctx) => {
-      const problem = urlProblem(ctx.value, policy);
-      if (problem) ctx.issues.push({ code: 'custom', message: problem, input: ctx.value });
-    },
-    z.meta({ format: 'uri', description }),
-  );
-}
 
 /** The fields a merchant sets on a link, on creation and on update alike (same rules, same messages). */
 function linkFieldSchemas(policy: UrlPolicy) {
@@ -425,32 +365,3 @@ function cachedPerPolicy<T>(
   }
   return schema;
 }
-
-/**
- * `POST /v1/payment-links/{id}/refunds`: no body (or `{}`) refunds all that remains; `amount` refunds part.
- * `payment_id` names the payment refunded: required for a reusable link (docs/api.md#reusable-links).
- */
-export const createRefundRequest = /* @__PURE__ */ once(() =>
-  z.optional(
-    z.strictObject({
-      payment_id: z.optional(
-        z.string().check(
-          z.regex(idPattern('pay'), 'Must be a payment id (pay_...).'),
-          z.maxLength(67),
-          z.meta({
-            description:
-              "The succeeded payment to refund (GET .../payments lists them). Required for a reusable link; a single-use link's own payment by default.",
-          }),
-        ),
-      ),
-      amount: z.optional(
-        amountSchema().check(
-          z.meta({
-            description:
-              'At most what remains to be refunded of the payment, in the currency of the payment.',
-          }),
-        ),
-      ),
-    }),
-  ),
-);

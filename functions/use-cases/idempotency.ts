@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { IdempotencyInProgressError, IdempotencyKeyReusedError } from '../domain/errors.ts';
 import { logger } from '../logger.ts';
-import type { IdempotencyScope, IdempotencyStore, StoredResponse } from '../ports/idempotency-store.ts';
+import type {
+  IdempotencyRecord,
+  IdempotencyScope,
+  IdempotencyStore,
+  StoredResponse,
+} from '../ports/idempotency-store.ts';
 
 /** Keys of 1 to 255 characters, kept 24 hours (docs/api.md#idempotency). */
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
@@ -35,6 +40,26 @@ export async function runIdempotently(
   execute: () => Promise<{ response: StoredResponse; keep: boolean }>,
 ): Promise<{ response: StoredResponse; replayed: boolean }> {
   const token = randomUUID();
+  const replay = await claimKey(deps, scope, fingerprint, token);
+  if (replay) return { response: replay, replayed: true };
+  const { response, keep } = await execute();
+  try {
+    if (keep) await deps.store.complete(scope, token, response);
+    else await deps.store.release(scope, token);
+  } catch (error) {
+    // The work is done: answer it. The key stays in progress until its lock lapses.
+    logger.error('Idempotency record not updated', { error });
+  }
+  return { response, replayed: false };
+}
+
+/** Claims the key for the request holding `token`; the response to replay when a completed request holds it. */
+async function claimKey(
+  deps: IdempotencyDependencies,
+  scope: IdempotencyScope,
+  fingerprint: string,
+  token: string,
+): Promise<StoredResponse | undefined> {
   for (let attempt = 1; ; attempt++) {
     const now = deps.now();
     const claim = await deps.store.claim(
@@ -48,25 +73,16 @@ export async function runIdempotently(
       },
       now,
     );
-    if (claim.claimed) break;
-    const { existing } = claim;
-    if (existing) {
-      if (existing.fingerprint !== fingerprint) throw new IdempotencyKeyReusedError();
-      if (existing.status === 'completed' && existing.response) {
-        return { response: existing.response, replayed: true };
-      }
-    }
-    // In progress, or released between our write and our read: retry the claim, then give up.
-    if (existing || attempt >= CLAIM_ATTEMPTS) throw new IdempotencyInProgressError();
+    if (claim.claimed) return undefined;
+    if (claim.existing) return replayOf(claim.existing, fingerprint);
+    // Released between our write and our read: retry the claim, then give up.
+    if (attempt >= CLAIM_ATTEMPTS) throw new IdempotencyInProgressError();
   }
+}
 
-  const { response, keep } = await execute();
-  try {
-    if (keep) await deps.store.complete(scope, token, response);
-    else await deps.store.release(scope, token);
-  } catch (error) {
-    // The work is done: answer it. The key stays in progress until its lock lapses.
-    logger.error('Idempotency record not updated', { error });
-  }
-  return { response, replayed: false };
+/** The stored response of a key another request holds: only one that completed with the same fingerprint. */
+function replayOf(existing: IdempotencyRecord, fingerprint: string): StoredResponse {
+  if (existing.fingerprint !== fingerprint) throw new IdempotencyKeyReusedError();
+  if (existing.status === 'completed' && existing.response) return existing.response;
+  throw new IdempotencyInProgressError();
 }

@@ -68,24 +68,42 @@ function readBody(request: IncomingMessage): Promise<Buffer> {
 /** Bodies API Gateway (HTTP API) passes as text; it base64-encodes every other content type. */
 const TEXT_TYPES = /^(text\/|application\/(json|xml|javascript)\b)/i;
 
+/** The request's headers as API Gateway passes them: lower-cased, repeated ones comma-joined, cookies apart. */
+function eventHeaders(request: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value !== undefined && name !== 'cookie')
+      headers[name] = Array.isArray(value) ? value.join(',') : value;
+  }
+  return headers;
+}
+
+/** The query string's parameters, repeated ones comma-joined; none without a query string. */
+function queryParameters(url: URL): Record<string, string> | undefined {
+  if (!url.searchParams.size) return undefined;
+  return Object.fromEntries(
+    [...new Set(url.searchParams.keys())].map((key) => [key, url.searchParams.getAll(key).join(',')]),
+  );
+}
+
+/** The body as text for a text content type, base64 for any other; none when empty. */
+function eventBody(
+  body: Buffer,
+  contentType: string | undefined,
+): Pick<APIGatewayProxyEventV2, 'body' | 'isBase64Encoded'> {
+  if (!body.length) return { body: undefined, isBase64Encoded: false };
+  const isText = TEXT_TYPES.test(contentType ?? '');
+  return { body: body.toString(isText ? 'utf8' : 'base64'), isBase64Encoded: !isText };
+}
+
 /** Payload format 2.0, shaped like what API Gateway sends (headers lower-cased and comma-joined). */
 export async function toApiGatewayEvent(
   request: IncomingMessage,
   url: URL,
   route: MatchedRoute,
 ): Promise<APIGatewayProxyEventV2> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (value !== undefined && name !== 'cookie')
-      headers[name] = Array.isArray(value) ? value.join(',') : value;
-  }
+  const headers = eventHeaders(request);
   const body = await readBody(request);
-  const isText = TEXT_TYPES.test(headers['content-type'] ?? '');
-  const query = url.searchParams.size
-    ? Object.fromEntries(
-        [...new Set(url.searchParams.keys())].map((key) => [key, url.searchParams.getAll(key).join(',')]),
-      )
-    : undefined;
   const now = new Date();
   return {
     version: '2.0',
@@ -94,7 +112,7 @@ export async function toApiGatewayEvent(
     rawQueryString: url.search.slice(1),
     cookies: request.headers.cookie?.split(/;\s*/),
     headers,
-    queryStringParameters: query,
+    queryStringParameters: queryParameters(url),
     pathParameters: route.pathParameters,
     requestContext: {
       accountId: '000000000000',
@@ -114,8 +132,7 @@ export async function toApiGatewayEvent(
       time: now.toUTCString(),
       timeEpoch: now.getTime(),
     },
-    body: body.length ? (isText ? body.toString('utf8') : body.toString('base64')) : undefined,
-    isBase64Encoded: body.length > 0 && !isText,
+    ...eventBody(body, headers['content-type']),
   };
 }
 

@@ -61,6 +61,23 @@ export interface BundledHandlers {
 type Pending = { name: HandlerName; resolve: (result: unknown) => void; reject: (error: Error) => void };
 
 /**
+ * A new container of the function `name` running its bundle `file`, with the function's environment (see
+ * `bundledHandlers`), its output handed to `onOutput`.
+ */
+function forkContainer(name: HandlerName, file: string, options: BundledHandlersOptions): ChildProcess {
+  const { NODE_OPTIONS: _inherited, ...environment } = process.env;
+  const child = fork(join(import.meta.dirname, 'lambda-runtime.ts'), [file], {
+    execArgv: options.execArgv ?? [],
+    env: { ...environment, ...lambdaEnvironment, AWS_LAMBDA_FUNCTION_NAME: name },
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+  });
+  const output = options.onOutput ?? ((_, stream, chunk) => process[stream].write(chunk));
+  child.stdout?.on('data', (chunk: Buffer) => output(name, 'stdout', chunk));
+  child.stderr?.on('data', (chunk: Buffer) => output(name, 'stderr', chunk));
+  return child;
+}
+
+/**
  * Runs each function from its bundle in a container of its own (lib/local/lambda-runtime.ts), started on the
  * first invocation with the function's environment: this process's configuration (what the local stack sets,
  * the same variables the CDK stack gives every function) plus `lambdaEnvironment`, and no inherited
@@ -77,15 +94,7 @@ export function bundledHandlers(bundles: BundleFiles, options: BundledHandlersOp
   const start = (name: HandlerName): Promise<ChildProcess> => {
     const file = bundles.get(name);
     if (!file) return Promise.reject(new Error(`No bundle for ${name}`));
-    const { NODE_OPTIONS: _inherited, ...environment } = process.env;
-    const child = fork(join(import.meta.dirname, 'lambda-runtime.ts'), [file], {
-      execArgv: options.execArgv ?? [],
-      env: { ...environment, ...lambdaEnvironment, AWS_LAMBDA_FUNCTION_NAME: name },
-      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-    });
-    const output = options.onOutput ?? ((_, stream, chunk) => process[stream].write(chunk));
-    child.stdout?.on('data', (chunk: Buffer) => output(name, 'stdout', chunk));
-    child.stderr?.on('data', (chunk: Buffer) => output(name, 'stderr', chunk));
+    const child = forkContainer(name, file, options);
     return new Promise((resolve, reject) => {
       child.on('message', (message: RuntimeMessage) => {
         if (message.type === 'ready') resolve(child);

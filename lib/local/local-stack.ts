@@ -99,23 +99,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const server = createServer();
   const baseUrl = await listen(server, options.port, host);
   const checkoutBase = `${baseUrl}/checkout`;
-  const restoreEnvironment = setFunctionEnvironment({
-    AWS_ENDPOINT_URL_DYNAMODB: services.dynamodb.endpoint,
-    AWS_ENDPOINT_URL_SQS: services.sqs.endpoint,
-    EVENTS_QUEUE_URL: services.eventsQueue.queueUrl,
-    EVENTS_DEAD_LETTER_QUEUE_URL: services.eventsDeadLetterQueue.queueUrl,
-    TABLE_NAME: LOCAL_TABLE_NAME,
-    BASE_URL: baseUrl,
-    CHECKOUT_BASE: checkoutBase,
-    ALLOW_PRIVATE_TARGETS: 'true',
-    // The metrics' EMF lines go to stdout as on Lambda, where CloudWatch would read them.
-    POWERTOOLS_METRICS_NAMESPACE: 'PaymentLinks-local',
-    ...(options.webhookRetryScheduleMs && {
-      WEBHOOK_RETRY_SCHEDULE_MS: options.webhookRetryScheduleMs.join(','),
-    }),
-    ...prepareLocalSecrets(options.dataDir),
-    ...options.environment,
-  });
+  const restoreEnvironment = setFunctionEnvironment(
+    functionEnvironment(services, { baseUrl, checkoutBase }, options),
+  );
 
   enforceFunctionPermissions();
   const faults = options.faults && new FaultInjector(options.faults);
@@ -164,6 +150,31 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       // Built again for the environment now current (an earlier stack's, if one still runs in this process).
       startNewContainer();
     },
+  };
+}
+
+/** The functions' environment (functions/config.ts) on this stack: its servers, its URLs and the options'. */
+function functionEnvironment(
+  services: Awaited<ReturnType<typeof startEmbeddedServices>>,
+  { baseUrl, checkoutBase }: { baseUrl: string; checkoutBase: string },
+  options: LocalStackOptions,
+): Record<string, string> {
+  return {
+    AWS_ENDPOINT_URL_DYNAMODB: services.dynamodb.endpoint,
+    AWS_ENDPOINT_URL_SQS: services.sqs.endpoint,
+    EVENTS_QUEUE_URL: services.eventsQueue.queueUrl,
+    EVENTS_DEAD_LETTER_QUEUE_URL: services.eventsDeadLetterQueue.queueUrl,
+    TABLE_NAME: LOCAL_TABLE_NAME,
+    BASE_URL: baseUrl,
+    CHECKOUT_BASE: checkoutBase,
+    ALLOW_PRIVATE_TARGETS: 'true',
+    // The metrics' EMF lines go to stdout as on Lambda, where CloudWatch would read them.
+    POWERTOOLS_METRICS_NAMESPACE: 'PaymentLinks-local',
+    ...(options.webhookRetryScheduleMs && {
+      WEBHOOK_RETRY_SCHEDULE_MS: options.webhookRetryScheduleMs.join(','),
+    }),
+    ...prepareLocalSecrets(options.dataDir),
+    ...options.environment,
   };
 }
 

@@ -72,29 +72,40 @@ async function pollLoop(
     const idle = onlyWithBacklog !== undefined && Date.now() > onlyWithBacklog.backlogUntil;
     if (idle) await new Promise((resolve) => setTimeout(resolve, IDLE_LOOK_MS));
     if (signal.aborted) return;
-    let messages: Message[];
-    try {
-      const received = await options.client.send(
-        new ReceiveMessageCommand({
-          QueueUrl: options.queueUrl,
-          MaxNumberOfMessages: options.batchSize,
-          WaitTimeSeconds: idle ? 0 : (options.waitTimeSeconds ?? 1),
-          MessageSystemAttributeNames: ['All'],
-          MessageAttributeNames: ['All'],
-        }),
-        { abortSignal: signal },
-      );
-      messages = received.Messages ?? [];
-    } catch (error) {
-      if (signal.aborted) return;
-      console.error(`${options.functionName}: receive failed`, error);
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-      continue;
-    }
+    const messages = await receiveBatch(options, signal, idle);
     if (!messages.length) continue;
     options.onReceive?.(messages);
     if (messages.length >= options.batchSize) scaling.backlogUntil = Date.now() + SCALE_DOWN_MS;
     await invoke(options, messages);
+  }
+}
+
+/**
+ * One receive, a long poll unless `idle`: the messages, or none when it failed (logged, then a pause) or was
+ * stopped.
+ */
+async function receiveBatch(
+  options: SqsPollerOptions,
+  signal: AbortSignal,
+  idle: boolean,
+): Promise<Message[]> {
+  try {
+    const received = await options.client.send(
+      new ReceiveMessageCommand({
+        QueueUrl: options.queueUrl,
+        MaxNumberOfMessages: options.batchSize,
+        WaitTimeSeconds: idle ? 0 : (options.waitTimeSeconds ?? 1),
+        MessageSystemAttributeNames: ['All'],
+        MessageAttributeNames: ['All'],
+      }),
+      { abortSignal: signal },
+    );
+    return received.Messages ?? [];
+  } catch (error) {
+    if (signal.aborted) return [];
+    console.error(`${options.functionName}: receive failed`, error);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    return [];
   }
 }
 

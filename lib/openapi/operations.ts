@@ -3,18 +3,7 @@ import type { oas31 } from 'zod-openapi';
 import { checkoutSettingsRequest } from '../../functions/http/checkout-settings-schemas.ts';
 import { listEventsQuery } from '../../functions/http/events-query.ts';
 import { listPaymentLinksQuery } from '../../functions/http/list-query.ts';
-import { routingRequest } from '../../functions/http/routing-schemas.ts';
-import {
-  createPaymentLinkRequest,
-  createRefundRequest,
-  updatePaymentLinkRequest,
-} from '../../functions/http/schemas.ts';
-import { emptyRequest } from '../../functions/http/validate.ts';
-import {
-  createWebhookEndpointRequest,
-  recoverRequest,
-  updateWebhookEndpointRequest,
-} from '../../functions/http/webhook-endpoint-schemas.ts';
+import { createRefundRequest } from '../../functions/http/refund-schemas.ts';
 import {
   CheckoutSettingsSchema,
   DeletedWebhookEndpointSchema,
@@ -39,7 +28,15 @@ import {
   WebhookEndpointListSchema,
   WebhookEndpointSchema,
   WebhookEndpointWithHealthSchema,
-} from './response-schemas.ts';
+} from '../../functions/http/response-schemas.ts';
+import { routingRequest } from '../../functions/http/routing-schemas.ts';
+import { createPaymentLinkRequest, updatePaymentLinkRequest } from '../../functions/http/schemas.ts';
+import { emptyRequest } from '../../functions/http/validate.ts';
+import {
+  createWebhookEndpointRequest,
+  recoverRequest,
+  updateWebhookEndpointRequest,
+} from '../../functions/http/webhook-endpoint-schemas.ts';
 
 /**
  * One operation of the merchant API: what an integrator reads in docs/api.md and docs/openapi.json.
@@ -65,7 +62,7 @@ export interface OperationSpec {
   success: {
     status: number;
     description: string;
-    /** A response schema of response-schemas.ts (those with a `meta` id are components), or a JSON Schema. */
+    /** A schema of functions/http/response-schemas.ts (a `meta` id makes it a component) or a JSON Schema. */
     schema: z.core.$ZodType | Record<string, unknown>;
     /** Response headers of this operation (the rate-limit and idempotency ones are added). */
     headers?: oas31.HeadersObject;

@@ -6,6 +6,7 @@ import { ENDPOINT_EVENT_TYPES, MAX_WEBHOOK_ENDPOINTS } from '../../functions/dom
 import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from '../../functions/http/idempotency.ts';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from '../../functions/http/list-query.ts';
 import { MAX_BODY_BYTES } from '../../functions/http/request-body.ts';
+import { ERROR_CODES } from '../../functions/http/response-schemas.ts';
 import { DEFAULT_RATE_LIMIT } from '../../functions/ports/rate-limiter.ts';
 import {
   IDEMPOTENCY_KEY_TTL_HOURS,
@@ -14,7 +15,6 @@ import {
 } from '../../functions/use-cases/idempotency.ts';
 import { errorsByStatus, openApiDocument } from './document.ts';
 import { type OperationSpec, operations } from './operations.ts';
-import { ERROR_CODES } from './response-schemas.ts';
 
 /**
  * Renders docs/api.md: the prose of api-reference.template.md with its `{{name}}` slots filled, the tables
@@ -128,25 +128,37 @@ function typeOf(schema: Schema): string {
   return schema.type ?? 'any';
 }
 
+/** The constraints of a field, of each of its variants (`anyOf`) in turn, as the notes column states them. */
 function constraintsOf(schema: Schema): string[] {
+  return [schema, ...(schema.anyOf ?? [])].flatMap(variantConstraints);
+}
+
+function variantConstraints(variant: Schema): string[] {
+  const parts = [...valueConstraints(variant), ...recordConstraints(variant)];
+  if (variant.default !== undefined) parts.push(`default ${JSON.stringify(variant.default)}`);
+  return parts;
+}
+
+/** A string's or a number's own constraints: its format, length, bounds and pattern. */
+function valueConstraints(variant: Schema): string[] {
   const parts: string[] = [];
-  for (const variant of [schema, ...(schema.anyOf ?? [])]) {
-    if (variant.format) parts.push(`format ${variant.format}`);
-    if (variant.minLength !== undefined && variant.maxLength !== undefined)
-      parts.push(`${variant.minLength}–${variant.maxLength} characters`);
-    else if (variant.maxLength !== undefined) parts.push(`at most ${variant.maxLength} characters`);
-    if (variant.minimum !== undefined) parts.push(`≥ ${variant.minimum}`);
-    if (variant.maximum !== undefined) parts.push(`≤ ${variant.maximum}`);
-    if (variant.pattern && variant.format !== 'date-time') parts.push(`pattern \`${variant.pattern}\``);
-    if (variant.propertyNames?.maxLength !== undefined)
-      parts.push(
-        `keys ${variant.propertyNames.minLength ?? 0}–${variant.propertyNames.maxLength} characters`,
-      );
-    const values =
-      typeof variant.additionalProperties === 'object' ? variant.additionalProperties : undefined;
-    if (values?.maxLength !== undefined) parts.push(`values at most ${values.maxLength} characters`);
-    if (variant.default !== undefined) parts.push(`default ${JSON.stringify(variant.default)}`);
-  }
+  if (variant.format) parts.push(`format ${variant.format}`);
+  if (variant.minLength !== undefined && variant.maxLength !== undefined)
+    parts.push(`${variant.minLength}–${variant.maxLength} characters`);
+  else if (variant.maxLength !== undefined) parts.push(`at most ${variant.maxLength} characters`);
+  if (variant.minimum !== undefined) parts.push(`≥ ${variant.minimum}`);
+  if (variant.maximum !== undefined) parts.push(`≤ ${variant.maximum}`);
+  if (variant.pattern && variant.format !== 'date-time') parts.push(`pattern \`${variant.pattern}\``);
+  return parts;
+}
+
+/** A record's constraints on its keys and on its values. */
+function recordConstraints(variant: Schema): string[] {
+  const parts: string[] = [];
+  if (variant.propertyNames?.maxLength !== undefined)
+    parts.push(`keys ${variant.propertyNames.minLength ?? 0}–${variant.propertyNames.maxLength} characters`);
+  const values = typeof variant.additionalProperties === 'object' ? variant.additionalProperties : undefined;
+  if (values?.maxLength !== undefined) parts.push(`values at most ${values.maxLength} characters`);
   return parts;
 }
 

@@ -3,7 +3,6 @@ import {
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
-  QueryCommand,
   UpdateCommand,
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
@@ -20,8 +19,10 @@ import {
   type WebhookEvent,
 } from '../../domain/webhook.ts';
 import type { EventKey, EventRepository, FeedQuery, OutboxEntry } from '../../ports/event-repository.ts';
-import { eventDataOf, storedEventData } from './event-data.ts';
-import { allItems, itemsByKey, itemsOfIndexEntries, itemsOfShards } from './query.ts';
+import { storedEventData } from './event-data.ts';
+import { eventFeed, eventFeedSince } from './event-feed.ts';
+import { toStoredEvent } from './event-items.ts';
+import { allItems, itemsByKey, itemsOfShards, type TableIndexRef } from './query.ts';
 import {
   currentIndexNames,
   endpointKeys,
@@ -31,7 +32,6 @@ import {
   OUTBOX_ATTRIBUTES,
   outboxKeys,
   tableSchema,
-  withoutKeys,
 } from './table-schema.ts';
 
 /** Runs a conditional update; false when its condition did not hold. */
@@ -50,12 +50,6 @@ async function conditionally(client: DynamoDBDocumentClient, input: UpdateComman
  * handful of attempts of one event at the same moment is already more than duplicates produce.
  */
 const LOG_WRITE_ROUNDS = 5;
-
-/** The event in an item, with its outbox due time (the part of `gsi2sk` before the id) while it has one. */
-function toStoredEvent(item: Record<string, unknown>): StoredEvent {
-  const event = { ...withoutKeys<StoredEvent>(item), data: eventDataOf(item.data) } as StoredEvent;
-  return typeof item.gsi2sk === 'string' ? { ...event, outbox_due: item.gsi2sk.split('#')[0] } : event;
-}
 
 const keyOf = (ref: EventKey) => `${ref.mode}#${ref.id}#${ref.endpoint_id ?? ''}`;
 
@@ -90,19 +84,17 @@ const freshDelivery = (id: string, dueAt: Date) => ({
   round_attempts: 0,
 });
 
-/** Index pages a filtered feed page reads at most before it answers with what it found. */
-const FEED_PAGES = 10;
-
 export class DynamoEventRepository implements EventRepository {
   private readonly client: DynamoDBDocumentClient;
   private readonly tableName: string;
 
-  private readonly timelinesIndex: string;
+  /** The timelines index, which lists an account's events (the feed). */
+  private readonly timelines: TableIndexRef;
 
   constructor(client: DynamoDBDocumentClient, tableName: string, indexes: IndexNames = currentIndexNames) {
     this.client = client;
     this.tableName = tableName;
-    this.timelinesIndex = indexes.timelines;
+    this.timelines = { client, tableName, indexName: indexes.timelines };
   }
 
   async get(id: string, mode: Mode, endpointId?: string): Promise<StoredEvent | undefined> {
@@ -342,91 +334,22 @@ export class DynamoEventRepository implements EventRepository {
     };
   }
 
-  async feed(
+  feed(
     account: string,
     mode: Mode,
     query: FeedQuery,
   ): Promise<{ events: StoredEvent[]; next: string | undefined }> {
-    if (query.before !== undefined && query.before <= query.from) return { events: [], next: undefined };
-    const filters: string[] = [];
-    const names: Record<string, string> = {};
-    const values: Record<string, unknown> = {
-      ':pk': keys.eventFeed(account, mode),
-      ':from': query.from,
-      ':before': query.before ?? '~',
-    };
-    if (query.type) {
-      filters.push('#type = :type');
-      names['#type'] = 'type';
-      values[':type'] = query.type;
-    }
-    if (query.linkId) {
-      filters.push('link_id = :link');
-      values[':link'] = query.linkId;
-    }
-    // The index lists which events (and holds the filters' attributes); the events are then read by key.
-    const entries: Record<string, unknown>[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    for (let page = 0; page < FEED_PAGES; page++) {
-      const result = await this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          IndexName: this.timelinesIndex,
-          KeyConditionExpression: 'gsi3pk = :pk AND gsi3sk BETWEEN :from AND :before',
-          ...(filters.length && { FilterExpression: filters.join(' AND ') }),
-          ...(Object.keys(names).length && { ExpressionAttributeNames: names }),
-          ExpressionAttributeValues: values,
-          ScanIndexForward: false,
-          Limit: filters.length ? 100 : query.limit - entries.length + 1,
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      for (const entry of result.Items ?? []) {
-        if (entry.gsi3sk === query.before) continue; // BETWEEN is inclusive; the cursor's own event was shown
-        entries.push(entry);
-        if (entries.length > query.limit) {
-          const page = entries.slice(0, query.limit);
-          return { events: await this.eventsOf(page), next: String(page.at(-1)?.gsi3sk) };
-        }
-      }
-      startKey = result.LastEvaluatedKey;
-      if (!startKey) return { events: await this.eventsOf(entries), next: undefined };
-    }
-    // Sparse matches: answer what was found, continuing after the last item read.
-    return { events: await this.eventsOf(entries), next: startKey ? String(startKey.gsi3sk) : undefined };
+    return eventFeed(this.timelines, account, mode, query);
   }
 
-  /** The events a Query of the feed listed, read from the table, in the same order. */
-  private async eventsOf(entries: readonly Record<string, unknown>[]): Promise<StoredEvent[]> {
-    return (await itemsOfIndexEntries(this.client, this.tableName, entries)).map(toStoredEvent);
-  }
-
-  async feedSince(
+  feedSince(
     account: string,
     mode: Mode,
     from: string,
     after: string | undefined,
     limit: number,
   ): Promise<{ events: StoredEvent[]; next: string | undefined }> {
-    const result = await this.client.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        IndexName: this.timelinesIndex,
-        KeyConditionExpression: 'gsi3pk = :pk AND gsi3sk > :after',
-        ExpressionAttributeValues: {
-          ':pk': keys.eventFeed(account, mode),
-          // Every position at `from` or later sorts after `from` itself (positions continue with `#<id>`).
-          ':after': after ?? from,
-        },
-        Limit: limit,
-      }),
-    );
-    const entries = result.Items ?? [];
-    const last = entries.at(-1);
-    return {
-      events: await this.eventsOf(entries),
-      next: result.LastEvaluatedKey && last ? String(last.gsi3sk) : undefined,
-    };
+    return eventFeedSince(this.timelines, account, mode, { from, after, limit });
   }
 
   async recordEndpointEvent(

@@ -101,6 +101,11 @@ export async function dropOrphan(client: DynamoDBDocumentClient, tableName: stri
     .catch(() => undefined);
 }
 
+/** The listings index key of the link at a list position (`<created_at>#<id>`, a cursor's). */
+function listingStartKey(gsi1pk: string, position: string, mode: Mode): Record<string, unknown> {
+  return { gsi1pk, gsi1sk: position, ...keys.link(position.slice(position.indexOf('#') + 1), mode) };
+}
+
 export class DynamoLinkRepository implements LinkRepository {
   private readonly client: DynamoDBDocumentClient;
   private readonly tableName: string;
@@ -214,41 +219,50 @@ export class DynamoLinkRepository implements LinkRepository {
 
   async list({ account, mode, limit, after, status, now }: LinkListQuery): Promise<LinkPage> {
     const gsi1pk = keys.linksOfAccount(account, mode);
-    const startKey = (position: string) => ({
-      gsi1pk,
-      gsi1sk: position,
-      ...keys.link(position.slice(position.indexOf('#') + 1), mode),
-    });
     const found: PaymentLink[] = [];
-    let ExclusiveStartKey: Record<string, unknown> | undefined = after ? startKey(after) : undefined;
-    // One more than asked for tells whether another page exists. The index lists which links (keys only); they
-    // are read by key, and a status filter keeps those that read as it (`effectiveStatus`, as responses show).
+    let startKey = after ? listingStartKey(gsi1pk, after, mode) : undefined;
+    // One more than asked for tells whether another page exists. A status filter keeps the links that read as it
+    // (`effectiveStatus`, as responses show).
     for (let reads = 0; reads < MAX_READS_PER_LIST; reads++) {
-      const page = await this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          IndexName: this.listingsIndex,
-          KeyConditionExpression: 'gsi1pk = :pk',
-          ExpressionAttributeValues: { ':pk': gsi1pk },
-          ScanIndexForward: false,
-          Limit: status ? FILTERED_PAGE_SIZE : limit + 1 - found.length,
-          ExclusiveStartKey,
-        }),
+      const page = await this.listingPage(
+        gsi1pk,
+        startKey,
+        status ? FILTERED_PAGE_SIZE : limit + 1 - found.length,
       );
-      const items = await itemsOfIndexEntries(this.client, this.tableName, page.Items ?? []);
-      for (const link of items.map((item) => withoutKeys<PaymentLink>(item))) {
-        if (status && effectiveStatus(link, now) !== status) continue;
-        found.push(link);
-        if (found.length > limit) {
-          const links = found.slice(0, limit);
-          return { links, next: linkPosition(links[links.length - 1] as PaymentLink) };
-        }
+      found.push(...page.links.filter((link) => !status || effectiveStatus(link, now) === status));
+      if (found.length > limit) {
+        const links = found.slice(0, limit);
+        return { links, next: linkPosition(links[links.length - 1] as PaymentLink) };
       }
-      ExclusiveStartKey = page.LastEvaluatedKey;
-      if (!ExclusiveStartKey) return { links: found, next: undefined };
+      startKey = page.lastKey;
+      if (!startKey) return { links: found, next: undefined };
     }
     // Read budget spent on a sparse filter: continue after the last link evaluated, not the last one found.
-    return { links: found, next: String(ExclusiveStartKey?.gsi1sk) };
+    return { links: found, next: String(startKey?.gsi1sk) };
+  }
+
+  /**
+   * One page of the account's links, newest first, from `startKey` on: the index lists which links (keys only);
+   * they are read by key. `lastKey` is where the next page starts, if there is one.
+   */
+  private async listingPage(
+    gsi1pk: string,
+    startKey: Record<string, unknown> | undefined,
+    limit: number,
+  ): Promise<{ links: PaymentLink[]; lastKey: Record<string, unknown> | undefined }> {
+    const page = await this.client.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: this.listingsIndex,
+        KeyConditionExpression: 'gsi1pk = :pk',
+        ExpressionAttributeValues: { ':pk': gsi1pk },
+        ScanIndexForward: false,
+        Limit: limit,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    const items = await itemsOfIndexEntries(this.client, this.tableName, page.Items ?? []);
+    return { links: items.map((item) => withoutKeys<PaymentLink>(item)), lastKey: page.LastEvaluatedKey };
   }
 
   async dueForExpiry(now: Date, limit: number): Promise<{ id: string; mode: Mode }[]> {

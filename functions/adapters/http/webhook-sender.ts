@@ -122,8 +122,7 @@ export class HttpWebhookSender implements WebhookSender {
         // the same webhook-id, which at-least-once delivery allows.
         const stale = outgoing.reusedSocket && !answered && STALE_CONNECTION_CODES.has(error.code ?? '');
         if (stale && !resent && performance.now() < deadline) {
-          for (const sockets of Object.values(agent.freeSockets))
-            for (const socket of sockets ?? []) socket.destroy();
+          dropIdleSockets(agent);
           resolve(this.post(url, request, agents, started, timeoutMs, true));
         } else {
           reject(error);
@@ -149,6 +148,13 @@ export class HttpWebhookSender implements WebhookSender {
       });
       outgoing.end(request.body);
     });
+  }
+}
+
+/** Closes the agent's idle kept-alive connections, so that the next request opens a new one. */
+function dropIdleSockets(agent: http.Agent): void {
+  for (const sockets of Object.values(agent.freeSockets)) {
+    for (const socket of sockets ?? []) socket.destroy();
   }
 }
 

@@ -1,9 +1,6 @@
-import type { ModificationsApi } from '@adyen/api-library/lib/src/services/checkout/modificationsApi.js';
-import type { PaymentLinksApi } from '@adyen/api-library/lib/src/services/checkout/paymentLinksApi.js';
 import type { PaymentLinkResponse } from '@adyen/api-library/lib/src/typings/checkout/paymentLinkResponse.js';
 import type { NotificationRequestItem } from '@adyen/api-library/lib/src/typings/notification/notificationRequestItem.js';
 import { includedTaxMinor, type LineItem, linesCharging } from '../../domain/amount.ts';
-import { CALL_BUDGETS } from '../../domain/call-budgets.ts';
 import type { PspConnection } from '../../domain/connection.ts';
 import { InvalidNotificationError } from '../../domain/errors.ts';
 import type { Amount } from '../../domain/money.ts';
@@ -23,12 +20,15 @@ import {
   type SessionRequest,
 } from '../../ports/psp.ts';
 import type { SecretStore } from '../../ports/secret-store.ts';
+import { type AdyenCredentials, type AdyenSdk, checkAdyenCredentials, loadAdyenSdk } from './adyen-client.ts';
+import {
+  type Authorisation,
+  authorisationOf,
+  isRefundEvent,
+  notificationBatchOf,
+  refundOutcomeOf,
+} from './adyen-notifications.ts';
 import { RecentFacts, refusalOrFailure, StoredCredentialsPspFactory, withinPspBudget } from './psp-calls.ts';
-
-// CommonJS declarations: under NodeNext their `export default` is the `default` member of the module.
-type AdyenClient = typeof import('@adyen/api-library/lib/src/client.js').default;
-type ClientInterface = import('@adyen/api-library/lib/src/httpClient/clientInterface.js').default;
-type HmacValidator = import('@adyen/api-library/lib/src/utils/hmacValidator.js').default;
 
 export const ADYEN_PROVIDER = 'adyen' as const;
 /** Adyen's answer to a notification it must not send again (docs.adyen.com "Accept webhooks"). */
@@ -46,72 +46,8 @@ export function adyenAmount(amount: Amount): { currency: string; value: number }
   return { currency: amount.currency, value: Number(adyenMinorUnits(amount)) };
 }
 
-/** A connection's stored credentials (docs/orchestration.md#adyen). */
-export interface AdyenCredentials {
-  api_key: string;
-  merchant_account: string;
-  /** The HMAC key of the connection's webhook (hex), and the one it replaces while a rotation overlaps. */
-  hmac_key: string;
-  previous_hmac_key?: string;
-  environment: Mode;
-  /** Live only: the `[random]-[company name]` prefix of the account's live endpoints. */
-  live_endpoint_url_prefix?: string;
-}
-
-const HEX_KEY = /^[0-9A-Fa-f]{32,128}$/;
-
-/** Throws unless `credentials` are Adyen credentials of the connection's `mode`. */
-export function checkAdyenCredentials(credentials: unknown, mode: Mode): AdyenCredentials {
-  const given = (credentials ?? {}) as Partial<Record<keyof AdyenCredentials, unknown>>;
-  const text = (value: unknown) => (typeof value === 'string' && value.trim() !== '' ? value : undefined);
-  const shape =
-    'An Adyen connection needs {"api_key", "merchant_account", "hmac_key" (hex), "environment": "test"|"live"} and, live, "live_endpoint_url_prefix".';
-  const apiKey = text(given.api_key);
-  const merchantAccount = text(given.merchant_account);
-  const hmacKey = text(given.hmac_key);
-  const previousHmacKey = text(given.previous_hmac_key);
-  if (!apiKey || !merchantAccount || !hmacKey || !HEX_KEY.test(hmacKey)) throw new Error(shape);
-  if (previousHmacKey !== undefined && !HEX_KEY.test(previousHmacKey)) throw new Error(shape);
-  if (given.environment !== 'test' && given.environment !== 'live') throw new Error(shape);
-  if (given.environment !== mode) {
-    throw new Error(
-      `A ${mode}-mode Adyen connection needs credentials of Adyen's ${mode} environment, not ${given.environment}.`,
-    );
-  }
-  const prefix = text(given.live_endpoint_url_prefix);
-  if (mode === 'live' && (!prefix || !/^[A-Za-z0-9-]+$/.test(prefix))) {
-    throw new Error('A live Adyen connection needs its live_endpoint_url_prefix (Customer Area, API URLs).');
-  }
-  return {
-    api_key: apiKey,
-    merchant_account: merchantAccount,
-    hmac_key: hmacKey,
-    ...(previousHmacKey ? { previous_hmac_key: previousHmacKey } : {}),
-    environment: mode,
-    ...(prefix ? { live_endpoint_url_prefix: prefix } : {}),
-  };
-}
-
-/** The part of the SDK the adapter uses, loaded by the factory. */
-export interface AdyenSdk {
-  paymentLinks: PaymentLinksApi;
-  modifications: ModificationsApi;
-  hmac: HmacValidator;
-}
-
 /** Adyen keeps an idempotency key for at least 7 days after its first request. */
 export const ADYEN_IDEMPOTENCY_WINDOW_MS = 7 * 24 * 3_600_000;
-
-/**
- * The notifications about a refund (Adyen/adyen-openapi Webhooks-v1; `pspReference` is the refund's): its
- * outcome, and the two that fail it later, after a REFUND (docs/webhooks.md#refunds).
- */
-const REFUND_EVENTS = new Set(['REFUND', 'REFUND_FAILED', 'REFUNDED_REVERSED']);
-
-interface NotificationRequest {
-  live?: unknown;
-  notificationItems?: { NotificationRequestItem?: NotificationRequestItem }[];
-}
 
 /**
  * Adyen's Checkout API through the official `@adyen/api-library`: each attempt is a payment link (hosted by
@@ -133,11 +69,7 @@ export class AdyenPsp implements Psp {
    * Payments made on a payment link, from the AUTHORISATION that just verified. Its signature does not cover
    * `additionalData.paymentLinkId`, so the fetched link must also match the signed reference and amount.
    */
-  private readonly authorised = new RecentFacts<{
-    pspReference: string;
-    merchantReference: string;
-    amount: { value: number; currency: string };
-  }>({ maxAgeMs: 60_000, maxSize: 100 });
+  private readonly authorised = new RecentFacts<Authorisation>({ maxAgeMs: 60_000, maxSize: 100 });
   /** Refund outcomes from the REFUND / REFUND_FAILED notifications that just verified. */
   private readonly refundOutcomes = new RecentFacts<PspRefundStatus>({ maxAgeMs: 60_000, maxSize: 100 });
 
@@ -199,22 +131,10 @@ export class AdyenPsp implements Psp {
     rawBody: string,
     _headers: Record<string, string | undefined>,
   ): Promise<PspNotification[]> {
-    let request: NotificationRequest;
-    try {
-      request = JSON.parse(rawBody) as NotificationRequest;
-    } catch {
-      throw new InvalidNotificationError('Not an Adyen notification.');
-    }
-    const items = (Array.isArray(request?.notificationItems) ? request.notificationItems : []).map(
-      (entry) => entry?.NotificationRequestItem,
-    );
-    if (items.length === 0 || (request.live !== 'true' && request.live !== 'false')) {
-      throw new InvalidNotificationError('Not an Adyen notification.');
-    }
+    const { items, livemode } = notificationBatchOf(rawBody);
     const keys = [this.credentials.hmac_key, this.credentials.previous_hmac_key].filter(
       (key): key is string => key !== undefined,
     );
-    const livemode = request.live === 'true';
     const notifications: PspNotification[] = [];
     for (const item of items) {
       if (!item || !keys.some((key) => this.validHmac(item, key))) {
@@ -241,34 +161,17 @@ export class AdyenPsp implements Psp {
     }
   }
 
+  /** The notification an item brings, keeping the facts Adyen cannot be asked for later (see `authorised`). */
   private interpret(item: NotificationRequestItem, livemode: boolean): PspNotification {
     const success = item.success === 'true';
-    const paymentLinkId = item.additionalData?.paymentLinkId ?? null;
     const type = `${item.eventCode}${success ? '' : ':failed'}`;
     if (item.eventCode === 'AUTHORISATION') {
-      if (paymentLinkId && success) {
-        this.authorised.set(paymentLinkId, {
-          pspReference: item.pspReference,
-          merchantReference: item.merchantReference,
-          amount: { value: Number(item.amount?.value), currency: String(item.amount?.currency) },
-        });
-      }
+      const paymentLinkId = item.additionalData?.paymentLinkId ?? null;
+      if (paymentLinkId && success) this.authorised.set(paymentLinkId, authorisationOf(item));
       return { type, sessionId: paymentLinkId, refundReference: null, livemode };
     }
-    if (REFUND_EVENTS.has(item.eventCode)) {
-      // REFUND_FAILED and REFUNDED_REVERSED come with success "true" (the event happened): the refund failed,
-      // even after a REFUND that said it succeeded.
-      const succeeded = item.eventCode === 'REFUND' && success;
-      this.refundOutcomes.set(item.pspReference, {
-        reference: item.pspReference,
-        ...idsOfRefundReference(item.merchantReference),
-        state: succeeded ? 'succeeded' : 'failed',
-        failureMessage: succeeded
-          ? null
-          : item.eventCode === 'REFUNDED_REVERSED'
-            ? `Adyen reversed the refund${item.reason ? `: ${item.reason}` : ''}.`
-            : item.reason || 'Adyen could not refund the payment.',
-      });
+    if (isRefundEvent(item)) {
+      this.refundOutcomes.set(item.pspReference, refundOutcomeOf(item));
       return { type, sessionId: null, refundReference: item.pspReference, livemode };
     }
     return { type, sessionId: null, refundReference: null, livemode };
@@ -396,25 +299,6 @@ function statusOf(error: unknown): number | undefined {
 }
 
 /**
- * Sends the SDK's requests to another origin than Adyen's (tests: an Adyen-speaking server), keeping their
- * paths: the SDK itself has no base-URL option, but takes an HTTP client.
- */
-function rebased(inner: ClientInterface, origin: string): ClientInterface {
-  return {
-    request(endpoint, json, config, isApiKeyRequired, requestOptions) {
-      const url = new URL(endpoint);
-      return inner.request(
-        new URL(`${url.pathname}${url.search}`, origin).toString(),
-        json,
-        config,
-        isApiKeyRequired,
-        requestOptions,
-      );
-    },
-  };
-}
-
-/**
  * Adyen for each connection whose credentials are stored under its `secret_name` (see `AdyenCredentials`).
  * `apiUrl` points the SDK elsewhere than Adyen's endpoints (tests).
  */
@@ -434,75 +318,6 @@ export class AdyenPspFactory extends StoredCredentialsPspFactory<AdyenCredential
   protected async build(credentials: AdyenCredentials, connection: PspConnection): Promise<Psp> {
     return new AdyenPsp(await loadAdyenSdk(credentials, this.apiUrl), credentials, connection);
   }
-}
-
-/**
- * The class a CommonJS module exports as `exports.default`: Node (and esbuild for Node) hand over `exports`
- * itself as the ESM default, loaders that honour `__esModule` hand over the class.
- */
-function defaultExport<T>(module: { default: unknown }): T {
-  const value = module.default as { default?: unknown } | undefined;
-  return (typeof value === 'function' ? value : value?.default) as T;
-}
-
-/**
- * A CommonJS module's named exports. Node, loading the file itself, finds them on the namespace; in a Lambda
- * bundle the module sits in a chunk of its own (code splitting, docs/performance.md#cold-start-no-psp-sdk-before-it-is-needed),
- * which exports the module's `exports` object as its default only.
- */
-function namedExports<T extends object>(module: T): T {
-  const fromDefault = (module as { default?: unknown }).default;
-  return { ...(typeof fromDefault === 'object' && fromDefault !== null ? fromDefault : {}), ...module } as T;
-}
-
-/**
- * Loaded here, not at module scope: only functions that talk to Adyen evaluate the SDK, and only its Checkout
- * services, not the whole library (docs/performance.md).
- */
-async function loadAdyenSdk(credentials: AdyenCredentials, apiUrl: string | undefined): Promise<AdyenSdk> {
-  const [client, config, http, links, modifications, hmac] = await Promise.all([
-    import('@adyen/api-library/lib/src/client.js'),
-    import('@adyen/api-library/lib/src/config.js'),
-    import('@adyen/api-library/lib/src/httpClient/httpURLConnectionClient.js'),
-    import('@adyen/api-library/lib/src/services/checkout/paymentLinksApi.js'),
-    import('@adyen/api-library/lib/src/services/checkout/modificationsApi.js'),
-    import('@adyen/api-library/lib/src/utils/hmacValidator.js'),
-  ]);
-  const ClientClass = defaultExport<AdyenClient>(client);
-  const HttpClient = defaultExport<new () => ClientInterface>(http);
-  const Hmac = defaultExport<new () => HmacValidator>(hmac);
-  const { EnvironmentEnum } = namedExports(config);
-  const environment = credentials.environment === 'live' ? EnvironmentEnum.LIVE : EnvironmentEnum.TEST;
-  const httpClient = apiUrl ? rebased(new HttpClient(), apiUrl) : new HttpClient();
-  const adyen = new ClientClass(
-    {
-      apiKey: credentials.api_key,
-      environment,
-      connectionTimeoutMillis: CALL_BUDGETS.psp.timeoutMs,
-      ...(credentials.live_endpoint_url_prefix
-        ? { liveEndpointUrlPrefix: credentials.live_endpoint_url_prefix }
-        : {}),
-    },
-    httpClient,
-  );
-  return {
-    paymentLinks: new (namedExports(links).PaymentLinksApi)(adyen),
-    modifications: new (namedExports(modifications).ModificationsApi)(adyen),
-    hmac: new Hmac(),
-  };
-}
-
-/**
- * Our ids in a refund's merchant reference (`pl_…/re_…`, as `refund` sends it), which Adyen echoes in the
- * REFUND notification: Adyen keeps no metadata on a modification.
- */
-function idsOfRefundReference(merchantReference: string | undefined): {
-  linkId: string | null;
-  refundId: string | null;
-} {
-  const [linkId, refundId, ...rest] = (merchantReference ?? '').split('/');
-  if (!linkId || !refundId || rest.length > 0) return { linkId: null, refundId: null };
-  return { linkId, refundId };
 }
 
 const ADYEN_DEFAULT_REGION: Record<string, string> = { en: 'US', nl: 'NL', de: 'DE', fr: 'FR', es: 'ES' };

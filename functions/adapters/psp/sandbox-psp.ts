@@ -14,7 +14,7 @@ import type {
   SessionEnd,
   SessionRequest,
 } from '../../ports/psp.ts';
-import type { SandboxSessionStore } from '../../ports/sandbox-sessions.ts';
+import type { SandboxSession, SandboxSessionStore } from '../../ports/sandbox-sessions.ts';
 
 /**
  * The sandbox: a simulated PSP built into the service, for test mode and the local stack. Its hosted page lives
@@ -152,31 +152,11 @@ export class SandboxPsp implements Psp {
     if (!session || (session.connection_id ?? BUILT_IN_SANDBOX_ID) !== this.connection.id) {
       throw new InvalidNotificationError(`No sandbox session ${sessionId}.`);
     }
-    const now = this.options.now().getTime();
-    const expired =
-      session.status === 'expired' || (session.status === 'open' && Date.parse(session.expires_at) <= now);
-    // The payment under way has succeeded once its time came, whether or not its page was seen since.
-    const succeeded =
-      session.status === 'complete' ||
-      (session.status === 'processing' && Date.parse(session.settles_at ?? '') <= now);
     return {
       id: session.id,
       paymentId: session.payment_id ?? null,
       linkId: session.link_id,
-      state: succeeded
-        ? 'succeeded'
-        : session.status === 'failed'
-          ? 'failed'
-          : expired
-            ? 'expired'
-            : 'pending',
-      failure:
-        session.status === 'failed'
-          ? { code: 'declined', message: 'The buyer declined on the sandbox page.' }
-          : expired && session.status !== 'complete'
-            ? { code: 'expired', message: 'The sandbox session expired.' }
-            : null,
-      paymentReference: succeeded ? session.payment_reference : null,
+      ...sessionOutcome(session, this.options.now().getTime()),
       amount: session.amount,
       livemode: false,
     };
@@ -205,6 +185,35 @@ export class SandboxPsp implements Psp {
   async retrieveRefund(reference: string): Promise<PspRefundStatus> {
     return { reference, refundId: null, linkId: null, state: 'succeeded', failureMessage: null };
   }
+}
+
+/** Where a session stands at `now` (epoch ms): its state, why it failed, and the payment made in it. */
+function sessionOutcome(
+  session: SandboxSession,
+  now: number,
+): Pick<PspSessionStatus, 'state' | 'failure' | 'paymentReference'> {
+  // The payment under way has succeeded once its time came, whether or not its page was seen since.
+  const succeeded =
+    session.status === 'complete' ||
+    (session.status === 'processing' && Date.parse(session.settles_at ?? '') <= now);
+  if (succeeded) return { state: 'succeeded', failure: null, paymentReference: session.payment_reference };
+  if (session.status === 'failed') {
+    return {
+      state: 'failed',
+      failure: { code: 'declined', message: 'The buyer declined on the sandbox page.' },
+      paymentReference: null,
+    };
+  }
+  const expired =
+    session.status === 'expired' || (session.status === 'open' && Date.parse(session.expires_at) <= now);
+  if (expired) {
+    return {
+      state: 'expired',
+      failure: { code: 'expired', message: 'The sandbox session expired.' },
+      paymentReference: null,
+    };
+  }
+  return { state: 'pending', failure: null, paymentReference: null };
 }
 
 const sandboxRefundReference = (refundId: string) => `sbre_${refundId.slice(refundId.indexOf('_') + 1)}`;
