@@ -7,7 +7,7 @@ import type {
   EventWithDeliveriesSchema,
   WebhookEndpointListSchema,
   WebhookEndpointSchema,
-} from './response-schemas.ts';
+} from './endpoint-response-schemas.ts';
 
 /** The endpoint as the API returns it: the documented schema's type (response-schemas.ts). */
 export type WebhookEndpointResource = z.infer<typeof WebhookEndpointSchema>;

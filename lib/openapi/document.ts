@@ -8,14 +8,18 @@ import {
   type ZodOpenApiResponseObject,
   type ZodOpenApiResponsesObject,
 } from 'zod-openapi';
+import {
+  EventListSchema,
+  EventSchema,
+  EventWithDeliveriesSchema,
+  WebhookEndpointListSchema,
+  WebhookEndpointSchema,
+} from '../../functions/http/endpoint-response-schemas.ts';
 import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from '../../functions/http/idempotency.ts';
 import {
   ERROR_CODES,
   type ErrorCode,
-  EventListSchema,
   EventLogSchema,
-  EventSchema,
-  EventWithDeliveriesSchema,
   PaymentLinkListSchema,
   PaymentLinkSchema,
   PaymentListSchema,
@@ -23,8 +27,6 @@ import {
   ProblemSchema,
   PspConnectionListSchema,
   RedeliverySchema,
-  WebhookEndpointListSchema,
-  WebhookEndpointSchema,
 } from '../../functions/http/response-schemas.ts';
 import { MAX_RATE_LIMIT_WINDOW_SECONDS } from '../../functions/ports/rate-limiter.ts';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../../functions/use-cases/idempotency.ts';

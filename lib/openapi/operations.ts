@@ -1,33 +1,35 @@
 import { z } from 'zod';
 import type { oas31 } from 'zod-openapi';
 import { checkoutSettingsRequest } from '../../functions/http/checkout-settings-schemas.ts';
-import { listEventsQuery } from '../../functions/http/events-query.ts';
-import { listPaymentLinksQuery } from '../../functions/http/list-query.ts';
-import { createRefundRequest } from '../../functions/http/refund-schemas.ts';
 import {
-  CheckoutSettingsSchema,
   DeletedWebhookEndpointSchema,
-  type ErrorCode,
-  EventId,
   EventListSchema,
-  EventLogSchema,
   EventWithDeliveriesSchema,
   NewWebhookEndpointSchema,
-  PaymentLinkId,
-  PaymentLinkListSchema,
-  PaymentLinkSchema,
-  PaymentListSchema,
-  PspConnectionListSchema,
   RecoverySchema,
-  RedeliverySchema,
-  RefundListSchema,
-  RefundSchema,
   RotatedEndpointSecretSchema,
   TestEventOutcomeSchema,
   WebhookEndpointId,
   WebhookEndpointListSchema,
   WebhookEndpointSchema,
   WebhookEndpointWithHealthSchema,
+} from '../../functions/http/endpoint-response-schemas.ts';
+import { listEventsQuery } from '../../functions/http/events-query.ts';
+import { listPaymentLinksQuery } from '../../functions/http/list-query.ts';
+import { createRefundRequest } from '../../functions/http/refund-schemas.ts';
+import {
+  CheckoutSettingsSchema,
+  type ErrorCode,
+  EventId,
+  EventLogSchema,
+  PaymentLinkId,
+  PaymentLinkListSchema,
+  PaymentLinkSchema,
+  PaymentListSchema,
+  PspConnectionListSchema,
+  RedeliverySchema,
+  RefundListSchema,
+  RefundSchema,
 } from '../../functions/http/response-schemas.ts';
 import { routingRequest } from '../../functions/http/routing-schemas.ts';
 import { createPaymentLinkRequest, updatePaymentLinkRequest } from '../../functions/http/schemas.ts';
