@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { maxIdLength } from '../domain/ids.ts';
 import { EVENT_TYPES } from '../domain/payment-link.ts';
-import { ATTEMPTS_KEPT, EVENT_STATUSES } from '../domain/webhook.ts';
+import { EVENT_STATUSES } from '../domain/webhook.ts';
 import {
   ALL_EVENTS,
   ENDPOINT_EVENT_TYPES,
@@ -10,6 +10,7 @@ import {
   SUBSCRIBABLE_EVENT_TYPES,
 } from '../domain/webhook-endpoint.ts';
 import {
+  attemptLog,
   deliveryAttempt,
   EventId,
   int32,
@@ -103,13 +104,7 @@ export const EventWithDeliveriesSchema = EventSchema.extend({
           description: "The webhook endpoint; null for the link's own `webhook_url`.",
         }),
         status: z.enum(EVENT_STATUSES),
-        attempts: z
-          .array(deliveryAttempt())
-          .max(ATTEMPTS_KEPT)
-          .meta({ description: `The latest ${ATTEMPTS_KEPT} attempts, oldest first.` }),
-        attempt_count: int32(0).meta({
-          description: 'Every attempt made, including those no longer listed.',
-        }),
+        ...attemptLog(),
       }),
     )
     .max(MAX_WEBHOOK_ENDPOINTS + 1)

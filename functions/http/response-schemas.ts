@@ -201,6 +201,17 @@ export const deliveryAttempt = () =>
     error: z.string().nullable(),
   });
 
+/** A destination's delivery log: its latest attempts, and how many were made in all. */
+export const attemptLog = () => ({
+  attempts: z
+    .array(deliveryAttempt())
+    .max(ATTEMPTS_KEPT)
+    .meta({ description: `The latest ${ATTEMPTS_KEPT} attempts, oldest first.` }),
+  attempt_count: int32(0).meta({
+    description: 'Every attempt made, including those no longer listed.',
+  }),
+});
+
 export const EventLogSchema = z
   .strictObject({
     data: z.array(
@@ -212,13 +223,7 @@ export const EventLogSchema = z
           description:
             '`pending` while deliveries may still happen; `delivered` and `failed` are final until a redelivery.',
         }),
-        attempts: z
-          .array(deliveryAttempt())
-          .max(ATTEMPTS_KEPT)
-          .meta({ description: `The latest ${ATTEMPTS_KEPT} attempts, oldest first.` }),
-        attempt_count: int32(0).meta({
-          description: 'Every attempt made, including those no longer listed.',
-        }),
+        ...attemptLog(),
       }),
     ),
   })
