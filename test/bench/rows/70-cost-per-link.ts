@@ -352,7 +352,8 @@ export default {
       subject: 'total',
       value: `$${fmt(life.total, 2)}`,
       baseline: `ceiling $${COST_CEILING}`,
-      ratio: life.total / COST_CEILING,
+      // The ceiling is stated in cents: a fraction of a cent below the rounding is no rise.
+      ratio: Math.round(life.total * 100) / 100 / COST_CEILING,
       budget: { max: 1 },
     });
     const extras = steps.filter((step) => step.optional);
