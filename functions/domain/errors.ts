@@ -116,6 +116,8 @@ export class ConcurrentModificationError extends ServiceError {
  */
 export class InvalidNotificationError extends ServiceError {
   static readonly code = 'invalid_notification';
+  /** Its place in the closed set of PSP failures (`PspFailure`, functions/ports/psp.ts). */
+  readonly kind = 'notification_not_authentic';
 
   readonly reason: string;
   /** The id the notification named, when the PSP said it knows no such thing (Mollie: no such payment). */

@@ -1,4 +1,5 @@
 import type { Provider, PspConnection } from '../domain/connection.ts';
+import { InvalidNotificationError } from '../domain/errors.ts';
 import type { Amount } from '../domain/money.ts';
 import type { PaymentFailureCode, PaymentState } from '../domain/payment.ts';
 import type { PaymentLink, PspSession } from '../domain/payment-link.ts';
@@ -112,6 +113,27 @@ export interface PspRefundStatus {
 }
 
 /**
+ * The closed set of PSP failures, the same for every PSP (as Hyperswitch's `ConnectorError`): an adapter throws
+ * one of these for every expected failure of a call, translating its SDK's errors in one place
+ * (`pspFailure`, functions/adapters/psp/psp-calls.ts), and callers decide from `kind` alone:
+ * - `refused`: the PSP answered and definitely refused this request (`PspRefusalError`);
+ * - `unavailable`: no answer in time, a network error, a 5xx, a 429, or an answer without what it must carry
+ *   (`PspOutageError`);
+ * - `credentials_rejected`: the PSP refused the connection's credentials, 401 or 403
+ *   (`PspCredentialsRejectedError`);
+ * - `notification_not_authentic`: a notification that is forged, foreign or about nothing the PSP knows
+ *   (`InvalidNotificationError`, functions/domain/errors.ts, which answers it over HTTP).
+ * Only `refused` is a problem of the request; the other call failures are the PSP's own, which count against a
+ * connection's health at checkout (docs/orchestration.md#health).
+ */
+export type PspFailure =
+  | PspRefusalError
+  | PspOutageError
+  | PspCredentialsRejectedError
+  | InvalidNotificationError;
+export type PspFailureKind = PspFailure['kind'];
+
+/**
  * The PSP answered and definitely refused the request: a problem of the request at that PSP, not a failure of
  * the PSP. Adapters throw it in two places, each with its own rule for which answers are refusals:
  * - `createSession`: the PSP's validation answer (HTTP 400 or 422: an amount or currency it cannot take, a field
@@ -119,19 +141,58 @@ export interface PspRefundStatus {
  *   (docs/orchestration.md#health); anything else (no answer, a network error, 5xx, 429, refused credentials)
  *   is the PSP's failure.
  * - `refund`: a 4xx other than those that leave the outcome open (408 timeout, 409 conflict, 429 rate limit, and
- *   a request with the same idempotency key still running), e.g. the payment was already refunded in the PSP's
- *   dashboard (`isRefusalStatus`). The refund then fails and frees its amount (docs/webhooks.md#refunds).
+ *   a request with the same idempotency key still running) and refused credentials (401, 403:
+ *   `PspCredentialsRejectedError`), e.g. the payment was already refunded in the PSP's dashboard
+ *   (`isRefusalStatus`). The refund then fails and frees its amount (docs/webhooks.md#refunds).
  * A request the adapter can tell locally that the PSP would refuse (`pspAmountProblem`) is refused the same way.
  * `message` is the PSP's reason, sent to the merchant in `refund.failed`.
  */
 export class PspRefusalError extends Error {
+  readonly kind = 'refused';
+
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'PspRefusalError';
   }
 }
 
-/** Whether an HTTP status from a PSP is a definite refusal (`PspRefusalError`). */
+/**
+ * The PSP failed the call: no answer within its budget, a network error, a 5xx, a 429, or an answer we cannot
+ * use (a session without its checkout URL, or of the other mode). The outcome of a refund is then open.
+ */
+export class PspOutageError extends Error {
+  readonly kind = 'unavailable';
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'PspOutageError';
+  }
+}
+
+/**
+ * The PSP refused the connection's credentials (401, 403: a revoked key, a merchant account the key may not
+ * use). The PSP did nothing: a refund asked with them is definitely not made.
+ */
+export class PspCredentialsRejectedError extends Error {
+  readonly kind = 'credentials_rejected';
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'PspCredentialsRejectedError';
+  }
+}
+
+/** The error as one of the closed set (`PspFailure`), or undefined when it is none of them (a bug of ours). */
+export function pspFailureOf(error: unknown): PspFailure | undefined {
+  return error instanceof PspRefusalError ||
+    error instanceof PspOutageError ||
+    error instanceof PspCredentialsRejectedError ||
+    error instanceof InvalidNotificationError
+    ? error
+    : undefined;
+}
+
+/** Whether an HTTP status from a PSP is a definite refusal of a refund (`PspRefusalError`). */
 export function isRefusalStatus(status: number | undefined): boolean {
   return status !== undefined && status >= 400 && status < 500 && ![408, 409, 429].includes(status);
 }
@@ -139,8 +200,9 @@ export function isRefusalStatus(status: number | undefined): boolean {
 /**
  * One PSP adapter bound to one connection's credentials. Adapters: functions/adapters/psp/*-psp.ts; how to add
  * one is in docs/orchestration.md. Every call is bounded by `CALL_BUDGETS.psp` (functions/domain/call-budgets.ts)
- * and fits the calling function's timeout. Mode checks: an adapter refuses (`InvalidNotificationError`, or an
- * error) any notification or status whose livemode is not its connection's mode.
+ * and fits the calling function's timeout. Every expected failure is thrown as one of the closed set
+ * (`PspFailure`). Mode checks: an adapter refuses (`InvalidNotificationError`) any notification or status whose
+ * livemode is not its connection's mode.
  */
 export interface Psp {
   readonly provider: Provider;
@@ -155,7 +217,8 @@ export interface Psp {
   readonly idempotencyWindowMs: number;
   /**
    * Creates a hosted checkout session for `request.link` at `request.amount`: the attempt `request.paymentId`.
-   * Throws `PspRefusalError` when the PSP refuses it (its validation answer), any other error when the PSP failed.
+   * Throws `PspRefusalError` when the PSP refuses it (its validation answer), `PspOutageError` or
+   * `PspCredentialsRejectedError` when the PSP failed.
    */
   createSession(request: SessionRequest): Promise<PspSession>;
   /**
@@ -181,7 +244,8 @@ export interface Psp {
   expireSession(session: PspSession): Promise<SessionEnd>;
   /**
    * Asks for a refund, with `request.refundId` as the idempotency key (see `idempotencyWindowMs`). Throws
-   * `PspRefusalError` when the PSP definitely refused; any other error leaves the outcome open.
+   * `PspRefusalError` when the PSP definitely refused, `PspCredentialsRejectedError` when it refused our
+   * credentials (neither made a refund); `PspOutageError` leaves the outcome open.
    */
   refund(request: PspRefundRequest): Promise<PspRefundStatus>;
   /** What the PSP says of the refund now (Adyen, which has no API to read one, knows only its notifications). */

@@ -18,7 +18,7 @@ import type { Mode } from '../domain/principal.ts';
 import type { RefundOutcome } from '../domain/refund.ts';
 import type { Routing } from '../domain/routing.ts';
 import type { PaymentRepository } from '../ports/payment-repository.ts';
-import { type Psp, type PspFactory, PspRefusalError, type SessionEnd } from '../ports/psp.ts';
+import { type Psp, type PspFactory, pspFailureOf, type SessionEnd } from '../ports/psp.ts';
 import type { PspConfigRepository } from '../ports/psp-config-repository.ts';
 import type { ConnectionDirectory, PspConnectionRepository } from '../ports/psp-connections.ts';
 import type { RefundLedger } from '../ports/refund-ledger.ts';
@@ -153,7 +153,10 @@ export class PspConnections implements PspSessions, PaymentRefunds {
   }
 }
 
-/** What the PSP says of a refund request; a definite refusal is a failed refund (docs/webhooks.md#refunds). */
+/**
+ * What the PSP says of a refund request. A PSP that definitely made no refund (it refused the request, or our
+ * credentials) fails it; one that failed to answer leaves its outcome open (docs/webhooks.md#refunds).
+ */
 async function askForRefund(
   psp: Psp,
   payment: PspPayment,
@@ -172,8 +175,14 @@ async function askForRefund(
     });
     return refundOutcomeOf(status);
   } catch (error) {
-    if (!(error instanceof PspRefusalError)) throw error;
-    return { status: 'failed', providerReference: null, failureMessage: error.message };
+    const failure = pspFailureOf(error);
+    switch (failure?.kind) {
+      case 'refused':
+      case 'credentials_rejected':
+        return { status: 'failed', providerReference: null, failureMessage: failure.message };
+      default:
+        throw error;
+    }
   }
 }
 

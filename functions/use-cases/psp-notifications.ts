@@ -11,7 +11,7 @@ import { type PaymentLink, paidPayment } from '../domain/payment-link.ts';
 import type { Mode } from '../domain/principal.ts';
 import { pendingRefunds } from '../domain/refund.ts';
 import { logger } from '../logger.ts';
-import type { Psp, PspRefundStatus } from '../ports/psp.ts';
+import { type Psp, type PspRefundStatus, pspFailureOf } from '../ports/psp.ts';
 import type { RateLimiter } from '../ports/rate-limiter.ts';
 import type { RefundLedger } from '../ports/refund-ledger.ts';
 import type { PaymentDependencies, SessionOutcome } from './payments.ts';
@@ -120,8 +120,26 @@ export async function handlePspNotification(
   return { outcome, psp };
 }
 
-/** Verifies the notification; a PSP verified by a lookup is asked only within the unknown-id limit. */
+/**
+ * Verifies the notification; a PSP verified by a lookup is asked only within the unknown-id limit, and when it
+ * could not be asked (Mollie failed, or refused our key) the PSP gets a 5xx, so that it notifies again later.
+ */
 async function verify(
+  deps: NotificationDependencies,
+  connection: PspConnection,
+  psp: Psp,
+  rawBody: string,
+  headers: Record<string, string | undefined>,
+) {
+  try {
+    return await verifyWithinLimit(deps, connection, psp, rawBody, headers);
+  } catch (error) {
+    const kind = pspFailureOf(error)?.kind;
+    throw kind === 'unavailable' || kind === 'credentials_rejected' ? new PspUnavailableError(error) : error;
+  }
+}
+
+async function verifyWithinLimit(
   deps: NotificationDependencies,
   connection: PspConnection,
   psp: Psp,

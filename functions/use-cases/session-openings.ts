@@ -25,7 +25,7 @@ import { logger } from '../logger.ts';
 import { putMetrics } from '../metrics.ts';
 import type { LinkRepository } from '../ports/link-repository.ts';
 import type { PaymentRepository } from '../ports/payment-repository.ts';
-import { type Psp, PspRefusalError } from '../ports/psp.ts';
+import { type Psp, pspFailureOf } from '../ports/psp.ts';
 import type { PspConnections } from './psp-connections.ts';
 
 /**
@@ -278,7 +278,7 @@ async function tryConnection(
     }
     return { session, psp };
   } catch (error) {
-    const refused = error instanceof PspRefusalError;
+    const refused = pspFailureOf(error)?.kind === 'refused';
     putMetrics({ PspSessionFailures: 1 }, { connection: connection.id });
     putMetrics({ PaymentsFailed: 1 }, { provider: connection.provider });
     logger.warn(

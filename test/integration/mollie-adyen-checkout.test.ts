@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PSP_CALL_TIMEOUT_MS } from '../../functions/domain/call-budgets.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
 import { UNKNOWN_ID_LOOKUPS } from '../../functions/ports/rate-limiter.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
+import { timeoutFor } from '../support/eventually.ts';
 import type { FakeAdyen } from '../support/fake-adyen.ts';
 import type { FakeMollie } from '../support/fake-mollie.ts';
 import { navigate } from '../support/navigate.ts';
@@ -69,6 +71,22 @@ describe('checkout through a Mollie connection, end to end through the handlers'
     });
     expect(response.status).toBe(400);
     expect(response.body.code).toBe('invalid_notification');
+  });
+
+  it('answers a webhook it cannot check with Mollie with a 502, so that Mollie sends it again', {
+    timeout: timeoutFor(PSP_CALL_TIMEOUT_MS),
+  }, async () => {
+    mollie.outage = 'error';
+    try {
+      const response = await stack.request('POST', `/psp/mollie/notifications/${connections.mollie!.id}`, {
+        rawBody: 'id=tr_duringanoutage',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
+      expect(response.status).toBe(502);
+      expect(response.body.code).toBe('psp_unavailable');
+    } finally {
+      mollie.outage = 'none';
+    }
   });
 });
 

@@ -2,13 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MolliePspFactory } from '../../functions/adapters/psp/mollie-psp.ts';
 import { PspCallTimeoutError } from '../../functions/adapters/psp/psp-calls.ts';
 import { PSP_CALL_TIMEOUT_MS } from '../../functions/domain/call-budgets.ts';
-import {
-  InvalidNotificationError,
-  PspNotConfiguredError,
-  PspUnavailableError,
-} from '../../functions/domain/errors.ts';
+import { InvalidNotificationError, PspNotConfiguredError } from '../../functions/domain/errors.ts';
 import type { Mode } from '../../functions/domain/principal.ts';
-import { type Psp, PspRefusalError } from '../../functions/ports/psp.ts';
+import { type Psp, PspOutageError, PspRefusalError } from '../../functions/ports/psp.ts';
 import { timeoutFor } from '../support/eventually.ts';
 import { type FakeMollie, startFakeMollie } from '../support/fake-mollie.ts';
 import { trustFakePspCertificate } from '../support/fake-psp-server.ts';
@@ -239,8 +235,9 @@ describe('the Mollie adapter, through @mollie/api-client against a Mollie-speaki
     const session = await psp.createSession(sessionRequest(orderLink('5.00'), testConnection));
     mollie.outage = 'error';
     try {
+      // Mollie failing (`PspOutageError`), which the notification use case answers with a 502.
       await expect(psp.verifyNotification(mollie.webhookBody(session.id), {})).rejects.toThrow(
-        PspUnavailableError,
+        PspOutageError,
       );
     } finally {
       mollie.outage = 'none';

@@ -9,13 +9,14 @@ import type { PaymentMethod } from '../../domain/payment-methods.ts';
 import type { Mode } from '../../domain/principal.ts';
 import { adyenMinorUnits, fromAdyenMinorUnits, pspAmountProblem } from '../../domain/psp-amounts.ts';
 import {
-  isRefusalStatus,
   type Psp,
+  type PspFailure,
   type PspNotification,
   type PspRefundRequest,
   type PspRefundStatus,
   PspRefusalError,
   type PspSessionStatus,
+  pspFailureOf,
   type SessionEnd,
   type SessionRequest,
 } from '../../ports/psp.ts';
@@ -28,7 +29,15 @@ import {
   notificationBatchOf,
   refundOutcomeOf,
 } from './adyen-notifications.ts';
-import { RecentFacts, refusalOrFailure, StoredCredentialsPspFactory, withinPspBudget } from './psp-calls.ts';
+import {
+  messageOf,
+  type PspOperation,
+  pspFailure,
+  RecentFacts,
+  StoredCredentialsPspFactory,
+  statusOf,
+  withinPspBudget,
+} from './psp-calls.ts';
 
 export const ADYEN_PROVIDER = 'adyen' as const;
 /** Adyen's answer to a notification it must not send again (docs.adyen.com "Accept webhooks"). */
@@ -80,8 +89,30 @@ export class AdyenPsp implements Psp {
     this.checkoutOrigin = connection.mode === 'live' ? 'https://eu.adyen.link' : 'https://test.adyen.link';
   }
 
-  private call<T>(request: () => Promise<T>): Promise<T> {
-    return withinPspBudget(this.provider, request);
+  /** One call to Adyen, bounded by the PSP call budget, its errors translated (`failure`). */
+  private async call<T>(operation: PspOperation, request: () => Promise<T>): Promise<T> {
+    try {
+      return await withinPspBudget(this.provider, request);
+    } catch (error) {
+      throw this.failure(error, operation);
+    }
+  }
+
+  /**
+   * Adyen's errors (`HttpClientException`: `statusCode`, `errorCode`, `apiError`) in the closed set
+   * (`pspFailure`): 401 and 403 (e.g. 901, a merchant account the key may not use) are refused credentials;
+   * Adyen refuses a payment link with 422 (or 400), the end of one with 422 (no longer active), a refund with a
+   * 4xx but 704 (the same idempotency key in progress); no answer, 429 and 5xx are Adyen failing.
+   */
+  private failure(error: unknown, operation: PspOperation): PspFailure {
+    const status = statusOf(error);
+    return pspFailure(error, operation, {
+      psp: 'Adyen',
+      status,
+      reason: adyenErrorMessage(error),
+      refusal: status === 422 || (operation === 'session' && status === 400),
+      inProgress: (error as { errorCode?: unknown } | null)?.errorCode === ADYEN_REQUEST_IN_PROGRESS,
+    });
   }
 
   /** Refuses (`PspRefusalError`), without calling Adyen, an amount Adyen cannot take (`pspAmountProblem`). */
@@ -90,7 +121,7 @@ export class AdyenPsp implements Psp {
     const problem = pspAmountProblem(this.provider, amount, 'payment');
     if (problem) throw new PspRefusalError(problem);
     const lines = linesCharging(link.line_items, amount);
-    const created = await this.call(() =>
+    const created = await this.call('session', () =>
       this.sdk.paymentLinks.paymentLinks(
         {
           amount: adyenAmount(amount),
@@ -109,10 +140,7 @@ export class AdyenPsp implements Psp {
         },
         { idempotencyKey: checkout.paymentId },
       ),
-    ).catch((error: unknown) => {
-      // Adyen answers 422 (or 400) to what it does not take in this link: not a failure of Adyen.
-      throw refusalOrFailure(this.provider, error);
-    });
+    );
     return {
       provider: this.provider,
       connection_id: this.connection.id,
@@ -178,7 +206,7 @@ export class AdyenPsp implements Psp {
   }
 
   async retrieveSession(sessionId: string): Promise<PspSessionStatus> {
-    const paymentLink = await this.call(() => this.sdk.paymentLinks.getPaymentLink(sessionId));
+    const paymentLink = await this.call('lookup', () => this.sdk.paymentLinks.getPaymentLink(sessionId));
     if (paymentLink.merchantAccount !== this.credentials.merchant_account) {
       throw new InvalidNotificationError('An Adyen payment link of another merchant account.');
     }
@@ -211,12 +239,12 @@ export class AdyenPsp implements Psp {
    */
   async expireSession(session: PspSession): Promise<SessionEnd> {
     try {
-      await this.call(() =>
+      await this.call('end', () =>
         this.sdk.paymentLinks.updatePaymentLink(session.id, { status: 'expired' as never }),
       );
       return 'ended';
     } catch (error) {
-      if (statusOf(error) === 422) return 'refused';
+      if (pspFailureOf(error)?.kind === 'refused') return 'refused';
       throw error;
     }
   }
@@ -229,7 +257,7 @@ export class AdyenPsp implements Psp {
   async refund(request: PspRefundRequest): Promise<PspRefundStatus> {
     const problem = pspAmountProblem(this.provider, request.amount, 'refund');
     if (problem) throw new PspRefusalError(problem);
-    const response = await this.call(() =>
+    const response = await this.call('refund', () =>
       this.sdk.modifications.refundCapturedPayment(
         request.paymentReference,
         {
@@ -239,13 +267,7 @@ export class AdyenPsp implements Psp {
         },
         { idempotencyKey: request.refundId },
       ),
-    ).catch((error: unknown) => {
-      const errorCode = (error as { errorCode?: unknown } | null)?.errorCode;
-      if (isRefusalStatus(statusOf(error)) && errorCode !== ADYEN_REQUEST_IN_PROGRESS) {
-        throw new PspRefusalError(`Adyen: ${adyenErrorMessage(error)}`, { cause: error });
-      }
-      throw error;
-    });
+    );
     // `received`: the outcome follows in a REFUND (or REFUND_FAILED) notification.
     return {
       reference: response.pspReference,
@@ -290,12 +312,7 @@ const ADYEN_REQUEST_IN_PROGRESS = '704';
 /** Adyen's own message of an API error (`{ status, errorCode, message }`), without the SDK's HTTP prefix. */
 function adyenErrorMessage(error: unknown): string {
   const apiError = (error as { apiError?: { message?: unknown } } | null)?.apiError;
-  return typeof apiError?.message === 'string' ? apiError.message : (error as Error).message;
-}
-
-function statusOf(error: unknown): number | undefined {
-  const status = (error as { statusCode?: unknown } | null)?.statusCode;
-  return typeof status === 'number' ? status : undefined;
+  return typeof apiError?.message === 'string' ? apiError.message : messageOf(error);
 }
 
 /**

@@ -7,25 +7,34 @@ import type {
 } from '@mollie/api-client';
 import { includedTaxMinor, type LineItem, linesCharging, lineTotalMinor } from '../../domain/amount.ts';
 import type { PspConnection } from '../../domain/connection.ts';
-import { InvalidNotificationError, PspUnavailableError } from '../../domain/errors.ts';
+import { InvalidNotificationError } from '../../domain/errors.ts';
 import { type Amount, fromMinorUnits, minorUnits, toMinorUnits } from '../../domain/money.ts';
 import type { PspSession } from '../../domain/payment-link.ts';
 import type { PaymentMethod } from '../../domain/payment-methods.ts';
 import type { Mode } from '../../domain/principal.ts';
 import {
-  isRefusalStatus,
   type Psp,
+  type PspFailure,
   type PspNotification,
+  PspOutageError,
   type PspPaymentState,
   type PspRefundRequest,
   type PspRefundStatus,
-  PspRefusalError,
   type PspSessionStatus,
+  pspFailureOf,
   type SessionEnd,
   type SessionRequest,
 } from '../../ports/psp.ts';
 import type { SecretStore } from '../../ports/secret-store.ts';
-import { RecentFacts, refusalOrFailure, StoredCredentialsPspFactory, withinPspBudget } from './psp-calls.ts';
+import {
+  messageOf,
+  type PspOperation,
+  pspFailure,
+  RecentFacts,
+  StoredCredentialsPspFactory,
+  statusOf,
+  withinPspBudget,
+} from './psp-calls.ts';
 
 export const MOLLIE_PROVIDER = 'mollie' as const;
 
@@ -113,8 +122,28 @@ export class MolliePsp implements Psp {
     this.connection = connection;
   }
 
-  private call<T>(request: () => Promise<T>): Promise<T> {
-    return withinPspBudget(this.provider, request);
+  /** One call to Mollie, bounded by the PSP call budget, its errors translated (`failure`). */
+  private async call<T>(operation: PspOperation, request: () => Promise<T>): Promise<T> {
+    try {
+      return await withinPspBudget(this.provider, request);
+    } catch (error) {
+      throw this.failure(error, operation);
+    }
+  }
+
+  /**
+   * Mollie's errors in the closed set (`pspFailure`): 401 and 403 are refused credentials; Mollie refuses a
+   * payment with 422 (an amount, currency or method it does not take; 400 a malformed one), the end of one with
+   * 422 (no longer cancelable), a refund with a 4xx; no answer, 429 and 5xx are Mollie failing.
+   */
+  private failure(error: unknown, operation: PspOperation): PspFailure {
+    const status = statusOf(error);
+    return pspFailure(error, operation, {
+      psp: 'Mollie',
+      status,
+      reason: messageOf(error),
+      refusal: status === 422 || (operation === 'session' && status === 400),
+    });
   }
 
   private isOfMode(payment: { mode: string }): boolean {
@@ -124,7 +153,7 @@ export class MolliePsp implements Psp {
   async createSession(checkout: SessionRequest): Promise<PspSession> {
     const { link, amount } = checkout;
     const lines = linesCharging(link.line_items, amount);
-    const payment = await this.call(() =>
+    const payment = await this.call('session', () =>
       this.mollie.payments.create({
         amount: mollieAmount(amount),
         description: (link.description || `Payment ${link.id}`).slice(0, 255),
@@ -139,17 +168,14 @@ export class MolliePsp implements Psp {
         metadata: { link_id: link.id, payment_id: checkout.paymentId },
         idempotencyKey: checkout.paymentId,
       }),
-    ).catch((error: unknown) => {
-      // Mollie answers 422 to an amount or currency it does not take: this link's problem, not Mollie's.
-      throw refusalOrFailure(this.provider, error);
-    });
+    );
     if (!this.isOfMode(payment)) {
-      throw new Error(
+      throw new PspOutageError(
         `Mollie created ${payment.id} in ${payment.mode} mode for a ${this.connection.mode} connection`,
       );
     }
     const url = payment._links.checkout?.href;
-    if (!url) throw new Error(`Mollie returned payment ${payment.id} without a checkout URL`);
+    if (!url) throw new PspOutageError(`Mollie returned payment ${payment.id} without a checkout URL`);
     const expiresAt = payment.expiresAt ? new Date(payment.expiresAt) : checkout.expiresAt;
     return {
       provider: this.provider,
@@ -175,13 +201,14 @@ export class MolliePsp implements Psp {
     if (!PAYMENT_ID.test(id)) throw new InvalidNotificationError('Not a Mollie payment notification.');
     let payment: Payment;
     try {
-      payment = await this.call(() => this.mollie.payments.get(id));
+      payment = await withinPspBudget(this.provider, () => this.mollie.payments.get(id));
     } catch (error) {
-      if (isNotFound(error)) {
+      if (statusOf(error) === 404) {
         throw new InvalidNotificationError('Not a Mollie payment of this connection.', { unknownId: id });
       }
-      // Mollie could not be asked: a 5xx to Mollie, which calls the webhook again later.
-      throw new PspUnavailableError(error);
+      // Mollie could not be asked: answered with a 5xx (functions/use-cases/psp-notifications.ts), so that
+      // Mollie calls the webhook again later.
+      throw this.failure(error, 'lookup');
     }
     if (!this.isOfMode(payment)) throw new InvalidNotificationError('A Mollie payment of the other mode.');
     this.fetched.set(payment.id, payment);
@@ -197,7 +224,7 @@ export class MolliePsp implements Psp {
 
   async retrieveSession(sessionId: string): Promise<PspSessionStatus> {
     const payment =
-      this.fetched.take(sessionId) ?? (await this.call(() => this.mollie.payments.get(sessionId)));
+      this.fetched.take(sessionId) ?? (await this.call('lookup', () => this.mollie.payments.get(sessionId)));
     if (!this.isOfMode(payment)) throw new InvalidNotificationError('A Mollie payment of the other mode.');
     const metadata = (payment.metadata ?? {}) as { link_id?: unknown; payment_id?: unknown };
     const { state, failure } = stateOf(payment);
@@ -221,51 +248,35 @@ export class MolliePsp implements Psp {
    */
   async expireSession(session: PspSession): Promise<SessionEnd> {
     try {
-      await this.call(() => this.mollie.payments.cancel(session.id));
+      await this.call('end', () => this.mollie.payments.cancel(session.id));
       return 'ended';
     } catch (error) {
-      if (statusOf(error) === 422) return 'refused';
+      if (pspFailureOf(error)?.kind === 'refused') return 'refused';
       throw error;
     }
   }
 
   /** Mollie's 4xx answers are refusals (e.g. 422: more than remains refundable), but `isRefusalStatus`. */
   async refund(request: PspRefundRequest): Promise<PspRefundStatus> {
-    try {
-      const refund = await this.call(() =>
-        this.mollie.paymentRefunds.create({
-          paymentId: request.paymentReference,
-          amount: mollieAmount(request.amount),
-          description: mollieRefundDescription(request),
-          metadata: { refund_id: request.refundId, link_id: request.linkId },
-          idempotencyKey: request.refundId,
-        }),
-      );
-      return refundStateOf(refund);
-    } catch (error) {
-      if (isRefusalStatus(statusOf(error))) {
-        throw new PspRefusalError(`Mollie: ${(error as Error).message}`, { cause: error });
-      }
-      throw error;
-    }
+    const refund = await this.call('refund', () =>
+      this.mollie.paymentRefunds.create({
+        paymentId: request.paymentReference,
+        amount: mollieAmount(request.amount),
+        description: mollieRefundDescription(request),
+        metadata: { refund_id: request.refundId, link_id: request.linkId },
+        idempotencyKey: request.refundId,
+      }),
+    );
+    return refundStateOf(refund);
   }
 
   /** `reference` is `tr_…/re_…`: Mollie reads a refund only through its payment. */
   async retrieveRefund(reference: string): Promise<PspRefundStatus> {
     const [paymentId, refundId] = reference.split('/');
     if (!paymentId || !refundId) throw new Error(`Not a Mollie refund reference: ${reference}`);
-    const refund = await this.call(() => this.mollie.paymentRefunds.get(refundId, { paymentId }));
+    const refund = await this.call('lookup', () => this.mollie.paymentRefunds.get(refundId, { paymentId }));
     return refundStateOf(refund);
   }
-}
-
-function statusOf(error: unknown): number | undefined {
-  const status = (error as { statusCode?: unknown } | null)?.statusCode;
-  return typeof status === 'number' ? status : undefined;
-}
-
-function isNotFound(error: unknown): boolean {
-  return statusOf(error) === 404;
 }
 
 /** Throws unless `credentials` is a Mollie API key of `mode` (`test_…` or `live_…`). */

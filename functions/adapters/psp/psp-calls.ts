@@ -3,11 +3,20 @@ import { CALL_BUDGETS, worstCaseMs } from '../../domain/call-budgets.ts';
 import type { Provider, PspConnection } from '../../domain/connection.ts';
 import { PspNotConfiguredError } from '../../domain/errors.ts';
 import type { Mode } from '../../domain/principal.ts';
-import { type Psp, type PspFactory, PspRefusalError } from '../../ports/psp.ts';
+import {
+  isRefusalStatus,
+  type Psp,
+  PspCredentialsRejectedError,
+  type PspFactory,
+  type PspFailure,
+  PspOutageError,
+  PspRefusalError,
+  pspFailureOf,
+} from '../../ports/psp.ts';
 import type { SecretStore } from '../../ports/secret-store.ts';
 
 /** A PSP call that got no answer within its budget: the PSP counts as unavailable (a failover at checkout). */
-export class PspCallTimeoutError extends Error {
+export class PspCallTimeoutError extends PspOutageError {
   constructor(provider: string, ms: number) {
     super(`${provider} did not answer within ${ms} ms`);
     this.name = 'PspCallTimeoutError';
@@ -33,15 +42,60 @@ export async function withinPspBudget<T>(provider: string, call: () => Promise<T
   }
 }
 
+/** What a PSP call was for: which answers are refusals depends on it (`PspRefusalError`). */
+export type PspOperation = 'session' | 'end' | 'refund' | 'lookup';
+
+/** What an adapter reads off its SDK's error: the facts `pspFailure` decides from. */
+export interface PspErrorFacts {
+  /** The PSP's name as merchants know it ("Stripe"), which starts every message. */
+  psp: string;
+  /** The HTTP status the PSP answered with; undefined when none came (no answer, a network error). */
+  status: number | undefined;
+  /** The PSP's own reason, without the SDK's decoration. */
+  reason: string;
+  /**
+   * For a `session` or an `end`: the PSP's answer that it will not do this (its validation answer to a
+   * session, Stripe's `invalid_request_error`, Mollie's and Adyen's 400 or 422; its refusal to end one).
+   */
+  refusal?: boolean;
+  /** For a `refund`: the PSP is still processing a request with the same idempotency key (the outcome is open). */
+  inProgress?: boolean;
+}
+
 /**
- * A PSP's validation answer to a session creation (HTTP 400 or 422) is a refusal of this link, not a failure of
- * the PSP (`PspRefusalError`); anything else is rethrown as it is.
+ * The one translation of a PSP SDK's error into the closed set (`PspFailure`), shared by every adapter, each of
+ * which reads the facts off its own SDK's errors: refused credentials (401, 403) first; then a refusal by the
+ * operation's rule (a `session` or `end`: the adapter's `refusal`; a `refund`: `isRefusalStatus`, unless
+ * `inProgress`); anything else the SDK threw is the PSP failing (`PspOutageError`). A failure already of the set
+ * (a `PspCallTimeoutError`, an `InvalidNotificationError`) is kept as it is.
  */
-export function refusalOrFailure(provider: string, error: unknown): unknown {
+export function pspFailure(error: unknown, operation: PspOperation, facts: PspErrorFacts): PspFailure {
+  const known = pspFailureOf(error);
+  if (known) return known;
+  const { psp, status, reason } = facts;
+  if (status === 401 || status === 403) {
+    return new PspCredentialsRejectedError(`${psp}: ${reason}`, { cause: error });
+  }
+  const refused =
+    operation === 'refund'
+      ? isRefusalStatus(status) && !facts.inProgress
+      : operation !== 'lookup' && facts.refusal === true;
+  if (refused) {
+    const message = operation === 'session' ? `${psp} refused the session: ${reason}` : `${psp}: ${reason}`;
+    return new PspRefusalError(message, { cause: error });
+  }
+  return new PspOutageError(`${psp}: ${reason}`, { cause: error });
+}
+
+/** The HTTP status an SDK error carries as `statusCode` (Mollie's and Adyen's SDKs, Stripe's). */
+export function statusOf(error: unknown): number | undefined {
   const status = (error as { statusCode?: unknown } | null)?.statusCode;
-  if (status !== 400 && status !== 422) return error;
-  const reason = (error as Error | undefined)?.message ?? String(error);
-  return new PspRefusalError(`${provider} refused the session: ${reason}`, { cause: error });
+  return typeof status === 'number' ? status : undefined;
+}
+
+/** An error's message, whatever was thrown. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /**

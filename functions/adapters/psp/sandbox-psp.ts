@@ -4,15 +4,16 @@ import { InvalidNotificationError } from '../../domain/errors.ts';
 import type { PspSession } from '../../domain/payment-link.ts';
 import { MODES, type Mode } from '../../domain/principal.ts';
 import { randomBase62 } from '../../domain/random.ts';
-import type {
-  Psp,
-  PspFactory,
-  PspNotification,
-  PspRefundRequest,
-  PspRefundStatus,
-  PspSessionStatus,
-  SessionEnd,
-  SessionRequest,
+import {
+  type Psp,
+  type PspFactory,
+  type PspNotification,
+  PspOutageError,
+  type PspRefundRequest,
+  type PspRefundStatus,
+  type PspSessionStatus,
+  type SessionEnd,
+  type SessionRequest,
 } from '../../ports/psp.ts';
 import type { SandboxSession, SandboxSessionStore } from '../../ports/sandbox-sessions.ts';
 
@@ -96,11 +97,11 @@ export class SandboxPsp implements Psp {
   async createSession(checkout: SessionRequest): Promise<PspSession> {
     const { link } = checkout;
     if (this.connection.simulate === 'fail') {
-      throw new Error('Sandbox connection simulates a PSP failure (HTTP 503).');
+      throw new PspOutageError('Sandbox connection simulates a PSP failure (HTTP 503).');
     }
     if (this.connection.simulate === 'timeout') {
       await sleep(this.options.callTimeoutMs);
-      throw new Error(`Sandbox connection gave no answer within ${this.options.callTimeoutMs} ms.`);
+      throw new PspOutageError(`Sandbox connection gave no answer within ${this.options.callTimeoutMs} ms.`);
     }
     const id = `sbcs_${randomBase62(24)}`;
     const expiresAt = checkout.expiresAt.toISOString();

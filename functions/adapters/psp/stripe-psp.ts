@@ -14,18 +14,20 @@ import {
   stripeMinorUnits,
 } from '../../domain/psp-amounts.ts';
 import {
-  isRefusalStatus,
   type Psp,
+  type PspFailure,
   type PspNotification,
+  PspOutageError,
   type PspRefundRequest,
   type PspRefundStatus,
   PspRefusalError,
   type PspSessionStatus,
+  pspFailureOf,
   type SessionEnd,
   type SessionRequest,
 } from '../../ports/psp.ts';
 import type { SecretStore } from '../../ports/secret-store.ts';
-import { StoredCredentialsPspFactory } from './psp-calls.ts';
+import { messageOf, type PspOperation, pspFailure, StoredCredentialsPspFactory } from './psp-calls.ts';
 
 export const STRIPE_PROVIDER = 'stripe' as const;
 /**
@@ -137,15 +139,10 @@ export class StripePsp implements Psp {
         lines.map((line) => line.unit_amount),
       );
     if (problem) throw new PspRefusalError(problem);
-    const session = await this.createCheckoutSession(checkout, lines).catch((error: unknown) => {
-      // A 400 is Stripe refusing this link (its amount, its currency); 401, 403, 429, 5xx and no answer are not.
-      throw error instanceof this.sdk.errors.StripeInvalidRequestError
-        ? new PspRefusalError(`Stripe refused the session: ${error.message}`, { cause: error })
-        : error;
-    });
-    if (!session.url) throw new Error(`Stripe returned session ${session.id} without a url`);
+    const session = await this.call('session', () => this.createCheckoutSession(checkout, lines));
+    if (!session.url) throw new PspOutageError(`Stripe returned session ${session.id} without a url`);
     if (session.livemode !== this.livemode) {
-      throw new Error(
+      throw new PspOutageError(
         `Stripe created ${session.id} with livemode ${session.livemode} for a ${this.connection.mode} connection`,
       );
     }
@@ -224,7 +221,7 @@ export class StripePsp implements Psp {
   }
 
   async retrieveSession(sessionId: string): Promise<PspSessionStatus> {
-    const session = await this.stripe.checkout.sessions.retrieve(sessionId);
+    const session = await this.call('lookup', () => this.stripe.checkout.sessions.retrieve(sessionId));
     if (session.livemode !== this.livemode) {
       throw new InvalidNotificationError('A Stripe Checkout Session of the other mode.');
     }
@@ -255,12 +252,12 @@ export class StripePsp implements Psp {
 
   async expireSession(session: PspSession): Promise<SessionEnd> {
     try {
-      await this.stripe.checkout.sessions.expire(session.id);
+      await this.call('end', () => this.stripe.checkout.sessions.expire(session.id));
       return 'ended';
     } catch (error) {
       // Stripe refuses (400) to expire a session that is complete (paid, or an asynchronous payment under way)
       // or already expired: which one, the caller asks.
-      if (error instanceof this.sdk.errors.StripeInvalidRequestError) return 'refused';
+      if (pspFailureOf(error)?.kind === 'refused') return 'refused';
       throw error;
     }
   }
@@ -273,30 +270,47 @@ export class StripePsp implements Psp {
   async refund(request: PspRefundRequest): Promise<PspRefundStatus> {
     const problem = pspAmountProblem(this.provider, request.amount, 'refund');
     if (problem) throw new PspRefusalError(problem);
-    try {
-      const refund = await this.stripe.refunds.create(
+    const refund = await this.call('refund', () =>
+      this.stripe.refunds.create(
         {
           payment_intent: request.paymentReference,
           amount: stripeUnitAmount(request.amount),
           metadata: { refund_id: request.refundId, link_id: request.linkId },
         },
         { idempotencyKey: request.refundId },
-      );
-      return refundStatus(refund);
-    } catch (error) {
-      if (
-        error instanceof this.sdk.errors.StripeError &&
-        !(error instanceof this.sdk.errors.StripeIdempotencyError) &&
-        isRefusalStatus(error.statusCode)
-      ) {
-        throw new PspRefusalError(`Stripe: ${error.message}`, { cause: error });
-      }
-      throw error;
-    }
+      ),
+    );
+    return refundStatus(refund);
   }
 
   async retrieveRefund(reference: string): Promise<PspRefundStatus> {
-    return refundStatus(await this.stripe.refunds.retrieve(reference));
+    return refundStatus(await this.call('lookup', () => this.stripe.refunds.retrieve(reference)));
+  }
+
+  /** One call to Stripe (bounded by the SDK's own timeout and retries), its errors translated (`failure`). */
+  private async call<T>(operation: PspOperation, request: () => Promise<T>): Promise<T> {
+    try {
+      return await request();
+    } catch (error) {
+      throw this.failure(error, operation);
+    }
+  }
+
+  /**
+   * Stripe's errors in the closed set (`pspFailure`): `StripeAuthenticationError` (401) and
+   * `StripePermissionError` (403) are refused credentials; a session or an end is refused by an
+   * `invalid_request_error` (400, 404: its amount, its currency; a session no longer open), a refund by any 4xx
+   * but an `idempotency_error`; a `StripeConnectionError` (no answer), 429 and 5xx are Stripe failing.
+   */
+  private failure(error: unknown, operation: PspOperation): PspFailure {
+    const { errors } = this.sdk;
+    return pspFailure(error, operation, {
+      psp: 'Stripe',
+      status: error instanceof errors.StripeError ? error.statusCode : undefined,
+      reason: messageOf(error),
+      refusal: error instanceof errors.StripeInvalidRequestError,
+      inProgress: error instanceof errors.StripeIdempotencyError,
+    });
   }
 }
 
