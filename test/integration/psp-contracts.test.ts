@@ -1,63 +1,17 @@
-import Stripe from 'stripe';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AdyenPspFactory } from '../../functions/adapters/psp/adyen-psp.ts';
-import { MolliePspFactory } from '../../functions/adapters/psp/mollie-psp.ts';
-import { StripePsp } from '../../functions/adapters/psp/stripe-psp.ts';
+import { describe, expect, it } from 'vitest';
 import { newPaymentLink } from '../../functions/domain/payment-link.ts';
-import type { Psp } from '../../functions/ports/psp.ts';
-import { type FakeAdyen, startFakeAdyen } from '../support/fake-adyen.ts';
-import { type FakeMollie, startFakeMollie } from '../support/fake-mollie.ts';
-import { trustFakePspCertificate } from '../support/fake-psp-server.ts';
-import { type FakeStripe, startFakeStripe } from '../support/fake-stripe.ts';
-import { orderLink, sessionRequest, storedConnection } from '../support/psp-fixtures.ts';
+import { FAKE_ADAPTER_CREDENTIALS, usePspAdapters } from '../support/psp-adapters.ts';
+import { orderLink, sessionRequest } from '../support/psp-fixtures.ts';
 
 /**
  * Each adapter's typical calls, through its official SDK, against a fake held to the PSP's own OpenAPI document
  * (test/contracts/*.trimmed.json; docs/testing.md#psp-contract-tests): every request the adapter sends and every
  * answer the fake gives conforms, and the fake refuses, as the PSP does, what the document refuses.
  */
-const stripeConnection = storedConnection('stripe', 'test', 'pc_stripecontract00000000000');
-const mollieConnection = storedConnection('mollie', 'test', 'pc_molliecontract00000000000');
-const adyenConnection = storedConnection('adyen', 'test', 'pc_adyencontract000000000000');
-const mollieKey = 'test_contractXY7LxsDOtmnkVtjNVWXLSlXsM';
-const adyenCredentials = {
-  api_key: 'AQE-contract-adyen-test-key',
-  merchant_account: 'AcmeECOM',
-  hmac_key: '44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056',
-  environment: 'test',
-};
-
-let stripe: FakeStripe;
-let mollie: FakeMollie;
-let adyen: FakeAdyen;
-let untrust: () => void;
-const psps = {} as Record<'stripe' | 'mollie' | 'adyen', Psp>;
-
-beforeAll(async () => {
-  untrust = trustFakePspCertificate();
-  stripe = await startFakeStripe({ secretKey: 'sk_test_contract' });
-  mollie = await startFakeMollie({ apiKeys: [mollieKey] });
-  adyen = await startFakeAdyen({ apiKeys: [adyenCredentials.api_key], merchantAccount: 'AcmeECOM' });
-  const secrets = new Map([
-    [mollieConnection.secret_name as string, JSON.stringify({ api_key: mollieKey })],
-    [adyenConnection.secret_name as string, JSON.stringify(adyenCredentials)],
-  ]);
-  const secretStore = { get: async (name: string) => secrets.get(name) };
-  psps.stripe = new StripePsp(
-    Stripe,
-    { secret_key: 'sk_test_contract', webhook_secret: 'whsec_x' },
-    stripeConnection,
-    stripe.endpoint,
-  );
-  psps.mollie = await new MolliePspFactory({ secrets: secretStore, apiEndpoint: mollie.apiEndpoint }).create(
-    mollieConnection,
-  );
-  psps.adyen = await new AdyenPspFactory({ secrets: secretStore, apiUrl: adyen.url }).create(adyenConnection);
-});
-afterAll(async () => {
-  await Promise.all([stripe.stop(), mollie.stop(), adyen.stop()]);
-  untrust();
-});
+const { connections, fakes, psps } = usePspAdapters('contract');
+const { stripe: stripeConnection, mollie: mollieConnection, adyen: adyenConnection } = connections;
+const { mollie: mollieCredentials, adyen: adyenCredentials } = FAKE_ADAPTER_CREDENTIALS;
+const mollieKey = mollieCredentials.api_key;
 
 const basket = () =>
   newPaymentLink(
@@ -80,7 +34,7 @@ describe('the Mollie adapter against mollie/openapi', () => {
     expect((await psps.mollie.retrieveSession(plain.id)).state).toBe('pending');
     expect(await psps.mollie.expireSession(plain)).toBe('ended');
     const paid = await psps.mollie.createSession(sessionRequest(orderLink('30.00'), mollieConnection));
-    mollie.setStatus(paid.id, 'paid');
+    fakes.mollie.setStatus(paid.id, 'paid');
     expect((await psps.mollie.retrieveSession(paid.id)).amount).toEqual({ value: '30.00', currency: 'EUR' });
     const refund = await psps.mollie.refund({
       refundId: 're_contract000000000000000001',
@@ -90,15 +44,15 @@ describe('the Mollie adapter against mollie/openapi', () => {
       description: 'Order 1001',
     });
     expect((await psps.mollie.retrieveRefund(refund.reference)).state).toBe('pending');
-    expect(mollie.exchanges.length).toBeGreaterThanOrEqual(7);
-    expect(mollie.violations).toEqual([]);
+    expect(fakes.mollie.exchanges.length).toBeGreaterThanOrEqual(7);
+    expect(fakes.mollie.violations).toEqual([]);
   });
 
   it('is refused as Mollie refuses what its document refuses: a description over 255 characters', async () => {
-    const before = mollie.violations.length;
+    const before = fakes.mollie.violations.length;
     const link = { ...orderLink('10.00'), description: 'x'.repeat(256) };
     // The adapter cuts descriptions to Mollie's maximum, so the fake is asked directly.
-    const response = await fetch(`${mollie.apiEndpoint}payments`, {
+    const response = await fetch(`${fakes.mollie.apiEndpoint}payments`, {
       method: 'POST',
       headers: { authorization: `Bearer ${mollieKey}`, 'content-type': 'application/json' },
       body: JSON.stringify({
@@ -109,7 +63,7 @@ describe('the Mollie adapter against mollie/openapi', () => {
     });
     expect(response.status).toBe(422);
     expect(await response.json()).toMatchObject({ status: 422, title: 'Unprocessable Entity' });
-    expect(mollie.violations.slice(before).join('\n')).toMatch(/description/);
+    expect(fakes.mollie.violations.slice(before).join('\n')).toMatch(/description/);
   });
 });
 
@@ -120,19 +74,19 @@ describe('the Adyen adapter against Adyen/adyen-openapi CheckoutService-v72', ()
     expect((await psps.adyen.retrieveSession(plain.id)).amount).toEqual({ value: '10.00', currency: 'EUR' });
     expect(await psps.adyen.expireSession(plain)).toBe('ended');
     const paid = await psps.adyen.createSession(sessionRequest(orderLink('30.00'), adyenConnection));
-    const item = adyen.pay(paid.id);
+    const item = fakes.adyen.pay(paid.id);
     await psps.adyen.refund({
       refundId: 're_contract000000000000000002',
       linkId: 'pl_contract',
       paymentReference: item.pspReference,
       amount: { value: '5.00', currency: 'EUR' },
     });
-    expect(adyen.exchanges.length).toBeGreaterThanOrEqual(6);
-    expect(adyen.violations).toEqual([]);
+    expect(fakes.adyen.exchanges.length).toBeGreaterThanOrEqual(6);
+    expect(fakes.adyen.violations).toEqual([]);
   });
 
   const post = (body: Record<string, unknown>) =>
-    fetch(`${adyen.url}/v72/paymentLinks`, {
+    fetch(`${fakes.adyen.url}/v72/paymentLinks`, {
       method: 'POST',
       headers: { 'x-api-key': adyenCredentials.api_key, 'content-type': 'application/json' },
       body: JSON.stringify({
@@ -147,11 +101,11 @@ describe('the Adyen adapter against Adyen/adyen-openapi CheckoutService-v72', ()
     ['a currency that is no ISO code', { amount: { currency: 'EURO', value: 1000 } }, 422, /currency/],
     ['an unknown field', { shopperLanguage: 'nl' }, 400, /unknown field shopperLanguage/],
   ])('refuses %s as Adyen does', async (_, body, status, violation) => {
-    const before = adyen.violations.length;
+    const before = fakes.adyen.violations.length;
     const response = await post(body);
     expect(response.status).toBe(status);
     expect(await response.json()).toMatchObject({ status, errorType: 'validation' });
-    expect(adyen.violations.slice(before).join('\n')).toMatch(violation);
+    expect(fakes.adyen.violations.slice(before).join('\n')).toMatch(violation);
   });
 });
 
@@ -165,7 +119,7 @@ describe('the Stripe adapter against stripe/openapi (requests only)', () => {
     });
     expect(await psps.stripe.expireSession(plain)).toBe('ended');
     const paid = await psps.stripe.createSession(sessionRequest(orderLink('30.00'), stripeConnection));
-    stripe.completeSession(paid.id);
+    fakes.stripe.completeSession(paid.id);
     const status = await psps.stripe.retrieveSession(paid.id);
     expect(status.state).toBe('succeeded');
     const refund = await psps.stripe.refund({
@@ -175,7 +129,7 @@ describe('the Stripe adapter against stripe/openapi (requests only)', () => {
       amount: { value: '5.00', currency: 'EUR' },
     });
     expect((await psps.stripe.retrieveRefund(refund.reference)).state).toBe('pending');
-    const calls = stripe.exchanges.map(
+    const calls = fakes.stripe.exchanges.map(
       ({ method, path }) => `${method} ${path.replace(/\/(cs|re)_\w+/, '/$1_…')}`,
     );
     expect(new Set(calls)).toEqual(
@@ -187,14 +141,14 @@ describe('the Stripe adapter against stripe/openapi (requests only)', () => {
         'GET /v1/refunds/re_…',
       ]),
     );
-    expect(stripe.violations).toEqual([]);
+    expect(fakes.stripe.violations).toEqual([]);
   });
 
   const create = (params: Record<string, string>) =>
-    fetch(`${stripe.url}/v1/checkout/sessions`, {
+    fetch(`${fakes.stripe.url}/v1/checkout/sessions`, {
       method: 'POST',
       headers: {
-        authorization: 'Bearer sk_test_contract',
+        authorization: `Bearer ${FAKE_ADAPTER_CREDENTIALS.stripe.secret_key}`,
         'content-type': 'application/x-www-form-urlencoded',
       },
       body: new URLSearchParams({
@@ -239,13 +193,13 @@ describe('the Stripe adapter against stripe/openapi (requests only)', () => {
     ],
     ['a metadata value over 500 characters', { 'metadata[note]': 'v'.repeat(501) }, 'metadata[note]', false],
   ])('refuses %s with a 400 as Stripe does', async (_, params, param, byDocument) => {
-    const before = stripe.violations.length;
+    const before = fakes.stripe.violations.length;
     const response = await create(params);
     expect(response.status).toBe(400);
     expect(((await response.json()) as { error: unknown }).error).toMatchObject({
       type: 'invalid_request_error',
       param,
     });
-    expect(stripe.violations.length - before).toBe(byDocument ? 1 : 0);
+    expect(fakes.stripe.violations.length - before).toBe(byDocument ? 1 : 0);
   });
 });

@@ -1,64 +1,19 @@
-import Stripe from 'stripe';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AdyenPspFactory } from '../../functions/adapters/psp/adyen-psp.ts';
-import { MolliePspFactory } from '../../functions/adapters/psp/mollie-psp.ts';
-import { StripePsp } from '../../functions/adapters/psp/stripe-psp.ts';
+import { describe, expect, it } from 'vitest';
 import { newPaymentLink } from '../../functions/domain/payment-link.ts';
-import type { Psp } from '../../functions/ports/psp.ts';
-import { type FakeAdyen, startFakeAdyen } from '../support/fake-adyen.ts';
-import { type FakeMollie, startFakeMollie } from '../support/fake-mollie.ts';
-import { trustFakePspCertificate } from '../support/fake-psp-server.ts';
-import { type FakeStripe, startFakeStripe } from '../support/fake-stripe.ts';
-import { orderLink, sessionRequest, storedConnection } from '../support/psp-fixtures.ts';
+import type { FakeAdyen } from '../support/fake-adyen.ts';
+import type { FakeMollie } from '../support/fake-mollie.ts';
+import { FAKE_ADAPTER_CREDENTIALS, usePspAdapters } from '../support/psp-adapters.ts';
+import { orderLink, sessionRequest } from '../support/psp-fixtures.ts';
 
 /**
  * What the link's options become at each PSP (docs/checkout.md#what-each-psp-receives): each adapter, through its
  * official SDK, against a fake that refuses what the real PSP refuses (values outside its OpenAPI enums, sums
  * that do not add up).
  */
-const stripeConnection = storedConnection('stripe', 'test', 'pc_stripevariants000000000000');
-const mollieConnection = storedConnection('mollie', 'test', 'pc_mollievariants000000000000');
-const adyenConnection = storedConnection('adyen', 'test', 'pc_adyenvariants0000000000000');
-const mollieKey = 'test_dHar4XY7LxsDOtmnkVtjNVWXLSlXsM';
-const adyenCredentials = {
-  api_key:
-    'AQEyhmfxKonIYxZGw0m/n3Q5qf3VaY9UCJ14XWZE03G/k2NFitRvbe4N1XqH1eHaH2AksaEQwV1bDb7kfNy1WIxIIkxgBw==-test',
-  merchant_account: 'AcmeECOM',
-  hmac_key: '44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056',
-  environment: 'test',
-};
-
-let stripe: FakeStripe;
-let mollie: FakeMollie;
-let adyen: FakeAdyen;
-let untrust: () => void;
-const psps = {} as Record<'stripe' | 'mollie' | 'adyen', Psp>;
-
-beforeAll(async () => {
-  untrust = trustFakePspCertificate();
-  stripe = await startFakeStripe({ secretKey: 'sk_test_variants' });
-  mollie = await startFakeMollie({ apiKeys: [mollieKey] });
-  adyen = await startFakeAdyen({ apiKeys: [adyenCredentials.api_key], merchantAccount: 'AcmeECOM' });
-  const secrets = new Map([
-    [mollieConnection.secret_name as string, JSON.stringify({ api_key: mollieKey })],
-    [adyenConnection.secret_name as string, JSON.stringify(adyenCredentials)],
-  ]);
-  const secretStore = { get: async (name: string) => secrets.get(name) };
-  psps.stripe = new StripePsp(
-    Stripe,
-    { secret_key: 'sk_test_variants', webhook_secret: 'whsec_x' },
-    stripeConnection,
-    stripe.endpoint,
-  );
-  psps.mollie = await new MolliePspFactory({ secrets: secretStore, apiEndpoint: mollie.apiEndpoint }).create(
-    mollieConnection,
-  );
-  psps.adyen = await new AdyenPspFactory({ secrets: secretStore, apiUrl: adyen.url }).create(adyenConnection);
-});
-afterAll(async () => {
-  await Promise.all([stripe.stop(), mollie.stop(), adyen.stop()]);
-  untrust();
-});
+const { connections, fakes, psps } = usePspAdapters('variants');
+const { stripe: stripeConnection, mollie: mollieConnection, adyen: adyenConnection } = connections;
+const { mollie: mollieCredentials, adyen: adyenCredentials } = FAKE_ADAPTER_CREDENTIALS;
+const _mollieKey = mollieCredentials.api_key;
 
 const lastBody = (fake: FakeMollie | FakeAdyen) => JSON.parse(fake.requests.at(-1)?.body ?? '{}');
 
@@ -76,13 +31,13 @@ describe("the buyer's locale at each PSP", () => {
       await psps.stripe.createSession(
         sessionRequest(orderLink('10.00'), stripeConnection, undefined, locale),
       );
-      expect(stripe.requests.at(-1)?.form.locale).toBe(atStripe);
+      expect(fakes.stripe.requests.at(-1)?.form.locale).toBe(atStripe);
       await psps.mollie.createSession(
         sessionRequest(orderLink('10.00'), mollieConnection, undefined, locale),
       );
-      expect(lastBody(mollie).locale).toBe(atMollie);
+      expect(lastBody(fakes.mollie).locale).toBe(atMollie);
       await psps.adyen.createSession(sessionRequest(orderLink('10.00'), adyenConnection, undefined, locale));
-      expect(lastBody(adyen).shopperLocale).toBe(atAdyen);
+      expect(lastBody(fakes.adyen).shopperLocale).toBe(atAdyen);
     },
   );
 });
@@ -115,15 +70,15 @@ describe('the amount of the session request at each PSP', () => {
 
   it('is what Stripe, Mollie and Adyen charge, not the link amount', async () => {
     const session = await psps.stripe.createSession(at(stripeConnection));
-    expect(stripe.sessions.get(session.id)?.amount_total).toBe(725);
+    expect(fakes.stripe.sessions.get(session.id)?.amount_total).toBe(725);
     await psps.mollie.createSession(at(mollieConnection));
-    expect(lastBody(mollie).amount).toEqual({ currency: 'EUR', value: '7.25' });
+    expect(lastBody(fakes.mollie).amount).toEqual({ currency: 'EUR', value: '7.25' });
     await psps.adyen.createSession(at(adyenConnection));
-    expect(lastBody(adyen).amount).toEqual({ currency: 'EUR', value: 725 });
+    expect(lastBody(fakes.adyen).amount).toEqual({ currency: 'EUR', value: 725 });
   });
 
   it('must be the sum of the lines of a link that has them: nothing reaches the PSP otherwise', async () => {
-    const sent = [stripe.requests.length, mollie.requests.length, adyen.requests.length];
+    const sent = [fakes.stripe.requests.length, fakes.mollie.requests.length, fakes.adyen.requests.length];
     for (const [psp, connection] of [
       [psps.stripe, stripeConnection],
       [psps.mollie, mollieConnection],
@@ -136,7 +91,9 @@ describe('the amount of the session request at each PSP', () => {
         }),
       ).rejects.toThrow(/add up to 200.40 EUR/);
     }
-    expect([stripe.requests.length, mollie.requests.length, adyen.requests.length]).toEqual(sent);
+    expect([fakes.stripe.requests.length, fakes.mollie.requests.length, fakes.adyen.requests.length]).toEqual(
+      sent,
+    );
   });
 });
 
@@ -147,7 +104,7 @@ describe('line items at each PSP', () => {
 
   it('go to Stripe as line_items with price_data, which Stripe sums to the amount', async () => {
     const session = await psps.stripe.createSession(sessionRequest(basket(), stripeConnection));
-    expect(stripe.requests.at(-1)?.form).toMatchObject({
+    expect(fakes.stripe.requests.at(-1)?.form).toMatchObject({
       'line_items[0][quantity]': '2',
       'line_items[0][price_data][unit_amount]': '2495',
       'line_items[0][price_data][currency]': 'eur',
@@ -156,12 +113,12 @@ describe('line items at each PSP', () => {
       'line_items[2][quantity]': '3',
       'line_items[2][price_data][unit_amount]': '50',
     });
-    expect(stripe.sessions.get(session.id)?.amount_total).toBe(20040);
+    expect(fakes.stripe.sessions.get(session.id)?.amount_total).toBe(20040);
   });
 
   it('go to Mollie as lines whose totals and VAT Mollie checks against the amount', async () => {
     await psps.mollie.createSession(sessionRequest(basket(), mollieConnection));
-    const body = lastBody(mollie);
+    const body = lastBody(fakes.mollie);
     expect(body.amount).toEqual({ currency: 'EUR', value: '200.40' });
     expect(body.lines).toEqual([
       {
@@ -191,7 +148,7 @@ describe('line items at each PSP', () => {
 
   it('go to Adyen as lineItems with the tax each unit includes', async () => {
     await psps.adyen.createSession(sessionRequest(basket(), adyenConnection));
-    const body = lastBody(adyen);
+    const body = lastBody(fakes.adyen);
     expect(body.amount).toEqual({ currency: 'EUR', value: 20040 });
     expect(body.lineItems).toEqual([
       {
@@ -223,7 +180,7 @@ describe('payment methods at each PSP', () => {
       ...sessionRequest(orderLink('10.00'), stripeConnection),
       paymentMethods: [...methods.paymentMethods],
     });
-    expect(stripe.requests.at(-1)?.form).toMatchObject({
+    expect(fakes.stripe.requests.at(-1)?.form).toMatchObject({
       'allowed_payment_method_types[0]': 'ideal',
       'allowed_payment_method_types[1]': 'card',
       'allowed_payment_method_types[2]': 'sepa_debit',
@@ -235,7 +192,7 @@ describe('payment methods at each PSP', () => {
       ...sessionRequest(orderLink('10.00'), mollieConnection),
       paymentMethods: [...methods.paymentMethods],
     });
-    expect(lastBody(mollie).method).toEqual(['ideal', 'creditcard', 'directdebit']);
+    expect(lastBody(fakes.mollie).method).toEqual(['ideal', 'creditcard', 'directdebit']);
   });
 
   it('go to Adyen as allowedPaymentMethods', async () => {
@@ -243,17 +200,17 @@ describe('payment methods at each PSP', () => {
       ...sessionRequest(orderLink('10.00'), adyenConnection),
       paymentMethods: [...methods.paymentMethods],
     });
-    expect(lastBody(adyen).allowedPaymentMethods).toEqual(['ideal', 'scheme', 'sepadirectdebit']);
+    expect(lastBody(fakes.adyen).allowedPaymentMethods).toEqual(['ideal', 'scheme', 'sepadirectdebit']);
   });
 
   it('are left to the PSP when the link names none', async () => {
     await psps.stripe.createSession(sessionRequest(orderLink('10.00'), stripeConnection));
-    expect(Object.keys(stripe.requests.at(-1)?.form ?? {}).some((k) => k.startsWith('allowed_payment'))).toBe(
-      false,
-    );
+    expect(
+      Object.keys(fakes.stripe.requests.at(-1)?.form ?? {}).some((k) => k.startsWith('allowed_payment')),
+    ).toBe(false);
     await psps.mollie.createSession(sessionRequest(orderLink('10.00'), mollieConnection));
-    expect(lastBody(mollie).method).toBeUndefined();
+    expect(lastBody(fakes.mollie).method).toBeUndefined();
     await psps.adyen.createSession(sessionRequest(orderLink('10.00'), adyenConnection));
-    expect(lastBody(adyen).allowedPaymentMethods).toBeUndefined();
+    expect(lastBody(fakes.adyen).allowedPaymentMethods).toBeUndefined();
   });
 });
