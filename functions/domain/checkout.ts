@@ -2,7 +2,12 @@ import { createHash } from 'node:crypto';
 import type { PspConnection } from './connection.ts';
 import { type Amount, toMinorUnits } from './money.ts';
 import { type Payment, paymentAmount } from './payment.ts';
-import { MAX_PAYMENTS_PER_LINK, type PaymentLink, type PspSession } from './payment-link.ts';
+import {
+  type LinkSession,
+  MAX_PAYMENTS_PER_LINK,
+  type PaymentLink,
+  type PspSession,
+} from './payment-link.ts';
 
 /**
  * Pure rules of the checkout page: which step comes next for a buyer on an open link (`nextCheckoutStep`), how
@@ -169,10 +174,12 @@ const lastAttempt = (payments: readonly Payment[]) => payments.find((payment) =>
  *    (`openingBlocked`); one that cannot be ended is shown again while it can be paid (even at an amount the
  *    buyer no longer wants), or the buyer waits until it expires: never a second open session;
  * 2. a buyer back from an attempt that ended unpaid is offered to try again or another provider;
- * 3. a buyer-chosen amount not yet chosen is asked for, opening nothing;
- * 4. a new session is opened, within the link's and the client's budgets (`openingBlocked`), at the routed
- *    connections that can take the amount; `wantsAnother` (honoured only after an attempt that ended unpaid) puts that attempt's
- *    connection last. A chosen amount that none of them can take is asked for again.
+ * 3. a buyer who cannot get a new session now (the link's or the client's budget is spent, or a reusable link
+ *    has no place left: `openingBlocked`) is told so, before anything else is asked;
+ * 4. a buyer-chosen amount not yet chosen is asked for, opening nothing;
+ * 5. a new session is opened at the routed connections that can take the amount; `wantsAnother` (honoured only
+ *    after an attempt that ended unpaid) puts that attempt's connection last. A chosen amount that none of them
+ *    can take is asked for again.
  */
 export function nextCheckoutStep(situation: CheckoutSituation): CheckoutStep {
   if (situation.link.reusable) return nextReusableStep(situation);
@@ -227,7 +234,7 @@ function ownSessionStep(
 ): CheckoutStep | undefined {
   const { link, routed, now, unendable } = situation;
   const routedIds = routed.map((connection) => connection.id);
-  const stale = link.sessions_stale_before !== undefined && own.created_at < link.sessions_stale_before;
+  const stale = link.sessions_stale_before !== null && own.created_at < link.sessions_stale_before;
   const wanted = situation.amount === undefined || sameAmount(paymentAmount(own, link), situation.amount);
   const endable = !unendable.has(own.id);
   if (session.url !== '' && endable && !stale && wanted && servesStill(session, routedIds, now)) {
@@ -253,9 +260,10 @@ function newSessionStep(
   const endedUnpaid = last !== undefined && ENDED_UNPAID.has(last.status);
   const others = routed.filter((connection) => connection.id !== last?.connection_id);
   if (situation.returned && endedUnpaid) return { kind: 'choose', another: others.length > 0 };
-  if (situation.amount === undefined) return { kind: 'ask' };
+  // Before asking for an amount: a buyer who cannot get a session now is told so before they type one.
   const blocked = openingBlocked(situation, budget);
   if (blocked) return blocked;
+  if (situation.amount === undefined) return { kind: 'ask' };
   if (situation.pspCallsLeft < 1) return { kind: 'wait', reason: 'unavailable', until: null };
 
   const ordered =
@@ -307,7 +315,7 @@ function openingBlocked(
 
   const cap = Math.min(link.max_payments ?? MAX_PAYMENTS_PER_LINK, MAX_PAYMENTS_PER_LINK);
   const succeeded = new Set([
-    ...Object.keys(link.paid_payments ?? {}),
+    ...Object.keys(link.paid_payments),
     ...payments.filter((payment) => payment.status === 'succeeded').map((payment) => payment.id),
   ]);
   const payable = openSessions({ ...link, psp_session: null }, payments, now).filter(
@@ -381,7 +389,7 @@ export function sessionExpiry(
 }
 
 /** The link with its new session, one version later: the write that stores it is conditioned on `version`. */
-export function withSession(link: PaymentLink, session: PspSession): PaymentLink {
+export function withSession(link: PaymentLink, session: LinkSession): PaymentLink {
   return { ...link, psp_session: session, version: link.version + 1 };
 }
 

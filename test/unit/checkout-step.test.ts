@@ -26,12 +26,12 @@ import {
 } from '../../functions/domain/payment.ts';
 import {
   addPayment,
+  type LinkSession,
   MAX_PAYMENTS_PER_LINK,
   MAX_REPORTED_FAILURES_PER_LINK,
   markPaid,
   newPaymentLink,
   type PaymentLink,
-  type PspSession,
   reportPayment,
   withPaymentReference,
 } from '../../functions/domain/payment-link.ts';
@@ -63,14 +63,14 @@ function attempt(
   );
 }
 
-const sessionOf = (payment: Payment): PspSession => ({
+const sessionOf = (payment: Payment): LinkSession => ({
   provider: payment.provider,
   connection_id: payment.connection_id,
   payment_id: payment.id,
   id: payment.session_id as string,
   url: payment.session_url as string,
   expires_at: payment.session_expires_at as string,
-  ...(payment.amount ? { amount: payment.amount } : {}),
+  amount: payment.amount!,
 });
 
 const declined = (payment: Payment) =>
@@ -317,7 +317,7 @@ describe('a link paid before its PSP reference is known', () => {
     const link = orderLink('10.00');
     const paid = markPaid(
       link,
-      { id: 'pay_1', connection_id: 'pc_a', provider: 'adyen', reference: null },
+      { id: 'pay_1', connection_id: 'pc_a', provider: 'adyen', reference: null, amount: link.amount! },
       now,
     )?.after as PaymentLink;
     expect(paid).toMatchObject({ status: 'paid', payment: { reference: null } });
@@ -499,6 +499,17 @@ describe('session budgets and places, checked before anything is ended', () => {
       reason: 'full',
       until: new Date(theirs.session_expires_at as string),
     });
+    // A buyer-chosen amount is not asked for when no place is left: the buyer is told before they type one.
+    const range = {
+      ...link,
+      amount: null,
+      amount_range: { currency: 'EUR', minimum: '1.00', maximum: '9.00' },
+    };
+    expect(
+      nextCheckoutStep(
+        situation({ link: range, payments: [theirs, paid], amount: undefined, client: 'client_a' }),
+      ),
+    ).toMatchObject({ kind: 'wait', reason: 'full' });
     // The buyer's own payable session gives its place to the one replacing it.
     const stale = { ...link, sessions_stale_before: now.toISOString() };
     expect(
@@ -534,7 +545,7 @@ describe('payments of a reusable link', () => {
     ) as Payment;
     return addPayment(
       link,
-      { id, connection_id: 'pc_a', provider: 'stripe', reference: `ref_${id}` },
+      { id, connection_id: 'pc_a', provider: 'stripe', reference: `ref_${id}`, amount: link.amount! },
       toPaymentResource(payment, link),
       now,
     );
@@ -577,7 +588,13 @@ describe('payments of a reusable link', () => {
   });
 
   it('never move the link to paid through the single-use markPaid', () => {
-    const payment = { id: 'pay_1', connection_id: 'pc_a', provider: 'stripe' as const, reference: 'r' };
+    const payment = {
+      id: 'pay_1',
+      connection_id: 'pc_a',
+      provider: 'stripe' as const,
+      reference: 'r',
+      amount: reusableLink().amount!,
+    };
     expect(markPaid(reusableLink(), payment, now)).toBeUndefined();
   });
 });
@@ -630,7 +647,13 @@ describe('a reusable link at every per-link limit', () => {
       ) as Payment;
       link = addPayment(
         link,
-        { id, connection_id: a.id, provider: 'stripe', reference: payment.provider_reference },
+        {
+          id,
+          connection_id: a.id,
+          provider: 'stripe',
+          reference: payment.provider_reference,
+          amount: link.amount!,
+        },
         toPaymentResource(payment, link),
         now,
       )?.after as PaymentLink;
