@@ -1,13 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { PspConnection } from './connection.ts';
+import { paymentLimit } from './link-payments.ts';
 import { type Amount, toMinorUnits } from './money.ts';
 import { type Payment, paymentAmount } from './payment.ts';
-import {
-  type LinkSession,
-  MAX_PAYMENTS_PER_LINK,
-  type PaymentLink,
-  type PspSession,
-} from './payment-link.ts';
+import type { LinkSession, PaymentLink, PspSession } from './payment-link.ts';
 
 /**
  * Pure rules of the checkout page: which step comes next for a buyer on an open link (`nextCheckoutStep`), how
@@ -313,7 +309,7 @@ function openingBlocked(
     );
   if (throttled || !link.reusable) return throttled;
 
-  const cap = Math.min(link.max_payments ?? MAX_PAYMENTS_PER_LINK, MAX_PAYMENTS_PER_LINK);
+  const cap = paymentLimit(link);
   const succeeded = new Set([
     ...Object.keys(link.paid_payments),
     ...payments.filter((payment) => payment.status === 'succeeded').map((payment) => payment.id),

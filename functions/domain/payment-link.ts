@@ -2,8 +2,7 @@ import { type AmountRange, type AmountSource, type LineItem, lineItemsTotal } fr
 import type { Provider } from './connection.ts';
 import { InvalidStateError } from './errors.ts';
 import { newId } from './ids.ts';
-import { type Amount, fromMinorUnits } from './money.ts';
-import type { PaymentResource } from './payment.ts';
+import type { Amount } from './money.ts';
 import type { PaymentMethod } from './payment-methods.ts';
 import type { Mode, Principal } from './principal.ts';
 
@@ -24,25 +23,11 @@ export interface PspPayment {
   provider: Provider;
   reference: string | null;
   /**
-   * What the payment charged (`Payment.amount`); absent on links paid before it was kept, which were paid their
-   * fixed `amount`: read it with `paidAmount`.
+   * What the payment charged (`Payment.amount`); a link paid before it was kept reads as paid its fixed `amount`
+   * (functions/adapters/dynamodb/link-mapper.ts).
    */
-  amount?: Amount;
+  amount: Amount;
 }
-
-/**
- * A reusable link takes at most this many payments, `max_payments` or not: each one is an entry of the link's
- * own item (its refund totals), which must stay far below DynamoDB's 400 KB (docs/api.md#reusable-links).
- */
-export const MAX_PAYMENTS_PER_LINK = 500;
-
-/**
- * A link reports at most this many failed payments by webhook. Each report names its event and its payment in
- * the link's item (`event_ids`, `reported_payments`), and a link may be open for a year, a session at a time: an
- * unbounded list would take the item past DynamoDB's 400 KB, after which not even a success could be recorded.
- * Later failures are still recorded, each in its own payment item (`GET /v1/payment-links/{id}/payments`).
- */
-export const MAX_REPORTED_FAILURES_PER_LINK = 500;
 
 /**
  * A succeeded payment of a reusable link, kept in the link's item with its own refund totals (minor units, as
@@ -69,11 +54,17 @@ export interface PspSession {
   url: string;
   expires_at: string;
   /**
-   * What the session charges, as its payment records it (absent on sessions stored before it was kept, which were
-   * at the link's amount: read it with `paymentAmount`, functions/domain/payment.ts).
+   * What the session charges, as its payment records it: always on the link's `psp_session` (`LinkSession`);
+   * absent on a session as a PSP adapter returns it, or rebuilt from its payment (read it with `paymentAmount`).
    */
   amount?: Amount;
 }
+
+/**
+ * The session stored on a link, with what it charges (one stored before it was kept reads as at the link's
+ * amount: functions/adapters/dynamodb/link-mapper.ts).
+ */
+export type LinkSession = PspSession & { amount: Amount };
 
 /** What the merchant may set when creating a link (already validated). */
 export interface PaymentLinkInput {
@@ -128,7 +119,10 @@ export interface Refund {
   updated_at: string;
 }
 
-/** The stored payment link. Field names are those of the public resource, so no mapping layer is needed. */
+/**
+ * The payment link. Field names are those of the public resource; items stored before a field existed are read
+ * with its default by functions/adapters/dynamodb/link-mapper.ts, so every field is here.
+ */
 export interface PaymentLink {
   id: string;
   account: string;
@@ -140,56 +134,56 @@ export interface PaymentLink {
   redirect_url: string | null;
   webhook_url: string | null;
   metadata: Record<string, string> | null;
-  /** The order's lines, whose sum is `amount` (absent or null: a fixed amount). */
-  line_items?: LineItem[] | null;
-  /** The bounds of a buyer-chosen amount (absent or null: `amount` is fixed). */
-  amount_range?: AmountRange | null;
-  /** The methods the buyer may pay with (absent or null: any the PSP offers). */
-  payment_methods?: PaymentMethod[] | null;
-  /** Absent on links created before languages existed: read as null. */
-  locale?: string | null;
+  /** The order's lines, whose sum is `amount` (null: a fixed amount). */
+  line_items: LineItem[] | null;
+  /** The bounds of a buyer-chosen amount (null: `amount` is fixed). */
+  amount_range: AmountRange | null;
+  /** The methods the buyer may pay with (null: any the PSP offers). */
+  payment_methods: PaymentMethod[] | null;
+  /** The language of the buyer's pages (null: the buyer's). */
+  locale: string | null;
   /**
    * A reusable link takes one payment per buyer until it is canceled, expires or has `max_payments` (then it is
-   * `completed`); absent: single-use. Its `payment` is the latest succeeded payment, and `paid_payments` holds
-   * each one with its refund totals, by payment id.
+   * `completed`); false: single-use. Its `payment` is the latest succeeded payment, and `paid_payments` holds
+   * each one with its refund totals, by payment id (empty on a single-use link).
    */
-  reusable?: boolean;
-  max_payments?: number | null;
-  paid_payments?: Record<string, PaidPayment>;
+  reusable: boolean;
+  max_payments: number | null;
+  paid_payments: Record<string, PaidPayment>;
   /**
    * A reusable link's buyers' sessions opened before this time show what the merchant changed since (`update`):
    * each is ended when its buyer comes back, as a single-use link's session is when the link drops it.
    */
-  sessions_stale_before?: string;
+  sessions_stale_before: string | null;
   created_at: string;
   expires_at: string | null;
   paid_at: string | null;
   canceled_at: string | null;
   expired_at: string | null;
   payment: PspPayment | null;
-  psp_session: PspSession | null;
-  /** The link's own ordered connections (absent on links created before routing existed). */
-  connections?: string[] | null;
+  psp_session: LinkSession | null;
+  /** The link's own ordered connections, instead of the routing (null: the routing's). */
+  connections: string[] | null;
   /**
    * Payments whose failure or duplicate success was already reported by a webhook: each is reported once,
-   * however often the PSP repeats itself (absent until the first).
+   * however often the PSP repeats itself.
    */
-  reported_payments?: string[];
-  /** Refunds of the paid link, oldest first, in the link's own item (docs/webhooks.md#refunds); absent until the first. */
-  refunds?: Refund[];
+  reported_payments: string[];
+  /** Refunds of the paid link, oldest first, in the link's own item (docs/webhooks.md#refunds). */
+  refunds: Refund[];
   /**
-   * Refund bookkeeping in minor units of the link's currency, absent (0) until the first refund: `reserved`
-   * counts every pending or succeeded refund (what can no longer be refunded), `refunded` the succeeded ones.
-   * Plain numbers, so that a reservation is one atomic `ADD` (12 integer digits and 3 decimals stay exact).
+   * Refund bookkeeping in minor units of the link's currency, 0 until the first refund: `reserved` counts every
+   * pending or succeeded refund (what can no longer be refunded), `refunded` the succeeded ones. Plain numbers,
+   * so that a reservation is one atomic `ADD` (12 integer digits and 3 decimals stay exact).
    */
-  refund_reserved_minor?: number;
-  refund_refunded_minor?: number;
+  refund_reserved_minor: number;
+  refund_refunded_minor: number;
   /**
    * While a refund may be pending: when the sweeper next asks the PSPs about the link's pending refunds, and how
-   * often it has asked since the last refund was requested (docs/webhooks.md#refunds). Null or absent otherwise.
+   * often it has asked since the last refund was requested (docs/webhooks.md#refunds). Null and 0 otherwise.
    */
-  refund_check_at?: string | null;
-  refund_checks?: number;
+  refund_check_at: string | null;
+  refund_checks: number;
   /**
    * Ids of the events this link's transitions emitted. An event counts only once its link names it: the
    * repository writes the event first and then the link (conditionally), so a crash or a lost race between
@@ -200,103 +194,22 @@ export interface PaymentLink {
   version: number;
 }
 
-/**
- * The link as merchants see it (docs/api.md#paymentlink), but for `checkout_url`: the address of a web page is
- * added by the code that knows where the checkout pages are served (functions/http/resources.ts for responses,
- * `applyTransition` for the events that webhooks carry).
- */
-export type LinkSnapshot = Pick<
-  PaymentLink,
-  | 'id'
-  | 'mode'
-  | 'status'
-  | 'amount'
-  | 'description'
-  | 'redirect_url'
-  | 'webhook_url'
-  | 'metadata'
-  | 'created_at'
-  | 'expires_at'
-  | 'paid_at'
-  | 'canceled_at'
-> & {
-  object: 'payment_link';
-  /** The succeeded payment with what it charged (`paidAmount`). */
-  payment: (PspPayment & { amount: Amount }) | null;
-  amount_range: (AmountRange & { suggested: string | null }) | null;
-  locale: string | null;
-  reusable: boolean;
-  max_payments: number | null;
-  /** How many payments succeeded: 0 or 1 for a single-use link. */
-  succeeded_payments: number;
-  /** What succeeded refunds gave back: "0.00" (in the currency's decimals) until then. */
-  amount_refunded: Amount;
-};
-
-export const EVENT_TYPES = [
-  'payment_link.paid',
-  'payment_link.canceled',
-  'payment_link.expired',
-  'payment_link.payment_failed',
-  'payment_link.duplicate_payment',
-  'refund.succeeded',
-  'refund.failed',
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
-
-/** A link snapshot in an event: `checkout_url` is present once the event is recorded (see `LinkSnapshot`). */
-export type EventLink = LinkSnapshot & { checkout_url?: string; qr_code_url?: string };
-
-/** The `data` of a refund event: the refund, and the link it belongs to as it was right after. */
-export interface RefundEventData extends Refund {
-  payment_link: EventLink;
-}
-
-/** Events about one payment of the link carry it as `payment` (docs/webhooks.md, "Event types"). */
-export type PaymentEventType = 'payment_link.payment_failed' | 'payment_link.duplicate_payment';
-export type PaymentEventData = Omit<EventLink, 'payment'> & { payment: PaymentResource };
-
-/**
- * A webhook event: created in the same write as the transition it reports, so neither exists without the
- * other. `data` is the resource as it was right after the transition.
- */
-export interface LinkEvent {
-  id: string;
-  type: EventType;
-  link_id: string;
-  account: string;
-  mode: Mode;
-  created_at: string;
-  /**
-   * The link (`payment_link.*`; for the payment events with `payment` set to the payment they are about), or
-   * the refund with its link (`refund.*`).
-   */
-  data: EventLink | PaymentEventData | RefundEventData;
-}
-
-/** The link an event concerns, as it was right after the event: its webhook goes to that link's `webhook_url`. */
-export const eventLink = (event: Pick<LinkEvent, 'data'>): EventLink | PaymentEventData =>
-  'payment_link' in event.data ? event.data.payment_link : event.data;
-
-/** A transition and the event it emits: what a repository writes atomically. */
-export interface Transition {
-  before: PaymentLink;
-  after: PaymentLink;
-  event: LinkEvent;
-}
-
 /** Where a new link's amount comes from (docs/api.md#amounts): fixed, the lines' sum, or the buyer's range. */
 function amountFieldsOf(
   input: PaymentLinkInput,
 ): Pick<PaymentLink, 'amount' | 'line_items' | 'amount_range'> {
-  if (input.amount) return { amount: { value: input.amount.value, currency: input.amount.currency } };
+  const none = { line_items: null, amount_range: null };
+  if (input.amount) {
+    return { ...none, amount: { value: input.amount.value, currency: input.amount.currency } };
+  }
   if (input.line_items?.length) {
-    return { amount: lineItemsTotal(input.line_items), line_items: input.line_items };
+    return { ...none, amount: lineItemsTotal(input.line_items), line_items: input.line_items };
   }
   const range = input.amount_range;
-  if (!range) return { amount: null };
+  if (!range) return { ...none, amount: null };
   return {
     amount: null,
+    line_items: null,
     amount_range: {
       currency: range.currency,
       minimum: range.minimum,
@@ -313,16 +226,17 @@ export function newPaymentLink(principal: Principal, input: PaymentLinkInput, no
     mode: principal.mode,
     status: 'open',
     ...amountFieldsOf(input),
-    ...(input.payment_methods?.length ? { payment_methods: input.payment_methods } : {}),
+    payment_methods: input.payment_methods?.length ? input.payment_methods : null,
     description: input.description ?? null,
     redirect_url: input.redirect_url ?? null,
     webhook_url: input.webhook_url ?? null,
     metadata: input.metadata ?? null,
     locale: input.locale ?? null,
-    ...(input.reusable
-      ? { reusable: true, max_payments: input.max_payments ?? null, paid_payments: {} }
-      : {}),
-    ...(input.connections?.length ? { connections: input.connections } : {}),
+    reusable: input.reusable === true,
+    max_payments: input.reusable ? (input.max_payments ?? null) : null,
+    paid_payments: {},
+    sessions_stale_before: null,
+    connections: input.connections?.length ? input.connections : null,
     created_at: now.toISOString(),
     expires_at: input.expires_at ? new Date(input.expires_at).toISOString() : null,
     paid_at: null,
@@ -330,6 +244,12 @@ export function newPaymentLink(principal: Principal, input: PaymentLinkInput, no
     expired_at: null,
     payment: null,
     psp_session: null,
+    reported_payments: [],
+    refunds: [],
+    refund_reserved_minor: 0,
+    refund_refunded_minor: 0,
+    refund_check_at: null,
+    refund_checks: 0,
     event_ids: [],
     version: 1,
   };
@@ -341,247 +261,6 @@ export function effectiveStatus(link: PaymentLink, now: Date): LinkStatus {
     return 'expired';
   }
   return link.status;
-}
-
-export function snapshotOf(link: PaymentLink, now: Date): LinkSnapshot {
-  return {
-    id: link.id,
-    object: 'payment_link',
-    mode: link.mode,
-    status: effectiveStatus(link, now),
-    amount: link.amount,
-    amount_range: link.amount_range
-      ? { ...link.amount_range, suggested: link.amount_range.suggested ?? null }
-      : null,
-    description: link.description,
-    redirect_url: link.redirect_url,
-    webhook_url: link.webhook_url,
-    metadata: link.metadata,
-    locale: link.locale ?? null,
-    reusable: link.reusable === true,
-    max_payments: link.max_payments ?? null,
-    succeeded_payments: link.reusable
-      ? Object.keys(link.paid_payments ?? {}).length
-      : link.payment === null
-        ? 0
-        : 1,
-    created_at: link.created_at,
-    expires_at: link.expires_at,
-    paid_at: link.paid_at,
-    canceled_at: link.canceled_at,
-    payment: link.payment && { ...link.payment, amount: paidAmount(link, link.payment) },
-    amount_refunded: {
-      value: fromMinorUnits(BigInt(link.refund_refunded_minor ?? 0), linkCurrency(link)),
-      currency: linkCurrency(link),
-    },
-  };
-}
-
-function transition(
-  before: PaymentLink,
-  changes: Partial<PaymentLink>,
-  type: EventType,
-  now: Date,
-): Transition {
-  return withEvent(before, { ...before, ...changes }, type, now, (snapshot) => snapshot);
-}
-
-/**
- * A change of `before` into `after` that emits an event of `type`: the event names the link as it is after the
- * change (`data` may wrap it: a refund event carries the refund with the link inside), and the link names the
- * event and moves one version on, so both are written together by `LinkRepository.commit`.
- */
-export function withEvent(
-  before: PaymentLink,
-  after: PaymentLink,
-  type: EventType,
-  now: Date,
-  data: (snapshot: LinkSnapshot) => LinkEvent['data'],
-): Transition {
-  const id = newId('evt');
-  const committed: PaymentLink = {
-    ...after,
-    event_ids: [...before.event_ids, id],
-    version: before.version + 1,
-  };
-  const event: LinkEvent = {
-    id,
-    type,
-    link_id: committed.id,
-    account: committed.account,
-    mode: committed.mode,
-    created_at: now.toISOString(),
-    data: data(snapshotOf(committed, now)),
-  };
-  return { before, after: committed, event };
-}
-
-/**
- * Tells the merchant about one payment: a failed attempt on an open link (`payment_failed`; the link drops the
- * attempt's session, so the next visit opens a fresh one), or a second succeeded payment on a paid link
- * (`duplicate_payment`, so that they can refund it). Once per payment; `undefined` when already reported or
- * when it does not apply (a failure after the link stopped being open, a "duplicate" that is the link's own).
- */
-export function reportPayment(
-  link: PaymentLink,
-  type: PaymentEventType,
-  payment: PaymentResource,
-  now: Date,
-): Transition | undefined {
-  const reported = link.reported_payments ?? [];
-  if (reported.includes(payment.id)) return undefined;
-  if (
-    type === 'payment_link.payment_failed' &&
-    (effectiveStatus(link, now) !== 'open' || reported.length >= MAX_REPORTED_FAILURES_PER_LINK)
-  ) {
-    return undefined;
-  }
-  if (
-    type === 'payment_link.duplicate_payment' &&
-    (link.status !== 'paid' ||
-      link.payment?.id === payment.id ||
-      (payment.provider_reference !== null && link.payment?.reference === payment.provider_reference))
-  ) {
-    return undefined;
-  }
-  const session = link.psp_session?.payment_id === payment.id ? null : link.psp_session;
-  return withEvent(
-    link,
-    { ...link, reported_payments: [...reported, payment.id], psp_session: session },
-    type,
-    now,
-    (snapshot) => ({ ...snapshot, payment }),
-  );
-}
-
-/**
- * The PSP confirmed a payment of a single-use link (a reusable one: `addPayment`). Money moved, so the truth wins: a link canceled or expired meanwhile is recorded
- * as paid too (docs/api.md#states-expiry-and-webhooks). On a link that is already paid nothing changes (`undefined`): a repeat of
- * the same confirmation, or a second payment, which the caller reports (the first payment stays the link's).
- */
-export function markPaid(link: PaymentLink, payment: PspPayment, now: Date): Transition | undefined {
-  if (link.status === 'paid' || link.reusable) return undefined;
-  return transition(
-    link,
-    { status: 'paid', paid_at: now.toISOString(), payment, psp_session: null },
-    'payment_link.paid',
-    now,
-  );
-}
-
-/**
- * The PSP confirmed a payment of a reusable link (docs/api.md#reusable-links). Each payment is recorded once, as
- * a `paid_payments` entry that its refunds draw on, and becomes the link's `payment`:
- * - within `max_payments` (and `MAX_PAYMENTS_PER_LINK`): `payment_link.paid`, carrying it; the one that reaches the
- *   limit moves an open link to `completed`. A link canceled or expired meanwhile keeps its status: money moved,
- *   so the payment is recorded and reported all the same;
- * - beyond the limit (buyers who paid at the same time): recorded just as well, so that it can be refunded, and
- *   reported as `payment_link.duplicate_payment` (docs/orchestration.md#duplicate-payments).
- * `undefined` when the payment is recorded already (a repeat of the same confirmation).
- */
-export function addPayment(
-  link: PaymentLink,
-  payment: PspPayment,
-  resource: PaymentResource,
-  now: Date,
-): Transition | undefined {
-  const paid = link.paid_payments ?? {};
-  if (paid[payment.id]) return undefined;
-  const count = Object.keys(paid).length;
-  const entry: PaidPayment = {
-    ...payment,
-    amount: resource.amount,
-    paid_at: now.toISOString(),
-    refund_reserved_minor: 0,
-    refund_refunded_minor: 0,
-  };
-  const recorded: PaymentLink = { ...link, paid_payments: { ...paid, [payment.id]: entry } };
-  const limit = paymentLimit(link);
-  if (count >= limit) {
-    return withEvent(
-      link,
-      { ...recorded, reported_payments: [...(link.reported_payments ?? []), payment.id] },
-      'payment_link.duplicate_payment',
-      now,
-      (snapshot) => ({ ...snapshot, payment: resource }),
-    );
-  }
-  return transition(
-    link,
-    {
-      paid_payments: recorded.paid_payments,
-      payment,
-      paid_at: now.toISOString(),
-      status: count + 1 >= limit && link.status === 'open' ? 'completed' : link.status,
-    },
-    'payment_link.paid',
-    now,
-  );
-}
-
-/** How many payments a reusable link takes: its `max_payments`, never more than `MAX_PAYMENTS_PER_LINK`. */
-export const paymentLimit = (link: Pick<PaymentLink, 'max_payments'>): number =>
-  Math.min(link.max_payments ?? MAX_PAYMENTS_PER_LINK, MAX_PAYMENTS_PER_LINK);
-
-/**
- * The succeeded payments refunds may draw on: a single-use link's `payment`, or each of a reusable link's.
- */
-export function paidPayments(link: PaymentLink): PspPayment[] {
-  if (link.reusable) return Object.values(link.paid_payments ?? {});
-  return link.payment ? [link.payment] : [];
-}
-
-/** The succeeded payment `paymentId` of the link (see `paidPayments`), or undefined. */
-export const paidPayment = (link: PaymentLink, paymentId: string): PspPayment | undefined =>
-  paidPayments(link).find((payment) => payment.id === paymentId);
-
-/**
- * The link's payment gets the PSP reference it was paid without (see `PspPayment`); one version later, no event
- * (the merchant was told of the payment; the reference is read with the link). `undefined` when it has one or
- * the link was not paid by this payment.
- */
-export function withPaymentReference(
-  link: PaymentLink,
-  paymentId: string,
-  reference: string,
-): PaymentLink | undefined {
-  const entry = link.paid_payments?.[paymentId];
-  const own = link.payment?.id === paymentId && link.payment.reference === null;
-  if (!own && (!entry || entry.reference !== null)) return undefined;
-  const after: PaymentLink = { ...link, version: link.version + 1 };
-  if (own && link.payment) after.payment = { ...link.payment, reference };
-  if (entry && entry.reference === null) {
-    after.paid_payments = { ...link.paid_payments, [paymentId]: { ...entry, reference } };
-  }
-  return after;
-}
-
-/**
- * The merchant cancels. Cancelling a canceled link changes nothing (`undefined`), nor does cancelling a completed
- * one, which stays completed: it took all its payments, and the cancel only ends the sessions other buyers still
- * have open (`cancelPaymentLink`). Paid or expired is a 409.
- */
-export function cancel(link: PaymentLink, now: Date): Transition | undefined {
-  const status = effectiveStatus(link, now);
-  if (status === 'canceled' || status === 'completed') return undefined;
-  if (status !== 'open') throw new InvalidStateError(`A ${status} payment link cannot be canceled.`);
-  return transition(
-    link,
-    { status: 'canceled', canceled_at: now.toISOString(), psp_session: null },
-    'payment_link.canceled',
-    now,
-  );
-}
-
-/** Records the expiry of an open link whose `expires_at` has passed; anything else changes nothing. */
-export function expire(link: PaymentLink, now: Date): Transition | undefined {
-  if (link.status !== 'open' || effectiveStatus(link, now) !== 'expired') return undefined;
-  return transition(
-    link,
-    { status: 'expired', expired_at: now.toISOString(), psp_session: null },
-    'payment_link.expired',
-    now,
-  );
 }
 
 /** Fields the buyer sees on the PSP's page or is sent back to: changing one ends the link's PSP session. */
@@ -629,14 +308,4 @@ export function linkCurrency(link: Pick<PaymentLink, 'amount' | 'amount_range'>)
   const currency = link.amount?.currency ?? link.amount_range?.currency;
   if (!currency) throw new Error('A payment link without an amount or an amount range.');
   return currency;
-}
-
-/**
- * What the link's succeeded payment charged: its own amount (a buyer-chosen one, for a range link), or, on a link
- * paid before payments kept it, the link's fixed amount. Refunds are bounded by it (functions/domain/refund.ts).
- */
-export function paidAmount(link: Pick<PaymentLink, 'amount'>, payment: Pick<PspPayment, 'amount'>): Amount {
-  const amount = payment.amount ?? link.amount;
-  if (!amount) throw new Error('A paid payment without an amount.');
-  return amount;
 }

@@ -1,16 +1,14 @@
 import { InvalidStateError, ValidationError } from './errors.ts';
+import { type Transition, withEvent } from './link-events.ts';
+import { paidPayment } from './link-payments.ts';
 import { type Amount, fromMinorUnits, toMinorUnits } from './money.ts';
 import { FIRST_CHECK_AFTER_MS, MAX_CHECK_INTERVAL_MS } from './payment.ts';
 import {
   linkCurrency,
   type PaymentLink,
   type PspPayment,
-  paidAmount,
-  paidPayment,
   type Refund,
   type RefundStatus,
-  type Transition,
-  withEvent,
 } from './payment-link.ts';
 import { pspAmountProblem } from './psp-amounts.ts';
 
@@ -30,11 +28,10 @@ export const MAX_REFUNDS_PER_LINK = 100;
 /**
  * What one succeeded payment of the link may be refunded at most, in minor units: the amount it charged. Every
  * refund bound goes through here. A reusable link records each payment's amount with it (`paid_payments`); a
- * single-use link's payment keeps it on the link's `payment` (a buyer-chosen amount's is what the buyer chose), or
- * charged the link's fixed amount when it was paid before payments kept one (`paidAmount`).
+ * single-use link's payment keeps it on the link's `payment` (a buyer-chosen amount's is what the buyer chose).
  */
 export function paymentAmountMinor(link: PaymentLink, payment: PspPayment): bigint {
-  return toMinorUnits(link.paid_payments?.[payment.id]?.amount ?? paidAmount(link, payment));
+  return toMinorUnits(link.paid_payments[payment.id]?.amount ?? payment.amount);
 }
 
 /**
@@ -42,8 +39,8 @@ export function paymentAmountMinor(link: PaymentLink, payment: PspPayment): bigi
  * (`paid_payments`), a single-use link on the link itself (it has one payment).
  */
 export function reservedMinor(link: PaymentLink, payment: PspPayment): bigint {
-  if (link.reusable) return BigInt(link.paid_payments?.[payment.id]?.refund_reserved_minor ?? 0);
-  return BigInt(link.refund_reserved_minor ?? 0);
+  if (link.reusable) return BigInt(link.paid_payments[payment.id]?.refund_reserved_minor ?? 0);
+  return BigInt(link.refund_reserved_minor);
 }
 
 /** Minor units of the payment (default: a single-use link's) that no pending or succeeded refund holds yet. */
@@ -107,7 +104,7 @@ export function requestRefund(
       'The payment provider has not yet sent its reference of this payment; try the refund again shortly.',
     );
   }
-  if ((link.refunds?.length ?? 0) >= MAX_REFUNDS_PER_LINK) {
+  if (link.refunds.length >= MAX_REFUNDS_PER_LINK) {
     throw new InvalidStateError(`A payment link takes at most ${MAX_REFUNDS_PER_LINK} refunds.`);
   }
   const currency = linkCurrency(link);
@@ -171,7 +168,7 @@ export function settleRefund(
   | { kind: 'settled'; transition: Transition; refund: Refund; from: RefundStatus }
   | { kind: 'reference'; link: PaymentLink }
   | undefined {
-  const refunds = link.refunds ?? [];
+  const refunds = link.refunds;
   const current = refunds.find((refund) => refund.id === refundId);
   if (!current) return undefined;
   const reversal = current.status === 'succeeded' && outcome.status === 'failed';
@@ -230,11 +227,12 @@ function movedTotals(
   delta: RefundDelta,
 ): Pick<PaymentLink, 'refund_refunded_minor' | 'refund_reserved_minor' | 'paid_payments'> {
   const totals = {
-    refund_refunded_minor: (link.refund_refunded_minor ?? 0) + delta.refunded,
-    refund_reserved_minor: (link.refund_reserved_minor ?? 0) + delta.reserved,
+    refund_refunded_minor: link.refund_refunded_minor + delta.refunded,
+    refund_reserved_minor: link.refund_reserved_minor + delta.reserved,
+    paid_payments: link.paid_payments,
   };
   // A reusable link keeps the same totals per payment: the bound of each payment's refunds.
-  const entry = link.paid_payments?.[paymentId];
+  const entry = link.paid_payments[paymentId];
   if (!link.reusable || !entry) return totals;
   return {
     ...totals,
@@ -255,7 +253,7 @@ export function firstRefundCheckAt(now: Date): string {
 }
 
 export function pendingRefunds(link: PaymentLink): Refund[] {
-  return (link.refunds ?? []).filter((refund) => refund.status === 'pending');
+  return link.refunds.filter((refund) => refund.status === 'pending');
 }
 
 /**
@@ -268,7 +266,7 @@ export function afterRefundCheck(link: PaymentLink, now: Date): PaymentLink | un
   if (pendingRefunds(link).length === 0) {
     return { ...link, refund_check_at: null, refund_checks: 0, version: link.version + 1 };
   }
-  const checks = (link.refund_checks ?? 0) + 1;
+  const checks = link.refund_checks + 1;
   const wait = Math.min(FIRST_CHECK_AFTER_MS * 2 ** checks, MAX_CHECK_INTERVAL_MS);
   return {
     ...link,

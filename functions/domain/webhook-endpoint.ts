@@ -1,5 +1,5 @@
 import { newId } from './ids.ts';
-import { EVENT_TYPES, type EventType } from './payment-link.ts';
+import { EVENT_TYPES, type EventType } from './link-events.ts';
 import type { Mode, Principal } from './principal.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { LinkEvent } from './payment-link.ts';
+import type { LinkEvent } from './link-events.ts';
 import type { EndpointEventType, EndpointSnapshot } from './webhook-endpoint.ts';
 
 /**

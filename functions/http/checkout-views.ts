@@ -1,7 +1,7 @@
 import { type AmountRange, lineTotalMinor, parseBuyerDecimal } from '../domain/amount.ts';
 import type { CheckoutSettings } from '../domain/checkout-settings.ts';
 import { type Amount, fromMinorUnits, minorUnits } from '../domain/money.ts';
-import { type PaymentLink, paidAmount } from '../domain/payment-link.ts';
+import type { PaymentLink } from '../domain/payment-link.ts';
 import { type CheckoutView, VIA_ANOTHER_PROVIDER } from '../use-cases/checkout.ts';
 import { formatAmount, formatDate, type Html, html, htmlPage, type PageOptions } from './html.ts';
 import type { HtmlResult } from './html-handler.ts';
@@ -63,7 +63,7 @@ function summary(
   payable = false,
   amount: Amount | undefined = undefined,
 ): Html {
-  const paid = link.payment && !link.reusable ? paidAmount(link, link.payment) : undefined;
+  const paid = link.payment && !link.reusable ? link.payment.amount : undefined;
   const shown = amount ?? link.amount ?? paid;
   const range = link.amount_range;
   return html`${

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { maxIdLength } from '../domain/ids.ts';
-import { EVENT_TYPES } from '../domain/payment-link.ts';
+import { EVENT_TYPES } from '../domain/link-events.ts';
 import { EVENT_STATUSES } from '../domain/webhook.ts';
 import {
   ALL_EVENTS,

@@ -1,5 +1,5 @@
 import { idPattern, maxIdLength } from '../domain/ids.ts';
-import { EVENT_TYPES } from '../domain/payment-link.ts';
+import { EVENT_TYPES } from '../domain/link-events.ts';
 import { ENDPOINT_EVENT_TYPES } from '../domain/webhook-endpoint.ts';
 import { once } from '../once.ts';
 import * as z from '../zod.ts';

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { CheckoutSettings } from '../domain/checkout-settings.ts';
-import { type PaymentLink, snapshotOf } from '../domain/payment-link.ts';
+import { snapshotOf } from '../domain/link-events.ts';
+import type { PaymentLink } from '../domain/payment-link.ts';
 import { withCheckoutUrl } from '../use-cases/link-transitions.ts';
 import type {
   EventLogSchema,
@@ -22,9 +23,8 @@ export type RedeliveryResource = z.infer<typeof RedeliverySchema>;
 export function toResource(link: PaymentLink, checkoutBase: string, now: Date): PaymentLinkResource {
   return {
     ...withCheckoutUrl(snapshotOf(link, now), checkoutBase),
-    line_items:
-      (link.line_items ?? null)?.map((item) => ({ ...item, tax_rate: item.tax_rate ?? null })) ?? null,
-    payment_methods: link.payment_methods ?? null,
+    line_items: link.line_items?.map((item) => ({ ...item, tax_rate: item.tax_rate ?? null })) ?? null,
+    payment_methods: link.payment_methods,
   };
 }
 

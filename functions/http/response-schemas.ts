@@ -5,15 +5,12 @@ import { MAX_DISPLAY_NAME_LENGTH, MAX_EMAIL_LENGTH } from '../domain/checkout-se
 import { PROVIDERS } from '../domain/connection.ts';
 import { HEALTH_STATUSES } from '../domain/connection-health.ts';
 import { type IdPrefix, idPattern, maxIdLength } from '../domain/ids.ts';
+import { EVENT_TYPES } from '../domain/link-events.ts';
+import { MAX_PAYMENTS_PER_LINK } from '../domain/link-payments.ts';
 import { MAX_LOCALE_LENGTH } from '../domain/locale.ts';
 import { MAX_AMOUNT_VALUE_LENGTH } from '../domain/money.ts';
 import { FAILURE_CODES, PAYMENT_STATES } from '../domain/payment.ts';
-import {
-  EVENT_TYPES,
-  LINK_STATUSES,
-  MAX_PAYMENTS_PER_LINK,
-  REFUND_STATUSES,
-} from '../domain/payment-link.ts';
+import { LINK_STATUSES, REFUND_STATUSES } from '../domain/payment-link.ts';
 import { PAYMENT_METHODS } from '../domain/payment-methods.ts';
 import { MODES } from '../domain/principal.ts';
 import { MAX_FAILURE_MESSAGE_LENGTH, MAX_REFUNDS_PER_LINK } from '../domain/refund.ts';

@@ -7,9 +7,9 @@ import {
   totalProblem,
 } from '../domain/amount.ts';
 import { idPattern } from '../domain/ids.ts';
+import { MAX_PAYMENTS_PER_LINK } from '../domain/link-payments.ts';
 import { LOCALE_PATTERN, MAX_LOCALE_LENGTH, PAGE_LANGUAGES } from '../domain/locale.ts';
 import { amountValueProblem, isPayableCurrency } from '../domain/money.ts';
-import { MAX_PAYMENTS_PER_LINK } from '../domain/payment-link.ts';
 import { PAYMENT_METHODS } from '../domain/payment-methods.ts';
 import type { Mode } from '../domain/principal.ts';
 import type { UrlPolicy } from '../domain/urls.ts';

@@ -1,4 +1,4 @@
-import type { LinkEvent } from '../domain/payment-link.ts';
+import type { LinkEvent } from '../domain/link-events.ts';
 
 /**
  * What a queue message names: the stored event, the delivery sequence it was sent for (0 at first), and whether

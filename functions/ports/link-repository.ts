@@ -1,4 +1,5 @@
-import type { LinkStatus, PaymentLink, Transition } from '../domain/payment-link.ts';
+import type { Transition } from '../domain/link-events.ts';
+import type { LinkStatus, PaymentLink } from '../domain/payment-link.ts';
 import type { Mode } from '../domain/principal.ts';
 
 /** Persistence of payment links and of the events their transitions emit. */

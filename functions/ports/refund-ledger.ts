@@ -1,4 +1,5 @@
-import type { PaymentLink, Refund, RefundStatus, Transition } from '../domain/payment-link.ts';
+import type { Transition } from '../domain/link-events.ts';
+import type { PaymentLink, Refund, RefundStatus } from '../domain/payment-link.ts';
 import type { Mode } from '../domain/principal.ts';
 
 /**

@@ -18,7 +18,6 @@ import {
   effectiveStatus,
   type PaymentLink,
   type PspSession,
-  paidAmount,
 } from '../domain/payment-link.ts';
 import { MODES } from '../domain/principal.ts';
 import { pspAmountProblem } from '../domain/psp-amounts.ts';
@@ -131,7 +130,7 @@ export async function buyerOutcome(
   buyerPayment: string | undefined,
 ): Promise<{ paid: boolean; amount: Amount | undefined }> {
   if (!link.reusable) {
-    const amount = link.payment ? paidAmount(link, link.payment) : (link.psp_session?.amount ?? undefined);
+    const amount = link.payment ? link.payment.amount : link.psp_session?.amount;
     return { paid: link.status === 'paid', amount: amount ?? link.amount ?? undefined };
   }
   const own = buyerPayment === undefined ? undefined : await payments.get(link.id, link.mode, buyerPayment);

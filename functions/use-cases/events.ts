@@ -1,5 +1,5 @@
 import { NotFoundError } from '../domain/errors.ts';
-import { eventLink } from '../domain/payment-link.ts';
+import { eventLink } from '../domain/link-events.ts';
 import type { Principal } from '../domain/principal.ts';
 import { EVENT_RETENTION_MS, isLinkEvent, type StoredEvent } from '../domain/webhook.ts';
 import type { EventRepository } from '../ports/event-repository.ts';

@@ -1,5 +1,6 @@
 import { ConcurrentModificationError, NotFoundError } from '../domain/errors.ts';
-import type { LinkEvent, LinkSnapshot, PaymentLink, Transition } from '../domain/payment-link.ts';
+import type { LinkEvent, LinkSnapshot, Transition } from '../domain/link-events.ts';
+import type { PaymentLink } from '../domain/payment-link.ts';
 import type { Principal } from '../domain/principal.ts';
 import { logger } from '../logger.ts';
 import type { EventQueue } from '../ports/event-queue.ts';

@@ -1,14 +1,12 @@
 import { ConcurrentModificationError, NotFoundError, PspSessionNotEndedError } from '../domain/errors.ts';
+import { cancel, expire, type Transition } from '../domain/link-events.ts';
 import {
-  cancel,
-  expire,
   type LinkStatus,
   newPaymentLink,
   type PaymentLink,
   type PaymentLinkChanges,
   type PaymentLinkInput,
   type PspSession,
-  type Transition,
   update,
 } from '../domain/payment-link.ts';
 import type { Principal } from '../domain/principal.ts';

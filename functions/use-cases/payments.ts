@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import type { PspConnection } from '../domain/connection.ts';
 import { ConcurrentModificationError, NotFoundError } from '../domain/errors.ts';
 import { ID_RANDOM_LENGTH } from '../domain/ids.ts';
+import { markPaid, reportPayment } from '../domain/link-events.ts';
+import { addPayment, withPaymentReference } from '../domain/link-payments.ts';
 import {
   type Payment,
   type PaymentOutcome,
@@ -12,13 +14,7 @@ import {
   toPaymentResource,
   withReference,
 } from '../domain/payment.ts';
-import {
-  addPayment,
-  markPaid,
-  type PaymentLink,
-  reportPayment,
-  withPaymentReference,
-} from '../domain/payment-link.ts';
+import type { PaymentLink } from '../domain/payment-link.ts';
 import type { Principal } from '../domain/principal.ts';
 import { bytesToBase62 } from '../domain/random.ts';
 import { logger } from '../logger.ts';

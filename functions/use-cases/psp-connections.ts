@@ -7,13 +7,8 @@ import {
 } from '../domain/connection.ts';
 import type { ConnectionHealth } from '../domain/connection-health.ts';
 import { ConnectionInUseError, PspNotConfiguredError } from '../domain/errors.ts';
-import {
-  type PaymentLink,
-  type PspPayment,
-  type PspSession,
-  paidPayment,
-  type Refund,
-} from '../domain/payment-link.ts';
+import { paidPayment } from '../domain/link-payments.ts';
+import type { PaymentLink, PspPayment, PspSession, Refund } from '../domain/payment-link.ts';
 import type { Mode } from '../domain/principal.ts';
 import type { RefundOutcome } from '../domain/refund.ts';
 import type { Routing } from '../domain/routing.ts';

@@ -7,7 +7,8 @@ import {
   PspUnavailableError,
   ServiceError,
 } from '../domain/errors.ts';
-import { type PaymentLink, paidPayment } from '../domain/payment-link.ts';
+import { paidPayment } from '../domain/link-payments.ts';
+import type { PaymentLink } from '../domain/payment-link.ts';
 import type { Mode } from '../domain/principal.ts';
 import { pendingRefunds } from '../domain/refund.ts';
 import { logger } from '../logger.ts';
@@ -220,7 +221,7 @@ async function recordRefund(
     return 'ignored';
   }
   const link = await deps.links.get(status.linkId, connection.mode);
-  const refunded = link?.refunds?.find(({ id }) => id === status.refundId);
+  const refunded = link?.refunds.find(({ id }) => id === status.refundId);
   if (!link || !refunded || !tookPaymentOf(connection, link, refunded.payment_id)) {
     // The PSP holds it with ids that name no refund this connection took: nothing of ours to record either.
     logger.warn('PSP refund naming no refund of this connection ignored', {

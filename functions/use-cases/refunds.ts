@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { ConcurrentModificationError, NotFoundError } from '../domain/errors.ts';
 import { idFromBytes, newId } from '../domain/ids.ts';
+import { paidPayment } from '../domain/link-payments.ts';
 import { type Amount, toMinorUnits } from '../domain/money.ts';
-import { type PaymentLink, paidPayment, type Refund } from '../domain/payment-link.ts';
+import type { PaymentLink, Refund } from '../domain/payment-link.ts';
 import type { Mode, Principal } from '../domain/principal.ts';
 import {
   afterRefundCheck,
@@ -95,7 +96,7 @@ export async function createRefund(
   let refund: Refund;
   for (let attempt = 1; ; attempt++) {
     link = await getPaymentLink(deps, principal, linkId);
-    const made = link.refunds?.find((candidate) => candidate.id === refundId);
+    const made = link.refunds.find((candidate) => candidate.id === refundId);
     if (made) return made;
     refund = requestRefund(link, requested, refundId, deps.now(), paymentId);
     if (await reserve(deps, link, refund)) break;
@@ -148,7 +149,7 @@ async function reserve(deps: RefundDependencies, link: PaymentLink, refund: Refu
     return await deps.ledger.reserve(link, refund, limits);
   } catch (error) {
     const current = await deps.links.get(link.id, link.mode).catch(() => undefined);
-    if (current?.refunds?.some((candidate) => candidate.id === refund.id)) return true;
+    if (current?.refunds.some((candidate) => candidate.id === refund.id)) return true;
     throw error;
   }
 }
@@ -268,7 +269,7 @@ async function askPspAbout(
 }
 
 function refundOf(link: PaymentLink, refundId: string): Refund {
-  const refund = link.refunds?.find((candidate) => candidate.id === refundId);
+  const refund = link.refunds.find((candidate) => candidate.id === refundId);
   if (!refund) throw new NotFoundError(`No refund ${refundId}.`);
   return refund;
 }
@@ -280,5 +281,5 @@ export async function listRefunds(
   linkId: string,
 ): Promise<Refund[]> {
   const link = await getPaymentLink(deps, principal, linkId);
-  return [...(link.refunds ?? [])].reverse();
+  return [...link.refunds].reverse();
 }

@@ -19,7 +19,7 @@ import {
   startedPayment,
   unavailablePayment,
 } from '../domain/payment.ts';
-import type { PaymentLink, PspSession } from '../domain/payment-link.ts';
+import type { LinkSession, PaymentLink, PspSession } from '../domain/payment-link.ts';
 import { methodsFor } from '../domain/payment-methods.ts';
 import { logger } from '../logger.ts';
 import { putMetrics } from '../metrics.ts';
@@ -166,7 +166,7 @@ async function storeLinkSession(
 /** A session we opened and sent no buyer to, with its payment and the request's budget. */
 interface UnusedSession {
   psp: Psp;
-  session: PspSession;
+  session: LinkSession;
   payment: Payment;
   budget: PspCallBudget;
 }

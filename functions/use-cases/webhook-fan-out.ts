@@ -1,5 +1,5 @@
 import { BoundedCache } from '../bounded-cache.ts';
-import { eventLink } from '../domain/payment-link.ts';
+import { eventLink } from '../domain/link-events.ts';
 import type { Mode } from '../domain/principal.ts';
 import { isLinkEvent, OUTBOX_GRACE_MS, type StoredEvent } from '../domain/webhook.ts';
 import { endpointSecretContext, secretsInForce, subscribes } from '../domain/webhook-endpoint.ts';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { EVENT_TYPES } from '../../functions/domain/payment-link.ts';
+import { EVENT_TYPES } from '../../functions/domain/link-events.ts';
 import { ENDPOINT_EVENT_TYPES, MAX_WEBHOOK_ENDPOINTS } from '../../functions/domain/webhook-endpoint.ts';
 import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from '../../functions/http/idempotency.ts';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from '../../functions/http/list-query.ts';

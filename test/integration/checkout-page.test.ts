@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '../../functions/adapters/dynamodb/table-schema.ts';
 import { documentClient } from '../../functions/clients/dynamodb.ts';
 import { linkRepository, sandboxSessionStore } from '../../functions/dependencies.ts';
-import { cancel } from '../../functions/domain/payment-link.ts';
+import { cancel } from '../../functions/domain/link-events.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
 import { httpRequest, NAVIGATION_HEADERS, navigate, type PageResponse } from '../support/navigate.ts';

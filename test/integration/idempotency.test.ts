@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { idempotencyStore, linkRepository } from '../../functions/dependencies.ts';
-import { markPaid, newPaymentLink } from '../../functions/domain/payment-link.ts';
+import { markPaid } from '../../functions/domain/link-events.ts';
+import { newPaymentLink } from '../../functions/domain/payment-link.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { IDEMPOTENCY_LOCK_SECONDS, runIdempotently } from '../../functions/use-cases/idempotency.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';
@@ -111,7 +112,13 @@ describe('Idempotency-Key on POST', () => {
     await linkRepository().commit(
       markPaid(
         link,
-        { id: 'pay_x', connection_id: 'pc_x', provider: 'sandbox' as const, reference: 'p' },
+        {
+          id: 'pay_x',
+          connection_id: 'pc_x',
+          provider: 'sandbox' as const,
+          reference: 'p',
+          amount: link.amount!,
+        },
         new Date(),
       )!,
     );

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventRepository, linkRepository } from '../../functions/dependencies.ts';
+import { markPaid } from '../../functions/domain/link-events.ts';
 import { encodeCursor } from '../../functions/domain/page-cursor.ts';
-import { markPaid, newPaymentLink } from '../../functions/domain/payment-link.ts';
+import { newPaymentLink } from '../../functions/domain/payment-link.ts';
 import { handler as expireLinks } from '../../functions/handlers/expire-links.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { lambdaContext } from '../../lib/local/api-gateway.ts';
@@ -200,7 +201,13 @@ describe('POST /v1/payment-links/{id}/cancel', () => {
     await linkRepository().create(link);
     const paid = markPaid(
       link,
-      { id: 'pay_x', connection_id: 'pc_x', provider: 'sandbox' as const, reference: 'pay_1' },
+      {
+        id: 'pay_x',
+        connection_id: 'pc_x',
+        provider: 'sandbox' as const,
+        reference: 'pay_1',
+        amount: link.amount!,
+      },
       new Date(),
     );
     await linkRepository().commit(paid as NonNullable<typeof paid>);
@@ -289,7 +296,13 @@ describe('expiry', () => {
     const expired = await linkRepository().get(overdue.id, 'test');
     const paid = markPaid(
       expired as NonNullable<typeof expired>,
-      { id: 'pay_x', connection_id: 'pc_x', provider: 'sandbox' as const, reference: 'late' },
+      {
+        id: 'pay_x',
+        connection_id: 'pc_x',
+        provider: 'sandbox' as const,
+        reference: 'late',
+        amount: overdue.amount!,
+      },
       new Date(),
     );
     await linkRepository().commit(paid as NonNullable<typeof paid>);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { newPaymentLink } from '../../functions/domain/payment-link.ts';
 import type { FakeAdyen } from '../support/fake-adyen.ts';
 import type { FakeMollie } from '../support/fake-mollie.ts';
-import { FAKE_ADAPTER_CREDENTIALS, usePspAdapters } from '../support/psp-adapters.ts';
+import { usePspAdapters } from '../support/psp-adapters.ts';
 import { orderLink, sessionRequest } from '../support/psp-fixtures.ts';
 
 /**
@@ -12,8 +12,6 @@ import { orderLink, sessionRequest } from '../support/psp-fixtures.ts';
  */
 const { connections, fakes, psps } = usePspAdapters('variants');
 const { stripe: stripeConnection, mollie: mollieConnection, adyen: adyenConnection } = connections;
-const { mollie: mollieCredentials, adyen: adyenCredentials } = FAKE_ADAPTER_CREDENTIALS;
-const _mollieKey = mollieCredentials.api_key;
 
 const lastBody = (fake: FakeMollie | FakeAdyen) => JSON.parse(fake.requests.at(-1)?.body ?? '{}');
 

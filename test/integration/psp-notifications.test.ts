@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { linkRepository, sandboxSessionStore } from '../../functions/dependencies.ts';
 import { BUILT_IN_SANDBOX_ID } from '../../functions/domain/connection.ts';
-import { cancel } from '../../functions/domain/payment-link.ts';
+import { cancel } from '../../functions/domain/link-events.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { createLink, sandboxNotification, storedLink } from '../support/checkout-helpers.ts';
 import { navigate } from '../support/navigate.ts';

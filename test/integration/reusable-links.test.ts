@@ -10,7 +10,9 @@ import {
 import { CHECKOUT_PSP_CALLS } from '../../functions/domain/call-budgets.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
 import { ConcurrentModificationError } from '../../functions/domain/errors.ts';
-import { addPayment, cancel, newPaymentLink, type PaymentLink } from '../../functions/domain/payment-link.ts';
+import { cancel } from '../../functions/domain/link-events.ts';
+import { addPayment } from '../../functions/domain/link-payments.ts';
+import { newPaymentLink, type PaymentLink } from '../../functions/domain/payment-link.ts';
 import { requestRefund } from '../../functions/domain/refund.ts';
 import { BUYER_COOKIE } from '../../functions/http/buyer-cookie.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
@@ -402,7 +404,13 @@ describe('pending refunds of a reusable link', () => {
       ['pay_PendingRefundA000000000', 'pc_PendingRefundA0000000000'],
       ['pay_PendingRefundB000000000', 'pc_PendingRefundB0000000000'],
     ] as const) {
-      const payment = { id, connection_id: connection, provider: 'stripe' as const, reference: `pi_${id}` };
+      const payment = {
+        id,
+        connection_id: connection,
+        provider: 'stripe' as const,
+        reference: `pi_${id}`,
+        amount: link.amount!,
+      };
       const resource = {
         ...payment,
         object: 'payment' as const,

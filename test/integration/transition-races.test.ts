@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { linkRepository } from '../../functions/dependencies.ts';
 import { InvalidStateError } from '../../functions/domain/errors.ts';
-import { cancel, markPaid, newPaymentLink, type PaymentLink } from '../../functions/domain/payment-link.ts';
+import { cancel, markPaid } from '../../functions/domain/link-events.ts';
+import { newPaymentLink, type PaymentLink } from '../../functions/domain/payment-link.ts';
 import type { EventQueue } from '../../functions/ports/event-queue.ts';
 import { applyTransition } from '../../functions/use-cases/link-transitions.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';
@@ -44,7 +45,13 @@ describe('racing transitions against the embedded DynamoDB', () => {
         applyTransition(deps, load(link), (current, now) =>
           markPaid(
             current,
-            { id: 'pay_x', connection_id: 'pc_x', provider: 'sandbox' as const, reference: `pay_${round}` },
+            {
+              id: 'pay_x',
+              connection_id: 'pc_x',
+              provider: 'sandbox' as const,
+              reference: `pay_${round}`,
+              amount: current.amount!,
+            },
             now,
           ),
         ),
@@ -56,6 +63,7 @@ describe('racing transitions against the embedded DynamoDB', () => {
         connection_id: 'pc_x',
         provider: 'sandbox' as const,
         reference: `pay_${round}`,
+        amount: link.amount,
       });
       expect(paid.status).toBe('fulfilled');
       if (canceled.status === 'fulfilled') {

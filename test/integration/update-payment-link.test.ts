@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { linkRepository, sandboxSessionStore } from '../../functions/dependencies.ts';
-import { markPaid, newPaymentLink, type PaymentLink } from '../../functions/domain/payment-link.ts';
+import { markPaid } from '../../functions/domain/link-events.ts';
+import { newPaymentLink, type PaymentLink } from '../../functions/domain/payment-link.ts';
 import type { EventQueue } from '../../functions/ports/event-queue.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { applyTransition } from '../../functions/use-cases/link-transitions.ts';
@@ -230,7 +231,13 @@ describe('PATCH racing a payment against the embedded DynamoDB', () => {
         applyTransition({ ...deps, queue, checkoutBase: stack.checkoutBase }, load, (current, now) =>
           markPaid(
             current,
-            { id: 'pay_x', connection_id: 'pc_x', provider: 'sandbox', reference: `race_${round}` },
+            {
+              id: 'pay_x',
+              connection_id: 'pc_x',
+              provider: 'sandbox',
+              reference: `race_${round}`,
+              amount: current.amount!,
+            },
             now,
           ),
         ),
@@ -244,6 +251,7 @@ describe('PATCH racing a payment against the embedded DynamoDB', () => {
         connection_id: 'pc_x',
         provider: 'sandbox',
         reference: `race_${round}`,
+        amount: link.amount,
       });
       expect(stored.event_ids).toHaveLength(1);
       expect(queue.published).toEqual(stored.event_ids);

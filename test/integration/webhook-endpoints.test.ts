@@ -7,7 +7,8 @@ import {
   signingKeyCipher,
   webhookEndpointRepository,
 } from '../../functions/dependencies.ts';
-import { cancel, newPaymentLink } from '../../functions/domain/payment-link.ts';
+import { cancel } from '../../functions/domain/link-events.ts';
+import { newPaymentLink } from '../../functions/domain/payment-link.ts';
 import { RETRY_SCHEDULE_MS, WEBHOOK_TIMEOUT_MS } from '../../functions/domain/webhook.ts';
 import {
   endpointSecretContext,

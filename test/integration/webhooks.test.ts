@@ -14,7 +14,7 @@ import {
   signingSecretStore,
 } from '../../functions/dependencies.ts';
 import { ISOLATION } from '../../functions/domain/endpoint-health.ts';
-import { markPaid } from '../../functions/domain/payment-link.ts';
+import { markPaid } from '../../functions/domain/link-events.ts';
 import { ATTEMPTS_KEPT } from '../../functions/domain/webhook.ts';
 import { deliveryHandler } from '../../functions/handlers/deliver-webhook.ts';
 import type { EventReference } from '../../functions/ports/event-queue.ts';
@@ -490,7 +490,13 @@ describe('no lost event, no double bookkeeping', () => {
     const link = await linkRepository().get(linkId, 'test');
     const orphan = markPaid(
       link!,
-      { id: 'pay_x', connection_id: 'pc_x', provider: 'sandbox' as const, reference: 'pay_lost' },
+      {
+        id: 'pay_x',
+        connection_id: 'pc_x',
+        provider: 'sandbox' as const,
+        reference: 'pay_lost',
+        amount: link!.amount!,
+      },
       new Date(),
     )!.event;
     // The transition's first write happened, then the function died before the link named the event.

@@ -12,7 +12,8 @@ import {
   type BatchWriteCommandOutput,
 } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
-import { eventItem, linkItem } from '../../functions/adapters/dynamodb/link-repository.ts';
+import { linkToItem } from '../../functions/adapters/dynamodb/link-mapper.ts';
+import { eventItem } from '../../functions/adapters/dynamodb/link-repository.ts';
 import { HttpWebhookSender } from '../../functions/adapters/http/webhook-sender.ts';
 import { eventMessage, SqsEventQueue } from '../../functions/adapters/sqs/event-queue.ts';
 import { documentClient } from '../../functions/clients/dynamodb.ts';
@@ -28,7 +29,8 @@ import {
   webhookEndpointRepository,
 } from '../../functions/dependencies.ts';
 import type { IsolationSettings } from '../../functions/domain/endpoint-health.ts';
-import { cancel, markPaid, newPaymentLink, type PaymentLink } from '../../functions/domain/payment-link.ts';
+import { cancel, markPaid } from '../../functions/domain/link-events.ts';
+import { newPaymentLink, type PaymentLink } from '../../functions/domain/payment-link.ts';
 import { type StoredEvent, WEBHOOK_TIMEOUT_MS } from '../../functions/domain/webhook.ts';
 import { deliveryHandler } from '../../functions/handlers/deliver-webhook.ts';
 import type { EventQueue } from '../../functions/ports/event-queue.ts';
@@ -145,7 +147,13 @@ export async function transition(
       kind === 'paid'
         ? markPaid(
             current,
-            { id: 'pay_x', connection_id: 'pc_x', provider: 'sandbox' as const, reference: `pay_${linkId}` },
+            {
+              id: 'pay_x',
+              connection_id: 'pc_x',
+              provider: 'sandbox' as const,
+              reference: `pay_${linkId}`,
+              amount: current.amount!,
+            },
             at,
           )
         : cancel(current, at),
@@ -296,7 +304,7 @@ export async function canceledLinkEvents(account: string, webhookUrl: string, co
     if (!canceled) throw new Error('an open link could not be canceled');
     return canceled;
   });
-  const items = transitions.flatMap(({ after, event }) => [linkItem(after), eventItem(event)]);
+  const items = transitions.flatMap(({ after, event }) => [linkToItem(after), eventItem(event)]);
   const batches = Array.from({ length: Math.ceil(items.length / 25) }, (_, index) =>
     items.slice(index * 25, index * 25 + 25),
   );

@@ -52,7 +52,7 @@ describe('the amount a buyer pays', () => {
       new Date(),
     );
     expect(amountDue(amountSourceOf(link))).toEqual({ ok: true, amount: eur('10.00') });
-    expect(amountSourceOf({ amount: eur('7'), line_items: null })).toEqual({
+    expect(amountSourceOf({ amount: eur('7'), line_items: null, amount_range: null })).toEqual({
       type: 'fixed',
       amount: eur('7'),
     });

@@ -15,6 +15,16 @@ import {
 import type { PspConnection } from '../../functions/domain/connection.ts';
 import { newId } from '../../functions/domain/ids.ts';
 import {
+  MAX_REPORTED_FAILURES_PER_LINK,
+  markPaid,
+  reportPayment,
+} from '../../functions/domain/link-events.ts';
+import {
+  addPayment,
+  MAX_PAYMENTS_PER_LINK,
+  withPaymentReference,
+} from '../../functions/domain/link-payments.ts';
+import {
   checkFailed,
   endedByUs,
   newPaymentId,
@@ -24,17 +34,7 @@ import {
   toPaymentResource,
   withReference,
 } from '../../functions/domain/payment.ts';
-import {
-  addPayment,
-  type LinkSession,
-  MAX_PAYMENTS_PER_LINK,
-  MAX_REPORTED_FAILURES_PER_LINK,
-  markPaid,
-  newPaymentLink,
-  type PaymentLink,
-  reportPayment,
-  withPaymentReference,
-} from '../../functions/domain/payment-link.ts';
+import { type LinkSession, newPaymentLink, type PaymentLink } from '../../functions/domain/payment-link.ts';
 import {
   MAX_FAILURE_MESSAGE_LENGTH,
   MAX_REFUNDS_PER_LINK,

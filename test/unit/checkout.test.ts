@@ -7,8 +7,9 @@ import {
   sessionExpiry,
   withSession,
 } from '../../functions/domain/checkout.ts';
+import { markPaid } from '../../functions/domain/link-events.ts';
 import { PAGE_LANGUAGES, resolveLocale } from '../../functions/domain/locale.ts';
-import { markPaid, newPaymentLink, type PaymentLink } from '../../functions/domain/payment-link.ts';
+import { newPaymentLink, type PaymentLink } from '../../functions/domain/payment-link.ts';
 import { escapeHtml, formatAmount as formatAmountIntl, formatDate, html } from '../../functions/http/html.ts';
 import { messagesFor } from '../../functions/http/messages.ts';
 
@@ -26,6 +27,7 @@ const session = (expiresAt: Date, connection = 'pc_a') => ({
   id: 'sbcs_1',
   url: 'https://pay.example/s/1',
   expires_at: expiresAt.toISOString(),
+  amount: { value: '10', currency: 'EUR' },
 });
 const limits = { minMs: 30 * 60_000, maxMs: 24 * 3_600_000, preferredMs: 24 * 3_600_000 };
 
@@ -50,7 +52,7 @@ describe('reusing a PSP session', () => {
     expect(withOne.version).toBe(2);
     const paid = markPaid(
       withOne,
-      { id: 'pay_1', connection_id: 'pc_a', provider: 'sandbox', reference: 'p' },
+      { id: 'pay_1', connection_id: 'pc_a', provider: 'sandbox', reference: 'p', amount: withOne.amount! },
       now,
     );
     expect(paid?.after.psp_session).toBeNull();

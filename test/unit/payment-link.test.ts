@@ -1,10 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidStateError } from '../../functions/domain/errors.ts';
+import { cancel, expire, markPaid } from '../../functions/domain/link-events.ts';
 import {
-  cancel,
   effectiveStatus,
-  expire,
-  markPaid,
   newPaymentLink,
   type PaymentLink,
   update,
@@ -15,7 +13,13 @@ const principal = { account: 'acme', mode: 'test' } as const;
 const created = new Date('2026-01-01T10:00:00Z');
 const later = new Date('2026-01-01T11:00:00Z');
 const base = 'https://pay.example/checkout';
-const payment = { id: 'pay_x', connection_id: 'pc_x', provider: 'sandbox' as const, reference: 'pay_1' };
+const payment = {
+  id: 'pay_x',
+  connection_id: 'pc_x',
+  provider: 'sandbox' as const,
+  reference: 'pay_1',
+  amount: { value: '10.5', currency: 'EUR' },
+};
 
 function openLink(expiresAt?: string): PaymentLink {
   return newPaymentLink(
@@ -121,8 +125,8 @@ describe('updating an open link', () => {
       created,
     );
     expect(update(reusable, { description: 'new' }, later).sessions_stale_before).toBe(later.toISOString());
-    expect(update(reusable, { metadata: { a: '1' } }, later).sessions_stale_before).toBeUndefined();
-    expect(update(openLink(), { description: 'new' }, later).sessions_stale_before).toBeUndefined();
+    expect(update(reusable, { metadata: { a: '1' } }, later).sessions_stale_before).toBeNull();
+    expect(update(openLink(), { description: 'new' }, later).sessions_stale_before).toBeNull();
   });
 
   const session = {
@@ -132,6 +136,7 @@ describe('updating an open link', () => {
     id: 'sbs_1',
     url: 'https://psp.example/s/1',
     expires_at: '2026-01-02T10:00:00.000Z',
+    amount: { value: '10.5', currency: 'EUR' },
   };
   const withSession = (link: PaymentLink): PaymentLink => ({ ...link, psp_session: session });
 

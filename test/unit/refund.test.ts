@@ -1,15 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { Provider } from '../../functions/domain/connection.ts';
 import { InvalidStateError, ValidationError } from '../../functions/domain/errors.ts';
+import { markPaid, snapshotOf } from '../../functions/domain/link-events.ts';
+import { addPayment } from '../../functions/domain/link-payments.ts';
 import { fromMinorUnits } from '../../functions/domain/money.ts';
 import { FIRST_CHECK_AFTER_MS, MAX_CHECK_INTERVAL_MS } from '../../functions/domain/payment.ts';
-import {
-  addPayment,
-  markPaid,
-  newPaymentLink,
-  type PaymentLink,
-  snapshotOf,
-} from '../../functions/domain/payment-link.ts';
+import { newPaymentLink, type PaymentLink } from '../../functions/domain/payment-link.ts';
 import {
   afterRefundCheck,
   firstRefundCheckAt,
@@ -24,9 +20,17 @@ const now = new Date('2026-03-01T10:00:00Z');
 function paidLink(value = '10.00', currency = 'EUR', provider: Provider = 'sandbox'): PaymentLink {
   const open = newPaymentLink({ account: 'acme', mode: 'test' }, { amount: { value, currency } }, now);
   return (
-    markPaid(open, { id: 'pay_1', connection_id: 'pc_sandbox', provider, reference: 'sbpay_1' }, now) as {
-      after: PaymentLink;
-    }
+    markPaid(
+      open,
+      {
+        id: 'pay_1',
+        connection_id: 'pc_sandbox',
+        provider,
+        reference: 'sbpay_1',
+        amount: { value, currency },
+      },
+      now,
+    ) as { after: PaymentLink }
   ).after;
 }
 
@@ -34,8 +38,8 @@ function paidLink(value = '10.00', currency = 'EUR', provider: Provider = 'sandb
 function reserved(link: PaymentLink, refund: ReturnType<typeof requestRefund>, minor: number): PaymentLink {
   return {
     ...link,
-    refunds: [...(link.refunds ?? []), refund],
-    refund_reserved_minor: (link.refund_reserved_minor ?? 0) + minor,
+    refunds: [...link.refunds, refund],
+    refund_reserved_minor: link.refund_reserved_minor + minor,
     refund_check_at: firstRefundCheckAt(now),
     refund_checks: 0,
     version: link.version + 1,
@@ -324,6 +328,7 @@ describe('refunds of a reusable link', () => {
         connection_id: 'pc_sandbox',
         provider: 'sandbox' as const,
         reference: `sb_${id}`,
+        amount: { value: '10.00', currency: 'EUR' },
       };
       const resource = {
         ...payment,

@@ -1,13 +1,9 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../functions/domain/errors.ts';
+import { markPaid, type Transition } from '../../functions/domain/link-events.ts';
 import { toMinorUnits } from '../../functions/domain/money.ts';
-import {
-  markPaid,
-  newPaymentLink,
-  type PaymentLink,
-  type Transition,
-} from '../../functions/domain/payment-link.ts';
+import { newPaymentLink, type PaymentLink } from '../../functions/domain/payment-link.ts';
 import { requestRefund, settleRefund } from '../../functions/domain/refund.ts';
 import { MAX_URL_LENGTH } from '../../functions/domain/urls.ts';
 import {
@@ -150,7 +146,13 @@ describe('the webhook body of the largest link the API accepts', () => {
     const link = newPaymentLink({ account: 'a'.repeat(64), mode: 'live' }, input, new Date());
     const paid = markPaid(
       link,
-      { id: 'pay_x', connection_id: 'pc_x', provider: 'stripe' as const, reference: `pi_${'x'.repeat(60)}` },
+      {
+        id: 'pay_x',
+        connection_id: 'pc_x',
+        provider: 'stripe' as const,
+        reference: `pi_${'x'.repeat(60)}`,
+        amount: link.amount!,
+      },
       new Date(),
     );
     const checkoutBase = `https://pay.example.com/${'c'.repeat(200)}`;

@@ -9,12 +9,8 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { ConcurrentModificationError } from '../../domain/errors.ts';
 import { isId } from '../../domain/ids.ts';
-import {
-  effectiveStatus,
-  type LinkEvent,
-  type PaymentLink,
-  type Transition,
-} from '../../domain/payment-link.ts';
+import type { LinkEvent, Transition } from '../../domain/link-events.ts';
+import { effectiveStatus, type PaymentLink } from '../../domain/payment-link.ts';
 import type { Mode } from '../../domain/principal.ts';
 import { OUTBOX_GRACE_MS } from '../../domain/webhook.ts';
 import {
@@ -24,36 +20,9 @@ import {
   linkPosition,
 } from '../../ports/link-repository.ts';
 import { storedEventData } from './event-data.ts';
+import { linkFromItem, linkToItem } from './link-mapper.ts';
 import { dueInSweeperIndex, itemsOfIndexEntries, type TableIndexRef } from './query.ts';
-import {
-  currentIndexNames,
-  eventFeedKeys,
-  type IndexNames,
-  keys,
-  outboxKeys,
-  refundCheckKeys,
-  shardOf,
-  withoutKeys,
-} from './table-schema.ts';
-
-/** The stored item of a link with its index keys (exported for fixtures that write many links in batches). */
-export function linkItem(link: PaymentLink) {
-  // Sparse: an open link with an expiry is in gsi3 until its expiry, a paid one while a refund check is due;
-  // any other state drops it from there on the next Put.
-  const sweeperEntry =
-    link.status === 'open' && link.expires_at
-      ? { gsi3pk: keys.expiryShard(shardOf(link.id)), gsi3sk: `${link.expires_at}#${link.id}` }
-      : link.refund_check_at
-        ? refundCheckKeys(link.id, link.refund_check_at)
-        : {};
-  return {
-    ...keys.link(link.id, link.mode),
-    gsi1pk: keys.linksOfAccount(link.account, link.mode),
-    gsi1sk: linkPosition(link),
-    ...sweeperEntry,
-    ...link,
-  };
-}
+import { currentIndexNames, eventFeedKeys, type IndexNames, keys, outboxKeys } from './table-schema.ts';
 
 /** Pages of this many items are read when a filter may discard most of them. */
 const FILTERED_PAGE_SIZE = 100;
@@ -125,7 +94,7 @@ export class DynamoLinkRepository implements LinkRepository {
     await this.client.send(
       new PutCommand({
         TableName: this.tableName,
-        Item: linkItem(link),
+        Item: linkToItem(link),
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
@@ -136,7 +105,7 @@ export class DynamoLinkRepository implements LinkRepository {
     const { Item } = await this.client.send(
       new GetCommand({ TableName: this.tableName, Key: keys.link(id, mode), ConsistentRead: true }),
     );
-    return Item ? withoutKeys<PaymentLink>(Item) : undefined;
+    return Item ? linkFromItem(Item) : undefined;
   }
 
   async commit({ before, after, event }: Transition): Promise<void> {
@@ -157,7 +126,7 @@ export class DynamoLinkRepository implements LinkRepository {
       await this.client.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: linkItem(after),
+          Item: linkToItem(after),
           ConditionExpression: 'version = :expected',
           ExpressionAttributeValues: { ':expected': before.version },
         }),
@@ -262,7 +231,7 @@ export class DynamoLinkRepository implements LinkRepository {
       }),
     );
     const items = await itemsOfIndexEntries(this.client, this.tableName, page.Items ?? []);
-    return { links: items.map((item) => withoutKeys<PaymentLink>(item)), lastKey: page.LastEvaluatedKey };
+    return { links: items.map(linkFromItem), lastKey: page.LastEvaluatedKey };
   }
 
   async dueForExpiry(now: Date, limit: number): Promise<{ id: string; mode: Mode }[]> {

@@ -1,8 +1,10 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { PaymentLink, Refund, RefundStatus, Transition } from '../../domain/payment-link.ts';
+import type { Transition } from '../../domain/link-events.ts';
+import type { PaymentLink, Refund, RefundStatus } from '../../domain/payment-link.ts';
 import type { Mode } from '../../domain/principal.ts';
 import type { RefundLedger } from '../../ports/refund-ledger.ts';
+import { linkFromItem } from './link-mapper.ts';
 import { dropOrphan, putEvent } from './link-repository.ts';
 import { allOfSweeperIndex, dueInSweeperIndex, type TableIndexRef } from './query.ts';
 import { currentIndexNames, type IndexNames, keys, refundCheckKeys } from './table-schema.ts';
@@ -29,9 +31,9 @@ export class DynamoRefundLedger implements RefundLedger {
     refund: Refund,
     from: RefundStatus,
   ): Promise<boolean> {
-    const index = (before.refunds ?? []).findIndex((candidate) => candidate.id === refund.id);
-    const refunded = (after.refund_refunded_minor ?? 0) - (before.refund_refunded_minor ?? 0);
-    const reserved = (after.refund_reserved_minor ?? 0) - (before.refund_reserved_minor ?? 0);
+    const index = before.refunds.findIndex((candidate) => candidate.id === refund.id);
+    const refunded = after.refund_refunded_minor - before.refund_refunded_minor;
+    const reserved = after.refund_reserved_minor - before.refund_reserved_minor;
     // A reusable link's payment keeps the same totals as the link (`settleRefund`): moved by the same write.
     const perPayment = before.reusable
       ? ', #paid.#payment.refund_refunded_minor = #paid.#payment.refund_refunded_minor + :refunded, ' +
@@ -129,15 +131,15 @@ export class DynamoRefundLedger implements RefundLedger {
 
   /** A link with a pending refund stays on the refund sweeper's list until none is pending. */
   async pendingOfConnection(connectionId: string): Promise<{ link_id: string; id: string }[]> {
-    const links = await allOfSweeperIndex<PaymentLink>(this.timelines, keys.refundCheckShard);
+    const items = await allOfSweeperIndex<Record<string, unknown>>(this.timelines, keys.refundCheckShard);
+    const links = items.map(linkFromItem);
     // A reusable link's refunds may each go through another connection: told apart below.
     const concerned = links.filter((link) => link.reusable || link.payment?.connection_id === connectionId);
     return concerned.flatMap((link) =>
-      (link.refunds ?? [])
+      link.refunds
         .filter((refund) => refund.status === 'pending')
         .filter(
-          (refund) =>
-            !link.reusable || link.paid_payments?.[refund.payment_id]?.connection_id === connectionId,
+          (refund) => !link.reusable || link.paid_payments[refund.payment_id]?.connection_id === connectionId,
         )
         .map((refund) => ({ link_id: link.id, id: refund.id })),
     );
