@@ -219,6 +219,16 @@ function amountFieldsOf(
   };
 }
 
+/** A link's reports and refund bookkeeping before its first reported payment or refund (fresh lists each call). */
+export const noReportsOrRefunds = () => ({
+  reported_payments: [] as string[],
+  refunds: [] as Refund[],
+  refund_reserved_minor: 0,
+  refund_refunded_minor: 0,
+  refund_check_at: null,
+  refund_checks: 0,
+});
+
 export function newPaymentLink(principal: Principal, input: PaymentLinkInput, now: Date): PaymentLink {
   return {
     id: newId('pl'),
@@ -244,12 +254,7 @@ export function newPaymentLink(principal: Principal, input: PaymentLinkInput, no
     expired_at: null,
     payment: null,
     psp_session: null,
-    reported_payments: [],
-    refunds: [],
-    refund_reserved_minor: 0,
-    refund_refunded_minor: 0,
-    refund_check_at: null,
-    refund_checks: 0,
+    ...noReportsOrRefunds(),
     event_ids: [],
     version: 1,
   };

@@ -1,5 +1,10 @@
 import type { Amount } from '../../domain/money.ts';
-import type { LinkSession, PaymentLink, PspPayment } from '../../domain/payment-link.ts';
+import {
+  type LinkSession,
+  noReportsOrRefunds,
+  type PaymentLink,
+  type PspPayment,
+} from '../../domain/payment-link.ts';
 import { linkPosition } from '../../ports/link-repository.ts';
 import { keys, refundCheckKeys, shardOf, withoutKeys } from './table-schema.ts';
 
@@ -29,12 +34,7 @@ export function linkDefaults(): Pick<PaymentLink, DefaultedField> {
     max_payments: null,
     paid_payments: {},
     sessions_stale_before: null,
-    reported_payments: [],
-    refunds: [],
-    refund_reserved_minor: 0,
-    refund_refunded_minor: 0,
-    refund_check_at: null,
-    refund_checks: 0,
+    ...noReportsOrRefunds(),
   };
 }
 

@@ -36,7 +36,7 @@ import {
   RecentFacts,
   StoredCredentialsPspFactory,
   statusOf,
-  withinPspBudget,
+  translatedCall,
 } from './psp-calls.ts';
 
 export const ADYEN_PROVIDER = 'adyen' as const;
@@ -90,12 +90,8 @@ export class AdyenPsp implements Psp {
   }
 
   /** One call to Adyen, bounded by the PSP call budget, its errors translated (`failure`). */
-  private async call<T>(operation: PspOperation, request: () => Promise<T>): Promise<T> {
-    try {
-      return await withinPspBudget(this.provider, request);
-    } catch (error) {
-      throw this.failure(error, operation);
-    }
+  private call<T>(operation: PspOperation, request: () => Promise<T>): Promise<T> {
+    return translatedCall(this.provider, request, (error) => this.failure(error, operation));
   }
 
   /**

@@ -33,6 +33,7 @@ import {
   RecentFacts,
   StoredCredentialsPspFactory,
   statusOf,
+  translatedCall,
   withinPspBudget,
 } from './psp-calls.ts';
 
@@ -123,12 +124,8 @@ export class MolliePsp implements Psp {
   }
 
   /** One call to Mollie, bounded by the PSP call budget, its errors translated (`failure`). */
-  private async call<T>(operation: PspOperation, request: () => Promise<T>): Promise<T> {
-    try {
-      return await withinPspBudget(this.provider, request);
-    } catch (error) {
-      throw this.failure(error, operation);
-    }
+  private call<T>(operation: PspOperation, request: () => Promise<T>): Promise<T> {
+    return translatedCall(this.provider, request, (error) => this.failure(error, operation));
   }
 
   /**

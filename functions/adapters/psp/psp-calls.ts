@@ -232,3 +232,19 @@ export class RecentFacts<T> {
     return value;
   }
 }
+
+/**
+ * One call to a PSP, bounded by the PSP call budget (`withinPspBudget`), whose errors its adapter translates into
+ * the closed set (`translate`, built on `pspFailure`).
+ */
+export async function translatedCall<T>(
+  provider: Provider,
+  request: () => Promise<T>,
+  translate: (error: unknown) => PspFailure,
+): Promise<T> {
+  try {
+    return await withinPspBudget(provider, request);
+  } catch (error) {
+    throw translate(error);
+  }
+}
