@@ -28,10 +28,14 @@ export interface AmountRange {
   suggested?: string | null | undefined;
 }
 
+/**
+ * A link's amount fields, discriminated by `amount_kind` (the domain's only: the stored item and the API resource
+ * read it from which fields are set, functions/adapters/dynamodb/link-mapper.ts). Unused fields are null.
+ */
 export type AmountSource =
-  | { type: 'fixed'; amount: Amount }
-  | { type: 'line_items'; amount: Amount; line_items: LineItem[] }
-  | { type: 'range'; range: AmountRange };
+  | { amount_kind: 'fixed'; amount: Amount; line_items: null; amount_range: null }
+  | { amount_kind: 'line_items'; amount: Amount; line_items: LineItem[]; amount_range: null }
+  | { amount_kind: 'range'; amount: null; line_items: null; amount_range: AmountRange };
 
 export const MAX_LINE_ITEMS = 100;
 export const MAX_LINE_ITEM_NAME_LENGTH = 255;
@@ -212,8 +216,17 @@ export function parseBuyerDecimal(input: string, locale = 'en', fractionDigits =
  * decimal within the currency's minor units and within the bounds. Pure: the same answer for every adapter.
  */
 export function amountDue(source: AmountSource, input: BuyerInput = {}): AmountDue {
-  if (source.type !== 'range') return { ok: true, amount: source.amount };
-  const { range } = source;
+  switch (source.amount_kind) {
+    case 'fixed':
+    case 'line_items':
+      return { ok: true, amount: source.amount };
+    case 'range':
+      return chosenAmount(source.amount_range, input);
+  }
+}
+
+/** The buyer's choice, once it is a decimal within the currency's minor units and within the bounds. */
+function chosenAmount(range: AmountRange, input: BuyerInput): AmountDue {
   if (input.amount === undefined || input.amount.trim() === '')
     return { ok: false, range, problem: 'missing' };
   const read = parseBuyerDecimal(input.amount, input.locale, minorUnits(range.currency) ?? 2);

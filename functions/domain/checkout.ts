@@ -269,7 +269,7 @@ function newSessionStep(
   const candidates = ordered.filter((connection) => !situation.amountProblems.has(connection.id));
   if (candidates.length === 0) {
     // The buyer can fix a chosen amount that no PSP takes (below a PSP's minimum charge, say); not a fixed one.
-    return link.amount_range && ordered.length > 0
+    return link.amount_kind === 'range' && ordered.length > 0
       ? { kind: 'ask', problem: 'not_payable' }
       : { kind: 'wait', reason: 'unavailable', until: null };
   }
@@ -339,9 +339,8 @@ export function amountAtStake(
   buyerPayment?: string,
 ): Amount {
   if (chosen) return chosen;
-  if (link.amount) return link.amount;
+  if (link.amount_kind !== 'range') return link.amount;
   const range = link.amount_range;
-  if (!range) throw new Error('A payment link without an amount or an amount range.');
   // A reusable link's attempts are each buyer's own: only this buyer's says anything about them.
   const own = link.reusable ? payments.filter((payment) => payment.id === buyerPayment) : payments;
   const shown = link.reusable ? undefined : link.psp_session;

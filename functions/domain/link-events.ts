@@ -5,6 +5,7 @@ import { type Amount, fromMinorUnits } from './money.ts';
 import type { PaymentResource } from './payment.ts';
 import {
   effectiveStatus,
+  type LinkCommon,
   linkCurrency,
   type PaymentLink,
   type PspPayment,
@@ -146,7 +147,7 @@ export function snapshotOf(link: PaymentLink, now: Date): LinkSnapshot {
 
 function transition(
   before: PaymentLink,
-  changes: Partial<PaymentLink>,
+  changes: Partial<LinkCommon>,
   type: EventType,
   now: Date,
 ): Transition {

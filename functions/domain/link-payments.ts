@@ -1,4 +1,4 @@
-import { type Transition, withEvent } from './link-events.ts';
+import { markPaid, type Transition, withEvent } from './link-events.ts';
 import type { PaymentResource } from './payment.ts';
 import type { PaidPayment, PaymentLink, PspPayment } from './payment-link.ts';
 
@@ -13,7 +13,8 @@ import type { PaidPayment, PaymentLink, PspPayment } from './payment-link.ts';
 export const MAX_PAYMENTS_PER_LINK = 500;
 
 /**
- * The PSP confirmed a payment of a reusable link (docs/api.md#reusable-links). Each payment is recorded once, as
+ * The PSP confirmed a payment of the link: a single-use link is paid (`markPaid`, ./link-events.ts). A reusable
+ * link (docs/api.md#reusable-links) records each payment once, as
  * a `paid_payments` entry that its refunds draw on, and becomes the link's `payment`:
  * - within `max_payments` (and `MAX_PAYMENTS_PER_LINK`): `payment_link.paid`, carrying it; the one that reaches the
  *   limit moves an open link to `completed`. A link canceled or expired meanwhile keeps its status: money moved,
@@ -28,6 +29,7 @@ export function addPayment(
   resource: PaymentResource,
   now: Date,
 ): Transition | undefined {
+  if (!link.reusable) return markPaid(link, payment, now);
   const paid = link.paid_payments;
   if (paid[payment.id]) return undefined;
   const count = Object.keys(paid).length;

@@ -120,36 +120,37 @@ export interface Refund {
 }
 
 /**
- * The payment link. Field names are those of the public resource; items stored before a field existed are read
- * with its default by functions/adapters/dynamodb/link-mapper.ts, so every field is here.
+ * The payment link: one link type, whose kinds are two discriminated unions (docs/api.md#amounts,
+ * docs/api.md#reusable-links): where its amount comes from (`AmountSource`, by `amount_kind`) and whether it is
+ * single-use or reusable (`LinkUse`, by `reusable`). Field names are those of the public resource; items stored
+ * before a field existed are read with its default by functions/adapters/dynamodb/link-mapper.ts, so every field
+ * is here.
  */
-export interface PaymentLink {
+export type PaymentLink = LinkCommon & AmountSource & LinkUse;
+
+/**
+ * A single-use link takes one payment, its `payment`. A reusable link takes one payment per buyer until it is
+ * canceled, expires or has `max_payments` (then it is `completed`); its `payment` is the latest succeeded payment,
+ * and `paid_payments` holds each one with its refund totals, by payment id.
+ */
+export type LinkUse =
+  | { reusable: false; max_payments: null; paid_payments: Record<string, never> }
+  | { reusable: true; max_payments: number | null; paid_payments: Record<string, PaidPayment> };
+
+/** What every payment link has, whatever its kinds. */
+export interface LinkCommon {
   id: string;
   account: string;
   mode: Mode;
   status: LinkStatus;
-  /** The fixed amount, or the lines' sum; null when the buyer chooses it (`amount_range`). */
-  amount: Amount | null;
   description: string | null;
   redirect_url: string | null;
   webhook_url: string | null;
   metadata: Record<string, string> | null;
-  /** The order's lines, whose sum is `amount` (null: a fixed amount). */
-  line_items: LineItem[] | null;
-  /** The bounds of a buyer-chosen amount (null: `amount` is fixed). */
-  amount_range: AmountRange | null;
   /** The methods the buyer may pay with (null: any the PSP offers). */
   payment_methods: PaymentMethod[] | null;
   /** The language of the buyer's pages (null: the buyer's). */
   locale: string | null;
-  /**
-   * A reusable link takes one payment per buyer until it is canceled, expires or has `max_payments` (then it is
-   * `completed`); false: single-use. Its `payment` is the latest succeeded payment, and `paid_payments` holds
-   * each one with its refund totals, by payment id (empty on a single-use link).
-   */
-  reusable: boolean;
-  max_payments: number | null;
-  paid_payments: Record<string, PaidPayment>;
   /**
    * A reusable link's buyers' sessions opened before this time show what the merchant changed since (`update`):
    * each is ended when its buyer comes back, as a single-use link's session is when the link drops it.
@@ -195,19 +196,19 @@ export interface PaymentLink {
 }
 
 /** Where a new link's amount comes from (docs/api.md#amounts): fixed, the lines' sum, or the buyer's range. */
-function amountFieldsOf(
-  input: PaymentLinkInput,
-): Pick<PaymentLink, 'amount' | 'line_items' | 'amount_range'> {
-  const none = { line_items: null, amount_range: null };
+function amountSourceOf(input: PaymentLinkInput): AmountSource {
   if (input.amount) {
-    return { ...none, amount: { value: input.amount.value, currency: input.amount.currency } };
+    const amount = { value: input.amount.value, currency: input.amount.currency };
+    return { amount_kind: 'fixed', amount, line_items: null, amount_range: null };
   }
   if (input.line_items?.length) {
-    return { ...none, amount: lineItemsTotal(input.line_items), line_items: input.line_items };
+    const amount = lineItemsTotal(input.line_items);
+    return { amount_kind: 'line_items', amount, line_items: input.line_items, amount_range: null };
   }
   const range = input.amount_range;
-  if (!range) return { ...none, amount: null };
+  if (!range) throw new Error('A payment link needs an amount, line items or an amount range.');
   return {
+    amount_kind: 'range',
     amount: null,
     line_items: null,
     amount_range: {
@@ -235,16 +236,14 @@ export function newPaymentLink(principal: Principal, input: PaymentLinkInput, no
     account: principal.account,
     mode: principal.mode,
     status: 'open',
-    ...amountFieldsOf(input),
+    ...amountSourceOf(input),
     payment_methods: input.payment_methods?.length ? input.payment_methods : null,
     description: input.description ?? null,
     redirect_url: input.redirect_url ?? null,
     webhook_url: input.webhook_url ?? null,
     metadata: input.metadata ?? null,
     locale: input.locale ?? null,
-    reusable: input.reusable === true,
-    max_payments: input.reusable ? (input.max_payments ?? null) : null,
-    paid_payments: {},
+    ...useOf(input),
     sessions_stale_before: null,
     connections: input.connections?.length ? input.connections : null,
     created_at: now.toISOString(),
@@ -258,6 +257,12 @@ export function newPaymentLink(principal: Principal, input: PaymentLinkInput, no
     event_ids: [],
     version: 1,
   };
+}
+
+function useOf(input: PaymentLinkInput): LinkUse {
+  return input.reusable
+    ? { reusable: true, max_payments: input.max_payments ?? null, paid_payments: {} }
+    : { reusable: false, max_payments: null, paid_payments: {} };
 }
 
 /** An open link whose `expires_at` has passed reads as expired at once, before the sweeper records it. */
@@ -297,20 +302,13 @@ export function update(link: PaymentLink, changes: PaymentLinkChanges, now: Date
   return after;
 }
 
-/** Where the link's amount comes from (functions/domain/amount.ts): the buyer's range, its lines, or the fixed amount. */
-export function amountSourceOf(
-  link: Pick<PaymentLink, 'amount' | 'line_items' | 'amount_range'>,
-): AmountSource {
-  if (link.amount_range) return { type: 'range', range: link.amount_range };
-  if (!link.amount) throw new Error('A payment link without an amount or an amount range.');
-  return link.line_items?.length
-    ? { type: 'line_items', amount: link.amount, line_items: link.line_items }
-    : { type: 'fixed', amount: link.amount };
-}
-
 /** The currency the link is paid in: its amount's, or its range's. */
-export function linkCurrency(link: Pick<PaymentLink, 'amount' | 'amount_range'>): string {
-  const currency = link.amount?.currency ?? link.amount_range?.currency;
-  if (!currency) throw new Error('A payment link without an amount or an amount range.');
-  return currency;
+export function linkCurrency(link: AmountSource): string {
+  switch (link.amount_kind) {
+    case 'fixed':
+    case 'line_items':
+      return link.amount.currency;
+    case 'range':
+      return link.amount_range.currency;
+  }
 }

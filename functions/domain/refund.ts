@@ -186,11 +186,8 @@ export function settleRefund(
   if (outcome.status === 'pending') {
     return { kind: 'reference', link: { ...link, refunds: updated, version: link.version + 1 } };
   }
-  const after: PaymentLink = {
-    ...link,
-    refunds: updated,
-    ...movedTotals(link, current.payment_id, settledDelta(current.amount, outcome.status, reversal)),
-  };
+  const delta = settledDelta(current.amount, outcome.status, reversal);
+  const after = withMovedTotals({ ...link, refunds: updated }, current.payment_id, delta);
   const transition = withEvent(link, after, `refund.${outcome.status}`, now, (snapshot) => ({
     ...refund,
     payment_link: snapshot,
@@ -220,20 +217,16 @@ function settledDelta(amount: Amount, status: RefundStatus, reversal: boolean): 
   return { refunded: reversal ? -minor : 0, reserved: -minor };
 }
 
-/** The link's refund totals moved by `delta`, and on a reusable link those of the refund's payment too. */
-function movedTotals(
-  link: PaymentLink,
-  paymentId: string,
-  delta: RefundDelta,
-): Pick<PaymentLink, 'refund_refunded_minor' | 'refund_reserved_minor' | 'paid_payments'> {
+/** The link with its refund totals moved by `delta`, and on a reusable link those of the refund's payment too. */
+function withMovedTotals(link: PaymentLink, paymentId: string, delta: RefundDelta): PaymentLink {
   const totals = {
+    ...link,
     refund_refunded_minor: link.refund_refunded_minor + delta.refunded,
     refund_reserved_minor: link.refund_reserved_minor + delta.reserved,
-    paid_payments: link.paid_payments,
   };
   // A reusable link keeps the same totals per payment: the bound of each payment's refunds.
   const entry = link.paid_payments[paymentId];
-  if (!link.reusable || !entry) return totals;
+  if (!totals.reusable || !entry) return totals;
   return {
     ...totals,
     paid_payments: {

@@ -13,12 +13,7 @@ import { PspNotConfiguredError } from '../domain/errors.ts';
 import { resolveLocale } from '../domain/locale.ts';
 import type { Amount } from '../domain/money.ts';
 import { type Payment, paymentAmount, startedPayment } from '../domain/payment.ts';
-import {
-  amountSourceOf,
-  effectiveStatus,
-  type PaymentLink,
-  type PspSession,
-} from '../domain/payment-link.ts';
+import { effectiveStatus, type PaymentLink, type PspSession } from '../domain/payment-link.ts';
 import { MODES } from '../domain/principal.ts';
 import { pspAmountProblem } from '../domain/psp-amounts.ts';
 import { routeLink } from '../domain/routing.ts';
@@ -205,10 +200,7 @@ async function readVisit(
   }
   if (request.foreign || isPreviewRequest(request.method, request.headers)) return { kind: 'preview', link };
   const locale = resolveLocale(link.locale, request.headers['accept-language']);
-  const due =
-    request.amount === undefined
-      ? undefined
-      : amountDue(amountSourceOf(link), { amount: request.amount, locale });
+  const due = request.amount === undefined ? undefined : amountDue(link, { amount: request.amount, locale });
   if (due && !due.ok) return { kind: 'ask', link, problem: due.problem, entered: request.amount };
   // What a new session charges (docs/orchestration.md#payments): undefined while the buyer has not chosen.
   return { link, locale, amount: link.amount ?? (due?.ok ? due.amount : undefined) };

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { PspConnection } from '../domain/connection.ts';
 import { ConcurrentModificationError, NotFoundError } from '../domain/errors.ts';
 import { ID_RANDOM_LENGTH } from '../domain/ids.ts';
-import { markPaid, reportPayment } from '../domain/link-events.ts';
+import { reportPayment } from '../domain/link-events.ts';
 import { addPayment, withPaymentReference } from '../domain/link-payments.ts';
 import {
   type Payment,
@@ -111,9 +111,7 @@ async function moveLink(
       amount: paymentAmount(payment, link),
     };
     const result = await applyTransition(transitions, load, (current, now) =>
-      current.reusable
-        ? addPayment(current, paid, toPaymentResource(payment, current), now)
-        : markPaid(current, paid, now),
+      addPayment(current, paid, toPaymentResource(payment, current), now),
     );
     if (result.transition?.event.type === 'payment_link.duplicate_payment') {
       putMetrics({ PaymentsSucceeded: 1 }, { provider: connection.provider });

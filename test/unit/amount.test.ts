@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  type AmountRange,
   type AmountSource,
   amountDue,
   includedTaxMinor,
@@ -12,7 +13,11 @@ import {
 import { ISO_4217_MINOR_UNITS } from '../../functions/domain/iso-4217.ts';
 import { PAGE_LANGUAGES } from '../../functions/domain/locale.ts';
 import { fromMinorUnits, toMinorUnits } from '../../functions/domain/money.ts';
-import { amountSourceOf, newPaymentLink } from '../../functions/domain/payment-link.ts';
+import { newPaymentLink } from '../../functions/domain/payment-link.ts';
+
+/** The amount source of a link whose buyer chooses the amount within `amount_range`. */
+const ranged = (amount_range: AmountRange) =>
+  ({ amount_kind: 'range', amount: null, line_items: null, amount_range }) satisfies AmountSource;
 
 const eur = (value: string) => ({ value, currency: 'EUR' });
 
@@ -51,15 +56,20 @@ describe('the amount a buyer pays', () => {
       { line_items: [{ name: 'x', quantity: 4, unit_amount: eur('2.5') }] },
       new Date(),
     );
-    expect(amountDue(amountSourceOf(link))).toEqual({ ok: true, amount: eur('10.00') });
-    expect(amountSourceOf({ amount: eur('7'), line_items: null, amount_range: null })).toEqual({
-      type: 'fixed',
+    expect(link.amount_kind).toBe('line_items');
+    expect(amountDue(link)).toEqual({ ok: true, amount: eur('10.00') });
+    const fixed = newPaymentLink({ account: 'acme', mode: 'test' }, { amount: eur('7') }, new Date());
+    expect(fixed).toMatchObject({
+      amount_kind: 'fixed',
       amount: eur('7'),
+      line_items: null,
+      amount_range: null,
     });
+    expect(amountDue(fixed)).toEqual({ ok: true, amount: eur('7') });
   });
 
   it("is the buyer's choice within a range, in the currency's minor units", () => {
-    const range: AmountSource = { type: 'range', range: { currency: 'EUR', minimum: '5', maximum: '500' } };
+    const range = ranged({ currency: 'EUR', minimum: '5', maximum: '500' });
     expect(amountDue(range, { amount: '12,5' })).toEqual({ ok: true, amount: eur('12.50') });
     expect(amountDue(range, { amount: '5' })).toEqual({ ok: true, amount: eur('5.00') });
     expect(amountDue(range, {})).toMatchObject({ ok: false, problem: 'missing' });
@@ -68,7 +78,7 @@ describe('the amount a buyer pays', () => {
     for (const bad of ['12.505', '1e3', '-5', 'abc', '0x10', '10.']) {
       expect(amountDue(range, { amount: bad }), bad).toMatchObject({ ok: false, problem: 'invalid' });
     }
-    const yen: AmountSource = { type: 'range', range: { currency: 'JPY', minimum: '100', maximum: '1000' } };
+    const yen = ranged({ currency: 'JPY', minimum: '100', maximum: '1000' });
     expect(amountDue(yen, { amount: '150.5' })).toMatchObject({ ok: false, problem: 'invalid' });
     expect(amountDue(yen, { amount: '150' })).toEqual({
       ok: true,
@@ -140,7 +150,7 @@ describe('an amount the buyer types', () => {
   });
 
   it("is checked against the range in the page's locale", () => {
-    const range: AmountSource = { type: 'range', range: { currency: 'EUR', minimum: '5', maximum: '5000' } };
+    const range = ranged({ currency: 'EUR', minimum: '5', maximum: '5000' });
     expect(amountDue(range, { amount: '1.234,5', locale: 'de' })).toEqual({
       ok: true,
       amount: eur('1234.50'),
@@ -157,8 +167,8 @@ describe('an amount the buyer types', () => {
 });
 
 describe('a buyer-chosen amount is never read 1,000 times off', () => {
-  const euros: AmountSource = { type: 'range', range: { currency: 'EUR', minimum: '0.01', maximum: '5000' } };
-  const dinars: AmountSource = { type: 'range', range: { currency: 'TND', minimum: '5', maximum: '50000' } };
+  const euros = ranged({ currency: 'EUR', minimum: '0.01', maximum: '5000' });
+  const dinars = ranged({ currency: 'TND', minimum: '5', maximum: '50000' });
 
   it.each([
     ['0.500', 'nl'],
@@ -167,14 +177,14 @@ describe('a buyer-chosen amount is never read 1,000 times off', () => {
   ])('asks again for %j in %s rather than reading a leading 0 as thousands', (typed, locale) => {
     expect(amountDue(euros, { amount: typed, locale })).toEqual({
       ok: false,
-      range: euros.range,
+      range: euros.amount_range,
       problem: 'invalid',
     });
   });
 
   it('reads a leading 0 as the whole part when the currency has three decimals', () => {
     const due = (amount: string, locale: string) => amountDue(dinars, { amount, locale });
-    const cheap: AmountSource = { type: 'range', range: { currency: 'TND', minimum: '0.1', maximum: '5' } };
+    const cheap = ranged({ currency: 'TND', minimum: '0.1', maximum: '5' });
     expect(amountDue(cheap, { amount: '0.500', locale: 'nl' })).toEqual({
       ok: true,
       amount: { value: '0.500', currency: 'TND' },
@@ -191,13 +201,13 @@ describe('a buyer-chosen amount is never read 1,000 times off', () => {
   ])('asks again for %j TND in %s: 12.5 or 12500 dinars', (typed, locale) => {
     expect(amountDue(dinars, { amount: typed, locale })).toEqual({
       ok: false,
-      range: dinars.range,
+      range: dinars.amount_range,
       problem: 'ambiguous',
     });
   });
 
   it('asks again even when only one reading lies within the bounds', () => {
-    const upTo100: AmountSource = { type: 'range', range: { currency: 'KWD', minimum: '1', maximum: '100' } };
+    const upTo100 = ranged({ currency: 'KWD', minimum: '1', maximum: '100' });
     expect(amountDue(upTo100, { amount: '12.500', locale: 'fr' })).toMatchObject({ problem: 'ambiguous' });
   });
 
@@ -240,10 +250,8 @@ const currencyArbitrary = fc.oneof(
   ),
 );
 /** Any amount of at most 12 integer digits, in minor units: what a range may hold. */
-const anyRange = (currency: string, digits: number): AmountSource => ({
-  type: 'range',
-  range: { currency, minimum: '0', maximum: fromMinorUnits(10n ** BigInt(12 + digits) - 1n, currency) },
-});
+const anyRange = (currency: string, digits: number) =>
+  ranged({ currency, minimum: '0', maximum: fromMinorUnits(10n ** BigInt(12 + digits) - 1n, currency) });
 
 describe('every amount as Intl writes it', () => {
   // The page's languages, and regional tags that group otherwise (lakh, apostrophe, no-break space).

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_LINE_ITEM_NAME_LENGTH, MAX_LINE_ITEMS } from '../../functions/domain/amount.ts';
+import {
+  type AmountRange,
+  MAX_LINE_ITEM_NAME_LENGTH,
+  MAX_LINE_ITEMS,
+} from '../../functions/domain/amount.ts';
 import {
   amountAtStake,
   CALLS_TO_END_A_SESSION,
@@ -211,13 +215,14 @@ describe('the next checkout step', () => {
   });
 });
 
+/** The link with a buyer-chosen amount instead of its own. */
+const withRange = (link: PaymentLink, amount_range: AmountRange) =>
+  ({ ...link, amount_kind: 'range', amount: null, line_items: null, amount_range }) satisfies PaymentLink;
+
 describe('the next checkout step of a buyer-chosen amount', () => {
   const eur = (value: string) => ({ value, currency: 'EUR' });
-  const rangeLink = (): PaymentLink => ({
-    ...orderLink('1'),
-    amount: null,
-    amount_range: { currency: 'EUR', minimum: '5.00', maximum: '500.00', suggested: '25.00' },
-  });
+  const rangeLink = () =>
+    withRange(orderLink('1'), { currency: 'EUR', minimum: '5.00', maximum: '500.00', suggested: '25.00' });
 
   it('asks for the amount, opening nothing, until the buyer chose one', () => {
     const link = rangeLink();
@@ -458,11 +463,7 @@ describe('session budgets and places, checked before anything is ended', () => {
   });
 
   it('keeps a buyer’s open session when a new amount would take them over their budget', () => {
-    const link: PaymentLink = {
-      ...orderLink('1'),
-      amount: null,
-      amount_range: { currency: 'EUR', minimum: '1.00', maximum: '500.00' },
-    };
+    const link = withRange(orderLink('1'), { currency: 'EUR', minimum: '1.00', maximum: '500.00' });
     const replaced = Array.from(
       { length: MAX_CLIENT_SESSIONS_PER_WINDOW - 1 },
       (_, index) =>
@@ -500,11 +501,7 @@ describe('session budgets and places, checked before anything is ended', () => {
       until: new Date(theirs.session_expires_at as string),
     });
     // A buyer-chosen amount is not asked for when no place is left: the buyer is told before they type one.
-    const range = {
-      ...link,
-      amount: null,
-      amount_range: { currency: 'EUR', minimum: '1.00', maximum: '9.00' },
-    };
+    const range = withRange(link, { currency: 'EUR', minimum: '1.00', maximum: '9.00' });
     expect(
       nextCheckoutStep(
         situation({ link: range, payments: [theirs, paid], amount: undefined, client: 'client_a' }),

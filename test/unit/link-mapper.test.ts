@@ -46,7 +46,8 @@ const keysOf = (id: string) => ({
 describe('a link item stored before a field existed', () => {
   it('reads back with every later field at its default (a link from before routing, 2026-11-22)', () => {
     const item = { ...keysOf(FIRST_ITEM.id), ...FIRST_ITEM };
-    expect(linkFromItem(item)).toEqual({ ...FIRST_ITEM, ...linkDefaults() });
+    // The kinds are read from the stored fields: a fixed amount, single-use.
+    expect(linkFromItem(item)).toEqual({ ...FIRST_ITEM, ...linkDefaults(), amount_kind: 'fixed' });
     expect(linkFromItem(item)).toMatchObject({
       line_items: null,
       amount_range: null,

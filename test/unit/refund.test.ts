@@ -346,11 +346,16 @@ describe('refunds of a reusable link', () => {
   }
 
   /** The link as the repository leaves it after reserving `refund` on its payment. */
-  function reservedOnPayment(link: PaymentLink, refund: ReturnType<typeof requestRefund>, minor: number) {
+  function reservedOnPayment(
+    link: PaymentLink,
+    refund: ReturnType<typeof requestRefund>,
+    minor: number,
+  ): PaymentLink {
     const entry = link.paid_payments?.[refund.payment_id];
-    if (!entry) throw new Error('not a payment of the link');
+    const after = reserved(link, refund, minor);
+    if (!entry || !after.reusable) throw new Error('not a payment of the reusable link');
     return {
-      ...reserved(link, refund, minor),
+      ...after,
       paid_payments: {
         ...link.paid_payments,
         [entry.id]: { ...entry, refund_reserved_minor: entry.refund_reserved_minor + minor },
@@ -426,7 +431,7 @@ describe('refunds of a reusable link', () => {
   it('are bounded by what each payment charged', () => {
     const link = reusablePaidTwice();
     const entry = link.paid_payments?.pay_2;
-    if (!entry) throw new Error('no pay_2');
+    if (!entry || !link.reusable) throw new Error('no pay_2');
     // A payment at another amount than the link's (a buyer-chosen amount): its own amount bounds its refunds.
     const cheaper = {
       ...link,

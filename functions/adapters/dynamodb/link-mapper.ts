@@ -1,6 +1,8 @@
+import type { AmountSource } from '../../domain/amount.ts';
 import type { Amount } from '../../domain/money.ts';
 import {
   type LinkSession,
+  type LinkUse,
   noReportsOrRefunds,
   type PaymentLink,
   type PspPayment,
@@ -55,8 +57,11 @@ type DefaultedField =
   | 'refund_check_at'
   | 'refund_checks';
 
-/** A link item as stored: any field of `linkDefaults` may be absent, and so may a session's or payment's amount. */
-export type StoredLink = Omit<PaymentLink, DefaultedField | 'payment' | 'psp_session'> &
+/**
+ * A link item as stored: any field of `linkDefaults` may be absent, and so may a session's or payment's amount.
+ * The kinds are not stored: `amount_kind` is read from which amount fields are set, and `reusable` is its own.
+ */
+export type StoredLink = Omit<PaymentLink, DefaultedField | 'amount_kind' | 'payment' | 'psp_session'> &
   Partial<Pick<PaymentLink, DefaultedField>> & {
     payment: (Omit<PspPayment, 'amount'> & { amount?: Amount }) | null;
     psp_session: (Omit<LinkSession, 'amount'> & { amount?: Amount }) | null;
@@ -73,12 +78,31 @@ function chargedAmount(stored: { amount?: Amount }, link: Pick<StoredLink, 'id' 
   return amount;
 }
 
+/** The link's amount kind, from which of its amount fields are set (a range, lines, else a fixed amount). */
+function amountSourceOf(link: StoredLink): AmountSource {
+  const { amount, line_items, amount_range } = link;
+  if (amount_range) return { amount_kind: 'range', amount: null, line_items: null, amount_range };
+  if (!amount) throw new Error(`Payment link ${link.id} has neither an amount nor an amount range.`);
+  return line_items?.length
+    ? { amount_kind: 'line_items', amount, line_items, amount_range: null }
+    : { amount_kind: 'fixed', amount, line_items: null, amount_range: null };
+}
+
+/** Single-use or reusable, with a reusable link's limit and payments. */
+function useOf(link: StoredLink): LinkUse {
+  return link.reusable
+    ? { reusable: true, max_payments: link.max_payments ?? null, paid_payments: link.paid_payments ?? {} }
+    : { reusable: false, max_payments: null, paid_payments: {} };
+}
+
 /** The domain's link of a stored item (index keys dropped), with `linkDefaults` for what an older item lacks. */
 export function linkFromItem(item: Record<string, unknown>): PaymentLink {
   const stored = withoutKeys<StoredLink>(item);
   return {
     ...linkDefaults(),
     ...stored,
+    ...amountSourceOf(stored),
+    ...useOf(stored),
     payment: stored.payment && { ...stored.payment, amount: chargedAmount(stored.payment, stored) },
     psp_session: stored.psp_session && {
       ...stored.psp_session,
@@ -110,7 +134,7 @@ const OF_REFUNDED = [
 
 /** The link's fields as stored: `locale` always, the rest of `linkDefaults` only when the link needs them. */
 function storedFields(link: PaymentLink): StoredLink {
-  const stored: StoredLink = { ...link };
+  const { amount_kind: _derived, ...stored }: StoredLink & Pick<PaymentLink, 'amount_kind'> = link;
   const optional = [
     ...WHEN_SET,
     ...(link.reusable ? [] : OF_REUSABLE),
