@@ -164,28 +164,18 @@ interface Agents {
 }
 
 /**
- * What isPublicAddress refuses beyond the agent's own ranges, per address family: the IPv4-compatible
- * `::a.b.c.d` form, which ipaddr.js calls unicast. Not the agent's `denyIPAddressList`: the agent matches each
- * entry against every answer, and an IPv6 range cannot match an IPv4 address, so it logged "Invalid CIDR" with a
- * stack trace (about 1.3 KB) for every new connection to an IPv4 endpoint.
+ * Whether a resolved answer is one the public agents must not connect to: the same rule as an IP literal in the
+ * URL (`isPublicAddress`), which also covers the IPv4-compatible `::a.b.c.d` form that ipaddr.js calls unicast.
+ * Not the agent's `denyIPAddressList`: the agent matches each entry against every answer, and an IPv6 range
+ * cannot match an IPv4 address, so it logged "Invalid CIDR" with a stack trace (about 1.3 KB) for every new
+ * connection to an IPv4 endpoint.
  */
-const DENIED_RANGES: { ipv4: [ipaddr.IPv4, number][]; ipv6: [ipaddr.IPv6, number][] } = {
-  ipv4: [],
-  ipv6: [ipaddr.IPv6.parseCIDR('::/96')],
-};
-
-function denied(address: string): boolean {
-  if (!ipaddr.isValid(address)) return false; // not an address: the agent refuses it
-  const parsed = ipaddr.parse(address);
-  return parsed.kind() === 'ipv6'
-    ? DENIED_RANGES.ipv6.some((range) => (parsed as ipaddr.IPv6).match(range))
-    : DENIED_RANGES.ipv4.some((range) => (parsed as ipaddr.IPv4).match(range));
-}
+const denied = (address: string): boolean => ipaddr.isValid(address) && !isPublicAddress(address);
 
 /**
- * `lookup` with every answer screened by the deny rules of its own family: a name with any denied answer fails
- * to resolve. The filtering agent then checks the same answers against its ranges, and the socket connects to
- * one of them, so no check can be raced by a second resolution.
+ * `lookup` with every answer screened (`denied`): a name with any denied answer fails to resolve. The filtering
+ * agent then checks the same answers against its ranges, and the socket connects to one of them, so no check can
+ * be raced by a second resolution.
  */
 function screenedLookup(lookup: LookupFunction): LookupFunction {
   return ((hostname: string, options: object, callback: (...args: unknown[]) => void) => {
