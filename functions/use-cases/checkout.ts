@@ -125,8 +125,8 @@ export async function buyerOutcome(
   buyerPayment: string | undefined,
 ): Promise<{ paid: boolean; amount: Amount | undefined }> {
   if (!link.reusable) {
-    const amount = link.payment ? link.payment.amount : link.psp_session?.amount;
-    return { paid: link.status === 'paid', amount: amount ?? link.amount ?? undefined };
+    const amount = link.payment?.amount ?? link.psp_session?.amount ?? link.amount ?? undefined;
+    return { paid: link.status === 'paid', amount };
   }
   const own = buyerPayment === undefined ? undefined : await payments.get(link.id, link.mode, buyerPayment);
   return {
