@@ -39,6 +39,12 @@ const CREDENTIAL_FLAGS: Record<Provider, Record<string, string>> = {
     'adyen-environment': 'environment',
     'adyen-live-prefix': 'live_endpoint_url_prefix',
   },
+  paypal: {
+    'paypal-client-id': 'client_id',
+    'paypal-client-secret': 'client_secret',
+    'paypal-webhook-id': 'webhook_id',
+    'paypal-environment': 'environment',
+  },
 };
 
 const USAGE = `Usage:
@@ -56,6 +62,8 @@ Credential flags (checked against the mode before anything is stored):
   mollie   --mollie-api-key test_...|live_...
   adyen    --adyen-api-key ... --adyen-merchant-account ... --adyen-hmac-key ... --adyen-environment test|live
            [--adyen-live-prefix ...] [--adyen-previous-hmac-key ... while a rotation overlaps]
+  paypal   --paypal-client-id ... --paypal-client-secret ... --paypal-webhook-id ...
+           [--paypal-environment sandbox|live: the mode's, and only the mode's]
   any      --credentials '<the credentials JSON>' (docs/orchestration.md#connections)
   sandbox  none; --simulate ok|fail|timeout (test mode only) makes session creation succeed, fail as a PSP 5xx
            would, or hang past the PSP timeout: how routing and failover are tried. --simulate processing makes
@@ -219,7 +227,7 @@ switch (positionals[0]) {
       console.log(JSON.stringify({ connection_id: connection.id }));
     } else {
       console.log(`Added ${provider} connection ${connection.id} "${name}" for ${account} (${mode}).`);
-      if (provider === 'stripe' || provider === 'adyen') {
+      if (provider === 'stripe' || provider === 'adyen' || provider === 'paypal') {
         console.log(`Point the ${provider} webhook / notification endpoint of that account at
   ${notificationUrl(connection)}`);
       }

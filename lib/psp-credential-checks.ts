@@ -1,5 +1,6 @@
 import { AdyenPspFactory } from '../functions/adapters/psp/adyen-psp.ts';
 import { MolliePspFactory } from '../functions/adapters/psp/mollie-psp.ts';
+import { PaypalPspFactory } from '../functions/adapters/psp/paypal-psp.ts';
 import { SandboxPspFactory } from '../functions/adapters/psp/sandbox-psp.ts';
 import { StripePspFactory } from '../functions/adapters/psp/stripe-psp.ts';
 import type { PspFactory } from '../functions/ports/psp.ts';
@@ -32,5 +33,6 @@ export function pspFactoriesForChecks(): PspFactory[] {
     new StripePspFactory({ secrets: { get: unused } }),
     new MolliePspFactory({ secrets: { get: unused } }),
     new AdyenPspFactory({ secrets: { get: unused } }),
+    new PaypalPspFactory({ secrets: { get: unused } }),
   ];
 }

@@ -55,7 +55,14 @@ export function callsWorstCaseMs(calls: Partial<Record<CallKind, number>>): numb
 export const CHECKOUT_PSP_CALLS = 5;
 
 /**
- * PSP calls one notification may make: reading the session it names, then the link's pending refunds, which
- * Mollie reports through the payment's webhook (the refund sweeper reads any beyond these).
+ * The link's pending refunds one notification reads after its session: Mollie reports a refund through the
+ * payment's webhook (the refund sweeper reads any beyond these).
  */
-export const NOTIFICATION_PSP_CALLS = 3;
+export const NOTIFICATION_REFUND_READS = 2;
+
+/**
+ * PSP calls one notification may make: verifying it where that is a call of its own (PayPal's verification
+ * call), reading the session it names, capturing it (docs/orchestration.md#deferred-capture), then
+ * `NOTIFICATION_REFUND_READS` of the link's pending refunds.
+ */
+export const NOTIFICATION_PSP_CALLS = 3 + NOTIFICATION_REFUND_READS;

@@ -24,6 +24,8 @@ export function pspAmountProblem(provider: Provider, amount: Amount, use: Amount
       return stripeAmountProblem(amount, use);
     case 'adyen':
       return adyenAmountProblem(amount);
+    case 'paypal':
+      return paypalAmountProblem(amount);
     default:
       return undefined;
   }
@@ -183,5 +185,35 @@ function adyenAmountProblem(amount: Amount): string | undefined {
     return undefined;
   } catch {
     return `Adyen cannot express ${amount.value} ${amount.currency} (it takes no decimals in that currency).`;
+  }
+}
+
+/**
+ * The currencies PayPal's REST APIs take (developer.paypal.com/api/rest/reference/currency-codes); HUF, JPY and
+ * TWD without decimals (HUF and TWD have two in ISO 4217).
+ */
+const PAYPAL_CURRENCIES: ReadonlySet<string> = new Set([
+  ...['AUD', 'BRL', 'CAD', 'CNY', 'CZK', 'DKK', 'EUR', 'HKD', 'HUF', 'ILS', 'JPY', 'MYR', 'MXN', 'TWD'],
+  ...['NZD', 'NOK', 'PHP', 'PLN', 'GBP', 'SGD', 'SEK', 'CHF', 'THB', 'USD'],
+]);
+const PAYPAL_EXPONENT_OVERRIDES: Record<string, number> = { HUF: 0, TWD: 0 };
+
+/** The amount as PayPal's `value`: a decimal string with PayPal's decimals of the currency ("10.50", "500"). */
+export function paypalValue(amount: Amount): string {
+  const digits = PAYPAL_EXPONENT_OVERRIDES[amount.currency] ?? minorUnits(amount.currency) ?? 2;
+  const minor = toMinorUnits(amount, digits)
+    .toString()
+    .padStart(digits + 1, '0');
+  return digits === 0 ? minor : `${minor.slice(0, -digits)}.${minor.slice(-digits)}`;
+}
+
+/** A currency PayPal does not take, or decimals it does not take in it (HUF 10.50). */
+function paypalAmountProblem(amount: Amount): string | undefined {
+  if (!PAYPAL_CURRENCIES.has(amount.currency)) return `PayPal does not take ${amount.currency}.`;
+  try {
+    paypalValue(amount);
+    return undefined;
+  } catch {
+    return `PayPal cannot express ${amount.value} ${amount.currency} (it takes no decimals in that currency).`;
   }
 }

@@ -1,5 +1,5 @@
 import { BoundedCache } from '../bounded-cache.ts';
-import { NOTIFICATION_PSP_CALLS } from '../domain/call-budgets.ts';
+import { NOTIFICATION_REFUND_READS } from '../domain/call-budgets.ts';
 import { BUILT_IN_SANDBOX_ID, migratedConnectionId, type PspConnection } from '../domain/connection.ts';
 import {
   InvalidNotificationError,
@@ -252,7 +252,7 @@ async function recordPendingRefunds(
   const answered = pendingRefunds(link).filter(
     (refund) => refund.provider_reference && tookPaymentOf(connection, link, refund.payment_id),
   );
-  for (const refund of answered.slice(0, NOTIFICATION_PSP_CALLS - 1)) {
+  for (const refund of answered.slice(0, NOTIFICATION_REFUND_READS)) {
     const reference = refund.provider_reference as string;
     const status = await askPsp(connection, () => psp.retrieveRefund(reference), { refund_id: refund.id });
     const result = await recordRefundStatus(deps, link, refund.id, status);

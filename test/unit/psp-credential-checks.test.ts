@@ -34,6 +34,20 @@ const credentials = {
       live_endpoint_url_prefix: '1797a841fbb37ca7-AcmeCompany',
     },
   },
+  paypal: {
+    test: {
+      client_id: 'AeA1QIZXiflr1_-r0U2UbWTziOWX1GRQer5OEUCtvB4',
+      client_secret: 'ECYYrrSHdKfk_Q0EdvzdGkzj58a66kKaUQ5dZAEv4',
+      webhook_id: '8PT597110X687430LKGECATA',
+      environment: 'sandbox',
+    },
+    live: {
+      client_id: 'AeA1QIZXiflr1_-r0U2UbWTziOWX1GRQer5OEUCtvB4',
+      client_secret: 'ECYYrrSHdKfk_Q0EdvzdGkzj58a66kKaUQ5dZAEv4',
+      webhook_id: '8PT597110X687430LKGECATA',
+      environment: 'live',
+    },
+  },
 } as const;
 
 describe('credential checks of npm run psp -- add', () => {
@@ -41,7 +55,7 @@ describe('credential checks of npm run psp -- add', () => {
     expect(factories.map((candidate) => candidate.provider).sort()).toEqual([...PROVIDERS].sort());
   });
 
-  for (const provider of ['stripe', 'mollie', 'adyen'] as const) {
+  for (const provider of ['stripe', 'mollie', 'adyen', 'paypal'] as const) {
     it(`accept ${provider} credentials of the connection's mode and refuse those of the other mode`, () => {
       expect(() => factory(provider).checkCredentials(credentials[provider].test, 'test')).not.toThrow();
       expect(() => factory(provider).checkCredentials(credentials[provider].live, 'live')).not.toThrow();
@@ -50,4 +64,13 @@ describe('credential checks of npm run psp -- add', () => {
       expect(() => factory(provider).checkCredentials({}, 'test')).toThrow();
     });
   }
+
+  it('take a PayPal connection without an environment as of its mode’s environment', () => {
+    const { environment: _, ...withoutEnvironment } = credentials.paypal.test;
+    expect(() => factory('paypal').checkCredentials(withoutEnvironment, 'test')).not.toThrow();
+    expect(() => factory('paypal').checkCredentials(withoutEnvironment, 'live')).not.toThrow();
+    expect(() =>
+      factory('paypal').checkCredentials({ ...withoutEnvironment, environment: 'production' }, 'live'),
+    ).toThrow(/live environment/);
+  });
 });

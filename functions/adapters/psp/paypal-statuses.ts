@@ -1,0 +1,95 @@
+import type { Order, Refund } from '@paypal/paypal-server-sdk';
+import type {
+  PspNotification,
+  PspRefundRequest,
+  PspRefundStatus,
+  PspSessionStatus,
+} from '../../ports/psp.ts';
+
+/**
+ * What an order's status means for the attempt (Orders v2 `status`, and its capture's): `CREATED`,
+ * `PAYER_ACTION_REQUIRED` and `SAVED` await the buyer's approval; `APPROVED` awaits our capture; `COMPLETED` is
+ * paid once its capture is `COMPLETED` (`PENDING`: PayPal is still reviewing it; `DECLINED` or `FAILED`: the
+ * attempt failed); `VOIDED` is over unpaid.
+ */
+export function paypalOrderStatus(order: Order, livemode: boolean): PspSessionStatus {
+  const unit = order.purchaseUnits?.[0];
+  const capture = unit?.payments?.captures?.[0];
+  const base = {
+    id: order.id ?? '',
+    paymentId: unit?.invoiceId ?? null,
+    linkId: unit?.customId ?? null,
+    paymentReference: null,
+    failure: null,
+    amount: unit?.amount ? { value: unit.amount.value, currency: unit.amount.currencyCode } : null,
+    livemode,
+  };
+  switch (order.status) {
+    case 'APPROVED':
+      return { ...base, state: 'pending', deferredCapture: 'approved' };
+    case 'VOIDED':
+      return {
+        ...base,
+        state: 'canceled',
+        failure: { code: 'canceled', message: 'The PayPal order was voided.' },
+      };
+    case 'COMPLETED':
+      return { ...base, ...captureState(capture?.status), paymentReference: capture?.id ?? null };
+    default:
+      return { ...base, state: 'pending', deferredCapture: 'awaiting_approval' };
+  }
+}
+
+function captureState(status: string | undefined): Pick<PspSessionStatus, 'state' | 'failure'> {
+  if (status === 'COMPLETED' || status === 'REFUNDED' || status === 'PARTIALLY_REFUNDED') {
+    return { state: 'succeeded', failure: null };
+  }
+  if (status === 'DECLINED' || status === 'FAILED') {
+    return { state: 'failed', failure: { code: 'declined', message: `The PayPal capture was ${status}.` } };
+  }
+  return { state: 'pending', failure: null };
+}
+
+/** A refund as PayPal states it; our ids come back as its `invoice_id` (refund) and `custom_id` (link). */
+export function paypalRefundStatus(
+  refund: Refund,
+  sent?: Pick<PspRefundRequest, 'refundId' | 'linkId'>,
+): PspRefundStatus {
+  const state =
+    refund.status === 'COMPLETED'
+      ? 'succeeded'
+      : refund.status === 'FAILED' || refund.status === 'CANCELLED'
+        ? 'failed'
+        : 'pending';
+  return {
+    reference: refund.id ?? '',
+    refundId: refund.invoiceId ?? sent?.refundId ?? null,
+    linkId: refund.customId ?? sent?.linkId ?? null,
+    state,
+    failureMessage: state === 'failed' ? `The PayPal refund is ${refund.status}.` : null,
+  };
+}
+
+/**
+ * A verified webhook event, reduced to what it names: an order (`CHECKOUT.ORDER.*`: the resource; a capture's
+ * `PAYMENT.CAPTURE.*`: the order in its `supplementary_data.related_ids`), or a refund (`PAYMENT.CAPTURE.REFUNDED`
+ * and `REVERSED`, whose resource is the refund). Anything else names nothing and is acknowledged.
+ */
+export function paypalNotification(event: Record<string, unknown>, livemode: boolean): PspNotification {
+  const type = typeof event.event_type === 'string' ? event.event_type : 'unknown';
+  const resource = (event.resource ?? {}) as {
+    id?: unknown;
+    supplementary_data?: { related_ids?: { order_id?: unknown } };
+  };
+  const id = typeof resource.id === 'string' ? resource.id : null;
+  const orderId = resource.supplementary_data?.related_ids?.order_id;
+  const named = { type, sessionId: null, refundReference: null, livemode };
+  if (type === 'PAYMENT.CAPTURE.REFUNDED' || type === 'PAYMENT.CAPTURE.REVERSED') {
+    return { ...named, refundReference: id };
+  }
+  if (type.startsWith('CHECKOUT.ORDER.')) return { ...named, sessionId: id };
+  if (type.startsWith('PAYMENT.CAPTURE.')) {
+    return { ...named, sessionId: typeof orderId === 'string' ? orderId : null };
+  }
+  return named;
+}
