@@ -2,7 +2,7 @@
  * Trims a PSP's official OpenAPI document to the operations our adapters call, so the contract checks
  * (test/support/psp-contract.ts) validate against the PSP's own text without storing megabytes of it:
  *
- *   node test/contracts/trim.ts <stripe|mollie|adyen> <path of the full official document> [source note]
+ *   node test/contracts/trim.ts <stripe|mollie|adyen|paypal-orders|paypal-payments|paypal-webhooks> <path of the full official document> [source note]
  *
  * writes test/contracts/<psp>.trimmed.json. The trim only removes: operations not listed in OPERATIONS (and
  * their other methods), components no kept operation reaches through `$ref`, annotations that validate
@@ -32,6 +32,19 @@ export const OPERATIONS: Record<string, Record<string, string[]>> = {
     '/paymentLinks': ['post'],
     '/paymentLinks/{linkId}': ['get', 'patch'],
     '/payments/{paymentPspReference}/refunds': ['post'],
+  },
+  // PayPal publishes one document per API (paypal/paypal-rest-api-specifications `openapi/`): one trim each.
+  'paypal-orders': {
+    '/v2/checkout/orders': ['post'],
+    '/v2/checkout/orders/{id}': ['get'],
+    '/v2/checkout/orders/{id}/capture': ['post'],
+  },
+  'paypal-payments': {
+    '/v2/payments/captures/{capture_id}/refund': ['post'],
+    '/v2/payments/refunds/{refund_id}': ['get'],
+  },
+  'paypal-webhooks': {
+    '/v1/notifications/verify-webhook-signature': ['post'],
   },
 };
 
@@ -160,7 +173,9 @@ if (import.meta.main) {
   const [psp, file, source] = process.argv.slice(2);
   const operations = psp ? OPERATIONS[psp] : undefined;
   if (!operations || !file) {
-    console.error('usage: node test/contracts/trim.ts <stripe|mollie|adyen> <full document> [source note]');
+    console.error(
+      `usage: node test/contracts/trim.ts <${Object.keys(OPERATIONS).join('|')}> <full document> [source note]`,
+    );
     process.exit(2);
   }
   const trimmed = trim(await load(file), operations, source ?? file, {
