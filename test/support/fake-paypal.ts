@@ -251,7 +251,7 @@ export async function startFakePaypal(options: {
       const time = new Date().toISOString();
       const sig = createHmac('sha256', signingKey)
         .update(`${transmissionId}|${time}|${options.webhookId}|${body}`)
-        .digest('base64');
+        .digest('hex');
       deliveries.set(transmissionId, { sig, event });
       return {
         body,

@@ -3,6 +3,7 @@ import type { Mode } from '../../functions/domain/principal.ts';
 import { addConnection } from './connections.ts';
 import { type FakeAdyen, startFakeAdyen } from './fake-adyen.ts';
 import { type FakeMollie, startFakeMollie } from './fake-mollie.ts';
+import { type FakePaypal, startFakePaypal } from './fake-paypal.ts';
 import { trustFakePspCertificate } from './fake-psp-server.ts';
 import { type FakeStripe, startFakeStripe } from './fake-stripe.ts';
 import { startTestStack, type TestStack } from './test-stack.ts';
@@ -13,6 +14,8 @@ import { startTestStack, type TestStack } from './test-stack.ts';
  */
 
 export type FakeProvider = 'stripe' | 'mollie' | 'adyen';
+/** PayPal's fake is started only when asked for (`providers`): the tests of the three others never need it. */
+export type StartableProvider = FakeProvider | 'paypal';
 
 /** Credentials the fakes accept, in each PSP's own format (what `npm run psp -- add` stores for a connection). */
 export const FAKE_PSP_CREDENTIALS = {
@@ -24,6 +27,12 @@ export const FAKE_PSP_CREDENTIALS = {
     hmac_key: '44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056',
     environment: 'test',
   },
+  paypal: {
+    client_id: 'AfakepspPaypalClient_0123456789',
+    client_secret: 'EfakepspPaypalSecret_0123456789',
+    webhook_id: '4JH86294D6297924G',
+    environment: 'sandbox',
+  },
 } as const;
 
 export interface PspStack {
@@ -32,24 +41,32 @@ export interface PspStack {
   stripe: FakeStripe;
   mollie: FakeMollie;
   adyen: FakeAdyen;
+  paypal: FakePaypal;
   /** Stores a connection of `account` to that fake, with its credentials (sandbox: one that always works). */
-  connect(account: string, provider: FakeProvider | 'sandbox', mode?: Mode): Promise<PspConnection>;
+  connect(account: string, provider: StartableProvider | 'sandbox', mode?: Mode): Promise<PspConnection>;
   stop(): Promise<void>;
 }
 
 export async function startPspStack(
-  options: { providers?: readonly FakeProvider[]; stack?: Parameters<typeof startTestStack>[0] } = {},
+  options: { providers?: readonly StartableProvider[]; stack?: Parameters<typeof startTestStack>[0] } = {},
 ): Promise<PspStack> {
-  const providers = new Set(options.providers ?? ['stripe', 'mollie', 'adyen']);
+  const providers = new Set<StartableProvider>(options.providers ?? ['stripe', 'mollie', 'adyen']);
   const untrust = trustFakePspCertificate();
   const credentials = FAKE_PSP_CREDENTIALS;
-  const [stripe, mollie, adyen] = await Promise.all([
+  const [stripe, mollie, adyen, paypal] = await Promise.all([
     providers.has('stripe') ? startFakeStripe({ secretKey: credentials.stripe.secret_key }) : undefined,
     providers.has('mollie') ? startFakeMollie({ apiKeys: [credentials.mollie.api_key] }) : undefined,
     providers.has('adyen')
       ? startFakeAdyen({
           apiKeys: [credentials.adyen.api_key],
           merchantAccount: credentials.adyen.merchant_account,
+        })
+      : undefined,
+    providers.has('paypal')
+      ? startFakePaypal({
+          clientId: credentials.paypal.client_id,
+          clientSecret: credentials.paypal.client_secret,
+          webhookId: credentials.paypal.webhook_id,
         })
       : undefined,
   ]);
@@ -61,9 +78,10 @@ export async function startPspStack(
       ...(stripe && { STRIPE_API_URL: stripe.url }),
       ...(mollie && { MOLLIE_API_URL: mollie.apiEndpoint }),
       ...(adyen && { ADYEN_API_URL: adyen.url }),
+      ...(paypal && { PAYPAL_API_URL: paypal.url }),
     },
   });
-  const started = <T>(fake: T | undefined, provider: FakeProvider): T => {
+  const started = <T>(fake: T | undefined, provider: StartableProvider): T => {
     if (!fake) throw new Error(`startPspStack was not asked for a fake ${provider}`);
     return fake;
   };
@@ -78,6 +96,9 @@ export async function startPspStack(
     get adyen() {
       return started(adyen, 'adyen');
     },
+    get paypal() {
+      return started(paypal, 'paypal');
+    },
     connect: (account, provider, mode = 'test') =>
       addConnection({
         account,
@@ -90,7 +111,7 @@ export async function startPspStack(
       }),
     async stop() {
       await stack.stop();
-      await Promise.all([stripe?.stop(), mollie?.stop(), adyen?.stop()]);
+      await Promise.all([stripe?.stop(), mollie?.stop(), adyen?.stop(), paypal?.stop()]);
       untrust();
     },
   };
