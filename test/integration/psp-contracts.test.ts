@@ -1,7 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PaypalPspFactory } from '../../functions/adapters/psp/paypal-psp.ts';
 import { newPaymentLink } from '../../functions/domain/payment-link.ts';
+import type { Psp } from '../../functions/ports/psp.ts';
+import { type FakePaypal, startFakePaypal } from '../support/fake-paypal.ts';
 import { FAKE_ADAPTER_CREDENTIALS, usePspAdapters } from '../support/psp-adapters.ts';
-import { orderLink, sessionRequest } from '../support/psp-fixtures.ts';
+import { orderLink, sessionRequest, storedConnection } from '../support/psp-fixtures.ts';
 
 /**
  * Each adapter's typical calls, through its official SDK, against a fake held to the PSP's own OpenAPI document
@@ -201,5 +204,79 @@ describe('the Stripe adapter against stripe/openapi (requests only)', () => {
       param,
     });
     expect(fakes.stripe.violations.length - before).toBe(byDocument ? 1 : 0);
+  });
+});
+
+describe('the PayPal adapter against paypal/paypal-rest-api-specifications', () => {
+  const paypalCredentials = {
+    client_id: 'AcontractPaypalClient_0123456789',
+    client_secret: 'EcontractPaypalSecret_0123456789',
+    webhook_id: '1JE4291016473214C',
+    environment: 'sandbox',
+  };
+  const paypalConnection = storedConnection('paypal', 'test', 'pc_paypalcontract0000000000');
+  let paypal: FakePaypal;
+  let psp: Psp;
+  beforeAll(async () => {
+    paypal = await startFakePaypal({
+      clientId: paypalCredentials.client_id,
+      clientSecret: paypalCredentials.client_secret,
+      webhookId: paypalCredentials.webhook_id,
+    });
+    psp = await new PaypalPspFactory({
+      secrets: { get: async () => JSON.stringify(paypalCredentials) },
+      apiUrl: paypal.url,
+    }).create(paypalConnection);
+  });
+  afterAll(() => paypal?.stop());
+
+  it('sends and is answered only what the documents allow: create, read, capture, verify, refund, read the refund', async () => {
+    await psp.createSession(sessionRequest(basket(), paypalConnection));
+    const request = sessionRequest(orderLink('30.00'), paypalConnection);
+    const session = await psp.createSession(request);
+    expect((await psp.retrieveSession(session.id)).state).toBe('pending');
+    paypal.approve(session.id);
+    const approved = paypal.delivery('CHECKOUT.ORDER.APPROVED', { orderId: session.id });
+    expect(await psp.verifyNotification(approved.body, approved.headers)).toHaveLength(1);
+    const paid = await psp.captureSession?.({ id: session.id, paymentId: request.paymentId });
+    expect(paid?.state).toBe('succeeded');
+    const refund = await psp.refund({
+      refundId: 're_contract000000000000000002',
+      linkId: request.link.id,
+      paymentReference: paid?.paymentReference as string,
+      amount: { value: '5.00', currency: 'EUR' },
+      description: 'Order 1001',
+    });
+    expect((await psp.retrieveRefund(refund.reference)).state).toBe('pending');
+    const judged = paypal.exchanges.filter((exchange) => exchange.path !== '/v1/oauth2/token');
+    expect(judged.length).toBeGreaterThanOrEqual(7);
+    expect(paypal.violations).toEqual([]);
+  });
+
+  it('is refused as PayPal refuses what its document refuses: an intent it does not know', async () => {
+    const token = (
+      (await (
+        await fetch(`${paypal.url}/v1/oauth2/token`, {
+          method: 'POST',
+          headers: {
+            authorization: `Basic ${Buffer.from(`${paypalCredentials.client_id}:${paypalCredentials.client_secret}`).toString('base64')}`,
+            'content-type': 'application/x-www-form-urlencoded',
+          },
+          body: 'grant_type=client_credentials',
+        })
+      ).json()) as { access_token: string }
+    ).access_token;
+    const before = paypal.violations.length;
+    const response = await fetch(`${paypal.url}/v2/checkout/orders`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        intent: 'SALE',
+        purchase_units: [{ amount: { currency_code: 'EUR', value: '10.00' } }],
+      }),
+    });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { name: string }).name).toBe('INVALID_REQUEST');
+    expect(paypal.violations.length - before).toBeGreaterThan(0);
   });
 });
