@@ -146,6 +146,61 @@ describe('npm run psp', () => {
   );
 
   it(
+    'adds a PayPal connection of its mode’s environment, prints its notification address, and refuses the other environment',
+    async () => {
+      const flags = [
+        '--paypal-client-id',
+        'AeA1QIZXiflr1_-r0U2UbW',
+        '--paypal-client-secret',
+        'ECYYrrSHdKfk_Q0Edvzd',
+      ];
+      const refused = await psp(
+        'add',
+        '--account',
+        'cli-paypal',
+        '--mode',
+        'live',
+        '--provider',
+        'paypal',
+        '--name',
+        'PayPal',
+        ...flags,
+        '--paypal-webhook-id',
+        '8PT597110X687430L',
+        '--paypal-environment',
+        'sandbox',
+      );
+      expect(refused.code).not.toBe(0);
+      expect(refused.stderr).toMatch(/live-mode PayPal connection needs the live environment/);
+      const added = await psp(
+        'add',
+        '--account',
+        'cli-paypal',
+        '--mode',
+        'live',
+        '--provider',
+        'paypal',
+        '--name',
+        'PayPal',
+        ...flags,
+        '--paypal-webhook-id',
+        '8PT597110X687430L',
+      );
+      expect(added.code).toBe(0);
+      const id = /(pc_[0-9A-Za-z]{24})/.exec(added.stdout)?.[1];
+      expect(added.stdout).toContain(`${stack.baseUrl}/psp/paypal/notifications/${id}`);
+      const secrets = JSON.parse(readFileSync(join(dataDir, 'secrets.json'), 'utf8'));
+      const [name] = Object.keys(secrets).filter((key) => key.endsWith(`connections/${id}`));
+      expect(JSON.parse(secrets[name as string])).toEqual({
+        client_id: 'AeA1QIZXiflr1_-r0U2UbW',
+        client_secret: 'ECYYrrSHdKfk_Q0Edvzd',
+        webhook_id: '8PT597110X687430L',
+      });
+    },
+    timeoutForSteps(2),
+  );
+
+  it(
     'stores Stripe credentials in the 0600 secrets file under the connection, and prints its notification address',
     async () => {
       const added = await psp(
