@@ -5,11 +5,13 @@ import {
   linkRepository,
   paymentRepository,
   pspConnections,
+  refundLedger,
 } from '../../functions/dependencies.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
 import { FIRST_CHECK_AFTER_MS } from '../../functions/domain/payment.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { checkPendingPayments } from '../../functions/use-cases/pending-payments.ts';
+import { checkPendingRefunds } from '../../functions/use-cases/refunds.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
 import type { FakePaypal, FakePaypalDelivery } from '../support/fake-paypal.ts';
 import { navigate } from '../support/navigate.ts';
@@ -189,6 +191,32 @@ describe('checkout through a PayPal connection', () => {
       .body.data;
     expect(refunds[0]).toMatchObject({ id: created.body.id, status: 'succeeded' });
     expect(paypal.violations).toEqual([]);
+  });
+
+  it('has the refund sweeper read back a refund whose PAYMENT.CAPTURE.REFUNDED was lost', async () => {
+    const { link, order } = await openedAtPaypal({ amount: { value: '20.00', currency: 'EUR' } });
+    paypal.approve(order.id);
+    await notify(paypal.delivery('CHECKOUT.ORDER.APPROVED', { orderId: order.id }));
+    const created = await stack.request('POST', `/v1/payment-links/${link.id}/refunds`, {
+      key: key.api_key,
+      body: { amount: { value: '20.00', currency: 'EUR' } },
+    });
+    const refund = [...paypal.refunds.values()].find((candidate) => candidate.invoice_id === created.body.id);
+    paypal.setRefundStatus(refund?.id as string, 'COMPLETED');
+    await checkPendingRefunds(
+      {
+        links: linkRepository(),
+        ledger: refundLedger(),
+        refunds: pspConnections(),
+        queue: eventQueue(),
+        now: () => new Date(Date.now() + FIRST_CHECK_AFTER_MS + 60_000),
+        checkoutBase: config().CHECKOUT_BASE,
+      },
+      100,
+    );
+    const refunds = (await stack.request('GET', `/v1/payment-links/${link.id}/refunds`, { key: key.api_key }))
+      .body.data;
+    expect(refunds[0]).toMatchObject({ id: created.body.id, status: 'succeeded' });
   });
 
   it('refuses (400) a delivery PayPal does not verify', async () => {
