@@ -224,4 +224,16 @@ describe('the PayPal adapter', () => {
       fake.outage = 'none';
     }
   });
+
+  it('refuses a delivery whose transmission fields PayPal would not even check (its 400), without a 5xx', async () => {
+    const session = await psp.createSession(sessionRequest(orderLink('17.00'), connection));
+    const delivery = fake.delivery('CHECKOUT.ORDER.APPROVED', { orderId: session.id });
+    const before = fake.violations.length;
+    const headers = { ...delivery.headers, 'paypal-transmission-sig': '+not a signature' };
+    await expect(psp.verifyNotification(delivery.body, headers)).rejects.toBeInstanceOf(
+      InvalidNotificationError,
+    );
+    // The fake refused it by PayPal's document: a violation of the request, sent on purpose here.
+    expect(fake.violations.splice(before).length).toBeGreaterThan(0);
+  });
 });

@@ -154,6 +154,10 @@ export class PaypalPsp implements Psp {
       () => this.client.verify(body),
       (error) => this.failure(error, 'lookup'),
     );
+    // PayPal refuses (400, 422) to verify transmission fields it never sent: the delivery is not its own.
+    if (answer.status === 400 || answer.status === 422) {
+      throw new InvalidNotificationError('PayPal refused to verify the webhook delivery.');
+    }
     if (answer.status !== 200) {
       throw this.failure(
         Object.assign(new Error(`verification answered ${answer.status}`), { statusCode: answer.status }),
