@@ -18,8 +18,10 @@ export type CaptureDecision = 'capture' | 'release';
 
 /**
  * Capture while the link can still be paid by this attempt: the link is open (not paid, completed, canceled or
- * past its expiry), the attempt is still pending and not released, and on a single-use link it is the link's
- * current session (an attempt that was replaced was ended, and so released). Anything else is released.
+ * past its expiry), and the attempt is still pending and not released. An attempt that was replaced, or that a
+ * cancel or an expiry left behind, was ended, and so released (`endAttempt`); one a PATCH dropped from the link is
+ * still the link's open attempt until the checkout ends it (docs/orchestration.md#one-payable-session), and may
+ * be captured until then. Anything else is released.
  */
 export function captureDecision(
   link: PaymentLink,
@@ -27,9 +29,7 @@ export function captureDecision(
   now: Date,
 ): CaptureDecision {
   if (payment.status !== 'pending' || payment.capture === 'released') return 'release';
-  if (effectiveStatus(link, now) !== 'open') return 'release';
-  if (!link.reusable && link.psp_session?.payment_id !== payment.id) return 'release';
-  return 'capture';
+  return effectiveStatus(link, now) === 'open' ? 'capture' : 'release';
 }
 
 /**

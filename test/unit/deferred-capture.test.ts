@@ -100,7 +100,7 @@ describe('deferred capture: capture only while the link can be paid by the attem
     expect(captureDecision(link, payment, now)).toBe('capture');
   });
 
-  it('releases an attempt whose link was paid, canceled, has expired, or that is no longer its session', () => {
+  it('releases an attempt whose link was paid, canceled or has expired, or that was released', () => {
     const { link, payment } = openLink();
     const paid = markPaid(
       link,
@@ -117,7 +117,6 @@ describe('deferred capture: capture only while the link can be paid by the attem
     expect(
       captureDecision({ ...link, expires_at: new Date(now.getTime() - 1).toISOString() }, payment, now),
     ).toBe('release');
-    expect(captureDecision({ ...link, psp_session: null }, payment, now)).toBe('release');
     expect(captureDecision(paid?.after as PaymentLink, payment, now)).toBe('release');
     expect(captureDecision(link, { ...payment, capture: 'released' }, now)).toBe('release');
   });
@@ -134,6 +133,11 @@ describe('deferred capture: capture only while the link can be paid by the attem
 });
 
 describe('deferred capture: the capture and the end race on the attempt’s payment', () => {
+  it('captures an attempt a PATCH dropped from the link: it stays the open attempt until the checkout ends it', () => {
+    const { link, payment } = openLink();
+    expect(captureDecision({ ...link, psp_session: null }, payment, now)).toBe('capture');
+  });
+
   it('captures on the return and on the notification alike with one idempotency key, the payment claimed once', async () => {
     const { link, payment } = openLink();
     const payments = paymentStore(payment);
