@@ -55,14 +55,9 @@ export function callsWorstCaseMs(calls: Partial<Record<CallKind, number>>): numb
 export const CHECKOUT_PSP_CALLS = 5;
 
 /**
- * The link's pending refunds one notification reads after its session: Mollie reports a refund through the
- * payment's webhook (the refund sweeper reads any beyond these).
+ * PSP calls one notification may make: reading the session it names, then the link's pending refunds, which
+ * Mollie reports through the payment's webhook (the refund sweeper reads any beyond these). A PSP that verifies a
+ * notification by a call of its own (PayPal's verification call), and a capture of the session
+ * (docs/orchestration.md#deferred-capture), take theirs from the refunds' share.
  */
-export const NOTIFICATION_REFUND_READS = 2;
-
-/**
- * PSP calls one notification may make: verifying it where that is a call of its own (PayPal's verification
- * call), reading the session it names, capturing it (docs/orchestration.md#deferred-capture), then
- * `NOTIFICATION_REFUND_READS` of the link's pending refunds.
- */
-export const NOTIFICATION_PSP_CALLS = 3 + NOTIFICATION_REFUND_READS;
+export const NOTIFICATION_PSP_CALLS = 3;

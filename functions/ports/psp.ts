@@ -234,6 +234,12 @@ export interface Psp {
    */
   notificationLookupId?(rawBody: string): string | undefined;
   /**
+   * PSP calls `verifyNotification` makes that `retrieveSession` does not save (PayPal's verification call: 1);
+   * absent: none (a signature checked locally, or Mollie's lookup, whose payment the read that follows reuses).
+   * The notification's call budget counts them (`NOTIFICATION_PSP_CALLS`).
+   */
+  readonly verificationCalls?: number;
+  /**
    * Verifies a notification over the exact raw body; throws `InvalidNotificationError` (with `unknownId` when
    * the PSP said it knows no such id).
    */

@@ -1,5 +1,5 @@
 import { BoundedCache } from '../bounded-cache.ts';
-import { NOTIFICATION_REFUND_READS } from '../domain/call-budgets.ts';
+import { NOTIFICATION_PSP_CALLS } from '../domain/call-budgets.ts';
 import { BUILT_IN_SANDBOX_ID, migratedConnectionId, type PspConnection } from '../domain/connection.ts';
 import {
   InvalidNotificationError,
@@ -205,8 +205,10 @@ async function recordSession(
     session_id: sessionId,
   });
   const outcome = await recordSessionOutcome({ ...deps, pspSessions: deps.psps }, connection, link, settled);
-  // Mollie tells of a refund's progress through its payment's webhook: the link's pending refunds are read too.
-  const refunds = await recordPendingRefunds(deps, connection, psp, link);
+  // Mollie tells of a refund's progress through its payment's webhook: the link's pending refunds are read too,
+  // with the calls left after the verification's own, the session's read, and a capture or release.
+  const spent = 1 + (psp.verificationCalls ?? 0) + (settled === status ? 0 : 1);
+  const refunds = await recordPendingRefunds(deps, connection, psp, link, NOTIFICATION_PSP_CALLS - spent);
   return refunds === 'ignored' ? outcome : refunds;
 }
 
@@ -239,20 +241,21 @@ async function recordRefund(
 }
 
 /**
- * The pending refunds of the link that this connection answered with a reference, asked about again: as many as
- * the function's PSP call budget leaves after the session (the refund sweeper reads any others).
+ * The pending refunds of the link that this connection answered with a reference, asked about again: `reads` of
+ * them, what the function's PSP call budget leaves after the session (the refund sweeper reads any others).
  */
 async function recordPendingRefunds(
   deps: NotificationDependencies,
   connection: PspConnection,
   psp: Psp,
   link: PaymentLink,
+  reads: number,
 ): Promise<NotificationOutcome> {
   let outcome: NotificationOutcome = 'ignored';
   const answered = pendingRefunds(link).filter(
     (refund) => refund.provider_reference && tookPaymentOf(connection, link, refund.payment_id),
   );
-  for (const refund of answered.slice(0, NOTIFICATION_REFUND_READS)) {
+  for (const refund of answered.slice(0, Math.max(0, reads))) {
     const reference = refund.provider_reference as string;
     const status = await askPsp(connection, () => psp.retrieveRefund(reference), { refund_id: refund.id });
     const result = await recordRefundStatus(deps, link, refund.id, status);

@@ -69,6 +69,8 @@ export class PaypalPsp implements Psp {
   readonly sessionLimits = PAYPAL_SESSION_LIMITS;
   /** PayPal keeps a `PayPal-Request-Id` for at least 6 hours for captures and refunds (its idempotency guide). */
   readonly idempotencyWindowMs = 6 * 3_600_000;
+  /** PayPal's verification call, before the order is read. */
+  readonly verificationCalls = 1;
   private readonly client: PaypalClient;
   private readonly connection: PspConnection;
   private readonly credentials: PaypalCredentials;
