@@ -18,10 +18,11 @@ import { checkPendingRefunds } from '../use-cases/refunds.ts';
 const BATCH_SIZE = 200;
 /**
  * Stop taking work this long before the function's timeout: one check fits in it, with its PSP calls (reading the
- * session, then, for a payment that completes a reusable link, ending the other buyers' sessions and reading back
- * those whose PSP refused).
+ * session, capturing it where the PSP takes the money only then (docs/orchestration.md#deferred-capture), then,
+ * for a payment that completes a reusable link, ending the other buyers' sessions and reading back those whose
+ * PSP refused).
  */
-const SAFETY_MARGIN_MS = 3 * worstCaseMs(CALL_BUDGETS.psp) + ANSWER_ROOM_MS;
+const SAFETY_MARGIN_MS = 4 * worstCaseMs(CALL_BUDGETS.psp) + ANSWER_ROOM_MS;
 
 /**
  * Scheduled (lib/routes.ts `schedules`): asks the PSPs about payments and refunds still pending when their next
