@@ -65,6 +65,12 @@ export interface Payment {
    * sessions opened and replaced.
    */
   ended_unused?: true;
+  /**
+   * At a PSP that takes the money only when we capture (functions/domain/deferred-capture.ts): `claimed` once a
+   * capture of the approved attempt was decided, `released` once the attempt was ended unpaid and so must never
+   * be captured. Whichever is written first wins (a conditional write); absent at other PSPs.
+   */
+  capture?: 'claimed' | 'released';
   created_at: string;
   updated_at: string;
   version: number;

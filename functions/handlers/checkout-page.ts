@@ -13,6 +13,7 @@ import { buyerCookie, buyerPaymentOf } from '../http/buyer-cookie.ts';
 import { chosenAmount, seeOther } from '../http/checkout-form.ts';
 import { checkoutPage, paymentReceivedPage, type ViewContext } from '../http/checkout-views.ts';
 import { type HtmlEvent, type HtmlResult, htmlHandler, isHttps } from '../http/html-handler.ts';
+import { captureOnReturn } from '../use-cases/buyer-returns.ts';
 import { buyerOutcome, type CheckoutView, findLinkById, openCheckout } from '../use-cases/checkout.ts';
 
 /**
@@ -88,9 +89,29 @@ async function pageOf(event: HtmlEvent, view: CheckoutView, context: ViewContext
   return checkoutPage(view, await brandedContext(event, link, context));
 }
 
-/** Where the PSP returns a buyer when the link has no `redirect_url`: their own outcome. */
+/**
+ * Where the PSP returns a buyer when the link has no `redirect_url`: their own outcome. A PSP that takes the
+ * money only when we capture returns every buyer here with their attempt (`?payment=`): it is captured first,
+ * and a link with a `redirect_url` then sends them on to it (docs/orchestration.md#deferred-capture).
+ */
 async function completePage(event: HtmlEvent, id: string, context: ViewContext): Promise<HtmlResult> {
-  const link = await findLinkById(linkRepository(), id);
+  let link = await findLinkById(linkRepository(), id);
+  const attempt = event.queryStringParameters?.payment;
+  if (link && attempt) {
+    await captureOnReturn(
+      {
+        links: linkRepository(),
+        payments: paymentRepository(),
+        psps: pspConnections(),
+        now,
+        checkoutBase: context.checkoutBase,
+      },
+      link,
+      attempt,
+    );
+    if (link.redirect_url) return seeOther(link.redirect_url, context.https);
+    link = await findLinkById(linkRepository(), id);
+  }
   const outcome = link && (await buyerOutcome(paymentRepository(), link, buyerPaymentOf(event)));
   return paymentReceivedPage(link, await brandedContext(event, link, context), outcome);
 }

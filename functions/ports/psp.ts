@@ -85,6 +85,12 @@ export interface PspSessionStatus {
    */
   amount: Amount | null;
   livemode: boolean;
+  /**
+   * Set only by a PSP that takes the money when we capture (`Psp.captureSession`; docs/orchestration.md#deferred-capture):
+   * `approved` when the buyer approved the session and it awaits our capture, `awaiting_approval` before that;
+   * both with state `pending`. Absent at PSPs where the buyer's payment moves the money by itself.
+   */
+  deferredCapture?: 'awaiting_approval' | 'approved';
 }
 
 export interface PspRefundRequest {
@@ -250,6 +256,16 @@ export interface Psp {
   refund(request: PspRefundRequest): Promise<PspRefundStatus>;
   /** What the PSP says of the refund now (Adyen, which has no API to read one, knows only its notifications). */
   retrieveRefund(reference: string): Promise<PspRefundStatus>;
+  /**
+   * For a PSP that takes the money only when we capture (deferred capture: PayPal orders, which cannot be ended
+   * once approved): captures the session the buyer approved, once, with `paymentId` as the idempotency key, and
+   * answers its status after. Called only by `captureWhilePayable` (functions/use-cases/deferred-capture.ts),
+   * which captures only while the link can still be paid by that attempt. A refusal of the capture (a declined
+   * funding source) is answered as a failed status; a PSP that could not be asked throws. Such a PSP's buyer
+   * returns to our address (`{checkout_base}/{id}/complete?payment=…`), which captures first and then sends
+   * the buyer on to the link's `redirect_url`.
+   */
+  captureSession?(session: { id: string; paymentId: string }): Promise<PspSessionStatus>;
   /** What the PSP expects as the notification response body (Adyen: "[accepted]"); default JSON. */
   readonly notificationAck?: { contentType: string; body: string };
 }

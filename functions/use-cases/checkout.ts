@@ -62,7 +62,7 @@ export interface CheckoutRequest {
  * public-facing checkout function has no right to send to the queue (least privilege), so the outbox sweeper
  * hands that event over within its minute (docs/webhooks.md).
  */
-const LEFT_TO_THE_OUTBOX: EventQueue = { publish: async () => undefined };
+export const LEFT_TO_THE_OUTBOX: EventQueue = { publish: async () => undefined };
 
 /** The value of `?via=` on the "pay with another payment provider" link. */
 export const VIA_ANOTHER_PROVIDER = 'next';

@@ -1,6 +1,7 @@
 import { checkFailed, stillPending } from '../domain/payment.ts';
 import type { Mode } from '../domain/principal.ts';
 import { logger } from '../logger.ts';
+import { captureWhilePayable } from './deferred-capture.ts';
 import type { PaymentDependencies } from './payments.ts';
 import type { PspConnections } from './psp-connections.ts';
 import { endAttempt, recordSessionOutcome } from './session-endings.ts';
@@ -70,7 +71,13 @@ async function checkPayment(
     return;
   }
   const connection = await deps.psps.sessionConnection(link.account, link.mode, session);
-  const status = await (await deps.psps.adapter(connection)).retrieveSession(payment.session_id);
+  const psp = await deps.psps.adapter(connection);
+  const found = await psp.retrieveSession(payment.session_id);
+  // An approved session awaiting our capture, whose notification was missed, is captured (or released) here.
+  const status = await captureWhilePayable(deps, connection, psp, link, {
+    ...found,
+    paymentId: found.paymentId ?? payment.id,
+  });
   if (status.state !== 'pending') {
     await recordSessionOutcome({ ...deps, pspSessions: deps.psps }, connection, link, {
       ...status,
@@ -78,5 +85,7 @@ async function checkPayment(
     });
     return;
   }
-  await deps.payments.save(stillPending(payment, deps.now()), payment);
+  // A capture claimed just now changed the payment: the next check is written on what is stored.
+  const latest = found.deferredCapture ? ((await deps.payments.get(linkId, mode, id)) ?? payment) : payment;
+  if (latest.status === 'pending') await deps.payments.save(stillPending(latest, deps.now()), latest);
 }

@@ -15,6 +15,7 @@ import { logger } from '../logger.ts';
 import { type Psp, type PspRefundStatus, pspFailureOf } from '../ports/psp.ts';
 import type { RateLimiter } from '../ports/rate-limiter.ts';
 import type { RefundLedger } from '../ports/refund-ledger.ts';
+import { captureWhilePayable } from './deferred-capture.ts';
 import type { PaymentDependencies, SessionOutcome } from './payments.ts';
 import type { PspConnections } from './psp-connections.ts';
 import { recordRefundOutcome, refundOutcomeOf } from './refunds.ts';
@@ -199,7 +200,11 @@ async function recordSession(
     });
     return 'ignored';
   }
-  const outcome = await recordSessionOutcome({ ...deps, pspSessions: deps.psps }, connection, link, status);
+  // An approved session that awaits our capture is captured here while its link can be paid, else released.
+  const settled = await askPsp(connection, () => captureWhilePayable(deps, connection, psp, link, status), {
+    session_id: sessionId,
+  });
+  const outcome = await recordSessionOutcome({ ...deps, pspSessions: deps.psps }, connection, link, settled);
   // Mollie tells of a refund's progress through its payment's webhook: the link's pending refunds are read too.
   const refunds = await recordPendingRefunds(deps, connection, psp, link);
   return refunds === 'ignored' ? outcome : refunds;

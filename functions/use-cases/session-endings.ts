@@ -6,6 +6,7 @@ import type { PaymentLink, PspSession } from '../domain/payment-link.ts';
 import type { Mode } from '../domain/principal.ts';
 import { logger } from '../logger.ts';
 import type { PspSessionStatus } from '../ports/psp.ts';
+import { releaseAttempt } from './deferred-capture.ts';
 import { type PaymentDependencies, recordSessionStatus, type SessionOutcome } from './payments.ts';
 
 /**
@@ -39,8 +40,10 @@ export type AttemptEnd = 'ended' | 'paid' | 'open';
 /**
  * Ends an open attempt's session at its PSP, by the rule of docs/orchestration.md#one-payable-session: a PSP's
  * refusal is never taken as "ended", the session is read back instead. Still payable: `open`, and nothing is
- * recorded. Paid: recorded as a notification would record it (`recordSessionStatus`), so a link that stops
- * being payable never hides a payment that went through. Over unpaid: recorded and `ended`. An attempt ended
+ * recorded, except at a PSP that takes no money unless we capture (docs/orchestration.md#deferred-capture): the
+ * attempt is released (`releaseAttempt`) and `ended`, unless a capture of it was claimed first. Paid: recorded
+ * as a notification would record it (`recordSessionStatus`), so a link that stops being payable never hides a
+ * payment that went through. Over unpaid: recorded and `ended`. An attempt ended
  * now is recorded canceled when its `attempt` is given (`recorded`: its payment is stored, and the canceled one
  * replaces it; else it is stored anew, so that the session no longer counts as open). Throws when the PSP could
  * not be asked. Every caller ends sessions by this rule: cancel and expiry, the sweepers, and the checkout within
@@ -65,20 +68,35 @@ export async function endAttempt(
     return 'ended';
   }
   const { connection, status } = ending;
-  if (status.state === 'pending') {
-    logger.info('PSP session refused to end and may still be paid', {
-      link_id: link.id,
-      payment_id: session.payment_id,
-      connection_id: session.connection_id,
-    });
-    return 'open';
-  }
+  if (status.state === 'pending') return stillPayable(deps, link, session, status);
   // Whoever ends sessions here ends the link's other open sessions itself: no second round from the recording.
   await recordSessionStatus(deps, connection, link, {
     ...status,
     paymentId: status.paymentId ?? session.payment_id,
   });
   return status.state === 'succeeded' ? 'paid' : 'ended';
+}
+
+/**
+ * A session its PSP refused to end and calls pending: `open`, unless its PSP takes no money until we capture and
+ * the attempt is released now (`releaseAttempt`): then it is ended by our promise never to capture it.
+ */
+async function stillPayable(
+  deps: SessionEndDependencies,
+  link: PaymentLink,
+  session: PspSession,
+  status: PspSessionStatus,
+): Promise<'open' | 'ended'> {
+  if (status.deferredCapture) {
+    const released = await releaseAttempt(deps, link, status.paymentId ?? session.payment_id);
+    if (released === 'ended') return 'ended';
+  }
+  logger.info('PSP session refused to end and may still be paid', {
+    link_id: link.id,
+    payment_id: session.payment_id,
+    connection_id: session.connection_id,
+  });
+  return 'open';
 }
 
 /** Sessions one call ends at once (in parallel); a retry, or the next sweep, ends the rest. */

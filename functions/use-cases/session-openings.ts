@@ -261,7 +261,10 @@ async function tryConnection(
     const session = await psp.createSession({
       link,
       amount,
-      successUrl: link.redirect_url ?? `${deps.checkoutBase}/${link.id}/complete`,
+      // A PSP that takes the money only when we capture returns the buyer to us first (`captureOnReturn`).
+      successUrl: psp.captureSession
+        ? `${deps.checkoutBase}/${link.id}/complete?payment=${paymentId}`
+        : (link.redirect_url ?? `${deps.checkoutBase}/${link.id}/complete`),
       cancelUrl: `${deps.checkoutBase}/${link.id}?canceled=1`,
       notificationUrl: `${deps.baseUrl}/psp/${connection.provider}/notifications/${connection.id}`,
       expiresAt: sessionExpiry(link, now, psp.sessionLimits),

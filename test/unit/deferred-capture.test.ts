@@ -1,0 +1,196 @@
+import { describe, expect, it } from 'vitest';
+import { withSession } from '../../functions/domain/checkout.ts';
+import { captureDecision, claimAttempt } from '../../functions/domain/deferred-capture.ts';
+import { ConcurrentModificationError } from '../../functions/domain/errors.ts';
+import { markPaid } from '../../functions/domain/link-events.ts';
+import { type Payment, startedPayment } from '../../functions/domain/payment.ts';
+import { newPaymentLink, type PaymentLink } from '../../functions/domain/payment-link.ts';
+import type { Psp, PspSessionStatus } from '../../functions/ports/psp.ts';
+import { captureWhilePayable, releaseAttempt } from '../../functions/use-cases/deferred-capture.ts';
+
+const now = new Date('2026-01-01T10:00:00Z');
+const connection = {
+  id: 'pc_PayPal00000000000000000',
+  account: 'acme',
+  mode: 'test' as const,
+  provider: 'stripe' as const,
+  name: 'Deferred',
+  enabled: true,
+  simulate: null,
+  secret_name: 'x',
+  created_at: now.toISOString(),
+};
+
+function attemptOf(link: PaymentLink): { link: PaymentLink; payment: Payment } {
+  const payment = startedPayment(
+    { id: 'pay_1', link, connection, amount: { value: '10', currency: 'EUR' } },
+    { id: 'ORDER1', expires_at: new Date(now.getTime() + 3_600_000).toISOString() },
+    now,
+  );
+  const withItsSession = withSession(link, {
+    provider: connection.provider,
+    connection_id: connection.id,
+    payment_id: payment.id,
+    id: 'ORDER1',
+    url: 'https://paypal.example/approve',
+    expires_at: payment.session_expires_at as string,
+    amount: { value: '10', currency: 'EUR' },
+  });
+  return { link: withItsSession, payment };
+}
+
+const openLink = () =>
+  attemptOf(
+    newPaymentLink({ account: 'acme', mode: 'test' }, { amount: { value: '10', currency: 'EUR' } }, now),
+  );
+
+/** Payments in memory, saved on condition of the version read, as the DynamoDB repository does. */
+function paymentStore(initial: Payment) {
+  const stored = new Map([[initial.id, initial]]);
+  return {
+    stored,
+    get: async (_link: string, _mode: string, id: string) => stored.get(id),
+    save: async (payment: Payment, before?: Payment) => {
+      if (before && stored.get(payment.id)?.version !== before.version) {
+        throw new ConcurrentModificationError('changed');
+      }
+      stored.set(payment.id, payment);
+    },
+  };
+}
+
+const approved: PspSessionStatus = {
+  id: 'ORDER1',
+  paymentId: 'pay_1',
+  linkId: null,
+  state: 'pending',
+  failure: null,
+  paymentReference: null,
+  amount: { value: '10', currency: 'EUR' },
+  livemode: false,
+  deferredCapture: 'approved',
+};
+
+function capturingPsp() {
+  const captures: string[] = [];
+  const voids: string[] = [];
+  const psp = {
+    provider: 'stripe',
+    captureSession: async ({ id, paymentId }: { id: string; paymentId: string }) => {
+      captures.push(paymentId);
+      return {
+        ...approved,
+        id,
+        state: 'succeeded',
+        paymentReference: 'CAPTURE1',
+        deferredCapture: undefined,
+      };
+    },
+    expireSession: async ({ id }: { id: string }) => {
+      voids.push(id);
+      return 'ended';
+    },
+  } as unknown as Psp;
+  return { psp, captures, voids };
+}
+
+describe('deferred capture: capture only while the link can be paid by the attempt', () => {
+  it('captures the approved attempt that is its open single-use link’s current session', () => {
+    const { link, payment } = openLink();
+    expect(captureDecision(link, payment, now)).toBe('capture');
+  });
+
+  it('releases an attempt whose link was paid, canceled, has expired, or that is no longer its session', () => {
+    const { link, payment } = openLink();
+    const paid = markPaid(
+      link,
+      {
+        id: 'pay_other',
+        connection_id: 'pc_x',
+        provider: 'stripe',
+        reference: 'r',
+        amount: { value: '10', currency: 'EUR' },
+      },
+      now,
+    );
+    expect(captureDecision({ ...link, status: 'canceled' }, payment, now)).toBe('release');
+    expect(
+      captureDecision({ ...link, expires_at: new Date(now.getTime() - 1).toISOString() }, payment, now),
+    ).toBe('release');
+    expect(captureDecision({ ...link, psp_session: null }, payment, now)).toBe('release');
+    expect(captureDecision(paid?.after as PaymentLink, payment, now)).toBe('release');
+    expect(captureDecision(link, { ...payment, capture: 'released' }, now)).toBe('release');
+  });
+
+  it('keeps the first claim: a released attempt is never claimed for a capture, and the other way round', () => {
+    const { link, payment } = openLink();
+    const released = claimAttempt(link, payment, 'released', now);
+    expect(released.holds).toBe('released');
+    expect(released.write?.status).toBe('canceled');
+    expect(claimAttempt(link, released.write as Payment, 'claimed', now)).toEqual({ holds: 'released' });
+    const claimed = claimAttempt(link, payment, 'claimed', now).write as Payment;
+    expect(claimAttempt(link, claimed, 'released', now)).toEqual({ holds: 'claimed' });
+  });
+});
+
+describe('deferred capture: the capture and the end race on the attempt’s payment', () => {
+  it('captures on the return and on the notification alike with one idempotency key, the payment claimed once', async () => {
+    const { link, payment } = openLink();
+    const payments = paymentStore(payment);
+    const { psp, captures } = capturingPsp();
+    const deps = { payments, now: () => now };
+    const [fromReturn, fromNotification] = await Promise.all([
+      captureWhilePayable(deps, connection, psp, link, approved),
+      captureWhilePayable(deps, connection, psp, link, approved),
+    ]);
+    expect(fromReturn.state).toBe('succeeded');
+    expect(fromNotification.state).toBe('succeeded');
+    expect(new Set(captures)).toEqual(new Set(['pay_1']));
+    expect(payments.stored.get('pay_1')?.capture).toBe('claimed');
+    expect(payments.stored.get('pay_1')?.version).toBe(2);
+  });
+
+  it('never captures an attempt that a cancel released first, and voids it where the PSP can', async () => {
+    const { link, payment } = openLink();
+    const payments = paymentStore(payment);
+    const { psp, captures, voids } = capturingPsp();
+    const deps = { payments, now: () => now };
+    expect(await releaseAttempt(deps, link, 'pay_1')).toBe('ended');
+    const status = await captureWhilePayable(deps, connection, psp, link, approved);
+    expect(status.state).toBe('canceled');
+    expect(captures).toEqual([]);
+    expect(voids).toEqual(['ORDER1']);
+    expect(payments.stored.get('pay_1')?.status).toBe('canceled');
+  });
+
+  it('never captures an attempt approved after its link was paid through another attempt', async () => {
+    const { link, payment } = openLink();
+    const paidElsewhere = { ...link, status: 'paid' as const };
+    const payments = paymentStore(payment);
+    const { psp, captures } = capturingPsp();
+    const status = await captureWhilePayable(
+      { payments, now: () => now },
+      connection,
+      psp,
+      paidElsewhere,
+      approved,
+    );
+    expect(status.state).toBe('canceled');
+    expect(captures).toEqual([]);
+  });
+
+  it('keeps an attempt open that a capture claimed first: the money may be moving', async () => {
+    const { link, payment } = openLink();
+    const payments = paymentStore({ ...payment, capture: 'claimed' });
+    expect(await releaseAttempt({ payments, now: () => now }, link, 'pay_1')).toBe('capturing');
+  });
+
+  it('answers any status that awaits no capture as it is', async () => {
+    const { link, payment } = openLink();
+    const { psp, captures } = capturingPsp();
+    const waiting = { ...approved, deferredCapture: 'awaiting_approval' as const };
+    const deps = { payments: paymentStore(payment), now: () => now };
+    expect(await captureWhilePayable(deps, connection, psp, link, waiting)).toBe(waiting);
+    expect(captures).toEqual([]);
+  });
+});
