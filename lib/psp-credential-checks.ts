@@ -1,4 +1,5 @@
 import { AdyenPspFactory } from '../functions/adapters/psp/adyen-psp.ts';
+import { CheckoutPspFactory } from '../functions/adapters/psp/checkout-psp.ts';
 import { MolliePspFactory } from '../functions/adapters/psp/mollie-psp.ts';
 import { SandboxPspFactory } from '../functions/adapters/psp/sandbox-psp.ts';
 import { StripePspFactory } from '../functions/adapters/psp/stripe-psp.ts';
@@ -32,5 +33,6 @@ export function pspFactoriesForChecks(): PspFactory[] {
     new StripePspFactory({ secrets: { get: unused } }),
     new MolliePspFactory({ secrets: { get: unused } }),
     new AdyenPspFactory({ secrets: { get: unused } }),
+    new CheckoutPspFactory({ secrets: { get: unused } }),
   ];
 }

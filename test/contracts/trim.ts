@@ -43,6 +43,7 @@ export const OPERATIONS: Record<string, Record<string, string[]>> = {
     '/payment-links': ['post'],
     '/payment-links/{id}': ['get'],
     '/payments/{id}': ['get'],
+    '/payments/{id}/actions': ['get'],
     '/payments/{id}/captures': ['post'],
     '/payments/{id}/voids': ['post'],
     '/payments/{id}/refunds': ['post'],
@@ -175,7 +176,10 @@ async function load(file: string): Promise<Record<string, Json>> {
 
 /** Checkout.com's split document (`swagger.yaml`, `paths/*.yaml`, `components/<kind>/<any folder>/<name>.yaml`) as one. */
 async function assembleSplitDocument(folder: string): Promise<Record<string, Json>> {
-  const document = (await parseYaml(readFileSync(join(folder, 'swagger.yaml'), 'utf8'))) as Record<string, Json>;
+  const document = (await parseYaml(readFileSync(join(folder, 'swagger.yaml'), 'utf8'))) as Record<
+    string,
+    Json
+  >;
   const yamlFiles = (dir: string) =>
     (readdirSync(dir, { recursive: true }) as string[]).filter((name) => name.endsWith('.yaml')).sort();
   const paths: Record<string, Json> = {};
