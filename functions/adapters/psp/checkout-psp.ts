@@ -104,12 +104,18 @@ export class CheckoutPsp implements Psp {
 
   /**
    * The SDK's errors (`http_code`, `body: { error_type, error_codes }`) in the closed set (`pspFailure`): 401
-   * and 403 are refused credentials; Checkout.com refuses a link, a capture or a void with 422 (or 400); a
-   * refund by `isRefusalStatus`; its timeout (408), 429 and 5xx, and no answer, are Checkout.com failing.
+   * is refused credentials, and 403 too, except to a capture, a void or a refund, where it is Checkout.com's
+   * "action not allowed" for that payment (a refusal); Checkout.com refuses a link, a capture or a void with 422
+   * (or 400), a refund by `isRefusalStatus`; its timeout (408), 429 and 5xx, and no answer, are it failing.
    */
   private failure(error: unknown, operation: PspOperation): PspFailure {
     const status = (error as { http_code?: unknown } | null)?.http_code;
     const code = typeof status === 'number' && status > 0 ? status : undefined;
+    if (code === 403 && (operation === 'end' || operation === 'refund')) {
+      return new PspRefusalError(`Checkout.com: ${checkoutErrorMessage(error)} (action not allowed)`, {
+        cause: error,
+      });
+    }
     return pspFailure(error, operation, {
       psp: 'Checkout.com',
       status: code,
