@@ -1,7 +1,9 @@
 import type { PspConnection } from '../../functions/domain/connection.ts';
 import type { Mode } from '../../functions/domain/principal.ts';
+import { FAKE_CHECKOUT_CREDENTIALS } from './checkout-adapter.ts';
 import { addConnection } from './connections.ts';
 import { type FakeAdyen, startFakeAdyen } from './fake-adyen.ts';
+import { type FakeCheckout, startFakeCheckout } from './fake-checkout.ts';
 import { type FakeMollie, startFakeMollie } from './fake-mollie.ts';
 import { trustFakePspCertificate } from './fake-psp-server.ts';
 import { type FakeStripe, startFakeStripe } from './fake-stripe.ts';
@@ -12,7 +14,7 @@ import { startTestStack, type TestStack } from './test-stack.ts';
  * each PSP's wire format (test/support/fake-*.ts) over TLS. One per test file, started in its `beforeAll`.
  */
 
-export type FakeProvider = 'stripe' | 'mollie' | 'adyen';
+export type FakeProvider = 'stripe' | 'mollie' | 'adyen' | 'checkout';
 
 /** Credentials the fakes accept, in each PSP's own format (what `npm run psp -- add` stores for a connection). */
 export const FAKE_PSP_CREDENTIALS = {
@@ -24,6 +26,7 @@ export const FAKE_PSP_CREDENTIALS = {
     hmac_key: '44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056',
     environment: 'test',
   },
+  checkout: FAKE_CHECKOUT_CREDENTIALS,
 } as const;
 
 export interface PspStack {
@@ -32,6 +35,7 @@ export interface PspStack {
   stripe: FakeStripe;
   mollie: FakeMollie;
   adyen: FakeAdyen;
+  checkout: FakeCheckout;
   /** Stores a connection of `account` to that fake, with its credentials (sandbox: one that always works). */
   connect(account: string, provider: FakeProvider | 'sandbox', mode?: Mode): Promise<PspConnection>;
   stop(): Promise<void>;
@@ -43,13 +47,21 @@ export async function startPspStack(
   const providers = new Set(options.providers ?? ['stripe', 'mollie', 'adyen']);
   const untrust = trustFakePspCertificate();
   const credentials = FAKE_PSP_CREDENTIALS;
-  const [stripe, mollie, adyen] = await Promise.all([
+  const [stripe, mollie, adyen, checkout] = await Promise.all([
     providers.has('stripe') ? startFakeStripe({ secretKey: credentials.stripe.secret_key }) : undefined,
     providers.has('mollie') ? startFakeMollie({ apiKeys: [credentials.mollie.api_key] }) : undefined,
     providers.has('adyen')
       ? startFakeAdyen({
           apiKeys: [credentials.adyen.api_key],
           merchantAccount: credentials.adyen.merchant_account,
+        })
+      : undefined,
+    // Only when asked for: the other stack tests do not start it.
+    providers.has('checkout')
+      ? startFakeCheckout({
+          secretKeys: [credentials.checkout.secret_key],
+          processingChannelId: credentials.checkout.processing_channel_id,
+          signatureKey: credentials.checkout.signature_key,
         })
       : undefined,
   ]);
@@ -61,6 +73,7 @@ export async function startPspStack(
       ...(stripe && { STRIPE_API_URL: stripe.url }),
       ...(mollie && { MOLLIE_API_URL: mollie.apiEndpoint }),
       ...(adyen && { ADYEN_API_URL: adyen.url }),
+      ...(checkout && { CHECKOUT_API_URL: checkout.url }),
     },
   });
   const started = <T>(fake: T | undefined, provider: FakeProvider): T => {
@@ -78,6 +91,9 @@ export async function startPspStack(
     get adyen() {
       return started(adyen, 'adyen');
     },
+    get checkout() {
+      return started(checkout, 'checkout');
+    },
     connect: (account, provider, mode = 'test') =>
       addConnection({
         account,
@@ -90,7 +106,7 @@ export async function startPspStack(
       }),
     async stop() {
       await stack.stop();
-      await Promise.all([stripe?.stop(), mollie?.stop(), adyen?.stop()]);
+      await Promise.all([stripe?.stop(), mollie?.stop(), adyen?.stop(), checkout?.stop()]);
       untrust();
     },
   };
