@@ -94,10 +94,15 @@ export const BASELINE_SDKS: Readonly<Record<string, BaselineSdk>> = {
     binds: { named: ['Client', 'CheckoutAPI'] },
     call: "await new CheckoutAPI(new Client({ apiKey: event.secretId, environment: 'TEST' })).PaymentsApi.getResultOfPaymentSession('cs_1', 'r');",
   },
+  checkout: {
+    package: 'checkout-sdk-node',
+    binds: { default: 'Checkout' },
+    call: "await new Checkout(event.secretId, { useLegacyDomain: true }).paymentLinks.get('pl_1');",
+  },
 };
 
 /** The PSP SDKs among them (a function carrying several is one of the heaviest; see budgets.ts). */
-export const PSP_SDKS: readonly string[] = ['stripe', 'mollie', 'adyen'];
+export const PSP_SDKS: readonly string[] = ['stripe', 'mollie', 'adyen', 'checkout'];
 
 /** How a function carries an SDK: imported at module scope, or only through `import()` when first used. */
 export type Carriage = 'eager' | 'lazy';
