@@ -106,6 +106,17 @@ describe('a Checkout.com session', () => {
     expect(payment.actions.filter((action) => action.type === 'Capture')).toHaveLength(1);
   });
 
+  it('captures in two calls after the session was read back, as the buyer’s return budgets for', async () => {
+    const { request, session } = await open();
+    await started.fake.pay(session.id);
+    await started.psp.retrieveSession(session.id);
+    const before = started.fake.requests.length;
+    await started.psp.captureSession?.({ id: session.id, paymentId: request.paymentId });
+    expect(
+      started.fake.requests.slice(before).map(({ method, path }) => `${method} ${path.split('/')[3] ?? ''}`),
+    ).toEqual(['POST captures', 'GET ']);
+  });
+
   it('voids the authorization of a released attempt, which then reads canceled', async () => {
     const { request, session } = await open();
     const payment = await started.fake.pay(session.id);

@@ -44,6 +44,7 @@ import {
   messageOf,
   type PspOperation,
   pspFailure,
+  RecentFacts,
   StoredCredentialsPspFactory,
   translatedCall,
 } from './psp-calls.ts';
@@ -76,6 +77,12 @@ export class CheckoutPsp implements Psp {
   private readonly sdk: CheckoutSdk;
   private readonly credentials: CheckoutCredentials;
   private readonly connection: PspConnection;
+  /**
+   * Links just read back (`retrieveSession`), for the capture or void that the same invocation makes right after:
+   * the payment made on a link is known without reading the link again, which keeps the buyer's return (the
+   * session read back, the capture, its outcome) within the checkout page's PSP calls.
+   */
+  private readonly recentLinks = new RecentFacts<CkoPaymentLink>({ maxAgeMs: 60_000, maxSize: 100 });
 
   constructor(
     sdk: CheckoutSdk,
@@ -194,9 +201,15 @@ export class CheckoutPsp implements Psp {
    */
   async retrieveSession(sessionId: string): Promise<PspSessionStatus> {
     if (sessionId.startsWith('pay_')) return this.statusOf(await this.payment(sessionId), null);
-    const link = (await this.call('lookup', () => this.sdk.paymentLinks.get(sessionId))) as CkoPaymentLink;
+    const link = await this.link(sessionId);
     const payment = link.payment_id ? await this.payment(link.payment_id) : null;
     return this.statusOf(payment, link);
+  }
+
+  private async link(id: string): Promise<CkoPaymentLink> {
+    const link = (await this.call('lookup', () => this.sdk.paymentLinks.get(id))) as CkoPaymentLink;
+    this.recentLinks.set(link.id, link);
+    return link;
   }
 
   private payment(id: string): Promise<CkoPayment> {
@@ -229,12 +242,12 @@ export class CheckoutPsp implements Psp {
 
   /**
    * Captures the authorization made on the link, in full, with our payment id as the idempotency key, then
-   * answers the status after. Checkout.com's refusal (422: voided, declined, already captured in full) is
-   * answered as the status it leaves, read back.
+   * answers the status after, from the payment read back. Checkout.com's refusal (403 or 422: voided, declined,
+   * already captured) is answered as the status it leaves. Two calls after a `retrieveSession` of the link.
    */
   async captureSession(session: { id: string; paymentId: string }): Promise<PspSessionStatus> {
-    const paymentReference = await this.paymentOf(session.id);
-    if (!paymentReference) return this.retrieveSession(session.id);
+    const { link, paymentReference } = await this.paymentOf(session.id);
+    if (!paymentReference) return this.statusOf(null, link);
     try {
       await this.call('end', () =>
         this.sdk.payments.capture(paymentReference, { reference: session.paymentId }, session.paymentId),
@@ -242,7 +255,7 @@ export class CheckoutPsp implements Psp {
     } catch (error) {
       if (pspFailureOf(error)?.kind !== 'refused') throw error;
     }
-    return this.retrieveSession(session.id);
+    return this.statusOf(await this.payment(paymentReference), link);
   }
 
   /**
@@ -250,7 +263,7 @@ export class CheckoutPsp implements Psp {
    * that is not (or no longer) authorized is left as it is.
    */
   async voidAuthorization(session: { id: string; paymentId: string }): Promise<void> {
-    const paymentReference = await this.paymentOf(session.id);
+    const { paymentReference } = await this.paymentOf(session.id);
     if (!paymentReference) return;
     const payment = await this.payment(paymentReference);
     if (payment.status !== 'Authorized') return;
@@ -259,11 +272,15 @@ export class CheckoutPsp implements Psp {
     );
   }
 
-  /** The Checkout.com payment of a session: itself (`pay_…`), or the one made on the link. */
-  private async paymentOf(sessionId: string): Promise<string | undefined> {
-    if (sessionId.startsWith('pay_')) return sessionId;
-    const link = (await this.call('lookup', () => this.sdk.paymentLinks.get(sessionId))) as CkoPaymentLink;
-    return link.payment_id;
+  /** The Checkout.com payment of a session: itself (`pay_…`), or the one made on the link (just read, or now). */
+  private async paymentOf(
+    sessionId: string,
+  ): Promise<{ link: CkoPaymentLink | null; paymentReference: string | undefined }> {
+    if (sessionId.startsWith('pay_')) return { link: null, paymentReference: sessionId };
+    // A link read before its buyer paid names no payment yet: only one that names it spares the read.
+    const recent = this.recentLinks.get(sessionId);
+    const link = recent?.payment_id ? recent : await this.link(sessionId);
+    return { link, paymentReference: link.payment_id };
   }
 
   /**
