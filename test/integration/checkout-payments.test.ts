@@ -90,6 +90,17 @@ describe('a payment through Checkout.com', () => {
     expect(await eventTypes(link.id)).toEqual(['payment_link.paid']);
   });
 
+  it('refuses (400) a notification whose Cko-Signature does not verify, reading nothing at Checkout.com', async () => {
+    const before = fake.requests.length;
+    const response = await stack.request('POST', `/psp/checkout/notifications/${connection.id}`, {
+      rawBody: JSON.stringify({ id: 'evt_forged', type: 'payment_approved', data: { id: 'pay_forged' } }),
+      headers: { 'content-type': 'application/json', 'cko-signature': 'ab'.repeat(32) },
+    });
+    expect(response.status).toBe(400);
+    expect(response.body.code).toBe('invalid_notification');
+    expect(fake.requests.length).toBe(before);
+  });
+
   it('voids, never captures, an authorization made after the link was canceled', async () => {
     const { link, session } = await openedLink();
     const canceled = await stack.request('POST', `/v1/payment-links/${link.id}/cancel`, { key: key.api_key });

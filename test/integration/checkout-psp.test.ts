@@ -159,6 +159,21 @@ describe('Checkout.com notifications', () => {
     });
   });
 
+  it('are accepted signed with the previous signature key while a rotation overlaps', async () => {
+    const { CheckoutPsp } = await import('../../functions/adapters/psp/checkout-psp.ts');
+    const { loadCheckoutSdk } = await import('../../functions/adapters/psp/checkout-client.ts');
+    const rotated = {
+      ...FAKE_CHECKOUT_CREDENTIALS,
+      signature_key: 'the-new-signature-key',
+      previous_signature_key: FAKE_CHECKOUT_CREDENTIALS.signature_key,
+    };
+    const psp = new CheckoutPsp(await loadCheckoutSdk(rotated, started.fake.url), rotated, connection);
+    const { session } = await open();
+    await started.fake.pay(session.id);
+    const { body, headers } = started.fake.signed(started.fake.webhooks.at(-1) as string);
+    expect(await psp.verifyNotification(body, headers)).toHaveLength(1);
+  });
+
   it('refuses a body whose signature is missing, forged, or of another body', async () => {
     const { session } = await open();
     await started.fake.pay(session.id);
