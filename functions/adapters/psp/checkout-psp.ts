@@ -259,17 +259,24 @@ export class CheckoutPsp implements Psp {
   }
 
   /**
-   * Voids the authorization made on a released attempt (never captured), with a key of our payment id. A payment
-   * that is not (or no longer) authorized is left as it is.
+   * Voids the authorization made on a released attempt (never captured), with a key of our payment id: one call
+   * for a notification's payment. A payment that is not (or no longer) authorized is left as it is: Checkout.com
+   * refuses (403) to void it.
    */
   async voidAuthorization(session: { id: string; paymentId: string }): Promise<void> {
     const { paymentReference } = await this.paymentOf(session.id);
     if (!paymentReference) return;
-    const payment = await this.payment(paymentReference);
-    if (payment.status !== 'Authorized') return;
-    await this.call('end', () =>
-      this.sdk.payments.void(paymentReference, { reference: session.paymentId }, `void-${session.paymentId}`),
-    );
+    try {
+      await this.call('end', () =>
+        this.sdk.payments.void(
+          paymentReference,
+          { reference: session.paymentId },
+          `void-${session.paymentId}`,
+        ),
+      );
+    } catch (error) {
+      if (pspFailureOf(error)?.kind !== 'refused') throw error;
+    }
   }
 
   /** The Checkout.com payment of a session: itself (`pay_…`), or the one made on the link (just read, or now). */
