@@ -45,6 +45,13 @@ const CREDENTIAL_FLAGS: Record<Provider, Record<string, string>> = {
     'paypal-webhook-id': 'webhook_id',
     'paypal-environment': 'environment',
   },
+  checkout: {
+    'checkout-secret-key': 'secret_key',
+    'checkout-processing-channel-id': 'processing_channel_id',
+    'checkout-signature-key': 'signature_key',
+    'checkout-previous-signature-key': 'previous_signature_key',
+    'checkout-subdomain': 'subdomain',
+  },
 };
 
 const USAGE = `Usage:
@@ -64,6 +71,9 @@ Credential flags (checked against the mode before anything is stored):
            [--adyen-live-prefix ...] [--adyen-previous-hmac-key ... while a rotation overlaps]
   paypal   --paypal-client-id ... --paypal-client-secret ... --paypal-webhook-id ...
            [--paypal-environment sandbox|live: the mode's, and only the mode's]
+  checkout --checkout-secret-key sk_sbox_...|sk_... --checkout-processing-channel-id pc_...
+           --checkout-signature-key ... [--checkout-subdomain <first 8 characters of the client id>]
+           [--checkout-previous-signature-key ... while a rotation overlaps]
   any      --credentials '<the credentials JSON>' (docs/orchestration.md#connections)
   sandbox  none; --simulate ok|fail|timeout (test mode only) makes session creation succeed, fail as a PSP 5xx
            would, or hang past the PSP timeout: how routing and failover are tried. --simulate processing makes
@@ -227,7 +237,7 @@ switch (positionals[0]) {
       console.log(JSON.stringify({ connection_id: connection.id }));
     } else {
       console.log(`Added ${provider} connection ${connection.id} "${name}" for ${account} (${mode}).`);
-      if (provider === 'stripe' || provider === 'adyen' || provider === 'paypal') {
+      if (provider === 'stripe' || provider === 'adyen' || provider === 'paypal' || provider === 'checkout') {
         console.log(`Point the ${provider} webhook / notification endpoint of that account at
   ${notificationUrl(connection)}`);
       }

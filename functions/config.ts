@@ -61,6 +61,8 @@ const configSchema = () =>
     ADYEN_API_URL: z.optional(z.url()),
     /** Tests only: send PayPal API calls to this origin (a PayPal-speaking server), paths unchanged. */
     PAYPAL_API_URL: z.optional(z.url()),
+    /** Tests only: the Checkout.com SDK's `host` (a Checkout.com-speaking server) instead of api.checkout.com. */
+    CHECKOUT_API_URL: z.optional(z.url()),
     /**
      * Local stack only: the webhook retry schedule, waits in ms separated by commas, instead of the domain's
      * (docs/webhooks.md#delivery-and-retries), so that a run under injected faults settles in seconds.

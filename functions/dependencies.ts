@@ -14,6 +14,7 @@ import { DynamoSandboxSessionStore } from './adapters/dynamodb/sandbox-session-s
 import { DynamoSigningSecretStore } from './adapters/dynamodb/signing-secret-store.ts';
 import { DynamoWebhookEndpointRepository } from './adapters/dynamodb/webhook-endpoint-repository.ts';
 import { AdyenPspFactory } from './adapters/psp/adyen-psp.ts';
+import { CheckoutPspFactory } from './adapters/psp/checkout-psp.ts';
 import { MolliePspFactory } from './adapters/psp/mollie-psp.ts';
 import { PaypalPspFactory } from './adapters/psp/paypal-psp.ts';
 import { SandboxNotifier } from './adapters/psp/sandbox-notifier.ts';
@@ -182,8 +183,15 @@ export const pspDirectory = /* @__PURE__ */ once(
 );
 
 export const pspConnections = /* @__PURE__ */ once(() => {
-  const { BASE_URL, PSP_SECRET_PREFIX, STRIPE_API_URL, MOLLIE_API_URL, ADYEN_API_URL, PAYPAL_API_URL } =
-    config();
+  const {
+    BASE_URL,
+    PSP_SECRET_PREFIX,
+    STRIPE_API_URL,
+    MOLLIE_API_URL,
+    ADYEN_API_URL,
+    PAYPAL_API_URL,
+    CHECKOUT_API_URL,
+  } = config();
   const stripeApi = STRIPE_API_URL ? new URL(STRIPE_API_URL) : undefined;
   return new PspConnections({
     repository: pspConnectionRepository(),
@@ -208,6 +216,7 @@ export const pspConnections = /* @__PURE__ */ once(() => {
       new MolliePspFactory({ secrets: secretStore(), apiEndpoint: MOLLIE_API_URL }),
       new AdyenPspFactory({ secrets: secretStore(), apiUrl: ADYEN_API_URL }),
       new PaypalPspFactory({ secrets: secretStore(), apiUrl: PAYPAL_API_URL }),
+      new CheckoutPspFactory({ secrets: secretStore(), apiUrl: CHECKOUT_API_URL }),
     ],
   });
 });

@@ -1,4 +1,5 @@
 import { AdyenPspFactory } from '../functions/adapters/psp/adyen-psp.ts';
+import { CheckoutPspFactory } from '../functions/adapters/psp/checkout-psp.ts';
 import { MolliePspFactory } from '../functions/adapters/psp/mollie-psp.ts';
 import { PaypalPspFactory } from '../functions/adapters/psp/paypal-psp.ts';
 import { SandboxPspFactory } from '../functions/adapters/psp/sandbox-psp.ts';
@@ -34,5 +35,6 @@ export function pspFactoriesForChecks(): PspFactory[] {
     new MolliePspFactory({ secrets: { get: unused } }),
     new AdyenPspFactory({ secrets: { get: unused } }),
     new PaypalPspFactory({ secrets: { get: unused } }),
+    new CheckoutPspFactory({ secrets: { get: unused } }),
   ];
 }

@@ -7,7 +7,7 @@ import type { Mode } from './principal.ts';
  * A PSP connection: one PSP account of a merchant in one mode (docs/orchestration.md). Credentials are not
  * here: they live in the SecretStore under `secret_name`, and no API ever returns them.
  */
-export const PROVIDERS = ['sandbox', 'stripe', 'mollie', 'adyen', 'paypal'] as const;
+export const PROVIDERS = ['sandbox', 'stripe', 'mollie', 'adyen', 'paypal', 'checkout'] as const;
 export type Provider = (typeof PROVIDERS)[number];
 
 /**

@@ -4,6 +4,8 @@
  */
 export const PAYMENT_METHODS = [
   'card',
+  'applepay',
+  'googlepay',
   'ideal',
   'bancontact',
   'sepa_debit',

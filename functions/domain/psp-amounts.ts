@@ -26,6 +26,8 @@ export function pspAmountProblem(provider: Provider, amount: Amount, use: Amount
       return adyenAmountProblem(amount);
     case 'paypal':
       return paypalAmountProblem(amount);
+    case 'checkout':
+      return checkoutAmountProblem(amount);
     default:
       return undefined;
   }
@@ -216,4 +218,37 @@ function paypalAmountProblem(amount: Amount): string | undefined {
   } catch {
     return `PayPal cannot express ${amount.value} ${amount.currency} (it takes no decimals in that currency).`;
   }
+}
+
+/**
+ * Checkout.com's three-decimal currencies, whose amounts in minor units must end in 0 (docs.checkout.com
+ * "Calculating the amount value"): BHD 10.010 is taken, BHD 10.005 is refused. Elsewhere its minor units are
+ * ISO 4217's.
+ */
+const CHECKOUT_THREE_DECIMAL_CURRENCIES: ReadonlySet<string> = new Set([
+  'BHD',
+  'IQD',
+  'JOD',
+  'KWD',
+  'LYD',
+  'OMR',
+  'TND',
+]);
+
+/** The amount in the minor units Checkout.com expects (`amount`, a product's `price`); throws if it has none. */
+export function checkoutMinorUnits(amount: Amount): bigint {
+  return toMinorUnits(amount);
+}
+
+/** An amount Checkout.com states in its minor units (`amount` with `currency`), in our form. */
+export function fromCheckoutMinorUnits(minor: number, currency: string): Amount {
+  return { value: fromPspMinorUnits(BigInt(minor), currency, undefined), currency };
+}
+
+/** A three-decimal amount not in whole hundredths cannot be sent to Checkout.com. */
+function checkoutAmountProblem(amount: Amount): string | undefined {
+  if (CHECKOUT_THREE_DECIMAL_CURRENCIES.has(amount.currency) && checkoutMinorUnits(amount) % 10n !== 0n) {
+    return `Checkout.com takes ${amount.currency} amounts only in whole hundredths (the third decimal must be 0).`;
+  }
+  return undefined;
 }

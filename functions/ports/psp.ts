@@ -272,6 +272,17 @@ export interface Psp {
    * the buyer on to the link's `redirect_url`.
    */
   captureSession?(session: { id: string; paymentId: string }): Promise<PspSessionStatus>;
+  /**
+   * PSP calls one `captureSession` makes (Checkout.com's capture, then its read of the payment: 2); absent: 1.
+   * The notification's call budget counts them (`NOTIFICATION_PSP_CALLS`).
+   */
+  readonly captureCalls?: number;
+  /**
+   * For a deferred-capture PSP whose buyer's payment is an authorization that can be voided (Checkout.com): voids
+   * it, once, for an attempt that was released (never captured). Called only by `captureWhilePayable` after the
+   * release holds; a PSP without it is asked to end the session instead. Throws when the PSP could not be asked.
+   */
+  voidAuthorization?(session: { id: string; paymentId: string }): Promise<void>;
   /** What the PSP expects as the notification response body (Adyen: "[accepted]"); default JSON. */
   readonly notificationAck?: { contentType: string; body: string };
 }

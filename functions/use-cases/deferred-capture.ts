@@ -100,6 +100,10 @@ async function claimAttemptOf(
 /** Best effort: a PSP that can void an authorization does (an order that cannot be voided simply lapses). */
 async function voidReleased(connection: PspConnection, psp: Psp, paymentId: string, sessionId: string) {
   try {
+    if (psp.voidAuthorization) {
+      await psp.voidAuthorization({ id: sessionId, paymentId });
+      return;
+    }
     await psp.expireSession({
       provider: connection.provider,
       connection_id: connection.id,

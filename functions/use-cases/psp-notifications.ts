@@ -207,7 +207,7 @@ async function recordSession(
   const outcome = await recordSessionOutcome({ ...deps, pspSessions: deps.psps }, connection, link, settled);
   // Mollie tells of a refund's progress through its payment's webhook: the link's pending refunds are read too,
   // with the calls left after the verification's own, the session's read, and a capture or release.
-  const spent = 1 + (psp.verificationCalls ?? 0) + (settled === status ? 0 : 1);
+  const spent = 1 + (psp.verificationCalls ?? 0) + (settled === status ? 0 : (psp.captureCalls ?? 1));
   const refunds = await recordPendingRefunds(deps, connection, psp, link, NOTIFICATION_PSP_CALLS - spent);
   return refunds === 'ignored' ? outcome : refunds;
 }

@@ -182,7 +182,7 @@ export interface components {
       /** @constant */
       object: "psp_connection";
       /** @enum {string} */
-      provider: "sandbox" | "stripe" | "mollie" | "adyen" | "paypal";
+      provider: "sandbox" | "stripe" | "mollie" | "adyen" | "paypal" | "checkout";
       name: string;
       enabled: boolean;
       /**
@@ -191,7 +191,7 @@ export interface components {
        */
       health: "healthy" | "degraded" | "down";
       /** @description The payment methods it serves (`--methods` on `npm run psp -- add`; every method by default). Links whose `payment_methods` name none of them are not routed to it. */
-      methods: ("card" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint")[];
+      methods: ("card" | "applepay" | "googlepay" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint")[];
     };
     /** Payment link */
     PaymentLink: {
@@ -249,7 +249,7 @@ export interface components {
           tax_rate: string | null;
         })[]) | null;
       /** @description The methods the buyer may pay with; null: any. Not in webhooks. */
-      payment_methods: (("card" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint")[]) | null;
+      payment_methods: (("card" | "applepay" | "googlepay" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint")[]) | null;
       /** @description The language of the buyer's pages; null: the buyer's `Accept-Language`. */
       locale: string | null;
       /** @description Takes a payment from every buyer until canceled, expired or `completed`; false: single-use. */
@@ -283,7 +283,7 @@ export interface components {
         /** @description The PSP connection that took it. */
         connection_id: string;
         /** @enum {string} */
-        provider: "sandbox" | "stripe" | "mollie" | "adyen" | "paypal";
+        provider: "sandbox" | "stripe" | "mollie" | "adyen" | "paypal" | "checkout";
         /** @description The PSP's own id of the payment. Null for a short while when the PSP confirmed the payment before giving its id (Adyen); it is filled in when the PSP's notification arrives, without a new event. */
         reference: string | null;
         /** @description What the payment charged: `amount`, or the amount the buyer chose within `amount_range`. */
@@ -317,7 +317,7 @@ export interface components {
       /** @description The PSP connection of the attempt. */
       connection_id: string;
       /** @enum {string} */
-      provider: "sandbox" | "stripe" | "mollie" | "adyen" | "paypal";
+      provider: "sandbox" | "stripe" | "mollie" | "adyen" | "paypal" | "checkout";
       /** @enum {string} */
       status: "pending" | "succeeded" | "failed" | "canceled" | "expired";
       amount: {
@@ -946,7 +946,7 @@ export interface operations {
             suggested?: string | null;
           };
           /** @description The methods the buyer may pay with (absent: any). */
-          payment_methods?: ("card" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint")[];
+          payment_methods?: ("card" | "applepay" | "googlepay" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint")[];
           description?: string | null;
           redirect_url?: string | null;
           webhook_url?: string | null;
@@ -2200,7 +2200,7 @@ export interface operations {
                 when: {
                   currency?: string[];
                   /** @description Links whose `payment_methods` name one of these. */
-                  payment_method?: ("card" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint")[];
+                  payment_method?: ("card" | "applepay" | "googlepay" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint")[];
                   /** @description Links of at least this amount (in a currency the rule names). */
                   amount_min?: string;
                   /** @description Links of at most this amount (in a currency the rule names). */
@@ -2297,7 +2297,7 @@ export interface operations {
               when: {
                 currency?: string[];
                 /** @description Links whose `payment_methods` name one of these. */
-                payment_method?: ("card" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint")[];
+                payment_method?: ("card" | "applepay" | "googlepay" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint")[];
                 /** @description Links of at least this amount (in a currency the rule names). */
                 amount_min?: string;
                 /** @description Links of at most this amount (in a currency the rule names). */
@@ -2334,7 +2334,7 @@ export interface operations {
                 when: {
                   currency?: string[];
                   /** @description Links whose `payment_methods` name one of these. */
-                  payment_method?: ("card" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint")[];
+                  payment_method?: ("card" | "applepay" | "googlepay" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint")[];
                   /** @description Links of at least this amount (in a currency the rule names). */
                   amount_min?: string;
                   /** @description Links of at most this amount (in a currency the rule names). */

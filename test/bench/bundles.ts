@@ -99,10 +99,15 @@ export const BASELINE_SDKS: Readonly<Record<string, BaselineSdk>> = {
     binds: { named: ['Client', 'Environment', 'OrdersController', 'PaymentsController'] },
     call: "const client = new Client({ clientCredentialsAuthCredentials: { oAuthClientId: event.secretId, oAuthClientSecret: event.secretId }, environment: Environment.Sandbox }); new PaymentsController(client); await new OrdersController(client).getOrder({ id: 'O1' });",
   },
+  checkout: {
+    package: 'checkout-sdk-node',
+    binds: { default: 'Checkout' },
+    call: "await new Checkout(event.secretId, { useLegacyDomain: true }).paymentLinks.get('pl_1');",
+  },
 };
 
 /** The PSP SDKs among them (a function carrying several is one of the heaviest; see budgets.ts). */
-export const PSP_SDKS: readonly string[] = ['stripe', 'mollie', 'adyen', 'paypal'];
+export const PSP_SDKS: readonly string[] = ['stripe', 'mollie', 'adyen', 'paypal', 'checkout'];
 
 /** How a function carries an SDK: imported at module scope, or only through `import()` when first used. */
 export type Carriage = 'eager' | 'lazy';

@@ -2,7 +2,12 @@
  * Trims a PSP's official OpenAPI document to the operations our adapters call, so the contract checks
  * (test/support/psp-contract.ts) validate against the PSP's own text without storing megabytes of it:
  *
- *   node test/contracts/trim.ts <stripe|mollie|adyen|paypal-orders|paypal-payments|paypal-webhooks> <path of the full official document> [source note]
+ *   node test/contracts/trim.ts <stripe|mollie|adyen|paypal-orders|paypal-payments|paypal-webhooks|checkout> <path of the full official document or folder> [source note]
+ *
+ * Checkout.com publishes its document split into one YAML file per path and per component
+ * (checkout/checkout-api-reference, `abc_spec/`): give that folder instead of a file, and it is assembled as the
+ * repository's own generator (src/OpenApiGenerator) does: a path from its file name (`@` for `/`), a component
+ * from its file name, whatever subfolder holds it.
  *
  * writes test/contracts/<psp>.trimmed.json. The trim only removes: operations not listed in OPERATIONS (and
  * their other methods), components no kept operation reaches through `$ref`, annotations that validate
@@ -11,7 +16,8 @@
  * nothing is added but `x-trimmed-from`, which says where it came from. How to refresh:
  * docs/testing.md#psp-contract-tests.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 
 /** The operations each adapter calls (functions/adapters/psp/*-psp.ts), as the document spells their paths. */
 export const OPERATIONS: Record<string, Record<string, string[]>> = {
@@ -45,6 +51,15 @@ export const OPERATIONS: Record<string, Record<string, string[]>> = {
   },
   'paypal-webhooks': {
     '/v1/notifications/verify-webhook-signature': ['post'],
+  },
+  checkout: {
+    '/payment-links': ['post'],
+    '/payment-links/{id}': ['get'],
+    '/payments/{id}': ['get'],
+    '/payments/{id}/actions': ['get'],
+    '/payments/{id}/captures': ['post'],
+    '/payments/{id}/voids': ['post'],
+    '/payments/{id}/refunds': ['post'],
   },
 };
 
@@ -158,15 +173,43 @@ function pick(object: Record<string, Json>, keys: string[]): Json {
   return Object.fromEntries(keys.filter((key) => key in object).map((key) => [key, object[key] as Json]));
 }
 
+async function parseYaml(text: string): Promise<Json> {
+  // js-yaml comes with the OpenAPI linter (@stoplight/spectral-cli).
+  const yamlModule: string = 'js-yaml'; // untyped, and no dependency of ours: resolved at run time only
+  const { load: parse } = (await import(yamlModule)) as { load: (text: string) => unknown };
+  return parse(text) as Json;
+}
+
 async function load(file: string): Promise<Record<string, Json>> {
+  if (statSync(file).isDirectory()) return assembleSplitDocument(file);
   const text = readFileSync(file, 'utf8');
-  if (/\.ya?ml$/.test(file)) {
-    // Only Mollie publishes YAML alone; js-yaml comes with the OpenAPI linter (@stoplight/spectral-cli).
-    const yamlModule: string = 'js-yaml'; // untyped, and no dependency of ours: resolved at run time only
-    const { load: parseYaml } = (await import(yamlModule)) as { load: (text: string) => unknown };
-    return parseYaml(text) as Record<string, Json>;
-  }
+  if (/\.ya?ml$/.test(file)) return (await parseYaml(text)) as Record<string, Json>;
   return JSON.parse(text) as Record<string, Json>;
+}
+
+/** Checkout.com's split document (`swagger.yaml`, `paths/*.yaml`, `components/<kind>/<any folder>/<name>.yaml`) as one. */
+async function assembleSplitDocument(folder: string): Promise<Record<string, Json>> {
+  const document = (await parseYaml(readFileSync(join(folder, 'swagger.yaml'), 'utf8'))) as Record<
+    string,
+    Json
+  >;
+  const yamlFiles = (dir: string) =>
+    (readdirSync(dir, { recursive: true }) as string[]).filter((name) => name.endsWith('.yaml')).sort();
+  const paths: Record<string, Json> = {};
+  for (const name of yamlFiles(join(folder, 'paths'))) {
+    const path = `/${basename(name, '.yaml').replaceAll('@', '/').replace(/^_.+/, '')}`;
+    paths[path] = await parseYaml(readFileSync(join(folder, 'paths', name), 'utf8'));
+  }
+  const components: Record<string, Record<string, Json>> = {};
+  for (const kind of readdirSync(join(folder, 'components'))) {
+    if (!statSync(join(folder, 'components', kind)).isDirectory()) continue;
+    components[kind] = {};
+    for (const name of yamlFiles(join(folder, 'components', kind))) {
+      const text = readFileSync(join(folder, 'components', kind, name), 'utf8');
+      components[kind][basename(name).replace(/\..*$/, '')] = await parseYaml(text);
+    }
+  }
+  return { ...document, paths, components };
 }
 
 if (import.meta.main) {
@@ -174,7 +217,7 @@ if (import.meta.main) {
   const operations = psp ? OPERATIONS[psp] : undefined;
   if (!operations || !file) {
     console.error(
-      `usage: node test/contracts/trim.ts <${Object.keys(OPERATIONS).join('|')}> <full document> [source note]`,
+      `usage: node test/contracts/trim.ts <${Object.keys(OPERATIONS).join('|')}> <full document or folder> [source note]`,
     );
     process.exit(2);
   }

@@ -46,7 +46,7 @@ describe('Lambda bundles', () => {
     );
     // Each PSP adapter loads its SDK with import() when it serves a connection of its PSP: so does the baseline.
     expect(baselineOfHandler('checkout-page')).toMatch(
-      /\+lazy-stripe\+lazy-mollie\+lazy-adyen(\[[\w,]+\])?\+lazy-paypal$/,
+      /\+lazy-stripe\+lazy-mollie\+lazy-adyen(\[[\w,]+\])?\+lazy-paypal\+lazy-checkout(\[[\w,]+\])?$/,
     );
     for (const bundle of handlerBundles()) {
       const carried = Object.entries(BASELINE_SDKS)

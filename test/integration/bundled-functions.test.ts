@@ -11,6 +11,7 @@ import type { BundleFiles } from '../../lib/local/bundled-handlers.ts';
 import { functions, type HandlerName } from '../../lib/routes.ts';
 import { storedLink } from '../support/checkout-helpers.ts';
 import type { FakeAdyen } from '../support/fake-adyen.ts';
+import type { FakeCheckout } from '../support/fake-checkout.ts';
 import type { FakeMollie } from '../support/fake-mollie.ts';
 import type { FakeStripe } from '../support/fake-stripe.ts';
 import { MAP_READ_MARKER, mapReadsIn } from '../support/map-reads.ts';
@@ -39,12 +40,14 @@ let psps: PspStack;
 let fakeStripe: FakeStripe;
 let fakeMollie: FakeMollie;
 let fakeAdyen: FakeAdyen;
+let fakeCheckout: FakeCheckout;
 
 beforeAll(async () => {
   receiver = await startReceiver();
   bundles = functionBundleFiles(await sharedBundles());
   // The containers are forked with this process's environment, which names the fakes to functions/config.ts.
   psps = await startPspStack({
+    providers: ['stripe', 'mollie', 'adyen', 'checkout'],
     stack: {
       bundled: {
         files: bundles,
@@ -58,7 +61,7 @@ beforeAll(async () => {
       },
     },
   });
-  ({ stack, stripe: fakeStripe, mollie: fakeMollie, adyen: fakeAdyen } = psps);
+  ({ stack, stripe: fakeStripe, mollie: fakeMollie, adyen: fakeAdyen, checkout: fakeCheckout } = psps);
   acme = await stack.issueKey('acme', 'test');
 }, 900_000); // building every bundle (or waiting for the file that builds them) and starting a process per function
 afterAll(async () => {
@@ -189,9 +192,9 @@ describe('the bundles cdk synth ships, run as the Lambda runtime runs them', { t
     expect(refunds.body.data.map((item: { id: string }) => item.id)).toEqual([refund.body.id]);
   });
 
-  it('load each PSP SDK from its own chunk on the first call to that PSP: Stripe, Mollie and Adyen checkouts', async () => {
+  it('load each PSP SDK from its own chunk on the first call to that PSP: Stripe, Mollie, Adyen and Checkout.com checkouts', async () => {
     const sessions: Record<string, unknown> = {};
-    for (const provider of ['stripe', 'mollie', 'adyen'] as const) {
+    for (const provider of ['stripe', 'mollie', 'adyen', 'checkout'] as const) {
       const account = `${provider}shop`;
       const key = await stack.issueKey(account, 'test');
       await psps.connect(account, provider);
@@ -214,6 +217,9 @@ describe('the bundles cdk synth ships, run as the Lambda runtime runs them', { t
     const adyenSession = sessions.adyen as { id: string; provider: string };
     expect(adyenSession.provider).toBe('adyen');
     expect(fakeAdyen.paymentLinks.has(adyenSession.id)).toBe(true);
+    const checkoutSession = sessions.checkout as { id: string; provider: string };
+    expect(checkoutSession.provider).toBe('checkout');
+    expect(fakeCheckout.links.has(checkoutSession.id)).toBe(true);
   });
 
   it('run the scheduled functions on the schedule events EventBridge sends', async () => {

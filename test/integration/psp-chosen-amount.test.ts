@@ -23,8 +23,13 @@ import type { TestStack } from '../support/test-stack.ts';
  */
 let psps: PspStack;
 let stack: TestStack;
-const keys = {} as Record<FakeProvider, IssuedApiKey>;
-const connections = {} as Record<FakeProvider, PspConnection>;
+/**
+ * The PSPs whose payment moves the money by itself. At a deferred-capture PSP (Checkout.com) an attempt whose
+ * record is lost is never captured (docs/orchestration.md#deferred-capture), so it has no amount to read back.
+ */
+type PayingProvider = Exclude<FakeProvider, 'checkout'>;
+const keys = {} as Record<PayingProvider, IssuedApiKey>;
+const connections = {} as Record<PayingProvider, PspConnection>;
 
 beforeAll(async () => {
   psps = await startPspStack();
@@ -51,7 +56,7 @@ const choose = (url: string, amount: string) =>
   });
 
 /** The buyer pays the session at the PSP, and the PSP's notification of it, as each PSP sends it. */
-function payAndNotify(provider: FakeProvider, session: PspSession) {
+function payAndNotify(provider: PayingProvider, session: PspSession) {
   const path = `/psp/${provider}/notifications/${connections[provider].id}`;
   switch (provider) {
     case 'stripe': {

@@ -234,6 +234,42 @@ describe('npm run psp', () => {
   );
 
   it(
+    'adds a Checkout.com connection with its secret key, processing channel and signature key, checked against the mode',
+    async () => {
+      const checkoutFlags = (secretKey: string) => [
+        '--provider',
+        'checkout',
+        '--name',
+        'Checkout.com',
+        '--checkout-secret-key',
+        secretKey,
+        '--checkout-processing-channel-id',
+        'pc_q4dbxom5jbgudnjzjpz7j2z6uq',
+        '--checkout-signature-key',
+        'signature-key',
+      ];
+      const sandboxKey = 'sk_sbox_m73dzbpy7cf3gfd46xr4yj5xo4e';
+      const [added, refused] = await Promise.all([
+        psp('add', '--account', 'cli-shop', '--mode', 'test', ...checkoutFlags(sandboxKey)),
+        psp('add', '--account', 'cli-shop', '--mode', 'live', ...checkoutFlags(sandboxKey)),
+      ]);
+      expect(added.code).toBe(0);
+      const id = /(pc_[0-9A-Za-z]{24})/.exec(added.stdout)?.[1];
+      expect(added.stdout).toContain(`${stack.baseUrl}/psp/checkout/notifications/${id}`);
+      const secrets = JSON.parse(readFileSync(join(dataDir, 'secrets.json'), 'utf8'));
+      const [name] = Object.keys(secrets).filter((key) => key.endsWith(`connections/${id}`));
+      expect(JSON.parse(secrets[name as string])).toEqual({
+        secret_key: sandboxKey,
+        processing_channel_id: 'pc_q4dbxom5jbgudnjzjpz7j2z6uq',
+        signature_key: 'signature-key',
+      });
+      expect(refused.code).not.toBe(0);
+      expect(refused.stderr).toMatch(/live \(sk_…\) secret key/);
+    },
+    timeoutForSteps(2),
+  );
+
+  it(
     'refuses credentials of the other mode, a live sandbox and a simulation on a real PSP, storing nothing',
     async () => {
       const refusals = await Promise.all([

@@ -21,10 +21,7 @@ export interface RecordedPspRequest {
   body: string;
 }
 
-export type PspRequestHandler = (
-  request: RecordedPspRequest,
-  url: URL,
-) => { status: number; body: unknown; headers?: Record<string, string> } | 'hang';
+export type PspRequestHandler = (request: RecordedPspRequest, url: URL) => Answer | 'hang';
 
 export interface FakePspServer {
   url: string;
@@ -45,6 +42,8 @@ export interface ServerContract {
   document: PspContract;
   /** The API's base path, which the document's paths leave out (Adyen `/v72`, `/checkout/v72` live). */
   basePath?: RegExp;
+  /** Paths that are no part of the API (a hosted page for the buyer's browser): the document does not judge them. */
+  outside?: (path: string) => boolean;
   refuse(violations: string[]): Answer;
 }
 
@@ -58,7 +57,7 @@ export async function startFakePspServer(
   const violations: string[] = [];
   /** The PSP's refusal of a request that breaks its document, before the fake acts on it; else undefined. */
   const refusal = (recorded: RecordedPspRequest, url: URL) => {
-    if (!contract) return undefined;
+    if (!contract || contract.outside?.(url.pathname)) return undefined;
     const exchange = exchangeOf(contract, recorded, url);
     const refused = contract.document.checkRequest(exchange);
     if (refused.length === 0) return undefined;
@@ -69,7 +68,7 @@ export async function startFakePspServer(
   };
   /** The answer as the contract lets it go out: one the PSP could not give becomes a 500 that names why. */
   const judged = (recorded: RecordedPspRequest, url: URL, answer: Answer): Answer => {
-    if (!contract) return answer;
+    if (!contract || contract.outside?.(url.pathname)) return answer;
     const exchange = { ...exchangeOf(contract, recorded, url), status: answer.status, response: answer.body };
     exchanges.push(exchange);
     const wrong = contract.document.checkResponse(exchange);
@@ -97,7 +96,7 @@ export async function startFakePspServer(
     if (handled === 'hang') return; // never answers: the caller's budget must end the call
     const answer = refused ?? judged(recorded, url, handled);
     response.writeHead(answer.status, { 'content-type': contentType, ...answer.headers });
-    response.end(answer.body === undefined ? '' : JSON.stringify(answer.body));
+    response.end(answer.raw ?? (answer.body === undefined ? '' : JSON.stringify(answer.body)));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -114,7 +113,8 @@ export async function startFakePspServer(
   };
 }
 
-type Answer = { status: number; body: unknown; headers?: Record<string, string> };
+/** An answer: `body` as JSON, or `raw` as it is (a hosted page's HTML, with its own content-type header). */
+type Answer = { status: number; body: unknown; raw?: string; headers?: Record<string, string> };
 
 function exchangeOf(contract: ServerContract, recorded: RecordedPspRequest, url: URL) {
   const path = contract.basePath ? url.pathname.replace(contract.basePath, '') : url.pathname;

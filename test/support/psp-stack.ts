@@ -1,7 +1,9 @@
 import type { PspConnection } from '../../functions/domain/connection.ts';
 import type { Mode } from '../../functions/domain/principal.ts';
+import { FAKE_CHECKOUT_CREDENTIALS } from './checkout-adapter.ts';
 import { addConnection } from './connections.ts';
 import { type FakeAdyen, startFakeAdyen } from './fake-adyen.ts';
+import { type FakeCheckout, startFakeCheckout } from './fake-checkout.ts';
 import { type FakeMollie, startFakeMollie } from './fake-mollie.ts';
 import { type FakePaypal, startFakePaypal } from './fake-paypal.ts';
 import { trustFakePspCertificate } from './fake-psp-server.ts';
@@ -14,8 +16,9 @@ import { startTestStack, type TestStack } from './test-stack.ts';
  */
 
 export type FakeProvider = 'stripe' | 'mollie' | 'adyen';
-/** PayPal's fake is started only when asked for (`providers`): the tests of the three others never need it. */
-export type StartableProvider = FakeProvider | 'paypal';
+/** PayPal's and Checkout.com's fakes are started only when asked for (`providers`): the tests of the three others
+ * never need them. */
+export type StartableProvider = FakeProvider | 'paypal' | 'checkout';
 
 /** Credentials the fakes accept, in each PSP's own format (what `npm run psp -- add` stores for a connection). */
 export const FAKE_PSP_CREDENTIALS = {
@@ -33,6 +36,7 @@ export const FAKE_PSP_CREDENTIALS = {
     webhook_id: '4JH86294D6297924G',
     environment: 'sandbox',
   },
+  checkout: FAKE_CHECKOUT_CREDENTIALS,
 } as const;
 
 export interface PspStack {
@@ -42,6 +46,7 @@ export interface PspStack {
   mollie: FakeMollie;
   adyen: FakeAdyen;
   paypal: FakePaypal;
+  checkout: FakeCheckout;
   /** Stores a connection of `account` to that fake, with its credentials (sandbox: one that always works). */
   connect(account: string, provider: StartableProvider | 'sandbox', mode?: Mode): Promise<PspConnection>;
   stop(): Promise<void>;
@@ -53,7 +58,7 @@ export async function startPspStack(
   const providers = new Set<StartableProvider>(options.providers ?? ['stripe', 'mollie', 'adyen']);
   const untrust = trustFakePspCertificate();
   const credentials = FAKE_PSP_CREDENTIALS;
-  const [stripe, mollie, adyen, paypal] = await Promise.all([
+  const [stripe, mollie, adyen, paypal, checkout] = await Promise.all([
     providers.has('stripe') ? startFakeStripe({ secretKey: credentials.stripe.secret_key }) : undefined,
     providers.has('mollie') ? startFakeMollie({ apiKeys: [credentials.mollie.api_key] }) : undefined,
     providers.has('adyen')
@@ -69,6 +74,13 @@ export async function startPspStack(
           webhookId: credentials.paypal.webhook_id,
         })
       : undefined,
+    providers.has('checkout')
+      ? startFakeCheckout({
+          secretKeys: [credentials.checkout.secret_key],
+          processingChannelId: credentials.checkout.processing_channel_id,
+          signatureKey: credentials.checkout.signature_key,
+        })
+      : undefined,
   ]);
   const stack = await startTestStack({
     ...options.stack,
@@ -79,6 +91,7 @@ export async function startPspStack(
       ...(mollie && { MOLLIE_API_URL: mollie.apiEndpoint }),
       ...(adyen && { ADYEN_API_URL: adyen.url }),
       ...(paypal && { PAYPAL_API_URL: paypal.url }),
+      ...(checkout && { CHECKOUT_API_URL: checkout.url }),
     },
   });
   const started = <T>(fake: T | undefined, provider: StartableProvider): T => {
@@ -99,6 +112,9 @@ export async function startPspStack(
     get paypal() {
       return started(paypal, 'paypal');
     },
+    get checkout() {
+      return started(checkout, 'checkout');
+    },
     connect: (account, provider, mode = 'test') =>
       addConnection({
         account,
@@ -111,7 +127,7 @@ export async function startPspStack(
       }),
     async stop() {
       await stack.stop();
-      await Promise.all([stripe?.stop(), mollie?.stop(), adyen?.stop(), paypal?.stop()]);
+      await Promise.all([stripe?.stop(), mollie?.stop(), adyen?.stop(), paypal?.stop(), checkout?.stop()]);
       untrust();
     },
   };

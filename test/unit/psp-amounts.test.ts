@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import {
   adyenMinorUnits,
+  checkoutMinorUnits,
   fromAdyenMinorUnits,
+  fromCheckoutMinorUnits,
   fromStripeMinorUnits,
   pspAmountProblem,
   pspLinesProblem,
@@ -58,6 +60,19 @@ describe('amounts each PSP can take', () => {
       expect(pspAmountProblem('adyen', { value: '10.005', currency: 'KWD' }, use)).toBeUndefined();
     }
     expect(adyenMinorUnits({ value: '500', currency: 'ISK' })).toBe(50000n);
+  });
+
+  it('Checkout.com takes three-decimal amounts only in whole hundredths, and reads its minor units back', () => {
+    for (const use of ['payment', 'refund'] as const) {
+      expect(pspAmountProblem('checkout', { value: '10.005', currency: 'KWD' }, use)).toMatch(
+        /whole hundredths/,
+      );
+      expect(pspAmountProblem('checkout', { value: '10.010', currency: 'KWD' }, use)).toBeUndefined();
+      expect(pspAmountProblem('checkout', { value: '1000', currency: 'JPY' }, use)).toBeUndefined();
+    }
+    expect(checkoutMinorUnits({ value: '10.50', currency: 'EUR' })).toBe(1050n);
+    expect(fromCheckoutMinorUnits(1050, 'EUR')).toEqual({ value: '10.50', currency: 'EUR' });
+    expect(fromCheckoutMinorUnits(1000, 'JPY')).toEqual({ value: '1000', currency: 'JPY' });
   });
 
   it('Mollie and the sandbox take every valid amount', () => {

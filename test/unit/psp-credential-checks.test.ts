@@ -48,6 +48,18 @@ const credentials = {
       environment: 'live',
     },
   },
+  checkout: {
+    test: {
+      secret_key: 'sk_sbox_m73dzbpy7cf3gfd46xr4yj5xo4e',
+      processing_channel_id: 'pc_q4dbxom5jbgudnjzjpz7j2z6uq',
+      signature_key: 'signature-key',
+    },
+    live: {
+      secret_key: 'sk_m73dzbpy7cf3gfd46xr4yj5xo4e',
+      processing_channel_id: 'pc_q4dbxom5jbgudnjzjpz7j2z6uq',
+      signature_key: 'signature-key',
+    },
+  },
 } as const;
 
 describe('credential checks of npm run psp -- add', () => {
@@ -55,7 +67,7 @@ describe('credential checks of npm run psp -- add', () => {
     expect(factories.map((candidate) => candidate.provider).sort()).toEqual([...PROVIDERS].sort());
   });
 
-  for (const provider of ['stripe', 'mollie', 'adyen', 'paypal'] as const) {
+  for (const provider of ['stripe', 'mollie', 'adyen', 'paypal', 'checkout'] as const) {
     it(`accept ${provider} credentials of the connection's mode and refuse those of the other mode`, () => {
       expect(() => factory(provider).checkCredentials(credentials[provider].test, 'test')).not.toThrow();
       expect(() => factory(provider).checkCredentials(credentials[provider].live, 'live')).not.toThrow();

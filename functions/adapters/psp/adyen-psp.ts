@@ -360,6 +360,8 @@ function adyenLineItem(item: LineItem) {
 /** Our payment methods as Adyen's `allowedPaymentMethods` types (docs/orchestration.md#payment-methods). */
 const ADYEN_METHODS: Record<PaymentMethod, string> = {
   card: 'scheme',
+  applepay: 'applepay',
+  googlepay: 'googlepay',
   ideal: 'ideal',
   bancontact: 'bcmc',
   sepa_debit: 'sepadirectdebit',

@@ -160,7 +160,11 @@ export class MolliePsp implements Psp {
         locale: mollieLocale(checkout.locale) as Locale,
         ...(lines ? { lines: lines.map(mollieLine) } : {}),
         ...(checkout.paymentMethods
-          ? { method: checkout.paymentMethods.map((method) => MOLLIE_METHODS[method]) as PaymentMethodName[] }
+          ? {
+              method: [
+                ...new Set(checkout.paymentMethods.map((method) => MOLLIE_METHODS[method])),
+              ] as PaymentMethodName[],
+            }
           : {}),
         metadata: { link_id: link.id, payment_id: checkout.paymentId },
         idempotencyKey: checkout.paymentId,
@@ -354,6 +358,9 @@ function mollieLine(item: LineItem) {
 /** Our payment methods as Mollie's `method` values (docs/orchestration.md#payment-methods). */
 const MOLLIE_METHODS: Record<PaymentMethod, string> = {
   card: 'creditcard',
+  applepay: 'applepay',
+  // Mollie offers Google Pay on its card method.
+  googlepay: 'creditcard',
   ideal: 'ideal',
   bancontact: 'bancontact',
   sepa_debit: 'directdebit',

@@ -170,7 +170,7 @@ export class StripePsp implements Psp {
         },
       })),
       ...(checkout.paymentMethods
-        ? { allowed_payment_method_types: checkout.paymentMethods.map(stripeMethod) }
+        ? { allowed_payment_method_types: [...new Set(checkout.paymentMethods.map(stripeMethod))] }
         : {}),
       success_url: checkout.successUrl,
       cancel_url: checkout.cancelUrl,
@@ -399,6 +399,9 @@ export function stripeLocale(tag: string): Stripe.Checkout.SessionCreateParams.L
 /** Our payment methods as Stripe's `allowed_payment_method_types` (docs/orchestration.md#payment-methods). */
 const STRIPE_METHODS: Record<PaymentMethod, Stripe.Checkout.SessionCreateParams.AllowedPaymentMethodType> = {
   card: 'card',
+  // Stripe offers the wallets on its card method.
+  applepay: 'card',
+  googlepay: 'card',
   ideal: 'ideal',
   bancontact: 'bancontact',
   sepa_debit: 'sepa_debit',
