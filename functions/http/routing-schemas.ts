@@ -102,3 +102,26 @@ export const routingRequest = /* @__PURE__ */ once(() =>
     default: connectionList(),
   }),
 );
+
+/** `GET /v1/psp-connections/{id}/performance` query parameters: which segments to show. */
+export const performanceQuery = /* @__PURE__ */ once(() =>
+  z.strictObject({
+    currency: z
+      .optional(
+        z
+          .string()
+          .check(
+            z.refine(isPayableCurrency, 'Must be an active ISO 4217 code such as "EUR".'),
+            z.maxLength(3),
+          ),
+      )
+      .check(z.meta({ description: 'Only the segments of this currency.' })),
+    payment_method: z
+      .optional(z.enum([...PAYMENT_METHODS, 'any']))
+      .check(
+        z.meta({
+          description: 'Only the segments of this payment method (`any`: links naming none or several).',
+        }),
+      ),
+  }),
+);

@@ -31,7 +31,8 @@ import {
   RefundListSchema,
   RefundSchema,
 } from '../../functions/http/response-schemas.ts';
-import { routingRequest } from '../../functions/http/routing-schemas.ts';
+import { ConnectionPerformanceSchema } from '../../functions/http/routing-response-schemas.ts';
+import { performanceQuery, routingRequest } from '../../functions/http/routing-schemas.ts';
 import { createPaymentLinkRequest, updatePaymentLinkRequest } from '../../functions/http/schemas.ts';
 import { emptyRequest } from '../../functions/http/validate.ts';
 import {
@@ -220,6 +221,19 @@ export const operations: OperationSpec[] = [
     auth: true,
     success: { status: 200, description: 'The connections.', schema: PspConnectionListSchema },
     errors: [],
+  },
+  {
+    method: 'get',
+    path: '/v1/psp-connections/{id}/performance',
+    operationId: 'getConnectionPerformance',
+    summary: "A connection's session outcomes by segment",
+    description:
+      'What the sessions the connection opened became (paid, failed, left) over the last hour and the last 24 hours, by segment (currency, payment method, amount band), busiest first; at most 10 s stale (docs/orchestration.md#observed-outcomes).',
+    auth: true,
+    params: z.object({ id: z.string().max(67).meta({ description: 'The connection id (pc_...).' }) }),
+    query: performanceQuery(),
+    success: { status: 200, description: 'The windows by segment.', schema: ConnectionPerformanceSchema },
+    errors: ['not_found', 'validation_failed'],
   },
   {
     method: 'get',
