@@ -116,12 +116,10 @@ export const performanceQuery = /* @__PURE__ */ once(() =>
           ),
       )
       .check(z.meta({ description: 'Only the segments of this currency.' })),
-    payment_method: z
-      .optional(z.enum([...PAYMENT_METHODS, 'any']))
-      .check(
-        z.meta({
-          description: 'Only the segments of this payment method (`any`: links naming none or several).',
-        }),
-      ),
+    payment_method: z.optional(z.enum([...PAYMENT_METHODS, 'any'])).check(
+      z.meta({
+        description: 'Only the segments of this payment method (`any`: links naming none or several).',
+      }),
+    ),
   }),
 );
