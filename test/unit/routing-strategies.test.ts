@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { fromStoredRouting, toStoredRouting } from '../../functions/adapters/dynamodb/routing-item.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
 import {
   NO_OUTCOMES,
@@ -239,5 +240,34 @@ describe('routing properties of every strategy', () => {
         },
       ),
     );
+  });
+});
+
+describe('a routing decision as the table keeps it', () => {
+  it('round-trips, storing a decision with nothing learned in a few bytes', () => {
+    const plain = routeDecision(link, null, [connection('pc_one')], () => 0).decision;
+    const chosen = { ...plain, chosen: 'pc_one' };
+    expect(toStoredRouting(chosen)).toEqual({ s: 'enabled', g: 'EUR|any|10-100' });
+    expect(fromStoredRouting(toStoredRouting(chosen), 'pc_one')).toEqual(chosen);
+
+    const learned = chooseByStrategy({
+      goal: 'conversion',
+      candidates: [connection('pc_a'), connection('pc_b', { fees: [{ percent: 1, fixed: 0 }] })],
+      observed: (id) => (id === 'pc_a' ? windows(10, 90) : windows(80, 20)),
+      isDown: () => false,
+      amount: link.amount,
+      method: undefined,
+      random: () => 0.5,
+    });
+    const decision = {
+      ...plain,
+      rule: 'learn',
+      strategy: 'conversion' as const,
+      candidates: learned.estimates,
+      chosen: 'pc_b',
+      exploration: true,
+      recovery: true,
+    };
+    expect(fromStoredRouting(toStoredRouting(decision), 'pc_b')).toEqual(decision);
   });
 });
