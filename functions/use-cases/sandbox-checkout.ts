@@ -32,7 +32,7 @@ export async function getSandboxSession(deps: SandboxDependencies, id: string): 
 export async function paySandboxSession(deps: SandboxDependencies, id: string): Promise<SandboxSession> {
   const session = await visitSandboxSession(deps, id);
   if (session.status === 'expired' || session.status === 'processing') return session;
-  // A connection's success rate: this Pay is refused as a card would be (docs/checkout.md#sandbox).
+  // A connection's success rate: this Pay is refused as a card would be (docs/orchestration.md#the-sandbox-and---simulate).
   if (
     session.status === 'open' &&
     session.success_rate !== undefined &&

@@ -83,7 +83,7 @@ export interface paths {
     get: operations["getRouting"];
     /**
      * Replace the routing
-     * @description Replaces the routing of the mode and returns it. `then` is `{"priority": [ids]}` or `{"split": [{"connection", "weight"}]}`; every `when` field is optional and all given ones must match; amount bounds apply to links in a currency the rule names. Unknown, removed or other-mode connection ids, empty lists and weights that are not positive integers are 422 with pointers.
+     * @description Replaces the routing of the mode and returns it. `then` is `{"priority": [ids]}`, `{"split": [{"connection", "weight"}]}` or `{"optimize": "conversion"|"cost"|"value", "connections": [ids]}` (docs/orchestration.md#routing-that-learns), each with an optional `recovery` (`auto`, `offer`, `off`); every `when` field is optional and all given ones must match; amount bounds apply to links in a currency the rule names. Unknown, removed or other-mode connection ids, empty lists and weights that are not positive integers are 422 with pointers.
      */
     put: operations["putRouting"];
   };
@@ -2511,7 +2511,7 @@ export interface operations {
   };
   /**
    * Replace the routing
-   * @description Replaces the routing of the mode and returns it. `then` is `{"priority": [ids]}` or `{"split": [{"connection", "weight"}]}`; every `when` field is optional and all given ones must match; amount bounds apply to links in a currency the rule names. Unknown, removed or other-mode connection ids, empty lists and weights that are not positive integers are 422 with pointers.
+   * @description Replaces the routing of the mode and returns it. `then` is `{"priority": [ids]}`, `{"split": [{"connection", "weight"}]}` or `{"optimize": "conversion"|"cost"|"value", "connections": [ids]}` (docs/orchestration.md#routing-that-learns), each with an optional `recovery` (`auto`, `offer`, `off`); every `when` field is optional and all given ones must match; amount bounds apply to links in a currency the rule names. Unknown, removed or other-mode connection ids, empty lists and weights that are not positive integers are 422 with pointers.
    */
   putRouting: {
     requestBody: {

@@ -252,7 +252,7 @@ export const operations: OperationSpec[] = [
     operationId: 'putRouting',
     summary: 'Replace the routing',
     description:
-      'Replaces the routing of the mode and returns it. `then` is `{"priority": [ids]}` or `{"split": [{"connection", "weight"}]}`; every `when` field is optional and all given ones must match; amount bounds apply to links in a currency the rule names. Unknown, removed or other-mode connection ids, empty lists and weights that are not positive integers are 422 with pointers.',
+      'Replaces the routing of the mode and returns it. `then` is `{"priority": [ids]}`, `{"split": [{"connection", "weight"}]}` or `{"optimize": "conversion"|"cost"|"value", "connections": [ids]}` (docs/orchestration.md#routing-that-learns), each with an optional `recovery` (`auto`, `offer`, `off`); every `when` field is optional and all given ones must match; amount bounds apply to links in a currency the rule names. Unknown, removed or other-mode connection ids, empty lists and weights that are not positive integers are 422 with pointers.',
     auth: true,
     body: { schema: routingRequest(), required: true },
     success: { status: 200, description: 'The routing now in force.', schema: routingRequest() },

@@ -152,6 +152,30 @@ describe('recovery after a decline', () => {
   });
 });
 
+describe('optimize rules in PUT /v1/routing', () => {
+  it('answers 422 with pointers for an unknown goal, recovery or connection', async () => {
+    const { key, connections } = await account('learns-validation', [1, 1]);
+    const ids = connections.map((connection) => connection.id);
+    const put = (then: unknown) =>
+      stack.request('PUT', '/v1/routing', {
+        key,
+        body: { rules: [{ name: 'x', when: {}, then }], default: ids },
+      });
+    const pointers = (response: { body: { errors?: { pointer: string }[] } }) =>
+      (response.body.errors ?? []).map((error) => error.pointer);
+    const unknownGoal = await put({ optimize: 'speed', connections: ids });
+    expect(unknownGoal.status).toBe(422);
+    expect(pointers(unknownGoal).some((pointer) => pointer.startsWith('/rules/0/then'))).toBe(true);
+    const badRecovery = await put({ priority: ids, recovery: 'sometimes' });
+    expect(badRecovery.status).toBe(422);
+    const unknownId = await put({ optimize: 'cost', connections: [ids[0], 'pc_NotOneOfTheirs000000000'] });
+    expect(unknownId.status).toBe(422);
+    expect(pointers(unknownId)).toEqual(['/rules/0/then/connections/1']);
+    const empty = await put({ optimize: 'value', connections: [] });
+    expect(pointers(empty)).toEqual(['/rules/0/then/connections']);
+  });
+});
+
 describe('fees', () => {
   it('shows the fee lines of a connection', async () => {
     const { key, connections } = await account('learns-fees', [1, 1]);
