@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pspConnectionRepository } from '../../functions/dependencies.ts';
+import { paymentRepository, pspConnectionRepository } from '../../functions/dependencies.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
 import { addConnection } from '../support/connections.ts';
-import { navigate } from '../support/navigate.ts';
+import { httpRequest, NAVIGATION_HEADERS, navigate } from '../support/navigate.ts';
 import { expectDocumented } from '../support/openapi-check.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';
 
@@ -43,6 +43,25 @@ async function account(name: string, rates: [number, number], then: Record<strin
   });
   expect(put.status).toBe(200);
   return { key, connections };
+}
+
+/** A buyer's browser on the checkout page: it keeps the cookie the page sets, as a browser does. */
+function buyer(localAddress = '127.0.0.1') {
+  let cookie: string | undefined;
+  return {
+    get payment() {
+      return cookie?.split('=')[1];
+    },
+    async visit(url: string) {
+      const page = await httpRequest(url, {
+        headers: { ...NAVIGATION_HEADERS, ...(cookie ? { cookie } : {}) },
+        localAddress,
+      });
+      const set = ([] as string[]).concat(page.headers['set-cookie'] ?? [])[0];
+      if (set) cookie = set.split(';')[0];
+      return page;
+    },
+  };
 }
 
 const sandboxAction = async (sessionId: string, action: 'pay' | 'decline') => {
@@ -139,6 +158,35 @@ describe('recovery after a decline', () => {
     expect(
       (await stack.request('GET', `/v1/payment-links/${link.id}/payments`, { key })).body.data,
     ).toHaveLength(2);
+  });
+
+  it("on a reusable link, recovers each buyer once, as their cookie names them, and never touches another's session", async () => {
+    const { key } = await account('learns-reusable', [1, 1]);
+    const link = await createLink(stack, key, { reusable: true });
+    const first = buyer();
+    // Buyers are told apart as the session budgets tell them: by cookie, and before it by address.
+    const second = buyer('127.0.0.2');
+    await first.visit(link.checkout_url);
+    await second.visit(link.checkout_url);
+    const firstAttempt = await paymentRepository().get(link.id, 'test', first.payment ?? '');
+    const secondAttempt = await paymentRepository().get(link.id, 'test', second.payment ?? '');
+    await sandboxAction(firstAttempt?.session_id as string, 'decline');
+
+    await first.visit(`${link.checkout_url}?canceled=1`);
+    const recovered = await paymentRepository().get(link.id, 'test', first.payment ?? '');
+    expect(recovered?.routing?.recovery).toBe(true);
+    expect(recovered?.connection_id).not.toBe(firstAttempt?.connection_id);
+    // The other buyer's attempt is theirs: still open.
+    expect((await paymentRepository().get(link.id, 'test', secondAttempt?.id ?? ''))?.status).toBe('pending');
+
+    await sandboxAction(recovered?.session_id as string, 'decline');
+    const offered = await first.visit(`${link.checkout_url}?canceled=1`);
+    expect(offered.text).toContain('Pay with another payment provider');
+    await sandboxAction(secondAttempt?.session_id as string, 'decline');
+    await second.visit(`${link.checkout_url}?canceled=1`);
+    expect((await paymentRepository().get(link.id, 'test', second.payment ?? ''))?.routing?.recovery).toBe(
+      true,
+    );
   });
 
   it('keeps the offer for a rule that asks for it', async () => {
