@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paymentRepository, pspConnectionRepository } from '../../functions/dependencies.ts';
-import type { PspConnection } from '../../functions/domain/connection.ts';
+import { BUILT_IN_SANDBOX_ID, type PspConnection } from '../../functions/domain/connection.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
 import { addConnection } from '../support/connections.ts';
 import { httpRequest, NAVIGATION_HEADERS, navigate } from '../support/navigate.ts';
@@ -221,6 +221,21 @@ describe('optimize rules in PUT /v1/routing', () => {
     expect(pointers(unknownId)).toEqual(['/rules/0/then/connections/1']);
     const empty = await put({ optimize: 'value', connections: [] });
     expect(pointers(empty)).toEqual(['/rules/0/then/connections']);
+  });
+});
+
+describe('the built-in sandbox', () => {
+  it('is not counted: it serves every test account under one id', async () => {
+    const key = (await stack.issueKey('learns-builtin', 'test')).api_key;
+    const link = await createLink(stack, key);
+    await navigate(link.checkout_url);
+    const session = (await storedLink(link.id)).psp_session;
+    expect(session?.connection_id).toBe(BUILT_IN_SANDBOX_ID);
+    await sandboxAction(session?.id as string, 'pay');
+    const performance = await stack.request('GET', `/v1/psp-connections/${BUILT_IN_SANDBOX_ID}/performance`, {
+      key,
+    });
+    expect(performance.body.segments).toEqual([]);
   });
 });
 
