@@ -172,10 +172,12 @@ export function routeDecision(
       const connection = usable.get(id);
       return connection ? [connection] : [];
     });
-  const explain = (picked: PspConnection[], rule: string | null, strategy: RoutingDecision['strategy']) => ({
-    connections: picked,
-    decision: plainDecision(link, picked, rule, strategy),
-  });
+  const isDown = signals.isDown ?? (() => false);
+  // Health first, whatever the strategy: a down connection is never the first choice while another is up.
+  const explain = (picked: PspConnection[], rule: string | null, strategy: RoutingDecision['strategy']) => {
+    const ordered = [...picked.filter((c) => !isDown(c.id)), ...picked.filter((c) => isDown(c.id))];
+    return { connections: ordered, decision: plainDecision(link, ordered, rule, strategy) };
+  };
   if (link.connections?.length) return explain(pick(link.connections), null, 'link');
   if (routing) {
     const rule = ruleFor(link, routing);

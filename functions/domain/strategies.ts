@@ -72,7 +72,7 @@ export interface StrategyInput {
 }
 
 export interface StrategyChoice {
-  /** The candidates to try, best first; down ones are not there. */
+  /** The candidates to try, best first; down ones last. */
   order: PspConnection[];
   estimates: CandidateEstimate[];
   /** The first was drawn uniformly, not for its estimate. */
@@ -100,7 +100,8 @@ export function evidence(windows: OutcomeWindows | undefined): OutcomeCounts {
 }
 
 /**
- * Orders an `optimize` rule's candidates: down ones are dropped; with several left, one decision in
+ * Orders an `optimize` rule's candidates: down ones go last, unscored (failover skips them while they are down;
+ * kept, an open session at one still counts as served); with several up, one decision in
  * `EXPLORATION_RATE` draws the first uniformly among them (so an eliminated or recovered connection is seen
  * again); otherwise each is scored (Thompson sampling over paid and unpaid counts for `conversion` and `value`,
  * the lowest expected fee for `cost`), eliminated ones last.
@@ -123,12 +124,13 @@ export function chooseByStrategy(input: StrategyInput): StrategyChoice {
     (a, b) =>
       Number(a.estimate.eliminated) - Number(b.estimate.eliminated) || b.score - a.score || a.index - b.index,
   );
+  const down = candidates.filter((connection) => input.isDown(connection.id));
   const order = scored.map((entry) => entry.connection);
   if (up.length > 1 && random() < EXPLORATION_RATE) {
     const drawn = up[Math.min(up.length - 1, Math.floor(random() * up.length))] as PspConnection;
-    return { order: [drawn, ...order.filter((c) => c !== drawn)], estimates, exploration: true };
+    return { order: [drawn, ...order.filter((c) => c !== drawn), ...down], estimates, exploration: true };
   }
-  return { order, estimates, exploration: false };
+  return { order: [...order, ...down], estimates, exploration: false };
 }
 
 function estimatesOf(input: StrategyInput, up: readonly PspConnection[]): CandidateEstimate[] {

@@ -273,8 +273,8 @@ async function decide(
 }
 
 /**
- * What an `optimize` rule learns from: its connections' outcomes in the link's segment (read through the
- * container's cache), and which are down now. Other rules read nothing.
+ * What routing reads besides the rules: which connections are down now (every strategy puts them last), and for
+ * an `optimize` rule its connections' outcomes in the link's segment (read through the container's cache).
  */
 async function routingSignals(
   deps: CheckoutDependencies,
@@ -282,18 +282,16 @@ async function routingSignals(
   routing: Routing | null,
   health: ReadonlyMap<string, ConnectionHealth>,
 ): Promise<RoutingSignals> {
+  const now = deps.now();
+  const isDown = (id: string) => {
+    const known = health.get(id);
+    return known !== undefined && healthStatus(known, now) === 'down';
+  };
   const rule = routing && !link.connections?.length ? ruleFor(link, routing) : undefined;
-  if (!rule || !('optimize' in rule.then) || !deps.observed) return {};
+  if (!rule || !('optimize' in rule.then) || !deps.observed) return { isDown };
   const windows = await deps.observed.windows(rule.then.connections);
   const segment = segmentKey(segmentOf(link.amount, link.payment_methods));
-  const now = deps.now();
-  return {
-    observed: (id) => windows.get(id)?.get(segment),
-    isDown: (id) => {
-      const known = health.get(id);
-      return known !== undefined && healthStatus(known, now) === 'down';
-    },
-  };
+  return { observed: (id) => windows.get(id)?.get(segment), isDown };
 }
 
 /** Carries out a decision: the page to answer, or undefined when the request decides again (a session ended). */
