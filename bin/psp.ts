@@ -21,6 +21,7 @@ import {
   writeLocalSecrets,
 } from '../lib/local/local-secrets.ts';
 import { runningStack } from '../lib/local/stack-state.ts';
+import { feeLineOf, successRateOf, withFeeLine } from './psp-fees.ts';
 
 /** Credential flags per provider, and the field of the stored credentials JSON each one fills. */
 const CREDENTIAL_FLAGS: Record<Provider, Record<string, string>> = {
@@ -57,7 +58,8 @@ const CREDENTIAL_FLAGS: Record<Provider, Record<string, string>> = {
 const USAGE = `Usage:
   npm run psp -- add --account <account> --mode test|live --provider ${PROVIDERS.join('|')} --name <name>
                  [credential flags] [--methods card,ideal,...] [--simulate ok|fail|timeout|processing]
-                 [--json]
+                 [--success-rate 0.7] [--json]
+  npm run psp -- fees <connection_id> --percent 1.4 --fixed 0.25 [--currency EUR] [--method card]
   npm run psp -- list --account <account> [--json]
   npm run psp -- disable <connection_id>
   npm run psp -- enable <connection_id>
@@ -78,7 +80,11 @@ Credential flags (checked against the mode before anything is stored):
   sandbox  none; --simulate ok|fail|timeout (test mode only) makes session creation succeed, fail as a PSP 5xx
            would, or hang past the PSP timeout: how routing and failover are tried. --simulate processing makes
            Pay start a transfer that succeeds 30 s later, during which the session refuses to end (a cancel or
-           expiry waits for it: docs/checkout.md#sandbox).
+           expiry waits for it: docs/checkout.md#sandbox). --success-rate P makes Pay succeed with probability P
+           and otherwise decline as a PSP would (default 1).
+
+Fees: each \`fees\` call sets one line (replacing the line for the same currency and method); the most specific
+matching line prices a payment for \`optimize: cost\` and \`value\` rules (docs/orchestration.md#fees).
 
 Target: the running local stack (npm start, found through DATA_DIR, default .data; credentials go into its
 0600 secrets file), or a deployed stack with --table <TableName output> and --secret-prefix <PspSecretPrefix
@@ -99,6 +105,11 @@ const { values, positionals } = parseArgs({
     provider: { type: 'string' },
     name: { type: 'string' },
     simulate: { type: 'string' },
+    'success-rate': { type: 'string' },
+    percent: { type: 'string' },
+    fixed: { type: 'string' },
+    currency: { type: 'string' },
+    method: { type: 'string' },
     methods: { type: 'string' },
     credentials: { type: 'string' },
     json: { type: 'boolean', default: false },
@@ -196,6 +207,10 @@ switch (positionals[0]) {
       if (!SIMULATIONS.includes(values.simulate as Simulation))
         fail(`--simulate must be one of ${SIMULATIONS.join(', ')}.`);
     }
+    const successRate = successRateOf(values['success-rate']);
+    if (typeof successRate === 'string') fail(successRate);
+    if (successRate !== undefined && provider !== 'sandbox')
+      fail('--success-rate is for sandbox connections only.');
     const methods = values.methods?.split(',').map((method) => method.trim());
     const unknownMethod = methods?.find((method) => !isPaymentMethod(method));
     if (methods && (methods.length === 0 || unknownMethod !== undefined)) {
@@ -227,6 +242,7 @@ switch (positionals[0]) {
         name,
         simulate: values.simulate as Simulation | undefined,
         methods: methods as PaymentMethod[] | undefined,
+        success_rate: successRate,
       },
       secretPrefix,
       new Date(),
@@ -264,6 +280,16 @@ switch (positionals[0]) {
         console.log(`${row.id}  ${row.mode}  ${row.provider}  ${state}${simulate}  "${row.name}"`);
       }
     }
+    break;
+  }
+  case 'fees': {
+    const line = feeLineOf(values);
+    if (typeof line === 'string') fail(line);
+    const connection = await requireConnection(async (id) => {
+      const found = await repository.get(id);
+      return found && repository.setFees(id, withFeeLine(found.connection.fees, line));
+    });
+    console.log(`${connection.id} fees: ${JSON.stringify(connection.fees)}`);
     break;
   }
   case 'enable':

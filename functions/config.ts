@@ -83,6 +83,9 @@ const configSchema = () =>
     /** Requests each (account, mode) may make per window (docs/api.md#rate-limits). */
     RATE_LIMIT_REQUESTS: integer(1, Number.MAX_SAFE_INTEGER, DEFAULT_RATE_LIMIT.requests),
     RATE_LIMIT_WINDOW_SECONDS: integer(1, MAX_RATE_LIMIT_WINDOW_SECONDS, DEFAULT_RATE_LIMIT.windowSeconds),
+    /** How often a container flushes its outcome counts, and how stale its reads of them may be (ms). */
+    OUTCOME_FLUSH_MS: integer(0, 60_000, 5_000),
+    OUTCOME_CACHE_MS: integer(0, 10_000, 10_000),
   });
 
 export type Config = z.infer<ReturnType<typeof configSchema>>;

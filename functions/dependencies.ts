@@ -5,6 +5,7 @@ import { DynamoEndpointRecoveryStore } from './adapters/dynamodb/endpoint-recove
 import { DynamoEventRepository } from './adapters/dynamodb/event-repository.ts';
 import { DynamoIdempotencyStore } from './adapters/dynamodb/idempotency-store.ts';
 import { DynamoLinkRepository } from './adapters/dynamodb/link-repository.ts';
+import { DynamoOutcomeCounterStore } from './adapters/dynamodb/outcome-counter-store.ts';
 import { DynamoPaymentRepository } from './adapters/dynamodb/payment-repository.ts';
 import { DynamoPspConfigRepository } from './adapters/dynamodb/psp-config-repository.ts';
 import { DynamoPspConnectionRepository } from './adapters/dynamodb/psp-connection-repository.ts';
@@ -33,10 +34,12 @@ import { config, indexNames } from './config.ts';
 import { PSP_CALL_TIMEOUT_MS } from './domain/call-budgets.ts';
 import { legacyStripeSecretName } from './domain/connection.ts';
 import { once } from './once.ts';
+import { OUTCOME_SHARDS } from './ports/outcome-counters.ts';
 import { UNKNOWN_ID_LOOKUPS } from './ports/rate-limiter.ts';
 import type { SecretStore } from './ports/secret-store.ts';
 import { ApiKeyAuthenticator } from './use-cases/authenticate.ts';
 import { newEndpointHealthCache } from './use-cases/endpoint-isolation.ts';
+import { countingPayments, ObservedOutcomes, OutcomeRecorder } from './use-cases/outcome-recording.ts';
 import { PspConnections } from './use-cases/psp-connections.ts';
 import { cachedEndpointDirectory, cachedSigningSecrets } from './use-cases/webhook-fan-out.ts';
 
@@ -160,8 +163,30 @@ export const sandboxNotifier = /* @__PURE__ */ once(
   () => new SandboxNotifier({ baseUrl: config().BASE_URL, signingSecret: sandboxSigningSecret, now }),
 );
 
-export const paymentRepository = /* @__PURE__ */ once(
-  () => new DynamoPaymentRepository(documentClient(), config().TABLE_NAME, indexNames()),
+export const outcomeCounterStore = /* @__PURE__ */ once(
+  () => new DynamoOutcomeCounterStore(documentClient(), config().TABLE_NAME),
+);
+
+/** This container's outcome counts, flushed to one shard chosen when it starts (docs/orchestration.md). */
+export const outcomeRecorder = /* @__PURE__ */ once(
+  () =>
+    new OutcomeRecorder({
+      store: outcomeCounterStore(),
+      shard: Math.floor(Math.random() * OUTCOME_SHARDS),
+      flushEveryMs: config().OUTCOME_FLUSH_MS,
+      now,
+    }),
+);
+
+export const observedOutcomes = /* @__PURE__ */ once(
+  () => new ObservedOutcomes(outcomeCounterStore(), { maxAgeMs: config().OUTCOME_CACHE_MS, now }),
+);
+
+export const paymentRepository = /* @__PURE__ */ once(() =>
+  countingPayments(
+    new DynamoPaymentRepository(documentClient(), config().TABLE_NAME, indexNames()),
+    outcomeRecorder(),
+  ),
 );
 
 export const pspConnectionRepository = /* @__PURE__ */ once(

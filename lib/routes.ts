@@ -206,6 +206,8 @@ export const functions = {
   'list-payments': { table: ['GetItem', 'Query'], merchantApi: true },
   // Connections and routing are one Query; the GetItem reads a configuration from before connections.
   'list-psp-connections': { table: ['GetItem', 'Query', 'PutItem'], merchantApi: true },
+  // Outcome counters are Queries by connection (docs/orchestration.md#observed-outcomes).
+  'get-connection-performance': { table: ['GetItem', 'Query', 'PutItem'], merchantApi: true },
   'get-routing': { table: ['GetItem', 'Query', 'PutItem'], merchantApi: true },
   'put-routing': { table: ['GetItem', 'Query', 'PutItem'], merchantApi: true },
   'get-checkout-settings': { table: ['GetItem'], merchantApi: true },

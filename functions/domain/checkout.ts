@@ -4,6 +4,7 @@ import { paymentLimit } from './link-payments.ts';
 import { type Amount, toMinorUnits } from './money.ts';
 import { type Payment, paymentAmount } from './payment.ts';
 import type { LinkSession, PaymentLink, PspSession } from './payment-link.ts';
+import type { RecoveryMode } from './routing.ts';
 
 /**
  * Pure rules of the checkout page: which step comes next for a buyer on an open link (`nextCheckoutStep`), how
@@ -65,8 +66,11 @@ export type CheckoutStep =
   | { kind: 'show'; session: PspSession }
   /** End this open session at its PSP first (then decide again). */
   | { kind: 'end'; session: PspSession }
-  /** Open a session: try these connections in this order (failover). */
-  | { kind: 'open'; candidates: PspConnection[] }
+  /**
+   * Open a session: try these connections in this order (failover); `recovery` when it is the automatic next
+   * attempt after the buyer's failed one (docs/orchestration.md#recovery).
+   */
+  | { kind: 'open'; candidates: PspConnection[]; recovery?: true }
   /**
    * The buyer came back after an attempt that ended unpaid: offer to try again, and (`another`) to pay with
    * another payment provider, without opening a session yet.
@@ -111,6 +115,8 @@ export interface CheckoutSituation {
   client: string;
   /** PSP calls this request may still make (its function's call budget, and what fits in the time left). */
   pspCallsLeft: number;
+  /** What a buyer back after a failed attempt gets (the routing rule's `recovery`); absent: `offer`. */
+  recovery?: RecoveryMode | undefined;
 }
 
 /**
@@ -255,7 +261,9 @@ function newSessionStep(
   const { link, routed } = situation;
   const endedUnpaid = last !== undefined && ENDED_UNPAID.has(last.status);
   const others = routed.filter((connection) => connection.id !== last?.connection_id);
-  if (situation.returned && endedUnpaid) return { kind: 'choose', another: others.length > 0 };
+  const recovering = others.length > 0 && autoRecovery(situation, last);
+  const choice = choiceOnReturn(situation, endedUnpaid && !recovering, others.length);
+  if (choice) return choice;
   // Before asking for an amount: a buyer who cannot get a session now is told so before they type one.
   const blocked = openingBlocked(situation, budget);
   if (blocked) return blocked;
@@ -263,7 +271,7 @@ function newSessionStep(
   if (situation.pspCallsLeft < 1) return { kind: 'wait', reason: 'unavailable', until: null };
 
   const ordered =
-    situation.wantsAnother && endedUnpaid
+    (situation.wantsAnother || recovering) && endedUnpaid
       ? [...others, ...routed.filter((connection) => connection.id === last.connection_id)]
       : [...routed];
   const candidates = ordered.filter((connection) => !situation.amountProblems.has(connection.id));
@@ -273,7 +281,29 @@ function newSessionStep(
       ? { kind: 'ask', problem: 'not_payable' }
       : { kind: 'wait', reason: 'unavailable', until: null };
   }
-  return { kind: 'open', candidates };
+  return recovering ? { kind: 'open', candidates, recovery: true } : { kind: 'open', candidates };
+}
+
+/** A buyer back from an attempt that ended unpaid, and not recovered automatically, chooses what next. */
+function choiceOnReturn(
+  situation: CheckoutSituation,
+  offered: boolean,
+  others: number,
+): CheckoutStep | undefined {
+  if (!situation.returned || !offered) return undefined;
+  return { kind: 'choose', another: others > 0 && situation.recovery !== 'off' };
+}
+
+/**
+ * Whether the buyer back from `last` gets the next connection at once (`recovery: auto`): only after a decline
+ * or a cancel on the PSP's page (an expired session is not a refusal), and once per buyer (`client`).
+ */
+function autoRecovery(situation: CheckoutSituation, last: Payment | undefined): boolean {
+  if (situation.recovery !== 'auto' || !last || last.ended_unused) return false;
+  if (last.status !== 'failed' && last.status !== 'canceled') return false;
+  return !situation.payments.some(
+    (payment) => payment.routing?.recovery === true && payment.opened_by === situation.client,
+  );
 }
 
 /**

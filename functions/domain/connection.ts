@@ -31,7 +31,21 @@ export interface PspConnection {
   secret_name: string | null;
   /** The payment methods it serves (`--methods`); absent or null: every method (functions/domain/payment-methods.ts). */
   methods?: PaymentMethod[] | null;
+  /** Sandbox only: the probability that Pay succeeds (`--success-rate`); absent: 1. */
+  success_rate?: number | null;
+  /** What a payment costs at this connection (`npm run psp -- fees`); absent: unknown. */
+  fees?: FeeLine[] | null;
   created_at: string;
+}
+
+/** One line of a connection's fees: the most specific line that matches a payment applies (`feeLineFor`). */
+export interface FeeLine {
+  /** Percent of the amount, e.g. 1.4. */
+  percent: number;
+  /** A fixed part in major units of the payment's currency, e.g. 0.25. */
+  fixed: number;
+  currency?: string | undefined;
+  method?: PaymentMethod | undefined;
 }
 
 export const newConnectionId = (): string => newId('pc');
@@ -48,6 +62,7 @@ export interface NewConnection {
   name: string;
   simulate?: Simulation | null | undefined;
   methods?: PaymentMethod[] | null | undefined;
+  success_rate?: number | null | undefined;
 }
 
 export function createConnection(input: NewConnection, secretPrefix: string, now: Date): PspConnection {
@@ -62,6 +77,9 @@ export function createConnection(input: NewConnection, secretPrefix: string, now
     simulate: input.provider === 'sandbox' ? (input.simulate ?? 'ok') : null,
     secret_name: input.provider === 'sandbox' ? null : connectionSecretName(secretPrefix, id),
     ...(input.methods?.length ? { methods: [...new Set(input.methods)] } : {}),
+    ...(input.provider === 'sandbox' && input.success_rate != null
+      ? { success_rate: input.success_rate }
+      : {}),
     created_at: now.toISOString(),
   };
 }

@@ -2,6 +2,7 @@ import type { Provider } from './connection.ts';
 import { isId, newId } from './ids.ts';
 import type { Amount } from './money.ts';
 import type { Mode } from './principal.ts';
+import type { RoutingDecision } from './routing-decision.ts';
 
 /**
  * A payment: one attempt to pay a link through one connection (docs/orchestration.md#payments). Stored beside
@@ -71,6 +72,8 @@ export interface Payment {
    * be captured. Whichever is written first wins (a conditional write); absent at other PSPs.
    */
   capture?: 'claimed' | 'released';
+  /** Why the attempt went to its connection (absent on failed openings and older payments). */
+  routing?: RoutingDecision;
   created_at: string;
   updated_at: string;
   version: number;
@@ -86,6 +89,8 @@ export interface PaymentResource {
   amount: Amount;
   provider_reference: string | null;
   failure: PaymentFailure | null;
+  /** Why the attempt went to its connection; null for failed openings and payments recorded before it was kept. */
+  routing?: RoutingDecision | null;
   created_at: string;
   updated_at: string;
 }
@@ -110,6 +115,7 @@ export const toPaymentResource = (payment: Payment, link: { amount: Amount | nul
   amount: paymentAmount(payment, link),
   provider_reference: payment.provider_reference,
   failure: payment.failure,
+  routing: payment.routing ?? null,
   created_at: payment.created_at,
   updated_at: payment.updated_at,
 });
@@ -127,6 +133,8 @@ interface Attempt {
   amount: Amount;
   /** Who opened it (`Payment.opened_by`). */
   openedBy?: string | undefined;
+  /** Why it went to this connection (`Payment.routing`). */
+  routing?: RoutingDecision | undefined;
 }
 
 /** An attempt whose PSP session is open: pending until the PSP says otherwise. */
@@ -170,6 +178,7 @@ function base(attempt: Attempt, now: Date) {
     provider_reference: null,
     checks: 0,
     ...(attempt.openedBy === undefined ? {} : { opened_by: attempt.openedBy }),
+    ...(attempt.routing ? { routing: attempt.routing } : {}),
     created_at: now.toISOString(),
     updated_at: now.toISOString(),
     version: 1,

@@ -1,7 +1,10 @@
 import { builtInSandbox, type PspConnection } from './connection.ts';
 import type { Amount } from './money.ts';
+import { type OutcomeWindows, segmentOf } from './outcomes.ts';
 import type { PaymentLink } from './payment-link.ts';
 import { methodsFor, type PaymentMethod } from './payment-methods.ts';
+import type { RoutingDecision } from './routing-decision.ts';
+import { chooseByStrategy, expectedFee, type OptimizeGoal } from './strategies.ts';
 
 /**
  * Routing: which connections serve a link, in which order (docs/orchestration.md#routing). Pure: the document,
@@ -21,7 +24,22 @@ export interface SplitShare {
   weight: number;
 }
 
-export type RoutingTarget = { priority: string[] } | { split: SplitShare[] };
+/**
+ * What a buyer back after a failed attempt gets (docs/orchestration.md#recovery): `auto`, a session at the next
+ * connection at once (once per buyer); `offer`, the "Pay with another payment provider" button; `off`, neither.
+ */
+export const RECOVERY_MODES = ['auto', 'offer', 'off'] as const;
+export type RecoveryMode = (typeof RECOVERY_MODES)[number];
+
+export type RoutingTarget = (
+  | { priority: string[] }
+  | { split: SplitShare[] }
+  | { optimize: OptimizeGoal; connections: string[] }
+) & { recovery?: RecoveryMode | undefined };
+
+/** A rule's recovery: its own, else `auto` for `optimize` rules and `offer` (as before) for the others. */
+export const recoveryOf = (target: RoutingTarget | undefined): RecoveryMode =>
+  target?.recovery ?? (target && 'optimize' in target ? 'auto' : 'offer');
 
 export interface RoutingRule {
   name: string;
@@ -76,6 +94,8 @@ export function routingProblems(routing: Routing, connections: readonly PspConne
     }
     if ('priority' in rule.then) {
       checkIds(rule.then.priority, `${base}/then/priority`, (i) => `${base}/then/priority/${i}`);
+    } else if ('optimize' in rule.then) {
+      checkIds(rule.then.connections, `${base}/then/connections`, (i) => `${base}/then/connections/${i}`);
     } else {
       const shares = rule.then.split;
       checkIds(
@@ -105,11 +125,18 @@ export type RoutedLink = Pick<PaymentLink, 'account' | 'mode' | 'metadata'> & {
   payment_methods?: PaymentMethod[] | null | undefined;
 };
 
+/** What a learning strategy reads besides the link: outcomes in the link's segment, and health. */
+export interface RoutingSignals {
+  observed?: ((connectionId: string) => OutcomeWindows | undefined) | undefined;
+  isDown?: ((connectionId: string) => boolean) | undefined;
+}
+
 /**
  * The connections that serve `link`, in the order to try them:
  * - the link's own `connections` list when it has one;
- * - else the first rule of `routing` whose `when` matches (its `priority` list, or its `split` ordered by a
- *   weighted draw without replacement), or `routing.default` when none matches;
+ * - else the first rule of `routing` whose `when` matches (its `priority` list, its `split` ordered by a
+ *   weighted draw without replacement, or its `optimize` strategy: `chooseByStrategy`), or `routing.default`
+ *   when none matches;
  * - with no routing, the enabled connections in the order they were added, and in test mode, when the
  *   account has none, the built-in sandbox.
  * Only enabled connections of the link's own (account, mode) are ever returned, whatever the lists name.
@@ -120,7 +147,19 @@ export function routeLink(
   routing: Routing | null,
   connections: readonly PspConnection[],
   random: () => number,
+  signals: RoutingSignals = {},
 ): PspConnection[] {
+  return routeDecision(link, routing, connections, random, signals).connections;
+}
+
+/** `routeLink` with the decision that explains its order. */
+export function routeDecision(
+  link: RoutedLink,
+  routing: Routing | null,
+  connections: readonly PspConnection[],
+  random: () => number,
+  signals: RoutingSignals = {},
+): { connections: PspConnection[]; decision: RoutingDecision } {
   const usable = new Map(
     connections
       .filter((c) => c.enabled && c.account === link.account && c.mode === link.mode)
@@ -133,15 +172,87 @@ export function routeLink(
       const connection = usable.get(id);
       return connection ? [connection] : [];
     });
-  if (link.connections?.length) return pick(link.connections);
+  const isDown = signals.isDown ?? (() => false);
+  // Health first, whatever the strategy: a down connection is never the first choice while another is up.
+  const explain = (picked: PspConnection[], rule: string | null, strategy: RoutingDecision['strategy']) => {
+    const ordered = [...picked.filter((c) => !isDown(c.id)), ...picked.filter((c) => isDown(c.id))];
+    return { connections: ordered, decision: plainDecision(link, ordered, rule, strategy) };
+  };
+  if (link.connections?.length) return explain(pick(link.connections), null, 'link');
   if (routing) {
-    const rule = routing.rules.find((candidate) => matches(candidate.when, link));
-    if (!rule) return pick(routing.default);
-    return pick('priority' in rule.then ? rule.then.priority : weightedOrder(rule.then.split, random));
+    const rule = ruleFor(link, routing);
+    if (!rule) return explain(pick(routing.default), null, 'default');
+    const { then } = rule;
+    if ('priority' in then) return explain(pick(then.priority), rule.name, 'priority');
+    if ('split' in then) return explain(pick(weightedOrder(then.split, random)), rule.name, 'split');
+    return optimized(link, rule.name, then.optimize, pick(then.connections), random, signals);
   }
   const enabled = [...usable.values()];
-  if (enabled.length > 0 || connections.length > 0 || link.mode !== 'test') return enabled;
-  return [builtInSandbox(link.account, link.mode)];
+  if (enabled.length > 0 || connections.length > 0 || link.mode !== 'test') {
+    return explain(enabled, null, 'enabled');
+  }
+  return explain([builtInSandbox(link.account, link.mode)], null, 'enabled');
+}
+
+/** The first rule whose `when` matches the link; undefined: the default list applies. */
+export const ruleFor = (link: RoutedLink, routing: Routing): RoutingRule | undefined =>
+  routing.rules.find((candidate) => matches(candidate.when, link));
+
+const onlyMethod = (link: RoutedLink) =>
+  link.payment_methods?.length === 1 ? link.payment_methods[0] : undefined;
+
+function plainDecision(
+  link: RoutedLink,
+  picked: readonly PspConnection[],
+  rule: string | null,
+  strategy: RoutingDecision['strategy'],
+): RoutingDecision {
+  return {
+    rule,
+    strategy,
+    segment: segmentOf(link.amount, link.payment_methods),
+    candidates: picked.map((connection) => ({
+      connection: connection.id,
+      paid_share: null,
+      sessions: 0,
+      expected_fee: expectedFee(connection.fees, link.amount, onlyMethod(link)),
+      eliminated: false,
+    })),
+    chosen: null,
+    exploration: false,
+    recovery: false,
+  };
+}
+
+function optimized(
+  link: RoutedLink,
+  rule: string,
+  goal: OptimizeGoal,
+  candidates: PspConnection[],
+  random: () => number,
+  signals: RoutingSignals,
+): { connections: PspConnection[]; decision: RoutingDecision } {
+  const choice = chooseByStrategy({
+    goal,
+    candidates,
+    observed: signals.observed ?? (() => undefined),
+    isDown: signals.isDown ?? (() => false),
+    amount: link.amount,
+    method: onlyMethod(link),
+    random,
+  });
+  return {
+    connections: choice.order,
+    decision: {
+      rule,
+      strategy: goal,
+      segment: segmentOf(link.amount, link.payment_methods),
+      candidates: choice.estimates,
+      chosen: null,
+      exploration: choice.exploration,
+      recovery: false,
+    },
+  };
 }
 
 /** Every given field of `when` must match; amount bounds only bind links in a currency the rule names. */

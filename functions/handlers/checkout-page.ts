@@ -3,6 +3,7 @@ import {
   checkoutSettingsRepository,
   linkRepository,
   now,
+  observedOutcomes,
   paymentRepository,
   pspConnections,
 } from '../dependencies.ts';
@@ -43,6 +44,7 @@ export const handler = htmlHandler(async (event, lambda) => {
       checkoutBase: CHECKOUT_BASE,
       baseUrl: config().BASE_URL,
       random: Math.random,
+      observed: observedOutcomes(),
       timeLeftMs: () => lambda.getRemainingTimeInMillis(),
       maxPspCalls: CHECKOUT_PSP_CALLS,
     },

@@ -20,6 +20,11 @@ import { MAX_CURSOR_LENGTH, MAX_LIST_LIMIT } from './list-query.ts';
 import { type ErrorCode, PROBLEM_TYPES, problemTypeUri } from './problem-types.ts';
 import { MAX_BODY_BYTES } from './request-body.ts';
 import {
+  FeeLineSchema,
+  PerformanceSummarySchema,
+  RoutingDecisionSchema,
+} from './routing-response-schemas.ts';
+import {
   MAX_DESCRIPTION_LENGTH,
   MAX_METADATA_KEY_LENGTH,
   MAX_METADATA_KEYS,
@@ -339,6 +344,9 @@ export const PaymentSchema = z
         description:
           '`psp_unavailable`: the connection could not open a session and the next one was tried (a failover); `declined`, `expired`, `canceled`, `psp_error`: what the PSP said about the attempt.',
       }),
+    routing: RoutingDecisionSchema.nullable().optional().meta({
+      description: 'Why the attempt went to its connection; null for failed openings and older payments.',
+    }),
     created_at: timestamp('When the attempt started.'),
     updated_at: timestamp('When its status last changed.'),
   })
@@ -366,6 +374,11 @@ export const PspConnectionListSchema = z
             description:
               'The payment methods it serves (`--methods` on `npm run psp -- add`; every method by default). Links whose `payment_methods` name none of them are not routed to it.',
           }),
+          fees: z
+            .array(FeeLineSchema)
+            .max(20)
+            .meta({ description: 'Its fee lines (`npm run psp -- fees`).' }),
+          performance: PerformanceSummarySchema,
         })
         .meta({ id: 'PspConnection', title: 'PSP connection' }),
     ),

@@ -23,6 +23,7 @@ export const routes = [
   { method: 'GET', path: '/v1/payment-links/{id}/events', handler: 'list-payment-link-events' },
   { method: 'GET', path: '/v1/payment-links/{id}/payments', handler: 'list-payments' },
   { method: 'GET', path: '/v1/psp-connections', handler: 'list-psp-connections' },
+  { method: 'GET', path: '/v1/psp-connections/{id}/performance', handler: 'get-connection-performance' },
   { method: 'GET', path: '/v1/routing', handler: 'get-routing' },
   { method: 'PUT', path: '/v1/routing', handler: 'put-routing' },
   { method: 'GET', path: '/v1/checkout-settings', handler: 'get-checkout-settings' },

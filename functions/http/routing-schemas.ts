@@ -1,6 +1,8 @@
 import { idPattern } from '../domain/ids.ts';
 import { DECIMAL_PATTERN, isPayableCurrency } from '../domain/money.ts';
 import { PAYMENT_METHODS } from '../domain/payment-methods.ts';
+import { RECOVERY_MODES } from '../domain/routing.ts';
+import { OPTIMIZE_GOALS } from '../domain/strategies.ts';
 import { once } from '../once.ts';
 import * as z from '../zod.ts';
 
@@ -19,6 +21,16 @@ const amountBound = (description: string) =>
       z.maxLength(32),
       z.meta({ description }),
     );
+
+const recovery = () =>
+  z.optional(
+    z.enum(RECOVERY_MODES).check(
+      z.meta({
+        description:
+          'After a failed attempt: open the next connection at once, once per buyer (`auto`, the default of `optimize`), offer "Pay with another payment provider" (`offer`, the default of `priority` and `split`), or neither (`off`).',
+      }),
+    ),
+  );
 
 export const connectionList = () => z.array(connectionId()).check(z.maxLength(MAX_ROUTED_CONNECTIONS));
 
@@ -66,16 +78,48 @@ export const routingRequest = /* @__PURE__ */ once(() =>
             ),
           }),
           then: z.union([
-            z.strictObject({ priority: connectionList() }),
+            z.strictObject({ priority: connectionList(), recovery: recovery() }),
             z.strictObject({
               split: z
                 .array(z.strictObject({ connection: connectionId(), weight: z.number() }))
                 .check(z.maxLength(MAX_ROUTED_CONNECTIONS)),
+              recovery: recovery(),
+            }),
+            z.strictObject({
+              optimize: z.enum(OPTIMIZE_GOALS).check(
+                z.meta({
+                  description:
+                    'Learn from outcomes: the connection most likely to be paid (`conversion`), the lowest expected fee (`cost`) or the highest expected net (`value`).',
+                }),
+              ),
+              connections: connectionList(),
+              recovery: recovery(),
             }),
           ]),
         }),
       )
       .check(z.maxLength(MAX_ROUTING_RULES)),
     default: connectionList(),
+  }),
+);
+
+/** `GET /v1/psp-connections/{id}/performance` query parameters: which segments to show. */
+export const performanceQuery = /* @__PURE__ */ once(() =>
+  z.strictObject({
+    currency: z
+      .optional(
+        z
+          .string()
+          .check(
+            z.refine(isPayableCurrency, 'Must be an active ISO 4217 code such as "EUR".'),
+            z.maxLength(3),
+          ),
+      )
+      .check(z.meta({ description: 'Only the segments of this currency.' })),
+    payment_method: z.optional(z.enum([...PAYMENT_METHODS, 'any'])).check(
+      z.meta({
+        description: 'Only the segments of this payment method (`any`: links naming none or several).',
+      }),
+    ),
   }),
 );

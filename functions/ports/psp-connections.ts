@@ -1,4 +1,4 @@
-import type { PspConnection } from '../domain/connection.ts';
+import type { FeeLine, PspConnection } from '../domain/connection.ts';
 import type { ConnectionHealth } from '../domain/connection-health.ts';
 import type { Mode } from '../domain/principal.ts';
 import type { Routing } from '../domain/routing.ts';
@@ -23,6 +23,8 @@ export interface PspConnectionRepository {
   directory(account: string, mode: Mode): Promise<ConnectionDirectory>;
   /** The connection with `enabled` changed, or undefined when there is no such connection. */
   setEnabled(id: string, enabled: boolean): Promise<PspConnection | undefined>;
+  /** The connection with its fee lines replaced (`npm run psp -- fees`), or undefined when there is none. */
+  setFees(id: string, fees: FeeLine[]): Promise<PspConnection | undefined>;
   /** Deletes it; the removed connection, or undefined when there was none. */
   remove(id: string): Promise<PspConnection | undefined>;
   /**

@@ -25,6 +25,11 @@ export interface SandboxSession {
   processing_ms?: number | undefined;
   /** When the payment under way succeeds (a `processing` session). */
   settles_at?: string | undefined;
+  /**
+   * The probability that Pay succeeds; otherwise Pay declines as a PSP would. Set at creation by a connection
+   * with `--success-rate` (the hosted page cannot read connections); absent: 1.
+   */
+  success_rate?: number | undefined;
   /** Attempts the buyer declined. */
   declined_attempts: number;
   created_at: string;

@@ -9,14 +9,24 @@ import {
 } from '../domain/checkout.ts';
 import type { PspConnection } from '../domain/connection.ts';
 import type { ConnectionHealth } from '../domain/connection-health.ts';
+import { healthStatus } from '../domain/connection-health.ts';
 import { PspNotConfiguredError } from '../domain/errors.ts';
 import { resolveLocale } from '../domain/locale.ts';
 import type { Amount } from '../domain/money.ts';
+import { type OutcomeWindows, segmentKey, segmentOf } from '../domain/outcomes.ts';
 import { type Payment, paymentAmount, startedPayment } from '../domain/payment.ts';
 import { effectiveStatus, type PaymentLink, type PspSession } from '../domain/payment-link.ts';
 import { MODES } from '../domain/principal.ts';
 import { pspAmountProblem } from '../domain/psp-amounts.ts';
-import { routeLink } from '../domain/routing.ts';
+import {
+  type RoutedLink,
+  type Routing,
+  type RoutingSignals,
+  recoveryOf,
+  routeDecision,
+  ruleFor,
+} from '../domain/routing.ts';
+import type { RoutingDecision } from '../domain/routing-decision.ts';
 import { logger } from '../logger.ts';
 import { putMetrics } from '../metrics.ts';
 import type { EventQueue } from '../ports/event-queue.ts';
@@ -26,8 +36,12 @@ import { type AttemptEnd, endAttempt } from './session-endings.ts';
 import { openSession, PspCallBudget, type SessionOpeningDependencies } from './session-openings.ts';
 
 export interface CheckoutDependencies extends SessionOpeningDependencies {
-  /** Uniform in [0, 1): draws of weighted splits. */
+  /** Uniform in [0, 1): draws of weighted splits and of learning strategies. */
   random: () => number;
+  /** Observed outcomes by connection and segment key (`ObservedOutcomes`): what `optimize` rules learn from. */
+  observed?: {
+    windows(ids: readonly string[]): Promise<ReadonlyMap<string, ReadonlyMap<string, OutcomeWindows>>>;
+  };
 }
 
 export interface CheckoutRequest {
@@ -214,6 +228,7 @@ interface Decision {
   health: Map<string, ConnectionHealth>;
   atStake: Amount;
   client: string;
+  routing: RoutingDecision;
 }
 
 /** Reads the link's payments and connections and takes the pure decision (`nextCheckoutStep`) on them. */
@@ -232,7 +247,11 @@ async function decide(
   const client = clientKey(link.id, link.reusable ? own : undefined, request.sourceAddress);
   const atStake = amountAtStake(link, payments, amount, request.buyerPayment);
   const all = connections.map((state) => state.connection);
-  const routed = routeLink({ ...link, amount: atStake }, routing, all, deps.random);
+  const health = new Map(connections.map((state) => [state.connection.id, state.health]));
+  const routedLink = { ...link, amount: atStake };
+  const signals = await routingSignals(deps, routedLink, routing, health);
+  const { connections: routed, decision } = routeDecision(routedLink, routing, all, deps.random, signals);
+  const rule = routing && !link.connections?.length ? ruleFor(routedLink, routing) : undefined;
   const step = nextCheckoutStep({
     link,
     payments,
@@ -246,18 +265,40 @@ async function decide(
     buyerPayment: request.buyerPayment,
     client,
     pspCallsLeft: round.budget.left(),
+    recovery: recoveryOf(rule?.then),
   });
   // No connection serves the link: an open session is still shown or ended, nothing new is offered.
   if (routed.length === 0 && step.kind !== 'show' && step.kind !== 'end') throw new PspNotConfiguredError();
-  const health = new Map(connections.map((state) => [state.connection.id, state.health]));
-  return { visit, step, payments, health, atStake, client };
+  return { visit, step, payments, health, atStake, client, routing: decision };
+}
+
+/**
+ * What routing reads besides the rules: which connections are down now (every strategy puts them last), and for
+ * an `optimize` rule its connections' outcomes in the link's segment (read through the container's cache).
+ */
+async function routingSignals(
+  deps: CheckoutDependencies,
+  link: RoutedLink,
+  routing: Routing | null,
+  health: ReadonlyMap<string, ConnectionHealth>,
+): Promise<RoutingSignals> {
+  const now = deps.now();
+  const isDown = (id: string) => {
+    const known = health.get(id);
+    return known !== undefined && healthStatus(known, now) === 'down';
+  };
+  const rule = routing && !link.connections?.length ? ruleFor(link, routing) : undefined;
+  if (!rule || !('optimize' in rule.then) || !deps.observed) return { isDown };
+  const windows = await deps.observed.windows(rule.then.connections);
+  const segment = segmentKey(segmentOf(link.amount, link.payment_methods));
+  return { observed: (id) => windows.get(id)?.get(segment), isDown };
 }
 
 /** Carries out a decision: the page to answer, or undefined when the request decides again (a session ended). */
 async function perform(
   deps: CheckoutDependencies,
   request: CheckoutRequest,
-  { visit, step, payments, health, atStake, client }: Decision,
+  { visit, step, payments, health, atStake, client, routing }: Decision,
   round: Round,
 ): Promise<CheckoutView | undefined> {
   const { link } = visit;
@@ -285,7 +326,13 @@ async function perform(
       return undefined;
     }
     case 'open': {
-      const opening = { link, amount: atStake, locale: visit.locale, client };
+      const opening = {
+        link,
+        amount: atStake,
+        locale: visit.locale,
+        client,
+        routing: { ...routing, recovery: step.recovery === true },
+      };
       const opened = await openSession(deps, opening, step.candidates, health, round.budget, deps.now());
       if (opened.kind === 'decide_again') return undefined;
       return opened.kind === 'opened' ? { ...opened, kind: 'forward' } : { kind: 'unavailable', link };

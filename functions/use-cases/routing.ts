@@ -1,6 +1,15 @@
-import { BUILT_IN_SANDBOX_ID, type Provider } from '../domain/connection.ts';
+import { BUILT_IN_SANDBOX_ID, type FeeLine, type Provider } from '../domain/connection.ts';
 import { type HealthStatus, healthStatus } from '../domain/connection-health.ts';
-import { ValidationError } from '../domain/errors.ts';
+import { NotFoundError, ValidationError } from '../domain/errors.ts';
+import {
+  addCounts,
+  NO_OUTCOMES,
+  type OutcomeCounts,
+  type OutcomeWindows,
+  paidShare,
+  parseSegmentKey,
+  type Segment,
+} from '../domain/outcomes.ts';
 import { PAYMENT_METHODS, type PaymentMethod } from '../domain/payment-methods.ts';
 import type { Principal } from '../domain/principal.ts';
 import { type Routing, routingProblems } from '../domain/routing.ts';
@@ -9,6 +18,10 @@ import type { PspConnections } from './psp-connections.ts';
 export interface RoutingDependencies {
   psps: PspConnections;
   now: () => Date;
+  /** Observed outcomes by connection and segment key (`ObservedOutcomes`); absent: every window empty. */
+  observed?: {
+    windows(ids: readonly string[]): Promise<ReadonlyMap<string, ReadonlyMap<string, OutcomeWindows>>>;
+  };
 }
 
 /** One connection as the merchant sees it (`GET /v1/psp-connections`): never its credentials. */
@@ -21,6 +34,65 @@ export interface ConnectionResource {
   health: HealthStatus;
   /** The payment methods it serves (every method unless `--methods` narrowed them). */
   methods: PaymentMethod[];
+  /** Its fee lines (`npm run psp -- fees`). */
+  fees: FeeLine[];
+  /** What its sessions became, all segments together. */
+  performance: PerformanceWindows;
+}
+
+/** Counts over a window with their paid share, as the API shows them. */
+export type CountsResource = OutcomeCounts & { paid_share: number | null };
+export interface PerformanceWindows {
+  last_hour: CountsResource;
+  last_24h: CountsResource;
+}
+
+const countsResource = (counts: OutcomeCounts): CountsResource => ({
+  ...counts,
+  paid_share: paidShare(counts),
+});
+
+/** The windows summed over segments. */
+function summary(segments: Iterable<OutcomeWindows>): PerformanceWindows {
+  let hour = NO_OUTCOMES;
+  let day = NO_OUTCOMES;
+  for (const windows of segments) {
+    hour = addCounts(hour, windows.last_hour);
+    day = addCounts(day, windows.last_24h);
+  }
+  return { last_hour: countsResource(hour), last_24h: countsResource(day) };
+}
+
+/** `GET /v1/psp-connections/{id}/performance`: one connection's windows by segment. */
+export interface ConnectionPerformance {
+  object: 'connection_performance';
+  connection_id: string;
+  segments: (PerformanceWindows & { segment: Segment })[];
+}
+
+/**
+ * The windows of one of the caller's connections by segment, narrowed to a currency or payment method when
+ * asked; 404 for a connection that is not the caller's in its mode.
+ */
+export async function connectionPerformance(
+  deps: RoutingDependencies,
+  principal: Principal,
+  id: string,
+  filter: { currency?: string | undefined; payment_method?: string | undefined },
+): Promise<ConnectionPerformance> {
+  const { connections } = await deps.psps.directory(principal.account, principal.mode);
+  const known = id === BUILT_IN_SANDBOX_ID || connections.some(({ connection }) => connection.id === id);
+  if (!known) throw new NotFoundError(`No connection ${id} in this mode.`);
+  const windows = (await deps.observed?.windows([id]))?.get(id) ?? new Map<string, OutcomeWindows>();
+  const segments = [...windows.entries()]
+    .map(([key, counts]) => ({ segment: parseSegmentKey(key), ...summary([counts]) }))
+    .filter(
+      ({ segment }) =>
+        (filter.currency === undefined || segment.currency === filter.currency) &&
+        (filter.payment_method === undefined || segment.payment_method === filter.payment_method),
+    )
+    .sort((a, b) => b.last_24h.opened - a.last_24h.opened);
+  return { object: 'connection_performance', connection_id: id, segments };
 }
 
 /**
@@ -33,6 +105,10 @@ export async function listConnections(
 ): Promise<ConnectionResource[]> {
   const { connections } = await deps.psps.directory(principal.account, principal.mode);
   const now = deps.now();
+  const ids =
+    connections.length === 0 ? [BUILT_IN_SANDBOX_ID] : connections.map(({ connection }) => connection.id);
+  const observed = (await deps.observed?.windows(ids)) ?? new Map();
+  const performanceOf = (id: string) => summary(observed.get(id)?.values() ?? []);
   if (connections.length === 0 && principal.mode === 'test') {
     return [
       {
@@ -43,6 +119,8 @@ export async function listConnections(
         enabled: true,
         health: 'healthy',
         methods: [...PAYMENT_METHODS],
+        fees: [],
+        performance: performanceOf(BUILT_IN_SANDBOX_ID),
       },
     ];
   }
@@ -54,6 +132,8 @@ export async function listConnections(
     enabled: connection.enabled,
     health: healthStatus(health, now),
     methods: connection.methods ?? [...PAYMENT_METHODS],
+    fees: connection.fees ?? [],
+    performance: performanceOf(connection.id),
   }));
 }
 

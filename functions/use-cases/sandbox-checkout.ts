@@ -7,6 +7,8 @@ export interface SandboxDependencies {
   /** Tells the service the session completed or failed (the sandbox's notification); true once acknowledged. */
   notify: (session: SandboxSession) => Promise<boolean>;
   now: () => Date;
+  /** Uniform in [0, 1): whether Pay succeeds on a session with a `success_rate`. */
+  random?: (() => number) | undefined;
 }
 
 /** The session as its hosted page shows it: an open session past its `expires_at` reads expired. */
@@ -20,7 +22,8 @@ export async function getSandboxSession(deps: SandboxDependencies, id: string): 
 }
 
 /**
- * Pay: the simulated payment succeeds. The session completes (once; a second Pay finds it complete) and the
+ * Pay: the simulated payment succeeds (on a session with a `success_rate`, with that probability; otherwise it
+ * declines as Decline does). The session completes (once; a second Pay finds it complete) and the
  * service is notified; a repeated Pay notifies again, which the service treats as the duplicate it is. On a
  * session with `processing_ms` (a `--simulate processing` connection) Pay only starts the payment, as a bank
  * transfer: the session is `processing`, refuses to end, and nothing is notified until it succeeds
@@ -29,6 +32,14 @@ export async function getSandboxSession(deps: SandboxDependencies, id: string): 
 export async function paySandboxSession(deps: SandboxDependencies, id: string): Promise<SandboxSession> {
   const session = await visitSandboxSession(deps, id);
   if (session.status === 'expired' || session.status === 'processing') return session;
+  // A connection's success rate: this Pay is refused as a card would be (docs/orchestration.md#the-sandbox-and---simulate).
+  if (
+    session.status === 'open' &&
+    session.success_rate !== undefined &&
+    (deps.random ?? Math.random)() >= session.success_rate
+  ) {
+    return declineSandboxSession(deps, id);
+  }
   if (session.status === 'open' && session.processing_ms !== undefined) {
     const settlesAt = new Date(deps.now().getTime() + session.processing_ms);
     const reference = `sbpay_${randomBase62(24)}`;

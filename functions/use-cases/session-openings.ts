@@ -21,6 +21,7 @@ import {
 } from '../domain/payment.ts';
 import type { LinkSession, PaymentLink, PspSession } from '../domain/payment-link.ts';
 import { methodsFor } from '../domain/payment-methods.ts';
+import type { RoutingDecision } from '../domain/routing-decision.ts';
 import { logger } from '../logger.ts';
 import { putMetrics } from '../metrics.ts';
 import type { LinkRepository } from '../ports/link-repository.ts';
@@ -91,6 +92,8 @@ export interface Opening {
   amount: Amount;
   locale: string;
   client: string;
+  /** Why these candidates, in this order: recorded on the payment with the connection that opened. */
+  routing?: RoutingDecision | undefined;
 }
 
 /**
@@ -121,7 +124,14 @@ export async function openSession(
     const session = { ...opened.session, amount };
     const { psp } = opened;
     const payment = startedPayment(
-      { id: session.payment_id, link, connection, amount, openedBy: client },
+      {
+        id: session.payment_id,
+        link,
+        connection,
+        amount,
+        openedBy: client,
+        routing: opening.routing && { ...opening.routing, chosen: connection.id },
+      },
       session,
       deps.now(),
     );

@@ -68,6 +68,13 @@ export interface paths {
      */
     get: operations["listPspConnections"];
   };
+  "/v1/psp-connections/{id}/performance": {
+    /**
+     * A connection's session outcomes by segment
+     * @description What the sessions the connection opened became (paid, failed, left) over the last hour and the last 24 hours, by segment (currency, payment method, amount band), busiest first; at most 10 s stale (docs/orchestration.md#observed-outcomes).
+     */
+    get: operations["getConnectionPerformance"];
+  };
   "/v1/routing": {
     /**
      * Retrieve the routing
@@ -76,7 +83,7 @@ export interface paths {
     get: operations["getRouting"];
     /**
      * Replace the routing
-     * @description Replaces the routing of the mode and returns it. `then` is `{"priority": [ids]}` or `{"split": [{"connection", "weight"}]}`; every `when` field is optional and all given ones must match; amount bounds apply to links in a currency the rule names. Unknown, removed or other-mode connection ids, empty lists and weights that are not positive integers are 422 with pointers.
+     * @description Replaces the routing of the mode and returns it. `then` is `{"priority": [ids]}`, `{"split": [{"connection", "weight"}]}` or `{"optimize": "conversion"|"cost"|"value", "connections": [ids]}` (docs/orchestration.md#routing-that-learns), each with an optional `recovery` (`auto`, `offer`, `off`); every `when` field is optional and all given ones must match; amount bounds apply to links in a currency the rule names. Unknown, removed or other-mode connection ids, empty lists and weights that are not positive integers are 422 with pointers.
      */
     put: operations["putRouting"];
   };
@@ -176,6 +183,44 @@ export type webhooks = Record<string, never>;
 
 export interface components {
   schemas: {
+    /** Why a payment went to its connection */
+    RoutingDecision: {
+      /** @description The matching rule's name; null for the link's own `connections`, the default list or no routing. */
+      rule: string | null;
+      /** @enum {string} */
+      strategy: "link" | "default" | "enabled" | "priority" | "split" | "conversion" | "cost" | "value";
+      segment: components["schemas"]["RoutingSegment"];
+      candidates: ({
+          connection: string;
+          /** @description Share of its decided sessions in the segment that were paid; null with none. */
+          paid_share: number | null;
+          /** @description Decided sessions (paid, failed, left) behind it. */
+          sessions: number;
+          /** @description The fee of this payment at that connection (its fee lines); null when none applies. */
+          expected_fee: number | null;
+          /** @description Left out for a paid share below half the best candidate's over at least 50 sessions. */
+          eliminated: boolean;
+        })[];
+      chosen: string | null;
+      /** @description The connection was drawn at random to keep learning. */
+      exploration: boolean;
+      /** @description Opened at the next connection after the buyer's failed attempt. */
+      recovery: boolean;
+    };
+    /** Segment of a routing decision */
+    RoutingSegment: {
+      currency: string;
+      /**
+       * @description The link's payment method when it names exactly one; else `any`.
+       * @enum {string}
+       */
+      payment_method: "card" | "applepay" | "googlepay" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint" | "any";
+      /**
+       * @description The amount in major units of the currency.
+       * @enum {string}
+       */
+      amount_band: "0-10" | "10-100" | "100-1000" | "1000+";
+    };
     /** PSP connection */
     PspConnection: {
       id: string;
@@ -192,6 +237,32 @@ export interface components {
       health: "healthy" | "degraded" | "down";
       /** @description The payment methods it serves (`--methods` on `npm run psp -- add`; every method by default). Links whose `payment_methods` name none of them are not routed to it. */
       methods: ("card" | "applepay" | "googlepay" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint")[];
+      /** @description Its fee lines (`npm run psp -- fees`). */
+      fees: components["schemas"]["FeeLine"][];
+      performance: components["schemas"]["PerformanceSummary"];
+    };
+    /** One line of fees (the most specific matching line applies) */
+    FeeLine: {
+      percent: number;
+      fixed: number;
+      currency?: string;
+      /** @enum {string} */
+      method?: "card" | "applepay" | "googlepay" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint";
+    };
+    /** A connection's session outcomes, all segments */
+    PerformanceSummary: {
+      last_hour: components["schemas"]["OutcomeCounts"];
+      last_24h: components["schemas"]["OutcomeCounts"];
+    };
+    /** Session outcomes over a window */
+    OutcomeCounts: {
+      opened: number;
+      paid: number;
+      /** @description Declined by the PSP. */
+      failed: number;
+      /** @description Expired or canceled after opening. */
+      left: number;
+      paid_share: number | null;
     };
     /** Payment link */
     PaymentLink: {
@@ -337,6 +408,8 @@ export interface components {
         code: "declined" | "expired" | "canceled" | "psp_error" | "psp_unavailable";
         message: string;
       }) | null;
+      /** @description Why the attempt went to its connection; null for failed openings and older payments. */
+      routing?: components["schemas"]["RoutingDecision"] | null;
       /**
        * Format: date-time
        * @description When the attempt started.
@@ -442,6 +515,17 @@ export interface components {
     RefundList: {
       /** @description Newest first. */
       data: components["schemas"]["Refund"][];
+    };
+    /** A connection's session outcomes by segment */
+    ConnectionPerformance: {
+      /** @constant */
+      object: "connection_performance";
+      connection_id: string;
+      segments: {
+          segment: components["schemas"]["RoutingSegment"];
+          last_hour: components["schemas"]["OutcomeCounts"];
+          last_24h: components["schemas"]["OutcomeCounts"];
+        }[];
     };
     /** Checkout settings (branding of the checkout pages) */
     CheckoutSettings: {
@@ -2181,6 +2265,125 @@ export interface operations {
     };
   };
   /**
+   * A connection's session outcomes by segment
+   * @description What the sessions the connection opened became (paid, failed, left) over the last hour and the last 24 hours, by segment (currency, payment method, amount band), busiest first; at most 10 s stale (docs/orchestration.md#observed-outcomes).
+   */
+  getConnectionPerformance: {
+    parameters: {
+      query?: {
+        /** @description Only the segments of this currency. */
+        currency?: string;
+        /** @description Only the segments of this payment method (`any`: links naming none or several). */
+        payment_method?: "card" | "applepay" | "googlepay" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint" | "any";
+      };
+      path: {
+        /** @description The connection id (pc_...). */
+        id: string;
+      };
+    };
+    responses: {
+      /** @description The windows by segment. */
+      200: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ConnectionPerformance"];
+        };
+      };
+      /** @description `unauthorized`: Missing, malformed, unknown or revoked API key. */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "unauthorized";
+          };
+        };
+      };
+      /** @description `not_found`: No such resource, or another tenant's (indistinguishable). */
+      404: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "not_found";
+          };
+        };
+      };
+      /** @description `validation_failed`: One `errors` entry per invalid field, parameter or header. */
+      422: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "validation_failed";
+          };
+        };
+      };
+      /** @description `rate_limited`: Too many requests for this account and mode; see `Retry-After`. */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error`: Our fault; retry later (idempotent requests are safe to retry). */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "internal_error";
+          };
+        };
+      };
+      /** @description `temporarily_unavailable`: A service we depend on throttled us or did not answer; retry after `Retry-After` (idempotent requests are safe to retry). */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "temporarily_unavailable";
+          };
+        };
+      };
+    };
+  };
+  /**
    * Retrieve the routing
    * @description The routing in force for the mode: rules (first match wins) and the default list. With none set, no rules and the enabled connections in the order they were added (docs/orchestration.md#routing).
    */
@@ -2209,14 +2412,36 @@ export interface operations {
                     [key: string]: string;
                   };
                 };
-                then: {
+                then: ({
                   priority: string[];
-                } | {
+                  /**
+                   * @description After a failed attempt: open the next connection at once, once per buyer (`auto`, the default of `optimize`), offer "Pay with another payment provider" (`offer`, the default of `priority` and `split`), or neither (`off`).
+                   * @enum {string}
+                   */
+                  recovery?: "auto" | "offer" | "off";
+                }) | ({
                   split: {
                       connection: string;
                       weight: number;
                     }[];
-                };
+                  /**
+                   * @description After a failed attempt: open the next connection at once, once per buyer (`auto`, the default of `optimize`), offer "Pay with another payment provider" (`offer`, the default of `priority` and `split`), or neither (`off`).
+                   * @enum {string}
+                   */
+                  recovery?: "auto" | "offer" | "off";
+                }) | ({
+                  /**
+                   * @description Learn from outcomes: the connection most likely to be paid (`conversion`), the lowest expected fee (`cost`) or the highest expected net (`value`).
+                   * @enum {string}
+                   */
+                  optimize: "conversion" | "cost" | "value";
+                  connections: string[];
+                  /**
+                   * @description After a failed attempt: open the next connection at once, once per buyer (`auto`, the default of `optimize`), offer "Pay with another payment provider" (`offer`, the default of `priority` and `split`), or neither (`off`).
+                   * @enum {string}
+                   */
+                  recovery?: "auto" | "offer" | "off";
+                });
               })[];
             default: string[];
           };
@@ -2286,7 +2511,7 @@ export interface operations {
   };
   /**
    * Replace the routing
-   * @description Replaces the routing of the mode and returns it. `then` is `{"priority": [ids]}` or `{"split": [{"connection", "weight"}]}`; every `when` field is optional and all given ones must match; amount bounds apply to links in a currency the rule names. Unknown, removed or other-mode connection ids, empty lists and weights that are not positive integers are 422 with pointers.
+   * @description Replaces the routing of the mode and returns it. `then` is `{"priority": [ids]}`, `{"split": [{"connection", "weight"}]}` or `{"optimize": "conversion"|"cost"|"value", "connections": [ids]}` (docs/orchestration.md#routing-that-learns), each with an optional `recovery` (`auto`, `offer`, `off`); every `when` field is optional and all given ones must match; amount bounds apply to links in a currency the rule names. Unknown, removed or other-mode connection ids, empty lists and weights that are not positive integers are 422 with pointers.
    */
   putRouting: {
     requestBody: {
@@ -2306,14 +2531,36 @@ export interface operations {
                   [key: string]: string;
                 };
               };
-              then: {
+              then: ({
                 priority: string[];
-              } | {
+                /**
+                 * @description After a failed attempt: open the next connection at once, once per buyer (`auto`, the default of `optimize`), offer "Pay with another payment provider" (`offer`, the default of `priority` and `split`), or neither (`off`).
+                 * @enum {string}
+                 */
+                recovery?: "auto" | "offer" | "off";
+              }) | ({
                 split: {
                     connection: string;
                     weight: number;
                   }[];
-              };
+                /**
+                 * @description After a failed attempt: open the next connection at once, once per buyer (`auto`, the default of `optimize`), offer "Pay with another payment provider" (`offer`, the default of `priority` and `split`), or neither (`off`).
+                 * @enum {string}
+                 */
+                recovery?: "auto" | "offer" | "off";
+              }) | ({
+                /**
+                 * @description Learn from outcomes: the connection most likely to be paid (`conversion`), the lowest expected fee (`cost`) or the highest expected net (`value`).
+                 * @enum {string}
+                 */
+                optimize: "conversion" | "cost" | "value";
+                connections: string[];
+                /**
+                 * @description After a failed attempt: open the next connection at once, once per buyer (`auto`, the default of `optimize`), offer "Pay with another payment provider" (`offer`, the default of `priority` and `split`), or neither (`off`).
+                 * @enum {string}
+                 */
+                recovery?: "auto" | "offer" | "off";
+              });
             })[];
           default: string[];
         };
@@ -2343,14 +2590,36 @@ export interface operations {
                     [key: string]: string;
                   };
                 };
-                then: {
+                then: ({
                   priority: string[];
-                } | {
+                  /**
+                   * @description After a failed attempt: open the next connection at once, once per buyer (`auto`, the default of `optimize`), offer "Pay with another payment provider" (`offer`, the default of `priority` and `split`), or neither (`off`).
+                   * @enum {string}
+                   */
+                  recovery?: "auto" | "offer" | "off";
+                }) | ({
                   split: {
                       connection: string;
                       weight: number;
                     }[];
-                };
+                  /**
+                   * @description After a failed attempt: open the next connection at once, once per buyer (`auto`, the default of `optimize`), offer "Pay with another payment provider" (`offer`, the default of `priority` and `split`), or neither (`off`).
+                   * @enum {string}
+                   */
+                  recovery?: "auto" | "offer" | "off";
+                }) | ({
+                  /**
+                   * @description Learn from outcomes: the connection most likely to be paid (`conversion`), the lowest expected fee (`cost`) or the highest expected net (`value`).
+                   * @enum {string}
+                   */
+                  optimize: "conversion" | "cost" | "value";
+                  connections: string[];
+                  /**
+                   * @description After a failed attempt: open the next connection at once, once per buyer (`auto`, the default of `optimize`), offer "Pay with another payment provider" (`offer`, the default of `priority` and `split`), or neither (`off`).
+                   * @enum {string}
+                   */
+                  recovery?: "auto" | "offer" | "off";
+                });
               })[];
             default: string[];
           };

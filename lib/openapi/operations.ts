@@ -31,7 +31,8 @@ import {
   RefundListSchema,
   RefundSchema,
 } from '../../functions/http/response-schemas.ts';
-import { routingRequest } from '../../functions/http/routing-schemas.ts';
+import { ConnectionPerformanceSchema } from '../../functions/http/routing-response-schemas.ts';
+import { performanceQuery, routingRequest } from '../../functions/http/routing-schemas.ts';
 import { createPaymentLinkRequest, updatePaymentLinkRequest } from '../../functions/http/schemas.ts';
 import { emptyRequest } from '../../functions/http/validate.ts';
 import {
@@ -223,6 +224,19 @@ export const operations: OperationSpec[] = [
   },
   {
     method: 'get',
+    path: '/v1/psp-connections/{id}/performance',
+    operationId: 'getConnectionPerformance',
+    summary: "A connection's session outcomes by segment",
+    description:
+      'What the sessions the connection opened became (paid, failed, left) over the last hour and the last 24 hours, by segment (currency, payment method, amount band), busiest first; at most 10 s stale (docs/orchestration.md#observed-outcomes).',
+    auth: true,
+    params: z.object({ id: z.string().max(67).meta({ description: 'The connection id (pc_...).' }) }),
+    query: performanceQuery(),
+    success: { status: 200, description: 'The windows by segment.', schema: ConnectionPerformanceSchema },
+    errors: ['not_found', 'validation_failed'],
+  },
+  {
+    method: 'get',
     path: '/v1/routing',
     operationId: 'getRouting',
     summary: 'Retrieve the routing',
@@ -238,7 +252,7 @@ export const operations: OperationSpec[] = [
     operationId: 'putRouting',
     summary: 'Replace the routing',
     description:
-      'Replaces the routing of the mode and returns it. `then` is `{"priority": [ids]}` or `{"split": [{"connection", "weight"}]}`; every `when` field is optional and all given ones must match; amount bounds apply to links in a currency the rule names. Unknown, removed or other-mode connection ids, empty lists and weights that are not positive integers are 422 with pointers.',
+      'Replaces the routing of the mode and returns it. `then` is `{"priority": [ids]}`, `{"split": [{"connection", "weight"}]}` or `{"optimize": "conversion"|"cost"|"value", "connections": [ids]}` (docs/orchestration.md#routing-that-learns), each with an optional `recovery` (`auto`, `offer`, `off`); every `when` field is optional and all given ones must match; amount bounds apply to links in a currency the rule names. Unknown, removed or other-mode connection ids, empty lists and weights that are not positive integers are 422 with pointers.',
     auth: true,
     body: { schema: routingRequest(), required: true },
     success: { status: 200, description: 'The routing now in force.', schema: routingRequest() },

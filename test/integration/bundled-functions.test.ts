@@ -102,6 +102,12 @@ describe('the bundles cdk synth ships, run as the Lambda runtime runs them', { t
     expect(connections.body.data.map((connection: { provider: string }) => connection.provider)).toEqual([
       'sandbox',
     ]);
+    const performance = await stack.request(
+      'GET',
+      `/v1/psp-connections/${connections.body.data[0].id}/performance`,
+      { key: acme.api_key },
+    );
+    expect(performance.body).toMatchObject({ object: 'connection_performance' });
     const routing = await stack.request('GET', '/v1/routing', { key: acme.api_key });
     expect(routing.body).toEqual({ rules: [], default: [] });
     const refused = await stack.request('PUT', '/v1/routing', {

@@ -325,4 +325,44 @@ describe('npm run psp', () => {
     },
     timeoutForSteps(6),
   );
+
+  it(
+    'sets fee lines, the most specific replacing its own line, and a sandbox success rate (issue 36)',
+    async () => {
+      const add = (...extra: string[]) =>
+        psp(
+          'add',
+          '--account',
+          'cli-fees',
+          '--mode',
+          'test',
+          '--provider',
+          'sandbox',
+          '--name',
+          'F',
+          ...extra,
+        );
+      const added = await add('--success-rate', '0.7', '--json');
+      expect(added.code).toBe(0);
+      const { connection_id: id } = JSON.parse(added.stdout);
+      expect((await psp('fees', id, '--percent', '1.4', '--fixed', '0.25')).code).toBe(0);
+      expect((await psp('fees', id, '--percent', '1.2', '--fixed', '0.2', '--currency', 'EUR')).code).toBe(0);
+      expect((await psp('fees', id, '--percent', '1.1', '--fixed', '0.2', '--currency', 'EUR')).code).toBe(0);
+      const [listed] = JSON.parse((await psp('list', '--account', 'cli-fees', '--json')).stdout);
+      expect(listed).toMatchObject({
+        success_rate: 0.7,
+        fees: [
+          { percent: 1.4, fixed: 0.25 },
+          { percent: 1.1, fixed: 0.2, currency: 'EUR' },
+        ],
+      });
+      const refusals = await Promise.all([
+        add('--success-rate', '1.5'),
+        psp('fees', id, '--percent', 'lots', '--fixed', '0.2'),
+        psp('fees', id, '--percent', '1', '--fixed', '0.2', '--method', 'cash'),
+      ]);
+      expect(refusals.map((refusal) => refusal.code)).toEqual([2, 2, 2]);
+    },
+    timeoutForSteps(8),
+  );
 });

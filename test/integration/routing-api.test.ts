@@ -29,6 +29,9 @@ beforeAll(async () => {
 });
 afterAll(() => stack.stop());
 
+const noCounts = { opened: 0, paid: 0, failed: 0, left: 0, paid_share: null };
+const NO_PERFORMANCE = { last_hour: noCounts, last_24h: noCounts };
+
 const get = (path: string, apiKey = key.api_key) => stack.request('GET', path, { key: apiKey });
 const putRouting = (body: unknown) => stack.request('PUT', '/v1/routing', { key: key.api_key, body });
 
@@ -45,6 +48,8 @@ describe('GET /v1/psp-connections', () => {
         enabled: true,
         health: 'healthy',
         methods: [...PAYMENT_METHODS],
+        fees: [],
+        performance: NO_PERFORMANCE,
       },
       {
         id: b.id,
@@ -54,6 +59,8 @@ describe('GET /v1/psp-connections', () => {
         enabled: true,
         health: 'healthy',
         methods: [...PAYMENT_METHODS],
+        fees: [],
+        performance: NO_PERFORMANCE,
       },
     ]);
     expectDocumented('get', '/v1/psp-connections', response);

@@ -77,6 +77,16 @@ const sessionOf = (payment: Payment): LinkSession => ({
   amount: payment.amount!,
 });
 
+const recoveryDecision = {
+  rule: 'learn',
+  strategy: 'conversion' as const,
+  segment: { currency: 'EUR', payment_method: 'any' as const, amount_band: '10-100' as const },
+  candidates: [],
+  chosen: 'pc_b',
+  exploration: false,
+  recovery: true,
+};
+
 const declined = (payment: Payment) =>
   settle(payment, { state: 'failed', failure: null, reference: null }, now) as Payment;
 
@@ -178,6 +188,44 @@ describe('the next checkout step', () => {
     expect(nextCheckoutStep(situation({ link, payments: [failed], returned: true, routed: [a] }))).toEqual({
       kind: 'choose',
       another: false,
+    });
+  });
+
+  it('recovers a buyer back from a decline at the next connection at once (recovery: auto), once per buyer', () => {
+    const link = orderLink('10.00');
+    const failed = { ...declined(attempt(link, a)), opened_by: 'client_a' };
+    const back = { link, payments: [failed], returned: true, recovery: 'auto' as const };
+    expect(nextCheckoutStep(situation(back))).toEqual({ kind: 'open', candidates: [b, a], recovery: true });
+    // Already recovered once: the next failure offers the choice.
+    const recovered = { ...declined(attempt(link, b)), opened_by: 'client_a', routing: recoveryDecision };
+    expect(nextCheckoutStep(situation({ ...back, payments: [recovered, failed] }))).toEqual({
+      kind: 'choose',
+      another: true,
+    });
+    // Another buyer's recovery is theirs.
+    expect(
+      nextCheckoutStep(situation({ ...back, payments: [recovered, failed], client: 'client_b' })),
+    ).toMatchObject({
+      kind: 'open',
+      recovery: true,
+    });
+    // An expired session is no refusal; a rule with recovery off offers only to try again.
+    const expired = settle(
+      attempt(link, a),
+      { state: 'expired', failure: null, reference: null },
+      now,
+    ) as Payment;
+    expect(nextCheckoutStep(situation({ ...back, payments: [expired] }))).toEqual({
+      kind: 'choose',
+      another: true,
+    });
+    expect(nextCheckoutStep(situation({ ...back, recovery: 'off' }))).toEqual({
+      kind: 'choose',
+      another: false,
+    });
+    expect(nextCheckoutStep(situation({ ...back, recovery: 'offer' }))).toEqual({
+      kind: 'choose',
+      another: true,
     });
   });
 

@@ -5,9 +5,16 @@ import { isPaymentId, type Payment } from '../../domain/payment.ts';
 import type { Mode } from '../../domain/principal.ts';
 import type { PaymentRepository } from '../../ports/payment-repository.ts';
 import { allItems, allOfSweeperIndex, dueInSweeperIndex, type TableIndexRef } from './query.ts';
+import { fromStoredRouting, type StoredRouting, toStoredRouting } from './routing-item.ts';
 import { currentIndexNames, type IndexNames, paymentKeys, shardOf, withoutKeys } from './table-schema.ts';
 
-function paymentItem(payment: Payment) {
+/** A stored payment as the domain reads it: its routing decision expanded (`fromStoredRouting`). */
+function toPayment(item: Record<string, unknown>): Payment {
+  const { routing, ...rest } = withoutKeys<Omit<Payment, 'routing'> & { routing?: StoredRouting }>(item);
+  return routing ? { ...rest, routing: fromStoredRouting(routing, rest.connection_id) } : rest;
+}
+
+function paymentItem({ routing, ...payment }: Payment) {
   // Sparse: only payments with a next check are in gsi3; settling one drops it from there.
   const check = payment.next_check_at
     ? {
@@ -15,7 +22,12 @@ function paymentItem(payment: Payment) {
         gsi3sk: `${payment.next_check_at}#${payment.id}`,
       }
     : {};
-  return { ...paymentKeys.payment(payment.link_id, payment.mode, payment.id), ...check, ...payment };
+  return {
+    ...paymentKeys.payment(payment.link_id, payment.mode, payment.id),
+    ...check,
+    ...payment,
+    ...(routing ? { routing: toStoredRouting(routing) } : {}),
+  };
 }
 
 export class DynamoPaymentRepository implements PaymentRepository {
@@ -62,7 +74,7 @@ export class DynamoPaymentRepository implements PaymentRepository {
         ConsistentRead: true,
       }),
     );
-    return Item ? withoutKeys<Payment>(Item) : undefined;
+    return Item ? toPayment(Item) : undefined;
   }
 
   async listOfLink(linkId: string, mode: Mode): Promise<Payment[]> {
@@ -73,7 +85,7 @@ export class DynamoPaymentRepository implements PaymentRepository {
       ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
       ConsistentRead: true,
     });
-    const payments = items.map((item) => withoutKeys<Payment>(item));
+    const payments = items.map(toPayment);
     return payments.sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id));
   }
 

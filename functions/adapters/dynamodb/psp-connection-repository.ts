@@ -7,7 +7,7 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { isConnectionId, type PspConnection } from '../../domain/connection.ts';
+import { type FeeLine, isConnectionId, type PspConnection } from '../../domain/connection.ts';
 import { type ConnectionHealth, INITIAL_HEALTH } from '../../domain/connection-health.ts';
 import type { Mode } from '../../domain/principal.ts';
 import type { Routing } from '../../domain/routing.ts';
@@ -115,6 +115,18 @@ export class DynamoPspConnectionRepository implements PspConnectionRepository {
   }
 
   async setEnabled(id: string, enabled: boolean): Promise<PspConnection | undefined> {
+    return this.setAttribute(id, 'enabled', enabled);
+  }
+
+  async setFees(id: string, fees: FeeLine[]): Promise<PspConnection | undefined> {
+    return this.setAttribute(id, 'fees', fees);
+  }
+
+  private async setAttribute(
+    id: string,
+    name: 'enabled' | 'fees',
+    value: unknown,
+  ): Promise<PspConnection | undefined> {
     const found = await this.get(id);
     if (!found) return undefined;
     const { account, mode } = found.connection;
@@ -123,9 +135,10 @@ export class DynamoPspConnectionRepository implements PspConnectionRepository {
         new UpdateCommand({
           TableName: this.tableName,
           Key: connectionKeys.connection(account, mode, id),
-          UpdateExpression: 'SET enabled = :enabled',
+          UpdateExpression: 'SET #name = :value',
           ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':enabled': enabled },
+          ExpressionAttributeNames: { '#name': name },
+          ExpressionAttributeValues: { ':value': value },
           ReturnValues: 'ALL_NEW',
         }),
       );

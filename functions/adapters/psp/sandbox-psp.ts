@@ -123,6 +123,9 @@ export class SandboxPsp implements Psp {
       expires_at: expiresAt,
       locale: checkout.locale,
       ...(this.connection.simulate === 'processing' ? { processing_ms: SANDBOX_PROCESSING_MS } : {}),
+      ...(typeof this.connection.success_rate === 'number' && this.connection.success_rate < 1
+        ? { success_rate: this.connection.success_rate }
+        : {}),
     });
     return {
       provider: this.provider,

@@ -1,0 +1,95 @@
+import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  addCounts,
+  DAY_MS,
+  type Granularity,
+  NO_OUTCOMES,
+  type OutcomeBucket,
+  type OutcomeCounts,
+} from '../../domain/outcomes.ts';
+import { OUTCOME_SHARDS, type OutcomeCounterStore } from '../../ports/outcome-counters.ts';
+import { allItems } from './query.ts';
+
+/**
+ * Outcome counters in the table: `pk` `OUTCOMES#<connection>#<shard>`, `sk` `<granularity>#<bucket start>#<segment>`,
+ * the four counts as numbers added with `ADD`, and a `ttl` a day after the bucket can last be read. One
+ * container writes one shard (chosen at random when it starts), so each item takes at most one write per flush
+ * interval per container of that shard.
+ */
+const pk = (connectionId: string, shard: number) => `OUTCOMES#${connectionId}#${shard}`;
+const sk = (granularity: Granularity, start: number, segment: string) =>
+  `${granularity}#${new Date(start).toISOString()}#${segment}`;
+
+export class DynamoOutcomeCounterStore implements OutcomeCounterStore {
+  private readonly client: DynamoDBDocumentClient;
+  private readonly tableName: string;
+
+  constructor(client: DynamoDBDocumentClient, tableName: string) {
+    this.client = client;
+    this.tableName = tableName;
+  }
+
+  async add(buckets: readonly OutcomeBucket[], shard: number): Promise<void> {
+    await Promise.all(
+      buckets.map((bucket) =>
+        this.client.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: {
+              pk: pk(bucket.connection_id, shard),
+              sk: sk(bucket.granularity, bucket.start, bucket.segment),
+            },
+            UpdateExpression: 'ADD opened :opened, paid :paid, failed :failed, #left :left SET #ttl = :ttl',
+            ExpressionAttributeNames: { '#left': 'left', '#ttl': 'ttl' },
+            ExpressionAttributeValues: {
+              ':opened': bucket.counts.opened,
+              ':paid': bucket.counts.paid,
+              ':failed': bucket.counts.failed,
+              ':left': bucket.counts.left,
+              ':ttl': Math.floor((bucket.start + 2 * DAY_MS) / 1000),
+            },
+          }),
+        ),
+      ),
+    );
+  }
+
+  async read(connectionId: string, since: { minutes: number; hours: number }): Promise<OutcomeBucket[]> {
+    const reads = [];
+    for (let shard = 0; shard < OUTCOME_SHARDS; shard++) {
+      for (const granularity of ['minutes', 'hours'] as const) {
+        reads.push(
+          allItems(this.client, {
+            TableName: this.tableName,
+            KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+            ExpressionAttributeValues: {
+              ':pk': pk(connectionId, shard),
+              ':from': `${granularity}#${new Date(since[granularity]).toISOString()}`,
+              ':to': `${granularity}#~`,
+            },
+          }),
+        );
+      }
+    }
+    const summed = new Map<string, OutcomeBucket>();
+    for (const item of (await Promise.all(reads)).flat()) {
+      const [granularity, start, segment] = String(item.sk).split('#') as [Granularity, string, string];
+      const key = `${granularity}#${start}#${segment}`;
+      const counts: OutcomeCounts = {
+        opened: Number(item.opened ?? 0),
+        paid: Number(item.paid ?? 0),
+        failed: Number(item.failed ?? 0),
+        left: Number(item.left ?? 0),
+      };
+      const known = summed.get(key);
+      summed.set(key, {
+        connection_id: connectionId,
+        segment,
+        granularity,
+        start: Date.parse(start),
+        counts: addCounts(known?.counts ?? NO_OUTCOMES, counts),
+      });
+    }
+    return [...summed.values()];
+  }
+}

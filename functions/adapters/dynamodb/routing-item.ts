@@ -1,0 +1,74 @@
+import { parseSegmentKey, segmentKey } from '../../domain/outcomes.ts';
+import type { RoutingDecision } from '../../domain/routing-decision.ts';
+import type { CandidateEstimate } from '../../domain/strategies.ts';
+
+/**
+ * A payment's routing decision as the table keeps it: what every payment carries is stored small (the segment
+ * as its key, defaults left out, `chosen` being the payment's own connection), since the payment item's bytes
+ * are paid for each link's life long (docs/performance.md#cost-per-million-links).
+ */
+export interface StoredRouting {
+  /** Strategy. */
+  s: RoutingDecision['strategy'];
+  /** Segment key (`segmentKey`). */
+  g: string;
+  /** Rule name, when a rule matched. */
+  r?: string;
+  /** Candidates: an id alone when nothing was known of it, else [id, paid share, sessions, fee, eliminated]. */
+  c?: (string | [string, number | null, number, number | null, 0 | 1])[];
+  x?: 1;
+  v?: 1;
+}
+
+const known = (estimate: CandidateEstimate) =>
+  estimate.paid_share !== null ||
+  estimate.sessions > 0 ||
+  estimate.expected_fee !== null ||
+  estimate.eliminated;
+
+export function toStoredRouting(decision: RoutingDecision): StoredRouting {
+  const { candidates } = decision;
+  const onlyChosen =
+    candidates.length === 1 && candidates[0]?.connection === decision.chosen && !known(candidates[0]);
+  return {
+    s: decision.strategy,
+    g: segmentKey(decision.segment),
+    ...(decision.rule === null ? {} : { r: decision.rule }),
+    ...(onlyChosen
+      ? {}
+      : {
+          c: candidates.map((estimate) =>
+            known(estimate)
+              ? [
+                  estimate.connection,
+                  estimate.paid_share,
+                  estimate.sessions,
+                  estimate.expected_fee,
+                  estimate.eliminated ? 1 : 0,
+                ]
+              : estimate.connection,
+          ),
+        }),
+    ...(decision.exploration ? { x: 1 } : {}),
+    ...(decision.recovery ? { v: 1 } : {}),
+  };
+}
+
+export function fromStoredRouting(stored: StoredRouting, connectionId: string): RoutingDecision {
+  const candidates = (stored.c ?? [connectionId]).map((entry): CandidateEstimate => {
+    if (typeof entry === 'string') {
+      return { connection: entry, paid_share: null, sessions: 0, expected_fee: null, eliminated: false };
+    }
+    const [connection, paidShare, sessions, fee, eliminated] = entry;
+    return { connection, paid_share: paidShare, sessions, expected_fee: fee, eliminated: eliminated === 1 };
+  });
+  return {
+    rule: stored.r ?? null,
+    strategy: stored.s,
+    segment: parseSegmentKey(stored.g),
+    candidates,
+    chosen: connectionId,
+    exploration: stored.x === 1,
+    recovery: stored.v === 1,
+  };
+}

@@ -1,0 +1,129 @@
+import type { Amount } from './money.ts';
+import type { PaymentMethod } from './payment-methods.ts';
+
+/**
+ * Observed outcomes of each connection's sessions (docs/orchestration.md#observed-outcomes): what the sessions it
+ * opened became, counted by segment in time buckets. Pure: segments, buckets and the windows read from them.
+ */
+export const OUTCOMES = ['opened', 'paid', 'failed', 'left'] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+export type OutcomeCounts = Record<Outcome, number>;
+
+export const NO_OUTCOMES: OutcomeCounts = Object.freeze({ opened: 0, paid: 0, failed: 0, left: 0 });
+
+/** Amount bands in major units of the link's currency: coarse on purpose, so each segment gathers sessions. */
+export const AMOUNT_BANDS = ['0-10', '10-100', '100-1000', '1000+'] as const;
+export type AmountBand = (typeof AMOUNT_BANDS)[number];
+
+/** Where sessions are alike: the currency, the link's payment method when it names one, the amount band. */
+export interface Segment {
+  currency: string;
+  payment_method: PaymentMethod | 'any';
+  amount_band: AmountBand;
+}
+
+export function amountBand(amount: Amount): AmountBand {
+  const major = Number(amount.value);
+  if (major < 10) return '0-10';
+  if (major < 100) return '10-100';
+  return major < 1000 ? '100-1000' : '1000+';
+}
+
+/** A link that names exactly one method is in that method's segment; naming none or several is `any`. */
+export function segmentOf(amount: Amount, methods: readonly PaymentMethod[] | null | undefined): Segment {
+  const only = methods?.length === 1 ? methods[0] : undefined;
+  return { currency: amount.currency, payment_method: only ?? 'any', amount_band: amountBand(amount) };
+}
+
+export const segmentKey = (segment: Segment): string =>
+  `${segment.currency}|${segment.payment_method}|${segment.amount_band}`;
+
+export function parseSegmentKey(key: string): Segment {
+  const [currency = '', method = 'any', band = '0-10'] = key.split('|');
+  return { currency, payment_method: method as Segment['payment_method'], amount_band: band as AmountBand };
+}
+
+/** What `outcomeOf` reads of a payment (functions/domain/payment.ts). */
+interface PaymentStage {
+  status: 'pending' | 'succeeded' | 'failed' | 'canceled' | 'expired';
+  session_id: string | null;
+}
+
+/**
+ * What a payment's change says about its connection: a session opened, or an open session that became paid,
+ * failed (the PSP declined) or left (expired, or canceled at the PSP or by us after the buyer went elsewhere).
+ * Failed openings (`psp_unavailable`) are health, not outcomes: they never had a session.
+ */
+export function outcomeOf(after: PaymentStage, before: PaymentStage | undefined): Outcome | undefined {
+  if (!before) return after.session_id !== null && after.status === 'pending' ? 'opened' : undefined;
+  if (before.status !== 'pending' || after.status === 'pending') return undefined;
+  if (after.status === 'succeeded') return 'paid';
+  return after.status === 'failed' ? 'failed' : 'left';
+}
+
+/** The buckets counts are kept in: five minutes for the last hour, an hour for the last day. */
+export const GRANULARITIES = { minutes: 5 * 60_000, hours: 3_600_000 } as const;
+export type Granularity = keyof typeof GRANULARITIES;
+export const HOUR_MS = 3_600_000;
+export const DAY_MS = 24 * HOUR_MS;
+
+export const bucketStart = (at: Date, granularity: Granularity): number =>
+  Math.floor(at.getTime() / GRANULARITIES[granularity]) * GRANULARITIES[granularity];
+
+/** One stored counter: a connection's counts in one segment and one bucket. */
+export interface OutcomeBucket {
+  connection_id: string;
+  segment: string;
+  granularity: Granularity;
+  /** Epoch ms of the bucket's start. */
+  start: number;
+  counts: OutcomeCounts;
+}
+
+/** The sliding windows of one connection in one segment. */
+export interface OutcomeWindows {
+  last_hour: OutcomeCounts;
+  last_24h: OutcomeCounts;
+}
+
+export const addCounts = (a: OutcomeCounts, b: Partial<OutcomeCounts>): OutcomeCounts => ({
+  opened: a.opened + (b.opened ?? 0),
+  paid: a.paid + (b.paid ?? 0),
+  failed: a.failed + (b.failed ?? 0),
+  left: a.left + (b.left ?? 0),
+});
+
+/**
+ * The windows at `now`, by connection and segment key: the last hour from the five-minute buckets that started
+ * within it (up to five minutes more than an hour), the last day from the hour buckets likewise.
+ */
+export function windowsOf(
+  buckets: readonly OutcomeBucket[],
+  now: Date,
+): Map<string, Map<string, OutcomeWindows>> {
+  const hourFrom = bucketStart(new Date(now.getTime() - HOUR_MS), 'minutes');
+  const dayFrom = bucketStart(new Date(now.getTime() - DAY_MS), 'hours');
+  const result = new Map<string, Map<string, OutcomeWindows>>();
+  for (const bucket of buckets) {
+    const inHour = bucket.granularity === 'minutes' && bucket.start >= hourFrom;
+    const inDay = bucket.granularity === 'hours' && bucket.start >= dayFrom;
+    if (!inHour && !inDay) continue;
+    const segments = result.get(bucket.connection_id) ?? new Map<string, OutcomeWindows>();
+    result.set(bucket.connection_id, segments);
+    const windows = segments.get(bucket.segment) ?? { last_hour: NO_OUTCOMES, last_24h: NO_OUTCOMES };
+    segments.set(
+      bucket.segment,
+      inHour
+        ? { ...windows, last_hour: addCounts(windows.last_hour, bucket.counts) }
+        : { ...windows, last_24h: addCounts(windows.last_24h, bucket.counts) },
+    );
+  }
+  return result;
+}
+
+/** Sessions whose outcome is known (paid, failed or left): what a paid share is measured on. */
+export const decided = (counts: OutcomeCounts): number => counts.paid + counts.failed + counts.left;
+
+/** The share of decided sessions that were paid; null with none decided. */
+export const paidShare = (counts: OutcomeCounts): number | null =>
+  decided(counts) === 0 ? null : counts.paid / decided(counts);

@@ -1,0 +1,185 @@
+import type { FeeLine, PspConnection } from './connection.ts';
+import type { Amount } from './money.ts';
+import { decided, NO_OUTCOMES, type OutcomeCounts, type OutcomeWindows, paidShare } from './outcomes.ts';
+import type { PaymentMethod } from './payment-methods.ts';
+
+/**
+ * Routing strategies that learn (docs/orchestration.md#strategies): which candidate of an `optimize` rule to try
+ * first, from what each one's sessions became in the link's segment. Pure: randomness is injected.
+ */
+export const OPTIMIZE_GOALS = ['conversion', 'cost', 'value'] as const;
+export type OptimizeGoal = (typeof OPTIMIZE_GOALS)[number];
+
+/** At least this share of decisions among several candidates picks one uniformly at random. */
+export const EXPLORATION_RATE = 0.05;
+/** A candidate is judged (eliminated) only on at least this many sessions of known outcome. */
+export const ELIMINATION_MIN_SESSIONS = 50;
+/**
+ * The rest of the last day weighs at most as much as this many decided sessions beside the last hour: enough to
+ * start from when the hour is thin, too little to outvote a connection's last hour after it changed.
+ */
+export const OLDER_EVIDENCE_WEIGHT = 20;
+
+/** The line that applies to a payment: one naming both currency and method, then either, then neither. */
+export function feeLineFor(
+  lines: readonly FeeLine[] | null | undefined,
+  currency: string,
+  method: PaymentMethod | undefined,
+): FeeLine | undefined {
+  const fits = (line: FeeLine) =>
+    (line.currency === undefined || line.currency === currency) &&
+    (line.method === undefined || line.method === method);
+  const specificity = (line: FeeLine) => (line.method ? 2 : 0) + (line.currency ? 1 : 0);
+  return (lines ?? []).filter(fits).sort((a, b) => specificity(b) - specificity(a))[0];
+}
+
+/** The fee a payment of `amount` would cost, in major units; null when the connection has no matching line. */
+export function expectedFee(
+  lines: readonly FeeLine[] | null | undefined,
+  amount: Amount,
+  method: PaymentMethod | undefined,
+): number | null {
+  const line = feeLineFor(lines, amount.currency, method);
+  if (!line) return null;
+  return Math.round((Number(amount.value) * line.percent + line.fixed * 100) * 100) / 10_000;
+}
+
+/** What the decision knew of one candidate. */
+export interface CandidateEstimate {
+  connection: string;
+  /** Paid share of its decided sessions in the segment (the evidence window), null with none. */
+  paid_share: number | null;
+  /** Decided sessions behind `paid_share`. */
+  sessions: number;
+  expected_fee: number | null;
+  /** Left out for a paid share below half the best's (it can still be drawn by exploration). */
+  eliminated: boolean;
+}
+
+export interface StrategyInput {
+  goal: OptimizeGoal;
+  /** The rule's usable connections, in the rule's order. */
+  candidates: readonly PspConnection[];
+  /** The candidate's windows in the link's segment. */
+  observed: (connectionId: string) => OutcomeWindows | undefined;
+  /** Whether the connection is down now: it is never chosen. */
+  isDown: (connectionId: string) => boolean;
+  amount: Amount;
+  /** The link's payment method when it names one: fee lines may be per method. */
+  method: PaymentMethod | undefined;
+  /** Uniform in [0, 1). */
+  random: () => number;
+}
+
+export interface StrategyChoice {
+  /** The candidates to try, best first; down ones last. */
+  order: PspConnection[];
+  estimates: CandidateEstimate[];
+  /** The first was drawn uniformly, not for its estimate. */
+  exploration: boolean;
+}
+
+/**
+ * The evidence of one candidate: the last hour in full, plus the rest of the last day scaled down to at most
+ * `OLDER_EVIDENCE_WEIGHT` sessions. Falling back to the whole day whenever the hour is thin would let a connection
+ * that dropped, and so gets few sessions, look as good as before its drop and win again (measured by bench row
+ * 80-routing: about half a point of conversion lost to that swing).
+ */
+export function evidence(windows: OutcomeWindows | undefined): OutcomeCounts {
+  if (!windows) return NO_OUTCOMES;
+  const hour = windows.last_hour;
+  const older = (outcome: keyof OutcomeCounts) => Math.max(0, windows.last_24h[outcome] - hour[outcome]);
+  const olderDecided = older('paid') + older('failed') + older('left');
+  const weight = olderDecided === 0 ? 0 : Math.min(1, OLDER_EVIDENCE_WEIGHT / olderDecided);
+  return {
+    opened: hour.opened + older('opened') * weight,
+    paid: hour.paid + older('paid') * weight,
+    failed: hour.failed + older('failed') * weight,
+    left: hour.left + older('left') * weight,
+  };
+}
+
+/**
+ * Orders an `optimize` rule's candidates: down ones go last, unscored (failover skips them while they are down;
+ * kept, an open session at one still counts as served); with several up, one decision in
+ * `EXPLORATION_RATE` draws the first uniformly among them (so an eliminated or recovered connection is seen
+ * again); otherwise each is scored (Thompson sampling over paid and unpaid counts for `conversion` and `value`,
+ * the lowest expected fee for `cost`), eliminated ones last.
+ */
+export function chooseByStrategy(input: StrategyInput): StrategyChoice {
+  const { candidates, random } = input;
+  const up = candidates.filter((connection) => !input.isDown(connection.id));
+  const estimates = estimatesOf(input, up);
+  const byId = new Map(estimates.map((estimate) => [estimate.connection, estimate]));
+  const scored = up.map((connection, index) => {
+    const estimate = byId.get(connection.id) as CandidateEstimate;
+    return {
+      connection,
+      estimate,
+      index,
+      score: score(input, estimate, evidence(input.observed(connection.id))),
+    };
+  });
+  scored.sort(
+    (a, b) =>
+      Number(a.estimate.eliminated) - Number(b.estimate.eliminated) || b.score - a.score || a.index - b.index,
+  );
+  const down = candidates.filter((connection) => input.isDown(connection.id));
+  const order = scored.map((entry) => entry.connection);
+  if (up.length > 1 && random() < EXPLORATION_RATE) {
+    const drawn = up[Math.min(up.length - 1, Math.floor(random() * up.length))] as PspConnection;
+    return { order: [drawn, ...order.filter((c) => c !== drawn), ...down], estimates, exploration: true };
+  }
+  return { order: [...order, ...down], estimates, exploration: false };
+}
+
+function estimatesOf(input: StrategyInput, up: readonly PspConnection[]): CandidateEstimate[] {
+  const raw = up.map((connection) => {
+    const counts = evidence(input.observed(connection.id));
+    return {
+      connection: connection.id,
+      paid_share: paidShare(counts),
+      sessions: Math.round(decided(counts)),
+      expected_fee: expectedFee(connection.fees, input.amount, input.method),
+    };
+  });
+  const judged = raw.filter((estimate) => estimate.sessions >= ELIMINATION_MIN_SESSIONS);
+  const best = Math.max(0, ...judged.map((estimate) => estimate.paid_share ?? 0));
+  return raw.map((estimate) => ({
+    ...estimate,
+    eliminated: estimate.sessions >= ELIMINATION_MIN_SESSIONS && (estimate.paid_share ?? 0) < best / 2,
+  }));
+}
+
+function score(input: StrategyInput, estimate: CandidateEstimate, counts: OutcomeCounts): number {
+  const fee = estimate.expected_fee ?? 0;
+  if (input.goal === 'cost') return -fee;
+  const paid = sampleBeta(1 + counts.paid, 1 + counts.failed + counts.left, input.random);
+  return input.goal === 'conversion' ? paid : paid * (Number(input.amount.value) - fee);
+}
+
+/** A draw from Beta(a, b) as X / (X + Y) of two Gamma draws. */
+export function sampleBeta(a: number, b: number, random: () => number): number {
+  const x = sampleGamma(a, random);
+  const y = sampleGamma(b, random);
+  return x / (x + y);
+}
+
+/** Marsaglia and Tsang's Gamma(shape) sampler, for shape >= 1 (ours are counts plus one). */
+function sampleGamma(shape: number, random: () => number): number {
+  const d = shape - 1 / 3;
+  const c = 1 / Math.sqrt(9 * d);
+  for (;;) {
+    const normal = sampleNormal(random);
+    const v = (1 + c * normal) ** 3;
+    if (v <= 0) continue;
+    const u = 1 - random();
+    if (Math.log(u) < 0.5 * normal * normal + d - d * v + d * Math.log(v)) return d * v;
+  }
+}
+
+/** Box-Muller: one standard normal from two uniforms. */
+function sampleNormal(random: () => number): number {
+  const u = 1 - random();
+  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * random());
+}

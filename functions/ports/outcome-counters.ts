@@ -1,0 +1,14 @@
+import type { OutcomeBucket } from '../domain/outcomes.ts';
+
+/**
+ * Where the observed outcomes of connections are kept (docs/orchestration.md#observed-outcomes): counters in
+ * time buckets, each split into `OUTCOME_SHARDS` items so that no item takes more than a share of the writes.
+ */
+export const OUTCOME_SHARDS = 8;
+
+export interface OutcomeCounterStore {
+  /** Adds each bucket's counts to its item in `shard` (one atomic ADD per bucket). */
+  add(buckets: readonly OutcomeBucket[], shard: number): Promise<void>;
+  /** The buckets of a connection (every shard summed) that started at or after `since`, by granularity. */
+  read(connectionId: string, since: { minutes: number; hours: number }): Promise<OutcomeBucket[]>;
+}
