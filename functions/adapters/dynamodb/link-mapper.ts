@@ -163,7 +163,7 @@ export function linkToItem(link: PaymentLink) {
         : {};
   return {
     ...keys.link(link.id, link.mode),
-    gsi1pk: merchantPartitionOf(keys.linksOfAccount(link.account, link.mode), link.id),
+    gsi1pk: merchantPartitionOf(keys.linkListing(link.account, link.mode), link.id),
     gsi1sk: linkPosition(link),
     ...sweeperEntry,
     ...storedFields(link),

@@ -223,7 +223,7 @@ export class DynamoLinkRepository implements LinkRepository {
       indexName: this.listingsIndex,
       partitionKey: tableSchema.gsi1.partitionKey,
       sortKey: tableSchema.gsi1.sortKey,
-      partitions: merchantPartitions(keys.linksOfAccount(account, mode)),
+      partitions: merchantPartitions(keys.linksOfAccount(account, mode), keys.linkListing(account, mode)),
       descending: true,
       after,
     };

@@ -5,14 +5,17 @@
  *
  * | item            | pk                     | sk                  | gsi1pk                          | gsi1sk            |
  * |-----------------|------------------------|---------------------|---------------------------------|-------------------|
- * | payment link    | LINK#<id>              | MODE#<mode>         | ACCOUNT#<acc>#MODE#<mode>#LINKS | <created_at>#<id> |
+ * | payment link    | LINK#<id>              | MODE#<mode>         | LINKS#<acc>#<mode>#<shard>      | <created_at>#<id> |
  * | event           | EVENT#<id>             | MODE#<mode>         | –                               | –                 |
  * | API key         | APIKEY#<key id>        | APIKEY              | ACCOUNT#<acc>#APIKEYS           | <created_at>      |
  * | signing secret  | SIGNING_SECRET#<acc>   | MODE#<mode>         | –                               | –                 |
  * | idempotency     | IDEMPOTENCY#<acc>#<mode>#<key hash> | IDEMPOTENCY | –                           | –                 |
  * | rate window     | RATE#<acc>#<mode>      | WINDOW#<start>      | –                               | –                 |
  *
- * Events are in the timelines index (key attributes gsi3pk, gsi3sk) under `EVENTS#<acc>#<mode>` by
+ * One merchant's links and events are spread over `MERCHANT_SHARDS` partitions (`#<shard>` suffix), merged by
+ * their readers; links listed before the split stay under `ACCOUNT#<acc>#MODE#<mode>#LINKS`, events under the
+ * unsuffixed feed key.
+ * Events are in the timelines index (key attributes gsi3pk, gsi3sk) under `EVENTS#<acc>#<mode>#<shard>` by
  * `<created_at>#<id>`: the events API's feed. Open links with an `expires_at` are there too (gsi3pk
  * `EXPIRY#<shard>`, gsi3sk `<expires_at>#<id>`), which the expiry sweeper reads; any other state drops them
  * from it. Paid links with a refund check due are there under `REFUNDCHECK#<shard>` (gsi3sk
@@ -116,7 +119,13 @@ export const OUTBOX_ATTRIBUTES = tableSchema.gsi2.projection.attributes;
 
 export const keys = {
   link: (id: string, mode: string) => ({ pk: `LINK#${id}`, sk: `MODE#${mode}` }),
+  /** gsi1 partition of an account's links before the split (`linkListing` since: docs/operations.md). */
   linksOfAccount: (account: string, mode: string) => `ACCOUNT#${account}#MODE#${mode}#LINKS`,
+  /**
+   * gsi1 partitions of an account's links, `LINKS#<acc>#<mode>#<shard>` (`merchantPartitionOf`): shorter than
+   * the unsplit key, as it is stored twice per link (the item and its index copy).
+   */
+  linkListing: (account: string, mode: string) => `LINKS#${account}#${mode}`,
   event: (id: string, mode: string) => ({ pk: `EVENT#${id}`, sk: `MODE#${mode}` }),
   /**
    * An event's delivery to one webhook endpoint: beside the event in its partition, so that the event and all
@@ -202,9 +211,12 @@ export function shardOf(id: string, shards: number = INDEX_SHARDS): number {
   return hash % shards;
 }
 
-/** Every partition key of a merchant-split partition `base`: the one before the split, then each shard's. */
-export function merchantPartitions(base: string): string[] {
-  return [base, ...Array.from({ length: MERCHANT_SHARDS }, (_, shard) => `${base}#${shard}`)];
+/**
+ * Every partition key of a merchant-split list: `unsplit`, where items written before the split stay, then each
+ * shard of `base`.
+ */
+export function merchantPartitions(unsplit: string, base: string = unsplit): string[] {
+  return [unsplit, ...Array.from({ length: MERCHANT_SHARDS }, (_, shard) => `${base}#${shard}`)];
 }
 
 /** The partition of a merchant-split partition `base` that the item `id` is written to. */
