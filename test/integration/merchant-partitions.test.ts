@@ -42,7 +42,7 @@ async function pages(key: string, path: string, limit: number): Promise<string[]
   return seen;
 }
 
-describe("one merchant's listing over several partitions (docs/scaling.md#merchant-partitions)", () => {
+describe("one merchant's listing over several partitions (docs/scaling.md#readers-of-the-split-keys)", () => {
   it('spreads new links over the shards and pages through them and the pre-split ones newest first', async () => {
     const tenant = await stack.issueKey('split', 'test');
     const older = await storeUnsplitLink('split', new Date(Date.now() - 60_000));
