@@ -1,5 +1,6 @@
 import { App, type AppProps, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { DESIGN_PEAK } from '../functions/adapters/dynamodb/table-schema.ts';
 import { DEFAULT_RATE_LIMIT } from '../functions/ports/rate-limiter.ts';
 import type { ReservedConcurrency } from './constructs/service-functions.ts';
 import { PaymentLinksStack } from './payment-links-stack.ts';
@@ -16,11 +17,13 @@ import { EVENT_SOURCE_CONCURRENCY, type FunctionDefinition, functions, type Hand
  * `checkoutPageReservedConcurrency`: the reserved concurrency of a function reachable without a key; defaults
  * in lib/routes.ts) or `reservedConcurrency=off` (none), `alarmTopicArn` and `alarmEmail` (where the alarms
  * notify), `indexMigration=<step>` (a deploy of a deployed table's move to today's indexes,
- * docs/operations.md#index-migrations; `legacyOutboxIndex=true` is step 1). cdk-nag's AwsSolutions
+ * docs/operations.md#index-migrations; `legacyOutboxIndex=true` is step 1), `peakLinksPerSecond` and
+ * `peakLinksPerSecondOfOneMerchant` (the planned peak, checked against the key design). cdk-nag's AwsSolutions
  * rules run on every synth; a finding that is not acknowledged in code with its reason fails the synth.
  */
 export function createApp(props: AppProps = {}): { app: App; stack: PaymentLinksStack } {
   const app = new App(props);
+  checkPeakContext(app);
   const stage = String(app.node.tryGetContext('stage') ?? 'dev');
   const stack = new PaymentLinksStack(app, `PaymentLinks-${stage}`, {
     stage,
@@ -60,6 +63,27 @@ function indexMigrationContext(app: App): number | undefined {
 }
 
 /** A positive integer from CDK context (`-c name=123` arrives as a string), or the default. */
+/**
+ * `peakLinksPerSecond` and `peakLinksPerSecondOfOneMerchant`: the rates the deployment is planned for. The shard
+ * counts of the work lists and of each merchant's listings and feed are built into every function from
+ * `DESIGN_PEAK` (functions/adapters/dynamodb/table-schema.ts), so a plan above it fails the synth instead of
+ * throttling in production (docs/scaling.md#configured-peak).
+ */
+function checkPeakContext(app: App): void {
+  const contexts = {
+    peakLinksPerSecond: DESIGN_PEAK.linksPerSecond,
+    peakLinksPerSecondOfOneMerchant: DESIGN_PEAK.linksPerSecondOfOneMerchant,
+  };
+  for (const [name, designed] of Object.entries(contexts)) {
+    const rate = numberContext(app, name, designed);
+    if (rate > designed) {
+      throw new Error(
+        `Context ${name} ${rate} is above the key design's ${designed}: raise DESIGN_PEAK in functions/adapters/dynamodb/table-schema.ts and deploy (docs/scaling.md#configured-peak).`,
+      );
+    }
+  }
+}
+
 function numberContext(app: App, name: string, fallback: number): number {
   const raw = app.node.tryGetContext(name);
   if (raw === undefined) return fallback;

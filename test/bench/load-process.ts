@@ -11,7 +11,10 @@ process.once('message', async (options: LoadOptions) => {
       headers: {
         ...options.headers,
         ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
+        // autocannon replaces `[<id>]` with an id of its own in each request.
+        ...(options.freshIdempotencyKey && { 'idempotency-key': '[<id>]' }),
       },
+      idReplacement: options.freshIdempotencyKey ?? false,
       body: options.body,
       connections: options.concurrency,
       duration: options.durationMs / 1000,

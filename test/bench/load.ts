@@ -1,4 +1,5 @@
 import { execFile, fork } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +15,8 @@ export interface LoadOptions {
   durationMs: number;
   /** Statuses that count as success; anything else is an error. */
   okStatuses: readonly number[];
+  /** Sends an `Idempotency-Key` header unique to each request, as a merchant's retry-safe client does. */
+  freshIdempotencyKey?: boolean;
 }
 
 export interface LoadResult {
@@ -53,11 +56,14 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
 
 /**
  * The same load from wrk (`npm run bench -- --generator wrk`, when wrk is installed): an external generator
- * in C, one thread, `concurrency` connections. The check an outside reviewer runs, in the benchmark's ABBA
+ * in C, two threads, `concurrency` connections. The check an outside reviewer runs, in the benchmark's ABBA
  * rounds. The script counts answers by status (wrk itself only counts non-2xx/3xx), so `okStatuses` decides
  * success as for autocannon. Its CPU comes from the shell's `times` (user and system time of its finished
  * children).
  */
+/** wrk's threads: two, as the external check of issue 39 runs it (`wrk -t2 -c16`). */
+const WRK_THREADS = 2;
+
 export async function runWrk(options: LoadOptions): Promise<LoadResult> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-wrk-'));
   try {
@@ -74,11 +80,23 @@ export async function runWrk(options: LoadOptions): Promise<LoadResult> {
         ...Object.entries(headers).map(
           ([name, value]) => `wrk.headers[${JSON.stringify(name)}] = ${JSON.stringify(value)}`,
         ),
+        ...(options.freshIdempotencyKey
+          ? [
+              // Unique across runs (a random id of this run), threads (numbered in `setup`) and requests.
+              `local run_id = ${JSON.stringify(randomUUID())}`,
+              'local sent = 0',
+              'request = function()',
+              '  sent = sent + 1',
+              '  wrk.headers["idempotency-key"] = run_id .. "-" .. thread_number .. "-" .. sent',
+              '  return wrk.format()',
+              'end',
+            ]
+          : []),
         // The thread counts statuses; `done` (in wrk's main script) reads them back from the thread.
         'statuses = {}',
         'response = function(status) statuses[status] = (statuses[status] or 0) + 1 end',
         'local threads = {}',
-        'setup = function(thread) table.insert(threads, thread) end',
+        'setup = function(thread) table.insert(threads, thread); thread:set("thread_number", #threads) end',
         'done = function()',
         '  for _, thread in ipairs(threads) do',
         '    for status, count in pairs(thread:get("statuses")) do',
@@ -89,7 +107,7 @@ export async function runWrk(options: LoadOptions): Promise<LoadResult> {
       ].join('\n'),
     );
     const seconds = Math.max(1, Math.round(options.durationMs / 1000));
-    const wrk = `wrk -t1 -c${options.concurrency} -d${seconds}s --latency -s '${script}' '${options.url}'`;
+    const wrk = `wrk -t${WRK_THREADS} -c${options.concurrency} -d${seconds}s --latency -s '${script}' '${options.url}'`;
     const command = `${wrk}; times`;
     const { stdout } = await promisify(execFile)('bash', ['-c', command]);
     const number = (pattern: RegExp) => Number(pattern.exec(stdout)?.[1] ?? 0);

@@ -65,7 +65,10 @@ let nextId = 0;
 function startServer(): Promise<ServerInfo> {
   ready ??= new Promise((resolve, reject) => {
     server = fork(join(import.meta.dirname, 'bench-server.ts'), [], {
-      execArgv: [],
+      // BENCH_SERVER_PROF=<dir>: a CPU profile of the server process (the stack and the ceilings) in <dir>.
+      execArgv: process.env.BENCH_SERVER_PROF
+        ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_SERVER_PROF}`]
+        : [],
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     });
     server.on('message', (message: BenchReply) => {

@@ -80,10 +80,23 @@ function indexCopy(item: Item | undefined, index: IndexDefinition): Item | undef
 const KB = 1024;
 const units = (bytes: number, per: number) => Math.max(1, Math.ceil(bytes / per));
 
-/** Write units of one item's change in the table and its indexes. */
+/** Units one call spent in one partition: of the table (`target` 'table') or of an index, by partition key. */
+export interface PartitionUnits {
+  target: string;
+  key: string;
+  wru: number;
+  rru: number;
+}
+
+const partitionKeyOf = (item: Item | undefined, attribute: string) => String(item?.[attribute]?.S ?? '?');
+
+/** Write units of one item's change in the table and its indexes, in total and by partition. */
 function writeUnits(before: Item | undefined, after: Item | undefined, indexes: readonly IndexDefinition[]) {
   const table = units(Math.max(itemSize(before), itemSize(after)), KB);
   const byIndex: Record<string, number> = {};
+  const partitions: PartitionUnits[] = [
+    { target: 'table', key: partitionKeyOf(after ?? before, tableSchema.partitionKey), wru: table, rru: 0 },
+  ];
   for (const index of indexes) {
     const old = indexCopy(before, index);
     const now = indexCopy(after, index);
@@ -95,13 +108,23 @@ function writeUnits(before: Item | undefined, after: Item | undefined, indexes: 
       old[index.sortKey]?.S === now[index.sortKey]?.S;
     // An unchanged copy costs nothing; a moved key is a delete and a put; otherwise one write of the copy.
     if (old && now && sameKey && JSON.stringify(old) === JSON.stringify(now)) continue;
-    const cost =
-      old && now && !sameKey
-        ? units(itemSize(old), KB) + units(itemSize(now), KB)
-        : units(Math.max(itemSize(old), itemSize(now)), KB);
+    const moved = old && now && !sameKey;
+    const cost = moved
+      ? units(itemSize(old), KB) + units(itemSize(now), KB)
+      : units(Math.max(itemSize(old), itemSize(now)), KB);
     byIndex[index.indexName] = (byIndex[index.indexName] ?? 0) + cost;
+    const copies = moved ? [old, now] : [now ?? old];
+    for (const copy of copies) {
+      const wru = moved ? units(itemSize(copy), KB) : cost;
+      partitions.push({
+        target: index.indexName,
+        key: partitionKeyOf(copy, index.partitionKey),
+        wru,
+        rru: 0,
+      });
+    }
   }
-  return { table, byIndex };
+  return { table, byIndex, partitions };
 }
 
 export interface StoreCall {
@@ -117,6 +140,8 @@ export interface StoreCall {
   failed?: boolean;
   /** The index a Query or Scan read, if any. */
   indexName?: string;
+  /** The same units, by the partition (of the table or an index) they fell on: docs/scaling.md's heat. */
+  partitions: PartitionUnits[];
 }
 
 const kindOf = (key: Item | undefined) => String(key?.pk?.S ?? '?').split('#')[0] as string;
@@ -193,13 +218,17 @@ export function recordStoreCost(client: DynamoDBDocumentClient, indexes: readonl
           const after = await Promise.all(writes.map((write) => read(write.TableName, write.Key)));
           let wru = 0;
           const indexWru: Record<string, number> = {};
+          const partitions: PartitionUnits[] = [];
           writes.forEach((write, i) => {
             if (write.kind === 'check') {
-              wru += units(itemSize(before[i]), KB) * transactional;
+              const checked = units(itemSize(before[i]), KB) * transactional;
+              wru += checked;
+              partitions.push({ target: 'table', key: String(write.Key.pk?.S), wru: checked, rru: 0 });
               return;
             }
             // A refused conditional write still costs the table's units; no index copy changes.
             const cost = writeUnits(before[i], failed ? before[i] : after[i], failed ? [] : indexes);
+            for (const part of cost.partitions) partitions.push({ ...part, wru: part.wru * transactional });
             wru += cost.table * transactional;
             for (const [name, n] of Object.entries(cost.byIndex)) {
               indexWru[name] = (indexWru[name] ?? 0) + n * transactional;
@@ -214,6 +243,7 @@ export function recordStoreCost(client: DynamoDBDocumentClient, indexes: readonl
             rru: 0,
             itemBytes: after.map((item) => itemSize(item)),
             ...(failed && { failed }),
+            partitions,
           });
         } else if (output) {
           calls.push(readCall(command, input, output.output));
@@ -275,9 +305,11 @@ function readCall(
   const factor = (strong: boolean) => (strong ? 1 : 0.5);
   let rru = 0;
   let items: string[] = [];
+  let partitions: PartitionUnits[] = [];
   if (command === 'GetItemCommand') {
     rru = units(itemSize(asItem(output.Item)), 4 * KB) * factor(consistent);
     items = [kindOf(asItem(input.Key))];
+    partitions = [{ target: 'table', key: String(asItem(input.Key)?.pk?.S), wru: 0, rru }];
   } else if (command === 'QueryCommand' || command === 'ScanCommand') {
     const found = ((output.Items as unknown[] | undefined) ?? []).map((item) => asItem(item) as Item);
     rru =
@@ -286,6 +318,7 @@ function readCall(
         4 * KB,
       ) * factor(consistent);
     items = [...new Set(found.map(kindOf))];
+    partitions = [{ target: String(input.IndexName ?? 'table'), key: queriedPartition(input), wru: 0, rru }];
   } else if (command === 'BatchGetItemCommand') {
     const responses = Object.values((output.Responses as Record<string, unknown[]>) ?? {})
       .flat()
@@ -295,12 +328,16 @@ function readCall(
     );
     rru = responses.reduce((sum, item) => sum + units(itemSize(item), 4 * KB) * factor(strong), 0);
     items = [...new Set(responses.map(kindOf))];
+    partitions = responses.map((item) =>
+      tablePartition(item, units(itemSize(item), 4 * KB) * factor(strong)),
+    );
   } else if (command === 'TransactGetItemsCommand') {
     const responses = ((output.Responses as { Item?: unknown }[]) ?? []).map((response) =>
       asItem(response.Item),
     );
     rru = responses.reduce((sum, item) => sum + units(itemSize(item), 4 * KB) * 2, 0);
     items = responses.map(kindOf);
+    partitions = responses.map((item) => tablePartition(item, units(itemSize(item), 4 * KB) * 2));
   }
   return {
     command: command.replace(/Command$/, ''),
@@ -310,5 +347,23 @@ function readCall(
     rru,
     itemBytes: [],
     ...(typeof input.IndexName === 'string' && { indexName: input.IndexName }),
+    partitions,
   };
+}
+
+const tablePartition = (item: Item | undefined, rru: number): PartitionUnits => ({
+  target: 'table',
+  key: partitionKeyOf(item, tableSchema.partitionKey),
+  wru: 0,
+  rru,
+});
+
+/** The partition key value a Query names: the value its key condition compares the first attribute to. */
+function queriedPartition(input: Record<string, unknown>): string {
+  const placeholder = /^\s*#?\w+\s*=\s*(:\w+)/.exec(String(input.KeyConditionExpression ?? ''))?.[1];
+  const value = placeholder
+    ? (input.ExpressionAttributeValues as Record<string, unknown> | undefined)?.[placeholder]
+    : undefined;
+  if (typeof value === 'string') return value;
+  return String((value as AttributeValue | undefined)?.S ?? '?');
 }

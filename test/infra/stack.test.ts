@@ -6,6 +6,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   currentIndexNames,
+  DESIGN_PEAK,
   tableIndexes,
   tableSchema,
 } from '../../functions/adapters/dynamodb/table-schema.ts';
@@ -341,6 +342,15 @@ describe('the CDK stack', () => {
     expect(() => synthesize({ indexMigration: String(INDEX_MIGRATION_STEPS.length + 1) })).toThrow(
       /from 1 to/,
     );
+  });
+
+  it('refuses a planned peak above the key design, whose shard counts every function is built with', () => {
+    expect(() => synthesize({ peakLinksPerSecond: String(DESIGN_PEAK.linksPerSecond + 1) })).toThrow(
+      /raise DESIGN_PEAK/,
+    );
+    expect(() =>
+      synthesize({ peakLinksPerSecondOfOneMerchant: String(DESIGN_PEAK.linksPerSecondOfOneMerchant * 2) }),
+    ).toThrow(/peakLinksPerSecondOfOneMerchant/);
   });
 
   it('adds what the merchant-API middleware needs: key lookups and rate limits, and idempotency on POST routes', () => {

@@ -1,10 +1,10 @@
-import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { Mode } from '../../domain/principal.ts';
 import type { StoredEvent } from '../../domain/webhook.ts';
 import type { FeedQuery } from '../../ports/event-repository.ts';
 import { toStoredEvent } from './event-items.ts';
+import { mergedEntries } from './merged-partitions.ts';
 import { itemsOfIndexEntries, type TableIndexRef } from './query.ts';
-import { keys } from './table-schema.ts';
+import { keys, merchantPartitions, tableSchema } from './table-schema.ts';
 
 /** A page of an account's events, and the feed position the next one starts after. */
 export interface FeedPage {
@@ -14,13 +14,15 @@ export interface FeedPage {
 
 type IndexEntry = Record<string, unknown>;
 
-/** Index pages a filtered feed page reads at most before it answers with what it found. */
+/** Rounds a filtered feed page reads at most before it answers with what it found. */
 const FEED_PAGES = 10;
+/** Entries a filtered feed page reads per round. */
+const FILTERED_BATCH = 100;
 
 /**
  * The account's events in the timelines index, newest first, between `query.from` and the cursor `query.before`,
  * filtered by type and link. The index lists which events (and holds the filters' attributes); the events are
- * then read by key.
+ * then read by key. One account's feed is spread over several partitions (`merchantPartitions`), merged here.
  */
 export async function eventFeed(
   timelines: TableIndexRef,
@@ -29,78 +31,41 @@ export async function eventFeed(
   query: FeedQuery,
 ): Promise<FeedPage> {
   if (query.before !== undefined && query.before <= query.from) return { events: [], next: undefined };
-  const { entries, next } = await feedEntries(
-    timelines,
-    feedQueryInput(timelines, account, mode, query),
-    query,
-  );
-  return { events: await eventsOf(timelines, entries), next };
-}
-
-/** The Query of the feed's newest-first index entries, with the filters the feed query asks for. */
-function feedQueryInput(
-  { tableName, indexName }: TableIndexRef,
-  account: string,
-  mode: Mode,
-  query: FeedQuery,
-): QueryCommandInput {
-  const filters: string[] = [];
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {
-    ':pk': keys.eventFeed(account, mode),
-    ':from': query.from,
-    ':before': query.before ?? '~',
-  };
-  if (query.type) {
-    filters.push('#type = :type');
-    names['#type'] = 'type';
-    values[':type'] = query.type;
-  }
-  if (query.linkId) {
-    filters.push('link_id = :link');
-    values[':link'] = query.linkId;
-  }
-  return {
-    TableName: tableName,
-    IndexName: indexName,
-    KeyConditionExpression: 'gsi3pk = :pk AND gsi3sk BETWEEN :from AND :before',
-    ...(filters.length && { FilterExpression: filters.join(' AND ') }),
-    ...(Object.keys(names).length && { ExpressionAttributeNames: names }),
-    ExpressionAttributeValues: values,
-    ScanIndexForward: false,
-  };
-}
-
-/**
- * Up to `query.limit` entries of the index, and the position after the last one shown when more follow. A
- * filtered Query may match little per page: after `FEED_PAGES` pages it answers what it found.
- */
-async function feedEntries(
-  { client }: TableIndexRef,
-  input: QueryCommandInput,
-  query: FeedQuery,
-): Promise<{ entries: IndexEntry[]; next: string | undefined }> {
+  const matches = (entry: IndexEntry) =>
+    (!query.type || entry.type === query.type) && (!query.linkId || entry.link_id === query.linkId);
+  const filtered = Boolean(query.type || query.linkId);
   const entries: IndexEntry[] = [];
-  let startKey: IndexEntry | undefined;
-  for (let page = 0; page < FEED_PAGES; page++) {
-    const result = await client.send(
-      new QueryCommand({
-        ...input,
-        Limit: input.FilterExpression ? 100 : query.limit - entries.length + 1,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    // BETWEEN is inclusive; the cursor's own event was shown.
-    entries.push(...(result.Items ?? []).filter((entry) => entry.gsi3sk !== query.before));
+  const batch = () => (filtered ? FILTERED_BATCH : query.limit + 1 - entries.length);
+  const read = {
+    ...feedRead(timelines, account, mode),
+    descending: true,
+    after: query.before,
+    until: query.from,
+  };
+  let rounds = 0;
+  for await (const round of mergedEntries(timelines.client, read, batch)) {
+    entries.push(...round.filter(matches));
     if (entries.length > query.limit) {
       const shown = entries.slice(0, query.limit);
-      return { entries: shown, next: String(shown.at(-1)?.gsi3sk) };
+      return { events: await eventsOf(timelines, shown), next: String(shown.at(-1)?.gsi3sk) };
     }
-    startKey = result.LastEvaluatedKey;
-    if (!startKey) return { entries, next: undefined };
+    // Sparse matches: answer what was found, continuing after the last entry read.
+    if (++rounds === FEED_PAGES && round.length) {
+      return { events: await eventsOf(timelines, entries), next: String(round.at(-1)?.gsi3sk) };
+    }
   }
-  // Sparse matches: answer what was found, continuing after the last item read.
-  return { entries, next: startKey ? String(startKey.gsi3sk) : undefined };
+  return { events: await eventsOf(timelines, entries), next: undefined };
+}
+
+/** The feed's partitions in the timelines index. */
+function feedRead({ tableName, indexName }: TableIndexRef, account: string, mode: Mode) {
+  return {
+    tableName,
+    indexName,
+    partitionKey: tableSchema.gsi3.partitionKey,
+    sortKey: tableSchema.gsi3.sortKey,
+    partitions: merchantPartitions(keys.eventFeed(account, mode)),
+  };
 }
 
 /** The account's events created at or after `from`, oldest first, after the feed position `after`. */
@@ -110,24 +75,16 @@ export async function eventFeedSince(
   mode: Mode,
   page: { from: string; after: string | undefined; limit: number },
 ): Promise<FeedPage> {
-  const result = await timelines.client.send(
-    new QueryCommand({
-      TableName: timelines.tableName,
-      IndexName: timelines.indexName,
-      KeyConditionExpression: 'gsi3pk = :pk AND gsi3sk > :after',
-      ExpressionAttributeValues: {
-        ':pk': keys.eventFeed(account, mode),
-        // Every position at `from` or later sorts after `from` itself (positions continue with `#<id>`).
-        ':after': page.after ?? page.from,
-      },
-      Limit: page.limit,
-    }),
-  );
-  const entries = result.Items ?? [];
-  const last = entries.at(-1);
+  // Every position at `from` or later sorts after `from` itself (positions continue with `#<id>`).
+  const read = { ...feedRead(timelines, account, mode), descending: false, after: page.after ?? page.from };
+  const rounds = mergedEntries(timelines.client, read, () => page.limit + 1);
+  const first = await rounds.next();
+  await rounds.return(undefined);
+  const entries = first.done ? [] : first.value;
+  const shown = entries.slice(0, page.limit);
   return {
-    events: await eventsOf(timelines, entries),
-    next: result.LastEvaluatedKey && last ? String(last.gsi3sk) : undefined,
+    events: await eventsOf(timelines, shown),
+    next: entries.length > page.limit ? String(shown.at(-1)?.gsi3sk) : undefined,
   };
 }
 

@@ -8,7 +8,7 @@ import {
   type PspPayment,
 } from '../../domain/payment-link.ts';
 import { linkPosition } from '../../ports/link-repository.ts';
-import { keys, refundCheckKeys, shardOf, withoutKeys } from './table-schema.ts';
+import { keys, merchantPartitionOf, refundCheckKeys, shardOf, withoutKeys } from './table-schema.ts';
 
 /**
  * The fields a link item may lack, each with what it reads as (the domain's `PaymentLink` has them all). Each
@@ -163,7 +163,7 @@ export function linkToItem(link: PaymentLink) {
         : {};
   return {
     ...keys.link(link.id, link.mode),
-    gsi1pk: keys.linksOfAccount(link.account, link.mode),
+    gsi1pk: merchantPartitionOf(keys.linkListing(link.account, link.mode), link.id),
     gsi1sk: linkPosition(link),
     ...sweeperEntry,
     ...storedFields(link),

@@ -4,7 +4,6 @@ import {
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
-  QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { ConcurrentModificationError } from '../../domain/errors.ts';
@@ -21,8 +20,17 @@ import {
 } from '../../ports/link-repository.ts';
 import { storedEventData } from './event-data.ts';
 import { linkFromItem, linkToItem } from './link-mapper.ts';
+import { type MergedRead, mergedEntries } from './merged-partitions.ts';
 import { dueInSweeperIndex, itemsOfIndexEntries, type TableIndexRef } from './query.ts';
-import { currentIndexNames, eventFeedKeys, type IndexNames, keys, outboxKeys } from './table-schema.ts';
+import {
+  currentIndexNames,
+  eventFeedKeys,
+  type IndexNames,
+  keys,
+  merchantPartitions,
+  outboxKeys,
+  tableSchema,
+} from './table-schema.ts';
 
 /** Pages of this many items are read when a filter may discard most of them. */
 const FILTERED_PAGE_SIZE = 100;
@@ -68,11 +76,6 @@ export async function dropOrphan(client: DynamoDBDocumentClient, tableName: stri
   await client
     .send(new DeleteCommand({ TableName: tableName, Key: keys.event(event.id, event.mode) }))
     .catch(() => undefined);
-}
-
-/** The listings index key of the link at a list position (`<created_at>#<id>`, a cursor's). */
-function listingStartKey(gsi1pk: string, position: string, mode: Mode): Record<string, unknown> {
-  return { gsi1pk, gsi1sk: position, ...keys.link(position.slice(position.indexOf('#') + 1), mode) };
 }
 
 export class DynamoLinkRepository implements LinkRepository {
@@ -187,51 +190,43 @@ export class DynamoLinkRepository implements LinkRepository {
   }
 
   async list({ account, mode, limit, after, status, now }: LinkListQuery): Promise<LinkPage> {
-    const gsi1pk = keys.linksOfAccount(account, mode);
     const found: PaymentLink[] = [];
-    let startKey = after ? listingStartKey(gsi1pk, after, mode) : undefined;
     // One more than asked for tells whether another page exists. A status filter keeps the links that read as it
     // (`effectiveStatus`, as responses show).
-    for (let reads = 0; reads < MAX_READS_PER_LIST; reads++) {
-      const page = await this.listingPage(
-        gsi1pk,
-        startKey,
-        status ? FILTERED_PAGE_SIZE : limit + 1 - found.length,
-      );
-      found.push(...page.links.filter((link) => !status || effectiveStatus(link, now) === status));
+    const batch = () => (status ? FILTERED_PAGE_SIZE : limit + 1 - found.length);
+    const rounds = mergedEntries(this.client, this.listing(account, mode, after), batch);
+    let reads = 0;
+    let lastRead: string | undefined;
+    for await (const entries of rounds) {
+      const links = (await itemsOfIndexEntries(this.client, this.tableName, entries)).map(linkFromItem);
+      found.push(...links.filter((link) => !status || effectiveStatus(link, now) === status));
       if (found.length > limit) {
-        const links = found.slice(0, limit);
-        return { links, next: linkPosition(links[links.length - 1] as PaymentLink) };
+        const shown = found.slice(0, limit);
+        return { links: shown, next: linkPosition(shown[shown.length - 1] as PaymentLink) };
       }
-      startKey = page.lastKey;
-      if (!startKey) return { links: found, next: undefined };
+      lastRead = entries.length ? String(entries.at(-1)?.gsi1sk) : undefined;
+      if (++reads === MAX_READS_PER_LIST) {
+        // Read budget spent on a sparse filter: continue after the last link evaluated, not the last one found.
+        return { links: found, next: lastRead };
+      }
     }
-    // Read budget spent on a sparse filter: continue after the last link evaluated, not the last one found.
-    return { links: found, next: String(startKey?.gsi1sk) };
+    return { links: found, next: undefined };
   }
 
   /**
-   * One page of the account's links, newest first, from `startKey` on: the index lists which links (keys only);
-   * they are read by key. `lastKey` is where the next page starts, if there is one.
+   * The account's links, newest first, after `after`: the listing's partitions merged (one merchant's links are
+   * spread over several, `merchantPartitions`); the index lists which links (keys only), read then by key.
    */
-  private async listingPage(
-    gsi1pk: string,
-    startKey: Record<string, unknown> | undefined,
-    limit: number,
-  ): Promise<{ links: PaymentLink[]; lastKey: Record<string, unknown> | undefined }> {
-    const page = await this.client.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        IndexName: this.listingsIndex,
-        KeyConditionExpression: 'gsi1pk = :pk',
-        ExpressionAttributeValues: { ':pk': gsi1pk },
-        ScanIndexForward: false,
-        Limit: limit,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    const items = await itemsOfIndexEntries(this.client, this.tableName, page.Items ?? []);
-    return { links: items.map(linkFromItem), lastKey: page.LastEvaluatedKey };
+  private listing(account: string, mode: Mode, after: string | undefined): MergedRead {
+    return {
+      tableName: this.tableName,
+      indexName: this.listingsIndex,
+      partitionKey: tableSchema.gsi1.partitionKey,
+      sortKey: tableSchema.gsi1.sortKey,
+      partitions: merchantPartitions(keys.linksOfAccount(account, mode), keys.linkListing(account, mode)),
+      descending: true,
+      after,
+    };
   }
 
   async dueForExpiry(now: Date, limit: number): Promise<{ id: string; mode: Mode }[]> {

@@ -98,24 +98,27 @@ export async function allItems(
 }
 
 /**
- * Up to `limit` items of a sharded index (see `INDEX_SHARDS`), shard after shard, each read page by page:
- * `query(shard)` says what to read in one shard.
+ * Up to `limit` items of a sharded index (see `INDEX_SHARDS`): every shard read in parallel (one page of up to
+ * `limit` each), then taken a turn per shard so that a backlog in one shard never starves the others; what is
+ * left is the next call's. `query(shard)` says what to read in one shard.
  */
 export async function itemsOfShards(
   client: DynamoDBDocumentClient,
   limit: number,
   query: (shard: number) => QueryCommandInput,
 ): Promise<Record<string, unknown>[]> {
+  const pages = await Promise.all(
+    Array.from({ length: INDEX_SHARDS }, (_, shard) =>
+      client.send(new QueryCommand({ ...query(shard), Limit: limit })),
+    ),
+  );
+  const shards = pages.map((page) => page.Items ?? []);
   const items: Record<string, unknown>[] = [];
-  for (let shard = 0; shard < INDEX_SHARDS && items.length < limit; shard++) {
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await client.send(
-        new QueryCommand({ ...query(shard), Limit: limit - items.length, ExclusiveStartKey }),
-      );
-      items.push(...(page.Items ?? []));
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey && items.length < limit);
+  for (let turn = 0; items.length < limit && shards.some((shard) => shard.length > turn); turn++) {
+    for (const shard of shards) {
+      const item = shard[turn];
+      if (item && items.length < limit) items.push(item);
+    }
   }
   return items;
 }
@@ -129,18 +132,18 @@ export async function allOfSweeperIndex<T>(
   { client, tableName, indexName }: TableIndexRef,
   partitionOf: (shard: number) => string,
 ): Promise<T[]> {
-  const entries: Record<string, unknown>[] = [];
-  for (let shard = 0; shard < INDEX_SHARDS; shard++) {
-    entries.push(
-      ...(await allItems(client, {
+  const shards = await Promise.all(
+    Array.from({ length: INDEX_SHARDS }, (_, shard) =>
+      allItems(client, {
         TableName: tableName,
         IndexName: indexName,
         KeyConditionExpression: 'gsi3pk = :shard',
         ExpressionAttributeValues: { ':shard': partitionOf(shard) },
         ProjectionExpression: 'pk, sk',
-      })),
-    );
-  }
+      }),
+    ),
+  );
+  const entries = shards.flat();
   const items = await itemsOfIndexEntries(client, tableName, entries);
   return items.map((item) => withoutKeys<T>(item));
 }

@@ -5,14 +5,17 @@
  *
  * | item            | pk                     | sk                  | gsi1pk                          | gsi1sk            |
  * |-----------------|------------------------|---------------------|---------------------------------|-------------------|
- * | payment link    | LINK#<id>              | MODE#<mode>         | ACCOUNT#<acc>#MODE#<mode>#LINKS | <created_at>#<id> |
+ * | payment link    | LINK#<id>              | MODE#<mode>         | LINKS#<acc>#<mode>#<shard>      | <created_at>#<id> |
  * | event           | EVENT#<id>             | MODE#<mode>         | –                               | –                 |
  * | API key         | APIKEY#<key id>        | APIKEY              | ACCOUNT#<acc>#APIKEYS           | <created_at>      |
  * | signing secret  | SIGNING_SECRET#<acc>   | MODE#<mode>         | –                               | –                 |
  * | idempotency     | IDEMPOTENCY#<acc>#<mode>#<key hash> | IDEMPOTENCY | –                           | –                 |
  * | rate window     | RATE#<acc>#<mode>      | WINDOW#<start>      | –                               | –                 |
  *
- * Events are in the timelines index (key attributes gsi3pk, gsi3sk) under `EVENTS#<acc>#<mode>` by
+ * One merchant's links and events are spread over `MERCHANT_SHARDS` partitions (`#<shard>` suffix), merged by
+ * their readers; links listed before the split stay under `ACCOUNT#<acc>#MODE#<mode>#LINKS`, events under the
+ * unsuffixed feed key.
+ * Events are in the timelines index (key attributes gsi3pk, gsi3sk) under `EVENTS#<acc>#<mode>#<shard>` by
  * `<created_at>#<id>`: the events API's feed. Open links with an `expires_at` are there too (gsi3pk
  * `EXPIRY#<shard>`, gsi3sk `<expires_at>#<id>`), which the expiry sweeper reads; any other state drops them
  * from it. Paid links with a refund check due are there under `REFUNDCHECK#<shard>` (gsi3sk
@@ -116,7 +119,13 @@ export const OUTBOX_ATTRIBUTES = tableSchema.gsi2.projection.attributes;
 
 export const keys = {
   link: (id: string, mode: string) => ({ pk: `LINK#${id}`, sk: `MODE#${mode}` }),
+  /** gsi1 partition of an account's links before the split (`linkListing` since: docs/operations.md). */
   linksOfAccount: (account: string, mode: string) => `ACCOUNT#${account}#MODE#${mode}#LINKS`,
+  /**
+   * gsi1 partitions of an account's links, `LINKS#<acc>#<mode>#<shard>` (`merchantPartitionOf`): shorter than
+   * the unsplit key, as it is stored twice per link (the item and its index copy).
+   */
+  linkListing: (account: string, mode: string) => `LINKS#${account}#${mode}`,
   event: (id: string, mode: string) => ({ pk: `EVENT#${id}`, sk: `MODE#${mode}` }),
   /**
    * An event's delivery to one webhook endpoint: beside the event in its partition, so that the event and all
@@ -160,19 +169,59 @@ export const keys = {
 };
 
 /**
- * The sweepers' work lists (the outbox in gsi2; due expiries, payment and refund checks in gsi3) are each
- * spread over this many index partitions, so that their writes (an outbox entry is written several times:
- * recorded, retried, postponed) never concentrate on one partition; a sweeper reads every shard
- * (`itemsOfShards` in query.ts).
+ * The rates of links the key design carries (docs/scaling.md#configured-peak): over all merchants, and from one.
+ * Every shard count below derives from them; the CDK context values `peakLinksPerSecond` and
+ * `peakLinksPerSecondOfOneMerchant` are checked against them at synth (lib/app.ts), so a deployment planned for
+ * more fails until these are raised, and every function is built with the new counts in the same deploy.
  */
-export const INDEX_SHARDS = 4;
+export const DESIGN_PEAK = { linksPerSecond: 20_000, linksPerSecondOfOneMerchant: 3_000 } as const;
+
+/** DynamoDB's write units a second per partition key, and the margin kept below it (docs/scaling.md). */
+const PARTITION_WRU = 1000;
+const HEADROOM = 1.5;
+
+/**
+ * Partitions a list needs so that none passes `PARTITION_WRU` at `linksPerSecond`, when each link's life writes
+ * `wruPerLink` units to it (the heat bench, test/bench/rows/90-partition-heat.ts, measures them).
+ */
+export function shardsFor(linksPerSecond: number, wruPerLink: number): number {
+  return Math.max(1, Math.ceil((linksPerSecond * wruPerLink * HEADROOM) / PARTITION_WRU));
+}
+
+/**
+ * The sweepers' work lists (the outbox in gsi2; due expiries, payment and refund checks in gsi3) are each
+ * spread over this many index partitions: a link's life writes 2 units to the outbox (its event enters and
+ * leaves) and 2 to the payment checks, and every link of every merchant shares them. A sweeper reads every
+ * shard in parallel (`itemsOfShards` in query.ts). The count may only grow: an entry stays in the shard it was
+ * written to until it is next written, and readers read shards 0 to the count.
+ */
+export const INDEX_SHARDS = shardsFor(DESIGN_PEAK.linksPerSecond, 2);
+
+/**
+ * One merchant's listings and events feed are each spread over this many index partitions (a link's life writes
+ * 1 unit to each), beside the unsuffixed partition that items written before the split stay in
+ * (docs/operations.md#merchant-partition-split); readers merge them all by sort key.
+ */
+export const MERCHANT_SHARDS = shardsFor(DESIGN_PEAK.linksPerSecondOfOneMerchant, 1);
 
 /** The shard an id's entry lives in, the same hash for every sharded index. */
-export function shardOf(id: string): number {
+export function shardOf(id: string, shards: number = INDEX_SHARDS): number {
   let hash = 0;
   for (const char of id) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
-  return hash % INDEX_SHARDS;
+  return hash % shards;
 }
+
+/**
+ * Every partition key of a merchant-split list: `unsplit`, where items written before the split stay, then each
+ * shard of `base`.
+ */
+export function merchantPartitions(unsplit: string, base: string = unsplit): string[] {
+  return [unsplit, ...Array.from({ length: MERCHANT_SHARDS }, (_, shard) => `${base}#${shard}`)];
+}
+
+/** The partition of a merchant-split partition `base` that the item `id` is written to. */
+export const merchantPartitionOf = (base: string, id: string): string =>
+  `${base}#${shardOf(id, MERCHANT_SHARDS)}`;
 
 /** gsi2 attributes of an event due at `dueAt`: shard by event id, sort by due time (ISO 8601 sorts as text). */
 export function outboxKeys(eventId: string, dueAt: Date) {
@@ -181,7 +230,10 @@ export function outboxKeys(eventId: string, dueAt: Date) {
 
 /** gsi3 attributes of an event in its tenant's feed (`GET /v1/events`), newest last in key order. */
 export function eventFeedKeys(event: { id: string; account: string; mode: string; created_at: string }) {
-  return { gsi3pk: keys.eventFeed(event.account, event.mode), gsi3sk: `${event.created_at}#${event.id}` };
+  return {
+    gsi3pk: merchantPartitionOf(keys.eventFeed(event.account, event.mode), event.id),
+    gsi3sk: `${event.created_at}#${event.id}`,
+  };
 }
 
 /** gsi3 attributes of a paid link whose pending refunds the sweeper asks about at `checkAt`. */

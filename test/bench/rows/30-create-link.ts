@@ -78,6 +78,9 @@ export default {
 
   async measure(bench) {
     const { baseUrl, authorization, createBody } = await bench.server();
+    // A typical create (issue 39): every field, metadata of two keys, a fresh Idempotency-Key each time.
+    const typical = JSON.parse(createBody) as { metadata: Record<string, string> };
+    const body = JSON.stringify({ ...typical, metadata: { ...typical.metadata, customer_id: 'cus_1001' } });
     const targets = { stack: `${baseUrl}/v1/payment-links`, ceiling: await bench.serve<string>() };
     const round = async (url: string, durationMs: number): Promise<Run> => {
       const cpuBefore = await bench.serverCpuMs();
@@ -85,9 +88,10 @@ export default {
         url,
         method: 'POST',
         headers: { authorization },
-        body: createBody,
+        body,
         durationMs,
         okStatuses: [201],
+        freshIdempotencyKey: true,
       });
       const served = load.requests - load.errors;
       return {

@@ -74,7 +74,7 @@ const SQS_REQUESTS = 3;
 const COST_CEILING = 20.14;
 
 /** A merchant's webhook endpoint answering 204; `next()` resolves on the next webhook it receives. */
-async function receiver() {
+export async function receiver() {
   let waiter: () => void = () => {};
   const server = createServer((req, res) => {
     req.resume();
@@ -127,7 +127,10 @@ async function ok(response: Response, what: string): Promise<Response> {
 }
 
 /** One link's whole life through the local stack, the way docs/performance.md models it. */
-async function life(server: BenchServer, hook: Awaited<ReturnType<typeof receiver>>): Promise<LifeResult> {
+export async function life(
+  server: BenchServer,
+  hook: Awaited<ReturnType<typeof receiver>>,
+): Promise<LifeResult> {
   const recorder = recordStoreCost(documentClient(), indexes);
   const steps: Step[] = [];
   try {
@@ -285,35 +288,45 @@ function priced(steps: readonly Step[], storedBytes: number) {
  * latencies from the model. The life is create, checkout visit, payment and webhook (issue 25's); a
  * merchant's GET of the link, which the webhook makes unnecessary, is priced on a line of its own.
  */
+/**
+ * The life a million links repeat: the first link of a new endpoint and a new container pays once for what
+ * later links find ready (the endpoint's health, cached keys), so the second link's life is the one measured.
+ */
+export async function steadyLife(server: BenchServer): Promise<LifeResult> {
+  const hook = await receiver();
+  try {
+    await life(server, hook);
+    return await life(server, hook);
+  } finally {
+    hook.close();
+  }
+}
+
+/**
+ * The steps of a life with a hosted PSP, as a merchant's link lives in production: without the sandbox's own
+ * page, session item and pay click (with Stripe, Mollie or Adyen those are the PSP's, and only the
+ * notification reaches us), and without the sweepers' reads of their lists (outbox, timelines), which run on
+ * their schedule whatever the links do.
+ */
+export function hostedLife(measured: LifeResult): Step[] {
+  const sweeperRead = (call: StoreCall) =>
+    call.indexName === tableSchema.gsi2.indexName || call.indexName === tableSchema.gsi3.indexName;
+  const sandbox = (call: StoreCall) => call.items.includes('SANDBOX');
+  return measured.steps
+    .filter((step) => step.step !== 'sandbox PSP page')
+    .map((step) => ({
+      ...step,
+      apiRequests: step.step === 'pay → notification' ? 1 : step.apiRequests,
+      calls: step.calls.filter((call) => !sweeperRead(call) && !sandbox(call)),
+    }));
+}
+
 export default {
-  async serve(server) {
-    const hook = await receiver();
-    try {
-      // The first link of a new endpoint and a new container pays once for what later links find ready (the
-      // endpoint's health, cached keys): the second link's life is the one a million links repeat.
-      await life(server, hook);
-      return await life(server, hook);
-    } finally {
-      hook.close();
-    }
-  },
+  serve: steadyLife,
 
   async measure(bench) {
     const measured = await bench.serve<LifeResult>();
-    // The sweepers read their lists (outbox, timelines) on their schedule whatever the links do: not per
-    // link.
-    const sweeperRead = (call: StoreCall) =>
-      call.indexName === tableSchema.gsi2.indexName || call.indexName === tableSchema.gsi3.indexName;
-    // With a hosted PSP (Stripe, Mollie, Adyen) the payment page and its session are the PSP's: the sandbox's
-    // own page, session item and the pay click that notifies us are ours only in test mode.
-    const sandbox = (call: StoreCall) => call.items.includes('SANDBOX');
-    const steps = measured.steps
-      .filter((step) => step.step !== 'sandbox PSP page')
-      .map((step) => ({
-        ...step,
-        apiRequests: step.step === 'pay → notification' ? 1 : step.apiRequests,
-        calls: step.calls.filter((call) => !sweeperRead(call) && !sandbox(call)),
-      }));
+    const steps = hostedLife(measured);
     for (const step of steps) {
       const wru = sum(step.calls.map((call) => call.wru));
       const index = sum(step.calls.flatMap((call) => Object.values(call.indexWru)));

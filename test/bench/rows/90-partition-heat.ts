@@ -1,0 +1,65 @@
+import { INDEX_SHARDS } from '../../../functions/adapters/dynamodb/table-schema.ts';
+import type { BenchRow, BenchServer } from '../bench.ts';
+import { fmt } from '../bench.ts';
+import { heatByPattern, hottest, type KeyHeat, PARTITION_LIMITS } from '../partition-heat.ts';
+import { hostedLife, type LifeResult, steadyLife } from './70-cost-per-link.ts';
+
+/** The rates the key design must carry (issue 39, docs/scaling.md#partition-heat), in links a second. */
+const TARGETS = { spread: 20_000, oneMerchant: 3_000 } as const;
+const SPREAD_MERCHANTS = 10_000;
+/** The hottest patterns shown for each shape. */
+const SHOWN = 5;
+
+const shapes = [
+  {
+    name: `spread over ${fmt(SPREAD_MERCHANTS)} merchants`,
+    merchants: SPREAD_MERCHANTS,
+    target: TARGETS.spread,
+  },
+  { name: 'all from one merchant', merchants: 1, target: TARGETS.oneMerchant },
+];
+
+const describe = (heat: KeyHeat) =>
+  `${heat.target} ${heat.pattern} (${heat.scope}${heat.shards > 1 ? `, ${heat.shards} shards` : ''}): ` +
+  `${fmt(heat.wru, 1)} WRU, ${fmt(heat.rru, 1)} RRU a link`;
+
+/**
+ * Partition heat (docs/scaling.md#partition-heat): the life of the cost row (create, checkout visit, payment,
+ * webhook) through the store recorder, its units by partition key of the table and of each index, and the
+ * rate of links at which the hottest partition reaches DynamoDB's per-partition limits, for traffic spread over
+ * many merchants and for traffic from one. Its budget is the issue's: 20,000 and 3,000 links a second.
+ */
+export default {
+  async serve(server: BenchServer) {
+    return { life: await steadyLife(server), account: server.account };
+  },
+
+  async measure(bench) {
+    const { life, account } = await bench.serve<{ life: LifeResult; account: string }>();
+    const partitions = hostedLife(life)
+      .filter((step) => !step.optional)
+      .flatMap((step) => step.calls.flatMap((call) => call.partitions));
+    const heats = heatByPattern(partitions, account, () => INDEX_SHARDS);
+    for (const shape of shapes) {
+      const ranked = hottest(heats, shape.merchants);
+      for (const heat of ranked.slice(0, SHOWN).filter((h) => Number.isFinite(h.ceiling))) {
+        bench.row({
+          measure: `partition heat, ${shape.name}`,
+          subject: describe(heat),
+          value: `${fmt(heat.ceiling)} links/s`,
+          baseline: `${fmt(PARTITION_LIMITS.wru)} WRU/s, ${fmt(PARTITION_LIMITS.rru)} RRU/s a partition`,
+        });
+      }
+      const ceiling = ranked[0]?.ceiling ?? Number.POSITIVE_INFINITY;
+      bench.row({
+        measure: `partition heat, ${shape.name}`,
+        subject: 'ceiling (hottest partition at its limit)',
+        value: Number.isFinite(ceiling) ? `${fmt(ceiling)} links/s` : 'none',
+        baseline: `target ${fmt(shape.target)} links/s`,
+        ratio: Math.min(ceiling / shape.target, 1e6),
+        budget: { min: 1 },
+      });
+    }
+    bench.record('partitionHeat', { heats, limits: PARTITION_LIMITS, targets: TARGETS });
+  },
+} satisfies BenchRow;

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { ceilingOf, heatByPattern, patternOf } from '../bench/partition-heat.ts';
+
+describe('partition heat (test/bench/partition-heat.ts)', () => {
+  it("scopes a key by what it names: a link's own, a merchant's, or shared by all", () => {
+    expect(patternOf('LINK#pl_abcdefghijklmnopqrstuvwx', 'acme')).toEqual({
+      pattern: 'LINK#<pl>',
+      scope: 'link',
+    });
+    expect(patternOf('LINKS#acme#test#3', 'acme')).toEqual({
+      pattern: 'LINKS#<account>#test#<shard>',
+      scope: 'merchant',
+      shard: 3,
+    });
+    expect(patternOf('APIKEY#key_abcdefghijklmnop', 'acme').scope).toBe('merchant');
+    expect(patternOf('OUTBOX#17', 'acme')).toEqual({ pattern: 'OUTBOX#<shard>', scope: 'shared', shard: 17 });
+    expect(patternOf('IDEMPOTENCY#acme#test#Zk3x9QmV0aLr2b7YcT1uWe', 'acme').scope).toBe('link');
+  });
+
+  it("divides a key's units by its shards and, for a merchant's keys, by the merchants sharing the rate", () => {
+    const [listing, outbox] = heatByPattern(
+      [
+        { target: 'listings', key: 'LINKS#acme#test#0', wru: 1, rru: 0 },
+        { target: 'outbox', key: 'OUTBOX#5', wru: 1, rru: 0 },
+        { target: 'outbox', key: 'OUTBOX#9', wru: 1, rru: 0 },
+      ],
+      'acme',
+      (pattern) => (pattern.startsWith('OUTBOX') ? 60 : 5),
+    );
+    expect(outbox).toMatchObject({ pattern: 'OUTBOX#<shard>', wru: 2, shards: 60 });
+    expect(ceilingOf(outbox as never, 1)).toBe(30_000);
+    expect(ceilingOf(listing as never, 1)).toBe(5_000);
+    expect(ceilingOf(listing as never, 10_000)).toBeCloseTo(50_000_000);
+    expect(
+      ceilingOf({ target: 'table', pattern: 'LINK#<pl>', scope: 'link', shards: 1, wru: 9, rru: 9 }, 1),
+    ).toBe(Number.POSITIVE_INFINITY);
+  });
+});
