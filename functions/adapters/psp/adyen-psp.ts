@@ -20,7 +20,6 @@ import {
   type SessionEnd,
   type SessionRequest,
 } from '../../ports/psp.ts';
-import type { SecretStore } from '../../ports/secret-store.ts';
 import { type AdyenCredentials, type AdyenSdk, checkAdyenCredentials, loadAdyenSdk } from './adyen-client.ts';
 import {
   type Authorisation,
@@ -317,13 +316,6 @@ function adyenErrorMessage(error: unknown): string {
  */
 export class AdyenPspFactory extends StoredCredentialsPspFactory<AdyenCredentials> {
   readonly provider = ADYEN_PROVIDER;
-  private readonly apiUrl: string | undefined;
-
-  constructor(options: { secrets: SecretStore; apiUrl?: string | undefined }) {
-    super(options.secrets);
-    this.apiUrl = options.apiUrl;
-  }
-
   protected parse(credentials: unknown, mode: Mode): AdyenCredentials {
     return checkAdyenCredentials(credentials, mode);
   }

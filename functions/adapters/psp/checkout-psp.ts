@@ -17,7 +17,6 @@ import {
   type SessionEnd,
   type SessionRequest,
 } from '../../ports/psp.ts';
-import type { SecretStore } from '../../ports/secret-store.ts';
 import {
   type CheckoutCredentials,
   type CheckoutSdk,
@@ -361,13 +360,6 @@ function checkoutErrorMessage(error: unknown): string {
  */
 export class CheckoutPspFactory extends StoredCredentialsPspFactory<CheckoutCredentials> {
   readonly provider = CHECKOUT_PROVIDER;
-  private readonly apiUrl: string | undefined;
-
-  constructor(options: { secrets: SecretStore; apiUrl?: string | undefined }) {
-    super(options.secrets);
-    this.apiUrl = options.apiUrl;
-  }
-
   protected parse(credentials: unknown, mode: Mode): CheckoutCredentials {
     return checkCheckoutCredentials(credentials, mode);
   }

@@ -303,7 +303,7 @@ export class MolliePspFactory extends StoredCredentialsPspFactory<MollieCredenti
   private readonly apiEndpoint: string | undefined;
 
   constructor(options: { secrets: SecretStore; apiEndpoint?: string | undefined }) {
-    super(options.secrets);
+    super({ secrets: options.secrets });
     this.apiEndpoint = options.apiEndpoint;
   }
 

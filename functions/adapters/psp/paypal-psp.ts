@@ -19,7 +19,6 @@ import {
   type SessionEnd,
   type SessionRequest,
 } from '../../ports/psp.ts';
-import type { SecretStore } from '../../ports/secret-store.ts';
 import {
   createPaypalClient,
   PAYPAL_ENVIRONMENTS,
@@ -328,13 +327,6 @@ export function checkPaypalCredentials(credentials: unknown, mode: Mode): Paypal
  */
 export class PaypalPspFactory extends StoredCredentialsPspFactory<PaypalCredentials> {
   readonly provider = PAYPAL_PROVIDER;
-  private readonly apiUrl: string | undefined;
-
-  constructor(options: { secrets: SecretStore; apiUrl?: string | undefined }) {
-    super(options.secrets);
-    this.apiUrl = options.apiUrl;
-  }
-
   protected parse(credentials: unknown, mode: Mode): PaypalCredentials {
     return checkPaypalCredentials(credentials, mode);
   }

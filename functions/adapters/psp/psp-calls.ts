@@ -108,9 +108,12 @@ export abstract class StoredCredentialsPspFactory<C> implements PspFactory {
   abstract readonly provider: Provider;
   readonly testModeOnly = false;
   private readonly adapters: ConnectionAdapters;
+  /** Where the SDK sends its calls instead of the PSP's own origin (tests: a PSP-speaking server). */
+  protected readonly apiUrl: string | undefined;
 
-  protected constructor(secrets: SecretStore) {
-    this.adapters = new ConnectionAdapters(secrets);
+  constructor(options: { secrets: SecretStore; apiUrl?: string | undefined }) {
+    this.adapters = new ConnectionAdapters(options.secrets);
+    this.apiUrl = options.apiUrl;
   }
 
   /** The credentials, typed; throws an `Error` saying what is wrong unless they are this provider's, of `mode`. */

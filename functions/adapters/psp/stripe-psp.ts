@@ -345,7 +345,7 @@ export class StripePspFactory extends StoredCredentialsPspFactory<StripeCredenti
   private readonly endpoint: StripeEndpoint | undefined;
 
   constructor(options: { secrets: SecretStore; endpoint?: StripeEndpoint | undefined }) {
-    super(options.secrets);
+    super({ secrets: options.secrets });
     this.endpoint = options.endpoint;
   }
 
