@@ -45,7 +45,7 @@ function verdict(body: string, headers: Record<string, string>): string {
       failures.push(`${name}: ${(error as Error).message}`);
     }
   }
-  return `NOT VERIFIED (${failures.join('; ')})`;
+  return `NOT VERIFIED (${failures.join('; ')}; an endpoint's delivery is signed with its own secret: --secret)`;
 }
 
 function eventType(body: string): string {
