@@ -2,18 +2,27 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { apiKeyAuthenticator, apiKeyRepository, signingSecretStore } from '../functions/dependencies.ts';
-import { type IssuedApiKey, issueApiKey } from '../functions/use-cases/api-keys.ts';
-import { parseFaults } from '../lib/local/faults.ts';
-import { startLocalStack } from '../lib/local/local-stack.ts';
+import type { IssuedApiKey } from '../functions/use-cases/api-keys.ts';
+import { exportLine, quietTerminalUnlessAsked } from '../lib/local/terminal-output.ts';
 
 /**
  * `npm start`: the whole service on one machine with embedded defaults. PORT (default 3000), HOST (default
  * 127.0.0.1) and DATA_DIR (default ./.data, git-ignored) are the settings, and FAULTS (with FAULTS_SEED) turns on
  * the fault mode (docs/operations.md#fault-injection). `npm start -- --bundled` runs
  * each function from the bundle `cdk synth` ships, in a process of its own, instead of the TypeScript sources.
+ * `--verbose` (or LOG_LEVEL / POWERTOOLS_LOG_LEVEL) lets the functions' request logs and metric lines through.
  */
-const { values: flags } = parseArgs({ options: { bundled: { type: 'boolean', default: false } } });
+const { values: flags } = parseArgs({
+  options: { bundled: { type: 'boolean', default: false }, verbose: { type: 'boolean', default: false } },
+});
+// Before the functions' modules load: their logger and metrics read these settings when they are built.
+quietTerminalUnlessAsked(process.env, flags.verbose);
+const { apiKeyAuthenticator, apiKeyRepository, signingSecretStore } = await import(
+  '../functions/dependencies.ts'
+);
+const { issueApiKey } = await import('../functions/use-cases/api-keys.ts');
+const { parseFaults } = await import('../lib/local/faults.ts');
+const { startLocalStack } = await import('../lib/local/local-stack.ts');
 const env = z
   .object({
     PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
@@ -72,6 +81,8 @@ async function demoCredentials(): Promise<IssuedApiKey> {
 
 const demo = await demoCredentials();
 console.log(`
+${exportLine({ base: stack.baseUrl, key: demo.api_key, webhookSecret: demo.webhook_secret })}
+
 Payment links service running locally (data in ${dataDir})${flags.bundled ? ', from the Lambda bundles' : ''}
 ${faults ? `\n  FAULTS          ${stack.faults?.describe()}   (seed ${faults.seed}: FAULTS_SEED=${faults.seed} repeats the draws)\n` : ''}
   Base URL        ${stack.baseUrl}
@@ -87,7 +98,7 @@ Try:
 
 Then open the link's checkout_url in a browser and click Pay on the sandbox PSP's page.
 More keys: npm run keys -- create --account acct_demo --mode test      Stop: Ctrl+C
-`);
+${flags.verbose ? '' : 'Request logs and metrics: npm start -- --verbose (or LOG_LEVEL=INFO)\n'}`);
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, async () => {
