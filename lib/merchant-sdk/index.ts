@@ -1,6 +1,6 @@
 import createFetchClient, { type Client, type Middleware } from 'openapi-fetch';
 import { Webhook } from 'standardwebhooks';
-import type { components, paths } from './api-types.ts';
+import type { components, paths } from './api-types.js';
 
 /*
  * The merchant SDK (lib/merchant-sdk/README.md): a typed client of the merchant API, its types generated from the

@@ -27,7 +27,9 @@ describe('npm start', () => {
       expect(first.banner).toMatch(/Checkout base\s+http:\/\/127\.0\.0\.1:\d+\/checkout/);
       expect(first.banner).toMatch(/Webhook secret\s+whsec_/);
       // One line to paste, for the port it listens on; no request log or metric line pushes it off the screen.
-      expect(first.banner).toContain(`export BASE=${first.baseUrl} KEY=${first.apiKey} WEBHOOK_SECRET=whsec_`);
+      expect(first.banner).toContain(
+        `export BASE=${first.baseUrl} KEY=${first.apiKey} WEBHOOK_SECRET=whsec_`,
+      );
 
       const created = await fetch(`${first.baseUrl}/v1/payment-links`, {
         method: 'POST',
