@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ISO_4217_MINOR_UNITS } from '../domain/iso-4217.ts';
 import { AMOUNT_BANDS } from '../domain/outcomes.ts';
 import { PAYMENT_METHODS } from '../domain/payment-methods.ts';
 import { OPTIMIZE_GOALS } from '../domain/strategies.ts';
@@ -6,6 +7,18 @@ import { OPTIMIZE_GOALS } from '../domain/strategies.ts';
 /** The response parts of learning routing (docs/orchestration.md#reading-a-decision): decisions and outcomes. */
 
 const connection = () => z.string().max(67);
+
+/** A count of sessions: 2,000 a second for 24 hours stays far below 2^31 (clients map it to int32). */
+const count = () =>
+  z
+    .int()
+    .min(0)
+    .max(2 ** 31 - 1)
+    .meta({ format: 'int32' });
+
+/** Every segment there can be: each currency, with each payment method or none, in each amount band. */
+const MAX_SEGMENTS =
+  Object.keys(ISO_4217_MINOR_UNITS).length * (PAYMENT_METHODS.length + 1) * AMOUNT_BANDS.length;
 
 export const SegmentSchema = z
   .strictObject({
@@ -32,7 +45,7 @@ export const RoutingDecisionSchema = z
           paid_share: z.number().min(0).max(1).nullable().meta({
             description: 'Share of its decided sessions in the segment that were paid; null with none.',
           }),
-          sessions: z.int().min(0).meta({ description: 'Decided sessions (paid, failed, left) behind it.' }),
+          sessions: count().meta({ description: 'Decided sessions (paid, failed, left) behind it.' }),
           expected_fee: z.number().nullable().meta({
             description:
               'The fee of this payment at that connection (its fee lines); null when none applies.',
@@ -54,10 +67,10 @@ export const RoutingDecisionSchema = z
 
 export const OutcomeCountsSchema = z
   .strictObject({
-    opened: z.int().min(0),
-    paid: z.int().min(0),
-    failed: z.int().min(0).meta({ description: 'Declined by the PSP.' }),
-    left: z.int().min(0).meta({ description: 'Expired or canceled after opening.' }),
+    opened: count(),
+    paid: count(),
+    failed: count().meta({ description: 'Declined by the PSP.' }),
+    left: count().meta({ description: 'Expired or canceled after opening.' }),
     paid_share: z.number().min(0).max(1).nullable(),
   })
   .meta({ id: 'OutcomeCounts', title: 'Session outcomes over a window' });
@@ -73,7 +86,7 @@ export const ConnectionPerformanceSchema = z
   .strictObject({
     object: z.literal('connection_performance'),
     connection_id: connection(),
-    segments: z.array(z.strictObject({ segment: SegmentSchema, ...windows().shape })),
+    segments: z.array(z.strictObject({ segment: SegmentSchema, ...windows().shape })).max(MAX_SEGMENTS),
   })
   .meta({ id: 'ConnectionPerformance', title: "A connection's session outcomes by segment" });
 

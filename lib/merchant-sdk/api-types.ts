@@ -194,7 +194,10 @@ export interface components {
           connection: string;
           /** @description Share of its decided sessions in the segment that were paid; null with none. */
           paid_share: number | null;
-          /** @description Decided sessions (paid, failed, left) behind it. */
+          /**
+           * Format: int32
+           * @description Decided sessions (paid, failed, left) behind it.
+           */
           sessions: number;
           /** @description The fee of this payment at that connection (its fee lines); null when none applies. */
           expected_fee: number | null;
@@ -256,11 +259,19 @@ export interface components {
     };
     /** Session outcomes over a window */
     OutcomeCounts: {
+      /** Format: int32 */
       opened: number;
+      /** Format: int32 */
       paid: number;
-      /** @description Declined by the PSP. */
+      /**
+       * Format: int32
+       * @description Declined by the PSP.
+       */
       failed: number;
-      /** @description Expired or canceled after opening. */
+      /**
+       * Format: int32
+       * @description Expired or canceled after opening.
+       */
       left: number;
       paid_share: number | null;
     };
