@@ -1,5 +1,6 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -16,6 +17,15 @@ afterAll(() => {
   for (const child of children) child.kill('SIGKILL');
   rmSync(dataDir, { recursive: true, force: true });
 });
+
+/** A port nothing listens on now: the README's own receiver port may be taken on a shared machine. */
+async function freePort(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address() as { port: number };
+  await new Promise((done) => server.close(done));
+  return String(port);
+}
 
 /** `npm run listen` as the README's server block starts it, on its port, and its output as it grows. */
 async function startListen(port: string, secret: string): Promise<{ output: () => string }> {
@@ -43,7 +53,7 @@ async function startListen(port: string, secret: string): Promise<{ output: () =
 
 describe('the README walk-through', () => {
   it(
-    'runs as pasted, block after block, against npm start with npm run listen on the port it names',
+    'runs as pasted, block after block, against npm start with npm run listen receiving its webhooks',
     async () => {
       const blocks = shellBlocks('README.md', 'Walk-through');
       const servers = blocks
@@ -59,9 +69,15 @@ describe('the README walk-through', () => {
       expect(exportLine, 'the banner has the line to paste').not.toBeNull();
       const [, base, key, webhookSecret] = exportLine as RegExpExecArray;
       expect(base).toBe(stack.baseUrl);
-      const listen = await startListen(listenPort as string, webhookSecret as string);
+      // The README's commands run as written, on a free port in place of the one it names (4000), so that a
+      // receiver already on that port elsewhere on the machine cannot fail the test.
+      const port = await freePort();
+      const listen = await startListen(port, webhookSecret as string);
 
-      const script = scriptOf(blocks.filter((block) => block.tag !== 'server' && block.tag !== 'example'));
+      const script = scriptOf(
+        blocks.filter((block) => block.tag !== 'server' && block.tag !== 'example'),
+      ).replaceAll(`127.0.0.1:${listenPort}/`, `127.0.0.1:${port}/`);
+      expect(script).toContain(`127.0.0.1:${port}/hooks`);
       const env = {
         ...process.env,
         BASE: base,
