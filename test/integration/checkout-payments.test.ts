@@ -1,22 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { config } from '../../functions/config.ts';
-import {
-  eventQueue,
-  linkRepository,
-  paymentRepository,
-  pspConnections,
-  refundLedger,
-} from '../../functions/dependencies.ts';
+import { paymentRepository } from '../../functions/dependencies.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
 import { FIRST_CHECK_AFTER_MS } from '../../functions/domain/payment.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
-import { checkPendingPayments } from '../../functions/use-cases/pending-payments.ts';
-import { checkPendingRefunds } from '../../functions/use-cases/refunds.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
 import { addConnection } from '../support/connections.ts';
 import type { FakeCheckout } from '../support/fake-checkout.ts';
 import { navigate } from '../support/navigate.ts';
 import { type PspStack, startPspStack } from '../support/psp-stack.ts';
+import { sweepPendingPayments, sweepPendingRefunds } from '../support/sweepers.ts';
 import type { TestStack } from '../support/test-stack.ts';
 
 /**
@@ -54,18 +47,7 @@ async function openedLink(options: Record<string, unknown> = {}) {
   return { link, page, session };
 }
 
-const sweep = (at: Date) =>
-  checkPendingPayments(
-    {
-      links: linkRepository(),
-      payments: paymentRepository(),
-      psps: pspConnections(),
-      queue: eventQueue(),
-      now: () => at,
-      checkoutBase: config().CHECKOUT_BASE,
-    },
-    100,
-  );
+const sweep = sweepPendingPayments;
 
 describe('a payment through Checkout.com', () => {
   it('captures the authorization on its payment_approved notification and pays the link', async () => {
@@ -185,17 +167,7 @@ describe('refunds through Checkout.com', () => {
     const created = await requestRefund(link.id, '9.00');
     const [paymentId, actionId] = created.body.provider_reference.split('/');
     await fake.settleRefund(paymentId, actionId, true);
-    await checkPendingRefunds(
-      {
-        links: linkRepository(),
-        ledger: refundLedger(),
-        refunds: pspConnections(),
-        queue: eventQueue(),
-        now: () => new Date(Date.now() + FIRST_CHECK_AFTER_MS + 1_000),
-        checkoutBase: config().CHECKOUT_BASE,
-      },
-      100,
-    );
+    await sweepPendingRefunds(new Date(Date.now() + FIRST_CHECK_AFTER_MS + 1_000));
     const refunds = (await stack.request('GET', `/v1/payment-links/${link.id}/refunds`, { key: key.api_key }))
       .body.data;
     expect(refunds).toMatchObject([{ id: created.body.id, status: 'succeeded' }]);

@@ -1,21 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documentClient } from '../../functions/clients/dynamodb.ts';
-import { config } from '../../functions/config.ts';
-import {
-  eventQueue,
-  linkRepository,
-  paymentRepository,
-  pspConnections,
-  sandboxSessionStore,
-} from '../../functions/dependencies.ts';
+import { paymentRepository, sandboxSessionStore } from '../../functions/dependencies.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
 import { FIRST_CHECK_AFTER_MS } from '../../functions/domain/payment.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
-import { checkPendingPayments } from '../../functions/use-cases/pending-payments.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
 import type { FakeAdyen } from '../support/fake-adyen.ts';
 import { httpRequest, navigate } from '../support/navigate.ts';
 import { FAKE_PSP_CREDENTIALS, type PspStack, startPspStack } from '../support/psp-stack.ts';
+import { sweepPendingPayments } from '../support/sweepers.ts';
 import type { TestStack } from '../support/test-stack.ts';
 
 let psps: PspStack;
@@ -34,19 +27,7 @@ beforeAll(async () => {
 });
 afterAll(() => psps?.stop());
 
-/** The sweeper as its schedule runs it, at `at`. */
-const sweep = (at: Date) =>
-  checkPendingPayments(
-    {
-      links: linkRepository(),
-      payments: paymentRepository(),
-      psps: pspConnections(),
-      queue: eventQueue(),
-      now: () => at,
-      checkoutBase: config().CHECKOUT_BASE,
-    },
-    100,
-  );
+const sweep = sweepPendingPayments;
 
 describe('the sweeper of missed notifications', () => {
   it('records a payment whose notification was lost, once the payment has been pending for 10 minutes', async () => {

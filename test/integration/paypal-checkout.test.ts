@@ -1,21 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { config } from '../../functions/config.ts';
-import {
-  eventQueue,
-  linkRepository,
-  paymentRepository,
-  pspConnections,
-  refundLedger,
-} from '../../functions/dependencies.ts';
+import { linkRepository, paymentRepository } from '../../functions/dependencies.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
 import { FIRST_CHECK_AFTER_MS } from '../../functions/domain/payment.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
-import { checkPendingPayments } from '../../functions/use-cases/pending-payments.ts';
-import { checkPendingRefunds } from '../../functions/use-cases/refunds.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
 import type { FakePaypal, FakePaypalDelivery } from '../support/fake-paypal.ts';
 import { navigate } from '../support/navigate.ts';
 import { type PspStack, startPspStack } from '../support/psp-stack.ts';
+import { sweepPendingPayments, sweepPendingRefunds } from '../support/sweepers.ts';
 import type { TestStack } from '../support/test-stack.ts';
 
 /**
@@ -155,17 +148,7 @@ describe('checkout through a PayPal connection', () => {
   it('has the sweeper capture an approved order whose notification and return were both lost', async () => {
     const { link, order } = await openedAtPaypal();
     paypal.approve(order.id);
-    await checkPendingPayments(
-      {
-        links: linkRepository(),
-        payments: paymentRepository(),
-        psps: pspConnections(),
-        queue: eventQueue(),
-        now: () => new Date(Date.now() + FIRST_CHECK_AFTER_MS + 60_000),
-        checkoutBase: config().CHECKOUT_BASE,
-      },
-      100,
-    );
+    await sweepPendingPayments(new Date(Date.now() + FIRST_CHECK_AFTER_MS + 60_000));
     expect(paypal.captures.get(order.id)).toBe(1);
     expect((await storedLink(link.id)).status).toBe('paid');
   });
@@ -203,17 +186,7 @@ describe('checkout through a PayPal connection', () => {
     });
     const refund = [...paypal.refunds.values()].find((candidate) => candidate.invoice_id === created.body.id);
     paypal.setRefundStatus(refund?.id as string, 'COMPLETED');
-    await checkPendingRefunds(
-      {
-        links: linkRepository(),
-        ledger: refundLedger(),
-        refunds: pspConnections(),
-        queue: eventQueue(),
-        now: () => new Date(Date.now() + FIRST_CHECK_AFTER_MS + 60_000),
-        checkoutBase: config().CHECKOUT_BASE,
-      },
-      100,
-    );
+    await sweepPendingRefunds(new Date(Date.now() + FIRST_CHECK_AFTER_MS + 60_000));
     const refunds = (await stack.request('GET', `/v1/payment-links/${link.id}/refunds`, { key: key.api_key }))
       .body.data;
     expect(refunds[0]).toMatchObject({ id: created.body.id, status: 'succeeded' });

@@ -1,17 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADYEN_IDEMPOTENCY_WINDOW_MS } from '../../functions/adapters/psp/adyen-psp.ts';
-import { config } from '../../functions/config.ts';
-import { eventQueue, linkRepository, pspConnections, refundLedger } from '../../functions/dependencies.ts';
+import { refundLedger } from '../../functions/dependencies.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
 import { FIRST_CHECK_AFTER_MS } from '../../functions/domain/payment.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
-import { checkPendingRefunds } from '../../functions/use-cases/refunds.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
 import type { FakeAdyen } from '../support/fake-adyen.ts';
 import type { FakeMollie } from '../support/fake-mollie.ts';
 import type { FakeStripe } from '../support/fake-stripe.ts';
 import { navigate } from '../support/navigate.ts';
 import { FAKE_PSP_CREDENTIALS, type PspStack, startPspStack } from '../support/psp-stack.ts';
+import { sweepPendingRefunds } from '../support/sweepers.ts';
 import type { TestStack } from '../support/test-stack.ts';
 
 /**
@@ -87,19 +86,7 @@ const eventTypes = async (provider: keyof typeof keys, linkId: string) =>
     await stack.request('GET', `/v1/payment-links/${linkId}/events`, { key: keys[provider].api_key })
   ).body.data.map((event: { type: string }) => event.type);
 
-/** The refund sweeper as its schedule runs it, at `at`. */
-const sweep = (at: Date) =>
-  checkPendingRefunds(
-    {
-      links: linkRepository(),
-      ledger: refundLedger(),
-      refunds: pspConnections(),
-      queue: eventQueue(),
-      now: () => at,
-      checkoutBase: config().CHECKOUT_BASE,
-    },
-    100,
-  );
+const sweep = sweepPendingRefunds;
 
 describe('a refund the PSP settles later, told by its notification', () => {
   it('Stripe: refund.updated settles it with refund.succeeded, and amount_refunded follows', async () => {
