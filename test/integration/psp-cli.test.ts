@@ -148,44 +148,29 @@ describe('npm run psp', () => {
   it(
     'adds a PayPal connection of its mode’s environment, prints its notification address, and refuses the other environment',
     async () => {
-      const flags = [
-        '--paypal-client-id',
-        'AeA1QIZXiflr1_-r0U2UbW',
-        '--paypal-client-secret',
-        'ECYYrrSHdKfk_Q0Edvzd',
-      ];
-      const refused = await psp(
-        'add',
-        '--account',
-        'cli-paypal',
-        '--mode',
-        'live',
-        '--provider',
-        'paypal',
-        '--name',
-        'PayPal',
-        ...flags,
-        '--paypal-webhook-id',
-        '8PT597110X687430L',
-        '--paypal-environment',
-        'sandbox',
-      );
+      const addLivePaypal = (...environment: string[]) =>
+        psp(
+          'add',
+          '--account',
+          'cli-paypal',
+          '--mode',
+          'live',
+          '--provider',
+          'paypal',
+          '--name',
+          'PayPal',
+          '--paypal-client-id',
+          'AeA1QIZXiflr1_-r0U2UbW',
+          '--paypal-client-secret',
+          'ECYYrrSHdKfk_Q0Edvzd',
+          '--paypal-webhook-id',
+          '8PT597110X687430L',
+          ...environment,
+        );
+      const refused = await addLivePaypal('--paypal-environment', 'sandbox');
       expect(refused.code).not.toBe(0);
       expect(refused.stderr).toMatch(/live-mode PayPal connection needs the live environment/);
-      const added = await psp(
-        'add',
-        '--account',
-        'cli-paypal',
-        '--mode',
-        'live',
-        '--provider',
-        'paypal',
-        '--name',
-        'PayPal',
-        ...flags,
-        '--paypal-webhook-id',
-        '8PT597110X687430L',
-      );
+      const added = await addLivePaypal();
       expect(added.code).toBe(0);
       const id = /(pc_[0-9A-Za-z]{24})/.exec(added.stdout)?.[1];
       expect(added.stdout).toContain(`${stack.baseUrl}/psp/paypal/notifications/${id}`);
