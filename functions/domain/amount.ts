@@ -19,6 +19,17 @@ export interface LineItem {
   quantity: number;
   unit_amount: Amount;
   tax_rate?: string | null | undefined;
+  /**
+   * The buyer picks the quantity on our page, within these bounds, starting from `quantity`
+   * (docs/checkout.md#quantities); absent: the quantity is fixed.
+   */
+  adjustable_quantity?: AdjustableQuantity | null | undefined;
+}
+
+export interface AdjustableQuantity {
+  enabled: boolean;
+  minimum: number;
+  maximum: number;
 }
 
 export interface AmountRange {

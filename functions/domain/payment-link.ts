@@ -1,5 +1,7 @@
 import { type AmountRange, type AmountSource, type LineItem, lineItemsTotal } from './amount.ts';
+import type { Collect } from './buyer.ts';
 import type { Provider } from './connection.ts';
+import { type CustomField, type CustomFieldInput, customFieldOf } from './custom-fields.ts';
 import { InvalidStateError } from './errors.ts';
 import { newId } from './ids.ts';
 import type { Amount } from './money.ts';
@@ -86,6 +88,10 @@ export interface PaymentLinkInput {
   /** Takes a payment from every buyer until canceled, expired or `max_payments` (docs/api.md#reusable-links). */
   reusable?: boolean | undefined;
   max_payments?: number | null | undefined;
+  /** The buyer details to ask for (docs/checkout.md#buyer-details). */
+  collect?: Collect | null | undefined;
+  /** The merchant's own questions, asked on our page (docs/checkout.md#custom-fields). */
+  custom_fields?: CustomFieldInput[] | null | undefined;
 }
 
 /**
@@ -151,6 +157,10 @@ export interface LinkCommon {
   payment_methods: PaymentMethod[] | null;
   /** The language of the buyer's pages (null: the buyer's). */
   locale: string | null;
+  /** The buyer details asked for (null: none beyond what the PSP asks anyway). */
+  collect: Collect | null;
+  /** The merchant's own questions to the buyer (null: none). */
+  custom_fields: CustomField[] | null;
   /**
    * A reusable link's buyers' sessions opened before this time show what the merchant changed since (`update`):
    * each is ended when its buyer comes back, as a single-use link's session is when the link drops it.
@@ -243,6 +253,8 @@ export function newPaymentLink(principal: Principal, input: PaymentLinkInput, no
     webhook_url: input.webhook_url ?? null,
     metadata: input.metadata ?? null,
     locale: input.locale ?? null,
+    collect: input.collect && Object.keys(input.collect).length > 0 ? input.collect : null,
+    custom_fields: input.custom_fields?.length ? input.custom_fields.map(customFieldOf) : null,
     ...useOf(input),
     sessions_stale_before: null,
     connections: input.connections?.length ? input.connections : null,

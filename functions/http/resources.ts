@@ -18,13 +18,20 @@ export type RedeliveryResource = z.infer<typeof RedeliverySchema>;
 
 /**
  * The API's view of a link: its snapshot (what webhooks carry too) plus the order details a webhook leaves out,
- * `line_items` and `payment_methods`, so that every webhook stays under 20 KB (docs/webhooks.md#the-request).
+ * `line_items`, `payment_methods`, `collect` and `custom_fields`, so that every webhook stays under 20 KB (docs/webhooks.md#the-request).
  */
 export function toResource(link: PaymentLink, checkoutBase: string, now: Date): PaymentLinkResource {
   return {
     ...withCheckoutUrl(snapshotOf(link, now), checkoutBase),
-    line_items: link.line_items?.map((item) => ({ ...item, tax_rate: item.tax_rate ?? null })) ?? null,
+    line_items:
+      link.line_items?.map((item) => ({
+        ...item,
+        tax_rate: item.tax_rate ?? null,
+        adjustable_quantity: item.adjustable_quantity ?? null,
+      })) ?? null,
     payment_methods: link.payment_methods,
+    collect: link.collect,
+    custom_fields: link.custom_fields,
   };
 }
 

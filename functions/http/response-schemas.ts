@@ -16,6 +16,7 @@ import { MODES } from '../domain/principal.ts';
 import { MAX_FAILURE_MESSAGE_LENGTH, MAX_REFUNDS_PER_LINK } from '../domain/refund.ts';
 import { MAX_URL_LENGTH } from '../domain/urls.ts';
 import { ATTEMPTS_KEPT, EVENT_STATUSES } from '../domain/webhook.ts';
+import { AdjustableQuantitySchema, CollectSchema, CustomFieldsSchema } from './buyer-response-schemas.ts';
 import { MAX_CURSOR_LENGTH, MAX_LIST_LIMIT } from './list-query.ts';
 import { type ErrorCode, PROBLEM_TYPES, problemTypeUri } from './problem-types.ts';
 import { MAX_BODY_BYTES } from './request-body.ts';
@@ -106,6 +107,7 @@ export const PaymentLinkSchema = z
           quantity: int32(1, MAX_QUANTITY),
           unit_amount: money('Tax included, as sent.', '5.25'),
           tax_rate: z.string().max(6).nullable(),
+          adjustable_quantity: AdjustableQuantitySchema,
         }),
       )
       .max(MAX_LINE_ITEMS)
@@ -116,6 +118,8 @@ export const PaymentLinkSchema = z
       .max(PAYMENT_METHODS.length)
       .nullable()
       .meta({ description: 'The methods the buyer may pay with; null: any. Not in webhooks.' }),
+    collect: CollectSchema,
+    custom_fields: CustomFieldsSchema,
     locale: z
       .string()
       .max(MAX_LOCALE_LENGTH)

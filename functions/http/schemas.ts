@@ -1,4 +1,5 @@
 import {
+  type LineItem,
   lineItemsTotal,
   MAX_LINE_ITEM_NAME_LENGTH,
   MAX_LINE_ITEMS,
@@ -14,6 +15,7 @@ import { PAYMENT_METHODS } from '../domain/payment-methods.ts';
 import type { Mode } from '../domain/principal.ts';
 import type { UrlPolicy } from '../domain/urls.ts';
 import * as z from '../zod.ts';
+import { adjustableQuantitySchema, collectSchema, customFieldsSchema } from './buyer-question-schemas.ts';
 import { amountSchema, currencySchema, decimalValueSchema, urlSchema } from './field-schemas.ts';
 
 /**
@@ -170,37 +172,56 @@ const linkConnectionsSchema = () =>
 const TAX_RATE_PATTERN = /^(100(\.0{1,2})?|[1-9]?[0-9](\.[0-9]{1,2})?)$/;
 
 const lineItemSchema = () =>
-  z.strictObject({
-    name: z
-      .string()
-      .check(
-        z.minLength(1),
-        z.maxLength(MAX_LINE_ITEM_NAME_LENGTH),
-        z.meta({ description: 'Shown to the buyer and sent to the PSP.' }),
-      ),
-    quantity: z
-      .int()
-      .check(
-        z.minimum(1),
-        z.maximum(MAX_QUANTITY),
-        z.meta({ description: `How many, 1 to ${MAX_QUANTITY}.`, format: 'int32' }),
-      ),
-    unit_amount: amountSchema().check(
-      z.meta({ description: 'The price of one, tax included; every line in the same currency.' }),
-    ),
-    tax_rate: z.nullish(
-      z.string().check(
-        z.regex(
-          TAX_RATE_PATTERN,
-          'Must be a percentage from 0 to 100 with at most 2 decimals, such as "21".',
+  z
+    .strictObject({
+      name: z
+        .string()
+        .check(
+          z.minLength(1),
+          z.maxLength(MAX_LINE_ITEM_NAME_LENGTH),
+          z.meta({ description: 'Shown to the buyer and sent to the PSP.' }),
         ),
-        z.meta({
-          description: 'The tax included in `unit_amount`, in percent ("21" for 21 %).',
-          maxLength: 6,
-        }),
+      quantity: z
+        .int()
+        .check(
+          z.minimum(1),
+          z.maximum(MAX_QUANTITY),
+          z.meta({ description: `How many, 1 to ${MAX_QUANTITY}.`, format: 'int32' }),
+        ),
+      unit_amount: amountSchema().check(
+        z.meta({ description: 'The price of one, tax included; every line in the same currency.' }),
       ),
-    ),
-  });
+      tax_rate: z.nullish(
+        z.string().check(
+          z.regex(
+            TAX_RATE_PATTERN,
+            'Must be a percentage from 0 to 100 with at most 2 decimals, such as "21".',
+          ),
+          z.meta({
+            description: 'The tax included in `unit_amount`, in percent ("21" for 21 %).',
+            maxLength: 6,
+          }),
+        ),
+      ),
+      adjustable_quantity: adjustableQuantitySchema(),
+    })
+    .check((ctx) => {
+      const { quantity, adjustable_quantity: bounds } = ctx.value;
+      if (bounds?.enabled && (quantity < bounds.minimum || quantity > bounds.maximum)) {
+        ctx.issues.push({
+          code: 'custom',
+          message: `Must lie within \`adjustable_quantity\`: ${bounds.minimum} to ${bounds.maximum}.`,
+          input: quantity,
+          path: ['quantity'],
+        });
+      }
+    });
+
+/** The lines at the most each buyer may pick: what a link of adjustable lines can charge at most. */
+const atMostPicked = (items: readonly LineItem[]): LineItem[] =>
+  items.map((item) =>
+    item.adjustable_quantity?.enabled ? { ...item, quantity: item.adjustable_quantity.maximum } : item,
+  );
 
 /** `line_items`: their sum is the link's amount, in their one currency (functions/domain/amount.ts). */
 const lineItemsSchema = () =>
@@ -221,7 +242,7 @@ const lineItemsSchema = () =>
           }
         });
         if (ctx.issues.length > 0 || !currency) return;
-        const problem = totalProblem(lineItemsTotal(ctx.value));
+        const problem = totalProblem(lineItemsTotal(atMostPicked(ctx.value)));
         if (problem) ctx.issues.push({ code: 'custom', message: problem, input: ctx.value });
       },
       z.meta({
@@ -256,6 +277,8 @@ function createPaymentLinkSchema(policy: UrlPolicy) {
       line_items: lineItemsSchema(),
       amount_range: amountRangeSchema(),
       payment_methods: paymentMethodsSchema(),
+      collect: collectSchema(),
+      custom_fields: customFieldsSchema(),
       ...linkFieldSchemas(policy),
       connections: linkConnectionsSchema(),
       reusable: z.optional(
@@ -325,6 +348,8 @@ function updatePaymentLinkSchema(policy: UrlPolicy) {
       'The amount range of a payment link cannot change; cancel it and create a new one.',
     ),
     payment_methods: immutableField('The payment methods of a payment link cannot change.'),
+    collect: immutableField('The buyer details a payment link asks for cannot change.'),
+    custom_fields: immutableField('The custom fields of a payment link cannot change.'),
     reusable: immutableField('Whether a payment link is reusable cannot change.'),
     max_payments: immutableField('The most payments of a reusable link cannot change.'),
     ...linkFieldSchemas(policy),

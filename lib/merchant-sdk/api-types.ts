@@ -329,9 +329,55 @@ export interface components {
             currency: string;
           };
           tax_rate: string | null;
+          /** @description The bounds within which the buyer picks the quantity; null: fixed. */
+          adjustable_quantity: {
+            enabled: boolean;
+            /** Format: int32 */
+            minimum: number;
+            /** Format: int32 */
+            maximum: number;
+          } | null;
         })[]) | null;
       /** @description The methods the buyer may pay with; null: any. Not in webhooks. */
       payment_methods: (("card" | "applepay" | "googlepay" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint")[]) | null;
+      /** @description The buyer details asked for, as sent; null: none. Not in webhooks. */
+      collect: ({
+        /** @enum {string} */
+        email?: "required" | "optional";
+        /** @enum {string} */
+        phone?: "required" | "optional";
+        /** @enum {string} */
+        billing_address?: "required" | "optional";
+        shipping_address?: {
+          countries: string[];
+        };
+      }) | null;
+      /** @description The merchant's own questions to the buyer; null: none. Not in webhooks. */
+      custom_fields: (({
+          key: string;
+          label: string;
+          /** @enum {string} */
+          type: "text" | "numeric" | "dropdown";
+          optional: boolean;
+          text?: {
+            /** Format: int32 */
+            minimum_length?: number;
+            /** Format: int32 */
+            maximum_length?: number;
+          } | null;
+          numeric?: {
+            /** Format: int32 */
+            minimum_length?: number;
+            /** Format: int32 */
+            maximum_length?: number;
+          } | null;
+          dropdown?: {
+            options: {
+                label: string;
+                value: string;
+              }[];
+          };
+        })[]) | null;
       /** @description The language of the buyer's pages; null: the buyer's `Accept-Language`. */
       locale: string | null;
       /** @description Takes a payment from every buyer until canceled, expired or `completed`; false: single-use. */
@@ -1020,6 +1066,21 @@ export interface operations {
                 currency: string;
               };
               tax_rate?: string | null;
+              adjustable_quantity?: {
+                enabled: boolean;
+                /**
+                 * Format: int32
+                 * @description The least the buyer may pick.
+                 * @default 1
+                 */
+                minimum?: number;
+                /**
+                 * Format: int32
+                 * @description The most the buyer may pick, at most 10000.
+                 * @default 99
+                 */
+                maximum?: number;
+              } | null;
             })[];
           /** @description Instead of `amount`: the buyer chooses what to pay on the checkout page, from `minimum` to `maximum` (inclusive), in the currency's minor units. */
           amount_range?: {
@@ -1042,6 +1103,55 @@ export interface operations {
           };
           /** @description The methods the buyer may pay with (absent: any). */
           payment_methods?: ("card" | "applepay" | "googlepay" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint")[];
+          /** @description The buyer details to ask for (email, phone, billing_address, shipping_address): on the PSP's page where it can ask them, else on ours first. Stored on the payment as `buyer`. */
+          collect?: {
+            /**
+             * @description Ask the buyer's e-mail address: `required` or `optional`. Absent: not asked.
+             * @enum {string}
+             */
+            email?: "required" | "optional";
+            /**
+             * @description Ask the buyer's phone number: `required` or `optional`. Absent: not asked.
+             * @enum {string}
+             */
+            phone?: "required" | "optional";
+            /**
+             * @description Ask the buyer's billing address: `required` or `optional`. Absent: not asked.
+             * @enum {string}
+             */
+            billing_address?: "required" | "optional";
+            /** @description Ask for a shipping address (always required) in one of these countries. */
+            shipping_address?: {
+              countries: string[];
+            };
+          };
+          /** @description Up to 3 questions of the merchant's own, asked on our page before the buyer goes on; the answers are on the payment. */
+          custom_fields?: ({
+              key: string;
+              label: string;
+              /** @enum {string} */
+              type: "text" | "numeric" | "dropdown";
+              /** @description Default: false, the buyer must answer. */
+              optional?: boolean;
+              text?: {
+                /** Format: int32 */
+                minimum_length?: number;
+                /** Format: int32 */
+                maximum_length?: number;
+              } | null;
+              numeric?: {
+                /** Format: int32 */
+                minimum_length?: number;
+                /** Format: int32 */
+                maximum_length?: number;
+              } | null;
+              dropdown?: {
+                options: {
+                    label: string;
+                    value: string;
+                  }[];
+              };
+            })[];
           description?: string | null;
           redirect_url?: string | null;
           webhook_url?: string | null;
@@ -1330,6 +1440,8 @@ export interface operations {
           line_items?: unknown;
           amount_range?: unknown;
           payment_methods?: unknown;
+          collect?: unknown;
+          custom_fields?: unknown;
           reusable?: unknown;
           max_payments?: unknown;
           description?: string | null;
@@ -1347,6 +1459,8 @@ export interface operations {
           line_items?: unknown;
           amount_range?: unknown;
           payment_methods?: unknown;
+          collect?: unknown;
+          custom_fields?: unknown;
           reusable?: unknown;
           max_payments?: unknown;
           description?: string | null;

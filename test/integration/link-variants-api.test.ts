@@ -32,8 +32,8 @@ describe('a link with line items', () => {
     expect(response.status).toBe(201);
     expect(response.body.amount).toEqual({ value: '198.90', currency: 'EUR' });
     expect(response.body.line_items).toEqual([
-      { ...line('Beans <1 kg>', 2, '24.95'), tax_rate: '9' },
-      { ...line('Grinder', 1, '149'), tax_rate: null },
+      { ...line('Beans <1 kg>', 2, '24.95'), tax_rate: '9', adjustable_quantity: null },
+      { ...line('Grinder', 1, '149'), tax_rate: null, adjustable_quantity: null },
     ]);
 
     const page = await navigate(`${response.body.checkout_url}?canceled=1`);

@@ -22,7 +22,9 @@ import { keys, merchantPartitionOf, refundCheckKeys, shardOf, withoutKeys } from
  *   only when the merchant set them;
  * - `locale` (2026-11-25, languages): written on every link since, null when unset;
  * - `reusable`, `max_payments`, `paid_payments` (2026-11-25, reusable links): written on reusable links only;
- * - `sessions_stale_before` (2026-11-25): written on a reusable link from its first PATCH that buyers see.
+ * - `sessions_stale_before` (2026-11-25): written on a reusable link from its first PATCH that buyers see;
+ * - `collect`, `custom_fields` (2026-11-28, buyer details and custom fields): written only when the merchant set
+ *   them.
  */
 export function linkDefaults(): Pick<PaymentLink, DefaultedField> {
   // Fresh lists and maps on every read: no two links share one.
@@ -31,6 +33,8 @@ export function linkDefaults(): Pick<PaymentLink, DefaultedField> {
     amount_range: null,
     payment_methods: null,
     locale: null,
+    collect: null,
+    custom_fields: null,
     connections: null,
     reusable: false,
     max_payments: null,
@@ -45,6 +49,8 @@ type DefaultedField =
   | 'amount_range'
   | 'payment_methods'
   | 'locale'
+  | 'collect'
+  | 'custom_fields'
   | 'connections'
   | 'reusable'
   | 'max_payments'
@@ -116,6 +122,8 @@ const WHEN_SET = [
   'line_items',
   'amount_range',
   'payment_methods',
+  'collect',
+  'custom_fields',
   'connections',
   'reusable',
   'sessions_stale_before',

@@ -1,0 +1,108 @@
+import { z } from 'zod';
+import { MAX_QUANTITY } from '../domain/amount.ts';
+import { COLLECT_REQUIREMENTS, MAX_SHIPPING_COUNTRIES } from '../domain/buyer.ts';
+import {
+  CUSTOM_FIELD_TYPES,
+  MAX_CUSTOM_FIELD_ANSWER_LENGTH,
+  MAX_CUSTOM_FIELD_KEY_LENGTH,
+  MAX_CUSTOM_FIELD_LABEL_LENGTH,
+  MAX_CUSTOM_FIELDS,
+  MAX_DROPDOWN_OPTIONS,
+  MAX_DROPDOWN_VALUE_LENGTH,
+} from '../domain/custom-fields.ts';
+
+/**
+ * What a link asks its buyer and what a payment knows of them, as the API shows them (docs/api.md): the link's
+ * `collect`, `custom_fields` and lines' `adjustable_quantity`, and a payment's `buyer`.
+ */
+
+const int32 = (minimum: number, maximum: number) =>
+  z.int().min(minimum).max(maximum).meta({ format: 'int32' });
+const country = () =>
+  z
+    .string()
+    .regex(/^[A-Z]{2}$/)
+    .max(2);
+
+export const CollectSchema = z
+  .strictObject({
+    email: z.enum(COLLECT_REQUIREMENTS).optional(),
+    phone: z.enum(COLLECT_REQUIREMENTS).optional(),
+    billing_address: z.enum(COLLECT_REQUIREMENTS).optional(),
+    shipping_address: z
+      .strictObject({ countries: z.array(country()).max(MAX_SHIPPING_COUNTRIES) })
+      .optional(),
+  })
+  .nullable()
+  .meta({ description: 'The buyer details asked for, as sent; null: none. Not in webhooks.' });
+
+const lengthBounds = z
+  .strictObject({
+    minimum_length: int32(1, MAX_CUSTOM_FIELD_ANSWER_LENGTH).optional(),
+    maximum_length: int32(1, MAX_CUSTOM_FIELD_ANSWER_LENGTH).optional(),
+  })
+  .nullable();
+
+export const CustomFieldsSchema = z
+  .array(
+    z.strictObject({
+      key: z.string().max(MAX_CUSTOM_FIELD_KEY_LENGTH),
+      label: z.string().max(MAX_CUSTOM_FIELD_LABEL_LENGTH),
+      type: z.enum(CUSTOM_FIELD_TYPES),
+      optional: z.boolean(),
+      text: lengthBounds.optional(),
+      numeric: lengthBounds.optional(),
+      dropdown: z
+        .strictObject({
+          options: z
+            .array(
+              z.strictObject({
+                label: z.string().max(MAX_DROPDOWN_VALUE_LENGTH),
+                value: z.string().max(MAX_DROPDOWN_VALUE_LENGTH),
+              }),
+            )
+            .max(MAX_DROPDOWN_OPTIONS),
+        })
+        .optional(),
+    }),
+  )
+  .max(MAX_CUSTOM_FIELDS)
+  .nullable()
+  .meta({ description: "The merchant's own questions to the buyer; null: none. Not in webhooks." });
+
+export const AdjustableQuantitySchema = z
+  .strictObject({
+    enabled: z.boolean(),
+    minimum: int32(1, MAX_QUANTITY),
+    maximum: int32(1, MAX_QUANTITY),
+  })
+  .nullable()
+  .meta({ description: 'The bounds within which the buyer picks the quantity; null: fixed.' });
+
+const address = z
+  .strictObject({
+    line1: z.string().max(200),
+    line2: z.string().max(200).optional(),
+    city: z.string().max(100),
+    postal_code: z.string().max(20).optional(),
+    state: z.string().max(100).optional(),
+    country: country(),
+  })
+  .optional();
+
+/** A payment's buyer: what the buyer gave, or only when it was erased (docs/security.md#personal-data). */
+export const BuyerSchema = z
+  .union([
+    z.strictObject({
+      email: z.string().max(254).optional(),
+      name: z.string().max(200).optional(),
+      phone: z.string().max(32).optional().meta({ description: 'E.164, such as "+31612345678".' }),
+      billing_address: address,
+      shipping_address: address,
+    }),
+    z.strictObject({ erased_at: z.string().max(35) }),
+  ])
+  .meta({
+    description:
+      "What the buyer gave on the PSP's page or ours (personal data; erased after the retention period or on request, then only `erased_at`).",
+  });
