@@ -1,4 +1,5 @@
 import { getCountries } from 'libphonenumber-js/min';
+import type { Provider } from './connection.ts';
 
 /**
  * What a link asks of its buyer and what a payment knows of them (docs/checkout.md#buyer-details). Buyer details
@@ -74,4 +75,32 @@ let countries: ReadonlySet<string> | undefined;
 export function isCountryCode(code: string): boolean {
   countries ??= new Set(getCountries());
   return countries.has(code);
+}
+
+/**
+ * What each PSP's hosted page can ask the buyer itself, as `collect` asks it (docs/checkout.md#buyer-details):
+ * Stripe Checkout's email, phone, billing and shipping address collection; Adyen Pay by Link's
+ * `requiredShopperFields` (required only); PayPal's approval page gives the payer's e-mail (its shipping address
+ * cannot be held to `countries`). Mollie's and Checkout.com's pages and our sandbox ask none: our page asks.
+ */
+export const PSP_PAGE_ASKS: Record<Provider, { details: readonly BuyerDetail[]; optional: boolean }> = {
+  stripe: { details: ['email', 'phone', 'billing_address', 'shipping_address'], optional: true },
+  adyen: { details: ['email', 'phone', 'billing_address', 'shipping_address'], optional: false },
+  paypal: { details: ['email'], optional: true },
+  mollie: { details: [], optional: false },
+  checkout: { details: [], optional: false },
+  sandbox: { details: [], optional: false },
+};
+
+/**
+ * The details our page asks first because the chosen PSP's page cannot ask them as `collect` asks: not at all,
+ * or (for a PSP that asks only required fields) not as optional.
+ */
+export function detailsOurPageAsks(collect: Collect | null, provider: Provider): BuyerDetail[] {
+  if (!collect) return [];
+  const psp = PSP_PAGE_ASKS[provider];
+  const required = new Set(requiredDetails(collect));
+  return askedDetails(collect).filter(
+    (detail) => !psp.details.includes(detail) || (!required.has(detail) && !psp.optional),
+  );
 }
