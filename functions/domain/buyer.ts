@@ -1,4 +1,3 @@
-import { getCountries } from 'libphonenumber-js/min';
 import type { Provider } from './connection.ts';
 
 /**
@@ -14,8 +13,8 @@ export type BuyerDetail = (typeof BUYER_DETAILS)[number];
 export const COLLECT_REQUIREMENTS = ['required', 'optional'] as const;
 export type CollectRequirement = (typeof COLLECT_REQUIREMENTS)[number];
 
-/** Most countries a link may ship to (every code `isCountryCode` knows). */
-export const MAX_SHIPPING_COUNTRIES = 245;
+/** Most countries a link may ship to (every code `isCountryCode` knows: ISO 3166-1's 249 and a few more). */
+export const MAX_SHIPPING_COUNTRIES = 260;
 
 /**
  * A link's `collect`: each detail asked as required or optional; a shipping address is always required and only
@@ -68,13 +67,20 @@ export const askedDetails = (collect: Collect): BuyerDetail[] =>
   BUYER_DETAILS.filter((detail) => collect[detail] !== undefined);
 
 /**
- * The ISO 3166-1 alpha-2 codes of the inhabited countries and territories, from libphonenumber's metadata (no
- * hand-kept list; Node's own region names also accept `EU`, `UK` and `ZZ`).
+ * Region codes that ICU names but that are no country a parcel or an address can be in: groupings (`EU`, `EZ`,
+ * `UN`, `QO`), pseudo-locales (`XA`, `XB`), unknown (`ZZ`) and ICU's exceptionally reserved codes for parts of
+ * other countries (`CP`, `CQ`, `DG`, `EA`, `IC`).
  */
-let countries: ReadonlySet<string> | undefined;
+const NOT_COUNTRIES = new Set(['CP', 'CQ', 'DG', 'EA', 'EU', 'EZ', 'IC', 'QO', 'UN', 'XA', 'XB', 'ZZ']);
+const regionNames = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
+
+/**
+ * An ISO 3166-1 alpha-2 country code in canonical form, from Node's own ICU data (no hand-kept list, and no
+ * library in the bundle of every function that validates a link): `UK` is an alias of `GB`, so it is refused.
+ */
 export function isCountryCode(code: string): boolean {
-  countries ??= new Set(getCountries());
-  return countries.has(code);
+  if (!/^[A-Z]{2}$/.test(code) || NOT_COUNTRIES.has(code) || regionNames.of(code) === undefined) return false;
+  return new Intl.Locale(`und-${code}`).region === code;
 }
 
 /**
