@@ -1,3 +1,4 @@
+import type { BuyerReferences } from '../domain/buyer-references.ts';
 import { ANSWER_ROOM_MS, PSP_CALL_TIMEOUT_MS } from '../domain/call-budgets.ts';
 import { sessionExpiry, withSession } from '../domain/checkout.ts';
 import { BUILT_IN_SANDBOX_ID, type PspConnection } from '../domain/connection.ts';
@@ -26,7 +27,7 @@ import { logger } from '../logger.ts';
 import { putMetrics } from '../metrics.ts';
 import type { LinkRepository } from '../ports/link-repository.ts';
 import type { PaymentRepository } from '../ports/payment-repository.ts';
-import { type Psp, pspFailureOf } from '../ports/psp.ts';
+import { type Psp, pspFailureOf, type SessionRequest } from '../ports/psp.ts';
 import type { PspConnections } from './psp-connections.ts';
 
 /**
@@ -94,6 +95,8 @@ export interface Opening {
   client: string;
   /** Why these candidates, in this order: recorded on the payment with the connection that opened. */
   routing?: RoutingDecision | undefined;
+  /** The buyer's references from the link's address: on the payment, and given to the PSP. */
+  references?: BuyerReferences | undefined;
 }
 
 /**
@@ -131,6 +134,7 @@ export async function openSession(
         amount,
         openedBy: client,
         routing: opening.routing && { ...opening.routing, chosen: connection.id },
+        clientReferenceId: opening.references?.client_reference_id,
       },
       session,
       deps.now(),
@@ -251,6 +255,31 @@ async function mayTry(
   return claimed !== undefined;
 }
 
+/** What the PSP is asked to open for the attempt `paymentId` (see `SessionRequest`). */
+function sessionRequest(
+  deps: SessionOpeningDependencies,
+  { link, amount, locale, references }: Pick<Opening, 'link' | 'amount' | 'locale' | 'references'>,
+  connection: PspConnection,
+  psp: Psp,
+  paymentId: string,
+): SessionRequest {
+  return {
+    link,
+    amount,
+    // A PSP that takes the money only when we capture returns the buyer to us first (`captureOnReturn`).
+    successUrl: psp.captureSession
+      ? `${deps.checkoutBase}/${link.id}/complete?payment=${paymentId}`
+      : (link.redirect_url ?? `${deps.checkoutBase}/${link.id}/complete`),
+    cancelUrl: `${deps.checkoutBase}/${link.id}?canceled=1`,
+    notificationUrl: `${deps.baseUrl}/psp/${connection.provider}/notifications/${connection.id}`,
+    expiresAt: sessionExpiry(link, deps.now(), psp.sessionLimits),
+    paymentId,
+    locale,
+    paymentMethods: methodsFor(link.payment_methods, connection.methods),
+    ...(references ? { references } : {}),
+  };
+}
+
 /**
  * One attempt: a session at this connection, or (on a failure that is not the buyer's) a failed payment with
  * `psp_unavailable`. Only the PSP's own failures (no answer, network errors, 5xx, 429, refused credentials) count
@@ -260,28 +289,15 @@ async function mayTry(
  */
 async function tryConnection(
   deps: SessionOpeningDependencies,
-  { link, amount, locale }: Opening,
+  opening: Opening,
   connection: PspConnection,
   health: ConnectionHealth | undefined,
 ) {
+  const { link, amount } = opening;
   const paymentId = newPaymentId();
   try {
     const psp = await deps.psps.adapter(connection);
-    const now = deps.now();
-    const session = await psp.createSession({
-      link,
-      amount,
-      // A PSP that takes the money only when we capture returns the buyer to us first (`captureOnReturn`).
-      successUrl: psp.captureSession
-        ? `${deps.checkoutBase}/${link.id}/complete?payment=${paymentId}`
-        : (link.redirect_url ?? `${deps.checkoutBase}/${link.id}/complete`),
-      cancelUrl: `${deps.checkoutBase}/${link.id}?canceled=1`,
-      notificationUrl: `${deps.baseUrl}/psp/${connection.provider}/notifications/${connection.id}`,
-      expiresAt: sessionExpiry(link, now, psp.sessionLimits),
-      paymentId,
-      locale,
-      paymentMethods: methodsFor(link.payment_methods, connection.methods),
-    });
+    const session = await psp.createSession(sessionRequest(deps, opening, connection, psp, paymentId));
     if (health && afterSuccess(health)) {
       await deps.psps
         .updateHealth(connection, afterSuccess, health)

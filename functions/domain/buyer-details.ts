@@ -1,0 +1,117 @@
+import { type CountryCode, isSupportedCountry, parsePhoneNumberFromString } from 'libphonenumber-js/min';
+import {
+  type BuyerDetails,
+  isCountryCode,
+  isErased,
+  type PaymentBuyer,
+  type PostalAddress,
+} from './buyer.ts';
+
+/**
+ * What a PSP reports of its buyer, normalised to `BuyerDetails` (docs/checkout.md#on-the-psps-page): text trimmed,
+ * control characters removed and cut to the lengths `BuyerSchema` documents, phone numbers in E.164, countries in
+ * ISO 3166-1 alpha-2. A value that cannot be read as such (a phone number that is no number, a country that is
+ * none) is left out rather than stored wrong. Pure: each adapter maps its PSP's fields to `ReportedBuyer`.
+ */
+
+/** A postal address in the words PSPs use for it, every part as the PSP gave it (or nothing). */
+export interface ReportedAddress {
+  line1?: string | null | undefined;
+  line2?: string | null | undefined;
+  city?: string | null | undefined;
+  postal_code?: string | null | undefined;
+  state?: string | null | undefined;
+  country?: string | null | undefined;
+}
+
+export interface ReportedBuyer {
+  email?: string | null | undefined;
+  name?: string | null | undefined;
+  phone?: string | null | undefined;
+  billing_address?: ReportedAddress | null | undefined;
+  shipping_address?: ReportedAddress | null | undefined;
+}
+
+/** The longest each part may be (functions/http/buyer-response-schemas.ts, `BuyerSchema`). */
+const MAX_LENGTHS = {
+  email: 254,
+  name: 200,
+  line1: 200,
+  line2: 200,
+  city: 100,
+  postal_code: 20,
+  state: 100,
+} as const;
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is the point
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g;
+
+function text(value: string | null | undefined, maxLength: number): string | undefined {
+  const cleaned = value?.replace(CONTROL_CHARACTERS, ' ').replace(/\s+/g, ' ').trim();
+  return cleaned ? cleaned.slice(0, maxLength) : undefined;
+}
+
+/** An ISO 3166-1 alpha-2 code (PSPs send upper case; some older answers lower). */
+export function countryCode(value: string | null | undefined): string | undefined {
+  const code = value?.trim().toUpperCase();
+  return code && isCountryCode(code) ? code : undefined;
+}
+
+/**
+ * A phone number in E.164, read in `country` when it has no `+` (the country of the buyer's address), or
+ * undefined when it is not a valid number.
+ */
+export function e164Phone(value: string | null | undefined, country?: string): string | undefined {
+  const given = value?.trim();
+  if (!given) return undefined;
+  const region = country && isSupportedCountry(country) ? (country as CountryCode) : undefined;
+  const parsed = parsePhoneNumberFromString(given, region ? { defaultCountry: region } : {});
+  return parsed?.isValid() ? parsed.number : undefined;
+}
+
+export function postalAddress(reported: ReportedAddress | null | undefined): PostalAddress | undefined {
+  if (!reported) return undefined;
+  const line1 = text(reported.line1, MAX_LENGTHS.line1);
+  const city = text(reported.city, MAX_LENGTHS.city);
+  const country = countryCode(reported.country);
+  if (!line1 || !city || !country) return undefined;
+  const line2 = text(reported.line2, MAX_LENGTHS.line2);
+  const postalCode = text(reported.postal_code, MAX_LENGTHS.postal_code);
+  const state = text(reported.state, MAX_LENGTHS.state);
+  return {
+    line1,
+    ...(line2 ? { line2 } : {}),
+    city,
+    ...(postalCode ? { postal_code: postalCode } : {}),
+    ...(state ? { state } : {}),
+    country,
+  };
+}
+
+/** The buyer details of a PSP's report, or undefined when it reports none. */
+export function buyerDetails(reported: ReportedBuyer): BuyerDetails | undefined {
+  const billing = postalAddress(reported.billing_address);
+  const shipping = postalAddress(reported.shipping_address);
+  const email = text(reported.email, MAX_LENGTHS.email);
+  const details: BuyerDetails = {
+    ...(email?.includes('@') ? { email } : {}),
+    ...optional('name', text(reported.name, MAX_LENGTHS.name)),
+    ...optional('phone', e164Phone(reported.phone, billing?.country ?? shipping?.country)),
+    ...optional('billing_address', billing),
+    ...optional('shipping_address', shipping),
+  };
+  return Object.keys(details).length > 0 ? details : undefined;
+}
+
+const optional = <K extends keyof BuyerDetails>(key: K, value: BuyerDetails[K] | undefined) =>
+  value === undefined ? {} : ({ [key]: value } as Pick<BuyerDetails, K>);
+
+/**
+ * A payment's buyer once its PSP reported success: what our page stored when the session opened, completed by
+ * what the PSP's page asked (our page asked only what the PSP's could not, so each detail has one source; where
+ * both hold one, ours stands, as the buyer gave it to us for this link). Erased details stay erased.
+ */
+export function withPspBuyer(stored: PaymentBuyer | undefined, reported: BuyerDetails | undefined) {
+  if (!reported || (stored && isErased(stored))) return stored;
+  return { ...reported, ...stored };
+}
