@@ -28,6 +28,8 @@ export interface ReportedBuyer {
   email?: string | null | undefined;
   name?: string | null | undefined;
   phone?: string | null | undefined;
+  /** The country to read a phone number without `+` in, when the PSP gives it apart (else the addresses'). */
+  phone_country?: string | null | undefined;
   billing_address?: ReportedAddress | null | undefined;
   shipping_address?: ReportedAddress | null | undefined;
 }
@@ -96,7 +98,10 @@ export function buyerDetails(reported: ReportedBuyer): BuyerDetails | undefined 
   const details: BuyerDetails = {
     ...(email?.includes('@') ? { email } : {}),
     ...optional('name', text(reported.name, MAX_LENGTHS.name)),
-    ...optional('phone', e164Phone(reported.phone, billing?.country ?? shipping?.country)),
+    ...optional(
+      'phone',
+      e164Phone(reported.phone, countryCode(reported.phone_country) ?? billing?.country ?? shipping?.country),
+    ),
     ...optional('billing_address', billing),
     ...optional('shipping_address', shipping),
   };

@@ -268,11 +268,17 @@ function orderRequest(checkout: SessionRequest) {
     ],
     paymentSource: {
       paypal: {
+        // PayPal offers the address as the login to the buyer's account (docs/api.md#buyer-references).
+        ...(checkout.references?.prefilled_email
+          ? { emailAddress: checkout.references.prefilled_email }
+          : {}),
         experienceContext: {
           locale: paypalLocale(checkout.locale),
           returnUrl: checkout.successUrl,
           cancelUrl: checkout.cancelUrl,
           userAction: 'PAY_NOW',
+          // PayPal's GET_FROM_FILE lets the buyer pick an address in any country: a link's `collect.shipping_address`
+          // (countries named) is asked on our page instead (`PSP_PAGE_ASKS`).
           shippingPreference: 'NO_SHIPPING',
         },
       },
