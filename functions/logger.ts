@@ -29,3 +29,22 @@ export function withLambdaContext<E, R>(handler: (event: E, context: Context) =>
     return handler(event, context);
   };
 }
+
+/**
+ * An error to log without the personal data a request carried (buyer details and references,
+ * docs/security.md#personal-data): a PSP's refusal may quote what it was sent ("Invalid email address: …"), in
+ * its message or its cause's. `values` are replaced wherever they appear; the error is logged unchanged when
+ * there are none.
+ */
+export function withoutPersonalData(error: unknown, values: readonly (string | undefined)[]): unknown {
+  const personal = values.filter((value): value is string => value !== undefined && value.length > 0);
+  if (personal.length === 0 || !(error instanceof Error)) return error;
+  const scrub = (text: string) =>
+    personal.reduce((scrubbed, value) => scrubbed.replaceAll(value, '[redacted]'), text);
+  return {
+    name: error.name,
+    message: scrub(error.message),
+    ...(error.stack ? { stack: scrub(error.stack) } : {}),
+    ...(error.cause === undefined ? {} : { cause: withoutPersonalData(error.cause, personal) }),
+  };
+}

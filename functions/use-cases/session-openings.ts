@@ -23,7 +23,7 @@ import {
 import type { LinkSession, PaymentLink, PspSession } from '../domain/payment-link.ts';
 import { methodsFor } from '../domain/payment-methods.ts';
 import type { RoutingDecision } from '../domain/routing-decision.ts';
-import { logger } from '../logger.ts';
+import { logger, withoutPersonalData } from '../logger.ts';
 import { putMetrics } from '../metrics.ts';
 import type { LinkRepository } from '../ports/link-repository.ts';
 import type { PaymentRepository } from '../ports/payment-repository.ts';
@@ -319,7 +319,10 @@ async function tryConnection(
         connection_id: connection.id,
         provider: connection.provider,
         payment_id: paymentId,
-        error,
+        error: withoutPersonalData(error, [
+          opening.references?.client_reference_id,
+          opening.references?.prefilled_email,
+        ]),
       },
     );
     const now = deps.now();

@@ -120,6 +120,11 @@ export interface FakeStripe {
   refundInDashboard(paymentIntent: string): FakeRefund;
   /** How long each request takes to reach the fake Stripe (its `created` times are taken after it). */
   latencyMs: number;
+  /**
+   * Makes Stripe refuse the e-mail of new sessions as it refuses one it cannot deliver to, quoting it in its
+   * message (`email_invalid`, "Invalid email address: …"), while true.
+   */
+  refuseEmails: boolean;
   /** How far the fake Stripe's clock is ahead of this process's, for a test that runs the service later. */
   clockAheadMs: number;
   /**
@@ -220,7 +225,7 @@ export async function startFakeStripe(options: {
   const paymentIntents = new Map<string, { amount: number; currency: string; refunded: number }>();
   const replays = new Map<string, { status: number; body: unknown }>();
   const keys = [options.secretKey, ...(options.secretKeys ?? [])];
-  const state = { latencyMs: 0, clockAheadMs: 0 };
+  const state = { latencyMs: 0, clockAheadMs: 0, refuseEmails: false };
   const nowSeconds = () => Math.floor((Date.now() + state.clockAheadMs) / 1000);
   const isLive = (key: string) => /^(sk|rk)_live_/.test(key);
 
@@ -337,6 +342,10 @@ export async function startFakeStripe(options: {
     if (!sessionId && request.method === 'POST') {
       const refused = checkoutParamProblem(form);
       if (refused) return reply(400, refused);
+      if (state.refuseEmails && form.customer_email !== undefined) {
+        const message = `Invalid email address: ${form.customer_email}`;
+        return reply(400, invalid('customer_email', message, 'email_invalid'));
+      }
       // Line items with ad-hoc prices: every line in the session's one currency, whole minor units, quantity ≥ 1.
       const lines = new Set(Object.keys(form).flatMap((name) => /^line_items\[(\d+)\]/.exec(name)?.[1] ?? []))
         .size;
@@ -553,6 +562,12 @@ export async function startFakeStripe(options: {
     },
     set latencyMs(value) {
       state.latencyMs = value;
+    },
+    get refuseEmails() {
+      return state.refuseEmails;
+    },
+    set refuseEmails(value) {
+      state.refuseEmails = value;
     },
     get clockAheadMs() {
       return state.clockAheadMs;
