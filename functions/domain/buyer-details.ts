@@ -48,10 +48,28 @@ const MAX_LENGTHS = {
 // biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is the point
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g;
 
+/**
+ * Trimmed, without control characters, at most `maxLength` characters and twice as many bytes of UTF-8: the
+ * `payment_link.paid` event carries the buyer, and must stay within its size bound (docs/webhooks.md#the-request)
+ * whatever script an address is written in; no address line of any script comes near either bound.
+ */
 function text(value: string | null | undefined, maxLength: number): string | undefined {
   const cleaned = value?.replace(CONTROL_CHARACTERS, ' ').replace(/\s+/g, ' ').trim();
-  return cleaned ? cleaned.slice(0, maxLength) : undefined;
+  if (!cleaned) return undefined;
+  let kept = '';
+  let bytes = 0;
+  for (const character of cleaned) {
+    bytes += utf8Length(character);
+    if (kept.length + character.length > maxLength || bytes > 2 * maxLength) break;
+    kept += character;
+  }
+  return kept.trim() || undefined;
 }
+
+const utf8Length = (character: string): number => {
+  const code = character.codePointAt(0) ?? 0;
+  return code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
+};
 
 /** An ISO 3166-1 alpha-2 code (PSPs send upper case; some older answers lower). */
 export function countryCode(value: string | null | undefined): string | undefined {

@@ -61,13 +61,22 @@ function cookieReferences(event: Pick<HtmlEvent, 'cookies'>): BuyerReferences {
   for (const cookie of event.cookies ?? []) {
     const separator = cookie.indexOf('=');
     if (cookie.slice(0, separator).trim() !== REFERENCES_COOKIE) continue;
-    const kept = new URLSearchParams(decodeURIComponent(cookie.slice(separator + 1).trim()));
+    const kept = new URLSearchParams(decodedOrEmpty(cookie.slice(separator + 1).trim()));
     return wellFormedReferences({
       client_reference_id: kept.get('client_reference_id'),
       prefilled_email: kept.get('prefilled_email'),
     });
   }
   return {};
+}
+
+/** A cookie value someone else may have written: malformed percent-encoding reads as nothing, never an error. */
+function decodedOrEmpty(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return '';
+  }
 }
 
 /**
