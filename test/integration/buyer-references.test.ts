@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REFERENCES_COOKIE } from '../../functions/http/checkout-references.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { createLink } from '../support/checkout-helpers.ts';
+import type { FakeAdyen } from '../support/fake-adyen.ts';
 import type { FakeStripe } from '../support/fake-stripe.ts';
 import { httpRequest, NAVIGATION_HEADERS } from '../support/navigate.ts';
 import { expectDocumented } from '../support/openapi-check.ts';
@@ -17,12 +18,13 @@ import type { TestStack } from '../support/test-stack.ts';
 let psps: PspStack;
 let stack: TestStack;
 let stripe: FakeStripe;
+let adyen: FakeAdyen;
 let key: IssuedApiKey;
 let connection: string;
 
 beforeAll(async () => {
-  psps = await startPspStack({ providers: ['stripe'] });
-  ({ stack, stripe } = psps);
+  psps = await startPspStack({ providers: ['stripe', 'adyen'] });
+  ({ stack, stripe, adyen } = psps);
   key = await stack.issueKey('referenceshop', 'test');
   connection = (await psps.connect('referenceshop', 'stripe')).id;
 });
@@ -86,23 +88,23 @@ function lastSession() {
   return { form: request.form, id: session.id };
 }
 
-const payments = async (linkId: string) => {
-  const response = await stack.request('GET', `/v1/payment-links/${linkId}/payments`, { key: key.api_key });
+const payments = async (linkId: string, apiKey = key.api_key) => {
+  const response = await stack.request('GET', `/v1/payment-links/${linkId}/payments`, { key: apiKey });
   expect(response.status).toBe(200);
   expectDocumented('get', '/v1/payment-links/{id}/payments', response);
   // biome-ignore lint/suspicious/noExplicitAny: the API's JSON resource, asserted on below
   return response.body.data as any[];
 };
 
-const paidEvents = async (linkId: string) => {
-  const response = await stack.request('GET', `/v1/payment-links/${linkId}/events`, { key: key.api_key });
+const paidEvents = async (linkId: string, apiKey = key.api_key) => {
+  const response = await stack.request('GET', `/v1/payment-links/${linkId}/events`, { key: apiKey });
   expect(response.status).toBe(200);
   expectDocumented('get', '/v1/payment-links/{id}/events', response);
   // biome-ignore lint/suspicious/noExplicitAny: the API's JSON resource, asserted on below
   const paid = (response.body.data as any[]).filter((event) => event.type === 'payment_link.paid');
   return Promise.all(
     paid.map(async ({ id }) => {
-      const event = await stack.request('GET', `/v1/events/${id}`, { key: key.api_key });
+      const event = await stack.request('GET', `/v1/events/${id}`, { key: apiKey });
       expectDocumented('get', '/v1/events/{id}', event);
       return event.body;
     }),
@@ -214,5 +216,40 @@ describe('references on the checkout address', () => {
     expect(lastSession().form.client_reference_id).toBe('donor-42');
     const [payment] = await payments(link.id);
     expect(payment).toMatchObject({ client_reference_id: 'donor-42', amount: { value: '12.50' } });
+  });
+
+  it("reach Adyen's page too: the shopper's required fields come back onto the payment and into payment_link.paid", async () => {
+    const adyenKey = await stack.issueKey('referenceadyen', 'test');
+    const adyenConnection = (await psps.connect('referenceadyen', 'adyen')).id;
+    const link = await createLink(stack, adyenKey.api_key, {
+      collect: { email: 'required', phone: 'required' },
+    });
+    await browser().visit(
+      `${link.checkout_url}?client_reference_id=shopper-77&prefilled_email=${encodeURIComponent('sam@example.com')}`,
+    );
+    const sent = JSON.parse(
+      adyen.requests.filter((request) => request.path.endsWith('/paymentLinks')).at(-1)?.body ?? '{}',
+    );
+    expect(sent).toMatchObject({
+      requiredShopperFields: ['shopperEmail', 'telephoneNumber'],
+      shopperEmail: 'sam@example.com',
+      shopperReference: 'shopper-77',
+    });
+    const paymentLinkId = [...adyen.paymentLinks.keys()].at(-1) as string;
+    const item = adyen.pay(paymentLinkId, { telephoneNumber: '+31 6 12345678' });
+    const notified = await stack.request('POST', `/psp/adyen/notifications/${adyenConnection}`, {
+      rawBody: adyen.notification([item], { hmacKey: FAKE_PSP_CREDENTIALS.adyen.hmac_key }),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(notified.status).toBe(200);
+    const [payment] = await payments(link.id, adyenKey.api_key);
+    expect(payment).toMatchObject({
+      status: 'succeeded',
+      client_reference_id: 'shopper-77',
+      buyer: { email: 'sam@example.com', phone: '+31612345678' },
+    });
+    const [event] = await paidEvents(link.id, adyenKey.api_key);
+    expect(event.data.payment).toMatchObject({ client_reference_id: 'shopper-77', buyer: payment.buyer });
+    expect(adyen.violations).toEqual([]);
   });
 });

@@ -52,7 +52,8 @@ export interface FakeAdyen {
   refunds: Map<string, FakeRefund>;
   /**
    * The buyer pays on the link: it completes, and the AUTHORISATION item Adyen would then send is returned. The
-   * fields the link required (`requiredShopperFields`) are filled in as `shopper` typed them (or a default buyer).
+   * fields the link required (`requiredShopperFields`) are filled in as `shopper` typed them, else as the link
+   * prefilled them, else as a default shopper would.
    */
   pay(linkId: string, shopper?: FakeShopper): NotificationItem;
   /**
@@ -288,7 +289,11 @@ export async function startFakeAdyen(options: {
       const link = paymentLinks.get(linkId);
       if (!link) throw new Error(`no payment link ${linkId}`);
       link.status = 'completed';
-      const typed = { ...DEFAULT_SHOPPER, ...shopper };
+      // A field the link prefilled is what the shopper keeps, unless the test says they typed another.
+      const prefilled = Object.fromEntries(
+        SHOPPER_FIELDS.flatMap((field) => (link[field] ? [[field, link[field]]] : [])),
+      );
+      const typed = { ...DEFAULT_SHOPPER, ...prefilled, ...shopper } as Required<FakeShopper>;
       for (const field of (link.requiredShopperFields ?? []) as (keyof FakeShopper)[]) {
         link[field] = typed[field];
       }
