@@ -91,17 +91,20 @@ export type PaidEventPayment = PspPayment & {
 /** What a payment knows of its buyer (`PaymentResource`), for its `payment_link.paid` event. */
 export type BuyerFacts = Pick<PaymentResource, 'client_reference_id' | 'buyer'>;
 
-/** The paid event's snapshot with the buyer facts of its payment (see `PaidEventPayment`). */
+/**
+ * The paid event's snapshot with the buyer facts of its payment (see `PaidEventPayment`), each only when the
+ * payment has it: the event of a link that uses neither is byte for byte what it was.
+ */
 export const withBuyerFacts =
   (facts: BuyerFacts | undefined) =>
   (snapshot: LinkSnapshot): LinkSnapshot =>
-    facts && snapshot.payment
+    snapshot.payment && (facts?.client_reference_id || facts?.buyer)
       ? {
           ...snapshot,
           payment: {
             ...snapshot.payment,
-            client_reference_id: facts.client_reference_id ?? null,
-            buyer: facts.buyer ?? null,
+            ...(facts.client_reference_id ? { client_reference_id: facts.client_reference_id } : {}),
+            ...(facts.buyer ? { buyer: facts.buyer } : {}),
           },
         }
       : snapshot;

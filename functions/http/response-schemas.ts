@@ -174,11 +174,11 @@ export const PaymentLinkSchema = z
         }),
         client_reference_id: ClientReferenceIdSchema.optional().meta({
           description:
-            'In `payment_link.paid` events only: the `client_reference_id` of the payment (see Payment); never on the link as read.',
+            'In `payment_link.paid` events only, when the payment has one: its `client_reference_id` (see Payment); never on the link as read.',
         }),
         buyer: BuyerSchema.nullable().optional().meta({
           description:
-            'In `payment_link.paid` events only: the buyer details of the payment (see Payment); never on the link as read.',
+            'In `payment_link.paid` events only, when the payment has them: its buyer details (see Payment); never on the link as read.',
         }),
       })
       .nullable()

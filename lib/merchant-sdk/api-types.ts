@@ -424,9 +424,9 @@ export interface components {
           /** @example EUR */
           currency: string;
         };
-        /** @description In `payment_link.paid` events only: the `client_reference_id` of the payment (see Payment); never on the link as read. */
+        /** @description In `payment_link.paid` events only, when the payment has one: its `client_reference_id` (see Payment); never on the link as read. */
         client_reference_id?: string | null;
-        /** @description In `payment_link.paid` events only: the buyer details of the payment (see Payment); never on the link as read. */
+        /** @description In `payment_link.paid` events only, when the payment has them: its buyer details (see Payment); never on the link as read. */
         buyer?: ({
           email?: string;
           name?: string;
