@@ -3,6 +3,7 @@ import { REFERENCES_COOKIE } from '../../functions/http/checkout-references.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { createLink } from '../support/checkout-helpers.ts';
 import type { FakeAdyen } from '../support/fake-adyen.ts';
+import type { FakePaypal } from '../support/fake-paypal.ts';
 import type { FakeStripe } from '../support/fake-stripe.ts';
 import { httpRequest, NAVIGATION_HEADERS } from '../support/navigate.ts';
 import { expectDocumented } from '../support/openapi-check.ts';
@@ -19,12 +20,13 @@ let psps: PspStack;
 let stack: TestStack;
 let stripe: FakeStripe;
 let adyen: FakeAdyen;
+let paypal: FakePaypal;
 let key: IssuedApiKey;
 let connection: string;
 
 beforeAll(async () => {
-  psps = await startPspStack({ providers: ['stripe', 'adyen'] });
-  ({ stack, stripe, adyen } = psps);
+  psps = await startPspStack({ providers: ['stripe', 'adyen', 'paypal'] });
+  ({ stack, stripe, adyen, paypal } = psps);
   key = await stack.issueKey('referenceshop', 'test');
   connection = (await psps.connect('referenceshop', 'stripe')).id;
 });
@@ -251,5 +253,33 @@ describe('references on the checkout address', () => {
     const [event] = await paidEvents(link.id, adyenKey.api_key);
     expect(event.data.payment).toMatchObject({ client_reference_id: 'shopper-77', buyer: payment.buyer });
     expect(adyen.violations).toEqual([]);
+  });
+
+  it('reach PayPal as the login offered, and the PayPal account that approved comes back as the buyer', async () => {
+    const paypalKey = await stack.issueKey('referencepaypal', 'test');
+    const paypalConnection = (await psps.connect('referencepaypal', 'paypal')).id;
+    const link = await createLink(stack, paypalKey.api_key, { collect: { email: 'required' } });
+    await browser().visit(
+      `${link.checkout_url}?client_reference_id=pp-1&prefilled_email=${encodeURIComponent('pat@example.com')}`,
+    );
+    const order = [...paypal.orders.values()].at(-1);
+    if (!order) throw new Error('no PayPal order');
+    expect(order.prefilled_email).toBe('pat@example.com');
+    paypal.approve(order.id, { name: { given_name: 'Pat', surname: 'Example' } });
+    const delivery = paypal.delivery('CHECKOUT.ORDER.APPROVED', { orderId: order.id });
+    const notified = await stack.request('POST', `/psp/paypal/notifications/${paypalConnection}`, {
+      rawBody: delivery.body,
+      headers: { 'content-type': 'application/json', ...delivery.headers },
+    });
+    expect(notified.status).toBe(200);
+    const [payment] = await payments(link.id, paypalKey.api_key);
+    expect(payment).toMatchObject({
+      status: 'succeeded',
+      client_reference_id: 'pp-1',
+      buyer: { email: 'pat@example.com', name: 'Pat Example' },
+    });
+    const [event] = await paidEvents(link.id, paypalKey.api_key);
+    expect(event.data.payment).toMatchObject({ client_reference_id: 'pp-1', buyer: payment.buyer });
+    expect(paypal.violations).toEqual([]);
   });
 });
