@@ -244,12 +244,15 @@ export function reportPayment(
     return undefined;
   }
   const session = link.psp_session?.payment_id === payment.id ? null : link.psp_session;
+  // The buyer's details travel in `payment_link.paid` only: with a routing decision beside them, these events would
+  // pass their size bound (docs/webhooks.md#the-request); `GET .../payments` has them.
+  const { buyer: _buyer, ...withoutBuyer } = payment;
   return withEvent(
     link,
     { ...link, reported_payments: [...reported, payment.id], psp_session: session },
     type,
     now,
-    (snapshot) => ({ ...snapshot, payment }),
+    (snapshot) => ({ ...snapshot, payment: withoutBuyer }),
   );
 }
 

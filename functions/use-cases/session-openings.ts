@@ -327,7 +327,7 @@ async function tryConnection(
     );
     const now = deps.now();
     const failed = unavailablePayment(
-      { id: paymentId, link, connection, amount },
+      { id: paymentId, link, connection, amount, clientReferenceId: opening.references?.client_reference_id },
       refused
         ? `${connection.provider} refused to open a session for this payment link.`
         : `${connection.provider} could not open a session.`,

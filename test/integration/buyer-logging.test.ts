@@ -74,6 +74,12 @@ describe('logs of a checkout and its notification', () => {
       const payments = await stack.request('GET', `/v1/payment-links/${link.id}/payments`, {
         key: key.api_key,
       });
+      // The attempt Stripe refused is recorded with the buyer's reference too.
+      expect(payments.body.data.map((payment: { status: string }) => payment.status)).toEqual([
+        'succeeded',
+        'failed',
+      ]);
+      expect(payments.body.data[1].client_reference_id).toBe(personal.reference);
       expect(payments.body.data[0]).toMatchObject({
         client_reference_id: personal.reference,
         buyer: { name: personal.name, billing_address: { line1: personal.line1 } },
