@@ -124,7 +124,10 @@ describe('the PayPal adapter', () => {
       experience_context: { shipping_preference: 'NO_SHIPPING' },
     });
     // custom_id and invoice_id carry our own ids: the buyer's reference stays on our payment.
-    expect(sent.purchase_units[0]).toMatchObject({ custom_id: request.link.id, invoice_id: request.paymentId });
+    expect(sent.purchase_units[0]).toMatchObject({
+      custom_id: request.link.id,
+      invoice_id: request.paymentId,
+    });
     fake.approve(session.id, { name: { given_name: 'Pat', surname: 'Example' } });
     const captured = await psp.captureSession?.({ id: session.id, paymentId: request.paymentId });
     expect(captured).toMatchObject({

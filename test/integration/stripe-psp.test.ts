@@ -279,7 +279,10 @@ describe('the Stripe adapter, through the official SDK against a Stripe-speaking
   it('asks nothing of its own when our page asks a detail first: an optional phone or billing address', async () => {
     const optional = newPaymentLink(
       { account: 'acme', mode: 'test' },
-      { amount: { value: '20', currency: 'EUR' }, collect: { phone: 'optional', billing_address: 'optional' } },
+      {
+        amount: { value: '20', currency: 'EUR' },
+        collect: { phone: 'optional', billing_address: 'optional' },
+      },
       now,
     );
     await psp.createSession(checkout(optional, new Date(Date.now() + 3_600_000)));
