@@ -85,8 +85,10 @@ export function isCountryCode(code: string): boolean {
 export type PspPageAsk = 'always' | 'required';
 
 /**
- * What each PSP's hosted page can ask the buyer itself (docs/checkout.md#on-the-psps-page), from each PSP's API
- * reference and OpenAPI document (test/contracts/):
+ * What each PSP's hosted page can ask the buyer itself (docs/checkout.md#on-the-psps-page), from each PSP's
+ * OpenAPI document (test/contracts/: Stripe `PostCheckoutSessions`, Adyen `PaymentLinkRequest`, PayPal
+ * `paypal_wallet_experience_context`) and API guides (docs.stripe.com/payments/checkout/phone-numbers: "a
+ * required phone number field"; docs.stripe.com/payments/collect-addresses):
  * - Stripe Checkout: always the e-mail; a phone number (`phone_number_collection`, a required field once
  *   enabled); the billing address (`billing_address_collection: required`; `auto` asks only when Stripe needs it);
  *   the shipping address in the countries named (`shipping_address_collection.allowed_countries`).
