@@ -1,18 +1,22 @@
-import { type CountryCode, isSupportedCountry, parsePhoneNumberFromString } from 'libphonenumber-js/min';
-import {
-  type BuyerDetails,
-  isCountryCode,
-  isErased,
-  type PaymentBuyer,
-  type PostalAddress,
-} from './buyer.ts';
+import type { CountryCode } from 'libphonenumber-js/min';
+import type { BuyerDetails, PaymentBuyer, PostalAddress } from './buyer.ts';
 
 /**
  * What a PSP reports of its buyer, normalised to `BuyerDetails` (docs/checkout.md#on-the-psps-page): text trimmed,
  * control characters removed and cut to the lengths `BuyerSchema` documents, phone numbers in E.164, countries in
  * ISO 3166-1 alpha-2. A value that cannot be read as such (a phone number that is no number, a country that is
  * none) is left out rather than stored wrong. Pure: each adapter maps its PSP's fields to `ReportedBuyer`.
+ *
+ * libphonenumber's metadata (its country codes and numbering plans, about 30 KB gzipped) is loaded on the first
+ * report that needs it, not at a cold start: the functions that read PSP statuses mostly never see a paid one
+ * (docs/performance.md).
  */
+type PhoneLibrary = typeof import('libphonenumber-js/min');
+let phoneLibrary: Promise<PhoneLibrary> | undefined;
+const loadPhoneLibrary = (): Promise<PhoneLibrary> => {
+  phoneLibrary ??= import('libphonenumber-js/min');
+  return phoneLibrary;
+};
 
 /** A postal address in the words PSPs use for it, every part as the PSP gave it (or nothing). */
 export interface ReportedAddress {
@@ -71,29 +75,39 @@ const utf8Length = (character: string): number => {
   return code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
 };
 
-/** An ISO 3166-1 alpha-2 code (PSPs send upper case; some older answers lower). */
-export function countryCode(value: string | null | undefined): string | undefined {
+/** An ISO 3166-1 alpha-2 code that libphonenumber knows (`isCountryCode`'s set); PSPs may send lower case. */
+function countryCode(value: string | null | undefined, library: PhoneLibrary): string | undefined {
   const code = value?.trim().toUpperCase();
-  return code && isCountryCode(code) ? code : undefined;
+  return code && library.isSupportedCountry(code) ? code : undefined;
 }
 
 /**
  * A phone number in E.164, read in `country` when it has no `+` (the country of the buyer's address), or
  * undefined when it is not a valid number.
  */
-export function e164Phone(value: string | null | undefined, country?: string): string | undefined {
+export async function e164Phone(
+  value: string | null | undefined,
+  country?: string,
+): Promise<string | undefined> {
+  return phoneOf(value, country, await loadPhoneLibrary());
+}
+
+function phoneOf(value: string | null | undefined, country: string | undefined, library: PhoneLibrary) {
   const given = value?.trim();
   if (!given) return undefined;
-  const region = country && isSupportedCountry(country) ? (country as CountryCode) : undefined;
-  const parsed = parsePhoneNumberFromString(given, region ? { defaultCountry: region } : {});
+  const region = country && library.isSupportedCountry(country) ? (country as CountryCode) : undefined;
+  const parsed = library.parsePhoneNumberFromString(given, region ? { defaultCountry: region } : {});
   return parsed?.isValid() ? parsed.number : undefined;
 }
 
-export function postalAddress(reported: ReportedAddress | null | undefined): PostalAddress | undefined {
+function postalAddress(
+  reported: ReportedAddress | null | undefined,
+  library: PhoneLibrary,
+): PostalAddress | undefined {
   if (!reported) return undefined;
   const line1 = text(reported.line1, MAX_LENGTHS.line1);
   const city = text(reported.city, MAX_LENGTHS.city);
-  const country = countryCode(reported.country);
+  const country = countryCode(reported.country, library);
   if (!line1 || !city || !country) return undefined;
   const line2 = text(reported.line2, MAX_LENGTHS.line2);
   const postalCode = text(reported.postal_code, MAX_LENGTHS.postal_code);
@@ -109,16 +123,21 @@ export function postalAddress(reported: ReportedAddress | null | undefined): Pos
 }
 
 /** The buyer details of a PSP's report, or undefined when it reports none. */
-export function buyerDetails(reported: ReportedBuyer): BuyerDetails | undefined {
-  const billing = postalAddress(reported.billing_address);
-  const shipping = postalAddress(reported.shipping_address);
+export async function buyerDetails(reported: ReportedBuyer): Promise<BuyerDetails | undefined> {
+  const library = await loadPhoneLibrary();
+  const billing = postalAddress(reported.billing_address, library);
+  const shipping = postalAddress(reported.shipping_address, library);
   const email = text(reported.email, MAX_LENGTHS.email);
   const details: BuyerDetails = {
     ...(email?.includes('@') ? { email } : {}),
     ...optional('name', text(reported.name, MAX_LENGTHS.name)),
     ...optional(
       'phone',
-      e164Phone(reported.phone, countryCode(reported.phone_country) ?? billing?.country ?? shipping?.country),
+      phoneOf(
+        reported.phone,
+        countryCode(reported.phone_country, library) ?? billing?.country ?? shipping?.country,
+        library,
+      ),
     ),
     ...optional('billing_address', billing),
     ...optional('shipping_address', shipping),
@@ -135,6 +154,7 @@ const optional = <K extends keyof BuyerDetails>(key: K, value: BuyerDetails[K] |
  * both hold one, ours stands, as the buyer gave it to us for this link). Erased details stay erased.
  */
 export function withPspBuyer(stored: PaymentBuyer | undefined, reported: BuyerDetails | undefined) {
-  if (!reported || (stored && isErased(stored))) return stored;
+  // `isErased`, spelt out: this module imports no value of ./buyer.ts, whose country list loads libphonenumber.
+  if (!reported || (stored && 'erased_at' in stored)) return stored;
   return { ...reported, ...stored };
 }

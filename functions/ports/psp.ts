@@ -1,4 +1,4 @@
-import type { BuyerDetails } from '../domain/buyer.ts';
+import type { BuyerDetail, BuyerDetails } from '../domain/buyer.ts';
 import type { BuyerReferences } from '../domain/buyer-references.ts';
 import type { Provider, PspConnection } from '../domain/connection.ts';
 import { InvalidNotificationError } from '../domain/errors.ts';
@@ -52,6 +52,11 @@ export interface SessionRequest extends CheckoutReturn {
    * the e-mail prefill where its PSP takes them. Buyer-supplied: never logged.
    */
   references?: BuyerReferences;
+  /**
+   * The details of the link's `collect` that the PSP's page is to ask (`detailsPspPageAsks`,
+   * docs/checkout.md#on-the-psps-page), decided by checkout; absent: none. Each adapter spells them as its PSP does.
+   */
+  pageAsks?: BuyerDetail[];
 }
 
 export type PspPaymentState = PaymentState;

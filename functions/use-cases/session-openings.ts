@@ -1,3 +1,4 @@
+import { type BuyerDetail, detailsPspPageAsks } from '../domain/buyer.ts';
 import type { BuyerReferences } from '../domain/buyer-references.ts';
 import { ANSWER_ROOM_MS, PSP_CALL_TIMEOUT_MS } from '../domain/call-budgets.ts';
 import { sessionExpiry, withSession } from '../domain/checkout.ts';
@@ -277,7 +278,14 @@ function sessionRequest(
     locale,
     paymentMethods: methodsFor(link.payment_methods, connection.methods),
     ...(references ? { references } : {}),
+    ...pspPageAsks(link, connection),
   };
+}
+
+/** What the connection's hosted page is to ask of the link's `collect` (our page asks the rest first). */
+function pspPageAsks(link: PaymentLink, connection: PspConnection): { pageAsks?: BuyerDetail[] } {
+  const asks = detailsPspPageAsks(link.collect, connection.provider);
+  return asks.length > 0 ? { pageAsks: asks } : {};
 }
 
 /**

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdyenPspFactory } from '../../functions/adapters/psp/adyen-psp.ts';
 import { PspCallTimeoutError } from '../../functions/adapters/psp/psp-calls.ts';
+import { detailsPspPageAsks } from '../../functions/domain/buyer.ts';
 import { PSP_CALL_TIMEOUT_MS } from '../../functions/domain/call-budgets.ts';
 import { InvalidNotificationError, PspNotConfiguredError } from '../../functions/domain/errors.ts';
 import type { PaymentLink } from '../../functions/domain/payment-link.ts';
@@ -157,6 +158,7 @@ describe('the Adyen adapter, through @adyen/api-library against an Adyen-speakin
     const session = await psp.createSession({
       ...sessionRequest(asking, testConnection),
       references: { client_reference_id: 'crm-4410', prefilled_email: 'sam@example.com' },
+      pageAsks: detailsPspPageAsks(asking.collect, 'adyen'),
     });
     expect(JSON.parse(adyen.requests.at(-1)?.body ?? '')).toMatchObject({
       // Adyen cannot hold a delivery address to a link's countries: our page asks that one first.

@@ -1,6 +1,7 @@
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STRIPE_SESSION_LIMITS, StripePsp } from '../../functions/adapters/psp/stripe-psp.ts';
+import { detailsPspPageAsks } from '../../functions/domain/buyer.ts';
 import { sessionExpiry } from '../../functions/domain/checkout.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
 import { InvalidNotificationError } from '../../functions/domain/errors.ts';
@@ -243,6 +244,8 @@ describe('the Stripe adapter, through the official SDK against a Stripe-speaking
     const session = await psp.createSession({
       ...checkout(asking, new Date(Date.now() + 3_600_000)),
       references: { client_reference_id: 'crm-7781', prefilled_email: 'kim@example.com' },
+      // As checkout decides it: what our page does not ask first.
+      pageAsks: detailsPspPageAsks(asking.collect, 'stripe'),
     });
     expect(stripe.requests.at(-1)?.form).toMatchObject({
       client_reference_id: 'crm-7781',
@@ -285,7 +288,10 @@ describe('the Stripe adapter, through the official SDK against a Stripe-speaking
       },
       now,
     );
-    await psp.createSession(checkout(optional, new Date(Date.now() + 3_600_000)));
+    await psp.createSession({
+      ...checkout(optional, new Date(Date.now() + 3_600_000)),
+      pageAsks: detailsPspPageAsks(optional.collect, 'stripe'),
+    });
     const form = stripe.requests.at(-1)?.form ?? {};
     expect(form['phone_number_collection[enabled]']).toBeUndefined();
     expect(form.billing_address_collection).toBeUndefined();

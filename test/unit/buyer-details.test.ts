@@ -7,6 +7,7 @@ import {
   referencesCookie,
   wellFormedReferences,
 } from '../../functions/http/checkout-references.ts';
+import { withoutPersonalData } from '../../functions/logger.ts';
 
 describe("what each PSP's page asks (PSP_PAGE_ASKS)", () => {
   const collect: Collect = {
@@ -44,16 +45,16 @@ describe("what each PSP's page asks (PSP_PAGE_ASKS)", () => {
 });
 
 describe("a PSP's report of its buyer, normalised", () => {
-  it('reads phone numbers into E.164, in the country of the address when they have no +', () => {
-    expect(e164Phone('06 12345678', 'NL')).toBe('+31612345678');
-    expect(e164Phone('+32 470 12 34 56')).toBe('+32470123456');
-    expect(e164Phone('12', 'NL')).toBeUndefined();
-    expect(e164Phone('not a number')).toBeUndefined();
+  it('reads phone numbers into E.164, in the country of the address when they have no +', async () => {
+    expect(await e164Phone('06 12345678', 'NL')).toBe('+31612345678');
+    expect(await e164Phone('+32 470 12 34 56')).toBe('+32470123456');
+    expect(await e164Phone('12', 'NL')).toBeUndefined();
+    expect(await e164Phone('not a number')).toBeUndefined();
   });
 
-  it('keeps ISO countries in upper case and leaves out an address without its street, city or country', () => {
+  it('keeps ISO countries in upper case and leaves out an address without its street, city or country', async () => {
     expect(
-      buyerDetails({
+      await buyerDetails({
         email: ' ann@example.com ',
         name: 'Ann\u0000 \n Example',
         billing_address: { line1: 'Main St 1', city: 'Gent', country: 'be', postal_code: null },
@@ -64,13 +65,13 @@ describe("a PSP's report of its buyer, normalised", () => {
       name: 'Ann Example',
       billing_address: { line1: 'Main St 1', city: 'Gent', country: 'BE' },
     });
-    expect(buyerDetails({ billing_address: { line1: 'x', city: 'y', country: 'XX' } })).toBeUndefined();
-    expect(buyerDetails({ email: 'no-at-sign' })).toBeUndefined();
+    expect(await buyerDetails({ billing_address: { line1: 'x', city: 'y', country: 'XX' } })).toBeUndefined();
+    expect(await buyerDetails({ email: 'no-at-sign' })).toBeUndefined();
   });
 
-  it('cuts text at its length and at twice as many bytes of UTF-8', () => {
-    expect(buyerDetails({ name: 'a'.repeat(300) })?.name).toHaveLength(200);
-    expect(buyerDetails({ name: '\u20ac'.repeat(300) })?.name).toHaveLength(133);
+  it('cuts text at its length and at twice as many bytes of UTF-8', async () => {
+    expect((await buyerDetails({ name: 'a'.repeat(300) }))?.name).toHaveLength(200);
+    expect((await buyerDetails({ name: '\u20ac'.repeat(300) }))?.name).toHaveLength(133);
   });
 
   it('completes what our page stored with what the PSP reports, ours standing, and never un-erases', () => {
@@ -117,5 +118,21 @@ describe('the references of a checkout visit', () => {
       referencesCookie({ queryStringParameters: { client_reference_id: '<script>' } }, page),
     ).toBeUndefined();
     expect(checkoutReferences({ cookies: [`${REFERENCES_COOKIE}=%%%`] })).toEqual({});
+  });
+});
+
+describe('an error as logged', () => {
+  it("keeps its name, message and causes, without the buyer's values or the request and answer an SDK hangs on it", () => {
+    const sdkError = Object.assign(new Error('Invalid email address: kim@example.com'), {
+      request: { body: '{"email_address":"kim@example.com"}', headers: { authorization: 'Bearer token' } },
+    });
+    const logged = withoutPersonalData(new Error('Stripe refused', { cause: sdkError }), ['kim@example.com']);
+    expect(JSON.stringify(logged)).not.toMatch(/kim@example\.com|Bearer/);
+    expect(logged).toMatchObject({
+      name: 'Error',
+      message: 'Stripe refused',
+      cause: { name: 'Error', message: 'Invalid email address: [redacted]' },
+    });
+    expect(withoutPersonalData('not an error', ['x'])).toBe('not an error');
   });
 });

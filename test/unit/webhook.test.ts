@@ -122,7 +122,7 @@ describe('the webhook body of the largest link the API accepts', () => {
    * The largest buyer a payment can hold (`BuyerSchema`'s lengths, and twice as many bytes), in a character that
    * costs most once it has been through `buyerDetails` (control characters are removed there).
    */
-  const largestBuyer = () => {
+  const largestBuyer = async () => {
     const fill = (length: number) => '\u20ac'.repeat(length);
     const address = {
       line1: fill(200),
@@ -132,7 +132,7 @@ describe('the webhook body of the largest link the API accepts', () => {
       state: fill(100),
       country: 'NL',
     };
-    const buyer = buyerDetails({
+    const buyer = await buyerDetails({
       email: `${fill(120)}@${fill(133)}`,
       name: fill(200),
       phone: '+31612345678',
@@ -144,7 +144,7 @@ describe('the webhook body of the largest link the API accepts', () => {
     return buyer;
   };
 
-  it('stays under 20 KB (docs/webhooks.md#the-request), whatever characters fill the fields', () => {
+  it('stays under 20 KB (docs/webhooks.md#the-request), whatever characters fill the fields', async () => {
     const url = (path: string) => (character: string) => {
       const prefix = `https://shop.example.com/${path}/`;
       return prefix + character.repeat(Math.floor((MAX_URL_LENGTH - prefix.length) / character.length));
@@ -181,7 +181,7 @@ describe('the webhook body of the largest link the API accepts', () => {
         amount: link.amount!,
       },
       new Date(),
-      { client_reference_id: 'r'.repeat(200), buyer: largestBuyer() },
+      { client_reference_id: 'r'.repeat(200), buyer: await largestBuyer() },
     );
     const checkoutBase = `https://pay.example.com/${'c'.repeat(200)}`;
     // The largest event of all: a refund the PSP refused with the longest reason, which carries the link too.

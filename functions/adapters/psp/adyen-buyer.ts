@@ -1,7 +1,7 @@
 import type { Address } from '@adyen/api-library/lib/src/typings/checkout/address.js';
 import type { PaymentLinkRequest } from '@adyen/api-library/lib/src/typings/checkout/paymentLinkRequest.js';
 import type { PaymentLinkResponse } from '@adyen/api-library/lib/src/typings/checkout/paymentLinkResponse.js';
-import { type BuyerDetail, type BuyerDetails, detailsPspPageAsks } from '../../domain/buyer.ts';
+import type { BuyerDetail, BuyerDetails } from '../../domain/buyer.ts';
 import { buyerDetails } from '../../domain/buyer-details.ts';
 import type { SessionRequest } from '../../ports/psp.ts';
 
@@ -22,11 +22,11 @@ const SHOPPER_FIELDS: Partial<Record<BuyerDetail, `${ShopperField}`[]>> = {
 const MIN_SHOPPER_REFERENCE_LENGTH = 3;
 
 /**
- * The shopper fields of a payment link: what `collect` asks of Adyen's page (`detailsPspPageAsks`), the e-mail
+ * The shopper fields of a payment link: what checkout gives Adyen's page to ask (`SessionRequest.pageAsks`), the e-mail
  * prefilled from the address and the buyer's reference as `shopperReference`.
  */
-export function adyenShopperFields({ link, references }: SessionRequest) {
-  const fields = detailsPspPageAsks(link.collect, 'adyen').flatMap((detail) => SHOPPER_FIELDS[detail] ?? []);
+export function adyenShopperFields({ references, pageAsks }: SessionRequest) {
+  const fields = (pageAsks ?? []).flatMap((detail) => SHOPPER_FIELDS[detail] ?? []);
   const reference = references?.client_reference_id;
   return {
     ...(fields.length > 0 ? { requiredShopperFields: fields as ShopperField[] } : {}),
@@ -39,10 +39,10 @@ export function adyenShopperFields({ link, references }: SessionRequest) {
  * What the shopper gave on Adyen's page: only the fields the link required (others are what we sent, such as a
  * prefilled e-mail the shopper never confirmed).
  */
-export function adyenBuyer(paymentLink: PaymentLinkResponse): { buyer?: BuyerDetails } {
+export async function adyenBuyer(paymentLink: PaymentLinkResponse): Promise<{ buyer?: BuyerDetails }> {
   const asked = new Set<string>(paymentLink.requiredShopperFields ?? []);
   const name = paymentLink.shopperName;
-  const buyer = buyerDetails({
+  const buyer = await buyerDetails({
     email: asked.has('shopperEmail') ? paymentLink.shopperEmail : undefined,
     phone: asked.has('telephoneNumber') ? paymentLink.telephoneNumber : undefined,
     name: asked.has('shopperName') && name ? `${name.firstName} ${name.lastName}` : undefined,

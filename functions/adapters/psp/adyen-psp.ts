@@ -226,7 +226,7 @@ export class AdyenPsp implements Psp {
       amount: fromAdyenMinorUnits(paymentLink.amount),
       // The environment answered: test credentials only reach Adyen's test platform, live ones its live one.
       livemode: this.credentials.environment === 'live',
-      ...(paid ? adyenBuyer(paymentLink) : {}),
+      ...(paid ? await adyenBuyer(paymentLink) : {}),
     };
   }
 

@@ -36,30 +36,25 @@ export function paypalOrderStatus(order: Order, livemode: boolean): PspSessionSt
         failure: { code: 'canceled', message: 'The PayPal order was voided.' },
       };
     case 'COMPLETED':
-      return {
-        ...base,
-        ...captureState(capture?.status),
-        paymentReference: capture?.id ?? null,
-        ...paypalBuyer(order),
-      };
+      return { ...base, ...captureState(capture?.status), paymentReference: capture?.id ?? null };
     default:
       return { ...base, state: 'pending', deferredCapture: 'awaiting_approval' };
   }
 }
 
 /**
- * What PayPal says of its payer (`payment_source.paypal`, or the deprecated `payer` of older answers): the PayPal
+ * What PayPal says of the payer of a captured order (`payment_source.paypal`, or the deprecated `payer` of older answers): the PayPal
  * account's e-mail and name, its phone when the account shares it, and the shipping address of the purchase unit
  * when one was asked (never, as orders are created today: `NO_SHIPPING`). The account's address is a country
  * alone, no postal address.
  */
-function paypalBuyer(order: Order): { buyer?: BuyerDetails } {
+export async function paypalBuyer(order: Order): Promise<{ buyer?: BuyerDetails }> {
   const wallet = order.paymentSource?.paypal;
   const payer = order.payer;
   const name = wallet?.name ?? payer?.name;
   const shipping = order.purchaseUnits?.[0]?.shipping;
   const country = wallet?.address?.countryCode ?? payer?.address?.countryCode;
-  const buyer = buyerDetails({
+  const buyer = await buyerDetails({
     email: wallet?.emailAddress ?? payer?.emailAddress,
     name: [name?.givenName, name?.surname].filter(Boolean).join(' '),
     phone: (wallet?.phoneNumber ?? payer?.phone?.phoneNumber)?.nationalNumber,

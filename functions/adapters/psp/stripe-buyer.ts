@@ -1,5 +1,5 @@
 import type Stripe from 'stripe';
-import { type BuyerDetails, detailsPspPageAsks } from '../../domain/buyer.ts';
+import type { BuyerDetails } from '../../domain/buyer.ts';
 import { buyerDetails } from '../../domain/buyer-details.ts';
 import type { SessionRequest } from '../../ports/psp.ts';
 
@@ -13,10 +13,10 @@ export const stripeLinkId = (session: Stripe.Checkout.Session): string | null =>
 
 /**
  * What Stripe Checkout asks the buyer beside the e-mail it always asks (`PSP_PAGE_ASKS`): the details of the link's
- * `collect` that our page does not ask first (`detailsPspPageAsks`), and the e-mail prefilled from the address.
+ * `collect` that checkout gives it to ask (`SessionRequest.pageAsks`), and the e-mail prefilled from the address.
  */
-export function stripeBuyerQuestions({ link, references }: SessionRequest) {
-  const asks = new Set(detailsPspPageAsks(link.collect, STRIPE_PROVIDER));
+export function stripeBuyerQuestions({ link, references, pageAsks }: SessionRequest) {
+  const asks = new Set(pageAsks);
   const countries = link.collect?.shipping_address?.countries;
   return {
     ...(references?.prefilled_email ? { customer_email: references.prefilled_email } : {}),
@@ -37,10 +37,10 @@ export function stripeBuyerQuestions({ link, references }: SessionRequest) {
  * What the buyer gave on Stripe's page: `customer_details` (e-mail, name, phone, billing address) and the shipping
  * details Stripe collected (`collected_information.shipping_details`).
  */
-export function stripeBuyer(session: Stripe.Checkout.Session): { buyer?: BuyerDetails } {
+export async function stripeBuyer(session: Stripe.Checkout.Session): Promise<{ buyer?: BuyerDetails }> {
   const customer = session.customer_details;
   const shipping = session.collected_information?.shipping_details;
-  const buyer = buyerDetails({
+  const buyer = await buyerDetails({
     email: customer?.email,
     name: customer?.name ?? shipping?.name,
     phone: customer?.phone,

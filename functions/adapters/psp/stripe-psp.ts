@@ -250,7 +250,7 @@ export class StripePsp implements Psp {
           ? null
           : fromStripeMinorUnits(session.amount_total, session.currency),
       livemode: session.livemode,
-      ...(paid ? stripeBuyer(session) : {}),
+      ...(paid ? await stripeBuyer(session) : {}),
     };
   }
 
