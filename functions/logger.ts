@@ -1,6 +1,6 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { Context } from 'aws-lambda';
-import { mapErrorStack } from './source-mapped-stack.ts';
+import { mapErrorStack, sourceMappedStack } from './source-mapped-stack.ts';
 
 /**
  * One structured JSON logger for every function. Request bodies, API keys and secrets are never passed to it:
@@ -27,5 +27,25 @@ export function withLambdaContext<E, R>(handler: (event: E, context: Context) =>
   return (event: E, context: Context): Promise<R> => {
     logger.addContext(context);
     return handler(event, context);
+  };
+}
+
+/**
+ * An error to log without the personal data a request carried (buyer details and references,
+ * docs/security.md#personal-data): its name, message and stack, and its causes' the same way, with each of
+ * `values` replaced wherever it appears. A PSP's refusal may quote what it was sent ("Invalid email address: …"),
+ * and some SDKs hang the whole request and answer on their errors (PayPal's `request.body`), which are left out.
+ */
+export function withoutPersonalData(error: unknown, values: readonly (string | undefined)[]): unknown {
+  if (!(error instanceof Error)) return error;
+  const personal = values.filter((value): value is string => value !== undefined && value.length > 0);
+  const scrub = (text: string) =>
+    personal.reduce((scrubbed, value) => scrubbed.replaceAll(value, '[redacted]'), text);
+  return {
+    name: error.name,
+    message: scrub(error.message),
+    // Mapped to our sources here: the logger maps the stacks of errors, and this is a plain object.
+    ...(error.stack ? { stack: scrub(sourceMappedStack(error.stack)) } : {}),
+    ...(error.cause === undefined ? {} : { cause: withoutPersonalData(error.cause, personal) }),
   };
 }

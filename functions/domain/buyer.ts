@@ -84,29 +84,57 @@ export function isCountryCode(code: string): boolean {
 }
 
 /**
- * What each PSP's hosted page can ask the buyer itself, as `collect` asks it (docs/checkout.md#buyer-details):
- * Stripe Checkout's email, phone, billing and shipping address collection; Adyen Pay by Link's
- * `requiredShopperFields` (required only); PayPal's approval page gives the payer's e-mail (its shipping address
- * cannot be held to `countries`). Mollie's and Checkout.com's pages and our sandbox ask none: our page asks.
+ * How a PSP's hosted page asks one detail: `always`, whatever a link's `collect` says (Stripe Checkout and PayPal
+ * always ask the e-mail address: an optional one is required there); `required`, when we ask it to, and then only
+ * as required. A detail a page cannot ask is absent.
  */
-export const PSP_PAGE_ASKS: Record<Provider, { details: readonly BuyerDetail[]; optional: boolean }> = {
-  stripe: { details: ['email', 'phone', 'billing_address', 'shipping_address'], optional: true },
-  adyen: { details: ['email', 'phone', 'billing_address', 'shipping_address'], optional: false },
-  paypal: { details: ['email'], optional: true },
-  mollie: { details: [], optional: false },
-  checkout: { details: [], optional: false },
-  sandbox: { details: [], optional: false },
+export type PspPageAsk = 'always' | 'required';
+
+/**
+ * What each PSP's hosted page can ask the buyer itself (docs/checkout.md#on-the-psps-page), from each PSP's
+ * OpenAPI document (test/contracts/: Stripe `PostCheckoutSessions`, Adyen `PaymentLinkRequest`, PayPal
+ * `paypal_wallet_experience_context`) and API guides (docs.stripe.com/payments/checkout/phone-numbers: "a
+ * required phone number field"; docs.stripe.com/payments/collect-addresses):
+ * - Stripe Checkout: always the e-mail; a phone number (`phone_number_collection`, a required field once
+ *   enabled); the billing address (`billing_address_collection: required`; `auto` asks only when Stripe needs it);
+ *   the shipping address in the countries named (`shipping_address_collection.allowed_countries`).
+ * - Adyen Pay by Link: `requiredShopperFields` (`shopperEmail`, `telephoneNumber`, `billingAddress`), required
+ *   only; its `deliveryAddress` cannot be held to a link's countries.
+ * - PayPal: always the payer's e-mail (the PayPal account's); `shipping_preference` `GET_FROM_FILE` lets the
+ *   buyer pick an address in any country, so the shipping address is ours to ask; no phone or billing address.
+ * - Mollie's and Checkout.com's hosted pages and our sandbox ask for none of them.
+ */
+export const PSP_PAGE_ASKS: Record<Provider, Partial<Record<BuyerDetail, PspPageAsk>>> = {
+  stripe: { email: 'always', phone: 'required', billing_address: 'required', shipping_address: 'required' },
+  adyen: { email: 'required', phone: 'required', billing_address: 'required' },
+  paypal: { email: 'always' },
+  mollie: {},
+  checkout: {},
+  sandbox: {},
 };
 
 /**
  * The details our page asks first because the chosen PSP's page cannot ask them as `collect` asks: not at all,
- * or (for a PSP that asks only required fields) not as optional.
+ * or (for a page that asks a detail only as required) not as optional.
  */
 export function detailsOurPageAsks(collect: Collect | null, provider: Provider): BuyerDetail[] {
   if (!collect) return [];
-  const psp = PSP_PAGE_ASKS[provider];
+  const page = PSP_PAGE_ASKS[provider];
   const required = new Set(requiredDetails(collect));
+  return askedDetails(collect).filter((detail) => {
+    const ask = page[detail];
+    return ask === undefined || (ask === 'required' && !required.has(detail));
+  });
+}
+
+/**
+ * The details a PSP adapter asks its page for (as required): what `collect` asks that our page does not and the
+ * page asks only when told (`required`). Details the page asks `always` need no asking.
+ */
+export function detailsPspPageAsks(collect: Collect | null, provider: Provider): BuyerDetail[] {
+  if (!collect) return [];
+  const ours = new Set(detailsOurPageAsks(collect, provider));
   return askedDetails(collect).filter(
-    (detail) => !psp.details.includes(detail) || (!required.has(detail) && !psp.optional),
+    (detail) => !ours.has(detail) && PSP_PAGE_ASKS[provider][detail] === 'required',
   );
 }

@@ -1,4 +1,5 @@
 import type { AmountRange } from './amount.ts';
+import type { PaymentBuyer } from './buyer.ts';
 import { InvalidStateError } from './errors.ts';
 import { newId } from './ids.ts';
 import { type Amount, fromMinorUnits } from './money.ts';
@@ -47,8 +48,8 @@ export type LinkSnapshot = Pick<
   | 'canceled_at'
 > & {
   object: 'payment_link';
-  /** The succeeded payment, with what it charged. */
-  payment: PspPayment | null;
+  /** The succeeded payment, with what it charged (and in `payment_link.paid`, who paid: `PaidEventPayment`). */
+  payment: PaidEventPayment | null;
   amount_range: (AmountRange & { suggested: string | null }) | null;
   locale: string | null;
   reusable: boolean;
@@ -77,6 +78,36 @@ export type EventLink = LinkSnapshot & { checkout_url?: string; qr_code_url?: st
 export interface RefundEventData extends Refund {
   payment_link: EventLink;
 }
+
+/**
+ * The payment of a `payment_link.paid` event: the link's `payment` and what the payment knows of its buyer, which
+ * the event alone carries (the link's item keeps no buyer details: docs/security.md#personal-data).
+ */
+export type PaidEventPayment = PspPayment & {
+  client_reference_id?: string | null;
+  buyer?: PaymentBuyer | null;
+};
+
+/** What a payment knows of its buyer (`PaymentResource`), for its `payment_link.paid` event. */
+export type BuyerFacts = Pick<PaymentResource, 'client_reference_id' | 'buyer'>;
+
+/**
+ * The paid event's snapshot with the buyer facts of its payment (see `PaidEventPayment`), each only when the
+ * payment has it: the event of a link that uses neither is byte for byte what it was.
+ */
+export const withBuyerFacts =
+  (facts: BuyerFacts | undefined) =>
+  (snapshot: LinkSnapshot): LinkSnapshot =>
+    snapshot.payment && (facts?.client_reference_id || facts?.buyer)
+      ? {
+          ...snapshot,
+          payment: {
+            ...snapshot.payment,
+            ...(facts.client_reference_id ? { client_reference_id: facts.client_reference_id } : {}),
+            ...(facts.buyer ? { buyer: facts.buyer } : {}),
+          },
+        }
+      : snapshot;
 
 /** Events about one payment of the link carry it as `payment` (docs/webhooks.md, "Event types"). */
 export type PaymentEventType = 'payment_link.payment_failed' | 'payment_link.duplicate_payment';
@@ -213,12 +244,15 @@ export function reportPayment(
     return undefined;
   }
   const session = link.psp_session?.payment_id === payment.id ? null : link.psp_session;
+  // The buyer's details travel in `payment_link.paid` only: with a routing decision beside them, these events would
+  // pass their size bound (docs/webhooks.md#the-request); `GET .../payments` has them.
+  const { buyer: _buyer, ...withoutBuyer } = payment;
   return withEvent(
     link,
     { ...link, reported_payments: [...reported, payment.id], psp_session: session },
     type,
     now,
-    (snapshot) => ({ ...snapshot, payment }),
+    (snapshot) => ({ ...snapshot, payment: withoutBuyer }),
   );
 }
 
@@ -227,13 +261,19 @@ export function reportPayment(
  * as paid too (docs/api.md#states-expiry-and-webhooks). On a link that is already paid nothing changes (`undefined`): a repeat of
  * the same confirmation, or a second payment, which the caller reports (the first payment stays the link's).
  */
-export function markPaid(link: PaymentLink, payment: PspPayment, now: Date): Transition | undefined {
+export function markPaid(
+  link: PaymentLink,
+  payment: PspPayment,
+  now: Date,
+  facts?: BuyerFacts,
+): Transition | undefined {
   if (link.status === 'paid' || link.reusable) return undefined;
-  return transition(
+  return withEvent(
     link,
-    { status: 'paid', paid_at: now.toISOString(), payment, psp_session: null },
+    { ...link, status: 'paid', paid_at: now.toISOString(), payment, psp_session: null },
     'payment_link.paid',
     now,
+    withBuyerFacts(facts),
   );
 }
 

@@ -1,4 +1,4 @@
-import { markPaid, type Transition, withEvent } from './link-events.ts';
+import { markPaid, type Transition, withBuyerFacts, withEvent } from './link-events.ts';
 import type { PaymentResource } from './payment.ts';
 import type { PaidPayment, PaymentLink, PspPayment } from './payment-link.ts';
 
@@ -29,7 +29,7 @@ export function addPayment(
   resource: PaymentResource,
   now: Date,
 ): Transition | undefined {
-  if (!link.reusable) return markPaid(link, payment, now);
+  if (!link.reusable) return markPaid(link, payment, now, resource);
   const paid = link.paid_payments;
   if (paid[payment.id]) return undefined;
   const count = Object.keys(paid).length;
@@ -57,7 +57,7 @@ export function addPayment(
     { ...recorded, payment, paid_at: now.toISOString(), status },
     'payment_link.paid',
     now,
-    (snapshot) => snapshot,
+    withBuyerFacts(resource),
   );
 }
 

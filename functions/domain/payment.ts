@@ -1,3 +1,4 @@
+import type { PaymentBuyer } from './buyer.ts';
 import type { Provider } from './connection.ts';
 import { isId, newId } from './ids.ts';
 import type { Amount } from './money.ts';
@@ -74,6 +75,8 @@ export interface Payment {
   capture?: 'claimed' | 'released';
   /** Why the attempt went to its connection (absent on failed openings and older payments). */
   routing?: RoutingDecision;
+  client_reference_id?: string;
+  buyer?: PaymentBuyer;
   created_at: string;
   updated_at: string;
   version: number;
@@ -91,6 +94,16 @@ export interface PaymentResource {
   failure: PaymentFailure | null;
   /** Why the attempt went to its connection; null for failed openings and payments recorded before it was kept. */
   routing?: RoutingDecision | null;
+  /**
+   * The merchant's reference of the buyer, from the address the buyer opened (`?client_reference_id=`,
+   * docs/api.md#buyer-references): buyer-supplied and unverified; null when the address carried none.
+   */
+  client_reference_id?: string | null;
+  /**
+   * What the buyer gave, on our page or the PSP's (docs/checkout.md#buyer-details): personal data, never logged;
+   * null when nothing was asked or given.
+   */
+  buyer?: PaymentBuyer | null;
   created_at: string;
   updated_at: string;
 }
@@ -116,6 +129,8 @@ export const toPaymentResource = (payment: Payment, link: { amount: Amount | nul
   provider_reference: payment.provider_reference,
   failure: payment.failure,
   routing: payment.routing ?? null,
+  client_reference_id: payment.client_reference_id ?? null,
+  buyer: payment.buyer ?? null,
   created_at: payment.created_at,
   updated_at: payment.updated_at,
 });
@@ -135,6 +150,8 @@ interface Attempt {
   openedBy?: string | undefined;
   /** Why it went to this connection (`Payment.routing`). */
   routing?: RoutingDecision | undefined;
+  /** The buyer's reference from the link's address (`Payment.client_reference_id`). */
+  clientReferenceId?: string | undefined;
 }
 
 /** An attempt whose PSP session is open: pending until the PSP says otherwise. */
@@ -179,6 +196,7 @@ function base(attempt: Attempt, now: Date) {
     checks: 0,
     ...(attempt.openedBy === undefined ? {} : { opened_by: attempt.openedBy }),
     ...(attempt.routing ? { routing: attempt.routing } : {}),
+    ...(attempt.clientReferenceId === undefined ? {} : { client_reference_id: attempt.clientReferenceId }),
     created_at: now.toISOString(),
     updated_at: now.toISOString(),
     version: 1,

@@ -12,6 +12,7 @@ import { resolveLocale } from '../domain/locale.ts';
 import type { PaymentLink } from '../domain/payment-link.ts';
 import { buyerCookie, buyerPaymentOf } from '../http/buyer-cookie.ts';
 import { chosenAmount, seeOther } from '../http/checkout-form.ts';
+import { checkoutReferences, referencesCookie } from '../http/checkout-references.ts';
 import { checkoutPage, paymentReceivedPage, type ViewContext } from '../http/checkout-views.ts';
 import { type HtmlEvent, type HtmlResult, htmlHandler, isHttps } from '../http/html-handler.ts';
 import { captureOnReturn } from '../use-cases/buyer-returns.ts';
@@ -58,15 +59,19 @@ export const handler = htmlHandler(async (event, lambda) => {
       buyerPayment: buyerPaymentOf(event),
       sourceAddress: event.requestContext.http.sourceIp,
       foreign: method === 'POST' && form === undefined,
+      references: checkoutReferences(event),
     },
   );
-  // A reusable link's buyer keeps their own session (docs/checkout.md#reusable-links).
-  const cookies =
+  // A reusable link's buyer keeps their own session (docs/checkout.md#reusable-links); the address's references
+  // outlive the page's steps (functions/http/checkout-references.ts).
+  const cookies = [
     view.kind === 'forward' && view.link.reusable
-      ? [buyerCookie(CHECKOUT_BASE, id, view.session, context.https, context.now)]
-      : undefined;
+      ? buyerCookie(CHECKOUT_BASE, id, view.session, context.https, context.now)
+      : undefined,
+    referencesCookie(event, { checkoutBase: CHECKOUT_BASE, linkId: id, https: context.https }),
+  ].filter((cookie): cookie is string => cookie !== undefined);
   const answer = await pageOf(event, view, context);
-  return cookies ? { ...answer, cookies } : answer;
+  return cookies.length > 0 ? { ...answer, cookies } : answer;
 });
 
 /** The merchant's branding and the link's language for a page about `link`. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MAX_QUANTITY } from '../domain/amount.ts';
 import { COLLECT_REQUIREMENTS, MAX_SHIPPING_COUNTRIES } from '../domain/buyer.ts';
+import { CLIENT_REFERENCE_ID_PATTERN } from '../domain/buyer-references.ts';
 import {
   CUSTOM_FIELD_TYPES,
   MAX_CUSTOM_FIELD_ANSWER_LENGTH,
@@ -105,4 +106,15 @@ export const BuyerSchema = z
   .meta({
     description:
       "What the buyer gave on the PSP's page or ours (personal data; erased after the retention period or on request, then only `erased_at`).",
+  });
+
+/** A payment's `client_reference_id` (docs/api.md#buyer-references). */
+export const ClientReferenceIdSchema = z
+  .string()
+  .regex(CLIENT_REFERENCE_ID_PATTERN)
+  .max(200)
+  .nullable()
+  .meta({
+    description:
+      'The `client_reference_id` of the checkout address the buyer opened: buyer-supplied and unverified (anyone with the link can put any value there); null when the address carried none or a malformed one.',
   });

@@ -1,3 +1,5 @@
+import type { BuyerDetail, BuyerDetails } from '../domain/buyer.ts';
+import type { BuyerReferences } from '../domain/buyer-references.ts';
 import type { Provider, PspConnection } from '../domain/connection.ts';
 import { InvalidNotificationError } from '../domain/errors.ts';
 import type { Amount } from '../domain/money.ts';
@@ -45,6 +47,16 @@ export interface CheckoutReturn {
 export interface SessionRequest extends CheckoutReturn {
   link: PaymentLink;
   amount: Amount;
+  /**
+   * What the link's address said of the buyer (docs/api.md#buyer-references): each adapter sends the reference and
+   * the e-mail prefill where its PSP takes them. Buyer-supplied: never logged.
+   */
+  references?: BuyerReferences;
+  /**
+   * The details of the link's `collect` that the PSP's page is to ask (`detailsPspPageAsks`,
+   * docs/checkout.md#on-the-psps-page), decided by checkout; absent: none. Each adapter spells them as its PSP does.
+   */
+  pageAsks?: BuyerDetail[];
 }
 
 export type PspPaymentState = PaymentState;
@@ -91,6 +103,12 @@ export interface PspSessionStatus {
    * both with state `pending`. Absent at PSPs where the buyer's payment moves the money by itself.
    */
   deferredCapture?: 'awaiting_approval' | 'approved';
+  /**
+   * What the buyer gave on the PSP's page (the details its page was asked for, docs/checkout.md#on-the-psps-page),
+   * normalised (functions/domain/buyer-details.ts); absent when the PSP reports none. Stored on the payment when it
+   * succeeds. Personal data: never logged.
+   */
+  buyer?: BuyerDetails;
 }
 
 export interface PspRefundRequest {

@@ -1,4 +1,5 @@
 import { amountDue } from '../domain/amount.ts';
+import type { BuyerReferences } from '../domain/buyer-references.ts';
 import {
   amountAtStake,
   CALLS_TO_END_A_SESSION,
@@ -69,6 +70,11 @@ export interface CheckoutRequest {
    * open a session for a buyer or choose its amount.
    */
   foreign?: boolean | undefined;
+  /**
+   * What the link's address said of the buyer (docs/api.md#buyer-references), well formed: carried to the payment
+   * a new session opens and to its PSP.
+   */
+  references?: BuyerReferences | undefined;
 }
 
 /**
@@ -332,6 +338,7 @@ async function perform(
         locale: visit.locale,
         client,
         routing: { ...routing, recovery: step.recovery === true },
+        references: request.references,
       };
       const opened = await openSession(deps, opening, step.candidates, health, round.budget, deps.now());
       if (opened.kind === 'decide_again') return undefined;

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { withPspBuyer } from '../domain/buyer-details.ts';
 import type { PspConnection } from '../domain/connection.ts';
 import { ConcurrentModificationError, NotFoundError } from '../domain/errors.ts';
 import { ID_RANDOM_LENGTH } from '../domain/ids.ts';
@@ -217,7 +218,9 @@ async function settledPayment(
     return {
       stored,
       current,
-      next: settle(current, outcome, now) ?? withReference(current, outcome.reference, now),
+      next:
+        withBuyerOfSuccess(settle(current, outcome, now), status) ??
+        withReference(current, outcome.reference, now),
     };
   };
   const first = await settleStored();
@@ -237,6 +240,16 @@ async function settledPayment(
     }
   };
   return { payment: first.next ?? first.current, save };
+}
+
+/**
+ * A payment that just succeeded keeps what the PSP's page asked of its buyer, beside what our page stored when the
+ * session opened (`withPspBuyer`): once, with the success, so a later report never rewrites it.
+ */
+function withBuyerOfSuccess(settled: Payment | undefined, status: PspSessionStatus): Payment | undefined {
+  if (settled?.status !== 'succeeded' || !status.buyer) return settled;
+  const buyer = withPspBuyer(settled.buyer, status.buyer);
+  return buyer ? { ...settled, buyer } : settled;
 }
 
 /** The payments of the caller's link, newest first, as the merchant sees them. */

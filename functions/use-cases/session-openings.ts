@@ -1,3 +1,5 @@
+import { type BuyerDetail, detailsPspPageAsks } from '../domain/buyer.ts';
+import type { BuyerReferences } from '../domain/buyer-references.ts';
 import { ANSWER_ROOM_MS, PSP_CALL_TIMEOUT_MS } from '../domain/call-budgets.ts';
 import { sessionExpiry, withSession } from '../domain/checkout.ts';
 import { BUILT_IN_SANDBOX_ID, type PspConnection } from '../domain/connection.ts';
@@ -22,11 +24,11 @@ import {
 import type { LinkSession, PaymentLink, PspSession } from '../domain/payment-link.ts';
 import { methodsFor } from '../domain/payment-methods.ts';
 import type { RoutingDecision } from '../domain/routing-decision.ts';
-import { logger } from '../logger.ts';
+import { logger, withoutPersonalData } from '../logger.ts';
 import { putMetrics } from '../metrics.ts';
 import type { LinkRepository } from '../ports/link-repository.ts';
 import type { PaymentRepository } from '../ports/payment-repository.ts';
-import { type Psp, pspFailureOf } from '../ports/psp.ts';
+import { type Psp, pspFailureOf, type SessionRequest } from '../ports/psp.ts';
 import type { PspConnections } from './psp-connections.ts';
 
 /**
@@ -94,6 +96,8 @@ export interface Opening {
   client: string;
   /** Why these candidates, in this order: recorded on the payment with the connection that opened. */
   routing?: RoutingDecision | undefined;
+  /** The buyer's references from the link's address: on the payment, and given to the PSP. */
+  references?: BuyerReferences | undefined;
 }
 
 /**
@@ -131,6 +135,7 @@ export async function openSession(
         amount,
         openedBy: client,
         routing: opening.routing && { ...opening.routing, chosen: connection.id },
+        clientReferenceId: opening.references?.client_reference_id,
       },
       session,
       deps.now(),
@@ -251,6 +256,38 @@ async function mayTry(
   return claimed !== undefined;
 }
 
+/** What the PSP is asked to open for the attempt `paymentId` (see `SessionRequest`). */
+function sessionRequest(
+  deps: SessionOpeningDependencies,
+  { link, amount, locale, references }: Pick<Opening, 'link' | 'amount' | 'locale' | 'references'>,
+  connection: PspConnection,
+  psp: Psp,
+  paymentId: string,
+): SessionRequest {
+  return {
+    link,
+    amount,
+    // A PSP that takes the money only when we capture returns the buyer to us first (`captureOnReturn`).
+    successUrl: psp.captureSession
+      ? `${deps.checkoutBase}/${link.id}/complete?payment=${paymentId}`
+      : (link.redirect_url ?? `${deps.checkoutBase}/${link.id}/complete`),
+    cancelUrl: `${deps.checkoutBase}/${link.id}?canceled=1`,
+    notificationUrl: `${deps.baseUrl}/psp/${connection.provider}/notifications/${connection.id}`,
+    expiresAt: sessionExpiry(link, deps.now(), psp.sessionLimits),
+    paymentId,
+    locale,
+    paymentMethods: methodsFor(link.payment_methods, connection.methods),
+    ...(references ? { references } : {}),
+    ...pspPageAsks(link, connection),
+  };
+}
+
+/** What the connection's hosted page is to ask of the link's `collect` (our page asks the rest first). */
+function pspPageAsks(link: PaymentLink, connection: PspConnection): { pageAsks?: BuyerDetail[] } {
+  const asks = detailsPspPageAsks(link.collect, connection.provider);
+  return asks.length > 0 ? { pageAsks: asks } : {};
+}
+
 /**
  * One attempt: a session at this connection, or (on a failure that is not the buyer's) a failed payment with
  * `psp_unavailable`. Only the PSP's own failures (no answer, network errors, 5xx, 429, refused credentials) count
@@ -260,28 +297,15 @@ async function mayTry(
  */
 async function tryConnection(
   deps: SessionOpeningDependencies,
-  { link, amount, locale }: Opening,
+  opening: Opening,
   connection: PspConnection,
   health: ConnectionHealth | undefined,
 ) {
+  const { link, amount } = opening;
   const paymentId = newPaymentId();
   try {
     const psp = await deps.psps.adapter(connection);
-    const now = deps.now();
-    const session = await psp.createSession({
-      link,
-      amount,
-      // A PSP that takes the money only when we capture returns the buyer to us first (`captureOnReturn`).
-      successUrl: psp.captureSession
-        ? `${deps.checkoutBase}/${link.id}/complete?payment=${paymentId}`
-        : (link.redirect_url ?? `${deps.checkoutBase}/${link.id}/complete`),
-      cancelUrl: `${deps.checkoutBase}/${link.id}?canceled=1`,
-      notificationUrl: `${deps.baseUrl}/psp/${connection.provider}/notifications/${connection.id}`,
-      expiresAt: sessionExpiry(link, now, psp.sessionLimits),
-      paymentId,
-      locale,
-      paymentMethods: methodsFor(link.payment_methods, connection.methods),
-    });
+    const session = await psp.createSession(sessionRequest(deps, opening, connection, psp, paymentId));
     if (health && afterSuccess(health)) {
       await deps.psps
         .updateHealth(connection, afterSuccess, health)
@@ -303,12 +327,15 @@ async function tryConnection(
         connection_id: connection.id,
         provider: connection.provider,
         payment_id: paymentId,
-        error,
+        error: withoutPersonalData(error, [
+          opening.references?.client_reference_id,
+          opening.references?.prefilled_email,
+        ]),
       },
     );
     const now = deps.now();
     const failed = unavailablePayment(
-      { id: paymentId, link, connection, amount },
+      { id: paymentId, link, connection, amount, clientReferenceId: opening.references?.client_reference_id },
       refused
         ? `${connection.provider} refused to open a session for this payment link.`
         : `${connection.provider} could not open a session.`,

@@ -424,6 +424,33 @@ export interface components {
           /** @example EUR */
           currency: string;
         };
+        /** @description In `payment_link.paid` events only, when the payment has one: its `client_reference_id` (see Payment); never on the link as read. */
+        client_reference_id?: string | null;
+        /** @description In `payment_link.paid` events only, when the payment has them: its buyer details (see Payment); never on the link as read. */
+        buyer?: ({
+          email?: string;
+          name?: string;
+          /** @description E.164, such as "+31612345678". */
+          phone?: string;
+          billing_address?: {
+            line1: string;
+            line2?: string;
+            city: string;
+            postal_code?: string;
+            state?: string;
+            country: string;
+          };
+          shipping_address?: {
+            line1: string;
+            line2?: string;
+            city: string;
+            postal_code?: string;
+            state?: string;
+            country: string;
+          };
+        } | {
+          erased_at: string;
+        }) | null;
       }) | null;
       /** @description What succeeded refunds gave back, in the currency of the link: "0.00" until then. */
       amount_refunded: {
@@ -467,6 +494,33 @@ export interface components {
       }) | null;
       /** @description Why the attempt went to its connection; null for failed openings and older payments. */
       routing?: components["schemas"]["RoutingDecision"] | null;
+      /** @description The `client_reference_id` of the checkout address the buyer opened: buyer-supplied and unverified (anyone with the link can put any value there); null when the address carried none or a malformed one. */
+      client_reference_id?: string | null;
+      /** @description What the buyer gave on the PSP's page or ours (personal data; erased after the retention period or on request, then only `erased_at`); null when nothing was asked or given. */
+      buyer?: ({
+        email?: string;
+        name?: string;
+        /** @description E.164, such as "+31612345678". */
+        phone?: string;
+        billing_address?: {
+          line1: string;
+          line2?: string;
+          city: string;
+          postal_code?: string;
+          state?: string;
+          country: string;
+        };
+        shipping_address?: {
+          line1: string;
+          line2?: string;
+          city: string;
+          postal_code?: string;
+          state?: string;
+          country: string;
+        };
+      } | {
+        erased_at: string;
+      }) | null;
       /**
        * Format: date-time
        * @description When the attempt started.

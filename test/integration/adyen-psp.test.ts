@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdyenPspFactory } from '../../functions/adapters/psp/adyen-psp.ts';
 import { PspCallTimeoutError } from '../../functions/adapters/psp/psp-calls.ts';
+import { detailsPspPageAsks } from '../../functions/domain/buyer.ts';
 import { PSP_CALL_TIMEOUT_MS } from '../../functions/domain/call-budgets.ts';
 import { InvalidNotificationError, PspNotConfiguredError } from '../../functions/domain/errors.ts';
+import type { PaymentLink } from '../../functions/domain/payment-link.ts';
 import type { Mode } from '../../functions/domain/principal.ts';
 import { type Psp, PspRefusalError } from '../../functions/ports/psp.ts';
 import { timeoutFor } from '../support/eventually.ts';
@@ -140,6 +142,61 @@ describe('the Adyen adapter, through @adyen/api-library against an Adyen-speakin
       livemode: false,
     });
     expect(adyen.requests.at(-1)).toMatchObject({ method: 'GET', path: `/v72/paymentLinks/${session.id}` });
+  });
+
+  it("asks Adyen's page the required details of collect, prefills the e-mail, and reads the shopper's answers back", async () => {
+    const psp = await factory.create(testConnection);
+    const asking: PaymentLink = {
+      ...orderLink('30.00'),
+      collect: {
+        email: 'required' as const,
+        phone: 'required' as const,
+        billing_address: 'required' as const,
+        shipping_address: { countries: ['NL'] },
+      },
+    };
+    const session = await psp.createSession({
+      ...sessionRequest(asking, testConnection),
+      references: { client_reference_id: 'crm-4410', prefilled_email: 'sam@example.com' },
+      pageAsks: detailsPspPageAsks(asking.collect, 'adyen'),
+    });
+    expect(JSON.parse(adyen.requests.at(-1)?.body ?? '')).toMatchObject({
+      // Adyen cannot hold a delivery address to a link's countries: our page asks that one first.
+      requiredShopperFields: ['shopperEmail', 'telephoneNumber', 'billingAddress', 'shopperName'],
+      shopperEmail: 'sam@example.com',
+      shopperReference: 'crm-4410',
+    });
+    expect(adyen.violations).toEqual([]);
+    const item = adyen.pay(session.id, { shopperEmail: 'sam@example.com', telephoneNumber: '020 794 9999' });
+    await psp.verifyNotification(adyen.notification([item], { hmacKey }), {});
+    const status = await psp.retrieveSession(session.id);
+    expect(status.state).toBe('succeeded');
+    expect(status.buyer).toEqual({
+      email: 'sam@example.com',
+      name: 'Sam Shopper',
+      phone: '+31207949999',
+      billing_address: {
+        line1: 'Simon Carmiggeltstraat 6-50',
+        city: 'Amsterdam',
+        postal_code: '1011 DJ',
+        country: 'NL',
+      },
+    });
+    expect(adyen.violations).toEqual([]);
+  });
+
+  it('sends no shopperReference shorter than Adyen takes, and reads back no e-mail it only prefilled', async () => {
+    const psp = await factory.create(testConnection);
+    const session = await psp.createSession({
+      ...sessionRequest(orderLink('30.00'), testConnection),
+      references: { client_reference_id: 'ab', prefilled_email: 'sam@example.com' },
+    });
+    const sent = JSON.parse(adyen.requests.at(-1)?.body ?? '');
+    expect(sent.shopperReference).toBeUndefined();
+    expect(sent.requiredShopperFields).toBeUndefined();
+    const item = adyen.pay(session.id);
+    await psp.verifyNotification(adyen.notification([item], { hmacKey }), {});
+    expect((await psp.retrieveSession(session.id)).buyer).toBeUndefined();
   });
 
   it('does not take a payment as made on the strength of a notification alone: the link must say completed', async () => {

@@ -43,6 +43,21 @@ describe('a Checkout.com session', () => {
     expect(started.psp.checkoutOrigin).toBe(new URL(started.fake.url).origin);
   });
 
+  it("prefills the address's e-mail as the customer's and keeps the buyer's reference in metadata", async () => {
+    const request = {
+      ...sessionRequest(orderLink('10.00'), connection, undefined, 'nl'),
+      references: { client_reference_id: 'crm-12', prefilled_email: 'ida@example.com' },
+    };
+    const session = await started.psp.createSession(request);
+    expect(started.fake.links.get(session.id)).toMatchObject({
+      // Its `reference` stays our payment id, which its notifications name.
+      reference: request.paymentId,
+      customer: { email: 'ida@example.com' },
+      metadata: { link_id: request.link.id, payment_id: request.paymentId, client_reference_id: 'crm-12' },
+    });
+    expect(started.fake.violations).toEqual([]);
+  });
+
   it('sends a basket as products in minor units and the methods in Checkout.com words', async () => {
     const link = newPaymentLink(
       { account: 'acme', mode: 'test' },

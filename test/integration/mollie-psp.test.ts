@@ -76,6 +76,27 @@ describe('the Mollie adapter, through @mollie/api-client against a Mollie-speaki
     expect(psp.checkoutOrigin).toBe(new URL(session.url).origin);
   });
 
+  it("sends the address's e-mail as the billing e-mail and the buyer's reference in metadata, and reads no buyer back", async () => {
+    const psp = await factory.create(testConnection);
+    const paymentLink = orderLink('10.00');
+    const session = await psp.createSession({
+      ...sessionRequest(paymentLink, testConnection, 'pay_molliereferences000000000'),
+      references: { client_reference_id: 'crm-5', prefilled_email: 'mo@example.com' },
+    });
+    expect(JSON.parse(mollie.requests.at(-1)?.body ?? '')).toMatchObject({
+      billingAddress: { email: 'mo@example.com' },
+      metadata: {
+        link_id: paymentLink.id,
+        payment_id: 'pay_molliereferences000000000',
+        client_reference_id: 'crm-5',
+      },
+    });
+    expect(mollie.violations).toEqual([]);
+    mollie.setStatus(session.id, 'paid');
+    // Mollie's page asked nothing: its billing e-mail is only what we sent.
+    expect((await psp.retrieveSession(session.id)).buyer).toBeUndefined();
+  });
+
   it('answers a webhook by fetching the payment: paid, with our ids echoed back', async () => {
     const psp = await factory.create(testConnection);
     const paymentLink = orderLink('25.00');

@@ -112,6 +112,31 @@ describe('the PayPal adapter', () => {
     expect(fake.violations).toEqual([]);
   });
 
+  it('offers the prefilled e-mail as the PayPal login and reads back the payer who approved the captured order', async () => {
+    const request = {
+      ...sessionRequest(orderLink('14.00'), connection),
+      references: { client_reference_id: 'crm-9', prefilled_email: 'pat@example.com' },
+    };
+    const session = await psp.createSession(request);
+    const sent = JSON.parse(fake.requests.at(-1)?.body ?? '{}');
+    expect(sent.payment_source.paypal).toMatchObject({
+      email_address: 'pat@example.com',
+      experience_context: { shipping_preference: 'NO_SHIPPING' },
+    });
+    // custom_id and invoice_id carry our own ids: the buyer's reference stays on our payment.
+    expect(sent.purchase_units[0]).toMatchObject({
+      custom_id: request.link.id,
+      invoice_id: request.paymentId,
+    });
+    fake.approve(session.id, { name: { given_name: 'Pat', surname: 'Example' } });
+    const captured = await psp.captureSession?.({ id: session.id, paymentId: request.paymentId });
+    expect(captured).toMatchObject({
+      state: 'succeeded',
+      buyer: { email: 'pat@example.com', name: 'Pat Example' },
+    });
+    expect(fake.violations).toEqual([]);
+  });
+
   it('fails the attempt when PayPal declines the buyer’s funding source at capture', async () => {
     const request = sessionRequest(orderLink('13.00'), connection);
     const session = await psp.createSession(request);

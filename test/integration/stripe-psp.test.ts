@@ -1,6 +1,7 @@
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STRIPE_SESSION_LIMITS, StripePsp } from '../../functions/adapters/psp/stripe-psp.ts';
+import { detailsPspPageAsks } from '../../functions/domain/buyer.ts';
 import { sessionExpiry } from '../../functions/domain/checkout.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
 import { InvalidNotificationError } from '../../functions/domain/errors.ts';
@@ -231,6 +232,71 @@ describe('the Stripe adapter, through the official SDK against a Stripe-speaking
     await expect(psp.verifyNotification(genuine.body, {})).rejects.toThrow(InvalidNotificationError);
   });
 
+  it("asks Stripe's page what collect asks, prefills the e-mail, and reads the buyer's answers back normalised", async () => {
+    const asking = newPaymentLink(
+      { account: 'acme', mode: 'test' },
+      {
+        amount: { value: '20', currency: 'EUR' },
+        collect: { phone: 'required', billing_address: 'required', shipping_address: { countries: ['DE'] } },
+      },
+      now,
+    );
+    const session = await psp.createSession({
+      ...checkout(asking, new Date(Date.now() + 3_600_000)),
+      references: { client_reference_id: 'crm-7781', prefilled_email: 'kim@example.com' },
+      // As checkout decides it: what our page does not ask first.
+      pageAsks: detailsPspPageAsks(asking.collect, 'stripe'),
+    });
+    expect(stripe.requests.at(-1)?.form).toMatchObject({
+      client_reference_id: 'crm-7781',
+      customer_email: 'kim@example.com',
+      'phone_number_collection[enabled]': 'true',
+      billing_address_collection: 'required',
+      'shipping_address_collection[allowed_countries][0]': 'DE',
+      'metadata[link_id]': asking.id,
+    });
+    expect(stripe.violations).toEqual([]);
+    stripe.completeSession(session.id, {
+      buyer: {
+        name: '  Kim\u0000 Example ',
+        phone: '030 1234567',
+        address: { line1: 'Unter den Linden 1', city: 'Berlin', postal_code: '10117', country: 'de' },
+        shipping: {
+          name: 'Kim Example',
+          address: { line1: 'Friedrichstr. 2', city: 'Berlin', postal_code: '10117', country: 'DE' },
+        },
+      },
+    });
+    const status = await psp.retrieveSession(session.id);
+    // The link is named by metadata when the buyer's reference takes Stripe's client_reference_id.
+    expect(status.linkId).toBe(asking.id);
+    expect(status.buyer).toEqual({
+      email: 'kim@example.com',
+      name: 'Kim Example',
+      phone: '+49301234567',
+      billing_address: { line1: 'Unter den Linden 1', city: 'Berlin', postal_code: '10117', country: 'DE' },
+      shipping_address: { line1: 'Friedrichstr. 2', city: 'Berlin', postal_code: '10117', country: 'DE' },
+    });
+  });
+
+  it('asks nothing of its own when our page asks a detail first: an optional phone or billing address', async () => {
+    const optional = newPaymentLink(
+      { account: 'acme', mode: 'test' },
+      {
+        amount: { value: '20', currency: 'EUR' },
+        collect: { phone: 'optional', billing_address: 'optional' },
+      },
+      now,
+    );
+    await psp.createSession({
+      ...checkout(optional, new Date(Date.now() + 3_600_000)),
+      pageAsks: detailsPspPageAsks(optional.collect, 'stripe'),
+    });
+    const form = stripe.requests.at(-1)?.form ?? {};
+    expect(form['phone_number_collection[enabled]']).toBeUndefined();
+    expect(form.billing_address_collection).toBeUndefined();
+  });
+
   it('reads the true status by retrieving the session: unpaid until Stripe completes it', async () => {
     const paymentLink = link('10', 'EUR');
     const session = await psp.createSession(checkout(paymentLink, new Date(Date.now() + 3_600_000)));
@@ -253,6 +319,8 @@ describe('the Stripe adapter, through the official SDK against a Stripe-speaking
       paymentReference: completed.payment_intent,
       amount: { value: '10.00', currency: 'EUR' },
       livemode: false,
+      // Stripe's page always asks the e-mail, and its card form the name.
+      buyer: { email: 'buyer@example.com', name: 'Jane Buyer' },
     });
   });
 

@@ -50,8 +50,12 @@ export interface FakeAdyen {
   violations: string[];
   paymentLinks: Map<string, FakePaymentLink>;
   refunds: Map<string, FakeRefund>;
-  /** The buyer pays on the link: it completes, and the AUTHORISATION item Adyen would then send is returned. */
-  pay(linkId: string): NotificationItem;
+  /**
+   * The buyer pays on the link: it completes, and the AUTHORISATION item Adyen would then send is returned. The
+   * fields the link required (`requiredShopperFields`) are filled in as `shopper` typed them, else as the link
+   * prefilled them, else as a default shopper would.
+   */
+  pay(linkId: string, shopper?: FakeShopper): NotificationItem;
   /**
    * The item of a notification about a refund the fake received, as Adyen/adyen-openapi Webhooks-v1 shows them:
    * `succeeded` REFUND (success "true"), `refused` REFUND (success "false"), `failed` REFUND_FAILED and
@@ -66,6 +70,46 @@ export interface FakeAdyen {
   outage: 'none' | 'hang' | 'error';
   stop(): Promise<void>;
 }
+
+/** What a shopper types in the fields a payment link requires, in Adyen's shapes. */
+export interface FakeShopper {
+  shopperEmail?: string;
+  telephoneNumber?: string;
+  shopperName?: { firstName: string; lastName: string };
+  billingAddress?: Record<string, string>;
+  deliveryAddress?: Record<string, string>;
+}
+
+const DEFAULT_SHOPPER: Required<FakeShopper> = {
+  shopperEmail: 'shopper@example.com',
+  telephoneNumber: '+31 20 794 9999',
+  shopperName: { firstName: 'Sam', lastName: 'Shopper' },
+  billingAddress: {
+    street: 'Simon Carmiggeltstraat',
+    houseNumberOrName: '6-50',
+    postalCode: '1011 DJ',
+    city: 'Amsterdam',
+    country: 'NL',
+  },
+  deliveryAddress: {
+    street: 'Damrak',
+    houseNumberOrName: '1',
+    postalCode: '1012 LG',
+    city: 'Amsterdam',
+    country: 'NL',
+  },
+};
+
+/** The shopper fields a link echoes as sent, before anyone pays (Adyen answers what it was given). */
+const SHOPPER_FIELDS = [
+  'requiredShopperFields',
+  'shopperEmail',
+  'shopperReference',
+  'telephoneNumber',
+  'shopperName',
+  'billingAddress',
+  'deliveryAddress',
+] as const;
 
 const pspReference = () => randomBytes(8).toString('hex').toUpperCase().slice(0, 16);
 
@@ -190,6 +234,9 @@ export async function startFakeAdyen(options: {
       lineItems: body.lineItems,
       allowedPaymentMethods: body.allowedPaymentMethods,
       reusable: body.reusable ?? false,
+      ...Object.fromEntries(
+        SHOPPER_FIELDS.flatMap((field) => (body[field] === undefined ? [] : [[field, body[field]]])),
+      ),
       status: 'active',
       updatedAt: new Date().toISOString(),
       url: `https://test.adyen.link/${id}`,
@@ -238,10 +285,18 @@ export async function startFakeAdyen(options: {
     violations: server.violations,
     paymentLinks,
     refunds,
-    pay(linkId) {
+    pay(linkId, shopper = {}) {
       const link = paymentLinks.get(linkId);
       if (!link) throw new Error(`no payment link ${linkId}`);
       link.status = 'completed';
+      // A field the link prefilled is what the shopper keeps, unless the test says they typed another.
+      const prefilled = Object.fromEntries(
+        SHOPPER_FIELDS.flatMap((field) => (link[field] ? [[field, link[field]]] : [])),
+      );
+      const typed = { ...DEFAULT_SHOPPER, ...prefilled, ...shopper } as Required<FakeShopper>;
+      for (const field of (link.requiredShopperFields ?? []) as (keyof FakeShopper)[]) {
+        link[field] = typed[field];
+      }
       const reference = pspReference();
       payments.set(reference, { pspReference: reference, link });
       return {

@@ -17,6 +17,25 @@ export type FakePaypalOrder = {
   /** The capture, once made: its status is what the capture answered (`captureOutcome`). */
   capture?: { id: string; status: string; amount: Money; refunded: bigint };
   create_time: string;
+  /** The e-mail the order offered as the login (`payment_source.paypal.email_address`). */
+  prefilled_email?: string;
+  /** The PayPal account that approved the order, as PayPal shows it in `payment_source.paypal`. */
+  payer?: FakePaypalPayer;
+};
+
+/** A PayPal account, in Orders v2 `paypal_wallet_response` terms. */
+export interface FakePaypalPayer {
+  email_address: string;
+  account_id: string;
+  name: { given_name: string; surname: string };
+  address: { country_code: string };
+}
+
+const DEFAULT_PAYER: FakePaypalPayer = {
+  email_address: 'payer@example.com',
+  account_id: 'QYR5Z8XDVJNXQ',
+  name: { given_name: 'Pat', surname: 'Payer' },
+  address: { country_code: 'NL' },
 };
 
 export type FakePaypalRefund = {
@@ -49,7 +68,8 @@ export interface FakePaypal {
   /** Captures made per order: PayPal-Request-Id replays make none. */
   captures: Map<string, number>;
   /** The buyer approves the order on PayPal's page (what the page's Pay button does). */
-  approve(orderId: string): FakePaypalOrder;
+  /** The buyer approves the order with their PayPal account (by default one with the e-mail the order offered). */
+  approve(orderId: string, payer?: Partial<FakePaypalPayer>): FakePaypalOrder;
   /** How the next captures end: `COMPLETED`, `PENDING` (under review), or `DECLINED` (422 INSTRUMENT_DECLINED). */
   captureOutcome: 'COMPLETED' | 'PENDING' | 'DECLINED';
   setRefundStatus(id: string, status: FakePaypalRefund['status']): FakePaypalRefund;
@@ -163,6 +183,7 @@ export async function startFakePaypal(options: {
       intent: order.intent,
       status: order.status,
       create_time: order.create_time,
+      ...(order.payer && { payment_source: { paypal: order.payer } }),
       purchase_units: order.purchase_units.map((unit) => ({
         ...unit,
         ...(capture && {
@@ -209,10 +230,14 @@ export async function startFakePaypal(options: {
     captureOutcome: 'COMPLETED',
     notify: undefined,
     outage: 'none',
-    approve(orderId) {
+    approve(orderId, payer = {}) {
       const order = orders.get(orderId);
       if (!order) throw new Error(`No fake PayPal order ${orderId}`);
-      if (order.status === 'PAYER_ACTION_REQUIRED') order.status = 'APPROVED';
+      if (order.status === 'PAYER_ACTION_REQUIRED') {
+        order.status = 'APPROVED';
+        const email = order.prefilled_email ?? DEFAULT_PAYER.email_address;
+        order.payer = { ...DEFAULT_PAYER, email_address: email, ...payer };
+      }
       return order;
     },
     setRefundStatus(id, status) {
@@ -282,8 +307,12 @@ export async function startFakePaypal(options: {
         return error(422, 'DUPLICATE_INVOICE_ID');
       }
     }
-    const context = (body.payment_source as { paypal?: { experience_context?: Record<string, string> } })
-      ?.paypal?.experience_context;
+    const wallet = (
+      body.payment_source as {
+        paypal?: { experience_context?: Record<string, string>; email_address?: string };
+      }
+    )?.paypal;
+    const context = wallet?.experience_context;
     // Without a return address the buyer could not come back: PayPal's page would strand them.
     if (!context?.return_url || !context.cancel_url) return error(422, 'PAYER_ACTION_REQUIRED');
     for (const unit of units) if (typeof unit.invoice_id === 'string') invoices.add(unit.invoice_id);
@@ -295,6 +324,7 @@ export async function startFakePaypal(options: {
       return_url: context.return_url,
       cancel_url: context.cancel_url,
       create_time: now,
+      ...(wallet?.email_address && { prefilled_email: wallet.email_address }),
     };
     orders.set(order.id, order);
     return { status: 201, body: orderBody(order) };

@@ -13,6 +13,83 @@ export interface RecordedRequest {
 }
 
 export type FakeSession = Record<string, unknown> & { id: string; status: string; payment_status: string };
+
+/**
+ * What a buyer types on Stripe's page: Stripe keeps what the session asked for (the e-mail always, the phone,
+ * billing and shipping address when collected) in `customer_details` and `collected_information`.
+ */
+export interface FakeStripeBuyer {
+  email?: string;
+  name?: string;
+  phone?: string;
+  address?: FakeStripeAddress;
+  shipping?: { name: string; address: FakeStripeAddress };
+}
+export interface FakeStripeAddress {
+  line1: string;
+  line2?: string | null;
+  city: string;
+  postal_code: string | null;
+  state?: string | null;
+  country: string;
+}
+
+/** A buyer who fills in Stripe's page as a buyer would, when the test names no other. */
+export const DEFAULT_STRIPE_BUYER: Required<Omit<FakeStripeBuyer, 'shipping'>> &
+  Pick<FakeStripeBuyer, 'shipping'> = {
+  email: 'buyer@example.com',
+  name: 'Jane Buyer',
+  phone: '+31612345678',
+  address: { line1: 'Keizersgracht 1', city: 'Amsterdam', postal_code: '1015 CJ', country: 'NL' },
+  shipping: {
+    name: 'Jane Buyer',
+    address: { line1: 'Damrak 1', city: 'Amsterdam', postal_code: '1012 LG', country: 'NL' },
+  },
+};
+
+/**
+ * The `customer_details` and `collected_information` of a completed session: what its page asked (Stripe always
+ * asks the e-mail, prefilled from `customer_email`; the rest when collected), as `buyer` typed it.
+ */
+function buyerAnswers(session: FakeSession, buyer: FakeStripeBuyer) {
+  const given = { ...DEFAULT_STRIPE_BUYER, ...buyer };
+  const address = { line2: null, state: null, ...given.address };
+  const asked = session as {
+    customer_email?: string | null;
+    phone_number_collection?: { enabled: boolean };
+    billing_address_collection?: string | null;
+    shipping_address_collection?: unknown;
+  };
+  const shipping = asked.shipping_address_collection ? given.shipping : undefined;
+  return {
+    customer_details: {
+      address:
+        asked.billing_address_collection === 'required'
+          ? address
+          : { ...nullAddress, country: address.country },
+      business_name: null,
+      email: asked.customer_email ?? given.email,
+      individual_name: null,
+      name: given.name,
+      phone: asked.phone_number_collection?.enabled ? given.phone : null,
+      tax_exempt: 'none',
+      tax_ids: [],
+    },
+    collected_information: shipping
+      ? {
+          business_name: null,
+          individual_name: null,
+          shipping_details: {
+            name: shipping.name,
+            address: { line2: null, state: null, ...shipping.address },
+          },
+        }
+      : null,
+  };
+}
+
+/** Stripe keeps only the country of a card's billing address that it did not ask for in full. */
+const nullAddress = { city: null, line1: null, line2: null, postal_code: null, state: null };
 export type FakeRefund = Record<string, unknown> & { id: string; status: string; payment_intent: string };
 
 export interface FakeStripe {
@@ -31,7 +108,7 @@ export interface FakeStripe {
    * What Stripe does when the buyer pays: the session completes with a PaymentIntent; with an asynchronous
    * method (SEPA Direct Debit) it completes `unpaid` until `settleAsyncPayment`.
    */
-  completeSession(id: string, options?: { async?: boolean }): FakeSession;
+  completeSession(id: string, options?: { async?: boolean; buyer?: FakeStripeBuyer }): FakeSession;
   /** The asynchronous payment of a completed session succeeded (`checkout.session.async_payment_succeeded`). */
   settleAsyncPayment(id: string): FakeSession;
   /**
@@ -43,6 +120,11 @@ export interface FakeStripe {
   refundInDashboard(paymentIntent: string): FakeRefund;
   /** How long each request takes to reach the fake Stripe (its `created` times are taken after it). */
   latencyMs: number;
+  /**
+   * Makes Stripe refuse the e-mail of new sessions as it refuses one it cannot deliver to, quoting it in its
+   * message (`email_invalid`, "Invalid email address: …"), while true.
+   */
+  refuseEmails: boolean;
   /** How far the fake Stripe's clock is ahead of this process's, for a test that runs the service later. */
   clockAheadMs: number;
   /**
@@ -143,7 +225,7 @@ export async function startFakeStripe(options: {
   const paymentIntents = new Map<string, { amount: number; currency: string; refunded: number }>();
   const replays = new Map<string, { status: number; body: unknown }>();
   const keys = [options.secretKey, ...(options.secretKeys ?? [])];
-  const state = { latencyMs: 0, clockAheadMs: 0 };
+  const state = { latencyMs: 0, clockAheadMs: 0, refuseEmails: false };
   const nowSeconds = () => Math.floor((Date.now() + state.clockAheadMs) / 1000);
   const isLive = (key: string) => /^(sk|rk)_live_/.test(key);
 
@@ -260,6 +342,10 @@ export async function startFakeStripe(options: {
     if (!sessionId && request.method === 'POST') {
       const refused = checkoutParamProblem(form);
       if (refused) return reply(400, refused);
+      if (state.refuseEmails && form.customer_email !== undefined) {
+        const message = `Invalid email address: ${form.customer_email}`;
+        return reply(400, invalid('customer_email', message, 'email_invalid'));
+      }
       // Line items with ad-hoc prices: every line in the session's one currency, whole minor units, quantity ≥ 1.
       const lines = new Set(Object.keys(form).flatMap((name) => /^line_items\[(\d+)\]/.exec(name)?.[1] ?? []))
         .size;
@@ -347,6 +433,18 @@ export async function startFakeStripe(options: {
         shipping_options: [],
         cancel_url: form.cancel_url ?? null,
         client_reference_id: form.client_reference_id ?? null,
+        customer_email: form.customer_email ?? null,
+        customer_details: null,
+        collected_information: null,
+        phone_number_collection: { enabled: form['phone_number_collection[enabled]'] === 'true' },
+        billing_address_collection: form.billing_address_collection ?? null,
+        shipping_address_collection: form['shipping_address_collection[allowed_countries][0]']
+          ? {
+              allowed_countries: Object.entries(form).flatMap(([name, value]) =>
+                /^shipping_address_collection\[allowed_countries\]\[\d+\]$/.test(name) ? [value] : [],
+              ),
+            }
+          : null,
         created,
         currency: form['line_items[0][price_data][currency]'],
         expires_at: Number(form.expires_at ?? created + 86_400),
@@ -412,6 +510,7 @@ export async function startFakeStripe(options: {
         status: 'complete',
         payment_status: completion.async ? 'unpaid' : 'paid',
         payment_intent: paymentIntent,
+        ...buyerAnswers(session, completion.buyer ?? {}),
       });
       paymentIntents.set(paymentIntent, {
         amount: Number(session.amount_total),
@@ -463,6 +562,12 @@ export async function startFakeStripe(options: {
     },
     set latencyMs(value) {
       state.latencyMs = value;
+    },
+    get refuseEmails() {
+      return state.refuseEmails;
+    },
+    set refuseEmails(value) {
+      state.refuseEmails = value;
     },
     get clockAheadMs() {
       return state.clockAheadMs;

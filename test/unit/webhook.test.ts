@@ -1,5 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
+import { buyerDetails } from '../../functions/domain/buyer-details.ts';
 import { ValidationError } from '../../functions/domain/errors.ts';
 import { markPaid, type Transition } from '../../functions/domain/link-events.ts';
 import { toMinorUnits } from '../../functions/domain/money.ts';
@@ -117,7 +118,33 @@ describe('the webhook body of the largest link the API accepts', () => {
       .filter((value) => accepted({ [field]: value }))
       .sort((a, b) => Buffer.byteLength(JSON.stringify(b)) - Buffer.byteLength(JSON.stringify(a)))[0];
 
-  it('stays under 20 KB (docs/webhooks.md#the-request), whatever characters fill the fields', () => {
+  /**
+   * The largest buyer a payment can hold (`BuyerSchema`'s lengths, and twice as many bytes), in a character that
+   * costs most once it has been through `buyerDetails` (control characters are removed there).
+   */
+  const largestBuyer = async () => {
+    const fill = (length: number) => '\u20ac'.repeat(length);
+    const address = {
+      line1: fill(200),
+      line2: fill(200),
+      city: fill(100),
+      postal_code: fill(20),
+      state: fill(100),
+      country: 'NL',
+    };
+    const buyer = await buyerDetails({
+      email: `${fill(120)}@${fill(133)}`,
+      name: fill(200),
+      phone: '+31612345678',
+      billing_address: address,
+      shipping_address: address,
+    });
+    // Twice each length in bytes at most (`buyerDetails`), which `€` fills.
+    expect(Buffer.byteLength(JSON.stringify(buyer))).toBeGreaterThan(3400);
+    return buyer;
+  };
+
+  it('stays under 20 KB (docs/webhooks.md#the-request), whatever characters fill the fields', async () => {
     const url = (path: string) => (character: string) => {
       const prefix = `https://shop.example.com/${path}/`;
       return prefix + character.repeat(Math.floor((MAX_URL_LENGTH - prefix.length) / character.length));
@@ -154,6 +181,7 @@ describe('the webhook body of the largest link the API accepts', () => {
         amount: link.amount!,
       },
       new Date(),
+      { client_reference_id: 'r'.repeat(200), buyer: await largestBuyer() },
     );
     const checkoutBase = `https://pay.example.com/${'c'.repeat(200)}`;
     // The largest event of all: a refund the PSP refused with the longest reason, which carries the link too.

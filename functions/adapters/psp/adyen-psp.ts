@@ -20,6 +20,7 @@ import {
   type SessionEnd,
   type SessionRequest,
 } from '../../ports/psp.ts';
+import { adyenBuyer, adyenShopperFields } from './adyen-buyer.ts';
 import { type AdyenCredentials, type AdyenSdk, checkAdyenCredentials, loadAdyenSdk } from './adyen-client.ts';
 import {
   type Authorisation,
@@ -131,6 +132,7 @@ export class AdyenPsp implements Psp {
             ? { allowedPaymentMethods: checkout.paymentMethods.map((method) => ADYEN_METHODS[method]) }
             : {}),
           reusable: false,
+          ...adyenShopperFields(checkout),
           metadata: { link_id: link.id, payment_id: checkout.paymentId },
         },
         { idempotencyKey: checkout.paymentId },
@@ -224,6 +226,7 @@ export class AdyenPsp implements Psp {
       amount: fromAdyenMinorUnits(paymentLink.amount),
       // The environment answered: test credentials only reach Adyen's test platform, live ones its live one.
       livemode: this.credentials.environment === 'live',
+      ...(paid ? await adyenBuyer(paymentLink) : {}),
     };
   }
 

@@ -148,7 +148,7 @@ export class CheckoutPsp implements Psp {
         expires_in: Math.min(expiresIn, CHECKOUT_SESSION_LIMITS.maxMs / 1000),
         billing: { address: { country: billingCountry(checkout.locale) } },
         ...(lines ? { products: lines.map(checkoutProduct) } : {}),
-        metadata: { link_id: link.id, payment_id: checkout.paymentId },
+        ...checkoutBuyerReferences(checkout),
         return_url: checkout.successUrl,
         locale: checkoutLocale(checkout.locale),
         processing_channel_id: this.credentials.processing_channel_id,
@@ -368,4 +368,21 @@ export class CheckoutPspFactory extends StoredCredentialsPspFactory<CheckoutCred
     const sdk = await loadCheckoutSdk(credentials, this.apiUrl);
     return new CheckoutPsp(sdk, credentials, connection, this.apiUrl);
   }
+}
+
+/**
+ * The buyer's references at Checkout.com (docs/api.md#buyer-references): the e-mail as `customer.email`, which its
+ * page prefills, and the reference in `metadata` (its `reference` is our payment id). Its page asks no other buyer
+ * details, and its answers echo what it was sent, so nothing of the buyer is read back.
+ */
+function checkoutBuyerReferences({ link, paymentId, references }: SessionRequest) {
+  const reference = references?.client_reference_id;
+  return {
+    ...(references?.prefilled_email ? { customer: { email: references.prefilled_email } } : {}),
+    metadata: {
+      link_id: link.id,
+      payment_id: paymentId,
+      ...(reference ? { client_reference_id: reference } : {}),
+    },
+  };
 }

@@ -64,6 +64,20 @@ export function mollieAmount(amount: Amount): { currency: string; value: string 
  * The `description` of a refund, which Mollie's API requires (mollie/openapi `specs.yaml`, `entity-refund`: at
  * most 255 characters, and it may be shown to the buyer): the link's description, or its id when it has none.
  */
+/**
+ * The address's e-mail as Mollie's billing e-mail (its `billingAddress` takes an e-mail alone), which Mollie uses
+ * for the methods that mail the buyer (bank transfer instructions). Mollie's page asks no buyer details and its
+ * answers echo what it was sent, so nothing of the buyer is read back from it (docs/checkout.md#on-the-psps-page).
+ */
+type MolliePaymentAddress = NonNullable<Parameters<MollieClient['payments']['create']>[0]['billingAddress']>;
+function mollieBuyerReferences({ references }: SessionRequest) {
+  // Mollie's own document (mollie/openapi `payment-address`) requires no part of the address, and its API takes
+  // "an email or a valid postal address"; the SDK's type asks for a postal address always.
+  return references?.prefilled_email
+    ? { billingAddress: { email: references.prefilled_email } as MolliePaymentAddress }
+    : {};
+}
+
 export function mollieRefundDescription(request: Pick<PspRefundRequest, 'linkId' | 'description'>): string {
   return `Refund: ${request.description || request.linkId}`.slice(0, 255);
 }
@@ -150,6 +164,7 @@ export class MolliePsp implements Psp {
   async createSession(checkout: SessionRequest): Promise<PspSession> {
     const { link, amount } = checkout;
     const lines = linesCharging(link.line_items, amount);
+    const client_reference_id = checkout.references?.client_reference_id;
     const payment = await this.call('session', () =>
       this.mollie.payments.create({
         amount: mollieAmount(amount),
@@ -166,7 +181,12 @@ export class MolliePsp implements Psp {
               ] as PaymentMethodName[],
             }
           : {}),
-        metadata: { link_id: link.id, payment_id: checkout.paymentId },
+        ...mollieBuyerReferences(checkout),
+        metadata: {
+          link_id: link.id,
+          payment_id: checkout.paymentId,
+          ...(client_reference_id ? { client_reference_id } : {}),
+        },
         idempotencyKey: checkout.paymentId,
       }),
     );

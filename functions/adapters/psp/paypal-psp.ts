@@ -1,4 +1,4 @@
-import type { Refund } from '@paypal/paypal-server-sdk';
+import type { Order, Refund } from '@paypal/paypal-server-sdk';
 import { type LineItem, linesCharging } from '../../domain/amount.ts';
 import type { PspConnection } from '../../domain/connection.ts';
 import { InvalidNotificationError } from '../../domain/errors.ts';
@@ -28,7 +28,7 @@ import {
   paypalEnvironmentOf,
   verificationBody,
 } from './paypal-client.ts';
-import { paypalNotification, paypalOrderStatus, paypalRefundStatus } from './paypal-statuses.ts';
+import { paypalBuyer, paypalNotification, paypalOrderStatus, paypalRefundStatus } from './paypal-statuses.ts';
 import {
   messageOf,
   type PspOperation,
@@ -174,7 +174,7 @@ export class PaypalPsp implements Psp {
   async retrieveSession(sessionId: string): Promise<PspSessionStatus> {
     if (!ORDER_ID.test(sessionId)) throw new InvalidNotificationError('Not a PayPal order id.');
     const order = await this.call('lookup', () => this.client.orders.getOrder({ id: sessionId }));
-    return paypalOrderStatus(order, this.livemode);
+    return paidOrderStatus(order, this.livemode);
   }
 
   /**
@@ -188,7 +188,7 @@ export class PaypalPsp implements Psp {
       const order = await this.call('end', () =>
         this.client.orders.captureOrder({ id: session.id, paypalRequestId: `capture-${session.paymentId}` }),
       );
-      return paypalOrderStatus(order, this.livemode);
+      return paidOrderStatus(order, this.livemode);
     } catch (error) {
       if (pspFailureOf(error)?.kind !== 'refused') throw error;
       const status = await this.retrieveSession(session.id);
@@ -268,16 +268,28 @@ function orderRequest(checkout: SessionRequest) {
     ],
     paymentSource: {
       paypal: {
+        // PayPal offers the address as the login to the buyer's account (docs/api.md#buyer-references).
+        ...(checkout.references?.prefilled_email
+          ? { emailAddress: checkout.references.prefilled_email }
+          : {}),
         experienceContext: {
           locale: paypalLocale(checkout.locale),
           returnUrl: checkout.successUrl,
           cancelUrl: checkout.cancelUrl,
           userAction: 'PAY_NOW',
+          // PayPal's GET_FROM_FILE lets the buyer pick an address in any country: a link's `collect.shipping_address`
+          // (countries named) is asked on our page instead (`PSP_PAGE_ASKS`).
           shippingPreference: 'NO_SHIPPING',
         },
       },
     },
   } as Parameters<PaypalClient['orders']['createOrder']>[0]['body'];
+}
+
+/** The order's status, with its payer once PayPal reports it paid (`paypalBuyer`). */
+async function paidOrderStatus(order: Order, livemode: boolean): Promise<PspSessionStatus> {
+  const status = paypalOrderStatus(order, livemode);
+  return status.state === 'succeeded' ? { ...status, ...(await paypalBuyer(order)) } : status;
 }
 
 /** A line as a PayPal item: its tax-inclusive unit price, the quantity as PayPal's string. */

@@ -1,4 +1,6 @@
 import type { Order, Refund } from '@paypal/paypal-server-sdk';
+import type { BuyerDetails } from '../../domain/buyer.ts';
+import { buyerDetails } from '../../domain/buyer-details.ts';
 import type {
   PspNotification,
   PspRefundRequest,
@@ -38,6 +40,35 @@ export function paypalOrderStatus(order: Order, livemode: boolean): PspSessionSt
     default:
       return { ...base, state: 'pending', deferredCapture: 'awaiting_approval' };
   }
+}
+
+/**
+ * What PayPal says of the payer of a captured order (`payment_source.paypal`, or the deprecated `payer` of older answers): the PayPal
+ * account's e-mail and name, its phone when the account shares it, and the shipping address of the purchase unit
+ * when one was asked (never, as orders are created today: `NO_SHIPPING`). The account's address is a country
+ * alone, no postal address.
+ */
+export async function paypalBuyer(order: Order): Promise<{ buyer?: BuyerDetails }> {
+  const wallet = order.paymentSource?.paypal;
+  const payer = order.payer;
+  const name = wallet?.name ?? payer?.name;
+  const shipping = order.purchaseUnits?.[0]?.shipping;
+  const country = wallet?.address?.countryCode ?? payer?.address?.countryCode;
+  const buyer = await buyerDetails({
+    email: wallet?.emailAddress ?? payer?.emailAddress,
+    name: [name?.givenName, name?.surname].filter(Boolean).join(' '),
+    phone: (wallet?.phoneNumber ?? payer?.phone?.phoneNumber)?.nationalNumber,
+    shipping_address: shipping?.address && {
+      line1: shipping.address.addressLine1,
+      line2: shipping.address.addressLine2,
+      city: shipping.address.adminArea2,
+      state: shipping.address.adminArea1,
+      postal_code: shipping.address.postalCode,
+      country: shipping.address.countryCode,
+    },
+    phone_country: country,
+  });
+  return buyer ? { buyer } : {};
 }
 
 function captureState(status: string | undefined): Pick<PspSessionStatus, 'state' | 'failure'> {

@@ -28,8 +28,9 @@ import {
 } from '../../ports/psp.ts';
 import type { SecretStore } from '../../ports/secret-store.ts';
 import { messageOf, type PspOperation, pspFailure, StoredCredentialsPspFactory } from './psp-calls.ts';
+import { STRIPE_PROVIDER, stripeBuyer, stripeBuyerQuestions, stripeLinkId } from './stripe-buyer.ts';
 
-export const STRIPE_PROVIDER = 'stripe' as const;
+export { STRIPE_PROVIDER } from './stripe-buyer.ts';
 /**
  * Stripe Checkout Sessions live 30 minutes to 24 hours after their creation at Stripe, counted in whole seconds
  * (`expires_at`, floored; `created`, Stripe's own clock when the request arrives). The shortest session we ask
@@ -160,7 +161,9 @@ export class StripePsp implements Psp {
     const { link } = checkout;
     return this.stripe.checkout.sessions.create({
       mode: 'payment',
-      client_reference_id: link.id,
+      // The buyer's reference when the address carried one (docs/api.md#buyer-references), else the link's id.
+      client_reference_id: checkout.references?.client_reference_id ?? link.id,
+      ...stripeBuyerQuestions(checkout),
       line_items: lines.map((item) => ({
         quantity: item.quantity,
         price_data: {
@@ -235,7 +238,7 @@ export class StripePsp implements Psp {
     return {
       id: session.id,
       paymentId: session.metadata?.payment_id ?? null,
-      linkId: session.client_reference_id,
+      linkId: stripeLinkId(session),
       state: paid ? 'succeeded' : session.status === 'expired' ? 'expired' : 'pending',
       failure:
         session.status === 'expired'
@@ -247,6 +250,7 @@ export class StripePsp implements Psp {
           ? null
           : fromStripeMinorUnits(session.amount_total, session.currency),
       livemode: session.livemode,
+      ...(paid ? await stripeBuyer(session) : {}),
     };
   }
 
@@ -370,17 +374,24 @@ export function legacyStripeNotificationLink(rawBody: string): { linkId: string;
   try {
     const event = JSON.parse(rawBody) as {
       livemode?: boolean;
-      data?: { object?: { object?: string; client_reference_id?: string; metadata?: { mode?: string } } };
+      data?: {
+        object?: {
+          object?: string;
+          client_reference_id?: string;
+          metadata?: { mode?: string; link_id?: string };
+        };
+      };
     };
     const object = event.data?.object;
-    if (object?.object !== 'checkout.session' || typeof object.client_reference_id !== 'string')
-      return undefined;
+    // Our sessions name their link in `metadata.link_id`; sessions from before it, in `client_reference_id`.
+    const linkId = object?.metadata?.link_id ?? object?.client_reference_id;
+    if (object?.object !== 'checkout.session' || typeof linkId !== 'string') return undefined;
     const mode = MODES.includes(object.metadata?.mode as Mode)
       ? (object.metadata?.mode as Mode)
       : event.livemode
         ? 'live'
         : 'test';
-    return { linkId: object.client_reference_id, mode };
+    return { linkId, mode };
   } catch {
     return undefined;
   }
