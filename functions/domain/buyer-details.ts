@@ -1,5 +1,5 @@
 import type { CountryCode } from 'libphonenumber-js/min';
-import type { BuyerDetails, PaymentBuyer, PostalAddress } from './buyer.ts';
+import { type BuyerDetails, isErased, type PaymentBuyer, type PostalAddress } from './buyer.ts';
 
 /**
  * What a PSP reports of its buyer, normalised to `BuyerDetails` (docs/checkout.md#on-the-psps-page): text trimmed,
@@ -75,7 +75,7 @@ const utf8Length = (character: string): number => {
   return code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
 };
 
-/** An ISO 3166-1 alpha-2 code that libphonenumber knows (`isCountryCode`'s set); PSPs may send lower case. */
+/** An ISO 3166-1 alpha-2 code that libphonenumber knows; PSPs may send lower case. */
 function countryCode(value: string | null | undefined, library: PhoneLibrary): string | undefined {
   const code = value?.trim().toUpperCase();
   return code && library.isSupportedCountry(code) ? code : undefined;
@@ -154,7 +154,6 @@ const optional = <K extends keyof BuyerDetails>(key: K, value: BuyerDetails[K] |
  * both hold one, ours stands, as the buyer gave it to us for this link). Erased details stay erased.
  */
 export function withPspBuyer(stored: PaymentBuyer | undefined, reported: BuyerDetails | undefined) {
-  // `isErased`, spelt out: this module imports no value of ./buyer.ts, whose country list loads libphonenumber.
-  if (!reported || (stored && 'erased_at' in stored)) return stored;
+  if (!reported || (stored && isErased(stored))) return stored;
   return { ...reported, ...stored };
 }
