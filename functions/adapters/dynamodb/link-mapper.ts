@@ -22,7 +22,9 @@ import { keys, merchantPartitionOf, refundCheckKeys, shardOf, withoutKeys } from
  *   only when the merchant set them;
  * - `locale` (2026-11-25, languages): written on every link since, null when unset;
  * - `reusable`, `max_payments`, `paid_payments` (2026-11-25, reusable links): written on reusable links only;
- * - `sessions_stale_before` (2026-11-25): written on a reusable link from its first PATCH that buyers see.
+ * - `sessions_stale_before` (2026-11-25): written on a reusable link from its first PATCH that buyers see;
+ * - `request_hash`, `created_as` (2026-11-28, a keyed create is the link's own write): written on links created
+ *   with an `Idempotency-Key`, `created_as` from such a link's first PATCH.
  */
 export function linkDefaults(): Pick<PaymentLink, DefaultedField> {
   // Fresh lists and maps on every read: no two links share one.
@@ -36,6 +38,8 @@ export function linkDefaults(): Pick<PaymentLink, DefaultedField> {
     max_payments: null,
     paid_payments: {},
     sessions_stale_before: null,
+    request_hash: null,
+    created_as: null,
     ...noReportsOrRefunds(),
   };
 }
@@ -50,6 +54,8 @@ type DefaultedField =
   | 'max_payments'
   | 'paid_payments'
   | 'sessions_stale_before'
+  | 'request_hash'
+  | 'created_as'
   | 'reported_payments'
   | 'refunds'
   | 'refund_reserved_minor'
@@ -119,6 +125,8 @@ const WHEN_SET = [
   'connections',
   'reusable',
   'sessions_stale_before',
+  'request_hash',
+  'created_as',
   'reported_payments',
   'refunds',
 ] as const;
