@@ -1,3 +1,4 @@
+import { createSecretKey } from 'node:crypto';
 import { DynamoApiKeyRepository } from './adapters/dynamodb/api-key-repository.ts';
 import { DynamoCheckoutSettingsRepository } from './adapters/dynamodb/checkout-settings-repository.ts';
 import { DynamoEndpointHealthStore } from './adapters/dynamodb/endpoint-health-store.ts';
@@ -59,7 +60,10 @@ export const linkRepository = /* @__PURE__ */ once(
 );
 
 /** What a keyed create needs beyond the links: the HMAC key of its ids. */
-export const keyedCreates = () => ({ links: linkRepository(), now, linkIdSecret: config().LINK_ID_SECRET });
+export const keyedCreates = () => ({ links: linkRepository(), now, linkIdSecret: linkIdSecret() });
+const linkIdSecret = /* @__PURE__ */ once(() =>
+  createSecretKey(Buffer.from(config().LINK_ID_SECRET, 'utf8')),
+);
 
 /** The fingerprint of the create that holds an `Idempotency-Key` with its link (functions/use-cases/keyed-creates.ts). */
 export const linkRequestOfKey = async (scope: IdempotencyScope): Promise<string | undefined> =>

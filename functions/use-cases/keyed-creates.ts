@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, type KeyObject } from 'node:crypto';
 import { IdempotencyKeyReusedError, ValidationError } from '../domain/errors.ts';
 import { idFromBytes } from '../domain/ids.ts';
 import {
@@ -16,8 +16,8 @@ import { IDEMPOTENCY_KEY_TTL_HOURS } from './idempotency.ts';
 export interface KeyedCreateDependencies {
   links: LinkRepository;
   now: () => Date;
-  /** The HMAC key of keyed links' ids (`LINK_ID_SECRET`, docs/security.md#link-ids). */
-  linkIdSecret: string;
+  /** The HMAC key of keyed links' ids (`LINK_ID_SECRET`, docs/security.md#link-ids), made a key object once. */
+  linkIdSecret: KeyObject;
 }
 
 /** A request's `Idempotency-Key` and fingerprint (method, path and canonical body: functions/http/idempotency.ts). */
@@ -37,7 +37,7 @@ export const MAX_KEY_GENERATIONS = 16;
  * generation, so that a retry names the same link, and nobody without the secret can tell a link's id from a
  * key they guess (every public id has at least 128 bits nobody can predict: docs/decisions.md#ids).
  */
-export function keyedLinkId(secret: string, scope: IdempotencyScope, generation: number): string {
+export function keyedLinkId(secret: KeyObject, scope: IdempotencyScope, generation: number): string {
   const digest = createHmac('sha256', secret)
     .update(JSON.stringify(['payment_link', scope.account, scope.mode, scope.key, generation]))
     .digest();

@@ -1,3 +1,4 @@
+import { createSecretKey } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../functions/domain/errors.ts';
 import { markPaid } from '../../functions/domain/link-events.ts';
@@ -18,7 +19,7 @@ import {
 
 const principal = { account: 'acme', mode: 'test' } as const;
 const input: PaymentLinkInput = { amount: { value: '12.00', currency: 'EUR' }, description: 'Order 7' };
-const secret = 'a-link-id-secret-of-at-least-32-characters';
+const secret = createSecretKey(Buffer.from('a-link-id-secret-of-at-least-32-characters'));
 
 /** The links' store as the conditional PutItem behaves: the first write of an id wins, later ones find it. */
 function storeOfLinks() {
@@ -59,7 +60,9 @@ describe('a create with an Idempotency-Key', () => {
     expect(link.id).toMatch(/^pl_[0-9A-Za-z]{24}$/);
     expect(link.request_hash).toBe('f');
     // Another secret, tenant or key names another link.
-    expect(keyedLinkId(`${secret}!`, { ...principal, key: 'k1' }, 0)).not.toBe(link.id);
+    expect(
+      keyedLinkId(createSecretKey(Buffer.from('another secret')), { ...principal, key: 'k1' }, 0),
+    ).not.toBe(link.id);
     expect(keyedLinkId(secret, { ...principal, account: 'globex', key: 'k1' }, 0)).not.toBe(link.id);
   });
 
