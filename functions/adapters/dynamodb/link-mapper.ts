@@ -24,7 +24,9 @@ import { keys, merchantPartitionOf, refundCheckKeys, shardOf, withoutKeys } from
  * - `reusable`, `max_payments`, `paid_payments` (2026-11-25, reusable links): written on reusable links only;
  * - `sessions_stale_before` (2026-11-25): written on a reusable link from its first PATCH that buyers see;
  * - `request_hash`, `created_as` (2026-11-28, a keyed create is the link's own write): written on links created
- *   with an `Idempotency-Key`, `created_as` from such a link's first PATCH.
+ *   with an `Idempotency-Key`, `created_as` from such a link's first PATCH;
+ * - `canceled_at`, `expired_at` (stored from the start, left out while null since 2026-11-28: 24 bytes a link
+ *   kept for 30 days, docs/performance.md#cost-per-million-payment-links-on-aws): written once they happen.
  */
 export function linkDefaults(): Pick<PaymentLink, DefaultedField> {
   // Fresh lists and maps on every read: no two links share one.
@@ -40,6 +42,8 @@ export function linkDefaults(): Pick<PaymentLink, DefaultedField> {
     sessions_stale_before: null,
     request_hash: null,
     created_as: null,
+    canceled_at: null,
+    expired_at: null,
     ...noReportsOrRefunds(),
   };
 }
@@ -56,6 +60,8 @@ type DefaultedField =
   | 'sessions_stale_before'
   | 'request_hash'
   | 'created_as'
+  | 'canceled_at'
+  | 'expired_at'
   | 'reported_payments'
   | 'refunds'
   | 'refund_reserved_minor'
@@ -127,6 +133,8 @@ const WHEN_SET = [
   'sessions_stale_before',
   'request_hash',
   'created_as',
+  'canceled_at',
+  'expired_at',
   'reported_payments',
   'refunds',
 ] as const;
