@@ -201,6 +201,11 @@ export interface LinkCommon {
   request_hash: string | null;
   /** A keyed link's first PATCH keeps here what it replaced, so a replay still answers the link as created. */
   created_as: PatchableFields | null;
+  /**
+   * Every payment of the link has a time-ordered id (`newPaymentId`), so a checkout visit reads only the recent
+   * ones (docs/data-model.md#payments-in-creation-order): reusable links created since 2026-11-28.
+   */
+  payments_in_order: boolean;
 }
 
 /** What a PATCH may change (`PaymentLinkChanges`), as stored. */
@@ -272,6 +277,8 @@ export function newPaymentLink(
     ...lifeNotStarted(),
     request_hash: keyed?.request_hash ?? null,
     created_as: null,
+    // Only a reusable link reads its payments by time; a single-use link's item stays as it was.
+    payments_in_order: input.reusable === true,
   };
 }
 

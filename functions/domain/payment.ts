@@ -1,5 +1,5 @@
 import type { Provider } from './connection.ts';
-import { isId, newId } from './ids.ts';
+import { isId, timeOrderedId } from './ids.ts';
 import type { Amount } from './money.ts';
 import type { Mode } from './principal.ts';
 import type { RoutingDecision } from './routing-decision.ts';
@@ -23,7 +23,11 @@ export interface PaymentFailure {
   message: string;
 }
 
-export const newPaymentId = (): string => newId('pay');
+/**
+ * Payment ids sort by creation (`timeOrderedId`), so a link's newest payments are read without reading the others
+ * (docs/data-model.md#payments-in-creation-order); ids made before 2026-11-28 are random and still valid.
+ */
+export const newPaymentId = (at: Date): string => timeOrderedId('pay', at);
 export const isPaymentId = (id: string): boolean => isId('pay', id);
 
 export interface Payment {

@@ -264,7 +264,7 @@ async function tryConnection(
   connection: PspConnection,
   health: ConnectionHealth | undefined,
 ) {
-  const paymentId = newPaymentId();
+  const paymentId = newPaymentId(deps.now());
   try {
     const psp = await deps.psps.adapter(connection);
     const now = deps.now();

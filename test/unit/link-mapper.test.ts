@@ -241,6 +241,7 @@ describe('a link written and read back', () => {
         'max_payments',
         'paid_payments',
         'connections',
+        'payments_in_order',
       ].sort(),
     );
   });

@@ -26,7 +26,9 @@ import { keys, merchantPartitionOf, refundCheckKeys, shardOf, withoutKeys } from
  * - `request_hash`, `created_as` (2026-11-28, a keyed create is the link's own write): written on links created
  *   with an `Idempotency-Key`, `created_as` from such a link's first PATCH;
  * - `canceled_at`, `expired_at` (stored from the start, left out while null since 2026-11-28: 24 bytes a link
- *   kept for 30 days, docs/performance.md#cost-per-million-payment-links-on-aws): written once they happen.
+ *   kept for 30 days, docs/performance.md#cost-per-million-payment-links-on-aws): written once they happen;
+ * - `payments_in_order` (2026-11-28): written on reusable links created since, whose payments all have
+ *   time-ordered ids; an older link reads all of its payments as before.
  */
 export function linkDefaults(): Pick<PaymentLink, DefaultedField> {
   // Fresh lists and maps on every read: no two links share one.
@@ -44,6 +46,7 @@ export function linkDefaults(): Pick<PaymentLink, DefaultedField> {
     created_as: null,
     canceled_at: null,
     expired_at: null,
+    payments_in_order: false,
     ...noReportsOrRefunds(),
   };
 }
@@ -62,6 +65,7 @@ type DefaultedField =
   | 'created_as'
   | 'canceled_at'
   | 'expired_at'
+  | 'payments_in_order'
   | 'reported_payments'
   | 'refunds'
   | 'refund_reserved_minor'
@@ -135,6 +139,7 @@ const WHEN_SET = [
   'created_as',
   'canceled_at',
   'expired_at',
+  'payments_in_order',
   'reported_payments',
   'refunds',
 ] as const;
