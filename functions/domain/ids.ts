@@ -39,7 +39,7 @@ const timeDigits = (at: Date): string => {
 /**
  * An id that sorts after every id of its prefix made earlier: 8 base62 digits of `at` (milliseconds, good until
  * the year 8888), then 22 random characters (131 bits, the least any id has), so that it is no less
- * unpredictable and only 2 characters longer than a random id (a reusable link's item names up to 1,500 of them).
+ * unpredictable and only 6 characters longer than a random id (a reusable link's item names up to 1,500 of them).
  */
 export const timeOrderedId = (prefix: IdPrefix, at: Date): string =>
   `${prefix}_${timeDigits(at)}${randomBase62(MIN_ID_RANDOM_LENGTH)}`;

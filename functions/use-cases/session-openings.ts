@@ -264,7 +264,7 @@ async function tryConnection(
   connection: PspConnection,
   health: ConnectionHealth | undefined,
 ) {
-  const paymentId = newPaymentId(deps.now());
+  const paymentId = newPaymentId(deps.now(), link.payments_in_order);
   try {
     const psp = await deps.psps.adapter(connection);
     const now = deps.now();
