@@ -107,7 +107,9 @@ export class DynamoLinkRepository implements LinkRepository {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
       // Read rather than `ReturnValuesOnConditionCheckFailure`, which the embedded store does not answer; only
       // a retry comes here, and links are never deleted, so the link is there.
-      return this.get(link.id, link.mode);
+      const held = await this.get(link.id, link.mode);
+      if (!held) throw new Error(`Payment link ${link.id} was neither stored nor found.`);
+      return held;
     }
   }
 
