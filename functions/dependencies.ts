@@ -65,7 +65,7 @@ const linkIdSecret = /* @__PURE__ */ once(() =>
   createSecretKey(Buffer.from(config().LINK_ID_SECRET, 'utf8')),
 );
 
-/** The fingerprint of the create that holds an `Idempotency-Key` with its link (functions/use-cases/keyed-creates.ts). */
+/** The fingerprint of the create whose link holds an `Idempotency-Key` (functions/use-cases/keyed-creates.ts). */
 export const linkRequestOfKey = async (scope: IdempotencyScope): Promise<string | undefined> =>
   (await linkOfKey(keyedCreates(), scope))?.request_hash ?? undefined;
 

@@ -28,7 +28,10 @@ export const idPattern = (prefix: IdPrefix): RegExp => new RegExp(`^${idPatternB
 
 export const newId = (prefix: IdPrefix): string => `${prefix}_${randomBase62(ID_RANDOM_LENGTH)}`;
 
-/** Base62 digits of a time in ms, most significant first: the base62 alphabet is in ASCII order, so they sort as the times do. */
+/**
+ * Base62 digits of a time in ms, most significant first: the base62 alphabet is in ASCII order, so the digits sort
+ * as the times do.
+ */
 const TIME_DIGITS = 8;
 const timeDigits = (at: Date): string => {
   const bytes = new Uint8Array(8);

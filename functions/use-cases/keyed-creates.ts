@@ -44,7 +44,7 @@ export function keyedLinkId(secret: KeyObject, scope: IdempotencyScope, generati
   return idFromBytes('pl', digest);
 }
 
-/** A key holds its link for 24 hours from the link's creation, as a key holds any response (docs/api.md#idempotency). */
+/** A key holds its link 24 hours from the link's creation, as it holds any response (docs/api.md#idempotency). */
 const holdsKey = (link: PaymentLink, now: Date) =>
   Date.parse(link.created_at) + IDEMPOTENCY_KEY_TTL_HOURS * 3_600_000 > now.getTime();
 
