@@ -43,6 +43,12 @@ const configSchema = () =>
     /** Prefix of PSP credential secrets: Stripe's are `<prefix>stripe/<account>/<mode>` (docs/checkout.md). */
     PSP_SECRET_PREFIX: nonEmpty(),
     /**
+     * The key of the HMAC that derives a link's id from its creation's `Idempotency-Key` (docs/security.md#link-ids):
+     * a value, not a name, resolved into the environment at deploy time, and never rotated while a key may be
+     * retried (24 hours).
+     */
+    LINK_ID_SECRET: z.string().check(z.minLength(32)),
+    /**
      * Secrets are re-read from Secrets Manager at most this often per warm container: at most 5 minutes, so
      * rotated PSP credentials are in use within that time (docs/orchestration.md#rotating-credentials).
      */

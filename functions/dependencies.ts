@@ -1,3 +1,4 @@
+import { createSecretKey } from 'node:crypto';
 import { DynamoApiKeyRepository } from './adapters/dynamodb/api-key-repository.ts';
 import { DynamoCheckoutSettingsRepository } from './adapters/dynamodb/checkout-settings-repository.ts';
 import { DynamoEndpointHealthStore } from './adapters/dynamodb/endpoint-health-store.ts';
@@ -34,11 +35,13 @@ import { config, indexNames } from './config.ts';
 import { PSP_CALL_TIMEOUT_MS } from './domain/call-budgets.ts';
 import { legacyStripeSecretName } from './domain/connection.ts';
 import { once } from './once.ts';
+import type { IdempotencyScope } from './ports/idempotency-store.ts';
 import { OUTCOME_SHARDS } from './ports/outcome-counters.ts';
 import { UNKNOWN_ID_LOOKUPS } from './ports/rate-limiter.ts';
 import type { SecretStore } from './ports/secret-store.ts';
 import { ApiKeyAuthenticator } from './use-cases/authenticate.ts';
 import { newEndpointHealthCache } from './use-cases/endpoint-isolation.ts';
+import { linkOfKey } from './use-cases/keyed-creates.ts';
 import { countingPayments, ObservedOutcomes, OutcomeRecorder } from './use-cases/outcome-recording.ts';
 import { PspConnections } from './use-cases/psp-connections.ts';
 import { cachedEndpointDirectory, cachedSigningSecrets } from './use-cases/webhook-fan-out.ts';
@@ -55,6 +58,16 @@ export const now = () => new Date();
 export const linkRepository = /* @__PURE__ */ once(
   () => new DynamoLinkRepository(documentClient(), config().TABLE_NAME, indexNames()),
 );
+
+/** What a keyed create needs beyond the links: the HMAC key of its ids. */
+export const keyedCreates = () => ({ links: linkRepository(), now, linkIdSecret: linkIdSecret() });
+const linkIdSecret = /* @__PURE__ */ once(() =>
+  createSecretKey(Buffer.from(config().LINK_ID_SECRET, 'utf8')),
+);
+
+/** The fingerprint of the create whose link holds an `Idempotency-Key` (functions/use-cases/keyed-creates.ts). */
+export const linkRequestOfKey = async (scope: IdempotencyScope): Promise<string | undefined> =>
+  (await linkOfKey(keyedCreates(), scope))?.request_hash ?? undefined;
 
 export const refundLedger = /* @__PURE__ */ once(
   () => new DynamoRefundLedger(documentClient(), config().TABLE_NAME, indexNames()),

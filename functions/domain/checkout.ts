@@ -27,6 +27,7 @@ export const SESSION_REUSE_MARGIN_MS = 5 * 60_000;
  * client's budget is below the link's, so one visitor, however it behaves, never locks the link for the others.
  */
 export const SESSION_WINDOW_MS = 3_600_000;
+
 export const MAX_SESSIONS_PER_WINDOW = 10;
 export const MAX_CLIENT_SESSIONS_PER_WINDOW = 5;
 /** A reusable link is shared by many buyers: its budget is larger, and so is each client's (a shared address). */

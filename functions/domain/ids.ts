@@ -28,6 +28,32 @@ export const idPattern = (prefix: IdPrefix): RegExp => new RegExp(`^${idPatternB
 
 export const newId = (prefix: IdPrefix): string => `${prefix}_${randomBase62(ID_RANDOM_LENGTH)}`;
 
+/**
+ * Base62 digits of a time in ms, most significant first: the base62 alphabet is in ASCII order, so the digits sort
+ * as the times do.
+ */
+const TIME_DIGITS = 8;
+const timeDigits = (at: Date): string => {
+  const bytes = new Uint8Array(8);
+  new DataView(bytes.buffer).setBigUint64(0, BigInt(at.getTime()));
+  return bytesToBase62(bytes, TIME_DIGITS);
+};
+
+/**
+ * An id that sorts after every id of its prefix made earlier: 8 base62 digits of `at` (milliseconds, good until
+ * the year 8888), then 22 random characters (131 bits, the least any id has), so that it is no less
+ * unpredictable and only 6 characters longer than a random id (a reusable link's item names up to 1,500 of them).
+ */
+export const timeOrderedId = (prefix: IdPrefix, at: Date): string =>
+  `${prefix}_${timeDigits(at)}${randomBase62(MIN_ID_RANDOM_LENGTH)}`;
+
+/** Whether an id has `timeOrderedId`'s shape (random ids have 24 characters, 30 is this shape's). */
+export const isTimeOrderedId = (prefix: IdPrefix, id: string): boolean =>
+  id.length === prefix.length + 1 + TIME_DIGITS + MIN_ID_RANDOM_LENGTH && isId(prefix, id);
+
+/** The least time-ordered id with `prefix` made at or after `at`: a bound to read them from. */
+export const timeOrderedIdFloor = (prefix: IdPrefix, at: Date): string => `${prefix}_${timeDigits(at)}`;
+
 /** An id derived from bytes (a hash) instead of drawn at random: the same input always names the same record. */
 export const idFromBytes = (prefix: IdPrefix, bytes: Uint8Array, length = ID_RANDOM_LENGTH): string =>
   `${prefix}_${bytesToBase62(bytes, length)}`;

@@ -203,7 +203,26 @@ export interface LinkCommon {
   event_ids: string[];
   /** Optimistic-concurrency counter: every transition is a write conditional on it. */
   version: number;
+  /**
+   * Created with an `Idempotency-Key`: the fingerprint of that request (method, path, canonical body), so that a
+   * retry replays the link and a different request with the key is refused (docs/api.md#idempotency). Null
+   * without a key.
+   */
+  request_hash: string | null;
+  /** A keyed link's first PATCH keeps here what it replaced, so a replay still answers the link as created. */
+  created_as: PatchableFields | null;
+  /**
+   * Every payment of the link has a time-ordered id (`newPaymentId`), so a checkout visit reads only the recent
+   * ones (docs/data-model.md#payments-in-creation-order): reusable links created since 2026-11-28.
+   */
+  payments_in_order: boolean;
 }
+
+/** What a PATCH may change (`PaymentLinkChanges`), as stored. */
+export type PatchableFields = Pick<
+  LinkCommon,
+  'description' | 'redirect_url' | 'webhook_url' | 'metadata' | 'expires_at' | 'locale'
+>;
 
 /** Where a new link's amount comes from (docs/api.md#amounts): fixed, the lines' sum, or the buyer's range. */
 function amountSourceOf(input: PaymentLinkInput): AmountSource {
@@ -240,12 +259,20 @@ export const noReportsOrRefunds = () => ({
   refund_checks: 0,
 });
 
-export function newPaymentLink(principal: Principal, input: PaymentLinkInput, now: Date): PaymentLink {
+/**
+ * A new open link. `keyed`: the id derived from the request's `Idempotency-Key` and that request's fingerprint
+ * (functions/use-cases/keyed-creates.ts); without it, a random id.
+ */
+export function newPaymentLink(
+  principal: Principal,
+  input: PaymentLinkInput,
+  now: Date,
+  keyed?: { id: string; request_hash: string },
+): PaymentLink {
   return {
-    id: newId('pl'),
+    id: keyed?.id ?? newId('pl'),
     account: principal.account,
     mode: principal.mode,
-    status: 'open',
     ...amountSourceOf(input),
     payment_methods: input.payment_methods?.length ? input.payment_methods : null,
     description: input.description ?? null,
@@ -256,18 +283,41 @@ export function newPaymentLink(principal: Principal, input: PaymentLinkInput, no
     collect: input.collect && Object.keys(input.collect).length > 0 ? input.collect : null,
     custom_fields: input.custom_fields?.length ? input.custom_fields.map(customFieldOf) : null,
     ...useOf(input),
-    sessions_stale_before: null,
     connections: input.connections?.length ? input.connections : null,
     created_at: now.toISOString(),
     expires_at: input.expires_at ? new Date(input.expires_at).toISOString() : null,
-    paid_at: null,
-    canceled_at: null,
-    expired_at: null,
-    payment: null,
-    psp_session: null,
-    ...noReportsOrRefunds(),
-    event_ids: [],
-    version: 1,
+    ...lifeNotStarted(),
+    request_hash: keyed?.request_hash ?? null,
+    created_as: null,
+    // Only a reusable link reads its payments by time; a single-use link's item stays as it was.
+    payments_in_order: input.reusable === true,
+  };
+}
+
+/** What a link's life changes, as it is when the link is created. */
+const lifeNotStarted = () => ({
+  status: 'open' as const,
+  sessions_stale_before: null,
+  paid_at: null,
+  canceled_at: null,
+  expired_at: null,
+  payment: null,
+  psp_session: null,
+  ...noReportsOrRefunds(),
+  event_ids: [] as string[],
+  version: 1,
+});
+
+/**
+ * The link as it was created, whatever happened to it since: what a replay of its creation answers. Only the
+ * life's fields and what a PATCH changes (kept in `created_as`) ever change; the rest is as created.
+ */
+export function asCreated(link: PaymentLink): PaymentLink {
+  return {
+    ...link,
+    ...link.created_as,
+    ...lifeNotStarted(),
+    ...(link.reusable ? { paid_payments: {} } : {}),
   };
 }
 
@@ -299,6 +349,7 @@ export function update(link: PaymentLink, changes: PaymentLinkChanges, now: Date
   const status = effectiveStatus(link, now);
   if (status !== 'open') throw new InvalidStateError(`A ${status} payment link cannot be updated.`);
   const after: PaymentLink = { ...link, version: link.version + 1 };
+  if (link.request_hash !== null && link.created_as === null) after.created_as = patchableOf(link);
   if (changes.description !== undefined) after.description = changes.description;
   if (changes.redirect_url !== undefined) after.redirect_url = changes.redirect_url;
   if (changes.webhook_url !== undefined) after.webhook_url = changes.webhook_url;
@@ -313,6 +364,15 @@ export function update(link: PaymentLink, changes: PaymentLinkChanges, now: Date
   }
   return after;
 }
+
+const patchableOf = (link: PaymentLink): PatchableFields => ({
+  description: link.description,
+  redirect_url: link.redirect_url,
+  webhook_url: link.webhook_url,
+  metadata: link.metadata,
+  expires_at: link.expires_at,
+  locale: link.locale,
+});
 
 /** The currency the link is paid in: its amount's, or its range's. */
 export function linkCurrency(link: AmountSource): string {

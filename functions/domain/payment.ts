@@ -1,6 +1,6 @@
 import type { PaymentBuyer } from './buyer.ts';
 import type { Provider } from './connection.ts';
-import { isId, newId } from './ids.ts';
+import { isId, newId, timeOrderedId } from './ids.ts';
 import type { Amount } from './money.ts';
 import type { Mode } from './principal.ts';
 import type { RoutingDecision } from './routing-decision.ts';
@@ -24,7 +24,13 @@ export interface PaymentFailure {
   message: string;
 }
 
-export const newPaymentId = (): string => newId('pay');
+/**
+ * A new payment's id. A link that reads its payments by time (`payments_in_order`: reusable links since
+ * 2026-11-28) gets ids that sort by creation (`timeOrderedId`), so its newest payments are read without the others
+ * (docs/data-model.md#payments-in-creation-order); any other link's are random, 6 characters shorter, as before.
+ */
+export const newPaymentId = (at: Date, inOrder = true): string =>
+  inOrder ? timeOrderedId('pay', at) : newId('pay');
 export const isPaymentId = (id: string): boolean => isId('pay', id);
 
 export interface Payment {

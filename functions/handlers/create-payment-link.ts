@@ -1,15 +1,27 @@
 import { config } from '../config.ts';
-import { linkRepository, now } from '../dependencies.ts';
+import { keyedCreates, linkRepository, now } from '../dependencies.ts';
 import { apiHandler, json } from '../http/api-handler.ts';
+import { replayed } from '../http/idempotency.ts';
 import { toResource } from '../http/resources.ts';
 import { createPaymentLinkRequest } from '../http/schemas.ts';
 import { validate } from '../http/validate.ts';
+import { createKeyedLink } from '../use-cases/keyed-creates.ts';
 import { createPaymentLink } from '../use-cases/payment-links.ts';
 
-/** POST /v1/payment-links */
-export const handler = apiHandler({ body: 'json' }, async ({ principal, body }) => {
+/** POST /v1/payment-links: with an `Idempotency-Key`, the link's own write holds the key. */
+export const handler = apiHandler({ body: 'json', idempotent: 'own' }, async (request) => {
+  const { principal, body, idempotency } = request;
   const { CHECKOUT_BASE, ALLOW_PRIVATE_TARGETS } = config();
-  const input = validate(createPaymentLinkRequest(principal.mode, ALLOW_PRIVATE_TARGETS), body);
-  const link = await createPaymentLink({ links: linkRepository(), now }, principal, input);
-  return json(201, toResource(link, CHECKOUT_BASE, now()), { Location: `/v1/payment-links/${link.id}` });
+  const parse = () => validate(createPaymentLinkRequest(principal.mode, ALLOW_PRIVATE_TARGETS), body);
+  const { link, replayed: isReplay } = idempotency
+    ? await createKeyedLink(keyedCreates(), principal, parse, idempotency)
+    : {
+        link: await createPaymentLink({ links: linkRepository(), now }, principal, parse()),
+        replayed: false,
+      };
+  // Shown as at its creation, so that a replay (`asCreated`) answers byte for byte what the first request did.
+  const response = json(201, toResource(link, CHECKOUT_BASE, new Date(link.created_at)), {
+    Location: `/v1/payment-links/${link.id}`,
+  });
+  return isReplay ? replayed(response) : response;
 });

@@ -1,13 +1,20 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy, { type MiddlewareObj, type MiddyfiedHandler } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { apiKeyAuthenticator, idempotencyStore, now, rateLimiter } from '../dependencies.ts';
+import {
+  apiKeyAuthenticator,
+  idempotencyStore,
+  linkRequestOfKey,
+  now,
+  rateLimiter,
+} from '../dependencies.ts';
 import { RateLimitedError, UnauthorizedError } from '../domain/errors.ts';
 import type { Principal } from '../domain/principal.ts';
 import { logger } from '../logger.ts';
 import { putMetrics } from '../metrics.ts';
 import type { RateLimitOutcome } from '../ports/rate-limiter.ts';
-import { withIdempotency } from './idempotency.ts';
+import type { KeyedRequest } from '../use-cases/keyed-creates.ts';
+import { keyedRequestOf, withIdempotency } from './idempotency.ts';
 import { problemResponse } from './problem.ts';
 import { type BodyMode, parseJsonBody } from './request-body.ts';
 import { requestLog, type TimedContext } from './request-log.ts';
@@ -27,12 +34,17 @@ export interface PublicRequest {
 /** A request to a merchant route (`apiHandler`): its API key was verified before the route's code runs. */
 export interface AuthenticatedRequest extends PublicRequest {
   principal: Principal;
+  /** On a route whose resource holds its own key (`idempotent: 'own'`): the request's key, when it has one. */
+  idempotency?: KeyedRequest | undefined;
 }
 
 export interface MerchantRouteOptions {
   body: BodyMode;
-  /** Honours `Idempotency-Key` on POST requests (default on). */
-  idempotent?: boolean;
+  /**
+   * Honours `Idempotency-Key` on POST requests (default on). `'own'`: the route keeps the key in the resource it
+   * creates (functions/use-cases/keyed-creates.ts) and gets it as `idempotency`, instead of the store's records.
+   */
+  idempotent?: boolean | 'own';
   /** Counts the request against its (account, mode) rate limit (default on). */
   rateLimited?: boolean;
 }
@@ -131,8 +143,10 @@ export function apiHandler(
       body: context.body,
       requestId: event.requestContext.requestId,
     };
+    if (idempotent === 'own') return handle({ ...request, idempotency: keyedRequestOf(request) });
     if (idempotent && event.requestContext.http.method === 'POST') {
-      return withIdempotency({ store: idempotencyStore(), now }, request, () => handle(request));
+      const deps = { store: idempotencyStore(), now, linkRequestOf: linkRequestOfKey };
+      return withIdempotency(deps, request, () => handle(request));
     }
     return handle(request);
   });

@@ -7,6 +7,7 @@ import {
   MAX_IDEMPOTENCY_KEY_LENGTH,
   runIdempotently,
 } from '../use-cases/idempotency.ts';
+import type { KeyedRequest } from '../use-cases/keyed-creates.ts';
 import { problemResponse } from './problem.ts';
 import { statusOf } from './problem-types.ts';
 
@@ -45,6 +46,34 @@ const toStored = (result: Result): StoredResponse => ({
 });
 
 /**
+ * The request's `Idempotency-Key` and its fingerprint (method, path and canonical JSON body), or undefined
+ * without the header. A key of the wrong length is a validation failure.
+ */
+export function keyedRequestOf(request: Omit<Request, 'principal' | 'requestId'>): KeyedRequest | undefined {
+  const key = request.event.headers[IDEMPOTENCY_KEY_HEADER.toLowerCase()];
+  if (key === undefined) return undefined;
+  if (key.length < 1 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
+    throw new ValidationError([
+      {
+        pointer: `/${IDEMPOTENCY_KEY_HEADER}`,
+        detail: `Must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters.`,
+      },
+    ]);
+  }
+  const { event, body } = request;
+  const fingerprint = createHash('sha256')
+    .update(`${event.requestContext.http.method} ${event.rawPath}\n${canonicalJson(body)}`)
+    .digest('base64url');
+  return { key, fingerprint };
+}
+
+/** A replayed response: the first one, marked. */
+export const replayed = <T extends Result>(response: T): T => ({
+  ...response,
+  headers: { ...response.headers, [REPLAYED_HEADER]: 'true' },
+});
+
+/**
  * `Idempotency-Key` on a POST (docs/api.md#idempotency): without the header the request simply runs. Responses
  * below 500 are kept for replay, validation failures excepted (as Stripe does: the client may fix the body and
  * retry with the same key); a 5xx frees the key.
@@ -54,20 +83,10 @@ export async function withIdempotency(
   request: Request,
   handle: () => Promise<Result>,
 ): Promise<Result> {
-  const key = request.event.headers[IDEMPOTENCY_KEY_HEADER.toLowerCase()];
-  if (key === undefined) return handle();
-  if (key.length < 1 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
-    throw new ValidationError([
-      {
-        pointer: `/${IDEMPOTENCY_KEY_HEADER}`,
-        detail: `Must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters.`,
-      },
-    ]);
-  }
-  const { event, principal, body } = request;
-  const fingerprint = createHash('sha256')
-    .update(`${event.requestContext.http.method} ${event.rawPath}\n${canonicalJson(body)}`)
-    .digest('base64url');
+  const keyed = keyedRequestOf(request);
+  if (keyed === undefined) return handle();
+  const { principal } = request;
+  const { key, fingerprint } = keyed;
 
   let thrown: unknown;
   const outcome = await runIdempotently(
@@ -86,9 +105,7 @@ export async function withIdempotency(
       }
     },
   );
-  if (outcome.replayed) {
-    return { ...outcome.response, headers: { ...outcome.response.headers, [REPLAYED_HEADER]: 'true' } };
-  }
+  if (outcome.replayed) return replayed(outcome.response);
   // Errors leave through the chain's problem-details middleware, which also logs the unexpected ones.
   if (thrown !== undefined) throw thrown;
   return outcome.response;

@@ -4,8 +4,11 @@ import type { Mode } from '../domain/principal.ts';
 
 /** Persistence of payment links and of the events their transitions emit. */
 export interface LinkRepository {
-  /** Stores a new link; ids are random, so a collision is an error, never an overwrite. */
-  create(link: PaymentLink): Promise<void>;
+  /**
+   * Stores a new link unless its id is taken, and then answers the link stored under it, unchanged. A random id
+   * is never taken; an id derived from an `Idempotency-Key` is when the key created its link already.
+   */
+  create(link: PaymentLink): Promise<PaymentLink | undefined>;
   /**
    * The link with this id in this mode, whatever its account (callers check tenancy), or undefined; also for a
    * string that is not shaped like a link id (`isId('pl', id)`).

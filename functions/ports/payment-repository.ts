@@ -11,6 +11,11 @@ export interface PaymentRepository {
   get(linkId: string, mode: Mode, id: string): Promise<Payment | undefined>;
   /** The link's payments, newest first. */
   listOfLink(linkId: string, mode: Mode): Promise<Payment[]>;
+  /**
+   * The link's payments made at or after `since`, newest first, reading no other: those with time-ordered ids
+   * (`newPaymentId`), which every payment of a link created since they exist has.
+   */
+  listOfLinkSince(linkId: string, mode: Mode, since: Date): Promise<Payment[]>;
   /** Pending payments whose next check is due at `now` (the sweeper's work list), at most `limit`. */
   dueForCheck(now: Date, limit: number): Promise<{ link_id: string; mode: Mode; id: string }[]>;
   /** Every payment still pending through a connection, due for a check or not (whole list: operators' use). */

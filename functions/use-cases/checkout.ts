@@ -35,6 +35,7 @@ import type { LinkRepository } from '../ports/link-repository.ts';
 import type { PaymentRepository } from '../ports/payment-repository.ts';
 import { type AttemptEnd, endAttempt } from './session-endings.ts';
 import { openSession, PspCallBudget, type SessionOpeningDependencies } from './session-openings.ts';
+import { paymentsToDecideOn } from './visit-payments.ts';
 
 export interface CheckoutDependencies extends SessionOpeningDependencies {
   /** Uniform in [0, 1): draws of weighted splits and of learning strategies. */
@@ -247,7 +248,7 @@ async function decide(
   const { link, amount } = visit;
   const [{ connections, routing }, payments] = await Promise.all([
     deps.psps.directory(link.account, link.mode),
-    deps.payments.listOfLink(link.id, link.mode),
+    paymentsToDecideOn(deps, link, request.buyerPayment),
   ]);
   const own = payments.find((payment) => payment.id === request.buyerPayment);
   const client = clientKey(link.id, link.reusable ? own : undefined, request.sourceAddress);

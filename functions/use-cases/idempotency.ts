@@ -17,6 +17,11 @@ export const IDEMPOTENCY_LOCK_SECONDS = 60;
 export interface IdempotencyDependencies {
   store: IdempotencyStore;
   now: () => Date;
+  /**
+   * The fingerprint of the create that made a link with this key within its 24 hours: such a key is held by the
+   * link itself (functions/use-cases/keyed-creates.ts), not by the store, and is refused to any other request.
+   */
+  linkRequestOf?: (scope: IdempotencyScope) => Promise<string | undefined>;
 }
 
 const CLAIM_ATTEMPTS = 3;
@@ -40,7 +45,14 @@ export async function runIdempotently(
   execute: () => Promise<{ response: StoredResponse; keep: boolean }>,
 ): Promise<{ response: StoredResponse; replayed: boolean }> {
   const token = randomUUID();
-  const replay = await claimKey(deps, scope, fingerprint, token);
+  const [replay, linkRequest] = await Promise.all([
+    claimKey(deps, scope, fingerprint, token),
+    deps.linkRequestOf?.(scope),
+  ]);
+  if (linkRequest !== undefined && linkRequest !== fingerprint) {
+    if (!replay) await deps.store.release(scope, token);
+    throw new IdempotencyKeyReusedError();
+  }
   if (replay) return { response: replay, replayed: true };
   const { response, keep } = await execute();
   try {

@@ -92,6 +92,7 @@ export function countingPayments(inner: PaymentRepository, recorder: OutcomeReco
   return {
     get: (linkId, mode, id) => inner.get(linkId, mode, id),
     listOfLink: (linkId, mode) => inner.listOfLink(linkId, mode),
+    listOfLinkSince: (linkId, mode, since) => inner.listOfLinkSince(linkId, mode, since),
     dueForCheck: (now, limit) => inner.dueForCheck(now, limit),
     pendingOfConnection: (connectionId) => inner.pendingOfConnection(connectionId),
     async save(payment, before) {

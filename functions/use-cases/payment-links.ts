@@ -33,7 +33,7 @@ export async function createPaymentLink(
   input: PaymentLinkInput,
 ): Promise<PaymentLink> {
   const link = newPaymentLink(principal, input, deps.now());
-  await deps.links.create(link);
+  if (await deps.links.create(link)) throw new Error(`The random payment link id ${link.id} was taken.`);
   putMetrics({ LinksCreated: 1 });
   return link;
 }

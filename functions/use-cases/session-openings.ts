@@ -302,7 +302,7 @@ async function tryConnection(
   health: ConnectionHealth | undefined,
 ) {
   const { link, amount } = opening;
-  const paymentId = newPaymentId();
+  const paymentId = newPaymentId(deps.now(), link.payments_in_order);
   try {
     const psp = await deps.psps.adapter(connection);
     const session = await psp.createSession(sessionRequest(deps, opening, connection, psp, paymentId));

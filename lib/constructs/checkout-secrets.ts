@@ -18,9 +18,14 @@ export interface CheckoutSecretsProps {
  */
 export class CheckoutSecrets extends Construct {
   readonly sandboxSecret: Secret;
+  /** The HMAC key that derives a keyed link's id (docs/security.md#link-ids). */
+  readonly linkIdSecret: Secret;
   /** Prefix of every PSP credential secret of this stage. */
   readonly pspSecretPrefix: string;
-  /** What functions/config.ts reads (names and ARNs only, never values). */
+  /**
+   * What functions/config.ts reads: names and ARNs, and one value, the link-id key, as a dynamic reference that
+   * CloudFormation resolves at deploy time (the template never holds it).
+   */
   readonly environment: Record<string, string>;
 
   constructor(scope: Construct, id: string, props: CheckoutSecretsProps) {
@@ -35,8 +40,21 @@ export class CheckoutSecrets extends Construct {
       reason:
         'A random HMAC key used only between the service and its own test-mode sandbox PSP: no person or third party holds it, and it guards no money. Rotate by changing the secret value; warm containers pick it up within SECRETS_CACHE_SECONDS.',
     });
+    this.linkIdSecret = new Secret(this, 'LinkIdSecret', {
+      description: 'HMAC key that derives a payment link id from its creation request Idempotency-Key',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+      removalPolicy: props.protectData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    });
+    Validations.of(this.linkIdSecret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'Never rotated on a schedule: a keyed link id is derived from it, so a new value would let a retry within the 24 hours of its Idempotency-Key create a second link (docs/security.md#link-ids). It guards the unpredictability of those ids, no money.',
+    });
     this.pspSecretPrefix = `payment-links/${props.stage}/psp/`;
     this.environment = {
+      // In the environment rather than read at run time: every container of a deployment derives the same ids,
+      // and a create pays no Secrets Manager call.
+      LINK_ID_SECRET: this.linkIdSecret.secretValue.unsafeUnwrap(),
       SANDBOX_SECRET_NAME: this.sandboxSecret.secretArn,
       PSP_SECRET_PREFIX: this.pspSecretPrefix,
     };

@@ -7,6 +7,8 @@ import { dirname, join } from 'node:path';
 export const LOCAL_SECRETS_FILE = 'secrets.json';
 export const LOCAL_SANDBOX_SECRET_NAME = 'payment-links/local/sandbox';
 export const LOCAL_PSP_SECRET_PREFIX = 'payment-links/local/psp/';
+/** The HMAC key of keyed links' ids (functions/config.ts `LINK_ID_SECRET`), kept with the data like the rest. */
+const LOCAL_LINK_ID_SECRET_NAME = 'payment-links/local/link-ids';
 /** The local stand-in for the KMS key that seals webhook signing secrets (functions/adapters/secrets/file-key-cipher.ts). */
 export const LOCAL_SIGNING_KEY_FILE = 'signing-key';
 
@@ -24,11 +26,11 @@ export function prepareLocalSecrets(dataDir: string | undefined): Record<string,
     writeFileSync(keyFile, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600 });
   }
   const secrets: Record<string, string> = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {};
-  if (!secrets[LOCAL_SANDBOX_SECRET_NAME]) {
-    secrets[LOCAL_SANDBOX_SECRET_NAME] = randomBytes(32).toString('base64url');
-    writeLocalSecrets(file, secrets);
-  }
+  const missing = [LOCAL_SANDBOX_SECRET_NAME, LOCAL_LINK_ID_SECRET_NAME].filter((name) => !secrets[name]);
+  for (const name of missing) secrets[name] = randomBytes(32).toString('base64url');
+  if (missing.length) writeLocalSecrets(file, secrets);
   return {
+    LINK_ID_SECRET: secrets[LOCAL_LINK_ID_SECRET_NAME] as string,
     LOCAL_SIGNING_KEY_FILE: keyFile,
     LOCAL_SECRETS_FILE: file,
     SANDBOX_SECRET_NAME: LOCAL_SANDBOX_SECRET_NAME,

@@ -169,7 +169,7 @@ describe('choosing another payment provider (?via=)', () => {
       const at = new Date(start + index * 60_000);
       const started = startedPayment(
         {
-          id: newPaymentId(),
+          id: newPaymentId(new Date()),
           link: { id: link.id, account: 'session-cap', mode: 'test' },
           connection,
           amount: link.amount,

@@ -47,6 +47,29 @@ describe('Idempotency-Key on POST', () => {
     expect(second.headers.get('idempotent-replayed')).toBe('true');
   });
 
+  it('replays the first response byte for byte after the link was changed and paid', async () => {
+    const first = await post(acme.api_key, 'changed-later');
+    const patched = await stack.request('PATCH', `/v1/payment-links/${first.body.id}`, {
+      key: acme.api_key,
+      body: { description: 'Corrected', metadata: null },
+    });
+    expect(patched.status).toBe(200);
+    const link = (await linkRepository().get(first.body.id, 'test'))!;
+    await linkRepository().commit(
+      markPaid(
+        link,
+        { id: 'pay_y', connection_id: 'pc_y', provider: 'sandbox', reference: 'p', amount: link.amount! },
+        new Date(),
+      )!,
+    );
+    const replay = await post(acme.api_key, 'changed-later');
+    expect(replay.status).toBe(201);
+    // Member for member, in the same order.
+    expect(JSON.stringify(replay.body)).toBe(JSON.stringify(first.body));
+    expect(replay.body.status).toBe('open');
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+  });
+
   it('answers 422 idempotency_key_reused to the same key with another body, and creates nothing', async () => {
     await post(acme.api_key, 'reuse-1');
     const before = await linkCount(acme.api_key);

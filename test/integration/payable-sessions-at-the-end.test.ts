@@ -218,7 +218,7 @@ describe('the sandbox’s processing simulation', () => {
  * checkout records them (the checkout itself refuses a visit once the link's places are taken).
  */
 async function racedSession(link: PaymentLink, connection: PspConnection): Promise<string> {
-  const paymentId = newPaymentId();
+  const paymentId = newPaymentId(new Date());
   const amount = link.amount!;
   const session = await (await pspConnections().adapter(connection)).createSession({
     link,

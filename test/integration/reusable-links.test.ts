@@ -232,7 +232,10 @@ describe('a reusable link on the sandbox', () => {
     await first.visit(link.checkout_url);
     // A second buyer's visit at the same moment read the link's payments before the first's was written, so both
     // got a session (a later visit is refused: test/integration/checkout-limits.test.ts).
-    const stale = Object.create(paymentRepository(), { listOfLink: { value: async () => [] } });
+    const stale = Object.create(paymentRepository(), {
+      listOfLink: { value: async () => [] },
+      listOfLinkSince: { value: async () => [] },
+    });
     const raced = await openCheckout(
       {
         links: linkRepository(),

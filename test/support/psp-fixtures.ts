@@ -37,7 +37,7 @@ export function orderLink(value: string, currency = 'EUR', mode: Mode = 'test'):
 export function sessionRequest(
   link: PaymentLink,
   connection: PspConnection,
-  paymentId = newPaymentId(),
+  paymentId = newPaymentId(new Date()),
   locale = 'en',
 ): SessionRequest {
   return {

@@ -59,7 +59,7 @@ function attempt(
   minutesAgo = 1,
   amount = link.amount!,
 ): Payment {
-  const id = newPaymentId();
+  const id = newPaymentId(new Date());
   return startedPayment(
     { id, link, connection, amount },
     { id: `sess_${id}`, expires_at: inOneHour, url: `https://psp.example/${id}` },
@@ -669,7 +669,7 @@ describe('a reusable link at every per-link limit', () => {
     let reportedFailures = 0;
     for (let failed = 0; failed < MAX_REPORTED_FAILURES_PER_LINK + 50; failed++) {
       const payment = settle(
-        { ...attempt(link, a), id: newPaymentId() },
+        { ...attempt(link, a), id: newPaymentId(new Date()) },
         { state: 'failed', failure: { code: 'declined', message: 'Declined.' }, reference: null },
         now,
       ) as Payment;
@@ -684,7 +684,7 @@ describe('a reusable link at every per-link limit', () => {
       link = report.after;
     }
     for (let paid = 0; paid < MAX_PAYMENTS_PER_LINK; paid++) {
-      const id = newPaymentId();
+      const id = newPaymentId(new Date());
       const payment = settle(
         { ...attempt(link, a), id },
         { state: 'succeeded', failure: null, reference: `pi_${'r'.repeat(24)}` },

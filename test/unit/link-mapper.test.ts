@@ -210,11 +210,18 @@ describe('a link written and read back', () => {
     }
   }
 
-  it('stores a new link in the shape it always had: later fields only once they are set', () => {
+  it('stores a new link in the shape it always had: later fields only once they are set, end times once they happen', () => {
     const single = newPaymentLink(principal, { amount: eur('10.00') }, now);
-    expect(Object.keys(linkToItem(single)).sort()).toEqual(
-      [...Object.keys(keysOf(single.id)), ...Object.keys(FIRST_ITEM), 'locale'].sort(),
+    const firstFields = Object.keys(FIRST_ITEM).filter(
+      (field) => field !== 'canceled_at' && field !== 'expired_at',
     );
+    expect(Object.keys(linkToItem(single)).sort()).toEqual(
+      [...Object.keys(keysOf(single.id)), ...firstFields, 'locale'].sort(),
+    );
+    expect(linkToItem({ ...single, status: 'canceled', canceled_at: now.toISOString() })).toMatchObject({
+      canceled_at: now.toISOString(),
+    });
+    expect(linkFromItem(linkToItem(single))).toMatchObject({ canceled_at: null, expired_at: null });
     const reusable = newPaymentLink(
       principal,
       {
@@ -227,13 +234,14 @@ describe('a link written and read back', () => {
     expect(Object.keys(linkToItem(reusable)).sort()).toEqual(
       [
         ...Object.keys(keysOf(reusable.id)),
-        ...Object.keys(FIRST_ITEM),
+        ...firstFields,
         'locale',
         'amount_range',
         'reusable',
         'max_payments',
         'paid_payments',
         'connections',
+        'payments_in_order',
       ].sort(),
     );
   });

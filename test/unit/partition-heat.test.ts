@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { OUTCOME_SHARDS } from '../../functions/ports/outcome-counters.ts';
+import { counterHeat } from '../bench/outcome-counter-heat.ts';
 import { ceilingOf, heatByPattern, patternOf } from '../bench/partition-heat.ts';
 
 describe('partition heat (test/bench/partition-heat.ts)', () => {
@@ -34,5 +36,24 @@ describe('partition heat (test/bench/partition-heat.ts)', () => {
     expect(
       ceilingOf({ target: 'table', pattern: 'LINK#<pl>', scope: 'link', shards: 1, wru: 9, rru: 9 }, 1),
     ).toBe(Number.POSITIVE_INFINITY);
+  });
+
+  it('bounds the outcome counters by one ADD per outcome and granularity, and their reads by the cache', () => {
+    const model = {
+      shards: 8,
+      flushMs: 5_000,
+      cacheMs: 10_000,
+      outcomesPerLink: 2,
+      segments: 4,
+      readerMs: 400,
+      itemBytes: 110,
+    };
+    // 3,000 links a second on one connection: 12,000 ADDs a second over 8 shards.
+    expect(counterHeat(model, 3_000, 1)).toMatchObject({ wruPerPartition: 1_500, ceiling: 2_000 });
+    // 1,200 checkout containers read it at most every 10 s: 120 reads of 2.5 units a shard.
+    expect(counterHeat(model, 3_000, 1).rruPerPartition).toBe(300);
+    const deployed = { ...model, shards: OUTCOME_SHARDS };
+    expect(counterHeat(deployed, 3_000, 1).ceiling).toBeGreaterThanOrEqual(3_000);
+    expect(counterHeat(deployed, 20_000, 10_000).ceiling).toBeGreaterThanOrEqual(20_000);
   });
 });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { newId } from '../../functions/domain/ids.ts';
+import {
+  isId,
+  isTimeOrderedId,
+  newId,
+  timeOrderedId,
+  timeOrderedIdFloor,
+} from '../../functions/domain/ids.ts';
 import { randomBase62 } from '../../functions/domain/random.ts';
 
 describe('randomBase62', () => {
@@ -22,5 +28,25 @@ describe('randomBase62', () => {
     // exceed 140 (61 degrees of freedom) less than once in ten million runs.
     const chiSquare = [...counts.values()].reduce((sum, count) => sum + (count - 1000) ** 2 / 1000, 0);
     expect(chiSquare).toBeLessThan(140);
+  });
+});
+
+describe('timeOrderedId', () => {
+  it('sorts as the times it was made at, at or above the floor of its time, and is told from a random id', () => {
+    const times = [
+      '2026-11-28T10:00:00.000Z',
+      '2026-11-28T10:00:00.001Z',
+      '2026-12-01T00:00:00Z',
+      '2099-01-01T00:00:00Z',
+    ];
+    const ids = times.map((at) => timeOrderedId('pay', new Date(at)));
+    expect([...ids].sort()).toEqual(ids);
+    for (const [index, id] of ids.entries()) {
+      expect(isId('pay', id)).toBe(true);
+      expect(isTimeOrderedId('pay', id)).toBe(true);
+      expect(id >= timeOrderedIdFloor('pay', new Date(times[index] as string))).toBe(true);
+      expect(id < timeOrderedIdFloor('pay', new Date(Date.parse(times[index] as string) + 1))).toBe(true);
+    }
+    expect(isTimeOrderedId('pay', newId('pay'))).toBe(false);
   });
 });

@@ -8,6 +8,7 @@ const required = {
   EVENTS_DEAD_LETTER_QUEUE_URL: 'dlq',
   SANDBOX_SECRET_NAME: 'sandbox',
   PSP_SECRET_PREFIX: 'psp/',
+  LINK_ID_SECRET: 'a-link-id-secret-of-at-least-32-characters',
 };
 
 async function configWith(env: Record<string, string>) {

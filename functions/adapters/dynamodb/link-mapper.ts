@@ -24,7 +24,13 @@ import { keys, merchantPartitionOf, refundCheckKeys, shardOf, withoutKeys } from
  * - `reusable`, `max_payments`, `paid_payments` (2026-11-25, reusable links): written on reusable links only;
  * - `sessions_stale_before` (2026-11-25): written on a reusable link from its first PATCH that buyers see;
  * - `collect`, `custom_fields` (2026-11-28, buyer details and custom fields): written only when the merchant set
- *   them.
+ *   them;
+ * - `request_hash`, `created_as` (2026-11-28, a keyed create is the link's own write): written on links created
+ *   with an `Idempotency-Key`, `created_as` from such a link's first PATCH;
+ * - `canceled_at`, `expired_at` (stored from the start, left out while null since 2026-11-28: 24 bytes a link
+ *   kept for 30 days, docs/performance.md#cost-per-million-payment-links-on-aws): written once they happen;
+ * - `payments_in_order` (2026-11-28): written on reusable links created since, whose payments all have
+ *   time-ordered ids; an older link reads all of its payments as before.
  */
 export function linkDefaults(): Pick<PaymentLink, DefaultedField> {
   // Fresh lists and maps on every read: no two links share one.
@@ -40,6 +46,11 @@ export function linkDefaults(): Pick<PaymentLink, DefaultedField> {
     max_payments: null,
     paid_payments: {},
     sessions_stale_before: null,
+    request_hash: null,
+    created_as: null,
+    canceled_at: null,
+    expired_at: null,
+    payments_in_order: false,
     ...noReportsOrRefunds(),
   };
 }
@@ -56,6 +67,11 @@ type DefaultedField =
   | 'max_payments'
   | 'paid_payments'
   | 'sessions_stale_before'
+  | 'request_hash'
+  | 'created_as'
+  | 'canceled_at'
+  | 'expired_at'
+  | 'payments_in_order'
   | 'reported_payments'
   | 'refunds'
   | 'refund_reserved_minor'
@@ -127,6 +143,11 @@ const WHEN_SET = [
   'connections',
   'reusable',
   'sessions_stale_before',
+  'request_hash',
+  'created_as',
+  'canceled_at',
+  'expired_at',
+  'payments_in_order',
   'reported_payments',
   'refunds',
 ] as const;

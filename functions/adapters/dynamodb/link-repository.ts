@@ -93,14 +93,24 @@ export class DynamoLinkRepository implements LinkRepository {
     this.listingsIndex = indexes.listings;
   }
 
-  async create(link: PaymentLink): Promise<void> {
-    await this.client.send(
-      new PutCommand({
-        TableName: this.tableName,
-        Item: linkToItem(link),
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
+  async create(link: PaymentLink): Promise<PaymentLink | undefined> {
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: linkToItem(link),
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      return undefined;
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      // Read rather than `ReturnValuesOnConditionCheckFailure`, which the embedded store does not answer; only
+      // a retry comes here, and links are never deleted, so the link is there.
+      const held = await this.get(link.id, link.mode);
+      if (!held) throw new Error(`Payment link ${link.id} was neither stored nor found.`);
+      return held;
+    }
   }
 
   async get(id: string, mode: Mode): Promise<PaymentLink | undefined> {

@@ -89,6 +89,18 @@ export class DynamoPaymentRepository implements PaymentRepository {
     return payments.sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id));
   }
 
+  async listOfLinkSince(linkId: string, mode: Mode, since: Date): Promise<Payment[]> {
+    const { pk, from, to } = paymentKeys.since(linkId, mode, since);
+    const items = await allItems(this.client, {
+      TableName: this.tableName,
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+      ExpressionAttributeValues: { ':pk': pk, ':from': from, ':to': to },
+      ScanIndexForward: false,
+      ConsistentRead: true,
+    });
+    return items.map(toPayment);
+  }
+
   async dueForCheck(now: Date, limit: number): Promise<{ link_id: string; mode: Mode; id: string }[]> {
     const due = await dueInSweeperIndex(this.timelines, paymentKeys.checkShard, now, limit, [
       'id',

@@ -1,3 +1,5 @@
+import { isTimeOrderedId, timeOrderedIdFloor } from '../../domain/ids.ts';
+
 /**
  * The single table's key schema, shared by the adapters, the CDK table construct and the local stack so the
  * three cannot drift. The main access patterns (docs/data-model.md has the full list, and the key groups
@@ -314,12 +316,19 @@ export const connectionKeys = {
 /**
  * Keys of payments: beside their link (same partition, so a link's payments are one Query), and while pending
  * in the sparse index gsi3 under `PAYCHECK#<shard>` by the time they are next asked about (the sweeper's
- * list).
+ * list). A payment whose id is time-ordered (made since 2026-11-28) sorts after `~`, past every older (random)
+ * one, in creation order: `since` bounds a read of the newest (docs/data-model.md#payments-in-creation-order).
  */
 export const paymentKeys = {
   payment: (linkId: string, mode: string, id: string) => ({
     pk: `LINK#${linkId}`,
-    sk: `PAYMENT#${mode}#${id}`,
+    sk: isTimeOrderedId('pay', id) ? `PAYMENT#${mode}#~${id}` : `PAYMENT#${mode}#${id}`,
+  }),
+  /** The sort keys of a link's time-ordered payments made at or after `at`. */
+  since: (linkId: string, mode: string, at: Date) => ({
+    pk: `LINK#${linkId}`,
+    from: `PAYMENT#${mode}#~${timeOrderedIdFloor('pay', at)}`,
+    to: `PAYMENT#${mode}#~~`,
   }),
   ofLink: (linkId: string, mode: string) => ({ pk: `LINK#${linkId}`, skPrefix: `PAYMENT#${mode}#` }),
   checkShard: (shard: number) => `PAYCHECK#${shard}`,

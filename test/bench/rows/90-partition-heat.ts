@@ -1,7 +1,12 @@
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { INDEX_SHARDS } from '../../../functions/adapters/dynamodb/table-schema.ts';
+import { AMOUNT_BANDS } from '../../../functions/domain/outcomes.ts';
+import { OUTCOME_SHARDS } from '../../../functions/ports/outcome-counters.ts';
 import type { BenchRow, BenchServer } from '../bench.ts';
 import { fmt } from '../bench.ts';
+import { type CounterModel, counterHeat } from '../outcome-counter-heat.ts';
 import { heatByPattern, hottest, type KeyHeat, PARTITION_LIMITS } from '../partition-heat.ts';
+import { itemSize } from '../store-cost.ts';
 import { hostedLife, type LifeResult, steadyLife } from './70-cost-per-link.ts';
 
 /** The rates the key design must carry (issue 39, docs/scaling.md#partition-heat), in links a second. */
@@ -18,6 +23,31 @@ const shapes = [
   },
   { name: 'all from one merchant', merchants: 1, target: TARGETS.oneMerchant },
 ];
+
+/**
+ * The outcome counters as deployed (docs/scaling.md#outcome-counters): the flush and cache periods are
+ * functions/config.ts's defaults, a checkout visit keeps its container 400 ms (the cost row's model), and a
+ * merchant's links fall in one currency, any method and the four amount bands.
+ */
+const counters: CounterModel = {
+  shards: OUTCOME_SHARDS,
+  flushMs: 5_000,
+  cacheMs: 10_000,
+  outcomesPerLink: 2,
+  segments: AMOUNT_BANDS.length,
+  readerMs: 400,
+  itemBytes: itemSize(
+    marshall({
+      pk: `OUTCOMES#pc_${'x'.repeat(24)}#${OUTCOME_SHARDS - 1}`,
+      sk: 'minutes#2026-11-28T10:00:00.000Z#EUR|any|100-1000',
+      opened: 1200,
+      paid: 1000,
+      failed: 150,
+      left: 50,
+      ttl: 1_764_500_000,
+    }),
+  ),
+};
 
 const describe = (heat: KeyHeat) =>
   `${heat.target} ${heat.pattern} (${heat.scope}${heat.shards > 1 ? `, ${heat.shards} shards` : ''}): ` +
@@ -50,7 +80,16 @@ export default {
           baseline: `${fmt(PARTITION_LIMITS.wru)} WRU/s, ${fmt(PARTITION_LIMITS.rru)} RRU/s a partition`,
         });
       }
-      const ceiling = ranked[0]?.ceiling ?? Number.POSITIVE_INFINITY;
+      const modelled = counterHeat(counters, shape.target, shape.merchants);
+      bench.row({
+        measure: `partition heat, ${shape.name}`,
+        subject:
+          `table OUTCOMES#<pc>#<shard> (merchant, ${counters.shards} shards, modelled): ` +
+          `${fmt(modelled.wruPerPartition)} WRU/s, ${fmt(modelled.rruPerPartition)} RRU/s a partition at ${fmt(shape.target)} links/s`,
+        value: `${fmt(modelled.ceiling)} links/s`,
+        baseline: `${fmt(PARTITION_LIMITS.wru)} WRU/s, ${fmt(PARTITION_LIMITS.rru)} RRU/s a partition`,
+      });
+      const ceiling = Math.min(ranked[0]?.ceiling ?? Number.POSITIVE_INFINITY, modelled.ceiling);
       bench.row({
         measure: `partition heat, ${shape.name}`,
         subject: 'ceiling (hottest partition at its limit)',
@@ -60,6 +99,15 @@ export default {
         budget: { min: 1 },
       });
     }
-    bench.record('partitionHeat', { heats, limits: PARTITION_LIMITS, targets: TARGETS });
+    const modelled = shapes.map((shape) => ({
+      shape: shape.name,
+      ...counterHeat(counters, shape.target, shape.merchants),
+    }));
+    bench.record('partitionHeat', {
+      heats,
+      counters: { model: counters, modelled },
+      limits: PARTITION_LIMITS,
+      targets: TARGETS,
+    });
   },
 } satisfies BenchRow;
