@@ -55,11 +55,13 @@ export async function erasePersonalData(
     }
   }
   if (!current) throw new NotFoundError('No such payment.');
-  await deps.personalData.eraseCopies(current, deps.now());
-  const erasedAt = current.buyer && 'erased_at' in current.buyer ? current.buyer.erased_at : undefined;
+  // Every copy says the same time as the payment (a payment that never held any: now).
+  const erasedAt =
+    current.buyer && 'erased_at' in current.buyer ? current.buyer.erased_at : deps.now().toISOString();
+  await deps.personalData.eraseCopies(current, new Date(erasedAt));
   // The log names the payment, never what was erased.
   logger.info('buyer details erased', { payment_id: current.id, link_id: current.link_id, reason });
-  return erasedAt ?? deps.now().toISOString();
+  return erasedAt;
 }
 
 /** `DELETE /v1/payments/{id}/buyer`: erases a payment's buyer details on the merchant's request. */
