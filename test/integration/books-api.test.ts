@@ -1,4 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoBooks } from '../../functions/adapters/dynamodb/books.ts';
+import { currentIndexNames } from '../../functions/adapters/dynamodb/table-schema.ts';
+import { documentClient } from '../../functions/clients/dynamodb.ts';
+import { config } from '../../functions/config.ts';
 import type { Payment } from '../../functions/domain/payment.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { csvRecords, seedPayment } from '../support/books.ts';
@@ -209,5 +213,33 @@ describe('GET /v1/refunds', () => {
       expect.objectContaining({ id: first.body.id, amount: '5.00', payment_id: paid.payment?.id }),
     ]);
     expect(other.body.data).toEqual([]);
+  });
+});
+
+describe("a filter's read budget", () => {
+  it('ends a page after its rounds with what it found and a cursor past the last entry read', async () => {
+    const books = new DynamoBooks(documentClient(), config().TABLE_NAME, currentIndexNames, {
+      roundSize: 2,
+      maxRounds: 2,
+    });
+    const pages: { ids: string[]; next: string | undefined }[] = [];
+    let after: string | undefined;
+    do {
+      const page = await books.payments({
+        account: 'books-acme',
+        mode: 'test',
+        limit: 10,
+        status: 'failed',
+        after,
+      });
+      pages.push({ ids: page.entries.map((payment) => payment.id), next: page.next });
+      after = page.next;
+    } while (after && pages.length < 10);
+
+    const failed = newestFirst(seeded.filter((payment) => payment.status === 'failed'));
+    // 12 payments, 4 read a page: every page holds fewer than `limit`, the last one ends the list.
+    expect(pages.map((page) => page.ids.length)).toEqual([1, 1, 2, 0]);
+    expect(pages.flatMap((page) => page.ids)).toEqual(failed);
+    expect(pages.at(-1)?.next).toBeUndefined();
   });
 });

@@ -16,13 +16,17 @@ import {
   withoutKeys,
 } from './table-schema.ts';
 
-/** Index entries read a round when a filter may discard most of them. */
-const FILTERED_ROUND_SIZE = 100;
 /**
- * A filtered page stops after this many rounds (1,000 entries) and returns what it found with a cursor to
- * continue after the last entry evaluated: no filter reads unboundedly many items for one page.
+ * How much a filtered page reads: rounds of `roundSize` index entries when a filter may discard most of them,
+ * at most `maxRounds` (1,000 entries), after which it returns what it found with a cursor past the last entry
+ * evaluated. No filter reads unboundedly many items for one page.
  */
-const MAX_ROUNDS_PER_PAGE = 10;
+export interface ReadBudget {
+  roundSize: number;
+  maxRounds: number;
+}
+
+const READ_BUDGET: ReadBudget = { roundSize: 100, maxRounds: 10 };
 
 /** How one kind of entry (payments, refunds) is found: its partitions and how an item reads. */
 interface Ledger<T> {
@@ -62,11 +66,18 @@ export class DynamoBooks implements Books {
   private readonly client: DynamoDBDocumentClient;
   private readonly tableName: string;
   private readonly listingsIndex: string;
+  private readonly budget: ReadBudget;
 
-  constructor(client: DynamoDBDocumentClient, tableName: string, indexes: IndexNames = currentIndexNames) {
+  constructor(
+    client: DynamoDBDocumentClient,
+    tableName: string,
+    indexes: IndexNames = currentIndexNames,
+    budget: ReadBudget = READ_BUDGET,
+  ) {
     this.client = client;
     this.tableName = tableName;
     this.listingsIndex = indexes.listings;
+    this.budget = budget;
   }
 
   payments(query: BooksQuery): Promise<BooksPage<Payment>> {
@@ -83,7 +94,7 @@ export class DynamoBooks implements Books {
     if (query.linkId !== undefined) return this.pageOfLink(ledger, query, keep);
     const filtered = query.status !== undefined || query.connectionId !== undefined;
     const found: T[] = [];
-    const batch = () => (filtered ? FILTERED_ROUND_SIZE : query.limit + 1 - found.length);
+    const batch = () => (filtered ? this.budget.roundSize : query.limit + 1 - found.length);
     const read = this.read(ledger, query);
     let rounds = 0;
     for await (const entries of mergedEntries(this.client, read, batch)) {
@@ -93,7 +104,7 @@ export class DynamoBooks implements Books {
         const shown = found.slice(0, query.limit);
         return { entries: shown, next: bookPosition(shown.at(-1) as T) };
       }
-      if (++rounds === MAX_ROUNDS_PER_PAGE && entries.length) {
+      if (++rounds === this.budget.maxRounds && entries.length) {
         // The budget is spent on a sparse filter: continue after the last entry evaluated, not the last found.
         return { entries: found, next: String(entries.at(-1)?.[read.sortKey]) };
       }
