@@ -40,7 +40,7 @@ function timelineKeys(payment: Payment) {
   return { gsi3pk: paymentKeys.retentionShard(shardOf(payment.id)), gsi3sk: `${checkAt}#${payment.id}` };
 }
 
-export function paymentItem({ routing, ...payment }: Payment) {
+function paymentItem({ routing, ...payment }: Payment) {
   return {
     ...paymentKeys.payment(payment.link_id, payment.mode, payment.id),
     // The account's books: keys only, which never change, so only the payment's first write writes them.
