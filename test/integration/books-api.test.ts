@@ -179,23 +179,25 @@ describe('CSV exports', () => {
 
 describe('GET /v1/refunds', () => {
   it("lists the account's refunds, with their payment's connection, as JSON and CSV", async () => {
-    const link = await createLink(stack, acme.api_key, { amount: { value: '20.00', currency: 'EUR' } });
+    // An account of its own: the paid link's payment would join acme's seeded ones.
+    const shop = await stack.issueKey('books-shop', 'test');
+    const link = await createLink(stack, shop.api_key, { amount: { value: '20.00', currency: 'EUR' } });
     await navigate(link.checkout_url);
     const session = (await storedLink(link.id)).psp_session;
     await httpRequest(`${stack.baseUrl}/sandbox/checkout/${session?.id}/pay`, { method: 'POST' });
     await eventually(async () => (await storedLink(link.id)).status === 'paid');
     const first = await stack.request('POST', `/v1/payment-links/${link.id}/refunds`, {
-      key: acme.api_key,
+      key: shop.api_key,
       body: { amount: { value: '5.00', currency: 'EUR' } },
     });
-    const second = await stack.request('POST', `/v1/payment-links/${link.id}/refunds`, { key: acme.api_key });
+    const second = await stack.request('POST', `/v1/payment-links/${link.id}/refunds`, { key: shop.api_key });
     const paid = await storedLink(link.id);
 
-    const listed = await allPages('/v1/refunds', `link_id=${link.id}`);
-    const page = await stack.request('GET', '/v1/refunds?status=succeeded&limit=1', { key: acme.api_key });
+    const listed = await allPages('/v1/refunds', `link_id=${link.id}`, shop.api_key);
+    const page = await stack.request('GET', '/v1/refunds?status=succeeded&limit=1', { key: shop.api_key });
     const since = new Date(Date.now() - 3_600_000).toISOString();
     const until = new Date(Date.now() + 3_600_000).toISOString();
-    const exported = await csv('/v1/refunds', `created[gte]=${since}&created[lt]=${until}`);
+    const exported = await csv('/v1/refunds', `created[gte]=${since}&created[lt]=${until}`, shop.api_key);
     const other = await stack.request('GET', '/v1/refunds', { key: globex.api_key });
 
     expect(listed).toEqual([second.body.id, first.body.id]);
