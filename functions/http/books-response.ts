@@ -35,6 +35,8 @@ export interface BooksListing<T> {
   list: (request: BooksRequest) => Promise<BooksPage<T>>;
   columns: readonly string[];
   row: (entry: T) => Record<string, string>;
+  /** Where a CSV export ends (default `MAX_CSV_BYTES`). */
+  maxCsvBytes?: number;
 }
 
 /** ISO 8601 as stored (UTC, milliseconds), so that bounds compare with stored times as text. */
@@ -101,7 +103,7 @@ async function csvExport<T>(
     chunks.push(text);
     bytes += Buffer.byteLength(text);
     after = page.next;
-  } while (after !== undefined && bytes < MAX_CSV_BYTES);
+  } while (after !== undefined && bytes < (listing.maxCsvBytes ?? MAX_CSV_BYTES));
   const next: Record<string, string> =
     after === undefined ? {} : { Link: nextLink(event, encodeCursor(principal, after)) };
   return {

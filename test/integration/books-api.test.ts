@@ -3,8 +3,14 @@ import { DynamoBooks } from '../../functions/adapters/dynamodb/books.ts';
 import { currentIndexNames } from '../../functions/adapters/dynamodb/table-schema.ts';
 import { documentClient } from '../../functions/clients/dynamodb.ts';
 import { config } from '../../functions/config.ts';
+import { books, linkRepository } from '../../functions/dependencies.ts';
+import { PAYMENT_COLUMNS, paymentRow } from '../../functions/domain/books.ts';
 import type { Payment } from '../../functions/domain/payment.ts';
+import { listBookPaymentsQuery } from '../../functions/http/books-query.ts';
+import { booksResponse } from '../../functions/http/books-response.ts';
+import { validate } from '../../functions/http/validate.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
+import { listBookPayments } from '../../functions/use-cases/books.ts';
 import { csvRecords, seedPayment } from '../support/books.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
 import { httpRequest, navigate } from '../support/navigate.ts';
@@ -243,5 +249,47 @@ describe("a filter's read budget", () => {
     expect(pages.map((page) => page.ids.length)).toEqual([1, 1, 2, 0]);
     expect(pages.flatMap((page) => page.ids)).toEqual(failed);
     expect(pages.at(-1)?.next).toBeUndefined();
+  });
+});
+
+describe('a CSV export longer than its bound', () => {
+  it('ends after whole rows with a Link to the same request continued, which exports the rest', async () => {
+    const principal = { account: 'books-acme', mode: 'test' } as const;
+    const deps = { books: books(), links: linkRepository() };
+    const exportOf = (parameters: Record<string, string>) =>
+      booksResponse(
+        {
+          of: 'pay',
+          name: 'payments',
+          // Pages of 5 and a bound of one byte: each answer is its header and one page.
+          list: (request) => listBookPayments(deps, principal, { ...request, limit: 5 }),
+          columns: PAYMENT_COLUMNS,
+          row: paymentRow,
+          maxCsvBytes: 1,
+        },
+        principal,
+        {
+          headers: { accept: 'text/csv' },
+          queryStringParameters: parameters,
+          rawPath: '/v1/payments',
+        } as never,
+        validate(listBookPaymentsQuery(), parameters),
+      );
+    const period = { 'created[gte]': hour(0), 'created[lt]': hour(24) };
+
+    const ids: string[] = [];
+    let parameters: Record<string, string> = period;
+    for (let answers = 0; answers < 5; answers++) {
+      const answer = await exportOf(parameters);
+      ids.push(...csvRecords(String(answer.body)).map((record) => record.id as string));
+      const link = answer.headers?.Link;
+      if (link === undefined) break;
+      const next = new URL(String(link).replace(/^<(.*)>; rel="next"$/, 'http://x$1'));
+      expect(next.pathname).toBe('/v1/payments');
+      parameters = Object.fromEntries(next.searchParams);
+      expect(parameters).toMatchObject(period);
+    }
+
+    expect(ids).toEqual(newestFirst(seeded));
   });
 });
