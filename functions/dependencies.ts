@@ -1,5 +1,7 @@
 import { createSecretKey } from 'node:crypto';
+import { DynamoAccountSettingsRepository } from './adapters/dynamodb/account-settings-repository.ts';
 import { DynamoApiKeyRepository } from './adapters/dynamodb/api-key-repository.ts';
+import { DynamoBooks } from './adapters/dynamodb/books.ts';
 import { DynamoCheckoutSettingsRepository } from './adapters/dynamodb/checkout-settings-repository.ts';
 import { DynamoEndpointHealthStore } from './adapters/dynamodb/endpoint-health-store.ts';
 import { DynamoEndpointRecoveryStore } from './adapters/dynamodb/endpoint-recovery-store.ts';
@@ -8,6 +10,7 @@ import { DynamoIdempotencyStore } from './adapters/dynamodb/idempotency-store.ts
 import { DynamoLinkRepository } from './adapters/dynamodb/link-repository.ts';
 import { DynamoOutcomeCounterStore } from './adapters/dynamodb/outcome-counter-store.ts';
 import { DynamoPaymentRepository } from './adapters/dynamodb/payment-repository.ts';
+import { DynamoPersonalDataStore } from './adapters/dynamodb/personal-data-store.ts';
 import { DynamoPspConfigRepository } from './adapters/dynamodb/psp-config-repository.ts';
 import { DynamoPspConnectionRepository } from './adapters/dynamodb/psp-connection-repository.ts';
 import { DynamoRateLimiter } from './adapters/dynamodb/rate-limiter.ts';
@@ -68,6 +71,19 @@ const linkIdSecret = /* @__PURE__ */ once(() =>
 /** The fingerprint of the create whose link holds an `Idempotency-Key` (functions/use-cases/keyed-creates.ts). */
 export const linkRequestOfKey = async (scope: IdempotencyScope): Promise<string | undefined> =>
   (await linkOfKey(keyedCreates(), scope))?.request_hash ?? undefined;
+/** The account-wide books of payments and refunds (`GET /v1/payments`, `GET /v1/refunds`). */
+export const books = /* @__PURE__ */ once(
+  () => new DynamoBooks(documentClient(), config().TABLE_NAME, indexNames()),
+);
+
+/** Where a payment's personal data is held besides the payment (docs/security.md#personal-data). */
+export const personalDataStore = /* @__PURE__ */ once(
+  () => new DynamoPersonalDataStore(documentClient(), config().TABLE_NAME, indexNames()),
+);
+
+export const accountSettingsRepository = /* @__PURE__ */ once(
+  () => new DynamoAccountSettingsRepository(documentClient(), config().TABLE_NAME),
+);
 
 export const refundLedger = /* @__PURE__ */ once(
   () => new DynamoRefundLedger(documentClient(), config().TABLE_NAME, indexNames()),

@@ -13,9 +13,29 @@ import { mapErrorStack, sourceMappedStack } from './source-mapped-stack.ts';
 /** The `service` field of every log line and the `service` dimension of every metric. */
 export const SERVICE_NAME = 'payment-links';
 
+/**
+ * Fields that hold a buyer's personal data wherever they appear (docs/security.md#personal-data): no code logs
+ * them, and should a payment, a PSP's answer or an event reach a log line by mistake, these never do.
+ */
+export const PERSONAL_LOG_FIELDS: ReadonlySet<string> = new Set([
+  'buyer',
+  'client_reference_id',
+  'prefilled_email',
+  'email',
+  'phone',
+  'billing_address',
+  'shipping_address',
+  'customer_email',
+  'shopperEmail',
+  'shopperReference',
+]);
+
 export const logger = new Logger({
   serviceName: SERVICE_NAME,
-  jsonReplacerFn: (_key, value) => (value instanceof Error ? mapErrorStack(value) : value),
+  jsonReplacerFn: (key, value) => {
+    if (PERSONAL_LOG_FIELDS.has(key)) return '[redacted]';
+    return value instanceof Error ? mapErrorStack(value) : value;
+  },
 });
 
 /**

@@ -204,6 +204,25 @@ export const functions = {
   'list-refunds': { table: ['GetItem'], merchantApi: true },
   'get-openapi': { table: [], reservedConcurrency: 5 },
   'list-payments': { table: ['GetItem', 'Query'], merchantApi: true },
+  // The books: the listing (keys only) or a link's partition, the entries read by key, and the link of a payment
+  // older than payments' own amounts (functions/adapters/dynamodb/books.ts). A CSV export reads up to 5 MB of
+  // pages, hence the longer timeout (under the HTTP API's 29 s).
+  'list-account-payments': {
+    table: ['GetItem', 'Query', 'BatchGetItem'],
+    merchantApi: true,
+    timeoutSeconds: 28,
+  },
+  'list-account-refunds': { table: ['Query', 'BatchGetItem'], merchantApi: true, timeoutSeconds: 28 },
+  // Finds the payment by its pointer, erases it (a conditional Put) and every copy: refund entries, the link's
+  // events and their deliveries (Query, UpdateItem), the link item (functions/adapters/dynamodb/personal-data-store.ts).
+  'erase-payment-buyer': { table: ['GetItem', 'PutItem', 'UpdateItem', 'Query'], merchantApi: true },
+  'get-account-settings': { table: ['GetItem'], merchantApi: true },
+  'put-account-settings': { table: ['PutItem'], merchantApi: true },
+  // The retention sweep: its list in the timelines index, then as `erase-payment-buyer` for each payment due.
+  'erase-expired-buyer-details': {
+    table: ['GetItem', 'PutItem', 'UpdateItem', 'Query'],
+    timeoutSeconds: 60,
+  },
   // Connections and routing are one Query; the GetItem reads a configuration from before connections.
   'list-psp-connections': { table: ['GetItem', 'Query', 'PutItem'], merchantApi: true },
   // Outcome counters are Queries by connection (docs/orchestration.md#observed-outcomes).
@@ -236,6 +255,8 @@ export const schedules: readonly ScheduleDefinition[] = [
   { handler: 'outbox-sweeper', everyMinutes: 1, localEverySeconds: 5 },
   { handler: 'expire-links', everyMinutes: 1, localEverySeconds: 5 },
   { handler: 'check-pending-at-psps', everyMinutes: 1, localEverySeconds: 5 },
+  // Retention is counted in days: once an hour is soon enough, and a backlog drains a batch a run.
+  { handler: 'erase-expired-buyer-details', everyMinutes: 60, localEverySeconds: 5 },
 ];
 
 /** The queue that carries webhook events from transitions to delivery. */

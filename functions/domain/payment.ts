@@ -81,8 +81,15 @@ export interface Payment {
   capture?: 'claimed' | 'released';
   /** Why the attempt went to its connection (absent on failed openings and older payments). */
   routing?: RoutingDecision;
+  /**
+   * The buyer's own reference from the checkout URL (`?client_reference_id=`): buyer-supplied, unverified, and
+   * personal data (docs/security.md#personal-data), erased with `buyer`.
+   */
   client_reference_id?: string;
+  /** What the buyer gave (their page or ours); `{erased_at}` once erased (functions/domain/personal-data.ts). */
   buyer?: PaymentBuyer;
+  /** When the retention sweep next looks at the personal data of this settled payment (`retentionStep`). */
+  retention_check_at?: string;
   created_at: string;
   updated_at: string;
   version: number;

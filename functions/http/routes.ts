@@ -64,6 +64,11 @@ export const routes = [
   { method: 'POST', path: '/v1/payment-links/{id}/cancel', handler: 'cancel-payment-link' },
   { method: 'POST', path: '/v1/payment-links/{id}/refunds', handler: 'create-refund' },
   { method: 'GET', path: '/v1/payment-links/{id}/refunds', handler: 'list-refunds' },
+  { method: 'GET', path: '/v1/payments', handler: 'list-account-payments' },
+  { method: 'GET', path: '/v1/refunds', handler: 'list-account-refunds' },
+  { method: 'DELETE', path: '/v1/payments/{id}/buyer', handler: 'erase-payment-buyer' },
+  { method: 'GET', path: '/v1/account-settings', handler: 'get-account-settings' },
+  { method: 'PUT', path: '/v1/account-settings', handler: 'put-account-settings' },
   { method: 'GET', path: '/v1/openapi.json', handler: 'get-openapi' },
 ] as const satisfies readonly RouteDefinition[];
 

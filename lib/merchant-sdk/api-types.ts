@@ -170,6 +170,39 @@ export interface paths {
      */
     post: operations["recoverWebhookEndpoint"];
   };
+  "/v1/payments": {
+    /**
+     * List payments
+     * @description The API key's (account, mode) payments, newest first, filtered, one page at a time (docs/api.md#books). Filters combine. `link_id` and `client_reference_id` read only their own entries; `status` and `connection_id` filter what is read, so a page may hold fewer than `limit` (even none) with a `next_cursor` to continue. With `Accept: text/csv` the same query answers CSV (RFC 4180): `created[gte]` and `created[lt]` are then required, at most 31 days apart, and a longer answer than 5000000 bytes ends with a `Link: rel="next"` header (docs/api.md#csv-exports).
+     */
+    get: operations["listAccountPayments"];
+  };
+  "/v1/refunds": {
+    /**
+     * List refunds
+     * @description The API key's (account, mode) refunds, newest first, filtered, one page at a time (docs/api.md#books). Filters combine. `link_id` and `client_reference_id` read only their own entries; `status` and `connection_id` filter what is read, so a page may hold fewer than `limit` (even none) with a `next_cursor` to continue. With `Accept: text/csv` the same query answers CSV (RFC 4180): `created[gte]` and `created[lt]` are then required, at most 31 days apart, and a longer answer than 5000000 bytes ends with a `Link: rel="next"` header (docs/api.md#csv-exports).
+     */
+    get: operations["listAccountRefunds"];
+  };
+  "/v1/payments/{id}/buyer": {
+    /**
+     * Erase a payment's buyer details
+     * @description Erases the payment's personal data everywhere the service holds it: its `buyer` (which becomes `{erased_at}`), its `client_reference_id` and prefilled e-mail, their copies in refunds and in every stored event of its link (docs/security.md#personal-data). The payment stays. Repeating it answers the first erasure's time. A payment that never held buyer details is `not_found`.
+     */
+    delete: operations["erasePaymentBuyer"];
+  };
+  "/v1/account-settings": {
+    /**
+     * Retrieve the account settings
+     * @description The key's (account, mode) settings: how long buyer details are kept (default 400 days).
+     */
+    get: operations["getAccountSettings"];
+    /**
+     * Replace the account settings
+     * @description Replaces the key's (account, mode) settings whole. A new retention period applies to each payment at the retention sweep's next look at it (docs/security.md#personal-data).
+     */
+    put: operations["putAccountSettings"];
+  };
   "/v1/openapi.json": {
     /**
      * This OpenAPI document
@@ -808,6 +841,162 @@ export interface components {
        * @description RFC 3339, UTC.
        */
       started_at: string;
+    };
+    /** A page of payments */
+    BookPaymentList: {
+      /** @description Newest first. */
+      data: components["schemas"]["BookPayment"][];
+      /** @description Pass as `cursor` for the next page; null on the last page. */
+      next_cursor: string | null;
+    };
+    /** Payment (in the account-wide list) */
+    BookPayment: {
+      /** @example pay_7Hc2Lw9QxV4mTz1bNs8KdR3a */
+      id: string;
+      /** @constant */
+      object: "payment";
+      /** @description The PSP connection of the attempt. */
+      connection_id: string;
+      /** @enum {string} */
+      provider: "sandbox" | "stripe" | "mollie" | "adyen" | "paypal" | "checkout";
+      /** @enum {string} */
+      status: "pending" | "succeeded" | "failed" | "canceled" | "expired";
+      amount: {
+        /**
+         * @description What the attempt charges: the amount its PSP session was created at (a fixed link: its `amount`).
+         * @example 10.50
+         */
+        value: string;
+        /** @example EUR */
+        currency: string;
+      };
+      /** @description The PSP's own id of the payment, once it has one. */
+      provider_reference: string | null;
+      /** @description `psp_unavailable`: the connection could not open a session and the next one was tried (a failover); `declined`, `expired`, `canceled`, `psp_error`: what the PSP said about the attempt. */
+      failure: ({
+        /** @enum {string} */
+        code: "declined" | "expired" | "canceled" | "psp_error" | "psp_unavailable";
+        message: string;
+      }) | null;
+      /** @description Why the attempt went to its connection; null for failed openings and older payments. */
+      routing?: components["schemas"]["RoutingDecision"] | null;
+      /** @description The buyer's `client_reference_id` from the checkout URL: buyer-supplied, unverified, personal data (null once erased). */
+      client_reference_id: string | null;
+      /** @description What the buyer gave; null when nothing was asked. */
+      buyer: ({
+        email?: string;
+        name?: string;
+        /** @description E.164, such as "+31612345678". */
+        phone?: string;
+        billing_address?: {
+          line1: string;
+          line2?: string;
+          city: string;
+          postal_code?: string;
+          state?: string;
+          country: string;
+        };
+        shipping_address?: {
+          line1: string;
+          line2?: string;
+          city: string;
+          postal_code?: string;
+          state?: string;
+          country: string;
+        };
+      } | {
+        erased_at: string;
+      }) | null;
+      /**
+       * Format: date-time
+       * @description When the attempt started.
+       */
+      created_at: string;
+      /**
+       * Format: date-time
+       * @description When its status last changed.
+       */
+      updated_at: string;
+      /** @description The payment link paid. */
+      link_id: string;
+    };
+    /** A page of refunds */
+    BookRefundList: {
+      /** @description Newest first. */
+      data: components["schemas"]["BookRefund"][];
+      /** @description Pass as `cursor` for the next page; null on the last page. */
+      next_cursor: string | null;
+    };
+    /** Refund (in the account-wide list) */
+    BookRefund: {
+      /** @example re_8cQm2Zk9WcT1bXy7LrN3sF4a */
+      id: string;
+      /** @constant */
+      object: "refund";
+      payment_link_id: string;
+      /** @description The payment refunded. */
+      payment_id: string;
+      /**
+       * @description `pending` until the PSP settles it, then `succeeded` or `failed`, each with its webhook. `failed` is final; a `succeeded` refund becomes `failed` (with `refund.failed`) if the PSP later reverses it.
+       * @enum {string}
+       */
+      status: "pending" | "succeeded" | "failed";
+      amount: {
+        /**
+         * @description As sent, or all that remained (in the currency decimals).
+         * @example 4.00
+         */
+        value: string;
+        /** @example EUR */
+        currency: string;
+      };
+      /** @description Why the PSP refused the refund; null unless `failed`. */
+      failure: {
+        /** @enum {string} */
+        code: "refund_failed";
+        message: string;
+      } | null;
+      /** @description The PSP's own id of the refund. */
+      provider_reference: string | null;
+      /**
+       * Format: date-time
+       * @description RFC 3339, UTC.
+       */
+      created_at: string;
+      /**
+       * Format: date-time
+       * @description When the status last changed.
+       */
+      updated_at: string;
+      /** @description The PSP connection that took the payment refunded. */
+      connection_id: string;
+      /** @description The buyer's `client_reference_id` from the checkout URL: buyer-supplied, unverified, personal data (null once erased). */
+      client_reference_id: string | null;
+    };
+    /** The erasure of a payment's buyer details */
+    BuyerErasure: {
+      /** @constant */
+      object: "buyer_erasure";
+      payment_id: string;
+      /**
+       * Format: date-time
+       * @description When the details were erased (the first erasure, when repeated).
+       */
+      erased_at: string;
+    };
+    /** Account settings */
+    AccountSettings: {
+      /** @constant */
+      object: "account_settings";
+      /** @enum {string} */
+      mode: "test" | "live";
+      /**
+       * Format: int32
+       * @description Days after a payment's creation that its buyer's details are erased (default 400).
+       */
+      personal_data_retention_days: number;
+      /** @description When they were last replaced; null when never set. */
+      updated_at: string | null;
     };
     /** A page of payment links */
     PaymentLinkList: {
@@ -4676,6 +4865,558 @@ export interface operations {
             /** @enum {unknown} */
             code?: "validation_failed" | "idempotency_key_reused";
           });
+        };
+      };
+      /** @description `rate_limited`: Too many requests for this account and mode; see `Retry-After`. */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error`: Our fault; retry later (idempotent requests are safe to retry). */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "internal_error";
+          };
+        };
+      };
+      /** @description `temporarily_unavailable`: A service we depend on throttled us or did not answer; retry after `Retry-After` (idempotent requests are safe to retry). */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "temporarily_unavailable";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * List payments
+   * @description The API key's (account, mode) payments, newest first, filtered, one page at a time (docs/api.md#books). Filters combine. `link_id` and `client_reference_id` read only their own entries; `status` and `connection_id` filter what is read, so a page may hold fewer than `limit` (even none) with a `next_cursor` to continue. With `Accept: text/csv` the same query answers CSV (RFC 4180): `created[gte]` and `created[lt]` are then required, at most 31 days apart, and a longer answer than 5000000 bytes ends with a `Link: rel="next"` header (docs/api.md#csv-exports).
+   */
+  listAccountPayments: {
+    parameters: {
+      query?: {
+        "created[gte]"?: string;
+        "created[lt]"?: string;
+        /** @description Only payments with this status. */
+        status?: "pending" | "succeeded" | "failed" | "canceled" | "expired";
+        /** @description Only payments through this connection. */
+        connection_id?: string;
+        /** @description Only payments of this payment link. */
+        link_id?: string;
+        /** @description Only payments of payments with this `client_reference_id`. */
+        client_reference_id?: string;
+        /** @description Entries per page, 1 to 100 (JSON only). */
+        limit?: number;
+        /** @description The `next_cursor` of the previous page; omit for the first page. */
+        cursor?: string;
+      };
+    };
+    responses: {
+      /** @description A page of payments, or the CSV of the period. */
+      200: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description CSV only: present when the export stopped at its size bound before the period ended; `rel="next"` names the same request continued. */
+          Link?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["BookPaymentList"];
+          "text/csv": string;
+        };
+      };
+      /** @description `unauthorized`: Missing, malformed, unknown or revoked API key. */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "unauthorized";
+          };
+        };
+      };
+      /** @description `validation_failed`: One `errors` entry per invalid field, parameter or header. */
+      422: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "validation_failed";
+          };
+        };
+      };
+      /** @description `rate_limited`: Too many requests for this account and mode; see `Retry-After`. */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error`: Our fault; retry later (idempotent requests are safe to retry). */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "internal_error";
+          };
+        };
+      };
+      /** @description `temporarily_unavailable`: A service we depend on throttled us or did not answer; retry after `Retry-After` (idempotent requests are safe to retry). */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "temporarily_unavailable";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * List refunds
+   * @description The API key's (account, mode) refunds, newest first, filtered, one page at a time (docs/api.md#books). Filters combine. `link_id` and `client_reference_id` read only their own entries; `status` and `connection_id` filter what is read, so a page may hold fewer than `limit` (even none) with a `next_cursor` to continue. With `Accept: text/csv` the same query answers CSV (RFC 4180): `created[gte]` and `created[lt]` are then required, at most 31 days apart, and a longer answer than 5000000 bytes ends with a `Link: rel="next"` header (docs/api.md#csv-exports).
+   */
+  listAccountRefunds: {
+    parameters: {
+      query?: {
+        "created[gte]"?: string;
+        "created[lt]"?: string;
+        /** @description Only refunds with this status. */
+        status?: "pending" | "succeeded" | "failed";
+        /** @description Only refunds through this connection. */
+        connection_id?: string;
+        /** @description Only refunds of this payment link. */
+        link_id?: string;
+        /** @description Only refunds of payments with this `client_reference_id`. */
+        client_reference_id?: string;
+        /** @description Entries per page, 1 to 100 (JSON only). */
+        limit?: number;
+        /** @description The `next_cursor` of the previous page; omit for the first page. */
+        cursor?: string;
+      };
+    };
+    responses: {
+      /** @description A page of refunds, or the CSV of the period. */
+      200: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description CSV only: present when the export stopped at its size bound before the period ended; `rel="next"` names the same request continued. */
+          Link?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["BookRefundList"];
+          "text/csv": string;
+        };
+      };
+      /** @description `unauthorized`: Missing, malformed, unknown or revoked API key. */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "unauthorized";
+          };
+        };
+      };
+      /** @description `validation_failed`: One `errors` entry per invalid field, parameter or header. */
+      422: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "validation_failed";
+          };
+        };
+      };
+      /** @description `rate_limited`: Too many requests for this account and mode; see `Retry-After`. */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error`: Our fault; retry later (idempotent requests are safe to retry). */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "internal_error";
+          };
+        };
+      };
+      /** @description `temporarily_unavailable`: A service we depend on throttled us or did not answer; retry after `Retry-After` (idempotent requests are safe to retry). */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "temporarily_unavailable";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Erase a payment's buyer details
+   * @description Erases the payment's personal data everywhere the service holds it: its `buyer` (which becomes `{erased_at}`), its `client_reference_id` and prefilled e-mail, their copies in refunds and in every stored event of its link (docs/security.md#personal-data). The payment stays. Repeating it answers the first erasure's time. A payment that never held buyer details is `not_found`.
+   */
+  erasePaymentBuyer: {
+    parameters: {
+      path: {
+        /** @description The payment id. */
+        id: string;
+      };
+    };
+    responses: {
+      /** @description The erasure. */
+      200: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["BuyerErasure"];
+        };
+      };
+      /** @description `unauthorized`: Missing, malformed, unknown or revoked API key. */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "unauthorized";
+          };
+        };
+      };
+      /** @description `not_found`: No such resource, or another tenant's (indistinguishable). */
+      404: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "not_found";
+          };
+        };
+      };
+      /** @description `rate_limited`: Too many requests for this account and mode; see `Retry-After`. */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error`: Our fault; retry later (idempotent requests are safe to retry). */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "internal_error";
+          };
+        };
+      };
+      /** @description `temporarily_unavailable`: A service we depend on throttled us or did not answer; retry after `Retry-After` (idempotent requests are safe to retry). */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "temporarily_unavailable";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Retrieve the account settings
+   * @description The key's (account, mode) settings: how long buyer details are kept (default 400 days).
+   */
+  getAccountSettings: {
+    responses: {
+      /** @description The account settings. */
+      200: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["AccountSettings"];
+        };
+      };
+      /** @description `unauthorized`: Missing, malformed, unknown or revoked API key. */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "unauthorized";
+          };
+        };
+      };
+      /** @description `rate_limited`: Too many requests for this account and mode; see `Retry-After`. */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error`: Our fault; retry later (idempotent requests are safe to retry). */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "internal_error";
+          };
+        };
+      };
+      /** @description `temporarily_unavailable`: A service we depend on throttled us or did not answer; retry after `Retry-After` (idempotent requests are safe to retry). */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "temporarily_unavailable";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Replace the account settings
+   * @description Replaces the key's (account, mode) settings whole. A new retention period applies to each payment at the retention sweep's next look at it (docs/security.md#personal-data).
+   */
+  putAccountSettings: {
+    requestBody: {
+      content: {
+        "application/json": {
+          /**
+           * Format: int32
+           * @description Days after a payment's creation that its buyer's details are erased, 30 to 3650 (default 400).
+           */
+          personal_data_retention_days: number;
+        };
+      };
+    };
+    responses: {
+      /** @description The account settings. */
+      200: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["AccountSettings"];
+        };
+      };
+      /** @description `invalid_json`: The body is not valid JSON. */
+      400: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "invalid_json";
+          };
+        };
+      };
+      /** @description `unauthorized`: Missing, malformed, unknown or revoked API key. */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "unauthorized";
+          };
+        };
+      };
+      /** @description `payload_too_large`: The body is over 32 KiB. */
+      413: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "payload_too_large";
+          };
+        };
+      };
+      /** @description `unsupported_media_type`: The body is not `Content-Type: application/json`. */
+      415: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "unsupported_media_type";
+          };
+        };
+      };
+      /** @description `validation_failed`: One `errors` entry per invalid field, parameter or header. */
+      422: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "validation_failed";
+          };
         };
       };
       /** @description `rate_limited`: Too many requests for this account and mode; see `Retry-After`. */

@@ -196,7 +196,18 @@ function successResponse(spec: OperationSpec): ZodOpenApiResponseObject {
   return {
     description: spec.success.description,
     ...(Object.keys(headers).length ? { headers } : {}),
-    content: { 'application/json': { schema: spec.success.schema } },
+    content: {
+      'application/json': { schema: spec.success.schema },
+      ...(spec.success.csv && {
+        'text/csv': {
+          schema: {
+            type: 'string',
+            maxLength: spec.success.csv.maxBytes,
+            description: spec.success.csv.description,
+          },
+        },
+      }),
+    },
   };
 }
 

@@ -1,8 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { MAX_EXPORT_DAYS, PAYMENT_COLUMNS, REFUND_COLUMNS } from '../../functions/domain/books.ts';
 import { EVENT_TYPES } from '../../functions/domain/link-events.ts';
+import { MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from '../../functions/domain/personal-data.ts';
+import { MAX_REFUNDS_PER_LINK } from '../../functions/domain/refund.ts';
 import { ENDPOINT_EVENT_TYPES, MAX_WEBHOOK_ENDPOINTS } from '../../functions/domain/webhook-endpoint.ts';
+import { MAX_CSV_BYTES } from '../../functions/http/books-response.ts';
 import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from '../../functions/http/idempotency.ts';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from '../../functions/http/list-query.ts';
 import { MAX_BODY_BYTES } from '../../functions/http/request-body.ts';
@@ -41,6 +45,13 @@ const limits = () => ({
   event_types: EVENT_TYPES.map((type) => `\`${type}\``).join(', '),
   endpoint_event_types: ENDPOINT_EVENT_TYPES.map((type) => `\`${type}\``).join(', '),
   max_webhook_endpoints: String(MAX_WEBHOOK_ENDPOINTS),
+  max_refunds_per_link: String(MAX_REFUNDS_PER_LINK),
+  max_export_days: String(MAX_EXPORT_DAYS),
+  payment_columns: PAYMENT_COLUMNS.join(','),
+  refund_columns: REFUND_COLUMNS.join(','),
+  max_csv_mb: String(MAX_CSV_BYTES / 1_000_000),
+  min_retention_days: String(MIN_RETENTION_DAYS),
+  max_retention_days: String(MAX_RETENTION_DAYS),
 });
 
 function tables() {

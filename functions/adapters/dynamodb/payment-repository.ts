@@ -2,29 +2,54 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ConcurrentModificationError } from '../../domain/errors.ts';
 import { isPaymentId, type Payment } from '../../domain/payment.ts';
+import { firstRetentionCheck, holdsPersonalData } from '../../domain/personal-data.ts';
 import type { Mode } from '../../domain/principal.ts';
 import type { PaymentRepository } from '../../ports/payment-repository.ts';
 import { allItems, allOfSweeperIndex, dueInSweeperIndex, type TableIndexRef } from './query.ts';
 import { fromStoredRouting, type StoredRouting, toStoredRouting } from './routing-item.ts';
-import { currentIndexNames, type IndexNames, paymentKeys, shardOf, withoutKeys } from './table-schema.ts';
+import {
+  bookEntryKeys,
+  bookKeys,
+  currentIndexNames,
+  type IndexNames,
+  paymentKeys,
+  personalDataKeys,
+  shardOf,
+  withoutKeys,
+} from './table-schema.ts';
 
 /** A stored payment as the domain reads it: its routing decision expanded (`fromStoredRouting`). */
-function toPayment(item: Record<string, unknown>): Payment {
+export function toPayment(item: Record<string, unknown>): Payment {
   const { routing, ...rest } = withoutKeys<Omit<Payment, 'routing'> & { routing?: StoredRouting }>(item);
   return routing ? { ...rest, routing: fromStoredRouting(routing, rest.connection_id) } : rest;
 }
 
+/**
+ * The payment's place in gsi3, sparse: while pending, the check sweeper's list by its next check; once settled
+ * and holding personal data, the retention sweep's list by its next retention check; otherwise none.
+ */
+function timelineKeys(payment: Payment) {
+  if (payment.next_check_at) {
+    return {
+      gsi3pk: paymentKeys.checkShard(shardOf(payment.id)),
+      gsi3sk: `${payment.next_check_at}#${payment.id}`,
+    };
+  }
+  if (payment.status === 'pending' || !holdsPersonalData(payment)) return {};
+  const checkAt = payment.retention_check_at ?? firstRetentionCheck(payment);
+  return { gsi3pk: paymentKeys.retentionShard(shardOf(payment.id)), gsi3sk: `${checkAt}#${payment.id}` };
+}
+
 function paymentItem({ routing, ...payment }: Payment) {
-  // Sparse: only payments with a next check are in gsi3; settling one drops it from there.
-  const check = payment.next_check_at
-    ? {
-        gsi3pk: paymentKeys.checkShard(shardOf(payment.id)),
-        gsi3sk: `${payment.next_check_at}#${payment.id}`,
-      }
-    : {};
   return {
     ...paymentKeys.payment(payment.link_id, payment.mode, payment.id),
-    ...check,
+    // The account's books: keys only, which never change, so only the payment's first write writes them.
+    ...bookEntryKeys(
+      bookKeys.payments(payment.account, payment.mode),
+      (reference) => bookKeys.paymentsByReference(payment.account, payment.mode, reference),
+      payment,
+    ),
+    ...timelineKeys(payment),
     ...payment,
     ...(routing ? { routing: toStoredRouting(routing) } : {}),
   };
@@ -44,6 +69,8 @@ export class DynamoPaymentRepository implements PaymentRepository {
   }
 
   async save(payment: Payment, before?: Payment): Promise<void> {
+    // Before the payment, so that no payment holds personal data that its id alone cannot find.
+    if (holdsPersonalData(payment) && !(before && holdsPersonalData(before))) await this.point(payment);
     try {
       await this.client.send(
         new PutCommand({
@@ -63,6 +90,20 @@ export class DynamoPaymentRepository implements PaymentRepository {
       }
       throw error;
     }
+  }
+
+  /** The pointer from the payment's id to its link (`personalDataKeys.paymentPointer`); rewriting it is harmless. */
+  private async point(payment: Payment): Promise<void> {
+    await this.client.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: {
+          ...personalDataKeys.paymentPointer(payment.id, payment.mode),
+          link_id: payment.link_id,
+          account: payment.account,
+        },
+      }),
+    );
   }
 
   async get(linkId: string, mode: Mode, id: string): Promise<Payment | undefined> {

@@ -7,6 +7,7 @@ import type { RefundLedger } from '../../ports/refund-ledger.ts';
 import { linkFromItem } from './link-mapper.ts';
 import { dropOrphan, putEvent } from './link-repository.ts';
 import { allOfSweeperIndex, dueInSweeperIndex, type TableIndexRef } from './query.ts';
+import { writeRefundEntry } from './refund-entries.ts';
 import { currentIndexNames, type IndexNames, keys, refundCheckKeys } from './table-schema.ts';
 
 /**
@@ -64,6 +65,7 @@ export class DynamoRefundLedger implements RefundLedger {
           },
         }),
       );
+      await writeRefundEntry(this.client, this.tableName, after, refund, false);
       return true;
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) {
@@ -117,6 +119,7 @@ export class DynamoRefundLedger implements RefundLedger {
           },
         }),
       );
+      await writeRefundEntry(this.client, this.tableName, link, refund, true);
       return true;
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) return false;

@@ -332,4 +332,66 @@ export const paymentKeys = {
   }),
   ofLink: (linkId: string, mode: string) => ({ pk: `LINK#${linkId}`, skPrefix: `PAYMENT#${mode}#` }),
   checkShard: (shard: number) => `PAYCHECK#${shard}`,
+  /** gsi3 partition of settled payments holding personal data, by their next retention check. */
+  retentionShard: (shard: number) => `RETENTION#${shard}`,
 };
+
+/**
+ * Keys of the account-wide books (`GET /v1/payments`, `GET /v1/refunds`, docs/data-model.md#books): every
+ * payment and every refund entry in its (account, mode)'s listing in gsi1, split over `MERCHANT_SHARDS` by id
+ * and merged by readers; those with a `client_reference_id` also in gsi2 under the reference (split likewise,
+ * as one merchant may give every buyer the same reference). A refund lives in its link's item; its entry is a
+ * copy beside the link, written in the same transaction.
+ */
+export const bookKeys = {
+  payments: (account: string, mode: string) => `PAYMENTS#${account}#${mode}`,
+  refunds: (account: string, mode: string) => `REFUNDS#${account}#${mode}`,
+  paymentsByReference: (account: string, mode: string, reference: string) =>
+    `PAYREF#${account}#${mode}#${reference}`,
+  refundsByReference: (account: string, mode: string, reference: string) =>
+    `REFUNDREF#${account}#${mode}#${reference}`,
+  refundEntry: (linkId: string, mode: string, id: string) => ({
+    pk: `LINK#${linkId}`,
+    sk: `REFUND#${mode}#${id}`,
+  }),
+  refundsOfLink: (linkId: string, mode: string) => ({ pk: `LINK#${linkId}`, skPrefix: `REFUND#${mode}#` }),
+};
+
+/** Keys of personal data's own records (docs/security.md#personal-data). */
+export const personalDataKeys = {
+  /**
+   * Where a payment holding personal data is, by its id alone (`DELETE /v1/payments/{id}/buyer`): written once,
+   * when a payment first holds some, so that payments without any cost nothing more.
+   */
+  paymentPointer: (id: string, mode: string) => ({ pk: `PAYMENT#${id}`, sk: `MODE#${mode}` }),
+  /** An (account, mode)'s retention period: `ACCOUNT#<acc>` / `ACCOUNT_SETTINGS#<mode>`. */
+  accountSettings: (account: string, mode: string) => ({
+    pk: `ACCOUNT#${account}`,
+    sk: `ACCOUNT_SETTINGS#${mode}`,
+  }),
+};
+
+/** The position of an entry in the books: `<created_at>#<id>`, as every listing sorts. */
+export const bookPosition = (entry: { created_at: string; id: string }): string =>
+  `${entry.created_at}#${entry.id}`;
+
+/** Every shard of a merchant-split list written only since the split (no unsuffixed partition). */
+export const merchantShards = (base: string): string[] =>
+  Array.from({ length: MERCHANT_SHARDS }, (_, shard) => `${base}#${shard}`);
+
+/**
+ * The index attributes of a book entry (a payment or a refund entry): its listing in gsi1, and its reference's
+ * in gsi2 when it has one.
+ */
+export function bookEntryKeys(
+  listing: string,
+  byReference: ((reference: string) => string) | undefined,
+  entry: { id: string; created_at: string; client_reference_id?: string | undefined },
+) {
+  const position = bookPosition(entry);
+  const reference =
+    byReference && entry.client_reference_id !== undefined
+      ? { gsi2pk: merchantPartitionOf(byReference(entry.client_reference_id), entry.id), gsi2sk: position }
+      : {};
+  return { gsi1pk: merchantPartitionOf(listing, entry.id), gsi1sk: position, ...reference };
+}

@@ -1,0 +1,32 @@
+import { parseArgs } from 'node:util';
+import { failWithUsage, selectCliTarget } from '../lib/local/cli-target.ts';
+
+const USAGE = `Usage:
+  npm run backfill-books [-- --table <TableName output>]
+
+Puts the payments and refunds stored before the account-wide books into them (docs/operations.md#books-backfill):
+run it once after the deploy that brings GET /v1/payments and GET /v1/refunds. Idempotent; safe to run again.
+
+Target: the running local stack (npm start, found through DATA_DIR, default .data), or a deployed stack with
+--table <TableName output> (or TABLE_NAME) and the usual AWS credentials and region.`;
+
+const fail: (message: string) => never = failWithUsage(USAGE);
+const { values } = parseArgs({
+  options: { table: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+});
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+
+const cliTarget = selectCliTarget(values.table ?? process.env.TABLE_NAME, fail);
+// Imported after the target is chosen: the client reads the SDK endpoint on first use.
+const { backfillBooks } = await import('../functions/adapters/dynamodb/books-backfill.ts');
+const { documentClient } = await import('../functions/clients/dynamodb.ts');
+
+const count = await backfillBooks(documentClient(), process.env.TABLE_NAME as string, (sofar) =>
+  console.error(`… ${sofar.payments} payments listed, ${sofar.refunds} refund entries written`),
+);
+console.log(
+  `${cliTarget.description}: ${count.payments} payments listed, ${count.refunds} refund entries written.`,
+);

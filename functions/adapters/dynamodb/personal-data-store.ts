@@ -1,0 +1,166 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Payment } from '../../domain/payment.ts';
+import { scrubbedEventData } from '../../domain/personal-data.ts';
+import type { Mode } from '../../domain/principal.ts';
+import type { PersonalDataStore } from '../../ports/personal-data.ts';
+import { eventDataOf, storedEventData } from './event-data.ts';
+import { toPayment } from './payment-repository.ts';
+import { allItems, dueInSweeperIndex, type TableIndexRef } from './query.ts';
+import {
+  bookKeys,
+  currentIndexNames,
+  type IndexNames,
+  keys,
+  paymentKeys,
+  personalDataKeys,
+} from './table-schema.ts';
+
+/** Rounds of re-reading a link whose version moved while its copy of a buyer's details was erased. */
+const LINK_ROUNDS = 3;
+
+/**
+ * Personal data's copies in DynamoDB (docs/security.md#personal-data): the pointer from a payment's id to its
+ * link, the refund entries, the stored events (each event item and each delivery copies `data`), the link item.
+ */
+export class DynamoPersonalDataStore implements PersonalDataStore {
+  private readonly client: DynamoDBDocumentClient;
+  private readonly tableName: string;
+  private readonly timelines: TableIndexRef;
+
+  constructor(client: DynamoDBDocumentClient, tableName: string, indexes: IndexNames = currentIndexNames) {
+    this.client = client;
+    this.tableName = tableName;
+    this.timelines = { client, tableName, indexName: indexes.timelines };
+  }
+
+  async findPayment(account: string, mode: Mode, id: string): Promise<Payment | undefined> {
+    const pointer = await this.item(personalDataKeys.paymentPointer(id, mode));
+    if (!pointer || pointer.account !== account) return undefined;
+    const item = await this.item(paymentKeys.payment(String(pointer.link_id), mode, id));
+    return item ? toPayment(item) : undefined;
+  }
+
+  async eraseCopies(payment: Payment, now: Date): Promise<void> {
+    await Promise.all([
+      this.eraseRefundEntries(payment),
+      this.eraseEvents(payment, now),
+      this.eraseFromLink(payment, now),
+    ]);
+  }
+
+  async dueForRetention(now: Date, limit: number): Promise<{ link_id: string; mode: Mode; id: string }[]> {
+    const due = await dueInSweeperIndex(this.timelines, paymentKeys.retentionShard, now, limit, [
+      'id',
+      'link_id',
+      'mode',
+    ]);
+    return due.map((item) => ({
+      id: String(item.id),
+      link_id: String(item.link_id),
+      mode: item.mode as Mode,
+    }));
+  }
+
+  private async item(key: { pk: string; sk: string }): Promise<Record<string, unknown> | undefined> {
+    const { Item } = await this.client.send(
+      new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }),
+    );
+    return Item;
+  }
+
+  /** A refund entry carries its payment's reference, and is listed under it in gsi2. */
+  private async eraseRefundEntries(payment: Payment): Promise<void> {
+    const { pk, skPrefix } = bookKeys.refundsOfLink(payment.link_id, payment.mode);
+    const entries = await allItems(this.client, {
+      TableName: this.tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      FilterExpression: 'payment_id = :payment',
+      ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix, ':payment': payment.id },
+      ConsistentRead: true,
+    });
+    await Promise.all(
+      entries.map((entry) =>
+        this.client.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: { pk: entry.pk, sk: entry.sk },
+            UpdateExpression: 'REMOVE client_reference_id, gsi2pk, gsi2sk',
+          }),
+        ),
+      ),
+    );
+  }
+
+  /** Every event of the payment's link, and each of its deliveries, with the payment's details scrubbed. */
+  private async eraseEvents(payment: Payment, now: Date): Promise<void> {
+    const link = await this.item(keys.link(payment.link_id, payment.mode));
+    const eventIds = Array.isArray(link?.event_ids) ? (link.event_ids as string[]) : [];
+    const copies = await Promise.all(
+      eventIds.map((id) =>
+        allItems(this.client, {
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :mode)',
+          ExpressionAttributeValues: {
+            ':pk': keys.event(id, payment.mode).pk,
+            ':mode': `MODE#${payment.mode}`,
+          },
+          ConsistentRead: true,
+        }),
+      ),
+    );
+    await Promise.all(
+      copies.flat().map(async (copy) => {
+        const scrubbed = scrubbedEventData(eventDataOf(copy.data), payment.id, now);
+        if (scrubbed === undefined) return;
+        await this.client.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: { pk: copy.pk, sk: copy.sk },
+            UpdateExpression: 'SET #data = :data',
+            ExpressionAttributeNames: { '#data': 'data' },
+            ExpressionAttributeValues: { ':data': storedEventData(scrubbed) },
+          }),
+        );
+      }),
+    );
+  }
+
+  /**
+   * A link keeps its payments' summaries (`payment`, `paid_payments`): whatever of the payment's details one
+   * holds is scrubbed, in a write conditioned on the version read, read again when it moved.
+   */
+  private async eraseFromLink(payment: Payment, now: Date): Promise<void> {
+    for (let round = 0; round < LINK_ROUNDS; round++) {
+      const link = await this.item(keys.link(payment.link_id, payment.mode));
+      if (!link) return;
+      const fields = ['payment', 'paid_payments'].filter((field) => link[field] !== undefined);
+      const scrubbed = fields.flatMap((field) => {
+        const clean = scrubbedEventData({ [field]: link[field] }, payment.id, now) as
+          | Record<string, unknown>
+          | undefined;
+        return clean ? [[field, clean[field]] as const] : [];
+      });
+      if (!scrubbed.length) return;
+      try {
+        await this.client.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: keys.link(payment.link_id, payment.mode),
+            UpdateExpression: `SET ${scrubbed.map(([field]) => `#${field} = :${field}`).join(', ')}`,
+            ConditionExpression: 'version = :version',
+            ExpressionAttributeNames: Object.fromEntries(scrubbed.map(([field]) => [`#${field}`, field])),
+            ExpressionAttributeValues: {
+              ...Object.fromEntries(scrubbed.map(([field, value]) => [`:${field}`, value])),
+              ':version': link.version,
+            },
+          }),
+        );
+        return;
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
+    }
+    throw new Error(`Payment link ${payment.link_id} kept changing while a buyer's details were erased.`);
+  }
+}

@@ -1,0 +1,67 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { refundEntryOf } from '../../domain/books.ts';
+import { paidPayment } from '../../domain/link-payments.ts';
+import type { PaymentLink, Refund } from '../../domain/payment-link.ts';
+import { bookEntryKeys, bookKeys, paymentKeys } from './table-schema.ts';
+
+/**
+ * Writes a refund's entry in the books (docs/data-model.md#books) after its link's write landed: every field of
+ * the refund as it now stands, on condition that the entry holds no later state (a reservation's write arriving
+ * after the settlement's changes nothing). The payment's `client_reference_id` is read once, when the entry is
+ * first written; later writes keep it (and an erasure's removal of it).
+ */
+export async function writeRefundEntry(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  link: PaymentLink,
+  refund: Refund,
+  first: boolean,
+): Promise<void> {
+  const payment = paidPayment(link, refund.payment_id);
+  if (!payment) return;
+  const reference = first ? await referenceOf(client, tableName, link, refund.payment_id) : undefined;
+  const entry = refundEntryOf(link, payment, refund, reference);
+  const attributes: Record<string, unknown> = {
+    ...entry,
+    ...bookEntryKeys(
+      bookKeys.refunds(link.account, link.mode),
+      (value) => bookKeys.refundsByReference(link.account, link.mode, value),
+      entry,
+    ),
+  };
+  const names = Object.keys(attributes);
+  try {
+    await client.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: bookKeys.refundEntry(link.id, link.mode, refund.id),
+        UpdateExpression: `SET ${names.map((_, index) => `#a${index} = :a${index}`).join(', ')}`,
+        ConditionExpression: 'attribute_not_exists(updated_at) OR updated_at <= :updated',
+        ExpressionAttributeNames: Object.fromEntries(names.map((name, index) => [`#a${index}`, name])),
+        ExpressionAttributeValues: {
+          ...Object.fromEntries(names.map((name, index) => [`:a${index}`, attributes[name]])),
+          ':updated': refund.updated_at,
+        },
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+  }
+}
+
+async function referenceOf(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  link: PaymentLink,
+  paymentId: string,
+): Promise<string | undefined> {
+  const { Item } = await client.send(
+    new GetCommand({
+      TableName: tableName,
+      Key: paymentKeys.payment(link.id, link.mode, paymentId),
+      ProjectionExpression: 'client_reference_id',
+    }),
+  );
+  return typeof Item?.client_reference_id === 'string' ? Item.client_reference_id : undefined;
+}

@@ -1,0 +1,117 @@
+import type { ErasedBuyer } from './buyer.ts';
+import type { Payment } from './payment.ts';
+import type { Mode } from './principal.ts';
+
+/**
+ * Personal data on a payment (docs/security.md#personal-data): what the buyer gave (`buyer`), their reference
+ * from the checkout URL (`client_reference_id`) and the e-mail the URL prefilled. Kept until the (account,
+ * mode)'s retention period has passed since the payment, or until the merchant asks: then erased everywhere we
+ * hold it, the payment itself kept with `buyer: {erased_at}`.
+ */
+
+/** The attributes of a stored payment that hold personal data, besides `buyer`. */
+export const PERSONAL_PAYMENT_ATTRIBUTES = ['client_reference_id', 'prefilled_email'] as const;
+
+/** Fields of a stored event's data that carry a payment's personal data (`scrubbedEventData`). */
+const PERSONAL_EVENT_FIELDS = ['buyer', ...PERSONAL_PAYMENT_ATTRIBUTES] as const;
+
+export const DEFAULT_RETENTION_DAYS = 400;
+/** The shortest period a merchant may set: also when a payment's retention is first checked. */
+export const MIN_RETENTION_DAYS = 30;
+/** Ten years: the longest period bookkeeping laws ask records to be kept. */
+export const MAX_RETENTION_DAYS = 3650;
+
+const DAY_MS = 86_400_000;
+
+/** An (account, mode)'s settings that are not about its checkout pages' look (`GET /v1/account-settings`). */
+export interface AccountSettings {
+  account: string;
+  mode: Mode;
+  /** Days after a payment's creation that its buyer's details are erased. */
+  personal_data_retention_days: number;
+  updated_at: string | null;
+}
+
+export const defaultAccountSettings = (account: string, mode: Mode): AccountSettings => ({
+  account,
+  mode,
+  personal_data_retention_days: DEFAULT_RETENTION_DAYS,
+  updated_at: null,
+});
+
+type PersonalFields = Pick<Payment, 'buyer' | 'client_reference_id'> & { prefilled_email?: string };
+
+/** Whether a payment still holds personal data (an erased `buyer` is none). */
+export function holdsPersonalData(payment: PersonalFields): boolean {
+  const buyer = payment.buyer !== undefined && !('erased_at' in payment.buyer);
+  return buyer || payment.client_reference_id !== undefined || payment.prefilled_email !== undefined;
+}
+
+/** When a settled payment holding personal data is first looked at by the retention sweep. */
+export function firstRetentionCheck(payment: Pick<Payment, 'created_at'>): string {
+  return new Date(Date.parse(payment.created_at) + MIN_RETENTION_DAYS * DAY_MS).toISOString();
+}
+
+/**
+ * What the retention sweep does with a payment it looks at: erase it when the (account, mode)'s period has
+ * passed since its creation, or look again when it will have. The period read is the current one, so a period
+ * lengthened since the first look postpones the erasure and one shortened brings it forward to that look.
+ */
+export function retentionStep(
+  payment: Pick<Payment, 'created_at'>,
+  retentionDays: number,
+  now: Date,
+): { erase: true } | { erase: false; checkAt: string } {
+  const due = Date.parse(payment.created_at) + retentionDays * DAY_MS;
+  return due <= now.getTime() ? { erase: true } : { erase: false, checkAt: new Date(due).toISOString() };
+}
+
+export const erasedBuyer = (now: Date): ErasedBuyer => ({ erased_at: now.toISOString() });
+
+/** The payment without its personal data; `undefined` when it holds none (nothing to write). */
+export function erasedPayment(payment: Payment, now: Date): Payment | undefined {
+  if (!holdsPersonalData(payment)) return undefined;
+  const kept: Payment & { prefilled_email?: string } = { ...payment };
+  for (const attribute of PERSONAL_PAYMENT_ATTRIBUTES) delete kept[attribute];
+  return {
+    ...kept,
+    buyer: erasedBuyer(now),
+    updated_at: now.toISOString(),
+    version: payment.version + 1,
+  };
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Whether `node` is the payment, or holds it as its `payment` (a single-use link's resource). */
+function concerns(node: Record<string, unknown>, paymentId: string): boolean {
+  if (node.id === paymentId || node.payment_id === paymentId) return true;
+  return isObject(node.payment) && node.payment.id === paymentId;
+}
+
+/**
+ * An event's data without the payment's personal data: every object that is the payment (or holds it, as a
+ * paid link holds its payment) loses the personal fields, its `buyer` becoming `{erased_at}`. `undefined` when
+ * the data carries none of it (nothing to write).
+ */
+export function scrubbedEventData(data: unknown, paymentId: string, now: Date): unknown {
+  let changed = false;
+  const walk = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(walk);
+    if (!isObject(node)) return node;
+    const copy: Record<string, unknown> = {};
+    const scrub = concerns(node, paymentId);
+    for (const [key, value] of Object.entries(node)) {
+      if (scrub && (PERSONAL_EVENT_FIELDS as readonly string[]).includes(key)) {
+        changed = true;
+        if (key === 'buyer') copy.buyer = erasedBuyer(now);
+        continue;
+      }
+      copy[key] = walk(value);
+    }
+    return copy;
+  };
+  const scrubbed = walk(data);
+  return changed ? scrubbed : undefined;
+}

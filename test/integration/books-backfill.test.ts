@@ -1,0 +1,61 @@
+import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { backfillBooks } from '../../functions/adapters/dynamodb/books-backfill.ts';
+import { bookKeys, paymentKeys } from '../../functions/adapters/dynamodb/table-schema.ts';
+import { documentClient } from '../../functions/clients/dynamodb.ts';
+import { config } from '../../functions/config.ts';
+import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
+import { createLink, storedLink } from '../support/checkout-helpers.ts';
+import { httpRequest, navigate } from '../support/navigate.ts';
+import { startTestStack, type TestStack } from '../support/test-stack.ts';
+import { eventually } from '../support/webhooks.ts';
+
+let stack: TestStack;
+let acme: IssuedApiKey;
+
+beforeAll(async () => {
+  stack = await startTestStack();
+  acme = await stack.issueKey('backfill-acme', 'test');
+});
+afterAll(() => stack.stop());
+
+const table = () => config().TABLE_NAME;
+const ids = async (path: string) =>
+  (await stack.request('GET', path, { key: acme.api_key })).body.data.map(
+    (entry: { id: string }) => entry.id,
+  );
+
+describe('npm run backfill-books', () => {
+  it('puts the payments and refunds stored before the books into them, once however often it runs', async () => {
+    const link = await createLink(stack, acme.api_key, { amount: { value: '12.00', currency: 'EUR' } });
+    await navigate(link.checkout_url);
+    const session = (await storedLink(link.id)).psp_session;
+    await httpRequest(`${stack.baseUrl}/sandbox/checkout/${session?.id}/pay`, { method: 'POST' });
+    await eventually(async () => (await storedLink(link.id)).status === 'paid');
+    const refund = await stack.request('POST', `/v1/payment-links/${link.id}/refunds`, { key: acme.api_key });
+    const paymentId = (await storedLink(link.id)).payment?.id as string;
+    // As stored before the books: the payment without its listing keys, the refund without its entry.
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: paymentKeys.payment(link.id, 'test', paymentId),
+        UpdateExpression: 'REMOVE gsi1pk, gsi1sk',
+      }),
+    );
+    await documentClient().send(
+      new DeleteCommand({ TableName: table(), Key: bookKeys.refundEntry(link.id, 'test', refund.body.id) }),
+    );
+    expect(await ids('/v1/payments')).toEqual([]);
+    expect(await ids('/v1/refunds')).toEqual([]);
+
+    const first = await backfillBooks(documentClient(), table());
+    const second = await backfillBooks(documentClient(), table());
+
+    expect(await ids('/v1/payments')).toEqual([paymentId]);
+    expect(await ids('/v1/refunds')).toEqual([refund.body.id]);
+    expect(first.payments).toBe(1);
+    expect(second.payments).toBe(0);
+    const listed = await stack.request('GET', '/v1/refunds', { key: acme.api_key });
+    expect(listed.body.data[0]).toMatchObject({ status: 'succeeded', amount: { value: '12.00' } });
+  });
+});
