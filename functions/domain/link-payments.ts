@@ -1,5 +1,5 @@
-import { markPaid, type Transition, withEvent } from './link-events.ts';
-import type { PaymentResource } from './payment.ts';
+import { type EventLink, markPaid, type Transition, withEvent } from './link-events.ts';
+import { answersOf, type PaymentResource } from './payment.ts';
 import type { PaidPayment, PaymentLink, PspPayment } from './payment-link.ts';
 
 /**
@@ -29,7 +29,10 @@ export function addPayment(
   resource: PaymentResource,
   now: Date,
 ): Transition | undefined {
-  if (!link.reusable) return markPaid(link, payment, now);
+  if (!link.reusable) {
+    const paid = markPaid(link, payment, now);
+    return paid && withAnswers(paid, resource);
+  }
   const paid = link.paid_payments;
   if (paid[payment.id]) return undefined;
   const count = Object.keys(paid).length;
@@ -57,8 +60,22 @@ export function addPayment(
     { ...recorded, payment, paid_at: now.toISOString(), status },
     'payment_link.paid',
     now,
-    (snapshot) => snapshot,
+    (snapshot) => ({ ...snapshot, payment: { ...payment, ...answersOf(resource) } }),
   );
+}
+
+/**
+ * The `payment_link.paid` event of a single-use link, its payment with what the buyer answered (`answersOf`),
+ * which the link's own `payment` does not keep.
+ */
+function withAnswers(transition: Transition, resource: PaymentResource): Transition {
+  const answers = answersOf(resource);
+  const data = transition.event.data as EventLink;
+  if (Object.keys(answers).length === 0 || !data.payment) return transition;
+  return {
+    ...transition,
+    event: { ...transition.event, data: { ...data, payment: { ...data.payment, ...answers } } },
+  };
 }
 
 /** How many payments a reusable link takes: its `max_payments`, never more than `MAX_PAYMENTS_PER_LINK`. */

@@ -1,7 +1,12 @@
 import { type AmountRange, type AmountSource, type LineItem, lineItemsTotal } from './amount.ts';
-import type { Collect } from './buyer.ts';
+import type { Collect, PaymentBuyer } from './buyer.ts';
 import type { Provider } from './connection.ts';
-import { type CustomField, type CustomFieldInput, customFieldOf } from './custom-fields.ts';
+import {
+  type CustomField,
+  type CustomFieldAnswer,
+  type CustomFieldInput,
+  customFieldOf,
+} from './custom-fields.ts';
 import { InvalidStateError } from './errors.ts';
 import { newId } from './ids.ts';
 import type { Amount } from './money.ts';
@@ -29,6 +34,14 @@ export interface PspPayment {
    * (functions/adapters/dynamodb/link-mapper.ts).
    */
   amount: Amount;
+  /**
+   * What the buyer answered and gave (`Payment.buyer`, `custom_fields`, `quantities`): in the `payment_link.paid`
+   * event's payment only (`addPayment`), never kept in the link's item, so the link stays small and holds no
+   * personal data.
+   */
+  buyer?: PaymentBuyer;
+  custom_fields?: CustomFieldAnswer[];
+  quantities?: number[];
 }
 
 /**

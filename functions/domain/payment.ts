@@ -1,4 +1,6 @@
+import type { PaymentBuyer } from './buyer.ts';
 import type { Provider } from './connection.ts';
+import type { CustomFieldAnswer } from './custom-fields.ts';
 import { isId, newId } from './ids.ts';
 import type { Amount } from './money.ts';
 import type { Mode } from './principal.ts';
@@ -74,6 +76,15 @@ export interface Payment {
   capture?: 'claimed' | 'released';
   /** Why the attempt went to its connection (absent on failed openings and older payments). */
   routing?: RoutingDecision;
+  /** What the buyer gave (docs/checkout.md#buyer-details): personal data, never logged. */
+  buyer?: PaymentBuyer;
+  /** The buyer's answers to the link's `custom_fields` (docs/checkout.md#custom-fields); absent: none asked. */
+  custom_fields?: CustomFieldAnswer[];
+  /**
+   * The quantity of each of the link's lines, in their order, as charged: on a link with an adjustable line
+   * (docs/checkout.md#quantities); absent: the link's own quantities.
+   */
+  quantities?: number[];
   created_at: string;
   updated_at: string;
   version: number;
@@ -91,6 +102,9 @@ export interface PaymentResource {
   failure: PaymentFailure | null;
   /** Why the attempt went to its connection; null for failed openings and payments recorded before it was kept. */
   routing?: RoutingDecision | null;
+  buyer?: PaymentBuyer;
+  custom_fields?: CustomFieldAnswer[];
+  quantities?: number[];
   created_at: string;
   updated_at: string;
 }
@@ -116,8 +130,18 @@ export const toPaymentResource = (payment: Payment, link: { amount: Amount | nul
   provider_reference: payment.provider_reference,
   failure: payment.failure,
   routing: payment.routing ?? null,
+  ...answersOf(payment),
   created_at: payment.created_at,
   updated_at: payment.updated_at,
+});
+
+/** What the buyer answered on our page (or gave on the PSP's), as the payment and its events show it. */
+export const answersOf = (
+  payment: Pick<Payment, 'buyer' | 'custom_fields' | 'quantities'>,
+): Pick<Payment, 'buyer' | 'custom_fields' | 'quantities'> => ({
+  ...(payment.buyer ? { buyer: payment.buyer } : {}),
+  ...(payment.custom_fields ? { custom_fields: payment.custom_fields } : {}),
+  ...(payment.quantities ? { quantities: payment.quantities } : {}),
 });
 
 /** A notification may be lost: a payment still pending this long after it started is asked about. */

@@ -1,5 +1,7 @@
+import type { LineItem } from '../domain/amount.ts';
 import { ANSWER_ROOM_MS, PSP_CALL_TIMEOUT_MS } from '../domain/call-budgets.ts';
 import { sessionExpiry, withSession } from '../domain/checkout.ts';
+import type { CheckoutAnswers } from '../domain/checkout-answers.ts';
 import { BUILT_IN_SANDBOX_ID, type PspConnection } from '../domain/connection.ts';
 import {
   afterFailure,
@@ -94,6 +96,13 @@ export interface Opening {
   client: string;
   /** Why these candidates, in this order: recorded on the payment with the connection that opened. */
   routing?: RoutingDecision | undefined;
+  /** What the buyer answered on our page (docs/checkout.md#buyer-details): recorded on the payment. */
+  answers?: CheckoutAnswers | undefined;
+  /**
+   * The link's lines as the buyer picked their quantities (docs/checkout.md#quantities): they add up to `amount`,
+   * and the PSP is sent them, as the session request's link's lines.
+   */
+  lines?: readonly LineItem[] | undefined;
 }
 
 /**
@@ -123,18 +132,21 @@ export async function openSession(
     if (failures > 0) putMetrics({ Failovers: 1 }, { connection: connection.id });
     const session = { ...opened.session, amount };
     const { psp } = opened;
-    const payment = startedPayment(
-      {
-        id: session.payment_id,
-        link,
-        connection,
-        amount,
-        openedBy: client,
-        routing: opening.routing && { ...opening.routing, chosen: connection.id },
-      },
-      session,
-      deps.now(),
-    );
+    const payment = {
+      ...startedPayment(
+        {
+          id: session.payment_id,
+          link,
+          connection,
+          amount,
+          openedBy: client,
+          routing: opening.routing && { ...opening.routing, chosen: connection.id },
+        },
+        session,
+        deps.now(),
+      ),
+      ...opening.answers,
+    };
     const unused = { psp, session, payment, budget };
     return link.reusable ? attachBuyerSession(deps, link, unused) : storeLinkSession(deps, link, unused);
   }
@@ -251,6 +263,11 @@ async function mayTry(
   return claimed !== undefined;
 }
 
+/** The link with the lines the buyer picked, adding up to `amount` (only a lines link has lines to pick). */
+function linkAsPicked(link: PaymentLink, lines: readonly LineItem[], amount: Amount): PaymentLink {
+  return link.amount_kind === 'line_items' ? { ...link, line_items: [...lines], amount } : link;
+}
+
 /**
  * One attempt: a session at this connection, or (on a failure that is not the buyer's) a failed payment with
  * `psp_unavailable`. Only the PSP's own failures (no answer, network errors, 5xx, 429, refused credentials) count
@@ -260,7 +277,7 @@ async function mayTry(
  */
 async function tryConnection(
   deps: SessionOpeningDependencies,
-  { link, amount, locale }: Opening,
+  { link, amount, locale, lines }: Opening,
   connection: PspConnection,
   health: ConnectionHealth | undefined,
 ) {
@@ -269,7 +286,9 @@ async function tryConnection(
     const psp = await deps.psps.adapter(connection);
     const now = deps.now();
     const session = await psp.createSession({
-      link,
+      // Every adapter sends the PSP the link's lines (`linesCharging`): the ones the buyer picked, adding up to
+      // `amount`.
+      link: lines ? linkAsPicked(link, lines, amount) : link,
       amount,
       // A PSP that takes the money only when we capture returns the buyer to us first (`captureOnReturn`).
       successUrl: psp.captureSession
