@@ -16,6 +16,7 @@ import { MODES } from '../domain/principal.ts';
 import { MAX_FAILURE_MESSAGE_LENGTH, MAX_REFUNDS_PER_LINK } from '../domain/refund.ts';
 import { MAX_URL_LENGTH } from '../domain/urls.ts';
 import { ATTEMPTS_KEPT, EVENT_STATUSES } from '../domain/webhook.ts';
+import { paymentAnswerFields } from './answer-response-schemas.ts';
 import { AdjustableQuantitySchema, CollectSchema, CustomFieldsSchema } from './buyer-response-schemas.ts';
 import { MAX_CURSOR_LENGTH, MAX_LIST_LIMIT } from './list-query.ts';
 import { type ErrorCode, PROBLEM_TYPES, problemTypeUri } from './problem-types.ts';
@@ -166,6 +167,8 @@ export const PaymentLinkSchema = z
           description:
             'What the payment charged: `amount`, or the amount the buyer chose within `amount_range`.',
         }),
+        // In `payment_link.paid` events only: the link's own `payment` keeps none of it.
+        ...paymentAnswerFields(),
       })
       .nullable()
       .meta({
@@ -351,6 +354,7 @@ export const PaymentSchema = z
     routing: RoutingDecisionSchema.nullable().optional().meta({
       description: 'Why the attempt went to its connection; null for failed openings and older payments.',
     }),
+    ...paymentAnswerFields(),
     created_at: timestamp('When the attempt started.'),
     updated_at: timestamp('When its status last changed.'),
   })
