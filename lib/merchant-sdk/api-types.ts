@@ -424,6 +424,42 @@ export interface components {
           /** @example EUR */
           currency: string;
         };
+        /** @description What the buyer gave on the PSP's page or ours (personal data; erased after the retention period or on request, then only `erased_at`). */
+        buyer?: {
+          email?: string;
+          name?: string;
+          /** @description E.164, such as "+31612345678". */
+          phone?: string;
+          billing_address?: {
+            line1: string;
+            line2?: string;
+            city: string;
+            postal_code?: string;
+            state?: string;
+            country: string;
+          };
+          shipping_address?: {
+            line1: string;
+            line2?: string;
+            city: string;
+            postal_code?: string;
+            state?: string;
+            country: string;
+          };
+        } | {
+          erased_at: string;
+        };
+        /** @description The buyer's answers to the link's `custom_fields`, each with the field's label as asked; an optional field left empty is absent. Absent: the link asks none. */
+        custom_fields?: ({
+            key: string;
+            label: string;
+            /** @enum {string} */
+            type: "text" | "numeric" | "dropdown";
+            /** @description As the buyer typed it (trimmed); a dropdown's option `value`. */
+            value: string;
+          })[];
+        /** @description The quantity of each of the link's `line_items`, in their order, as charged: present when the link has a line with `adjustable_quantity` (the buyer picked them on our page). */
+        quantities?: number[];
       }) | null;
       /** @description What succeeded refunds gave back, in the currency of the link: "0.00" until then. */
       amount_refunded: {
@@ -467,6 +503,42 @@ export interface components {
       }) | null;
       /** @description Why the attempt went to its connection; null for failed openings and older payments. */
       routing?: components["schemas"]["RoutingDecision"] | null;
+      /** @description What the buyer gave on the PSP's page or ours (personal data; erased after the retention period or on request, then only `erased_at`). */
+      buyer?: {
+        email?: string;
+        name?: string;
+        /** @description E.164, such as "+31612345678". */
+        phone?: string;
+        billing_address?: {
+          line1: string;
+          line2?: string;
+          city: string;
+          postal_code?: string;
+          state?: string;
+          country: string;
+        };
+        shipping_address?: {
+          line1: string;
+          line2?: string;
+          city: string;
+          postal_code?: string;
+          state?: string;
+          country: string;
+        };
+      } | {
+        erased_at: string;
+      };
+      /** @description The buyer's answers to the link's `custom_fields`, each with the field's label as asked; an optional field left empty is absent. Absent: the link asks none. */
+      custom_fields?: ({
+          key: string;
+          label: string;
+          /** @enum {string} */
+          type: "text" | "numeric" | "dropdown";
+          /** @description As the buyer typed it (trimmed); a dropdown's option `value`. */
+          value: string;
+        })[];
+      /** @description The quantity of each of the link's `line_items`, in their order, as charged: present when the link has a line with `adjustable_quantity` (the buyer picked them on our page). */
+      quantities?: number[];
       /**
        * Format: date-time
        * @description When the attempt started.
