@@ -142,7 +142,7 @@ function emailProblem(email: string, required: boolean): FormProblemCode | undef
 
 /** A country the buyer gave with an address: a phone number typed without its `+` prefix is read in it. */
 function countryHint(form: PostedForm): string | undefined {
-  const country = posted(form, 'billing_country') || posted(form, 'shipping_country');
+  const country = (posted(form, 'billing_country') || posted(form, 'shipping_country'))?.toUpperCase();
   return country && isCountryCode(country) ? country : undefined;
 }
 
