@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { Collect } from '../../functions/domain/buyer.ts';
 import { readDetails } from '../../functions/domain/buyer-answers.ts';
 import {
   customFieldProblem,
@@ -104,7 +105,7 @@ describe('quantities', () => {
 });
 
 describe('buyer details', () => {
-  const collect = { email: 'required', phone: 'optional', shipping_address: { countries: ['NL'] } } as const;
+  const collect: Collect = { email: 'required', phone: 'optional', shipping_address: { countries: ['NL'] } };
 
   it('keep what was asked and given: the phone as E.164, read in the address’s country', () => {
     const read = readDetails(
