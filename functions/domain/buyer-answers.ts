@@ -4,7 +4,6 @@ import {
   type BuyerDetail,
   type BuyerDetails,
   type Collect,
-  isCountryCode,
   type PostalAddress,
   requiredDetails,
 } from './buyer.ts';
@@ -63,8 +62,16 @@ const REQUIRED_PARTS: readonly AddressPart[] = ['name', 'line1', 'city', 'countr
 const EMAIL =
   /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
 
-/** Every country an address may be in (as `isCountryCode` knows them). */
+/**
+ * Every country an address may be in: the countries of libphonenumber's metadata, as `isCountryCode` knows them,
+ * read from the one metadata set the checkout carries (the full one, which phone numbers need).
+ */
 export const countryCodes = (): string[] => [...getCountries()];
+let known: ReadonlySet<string> | undefined;
+const isCountryCode = (code: string): boolean => {
+  known ??= new Set(getCountries());
+  return known.has(code);
+};
 
 /** Whether every one of `countries` writes a postal code (the form then marks it required). */
 export const postalCodeNeededIn = (countries: readonly string[]): boolean =>

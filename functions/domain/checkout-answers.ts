@@ -1,4 +1,4 @@
-import { type LineItem, lineItemsTotal, MAX_QUANTITY, totalProblem } from './amount.ts';
+import { hasAdjustableLines, type LineItem, lineItemsTotal, MAX_QUANTITY, totalProblem } from './amount.ts';
 import { type BuyerDetail, type BuyerDetails, detailsOurPageAsks, requiredDetails } from './buyer.ts';
 import { type FormProblem, type FormProblemCode, type PostedForm, readDetails } from './buyer-answers.ts';
 import type { Provider } from './connection.ts';
@@ -24,14 +24,6 @@ export interface CheckoutAnswers {
 export const customFieldName = (key: string): string => `custom_${key}`;
 /** The name of a line's quantity input: its index in the link's lines. */
 export const quantityName = (index: number): string => `quantity_${index}`;
-
-/** A link whose quantities the buyer picks (a line with `adjustable_quantity.enabled`). */
-export const hasAdjustableLines = (link: Pick<PaymentLink, 'line_items'>): boolean =>
-  link.line_items?.some((item) => item.adjustable_quantity?.enabled === true) ?? false;
-
-/** A link whose total the buyer sets (a range, or quantities): a total no PSP takes is theirs to change. */
-export const buyerSetsAmount = (link: Pick<PaymentLink, 'amount_kind' | 'line_items'>): boolean =>
-  link.amount_kind === 'range' || hasAdjustableLines(link);
 
 /**
  * Whether our page asks the buyer first, whichever PSP serves them: custom fields and quantities always are;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { buyerSetsAmount } from './checkout-answers.ts';
+import { buyerSetsAmount } from './amount.ts';
 import type { PspConnection } from './connection.ts';
 import { paymentLimit } from './link-payments.ts';
 import { type Amount, toMinorUnits } from './money.ts';

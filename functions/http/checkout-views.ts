@@ -1,5 +1,4 @@
-import { type AmountRange, lineTotalMinor, parseBuyerDecimal } from '../domain/amount.ts';
-import { hasAdjustableLines } from '../domain/checkout-answers.ts';
+import { type AmountRange, hasAdjustableLines, lineTotalMinor, parseBuyerDecimal } from '../domain/amount.ts';
 import type { CheckoutSettings } from '../domain/checkout-settings.ts';
 import { type Amount, fromMinorUnits, minorUnits } from '../domain/money.ts';
 import type { PaymentLink } from '../domain/payment-link.ts';
