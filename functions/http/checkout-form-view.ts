@@ -59,6 +59,7 @@ const textInput =
 function formQuestions(link: PaymentLink, form: AskedForm, locale: string, t: FormMessages): Html {
   const rendering = { form, locale, t };
   return html`<input type="hidden" name="${ANSWERS_FIELD}" value="1">
+${form.via ? html`<input type="hidden" name="via" value="${form.via}">` : undefined}
 ${quantities(link.line_items ?? [], rendering)}
 ${customFields(link.custom_fields ?? [], rendering)}
 ${details(link.collect, form.details, rendering)}`;

@@ -27,6 +27,8 @@ export interface AskedForm {
   /** What the buyer posted, shown again (personal data: rendered, never logged). */
   values: PostedForm;
   problems: FormProblem[];
+  /** The buyer asked for another payment provider (`?via=next`): the form carries it on. */
+  via?: string | undefined;
 }
 
 /** What a posted form answered, carried to the session that opens and recorded on its payment. */

@@ -313,7 +313,11 @@ async function perform(
         link,
         ...(step.problem ? { problem: step.problem } : {}),
         entered: request.amount,
-        form: form && { ...form, details: [...new Set([...form.details, ...(visit.answered?.asked ?? [])])] },
+        form: form && {
+          ...form,
+          details: [...new Set([...form.details, ...(visit.answered?.asked ?? [])])],
+          via: request.via,
+        },
       };
     case 'wait':
       return waitingView(link, step);

@@ -461,3 +461,38 @@ describe('routing on the amount, and the details a PSP page cannot ask', () => {
     expect(await paymentsOf(link.id)).toEqual([]);
   });
 });
+
+describe('another payment provider after a declined attempt', () => {
+  it('is carried through the form: the answers open the session at the other connection', async () => {
+    const key = await stack.issueKey('forms-via', 'test');
+    const first = await addConnection({
+      account: 'forms-via',
+      mode: 'test',
+      provider: 'sandbox',
+      name: 'first',
+    });
+    const other = await addConnection({
+      account: 'forms-via',
+      mode: 'test',
+      provider: 'sandbox',
+      name: 'other',
+    });
+    const link = await formLink({}, key.api_key);
+    expect((await post(link.checkout_url, ANSWERS)).status).toBe(303);
+    const session = (await storedLink(link.id)).psp_session!;
+    expect(session.connection_id).toBe(first.id);
+    const declined = await fetch(`${stack.baseUrl}/sandbox/checkout/${session.id}/decline`, {
+      method: 'POST',
+    });
+    expect(declined.status).toBe(200);
+
+    const back = await navigate(`${link.checkout_url}?canceled=1`);
+    expect(back.text).toContain(`${link.checkout_url}?via=next`);
+    const asked = await navigate(`${link.checkout_url}?via=next`);
+    expect(asked.status).toBe(200);
+    expect(asked.text).toContain('<input type="hidden" name="via" value="next">');
+
+    expect((await post(link.checkout_url, { ...ANSWERS, via: 'next' })).status).toBe(303);
+    expect((await storedLink(link.id)).psp_session?.connection_id).toBe(other.id);
+  });
+});
