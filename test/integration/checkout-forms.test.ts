@@ -496,3 +496,40 @@ describe('another payment provider after a declined attempt', () => {
     expect((await storedLink(link.id)).psp_session?.connection_id).toBe(other.id);
   });
 });
+
+describe('a buyer-chosen amount with questions', () => {
+  it('asks the amount and the questions in one form, and opens the session at the amount with the answers', async () => {
+    const link = await createLink(stack, acme.api_key, {
+      amount: undefined,
+      amount_range: { currency: 'EUR', minimum: '5.00', maximum: '500.00', suggested: '25.00' },
+      custom_fields: [{ key: 'student', label: 'Student id', type: 'numeric' }],
+    });
+    const page = await navigate(link.checkout_url);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('id="amount" name="amount"');
+    expect(page.text).toContain('value="25.00"');
+    expect(page.text).toContain('<label for="custom_student">Student id');
+
+    const refused = await post(link.checkout_url, { answers: '1', amount: '4', custom_student: '' });
+    expect(refused.status).toBe(422);
+    expect(refused.text).toContain(
+      '<p id="amount-error" class="error">Enter an amount between €5.00 and €500.00.</p>',
+    );
+    expect(refused.text).toContain('<p id="custom_student-error" class="error">Please fill this in.</p>');
+    // The amount form alone (as the page of an unpaid attempt sends it) is asked again with the questions.
+    const amountOnly = await post(link.checkout_url, { amount: '30' });
+    expect([amountOnly.status, amountOnly.text.includes('id="custom_student"')]).toEqual([200, true]);
+    expect(amountOnly.text).toContain('value="30"');
+    expect(await paymentsOf(link.id)).toEqual([]);
+
+    expect(
+      (await post(link.checkout_url, { answers: '1', amount: '30', custom_student: '0042' })).status,
+    ).toBe(303);
+    const [payment] = await paymentsOf(link.id);
+    expect(payment).toMatchObject({
+      amount: { value: '30.00', currency: 'EUR' },
+      custom_fields: [{ key: 'student', label: 'Student id', type: 'numeric', value: '0042' }],
+    });
+    expect(payment).not.toHaveProperty('quantities');
+  });
+});
