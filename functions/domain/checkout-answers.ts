@@ -32,6 +32,9 @@ export const quantityName = (index: number): string => `quantity_${index}`;
 export const asksFirst = (link: PaymentLink, details: readonly BuyerDetail[] = []): boolean =>
   (link.custom_fields?.length ?? 0) > 0 || hasAdjustableLines(link) || details.length > 0;
 
+/** Whether the link may ask first with some connection: its own questions, or details to collect. */
+export const mayAskFirst = (link: PaymentLink): boolean => asksFirst(link) || link.collect !== null;
+
 /**
  * The buyer details our page asks before a session at `provider`'s page (`detailsOurPageAsks`); none when no
  * connection serves the link (the page then says so).

@@ -1,4 +1,5 @@
 import { type AmountRange, hasAdjustableLines, lineTotalMinor, parseBuyerDecimal } from '../domain/amount.ts';
+import { mayAskFirst } from '../domain/checkout-answers.ts';
 import type { CheckoutSettings } from '../domain/checkout-settings.ts';
 import { type Amount, fromMinorUnits, minorUnits } from '../domain/money.ts';
 import type { PaymentLink } from '../domain/payment-link.ts';
@@ -274,7 +275,8 @@ function forwardPage(
   context: ViewContext,
   t: Messages,
 ): HtmlResult {
-  const range = view.link.amount_range;
+  // A link that asks first offers its open session again: its answers go with it until it ends.
+  const range = mayAskFirst(view.link) ? null : view.link.amount_range;
   const amount = view.session.amount;
   // Back from the PSP on a buyer-chosen amount: the same form, at the session's amount; sending it unchanged
   // shows the same session again, another amount replaces it (docs/checkout.md#buyer-chosen-amounts).

@@ -1,5 +1,5 @@
 import type { AmountDue, LineItem } from '../domain/amount.ts';
-import type { BuyerDetail } from '../domain/buyer.ts';
+import { BUYER_DETAILS, type BuyerDetail } from '../domain/buyer.ts';
 import type { FormProblem, PostedForm } from '../domain/buyer-answers.ts';
 import {
   type AnswersRead,
@@ -7,6 +7,7 @@ import {
   type CheckoutAnswers,
   detailsAsked,
   detailsMissingFor,
+  mayAskFirst,
   readAnswers,
 } from '../domain/checkout-answers.ts';
 import type { PspConnection } from '../domain/connection.ts';
@@ -52,9 +53,7 @@ export function askedForm(
   extra: readonly BuyerDetail[] = [],
 ): AskedForm | undefined {
   const wanted = new Set([...detailsAsked(link, provider), ...(posted.asked ?? []), ...extra]);
-  const details = (['email', 'phone', 'billing_address', 'shipping_address'] as const).filter((detail) =>
-    wanted.has(detail),
-  );
+  const details = BUYER_DETAILS.filter((detail) => wanted.has(detail));
   if (!asksFirst(link, details)) return undefined;
   return { details, values: posted.form ?? new Map(), problems: posted.problems ?? [] };
 }
@@ -127,8 +126,7 @@ export function readPosted(
   const read = form && readAnswers(link, form);
   if ((due && !due.ok) || read?.ok === false) return { refused: refusal(link, due, form, read) };
   if (!read) {
-    const mayAsk = asksFirst(link) || link.collect !== null;
-    return mayAsk ? { amount: chosen, unanswered: true } : { amount: link.amount ?? chosen };
+    return mayAskFirst(link) ? { amount: chosen, unanswered: true } : { amount: link.amount ?? chosen };
   }
   const answered = { answers: read.answers, lines: read.lines, asked: read.asked };
   return { amount: read.amount ?? link.amount ?? chosen, answered };

@@ -245,7 +245,10 @@ async function decide(
   const { connections: routed, decision } = routeDecision(routedLink, routing, all, deps.random, signals);
   const rule = routing && !link.connections?.length ? ruleFor(routedLink, routing) : undefined;
   // Routed on the amount the page shows: the details asked are those its connection's page cannot ask.
-  const form = askedForm(link, servingProvider(routed, atStake), { form: request.form });
+  const form = askedForm(link, servingProvider(routed, atStake), {
+    form: request.form,
+    asked: visit.answered?.asked,
+  });
   const amount = visit.unanswered && form ? undefined : (visit.amount ?? link.amount ?? undefined);
   const step = nextCheckoutStep({
     link,
@@ -313,11 +316,7 @@ async function perform(
         link,
         ...(step.problem ? { problem: step.problem } : {}),
         entered: request.amount,
-        form: form && {
-          ...form,
-          details: [...new Set([...form.details, ...(visit.answered?.asked ?? [])])],
-          via: request.via,
-        },
+        form: form && { ...form, via: request.via },
       };
     case 'wait':
       return waitingView(link, step);
