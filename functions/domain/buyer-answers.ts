@@ -1,6 +1,7 @@
 import { getCountries, parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { postcodeValidator, postcodeValidatorExistsForCountry } from 'postcode-validator';
 import {
+  askedDetails,
   type BuyerDetail,
   type BuyerDetails,
   type Collect,
@@ -88,14 +89,16 @@ export interface DetailsRead {
 /** A posted value, trimmed; undefined when absent. */
 const posted = (form: PostedForm, field: string) => form.get(field)?.trim();
 
-/** The details the posted form asked: each one whose (first) field is in it. */
-export function detailsPosted(form: PostedForm): BuyerDetail[] {
-  const asked: BuyerDetail[] = [];
-  if (form.has('email')) asked.push('email');
-  if (form.has('phone')) asked.push('phone');
-  if (form.has('billing_line1')) asked.push('billing_address');
-  if (form.has('shipping_line1')) asked.push('shipping_address');
-  return asked;
+/** The details the posted form asked: each one the link asks whose (first) field is in it. */
+export function detailsPosted(form: PostedForm, collect: Collect | null): BuyerDetail[] {
+  const fields: Record<BuyerDetail, string> = {
+    email: 'email',
+    phone: 'phone',
+    billing_address: 'billing_line1',
+    shipping_address: 'shipping_line1',
+  };
+  // A detail the link does not ask is never read, whatever was posted.
+  return (collect ? askedDetails(collect) : []).filter((detail) => form.has(fields[detail]));
 }
 
 /**
@@ -104,7 +107,7 @@ export function detailsPosted(form: PostedForm): BuyerDetail[] {
  * the buyer's `name`.
  */
 export function readDetails(form: PostedForm, collect: Collect | null): DetailsRead {
-  const asked = detailsPosted(form);
+  const asked = detailsPosted(form, collect);
   const required = new Set(collect ? requiredDetails(collect) : []);
   const buyer: BuyerDetails = {};
   const problems: FormProblem[] = [];

@@ -178,3 +178,11 @@ describe('which details our page asks, by the connection that serves the amount'
     expect(detailsMissingFor(collecting, 'adyen', [])).toEqual([]);
   });
 });
+
+describe('details the link does not ask', () => {
+  it('are never read, whatever the form posted', () => {
+    const read = readDetails(form({ email: 'ada@example.com', shipping_line1: 'x' }), { phone: 'optional' });
+    expect(read).toEqual({ buyer: {}, asked: [], problems: [] });
+    expect(readDetails(form({ email: 'ada@example.com' }), null).buyer).toEqual({});
+  });
+});
