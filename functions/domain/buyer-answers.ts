@@ -210,15 +210,25 @@ function addressProblems(
   for (const name of ADDRESS_PARTS)
     if (part(name).length > MAX_LENGTH[name]) problems.push([name, 'too_long']);
   for (const name of REQUIRED_PARTS) if (part(name) === '') problems.push([name, 'missing']);
-  const country = part('country').toUpperCase();
-  if (country === '') return problems;
-  if (!isCountryCode(country)) problems.push(['country', 'invalid_country']);
-  else if (countries && !countries.includes(country)) problems.push(['country', 'country_not_shipped']);
-  else {
-    const postcode = postalCodeProblem(part('postal_code'), country);
-    if (postcode) problems.push(['postal_code', postcode]);
-  }
+  problems.push(...countryProblems(part, countries));
   return problems;
+}
+
+/** The country's problems, and the postal code's, which its country's format decides. */
+function countryProblems(
+  part: (name: AddressPart) => string,
+  countries: readonly string[] | undefined,
+): [AddressPart, FormProblemCode][] {
+  const country = part('country').toUpperCase();
+  if (country === '') {
+    // Without a country yet, the postal code is still asked where every country offered writes one.
+    const needed = postalCodeNeededIn(countries ?? countryCodes()) && part('postal_code') === '';
+    return needed ? [['postal_code', 'missing']] : [];
+  }
+  if (!isCountryCode(country)) return [['country', 'invalid_country']];
+  if (countries && !countries.includes(country)) return [['country', 'country_not_shipped']];
+  const postcode = postalCodeProblem(part('postal_code'), country);
+  return postcode ? [['postal_code', postcode]] : [];
 }
 
 function postalCodeProblem(code: string, country: string): FormProblemCode | undefined {

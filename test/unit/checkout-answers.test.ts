@@ -146,6 +146,12 @@ describe('buyer details', () => {
       'invalid_postal_code',
     ],
     [{ shipping_line1: 'x', shipping_country: 'NL' }, 'shipping_postal_code', 'missing'],
+    [{ shipping_line1: 'x' }, 'shipping_postal_code', 'missing'],
+    [
+      { shipping_line1: 'x', shipping_country: 'NL', shipping_postal_code: '1015 CJ' },
+      'shipping_postal_code',
+      undefined,
+    ],
   ])('%#: %j at %s is %s', (fields, field, problem) => {
     const read = readDetails(form({ email: 'a@b.c', ...fields }), collect);
     expect(read.problems.find((refused) => refused.field === field)?.problem).toBe(problem);
