@@ -82,6 +82,16 @@ export function linesCharging(
   return items;
 }
 
+/** A link whose quantities the buyer picks (a line with `adjustable_quantity.enabled`). */
+export const hasAdjustableLines = (link: { line_items: readonly LineItem[] | null | undefined }): boolean =>
+  link.line_items?.some((item) => item.adjustable_quantity?.enabled === true) ?? false;
+
+/** A link whose total the buyer sets (a range, or quantities): a total no PSP takes is theirs to change. */
+export const buyerSetsAmount = (link: {
+  amount_kind: AmountSource['amount_kind'];
+  line_items: readonly LineItem[] | null | undefined;
+}): boolean => link.amount_kind === 'range' || hasAdjustableLines(link);
+
 /** Why a sum cannot be a link's amount (zero, or more than the 12 integer digits every amount allows). */
 export function totalProblem(total: Amount): string | undefined {
   if (toMinorUnits(total) <= 0n) return 'The line items must add up to more than zero.';

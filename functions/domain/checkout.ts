@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { buyerSetsAmount } from './amount.ts';
 import type { PspConnection } from './connection.ts';
 import { paymentLimit } from './link-payments.ts';
 import { type Amount, toMinorUnits } from './money.ts';
@@ -277,8 +278,8 @@ function newSessionStep(
       : [...routed];
   const candidates = ordered.filter((connection) => !situation.amountProblems.has(connection.id));
   if (candidates.length === 0) {
-    // The buyer can fix a chosen amount that no PSP takes (below a PSP's minimum charge, say); not a fixed one.
-    return link.amount_kind === 'range' && ordered.length > 0
+    // The buyer can fix a chosen amount (or quantities) that no PSP takes (below a PSP's minimum, say); not a fixed one.
+    return buyerSetsAmount(link) && ordered.length > 0
       ? { kind: 'ask', problem: 'not_payable' }
       : { kind: 'wait', reason: 'unavailable', until: null };
   }

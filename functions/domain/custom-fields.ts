@@ -58,3 +58,13 @@ export function customFieldOf(input: CustomFieldInput): CustomField {
       return { ...common, type: 'dropdown', dropdown: { options: input.dropdown?.options ?? [] } };
   }
 }
+
+/** A buyer's answer to one of the link's `custom_fields`, as the payment records it. */
+export interface CustomFieldAnswer {
+  key: string;
+  /** The field's label when the buyer answered it. */
+  label: string;
+  type: CustomFieldType;
+  /** As typed (trimmed); a dropdown's option `value`. */
+  value: string;
+}

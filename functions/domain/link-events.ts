@@ -1,9 +1,8 @@
 import type { AmountRange } from './amount.ts';
-import type { PaymentBuyer } from './buyer.ts';
 import { InvalidStateError } from './errors.ts';
 import { newId } from './ids.ts';
 import { type Amount, fromMinorUnits } from './money.ts';
-import type { PaymentResource } from './payment.ts';
+import { type BuyerInput, buyerInputOf, type PaymentResource } from './payment.ts';
 import {
   effectiveStatus,
   type LinkCommon,
@@ -83,31 +82,20 @@ export interface RefundEventData extends Refund {
  * The payment of a `payment_link.paid` event: the link's `payment` and what the payment knows of its buyer, which
  * the event alone carries (the link's item keeps no buyer details: docs/security.md#personal-data).
  */
-export type PaidEventPayment = PspPayment & {
-  client_reference_id?: string | null;
-  buyer?: PaymentBuyer | null;
-};
-
-/** What a payment knows of its buyer (`PaymentResource`), for its `payment_link.paid` event. */
-export type BuyerFacts = Pick<PaymentResource, 'client_reference_id' | 'buyer'>;
+export type PaidEventPayment = PspPayment & BuyerInput;
 
 /**
- * The paid event's snapshot with the buyer facts of its payment (see `PaidEventPayment`), each only when the
- * payment has it: the event of a link that uses neither is byte for byte what it was.
+ * The paid event's snapshot with what the buyer gave for its payment (`buyerInputOf`), each only when the payment
+ * has it: the event of a link that uses none of it is byte for byte what it was.
  */
-export const withBuyerFacts =
-  (facts: BuyerFacts | undefined) =>
-  (snapshot: LinkSnapshot): LinkSnapshot =>
-    snapshot.payment && (facts?.client_reference_id || facts?.buyer)
-      ? {
-          ...snapshot,
-          payment: {
-            ...snapshot.payment,
-            ...(facts.client_reference_id ? { client_reference_id: facts.client_reference_id } : {}),
-            ...(facts.buyer ? { buyer: facts.buyer } : {}),
-          },
-        }
+export const withBuyerInput =
+  (payment: Parameters<typeof buyerInputOf>[0] | undefined) =>
+  (snapshot: LinkSnapshot): LinkSnapshot => {
+    const input = payment ? buyerInputOf(payment) : {};
+    return snapshot.payment && Object.keys(input).length > 0
+      ? { ...snapshot, payment: { ...snapshot.payment, ...input } }
       : snapshot;
+  };
 
 /** Events about one payment of the link carry it as `payment` (docs/webhooks.md, "Event types"). */
 export type PaymentEventType = 'payment_link.payment_failed' | 'payment_link.duplicate_payment';
@@ -265,7 +253,7 @@ export function markPaid(
   link: PaymentLink,
   payment: PspPayment,
   now: Date,
-  facts?: BuyerFacts,
+  input?: Parameters<typeof buyerInputOf>[0],
 ): Transition | undefined {
   if (link.status === 'paid' || link.reusable) return undefined;
   return withEvent(
@@ -273,7 +261,7 @@ export function markPaid(
     { ...link, status: 'paid', paid_at: now.toISOString(), payment, psp_session: null },
     'payment_link.paid',
     now,
-    withBuyerFacts(facts),
+    withBuyerInput(input),
   );
 }
 

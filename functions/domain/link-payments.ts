@@ -1,4 +1,4 @@
-import { markPaid, type Transition, withBuyerFacts, withEvent } from './link-events.ts';
+import { markPaid, type Transition, withBuyerInput, withEvent } from './link-events.ts';
 import type { PaymentResource } from './payment.ts';
 import type { PaidPayment, PaymentLink, PspPayment } from './payment-link.ts';
 
@@ -57,10 +57,14 @@ export function addPayment(
     { ...recorded, payment, paid_at: now.toISOString(), status },
     'payment_link.paid',
     now,
-    withBuyerFacts(resource),
+    withBuyerInput(resource),
   );
 }
 
+/**
+ * The `payment_link.paid` event of a single-use link, its payment with what the buyer answered (`answersOf`),
+ * which the link's own `payment` does not keep.
+ */
 /** How many payments a reusable link takes: its `max_payments`, never more than `MAX_PAYMENTS_PER_LINK`. */
 export const paymentLimit = (link: Pick<PaymentLink, 'max_payments'>): number =>
   Math.min(link.max_payments ?? MAX_PAYMENTS_PER_LINK, MAX_PAYMENTS_PER_LINK);

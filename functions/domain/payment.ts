@@ -1,5 +1,6 @@
 import type { PaymentBuyer } from './buyer.ts';
 import type { Provider } from './connection.ts';
+import type { CustomFieldAnswer } from './custom-fields.ts';
 import { isId, newId, timeOrderedId } from './ids.ts';
 import type { Amount } from './money.ts';
 import type { Mode } from './principal.ts';
@@ -88,6 +89,13 @@ export interface Payment {
   client_reference_id?: string;
   /** What the buyer gave (their page or ours); `{erased_at}` once erased (functions/domain/personal-data.ts). */
   buyer?: PaymentBuyer;
+  /** The buyer's answers to the link's `custom_fields` (docs/checkout.md#custom-fields); absent: none asked. */
+  custom_fields?: CustomFieldAnswer[];
+  /**
+   * The quantity of each of the link's lines, in their order, as charged: on a link with an adjustable line
+   * (docs/checkout.md#quantities); absent: the link's own quantities.
+   */
+  quantities?: number[];
   /** When the retention sweep next looks at the personal data of this settled payment (`retentionStep`). */
   retention_check_at?: string;
   created_at: string;
@@ -117,6 +125,10 @@ export interface PaymentResource {
    * null when nothing was asked or given.
    */
   buyer?: PaymentBuyer | null;
+  /** The buyer's answers to the link's `custom_fields`; null when it asks none. */
+  custom_fields?: CustomFieldAnswer[] | null;
+  /** The quantity of each of the link's lines as charged; null when the buyer could not pick them. */
+  quantities?: number[] | null;
   created_at: string;
   updated_at: string;
 }
@@ -144,8 +156,30 @@ export const toPaymentResource = (payment: Payment, link: { amount: Amount | nul
   routing: payment.routing ?? null,
   client_reference_id: payment.client_reference_id ?? null,
   buyer: payment.buyer ?? null,
+  custom_fields: payment.custom_fields ?? null,
+  quantities: payment.quantities ?? null,
   created_at: payment.created_at,
   updated_at: payment.updated_at,
+});
+
+/**
+ * What the buyer gave us for a payment (docs/checkout.md#buyer-details): their reference from the checkout
+ * address, their details, their answers and picked quantities; each only when there is one, so that a payment
+ * event of a link that asks nothing is byte for byte what it was.
+ */
+export type BuyerInput = Partial<
+  Pick<Payment, 'client_reference_id' | 'buyer' | 'custom_fields' | 'quantities'>
+>;
+
+export const buyerInputOf = (
+  payment: {
+    [field in keyof BuyerInput]?: BuyerInput[field] | null;
+  },
+): BuyerInput => ({
+  ...(payment.client_reference_id ? { client_reference_id: payment.client_reference_id } : {}),
+  ...(payment.buyer ? { buyer: payment.buyer } : {}),
+  ...(payment.custom_fields ? { custom_fields: payment.custom_fields } : {}),
+  ...(payment.quantities ? { quantities: payment.quantities } : {}),
 });
 
 /** A notification may be lost: a payment still pending this long after it started is asked about. */

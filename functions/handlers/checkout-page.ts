@@ -19,7 +19,8 @@ import { captureOnReturn } from '../use-cases/buyer-returns.ts';
 import { buyerOutcome, type CheckoutView, findLinkById, openCheckout } from '../use-cases/checkout.ts';
 
 /**
- * GET and HEAD {checkout_base}/{id}; POST {checkout_base}/{id} (a buyer-chosen amount); GET
+ * GET and HEAD {checkout_base}/{id}; POST {checkout_base}/{id} (a buyer-chosen amount, the answers of the
+ * "before you pay" form); GET
  * {checkout_base}/{id}/complete (return page when no redirect_url).
  */
 export const handler = htmlHandler(async (event, lambda) => {
@@ -56,6 +57,7 @@ export const handler = htmlHandler(async (event, lambda) => {
       via: form?.via ?? event.queryStringParameters?.via,
       returned: context.canceled,
       amount: form?.amount,
+      form: form?.answers,
       buyerPayment: buyerPaymentOf(event),
       sourceAddress: event.requestContext.http.sourceIp,
       foreign: method === 'POST' && form === undefined,

@@ -1,11 +1,17 @@
 import { securityHeaders } from './html.ts';
 import type { HtmlEvent, HtmlResult } from './html-handler.ts';
 
-/** The form a buyer sends is a few fields; anything longer is not ours and is read as no answer. */
-const MAX_FORM_BYTES = 1024;
+/**
+ * The form a buyer sends is a few fields (the amount; at most the "before you pay" answers: three custom fields,
+ * two addresses, each percent-encoded); anything longer is not ours and is read as no answer.
+ */
+const MAX_FORM_BYTES = 16_384;
+
+/** The hidden field of our "before you pay" form: its answers were posted (docs/checkout.md#buyer-details). */
+export const ANSWERS_FIELD = 'answers';
 
 /**
- * What the buyer sent with the amount form (`POST {checkout_base}/{id}`, `application/x-www-form-urlencoded`):
+ * What the buyer sent with the amount form or the "before you pay" form (its `answers`) (`POST {checkout_base}/{id}`, `application/x-www-form-urlencoded`):
  * the amount as typed, and `via` when they asked for another payment provider. A form sent from another site
  * (`Sec-Fetch-Site` other than `same-origin`, or an `Origin` that names another origin) is read as a visit
  * (undefined): the page shows what a GET shows, so no other site can choose an amount for a buyer
@@ -14,7 +20,7 @@ const MAX_FORM_BYTES = 1024;
 export function chosenAmount(
   event: HtmlEvent,
   checkoutBase: string,
-): { amount: string; via?: string | undefined } | undefined {
+): { amount: string; via?: string | undefined; answers?: ReadonlyMap<string, string> } | undefined {
   const site = event.headers['sec-fetch-site'];
   if (site !== undefined && site !== 'same-origin') return undefined;
   // Our pages send no referrer, so browsers send `Origin: null` with the form: only a named other origin tells.
@@ -27,7 +33,13 @@ export function chosenAmount(
     return { amount: '' };
   }
   const form = new URLSearchParams(body);
-  return { amount: form.get('amount') ?? '', via: form.get('via') ?? undefined };
+  const amount = form.get('amount') ?? '';
+  const via = form.get('via') ?? undefined;
+  if (!form.has(ANSWERS_FIELD)) return { amount, via };
+  // A field sent twice counts once, as first sent (what `URLSearchParams.get` reads).
+  const answers = new Map<string, string>();
+  for (const [name, value] of form) if (!answers.has(name)) answers.set(name, value);
+  return { amount, via, answers };
 }
 
 /** 303 See Other to `location` (a GET), with the pages' security headers. */
@@ -41,4 +53,11 @@ export function seeOther(location: string, https: boolean): HtmlResult {
     },
     body: '',
   };
+}
+
+/** `Retry-After` in seconds when the page knows when trying again makes sense. */
+export function withRetryAfter(result: HtmlResult, at: Date | undefined, now: Date): HtmlResult {
+  if (!at) return result;
+  const seconds = Math.max(1, Math.ceil((at.getTime() - now.getTime()) / 1000));
+  return { ...result, headers: { ...result.headers, 'Retry-After': String(seconds) } };
 }

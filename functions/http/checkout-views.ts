@@ -1,8 +1,12 @@
-import { type AmountRange, lineTotalMinor, parseBuyerDecimal } from '../domain/amount.ts';
+import { type AmountRange, hasAdjustableLines, lineTotalMinor, parseBuyerDecimal } from '../domain/amount.ts';
+import { mayAskFirst } from '../domain/checkout-answers.ts';
 import type { CheckoutSettings } from '../domain/checkout-settings.ts';
 import { type Amount, fromMinorUnits, minorUnits } from '../domain/money.ts';
 import type { PaymentLink } from '../domain/payment-link.ts';
 import { type CheckoutView, VIA_ANOTHER_PROVIDER } from '../use-cases/checkout.ts';
+import type { AskedForm } from '../use-cases/checkout-questions.ts';
+import { withRetryAfter } from './checkout-form.ts';
+import { questionsForm } from './checkout-form-view.ts';
 import { formatAmount, formatDate, type Html, html, htmlPage, type PageOptions } from './html.ts';
 import type { HtmlResult } from './html-handler.ts';
 import { type Messages, messagesFor } from './messages.ts';
@@ -125,15 +129,25 @@ function amountForm(
   t: Messages,
   options: { value?: string | undefined; problem?: string | undefined; submit: string; another?: boolean },
 ): Html {
-  const described = options.problem ? 'amount-hint amount-error' : 'amount-hint';
   return html`<form method="post" action="${`${context.checkoutBase}/${link.id}`}" novalidate>
-<label for="amount">${t.chooseAmountLabel} (${range.currency})</label>
-<input id="amount" name="amount" type="text" inputmode="decimal" autocomplete="off" required value="${options.value ?? ''}" aria-describedby="${described}"${options.problem ? html` aria-invalid="true"` : undefined}>
-<p id="amount-hint" class="muted">${t.amountHint(...rangeBounds(range, context.locale))}</p>
-${options.problem ? html`<p id="amount-error" class="error">${options.problem}</p>` : undefined}
+${amountField(range, context, t, options)}
 <button type="submit">${options.submit}</button>
 ${options.another ? html`<button type="submit" name="via" value="${VIA_ANOTHER_PROVIDER}" class="secondary">${t.otherProvider}</button>` : undefined}
 </form>`;
+}
+
+/** The amount field of a buyer-chosen amount, with its bounds and why the last answer was refused. */
+function amountField(
+  range: AmountRange,
+  context: ViewContext,
+  t: Messages,
+  options: { value?: string | undefined; problem?: string | undefined },
+): Html {
+  const described = options.problem ? 'amount-hint amount-error' : 'amount-hint';
+  return html`<label for="amount">${t.chooseAmountLabel} (${range.currency})</label>
+<input id="amount" name="amount" type="text" inputmode="decimal" autocomplete="off" required value="${options.value ?? ''}" aria-describedby="${described}"${options.problem ? html` aria-invalid="true"` : undefined}>
+<p id="amount-hint" class="muted">${t.amountHint(...rangeBounds(range, context.locale))}</p>
+${options.problem ? html`<p id="amount-error" class="error">${options.problem}</p>` : undefined}`;
 }
 
 /** Every page of ours: the merchant's name and logo on top, their support address below, their accent. */
@@ -261,7 +275,8 @@ function forwardPage(
   context: ViewContext,
   t: Messages,
 ): HtmlResult {
-  const range = view.link.amount_range;
+  // A link that asks first offers its open session again: its answers go with it until it ends.
+  const range = mayAskFirst(view.link) ? null : view.link.amount_range;
   const amount = view.session.amount;
   // Back from the PSP on a buyer-chosen amount: the same form, at the session's amount; sending it unchanged
   // shows the same session again, another amount replaces it (docs/checkout.md#buyer-chosen-amounts).
@@ -343,7 +358,8 @@ function askPage(
   t: Messages,
 ): HtmlResult {
   const range = view.link.amount_range;
-  // Only a link with a range is asked; any other reaching here is shown as it is.
+  if (view.form) return questionsPage(view, view.form, context, t);
+  // Only a link with a range or questions is asked; any other reaching here is shown as it is.
   if (!range) return checkoutPage({ kind: 'preview', link: view.link }, context);
   const problem = problemText(view, range, context, t);
   const suggested = range.suggested
@@ -365,15 +381,51 @@ ${view.link.expires_at ? html`<p class="muted">${t.expiresOn(formatDate(view.lin
   });
 }
 
+/**
+ * The "before you pay" form (docs/checkout.md#buyer-details): the amount of a range link, the quantities, the
+ * link's own questions and the buyer details our page asks, in one form; again, with what was refused.
+ */
+function questionsPage(
+  view: Extract<CheckoutView, { kind: 'ask' }>,
+  form: AskedForm,
+  context: ViewContext,
+  t: Messages,
+): HtmlResult {
+  const { link } = view;
+  const range = link.amount_range;
+  const amount = range ? questionsAmountField(view, range, context, t) : undefined;
+  const refused = view.problem !== undefined || form.problems.length > 0;
+  // The lines' table shows the link's quantities: with quantities to pick, the form shows each line instead.
+  const description = link.description ? html`<p>${link.description}</p>` : undefined;
+  const shown = hasAdjustableLines(link) || range ? description : summary(link, context, t);
+  const action = `${context.checkoutBase}/${link.id}`;
+  return page(context, {
+    status: refused ? 422 : 200,
+    title: refused ? `${t.errorPrefix} ${t.form.title}` : t.form.title,
+    formAction: ["'self'"],
+    body: html`<h1>${t.form.title}</h1>
+${shown}
+${questionsForm(link, form, { action, locale: context.locale, t, amount, notPayable: view.problem === 'not_payable' })}
+${link.expires_at ? html`<p class="muted">${t.expiresOn(formatDate(link.expires_at, context.locale))}</p>` : undefined}`,
+  });
+}
+
+/** A range link's amount field on the "before you pay" form (a total no PSP takes is said above the form). */
+function questionsAmountField(
+  view: Extract<CheckoutView, { kind: 'ask' }>,
+  range: AmountRange,
+  context: ViewContext,
+  t: Messages,
+): Html {
+  const problem = view.problem === 'not_payable' ? undefined : problemText(view, range, context, t);
+  const suggested = range.suggested
+    ? typedAmount({ value: range.suggested, currency: range.currency }, context.locale)
+    : undefined;
+  return amountField(range, context, t, { value: view.entered ?? suggested, problem });
+}
+
 /** What a 503 page asks the buyer to wait when no connection says when it will be back. */
 const UNAVAILABLE_RETRY_AFTER_MS = 5_000;
-
-/** `Retry-After` in seconds when the page knows when trying again makes sense. */
-function withRetryAfter(result: HtmlResult, at: Date | undefined, now: Date): HtmlResult {
-  if (!at) return result;
-  const seconds = Math.max(1, Math.ceil((at.getTime() - now.getTime()) / 1000));
-  return { ...result, headers: { ...result.headers, 'Retry-After': String(seconds) } };
-}
 
 /**
  * Where the PSP returns the buyer when the link has no `redirect_url`; `paid`: the buyer's payment is recorded

@@ -20,9 +20,12 @@ background:var(--accent,#1f5fd6);color:#fff}
 button.secondary{background:#6b7280}
 form{margin:0}
 label{display:block;font-weight:600;margin:.5rem 0 .25rem}
-input{box-sizing:border-box;width:100%;padding:.75rem;border:1px solid #6b7280;border-radius:.5rem;font:inherit;
+input,select{box-sizing:border-box;width:100%;padding:.75rem;border:1px solid #6b7280;border-radius:.5rem;font:inherit;
 font-size:1.25rem}
-input[aria-invalid=true]{border:2px solid #b3261e}
+input[aria-invalid=true],select[aria-invalid=true]{border:2px solid #b3261e}
+fieldset{border:0;padding:0;margin:1rem 0}
+legend{font-weight:700;font-size:1.1rem;padding:0}
+.hint{margin:.25rem 0 0;font-size:.9rem}
 .error{font-weight:600;border-left:.25rem solid #b3261e;padding-left:.5rem}
 header{display:flex;align-items:center;gap:.75rem;margin:0 0 1.25rem}
 header img{max-height:3rem;max-width:10rem}

@@ -1,3 +1,4 @@
+import type { FormProblemCode } from '../domain/buyer-answers.ts';
 import { languageOf, type PageLanguage } from '../domain/locale.ts';
 import { de } from './messages/de.ts';
 import { en } from './messages/en.ts';
@@ -97,6 +98,42 @@ export interface Messages {
   /** A payment under way (a `--simulate processing` connection): it succeeds shortly, seen on a reload. */
   sandboxProcessing: string;
   sandboxProcessingText: (amount: string) => string;
+  /** The "before you pay" form (docs/checkout.md#buyer-details, #custom-fields, #quantities). */
+  form: FormMessages;
+}
+
+/** The texts of the "before you pay" form: its labels, hints and why an answer was refused. */
+export interface FormMessages {
+  title: string;
+  /** After a field's label: the buyer must answer it. */
+  required: string;
+  optional: string;
+  /** At the top of a refused form: the fields below say what to fix. */
+  fixBelow: string;
+  contactLegend: string;
+  email: string;
+  phone: string;
+  phoneHint: string;
+  billingAddress: string;
+  shippingAddress: string;
+  name: string;
+  line1: string;
+  line2: string;
+  city: string;
+  postalCode: string;
+  state: string;
+  country: string;
+  chooseCountry: string;
+  quantitiesLegend: string;
+  quantityOf: (item: string) => string;
+  quantityHint: (minimum: number, maximum: number) => string;
+  questionsLegend: string;
+  chooseOption: string;
+  lengthHint: (minimum: number, maximum: number) => string;
+  digitsHint: (minimum: number, maximum: number) => string;
+  /** The quantities picked add up to a total that no payment provider of the link can take. */
+  totalNotPayable: string;
+  problems: Record<FormProblemCode, string>;
 }
 
 const MESSAGES: Record<PageLanguage, Messages> = { en, nl, de, fr, es };

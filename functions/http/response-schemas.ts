@@ -16,13 +16,8 @@ import { MODES } from '../domain/principal.ts';
 import { MAX_FAILURE_MESSAGE_LENGTH, MAX_REFUNDS_PER_LINK } from '../domain/refund.ts';
 import { MAX_URL_LENGTH } from '../domain/urls.ts';
 import { ATTEMPTS_KEPT, EVENT_STATUSES } from '../domain/webhook.ts';
-import {
-  AdjustableQuantitySchema,
-  BuyerSchema,
-  ClientReferenceIdSchema,
-  CollectSchema,
-  CustomFieldsSchema,
-} from './buyer-response-schemas.ts';
+import { paymentAnswerFields } from './answer-response-schemas.ts';
+import { AdjustableQuantitySchema, CollectSchema, CustomFieldsSchema } from './buyer-response-schemas.ts';
 import { MAX_CURSOR_LENGTH, MAX_LIST_LIMIT } from './list-query.ts';
 import { type ErrorCode, PROBLEM_TYPES, problemTypeUri } from './problem-types.ts';
 import { MAX_BODY_BYTES } from './request-body.ts';
@@ -172,14 +167,8 @@ export const PaymentLinkSchema = z
           description:
             'What the payment charged: `amount`, or the amount the buyer chose within `amount_range`.',
         }),
-        client_reference_id: ClientReferenceIdSchema.optional().meta({
-          description:
-            'In `payment_link.paid` events only, when the payment has one: its `client_reference_id` (see Payment); never on the link as read.',
-        }),
-        buyer: BuyerSchema.nullable().optional().meta({
-          description:
-            'In `payment_link.paid` events only, when the payment has them: its buyer details (see Payment); never on the link as read.',
-        }),
+        // In `payment_link.paid` events only: the link's own `payment` keeps none of it.
+        ...paymentAnswerFields(),
       })
       .nullable()
       .meta({
@@ -365,11 +354,7 @@ export const PaymentSchema = z
     routing: RoutingDecisionSchema.nullable().optional().meta({
       description: 'Why the attempt went to its connection; null for failed openings and older payments.',
     }),
-    client_reference_id: ClientReferenceIdSchema.optional(),
-    buyer: BuyerSchema.nullable().optional().meta({
-      description:
-        "What the buyer gave on the PSP's page or ours (personal data; erased after the retention period or on request, then only `erased_at`); null when nothing was asked or given.",
-    }),
+    ...paymentAnswerFields(),
     created_at: timestamp('When the attempt started.'),
     updated_at: timestamp('When its status last changed.'),
   })

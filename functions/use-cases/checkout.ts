@@ -1,4 +1,6 @@
 import { amountDue } from '../domain/amount.ts';
+import type { BuyerDetail } from '../domain/buyer.ts';
+import type { PostedForm } from '../domain/buyer-answers.ts';
 import type { BuyerReferences } from '../domain/buyer-references.ts';
 import {
   amountAtStake,
@@ -8,7 +10,6 @@ import {
   isPreviewRequest,
   nextCheckoutStep,
 } from '../domain/checkout.ts';
-import type { PspConnection } from '../domain/connection.ts';
 import type { ConnectionHealth } from '../domain/connection-health.ts';
 import { healthStatus } from '../domain/connection-health.ts';
 import { PspNotConfiguredError } from '../domain/errors.ts';
@@ -17,8 +18,6 @@ import type { Amount } from '../domain/money.ts';
 import { type OutcomeWindows, segmentKey, segmentOf } from '../domain/outcomes.ts';
 import { type Payment, paymentAmount, startedPayment } from '../domain/payment.ts';
 import { effectiveStatus, type PaymentLink, type PspSession } from '../domain/payment-link.ts';
-import { MODES } from '../domain/principal.ts';
-import { pspAmountProblem } from '../domain/psp-amounts.ts';
 import {
   type RoutedLink,
   type Routing,
@@ -31,8 +30,16 @@ import type { RoutingDecision } from '../domain/routing-decision.ts';
 import { logger } from '../logger.ts';
 import { putMetrics } from '../metrics.ts';
 import type { EventQueue } from '../ports/event-queue.ts';
-import type { LinkRepository } from '../ports/link-repository.ts';
-import type { PaymentRepository } from '../ports/payment-repository.ts';
+import {
+  type AskedForm,
+  amountProblems,
+  askedForm,
+  candidatesWithDetails,
+  type PostedAnswers,
+  readPosted,
+  servingProvider,
+} from './checkout-questions.ts';
+import { findLinkById } from './checkout-reads.ts';
 import { type AttemptEnd, endAttempt } from './session-endings.ts';
 import { openSession, PspCallBudget, type SessionOpeningDependencies } from './session-openings.ts';
 import { paymentsToDecideOn } from './visit-payments.ts';
@@ -62,6 +69,11 @@ export interface CheckoutRequest {
    * read in the page's locale (docs/checkout.md#buyer-chosen-amounts). Undefined: a visit (GET).
    */
   amount?: string | undefined;
+  /**
+   * The "before you pay" form as posted (docs/checkout.md#buyer-details): custom fields, quantities, details.
+   * Undefined: not posted (a visit, or the amount form alone).
+   */
+  form?: PostedForm | undefined;
   /** On a reusable link: the payment the buyer's cookie names, their last attempt (docs/checkout.md#reusable-links). */
   buyerPayment?: string | undefined;
   /** The address the request came from: a buyer without a cookie is known by it (`clientKey`). */
@@ -84,6 +96,8 @@ export interface CheckoutRequest {
  * hands that event over within its minute (docs/webhooks.md).
  */
 export const LEFT_TO_THE_OUTBOX: EventQueue = { publish: async () => undefined };
+
+export { buyerOutcome, findLinkById } from './checkout-reads.ts';
 
 /** The value of `?via=` on the "pay with another payment provider" link. */
 export const VIA_ANOTHER_PROVIDER = 'next';
@@ -111,6 +125,8 @@ export type CheckoutView =
       link: PaymentLink;
       problem?: 'missing' | 'invalid' | 'ambiguous' | 'out_of_range' | 'not_payable';
       entered?: string | undefined;
+      /** The questions our page asks first (custom fields, quantities, buyer details), when it asks any. */
+      form?: AskedForm | undefined;
     }
   /**
    * No session can be shown: every connection failed (or is down, or cannot take the amount), or an open
@@ -124,37 +140,6 @@ export type CheckoutView =
    * free up at `retryAt`, when another buyer's session expires unpaid.
    */
   | { kind: 'full'; link: PaymentLink; retryAt?: Date | undefined };
-
-/**
- * Checkout pages carry no key, so the link is found by id alone: the id is 142 random bits and names at most
- * one link, stored under one mode, so both modes are read (two strongly consistent GetItems, in parallel).
- */
-export async function findLinkById(links: LinkRepository, id: string): Promise<PaymentLink | undefined> {
-  const found = await Promise.all(MODES.map((mode) => links.get(id, mode)));
-  return found.find((link) => link !== undefined);
-}
-
-/**
- * What the buyer back on our return page is told: whether they have paid (a single-use link is paid; on a
- * reusable link, the payment their cookie names succeeded), and the amount of their own attempt. A reusable
- * link's buyers never see each other's amounts (docs/checkout.md#reusable-links): without a cookie naming one
- * of its payments, the page shows the link's own amount, or its range.
- */
-export async function buyerOutcome(
-  payments: Pick<PaymentRepository, 'get'>,
-  link: PaymentLink,
-  buyerPayment: string | undefined,
-): Promise<{ paid: boolean; amount: Amount | undefined }> {
-  if (!link.reusable) {
-    const amount = link.payment?.amount ?? link.psp_session?.amount ?? link.amount ?? undefined;
-    return { paid: link.status === 'paid', amount };
-  }
-  const own = buyerPayment === undefined ? undefined : await payments.get(link.id, link.mode, buyerPayment);
-  return {
-    paid: own?.status === 'succeeded',
-    amount: own ? paymentAmount(own, link) : (link.amount ?? undefined),
-  };
-}
 
 /** Decisions one request takes at most: each ends a session, opens one, or loses a race and reads again. */
 const MAX_ROUNDS = 6;
@@ -202,6 +187,10 @@ interface Visit {
   link: PaymentLink;
   locale: string;
   amount: Amount | undefined;
+  /** The answers posted and accepted, carried to the session; undefined while the page must still ask them. */
+  answered?: PostedAnswers | undefined;
+  /** The link may ask the buyer first and nothing was posted: the amount waits on what the page asks. */
+  unanswered?: boolean;
 }
 
 /**
@@ -222,9 +211,10 @@ async function readVisit(
   if (request.foreign || isPreviewRequest(request.method, request.headers)) return { kind: 'preview', link };
   const locale = resolveLocale(link.locale, request.headers['accept-language']);
   const due = request.amount === undefined ? undefined : amountDue(link, { amount: request.amount, locale });
-  if (due && !due.ok) return { kind: 'ask', link, problem: due.problem, entered: request.amount };
+  const posted = readPosted(link, due, request.form);
+  if ('refused' in posted) return { kind: 'ask', link, ...posted.refused, entered: request.amount };
   // What a new session charges (docs/orchestration.md#payments): undefined while the buyer has not chosen.
-  return { link, locale, amount: link.amount ?? (due?.ok ? due.amount : undefined) };
+  return { link, locale, ...posted };
 }
 
 /** One round's decision, with what carrying it out needs. */
@@ -236,6 +226,8 @@ interface Decision {
   atStake: Amount;
   client: string;
   routing: RoutingDecision;
+  /** The form the page shows when it asks (`askedForm`), for the amount shown. */
+  form: AskedForm | undefined;
 }
 
 /** Reads the link's payments and connections and takes the pure decision (`nextCheckoutStep`) on them. */
@@ -245,20 +237,26 @@ async function decide(
   visit: Visit,
   round: Round,
 ): Promise<Decision> {
-  const { link, amount } = visit;
+  const { link } = visit;
   const [{ connections, routing }, payments] = await Promise.all([
     deps.psps.directory(link.account, link.mode),
     paymentsToDecideOn(deps, link, request.buyerPayment),
   ]);
   const own = payments.find((payment) => payment.id === request.buyerPayment);
   const client = clientKey(link.id, link.reusable ? own : undefined, request.sourceAddress);
-  const atStake = amountAtStake(link, payments, amount, request.buyerPayment);
+  const atStake = amountAtStake(link, payments, visit.amount, request.buyerPayment);
   const all = connections.map((state) => state.connection);
   const health = new Map(connections.map((state) => [state.connection.id, state.health]));
   const routedLink = { ...link, amount: atStake };
   const signals = await routingSignals(deps, routedLink, routing, health);
   const { connections: routed, decision } = routeDecision(routedLink, routing, all, deps.random, signals);
   const rule = routing && !link.connections?.length ? ruleFor(routedLink, routing) : undefined;
+  // Routed on the amount the page shows: the details asked are those its connection's page cannot ask.
+  const form = askedForm(link, servingProvider(routed, atStake), {
+    form: request.form,
+    asked: visit.answered?.asked,
+  });
+  const amount = visit.unanswered && form ? undefined : (visit.amount ?? link.amount ?? undefined);
   const step = nextCheckoutStep({
     link,
     payments,
@@ -276,7 +274,7 @@ async function decide(
   });
   // No connection serves the link: an open session is still shown or ended, nothing new is offered.
   if (routed.length === 0 && step.kind !== 'show' && step.kind !== 'end') throw new PspNotConfiguredError();
-  return { visit, step, payments, health, atStake, client, routing: decision };
+  return { visit, step, payments, health, atStake, client, routing: decision, form };
 }
 
 /**
@@ -305,7 +303,7 @@ async function routingSignals(
 async function perform(
   deps: CheckoutDependencies,
   request: CheckoutRequest,
-  { visit, step, payments, health, atStake, client, routing }: Decision,
+  { visit, step, payments, health, atStake, client, routing, form }: Decision,
   round: Round,
 ): Promise<CheckoutView | undefined> {
   const { link } = visit;
@@ -323,7 +321,9 @@ async function perform(
       return {
         kind: 'ask',
         link,
-        ...(step.problem ? { problem: step.problem, entered: request.amount } : {}),
+        ...(step.problem ? { problem: step.problem } : {}),
+        entered: request.amount,
+        form: form && { ...form, via: request.via },
       };
     case 'wait':
       return waitingView(link, step);
@@ -333,6 +333,9 @@ async function perform(
       return undefined;
     }
     case 'open': {
+      const asked = visit.answered?.asked ?? [];
+      const { candidates, missing } = candidatesWithDetails(link, step.candidates, asked);
+      if (candidates.length === 0) return askAgain(link, request, asked, missing);
       const opening = {
         link,
         amount: atStake,
@@ -340,8 +343,10 @@ async function perform(
         client,
         routing: { ...routing, recovery: step.recovery === true },
         references: request.references,
+        answers: visit.answered?.answers,
+        lines: visit.answered?.lines,
       };
-      const opened = await openSession(deps, opening, step.candidates, health, round.budget, deps.now());
+      const opened = await openSession(deps, opening, candidates, health, round.budget, deps.now());
       if (opened.kind === 'decide_again') return undefined;
       return opened.kind === 'opened' ? { ...opened, kind: 'forward' } : { kind: 'unavailable', link };
     }
@@ -357,27 +362,21 @@ function waitingView(link: PaymentLink, step: Extract<CheckoutStep, { kind: 'wai
 }
 
 /**
- * Why routed connections cannot take the link's amount, from each provider's rules (`pspAmountProblem`, no call
- * made): such a connection is not asked, and that counts nothing against its health.
+ * The connections that can take the amount need a detail the buyer was not asked (their pages cannot ask it): the
+ * form again, asking it, with what the buyer gave kept.
  */
-function amountProblems(
+function askAgain(
   link: PaymentLink,
-  amount: Amount,
-  routed: readonly PspConnection[],
-): Map<string, string> {
-  const problems = new Map<string, string>();
-  for (const connection of routed) {
-    const problem = pspAmountProblem(connection.provider, amount, 'payment');
-    if (problem) {
-      problems.set(connection.id, problem);
-      logger.debug('Connection skipped: it cannot take the amount', {
-        link_id: link.id,
-        connection_id: connection.id,
-        reason: problem,
-      });
-    }
-  }
-  return problems;
+  request: CheckoutRequest,
+  asked: BuyerDetail[],
+  missing: BuyerDetail[],
+): CheckoutView {
+  return {
+    kind: 'ask',
+    link,
+    entered: request.amount,
+    form: askedForm(link, undefined, { form: request.form, asked }, missing),
+  };
 }
 
 /** The origin of the session's PSP page, for the page's `form-action`. */

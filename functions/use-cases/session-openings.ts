@@ -1,7 +1,9 @@
+import type { LineItem } from '../domain/amount.ts';
 import { type BuyerDetail, detailsPspPageAsks } from '../domain/buyer.ts';
 import type { BuyerReferences } from '../domain/buyer-references.ts';
 import { ANSWER_ROOM_MS, PSP_CALL_TIMEOUT_MS } from '../domain/call-budgets.ts';
 import { sessionExpiry, withSession } from '../domain/checkout.ts';
+import type { CheckoutAnswers } from '../domain/checkout-answers.ts';
 import { BUILT_IN_SANDBOX_ID, type PspConnection } from '../domain/connection.ts';
 import {
   afterFailure,
@@ -98,6 +100,13 @@ export interface Opening {
   routing?: RoutingDecision | undefined;
   /** The buyer's references from the link's address: on the payment, and given to the PSP. */
   references?: BuyerReferences | undefined;
+  /** What the buyer answered on our page (docs/checkout.md#buyer-details): recorded on the payment. */
+  answers?: CheckoutAnswers | undefined;
+  /**
+   * The link's lines as the buyer picked their quantities (docs/checkout.md#quantities): they add up to `amount`,
+   * and the PSP is sent them, as the session request's link's lines.
+   */
+  lines?: readonly LineItem[] | undefined;
 }
 
 /**
@@ -127,19 +136,22 @@ export async function openSession(
     if (failures > 0) putMetrics({ Failovers: 1 }, { connection: connection.id });
     const session = { ...opened.session, amount };
     const { psp } = opened;
-    const payment = startedPayment(
-      {
-        id: session.payment_id,
-        link,
-        connection,
-        amount,
-        openedBy: client,
-        routing: opening.routing && { ...opening.routing, chosen: connection.id },
-        clientReferenceId: opening.references?.client_reference_id,
-      },
-      session,
-      deps.now(),
-    );
+    const payment = {
+      ...startedPayment(
+        {
+          id: session.payment_id,
+          link,
+          connection,
+          amount,
+          openedBy: client,
+          routing: opening.routing && { ...opening.routing, chosen: connection.id },
+          clientReferenceId: opening.references?.client_reference_id,
+        },
+        session,
+        deps.now(),
+      ),
+      ...opening.answers,
+    };
     const unused = { psp, session, payment, budget };
     return link.reusable ? attachBuyerSession(deps, link, unused) : storeLinkSession(deps, link, unused);
   }
@@ -259,13 +271,21 @@ async function mayTry(
 /** What the PSP is asked to open for the attempt `paymentId` (see `SessionRequest`). */
 function sessionRequest(
   deps: SessionOpeningDependencies,
-  { link, amount, locale, references }: Pick<Opening, 'link' | 'amount' | 'locale' | 'references'>,
+  {
+    link,
+    amount,
+    locale,
+    references,
+    lines,
+  }: Pick<Opening, 'link' | 'amount' | 'locale' | 'references' | 'lines'>,
   connection: PspConnection,
   psp: Psp,
   paymentId: string,
 ): SessionRequest {
   return {
-    link,
+    // Every adapter sends the PSP the link's lines (`linesCharging`): the ones the buyer picked, adding up to
+    // `amount`.
+    link: lines ? linkAsPicked(link, lines, amount) : link,
     amount,
     // A PSP that takes the money only when we capture returns the buyer to us first (`captureOnReturn`).
     successUrl: psp.captureSession
@@ -286,6 +306,11 @@ function sessionRequest(
 function pspPageAsks(link: PaymentLink, connection: PspConnection): { pageAsks?: BuyerDetail[] } {
   const asks = detailsPspPageAsks(link.collect, connection.provider);
   return asks.length > 0 ? { pageAsks: asks } : {};
+}
+
+/** The link with the lines the buyer picked, adding up to `amount` (only a lines link has lines to pick). */
+function linkAsPicked(link: PaymentLink, lines: readonly LineItem[], amount: Amount): PaymentLink {
+  return link.amount_kind === 'line_items' ? { ...link, line_items: [...lines], amount } : link;
 }
 
 /**

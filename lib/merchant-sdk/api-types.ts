@@ -457,9 +457,9 @@ export interface components {
           /** @example EUR */
           currency: string;
         };
-        /** @description In `payment_link.paid` events only, when the payment has one: its `client_reference_id` (see Payment); never on the link as read. */
+        /** @description The `client_reference_id` of the checkout address the buyer opened: buyer-supplied and unverified (anyone with the link can put any value there); null when the address carried none or a malformed one. */
         client_reference_id?: string | null;
-        /** @description In `payment_link.paid` events only, when the payment has them: its buyer details (see Payment); never on the link as read. */
+        /** @description What the buyer gave on the PSP's page or ours (personal data: erased after the retention period or on request, then only `erased_at`); null when nothing was asked or given. */
         buyer?: ({
           email?: string;
           name?: string;
@@ -484,6 +484,17 @@ export interface components {
         } | {
           erased_at: string;
         }) | null;
+        /** @description The buyer's answers to the link's `custom_fields`, each with the field's label as asked; an optional field left empty is absent. Null (absent in events): the link asks none. */
+        custom_fields?: (({
+            key: string;
+            label: string;
+            /** @enum {string} */
+            type: "text" | "numeric" | "dropdown";
+            /** @description As the buyer typed it (trimmed); a dropdown's option `value`. */
+            value: string;
+          })[]) | null;
+        /** @description The quantity of each of the link's `line_items`, in their order, as charged: given when the link has a line with `adjustable_quantity` (the buyer picked them on our page); null (absent in events) otherwise. */
+        quantities?: number[] | null;
       }) | null;
       /** @description What succeeded refunds gave back, in the currency of the link: "0.00" until then. */
       amount_refunded: {
@@ -529,7 +540,7 @@ export interface components {
       routing?: components["schemas"]["RoutingDecision"] | null;
       /** @description The `client_reference_id` of the checkout address the buyer opened: buyer-supplied and unverified (anyone with the link can put any value there); null when the address carried none or a malformed one. */
       client_reference_id?: string | null;
-      /** @description What the buyer gave on the PSP's page or ours (personal data; erased after the retention period or on request, then only `erased_at`); null when nothing was asked or given. */
+      /** @description What the buyer gave on the PSP's page or ours (personal data: erased after the retention period or on request, then only `erased_at`); null when nothing was asked or given. */
       buyer?: ({
         email?: string;
         name?: string;
@@ -554,6 +565,17 @@ export interface components {
       } | {
         erased_at: string;
       }) | null;
+      /** @description The buyer's answers to the link's `custom_fields`, each with the field's label as asked; an optional field left empty is absent. Null (absent in events): the link asks none. */
+      custom_fields?: (({
+          key: string;
+          label: string;
+          /** @enum {string} */
+          type: "text" | "numeric" | "dropdown";
+          /** @description As the buyer typed it (trimmed); a dropdown's option `value`. */
+          value: string;
+        })[]) | null;
+      /** @description The quantity of each of the link's `line_items`, in their order, as charged: given when the link has a line with `adjustable_quantity` (the buyer picked them on our page); null (absent in events) otherwise. */
+      quantities?: number[] | null;
       /**
        * Format: date-time
        * @description When the attempt started.
@@ -907,6 +929,17 @@ export interface components {
       } | {
         erased_at: string;
       }) | null;
+      /** @description The buyer's answers to the link's `custom_fields`, each with the field's label as asked; an optional field left empty is absent. Null (absent in events): the link asks none. */
+      custom_fields?: (({
+          key: string;
+          label: string;
+          /** @enum {string} */
+          type: "text" | "numeric" | "dropdown";
+          /** @description As the buyer typed it (trimmed); a dropdown's option `value`. */
+          value: string;
+        })[]) | null;
+      /** @description The quantity of each of the link's `line_items`, in their order, as charged: given when the link has a line with `adjustable_quantity` (the buyer picked them on our page); null (absent in events) otherwise. */
+      quantities?: number[] | null;
       /**
        * Format: date-time
        * @description When the attempt started.

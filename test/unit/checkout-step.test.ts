@@ -319,6 +319,36 @@ describe('the next checkout step of a buyer-chosen amount', () => {
     ).toEqual({ kind: 'ask', problem: 'not_payable' });
   });
 
+  it('asks again when no connection can take the total of the quantities picked, but waits on a fixed total', () => {
+    const problems = new Map([
+      ['pc_a', 'below the minimum'],
+      ['pc_b', 'below the minimum'],
+    ]);
+    const lines = (enabled: boolean) =>
+      newPaymentLink(
+        { account: 'acme', mode: 'test' },
+        {
+          line_items: [
+            {
+              name: 'Sticker',
+              quantity: 1,
+              unit_amount: eur('0.10'),
+              adjustable_quantity: { enabled, minimum: 1, maximum: 5 },
+            },
+          ],
+        },
+        now,
+      );
+    expect(nextCheckoutStep(situation({ link: lines(true), amountProblems: problems }))).toEqual({
+      kind: 'ask',
+      problem: 'not_payable',
+    });
+    expect(nextCheckoutStep(situation({ link: lines(false), amountProblems: problems }))).toMatchObject({
+      kind: 'wait',
+      reason: 'unavailable',
+    });
+  });
+
   it('is routed on the amount chosen, else the attempt shown, else the latest, else the suggestion', () => {
     const link = rangeLink();
     expect(amountAtStake(link, [], eur('7.00'))).toEqual(eur('7.00'));

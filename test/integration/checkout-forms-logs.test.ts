@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { paymentRepository } from '../../functions/dependencies.ts';
+import { createLink } from '../support/checkout-helpers.ts';
+import { httpRequest, NAVIGATION_HEADERS } from '../support/navigate.ts';
+import { startTestStack, type TestStack } from '../support/test-stack.ts';
+
+// Every level, DEBUG included: the buyer's answers must reach no log line (docs/checkout.md#buyer-details). Set
+// before the logger is built.
+vi.hoisted(() => {
+  process.env.POWERTOOLS_LOG_LEVEL = 'DEBUG';
+});
+
+let stack: TestStack;
+
+beforeAll(async () => {
+  stack = await startTestStack();
+});
+afterAll(() => stack.stop());
+
+const post = (url: string, fields: Record<string, string>) =>
+  httpRequest(url, {
+    method: 'POST',
+    headers: {
+      ...NAVIGATION_HEADERS,
+      'sec-fetch-site': 'same-origin',
+      origin: 'null',
+      'content-type': 'application/x-www-form-urlencoded',
+    },
+    body: String(new URLSearchParams(fields)),
+  });
+
+describe('the buyer’s answers in the logs', () => {
+  it('never appear, whether refused or accepted', async () => {
+    const issued = await stack.issueKey('quiet-forms', 'test');
+    const link = await createLink(stack, issued.api_key, {
+      collect: { email: 'required', phone: 'required', billing_address: 'required' },
+      custom_fields: [{ key: 'secret', label: 'Secret', type: 'text' }],
+    });
+    const answers = {
+      answers: '1',
+      custom_secret: 'MARKER-ANSWER',
+      email: 'marker.person@example.com',
+      phone: '+31 6 87654321',
+      billing_name: 'Marker Person',
+      billing_line1: 'Markerstraat 42',
+      billing_city: 'Markerdam',
+      billing_postal_code: '9999 ZZ',
+      billing_country: 'NL',
+    };
+    const lines: string[] = [];
+    const capture = (chunk: unknown) => {
+      lines.push(String(chunk));
+      return true;
+    };
+    const stdout = vi.spyOn(process.stdout, 'write').mockImplementation(capture);
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(capture);
+    try {
+      expect((await post(link.checkout_url, { ...answers, email: 'marker.person@' })).status).toBe(422);
+      expect((await post(link.checkout_url, answers)).status).toBe(303);
+    } finally {
+      stdout.mockRestore();
+      stderr.mockRestore();
+    }
+    const [payment] = await paymentRepository().listOfLink(link.id, 'test');
+    expect(payment?.buyer).toMatchObject({ email: 'marker.person@example.com', phone: '+31687654321' });
+    const output = lines.join('');
+    expect(output.length).toBeGreaterThan(0);
+    for (const personal of [
+      'MARKER-ANSWER',
+      'marker.person',
+      '87654321',
+      'Marker Person',
+      'Markerstraat',
+      'Markerdam',
+      '9999 ZZ',
+    ]) {
+      expect(output).not.toContain(personal);
+    }
+  });
+});
