@@ -1,16 +1,17 @@
-import type { ErasedBuyer } from './buyer.ts';
+import { type ErasedBuyer, isErased } from './buyer.ts';
 import type { Payment } from './payment.ts';
 import type { Mode } from './principal.ts';
 
 /**
  * Personal data on a payment (docs/security.md#personal-data): what the buyer gave (`buyer`), their reference
- * from the checkout URL (`client_reference_id`) and the e-mail the URL prefilled. Kept until the (account,
+ * from the checkout URL (`client_reference_id`) and their answers to the link's own questions (`custom_fields`:
+ * free text such as a student id). The e-mail a checkout URL prefills goes to the PSP and is never stored. Kept until the (account,
  * mode)'s retention period has passed since the payment, or until the merchant asks: then erased everywhere we
  * hold it, the payment itself kept with `buyer: {erased_at}`.
  */
 
 /** The attributes of a stored payment that hold personal data, besides `buyer`. */
-export const PERSONAL_PAYMENT_ATTRIBUTES = ['client_reference_id', 'prefilled_email'] as const;
+export const PERSONAL_PAYMENT_ATTRIBUTES = ['client_reference_id', 'custom_fields'] as const;
 
 /** Fields of a stored event's data that carry a payment's personal data (`scrubbedEventData`). */
 const PERSONAL_EVENT_FIELDS = ['buyer', ...PERSONAL_PAYMENT_ATTRIBUTES] as const;
@@ -39,13 +40,13 @@ export const defaultAccountSettings = (account: string, mode: Mode): AccountSett
   updated_at: null,
 });
 
-type PersonalFields = Pick<Payment, 'buyer' | 'client_reference_id'> & { prefilled_email?: string };
-
 /** Whether a payment still holds personal data (an erased `buyer` is none). */
-export function holdsPersonalData(payment: PersonalFields): boolean {
-  const buyer = payment.buyer !== undefined && !('erased_at' in payment.buyer);
-  return buyer || payment.client_reference_id !== undefined || payment.prefilled_email !== undefined;
+export function holdsPersonalData(payment: Pick<Payment, 'buyer' | PersonalAttribute>): boolean {
+  const buyer = payment.buyer !== undefined && !isErased(payment.buyer);
+  return buyer || PERSONAL_PAYMENT_ATTRIBUTES.some((attribute) => payment[attribute] !== undefined);
 }
+
+type PersonalAttribute = (typeof PERSONAL_PAYMENT_ATTRIBUTES)[number];
 
 /** When a settled payment holding personal data is first looked at by the retention sweep. */
 export function firstRetentionCheck(payment: Pick<Payment, 'created_at'>): string {
@@ -71,7 +72,7 @@ export const erasedBuyer = (now: Date): ErasedBuyer => ({ erased_at: now.toISOSt
 /** The payment without its personal data; `undefined` when it holds none (nothing to write). */
 export function erasedPayment(payment: Payment, now: Date): Payment | undefined {
   if (!holdsPersonalData(payment)) return undefined;
-  const kept: Payment & { prefilled_email?: string } = { ...payment };
+  const kept: Payment = { ...payment };
   for (const attribute of PERSONAL_PAYMENT_ATTRIBUTES) delete kept[attribute];
   return {
     ...kept,

@@ -19,11 +19,13 @@ const payment = {
 } as Payment;
 
 describe('personal data of a payment', () => {
-  it('is erased whole: the buyer becomes its erasure, the reference goes, the payment stays', () => {
-    const erased = erasedPayment({ ...payment, prefilled_email: 'a@example.com' } as Payment, now);
+  it('is erased whole: the buyer becomes its erasure, the reference and the answers go, the payment stays', () => {
+    const answers = [{ key: 'student', label: 'Student id', type: 'text' as const, value: 's-123' }];
+    const erased = erasedPayment({ ...payment, custom_fields: answers, quantities: [2] }, now);
     expect(erased).toMatchObject({ id: 'pay_a', buyer: { erased_at: now.toISOString() }, version: 4 });
+    expect(erased).toMatchObject({ quantities: [2] });
     expect(erased).not.toHaveProperty('client_reference_id');
-    expect(erased).not.toHaveProperty('prefilled_email');
+    expect(erased).not.toHaveProperty('custom_fields');
     expect(holdsPersonalData(erased as Payment)).toBe(false);
     expect(erasedPayment(erased as Payment, now)).toBeUndefined();
   });
