@@ -4,9 +4,15 @@ import { LongestFirstSequencer } from './test/support/sequencer.ts';
 
 /** One vitest project per kind of test (unit, integration, infra, browser), each runnable alone; `npm test` runs them all. */
 // The functions' JSON request logs and metric lines would drown the report; warnings and errors still show.
-// test/integration/logging.test.ts turns INFO back on, test/integration/metrics.test.ts the metrics.
+// The tests of what the logs say turn INFO or DEBUG back on (each in a process of its own, LOGGING_TESTS),
+// test/integration/metrics.test.ts the metrics.
 const env = { POWERTOOLS_LOG_LEVEL: 'WARN', POWERTOOLS_METRICS_DISABLED: 'true' };
-const LOGGING_TEST = 'test/integration/logging.test.ts';
+const LOGGING_TESTS = [
+  'test/integration/logging.test.ts',
+  'test/integration/buyer-logging.test.ts',
+  'test/integration/checkout-forms-logs.test.ts',
+  'test/integration/personal-data.test.ts',
+];
 
 // A test's timeout is a backstop: every wait inside a test has its own deadline, derived from the bound the product
 // promises plus the load allowance (test/support/eventually.ts), and fails first, naming what it waited for.
@@ -38,13 +44,15 @@ export default defineConfig({
       },
       // Integration files share their worker's modules too: each local stack builds the functions' clients and
       // configuration again when it starts (functions/once.ts), so a file's stack never sees an earlier one's.
-      // The logging test needs its own process: the functions' logger takes its level at import.
+      // The logging tests need a process each: the functions' logger takes its level at import, so in a shared
+      // worker an earlier file's logger would hold its level and a test that no personal data is logged would
+      // pass on a logger that logs nothing.
       {
         test: {
           name: 'integration',
           env,
           include: ['test/integration/**/*.test.ts'],
-          exclude: [LOGGING_TEST],
+          exclude: LOGGING_TESTS,
           isolate: false,
           testTimeout: timeoutFor(),
           hookTimeout: timeoutFor(),
@@ -54,7 +62,7 @@ export default defineConfig({
         test: {
           name: 'logging',
           env,
-          include: [LOGGING_TEST],
+          include: LOGGING_TESTS,
           testTimeout: timeoutFor(),
           hookTimeout: timeoutFor(),
         },

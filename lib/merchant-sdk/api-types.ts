@@ -187,7 +187,7 @@ export interface paths {
   "/v1/payments/{id}/buyer": {
     /**
      * Erase a payment's buyer details
-     * @description Erases the payment's personal data everywhere the service holds it: its `buyer` (which becomes `{erased_at}`), its `client_reference_id` and prefilled e-mail, their copies in refunds and in every stored event of its link (docs/security.md#personal-data). The payment stays. Repeating it answers the first erasure's time. A payment that never held buyer details is `not_found`.
+     * @description Erases the payment's personal data everywhere the service holds it: its `buyer` (which becomes `{erased_at}`), its `client_reference_id` and its answers to `custom_fields`, their copies in refunds and in every stored event of its link (docs/security.md#personal-data). The payment stays. Repeating it answers the first erasure's time. A payment that never held buyer details is `not_found`.
      */
     delete: operations["erasePaymentBuyer"];
   };
@@ -5178,7 +5178,7 @@ export interface operations {
   };
   /**
    * Erase a payment's buyer details
-   * @description Erases the payment's personal data everywhere the service holds it: its `buyer` (which becomes `{erased_at}`), its `client_reference_id` and prefilled e-mail, their copies in refunds and in every stored event of its link (docs/security.md#personal-data). The payment stays. Repeating it answers the first erasure's time. A payment that never held buyer details is `not_found`.
+   * @description Erases the payment's personal data everywhere the service holds it: its `buyer` (which becomes `{erased_at}`), its `client_reference_id` and its answers to `custom_fields`, their copies in refunds and in every stored event of its link (docs/security.md#personal-data). The payment stays. Repeating it answers the first erasure's time. A payment that never held buyer details is `not_found`.
    */
   erasePaymentBuyer: {
     parameters: {

@@ -152,6 +152,14 @@ describe('the bundles cdk synth ships, run as the Lambda runtime runs them', { t
     expect([put.status, put.body.display_name]).toEqual([200, 'Acme Coffee']);
     const got = await stack.request('GET', '/v1/checkout-settings', { key: acme.api_key });
     expect(got.body.accent_color).toBe('#0b5a3c');
+    const retention = { personal_data_retention_days: 90 };
+    const putAccount = await stack.request('PUT', '/v1/account-settings', {
+      key: acme.api_key,
+      body: retention,
+    });
+    expect(putAccount.status).toBe(200);
+    const gotAccount = await stack.request('GET', '/v1/account-settings', { key: acme.api_key });
+    expect(gotAccount.body).toMatchObject(retention);
     const qr = await fetch((await createLink()).qr_code_url);
     expect([qr.status, qr.headers.get('content-type')]).toEqual([200, 'image/svg+xml; charset=utf-8']);
     expect(await qr.text()).toMatch(/^<svg/);
@@ -159,7 +167,7 @@ describe('the bundles cdk synth ships, run as the Lambda runtime runs them', { t
 
   it('take a buyer through checkout and the sandbox PSP to a paid link, a signed webhook, its redelivery and a refund', async () => {
     const link = await createLink();
-    const checkout = await navigate(link.checkout_url);
+    const checkout = await navigate(`${link.checkout_url}?client_reference_id=bundled-1`);
     expect(checkout.status).toBe(200);
     const sessionUrl = /http-equiv="refresh" content="0;url=([^"]+)"/.exec(checkout.text)?.[1] as string;
     expect((await httpRequest(sessionUrl)).status).toBe(200);
@@ -196,6 +204,19 @@ describe('the bundles cdk synth ships, run as the Lambda runtime runs them', { t
     expect(refund.body).toMatchObject({ status: 'succeeded', amount: paid.body.amount });
     const refunds = await stack.request('GET', `/v1/payment-links/${link.id}/refunds`, { key: acme.api_key });
     expect(refunds.body.data.map((item: { id: string }) => item.id)).toEqual([refund.body.id]);
+
+    // The account's books, and the erasure of the buyer's reference (the only personal data this payment has).
+    const ofLink = `link_id=${link.id}`;
+    const books = await stack.request('GET', `/v1/payments?${ofLink}`, { key: acme.api_key });
+    expect(
+      books.body.data.map((payment: { client_reference_id: string }) => payment.client_reference_id),
+    ).toEqual(['bundled-1']);
+    const refundBooks = await stack.request('GET', `/v1/refunds?${ofLink}`, { key: acme.api_key });
+    expect(refundBooks.body.data.map((item: { id: string }) => item.id)).toEqual([refund.body.id]);
+    const erased = await stack.request('DELETE', `/v1/payments/${books.body.data[0].id}/buyer`, {
+      key: acme.api_key,
+    });
+    expect([erased.status, erased.body.erased_at]).toEqual([200, expect.any(String)]);
   });
 
   it('load each PSP SDK from its own chunk on the first call to that PSP: Stripe, Mollie, Adyen and Checkout.com checkouts', async () => {
