@@ -1,5 +1,6 @@
 import { DynamoApiKeyRepository } from './adapters/dynamodb/api-key-repository.ts';
 import { DynamoCheckoutSettingsRepository } from './adapters/dynamodb/checkout-settings-repository.ts';
+import { DynamoConsoleStore } from './adapters/dynamodb/console-store.ts';
 import { DynamoEndpointHealthStore } from './adapters/dynamodb/endpoint-health-store.ts';
 import { DynamoEndpointRecoveryStore } from './adapters/dynamodb/endpoint-recovery-store.ts';
 import { DynamoEventRepository } from './adapters/dynamodb/event-repository.ts';
@@ -264,4 +265,9 @@ export const rateLimiter = /* @__PURE__ */ once(
       limit: config().RATE_LIMIT_REQUESTS,
       windowSeconds: config().RATE_LIMIT_WINDOW_SECONDS,
     }),
+);
+
+/** The merchant console's sign-in links, sessions and audit log. */
+export const consoleStore = /* @__PURE__ */ once(
+  () => new DynamoConsoleStore(documentClient(), config().TABLE_NAME),
 );

@@ -212,6 +212,16 @@ export const functions = {
   'put-routing': { table: ['GetItem', 'Query', 'PutItem'], merchantApi: true },
   'get-checkout-settings': { table: ['GetItem'], merchantApi: true },
   'put-checkout-settings': { table: ['PutItem'], merchantApi: true },
+  // The merchant console (docs/console.md): its sessions, sign-in links and audit log, and the links use cases
+  // it calls as the API does (create, cancel, refund: the PSP secrets and calls of cancel-payment-link).
+  console: {
+    table: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query'],
+    sendsEvents: true,
+    secrets: ['sandbox', 'psp'],
+    calls: { psp: 4 },
+    // People at a screen, not machines: a few instances serve every merchant's staff.
+    reservedConcurrency: 10,
+  },
 } as const satisfies Record<string, FunctionDefinition>;
 
 export type HandlerName = keyof typeof functions;

@@ -65,6 +65,19 @@ export const routes = [
   { method: 'POST', path: '/v1/payment-links/{id}/refunds', handler: 'create-refund' },
   { method: 'GET', path: '/v1/payment-links/{id}/refunds', handler: 'list-refunds' },
   { method: 'GET', path: '/v1/openapi.json', handler: 'get-openapi' },
+  // The merchant console (docs/console.md): server-rendered pages behind its own sign-in and session.
+  { method: 'GET', path: '/console', handler: 'console' },
+  { method: 'GET', path: '/console/sign-in', handler: 'console' },
+  { method: 'POST', path: '/console/sign-in', handler: 'console' },
+  { method: 'POST', path: '/console/sign-out', handler: 'console' },
+  { method: 'POST', path: '/console/mode', handler: 'console' },
+  { method: 'GET', path: '/console/links', handler: 'console' },
+  { method: 'POST', path: '/console/links', handler: 'console' },
+  { method: 'GET', path: '/console/links/new', handler: 'console' },
+  { method: 'GET', path: '/console/links/{id}', handler: 'console' },
+  { method: 'POST', path: '/console/links/{id}/cancel', handler: 'console' },
+  { method: 'POST', path: '/console/links/{id}/refunds', handler: 'console' },
+  { method: 'GET', path: '/console/audit', handler: 'console' },
 ] as const satisfies readonly RouteDefinition[];
 
 /** Paths we serve, each with the methods it allows: anything else on them is a 405 with `Allow`. */

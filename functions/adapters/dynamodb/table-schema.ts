@@ -324,3 +324,13 @@ export const paymentKeys = {
   ofLink: (linkId: string, mode: string) => ({ pk: `LINK#${linkId}`, skPrefix: `PAYMENT#${mode}#` }),
   checkShard: (shard: number) => `PAYCHECK#${shard}`,
 };
+
+/**
+ * Keys of the merchant console's records (functions/adapters/dynamodb/console-store.ts). Sign-in links and
+ * sessions are found by the SHA-256 of their secret; an account's audit log is one partition, newest last.
+ */
+export const consoleKeys = {
+  signInLink: (tokenHash: string) => ({ pk: `CONSOLE_SIGNIN#${tokenHash}`, sk: 'SIGNIN' }),
+  session: (idHash: string) => ({ pk: `CONSOLE_SESSION#${idHash}`, sk: 'SESSION' }),
+  audit: (account: string, position: string) => ({ pk: `CONSOLE_AUDIT#${account}`, sk: position }),
+};

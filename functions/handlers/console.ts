@@ -1,0 +1,31 @@
+import { config } from '../config.ts';
+import {
+  consoleStore,
+  eventQueue,
+  eventRepository,
+  linkRepository,
+  now,
+  paymentRefunds,
+  paymentRepository,
+  pspConnections,
+  refundLedger,
+} from '../dependencies.ts';
+import { handleConsole } from '../http/console-routes.ts';
+import { htmlHandler } from '../http/html-handler.ts';
+
+/** Every page and form of the merchant console under /console (docs/console.md). */
+export const handler = htmlHandler((event) =>
+  handleConsole(event, {
+    store: consoleStore(),
+    links: linkRepository(),
+    payments: paymentRepository(),
+    events: eventRepository(),
+    ledger: refundLedger(),
+    queue: eventQueue(),
+    refunds: paymentRefunds(),
+    pspSessions: pspConnections(),
+    now,
+    checkoutBase: config().CHECKOUT_BASE,
+    allowPrivateTargets: config().ALLOW_PRIVATE_TARGETS,
+  }),
+);
