@@ -92,6 +92,7 @@ function createRequestOf(form: URLSearchParams) {
     },
     description: optional('description'),
     expires_at: optional('expires_at'),
+    webhook_url: optional('webhook_url'),
   };
 }
 

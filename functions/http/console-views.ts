@@ -59,6 +59,7 @@ export function newLinkBody(session: ConsoleSession, values: URLSearchParams, er
 <label for="amount">Amount</label><input id="amount" name="amount" inputmode="decimal" required value="${value('amount')}">
 <label for="currency">Currency</label><input id="currency" name="currency" required maxlength="3" value="${value('currency', 'EUR')}">
 <label for="description">Description</label><input id="description" name="description" value="${value('description')}">
+<label for="webhook_url">Webhook URL (optional: where this link's events are sent)</label><input id="webhook_url" name="webhook_url" type="url" value="${value('webhook_url')}">
 <label for="expires_at">Expires at (optional, RFC 3339)</label><input id="expires_at" name="expires_at" value="${value('expires_at')}" placeholder="2026-12-31T23:59:00Z">
 <p><button type="submit">Create link</button></p></form>`;
 }

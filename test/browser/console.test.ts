@@ -1,0 +1,132 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { axeViolations } from '../support/axe.ts';
+import { type BrowserStack, startBrowserStack } from '../support/browser.ts';
+import { createLink } from '../support/checkout-helpers.ts';
+import { consoleSignInLink } from '../support/console.ts';
+import { eventually, type Receiver, startReceiver } from '../support/webhooks.ts';
+
+/**
+ * The console in Chromium, as someone who never used the API goes through it: sign in with the link `npm start`
+ * prints, create a link, pay it on the sandbox, find the payment, refund part of it, see the webhook and its
+ * attempts; then the list, cancel, the audit log and the mode switch. axe on every page. With
+ * UPDATE_SCREENSHOTS=1 the pages are saved to docs/console/ for docs/console.md.
+ */
+let fixture: BrowserStack;
+let receiver: Receiver;
+let page: Page;
+const screenshotsDir = join(import.meta.dirname, '..', '..', 'docs', 'console');
+
+beforeAll(async () => {
+  fixture = await startBrowserStack();
+  receiver = await startReceiver();
+  const context = await fixture.browser.newContext({ viewport: { width: 1100, height: 900 } });
+  page = await context.newPage();
+});
+afterAll(async () => {
+  await receiver?.close();
+  await fixture?.stop();
+});
+
+async function assessPage(name: string) {
+  expect(await axeViolations(page)).toEqual([]);
+  expect(await page.locator('.mode').count()).toBe(name === 'sign-in' ? 0 : 1);
+  if (process.env.UPDATE_SCREENSHOTS === '1') {
+    mkdirSync(screenshotsDir, { recursive: true });
+    await page.screenshot({ path: join(screenshotsDir, `${name}.png`), fullPage: true });
+  }
+}
+
+describe('the merchant console in Chromium', () => {
+  let linkUrl: string;
+
+  it('signs in from the keyboard with a one-time link, in test mode', async () => {
+    await page.goto(await consoleSignInLink(fixture.stack.baseUrl, 'acme', 'admin'));
+    await assessPage('sign-in');
+
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Sign in');
+    await page.keyboard.press('Enter');
+
+    await page.waitForURL(/\/console\/links$/);
+    expect(await page.getByRole('status').first().textContent()).toContain('TEST MODE');
+    await assessPage('links');
+  });
+
+  it('creates a link: the API validation speaks on a bad amount, then the URL and QR code show', async () => {
+    await page.getByRole('link', { name: 'New link' }).click();
+    await page.getByLabel('Amount').fill('12,345');
+    await page.getByRole('button', { name: 'Create link' }).click();
+    expect(await page.getByRole('alert').textContent()).toContain('/amount/value');
+    await assessPage('new-link');
+
+    await page.getByLabel('Amount').fill('12.00');
+    await page.getByLabel('Description').fill('Console order 1');
+    await page.getByLabel(/Webhook URL/).fill(`${receiver.url}/hooks`);
+    await page.getByLabel('Description').press('Enter');
+
+    await page.waitForURL(/\/console\/links\/pl_\w+\?notice=created$/);
+    linkUrl = page.url().split('?')[0] as string;
+    expect(await page.getByRole('img', { name: 'QR code of the checkout URL' }).count()).toBe(1);
+    expect(await page.locator('dd a code').textContent()).toMatch(/\/checkout\/pl_\w+$/);
+    await assessPage('link-created');
+  });
+
+  it('finds the payment made on the sandbox, refunds part of it, and shows the webhooks with their attempts', async () => {
+    const checkoutUrl = (await page.locator('dd a code').textContent()) as string;
+    const buyer = await fixture.browser.newPage();
+    await buyer.goto(checkoutUrl);
+    await buyer.getByRole('button', { name: 'Pay', exact: true }).click();
+    await buyer.waitForURL(`${checkoutUrl}/complete`);
+    await buyer.close();
+
+    await eventually(async () => {
+      await page.goto(linkUrl);
+      return (await page.locator('table').first().textContent())?.includes('succeeded');
+    });
+    await page.getByLabel(/^Amount/).fill('5.00');
+    await page.getByRole('button', { name: 'Refund' }).click();
+
+    await page.waitForURL(/notice=refunded$/);
+    const refunds = page.getByRole('table').nth(1);
+    expect(await refunds.textContent()).toMatch(/succeeded.*€5\.00/s);
+    await eventually(async () => {
+      await page.reload();
+      const webhooks = (await page.getByRole('table').nth(2).textContent()) ?? '';
+      return webhooks.includes('refund.succeeded') && webhooks.includes(': 200,');
+    });
+    expect(await page.getByRole('table').nth(2).textContent()).toContain('payment_link.paid');
+    await assessPage('link-paid');
+  });
+
+  it('lists links by status, finds one by id, and cancels an open one', async () => {
+    const open = await createLink(fixture.stack, fixture.acme.api_key, { description: 'To cancel' });
+    await page.goto(`${fixture.stack.baseUrl}/console/links`);
+    await page.getByLabel('Status').selectOption('paid');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    const paidList = (await page.getByRole('table').textContent()) ?? '';
+    expect(paidList).toContain('Console order 1');
+    expect(paidList).not.toContain('To cancel');
+
+    await page.getByLabel('Link id').fill(open.id);
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.getByRole('button', { name: 'Cancel link' }).click();
+
+    await page.waitForURL(/notice=canceled$/);
+    expect(await page.locator('dl dd').first().textContent()).toBe('canceled');
+  });
+
+  it('shows admins the audit log of every change, and switches to live mode unmistakably', async () => {
+    await page.getByRole('link', { name: 'Audit log' }).click();
+    const audit = (await page.getByRole('table').textContent()) ?? '';
+    expect(audit).toMatch(/link\.cancel.*refund\.create.*link\.create/s);
+    expect(audit).toContain('127.0.0.1');
+    await assessPage('audit');
+
+    await page.getByRole('button', { name: 'Switch to live mode' }).click();
+    expect(await page.getByRole('status').first().textContent()).toContain('LIVE MODE');
+    await assessPage('live-mode');
+  });
+});
