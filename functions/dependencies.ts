@@ -15,6 +15,7 @@ import { DynamoRefundLedger } from './adapters/dynamodb/refund-ledger.ts';
 import { DynamoSandboxSessionStore } from './adapters/dynamodb/sandbox-session-store.ts';
 import { DynamoSigningSecretStore } from './adapters/dynamodb/signing-secret-store.ts';
 import { DynamoWebhookEndpointRepository } from './adapters/dynamodb/webhook-endpoint-repository.ts';
+import { CognitoIdentityProvider } from './adapters/http/cognito-identity.ts';
 import { AdyenPspFactory } from './adapters/psp/adyen-psp.ts';
 import { CheckoutPspFactory } from './adapters/psp/checkout-psp.ts';
 import { MolliePspFactory } from './adapters/psp/mollie-psp.ts';
@@ -271,3 +272,15 @@ export const rateLimiter = /* @__PURE__ */ once(
 export const consoleStore = /* @__PURE__ */ once(
   () => new DynamoConsoleStore(documentClient(), config().TABLE_NAME),
 );
+
+/** The console's hosted sign-in, when the stack has a user pool (deployed); undefined on the local stack. */
+export const consoleIdentityProvider = /* @__PURE__ */ once(() => {
+  const { CONSOLE_USER_POOL_ID, CONSOLE_CLIENT_ID, CONSOLE_AUTH_DOMAIN, BASE_URL } = config();
+  if (!CONSOLE_USER_POOL_ID || !CONSOLE_CLIENT_ID || !CONSOLE_AUTH_DOMAIN) return undefined;
+  return new CognitoIdentityProvider({
+    userPoolId: CONSOLE_USER_POOL_ID,
+    clientId: CONSOLE_CLIENT_ID,
+    domain: CONSOLE_AUTH_DOMAIN,
+    redirectUri: `${BASE_URL}/console/auth/callback`,
+  });
+});

@@ -1,5 +1,6 @@
 import { config } from '../config.ts';
 import {
+  consoleIdentityProvider,
   consoleStore,
   eventQueue,
   eventRepository,
@@ -17,6 +18,7 @@ import { htmlHandler } from '../http/html-handler.ts';
 export const handler = htmlHandler((event) =>
   handleConsole(event, {
     store: consoleStore(),
+    identity: consoleIdentityProvider(),
     links: linkRepository(),
     payments: paymentRepository(),
     events: eventRepository(),

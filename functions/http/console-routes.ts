@@ -1,5 +1,6 @@
 import { type ConsoleAction, type ConsoleSession, mayPerform } from '../domain/console-access.ts';
 import { MODES, type Mode } from '../domain/principal.ts';
+import type { IdentityProvider } from '../ports/identity-provider.ts';
 import {
   type ConsoleSessionDependencies,
   csrfMatches,
@@ -9,6 +10,7 @@ import {
   signInWithToken,
   switchMode,
 } from '../use-cases/console-sessions.ts';
+import { hostedSignInCallback, startHostedSignIn } from './console-hosted-sign-in.ts';
 import { type LinkPageDependencies, linkRoutes } from './console-links.ts';
 import {
   CONSOLE_BASE,
@@ -24,7 +26,11 @@ import { auditBody, signInBody } from './console-views.ts';
 import { html } from './html.ts';
 import type { HtmlEvent, HtmlResult } from './html-handler.ts';
 
-export type ConsoleDependencies = ConsoleSessionDependencies & LinkPageDependencies;
+export type ConsoleDependencies = ConsoleSessionDependencies &
+  LinkPageDependencies & {
+    /** The hosted sign-in (Cognito) of a deployed stack; none locally, where sign-in links are the way in. */
+    identity: IdentityProvider | undefined;
+  };
 
 /** One console request, as the routes of functions/http/routes.ts name it (`GET /console/links/{id}`). */
 export interface ConsoleRequest {
@@ -57,7 +63,10 @@ const refusal = (status: number, title: string, text: string, https: boolean, se
 export async function handleConsole(event: HtmlEvent, deps: ConsoleDependencies): Promise<HtmlResult> {
   const route = event.routeKey;
   const https = consoleHttps(event);
-  if (route === 'GET /console/sign-in') return signInPage(event, https);
+  if (route === 'GET /console/auth/callback' && deps.identity) {
+    return hostedSignInCallback(event, deps, deps.identity);
+  }
+  if (route === 'GET /console/sign-in') return signInPage(event, https, deps.identity);
   if (route === 'POST /console/sign-in') return signIn(event, deps, https);
   const session = await resumeSession(deps, sessionIdOf(event));
   if (!session) {
@@ -105,8 +114,9 @@ const notFound = (request: ConsoleRequest) =>
   );
 
 /** The page a sign-in link opens: one button, so that a link previewer that fetches it does not use it up. */
-function signInPage(event: HtmlEvent, https: boolean): HtmlResult {
+function signInPage(event: HtmlEvent, https: boolean, identity: IdentityProvider | undefined): HtmlResult {
   const token = event.queryStringParameters?.token;
+  if (!token && identity) return startHostedSignIn(identity);
   const body = token
     ? html`<h1>Sign in to the console</h1><form method="post" action="${CONSOLE_BASE}/sign-in">
 <input type="hidden" name="token" value="${token}"><button type="submit">Sign in</button></form>`

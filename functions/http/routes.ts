@@ -69,6 +69,7 @@ export const routes = [
   { method: 'GET', path: '/console', handler: 'console' },
   { method: 'GET', path: '/console/sign-in', handler: 'console' },
   { method: 'POST', path: '/console/sign-in', handler: 'console' },
+  { method: 'GET', path: '/console/auth/callback', handler: 'console' },
   { method: 'POST', path: '/console/sign-out', handler: 'console' },
   { method: 'POST', path: '/console/mode', handler: 'console' },
   { method: 'GET', path: '/console/links', handler: 'console' },

@@ -11,6 +11,7 @@ import {
 } from '../domain/console-access.ts';
 import type { Mode } from '../domain/principal.ts';
 import type { ConsoleStore } from '../ports/console-store.ts';
+import type { IdentityProvider } from '../ports/identity-provider.ts';
 
 export interface ConsoleSessionDependencies {
   store: ConsoleStore;
@@ -117,4 +118,30 @@ export async function recordChange(
     at: deps.now().toISOString(),
   };
   await deps.store.recordAudit(entry);
+}
+
+/**
+ * The start of a hosted sign-in (OAuth 2.0 authorization code with PKCE, RFC 7636): where to send the browser,
+ * and the `state` and code verifier the browser keeps (in a short-lived cookie) until it comes back.
+ */
+export function beginHostedSignIn(identity: IdentityProvider): {
+  url: string;
+  state: string;
+  verifier: string;
+} {
+  const state = secretToken();
+  const verifier = secretToken();
+  const challenge = createHash('sha256').update(verifier).digest('base64url');
+  return { url: identity.authorizeUrl(state, challenge), state, verifier };
+}
+
+/** The end of a hosted sign-in: a session for the verified user, undefined when the provider's answer is not. */
+export async function finishHostedSignIn(
+  deps: ConsoleSessionDependencies,
+  identity: IdentityProvider,
+  code: string,
+  verifier: string,
+): Promise<{ sessionId: string; session: ConsoleSession } | undefined> {
+  const grant = await identity.exchange(code, verifier);
+  return grant && startSession(deps, grant);
 }

@@ -47,7 +47,7 @@ describe('the merchant console in Chromium', () => {
     await assessPage('sign-in');
 
     await page.keyboard.press('Tab');
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Sign in');
+    expect(await page.locator(':focus').textContent()).toBe('Sign in');
     await page.keyboard.press('Enter');
 
     await page.waitForURL(/\/console\/links$/);

@@ -163,6 +163,8 @@ describe('the CDK stack', () => {
       [
         'checkout-page',
         'checkout-qr',
+        // Its sign-in pages answer anyone; a session is checked inside the function.
+        'console',
         'get-openapi',
         'psp-notifications',
         'route-fallback',
