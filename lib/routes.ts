@@ -322,6 +322,8 @@ export const PUBLIC_DENIED_KEY_PATTERNS = [
   'ACCOUNT#*#APIKEYS',
   'SIGNING_SECRET#*',
   'WEBHOOK_ENDPOINTS#*',
+  // The console's sign-in links, sessions and audit log (functions/adapters/dynamodb/console-store.ts).
+  'CONSOLE_*',
 ] as const;
 
 /** Functions that serve public routes (buyers' browsers, PSPs): no API key stands in front of them. */

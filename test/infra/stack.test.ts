@@ -429,6 +429,7 @@ describe('the CDK stack', () => {
             'ACCOUNT#*#APIKEYS',
             'SIGNING_SECRET#*',
             'WEBHOOK_ENDPOINTS#*',
+            'CONSOLE_*',
           ],
         },
       });

@@ -33,6 +33,14 @@ export class CognitoIdentityProvider implements IdentityProvider {
     });
   }
 
+  /**
+   * Trusts these signing keys without fetching the pool's JWKS (aws-jwt-verify's `cacheJwks`): for tests, whose
+   * tokens are signed by a key of their own.
+   */
+  trustKeys(jwks: Parameters<typeof this.verifier.cacheJwks>[0]): void {
+    this.verifier.cacheJwks(jwks);
+  }
+
   authorizeUrl(state: string, challenge: string): string {
     const query = new URLSearchParams({
       response_type: 'code',
