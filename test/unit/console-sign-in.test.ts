@@ -17,9 +17,8 @@ const settings = {
 
 const poolKey = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const otherKey = generateKeyPairSync('rsa', { modulusLength: 2048 });
-const jwks = {
-  keys: [{ ...poolKey.publicKey.export({ format: 'jwk' }), kid: 'pool', alg: 'RS256', use: 'sig' }],
-};
+const { kty = 'RSA', n = '', e = '' } = poolKey.publicKey.export({ format: 'jwk' });
+const jwks = { keys: [{ kty, n, e, kid: 'pool', alg: 'RS256', use: 'sig' }] };
 
 /** An ID token as Cognito signs one, with `claims` over the usual ones. */
 function idToken(claims: Record<string, unknown>, key = poolKey.privateKey): string {
