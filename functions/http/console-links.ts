@@ -6,9 +6,10 @@ import { cancelPaymentLink, createPaymentLink, listPaymentLinks } from '../use-c
 import { listPayments } from '../use-cases/payments.ts';
 import { createRefund, listRefunds, type RefundDependencies, refundIdFor } from '../use-cases/refunds.ts';
 import { type EventLogDependencies, listLinkEvents } from '../use-cases/webhooks.ts';
+import { createRequestOf, newLinkBody } from './console-link-form.ts';
 import { CONSOLE_BASE, consolePage, consoleRedirect } from './console-page.ts';
 import type { ConsoleRequest } from './console-routes.ts';
-import { type FieldError, linkBody, linksBody, newLinkBody } from './console-views.ts';
+import { type FieldError, linkBody, linksBody } from './console-views.ts';
 import type { HtmlResult } from './html-handler.ts';
 import { problemOf } from './problem-types.ts';
 import { createRefundRequest } from './refund-schemas.ts';
@@ -80,20 +81,6 @@ function newLinkPage(request: ConsoleRequest, values: URLSearchParams, errors: F
     path: `${CONSOLE_BASE}/links/new`,
     body: newLinkBody(request.session, values, errors),
   });
-}
-
-/** The form as the API's create request: the same schema validates it, so the same rules apply. */
-function createRequestOf(form: URLSearchParams) {
-  const optional = (name: string) => form.get(name)?.trim() || undefined;
-  return {
-    amount: {
-      value: form.get('amount')?.trim() ?? '',
-      currency: form.get('currency')?.trim().toUpperCase() ?? '',
-    },
-    description: optional('description'),
-    expires_at: optional('expires_at'),
-    webhook_url: optional('webhook_url'),
-  };
 }
 
 async function createLink(request: ConsoleRequest, deps: LinkPageDependencies): Promise<HtmlResult> {

@@ -36,6 +36,9 @@ button.danger{background:#a1001b}
 .qr svg{width:12rem;height:12rem}
 .inline{display:flex;gap:.5rem;align-items:end;flex-wrap:wrap}
 .inline label{margin:0}
+fieldset{border:1px solid #ccc;border-radius:.25rem;margin:1rem 0;padding:.5rem 1rem}
+legend{font-weight:600}
+label.choice{display:inline-block;font-weight:normal;margin:.25rem 1rem .25rem 0}
 code{overflow-wrap:anywhere}
 `;
 const STYLE_HASH = `'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`;

@@ -44,26 +44,6 @@ export function linksBody(
 <tbody>${rows.length ? rows : html`<tr><td colspan="5">No links.</td></tr>`}</tbody></table>${more}`;
 }
 
-function errorList(errors: readonly FieldError[]): Html | undefined {
-  if (!errors.length) return undefined;
-  return html`<div class="error" role="alert"><p>The link was not created:</p><ul>${errors.map(
-    (error) => html`<li>${error.pointer || 'request'}: ${error.detail}</li>`,
-  )}</ul></div>`;
-}
-
-/** The create form: a fixed amount, as the API's create request takes it (the same schema validates it). */
-export function newLinkBody(session: ConsoleSession, values: URLSearchParams, errors: readonly FieldError[]) {
-  const value = (name: string, fallback = '') => values.get(name) ?? fallback;
-  return html`<h1>New payment link</h1>${errorList(errors)}
-<form method="post" action="${CONSOLE_BASE}/links">${csrfField(session)}
-<label for="amount">Amount</label><input id="amount" name="amount" inputmode="decimal" required value="${value('amount')}">
-<label for="currency">Currency</label><input id="currency" name="currency" required maxlength="3" value="${value('currency', 'EUR')}">
-<label for="description">Description</label><input id="description" name="description" value="${value('description')}">
-<label for="webhook_url">Webhook URL (optional: where this link's events are sent)</label><input id="webhook_url" name="webhook_url" type="url" value="${value('webhook_url')}">
-<label for="expires_at">Expires at (optional, RFC 3339)</label><input id="expires_at" name="expires_at" value="${value('expires_at')}" placeholder="2026-12-31T23:59:00Z">
-<p><button type="submit">Create link</button></p></form>`;
-}
-
 function paymentsTable(payments: PaymentResource[]): Html {
   const rows = payments.map(
     (
@@ -110,6 +90,20 @@ function webhooksTable(events: EventLogEntry[]): Html {
 <tbody>${rows.length ? rows : html`<tr><td colspan="4">No events yet.</td></tr>`}</tbody></table>`;
 }
 
+/** The amount, or how it is made: the line items with their sum, or the range the buyer chooses in. */
+function amountText(link: PaymentLinkResource): string {
+  const items = link.line_items?.map(
+    (item) => `${item.quantity} × ${item.name} at ${formatAmount(item.unit_amount)}`,
+  );
+  const fixed = link.amount ? formatAmount(link.amount) : undefined;
+  if (items?.length) return `${fixed} (${items.join('; ')})`;
+  if (fixed) return fixed;
+  const range = link.amount_range;
+  return range
+    ? `chosen by the buyer, ${formatAmount({ value: range.minimum, currency: range.currency })} to ${formatAmount({ value: range.maximum, currency: range.currency })}`
+    : 'chosen by the buyer';
+}
+
 export interface LinkPageData {
   link: PaymentLinkResource;
   payments: PaymentResource[];
@@ -135,8 +129,11 @@ export function linkBody(session: ConsoleSession, data: LinkPageData): Html {
 ${data.notice ? html`<p class="notice" role="status">${data.notice}</p>` : undefined}
 ${data.errors?.length ? html`<div class="error" role="alert"><ul>${data.errors.map((error) => html`<li>${error.detail}</li>`)}</ul></div>` : undefined}
 <dl><dt>Status</dt><dd>${link.status}</dd>
-<dt>Amount</dt><dd>${link.amount ? formatAmount(link.amount) : 'chosen by the buyer'}</dd>
+<dt>Amount</dt><dd>${amountText(link)}</dd>
 <dt>Description</dt><dd>${link.description ?? '–'}</dd>
+<dt>Use</dt><dd>${link.reusable ? `reusable, ${link.succeeded_payments} of ${link.max_payments ?? 'any number of'} payments` : 'single payment'}</dd>
+<dt>Payment methods</dt><dd>${link.payment_methods?.join(', ') ?? 'any'}</dd>
+<dt>Checkout language</dt><dd>${link.locale ?? "the buyer's browser"}</dd>
 <dt>Checkout URL</dt><dd><a href="${link.checkout_url}"><code>${link.checkout_url}</code></a></dd>
 <dt>Expires</dt><dd>${when(link.expires_at)}</dd></dl>
 <div class="qr">${qr}</div>

@@ -41,6 +41,7 @@ async function assessPage(name: string) {
 
 describe('the merchant console in Chromium', () => {
   let linkUrl: string;
+  let checkoutUrl: string;
 
   it('signs in from the keyboard with a one-time link, in test mode', async () => {
     await page.goto(await consoleSignInLink(fixture.stack.baseUrl, 'acme', 'admin'));
@@ -57,25 +58,48 @@ describe('the merchant console in Chromium', () => {
 
   it('creates a link: the API validation speaks on a bad amount, then the URL and QR code show', async () => {
     await page.getByRole('link', { name: 'New link' }).click();
-    await page.getByLabel('Amount').fill('12,345');
+    await page.getByLabel('Fixed amount', { exact: true }).fill('12,345');
     await page.getByRole('button', { name: 'Create link' }).click();
     expect(await page.getByRole('alert').textContent()).toContain('/amount/value');
     await assessPage('new-link');
 
-    await page.getByLabel('Amount').fill('12.00');
+    await page.getByLabel('Fixed amount', { exact: true }).fill('12.00');
     await page.getByLabel('Description').fill('Console order 1');
     await page.getByLabel(/Webhook URL/).fill(`${receiver.url}/hooks`);
     await page.getByLabel('Description').press('Enter');
 
     await page.waitForURL(/\/console\/links\/pl_\w+\?notice=created$/);
     linkUrl = page.url().split('?')[0] as string;
+    checkoutUrl = (await page.locator('dd a code').textContent()) as string;
     expect(await page.getByRole('img', { name: 'QR code of the checkout URL' }).count()).toBe(1);
     expect(await page.locator('dd a code').textContent()).toMatch(/\/checkout\/pl_\w+$/);
     await assessPage('link-created');
   });
 
+  it('creates a reusable link of line items, for some methods and a language, as the API would', async () => {
+    await page.getByRole('link', { name: 'New link' }).click();
+    await page.getByLabel('Line items (the amount is their sum)').check();
+    await page.getByLabel('Item 1 name').fill('T-shirt');
+    await page.getByLabel('Item 1 quantity').fill('2');
+    await page.getByLabel('Item 1 unit price').fill('15.00');
+    await page.getByLabel('Item 2 name').fill('Socks');
+    await page.getByLabel('Item 2 unit price').fill('4.50');
+    await page.getByLabel('card', { exact: true }).check();
+    await page.getByLabel('ideal', { exact: true }).check();
+    await page.getByLabel('Reusable: many buyers may pay it').check();
+    await page.getByLabel('Most payments (reusable only)').fill('3');
+    await page.getByLabel('Checkout language').selectOption('nl');
+    await page.getByRole('button', { name: 'Create link' }).click();
+
+    await page.waitForURL(/notice=created$/);
+    const details = (await page.locator('dl').textContent()) ?? '';
+    expect(details).toContain('€34.50 (2 × T-shirt at €15.00; 1 × Socks at €4.50)');
+    expect(details).toContain('reusable, 0 of 3 payments');
+    expect(details).toContain('card, ideal');
+    expect(details).toMatch(/Checkout language\s*nl/);
+  });
+
   it('finds the payment made on the sandbox, refunds part of it, and shows the webhooks with their attempts', async () => {
-    const checkoutUrl = (await page.locator('dd a code').textContent()) as string;
     const buyer = await fixture.browser.newPage();
     await buyer.goto(checkoutUrl);
     await buyer.getByRole('button', { name: 'Pay', exact: true }).click();
