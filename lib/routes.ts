@@ -213,10 +213,12 @@ export const functions = {
   'get-checkout-settings': { table: ['GetItem'], merchantApi: true },
   'put-checkout-settings': { table: ['PutItem'], merchantApi: true },
   // The merchant console (docs/console.md): its sessions, sign-in links and audit log, and the links use cases
-  // it calls as the API does (create, cancel, refund: the PSP secrets and calls of cancel-payment-link).
+  // it calls as the API does (create, cancel, refund: the PSP secrets and calls of cancel-payment-link); webhook
+  // endpoints it creates or rotates get a sealed secret, as create-webhook-endpoint's do.
   console: {
     table: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query'],
     sendsEvents: true,
+    signingKey: 'seal',
     secrets: ['sandbox', 'psp'],
     calls: { psp: 4 },
     // People at a screen, not machines: a few instances serve every merchant's staff.

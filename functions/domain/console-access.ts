@@ -13,6 +13,8 @@ export const CONSOLE_ACTIONS = [
   'link.create',
   'link.cancel',
   'refund.create',
+  'webhook.manage',
+  'event.redeliver',
   'mode.switch',
   'audit.read',
 ] as const;

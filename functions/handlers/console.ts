@@ -10,6 +10,8 @@ import {
   paymentRepository,
   pspConnections,
   refundLedger,
+  signingKeyCipher,
+  webhookEndpointRepository,
 } from '../dependencies.ts';
 import { handleConsole } from '../http/console-routes.ts';
 import { htmlHandler } from '../http/html-handler.ts';
@@ -26,6 +28,8 @@ export const handler = htmlHandler((event) =>
     queue: eventQueue(),
     refunds: paymentRefunds(),
     pspSessions: pspConnections(),
+    endpoints: webhookEndpointRepository(),
+    cipher: signingKeyCipher(),
     now,
     checkoutBase: config().CHECKOUT_BASE,
     allowPrivateTargets: config().ALLOW_PRIVATE_TARGETS,

@@ -99,6 +99,7 @@ export const csrfField = (session: ConsoleSession) =>
 const NAV = [
   ['Links', `${CONSOLE_BASE}/links`],
   ['New link', `${CONSOLE_BASE}/links/new`],
+  ['Webhooks', `${CONSOLE_BASE}/webhooks`],
   ['Audit log', `${CONSOLE_BASE}/audit`],
 ] as const;
 

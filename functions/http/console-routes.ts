@@ -23,11 +23,13 @@ import {
   sessionIdOf,
 } from './console-page.ts';
 import { auditBody, signInBody } from './console-views.ts';
+import { type WebhookPageDependencies, webhookRoutes } from './console-webhooks.ts';
 import { html } from './html.ts';
 import type { HtmlEvent, HtmlResult } from './html-handler.ts';
 
 export type ConsoleDependencies = ConsoleSessionDependencies &
-  LinkPageDependencies & {
+  LinkPageDependencies &
+  WebhookPageDependencies & {
     /** The hosted sign-in (Cognito) of a deployed stack; none locally, where sign-in links are the way in. */
     identity: IdentityProvider | undefined;
   };
@@ -49,6 +51,10 @@ const ACTION_OF: Record<string, ConsoleAction> = {
   'POST /console/links/{id}/cancel': 'link.cancel',
   'POST /console/links/{id}/refunds': 'refund.create',
   'POST /console/mode': 'mode.switch',
+  'POST /console/webhooks': 'webhook.manage',
+  'POST /console/webhooks/{id}/status': 'webhook.manage',
+  'POST /console/webhooks/{id}/rotate': 'webhook.manage',
+  'POST /console/events/{id}/redeliver': 'event.redeliver',
   'GET /console/audit': 'audit.read',
 };
 
@@ -101,7 +107,12 @@ export async function handleConsole(event: HtmlEvent, deps: ConsoleDependencies)
     audit: (change, target) =>
       recordChange(deps, session, { action: change, target, sourceIp: event.requestContext.http.sourceIp }),
   };
-  return (await sessionRoutes(request, deps)) ?? (await linkRoutes(request, deps)) ?? notFound(request);
+  return (
+    (await sessionRoutes(request, deps)) ??
+    (await linkRoutes(request, deps)) ??
+    (await webhookRoutes(request, deps)) ??
+    notFound(request)
+  );
 }
 
 const notFound = (request: ConsoleRequest) =>
@@ -150,7 +161,9 @@ async function sessionRoutes(request: ConsoleRequest, deps: ConsoleDependencies)
       await request.audit('mode.switch', mode);
       const back = request.form.get('back') ?? '';
       // Back to the same list or form; a link of one mode does not exist in the other.
-      const safeBack = /^\/console(\/links(\/new)?|\/audit)?$/.test(back) ? back : `${CONSOLE_BASE}/links`;
+      const safeBack = /^\/console(\/links(\/new)?|\/audit|\/webhooks)?$/.test(back)
+        ? back
+        : `${CONSOLE_BASE}/links`;
       return consoleRedirect(safeBack, https);
     }
     case 'GET /console/audit': {

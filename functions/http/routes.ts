@@ -79,6 +79,11 @@ export const routes = [
   { method: 'POST', path: '/console/links/{id}/cancel', handler: 'console' },
   { method: 'POST', path: '/console/links/{id}/refunds', handler: 'console' },
   { method: 'GET', path: '/console/audit', handler: 'console' },
+  { method: 'GET', path: '/console/webhooks', handler: 'console' },
+  { method: 'POST', path: '/console/webhooks', handler: 'console' },
+  { method: 'POST', path: '/console/webhooks/{id}/status', handler: 'console' },
+  { method: 'POST', path: '/console/webhooks/{id}/rotate', handler: 'console' },
+  { method: 'POST', path: '/console/events/{id}/redeliver', handler: 'console' },
 ] as const satisfies readonly RouteDefinition[];
 
 /** Paths we serve, each with the methods it allows: anything else on them is a 405 with `Allow`. */

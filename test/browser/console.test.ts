@@ -142,10 +142,36 @@ describe('the merchant console in Chromium', () => {
     expect(await page.locator('dl dd').first().textContent()).toBe('canceled');
   });
 
+  it('adds a webhook endpoint with its secret shown once, disables it, rotates its secret and redelivers an event', async () => {
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await assessPage('webhooks');
+    await page.getByLabel('URL', { exact: true }).fill(`${receiver.url}/endpoint`);
+    await page.getByLabel('Description').fill('ERP');
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    const created = (await page.getByRole('status').nth(1).textContent()) ?? '';
+    expect(created).toMatch(/shown this once.*whsec_\S+/s);
+    const endpointId = /we_[0-9A-Za-z]{24}/.exec(
+      (await page.getByRole('table').first().textContent()) ?? '',
+    )?.[0];
+
+    await page.getByRole('button', { name: `Disable ${endpointId}` }).click();
+    expect(await page.getByRole('table').first().textContent()).toContain('disabled');
+    await page.getByRole('button', { name: `Rotate secret of ${endpointId}` }).click();
+    const rotated = (await page.getByRole('status').nth(1).textContent()) ?? '';
+    expect(rotated).toMatch(/whsec_\S+/);
+    expect(rotated.match(/whsec_\S+/)?.[0]).not.toBe(created.match(/whsec_\S+/)?.[0]);
+
+    const events = page.getByRole('table').nth(1);
+    expect(await events.textContent()).toContain('refund.succeeded');
+    await events.getByRole('button').first().click();
+    expect(await page.getByRole('status').nth(1).textContent()).toBe('The event is queued again.');
+    await assessPage('webhooks-secret');
+  });
+
   it('shows admins the audit log of every change, and switches to live mode unmistakably', async () => {
     await page.getByRole('link', { name: 'Audit log' }).click();
     const audit = (await page.getByRole('table').textContent()) ?? '';
-    expect(audit).toMatch(/link\.cancel.*refund\.create.*link\.create/s);
+    expect(audit).toMatch(/event\.redeliver.*webhook\.manage.*link\.cancel.*refund\.create.*link\.create/s);
     expect(audit).toContain('127.0.0.1');
     await assessPage('audit');
 

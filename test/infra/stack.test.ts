@@ -450,7 +450,7 @@ describe('the CDK stack', () => {
     const sealing = (Object.keys(functions) as HandlerName[]).filter(
       (handler) => handler !== 'deliver-webhook' && kmsActions(handler).length,
     );
-    expect(sealing.sort()).toEqual(['create-webhook-endpoint', 'rotate-webhook-endpoint-secret']);
+    expect(sealing.sort()).toEqual(['console', 'create-webhook-endpoint', 'rotate-webhook-endpoint-secret']);
     for (const handler of sealing) {
       expect(policyStatementsOf(template, handler)).toContainEqual(
         expect.objectContaining({

@@ -115,10 +115,16 @@ describe('console roles and accounts', () => {
     const cancel = await viewer.post(`/console/links/${link.id}/cancel`, {});
     const refund = await viewer.post(`/console/links/${link.id}/refunds`, {});
     const audit = await viewer.get('/console/audit');
+    const webhooks = await viewer.get('/console/webhooks');
+    const addEndpoint = await viewer.post('/console/webhooks', { url: 'https://hooks.example.com/x' });
 
     expect(page.status).toBe(200);
     expect(page.text).not.toMatch(/\/cancel"|\/refunds"|action="\/console\/links"/);
-    expect([create.status, cancel.status, refund.status, audit.status]).toEqual([403, 403, 403, 403]);
+    expect(webhooks.status).toBe(200);
+    expect(webhooks.text).not.toContain('method="post" action="/console/webhooks');
+    expect([create.status, cancel.status, refund.status, audit.status, addEndpoint.status]).toEqual([
+      403, 403, 403, 403, 403,
+    ]);
     const read = await stack.request('GET', `/v1/payment-links/${link.id}`, { key: acme.api_key });
     expect(read.body.status).toBe('open');
   });
