@@ -14,7 +14,8 @@ export interface FieldError {
   detail: string;
 }
 
-const when = (iso: string | null | undefined) =>
+/** A timestamp as people read it, in UTC. */
+export const when = (iso: string | null | undefined) =>
   iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, ' UTC') : '–';
 
 export function linksBody(

@@ -13,7 +13,7 @@ import {
 import { type EventLogDependencies, redeliverEvent } from '../use-cases/webhooks.ts';
 import { CONSOLE_BASE, consolePage, consoleRedirect, csrfField } from './console-page.ts';
 import type { ConsoleRequest } from './console-routes.ts';
-import type { FieldError } from './console-views.ts';
+import { type FieldError, when } from './console-views.ts';
 import { type Html, html } from './html.ts';
 import type { HtmlResult } from './html-handler.ts';
 import { problemOf } from './problem-types.ts';
@@ -157,8 +157,8 @@ function endpointsTable(endpoints: WebhookEndpoint[], session: ConsoleRequest['s
   const rows = endpoints.map((endpoint) => {
     const next = endpoint.status === 'enabled' ? 'disabled' : 'enabled';
     const actions = session
-      ? html`<form method="post" action="${PATH}/${endpoint.id}/status">${csrfField(session)}<input type="hidden" name="status" value="${next}"><button type="submit">${next === 'enabled' ? 'Enable' : 'Disable'} ${endpoint.id}</button></form>
-<form method="post" action="${PATH}/${endpoint.id}/rotate">${csrfField(session)}<button type="submit">Rotate secret of ${endpoint.id}</button></form>`
+      ? html`<form method="post" action="${PATH}/${endpoint.id}/status">${csrfField(session)}<input type="hidden" name="status" value="${next}"><button type="submit" aria-label="${next === 'enabled' ? 'Enable' : 'Disable'} ${endpoint.id}">${next === 'enabled' ? 'Enable' : 'Disable'}</button></form>
+<form method="post" action="${PATH}/${endpoint.id}/rotate">${csrfField(session)}<button type="submit" aria-label="Rotate secret of ${endpoint.id}">Rotate secret</button></form>`
       : undefined;
     return html`<tr><td>${endpoint.id}</td><td><code>${endpoint.url}</code></td><td>${endpoint.enabled_events.join(', ')}</td><td>${endpoint.status}</td><td>${actions}</td></tr>`;
   });
@@ -177,10 +177,10 @@ function eventsTable(events: StoredEvent[], session: ConsoleRequest['session'] |
   const rows = events.map((event) => {
     const attempts = event.attempts.map(
       (attempt) =>
-        html`<li>${attempt.at}: ${attempt.status_code ?? 'no answer'}${attempt.error ? ` (${attempt.error})` : ''}</li>`,
+        html`<li>${when(attempt.at)}: ${attempt.status_code ?? 'no answer'}${attempt.error ? ` (${attempt.error})` : ''}</li>`,
     );
     const redeliver = session
-      ? html`<form method="post" action="${CONSOLE_BASE}/events/${event.id}/redeliver">${csrfField(session)}<button type="submit">Redeliver ${event.id}</button></form>`
+      ? html`<form method="post" action="${CONSOLE_BASE}/events/${event.id}/redeliver">${csrfField(session)}<button type="submit" aria-label="Redeliver ${event.id}">Redeliver</button></form>`
       : undefined;
     return html`<tr><td>${event.id}</td><td>${event.type}</td><td>${event.link_id ? html`<a href="${CONSOLE_BASE}/links/${event.link_id}">${event.link_id}</a>` : '–'}</td>
 <td>${event.status}</td><td>${attempts.length ? html`<ol>${attempts}</ol>` : 'none to the link URL'}</td><td>${redeliver}</td></tr>`;
