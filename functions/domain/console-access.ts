@@ -15,6 +15,7 @@ export const CONSOLE_ACTIONS = [
   'refund.create',
   'webhook.manage',
   'event.redeliver',
+  'routing.edit',
   'mode.switch',
   'audit.read',
 ] as const;

@@ -24,11 +24,11 @@ nav form{display:inline}
 main{max-width:64rem;margin:0 auto;padding:1rem}
 h1{font-size:1.5rem}
 a{color:#0b4fbf}
-a:focus-visible,button:focus-visible,input:focus-visible,select:focus-visible{outline:3px solid #0b4fbf;outline-offset:2px}
+a:focus-visible,button:focus-visible,input:focus-visible,select:focus-visible,textarea:focus-visible{outline:3px solid #0b4fbf;outline-offset:2px}
 table{width:100%;border-collapse:collapse;margin:0 0 1.5rem}
 th,td{padding:.4rem .5rem;border-bottom:1px solid #ccc;text-align:left;vertical-align:top}
 label{display:block;font-weight:600;margin:.75rem 0 .25rem}
-input,select{padding:.5rem;border:1px solid #6b7280;border-radius:.25rem;font:inherit}
+input,select,textarea{padding:.5rem;border:1px solid #6b7280;border-radius:.25rem;font:inherit}
 button{padding:.5rem 1rem;border:0;border-radius:.25rem;font:inherit;font-weight:600;cursor:pointer;background:#0b4fbf;color:#fff}
 button.danger{background:#a1001b}
 .error{font-weight:600;border-left:.25rem solid #a1001b;padding-left:.5rem}
@@ -40,6 +40,7 @@ fieldset{border:1px solid #ccc;border-radius:.25rem;margin:1rem 0;padding:.5rem 
 legend{font-weight:600}
 label.choice{display:inline-block;font-weight:normal;margin:.25rem 1rem .25rem 0}
 code{overflow-wrap:anywhere}
+textarea{font-family:ui-monospace,monospace;width:100%;box-sizing:border-box}
 `;
 const STYLE_HASH = `'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`;
 
@@ -100,6 +101,7 @@ const NAV = [
   ['Links', `${CONSOLE_BASE}/links`],
   ['New link', `${CONSOLE_BASE}/links/new`],
   ['Webhooks', `${CONSOLE_BASE}/webhooks`],
+  ['PSPs', `${CONSOLE_BASE}/psps`],
   ['Audit log', `${CONSOLE_BASE}/audit`],
 ] as const;
 

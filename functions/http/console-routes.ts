@@ -22,6 +22,7 @@ import {
   sessionCookie,
   sessionIdOf,
 } from './console-page.ts';
+import { type PspPageDependencies, pspRoutes } from './console-psps.ts';
 import { auditBody, signInBody } from './console-views.ts';
 import { type WebhookPageDependencies, webhookRoutes } from './console-webhooks.ts';
 import { html } from './html.ts';
@@ -29,7 +30,8 @@ import type { HtmlEvent, HtmlResult } from './html-handler.ts';
 
 export type ConsoleDependencies = ConsoleSessionDependencies &
   LinkPageDependencies &
-  WebhookPageDependencies & {
+  WebhookPageDependencies &
+  PspPageDependencies & {
     /** The hosted sign-in (Cognito) of a deployed stack; none locally, where sign-in links are the way in. */
     identity: IdentityProvider | undefined;
   };
@@ -55,6 +57,7 @@ const ACTION_OF: Record<string, ConsoleAction> = {
   'POST /console/webhooks/{id}/status': 'webhook.manage',
   'POST /console/webhooks/{id}/rotate': 'webhook.manage',
   'POST /console/events/{id}/redeliver': 'event.redeliver',
+  'POST /console/routing': 'routing.edit',
   'GET /console/audit': 'audit.read',
 };
 
@@ -111,6 +114,7 @@ export async function handleConsole(event: HtmlEvent, deps: ConsoleDependencies)
     (await sessionRoutes(request, deps)) ??
     (await linkRoutes(request, deps)) ??
     (await webhookRoutes(request, deps)) ??
+    (await pspRoutes(request, deps)) ??
     notFound(request)
   );
 }
@@ -161,7 +165,7 @@ async function sessionRoutes(request: ConsoleRequest, deps: ConsoleDependencies)
       await request.audit('mode.switch', mode);
       const back = request.form.get('back') ?? '';
       // Back to the same list or form; a link of one mode does not exist in the other.
-      const safeBack = /^\/console(\/links(\/new)?|\/audit|\/webhooks)?$/.test(back)
+      const safeBack = /^\/console(\/links(\/new)?|\/audit|\/webhooks|\/psps)?$/.test(back)
         ? back
         : `${CONSOLE_BASE}/links`;
       return consoleRedirect(safeBack, https);

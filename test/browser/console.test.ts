@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axeViolations } from '../support/axe.ts';
 import { type BrowserStack, startBrowserStack } from '../support/browser.ts';
 import { createLink } from '../support/checkout-helpers.ts';
+import { addConnection } from '../support/connections.ts';
 import { consoleSignInLink } from '../support/console.ts';
 import { eventually, type Receiver, startReceiver } from '../support/webhooks.ts';
 
@@ -168,10 +169,35 @@ describe('the merchant console in Chromium', () => {
     expect(await page.getByRole('status').nth(1).textContent()).toBe('The event is queued again.');
   });
 
+  it('shows the PSP connections with health, fees and performance, and saves routing the API validates', async () => {
+    const connection = await addConnection({
+      account: 'acme',
+      mode: 'test',
+      provider: 'sandbox',
+      name: 'Sandbox A',
+    });
+    await page.getByRole('link', { name: 'PSPs' }).click();
+    const connections = (await page.getByRole('table').textContent()) ?? '';
+    expect(connections).toMatch(new RegExp(`Sandbox A\\s*${connection.id}\\s*sandbox\\s*enabled\\s*healthy`));
+
+    await page.getByLabel(/^Routing/).fill('{"rules":[],"default":["pc_000000000000000000000000"]}');
+    await page.getByRole('button', { name: 'Save routing' }).click();
+    expect(await page.getByRole('alert').textContent()).toContain('/default/0');
+    await assessPage('psps');
+
+    await page.getByLabel(/^Routing/).fill(`{"rules":[],"default":["${connection.id}"]}`);
+    await page.getByRole('button', { name: 'Save routing' }).click();
+    expect(await page.getByRole('status').nth(1).textContent()).toBe('Routing saved.');
+    const saved = await fixture.stack.request('GET', '/v1/routing', { key: fixture.acme.api_key });
+    expect(saved.body.default).toEqual([connection.id]);
+  });
+
   it('shows admins the audit log of every change, and switches to live mode unmistakably', async () => {
     await page.getByRole('link', { name: 'Audit log' }).click();
     const audit = (await page.getByRole('table').textContent()) ?? '';
-    expect(audit).toMatch(/event\.redeliver.*webhook\.manage.*link\.cancel.*refund\.create.*link\.create/s);
+    expect(audit).toMatch(
+      /routing\.edit.*event\.redeliver.*webhook\.manage.*link\.cancel.*refund\.create.*link\.create/s,
+    );
     expect(audit).toContain('127.0.0.1');
     await assessPage('audit');
 
