@@ -16,15 +16,19 @@ export const CONSOLE_ACTIONS = [
   'webhook.manage',
   'event.redeliver',
   'routing.edit',
+  'export.read',
   'mode.switch',
   'audit.read',
 ] as const;
 export type ConsoleAction = (typeof CONSOLE_ACTIONS)[number];
 
-/** `admin`: everything; `finance`: payments and refunds; `viewer`: reads only (switching mode changes nothing). */
+/**
+ * `admin`: everything; `finance`: payments, refunds and exports; `viewer`: reads only (switching mode changes
+ * nothing, and the audit log and exports are not theirs to read).
+ */
 const ALLOWED: Record<ConsoleRole, readonly ConsoleAction[]> = {
   admin: CONSOLE_ACTIONS,
-  finance: ['refund.create', 'mode.switch'],
+  finance: ['refund.create', 'export.read', 'mode.switch'],
   viewer: ['mode.switch'],
 };
 

@@ -102,6 +102,7 @@ const NAV = [
   ['New link', `${CONSOLE_BASE}/links/new`],
   ['Webhooks', `${CONSOLE_BASE}/webhooks`],
   ['PSPs', `${CONSOLE_BASE}/psps`],
+  ['Exports', `${CONSOLE_BASE}/exports`],
   ['Audit log', `${CONSOLE_BASE}/audit`],
 ] as const;
 

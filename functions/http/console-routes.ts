@@ -59,6 +59,7 @@ const ACTION_OF: Record<string, ConsoleAction> = {
   'POST /console/events/{id}/redeliver': 'event.redeliver',
   'POST /console/routing': 'routing.edit',
   'GET /console/audit': 'audit.read',
+  'GET /console/exports': 'export.read',
 };
 
 const refusal = (status: number, title: string, text: string, https: boolean, session?: ConsoleSession) =>
@@ -165,7 +166,7 @@ async function sessionRoutes(request: ConsoleRequest, deps: ConsoleDependencies)
       await request.audit('mode.switch', mode);
       const back = request.form.get('back') ?? '';
       // Back to the same list or form; a link of one mode does not exist in the other.
-      const safeBack = /^\/console(\/links(\/new)?|\/audit|\/webhooks|\/psps)?$/.test(back)
+      const safeBack = /^\/console(\/links(\/new)?|\/audit|\/webhooks|\/psps|\/exports)?$/.test(back)
         ? back
         : `${CONSOLE_BASE}/links`;
       return consoleRedirect(safeBack, https);
@@ -180,6 +181,16 @@ async function sessionRoutes(request: ConsoleRequest, deps: ConsoleDependencies)
         body: auditBody(entries),
       });
     }
+    case 'GET /console/exports':
+      // A placeholder until the account-wide payments and refunds lists with their CSV form exist (issue 37).
+      return consolePage({
+        title: 'Exports',
+        https,
+        session,
+        path: `${CONSOLE_BASE}/exports`,
+        body: html`<h1>Exports</h1><p>Not available yet: the account-wide payments and refunds, as CSV, come with the
+API's own exports. Until then each link's page lists its payments and refunds.</p>`,
+      });
     default:
       return undefined;
   }

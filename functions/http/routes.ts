@@ -79,6 +79,7 @@ export const routes = [
   { method: 'POST', path: '/console/links/{id}/cancel', handler: 'console' },
   { method: 'POST', path: '/console/links/{id}/refunds', handler: 'console' },
   { method: 'GET', path: '/console/audit', handler: 'console' },
+  { method: 'GET', path: '/console/exports', handler: 'console' },
   { method: 'GET', path: '/console/webhooks', handler: 'console' },
   { method: 'POST', path: '/console/webhooks', handler: 'console' },
   { method: 'POST', path: '/console/webhooks/{id}/status', handler: 'console' },

@@ -201,6 +201,10 @@ describe('the merchant console in Chromium', () => {
     expect(audit).toContain('127.0.0.1');
     await assessPage('audit');
 
+    await page.getByRole('link', { name: 'Exports' }).click();
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Exports');
+    await assessPage('exports');
+
     await page.getByRole('button', { name: 'Switch to live mode' }).click();
     expect(await page.getByRole('status').first().textContent()).toContain('LIVE MODE');
     await assessPage('live-mode');

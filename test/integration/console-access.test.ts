@@ -117,14 +117,24 @@ describe('console roles and accounts', () => {
     const audit = await viewer.get('/console/audit');
     const webhooks = await viewer.get('/console/webhooks');
     const addEndpoint = await viewer.post('/console/webhooks', { url: 'https://hooks.example.com/x' });
+    const psps = await viewer.get('/console/psps');
+    const exports = await viewer.get('/console/exports');
+    const routing = await viewer.post('/console/routing', { routing: '{"rules":[],"default":[]}' });
 
     expect(page.status).toBe(200);
     expect(page.text).not.toMatch(/\/cancel"|\/refunds"|action="\/console\/links"/);
     expect(webhooks.status).toBe(200);
     expect(webhooks.text).not.toContain('method="post" action="/console/webhooks');
-    expect([create.status, cancel.status, refund.status, audit.status, addEndpoint.status]).toEqual([
-      403, 403, 403, 403, 403,
-    ]);
+    expect([psps.status, psps.text.includes('action="/console/routing"')]).toEqual([200, false]);
+    expect([
+      create.status,
+      cancel.status,
+      refund.status,
+      audit.status,
+      addEndpoint.status,
+      routing.status,
+      exports.status,
+    ]).toEqual([403, 403, 403, 403, 403, 403, 403]);
     const read = await stack.request('GET', `/v1/payment-links/${link.id}`, { key: acme.api_key });
     expect(read.body.status).toBe('open');
   });
