@@ -16,6 +16,7 @@ export const CONSOLE_ACTIONS = [
   'webhook.manage',
   'event.redeliver',
   'routing.edit',
+  'settings.edit',
   'export.read',
   'mode.switch',
   'audit.read',

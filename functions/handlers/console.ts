@@ -1,5 +1,6 @@
 import { config } from '../config.ts';
 import {
+  checkoutSettingsRepository,
   consoleIdentityProvider,
   consoleStore,
   eventQueue,
@@ -34,6 +35,7 @@ export const handler = htmlHandler((event) =>
     cipher: signingKeyCipher(),
     psps: pspDirectory(),
     observed: observedOutcomes(),
+    settings: checkoutSettingsRepository(),
     now,
     checkoutBase: config().CHECKOUT_BASE,
     allowPrivateTargets: config().ALLOW_PRIVATE_TARGETS,

@@ -34,6 +34,9 @@ button.danger{background:#a1001b}
 .error{font-weight:600;border-left:.25rem solid #a1001b;padding-left:.5rem}
 .notice{border-left:.25rem solid #1b7f3b;padding-left:.5rem}
 .qr svg{width:12rem;height:12rem}
+.preview{border:1px solid #ccc;border-radius:.5rem;padding:1rem;max-width:28rem}
+.preview header{display:flex;align-items:center;gap:.75rem}.preview img{max-height:3rem;max-width:10rem}
+.preview .pay{display:block;margin-top:1rem;padding:.75rem;border-radius:.5rem;text-align:center;font-weight:600;color:#fff;background:var(--accent,#1f5fd6)}
 .inline{display:flex;gap:.5rem;align-items:end;flex-wrap:wrap}
 .inline label{margin:0}
 fieldset{border:1px solid #ccc;border-radius:.25rem;margin:1rem 0;padding:.5rem 1rem}
@@ -42,17 +45,24 @@ label.choice{display:inline-block;font-weight:normal;margin:.25rem 1rem .25rem 0
 code{overflow-wrap:anywhere}
 textarea{font-family:ui-monospace,monospace;width:100%;box-sizing:border-box}
 `;
-const STYLE_HASH = `'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`;
+const styleHash = (style: string) => `'sha256-${createHash('sha256').update(style).digest('base64')}'`;
+const STYLE_HASH = styleHash(STYLE);
 
 /** Whether the console is served over https: directly, or behind API Gateway (`X-Forwarded-Proto`). */
 export const consoleHttps = (event: HtmlEvent): boolean =>
   (event.headers['x-forwarded-proto'] ?? '').split(',')[0]?.trim() === 'https';
 
 /** The checkout's security headers, for the console: forms post to the console itself only. */
-export function consoleHeaders(https: boolean): Record<string, string> {
+export function consoleHeaders(
+  https: boolean,
+  preview?: ConsolePageOptions['preview'],
+): Record<string, string> {
+  // A checkout preview adds its accent stylesheet by its own hash, and its logo by origin and path only.
+  const accent = preview?.style ? ` ${styleHash(preview.style)}` : '';
+  const images = preview?.imageSource ? `; img-src ${preview.imageSource}` : '';
   return {
     'Content-Type': 'text/html; charset=utf-8',
-    'Content-Security-Policy': `default-src 'none'; style-src ${STYLE_HASH}; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
+    'Content-Security-Policy': `default-src 'none'; style-src ${STYLE_HASH}${accent}${images}; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
     'X-Frame-Options': 'DENY',
     'Referrer-Policy': 'no-referrer',
     'X-Content-Type-Options': 'nosniff',
@@ -102,6 +112,7 @@ const NAV = [
   ['New link', `${CONSOLE_BASE}/links/new`],
   ['Webhooks', `${CONSOLE_BASE}/webhooks`],
   ['PSPs', `${CONSOLE_BASE}/psps`],
+  ['Checkout settings', `${CONSOLE_BASE}/settings`],
   ['Exports', `${CONSOLE_BASE}/exports`],
   ['Audit log', `${CONSOLE_BASE}/audit`],
 ] as const;
@@ -127,6 +138,8 @@ export interface ConsolePageOptions {
   /** The page's path, to mark its navigation entry and come back to after a mode switch. */
   path?: string;
   cookies?: string[];
+  /** A preview of the checkout's branding: its stylesheet and the one image source it may load. */
+  preview?: { style?: string | undefined; imageSource?: string | undefined };
 }
 
 export function consolePage(options: ConsolePageOptions): HtmlResult {
@@ -147,6 +160,7 @@ ${NAV.map(([label, href]) => html`<a href="${href}"${path === href ? new Html(' 
 <meta name="robots" content="noindex, nofollow">
 <title>${options.title} · Payment links console</title>
 <style>${new Html(STYLE)}</style>
+${options.preview?.style ? html`<style>${new Html(options.preview.style)}</style>` : undefined}
 </head>
 <body>
 ${chrome}
@@ -158,7 +172,7 @@ ${options.body}
 `;
   return {
     statusCode: options.status ?? 200,
-    headers: consoleHeaders(options.https),
+    headers: consoleHeaders(options.https, options.preview),
     body: document.value,
     ...(options.cookies && { cookies: options.cookies }),
   };

@@ -23,6 +23,7 @@ import {
   sessionIdOf,
 } from './console-page.ts';
 import { type PspPageDependencies, pspRoutes } from './console-psps.ts';
+import { type SettingsPageDependencies, settingsRoutes } from './console-settings.ts';
 import { auditBody, signInBody } from './console-views.ts';
 import { type WebhookPageDependencies, webhookRoutes } from './console-webhooks.ts';
 import { html } from './html.ts';
@@ -31,7 +32,8 @@ import type { HtmlEvent, HtmlResult } from './html-handler.ts';
 export type ConsoleDependencies = ConsoleSessionDependencies &
   LinkPageDependencies &
   WebhookPageDependencies &
-  PspPageDependencies & {
+  PspPageDependencies &
+  SettingsPageDependencies & {
     /** The hosted sign-in (Cognito) of a deployed stack; none locally, where sign-in links are the way in. */
     identity: IdentityProvider | undefined;
   };
@@ -58,6 +60,7 @@ const ACTION_OF: Record<string, ConsoleAction> = {
   'POST /console/webhooks/{id}/rotate': 'webhook.manage',
   'POST /console/events/{id}/redeliver': 'event.redeliver',
   'POST /console/routing': 'routing.edit',
+  'POST /console/settings': 'settings.edit',
   'GET /console/audit': 'audit.read',
   'GET /console/exports': 'export.read',
 };
@@ -116,6 +119,7 @@ export async function handleConsole(event: HtmlEvent, deps: ConsoleDependencies)
     (await linkRoutes(request, deps)) ??
     (await webhookRoutes(request, deps)) ??
     (await pspRoutes(request, deps)) ??
+    (await settingsRoutes(request, deps)) ??
     notFound(request)
   );
 }
@@ -166,7 +170,9 @@ async function sessionRoutes(request: ConsoleRequest, deps: ConsoleDependencies)
       await request.audit('mode.switch', mode);
       const back = request.form.get('back') ?? '';
       // Back to the same list or form; a link of one mode does not exist in the other.
-      const safeBack = /^\/console(\/links(\/new)?|\/audit|\/webhooks|\/psps|\/exports)?$/.test(back)
+      const safeBack = /^\/console(\/links(\/new)?|\/audit|\/webhooks|\/psps|\/settings|\/exports)?$/.test(
+        back,
+      )
         ? back
         : `${CONSOLE_BASE}/links`;
       return consoleRedirect(safeBack, https);

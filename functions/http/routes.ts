@@ -87,6 +87,8 @@ export const routes = [
   { method: 'POST', path: '/console/events/{id}/redeliver', handler: 'console' },
   { method: 'GET', path: '/console/psps', handler: 'console' },
   { method: 'POST', path: '/console/routing', handler: 'console' },
+  { method: 'GET', path: '/console/settings', handler: 'console' },
+  { method: 'POST', path: '/console/settings', handler: 'console' },
 ] as const satisfies readonly RouteDefinition[];
 
 /** Paths we serve, each with the methods it allows: anything else on them is a 405 with `Allow`. */

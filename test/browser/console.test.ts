@@ -192,6 +192,39 @@ describe('the merchant console in Chromium', () => {
     expect(saved.body.default).toEqual([connection.id]);
   });
 
+  it('previews checkout settings as buyers would see them, refuses what the API refuses, then saves', async () => {
+    await page.getByRole('link', { name: 'Checkout settings' }).click();
+    await page.getByLabel('Display name').fill('Acme Coffee');
+    await page.getByLabel(/^Accent colour/).fill('#ffff00');
+    await page.getByRole('button', { name: 'Preview' }).click();
+    expect(await page.getByRole('alert').textContent()).toContain('/accent_color');
+
+    await page.getByLabel(/^Accent colour/).fill('#7a1f00');
+    await page.getByLabel('Support e-mail').fill('help@acme.example');
+    await page.getByRole('button', { name: 'Preview' }).click();
+    const preview = page.getByRole('region', { name: 'Checkout preview' });
+    expect(await preview.textContent()).toMatch(/Acme Coffee.*help@acme\.example/s);
+    expect(
+      await preview.locator('.pay').evaluate((element) => {
+        // Runs in the page, where the DOM globals exist; this project's TypeScript has no DOM library.
+        const { getComputedStyle } = globalThis as unknown as {
+          getComputedStyle: (node: unknown) => { backgroundColor: string };
+        };
+        return getComputedStyle(element).backgroundColor;
+      }),
+    ).toBe('rgb(122, 31, 0)');
+    const unsaved = await fixture.stack.request('GET', '/v1/checkout-settings', {
+      key: fixture.acme.api_key,
+    });
+    expect(unsaved.body.display_name).toBeNull();
+    await assessPage('settings-preview');
+
+    await page.getByRole('button', { name: 'Save' }).click();
+    expect(await page.getByRole('status').nth(1).textContent()).toBe('Settings saved.');
+    const saved = await fixture.stack.request('GET', '/v1/checkout-settings', { key: fixture.acme.api_key });
+    expect(saved.body).toMatchObject({ display_name: 'Acme Coffee', accent_color: '#7a1f00' });
+  });
+
   it('shows admins the audit log of every change, and switches to live mode unmistakably', async () => {
     await page.getByRole('link', { name: 'Audit log' }).click();
     const audit = (await page.getByRole('table').textContent()) ?? '';

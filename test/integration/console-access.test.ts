@@ -119,6 +119,10 @@ describe('console roles and accounts', () => {
     const addEndpoint = await viewer.post('/console/webhooks', { url: 'https://hooks.example.com/x' });
     const psps = await viewer.get('/console/psps');
     const exports = await viewer.get('/console/exports');
+    const settings = await viewer.post('/console/settings', {
+      display_name: 'Viewer was here',
+      action: 'save',
+    });
     const routing = await viewer.post('/console/routing', { routing: '{"rules":[],"default":[]}' });
 
     expect(page.status).toBe(200);
@@ -134,7 +138,8 @@ describe('console roles and accounts', () => {
       addEndpoint.status,
       routing.status,
       exports.status,
-    ]).toEqual([403, 403, 403, 403, 403, 403, 403]);
+      settings.status,
+    ]).toEqual([403, 403, 403, 403, 403, 403, 403, 403]);
     const read = await stack.request('GET', `/v1/payment-links/${link.id}`, { key: acme.api_key });
     expect(read.body.status).toBe('open');
   });
