@@ -223,6 +223,8 @@ export const functions = {
     calls: { psp: 4 },
     // People at a screen, not machines: a few instances serve every merchant's staff.
     reservedConcurrency: 10,
+    // Sending a webhook endpoint a test event waits for its attempt, as test-webhook-endpoint does.
+    timeoutSeconds: 25,
   },
 } as const satisfies Record<string, FunctionDefinition>;
 

@@ -58,6 +58,8 @@ const ACTION_OF: Record<string, ConsoleAction> = {
   'POST /console/webhooks': 'webhook.manage',
   'POST /console/webhooks/{id}/status': 'webhook.manage',
   'POST /console/webhooks/{id}/rotate': 'webhook.manage',
+  'POST /console/webhooks/{id}/test': 'webhook.manage',
+  'POST /console/webhooks/{id}/recover': 'webhook.manage',
   'POST /console/events/{id}/redeliver': 'event.redeliver',
   'POST /console/routing': 'routing.edit',
   'POST /console/settings': 'settings.edit',

@@ -1,13 +1,16 @@
 import { mayPerform } from '../domain/console-access.ts';
 import { ValidationError } from '../domain/errors.ts';
 import type { StoredEvent } from '../domain/webhook.ts';
-import type { WebhookEndpoint } from '../domain/webhook-endpoint.ts';
+import { TEST_EVENT_WAIT_MS, type WebhookEndpoint } from '../domain/webhook-endpoint.ts';
 import { listEvents } from '../use-cases/events.ts';
+import { type StartRecoveryDependencies, startRecovery } from '../use-cases/recovery.ts';
 import {
   createWebhookEndpoint,
   listWebhookEndpoints,
   rotateEndpointSecret,
   type SealingDependencies,
+  sendTestEvent,
+  type TestEventDependencies,
   updateWebhookEndpoint,
 } from '../use-cases/webhook-endpoints.ts';
 import { type EventLogDependencies, redeliverEvent } from '../use-cases/webhooks.ts';
@@ -18,11 +21,18 @@ import { type Html, html } from './html.ts';
 import type { HtmlResult } from './html-handler.ts';
 import { problemOf } from './problem-types.ts';
 import { validate } from './validate.ts';
-import { createWebhookEndpointRequest, updateWebhookEndpointRequest } from './webhook-endpoint-schemas.ts';
+import {
+  createWebhookEndpointRequest,
+  recoverRequest,
+  updateWebhookEndpointRequest,
+} from './webhook-endpoint-schemas.ts';
 
 export type WebhookPageDependencies = SealingDependencies &
-  EventLogDependencies & {
-    events: EventLogDependencies['events'] & Parameters<typeof listEvents>[0]['events'];
+  EventLogDependencies &
+  Pick<StartRecoveryDependencies, 'recoveries'> & {
+    events: EventLogDependencies['events'] &
+      Parameters<typeof listEvents>[0]['events'] &
+      TestEventDependencies['events'];
     queue: Parameters<typeof redeliverEvent>[0]['queue'];
     allowPrivateTargets: boolean;
   };
@@ -64,6 +74,24 @@ export async function webhookRoutes(
             until: rotated.previous_secret_expires_at,
           },
         });
+      });
+    case 'POST /console/webhooks/{id}/test':
+      return change(request, deps, async () => {
+        const outcome = await sendTestEvent({ ...deps, waitMs: TEST_EVENT_WAIT_MS }, request.session, id);
+        await request.audit('webhook.manage', id);
+        const answer = outcome.attempt
+          ? `answered ${outcome.attempt.status_code ?? 'nothing'}${outcome.attempt.error ? ` (${outcome.attempt.error})` : ''} in ${outcome.attempt.duration_ms} ms`
+          : 'no attempt yet: delivery goes on in the background';
+        return webhooksPage(request, deps, {
+          noticeText: `Test event ${outcome.event_id} to ${id}: ${answer}.`,
+        });
+      });
+    case 'POST /console/webhooks/{id}/recover':
+      return change(request, deps, async () => {
+        const { since } = validate(recoverRequest(), { since: request.form.get('since')?.trim() ?? '' });
+        await startRecovery(deps, request.session, id, since);
+        await request.audit('webhook.manage', id);
+        return consoleRedirect(`${PATH}?notice=recovering`, request.https);
       });
     case 'POST /console/events/{id}/redeliver':
       return change(request, deps, async () => {
@@ -112,6 +140,8 @@ async function change(
 
 interface PageExtra {
   notice?: string | undefined;
+  /** A notice of its own words (a test event's outcome). */
+  noticeText?: string;
   errors?: FieldError[];
   status?: number;
   /** A new secret, shown this once. */
@@ -122,6 +152,7 @@ const NOTICES: Record<string, string> = {
   enabled: 'Endpoint enabled.',
   disabled: 'Endpoint disabled: nothing more is sent to it until it is enabled.',
   redelivered: 'The event is queued again.',
+  recovering: 'Recovery started: what the endpoint never acknowledged since then is sent again.',
 };
 
 async function webhooksPage(request: ConsoleRequest, deps: WebhookPageDependencies, extra: PageExtra) {
@@ -131,8 +162,9 @@ async function webhooksPage(request: ConsoleRequest, deps: WebhookPageDependenci
   ]);
   const admin = mayPerform(request.session.role, 'webhook.manage');
   const { session } = request;
+  const notice = extra.noticeText ?? (extra.notice ? NOTICES[extra.notice] : undefined);
   const body = html`<h1>Webhooks</h1>
-${extra.notice && NOTICES[extra.notice] ? html`<p class="notice" role="status">${NOTICES[extra.notice]}</p>` : undefined}
+${notice ? html`<p class="notice" role="status">${notice}</p>` : undefined}
 ${extra.errors?.length ? html`<div class="error" role="alert"><ul>${extra.errors.map((error) => html`<li>${error.pointer ? `${error.pointer}: ` : ''}${error.detail}</li>`)}</ul></div>` : undefined}
 ${extra.secret ? secretNotice(extra.secret) : undefined}
 <h2>Endpoints</h2>${endpointsTable(endpoints, admin ? session : undefined)}
@@ -158,7 +190,9 @@ function endpointsTable(endpoints: WebhookEndpoint[], session: ConsoleRequest['s
     const next = endpoint.status === 'enabled' ? 'disabled' : 'enabled';
     const actions = session
       ? html`<form method="post" action="${PATH}/${endpoint.id}/status">${csrfField(session)}<input type="hidden" name="status" value="${next}"><button type="submit" aria-label="${next === 'enabled' ? 'Enable' : 'Disable'} ${endpoint.id}">${next === 'enabled' ? 'Enable' : 'Disable'}</button></form>
-<form method="post" action="${PATH}/${endpoint.id}/rotate">${csrfField(session)}<button type="submit" aria-label="Rotate secret of ${endpoint.id}">Rotate secret</button></form>`
+<form method="post" action="${PATH}/${endpoint.id}/rotate">${csrfField(session)}<button type="submit" aria-label="Rotate secret of ${endpoint.id}">Rotate secret</button></form>
+<form method="post" action="${PATH}/${endpoint.id}/test">${csrfField(session)}<button type="submit" aria-label="Send test event to ${endpoint.id}">Send test event</button></form>
+<form method="post" action="${PATH}/${endpoint.id}/recover" class="inline">${csrfField(session)}<input name="since" aria-label="Recover ${endpoint.id} since (RFC 3339)" placeholder="2026-11-28T09:00:00Z" size="22"><button type="submit" aria-label="Recover ${endpoint.id}">Recover</button></form>`
       : undefined;
     return html`<tr><td>${endpoint.id}</td><td><code>${endpoint.url}</code></td><td>${endpoint.enabled_events.join(', ')}</td><td>${endpoint.status}</td><td>${actions}</td></tr>`;
   });

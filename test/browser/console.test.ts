@@ -163,6 +163,17 @@ describe('the merchant console in Chromium', () => {
     expect(rotated.match(/whsec_\S+/)?.[0]).not.toBe(created.match(/whsec_\S+/)?.[0]);
     await assessPage('webhooks-secret');
 
+    await page.getByRole('button', { name: `Enable ${endpointId}` }).click();
+    await page.getByRole('button', { name: `Send test event to ${endpointId}` }).click();
+    expect(await page.getByRole('status').nth(1).textContent()).toMatch(
+      new RegExp(`^Test event evt_\\w+ to ${endpointId}: answered 2\\d\\d in \\d+ ms\\.$`),
+    );
+    await page
+      .getByLabel(`Recover ${endpointId} since (RFC 3339)`)
+      .fill(new Date(Date.now() - 3_600_000).toISOString());
+    await page.getByRole('button', { name: `Recover ${endpointId}`, exact: true }).click();
+    expect(await page.getByRole('status').nth(1).textContent()).toMatch(/^Recovery started/);
+
     const events = page.getByRole('table').nth(1);
     expect(await events.textContent()).toContain('refund.succeeded');
     await events.getByRole('button').first().click();
