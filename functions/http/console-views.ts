@@ -81,7 +81,9 @@ function refundsTable(refunds: Refund[]): Html {
 
 function webhooksTable(events: EventLogEntry[]): Html {
   const rows = events.map(
-    (event) => html`<tr><td>${event.type}</td><td>${event.status}</td><td>${when(event.created_at)}</td>
+    (
+      event,
+    ) => html`<tr><td><a href="${CONSOLE_BASE}/events/${event.id}">${event.type}</a></td><td>${event.status}</td><td>${when(event.created_at)}</td>
 <td><ol>${event.attempts.map(
       (attempt) =>
         html`<li>${when(attempt.at)}: ${attempt.status_code ?? 'no answer'}${attempt.error ? ` (${attempt.error})` : ''}, ${attempt.duration_ms} ms</li>`,

@@ -2,7 +2,7 @@ import { mayPerform } from '../domain/console-access.ts';
 import { ValidationError } from '../domain/errors.ts';
 import type { StoredEvent } from '../domain/webhook.ts';
 import { TEST_EVENT_WAIT_MS, type WebhookEndpoint } from '../domain/webhook-endpoint.ts';
-import { listEvents } from '../use-cases/events.ts';
+import { getEvent, listEvents } from '../use-cases/events.ts';
 import { type StartRecoveryDependencies, startRecovery } from '../use-cases/recovery.ts';
 import {
   createWebhookEndpoint,
@@ -93,6 +93,8 @@ export async function webhookRoutes(
         await request.audit('webhook.manage', id);
         return consoleRedirect(`${PATH}?notice=recovering`, request.https);
       });
+    case 'GET /console/events/{id}':
+      return eventPage(request, deps, id);
     case 'POST /console/events/{id}/redeliver':
       return change(request, deps, async () => {
         await redeliverEvent(deps, request.session, id);
@@ -216,9 +218,30 @@ function eventsTable(events: StoredEvent[], session: ConsoleRequest['session'] |
     const redeliver = session
       ? html`<form method="post" action="${CONSOLE_BASE}/events/${event.id}/redeliver">${csrfField(session)}<button type="submit" aria-label="Redeliver ${event.id}">Redeliver</button></form>`
       : undefined;
-    return html`<tr><td>${event.id}</td><td>${event.type}</td><td>${event.link_id ? html`<a href="${CONSOLE_BASE}/links/${event.link_id}">${event.link_id}</a>` : '–'}</td>
+    return html`<tr><td><a href="${CONSOLE_BASE}/events/${event.id}">${event.id}</a></td><td>${event.type}</td><td>${event.link_id ? html`<a href="${CONSOLE_BASE}/links/${event.link_id}">${event.link_id}</a>` : '–'}</td>
 <td>${event.status}</td><td>${attempts.length ? html`<ol>${attempts}</ol>` : 'none to the link URL'}</td><td>${redeliver}</td></tr>`;
   });
   return html`<table><thead><tr><th scope="col">Event</th><th scope="col">Type</th><th scope="col">Link</th><th scope="col">Delivery</th><th scope="col">Attempts</th><th scope="col">Actions</th></tr></thead>
 <tbody>${rows.length ? rows : html`<tr><td colspan="6">No events in the last 30 days.</td></tr>`}</tbody></table>`;
+}
+
+/** One event and each of its deliveries (the link's webhook URL, every endpoint) with their attempts. */
+async function eventPage(
+  request: ConsoleRequest,
+  deps: WebhookPageDependencies,
+  id: string,
+): Promise<HtmlResult> {
+  const { event, deliveries } = await getEvent(deps, request.session, id);
+  const rows = deliveries.map(
+    (
+      delivery,
+    ) => html`<tr><td>${delivery.endpoint_id ?? "the link's webhook URL"}</td><td>${delivery.status}</td>
+<td>${delivery.attempts.length ? html`<ol>${delivery.attempts.map((attempt) => html`<li>${when(attempt.at)}: ${attempt.status_code ?? 'no answer'}${attempt.error ? ` (${attempt.error})` : ''}, ${attempt.duration_ms} ms</li>`)}</ol>` : 'none yet'}</td></tr>`,
+  );
+  const body = html`<h1>Event ${event.id}</h1>
+<dl><dt>Type</dt><dd>${event.type}</dd><dt>Created</dt><dd>${when(event.created_at)}</dd>
+<dt>Link</dt><dd>${event.link_id ? html`<a href="${CONSOLE_BASE}/links/${event.link_id}">${event.link_id}</a>` : '–'}</dd></dl>
+<h2>Deliveries</h2><table><thead><tr><th scope="col">To</th><th scope="col">Status</th><th scope="col">Attempts</th></tr></thead>
+<tbody>${rows.length ? rows : html`<tr><td colspan="3">Sent nowhere: no webhook URL on its link and no endpoint took it.</td></tr>`}</tbody></table>`;
+  return consolePage({ title: `Event ${event.id}`, https: request.https, session: request.session, body });
 }

@@ -86,6 +86,7 @@ export const routes = [
   { method: 'POST', path: '/console/webhooks/{id}/rotate', handler: 'console' },
   { method: 'POST', path: '/console/webhooks/{id}/test', handler: 'console' },
   { method: 'POST', path: '/console/webhooks/{id}/recover', handler: 'console' },
+  { method: 'GET', path: '/console/events/{id}', handler: 'console' },
   { method: 'POST', path: '/console/events/{id}/redeliver', handler: 'console' },
   { method: 'GET', path: '/console/psps', handler: 'console' },
   { method: 'POST', path: '/console/routing', handler: 'console' },

@@ -168,6 +168,15 @@ describe('the merchant console in Chromium', () => {
     expect(await page.getByRole('status').nth(1).textContent()).toMatch(
       new RegExp(`^Test event evt_\\w+ to ${endpointId}: answered 2\\d\\d in \\d+ ms\\.$`),
     );
+    const testEvent = /evt_\w+/.exec(
+      (await page.getByRole('status').nth(1).textContent()) ?? '',
+    )?.[0] as string;
+    await page.goto(`${fixture.stack.baseUrl}/console/events/${testEvent}`);
+    expect(await page.getByRole('table').textContent()).toMatch(
+      new RegExp(`${endpointId}.*: 2\\d\\d, \\d+ ms`, 's'),
+    );
+    await assessPage('event');
+    await page.getByRole('link', { name: 'Webhooks' }).click();
     await page
       .getByLabel(`Recover ${endpointId} since (RFC 3339)`)
       .fill(new Date(Date.now() - 3_600_000).toISOString());
