@@ -144,15 +144,20 @@ describe('console roles and accounts', () => {
     expect(read.body.status).toBe('open');
   });
 
-  it("answer 404 for another account's link, and cancel nothing of it", async () => {
+  it("answer 404 for another account's link and event, and change nothing of them", async () => {
     const theirs = await createLink(stack, globex.api_key);
+
+    await stack.request('POST', `/v1/payment-links/${theirs.id}/cancel`, { key: globex.api_key });
+    const events = await stack.request('GET', '/v1/events', { key: globex.api_key });
+    const theirEvent = events.body.data[0].id;
 
     const page = await admin.get(`/console/links/${theirs.id}`);
     const cancel = await admin.post(`/console/links/${theirs.id}/cancel`, {});
+    const event = await admin.get(`/console/events/${theirEvent}`);
+    const redeliver = await admin.post(`/console/events/${theirEvent}/redeliver`, {});
 
-    expect([page.status, cancel.status]).toEqual([404, 404]);
-    const read = await stack.request('GET', `/v1/payment-links/${theirs.id}`, { key: globex.api_key });
-    expect(read.body.status).toBe('open');
+    expect([page.status, cancel.status, event.status, redeliver.status]).toEqual([404, 404, 404, 404]);
+    expect(theirEvent).toMatch(/^evt_/);
   });
 
   it('records who changed what, and from where, for admins', async () => {
