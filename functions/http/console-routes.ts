@@ -49,8 +49,11 @@ export interface ConsoleRequest {
   audit(action: ConsoleAction, target: string | null): Promise<void>;
 }
 
-/** What each POST route does, for the role check before anything runs; GET routes only read. */
-const ACTION_OF: Record<string, ConsoleAction> = {
+/**
+ * What a route needs beyond a live session, checked against the role before anything runs: every change (each
+ * POST but signing in and out), and the pages some roles may not read. Any other page only reads.
+ */
+export const ACTION_OF: Readonly<Record<string, ConsoleAction>> = {
   'POST /console/links': 'link.create',
   'POST /console/links/{id}/cancel': 'link.cancel',
   'POST /console/links/{id}/refunds': 'refund.create',
