@@ -17,12 +17,13 @@ const { values: flags } = parseArgs({
 });
 // Before the functions' modules load: their logger and metrics read these settings when they are built.
 quietTerminalUnlessAsked(process.env, flags.verbose);
-const { apiKeyAuthenticator, apiKeyRepository, signingSecretStore } = await import(
+const { apiKeyAuthenticator, apiKeyRepository, consoleStore, signingSecretStore } = await import(
   '../functions/dependencies.ts'
 );
 const { issueApiKey } = await import('../functions/use-cases/api-keys.ts');
 const { parseFaults } = await import('../lib/local/faults.ts');
 const { startLocalStack } = await import('../lib/local/local-stack.ts');
+const { signInLinkOf } = await import('../lib/local/console-sign-in.ts');
 const env = z
   .object({
     PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
@@ -80,6 +81,11 @@ async function demoCredentials(): Promise<IssuedApiKey> {
 }
 
 const demo = await demoCredentials();
+const consoleLink = await signInLinkOf(stack.baseUrl, consoleStore(), {
+  account: demo.account,
+  role: 'admin',
+  user: 'admin@acct_demo',
+});
 console.log(`
 ${exportLine({ base: stack.baseUrl, key: demo.api_key, webhookSecret: demo.webhook_secret })}
 
@@ -87,6 +93,7 @@ Payment links service running locally (data in ${dataDir})${flags.bundled ? ', f
 ${faults ? `\n  FAULTS          ${stack.faults?.describe()}   (seed ${faults.seed}: FAULTS_SEED=${faults.seed} repeats the draws)\n` : ''}
   Base URL        ${stack.baseUrl}
   Checkout base   ${stack.checkoutBase}
+  Console         ${consoleLink}   (one-time sign-in, 15 min)
 
   Test API key    ${demo.api_key}   (account ${demo.account})
   Webhook secret  ${demo.webhook_secret}

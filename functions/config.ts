@@ -63,6 +63,13 @@ const configSchema = () =>
     STRIPE_API_URL: z.optional(z.url()),
     /** Tests only: the Mollie SDK's `apiEndpoint` (a Mollie-speaking server) instead of api.mollie.com/v2/. */
     MOLLIE_API_URL: z.optional(z.url()),
+    /**
+     * The console's Cognito user pool, its app client and the base URL of its hosted sign-in (deployed stacks);
+     * without them the console signs in with one-time links only (docs/console.md#signing-in).
+     */
+    CONSOLE_USER_POOL_ID: z.optional(nonEmpty()),
+    CONSOLE_CLIENT_ID: z.optional(nonEmpty()),
+    CONSOLE_AUTH_DOMAIN: z.optional(baseUrl()),
     /** Tests only: send Adyen API calls to this origin (an Adyen-speaking server), paths unchanged. */
     ADYEN_API_URL: z.optional(z.url()),
     /** Tests only: send PayPal API calls to this origin (a PayPal-speaking server), paths unchanged. */

@@ -3,6 +3,7 @@ import { DynamoAccountSettingsRepository } from './adapters/dynamodb/account-set
 import { DynamoApiKeyRepository } from './adapters/dynamodb/api-key-repository.ts';
 import { DynamoBooks } from './adapters/dynamodb/books.ts';
 import { DynamoCheckoutSettingsRepository } from './adapters/dynamodb/checkout-settings-repository.ts';
+import { DynamoConsoleStore } from './adapters/dynamodb/console-store.ts';
 import { DynamoEndpointHealthStore } from './adapters/dynamodb/endpoint-health-store.ts';
 import { DynamoEndpointRecoveryStore } from './adapters/dynamodb/endpoint-recovery-store.ts';
 import { DynamoEventRepository } from './adapters/dynamodb/event-repository.ts';
@@ -18,6 +19,7 @@ import { DynamoRefundLedger } from './adapters/dynamodb/refund-ledger.ts';
 import { DynamoSandboxSessionStore } from './adapters/dynamodb/sandbox-session-store.ts';
 import { DynamoSigningSecretStore } from './adapters/dynamodb/signing-secret-store.ts';
 import { DynamoWebhookEndpointRepository } from './adapters/dynamodb/webhook-endpoint-repository.ts';
+import { CognitoIdentityProvider } from './adapters/http/cognito-identity.ts';
 import { AdyenPspFactory } from './adapters/psp/adyen-psp.ts';
 import { CheckoutPspFactory } from './adapters/psp/checkout-psp.ts';
 import { MolliePspFactory } from './adapters/psp/mollie-psp.ts';
@@ -294,3 +296,20 @@ export const rateLimiter = /* @__PURE__ */ once(
       windowSeconds: config().RATE_LIMIT_WINDOW_SECONDS,
     }),
 );
+
+/** The merchant console's sign-in links, sessions and audit log. */
+export const consoleStore = /* @__PURE__ */ once(
+  () => new DynamoConsoleStore(documentClient(), config().TABLE_NAME),
+);
+
+/** The console's hosted sign-in, when the stack has a user pool (deployed); undefined on the local stack. */
+export const consoleIdentityProvider = /* @__PURE__ */ once(() => {
+  const { CONSOLE_USER_POOL_ID, CONSOLE_CLIENT_ID, CONSOLE_AUTH_DOMAIN, BASE_URL } = config();
+  if (!CONSOLE_USER_POOL_ID || !CONSOLE_CLIENT_ID || !CONSOLE_AUTH_DOMAIN) return undefined;
+  return new CognitoIdentityProvider({
+    userPoolId: CONSOLE_USER_POOL_ID,
+    clientId: CONSOLE_CLIENT_ID,
+    domain: CONSOLE_AUTH_DOMAIN,
+    redirectUri: `${BASE_URL}/console/auth/callback`,
+  });
+});

@@ -1,10 +1,12 @@
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
-import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { LambdaFunction as LambdaTarget } from 'aws-cdk-lib/aws-events-targets';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import { AlarmNotifications, type AlarmNotificationsProps } from './constructs/alarm-notifications.ts';
 import { CheckoutSecrets } from './constructs/checkout-secrets.ts';
+import { ConsoleSignIn } from './constructs/console-sign-in.ts';
 import { EdgeProtection, type EdgeProtectionProps } from './constructs/edge-protection.ts';
 import { LinksTable } from './constructs/links-table.ts';
 import { MerchantApi } from './constructs/merchant-api.ts';
@@ -48,6 +50,7 @@ export class PaymentLinksStack extends Stack {
   readonly table: LinksTable;
   readonly events: WebhookEventQueues;
   readonly functions: ServiceFunctions;
+  readonly consoleSignIn: ConsoleSignIn;
 
   constructor(scope: Construct, id: string, props: PaymentLinksStackProps) {
     super(scope, id, props);
@@ -94,6 +97,16 @@ export class PaymentLinksStack extends Stack {
       reservedConcurrency: props.reservedConcurrency,
     });
     this.api.addRoutes(this.functions);
+    this.consoleSignIn = new ConsoleSignIn(this, 'ConsoleSignIn', {
+      publicBase,
+      stage: props.stage,
+      protectData,
+    });
+    // Only the console's function knows the user pool: ServiceFunctions builds every function as a Function.
+    const consoleFunction = this.functions.get('console') as LambdaFunction;
+    for (const [name, value] of Object.entries(this.consoleSignIn.environment)) {
+      consoleFunction.addEnvironment(name, value);
+    }
 
     this.scheduleFunctions();
 
@@ -120,7 +133,7 @@ export class PaymentLinksStack extends Stack {
     for (const schedule of schedules) {
       new Rule(this, `${toConstructId(schedule.handler)}Schedule`, {
         schedule: Schedule.rate(Duration.minutes(schedule.everyMinutes)),
-        targets: [new LambdaFunction(this.functions.get(schedule.handler), { retryAttempts: 2 })],
+        targets: [new LambdaTarget(this.functions.get(schedule.handler), { retryAttempts: 2 })],
       });
     }
   }
@@ -147,6 +160,10 @@ export class PaymentLinksStack extends Stack {
     new CfnOutput(this, 'SigningKeyArn', {
       value: outputs.signingKey.key.keyArn,
       description: 'For npm run keys --signing-key: the KMS key webhook signing secrets are sealed with',
+    });
+    new CfnOutput(this, 'ConsoleUserPoolId', {
+      value: this.consoleSignIn.userPool.userPoolId,
+      description: 'For npm run console -- invite: the user pool of the console (docs/console.md)',
     });
     new CfnOutput(this, 'TableName', {
       value: this.table.table.tableName,

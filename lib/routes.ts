@@ -231,6 +231,20 @@ export const functions = {
   'put-routing': { table: ['GetItem', 'Query', 'PutItem'], merchantApi: true },
   'get-checkout-settings': { table: ['GetItem'], merchantApi: true },
   'put-checkout-settings': { table: ['PutItem'], merchantApi: true },
+  // The merchant console (docs/console.md): its sessions, sign-in links and audit log, and the links use cases
+  // it calls as the API does (create, cancel, refund: the PSP secrets and calls of cancel-payment-link); webhook
+  // endpoints it creates or rotates get a sealed secret, as create-webhook-endpoint's do.
+  console: {
+    table: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query'],
+    sendsEvents: true,
+    signingKey: 'seal',
+    secrets: ['sandbox', 'psp'],
+    calls: { psp: 4 },
+    // People at a screen, not machines: a few instances serve every merchant's staff.
+    reservedConcurrency: 10,
+    // Sending a webhook endpoint a test event waits for its attempt, as test-webhook-endpoint does.
+    timeoutSeconds: 25,
+  },
 } as const satisfies Record<string, FunctionDefinition>;
 
 export type HandlerName = keyof typeof functions;
@@ -333,6 +347,8 @@ export const PUBLIC_DENIED_KEY_PATTERNS = [
   'ACCOUNT#*#APIKEYS',
   'SIGNING_SECRET#*',
   'WEBHOOK_ENDPOINTS#*',
+  // The console's sign-in links, sessions and audit log (functions/adapters/dynamodb/console-store.ts).
+  'CONSOLE_*',
 ] as const;
 
 /** Functions that serve public routes (buyers' browsers, PSPs): no API key stands in front of them. */

@@ -61,10 +61,6 @@ export function addPayment(
   );
 }
 
-/**
- * The `payment_link.paid` event of a single-use link, its payment with what the buyer answered (`answersOf`),
- * which the link's own `payment` does not keep.
- */
 /** How many payments a reusable link takes: its `max_payments`, never more than `MAX_PAYMENTS_PER_LINK`. */
 export const paymentLimit = (link: Pick<PaymentLink, 'max_payments'>): number =>
   Math.min(link.max_payments ?? MAX_PAYMENTS_PER_LINK, MAX_PAYMENTS_PER_LINK);

@@ -163,6 +163,8 @@ describe('the CDK stack', () => {
       [
         'checkout-page',
         'checkout-qr',
+        // Its sign-in pages answer anyone; a session is checked inside the function.
+        'console',
         'get-openapi',
         'psp-notifications',
         'route-fallback',
@@ -427,6 +429,7 @@ describe('the CDK stack', () => {
             'ACCOUNT#*#APIKEYS',
             'SIGNING_SECRET#*',
             'WEBHOOK_ENDPOINTS#*',
+            'CONSOLE_*',
           ],
         },
       });
@@ -447,7 +450,7 @@ describe('the CDK stack', () => {
     const sealing = (Object.keys(functions) as HandlerName[]).filter(
       (handler) => handler !== 'deliver-webhook' && kmsActions(handler).length,
     );
-    expect(sealing.sort()).toEqual(['create-webhook-endpoint', 'rotate-webhook-endpoint-secret']);
+    expect(sealing.sort()).toEqual(['console', 'create-webhook-endpoint', 'rotate-webhook-endpoint-secret']);
     for (const handler of sealing) {
       expect(policyStatementsOf(template, handler)).toContainEqual(
         expect.objectContaining({

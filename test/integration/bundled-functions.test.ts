@@ -10,6 +10,7 @@ import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import type { BundleFiles } from '../../lib/local/bundled-handlers.ts';
 import { functions, type HandlerName } from '../../lib/routes.ts';
 import { storedLink } from '../support/checkout-helpers.ts';
+import { signInToConsole } from '../support/console.ts';
 import type { FakeAdyen } from '../support/fake-adyen.ts';
 import type { FakeCheckout } from '../support/fake-checkout.ts';
 import type { FakeMollie } from '../support/fake-mollie.ts';
@@ -163,6 +164,12 @@ describe('the bundles cdk synth ships, run as the Lambda runtime runs them', { t
     const qr = await fetch((await createLink()).qr_code_url);
     expect([qr.status, qr.headers.get('content-type')]).toEqual([200, 'image/svg+xml; charset=utf-8']);
     expect(await qr.text()).toMatch(/^<svg/);
+  });
+
+  it('serve the console: a one-time sign-in link, then a page of links', async () => {
+    const admin = await signInToConsole(stack.baseUrl, 'acme', 'admin');
+    const links = await admin.get('/console/links');
+    expect([links.status, links.text.includes('TEST MODE')]).toEqual([200, true]);
   });
 
   it('take a buyer through checkout and the sandbox PSP to a paid link, a signed webhook, its redelivery and a refund', async () => {

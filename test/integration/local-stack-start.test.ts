@@ -31,6 +31,18 @@ describe('npm start', () => {
         `export BASE=${first.baseUrl} KEY=${first.apiKey} WEBHOOK_SECRET=whsec_`,
       );
 
+      // The console's one-time sign-in link for the demo admin, and one for any account and role from the CLI.
+      const demoLink = /Console\s+(http:\S+\/console\/sign-in\?token=[\w-]{43})\s/.exec(first.banner)?.[1];
+      expect((await fetch(demoLink ?? 'http://127.0.0.1:9/')).status).toBe(200);
+      const viewerLink = await run(
+        process.execPath,
+        ['bin/console.ts', 'sign-in-link', '--account', 'cli-co', '--role', 'viewer'],
+        { env: { ...process.env, DATA_DIR: dataDir } },
+      );
+      expect(viewerLink.stdout.trim()).toMatch(
+        new RegExp(`^${first.baseUrl}/console/sign-in\\?token=[\\w-]{43}$`),
+      );
+
       const created = await fetch(`${first.baseUrl}/v1/payment-links`, {
         method: 'POST',
         headers: { authorization: `Bearer ${first.apiKey}`, 'content-type': 'application/json' },
@@ -90,6 +102,6 @@ describe('npm start', () => {
       expect(revoked.status).toBe(401);
       await stop(second.child);
     },
-    timeoutForSteps(6),
-  ); // two starts of the stack and four CLI runs
+    timeoutForSteps(7),
+  ); // two starts of the stack and five CLI runs
 });

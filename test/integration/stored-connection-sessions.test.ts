@@ -13,6 +13,7 @@ import { permissionAudit } from '../../lib/local/permissions.ts';
 import { functions, type HandlerName, timeoutSecondsOf } from '../../lib/routes.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
 import { addConnection } from '../support/connections.ts';
+import { signInToConsole } from '../support/console.ts';
 import { httpRequest, navigate } from '../support/navigate.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';
 import { eventually } from '../support/webhooks.ts';
@@ -187,6 +188,21 @@ const scenarios: Record<PspHandler, () => Promise<void>> = {
 
     expect(refund.status).toBe(201);
     expect(refund.body.status).toBe('succeeded');
+  },
+  // The console cancels and refunds through the same use cases, from its own function.
+  console: async () => {
+    const canceled = await linkWithSession();
+    const refunded = await linkWithSession();
+    await httpRequest(`${stack.baseUrl}/sandbox/checkout/${refunded.session.id}/pay`, { method: 'POST' });
+    await eventually(async () => (await storedLink(refunded.link.id)).status === 'paid');
+    const admin = await signInToConsole(stack.baseUrl, 'stored', 'admin');
+
+    const cancel = await admin.post(`/console/links/${canceled.link.id}/cancel`, {});
+    const refund = await admin.post(`/console/links/${refunded.link.id}/refunds`, {});
+
+    expect([cancel.status, refund.status]).toEqual([303, 303]);
+    expect(await sessionStatus(canceled.session.id)).toBe('expired');
+    expect((await storedLink(refunded.link.id)).refunds.map((made) => made.status)).toEqual(['succeeded']);
   },
 };
 

@@ -172,6 +172,7 @@ describe('webhook endpoints as a resource', () => {
       'create-webhook-endpoint',
       'rotate-webhook-endpoint-secret',
       'get-webhook-endpoint',
+      'console',
     ] as const) {
       await expect(asFunction(handler, open)).rejects.toMatchObject({
         name: 'AccessDeniedException',

@@ -341,7 +341,7 @@ export const paymentKeys = {
  * payment and every refund entry in its (account, mode)'s listing in gsi1, split over `MERCHANT_SHARDS` by id
  * and merged by readers; those with a `client_reference_id` also in gsi2 under the reference (split likewise,
  * as one merchant may give every buyer the same reference). A refund lives in its link's item; its entry is a
- * copy beside the link, written in the same transaction.
+ * copy beside the link, written right after each write of the refund (docs/data-model.md#books).
  */
 export const bookKeys = {
   payments: (account: string, mode: string) => `PAYMENTS#${account}#${mode}`,
@@ -395,3 +395,13 @@ export function bookEntryKeys(
       : {};
   return { gsi1pk: merchantPartitionOf(listing, entry.id), gsi1sk: position, ...reference };
 }
+
+/**
+ * Keys of the merchant console's records (functions/adapters/dynamodb/console-store.ts). Sign-in links and
+ * sessions are found by the SHA-256 of their secret; an account's audit log is one partition, newest last.
+ */
+export const consoleKeys = {
+  signInLink: (tokenHash: string) => ({ pk: `CONSOLE_SIGNIN#${tokenHash}`, sk: 'SIGNIN' }),
+  session: (idHash: string) => ({ pk: `CONSOLE_SESSION#${idHash}`, sk: 'SESSION' }),
+  audit: (account: string, position: string) => ({ pk: `CONSOLE_AUDIT#${account}`, sk: position }),
+};

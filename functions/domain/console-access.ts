@@ -1,0 +1,92 @@
+import type { Mode, Principal } from './principal.ts';
+
+/**
+ * Who may do what in the merchant console (docs/console.md#roles). A console user belongs to one account and has
+ * one role; the mode they work in is theirs to switch. Their account and mode are the same `Principal` an API key
+ * resolves to, so every read and write goes through the API's own use cases, scoped the same way.
+ */
+export const CONSOLE_ROLES = ['admin', 'finance', 'viewer'] as const;
+export type ConsoleRole = (typeof CONSOLE_ROLES)[number];
+
+/** Every change the console can make; reading needs no more than being signed in to the account. */
+export const CONSOLE_ACTIONS = [
+  'link.create',
+  'link.cancel',
+  'refund.create',
+  'webhook.manage',
+  'event.redeliver',
+  'routing.edit',
+  'settings.edit',
+  'export.read',
+  'mode.switch',
+  'audit.read',
+] as const;
+export type ConsoleAction = (typeof CONSOLE_ACTIONS)[number];
+
+/**
+ * `admin`: everything; `finance`: payments, refunds and exports; `viewer`: reads only (switching mode changes
+ * nothing, and the audit log and exports are not theirs to read).
+ */
+const ALLOWED: Record<ConsoleRole, readonly ConsoleAction[]> = {
+  admin: CONSOLE_ACTIONS,
+  finance: ['refund.create', 'export.read', 'mode.switch'],
+  viewer: ['mode.switch'],
+};
+
+export function mayPerform(role: ConsoleRole, action: ConsoleAction): boolean {
+  return ALLOWED[role].includes(action);
+}
+
+/** The signed-in user: the principal the use cases take, plus who they are and their role. */
+export interface ConsoleUser extends Principal {
+  /** The e-mail address (Cognito) or `sign-in link` for a locally issued link: what the audit log names. */
+  user: string;
+  role: ConsoleRole;
+}
+
+/** What a one-time sign-in link grants once it is used: a session for this user in the test mode. */
+export interface SignInGrant {
+  account: string;
+  role: ConsoleRole;
+  user: string;
+}
+
+/** A sign-in link works this long after it was printed, and once. */
+export const SIGN_IN_LINK_TTL_MS = 15 * 60_000;
+/** A session ends after this long without a request. */
+export const SESSION_IDLE_MS = 30 * 60_000;
+/** However active, a session ends this long after sign-in. */
+export const SESSION_MAX_MS = 12 * 3_600_000;
+
+export interface ConsoleSession extends ConsoleUser {
+  /** The hash of the cookie's session id (the id itself is never stored). */
+  id_hash: string;
+  /** The synchronizer token every form of this session carries. */
+  csrf_token: string;
+  created_at: string;
+  /** When the session ends unless used before: the idle timeout, capped by `SESSION_MAX_MS` after sign-in. */
+  expires_at: string;
+}
+
+/** The session's end after a request at `now`: idle timeout from now, never past its maximum life. */
+export function sessionExpiry(createdAt: string, now: Date): string {
+  const idle = now.getTime() + SESSION_IDLE_MS;
+  const max = new Date(createdAt).getTime() + SESSION_MAX_MS;
+  return new Date(Math.min(idle, max)).toISOString();
+}
+
+export const isLive = (session: { expires_at: string }, now: Date): boolean =>
+  new Date(session.expires_at).getTime() > now.getTime();
+
+/** One change made in the console: who, what, when, from where. */
+export interface AuditEntry {
+  account: string;
+  mode: Mode;
+  user: string;
+  role: ConsoleRole;
+  action: ConsoleAction;
+  /** The id of what changed (a link, a refund), if any. */
+  target: string | null;
+  source_ip: string;
+  at: string;
+}

@@ -1,0 +1,137 @@
+import type { ConsoleSession } from '../domain/console-access.ts';
+import { PAGE_LANGUAGES } from '../domain/locale.ts';
+import { PAYMENT_METHODS } from '../domain/payment-methods.ts';
+import { CONSOLE_BASE, csrfField } from './console-page.ts';
+import type { FieldError } from './console-views.ts';
+import { Html, html } from './html.ts';
+
+/** Line-item rows the form offers; the API takes more, which the form does not need for a first link. */
+export const FORM_LINE_ITEMS = 5;
+
+const AMOUNT_KINDS = [
+  ['fixed', 'A fixed amount'],
+  ['line_items', 'Line items (the amount is their sum)'],
+  ['amount_range', 'The buyer chooses, within a range'],
+] as const;
+
+const optional = (form: URLSearchParams, name: string) => form.get(name)?.trim() || undefined;
+
+function lineItemsOf(form: URLSearchParams, currency: string) {
+  const items = [];
+  for (let row = 1; row <= FORM_LINE_ITEMS; row++) {
+    const name = optional(form, `item_name_${row}`);
+    const price = optional(form, `item_price_${row}`);
+    if (!name && !price) continue;
+    const quantity = optional(form, `item_quantity_${row}`);
+    items.push({
+      name: name ?? '',
+      quantity: quantity && /^\d+$/.test(quantity) ? Number(quantity) : (quantity ?? 1),
+      unit_amount: { value: price ?? '', currency },
+    });
+  }
+  return items;
+}
+
+function amountSourceOf(form: URLSearchParams, currency: string) {
+  switch (form.get('amount_kind')) {
+    case 'line_items':
+      return { line_items: lineItemsOf(form, currency) };
+    case 'amount_range':
+      return {
+        amount_range: {
+          currency,
+          minimum: optional(form, 'range_minimum') ?? '',
+          maximum: optional(form, 'range_maximum') ?? '',
+        },
+      };
+    default:
+      return { amount: { value: optional(form, 'amount') ?? '', currency } };
+  }
+}
+
+/**
+ * The form as the API's create request (`POST /v1/payment-links`): the same schema then validates it, so every
+ * rule, limit and message is the API's. Empty fields are left out, as a developer would leave them out.
+ */
+export function createRequestOf(form: URLSearchParams): Record<string, unknown> {
+  const currency = optional(form, 'currency')?.toUpperCase() ?? '';
+  const methods = form.getAll('payment_methods');
+  const reusable = form.get('reusable') === 'on';
+  const maxPayments = optional(form, 'max_payments');
+  return {
+    ...amountSourceOf(form, currency),
+    description: optional(form, 'description'),
+    ...(methods.length && { payment_methods: methods }),
+    ...(reusable && { reusable: true }),
+    ...(reusable &&
+      maxPayments && { max_payments: /^\d+$/.test(maxPayments) ? Number(maxPayments) : maxPayments }),
+    locale: optional(form, 'locale'),
+    expires_at: optional(form, 'expires_at'),
+    redirect_url: optional(form, 'redirect_url'),
+    webhook_url: optional(form, 'webhook_url'),
+  };
+}
+
+function errorList(errors: readonly FieldError[]): Html | undefined {
+  if (!errors.length) return undefined;
+  return html`<div class="error" role="alert"><p>The link was not created:</p><ul>${errors.map(
+    (error) => html`<li>${error.pointer || 'request'}: ${error.detail}</li>`,
+  )}</ul></div>`;
+}
+
+const checked = (on: boolean) => (on ? new Html(' checked') : undefined);
+
+function lineItemRows(values: URLSearchParams): Html[] {
+  return Array.from({ length: FORM_LINE_ITEMS }, (_, index) => {
+    const row = index + 1;
+    const value = (name: string) => values.get(`${name}_${row}`) ?? '';
+    return html`<tr><td><input aria-label="Item ${row} name" name="item_name_${row}" value="${value('item_name')}"></td>
+<td><input aria-label="Item ${row} quantity" name="item_quantity_${row}" inputmode="numeric" size="4" value="${value('item_quantity')}"></td>
+<td><input aria-label="Item ${row} unit price" name="item_price_${row}" inputmode="decimal" size="8" value="${value('item_price')}"></td></tr>`;
+  });
+}
+
+function amountFields(values: URLSearchParams): Html {
+  const kind = values.get('amount_kind') ?? 'fixed';
+  const value = (name: string) => values.get(name) ?? '';
+  return html`<fieldset><legend>Amount</legend>
+${AMOUNT_KINDS.map(([id, label]) => html`<label class="choice"><input type="radio" name="amount_kind" value="${id}"${checked(kind === id)}> ${label}</label>`)}
+<label for="currency">Currency</label><input id="currency" name="currency" required maxlength="3" size="4" value="${values.get('currency') ?? 'EUR'}">
+<label for="amount">Fixed amount</label><input id="amount" name="amount" inputmode="decimal" value="${value('amount')}">
+<table><caption>Line items</caption><thead><tr><th scope="col">Name</th><th scope="col">Quantity</th><th scope="col">Unit price</th></tr></thead>
+<tbody>${lineItemRows(values)}</tbody></table>
+<div class="inline"><div><label for="range_minimum">Range: at least</label><input id="range_minimum" name="range_minimum" inputmode="decimal" value="${value('range_minimum')}"></div>
+<div><label for="range_maximum">at most</label><input id="range_maximum" name="range_maximum" inputmode="decimal" value="${value('range_maximum')}"></div></div>
+</fieldset>`;
+}
+
+function optionFields(values: URLSearchParams): Html {
+  const value = (name: string) => values.get(name) ?? '';
+  const methods = new Set(values.getAll('payment_methods'));
+  const locale = values.get('locale') ?? '';
+  return html`<fieldset><legend>Payment methods (none ticked: any)</legend>
+${PAYMENT_METHODS.map((method) => html`<label class="choice"><input type="checkbox" name="payment_methods" value="${method}"${checked(methods.has(method))}> ${method}</label>`)}
+</fieldset>
+<fieldset><legend>Use</legend>
+<label class="choice"><input type="checkbox" name="reusable"${checked(values.get('reusable') === 'on')}> Reusable: many buyers may pay it</label>
+<label for="max_payments">Most payments (reusable only)</label><input id="max_payments" name="max_payments" inputmode="numeric" value="${value('max_payments')}">
+</fieldset>
+<label for="locale">Checkout language</label><select id="locale" name="locale"><option value="">the buyer's browser</option>${PAGE_LANGUAGES.map(
+    (language) =>
+      html`<option value="${language}"${locale === language ? new Html(' selected') : ''}>${language}</option>`,
+  )}</select>`;
+}
+
+/** The create form, with every option of the API's create request the console offers. */
+export function newLinkBody(session: ConsoleSession, values: URLSearchParams, errors: readonly FieldError[]) {
+  const value = (name: string) => values.get(name) ?? '';
+  return html`<h1>New payment link</h1>${errorList(errors)}
+<form method="post" action="${CONSOLE_BASE}/links">${csrfField(session)}
+${amountFields(values)}
+<label for="description">Description</label><input id="description" name="description" value="${value('description')}">
+${optionFields(values)}
+<label for="expires_at">Expires at (optional, RFC 3339)</label><input id="expires_at" name="expires_at" value="${value('expires_at')}" placeholder="2026-12-31T23:59:00Z">
+<label for="redirect_url">Redirect URL (optional: where the buyer goes after paying)</label><input id="redirect_url" name="redirect_url" type="url" value="${value('redirect_url')}">
+<label for="webhook_url">Webhook URL (optional: where this link's events are sent)</label><input id="webhook_url" name="webhook_url" type="url" value="${value('webhook_url')}">
+<p><button type="submit">Create link</button></p></form>`;
+}

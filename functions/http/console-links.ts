@@ -1,0 +1,179 @@
+import { ValidationError } from '../domain/errors.ts';
+import { decodeCursor, encodeCursor } from '../domain/page-cursor.ts';
+import { LINK_STATUSES, type LinkStatus } from '../domain/payment-link.ts';
+import { getPaymentLink } from '../use-cases/link-transitions.ts';
+import { cancelPaymentLink, createPaymentLink, listPaymentLinks } from '../use-cases/payment-links.ts';
+import { listPayments } from '../use-cases/payments.ts';
+import { createRefund, listRefunds, type RefundDependencies, refundIdFor } from '../use-cases/refunds.ts';
+import { type EventLogDependencies, listLinkEvents } from '../use-cases/webhooks.ts';
+import { createRequestOf, newLinkBody } from './console-link-form.ts';
+import { CONSOLE_BASE, consolePage, consoleRedirect } from './console-page.ts';
+import type { ConsoleRequest } from './console-routes.ts';
+import { type FieldError, linkBody, linksBody } from './console-views.ts';
+import type { HtmlResult } from './html-handler.ts';
+import { problemOf } from './problem-types.ts';
+import { createRefundRequest } from './refund-schemas.ts';
+import { toResource } from './resources.ts';
+import { createPaymentLinkRequest } from './schemas.ts';
+import { validate } from './validate.ts';
+
+export type LinkPageDependencies = Parameters<typeof cancelPaymentLink>[0] &
+  RefundDependencies &
+  EventLogDependencies & { allowPrivateTargets: boolean };
+
+/** Links on one page of the list. */
+const PAGE_SIZE = 25;
+
+/** The links pages and their changes; undefined for any other route. */
+export async function linkRoutes(
+  request: ConsoleRequest,
+  deps: LinkPageDependencies,
+): Promise<HtmlResult | undefined> {
+  const id = request.event.pathParameters?.id ?? '';
+  switch (request.route) {
+    case 'GET /console/links':
+      return linksPage(request, deps);
+    case 'GET /console/links/new':
+      return newLinkPage(request, new URLSearchParams(), [], 200);
+    case 'POST /console/links':
+      return createLink(request, deps);
+    case 'GET /console/links/{id}':
+      return linkPage(request, deps, id, { notice: request.event.queryStringParameters?.notice });
+    case 'POST /console/links/{id}/cancel':
+      return changeLink(request, deps, id, async () => {
+        await cancelPaymentLink(deps, request.session, id);
+        await request.audit('link.cancel', id);
+        return 'canceled';
+      });
+    case 'POST /console/links/{id}/refunds':
+      return changeLink(request, deps, id, () => refund(request, deps, id));
+    default:
+      return undefined;
+  }
+}
+
+async function linksPage(request: ConsoleRequest, deps: LinkPageDependencies): Promise<HtmlResult> {
+  const query = request.event.queryStringParameters ?? {};
+  const status = LINK_STATUSES.includes(query.status as LinkStatus)
+    ? (query.status as LinkStatus)
+    : undefined;
+  const id = query.id?.trim() || undefined;
+  if (id) return consoleRedirect(`${CONSOLE_BASE}/links/${encodeURIComponent(id)}`, request.https);
+  const after = query.after ? decodeCursor(request.session, query.after) : undefined;
+  const page = await listPaymentLinks(deps, request.session, { limit: PAGE_SIZE, after, status });
+  const at = deps.now();
+  const links = page.links.map((link) => toResource(link, deps.checkoutBase, at));
+  return consolePage({
+    title: 'Payment links',
+    https: request.https,
+    session: request.session,
+    path: `${CONSOLE_BASE}/links`,
+    body: linksBody(links, { status }, page.next && encodeCursor(request.session, page.next)),
+  });
+}
+
+function newLinkPage(request: ConsoleRequest, values: URLSearchParams, errors: FieldError[], status: number) {
+  return consolePage({
+    status,
+    title: 'New payment link',
+    https: request.https,
+    session: request.session,
+    path: `${CONSOLE_BASE}/links/new`,
+    body: newLinkBody(request.session, values, errors),
+  });
+}
+
+async function createLink(request: ConsoleRequest, deps: LinkPageDependencies): Promise<HtmlResult> {
+  try {
+    const input = validate(
+      createPaymentLinkRequest(request.session.mode, deps.allowPrivateTargets),
+      createRequestOf(request.form),
+    );
+    const link = await createPaymentLink(deps, request.session, input);
+    await request.audit('link.create', link.id);
+    return consoleRedirect(`${CONSOLE_BASE}/links/${link.id}?notice=created`, request.https);
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    return newLinkPage(request, request.form, error.errors, 422);
+  }
+}
+
+const NOTICES: Record<string, string> = {
+  created: 'Link created: share its URL or QR code.',
+  canceled: 'Link canceled.',
+  refunded: 'Refund requested.',
+};
+
+async function linkPage(
+  request: ConsoleRequest,
+  deps: LinkPageDependencies,
+  id: string,
+  extra: { notice?: string | undefined; errors?: FieldError[]; status?: number },
+): Promise<HtmlResult> {
+  const { session } = request;
+  const link = await getPaymentLink(deps, session, id);
+  const [payments, refunds, events] = await Promise.all([
+    listPayments(deps, session, id),
+    listRefunds(deps, session, id),
+    listLinkEvents(deps, session, id),
+  ]);
+  return consolePage({
+    status: extra.status ?? 200,
+    title: `Link ${id}`,
+    https: request.https,
+    session,
+    body: linkBody(session, {
+      link: toResource(link, deps.checkoutBase, deps.now()),
+      payments,
+      refunds,
+      events,
+      notice: extra.notice ? NOTICES[extra.notice] : undefined,
+      ...(extra.errors && { errors: extra.errors }),
+    }),
+  });
+}
+
+/**
+ * A change to a link: on success back to its page (Post/Redirect/Get) with a notice; a refusal the API would
+ * answer with a 4xx (a link already paid, an amount too large) shown on the page with the API's own words.
+ */
+async function changeLink(
+  request: ConsoleRequest,
+  deps: LinkPageDependencies,
+  id: string,
+  change: () => Promise<string>,
+): Promise<HtmlResult> {
+  try {
+    const notice = await change();
+    return consoleRedirect(`${CONSOLE_BASE}/links/${id}?notice=${notice}`, request.https);
+  } catch (error) {
+    const problem = problemOf(error);
+    if (problem.status >= 500 || problem.status === 404) throw error;
+    const errors =
+      error instanceof ValidationError ? error.errors : [{ pointer: '', detail: problem.detail }];
+    return linkPage(request, deps, id, { errors, status: problem.status });
+  }
+}
+
+async function refund(request: ConsoleRequest, deps: LinkPageDependencies, linkId: string): Promise<string> {
+  const { form, session } = request;
+  const value = form.get('amount')?.trim();
+  const paymentId = form.get('payment_id') ?? undefined;
+  const payment = (await listPayments(deps, session, linkId)).find((candidate) => candidate.id === paymentId);
+  // The API's own request schema: a partial amount is in the currency of the payment it refunds.
+  const body = validate(createRefundRequest(), {
+    ...(paymentId && { payment_id: paymentId }),
+    ...(value && { amount: { value, currency: payment?.amount.currency ?? '' } }),
+  });
+  // The form's own key: the same form sent twice (a double click, a resend) makes one refund.
+  const made = await createRefund(
+    deps,
+    session,
+    linkId,
+    body?.amount,
+    refundIdFor(session, linkId, form.get('idempotency_key') || undefined),
+    body?.payment_id,
+  );
+  await request.audit('refund.create', made.id);
+  return 'refunded';
+}

@@ -1,0 +1,247 @@
+import { mayPerform } from '../domain/console-access.ts';
+import { ValidationError } from '../domain/errors.ts';
+import type { StoredEvent } from '../domain/webhook.ts';
+import { TEST_EVENT_WAIT_MS, type WebhookEndpoint } from '../domain/webhook-endpoint.ts';
+import { getEvent, listEvents } from '../use-cases/events.ts';
+import { type StartRecoveryDependencies, startRecovery } from '../use-cases/recovery.ts';
+import {
+  createWebhookEndpoint,
+  listWebhookEndpoints,
+  rotateEndpointSecret,
+  type SealingDependencies,
+  sendTestEvent,
+  type TestEventDependencies,
+  updateWebhookEndpoint,
+} from '../use-cases/webhook-endpoints.ts';
+import { type EventLogDependencies, redeliverEvent } from '../use-cases/webhooks.ts';
+import { CONSOLE_BASE, consolePage, consoleRedirect, csrfField } from './console-page.ts';
+import type { ConsoleRequest } from './console-routes.ts';
+import { type FieldError, when } from './console-views.ts';
+import { type Html, html } from './html.ts';
+import type { HtmlResult } from './html-handler.ts';
+import { problemOf } from './problem-types.ts';
+import { validate } from './validate.ts';
+import {
+  createWebhookEndpointRequest,
+  recoverRequest,
+  updateWebhookEndpointRequest,
+} from './webhook-endpoint-schemas.ts';
+
+export type WebhookPageDependencies = SealingDependencies &
+  EventLogDependencies &
+  Pick<StartRecoveryDependencies, 'recoveries'> & {
+    events: EventLogDependencies['events'] &
+      Parameters<typeof listEvents>[0]['events'] &
+      TestEventDependencies['events'];
+    queue: Parameters<typeof redeliverEvent>[0]['queue'];
+    allowPrivateTargets: boolean;
+  };
+
+/** Events shown on the page: the latest ones, newest first. */
+const EVENTS_SHOWN = 25;
+const PATH = `${CONSOLE_BASE}/webhooks`;
+
+/** The webhooks page and its changes; undefined for any other route. */
+export async function webhookRoutes(
+  request: ConsoleRequest,
+  deps: WebhookPageDependencies,
+): Promise<HtmlResult | undefined> {
+  const id = request.event.pathParameters?.id ?? '';
+  switch (request.route) {
+    case 'GET /console/webhooks':
+      return webhooksPage(request, deps, { notice: request.event.queryStringParameters?.notice });
+    case 'POST /console/webhooks':
+      return createEndpoint(request, deps);
+    case 'POST /console/webhooks/{id}/status':
+      return change(request, deps, async () => {
+        const status = request.form.get('status') === 'enabled' ? 'enabled' : 'disabled';
+        const changes = validate(
+          updateWebhookEndpointRequest(request.session.mode, deps.allowPrivateTargets),
+          { status },
+        );
+        await updateWebhookEndpoint(deps, request.session, id, changes);
+        await request.audit('webhook.manage', id);
+        return consoleRedirect(`${PATH}?notice=${status}`, request.https);
+      });
+    case 'POST /console/webhooks/{id}/rotate':
+      return change(request, deps, async () => {
+        const rotated = await rotateEndpointSecret(deps, request.session, id);
+        await request.audit('webhook.manage', id);
+        return webhooksPage(request, deps, {
+          secret: {
+            endpoint: rotated.endpoint,
+            secret: rotated.secret,
+            until: rotated.previous_secret_expires_at,
+          },
+        });
+      });
+    case 'POST /console/webhooks/{id}/test':
+      return change(request, deps, async () => {
+        const outcome = await sendTestEvent({ ...deps, waitMs: TEST_EVENT_WAIT_MS }, request.session, id);
+        await request.audit('webhook.manage', id);
+        const answer = outcome.attempt
+          ? `answered ${outcome.attempt.status_code ?? 'nothing'}${outcome.attempt.error ? ` (${outcome.attempt.error})` : ''} in ${outcome.attempt.duration_ms} ms`
+          : 'no attempt yet: delivery goes on in the background';
+        return webhooksPage(request, deps, {
+          noticeText: `Test event ${outcome.event_id} to ${id}: ${answer}.`,
+        });
+      });
+    case 'POST /console/webhooks/{id}/recover':
+      return change(request, deps, async () => {
+        const { since } = validate(recoverRequest(), { since: request.form.get('since')?.trim() ?? '' });
+        await startRecovery(deps, request.session, id, since);
+        await request.audit('webhook.manage', id);
+        return consoleRedirect(`${PATH}?notice=recovering`, request.https);
+      });
+    case 'GET /console/events/{id}':
+      return eventPage(request, deps, id);
+    case 'POST /console/events/{id}/redeliver':
+      return change(request, deps, async () => {
+        await redeliverEvent(deps, request.session, id);
+        await request.audit('event.redeliver', id);
+        return consoleRedirect(`${PATH}?notice=redelivered`, request.https);
+      });
+    default:
+      return undefined;
+  }
+}
+
+async function createEndpoint(request: ConsoleRequest, deps: WebhookPageDependencies): Promise<HtmlResult> {
+  const events = request.form.getAll('enabled_events');
+  return change(request, deps, async () => {
+    const input = validate(createWebhookEndpointRequest(request.session.mode, deps.allowPrivateTargets), {
+      url: request.form.get('url')?.trim() ?? '',
+      enabled_events: events.length ? events : ['*'],
+      description: request.form.get('description')?.trim() || null,
+    });
+    const created = await createWebhookEndpoint(deps, request.session, input);
+    await request.audit('webhook.manage', created.endpoint.id);
+    return webhooksPage(request, deps, {
+      secret: { endpoint: created.endpoint, secret: created.secret },
+      status: 201,
+    });
+  });
+}
+
+/** A change; a refusal the API answers with a 4xx is shown on the page in the API's words. */
+async function change(
+  request: ConsoleRequest,
+  deps: WebhookPageDependencies,
+  run: () => Promise<HtmlResult>,
+): Promise<HtmlResult> {
+  try {
+    return await run();
+  } catch (error) {
+    const problem = problemOf(error);
+    if (problem.status >= 500 || problem.status === 404) throw error;
+    const errors =
+      error instanceof ValidationError ? error.errors : [{ pointer: '', detail: problem.detail }];
+    return webhooksPage(request, deps, { errors, status: problem.status });
+  }
+}
+
+interface PageExtra {
+  notice?: string | undefined;
+  /** A notice of its own words (a test event's outcome). */
+  noticeText?: string;
+  errors?: FieldError[];
+  status?: number;
+  /** A new secret, shown this once. */
+  secret?: { endpoint: WebhookEndpoint; secret: string; until?: string };
+}
+
+const NOTICES: Record<string, string> = {
+  enabled: 'Endpoint enabled.',
+  disabled: 'Endpoint disabled: nothing more is sent to it until it is enabled.',
+  redelivered: 'The event is queued again.',
+  recovering: 'Recovery started: what the endpoint never acknowledged since then is sent again.',
+};
+
+async function webhooksPage(request: ConsoleRequest, deps: WebhookPageDependencies, extra: PageExtra) {
+  const [endpoints, feed] = await Promise.all([
+    listWebhookEndpoints(deps, request.session),
+    listEvents(deps, request.session, { limit: EVENTS_SHOWN }),
+  ]);
+  const admin = mayPerform(request.session.role, 'webhook.manage');
+  const { session } = request;
+  const notice = extra.noticeText ?? (extra.notice ? NOTICES[extra.notice] : undefined);
+  const body = html`<h1>Webhooks</h1>
+${notice ? html`<p class="notice" role="status">${notice}</p>` : undefined}
+${extra.errors?.length ? html`<div class="error" role="alert"><ul>${extra.errors.map((error) => html`<li>${error.pointer ? `${error.pointer}: ` : ''}${error.detail}</li>`)}</ul></div>` : undefined}
+${extra.secret ? secretNotice(extra.secret) : undefined}
+<h2>Endpoints</h2>${endpointsTable(endpoints, admin ? session : undefined)}
+${admin ? createForm(request) : undefined}
+<h2>Latest events</h2>${eventsTable(feed.events, mayPerform(session.role, 'event.redeliver') ? session : undefined)}`;
+  return consolePage({
+    status: extra.status ?? 200,
+    title: 'Webhooks',
+    https: request.https,
+    session,
+    path: PATH,
+    body,
+  });
+}
+
+function secretNotice(shown: NonNullable<PageExtra['secret']>): Html {
+  return html`<div class="notice" role="status"><p>The signing secret of ${shown.endpoint.url}, shown this once: store it now.
+${shown.until ? `The previous secret still signs until ${shown.until}.` : ''}</p><p><code>${shown.secret}</code></p></div>`;
+}
+
+function endpointsTable(endpoints: WebhookEndpoint[], session: ConsoleRequest['session'] | undefined): Html {
+  const rows = endpoints.map((endpoint) => {
+    const next = endpoint.status === 'enabled' ? 'disabled' : 'enabled';
+    const actions = session
+      ? html`<form method="post" action="${PATH}/${endpoint.id}/status">${csrfField(session)}<input type="hidden" name="status" value="${next}"><button type="submit" aria-label="${next === 'enabled' ? 'Enable' : 'Disable'} ${endpoint.id}">${next === 'enabled' ? 'Enable' : 'Disable'}</button></form>
+<form method="post" action="${PATH}/${endpoint.id}/rotate">${csrfField(session)}<button type="submit" aria-label="Rotate secret of ${endpoint.id}">Rotate secret</button></form>
+<form method="post" action="${PATH}/${endpoint.id}/test">${csrfField(session)}<button type="submit" aria-label="Send test event to ${endpoint.id}">Send test event</button></form>
+<form method="post" action="${PATH}/${endpoint.id}/recover" class="inline">${csrfField(session)}<input name="since" aria-label="Recover ${endpoint.id} since (RFC 3339)" placeholder="2026-11-28T09:00:00Z" size="22"><button type="submit" aria-label="Recover ${endpoint.id}">Recover</button></form>`
+      : undefined;
+    return html`<tr><td>${endpoint.id}</td><td><code>${endpoint.url}</code></td><td>${endpoint.enabled_events.join(', ')}</td><td>${endpoint.status}</td><td>${actions}</td></tr>`;
+  });
+  return html`<table><thead><tr><th scope="col">Endpoint</th><th scope="col">URL</th><th scope="col">Events</th><th scope="col">Status</th><th scope="col">Actions</th></tr></thead>
+<tbody>${rows.length ? rows : html`<tr><td colspan="5">No endpoints: events go to each link's own webhook URL only.</td></tr>`}</tbody></table>`;
+}
+
+function createForm(request: ConsoleRequest): Html {
+  return html`<h3>Add an endpoint</h3><form method="post" action="${PATH}" class="inline">${csrfField(request.session)}
+<div><label for="endpoint_url">URL</label><input id="endpoint_url" name="url" type="url" required size="40"></div>
+<div><label for="endpoint_description">Description</label><input id="endpoint_description" name="description"></div>
+<button type="submit">Add endpoint</button></form>`;
+}
+
+function eventsTable(events: StoredEvent[], session: ConsoleRequest['session'] | undefined): Html {
+  const rows = events.map((event) => {
+    const attempts = event.attempts.map(
+      (attempt) =>
+        html`<li>${when(attempt.at)}: ${attempt.status_code ?? 'no answer'}${attempt.error ? ` (${attempt.error})` : ''}</li>`,
+    );
+    const redeliver = session
+      ? html`<form method="post" action="${CONSOLE_BASE}/events/${event.id}/redeliver">${csrfField(session)}<button type="submit" aria-label="Redeliver ${event.id}">Redeliver</button></form>`
+      : undefined;
+    return html`<tr><td><a href="${CONSOLE_BASE}/events/${event.id}">${event.id}</a></td><td>${event.type}</td><td>${event.link_id ? html`<a href="${CONSOLE_BASE}/links/${event.link_id}">${event.link_id}</a>` : '–'}</td>
+<td>${event.status}</td><td>${attempts.length ? html`<ol>${attempts}</ol>` : 'none to the link URL'}</td><td>${redeliver}</td></tr>`;
+  });
+  return html`<table><thead><tr><th scope="col">Event</th><th scope="col">Type</th><th scope="col">Link</th><th scope="col">Delivery</th><th scope="col">Attempts</th><th scope="col">Actions</th></tr></thead>
+<tbody>${rows.length ? rows : html`<tr><td colspan="6">No events in the last 30 days.</td></tr>`}</tbody></table>`;
+}
+
+/** One event and each of its deliveries (the link's webhook URL, every endpoint) with their attempts. */
+async function eventPage(
+  request: ConsoleRequest,
+  deps: WebhookPageDependencies,
+  id: string,
+): Promise<HtmlResult> {
+  const { event, deliveries } = await getEvent(deps, request.session, id);
+  const rows = deliveries.map(
+    (
+      delivery,
+    ) => html`<tr><td>${delivery.endpoint_id ?? "the link's webhook URL"}</td><td>${delivery.status}</td>
+<td>${delivery.attempts.length ? html`<ol>${delivery.attempts.map((attempt) => html`<li>${when(attempt.at)}: ${attempt.status_code ?? 'no answer'}${attempt.error ? ` (${attempt.error})` : ''}, ${attempt.duration_ms} ms</li>`)}</ol>` : 'none yet'}</td></tr>`,
+  );
+  const body = html`<h1>Event ${event.id}</h1>
+<dl><dt>Type</dt><dd>${event.type}</dd><dt>Created</dt><dd>${when(event.created_at)}</dd>
+<dt>Link</dt><dd>${event.link_id ? html`<a href="${CONSOLE_BASE}/links/${event.link_id}">${event.link_id}</a>` : '–'}</dd></dl>
+<h2>Deliveries</h2><table><thead><tr><th scope="col">To</th><th scope="col">Status</th><th scope="col">Attempts</th></tr></thead>
+<tbody>${rows.length ? rows : html`<tr><td colspan="3">Sent nowhere: no webhook URL on its link and no endpoint took it.</td></tr>`}</tbody></table>`;
+  return consolePage({ title: `Event ${event.id}`, https: request.https, session: request.session, body });
+}

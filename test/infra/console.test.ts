@@ -1,0 +1,78 @@
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { routes } from '../../lib/routes.ts';
+import { functionLogicalId, synthesize } from '../support/synth.ts';
+
+let template: Template;
+
+beforeAll(() => {
+  ({ template } = synthesize());
+});
+
+describe('the console in the CDK stack', () => {
+  it('has a user pool nobody signs up to, with a second factor, a strong password policy and threat protection', () => {
+    template.hasResourceProperties('AWS::Cognito::UserPool', {
+      AdminCreateUserConfig: { AllowAdminCreateUserOnly: true },
+      MfaConfiguration: 'ON',
+      EnabledMfas: ['SOFTWARE_TOKEN_MFA'],
+      UserPoolTier: 'PLUS',
+      DeletionProtection: 'ACTIVE',
+      Policies: {
+        PasswordPolicy: Match.objectLike({
+          MinimumLength: 12,
+          RequireLowercase: true,
+          RequireUppercase: true,
+          RequireNumbers: true,
+          RequireSymbols: true,
+        }),
+      },
+      Schema: Match.arrayWith([
+        Match.objectLike({ Name: 'account', AttributeDataType: 'String' }),
+        Match.objectLike({ Name: 'role', AttributeDataType: 'String' }),
+      ]),
+    });
+  });
+
+  it('has a public app client on the authorization code grant, returning to the console, that cannot write the account or role', () => {
+    template.hasResourceProperties('AWS::Cognito::UserPoolClient', {
+      GenerateSecret: false,
+      AllowedOAuthFlows: ['code'],
+      AllowedOAuthFlowsUserPoolClient: true,
+      AllowedOAuthScopes: ['openid', 'email'],
+      SupportedIdentityProviders: ['COGNITO'],
+      CallbackURLs: [
+        Match.objectLike({ 'Fn::Join': Match.arrayWith([Match.arrayWith(['/console/auth/callback'])]) }),
+      ],
+      ReadAttributes: Match.arrayWith(['custom:account', 'custom:role', 'email']),
+      WriteAttributes: [],
+      PreventUserExistenceErrors: 'ENABLED',
+    });
+    template.resourceCountIs('AWS::Cognito::UserPoolDomain', 1);
+  });
+
+  it('gives the console function the pool, its client and the sign-in domain, and no other function', () => {
+    const functions = template.findResources('AWS::Lambda::Function');
+    const consoleId = functionLogicalId(template, 'console');
+    const withPool = Object.entries(functions)
+      .filter(([, fn]) => fn.Properties.Environment?.Variables?.CONSOLE_USER_POOL_ID !== undefined)
+      .map(([id]) => id);
+
+    expect(withPool).toEqual([consoleId]);
+    expect(Object.keys(functions[consoleId]?.Properties.Environment.Variables)).toEqual(
+      expect.arrayContaining(['CONSOLE_USER_POOL_ID', 'CONSOLE_CLIENT_ID', 'CONSOLE_AUTH_DOMAIN']),
+    );
+  });
+
+  it('routes every console path of the route table to the console function', () => {
+    const consoleRoutes = routes.filter((route) => route.path.startsWith('/console'));
+    const routeKeys = Object.values(template.findResources('AWS::ApiGatewayV2::Route')).map(
+      (route) => route.Properties.RouteKey,
+    );
+
+    expect(consoleRoutes.length).toBeGreaterThan(10);
+    expect(consoleRoutes.every((route) => route.handler === 'console')).toBe(true);
+    expect(routeKeys).toEqual(
+      expect.arrayContaining(consoleRoutes.map((route) => `${route.method} ${route.path}`)),
+    );
+  });
+});

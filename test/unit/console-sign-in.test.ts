@@ -1,0 +1,157 @@
+import { createSign, generateKeyPairSync } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { CognitoIdentityProvider } from '../../functions/adapters/http/cognito-identity.ts';
+import type { ConsoleSession, SignInGrant } from '../../functions/domain/console-access.ts';
+import { hostedSignInCallback, startHostedSignIn } from '../../functions/http/console-hosted-sign-in.ts';
+import type { HtmlEvent } from '../../functions/http/html-handler.ts';
+import type { ConsoleStore } from '../../functions/ports/console-store.ts';
+
+const POOL = 'eu-west-1_Console1';
+const CLIENT = 'console-client-id';
+const settings = {
+  userPoolId: POOL,
+  clientId: CLIENT,
+  domain: 'https://pl-console.auth.eu-west-1.amazoncognito.com',
+  redirectUri: 'https://api.example.com/console/auth/callback',
+};
+
+const poolKey = generateKeyPairSync('rsa', { modulusLength: 2048 });
+const otherKey = generateKeyPairSync('rsa', { modulusLength: 2048 });
+const { kty = 'RSA', n = '', e = '' } = poolKey.publicKey.export({ format: 'jwk' });
+const jwks = { keys: [{ kty, n, e, kid: 'pool', alg: 'RS256', use: 'sig' }] };
+
+/** An ID token as Cognito signs one, with `claims` over the usual ones. */
+function idToken(claims: Record<string, unknown>, key = poolKey.privateKey): string {
+  const encode = (part: object) => Buffer.from(JSON.stringify(part)).toString('base64url');
+  const now = Math.floor(Date.now() / 1000);
+  const body = `${encode({ alg: 'RS256', kid: 'pool', typ: 'JWT' })}.${encode({
+    iss: `https://cognito-idp.eu-west-1.amazonaws.com/${POOL}`,
+    aud: CLIENT,
+    token_use: 'id',
+    iat: now,
+    exp: now + 900,
+    email: 'fin@acme.example',
+    'custom:account': 'acme',
+    'custom:role': 'finance',
+    ...claims,
+  })}`;
+  return `${body}.${createSign('RSA-SHA256').update(body).sign(key, 'base64url')}`;
+}
+
+/** The provider, its token endpoint answering `answer`; the requests it was sent are kept. */
+function provider(answer: { status: number; body: unknown }) {
+  const sent: URLSearchParams[] = [];
+  const fetchImpl = (async (_url: string, init: RequestInit) => {
+    sent.push(new URLSearchParams(String(init.body)));
+    return new Response(JSON.stringify(answer.body), { status: answer.status });
+  }) as typeof fetch;
+  const identity = new CognitoIdentityProvider(settings, fetchImpl);
+  identity.trustKeys(jwks);
+  return { identity, sent };
+}
+
+describe('Cognito hosted sign-in', () => {
+  it('sends the browser with a PKCE S256 challenge and state, and exchanges the code with its verifier', async () => {
+    const { identity, sent } = provider({ status: 200, body: { id_token: idToken({}) } });
+
+    const url = new URL(identity.authorizeUrl('state-1', 'challenge-1'));
+    const grant = await identity.exchange('code-1', 'verifier-1');
+
+    expect(Object.fromEntries(url.searchParams)).toMatchObject({
+      response_type: 'code',
+      client_id: CLIENT,
+      redirect_uri: settings.redirectUri,
+      state: 'state-1',
+      code_challenge: 'challenge-1',
+      code_challenge_method: 'S256',
+    });
+    expect(Object.fromEntries(sent[0] ?? [])).toMatchObject({ code: 'code-1', code_verifier: 'verifier-1' });
+    expect(grant).toEqual({ account: 'acme', role: 'finance', user: 'fin@acme.example' });
+  });
+
+  it('refuses a token another key signed, one for another client, and a user without a valid role', async () => {
+    const answers = [
+      idToken({}, otherKey.privateKey),
+      idToken({ aud: 'another-client' }),
+      idToken({ 'custom:role': 'owner' }),
+      idToken({ 'custom:account': undefined }),
+    ];
+
+    const grants = await Promise.all(
+      answers.map((token) =>
+        provider({ status: 200, body: { id_token: token } }).identity.exchange('c', 'v'),
+      ),
+    );
+    const refusedCode = await provider({ status: 400, body: { error: 'invalid_grant' } }).identity.exchange(
+      'c',
+      'v',
+    );
+
+    expect(grants).toEqual([undefined, undefined, undefined, undefined]);
+    expect(refusedCode).toBeUndefined();
+  });
+});
+
+/** An in-memory console store: sessions only, as the callback needs. */
+function memoryStore(): ConsoleStore & { sessions: Map<string, ConsoleSession> } {
+  const sessions = new Map<string, ConsoleSession>();
+  const unused = () => Promise.reject(new Error('not used here'));
+  return {
+    sessions,
+    saveSession: async (session) => void sessions.set(session.id_hash, session),
+    getSession: async (idHash) => sessions.get(idHash),
+    saveSignInLink: unused,
+    consumeSignInLink: unused,
+    updateSession: unused,
+    deleteSession: unused,
+    recordAudit: unused,
+    listAudit: unused,
+  };
+}
+
+const callbackEvent = (query: Record<string, string>, cookies: string[]) =>
+  ({ queryStringParameters: query, cookies, headers: {} }) as unknown as HtmlEvent;
+
+describe('the console callback', () => {
+  const grant: SignInGrant = { account: 'acme', role: 'admin', user: 'a@acme.example' };
+  const identity = {
+    authorizeUrl: (state: string, challenge: string) =>
+      `https://idp.example/authorize?state=${state}&c=${challenge}`,
+    exchange: async (code: string) => (code === 'good' ? grant : undefined),
+  };
+
+  it('starts a session for the browser that began the sign-in, and for no other', async () => {
+    const store = memoryStore();
+    const begun = startHostedSignIn(identity);
+    const flowCookie = String(begun.cookies?.[0]).split(';')[0] as string;
+    const state = new URL(String(begun.headers?.Location)).searchParams.get('state') as string;
+    const deps = { store, now: () => new Date() };
+
+    const otherBrowser = await hostedSignInCallback(
+      callbackEvent({ code: 'good', state }, []),
+      deps,
+      identity,
+    );
+    const wrongState = await hostedSignInCallback(
+      callbackEvent({ code: 'good', state: 'forged' }, [flowCookie]),
+      deps,
+      identity,
+    );
+    const signedIn = await hostedSignInCallback(
+      callbackEvent({ code: 'good', state }, [flowCookie]),
+      deps,
+      identity,
+    );
+
+    expect(begun.cookies?.[0]).toMatch(
+      /^__Host-console_sign_in=[\w-]+\.[\w-]+; Path=\/; Secure; HttpOnly; SameSite=Lax/,
+    );
+    expect([otherBrowser.statusCode, wrongState.statusCode, signedIn.statusCode]).toEqual([401, 401, 303]);
+    expect(signedIn.cookies?.[0]).toMatch(
+      /^__Host-console_session=[\w-]{43}; Path=\/; Secure; HttpOnly; SameSite=Strict$/,
+    );
+    expect(
+      [...store.sessions.values()].map((session) => [session.account, session.role, session.mode]),
+    ).toEqual([['acme', 'admin', 'test']]);
+  });
+});
