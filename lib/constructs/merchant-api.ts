@@ -95,7 +95,11 @@ export class MerchantApi extends Construct {
     const integration = (handler: HandlerName) => {
       let existing = integrations.get(handler);
       if (!existing) {
-        existing = new HttpLambdaIntegration(`${toConstructId(handler)}Integration`, functions.get(handler));
+        // One invoke permission per function, for this API (not one per route): a function behind many routes
+        // (the console's pages) would otherwise add a resource per route, and a stack holds at most 500.
+        existing = new HttpLambdaIntegration(`${toConstructId(handler)}Integration`, functions.get(handler), {
+          scopePermissionToRoute: false,
+        });
         integrations.set(handler, existing);
       }
       return existing;

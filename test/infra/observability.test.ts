@@ -119,6 +119,7 @@ describe('reserved concurrency on AWS', () => {
       [
         'CheckoutPage',
         'CheckoutQr',
+        'Console',
         'GetOpenapi',
         'PspNotifications',
         'RouteFallback',

@@ -1,4 +1,4 @@
-import { CognitoJwtVerifier } from 'aws-jwt-verify';
+import type { Jwks } from 'aws-jwt-verify/jwk';
 import { ACCOUNT_PATTERN } from '../../domain/api-key.ts';
 import { CONSOLE_ROLES, type ConsoleRole, type SignInGrant } from '../../domain/console-access.ts';
 import type { IdentityProvider } from '../../ports/identity-provider.ts';
@@ -20,25 +20,39 @@ export interface CognitoSettings {
  */
 export class CognitoIdentityProvider implements IdentityProvider {
   private readonly settings: CognitoSettings;
-  private readonly verifier;
   private readonly fetch: typeof globalThis.fetch;
+  private trustedKeys: Jwks | undefined;
+  private verifier: Promise<{ verify(token: string): Promise<Record<string, unknown>> }> | undefined;
 
   constructor(settings: CognitoSettings, fetchImpl: typeof globalThis.fetch = globalThis.fetch) {
     this.settings = settings;
     this.fetch = fetchImpl;
-    this.verifier = CognitoJwtVerifier.create({
-      userPoolId: settings.userPoolId,
-      tokenUse: 'id',
-      clientId: settings.clientId,
-    });
   }
 
   /**
    * Trusts these signing keys without fetching the pool's JWKS (aws-jwt-verify's `cacheJwks`): for tests, whose
    * tokens are signed by a key of their own.
    */
-  trustKeys(jwks: Parameters<typeof this.verifier.cacheJwks>[0]): void {
-    this.verifier.cacheJwks(jwks);
+  trustKeys(jwks: Jwks): void {
+    this.trustedKeys = jwks;
+  }
+
+  /**
+   * aws-jwt-verify, loaded on the first sign-in: the console's function is the only one that signs people in,
+   * and the others share this module's composition root (functions/dependencies.ts), so a static import would put
+   * the library in every bundle.
+   */
+  private verifierOfPool() {
+    this.verifier ??= import('aws-jwt-verify').then(({ CognitoJwtVerifier }) => {
+      const verifier = CognitoJwtVerifier.create({
+        userPoolId: this.settings.userPoolId,
+        tokenUse: 'id',
+        clientId: this.settings.clientId,
+      });
+      if (this.trustedKeys) verifier.cacheJwks(this.trustedKeys);
+      return verifier;
+    });
+    return this.verifier;
   }
 
   authorizeUrl(state: string, challenge: string): string {
@@ -70,7 +84,7 @@ export class CognitoIdentityProvider implements IdentityProvider {
     if (!response.ok) return undefined;
     const { id_token: idToken } = (await response.json()) as { id_token?: string };
     if (!idToken) return undefined;
-    const claims = await this.verifier.verify(idToken).catch(() => undefined);
+    const claims = await (await this.verifierOfPool()).verify(idToken).catch(() => undefined);
     return claims && grantOf(claims);
   }
 }
