@@ -8,6 +8,7 @@ import {
   PutItemCommand,
   QueryCommand,
   ScanCommand,
+  waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tableIndexes, tableSchema } from '../../functions/adapters/dynamodb/table-schema.ts';
@@ -119,6 +120,8 @@ describe('the embedded DynamoDB', () => {
         ],
       }),
     );
+    // dynalite marks a new table ACTIVE on a timer: on a busy machine a write can come first (as on AWS, wait).
+    await waitUntilTableExists({ client, maxWaitTime: 60, minDelay: 1, maxDelay: 1 }, { TableName: 'kept' });
     await client.send(
       new PutItemCommand({
         TableName: 'kept',
