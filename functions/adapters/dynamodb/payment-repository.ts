@@ -5,7 +5,7 @@ import { isPaymentId, type Payment } from '../../domain/payment.ts';
 import { firstRetentionCheck, holdsPersonalData } from '../../domain/personal-data.ts';
 import type { Mode } from '../../domain/principal.ts';
 import type { PaymentRepository } from '../../ports/payment-repository.ts';
-import { allItems, allOfSweeperIndex, dueInSweeperIndex, type TableIndexRef } from './query.ts';
+import { allItems, allOfSweeperIndex, type DuePayment, duePayments, type TableIndexRef } from './query.ts';
 import { fromStoredRouting, type StoredRouting, toStoredRouting } from './routing-item.ts';
 import {
   bookEntryKeys,
@@ -142,17 +142,8 @@ export class DynamoPaymentRepository implements PaymentRepository {
     return items.map(toPayment);
   }
 
-  async dueForCheck(now: Date, limit: number): Promise<{ link_id: string; mode: Mode; id: string }[]> {
-    const due = await dueInSweeperIndex(this.timelines, paymentKeys.checkShard, now, limit, [
-      'id',
-      'link_id',
-      'mode',
-    ]);
-    return due.map((item) => ({
-      id: String(item.id),
-      link_id: String(item.link_id),
-      mode: item.mode as Mode,
-    }));
+  dueForCheck(now: Date, limit: number): Promise<DuePayment[]> {
+    return duePayments(this.timelines, paymentKeys.checkShard, now, limit);
   }
 
   /** A pending payment always has a next check, so the sweeper's list holds every one. */

@@ -6,7 +6,7 @@ import type { Mode } from '../../domain/principal.ts';
 import type { PersonalDataStore } from '../../ports/personal-data.ts';
 import { eventDataOf, storedEventData } from './event-data.ts';
 import { toPayment } from './payment-repository.ts';
-import { allItems, dueInSweeperIndex, type TableIndexRef } from './query.ts';
+import { allItems, type DuePayment, duePayments, type TableIndexRef } from './query.ts';
 import {
   bookKeys,
   currentIndexNames,
@@ -49,17 +49,8 @@ export class DynamoPersonalDataStore implements PersonalDataStore {
     ]);
   }
 
-  async dueForRetention(now: Date, limit: number): Promise<{ link_id: string; mode: Mode; id: string }[]> {
-    const due = await dueInSweeperIndex(this.timelines, paymentKeys.retentionShard, now, limit, [
-      'id',
-      'link_id',
-      'mode',
-    ]);
-    return due.map((item) => ({
-      id: String(item.id),
-      link_id: String(item.link_id),
-      mode: item.mode as Mode,
-    }));
+  dueForRetention(now: Date, limit: number): Promise<DuePayment[]> {
+    return duePayments(this.timelines, paymentKeys.retentionShard, now, limit);
   }
 
   private async item(key: { pk: string; sk: string }): Promise<Record<string, unknown> | undefined> {

@@ -5,6 +5,7 @@ import {
   QueryCommand,
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
+import type { Mode } from '../../domain/principal.ts';
 import { INDEX_SHARDS, withoutKeys } from './table-schema.ts';
 
 /** BatchGetItem reads at most this many keys per request. */
@@ -171,4 +172,22 @@ export function dueInSweeperIndex(
     ProjectionExpression: Object.keys(names).join(', '),
     ExpressionAttributeNames: names,
   }));
+}
+
+/** A payment a sweeper's list names as due: where it is stored (`LINK#<link_id>`, its mode) and its id. */
+export interface DuePayment {
+  link_id: string;
+  mode: Mode;
+  id: string;
+}
+
+/** The payments due in a sweeper's list of payments (pending checks, retention). */
+export async function duePayments(
+  timelines: TableIndexRef,
+  partitionOf: (shard: number) => string,
+  now: Date,
+  limit: number,
+): Promise<DuePayment[]> {
+  const due = await dueInSweeperIndex(timelines, partitionOf, now, limit, ['id', 'link_id', 'mode']);
+  return due.map((item) => ({ id: String(item.id), link_id: String(item.link_id), mode: item.mode as Mode }));
 }
