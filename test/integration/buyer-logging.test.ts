@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
 import type { FakeStripe } from '../support/fake-stripe.ts';
+import { capturedOutput } from '../support/log-capture.ts';
 import { navigate } from '../support/navigate.ts';
 import { FAKE_PSP_CREDENTIALS, type PspStack, startPspStack } from '../support/psp-stack.ts';
 import type { TestStack } from '../support/test-stack.ts';
@@ -38,14 +39,7 @@ describe('logs of a checkout and its notification', () => {
       name: 'Logmark Buyername',
       line1: 'Logmarkstraat 99',
     };
-    const lines: string[] = [];
-    const capture = (chunk: unknown) => {
-      lines.push(String(chunk));
-      return true;
-    };
-    const stdout = vi.spyOn(process.stdout, 'write').mockImplementation(capture);
-    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(capture);
-    try {
+    const output = await capturedOutput(async () => {
       const link = await createLink(stack, key.api_key, { collect: { billing_address: 'required' } });
       const address = `${link.checkout_url}?client_reference_id=${personal.reference}&prefilled_email=${encodeURIComponent(personal.email)}`;
       stripe.refuseEmails = true;
@@ -84,11 +78,7 @@ describe('logs of a checkout and its notification', () => {
         client_reference_id: personal.reference,
         buyer: { name: personal.name, billing_address: { line1: personal.line1 } },
       });
-    } finally {
-      stdout.mockRestore();
-      stderr.mockRestore();
-    }
-    const output = lines.join('');
+    });
     // The refusal was logged, so the test looked where the data would have been.
     expect(output).toContain('PSP refused the session');
     expect(output).toContain('[redacted]');

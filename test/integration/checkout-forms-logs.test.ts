@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { paymentRepository } from '../../functions/dependencies.ts';
 import { createLink } from '../support/checkout-helpers.ts';
+import { capturedOutput } from '../support/log-capture.ts';
 import { httpRequest, NAVIGATION_HEADERS } from '../support/navigate.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';
 
@@ -47,23 +48,12 @@ describe('the buyer’s answers in the logs', () => {
       billing_postal_code: '9999 ZZ',
       billing_country: 'NL',
     };
-    const lines: string[] = [];
-    const capture = (chunk: unknown) => {
-      lines.push(String(chunk));
-      return true;
-    };
-    const stdout = vi.spyOn(process.stdout, 'write').mockImplementation(capture);
-    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(capture);
-    try {
+    const output = await capturedOutput(async () => {
       expect((await post(link.checkout_url, { ...answers, email: 'marker.person@' })).status).toBe(422);
       expect((await post(link.checkout_url, answers)).status).toBe(303);
-    } finally {
-      stdout.mockRestore();
-      stderr.mockRestore();
-    }
+    });
     const [payment] = await paymentRepository().listOfLink(link.id, 'test');
     expect(payment?.buyer).toMatchObject({ email: 'marker.person@example.com', phone: '+31687654321' });
-    const output = lines.join('');
     expect(output.length).toBeGreaterThan(0);
     for (const personal of [
       'MARKER-ANSWER',

@@ -14,6 +14,7 @@ import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { sweepRetention } from '../../functions/use-cases/personal-data.ts';
 import { seedPayment, storedPayments } from '../support/books.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
+import { capturedOutput } from '../support/log-capture.ts';
 import { httpRequest, navigate } from '../support/navigate.ts';
 import { expectDocumented } from '../support/openapi-check.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';
@@ -139,21 +140,14 @@ describe('DELETE /v1/payments/{id}/buyer', () => {
   });
 
   it('never writes the buyer or the reference to the logs', async () => {
-    const lines: string[] = [];
-    const capture = (chunk: unknown) => lines.push(String(chunk)) > 0;
-    vi.spyOn(process.stdout, 'write').mockImplementation(capture);
-    vi.spyOn(process.stderr, 'write').mockImplementation(capture);
-    try {
+    const output = await capturedOutput(async () => {
       const { payment } = await paidWithBuyer();
       await stack.request('GET', `/v1/payments?client_reference_id=${REFERENCE}`, { key: acme.api_key });
       await stack.request('GET', `/v1/payments?client_reference_id=${REFERENCE}&status=bad`, {
         key: acme.api_key,
       });
       await erase(payment.id);
-    } finally {
-      vi.restoreAllMocks();
-    }
-    const output = lines.join('');
+    });
     expect(output).toContain('buyer details erased');
     expect(output).not.toContain(EMAIL);
     expect(output).not.toContain(REFERENCE);
