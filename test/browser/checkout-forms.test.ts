@@ -3,6 +3,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { axeViolations } from '../support/axe.ts';
+import { csvRecords } from '../support/books.ts';
 import { type BrowserStack, startBrowserStack } from '../support/browser.ts';
 import { createLink } from '../support/checkout-helpers.ts';
 import type { TestStack } from '../support/test-stack.ts';
@@ -154,8 +155,9 @@ describe('a buyer filling the form in Chromium', () => {
     const link = await formLink({ reusable: true });
     const first = await buyerPage('en-US');
     const second = await buyerPage('en-US');
-    await first.goto(link.checkout_url);
-    await second.goto(link.checkout_url);
+    // Each buyer comes with the merchant's reference of them on the link's address (docs/api.md#buyer-references).
+    await first.goto(`${link.checkout_url}?client_reference_id=member-ada`);
+    await second.goto(`${link.checkout_url}?client_reference_id=member-grace`);
     await fill(first, {
       quantity: '2',
       table: '4',
@@ -199,6 +201,33 @@ describe('a buyer filling the form in Chromium', () => {
     expect(summary).toEqual([
       ['succeeded', '125.00', [5], 'grace@example.org', '+4930901820', '9'],
       ['succeeded', '50.00', [2], 'ada@example.com', null, '4'],
+    ]);
+
+    // The account's books find each buyer by their reference, and the CSV export has both with their details.
+    const ofAda = await stack.request('GET', '/v1/payments?client_reference_id=member-ada', {
+      key: acme.api_key,
+    });
+    expect(
+      ofAda.body.data.map((payment: { link_id: string; buyer: { email: string } }) => [
+        payment.link_id,
+        payment.buyer.email,
+      ]),
+    ).toEqual([[link.id, 'ada@example.com']]);
+    const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString();
+    const exported = await stack.request(
+      'GET',
+      `/v1/payments?link_id=${link.id}&created[gte]=${day(-1)}&created[lt]=${day(1)}`,
+      { key: acme.api_key, headers: { accept: 'text/csv' } },
+    );
+    expect(exported.status).toBe(200);
+    const rows = csvRecords(exported.body).map((row) => [
+      row.client_reference_id,
+      row.buyer_email,
+      row.amount,
+    ]);
+    expect(rows.sort()).toEqual([
+      ['member-ada', 'ada@example.com', '50.00'],
+      ['member-grace', 'grace@example.org', '125.00'],
     ]);
   });
 });
