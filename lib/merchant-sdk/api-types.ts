@@ -1493,22 +1493,6 @@ export interface operations {
           };
         };
       };
-      /** @description `idempotency_in_progress`: A request with this `Idempotency-Key` is still running; retry after `Retry-After`. */
-      409: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          /** @description Seconds to wait. */
-          "Retry-After": number;
-        };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"] & {
-            /** @enum {unknown} */
-            code?: "idempotency_in_progress";
-          };
-        };
-      };
       /** @description `payload_too_large`: The body is over 32 KiB. */
       413: {
         headers: {

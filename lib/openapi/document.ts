@@ -251,8 +251,10 @@ function errorCodesOf(spec: OperationSpec): ErrorCode[] {
   if (spec.body) {
     codes.add('invalid_json').add('payload_too_large').add('unsupported_media_type').add('validation_failed');
   }
-  if (isIdempotent(spec))
-    codes.add('idempotency_in_progress').add('idempotency_key_reused').add('validation_failed');
+  if (isIdempotent(spec)) {
+    if (!spec.keyHeldByResource) codes.add('idempotency_in_progress');
+    codes.add('idempotency_key_reused').add('validation_failed');
+  }
   for (const code of spec.errors) codes.add(code);
   codes.add('internal_error').add('temporarily_unavailable');
   return [...codes];

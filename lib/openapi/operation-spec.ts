@@ -33,6 +33,11 @@ export interface OperationSpec {
     /** What the same request answers with `Accept: text/csv` (docs/api.md#csv-exports), when it can. */
     csv?: { description: string; maxBytes: number };
   };
+  /**
+   * The created resource itself holds the `Idempotency-Key` (a keyed create is one conditional write: docs/data-model.md#keyed-creates),
+   * so a retry racing the first request gets its answer, never `idempotency_in_progress`.
+   */
+  keyHeldByResource?: true;
   /** Errors specific to the operation; the common ones are derived from the flags above. */
   errors: ErrorCode[];
 }

@@ -59,6 +59,7 @@ export const operations: OperationSpec[] = [
     summary: 'Create a payment link',
     description: 'Creates an open payment link in the mode of the API key and returns the whole resource.',
     auth: true,
+    keyHeldByResource: true,
     body: { schema: createPaymentLinkRequest('live', false), required: true },
     success: {
       status: 201,
