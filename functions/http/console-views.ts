@@ -5,6 +5,7 @@ import { LINK_STATUSES, type Refund } from '../domain/payment-link.ts';
 import { randomBase62 } from '../domain/random.ts';
 import type { EventLogEntry } from '../domain/webhook.ts';
 import { CONSOLE_BASE, csrfField } from './console-page.ts';
+import { answersText, buyerText, eraseLink } from './console-payment-cells.ts';
 import { formatAmount, Html, html } from './html.ts';
 import type { PaymentLinkResource } from './resources.ts';
 
@@ -45,17 +46,19 @@ export function linksBody(
 <tbody>${rows.length ? rows : html`<tr><td colspan="5">No links.</td></tr>`}</tbody></table>${more}`;
 }
 
-function paymentsTable(payments: PaymentResource[]): Html {
+/** A link's payments, with what each buyer gave as the account-wide list shows it (console-payment-cells.ts). */
+function paymentsTable(payments: PaymentResource[], session: ConsoleSession): Html {
   const rows = payments.map(
     (
       payment,
     ) => html`<tr><td>${payment.id}</td><td>${payment.status}</td><td>${formatAmount(payment.amount)}</td>
 <td>${payment.provider} (${payment.connection_id})</td>
 <td>${payment.routing ? `${payment.routing.strategy}${payment.routing.rule ? `, rule ${payment.routing.rule}` : ''}` : '–'}</td>
-<td>${when(payment.created_at)}</td></tr>`,
+<td>${payment.client_reference_id ?? '–'}</td><td>${buyerText(payment.buyer ?? null, session)}</td>
+<td>${answersText(payment)}</td><td>${when(payment.created_at)}</td><td>${eraseLink(payment, session) ?? ''}</td></tr>`,
   );
-  return html`<h2>Payments</h2><table><thead><tr><th scope="col">Payment</th><th scope="col">Status</th><th scope="col">Amount</th><th scope="col">Provider</th><th scope="col">Routing</th><th scope="col">Started</th></tr></thead>
-<tbody>${rows.length ? rows : html`<tr><td colspan="6">No payments yet.</td></tr>`}</tbody></table>`;
+  return html`<h2>Payments</h2><table><thead><tr><th scope="col">Payment</th><th scope="col">Status</th><th scope="col">Amount</th><th scope="col">Provider</th><th scope="col">Routing</th><th scope="col">Reference</th><th scope="col">Buyer</th><th scope="col">Answers</th><th scope="col">Started</th><th scope="col"><span class="muted">Personal data</span></th></tr></thead>
+<tbody>${rows.length ? rows : html`<tr><td colspan="10">No payments yet.</td></tr>`}</tbody></table>`;
 }
 
 function refundForm(session: ConsoleSession, link: PaymentLinkResource, payments: PaymentResource[]) {
@@ -141,7 +144,7 @@ ${data.errors?.length ? html`<div class="error" role="alert"><ul>${data.errors.m
 <dt>Expires</dt><dd>${when(link.expires_at)}</dd></dl>
 <div class="qr">${qr}</div>
 ${cancel}
-${paymentsTable(data.payments)}
+${paymentsTable(data.payments, session)}
 ${refundForm(session, link, data.payments)}
 ${refundsTable(data.refunds)}
 ${webhooksTable(data.events)}`;
