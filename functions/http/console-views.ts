@@ -21,7 +21,12 @@ export const when = (iso: string | null | undefined) =>
 
 export function linksBody(
   links: PaymentLinkResource[],
-  filter: { status?: string | undefined; id?: string | undefined },
+  filter: {
+    status?: string | undefined;
+    id?: string | undefined;
+    reference?: string | undefined;
+    problem?: string | undefined;
+  },
   next: string | undefined,
 ): Html {
   const rows = links.map(
@@ -40,8 +45,9 @@ export function linksBody(
 <form method="get" action="${CONSOLE_BASE}/links" class="inline" role="search">
 <div><label for="status">Status</label><select id="status" name="status"><option value="">any</option>${statusOptions}</select></div>
 <div><label for="id">Link id</label><input id="id" name="id" value="${filter.id ?? ''}" placeholder="pl_…"></div>
+<div><label for="reference">Client reference of a payment</label><input id="reference" name="reference" value="${filter.reference ?? ''}"${filter.problem ? new Html(' aria-invalid="true" aria-describedby="reference-error"') : ''}>${filter.problem ? html`<span class="error" id="reference-error">${filter.problem}</span>` : undefined}</div>
 <button type="submit">Filter</button></form>
-<table><caption class="muted">Newest first</caption>
+<table><caption class="muted">${filter.reference ? `Links with a payment referenced ${filter.reference}` : 'Newest first'}</caption>
 <thead><tr><th scope="col">Link</th><th scope="col">Description</th><th scope="col">Amount</th><th scope="col">Status</th><th scope="col">Created</th></tr></thead>
 <tbody>${rows.length ? rows : html`<tr><td colspan="5">No links.</td></tr>`}</tbody></table>${more}`;
 }

@@ -267,6 +267,24 @@ describe('console books: payments, exports and buyer details', () => {
     expect(audit.text).toContain(`<td>buyer.erase</td>\n<td>${payment.id}</td>`);
   });
 
+  it('find the links of the payments with a client reference, and say which references cannot be', async () => {
+    const link = await createLink(stack, acme.api_key);
+    await seedPayment('acme', {
+      created_at: '2026-03-18T10:00:00.000Z',
+      link_id: link.id,
+      client_reference_id: 'cart-99',
+    });
+
+    const found = await viewer.get('/console/links?reference=cart-99');
+    const invalid = await viewer.get('/console/links?reference=no%20spaces');
+
+    expect(found.status).toBe(200);
+    expect(found.text.match(/href="\/console\/links\/pl_\w+"/g)).toEqual([
+      `href="/console/links/${link.id}"`,
+    ]);
+    expect([invalid.status, invalid.text.includes('aria-invalid="true"')]).toEqual([400, true]);
+  });
+
   it('show a viewer no export form or erasure, and refuse them sent anyway', async () => {
     const payment = await seedWithBuyer('2026-03-16T10:00:00.000Z');
 
