@@ -105,7 +105,8 @@ function webhooksTable(events: EventLogEntry[]): Html {
 /** The amount, or how it is made: the line items with their sum, or the range the buyer chooses in. */
 function amountText(link: PaymentLinkResource): string {
   const items = link.line_items?.map(
-    (item) => `${item.quantity} × ${item.name} at ${formatAmount(item.unit_amount)}`,
+    (item) =>
+      `${item.quantity} × ${item.name} at ${formatAmount(item.unit_amount)}${item.adjustable_quantity?.enabled ? `, buyer picks ${item.adjustable_quantity.minimum} to ${item.adjustable_quantity.maximum}` : ''}`,
   );
   const fixed = link.amount ? formatAmount(link.amount) : undefined;
   if (items?.length) return `${fixed} (${items.join('; ')})`;
@@ -114,6 +115,20 @@ function amountText(link: PaymentLinkResource): string {
   return range
     ? `chosen by the buyer, ${formatAmount({ value: range.minimum, currency: range.currency })} to ${formatAmount({ value: range.maximum, currency: range.currency })}`
     : 'chosen by the buyer';
+}
+
+/** What the link asks before the buyer pays: `collect`, then its own questions by label. */
+function questionsText(link: PaymentLinkResource): string {
+  const collect = link.collect ?? {};
+  const details = Object.entries(collect).map(([detail, requirement]) =>
+    typeof requirement === 'string'
+      ? `${detail.replace('_', ' ')} (${requirement})`
+      : `shipping address to ${requirement.countries.join(', ')}`,
+  );
+  const questions = (link.custom_fields ?? []).map(
+    (field) => `“${field.label}” (${field.type}${field.optional ? ', optional' : ''})`,
+  );
+  return [...details, ...questions].join('; ') || 'nothing';
 }
 
 export interface LinkPageData {
@@ -144,6 +159,7 @@ ${data.errors?.length ? html`<div class="error" role="alert"><ul>${data.errors.m
 <dt>Amount</dt><dd>${amountText(link)}</dd>
 <dt>Description</dt><dd>${link.description ?? '–'}</dd>
 <dt>Use</dt><dd>${link.reusable ? `reusable, ${link.succeeded_payments} of ${link.max_payments ?? 'any number of'} payments` : 'single payment'}</dd>
+<dt>Asks the buyer</dt><dd>${questionsText(link)}</dd>
 <dt>Payment methods</dt><dd>${link.payment_methods?.join(', ') ?? 'any'}</dd>
 <dt>Checkout language</dt><dd>${link.locale ?? "the buyer's browser"}</dd>
 <dt>Checkout URL</dt><dd><a href="${link.checkout_url}"><code>${link.checkout_url}</code></a></dd>
