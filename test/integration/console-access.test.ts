@@ -285,6 +285,33 @@ describe('console books: payments, exports and buyer details', () => {
     expect([invalid.status, invalid.text.includes('aria-invalid="true"')]).toEqual([400, true]);
   });
 
+  it("page the payments by the API's cursor, and show and erase nothing of another account", async () => {
+    const seeded = await Promise.all(
+      Array.from({ length: 26 }, (_, index) =>
+        seedPayment('acme', {
+          created_at: `2026-04-01T10:00:${String(index).padStart(2, '0')}.000Z`,
+          client_reference_id: 'paged',
+        }),
+      ),
+    );
+    const theirs = await seedPayment('globex', {
+      created_at: '2026-04-01T11:00:00.000Z',
+      client_reference_id: 'paged',
+      buyer: { email: 'theirs@example.com' },
+    });
+
+    const first = await finance.get('/console/payments?client_reference_id=paged');
+    const older = /href="(\/console\/payments\?[^"]*cursor=[^"]+)">Older/.exec(first.text)?.[1] ?? '';
+    const second = await finance.get(older.replaceAll('&amp;', '&'));
+    const erase = await admin.post(`/console/payments/${theirs.id}/erase`, { confirm: 'yes' });
+
+    const ids = (text: string) => text.match(/<td>pay_\w+<\/td>/g) ?? [];
+    expect([ids(first.text).length, ids(second.text).length]).toEqual([25, 1]);
+    expect(second.text).toContain(`<td>${seeded[0]?.id}</td>`);
+    expect(first.text + second.text).not.toContain(theirs.id);
+    expect(erase.status).toBe(404);
+  });
+
   it('show a viewer no export form or erasure, and refuse them sent anyway', async () => {
     const payment = await seedWithBuyer('2026-03-16T10:00:00.000Z');
 
