@@ -1,4 +1,11 @@
-import { PAYMENT_COLUMNS, paymentRow, REFUND_COLUMNS, refundRow } from '../domain/books.ts';
+import {
+  type BookPayment,
+  type BookRefund,
+  PAYMENT_COLUMNS,
+  paymentRow,
+  REFUND_COLUMNS,
+  refundRow,
+} from '../domain/books.ts';
 import { ValidationError } from '../domain/errors.ts';
 import { PAYMENT_STATES } from '../domain/payment.ts';
 import { REFUND_STATUSES } from '../domain/payment-link.ts';
@@ -151,7 +158,8 @@ async function listPage(request: ConsoleRequest, deps: BooksPageDependencies, of
   const source = queryValues(request);
   const values = valuesOf(source);
   let errors: FieldError[] = [];
-  let page: { data: never[]; next_cursor: string | null } = { data: [], next_cursor: null };
+  // The API's JSON page as it is sent: the entries are the use case's, serialised once.
+  let page: { data: unknown[]; next_cursor: string | null } = { data: [], next_cursor: null };
   try {
     const answer = await booksAnswer(
       request,
@@ -178,7 +186,9 @@ async function listPage(request: ConsoleRequest, deps: BooksPageDependencies, of
       values,
       statuses: payments ? PAYMENT_STATES : REFUND_STATUSES,
       errors,
-      table: payments ? bookPaymentsTable(page.data, request.session) : bookRefundsTable(page.data),
+      table: payments
+        ? bookPaymentsTable(page.data as BookPayment[], request.session)
+        : bookRefundsTable(page.data as BookRefund[]),
       next: page.next_cursor ?? undefined,
     }),
   });
