@@ -233,7 +233,8 @@ export const functions = {
   'put-checkout-settings': { table: ['PutItem'], merchantApi: true },
   // The merchant console (docs/console.md): its sessions, sign-in links and audit log, and the links use cases
   // it calls as the API does (create, cancel, refund: the PSP secrets and calls of cancel-payment-link); webhook
-  // endpoints it creates or rotates get a sealed secret, as create-webhook-endpoint's do.
+  // endpoints it creates or rotates get a sealed secret, as create-webhook-endpoint's do; the books and their CSV
+  // exports, and a buyer's erasure, as list-account-payments and erase-payment-buyer (all within these actions).
   console: {
     table: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query'],
     sendsEvents: true,

@@ -8,7 +8,10 @@ import type { Mode, Principal } from './principal.ts';
 export const CONSOLE_ROLES = ['admin', 'finance', 'viewer'] as const;
 export type ConsoleRole = (typeof CONSOLE_ROLES)[number];
 
-/** Every change the console can make; reading needs no more than being signed in to the account. */
+/**
+ * Every change the console can make, and the reads not every role may make (the audit log, exports, buyers'
+ * details); any other read needs no more than being signed in to the account.
+ */
 export const CONSOLE_ACTIONS = [
   'link.create',
   'link.cancel',
@@ -20,16 +23,19 @@ export const CONSOLE_ACTIONS = [
   'export.read',
   'mode.switch',
   'audit.read',
+  'buyer.read',
+  'buyer.erase',
 ] as const;
 export type ConsoleAction = (typeof CONSOLE_ACTIONS)[number];
 
 /**
  * `admin`: everything; `finance`: payments, refunds and exports; `viewer`: reads only (switching mode changes
- * nothing, and the audit log and exports are not theirs to read).
+ * nothing, and the audit log and exports are not theirs to read). A buyer's details are personal data: read by
+ * those who may export them anyway (admin, finance), erased by an admin (docs/console.md#personal-data).
  */
 const ALLOWED: Record<ConsoleRole, readonly ConsoleAction[]> = {
   admin: CONSOLE_ACTIONS,
-  finance: ['refund.create', 'export.read', 'mode.switch'],
+  finance: ['refund.create', 'export.read', 'mode.switch', 'buyer.read'],
   viewer: ['mode.switch'],
 };
 

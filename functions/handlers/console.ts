@@ -1,5 +1,7 @@
 import { config } from '../config.ts';
 import {
+  accountSettingsRepository,
+  books,
   checkoutSettingsRepository,
   consoleIdentityProvider,
   consoleStore,
@@ -11,6 +13,7 @@ import {
   observedOutcomes,
   paymentRefunds,
   paymentRepository,
+  personalDataStore,
   pspConnections,
   pspDirectory,
   refundLedger,
@@ -38,6 +41,9 @@ export const handler = htmlHandler((event) =>
     recoveries: endpointRecoveryStore(),
     observed: observedOutcomes(),
     settings: checkoutSettingsRepository(),
+    books: books(),
+    personalData: personalDataStore(),
+    accountSettings: accountSettingsRepository(),
     now,
     checkoutBase: config().CHECKOUT_BASE,
     allowPrivateTargets: config().ALLOW_PRIVATE_TARGETS,

@@ -1,6 +1,13 @@
 import type { ConsoleSession } from '../domain/console-access.ts';
 import { PAGE_LANGUAGES } from '../domain/locale.ts';
 import { PAYMENT_METHODS } from '../domain/payment-methods.ts';
+import {
+  adjustableCells,
+  adjustableQuantityOf,
+  errorsByInput,
+  questionFields,
+  questionsOf,
+} from './console-link-questions.ts';
 import { CONSOLE_BASE, csrfField } from './console-page.ts';
 import type { FieldError } from './console-views.ts';
 import { Html, html } from './html.ts';
@@ -16,20 +23,22 @@ const AMOUNT_KINDS = [
 
 const optional = (form: URLSearchParams, name: string) => form.get(name)?.trim() || undefined;
 
+/** The line-item rows with a name or a price, in order: the request's `line_items`. */
+export const filledItemRows = (form: URLSearchParams): number[] =>
+  Array.from({ length: FORM_LINE_ITEMS }, (_, index) => index + 1).filter(
+    (row) => optional(form, `item_name_${row}`) || optional(form, `item_price_${row}`),
+  );
+
 function lineItemsOf(form: URLSearchParams, currency: string) {
-  const items = [];
-  for (let row = 1; row <= FORM_LINE_ITEMS; row++) {
-    const name = optional(form, `item_name_${row}`);
-    const price = optional(form, `item_price_${row}`);
-    if (!name && !price) continue;
+  return filledItemRows(form).map((row) => {
     const quantity = optional(form, `item_quantity_${row}`);
-    items.push({
-      name: name ?? '',
+    return {
+      name: optional(form, `item_name_${row}`) ?? '',
       quantity: quantity && /^\d+$/.test(quantity) ? Number(quantity) : (quantity ?? 1),
-      unit_amount: { value: price ?? '', currency },
-    });
-  }
-  return items;
+      unit_amount: { value: optional(form, `item_price_${row}`) ?? '', currency },
+      ...adjustableQuantityOf(form, row),
+    };
+  });
 }
 
 function amountSourceOf(form: URLSearchParams, currency: string) {
@@ -69,6 +78,7 @@ export function createRequestOf(form: URLSearchParams): Record<string, unknown> 
     expires_at: optional(form, 'expires_at'),
     redirect_url: optional(form, 'redirect_url'),
     webhook_url: optional(form, 'webhook_url'),
+    ...questionsOf(form),
   };
 }
 
@@ -81,25 +91,26 @@ function errorList(errors: readonly FieldError[]): Html | undefined {
 
 const checked = (on: boolean) => (on ? new Html(' checked') : undefined);
 
-function lineItemRows(values: URLSearchParams): Html[] {
+function lineItemRows(values: URLSearchParams, errors: ReadonlyMap<string, string[]>): Html[] {
   return Array.from({ length: FORM_LINE_ITEMS }, (_, index) => {
     const row = index + 1;
     const value = (name: string) => values.get(`${name}_${row}`) ?? '';
     return html`<tr><td><input aria-label="Item ${row} name" name="item_name_${row}" value="${value('item_name')}"></td>
 <td><input aria-label="Item ${row} quantity" name="item_quantity_${row}" inputmode="numeric" size="4" value="${value('item_quantity')}"></td>
-<td><input aria-label="Item ${row} unit price" name="item_price_${row}" inputmode="decimal" size="8" value="${value('item_price')}"></td></tr>`;
+<td><input aria-label="Item ${row} unit price" name="item_price_${row}" inputmode="decimal" size="8" value="${value('item_price')}"></td>
+${adjustableCells(values, errors, row)}</tr>`;
   });
 }
 
-function amountFields(values: URLSearchParams): Html {
+function amountFields(values: URLSearchParams, errors: ReadonlyMap<string, string[]>): Html {
   const kind = values.get('amount_kind') ?? 'fixed';
   const value = (name: string) => values.get(name) ?? '';
   return html`<fieldset><legend>Amount</legend>
 ${AMOUNT_KINDS.map(([id, label]) => html`<label class="choice"><input type="radio" name="amount_kind" value="${id}"${checked(kind === id)}> ${label}</label>`)}
 <label for="currency">Currency</label><input id="currency" name="currency" required maxlength="3" size="4" value="${values.get('currency') ?? 'EUR'}">
 <label for="amount">Fixed amount</label><input id="amount" name="amount" inputmode="decimal" value="${value('amount')}">
-<table><caption>Line items</caption><thead><tr><th scope="col">Name</th><th scope="col">Quantity</th><th scope="col">Unit price</th></tr></thead>
-<tbody>${lineItemRows(values)}</tbody></table>
+<table><caption>Line items</caption><thead><tr><th scope="col">Name</th><th scope="col">Quantity</th><th scope="col">Unit price</th><th scope="col">Buyer picks quantity</th><th scope="col">Least</th><th scope="col">Most</th></tr></thead>
+<tbody>${lineItemRows(values, errors)}</tbody></table>
 <div class="inline"><div><label for="range_minimum">Range: at least</label><input id="range_minimum" name="range_minimum" inputmode="decimal" value="${value('range_minimum')}"></div>
 <div><label for="range_maximum">at most</label><input id="range_maximum" name="range_maximum" inputmode="decimal" value="${value('range_maximum')}"></div></div>
 </fieldset>`;
@@ -125,11 +136,13 @@ ${PAYMENT_METHODS.map((method) => html`<label class="choice"><input type="checkb
 /** The create form, with every option of the API's create request the console offers. */
 export function newLinkBody(session: ConsoleSession, values: URLSearchParams, errors: readonly FieldError[]) {
   const value = (name: string) => values.get(name) ?? '';
+  const atInputs = errorsByInput(errors, values, filledItemRows(values));
   return html`<h1>New payment link</h1>${errorList(errors)}
 <form method="post" action="${CONSOLE_BASE}/links">${csrfField(session)}
-${amountFields(values)}
+${amountFields(values, atInputs)}
 <label for="description">Description</label><input id="description" name="description" value="${value('description')}">
 ${optionFields(values)}
+${questionFields(values, atInputs)}
 <label for="expires_at">Expires at (optional, RFC 3339)</label><input id="expires_at" name="expires_at" value="${value('expires_at')}" placeholder="2026-12-31T23:59:00Z">
 <label for="redirect_url">Redirect URL (optional: where the buyer goes after paying)</label><input id="redirect_url" name="redirect_url" type="url" value="${value('redirect_url')}">
 <label for="webhook_url">Webhook URL (optional: where this link's events are sent)</label><input id="webhook_url" name="webhook_url" type="url" value="${value('webhook_url')}">

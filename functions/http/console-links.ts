@@ -1,11 +1,13 @@
 import { ValidationError } from '../domain/errors.ts';
 import { decodeCursor, encodeCursor } from '../domain/page-cursor.ts';
 import { LINK_STATUSES, type LinkStatus } from '../domain/payment-link.ts';
+import { type BooksDependencies, listBookPayments } from '../use-cases/books.ts';
 import { getPaymentLink } from '../use-cases/link-transitions.ts';
 import { cancelPaymentLink, createPaymentLink, listPaymentLinks } from '../use-cases/payment-links.ts';
 import { listPayments } from '../use-cases/payments.ts';
 import { createRefund, listRefunds, type RefundDependencies, refundIdFor } from '../use-cases/refunds.ts';
 import { type EventLogDependencies, listLinkEvents } from '../use-cases/webhooks.ts';
+import { CLIENT_REFERENCE_PATTERN } from './books-query.ts';
 import { createRequestOf, newLinkBody } from './console-link-form.ts';
 import { CONSOLE_BASE, consolePage, consoleRedirect } from './console-page.ts';
 import type { ConsoleRequest } from './console-routes.ts';
@@ -19,7 +21,8 @@ import { validate } from './validate.ts';
 
 export type LinkPageDependencies = Parameters<typeof cancelPaymentLink>[0] &
   RefundDependencies &
-  EventLogDependencies & { allowPrivateTargets: boolean };
+  EventLogDependencies &
+  BooksDependencies & { allowPrivateTargets: boolean };
 
 /** Links on one page of the list. */
 const PAGE_SIZE = 25;
@@ -59,6 +62,8 @@ async function linksPage(request: ConsoleRequest, deps: LinkPageDependencies): P
     : undefined;
   const id = query.id?.trim() || undefined;
   if (id) return consoleRedirect(`${CONSOLE_BASE}/links/${encodeURIComponent(id)}`, request.https);
+  const reference = query.reference?.trim() || undefined;
+  if (reference) return linksOfReference(request, deps, reference);
   const after = query.after ? decodeCursor(request.session, query.after) : undefined;
   const page = await listPaymentLinks(deps, request.session, { limit: PAGE_SIZE, after, status });
   const at = deps.now();
@@ -69,6 +74,32 @@ async function linksPage(request: ConsoleRequest, deps: LinkPageDependencies): P
     session: request.session,
     path: `${CONSOLE_BASE}/links`,
     body: linksBody(links, { status }, page.next && encodeCursor(request.session, page.next)),
+  });
+}
+
+/**
+ * The links whose payments carry a buyer's `client_reference_id`, through the books' own filter (the links
+ * themselves keep no reference; their metadata cannot be searched, as the API's listing cannot).
+ */
+async function linksOfReference(request: ConsoleRequest, deps: LinkPageDependencies, reference: string) {
+  const valid = CLIENT_REFERENCE_PATTERN.test(reference);
+  const payments = valid
+    ? await listBookPayments(deps, request.session, { limit: PAGE_SIZE * 4, clientReferenceId: reference })
+    : { entries: [] };
+  const ids = [...new Set(payments.entries.map((payment) => payment.link_id))].slice(0, PAGE_SIZE);
+  const at = deps.now();
+  const links = await Promise.all(ids.map((linkId) => getPaymentLink(deps, request.session, linkId)));
+  return consolePage({
+    status: valid ? 200 : 400,
+    title: 'Payment links',
+    https: request.https,
+    session: request.session,
+    path: `${CONSOLE_BASE}/links`,
+    body: linksBody(
+      links.map((link) => toResource(link, deps.checkoutBase, at)),
+      { reference, ...(!valid && { problem: 'A client reference is up to 200 of A-Z, a-z, 0-9, _ and -.' }) },
+      undefined,
+    ),
   });
 }
 

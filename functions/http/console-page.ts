@@ -110,6 +110,8 @@ export const csrfField = (session: ConsoleSession) =>
 const NAV = [
   ['Links', `${CONSOLE_BASE}/links`],
   ['New link', `${CONSOLE_BASE}/links/new`],
+  ['Payments', `${CONSOLE_BASE}/payments`],
+  ['Refunds', `${CONSOLE_BASE}/refunds`],
   ['Webhooks', `${CONSOLE_BASE}/webhooks`],
   ['PSPs', `${CONSOLE_BASE}/psps`],
   ['Checkout settings', `${CONSOLE_BASE}/settings`],

@@ -10,6 +10,7 @@ import {
   signInWithToken,
   switchMode,
 } from '../use-cases/console-sessions.ts';
+import { type BooksPageDependencies, booksRoutes } from './console-books.ts';
 import { hostedSignInCallback, startHostedSignIn } from './console-hosted-sign-in.ts';
 import { type LinkPageDependencies, linkRoutes } from './console-links.ts';
 import {
@@ -33,7 +34,8 @@ export type ConsoleDependencies = ConsoleSessionDependencies &
   LinkPageDependencies &
   WebhookPageDependencies &
   PspPageDependencies &
-  SettingsPageDependencies & {
+  SettingsPageDependencies &
+  BooksPageDependencies & {
     /** The hosted sign-in (Cognito) of a deployed stack; none locally, where sign-in links are the way in. */
     identity: IdentityProvider | undefined;
   };
@@ -68,6 +70,9 @@ export const ACTION_OF: Readonly<Record<string, ConsoleAction>> = {
   'POST /console/settings': 'settings.edit',
   'GET /console/audit': 'audit.read',
   'GET /console/exports': 'export.read',
+  'POST /console/exports': 'export.read',
+  'GET /console/payments/{id}/erase': 'buyer.erase',
+  'POST /console/payments/{id}/erase': 'buyer.erase',
 };
 
 const refusal = (status: number, title: string, text: string, https: boolean, session?: ConsoleSession) =>
@@ -125,6 +130,7 @@ export async function handleConsole(event: HtmlEvent, deps: ConsoleDependencies)
     (await webhookRoutes(request, deps)) ??
     (await pspRoutes(request, deps)) ??
     (await settingsRoutes(request, deps)) ??
+    (await booksRoutes(request, deps)) ??
     notFound(request)
   );
 }
@@ -175,11 +181,12 @@ async function sessionRoutes(request: ConsoleRequest, deps: ConsoleDependencies)
       await request.audit('mode.switch', mode);
       const back = request.form.get('back') ?? '';
       // Back to the same list or form; a link of one mode does not exist in the other.
-      const safeBack = /^\/console(\/links(\/new)?|\/audit|\/webhooks|\/psps|\/settings|\/exports)?$/.test(
-        back,
-      )
-        ? back
-        : `${CONSOLE_BASE}/links`;
+      const safeBack =
+        /^\/console(\/links(\/new)?|\/audit|\/webhooks|\/psps|\/settings|\/exports|\/payments|\/refunds)?$/.test(
+          back,
+        )
+          ? back
+          : `${CONSOLE_BASE}/links`;
       return consoleRedirect(safeBack, https);
     }
     case 'GET /console/audit': {
@@ -192,16 +199,6 @@ async function sessionRoutes(request: ConsoleRequest, deps: ConsoleDependencies)
         body: auditBody(entries),
       });
     }
-    case 'GET /console/exports':
-      // A placeholder until the account-wide payments and refunds lists with their CSV form exist (issue 37).
-      return consolePage({
-        title: 'Exports',
-        https,
-        session,
-        path: `${CONSOLE_BASE}/exports`,
-        body: html`<h1>Exports</h1><p>Not available yet: the account-wide payments and refunds, as CSV, come with the
-API's own exports. Until then each link's page lists its payments and refunds.</p>`,
-      });
     default:
       return undefined;
   }

@@ -5,6 +5,7 @@ import { LINK_STATUSES, type Refund } from '../domain/payment-link.ts';
 import { randomBase62 } from '../domain/random.ts';
 import type { EventLogEntry } from '../domain/webhook.ts';
 import { CONSOLE_BASE, csrfField } from './console-page.ts';
+import { answersText, buyerText, eraseLink } from './console-payment-cells.ts';
 import { formatAmount, Html, html } from './html.ts';
 import type { PaymentLinkResource } from './resources.ts';
 
@@ -20,7 +21,12 @@ export const when = (iso: string | null | undefined) =>
 
 export function linksBody(
   links: PaymentLinkResource[],
-  filter: { status?: string | undefined; id?: string | undefined },
+  filter: {
+    status?: string | undefined;
+    id?: string | undefined;
+    reference?: string | undefined;
+    problem?: string | undefined;
+  },
   next: string | undefined,
 ): Html {
   const rows = links.map(
@@ -39,23 +45,26 @@ export function linksBody(
 <form method="get" action="${CONSOLE_BASE}/links" class="inline" role="search">
 <div><label for="status">Status</label><select id="status" name="status"><option value="">any</option>${statusOptions}</select></div>
 <div><label for="id">Link id</label><input id="id" name="id" value="${filter.id ?? ''}" placeholder="pl_…"></div>
+<div><label for="reference">Client reference of a payment</label><input id="reference" name="reference" value="${filter.reference ?? ''}"${filter.problem ? new Html(' aria-invalid="true" aria-describedby="reference-error"') : ''}>${filter.problem ? html`<span class="error" id="reference-error">${filter.problem}</span>` : undefined}</div>
 <button type="submit">Filter</button></form>
-<table><caption class="muted">Newest first</caption>
+<table><caption class="muted">${filter.reference ? `Links with a payment referenced ${filter.reference}` : 'Newest first'}</caption>
 <thead><tr><th scope="col">Link</th><th scope="col">Description</th><th scope="col">Amount</th><th scope="col">Status</th><th scope="col">Created</th></tr></thead>
 <tbody>${rows.length ? rows : html`<tr><td colspan="5">No links.</td></tr>`}</tbody></table>${more}`;
 }
 
-function paymentsTable(payments: PaymentResource[]): Html {
+/** A link's payments, with what each buyer gave as the account-wide list shows it (console-payment-cells.ts). */
+function paymentsTable(payments: PaymentResource[], session: ConsoleSession): Html {
   const rows = payments.map(
     (
       payment,
     ) => html`<tr><td>${payment.id}</td><td>${payment.status}</td><td>${formatAmount(payment.amount)}</td>
 <td>${payment.provider} (${payment.connection_id})</td>
 <td>${payment.routing ? `${payment.routing.strategy}${payment.routing.rule ? `, rule ${payment.routing.rule}` : ''}` : '–'}</td>
-<td>${when(payment.created_at)}</td></tr>`,
+<td>${payment.client_reference_id ?? '–'}</td><td>${buyerText(payment.buyer ?? null, session)}</td>
+<td>${answersText(payment)}</td><td>${when(payment.created_at)}</td><td>${eraseLink(payment, session) ?? ''}</td></tr>`,
   );
-  return html`<h2>Payments</h2><table><thead><tr><th scope="col">Payment</th><th scope="col">Status</th><th scope="col">Amount</th><th scope="col">Provider</th><th scope="col">Routing</th><th scope="col">Started</th></tr></thead>
-<tbody>${rows.length ? rows : html`<tr><td colspan="6">No payments yet.</td></tr>`}</tbody></table>`;
+  return html`<h2>Payments</h2><table><thead><tr><th scope="col">Payment</th><th scope="col">Status</th><th scope="col">Amount</th><th scope="col">Provider</th><th scope="col">Routing</th><th scope="col">Reference</th><th scope="col">Buyer</th><th scope="col">Answers</th><th scope="col">Started</th><th scope="col"><span class="muted">Personal data</span></th></tr></thead>
+<tbody>${rows.length ? rows : html`<tr><td colspan="10">No payments yet.</td></tr>`}</tbody></table>`;
 }
 
 function refundForm(session: ConsoleSession, link: PaymentLinkResource, payments: PaymentResource[]) {
@@ -96,7 +105,8 @@ function webhooksTable(events: EventLogEntry[]): Html {
 /** The amount, or how it is made: the line items with their sum, or the range the buyer chooses in. */
 function amountText(link: PaymentLinkResource): string {
   const items = link.line_items?.map(
-    (item) => `${item.quantity} × ${item.name} at ${formatAmount(item.unit_amount)}`,
+    (item) =>
+      `${item.quantity} × ${item.name} at ${formatAmount(item.unit_amount)}${item.adjustable_quantity?.enabled ? `, buyer picks ${item.adjustable_quantity.minimum} to ${item.adjustable_quantity.maximum}` : ''}`,
   );
   const fixed = link.amount ? formatAmount(link.amount) : undefined;
   if (items?.length) return `${fixed} (${items.join('; ')})`;
@@ -105,6 +115,20 @@ function amountText(link: PaymentLinkResource): string {
   return range
     ? `chosen by the buyer, ${formatAmount({ value: range.minimum, currency: range.currency })} to ${formatAmount({ value: range.maximum, currency: range.currency })}`
     : 'chosen by the buyer';
+}
+
+/** What the link asks before the buyer pays: `collect`, then its own questions by label. */
+function questionsText(link: PaymentLinkResource): string {
+  const collect = link.collect ?? {};
+  const details = Object.entries(collect).map(([detail, requirement]) =>
+    typeof requirement === 'string'
+      ? `${detail.replace('_', ' ')} (${requirement})`
+      : `shipping address to ${requirement.countries.join(', ')}`,
+  );
+  const questions = (link.custom_fields ?? []).map(
+    (field) => `“${field.label}” (${field.type}${field.optional ? ', optional' : ''})`,
+  );
+  return [...details, ...questions].join('; ') || 'nothing';
 }
 
 export interface LinkPageData {
@@ -135,13 +159,14 @@ ${data.errors?.length ? html`<div class="error" role="alert"><ul>${data.errors.m
 <dt>Amount</dt><dd>${amountText(link)}</dd>
 <dt>Description</dt><dd>${link.description ?? '–'}</dd>
 <dt>Use</dt><dd>${link.reusable ? `reusable, ${link.succeeded_payments} of ${link.max_payments ?? 'any number of'} payments` : 'single payment'}</dd>
+<dt>Asks the buyer</dt><dd>${questionsText(link)}</dd>
 <dt>Payment methods</dt><dd>${link.payment_methods?.join(', ') ?? 'any'}</dd>
 <dt>Checkout language</dt><dd>${link.locale ?? "the buyer's browser"}</dd>
 <dt>Checkout URL</dt><dd><a href="${link.checkout_url}"><code>${link.checkout_url}</code></a></dd>
 <dt>Expires</dt><dd>${when(link.expires_at)}</dd></dl>
 <div class="qr">${qr}</div>
 ${cancel}
-${paymentsTable(data.payments)}
+${paymentsTable(data.payments, session)}
 ${refundForm(session, link, data.payments)}
 ${refundsTable(data.refunds)}
 ${webhooksTable(data.events)}`;

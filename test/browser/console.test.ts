@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axeViolations } from '../support/axe.ts';
+import { seedPayment } from '../support/books.ts';
 import { type BrowserStack, startBrowserStack } from '../support/browser.ts';
 import { createLink } from '../support/checkout-helpers.ts';
 import { addConnection } from '../support/connections.ts';
@@ -124,6 +125,80 @@ describe('the merchant console in Chromium', () => {
     });
     expect(await page.getByRole('table').nth(2).textContent()).toContain('payment_link.paid');
     await assessPage('link-paid');
+  });
+
+  it("lists the account's payments and refunds, exports the payments' CSV, and erases a buyer after confirming", async () => {
+    const linkId = linkUrl.split('/').pop() as string;
+    const now = new Date().toISOString();
+    const withBuyer = await seedPayment('acme', {
+      created_at: now,
+      link_id: linkId,
+      client_reference_id: 'order-2231',
+      buyer: { email: 'ada@example.com', name: 'Ada Buyer' },
+      custom_fields: [{ key: 'po', label: 'PO number', type: 'text', value: 'PO-77' }],
+    });
+    await page.getByRole('link', { name: 'Payments', exact: true }).click();
+    await page.getByLabel('Link id').fill(linkId);
+    await page.getByRole('button', { name: 'Filter' }).click();
+    const payments = (await page.getByRole('table').textContent()) ?? '';
+    expect(payments).toMatch(/order-2231.*Ada Buyer.*ada@example\.com.*PO number: PO-77/s);
+    expect(payments).toMatch(/succeeded.*€12\.00/s);
+    await assessPage('payments');
+
+    await page.getByRole('link', { name: 'Refunds', exact: true }).click();
+    expect(await page.getByRole('table').textContent()).toMatch(/succeeded.*€5\.00/s);
+    await assessPage('refunds');
+
+    await page.getByRole('link', { name: 'Exports' }).click();
+    const today = now.slice(0, 10);
+    await page.getByLabel('Created from (UTC)').fill(today);
+    await page.getByLabel('Created to, inclusive (UTC)').fill(today);
+    await page.getByLabel('Link id').fill(linkId);
+    await assessPage('exports');
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download CSV' }).click(),
+    ]);
+    const csv = await new Response(await download.createReadStream()).text();
+    expect(download.suggestedFilename()).toBe('payments.csv');
+    expect(csv.split('\r\n')[0]).toMatch(/^id,created_at,/);
+    expect(csv).toContain(`${withBuyer.id},`);
+
+    await page.goto(`${fixture.stack.baseUrl}/console/payments?client_reference_id=order-2231`);
+    await page.getByRole('link', { name: 'Erase buyer details' }).click();
+    await assessPage('erase-buyer');
+    await page.getByRole('button', { name: 'Erase' }).click();
+    await page.goto(`${fixture.stack.baseUrl}/console/payments?link_id=${linkId}`);
+    const erased = (await page.getByRole('table').textContent()) ?? '';
+    expect(erased).toContain('erased on');
+    expect(erased).not.toContain('ada@example.com');
+  });
+
+  it('creates a link that asks for an e-mail, a question of its own and a quantity, errors at their fields', async () => {
+    await page.getByRole('link', { name: 'New link' }).click();
+    await page.getByLabel('Line items (the amount is their sum)').check();
+    await page.getByLabel('Item 1 name').fill('Ticket');
+    await page.getByLabel('Item 1 unit price').fill('20.00');
+    await page.getByLabel('Item 1: the buyer picks the quantity').check();
+    await page.getByLabel('Item 1 least quantity').fill('3');
+    await page.getByLabel('Item 1 most quantity').fill('2');
+    await page.getByLabel('E-mail address').selectOption('required');
+    await page.getByText('Questions of your own').click();
+    await page.locator('#custom_1_type').selectOption('text');
+    await page.locator('#custom_1_key').fill('po');
+    await page.locator('#custom_1_label').fill('PO number');
+    await page.getByRole('button', { name: 'Create link' }).click();
+    expect(await page.locator('#item_minimum_1-error').textContent()).toContain('Must not be more than');
+    await assessPage('new-link-questions');
+
+    await page.getByLabel('Item 1 least quantity').fill('1');
+    await page.getByLabel('Item 1 most quantity').fill('5');
+    await page.getByRole('button', { name: 'Create link' }).click();
+
+    await page.waitForURL(/notice=created$/);
+    const details = (await page.locator('dl').textContent()) ?? '';
+    expect(details).toContain('1 × Ticket at €20.00, buyer picks 1 to 5');
+    expect(details).toContain('email (required); “PO number” (text)');
   });
 
   it('lists links by status, finds one by id, and cancels an open one', async () => {

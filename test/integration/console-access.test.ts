@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consoleStore } from '../../functions/dependencies.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { startSession } from '../../functions/use-cases/console-sessions.ts';
+import { seedPayment } from '../support/books.ts';
 import { createLink } from '../support/checkout-helpers.ts';
 import {
   type ConsoleClient,
@@ -18,13 +19,15 @@ let acme: IssuedApiKey;
 let globex: IssuedApiKey;
 let admin: ConsoleClient;
 let viewer: ConsoleClient;
+let finance: ConsoleClient;
 
 beforeAll(async () => {
   stack = await startTestStack();
   [acme, globex] = await Promise.all([stack.issueKey('acme', 'test'), stack.issueKey('globex', 'test')]);
-  [admin, viewer] = await Promise.all([
+  [admin, viewer, finance] = await Promise.all([
     signInToConsole(stack.baseUrl, 'acme', 'admin'),
     signInToConsole(stack.baseUrl, 'acme', 'viewer'),
+    signInToConsole(stack.baseUrl, 'acme', 'finance'),
   ]);
 });
 afterAll(async () => {
@@ -126,7 +129,7 @@ describe('console roles and accounts', () => {
     const routing = await viewer.post('/console/routing', { routing: '{"rules":[],"default":[]}' });
 
     expect(page.status).toBe(200);
-    expect(page.text).not.toMatch(/\/cancel"|\/refunds"|action="\/console\/links"/);
+    expect(page.text).not.toMatch(/\/cancel"|\/links\/pl_\w+\/refunds"|action="\/console\/links"/);
     expect(webhooks.status).toBe(200);
     expect(webhooks.text).not.toContain('method="post" action="/console/webhooks');
     expect([psps.status, psps.text.includes('action="/console/routing"')]).toEqual([200, false]);
@@ -177,5 +180,153 @@ describe('console roles and accounts', () => {
         `admin@acme \\(admin\\)</td><td>link.create</td>\\s*<td>${id}</td><td>test</td><td>127.0.0.1</td>`,
       ),
     );
+  });
+});
+
+describe('console books: payments, exports and buyer details', () => {
+  const EMAIL = 'ada.console@example.com';
+  const PERIOD = { from: '2026-03-01', to: '2026-03-31' };
+  const seedWithBuyer = (created_at: string) =>
+    seedPayment('acme', {
+      created_at,
+      client_reference_id: 'order-4711',
+      buyer: { email: EMAIL, name: 'Ada Console' },
+      custom_fields: [{ key: 'vat', label: 'VAT number', type: 'text', value: 'NL123' }],
+    });
+
+  it("show a payment's reference, answers and link to all, its buyer to admin and finance only", async () => {
+    const payment = await seedWithBuyer('2026-03-10T10:00:00.000Z');
+
+    const pages = await Promise.all(
+      [admin, finance, viewer].map((client) =>
+        client.get('/console/payments?client_reference_id=order-4711'),
+      ),
+    );
+
+    for (const page of pages) {
+      expect(page.status).toBe(200);
+      expect(page.text).toContain(payment.id);
+      expect(page.text).toContain(`href="/console/links/${payment.link_id}"`);
+      expect(page.text).toContain('VAT number: NL123');
+    }
+    expect(pages.map((page) => page.text.includes(EMAIL))).toEqual([true, true, false]);
+    expect(pages.map((page) => page.text.includes(`/console/payments/${payment.id}/erase`))).toEqual([
+      true,
+      false,
+      false,
+    ]);
+  });
+
+  it('download the CSV the API gives for the same period and filters, audited, and refuse a longer period', async () => {
+    await seedWithBuyer('2026-03-12T10:00:00.000Z');
+
+    const download = await finance.post('/console/exports', {
+      of: 'payments',
+      ...PERIOD,
+      status: 'succeeded',
+    });
+    const api = await stack.request(
+      'GET',
+      '/v1/payments?created[gte]=2026-03-01T00:00:00Z&created[lt]=2026-04-01T00:00:00.000Z&status=succeeded',
+      { key: acme.api_key, headers: { accept: 'text/csv' } },
+    );
+    const tooLong = await finance.post('/console/exports', {
+      of: 'refunds',
+      from: '2026-03-01',
+      to: '2026-04-05',
+    });
+    const audit = await admin.get('/console/audit');
+
+    expect(download.status).toBe(200);
+    expect(download.headers['content-disposition']).toBe('attachment; filename="payments.csv"');
+    expect(download.text).toBe(api.body);
+    expect(download.text).toContain(EMAIL);
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.text).toContain('At most 31 days');
+    expect(audit.text).toMatch(/finance@acme \(finance\)<\/td><td>export.read<\/td>/);
+  });
+
+  it("let an admin erase a payment's buyer after confirming, audited", async () => {
+    const payment = await seedWithBuyer('2026-03-14T10:00:00.000Z');
+
+    const unconfirmed = await admin.post(`/console/payments/${payment.id}/erase`, {});
+    const confirmation = await admin.get(`/console/payments/${payment.id}/erase`);
+    const erased = await admin.post(`/console/payments/${payment.id}/erase`, { confirm: 'yes' });
+    const page = await admin.get(`/console/payments?link_id=${payment.link_id}`);
+    const audit = await admin.get('/console/audit');
+
+    expect([unconfirmed.status, unconfirmed.headers.location]).toEqual([
+      303,
+      `/console/payments/${payment.id}/erase`,
+    ]);
+    expect(confirmation.text).toContain('name="confirm" value="yes"');
+    expect(erased.status).toBe(303);
+    // The reference goes with the buyer (docs/security.md#personal-data): the payment is found by its link.
+    expect(page.text).toMatch(new RegExp(`${payment.id}[\\s\\S]*?erased on`));
+    expect(page.text).not.toContain(EMAIL);
+    expect(audit.text).toContain(`<td>buyer.erase</td>\n<td>${payment.id}</td>`);
+  });
+
+  it('find the links of the payments with a client reference, and say which references cannot be', async () => {
+    const link = await createLink(stack, acme.api_key);
+    await seedPayment('acme', {
+      created_at: '2026-03-18T10:00:00.000Z',
+      link_id: link.id,
+      client_reference_id: 'cart-99',
+    });
+
+    const found = await viewer.get('/console/links?reference=cart-99');
+    const invalid = await viewer.get('/console/links?reference=no%20spaces');
+
+    expect(found.status).toBe(200);
+    expect(found.text.match(/href="\/console\/links\/pl_\w+"/g)).toEqual([
+      `href="/console/links/${link.id}"`,
+    ]);
+    expect([invalid.status, invalid.text.includes('aria-invalid="true"')]).toEqual([400, true]);
+  });
+
+  it("page the payments by the API's cursor, and show and erase nothing of another account", async () => {
+    const seeded = await Promise.all(
+      Array.from({ length: 26 }, (_, index) =>
+        seedPayment('acme', {
+          created_at: `2026-04-01T10:00:${String(index).padStart(2, '0')}.000Z`,
+          client_reference_id: 'paged',
+        }),
+      ),
+    );
+    const theirs = await seedPayment('globex', {
+      created_at: '2026-04-01T11:00:00.000Z',
+      client_reference_id: 'paged',
+      buyer: { email: 'theirs@example.com' },
+    });
+
+    const first = await finance.get('/console/payments?client_reference_id=paged');
+    const older = /href="(\/console\/payments\?[^"]*cursor=[^"]+)">Older/.exec(first.text)?.[1] ?? '';
+    const second = await finance.get(older.replaceAll('&amp;', '&'));
+    const erase = await admin.post(`/console/payments/${theirs.id}/erase`, { confirm: 'yes' });
+
+    const ids = (text: string) => text.match(/<td>pay_\w+<\/td>/g) ?? [];
+    expect([ids(first.text).length, ids(second.text).length]).toEqual([25, 1]);
+    expect(second.text).toContain(`<td>${seeded[0]?.id}</td>`);
+    expect(first.text + second.text).not.toContain(theirs.id);
+    expect(erase.status).toBe(404);
+  });
+
+  it('show a viewer no export form or erasure, and refuse them sent anyway', async () => {
+    const payment = await seedWithBuyer('2026-03-16T10:00:00.000Z');
+
+    const exportsPage = await viewer.get('/console/exports');
+    const download = await viewer.post('/console/exports', { of: 'payments', ...PERIOD });
+    const financeErase = await finance.get(`/console/payments/${payment.id}/erase`);
+    const confirm = await viewer.get(`/console/payments/${payment.id}/erase`);
+    const erase = await viewer.post(`/console/payments/${payment.id}/erase`, { confirm: 'yes' });
+    const read = await finance.get('/console/payments?client_reference_id=order-4711');
+
+    expect(exportsPage.text).not.toContain('action="/console/exports"');
+    expect([exportsPage.status, download.status, financeErase.status, confirm.status, erase.status]).toEqual([
+      403, 403, 403, 403, 403,
+    ]);
+    expect(download.text).not.toContain(EMAIL);
+    expect(read.text).toContain(EMAIL);
   });
 });

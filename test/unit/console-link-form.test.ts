@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../functions/domain/errors.ts';
-import { createRequestOf } from '../../functions/http/console-link-form.ts';
+import { createRequestOf, filledItemRows } from '../../functions/http/console-link-form.ts';
+import { errorsByInput } from '../../functions/http/console-link-questions.ts';
 import { createPaymentLinkRequest } from '../../functions/http/schemas.ts';
 import { validate } from '../../functions/http/validate.ts';
 
@@ -56,5 +57,81 @@ describe("the console's create form, as the API's create request", () => {
     } catch (error) {
       expect((error as ValidationError).errors.map((field) => field.pointer)).toContain('/amount/value');
     }
+  });
+
+  it('asks the buyer what the form says: details, questions of the filled slots, and adjustable quantities', () => {
+    const request = asApi({
+      amount_kind: 'line_items',
+      currency: 'EUR',
+      item_name_2: 'Ticket',
+      item_price_2: '20.00',
+      item_adjustable_2: 'on',
+      item_maximum_2: '6',
+      collect_email: 'required',
+      collect_phone: '',
+      collect_billing_address: 'optional',
+      collect_shipping_countries: 'nl, be',
+      custom_2_type: 'dropdown',
+      custom_2_key: 'size',
+      custom_2_label: 'Size',
+      custom_2_optional: 'on',
+      custom_2_options: 'S: Small\nL',
+      custom_3_type: 'numeric',
+      custom_3_key: 'vat',
+      custom_3_label: 'VAT number',
+      custom_3_maximum_length: '12',
+    });
+
+    expect(request.collect).toEqual({
+      email: 'required',
+      billing_address: 'optional',
+      shipping_address: { countries: ['NL', 'BE'] },
+    });
+    expect(request.custom_fields).toMatchObject([
+      {
+        key: 'size',
+        type: 'dropdown',
+        optional: true,
+        dropdown: {
+          options: [
+            { value: 'S', label: 'Small' },
+            { value: 'L', label: 'L' },
+          ],
+        },
+      },
+      { key: 'vat', type: 'numeric', numeric: { maximum_length: 12 } },
+    ]);
+    expect(request.line_items?.[0]?.adjustable_quantity).toEqual({ enabled: true, minimum: 1, maximum: 6 });
+  });
+
+  it("puts the API's errors of questions and quantities at the inputs they came from", () => {
+    const fields = {
+      amount_kind: 'line_items',
+      currency: 'EUR',
+      item_name_3: 'Ticket',
+      item_price_3: '20.00',
+      item_adjustable_3: 'on',
+      item_minimum_3: '5',
+      item_maximum_3: '2',
+      collect_shipping_countries: 'XX',
+      custom_2_type: 'text',
+      custom_2_key: 'bad key',
+      custom_2_label: 'Note',
+    };
+    const form = new URLSearchParams(fields);
+
+    let errors: ValidationError['errors'] = [];
+    try {
+      asApi(fields);
+    } catch (error) {
+      errors = (error as ValidationError).errors;
+    }
+    const byInput = errorsByInput(errors, form, filledItemRows(form));
+
+    expect([...byInput.keys()].sort()).toEqual([
+      'collect_shipping_countries',
+      'custom_2_key',
+      'item_minimum_3',
+    ]);
   });
 });
