@@ -17,6 +17,7 @@ export const CONSOLE_ACTIONS = [
   'event.redeliver',
   'routing.edit',
   'settings.edit',
+  'keys.manage',
   'export.read',
   'mode.switch',
   'audit.read',
@@ -24,7 +25,7 @@ export const CONSOLE_ACTIONS = [
 export type ConsoleAction = (typeof CONSOLE_ACTIONS)[number];
 
 /**
- * `admin`: everything; `finance`: payments, refunds and exports; `viewer`: reads only (switching mode changes
+ * `admin`: everything, the only one to see and manage API keys; `finance`: payments, refunds and exports; `viewer`: reads only (switching mode changes
  * nothing, and the audit log and exports are not theirs to read).
  */
 const ALLOWED: Record<ConsoleRole, readonly ConsoleAction[]> = {

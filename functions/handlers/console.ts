@@ -1,5 +1,6 @@
 import { config } from '../config.ts';
 import {
+  apiKeyRepository,
   checkoutSettingsRepository,
   consoleIdentityProvider,
   consoleStore,
@@ -38,6 +39,7 @@ export const handler = htmlHandler((event) =>
     recoveries: endpointRecoveryStore(),
     observed: observedOutcomes(),
     settings: checkoutSettingsRepository(),
+    apiKeys: apiKeyRepository(),
     now,
     checkoutBase: config().CHECKOUT_BASE,
     allowPrivateTargets: config().ALLOW_PRIVATE_TARGETS,

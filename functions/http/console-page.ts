@@ -113,6 +113,7 @@ const NAV = [
   ['Webhooks', `${CONSOLE_BASE}/webhooks`],
   ['PSPs', `${CONSOLE_BASE}/psps`],
   ['Checkout settings', `${CONSOLE_BASE}/settings`],
+  ['API keys', `${CONSOLE_BASE}/keys`],
   ['Exports', `${CONSOLE_BASE}/exports`],
   ['Audit log', `${CONSOLE_BASE}/audit`],
 ] as const;

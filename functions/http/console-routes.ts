@@ -11,6 +11,7 @@ import {
   switchMode,
 } from '../use-cases/console-sessions.ts';
 import { hostedSignInCallback, startHostedSignIn } from './console-hosted-sign-in.ts';
+import { type KeysPageDependencies, keyRoutes } from './console-keys.ts';
 import { type LinkPageDependencies, linkRoutes } from './console-links.ts';
 import {
   CONSOLE_BASE,
@@ -33,7 +34,8 @@ export type ConsoleDependencies = ConsoleSessionDependencies &
   LinkPageDependencies &
   WebhookPageDependencies &
   PspPageDependencies &
-  SettingsPageDependencies & {
+  SettingsPageDependencies &
+  KeysPageDependencies & {
     /** The hosted sign-in (Cognito) of a deployed stack; none locally, where sign-in links are the way in. */
     identity: IdentityProvider | undefined;
   };
@@ -66,6 +68,9 @@ export const ACTION_OF: Readonly<Record<string, ConsoleAction>> = {
   'POST /console/events/{id}/redeliver': 'event.redeliver',
   'POST /console/routing': 'routing.edit',
   'POST /console/settings': 'settings.edit',
+  'GET /console/keys': 'keys.manage',
+  'POST /console/keys': 'keys.manage',
+  'POST /console/keys/{id}/revoke': 'keys.manage',
   'GET /console/audit': 'audit.read',
   'GET /console/exports': 'export.read',
 };
@@ -125,6 +130,7 @@ export async function handleConsole(event: HtmlEvent, deps: ConsoleDependencies)
     (await webhookRoutes(request, deps)) ??
     (await pspRoutes(request, deps)) ??
     (await settingsRoutes(request, deps)) ??
+    (await keyRoutes(request, deps)) ??
     notFound(request)
   );
 }
@@ -175,11 +181,10 @@ async function sessionRoutes(request: ConsoleRequest, deps: ConsoleDependencies)
       await request.audit('mode.switch', mode);
       const back = request.form.get('back') ?? '';
       // Back to the same list or form; a link of one mode does not exist in the other.
-      const safeBack = /^\/console(\/links(\/new)?|\/audit|\/webhooks|\/psps|\/settings|\/exports)?$/.test(
-        back,
-      )
-        ? back
-        : `${CONSOLE_BASE}/links`;
+      const safeBack =
+        /^\/console(\/links(\/new)?|\/audit|\/webhooks|\/psps|\/settings|\/exports|\/keys)?$/.test(back)
+          ? back
+          : `${CONSOLE_BASE}/links`;
       return consoleRedirect(safeBack, https);
     }
     case 'GET /console/audit': {

@@ -13,7 +13,30 @@ export interface IssuedApiKey {
   webhook_secret: string;
 }
 
-/** Issues a key for (account, mode), creating the account-mode's webhook secret if it has none yet. */
+/** A new key: the whole key, shown once, and its stored record (hash only). */
+export type CreatedApiKey = Pick<IssuedApiKey, 'api_key'> & { record: Omit<ApiKeyRecord, 'hash'> };
+
+/**
+ * Creates and stores a key for (account, mode) and nothing else: the one rule for a key's format, hash and
+ * storage. The console calls it directly: it never shows the webhook signing secret, so it needs no key that can
+ * open one (docs/security.md#webhook-signing-secrets).
+ */
+export async function createApiKey(
+  keys: ApiKeyRepository,
+  account: string,
+  mode: Mode,
+  now = new Date(),
+): Promise<CreatedApiKey> {
+  const { key, record } = generateApiKey(account, mode, now);
+  await keys.put(record);
+  const { hash: _hash, ...shown } = record;
+  return { api_key: key, record: shown };
+}
+
+/**
+ * Issues a key for (account, mode), creating the account-mode's webhook secret if it has none yet, and returns
+ * that secret too: for operators (`npm run keys`), whose tools may open it.
+ */
 export async function issueApiKey(
   stores: { keys: ApiKeyRepository; secrets: SigningSecretStore },
   account: string,
@@ -21,9 +44,26 @@ export async function issueApiKey(
   now = new Date(),
 ): Promise<IssuedApiKey> {
   const webhookSecret = await stores.secrets.ensureWebhookSecret(account, mode, generateWebhookSecret());
-  const { key, record } = generateApiKey(account, mode, now);
-  await stores.keys.put(record);
-  return { api_key: key, key_id: record.key_id, account, mode, webhook_secret: webhookSecret };
+  const { api_key, record } = await createApiKey(stores.keys, account, mode, now);
+  return { api_key, key_id: record.key_id, account, mode, webhook_secret: webhookSecret };
+}
+
+/**
+ * Revokes one of the account-mode's keys. Another account's key, or the other mode's, is not found (undefined)
+ * exactly as if it did not exist.
+ */
+export async function revokeApiKey(
+  repository: ApiKeyRepository,
+  owner: { account: string; mode: Mode },
+  keyId: string,
+  now = new Date(),
+): Promise<Omit<ApiKeyRecord, 'hash'> | undefined> {
+  const existing = await repository.get(keyId);
+  if (!existing || existing.account !== owner.account || existing.mode !== owner.mode) return undefined;
+  const revoked = await repository.revoke(keyId, now);
+  if (!revoked) return undefined;
+  const { hash: _hash, ...shown } = revoked;
+  return shown;
 }
 
 /** Keys of an account for display: never the key itself, which is not stored. */

@@ -1,0 +1,88 @@
+import type { ApiKeyRecord } from '../domain/api-key.ts';
+import type { ApiKeyRepository } from '../ports/api-key-repository.ts';
+import { createApiKey, listApiKeys, revokeApiKey } from '../use-cases/api-keys.ts';
+import { CONSOLE_BASE, consolePage, consoleRedirect, csrfField } from './console-page.ts';
+import type { ConsoleRequest } from './console-routes.ts';
+import { when } from './console-views.ts';
+import { type Html, html } from './html.ts';
+import type { HtmlResult } from './html-handler.ts';
+
+export interface KeysPageDependencies {
+  apiKeys: ApiKeyRepository;
+  now: () => Date;
+}
+
+const PATH = `${CONSOLE_BASE}/keys`;
+
+/**
+ * The API keys of the account in the session's mode (admins only): create one, shown once on the answer to the
+ * POST and never again (only its hash is stored), and revoke one. The webhook signing secret is never shown here:
+ * a key is created without opening it (`createApiKey`), and endpoints have secrets of their own.
+ */
+export async function keyRoutes(
+  request: ConsoleRequest,
+  deps: KeysPageDependencies,
+): Promise<HtmlResult | undefined> {
+  const { session } = request;
+  switch (request.route) {
+    case 'GET /console/keys': {
+      const notice = request.event.queryStringParameters?.notice === 'revoked' ? 'Key revoked.' : undefined;
+      return keysPage(request, deps, { notice });
+    }
+    case 'POST /console/keys': {
+      const created = await createApiKey(deps.apiKeys, session.account, session.mode, deps.now());
+      await request.audit('keys.manage', created.record.key_id);
+      // Shown in the answer to this POST only: a reload does not post again, and nothing can show it later.
+      return keysPage(request, deps, { created: created.api_key, status: 201 });
+    }
+    case 'POST /console/keys/{id}/revoke': {
+      const keyId = request.event.pathParameters?.id ?? '';
+      const revoked = await revokeApiKey(deps.apiKeys, session, keyId, deps.now());
+      if (!revoked) return undefined;
+      await request.audit('keys.manage', revoked.key_id);
+      return consoleRedirect(`${PATH}?notice=revoked`, request.https);
+    }
+    default:
+      return undefined;
+  }
+}
+
+async function keysPage(
+  request: ConsoleRequest,
+  deps: KeysPageDependencies,
+  extra: { created?: string; notice?: string | undefined; status?: number },
+): Promise<HtmlResult> {
+  const { session } = request;
+  const keys = (await listApiKeys(deps.apiKeys, session.account)).filter((key) => key.mode === session.mode);
+  const body = html`<h1>API keys</h1>
+${extra.created ? createdNotice(extra.created) : undefined}
+${extra.notice ? html`<p class="notice" role="status">${extra.notice}</p>` : undefined}
+<p>Keys of the ${session.mode} mode, newest first. A key is shown once, when it is created: only its hash is kept.</p>
+<form method="post" action="${PATH}">${csrfField(session)}<button type="submit">Create a ${session.mode} key</button></form>
+${keysTable(request, keys)}`;
+  return consolePage({
+    status: extra.status ?? 200,
+    title: 'API keys',
+    https: request.https,
+    session,
+    path: PATH,
+    body,
+  });
+}
+
+const createdNotice = (
+  key: string,
+) => html`<div class="notice" role="status"><p>Your new key. Copy it now: it is
+not shown again.</p><p><code id="new-key">${key}</code></p></div>`;
+
+function keysTable(request: ConsoleRequest, keys: Omit<ApiKeyRecord, 'hash'>[]): Html {
+  const newestFirst = [...keys].sort((a, b) => b.created_at.localeCompare(a.created_at));
+  const rows = newestFirst.map(
+    (key) => html`<tr><td><code>${key.key_id}</code></td><td><code>${key.display_prefix}</code></td>
+<td>${key.mode}</td><td>${when(key.created_at)}</td><td>${key.status === 'revoked' ? `revoked ${when(key.revoked_at)}` : 'active'}</td>
+<td>${key.status === 'active' ? html`<form method="post" action="${PATH}/${key.key_id}/revoke">${csrfField(request.session)}<button type="submit" class="danger" aria-label="Revoke ${key.key_id}">Revoke</button></form>` : undefined}</td></tr>`,
+  );
+  return html`<table><thead><tr><th scope="col">Key</th><th scope="col">Starts with</th><th scope="col">Mode</th>
+<th scope="col">Created</th><th scope="col">State</th><th scope="col">Action</th></tr></thead>
+<tbody>${rows.length ? rows : html`<tr><td colspan="6">No keys in this mode.</td></tr>`}</tbody></table>`;
+}
