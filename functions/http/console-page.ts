@@ -43,6 +43,7 @@ fieldset{border:1px solid #ccc;border-radius:.25rem;margin:1rem 0;padding:.5rem 
 legend{font-weight:600}
 label.choice{display:inline-block;font-weight:normal;margin:.25rem 1rem .25rem 0}
 code{overflow-wrap:anywhere}
+.chart{margin:1rem 0}.chart svg{max-width:100%;height:auto}figcaption{font-weight:600}
 textarea{font-family:ui-monospace,monospace;width:100%;box-sizing:border-box}
 `;
 const styleHash = (style: string) => `'sha256-${createHash('sha256').update(style).digest('base64')}'`;
@@ -108,6 +109,7 @@ export const csrfField = (session: ConsoleSession) =>
   html`<input type="hidden" name="csrf_token" value="${session.csrf_token}">`;
 
 const NAV = [
+  ['Overview', `${CONSOLE_BASE}/overview`],
   ['Links', `${CONSOLE_BASE}/links`],
   ['New link', `${CONSOLE_BASE}/links/new`],
   ['Webhooks', `${CONSOLE_BASE}/webhooks`],

@@ -182,7 +182,9 @@ async function sessionRoutes(request: ConsoleRequest, deps: ConsoleDependencies)
       const back = request.form.get('back') ?? '';
       // Back to the same list or form; a link of one mode does not exist in the other.
       const safeBack =
-        /^\/console(\/links(\/new)?|\/audit|\/webhooks|\/psps|\/settings|\/exports|\/keys)?$/.test(back)
+        /^\/console(\/overview|\/links(\/new)?|\/audit|\/webhooks|\/psps|\/settings|\/exports|\/keys)?$/.test(
+          back,
+        )
           ? back
           : `${CONSOLE_BASE}/links`;
       return consoleRedirect(safeBack, https);

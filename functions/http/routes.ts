@@ -98,6 +98,8 @@ export const routes = [
   { method: 'GET', path: '/console/settings', handler: 'console' },
   { method: 'POST', path: '/console/settings', handler: 'console' },
   { method: 'GET', path: '/console/keys', handler: 'console' },
+  // Its charts are drawn by Vega, which the console function does not carry (docs/performance.md#bundles).
+  { method: 'GET', path: '/console/overview', handler: 'console-overview' },
   { method: 'POST', path: '/console/keys', handler: 'console' },
   { method: 'POST', path: '/console/keys/{id}/revoke', handler: 'console' },
 ] as const satisfies readonly RouteDefinition[];

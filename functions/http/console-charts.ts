@@ -1,0 +1,118 @@
+import { parse, View } from 'vega';
+import { compile, type TopLevelSpec } from 'vega-lite';
+import type { Overview } from '../use-cases/console-overview.ts';
+import { escapeHtml } from './html.ts';
+
+/**
+ * The overview's charts, drawn on the server by Vega-Lite into SVG (Vega's headless view, no browser, no script
+ * in the page). Each SVG is one image to assistive technology (`role="img"` with a `<title>` and `<desc>`); the
+ * figures themselves are in the table beside it.
+ */
+export interface Chart {
+  name: string;
+  title: string;
+  /** One sentence saying what the chart shows; the table beside it has every figure. */
+  description: string;
+  svg: string;
+}
+
+/** One chart's mark and encoding, as Vega-Lite takes them; the data and common settings are added. */
+type Layer = { mark: unknown; encoding: Record<string, unknown> };
+
+async function svgOf(chart: Omit<Chart, 'svg'>, values: object[], spec: Layer): Promise<Chart> {
+  const full = {
+    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+    width: 560,
+    height: 160,
+    data: { values },
+    // The SVG is one image with its own title and description: Vega's per-mark ARIA would repeat the table.
+    config: { aria: false, font: 'system-ui, sans-serif' },
+    ...spec,
+  } as TopLevelSpec;
+  const view = new View(parse(compile(full).spec), { renderer: 'none' });
+  try {
+    const drawn = await view.toSVG();
+    const label = `<title>${escapeHtml(chart.title)}</title><desc>${escapeHtml(chart.description)}</desc>`;
+    const svg = drawn
+      .replace(/^<svg /, `<svg role="img" aria-labelledby="chart-${chart.name}" `)
+      .replace(/>/, `><g id="chart-${chart.name}">${label}</g>`);
+    return { ...chart, svg };
+  } finally {
+    view.finalize();
+  }
+}
+
+const dayAxis = { field: 'day', type: 'ordinal', title: 'Day (UTC)', axis: { labelAngle: -45 } } as const;
+
+/** Payments per day, and how many of them were paid. */
+export function paymentsChart(overview: Overview, words: { title: string; description: string }) {
+  const values = overview.days.flatMap((day) => [
+    { day: day.day.slice(5), kind: 'paid', count: day.paid },
+    { day: day.day.slice(5), kind: 'not paid', count: day.payments - day.paid },
+  ]);
+  return svgOf({ name: 'payments', ...words }, values, {
+    mark: 'bar',
+    encoding: {
+      x: dayAxis,
+      y: { field: 'count', type: 'quantitative', title: 'Payments', axis: { tickMinStep: 1 } },
+      color: { field: 'kind', type: 'nominal', title: null, scale: { range: ['#1b7f3b', '#9ca3af'] } },
+    },
+  });
+}
+
+/** The amount paid per day, one colour per currency. */
+export function amountChart(overview: Overview, words: { title: string; description: string }) {
+  const values = overview.days.flatMap((day) => {
+    const entries = Object.entries(day.amountPaid);
+    return entries.length
+      ? entries.map(([currency, value]) => ({ day: day.day.slice(5), currency, amount: Number(value) }))
+      : [{ day: day.day.slice(5), currency: '', amount: 0 }];
+  });
+  return svgOf({ name: 'amount', ...words }, values, {
+    mark: 'bar',
+    encoding: {
+      x: dayAxis,
+      y: { field: 'amount', type: 'quantitative', title: 'Paid' },
+      color: { field: 'currency', type: 'nominal', title: 'Currency' },
+    },
+  });
+}
+
+/** The share of each day's payments that were paid. */
+export function conversionChart(overview: Overview, words: { title: string; description: string }) {
+  const values = overview.days.map((day) => ({ day: day.day.slice(5), conversion: day.conversion }));
+  return svgOf({ name: 'conversion', ...words }, values, {
+    mark: { type: 'line', point: true },
+    encoding: {
+      x: dayAxis,
+      y: {
+        field: 'conversion',
+        type: 'quantitative',
+        title: 'Paid share',
+        axis: { format: '%' },
+        scale: { domain: [0, 1] },
+      },
+    },
+  });
+}
+
+/** Each connection's paid share over the last 24 hours. */
+export function connectionsChart(overview: Overview, words: { title: string; description: string }) {
+  const values = overview.connections.map((connection) => ({
+    connection: connection.name,
+    share: connection.paidShare ?? 0,
+  }));
+  return svgOf({ name: 'connections', ...words }, values, {
+    mark: 'bar',
+    encoding: {
+      y: { field: 'connection', type: 'nominal', title: null },
+      x: {
+        field: 'share',
+        type: 'quantitative',
+        title: 'Paid share, last 24 hours',
+        axis: { format: '%' },
+        scale: { domain: [0, 1] },
+      },
+    },
+  });
+}
