@@ -95,7 +95,11 @@ export class MerchantApi extends Construct {
     const integration = (handler: HandlerName) => {
       let existing = integrations.get(handler);
       if (!existing) {
-        existing = new HttpLambdaIntegration(`${toConstructId(handler)}Integration`, functions.get(handler));
+        // One invoke permission per function, for this API's routes, rather than one per route: a CloudFormation
+        // stack holds at most 500 resources, and a route and its permission each are one (the console alone has 40).
+        existing = new HttpLambdaIntegration(`${toConstructId(handler)}Integration`, functions.get(handler), {
+          scopePermissionToRoute: false,
+        });
         integrations.set(handler, existing);
       }
       return existing;

@@ -119,6 +119,8 @@ describe('reserved concurrency on AWS', () => {
       [
         'CheckoutPage',
         'CheckoutQr',
+        'Console',
+        'ConsoleOverview',
         'GetOpenapi',
         'PspNotifications',
         'RouteFallback',
