@@ -1,6 +1,7 @@
 import { parse, View } from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
 import type { Overview } from '../use-cases/console-overview.ts';
+import type { ConsoleMessages } from './console-messages.ts';
 import { escapeHtml } from './html.ts';
 
 /**
@@ -42,53 +43,57 @@ async function svgOf(chart: Omit<Chart, 'svg'>, values: object[], spec: Layer): 
   }
 }
 
-const dayAxis = { field: 'day', type: 'ordinal', title: 'Day (UTC)', axis: { labelAngle: -45 } } as const;
+type Words = ConsoleMessages['overview'];
+type Labels = { title: string; description: string };
+
+const dayAxis = (words: Words) =>
+  ({ field: 'day', type: 'ordinal', title: words.day, axis: { labelAngle: -45 } }) as const;
 
 /** Payments per day, and how many of them were paid. */
-export function paymentsChart(overview: Overview, words: { title: string; description: string }) {
+export function paymentsChart(overview: Overview, words: Words, labels: Labels) {
   const values = overview.days.flatMap((day) => [
-    { day: day.day.slice(5), kind: 'paid', count: day.paid },
-    { day: day.day.slice(5), kind: 'not paid', count: day.payments - day.paid },
+    { day: day.day.slice(5), kind: words.paid, count: day.paid },
+    { day: day.day.slice(5), kind: words.notPaid, count: day.payments - day.paid },
   ]);
-  return svgOf({ name: 'payments', ...words }, values, {
+  return svgOf({ name: 'payments', ...labels }, values, {
     mark: 'bar',
     encoding: {
-      x: dayAxis,
-      y: { field: 'count', type: 'quantitative', title: 'Payments', axis: { tickMinStep: 1 } },
+      x: dayAxis(words),
+      y: { field: 'count', type: 'quantitative', title: words.payments, axis: { tickMinStep: 1 } },
       color: { field: 'kind', type: 'nominal', title: null, scale: { range: ['#1b7f3b', '#9ca3af'] } },
     },
   });
 }
 
 /** The amount paid per day, one colour per currency. */
-export function amountChart(overview: Overview, words: { title: string; description: string }) {
+export function amountChart(overview: Overview, words: Words, labels: Labels) {
   const values = overview.days.flatMap((day) => {
     const entries = Object.entries(day.amountPaid);
     return entries.length
       ? entries.map(([currency, value]) => ({ day: day.day.slice(5), currency, amount: Number(value) }))
       : [{ day: day.day.slice(5), currency: '', amount: 0 }];
   });
-  return svgOf({ name: 'amount', ...words }, values, {
+  return svgOf({ name: 'amount', ...labels }, values, {
     mark: 'bar',
     encoding: {
-      x: dayAxis,
-      y: { field: 'amount', type: 'quantitative', title: 'Paid' },
-      color: { field: 'currency', type: 'nominal', title: 'Currency' },
+      x: dayAxis(words),
+      y: { field: 'amount', type: 'quantitative', title: words.amountPaid },
+      color: { field: 'currency', type: 'nominal', title: words.currency },
     },
   });
 }
 
 /** The share of each day's payments that were paid. */
-export function conversionChart(overview: Overview, words: { title: string; description: string }) {
+export function conversionChart(overview: Overview, words: Words, labels: Labels) {
   const values = overview.days.map((day) => ({ day: day.day.slice(5), conversion: day.conversion }));
-  return svgOf({ name: 'conversion', ...words }, values, {
+  return svgOf({ name: 'conversion', ...labels }, values, {
     mark: { type: 'line', point: true },
     encoding: {
-      x: dayAxis,
+      x: dayAxis(words),
       y: {
         field: 'conversion',
         type: 'quantitative',
-        title: 'Paid share',
+        title: words.paidShare,
         axis: { format: '%' },
         scale: { domain: [0, 1] },
       },
@@ -97,19 +102,19 @@ export function conversionChart(overview: Overview, words: { title: string; desc
 }
 
 /** Each connection's paid share over the last 24 hours. */
-export function connectionsChart(overview: Overview, words: { title: string; description: string }) {
+export function connectionsChart(overview: Overview, words: Words, labels: Labels) {
   const values = overview.connections.map((connection) => ({
     connection: connection.name,
     share: connection.paidShare ?? 0,
   }));
-  return svgOf({ name: 'connections', ...words }, values, {
+  return svgOf({ name: 'connections', ...labels }, values, {
     mark: 'bar',
     encoding: {
       y: { field: 'connection', type: 'nominal', title: null },
       x: {
         field: 'share',
         type: 'quantitative',
-        title: 'Paid share, last 24 hours',
+        title: words.paidShare,
         axis: { format: '%' },
         scale: { domain: [0, 1] },
       },

@@ -1,6 +1,7 @@
 import type { ApiKeyRecord } from '../domain/api-key.ts';
 import type { ApiKeyRepository } from '../ports/api-key-repository.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from '../use-cases/api-keys.ts';
+import { type ConsoleMessages, consoleMessages } from './console-messages.ts';
 import { CONSOLE_BASE, consolePage, consoleRedirect, csrfField } from './console-page.ts';
 import type { ConsoleRequest } from './console-routes.ts';
 import { when } from './console-views.ts';
@@ -26,7 +27,10 @@ export async function keyRoutes(
   const { session } = request;
   switch (request.route) {
     case 'GET /console/keys': {
-      const notice = request.event.queryStringParameters?.notice === 'revoked' ? 'Key revoked.' : undefined;
+      const notice =
+        request.event.queryStringParameters?.notice === 'revoked'
+          ? consoleMessages(request.language).keys.revoked
+          : undefined;
       return keysPage(request, deps, { notice });
     }
     case 'POST /console/keys': {
@@ -52,37 +56,39 @@ async function keysPage(
   deps: KeysPageDependencies,
   extra: { created?: string; notice?: string | undefined; status?: number },
 ): Promise<HtmlResult> {
-  const { session } = request;
+  const { session, language } = request;
+  const words = consoleMessages(language).keys;
   const keys = (await listApiKeys(deps.apiKeys, session.account)).filter((key) => key.mode === session.mode);
-  const body = html`<h1>API keys</h1>
-${extra.created ? createdNotice(extra.created) : undefined}
+  const body = html`<h1>${words.title}</h1>
+${extra.created ? html`<div class="notice" role="status"><p>${words.created}</p><p><code id="new-key">${extra.created}</code></p></div>` : undefined}
 ${extra.notice ? html`<p class="notice" role="status">${extra.notice}</p>` : undefined}
-<p>Keys of the ${session.mode} mode, newest first. A key is shown once, when it is created: only its hash is kept.</p>
-<form method="post" action="${PATH}">${csrfField(session)}<button type="submit">Create a ${session.mode} key</button></form>
-${keysTable(request, keys)}`;
+<p>${words.intro(session.mode)}</p>
+<form method="post" action="${PATH}">${csrfField(session)}<button type="submit">${words.create(session.mode)}</button></form>
+${keysTable(request, keys, words)}`;
+  const status = extra.status ?? 200;
   return consolePage({
-    status: extra.status ?? 200,
-    title: 'API keys',
+    status,
+    title: words.title,
     https: request.https,
     session,
     path: PATH,
+    language,
     body,
   });
 }
 
-const createdNotice = (
-  key: string,
-) => html`<div class="notice" role="status"><p>Your new key. Copy it now: it is
-not shown again.</p><p><code id="new-key">${key}</code></p></div>`;
-
-function keysTable(request: ConsoleRequest, keys: Omit<ApiKeyRecord, 'hash'>[]): Html {
+function keysTable(
+  request: ConsoleRequest,
+  keys: Omit<ApiKeyRecord, 'hash'>[],
+  words: ConsoleMessages['keys'],
+): Html {
   const newestFirst = [...keys].sort((a, b) => b.created_at.localeCompare(a.created_at));
   const rows = newestFirst.map(
     (key) => html`<tr><td><code>${key.key_id}</code></td><td><code>${key.display_prefix}</code></td>
-<td>${key.mode}</td><td>${when(key.created_at)}</td><td>${key.status === 'revoked' ? `revoked ${when(key.revoked_at)}` : 'active'}</td>
-<td>${key.status === 'active' ? html`<form method="post" action="${PATH}/${key.key_id}/revoke">${csrfField(request.session)}<button type="submit" class="danger" aria-label="Revoke ${key.key_id}">Revoke</button></form>` : undefined}</td></tr>`,
+<td>${key.mode}</td><td>${when(key.created_at)}</td><td>${key.status === 'revoked' ? words.revokedAt(when(key.revoked_at)) : words.active}</td>
+<td>${key.status === 'active' ? html`<form method="post" action="${PATH}/${key.key_id}/revoke">${csrfField(request.session)}<button type="submit" class="danger" aria-label="${words.revokeLabel(key.key_id)}">${words.revoke}</button></form>` : undefined}</td></tr>`,
   );
-  return html`<table><thead><tr><th scope="col">Key</th><th scope="col">Starts with</th><th scope="col">Mode</th>
-<th scope="col">Created</th><th scope="col">State</th><th scope="col">Action</th></tr></thead>
-<tbody>${rows.length ? rows : html`<tr><td colspan="6">No keys in this mode.</td></tr>`}</tbody></table>`;
+  return html`<table><thead><tr><th scope="col">${words.key}</th><th scope="col">${words.startsWith}</th><th scope="col">${words.mode}</th>
+<th scope="col">${words.createdAt}</th><th scope="col">${words.state}</th><th scope="col">${words.action}</th></tr></thead>
+<tbody>${rows.length ? rows : html`<tr><td colspan="6">${words.none}</td></tr>`}</tbody></table>`;
 }

@@ -7,6 +7,7 @@ import { listPayments } from '../use-cases/payments.ts';
 import { createRefund, listRefunds, type RefundDependencies, refundIdFor } from '../use-cases/refunds.ts';
 import { type EventLogDependencies, listLinkEvents } from '../use-cases/webhooks.ts';
 import { createRequestOf, newLinkBody } from './console-link-form.ts';
+import { consoleMessages } from './console-messages.ts';
 import { CONSOLE_BASE, consolePage, consoleRedirect } from './console-page.ts';
 import type { ConsoleRequest } from './console-routes.ts';
 import { type FieldError, linkBody, linksBody } from './console-views.ts';
@@ -64,11 +65,17 @@ async function linksPage(request: ConsoleRequest, deps: LinkPageDependencies): P
   const at = deps.now();
   const links = page.links.map((link) => toResource(link, deps.checkoutBase, at));
   return consolePage({
-    title: 'Payment links',
+    title: consoleMessages(request.language).links.title,
     https: request.https,
     session: request.session,
     path: `${CONSOLE_BASE}/links`,
-    body: linksBody(links, { status }, page.next && encodeCursor(request.session, page.next)),
+    language: request.language,
+    body: linksBody(
+      links,
+      { status },
+      page.next && encodeCursor(request.session, page.next),
+      request.language,
+    ),
   });
 }
 

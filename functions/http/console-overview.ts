@@ -8,6 +8,7 @@ import {
   conversionChart,
   paymentsChart,
 } from './console-charts.ts';
+import { type ConsoleMessages, consoleLanguage, consoleMessages } from './console-messages.ts';
 import { CONSOLE_BASE, consoleHttps, consolePage, consoleRedirect, sessionIdOf } from './console-page.ts';
 import { Html, html } from './html.ts';
 import type { HtmlEvent, HtmlResult } from './html-handler.ts';
@@ -29,31 +30,25 @@ export async function handleOverview(event: HtmlEvent, deps: OverviewPageDepende
   const asked = Number(event.queryStringParameters?.days);
   const days: OverviewWindow = OVERVIEW_WINDOWS.find((window) => window === asked) ?? 14;
   const overview = await consoleOverview(deps, session, days);
+  const language = consoleLanguage(event);
+  const words = consoleMessages(language).overview;
   const charts = await Promise.all([
-    paymentsChart(overview, {
-      title: `Payments per day, last ${days} days`,
-      description: `${total(overview, 'payments')} payments, ${total(overview, 'paid')} of them paid; the table below has each day.`,
+    paymentsChart(overview, words, {
+      title: words.paymentsTitle(days),
+      description: words.paymentsDescription(total(overview, 'payments'), total(overview, 'paid')),
     }),
-    amountChart(overview, {
-      title: `Amount paid per day, last ${days} days`,
-      description: 'Bars by currency; the table below has each day.',
+    amountChart(overview, words, { title: words.amountTitle(days), description: words.amountDescription }),
+    conversionChart(overview, words, {
+      title: words.conversionTitle(days),
+      description: words.conversionDescription,
     }),
-    conversionChart(overview, {
-      title: `Conversion per day, last ${days} days`,
-      description: 'The share of each day’s payments that were paid; the table below has each day.',
-    }),
-    connectionsChart(overview, {
-      title: 'Paid share per payment provider connection, last 24 hours',
-      description: 'The table below has each connection.',
+    connectionsChart(overview, words, {
+      title: words.connectionsTitle,
+      description: words.connectionsDescription,
     }),
   ]);
-  return consolePage({
-    title: 'Overview',
-    https,
-    session,
-    path: PATH,
-    body: overviewBody(overview, days, charts),
-  });
+  const body = overviewBody(overview, { days, charts, words });
+  return consolePage({ title: words.title, https, session, path: PATH, language, body });
 }
 
 const total = (overview: Overview, field: 'payments' | 'paid') =>
@@ -64,12 +59,16 @@ const figure = (chart: Chart | undefined) =>
     ? html`<figure class="chart"><figcaption>${chart.title}</figcaption>${new Html(chart.svg)}</figure>`
     : undefined;
 
-function overviewBody(overview: Overview, days: OverviewWindow, charts: Chart[]): Html {
-  const [payments, amount, conversion, connections] = charts;
+function overviewBody(
+  overview: Overview,
+  shown: { days: OverviewWindow; charts: Chart[]; words: ConsoleMessages['overview'] },
+): Html {
+  const { days, words } = shown;
+  const [payments, amount, conversion, connections] = shown.charts;
   const windows = OVERVIEW_WINDOWS.map((window) =>
     window === days
-      ? html`<strong aria-current="page">${window} days</strong>`
-      : html`<a href="${PATH}?days=${window}">${window} days</a>`,
+      ? html`<strong aria-current="page">${words.days(window)}</strong>`
+      : html`<a href="${PATH}?days=${window}">${words.days(window)}</a>`,
   );
   const dayRows = [...overview.days].reverse().map(
     (day) => html`<tr><td>${day.day}</td><td>${day.payments}</td><td>${day.paid}</td>
@@ -83,13 +82,13 @@ function overviewBody(overview: Overview, days: OverviewWindow, charts: Chart[])
     (connection) =>
       html`<tr><td>${connection.name} <code>${connection.id}</code></td><td>${connection.opened}</td><td>${share(connection.paidShare)}</td></tr>`,
   );
-  return html`<h1>Overview</h1>
-<p>Window: ${windows[0]} · ${windows[1]}</p>
-${overview.truncated ? html`<p class="notice" role="status">More than ${OVERVIEW_MAX_PAYMENTS} payments in this window: the oldest days count only some of theirs.</p>` : undefined}
+  return html`<h1>${words.title}</h1>
+<p>${words.window}: ${windows[0]} · ${windows[1]}</p>
+${overview.truncated ? html`<p class="notice" role="status">${words.truncated(OVERVIEW_MAX_PAYMENTS)}</p>` : undefined}
 ${figure(payments)}${figure(amount)}${figure(conversion)}
-<table><caption>Per day (UTC), newest first</caption><thead><tr><th scope="col">Day</th><th scope="col">Payments</th><th scope="col">Paid</th><th scope="col">Amount paid</th><th scope="col">Conversion</th></tr></thead>
+<table><caption>${words.perDay}</caption><thead><tr><th scope="col">${words.day}</th><th scope="col">${words.payments}</th><th scope="col">${words.paid}</th><th scope="col">${words.amountPaid}</th><th scope="col">${words.conversion}</th></tr></thead>
 <tbody>${dayRows}</tbody></table>
 ${figure(connections)}
-<table><caption>Payment provider connections, last 24 hours</caption><thead><tr><th scope="col">Connection</th><th scope="col">Sessions opened</th><th scope="col">Paid share</th></tr></thead>
-<tbody>${connectionRows.length ? connectionRows : html`<tr><td colspan="3">No connections.</td></tr>`}</tbody></table>`;
+<table><caption>${words.connectionsCaption}</caption><thead><tr><th scope="col">${words.connection}</th><th scope="col">${words.opened}</th><th scope="col">${words.paidShare}</th></tr></thead>
+<tbody>${connectionRows.length ? connectionRows : html`<tr><td colspan="3">${words.noConnections}</td></tr>`}</tbody></table>`;
 }
