@@ -32,11 +32,14 @@ async function svgOf(chart: Omit<Chart, 'svg'>, values: object[], spec: Layer): 
   } as TopLevelSpec;
   const view = new View(parse(compile(full).spec), { renderer: 'none' });
   try {
-    const drawn = await view.toSVG();
-    const label = `<title>${escapeHtml(chart.title)}</title><desc>${escapeHtml(chart.description)}</desc>`;
+    // Vega marks its groups and marks with ARIA roles of their own; inside one image they would be parts nobody
+    // can reach, so they go, and the root becomes the image, named by its title and described by its desc.
+    const drawn = (await view.toSVG()).replace(/ (role|aria-roledescription|aria-label)="[^"]*"/g, '');
+    const id = `chart-${chart.name}`;
+    const label = `<title id="${id}-title">${escapeHtml(chart.title)}</title><desc id="${id}-desc">${escapeHtml(chart.description)}</desc>`;
     const svg = drawn
-      .replace(/^<svg /, `<svg role="img" aria-labelledby="chart-${chart.name}" `)
-      .replace(/>/, `><g id="chart-${chart.name}">${label}</g>`);
+      .replace(/^<svg /, `<svg role="img" aria-labelledby="${id}-title" aria-describedby="${id}-desc" `)
+      .replace(/>/, `>${label}`);
     return { ...chart, svg };
   } finally {
     view.finalize();

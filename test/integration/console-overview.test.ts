@@ -41,8 +41,8 @@ describe('the console overview', () => {
     expect(rows[0]).toEqual([day(0).slice(0, 10), '2', '1', '12.50 EUR', '50 %']);
     expect(rows[2]).toEqual([day(2).slice(0, 10), '1', '1', '7.00 EUR', '100 %']);
     expect(rows[1]).toEqual([day(1).slice(0, 10), '0', '0', '–', '–']);
-    expect(page.text.match(/<svg role="img" aria-labelledby="chart-\w+"/g)).toHaveLength(4);
-    expect(page.text).toContain('<title>Payments per day, last 14 days</title>');
+    expect(page.text.match(/<svg role="img" aria-labelledby="chart-\w+-title"/g)).toHaveLength(4);
+    expect(page.text).toContain('<title id="chart-payments-title">Payments per day, last 14 days</title>');
     expect(page.text).not.toContain('<script');
   });
 
