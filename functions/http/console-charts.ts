@@ -49,8 +49,14 @@ async function svgOf(chart: Omit<Chart, 'svg'>, values: object[], spec: Layer): 
 type Words = ConsoleMessages['overview'];
 type Labels = { title: string; description: string };
 
-const dayAxis = (words: Words) =>
-  ({ field: 'day', type: 'ordinal', title: words.day, axis: { labelAngle: -45 } }) as const;
+/** Every day of the window on the x axis, days without a bar included. */
+const dayAxis = (words: Words, overview: Overview) => ({
+  field: 'day',
+  type: 'ordinal',
+  title: words.day,
+  axis: { labelAngle: -45 },
+  scale: { domain: overview.days.map((day) => day.day.slice(5)) },
+});
 
 /** Payments per day, and how many of them were paid. */
 export function paymentsChart(overview: Overview, words: Words, labels: Labels) {
@@ -61,9 +67,14 @@ export function paymentsChart(overview: Overview, words: Words, labels: Labels) 
   return svgOf({ name: 'payments', ...labels }, values, {
     mark: 'bar',
     encoding: {
-      x: dayAxis(words),
+      x: dayAxis(words, overview),
       y: { field: 'count', type: 'quantitative', title: words.payments, axis: { tickMinStep: 1 } },
-      color: { field: 'kind', type: 'nominal', title: null, scale: { range: ['#1b7f3b', '#9ca3af'] } },
+      color: {
+        field: 'kind',
+        type: 'nominal',
+        title: null,
+        scale: { domain: [words.paid, words.notPaid], range: ['#1b7f3b', '#9ca3af'] },
+      },
     },
   });
 }
@@ -71,15 +82,16 @@ export function paymentsChart(overview: Overview, words: Words, labels: Labels) 
 /** The amount paid per day, one colour per currency. */
 export function amountChart(overview: Overview, words: Words, labels: Labels) {
   const values = overview.days.flatMap((day) => {
-    const entries = Object.entries(day.amountPaid);
-    return entries.length
-      ? entries.map(([currency, value]) => ({ day: day.day.slice(5), currency, amount: Number(value) }))
-      : [{ day: day.day.slice(5), currency: '', amount: 0 }];
+    return Object.entries(day.amountPaid).map(([currency, value]) => ({
+      day: day.day.slice(5),
+      currency,
+      amount: Number(value),
+    }));
   });
   return svgOf({ name: 'amount', ...labels }, values, {
     mark: 'bar',
     encoding: {
-      x: dayAxis(words),
+      x: dayAxis(words, overview),
       y: { field: 'amount', type: 'quantitative', title: words.amountPaid },
       color: { field: 'currency', type: 'nominal', title: words.currency },
     },
@@ -92,7 +104,7 @@ export function conversionChart(overview: Overview, words: Words, labels: Labels
   return svgOf({ name: 'conversion', ...labels }, values, {
     mark: { type: 'line', point: true },
     encoding: {
-      x: dayAxis(words),
+      x: dayAxis(words, overview),
       y: {
         field: 'conversion',
         type: 'quantitative',
