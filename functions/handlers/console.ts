@@ -16,6 +16,7 @@ import {
   pspDirectory,
   refundLedger,
   signingKeyCipher,
+  signingSecretStore,
   webhookEndpointRepository,
 } from '../dependencies.ts';
 import { handleConsole } from '../http/console-routes.ts';
@@ -40,6 +41,7 @@ export const handler = htmlHandler((event) =>
     observed: observedOutcomes(),
     settings: checkoutSettingsRepository(),
     apiKeys: apiKeyRepository(),
+    signingSecrets: signingSecretStore(),
     now,
     checkoutBase: config().CHECKOUT_BASE,
     allowPrivateTargets: config().ALLOW_PRIVATE_TARGETS,

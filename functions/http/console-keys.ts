@@ -1,6 +1,7 @@
 import type { ApiKeyRecord } from '../domain/api-key.ts';
 import type { ApiKeyRepository } from '../ports/api-key-repository.ts';
-import { createApiKey, listApiKeys, revokeApiKey } from '../use-cases/api-keys.ts';
+import type { SigningSecretStore } from '../ports/signing-secret-store.ts';
+import { issueKeyWithoutSecret, listApiKeys, revokeApiKey } from '../use-cases/api-keys.ts';
 import { type ConsoleMessages, consoleMessages } from './console-messages.ts';
 import { CONSOLE_BASE, consolePage, consoleRedirect, csrfField } from './console-page.ts';
 import type { ConsoleRequest } from './console-routes.ts';
@@ -10,6 +11,8 @@ import type { HtmlResult } from './html-handler.ts';
 
 export interface KeysPageDependencies {
   apiKeys: ApiKeyRepository;
+  /** Seals the account-mode's webhook signing secret with its first key; never opens one. */
+  signingSecrets: Pick<SigningSecretStore, 'createWebhookSecretIfNone'>;
   now: () => Date;
 }
 
@@ -18,7 +21,7 @@ const PATH = `${CONSOLE_BASE}/keys`;
 /**
  * The API keys of the account in the session's mode (admins only): create one, shown once on the answer to the
  * POST and never again (only its hash is stored), and revoke one. The webhook signing secret is never shown here:
- * a key is created without opening it (`createApiKey`), and endpoints have secrets of their own.
+ * a key is issued without opening it (`issueKeyWithoutSecret`), and endpoints have secrets of their own.
  */
 export async function keyRoutes(
   request: ConsoleRequest,
@@ -34,7 +37,8 @@ export async function keyRoutes(
       return keysPage(request, deps, { notice });
     }
     case 'POST /console/keys': {
-      const created = await createApiKey(deps.apiKeys, session.account, session.mode, deps.now());
+      const stores = { keys: deps.apiKeys, secrets: deps.signingSecrets };
+      const created = await issueKeyWithoutSecret(stores, session.account, session.mode, deps.now());
       await request.audit('keys.manage', created.record.key_id);
       // Shown in the answer to this POST only: a reload does not post again, and nothing can show it later.
       return keysPage(request, deps, { created: created.api_key, status: 201 });

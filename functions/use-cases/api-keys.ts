@@ -17,9 +17,8 @@ export interface IssuedApiKey {
 export type CreatedApiKey = Pick<IssuedApiKey, 'api_key'> & { record: Omit<ApiKeyRecord, 'hash'> };
 
 /**
- * Creates and stores a key for (account, mode) and nothing else: the one rule for a key's format, hash and
- * storage. The console calls it directly: it never shows the webhook signing secret, so it needs no key that can
- * open one (docs/security.md#webhook-signing-secrets).
+ * Creates and stores a key for (account, mode): the one rule for a key's format, hash and storage, which
+ * `issueApiKey` and `issueKeyWithoutSecret` both follow.
  */
 export async function createApiKey(
   keys: ApiKeyRepository,
@@ -46,6 +45,22 @@ export async function issueApiKey(
   const webhookSecret = await stores.secrets.ensureWebhookSecret(account, mode, generateWebhookSecret());
   const { api_key, record } = await createApiKey(stores.keys, account, mode, now);
   return { api_key, key_id: record.key_id, account, mode, webhook_secret: webhookSecret };
+}
+
+/**
+ * Issues a key as the console does: like `issueApiKey`, the account-mode gets a webhook signing secret with its
+ * first key (link webhooks are signed with it), but an existing one is neither opened nor returned. The console
+ * never shows that secret, so its function holds a key that seals and cannot open
+ * (docs/security.md#webhook-signing-secrets).
+ */
+export async function issueKeyWithoutSecret(
+  stores: { keys: ApiKeyRepository; secrets: Pick<SigningSecretStore, 'createWebhookSecretIfNone'> },
+  account: string,
+  mode: Mode,
+  now = new Date(),
+): Promise<CreatedApiKey> {
+  await stores.secrets.createWebhookSecretIfNone(account, mode, generateWebhookSecret());
+  return createApiKey(stores.keys, account, mode, now);
 }
 
 /**

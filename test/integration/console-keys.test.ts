@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { consoleStore } from '../../functions/dependencies.ts';
+import { consoleStore, signingSecretStore } from '../../functions/dependencies.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { type ConsoleClient, signInToConsole } from '../support/console.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';
@@ -42,6 +42,17 @@ describe('the console API keys page', () => {
     expect(audit).toContainEqual(
       expect.objectContaining({ action: 'keys.manage', target: keyId, user: 'admin@acme' }),
     );
+  });
+
+  it("seals the mode's webhook signing secret with its first key, and leaves an existing one as it is", async () => {
+    const before = await signingSecretStore().getWebhookSecret('globex', 'test');
+    const globexAdmin = await signInToConsole(stack.baseUrl, 'globex', 'admin');
+
+    await Promise.all([admin.post('/console/keys', {}), globexAdmin.post('/console/keys', {})]);
+
+    expect(await signingSecretStore().getWebhookSecret('acme', 'test')).toMatch(/^whsec_/);
+    expect(before).toBe(globex.webhook_secret);
+    expect(await signingSecretStore().getWebhookSecret('globex', 'test')).toBe(before);
   });
 
   it('revokes a key of the account, after which the API refuses it', async () => {
