@@ -77,6 +77,21 @@ export interface ConsoleMessages {
     revokeLabel: (id: string) => string;
     none: string;
   };
+  settings: {
+    saved: string;
+    previewNotice: string;
+    displayName: string;
+    logoUrl: string;
+    accentColor: string;
+    supportEmail: string;
+    preview: string;
+    save: string;
+    howBuyersSee: string;
+    previewLabel: string;
+    yourShop: string;
+    order: string;
+    questions: string;
+  };
   overview: {
     title: string;
     window: string;
