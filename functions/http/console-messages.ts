@@ -77,6 +77,27 @@ export interface ConsoleMessages {
     revokeLabel: (id: string) => string;
     none: string;
   };
+  psps: {
+    title: string;
+    saved: string;
+    notSaved: string;
+    connections: string;
+    routing: string;
+    routingLabel: readonly [string, string];
+    saveRouting: string;
+    connection: string;
+    provider: string;
+    state: string;
+    health: string;
+    methods: string;
+    fees: string;
+    lastHour: string;
+    last24h: string;
+    enabled: string;
+    disabled: string;
+    openedPaid: (opened: number, paid: string) => string;
+    none: string;
+  };
   settings: {
     saved: string;
     previewNotice: string;

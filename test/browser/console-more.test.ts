@@ -96,7 +96,7 @@ describe('the console overview and API keys in Chromium', () => {
 
 describe('the console in the browser’s language', () => {
   it.each(PAGE_LANGUAGES.filter((language) => language !== 'en'))(
-    'speaks %s on the sign-in, links, overview, keys and settings pages, each passing axe',
+    'speaks %s on the sign-in, links, overview, keys, settings and PSPs pages, each passing axe',
     async (language) => {
       const words = consoleMessages(language);
       const page = await signedIn(fixture.browser, language);
@@ -113,6 +113,9 @@ describe('the console in the browser’s language', () => {
       await page.getByRole('link', { name: words.nav.settings }).click();
       expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(words.nav.settings);
       expect(await page.getByRole('button', { name: words.settings.save }).count()).toBe(1);
+      await assessPage(page);
+      await page.getByRole('link', { name: words.nav.psps }).click();
+      expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(words.psps.title);
       await assessPage(page);
       await page.context().close();
     },
