@@ -8,10 +8,13 @@ import { runningStack } from '../lib/local/stack-state.ts';
 const USAGE = `Usage:
   npm run console -- sign-in-link --account <account> --role admin|finance|viewer [--user <name>]
   npm run console -- invite --account <account> --email <address> --role admin|finance|viewer
+    [--user-pool-id <id>]
 
 sign-in-link prints a one-time link into the console of the running local stack (npm start, found through
 DATA_DIR, default .data): it works once, within 15 minutes. A deployed stack signs its users in through its
-Cognito user pool instead, and invite creates them there (docs/console.md#signing-in).`;
+Cognito user pool instead, and invite creates them there (docs/console.md#opening-it), with the usual AWS
+credentials and region: the pool is the stack output ConsoleUserPoolId, given as --user-pool-id or in
+CONSOLE_USER_POOL_ID.`;
 
 const fail: (message: string) => never = failWithUsage(USAGE);
 
@@ -22,6 +25,7 @@ const { values, positionals } = parseArgs({
     role: { type: 'string' },
     email: { type: 'string' },
     user: { type: 'string' },
+    'user-pool-id': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
 });
@@ -42,14 +46,35 @@ switch (positionals[0]) {
     console.log(await localSignInLink(state, { account, role, user: values.user ?? `${role}@${account}` }));
     break;
   }
-  case 'invite':
+  case 'invite': {
+    const userPoolId = values['user-pool-id'] ?? process.env.CONSOLE_USER_POOL_ID;
     // Decided: the local stack has no user pool, so an invitation there would create nobody; it says so.
-    fail(
-      "invite creates a user in a deployed stack's Cognito user pool; the local stack has none: use sign-in-link.\n" +
-        'Deployed: aws cognito-idp admin-create-user --user-pool-id <ConsoleUserPoolId output> --username <email> ' +
-        '--user-attributes Name=email,Value=<email> Name=custom:account,Value=<account> Name=custom:role,Value=<role>',
-    );
+    if (!userPoolId) {
+      fail(
+        "invite creates a user in a deployed stack's Cognito user pool: pass --user-pool-id <its ConsoleUserPoolId output>.\n" +
+          'The local stack has no user pool: use sign-in-link.',
+      );
+    }
+    const email = values.email ?? '';
+    if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) fail('--email must be an e-mail address.');
+    const { CognitoIdentityProviderClient } = await import('@aws-sdk/client-cognito-identity-provider');
+    const { inviteConsoleUser } = await import('../lib/console-invite.ts');
+    try {
+      const user = await inviteConsoleUser(new CognitoIdentityProviderClient({}), {
+        userPoolId,
+        account,
+        email,
+        role,
+      });
+      console.log(
+        `Invited ${user.username} (${role}, ${account}): Cognito e-mails them a temporary password.`,
+      );
+    } catch (error) {
+      console.error((error as Error).message);
+      process.exit(1);
+    }
     break;
+  }
   default:
     fail(`Unknown command ${positionals[0] ?? '(none)'}.`);
 }

@@ -246,6 +246,12 @@ export const functions = {
     // Sending a webhook endpoint a test event waits for its attempt, as test-webhook-endpoint does.
     timeoutSeconds: 25,
   },
+  // The console's overview and its charts (Vega): the session (read, its idle timeout moved on), the books' payments
+  // of the window, the connections and their observed outcomes (whose read may migrate an old configuration).
+  'console-overview': {
+    table: ['GetItem', 'BatchGetItem', 'UpdateItem', 'DeleteItem', 'PutItem', 'Query'],
+    reservedConcurrency: 5,
+  },
 } as const satisfies Record<string, FunctionDefinition>;
 
 export type HandlerName = keyof typeof functions;

@@ -20,6 +20,7 @@ export const CONSOLE_ACTIONS = [
   'event.redeliver',
   'routing.edit',
   'settings.edit',
+  'keys.manage',
   'export.read',
   'mode.switch',
   'audit.read',
@@ -29,7 +30,7 @@ export const CONSOLE_ACTIONS = [
 export type ConsoleAction = (typeof CONSOLE_ACTIONS)[number];
 
 /**
- * `admin`: everything; `finance`: payments, refunds and exports; `viewer`: reads only (switching mode changes
+ * `admin`: everything, the only one to see and manage API keys; `finance`: payments, refunds and exports; `viewer`: reads only (switching mode changes
  * nothing, and the audit log and exports are not theirs to read). A buyer's details are personal data: read by
  * those who may export them anyway (admin, finance), erased by an admin (docs/console.md#personal-data).
  */

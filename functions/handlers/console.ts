@@ -1,6 +1,7 @@
 import { config } from '../config.ts';
 import {
   accountSettingsRepository,
+  apiKeyRepository,
   books,
   checkoutSettingsRepository,
   consoleIdentityProvider,
@@ -18,6 +19,7 @@ import {
   pspDirectory,
   refundLedger,
   signingKeyCipher,
+  signingSecretStore,
   webhookEndpointRepository,
 } from '../dependencies.ts';
 import { handleConsole } from '../http/console-routes.ts';
@@ -44,6 +46,8 @@ export const handler = htmlHandler((event) =>
     books: books(),
     personalData: personalDataStore(),
     accountSettings: accountSettingsRepository(),
+    apiKeys: apiKeyRepository(),
+    signingSecrets: signingSecretStore(),
     now,
     checkoutBase: config().CHECKOUT_BASE,
     allowPrivateTargets: config().ALLOW_PRIVATE_TARGETS,

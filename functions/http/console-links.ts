@@ -9,6 +9,7 @@ import { createRefund, listRefunds, type RefundDependencies, refundIdFor } from 
 import { type EventLogDependencies, listLinkEvents } from '../use-cases/webhooks.ts';
 import { CLIENT_REFERENCE_PATTERN } from './books-query.ts';
 import { createRequestOf, newLinkBody } from './console-link-form.ts';
+import { consoleMessages } from './console-messages.ts';
 import { CONSOLE_BASE, consolePage, consoleRedirect } from './console-page.ts';
 import type { ConsoleRequest } from './console-routes.ts';
 import { type FieldError, linkBody, linksBody } from './console-views.ts';
@@ -69,11 +70,17 @@ async function linksPage(request: ConsoleRequest, deps: LinkPageDependencies): P
   const at = deps.now();
   const links = page.links.map((link) => toResource(link, deps.checkoutBase, at));
   return consolePage({
-    title: 'Payment links',
+    title: consoleMessages(request.language).links.title,
     https: request.https,
     session: request.session,
     path: `${CONSOLE_BASE}/links`,
-    body: linksBody(links, { status }, page.next && encodeCursor(request.session, page.next)),
+    language: request.language,
+    body: linksBody(
+      links,
+      { status },
+      page.next && encodeCursor(request.session, page.next),
+      request.language,
+    ),
   });
 }
 

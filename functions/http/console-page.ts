@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ConsoleSession } from '../domain/console-access.ts';
+import type { PageLanguage } from '../domain/locale.ts';
+import { type ConsoleMessages, consoleMessages } from './console-messages.ts';
 import { Html, html } from './html.ts';
 import type { HtmlEvent, HtmlResult } from './html-handler.ts';
 
@@ -43,6 +45,7 @@ fieldset{border:1px solid #ccc;border-radius:.25rem;margin:1rem 0;padding:.5rem 
 legend{font-weight:600}
 label.choice{display:inline-block;font-weight:normal;margin:.25rem 1rem .25rem 0}
 code{overflow-wrap:anywhere}
+.chart{margin:1rem 0}.chart svg{max-width:100%;height:auto}figcaption{font-weight:600}
 textarea{font-family:ui-monospace,monospace;width:100%;box-sizing:border-box}
 `;
 const styleHash = (style: string) => `'sha256-${createHash('sha256').update(style).digest('base64')}'`;
@@ -107,27 +110,26 @@ export function formOf(event: HtmlEvent): URLSearchParams {
 export const csrfField = (session: ConsoleSession) =>
   html`<input type="hidden" name="csrf_token" value="${session.csrf_token}">`;
 
-const NAV = [
-  ['Links', `${CONSOLE_BASE}/links`],
-  ['New link', `${CONSOLE_BASE}/links/new`],
-  ['Payments', `${CONSOLE_BASE}/payments`],
-  ['Refunds', `${CONSOLE_BASE}/refunds`],
-  ['Webhooks', `${CONSOLE_BASE}/webhooks`],
-  ['PSPs', `${CONSOLE_BASE}/psps`],
-  ['Checkout settings', `${CONSOLE_BASE}/settings`],
-  ['Exports', `${CONSOLE_BASE}/exports`],
-  ['Audit log', `${CONSOLE_BASE}/audit`],
-] as const;
+/** The navigation: each page's words, and its path. */
+const NAV: readonly [keyof ConsoleMessages['nav'], string][] = [
+  ['overview', `${CONSOLE_BASE}/overview`],
+  ['links', `${CONSOLE_BASE}/links`],
+  ['newLink', `${CONSOLE_BASE}/links/new`],
+  ['payments', `${CONSOLE_BASE}/payments`],
+  ['refunds', `${CONSOLE_BASE}/refunds`],
+  ['webhooks', `${CONSOLE_BASE}/webhooks`],
+  ['psps', `${CONSOLE_BASE}/psps`],
+  ['settings', `${CONSOLE_BASE}/settings`],
+  ['keys', `${CONSOLE_BASE}/keys`],
+  ['exports', `${CONSOLE_BASE}/exports`],
+  ['audit', `${CONSOLE_BASE}/audit`],
+];
 
 /** The test/live banner: on every page, in colour and in words, with the switch to the other mode. */
-function modeBanner(session: ConsoleSession, path: string): Html {
+function modeBanner(session: ConsoleSession, path: string, words: ConsoleMessages): Html {
   const other = session.mode === 'test' ? 'live' : 'test';
-  const text =
-    session.mode === 'test'
-      ? 'TEST MODE: test data, no real money moves'
-      : 'LIVE MODE: real payments and real refunds';
-  return html`<div class="mode ${session.mode}" role="status">${text}
-<form method="post" action="${CONSOLE_BASE}/mode">${csrfField(session)}<input type="hidden" name="mode" value="${other}"><input type="hidden" name="back" value="${path}"><button type="submit">Switch to ${other} mode</button></form></div>`;
+  return html`<div class="mode ${session.mode}" role="status">${words.banner[session.mode]}
+<form method="post" action="${CONSOLE_BASE}/mode">${csrfField(session)}<input type="hidden" name="mode" value="${other}"><input type="hidden" name="back" value="${path}"><button type="submit">${words.switchTo(other)}</button></form></div>`;
 }
 
 export interface ConsolePageOptions {
@@ -140,27 +142,33 @@ export interface ConsolePageOptions {
   /** The page's path, to mark its navigation entry and come back to after a mode switch. */
   path?: string;
   cookies?: string[];
+  /**
+   * The language of the page (`lang`) and of its banner and navigation: the browser's, for the pages whose own
+   * texts are translated (docs/console.md#languages); English otherwise.
+   */
+  language?: PageLanguage;
   /** A preview of the checkout's branding: its stylesheet and the one image source it may load. */
   preview?: { style?: string | undefined; imageSource?: string | undefined };
 }
 
 export function consolePage(options: ConsolePageOptions): HtmlResult {
-  const { session, path = CONSOLE_BASE } = options;
+  const { session, path = CONSOLE_BASE, language = 'en' } = options;
+  const words = consoleMessages(language);
   const chrome = session
-    ? html`${modeBanner(session, path)}
-<header><nav aria-label="Console">
-${NAV.map(([label, href]) => html`<a href="${href}"${path === href ? new Html(' aria-current="page"') : ''}>${label}</a>`)}
+    ? html`${modeBanner(session, path, words)}
+<header><nav aria-label="${words.navLabel}">
+${NAV.map(([page, href]) => html`<a href="${href}"${path === href ? new Html(' aria-current="page"') : ''}>${words.nav[page]}</a>`)}
 <span class="who">${session.user} (${session.role}, ${session.account})</span>
-<form method="post" action="${CONSOLE_BASE}/sign-out">${csrfField(session)}<button type="submit">Sign out</button></form>
+<form method="post" action="${CONSOLE_BASE}/sign-out">${csrfField(session)}<button type="submit">${words.signOut}</button></form>
 </nav></header>`
     : undefined;
   const document = html`<!doctype html>
-<html lang="en">
+<html lang="${language}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex, nofollow">
-<title>${options.title} · Payment links console</title>
+<title>${options.title} · ${words.consoleName}</title>
 <style>${new Html(STYLE)}</style>
 ${options.preview?.style ? html`<style>${new Html(options.preview.style)}</style>` : undefined}
 </head>

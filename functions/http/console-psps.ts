@@ -7,6 +7,7 @@ import {
   putRouting,
   type RoutingDependencies,
 } from '../use-cases/routing.ts';
+import { type ConsoleMessages, consoleMessages } from './console-messages.ts';
 import { CONSOLE_BASE, consolePage, consoleRedirect, csrfField } from './console-page.ts';
 import type { ConsoleRequest } from './console-routes.ts';
 import type { FieldError } from './console-views.ts';
@@ -27,7 +28,10 @@ export async function pspRoutes(
   switch (request.route) {
     case 'GET /console/psps':
       return pspsPage(request, deps, {
-        notice: request.event.queryStringParameters?.notice === 'saved' ? 'Routing saved.' : undefined,
+        notice:
+          request.event.queryStringParameters?.notice === 'saved'
+            ? consoleMessages(request.language).psps.saved
+            : undefined,
       });
     case 'POST /console/routing':
       return saveRouting(request, deps);
@@ -60,19 +64,19 @@ async function saveRouting(request: ConsoleRequest, deps: PspPageDependencies): 
 
 const share = (value: number | null) => (value === null ? '–' : `${Math.round(value * 100)} %`);
 
-function connectionsTable(connections: ConnectionResource[]): Html {
+function connectionsTable(connections: ConnectionResource[], words: ConsoleMessages['psps']): Html {
   const rows = connections.map(
     (
       connection,
     ) => html`<tr><td>${connection.name}<br><code>${connection.id}</code></td><td>${connection.provider}</td>
-<td>${connection.enabled ? 'enabled' : 'disabled'}</td><td>${connection.health}</td><td>${connection.methods.join(', ')}</td>
+<td>${connection.enabled ? words.enabled : words.disabled}</td><td>${connection.health}</td><td>${connection.methods.join(', ')}</td>
 <td>${connection.fees.length ? connection.fees.map((fee) => `${fee.percent} % + ${fee.fixed}${fee.currency ? ` ${fee.currency}` : ''}${fee.method ? ` (${fee.method})` : ''}`).join('; ') : '–'}</td>
-<td>${connection.performance.last_hour.opened} opened, ${share(connection.performance.last_hour.paid_share)} paid</td>
-<td>${connection.performance.last_24h.opened} opened, ${share(connection.performance.last_24h.paid_share)} paid</td></tr>`,
+<td>${words.openedPaid(connection.performance.last_hour.opened, share(connection.performance.last_hour.paid_share))}</td>
+<td>${words.openedPaid(connection.performance.last_24h.opened, share(connection.performance.last_24h.paid_share))}</td></tr>`,
   );
-  return html`<table><thead><tr><th scope="col">Connection</th><th scope="col">Provider</th><th scope="col">State</th><th scope="col">Health</th>
-<th scope="col">Methods</th><th scope="col">Fees</th><th scope="col">Last hour</th><th scope="col">Last 24 hours</th></tr></thead>
-<tbody>${rows.length ? rows : html`<tr><td colspan="8">No connections in this mode.</td></tr>`}</tbody></table>`;
+  return html`<table><thead><tr><th scope="col">${words.connection}</th><th scope="col">${words.provider}</th><th scope="col">${words.state}</th><th scope="col">${words.health}</th>
+<th scope="col">${words.methods}</th><th scope="col">${words.fees}</th><th scope="col">${words.lastHour}</th><th scope="col">${words.last24h}</th></tr></thead>
+<tbody>${rows.length ? rows : html`<tr><td colspan="8">${words.none}</td></tr>`}</tbody></table>`;
 }
 
 async function pspsPage(
@@ -80,7 +84,8 @@ async function pspsPage(
   deps: PspPageDependencies,
   extra: { notice?: string | undefined; errors?: FieldError[]; typed?: string; status?: number },
 ): Promise<HtmlResult> {
-  const { session } = request;
+  const { session, language } = request;
+  const words = consoleMessages(language).psps;
   const [connections, routing] = await Promise.all([
     listConnections(deps, session),
     getRouting(deps, session),
@@ -89,18 +94,19 @@ async function pspsPage(
   const routingText = extra.typed ?? JSON.stringify(routing, null, 2);
   const editor = editable
     ? html`<form method="post" action="${CONSOLE_BASE}/routing">${csrfField(session)}
-<label for="routing">Routing (as <code>PUT /v1/routing</code> takes it: rules tried in order, then the default list)</label>
+<label for="routing">${words.routingLabel[0]} <code>PUT /v1/routing</code> ${words.routingLabel[1]}</label>
 <textarea id="routing" name="routing" rows="14" cols="80" spellcheck="false">${routingText}</textarea>
-<p><button type="submit">Save routing</button></p></form>`
+<p><button type="submit">${words.saveRouting}</button></p></form>`
     : html`<pre>${routingText}</pre>`;
-  const body = html`<h1>Payment providers</h1>
+  const body = html`<h1>${words.title}</h1>
 ${extra.notice ? html`<p class="notice" role="status">${extra.notice}</p>` : undefined}
-${extra.errors?.length ? html`<div class="error" role="alert"><p>The routing was not saved:</p><ul>${extra.errors.map((error) => html`<li>${error.pointer || 'routing'}: ${error.detail}</li>`)}</ul></div>` : undefined}
-<h2>Connections</h2>${connectionsTable(connections)}
-<h2>Routing</h2>${editor}`;
+${extra.errors?.length ? html`<div class="error" role="alert"><p>${words.notSaved}</p><ul>${extra.errors.map((error) => html`<li>${error.pointer || 'routing'}: ${error.detail}</li>`)}</ul></div>` : undefined}
+<h2>${words.connections}</h2>${connectionsTable(connections, words)}
+<h2>${words.routing}</h2>${editor}`;
   return consolePage({
     status: extra.status ?? 200,
-    title: 'Payment providers',
+    title: words.title,
+    language,
     https: request.https,
     session,
     path: PATH,

@@ -1,4 +1,5 @@
 import { type ConsoleAction, type ConsoleSession, mayPerform } from '../domain/console-access.ts';
+import type { PageLanguage } from '../domain/locale.ts';
 import { MODES, type Mode } from '../domain/principal.ts';
 import type { IdentityProvider } from '../ports/identity-provider.ts';
 import {
@@ -12,7 +13,9 @@ import {
 } from '../use-cases/console-sessions.ts';
 import { type BooksPageDependencies, booksRoutes } from './console-books.ts';
 import { hostedSignInCallback, startHostedSignIn } from './console-hosted-sign-in.ts';
+import { type KeysPageDependencies, keyRoutes } from './console-keys.ts';
 import { type LinkPageDependencies, linkRoutes } from './console-links.ts';
+import { consoleLanguage, consoleMessages } from './console-messages.ts';
 import {
   CONSOLE_BASE,
   clearedSessionCookie,
@@ -35,7 +38,8 @@ export type ConsoleDependencies = ConsoleSessionDependencies &
   WebhookPageDependencies &
   PspPageDependencies &
   SettingsPageDependencies &
-  BooksPageDependencies & {
+  BooksPageDependencies &
+  KeysPageDependencies & {
     /** The hosted sign-in (Cognito) of a deployed stack; none locally, where sign-in links are the way in. */
     identity: IdentityProvider | undefined;
   };
@@ -47,6 +51,8 @@ export interface ConsoleRequest {
   https: boolean;
   session: ConsoleSession;
   form: URLSearchParams;
+  /** The browser's language among the console's (docs/console.md#languages), for the pages translated so far. */
+  language: PageLanguage;
   /** Records a change in the audit log, once the use case made it. */
   audit(action: ConsoleAction, target: string | null): Promise<void>;
 }
@@ -68,6 +74,9 @@ export const ACTION_OF: Readonly<Record<string, ConsoleAction>> = {
   'POST /console/events/{id}/redeliver': 'event.redeliver',
   'POST /console/routing': 'routing.edit',
   'POST /console/settings': 'settings.edit',
+  'GET /console/keys': 'keys.manage',
+  'POST /console/keys': 'keys.manage',
+  'POST /console/keys/{id}/revoke': 'keys.manage',
   'GET /console/audit': 'audit.read',
   'GET /console/exports': 'export.read',
   'POST /console/exports': 'export.read',
@@ -75,8 +84,19 @@ export const ACTION_OF: Readonly<Record<string, ConsoleAction>> = {
   'POST /console/payments/{id}/erase': 'buyer.erase',
 };
 
-const refusal = (status: number, title: string, text: string, https: boolean, session?: ConsoleSession) =>
-  consolePage({ status, title, https, session, body: html`<h1>${title}</h1><p>${text}</p>` });
+type Refusal = 'signedOut' | 'formExpired' | 'notAllowed' | 'notFound';
+
+const refusal = (
+  status: number,
+  reason: Refusal,
+  context: { https: boolean; language: PageLanguage; session?: ConsoleSession },
+) => {
+  const words = consoleMessages(context.language);
+  const title = words[`${reason}Title`];
+  const text =
+    reason === 'notAllowed' ? words.notAllowedText(context.session?.role ?? '') : words[`${reason}Text`];
+  return consolePage({ status, title, body: html`<h1>${title}</h1><p>${text}</p>`, ...context });
+};
 
 /**
  * Every console route: the sign-in routes without a session, every other one with a live session, the CSRF
@@ -86,15 +106,16 @@ const refusal = (status: number, title: string, text: string, https: boolean, se
 export async function handleConsole(event: HtmlEvent, deps: ConsoleDependencies): Promise<HtmlResult> {
   const route = event.routeKey;
   const https = consoleHttps(event);
+  const language = consoleLanguage(event);
   if (route === 'GET /console/auth/callback' && deps.identity) {
     return hostedSignInCallback(event, deps, deps.identity);
   }
-  if (route === 'GET /console/sign-in') return signInPage(event, https, deps.identity);
-  if (route === 'POST /console/sign-in') return signIn(event, deps, https);
+  if (route === 'GET /console/sign-in') return signInPage(event, { https, language }, deps.identity);
+  if (route === 'POST /console/sign-in') return signIn(event, deps, { https, language });
   const session = await resumeSession(deps, sessionIdOf(event));
   if (!session) {
     if (event.requestContext.http.method !== 'GET') {
-      return refusal(401, 'Signed out', 'Your session ended: sign in again.', https);
+      return refusal(401, 'signedOut', { https, language });
     }
     return consoleRedirect(`${CONSOLE_BASE}/sign-in`, https);
   }
@@ -103,17 +124,11 @@ export async function handleConsole(event: HtmlEvent, deps: ConsoleDependencies)
     event.requestContext.http.method === 'POST' &&
     !csrfMatches(session, form.get('csrf_token') ?? undefined)
   ) {
-    return refusal(
-      403,
-      'Form expired',
-      'This form is not from your session: open the page again.',
-      https,
-      session,
-    );
+    return refusal(403, 'formExpired', { https, language, session });
   }
   const action = ACTION_OF[route];
   if (action && !mayPerform(session.role, action)) {
-    return refusal(403, 'Not allowed', `Your role (${session.role}) cannot do this.`, https, session);
+    return refusal(403, 'notAllowed', { https, language, session });
   }
   const request: ConsoleRequest = {
     event,
@@ -121,6 +136,7 @@ export async function handleConsole(event: HtmlEvent, deps: ConsoleDependencies)
     https,
     session,
     form,
+    language,
     audit: (change, target) =>
       recordChange(deps, session, { action: change, target, sourceIp: event.requestContext.http.sourceIp }),
   };
@@ -131,38 +147,43 @@ export async function handleConsole(event: HtmlEvent, deps: ConsoleDependencies)
     (await pspRoutes(request, deps)) ??
     (await settingsRoutes(request, deps)) ??
     (await booksRoutes(request, deps)) ??
+    (await keyRoutes(request, deps)) ??
     notFound(request)
   );
 }
 
-const notFound = (request: ConsoleRequest) =>
-  refusal(
-    404,
-    'Not found',
-    'There is no such page in this account and mode.',
-    request.https,
-    request.session,
-  );
+const notFound = (request: ConsoleRequest) => refusal(404, 'notFound', request);
 
 /** The page a sign-in link opens: one button, so that a link previewer that fetches it does not use it up. */
-function signInPage(event: HtmlEvent, https: boolean, identity: IdentityProvider | undefined): HtmlResult {
+function signInPage(
+  event: HtmlEvent,
+  context: { https: boolean; language: PageLanguage },
+  identity: IdentityProvider | undefined,
+): HtmlResult {
   const token = event.queryStringParameters?.token;
   if (!token && identity) return startHostedSignIn(identity);
+  const words = consoleMessages(context.language);
   const body = token
-    ? html`<h1>Sign in to the console</h1><form method="post" action="${CONSOLE_BASE}/sign-in">
-<input type="hidden" name="token" value="${token}"><button type="submit">Sign in</button></form>`
-    : signInBody(undefined, undefined);
-  return consolePage({ title: 'Sign in', https, body });
+    ? html`<h1>${words.signInHeading}</h1><form method="post" action="${CONSOLE_BASE}/sign-in">
+<input type="hidden" name="token" value="${token}"><button type="submit">${words.signInButton}</button></form>`
+    : signInBody(undefined, undefined, words);
+  return consolePage({ title: words.signInTitle, body, ...context });
 }
 
-async function signIn(event: HtmlEvent, deps: ConsoleDependencies, https: boolean): Promise<HtmlResult> {
+async function signIn(
+  event: HtmlEvent,
+  deps: ConsoleDependencies,
+  context: { https: boolean; language: PageLanguage },
+): Promise<HtmlResult> {
   const signedIn = await signInWithToken(deps, formOf(event).get('token') ?? '');
   if (!signedIn) {
-    const problem =
-      'This sign-in link cannot be used: it was used already, it expired, or it was never issued.';
-    return consolePage({ status: 401, title: 'Sign in', https, body: signInBody(problem, undefined) });
+    const words = consoleMessages(context.language);
+    const body = signInBody(words.signInRefused, undefined, words);
+    return consolePage({ status: 401, title: words.signInTitle, body, ...context });
   }
-  return consoleRedirect(`${CONSOLE_BASE}/links`, https, [sessionCookie(signedIn.sessionId, https)]);
+  return consoleRedirect(`${CONSOLE_BASE}/links`, context.https, [
+    sessionCookie(signedIn.sessionId, context.https),
+  ]);
 }
 
 /** Routes about the session itself, and the audit log. */
@@ -182,7 +203,7 @@ async function sessionRoutes(request: ConsoleRequest, deps: ConsoleDependencies)
       const back = request.form.get('back') ?? '';
       // Back to the same list or form; a link of one mode does not exist in the other.
       const safeBack =
-        /^\/console(\/links(\/new)?|\/audit|\/webhooks|\/psps|\/settings|\/exports|\/payments|\/refunds)?$/.test(
+        /^\/console(\/overview|\/links(\/new)?|\/audit|\/webhooks|\/psps|\/settings|\/exports|\/keys|\/payments|\/refunds)?$/.test(
           back,
         )
           ? back

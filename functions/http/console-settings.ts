@@ -1,17 +1,20 @@
 import { type CheckoutSettings, logoImageSource } from '../domain/checkout-settings.ts';
 import { mayPerform } from '../domain/console-access.ts';
 import { ValidationError } from '../domain/errors.ts';
+import type { PageLanguage } from '../domain/locale.ts';
 import {
   type CheckoutSettingsDependencies,
   getCheckoutSettings,
   putCheckoutSettings,
 } from '../use-cases/checkout-settings.ts';
 import { checkoutSettingsRequest } from './checkout-settings-schemas.ts';
+import { consoleMessages } from './console-messages.ts';
 import { CONSOLE_BASE, consolePage, consoleRedirect, csrfField } from './console-page.ts';
 import type { ConsoleRequest } from './console-routes.ts';
 import type { FieldError } from './console-views.ts';
-import { type Html, html } from './html.ts';
+import { formatAmount, type Html, html } from './html.ts';
 import type { HtmlResult } from './html-handler.ts';
+import { messagesFor } from './messages.ts';
 import { validate } from './validate.ts';
 
 export type SettingsPageDependencies = CheckoutSettingsDependencies;
@@ -28,7 +31,8 @@ export async function settingsRoutes(
   switch (request.route) {
     case 'GET /console/settings': {
       const stored = await getCheckoutSettings(deps, request.session);
-      const notice = request.event.queryStringParameters?.notice === 'saved' ? 'Settings saved.' : undefined;
+      const saved = request.event.queryStringParameters?.notice === 'saved';
+      const notice = saved ? consoleMessages(request.language).settings.saved : undefined;
       return settingsPage(request, shownOf(stored), { notice, preview: stored });
     }
     case 'POST /console/settings':
@@ -55,7 +59,10 @@ async function submit(request: ConsoleRequest, deps: SettingsPageDependencies): 
       Object.fromEntries(Object.entries(typed).map(([field, value]) => [field, value || null])),
     );
     if (request.form.get('action') !== 'save') {
-      return settingsPage(request, typed, { preview: { ...input }, notice: 'Preview: not saved yet.' });
+      return settingsPage(request, typed, {
+        preview: { ...input },
+        notice: consoleMessages(request.language).settings.previewNotice,
+      });
     }
     await putCheckoutSettings(deps, request.session, input);
     await request.audit('settings.edit', null);
@@ -69,12 +76,13 @@ async function submit(request: ConsoleRequest, deps: SettingsPageDependencies): 
 type Preview = Partial<Pick<CheckoutSettings, (typeof FIELDS)[number]>>;
 
 /** The top of a checkout page and its pay button, with this branding. */
-function previewOf(settings: Preview, imageSource: string | undefined): Html {
-  const name = settings.display_name ?? 'Your shop';
-  return html`<section class="preview" aria-label="Checkout preview"><header>
+function previewOf(settings: Preview, imageSource: string | undefined, language: PageLanguage): Html {
+  const words = consoleMessages(language).settings;
+  const name = settings.display_name ?? words.yourShop;
+  return html`<section class="preview" aria-label="${words.previewLabel}"><header>
 ${imageSource && settings.logo_url ? html`<img src="${settings.logo_url}" alt="${name}">` : undefined}<p><strong>${name}</strong></p></header>
-<p>Order 1001</p><p><strong>€10.00</strong></p><span class="pay">Continue to payment</span>
-${settings.support_email ? html`<p>Questions? ${settings.support_email}</p>` : undefined}</section>`;
+<p>${words.order}</p><p><strong>${formatAmount({ value: '10.00', currency: 'EUR' }, language)}</strong></p><span class="pay">${messagesFor(language).continueToPayment}</span>
+${settings.support_email ? html`<p>${words.questions} ${settings.support_email}</p>` : undefined}</section>`;
 }
 
 function settingsPage(
@@ -87,18 +95,22 @@ function settingsPage(
   const field = (name: keyof Shown, label: string, type = 'text') =>
     html`<label for="${name}">${label}</label><input id="${name}" name="${name}" type="${type}" value="${shown[name]}"${editable ? undefined : html` readonly`}>`;
   const imageSource = extra.preview?.logo_url ? logoImageSource(extra.preview.logo_url) : undefined;
-  const body = html`<h1>Checkout settings</h1>
+  const { language } = request;
+  const words = consoleMessages(language).settings;
+  const title = consoleMessages(language).nav.settings;
+  const body = html`<h1>${title}</h1>
 ${extra.notice ? html`<p class="notice" role="status">${extra.notice}</p>` : undefined}
 ${extra.errors?.length ? html`<div class="error" role="alert"><ul>${extra.errors.map((error) => html`<li>${error.pointer}: ${error.detail}</li>`)}</ul></div>` : undefined}
 <form method="post" action="${PATH}">${csrfField(session)}
-${field('display_name', 'Display name')}${field('logo_url', 'Logo URL (https)', 'url')}
-${field('accent_color', 'Accent colour (#rrggbb, dark enough for white text)')}${field('support_email', 'Support e-mail', 'email')}
-${editable ? html`<p><button type="submit" name="action" value="preview">Preview</button> <button type="submit" name="action" value="save">Save</button></p>` : undefined}</form>
-<h2>How buyers see it</h2>${previewOf(extra.preview ?? {}, imageSource)}`;
+${field('display_name', words.displayName)}${field('logo_url', words.logoUrl, 'url')}
+${field('accent_color', words.accentColor)}${field('support_email', words.supportEmail, 'email')}
+${editable ? html`<p><button type="submit" name="action" value="preview">${words.preview}</button> <button type="submit" name="action" value="save">${words.save}</button></p>` : undefined}</form>
+<h2>${words.howBuyersSee}</h2>${previewOf(extra.preview ?? {}, imageSource, language)}`;
   const accent = extra.preview?.accent_color;
   return consolePage({
     status: extra.status ?? 200,
-    title: 'Checkout settings',
+    title,
+    language,
     https: request.https,
     session,
     path: PATH,

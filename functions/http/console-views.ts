@@ -1,9 +1,11 @@
 import encodeQR from 'qr';
 import { type AuditEntry, type ConsoleSession, mayPerform } from '../domain/console-access.ts';
+import type { PageLanguage } from '../domain/locale.ts';
 import type { PaymentResource } from '../domain/payment.ts';
 import { LINK_STATUSES, type Refund } from '../domain/payment-link.ts';
 import { randomBase62 } from '../domain/random.ts';
 import type { EventLogEntry } from '../domain/webhook.ts';
+import { type ConsoleMessages, consoleMessages } from './console-messages.ts';
 import { CONSOLE_BASE, csrfField } from './console-page.ts';
 import { answersText, buyerText, eraseLink } from './console-payment-cells.ts';
 import { formatAmount, Html, html } from './html.ts';
@@ -28,10 +30,12 @@ export function linksBody(
     problem?: string | undefined;
   },
   next: string | undefined,
+  language: PageLanguage = 'en',
 ): Html {
+  const words = consoleMessages(language).links;
   const rows = links.map(
     (link) => html`<tr><td><a href="${CONSOLE_BASE}/links/${link.id}">${link.id}</a></td>
-<td>${link.description ?? ''}</td><td>${link.amount ? formatAmount(link.amount) : 'buyer chooses'}</td>
+<td>${link.description ?? ''}</td><td>${link.amount ? formatAmount(link.amount, language) : words.buyerChooses}</td>
 <td>${link.status}</td><td>${when(link.created_at)}</td></tr>`,
   );
   const statusOptions = LINK_STATUSES.map(
@@ -39,17 +43,17 @@ export function linksBody(
       html`<option value="${status}"${filter.status === status ? new Html(' selected') : ''}>${status}</option>`,
   );
   const more = next
-    ? html`<p><a href="${CONSOLE_BASE}/links?${new URLSearchParams({ ...(filter.status && { status: filter.status }), after: next }).toString()}">Older links</a></p>`
+    ? html`<p><a href="${CONSOLE_BASE}/links?${new URLSearchParams({ ...(filter.status && { status: filter.status }), after: next }).toString()}">${words.older}</a></p>`
     : undefined;
-  return html`<h1>Payment links</h1>
+  return html`<h1>${words.title}</h1>
 <form method="get" action="${CONSOLE_BASE}/links" class="inline" role="search">
-<div><label for="status">Status</label><select id="status" name="status"><option value="">any</option>${statusOptions}</select></div>
-<div><label for="id">Link id</label><input id="id" name="id" value="${filter.id ?? ''}" placeholder="pl_…"></div>
-<div><label for="reference">Client reference of a payment</label><input id="reference" name="reference" value="${filter.reference ?? ''}"${filter.problem ? new Html(' aria-invalid="true" aria-describedby="reference-error"') : ''}>${filter.problem ? html`<span class="error" id="reference-error">${filter.problem}</span>` : undefined}</div>
-<button type="submit">Filter</button></form>
-<table><caption class="muted">${filter.reference ? `Links with a payment referenced ${filter.reference}` : 'Newest first'}</caption>
-<thead><tr><th scope="col">Link</th><th scope="col">Description</th><th scope="col">Amount</th><th scope="col">Status</th><th scope="col">Created</th></tr></thead>
-<tbody>${rows.length ? rows : html`<tr><td colspan="5">No links.</td></tr>`}</tbody></table>${more}`;
+<div><label for="status">${words.status}</label><select id="status" name="status"><option value="">${words.anyStatus}</option>${statusOptions}</select></div>
+<div><label for="id">${words.linkId}</label><input id="id" name="id" value="${filter.id ?? ''}" placeholder="pl_…"></div>
+<div><label for="reference">${words.reference}</label><input id="reference" name="reference" value="${filter.reference ?? ''}"${filter.problem ? new Html(' aria-invalid="true" aria-describedby="reference-error"') : ''}>${filter.problem ? html`<span class="error" id="reference-error">${filter.problem}</span>` : undefined}</div>
+<button type="submit">${words.filter}</button></form>
+<table><caption class="muted">${filter.reference ? `${words.withReference} ${filter.reference}` : words.newestFirst}</caption>
+<thead><tr><th scope="col">${words.link}</th><th scope="col">${words.description}</th><th scope="col">${words.amount}</th><th scope="col">${words.status}</th><th scope="col">${words.created}</th></tr></thead>
+<tbody>${rows.length ? rows : html`<tr><td colspan="5">${words.none}</td></tr>`}</tbody></table>${more}`;
 }
 
 /** A link's payments, with what each buyer gave as the account-wide list shows it (console-payment-cells.ts). */
@@ -185,10 +189,15 @@ export function auditBody(entries: AuditEntry[]): Html {
 }
 
 /** The page for a visitor without a session: how to get one. */
-export function signInBody(problem: string | undefined, hostedSignIn: string | undefined): Html {
+export function signInBody(
+  problem: string | undefined,
+  hostedSignIn: string | undefined,
+  words: ConsoleMessages = consoleMessages('en'),
+): Html {
+  const [before, between, after] = words.signInLocal;
   const how = hostedSignIn
-    ? html`<p><a href="${hostedSignIn}">Sign in</a></p>`
-    : html`<p>Open the one-time sign-in link <code>npm start</code> printed, or make one with
-<code>npm run console -- sign-in-link --account acct_demo --role admin</code>.</p>`;
-  return html`<h1>Sign in to the console</h1>${problem ? html`<p class="error" role="alert">${problem}</p>` : undefined}${how}`;
+    ? html`<p><a href="${hostedSignIn}">${words.signInButton}</a></p>`
+    : html`<p>${before} <code>npm start</code> ${between}
+<code>npm run console -- sign-in-link --account acct_demo --role admin</code>${after}</p>`;
+  return html`<h1>${words.signInHeading}</h1>${problem ? html`<p class="error" role="alert">${problem}</p>` : undefined}${how}`;
 }

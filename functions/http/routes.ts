@@ -102,6 +102,11 @@ export const routes = [
   { method: 'POST', path: '/console/routing', handler: 'console' },
   { method: 'GET', path: '/console/settings', handler: 'console' },
   { method: 'POST', path: '/console/settings', handler: 'console' },
+  { method: 'GET', path: '/console/keys', handler: 'console' },
+  // Its charts are drawn by Vega, which the console function does not carry (docs/performance.md#bundles).
+  { method: 'GET', path: '/console/overview', handler: 'console-overview' },
+  { method: 'POST', path: '/console/keys', handler: 'console' },
+  { method: 'POST', path: '/console/keys/{id}/revoke', handler: 'console' },
 ] as const satisfies readonly RouteDefinition[];
 
 /** Paths we serve, each with the methods it allows: anything else on them is a 405 with `Allow`. */

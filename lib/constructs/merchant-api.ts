@@ -95,8 +95,8 @@ export class MerchantApi extends Construct {
     const integration = (handler: HandlerName) => {
       let existing = integrations.get(handler);
       if (!existing) {
-        // One invoke permission per function, for this API (not one per route): a function behind many routes
-        // (the console's pages) would otherwise add a resource per route, and a stack holds at most 500.
+        // One invoke permission per function, for this API's routes, rather than one per route: a CloudFormation
+        // stack holds at most 500 resources, and a route and its permission each are one (the console alone has 40).
         existing = new HttpLambdaIntegration(`${toConstructId(handler)}Integration`, functions.get(handler), {
           scopePermissionToRoute: false,
         });

@@ -79,6 +79,18 @@ export const BASELINE_SDKS: Readonly<Record<string, BaselineSdk>> = {
     binds: { named: ['Logger'] },
     call: "new Logger({ serviceName: 'bare' }).warn('bare');",
   },
+  // Vega-Lite and Vega draw the console overview's charts into SVG on the server (docs/console.md#overview): the
+  // charting library that function cannot do without, as the PSPs' SDKs are for theirs.
+  'vega-lite': {
+    package: 'vega-lite',
+    binds: { named: ['compile'] },
+    call: "(globalThis as any).chartSpec = compile({ data: { values: [{ a: 1 }] }, mark: 'bar', encoding: { y: { field: 'a', type: 'quantitative' } } });",
+  },
+  vega: {
+    package: 'vega',
+    binds: { named: ['View', 'parse'] },
+    call: "await new View(parse({ marks: [{ type: 'rect' }] }), { renderer: 'none' }).toSVG();",
+  },
   stripe: {
     package: 'stripe',
     binds: { default: 'Stripe' },

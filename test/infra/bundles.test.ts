@@ -48,6 +48,9 @@ describe('Lambda bundles', () => {
     expect(baselineOfHandler('checkout-page')).toMatch(
       /\+lazy-stripe\+lazy-mollie\+lazy-adyen(\[[\w,]+\])?\+lazy-paypal\+lazy-checkout(\[[\w,]+\])?$/,
     );
+    // The console overview's charts need Vega-Lite and Vega; the console's other pages do not carry them.
+    expect(baselineOfHandler('console-overview')).toMatch(/\+vega-lite\+vega$/);
+    expect(baselineOfHandler('console')).not.toMatch(/vega/);
     for (const bundle of handlerBundles()) {
       const carried = Object.entries(BASELINE_SDKS)
         .filter(([, sdk]) => bundle.inputs.some((input) => input.includes(`node_modules/${sdk.package}/`)))

@@ -1,7 +1,7 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '../../lib/routes.ts';
-import { functionLogicalId, synthesize } from '../support/synth.ts';
+import { functionLogicalId, policyStatementsOf, synthesize } from '../support/synth.ts';
 
 let template: Template;
 
@@ -63,8 +63,10 @@ describe('the console in the CDK stack', () => {
     );
   });
 
-  it('routes every console path of the route table to the console function', () => {
-    const consoleRoutes = routes.filter((route) => route.path.startsWith('/console'));
+  it('routes every console path of the route table to the console function, but the overview to its own', () => {
+    const consoleRoutes = routes.filter(
+      (route) => route.path.startsWith('/console') && route.path !== '/console/overview',
+    );
     const routeKeys = Object.values(template.findResources('AWS::ApiGatewayV2::Route')).map(
       (route) => route.Properties.RouteKey,
     );
@@ -74,5 +76,36 @@ describe('the console in the CDK stack', () => {
     expect(routeKeys).toEqual(
       expect.arrayContaining(consoleRoutes.map((route) => `${route.method} ${route.path}`)),
     );
+  });
+
+  it('gives the overview function its reads only: no key, no secret, no queue, no user pool', () => {
+    const statements = policyStatementsOf(template, 'console-overview');
+    const actions = statements.flatMap((statement: { Action: string | string[] }) =>
+      [statement.Action].flat(),
+    );
+    const overview =
+      template.findResources('AWS::Lambda::Function')[functionLogicalId(template, 'console-overview')];
+
+    expect(actions.filter((action) => !/^(dynamodb|logs):/.test(action))).toEqual([]);
+    expect(actions).not.toContain('dynamodb:Scan');
+    expect(overview?.Properties.Environment.Variables.CONSOLE_USER_POOL_ID).toBeUndefined();
+    expect(overview?.Properties.ReservedConcurrentExecutions).toBe(5);
+  });
+
+  it('stays well within the 500 resources of a stack: one invoke permission per function, not per route', () => {
+    const resources = Object.keys(template.toJSON().Resources).length;
+    const permissions = Object.values(template.findResources('AWS::Lambda::Permission'));
+    const functions = Object.keys(template.findResources('AWS::Lambda::Function')).length;
+
+    expect(resources).toBeLessThan(450);
+    expect(permissions.length).toBeLessThanOrEqual(functions);
+    for (const permission of permissions.filter(
+      (p) => p.Properties.Principal === 'apigateway.amazonaws.com',
+    )) {
+      // The API's own routes, any stage, method and path: no other API may invoke the function.
+      expect(JSON.stringify(permission.Properties.SourceArn)).toMatch(
+        /"Ref":"ApiHttpApi\w+"\},"\/\*\/\*\/\*"/,
+      );
+    }
   });
 });

@@ -120,6 +120,7 @@ describe('reserved concurrency on AWS', () => {
         'CheckoutPage',
         'CheckoutQr',
         'Console',
+        'ConsoleOverview',
         'GetOpenapi',
         'PspNotifications',
         'RouteFallback',

@@ -165,6 +165,7 @@ describe('the CDK stack', () => {
         'checkout-qr',
         // Its sign-in pages answer anyone; a session is checked inside the function.
         'console',
+        'console-overview',
         'get-openapi',
         'psp-notifications',
         'route-fallback',

@@ -44,6 +44,16 @@ export class DynamoSigningSecretStore implements SigningSecretStore {
     return winner.secret;
   }
 
+  async createWebhookSecretIfNone(account: string, mode: Mode, candidate: string): Promise<boolean> {
+    const [sealed, legacy] = await Promise.all([
+      this.item(keys.signingSecret(account, mode)),
+      this.item(keys.legacyWebhookSecret(account, mode)),
+    ]);
+    if (typeof sealed?.secret === 'string' || typeof legacy?.secret === 'string') return false;
+    const secret = await this.cipher.encrypt(candidate, secretContext(account, mode));
+    return this.create(account, mode, { secret });
+  }
+
   async getWebhookSecret(account: string, mode: Mode): Promise<string | undefined> {
     return (await this.read(account, mode))?.secret;
   }

@@ -1,0 +1,162 @@
+import { languageOf, type PageLanguage, resolveLocale } from '../domain/locale.ts';
+import type { Mode } from '../domain/principal.ts';
+import type { HtmlEvent } from './html-handler.ts';
+import { consoleDe } from './messages/console-de.ts';
+import { consoleEn } from './messages/console-en.ts';
+import { consoleEs } from './messages/console-es.ts';
+import { consoleFr } from './messages/console-fr.ts';
+import { consoleNl } from './messages/console-nl.ts';
+
+/**
+ * The console's texts in the checkout's languages (docs/console.md#languages): the layout, signing in, the
+ * refusals, the links list, API keys and the overview. One object per language with the same keys, so a missing
+ * translation is a type error. Values the API defines (a link's status, a role, an action) stay as the API
+ * spells them.
+ */
+export interface ConsoleMessages {
+  consoleName: string;
+  navLabel: string;
+  nav: {
+    overview: string;
+    links: string;
+    newLink: string;
+    payments: string;
+    refunds: string;
+    webhooks: string;
+    psps: string;
+    settings: string;
+    keys: string;
+    exports: string;
+    audit: string;
+  };
+  banner: Record<Mode, string>;
+  switchTo: (mode: Mode) => string;
+  signOut: string;
+  signInTitle: string;
+  signInHeading: string;
+  signInButton: string;
+  /** How to get a link locally: before the `npm start` code, between it and the command, after the command. */
+  signInLocal: readonly [string, string, string];
+  signInRefused: string;
+  signedOutTitle: string;
+  signedOutText: string;
+  formExpiredTitle: string;
+  formExpiredText: string;
+  notAllowedTitle: string;
+  notAllowedText: (role: string) => string;
+  notFoundTitle: string;
+  notFoundText: string;
+  links: {
+    title: string;
+    status: string;
+    anyStatus: string;
+    linkId: string;
+    reference: string;
+    /** The caption of the links found by a payment's `client_reference_id`, before it. */
+    withReference: string;
+    filter: string;
+    newestFirst: string;
+    description: string;
+    amount: string;
+    created: string;
+    link: string;
+    none: string;
+    older: string;
+    buyerChooses: string;
+  };
+  keys: {
+    title: string;
+    intro: (mode: Mode) => string;
+    create: (mode: Mode) => string;
+    created: string;
+    revoked: string;
+    key: string;
+    startsWith: string;
+    mode: string;
+    createdAt: string;
+    state: string;
+    action: string;
+    active: string;
+    revokedAt: (when: string) => string;
+    revoke: string;
+    revokeLabel: (id: string) => string;
+    none: string;
+  };
+  psps: {
+    title: string;
+    saved: string;
+    notSaved: string;
+    connections: string;
+    routing: string;
+    routingLabel: readonly [string, string];
+    saveRouting: string;
+    connection: string;
+    provider: string;
+    state: string;
+    health: string;
+    methods: string;
+    fees: string;
+    lastHour: string;
+    last24h: string;
+    enabled: string;
+    disabled: string;
+    openedPaid: (opened: number, paid: string) => string;
+    none: string;
+  };
+  settings: {
+    saved: string;
+    previewNotice: string;
+    displayName: string;
+    logoUrl: string;
+    accentColor: string;
+    supportEmail: string;
+    preview: string;
+    save: string;
+    howBuyersSee: string;
+    previewLabel: string;
+    yourShop: string;
+    order: string;
+    questions: string;
+  };
+  overview: {
+    title: string;
+    window: string;
+    days: (count: number) => string;
+    truncated: (count: number) => string;
+    paymentsTitle: (days: number) => string;
+    paymentsDescription: (payments: number, paid: number) => string;
+    amountTitle: (days: number) => string;
+    amountDescription: string;
+    conversionTitle: (days: number) => string;
+    conversionDescription: string;
+    connectionsTitle: string;
+    connectionsDescription: string;
+    perDay: string;
+    day: string;
+    payments: string;
+    paid: string;
+    notPaid: string;
+    amountPaid: string;
+    conversion: string;
+    currency: string;
+    paidShare: string;
+    connection: string;
+    opened: string;
+    connectionsCaption: string;
+    noConnections: string;
+  };
+}
+
+const CONSOLE_MESSAGES: Record<PageLanguage, ConsoleMessages> = {
+  en: consoleEn,
+  nl: consoleNl,
+  de: consoleDe,
+  fr: consoleFr,
+  es: consoleEs,
+};
+
+/** The language the console speaks to this browser: its `Accept-Language`, as the checkout reads it; else English. */
+export const consoleLanguage = (event: HtmlEvent): PageLanguage =>
+  languageOf(resolveLocale(undefined, event.headers['accept-language']));
+
+export const consoleMessages = (language: PageLanguage): ConsoleMessages => CONSOLE_MESSAGES[language];

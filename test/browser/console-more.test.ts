@@ -1,0 +1,123 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PAGE_LANGUAGES } from '../../functions/domain/locale.ts';
+import { consoleMessages } from '../../functions/http/console-messages.ts';
+import { axeViolations } from '../support/axe.ts';
+import { seedPayment } from '../support/books.ts';
+import { type BrowserStack, startBrowserStack } from '../support/browser.ts';
+import { consoleSignInLink } from '../support/console.ts';
+
+/**
+ * The console's overview, API keys and languages in Chromium, axe on every page. With UPDATE_SCREENSHOTS=1 the
+ * pages are saved to docs/console/ for docs/console.md.
+ */
+let fixture: BrowserStack;
+const screenshotsDir = join(import.meta.dirname, '..', '..', 'docs', 'console');
+
+beforeAll(async () => {
+  fixture = await startBrowserStack();
+  const day = (daysAgo: number) => new Date(Date.now() - daysAgo * 86_400_000).toISOString();
+  await Promise.all(
+    [0, 0, 1, 3, 3, 3, 6, 9, 12].map((daysAgo, index) =>
+      seedPayment('acme', {
+        created_at: day(daysAgo),
+        status: index % 4 === 3 ? 'failed' : 'succeeded',
+        amount: { value: `${10 + index}.00`, currency: 'EUR' },
+      }),
+    ),
+  );
+});
+afterAll(async () => {
+  await fixture?.stop();
+});
+
+/** A browser whose language is `language`, signed in to acme with `role`. */
+async function signedIn(
+  browser: Browser,
+  language: string,
+  role: 'admin' | 'viewer' = 'admin',
+): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 1100, height: 900 }, locale: language });
+  const page = await context.newPage();
+  await page.goto(await consoleSignInLink(fixture.stack.baseUrl, 'acme', role));
+  expect(await page.getAttribute('html', 'lang')).toBe(language);
+  expect(await axeViolations(page)).toEqual([]);
+  await page.getByRole('button', { name: consoleMessages(language as 'en').signInButton }).click();
+  await page.waitForURL(/\/console\/links$/);
+  return page;
+}
+
+async function assessPage(page: Page, name?: string) {
+  expect(await axeViolations(page)).toEqual([]);
+  if (name && process.env.UPDATE_SCREENSHOTS === '1') {
+    mkdirSync(screenshotsDir, { recursive: true });
+    await page.screenshot({ path: join(screenshotsDir, `${name}.png`), fullPage: true });
+  }
+}
+
+describe('the console overview and API keys in Chromium', () => {
+  let page: Page;
+  beforeAll(async () => {
+    page = await signedIn(fixture.browser, 'en');
+  });
+
+  it('shows the charts of the last 14 days with their figures, and 30 days on request', async () => {
+    await page.getByRole('link', { name: 'Overview' }).click();
+
+    expect(await page.getByRole('img', { name: /Payments per day, last 14 days/ }).count()).toBe(1);
+    expect(await page.getByRole('img', { name: /Conversion per day/ }).count()).toBe(1);
+    expect(await page.locator('table').first().locator('tbody tr').count()).toBe(14);
+    expect(await page.locator('table').first().locator('tbody tr').first().textContent()).toContain('2');
+    await assessPage(page, 'overview');
+
+    await page.getByRole('link', { name: '30 days' }).click();
+    expect(await page.locator('table').first().locator('tbody tr').count()).toBe(30);
+  });
+
+  it('creates a key, shown once, and revokes it', async () => {
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await page.getByRole('button', { name: 'Create a test key' }).click();
+    const key = (await page.locator('#new-key').textContent()) ?? '';
+    expect(key).toMatch(/^svc_test_/);
+    await assessPage(page, 'keys');
+
+    await page.getByRole('link', { name: 'API keys' }).click();
+    expect(await page.content()).not.toContain(key);
+    await page
+      .getByRole('button', { name: /^Revoke key_/ })
+      .first()
+      .click();
+    expect(await page.getByRole('status').filter({ hasText: 'Key revoked.' }).count()).toBe(1);
+    await assessPage(page);
+  });
+});
+
+describe('the console in the browser’s language', () => {
+  it.each(PAGE_LANGUAGES.filter((language) => language !== 'en'))(
+    'speaks %s on the sign-in, links, overview, keys, settings and PSPs pages, each passing axe',
+    async (language) => {
+      const words = consoleMessages(language);
+      const page = await signedIn(fixture.browser, language);
+
+      expect(await page.getAttribute('html', 'lang')).toBe(language);
+      expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(words.links.title);
+      await assessPage(page, language === 'de' ? 'links-de' : undefined);
+      await page.getByRole('link', { name: words.nav.overview }).click();
+      expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(words.overview.title);
+      await assessPage(page);
+      await page.getByRole('link', { name: words.nav.keys }).click();
+      expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(words.keys.title);
+      await assessPage(page);
+      await page.getByRole('link', { name: words.nav.settings }).click();
+      expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(words.nav.settings);
+      expect(await page.getByRole('button', { name: words.settings.save }).count()).toBe(1);
+      await assessPage(page);
+      await page.getByRole('link', { name: words.nav.psps }).click();
+      expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(words.psps.title);
+      await assessPage(page);
+      await page.context().close();
+    },
+  );
+});
