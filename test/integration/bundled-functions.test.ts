@@ -166,10 +166,13 @@ describe('the bundles cdk synth ships, run as the Lambda runtime runs them', { t
     expect(await qr.text()).toMatch(/^<svg/);
   });
 
-  it('serve the console: a one-time sign-in link, then a page of links', async () => {
+  it('serve the console: a one-time sign-in link, a page of links, and the overview with its charts', async () => {
     const admin = await signInToConsole(stack.baseUrl, 'acme', 'admin');
     const links = await admin.get('/console/links');
     expect([links.status, links.text.includes('TEST MODE')]).toEqual([200, true]);
+    // The overview is its own function (console-overview), which carries Vega.
+    const overview = await admin.get('/console/overview');
+    expect([overview.status, overview.text.includes('<svg')]).toEqual([200, true]);
   });
 
   it('take a buyer through checkout and the sandbox PSP to a paid link, a signed webhook, its redelivery and a refund', async () => {
