@@ -16,8 +16,12 @@ import { MODES } from '../domain/principal.ts';
 import { MAX_FAILURE_MESSAGE_LENGTH, MAX_REFUNDS_PER_LINK } from '../domain/refund.ts';
 import { MAX_URL_LENGTH } from '../domain/urls.ts';
 import { ATTEMPTS_KEPT, EVENT_STATUSES } from '../domain/webhook.ts';
-import { paymentAnswerFields } from './answer-response-schemas.ts';
-import { AdjustableQuantitySchema, CollectSchema, CustomFieldsSchema } from './buyer-response-schemas.ts';
+import {
+  AdjustableQuantitySchema,
+  CollectSchema,
+  CustomFieldsSchema,
+  paymentAnswerFields,
+} from './buyer-response-schemas.ts';
 import { MAX_CURSOR_LENGTH, MAX_LIST_LIMIT } from './list-query.ts';
 import { type ErrorCode, PROBLEM_TYPES, problemTypeUri } from './problem-types.ts';
 import { MAX_BODY_BYTES } from './request-body.ts';
