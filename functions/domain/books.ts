@@ -1,4 +1,4 @@
-import type { PaymentBuyer } from './buyer.ts';
+import { isErased, type PaymentBuyer } from './buyer.ts';
 import type { Provider } from './connection.ts';
 import type { Amount } from './money.ts';
 import { type Payment, type PaymentResource, toPaymentResource } from './payment.ts';
@@ -140,7 +140,7 @@ export const REFUND_COLUMNS = [
 type Row<Columns extends readonly string[]> = Record<Columns[number], string>;
 
 export function paymentRow(payment: BookPayment): Row<typeof PAYMENT_COLUMNS> {
-  const buyer = payment.buyer && !('erased_at' in payment.buyer) ? payment.buyer : {};
+  const buyer = payment.buyer && !isErased(payment.buyer) ? payment.buyer : {};
   return {
     id: payment.id,
     created_at: payment.created_at,

@@ -1,3 +1,4 @@
+import { isErased } from '../domain/buyer.ts';
 import { ConcurrentModificationError, NotFoundError } from '../domain/errors.ts';
 import { isPaymentId, type Payment } from '../domain/payment.ts';
 import {
@@ -57,7 +58,7 @@ export async function erasePersonalData(
   if (!current) throw new NotFoundError('No such payment.');
   // Every copy says the same time as the payment (a payment that never held any: now).
   const erasedAt =
-    current.buyer && 'erased_at' in current.buyer ? current.buyer.erased_at : deps.now().toISOString();
+    current.buyer && isErased(current.buyer) ? current.buyer.erased_at : deps.now().toISOString();
   await deps.personalData.eraseCopies(current, new Date(erasedAt));
   // The log names the payment, never what was erased.
   logger.info('buyer details erased', { payment_id: current.id, link_id: current.link_id, reason });
