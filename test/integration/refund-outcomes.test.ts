@@ -54,8 +54,9 @@ const notifyAdyen = (item: Parameters<FakeAdyen['notification']>[0][number]) =>
 /** A link of the provider's account, paid at that PSP and recorded through its notification. */
 async function paidLink(provider: 'stripe' | 'mollie' | 'adyen', value = '20.00') {
   const link = await createLink(stack, keys[provider].api_key, { amount: { value, currency: 'EUR' } });
-  await navigate(link.checkout_url);
-  const session = (await storedLink(link.id)).psp_session!;
+  const page = await navigate(link.checkout_url);
+  const session = (await storedLink(link.id)).psp_session;
+  if (!session) throw new Error(`The checkout opened no session: ${page.status} ${page.text}`);
   if (provider === 'stripe') {
     const paid = stripe.completeSession(session.id);
     await notifyStripe(
