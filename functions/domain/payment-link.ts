@@ -335,6 +335,20 @@ export function effectiveStatus(link: PaymentLink, now: Date): LinkStatus {
   return link.status;
 }
 
+/** What a listing of links keeps (docs/api.md#pagination): filters combine, every metadata pair must match. */
+export interface LinkFilter {
+  status?: LinkStatus | undefined;
+  metadata?: Readonly<Record<string, string>> | undefined;
+}
+
+export const isFiltered = (filter: LinkFilter): boolean =>
+  filter.status !== undefined || Object.keys(filter.metadata ?? {}).length > 0;
+
+export function matchesFilter(link: PaymentLink, filter: LinkFilter, now: Date): boolean {
+  if (filter.status !== undefined && effectiveStatus(link, now) !== filter.status) return false;
+  return Object.entries(filter.metadata ?? {}).every(([key, value]) => link.metadata?.[key] === value);
+}
+
 /** Fields the buyer sees on the PSP's page or is sent back to: changing one ends the link's PSP session. */
 const BUYER_FACING_FIELDS = ['description', 'redirect_url', 'expires_at', 'locale'] as const;
 

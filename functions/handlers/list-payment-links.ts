@@ -3,14 +3,17 @@ import { linkRepository, now } from '../dependencies.ts';
 import { ValidationError } from '../domain/errors.ts';
 import { decodeCursor, encodeCursor } from '../domain/page-cursor.ts';
 import { apiHandler, json } from '../http/api-handler.ts';
-import { listPaymentLinksQuery } from '../http/list-query.ts';
+import { gatherMetadataParameters, listPaymentLinksQuery } from '../http/list-query.ts';
 import { type PaymentLinkListResource, toResource } from '../http/resources.ts';
 import { validate } from '../http/validate.ts';
 import { listPaymentLinks } from '../use-cases/payment-links.ts';
 
-/** GET /v1/payment-links?limit=&cursor=&status= */
+/** GET /v1/payment-links?limit=&cursor=&status=&metadata[key]= */
 export const handler = apiHandler({ body: 'none' }, async ({ principal, event }) => {
-  const query = validate(listPaymentLinksQuery(), event.queryStringParameters ?? {});
+  const query = validate(
+    listPaymentLinksQuery(),
+    gatherMetadataParameters(event.queryStringParameters ?? {}),
+  );
   const after = query.cursor === undefined ? undefined : decodeCursor(principal, query.cursor);
   if (query.cursor !== undefined && after === undefined) {
     throw new ValidationError([
@@ -21,6 +24,7 @@ export const handler = apiHandler({ body: 'none' }, async ({ principal, event })
     limit: query.limit,
     after,
     status: query.status,
+    metadata: query.metadata,
   });
   const at = now();
   return json(200, {

@@ -1,6 +1,6 @@
 import { ValidationError } from '../domain/errors.ts';
 import { decodeCursor, encodeCursor } from '../domain/page-cursor.ts';
-import { LINK_STATUSES, type LinkStatus } from '../domain/payment-link.ts';
+import { LINK_STATUSES, type LinkFilter } from '../domain/payment-link.ts';
 import { type BooksDependencies, listBookPayments } from '../use-cases/books.ts';
 import { getPaymentLink } from '../use-cases/link-transitions.ts';
 import { cancelPaymentLink, createPaymentLink, listPaymentLinks } from '../use-cases/payment-links.ts';
@@ -9,11 +9,13 @@ import { createRefund, listRefunds, type RefundDependencies, refundIdFor } from 
 import { type EventLogDependencies, listLinkEvents } from '../use-cases/webhooks.ts';
 import { CLIENT_REFERENCE_PATTERN } from './books-query.ts';
 import { createRequestOf, newLinkBody } from './console-link-form.ts';
-import { consoleMessages } from './console-messages.ts';
+import { type ConsoleMessages, consoleMessages } from './console-messages.ts';
 import { CONSOLE_BASE, consolePage, consoleRedirect } from './console-page.ts';
 import type { ConsoleRequest } from './console-routes.ts';
-import { type FieldError, linkBody, linksBody } from './console-views.ts';
+import { type FieldError, type LinksSearch, linkBody, linksBody } from './console-views.ts';
+import type { Html } from './html.ts';
 import type { HtmlResult } from './html-handler.ts';
+import { listPaymentLinksQuery } from './list-query.ts';
 import { problemOf } from './problem-types.ts';
 import { createRefundRequest } from './refund-schemas.ts';
 import { toResource } from './resources.ts';
@@ -58,36 +60,65 @@ export async function linkRoutes(
 
 async function linksPage(request: ConsoleRequest, deps: LinkPageDependencies): Promise<HtmlResult> {
   const query = request.event.queryStringParameters ?? {};
-  const status = LINK_STATUSES.includes(query.status as LinkStatus)
-    ? (query.status as LinkStatus)
-    : undefined;
   const id = query.id?.trim() || undefined;
   if (id) return consoleRedirect(`${CONSOLE_BASE}/links/${encodeURIComponent(id)}`, request.https);
   const reference = query.reference?.trim() || undefined;
   if (reference) return linksOfReference(request, deps, reference);
+  const { filter, search } = linksFilterOf(query, consoleMessages(request.language).links);
   const after = query.after ? decodeCursor(request.session, query.after) : undefined;
-  const page = await listPaymentLinks(deps, request.session, { limit: PAGE_SIZE, after, status });
+  const page = search.problem
+    ? { links: [], next: undefined }
+    : await listPaymentLinks(deps, request.session, { limit: PAGE_SIZE, after, ...filter });
   const at = deps.now();
   const links = page.links.map((link) => toResource(link, deps.checkoutBase, at));
-  return consolePage({
+  return linksListPage(
+    request,
+    search.problem ? 400 : 200,
+    linksBody(links, search, page.next && encodeCursor(request.session, page.next), request.language),
+  );
+}
+
+/**
+ * The list's filter from the console's form: a metadata key and value are checked by the API's own query schema,
+ * so the console searches exactly what `GET /v1/payment-links?metadata[key]=value` would.
+ */
+function linksFilterOf(
+  query: Readonly<Record<string, string | undefined>>,
+  words: ConsoleMessages['links'],
+): { filter: LinkFilter; search: LinksSearch } {
+  const status = LINK_STATUSES.find((known) => known === query.status);
+  const metadataKey = query.metadata_key?.trim() || undefined;
+  const metadataValue = query.metadata_value ?? '';
+  const search: LinksSearch = { status, metadataKey, metadataValue };
+  if (!metadataKey) {
+    const problem = metadataValue
+      ? { field: 'metadata_key' as const, text: words.metadataKeyMissing }
+      : undefined;
+    return { filter: { status }, search: { status, metadataValue, problem } };
+  }
+  try {
+    const { metadata } = validate(listPaymentLinksQuery(), { metadata: { [metadataKey]: metadataValue } });
+    return { filter: { status, metadata }, search };
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    const text = error.errors.map((field) => field.detail).join(' ');
+    return { filter: { status }, search: { ...search, problem: { field: 'metadata_key', text } } };
+  }
+}
+
+const linksListPage = (request: ConsoleRequest, status: number, body: Html) =>
+  consolePage({
+    status,
     title: consoleMessages(request.language).links.title,
     https: request.https,
     session: request.session,
     path: `${CONSOLE_BASE}/links`,
     language: request.language,
-    body: linksBody(
-      links,
-      { status },
-      page.next && encodeCursor(request.session, page.next),
-      request.language,
-    ),
+    body,
   });
-}
 
-/**
- * The links whose payments carry a buyer's `client_reference_id`, through the books' own filter (the links
- * themselves keep no reference; their metadata cannot be searched, as the API's listing cannot).
- */
+/** The links whose payments carry a buyer's `client_reference_id`, through the books' own filter (the links
+ * themselves keep no reference). */
 async function linksOfReference(request: ConsoleRequest, deps: LinkPageDependencies, reference: string) {
   const valid = CLIENT_REFERENCE_PATTERN.test(reference);
   const payments = valid
@@ -96,18 +127,19 @@ async function linksOfReference(request: ConsoleRequest, deps: LinkPageDependenc
   const ids = [...new Set(payments.entries.map((payment) => payment.link_id))].slice(0, PAGE_SIZE);
   const at = deps.now();
   const links = await Promise.all(ids.map((linkId) => getPaymentLink(deps, request.session, linkId)));
-  return consolePage({
-    status: valid ? 200 : 400,
-    title: 'Payment links',
-    https: request.https,
-    session: request.session,
-    path: `${CONSOLE_BASE}/links`,
-    body: linksBody(
+  const problem = valid
+    ? undefined
+    : { field: 'reference' as const, text: consoleMessages(request.language).links.referenceProblem };
+  return linksListPage(
+    request,
+    valid ? 200 : 400,
+    linksBody(
       links.map((link) => toResource(link, deps.checkoutBase, at)),
-      { reference, ...(!valid && { problem: 'A client reference is up to 200 of A-Z, a-z, 0-9, _ and -.' }) },
+      { reference, problem },
       undefined,
+      request.language,
     ),
-  });
+  );
 }
 
 function newLinkPage(request: ConsoleRequest, values: URLSearchParams, errors: FieldError[], status: number) {

@@ -63,6 +63,13 @@ export interface ConsoleMessages {
     none: string;
     older: string;
     buyerChooses: string;
+    metadataKey: string;
+    metadataValue: string;
+    /** The caption of the links found by a metadata value. */
+    withMetadata: (key: string, value: string) => string;
+    metadataKeyMissing: string;
+    /** A search by a reference no payment can carry. */
+    referenceProblem: string;
   };
   keys: {
     title: string;

@@ -21,14 +21,32 @@ export interface FieldError {
 export const when = (iso: string | null | undefined) =>
   iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, ' UTC') : '–';
 
+/** What the links list was asked for: one search at a time (a status with metadata, or a reference). */
+export interface LinksSearch {
+  status?: string | undefined;
+  id?: string | undefined;
+  reference?: string | undefined;
+  metadataKey?: string | undefined;
+  metadataValue?: string | undefined;
+  /** Why the search could not run, under the field it is about. */
+  problem?: { field: 'reference' | 'metadata_key'; text: string } | undefined;
+}
+
+function searchInput(name: string, label: string, value: string | undefined, search: LinksSearch, hint = '') {
+  const problem = search.problem?.field === name ? search.problem.text : undefined;
+  const described = problem ? new Html(` aria-invalid="true" aria-describedby="${name}-error"`) : '';
+  return html`<div><label for="${name}">${label}</label><input id="${name}" name="${name}" value="${value ?? ''}"${hint ? html` placeholder="${hint}"` : ''}${described}>${problem ? html`<span class="error" id="${name}-error">${problem}</span>` : undefined}</div>`;
+}
+
+function linksCaption(search: LinksSearch, words: ConsoleMessages['links']): string {
+  if (search.reference) return `${words.withReference} ${search.reference}`;
+  if (search.metadataKey) return words.withMetadata(search.metadataKey, search.metadataValue ?? '');
+  return words.newestFirst;
+}
+
 export function linksBody(
   links: PaymentLinkResource[],
-  filter: {
-    status?: string | undefined;
-    id?: string | undefined;
-    reference?: string | undefined;
-    problem?: string | undefined;
-  },
+  search: LinksSearch,
   next: string | undefined,
   language: PageLanguage = 'en',
 ): Html {
@@ -40,18 +58,27 @@ export function linksBody(
   );
   const statusOptions = LINK_STATUSES.map(
     (status) =>
-      html`<option value="${status}"${filter.status === status ? new Html(' selected') : ''}>${status}</option>`,
+      html`<option value="${status}"${search.status === status ? new Html(' selected') : ''}>${status}</option>`,
   );
+  const kept = {
+    ...(search.status && { status: search.status }),
+    ...(search.metadataKey && {
+      metadata_key: search.metadataKey,
+      metadata_value: search.metadataValue ?? '',
+    }),
+  };
   const more = next
-    ? html`<p><a href="${CONSOLE_BASE}/links?${new URLSearchParams({ ...(filter.status && { status: filter.status }), after: next }).toString()}">${words.older}</a></p>`
+    ? html`<p><a href="${CONSOLE_BASE}/links?${new URLSearchParams({ ...kept, after: next }).toString()}">${words.older}</a></p>`
     : undefined;
   return html`<h1>${words.title}</h1>
 <form method="get" action="${CONSOLE_BASE}/links" class="inline" role="search">
 <div><label for="status">${words.status}</label><select id="status" name="status"><option value="">${words.anyStatus}</option>${statusOptions}</select></div>
-<div><label for="id">${words.linkId}</label><input id="id" name="id" value="${filter.id ?? ''}" placeholder="pl_…"></div>
-<div><label for="reference">${words.reference}</label><input id="reference" name="reference" value="${filter.reference ?? ''}"${filter.problem ? new Html(' aria-invalid="true" aria-describedby="reference-error"') : ''}>${filter.problem ? html`<span class="error" id="reference-error">${filter.problem}</span>` : undefined}</div>
+${searchInput('metadata_key', words.metadataKey, search.metadataKey, search, 'order_id')}
+${searchInput('metadata_value', words.metadataValue, search.metadataValue, search)}
+${searchInput('id', words.linkId, search.id, search, 'pl_…')}
+${searchInput('reference', words.reference, search.reference, search)}
 <button type="submit">${words.filter}</button></form>
-<table><caption class="muted">${filter.reference ? `${words.withReference} ${filter.reference}` : words.newestFirst}</caption>
+<table><caption class="muted">${linksCaption(search, words)}</caption>
 <thead><tr><th scope="col">${words.link}</th><th scope="col">${words.description}</th><th scope="col">${words.amount}</th><th scope="col">${words.status}</th><th scope="col">${words.created}</th></tr></thead>
 <tbody>${rows.length ? rows : html`<tr><td colspan="5">${words.none}</td></tr>`}</tbody></table>${more}`;
 }

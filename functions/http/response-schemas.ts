@@ -23,6 +23,7 @@ import {
   paymentAnswerFields,
 } from './buyer-response-schemas.ts';
 import { MAX_CURSOR_LENGTH, MAX_LIST_LIMIT } from './list-query.ts';
+import { MAX_METADATA_KEY_LENGTH, MAX_METADATA_KEYS, MAX_METADATA_VALUE_LENGTH } from './metadata-limits.ts';
 import { type ErrorCode, PROBLEM_TYPES, problemTypeUri } from './problem-types.ts';
 import { MAX_BODY_BYTES } from './request-body.ts';
 import {
@@ -30,13 +31,7 @@ import {
   PerformanceSummarySchema,
   RoutingDecisionSchema,
 } from './routing-response-schemas.ts';
-import {
-  MAX_DESCRIPTION_LENGTH,
-  MAX_METADATA_KEY_LENGTH,
-  MAX_METADATA_KEYS,
-  MAX_METADATA_VALUE_LENGTH,
-  MAX_TIMESTAMP_LENGTH,
-} from './schemas.ts';
+import { MAX_DESCRIPTION_LENGTH, MAX_TIMESTAMP_LENGTH } from './schemas.ts';
 
 /**
  * Response schemas: they document what the API returns (docs/openapi.json) and the API tests validate real

@@ -17,6 +17,12 @@ import type { UrlPolicy } from '../domain/urls.ts';
 import * as z from '../zod.ts';
 import { adjustableQuantitySchema, collectSchema, customFieldsSchema } from './buyer-question-schemas.ts';
 import { amountSchema, currencySchema, decimalValueSchema, urlSchema } from './field-schemas.ts';
+import {
+  MAX_METADATA_BYTES,
+  MAX_METADATA_KEY_LENGTH,
+  MAX_METADATA_KEYS,
+  MAX_METADATA_VALUE_LENGTH,
+} from './metadata-limits.ts';
 
 /**
  * Payment link request schemas (the fields they share in field-schemas.ts, refunds in refund-schemas.ts): the
@@ -25,15 +31,6 @@ import { amountSchema, currencySchema, decimalValueSchema, urlSchema } from './f
  * Built on first use and cached (`createPaymentLinkRequest`), not at import: zod schemas cost time to build.
  */
 export const MAX_DESCRIPTION_LENGTH = 255;
-export const MAX_METADATA_KEYS = 50;
-export const MAX_METADATA_KEY_LENGTH = 40;
-export const MAX_METADATA_VALUE_LENGTH = 500;
-/**
- * Metadata as JSON, in UTF-8 bytes. The per-key limits alone would allow 50 × 540 characters (up to 100 KB in
- * UTF-8), but a webhook body must stay under 20 KB (docs/webhooks.md#the-request) and carries the whole link:
- * 8 KiB of metadata keeps the largest possible link's event under it (test/unit/webhook.test.ts proves it).
- */
-export const MAX_METADATA_BYTES = 8 * 1024;
 export const MAX_EXPIRY_DAYS = 365;
 /** RFC 3339 to the nanosecond with an offset (`2026-01-31T23:59:59.123456789+01:00`); longer is no timestamp. */
 export const MAX_TIMESTAMP_LENGTH = 35;

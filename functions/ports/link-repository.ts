@@ -1,5 +1,5 @@
 import type { Transition } from '../domain/link-events.ts';
-import type { LinkStatus, PaymentLink } from '../domain/payment-link.ts';
+import type { LinkFilter, PaymentLink } from '../domain/payment-link.ts';
 import type { Mode } from '../domain/principal.ts';
 
 /** Persistence of payment links and of the events their transitions emit. */
@@ -42,7 +42,7 @@ export interface LinkRepository {
   update(before: PaymentLink, after: PaymentLink): Promise<void>;
   /**
    * One page of a tenant's links, newest first. `after` is the position (see `linkPosition`) of the last link
-   * of the previous page. `status` filters by the status a reader sees at `now` (an open link past its
+   * of the previous page. The filter keeps the links `matchesFilter` keeps at `now` (an open link past its
    * `expires_at` is `expired`). `next` is set when more links may follow.
    */
   list(query: LinkListQuery): Promise<LinkPage>;
@@ -50,12 +50,11 @@ export interface LinkRepository {
   dueForExpiry(now: Date, limit: number): Promise<{ id: string; mode: Mode }[]>;
 }
 
-export interface LinkListQuery {
+export interface LinkListQuery extends LinkFilter {
   account: string;
   mode: Mode;
   limit: number;
   after?: string | undefined;
-  status?: LinkStatus | undefined;
   now: Date;
 }
 

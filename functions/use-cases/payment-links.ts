@@ -1,7 +1,7 @@
 import { ConcurrentModificationError, NotFoundError, PspSessionNotEndedError } from '../domain/errors.ts';
 import { cancel, expire, type Transition } from '../domain/link-events.ts';
 import {
-  type LinkStatus,
+  type LinkFilter,
   newPaymentLink,
   type PaymentLink,
   type PaymentLinkChanges,
@@ -42,7 +42,7 @@ export async function createPaymentLink(
 export async function listPaymentLinks(
   deps: LinkDependencies,
   principal: Principal,
-  query: { limit: number; after?: string | undefined; status?: LinkStatus | undefined },
+  query: LinkFilter & { limit: number; after?: string | undefined },
 ): Promise<{ links: PaymentLink[]; next: string | undefined }> {
   return deps.links.list({ ...query, account: principal.account, mode: principal.mode, now: deps.now() });
 }

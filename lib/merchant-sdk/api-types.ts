@@ -1200,6 +1200,10 @@ export interface operations {
         limit?: number;
         /** @description The `next_cursor` of the previous page; omit for the first page. */
         cursor?: string;
+        /** @description Only links whose metadata has each of these values, exactly (`metadata[order_id]=1042`); up to 5 keys, which combine. */
+        metadata?: {
+          [key: string]: string;
+        };
         /** @description Only links with this status as reads show it (`expired` includes links past `expires_at`). */
         status?: "open" | "paid" | "completed" | "canceled" | "expired";
       };

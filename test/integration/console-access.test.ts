@@ -285,6 +285,30 @@ describe('console books: payments, exports and buyer details', () => {
     expect([invalid.status, invalid.text.includes('aria-invalid="true"')]).toEqual([400, true]);
   });
 
+  it('find links by a metadata value as the API finds them, and say what cannot be searched', async () => {
+    const order = `order-${Date.now()}`;
+    const tagged = await createLink(stack, acme.api_key, { metadata: { order_id: order } });
+    await createLink(stack, acme.api_key, { metadata: { order_id: `${order}-2` } });
+    await createLink(stack, globex.api_key, { metadata: { order_id: order } });
+    const search = (fields: Record<string, string>) =>
+      viewer.get(`/console/links?${new URLSearchParams(fields).toString()}`);
+
+    const found = await search({ metadata_key: 'order_id', metadata_value: order });
+    const noKey = await search({ metadata_key: ' ', metadata_value: order });
+    const longKey = await search({ metadata_key: 'k'.repeat(41), metadata_value: order });
+
+    expect(found.status).toBe(200);
+    expect(found.text.match(/href="\/console\/links\/pl_\w+"/g)).toEqual([
+      `href="/console/links/${tagged.id}"`,
+    ]);
+    expect(found.text).toContain(`metadata order_id is ${order}`);
+    for (const refused of [noKey, longKey]) {
+      expect([refused.status, refused.text.includes('aria-invalid="true"')]).toEqual([400, true]);
+      expect(refused.text).not.toMatch(/href="\/console\/links\/pl_\w+"/);
+    }
+    expect(noKey.text).toContain('Give the metadata key');
+  });
+
   it("page the payments by the API's cursor, and show and erase nothing of another account", async () => {
     const seeded = await Promise.all(
       Array.from({ length: 26 }, (_, index) =>

@@ -166,6 +166,47 @@ describe('GET /v1/payment-links', () => {
     expect(await ids('expired')).toEqual([overdue.id]);
     expect(await ids('paid')).toEqual([]);
   });
+
+  it('filters by metadata values, exactly, each pair combined with the others and with status', async () => {
+    const tenant = await stack.issueKey('metadatafilter', 'test');
+    const first = await create(tenant.api_key, { metadata: { order_id: '1042', shop: 'north' } });
+    const second = await create(tenant.api_key, { metadata: { order_id: '1042', shop: 'south' } });
+    await create(tenant.api_key, { metadata: { order_id: '10420' } });
+    await create(tenant.api_key);
+    await stack.request('POST', `/v1/payment-links/${second.id}/cancel`, { key: tenant.api_key });
+    const ids = async (query: string) => {
+      const page = await stack.request('GET', `/v1/payment-links?${query}`, { key: tenant.api_key });
+      expect(page.status).toBe(200);
+      return page.body.data.map((link: { id: string }) => link.id);
+    };
+
+    expect(await ids('metadata[order_id]=1042')).toEqual([second.id, first.id]);
+    expect(await ids('metadata[order_id]=1042&metadata[shop]=north')).toEqual([first.id]);
+    expect(await ids('metadata[order_id]=1042&status=canceled')).toEqual([second.id]);
+    expect(await ids(`metadata[${encodeURIComponent('order id')}]=1042`)).toEqual([]);
+    // A page of one that matches, then its cursor carries on to the next match past the ones that do not.
+    const page = await stack.request('GET', '/v1/payment-links?metadata[order_id]=1042&limit=1', {
+      key: tenant.api_key,
+    });
+    expect(page.body.data.map((link: { id: string }) => link.id)).toEqual([second.id]);
+    expect(await ids(`metadata[order_id]=1042&cursor=${page.body.next_cursor}`)).toEqual([first.id]);
+  });
+
+  it('answers 422 with a pointer into metadata to a filter it cannot apply', async () => {
+    const tooMany = Array.from({ length: 6 }, (_, index) => `metadata[key${index}]=v`).join('&');
+    const answers = await Promise.all(
+      [tooMany, `metadata[${'k'.repeat(41)}]=v`, 'metadata[]=v', `metadata[k]=${'v'.repeat(501)}`].map(
+        (query) => stack.request('GET', `/v1/payment-links?${query}`, { key: acme.api_key }),
+      ),
+    );
+    for (const answer of answers) expectProblem(answer, 422, 'validation_failed');
+    expect(answers.map((answer) => answer.body.errors[0].pointer)).toEqual([
+      '/metadata',
+      `/metadata/${'k'.repeat(41)}`,
+      '/metadata/',
+      '/metadata/k',
+    ]);
+  });
 });
 
 describe('POST /v1/payment-links/{id}/cancel', () => {

@@ -44,7 +44,8 @@ import {
   MAX_REFUNDS_PER_LINK,
   requestRefund,
 } from '../../functions/domain/refund.ts';
-import { MAX_DESCRIPTION_LENGTH, MAX_METADATA_BYTES } from '../../functions/http/schemas.ts';
+import { MAX_METADATA_BYTES } from '../../functions/http/metadata-limits.ts';
+import { MAX_DESCRIPTION_LENGTH } from '../../functions/http/schemas.ts';
 import { orderLink, storedConnection } from '../support/psp-fixtures.ts';
 
 const now = new Date('2026-01-01T10:00:00Z');

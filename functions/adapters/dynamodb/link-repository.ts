@@ -9,7 +9,7 @@ import {
 import { ConcurrentModificationError } from '../../domain/errors.ts';
 import { isId } from '../../domain/ids.ts';
 import type { LinkEvent, Transition } from '../../domain/link-events.ts';
-import { effectiveStatus, type PaymentLink } from '../../domain/payment-link.ts';
+import { isFiltered, matchesFilter, type PaymentLink } from '../../domain/payment-link.ts';
 import type { Mode } from '../../domain/principal.ts';
 import { OUTBOX_GRACE_MS } from '../../domain/webhook.ts';
 import {
@@ -199,17 +199,18 @@ export class DynamoLinkRepository implements LinkRepository {
     }
   }
 
-  async list({ account, mode, limit, after, status, now }: LinkListQuery): Promise<LinkPage> {
+  async list({ account, mode, limit, after, now, ...filter }: LinkListQuery): Promise<LinkPage> {
     const found: PaymentLink[] = [];
-    // One more than asked for tells whether another page exists. A status filter keeps the links that read as it
-    // (`effectiveStatus`, as responses show).
-    const batch = () => (status ? FILTERED_PAGE_SIZE : limit + 1 - found.length);
+    // One more than asked for tells whether another page exists. A filter keeps the links as responses show them
+    // (`matchesFilter`), among the ones read: no index knows a status as read or a metadata value.
+    const filtered = isFiltered(filter);
+    const batch = () => (filtered ? FILTERED_PAGE_SIZE : limit + 1 - found.length);
     const rounds = mergedEntries(this.client, this.listing(account, mode, after), batch);
     let reads = 0;
     let lastRead: string | undefined;
     for await (const entries of rounds) {
       const links = (await itemsOfIndexEntries(this.client, this.tableName, entries)).map(linkFromItem);
-      found.push(...links.filter((link) => !status || effectiveStatus(link, now) === status));
+      found.push(...links.filter((link) => matchesFilter(link, filter, now)));
       if (found.length > limit) {
         const shown = found.slice(0, limit);
         return { links: shown, next: linkPosition(shown[shown.length - 1] as PaymentLink) };

@@ -57,6 +57,11 @@ export const consoleDe: ConsoleMessages = {
     none: 'Keine Links.',
     older: 'Ältere Links',
     buyerChooses: 'Käufer wählt',
+    metadataKey: 'Metadaten-Schlüssel',
+    metadataValue: 'Metadaten-Wert',
+    withMetadata: (key, value) => `Links mit Metadaten ${key} gleich ${value}, neueste zuerst`,
+    metadataKeyMissing: 'Geben Sie den Metadaten-Schlüssel an, dessen Wert Sie suchen.',
+    referenceProblem: 'Eine Kundenreferenz besteht aus höchstens 200 Zeichen aus A-Z, a-z, 0-9, _ und -.',
   },
   keys: {
     title: 'API-Schlüssel',

@@ -52,6 +52,11 @@ export const consoleEn: ConsoleMessages = {
     none: 'No links.',
     older: 'Older links',
     buyerChooses: 'buyer chooses',
+    metadataKey: 'Metadata key',
+    metadataValue: 'Metadata value',
+    withMetadata: (key, value) => `Links whose metadata ${key} is ${value}, newest first`,
+    metadataKeyMissing: 'Give the metadata key whose value you are looking for.',
+    referenceProblem: 'A client reference is up to 200 of A-Z, a-z, 0-9, _ and -.',
   },
   keys: {
     title: 'API keys',

@@ -52,6 +52,11 @@ export const consoleEs: ConsoleMessages = {
     none: 'No hay enlaces.',
     older: 'Enlaces anteriores',
     buyerChooses: 'lo elige el comprador',
+    metadataKey: 'Clave de metadatos',
+    metadataValue: 'Valor de metadatos',
+    withMetadata: (key, value) => `Enlaces cuyo metadato ${key} es ${value}, los más recientes primero`,
+    metadataKeyMissing: 'Indique la clave de metadatos cuyo valor busca.',
+    referenceProblem: 'Una referencia de cliente tiene como máximo 200 caracteres de A-Z, a-z, 0-9, _ y -.',
   },
   keys: {
     title: 'Claves de API',

@@ -53,6 +53,11 @@ export const consoleFr: ConsoleMessages = {
     none: 'Aucun lien.',
     older: 'Liens plus anciens',
     buyerChooses: 'au choix de l’acheteur',
+    metadataKey: 'Clé de métadonnée',
+    metadataValue: 'Valeur de métadonnée',
+    withMetadata: (key, value) => `Liens dont la métadonnée ${key} vaut ${value}, les plus récents d’abord`,
+    metadataKeyMissing: 'Indiquez la clé de métadonnée dont vous cherchez la valeur.',
+    referenceProblem: 'Une référence client compte au plus 200 caractères parmi A-Z, a-z, 0-9, _ et -.',
   },
   keys: {
     title: 'Clés d’API',

@@ -53,6 +53,11 @@ export const consoleNl: ConsoleMessages = {
     none: 'Geen links.',
     older: 'Oudere links',
     buyerChooses: 'koper kiest',
+    metadataKey: 'Metadata-sleutel',
+    metadataValue: 'Metadata-waarde',
+    withMetadata: (key, value) => `Links met metadata ${key} gelijk aan ${value}, nieuwste eerst`,
+    metadataKeyMissing: 'Geef de metadata-sleutel waarvan u de waarde zoekt.',
+    referenceProblem: 'Een klantreferentie bestaat uit hoogstens 200 tekens uit A-Z, a-z, 0-9, _ en -.',
   },
   keys: {
     title: 'API-sleutels',
