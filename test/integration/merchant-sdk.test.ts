@@ -83,6 +83,21 @@ describe('the merchant SDK against the local stack', () => {
     expect(refunded?.data).toMatchObject({ id: refund.data?.id, payment_link: { id: link.id } });
   });
 
+  it('finds links by a metadata value, sending the filter as the document describes it (deepObject)', async () => {
+    const body = { amount: { value: '3.00', currency: 'EUR' } };
+    const tagged = await client.POST('/v1/payment-links', {
+      body: { ...body, metadata: { order_id: 'sdk-7', shop: 'north' } },
+    });
+    await client.POST('/v1/payment-links', { body: { ...body, metadata: { order_id: 'sdk-8' } } });
+
+    const found = await client.GET('/v1/payment-links', {
+      params: { query: { metadata: { order_id: 'sdk-7', shop: 'north' } } },
+    });
+
+    expect(found.response.status).toBe(200);
+    expect(found.data?.data.map((link) => link.id)).toEqual([tagged.data?.id]);
+  });
+
   it('returns problems typed, without throwing', async () => {
     const missing = await client.GET('/v1/payment-links/{id}', {
       params: { path: { id: 'pl_000000000000000000000000' } },
