@@ -311,5 +311,6 @@ export const consoleIdentityProvider = /* @__PURE__ */ once(() => {
     clientId: CONSOLE_CLIENT_ID,
     domain: CONSOLE_AUTH_DOMAIN,
     redirectUri: `${BASE_URL}/console/auth/callback`,
+    signedOutUri: `${BASE_URL}/console/sign-in`,
   });
 });

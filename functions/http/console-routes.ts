@@ -194,7 +194,9 @@ async function sessionRoutes(request: ConsoleRequest, deps: ConsoleDependencies)
       return consoleRedirect(`${CONSOLE_BASE}/links`, https);
     case 'POST /console/sign-out':
       await endSession(deps, session);
-      return consoleRedirect(`${CONSOLE_BASE}/sign-in`, https, [clearedSessionCookie(https)]);
+      return consoleRedirect(deps.identity?.signOutUrl() ?? `${CONSOLE_BASE}/sign-in`, https, [
+        clearedSessionCookie(https),
+      ]);
     case 'POST /console/mode': {
       const mode = request.form.get('mode') as Mode;
       if (!MODES.includes(mode)) return notFound(request);

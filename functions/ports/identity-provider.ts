@@ -9,4 +9,9 @@ export interface IdentityProvider {
   authorizeUrl(state: string, challenge: string): string;
   /** The grant of a returned authorization code, once its tokens are verified; undefined if they are not. */
   exchange(code: string, verifier: string): Promise<SignInGrant | undefined>;
+  /**
+   * Where to send the browser once the console's own session has ended, so that the provider's session ends too:
+   * else the next sign-in would pass through the provider without asking anyone.
+   */
+  signOutUrl(): string;
 }

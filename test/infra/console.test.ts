@@ -43,6 +43,10 @@ describe('the console in the CDK stack', () => {
       CallbackURLs: [
         Match.objectLike({ 'Fn::Join': Match.arrayWith([Match.arrayWith(['/console/auth/callback'])]) }),
       ],
+      // The console's sign-out returns here through Cognito's logout endpoint (CognitoIdentityProvider.signOutUrl).
+      LogoutURLs: [
+        Match.objectLike({ 'Fn::Join': Match.arrayWith([Match.arrayWith(['/console/sign-in'])]) }),
+      ],
       ReadAttributes: Match.arrayWith(['custom:account', 'custom:role', 'email']),
       WriteAttributes: [],
       PreventUserExistenceErrors: 'ENABLED',

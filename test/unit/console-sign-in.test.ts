@@ -13,6 +13,7 @@ const settings = {
   clientId: CLIENT,
   domain: 'https://pl-console.auth.eu-west-1.amazoncognito.com',
   redirectUri: 'https://api.example.com/console/auth/callback',
+  signedOutUri: 'https://api.example.com/console/sign-in',
 };
 
 const poolKey = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -69,6 +70,16 @@ describe('Cognito hosted sign-in', () => {
     expect(grant).toEqual({ account: 'acme', role: 'finance', user: 'fin@acme.example' });
   });
 
+  it("ends Cognito's own session on sign-out, returning to the console's sign-in page", () => {
+    const url = new URL(provider({ status: 200, body: {} }).identity.signOutUrl());
+
+    expect(`${url.origin}${url.pathname}`).toBe(`${settings.domain}/logout`);
+    expect(Object.fromEntries(url.searchParams)).toEqual({
+      client_id: CLIENT,
+      logout_uri: settings.signedOutUri,
+    });
+  });
+
   it('refuses a token another key signed, one for another client, and a user without a valid role', async () => {
     const answers = [
       idToken({}, otherKey.privateKey),
@@ -118,6 +129,7 @@ describe('the console callback', () => {
     authorizeUrl: (state: string, challenge: string) =>
       `https://idp.example/authorize?state=${state}&c=${challenge}`,
     exchange: async (code: string) => (code === 'good' ? grant : undefined),
+    signOutUrl: () => 'https://idp.example/logout',
   };
 
   it('starts a session for the browser that began the sign-in, and for no other', async () => {

@@ -10,6 +10,8 @@ export interface CognitoSettings {
   domain: string;
   /** Where Cognito returns the browser: `<base>/console/auth/callback`, as the app client lists it. */
   redirectUri: string;
+  /** Where Cognito sends the browser after signing out: `<base>/console/sign-in`, in the app client's logout URLs. */
+  signedOutUri: string;
 }
 
 /**
@@ -66,6 +68,15 @@ export class CognitoIdentityProvider implements IdentityProvider {
       code_challenge_method: 'S256',
     });
     return `${this.settings.domain}/oauth2/authorize?${query}`;
+  }
+
+  /** Cognito's logout endpoint, which ends its own session and returns the browser to `signedOutUri`. */
+  signOutUrl(): string {
+    const query = new URLSearchParams({
+      client_id: this.settings.clientId,
+      logout_uri: this.settings.signedOutUri,
+    });
+    return `${this.settings.domain}/logout?${query}`;
   }
 
   async exchange(code: string, verifier: string): Promise<SignInGrant | undefined> {
