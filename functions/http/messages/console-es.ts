@@ -226,7 +226,7 @@ export const consoleEs: ConsoleMessages = {
     enableLabel: (id) => `Activar ${id}`,
     disableLabel: (id) => `Desactivar ${id}`,
     rotate: 'Renovar secreto',
-    rotateLabel: (id) => `Renovar el secreto de ${id}`,
+    rotateLabel: (id) => `Renovar secreto de ${id}`,
     sendTest: 'Enviar evento de prueba',
     sendTestLabel: (id) => `Enviar evento de prueba a ${id}`,
     recoverSinceLabel: (id) => `Recuperar ${id} desde (RFC 3339)`,

@@ -221,7 +221,7 @@ export const consoleNl: ConsoleMessages = {
     enableLabel: (id) => `${id} inschakelen`,
     disableLabel: (id) => `${id} uitschakelen`,
     rotate: 'Geheim vervangen',
-    rotateLabel: (id) => `Geheim van ${id} vervangen`,
+    rotateLabel: (id) => `Geheim vervangen van ${id}`,
     sendTest: 'Testgebeurtenis sturen',
     sendTestLabel: (id) => `Testgebeurtenis sturen naar ${id}`,
     recoverSinceLabel: (id) => `${id} herstellen sinds (RFC 3339)`,
