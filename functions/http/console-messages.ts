@@ -249,6 +249,10 @@ export interface ConsoleMessages {
     noneYet: string;
     sentNowhere: string;
   };
+  /** The deployed stack's sign-in through the user pool's hosted page. */
+  hostedSignIn: {
+    refused: string;
+  };
 }
 
 const CONSOLE_MESSAGES: Record<PageLanguage, ConsoleMessages> = {

@@ -255,4 +255,8 @@ export const consoleDe: ConsoleMessages = {
     noneYet: 'noch keine',
     sentNowhere: 'Nirgends hin gesendet: Der Link hat keine Webhook-URL und kein Endpunkt hat es abonniert.',
   },
+  hostedSignIn: {
+    refused:
+      'Die Anmeldung wurde nicht abgeschlossen, oder Ihr Benutzer hat in dieser Konsole kein Konto und keine Rolle.',
+  },
 };

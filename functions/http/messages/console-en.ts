@@ -247,4 +247,7 @@ export const consoleEn: ConsoleMessages = {
     noneYet: 'none yet',
     sentNowhere: 'Sent nowhere: no webhook URL on its link and no endpoint took it.',
   },
+  hostedSignIn: {
+    refused: 'Signing in did not complete, or your user has no account and role in this console.',
+  },
 };

@@ -256,4 +256,7 @@ export const consoleEs: ConsoleMessages = {
     sentNowhere:
       'No se envió a ningún sitio: su enlace no tiene URL de webhook y ningún endpoint lo recibió.',
   },
+  hostedSignIn: {
+    refused: 'El inicio de sesión no se completó, o su usuario no tiene cuenta ni rol en esta consola.',
+  },
 };

@@ -257,4 +257,7 @@ export const consoleFr: ConsoleMessages = {
     sentNowhere:
       'Envoyé nulle part : son lien n’a pas d’URL de webhook et aucun point de terminaison ne l’a pris.',
   },
+  hostedSignIn: {
+    refused: 'La connexion n’a pas abouti, ou votre utilisateur n’a ni compte ni rôle dans cette console.',
+  },
 };

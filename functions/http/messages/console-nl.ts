@@ -250,4 +250,7 @@ export const consoleNl: ConsoleMessages = {
     noneYet: 'nog geen',
     sentNowhere: 'Nergens heen gestuurd: de link heeft geen webhook-URL en geen endpoint nam hem af.',
   },
+  hostedSignIn: {
+    refused: 'Het aanmelden is niet voltooid, of je gebruiker heeft geen account en rol in deze console.',
+  },
 };
