@@ -4,6 +4,7 @@ import {
   type ConsoleSessionDependencies,
   finishHostedSignIn,
 } from '../use-cases/console-sessions.ts';
+import { consoleLanguage, consoleMessages } from './console-messages.ts';
 import { CONSOLE_BASE, consolePage, consoleRedirect, sessionCookie } from './console-page.ts';
 import { signInBody } from './console-views.ts';
 import type { HtmlEvent, HtmlResult } from './html-handler.ts';
@@ -43,13 +44,15 @@ export async function hostedSignInCallback(
       ? await finishHostedSignIn(deps, identity, code, verifier)
       : undefined;
   if (!signedIn) {
-    const problem = 'Signing in did not complete, or your user has no account and role in this console.';
+    const language = consoleLanguage(event);
+    const words = consoleMessages(language);
     return {
       ...consolePage({
         status: 401,
-        title: 'Sign in',
+        title: words.signInTitle,
         https: true,
-        body: signInBody(problem, `${CONSOLE_BASE}/sign-in`),
+        language,
+        body: signInBody(words.hostedSignIn.refused, `${CONSOLE_BASE}/sign-in`, words),
       }),
       cookies: [cleared],
     };

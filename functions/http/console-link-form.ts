@@ -8,6 +8,7 @@ import {
   questionFields,
   questionsOf,
 } from './console-link-questions.ts';
+import type { ConsoleMessages } from './console-messages.ts';
 import { CONSOLE_BASE, csrfField } from './console-page.ts';
 import type { FieldError } from './console-views.ts';
 import { Html, html } from './html.ts';
@@ -15,11 +16,9 @@ import { Html, html } from './html.ts';
 /** Line-item rows the form offers; the API takes more, which the form does not need for a first link. */
 export const FORM_LINE_ITEMS = 5;
 
-const AMOUNT_KINDS = [
-  ['fixed', 'A fixed amount'],
-  ['line_items', 'Line items (the amount is their sum)'],
-  ['amount_range', 'The buyer chooses, within a range'],
-] as const;
+type Words = ConsoleMessages['linkForm'];
+
+const AMOUNT_KINDS = ['fixed', 'line_items', 'amount_range'] as const;
 
 const optional = (form: URLSearchParams, name: string) => form.get(name)?.trim() || undefined;
 
@@ -82,69 +81,74 @@ export function createRequestOf(form: URLSearchParams): Record<string, unknown> 
   };
 }
 
-function errorList(errors: readonly FieldError[]): Html | undefined {
+function errorList(errors: readonly FieldError[], words: Words): Html | undefined {
   if (!errors.length) return undefined;
-  return html`<div class="error" role="alert"><p>The link was not created:</p><ul>${errors.map(
-    (error) => html`<li>${error.pointer || 'request'}: ${error.detail}</li>`,
+  return html`<div class="error" role="alert"><p>${words.notCreated}</p><ul>${errors.map(
+    (error) => html`<li>${error.pointer || words.wholeRequest}: ${error.detail}</li>`,
   )}</ul></div>`;
 }
 
 const checked = (on: boolean) => (on ? new Html(' checked') : undefined);
 
-function lineItemRows(values: URLSearchParams, errors: ReadonlyMap<string, string[]>): Html[] {
+function lineItemRows(values: URLSearchParams, errors: ReadonlyMap<string, string[]>, words: Words): Html[] {
   return Array.from({ length: FORM_LINE_ITEMS }, (_, index) => {
     const row = index + 1;
     const value = (name: string) => values.get(`${name}_${row}`) ?? '';
-    return html`<tr><td><input aria-label="Item ${row} name" name="item_name_${row}" value="${value('item_name')}"></td>
-<td><input aria-label="Item ${row} quantity" name="item_quantity_${row}" inputmode="numeric" size="4" value="${value('item_quantity')}"></td>
-<td><input aria-label="Item ${row} unit price" name="item_price_${row}" inputmode="decimal" size="8" value="${value('item_price')}"></td>
-${adjustableCells(values, errors, row)}</tr>`;
+    return html`<tr><td><input aria-label="${words.itemNameLabel(row)}" name="item_name_${row}" value="${value('item_name')}"></td>
+<td><input aria-label="${words.itemQuantityLabel(row)}" name="item_quantity_${row}" inputmode="numeric" size="4" value="${value('item_quantity')}"></td>
+<td><input aria-label="${words.itemPriceLabel(row)}" name="item_price_${row}" inputmode="decimal" size="8" value="${value('item_price')}"></td>
+${adjustableCells(values, errors, row, words)}</tr>`;
   });
 }
 
-function amountFields(values: URLSearchParams, errors: ReadonlyMap<string, string[]>): Html {
+function amountFields(values: URLSearchParams, errors: ReadonlyMap<string, string[]>, words: Words): Html {
   const kind = values.get('amount_kind') ?? 'fixed';
   const value = (name: string) => values.get(name) ?? '';
-  return html`<fieldset><legend>Amount</legend>
-${AMOUNT_KINDS.map(([id, label]) => html`<label class="choice"><input type="radio" name="amount_kind" value="${id}"${checked(kind === id)}> ${label}</label>`)}
-<label for="currency">Currency</label><input id="currency" name="currency" required maxlength="3" size="4" value="${values.get('currency') ?? 'EUR'}">
-<label for="amount">Fixed amount</label><input id="amount" name="amount" inputmode="decimal" value="${value('amount')}">
-<table><caption>Line items</caption><thead><tr><th scope="col">Name</th><th scope="col">Quantity</th><th scope="col">Unit price</th><th scope="col">Buyer picks quantity</th><th scope="col">Least</th><th scope="col">Most</th></tr></thead>
-<tbody>${lineItemRows(values, errors)}</tbody></table>
-<div class="inline"><div><label for="range_minimum">Range: at least</label><input id="range_minimum" name="range_minimum" inputmode="decimal" value="${value('range_minimum')}"></div>
-<div><label for="range_maximum">at most</label><input id="range_maximum" name="range_maximum" inputmode="decimal" value="${value('range_maximum')}"></div></div>
+  return html`<fieldset><legend>${words.amount}</legend>
+${AMOUNT_KINDS.map((id) => html`<label class="choice"><input type="radio" name="amount_kind" value="${id}"${checked(kind === id)}> ${words.amountKinds[id]}</label>`)}
+<label for="currency">${words.currency}</label><input id="currency" name="currency" required maxlength="3" size="4" value="${values.get('currency') ?? 'EUR'}">
+<label for="amount">${words.fixedAmount}</label><input id="amount" name="amount" inputmode="decimal" value="${value('amount')}">
+<table><caption>${words.lineItems}</caption><thead><tr><th scope="col">${words.itemName}</th><th scope="col">${words.quantity}</th><th scope="col">${words.unitPrice}</th><th scope="col">${words.buyerPicksQuantity}</th><th scope="col">${words.least}</th><th scope="col">${words.most}</th></tr></thead>
+<tbody>${lineItemRows(values, errors, words)}</tbody></table>
+<div class="inline"><div><label for="range_minimum">${words.rangeMinimum}</label><input id="range_minimum" name="range_minimum" inputmode="decimal" value="${value('range_minimum')}"></div>
+<div><label for="range_maximum">${words.rangeMaximum}</label><input id="range_maximum" name="range_maximum" inputmode="decimal" value="${value('range_maximum')}"></div></div>
 </fieldset>`;
 }
 
-function optionFields(values: URLSearchParams): Html {
+function optionFields(values: URLSearchParams, words: Words): Html {
   const value = (name: string) => values.get(name) ?? '';
   const methods = new Set(values.getAll('payment_methods'));
   const locale = values.get('locale') ?? '';
-  return html`<fieldset><legend>Payment methods (none ticked: any)</legend>
+  return html`<fieldset><legend>${words.methods}</legend>
 ${PAYMENT_METHODS.map((method) => html`<label class="choice"><input type="checkbox" name="payment_methods" value="${method}"${checked(methods.has(method))}> ${method}</label>`)}
 </fieldset>
-<fieldset><legend>Use</legend>
-<label class="choice"><input type="checkbox" name="reusable"${checked(values.get('reusable') === 'on')}> Reusable: many buyers may pay it</label>
-<label for="max_payments">Most payments (reusable only)</label><input id="max_payments" name="max_payments" inputmode="numeric" value="${value('max_payments')}">
+<fieldset><legend>${words.use}</legend>
+<label class="choice"><input type="checkbox" name="reusable"${checked(values.get('reusable') === 'on')}> ${words.reusable}</label>
+<label for="max_payments">${words.maxPayments}</label><input id="max_payments" name="max_payments" inputmode="numeric" value="${value('max_payments')}">
 </fieldset>
-<label for="locale">Checkout language</label><select id="locale" name="locale"><option value="">the buyer's browser</option>${PAGE_LANGUAGES.map(
+<label for="locale">${words.checkoutLanguage}</label><select id="locale" name="locale"><option value="">${words.buyersBrowser}</option>${PAGE_LANGUAGES.map(
     (language) =>
       html`<option value="${language}"${locale === language ? new Html(' selected') : ''}>${language}</option>`,
   )}</select>`;
 }
 
-/** The create form, with every option of the API's create request the console offers. */
-export function newLinkBody(session: ConsoleSession, values: URLSearchParams, errors: readonly FieldError[]) {
+/** The create form, with every option of the API's create request the console offers, in `words`' language. */
+export function newLinkBody(
+  session: ConsoleSession,
+  values: URLSearchParams,
+  errors: readonly FieldError[],
+  words: Words,
+) {
   const value = (name: string) => values.get(name) ?? '';
   const atInputs = errorsByInput(errors, values, filledItemRows(values));
-  return html`<h1>New payment link</h1>${errorList(errors)}
+  return html`<h1>${words.title}</h1>${errorList(errors, words)}
 <form method="post" action="${CONSOLE_BASE}/links">${csrfField(session)}
-${amountFields(values, atInputs)}
-<label for="description">Description</label><input id="description" name="description" value="${value('description')}">
-${optionFields(values)}
-${questionFields(values, atInputs)}
-<label for="expires_at">Expires at (optional, RFC 3339)</label><input id="expires_at" name="expires_at" value="${value('expires_at')}" placeholder="2026-12-31T23:59:00Z">
-<label for="redirect_url">Redirect URL (optional: where the buyer goes after paying)</label><input id="redirect_url" name="redirect_url" type="url" value="${value('redirect_url')}">
-<label for="webhook_url">Webhook URL (optional: where this link's events are sent)</label><input id="webhook_url" name="webhook_url" type="url" value="${value('webhook_url')}">
-<p><button type="submit">Create link</button></p></form>`;
+${amountFields(values, atInputs, words)}
+<label for="description">${words.description}</label><input id="description" name="description" value="${value('description')}">
+${optionFields(values, words)}
+${questionFields(values, atInputs, words)}
+<label for="expires_at">${words.expiresAt}</label><input id="expires_at" name="expires_at" value="${value('expires_at')}" placeholder="2026-12-31T23:59:00Z">
+<label for="redirect_url">${words.redirectUrl}</label><input id="redirect_url" name="redirect_url" type="url" value="${value('redirect_url')}">
+<label for="webhook_url">${words.webhookUrl}</label><input id="webhook_url" name="webhook_url" type="url" value="${value('webhook_url')}">
+<p><button type="submit">${words.create}</button></p></form>`;
 }

@@ -1,5 +1,6 @@
 import { BUYER_DETAILS, COLLECT_REQUIREMENTS } from '../domain/buyer.ts';
 import { CUSTOM_FIELD_TYPES, MAX_CUSTOM_FIELDS } from '../domain/custom-fields.ts';
+import type { ConsoleMessages } from './console-messages.ts';
 import type { FieldError } from './console-views.ts';
 import { Html, html } from './html.ts';
 
@@ -9,12 +10,9 @@ import { Html, html } from './html.ts';
  * mapped back to the inputs here, so each error shows at its field.
  */
 
+type Words = ConsoleMessages['linkForm'];
+
 const ASKED_DETAILS = BUYER_DETAILS.filter((detail) => detail !== 'shipping_address');
-const DETAIL_LABELS: Record<(typeof ASKED_DETAILS)[number], string> = {
-  email: 'E-mail address',
-  phone: 'Phone number',
-  billing_address: 'Billing address',
-};
 
 const optional = (form: URLSearchParams, name: string) => form.get(name)?.trim() || undefined;
 /** A whole number as a number; anything else as typed, for the schema to refuse with its own words. */
@@ -143,21 +141,26 @@ export function errorsByInput(errors: readonly FieldError[], values: URLSearchPa
 
 const selected = (on: boolean) => (on ? new Html(' selected') : '');
 
-function collectFields(values: URLSearchParams, errors: ReadonlyMap<string, string[]>): Html {
+function collectFields(values: URLSearchParams, errors: ReadonlyMap<string, string[]>, words: Words): Html {
   const detailRow = (detail: (typeof ASKED_DETAILS)[number]) => {
     const input = `collect_${detail}`;
     const current = values.get(input) ?? '';
     const error = errorAt(errors, input);
-    return html`<div><label for="${input}">${DETAIL_LABELS[detail]}</label><select id="${input}" name="${input}"${error.attributes}><option value="">not asked</option>${COLLECT_REQUIREMENTS.map((requirement) => html`<option value="${requirement}"${selected(current === requirement)}>${requirement}</option>`)}</select>${error.message}</div>`;
+    return html`<div><label for="${input}">${words.details[detail]}</label><select id="${input}" name="${input}"${error.attributes}><option value="">${words.notAsked}</option>${COLLECT_REQUIREMENTS.map((requirement) => html`<option value="${requirement}"${selected(current === requirement)}>${requirement}</option>`)}</select>${error.message}</div>`;
   };
   const shipping = errorAt(errors, 'collect_shipping_countries');
-  return html`<fieldset><legend>Ask the buyer</legend><div class="inline">${ASKED_DETAILS.map(detailRow)}</div>
-<label for="collect_shipping_countries">Shipping address, always required, to these countries (ISO codes, e.g. NL, BE; empty: not asked)</label>
+  return html`<fieldset><legend>${words.askBuyer}</legend><div class="inline">${ASKED_DETAILS.map(detailRow)}</div>
+<label for="collect_shipping_countries">${words.shippingCountries}</label>
 <input id="collect_shipping_countries" name="collect_shipping_countries" value="${values.get('collect_shipping_countries') ?? ''}"${shipping.attributes}>${shipping.message}
 </fieldset>`;
 }
 
-function customFieldSlot(values: URLSearchParams, errors: ReadonlyMap<string, string[]>, slot: number): Html {
+function customFieldSlot(
+  values: URLSearchParams,
+  errors: ReadonlyMap<string, string[]>,
+  slot: number,
+  words: Words,
+): Html {
   const name = (field: string) => `custom_${slot}_${field}`;
   const value = (field: string) => values.get(name(field)) ?? '';
   const input = (field: string, label: string, extra = '') => {
@@ -166,30 +169,39 @@ function customFieldSlot(values: URLSearchParams, errors: ReadonlyMap<string, st
   };
   const type = errorAt(errors, name('type'));
   const options = errorAt(errors, name('options'));
-  return html`<fieldset><legend>Question ${slot}</legend><div class="inline">
-<div><label for="${name('type')}">Type</label><select id="${name('type')}" name="${name('type')}"${type.attributes}><option value="">none</option>${CUSTOM_FIELD_TYPES.map((kind) => html`<option value="${kind}"${selected(value('type') === kind)}>${kind}</option>`)}</select>${type.message}</div>
-${input('key', 'Key (letters, digits, _)')}${input('label', 'Label the buyer sees')}
-<label class="choice"><input type="checkbox" name="${name('optional')}"${values.get(name('optional')) === 'on' ? new Html(' checked') : ''}> Optional</label>
-${input('minimum_length', 'Shortest answer (text, numeric)', ' inputmode="numeric" size="4"')}${input('maximum_length', 'Longest answer', ' inputmode="numeric" size="4"')}</div>
-<label for="${name('options')}">Dropdown options, one a line: <code>value: Label</code></label><textarea id="${name('options')}" name="${name('options')}" rows="3"${options.attributes}>${value('options')}</textarea>${options.message}
+  return html`<fieldset><legend>${words.question(slot)}</legend><div class="inline">
+<div><label for="${name('type')}">${words.type}</label><select id="${name('type')}" name="${name('type')}"${type.attributes}><option value="">${words.noType}</option>${CUSTOM_FIELD_TYPES.map((kind) => html`<option value="${kind}"${selected(value('type') === kind)}>${kind}</option>`)}</select>${type.message}</div>
+${input('key', words.key)}${input('label', words.label)}
+<label class="choice"><input type="checkbox" name="${name('optional')}"${values.get(name('optional')) === 'on' ? new Html(' checked') : ''}> ${words.optional}</label>
+${input('minimum_length', words.shortest, ' inputmode="numeric" size="4"')}${input('maximum_length', words.longest, ' inputmode="numeric" size="4"')}</div>
+<label for="${name('options')}">${words.dropdownOptions} <code>${words.dropdownLine}</code></label><textarea id="${name('options')}" name="${name('options')}" rows="3"${options.attributes}>${value('options')}</textarea>${options.message}
 </fieldset>`;
 }
 
 /** The fieldsets of `collect` and of up to `MAX_CUSTOM_FIELDS` custom fields. */
-export function questionFields(values: URLSearchParams, errors: ReadonlyMap<string, string[]>): Html {
+export function questionFields(
+  values: URLSearchParams,
+  errors: ReadonlyMap<string, string[]>,
+  words: Words,
+): Html {
   const slots = Array.from({ length: MAX_CUSTOM_FIELDS }, (_, index) => index + 1);
-  return html`${collectFields(values, errors)}
-<details${slots.some((slot) => values.get(`custom_${slot}_type`)) ? new Html(' open') : ''}><summary>Questions of your own (up to ${MAX_CUSTOM_FIELDS})</summary>
-${slots.map((slot) => customFieldSlot(values, errors, slot))}</details>`;
+  return html`${collectFields(values, errors, words)}
+<details${slots.some((slot) => values.get(`custom_${slot}_type`)) ? new Html(' open') : ''}><summary>${words.ownQuestions(MAX_CUSTOM_FIELDS)}</summary>
+${slots.map((slot) => customFieldSlot(values, errors, slot, words))}</details>`;
 }
 
 /** A line-item row's quantity choice: whether the buyer may change it, and within which bounds. */
-export function adjustableCells(values: URLSearchParams, errors: ReadonlyMap<string, string[]>, row: number) {
+export function adjustableCells(
+  values: URLSearchParams,
+  errors: ReadonlyMap<string, string[]>,
+  row: number,
+  words: Words,
+) {
   const bound = (which: 'minimum' | 'maximum', label: string) => {
     const input = `item_${which}_${row}`;
     const error = errorAt(errors, input);
-    return html`<td><input aria-label="Item ${row} ${label}" name="${input}" inputmode="numeric" size="4" value="${values.get(input) ?? ''}"${error.attributes}>${error.message}</td>`;
+    return html`<td><input aria-label="${label}" name="${input}" inputmode="numeric" size="4" value="${values.get(input) ?? ''}"${error.attributes}>${error.message}</td>`;
   };
-  return html`<td><input type="checkbox" aria-label="Item ${row}: the buyer picks the quantity" name="item_adjustable_${row}"${values.get(`item_adjustable_${row}`) === 'on' ? new Html(' checked') : ''}></td>
-${bound('minimum', 'least quantity')}${bound('maximum', 'most quantity')}`;
+  return html`<td><input type="checkbox" aria-label="${words.itemAdjustableLabel(row)}" name="item_adjustable_${row}"${values.get(`item_adjustable_${row}`) === 'on' ? new Html(' checked') : ''}></td>
+${bound('minimum', words.itemLeastLabel(row))}${bound('maximum', words.itemMostLabel(row))}`;
 }

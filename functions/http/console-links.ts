@@ -143,13 +143,15 @@ async function linksOfReference(request: ConsoleRequest, deps: LinkPageDependenc
 }
 
 function newLinkPage(request: ConsoleRequest, values: URLSearchParams, errors: FieldError[], status: number) {
+  const words = consoleMessages(request.language).linkForm;
   return consolePage({
     status,
-    title: 'New payment link',
+    title: words.title,
     https: request.https,
     session: request.session,
     path: `${CONSOLE_BASE}/links/new`,
-    body: newLinkBody(request.session, values, errors),
+    language: request.language,
+    body: newLinkBody(request.session, values, errors, words),
   });
 }
 

@@ -152,6 +152,114 @@ export interface ConsoleMessages {
     connectionsCaption: string;
     noConnections: string;
   };
+  /** The create-link form; the API's own validation messages stay as the API gives them. */
+  linkForm: {
+    title: string;
+    notCreated: string;
+    /** Where an error of the request as a whole is shown, instead of a field's pointer. */
+    wholeRequest: string;
+    amount: string;
+    amountKinds: Record<'fixed' | 'line_items' | 'amount_range', string>;
+    currency: string;
+    fixedAmount: string;
+    lineItems: string;
+    itemName: string;
+    quantity: string;
+    unitPrice: string;
+    buyerPicksQuantity: string;
+    least: string;
+    most: string;
+    itemNameLabel: (row: number) => string;
+    itemQuantityLabel: (row: number) => string;
+    itemPriceLabel: (row: number) => string;
+    itemAdjustableLabel: (row: number) => string;
+    itemLeastLabel: (row: number) => string;
+    itemMostLabel: (row: number) => string;
+    rangeMinimum: string;
+    rangeMaximum: string;
+    description: string;
+    methods: string;
+    use: string;
+    reusable: string;
+    maxPayments: string;
+    checkoutLanguage: string;
+    buyersBrowser: string;
+    askBuyer: string;
+    details: Record<'email' | 'phone' | 'billing_address', string>;
+    notAsked: string;
+    shippingCountries: string;
+    ownQuestions: (most: number) => string;
+    question: (slot: number) => string;
+    type: string;
+    noType: string;
+    key: string;
+    label: string;
+    optional: string;
+    shortest: string;
+    longest: string;
+    /** The dropdown options' label, before the format of a line. */
+    dropdownOptions: string;
+    dropdownLine: string;
+    expiresAt: string;
+    redirectUrl: string;
+    webhookUrl: string;
+    create: string;
+  };
+  /** The webhooks page and an event's page; event types and statuses stay as the API spells them. */
+  webhooks: {
+    title: string;
+    notices: Record<'enabled' | 'disabled' | 'redelivered' | 'recovering', string>;
+    /** A test event's outcome: the status code (or `noAnswer`) with the delivery's own error, and its time. */
+    testAnswered: (eventId: string, endpointId: string, answer: string, ms: number) => string;
+    testPending: (eventId: string, endpointId: string) => string;
+    /** What a test event's endpoint answered when it gave no status code. */
+    nothing: string;
+    secretShown: (url: string) => string;
+    previousSecretUntil: (until: string) => string;
+    endpoints: string;
+    endpoint: string;
+    url: string;
+    events: string;
+    status: string;
+    actions: string;
+    enable: string;
+    disable: string;
+    enableLabel: (id: string) => string;
+    disableLabel: (id: string) => string;
+    rotate: string;
+    rotateLabel: (id: string) => string;
+    sendTest: string;
+    sendTestLabel: (id: string) => string;
+    recoverSinceLabel: (id: string) => string;
+    recover: string;
+    recoverLabel: (id: string) => string;
+    noEndpoints: string;
+    addTitle: string;
+    description: string;
+    add: string;
+    latestEvents: string;
+    event: string;
+    type: string;
+    link: string;
+    delivery: string;
+    attempts: string;
+    noAnswer: string;
+    noAttempts: string;
+    redeliver: string;
+    redeliverLabel: (id: string) => string;
+    noEvents: string;
+    eventTitle: (id: string) => string;
+    created: string;
+    deliveries: string;
+    to: string;
+    linkWebhookUrl: string;
+    noneYet: string;
+    sentNowhere: string;
+  };
+  /** The deployed stack's sign-in through the user pool's hosted page. */
+  hostedSignIn: {
+    refused: string;
+  };
 }
 
 const CONSOLE_MESSAGES: Record<PageLanguage, ConsoleMessages> = {

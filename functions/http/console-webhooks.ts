@@ -11,9 +11,11 @@ import {
   type SealingDependencies,
   sendTestEvent,
   type TestEventDependencies,
+  type TestEventOutcome,
   updateWebhookEndpoint,
 } from '../use-cases/webhook-endpoints.ts';
 import { type EventLogDependencies, redeliverEvent } from '../use-cases/webhooks.ts';
+import { type ConsoleMessages, consoleMessages } from './console-messages.ts';
 import { CONSOLE_BASE, consolePage, consoleRedirect, csrfField } from './console-page.ts';
 import type { ConsoleRequest } from './console-routes.ts';
 import { type FieldError, when } from './console-views.ts';
@@ -79,11 +81,8 @@ export async function webhookRoutes(
       return change(request, deps, async () => {
         const outcome = await sendTestEvent({ ...deps, waitMs: TEST_EVENT_WAIT_MS }, request.session, id);
         await request.audit('webhook.manage', id);
-        const answer = outcome.attempt
-          ? `answered ${outcome.attempt.status_code ?? 'nothing'}${outcome.attempt.error ? ` (${outcome.attempt.error})` : ''} in ${outcome.attempt.duration_ms} ms`
-          : 'no attempt yet: delivery goes on in the background';
         return webhooksPage(request, deps, {
-          noticeText: `Test event ${outcome.event_id} to ${id}: ${answer}.`,
+          noticeText: testEventNotice(consoleMessages(request.language).webhooks, outcome, id),
         });
       });
     case 'POST /console/webhooks/{id}/recover':
@@ -123,6 +122,14 @@ async function createEndpoint(request: ConsoleRequest, deps: WebhookPageDependen
   });
 }
 
+/** What the endpoint answered the test event, or that delivery goes on without a wait. */
+function testEventNotice(words: Words, outcome: TestEventOutcome, endpointId: string): string {
+  const { attempt } = outcome;
+  if (!attempt) return words.testPending(outcome.event_id, endpointId);
+  const answer = `${attempt.status_code ?? words.nothing}${attempt.error ? ` (${attempt.error})` : ''}`;
+  return words.testAnswered(outcome.event_id, endpointId, answer, attempt.duration_ms);
+}
+
 /** A change; a refusal the API answers with a 4xx is shown on the page in the API's words. */
 async function change(
   request: ConsoleRequest,
@@ -150,12 +157,10 @@ interface PageExtra {
   secret?: { endpoint: WebhookEndpoint; secret: string; until?: string };
 }
 
-const NOTICES: Record<string, string> = {
-  enabled: 'Endpoint enabled.',
-  disabled: 'Endpoint disabled: nothing more is sent to it until it is enabled.',
-  redelivered: 'The event is queued again.',
-  recovering: 'Recovery started: what the endpoint never acknowledged since then is sent again.',
-};
+type Words = ConsoleMessages['webhooks'];
+
+const noticeOf = (notices: Words['notices'], name: string | undefined) =>
+  name && Object.hasOwn(notices, name) ? notices[name as keyof Words['notices']] : undefined;
 
 async function webhooksPage(request: ConsoleRequest, deps: WebhookPageDependencies, extra: PageExtra) {
   const [endpoints, feed] = await Promise.all([
@@ -163,66 +168,76 @@ async function webhooksPage(request: ConsoleRequest, deps: WebhookPageDependenci
     listEvents(deps, request.session, { limit: EVENTS_SHOWN }),
   ]);
   const admin = mayPerform(request.session.role, 'webhook.manage');
-  const { session } = request;
-  const notice = extra.noticeText ?? (extra.notice ? NOTICES[extra.notice] : undefined);
-  const body = html`<h1>Webhooks</h1>
+  const { session, language } = request;
+  const words = consoleMessages(language).webhooks;
+  const notice = extra.noticeText ?? noticeOf(words.notices, extra.notice);
+  const body = html`<h1>${words.title}</h1>
 ${notice ? html`<p class="notice" role="status">${notice}</p>` : undefined}
 ${extra.errors?.length ? html`<div class="error" role="alert"><ul>${extra.errors.map((error) => html`<li>${error.pointer ? `${error.pointer}: ` : ''}${error.detail}</li>`)}</ul></div>` : undefined}
-${extra.secret ? secretNotice(extra.secret) : undefined}
-<h2>Endpoints</h2>${endpointsTable(endpoints, admin ? session : undefined)}
-${admin ? createForm(request) : undefined}
-<h2>Latest events</h2>${eventsTable(feed.events, mayPerform(session.role, 'event.redeliver') ? session : undefined)}`;
+${extra.secret ? secretNotice(extra.secret, words) : undefined}
+<h2>${words.endpoints}</h2>${endpointsTable(endpoints, admin ? session : undefined, words)}
+${admin ? createForm(request, words) : undefined}
+<h2>${words.latestEvents}</h2>${eventsTable(feed.events, mayPerform(session.role, 'event.redeliver') ? session : undefined, words)}`;
   return consolePage({
     status: extra.status ?? 200,
-    title: 'Webhooks',
+    title: words.title,
     https: request.https,
     session,
     path: PATH,
+    language,
     body,
   });
 }
 
-function secretNotice(shown: NonNullable<PageExtra['secret']>): Html {
-  return html`<div class="notice" role="status"><p>The signing secret of ${shown.endpoint.url}, shown this once: store it now.
-${shown.until ? `The previous secret still signs until ${shown.until}.` : ''}</p><p><code>${shown.secret}</code></p></div>`;
+function secretNotice(shown: NonNullable<PageExtra['secret']>, words: Words): Html {
+  return html`<div class="notice" role="status"><p>${words.secretShown(shown.endpoint.url)}
+${shown.until ? words.previousSecretUntil(shown.until) : ''}</p><p><code>${shown.secret}</code></p></div>`;
 }
 
-function endpointsTable(endpoints: WebhookEndpoint[], session: ConsoleRequest['session'] | undefined): Html {
+function endpointsTable(
+  endpoints: WebhookEndpoint[],
+  session: ConsoleRequest['session'] | undefined,
+  words: Words,
+): Html {
   const rows = endpoints.map((endpoint) => {
-    const next = endpoint.status === 'enabled' ? 'disabled' : 'enabled';
+    const enable = endpoint.status !== 'enabled';
     const actions = session
-      ? html`<form method="post" action="${PATH}/${endpoint.id}/status">${csrfField(session)}<input type="hidden" name="status" value="${next}"><button type="submit" aria-label="${next === 'enabled' ? 'Enable' : 'Disable'} ${endpoint.id}">${next === 'enabled' ? 'Enable' : 'Disable'}</button></form>
-<form method="post" action="${PATH}/${endpoint.id}/rotate">${csrfField(session)}<button type="submit" aria-label="Rotate secret of ${endpoint.id}">Rotate secret</button></form>
-<form method="post" action="${PATH}/${endpoint.id}/test">${csrfField(session)}<button type="submit" aria-label="Send test event to ${endpoint.id}">Send test event</button></form>
-<form method="post" action="${PATH}/${endpoint.id}/recover" class="inline">${csrfField(session)}<input name="since" aria-label="Recover ${endpoint.id} since (RFC 3339)" placeholder="2026-11-28T09:00:00Z" size="22"><button type="submit" aria-label="Recover ${endpoint.id}">Recover</button></form>`
+      ? html`<form method="post" action="${PATH}/${endpoint.id}/status">${csrfField(session)}<input type="hidden" name="status" value="${enable ? 'enabled' : 'disabled'}"><button type="submit" aria-label="${enable ? words.enableLabel(endpoint.id) : words.disableLabel(endpoint.id)}">${enable ? words.enable : words.disable}</button></form>
+<form method="post" action="${PATH}/${endpoint.id}/rotate">${csrfField(session)}<button type="submit" aria-label="${words.rotateLabel(endpoint.id)}">${words.rotate}</button></form>
+<form method="post" action="${PATH}/${endpoint.id}/test">${csrfField(session)}<button type="submit" aria-label="${words.sendTestLabel(endpoint.id)}">${words.sendTest}</button></form>
+<form method="post" action="${PATH}/${endpoint.id}/recover" class="inline">${csrfField(session)}<input name="since" aria-label="${words.recoverSinceLabel(endpoint.id)}" placeholder="2026-11-28T09:00:00Z" size="22"><button type="submit" aria-label="${words.recoverLabel(endpoint.id)}">${words.recover}</button></form>`
       : undefined;
     return html`<tr><td>${endpoint.id}</td><td><code>${endpoint.url}</code></td><td>${endpoint.enabled_events.join(', ')}</td><td>${endpoint.status}</td><td>${actions}</td></tr>`;
   });
-  return html`<table><thead><tr><th scope="col">Endpoint</th><th scope="col">URL</th><th scope="col">Events</th><th scope="col">Status</th><th scope="col">Actions</th></tr></thead>
-<tbody>${rows.length ? rows : html`<tr><td colspan="5">No endpoints: events go to each link's own webhook URL only.</td></tr>`}</tbody></table>`;
+  return html`<table><thead><tr><th scope="col">${words.endpoint}</th><th scope="col">${words.url}</th><th scope="col">${words.events}</th><th scope="col">${words.status}</th><th scope="col">${words.actions}</th></tr></thead>
+<tbody>${rows.length ? rows : html`<tr><td colspan="5">${words.noEndpoints}</td></tr>`}</tbody></table>`;
 }
 
-function createForm(request: ConsoleRequest): Html {
-  return html`<h3>Add an endpoint</h3><form method="post" action="${PATH}" class="inline">${csrfField(request.session)}
-<div><label for="endpoint_url">URL</label><input id="endpoint_url" name="url" type="url" required size="40"></div>
-<div><label for="endpoint_description">Description</label><input id="endpoint_description" name="description"></div>
-<button type="submit">Add endpoint</button></form>`;
+function createForm(request: ConsoleRequest, words: Words): Html {
+  return html`<h3>${words.addTitle}</h3><form method="post" action="${PATH}" class="inline">${csrfField(request.session)}
+<div><label for="endpoint_url">${words.url}</label><input id="endpoint_url" name="url" type="url" required size="40"></div>
+<div><label for="endpoint_description">${words.description}</label><input id="endpoint_description" name="description"></div>
+<button type="submit">${words.add}</button></form>`;
 }
 
-function eventsTable(events: StoredEvent[], session: ConsoleRequest['session'] | undefined): Html {
+function eventsTable(
+  events: StoredEvent[],
+  session: ConsoleRequest['session'] | undefined,
+  words: Words,
+): Html {
   const rows = events.map((event) => {
     const attempts = event.attempts.map(
       (attempt) =>
-        html`<li>${when(attempt.at)}: ${attempt.status_code ?? 'no answer'}${attempt.error ? ` (${attempt.error})` : ''}</li>`,
+        html`<li>${when(attempt.at)}: ${attempt.status_code ?? words.noAnswer}${attempt.error ? ` (${attempt.error})` : ''}</li>`,
     );
     const redeliver = session
-      ? html`<form method="post" action="${CONSOLE_BASE}/events/${event.id}/redeliver">${csrfField(session)}<button type="submit" aria-label="Redeliver ${event.id}">Redeliver</button></form>`
+      ? html`<form method="post" action="${CONSOLE_BASE}/events/${event.id}/redeliver">${csrfField(session)}<button type="submit" aria-label="${words.redeliverLabel(event.id)}">${words.redeliver}</button></form>`
       : undefined;
     return html`<tr><td><a href="${CONSOLE_BASE}/events/${event.id}">${event.id}</a></td><td>${event.type}</td><td>${event.link_id ? html`<a href="${CONSOLE_BASE}/links/${event.link_id}">${event.link_id}</a>` : '–'}</td>
-<td>${event.status}</td><td>${attempts.length ? html`<ol>${attempts}</ol>` : 'none to the link URL'}</td><td>${redeliver}</td></tr>`;
+<td>${event.status}</td><td>${attempts.length ? html`<ol>${attempts}</ol>` : words.noAttempts}</td><td>${redeliver}</td></tr>`;
   });
-  return html`<table><thead><tr><th scope="col">Event</th><th scope="col">Type</th><th scope="col">Link</th><th scope="col">Delivery</th><th scope="col">Attempts</th><th scope="col">Actions</th></tr></thead>
-<tbody>${rows.length ? rows : html`<tr><td colspan="6">No events in the last 30 days.</td></tr>`}</tbody></table>`;
+  return html`<table><thead><tr><th scope="col">${words.event}</th><th scope="col">${words.type}</th><th scope="col">${words.link}</th><th scope="col">${words.delivery}</th><th scope="col">${words.attempts}</th><th scope="col">${words.actions}</th></tr></thead>
+<tbody>${rows.length ? rows : html`<tr><td colspan="6">${words.noEvents}</td></tr>`}</tbody></table>`;
 }
 
 /** One event and each of its deliveries (the link's webhook URL, every endpoint) with their attempts. */
@@ -232,16 +247,22 @@ async function eventPage(
   id: string,
 ): Promise<HtmlResult> {
   const { event, deliveries } = await getEvent(deps, request.session, id);
+  const { language } = request;
+  const words = consoleMessages(language).webhooks;
   const rows = deliveries.map(
-    (
-      delivery,
-    ) => html`<tr><td>${delivery.endpoint_id ?? "the link's webhook URL"}</td><td>${delivery.status}</td>
-<td>${delivery.attempts.length ? html`<ol>${delivery.attempts.map((attempt) => html`<li>${when(attempt.at)}: ${attempt.status_code ?? 'no answer'}${attempt.error ? ` (${attempt.error})` : ''}, ${attempt.duration_ms} ms</li>`)}</ol>` : 'none yet'}</td></tr>`,
+    (delivery) => html`<tr><td>${delivery.endpoint_id ?? words.linkWebhookUrl}</td><td>${delivery.status}</td>
+<td>${delivery.attempts.length ? html`<ol>${delivery.attempts.map((attempt) => html`<li>${when(attempt.at)}: ${attempt.status_code ?? words.noAnswer}${attempt.error ? ` (${attempt.error})` : ''}, ${attempt.duration_ms} ms</li>`)}</ol>` : words.noneYet}</td></tr>`,
   );
-  const body = html`<h1>Event ${event.id}</h1>
-<dl><dt>Type</dt><dd>${event.type}</dd><dt>Created</dt><dd>${when(event.created_at)}</dd>
-<dt>Link</dt><dd>${event.link_id ? html`<a href="${CONSOLE_BASE}/links/${event.link_id}">${event.link_id}</a>` : '–'}</dd></dl>
-<h2>Deliveries</h2><table><thead><tr><th scope="col">To</th><th scope="col">Status</th><th scope="col">Attempts</th></tr></thead>
-<tbody>${rows.length ? rows : html`<tr><td colspan="3">Sent nowhere: no webhook URL on its link and no endpoint took it.</td></tr>`}</tbody></table>`;
-  return consolePage({ title: `Event ${event.id}`, https: request.https, session: request.session, body });
+  const body = html`<h1>${words.eventTitle(event.id)}</h1>
+<dl><dt>${words.type}</dt><dd>${event.type}</dd><dt>${words.created}</dt><dd>${when(event.created_at)}</dd>
+<dt>${words.link}</dt><dd>${event.link_id ? html`<a href="${CONSOLE_BASE}/links/${event.link_id}">${event.link_id}</a>` : '–'}</dd></dl>
+<h2>${words.deliveries}</h2><table><thead><tr><th scope="col">${words.to}</th><th scope="col">${words.status}</th><th scope="col">${words.attempts}</th></tr></thead>
+<tbody>${rows.length ? rows : html`<tr><td colspan="3">${words.sentNowhere}</td></tr>`}</tbody></table>`;
+  return consolePage({
+    title: words.eventTitle(event.id),
+    https: request.https,
+    session: request.session,
+    language,
+    body,
+  });
 }

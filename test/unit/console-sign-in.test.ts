@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { CognitoIdentityProvider } from '../../functions/adapters/http/cognito-identity.ts';
 import type { ConsoleSession, SignInGrant } from '../../functions/domain/console-access.ts';
 import { hostedSignInCallback, startHostedSignIn } from '../../functions/http/console-hosted-sign-in.ts';
+import { consoleMessages } from '../../functions/http/console-messages.ts';
+import { escapeHtml } from '../../functions/http/html.ts';
 import type { HtmlEvent } from '../../functions/http/html-handler.ts';
 import type { ConsoleStore } from '../../functions/ports/console-store.ts';
 
@@ -120,8 +122,8 @@ function memoryStore(): ConsoleStore & { sessions: Map<string, ConsoleSession> }
   };
 }
 
-const callbackEvent = (query: Record<string, string>, cookies: string[]) =>
-  ({ queryStringParameters: query, cookies, headers: {} }) as unknown as HtmlEvent;
+const callbackEvent = (query: Record<string, string>, cookies: string[], headers = {}) =>
+  ({ queryStringParameters: query, cookies, headers }) as unknown as HtmlEvent;
 
 describe('the console callback', () => {
   const grant: SignInGrant = { account: 'acme', role: 'admin', user: 'a@acme.example' };
@@ -165,5 +167,21 @@ describe('the console callback', () => {
     expect(
       [...store.sessions.values()].map((session) => [session.account, session.role, session.mode]),
     ).toEqual([['acme', 'admin', 'test']]);
+  });
+
+  it('refuses in the browser’s language, offering to sign in again', async () => {
+    const deps = { store: memoryStore(), now: () => new Date() };
+
+    const refused = await hostedSignInCallback(
+      callbackEvent({ code: 'good', state: 'forged' }, [], { 'accept-language': 'fr-BE,fr;q=0.9' }),
+      deps,
+      identity,
+    );
+
+    const words = consoleMessages('fr');
+    expect(refused.statusCode).toBe(401);
+    expect(refused.body).toContain('<html lang="fr">');
+    expect(refused.body).toContain(escapeHtml(words.hostedSignIn.refused));
+    expect(refused.body).toContain(`<a href="/console/sign-in">${words.signInButton}</a>`);
   });
 });
