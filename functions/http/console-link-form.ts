@@ -115,6 +115,10 @@ ${AMOUNT_KINDS.map((id) => html`<label class="choice"><input type="radio" name="
 </fieldset>`;
 }
 
+/** A checkout language by its own name ("Deutsch"), as language pickers show them, whatever the console's language. */
+const ownName = (language: string) =>
+  new Intl.DisplayNames([language], { type: 'language' }).of(language) ?? language;
+
 function optionFields(values: URLSearchParams, words: Words): Html {
   const value = (name: string) => values.get(name) ?? '';
   const methods = new Set(values.getAll('payment_methods'));
@@ -128,7 +132,7 @@ ${PAYMENT_METHODS.map((method) => html`<label class="choice"><input type="checkb
 </fieldset>
 <label for="locale">${words.checkoutLanguage}</label><select id="locale" name="locale"><option value="">${words.buyersBrowser}</option>${PAGE_LANGUAGES.map(
     (language) =>
-      html`<option value="${language}"${locale === language ? new Html(' selected') : ''}>${language}</option>`,
+      html`<option value="${language}"${locale === language ? new Html(' selected') : ''}>${ownName(language)}</option>`,
   )}</select>`;
 }
 

@@ -146,7 +146,7 @@ function collectFields(values: URLSearchParams, errors: ReadonlyMap<string, stri
     const input = `collect_${detail}`;
     const current = values.get(input) ?? '';
     const error = errorAt(errors, input);
-    return html`<div><label for="${input}">${words.details[detail]}</label><select id="${input}" name="${input}"${error.attributes}><option value="">${words.notAsked}</option>${COLLECT_REQUIREMENTS.map((requirement) => html`<option value="${requirement}"${selected(current === requirement)}>${requirement}</option>`)}</select>${error.message}</div>`;
+    return html`<div><label for="${input}">${words.details[detail]}</label><select id="${input}" name="${input}"${error.attributes}><option value="">${words.notAsked}</option>${COLLECT_REQUIREMENTS.map((requirement) => html`<option value="${requirement}"${selected(current === requirement)}>${words.requirements[requirement]}</option>`)}</select>${error.message}</div>`;
   };
   const shipping = errorAt(errors, 'collect_shipping_countries');
   return html`<fieldset><legend>${words.askBuyer}</legend><div class="inline">${ASKED_DETAILS.map(detailRow)}</div>
@@ -170,7 +170,7 @@ function customFieldSlot(
   const type = errorAt(errors, name('type'));
   const options = errorAt(errors, name('options'));
   return html`<fieldset><legend>${words.question(slot)}</legend><div class="inline">
-<div><label for="${name('type')}">${words.type}</label><select id="${name('type')}" name="${name('type')}"${type.attributes}><option value="">${words.noType}</option>${CUSTOM_FIELD_TYPES.map((kind) => html`<option value="${kind}"${selected(value('type') === kind)}>${kind}</option>`)}</select>${type.message}</div>
+<div><label for="${name('type')}">${words.type}</label><select id="${name('type')}" name="${name('type')}"${type.attributes}><option value="">${words.noType}</option>${CUSTOM_FIELD_TYPES.map((kind) => html`<option value="${kind}"${selected(value('type') === kind)}>${words.fieldTypes[kind]}</option>`)}</select>${type.message}</div>
 ${input('key', words.key)}${input('label', words.label)}
 <label class="choice"><input type="checkbox" name="${name('optional')}"${values.get(name('optional')) === 'on' ? new Html(' checked') : ''}> ${words.optional}</label>
 ${input('minimum_length', words.shortest, ' inputmode="numeric" size="4"')}${input('maximum_length', words.longest, ' inputmode="numeric" size="4"')}</div>

@@ -1,3 +1,5 @@
+import type { CollectRequirement } from '../domain/buyer.ts';
+import type { CustomFieldType } from '../domain/custom-fields.ts';
 import { languageOf, type PageLanguage, resolveLocale } from '../domain/locale.ts';
 import type { Mode } from '../domain/principal.ts';
 import type { HtmlEvent } from './html-handler.ts';
@@ -187,11 +189,15 @@ export interface ConsoleMessages {
     askBuyer: string;
     details: Record<'email' | 'phone' | 'billing_address', string>;
     notAsked: string;
+    /** How a requirement of `collect` reads (the form sends the API's own word). */
+    requirements: Record<CollectRequirement, string>;
     shippingCountries: string;
     ownQuestions: (most: number) => string;
     question: (slot: number) => string;
     type: string;
     noType: string;
+    /** How a custom field's type reads (the form sends the API's own word). */
+    fieldTypes: Record<CustomFieldType, string>;
     key: string;
     label: string;
     optional: string;
