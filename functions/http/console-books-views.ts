@@ -64,9 +64,9 @@ export function bookPaymentsTable(payments: readonly BookPayment[], session: Con
       payment,
     ) => html`<tr><td>${payment.id}</td><td>${payment.status}</td><td>${formatAmount(payment.amount)}</td>
 <td><a href="${CONSOLE_BASE}/links/${payment.link_id}">${payment.link_id}</a></td>
-<td>${payment.client_reference_id ?? '–'}</td><td>${buyerText(payment.buyer ?? null, session)}</td>
-<td>${answersText(payment)}</td><td>${payment.provider} (${payment.connection_id})</td>
-<td>${when(payment.created_at)}</td><td>${eraseLink(payment, session) ?? ''}</td></tr>`,
+<td>${payment.client_reference_id ?? '–'}</td><td>${buyerText(payment.buyer ?? null, session, 'en')}</td>
+<td>${answersText(payment, 'en')}</td><td>${payment.provider} (${payment.connection_id})</td>
+<td>${when(payment.created_at)}</td><td>${eraseLink(payment, session, 'en') ?? ''}</td></tr>`,
   );
   return html`<table><caption class="muted">Newest first</caption><thead><tr><th scope="col">Payment</th><th scope="col">Status</th><th scope="col">Amount</th><th scope="col">Link</th><th scope="col">Reference</th><th scope="col">Buyer</th><th scope="col">Answers</th><th scope="col">Provider</th><th scope="col">Created</th><th scope="col"><span class="muted">Personal data</span></th></tr></thead>
 <tbody>${rows.length ? rows : html`<tr><td colspan="10">No payments.</td></tr>`}</tbody></table>`;

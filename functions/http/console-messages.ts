@@ -1,3 +1,4 @@
+import type { BuyerDetail, CollectRequirement } from '../domain/buyer.ts';
 import { languageOf, type PageLanguage, resolveLocale } from '../domain/locale.ts';
 import type { Mode } from '../domain/principal.ts';
 import type { HtmlEvent } from './html-handler.ts';
@@ -63,6 +64,109 @@ export interface ConsoleMessages {
     none: string;
     older: string;
     buyerChooses: string;
+  };
+  /** A link's own page: its details, payments, refund form, refunds and webhook events. */
+  link: {
+    title: (id: string) => string;
+    notices: { created: string; canceled: string; refunded: string };
+    qrLabel: string;
+    cancel: string;
+    use: string;
+    reusable: (paid: number, maximum: number | null | undefined) => string;
+    singlePayment: string;
+    asks: string;
+    paymentMethods: string;
+    anyMethod: string;
+    checkoutLanguage: string;
+    buyersBrowser: string;
+    checkoutUrl: string;
+    expires: string;
+    /** A line item: its quantity, name and formatted unit amount. */
+    lineItem: (quantity: number, name: string, unitAmount: string) => string;
+    buyerPicks: (minimum: number, maximum: number) => string;
+    chosenByBuyer: string;
+    chosenBetween: (minimum: string, maximum: string) => string;
+    details: Record<Exclude<BuyerDetail, 'shipping_address'>, string>;
+    requirement: Record<CollectRequirement, string>;
+    shippingTo: (countries: string) => string;
+    nothing: string;
+    noPayments: string;
+    rule: (rule: string) => string;
+    refundAmount: string;
+    refundButton: string;
+    noRefunds: string;
+    webhooks: string;
+    noAnswer: string;
+    attemptsInAll: (count: number) => string;
+    noEvents: string;
+  };
+  /** The column headings of the tables of payments, refunds and webhook events, wherever they are listed. */
+  columns: {
+    payment: string;
+    refund: string;
+    status: string;
+    amount: string;
+    description: string;
+    link: string;
+    provider: string;
+    routing: string;
+    reference: string;
+    buyer: string;
+    answers: string;
+    started: string;
+    created: string;
+    personalData: string;
+    event: string;
+    delivery: string;
+    attempts: string;
+  };
+  /** What a payment's cells say of its buyer (console-payment-cells.ts). */
+  buyer: {
+    erasedOn: (date: string) => string;
+    hidden: string;
+    billing: (address: string) => string;
+    shipping: (address: string) => string;
+    quantities: (list: string) => string;
+    erase: string;
+  };
+  /** The account's payments and refunds, the export form and the erasure's confirmation. */
+  books: {
+    payments: string;
+    refunds: string;
+    exports: string;
+    newestFirst: string;
+    noPayments: string;
+    noRefunds: string;
+    older: string;
+    filter: string;
+    from: string;
+    to: string;
+    anyStatus: string;
+    clientReference: string;
+    linkId: string;
+    connectionId: string;
+    /** Around `GET /v1/payments`, `GET /v1/refunds` and `Accept: text/csv`, in that order. */
+    exportIntro: readonly [string, string, string, string];
+    exportNotMade: string;
+    what: string;
+    downloadCsv: string;
+    eraseTitle: string;
+    /** Before and after the payment's id. */
+    eraseQuestion: readonly [string, string];
+    eraseEffect: string;
+    erase: string;
+    keep: string;
+  };
+  audit: {
+    title: string;
+    intro: string;
+    when: string;
+    who: string;
+    what: string;
+    target: string;
+    mode: string;
+    from: string;
+    none: string;
   };
   keys: {
     title: string;
