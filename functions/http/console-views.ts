@@ -196,16 +196,17 @@ ${refundsTable(data.refunds, language)}
 ${webhooksTable(data.events, language)}`;
 }
 
-export function auditBody(entries: AuditEntry[]): Html {
+export function auditBody(entries: AuditEntry[], language: PageLanguage): Html {
+  const words = consoleMessages(language).audit;
   const rows = entries.map(
     (
       entry,
     ) => html`<tr><td>${when(entry.at)}</td><td>${entry.user} (${entry.role})</td><td>${entry.action}</td>
 <td>${entry.target ?? '–'}</td><td>${entry.mode}</td><td>${entry.source_ip}</td></tr>`,
   );
-  return html`<h1>Audit log</h1><p>Every change made in the console, newest first.</p>
-<table><thead><tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">What</th><th scope="col">Target</th><th scope="col">Mode</th><th scope="col">From</th></tr></thead>
-<tbody>${rows.length ? rows : html`<tr><td colspan="6">Nothing changed yet.</td></tr>`}</tbody></table>`;
+  return html`<h1>${words.title}</h1><p>${words.intro}</p>
+<table><thead><tr><th scope="col">${words.when}</th><th scope="col">${words.who}</th><th scope="col">${words.what}</th><th scope="col">${words.target}</th><th scope="col">${words.mode}</th><th scope="col">${words.from}</th></tr></thead>
+<tbody>${rows.length ? rows : html`<tr><td colspan="6">${words.none}</td></tr>`}</tbody></table>`;
 }
 
 /** The page for a visitor without a session: how to get one. */
