@@ -64,16 +64,14 @@ function englishOnly(): string[] {
 describe("the console's link, books and audit pages in the browser's language", () => {
   it.each(PAGE_LANGUAGES)('speak %s, each page wholly', async (language) => {
     const words = consoleMessages(language);
-    const [link, payments, refunds, exports, erase, audit] = await Promise.all(
-      [
-        `/console/links/${linkId}`,
-        '/console/payments',
-        '/console/refunds',
-        '/console/exports',
-        `/console/payments/${paymentId}/erase`,
-        '/console/audit',
-      ].map((path) => get(path, language)),
-    );
+    const [link, payments, refunds, exports, erase, audit] = await Promise.all([
+      get(`/console/links/${linkId}`, language),
+      get('/console/payments', language),
+      get('/console/refunds', language),
+      get('/console/exports', language),
+      get(`/console/payments/${paymentId}/erase`, language),
+      get('/console/audit', language),
+    ]);
 
     for (const page of [link, payments, refunds, exports, erase, audit]) {
       expect(page.status).toBe(200);
