@@ -76,7 +76,7 @@ export const consoleEn: ConsoleMessages = {
     buyerPicks: (minimum, maximum) => `buyer picks ${minimum} to ${maximum}`,
     chosenByBuyer: 'chosen by the buyer',
     chosenBetween: (minimum, maximum) => `chosen by the buyer, ${minimum} to ${maximum}`,
-    details: { email: 'e-mail', phone: 'phone', billing_address: 'billing address' },
+    details: { email: 'email', phone: 'phone', billing_address: 'billing address' },
     requirement: { required: 'required', optional: 'optional' },
     shippingTo: (countries) => `shipping address to ${countries}`,
     nothing: 'nothing',
