@@ -1,5 +1,7 @@
 import type { BookPayment, BookRefund } from '../domain/books.ts';
 import type { ConsoleSession } from '../domain/console-access.ts';
+import type { PageLanguage } from '../domain/locale.ts';
+import { type ConsoleMessages, consoleMessages } from './console-messages.ts';
 import { CONSOLE_BASE, csrfField } from './console-page.ts';
 import { answersText, buyerText, eraseLink } from './console-payment-cells.ts';
 import { type FieldError, when } from './console-views.ts';
@@ -15,11 +17,12 @@ export interface BooksFormValues {
   client_reference_id?: string | undefined;
 }
 
+/** The text filters, each with the name of its label among the books' words. */
 const FILTERS = [
-  ['client_reference_id', 'Client reference'],
-  ['link_id', 'Link id'],
-  ['connection_id', 'Connection id'],
-] as const;
+  ['client_reference_id', 'clientReference'],
+  ['link_id', 'linkId'],
+  ['connection_id', 'connectionId'],
+] as const satisfies readonly (readonly [keyof BooksFormValues, keyof ConsoleMessages['books']])[];
 
 /** The form's field of a problem the API's schema reports (`/created[gte]` is the `from` date). */
 export function fieldOf(pointer: string): string {
@@ -45,41 +48,49 @@ export function filterInputs(
   values: BooksFormValues,
   statuses: readonly string[],
   errors: readonly FieldError[],
+  language: PageLanguage,
 ): Html {
+  const words = consoleMessages(language).books;
   const date = (name: 'from' | 'to', label: string) =>
     html`<div><label for="${name}">${label}</label><input type="date" id="${name}" name="${name}" value="${values[name] ?? ''}"${described(errors, name)}>${errorOf(errors, name)}</div>`;
   const options = statuses.map(
     (status) =>
       html`<option value="${status}"${values.status === status ? new Html(' selected') : ''}>${status}</option>`,
   );
-  return html`${date('from', 'Created from (UTC)')}${date('to', 'Created to, inclusive (UTC)')}
-<div><label for="status">Status</label><select id="status" name="status"${described(errors, 'status')}><option value="">any</option>${options}</select>${errorOf(errors, 'status')}</div>
-${FILTERS.map(([name, label]) => html`<div><label for="${name}">${label}</label><input id="${name}" name="${name}" value="${values[name] ?? ''}"${described(errors, name)}>${errorOf(errors, name)}</div>`)}`;
+  return html`${date('from', words.from)}${date('to', words.to)}
+<div><label for="status">${consoleMessages(language).columns.status}</label><select id="status" name="status"${described(errors, 'status')}><option value="">${words.anyStatus}</option>${options}</select>${errorOf(errors, 'status')}</div>
+${FILTERS.map(([name, label]) => html`<div><label for="${name}">${words[label]}</label><input id="${name}" name="${name}" value="${values[name] ?? ''}"${described(errors, name)}>${errorOf(errors, name)}</div>`)}`;
 }
 
 /** Payments with their reference, buyer, answers and quantities, and a link to their link's page. */
-export function bookPaymentsTable(payments: readonly BookPayment[], session: ConsoleSession): Html {
+export function bookPaymentsTable(
+  payments: readonly BookPayment[],
+  session: ConsoleSession,
+  language: PageLanguage,
+): Html {
+  const { books: words, columns } = consoleMessages(language);
   const rows = payments.map(
     (
       payment,
-    ) => html`<tr><td>${payment.id}</td><td>${payment.status}</td><td>${formatAmount(payment.amount)}</td>
+    ) => html`<tr><td>${payment.id}</td><td>${payment.status}</td><td>${formatAmount(payment.amount, language)}</td>
 <td><a href="${CONSOLE_BASE}/links/${payment.link_id}">${payment.link_id}</a></td>
-<td>${payment.client_reference_id ?? '–'}</td><td>${buyerText(payment.buyer ?? null, session)}</td>
-<td>${answersText(payment)}</td><td>${payment.provider} (${payment.connection_id})</td>
-<td>${when(payment.created_at)}</td><td>${eraseLink(payment, session) ?? ''}</td></tr>`,
+<td>${payment.client_reference_id ?? '–'}</td><td>${buyerText(payment.buyer ?? null, session, language)}</td>
+<td>${answersText(payment, language)}</td><td>${payment.provider} (${payment.connection_id})</td>
+<td>${when(payment.created_at)}</td><td>${eraseLink(payment, session, language) ?? ''}</td></tr>`,
   );
-  return html`<table><caption class="muted">Newest first</caption><thead><tr><th scope="col">Payment</th><th scope="col">Status</th><th scope="col">Amount</th><th scope="col">Link</th><th scope="col">Reference</th><th scope="col">Buyer</th><th scope="col">Answers</th><th scope="col">Provider</th><th scope="col">Created</th><th scope="col"><span class="muted">Personal data</span></th></tr></thead>
-<tbody>${rows.length ? rows : html`<tr><td colspan="10">No payments.</td></tr>`}</tbody></table>`;
+  return html`<table><caption class="muted">${words.newestFirst}</caption><thead><tr><th scope="col">${columns.payment}</th><th scope="col">${columns.status}</th><th scope="col">${columns.amount}</th><th scope="col">${columns.link}</th><th scope="col">${columns.reference}</th><th scope="col">${columns.buyer}</th><th scope="col">${columns.answers}</th><th scope="col">${columns.provider}</th><th scope="col">${columns.created}</th><th scope="col"><span class="muted">${columns.personalData}</span></th></tr></thead>
+<tbody>${rows.length ? rows : html`<tr><td colspan="10">${words.noPayments}</td></tr>`}</tbody></table>`;
 }
 
-export function bookRefundsTable(refunds: readonly BookRefund[]): Html {
+export function bookRefundsTable(refunds: readonly BookRefund[], language: PageLanguage): Html {
+  const { books: words, columns } = consoleMessages(language);
   const rows = refunds.map(
     (refund) => html`<tr><td>${refund.id}</td><td>${refund.payment_id}</td><td>${refund.status}</td>
-<td>${formatAmount(refund.amount)}</td><td><a href="${CONSOLE_BASE}/links/${refund.payment_link_id}">${refund.payment_link_id}</a></td>
+<td>${formatAmount(refund.amount, language)}</td><td><a href="${CONSOLE_BASE}/links/${refund.payment_link_id}">${refund.payment_link_id}</a></td>
 <td>${refund.client_reference_id ?? '–'}</td><td>${when(refund.created_at)}</td></tr>`,
   );
-  return html`<table><caption class="muted">Newest first</caption><thead><tr><th scope="col">Refund</th><th scope="col">Payment</th><th scope="col">Status</th><th scope="col">Amount</th><th scope="col">Link</th><th scope="col">Reference</th><th scope="col">Created</th></tr></thead>
-<tbody>${rows.length ? rows : html`<tr><td colspan="7">No refunds.</td></tr>`}</tbody></table>`;
+  return html`<table><caption class="muted">${words.newestFirst}</caption><thead><tr><th scope="col">${columns.refund}</th><th scope="col">${columns.payment}</th><th scope="col">${columns.status}</th><th scope="col">${columns.amount}</th><th scope="col">${columns.link}</th><th scope="col">${columns.reference}</th><th scope="col">${columns.created}</th></tr></thead>
+<tbody>${rows.length ? rows : html`<tr><td colspan="7">${words.noRefunds}</td></tr>`}</tbody></table>`;
 }
 
 /** A list page: its filters (GET, so a filtered page can be bookmarked), the table, and the next page. */
@@ -91,17 +102,19 @@ export function booksListBody(options: {
   errors: readonly FieldError[];
   table: Html;
   next: string | undefined;
+  language: PageLanguage;
 }): Html {
-  const { values, next } = options;
+  const { values, next, language } = options;
+  const words = consoleMessages(language).books;
   const query = Object.entries(values).flatMap(([key, value]) =>
     value ? [[key, value] as [string, string]] : [],
   );
   const more = next
-    ? html`<p><a href="${options.path}?${new URLSearchParams([...query, ['cursor', next]]).toString()}">Older</a></p>`
+    ? html`<p><a href="${options.path}?${new URLSearchParams([...query, ['cursor', next]]).toString()}">${words.older}</a></p>`
     : undefined;
   return html`<h1>${options.title}</h1>
-<form method="get" action="${options.path}" class="inline" role="search">${filterInputs(values, options.statuses, options.errors)}
-<button type="submit">Filter</button></form>${options.table}${more}`;
+<form method="get" action="${options.path}" class="inline" role="search">${filterInputs(values, options.statuses, options.errors, language)}
+<button type="submit">${words.filter}</button></form>${options.table}${more}`;
 }
 
 /** The export form: a period of at most 31 days, payments or refunds, the filters; POST, as it is audited. */
@@ -110,24 +123,28 @@ export function exportBody(
   values: BooksFormValues & { of?: string | undefined },
   statuses: readonly string[],
   errors: readonly FieldError[],
+  language: PageLanguage,
 ): Html {
+  const words = consoleMessages(language).books;
+  const [before, between, givenWith, after] = words.exportIntro;
   const kind = (of: string, label: string) =>
     html`<label><input type="radio" name="of" value="${of}"${(values.of ?? 'payments') === of ? new Html(' checked') : ''}> ${label}</label>`;
-  return html`<h1>Exports</h1><p>A CSV of up to 31 days, exactly as <code>GET /v1/payments</code> and
-<code>GET /v1/refunds</code> give it with <code>Accept: text/csv</code> (docs/api.md#csv-exports).</p>
-${errors.length ? html`<div class="error" role="alert"><p>The export was not made: see the fields below.</p></div>` : undefined}
+  return html`<h1>${words.exports}</h1><p>${before} <code>GET /v1/payments</code> ${between}
+<code>GET /v1/refunds</code> ${givenWith} <code>Accept: text/csv</code> ${after}</p>
+${errors.length ? html`<div class="error" role="alert"><p>${words.exportNotMade}</p></div>` : undefined}
 <form method="post" action="${CONSOLE_BASE}/exports">${csrfField(session)}
-<fieldset><legend>What</legend>${kind('payments', 'Payments')} ${kind('refunds', 'Refunds')}</fieldset>
-${filterInputs(values, statuses, errors)}
-<button type="submit">Download CSV</button></form>`;
+<fieldset><legend>${words.what}</legend>${kind('payments', words.payments)} ${kind('refunds', words.refunds)}</fieldset>
+${filterInputs(values, statuses, errors, language)}
+<button type="submit">${words.downloadCsv}</button></form>`;
 }
 
 /** The confirmation step before erasing a payment's buyer details. */
-export function eraseConfirmBody(session: ConsoleSession, paymentId: string): Html {
-  return html`<h1>Erase buyer details</h1>
-<p>Erase the buyer's details of payment <code>${paymentId}</code> everywhere they are held? The payment stays;
-its buyer's e-mail, name, phone and addresses are gone for good.</p>
+export function eraseConfirmBody(session: ConsoleSession, paymentId: string, language: PageLanguage): Html {
+  const words = consoleMessages(language).books;
+  const [before, after] = words.eraseQuestion;
+  return html`<h1>${words.eraseTitle}</h1>
+<p>${before} <code>${paymentId}</code> ${after} ${words.eraseEffect}</p>
 <form method="post" action="${CONSOLE_BASE}/payments/${paymentId}/erase">${csrfField(session)}
-<input type="hidden" name="confirm" value="yes"><button type="submit" class="danger">Erase</button>
-<a href="${CONSOLE_BASE}/payments">Keep them</a></form>`;
+<input type="hidden" name="confirm" value="yes"><button type="submit" class="danger">${words.erase}</button>
+<a href="${CONSOLE_BASE}/payments">${words.keep}</a></form>`;
 }

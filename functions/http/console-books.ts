@@ -23,6 +23,7 @@ import {
   eraseConfirmBody,
   exportBody,
 } from './console-books-views.ts';
+import { consoleMessages } from './console-messages.ts';
 import { CONSOLE_BASE, consolePage, consoleRedirect } from './console-page.ts';
 import type { ConsoleRequest } from './console-routes.ts';
 import type { FieldError } from './console-views.ts';
@@ -56,11 +57,12 @@ export async function booksRoutes(
       return exportCsv(request, deps);
     case 'GET /console/payments/{id}/erase':
       return consolePage({
-        title: 'Erase buyer details',
+        title: consoleMessages(request.language).books.eraseTitle,
         https: request.https,
         session: request.session,
         path: `${CONSOLE_BASE}/payments`,
-        body: eraseConfirmBody(request.session, request.event.pathParameters?.id ?? ''),
+        language: request.language,
+        body: eraseConfirmBody(request.session, request.event.pathParameters?.id ?? '', request.language),
       });
     case 'POST /console/payments/{id}/erase':
       return erase(request, deps, request.event.pathParameters?.id ?? '');
@@ -174,22 +176,26 @@ async function listPage(request: ConsoleRequest, deps: BooksPageDependencies, of
     errors = error.errors;
   }
   const payments = of === 'payments';
+  const { language } = request;
+  const title = consoleMessages(language).books[of];
   return consolePage({
     status: errors.length ? 400 : 200,
-    title: payments ? 'Payments' : 'Refunds',
+    title,
     https: request.https,
     session: request.session,
     path: `${CONSOLE_BASE}/${of}`,
+    language,
     body: booksListBody({
-      title: payments ? 'Payments' : 'Refunds',
+      title,
       path: `${CONSOLE_BASE}/${of}`,
       values,
       statuses: payments ? PAYMENT_STATES : REFUND_STATUSES,
       errors,
       table: payments
-        ? bookPaymentsTable(page.data as BookPayment[], request.session)
-        : bookRefundsTable(page.data as BookRefund[]),
+        ? bookPaymentsTable(page.data as BookPayment[], request.session, language)
+        : bookRefundsTable(page.data as BookRefund[], language),
       next: page.next_cursor ?? undefined,
+      language,
     }),
   });
 }
@@ -203,11 +209,12 @@ function exportPage(
   const statuses = values.of === 'refunds' ? REFUND_STATUSES : PAYMENT_STATES;
   return consolePage({
     status,
-    title: 'Exports',
+    title: consoleMessages(request.language).books.exports,
     https: request.https,
     session: request.session,
     path: `${CONSOLE_BASE}/exports`,
-    body: exportBody(request.session, values, statuses, errors),
+    language: request.language,
+    body: exportBody(request.session, values, statuses, errors, request.language),
   });
 }
 

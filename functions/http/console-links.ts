@@ -1,4 +1,5 @@
 import { ValidationError } from '../domain/errors.ts';
+import type { PageLanguage } from '../domain/locale.ts';
 import { decodeCursor, encodeCursor } from '../domain/page-cursor.ts';
 import { LINK_STATUSES, type LinkFilter } from '../domain/payment-link.ts';
 import { type BooksDependencies, listBookPayments } from '../use-cases/books.ts';
@@ -170,11 +171,11 @@ async function createLink(request: ConsoleRequest, deps: LinkPageDependencies): 
   }
 }
 
-const NOTICES: Record<string, string> = {
-  created: 'Link created: share its URL or QR code.',
-  canceled: 'Link canceled.',
-  refunded: 'Refund requested.',
-};
+/** The notice a change's redirect names (`?notice=created`), in the page's language; none for any other name. */
+function noticeOf(name: string | undefined, language: PageLanguage): string | undefined {
+  const notices = consoleMessages(language).link.notices;
+  return name && Object.hasOwn(notices, name) ? notices[name as keyof typeof notices] : undefined;
+}
 
 async function linkPage(
   request: ConsoleRequest,
@@ -182,7 +183,7 @@ async function linkPage(
   id: string,
   extra: { notice?: string | undefined; errors?: FieldError[]; status?: number },
 ): Promise<HtmlResult> {
-  const { session } = request;
+  const { session, language } = request;
   const link = await getPaymentLink(deps, session, id);
   const [payments, refunds, events] = await Promise.all([
     listPayments(deps, session, id),
@@ -191,17 +192,22 @@ async function linkPage(
   ]);
   return consolePage({
     status: extra.status ?? 200,
-    title: `Link ${id}`,
+    title: consoleMessages(language).link.title(id),
     https: request.https,
     session,
-    body: linkBody(session, {
-      link: toResource(link, deps.checkoutBase, deps.now()),
-      payments,
-      refunds,
-      events,
-      notice: extra.notice ? NOTICES[extra.notice] : undefined,
-      ...(extra.errors && { errors: extra.errors }),
-    }),
+    language,
+    body: linkBody(
+      session,
+      {
+        link: toResource(link, deps.checkoutBase, deps.now()),
+        payments,
+        refunds,
+        events,
+        notice: noticeOf(extra.notice, language),
+        ...(extra.errors && { errors: extra.errors }),
+      },
+      language,
+    ),
   });
 }
 

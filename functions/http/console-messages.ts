@@ -1,4 +1,4 @@
-import type { CollectRequirement } from '../domain/buyer.ts';
+import type { BuyerDetail, CollectRequirement } from '../domain/buyer.ts';
 import type { CustomFieldType } from '../domain/custom-fields.ts';
 import { languageOf, type PageLanguage, resolveLocale } from '../domain/locale.ts';
 import type { Mode } from '../domain/principal.ts';
@@ -10,10 +10,9 @@ import { consoleFr } from './messages/console-fr.ts';
 import { consoleNl } from './messages/console-nl.ts';
 
 /**
- * The console's texts in the checkout's languages (docs/console.md#languages): the layout, signing in, the
- * refusals, the links list, API keys and the overview. One object per language with the same keys, so a missing
- * translation is a type error. Values the API defines (a link's status, a role, an action) stay as the API
- * spells them.
+ * The console's texts in the checkout's languages (docs/console.md#languages): every page's own words. One object
+ * per language with the same keys, so a missing translation is a type error. Values the API defines (a link's
+ * status, a role, an action, an event type) and the API's validation messages stay as the API spells them.
  */
 export interface ConsoleMessages {
   consoleName: string;
@@ -72,6 +71,109 @@ export interface ConsoleMessages {
     metadataKeyMissing: string;
     /** A search by a reference no payment can carry. */
     referenceProblem: string;
+  };
+  /** A link's own page: its details, payments, refund form, refunds and webhook events. */
+  link: {
+    title: (id: string) => string;
+    notices: { created: string; canceled: string; refunded: string };
+    qrLabel: string;
+    cancel: string;
+    use: string;
+    reusable: (paid: number, maximum: number | null | undefined) => string;
+    singlePayment: string;
+    asks: string;
+    paymentMethods: string;
+    anyMethod: string;
+    checkoutLanguage: string;
+    buyersBrowser: string;
+    checkoutUrl: string;
+    expires: string;
+    /** A line item: its quantity, name and formatted unit amount. */
+    lineItem: (quantity: number, name: string, unitAmount: string) => string;
+    buyerPicks: (minimum: number, maximum: number) => string;
+    chosenByBuyer: string;
+    chosenBetween: (minimum: string, maximum: string) => string;
+    details: Record<Exclude<BuyerDetail, 'shipping_address'>, string>;
+    requirement: Record<CollectRequirement, string>;
+    shippingTo: (countries: string) => string;
+    nothing: string;
+    noPayments: string;
+    rule: (rule: string) => string;
+    refundAmount: string;
+    refundButton: string;
+    noRefunds: string;
+    webhooks: string;
+    noAnswer: string;
+    attemptsInAll: (count: number) => string;
+    noEvents: string;
+  };
+  /** The column headings of the tables of payments, refunds and webhook events, wherever they are listed. */
+  columns: {
+    payment: string;
+    refund: string;
+    status: string;
+    amount: string;
+    description: string;
+    link: string;
+    provider: string;
+    routing: string;
+    reference: string;
+    buyer: string;
+    answers: string;
+    started: string;
+    created: string;
+    personalData: string;
+    event: string;
+    delivery: string;
+    attempts: string;
+  };
+  /** What a payment's cells say of its buyer (console-payment-cells.ts). */
+  buyer: {
+    erasedOn: (date: string) => string;
+    hidden: string;
+    billing: (address: string) => string;
+    shipping: (address: string) => string;
+    quantities: (list: string) => string;
+    erase: string;
+  };
+  /** The account's payments and refunds, the export form and the erasure's confirmation. */
+  books: {
+    payments: string;
+    refunds: string;
+    exports: string;
+    newestFirst: string;
+    noPayments: string;
+    noRefunds: string;
+    older: string;
+    filter: string;
+    from: string;
+    to: string;
+    anyStatus: string;
+    clientReference: string;
+    linkId: string;
+    connectionId: string;
+    /** Around `GET /v1/payments`, `GET /v1/refunds` and `Accept: text/csv`, in that order. */
+    exportIntro: readonly [string, string, string, string];
+    exportNotMade: string;
+    what: string;
+    downloadCsv: string;
+    eraseTitle: string;
+    /** Before and after the payment's id. */
+    eraseQuestion: readonly [string, string];
+    eraseEffect: string;
+    erase: string;
+    keep: string;
+  };
+  audit: {
+    title: string;
+    intro: string;
+    when: string;
+    who: string;
+    what: string;
+    target: string;
+    mode: string;
+    from: string;
+    none: string;
   };
   keys: {
     title: string;

@@ -1,6 +1,8 @@
 import { type BuyerDetails, isErased, type PaymentBuyer, type PostalAddress } from '../domain/buyer.ts';
 import { type ConsoleSession, mayPerform } from '../domain/console-access.ts';
+import type { PageLanguage } from '../domain/locale.ts';
 import type { PaymentResource } from '../domain/payment.ts';
+import { consoleMessages } from './console-messages.ts';
 import { CONSOLE_BASE } from './console-page.ts';
 import { type Html, html } from './html.ts';
 
@@ -12,30 +14,37 @@ const addressText = (address: PostalAddress) =>
     .join(', ');
 
 /** A payment's buyer, to those whose role may read personal data (docs/console.md#personal-data). */
-export function buyerText(buyer: PaymentBuyer | null, session: ConsoleSession): Html | string {
+export function buyerText(
+  buyer: PaymentBuyer | null,
+  session: ConsoleSession,
+  language: PageLanguage,
+): Html | string {
+  const words = consoleMessages(language).buyer;
   if (!buyer) return '–';
-  if (isErased(buyer)) return `erased on ${buyer.erased_at.slice(0, 10)}`;
-  if (!mayPerform(session.role, 'buyer.read')) return 'hidden from your role';
+  if (isErased(buyer)) return words.erasedOn(buyer.erased_at.slice(0, 10));
+  if (!mayPerform(session.role, 'buyer.read')) return words.hidden;
   const details: BuyerDetails = buyer;
   const parts = [
     details.name,
     details.email,
     details.phone,
-    details.billing_address && `billing: ${addressText(details.billing_address)}`,
-    details.shipping_address && `shipping: ${addressText(details.shipping_address)}`,
+    details.billing_address && words.billing(addressText(details.billing_address)),
+    details.shipping_address && words.shipping(addressText(details.shipping_address)),
   ].filter((part): part is string => Boolean(part));
   return parts.length ? html`${parts.map((part) => html`${part}<br>`)}` : '–';
 }
 
 /** The answers and quantities of a payment, as the buyer gave them. */
-export function answersText(payment: PaymentResource): Html | string {
+export function answersText(payment: PaymentResource, language: PageLanguage): Html | string {
   const answers = (payment.custom_fields ?? []).map((answer) => `${answer.label}: ${answer.value}`);
-  const quantities = payment.quantities?.length ? [`quantities: ${payment.quantities.join(', ')}`] : [];
+  const quantities = payment.quantities?.length
+    ? [consoleMessages(language).buyer.quantities(payment.quantities.join(', '))]
+    : [];
   const all = [...answers, ...quantities];
   return all.length ? html`${all.map((text) => html`${text}<br>`)}` : '–';
 }
 
-export function eraseLink(payment: PaymentResource, session: ConsoleSession) {
+export function eraseLink(payment: PaymentResource, session: ConsoleSession, language: PageLanguage) {
   if (!payment.buyer || isErased(payment.buyer) || !mayPerform(session.role, 'buyer.erase')) return undefined;
-  return html`<a href="${CONSOLE_BASE}/payments/${payment.id}/erase">Erase buyer details</a>`;
+  return html`<a href="${CONSOLE_BASE}/payments/${payment.id}/erase">${consoleMessages(language).buyer.erase}</a>`;
 }

@@ -188,7 +188,7 @@ async function signIn(
 
 /** Routes about the session itself, and the audit log. */
 async function sessionRoutes(request: ConsoleRequest, deps: ConsoleDependencies) {
-  const { route, session, https } = request;
+  const { route, session, https, language } = request;
   switch (route) {
     case 'GET /console':
       return consoleRedirect(`${CONSOLE_BASE}/links`, https);
@@ -215,11 +215,12 @@ async function sessionRoutes(request: ConsoleRequest, deps: ConsoleDependencies)
     case 'GET /console/audit': {
       const entries = await deps.store.listAudit(session.account, 100);
       return consolePage({
-        title: 'Audit log',
+        title: consoleMessages(language).audit.title,
         https,
         session,
         path: `${CONSOLE_BASE}/audit`,
-        body: auditBody(entries),
+        language,
+        body: auditBody(entries, language),
       });
     }
     default:

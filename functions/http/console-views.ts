@@ -1,4 +1,5 @@
 import encodeQR from 'qr';
+import type { CollectRequirement } from '../domain/buyer.ts';
 import { type AuditEntry, type ConsoleSession, mayPerform } from '../domain/console-access.ts';
 import type { PageLanguage } from '../domain/locale.ts';
 import type { PaymentResource } from '../domain/payment.ts';
@@ -84,82 +85,100 @@ ${searchInput('reference', words.reference, search.reference, search)}
 }
 
 /** A link's payments, with what each buyer gave as the account-wide list shows it (console-payment-cells.ts). */
-function paymentsTable(payments: PaymentResource[], session: ConsoleSession): Html {
+function paymentsTable(payments: PaymentResource[], session: ConsoleSession, language: PageLanguage): Html {
+  const { link: words, columns } = consoleMessages(language);
   const rows = payments.map(
     (
       payment,
-    ) => html`<tr><td>${payment.id}</td><td>${payment.status}</td><td>${formatAmount(payment.amount)}</td>
+    ) => html`<tr><td>${payment.id}</td><td>${payment.status}</td><td>${formatAmount(payment.amount, language)}</td>
 <td>${payment.provider} (${payment.connection_id})</td>
-<td>${payment.routing ? `${payment.routing.strategy}${payment.routing.rule ? `, rule ${payment.routing.rule}` : ''}` : '–'}</td>
-<td>${payment.client_reference_id ?? '–'}</td><td>${buyerText(payment.buyer ?? null, session)}</td>
-<td>${answersText(payment)}</td><td>${when(payment.created_at)}</td><td>${eraseLink(payment, session) ?? ''}</td></tr>`,
+<td>${payment.routing ? `${payment.routing.strategy}${payment.routing.rule ? `, ${words.rule(payment.routing.rule)}` : ''}` : '–'}</td>
+<td>${payment.client_reference_id ?? '–'}</td><td>${buyerText(payment.buyer ?? null, session, language)}</td>
+<td>${answersText(payment, language)}</td><td>${when(payment.created_at)}</td><td>${eraseLink(payment, session, language) ?? ''}</td></tr>`,
   );
-  return html`<h2>Payments</h2><table><thead><tr><th scope="col">Payment</th><th scope="col">Status</th><th scope="col">Amount</th><th scope="col">Provider</th><th scope="col">Routing</th><th scope="col">Reference</th><th scope="col">Buyer</th><th scope="col">Answers</th><th scope="col">Started</th><th scope="col"><span class="muted">Personal data</span></th></tr></thead>
-<tbody>${rows.length ? rows : html`<tr><td colspan="10">No payments yet.</td></tr>`}</tbody></table>`;
+  return html`<h2>${consoleMessages(language).books.payments}</h2><table><thead><tr><th scope="col">${columns.payment}</th><th scope="col">${columns.status}</th><th scope="col">${columns.amount}</th><th scope="col">${columns.provider}</th><th scope="col">${columns.routing}</th><th scope="col">${columns.reference}</th><th scope="col">${columns.buyer}</th><th scope="col">${columns.answers}</th><th scope="col">${columns.started}</th><th scope="col"><span class="muted">${columns.personalData}</span></th></tr></thead>
+<tbody>${rows.length ? rows : html`<tr><td colspan="10">${words.noPayments}</td></tr>`}</tbody></table>`;
 }
 
-function refundForm(session: ConsoleSession, link: PaymentLinkResource, payments: PaymentResource[]) {
+function refundForm(
+  session: ConsoleSession,
+  link: PaymentLinkResource,
+  payments: PaymentResource[],
+  language: PageLanguage,
+) {
   const paid = payments.filter((payment) => payment.status === 'succeeded');
   if (!paid.length || !mayPerform(session.role, 'refund.create')) return undefined;
-  return html`<h2>Refund</h2><form method="post" action="${CONSOLE_BASE}/links/${link.id}/refunds" class="inline">${csrfField(session)}
+  const { link: words, columns } = consoleMessages(language);
+  return html`<h2>${words.refundButton}</h2><form method="post" action="${CONSOLE_BASE}/links/${link.id}/refunds" class="inline">${csrfField(session)}
 <input type="hidden" name="idempotency_key" value="${randomBase62(22)}">
-<div><label for="payment_id">Payment</label><select id="payment_id" name="payment_id">${paid.map(
-    (payment) => html`<option value="${payment.id}">${payment.id} (${formatAmount(payment.amount)})</option>`,
+<div><label for="payment_id">${columns.payment}</label><select id="payment_id" name="payment_id">${paid.map(
+    (payment) =>
+      html`<option value="${payment.id}">${payment.id} (${formatAmount(payment.amount, language)})</option>`,
   )}</select></div>
-<div><label for="refund_amount">Amount (empty: all that is left)</label><input id="refund_amount" name="amount" inputmode="decimal"></div>
-<button type="submit" class="danger">Refund</button></form>`;
+<div><label for="refund_amount">${words.refundAmount}</label><input id="refund_amount" name="amount" inputmode="decimal"></div>
+<button type="submit" class="danger">${words.refundButton}</button></form>`;
 }
 
-function refundsTable(refunds: Refund[]): Html {
+function refundsTable(refunds: Refund[], language: PageLanguage): Html {
+  const { link: words, columns, books } = consoleMessages(language);
   const rows = refunds.map(
     (refund) => html`<tr><td>${refund.id}</td><td>${refund.payment_id}</td><td>${refund.status}</td>
-<td>${formatAmount(refund.amount)}</td><td>${when(refund.created_at)}</td></tr>`,
+<td>${formatAmount(refund.amount, language)}</td><td>${when(refund.created_at)}</td></tr>`,
   );
-  return html`<h2>Refunds</h2><table><thead><tr><th scope="col">Refund</th><th scope="col">Payment</th><th scope="col">Status</th><th scope="col">Amount</th><th scope="col">Created</th></tr></thead>
-<tbody>${rows.length ? rows : html`<tr><td colspan="5">No refunds.</td></tr>`}</tbody></table>`;
+  return html`<h2>${books.refunds}</h2><table><thead><tr><th scope="col">${columns.refund}</th><th scope="col">${columns.payment}</th><th scope="col">${columns.status}</th><th scope="col">${columns.amount}</th><th scope="col">${columns.created}</th></tr></thead>
+<tbody>${rows.length ? rows : html`<tr><td colspan="5">${words.noRefunds}</td></tr>`}</tbody></table>`;
 }
 
-function webhooksTable(events: EventLogEntry[]): Html {
+function webhooksTable(events: EventLogEntry[], language: PageLanguage): Html {
+  const { link: words, columns } = consoleMessages(language);
   const rows = events.map(
     (
       event,
     ) => html`<tr><td><a href="${CONSOLE_BASE}/events/${event.id}">${event.type}</a></td><td>${event.status}</td><td>${when(event.created_at)}</td>
 <td><ol>${event.attempts.map(
       (attempt) =>
-        html`<li>${when(attempt.at)}: ${attempt.status_code ?? 'no answer'}${attempt.error ? ` (${attempt.error})` : ''}, ${attempt.duration_ms} ms</li>`,
-    )}</ol>${event.attempt_count > event.attempts.length ? `${event.attempt_count} attempts in all` : ''}</td></tr>`,
+        html`<li>${when(attempt.at)}: ${attempt.status_code ?? words.noAnswer}${attempt.error ? ` (${attempt.error})` : ''}, ${attempt.duration_ms} ms</li>`,
+    )}</ol>${event.attempt_count > event.attempts.length ? words.attemptsInAll(event.attempt_count) : ''}</td></tr>`,
   );
-  return html`<h2>Webhooks</h2><table><thead><tr><th scope="col">Event</th><th scope="col">Delivery</th><th scope="col">Created</th><th scope="col">Attempts</th></tr></thead>
-<tbody>${rows.length ? rows : html`<tr><td colspan="4">No events yet.</td></tr>`}</tbody></table>`;
+  return html`<h2>${words.webhooks}</h2><table><thead><tr><th scope="col">${columns.event}</th><th scope="col">${columns.delivery}</th><th scope="col">${columns.created}</th><th scope="col">${columns.attempts}</th></tr></thead>
+<tbody>${rows.length ? rows : html`<tr><td colspan="4">${words.noEvents}</td></tr>`}</tbody></table>`;
 }
 
 /** The amount, or how it is made: the line items with their sum, or the range the buyer chooses in. */
-function amountText(link: PaymentLinkResource): string {
-  const items = link.line_items?.map(
-    (item) =>
-      `${item.quantity} × ${item.name} at ${formatAmount(item.unit_amount)}${item.adjustable_quantity?.enabled ? `, buyer picks ${item.adjustable_quantity.minimum} to ${item.adjustable_quantity.maximum}` : ''}`,
-  );
-  const fixed = link.amount ? formatAmount(link.amount) : undefined;
+function amountText(link: PaymentLinkResource, language: PageLanguage): string {
+  const words = consoleMessages(language).link;
+  const money = (amount: { value: string; currency: string }) => formatAmount(amount, language);
+  const items = link.line_items?.map((item) => {
+    const picks = item.adjustable_quantity?.enabled
+      ? `, ${words.buyerPicks(item.adjustable_quantity.minimum, item.adjustable_quantity.maximum)}`
+      : '';
+    return `${words.lineItem(item.quantity, item.name, money(item.unit_amount))}${picks}`;
+  });
+  const fixed = link.amount ? money(link.amount) : undefined;
   if (items?.length) return `${fixed} (${items.join('; ')})`;
   if (fixed) return fixed;
   const range = link.amount_range;
   return range
-    ? `chosen by the buyer, ${formatAmount({ value: range.minimum, currency: range.currency })} to ${formatAmount({ value: range.maximum, currency: range.currency })}`
-    : 'chosen by the buyer';
+    ? words.chosenBetween(
+        money({ value: range.minimum, currency: range.currency }),
+        money({ value: range.maximum, currency: range.currency }),
+      )
+    : words.chosenByBuyer;
 }
 
 /** What the link asks before the buyer pays: `collect`, then its own questions by label. */
-function questionsText(link: PaymentLinkResource): string {
-  const collect = link.collect ?? {};
-  const details = Object.entries(collect).map(([detail, requirement]) =>
-    typeof requirement === 'string'
-      ? `${detail.replace('_', ' ')} (${requirement})`
-      : `shipping address to ${requirement.countries.join(', ')}`,
+function questionsText(link: PaymentLinkResource, language: PageLanguage): string {
+  const words = consoleMessages(language).link;
+  const { shipping_address: shipping, ...asked } = link.collect ?? {};
+  const details = Object.entries(asked).map(
+    ([detail, requirement]) =>
+      `${words.details[detail as keyof typeof asked]} (${words.requirement[requirement as CollectRequirement]})`,
   );
+  if (shipping) details.push(words.shippingTo(shipping.countries.join(', ')));
   const questions = (link.custom_fields ?? []).map(
-    (field) => `“${field.label}” (${field.type}${field.optional ? ', optional' : ''})`,
+    (field) => `“${field.label}” (${field.type}${field.optional ? `, ${words.requirement.optional}` : ''})`,
   );
-  return [...details, ...questions].join('; ') || 'nothing';
+  return [...details, ...questions].join('; ') || words.nothing;
 }
 
 export interface LinkPageData {
@@ -171,48 +190,50 @@ export interface LinkPageData {
   errors?: readonly FieldError[];
 }
 
-export function linkBody(session: ConsoleSession, data: LinkPageData): Html {
+export function linkBody(session: ConsoleSession, data: LinkPageData, language: PageLanguage): Html {
   const { link } = data;
+  const { link: words, columns } = consoleMessages(language);
   const qr = new Html(
     encodeQR(link.checkout_url, 'svg', { ecc: 'medium', border: 4 }).replace(
       '<svg ',
-      '<svg role="img" aria-label="QR code of the checkout URL" ',
+      html`<svg role="img" aria-label="${words.qrLabel}" `.value,
     ),
   );
   const cancel =
     link.status === 'open' && mayPerform(session.role, 'link.cancel')
-      ? html`<form method="post" action="${CONSOLE_BASE}/links/${link.id}/cancel">${csrfField(session)}<button type="submit" class="danger">Cancel link</button></form>`
+      ? html`<form method="post" action="${CONSOLE_BASE}/links/${link.id}/cancel">${csrfField(session)}<button type="submit" class="danger">${words.cancel}</button></form>`
       : undefined;
-  return html`<h1>Link ${link.id}</h1>
+  return html`<h1>${words.title(link.id)}</h1>
 ${data.notice ? html`<p class="notice" role="status">${data.notice}</p>` : undefined}
 ${data.errors?.length ? html`<div class="error" role="alert"><ul>${data.errors.map((error) => html`<li>${error.detail}</li>`)}</ul></div>` : undefined}
-<dl><dt>Status</dt><dd>${link.status}</dd>
-<dt>Amount</dt><dd>${amountText(link)}</dd>
-<dt>Description</dt><dd>${link.description ?? '–'}</dd>
-<dt>Use</dt><dd>${link.reusable ? `reusable, ${link.succeeded_payments} of ${link.max_payments ?? 'any number of'} payments` : 'single payment'}</dd>
-<dt>Asks the buyer</dt><dd>${questionsText(link)}</dd>
-<dt>Payment methods</dt><dd>${link.payment_methods?.join(', ') ?? 'any'}</dd>
-<dt>Checkout language</dt><dd>${link.locale ?? "the buyer's browser"}</dd>
-<dt>Checkout URL</dt><dd><a href="${link.checkout_url}"><code>${link.checkout_url}</code></a></dd>
-<dt>Expires</dt><dd>${when(link.expires_at)}</dd></dl>
+<dl><dt>${columns.status}</dt><dd>${link.status}</dd>
+<dt>${columns.amount}</dt><dd>${amountText(link, language)}</dd>
+<dt>${columns.description}</dt><dd>${link.description ?? '–'}</dd>
+<dt>${words.use}</dt><dd>${link.reusable ? words.reusable(link.succeeded_payments, link.max_payments) : words.singlePayment}</dd>
+<dt>${words.asks}</dt><dd>${questionsText(link, language)}</dd>
+<dt>${words.paymentMethods}</dt><dd>${link.payment_methods?.join(', ') ?? words.anyMethod}</dd>
+<dt>${words.checkoutLanguage}</dt><dd>${link.locale ?? words.buyersBrowser}</dd>
+<dt>${words.checkoutUrl}</dt><dd><a href="${link.checkout_url}"><code>${link.checkout_url}</code></a></dd>
+<dt>${words.expires}</dt><dd>${when(link.expires_at)}</dd></dl>
 <div class="qr">${qr}</div>
 ${cancel}
-${paymentsTable(data.payments, session)}
-${refundForm(session, link, data.payments)}
-${refundsTable(data.refunds)}
-${webhooksTable(data.events)}`;
+${paymentsTable(data.payments, session, language)}
+${refundForm(session, link, data.payments, language)}
+${refundsTable(data.refunds, language)}
+${webhooksTable(data.events, language)}`;
 }
 
-export function auditBody(entries: AuditEntry[]): Html {
+export function auditBody(entries: AuditEntry[], language: PageLanguage): Html {
+  const words = consoleMessages(language).audit;
   const rows = entries.map(
     (
       entry,
     ) => html`<tr><td>${when(entry.at)}</td><td>${entry.user} (${entry.role})</td><td>${entry.action}</td>
 <td>${entry.target ?? '–'}</td><td>${entry.mode}</td><td>${entry.source_ip}</td></tr>`,
   );
-  return html`<h1>Audit log</h1><p>Every change made in the console, newest first.</p>
-<table><thead><tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">What</th><th scope="col">Target</th><th scope="col">Mode</th><th scope="col">From</th></tr></thead>
-<tbody>${rows.length ? rows : html`<tr><td colspan="6">Nothing changed yet.</td></tr>`}</tbody></table>`;
+  return html`<h1>${words.title}</h1><p>${words.intro}</p>
+<table><thead><tr><th scope="col">${words.when}</th><th scope="col">${words.who}</th><th scope="col">${words.what}</th><th scope="col">${words.target}</th><th scope="col">${words.mode}</th><th scope="col">${words.from}</th></tr></thead>
+<tbody>${rows.length ? rows : html`<tr><td colspan="6">${words.none}</td></tr>`}</tbody></table>`;
 }
 
 /** The page for a visitor without a session: how to get one. */

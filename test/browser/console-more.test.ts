@@ -2,11 +2,12 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PAGE_LANGUAGES } from '../../functions/domain/locale.ts';
+import { PAGE_LANGUAGES, type PageLanguage } from '../../functions/domain/locale.ts';
 import { consoleMessages } from '../../functions/http/console-messages.ts';
 import { axeViolations } from '../support/axe.ts';
 import { seedPayment } from '../support/books.ts';
 import { type BrowserStack, startBrowserStack } from '../support/browser.ts';
+import { createLink } from '../support/checkout-helpers.ts';
 import { consoleSignInLink } from '../support/console.ts';
 
 /**
@@ -14,6 +15,8 @@ import { consoleSignInLink } from '../support/console.ts';
  * pages are saved to docs/console/ for docs/console.md.
  */
 let fixture: BrowserStack;
+/** A link of acme with a paid payment whose buyer is known, for its page and the erasure's confirmation. */
+let linkId: string;
 const screenshotsDir = join(import.meta.dirname, '..', '..', 'docs', 'console');
 
 beforeAll(async () => {
@@ -28,6 +31,13 @@ beforeAll(async () => {
       }),
     ),
   );
+  linkId = (await createLink(fixture.stack, fixture.acme.api_key, { collect: { email: 'required' } })).id;
+  await seedPayment('acme', {
+    created_at: day(0),
+    link_id: linkId,
+    amount: { value: '10.50', currency: 'EUR' },
+    buyer: { email: 'ada.browser@example.com', name: 'Ada Browser' },
+  });
 });
 afterAll(async () => {
   await fixture?.stop();
@@ -94,9 +104,34 @@ describe('the console overview and API keys in Chromium', () => {
   });
 });
 
+/** A link's page with its refund form, the payments, refunds, export, erasure and audit pages, each passing axe. */
+async function assessBooksAndLink(page: Page, language: PageLanguage) {
+  const words = consoleMessages(language);
+  const h1 = () => page.getByRole('heading', { level: 1 }).textContent();
+  await page.goto(`${fixture.stack.baseUrl}/console/links/${linkId}`);
+  expect(await h1()).toBe(words.link.title(linkId));
+  expect(await page.getByRole('button', { name: words.link.refundButton }).count()).toBe(1);
+  await assessPage(page);
+  await page.getByRole('link', { name: words.nav.payments, exact: true }).click();
+  expect(await h1()).toBe(words.books.payments);
+  await assessPage(page);
+  await page.getByRole('link', { name: words.buyer.erase }).first().click();
+  expect(await h1()).toBe(words.books.eraseTitle);
+  await assessPage(page);
+  for (const [nav, title] of [
+    [words.nav.refunds, words.books.refunds],
+    [words.nav.exports, words.books.exports],
+    [words.nav.audit, words.audit.title],
+  ]) {
+    await page.getByRole('link', { name: nav, exact: true }).click();
+    expect(await h1()).toBe(title);
+    await assessPage(page);
+  }
+}
+
 describe('the console in the browser’s language', () => {
   it.each(PAGE_LANGUAGES.filter((language) => language !== 'en'))(
-    'speaks %s on the sign-in, links, overview, keys, settings and PSPs pages, each passing axe',
+    "speaks %s on the sign-in, links, overview, keys, settings and PSPs pages, a link's, the books' and the audit log, each passing axe",
     async (language) => {
       const words = consoleMessages(language);
       const page = await signedIn(fixture.browser, language);
@@ -117,6 +152,7 @@ describe('the console in the browser’s language', () => {
       await page.getByRole('link', { name: words.nav.psps }).click();
       expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(words.psps.title);
       await assessPage(page);
+      await assessBooksAndLink(page, language);
       await page.context().close();
     },
   );

@@ -1,0 +1,112 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PAGE_LANGUAGES, type PageLanguage } from '../../functions/domain/locale.ts';
+import { consoleMessages } from '../../functions/http/console-messages.ts';
+import { seedPayment } from '../support/books.ts';
+import { createLink } from '../support/checkout-helpers.ts';
+import { type ConsoleClient, signInToConsole } from '../support/console.ts';
+import { httpRequest } from '../support/navigate.ts';
+import { startTestStack, type TestStack } from '../support/test-stack.ts';
+
+/** A link's page, the books and the audit log in each of the console's languages (docs/console.md#languages). */
+let stack: TestStack;
+let admin: ConsoleClient;
+let linkId: string;
+let paymentId: string;
+
+beforeAll(async () => {
+  stack = await startTestStack();
+  const key = await stack.issueKey('acme', 'test');
+  admin = await signInToConsole(stack.baseUrl, 'acme', 'admin');
+  const link = await createLink(stack, key.api_key, {
+    reusable: true,
+    collect: { email: 'required', phone: 'optional', shipping_address: { countries: ['NL', 'BE'] } },
+  });
+  linkId = link.id;
+  const payment = await seedPayment('acme', {
+    created_at: new Date().toISOString(),
+    link_id: linkId,
+    amount: { value: '10.50', currency: 'EUR' },
+    buyer: { email: 'ada.languages@example.com', name: 'Ada Languages' },
+    quantities: [2],
+  });
+  paymentId = payment.id;
+  // One change, so that the audit log has a row.
+  await admin.post('/console/mode', { mode: 'test', back: '/console/audit' });
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+const get = (path: string, language: PageLanguage) =>
+  httpRequest(`${stack.baseUrl}${path}`, { headers: { cookie: admin.cookie, 'accept-language': language } });
+
+const heading = (text: string) => /<h1>([^<]*)<\/h1>/.exec(text)?.[1];
+
+/** Texts of these pages in English that no other language spells the same (long enough not to be part of a word). */
+function englishOnly(): string[] {
+  const { link, columns, buyer, books, audit } = consoleMessages('en');
+  return [
+    link.asks,
+    link.noEvents,
+    link.refundAmount,
+    columns.personalData,
+    columns.answers,
+    buyer.erase,
+    buyer.quantities('2'),
+    books.newestFirst,
+    books.from,
+    books.downloadCsv,
+    books.eraseEffect,
+    audit.intro,
+  ];
+}
+
+describe("the console's link, books and audit pages in the browser's language", () => {
+  it.each(PAGE_LANGUAGES)('speak %s, each page wholly', async (language) => {
+    const words = consoleMessages(language);
+    const [link, payments, refunds, exports, erase, audit] = await Promise.all([
+      get(`/console/links/${linkId}`, language),
+      get('/console/payments', language),
+      get('/console/refunds', language),
+      get('/console/exports', language),
+      get(`/console/payments/${paymentId}/erase`, language),
+      get('/console/audit', language),
+    ]);
+
+    for (const page of [link, payments, refunds, exports, erase, audit]) {
+      expect(page.status).toBe(200);
+      expect(page.text).toContain(`<html lang="${language}">`);
+      if (language !== 'en') for (const english of englishOnly()) expect(page.text).not.toContain(english);
+    }
+    expect([link, payments, refunds, exports, erase, audit].map((page) => heading(page.text))).toEqual([
+      words.link.title(linkId),
+      words.books.payments,
+      words.books.refunds,
+      words.books.exports,
+      words.books.eraseTitle,
+      words.audit.title,
+    ]);
+    expect(link.text).toContain(`<dt>${words.link.asks}</dt>`);
+    expect(link.text).toContain(
+      `${words.link.details.email} (${words.link.requirement.required}); ${words.link.details.phone} (${words.link.requirement.optional}); ${words.link.shippingTo('NL, BE')}`,
+    );
+    expect(link.text).toContain(words.buyer.quantities('2'));
+    expect(link.text).toContain(words.link.reusable(0, null));
+    expect(payments.text).toContain(`>${words.buyer.erase}</a>`);
+    expect(refunds.text).toContain(words.books.noRefunds);
+    expect(exports.text).toContain(words.books.downloadCsv);
+    expect(erase.text).toContain(words.books.keep);
+    expect(audit.text).toContain('<td>mode.switch</td>');
+  });
+
+  it('show the notice a change names, in the language, and none for a name it does not know', async () => {
+    const created = await get(`/console/links/${linkId}?notice=created`, 'fr');
+    const unknown = await get(`/console/links/${linkId}?notice=toString`, 'fr');
+
+    expect(created.text).toContain(
+      `<p class="notice" role="status">${consoleMessages('fr').link.notices.created}</p>`,
+    );
+    expect(unknown.status).toBe(200);
+    expect(unknown.text).not.toContain('class="notice"');
+  });
+});
