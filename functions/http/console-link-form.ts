@@ -1,5 +1,7 @@
+import { parseBuyerDecimal } from '../domain/amount.ts';
 import type { ConsoleSession } from '../domain/console-access.ts';
-import { PAGE_LANGUAGES } from '../domain/locale.ts';
+import { PAGE_LANGUAGES, type PageLanguage } from '../domain/locale.ts';
+import { MAX_MINOR_UNITS, minorUnits } from '../domain/money.ts';
 import { PAYMENT_METHODS } from '../domain/payment-methods.ts';
 import {
   adjustableCells,
@@ -22,52 +24,65 @@ const AMOUNT_KINDS = ['fixed', 'line_items', 'amount_range'] as const;
 
 const optional = (form: URLSearchParams, name: string) => form.get(name)?.trim() || undefined;
 
+/**
+ * An amount as someone typed it in the console's language (`10,50` in German), as the API writes it (`10.50`),
+ * read as the checkout reads a buyer's (`parseBuyerDecimal`). Anything it cannot read as exactly one amount goes
+ * to the API as typed, whose validation then names the field in the API's words.
+ */
+export function typedDecimal(
+  input: string | null | undefined,
+  language: PageLanguage,
+  currency: string,
+): string {
+  const typed = input?.trim() ?? '';
+  const read = parseBuyerDecimal(typed, language, minorUnits(currency) ?? MAX_MINOR_UNITS);
+  return read.ok ? read.value : typed;
+}
+
 /** The line-item rows with a name or a price, in order: the request's `line_items`. */
 export const filledItemRows = (form: URLSearchParams): number[] =>
   Array.from({ length: FORM_LINE_ITEMS }, (_, index) => index + 1).filter(
     (row) => optional(form, `item_name_${row}`) || optional(form, `item_price_${row}`),
   );
 
-function lineItemsOf(form: URLSearchParams, currency: string) {
+function lineItemsOf(form: URLSearchParams, language: PageLanguage, currency: string) {
   return filledItemRows(form).map((row) => {
     const quantity = optional(form, `item_quantity_${row}`);
     return {
       name: optional(form, `item_name_${row}`) ?? '',
       quantity: quantity && /^\d+$/.test(quantity) ? Number(quantity) : (quantity ?? 1),
-      unit_amount: { value: optional(form, `item_price_${row}`) ?? '', currency },
+      unit_amount: { value: typedDecimal(form.get(`item_price_${row}`), language, currency), currency },
       ...adjustableQuantityOf(form, row),
     };
   });
 }
 
-function amountSourceOf(form: URLSearchParams, currency: string) {
+function amountSourceOf(form: URLSearchParams, language: PageLanguage, currency: string) {
+  const decimal = (name: string) => typedDecimal(form.get(name), language, currency);
   switch (form.get('amount_kind')) {
     case 'line_items':
-      return { line_items: lineItemsOf(form, currency) };
+      return { line_items: lineItemsOf(form, language, currency) };
     case 'amount_range':
       return {
-        amount_range: {
-          currency,
-          minimum: optional(form, 'range_minimum') ?? '',
-          maximum: optional(form, 'range_maximum') ?? '',
-        },
+        amount_range: { currency, minimum: decimal('range_minimum'), maximum: decimal('range_maximum') },
       };
     default:
-      return { amount: { value: optional(form, 'amount') ?? '', currency } };
+      return { amount: { value: decimal('amount'), currency } };
   }
 }
 
 /**
  * The form as the API's create request (`POST /v1/payment-links`): the same schema then validates it, so every
- * rule, limit and message is the API's. Empty fields are left out, as a developer would leave them out.
+ * rule, limit and message is the API's. Empty fields are left out, as a developer would leave them out; amounts
+ * are read in the console's `language` (`typedDecimal`).
  */
-export function createRequestOf(form: URLSearchParams): Record<string, unknown> {
+export function createRequestOf(form: URLSearchParams, language: PageLanguage): Record<string, unknown> {
   const currency = optional(form, 'currency')?.toUpperCase() ?? '';
   const methods = form.getAll('payment_methods');
   const reusable = form.get('reusable') === 'on';
   const maxPayments = optional(form, 'max_payments');
   return {
-    ...amountSourceOf(form, currency),
+    ...amountSourceOf(form, language, currency),
     description: optional(form, 'description'),
     ...(methods.length && { payment_methods: methods }),
     ...(reusable && { reusable: true }),

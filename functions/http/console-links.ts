@@ -9,7 +9,7 @@ import { listPayments } from '../use-cases/payments.ts';
 import { createRefund, listRefunds, type RefundDependencies, refundIdFor } from '../use-cases/refunds.ts';
 import { type EventLogDependencies, listLinkEvents } from '../use-cases/webhooks.ts';
 import { CLIENT_REFERENCE_PATTERN } from './books-query.ts';
-import { createRequestOf, newLinkBody } from './console-link-form.ts';
+import { createRequestOf, newLinkBody, typedDecimal } from './console-link-form.ts';
 import { type ConsoleMessages, consoleMessages } from './console-messages.ts';
 import { CONSOLE_BASE, consolePage, consoleRedirect } from './console-page.ts';
 import type { ConsoleRequest } from './console-routes.ts';
@@ -160,7 +160,7 @@ async function createLink(request: ConsoleRequest, deps: LinkPageDependencies): 
   try {
     const input = validate(
       createPaymentLinkRequest(request.session.mode, deps.allowPrivateTargets),
-      createRequestOf(request.form),
+      createRequestOf(request.form, request.language),
     );
     const link = await createPaymentLink(deps, request.session, input);
     await request.audit('link.create', link.id);
@@ -235,13 +235,14 @@ async function changeLink(
 
 async function refund(request: ConsoleRequest, deps: LinkPageDependencies, linkId: string): Promise<string> {
   const { form, session } = request;
-  const value = form.get('amount')?.trim();
   const paymentId = form.get('payment_id') ?? undefined;
   const payment = (await listPayments(deps, session, linkId)).find((candidate) => candidate.id === paymentId);
+  const currency = payment?.amount.currency ?? '';
+  const value = typedDecimal(form.get('amount'), request.language, currency);
   // The API's own request schema: a partial amount is in the currency of the payment it refunds.
   const body = validate(createRefundRequest(), {
     ...(paymentId && { payment_id: paymentId }),
-    ...(value && { amount: { value, currency: payment?.amount.currency ?? '' } }),
+    ...(value && { amount: { value, currency } }),
   });
   // The form's own key: the same form sent twice (a double click, a resend) makes one refund.
   const made = await createRefund(

@@ -60,7 +60,7 @@ describe('the merchant console in Chromium', () => {
 
   it('creates a link: the API validation speaks on a bad amount, then the URL and QR code show', async () => {
     await page.getByRole('link', { name: 'New link' }).click();
-    await page.getByLabel('Fixed amount', { exact: true }).fill('12,345');
+    await page.getByLabel('Fixed amount', { exact: true }).fill('12.345');
     await page.getByRole('button', { name: 'Create link' }).click();
     expect(await page.getByRole('alert').textContent()).toContain('/amount/value');
     await assessPage('new-link');

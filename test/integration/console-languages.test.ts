@@ -1,14 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sandboxSessionStore } from '../../functions/dependencies.ts';
+import { BUILT_IN_SANDBOX_ID } from '../../functions/domain/connection.ts';
 import { PAGE_LANGUAGES, type PageLanguage } from '../../functions/domain/locale.ts';
 import { consoleMessages } from '../../functions/http/console-messages.ts';
 import { seedPayment } from '../support/books.ts';
-import { createLink } from '../support/checkout-helpers.ts';
+import { createLink, sandboxNotification, storedLink } from '../support/checkout-helpers.ts';
 import { type ConsoleClient, signInToConsole } from '../support/console.ts';
-import { httpRequest } from '../support/navigate.ts';
+import { httpRequest, navigate } from '../support/navigate.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';
 
 /** A link's page, the books and the audit log in each of the console's languages (docs/console.md#languages). */
 let stack: TestStack;
+let apiKey: string;
 let admin: ConsoleClient;
 let linkId: string;
 let paymentId: string;
@@ -16,6 +19,7 @@ let paymentId: string;
 beforeAll(async () => {
   stack = await startTestStack();
   const key = await stack.issueKey('acme', 'test');
+  apiKey = key.api_key;
   admin = await signInToConsole(stack.baseUrl, 'acme', 'admin');
   const link = await createLink(stack, key.api_key, {
     reusable: true,
@@ -97,6 +101,38 @@ describe("the console's link, books and audit pages in the browser's language", 
     expect(exports.text).toContain(words.books.downloadCsv);
     expect(erase.text).toContain(words.books.keep);
     expect(audit.text).toContain('<td>mode.switch</td>');
+  });
+
+  it('refund an amount typed as German writes it', async () => {
+    const link = await createLink(stack, apiKey, { amount: { value: '1234.50', currency: 'EUR' } });
+    await navigate(link.checkout_url);
+    const session = (await storedLink(link.id)).psp_session;
+    if (!session) throw new Error('The checkout opened no session');
+    await sandboxSessionStore().complete(session.id, `sbpay_languages_${session.id}`, new Date());
+    const paid = sandboxNotification({ session_id: session.id, link_id: link.id });
+    await stack.request('POST', `/psp/sandbox/notifications/${BUILT_IN_SANDBOX_ID}`, paid);
+    const payment = (await stack.request('GET', `/v1/payment-links/${link.id}/payments`, { key: apiKey }))
+      .body.data[0];
+
+    const answer = await httpRequest(`${stack.baseUrl}/console/links/${link.id}/refunds`, {
+      method: 'POST',
+      headers: {
+        cookie: admin.cookie,
+        'accept-language': 'de',
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams({
+        csrf_token: admin.csrf,
+        payment_id: payment.id,
+        amount: '1.002,50',
+      }).toString(),
+    });
+
+    expect(answer.status).toBe(303);
+    const refunds = await stack.request('GET', `/v1/payment-links/${link.id}/refunds`, { key: apiKey });
+    expect(refunds.body.data.map((refund: { amount: unknown }) => refund.amount)).toEqual([
+      { value: '1002.50', currency: 'EUR' },
+    ]);
   });
 
   it('show the notice a change names, in the language, and none for a name it does not know', async () => {

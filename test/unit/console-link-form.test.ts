@@ -1,18 +1,34 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../functions/domain/errors.ts';
+import type { PageLanguage } from '../../functions/domain/locale.ts';
 import { createRequestOf, filledItemRows } from '../../functions/http/console-link-form.ts';
 import { errorsByInput } from '../../functions/http/console-link-questions.ts';
 import { createPaymentLinkRequest } from '../../functions/http/schemas.ts';
 import { validate } from '../../functions/http/validate.ts';
 
-const asApi = (fields: Record<string, string | string[]>) => {
+const asApi = (fields: Record<string, string | string[]>, language: PageLanguage = 'en') => {
   const form = new URLSearchParams();
   for (const [name, value] of Object.entries(fields))
     for (const one of [value].flat()) form.append(name, one);
-  return validate(createPaymentLinkRequest('test', false), createRequestOf(form));
+  return validate(createPaymentLinkRequest('test', false), createRequestOf(form, language));
 };
 
 describe("the console's create form, as the API's create request", () => {
+  it("reads amounts as the console's language writes them, and leaves what it cannot read to the API", () => {
+    const german = asApi({ currency: 'EUR', amount: '1.234,50' }, 'de');
+    const french = asApi(
+      { amount_kind: 'line_items', currency: 'EUR', item_name_1: 'Tee', item_price_1: '1\u202f234,5' },
+      'fr',
+    );
+    const readAsTyped = () => asApi({ currency: 'EUR', amount: '12.345' }, 'en');
+
+    expect(german.amount).toEqual({ value: '1234.50', currency: 'EUR' });
+    expect(french.line_items?.[0]?.unit_amount).toEqual({ value: '1234.5', currency: 'EUR' });
+    expect(readAsTyped).toThrow(
+      expect.objectContaining({ errors: [expect.objectContaining({ pointer: '/amount/value' })] }),
+    );
+  });
+
   it('is a buyer-chosen range in the chosen currency, ignoring the other kinds of amount', () => {
     const request = asApi({
       amount_kind: 'amount_range',

@@ -1,4 +1,8 @@
+import type { CollectRequirement } from '../../domain/buyer.ts';
 import type { ConsoleMessages } from '../console-messages.ts';
+
+/** How a requirement of `collect` reads, on a link's page and in the create form alike. */
+const requirements: Record<CollectRequirement, string> = { required: 'Pflicht', optional: 'optional' };
 
 /** The console's texts in German. */
 export const consoleDe: ConsoleMessages = {
@@ -90,7 +94,7 @@ export const consoleDe: ConsoleMessages = {
     chosenByBuyer: 'vom Käufer gewählt',
     chosenBetween: (minimum, maximum) => `vom Käufer gewählt, ${minimum} bis ${maximum}`,
     details: { email: 'E-Mail-Adresse', phone: 'Telefonnummer', billing_address: 'Rechnungsadresse' },
-    requirement: { required: 'Pflicht', optional: 'optional' },
+    requirement: requirements,
     shippingTo: (countries) => `Lieferadresse in ${countries}`,
     nothing: 'nichts',
     noPayments: 'Noch keine Zahlungen.',
@@ -294,7 +298,7 @@ export const consoleDe: ConsoleMessages = {
     askBuyer: 'Vom Käufer erfragen',
     details: { email: 'E-Mail-Adresse', phone: 'Telefonnummer', billing_address: 'Rechnungsadresse' },
     notAsked: 'nicht gefragt',
-    requirements: { required: 'Pflichtangabe', optional: 'freiwillig' },
+    requirements,
     shippingCountries:
       'Lieferadresse, immer erforderlich, in diese Länder (ISO-Codes, z. B. NL, BE; leer: nicht gefragt)',
     ownQuestions: (most) => `Eigene Fragen (bis zu ${most})`,

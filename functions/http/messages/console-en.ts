@@ -1,4 +1,8 @@
+import type { CollectRequirement } from '../../domain/buyer.ts';
 import type { ConsoleMessages } from '../console-messages.ts';
+
+/** How a requirement of `collect` reads, on a link's page and in the create form alike. */
+const requirements: Record<CollectRequirement, string> = { required: 'required', optional: 'optional' };
 
 /** The console's texts in English. */
 export const consoleEn: ConsoleMessages = {
@@ -82,7 +86,7 @@ export const consoleEn: ConsoleMessages = {
     chosenByBuyer: 'chosen by the buyer',
     chosenBetween: (minimum, maximum) => `chosen by the buyer, ${minimum} to ${maximum}`,
     details: { email: 'email', phone: 'phone', billing_address: 'billing address' },
-    requirement: { required: 'required', optional: 'optional' },
+    requirement: requirements,
     shippingTo: (countries) => `shipping address to ${countries}`,
     nothing: 'nothing',
     noPayments: 'No payments yet.',
@@ -279,7 +283,7 @@ export const consoleEn: ConsoleMessages = {
     askBuyer: 'Ask the buyer',
     details: { email: 'E-mail address', phone: 'Phone number', billing_address: 'Billing address' },
     notAsked: 'not asked',
-    requirements: { required: 'required', optional: 'optional' },
+    requirements,
     shippingCountries:
       'Shipping address, always required, to these countries (ISO codes, e.g. NL, BE; empty: not asked)',
     ownQuestions: (most) => `Questions of your own (up to ${most})`,

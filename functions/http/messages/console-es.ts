@@ -1,4 +1,8 @@
+import type { CollectRequirement } from '../../domain/buyer.ts';
 import type { ConsoleMessages } from '../console-messages.ts';
+
+/** How a requirement of `collect` reads, on a link's page and in the create form alike. */
+const requirements: Record<CollectRequirement, string> = { required: 'obligatorio', optional: 'opcional' };
 
 /** The console's texts in Spanish. */
 export const consoleEs: ConsoleMessages = {
@@ -83,7 +87,7 @@ export const consoleEs: ConsoleMessages = {
     chosenByBuyer: 'lo elige el comprador',
     chosenBetween: (minimum, maximum) => `lo elige el comprador, de ${minimum} a ${maximum}`,
     details: { email: 'correo electrónico', phone: 'teléfono', billing_address: 'dirección de facturación' },
-    requirement: { required: 'obligatorio', optional: 'opcional' },
+    requirement: requirements,
     shippingTo: (countries) => `dirección de envío en ${countries}`,
     nothing: 'nada',
     noPayments: 'Aún no hay pagos.',
@@ -293,7 +297,7 @@ export const consoleEs: ConsoleMessages = {
       billing_address: 'Dirección de facturación',
     },
     notAsked: 'no se pide',
-    requirements: { required: 'obligatorio', optional: 'opcional' },
+    requirements,
     shippingCountries:
       'Dirección de envío, siempre obligatoria, a estos países (códigos ISO, p. ej. NL, BE; vacío: no se pide)',
     ownQuestions: (most) => `Preguntas propias (hasta ${most})`,

@@ -1,4 +1,8 @@
+import type { CollectRequirement } from '../../domain/buyer.ts';
 import type { ConsoleMessages } from '../console-messages.ts';
+
+/** How a requirement of `collect` reads, on a link's page and in the create form alike. */
+const requirements: Record<CollectRequirement, string> = { required: 'obligatoire', optional: 'facultatif' };
 
 /** The console's texts in French. */
 export const consoleFr: ConsoleMessages = {
@@ -86,7 +90,7 @@ export const consoleFr: ConsoleMessages = {
     chosenByBuyer: 'au choix de l’acheteur',
     chosenBetween: (minimum, maximum) => `au choix de l’acheteur, de ${minimum} à ${maximum}`,
     details: { email: 'adresse e-mail', phone: 'téléphone', billing_address: 'adresse de facturation' },
-    requirement: { required: 'obligatoire', optional: 'facultatif' },
+    requirement: requirements,
     shippingTo: (countries) => `adresse de livraison vers ${countries}`,
     nothing: 'rien',
     noPayments: 'Aucun paiement pour l’instant.',
@@ -294,7 +298,7 @@ export const consoleFr: ConsoleMessages = {
       billing_address: 'Adresse de facturation',
     },
     notAsked: 'non demandé',
-    requirements: { required: 'obligatoire', optional: 'facultatif' },
+    requirements,
     shippingCountries:
       'Adresse de livraison, toujours obligatoire, vers ces pays (codes ISO, p. ex. NL, BE ; vide : non demandée)',
     ownQuestions: (most) => `Vos propres questions (jusqu’à ${most})`,

@@ -1,4 +1,8 @@
+import type { CollectRequirement } from '../../domain/buyer.ts';
 import type { ConsoleMessages } from '../console-messages.ts';
+
+/** How a requirement of `collect` reads, on a link's page and in the create form alike. */
+const requirements: Record<CollectRequirement, string> = { required: 'verplicht', optional: 'optioneel' };
 
 /** The console's texts in Dutch. */
 export const consoleNl: ConsoleMessages = {
@@ -86,7 +90,7 @@ export const consoleNl: ConsoleMessages = {
     chosenByBuyer: 'door de koper gekozen',
     chosenBetween: (minimum, maximum) => `door de koper gekozen, ${minimum} tot ${maximum}`,
     details: { email: 'e-mailadres', phone: 'telefoonnummer', billing_address: 'factuuradres' },
-    requirement: { required: 'verplicht', optional: 'optioneel' },
+    requirement: requirements,
     shippingTo: (countries) => `verzendadres in ${countries}`,
     nothing: 'niets',
     noPayments: 'Nog geen betalingen.',
@@ -290,7 +294,7 @@ export const consoleNl: ConsoleMessages = {
     askBuyer: 'Vragen aan de koper',
     details: { email: 'E-mailadres', phone: 'Telefoonnummer', billing_address: 'Factuuradres' },
     notAsked: 'niet gevraagd',
-    requirements: { required: 'verplicht', optional: 'optioneel' },
+    requirements,
     shippingCountries:
       'Verzendadres, altijd verplicht, naar deze landen (ISO-codes, bijv. NL, BE; leeg: niet gevraagd)',
     ownQuestions: (most) => `Eigen vragen (hoogstens ${most})`,
