@@ -99,6 +99,15 @@ export interface ConsoleMessages {
     nothing: string;
     noPayments: string;
     rule: (rule: string) => string;
+    /** What marks a decision besides its strategy (`RoutingDecision.exploration`, `.recovery`). */
+    routingNotes: Record<'exploration' | 'recovery', string>;
+    candidates: (count: number) => string;
+    /** A candidate's paid share (a formatted percentage) and the sessions behind it. */
+    candidateEvidence: (paidShare: string, sessions: number) => string;
+    noEvidence: string;
+    expectedFee: (fee: string) => string;
+    chosen: string;
+    eliminated: string;
     refundAmount: string;
     refundButton: string;
     noRefunds: string;

@@ -9,6 +9,7 @@ import type { EventLogEntry } from '../domain/webhook.ts';
 import { type ConsoleMessages, consoleMessages } from './console-messages.ts';
 import { CONSOLE_BASE, csrfField } from './console-page.ts';
 import { answersText, buyerText, eraseLink } from './console-payment-cells.ts';
+import { routingCell } from './console-routing-cell.ts';
 import { formatAmount, Html, html } from './html.ts';
 import type { PaymentLinkResource } from './resources.ts';
 
@@ -92,7 +93,7 @@ function paymentsTable(payments: PaymentResource[], session: ConsoleSession, lan
       payment,
     ) => html`<tr><td>${payment.id}</td><td>${payment.status}</td><td>${formatAmount(payment.amount, language)}</td>
 <td>${payment.provider} (${payment.connection_id})</td>
-<td>${payment.routing ? `${payment.routing.strategy}${payment.routing.rule ? `, ${words.rule(payment.routing.rule)}` : ''}` : '–'}</td>
+<td>${routingCell(payment.routing, language)}</td>
 <td>${payment.client_reference_id ?? '–'}</td><td>${buyerText(payment.buyer ?? null, session, language)}</td>
 <td>${answersText(payment, language)}</td><td>${when(payment.created_at)}</td><td>${eraseLink(payment, session, language) ?? ''}</td></tr>`,
   );
