@@ -118,8 +118,10 @@ const linksListPage = (request: ConsoleRequest, status: number, body: Html) =>
     body,
   });
 
-/** The links whose payments carry a buyer's `client_reference_id`, through the books' own filter (the links
- * themselves keep no reference). */
+/**
+ * The links whose payments carry a buyer's `client_reference_id`, through the books' own filter (the links
+ * themselves keep no reference).
+ */
 async function linksOfReference(request: ConsoleRequest, deps: LinkPageDependencies, reference: string) {
   const valid = CLIENT_REFERENCE_PATTERN.test(reference);
   const payments = valid

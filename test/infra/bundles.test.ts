@@ -5,7 +5,7 @@ import { App, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ServiceFunction } from '../../lib/constructs/service-function.ts';
 import { functions } from '../../lib/routes.ts';
-import { budgets } from '../bench/budgets.ts';
+import { budgets, bundleSizeBudget } from '../bench/budgets.ts';
 import { BASELINE_SDKS, type Bundle, handlerNames, PSP_SDKS } from '../bench/bundles.ts';
 import { sharedBundles } from '../support/shared-bundles.ts';
 
@@ -131,7 +131,7 @@ describe('Lambda bundles', () => {
     );
   });
 
-  it(`each stay within ${budgets.bundleSize}x the bare SDK clients they need, gzipped as shipped, chunks included`, () => {
+  it(`each stay within ${budgets.bundleSize}x the bare SDK clients they need (the console ${budgets.consoleBundleSize}x), gzipped as shipped, chunks included`, () => {
     // The whole asset against the whole bare asset, as before code splitting; what a cold start parses is judged
     // by the cold-import rows of the benchmark (its share of index.mjs and static chunks is shown there).
     const over = handlerBundles()
@@ -141,7 +141,7 @@ describe('Lambda bundles', () => {
           bundle: `${bundle.name} vs ${baseline.name}`,
           minified: `${bundle.bytes} B = ${(bundle.bytes / baseline.bytes).toFixed(3)}x`,
           gzipped: `${bundle.gzipBytes} B = ${(bundle.gzipBytes / baseline.gzipBytes).toFixed(3)}x`,
-          within: bundle.gzipBytes <= budgets.bundleSize * baseline.gzipBytes,
+          within: bundle.gzipBytes <= bundleSizeBudget(bundle.name) * baseline.gzipBytes,
         };
       })
       .filter((entry) => !entry.within);
