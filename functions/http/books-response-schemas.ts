@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from '../domain/personal-data.ts';
 import { MODES } from '../domain/principal.ts';
 import { BuyerSchema } from './buyer-response-schemas.ts';
+import { int32 } from './int32-schema.ts';
 import {
-  int32,
   nullableTimestamp,
   PaymentLinkId,
   PaymentSchema,

@@ -11,14 +11,13 @@ import {
   MAX_DROPDOWN_OPTIONS,
   MAX_DROPDOWN_VALUE_LENGTH,
 } from '../domain/custom-fields.ts';
+import { int32 } from './int32-schema.ts';
 
 /**
  * What a link asks its buyer and what a payment knows of them, as the API shows them (docs/api.md): the link's
  * `collect`, `custom_fields` and lines' `adjustable_quantity`, and a payment's `buyer`.
  */
 
-const int32 = (minimum: number, maximum: number) =>
-  z.int().min(minimum).max(maximum).meta({ format: 'int32' });
 const country = () =>
   z
     .string()
@@ -148,13 +147,8 @@ export const paymentAnswerFields = () => ({
       description:
         "The buyer's answers to the link's `custom_fields`, each with the field's label as asked; an optional field left empty is absent. Null (absent in events): the link asks none.",
     }),
-  quantities: z
-    .array(z.int().min(0).max(MAX_QUANTITY).meta({ format: 'int32' }))
-    .max(MAX_LINE_ITEMS)
-    .nullable()
-    .optional()
-    .meta({
-      description:
-        "The quantity of each of the link's `line_items`, in their order, as charged: given when the link has a line with `adjustable_quantity` (the buyer picked them on our page); null (absent in events) otherwise.",
-    }),
+  quantities: z.array(int32(0, MAX_QUANTITY)).max(MAX_LINE_ITEMS).nullable().optional().meta({
+    description:
+      "The quantity of each of the link's `line_items`, in their order, as charged: given when the link has a line with `adjustable_quantity` (the buyer picked them on our page); null (absent in events) otherwise.",
+  }),
 });

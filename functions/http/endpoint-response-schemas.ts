@@ -9,11 +9,11 @@ import {
   MAX_WEBHOOK_ENDPOINTS,
   SUBSCRIBABLE_EVENT_TYPES,
 } from '../domain/webhook-endpoint.ts';
+import { int32 } from './int32-schema.ts';
 import {
   attemptLog,
   deliveryAttempt,
   EventId,
-  int32,
   nullableTimestamp,
   PaymentLinkId,
   pageOf,

@@ -22,6 +22,7 @@ import {
   CustomFieldsSchema,
   paymentAnswerFields,
 } from './buyer-response-schemas.ts';
+import { int32 } from './int32-schema.ts';
 import { MAX_CURSOR_LENGTH, MAX_LIST_LIMIT } from './list-query.ts';
 import { MAX_METADATA_KEY_LENGTH, MAX_METADATA_KEYS, MAX_METADATA_VALUE_LENGTH } from './metadata-limits.ts';
 import { type ErrorCode, PROBLEM_TYPES, problemTypeUri } from './problem-types.ts';
@@ -44,9 +45,6 @@ export const timestamp = (description: string) =>
   z.iso.datetime().max(MAX_TIMESTAMP_LENGTH).meta({ description });
 export const nullableTimestamp = (description: string) =>
   z.iso.datetime().max(MAX_TIMESTAMP_LENGTH).nullable().meta({ description });
-/** An integer of a 32-bit field: clients map it to their int32 type. */
-export const int32 = (minimum: number, maximum = 2 ** 31 - 1) =>
-  z.int().min(minimum).max(maximum).meta({ format: 'int32' });
 
 export const publicId = (prefix: IdPrefix) => z.string().regex(idPattern(prefix)).max(maxIdLength(prefix));
 export const PaymentLinkId = publicId('pl');
