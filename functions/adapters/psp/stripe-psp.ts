@@ -35,12 +35,14 @@ export { STRIPE_PROVIDER } from './stripe-buyer.ts';
  * Stripe Checkout Sessions live 30 minutes to 24 hours after their creation at Stripe, counted in whole seconds
  * (`expires_at`, floored; `created`, Stripe's own clock when the request arrives). The shortest session we ask
  * for is a minute longer, so that flooring and the time the request takes to reach Stripe (at most one call
- * budget) never bring it under 30 minutes; the longest is counted from our clock, before Stripe's `created`.
+ * budget) never bring it under 30 minutes; the longest a minute shorter, so that our clock running ahead of
+ * Stripe's (two machines' clocks; the checkout's strictly increasing `now`) never brings it over 24 hours. Asking
+ * for exactly 24 hours was refused once in a test run, and a refused session is a buyer without a payment page.
  */
 export const STRIPE_SESSION_LIMITS = {
   minMs: 31 * 60_000,
-  maxMs: 24 * 3_600_000,
-  preferredMs: 24 * 3_600_000,
+  maxMs: 24 * 3_600_000 - 60_000,
+  preferredMs: 24 * 3_600_000 - 60_000,
 };
 
 /** The `unit_amount` Stripe expects for an amount; throws when it has more decimals than Stripe takes. */
