@@ -51,24 +51,12 @@ const notifyAdyen = (item: Parameters<FakeAdyen['notification']>[0][number]) =>
     'content-type': 'application/json',
   });
 
-/**
- * The session a buyer's visit opens: a second visit, as the buyer would reload, when the first met a PSP call that
- * failed (these tests are about refunds, and a once-slow fake on a loaded machine is not their subject); what the
- * page said when neither opened one.
- */
-async function openedSession(linkId: string, checkoutUrl: string) {
-  for (let visit = 1; ; visit++) {
-    const page = await navigate(checkoutUrl);
-    const session = (await storedLink(linkId)).psp_session;
-    if (session) return session;
-    if (visit === 2) throw new Error(`The checkout opened no session: ${page.status} ${page.text}`);
-  }
-}
-
 /** A link of the provider's account, paid at that PSP and recorded through its notification. */
 async function paidLink(provider: 'stripe' | 'mollie' | 'adyen', value = '20.00') {
   const link = await createLink(stack, keys[provider].api_key, { amount: { value, currency: 'EUR' } });
-  const session = await openedSession(link.id, link.checkout_url);
+  const page = await navigate(link.checkout_url);
+  const session = (await storedLink(link.id)).psp_session;
+  if (!session) throw new Error(`The checkout opened no session: ${page.status} ${page.text}`);
   if (provider === 'stripe') {
     const paid = stripe.completeSession(session.id);
     await notifyStripe(
