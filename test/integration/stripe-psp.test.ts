@@ -188,6 +188,17 @@ describe('the Stripe adapter, through the official SDK against a Stripe-speaking
     }
   });
 
+  it("asks for a session of at most 24 hours of Stripe's clock, even when ours runs ahead of it", async () => {
+    // Our clock a second and a half ahead of Stripe's (two machines; the checkout's strictly increasing `now`).
+    const ours = new Date(Date.now() + 1_500);
+    const lasting = link('10.00', 'EUR');
+    const session = await psp.createSession(
+      checkout(lasting, sessionExpiry(lasting, ours, STRIPE_SESSION_LIMITS)),
+    );
+    const created = stripe.sessions.get(session.id)!;
+    expect(Number(created.expires_at) - Number(created.created)).toBeLessThanOrEqual(24 * 3600);
+  });
+
   it('verifies a notification signed with the webhook secret and names the session', async () => {
     const session = await psp.createSession(checkout(link('10', 'EUR'), new Date(Date.now() + 3_600_000)));
     const event = stripe.signedEvent(
