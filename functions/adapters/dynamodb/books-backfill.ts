@@ -3,6 +3,7 @@ import { type DynamoDBDocumentClient, paginateScan, UpdateCommand } from '@aws-s
 import { linkFromItem } from './link-mapper.ts';
 import { writeRefundEntry } from './refund-entries.ts';
 import { bookEntryKeys, bookKeys } from './table-schema.ts';
+import { setAttributes } from './update-expressions.ts';
 
 /** What one run of the backfill wrote. */
 export interface BackfillCount {
@@ -67,17 +68,13 @@ async function listPayment(
     (reference) => bookKeys.paymentsByReference(account, mode, reference),
     entry,
   );
-  const names = Object.keys(attributes);
   try {
     await client.send(
       new UpdateCommand({
         TableName: tableName,
         Key: { pk: item.pk, sk: item.sk },
-        UpdateExpression: `SET ${names.map((name) => `${name} = :${name}`).join(', ')}`,
+        ...setAttributes(attributes),
         ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(gsi1pk)',
-        ExpressionAttributeValues: Object.fromEntries(
-          names.map((name) => [`:${name}`, (attributes as Record<string, string>)[name]]),
-        ),
       }),
     );
     return true;

@@ -4,6 +4,7 @@ import { isId } from '../../domain/ids.ts';
 import type { Mode } from '../../domain/principal.ts';
 import type { EndpointRecoveryStore, Recovery } from '../../ports/endpoint-recoveries.ts';
 import { endpointKeys, outboxKeys, withoutKeys } from './table-schema.ts';
+import { setAttributes } from './update-expressions.ts';
 
 const conditionFailed = (error: unknown) => error instanceof ConditionalCheckFailedException;
 
@@ -39,19 +40,16 @@ export class DynamoEndpointRecoveryStore implements EndpointRecoveryStore {
       delivery_seq: recovery.step,
       ...outboxKeys(recovery.endpoint_id, dueAt),
     };
-    const entries = Object.entries(fields).filter(([, value]) => value !== undefined);
+    const set = setAttributes(fields);
     return conditionally(() =>
       this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: endpointKeys.recovery(recovery.account, recovery.mode, recovery.endpoint_id),
-          UpdateExpression: `SET ${entries.map(([name]) => `#${name} = :${name}`).join(', ')} REMOVE finished_at`,
+          UpdateExpression: `${set.UpdateExpression} REMOVE finished_at`,
           ConditionExpression: 'attribute_not_exists(pk) OR #status = :done',
-          ExpressionAttributeNames: Object.fromEntries(entries.map(([name]) => [`#${name}`, name])),
-          ExpressionAttributeValues: {
-            ...Object.fromEntries(entries.map(([name, value]) => [`:${name}`, value])),
-            ':done': 'done',
-          },
+          ExpressionAttributeNames: set.ExpressionAttributeNames,
+          ExpressionAttributeValues: { ...set.ExpressionAttributeValues, ':done': 'done' },
         }),
       ),
     );

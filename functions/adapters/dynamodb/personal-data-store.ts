@@ -15,6 +15,7 @@ import {
   paymentKeys,
   personalDataKeys,
 } from './table-schema.ts';
+import { setAttributes } from './update-expressions.ts';
 
 /** Rounds of re-reading a link whose version moved while its copy of a buyer's details was erased. */
 const LINK_ROUNDS = 3;
@@ -133,18 +134,15 @@ export class DynamoPersonalDataStore implements PersonalDataStore {
         return clean ? [[field, clean[field]] as const] : [];
       });
       if (!scrubbed.length) return;
+      const set = setAttributes(Object.fromEntries(scrubbed));
       try {
         await this.client.send(
           new UpdateCommand({
             TableName: this.tableName,
             Key: keys.link(payment.link_id, payment.mode),
-            UpdateExpression: `SET ${scrubbed.map(([field]) => `#${field} = :${field}`).join(', ')}`,
+            ...set,
             ConditionExpression: 'version = :version',
-            ExpressionAttributeNames: Object.fromEntries(scrubbed.map(([field]) => [`#${field}`, field])),
-            ExpressionAttributeValues: {
-              ...Object.fromEntries(scrubbed.map(([field, value]) => [`:${field}`, value])),
-              ':version': link.version,
-            },
+            ExpressionAttributeValues: { ...set.ExpressionAttributeValues, ':version': link.version },
           }),
         );
         return;

@@ -4,6 +4,7 @@ import { refundEntryOf } from '../../domain/books.ts';
 import { paidPayment } from '../../domain/link-payments.ts';
 import type { PaymentLink, Refund } from '../../domain/payment-link.ts';
 import { bookEntryKeys, bookKeys, paymentKeys } from './table-schema.ts';
+import { setAttributes } from './update-expressions.ts';
 
 /**
  * Writes a refund's entry in the books (docs/data-model.md#books) after its link's write landed: every field of
@@ -30,19 +31,15 @@ export async function writeRefundEntry(
       entry,
     ),
   };
-  const names = Object.keys(attributes);
+  const set = setAttributes(attributes);
   try {
     await client.send(
       new UpdateCommand({
         TableName: tableName,
         Key: bookKeys.refundEntry(link.id, link.mode, refund.id),
-        UpdateExpression: `SET ${names.map((_, index) => `#a${index} = :a${index}`).join(', ')}`,
+        ...set,
         ConditionExpression: 'attribute_not_exists(updated_at) OR updated_at <= :updated',
-        ExpressionAttributeNames: Object.fromEntries(names.map((name, index) => [`#a${index}`, name])),
-        ExpressionAttributeValues: {
-          ...Object.fromEntries(names.map((name, index) => [`:a${index}`, attributes[name]])),
-          ':updated': refund.updated_at,
-        },
+        ExpressionAttributeValues: { ...set.ExpressionAttributeValues, ':updated': refund.updated_at },
       }),
     );
   } catch (error) {

@@ -21,6 +21,7 @@ import type {
 } from '../../ports/webhook-endpoints.ts';
 import { allItems } from './query.ts';
 import { endpointKeys, withoutKeys } from './table-schema.ts';
+import { setAttributes } from './update-expressions.ts';
 
 const SEALED_FIELDS = ['secret', 'previous_secret', 'previous_until'] as const;
 
@@ -115,12 +116,7 @@ export class DynamoWebhookEndpointRepository implements WebhookEndpointRepositor
     id: string,
     changes: EndpointChanges,
   ): Promise<StoredWebhookEndpoint | undefined> {
-    const entries = Object.entries(changes).filter(([, value]) => value !== undefined);
-    const update = {
-      UpdateExpression: `SET ${entries.map(([name]) => `#${name} = :${name}`).join(', ')}`,
-      ExpressionAttributeNames: Object.fromEntries(entries.map(([name]) => [`#${name}`, name])),
-      ExpressionAttributeValues: Object.fromEntries(entries.map(([name, value]) => [`:${name}`, value])),
-    };
+    const update = setAttributes(changes);
     if (changes.status === 'enabled') {
       // Conditioned on the endpoint being disabled: enabling an enabled endpoint keeps its stats, and an endpoint
       // disabled meanwhile (by delivery) still gets them cleared.
