@@ -2,6 +2,7 @@ import { getCountries, parsePhoneNumberFromString } from 'libphonenumber-js/max'
 import { postcodeValidator, postcodeValidatorExistsForCountry } from 'postcode-validator';
 import {
   askedDetails,
+  BUYER_TEXT_LIMITS,
   type BuyerDetail,
   type BuyerDetails,
   type Collect,
@@ -42,19 +43,6 @@ export type PostedForm = ReadonlyMap<string, string>;
 /** The fields of an address on our form, each `{prefix}_{part}` (`billing_city`); `name` is the addressee. */
 export const ADDRESS_PARTS = ['name', 'line1', 'line2', 'city', 'postal_code', 'state', 'country'] as const;
 export type AddressPart = (typeof ADDRESS_PARTS)[number];
-
-/** The longest answer each kept field takes (as `BuyerSchema` documents them). */
-const MAX_LENGTH: Record<AddressPart | 'email' | 'phone', number> = {
-  name: 200,
-  line1: 200,
-  line2: 200,
-  city: 100,
-  postal_code: 20,
-  state: 100,
-  country: 2,
-  email: 254,
-  phone: 32,
-};
 
 /** The parts an address cannot be without; a postal code too where its country has a format for one. */
 const REQUIRED_PARTS: readonly AddressPart[] = ['name', 'line1', 'city', 'country'];
@@ -146,7 +134,7 @@ function readContact(
 
 function emailProblem(email: string, required: boolean): FormProblemCode | undefined {
   if (email === '') return required ? 'missing' : undefined;
-  if (email.length > MAX_LENGTH.email) return 'too_long';
+  if (email.length > BUYER_TEXT_LIMITS.email) return 'too_long';
   return EMAIL.test(email) ? undefined : 'invalid_email';
 }
 
@@ -162,7 +150,7 @@ function readPhone(
   country: string | undefined,
 ): { e164?: string } | { problem: FormProblemCode } {
   if (text === '') return required ? { problem: 'missing' } : {};
-  if (text.length > MAX_LENGTH.phone) return { problem: 'too_long' };
+  if (text.length > BUYER_TEXT_LIMITS.phone) return { problem: 'too_long' };
   const number = parsePhoneNumberFromString(
     text,
     country as Parameters<typeof parsePhoneNumberFromString>[1],
@@ -208,7 +196,7 @@ function addressProblems(
 ): [AddressPart, FormProblemCode][] {
   const problems: [AddressPart, FormProblemCode][] = [];
   for (const name of ADDRESS_PARTS)
-    if (part(name).length > MAX_LENGTH[name]) problems.push([name, 'too_long']);
+    if (part(name).length > BUYER_TEXT_LIMITS[name]) problems.push([name, 'too_long']);
   for (const name of REQUIRED_PARTS) if (part(name) === '') problems.push([name, 'missing']);
   problems.push(...countryProblems(part, countries));
   return problems;

@@ -1,5 +1,11 @@
 import type { CountryCode } from 'libphonenumber-js/min';
-import { type BuyerDetails, isErased, type PaymentBuyer, type PostalAddress } from './buyer.ts';
+import {
+  BUYER_TEXT_LIMITS,
+  type BuyerDetails,
+  isErased,
+  type PaymentBuyer,
+  type PostalAddress,
+} from './buyer.ts';
 
 /**
  * What a PSP reports of its buyer, normalised to `BuyerDetails` (docs/checkout.md#on-the-psps-page): text trimmed,
@@ -37,17 +43,6 @@ export interface ReportedBuyer {
   billing_address?: ReportedAddress | null | undefined;
   shipping_address?: ReportedAddress | null | undefined;
 }
-
-/** The longest each part may be (functions/http/buyer-response-schemas.ts, `BuyerSchema`). */
-const MAX_LENGTHS = {
-  email: 254,
-  name: 200,
-  line1: 200,
-  line2: 200,
-  city: 100,
-  postal_code: 20,
-  state: 100,
-} as const;
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is the point
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g;
@@ -105,13 +100,13 @@ function postalAddress(
   library: PhoneLibrary,
 ): PostalAddress | undefined {
   if (!reported) return undefined;
-  const line1 = text(reported.line1, MAX_LENGTHS.line1);
-  const city = text(reported.city, MAX_LENGTHS.city);
+  const line1 = text(reported.line1, BUYER_TEXT_LIMITS.line1);
+  const city = text(reported.city, BUYER_TEXT_LIMITS.city);
   const country = countryCode(reported.country, library);
   if (!line1 || !city || !country) return undefined;
-  const line2 = text(reported.line2, MAX_LENGTHS.line2);
-  const postalCode = text(reported.postal_code, MAX_LENGTHS.postal_code);
-  const state = text(reported.state, MAX_LENGTHS.state);
+  const line2 = text(reported.line2, BUYER_TEXT_LIMITS.line2);
+  const postalCode = text(reported.postal_code, BUYER_TEXT_LIMITS.postal_code);
+  const state = text(reported.state, BUYER_TEXT_LIMITS.state);
   return {
     line1,
     ...(line2 ? { line2 } : {}),
@@ -127,10 +122,10 @@ export async function buyerDetails(reported: ReportedBuyer): Promise<BuyerDetail
   const library = await loadPhoneLibrary();
   const billing = postalAddress(reported.billing_address, library);
   const shipping = postalAddress(reported.shipping_address, library);
-  const email = text(reported.email, MAX_LENGTHS.email);
+  const email = text(reported.email, BUYER_TEXT_LIMITS.email);
   const details: BuyerDetails = {
     ...(email?.includes('@') ? { email } : {}),
-    ...optional('name', text(reported.name, MAX_LENGTHS.name)),
+    ...optional('name', text(reported.name, BUYER_TEXT_LIMITS.name)),
     ...optional(
       'phone',
       phoneOf(

@@ -27,6 +27,22 @@ export interface Collect {
   shipping_address?: { countries: string[] };
 }
 
+/**
+ * The longest each of a buyer's details and address parts may be (E.164 phones; RFC 5321 addresses), however they
+ * reach us: read back from a PSP, typed on our form, documented by `BuyerSchema`.
+ */
+export const BUYER_TEXT_LIMITS = {
+  email: 254,
+  phone: 32,
+  name: 200,
+  line1: 200,
+  line2: 200,
+  city: 100,
+  postal_code: 20,
+  state: 100,
+  country: 2,
+} as const;
+
 export interface PostalAddress {
   line1: string;
   line2?: string;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MAX_LINE_ITEMS, MAX_QUANTITY } from '../domain/amount.ts';
-import { COLLECT_REQUIREMENTS, MAX_SHIPPING_COUNTRIES } from '../domain/buyer.ts';
+import { BUYER_TEXT_LIMITS, COLLECT_REQUIREMENTS, MAX_SHIPPING_COUNTRIES } from '../domain/buyer.ts';
 import { CLIENT_REFERENCE_ID_PATTERN } from '../domain/buyer-references.ts';
 import {
   CUSTOM_FIELD_TYPES,
@@ -22,7 +22,7 @@ const country = () =>
   z
     .string()
     .regex(/^[A-Z]{2}$/)
-    .max(2);
+    .max(BUYER_TEXT_LIMITS.country);
 
 export const CollectSchema = z
   .strictObject({
@@ -81,11 +81,11 @@ export const AdjustableQuantitySchema = z
 
 const address = z
   .strictObject({
-    line1: z.string().max(200),
-    line2: z.string().max(200).optional(),
-    city: z.string().max(100),
-    postal_code: z.string().max(20).optional(),
-    state: z.string().max(100).optional(),
+    line1: z.string().max(BUYER_TEXT_LIMITS.line1),
+    line2: z.string().max(BUYER_TEXT_LIMITS.line2).optional(),
+    city: z.string().max(BUYER_TEXT_LIMITS.city),
+    postal_code: z.string().max(BUYER_TEXT_LIMITS.postal_code).optional(),
+    state: z.string().max(BUYER_TEXT_LIMITS.state).optional(),
     country: country(),
   })
   .optional();
@@ -94,9 +94,13 @@ const address = z
 export const BuyerSchema = z
   .union([
     z.strictObject({
-      email: z.string().max(254).optional(),
-      name: z.string().max(200).optional(),
-      phone: z.string().max(32).optional().meta({ description: 'E.164, such as "+31612345678".' }),
+      email: z.string().max(BUYER_TEXT_LIMITS.email).optional(),
+      name: z.string().max(BUYER_TEXT_LIMITS.name).optional(),
+      phone: z
+        .string()
+        .max(BUYER_TEXT_LIMITS.phone)
+        .optional()
+        .meta({ description: 'E.164, such as "+31612345678".' }),
       billing_address: address,
       shipping_address: address,
     }),
