@@ -41,9 +41,11 @@ if (!CONSOLE_ROLES.includes(role)) fail(`--role must be one of ${CONSOLE_ROLES.j
 switch (positionals[0]) {
   case 'sign-in-link': {
     const { localSignInLink } = await import('../lib/local/console-sign-in.ts');
-    const state = runningStack(resolve(process.env.DATA_DIR ?? '.data'));
+    const dataDir = resolve(process.env.DATA_DIR ?? '.data');
+    const state = runningStack(dataDir);
     if (!state) fail('No local stack runs from this checkout: start it with `npm start`.');
-    console.log(await localSignInLink(state, { account, role, user: values.user ?? `${role}@${account}` }));
+    const grant = { account, role, user: values.user ?? `${role}@${account}` };
+    console.log(await localSignInLink(state, dataDir, grant));
     break;
   }
   case 'invite': {

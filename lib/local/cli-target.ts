@@ -1,6 +1,6 @@
 import { join, resolve } from 'node:path';
 import { LOCAL_SIGNING_KEY_FILE } from './local-secrets.ts';
-import { runningStack } from './stack-state.ts';
+import { type LocalStackState, runningStack } from './stack-state.ts';
 
 /** Prints `message` and the command's usage, and exits with status 2 (a usage error). */
 export function failWithUsage(usage: string): (message: string) => never {
@@ -31,6 +31,16 @@ export function selectCliTarget(
       `No local stack runs from ${dataDir}: start it with \`npm start\`, or pass --table for a deployed stack.`,
     );
   }
+  useLocalStack(state, dataDir);
+  return { description: `local stack at ${state.base_url}`, localDataDir: dataDir };
+}
+
+/**
+ * Points the AWS SDK and the functions' configuration at the embedded store of the local stack `state` describes
+ * (its files in `dataDir`). Call it before importing the adapters: they read TABLE_NAME and the SDK endpoint on
+ * first use.
+ */
+export function useLocalStack(state: LocalStackState, dataDir: string): void {
   Object.assign(process.env, {
     TABLE_NAME: state.table_name,
     AWS_ENDPOINT_URL_DYNAMODB: state.dynamodb_endpoint,
@@ -39,5 +49,4 @@ export function selectCliTarget(
     AWS_SECRET_ACCESS_KEY: 'local',
     LOCAL_SIGNING_KEY_FILE: join(dataDir, LOCAL_SIGNING_KEY_FILE),
   });
-  return { description: `local stack at ${state.base_url}`, localDataDir: dataDir };
 }

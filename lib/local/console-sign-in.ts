@@ -1,5 +1,6 @@
 import type { SignInGrant } from '../../functions/domain/console-access.ts';
 import type { ConsoleStore } from '../../functions/ports/console-store.ts';
+import { useLocalStack } from './cli-target.ts';
 import type { LocalStackState } from './stack-state.ts';
 
 /** The one-time sign-in link for `grant` on the stack at `baseUrl`, its token kept (hashed) by `store`. */
@@ -15,17 +16,14 @@ export async function signInLinkOf(
 
 /**
  * A one-time sign-in link into the console of a running local stack (`npm run console -- sign-in-link`), its
- * token stored in the stack's embedded table. Points the SDK at that table first: the adapters read the
- * endpoint on first use.
+ * token stored in the stack's embedded table (`useLocalStack` first: the adapters read the endpoint on first use).
  */
-export async function localSignInLink(state: LocalStackState, grant: SignInGrant): Promise<string> {
-  Object.assign(process.env, {
-    TABLE_NAME: state.table_name,
-    AWS_ENDPOINT_URL_DYNAMODB: state.dynamodb_endpoint,
-    AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'local',
-    AWS_SECRET_ACCESS_KEY: 'local',
-  });
+export async function localSignInLink(
+  state: LocalStackState,
+  dataDir: string,
+  grant: SignInGrant,
+): Promise<string> {
+  useLocalStack(state, dataDir);
   const { DynamoConsoleStore } = await import('../../functions/adapters/dynamodb/console-store.ts');
   const { documentClient } = await import('../../functions/clients/dynamodb.ts');
   return signInLinkOf(state.base_url, new DynamoConsoleStore(documentClient(), state.table_name), grant);
