@@ -5,7 +5,7 @@ import { createLink } from '../support/checkout-helpers.ts';
 import type { FakeAdyen } from '../support/fake-adyen.ts';
 import type { FakePaypal } from '../support/fake-paypal.ts';
 import type { FakeStripe } from '../support/fake-stripe.ts';
-import { httpRequest, NAVIGATION_HEADERS } from '../support/navigate.ts';
+import { httpRequest, NAVIGATION_HEADERS, postOurForm } from '../support/navigate.ts';
 import { expectDocumented } from '../support/openapi-check.ts';
 import { FAKE_PSP_CREDENTIALS, type PspStack, startPspStack } from '../support/psp-stack.ts';
 import type { TestStack } from '../support/test-stack.ts';
@@ -54,17 +54,7 @@ function browser() {
     },
     /** The amount form of a buyer-chosen amount, sent from our own page. */
     async choose(url: string, amount: string) {
-      const page = await httpRequest(url, {
-        method: 'POST',
-        headers: {
-          ...NAVIGATION_HEADERS,
-          ...(jar.size > 0 ? { cookie: cookie() } : {}),
-          'sec-fetch-site': 'same-origin',
-          origin: 'null',
-          'content-type': 'application/x-www-form-urlencoded',
-        },
-        body: new URLSearchParams({ amount }).toString(),
-      });
+      const page = await postOurForm(url, { amount }, jar.size > 0 ? { cookie: cookie() } : {});
       keep(page.headers['set-cookie']);
       return page;
     },

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { paymentRepository } from '../../functions/dependencies.ts';
 import { createLink } from '../support/checkout-helpers.ts';
 import { capturedOutput } from '../support/log-capture.ts';
-import { httpRequest, NAVIGATION_HEADERS } from '../support/navigate.ts';
+import { postOurForm } from '../support/navigate.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';
 
 // Every level, DEBUG included: the buyer's answers must reach no log line (docs/checkout.md#buyer-details). Set
@@ -17,18 +17,6 @@ beforeAll(async () => {
   stack = await startTestStack();
 });
 afterAll(() => stack.stop());
-
-const post = (url: string, fields: Record<string, string>) =>
-  httpRequest(url, {
-    method: 'POST',
-    headers: {
-      ...NAVIGATION_HEADERS,
-      'sec-fetch-site': 'same-origin',
-      origin: 'null',
-      'content-type': 'application/x-www-form-urlencoded',
-    },
-    body: String(new URLSearchParams(fields)),
-  });
 
 describe('the buyer’s answers in the logs', () => {
   it('never appear, whether refused or accepted', async () => {
@@ -49,8 +37,10 @@ describe('the buyer’s answers in the logs', () => {
       billing_country: 'NL',
     };
     const output = await capturedOutput(async () => {
-      expect((await post(link.checkout_url, { ...answers, email: 'marker.person@' })).status).toBe(422);
-      expect((await post(link.checkout_url, answers)).status).toBe(303);
+      expect((await postOurForm(link.checkout_url, { ...answers, email: 'marker.person@' })).status).toBe(
+        422,
+      );
+      expect((await postOurForm(link.checkout_url, answers)).status).toBe(303);
     });
     const [payment] = await paymentRepository().listOfLink(link.id, 'test');
     expect(payment?.buyer).toMatchObject({ email: 'marker.person@example.com', phone: '+31687654321' });

@@ -3,7 +3,7 @@ import { paymentRepository, sandboxSessionStore } from '../../functions/dependen
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { createLink, sandboxNotification, storedLink } from '../support/checkout-helpers.ts';
 import { addConnection } from '../support/connections.ts';
-import { httpRequest, NAVIGATION_HEADERS, navigate } from '../support/navigate.ts';
+import { httpRequest, NAVIGATION_HEADERS, navigate, postOurForm } from '../support/navigate.ts';
 import { expectDocumented } from '../support/openapi-check.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';
 
@@ -96,17 +96,9 @@ function post(
   fields: Record<string, string> | string,
   options: { language?: string; cookie?: string } = {},
 ) {
-  return httpRequest(url, {
-    method: 'POST',
-    headers: {
-      ...NAVIGATION_HEADERS,
-      ...(options.cookie ? { cookie: options.cookie } : {}),
-      'sec-fetch-site': 'same-origin',
-      origin: 'null',
-      'content-type': 'application/x-www-form-urlencoded',
-      'accept-language': options.language ?? 'en',
-    },
-    body: typeof fields === 'string' ? fields : String(new URLSearchParams(fields)),
+  return postOurForm(url, fields, {
+    ...(options.cookie ? { cookie: options.cookie } : {}),
+    'accept-language': options.language ?? 'en',
   });
 }
 

@@ -4,7 +4,7 @@ import type { PspConnection } from '../../functions/domain/connection.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { createLink, sandboxNotification, storedLink } from '../support/checkout-helpers.ts';
 import { addConnection } from '../support/connections.ts';
-import { httpRequest, NAVIGATION_HEADERS, navigate } from '../support/navigate.ts';
+import { httpRequest, NAVIGATION_HEADERS, navigate, postOurForm } from '../support/navigate.ts';
 import { expectDocumented } from '../support/openapi-check.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';
 
@@ -33,18 +33,9 @@ function choose(
   amount: string,
   options: { language?: string; extra?: string; cookie?: string } = {},
 ) {
-  return httpRequest(url, {
-    method: 'POST',
-    headers: {
-      ...(options.cookie ? { cookie: options.cookie } : {}),
-      ...NAVIGATION_HEADERS,
-      // As Chromium sends our form: same-origin, and `Origin: null` under our `Referrer-Policy: no-referrer`.
-      'sec-fetch-site': 'same-origin',
-      origin: 'null',
-      'content-type': 'application/x-www-form-urlencoded',
-      'accept-language': options.language ?? 'en',
-    },
-    body: `${new URLSearchParams({ amount })}${options.extra ?? ''}`,
+  return postOurForm(url, `${new URLSearchParams({ amount })}${options.extra ?? ''}`, {
+    ...(options.cookie ? { cookie: options.cookie } : {}),
+    'accept-language': options.language ?? 'en',
   });
 }
 

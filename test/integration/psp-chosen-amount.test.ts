@@ -7,7 +7,7 @@ import type { PspConnection } from '../../functions/domain/connection.ts';
 import type { PspSession } from '../../functions/domain/payment-link.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
-import { httpRequest, NAVIGATION_HEADERS } from '../support/navigate.ts';
+import { postOurForm } from '../support/navigate.ts';
 import {
   FAKE_PSP_CREDENTIALS,
   type FakeProvider,
@@ -42,18 +42,7 @@ beforeAll(async () => {
 afterAll(() => psps?.stop());
 
 /** The buyer sends our amount form, as Chromium sends it from our page. */
-const choose = (url: string, amount: string) =>
-  httpRequest(url, {
-    method: 'POST',
-    headers: {
-      ...NAVIGATION_HEADERS,
-      'sec-fetch-site': 'same-origin',
-      origin: 'null',
-      'content-type': 'application/x-www-form-urlencoded',
-      'accept-language': 'en',
-    },
-    body: new URLSearchParams({ amount }).toString(),
-  });
+const choose = (url: string, amount: string) => postOurForm(url, { amount }, { 'accept-language': 'en' });
 
 /** The buyer pays the session at the PSP, and the PSP's notification of it, as each PSP sends it. */
 function payAndNotify(provider: PayingProvider, session: PspSession) {

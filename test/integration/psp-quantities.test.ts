@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paymentRepository } from '../../functions/dependencies.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
-import { httpRequest, NAVIGATION_HEADERS } from '../support/navigate.ts';
+import { postOurForm } from '../support/navigate.ts';
 import { type PspStack, startPspStack } from '../support/psp-stack.ts';
 
 /**
@@ -38,16 +38,7 @@ async function pickThree(provider: 'stripe' | 'mollie' | 'adyen') {
     amount: undefined,
     line_items: lines,
   });
-  const posted = await httpRequest(link.checkout_url, {
-    method: 'POST',
-    headers: {
-      ...NAVIGATION_HEADERS,
-      'sec-fetch-site': 'same-origin',
-      origin: 'null',
-      'content-type': 'application/x-www-form-urlencoded',
-    },
-    body: 'answers=1&quantity_0=3',
-  });
+  const posted = await postOurForm(link.checkout_url, 'answers=1&quantity_0=3');
   expect(posted.status).toBe(303);
   const [payment] = await paymentRepository().listOfLink(link.id, 'test');
   expect(payment).toMatchObject({ provider, amount: { value: '77.50' }, quantities: [3, 1] });

@@ -43,3 +43,23 @@ export function httpRequest(
 }
 
 export const navigate = (url: string) => httpRequest(url, { headers: NAVIGATION_HEADERS });
+
+/** What Chromium sends with a form posted from our own page: same-origin, `Origin: null` under our no-referrer. */
+const OUR_FORM_HEADERS = {
+  ...NAVIGATION_HEADERS,
+  'sec-fetch-site': 'same-origin',
+  origin: 'null',
+  'content-type': 'application/x-www-form-urlencoded',
+};
+
+/** A form of our checkout page posted as Chromium posts it, with `headers` besides (a cookie, a language). */
+export const postOurForm = (
+  url: string,
+  fields: Record<string, string> | string,
+  headers: Record<string, string> = {},
+) =>
+  httpRequest(url, {
+    method: 'POST',
+    headers: { ...OUR_FORM_HEADERS, ...headers },
+    body: typeof fields === 'string' ? fields : String(new URLSearchParams(fields)),
+  });
