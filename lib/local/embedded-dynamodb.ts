@@ -10,6 +10,7 @@ import {
   DynamoDBClient,
   ScanCommand,
   waitUntilTableExists,
+  waitUntilTableNotExists,
 } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import { tableIndexes, tableSchema } from '../../functions/adapters/dynamodb/table-schema.ts';
@@ -117,7 +118,15 @@ export async function ensureTable(endpoint: string, tableName: string): Promise<
     // dynalite cannot add an index to a table (UpdateTable ignores index creation): a table kept from before an
     // index existed is created again with its items, as a deployed table gets it through its migration.
     const kept = present ? await allItemsOf(client, tableName) : [];
-    if (present) await client.send(new DeleteTableCommand({ TableName: tableName }));
+    if (present) {
+      await client.send(new DeleteTableCommand({ TableName: tableName }));
+      // dynalite answers DeleteTable while the table is still DELETING, and refuses to create it again
+      // (ResourceInUseException) until it is gone: wait, as on AWS.
+      await waitUntilTableNotExists(
+        { client, maxWaitTime: 60, minDelay: 1, maxDelay: 1 },
+        { TableName: tableName },
+      );
+    }
     await client.send(
       new CreateTableCommand({
         TableName: tableName,
