@@ -145,8 +145,8 @@ export const functions = {
     reservedConcurrency: 50,
     sendsEvents: true,
     secrets: ['sandbox', 'psp'],
-    // Two more: a payment that completes a reusable link ends the other buyers' sessions, reading back those
-    // whose PSP refuses (functions/use-cases/session-endings.ts).
+    // Two more: a link's last payment ends its other open sessions, reading back those whose PSP refuses
+    // (functions/use-cases/session-endings.ts).
     calls: { psp: NOTIFICATION_PSP_CALLS + 2 },
   },
   'sandbox-checkout': {

@@ -24,6 +24,7 @@ import type { EventQueue } from '../ports/event-queue.ts';
 import type { LinkRepository } from '../ports/link-repository.ts';
 import type { PaymentRepository } from '../ports/payment-repository.ts';
 import type { PspSessionStatus } from '../ports/psp.ts';
+import type { CheckedSessionStatus } from './charged-amounts.ts';
 import { applyTransition, getPaymentLink } from './link-transitions.ts';
 
 export interface PaymentDependencies {
@@ -58,7 +59,9 @@ const UNKNOWN_SESSION_LIFETIME_MS = 24 * 3_600_000;
  *   duplicate event);
  * - failed: the payment fails with the PSP's reason and the merchant gets `payment_link.payment_failed`;
  * - canceled or expired: the payment says so; pending: nothing changes.
- * Every write is conditional and every report happens once per payment, however many copies race.
+ * Every write is conditional and every report happens once per payment, however many copies race. Only a status
+ * whose amount was checked against its payment's is taken (`checkChargedAmount`, ./charged-amounts.ts): a success
+ * at another amount arrives here as the failure `amount_mismatch`.
  *
  * The link moves first and the payment is saved after: a success is never stored without moving the link. Should
  * the link's write fail, the payment stays as it was (pending, on the sweeper's list), so the PSP's next
@@ -68,7 +71,7 @@ export async function recordSessionStatus(
   deps: PaymentDependencies,
   connection: PspConnection,
   link: PaymentLink,
-  status: PspSessionStatus,
+  status: CheckedSessionStatus,
 ): Promise<SessionOutcome> {
   const outcome: PaymentOutcome = {
     state: status.state,
@@ -199,13 +202,11 @@ async function settledPayment(
     const now = deps.now();
     const stored = await deps.payments.get(link.id, link.mode, id);
     // A session whose attempt left no record is recorded at what the PSP says it charges: a buyer-chosen amount
-    // is known to nothing else once the link's session moved on. Only a PSP answer without one falls back to the
-    // link's record of the session, then to the link's amount.
-    const session = link.psp_session?.id === status.id ? link.psp_session : undefined;
+    // is known to nothing else once the link's session moved on.
     const current =
       stored ??
       startedPayment(
-        { id, link, connection, amount: status.amount ?? paymentAmount(session ?? {}, link) },
+        { id, link, connection, amount: status.amount },
         {
           id: status.id,
           expires_at:

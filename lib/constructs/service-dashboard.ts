@@ -32,6 +32,8 @@ export const METRIC_DESCRIPTIONS: Record<MetricName, string> = {
   RateLimitRejections: 'API requests refused with 429 rate_limited',
   RefundsStuck:
     'checks of a pending refund its PSP never acknowledged, past the time it can safely be asked for again: an operator settles it at the PSP',
+  PaymentAmountMismatches:
+    'successes a PSP reported at another amount or currency than their payment: not taken as paid, voided or refunded where the PSP allows',
 };
 
 const PERIOD = Duration.minutes(5);
@@ -98,6 +100,15 @@ export class ServiceDashboard extends Construct {
         alarmDescription:
           'A pending refund that its PSP never acknowledged can no longer be asked for again safely: find it by the error "A refund the PSP never acknowledged" in the check-pending-at-psps log and settle it at the PSP.',
         metric: serviceMetric(this, 'RefundsStuck', 'Sum'),
+        threshold: 0,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+      new Alarm(this, 'AmountMismatches', {
+        alarmDescription:
+          'A PSP reported a payment at another amount or currency than the payment was for: the link was not paid. Find the error "A PSP reported another amount" in the psp-notifications, check-pending-at-psps or checkout-page log (link, payment, connection, both amounts, what was given back) and check the PSP account for tampering.',
+        metric: serviceMetric(this, 'PaymentAmountMismatches', 'Sum'),
         threshold: 0,
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
         evaluationPeriods: 1,

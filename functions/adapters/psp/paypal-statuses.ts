@@ -1,29 +1,33 @@
 import type { Order, Refund } from '@paypal/paypal-server-sdk';
 import type { BuyerDetails } from '../../domain/buyer.ts';
 import { buyerDetails } from '../../domain/buyer-details.ts';
-import type {
-  PspNotification,
-  PspRefundRequest,
-  PspRefundStatus,
-  PspSessionStatus,
+import {
+  type PspNotification,
+  PspOutageError,
+  type PspRefundRequest,
+  type PspRefundStatus,
+  type PspSessionStatus,
 } from '../../ports/psp.ts';
 
 /**
  * What an order's status means for the attempt (Orders v2 `status`, and its capture's): `CREATED`,
  * `PAYER_ACTION_REQUIRED` and `SAVED` await the buyer's approval; `APPROVED` awaits our capture; `COMPLETED` is
  * paid once its capture is `COMPLETED` (`PENDING`: PayPal is still reviewing it; `DECLINED` or `FAILED`: the
- * attempt failed); `VOIDED` is over unpaid.
+ * attempt failed); `VOIDED` is over unpaid. The amount is the capture's once there is one (what PayPal took),
+ * else the order's (what a capture would take); an order without either is PayPal failing (`PspOutageError`).
  */
 export function paypalOrderStatus(order: Order, livemode: boolean): PspSessionStatus {
   const unit = order.purchaseUnits?.[0];
   const capture = unit?.payments?.captures?.[0];
+  const charged = capture?.amount ?? unit?.amount;
+  if (!charged) throw new PspOutageError(`PayPal returned order ${order.id} without its amount`);
   const base = {
     id: order.id ?? '',
     paymentId: unit?.invoiceId ?? null,
     linkId: unit?.customId ?? null,
     paymentReference: null,
     failure: null,
-    amount: unit?.amount ? { value: unit.amount.value, currency: unit.amount.currencyCode } : null,
+    amount: { value: charged.value, currency: charged.currencyCode },
     livemode,
   };
   switch (order.status) {
