@@ -1,7 +1,4 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkoutKeys } from '../../functions/adapters/dynamodb/table-schema.ts';
-import { documentClient } from '../../functions/clients/dynamodb.ts';
 import { config } from '../../functions/config.ts';
 import { sandboxSessionStore } from '../../functions/dependencies.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
@@ -10,7 +7,12 @@ import { FIRST_CHECK_AFTER_MS } from '../../functions/domain/payment.ts';
 import type { PspSession } from '../../functions/domain/payment-link.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { mismatchRefundId } from '../../functions/use-cases/charged-amounts.ts';
-import { createLink, sandboxNotification, storedLink } from '../support/checkout-helpers.ts';
+import {
+  createLink,
+  sandboxNotification,
+  sandboxReportsAmount,
+  storedLink,
+} from '../support/checkout-helpers.ts';
 import { capturedOutput } from '../support/log-capture.ts';
 import { navigate } from '../support/navigate.ts';
 import {
@@ -68,14 +70,7 @@ const notify = (provider: Provider, rawBody: string, headers: Record<string, str
 /** The sandbox session was paid, and the sandbox now reports `amount` for it. */
 async function sandboxPaidAt(sessionId: string, amount: Amount): Promise<void> {
   await sandboxSessionStore().complete(sessionId, `sbpay_mismatch_${sessionId}`, new Date());
-  await documentClient().send(
-    new UpdateCommand({
-      TableName: stack.tableName,
-      Key: checkoutKeys.sandboxSession(sessionId),
-      UpdateExpression: 'SET amount = :amount',
-      ExpressionAttributeValues: { ':amount': amount },
-    }),
-  );
+  await sandboxReportsAmount(stack.tableName, sessionId, amount);
 }
 
 /** The link is not paid by the attempt: open still, the payment failed `amount_mismatch`, and the merchant told. */
