@@ -107,7 +107,7 @@ export class ServiceDashboard extends Construct {
       }),
       new Alarm(this, 'AmountMismatches', {
         alarmDescription:
-          'A PSP reported a payment at another amount or currency than the payment was for: the link was not paid. Find the error "A PSP reported another amount" in the psp-notifications, check-pending-at-psps or checkout-page log (link, payment, connection, both amounts, what was given back) and check the PSP account for tampering.',
+          'A PSP reported a payment at another amount or currency than the payment was for: the link was not paid by it. Find the error "A PSP reported another amount" in the logs of the functions that record payments (psp-notifications, check-pending-at-psps, checkout-page, cancel and expiry): link, payment, connection, both amounts and given_back; refund at the PSP what was not given back, and check the PSP account for changes not made through us (docs/operations.md#alarms).',
         metric: serviceMetric(this, 'PaymentAmountMismatches', 'Sum'),
         threshold: 0,
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
