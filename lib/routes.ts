@@ -158,8 +158,9 @@ export const functions = {
   // The listings index holds keys only: the page's links are then read by key.
   'list-payment-links': { table: ['Query', 'BatchGetItem'], merchantApi: true },
   // Cancel and expiry end the link's PSP session, hence the PSP secrets. A session whose PSP refuses to end is
-  // read back (a second call); one found paid may complete a reusable link, whose other buyers' sessions are then
-  // ended and read back the same way (two more): functions/use-cases/payment-links.ts.
+  // read back (a second call); one found paid is the link's last payment, whose other open sessions are then
+  // ended and read back the same way (two more), or, paid at another amount, is refunded (one more):
+  // functions/use-cases/payment-links.ts, session-endings.ts.
   'cancel-payment-link': {
     table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query'],
     sendsEvents: true,
