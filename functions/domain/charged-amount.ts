@@ -12,8 +12,8 @@ import type { PaymentLink } from './payment-link.ts';
 export interface AmountMismatch {
   /** What the payment was for: its session was created at it. */
   expected: Amount;
-  /** What the PSP reports it charged. */
-  reported: Amount;
+  /** What the PSP reports it charged; null when it did not say, which confirms nothing. */
+  reported: Amount | null;
 }
 
 /** The same sum of money: equal currencies and equal decimals, however many trailing zeros each is written with. */
@@ -26,10 +26,17 @@ const decimal = (value: string): string => {
   return `${integer.replace(/^0+(?=\d)/, '')}.${fraction.replace(/0+$/, '')}`;
 };
 
-/** The mismatch between what the payment was for and what its PSP reports, or undefined when they agree. */
-export function chargedAmountMismatch(expected: Amount, reported: Amount): AmountMismatch | undefined {
-  return sameMoney(expected, reported) ? undefined : { expected, reported };
+/**
+ * The mismatch between what the payment was for and what its PSP reports, or undefined when they agree. A PSP
+ * that says nothing of the amount (`reported` null) confirms nothing: a mismatch too.
+ */
+export function chargedAmountMismatch(expected: Amount, reported: Amount | null): AmountMismatch | undefined {
+  return reported && sameMoney(expected, reported) ? undefined : { expected, reported };
 }
+
+/** An amount as the log and the failure's message write it; `no amount` for one the PSP did not give. */
+export const amountText = (amount: Amount | null): string =>
+  amount ? `${amount.value} ${amount.currency}` : 'no amount';
 
 /**
  * What a session's payment was for: its record's amount (a buyer-chosen amount, or picked quantities, are known
@@ -50,6 +57,6 @@ export function expectedCharge(
 export function amountMismatchFailure({ expected, reported }: AmountMismatch): PaymentFailure {
   return {
     code: 'amount_mismatch',
-    message: `The payment provider reported ${reported.value} ${reported.currency} for a payment of ${expected.value} ${expected.currency}: not taken as paid.`,
+    message: `The payment provider reported ${amountText(reported)} for a payment of ${amountText(expected)}: not taken as paid.`,
   };
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import {
   type AmountMismatch,
   amountMismatchFailure,
+  amountText,
   chargedAmountMismatch,
   expectedCharge,
 } from '../domain/charged-amount.ts';
@@ -79,6 +80,7 @@ async function giveBack(
   status: PspSessionStatus,
 ): Promise<string> {
   if (!status.paymentReference) return 'not given back: the PSP named no payment to refund';
+  if (!status.amount) return 'not given back: the PSP did not say what it took';
   try {
     const refund = await psp.refund({
       refundId: mismatchRefundId(paymentId),
@@ -116,8 +118,8 @@ export function reportAmountMismatch(fact: {
     payment_id: fact.paymentId,
     connection_id: connection.id,
     provider: connection.provider,
-    expected: `${mismatch.expected.value} ${mismatch.expected.currency}`,
-    reported: `${mismatch.reported.value} ${mismatch.reported.currency}`,
+    expected: amountText(mismatch.expected),
+    reported: amountText(mismatch.reported),
     given_back: fact.givenBack,
   });
 }

@@ -202,11 +202,13 @@ async function settledPayment(
     const now = deps.now();
     const stored = await deps.payments.get(link.id, link.mode, id);
     // A session whose attempt left no record is recorded at what the PSP says it charges: a buyer-chosen amount
-    // is known to nothing else once the link's session moved on.
+    // is known to nothing else once the link's session moved on. Only a PSP answer without one falls back to the
+    // link's record of the session, then to the link's amount.
+    const session = link.psp_session?.id === status.id ? link.psp_session : undefined;
     const current =
       stored ??
       startedPayment(
-        { id, link, connection, amount: status.amount },
+        { id, link, connection, amount: status.amount ?? paymentAmount(session ?? {}, link) },
         {
           id: status.id,
           expires_at:

@@ -44,6 +44,12 @@ describe('what a PSP reports it charged, against the payment', () => {
     expect(chargedAmountMismatch(eur('10.00'), eur('10'))).toBeUndefined();
   });
 
+  it('is never confirmed by a PSP that does not say what it charged', () => {
+    const unknown = chargedAmountMismatch(eur('10.00'), null);
+    expect(unknown).toEqual({ expected: eur('10.00'), reported: null });
+    expect(unknown && amountMismatchFailure(unknown).message).toContain('reported no amount');
+  });
+
   it('is held against the payment’s own amount (a buyer’s choice), not its link’s', () => {
     expect(expectedCharge(pending(eur('25.00')), fixedLink(), 'cs_1')).toEqual(eur('25.00'));
     expect(expectedCharge(pending(eur('25.00')), rangeLink(), 'cs_1')).toEqual(eur('25.00'));

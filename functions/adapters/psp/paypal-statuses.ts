@@ -1,12 +1,11 @@
 import type { Order, Refund } from '@paypal/paypal-server-sdk';
 import type { BuyerDetails } from '../../domain/buyer.ts';
 import { buyerDetails } from '../../domain/buyer-details.ts';
-import {
-  type PspNotification,
-  PspOutageError,
-  type PspRefundRequest,
-  type PspRefundStatus,
-  type PspSessionStatus,
+import type {
+  PspNotification,
+  PspRefundRequest,
+  PspRefundStatus,
+  PspSessionStatus,
 } from '../../ports/psp.ts';
 
 /**
@@ -14,20 +13,19 @@ import {
  * `PAYER_ACTION_REQUIRED` and `SAVED` await the buyer's approval; `APPROVED` awaits our capture; `COMPLETED` is
  * paid once its capture is `COMPLETED` (`PENDING`: PayPal is still reviewing it; `DECLINED` or `FAILED`: the
  * attempt failed); `VOIDED` is over unpaid. The amount is the capture's once there is one (what PayPal took),
- * else the order's (what a capture would take); an order without either is PayPal failing (`PspOutageError`).
+ * else the order's (what a capture would take).
  */
 export function paypalOrderStatus(order: Order, livemode: boolean): PspSessionStatus {
   const unit = order.purchaseUnits?.[0];
   const capture = unit?.payments?.captures?.[0];
   const charged = capture?.amount ?? unit?.amount;
-  if (!charged) throw new PspOutageError(`PayPal returned order ${order.id} without its amount`);
   const base = {
     id: order.id ?? '',
     paymentId: unit?.invoiceId ?? null,
     linkId: unit?.customId ?? null,
     paymentReference: null,
     failure: null,
-    amount: { value: charged.value, currency: charged.currencyCode },
+    amount: charged ? { value: charged.value, currency: charged.currencyCode } : null,
     livemode,
   };
   switch (order.status) {

@@ -237,9 +237,6 @@ export class StripePsp implements Psp {
     const paid =
       session.status === 'complete' &&
       (session.payment_status === 'paid' || session.payment_status === 'no_payment_required');
-    if (session.amount_total === null || !session.currency) {
-      throw new PspOutageError(`Stripe returned session ${session.id} without its amount`);
-    }
     return {
       id: session.id,
       paymentId: session.metadata?.payment_id ?? null,
@@ -250,7 +247,10 @@ export class StripePsp implements Psp {
           ? { code: 'expired', message: 'The Stripe Checkout Session expired.' }
           : null,
       paymentReference: paid ? (paymentIntent ?? session.id) : paymentIntent,
-      amount: fromStripeMinorUnits(session.amount_total, session.currency),
+      amount:
+        session.amount_total === null || !session.currency
+          ? null
+          : fromStripeMinorUnits(session.amount_total, session.currency),
       livemode: session.livemode,
       ...(paid ? await stripeBuyer(session) : {}),
     };
