@@ -55,9 +55,14 @@ export async function checkChargedAmount(
   const mismatch = expected && chargedAmountMismatch(expected, status.amount);
   if (!mismatch) return status as CheckedSessionStatus;
   if (stored?.failure?.code !== 'amount_mismatch') {
+    const fact = { connection, linkId: link.id, paymentId, mismatch };
     const psp = await deps.pspSessions.adapter(connection);
-    const givenBack = await giveBack(psp, link, paymentId, status);
-    reportAmountMismatch({ connection, linkId: link.id, paymentId, mismatch, givenBack });
+    const givenBack = await giveBack(psp, link, paymentId, status).catch((error: unknown) => {
+      // Seen, and not recorded: the next notification or check asks for the same refund.
+      reportAmountMismatch({ ...fact, givenBack: 'not yet: the PSP could not be asked for the refund' });
+      throw error;
+    });
+    reportAmountMismatch({ ...fact, givenBack });
   }
   return mismatchedStatus(status, mismatch);
 }

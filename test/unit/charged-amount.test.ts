@@ -5,9 +5,14 @@ import {
   expectedCharge,
   sameMoney,
 } from '../../functions/domain/charged-amount.ts';
+import type { PspConnection } from '../../functions/domain/connection.ts';
+import { PspUnavailableError } from '../../functions/domain/errors.ts';
 import { reportPayment } from '../../functions/domain/link-events.ts';
 import { settle, startedPayment, toPaymentResource } from '../../functions/domain/payment.ts';
 import { newPaymentLink } from '../../functions/domain/payment-link.ts';
+import { type Psp, PspOutageError, PspRefusalError } from '../../functions/ports/psp.ts';
+import { checkChargedAmount, mismatchRefundId } from '../../functions/use-cases/charged-amounts.ts';
+import { capturedOutput } from '../support/log-capture.ts';
 
 const now = new Date('2026-01-01T10:00:00Z');
 const eur = (value: string) => ({ value, currency: 'EUR' });
@@ -89,5 +94,63 @@ describe('what a PSP reports it charged, against the payment', () => {
     expect(
       reportPayment(link, 'payment_link.payment_failed', toPaymentResource(declined, link), now),
     ).toBeUndefined();
+  });
+});
+
+describe('giving back what a mismatched success took', () => {
+  const link = fixedLink();
+  const paidAt = (amount: { value: string; currency: string }) => ({
+    id: 'cs_1',
+    paymentId: 'pay_1',
+    linkId: link.id,
+    state: 'succeeded' as const,
+    failure: null,
+    paymentReference: 'pi_1',
+    amount,
+    livemode: false,
+  });
+  const stripeConnection = { ...connection, account: 'acme', mode: 'test' as const } as PspConnection;
+  const withRefund = (refund: () => Promise<unknown>) => {
+    const asked: string[] = [];
+    const psp = {
+      refund: async (request: { refundId: string }) => {
+        asked.push(request.refundId);
+        return refund();
+      },
+    } as unknown as Psp;
+    const payments = { get: async () => pending(eur('10.00')) };
+    return { asked, deps: { payments, pspSessions: { adapter: async () => psp } } };
+  };
+
+  it('takes a success at the payment’s amount as it is, asking nothing', async () => {
+    const { asked, deps } = withRefund(async () => undefined);
+    const status = paidAt(eur('10'));
+    expect(await checkChargedAmount(deps, stripeConnection, link, status, 'pay_1')).toBe(status);
+    expect(asked).toEqual([]);
+  });
+
+  it('records nothing when the PSP cannot be asked for the refund, and logs the mismatch: the next copy asks again', async () => {
+    const { asked, deps } = withRefund(async () => {
+      throw new PspOutageError('Stripe did not answer');
+    });
+    const output = await capturedOutput(async () => {
+      await expect(
+        checkChargedAmount(deps, stripeConnection, link, paidAt(eur('0.01')), 'pay_1'),
+      ).rejects.toThrow(PspUnavailableError);
+    });
+    expect(asked).toEqual([mismatchRefundId('pay_1')]);
+    expect(output).toContain('"given_back":"not yet: the PSP could not be asked for the refund"');
+  });
+
+  it('records the failure when the PSP refuses the refund, logged as not given back', async () => {
+    const { deps } = withRefund(async () => {
+      throw new PspRefusalError('charge_already_refunded');
+    });
+    let status: Awaited<ReturnType<typeof checkChargedAmount>> | undefined;
+    const output = await capturedOutput(async () => {
+      status = await checkChargedAmount(deps, stripeConnection, link, paidAt(eur('0.01')), 'pay_1');
+    });
+    expect(status).toMatchObject({ state: 'failed', failure: { code: 'amount_mismatch' } });
+    expect(output).toContain('not given back: the PSP refused the refund');
   });
 });
