@@ -27,6 +27,7 @@ export const METRICS = {
   WebhookEndpointsDisabled: { unit: 'Count', by: [] },
   RateLimitRejections: { unit: 'Count', by: [] },
   RefundsStuck: { unit: 'Count', by: [] },
+  PaymentAmountMismatches: { unit: 'Count', by: ['provider'] },
 } as const satisfies Record<string, MetricDefinition>;
 
 export interface MetricDefinition {

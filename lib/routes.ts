@@ -145,8 +145,8 @@ export const functions = {
     reservedConcurrency: 50,
     sendsEvents: true,
     secrets: ['sandbox', 'psp'],
-    // Two more: a payment that completes a reusable link ends the other buyers' sessions, reading back those
-    // whose PSP refuses (functions/use-cases/session-endings.ts).
+    // Two more: a link's last payment ends its other open sessions, reading back those whose PSP refuses
+    // (functions/use-cases/session-endings.ts).
     calls: { psp: NOTIFICATION_PSP_CALLS + 2 },
   },
   'sandbox-checkout': {
@@ -158,8 +158,9 @@ export const functions = {
   // The listings index holds keys only: the page's links are then read by key.
   'list-payment-links': { table: ['Query', 'BatchGetItem'], merchantApi: true },
   // Cancel and expiry end the link's PSP session, hence the PSP secrets. A session whose PSP refuses to end is
-  // read back (a second call); one found paid may complete a reusable link, whose other buyers' sessions are then
-  // ended and read back the same way (two more): functions/use-cases/payment-links.ts.
+  // read back (a second call); one found paid is the link's last payment, whose other open sessions are then
+  // ended and read back the same way (two more), or, paid at another amount, is refunded (one more):
+  // functions/use-cases/payment-links.ts, session-endings.ts.
   'cancel-payment-link': {
     table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query'],
     sendsEvents: true,

@@ -208,6 +208,8 @@ export function withEvent(
  * attempt's session, so the next visit opens a fresh one), or a second succeeded payment on a paid link
  * (`duplicate_payment`, so that they can refund it). Once per payment; `undefined` when already reported or
  * when it does not apply (a failure after the link stopped being open, a "duplicate" that is the link's own).
+ * A success at another amount than the payment's (`amount_mismatch`) moved money whatever the link's status: it
+ * is reported on a link that is no longer open too.
  */
 export function reportPayment(
   link: PaymentLink,
@@ -219,7 +221,8 @@ export function reportPayment(
   if (reported.includes(payment.id)) return undefined;
   if (
     type === 'payment_link.payment_failed' &&
-    (effectiveStatus(link, now) !== 'open' || reported.length >= MAX_REPORTED_FAILURES_PER_LINK)
+    ((effectiveStatus(link, now) !== 'open' && payment.failure?.code !== 'amount_mismatch') ||
+      reported.length >= MAX_REPORTED_FAILURES_PER_LINK)
   ) {
     return undefined;
   }

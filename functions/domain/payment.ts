@@ -15,9 +15,17 @@ export type PaymentState = (typeof PAYMENT_STATES)[number];
 
 /**
  * Why an attempt failed: the documented set. `psp_unavailable` is a failover (the PSP could not open a
- * session); the others come from the PSP's own answer about the attempt.
+ * session); `amount_mismatch` a success its PSP reported at another amount or currency than the payment's
+ * (functions/domain/charged-amount.ts); the others come from the PSP's own answer about the attempt.
  */
-export const FAILURE_CODES = ['declined', 'expired', 'canceled', 'psp_error', 'psp_unavailable'] as const;
+export const FAILURE_CODES = [
+  'declined',
+  'expired',
+  'canceled',
+  'psp_error',
+  'psp_unavailable',
+  'amount_mismatch',
+] as const;
 export type PaymentFailureCode = (typeof FAILURE_CODES)[number];
 
 export interface PaymentFailure {
@@ -259,13 +267,17 @@ export interface PaymentOutcome {
 
 /**
  * The payment after the PSP's answer, or `undefined` when nothing changes. A succeeded payment never changes
- * again; any other may still become succeeded (money moved: the truth wins, as for the link). Pending says
- * nothing new.
+ * again; any other may still become succeeded (money moved: the truth wins, as for the link), or failed with
+ * `amount_mismatch` (money moved, at another amount: the record says so, once). Pending says nothing new.
  */
 export function settle(payment: Payment, outcome: PaymentOutcome, now: Date): Payment | undefined {
   if (payment.status === 'succeeded' || outcome.state === 'pending') return undefined;
-  if (payment.status === outcome.state) return undefined;
-  if (payment.status !== 'pending' && outcome.state !== 'succeeded') return undefined;
+  if (outcome.failure?.code === 'amount_mismatch') {
+    if (payment.failure?.code === 'amount_mismatch') return undefined;
+  } else {
+    if (payment.status === outcome.state) return undefined;
+    if (payment.status !== 'pending' && outcome.state !== 'succeeded') return undefined;
+  }
   return {
     ...payment,
     status: outcome.state,

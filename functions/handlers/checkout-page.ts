@@ -35,7 +35,9 @@ export const handler = htmlHandler(async (event, lambda) => {
     canceled: event.queryStringParameters?.canceled !== undefined,
     now: now(),
   };
-  if (event.routeKey.endsWith('/complete')) return completePage(event, id, context);
+  if (event.routeKey.endsWith('/complete')) {
+    return completePage(event, id, context, () => lambda.getRemainingTimeInMillis());
+  }
   const form = method === 'POST' ? chosenAmount(event, CHECKOUT_BASE) : undefined;
   const view = await openCheckout(
     {
@@ -103,7 +105,12 @@ async function pageOf(event: HtmlEvent, view: CheckoutView, context: ViewContext
  * money only when we capture returns every buyer here with their attempt (`?payment=`): it is captured first,
  * and a link with a `redirect_url` then sends them on to it (docs/orchestration.md#deferred-capture).
  */
-async function completePage(event: HtmlEvent, id: string, context: ViewContext): Promise<HtmlResult> {
+async function completePage(
+  event: HtmlEvent,
+  id: string,
+  context: ViewContext,
+  timeLeftMs: () => number,
+): Promise<HtmlResult> {
   let link = await findLinkById(linkRepository(), id);
   const attempt = event.queryStringParameters?.payment;
   if (link && attempt) {
@@ -114,6 +121,7 @@ async function completePage(event: HtmlEvent, id: string, context: ViewContext):
         psps: pspConnections(),
         now,
         checkoutBase: context.checkoutBase,
+        timeLeftMs,
       },
       link,
       attempt,

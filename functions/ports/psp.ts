@@ -91,9 +91,12 @@ export interface PspSessionStatus {
   /** The PSP's payment id once paid (Stripe PaymentIntent, Mollie tr_, Adyen pspReference). */
   paymentReference: string | null;
   /**
-   * What the PSP charges (or charged) in this session, read back from the PSP in our decimal form; null when the
-   * PSP's answer has none. A payment whose own record was lost is recorded at it: for a buyer-chosen amount
-   * (`amount_range`) nothing else of ours holds it (`recordSessionStatus`, functions/use-cases/payments.ts).
+   * What the PSP charges (or charged, or authorized) in this session, read back from the PSP in our decimal form
+   * and its currency; null when the PSP's answer has none (a session of another integration, in Stripe's setup
+   * mode). A success is taken as paid only at its payment's own amount, never without one (`checkChargedAmount`,
+   * functions/use-cases/charged-amounts.ts; docs/security.md#amounts-the-psp-reports). A payment whose own record
+   * was lost is recorded at it: for a buyer-chosen amount (`amount_range`) nothing else of ours holds it
+   * (`recordSessionStatus`, functions/use-cases/payments.ts).
    */
   amount: Amount | null;
   livemode: boolean;

@@ -8,6 +8,8 @@ import { recordSessionOutcome } from './session-endings.ts';
 
 export type BuyerReturnDependencies = Omit<PaymentDependencies, 'queue'> & {
   psps: Pick<PspConnections, 'sessionConnection' | 'adapter' | 'endSession' | 'expireSession'>;
+  /** What is left of the function's time: the link's other sessions are ended only while that fits. */
+  timeLeftMs?: () => number;
 };
 
 /**
@@ -15,9 +17,11 @@ export type BuyerReturnDependencies = Omit<PaymentDependencies, 'queue'> & {
  * (docs/orchestration.md#deferred-capture): their approved attempt is captured now, while the link can still be
  * paid by it (`captureWhilePayable`), and recorded, so that the page they see, and the link's `redirect_url`
  * they go on to, already know the outcome. The PSP's notification may have done it first: capturing again is
- * the same capture (the PSP's idempotency key is our payment id). Best effort: whatever fails is logged, and the
- * notification or the missed-notification sweeper captures, or releases, later. Two PSP calls: the session read
- * back, and the capture.
+ * the same capture (the PSP's idempotency key is our payment id). An approval at another amount than the
+ * attempt's is voided, never captured (`captureWhilePayable`). A capture that paid the link ends the link's other
+ * open sessions (`recordSessionOutcome`), as a notification does. Best effort: whatever fails is logged, and the
+ * notification or the missed-notification sweeper captures, or releases, later. At most five PSP calls, the
+ * checkout page's: the session read back, the capture (two at Checkout.com), and a round of ending the others.
  */
 export async function captureOnReturn(
   deps: BuyerReturnDependencies,

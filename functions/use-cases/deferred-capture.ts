@@ -1,10 +1,13 @@
+import { chargedAmountMismatch } from '../domain/charged-amount.ts';
 import type { PspConnection } from '../domain/connection.ts';
 import { type CaptureClaim, claimAttempt } from '../domain/deferred-capture.ts';
 import { ConcurrentModificationError } from '../domain/errors.ts';
+import { paymentAmount } from '../domain/payment.ts';
 import type { PaymentLink } from '../domain/payment-link.ts';
 import { logger } from '../logger.ts';
 import type { PaymentRepository } from '../ports/payment-repository.ts';
 import type { Psp, PspSessionStatus } from '../ports/psp.ts';
+import { mismatchedStatus, reportAmountMismatch } from './charged-amounts.ts';
 
 /** What the claims need: the attempts' payments, and the clock. */
 export interface CaptureClaimDependencies {
@@ -22,7 +25,9 @@ const MAX_CLAIM_ATTEMPTS = 4;
  * notification, the missed-notification sweeper. Answers the status to record (`recordSessionStatus`): the
  * PSP's after the capture, or the attempt canceled when it was released. Any other status is answered as it is.
  * A PSP that could not capture throws, and whoever comes next (the PSP's retried notification, the sweeper)
- * captures with the same idempotency key.
+ * captures with the same idempotency key. An approval at another amount or currency than the attempt's
+ * (`chargedAmountMismatch`) is never captured: it is voided where the PSP can, and answered as the failure
+ * `amount_mismatch` (docs/security.md#amounts-the-psp-reports).
  */
 export async function captureWhilePayable(
   deps: CaptureClaimDependencies,
@@ -40,6 +45,8 @@ export async function captureWhilePayable(
   ) {
     return status;
   }
+  const refused = await refusedForItsAmount(deps, connection, psp, link, status, paymentId);
+  if (refused) return refused;
   const claim = await claimAttemptOf(deps, link, paymentId, 'claimed');
   if (claim === 'claimed') return psp.captureSession({ id: status.id, paymentId });
   logger.info('Approved attempt released: its link can no longer be paid by it', {
@@ -56,6 +63,34 @@ export async function captureWhilePayable(
       message: 'Approved when its link could no longer be paid by it: not captured.',
     },
   };
+}
+
+/**
+ * The approval of a pending attempt at another amount than the attempt's: voided, never captured, and answered as
+ * the failure to record (`mismatchedStatus`); undefined when the amounts agree, or when the attempt is not pending
+ * (or has no record), which the claim then releases as ever.
+ */
+async function refusedForItsAmount(
+  deps: CaptureClaimDependencies,
+  connection: PspConnection,
+  psp: Psp,
+  link: PaymentLink,
+  status: PspSessionStatus,
+  paymentId: string,
+): Promise<PspSessionStatus | undefined> {
+  const payment = await deps.payments.get(link.id, link.mode, paymentId);
+  if (payment?.status !== 'pending') return undefined;
+  const mismatch = chargedAmountMismatch(paymentAmount(payment, link), status.amount);
+  if (!mismatch) return undefined;
+  const voided = await voidReleased(connection, psp, paymentId, status.id);
+  reportAmountMismatch({
+    connection,
+    linkId: link.id,
+    paymentId,
+    mismatch,
+    givenBack: voided ? 'not captured; the authorization voided' : 'not captured',
+  });
+  return mismatchedStatus(status, mismatch);
 }
 
 /**
@@ -97,12 +132,20 @@ async function claimAttemptOf(
   }
 }
 
-/** Best effort: a PSP that can void an authorization does (an order that cannot be voided simply lapses). */
-async function voidReleased(connection: PspConnection, psp: Psp, paymentId: string, sessionId: string) {
+/**
+ * Best effort: a PSP that can void an authorization does (an order that cannot be voided simply lapses). Whether
+ * an authorization was voided.
+ */
+async function voidReleased(
+  connection: PspConnection,
+  psp: Psp,
+  paymentId: string,
+  sessionId: string,
+): Promise<boolean> {
   try {
     if (psp.voidAuthorization) {
       await psp.voidAuthorization({ id: sessionId, paymentId });
-      return;
+      return true;
     }
     await psp.expireSession({
       provider: connection.provider,
@@ -115,4 +158,5 @@ async function voidReleased(connection: PspConnection, psp: Psp, paymentId: stri
   } catch (error) {
     logger.warn('Released attempt not voided at its PSP', { payment_id: paymentId, error });
   }
+  return false;
 }

@@ -24,6 +24,7 @@ import type { EventQueue } from '../ports/event-queue.ts';
 import type { LinkRepository } from '../ports/link-repository.ts';
 import type { PaymentRepository } from '../ports/payment-repository.ts';
 import type { PspSessionStatus } from '../ports/psp.ts';
+import type { CheckedSessionStatus } from './charged-amounts.ts';
 import { applyTransition, getPaymentLink } from './link-transitions.ts';
 
 export interface PaymentDependencies {
@@ -58,7 +59,9 @@ const UNKNOWN_SESSION_LIFETIME_MS = 24 * 3_600_000;
  *   duplicate event);
  * - failed: the payment fails with the PSP's reason and the merchant gets `payment_link.payment_failed`;
  * - canceled or expired: the payment says so; pending: nothing changes.
- * Every write is conditional and every report happens once per payment, however many copies race.
+ * Every write is conditional and every report happens once per payment, however many copies race. Only a status
+ * whose amount was checked against its payment's is taken (`checkChargedAmount`, ./charged-amounts.ts): a success
+ * at another amount arrives here as the failure `amount_mismatch`.
  *
  * The link moves first and the payment is saved after: a success is never stored without moving the link. Should
  * the link's write fail, the payment stays as it was (pending, on the sweeper's list), so the PSP's next
@@ -68,7 +71,7 @@ export async function recordSessionStatus(
   deps: PaymentDependencies,
   connection: PspConnection,
   link: PaymentLink,
-  status: PspSessionStatus,
+  status: CheckedSessionStatus,
 ): Promise<SessionOutcome> {
   const outcome: PaymentOutcome = {
     state: status.state,

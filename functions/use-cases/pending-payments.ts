@@ -61,8 +61,9 @@ async function checkPayment(
     url: '',
     expires_at: payment.session_expires_at ?? '',
   };
-  if (link.status === 'completed' && Date.parse(session.expires_at) > deps.now().getTime()) {
-    // The link takes no more payments: a buyer's session not ended when it completed is ended now.
+  const done = link.status === 'completed' || link.status === 'paid';
+  if (done && Date.parse(session.expires_at) > deps.now().getTime()) {
+    // The link takes no more payments: a session not ended when its last payment was recorded is ended now.
     const ended = await endAttempt({ ...deps, pspSessions: deps.psps }, link, session, {
       payment,
       recorded: true,

@@ -206,8 +206,11 @@ async function recordSession(
   });
   const outcome = await recordSessionOutcome({ ...deps, pspSessions: deps.psps }, connection, link, settled);
   // Mollie tells of a refund's progress through its payment's webhook: the link's pending refunds are read too,
-  // with the calls left after the verification's own, the session's read, and a capture or release.
-  const spent = 1 + (psp.verificationCalls ?? 0) + (settled === status ? 0 : (psp.captureCalls ?? 1));
+  // with the calls left after the verification's own, the session's read, a capture or release, and the refund
+  // of a success at another amount (recorded failed: functions/use-cases/charged-amounts.ts).
+  const givenBack = settled.state === 'succeeded' && outcome === 'failed' ? 1 : 0;
+  const spent =
+    1 + (psp.verificationCalls ?? 0) + (settled === status ? 0 : (psp.captureCalls ?? 1)) + givenBack;
   const refunds = await recordPendingRefunds(deps, connection, psp, link, NOTIFICATION_PSP_CALLS - spent);
   return refunds === 'ignored' ? outcome : refunds;
 }

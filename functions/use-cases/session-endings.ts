@@ -1,13 +1,20 @@
-import { openSessions } from '../domain/checkout.ts';
+import { ANSWER_ROOM_MS, PSP_CALL_TIMEOUT_MS } from '../domain/call-budgets.ts';
+import { CALLS_TO_END_A_SESSION, openSessions } from '../domain/checkout.ts';
 import type { PspConnection } from '../domain/connection.ts';
 import { PspSessionNotEndedError } from '../domain/errors.ts';
 import { endedByUs, type Payment } from '../domain/payment.ts';
 import type { PaymentLink, PspSession } from '../domain/payment-link.ts';
 import type { Mode } from '../domain/principal.ts';
 import { logger } from '../logger.ts';
-import type { PspSessionStatus } from '../ports/psp.ts';
+import type { Psp, PspSessionStatus } from '../ports/psp.ts';
+import { checkChargedAmount } from './charged-amounts.ts';
 import { releaseAttempt } from './deferred-capture.ts';
-import { type PaymentDependencies, recordSessionStatus, type SessionOutcome } from './payments.ts';
+import {
+  type PaymentDependencies,
+  paymentIdOfSession,
+  recordSessionStatus,
+  type SessionOutcome,
+} from './payments.ts';
 
 /**
  * What ending a session at its PSP came to: `ended`, or, when its PSP refused to end it, what the PSP says of
@@ -26,14 +33,39 @@ export interface PspSessions {
    * the PSP could not be asked, so a session is never taken as ended without its PSP saying so.
    */
   endSession(account: string, mode: Mode, session: PspSession): Promise<SessionEnding>;
+  /** The adapter of a connection: what a success at another amount took is given back through it. */
+  adapter(connection: PspConnection): Promise<Psp>;
 }
 
-export type SessionEndDependencies = PaymentDependencies & { pspSessions: PspSessions };
+export type SessionEndDependencies = PaymentDependencies & {
+  pspSessions: PspSessions;
+  /**
+   * What is left of the calling function's time, where a buyer waits on it (the checkout page): the sessions a
+   * payment leaves behind are ended only while a round of it fits (`endSessionsAfterLastPayment`). Absent: no bound.
+   */
+  timeLeftMs?: () => number;
+};
 
 /**
- * What became of an open attempt asked to end: `ended` (it can no longer be paid), `paid` (its PSP refused
- * because it was paid: the payment is recorded now, with its event), or `open` (its PSP refused and says it may
- * still be paid, as a bank transfer under way).
+ * Records what a PSP says of a session (`recordSessionStatus`), once its amount was checked against its payment's
+ * (`checkChargedAmount`): the one way every path records a PSP's status.
+ */
+async function recordStatus(
+  deps: SessionEndDependencies,
+  connection: PspConnection,
+  link: PaymentLink,
+  status: PspSessionStatus,
+): Promise<SessionOutcome> {
+  const paymentId = status.paymentId ?? paymentIdOfSession(status.id);
+  const checked = await checkChargedAmount(deps, connection, link, status, paymentId);
+  return recordSessionStatus(deps, connection, link, checked);
+}
+
+/**
+ * What became of an open attempt asked to end: `ended` (it can no longer be paid; also when it was paid at another
+ * amount than its own, recorded failed with `amount_mismatch`), `paid` (its PSP refused because it was paid: the
+ * payment is recorded now, with its event), or `open` (its PSP refused and says it may still be paid, as a bank
+ * transfer under way).
  */
 export type AttemptEnd = 'ended' | 'paid' | 'open';
 
@@ -42,8 +74,9 @@ export type AttemptEnd = 'ended' | 'paid' | 'open';
  * refusal is never taken as "ended", the session is read back instead. Still payable: `open`, and nothing is
  * recorded, except at a PSP that takes no money unless we capture (docs/orchestration.md#deferred-capture): the
  * attempt is released (`releaseAttempt`) and `ended`, unless a capture of it was claimed first. Paid: recorded
- * as a notification would record it (`recordSessionStatus`), so a link that stops being payable never hides a
- * payment that went through. Over unpaid: recorded and `ended`. An attempt ended
+ * as a notification would record it (`recordStatus`), so a link that stops being payable never hides a
+ * payment that went through; a payment that completed its link ends the link's other open sessions
+ * (`endSessionsAfterLastPayment`). Over unpaid: recorded and `ended`. An attempt ended
  * now is recorded canceled when its `attempt` is given (`recorded`: its payment is stored, and the canceled one
  * replaces it; else it is stored anew, so that the session no longer counts as open). Throws when the PSP could
  * not be asked. Every caller ends sessions by this rule: cancel and expiry, the sweepers, and the checkout within
@@ -55,6 +88,18 @@ export async function endAttempt(
   session: PspSession,
   attempt?: { payment: Payment; recorded: boolean },
 ): Promise<AttemptEnd> {
+  const { end, recorded } = await endOneAttempt(deps, link, session, attempt);
+  if (recorded === 'paid') await endSessionsAfterLastPayment(deps, link.id, link.mode);
+  return end;
+}
+
+/** `endAttempt` without its follow-up, for callers that end every open attempt themselves; what it recorded. */
+async function endOneAttempt(
+  deps: SessionEndDependencies,
+  link: PaymentLink,
+  session: PspSession,
+  attempt?: { payment: Payment; recorded: boolean },
+): Promise<{ end: AttemptEnd; recorded?: SessionOutcome }> {
   const ending = await deps.pspSessions.endSession(link.account, link.mode, session);
   if (ending.ended) {
     const canceled = attempt && endedByUs(attempt.payment, deps.now());
@@ -65,16 +110,17 @@ export async function endAttempt(
           logger.warn('Ended session not recorded', { link_id: link.id, payment_id: canceled.id, error }),
         );
     }
-    return 'ended';
+    return { end: 'ended' };
   }
   const { connection, status } = ending;
-  if (status.state === 'pending') return stillPayable(deps, link, session, status);
-  // Whoever ends sessions here ends the link's other open sessions itself: no second round from the recording.
-  await recordSessionStatus(deps, connection, link, {
+  if (status.state === 'pending') return { end: await stillPayable(deps, link, session, status) };
+  const recorded = await recordStatus(deps, connection, link, {
     ...status,
     paymentId: status.paymentId ?? session.payment_id,
   });
-  return status.state === 'succeeded' ? 'paid' : 'ended';
+  // A success at another amount than the payment's was recorded failed: the session is over, the link unpaid.
+  const paid = status.state === 'succeeded' && recorded !== 'failed';
+  return { end: paid ? 'paid' : 'ended', recorded };
 }
 
 /**
@@ -115,6 +161,15 @@ export async function endOpenAttempts(
   ended: Set<string>,
 ): Promise<'all_ended' | 'paid_meanwhile'> {
   if (!link.reusable) return 'all_ended';
+  return endEveryOpenAttempt(deps, link, ended);
+}
+
+/** `endOpenAttempts` for a link of either kind: every open attempt of it, whoever's. */
+async function endEveryOpenAttempt(
+  deps: SessionEndDependencies,
+  link: PaymentLink,
+  ended: Set<string>,
+): Promise<'all_ended' | 'paid_meanwhile'> {
   const payments = await deps.payments.listOfLink(link.id, link.mode);
   const open = openSessions({ ...link, psp_session: null }, payments, deps.now()).filter(
     (session) => !ended.has(session.id),
@@ -123,9 +178,9 @@ export async function endOpenAttempts(
   const results = await Promise.allSettled(
     batch.map(async (session) => {
       const payment = payments.find((candidate) => candidate.id === session.payment_id);
-      const outcome = await endAttempt(deps, link, session, payment && { payment, recorded: true });
-      if (outcome !== 'open') ended.add(session.id);
-      return outcome;
+      const { end } = await endOneAttempt(deps, link, session, payment && { payment, recorded: true });
+      if (end !== 'open') ended.add(session.id);
+      return end;
     }),
   );
   const failed = results.find((result) => result.status === 'rejected');
@@ -134,7 +189,7 @@ export async function endOpenAttempts(
     batch.length +
     results.filter((result) => result.status === 'rejected' || result.value === 'open').length;
   if (stillOpen > 0) {
-    logger.warn('Open PSP sessions of a reusable link not all ended', {
+    logger.warn('Open PSP sessions of a link not all ended', {
       link_id: link.id,
       open: stillOpen,
       error: failed?.reason,
@@ -145,24 +200,35 @@ export async function endOpenAttempts(
   return paid ? 'paid_meanwhile' : 'all_ended';
 }
 
+/** Time for one round of ending sessions in parallel: the end, and the read-back of a refusal. */
+const ROUND_OF_ENDINGS_MS = CALLS_TO_END_A_SESSION * PSP_CALL_TIMEOUT_MS + ANSWER_ROOM_MS;
+
 /**
- * After a payment of a reusable link was recorded: once the link is `completed` it takes no more payments, so
- * the other buyers' open sessions are ended, as a cancel ends them (docs/orchestration.md#reusable-links). Best
- * effort, after the payment and its event are stored: a session that cannot be ended now is ended by the
- * pending-payment sweeper (`checkPendingPayments`) or by a cancel of the completed link, and a payment made on
- * it meanwhile is still recorded (`payment_link.duplicate_payment`).
+ * After a payment was recorded: once it was the link's last (a single-use link `paid`, a reusable one
+ * `completed`), the link takes no more payments, so every other open session of it is ended, as a cancel ends
+ * them: a single-use link's earlier attempt at another PSP (a failover, a lost race), a reusable link's other
+ * buyers' (docs/orchestration.md#one-payable-session). Best effort, after the payment and its event are stored,
+ * and only while a round of endings fits the time left where a buyer waits (`timeLeftMs`): a session that cannot
+ * be ended now is ended by the pending-payment sweeper at its next check (`checkPendingPayments`) or by a cancel
+ * of the completed link, and a payment made on it meanwhile is still recorded (`payment_link.duplicate_payment`).
  */
-export async function endSessionsOfCompletedLink(
+export async function endSessionsAfterLastPayment(
   deps: SessionEndDependencies,
   linkId: string,
   mode: Mode,
 ): Promise<void> {
   try {
+    if (deps.timeLeftMs && deps.timeLeftMs() < ROUND_OF_ENDINGS_MS) {
+      logger.info('No time left to end the other sessions of a paid link: left to the sweeper', {
+        link_id: linkId,
+      });
+      return;
+    }
     const link = await deps.links.get(linkId, mode);
-    if (link?.status !== 'completed') return;
-    await endOpenAttempts(deps, link, new Set());
+    if (link?.status !== 'completed' && link?.status !== 'paid') return;
+    await endEveryOpenAttempt(deps, link, new Set());
   } catch (error) {
-    logger.warn('Other buyers’ sessions of a completed link not all ended: left to the sweeper', {
+    logger.warn('Other sessions of a paid link not all ended: left to the sweeper', {
       link_id: linkId,
       error,
     });
@@ -170,10 +236,9 @@ export async function endSessionsOfCompletedLink(
 }
 
 /**
- * Records what a PSP says of a session (`recordSessionStatus`) for a caller with no buyer waiting (a
- * notification, the sweeper), and then, when the payment completed a reusable link, ends the other buyers' open
- * sessions (`endSessionsOfCompletedLink`). The checkout records without that: its buyer waits, and the sweeper
- * ends those sessions later.
+ * Records what a PSP says of a session (`recordStatus`: its amount checked, then recorded) for a notification,
+ * the sweeper or the buyer's return, and then, when the payment was the link's last, ends the link's other open
+ * sessions (`endSessionsAfterLastPayment`).
  */
 export async function recordSessionOutcome(
   deps: SessionEndDependencies,
@@ -181,7 +246,7 @@ export async function recordSessionOutcome(
   link: PaymentLink,
   status: PspSessionStatus,
 ): Promise<SessionOutcome> {
-  const outcome = await recordSessionStatus(deps, connection, link, status);
-  if (outcome === 'paid' && link.reusable) await endSessionsOfCompletedLink(deps, link.id, link.mode);
+  const outcome = await recordStatus(deps, connection, link, status);
+  if (outcome === 'paid') await endSessionsAfterLastPayment(deps, link.id, link.mode);
   return outcome;
 }

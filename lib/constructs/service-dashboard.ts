@@ -32,6 +32,8 @@ export const METRIC_DESCRIPTIONS: Record<MetricName, string> = {
   RateLimitRejections: 'API requests refused with 429 rate_limited',
   RefundsStuck:
     'checks of a pending refund its PSP never acknowledged, past the time it can safely be asked for again: an operator settles it at the PSP',
+  PaymentAmountMismatches:
+    'successes a PSP reported at another amount or currency than their payment: not taken as paid, voided or refunded where the PSP allows',
 };
 
 const PERIOD = Duration.minutes(5);
@@ -98,6 +100,15 @@ export class ServiceDashboard extends Construct {
         alarmDescription:
           'A pending refund that its PSP never acknowledged can no longer be asked for again safely: find it by the error "A refund the PSP never acknowledged" in the check-pending-at-psps log and settle it at the PSP.',
         metric: serviceMetric(this, 'RefundsStuck', 'Sum'),
+        threshold: 0,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+      new Alarm(this, 'AmountMismatches', {
+        alarmDescription:
+          'A PSP reported a payment at another amount or currency than the payment was for: the link was not paid by it. Find the error "A PSP reported another amount" in the logs of the functions that record payments (psp-notifications, check-pending-at-psps, checkout-page, cancel and expiry): link, payment, connection, both amounts and given_back; refund at the PSP what was not given back, and check the PSP account for changes not made through us (docs/operations.md#alarms).',
+        metric: serviceMetric(this, 'PaymentAmountMismatches', 'Sum'),
         threshold: 0,
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
         evaluationPeriods: 1,

@@ -530,10 +530,10 @@ export interface components {
       };
       /** @description The PSP's own id of the payment, once it has one. */
       provider_reference: string | null;
-      /** @description `psp_unavailable`: the connection could not open a session and the next one was tried (a failover); `declined`, `expired`, `canceled`, `psp_error`: what the PSP said about the attempt. */
+      /** @description `psp_unavailable`: the connection could not open a session and the next one was tried (a failover); `declined`, `expired`, `canceled`, `psp_error`: what the PSP said about the attempt; `amount_mismatch`: the PSP reported a success at another amount or currency than the payment was for, so the link was not paid by it, and what was taken was refunded or the authorization voided (docs/security.md#amounts-the-psp-reports). */
       failure: ({
         /** @enum {string} */
-        code: "declined" | "expired" | "canceled" | "psp_error" | "psp_unavailable";
+        code: "declined" | "expired" | "canceled" | "psp_error" | "psp_unavailable" | "amount_mismatch";
         message: string;
       }) | null;
       /** @description Why the attempt went to its connection; null for failed openings and older payments. */
@@ -894,10 +894,10 @@ export interface components {
       };
       /** @description The PSP's own id of the payment, once it has one. */
       provider_reference: string | null;
-      /** @description `psp_unavailable`: the connection could not open a session and the next one was tried (a failover); `declined`, `expired`, `canceled`, `psp_error`: what the PSP said about the attempt. */
+      /** @description `psp_unavailable`: the connection could not open a session and the next one was tried (a failover); `declined`, `expired`, `canceled`, `psp_error`: what the PSP said about the attempt; `amount_mismatch`: the PSP reported a success at another amount or currency than the payment was for, so the link was not paid by it, and what was taken was refunded or the authorization voided (docs/security.md#amounts-the-psp-reports). */
       failure: ({
         /** @enum {string} */
-        code: "declined" | "expired" | "canceled" | "psp_error" | "psp_unavailable";
+        code: "declined" | "expired" | "canceled" | "psp_error" | "psp_unavailable" | "amount_mismatch";
         message: string;
       }) | null;
       /** @description Why the attempt went to its connection; null for failed openings and older payments. */

@@ -71,7 +71,7 @@ describe('metrics on AWS', () => {
     );
   });
 
-  it('alarm when most payment attempts fail at the PSP, when webhooks fall behind, and on a refund stuck pending', () => {
+  it('alarm when most payment attempts fail at the PSP, when webhooks fall behind, on a refund stuck pending and on any payment a PSP reported at another amount', () => {
     plain.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       Threshold: 50,
       ComparisonOperator: 'GreaterThanThreshold',
@@ -105,6 +105,16 @@ describe('metrics on AWS', () => {
       Statistic: 'Sum',
       Threshold: 0,
       ComparisonOperator: 'GreaterThanThreshold',
+    });
+    plain.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: NAMESPACE,
+      MetricName: 'PaymentAmountMismatches',
+      Dimensions: [{ Name: 'service', Value: 'payment-links' }],
+      Statistic: 'Sum',
+      Threshold: 0,
+      ComparisonOperator: 'GreaterThanThreshold',
+      EvaluationPeriods: 1,
+      TreatMissingData: 'notBreaching',
     });
   });
 });

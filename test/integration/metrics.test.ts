@@ -5,7 +5,12 @@ import { BUILT_IN_SANDBOX_ID, migratedConnectionId } from '../../functions/domai
 import { handler } from '../../functions/handlers/deliver-webhook.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { lambdaContext } from '../../lib/local/api-gateway.ts';
-import { createLink, sandboxNotification, storedLink } from '../support/checkout-helpers.ts';
+import {
+  createLink,
+  sandboxNotification,
+  sandboxReportsAmount,
+  storedLink,
+} from '../support/checkout-helpers.ts';
 import { configureLegacyStripe } from '../support/connections.ts';
 import { httpRequest, NAVIGATION_HEADERS, navigate } from '../support/navigate.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';
@@ -211,6 +216,33 @@ describe('metrics (Embedded Metric Format on stdout)', () => {
       expect.any(Number),
       expect.any(Number),
     ]);
+  });
+
+  it('count a success reported at another amount than its payment, under its provider, once', async () => {
+    const shop = await stack.issueKey('metrics-mismatch', 'test');
+    const link = await createLink(stack, shop.api_key);
+    await navigate(link.checkout_url);
+    const session = (await storedLink(link.id)).psp_session;
+    if (!session) throw new Error('no session');
+    await sandboxSessionStore().complete(session.id, `sbpay_metrics_${session.id}`, new Date());
+    await sandboxReportsAmount(stack.tableName, session.id, { value: '0.01', currency: 'USD' });
+    const notification = sandboxNotification({ session_id: session.id, link_id: link.id });
+    const notify = () =>
+      stack.request('POST', `/psp/sandbox/notifications/${BUILT_IN_SANDBOX_ID}`, {
+        rawBody: notification.rawBody,
+        headers: notification.headers,
+      });
+    expect((await notify()).body.outcome).toBe('failed');
+    expect((await notify()).body.outcome).toBe('failed');
+    expect(recordsOf('PaymentAmountMismatches')).toEqual([
+      expect.objectContaining({
+        unit: 'Count',
+        dimensions: [['service', 'provider'], ['service']],
+        provider: 'sandbox',
+        value: 1,
+      }),
+    ]);
+    expect(recordsOf('PaymentsSucceeded')).toEqual([]);
   });
 
   it('count requests refused by the rate limit', async () => {

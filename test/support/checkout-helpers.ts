@@ -1,6 +1,10 @@
 import { readFileSync } from 'node:fs';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { checkoutKeys } from '../../functions/adapters/dynamodb/table-schema.ts';
 import { signSandboxPayload } from '../../functions/adapters/psp/sandbox-psp.ts';
+import { documentClient } from '../../functions/clients/dynamodb.ts';
 import { linkRepository } from '../../functions/dependencies.ts';
+import type { Amount } from '../../functions/domain/money.ts';
 import type { PaymentLink } from '../../functions/domain/payment-link.ts';
 import { LOCAL_SANDBOX_SECRET_NAME } from '../../lib/local/local-secrets.ts';
 import type { TestStack } from './test-stack.ts';
@@ -53,4 +57,23 @@ export function sandboxNotification(
       'sandbox-signature': signSandboxPayload(options.secret ?? sandboxSecret(), rawBody, timestamp),
     },
   };
+}
+
+/**
+ * The sandbox reports `amount` for its session from now on, as a PSP whose session was changed behind our back
+ * would (docs/security.md#amounts-the-psp-reports).
+ */
+export async function sandboxReportsAmount(
+  tableName: string,
+  sessionId: string,
+  amount: Amount,
+): Promise<void> {
+  await documentClient().send(
+    new UpdateCommand({
+      TableName: tableName,
+      Key: checkoutKeys.sandboxSession(sessionId),
+      UpdateExpression: 'SET amount = :amount',
+      ExpressionAttributeValues: { ':amount': amount },
+    }),
+  );
 }

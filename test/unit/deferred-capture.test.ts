@@ -7,6 +7,7 @@ import { type Payment, startedPayment } from '../../functions/domain/payment.ts'
 import { newPaymentLink, type PaymentLink } from '../../functions/domain/payment-link.ts';
 import type { Psp, PspSessionStatus } from '../../functions/ports/psp.ts';
 import { captureWhilePayable, releaseAttempt } from '../../functions/use-cases/deferred-capture.ts';
+import { capturedOutput } from '../support/log-capture.ts';
 
 const now = new Date('2026-01-01T10:00:00Z');
 const connection = {
@@ -196,5 +197,33 @@ describe('deferred capture: the capture and the end race on the attempt’s paym
     const deps = { payments: paymentStore(payment), now: () => now };
     expect(await captureWhilePayable(deps, connection, psp, link, waiting)).toBe(waiting);
     expect(captures).toEqual([]);
+  });
+});
+
+describe('deferred capture: the amount is compared before capturing', () => {
+  it('never captures an approval at another amount than the attempt’s: voids it, answers amount_mismatch', async () => {
+    const { link, payment } = openLink();
+    const payments = paymentStore(payment);
+    const { psp, captures, voids } = capturingPsp();
+    const tampered = { ...approved, amount: { value: '0.01', currency: 'USD' } };
+    let status: PspSessionStatus | undefined;
+    const logged = await capturedOutput(async () => {
+      status = await captureWhilePayable({ payments, now: () => now }, connection, psp, link, tampered);
+    });
+    expect(logged).toMatch(/"level":"ERROR","message":"A PSP reported another amount.*"reported":"0.01 USD"/);
+    expect(captures).toEqual([]);
+    expect(voids).toEqual(['ORDER1']);
+    expect(status).toMatchObject({ state: 'failed', failure: { code: 'amount_mismatch' } });
+    expect(status?.deferredCapture).toBeUndefined();
+    expect(payments.stored.get('pay_1')?.capture).toBeUndefined();
+  });
+
+  it('captures an approval written with other trailing zeros: the same amount', async () => {
+    const { link, payment } = openLink();
+    const { psp, captures } = capturingPsp();
+    const same = { ...approved, amount: { value: '10.00', currency: 'EUR' } };
+    const deps = { payments: paymentStore(payment), now: () => now };
+    expect((await captureWhilePayable(deps, connection, psp, link, same)).state).toBe('succeeded');
+    expect(captures).toEqual(['pay_1']);
   });
 });

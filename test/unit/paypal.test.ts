@@ -56,6 +56,16 @@ describe('what a PayPal order says of the attempt', () => {
     });
     expect(paypalOrderStatus(order('VOIDED'), false).state).toBe('canceled');
   });
+
+  it('reports what its capture took once there is one, else what the order asks', () => {
+    const captured = order('COMPLETED', 'COMPLETED');
+    const capture = captured.purchaseUnits?.[0]?.payments?.captures?.[0];
+    if (capture) capture.amount = { currencyCode: 'USD', value: '0.01' };
+    expect(paypalOrderStatus(captured, false).amount).toEqual({ value: '0.01', currency: 'USD' });
+    expect(paypalOrderStatus(order('APPROVED'), false).amount).toEqual({ value: '10.00', currency: 'EUR' });
+    const bare = { ...order('APPROVED'), purchaseUnits: [{ invoiceId: 'pay_1' }] } as Order;
+    expect(paypalOrderStatus(bare, false).amount).toBeNull();
+  });
 });
 
 describe('what a verified PayPal event names', () => {

@@ -220,7 +220,8 @@ export class CheckoutPsp implements Psp {
   private statusOf(payment: CkoPayment | null, link: CkoPaymentLink | null): PspSessionStatus {
     const metadata = link?.metadata ?? payment?.metadata ?? {};
     const text = (value: unknown) => (typeof value === 'string' ? value : null);
-    const charged = link ?? payment;
+    // The payment's amount once there is one (what the buyer authorized), else what the link asks.
+    const charged = payment ?? link;
     if (!charged) throw invalidAnswer('neither a link nor a payment');
     return {
       id: link?.id ?? (payment as CkoPayment).id,

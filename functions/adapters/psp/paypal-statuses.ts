@@ -12,18 +12,20 @@ import type {
  * What an order's status means for the attempt (Orders v2 `status`, and its capture's): `CREATED`,
  * `PAYER_ACTION_REQUIRED` and `SAVED` await the buyer's approval; `APPROVED` awaits our capture; `COMPLETED` is
  * paid once its capture is `COMPLETED` (`PENDING`: PayPal is still reviewing it; `DECLINED` or `FAILED`: the
- * attempt failed); `VOIDED` is over unpaid.
+ * attempt failed); `VOIDED` is over unpaid. The amount is the capture's once there is one (what PayPal took),
+ * else the order's (what a capture would take).
  */
 export function paypalOrderStatus(order: Order, livemode: boolean): PspSessionStatus {
   const unit = order.purchaseUnits?.[0];
   const capture = unit?.payments?.captures?.[0];
+  const charged = capture?.amount ?? unit?.amount;
   const base = {
     id: order.id ?? '',
     paymentId: unit?.invoiceId ?? null,
     linkId: unit?.customId ?? null,
     paymentReference: null,
     failure: null,
-    amount: unit?.amount ? { value: unit.amount.value, currency: unit.amount.currencyCode } : null,
+    amount: charged ? { value: charged.value, currency: charged.currencyCode } : null,
     livemode,
   };
   switch (order.status) {
