@@ -214,8 +214,9 @@ export const functions = {
     timeoutSeconds: 28,
   },
   'list-account-refunds': { table: ['Query', 'BatchGetItem'], merchantApi: true, timeoutSeconds: 28 },
-  // Finds the payment by its pointer, erases it (a conditional Put) and every copy: refund entries, the link's
-  // events and their deliveries (Query, UpdateItem), the link item (functions/adapters/dynamodb/personal-data-store.ts).
+  // Finds the payment by its pointer and its buyer's other attempts among its link's payments (Query), erases them
+  // (conditional Puts) and every copy: refund entries, the link's events and their deliveries (Query, UpdateItem),
+  // the link item (functions/adapters/dynamodb/personal-data-store.ts).
   'erase-payment-buyer': { table: ['GetItem', 'PutItem', 'UpdateItem', 'Query'], merchantApi: true },
   'get-account-settings': { table: ['GetItem'], merchantApi: true },
   'put-account-settings': { table: ['PutItem'], merchantApi: true },

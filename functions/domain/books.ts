@@ -179,11 +179,20 @@ export function refundRow(refund: BookRefund): Row<typeof REFUND_COLUMNS> {
   };
 }
 
+/** The characters OWASP lists as formula starts for spreadsheets (CSV injection), besides a leading tab or CR. */
+const FORMULA_STARTS = /^[=+\-@]/;
+
 /**
- * A cell a spreadsheet would not run as a formula (OWASP CSV injection): one starting with `=`, `+`, `-`, `@`,
- * a tab or a carriage return is prefixed with `'`. Amounts are never negative, so no number is altered.
+ * A cell a spreadsheet would not run as a formula (OWASP CSV injection), prefixed with `'` when it starts with a
+ * tab or a carriage return, or when its first character past any whitespace or invisible formatting character
+ * (zero-width space, byte order mark) is `=`, `+`, `-` or `@` in any form Unicode folds into them (NFKC):
+ * spreadsheets read the fullwidth `＝＋－＠` as formula starts too, and some skip leading spaces first. Amounts are never negative, so no number is altered.
  */
-export const neutralisedCell = (cell: string): string => (/^[=+\-@\t\r]/.test(cell) ? `'${cell}` : cell);
+export function neutralisedCell(cell: string): string {
+  if (cell.startsWith('\t') || cell.startsWith('\r')) return `'${cell}`;
+  const first = /^[\s\p{Cf}]*([^\s\p{Cf}])/u.exec(cell)?.[1];
+  return first !== undefined && FORMULA_STARTS.test(first.normalize('NFKC')) ? `'${cell}` : cell;
+}
 
 /**
  * The books' entry of a refund of `link` (its payment must be a succeeded payment of the link); `reference` is

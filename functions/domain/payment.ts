@@ -42,6 +42,26 @@ export const newPaymentId = (at: Date, inOrder = true): string =>
   inOrder ? timeOrderedId('pay', at) : newId('pay');
 export const isPaymentId = (id: string): boolean => isId('pay', id);
 
+/**
+ * The first attempt of the buyer cookie's chain `payment` is in (`Payment.first_attempt_id`): the attempt it
+ * follows from, or itself when it follows none. An attempt opened after it in the same browser records this.
+ */
+export const firstAttemptOf = (payment: Pick<Payment, 'id' | 'first_attempt_id'>): string =>
+  payment.first_attempt_id ?? payment.id;
+
+/**
+ * What a new attempt on `link` records as its `first_attempt_id`: on a reusable link, the first attempt of the chain
+ * of the attempt the buyer cookie names (`buyerPayment`, among `payments`); nothing otherwise.
+ */
+export function firstAttemptFollowed(
+  link: { reusable: boolean },
+  payments: readonly Payment[],
+  buyerPayment: string | undefined,
+): string | undefined {
+  const followed = link.reusable ? payments.find((payment) => payment.id === buyerPayment) : undefined;
+  return followed && firstAttemptOf(followed);
+}
+
 export interface Payment {
   id: string;
   link_id: string;
@@ -76,6 +96,13 @@ export interface Payment {
    * was kept, which count only towards the link's budget.
    */
   opened_by?: string;
+  /**
+   * On a reusable link, an attempt that followed the one the buyer cookie named (docs/checkout.md#reusable-links):
+   * the first attempt of that chain, which every later attempt in the same browser names too, so that the buyer's
+   * erasure finds them all (docs/security.md#personal-data). Absent on the first attempt itself, on single-use
+   * links (no cookie) and on payments recorded before it was kept. A payment id, no personal data: kept on erasure.
+   */
+  first_attempt_id?: string;
   /**
    * We ended its session before it was paid (`endedByUs`: replaced by another attempt, or the link was canceled
    * or expired): it holds no place in the link's budget of sessions, so nobody can fill that budget by having
@@ -203,6 +230,8 @@ interface Attempt {
   amount: Amount;
   /** Who opened it (`Payment.opened_by`). */
   openedBy?: string | undefined;
+  /** The first attempt of the buyer's cookie chain it follows (`Payment.first_attempt_id`, `firstAttemptOf`). */
+  firstAttemptId?: string | undefined;
   /** Why it went to this connection (`Payment.routing`). */
   routing?: RoutingDecision | undefined;
   /** The buyer's reference from the link's address (`Payment.client_reference_id`). */
@@ -250,6 +279,7 @@ function base(attempt: Attempt, now: Date) {
     provider_reference: null,
     checks: 0,
     ...(attempt.openedBy === undefined ? {} : { opened_by: attempt.openedBy }),
+    ...(attempt.firstAttemptId === undefined ? {} : { first_attempt_id: attempt.firstAttemptId }),
     ...(attempt.routing ? { routing: attempt.routing } : {}),
     ...(attempt.clientReferenceId === undefined ? {} : { client_reference_id: attempt.clientReferenceId }),
     created_at: now.toISOString(),

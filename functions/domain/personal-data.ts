@@ -1,5 +1,5 @@
 import { type ErasedBuyer, isErased } from './buyer.ts';
-import type { Payment } from './payment.ts';
+import { firstAttemptOf, type Payment } from './payment.ts';
 import type { Mode } from './principal.ts';
 
 /**
@@ -82,31 +82,55 @@ export function erasedPayment(payment: Payment, now: Date): Payment | undefined 
   };
 }
 
+/**
+ * The attempts of `payment`'s buyer among its link's payments (docs/security.md#personal-data): `payment` first,
+ * then every other that still holds personal data and either has the same `client_reference_id` (when `payment`
+ * has one) or is in the same buyer cookie's chain (`firstAttemptOf`: opened in the same browser). The address hash
+ * `opened_by` links nothing: every buyer behind one address shares it.
+ */
+export function attemptsOfBuyer(payment: Payment, ofLink: readonly Payment[]): Payment[] {
+  const reference = payment.client_reference_id;
+  const chain = firstAttemptOf(payment);
+  const others = ofLink.filter(
+    (other) =>
+      other.id !== payment.id &&
+      holdsPersonalData(other) &&
+      ((reference !== undefined && other.client_reference_id === reference) ||
+        firstAttemptOf(other) === chain),
+  );
+  return [payment, ...others];
+}
+
+/** Payments whose copies are to be scrubbed, each with its erasure's time (`erased_at`, ISO 8601). */
+export type Erasures = ReadonlyMap<string, string>;
+
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** Whether `node` is the payment, or holds it as its `payment` (a single-use link's resource). */
-function concerns(node: Record<string, unknown>, paymentId: string): boolean {
-  if (node.id === paymentId || node.payment_id === paymentId) return true;
-  return isObject(node.payment) && node.payment.id === paymentId;
+/** The erased payment `node` is, or holds as its `payment` (a single-use link's resource), if any. */
+function concernedPayment(node: Record<string, unknown>, erasures: Erasures): string | undefined {
+  const ids = [node.id, node.payment_id, isObject(node.payment) ? node.payment.id : undefined];
+  return ids.find((id): id is string => typeof id === 'string' && erasures.has(id));
 }
 
 /**
- * An event's data without the payment's personal data: every object that is the payment (or holds it, as a
- * paid link holds its payment) loses the personal fields, its `buyer` becoming `{erased_at}`. `undefined` when
- * the data carries none of it (nothing to write).
+ * An event's data without the erased payments' personal data: every object that is one of them (or holds it, as
+ * a paid link holds its payment) loses the personal fields, its `buyer` becoming `{erased_at}` with that payment's
+ * time. `undefined` when the data carries none of it (nothing to write).
  */
-export function scrubbedEventData(data: unknown, paymentId: string, now: Date): unknown {
+export function scrubbedEventData(data: unknown, erasures: Erasures): unknown {
   let changed = false;
   const walk = (node: unknown): unknown => {
     if (Array.isArray(node)) return node.map(walk);
     if (!isObject(node)) return node;
     const copy: Record<string, unknown> = {};
-    const scrub = concerns(node, paymentId);
+    const erased = concernedPayment(node, erasures);
     for (const [key, value] of Object.entries(node)) {
-      if (scrub && (PERSONAL_EVENT_FIELDS as readonly string[]).includes(key)) {
-        changed = true;
-        if (key === 'buyer') copy.buyer = erasedBuyer(now);
+      if (erased !== undefined && (PERSONAL_EVENT_FIELDS as readonly string[]).includes(key)) {
+        const erasure = { erased_at: erasures.get(erased) as string };
+        if (key === 'buyer') copy.buyer = erasure;
+        // A buyer erased before, at that time, is no change: copies scrubbed again are not written again.
+        changed ||= key !== 'buyer' || JSON.stringify(value) !== JSON.stringify(erasure);
         continue;
       }
       copy[key] = walk(value);

@@ -59,5 +59,9 @@ export const BuyerErasureSchema = z
     object: z.literal('buyer_erasure'),
     payment_id: publicId('pay'),
     erased_at: timestamp('When the details were erased (the first erasure, when repeated).'),
+    payment_ids: z.array(publicId('pay')).meta({
+      description:
+        "The payments this request erased: this one first, then the buyer's other attempts on its link that still held details (same `client_reference_id`, or the same browser's buyer cookie).",
+    }),
   })
   .meta({ id: 'BuyerErasure', title: "The erasure of a payment's buyer details" });

@@ -1,6 +1,7 @@
 import type { BookPayment, BookRefund } from '../domain/books.ts';
 import type { ConsoleSession } from '../domain/console-access.ts';
 import type { PageLanguage } from '../domain/locale.ts';
+import type { Payment } from '../domain/payment.ts';
 import { type ConsoleMessages, consoleMessages } from './console-messages.ts';
 import { CONSOLE_BASE, csrfField } from './console-page.ts';
 import { answersText, buyerText, eraseLink } from './console-payment-cells.ts';
@@ -138,13 +139,29 @@ ${filterInputs(values, statuses, errors, language)}
 <button type="submit">${words.downloadCsv}</button></form>`;
 }
 
-/** The confirmation step before erasing a payment's buyer details. */
-export function eraseConfirmBody(session: ConsoleSession, paymentId: string, language: PageLanguage): Html {
+/**
+ * The confirmation step before erasing a payment's buyer details: what the erasure will erase, the buyer's other
+ * attempts on the link with it (`buyerAttempts`), and what it cannot find.
+ */
+export function eraseConfirmBody(
+  session: ConsoleSession,
+  attempts: { payment: Pick<Payment, 'id' | 'link_id'>; others: readonly Payment[] },
+  language: PageLanguage,
+): Html {
   const words = consoleMessages(language).books;
+  const { payment, others } = attempts;
   const [before, after] = words.eraseQuestion;
+  const [othersBefore, othersAfter] = others.length ? words.eraseAlso : words.eraseNoOthers;
+  const list = others.map(
+    (other) => html`<li><code>${other.id}</code>: ${other.status}, ${when(other.created_at)}</li>`,
+  );
   return html`<h1>${words.eraseTitle}</h1>
-<p>${before} <code>${paymentId}</code> ${after} ${words.eraseEffect}</p>
-<form method="post" action="${CONSOLE_BASE}/payments/${paymentId}/erase">${csrfField(session)}
+<p>${before} <code>${payment.id}</code> ${after}</p>
+<p>${othersBefore} <a href="${CONSOLE_BASE}/links/${payment.link_id}">${payment.link_id}</a> ${othersAfter}</p>
+${others.length ? html`<ul>${list}</ul>` : undefined}
+<p>${words.eraseUnlinked}</p>
+<p>${words.eraseEffect}</p>
+<form method="post" action="${CONSOLE_BASE}/payments/${payment.id}/erase">${csrfField(session)}
 <input type="hidden" name="confirm" value="yes"><button type="submit" class="danger">${words.erase}</button>
 <a href="${CONSOLE_BASE}/payments">${words.keep}</a></form>`;
 }

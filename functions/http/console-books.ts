@@ -12,7 +12,7 @@ import { REFUND_STATUSES } from '../domain/payment-link.ts';
 import type { PaymentRepository } from '../ports/payment-repository.ts';
 import type { AccountSettingsRepository, PersonalDataStore } from '../ports/personal-data.ts';
 import { type BooksDependencies, listBookPayments, listBookRefunds } from '../use-cases/books.ts';
-import { eraseBuyerOnRequest } from '../use-cases/personal-data.ts';
+import { buyerAttempts, eraseBuyerOnRequest } from '../use-cases/personal-data.ts';
 import { listBookPaymentsQuery, listBookRefundsQuery } from './books-query.ts';
 import { type BooksListing, type BooksQueryParameters, booksResponse } from './books-response.ts';
 import {
@@ -56,14 +56,7 @@ export async function booksRoutes(
     case 'POST /console/exports':
       return exportCsv(request, deps);
     case 'GET /console/payments/{id}/erase':
-      return consolePage({
-        title: consoleMessages(request.language).books.eraseTitle,
-        https: request.https,
-        session: request.session,
-        path: `${CONSOLE_BASE}/payments`,
-        language: request.language,
-        body: eraseConfirmBody(request.session, request.event.pathParameters?.id ?? '', request.language),
-      });
+      return eraseConfirmPage(request, deps, request.event.pathParameters?.id ?? '');
     case 'POST /console/payments/{id}/erase':
       return erase(request, deps, request.event.pathParameters?.id ?? '');
     default:
@@ -232,6 +225,19 @@ async function exportCsv(request: ConsoleRequest, deps: BooksPageDependencies): 
     if (!(error instanceof ValidationError)) throw error;
     return exportPage(request, { ...values, of }, error.errors, 400);
   }
+}
+
+/** What an erasure of the payment's buyer would erase (`buyerAttempts`), asked to be confirmed. */
+async function eraseConfirmPage(request: ConsoleRequest, deps: BooksPageDependencies, paymentId: string) {
+  const attempts = await buyerAttempts(deps, request.session, paymentId);
+  return consolePage({
+    title: consoleMessages(request.language).books.eraseTitle,
+    https: request.https,
+    session: request.session,
+    path: `${CONSOLE_BASE}/payments`,
+    language: request.language,
+    body: eraseConfirmBody(request.session, attempts, request.language),
+  });
 }
 
 async function erase(request: ConsoleRequest, deps: BooksPageDependencies, paymentId: string) {

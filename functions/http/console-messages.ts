@@ -169,6 +169,12 @@ export interface ConsoleMessages {
     eraseTitle: string;
     /** Before and after the payment's id. */
     eraseQuestion: readonly [string, string];
+    /** Before and after the link's id, above the list of the buyer's other attempts erased too. */
+    eraseAlso: readonly [string, string];
+    /** Before and after the link's id, when the buyer has no other attempt on it to erase. */
+    eraseNoOthers: readonly [string, string];
+    /** What the erasure cannot find (docs/security.md#personal-data). */
+    eraseUnlinked: string;
     eraseEffect: string;
     erase: string;
     keep: string;

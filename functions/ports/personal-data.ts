@@ -1,5 +1,5 @@
 import type { Payment } from '../domain/payment.ts';
-import type { AccountSettings } from '../domain/personal-data.ts';
+import type { AccountSettings, Erasures } from '../domain/personal-data.ts';
 import type { Mode } from '../domain/principal.ts';
 
 /** Where a payment's personal data is held besides the payment (docs/security.md#personal-data). */
@@ -10,10 +10,11 @@ export interface PersonalDataStore {
    */
   findPayment(account: string, mode: Mode, id: string): Promise<Payment | undefined>;
   /**
-   * Erases the payment's personal data from every copy: its refunds' entries in the books (and their reference
-   * index), every stored event of its link and each event's deliveries, and its link's item. Idempotent.
+   * Erases the personal data of erased payments of one link from every copy, each with its payment's erasure time:
+   * their refunds' entries in the books (and their reference index), every stored event of the link and each
+   * event's deliveries, and the link's item. Idempotent.
    */
-  eraseCopies(payment: Payment, now: Date): Promise<void>;
+  eraseCopies(link: Pick<Payment, 'link_id' | 'mode'>, erasures: Erasures): Promise<void>;
   /** Settled payments whose retention check is due at `now` (the retention sweep's list), at most `limit`. */
   dueForRetention(now: Date, limit: number): Promise<{ link_id: string; mode: Mode; id: string }[]>;
 }

@@ -16,7 +16,7 @@ import { PspNotConfiguredError } from '../domain/errors.ts';
 import { resolveLocale } from '../domain/locale.ts';
 import type { Amount } from '../domain/money.ts';
 import { type OutcomeWindows, segmentKey, segmentOf } from '../domain/outcomes.ts';
-import { type Payment, paymentAmount, startedPayment } from '../domain/payment.ts';
+import { firstAttemptFollowed, type Payment, paymentAmount, startedPayment } from '../domain/payment.ts';
 import { effectiveStatus, type PaymentLink, type PspSession } from '../domain/payment-link.ts';
 import {
   type RoutedLink,
@@ -341,6 +341,7 @@ async function perform(
         amount: atStake,
         locale: visit.locale,
         client,
+        firstAttemptId: firstAttemptFollowed(link, payments, request.buyerPayment),
         routing: { ...routing, recovery: step.recovery === true },
         references: request.references,
         answers: visit.answered?.answers,

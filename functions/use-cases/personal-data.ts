@@ -3,6 +3,7 @@ import { ConcurrentModificationError, NotFoundError } from '../domain/errors.ts'
 import { isPaymentId, type Payment } from '../domain/payment.ts';
 import {
   type AccountSettings,
+  attemptsOfBuyer,
   defaultAccountSettings,
   erasedPayment,
   retentionStep,
@@ -24,27 +25,27 @@ const ERASE_ROUNDS = 3;
 
 export type ErasureReason = 'request' | 'retention';
 
-/** An erasure as the merchant reads it: when (the first one, if asked again). */
+/** An erasure as the merchant reads it: when (the first one, if asked again), and which payments it erased. */
 export interface BuyerErasure {
   object: 'buyer_erasure';
   payment_id: string;
   erased_at: string;
+  payment_ids: string[];
 }
 
 /**
- * Erases a payment's personal data everywhere we hold it (docs/security.md#personal-data): the payment (its
- * `buyer` becomes `{erased_at}`, which records the erasure, and it leaves the reference index and the retention
- * sweep's list), then every copy (`PersonalDataStore.eraseCopies`). Asked again, it erases the copies again (a
- * previous run may have stopped half-way) and answers the first erasure's time.
+ * Writes the payment without its personal data (its `buyer` becomes `{erased_at}`, which records the erasure, and
+ * it leaves the reference index and the retention sweep's list), reading it again when it changed meanwhile.
+ * Returns the payment's erasure time: the first one when it was erased before; `at` otherwise.
  */
-export async function erasePersonalData(
-  deps: Pick<PersonalDataDependencies, 'payments' | 'personalData' | 'now'>,
+async function erasePayment(
+  deps: Pick<PersonalDataDependencies, 'payments'>,
   payment: Payment,
-  reason: ErasureReason,
+  at: Date,
 ): Promise<string> {
   let current: Payment | undefined = payment;
   for (let round = 0; current; round++) {
-    const erased = erasedPayment(current, deps.now());
+    const erased = erasedPayment(current, at);
     if (!erased) break;
     try {
       await deps.payments.save(erased, current);
@@ -56,29 +57,89 @@ export async function erasePersonalData(
     }
   }
   if (!current) throw new NotFoundError('No such payment.');
-  // Every copy says the same time as the payment (a payment that never held any: now).
-  const erasedAt =
-    current.buyer && isErased(current.buyer) ? current.buyer.erased_at : deps.now().toISOString();
-  await deps.personalData.eraseCopies(current, new Date(erasedAt));
-  // The log names the payment, never what was erased.
-  logger.info('buyer details erased', { payment_id: current.id, link_id: current.link_id, reason });
+  return current.buyer && isErased(current.buyer) ? current.buyer.erased_at : at.toISOString();
+}
+
+/** The log names the payments, never what was erased. */
+const logErased = (payments: readonly Payment[], reason: ErasureReason) => {
+  for (const payment of payments) {
+    logger.info('buyer details erased', { payment_id: payment.id, link_id: payment.link_id, reason });
+  }
+};
+
+/**
+ * Erases a payment's personal data everywhere we hold it (docs/security.md#personal-data): the payment
+ * (`erasePayment`), then every copy (`PersonalDataStore.eraseCopies`) with the same time. Asked again, it erases
+ * the copies again (a previous run may have stopped half-way) and answers the first erasure's time.
+ */
+export async function erasePersonalData(
+  deps: Pick<PersonalDataDependencies, 'payments' | 'personalData' | 'now'>,
+  payment: Payment,
+  reason: ErasureReason,
+): Promise<string> {
+  const erasedAt = await erasePayment(deps, payment, deps.now());
+  await deps.personalData.eraseCopies(payment, new Map([[payment.id, erasedAt]]));
+  logErased([payment], reason);
   return erasedAt;
 }
 
-/** `DELETE /v1/payments/{id}/buyer`: erases a payment's buyer details on the merchant's request. */
+/** A payment named by the merchant, and its buyer's other attempts on its link that still hold details. */
+export interface BuyerAttempts {
+  payment: Payment;
+  others: Payment[];
+  /** Every payment of the link, as read. */
+  ofLink: Payment[];
+}
+
+/**
+ * The payment of the key's (account, mode) and its buyer's other attempts on its link (`attemptsOfBuyer`): what
+ * an erasure on request erases, which the console's confirmation lists. `NotFoundError` for a payment that never
+ * held buyer details (nothing to erase) or another account's.
+ */
+export async function buyerAttempts(
+  deps: Pick<PersonalDataDependencies, 'payments' | 'personalData'>,
+  principal: Principal,
+  paymentId: string,
+): Promise<BuyerAttempts> {
+  const payment = isPaymentId(paymentId)
+    ? await deps.personalData.findPayment(principal.account, principal.mode, paymentId)
+    : undefined;
+  if (!payment) throw new NotFoundError(`No payment ${paymentId} holding buyer details.`);
+  // One query of the link's own partition: every attempt on it, never a scan of the account's payments.
+  const ofLink = await deps.payments.listOfLink(payment.link_id, payment.mode);
+  const [, ...others] = attemptsOfBuyer(payment, ofLink);
+  return { payment, others, ofLink };
+}
+
+/**
+ * `DELETE /v1/payments/{id}/buyer`: erases the buyer's details from the payment and from their other attempts on
+ * its link (`buyerAttempts`), then from every copy. The payment named goes last: until it is erased its reference
+ * still finds the others, should a run stop half-way; and the copies of every payment of the link erased before
+ * are scrubbed again, in case such a run had not reached them.
+ */
 export async function eraseBuyerOnRequest(
   deps: PersonalDataDependencies,
   principal: Principal,
   paymentId: string,
 ): Promise<BuyerErasure> {
-  const payment = isPaymentId(paymentId)
-    ? await deps.personalData.findPayment(principal.account, principal.mode, paymentId)
-    : undefined;
-  if (!payment) {
-    throw new NotFoundError(`No payment ${paymentId} holding buyer details.`);
+  const { payment, others, ofLink } = await buyerAttempts(deps, principal, paymentId);
+  const erasures = new Map<string, string>();
+  for (const previous of ofLink) {
+    if (previous.buyer && isErased(previous.buyer)) erasures.set(previous.id, previous.buyer.erased_at);
   }
-  const erasedAt = await erasePersonalData(deps, payment, 'request');
-  return { object: 'buyer_erasure', payment_id: payment.id, erased_at: erasedAt };
+  // One time for every attempt this request erases.
+  const at = deps.now();
+  for (const other of others) erasures.set(other.id, await erasePayment(deps, other, at));
+  const erasedAt = await erasePayment(deps, payment, at);
+  erasures.set(payment.id, erasedAt);
+  await deps.personalData.eraseCopies(payment, erasures);
+  logErased([...others, payment], 'request');
+  return {
+    object: 'buyer_erasure',
+    payment_id: payment.id,
+    erased_at: erasedAt,
+    payment_ids: [payment.id, ...others.map((other) => other.id)],
+  };
 }
 
 /**

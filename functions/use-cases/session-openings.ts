@@ -96,6 +96,8 @@ export interface Opening {
   amount: Amount;
   locale: string;
   client: string;
+  /** On a reusable link, the first attempt of the buyer cookie's chain this one follows (`firstAttemptOf`). */
+  firstAttemptId?: string | undefined;
   /** Why these candidates, in this order: recorded on the payment with the connection that opened. */
   routing?: RoutingDecision | undefined;
   /** The buyer's references from the link's address: on the payment, and given to the PSP. */
@@ -144,6 +146,7 @@ export async function openSession(
           connection,
           amount,
           openedBy: client,
+          firstAttemptId: opening.firstAttemptId,
           routing: opening.routing && { ...opening.routing, chosen: connection.id },
           clientReferenceId: opening.references?.client_reference_id,
         },
@@ -360,7 +363,14 @@ async function tryConnection(
     );
     const now = deps.now();
     const failed = unavailablePayment(
-      { id: paymentId, link, connection, amount, clientReferenceId: opening.references?.client_reference_id },
+      {
+        id: paymentId,
+        link,
+        connection,
+        amount,
+        firstAttemptId: opening.firstAttemptId,
+        clientReferenceId: opening.references?.client_reference_id,
+      },
       refused
         ? `${connection.provider} refused to open a session for this payment link.`
         : `${connection.provider} could not open a session.`,

@@ -187,7 +187,7 @@ export interface paths {
   "/v1/payments/{id}/buyer": {
     /**
      * Erase a payment's buyer details
-     * @description Erases the payment's personal data everywhere the service holds it: its `buyer` (which becomes `{erased_at}`), its `client_reference_id` and its answers to `custom_fields`, their copies in refunds and in every stored event of its link (docs/security.md#personal-data). The payment stays. Repeating it answers the first erasure's time. A payment that never held buyer details is `not_found`.
+     * @description Erases the buyer's personal data everywhere the service holds it, from this payment and from the buyer's other attempts on its link: those with the same `client_reference_id` and those made in the same browser (a reusable link's buyer cookie chains them). From each: its `buyer` (which becomes `{erased_at}`), its `client_reference_id` and its answers to `custom_fields`, and their copies in refunds, in every stored event of the link and in the link (docs/security.md#personal-data). The payments stay. Attempts from another browser without the same reference cannot be linked: erase them by their own ids (`GET /v1/payments?client_reference_id=` lists a reference's payments account-wide). Repeating it answers the first erasure's time. A payment that never held buyer details is `not_found`.
      */
     delete: operations["erasePaymentBuyer"];
   };
@@ -1016,6 +1016,8 @@ export interface components {
        * @description When the details were erased (the first erasure, when repeated).
        */
       erased_at: string;
+      /** @description The payments this request erased: this one first, then the buyer's other attempts on its link that still held details (same `client_reference_id`, or the same browser's buyer cookie). */
+      payment_ids: string[];
     };
     /** Account settings */
     AccountSettings: {
@@ -5166,7 +5168,7 @@ export interface operations {
   };
   /**
    * Erase a payment's buyer details
-   * @description Erases the payment's personal data everywhere the service holds it: its `buyer` (which becomes `{erased_at}`), its `client_reference_id` and its answers to `custom_fields`, their copies in refunds and in every stored event of its link (docs/security.md#personal-data). The payment stays. Repeating it answers the first erasure's time. A payment that never held buyer details is `not_found`.
+   * @description Erases the buyer's personal data everywhere the service holds it, from this payment and from the buyer's other attempts on its link: those with the same `client_reference_id` and those made in the same browser (a reusable link's buyer cookie chains them). From each: its `buyer` (which becomes `{erased_at}`), its `client_reference_id` and its answers to `custom_fields`, and their copies in refunds, in every stored event of the link and in the link (docs/security.md#personal-data). The payments stay. Attempts from another browser without the same reference cannot be linked: erase them by their own ids (`GET /v1/payments?client_reference_id=` lists a reference's payments account-wide). Repeating it answers the first erasure's time. A payment that never held buyer details is `not_found`.
    */
   erasePaymentBuyer: {
     parameters: {

@@ -70,7 +70,7 @@ export const booksOperations: OperationSpec[] = [
     operationId: 'erasePaymentBuyer',
     summary: "Erase a payment's buyer details",
     description:
-      "Erases the payment's personal data everywhere the service holds it: its `buyer` (which becomes `{erased_at}`), its `client_reference_id` and its answers to `custom_fields`, their copies in refunds and in every stored event of its link (docs/security.md#personal-data). The payment stays. Repeating it answers the first erasure's time. A payment that never held buyer details is `not_found`.",
+      "Erases the buyer's personal data everywhere the service holds it, from this payment and from the buyer's other attempts on its link: those with the same `client_reference_id` and those made in the same browser (a reusable link's buyer cookie chains them). From each: its `buyer` (which becomes `{erased_at}`), its `client_reference_id` and its answers to `custom_fields`, and their copies in refunds, in every stored event of the link and in the link (docs/security.md#personal-data). The payments stay. Attempts from another browser without the same reference cannot be linked: erase them by their own ids (`GET /v1/payments?client_reference_id=` lists a reference's payments account-wide). Repeating it answers the first erasure's time. A payment that never held buyer details is `not_found`.",
     auth: true,
     params: z.object({ id: publicId('pay').meta({ description: 'The payment id.' }) }),
     success: { status: 200, description: 'The erasure.', schema: BuyerErasureSchema },

@@ -164,14 +164,32 @@ describe('the merchant console in Chromium', () => {
     expect(csv.split('\r\n')[0]).toMatch(/^id,created_at,/);
     expect(csv).toContain(`${withBuyer.id},`);
 
+    // The same buyer's declined attempt on the link, before they paid.
+    const declined = await seedPayment('acme', {
+      created_at: new Date(Date.parse(now) - 60_000).toISOString(),
+      link_id: linkId,
+      status: 'failed',
+      client_reference_id: 'order-2231',
+      buyer: { email: 'ada.declined@example.com' },
+    });
     await page.goto(`${fixture.stack.baseUrl}/console/payments?client_reference_id=order-2231`);
-    await page.getByRole('link', { name: 'Erase buyer details' }).click();
+    await page
+      .getByRole('row')
+      .filter({ hasText: withBuyer.id })
+      .getByRole('link', { name: 'Erase buyer details' })
+      .click();
+    // The confirmation says what will be erased: this payment and the buyer's other attempt on the link.
+    expect(await page.getByRole('listitem').filter({ hasText: declined.id }).textContent()).toMatch(
+      /: failed, /,
+    );
+    expect(await page.getByRole('main').textContent()).toContain('cannot be linked to this buyer');
     await assessPage('erase-buyer');
     await page.getByRole('button', { name: 'Erase' }).click();
     await page.goto(`${fixture.stack.baseUrl}/console/payments?link_id=${linkId}`);
     const erased = (await page.getByRole('table').textContent()) ?? '';
     expect(erased).toContain('erased on');
     expect(erased).not.toContain('ada@example.com');
+    expect(erased).not.toContain('ada.declined@example.com');
   });
 
   it('creates a link that asks for an e-mail, a question of its own and a quantity, errors at their fields', async () => {

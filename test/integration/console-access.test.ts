@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consoleStore } from '../../functions/dependencies.ts';
+import { consoleMessages } from '../../functions/http/console-messages.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { startSession } from '../../functions/use-cases/console-sessions.ts';
 import { seedPayment } from '../support/books.ts';
@@ -248,9 +249,25 @@ describe('console books: payments, exports and buyer details', () => {
 
   it("let an admin erase a payment's buyer after confirming, audited", async () => {
     const payment = await seedWithBuyer('2026-03-14T10:00:00.000Z');
+    // The buyer's declined attempt on the same link, and another buyer's.
+    const declined = await seedPayment('acme', {
+      created_at: '2026-03-14T09:50:00.000Z',
+      link_id: payment.link_id,
+      status: 'failed',
+      client_reference_id: 'order-4711',
+      buyer: { email: EMAIL },
+    });
+    const another = await seedPayment('acme', {
+      created_at: '2026-03-14T09:55:00.000Z',
+      link_id: payment.link_id,
+      client_reference_id: 'order-4712',
+      buyer: { email: 'another@example.com' },
+    });
+    const alone = await seedWithBuyer('2026-03-14T11:00:00.000Z');
 
     const unconfirmed = await admin.post(`/console/payments/${payment.id}/erase`, {});
     const confirmation = await admin.get(`/console/payments/${payment.id}/erase`);
+    const aloneConfirmation = await admin.get(`/console/payments/${alone.id}/erase`);
     const erased = await admin.post(`/console/payments/${payment.id}/erase`, { confirm: 'yes' });
     const page = await admin.get(`/console/payments?link_id=${payment.link_id}`);
     const audit = await admin.get('/console/audit');
@@ -260,10 +277,21 @@ describe('console books: payments, exports and buyer details', () => {
       `/console/payments/${payment.id}/erase`,
     ]);
     expect(confirmation.text).toContain('name="confirm" value="yes"');
+    // It says what it will erase: the payment, the buyer's other attempt, and what it cannot find.
+    const { books } = consoleMessages('en');
+    expect(confirmation.text).toContain(`<code>${payment.id}</code> ${books.eraseQuestion[1]}`);
+    expect(confirmation.text).toContain(`${payment.link_id}</a> ${books.eraseAlso[1]}`);
+    expect(confirmation.text).toContain(`<li><code>${declined.id}</code>: failed, `);
+    expect(confirmation.text).not.toContain(another.id);
+    expect(confirmation.text).toContain(books.eraseUnlinked);
+    expect(aloneConfirmation.text).toContain(books.eraseNoOthers[0]);
+    expect(aloneConfirmation.text).not.toContain('<li>');
     expect(erased.status).toBe(303);
-    // The reference goes with the buyer (docs/security.md#personal-data): the payment is found by its link.
+    // The reference goes with the buyer (docs/security.md#personal-data): the payments are found by their link.
     expect(page.text).toMatch(new RegExp(`${payment.id}[\\s\\S]*?erased on`));
+    expect(page.text).toMatch(new RegExp(`${declined.id}[\\s\\S]*?erased on`));
     expect(page.text).not.toContain(EMAIL);
+    expect(page.text).toContain('another@example.com');
     expect(audit.text).toContain(`<td>buyer.erase</td>\n<td>${payment.id}</td>`);
   });
 
@@ -327,13 +355,15 @@ describe('console books: payments, exports and buyer details', () => {
     const first = await finance.get('/console/payments?client_reference_id=paged');
     const older = /href="(\/console\/payments\?[^"]*cursor=[^"]+)">Older/.exec(first.text)?.[1] ?? '';
     const second = await finance.get(older.replaceAll('&amp;', '&'));
+    const confirm = await admin.get(`/console/payments/${theirs.id}/erase`);
     const erase = await admin.post(`/console/payments/${theirs.id}/erase`, { confirm: 'yes' });
 
     const ids = (text: string) => text.match(/<td>pay_\w+<\/td>/g) ?? [];
     expect([ids(first.text).length, ids(second.text).length]).toEqual([25, 1]);
     expect(second.text).toContain(`<td>${seeded[0]?.id}</td>`);
     expect(first.text + second.text).not.toContain(theirs.id);
-    expect(erase.status).toBe(404);
+    expect([confirm.status, erase.status]).toEqual([404, 404]);
+    expect(confirm.text).not.toContain(theirs.id);
   });
 
   it('show a viewer no export form or erasure, and refuse them sent anyway', async () => {

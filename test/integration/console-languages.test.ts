@@ -61,6 +61,8 @@ function englishOnly(): string[] {
     books.from,
     books.downloadCsv,
     books.eraseEffect,
+    books.eraseNoOthers[1],
+    books.eraseUnlinked,
     audit.intro,
   ];
 }
@@ -100,6 +102,8 @@ describe("the console's link, books and audit pages in the browser's language", 
     expect(refunds.text).toContain(words.books.noRefunds);
     expect(exports.text).toContain(words.books.downloadCsv);
     expect(erase.text).toContain(words.books.keep);
+    expect(erase.text).toContain(`${linkId}</a> ${words.books.eraseNoOthers[1]}`);
+    expect(erase.text).toContain(words.books.eraseUnlinked);
     expect(audit.text).toContain('<td>mode.switch</td>');
   });
 

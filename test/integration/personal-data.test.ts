@@ -10,12 +10,20 @@ import {
   personalDataStore,
 } from '../../functions/dependencies.ts';
 import type { Payment } from '../../functions/domain/payment.ts';
+import { erasedPayment } from '../../functions/domain/personal-data.ts';
+import { BUYER_COOKIE } from '../../functions/http/buyer-cookie.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { sweepRetention } from '../../functions/use-cases/personal-data.ts';
 import { seedPayment, storedPayments } from '../support/books.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
 import { capturedOutput } from '../support/log-capture.ts';
-import { httpRequest, navigate } from '../support/navigate.ts';
+import {
+  httpRequest,
+  NAVIGATION_HEADERS,
+  navigate,
+  type PageResponse,
+  postOurForm,
+} from '../support/navigate.ts';
 import { expectDocumented } from '../support/openapi-check.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';
 import { eventually } from '../support/webhooks.ts';
@@ -152,6 +160,160 @@ describe('DELETE /v1/payments/{id}/buyer', () => {
     expect(output).not.toContain(EMAIL);
     expect(output).not.toContain(REFERENCE);
     expect(output).not.toContain('Ada Buyer');
+  });
+});
+
+/**
+ * A buyer's browser on a checkout page: it keeps the cookies the page sets (the buyer cookie, the references'), as
+ * a browser does. Every browser here comes from one address: one client for the session budgets (`opened_by`).
+ */
+function browser() {
+  const cookies = new Map<string, string>();
+  const keep = (page: PageResponse) => {
+    for (const set of ([] as string[]).concat(page.headers['set-cookie'] ?? [])) {
+      const [name, value] = (set.split(';')[0] ?? '').split('=') as [string, string];
+      cookies.set(name, value);
+    }
+    return page;
+  };
+  const cookie = () => ({ cookie: [...cookies].map(([name, value]) => `${name}=${value}`).join('; ') });
+  return {
+    /** The payment the buyer cookie names: the buyer's last attempt. */
+    get payment() {
+      return cookies.get(BUYER_COOKIE) as string;
+    },
+    visit: async (url: string) =>
+      keep(await httpRequest(url, { headers: { ...NAVIGATION_HEADERS, ...cookie() } })),
+    post: async (url: string, fields: Record<string, string>) =>
+      keep(await postOurForm(url, fields, cookie())),
+  };
+}
+
+/** The buyer's attempt, once the sandbox recorded what they did on its page (`pay` or `decline`). */
+async function settleAttempt(linkId: string, paymentId: string, action: 'pay' | 'decline') {
+  const attempt = await storedPayments().get(linkId, 'test', paymentId);
+  await httpRequest(`${stack.baseUrl}/sandbox/checkout/${attempt?.session_id}/${action}`, { method: 'POST' });
+  const status = action === 'pay' ? 'succeeded' : 'failed';
+  await eventually(async () => (await storedPayments().get(linkId, 'test', paymentId))?.status === status, {
+    what: `payment ${paymentId} ${status}`,
+  });
+}
+
+/** Every stored event of the link, with its deliveries, as the API gives them. */
+async function eventsOfLink(linkId: string) {
+  const { body } = await stack.request('GET', `/v1/payment-links/${linkId}/events`, { key: acme.api_key });
+  const events = await Promise.all(
+    body.data.map((event: { id: string }) =>
+      stack.request('GET', `/v1/events/${event.id}`, { key: acme.api_key }),
+    ),
+  );
+  return events.map((event) => event.body as { type: string; data: { payment?: { id: string } } });
+}
+
+describe("DELETE /v1/payments/{id}/buyer, a buyer's attempts", () => {
+  const QUESTION = { key: 'student', label: 'Student id', type: 'text' };
+
+  it('erases the attempt the buyer declined in the same browser before paying, and no other buyer behind their address', async () => {
+    const link = await createLink(stack, acme.api_key, {
+      reusable: true,
+      collect: { email: 'required' },
+      custom_fields: [QUESTION],
+    });
+    const answers = (email: string, student: string) => ({ answers: '1', email, custom_student: student });
+    const buyer = browser();
+    expect((await buyer.post(link.checkout_url, answers('declined@example.com', 'S-DECLINED'))).status).toBe(
+      303,
+    );
+    const declined = buyer.payment;
+    await settleAttempt(link.id, declined, 'decline');
+    await buyer.visit(`${link.checkout_url}?canceled=1`);
+    expect((await buyer.post(link.checkout_url, answers('paid@example.com', 'S-PAID'))).status).toBe(303);
+    const paid = buyer.payment;
+    await settleAttempt(link.id, paid, 'pay');
+    // Another buyer from the same address, in their own browser: the same client for the session budgets.
+    const neighbour = browser();
+    await neighbour.post(link.checkout_url, answers('neighbour@example.com', 'S-NEIGHBOUR'));
+    await settleAttempt(link.id, neighbour.payment, 'decline');
+    const before = await storedPayments().listOfLink(link.id, 'test');
+    expect(new Set(before.map((payment) => payment.opened_by)).size).toBe(1);
+    expect(JSON.stringify(await eventsOfLink(link.id))).toContain('S-DECLINED');
+
+    const response = await erase(paid);
+
+    expect(response.status).toBe(200);
+    expectDocumented('delete', '/v1/payments/{id}/buyer', response);
+    expect(response.body.payment_ids).toEqual([paid, declined]);
+    const after = new Map(
+      (await storedPayments().listOfLink(link.id, 'test')).map((payment) => [payment.id, payment]),
+    );
+    for (const id of [paid, declined]) {
+      expect(after.get(id)?.buyer).toEqual({ erased_at: response.body.erased_at });
+      expect(after.get(id)?.custom_fields).toBeUndefined();
+    }
+    expect(after.get(neighbour.payment)?.buyer).toEqual({ email: 'neighbour@example.com' });
+    const events = await eventsOfLink(link.id);
+    expect(events.filter((event) => event.type === 'payment_link.payment_failed')).toHaveLength(2);
+    for (const text of ['declined@example.com', 'S-DECLINED', 'paid@example.com', 'S-PAID']) {
+      expect(JSON.stringify(events)).not.toContain(text);
+    }
+    expect(JSON.stringify(events)).toContain('S-NEIGHBOUR');
+  });
+
+  it('erases every attempt on the link with the same reference, from any browser, and leaves other links alone', async () => {
+    const reference = `student-${Date.now()}`;
+    const link = await createLink(stack, acme.api_key, { reusable: true });
+    const elsewhere = await seedPayment('pii-acme', {
+      created_at: new Date().toISOString(),
+      client_reference_id: reference,
+    });
+    const first = browser();
+    await first.visit(`${link.checkout_url}?client_reference_id=${reference}`);
+    await settleAttempt(link.id, first.payment, 'decline');
+    const second = browser();
+    await second.visit(`${link.checkout_url}?client_reference_id=${reference}`);
+    await settleAttempt(link.id, second.payment, 'pay');
+    const other = browser();
+    await other.visit(`${link.checkout_url}?client_reference_id=someone-else`);
+    const byReference = async () =>
+      (
+        await stack.request('GET', `/v1/payments?client_reference_id=${reference}`, { key: acme.api_key })
+      ).body.data.map((payment: { id: string }) => payment.id);
+    expect((await byReference()).sort()).toEqual([first.payment, second.payment, elsewhere.id].sort());
+
+    const response = await erase(second.payment);
+
+    expect(response.body.payment_ids).toEqual([second.payment, first.payment]);
+    expect(await byReference()).toEqual([elsewhere.id]);
+    const events = await eventsOfLink(link.id);
+    const failed = events.find((event) => event.type === 'payment_link.payment_failed');
+    expect(failed?.data.payment?.id).toBe(first.payment);
+    expect(JSON.stringify(events)).not.toContain(reference);
+    expect((await storedPayments().get(link.id, 'test', other.payment))?.client_reference_id).toBe(
+      'someone-else',
+    );
+    // Repeated: the first erasure's time; the attempts it erased hold nothing left to erase.
+    const again = await erase(second.payment);
+    expect(again.body).toEqual({ ...response.body, payment_ids: [second.payment] });
+  });
+
+  it("erases again the copies of the link's payments erased before, should an erasure have stopped half-way", async () => {
+    const reference = `half-way-${Date.now()}`;
+    const link = await createLink(stack, acme.api_key, { reusable: true });
+    const first = browser();
+    await first.visit(`${link.checkout_url}?client_reference_id=${reference}`);
+    await settleAttempt(link.id, first.payment, 'decline');
+    const second = browser();
+    await second.visit(`${link.checkout_url}?client_reference_id=${reference}`);
+    await settleAttempt(link.id, second.payment, 'pay');
+    // A run that erased the declined attempt's payment and stopped before its copies.
+    const declined = (await storedPayments().get(link.id, 'test', first.payment)) as Payment;
+    await storedPayments().save(erasedPayment(declined, new Date()) as Payment, declined);
+    expect(JSON.stringify(await eventsOfLink(link.id))).toContain(reference);
+
+    const response = await erase(second.payment);
+
+    expect(response.body.payment_ids).toEqual([second.payment]);
+    expect(JSON.stringify(await eventsOfLink(link.id))).not.toContain(reference);
   });
 });
 

@@ -1,7 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Payment } from '../../domain/payment.ts';
-import { scrubbedEventData } from '../../domain/personal-data.ts';
+import { type Erasures, scrubbedEventData } from '../../domain/personal-data.ts';
 import type { Mode } from '../../domain/principal.ts';
 import type { PersonalDataStore } from '../../ports/personal-data.ts';
 import { eventDataOf, storedEventData } from './event-data.ts';
@@ -42,11 +42,12 @@ export class DynamoPersonalDataStore implements PersonalDataStore {
     return item ? toPayment(item) : undefined;
   }
 
-  async eraseCopies(payment: Payment, now: Date): Promise<void> {
+  async eraseCopies(link: Pick<Payment, 'link_id' | 'mode'>, erasures: Erasures): Promise<void> {
+    if (erasures.size === 0) return;
     await Promise.all([
-      this.eraseRefundEntries(payment),
-      this.eraseEvents(payment, now),
-      this.eraseFromLink(payment, now),
+      this.eraseRefundEntries(link, erasures),
+      this.eraseEvents(link, erasures),
+      this.eraseFromLink(link, erasures),
     ]);
   }
 
@@ -61,32 +62,37 @@ export class DynamoPersonalDataStore implements PersonalDataStore {
     return Item;
   }
 
-  /** A refund entry carries its payment's reference, and is listed under it in gsi2. */
-  private async eraseRefundEntries(payment: Payment): Promise<void> {
-    const { pk, skPrefix } = bookKeys.refundsOfLink(payment.link_id, payment.mode);
+  /** A refund entry carries its payment's reference, and is listed under it in gsi2 (a link has at most 100). */
+  private async eraseRefundEntries(
+    link: Pick<Payment, 'link_id' | 'mode'>,
+    erasures: Erasures,
+  ): Promise<void> {
+    const { pk, skPrefix } = bookKeys.refundsOfLink(link.link_id, link.mode);
     const entries = await allItems(this.client, {
       TableName: this.tableName,
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      FilterExpression: 'payment_id = :payment',
-      ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix, ':payment': payment.id },
+      FilterExpression: 'attribute_exists(client_reference_id)',
+      ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
       ConsistentRead: true,
     });
     await Promise.all(
-      entries.map((entry) =>
-        this.client.send(
-          new UpdateCommand({
-            TableName: this.tableName,
-            Key: { pk: entry.pk, sk: entry.sk },
-            UpdateExpression: 'REMOVE client_reference_id, gsi2pk, gsi2sk',
-          }),
+      entries
+        .filter((entry) => erasures.has(String(entry.payment_id)))
+        .map((entry) =>
+          this.client.send(
+            new UpdateCommand({
+              TableName: this.tableName,
+              Key: { pk: entry.pk, sk: entry.sk },
+              UpdateExpression: 'REMOVE client_reference_id, gsi2pk, gsi2sk',
+            }),
+          ),
         ),
-      ),
     );
   }
 
-  /** Every event of the payment's link, and each of its deliveries, with the payment's details scrubbed. */
-  private async eraseEvents(payment: Payment, now: Date): Promise<void> {
-    const link = await this.item(keys.link(payment.link_id, payment.mode));
+  /** Every event of the link, and each of its deliveries, with the erased payments' details scrubbed. */
+  private async eraseEvents(of: Pick<Payment, 'link_id' | 'mode'>, erasures: Erasures): Promise<void> {
+    const link = await this.item(keys.link(of.link_id, of.mode));
     const eventIds = Array.isArray(link?.event_ids) ? (link.event_ids as string[]) : [];
     const copies = await Promise.all(
       eventIds.map((id) =>
@@ -94,8 +100,8 @@ export class DynamoPersonalDataStore implements PersonalDataStore {
           TableName: this.tableName,
           KeyConditionExpression: 'pk = :pk AND begins_with(sk, :mode)',
           ExpressionAttributeValues: {
-            ':pk': keys.event(id, payment.mode).pk,
-            ':mode': `MODE#${payment.mode}`,
+            ':pk': keys.event(id, of.mode).pk,
+            ':mode': `MODE#${of.mode}`,
           },
           ConsistentRead: true,
         }),
@@ -103,7 +109,7 @@ export class DynamoPersonalDataStore implements PersonalDataStore {
     );
     await Promise.all(
       copies.flat().map(async (copy) => {
-        const scrubbed = scrubbedEventData(eventDataOf(copy.data), payment.id, now);
+        const scrubbed = scrubbedEventData(eventDataOf(copy.data), erasures);
         if (scrubbed === undefined) return;
         await this.client.send(
           new UpdateCommand({
@@ -119,16 +125,16 @@ export class DynamoPersonalDataStore implements PersonalDataStore {
   }
 
   /**
-   * A link keeps its payments' summaries (`payment`, `paid_payments`): whatever of the payment's details one
-   * holds is scrubbed, in a write conditioned on the version read, read again when it moved.
+   * A link keeps its payments' summaries (`payment`, `paid_payments`): whatever of the erased payments' details
+   * one holds is scrubbed, in a write conditioned on the version read, read again when it moved.
    */
-  private async eraseFromLink(payment: Payment, now: Date): Promise<void> {
+  private async eraseFromLink(of: Pick<Payment, 'link_id' | 'mode'>, erasures: Erasures): Promise<void> {
     for (let round = 0; round < LINK_ROUNDS; round++) {
-      const link = await this.item(keys.link(payment.link_id, payment.mode));
+      const link = await this.item(keys.link(of.link_id, of.mode));
       if (!link) return;
       const fields = ['payment', 'paid_payments'].filter((field) => link[field] !== undefined);
       const scrubbed = fields.flatMap((field) => {
-        const clean = scrubbedEventData({ [field]: link[field] }, payment.id, now) as
+        const clean = scrubbedEventData({ [field]: link[field] }, erasures) as
           | Record<string, unknown>
           | undefined;
         return clean ? [[field, clean[field]] as const] : [];
@@ -139,7 +145,7 @@ export class DynamoPersonalDataStore implements PersonalDataStore {
         await this.client.send(
           new UpdateCommand({
             TableName: this.tableName,
-            Key: keys.link(payment.link_id, payment.mode),
+            Key: keys.link(of.link_id, of.mode),
             ...set,
             ConditionExpression: 'version = :version',
             ExpressionAttributeValues: { ...set.ExpressionAttributeValues, ':version': link.version },
@@ -150,6 +156,6 @@ export class DynamoPersonalDataStore implements PersonalDataStore {
         if (!(error instanceof ConditionalCheckFailedException)) throw error;
       }
     }
-    throw new Error(`Payment link ${payment.link_id} kept changing while a buyer's details were erased.`);
+    throw new Error(`Payment link ${of.link_id} kept changing while a buyer's details were erased.`);
   }
 }

@@ -167,8 +167,18 @@ export const consoleDe: ConsoleMessages = {
     downloadCsv: 'CSV herunterladen',
     eraseTitle: 'Käuferdaten löschen',
     eraseQuestion: ['Die Käuferdaten der Zahlung', 'überall löschen, wo sie gespeichert sind?'],
+    eraseAlso: [
+      'Sie werden auch aus den anderen Versuchen dieses Käufers für den Link',
+      'gelöscht, die dieselbe Kundenreferenz haben oder aus demselben Browser stammen:',
+    ],
+    eraseNoOthers: [
+      'Kein anderer Versuch für den Link',
+      'hat dieselbe Kundenreferenz oder stammt aus demselben Browser.',
+    ],
+    eraseUnlinked:
+      'Versuche aus einem anderen Browser ohne dieselbe Kundenreferenz lassen sich diesem Käufer nicht zuordnen: Löschen Sie sie in ihrer eigenen Zeile.',
     eraseEffect:
-      'Die Zahlung bleibt bestehen; E-Mail-Adresse, Name, Telefonnummer und Adressen des Käufers sind endgültig gelöscht.',
+      'Die Zahlungen bleiben bestehen; E-Mail-Adresse, Name, Telefonnummer, Adressen, Kundenreferenz und Antworten des Käufers sind endgültig gelöscht, aus den Zahlungen, ihren Erstattungen und den Webhook-Ereignissen des Links.',
     erase: 'Löschen',
     keep: 'Behalten',
   },

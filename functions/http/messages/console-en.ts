@@ -154,7 +154,18 @@ export const consoleEn: ConsoleMessages = {
     downloadCsv: 'Download CSV',
     eraseTitle: 'Erase buyer details',
     eraseQuestion: ["Erase the buyer's details of payment", 'everywhere they are held?'],
-    eraseEffect: "The payment stays; its buyer's e-mail, name, phone and addresses are gone for good.",
+    eraseAlso: [
+      "They are erased too from the buyer's other attempts on link",
+      'that have the same client reference or were made in the same browser:',
+    ],
+    eraseNoOthers: [
+      'No other attempt on link',
+      'has the same client reference or was made in the same browser.',
+    ],
+    eraseUnlinked:
+      'Attempts from another browser without the same client reference cannot be linked to this buyer: erase them from their own rows.',
+    eraseEffect:
+      "The payments stay; their buyer's e-mail, name, phone, addresses, client reference and answers are gone for good, from them, their refunds and the link's webhook events.",
     erase: 'Erase',
     keep: 'Keep them',
   },

@@ -160,8 +160,18 @@ export const consoleEs: ConsoleMessages = {
     downloadCsv: 'Descargar CSV',
     eraseTitle: 'Borrar los datos del comprador',
     eraseQuestion: ['¿Borrar los datos del comprador del pago', 'en todos los lugares donde se guardan?'],
+    eraseAlso: [
+      'También se borran de los demás intentos de este comprador en el enlace',
+      'que tienen la misma referencia de cliente o se hicieron en el mismo navegador:',
+    ],
+    eraseNoOthers: [
+      'Ningún otro intento en el enlace',
+      'tiene la misma referencia de cliente ni se hizo en el mismo navegador.',
+    ],
+    eraseUnlinked:
+      'Los intentos hechos en otro navegador sin la misma referencia de cliente no se pueden vincular a este comprador: bórrelos desde su propia fila.',
     eraseEffect:
-      'El pago se mantiene; el correo electrónico, el nombre, el teléfono y las direcciones del comprador desaparecen para siempre.',
+      'Los pagos se mantienen; el correo electrónico, el nombre, el teléfono, las direcciones, la referencia de cliente y las respuestas del comprador desaparecen para siempre, de los pagos, sus reembolsos y los eventos webhook del enlace.',
     erase: 'Borrar',
     keep: 'Conservarlos',
   },

@@ -163,8 +163,18 @@ export const consoleFr: ConsoleMessages = {
     downloadCsv: 'Télécharger le CSV',
     eraseTitle: 'Effacer les données de l’acheteur',
     eraseQuestion: ['Effacer les données de l’acheteur du paiement', 'partout où elles sont conservées ?'],
+    eraseAlso: [
+      'Elles sont aussi effacées des autres tentatives de cet acheteur sur le lien',
+      'qui ont la même référence client ou ont été faites dans le même navigateur :',
+    ],
+    eraseNoOthers: [
+      'Aucune autre tentative sur le lien',
+      'n’a la même référence client ni n’a été faite dans le même navigateur.',
+    ],
+    eraseUnlinked:
+      'Les tentatives faites dans un autre navigateur sans la même référence client ne peuvent pas être reliées à cet acheteur : effacez-les depuis leur propre ligne.',
     eraseEffect:
-      'Le paiement reste ; l’e-mail, le nom, le téléphone et les adresses de l’acheteur disparaissent définitivement.',
+      'Les paiements restent ; l’e-mail, le nom, le téléphone, les adresses, la référence client et les réponses de l’acheteur disparaissent définitivement, des paiements, de leurs remboursements et des événements webhook du lien.',
     erase: 'Effacer',
     keep: 'Les conserver',
   },

@@ -163,8 +163,18 @@ export const consoleNl: ConsoleMessages = {
     downloadCsv: 'CSV downloaden',
     eraseTitle: 'Gegevens van de koper wissen',
     eraseQuestion: ['De gegevens van de koper van betaling', 'overal wissen waar ze bewaard worden?'],
+    eraseAlso: [
+      'Ze worden ook gewist uit de andere pogingen van deze koper op link',
+      'die dezelfde klantreferentie hebben of in dezelfde browser zijn gedaan:',
+    ],
+    eraseNoOthers: [
+      'Geen andere poging op link',
+      'heeft dezelfde klantreferentie of is in dezelfde browser gedaan.',
+    ],
+    eraseUnlinked:
+      'Pogingen uit een andere browser zonder dezelfde klantreferentie zijn niet aan deze koper te koppelen: wis ze vanuit hun eigen rij.',
     eraseEffect:
-      'De betaling blijft bestaan; het e-mailadres, de naam, het telefoonnummer en de adressen van de koper zijn voorgoed weg.',
+      'De betalingen blijven bestaan; het e-mailadres, de naam, het telefoonnummer, de adressen, de klantreferentie en de antwoorden van de koper zijn voorgoed weg, uit de betalingen, hun terugbetalingen en de webhookgebeurtenissen van de link.',
     erase: 'Wissen',
     keep: 'Bewaren',
   },
