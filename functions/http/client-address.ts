@@ -6,7 +6,7 @@ import type { HtmlEvent } from './html-handler.ts';
  * The header the CloudFront front adds to every request it passes to the API, with the front's secret
  * (lib/constructs/edge-protection.ts). CloudFront replaces a header of this name that a client sent.
  */
-export const EDGE_SECRET_HEADER = 'x-edge-origin-secret';
+export const EDGE_SECRET_HEADER = 'x-origin-verify';
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
