@@ -70,6 +70,11 @@ const configSchema = () =>
     CONSOLE_USER_POOL_ID: z.optional(nonEmpty()),
     CONSOLE_CLIENT_ID: z.optional(nonEmpty()),
     CONSOLE_AUTH_DOMAIN: z.optional(baseUrl()),
+    /**
+     * The CloudFront front's origin secret, set only when the front is deployed: a request carrying it came
+     * through the front, whose `CloudFront-Viewer-Address` names the client (docs/security.md#the-client-behind-cloudfront).
+     */
+    EDGE_ORIGIN_SECRET: z.optional(z.string().check(z.minLength(32))),
     /** Tests only: send Adyen API calls to this origin (an Adyen-speaking server), paths unchanged. */
     ADYEN_API_URL: z.optional(z.url()),
     /** Tests only: send PayPal API calls to this origin (a PayPal-speaking server), paths unchanged. */

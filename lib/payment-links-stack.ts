@@ -91,6 +91,7 @@ export class PaymentLinksStack extends Stack {
           RATE_LIMIT_WINDOW_SECONDS: String(props.rateLimit.windowSeconds),
         }),
       },
+      clientAddressEnvironment: edge?.clientAddressEnvironment,
       protectData,
       secrets: checkoutSecrets,
       signingKey,

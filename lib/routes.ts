@@ -55,6 +55,11 @@ export interface FunctionDefinition {
   /** Secrets it reads: the sandbox PSP's signing secret, and/or the PSP credentials (e.g. Stripe keys). */
   secrets?: readonly ('sandbox' | 'psp')[];
   /**
+   * Tells clients apart by their address (the checkout's per-client budgets, the console's audit log): behind the
+   * CloudFront front it gets the front's origin secret, to read the viewer's address (functions/http/client-address.ts).
+   */
+  clientAddress?: true;
+  /**
    * Lambda reserved concurrency: this many concurrent invocations are kept for the function and it never runs
    * more. Every function reachable without an API key has one (`isKeyless`), so that a flood of one public route
    * cannot take the account's concurrency from the merchant API nor from another public route; merchant
@@ -132,6 +137,7 @@ export const functions = {
     reservedConcurrency: 100,
     secrets: ['sandbox', 'psp'],
     calls: { psp: CHECKOUT_PSP_CALLS },
+    clientAddress: true,
   },
   // The QR code is drawn from the id alone: no table, no secret, no PSP SDK (functions/handlers/checkout-qr.ts).
   'checkout-qr': {
@@ -247,6 +253,7 @@ export const functions = {
     reservedConcurrency: 10,
     // Sending a webhook endpoint a test event waits for its attempt, as test-webhook-endpoint does.
     timeoutSeconds: 25,
+    clientAddress: true,
   },
   // The console's overview and its charts (Vega): the session (read, its idle timeout moved on), the books' payments
   // of the window, the connections and their observed outcomes (whose read may migrate an old configuration).

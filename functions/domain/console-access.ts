@@ -85,15 +85,42 @@ export function sessionExpiry(createdAt: string, now: Date): string {
 export const isLive = (session: { expires_at: string }, now: Date): boolean =>
   new Date(session.expires_at).getTime() > now.getTime();
 
-/** One change made in the console: who, what, when, from where. */
+/** What the audit log records beyond the actions a role is checked for: signing in and out. */
+export type AuditedAction = ConsoleAction | 'session.sign-in' | 'session.sign-out';
+
+/**
+ * What became of what an entry records (docs/console.md#audit-log): `attempted` is written before a change and
+ * replaced by its outcome once known, so an entry still `attempted` is one whose outcome was never recorded (the
+ * function stopped, or that write failed): the change may or may not have been made. `unchanged`: answered
+ * without a change (a preview, a confirmation asked for). `failed`: not made, with the status it was answered
+ * with. `refused`: refused before anything ran, with the reason.
+ */
+export const AUDIT_OUTCOMES = ['attempted', 'succeeded', 'unchanged', 'failed', 'refused'] as const;
+export type AuditOutcome = (typeof AUDIT_OUTCOMES)[number];
+
+/**
+ * The audit partition of attempts that name no account (a forged sign-in link, a sign-in the identity provider
+ * refused, a form another site sent): no account id takes this value (`ACCOUNT_PATTERN`).
+ */
+export const NO_ACCOUNT = '*';
+
+/** One sign-in, sign-out, change or refused attempt in the console: who, what, what became of it, when, from where. */
 export interface AuditEntry {
+  /** Unique within the account's entries of the same instant. */
+  id: string;
+  /** The account acted on, or `NO_ACCOUNT`. */
   account: string;
-  mode: Mode;
-  user: string;
-  role: ConsoleRole;
-  action: ConsoleAction;
+  /** The mode the user was in; null when no session or grant says. */
+  mode: Mode | null;
+  /** Who (as `ConsoleUser.user`) and their role; null when unknown (a refused sign-in). */
+  user: string | null;
+  role: ConsoleRole | null;
+  action: AuditedAction;
   /** The id of what changed (a link, a refund), if any. */
   target: string | null;
+  outcome: AuditOutcome;
+  /** Why it was refused (`csrf`, `role`, `cross-site`, `link-unknown`, ...) or the status it failed with. */
+  reason: string | null;
   source_ip: string;
   at: string;
 }

@@ -14,6 +14,7 @@ import { buyerCookie, buyerPaymentOf } from '../http/buyer-cookie.ts';
 import { chosenAmount, seeOther } from '../http/checkout-form.ts';
 import { checkoutReferences, referencesCookie } from '../http/checkout-references.ts';
 import { checkoutPage, paymentReceivedPage, type ViewContext } from '../http/checkout-views.ts';
+import { clientAddress } from '../http/client-address.ts';
 import { type HtmlEvent, type HtmlResult, htmlHandler, isHttps } from '../http/html-handler.ts';
 import { captureOnReturn } from '../use-cases/buyer-returns.ts';
 import { buyerOutcome, type CheckoutView, findLinkById, openCheckout } from '../use-cases/checkout.ts';
@@ -61,7 +62,7 @@ export const handler = htmlHandler(async (event, lambda) => {
       amount: form?.amount,
       form: form?.answers,
       buyerPayment: buyerPaymentOf(event),
-      sourceAddress: event.requestContext.http.sourceIp,
+      sourceAddress: clientAddress(event, config().EDGE_ORIGIN_SECRET),
       foreign: method === 'POST' && form === undefined,
       references: checkoutReferences(event),
     },

@@ -50,6 +50,8 @@ export const handler = htmlHandler((event) =>
     signingSecrets: signingSecretStore(),
     now,
     checkoutBase: config().CHECKOUT_BASE,
+    publicOrigin: new URL(config().BASE_URL).origin,
+    edgeSecret: config().EDGE_ORIGIN_SECRET,
     allowPrivateTargets: config().ALLOW_PRIVATE_TARGETS,
   }),
 );

@@ -1,3 +1,4 @@
+import { sentFromAnotherSite } from './cross-site.ts';
 import { securityHeaders } from './html.ts';
 import type { HtmlEvent, HtmlResult } from './html-handler.ts';
 
@@ -21,11 +22,7 @@ export function chosenAmount(
   event: HtmlEvent,
   checkoutBase: string,
 ): { amount: string; via?: string | undefined; answers?: ReadonlyMap<string, string> } | undefined {
-  const site = event.headers['sec-fetch-site'];
-  if (site !== undefined && site !== 'same-origin') return undefined;
-  // Our pages send no referrer, so browsers send `Origin: null` with the form: only a named other origin tells.
-  const origin = event.headers.origin;
-  if (origin !== undefined && origin !== 'null' && origin !== new URL(checkoutBase).origin) return undefined;
+  if (sentFromAnotherSite(event.headers, new URL(checkoutBase).origin)) return undefined;
   const raw = event.body ?? '';
   const body = event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
   const type = (event.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();

@@ -1,8 +1,10 @@
 import type { IdentityProvider } from '../ports/identity-provider.ts';
+import { recordRefusal } from '../use-cases/console-audit.ts';
 import {
   beginHostedSignIn,
   type ConsoleSessionDependencies,
   finishHostedSignIn,
+  type SignedIn,
 } from '../use-cases/console-sessions.ts';
 import { consoleLanguage, consoleMessages } from './console-messages.ts';
 import { CONSOLE_BASE, consolePage, consoleRedirect, sessionCookie } from './console-page.ts';
@@ -26,12 +28,14 @@ export function startHostedSignIn(identity: IdentityProvider): HtmlResult {
 /**
  * `GET /console/auth/callback?code=&state=`: the state must be the one this browser was sent with (no other site
  * can sign a browser in to its own account), then the code is exchanged with the verifier and its ID token
- * verified. The flow cookie is cleared whatever the outcome.
+ * verified. The flow cookie is cleared whatever the outcome; a callback without this browser's state is refused
+ * before any exchange, and recorded as such in the audit log (`state`).
  */
 export async function hostedSignInCallback(
   event: HtmlEvent,
   deps: ConsoleSessionDependencies,
   identity: IdentityProvider,
+  sourceIp: string,
 ): Promise<HtmlResult> {
   const flow = event.cookies
     ?.find((cookie) => cookie.startsWith(`${FLOW_COOKIE}=`))
@@ -39,10 +43,12 @@ export async function hostedSignInCallback(
   const [state, verifier] = (flow ?? '').split('.');
   const { code, state: returned } = event.queryStringParameters ?? {};
   const cleared = `${FLOW_COOKIE}=; Path=/; Secure; HttpOnly; SameSite=Lax; Max-Age=0`;
-  const signedIn =
-    code && state && verifier && returned === state
-      ? await finishHostedSignIn(deps, identity, code, verifier)
-      : undefined;
+  let signedIn: SignedIn;
+  if (code && state && verifier && returned === state) {
+    signedIn = await finishHostedSignIn(deps, identity, { code, verifier }, sourceIp);
+  } else {
+    await recordRefusal(deps, undefined, { action: 'session.sign-in', target: null, sourceIp }, 'state');
+  }
   if (!signedIn) {
     const language = consoleLanguage(event);
     const words = consoleMessages(language);

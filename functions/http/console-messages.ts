@@ -188,6 +188,8 @@ export interface ConsoleMessages {
     target: string;
     mode: string;
     from: string;
+    /** The column of what became of it; the outcomes and reasons themselves stay as the log spells them. */
+    outcome: string;
     none: string;
   };
   keys: {

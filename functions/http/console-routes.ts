@@ -1,16 +1,22 @@
-import { type ConsoleAction, type ConsoleSession, mayPerform } from '../domain/console-access.ts';
+import {
+  type AuditedAction,
+  type ConsoleAction,
+  type ConsoleSession,
+  mayPerform,
+} from '../domain/console-access.ts';
 import type { PageLanguage } from '../domain/locale.ts';
 import { MODES, type Mode } from '../domain/principal.ts';
 import type { IdentityProvider } from '../ports/identity-provider.ts';
+import { auditedChange, recordRefusal } from '../use-cases/console-audit.ts';
 import {
   type ConsoleSessionDependencies,
   csrfMatches,
   endSession,
-  recordChange,
   resumeSession,
   signInWithToken,
   switchMode,
 } from '../use-cases/console-sessions.ts';
+import { clientAddress } from './client-address.ts';
 import { type BooksPageDependencies, booksRoutes } from './console-books.ts';
 import { hostedSignInCallback, startHostedSignIn } from './console-hosted-sign-in.ts';
 import { type KeysPageDependencies, keyRoutes } from './console-keys.ts';
@@ -30,6 +36,7 @@ import { type PspPageDependencies, pspRoutes } from './console-psps.ts';
 import { type SettingsPageDependencies, settingsRoutes } from './console-settings.ts';
 import { auditBody, signInBody } from './console-views.ts';
 import { type WebhookPageDependencies, webhookRoutes } from './console-webhooks.ts';
+import { sentFromAnotherSite } from './cross-site.ts';
 import { html } from './html.ts';
 import type { HtmlEvent, HtmlResult } from './html-handler.ts';
 
@@ -42,6 +49,10 @@ export type ConsoleDependencies = ConsoleSessionDependencies &
   KeysPageDependencies & {
     /** The hosted sign-in (Cognito) of a deployed stack; none locally, where sign-in links are the way in. */
     identity: IdentityProvider | undefined;
+    /** The origin the console is served from (`BASE_URL`'s): a form naming another was sent by another site. */
+    publicOrigin: string;
+    /** The CloudFront front's origin secret, when it is deployed (`clientAddress`). */
+    edgeSecret: string | undefined;
   };
 
 /** One console request, as the routes of functions/http/routes.ts name it (`GET /console/links/{id}`). */
@@ -53,8 +64,11 @@ export interface ConsoleRequest {
   form: URLSearchParams;
   /** The browser's language among the console's (docs/console.md#languages), for the pages translated so far. */
   language: PageLanguage;
-  /** Records a change in the audit log, once the use case made it. */
-  audit(action: ConsoleAction, target: string | null): Promise<void>;
+  /**
+   * Says the change is made, and what it made (a new link's id): its entry in the audit log, written before the
+   * route ran, is settled `succeeded` (a change the route answers without calling this is `unchanged` or `failed`).
+   */
+  audit(action: AuditedAction, target: string | null): Promise<void>;
 }
 
 /**
@@ -99,47 +113,95 @@ const refusal = (
 };
 
 /**
- * Every console route: the sign-in routes without a session, every other one with a live session, the CSRF
- * token of that session on every POST, and the role's permission for what the route does. Then the page or
- * the change, through the use cases the API calls, with the session's account and mode as the principal.
+ * What the audit log records a session route as, beyond the role-checked actions of `ACTION_OF`: every console
+ * POST has one or the other (test/unit/console-routes.test.ts), so every change and every refused form is recorded.
+ */
+export const SESSION_ACTION_OF: Readonly<Record<string, AuditedAction>> = {
+  'POST /console/sign-out': 'session.sign-out',
+};
+
+/**
+ * Every console route: the sign-in routes without a session, every other one with a live session, on every POST
+ * a form of our own site (Fetch Metadata, then `Origin`) with the CSRF token of that session, and the role's
+ * permission for what the route does. Then the page or the change, through the use cases the API calls, with the
+ * session's account and mode as the principal. Sign-ins, every change (each POST) and every refusal (403) are in
+ * the audit log: a refusal as such, a change as an entry written before it and settled with its outcome after.
  */
 export async function handleConsole(event: HtmlEvent, deps: ConsoleDependencies): Promise<HtmlResult> {
   const route = event.routeKey;
-  const https = consoleHttps(event);
-  const language = consoleLanguage(event);
+  const context = { https: consoleHttps(event), language: consoleLanguage(event) };
+  const sourceIp = clientAddress(event, deps.edgeSecret);
+  const post = event.requestContext.http.method === 'POST';
+  const foreign = post && sentFromAnotherSite(event.headers, deps.publicOrigin);
   if (route === 'GET /console/auth/callback' && deps.identity) {
-    return hostedSignInCallback(event, deps, deps.identity);
+    return hostedSignInCallback(event, deps, deps.identity, sourceIp);
   }
-  if (route === 'GET /console/sign-in') return signInPage(event, { https, language }, deps.identity);
-  if (route === 'POST /console/sign-in') return signIn(event, deps, { https, language });
+  if (route === 'GET /console/sign-in') return signInPage(event, context, deps.identity);
+  if (route === 'POST /console/sign-in') return signIn(event, deps, { ...context, sourceIp, foreign });
   const session = await resumeSession(deps, sessionIdOf(event));
   if (!session) {
-    if (event.requestContext.http.method !== 'GET') {
-      return refusal(401, 'signedOut', { https, language });
-    }
-    return consoleRedirect(`${CONSOLE_BASE}/sign-in`, https);
+    if (post) return refusal(401, 'signedOut', context);
+    return consoleRedirect(`${CONSOLE_BASE}/sign-in`, context.https);
   }
-  const form = event.requestContext.http.method === 'POST' ? formOf(event) : new URLSearchParams();
-  if (
-    event.requestContext.http.method === 'POST' &&
-    !csrfMatches(session, form.get('csrf_token') ?? undefined)
-  ) {
-    return refusal(403, 'formExpired', { https, language, session });
-  }
-  const action = ACTION_OF[route];
-  if (action && !mayPerform(session.role, action)) {
-    return refusal(403, 'notAllowed', { https, language, session });
-  }
-  const request: ConsoleRequest = {
-    event,
-    route,
-    https,
-    session,
-    form,
-    language,
-    audit: (change, target) =>
-      recordChange(deps, session, { action: change, target, sourceIp: event.requestContext.http.sourceIp }),
+  const form = post ? formOf(event) : new URLSearchParams();
+  return sessionRequest({ event, route, ...context, session, form }, deps, { post, foreign, sourceIp });
+}
+
+/**
+ * A request of a live session: refused (403, and recorded) for a form of another site, without the session's
+ * CSRF token or that the role may not send; else its page, or its change with the change's entry written first
+ * and settled with what the route answered.
+ */
+async function sessionRequest(
+  base: Omit<ConsoleRequest, 'audit'>,
+  deps: ConsoleDependencies,
+  sent: { post: boolean; foreign: boolean; sourceIp: string },
+): Promise<HtmlResult> {
+  const { route, session } = base;
+  const action = ACTION_OF[route] ?? SESSION_ACTION_OF[route];
+  const attempt = action && {
+    action,
+    target: base.event.pathParameters?.id ?? null,
+    sourceIp: sent.sourceIp,
   };
+  const refused = refusalOf(session, { ...sent, form: base.form, route });
+  if (refused) {
+    if (attempt) await recordRefusal(deps, session, attempt, refused);
+    return refusal(403, refused === 'role' ? 'notAllowed' : 'formExpired', base);
+  }
+  let made: { target: string | null } | undefined;
+  const request: ConsoleRequest = {
+    ...base,
+    audit: async (_change, target) => {
+      made = { target };
+    },
+  };
+  if (!sent.post || !attempt) return routeRequest(request, deps);
+  return auditedChange(
+    deps,
+    session,
+    attempt,
+    () => routeRequest(request, deps),
+    (result) => {
+      if (made) return { outcome: 'succeeded', target: made.target };
+      const status = result.statusCode ?? 200;
+      return status >= 400 ? { outcome: 'failed', reason: String(status) } : { outcome: 'unchanged' };
+    },
+  );
+}
+
+/** Why a session's request is refused before anything runs (403), if it is. */
+function refusalOf(
+  session: ConsoleSession,
+  request: { post: boolean; foreign: boolean; form: URLSearchParams; route: string },
+): 'cross-site' | 'csrf' | 'role' | undefined {
+  if (request.foreign) return 'cross-site';
+  if (request.post && !csrfMatches(session, request.form.get('csrf_token') ?? undefined)) return 'csrf';
+  const action = ACTION_OF[request.route];
+  return action && !mayPerform(session.role, action) ? 'role' : undefined;
+}
+
+async function routeRequest(request: ConsoleRequest, deps: ConsoleDependencies): Promise<HtmlResult> {
   return (
     (await sessionRoutes(request, deps)) ??
     (await linkRoutes(request, deps)) ??
@@ -170,19 +232,29 @@ function signInPage(
   return consolePage({ title: words.signInTitle, body, ...context });
 }
 
+/**
+ * `POST /console/sign-in` with a sign-in link's token. A form another site sent is refused before the token is
+ * even looked at: otherwise a page of an attacker's could sign a visitor's browser in to the attacker's account
+ * (login CSRF), with everything they then type into the console going to it.
+ */
 async function signIn(
   event: HtmlEvent,
   deps: ConsoleDependencies,
-  context: { https: boolean; language: PageLanguage },
+  context: { https: boolean; language: PageLanguage; sourceIp: string; foreign: boolean },
 ): Promise<HtmlResult> {
-  const signedIn = await signInWithToken(deps, formOf(event).get('token') ?? '');
-  if (!signedIn) {
-    const words = consoleMessages(context.language);
-    const body = signInBody(words.signInRefused, undefined, words);
-    return consolePage({ status: 401, title: words.signInTitle, body, ...context });
+  const { sourceIp, foreign, ...page } = context;
+  if (foreign) {
+    await recordRefusal(deps, undefined, { action: 'session.sign-in', target: null, sourceIp }, 'cross-site');
+    return refusal(403, 'formExpired', page);
   }
-  return consoleRedirect(`${CONSOLE_BASE}/links`, context.https, [
-    sessionCookie(signedIn.sessionId, context.https),
+  const signedIn = await signInWithToken(deps, formOf(event).get('token') ?? '', sourceIp);
+  if (!signedIn) {
+    const words = consoleMessages(page.language);
+    const body = signInBody(words.signInRefused, undefined, words);
+    return consolePage({ status: 401, title: words.signInTitle, body, ...page });
+  }
+  return consoleRedirect(`${CONSOLE_BASE}/links`, page.https, [
+    sessionCookie(signedIn.sessionId, page.https),
   ]);
 }
 
@@ -194,6 +266,7 @@ async function sessionRoutes(request: ConsoleRequest, deps: ConsoleDependencies)
       return consoleRedirect(`${CONSOLE_BASE}/links`, https);
     case 'POST /console/sign-out':
       await endSession(deps, session);
+      await request.audit('session.sign-out', null);
       return consoleRedirect(deps.identity?.signOutUrl() ?? `${CONSOLE_BASE}/sign-in`, https, [
         clearedSessionCookie(https),
       ]);

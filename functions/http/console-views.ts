@@ -229,12 +229,12 @@ export function auditBody(entries: AuditEntry[], language: PageLanguage): Html {
   const rows = entries.map(
     (
       entry,
-    ) => html`<tr><td>${when(entry.at)}</td><td>${entry.user} (${entry.role})</td><td>${entry.action}</td>
-<td>${entry.target ?? '–'}</td><td>${entry.mode}</td><td>${entry.source_ip}</td></tr>`,
+    ) => html`<tr><td>${when(entry.at)}</td><td>${entry.user === null ? '–' : `${entry.user} (${entry.role})`}</td><td>${entry.action}</td>
+<td>${entry.target ?? '–'}</td><td>${entry.mode ?? '–'}</td><td>${entry.source_ip}</td><td>${entry.outcome}${entry.reason ? ` (${entry.reason})` : ''}</td></tr>`,
   );
   return html`<h1>${words.title}</h1><p>${words.intro}</p>
-<table><thead><tr><th scope="col">${words.when}</th><th scope="col">${words.who}</th><th scope="col">${words.what}</th><th scope="col">${words.target}</th><th scope="col">${words.mode}</th><th scope="col">${words.from}</th></tr></thead>
-<tbody>${rows.length ? rows : html`<tr><td colspan="6">${words.none}</td></tr>`}</tbody></table>`;
+<table><thead><tr><th scope="col">${words.when}</th><th scope="col">${words.who}</th><th scope="col">${words.what}</th><th scope="col">${words.target}</th><th scope="col">${words.mode}</th><th scope="col">${words.from}</th><th scope="col">${words.outcome}</th></tr></thead>
+<tbody>${rows.length ? rows : html`<tr><td colspan="7">${words.none}</td></tr>`}</tbody></table>`;
 }
 
 /** The page for a visitor without a session: how to get one. */

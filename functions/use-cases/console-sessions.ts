@@ -1,9 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import {
-  type AuditEntry,
-  type ConsoleAction,
   type ConsoleSession,
-  type ConsoleUser,
   isLive,
   SIGN_IN_LINK_TTL_MS,
   type SignInGrant,
@@ -12,6 +9,7 @@ import {
 import type { Mode } from '../domain/principal.ts';
 import type { ConsoleStore } from '../ports/console-store.ts';
 import type { IdentityProvider } from '../ports/identity-provider.ts';
+import { auditedChange, recordRefusal } from './console-audit.ts';
 
 export interface ConsoleSessionDependencies {
   store: ConsoleStore;
@@ -54,14 +52,41 @@ export async function startSession(
   return { sessionId, session };
 }
 
-/** Signs in with a sign-in link's token: a session once, undefined for a forged, used or expired token. */
+/** A new session and its cookie value, or undefined when the sign-in was refused (and recorded so). */
+export type SignedIn = { sessionId: string; session: ConsoleSession } | undefined;
+
+/**
+ * Signs in with a sign-in link's token: a session once, undefined for a forged, used or expired token. Every
+ * attempt is in the audit log: a refusal as such (an unknown token under no account: nothing says whose it was),
+ * a sign-in as an entry written before the link is used and settled after (`auditedChange`).
+ */
 export async function signInWithToken(
   deps: ConsoleSessionDependencies,
   token: string,
-): Promise<{ sessionId: string; session: ConsoleSession } | undefined> {
-  if (!/^[\w-]{43}$/.test(token)) return undefined;
-  const grant = await deps.store.consumeSignInLink(hashOf(token), deps.now());
-  return grant && startSession(deps, grant);
+  sourceIp: string,
+): Promise<SignedIn> {
+  const attempt = { action: 'session.sign-in', target: null, sourceIp } as const;
+  const tokenHash = /^[\w-]{43}$/.test(token) ? hashOf(token) : undefined;
+  const link = tokenHash && (await deps.store.findSignInLink(tokenHash));
+  if (!tokenHash || !link) {
+    await recordRefusal(deps, undefined, attempt, 'link-unknown');
+    return undefined;
+  }
+  if (!isLive(link, deps.now())) {
+    await recordRefusal(deps, link.grant, attempt, 'link-expired');
+    return undefined;
+  }
+  return auditedChange(
+    deps,
+    { ...link.grant, mode: 'test' },
+    attempt,
+    async () => {
+      const grant = await deps.store.consumeSignInLink(tokenHash, deps.now());
+      return grant && startSession(deps, grant);
+    },
+    // A link used in between by another request: this one starts nothing.
+    (signedIn) => (signedIn ? { outcome: 'succeeded' } : { outcome: 'failed', reason: 'link-used' }),
+  );
 }
 
 /**
@@ -90,6 +115,7 @@ export async function switchMode(deps: ConsoleSessionDependencies, session: Cons
   await deps.store.updateSession(session.id_hash, { expires_at: session.expires_at, mode });
 }
 
+/** Signs out: the session is deleted (its entry in the audit log is the route's, as for every change). */
 export async function endSession(deps: ConsoleSessionDependencies, session: ConsoleSession) {
   await deps.store.deleteSession(session.id_hash);
 }
@@ -99,25 +125,6 @@ export function csrfMatches(session: ConsoleSession, sent: string | undefined): 
   const expected = Buffer.from(session.csrf_token);
   const actual = Buffer.from(sent ?? '');
   return actual.length === expected.length && timingSafeEqual(actual, expected);
-}
-
-/** Records one change made in the console. */
-export async function recordChange(
-  deps: ConsoleSessionDependencies,
-  user: ConsoleUser,
-  change: { action: ConsoleAction; target: string | null; sourceIp: string },
-): Promise<void> {
-  const entry: AuditEntry = {
-    account: user.account,
-    mode: user.mode,
-    user: user.user,
-    role: user.role,
-    action: change.action,
-    target: change.target,
-    source_ip: change.sourceIp,
-    at: deps.now().toISOString(),
-  };
-  await deps.store.recordAudit(entry);
 }
 
 /**
@@ -135,13 +142,21 @@ export function beginHostedSignIn(identity: IdentityProvider): {
   return { url: identity.authorizeUrl(state, challenge), state, verifier };
 }
 
-/** The end of a hosted sign-in: a session for the verified user, undefined when the provider's answer is not. */
+/**
+ * The end of a hosted sign-in: a session for the verified user, undefined when the provider's answer is not. Both
+ * are in the audit log, as for a sign-in link (`signInWithToken`).
+ */
 export async function finishHostedSignIn(
   deps: ConsoleSessionDependencies,
   identity: IdentityProvider,
-  code: string,
-  verifier: string,
-): Promise<{ sessionId: string; session: ConsoleSession } | undefined> {
-  const grant = await identity.exchange(code, verifier);
-  return grant && startSession(deps, grant);
+  flow: { code: string; verifier: string },
+  sourceIp: string,
+): Promise<SignedIn> {
+  const attempt = { action: 'session.sign-in', target: null, sourceIp } as const;
+  const grant = await identity.exchange(flow.code, flow.verifier);
+  if (!grant) {
+    await recordRefusal(deps, undefined, attempt, 'identity');
+    return undefined;
+  }
+  return auditedChange(deps, { ...grant, mode: 'test' }, attempt, () => startSession(deps, grant));
 }

@@ -1,4 +1,4 @@
-import { Aws, CfnRule, Fn, Stack, Validations } from 'aws-cdk-lib';
+import { Aws, CfnRule, Fn, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import {
   AllowedMethods,
@@ -10,8 +10,10 @@ import {
   ViewerProtocolPolicy,
 } from 'aws-cdk-lib/aws-cloudfront';
 import { HttpOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
+import { EDGE_SECRET_HEADER } from '../../functions/http/client-address.ts';
 
 export interface EdgeProtectionProps {
   api: IHttpApi;
@@ -40,6 +42,17 @@ export class EdgeProtection extends Construct {
   readonly distribution: Distribution;
   /** `https://<distribution domain>`: the public base of the API and checkout pages behind it. */
   readonly url: string;
+  /**
+   * The value the distribution sends in `EDGE_SECRET_HEADER` with every request it passes on (replacing a
+   * client's own), so that a function can tell a request that came through it from one sent to API Gateway's own
+   * address, whose `CloudFront-Viewer-Address` anyone could have written (docs/security.md#the-client-behind-cloudfront).
+   */
+  readonly originSecret: Secret;
+  /**
+   * What the functions that tell clients apart by address read (functions/config.ts): the origin secret, as a
+   * dynamic reference CloudFormation resolves at deploy time (the template never holds it).
+   */
+  readonly clientAddressEnvironment: Record<string, string>;
 
   constructor(scope: Construct, id: string, props: EdgeProtectionProps) {
     super(scope, id);
@@ -59,6 +72,14 @@ export class EdgeProtection extends Construct {
       });
     }
     const stack = Stack.of(this);
+    this.originSecret = new Secret(this, 'OriginSecret', {
+      description: 'Sent by the CloudFront front with every request: the request came through it',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+      // Nothing but the distribution and the functions hold it: a new deployment makes a new one.
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    const secret = this.originSecret.secretValue.unsafeUnwrap();
+    this.clientAddressEnvironment = { EDGE_ORIGIN_SECRET: secret };
     this.distribution = new Distribution(this, 'Distribution', {
       comment: 'Payment links: per-client limits in front of the HTTP API',
       httpVersion: HttpVersion.HTTP2_AND_3,
@@ -66,14 +87,23 @@ export class EdgeProtection extends Construct {
       defaultBehavior: {
         origin: new HttpOrigin(`${props.api.apiId}.execute-api.${stack.region}.${stack.urlSuffix}`, {
           protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY,
+          customHeaders: { [EDGE_SECRET_HEADER]: secret },
         }),
         allowedMethods: AllowedMethods.ALLOW_ALL,
         cachePolicy: CachePolicy.CACHING_DISABLED,
+        // Every viewer header but Host (API Gateway routes its own address by it), and CloudFront's headers about
+        // the viewer, `CloudFront-Viewer-Address` among them: a policy of our own can leave out Host or add
+        // CloudFront's headers, not both.
         originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
         viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
       },
     });
     this.url = `https://${this.distribution.distributionDomainName}`;
+    Validations.of(this.originSecret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'Resolved into the distribution and the functions at deploy time, so a rotation would not reach them: a new value is a new deployment. It tells requests through the front apart for the per-client budgets and the audit log, and guards no money.',
+    });
     Validations.of(this.distribution).acknowledge(
       {
         id: 'AwsSolutions-CFR1',

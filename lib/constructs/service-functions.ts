@@ -26,6 +26,11 @@ export interface ServiceFunctionsProps {
   deadLetterQueue?: IQueue;
   /** Configuration every function receives (functions/config.ts reads it). */
   environment: Record<string, string>;
+  /**
+   * What the functions whose route-table entry says `clientAddress` receive beside it: the CloudFront front's
+   * origin secret, when the front is deployed (lib/constructs/edge-protection.ts).
+   */
+  clientAddressEnvironment?: Record<string, string>;
   protectData: boolean;
   /** Read access for the functions whose route-table entry lists `secrets`. */
   secrets?: CheckoutSecrets;
@@ -75,7 +80,7 @@ export class ServiceFunctions extends Construct {
     const definition: FunctionDefinition = functions[handler];
     const fn = new ServiceFunction(this, toConstructId(handler), {
       handler,
-      environment,
+      environment: { ...environment, ...(definition.clientAddress && this.props.clientAddressEnvironment) },
       timeout: Duration.seconds(timeoutSecondsOf(handler)),
       reservedConcurrentExecutions: reservedConcurrencyOf(handler, this.props.reservedConcurrency),
       logRemovalPolicy: protectData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,

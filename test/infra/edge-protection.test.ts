@@ -1,6 +1,8 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { synthesize } from '../support/synth.ts';
+import { EDGE_SECRET_HEADER } from '../../functions/http/client-address.ts';
+import { functions } from '../../lib/routes.ts';
+import { functionLogicalId, synthesize } from '../support/synth.ts';
 
 let plain: Template;
 let protectedStack: ReturnType<typeof synthesize>;
@@ -72,6 +74,40 @@ describe('CloudFront and AWS WAF in front of the public routes (opt-in)', () => 
       expect(JSON.stringify(variables.BASE_URL)).toContain(distributionId);
     }
     expect(JSON.stringify(template.findOutputs('BaseUrl'))).toContain(distributionId);
+  });
+
+  it("tells the functions that count clients by address the front's origin secret, which it sends with every request", () => {
+    const { template } = protectedStack;
+    const [secretId] = Object.keys(template.findResources('AWS::SecretsManager::Secret')).filter((id) =>
+      id.startsWith('EdgeOriginSecret'),
+    );
+    const distribution = Object.values(template.findResources('AWS::CloudFront::Distribution'))[0];
+    const config = distribution?.Properties.DistributionConfig;
+    const sent = config.Origins[0].OriginCustomHeaders;
+    const lambdas = template.findResources('AWS::Lambda::Function');
+    const secretOf = (handler: string) =>
+      lambdas[functionLogicalId(template, handler)]?.Properties.Environment.Variables.EDGE_ORIGIN_SECRET;
+    const readers = Object.entries(functions)
+      .filter(([, definition]) => 'clientAddress' in definition && definition.clientAddress)
+      .map(([handler]) => handler);
+
+    expect(secretId).toBeDefined();
+    expect(sent).toEqual([{ HeaderName: EDGE_SECRET_HEADER, HeaderValue: expect.anything() }]);
+    // A dynamic reference to the secret, resolved at deploy time: the template never holds the value.
+    expect(JSON.stringify(sent[0].HeaderValue)).toMatch(new RegExp(`resolve:secretsmanager:.*${secretId}`));
+    expect(readers.sort()).toEqual(['checkout-page', 'console']);
+    for (const handler of readers) expect(secretOf(handler)).toEqual(sent[0].HeaderValue);
+    expect(secretOf('create-payment-link')).toBeUndefined();
+    // AllViewerExceptHostHeader: every viewer header but Host, and CloudFront's viewer headers, among them
+    // CloudFront-Viewer-Address.
+    expect(config.DefaultCacheBehavior.OriginRequestPolicyId).toBe('b689b0a8-53d0-40ab-baf2-68738e2966ac');
+  });
+
+  it('gives no function an origin secret without the front: nothing then believes CloudFront-Viewer-Address', () => {
+    const variables = Object.values(plain.findResources('AWS::Lambda::Function')).map(
+      (fn) => fn.Properties.Environment.Variables,
+    );
+    expect(variables.filter((names) => 'EDGE_ORIGIN_SECRET' in names)).toEqual([]);
   });
 
   it('refuses to deploy the WebACL outside us-east-1, where CloudFront cannot use it', () => {

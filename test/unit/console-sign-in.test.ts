@@ -1,7 +1,7 @@
 import { createSign, generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { CognitoIdentityProvider } from '../../functions/adapters/http/cognito-identity.ts';
-import type { ConsoleSession, SignInGrant } from '../../functions/domain/console-access.ts';
+import type { AuditEntry, ConsoleSession, SignInGrant } from '../../functions/domain/console-access.ts';
 import { hostedSignInCallback, startHostedSignIn } from '../../functions/http/console-hosted-sign-in.ts';
 import { consoleMessages } from '../../functions/http/console-messages.ts';
 import { escapeHtml } from '../../functions/http/html.ts';
@@ -105,19 +105,29 @@ describe('Cognito hosted sign-in', () => {
   });
 });
 
-/** An in-memory console store: sessions only, as the callback needs. */
-function memoryStore(): ConsoleStore & { sessions: Map<string, ConsoleSession> } {
+/** An in-memory console store: sessions and the audit log, as the callback needs. */
+function memoryStore(): ConsoleStore & { sessions: Map<string, ConsoleSession>; audit: AuditEntry[] } {
   const sessions = new Map<string, ConsoleSession>();
+  const audit: AuditEntry[] = [];
   const unused = () => Promise.reject(new Error('not used here'));
   return {
     sessions,
+    audit,
     saveSession: async (session) => void sessions.set(session.id_hash, session),
     getSession: async (idHash) => sessions.get(idHash),
     saveSignInLink: unused,
+    findSignInLink: unused,
     consumeSignInLink: unused,
     updateSession: unused,
     deleteSession: unused,
-    recordAudit: unused,
+    recordAudit: async (entry) => void audit.push(entry),
+    settleAudit: async (entry) => {
+      audit.splice(
+        audit.findIndex((stored) => stored.id === entry.id),
+        1,
+        entry,
+      );
+    },
     listAudit: unused,
   };
 }
@@ -145,16 +155,19 @@ describe('the console callback', () => {
       callbackEvent({ code: 'good', state }, []),
       deps,
       identity,
+      '203.0.113.7',
     );
     const wrongState = await hostedSignInCallback(
       callbackEvent({ code: 'good', state: 'forged' }, [flowCookie]),
       deps,
       identity,
+      '203.0.113.7',
     );
     const signedIn = await hostedSignInCallback(
       callbackEvent({ code: 'good', state }, [flowCookie]),
       deps,
       identity,
+      '203.0.113.7',
     );
 
     expect(begun.cookies?.[0]).toMatch(
@@ -169,6 +182,72 @@ describe('the console callback', () => {
     ).toEqual([['acme', 'admin', 'test']]);
   });
 
+  it('records each sign-in and each refusal in the audit log, the refusals under no account', async () => {
+    const store = memoryStore();
+    const deps = { store, now: () => new Date('2026-11-28T09:00:00.000Z') };
+    const begun = startHostedSignIn(identity);
+    const flowCookie = String(begun.cookies?.[0]).split(';')[0] as string;
+    const state = new URL(String(begun.headers?.Location)).searchParams.get('state') as string;
+    const callback = (code: string, cookies: string[]) =>
+      hostedSignInCallback(callbackEvent({ code, state }, cookies), deps, identity, '203.0.113.7');
+
+    await callback('good', [flowCookie]);
+    await callback('refused-by-cognito', [flowCookie]);
+    await callback('good', []);
+
+    const recorded = store.audit.map(({ account, user, role, action, outcome, reason, source_ip }) => ({
+      account,
+      user,
+      role,
+      action,
+      outcome,
+      reason,
+      source_ip,
+    }));
+    const nobody = {
+      account: '*',
+      user: null,
+      role: null,
+      action: 'session.sign-in',
+      source_ip: '203.0.113.7',
+    };
+    expect(recorded).toEqual([
+      {
+        account: 'acme',
+        user: 'a@acme.example',
+        role: 'admin',
+        action: 'session.sign-in',
+        outcome: 'succeeded',
+        reason: null,
+        source_ip: '203.0.113.7',
+      },
+      { ...nobody, outcome: 'refused', reason: 'identity' },
+      { ...nobody, outcome: 'refused', reason: 'state' },
+    ]);
+  });
+
+  it('starts no session when its audit entry cannot be written, and records a session that failed to start', async () => {
+    const noAudit = memoryStore();
+    noAudit.recordAudit = () => Promise.reject(new Error('audit write failed'));
+    const noSession = memoryStore();
+    noSession.saveSession = () => Promise.reject(new Error('session write failed'));
+    const callback = async (store: ReturnType<typeof memoryStore>) => {
+      const begun = startHostedSignIn(identity);
+      const flowCookie = String(begun.cookies?.[0]).split(';')[0] as string;
+      const state = new URL(String(begun.headers?.Location)).searchParams.get('state') as string;
+      const event = callbackEvent({ code: 'good', state }, [flowCookie]);
+      return hostedSignInCallback(event, { store, now: () => new Date() }, identity, '203.0.113.7');
+    };
+
+    await expect(callback(noAudit)).rejects.toThrow('audit write failed');
+    await expect(callback(noSession)).rejects.toThrow('session write failed');
+
+    expect(noAudit.sessions.size).toBe(0);
+    expect(noSession.audit.map(({ action, outcome, reason }) => [action, outcome, reason])).toEqual([
+      ['session.sign-in', 'failed', 'internal_error'],
+    ]);
+  });
+
   it('refuses in the browser’s language, offering to sign in again', async () => {
     const deps = { store: memoryStore(), now: () => new Date() };
 
@@ -176,6 +255,7 @@ describe('the console callback', () => {
       callbackEvent({ code: 'good', state: 'forged' }, [], { 'accept-language': 'fr-BE,fr;q=0.9' }),
       deps,
       identity,
+      '203.0.113.7',
     );
 
     const words = consoleMessages('fr');

@@ -8,7 +8,6 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { AuditEntry, ConsoleSession, SignInGrant } from '../../domain/console-access.ts';
-import { randomBase62 } from '../../domain/random.ts';
 import type { ConsoleStore } from '../../ports/console-store.ts';
 import { consoleKeys, withoutKeys } from './table-schema.ts';
 
@@ -39,6 +38,19 @@ export class DynamoConsoleStore implements ConsoleStore {
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
+  }
+
+  async findSignInLink(tokenHash: string): Promise<{ grant: SignInGrant; expires_at: string } | undefined> {
+    const { Item } = await this.client.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: consoleKeys.signInLink(tokenHash),
+        ConsistentRead: true,
+      }),
+    );
+    if (!Item) return undefined;
+    const { account, role, user, expires_at } = Item as SignInGrant & { expires_at: string };
+    return { grant: { account, role, user }, expires_at };
   }
 
   async consumeSignInLink(tokenHash: string, now: Date): Promise<SignInGrant | undefined> {
@@ -107,15 +119,22 @@ export class DynamoConsoleStore implements ConsoleStore {
   }
 
   async recordAudit(entry: AuditEntry): Promise<void> {
-    const at = new Date(entry.at);
     await this.client.send(
       new PutCommand({
         TableName: this.tableName,
-        Item: {
-          ...consoleKeys.audit(entry.account, `${entry.at}#${randomBase62(8)}`),
-          ...entry,
-          ttl: epochSeconds(at) + AUDIT_RETENTION_DAYS * 86_400,
-        },
+        Item: auditItem(entry),
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+  }
+
+  async settleAudit(entry: AuditEntry): Promise<void> {
+    await this.client.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: auditItem(entry),
+        ConditionExpression: 'outcome = :attempted',
+        ExpressionAttributeValues: { ':attempted': 'attempted' },
       }),
     );
   }
@@ -130,8 +149,29 @@ export class DynamoConsoleStore implements ConsoleStore {
         Limit: limit,
       }),
     );
-    return Items.map((item) => withoutKeys<AuditEntry & { ttl?: number }>(item)).map(
-      ({ ttl: _ttl, ...entry }) => entry,
-    );
+    return Items.map(auditEntryOf);
   }
+}
+
+/** An entry's item: keyed by when and its id, so the account's partition reads newest first. */
+function auditItem(entry: AuditEntry) {
+  return {
+    ...consoleKeys.audit(entry.account, `${entry.at}#${entry.id}`),
+    ...entry,
+    ttl: epochSeconds(new Date(entry.at)) + AUDIT_RETENTION_DAYS * 86_400,
+  };
+}
+
+/**
+ * An entry as stored. Entries written before the log recorded outcomes were written after their change had been
+ * made, so they read as `succeeded`; their id is the key's.
+ */
+function auditEntryOf(item: Record<string, unknown>): AuditEntry {
+  const { ttl: _ttl, ...stored } = withoutKeys<Partial<AuditEntry> & { ttl?: number }>(item);
+  return {
+    ...stored,
+    id: stored.id ?? String(item.sk).split('#')[1] ?? '',
+    outcome: stored.outcome ?? 'succeeded',
+    reason: stored.reason ?? null,
+  } as AuditEntry;
 }

@@ -184,13 +184,15 @@ export const consoleDe: ConsoleMessages = {
   },
   audit: {
     title: 'Audit-Protokoll',
-    intro: 'Jede Änderung in der Konsole, neueste zuerst.',
+    intro:
+      'Jede An- und Abmeldung, jede Änderung in der Konsole und jeder abgewiesene Versuch, neueste zuerst.',
     when: 'Wann',
     who: 'Wer',
     what: 'Was',
     target: 'Ziel',
     mode: 'Modus',
     from: 'IP-Adresse',
+    outcome: 'Ergebnis',
     none: 'Noch keine Änderungen.',
   },
   keys: {

@@ -171,13 +171,15 @@ export const consoleEn: ConsoleMessages = {
   },
   audit: {
     title: 'Audit log',
-    intro: 'Every change made in the console, newest first.',
+    intro:
+      'Every sign-in and sign-out, every change made in the console and every attempt refused, newest first.',
     when: 'When',
     who: 'Who',
     what: 'What',
     target: 'Target',
     mode: 'Mode',
     from: 'From',
+    outcome: 'Outcome',
     none: 'Nothing changed yet.',
   },
   keys: {

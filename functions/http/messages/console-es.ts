@@ -177,13 +177,15 @@ export const consoleEs: ConsoleMessages = {
   },
   audit: {
     title: 'Registro de auditoría',
-    intro: 'Cada cambio hecho en la consola, los más recientes primero.',
+    intro:
+      'Cada inicio y cierre de sesión, cada cambio hecho en la consola y cada intento rechazado, los más recientes primero.',
     when: 'Cuándo',
     who: 'Quién',
     what: 'Qué',
     target: 'Objeto',
     mode: 'Modo',
     from: 'Dirección IP',
+    outcome: 'Resultado',
     none: 'Aún no hay cambios.',
   },
   keys: {

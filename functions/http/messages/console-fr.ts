@@ -180,13 +180,15 @@ export const consoleFr: ConsoleMessages = {
   },
   audit: {
     title: 'Journal d’audit',
-    intro: 'Chaque modification faite dans la console, les plus récentes d’abord.',
+    intro:
+      'Chaque connexion et déconnexion, chaque modification faite dans la console et chaque tentative refusée, les plus récentes d’abord.',
     when: 'Quand',
     who: 'Qui',
     what: 'Quoi',
     target: 'Cible',
     mode: 'Mode',
     from: 'Adresse IP',
+    outcome: 'Résultat',
     none: 'Aucune modification pour l’instant.',
   },
   keys: {

@@ -180,13 +180,14 @@ export const consoleNl: ConsoleMessages = {
   },
   audit: {
     title: 'Auditlog',
-    intro: 'Elke wijziging in de console, nieuwste eerst.',
+    intro: 'Elke aan- en afmelding, elke wijziging in de console en elke geweigerde poging, nieuwste eerst.',
     when: 'Wanneer',
     who: 'Wie',
     what: 'Wat',
     target: 'Doel',
     mode: 'Modus',
     from: 'IP-adres',
+    outcome: 'Uitkomst',
     none: 'Nog niets gewijzigd.',
   },
   keys: {
