@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { paymentRepository } from '../../functions/dependencies.ts';
+import { linkRepository, paymentRepository } from '../../functions/dependencies.ts';
+import { ConcurrentModificationError } from '../../functions/domain/errors.ts';
 import {
   MAX_CLIENT_SESSIONS_PER_WINDOW,
   MAX_REUSABLE_CLIENT_SESSIONS_PER_WINDOW,
@@ -227,6 +228,45 @@ describe('buyers opening a reusable link with max_payments at once, each from th
     expect(Object.keys(completed.paid_payments).sort()).toEqual(
       [payer, waiting, ...next].map((buyer) => buyer?.payment).sort(),
     );
+  });
+});
+
+describe('the places of a reusable link, as stored', () => {
+  it('go to one of many openings taking the same place at once, and only while each holds what was read', async () => {
+    const created = await createLink(stack, key.api_key, { reusable: true, max_payments: 2 });
+    const read = await storedLink(created.id);
+    const until = new Date(Date.now() + 60_000).toISOString();
+    const takes = await Promise.all(
+      Array.from({ length: 10 }, (_, index) =>
+        linkRepository().holdPlace(read, 0, null, { holder: `opening_${index}`, until }),
+      ),
+    );
+    expect(takes.filter(Boolean)).toHaveLength(1);
+    const opening = `opening_${takes.indexOf(true)}`;
+    // A write of the whole link read before the place was taken cannot drop it.
+    await expect(linkRepository().update(read, { ...read, version: read.version + 1 })).rejects.toThrow(
+      ConcurrentModificationError,
+    );
+
+    // Only its holder hands it on; a holder that lost it cannot, nor can anyone take it from what it was.
+    const held = await storedLink(created.id);
+    expect(held.places).toEqual({ 0: { holder: opening, until } });
+    const session = { holder: 'pay_1', until: new Date(Date.now() + 3_600_000).toISOString() };
+    await expect(linkRepository().keepPlace(held, 0, 'opening_other', session)).rejects.toThrow(
+      ConcurrentModificationError,
+    );
+    await linkRepository().keepPlace(held, 0, opening, session);
+    expect(await linkRepository().holdPlace(held, 0, held.places[0] ?? null, { holder: 'x', until })).toBe(
+      false,
+    );
+    await linkRepository().releasePlace(held, 0, opening);
+    expect((await storedLink(created.id)).places).toEqual({ 0: session });
+
+    // A place as read is taken (its payment ended, say); an opening that opened nothing gives its own back.
+    const kept = await storedLink(created.id);
+    expect(await linkRepository().holdPlace(kept, 0, session, { holder: 'opening_next', until })).toBe(true);
+    await linkRepository().releasePlace(kept, 0, 'opening_next');
+    expect((await storedLink(created.id)).places).toEqual({});
   });
 });
 
