@@ -9,6 +9,7 @@ import {
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { browser, buyersAt } from '../support/buyers.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
+import { addConnection } from '../support/connections.ts';
 import { eventually, timeoutForSteps } from '../support/eventually.ts';
 import { httpRequest, NAVIGATION_HEADERS } from '../support/navigate.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';
@@ -267,6 +268,23 @@ describe('the places of a reusable link, as stored', () => {
     expect(await linkRepository().holdPlace(kept, 0, session, { holder: 'opening_next', until })).toBe(true);
     await linkRepository().releasePlace(kept, 0, 'opening_next');
     expect((await storedLink(created.id)).places).toEqual({});
+  });
+});
+
+describe('an opening that opens nothing', () => {
+  it('gives its place back at once: the next buyer is not told the link is full', async () => {
+    const down = await stack.issueKey('limits-down', 'test');
+    await addConnection({
+      account: 'limits-down',
+      mode: 'test',
+      provider: 'sandbox',
+      name: 'down',
+      simulate: 'fail',
+    });
+    const link = await createLink(stack, down.api_key, { reusable: true, max_payments: 1 });
+    expect((await browser('127.0.50.1').visit(link.checkout_url)).status).toBe(503);
+    expect((await storedLink(link.id)).places).toEqual({});
+    expect((await browser('127.0.50.2').visit(link.checkout_url)).status).toBe(503);
   });
 });
 

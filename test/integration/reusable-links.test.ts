@@ -343,6 +343,49 @@ describe('canceling a reusable link', () => {
     expect((await buyers[0]?.visit(link.checkout_url))?.status).toBe(410);
   });
 
+  it('sends no buyer to a session whose place it could not hand to its payment: the session is ended', async () => {
+    const checkout = (links: ReturnType<typeof linkRepository>, linkId: string) =>
+      openCheckout(
+        {
+          links,
+          payments: paymentRepository(),
+          psps: pspConnections(),
+          now: () => new Date(),
+          checkoutBase: config().CHECKOUT_BASE,
+          baseUrl: config().BASE_URL,
+          random: Math.random,
+          timeLeftMs: () => 20_000,
+          maxPspCalls: CHECKOUT_PSP_CALLS,
+        },
+        { id: linkId, method: 'GET', headers: NAVIGATION_HEADERS, sourceAddress: '192.0.2.3' },
+      );
+    const withKeepPlace = (keepPlace: ReturnType<typeof linkRepository>['keepPlace']) =>
+      Object.create(linkRepository(), { keepPlace: { value: keepPlace } });
+    const endedSession = async (linkId: string) => {
+      const [payment] = await paymentRepository().listOfLink(linkId, 'test');
+      expect(payment).toMatchObject({ status: 'canceled', ended_unused: true });
+      return stripe.sessions.get(payment?.session_id ?? '')?.status;
+    };
+
+    // The merchant cancels while the session is being opened, after the opening took its place.
+    const canceled = await createLink(stack, keys.stripe.api_key, { reusable: true, max_payments: 2 });
+    const cancelFirst = withKeepPlace(async (...args) => {
+      const current = await storedLink(canceled.id);
+      await linkRepository().commit(cancel(current, new Date()) as NonNullable<ReturnType<typeof cancel>>);
+      return linkRepository().keepPlace(...args);
+    });
+    expect((await checkout(cancelFirst, canceled.id)).kind).toBe('gone');
+    expect(await endedSession(canceled.id)).toBe('expired');
+
+    // The write fails otherwise (a timeout, say): the buyer gets the error, and the session is ended first.
+    const failing = await createLink(stack, keys.stripe.api_key, { reusable: true, max_payments: 2 });
+    const timeout = withKeepPlace(async () => {
+      throw new Error('the write timed out');
+    });
+    await expect(checkout(timeout, failing.id)).rejects.toThrow('the write timed out');
+    expect(await endedSession(failing.id)).toBe('expired');
+  });
+
   it('must read the link again once a buyer opened a session after it was read', async () => {
     const link = await createLink(stack, keys.sandbox.api_key, { reusable: true });
     const read = await storedLink(link.id);
