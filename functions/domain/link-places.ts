@@ -54,8 +54,10 @@ export function placesOf(
   let firstFree = Number.POSITIVE_INFINITY;
   for (let slot = unplacedPayments(link); slot < link.max_payments; slot++) {
     const held = link.places[slot] ?? null;
-    if (held === null || lapsed(held, now) || ended.has(held.holder)) free.push({ slot, held });
-    else if (held.until !== null) firstFree = Math.min(firstFree, Date.parse(held.until));
+    if (held === null) free.push({ slot, held });
+    else if (held.until === null) continue;
+    else if (lapsed(held, now) || ended.has(held.holder)) free.push({ slot, held });
+    else firstFree = Math.min(firstFree, Date.parse(held.until));
   }
   return { free, firstFree: Number.isFinite(firstFree) ? new Date(firstFree) : null };
 }

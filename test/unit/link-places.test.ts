@@ -96,6 +96,9 @@ describe('the places of a reusable link with max_payments', () => {
     expect(placesOf(paid, [], now).free.map((place) => place.slot)).toEqual([1]);
     const full = { ...paid, places: { ...paid.places, 1: { holder: 'pay_x', until: at(30) } } };
     expect(placesOf(full, [], now)).toEqual({ free: [], firstFree: new Date(at(30)) });
+    // Nothing frees a place held for good: not a payment of its holder read as ended, not a replacement.
+    const endedToo = { ...ended(attempt(link), 'expired'), id: 'pay_placed' };
+    expect(placesOf(full, [endedToo], now, 'pay_placed').free).toEqual([]);
   });
 
   it('count the buyer’s own attempt as free when a new session would replace it', () => {
