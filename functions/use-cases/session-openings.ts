@@ -252,7 +252,7 @@ async function attachBuyerSession(
       await deps.links.keepPlace(link, place.slot, place.holder, { holder: unused.payment.id, until });
     }
   } catch (error) {
-    // No buyer is sent to a session whose place is not its payment's.
+    // No buyer is sent to a session this write did not record (nor one whose place is not its payment's).
     await endUnusedSession(deps, unused, true);
     if (!(error instanceof ConcurrentModificationError)) throw error;
     return { kind: 'decide_again' };
