@@ -1,4 +1,3 @@
-import { isDeepStrictEqual } from 'node:util';
 import { hasAdjustableLines, type LineItem, lineItemsTotal, MAX_QUANTITY, totalProblem } from './amount.ts';
 import { type BuyerDetail, type BuyerDetails, detailsOurPageAsks, requiredDetails } from './buyer.ts';
 import { type FormProblem, type FormProblemCode, type PostedForm, readDetails } from './buyer-answers.ts';
@@ -19,31 +18,6 @@ export interface CheckoutAnswers {
   custom_fields?: CustomFieldAnswer[];
   /** The quantity of each of the link's lines, in their order, as charged (a link with an adjustable line). */
   quantities?: number[];
-}
-
-/**
- * Whether an attempt recorded these answers (`answers`, as posted now; undefined: nothing posted, so nothing to
- * compare): the same details, custom fields and quantities, whatever order the stored maps came back in. A
- * session at other answers is replaced, as one at another amount is, so the payment records what the buyer
- * corrected (docs/checkout.md#buyer-details).
- */
-export function sameAnswers(
-  attempt: { buyer?: unknown; custom_fields?: unknown; quantities?: unknown } | undefined,
-  answers: CheckoutAnswers | undefined,
-): boolean {
-  if (answers === undefined) return true;
-  const recorded = attempt && {
-    buyer: attempt.buyer,
-    custom_fields: attempt.custom_fields,
-    quantities: attempt.quantities,
-  };
-  const given = {
-    buyer: answers.buyer,
-    custom_fields: answers.custom_fields,
-    quantities: answers.quantities,
-  };
-  // Through JSON, so that an absent answer and one stored as undefined read alike.
-  return isDeepStrictEqual(JSON.parse(JSON.stringify(recorded ?? {})), JSON.parse(JSON.stringify(given)));
 }
 
 /** The name of a custom field's input: its key, which the link keeps unique. */

@@ -1,5 +1,7 @@
+import { isDeepStrictEqual } from 'node:util';
 import { buyerSetsAmount } from './amount.ts';
-import { type CheckoutAnswers, sameAnswers } from './checkout-answers.ts';
+// Types only: the answers' rules (and libphonenumber's tables) stay out of every function that imports this one.
+import type { CheckoutAnswers } from './checkout-answers.ts';
 import type { PspConnection } from './connection.ts';
 import { paymentLimit } from './link-payments.ts';
 import { hasPlaces, type PlaceToTake, placesOf, placeToTake } from './link-places.ts';
@@ -331,6 +333,26 @@ function openingBlocked(
   const places = placesOf(link, payments, now, replacing);
   if (!hasPlaces(link) || places.free.length > 0) return undefined;
   return { kind: 'wait', reason: 'full', until: places.firstFree };
+}
+
+/**
+ * Whether an attempt recorded these answers (`answers`, as posted now; undefined: nothing posted, nothing to
+ * compare): the same details, custom fields and quantities, in whatever key order they were stored. A session at
+ * other answers is replaced, as one at another amount is (docs/checkout.md#before-you-pay-our-form).
+ */
+export function sameAnswers(
+  attempt: { buyer?: unknown; custom_fields?: unknown; quantities?: unknown } | undefined,
+  answers: CheckoutAnswers | undefined,
+): boolean {
+  if (answers === undefined) return true;
+  const asked = ({ buyer, custom_fields, quantities }: NonNullable<typeof attempt>) => ({
+    buyer,
+    custom_fields,
+    quantities,
+  });
+  // Through JSON, so that an absent answer and one stored as undefined read alike.
+  const plain = (value: object) => JSON.parse(JSON.stringify(value));
+  return isDeepStrictEqual(plain(attempt ? asked(attempt) : {}), plain(asked(answers)));
 }
 
 const sameAmount = (a: Amount, b: Amount): boolean =>

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type CheckoutSituation, nextCheckoutStep } from '../../functions/domain/checkout.ts';
-import { sameAnswers } from '../../functions/domain/checkout-answers.ts';
+import { type CheckoutSituation, nextCheckoutStep, sameAnswers } from '../../functions/domain/checkout.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
 import { addPayment } from '../../functions/domain/link-payments.ts';
 import { placesAfterPayment, placesOf, placeToTake } from '../../functions/domain/link-places.ts';
