@@ -1,11 +1,15 @@
-import { createHash } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import { buyerSetsAmount } from './amount.ts';
+// Types only: the answers' rules (and libphonenumber's tables) stay out of every function that imports this one.
+import type { CheckoutAnswers } from './checkout-answers.ts';
 import type { PspConnection } from './connection.ts';
 import { paymentLimit } from './link-payments.ts';
+import { hasPlaces, type PlaceToTake, placesOf, placeToTake } from './link-places.ts';
 import { type Amount, toMinorUnits } from './money.ts';
 import { type Payment, paymentAmount } from './payment.ts';
 import type { LinkSession, PaymentLink, PspSession } from './payment-link.ts';
 import type { RecoveryMode } from './routing.ts';
+import { REUSABLE_BUDGET, type SessionBudget, SINGLE_USE_BUDGET, throttledUntil } from './session-budgets.ts';
 
 /**
  * Pure rules of the checkout page: which step comes next for a buyer on an open link (`nextCheckoutStep`), how
@@ -21,47 +25,6 @@ import type { RecoveryMode } from './routing.ts';
 /** A session is reused only while the buyer still has this long to pay on it. */
 export const SESSION_REUSE_MARGIN_MS = 5 * 60_000;
 
-/**
- * New sessions are bounded per window (a bound on what visitors cost, docs/security.md#checkout-sessions), twice:
- * for the link, counting every session opened in the window that still holds a place (payable, paid, or ended by
- * its PSP; not one we ended unused), and for each client (`clientKey`), counting every session it opened. A
- * client's budget is below the link's, so one visitor, however it behaves, never locks the link for the others.
- */
-export const SESSION_WINDOW_MS = 3_600_000;
-
-export const MAX_SESSIONS_PER_WINDOW = 10;
-export const MAX_CLIENT_SESSIONS_PER_WINDOW = 5;
-/** A reusable link is shared by many buyers: its budget is larger, and so is each client's (a shared address). */
-export const MAX_REUSABLE_SESSIONS_PER_WINDOW = 100;
-export const MAX_REUSABLE_CLIENT_SESSIONS_PER_WINDOW = 10;
-
-interface SessionBudget {
-  link: number;
-  client: number;
-}
-const SINGLE_USE_BUDGET: SessionBudget = {
-  link: MAX_SESSIONS_PER_WINDOW,
-  client: MAX_CLIENT_SESSIONS_PER_WINDOW,
-};
-const REUSABLE_BUDGET: SessionBudget = {
-  link: MAX_REUSABLE_SESSIONS_PER_WINDOW,
-  client: MAX_REUSABLE_CLIENT_SESSIONS_PER_WINDOW,
-};
-
-/**
- * Who is asking for a session, as the session budgets know them: the client that opened the buyer's own last
- * attempt (a reusable link's cookie names it), else the request's source address. The address is kept only as a
- * hash salted with the link's id, short enough that it identifies nobody across links.
- */
-export function clientKey(
-  linkId: string,
-  own: Pick<Payment, 'opened_by'> | undefined,
-  address: string,
-): string {
-  if (own?.opened_by) return own.opened_by;
-  return createHash('sha256').update(`${linkId}\n${address}`).digest('base64url').slice(0, 16);
-}
-
 /** What the checkout decided, given what is stored and what the PSPs said so far in this request. */
 export type CheckoutStep =
   /** Send the buyer to this open session. */
@@ -70,9 +33,10 @@ export type CheckoutStep =
   | { kind: 'end'; session: PspSession }
   /**
    * Open a session: try these connections in this order (failover); `recovery` when it is the automatic next
-   * attempt after the buyer's failed one (docs/orchestration.md#recovery).
+   * attempt after the buyer's failed one (docs/orchestration.md#recovery); `place`: the link's place to take
+   * first, on a link with places (functions/domain/link-places.ts).
    */
-  | { kind: 'open'; candidates: PspConnection[]; recovery?: true }
+  | { kind: 'open'; candidates: PspConnection[]; recovery?: true; place?: PlaceToTake }
   /**
    * The buyer came back after an attempt that ended unpaid: offer to try again, and (`another`) to pay with
    * another payment provider, without opening a session yet.
@@ -109,6 +73,11 @@ export interface CheckoutSituation {
   wantsAnother: boolean;
   /** The buyer came back from the PSP without paying (`?canceled=1`). */
   returned: boolean;
+  /**
+   * What the buyer answered on our page in this request (custom fields, quantities, details); undefined when
+   * nothing was posted. An open attempt that recorded other answers is replaced, as for another amount.
+   */
+  answers?: CheckoutAnswers | undefined;
   /** Payments whose sessions this request could not end (the PSP refused, or could not be asked). */
   unendable: ReadonlySet<string>;
   /** On a reusable link: the buyer's own last attempt, named by their cookie (docs/checkout.md#reusable-links). */
@@ -119,6 +88,8 @@ export interface CheckoutSituation {
   pspCallsLeft: number;
   /** What a buyer back after a failed attempt gets (the routing rule's `recovery`); absent: `offer`. */
   recovery?: RecoveryMode | undefined;
+  /** Uniform in [0, 1): which free place an opening takes. */
+  random: () => number;
 }
 
 /**
@@ -197,7 +168,11 @@ export function nextCheckoutStep(situation: CheckoutSituation): CheckoutStep {
       current.url !== '' &&
       !unendable.has(current.payment_id) &&
       reusableSession(link, routedIds, now) &&
-      (situation.amount === undefined || sameAmount(paymentAmount(current, link), situation.amount))
+      (situation.amount === undefined || sameAmount(paymentAmount(current, link), situation.amount)) &&
+      sameAnswers(
+        payments.find((payment) => payment.id === current.payment_id),
+        situation.answers,
+      )
     ) {
       return { kind: 'show', session: current };
     }
@@ -239,7 +214,9 @@ function ownSessionStep(
   const { link, routed, now, unendable } = situation;
   const routedIds = routed.map((connection) => connection.id);
   const stale = link.sessions_stale_before !== null && own.created_at < link.sessions_stale_before;
-  const wanted = situation.amount === undefined || sameAmount(paymentAmount(own, link), situation.amount);
+  const wanted =
+    (situation.amount === undefined || sameAmount(paymentAmount(own, link), situation.amount)) &&
+    sameAnswers(own, situation.answers);
   const endable = !unendable.has(own.id);
   if (session.url !== '' && endable && !stale && wanted && servesStill(session, routedIds, now)) {
     return { kind: 'show', session };
@@ -283,7 +260,22 @@ function newSessionStep(
       ? { kind: 'ask', problem: 'not_payable' }
       : { kind: 'wait', reason: 'unavailable', until: null };
   }
-  return recovering ? { kind: 'open', candidates, recovery: true } : { kind: 'open', candidates };
+  return openStep(situation, candidates, recovering);
+}
+
+/** Open at `candidates`, in one of the link's free places when it has places. */
+function openStep(
+  situation: CheckoutSituation,
+  candidates: PspConnection[],
+  recovery: boolean,
+): CheckoutStep {
+  const place = placeToTake(placesOf(situation.link, situation.payments, situation.now), situation.random);
+  return {
+    kind: 'open',
+    candidates,
+    ...(recovery ? { recovery: true as const } : {}),
+    ...(place ? { place } : {}),
+  };
 }
 
 /** A buyer back from an attempt that ended unpaid, and not recovered automatically, chooses what next. */
@@ -310,8 +302,8 @@ function autoRecovery(situation: CheckoutSituation, last: Payment | undefined): 
 
 /**
  * Why no new session may be opened now (docs/security.md#checkout-sessions), checked before anything is ended
- * for one: the client's budget or the link's is spent (`throttled`, until the oldest session counted leaves the
- * window), or, on a reusable link, its succeeded payments and payable sessions reach `max_payments` (`full`), so
+ * for one: the client's budget or the link's is spent (`throttled`, `throttledUntil`), or, on a reusable link,
+ * its succeeded payments and payable sessions reach `max_payments`, or none of its places is free (`full`), so
  * that no more buyers can pay than the merchant allowed. `replacing` is the buyer's own payable attempt that the
  * new session would replace: it gives up its place.
  */
@@ -321,25 +313,9 @@ function openingBlocked(
   replacing?: string,
 ): CheckoutStep | undefined {
   const { link, payments, now, client } = situation;
-  const windowStart = now.getTime() - SESSION_WINDOW_MS;
-  const opened = payments.filter(
-    (payment) => payment.session_id !== null && Date.parse(payment.created_at) > windowStart,
-  );
-  const throttledUntil = (counted: readonly Payment[], most: number): CheckoutStep | undefined => {
-    if (counted.length < most) return undefined;
-    const oldest = Math.min(...counted.map((payment) => Date.parse(payment.created_at)));
-    return { kind: 'wait', reason: 'throttled', until: new Date(oldest + SESSION_WINDOW_MS) };
-  };
-  const throttled =
-    throttledUntil(
-      opened.filter((payment) => payment.opened_by === client),
-      budget.client,
-    ) ??
-    throttledUntil(
-      opened.filter((payment) => !(payment.ended_unused && payment.status === 'canceled')),
-      budget.link,
-    );
-  if (throttled || !link.reusable) return throttled;
+  const until = throttledUntil(payments, budget, client, now);
+  if (until) return { kind: 'wait', reason: 'throttled', until };
+  if (!link.reusable) return undefined;
 
   const cap = paymentLimit(link);
   const succeeded = new Set([
@@ -349,9 +325,34 @@ function openingBlocked(
   const payable = openSessions({ ...link, psp_session: null }, payments, now).filter(
     (session) => session.payment_id !== replacing,
   );
-  if (succeeded.size + payable.length < cap) return undefined;
-  const firstFree = Math.min(...payable.map((session) => Date.parse(session.expires_at)));
-  return { kind: 'wait', reason: 'full', until: payable.length > 0 ? new Date(firstFree) : null };
+  if (succeeded.size + payable.length >= cap) {
+    const firstFree = Math.min(...payable.map((session) => Date.parse(session.expires_at)));
+    return { kind: 'wait', reason: 'full', until: payable.length > 0 ? new Date(firstFree) : null };
+  }
+  // The places are what holds under concurrency; the count above also covers sessions opened before them.
+  const places = placesOf(link, payments, now, replacing);
+  if (!hasPlaces(link) || places.free.length > 0) return undefined;
+  return { kind: 'wait', reason: 'full', until: places.firstFree };
+}
+
+/**
+ * Whether an attempt recorded these answers (`answers`, as posted now; undefined: nothing posted, nothing to
+ * compare): the same details, custom fields and quantities, in whatever key order they were stored. A session at
+ * other answers is replaced, as one at another amount is (docs/checkout.md#before-you-pay-our-form).
+ */
+export function sameAnswers(
+  attempt: { buyer?: unknown; custom_fields?: unknown; quantities?: unknown } | undefined,
+  answers: CheckoutAnswers | undefined,
+): boolean {
+  if (answers === undefined) return true;
+  const asked = ({ buyer, custom_fields, quantities }: NonNullable<typeof attempt>) => ({
+    buyer,
+    custom_fields,
+    quantities,
+  });
+  // Through JSON, so that an absent answer and one stored as undefined read alike.
+  const plain = (value: object) => JSON.parse(JSON.stringify(value));
+  return isDeepStrictEqual(plain(attempt ? asked(attempt) : {}), plain(asked(answers)));
 }
 
 const sameAmount = (a: Amount, b: Amount): boolean =>

@@ -1,4 +1,5 @@
 import { markPaid, type Transition, withBuyerInput, withEvent } from './link-events.ts';
+import { placesAfterPayment } from './link-places.ts';
 import type { PaymentResource } from './payment.ts';
 import type { PaidPayment, PaymentLink, PspPayment } from './payment-link.ts';
 
@@ -21,6 +22,7 @@ export const MAX_PAYMENTS_PER_LINK = 500;
  *   so the payment is recorded and reported all the same;
  * - beyond the limit (buyers who paid at the same time): recorded just as well, so that it can be refunded, and
  *   reported as `payment_link.duplicate_payment` (docs/orchestration.md#duplicate-payments).
+ * Either way in the same write, the payment's place (./link-places.ts) becomes its for good, or is given up.
  * `undefined` when the payment is recorded already (a repeat of the same confirmation).
  */
 export function addPayment(
@@ -40,8 +42,12 @@ export function addPayment(
     refund_reserved_minor: 0,
     refund_refunded_minor: 0,
   };
-  const recorded: PaymentLink = { ...link, paid_payments: { ...paid, [payment.id]: entry } };
   const limit = paymentLimit(link);
+  const recorded: PaymentLink = {
+    ...link,
+    paid_payments: { ...paid, [payment.id]: entry },
+    places: placesAfterPayment(link, payment.id, count < limit, now),
+  };
   if (count >= limit) {
     return withEvent(
       link,

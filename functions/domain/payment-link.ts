@@ -63,6 +63,16 @@ export interface PspSession {
 }
 
 /**
+ * A place of a reusable link with `max_payments` (functions/domain/link-places.ts): who holds it and until when.
+ */
+export interface LinkPlace {
+  /** The opening that took it (its token), then the payment of the session it opened. */
+  holder: string;
+  /** When it lapses: the opening's end, then its session's expiry; null for good, once its payment succeeded. */
+  until: string | null;
+}
+
+/**
  * The session stored on a link, with what it charges (one stored before it was kept reads as at the link's
  * amount: functions/adapters/dynamodb/link-mapper.ts).
  */
@@ -175,6 +185,11 @@ export interface LinkCommon {
   psp_session: LinkSession | null;
   /** The link's own ordered connections, instead of the routing (null: the routing's). */
   connections: string[] | null;
+  /**
+   * A reusable link with `max_payments`: its places, by number from 0 to `max_payments - 1`, each held by one
+   * buyer (functions/domain/link-places.ts); a place not listed is free. Empty on every other link.
+   */
+  places: Record<string, LinkPlace>;
   /**
    * Payments whose failure or duplicate success was already reported by a webhook: each is reported once,
    * however often the PSP repeats itself.
@@ -303,6 +318,7 @@ const lifeNotStarted = () => ({
   expired_at: null,
   payment: null,
   psp_session: null,
+  places: {},
   ...noReportsOrRefunds(),
   event_ids: [] as string[],
   version: 1,

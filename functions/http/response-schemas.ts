@@ -134,7 +134,7 @@ export const PaymentLinkSchema = z
       }),
     succeeded_payments: int32(0).meta({
       description:
-        'How many payments succeeded (GET .../payments lists them). A reusable link may pass `max_payments` when buyers paid at the same moment: each one beyond is reported by `payment_link.duplicate_payment`.',
+        'How many payments succeeded (GET .../payments lists them). With `max_payments`, each session takes a place before any PSP is asked, so buyers at the same moment never pass it; a payment that arrives beyond it anyway (a session the PSP would not end) is reported by `payment_link.duplicate_payment`.',
     }),
     checkout_url: z
       .string()

@@ -1,5 +1,5 @@
 import type { Transition } from '../domain/link-events.ts';
-import type { LinkFilter, PaymentLink } from '../domain/payment-link.ts';
+import type { LinkFilter, LinkPlace, PaymentLink } from '../domain/payment-link.ts';
 import type { Mode } from '../domain/principal.ts';
 
 /** Persistence of payment links and of the events their transitions emit. */
@@ -33,6 +33,22 @@ export interface LinkRepository {
    * payment) again. Throws `ConcurrentModificationError` when the link is no longer open.
    */
   noteSession(link: PaymentLink): Promise<void>;
+  /**
+   * Takes the open link's place `slot` for `place` (functions/domain/link-places.ts) on condition that it still
+   * holds what the decision read (`read`: nothing, or that same holder and `until`), and moves the link's version
+   * on, so that a write of the whole link read before cannot drop the place. False when the place changed or the
+   * link is no longer open: nothing was written.
+   */
+  holdPlace(link: PaymentLink, slot: number, read: LinkPlace | null, place: LinkPlace): Promise<boolean>;
+  /**
+   * The opening that holds place `slot` (`holder`) hands it to its session's payment (`place`), on condition that
+   * it still holds it and the link is still open; moves the version on, as `noteSession` does, so that a cancel or
+   * expiry that read the link before reads it and the new payment again. Throws `ConcurrentModificationError`
+   * otherwise.
+   */
+  keepPlace(link: PaymentLink, slot: number, holder: string, place: LinkPlace): Promise<void>;
+  /** Frees place `slot` if `holder` still holds it (an opening that opened nothing); otherwise does nothing. */
+  releasePlace(link: PaymentLink, slot: number, holder: string): Promise<void>;
   /**
    * Stores the merchant's changes to an open link (`after`, one version later than `before`, see `update` in
    * functions/domain/payment-link.ts) on condition that the stored link is still at `before.version`, so a

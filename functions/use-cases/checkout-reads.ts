@@ -1,9 +1,10 @@
 import type { Amount } from '../domain/money.ts';
 import { paymentAmount } from '../domain/payment.ts';
-import type { PaymentLink } from '../domain/payment-link.ts';
+import type { PaymentLink, PspSession } from '../domain/payment-link.ts';
 import { MODES } from '../domain/principal.ts';
 import type { LinkRepository } from '../ports/link-repository.ts';
 import type { PaymentRepository } from '../ports/payment-repository.ts';
+import type { PspConnections } from './psp-connections.ts';
 
 /**
  * Checkout pages carry no key, so the link is found by id alone: the id is 142 random bits and names at most
@@ -34,4 +35,19 @@ export async function buyerOutcome(
     paid: own?.status === 'succeeded',
     amount: own ? paymentAmount(own, link) : (link.amount ?? undefined),
   };
+}
+
+/** The origin of the session's PSP page, for the page's `form-action`. */
+export async function pspOrigin(
+  deps: { psps: PspConnections },
+  link: PaymentLink,
+  session: PspSession,
+): Promise<string> {
+  try {
+    const connection = await deps.psps.sessionConnection(link.account, link.mode, session);
+    return (await deps.psps.adapter(connection)).checkoutOrigin;
+  } catch {
+    // A connection removed since: the session's own page still takes the buyer.
+    return new URL(session.url).origin;
+  }
 }

@@ -6,7 +6,6 @@ import {
   amountAtStake,
   CALLS_TO_END_A_SESSION,
   type CheckoutStep,
-  clientKey,
   isPreviewRequest,
   nextCheckoutStep,
 } from '../domain/checkout.ts';
@@ -27,6 +26,7 @@ import {
   ruleFor,
 } from '../domain/routing.ts';
 import type { RoutingDecision } from '../domain/routing-decision.ts';
+import { clientKey } from '../domain/session-budgets.ts';
 import { logger } from '../logger.ts';
 import { putMetrics } from '../metrics.ts';
 import type { EventQueue } from '../ports/event-queue.ts';
@@ -39,9 +39,10 @@ import {
   readPosted,
   servingProvider,
 } from './checkout-questions.ts';
-import { findLinkById } from './checkout-reads.ts';
+import { findLinkById, pspOrigin } from './checkout-reads.ts';
+import { openInPlace } from './place-holds.ts';
 import { type AttemptEnd, endAttempt } from './session-endings.ts';
-import { openSession, PspCallBudget, type SessionOpeningDependencies } from './session-openings.ts';
+import { PspCallBudget, type SessionOpeningDependencies } from './session-openings.ts';
 import { paymentsToDecideOn } from './visit-payments.ts';
 
 export interface CheckoutDependencies extends SessionOpeningDependencies {
@@ -266,11 +267,13 @@ async function decide(
     now: deps.now(),
     wantsAnother: request.via !== undefined,
     returned: request.returned === true,
+    answers: visit.answered?.answers,
     unendable: round.unendable,
     buyerPayment: request.buyerPayment,
     client,
     pspCallsLeft: round.budget.left(),
     recovery: recoveryOf(rule?.then),
+    random: deps.random,
   });
   // No connection serves the link: an open session is still shown or ended, nothing new is offered.
   if (routed.length === 0 && step.kind !== 'show' && step.kind !== 'end') throw new PspNotConfiguredError();
@@ -347,7 +350,7 @@ async function perform(
         answers: visit.answered?.answers,
         lines: visit.answered?.lines,
       };
-      const opened = await openSession(deps, opening, candidates, health, round.budget, deps.now());
+      const opened = await openInPlace(deps, opening, step.place, candidates, health, round.budget);
       if (opened.kind === 'decide_again') return undefined;
       return opened.kind === 'opened' ? { ...opened, kind: 'forward' } : { kind: 'unavailable', link };
     }
@@ -378,21 +381,6 @@ function askAgain(
     entered: request.amount,
     form: askedForm(link, undefined, { form: request.form, asked }, missing),
   };
-}
-
-/** The origin of the session's PSP page, for the page's `form-action`. */
-async function pspOrigin(
-  deps: CheckoutDependencies,
-  link: PaymentLink,
-  session: PspSession,
-): Promise<string> {
-  try {
-    const connection = await deps.psps.sessionConnection(link.account, link.mode, session);
-    return (await deps.psps.adapter(connection)).checkoutOrigin;
-  } catch {
-    // A connection removed since: the session's own page still takes the buyer.
-    return new URL(session.url).origin;
-  }
 }
 
 /**

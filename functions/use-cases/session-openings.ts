@@ -109,6 +109,11 @@ export interface Opening {
    * and the PSP is sent them, as the session request's link's lines.
    */
   lines?: readonly LineItem[] | undefined;
+  /**
+   * The link's place this opening holds (functions/use-cases/place-holds.ts): handed to the session's payment
+   * once that is recorded.
+   */
+  place?: { slot: number; holder: string } | undefined;
 }
 
 /**
@@ -156,7 +161,7 @@ export async function openSession(
       ...opening.answers,
     };
     const unused = { psp, session, payment, budget };
-    return link.reusable ? attachBuyerSession(deps, link, unused) : storeLinkSession(deps, link, unused);
+    return link.reusable ? attachBuyerSession(deps, opening, unused) : storeLinkSession(deps, link, unused);
   }
   return { kind: 'unavailable' };
 }
@@ -225,15 +230,18 @@ async function endUnusedSession(
  * A reusable link's new session is the buyer's own (docs/orchestration.md#reusable-links): its payment is
  * recorded first (the only record of an open attempt: a session whose payment cannot be recorded is ended, and
  * the buyer gets an error page), then the link's version moves on with a write conditioned only on the link
- * being open, so buyers never conflict with each other but a cancel or expiry that read the link before reads it
- * again, with this payment, and ends its session. A link that stopped being open meanwhile gets the session
- * ended and the decision taken afresh.
+ * being open (and, on a link with places, on the opening still holding its place, which passes to the payment
+ * until the session's expiry), so buyers never conflict with each other but a cancel or expiry that read the
+ * link before reads it again, with this payment, and ends its session. A link that stopped being open meanwhile
+ * (or a place lost) gets the session ended and the decision taken afresh; a write that fails otherwise ends it
+ * too, before the error is thrown.
  */
 async function attachBuyerSession(
   deps: SessionOpeningDependencies,
-  link: PaymentLink,
+  opening: Opening,
   unused: UnusedSession,
 ): Promise<SessionOpening> {
+  const { link, place } = opening;
   try {
     await deps.payments.save(unused.payment);
   } catch (error) {
@@ -241,10 +249,15 @@ async function attachBuyerSession(
     throw error;
   }
   try {
-    await deps.links.noteSession(link);
+    if (!place) await deps.links.noteSession(link);
+    else {
+      const until = unused.session.expires_at;
+      await deps.links.keepPlace(link, place.slot, place.holder, { holder: unused.payment.id, until });
+    }
   } catch (error) {
-    if (!(error instanceof ConcurrentModificationError)) throw error;
+    // No buyer is sent to a session this write did not record (nor one whose place is not its payment's).
     await endUnusedSession(deps, unused, true);
+    if (!(error instanceof ConcurrentModificationError)) throw error;
     return { kind: 'decide_again' };
   }
   return { kind: 'opened', link, session: unused.session, pspOrigin: unused.psp.checkoutOrigin };

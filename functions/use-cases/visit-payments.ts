@@ -1,6 +1,6 @@
-import { SESSION_WINDOW_MS } from '../domain/checkout.ts';
 import type { Payment } from '../domain/payment.ts';
 import type { PaymentLink } from '../domain/payment-link.ts';
+import { SESSION_WINDOW_MS } from '../domain/session-budgets.ts';
 import type { PaymentRepository } from '../ports/payment-repository.ts';
 
 /**

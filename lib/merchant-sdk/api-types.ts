@@ -419,7 +419,7 @@ export interface components {
       max_payments: number | null;
       /**
        * Format: int32
-       * @description How many payments succeeded (GET .../payments lists them). A reusable link may pass `max_payments` when buyers paid at the same moment: each one beyond is reported by `payment_link.duplicate_payment`.
+       * @description How many payments succeeded (GET .../payments lists them). With `max_payments`, each session takes a place before any PSP is asked, so buyers at the same moment never pass it; a payment that arrives beyond it anyway (a session the PSP would not end) is reported by `payment_link.duplicate_payment`.
        */
       succeeded_payments: number;
       /** @description Send the buyer here: `{checkout_base}/{id}`. */

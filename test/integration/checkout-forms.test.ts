@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paymentRepository, sandboxSessionStore } from '../../functions/dependencies.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
+import { browser } from '../support/buyers.ts';
 import { createLink, sandboxNotification, storedLink } from '../support/checkout-helpers.ts';
 import { addConnection } from '../support/connections.ts';
 import { httpRequest, NAVIGATION_HEADERS, navigate, postOurForm } from '../support/navigate.ts';
@@ -316,6 +317,50 @@ describe('the checkout page of a link that asks first', () => {
     const [payment] = await paymentsOf(link.id);
     expect(payment).not.toHaveProperty('buyer');
     expect(payment).not.toHaveProperty('quantities');
+  });
+});
+
+describe('a buyer who corrects their answers', () => {
+  it('pays with the corrected e-mail address: the session at the first is ended and replaced', async () => {
+    const link = await formLink();
+    expect((await post(link.checkout_url, { ...ANSWERS, email: 'typo@exmaple.com' })).status).toBe(303);
+    const [typo] = await paymentsOf(link.id);
+    // The same answers again: the open session is shown again, nothing is replaced.
+    expect((await post(link.checkout_url, { ...ANSWERS, email: 'typo@exmaple.com' })).status).toBe(303);
+    expect(await paymentsOf(link.id)).toHaveLength(1);
+
+    expect((await post(link.checkout_url, { ...ANSWERS, email: 'right@example.com' })).status).toBe(303);
+    const payments = await paymentsOf(link.id);
+    const pending = payments.filter((payment) => payment.status === 'pending');
+    expect(pending).toHaveLength(1);
+    expect(pending[0]?.buyer).toMatchObject({ email: 'right@example.com' });
+    expect((await storedLink(link.id)).psp_session?.payment_id).toBe(pending[0]?.id);
+    expect(payments.find((payment) => payment.id === typo?.id)).toMatchObject({
+      status: 'canceled',
+      ended_unused: true,
+    });
+  });
+
+  it('pays for the quantities picked last on a reusable link, even at the same total', async () => {
+    const seat = { ...TICKET, name: 'Seat', quantity: 1 };
+    const link = await formLink({ reusable: true, line_items: [TICKET, seat] });
+    const buyer = browser('127.0.0.2');
+    expect(
+      (await buyer.answer(link.checkout_url, { ...ANSWERS, quantity_0: '2', quantity_1: '1' })).status,
+    ).toBe(303);
+    const first = buyer.payment;
+    expect(
+      (await buyer.answer(link.checkout_url, { ...ANSWERS, quantity_0: '1', quantity_1: '2' })).status,
+    ).toBe(303);
+    expect(buyer.payment).not.toBe(first);
+    const corrected = await paymentRepository().get(link.id, 'test', buyer.payment ?? '');
+    expect(corrected).toMatchObject({ status: 'pending', quantities: [1, 2], amount: { value: '75.00' } });
+    const session = await sandboxSessionStore().get(corrected?.session_id ?? '');
+    expect(session?.amount).toEqual({ value: '75.00', currency: 'EUR' });
+    expect(await paymentRepository().get(link.id, 'test', first ?? '')).toMatchObject({
+      status: 'canceled',
+      quantities: [2, 1],
+    });
   });
 });
 

@@ -1,13 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { paymentRepository } from '../../functions/dependencies.ts';
+import { linkRepository, paymentRepository } from '../../functions/dependencies.ts';
+import { ConcurrentModificationError } from '../../functions/domain/errors.ts';
 import {
   MAX_CLIENT_SESSIONS_PER_WINDOW,
   MAX_REUSABLE_CLIENT_SESSIONS_PER_WINDOW,
-} from '../../functions/domain/checkout.ts';
+  REUSABLE_CLIENT_WINDOW_MS,
+} from '../../functions/domain/session-budgets.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
+import { browser, buyersAt } from '../support/buyers.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
-import { eventually } from '../support/eventually.ts';
-import { httpRequest, NAVIGATION_HEADERS, type PageResponse } from '../support/navigate.ts';
+import { addConnection } from '../support/connections.ts';
+import { eventually, timeoutForSteps } from '../support/eventually.ts';
+import { httpRequest, NAVIGATION_HEADERS } from '../support/navigate.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';
 
 /**
@@ -25,36 +29,6 @@ beforeAll(async () => {
   key = await stack.issueKey('limits', 'test');
 });
 afterAll(() => stack.stop());
-
-/** A buyer's browser at `address`: it keeps the checkout's cookie, as a browser does, unless told to drop it. */
-function browser(address: string, options: { keepsCookies?: boolean; language?: string } = {}) {
-  let cookie: string | undefined;
-  const send = async (url: string, method = 'GET', body?: string): Promise<PageResponse> => {
-    const page = await httpRequest(url, {
-      method,
-      localAddress: address,
-      headers: {
-        ...NAVIGATION_HEADERS,
-        ...(options.language ? { 'accept-language': options.language } : {}),
-        ...(cookie ? { cookie } : {}),
-        ...(body === undefined
-          ? {}
-          : { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin' }),
-      },
-      body,
-    });
-    const set = ([] as string[]).concat(page.headers['set-cookie'] ?? [])[0];
-    if (set && options.keepsCookies !== false) cookie = set.split(';')[0];
-    return page;
-  };
-  return {
-    visit: (url: string) => send(url),
-    choose: (url: string, amount: string) => send(url, 'POST', `amount=${encodeURIComponent(amount)}`),
-    get payment() {
-      return cookie?.split('=')[1];
-    },
-  };
-}
 
 const paymentsOf = (linkId: string) => paymentRepository().listOfLink(linkId, 'test');
 
@@ -172,5 +146,171 @@ describe('a reusable link with a buyer-chosen amount', () => {
     pages.push(await other.visit(`${link.checkout_url}?canceled=1`));
     for (const page of pages) expect(page.text).not.toContain('42.17');
     expect(pages.at(-1)?.text).toContain('7.00');
+  });
+});
+
+/** Pays the buyer's own session at the sandbox, as the buyer would on its page. */
+async function pay(linkId: string, paymentId: string) {
+  const payment = await paymentRepository().get(linkId, 'test', paymentId);
+  const paid = await httpRequest(`${stack.baseUrl}/sandbox/checkout/${payment?.session_id}/pay`, {
+    method: 'POST',
+  });
+  expect(paid.status).toBeLessThan(400);
+}
+
+/** The link's payable sessions now: pending payments whose session has not expired. */
+async function payable(linkId: string) {
+  const payments = await paymentsOf(linkId);
+  return payments.filter(
+    (payment) => payment.status === 'pending' && Date.parse(payment.session_expires_at ?? '') > Date.now(),
+  );
+}
+
+describe('buyers opening a reusable link with max_payments at once, each from their own address', () => {
+  it(
+    'give its one place to exactly one of 16, in each of 20 rounds: no session and no payment beyond it',
+    async () => {
+      for (let round = 1; round <= 20; round++) {
+        const link = await createLink(stack, key.api_key, { reusable: true, max_payments: 1 });
+        const buyers = buyersAt(round, 16);
+        const pages = await Promise.all(buyers.map((buyer) => buyer.visit(link.checkout_url)));
+        const served = buyers.filter((_, index) => pages[index]?.status === 200);
+        expect(served, `round ${round}`).toHaveLength(1);
+        expect(
+          pages.filter((page) => page.status === 409),
+          `round ${round}`,
+        ).toHaveLength(15);
+        expect(await payable(link.id)).toHaveLength(1);
+
+        // Every buyer who got a session pays on it: the link takes one payment, and no duplicate.
+        for (const buyer of served) await pay(link.id, buyer.payment ?? '');
+        const paid = await eventually(async () => {
+          const stored = await storedLink(link.id);
+          return stored.status === 'completed' && stored;
+        });
+        expect(Object.keys(paid.paid_payments)).toEqual([served[0]?.payment]);
+        const events = await stack.request('GET', `/v1/payment-links/${link.id}/events`, {
+          key: key.api_key,
+        });
+        expect(events.body.data.map((event: { type: string }) => event.type)).not.toContain(
+          'payment_link.duplicate_payment',
+        );
+      }
+    },
+    timeoutForSteps(20),
+  );
+
+  it('never have more than max_payments payable sessions of max_payments 3, however 12 of them race', async () => {
+    const link = await createLink(stack, key.api_key, { reusable: true, max_payments: 3 });
+    const first = buyersAt(30, 12);
+    const pages = await Promise.all(first.map((buyer) => buyer.visit(link.checkout_url)));
+    const served = first.filter((_, index) => pages[index]?.status === 200);
+    expect(served).toHaveLength(3);
+    expect(await payable(link.id)).toHaveLength(3);
+
+    // One pays, one is declined: the declined one's place is free again, and only that one.
+    const [payer, declined, waiting] = served;
+    await pay(link.id, payer?.payment ?? '');
+    const session = await paymentRepository().get(link.id, 'test', declined?.payment ?? '');
+    await httpRequest(`${stack.baseUrl}/sandbox/checkout/${session?.session_id}/decline`, { method: 'POST' });
+    await eventually(async () => (await payable(link.id)).length === 1);
+
+    const second = buyersAt(31, 12);
+    const again = await Promise.all(second.map((buyer) => buyer.visit(link.checkout_url)));
+    const next = second.filter((_, index) => again[index]?.status === 200);
+    expect(next).toHaveLength(1);
+    expect(await payable(link.id)).toHaveLength(2);
+
+    for (const buyer of [waiting, ...next]) await pay(link.id, buyer?.payment ?? '');
+    const completed = await eventually(async () => {
+      const stored = await storedLink(link.id);
+      return stored.status === 'completed' && Object.keys(stored.paid_payments).length === 3 && stored;
+    });
+    expect(Object.keys(completed.paid_payments).sort()).toEqual(
+      [payer, waiting, ...next].map((buyer) => buyer?.payment).sort(),
+    );
+  });
+});
+
+describe('the places of a reusable link, as stored', () => {
+  it('go to one of many openings taking the same place at once, and only while each holds what was read', async () => {
+    const created = await createLink(stack, key.api_key, { reusable: true, max_payments: 2 });
+    const read = await storedLink(created.id);
+    const until = new Date(Date.now() + 60_000).toISOString();
+    const takes = await Promise.all(
+      Array.from({ length: 10 }, (_, index) =>
+        linkRepository().holdPlace(read, 0, null, { holder: `opening_${index}`, until }),
+      ),
+    );
+    expect(takes.filter(Boolean)).toHaveLength(1);
+    const opening = `opening_${takes.indexOf(true)}`;
+    // A write of the whole link read before the place was taken cannot drop it.
+    await expect(linkRepository().update(read, { ...read, version: read.version + 1 })).rejects.toThrow(
+      ConcurrentModificationError,
+    );
+
+    // Only its holder hands it on; a holder that lost it cannot, nor can anyone take it from what it was.
+    const held = await storedLink(created.id);
+    expect(held.places).toEqual({ 0: { holder: opening, until } });
+    const session = { holder: 'pay_1', until: new Date(Date.now() + 3_600_000).toISOString() };
+    await expect(linkRepository().keepPlace(held, 0, 'opening_other', session)).rejects.toThrow(
+      ConcurrentModificationError,
+    );
+    await linkRepository().keepPlace(held, 0, opening, session);
+    expect(await linkRepository().holdPlace(held, 0, held.places[0] ?? null, { holder: 'x', until })).toBe(
+      false,
+    );
+    await linkRepository().releasePlace(held, 0, opening);
+    expect((await storedLink(created.id)).places).toEqual({ 0: session });
+
+    // A place as read is taken (its payment ended, say); an opening that opened nothing gives its own back.
+    const kept = await storedLink(created.id);
+    expect(await linkRepository().holdPlace(kept, 0, session, { holder: 'opening_next', until })).toBe(true);
+    await linkRepository().releasePlace(kept, 0, 'opening_next');
+    expect((await storedLink(created.id)).places).toEqual({});
+  });
+});
+
+describe('an opening that opens nothing', () => {
+  it('gives its place back at once: the next buyer is not told the link is full', async () => {
+    const down = await stack.issueKey('limits-down', 'test');
+    await addConnection({
+      account: 'limits-down',
+      mode: 'test',
+      provider: 'sandbox',
+      name: 'down',
+      simulate: 'fail',
+    });
+    const link = await createLink(stack, down.api_key, { reusable: true, max_payments: 1 });
+    expect((await browser('127.0.50.1').visit(link.checkout_url)).status).toBe(503);
+    expect((await storedLink(link.id)).places).toEqual({});
+    expect((await browser('127.0.50.2').visit(link.checkout_url)).status).toBe(503);
+  });
+});
+
+describe('a reusable link visited from many addresses', () => {
+  it('still gives a new buyer a session after 10 cookie-less visits from each of 20 addresses, and refuses a client for at most 10 minutes', async () => {
+    const link = await createLink(stack, key.api_key, { reusable: true });
+    const bots = buyersAt(40, 20, { keepsCookies: false });
+    const visits = await Promise.all(
+      bots.map(async (bot) => {
+        const statuses: number[] = [];
+        for (let visit = 0; visit < 10; visit++) statuses.push((await bot.visit(link.checkout_url)).status);
+        return statuses;
+      }),
+    );
+    expect(visits.flat().every((status) => status === 200)).toBe(true);
+
+    const buyer = browser('127.0.41.1');
+    expect((await buyer.visit(link.checkout_url)).status).toBe(200);
+    expect(buyer.payment).toMatch(/^pay_/);
+
+    // An address past its own budget waits minutes, not an hour.
+    const refused = await bots[0]?.visit(link.checkout_url);
+    expect(refused?.status).toBe(429);
+    const wait = Number(refused?.headers['retry-after']);
+    expect(wait).toBeGreaterThan(0);
+    expect(wait).toBeLessThanOrEqual(REUSABLE_CLIENT_WINDOW_MS / 1000);
+    expect(REUSABLE_CLIENT_WINDOW_MS).toBeLessThanOrEqual(10 * 60_000);
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consoleStore } from '../../functions/dependencies.ts';
-import { MAX_REUSABLE_CLIENT_SESSIONS_PER_WINDOW } from '../../functions/domain/checkout.ts';
+import { MAX_REUSABLE_CLIENT_SESSIONS_PER_WINDOW } from '../../functions/domain/session-budgets.ts';
 import { EDGE_SECRET_HEADER } from '../../functions/http/client-address.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { createLink } from '../support/checkout-helpers.ts';

@@ -4,9 +4,9 @@ import {
   pspConnectionRepository,
   sandboxSessionStore,
 } from '../../functions/dependencies.ts';
-import { MAX_SESSIONS_PER_WINDOW } from '../../functions/domain/checkout.ts';
 import { claimTrial, DOWN_FOR_MS, FAILURES_BEFORE_DOWN } from '../../functions/domain/connection-health.ts';
 import { newPaymentId, type Payment, settle, startedPayment } from '../../functions/domain/payment.ts';
+import { MAX_SESSIONS_PER_WINDOW } from '../../functions/domain/session-budgets.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
 import { addConnection } from '../support/connections.ts';

@@ -230,8 +230,13 @@ describe('a reusable link on the sandbox', () => {
     const link = await createLink(stack, keys.sandbox.api_key, { reusable: true, max_payments: 1 });
     const first = buyer();
     await first.visit(link.checkout_url);
-    // A second buyer's visit at the same moment read the link's payments before the first's was written, so both
-    // got a session (a later visit is refused: test/integration/checkout-limits.test.ts).
+    // Only a session the link's places know nothing of can still race another: one opened before places existed
+    // (the link is stored again as it was then), while a second buyer's visit read the link's payments before the
+    // first's was written. Both get a session (buyers who open at once share out the places:
+    // test/integration/checkout-limits.test.ts).
+    const opened = await storedLink(link.id);
+    expect(Object.keys(opened.places)).toHaveLength(1);
+    await linkRepository().update(opened, { ...opened, places: {}, version: opened.version + 1 });
     const stale = Object.create(paymentRepository(), {
       listOfLink: { value: async () => [] },
       listOfLinkSince: { value: async () => [] },
@@ -336,6 +341,49 @@ describe('canceling a reusable link', () => {
       'expired',
     ]);
     expect((await buyers[0]?.visit(link.checkout_url))?.status).toBe(410);
+  });
+
+  it('sends no buyer to a session whose place it could not hand to its payment: the session is ended', async () => {
+    const checkout = (links: ReturnType<typeof linkRepository>, linkId: string) =>
+      openCheckout(
+        {
+          links,
+          payments: paymentRepository(),
+          psps: pspConnections(),
+          now: () => new Date(),
+          checkoutBase: config().CHECKOUT_BASE,
+          baseUrl: config().BASE_URL,
+          random: Math.random,
+          timeLeftMs: () => 20_000,
+          maxPspCalls: CHECKOUT_PSP_CALLS,
+        },
+        { id: linkId, method: 'GET', headers: NAVIGATION_HEADERS, sourceAddress: '192.0.2.3' },
+      );
+    const withKeepPlace = (keepPlace: ReturnType<typeof linkRepository>['keepPlace']) =>
+      Object.create(linkRepository(), { keepPlace: { value: keepPlace } });
+    const endedSession = async (linkId: string) => {
+      const [payment] = await paymentRepository().listOfLink(linkId, 'test');
+      expect(payment).toMatchObject({ status: 'canceled', ended_unused: true });
+      return stripe.sessions.get(payment?.session_id ?? '')?.status;
+    };
+
+    // The merchant cancels while the session is being opened, after the opening took its place.
+    const canceled = await createLink(stack, keys.stripe.api_key, { reusable: true, max_payments: 2 });
+    const cancelFirst = withKeepPlace(async (...args) => {
+      const current = await storedLink(canceled.id);
+      await linkRepository().commit(cancel(current, new Date()) as NonNullable<ReturnType<typeof cancel>>);
+      return linkRepository().keepPlace(...args);
+    });
+    expect((await checkout(cancelFirst, canceled.id)).kind).toBe('gone');
+    expect(await endedSession(canceled.id)).toBe('expired');
+
+    // The write fails otherwise (a timeout, say): the buyer gets the error, and the session is ended first.
+    const failing = await createLink(stack, keys.stripe.api_key, { reusable: true, max_payments: 2 });
+    const timeout = withKeepPlace(async () => {
+      throw new Error('the write timed out');
+    });
+    await expect(checkout(timeout, failing.id)).rejects.toThrow('the write timed out');
+    expect(await endedSession(failing.id)).toBe('expired');
   });
 
   it('must read the link again once a buyer opened a session after it was read', async () => {

@@ -3,6 +3,7 @@ import { Webhook } from 'standardwebhooks';
 import { linkRepository, paymentRepository } from '../../functions/dependencies.ts';
 import { WEBHOOK_TIMEOUT_MS } from '../../functions/domain/webhook.ts';
 import { type FaultPlan, parseFaults } from '../../lib/local/faults.ts';
+import { type RaceReport, raceForPlaces } from './chaos-races.ts';
 import { splitRouting } from './chaos-routing.ts';
 import { addConnection } from './connections.ts';
 import { httpRequest, NAVIGATION_HEADERS, type PageResponse } from './navigate.ts';
@@ -20,11 +21,20 @@ export interface ChaosPlan {
   pays: number;
   cancels: number;
   refunds: number;
+  /** Reusable links with `max_payments` that all their buyers open at once (test/support/chaos-races.ts). */
+  races: number;
   /** Requests in flight at once. */
   concurrency: number;
 }
 
-export const CHAOS_PLAN: ChaosPlan = { links: 300, pays: 150, cancels: 50, refunds: 50, concurrency: 24 };
+export const CHAOS_PLAN: ChaosPlan = {
+  links: 300,
+  pays: 150,
+  cancels: 50,
+  refunds: 50,
+  races: 6,
+  concurrency: 24,
+};
 
 /** The fault mix of the run (docs/operations.md#fault-injection). */
 export const CHAOS_FAULTS =
@@ -65,6 +75,8 @@ export interface ChaosReport {
   };
   /** Links paid at the PSP whose notification was lost: pending, with the sweeper's check due. */
   awaitingSweeper: number;
+  /** The places race: buyers served and payments taken, none beyond `max_payments`. */
+  races: RaceReport;
   /** Seconds per phase. */
   phases: Record<string, number>;
   seconds: number;
@@ -235,6 +247,29 @@ export async function runChaos(stack: TestStack, plan: ChaosPlan = CHAOS_PLAN): 
   });
   phases.pay = lap();
 
+  // 2b. Places: buyers racing for a reusable link's places, each from its own address, under the same faults.
+  const race = await raceForPlaces(
+    {
+      stack,
+      violations,
+      page,
+      firstSubnet: 100,
+      createLink: async (body) => {
+        const answer = await api('POST', '/v1/payment-links', {
+          amount: { value: '10.00', currency: 'EUR' },
+          description: 'Chaos race',
+          webhook_url: receiver.url,
+          ...body,
+        });
+        if (answer.status === 201) return answer.body;
+        violations.push(`POST /v1/payment-links (race) gave up with ${answer.status}`);
+        return undefined;
+      },
+    },
+    plan.races,
+  );
+  phases.race = lap();
+
   // 3. Cancels of open links, and refunds of paid ones, at the same time.
   const toCancel = created.slice(plan.pays, plan.pays + plan.cancels);
   const toRefund = [...paid].slice(0, plan.refunds);
@@ -283,11 +318,16 @@ export async function runChaos(stack: TestStack, plan: ChaosPlan = CHAOS_PLAN): 
   phases.checkMoney = lap();
 
   // 5. Webhooks: every committed event reaches the endpoint under its own webhook-id, signed, same body each time.
-  const events: { id: string; type: string; linkId: string }[] = [];
-  await inParallel(created, plan.concurrency, async (link) => {
+  // A raced link is reusable: each of its payments has its own paid event (the race counts them against
+  // max_payments), so only a single-use link's transitions are each one event.
+  const events: { id: string; type: string; linkId: string; transition: string }[] = [];
+  await inParallel([...created, ...race.ids.map((id) => ({ id }))], plan.concurrency, async (link) => {
     const log = await api('GET', `/v1/payment-links/${link.id}/events`);
-    for (const event of log.body?.data ?? [])
-      events.push({ id: event.id, type: event.type, linkId: link.id });
+    const reusable = race.ids.includes(link.id);
+    for (const event of log.body?.data ?? []) {
+      const transition = reusable ? event.id : `${event.type} of ${link.id}`;
+      events.push({ id: event.id, type: event.type, linkId: link.id, transition });
+    }
   });
   const eventIds = new Set(events.map((event) => event.id));
   const deliveredIds = () =>
@@ -320,13 +360,13 @@ export async function runChaos(stack: TestStack, plan: ChaosPlan = CHAOS_PLAN): 
   const perTransition = new Map<string, number>();
   for (const event of events) {
     if (event.type === 'payment_link.paid' || event.type === 'payment_link.canceled') {
-      const name = `${event.type} of ${event.linkId}`;
-      perTransition.set(name, (perTransition.get(name) ?? 0) + 1);
+      perTransition.set(event.transition, (perTransition.get(event.transition) ?? 0) + 1);
     }
   }
   for (const [name, count] of perTransition) {
     if (count > 1) violations.push(`${name} was committed as ${count} events`);
   }
+  await race.check();
   // Delayed: delivered, but after an attempt that failed (its delivery log has more than one attempt).
   let delayed = 0;
   await inParallel([...new Set(events.map((event) => event.linkId))], plan.concurrency, async (linkId) => {
@@ -349,6 +389,7 @@ export async function runChaos(stack: TestStack, plan: ChaosPlan = CHAOS_PLAN): 
       duplicates,
     },
     awaitingSweeper: awaitingSweeper.length,
+    races: race.report,
     phases,
     seconds: Math.round((Date.now() - started) / 1000),
   };

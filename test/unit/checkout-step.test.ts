@@ -8,12 +8,7 @@ import {
   amountAtStake,
   CALLS_TO_END_A_SESSION,
   type CheckoutSituation,
-  clientKey,
-  MAX_CLIENT_SESSIONS_PER_WINDOW,
-  MAX_REUSABLE_SESSIONS_PER_WINDOW,
-  MAX_SESSIONS_PER_WINDOW,
   nextCheckoutStep,
-  SESSION_WINDOW_MS,
   withSession,
 } from '../../functions/domain/checkout.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
@@ -44,6 +39,13 @@ import {
   MAX_REFUNDS_PER_LINK,
   requestRefund,
 } from '../../functions/domain/refund.ts';
+import {
+  clientKey,
+  MAX_CLIENT_SESSIONS_PER_WINDOW,
+  MAX_REUSABLE_CLIENTS_PER_WINDOW,
+  MAX_SESSIONS_PER_WINDOW,
+  SESSION_WINDOW_MS,
+} from '../../functions/domain/session-budgets.ts';
 import { MAX_METADATA_BYTES } from '../../functions/http/metadata-limits.ts';
 import { MAX_DESCRIPTION_LENGTH } from '../../functions/http/schemas.ts';
 import { orderLink, storedConnection } from '../support/psp-fixtures.ts';
@@ -103,6 +105,7 @@ function situation(changes: Partial<CheckoutSituation> & { link: PaymentLink }):
     amount: changes.link.amount ?? undefined,
     client: 'client_a',
     pspCallsLeft: 5,
+    random: () => 0,
     ...changes,
   };
 }
@@ -490,10 +493,10 @@ describe('the next checkout step on a reusable link', () => {
     ).toEqual({ kind: 'open', candidates: [b, a] });
   });
 
-  it('opens at most MAX_REUSABLE_SESSIONS_PER_WINDOW sessions per window, for all buyers together', () => {
+  it('opens at most MAX_REUSABLE_CLIENTS_PER_WINDOW sessions per window, for all buyers together', () => {
     const link = reusableLink();
-    const many = Array.from({ length: MAX_REUSABLE_SESSIONS_PER_WINDOW - 1 }, () => attempt(link, a, 30));
-    expect(MAX_REUSABLE_SESSIONS_PER_WINDOW).toBeGreaterThan(MAX_SESSIONS_PER_WINDOW);
+    const many = Array.from({ length: MAX_REUSABLE_CLIENTS_PER_WINDOW - 1 }, () => attempt(link, a, 30));
+    expect(MAX_REUSABLE_CLIENTS_PER_WINDOW).toBeGreaterThan(MAX_SESSIONS_PER_WINDOW);
     expect(nextCheckoutStep(situation({ link, payments: many }))).toMatchObject({ kind: 'open' });
     const full = [attempt(link, a, 59), ...many];
     expect(nextCheckoutStep(situation({ link, payments: full }))).toEqual({

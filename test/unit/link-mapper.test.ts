@@ -246,6 +246,19 @@ describe('a link written and read back', () => {
     );
   });
 
+  it('stores each held place of a link with max_payments as an attribute of its own, and reads them back', () => {
+    const link = newPaymentLink(principal, { amount: eur('10.00'), reusable: true, max_payments: 3 }, now);
+    expect(Object.keys(linkToItem(link)).filter((name) => name.startsWith('place'))).toEqual([]);
+    const places = {
+      0: { holder: 'pay_1', until: null },
+      2: { holder: 'opening_x', until: now.toISOString() },
+    };
+    const item = linkToItem({ ...link, places });
+    expect(item).toMatchObject({ place_0: places[0], place_2: places[2] });
+    expect(item).not.toHaveProperty('places');
+    expect(linkFromItem(item)).toEqual({ ...link, places });
+  });
+
   it('keeps a reported payment and refund bookkeeping once there is some', () => {
     const link = newPaymentLink(principal, { amount: eur('10.00') }, now);
     const failed = { ...resourceOf(payment('pay_9', link)), status: 'failed' as const };

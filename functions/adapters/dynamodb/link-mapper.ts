@@ -1,6 +1,7 @@
 import type { AmountSource } from '../../domain/amount.ts';
 import type { Amount } from '../../domain/money.ts';
 import {
+  type LinkPlace,
   type LinkSession,
   type LinkUse,
   noReportsOrRefunds,
@@ -30,7 +31,9 @@ import { keys, merchantPartitionOf, refundCheckKeys, shardOf, withoutKeys } from
  * - `canceled_at`, `expired_at` (stored from the start, left out while null since 2026-11-28: 24 bytes a link
  *   kept for 30 days, docs/performance.md#cost-per-million-payment-links-on-aws): written once they happen;
  * - `payments_in_order` (2026-11-28): written on reusable links created since, whose payments all have
- *   time-ordered ids; an older link reads all of its payments as before.
+ *   time-ordered ids; an older link reads all of its payments as before;
+ * - `places` (2026-11-29, places of a link with `max_payments`): stored as one attribute per held place,
+ *   `place_<number>` (`placeAttribute`), so that taking a place is a write conditioned on that attribute alone.
  */
 export function linkDefaults(): Pick<PaymentLink, DefaultedField> {
   // Fresh lists and maps on every read: no two links share one.
@@ -51,6 +54,7 @@ export function linkDefaults(): Pick<PaymentLink, DefaultedField> {
     canceled_at: null,
     expired_at: null,
     payments_in_order: false,
+    places: {},
     ...noReportsOrRefunds(),
   };
 }
@@ -72,6 +76,7 @@ type DefaultedField =
   | 'canceled_at'
   | 'expired_at'
   | 'payments_in_order'
+  | 'places'
   | 'reported_payments'
   | 'refunds'
   | 'refund_reserved_minor'
@@ -117,12 +122,30 @@ function useOf(link: StoredLink): LinkUse {
     : { reusable: false, max_payments: null, paid_payments: {} };
 }
 
+/** The item attribute of a link's place `slot` (see `places` above). */
+export const placeAttribute = (slot: number | string): string => `place_${slot}`;
+const PLACE_ATTRIBUTE = /^place_(\d+)$/;
+
+/** The places among a stored item's attributes, and the item without them. */
+function placesOfItem(item: Record<string, unknown>) {
+  const rest: Record<string, unknown> = {};
+  const places: Record<string, LinkPlace> = {};
+  for (const [name, value] of Object.entries(item)) {
+    const slot = PLACE_ATTRIBUTE.exec(name)?.[1];
+    if (slot === undefined) rest[name] = value;
+    else places[slot] = value as LinkPlace;
+  }
+  return { rest, places };
+}
+
 /** The domain's link of a stored item (index keys dropped), with `linkDefaults` for what an older item lacks. */
 export function linkFromItem(item: Record<string, unknown>): PaymentLink {
-  const stored = withoutKeys<StoredLink>(item);
+  const { rest, places } = placesOfItem(item);
+  const stored = withoutKeys<StoredLink>(rest);
   return {
     ...linkDefaults(),
     ...stored,
+    places,
     ...amountSourceOf(stored),
     ...useOf(stored),
     payment: stored.payment && { ...stored.payment, amount: chargedAmount(stored.payment, stored) },
@@ -170,6 +193,7 @@ function storedFields(link: PaymentLink): StoredLink {
     ...(link.refunds.length > 0 ? [] : OF_REFUNDED),
   ];
   for (const field of optional) if (isDefault(link, field)) delete stored[field];
+  delete stored.places;
   return stored;
 }
 
@@ -196,5 +220,6 @@ export function linkToItem(link: PaymentLink) {
     gsi1sk: linkPosition(link),
     ...sweeperEntry,
     ...storedFields(link),
+    ...Object.fromEntries(Object.entries(link.places).map(([slot, place]) => [placeAttribute(slot), place])),
   };
 }

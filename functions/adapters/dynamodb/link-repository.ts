@@ -9,7 +9,7 @@ import {
 import { ConcurrentModificationError } from '../../domain/errors.ts';
 import { isId } from '../../domain/ids.ts';
 import type { LinkEvent, Transition } from '../../domain/link-events.ts';
-import { isFiltered, matchesFilter, type PaymentLink } from '../../domain/payment-link.ts';
+import { isFiltered, type LinkPlace, matchesFilter, type PaymentLink } from '../../domain/payment-link.ts';
 import type { Mode } from '../../domain/principal.ts';
 import { OUTBOX_GRACE_MS } from '../../domain/webhook.ts';
 import {
@@ -19,7 +19,7 @@ import {
   linkPosition,
 } from '../../ports/link-repository.ts';
 import { storedEventData } from './event-data.ts';
-import { linkFromItem, linkToItem } from './link-mapper.ts';
+import { linkFromItem, linkToItem, placeAttribute } from './link-mapper.ts';
 import { type MergedRead, mergedEntries } from './merged-partitions.ts';
 import { dueInSweeperIndex, itemsOfIndexEntries, type TableIndexRef } from './query.ts';
 import {
@@ -171,6 +171,88 @@ export class DynamoLinkRepository implements LinkRepository {
         throw new ConcurrentModificationError(`Payment link ${link.id} is no longer open.`);
       }
       throw error;
+    }
+  }
+
+  async holdPlace(
+    link: PaymentLink,
+    slot: number,
+    read: LinkPlace | null,
+    place: LinkPlace,
+  ): Promise<boolean> {
+    // The place as read: absent, or the same holder and end (a place whose payment succeeded meanwhile is the
+    // same holder with `until` null, and is not taken).
+    const asRead = read
+      ? '#place.#holder = :readHolder AND #place.#until = :readUntil'
+      : 'attribute_not_exists(#place)';
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.link(link.id, link.mode),
+          UpdateExpression: 'SET #place = :place, version = version + :one',
+          ConditionExpression: `#status = :open AND ${asRead}`,
+          ExpressionAttributeNames: {
+            '#status': 'status',
+            '#place': placeAttribute(slot),
+            ...(read ? { '#holder': 'holder', '#until': 'until' } : {}),
+          },
+          ExpressionAttributeValues: {
+            ':place': place,
+            ':one': 1,
+            ':open': 'open',
+            ...(read ? { ':readHolder': read.holder, ':readUntil': read.until } : {}),
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+
+  async keepPlace(link: PaymentLink, slot: number, holder: string, place: LinkPlace): Promise<void> {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.link(link.id, link.mode),
+          UpdateExpression: 'SET #place = :place, version = version + :one',
+          ConditionExpression: '#status = :open AND #place.#holder = :holder',
+          ExpressionAttributeNames: {
+            '#status': 'status',
+            '#place': placeAttribute(slot),
+            '#holder': 'holder',
+          },
+          ExpressionAttributeValues: { ':place': place, ':one': 1, ':open': 'open', ':holder': holder },
+        }),
+      );
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) {
+        throw new ConcurrentModificationError(
+          `Payment link ${link.id} is no longer open, or its place was taken.`,
+        );
+      }
+      throw error;
+    }
+  }
+
+  async releasePlace(link: PaymentLink, slot: number, holder: string): Promise<void> {
+    // The version stays: a whole-link write read before that puts the place back only keeps it until it lapses.
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.link(link.id, link.mode),
+          UpdateExpression: 'REMOVE #place',
+          ConditionExpression: '#place.#holder = :holder',
+          ExpressionAttributeNames: { '#place': placeAttribute(slot), '#holder': 'holder' },
+          ExpressionAttributeValues: { ':holder': holder },
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
     }
   }
 
