@@ -1,5 +1,6 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { failWithUsage } from '../lib/local/cli-target.ts';
 import { parseCommandLine } from '../lib/local/command-line.ts';
 
 const USAGE = `Usage:
@@ -33,11 +34,11 @@ function fail(message: string): never {
   process.exit(1);
 }
 
-const [linkId] = positionals;
-if (!linkId || !values.base || !values.key || positionals.length > 1) {
-  console.error(`${linkId ? 'BASE and KEY are needed.' : 'Which link?'}\n\n${USAGE}`);
-  process.exit(2);
-}
+const usageError: (message: string) => never = failWithUsage(USAGE);
+const [linkId, ...extra] = positionals;
+if (!linkId) usageError('Which link? Give its id (pl_...).');
+if (extra.length > 0) usageError(`One link at a time: ${positionals.join(' ')}`);
+if (!values.base || !values.key) usageError('BASE and KEY are needed (the banner of npm start prints them).');
 const base = values.base.replace(/\/$/, '');
 
 interface Money {
@@ -198,27 +199,40 @@ function outcome(attempt: Payment | undefined, linkStatus: string): { line: stri
   };
 }
 
-const before = await link();
-if (before.status !== 'open') fail(`${linkId} is ${before.status}: only an open link can be paid.`);
-const amount = amountToType(before);
-const checkout =
-  amount === undefined ? await page(before.checkout_url) : await chooseAmount(before.checkout_url, amount);
-const session = sandboxSession(checkout, before.checkout_url);
-// The attempt is the payment of this session, pending until Pay or Decline settles it: the buyer's own on a
-// reusable link, else the single-use link's one payable session's.
-const own = buyersPayment(checkout);
-const pending = new Set(
-  (await payments())
-    .filter((payment) => (own ? payment.id === own : payment.status === 'pending'))
-    .map(({ id }) => id),
-);
-const action = values.decline ? 'decline' : 'pay';
-const answer = await page(`${session}/${action}`, { method: 'POST' });
-if (answer.status >= 400) fail(`The sandbox refused the ${action} (${answer.status}: ${pageSays(answer)})`);
-const after = await payments();
-const attempt =
-  after.find((payment) => pending.has(payment.id) && payment.status !== 'pending') ??
-  after.find((payment) => pending.has(payment.id));
-const { line, status } = outcome(attempt, (await link()).status);
+/** The service is not there (npm start not running, another BASE): one line, not the network error's stack. */
+function unreachable(error: unknown): never {
+  // fetch() names the network's error in its cause (a code, or a message such as "bad port"); node:http in its code.
+  const failed = error as { cause?: { code?: unknown; message?: unknown }; code?: unknown };
+  const why = failed.cause?.code ?? failed.cause?.message ?? failed.code;
+  if (typeof why !== 'string') throw error;
+  return fail(`Cannot reach the service at ${base} (${why}): is npm start running, and is BASE its address?`);
+}
+
+async function payOnce(): Promise<{ line: string; status: number }> {
+  const before = await link();
+  if (before.status !== 'open') fail(`${linkId} is ${before.status}: only an open link can be paid.`);
+  const amount = amountToType(before);
+  const checkout =
+    amount === undefined ? await page(before.checkout_url) : await chooseAmount(before.checkout_url, amount);
+  const session = sandboxSession(checkout, before.checkout_url);
+  // The attempt is the payment of this session, pending until Pay or Decline settles it: the buyer's own on a
+  // reusable link, else the single-use link's one payable session's.
+  const own = buyersPayment(checkout);
+  const pending = new Set(
+    (await payments())
+      .filter((payment) => (own ? payment.id === own : payment.status === 'pending'))
+      .map(({ id }) => id),
+  );
+  const action = values.decline ? 'decline' : 'pay';
+  const answer = await page(`${session}/${action}`, { method: 'POST' });
+  if (answer.status >= 400) fail(`The sandbox refused the ${action} (${answer.status}: ${pageSays(answer)})`);
+  const after = await payments();
+  const attempt =
+    after.find((payment) => pending.has(payment.id) && payment.status !== 'pending') ??
+    after.find((payment) => pending.has(payment.id));
+  return outcome(attempt, (await link()).status);
+}
+
+const { line, status } = await payOnce().catch(unreachable);
 (status === 0 ? console.log : console.error)(line);
 process.exit(status);

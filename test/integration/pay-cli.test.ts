@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { type AddressInfo, createServer } from 'node:net';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addConnection } from '../support/connections.ts';
@@ -15,11 +16,11 @@ interface Run {
   stderr: string;
 }
 
-/** `npm run pay -- ...` with the stack's BASE and `apiKey` as KEY: a process of its own, a step of its test. */
-async function pay(args: string[], apiKey = key): Promise<Run> {
+/** `npm run pay -- ...` with `base` (the stack's) as BASE and `apiKey` as KEY: a process of its own, a step of its test. */
+async function pay(args: string[], apiKey = key, base = stack.baseUrl): Promise<Run> {
   try {
     const { stdout, stderr } = await execFileAsync(process.execPath, ['bin/pay.ts', ...args], {
-      env: { ...process.env, BASE: stack.baseUrl, KEY: apiKey },
+      env: { ...process.env, BASE: base, KEY: apiKey },
     });
     return { code: 0, stdout, stderr };
   } catch (error) {
@@ -65,8 +66,19 @@ describe('npm run pay', () => {
       expect(unknown.stderr.split('\n')[0]).toMatch(/^Unknown option '--amout'/);
       expect(unknown.stderr).toContain('Usage:');
       expect(unknown.stderr).not.toMatch(/^\s+at /m);
+
+      // A port nothing listens on any more: as when npm start is not running.
+      const closed = createServer();
+      await new Promise<void>((done) => closed.listen(0, '127.0.0.1', done));
+      const nowhere = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+      await new Promise((done) => closed.close(done));
+      const unreachable = await pay(['pl_x'], key, nowhere);
+      expect(unreachable).toMatchObject({ code: 1, stdout: '' });
+      expect(unreachable.stderr).toBe(
+        `Cannot reach the service at ${nowhere} (ECONNREFUSED): is npm start running, and is BASE its address?\n`,
+      );
     },
-    timeoutForSteps(2),
+    timeoutForSteps(3),
   );
 
   it(
