@@ -1,5 +1,5 @@
-import { parseArgs } from 'node:util';
 import { failWithUsage, selectCliTarget } from '../lib/local/cli-target.ts';
+import { parseCommandLine } from '../lib/local/command-line.ts';
 
 const USAGE = `Usage:
   npm run backfill-books [-- --table <TableName output>]
@@ -11,13 +11,7 @@ Target: the running local stack (npm start, found through DATA_DIR, default .dat
 --table <TableName output> (or TABLE_NAME) and the usual AWS credentials and region.`;
 
 const fail: (message: string) => never = failWithUsage(USAGE);
-const { values } = parseArgs({
-  options: { table: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-});
-if (values.help) {
-  console.log(USAGE);
-  process.exit(0);
-}
+const { values } = parseCommandLine({ options: { table: { type: 'string' } } }, USAGE);
 
 const cliTarget = selectCliTarget(values.table ?? process.env.TABLE_NAME, fail);
 // Imported after the target is chosen: the client reads the SDK endpoint on first use.

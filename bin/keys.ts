@@ -1,7 +1,7 @@
-import { parseArgs } from 'node:util';
 import { ACCOUNT_PATTERN } from '../functions/domain/api-key.ts';
 import { MODES, type Mode } from '../functions/domain/principal.ts';
 import { failWithUsage, selectCliTarget } from '../lib/local/cli-target.ts';
+import { parseCommandLine } from '../lib/local/command-line.ts';
 
 const USAGE = `Usage:
   npm run keys -- create --account <account> --mode test|live [--json]
@@ -15,21 +15,19 @@ key webhook secrets are sealed with) and the usual AWS credentials and region.`;
 
 const fail: (message: string) => never = failWithUsage(USAGE);
 
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
-    account: { type: 'string' },
-    mode: { type: 'string' },
-    json: { type: 'boolean', default: false },
-    table: { type: 'string' },
-    'signing-key': { type: 'string' },
-    help: { type: 'boolean', short: 'h' },
+const { values, positionals } = parseCommandLine(
+  {
+    allowPositionals: true,
+    options: {
+      account: { type: 'string' },
+      mode: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      table: { type: 'string' },
+      'signing-key': { type: 'string' },
+    },
   },
-});
-if (values.help) {
-  console.log(USAGE);
-  process.exit(0);
-}
+  USAGE,
+);
 
 function requireAccount(): string {
   const account = values.account;

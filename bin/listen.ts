@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage } from 'node:http';
-import { parseArgs } from 'node:util';
 import { Webhook } from 'standardwebhooks';
+import { parseCommandLine } from '../lib/local/command-line.ts';
 
 /**
  * `npm run listen -- --port 4000`: a webhook receiver for trying the service out, as `stripe listen` is for
@@ -8,13 +8,22 @@ import { Webhook } from 'standardwebhooks';
  * WEBHOOK_SECRET, and each `--secret`, say an endpoint's), prints the event's type, id and the verdict, and
  * answers 204 so that a delivery is not retried for the receiver's sake; a bad signature is printed, not hidden.
  */
-const { values } = parseArgs({
-  options: {
-    port: { type: 'string', default: '4000' },
-    host: { type: 'string', default: '127.0.0.1' },
-    secret: { type: 'string', multiple: true, default: [] },
+const USAGE = `Usage:
+  npm run listen -- [--port 4000] [--host 127.0.0.1] [--secret whsec_...]...
+
+Receives webhooks on any path, verifies each with WEBHOOK_SECRET (the banner of npm start prints it) and with
+each --secret given (a webhook endpoint's own secret), prints its type, id and verdict, and answers 204.`;
+
+const { values } = parseCommandLine(
+  {
+    options: {
+      port: { type: 'string', default: '4000' },
+      host: { type: 'string', default: '127.0.0.1' },
+      secret: { type: 'string', multiple: true, default: [] },
+    },
   },
-});
+  USAGE,
+);
 
 const secrets = [
   ...(process.env.WEBHOOK_SECRET ? [{ name: 'WEBHOOK_SECRET', secret: process.env.WEBHOOK_SECRET }] : []),
@@ -26,7 +35,14 @@ if (secrets.length === 0) {
   );
   process.exit(2);
 }
-const verifiers = secrets.map(({ name, secret }) => ({ name, webhook: new Webhook(secret) }));
+const verifiers = secrets.map(({ name, secret }) => {
+  try {
+    return { name, webhook: new Webhook(secret) };
+  } catch (error) {
+    console.error(`${name} is not a webhook secret (whsec_...): ${(error as Error).message}`);
+    return process.exit(2);
+  }
+});
 
 async function rawBody(request: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import type { IssuedApiKey } from '../functions/use-cases/api-keys.ts';
+import { parseCommandLine } from '../lib/local/command-line.ts';
 import { exportLine, quietTerminalUnlessAsked } from '../lib/local/terminal-output.ts';
 
 /**
@@ -12,9 +12,18 @@ import { exportLine, quietTerminalUnlessAsked } from '../lib/local/terminal-outp
  * each function from the bundle `cdk synth` ships, in a process of its own, instead of the TypeScript sources.
  * `--verbose` (or LOG_LEVEL / POWERTOOLS_LOG_LEVEL) lets the functions' request logs and metric lines through.
  */
-const { values: flags } = parseArgs({
-  options: { bundled: { type: 'boolean', default: false }, verbose: { type: 'boolean', default: false } },
-});
+const USAGE = `Usage:
+  npm start [-- [--bundled] [--verbose]]
+
+The whole service on one machine (README.md#walk-through). PORT (default 3000), HOST (default 127.0.0.1),
+DATA_DIR (default .data), FAULTS and FAULTS_SEED set it up; --bundled runs the Lambda bundles, --verbose prints
+the functions' request logs and metrics.`;
+const { values: flags } = parseCommandLine(
+  {
+    options: { bundled: { type: 'boolean', default: false }, verbose: { type: 'boolean', default: false } },
+  },
+  USAGE,
+);
 // Before the functions' modules load: their logger and metrics read these settings when they are built.
 quietTerminalUnlessAsked(process.env, flags.verbose);
 const { apiKeyAuthenticator, apiKeyRepository, consoleStore, signingSecretStore } = await import(

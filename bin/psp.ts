@@ -1,6 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { ACCOUNT_PATTERN } from '../functions/domain/api-key.ts';
 import {
   createConnection,
@@ -15,6 +14,7 @@ import { ConnectionInUseError } from '../functions/domain/errors.ts';
 import { isPaymentMethod, PAYMENT_METHODS, type PaymentMethod } from '../functions/domain/payment-methods.ts';
 import { MODES, type Mode } from '../functions/domain/principal.ts';
 import { failWithUsage, selectCliTarget } from '../lib/local/cli-target.ts';
+import { parseCommandLine } from '../lib/local/command-line.ts';
 import {
   LOCAL_PSP_SECRET_PREFIX,
   LOCAL_SECRETS_FILE,
@@ -97,33 +97,31 @@ const credentialOptions = Object.fromEntries(
     Object.keys(flags).map((flag) => [flag, { type: 'string' as const }]),
   ),
 );
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
-    account: { type: 'string' },
-    mode: { type: 'string' },
-    provider: { type: 'string' },
-    name: { type: 'string' },
-    simulate: { type: 'string' },
-    'success-rate': { type: 'string' },
-    percent: { type: 'string' },
-    fixed: { type: 'string' },
-    currency: { type: 'string' },
-    method: { type: 'string' },
-    methods: { type: 'string' },
-    credentials: { type: 'string' },
-    json: { type: 'boolean', default: false },
-    table: { type: 'string' },
-    'secret-prefix': { type: 'string' },
-    'base-url': { type: 'string' },
-    help: { type: 'boolean', short: 'h' },
-    ...credentialOptions,
+const { values, positionals } = parseCommandLine(
+  {
+    allowPositionals: true,
+    options: {
+      account: { type: 'string' },
+      mode: { type: 'string' },
+      provider: { type: 'string' },
+      name: { type: 'string' },
+      simulate: { type: 'string' },
+      'success-rate': { type: 'string' },
+      percent: { type: 'string' },
+      fixed: { type: 'string' },
+      currency: { type: 'string' },
+      method: { type: 'string' },
+      methods: { type: 'string' },
+      credentials: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      table: { type: 'string' },
+      'secret-prefix': { type: 'string' },
+      'base-url': { type: 'string' },
+      ...credentialOptions,
+    },
   },
-});
-if (values.help) {
-  console.log(USAGE);
-  process.exit(0);
-}
+  USAGE,
+);
 const flags = values as Record<string, string | boolean | undefined>;
 
 if (values.table && !values['secret-prefix']) {

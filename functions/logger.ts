@@ -55,8 +55,14 @@ export function withLambdaContext<E, R>(handler: (event: E, context: Context) =>
  * docs/security.md#personal-data): its name, message and stack, and its causes' the same way, with each of
  * `values` replaced wherever it appears. A PSP's refusal may quote what it was sent ("Invalid email address: …"),
  * and some SDKs hang the whole request and answer on their errors (PayPal's `request.body`), which are left out.
+ * `ownStack: false` leaves out the error's own stack (its causes keep theirs): for a failure our code
+ * classified and handled, whose stack only names the line that classified it (docs/operations.md#logs).
  */
-export function withoutPersonalData(error: unknown, values: readonly (string | undefined)[]): unknown {
+export function withoutPersonalData(
+  error: unknown,
+  values: readonly (string | undefined)[],
+  options: { ownStack?: boolean } = {},
+): unknown {
   if (!(error instanceof Error)) return error;
   const personal = values.filter((value): value is string => value !== undefined && value.length > 0);
   const scrub = (text: string) =>
@@ -65,7 +71,7 @@ export function withoutPersonalData(error: unknown, values: readonly (string | u
     name: error.name,
     message: scrub(error.message),
     // Mapped to our sources here: the logger maps the stacks of errors, and this is a plain object.
-    ...(error.stack ? { stack: scrub(sourceMappedStack(error.stack)) } : {}),
+    ...(error.stack && options.ownStack !== false ? { stack: scrub(sourceMappedStack(error.stack)) } : {}),
     ...(error.cause === undefined ? {} : { cause: withoutPersonalData(error.cause, personal) }),
   };
 }

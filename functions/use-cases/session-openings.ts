@@ -356,9 +356,17 @@ async function tryConnection(
     }
     return { session, psp };
   } catch (error) {
-    const refused = pspFailureOf(error)?.kind === 'refused';
+    const failure = pspFailureOf(error);
+    const refused = failure?.kind === 'refused';
     putMetrics({ PspSessionFailures: 1 }, { connection: connection.id });
     putMetrics({ PaymentsFailed: 1 }, { provider: connection.provider });
+    // A PSP's failure the adapter classified is expected here, and failed over: its message and causes say what
+    // happened, its stack only where it was classified. Anything else is ours: logged with its stack.
+    const logged = withoutPersonalData(
+      error,
+      [opening.references?.client_reference_id, opening.references?.prefilled_email],
+      { ownStack: failure === undefined },
+    );
     logger.warn(
       refused
         ? 'PSP refused the session: trying the next connection'
@@ -368,10 +376,7 @@ async function tryConnection(
         connection_id: connection.id,
         provider: connection.provider,
         payment_id: paymentId,
-        error: withoutPersonalData(error, [
-          opening.references?.client_reference_id,
-          opening.references?.prefilled_email,
-        ]),
+        error: logged,
       },
     );
     const now = deps.now();

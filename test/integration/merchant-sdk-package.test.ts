@@ -50,6 +50,11 @@ describe('the merchant SDK as a package (lib/merchant-sdk/README.md)', () => {
       const installed = join(folder, 'node_modules', '@payment-links', 'merchant-sdk');
       expect(existsSync(join(installed, 'dist', 'index.d.ts'))).toBe(true);
       expect(existsSync(join(installed, 'index.ts'))).toBe(false);
+      // Apache-2.0 asks that the licence travel with the work: the tarball carries it.
+      expect(readFileSync(join(installed, 'LICENSE'), 'utf8')).toBe(
+        readFileSync(new URL('../../LICENSE', import.meta.url), 'utf8'),
+      );
+      expect(JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')).license).toBe('Apache-2.0');
 
       writeFileSync(join(folder, 'example.mjs'), readmeExample());
       const key = await stack.issueKey('sdk-package', 'test');

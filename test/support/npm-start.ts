@@ -5,6 +5,8 @@ export interface StartedStack {
   baseUrl: string;
   apiKey: string;
   banner: string;
+  /** All it has written to its terminal (stdout and stderr) so far, the banner first. */
+  output: () => string;
 }
 
 /** Starts `bin/local.ts` the way `npm start` does, on `dataDir`, and waits for its banner. */
@@ -14,20 +16,21 @@ export async function startLikeNpmStart(dataDir: string, children: ChildProcess[
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
-  let banner = '';
+  let output = '';
   await new Promise<void>((resolve, reject) => {
     child.stdout?.on('data', (chunk) => {
-      banner += chunk;
-      if (banner.includes('Stop: Ctrl+C')) resolve();
+      output += chunk;
+      if (output.includes('Stop: Ctrl+C')) resolve();
     });
     child.stderr?.on('data', (chunk) => {
-      banner += chunk;
+      output += chunk;
     });
-    child.once('exit', (code) => reject(new Error(`exited with ${code}: ${banner}`)));
+    child.once('exit', (code) => reject(new Error(`exited with ${code}: ${output}`)));
   });
+  const banner = output;
   const baseUrl = /Base URL\s+(\S+)/.exec(banner)?.[1] as string;
   const apiKey = /Test API key\s+(\S+)/.exec(banner)?.[1] as string;
-  return { child, baseUrl, apiKey, banner };
+  return { child, baseUrl, apiKey, banner, output: () => output };
 }
 
 export async function stopStarted(child: ChildProcess): Promise<void> {

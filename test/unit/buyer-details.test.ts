@@ -135,4 +135,16 @@ describe('an error as logged', () => {
     });
     expect(withoutPersonalData('not an error', ['x'])).toBe('not an error');
   });
+
+  it("keeps its stack, or for a failure our code classified only its causes' (ownStack: false)", () => {
+    const sdkError = new Error('socket hang up');
+    const classified = new Error('Stripe did not answer', { cause: sdkError });
+    expect(withoutPersonalData(classified, [])).toHaveProperty('stack');
+    const logged = withoutPersonalData(classified, [], { ownStack: false });
+    expect(logged).not.toHaveProperty('stack');
+    expect(logged).toMatchObject({
+      message: 'Stripe did not answer',
+      cause: { message: 'socket hang up', stack: expect.stringContaining('socket hang up') },
+    });
+  });
 });
