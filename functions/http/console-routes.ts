@@ -27,6 +27,7 @@ import {
   sessionIdOf,
 } from './console-page.ts';
 import { type PspPageDependencies, pspRoutes } from './console-psps.ts';
+import type { ConsoleRequest } from './console-request.ts';
 import { type SettingsPageDependencies, settingsRoutes } from './console-settings.ts';
 import { auditBody, signInBody } from './console-views.ts';
 import { type WebhookPageDependencies, webhookRoutes } from './console-webhooks.ts';
@@ -43,19 +44,6 @@ export type ConsoleDependencies = ConsoleSessionDependencies &
     /** The hosted sign-in (Cognito) of a deployed stack; none locally, where sign-in links are the way in. */
     identity: IdentityProvider | undefined;
   };
-
-/** One console request, as the routes of functions/http/routes.ts name it (`GET /console/links/{id}`). */
-export interface ConsoleRequest {
-  event: HtmlEvent;
-  route: string;
-  https: boolean;
-  session: ConsoleSession;
-  form: URLSearchParams;
-  /** The browser's language among the console's (docs/console.md#languages), for the pages translated so far. */
-  language: PageLanguage;
-  /** Records a change in the audit log, once the use case made it. */
-  audit(action: ConsoleAction, target: string | null): Promise<void>;
-}
 
 /**
  * What a route needs beyond a live session, checked against the role before anything runs: every change (each
