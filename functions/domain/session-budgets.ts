@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { isIPv6 } from 'node:net';
 import type { Payment } from './payment.ts';
 
 /**
@@ -66,7 +65,8 @@ export function clientKey(
 function networkOf(address: string): string {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
   if (mapped) return mapped[1] as string;
-  if (!isIPv6(address)) return address;
+  // API Gateway gives a well-formed address: only IPv6 has colons.
+  if (!address.includes(':')) return address;
   const [head = '', tail = ''] = address.toLowerCase().split('::');
   const front = head === '' ? [] : head.split(':');
   const back = address.includes('::') ? (tail === '' ? [] : tail.split(':')) : [];

@@ -25,7 +25,7 @@ import {
 } from './console-books-views.ts';
 import { consoleMessages } from './console-messages.ts';
 import { CONSOLE_BASE, consolePage, consoleRedirect } from './console-page.ts';
-import type { ConsoleRequest } from './console-routes.ts';
+import type { ConsoleRequest } from './console-request.ts';
 import type { FieldError } from './console-views.ts';
 import type { HtmlResult } from './html-handler.ts';
 import { validate } from './validate.ts';

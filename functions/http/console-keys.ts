@@ -4,7 +4,7 @@ import type { SigningSecretStore } from '../ports/signing-secret-store.ts';
 import { issueKeyWithoutSecret, listApiKeys, revokeApiKey } from '../use-cases/api-keys.ts';
 import { type ConsoleMessages, consoleMessages } from './console-messages.ts';
 import { CONSOLE_BASE, consolePage, consoleRedirect, csrfField } from './console-page.ts';
-import type { ConsoleRequest } from './console-routes.ts';
+import type { ConsoleRequest } from './console-request.ts';
 import { when } from './console-views.ts';
 import { type Html, html } from './html.ts';
 import type { HtmlResult } from './html-handler.ts';

@@ -12,7 +12,7 @@ import { CLIENT_REFERENCE_PATTERN } from './books-query.ts';
 import { createRequestOf, newLinkBody, typedDecimal } from './console-link-form.ts';
 import { type ConsoleMessages, consoleMessages } from './console-messages.ts';
 import { CONSOLE_BASE, consolePage, consoleRedirect } from './console-page.ts';
-import type { ConsoleRequest } from './console-routes.ts';
+import type { ConsoleRequest } from './console-request.ts';
 import { type FieldError, type LinksSearch, linkBody, linksBody } from './console-views.ts';
 import type { Html } from './html.ts';
 import type { HtmlResult } from './html-handler.ts';

@@ -9,7 +9,7 @@ import {
 } from '../use-cases/routing.ts';
 import { type ConsoleMessages, consoleMessages } from './console-messages.ts';
 import { CONSOLE_BASE, consolePage, consoleRedirect, csrfField } from './console-page.ts';
-import type { ConsoleRequest } from './console-routes.ts';
+import type { ConsoleRequest } from './console-request.ts';
 import type { FieldError } from './console-views.ts';
 import { type Html, html } from './html.ts';
 import type { HtmlResult } from './html-handler.ts';

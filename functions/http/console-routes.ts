@@ -33,6 +33,7 @@ import {
   sessionIdOf,
 } from './console-page.ts';
 import { type PspPageDependencies, pspRoutes } from './console-psps.ts';
+import type { ConsoleRequest } from './console-request.ts';
 import { type SettingsPageDependencies, settingsRoutes } from './console-settings.ts';
 import { auditBody, signInBody } from './console-views.ts';
 import { type WebhookPageDependencies, webhookRoutes } from './console-webhooks.ts';
@@ -54,22 +55,6 @@ export type ConsoleDependencies = ConsoleSessionDependencies &
     /** The CloudFront front's origin secret, when it is deployed (`clientAddress`). */
     edgeSecret: string | undefined;
   };
-
-/** One console request, as the routes of functions/http/routes.ts name it (`GET /console/links/{id}`). */
-export interface ConsoleRequest {
-  event: HtmlEvent;
-  route: string;
-  https: boolean;
-  session: ConsoleSession;
-  form: URLSearchParams;
-  /** The browser's language among the console's (docs/console.md#languages), for the pages translated so far. */
-  language: PageLanguage;
-  /**
-   * Says the change is made, and what it made (a new link's id): its entry in the audit log, written before the
-   * route ran, is settled `succeeded` (a change the route answers without calling this is `unchanged` or `failed`).
-   */
-  audit(action: AuditedAction, target: string | null): Promise<void>;
-}
 
 /**
  * What a route needs beyond a live session, checked against the role before anything runs: every change (each

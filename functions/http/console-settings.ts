@@ -10,7 +10,7 @@ import {
 import { checkoutSettingsRequest } from './checkout-settings-schemas.ts';
 import { consoleMessages } from './console-messages.ts';
 import { CONSOLE_BASE, consolePage, consoleRedirect, csrfField } from './console-page.ts';
-import type { ConsoleRequest } from './console-routes.ts';
+import type { ConsoleRequest } from './console-request.ts';
 import type { FieldError } from './console-views.ts';
 import { formatAmount, type Html, html } from './html.ts';
 import type { HtmlResult } from './html-handler.ts';

@@ -24,8 +24,9 @@ import {
 import { MAX_ENABLED_EVENTS, MAX_ENDPOINT_DESCRIPTION_LENGTH } from './webhook-endpoint-schemas.ts';
 
 /**
- * Response schemas of events and webhook endpoints, beside the links' in response-schemas.ts and built from the
- * same fields; like them, classic zod taken by the handlers as types only (test/unit/import-boundaries.test.ts).
+ * Response schemas of events and webhook endpoints, beside the links' in response-schemas.ts and built from
+ * the same fields; like them, classic zod the handlers take as types only
+ * (biome/response-schemas-as-types.grit).
  */
 
 export const WebhookEndpointId = publicId('we');

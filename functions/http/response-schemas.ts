@@ -38,8 +38,8 @@ import { MAX_DESCRIPTION_LENGTH, MAX_TIMESTAMP_LENGTH } from './schemas.ts';
  * Response schemas: they document what the API returns (docs/openapi.json) and the API tests validate real
  * responses against the generated document, so these cannot drift from the handlers either. The handlers take
  * only their types (`import type`, resources.ts), so they use classic zod and add nothing to a Lambda bundle
- * (test/unit/import-boundaries.test.ts checks this); lib/openapi/ builds the document from them. A schema with
- * a `meta` id is a component of the document (`#/components/schemas`).
+ * (biome/response-schemas-as-types.grit refuses any other import); lib/openapi/ builds the document from them.
+ * A schema with a `meta` id is a component of the document (`#/components/schemas`).
  */
 export const timestamp = (description: string) =>
   z.iso.datetime().max(MAX_TIMESTAMP_LENGTH).meta({ description });

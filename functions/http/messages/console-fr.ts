@@ -1,5 +1,5 @@
 import type { CollectRequirement } from '../../domain/buyer.ts';
-import type { ConsoleMessages } from '../console-messages.ts';
+import type { ConsoleMessages } from './console-texts.ts';
 
 /** How a requirement of `collect` reads, on a link's page and in the create form alike. */
 const requirements: Record<CollectRequirement, string> = { required: 'obligatoire', optional: 'facultatif' };

@@ -1,4 +1,4 @@
-import type { Messages } from '../messages.ts';
+import type { Messages } from './buyer-texts.ts';
 
 /** The buyer-page texts in German. */
 export const de: Messages = {
