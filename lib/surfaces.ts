@@ -1,6 +1,6 @@
 /**
  * The surfaces of the service, and which one each function belongs to: the CDK stack builds each surface's
- * functions in a nested stack of its own (lib/constructs/surface-stack.ts), so that no CloudFormation stack
+ * functions in a nested stack of its own (`SurfaceStack`, lib/constructs/service-functions.ts), so that no CloudFormation stack
  * reaches its 500 resources (docs/operations.md#stack-size). Pure data, read by the CDK stack only: the local
  * stack runs every function in one process whatever its surface.
  *

@@ -178,11 +178,16 @@ class FunctionIntegration extends HttpRouteIntegration {
     });
   }
 
-  /** Every route bound to it points at the one integration built with the function. */
+  /**
+   * What `HttpRoute` asks of its integration (CDK's hook, public in its typings): here the id of the integration
+   * built with the function, for every route bound to it. test/infra/stack-layout.test.ts follows each route to its
+   * function, so a change of the hook in aws-cdk-lib fails there.
+   */
   override _bindToRoute(): { readonly integrationId: string } {
     return { integrationId: this.integrationId };
   }
 
+  /** The integration's settings; CDK calls this only from the `_bindToRoute` replaced above. */
   override bind(): HttpRouteIntegrationConfig {
     return this.config;
   }
