@@ -9,6 +9,7 @@ import { DynamoEndpointRecoveryStore } from './adapters/dynamodb/endpoint-recove
 import { DynamoEventRepository } from './adapters/dynamodb/event-repository.ts';
 import { DynamoIdempotencyStore } from './adapters/dynamodb/idempotency-store.ts';
 import { DynamoLinkRepository } from './adapters/dynamodb/link-repository.ts';
+import { DynamoArmCounterStore } from './adapters/dynamodb/arm-counter-store.ts';
 import { DynamoOutcomeCounterStore } from './adapters/dynamodb/outcome-counter-store.ts';
 import { DynamoPaymentRepository } from './adapters/dynamodb/payment-repository.ts';
 import { DynamoPersonalDataStore } from './adapters/dynamodb/personal-data-store.ts';
@@ -198,11 +199,17 @@ export const outcomeCounterStore = /* @__PURE__ */ once(
   () => new DynamoOutcomeCounterStore(documentClient(), config().TABLE_NAME),
 );
 
+/** The arms of `optimize` rules (docs/orchestration.md#uplift). */
+export const armCounterStore = /* @__PURE__ */ once(
+  () => new DynamoArmCounterStore(documentClient(), config().TABLE_NAME),
+);
+
 /** This container's outcome counts, flushed to one shard chosen when it starts (docs/orchestration.md). */
 export const outcomeRecorder = /* @__PURE__ */ once(
   () =>
     new OutcomeRecorder({
       store: outcomeCounterStore(),
+      arms: armCounterStore(),
       shard: Math.floor(Math.random() * OUTCOME_SHARDS),
       flushEveryMs: config().OUTCOME_FLUSH_MS,
       now,
