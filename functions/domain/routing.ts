@@ -204,11 +204,15 @@ export function routeDecision(
       .filter((c) => methodsFor(link.payment_methods, c.methods)?.length !== 0)
       .map((c) => [c.id, c] as const),
   );
-  const pick = (ids: readonly string[]) =>
-    [...new Set(ids)].flatMap((id) => {
+  // Every checkout routes: a plain loop, without the arrays a spread and a flatMap would allocate.
+  const pick = (ids: readonly string[]) => {
+    const picked: PspConnection[] = [];
+    for (const id of ids) {
       const connection = usable.get(id);
-      return connection ? [connection] : [];
-    });
+      if (connection && !picked.includes(connection)) picked.push(connection);
+    }
+    return picked;
+  };
   const isDown = signals.isDown ?? (() => false);
   // Health first, whatever the strategy: a down connection is never the first choice while another is up.
   const explain = (
