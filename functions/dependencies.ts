@@ -1,6 +1,7 @@
 import { createSecretKey } from 'node:crypto';
 import { DynamoAccountSettingsRepository } from './adapters/dynamodb/account-settings-repository.ts';
 import { DynamoApiKeyRepository } from './adapters/dynamodb/api-key-repository.ts';
+import { DynamoArmCounterStore } from './adapters/dynamodb/arm-counter-store.ts';
 import { DynamoBooks } from './adapters/dynamodb/books.ts';
 import { DynamoCheckoutSettingsRepository } from './adapters/dynamodb/checkout-settings-repository.ts';
 import { DynamoConsoleStore } from './adapters/dynamodb/console-store.ts';
@@ -9,7 +10,6 @@ import { DynamoEndpointRecoveryStore } from './adapters/dynamodb/endpoint-recove
 import { DynamoEventRepository } from './adapters/dynamodb/event-repository.ts';
 import { DynamoIdempotencyStore } from './adapters/dynamodb/idempotency-store.ts';
 import { DynamoLinkRepository } from './adapters/dynamodb/link-repository.ts';
-import { DynamoArmCounterStore } from './adapters/dynamodb/arm-counter-store.ts';
 import { DynamoOutcomeCounterStore } from './adapters/dynamodb/outcome-counter-store.ts';
 import { DynamoPaymentRepository } from './adapters/dynamodb/payment-repository.ts';
 import { DynamoPersonalDataStore } from './adapters/dynamodb/personal-data-store.ts';

@@ -153,9 +153,9 @@ export const performanceQuery = /* @__PURE__ */ once(() =>
 /** `GET /v1/routing/uplift` query parameters: the window, and one rule when only it is asked for. */
 export const upliftQuery = /* @__PURE__ */ once(() =>
   z.strictObject({
-    window: z._default(z.enum(['7d', '30d']), '30d').check(
-      z.meta({ description: 'The last 7 or 30 days (UTC), today included.' }),
-    ),
+    window: z
+      ._default(z.enum(['7d', '30d']), '30d')
+      .check(z.meta({ description: 'The last 7 or 30 days (UTC), today included.' })),
     rule: z
       .optional(z.string().check(z.minLength(1), z.maxLength(100)))
       .check(z.meta({ description: 'Only the rule of this name.' })),

@@ -27,16 +27,25 @@ const AmountIntervalSchema = z
 
 const ArmSchema = z
   .strictObject({
-    checkouts: count().meta({ description: 'Sessions the rule opened in this arm (automatic recoveries aside).' }),
+    checkouts: count().meta({
+      description: 'Sessions the rule opened in this arm (automatic recoveries aside).',
+    }),
     decided: count().meta({ description: 'Of them, those whose outcome is known: paid, failed or left.' }),
     paid: count(),
-    paid_share: z.number().min(0).max(1).nullable().meta({ description: 'paid / decided; null with none decided.' }),
+    paid_share: z
+      .number()
+      .min(0)
+      .max(1)
+      .nullable()
+      .meta({ description: 'paid / decided; null with none decided.' }),
   })
   .meta({ id: 'UpliftArm', title: 'One arm of an optimize rule' });
 
 const figures = {
   learning: ArmSchema.meta({ description: 'The checkouts routed by learning.' }),
-  holdout: ArmSchema.meta({ description: "The checkouts drawn into the holdout, routed by the rule's baseline." }),
+  holdout: ArmSchema.meta({
+    description: "The checkouts drawn into the holdout, routed by the rule's baseline.",
+  }),
   difference_points: interval('percentage points')
     .extend({
       excludes_zero: z.boolean().meta({
@@ -49,7 +58,8 @@ const figures = {
         "Learning's paid share less the holdout's, in percentage points, with Newcombe's 95% interval; null while an arm has no decided checkout.",
     }),
   extra_payments: interval('payments').nullable().meta({
-    description: "The payments learning added to its own checkouts: the difference times learning's decided checkouts.",
+    description:
+      "The payments learning added to its own checkouts: the difference times learning's decided checkouts.",
   }),
   extra_amount: z.array(AmountIntervalSchema).max(200).meta({
     description: "The same in money, per currency, at the learning arm's mean paid amount.",
@@ -59,7 +69,9 @@ const figures = {
 const NetUpliftSchema = z
   .strictObject({
     currency: z.string().max(3),
-    learning_per_checkout: decimal().meta({ description: 'Amount less fee per decided checkout (unpaid: 0).' }),
+    learning_per_checkout: decimal().meta({
+      description: 'Amount less fee per decided checkout (unpaid: 0).',
+    }),
     holdout_per_checkout: decimal(),
     difference_per_checkout: AmountIntervalSchema.extend({ excludes_zero: z.boolean() }),
     extra: AmountIntervalSchema.meta({ description: "The difference times learning's decided checkouts." }),

@@ -9,7 +9,10 @@ export interface UpliftDependencies {
 }
 
 /** `GET /v1/routing/uplift`: what learning earned in the caller's mode, per rule and together. */
-export type RoutingUpliftResource = { object: 'routing_uplift'; method: typeof UPLIFT_METHOD } & RoutingUplift;
+export type RoutingUpliftResource = {
+  object: 'routing_uplift';
+  method: typeof UPLIFT_METHOD;
+} & RoutingUplift;
 
 /** The interval's method, named in every answer so that a reader can check it (docs/orchestration.md#uplift). */
 export const UPLIFT_METHOD = 'newcombe_wilson_95';

@@ -31,8 +31,8 @@ import {
 } from '../../functions/http/response-schemas.ts';
 import { ConnectionPerformanceSchema } from '../../functions/http/routing-response-schemas.ts';
 import { performanceQuery, routingRequest, upliftQuery } from '../../functions/http/routing-schemas.ts';
-import { RoutingUpliftSchema } from '../../functions/http/uplift-response-schemas.ts';
 import { createPaymentLinkRequest, updatePaymentLinkRequest } from '../../functions/http/schemas.ts';
+import { RoutingUpliftSchema } from '../../functions/http/uplift-response-schemas.ts';
 import { emptyRequest } from '../../functions/http/validate.ts';
 import {
   createWebhookEndpointRequest,
