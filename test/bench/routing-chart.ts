@@ -102,13 +102,19 @@ export async function worldsChartSvg(summaries: readonly WorldSummary[], target:
       covered: u.low <= u.truth && u.truth <= u.high ? 'covers the truth' : 'misses the truth',
     })),
   );
-  const world = { field: 'world', type: 'nominal', title: 'World', sort: summaries.map((s) => s.world) };
+  const order = summaries.map((summary) => summary.world);
+  const world = { field: 'world', type: 'nominal', title: 'World', sort: order };
   return svgOf({
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     config: CONFIG,
     vconcat: [
       {
-        title: `conversion below the oracle per seed (${summaries[0]?.seeds.length ?? 0} seeds a world; bar: median; dashed: the ${target}-point target)`,
+        title: {
+          text: [
+            '`conversion` (its learning arm) below the oracle, in points',
+            `a dot per seed (${summaries[0]?.seeds.length ?? 0} a world), the bar its median, dashed the ${target}-point target`,
+          ],
+        },
         width: 640,
         height: 36 * summaries.length,
         layer: [
@@ -133,8 +139,12 @@ export async function worldsChartSvg(summaries: readonly WorldSummary[], target:
         ],
       },
       {
-        title:
-          "Uplift of conversion over its 5% holdout: each seed's 95% interval (bar) and the true difference (dot)",
+        title: {
+          text: [
+            'Uplift of `conversion` over its 5% holdout, in points',
+            "each seed's 95% interval (a bar) and the true difference (a dot)",
+          ],
+        },
         width: 640,
         height: 60 * summaries.length,
         data: { values: uplift },

@@ -44,6 +44,11 @@ const counters: CounterModel = {
       paid: 1000,
       failed: 150,
       left: 50,
+      // The same counts as learning weighs them (functions/domain/outcome-weights.ts).
+      w_opened: 1200,
+      w_paid: 1000,
+      w_failed: 120,
+      w_left: 25,
       ttl: 1_764_500_000,
     }),
   ),
