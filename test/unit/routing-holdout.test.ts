@@ -10,6 +10,7 @@ import {
   routeDecision,
   routingProblems,
 } from '../../functions/domain/routing.ts';
+import { chooseByStrategy } from '../../functions/domain/strategies.ts';
 import { seededRandom } from '../../lib/local/seeded-random.ts';
 
 const connection = (id: string, overrides: Partial<PspConnection> = {}): PspConnection => ({
@@ -93,14 +94,23 @@ describe('the holdout of an optimize rule', () => {
 
   it('holds nothing out with a share of 0, drawing exactly as a rule did before holdouts', () => {
     const none = decisions(routingWith({ holdout: { share: 0 } }), 500, 9);
+    // The strategy alone, on the same generator: no draw is spent on a holdout.
     const random = seededRandom(9);
     const alone = Array.from({ length: 500 }, () =>
-      routeDecision(link, routingWith({ holdout: { share: 0 } }), connections, random, { observed }),
+      chooseByStrategy({
+        goal: 'conversion',
+        candidates: connections,
+        observed,
+        isDown: () => false,
+        amount: link.amount,
+        method: undefined,
+        random,
+      }),
     );
 
     expect(none.some((route) => route.decision.holdout)).toBe(false);
     expect(none.map((route) => route.connections.map((c) => c.id))).toEqual(
-      alone.map((route) => route.connections.map((c) => c.id)),
+      alone.map((choice) => choice.order.map((c) => c.id)),
     );
   });
 
