@@ -14,7 +14,9 @@ import {
 
 const now = new Date('2026-11-30T12:00:00.000Z');
 
-const bucket = (overrides: Partial<ArmBucket> & { counts: Partial<ArmCounts> }): ArmBucket => ({
+const bucket = (
+  overrides: Partial<Omit<ArmBucket, 'counts'>> & { counts: Partial<ArmCounts> },
+): ArmBucket => ({
   account: 'acme',
   mode: 'live',
   day: '2026-11-30',
