@@ -4,8 +4,8 @@ import { UPLIFT_WINDOWS } from '../domain/uplift.ts';
 
 /** `GET /v1/routing/uplift` (docs/orchestration.md#uplift): what learning earned against its holdout. */
 
-/** A count of checkouts over at most 30 days: far below 2^53, and above what int32 holds only past 800 a second. */
-const count = () => z.int().min(0);
+/** A count of checkouts over at most 30 days: far below 2^53, but past int32 for a merchant above 800 a second. */
+const count = () => z.int().min(0).meta({ format: 'int64' });
 
 const interval = (unit: string) =>
   z.strictObject({

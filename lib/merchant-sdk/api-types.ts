@@ -781,10 +781,17 @@ export interface components {
     };
     /** One arm of an optimize rule */
     UpliftArm: {
-      /** @description Sessions the rule opened in this arm (automatic recoveries aside). */
+      /**
+       * Format: int64
+       * @description Sessions the rule opened in this arm (automatic recoveries aside).
+       */
       checkouts: number;
-      /** @description Of them, those whose outcome is known: paid, failed or left. */
+      /**
+       * Format: int64
+       * @description Of them, those whose outcome is known: paid, failed or left.
+       */
       decided: number;
+      /** Format: int64 */
       paid: number;
       /** @description paid / decided; null with none decided. */
       paid_share: number | null;
