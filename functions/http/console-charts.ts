@@ -156,7 +156,8 @@ export function upliftChart(
   const values = rows.flatMap(({ label, figures }) =>
     figures.difference_points ? [{ label, ...figures.difference_points }] : [],
   );
-  const y = { field: 'label', type: 'nominal', title: null, sort: null };
+  // A rule's name and goal, whole: Vega cuts labels at 180 px by default.
+  const y = { field: 'label', type: 'nominal', title: null, sort: null, axis: { labelLimit: 320 } };
   return svgOf({ name: 'uplift', ...labels }, values, {
     height: 40 + 32 * values.length,
     layer: [
