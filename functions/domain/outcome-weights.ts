@@ -6,7 +6,9 @@ import type { Payment } from './payment.ts';
  * a few clients cannot steer a merchant's buyers: a decline the PSP reported is evidence about the connection; a
  * session left without one (expired, canceled, replaced) costs nobody anything to make, and counts for less; and a
  * client counts at most one unpaid outcome per connection in `CLIENT_WINDOW_MS`, since more from one client say
- * more about the client (a card that keeps failing, or an attacker) than about the connection. Pure.
+ * more about the client (a card that keeps failing, or an attacker) than about the connection. Pure. Once failure
+ * classes tell a PSP's outage from a decline, an `outage` outcome gets its own line here (counted apart, as a
+ * stored `w_outage` the mapper reads as 0 on older items), and only declines stay evidence against a connection.
  */
 export const OUTCOME_WEIGHTS: Readonly<Record<Outcome, number>> = Object.freeze({
   opened: 1,

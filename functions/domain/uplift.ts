@@ -77,7 +77,8 @@ const isGoal = (strategy: string): strategy is OptimizeGoal =>
 /**
  * What a payment's outcome adds to its rule's arm: only a checkout an `optimize` rule decided (not an automatic
  * recovery, which follows a checkout already counted), on the day it was opened. Its fee is the one its decision
- * expected at the connection it opened at (none: 0).
+ * expected at the connection it opened at (none: 0); where a PSP reports the fee it took, that one belongs here.
+ * A failed opening has no outcome (`outcomeOf`), so a checkout that failed over counts once, where it opened.
  */
 export function armChangeOf(
   payment: Pick<Payment, 'account' | 'mode' | 'created_at' | 'connection_id' | 'amount' | 'routing'>,
