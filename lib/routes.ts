@@ -237,6 +237,8 @@ export const functions = {
   'get-connection-performance': { table: ['GetItem', 'Query', 'PutItem'], merchantApi: true },
   'get-routing': { table: ['GetItem', 'Query', 'PutItem'], merchantApi: true },
   'put-routing': { table: ['GetItem', 'Query', 'PutItem'], merchantApi: true },
+  // The arms' counters are Queries by (account, mode) and shard (docs/orchestration.md#uplift).
+  'get-routing-uplift': { table: ['Query'], merchantApi: true },
   'get-checkout-settings': { table: ['GetItem'], merchantApi: true },
   'put-checkout-settings': { table: ['PutItem'], merchantApi: true },
   // The merchant console (docs/console.md): its sessions, sign-in links and audit log, and the links use cases

@@ -26,6 +26,7 @@ export const routes = [
   { method: 'GET', path: '/v1/psp-connections/{id}/performance', handler: 'get-connection-performance' },
   { method: 'GET', path: '/v1/routing', handler: 'get-routing' },
   { method: 'PUT', path: '/v1/routing', handler: 'put-routing' },
+  { method: 'GET', path: '/v1/routing/uplift', handler: 'get-routing-uplift' },
   { method: 'GET', path: '/v1/checkout-settings', handler: 'get-checkout-settings' },
   { method: 'PUT', path: '/v1/checkout-settings', handler: 'put-checkout-settings' },
   { method: 'POST', path: '/v1/events/{id}/redeliver', handler: 'redeliver-event' },

@@ -83,9 +83,16 @@ export interface paths {
     get: operations["getRouting"];
     /**
      * Replace the routing
-     * @description Replaces the routing of the mode and returns it. `then` is `{"priority": [ids]}`, `{"split": [{"connection", "weight"}]}` or `{"optimize": "conversion"|"cost"|"value", "connections": [ids]}` (docs/orchestration.md#routing-that-learns), each with an optional `recovery` (`auto`, `offer`, `off`); every `when` field is optional and all given ones must match; amount bounds apply to links in a currency the rule names. Unknown, removed or other-mode connection ids, empty lists and weights that are not positive integers are 422 with pointers.
+     * @description Replaces the routing of the mode and returns it. `then` is `{"priority": [ids]}`, `{"split": [{"connection", "weight"}]}` or `{"optimize": "conversion"|"cost"|"value", "connections": [ids], "holdout"?: {"share", "baseline"?}}` (docs/orchestration.md#routing-that-learns; the holdout, 5% on the rule's own order unless named: docs/orchestration.md#holdout), each with an optional `recovery` (`auto`, `offer`, `off`); every `when` field is optional and all given ones must match; amount bounds apply to links in a currency the rule names. Unknown, removed or other-mode connection ids, empty lists, weights that are not positive integers and a holdout share outside 0 to 0.5 are 422 with pointers.
      */
     put: operations["putRouting"];
+  };
+  "/v1/routing/uplift": {
+    /**
+     * What routing that learns earned
+     * @description For each `optimize` rule with checkouts in the window (the last 7 or 30 days, today included) and for them all together: the checkouts and paid share of the learning arm and of the holdout (drawn at random per checkout, routed by the rule's baseline), the difference in percentage points with its 95% interval (Newcombe's hybrid score interval), whether the interval excludes zero, and the extra payments and amount it implies; for rules that optimize `cost` or `value`, the same net of fees. Counted as sessions are decided, at most a few seconds late (docs/orchestration.md#uplift).
+     */
+    get: operations["getRoutingUplift"];
   };
   "/v1/checkout-settings": {
     /**
@@ -242,6 +249,8 @@ export interface components {
       exploration: boolean;
       /** @description Opened at the next connection after the buyer's failed attempt. */
       recovery: boolean;
+      /** @description Drawn into the `optimize` rule's holdout: routed by its baseline, not by learning (docs/orchestration.md#holdout). */
+      holdout: boolean;
     };
     /** Segment of a routing decision */
     RoutingSegment: {
@@ -692,6 +701,123 @@ export interface components {
           last_hour: components["schemas"]["OutcomeCounts"];
           last_24h: components["schemas"]["OutcomeCounts"];
         }[];
+    };
+    /** What routing that learns earned against its holdout */
+    RoutingUplift: {
+      /** @constant */
+      object: "routing_uplift";
+      /**
+       * @description How the intervals are computed: Newcombe's hybrid score interval (Wilson per arm) for a difference of paid shares, at 95%; rules together by the same rule (MOVER), each weighted by its learning arm's decided checkouts; net of fees by the normal interval of a difference of means.
+       * @constant
+       */
+      method: "newcombe_wilson_95";
+      /** @enum {string} */
+      window: "7d" | "30d";
+      /** @description The first day (UTC) counted; the last is today. */
+      since: string;
+      /** @description Every rule together. */
+      overall: {
+        /** @description The checkouts routed by learning. */
+        learning: components["schemas"]["UpliftArm"];
+        /** @description The checkouts drawn into the holdout, routed by the rule's baseline. */
+        holdout: components["schemas"]["UpliftArm"];
+        /** @description Learning's paid share less the holdout's, in percentage points, with Newcombe's 95% interval; null while an arm has no decided checkout. */
+        difference_points: {
+          /** @description The estimate, in percentage points. */
+          estimate: number;
+          /** @description The low end of its 95% interval. */
+          low: number;
+          /** @description The high end of its 95% interval. */
+          high: number;
+          /** @description The interval lies wholly above or below zero: the difference is unlikely to be chance. */
+          excludes_zero: boolean;
+        } | null;
+        /** @description The payments learning added to its own checkouts: the difference times learning's decided checkouts. */
+        extra_payments: {
+          /** @description The estimate, in payments. */
+          estimate: number;
+          /** @description The low end of its 95% interval. */
+          low: number;
+          /** @description The high end of its 95% interval. */
+          high: number;
+        } | null;
+        /** @description The same in money, per currency, at the learning arm's mean paid amount. */
+        extra_amount: components["schemas"]["AmountInterval"][];
+      };
+      /** @description Each rule (by name and goal) with checkouts in the window, busiest first. */
+      rules: ({
+          rule: string;
+          /** @enum {string} */
+          goal: "conversion" | "cost" | "value";
+          /** @description The checkouts routed by learning. */
+          learning: components["schemas"]["UpliftArm"];
+          /** @description The checkouts drawn into the holdout, routed by the rule's baseline. */
+          holdout: components["schemas"]["UpliftArm"];
+          /** @description Learning's paid share less the holdout's, in percentage points, with Newcombe's 95% interval; null while an arm has no decided checkout. */
+          difference_points: {
+            /** @description The estimate, in percentage points. */
+            estimate: number;
+            /** @description The low end of its 95% interval. */
+            low: number;
+            /** @description The high end of its 95% interval. */
+            high: number;
+            /** @description The interval lies wholly above or below zero: the difference is unlikely to be chance. */
+            excludes_zero: boolean;
+          } | null;
+          /** @description The payments learning added to its own checkouts: the difference times learning's decided checkouts. */
+          extra_payments: {
+            /** @description The estimate, in payments. */
+            estimate: number;
+            /** @description The low end of its 95% interval. */
+            low: number;
+            /** @description The high end of its 95% interval. */
+            high: number;
+          } | null;
+          /** @description The same in money, per currency, at the learning arm's mean paid amount. */
+          extra_amount: components["schemas"]["AmountInterval"][];
+          /** @description For a rule that optimizes `cost` or `value`: the uplift net of fees, per currency. */
+          net: components["schemas"]["NetUplift"][] | null;
+        })[];
+    };
+    /** One arm of an optimize rule */
+    UpliftArm: {
+      /**
+       * Format: int64
+       * @description Sessions the rule opened in this arm (automatic recoveries aside).
+       */
+      checkouts: number;
+      /**
+       * Format: int64
+       * @description Of them, those whose outcome is known: paid, failed or left.
+       */
+      decided: number;
+      /** Format: int64 */
+      paid: number;
+      /** @description paid / decided; null with none decided. */
+      paid_share: number | null;
+    };
+    /** An amount with its 95% interval (decimal strings) */
+    AmountInterval: {
+      currency: string;
+      estimate: string;
+      low: string;
+      high: string;
+    };
+    /** The uplift net of fees in one currency */
+    NetUplift: {
+      currency: string;
+      /** @description Amount less fee per decided checkout (unpaid: 0). */
+      learning_per_checkout: string;
+      holdout_per_checkout: string;
+      difference_per_checkout: {
+        currency: string;
+        estimate: string;
+        low: string;
+        high: string;
+        excludes_zero: boolean;
+      };
+      /** @description The difference times learning's decided checkouts. */
+      extra: components["schemas"]["AmountInterval"];
     };
     /** Checkout settings (branding of the checkout pages) */
     CheckoutSettings: {
@@ -2827,6 +2953,13 @@ export interface operations {
                    */
                   optimize: "conversion" | "cost" | "value";
                   connections: string[];
+                  /** @description The control group that measures what learning earns (`GET /v1/routing/uplift`); 5% of checkouts on the rule's own order when absent. */
+                  holdout?: {
+                    /** @description The share of the rule's checkouts routed by the baseline instead, drawn at random per checkout: 0 (none) to 0.5. */
+                    share: number;
+                    /** @description The baseline's connections in order; the rule's own `connections` when absent. */
+                    baseline?: string[];
+                  };
                   /**
                    * @description After a failed attempt: open the next connection at once, once per buyer (`auto`, the default of `optimize`), offer "Pay with another payment provider" (`offer`, the default of `priority` and `split`), or neither (`off`).
                    * @enum {string}
@@ -2902,7 +3035,7 @@ export interface operations {
   };
   /**
    * Replace the routing
-   * @description Replaces the routing of the mode and returns it. `then` is `{"priority": [ids]}`, `{"split": [{"connection", "weight"}]}` or `{"optimize": "conversion"|"cost"|"value", "connections": [ids]}` (docs/orchestration.md#routing-that-learns), each with an optional `recovery` (`auto`, `offer`, `off`); every `when` field is optional and all given ones must match; amount bounds apply to links in a currency the rule names. Unknown, removed or other-mode connection ids, empty lists and weights that are not positive integers are 422 with pointers.
+   * @description Replaces the routing of the mode and returns it. `then` is `{"priority": [ids]}`, `{"split": [{"connection", "weight"}]}` or `{"optimize": "conversion"|"cost"|"value", "connections": [ids], "holdout"?: {"share", "baseline"?}}` (docs/orchestration.md#routing-that-learns; the holdout, 5% on the rule's own order unless named: docs/orchestration.md#holdout), each with an optional `recovery` (`auto`, `offer`, `off`); every `when` field is optional and all given ones must match; amount bounds apply to links in a currency the rule names. Unknown, removed or other-mode connection ids, empty lists, weights that are not positive integers and a holdout share outside 0 to 0.5 are 422 with pointers.
    */
   putRouting: {
     requestBody: {
@@ -2946,6 +3079,13 @@ export interface operations {
                  */
                 optimize: "conversion" | "cost" | "value";
                 connections: string[];
+                /** @description The control group that measures what learning earns (`GET /v1/routing/uplift`); 5% of checkouts on the rule's own order when absent. */
+                holdout?: {
+                  /** @description The share of the rule's checkouts routed by the baseline instead, drawn at random per checkout: 0 (none) to 0.5. */
+                  share: number;
+                  /** @description The baseline's connections in order; the rule's own `connections` when absent. */
+                  baseline?: string[];
+                };
                 /**
                  * @description After a failed attempt: open the next connection at once, once per buyer (`auto`, the default of `optimize`), offer "Pay with another payment provider" (`offer`, the default of `priority` and `split`), or neither (`off`).
                  * @enum {string}
@@ -3005,6 +3145,13 @@ export interface operations {
                    */
                   optimize: "conversion" | "cost" | "value";
                   connections: string[];
+                  /** @description The control group that measures what learning earns (`GET /v1/routing/uplift`); 5% of checkouts on the rule's own order when absent. */
+                  holdout?: {
+                    /** @description The share of the rule's checkouts routed by the baseline instead, drawn at random per checkout: 0 (none) to 0.5. */
+                    share: number;
+                    /** @description The baseline's connections in order; the rule's own `connections` when absent. */
+                    baseline?: string[];
+                  };
                   /**
                    * @description After a failed attempt: open the next connection at once, once per buyer (`auto`, the default of `optimize`), offer "Pay with another payment provider" (`offer`, the default of `priority` and `split`), or neither (`off`).
                    * @enum {string}
@@ -3069,6 +3216,107 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"] & {
             /** @enum {unknown} */
             code?: "unsupported_media_type";
+          };
+        };
+      };
+      /** @description `validation_failed`: One `errors` entry per invalid field, parameter or header. */
+      422: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "validation_failed";
+          };
+        };
+      };
+      /** @description `rate_limited`: Too many requests for this account and mode; see `Retry-After`. */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error`: Our fault; retry later (idempotent requests are safe to retry). */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "internal_error";
+          };
+        };
+      };
+      /** @description `temporarily_unavailable`: A service we depend on throttled us or did not answer; retry after `Retry-After` (idempotent requests are safe to retry). */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "temporarily_unavailable";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * What routing that learns earned
+   * @description For each `optimize` rule with checkouts in the window (the last 7 or 30 days, today included) and for them all together: the checkouts and paid share of the learning arm and of the holdout (drawn at random per checkout, routed by the rule's baseline), the difference in percentage points with its 95% interval (Newcombe's hybrid score interval), whether the interval excludes zero, and the extra payments and amount it implies; for rules that optimize `cost` or `value`, the same net of fees. Counted as sessions are decided, at most a few seconds late (docs/orchestration.md#uplift).
+   */
+  getRoutingUplift: {
+    parameters: {
+      query?: {
+        /** @description The last 7 or 30 days (UTC), today included. */
+        window?: "7d" | "30d";
+        /** @description Only the rule of this name. */
+        rule?: string;
+      };
+    };
+    responses: {
+      /** @description The uplift. */
+      200: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["RoutingUplift"];
+        };
+      };
+      /** @description `unauthorized`: Missing, malformed, unknown or revoked API key. */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "unauthorized";
           };
         };
       };

@@ -18,6 +18,8 @@ export interface StoredRouting {
   c?: (string | [string, number | null, number, number | null, 0 | 1])[];
   x?: 1;
   v?: 1;
+  /** Held out (2026-11-30, issue 50): absent on every decision before holdouts and on every learned one. */
+  h?: 1;
 }
 
 const known = (estimate: CandidateEstimate) =>
@@ -51,6 +53,7 @@ export function toStoredRouting(decision: RoutingDecision): StoredRouting {
         }),
     ...(decision.exploration ? { x: 1 } : {}),
     ...(decision.recovery ? { v: 1 } : {}),
+    ...(decision.holdout ? { h: 1 } : {}),
   };
 }
 
@@ -70,5 +73,6 @@ export function fromStoredRouting(stored: StoredRouting, connectionId: string): 
     chosen: connectionId,
     exploration: stored.x === 1,
     recovery: stored.v === 1,
+    holdout: stored.h === 1,
   };
 }
