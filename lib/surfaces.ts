@@ -65,6 +65,7 @@ export const surfaceOf: Record<HandlerName, Surface> = {
   'get-connection-performance': 'Connections',
   'get-routing': 'Connections',
   'put-routing': 'Connections',
+  'get-routing-uplift': 'Connections',
   'get-checkout-settings': 'Connections',
   'put-checkout-settings': 'Connections',
   console: 'Console',
