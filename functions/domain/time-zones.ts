@@ -8,10 +8,25 @@ export const DEFAULT_TIME_ZONE = 'UTC';
 /** The longest IANA name, `America/Argentina/ComodRivadavia`, has 32 characters. */
 export const MAX_TIME_ZONE_LENGTH = 64;
 
-/** Whether `name` is a time zone of `Intl.supportedValuesOf('timeZone')`, or `UTC`, which that list leaves out. */
-export function isTimeZone(name: string): boolean {
-  return name === DEFAULT_TIME_ZONE || Intl.supportedValuesOf('timeZone').includes(name);
+/**
+ * The time zone `name` names, as `Intl.supportedValuesOf('timeZone')` spells it (or `UTC`, which that list leaves
+ * out): the name itself when the list holds it, or the zone of the list the platform takes it for (an alias such as
+ * `Asia/Kolkata`, which this ICU lists as `Asia/Calcutta`; any case); undefined for anything else (an offset such
+ * as `+01:00`, a zone the platform does not know).
+ */
+export function timeZoneNamed(name: string): string | undefined {
+  const supported = Intl.supportedValuesOf('timeZone');
+  if (name === DEFAULT_TIME_ZONE || supported.includes(name)) return name;
+  let resolved: string;
+  try {
+    resolved = new Intl.DateTimeFormat('en', { timeZone: name }).resolvedOptions().timeZone;
+  } catch {
+    return undefined;
+  }
+  return resolved === DEFAULT_TIME_ZONE || supported.includes(resolved) ? resolved : undefined;
 }
+
+export const isTimeZone = (name: string): boolean => timeZoneNamed(name) !== undefined;
 
 /** A calendar date as the API takes it in a bound (`created[gte]=2026-11-29`). */
 export const DATE_PATTERN = /^\d{4}-\d{2}-\d{2}$/;

@@ -22,7 +22,7 @@ export const accountSettingsRequest = /* @__PURE__ */ once(() =>
         z.maxLength(MAX_TIME_ZONE_LENGTH),
         z.refine(isTimeZone, 'Must be an IANA time zone name such as Europe/Amsterdam, or UTC.'),
         z.meta({
-          description: `The IANA time zone (\`Europe/Amsterdam\`) in which a date of the books' filters is a day: \`created[gte]=2026-11-29\` is the start of that day there. One of \`Intl.supportedValuesOf('timeZone')\`, or ${DEFAULT_TIME_ZONE}; absent: ${DEFAULT_TIME_ZONE}.`,
+          description: `The IANA time zone (\`Europe/Amsterdam\`) in which a date of the books' filters is a day: \`created[gte]=2026-11-29\` is the start of that day there. One of \`Intl.supportedValuesOf('timeZone')\` (a name the platform takes for one of them reads back as that one), or ${DEFAULT_TIME_ZONE}; absent: ${DEFAULT_TIME_ZONE}.`,
         }),
       ),
     ),

@@ -9,6 +9,7 @@ import {
   retentionStep,
 } from '../domain/personal-data.ts';
 import type { Mode, Principal } from '../domain/principal.ts';
+import { timeZoneNamed } from '../domain/time-zones.ts';
 import { logger } from '../logger.ts';
 import type { PaymentRepository } from '../ports/payment-repository.ts';
 import type { AccountSettingsRepository, PersonalDataStore } from '../ports/personal-data.ts';
@@ -209,7 +210,8 @@ export async function putAccountSettings(
   const settings: AccountSettings = {
     ...defaults,
     personal_data_retention_days: input.personal_data_retention_days,
-    time_zone: input.time_zone ?? defaults.time_zone,
+    // As the platform's list spells it (an alias given reads back as the zone it names).
+    time_zone: (input.time_zone && timeZoneNamed(input.time_zone)) ?? defaults.time_zone,
     updated_at: deps.now().toISOString(),
   };
   await deps.settings.put(settings);

@@ -1,4 +1,8 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { personalDataKeys } from '../../functions/adapters/dynamodb/table-schema.ts';
+import { documentClient } from '../../functions/clients/dynamodb.ts';
+import { config } from '../../functions/config.ts';
 import { paymentRepository, pspConnectionRepository } from '../../functions/dependencies.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
 import { fromMinorUnits, toMinorUnits } from '../../functions/domain/money.ts';
@@ -361,5 +365,48 @@ describe('a month of books', () => {
     const invalid = await api('GET', '/v1/payments?created[gte]=2026-02-30');
     expect(invalid.status).toBe(422);
     expect(invalid.body.errors[0]).toMatchObject({ pointer: '/created[gte]' });
+  });
+});
+
+describe("the account's time zone", () => {
+  it('is UTC until set, an IANA name of the platform when set, and UTC again when a PUT leaves it out', async () => {
+    const other = (await stack.issueKey('books-zones', 'test')).api_key;
+    const settings = (method: string, body?: unknown) =>
+      stack.request(method, '/v1/account-settings', { key: other, ...(body ? { body } : {}) });
+
+    const fresh = await settings('GET');
+    expect(fresh.body).toMatchObject({ time_zone: 'UTC' });
+    expectDocumented('get', '/v1/account-settings', fresh);
+    for (const zone of ['Mars/Olympus', '+01:00', 'Europe/', '']) {
+      const refused = await settings('PUT', { personal_data_retention_days: 400, time_zone: zone });
+      expect(refused.status).toBe(422);
+      expect(refused.body.errors[0].pointer).toBe('/time_zone');
+    }
+    const set = await settings('PUT', { personal_data_retention_days: 400, time_zone: 'America/Sao_Paulo' });
+    expectDocumented('put', '/v1/account-settings', set);
+    expect((await settings('GET')).body.time_zone).toBe('America/Sao_Paulo');
+    // A name the platform takes for a zone of its list reads back as that zone.
+    await settings('PUT', { personal_data_retention_days: 400, time_zone: 'europe/amsterdam' });
+    expect((await settings('GET')).body.time_zone).toBe('Europe/Amsterdam');
+    await settings('PUT', { personal_data_retention_days: 400 });
+    expect((await settings('GET')).body.time_zone).toBe('UTC');
+
+    // Settings stored before they had a time zone.
+    await documentClient().send(
+      new PutCommand({
+        TableName: config().TABLE_NAME,
+        Item: {
+          ...personalDataKeys.accountSettings('books-zones', 'test'),
+          account: 'books-zones',
+          mode: 'test',
+          personal_data_retention_days: 90,
+          updated_at: new Date().toISOString(),
+        },
+      }),
+    );
+    expect((await settings('GET')).body).toMatchObject({
+      personal_data_retention_days: 90,
+      time_zone: 'UTC',
+    });
   });
 });
