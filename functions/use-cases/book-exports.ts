@@ -33,26 +33,36 @@ export interface ExportReads {
 
 export const newExportReads = (): ExportReads => ({ links: new Map() });
 
-function linkOf(
+/** The links of `ids` an export has not read yet, read together, each once per export. */
+function readLinks(
   deps: BooksDependencies,
   principal: Principal,
   reads: ExportReads,
-  id: string,
-): Promise<ExportedLink | undefined> {
-  const known = reads.links.get(id);
-  if (known) return known;
-  const read = deps.links.get(id, principal.mode).then((link) =>
-    link && link.account === principal.account
-      ? {
-          description: link.description,
-          metadata: link.metadata,
-          quantities: link.line_items?.map((item) => item.quantity) ?? null,
-          amount: link.amount,
-        }
-      : undefined,
+  ids: readonly string[],
+) {
+  const unread = ids.filter((id) => !reads.links.has(id));
+  if (!unread.length) return;
+  const read = deps.links.getMany(unread, principal.mode).then(
+    (links) =>
+      new Map(
+        links
+          .filter((link) => link.account === principal.account)
+          .map((link) => [
+            link.id,
+            {
+              description: link.description,
+              metadata: link.metadata,
+              quantities: link.line_items?.map((item) => item.quantity) ?? null,
+              amount: link.amount,
+            },
+          ]),
+      ),
   );
-  reads.links.set(id, read);
-  return read;
+  for (const id of unread)
+    reads.links.set(
+      id,
+      read.then((found) => found.get(id)),
+    );
 }
 
 function namesOf(deps: BookExportDependencies, principal: Principal, reads: ExportReads) {
@@ -76,9 +86,10 @@ async function contextsOf(
   entries: readonly { linkId: string; connectionId: string }[],
 ): Promise<(entry: { linkId: string; connectionId: string }) => RowContext & { amount: Amount | null }> {
   const ids = [...new Set(entries.map((entry) => entry.linkId))];
+  readLinks(deps, principal, reads, ids);
   const [names, links] = await Promise.all([
     namesOf(deps, principal, reads),
-    Promise.all(ids.map((id) => linkOf(deps, principal, reads, id))),
+    Promise.all(ids.map((id) => reads.links.get(id))),
   ]);
   const byId = new Map(ids.map((id, index) => [id, links[index]] as const));
   return (entry) => {
