@@ -5616,7 +5616,7 @@ export interface operations {
            * @description Days after a payment's creation that its buyer's details are erased, 30 to 3650 (default 400).
            */
           personal_data_retention_days: number;
-          /** @description The IANA time zone (`Europe/Amsterdam`) in which a date of the books' filters is a day: `created[gte]=2026-11-29` is the start of that day there. One of `Intl.supportedValuesOf('timeZone')`, or UTC; absent: UTC. */
+          /** @description The IANA time zone (`Europe/Amsterdam`) in which a date of the books' filters is a day: `created[gte]=2026-11-29` is the start of that day there. One of `Intl.supportedValuesOf('timeZone')` (a name the platform takes for one of them reads back as that one), or UTC; absent: UTC. */
           time_zone?: string;
         };
       };

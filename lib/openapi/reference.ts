@@ -239,7 +239,11 @@ const parameterTable = (parameters: Parameter[]) => [
   '| parameter | in | required | type | notes |',
   '| --------- | -- | -------- | ---- | ----- |',
   ...parameters.map((parameter) => {
-    const notes = describe(parameter.description, constraintsOf(parameter.schema));
+    // A parameter of several forms (a date or a date-time) keeps its description on its schema.
+    const notes = describe(
+      parameter.description ?? parameter.schema.description,
+      constraintsOf(parameter.schema),
+    );
     return `| \`${parameter.name}\` | ${parameter.in} | ${parameter.required ? 'yes' : 'no'} | ${cell(typeOf(parameter.schema))} | ${cell(notes)} |`;
   }),
 ];
