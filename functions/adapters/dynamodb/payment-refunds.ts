@@ -14,7 +14,7 @@ export interface RefundedTotal {
 
 /**
  * The refund totals of a link's payments as its item holds them: a reusable link's per payment
- * (`paid_payments`), a single-use link's on the link, whose one payment it is. Only payments with refunds.
+ * (`paid_payments`), a single-use link's on the link, whose one payment it is; each at the link's version.
  */
 export function refundedTotalsOf(link: PaymentLink): RefundedTotal[] {
   const paid = link.reusable

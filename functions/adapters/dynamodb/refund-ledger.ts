@@ -11,23 +11,29 @@ import { allOfSweeperIndex, dueInSweeperIndex, type TableIndexRef } from './quer
 import { writeRefundEntry } from './refund-entries.ts';
 import { currentIndexNames, type IndexNames, keys, refundCheckKeys } from './table-schema.ts';
 
-/** The refunded payment's total as a settlement's write left it (`ReturnValues: UPDATED_NEW` of that write). */
+/**
+ * The refunded payment's total as a settlement's write left it (`ReturnValues: UPDATED_NEW` of that write), or
+ * undefined should the answer lack it (then the next settlement or the backfill copies it).
+ */
 function paymentTotalIn(
   link: PaymentLink,
   refund: Refund,
   updated: Record<string, unknown> | undefined,
-): RefundedTotal {
+): RefundedTotal | undefined {
   const perPayment = updated?.paid_payments as
     | Record<string, { refund_refunded_minor?: unknown }>
     | undefined;
   const refunded = link.reusable
     ? perPayment?.[refund.payment_id]?.refund_refunded_minor
     : updated?.refund_refunded_minor;
-  return {
+  const total = {
     paymentId: refund.payment_id,
     refundedMinor: Number(refunded),
     linkVersion: Number(updated?.version),
   };
+  return Number.isSafeInteger(total.refundedMinor) && Number.isSafeInteger(total.linkVersion)
+    ? total
+    : undefined;
 }
 
 /**
@@ -87,9 +93,10 @@ export class DynamoRefundLedger implements RefundLedger {
           ReturnValues: 'UPDATED_NEW',
         }),
       );
+      const total = paymentTotalIn(before, refund, Attributes);
       await Promise.all([
         writeRefundEntry(this.client, this.tableName, after, refund, false),
-        copyRefundedTotal(this.client, this.tableName, before, paymentTotalIn(before, refund, Attributes)),
+        total && copyRefundedTotal(this.client, this.tableName, before, total),
       ]);
       return true;
     } catch (error) {
