@@ -139,7 +139,7 @@ export interface Payment {
   /**
    * What its succeeded refunds gave back, in minor units: a copy of the total its link's item keeps (where each
    * refund is bounded), written after each settlement with the link's `version` then, `refunded_version`, so that
-   * copies landing out of order keep the latest (docs/data-model.md#books). Absent: nothing refunded.
+   * copies landing out of order keep the latest (docs/data-model.md#payment-money). Absent: nothing refunded.
    */
   refunded_minor?: number;
   refunded_version?: number;

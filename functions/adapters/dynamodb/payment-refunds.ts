@@ -27,7 +27,7 @@ export function refundedTotalsOf(link: PaymentLink): RefundedTotal[] {
 
 /**
  * Copies a payment's refund total from its link's item onto the payment's own, where the books read it without
- * the link (docs/data-model.md#books). The link's item stays the truth, where each refund is bounded by one
+ * the link (docs/data-model.md#payment-money). The link's item stays the truth, where each refund is bounded by one
  * conditional write; each write to it that moves a total is followed by this copy, conditioned on the copy held
  * being of an older version of the link, so that copies landing out of order (concurrent settlements of one
  * link) keep the latest and a repeated copy changes nothing. It moves the payment's `version` on, so that a
