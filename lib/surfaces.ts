@@ -56,6 +56,7 @@ export const surfaceOf: Record<HandlerName, Surface> = {
   'outbox-sweeper': 'Webhooks',
   'deliver-webhook': 'Webhooks',
   'list-account-payments': 'Books',
+  'get-payment-summary': 'Books',
   'list-account-refunds': 'Books',
   'erase-payment-buyer': 'Books',
   'erase-expired-buyer-details': 'Books',

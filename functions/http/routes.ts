@@ -66,6 +66,7 @@ export const routes = [
   { method: 'POST', path: '/v1/payment-links/{id}/refunds', handler: 'create-refund' },
   { method: 'GET', path: '/v1/payment-links/{id}/refunds', handler: 'list-refunds' },
   { method: 'GET', path: '/v1/payments', handler: 'list-account-payments' },
+  { method: 'GET', path: '/v1/payments/summary', handler: 'get-payment-summary' },
   { method: 'GET', path: '/v1/refunds', handler: 'list-account-refunds' },
   { method: 'DELETE', path: '/v1/payments/{id}/buyer', handler: 'erase-payment-buyer' },
   { method: 'GET', path: '/v1/account-settings', handler: 'get-account-settings' },

@@ -16,6 +16,7 @@ import {
   withReference,
 } from '../domain/payment.ts';
 import type { PaymentLink } from '../domain/payment-link.ts';
+import { configuredFee, onlyMethodOf } from '../domain/payment-money.ts';
 import type { Principal } from '../domain/principal.ts';
 import { bytesToBase62 } from '../domain/random.ts';
 import { logger } from '../logger.ts';
@@ -222,7 +223,7 @@ async function settledPayment(
       stored,
       current,
       next:
-        withBuyerOfSuccess(settle(current, outcome, now), status) ??
+        withFeeOfSuccess(withBuyerOfSuccess(settle(current, outcome, now), status), connection, link) ??
         withReference(current, outcome.reference, now),
     };
   };
@@ -253,6 +254,21 @@ function withBuyerOfSuccess(settled: Payment | undefined, status: PspSessionStat
   if (settled?.status !== 'succeeded' || !status.buyer) return settled;
   const buyer = withPspBuyer(settled.buyer, status.buyer);
   return buyer ? { ...settled, buyer } : settled;
+}
+
+/**
+ * A payment that just succeeded records its fee, once, with the success (docs/api.md#fees-and-refunds-of-a-payment):
+ * the estimate of its connection's fee lines (`fee_source: "configured"`), when one applies. A PSP that reports
+ * the fee of the payment in its answer would give it here as `reported` instead.
+ */
+function withFeeOfSuccess(
+  settled: Payment | undefined,
+  connection: PspConnection,
+  link: PaymentLink,
+): Payment | undefined {
+  if (settled?.status !== 'succeeded' || settled.fee) return settled;
+  const fee = configuredFee(connection.fees, paymentAmount(settled, link), onlyMethodOf(link));
+  return fee ? { ...settled, fee } : settled;
 }
 
 /** The payments of the caller's link, newest first, as the merchant sees them. */

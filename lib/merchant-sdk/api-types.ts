@@ -180,14 +180,21 @@ export interface paths {
   "/v1/payments": {
     /**
      * List payments
-     * @description The API key's (account, mode) payments, newest first, filtered, one page at a time (docs/api.md#books). Filters combine. `link_id` and `client_reference_id` read only their own entries; `status` and `connection_id` filter what is read, so a page may hold fewer than `limit` (even none) with a `next_cursor` to continue. With `Accept: text/csv` the same query answers CSV (RFC 4180): `created[gte]` and `created[lt]` are then required, at most 31 days apart, and a longer answer than 5000000 bytes ends with a `Link: rel="next"` header (docs/api.md#csv-exports).
+     * @description The API key's (account, mode) payments, newest first, filtered, one page at a time (docs/api.md#books). Filters combine. `link_id` and `client_reference_id` read only their own entries; `status` and `connection_id` filter what is read, so a page may hold fewer than `limit` (even none) with a `next_cursor` to continue. A date in `created[gte]` or `created[lt]` is the start of that day in the account's `time_zone`. With `Accept: text/csv` the same query answers CSV (RFC 4180): `created[gte]` and `created[lt]` are then required, at most 31 days apart, `columns` picks and orders the columns, and a longer answer than 5000000 bytes ends with a `Link: rel="next"` header (docs/api.md#csv-exports).
      */
     get: operations["listAccountPayments"];
+  };
+  "/v1/payments/summary": {
+    /**
+     * Total payments per currency
+     * @description The totals per currency of the payments `GET /v1/payments` lists with the same filters: how many succeeded, what they charged (`gross`), what their refunds gave back, their fees, and what stays (`net`), so that a CSV export of the period adds up to them (docs/api.md#payment-totals). Only succeeded payments count. Read from the listing in pages of 1000, at most 10 per request: a longer period answers the totals of the 10000 newest payments read with a `next_cursor`, and the same request with that `cursor` gives the rest's.
+     */
+    get: operations["getPaymentSummary"];
   };
   "/v1/refunds": {
     /**
      * List refunds
-     * @description The API key's (account, mode) refunds, newest first, filtered, one page at a time (docs/api.md#books). Filters combine. `link_id` and `client_reference_id` read only their own entries; `status` and `connection_id` filter what is read, so a page may hold fewer than `limit` (even none) with a `next_cursor` to continue. With `Accept: text/csv` the same query answers CSV (RFC 4180): `created[gte]` and `created[lt]` are then required, at most 31 days apart, and a longer answer than 5000000 bytes ends with a `Link: rel="next"` header (docs/api.md#csv-exports).
+     * @description The API key's (account, mode) refunds, newest first, filtered, one page at a time (docs/api.md#books). Filters combine. `link_id` and `client_reference_id` read only their own entries; `status` and `connection_id` filter what is read, so a page may hold fewer than `limit` (even none) with a `next_cursor` to continue. A date in `created[gte]` or `created[lt]` is the start of that day in the account's `time_zone`. With `Accept: text/csv` the same query answers CSV (RFC 4180): `created[gte]` and `created[lt]` are then required, at most 31 days apart, `columns` picks and orders the columns, and a longer answer than 5000000 bytes ends with a `Link: rel="next"` header (docs/api.md#csv-exports).
      */
     get: operations["listAccountRefunds"];
   };
@@ -201,12 +208,12 @@ export interface paths {
   "/v1/account-settings": {
     /**
      * Retrieve the account settings
-     * @description The key's (account, mode) settings: how long buyer details are kept (default 400 days).
+     * @description The key's (account, mode) settings: how long buyer details are kept (default 400 days), and the time zone whose days the books' dates are (default UTC).
      */
     get: operations["getAccountSettings"];
     /**
      * Replace the account settings
-     * @description Replaces the key's (account, mode) settings whole. A new retention period applies to each payment at the retention sweep's next look at it (docs/security.md#personal-data).
+     * @description Replaces the key's (account, mode) settings whole (an absent `time_zone` is UTC). A new retention period applies to each payment at the retention sweep's next look at it (docs/security.md#personal-data); a new time zone to the dates of each request after it.
      */
     put: operations["putAccountSettings"];
   };
@@ -515,6 +522,21 @@ export interface components {
         /** @example EUR */
         currency: string;
       };
+      /** @description What its succeeded payments charged, together (a reusable link: each of them), in the currency of the link: "0.00" until one succeeds. */
+      amount_received: {
+        /**
+         * @description In the currency decimals.
+         * @example 25.00
+         */
+        value: string;
+        /** @example EUR */
+        currency: string;
+      };
+      /**
+       * @description How much of `amount_received` succeeded refunds gave back: `none`, `partial` or `full`.
+       * @enum {string}
+       */
+      refund_status: "none" | "partial" | "full";
     };
     /** Payment (one attempt to pay a link) */
     Payment: {
@@ -537,6 +559,43 @@ export interface components {
         /** @example EUR */
         currency: string;
       };
+      /** @description What succeeded refunds of this payment gave back, in its currency: "0.00" until one succeeds (a reversed refund no longer counts). */
+      amount_refunded: {
+        /**
+         * @description In the currency decimals.
+         * @example 39.90
+         */
+        value: string;
+        /** @example EUR */
+        currency: string;
+      };
+      /**
+       * @description How much of `amount` succeeded refunds gave back: `none`, `partial` or `full`.
+       * @enum {string}
+       */
+      refund_status: "none" | "partial" | "full";
+      /** @description What the PSP charges for the payment: as the PSP reported it, or the estimate of the connection's fee lines (`fee_source`); recorded when it succeeded. Null: not succeeded, or no fee known. */
+      fee: {
+        /**
+         * @description In the currency decimals.
+         * @example 0.39
+         */
+        value: string;
+        /** @example EUR */
+        currency: string;
+      } | null;
+      /** @description What the PSP credits for the payment: `amount` less `fee`, before any refund. Null with `fee`. */
+      net: {
+        /**
+         * @description In the currency decimals.
+         * @example 9.61
+         */
+        value: string;
+        /** @example EUR */
+        currency: string;
+      } | null;
+      /** @description `reported` by the PSP, or `configured`: estimated from the connection's fee lines (`npm run psp -- fees`). Null with `fee`. */
+      fee_source: ("reported" | "configured") | null;
       /** @description The PSP's own id of the payment, once it has one. */
       provider_reference: string | null;
       /** @description `psp_unavailable`: the connection could not open a session and the next one was tried (a failover); `declined`, `expired`, `canceled`, `psp_error`: what the PSP said about the attempt; `amount_mismatch`: the PSP reported a success at another amount or currency than the payment was for, so the link was not paid by it, and what was taken was refunded or the authorization voided (docs/security.md#amounts-the-psp-reports). */
@@ -1018,6 +1077,43 @@ export interface components {
         /** @example EUR */
         currency: string;
       };
+      /** @description What succeeded refunds of this payment gave back, in its currency: "0.00" until one succeeds (a reversed refund no longer counts). */
+      amount_refunded: {
+        /**
+         * @description In the currency decimals.
+         * @example 39.90
+         */
+        value: string;
+        /** @example EUR */
+        currency: string;
+      };
+      /**
+       * @description How much of `amount` succeeded refunds gave back: `none`, `partial` or `full`.
+       * @enum {string}
+       */
+      refund_status: "none" | "partial" | "full";
+      /** @description What the PSP charges for the payment: as the PSP reported it, or the estimate of the connection's fee lines (`fee_source`); recorded when it succeeded. Null: not succeeded, or no fee known. */
+      fee: {
+        /**
+         * @description In the currency decimals.
+         * @example 0.39
+         */
+        value: string;
+        /** @example EUR */
+        currency: string;
+      } | null;
+      /** @description What the PSP credits for the payment: `amount` less `fee`, before any refund. Null with `fee`. */
+      net: {
+        /**
+         * @description In the currency decimals.
+         * @example 9.61
+         */
+        value: string;
+        /** @example EUR */
+        currency: string;
+      } | null;
+      /** @description `reported` by the PSP, or `configured`: estimated from the connection's fee lines (`npm run psp -- fees`). Null with `fee`. */
+      fee_source: ("reported" | "configured") | null;
       /** @description The PSP's own id of the payment, once it has one. */
       provider_reference: string | null;
       /** @description `psp_unavailable`: the connection could not open a session and the next one was tried (a failover); `declined`, `expired`, `canceled`, `psp_error`: what the PSP said about the attempt; `amount_mismatch`: the PSP reported a success at another amount or currency than the payment was for, so the link was not paid by it, and what was taken was refunded or the authorization voided (docs/security.md#amounts-the-psp-reports). */
@@ -1078,6 +1174,51 @@ export interface components {
       updated_at: string;
       /** @description The payment link paid. */
       link_id: string;
+    };
+    /** Totals of payments per currency */
+    PaymentSummary: {
+      /** @constant */
+      object: "payment_summary";
+      /** @description The start of the period as compared (a date given is the start of that day in the account time zone); null: none. */
+      created_gte: string | null;
+      /** @description The end of the period as compared, excluded; null: none. */
+      created_lt: string | null;
+      /** @description One entry per currency that succeeded payments were in, by code. */
+      currencies: {
+          currency: string;
+          /**
+           * Format: int32
+           * @description Succeeded payments counted.
+           */
+          count: number;
+          /**
+           * @description What they charged.
+           * @example 1250.00
+           */
+          gross: string;
+          /**
+           * @description What their succeeded refunds gave back (their `amount_refunded`).
+           * @example 39.90
+           */
+          refunded: string;
+          /**
+           * @description Their fees (`fee`, in this currency).
+           * @example 17.75
+           */
+          fees: string;
+          /**
+           * @description What stays: `gross` less `refunded` less `fees` (negative when fees outweigh what was kept).
+           * @example 1192.35
+           */
+          net: string;
+          /**
+           * Format: int32
+           * @description Payments counted without a fee: none known (no PSP report, no fee line that applies).
+           */
+          payments_without_fee: number;
+        }[];
+      /** @description Null when the totals cover the whole period. Otherwise the read stopped at its bound (10,000 payments): the same request with `cursor` set to this gives the totals of the rest, to add to these. */
+      next_cursor: string | null;
     };
     /** A page of refunds */
     BookRefundList: {
@@ -1156,6 +1297,11 @@ export interface components {
        * @description Days after a payment's creation that its buyer's details are erased (default 400).
        */
       personal_data_retention_days: number;
+      /**
+       * @description The IANA time zone in which a date of the books' filters is a day (`created[gte]=2026-11-29`); default UTC.
+       * @example Europe/Amsterdam
+       */
+      time_zone: string;
       /** @description When they were last replaced; null when never set. */
       updated_at: string | null;
     };
@@ -5188,7 +5334,7 @@ export interface operations {
   };
   /**
    * List payments
-   * @description The API key's (account, mode) payments, newest first, filtered, one page at a time (docs/api.md#books). Filters combine. `link_id` and `client_reference_id` read only their own entries; `status` and `connection_id` filter what is read, so a page may hold fewer than `limit` (even none) with a `next_cursor` to continue. With `Accept: text/csv` the same query answers CSV (RFC 4180): `created[gte]` and `created[lt]` are then required, at most 31 days apart, and a longer answer than 5000000 bytes ends with a `Link: rel="next"` header (docs/api.md#csv-exports).
+   * @description The API key's (account, mode) payments, newest first, filtered, one page at a time (docs/api.md#books). Filters combine. `link_id` and `client_reference_id` read only their own entries; `status` and `connection_id` filter what is read, so a page may hold fewer than `limit` (even none) with a `next_cursor` to continue. A date in `created[gte]` or `created[lt]` is the start of that day in the account's `time_zone`. With `Accept: text/csv` the same query answers CSV (RFC 4180): `created[gte]` and `created[lt]` are then required, at most 31 days apart, `columns` picks and orders the columns, and a longer answer than 5000000 bytes ends with a `Link: rel="next"` header (docs/api.md#csv-exports).
    */
   listAccountPayments: {
     parameters: {
@@ -5207,6 +5353,8 @@ export interface operations {
         limit?: number;
         /** @description The `next_cursor` of the previous page; omit for the first page. */
         cursor?: string;
+        /** @description CSV only: the columns, in this order, comma-separated (docs/api.md#csv-exports lists them; `metadata.<key>` and `custom_field.<key>` name a key). Absent: the default columns. */
+        columns?: string;
       };
     };
     responses: {
@@ -5301,8 +5449,117 @@ export interface operations {
     };
   };
   /**
+   * Total payments per currency
+   * @description The totals per currency of the payments `GET /v1/payments` lists with the same filters: how many succeeded, what they charged (`gross`), what their refunds gave back, their fees, and what stays (`net`), so that a CSV export of the period adds up to them (docs/api.md#payment-totals). Only succeeded payments count. Read from the listing in pages of 1000, at most 10 per request: a longer period answers the totals of the 10000 newest payments read with a `next_cursor`, and the same request with that `cursor` gives the rest's.
+   */
+  getPaymentSummary: {
+    parameters: {
+      query?: {
+        "created[gte]"?: string;
+        "created[lt]"?: string;
+        /** @description Only payments with this status. */
+        status?: "pending" | "succeeded" | "failed" | "canceled" | "expired";
+        /** @description Only payments through this connection. */
+        connection_id?: string;
+        /** @description Only payments of this payment link. */
+        link_id?: string;
+        /** @description Only payments of payments with this `client_reference_id`. */
+        client_reference_id?: string;
+        /** @description The `next_cursor` of the previous page; omit for the first page. */
+        cursor?: string;
+      };
+    };
+    responses: {
+      /** @description The totals. */
+      200: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["PaymentSummary"];
+        };
+      };
+      /** @description `unauthorized`: Missing, malformed, unknown or revoked API key. */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "unauthorized";
+          };
+        };
+      };
+      /** @description `validation_failed`: One `errors` entry per invalid field, parameter or header. */
+      422: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "validation_failed";
+          };
+        };
+      };
+      /** @description `rate_limited`: Too many requests for this account and mode; see `Retry-After`. */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error`: Our fault; retry later (idempotent requests are safe to retry). */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "internal_error";
+          };
+        };
+      };
+      /** @description `temporarily_unavailable`: A service we depend on throttled us or did not answer; retry after `Retry-After` (idempotent requests are safe to retry). */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "temporarily_unavailable";
+          };
+        };
+      };
+    };
+  };
+  /**
    * List refunds
-   * @description The API key's (account, mode) refunds, newest first, filtered, one page at a time (docs/api.md#books). Filters combine. `link_id` and `client_reference_id` read only their own entries; `status` and `connection_id` filter what is read, so a page may hold fewer than `limit` (even none) with a `next_cursor` to continue. With `Accept: text/csv` the same query answers CSV (RFC 4180): `created[gte]` and `created[lt]` are then required, at most 31 days apart, and a longer answer than 5000000 bytes ends with a `Link: rel="next"` header (docs/api.md#csv-exports).
+   * @description The API key's (account, mode) refunds, newest first, filtered, one page at a time (docs/api.md#books). Filters combine. `link_id` and `client_reference_id` read only their own entries; `status` and `connection_id` filter what is read, so a page may hold fewer than `limit` (even none) with a `next_cursor` to continue. A date in `created[gte]` or `created[lt]` is the start of that day in the account's `time_zone`. With `Accept: text/csv` the same query answers CSV (RFC 4180): `created[gte]` and `created[lt]` are then required, at most 31 days apart, `columns` picks and orders the columns, and a longer answer than 5000000 bytes ends with a `Link: rel="next"` header (docs/api.md#csv-exports).
    */
   listAccountRefunds: {
     parameters: {
@@ -5321,6 +5578,8 @@ export interface operations {
         limit?: number;
         /** @description The `next_cursor` of the previous page; omit for the first page. */
         cursor?: string;
+        /** @description CSV only: the columns, in this order, comma-separated (docs/api.md#csv-exports lists them; `metadata.<key>` and `custom_field.<key>` name a key). Absent: the default columns. */
+        columns?: string;
       };
     };
     responses: {
@@ -5515,7 +5774,7 @@ export interface operations {
   };
   /**
    * Retrieve the account settings
-   * @description The key's (account, mode) settings: how long buyer details are kept (default 400 days).
+   * @description The key's (account, mode) settings: how long buyer details are kept (default 400 days), and the time zone whose days the books' dates are (default UTC).
    */
   getAccountSettings: {
     responses: {
@@ -5594,7 +5853,7 @@ export interface operations {
   };
   /**
    * Replace the account settings
-   * @description Replaces the key's (account, mode) settings whole. A new retention period applies to each payment at the retention sweep's next look at it (docs/security.md#personal-data).
+   * @description Replaces the key's (account, mode) settings whole (an absent `time_zone` is UTC). A new retention period applies to each payment at the retention sweep's next look at it (docs/security.md#personal-data); a new time zone to the dates of each request after it.
    */
   putAccountSettings: {
     requestBody: {
@@ -5605,6 +5864,8 @@ export interface operations {
            * @description Days after a payment's creation that its buyer's details are erased, 30 to 3650 (default 400).
            */
           personal_data_retention_days: number;
+          /** @description The IANA time zone (`Europe/Amsterdam`) in which a date of the books' filters is a day: `created[gte]=2026-11-29` is the start of that day there. One of `Intl.supportedValuesOf('timeZone')` (a name the platform takes for one of them reads back as that one), or UTC; absent: UTC. */
+          time_zone?: string;
         };
       };
     };

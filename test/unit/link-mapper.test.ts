@@ -8,6 +8,7 @@ import {
   type PaymentLinkInput,
   update,
 } from '../../functions/domain/payment-link.ts';
+import { paymentMoney } from '../../functions/domain/payment-money.ts';
 import { requestRefund } from '../../functions/domain/refund.ts';
 
 const now = new Date('2026-11-27T10:00:00Z');
@@ -173,6 +174,7 @@ const resourceOf = (paid: ReturnType<typeof payment>) => ({
   status: 'succeeded' as const,
   provider_reference: paid.reference,
   failure: null,
+  ...paymentMoney(paid.amount, 0, undefined),
   created_at: now.toISOString(),
   updated_at: now.toISOString(),
 });

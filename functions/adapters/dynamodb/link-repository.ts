@@ -21,7 +21,7 @@ import {
 import { storedEventData } from './event-data.ts';
 import { linkFromItem, linkToItem, placeAttribute } from './link-mapper.ts';
 import { type MergedRead, mergedEntries } from './merged-partitions.ts';
-import { dueInSweeperIndex, itemsOfIndexEntries, type TableIndexRef } from './query.ts';
+import { dueInSweeperIndex, itemsByKey, itemsOfIndexEntries, type TableIndexRef } from './query.ts';
 import {
   currentIndexNames,
   eventFeedKeys,
@@ -119,6 +119,11 @@ export class DynamoLinkRepository implements LinkRepository {
       new GetCommand({ TableName: this.tableName, Key: keys.link(id, mode), ConsistentRead: true }),
     );
     return Item ? linkFromItem(Item) : undefined;
+  }
+
+  async getMany(ids: readonly string[], mode: Mode): Promise<PaymentLink[]> {
+    const keyed = ids.filter((id) => isId('pl', id)).map((id) => keys.link(id, mode));
+    return (await itemsByKey(this.client, this.tableName, keyed)).map(linkFromItem);
   }
 
   async commit({ before, after, event }: Transition): Promise<void> {

@@ -148,6 +148,8 @@ export const consoleDe: ConsoleMessages = {
     newestFirst: 'Neueste zuerst',
     noPayments: 'Keine Zahlungen.',
     noRefunds: 'Keine Erstattungen.',
+    partlyRefunded: (left) => `teilweise erstattet, ${left} übrig`,
+    refunded: 'erstattet',
     older: 'Ältere',
     filter: 'Filtern',
     from: 'Erstellt ab (UTC)',

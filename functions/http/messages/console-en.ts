@@ -140,6 +140,8 @@ export const consoleEn: ConsoleMessages = {
     newestFirst: 'Newest first',
     noPayments: 'No payments.',
     noRefunds: 'No refunds.',
+    partlyRefunded: (left) => `partly refunded, ${left} left`,
+    refunded: 'refunded',
     older: 'Older',
     filter: 'Filter',
     from: 'Created from (UTC)',

@@ -141,6 +141,8 @@ export const consoleEs: ConsoleMessages = {
     newestFirst: 'Los más recientes primero',
     noPayments: 'No hay pagos.',
     noRefunds: 'No hay reembolsos.',
+    partlyRefunded: (left) => `reembolsado en parte, quedan ${left}`,
+    refunded: 'reembolsado',
     older: 'Anteriores',
     filter: 'Filtrar',
     from: 'Creado desde (UTC)',

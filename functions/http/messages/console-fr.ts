@@ -144,6 +144,8 @@ export const consoleFr: ConsoleMessages = {
     newestFirst: 'Les plus récents d’abord',
     noPayments: 'Aucun paiement.',
     noRefunds: 'Aucun remboursement.',
+    partlyRefunded: (left) => `remboursé en partie, reste ${left}`,
+    refunded: 'remboursé',
     older: 'Plus anciens',
     filter: 'Filtrer',
     from: 'Créé à partir du (UTC)',

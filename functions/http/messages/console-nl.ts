@@ -144,6 +144,8 @@ export const consoleNl: ConsoleMessages = {
     newestFirst: 'Nieuwste eerst',
     noPayments: 'Geen betalingen.',
     noRefunds: 'Geen terugbetalingen.',
+    partlyRefunded: (left) => `deels terugbetaald, nog ${left}`,
+    refunded: 'terugbetaald',
     older: 'Oudere',
     filter: 'Filteren',
     from: 'Aangemaakt vanaf (UTC)',

@@ -146,6 +146,10 @@ export interface ConsoleMessages {
     newestFirst: string;
     noPayments: string;
     noRefunds: string;
+    /** A succeeded payment some of whose amount was refunded: what is left of it. */
+    partlyRefunded: (left: string) => string;
+    /** A succeeded payment refunded in full. */
+    refunded: string;
     older: string;
     filter: string;
     from: string;
