@@ -57,7 +57,7 @@ const CREDENTIAL_FLAGS: Record<Provider, Record<string, string>> = {
 
 const USAGE = `Usage:
   npm run psp -- add --account <account> --mode test|live --provider ${PROVIDERS.join('|')} --name <name>
-                 [credential flags] [--methods card,ideal,...] [--simulate ok|fail|timeout|processing]
+                 [credential flags] [--methods card,ideal,...] [--simulate ${SIMULATIONS.join('|')}]
                  [--success-rate 0.7] [--json]
   npm run psp -- fees <connection_id> --percent 1.4 --fixed 0.25 [--currency EUR] [--method card]
   npm run psp -- list --account <account> [--json]
@@ -81,7 +81,8 @@ Credential flags (checked against the mode before anything is stored):
            would, or hang past the PSP timeout: how routing and failover are tried. --simulate processing makes
            Pay start a transfer that succeeds 30 s later, during which the session refuses to end (a cancel or
            expiry waits for it: docs/checkout.md#sandbox). --success-rate P makes Pay succeed with probability P
-           and otherwise decline as a PSP would (default 1).
+           and otherwise decline as a PSP would (default 1). --simulate renewal_soft_decline, renewal_hard_decline
+           or renewal_authentication declines every renewal of the connection's mandates so (docs/subscriptions.md).
 
 Fees: each \`fees\` call sets one line (replacing the line for the same currency and method); the most specific
 matching line prices a payment for \`optimize: cost\` and \`value\` rules (docs/orchestration.md#fees).

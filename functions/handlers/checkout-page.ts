@@ -1,12 +1,5 @@
 import { config } from '../config.ts';
-import {
-  checkoutSettingsRepository,
-  linkRepository,
-  now,
-  observedOutcomes,
-  paymentRepository,
-  pspConnections,
-} from '../dependencies.ts';
+import { checkoutSettingsRepository, linkRepository, mandatePaymentHook, now, observedOutcomes, paymentRepository, pspConnections } from '../dependencies.ts';
 import { CHECKOUT_PSP_CALLS } from '../domain/call-budgets.ts';
 import { resolveLocale } from '../domain/locale.ts';
 import type { PaymentLink } from '../domain/payment-link.ts';
@@ -44,6 +37,7 @@ export const handler = htmlHandler(async (event, lambda) => {
     {
       links: linkRepository(),
       payments: paymentRepository(),
+      mandatePayments: mandatePaymentHook(),
       psps: pspConnections(),
       now,
       checkoutBase: CHECKOUT_BASE,
@@ -119,6 +113,7 @@ async function completePage(
       {
         links: linkRepository(),
         payments: paymentRepository(),
+        mandatePayments: mandatePaymentHook(),
         psps: pspConnections(),
         now,
         checkoutBase: context.checkoutBase,

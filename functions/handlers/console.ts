@@ -1,27 +1,5 @@
 import { config } from '../config.ts';
-import {
-  accountSettingsRepository,
-  apiKeyRepository,
-  books,
-  checkoutSettingsRepository,
-  consoleIdentityProvider,
-  consoleStore,
-  endpointRecoveryStore,
-  eventQueue,
-  eventRepository,
-  linkRepository,
-  now,
-  observedOutcomes,
-  paymentRefunds,
-  paymentRepository,
-  personalDataStore,
-  pspConnections,
-  pspDirectory,
-  refundLedger,
-  signingKeyCipher,
-  signingSecretStore,
-  webhookEndpointRepository,
-} from '../dependencies.ts';
+import { accountSettingsRepository, apiKeyRepository, books, checkoutSettingsRepository, consoleIdentityProvider, consoleStore, endpointRecoveryStore, eventQueue, eventRepository, linkRepository, mandatePaymentHook, now, observedOutcomes, paymentRefunds, paymentRepository, personalDataStore, pspConnections, pspDirectory, refundLedger, signingKeyCipher, signingSecretStore, webhookEndpointRepository } from '../dependencies.ts';
 import { handleConsole } from '../http/console-routes.ts';
 import { htmlHandler } from '../http/html-handler.ts';
 
@@ -32,6 +10,7 @@ export const handler = htmlHandler((event) =>
     identity: consoleIdentityProvider(),
     links: linkRepository(),
     payments: paymentRepository(),
+    mandatePayments: mandatePaymentHook(),
     events: eventRepository(),
     ledger: refundLedger(),
     queue: eventQueue(),

@@ -1,14 +1,6 @@
 import { legacyStripeNotificationLink } from '../adapters/psp/stripe-psp.ts';
 import { config } from '../config.ts';
-import {
-  eventQueue,
-  linkRepository,
-  now,
-  paymentRepository,
-  pspConnections,
-  refundLedger,
-  unknownIdLimiter,
-} from '../dependencies.ts';
+import { eventQueue, linkRepository, mandatePaymentHook, now, paymentRepository, pspConnections, refundLedger, unknownIdLimiter } from '../dependencies.ts';
 import { InvalidNotificationError } from '../domain/errors.ts';
 import { json, publicApiHandler } from '../http/api-handler.ts';
 import { logger } from '../logger.ts';
@@ -43,6 +35,7 @@ export const handler = publicApiHandler({ body: 'notification' }, async ({ event
         links: linkRepository(),
         ledger: refundLedger(),
         payments: paymentRepository(),
+        mandatePayments: mandatePaymentHook(),
         psps: pspConnections(),
         queue: eventQueue(),
         now,

@@ -10,6 +10,7 @@ import { questionsForm } from './checkout-form-view.ts';
 import { formatAmount, formatDate, type Html, html, htmlPage, type PageOptions } from './html.ts';
 import type { HtmlResult } from './html-handler.ts';
 import { type Messages, messagesFor } from './messages.ts';
+import { recurringTerms, subscribedNotice } from './subscription-views.ts';
 
 export interface ViewContext {
   https: boolean;
@@ -79,6 +80,7 @@ function summary(
   }
 ${link.description ? html`<p>${link.description}</p>` : undefined}
 ${lineItems(link, context, t)}
+${payable ? recurringTerms(link, context.locale, context.settings?.display_name) : undefined}
 ${payable && link.expires_at ? html`<p class="muted">${t.expiresOn(formatDate(link.expires_at, context.locale))}</p>` : undefined}`;
 }
 
@@ -443,7 +445,7 @@ export function paymentReceivedPage(
     status: 200,
     title: t.receivedTitle,
     body: outcome.paid
-      ? html`<h1>${t.receivedTitle}</h1>${shown}<p>${t.receivedText}</p>`
+      ? html`<h1>${t.receivedTitle}</h1>${shown}${subscribedNotice(link, context.locale, context.settings?.display_name)}<p>${t.receivedText}</p>`
       : html`<h1>${t.thankYou}</h1>${shown}<p>${t.confirmingText}</p>`,
   });
 }

@@ -36,6 +36,11 @@ export interface SandboxSession {
   expires_at: string;
   /** The buyer's locale the checkout passed (absent on older sessions: the browser's language). */
   locale?: string | undefined;
+  /**
+   * The session opens a mandate (a subscription link or an update link, docs/subscriptions.md#the-sandbox): Pay
+   * leaves one behind, `sbm_…` derived from the session's id; absent on every other session.
+   */
+  opens_mandate?: { subscription_id: string; without_charge: boolean; terms: string } | undefined;
 }
 
 /** The sandbox PSP's own storage. */

@@ -32,6 +32,7 @@ import type { LinkRepository } from '../ports/link-repository.ts';
 import type { PaymentRepository } from '../ports/payment-repository.ts';
 import { type Psp, pspFailureOf, type SessionRequest } from '../ports/psp.ts';
 import type { PspConnections } from './psp-connections.ts';
+import type { MandatePayments } from './subscription-starts.ts';
 
 /**
  * Opening a PSP session for a checkout decision (docs/orchestration.md#failover): each candidate connection in
@@ -52,6 +53,8 @@ export interface SessionOpeningDependencies {
   timeLeftMs: () => number;
   /** PSP calls one request may make at most (its function's declared call budget, lib/routes.ts). */
   maxPspCalls: number;
+  /** What a paid subscription link starts, when a session it ends turns out paid (./subscription-starts.ts). */
+  mandatePayments?: MandatePayments | undefined;
 }
 
 /** What opening came to (see `openSession`). */

@@ -33,7 +33,9 @@ import { keys, merchantPartitionOf, refundCheckKeys, shardOf, withoutKeys } from
  * - `payments_in_order` (2026-11-28): written on reusable links created since, whose payments all have
  *   time-ordered ids; an older link reads all of its payments as before;
  * - `places` (2026-11-29, places of a link with `max_payments`): stored as one attribute per held place,
- *   `place_<number>` (`placeAttribute`), so that taking a place is a write conditioned on that attribute alone.
+ *   `place_<number>` (`placeAttribute`), so that taking a place is a write conditioned on that attribute alone;
+ * - `recurring`, `subscription_update` (2026-11-30, subscriptions): written only on a subscription link and on an
+ *   update link, so that every other link's item stays as it was.
  */
 export function linkDefaults(): Pick<PaymentLink, DefaultedField> {
   // Fresh lists and maps on every read: no two links share one.
@@ -55,6 +57,8 @@ export function linkDefaults(): Pick<PaymentLink, DefaultedField> {
     expired_at: null,
     payments_in_order: false,
     places: {},
+    recurring: null,
+    subscription_update: null,
     ...noReportsOrRefunds(),
   };
 }
@@ -77,6 +81,8 @@ type DefaultedField =
   | 'expired_at'
   | 'payments_in_order'
   | 'places'
+  | 'recurring'
+  | 'subscription_update'
   | 'reported_payments'
   | 'refunds'
   | 'refund_reserved_minor'
@@ -171,6 +177,8 @@ const WHEN_SET = [
   'canceled_at',
   'expired_at',
   'payments_in_order',
+  'recurring',
+  'subscription_update',
   'reported_payments',
   'refunds',
 ] as const;

@@ -15,7 +15,9 @@ import {
   type SessionEnd,
   type SessionRequest,
 } from '../../ports/psp.ts';
+import type { SandboxMandateStore } from '../../ports/sandbox-mandates.ts';
 import type { SandboxSession, SandboxSessionStore } from '../../ports/sandbox-sessions.ts';
+import { openedMandate, SandboxMandates, withSandboxMandates } from './sandbox-mandates.ts';
 
 /**
  * The sandbox: a simulated PSP built into the service, for test mode and the local stack. Its hosted page lives
@@ -75,6 +77,8 @@ export interface SandboxPspOptions {
   /** The per-try bound of a PSP call: how long a `timeout` connection hangs before its call fails. */
   callTimeoutMs: number;
   now: () => Date;
+  /** Its simulated mandates (./sandbox-mandates.ts); absent: it holds none. */
+  mandates?: () => SandboxMandateStore;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -126,6 +130,7 @@ export class SandboxPsp implements Psp {
       ...(typeof this.connection.success_rate === 'number' && this.connection.success_rate < 1
         ? { success_rate: this.connection.success_rate }
         : {}),
+      ...(checkout.opensMandate ? { opens_mandate: openedMandate(checkout.opensMandate) } : {}),
     });
     return {
       provider: this.provider,
@@ -256,6 +261,8 @@ export class SandboxPspFactory implements PspFactory {
   }
 
   async create(connection: PspConnection): Promise<Psp> {
-    return new SandboxPsp(this.options, connection);
+    const psp = new SandboxPsp(this.options, connection);
+    const mandates = this.options.mandates;
+    return mandates ? withSandboxMandates(psp, new SandboxMandates({ ...this.options, mandates: mandates() }, connection)) : psp;
   }
 }

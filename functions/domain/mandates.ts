@@ -1,0 +1,53 @@
+import type { Provider } from './connection.ts';
+
+/**
+ * Mandates (docs/subscriptions.md#mandates): what a PSP stores so that it can be asked to charge the buyer again
+ * without them (a Stripe saved payment method, a Mollie mandate, an Adyen stored payment method, a PayPal vault
+ * token, the sandbox's simulated `sbm_`). We keep references only, never card data; a mandate lives at one
+ * connection, which the subscription is pinned to.
+ */
+export interface MandateRef {
+  connection_id: string;
+  provider: Provider;
+  /** The PSP's customer the mandate belongs to (Stripe `cus_`, Mollie `cst_`, the sandbox's `sbc_`). */
+  customer: string;
+  /** What a charge names (Stripe `pm_`, Mollie `mdt_`, the sandbox's `sbm_`). */
+  reference: string;
+  /** The PSP's own word for the method (`card`, `sepa_debit`, `directdebit`): a renewal may need it. */
+  method: string;
+  /** For people: "Visa •••• 4242", all a PSP tells of a card; null when it tells nothing. */
+  display: string | null;
+}
+
+/**
+ * Why a renewal was declined, from the PSP's answer (docs/subscriptions.md#retries): `soft` is retried on the
+ * account's schedule; `hard` (lost or stolen card, closed account, revoked mandate) and `authentication_required`
+ * (the buyer must be present) never are: the buyer is sent an update link.
+ */
+export const DECLINE_CLASSES = ['soft', 'hard', 'authentication_required'] as const;
+export type DeclineClass = (typeof DECLINE_CLASSES)[number];
+
+export interface Decline {
+  class: DeclineClass;
+  /** The PSP's own code, prefixed with its provider (`sandbox:insufficient_funds`, `stripe:lost_card`). */
+  code: string;
+  message: string;
+}
+
+/**
+ * The providers whose adapter holds mandates (`HoldsMandates`, functions/ports/psp.ts): only their connections are
+ * routed a subscription link or an update link. Data, so that routing decides without loading an adapter; a test
+ * keeps it equal to the adapters that implement the capability. The other PSPs' flows are to come
+ * (docs/subscriptions.md#each-psps-flow).
+ */
+export const MANDATE_PROVIDERS: readonly Provider[] = ['sandbox'];
+
+export const holdsMandates = (provider: Provider): boolean => MANDATE_PROVIDERS.includes(provider);
+
+/** Whether a link's payment must open a mandate: a subscription link, or a subscription's update link. */
+export const opensMandate = (link: {
+  recurring?: unknown;
+  subscription_update?: unknown;
+}): boolean =>
+  (link.recurring !== null && link.recurring !== undefined) ||
+  (link.subscription_update !== null && link.subscription_update !== undefined);

@@ -1,0 +1,46 @@
+import type { Amount } from '../domain/money.ts';
+import type { Recurring } from '../domain/subscription-schedule.ts';
+import { formatAmount, type Html, html } from './html.ts';
+import { subscriptionMessagesFor } from './messages/subscription-texts.ts';
+
+/**
+ * What our checkout pages tell a buyer of a subscription link (docs/subscriptions.md#what-the-buyer-is-told): before
+ * paying, what they agree to (the amount, how often, the trial, how to cancel); after, that it is set up and how to
+ * cancel. The PSP's page shows the same terms (`OpensMandate.terms`).
+ */
+export function termsText(
+  recurring: Recurring,
+  amount: Amount,
+  locale: string,
+  merchant: string | undefined,
+): string[] {
+  const t = subscriptionMessagesFor(locale);
+  const every = t.every(recurring.interval, recurring.interval_count);
+  return [
+    ...(recurring.trial_days ? [t.trial(recurring.trial_days)] : []),
+    t.terms(formatAmount(amount, locale), every, recurring.cycles),
+    t.howToCancel(merchant),
+  ];
+}
+
+/** The terms as our page shows them, beside the link's summary; nothing for a link without `recurring`. */
+export function recurringTerms(
+  link: { recurring: Recurring | null; amount: Amount | null },
+  locale: string,
+  merchant: string | undefined,
+): Html | undefined {
+  if (!link.recurring || !link.amount) return undefined;
+  const [first, ...rest] = termsText(link.recurring, link.amount, locale, merchant);
+  return html`<p><strong>${first}</strong></p>${rest.map((line) => html`<p class="muted">${line}</p>`)}`;
+}
+
+/** After paying a subscription link: it is set up, and how to cancel it. */
+export function subscribedNotice(
+  link: { recurring: Recurring | null },
+  locale: string,
+  merchant: string | undefined,
+): Html | undefined {
+  if (!link.recurring) return undefined;
+  const t = subscriptionMessagesFor(locale);
+  return html`<p><strong>${t.subscribedText}</strong></p><p>${t.howToCancel(merchant)}</p>`;
+}
