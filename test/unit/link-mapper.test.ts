@@ -149,7 +149,9 @@ describe('a link item stored before a field existed', () => {
       amount_range: { currency: 'EUR', minimum: '1.00', maximum: '9.00', suggested: null },
       psp_session: { ...({} as Record<string, unknown>), provider: 'sandbox', payment_id: 'pay_1' },
     };
-    expect(() => linkFromItem(item)).toThrow(/without an amount/);
+    expect(() => linkFromItem(item)).toThrow(
+      /does not decode \(psp_session: expected an amount, on it or on its link, found nothing\)/,
+    );
   });
 });
 

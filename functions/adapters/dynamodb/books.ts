@@ -2,9 +2,11 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type BooksFilter, passes, type RefundEntry } from '../../domain/books.ts';
 import type { Payment } from '../../domain/payment.ts';
 import type { Books, BooksPage, BooksQuery } from '../../ports/books.ts';
+import { decodedItems } from './item-decoder.ts';
 import { type MergedRead, mergedEntries } from './merged-partitions.ts';
-import { toPayment } from './payment-repository.ts';
+import { paymentFromItem } from './payment-mapper.ts';
 import { allItems, itemsOfIndexEntries } from './query.ts';
+import { refundEntryFromItem } from './refund-mapper.ts';
 import {
   bookKeys,
   bookPosition,
@@ -13,7 +15,6 @@ import {
   merchantShards,
   paymentKeys,
   tableSchema,
-  withoutKeys,
 } from './table-schema.ts';
 
 /**
@@ -41,7 +42,7 @@ const PAYMENTS: Ledger<Payment> = {
   listing: bookKeys.payments,
   byReference: bookKeys.paymentsByReference,
   ofLink: paymentKeys.ofLink,
-  read: toPayment,
+  read: paymentFromItem,
   linkOf: (payment) => payment.link_id,
 };
 
@@ -49,7 +50,7 @@ const REFUNDS: Ledger<RefundEntry> = {
   listing: bookKeys.refunds,
   byReference: bookKeys.refundsByReference,
   ofLink: bookKeys.refundsOfLink,
-  read: (item) => withoutKeys<RefundEntry>(item),
+  read: refundEntryFromItem,
   linkOf: (refund) => refund.payment_link_id,
 };
 
@@ -99,7 +100,7 @@ export class DynamoBooks implements Books {
     let rounds = 0;
     for await (const entries of mergedEntries(this.client, read, batch)) {
       const items = await itemsOfIndexEntries(this.client, this.tableName, entries);
-      found.push(...items.map(ledger.read).filter(keep));
+      found.push(...decodedItems(items, ledger.read).filter(keep));
       if (found.length > query.limit) {
         const shown = found.slice(0, query.limit);
         return { entries: shown, next: bookPosition(shown.at(-1) as T) };
@@ -147,8 +148,7 @@ export class DynamoBooks implements Books {
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
       ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
     });
-    const entries = items
-      .map(ledger.read)
+    const entries = decodedItems(items, ledger.read)
       .filter(keep)
       .filter((entry) => query.after === undefined || bookPosition(entry) < query.after)
       .sort((a, b) => bookPosition(b).localeCompare(bookPosition(a)));
