@@ -292,7 +292,10 @@ export class DynamoLinkRepository implements LinkRepository {
     let reads = 0;
     let lastRead: string | undefined;
     for await (const entries of rounds) {
-      const links = decodedItems(await itemsOfIndexEntries(this.client, this.tableName, entries), linkFromItem);
+      const links = decodedItems(
+        await itemsOfIndexEntries(this.client, this.tableName, entries),
+        linkFromItem,
+      );
       found.push(...links.filter((link) => matchesFilter(link, filter, now)));
       if (found.length > limit) {
         const shown = found.slice(0, limit);
