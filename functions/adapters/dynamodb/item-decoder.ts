@@ -40,6 +40,8 @@ function kindOf(value: unknown): string {
   if (value === undefined) return 'nothing';
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'a list';
+  if (value instanceof Uint8Array) return 'binary';
+  if (typeof value === 'number' && !Number.isFinite(value)) return 'a number that is not finite';
   return typeof value === 'object' ? 'a map' : `a ${typeof value}`;
 }
 
