@@ -157,6 +157,7 @@ describe('connection mapper', () => {
 
   it('reads the routing document without the item’s own attributes, and refuses one without a default list', () => {
     const routing = {
+      // biome-ignore lint/suspicious/noThenProperty: a routing rule's own field name
       rules: [{ name: 'euro', when: { currency: ['EUR'] }, then: { priority: ['pc_a'] } }],
       default: ['pc_a'],
     };
