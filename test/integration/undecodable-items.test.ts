@@ -1,18 +1,22 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { connectionToItem } from '../../functions/adapters/dynamodb/connection-mapper.ts';
 import { UNDECODABLE_SKIPPED } from '../../functions/adapters/dynamodb/item-decoder.ts';
 import { paymentToItem } from '../../functions/adapters/dynamodb/payment-mapper.ts';
-import { keys } from '../../functions/adapters/dynamodb/table-schema.ts';
+import { DynamoRefundLedger } from '../../functions/adapters/dynamodb/refund-ledger.ts';
+import { keys, refundCheckKeys } from '../../functions/adapters/dynamodb/table-schema.ts';
 import { documentClient } from '../../functions/clients/dynamodb.ts';
 import { config } from '../../functions/config.ts';
 import { createConnection } from '../../functions/domain/connection.ts';
-import { newPaymentId } from '../../functions/domain/payment.ts';
+import { FIRST_CHECK_AFTER_MS, newPaymentId } from '../../functions/domain/payment.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { seedPayment } from '../support/books.ts';
-import { createLink } from '../support/checkout-helpers.ts';
+import { createLink, storedLink } from '../support/checkout-helpers.ts';
 import { capturedOutput } from '../support/log-capture.ts';
+import { httpRequest, navigate } from '../support/navigate.ts';
+import { sweepPendingRefunds } from '../support/sweepers.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';
+import { eventually } from '../support/webhooks.ts';
 
 /**
  * An item that does not decode (docs/data-model.md#reading-an-item), read through the functions as deployed:
@@ -27,15 +31,16 @@ beforeAll(async () => {
   tenant = await stack.issueKey(ACCOUNT, 'test');
 });
 afterAll(() => stack.stop());
+afterEach(() => vi.restoreAllMocks());
 
 const put = (item: Record<string, unknown>) =>
   documentClient().send(new PutCommand({ TableName: config().TABLE_NAME, Item: item }));
 
-/** What `GET path` answers, and what the functions logged meanwhile. */
-async function getLogged(path: string) {
+/** What the request answers, and what the functions logged meanwhile. */
+async function loggedRequest(method: 'GET' | 'POST', path: string) {
   let response: Awaited<ReturnType<TestStack['request']>> | undefined;
   const output = await capturedOutput(async () => {
-    response = await stack.request('GET', path, { key: tenant.api_key });
+    response = await stack.request(method, path, { key: tenant.api_key });
   });
   if (!response) throw new Error(`no answer to ${path}`);
   return { response, output };
@@ -56,7 +61,7 @@ describe('an item that does not decode, in a list', () => {
     const corrupt = paymentToItem({ ...newer, id: newPaymentId(new Date(), false) });
     await put({ ...corrupt, status: 'lost' });
 
-    const ofLink = await getLogged(`/v1/payment-links/${link.id}/payments`);
+    const ofLink = await loggedRequest('GET', `/v1/payment-links/${link.id}/payments`);
     expect(ofLink.response.status).toBe(200);
     expect(ofLink.response.body.data.map((payment: { id: string }) => payment.id)).toEqual([
       newer.id,
@@ -72,7 +77,7 @@ describe('an item that does not decode, in a list', () => {
       }),
     ]);
 
-    const books = await getLogged('/v1/payments');
+    const books = await loggedRequest('GET', '/v1/payments');
     expect(books.response.status).toBe(200);
     expect(books.response.body.data.map((payment: { id: string }) => payment.id)).toEqual([
       newer.id,
@@ -95,7 +100,7 @@ describe('an item that does not decode, in a list', () => {
     await put(connectionToItem(good));
     await put({ ...connectionToItem(bad), enabled: 'yes' });
 
-    const listed = await getLogged('/v1/psp-connections');
+    const listed = await loggedRequest('GET', '/v1/psp-connections');
     expect(listed.response.status).toBe(200);
     expect(listed.response.body.data.map((connection: { id: string }) => connection.id)).toEqual([good.id]);
     expect(skipped(listed.output)).toEqual([
@@ -120,11 +125,55 @@ describe('an item that does not decode, read alone', () => {
       }),
     );
 
-    const { response, output } = await getLogged(`/v1/payment-links/${link.id}`);
+    const { response, output } = await loggedRequest('GET', `/v1/payment-links/${link.id}`);
     expect(response.status).toBe(500);
     expect(JSON.stringify(response.body)).not.toContain(key.pk);
     expect(output).toContain(
       `The stored payment link ${key.pk} / ${key.sk} does not decode (event_ids: expected a list, found a string).`,
     );
+  });
+});
+
+describe('an item that does not decode, on a sweeper’s list', () => {
+  it('fails alone: the refund sweeper logs it and settles the refunds of the other links', async () => {
+    const paid = await createLink(stack, tenant.api_key);
+    await navigate(paid.checkout_url);
+    const session = (await storedLink(paid.id)).psp_session;
+    await httpRequest(`${stack.baseUrl}/sandbox/checkout/${session?.id}/pay`, { method: 'POST' });
+    await eventually(async () => (await storedLink(paid.id)).status === 'paid');
+    // The refund's outcome is not stored: it stays pending, for the sweeper.
+    vi.spyOn(DynamoRefundLedger.prototype, 'commitSettlement').mockRejectedValueOnce(new Error('store down'));
+    const refund = await stack.request('POST', `/v1/payment-links/${paid.id}/refunds`, {
+      key: tenant.api_key,
+    });
+    expect(refund.body.status).toBe('pending');
+    const corrupt = await createLink(stack, tenant.api_key);
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: config().TABLE_NAME,
+        Key: keys.link(corrupt.id, 'test'),
+        UpdateExpression: 'SET event_ids = :none, gsi3pk = :shard, gsi3sk = :due',
+        ExpressionAttributeValues: {
+          ':none': 'none',
+          ...Object.fromEntries(
+            Object.entries(refundCheckKeys(corrupt.id, refund.body.created_at)).map(([name, value]) => [
+              name === 'gsi3pk' ? ':shard' : ':due',
+              value,
+            ]),
+          ),
+        },
+      }),
+    );
+
+    let swept: Awaited<ReturnType<typeof sweepPendingRefunds>> | undefined;
+    const output = await capturedOutput(async () => {
+      swept = await sweepPendingRefunds(
+        new Date(Date.parse(refund.body.created_at) + FIRST_CHECK_AFTER_MS + 1_000),
+      );
+    });
+
+    expect(swept).toEqual({ checked: 1, failed: 1 });
+    expect(output).toContain(`The stored payment link LINK#${corrupt.id} / MODE#test does not decode`);
+    expect((await storedLink(paid.id)).refunds).toMatchObject([{ id: refund.body.id, status: 'succeeded' }]);
   });
 });
