@@ -25,7 +25,7 @@ interface Order {
   tags: string[];
 }
 
-const decodeOrder = itemDecoder<Order>('order', {
+const decodeOrder = itemDecoder<Order>('order', () => ({
   id: string,
   status: oneOf(['open', 'paid']),
   email: nullable(string),
@@ -33,7 +33,7 @@ const decodeOrder = itemDecoder<Order>('order', {
   note: optional(string),
   // Came later: absent on older orders.
   tags: withDefault(arrayOf(string), () => []),
-});
+}));
 
 const KEYS = { pk: 'ORDER#o_1', sk: 'MODE#test', gsi1pk: 'ORDERS#acme', gsi1sk: '2026-11-29#o_1', ttl: 1 };
 const ORDER = {
@@ -105,10 +105,10 @@ describe('an item read through its decoder', () => {
   });
 
   it('refuses a number that is not one (NaN), and a map that is a list', () => {
-    const decodeCount = itemDecoder<{ count: number; lines: Order['lines'] }>('count', {
+    const decodeCount = itemDecoder<{ count: number; lines: Order['lines'] }>('count', () => ({
       count: number,
       lines: arrayOf(objectOf({ name: string, amount })),
-    });
+    }));
     expect(refusal(() => decodeCount({ ...KEYS, count: Number.NaN, lines: [] })).reason).toBe(
       'count: expected a number, found a number that is not finite',
     );

@@ -32,26 +32,27 @@ import { connectionKeys } from './table-schema.ts';
  * Every stored `provider` (connections, payments, refund entries, a link's payment and session) is read by
  * `storedProvider`, so a rename is one line here and no item needs rewriting.
  */
-const RENAMED_PROVIDERS: ReadonlyMap<string, Provider> = new Map<string, Provider>([]);
+const RENAMED_PROVIDERS: ReadonlyMap<string, Provider> = /* @__PURE__ */ new Map<string, Provider>([]);
 
-const currentProvider = oneOf(PROVIDERS);
+const currentProvider = /* @__PURE__ */ oneOf(PROVIDERS);
 
 /** A stored provider id, as the provider it names now (see `RENAMED_PROVIDERS`). */
 export const storedProvider: Decoder<Provider> = (value) =>
   currentProvider((typeof value === 'string' && RENAMED_PROVIDERS.get(value)) || value);
 
-const feeLine = objectOf<FeeLine>({
-  percent: number,
-  fixed: number,
-  currency: optional(string),
-  method: optional(oneOf(PAYMENT_METHODS)),
-});
+const feeLine = () =>
+  objectOf<FeeLine>({
+    percent: number,
+    fixed: number,
+    currency: optional(string),
+    method: optional(oneOf(PAYMENT_METHODS)),
+  });
 
 /**
  * A connection's fields. Since the first connections (2026-11-23) every item has the required ones; `methods`,
  * `success_rate` and `fees` came later and stay absent until set (absent: every method, 1, unknown).
  */
-const CONNECTION_FIELDS: FieldDecoders<PspConnection> = {
+const connectionFields = (): FieldDecoders<PspConnection> => ({
   id: string,
   account: string,
   mode,
@@ -62,21 +63,21 @@ const CONNECTION_FIELDS: FieldDecoders<PspConnection> = {
   secret_name: nullable(string),
   methods: optional(nullable(arrayOf(oneOf(PAYMENT_METHODS)))),
   success_rate: optional(nullable(number)),
-  fees: optional(nullable(arrayOf(feeLine))),
+  fees: optional(nullable(arrayOf(feeLine()))),
   created_at: string,
-};
+});
 
 /** The shared health beside a connection, in the same item; written with it, read as healthy when absent. */
-const HEALTH_FIELDS: FieldDecoders<ConnectionHealth> = {
+const healthFields = (): FieldDecoders<ConnectionHealth> => ({
   consecutive_failures: withDefault(number, () => INITIAL_HEALTH.consecutive_failures),
   down_until: withDefault(nullable(string), () => INITIAL_HEALTH.down_until),
   revision: withDefault(number, () => INITIAL_HEALTH.revision),
-};
-
-const decodeConnection = itemDecoder('connection', CONNECTION_FIELDS, {
-  omit: ['kind', ...Object.keys(HEALTH_FIELDS)],
 });
-const decodeHealth = itemDecoder('connection', HEALTH_FIELDS, { keep: 'drop' });
+
+const decodeConnection = /* @__PURE__ */ itemDecoder('connection', connectionFields, {
+  omit: ['kind', 'consecutive_failures', 'down_until', 'revision'],
+});
+const decodeHealth = /* @__PURE__ */ itemDecoder('connection', healthFields, { keep: 'drop' });
 
 /** A stored connection item: the connection, and its health beside it (one read serves both). */
 export function connectionStateFromItem(item: Record<string, unknown>): ConnectionState {
@@ -94,17 +95,18 @@ export function connectionToItem(connection: PspConnection) {
   };
 }
 
-const routingRule = objectOf<RoutingRule>({
-  name: string,
-  // The condition and the target were checked whole by `PUT /v1/routing` before they were stored.
-  when: wholeMap(),
-  // biome-ignore lint/suspicious/noThenProperty: the rule's own field name; this table is never awaited
-  then: wholeMap(),
-});
+const routingRule = () =>
+  objectOf<RoutingRule>({
+    name: string,
+    // The condition and the target were checked whole by `PUT /v1/routing` before they were stored.
+    when: wholeMap(),
+    // biome-ignore lint/suspicious/noThenProperty: the rule's own field name; this table is never awaited
+    then: wholeMap(),
+  });
 
 /** The routing document of an (account, mode), without the item's own `kind`, `account` and `mode`. */
-export const routingFromItem = itemDecoder<Routing>(
+export const routingFromItem = /* @__PURE__ */ itemDecoder<Routing>(
   'routing',
-  { rules: arrayOf(routingRule), default: arrayOf(string) },
+  () => ({ rules: arrayOf(routingRule()), default: arrayOf(string) }),
   { keep: 'drop' },
 );

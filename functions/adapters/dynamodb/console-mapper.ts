@@ -17,17 +17,17 @@ import {
   withDefault,
 } from './item-decoder.ts';
 
-const role = oneOf(CONSOLE_ROLES);
+const role = /* @__PURE__ */ oneOf(CONSOLE_ROLES);
 
 /** A one-time sign-in link's grant, and until when it may be used. */
-export const signInLinkFromItem = itemDecoder<SignInGrant & { expires_at: string }>(
+export const signInLinkFromItem = /* @__PURE__ */ itemDecoder<SignInGrant & { expires_at: string }>(
   'console sign-in link',
-  { account: string, role, user: string, expires_at: string },
+  () => ({ account: string, role, user: string, expires_at: string }),
   { keep: 'drop' },
 );
 
 /** A console session: every field stored since the console exists (2026-11-28). */
-export const consoleSessionFromItem = itemDecoder<ConsoleSession>('console session', {
+export const consoleSessionFromItem = /* @__PURE__ */ itemDecoder<ConsoleSession>('console session', () => ({
   account: string,
   mode,
   user: string,
@@ -36,7 +36,7 @@ export const consoleSessionFromItem = itemDecoder<ConsoleSession>('console sessi
   csrf_token: string,
   created_at: string,
   expires_at: string,
-});
+}));
 
 /** An audit entry as stored: its `id` is in its key on entries written before they held it. */
 type StoredAuditEntry = Omit<AuditEntry, 'id'> & { id?: string };
@@ -45,7 +45,7 @@ type StoredAuditEntry = Omit<AuditEntry, 'id'> & { id?: string };
  * An audit entry's fields. Entries from before outcomes were recorded (2026-11-29) were written after their
  * change had been made: they read as `succeeded`, with no reason, and their id is their key's.
  */
-const AUDIT_FIELDS: FieldDecoders<StoredAuditEntry> = {
+const auditFields = (): FieldDecoders<StoredAuditEntry> => ({
   id: optional(string),
   account: string,
   mode: nullable(mode),
@@ -57,9 +57,9 @@ const AUDIT_FIELDS: FieldDecoders<StoredAuditEntry> = {
   reason: withDefault(nullable(string), () => null),
   source_ip: string,
   at: string,
-};
+});
 
-const decodeAuditEntry = itemDecoder('console audit entry', AUDIT_FIELDS);
+const decodeAuditEntry = /* @__PURE__ */ itemDecoder('console audit entry', auditFields);
 
 /** An audit entry (its key `<at>#<id>` gives an older entry's id). */
 export function auditEntryFromItem(item: Record<string, unknown>): AuditEntry {

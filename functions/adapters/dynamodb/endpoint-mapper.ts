@@ -21,7 +21,7 @@ import {
 } from './item-decoder.ts';
 
 /** An endpoint's fields, every one of them stored since endpoints exist (2026-11-25). */
-const ENDPOINT_FIELDS: FieldDecoders<WebhookEndpoint> = {
+const endpointFields = (): FieldDecoders<WebhookEndpoint> => ({
   id: string,
   account: string,
   mode,
@@ -31,14 +31,14 @@ const ENDPOINT_FIELDS: FieldDecoders<WebhookEndpoint> = {
   status: oneOf(ENDPOINT_STATUSES),
   created_at: string,
   updated_at: string,
-};
+});
 
 /** Its signing secrets, sealed; the previous one only during a rotation's overlap. */
-const SECRET_FIELDS: FieldDecoders<EndpointSecrets> = {
+const secretFields = (): FieldDecoders<EndpointSecrets> => ({
   secret: string,
   previous_secret: optional(string),
   previous_until: optional(string),
-};
+});
 
 /** One attempt in the health window: whether it succeeded, and how long it took. */
 const attempt: Decoder<[0 | 1, number]> = (value) => {
@@ -49,23 +49,26 @@ const attempt: Decoder<[0 | 1, number]> = (value) => {
 };
 
 /** Its latest attempts (none until the first, and again once re-enabled: the stats are removed then). */
-const STATS_FIELDS: FieldDecoders<EndpointStats> = {
+const statsFields = (): FieldDecoders<EndpointStats> => ({
   window: withDefault(arrayOf(attempt), () => []),
   failing_since: optional(string),
-};
+});
 
-/** What the item holds besides the endpoint: the records below, and delivery's own bookkeeping. */
-const NOT_THE_ENDPOINT = [
-  ...Object.keys(SECRET_FIELDS),
-  ...Object.keys(STATS_FIELDS),
-  'kind',
-  'disabled_reason',
-  'test_until',
-];
-
-const decodeEndpoint = itemDecoder('webhook endpoint', ENDPOINT_FIELDS, { omit: NOT_THE_ENDPOINT });
-const decodeSecrets = itemDecoder('webhook endpoint', SECRET_FIELDS, { keep: 'drop' });
-const decodeStats = itemDecoder('webhook endpoint', STATS_FIELDS, { keep: 'drop' });
+const decodeEndpoint = /* @__PURE__ */ itemDecoder('webhook endpoint', endpointFields, {
+  // What the item holds besides the endpoint: the records below, and delivery's own bookkeeping.
+  omit: [
+    'secret',
+    'previous_secret',
+    'previous_until',
+    'window',
+    'failing_since',
+    'kind',
+    'disabled_reason',
+    'test_until',
+  ],
+});
+const decodeSecrets = /* @__PURE__ */ itemDecoder('webhook endpoint', secretFields, { keep: 'drop' });
+const decodeStats = /* @__PURE__ */ itemDecoder('webhook endpoint', statsFields, { keep: 'drop' });
 
 /** A stored endpoint item: the endpoint, its sealed secrets and its health window. */
 export function endpointFromItem(item: Record<string, unknown>): StoredWebhookEndpoint {

@@ -24,14 +24,15 @@ import {
   wholeMap,
 } from './item-decoder.ts';
 
-const attempt = objectOf<DeliveryAttempt>({
-  at: string,
-  status_code: nullable(number),
-  duration_ms: number,
-  error: nullable(string),
-});
+const attempt = () =>
+  objectOf<DeliveryAttempt>({
+    at: string,
+    status_code: nullable(number),
+    duration_ms: number,
+    error: nullable(string),
+  });
 
-const resource = wholeMap<WebhookEvent['data']>();
+const resource = /* @__PURE__ */ wholeMap<WebhookEvent['data']>();
 
 /** The resource the webhook carries: deflated JSON, or a map on events stored before 2026-11-26 (event-data.ts). */
 const data: Decoder<WebhookEvent['data']> = (value) => {
@@ -51,7 +52,7 @@ const data: Decoder<WebhookEvent['data']> = (value) => {
  * `endpoint_id` and `fanned_out` came with webhook endpoints (2026-11-25). `outbox_due` is not an attribute: it
  * is read from the outbox key (`eventFromItem`).
  */
-const EVENT_FIELDS: FieldDecoders<StoredEvent> = {
+const eventFields = (): FieldDecoders<StoredEvent> => ({
   id: string,
   type: oneOf([...EVENT_TYPES, ...ENDPOINT_EVENT_TYPES]),
   link_id: optional(string),
@@ -60,16 +61,16 @@ const EVENT_FIELDS: FieldDecoders<StoredEvent> = {
   created_at: string,
   data,
   status: oneOf(EVENT_STATUSES),
-  attempts: arrayOf(attempt),
+  attempts: arrayOf(attempt()),
   attempt_count: optional(number),
   delivery_seq: number,
   round_attempts: number,
   outbox_due: optional(string),
   endpoint_id: optional(string),
   fanned_out: optional(boolean),
-};
+});
 
-const decodeEvent = itemDecoder('event', EVENT_FIELDS);
+const decodeEvent = /* @__PURE__ */ itemDecoder('event', eventFields);
 
 /** The event in an item, with its outbox due time (the part of `gsi2sk` before the id) while it has one. */
 export function eventFromItem(item: Record<string, unknown>): StoredEvent {

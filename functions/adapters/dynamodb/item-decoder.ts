@@ -7,8 +7,13 @@ import { KEY_ATTRIBUTES } from './table-schema.ts';
  * How a mapper reads a stored item as its domain type (docs/data-model.md#reading-an-item). A mapper lists one
  * decoder per field of the type (`FieldDecoders`, which the compiler keeps complete): each checks the stored
  * value, and one whose field came later gives older items its default (`withDefault`). `itemDecoder` makes the
- * list the mapper's read. Plain functions and `typeof` checks, nothing built at a cold start: an item is
- * decoded on every read, and a checkout reads a link and its payments on every visit.
+ * list the mapper's read. Plain functions and `typeof` checks: an item is decoded on every read, and a checkout
+ * reads a link and its payments on every visit.
+ *
+ * Nothing is built while a bundle loads: a mapper's list is a function `itemDecoder` calls on the first read,
+ * a decoder shared between lists is `lazy`, and each call at a module's top level is marked `@__PURE__`, so
+ * that esbuild drops the mappers a function never uses (every function imports the composition root, which
+ * imports every repository; esbuild honours `@__NO_SIDE_EFFECTS__` only within the declaring file).
  */
 
 /** Reads one stored value; throws a mismatch when the value is not of its type. */
@@ -28,11 +33,6 @@ class Mismatch extends Error {
   constructor(message: string, path: readonly (string | number)[] = []) {
     super(message);
     this.path = path;
-  }
-
-  /** The same mismatch, one step further out. */
-  within(step: string | number): Mismatch {
-    return new Mismatch(this.message, [step, ...this.path]);
   }
 }
 
@@ -145,24 +145,35 @@ export interface Others {
  */
 export function objectOf<T>(fields: FieldDecoders<T>, others: Others = {}): Decoder<T> {
   const decoders = Object.entries(fields) as [string, Decoder<unknown>][];
-  const omit = others.omit ?? [];
+  // Not copied as they are: the fields (decoded below) and what is left out. Built up without `delete`, which
+  // would turn the record into a slow dictionary-mode object on every read.
+  const notCopied = new Set([...Object.keys(fields), ...(others.omit ?? [])]);
   const keep = others.keep !== 'drop';
   return (value) => {
     if (!isMap(value)) return mismatch('a map', value);
-    const decoded: Record<string, unknown> = keep ? { ...value } : {};
-    for (const attribute of omit) delete decoded[attribute];
+    const decoded: Record<string, unknown> = {};
+    if (keep)
+      for (const attribute in value) if (!notCopied.has(attribute)) decoded[attribute] = value[attribute];
     for (const [field, decode] of decoders) {
       const read = decodeAt(field, decode, value[field]);
-      if (read === undefined) delete decoded[field];
-      else decoded[field] = read;
+      if (read !== undefined) decoded[field] = read;
     }
     return decoded as T;
   };
 }
 
-export const mode = oneOf(MODES);
+export const mode = /* @__PURE__ */ oneOf(MODES);
 
-export const amount = objectOf<Amount>({ value: string, currency: string });
+export const amount = /* @__PURE__ */ objectOf<Amount>({ value: string, currency: string });
+
+/** A decoder built on its first use (see the top of this file). */
+export function lazy<T>(build: () => Decoder<T>): Decoder<T> {
+  let decode: Decoder<T> | undefined;
+  return (value) => {
+    decode ??= build();
+    return decode(value);
+  };
+}
 
 /**
  * A map the service writes whole and reads as it wrote it (a buyer's details, a routing rule's condition): checked
@@ -173,18 +184,20 @@ export const wholeMap = <T extends object>(checked: Partial<FieldDecoders<T>> = 
   objectOf(checked as FieldDecoders<T>);
 
 /** `decode(value)`, a mismatch inside it placed at `step`. */
-const decodeAt = <T>(step: string | number, decode: Decoder<T>, value: unknown): T =>
-  within([step], () => decode(value));
+function decodeAt<T>(step: string | number, decode: Decoder<T>, value: unknown): T {
+  try {
+    return decode(value);
+  } catch (error) {
+    throw error instanceof Mismatch ? new Mismatch(error.message, [step, ...error.path]) : error;
+  }
+}
 
 /** `read()`, a mismatch inside it placed at `path` (for a mapper's steps after its fields are decoded). */
 export function within<T>(path: readonly (string | number)[], read: () => T): T {
   try {
     return read();
   } catch (error) {
-    if (!(error instanceof Mismatch)) throw error;
-    let placed = error;
-    for (const step of [...path].reverse()) placed = placed.within(step);
-    throw placed;
+    throw error instanceof Mismatch ? new Mismatch(error.message, [...path, ...error.path]) : error;
   }
 }
 
@@ -195,15 +208,18 @@ function isMap(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * A mapper's read of a whole item: its fields decoded, its key and index attributes left out (and `others.omit`,
- * attributes that are the adapter's, not the type's). An item that does not decode throws `UndecodableItemError`.
+ * A mapper's read of a whole item: its fields decoded (the list `fields` returns, on the first read), its key and
+ * index attributes left out (and `others.omit`, attributes that are the adapter's, not the type's). An item that
+ * does not decode throws `UndecodableItemError`.
  */
 export function itemDecoder<T>(
   entity: string,
-  fields: FieldDecoders<T>,
+  fields: () => FieldDecoders<T>,
   others: Others = {},
 ): (item: Record<string, unknown>) => T {
-  const decode = objectOf(fields, { ...others, omit: [...KEY_ATTRIBUTES, ...(others.omit ?? [])] });
+  const decode = lazy(() =>
+    objectOf(fields(), { ...others, omit: [...KEY_ATTRIBUTES, ...(others.omit ?? [])] }),
+  );
   return (item) => decodeItem(entity, decode, item);
 }
 

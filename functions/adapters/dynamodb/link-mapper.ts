@@ -24,6 +24,7 @@ import {
   type Decoder,
   decodeItem,
   type FieldDecoders,
+  lazy,
   mismatch,
   mode,
   nullable,
@@ -159,29 +160,32 @@ const charged = <T extends { provider: Provider; amount?: Amount }>() =>
     FieldDecoders<Charged<T>>
   >);
 
-const lineItem = objectOf<LineItem>({
-  name: string,
-  quantity: number,
-  unit_amount: amount,
-  tax_rate: optional(nullable(string)),
-  adjustable_quantity: optional(nullable(wholeMap<AdjustableQuantity>())),
-});
+const lineItem = () =>
+  objectOf<LineItem>({
+    name: string,
+    quantity: number,
+    unit_amount: amount,
+    tax_rate: optional(nullable(string)),
+    adjustable_quantity: optional(nullable(wholeMap<AdjustableQuantity>())),
+  });
 
-const amountRange = objectOf<AmountRange>({
-  currency: string,
-  minimum: string,
-  maximum: string,
-  suggested: optional(nullable(string)),
-});
+const amountRange = () =>
+  objectOf<AmountRange>({
+    currency: string,
+    minimum: string,
+    maximum: string,
+    suggested: optional(nullable(string)),
+  });
 
-const paidPayment = wholeMap<Charged<PaidPayment>>({
-  provider: storedProvider,
-  amount: optional(amount),
-  refund_reserved_minor: number,
-  refund_refunded_minor: number,
-});
+const paidPayment = () =>
+  wholeMap<Charged<PaidPayment>>({
+    provider: storedProvider,
+    amount: optional(amount),
+    refund_reserved_minor: number,
+    refund_refunded_minor: number,
+  });
 
-const LINK_FIELDS: FieldDecoders<LinkFields> = {
+const linkFields = (): FieldDecoders<LinkFields> => ({
   id: string,
   account: string,
   mode,
@@ -191,8 +195,8 @@ const LINK_FIELDS: FieldDecoders<LinkFields> = {
   webhook_url: nullable(string),
   metadata: nullable(recordOf(string)),
   amount: nullable(amount),
-  line_items: later('line_items', nullable(arrayOf(lineItem))),
-  amount_range: later('amount_range', nullable(amountRange)),
+  line_items: later('line_items', nullable(arrayOf(lineItem()))),
+  amount_range: later('amount_range', nullable(amountRange())),
   payment_methods: later('payment_methods', nullable(arrayOf(oneOf(PAYMENT_METHODS)))),
   locale: later('locale', nullable(string)),
   collect: later('collect', nullable(wholeMap<Collect>())),
@@ -200,7 +204,7 @@ const LINK_FIELDS: FieldDecoders<LinkFields> = {
   connections: later('connections', nullable(arrayOf(string))),
   reusable: later('reusable', boolean),
   max_payments: later('max_payments', nullable(number)),
-  paid_payments: withDefault(recordOf(paidPayment), () => ({})),
+  paid_payments: withDefault(recordOf(paidPayment()), () => ({})),
   sessions_stale_before: later('sessions_stale_before', nullable(string)),
   created_at: string,
   expires_at: nullable(string),
@@ -220,7 +224,7 @@ const LINK_FIELDS: FieldDecoders<LinkFields> = {
   request_hash: later('request_hash', nullable(string)),
   created_as: later('created_as', nullable(wholeMap<PatchableFields>())),
   payments_in_order: later('payments_in_order', boolean),
-};
+});
 
 /**
  * What the link's payment, its session or a reusable link's paid payment charged. Kept since 2026-11-25 (payment
@@ -256,8 +260,8 @@ function useOf(link: LinkFields): LinkUse {
 export const placeAttribute = (slot: number | string): string => `place_${slot}`;
 const PLACE_ATTRIBUTE = /^place_(\d+)$/;
 
-const place = objectOf<LinkPlace>({ holder: string, until: nullable(string) });
-const decodeFields = objectOf(LINK_FIELDS, { omit: KEY_ATTRIBUTES });
+const place = /* @__PURE__ */ lazy(() => objectOf<LinkPlace>({ holder: string, until: nullable(string) }));
+const decodeFields = /* @__PURE__ */ lazy(() => objectOf(linkFields(), { omit: KEY_ATTRIBUTES }));
 
 /** The places among a stored item's attributes, and the item without them. */
 function placesOfItem(item: Record<string, unknown>) {

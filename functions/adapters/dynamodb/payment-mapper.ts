@@ -21,8 +21,6 @@ import {
 import { fromStoredRouting, type StoredRouting, storedRouting, toStoredRouting } from './routing-item.ts';
 import { bookEntryKeys, bookKeys, paymentKeys, shardOf } from './table-schema.ts';
 
-const failure = objectOf<PaymentFailure>({ code: oneOf(FAILURE_CODES), message: string });
-
 /** A payment as its item holds it: the routing decision small (`StoredRouting`). */
 type StoredPayment = Omit<Payment, 'routing'> & { routing?: StoredRouting };
 
@@ -32,7 +30,7 @@ type StoredPayment = Omit<Payment, 'routing'> & { routing?: StoredRouting };
  * absence means: an older payment's `amount` is its link's, read with `paymentAmount`). A field added later
  * that the domain needs on every payment gets its default here (`withDefault`).
  */
-const PAYMENT_FIELDS: FieldDecoders<StoredPayment> = {
+const paymentFields = (): FieldDecoders<StoredPayment> => ({
   id: string,
   link_id: string,
   account: string,
@@ -42,7 +40,7 @@ const PAYMENT_FIELDS: FieldDecoders<StoredPayment> = {
   status: oneOf(PAYMENT_STATES),
   amount: optional(amount),
   provider_reference: nullable(string),
-  failure: nullable(failure),
+  failure: nullable(objectOf<PaymentFailure>({ code: oneOf(FAILURE_CODES), message: string })),
   session_id: nullable(string),
   session_expires_at: nullable(string),
   session_url: optional(nullable(string)),
@@ -61,9 +59,9 @@ const PAYMENT_FIELDS: FieldDecoders<StoredPayment> = {
   created_at: string,
   updated_at: string,
   version: number,
-};
+});
 
-const decodePayment = itemDecoder('payment', PAYMENT_FIELDS);
+const decodePayment = /* @__PURE__ */ itemDecoder('payment', paymentFields);
 
 /** The payment in a stored item (docs/data-model.md#reading-an-item), its routing decision expanded. */
 export function paymentFromItem(item: Record<string, unknown>): Payment {

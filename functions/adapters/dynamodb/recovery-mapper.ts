@@ -5,9 +5,9 @@ import { itemDecoder, mode, number, oneOf, optional, string } from './item-decod
  * An endpoint's recovery: every field stored since recoveries exist (2026-11-25). The item's `id`, `kind` and
  * `delivery_seq` are its place in the outbox (endpoint-recovery-store.ts), not the recovery's.
  */
-export const recoveryFromItem = itemDecoder<Recovery>(
+export const recoveryFromItem = /* @__PURE__ */ itemDecoder<Recovery>(
   'endpoint recovery',
-  {
+  () => ({
     endpoint_id: string,
     account: string,
     mode,
@@ -18,6 +18,6 @@ export const recoveryFromItem = itemDecoder<Recovery>(
     queued: number,
     started_at: string,
     finished_at: optional(string),
-  },
+  }),
   { omit: ['id', 'kind', 'delivery_seq'] },
 );

@@ -5,6 +5,7 @@ import {
   amount,
   type FieldDecoders,
   itemDecoder,
+  lazy,
   literal,
   mode,
   nullable,
@@ -15,7 +16,7 @@ import {
 } from './item-decoder.ts';
 
 /** A refund's fields, every one of them stored since refunds exist (2026-11-23). */
-const REFUND_FIELDS: FieldDecoders<Refund> = {
+const refundFields = (): FieldDecoders<Refund> => ({
   id: string,
   object: literal('refund'),
   payment_link_id: string,
@@ -26,20 +27,20 @@ const REFUND_FIELDS: FieldDecoders<Refund> = {
   provider_reference: nullable(string),
   created_at: string,
   updated_at: string,
-};
+});
 
 /** A refund in its link's `refunds` (link-mapper.ts). */
-export const refund = objectOf<Refund>(REFUND_FIELDS);
+export const refund = /* @__PURE__ */ lazy(() => objectOf<Refund>(refundFields()));
 
 /**
  * A refund's entry in the books (docs/data-model.md#books), written since 2026-11-28: the refund, with what the
  * filters ask of its payment; `client_reference_id` only when the payment had one, until it is erased.
  */
-export const refundEntryFromItem = itemDecoder<RefundEntry>('refund entry', {
-  ...REFUND_FIELDS,
+export const refundEntryFromItem = /* @__PURE__ */ itemDecoder<RefundEntry>('refund entry', () => ({
+  ...refundFields(),
   account: string,
   mode,
   connection_id: string,
   provider: storedProvider,
   client_reference_id: optional(string),
-});
+}));

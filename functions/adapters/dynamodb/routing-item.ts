@@ -4,6 +4,7 @@ import { type CandidateEstimate, OPTIMIZE_GOALS } from '../../domain/strategies.
 import {
   arrayOf,
   type Decoder,
+  lazy,
   literal,
   mismatch,
   nullable,
@@ -35,7 +36,7 @@ export interface StoredRouting {
 type StoredCandidate = string | [string, number | null, number, number | null, 0 | 1];
 
 const STRATEGIES = ['link', 'default', 'enabled', 'priority', 'split', ...OPTIMIZE_GOALS] as const;
-const share = nullable(number);
+const share = /* @__PURE__ */ nullable(number);
 
 const storedCandidate: Decoder<StoredCandidate> = (value) => {
   if (typeof value === 'string') return value;
@@ -46,14 +47,16 @@ const storedCandidate: Decoder<StoredCandidate> = (value) => {
 };
 
 /** A payment's stored decision, checked (payment-mapper.ts). */
-export const storedRouting = objectOf<StoredRouting>({
-  s: oneOf(STRATEGIES),
-  g: string,
-  r: optional(string),
-  c: optional(arrayOf(storedCandidate)),
-  x: optional(literal(1)),
-  v: optional(literal(1)),
-});
+export const storedRouting = /* @__PURE__ */ lazy(() =>
+  objectOf<StoredRouting>({
+    s: oneOf(STRATEGIES),
+    g: string,
+    r: optional(string),
+    c: optional(arrayOf(storedCandidate)),
+    x: optional(literal(1)),
+    v: optional(literal(1)),
+  }),
+);
 
 const known = (estimate: CandidateEstimate) =>
   estimate.paid_share !== null ||

@@ -5,7 +5,7 @@ import { amount, itemDecoder, mode, nullable, number, oneOf, optional, string } 
  * A session of the built-in sandbox PSP (kept a week past its expiry). The optional fields came after the first
  * sessions (2026-11-22); an older session without them reads as the sandbox always read it.
  */
-export const sandboxSessionFromItem = itemDecoder<SandboxSession>('sandbox session', {
+export const sandboxSessionFromItem = /* @__PURE__ */ itemDecoder<SandboxSession>('sandbox session', () => ({
   id: string,
   connection_id: optional(string),
   payment_id: optional(string),
@@ -25,4 +25,4 @@ export const sandboxSessionFromItem = itemDecoder<SandboxSession>('sandbox sessi
   created_at: string,
   expires_at: string,
   locale: optional(string),
-});
+}));

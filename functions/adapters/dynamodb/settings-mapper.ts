@@ -4,31 +4,37 @@ import type { PspConfig } from '../../ports/psp-config-repository.ts';
 import { itemDecoder, mode, nullable, number, string } from './item-decoder.ts';
 
 /** The branding of an (account, mode)'s checkout pages: every field stored since branding exists (2026-11-25). */
-export const checkoutSettingsFromItem = itemDecoder<CheckoutSettings>('checkout settings', {
-  account: string,
-  mode,
-  display_name: nullable(string),
-  logo_url: nullable(string),
-  accent_color: nullable(string),
-  support_email: nullable(string),
-  updated_at: nullable(string),
-});
+export const checkoutSettingsFromItem = /* @__PURE__ */ itemDecoder<CheckoutSettings>(
+  'checkout settings',
+  () => ({
+    account: string,
+    mode,
+    display_name: nullable(string),
+    logo_url: nullable(string),
+    accent_color: nullable(string),
+    support_email: nullable(string),
+    updated_at: nullable(string),
+  }),
+);
 
 /** An (account, mode)'s retention of personal data: every field stored since it exists (2026-11-28). */
-export const accountSettingsFromItem = itemDecoder<AccountSettings>('account settings', {
-  account: string,
-  mode,
-  personal_data_retention_days: number,
-  updated_at: nullable(string),
-});
+export const accountSettingsFromItem = /* @__PURE__ */ itemDecoder<AccountSettings>(
+  'account settings',
+  () => ({
+    account: string,
+    mode,
+    personal_data_retention_days: number,
+    updated_at: nullable(string),
+  }),
+);
 
 /**
  * The one PSP an (account, mode) chose before connections existed (2026-11-22), read only to migrate it. Its
  * `provider` is the name that configuration used, not a connection's provider (connection-mapper.ts).
  */
-export const pspConfigFromItem = itemDecoder<PspConfig>('PSP config', {
+export const pspConfigFromItem = /* @__PURE__ */ itemDecoder<PspConfig>('PSP config', () => ({
   account: string,
   mode,
   provider: string,
   updated_at: string,
-});
+}));
