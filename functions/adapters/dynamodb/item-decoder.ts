@@ -151,15 +151,19 @@ export function objectOf<T>(fields: FieldDecoders<T>, others: Others = {}): Deco
   const keep = others.keep !== 'drop';
   return (value) => {
     if (!isMap(value)) return mismatch('a map', value);
-    const decoded: Record<string, unknown> = {};
-    if (keep)
-      for (const attribute in value) if (!notCopied.has(attribute)) decoded[attribute] = value[attribute];
+    const decoded = keep ? copiedExcept(value, notCopied) : {};
     for (const [field, decode] of decoders) {
       const read = decodeAt(field, decode, value[field]);
       if (read !== undefined) decoded[field] = read;
     }
     return decoded as T;
   };
+}
+
+function copiedExcept(value: Record<string, unknown>, left: ReadonlySet<string>): Record<string, unknown> {
+  const copy: Record<string, unknown> = {};
+  for (const attribute in value) if (!left.has(attribute)) copy[attribute] = value[attribute];
+  return copy;
 }
 
 export const mode = /* @__PURE__ */ oneOf(MODES);
