@@ -130,8 +130,8 @@ type DefaultedField =
  */
 export type StoredLink = Omit<PaymentLink, DefaultedField | 'amount_kind' | 'payment' | 'psp_session'> &
   Partial<Pick<PaymentLink, DefaultedField>> & {
-    payment: (Omit<PspPayment, 'amount'> & { amount?: Amount }) | null;
-    psp_session: (Omit<LinkSession, 'amount'> & { amount?: Amount }) | null;
+    payment: Charged<PspPayment> | null;
+    psp_session: Charged<LinkSession> | null;
   };
 
 /** A link item's fields once decoded: every one there, but for what a payment or session charged. */
@@ -144,7 +144,7 @@ type LinkFields = Omit<
   psp_session: Charged<LinkSession> | null;
 };
 
-/** A payment or session as stored: what it charged is absent on those stored before it was kept. */
+/** A payment, session or paid payment as stored: what it charged is absent on those stored before it was kept. */
 type Charged<T extends { amount?: Amount }> = Omit<T, 'amount'> & { amount?: Amount };
 
 /** A field of `LINK_DEFAULTS`: absent, it reads as its default. */
