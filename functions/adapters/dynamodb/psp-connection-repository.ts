@@ -16,11 +16,7 @@ import type {
   ConnectionState,
   PspConnectionRepository,
 } from '../../ports/psp-connections.ts';
-import {
-  connectionToItem,
-  routingFromItem,
-  connectionStateFromItem as toState,
-} from './connection-mapper.ts';
+import { connectionStateFromItem, connectionToItem, routingFromItem } from './connection-mapper.ts';
 import { decodedItems } from './item-decoder.ts';
 import { allItems } from './query.ts';
 import { connectionKeys, currentIndexNames, type IndexNames } from './table-schema.ts';
@@ -76,7 +72,7 @@ export class DynamoPspConnectionRepository implements PspConnectionRepository {
         ConsistentRead: true,
       }),
     );
-    return Item ? toState(Item) : undefined;
+    return Item ? connectionStateFromItem(Item) : undefined;
   }
 
   async directory(account: string, mode: Mode): Promise<ConnectionDirectory> {
@@ -88,7 +84,7 @@ export class DynamoPspConnectionRepository implements PspConnectionRepository {
     });
     const connections = decodedItems(
       items.filter((item) => item.kind === 'connection'),
-      toState,
+      connectionStateFromItem,
     );
     const [routing = null] = decodedItems(
       items.filter((item) => item.kind === 'routing'),
@@ -130,7 +126,7 @@ export class DynamoPspConnectionRepository implements PspConnectionRepository {
           ReturnValues: 'ALL_NEW',
         }),
       );
-      return Attributes ? toState(Attributes).connection : undefined;
+      return Attributes ? connectionStateFromItem(Attributes).connection : undefined;
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) return undefined;
       throw error;
@@ -148,7 +144,7 @@ export class DynamoPspConnectionRepository implements PspConnectionRepository {
         ReturnValues: 'ALL_OLD',
       }),
     );
-    return Attributes ? toState(Attributes).connection : undefined;
+    return Attributes ? connectionStateFromItem(Attributes).connection : undefined;
   }
 
   async updateHealth(
@@ -164,7 +160,7 @@ export class DynamoPspConnectionRepository implements PspConnectionRepository {
           new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }),
         );
         if (!Item) return undefined;
-        current = toState(Item).health;
+        current = connectionStateFromItem(Item).health;
       }
       const next = change(current);
       if (!next) return undefined;
