@@ -69,6 +69,11 @@ describe('an item read through its decoder', () => {
     expect(first).not.toHaveProperty('note');
   });
 
+  it('keeps the item’s order of attributes, a default last, so that what is built from it reads as before', () => {
+    const item = { ...KEYS, note: 'n', lines: ORDER.lines, id: 'o_1', email: null, status: 'paid' };
+    expect(Object.keys(decodeOrder(item))).toEqual(['note', 'lines', 'id', 'email', 'status', 'tags']);
+  });
+
   it('keeps attributes its decoder does not name, so that an older function writes them back', () => {
     expect(decodeOrder({ ...KEYS, ...ORDER, gift_wrap: { paper: 'red' } })).toMatchObject({
       gift_wrap: { paper: 'red' },

@@ -141,19 +141,19 @@ export interface Others {
 /**
  * A map holding the fields of `T`, each checked by its decoder. Attributes it does not name are kept as they are
  * (unless `others` says otherwise): a function deployed before a field existed carries it through when it writes
- * the item back (a deployment updates the functions one at a time).
+ * the item back (a deployment updates the functions one at a time). The attributes keep the item's order (a
+ * resource built from the record, a webhook's body, reads the same as before), and a default comes last.
  */
 export function objectOf<T>(fields: FieldDecoders<T>, others: Others = {}): Decoder<T> {
   const decoders = Object.entries(fields) as [string, Decoder<unknown>][];
-  // Not copied as they are: the fields (decoded below) and what is left out. Built up without `delete`, which
-  // would turn the record into a slow dictionary-mode object on every read.
-  const notCopied = new Set([...Object.keys(fields), ...(others.omit ?? [])]);
+  const omit = new Set(others.omit);
   const keep = others.keep !== 'drop';
   return (value) => {
     if (!isMap(value)) return mismatch('a map', value);
-    const decoded = keep ? copiedExcept(value, notCopied) : {};
+    const decoded = keep ? copiedExcept(value, omit) : {};
     for (const [field, decode] of decoders) {
       const read = decodeAt(field, decode, value[field]);
+      // Set in place, never deleted: `delete` would make the record a slow dictionary-mode object.
       if (read !== undefined) decoded[field] = read;
     }
     return decoded as T;
