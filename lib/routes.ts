@@ -155,8 +155,9 @@ export const functions = {
     // (functions/use-cases/session-endings.ts).
     calls: { psp: NOTIFICATION_PSP_CALLS + 2 },
   },
+  // Pay on a session that opens a mandate stores it (PutItem, functions/adapters/dynamodb/sandbox-mandate-store.ts).
   'sandbox-checkout': {
-    table: ['GetItem', 'UpdateItem'],
+    table: ['GetItem', 'PutItem', 'UpdateItem'],
     reservedConcurrency: 20,
     secrets: ['sandbox'],
     calls: { sandboxNotification: 1 },

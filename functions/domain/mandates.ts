@@ -1,4 +1,5 @@
 import type { Provider } from './connection.ts';
+import { type Amount, fromMinorUnits } from './money.ts';
 
 /**
  * Mandates (docs/subscriptions.md#mandates): what a PSP stores so that it can be asked to charge the buyer again
@@ -51,3 +52,12 @@ export const opensMandate = (link: {
 }): boolean =>
   (link.recurring !== null && link.recurring !== undefined) ||
   (link.subscription_update !== null && link.subscription_update !== undefined);
+
+/**
+ * What a link's session charges now: nothing on a subscription link with a trial, whose payment only sets up the
+ * mandate (docs/subscriptions.md#trials); the amount asked on every other link.
+ */
+export function chargedNow(link: { recurring?: { trial_days: number | null } | null }, amount: Amount): Amount {
+  if (!link.recurring?.trial_days) return amount;
+  return { value: fromMinorUnits(0n, amount.currency), currency: amount.currency };
+}

@@ -1,4 +1,5 @@
 import type { Amount } from '../domain/money.ts';
+import type { SandboxSession } from '../ports/sandbox-sessions.ts';
 import type { Recurring } from '../domain/subscription-schedule.ts';
 import { formatAmount, type Html, html } from './html.ts';
 import { subscriptionMessagesFor } from './messages/subscription-texts.ts';
@@ -43,4 +44,16 @@ export function subscribedNotice(
   if (!link.recurring) return undefined;
   const t = subscriptionMessagesFor(locale);
   return html`<p><strong>${t.subscribedText}</strong></p><p>${t.howToCancel(merchant)}</p>`;
+}
+
+/**
+ * What the sandbox's page (a PSP's page) tells the buyer of a session that opens a mandate: the subscription's
+ * terms, or for an update link that the method is charged for the subscription's later periods.
+ */
+export function mandateTerms(session: Pick<SandboxSession, 'opens_mandate'>, locale: string): Html | undefined {
+  const opens = session.opens_mandate;
+  if (!opens) return undefined;
+  if (!opens.recurring) return html`<p><strong>${subscriptionMessagesFor(locale).laterPeriods}</strong></p>`;
+  const [first, ...rest] = termsText(opens.recurring, opens.period_amount, locale, undefined);
+  return html`<p><strong>${first}</strong></p>${rest.map((line) => html`<p class="muted">${line}</p>`)}`;
 }

@@ -3,6 +3,7 @@ import type { BuyerReferences } from '../domain/buyer-references.ts';
 import type { Provider, PspConnection } from '../domain/connection.ts';
 import { InvalidNotificationError } from '../domain/errors.ts';
 import type { Decline, MandateRef } from '../domain/mandates.ts';
+import type { Recurring } from '../domain/subscription-schedule.ts';
 import type { Amount } from '../domain/money.ts';
 import type { PaymentFailureCode, PaymentState } from '../domain/payment.ts';
 import type { PaymentLink, PspSession } from '../domain/payment-link.ts';
@@ -337,8 +338,12 @@ export interface OpensMandate {
   subscriptionId: string;
   /** A trial: the mandate is set up and nothing is charged now (the session's amount is zero). */
   withoutCharge: boolean;
-  /** What the buyer agrees to, for the PSP's page: the amount, the interval, how to cancel. */
-  terms: string;
+  /**
+   * What the buyer agrees to, for the PSP's page: what each period charges, and the subscription link's terms
+   * (null for an update link, which pays a period of a subscription whose terms the buyer agreed to already).
+   */
+  periodAmount: Amount;
+  recurring: Recurring | null;
 }
 
 /** One attempt to charge a mandate, off-session. */

@@ -59,3 +59,10 @@ export interface SandboxMandateStore {
   /** Every charge of the mandate (tests count what the sandbox was asked to charge). */
   chargesOf(mandateId: string): Promise<SandboxCharge[]>;
 }
+
+/** The part of a sandbox id after its prefix (`sbcs_…`, `sbm_…`). */
+export const suffixOf = (id: string): string => id.slice(id.indexOf('_') + 1);
+
+/** The mandate Pay on session `sessionId` opens, and its customer: derived, so a repeated Pay finds the same. */
+export const sandboxMandateIdOf = (sessionId: string): string => `sbm_${suffixOf(sessionId)}`;
+export const sandboxCustomerIdOf = (sessionId: string): string => `sbc_${suffixOf(sessionId)}`;

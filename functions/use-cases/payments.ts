@@ -3,7 +3,7 @@ import { withPspBuyer } from '../domain/buyer-details.ts';
 import type { PspConnection } from '../domain/connection.ts';
 import { ConcurrentModificationError, NotFoundError } from '../domain/errors.ts';
 import { ID_RANDOM_LENGTH } from '../domain/ids.ts';
-import { reportPayment } from '../domain/link-events.ts';
+import { reportPayment, type Transition } from '../domain/link-events.ts';
 import { opensMandate } from '../domain/mandates.ts';
 import { addPayment, withPaymentReference } from '../domain/link-payments.ts';
 import {
@@ -26,7 +26,7 @@ import type { EventQueue } from '../ports/event-queue.ts';
 import type { LinkRepository } from '../ports/link-repository.ts';
 import type { PaymentRepository } from '../ports/payment-repository.ts';
 import type { PspSessionStatus } from '../ports/psp.ts';
-import type { CheckedSessionStatus } from './charged-amounts.ts';
+import type { CheckedSessionStatus, PaymentRead } from './charged-amounts.ts';
 import { applyTransition, getPaymentLink } from './link-transitions.ts';
 import type { MandatePayments } from './subscription-starts.ts';
 
@@ -45,6 +45,15 @@ export interface PaymentDependencies {
 }
 
 export type SessionOutcome = 'paid' | 'already_paid' | 'duplicate' | 'failed' | 'ignored';
+
+/**
+ * What recording a PSP's status came to, and, when the payment paid its link (`paid`), the transition that did:
+ * the link as that write found it and as it left it.
+ */
+export interface RecordedStatus {
+  outcome: SessionOutcome;
+  paid?: Transition;
+}
 
 /**
  * The payment id of a session opened before payments existed (its PSP echoes none): derived from the session,
@@ -75,19 +84,22 @@ const UNKNOWN_SESSION_LIFETIME_MS = 24 * 3_600_000;
  * The link moves first and the payment is saved after: a success is never stored without moving the link. Should
  * the link's write fail, the payment stays as it was (pending, on the sweeper's list), so the PSP's next
  * notification or the sweeper records it again (docs/orchestration.md#missed-notifications).
+ *
+ * The payment is read once: `read`, when the amount's check read it already, else here.
  */
 export async function recordSessionStatus(
   deps: PaymentDependencies,
   connection: PspConnection,
   link: PaymentLink,
   status: CheckedSessionStatus,
-): Promise<SessionOutcome> {
+  read?: PaymentRead,
+): Promise<RecordedStatus> {
   const outcome: PaymentOutcome = {
     state: status.state,
     failure: status.failure,
     reference: status.paymentReference,
   };
-  const { payment, save } = await settledPayment(deps, connection, link, status, outcome);
+  const { payment, save } = await settledPayment(deps, connection, link, status, outcome, read);
   const result = await moveLink(deps, connection, link, payment, status);
   if (payment.status === 'succeeded' && opensMandate(link)) await mandatePaymentsOf(deps).paid(connection, link, payment, status);
   await save();
@@ -106,7 +118,7 @@ async function moveLink(
   link: PaymentLink,
   payment: Payment,
   status: PspSessionStatus,
-): Promise<SessionOutcome> {
+): Promise<RecordedStatus> {
   const load = async () => {
     const current = await deps.links.get(link.id, link.mode);
     if (!current) throw new NotFoundError(`No payment link ${link.id}.`);
@@ -139,7 +151,7 @@ async function moveLink(
         payment_id: payment.id,
         connection_id: connection.id,
       });
-      return 'duplicate';
+      return { outcome: 'duplicate' };
     }
     if (result.transition) {
       putMetrics({ PaymentsSucceeded: 1 }, { provider: connection.provider });
@@ -150,7 +162,7 @@ async function moveLink(
           connection_id: connection.id,
         });
       }
-      return 'paid';
+      return { outcome: 'paid', paid: result.transition };
     }
     if (payment.provider_reference !== null) {
       await storeLinkReference(deps, link, payment.id, payment.provider_reference);
@@ -164,18 +176,18 @@ async function moveLink(
         payment_id: payment.id,
         connection_id: connection.id,
       });
-      return 'duplicate';
+      return { outcome: 'duplicate' };
     }
-    return 'already_paid';
+    return { outcome: 'already_paid' };
   }
   if (payment.status === 'failed' && status.state === 'failed') {
     putMetrics({ PaymentsFailed: 1 }, { provider: connection.provider });
     await applyTransition(transitions, load, (current, now) =>
       reportPayment(current, 'payment_link.payment_failed', toPaymentResource(payment, current), now),
     );
-    return 'failed';
+    return { outcome: 'failed' };
   }
-  return 'ignored';
+  return { outcome: 'ignored' };
 }
 
 /**
@@ -203,7 +215,8 @@ async function storeLinkReference(
 
 /**
  * The payment as it stands after the PSP's answer (created when the attempt left no record of its own), and
- * `save`, which stores it: conditionally on the record read, read and settled again when it changed meanwhile.
+ * `save`, which stores it: conditionally on the record read (`alreadyRead`, when the caller read it), read and
+ * settled again when it changed meanwhile.
  */
 async function settledPayment(
   deps: PaymentDependencies,
@@ -211,11 +224,11 @@ async function settledPayment(
   link: PaymentLink,
   status: PspSessionStatus,
   outcome: PaymentOutcome,
+  alreadyRead: PaymentRead | undefined,
 ): Promise<{ payment: Payment; save: () => Promise<void> }> {
   const id = status.paymentId ?? paymentIdOfSession(status.id);
-  const settleStored = async () => {
+  const settleFrom = (stored: Payment | undefined) => {
     const now = deps.now();
-    const stored = await deps.payments.get(link.id, link.mode, id);
     // A session whose attempt left no record is recorded at what the PSP says it charges: a buyer-chosen amount
     // is known to nothing else once the link's session moved on. Only a PSP answer without one falls back to the
     // link's record of the session, then to the link's amount.
@@ -241,7 +254,8 @@ async function settledPayment(
         withReference(current, outcome.reference, now),
     };
   };
-  const first = await settleStored();
+  const settleStored = async () => settleFrom(await deps.payments.get(link.id, link.mode, id));
+  const first = alreadyRead?.id === id ? settleFrom(alreadyRead.stored) : await settleStored();
   const saveOnce = async (read: typeof first) => {
     if (read.next) await deps.payments.save(read.next, read.stored);
     else if (!read.stored) await deps.payments.save(read.current);

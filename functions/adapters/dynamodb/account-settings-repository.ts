@@ -1,10 +1,9 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { AccountSettings } from '../../domain/personal-data.ts';
 import type { Mode } from '../../domain/principal.ts';
-import { type CollectionSettings, DEFAULT_COLLECTION } from '../../domain/subscription-schedule.ts';
-import { DEFAULT_TIME_ZONE } from '../../domain/time-zones.ts';
 import type { AccountSettingsRepository } from '../../ports/personal-data.ts';
-import { personalDataKeys, withoutKeys } from './table-schema.ts';
+import { accountSettingsFromItem } from './settings-mapper.ts';
+import { personalDataKeys } from './table-schema.ts';
 
 /** One item per (account, mode): `ACCOUNT#<acc>` / `ACCOUNT_SETTINGS#<mode>`, replaced whole by `PUT`. */
 export class DynamoAccountSettingsRepository implements AccountSettingsRepository {
@@ -20,14 +19,7 @@ export class DynamoAccountSettingsRepository implements AccountSettingsRepositor
     const { Item } = await this.client.send(
       new GetCommand({ TableName: this.tableName, Key: personalDataKeys.accountSettings(account, mode) }),
     );
-    if (!Item) return undefined;
-    const stored = withoutKeys<
-      Omit<AccountSettings, 'time_zone' | keyof CollectionSettings> &
-        Partial<Pick<AccountSettings, 'time_zone' | keyof CollectionSettings>>
-    >(Item);
-    // Settings stored before they had a time zone count their days in the default one; before subscriptions,
-    // they collect on the default retry days.
-    return { ...DEFAULT_COLLECTION, ...stored, time_zone: stored.time_zone ?? DEFAULT_TIME_ZONE };
+    return Item ? accountSettingsFromItem(Item) : undefined;
   }
 
   async put(settings: AccountSettings): Promise<void> {

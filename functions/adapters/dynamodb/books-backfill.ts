@@ -6,8 +6,8 @@ import { paymentAmount } from '../../domain/payment.ts';
 import type { PaymentMethod } from '../../domain/payment-methods.ts';
 import { configuredFee, onlyMethodOf } from '../../domain/payment-money.ts';
 import { linkFromItem } from './link-mapper.ts';
+import { paymentFromItem } from './payment-mapper.ts';
 import { copyRefundedTotal, refundedTotalsOf } from './payment-refunds.ts';
-import { toPayment } from './payment-repository.ts';
 import { writeRefundEntry } from './refund-entries.ts';
 import { bookEntryKeys, bookKeys, connectionKeys, keys } from './table-schema.ts';
 import { setAttributes } from './update-expressions.ts';
@@ -126,7 +126,7 @@ async function feePayment(
   item: Record<string, unknown>,
   fees: FeeLines,
 ): Promise<boolean> {
-  const payment = toPayment(item);
+  const payment = paymentFromItem(item);
   if (payment.status !== 'succeeded' || payment.fee) return false;
   const lines = await fees.of(payment.account, payment.mode, payment.connection_id);
   if (!lines?.length) return false;

@@ -19,6 +19,7 @@ import {
   linkPosition,
 } from '../../ports/link-repository.ts';
 import { storedEventData } from './event-data.ts';
+import { decodedItems } from './item-decoder.ts';
 import { linkFromItem, linkToItem, placeAttribute } from './link-mapper.ts';
 import { type MergedRead, mergedEntries } from './merged-partitions.ts';
 import { dueInSweeperIndex, itemsByKey, itemsOfIndexEntries, type TableIndexRef } from './query.ts';
@@ -296,7 +297,10 @@ export class DynamoLinkRepository implements LinkRepository {
     let reads = 0;
     let lastRead: string | undefined;
     for await (const entries of rounds) {
-      const links = (await itemsOfIndexEntries(this.client, this.tableName, entries)).map(linkFromItem);
+      const links = decodedItems(
+        await itemsOfIndexEntries(this.client, this.tableName, entries),
+        linkFromItem,
+      );
       found.push(...links.filter((link) => matchesFilter(link, filter, now)));
       if (found.length > limit) {
         const shown = found.slice(0, limit);

@@ -166,8 +166,7 @@ export class DynamoRefundLedger implements RefundLedger {
 
   /** A link with a pending refund stays on the refund sweeper's list until none is pending. */
   async pendingOfConnection(connectionId: string): Promise<{ link_id: string; id: string }[]> {
-    const items = await allOfSweeperIndex<Record<string, unknown>>(this.timelines, keys.refundCheckShard);
-    const links = items.map(linkFromItem);
+    const links = await allOfSweeperIndex(this.timelines, keys.refundCheckShard, linkFromItem);
     // A reusable link's refunds may each go through another connection: told apart below.
     const concerned = links.filter((link) => link.reusable || link.payment?.connection_id === connectionId);
     return concerned.flatMap((link) =>

@@ -6,11 +6,9 @@ import type {
   SandboxMandateStore,
 } from '../../ports/sandbox-mandates.ts';
 import { allItems } from './query.ts';
-import { checkoutKeys, withoutKeys } from './table-schema.ts';
-
-/** A stored mandate as the sandbox reads it (a field added later gets its default here). */
-const mandateFromItem = (item: Record<string, unknown>): SandboxMandate => withoutKeys<SandboxMandate>(item);
-const chargeFromItem = (item: Record<string, unknown>): SandboxCharge => withoutKeys<SandboxCharge>(item);
+import { decodedItems } from './item-decoder.ts';
+import { sandboxChargeFromItem as chargeFromItem, sandboxMandateFromItem as mandateFromItem } from './sandbox-mandate-mapper.ts';
+import { checkoutKeys } from './table-schema.ts';
 
 /**
  * The sandbox PSP's mandates, each with its charges in its own partition (`SANDBOX#<mandate id>`). Kept as long as
@@ -114,6 +112,6 @@ export class DynamoSandboxMandateStore implements SandboxMandateStore {
       ExpressionAttributeValues: { ':pk': checkoutKeys.sandboxMandate(mandateId).pk, ':charge': 'CHARGE#' },
       ConsistentRead: true,
     });
-    return items.map(chargeFromItem);
+    return decodedItems(items, chargeFromItem);
   }
 }

@@ -1,9 +1,34 @@
+import { DECLINE_CLASSES, type MandateRef } from '../../domain/mandates.ts';
 import type { Payment } from '../../domain/payment.ts';
-import type { Subscription } from '../../domain/subscription.ts';
+import {
+  CANCELLATION_REASONS,
+  type Charging,
+  type Dunning,
+  type LatestFailure,
+  SUBSCRIPTION_STATUSES,
+  type Subscription,
+} from '../../domain/subscription.ts';
+import { INTERVALS, type Recurring } from '../../domain/subscription-schedule.ts';
 import type { SubscriptionEvent } from '../../domain/subscription-events.ts';
 import { OUTBOX_GRACE_MS } from '../../domain/webhook.ts';
-import { subscriptionPosition } from '../../ports/subscription-repository.ts';
+import { type CancelLink, subscriptionPosition } from '../../ports/subscription-repository.ts';
+import { storedProvider } from './connection-mapper.ts';
 import { storedEventData } from './event-data.ts';
+import {
+  amount,
+  arrayOf,
+  boolean,
+  itemDecoder,
+  lazy,
+  mode,
+  nullable,
+  number,
+  objectOf,
+  oneOf,
+  recordOf,
+  string,
+} from './item-decoder.ts';
+import { paymentFromItem } from './payment-mapper.ts';
 import {
   bookEntryKeys,
   bookKeys,
@@ -13,7 +38,6 @@ import {
   outboxKeys,
   shardOf,
   subscriptionKeys,
-  withoutKeys,
 } from './table-schema.ts';
 
 /**
@@ -22,12 +46,94 @@ import {
  * link-mapper.ts does for links).
  */
 
-/** What an item written before a field existed reads as: none yet, every field is as old as subscriptions. */
-const subscriptionDefaults = (): Partial<Subscription> => ({});
+/** A subscription link's terms, as a link, a subscription and a sandbox session store them. */
+export const recurringDecoder = /* @__PURE__ */ lazy(() =>
+  objectOf<Recurring>({
+    interval: oneOf(INTERVALS),
+    interval_count: number,
+    trial_days: nullable(number),
+    cycles: nullable(number),
+  }),
+);
 
-export function subscriptionFromItem(item: Record<string, unknown>): Subscription {
-  return { ...subscriptionDefaults(), ...withoutKeys<Subscription>(item) };
-}
+const mandate = () =>
+  objectOf<MandateRef>({
+    connection_id: string,
+    provider: storedProvider,
+    customer: string,
+    reference: string,
+    method: string,
+    display: nullable(string),
+  });
+
+const dunning = () =>
+  objectOf<Dunning>({
+    period: number,
+    amount,
+    failed_attempts: number,
+    first_failed_at: string,
+    class: oneOf(DECLINE_CLASSES),
+    next: oneOf(['retry', 'give_up']),
+    update_link_id: nullable(string),
+  });
+
+const charging = () =>
+  objectOf<Charging>({
+    period: number,
+    attempt: number,
+    payment_id: string,
+    amount,
+    started_at: string,
+    reference: nullable(string),
+  });
+
+const latestFailure = () =>
+  objectOf<LatestFailure>({
+    class: oneOf(DECLINE_CLASSES),
+    code: string,
+    message: string,
+    at: string,
+    period: number,
+    attempt: number,
+  });
+
+/**
+ * A subscription's fields: every one stored since subscriptions exist (2026-11-30); a field added later gets its
+ * default for older items here (`withDefault`), as link-mapper.ts does for links.
+ */
+export const subscriptionFromItem = /* @__PURE__ */ itemDecoder<Subscription>('subscription', () => ({
+  id: string,
+  account: string,
+  mode,
+  status: oneOf(SUBSCRIPTION_STATUSES),
+  link_id: string,
+  first_payment_id: string,
+  client_reference_id: nullable(string),
+  description: nullable(string),
+  metadata: nullable(recordOf(string)),
+  webhook_url: nullable(string),
+  amount,
+  recurring: recurringDecoder,
+  anchor: string,
+  anchor_period: number,
+  current_period: number,
+  current_period_start: string,
+  current_period_end: string,
+  periods_paid: number,
+  cancel_at_period_end: boolean,
+  canceled_at: nullable(string),
+  cancellation_reason: nullable(oneOf(CANCELLATION_REASONS)),
+  ended_at: nullable(string),
+  mandate: mandate(),
+  due_at: nullable(string),
+  dunning: nullable(dunning()),
+  charging: nullable(charging()),
+  latest_failure: nullable(latestFailure()),
+  event_ids: arrayOf(string),
+  version: number,
+  created_at: string,
+  updated_at: string,
+}));
 
 /**
  * The stored item with its index keys: the tenant's listing (gsi1, which never changes), and, while something is
@@ -84,4 +190,20 @@ export function renewalToItem(payment: Payment & { subscription_id: string }) {
   };
 }
 
-export const renewalFromItem = (item: Record<string, unknown>): Payment => withoutKeys<Payment>(item);
+/** A renewal is a payment: read by the payment's mapper, which knows `subscription_id` and `decline`. */
+export const renewalFromItem = paymentFromItem;
+
+/** A buyer's cancel link (since 2026-11-30); its `ttl` is the store's, not the type's. */
+export const cancelLinkFromItem = /* @__PURE__ */ itemDecoder<CancelLink>(
+  'cancel link',
+  () => ({
+    token_hash: string,
+    subscription_id: string,
+    account: string,
+    mode,
+    expires_at: string,
+    used_at: nullable(string),
+    created_at: string,
+  }),
+  { omit: ['ttl'] },
+);

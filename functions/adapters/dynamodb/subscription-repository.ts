@@ -21,9 +21,11 @@ import {
   type SubscriptionRepository,
   subscriptionPosition,
 } from '../../ports/subscription-repository.ts';
+import { decodedItems } from './item-decoder.ts';
 import { type MergedRead, mergedEntries } from './merged-partitions.ts';
 import { allItems, dueInSweeperIndex, itemsOfIndexEntries, type TableIndexRef } from './query.ts';
 import {
+  cancelLinkFromItem,
   renewalFromItem,
   renewalToItem,
   subscriptionEventItem,
@@ -37,7 +39,6 @@ import {
   merchantShards,
   subscriptionKeys,
   tableSchema,
-  withoutKeys,
 } from './table-schema.ts';
 
 /** A filtered listing reads at most this many rounds of this many entries, then answers with a cursor. */
@@ -154,7 +155,7 @@ export class DynamoSubscriptionRepository implements SubscriptionRepository {
     const batch = () => (filtered ? FILTERED_ROUND : query.limit + 1 - found.length);
     for await (const entries of mergedEntries(this.client, read, batch)) {
       const items = await itemsOfIndexEntries(this.client, this.tableName, entries);
-      const subscriptions = items.map(subscriptionFromItem);
+      const subscriptions = decodedItems(items, subscriptionFromItem);
       found.push(...subscriptions.filter((s) => s.account === query.account && passes(s, query)));
       if (found.length > query.limit) {
         const shown = found.slice(0, query.limit);
@@ -213,7 +214,7 @@ export class DynamoSubscriptionRepository implements SubscriptionRepository {
       ScanIndexForward: false,
       ConsistentRead: true,
     });
-    return items.map(renewalFromItem);
+    return decodedItems(items, renewalFromItem);
   }
 }
 
@@ -252,7 +253,7 @@ export class DynamoCancelLinkStore implements CancelLinkStore {
         ConsistentRead: true,
       }),
     );
-    return Item ? withoutKeys<CancelLink>(Item) : undefined;
+    return Item ? cancelLinkFromItem(Item) : undefined;
   }
 
   async use(tokenHash: string, now: Date): Promise<boolean> {

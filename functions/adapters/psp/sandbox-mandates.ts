@@ -11,12 +11,15 @@ import {
   type Psp,
   PspOutageError,
 } from '../../ports/psp.ts';
-import type {
-  RenewalOutcome,
-  SandboxCharge,
-  SandboxMandate,
-  SandboxMandateStore,
+import {
+  type RenewalOutcome,
+  type SandboxCharge,
+  type SandboxMandate,
+  type SandboxMandateStore,
+  sandboxMandateIdOf,
+  suffixOf,
 } from '../../ports/sandbox-mandates.ts';
+import type { SandboxMandateRequest } from '../../ports/sandbox-sessions.ts';
 
 /**
  * The sandbox's mandates (docs/subscriptions.md#the-sandbox): Pay on a session that opens one stores a simulated
@@ -25,12 +28,6 @@ import type {
  * `--simulate renewal_*` when it has one, else what the mandate was given on the sandbox page.
  */
 
-/** The part of a sandbox id after its prefix (`sbcs_…`, `sbm_…`). */
-const suffixOf = (id: string) => id.slice(id.indexOf('_') + 1);
-
-/** The mandate Pay on session `sessionId` opens, and its customer: derived, so a repeated Pay finds the same. */
-export const sandboxMandateIdOf = (sessionId: string): string => `sbm_${suffixOf(sessionId)}`;
-export const sandboxCustomerIdOf = (sessionId: string): string => `sbc_${suffixOf(sessionId)}`;
 
 /**
  * A charge's reference, derived from its mandate and idempotency key: the same request always names the same
@@ -189,8 +186,9 @@ export function withSandboxMandates<T extends Psp>(psp: T, mandates: SandboxMand
 }
 
 /** What a session that opens a mandate keeps of the request, for its page and for Pay. */
-export const openedMandate = (opens: OpensMandate) => ({
+export const openedMandate = (opens: OpensMandate): SandboxMandateRequest => ({
   subscription_id: opens.subscriptionId,
   without_charge: opens.withoutCharge,
-  terms: opens.terms,
+  period_amount: opens.periodAmount,
+  recurring: opens.recurring,
 });

@@ -16,6 +16,8 @@ export interface SubscriptionMessages {
   trial(days: number): string;
   /** How to cancel, told before paying and again after: the merchant sends a cancel link. */
   howToCancel(merchant: string | undefined): string;
+  /** On the PSP's page of an update link: the method paying now is charged for the later periods too. */
+  laterPeriods: string;
   /** The page's title after a paid subscription link. */
   subscribedText: string;
   cancelTitle: string;
@@ -39,6 +41,7 @@ const en: SubscriptionMessages = {
   trial: (days) => `Free for ${days} days: the first charge is when the trial ends.`,
   howToCancel: (merchant) =>
     `You can cancel at any time: ask ${merchant ?? 'the merchant'} for a cancel link, and cancel there in one click.`,
+  laterPeriods: 'This payment method will also be charged for the subscription\'s later periods.',
   subscribedText: 'Your subscription is set up.',
   cancelTitle: 'Cancel your subscription',
   cancelButton: 'Cancel subscription',
@@ -67,6 +70,7 @@ const nl: SubscriptionMessages = {
   trial: (days) => `${days} dagen gratis: de eerste betaling volgt als de proefperiode afloopt.`,
   howToCancel: (merchant) =>
     `Je kunt altijd opzeggen: vraag ${merchant ?? 'de verkoper'} om een opzeglink en zeg daar met één klik op.`,
+  laterPeriods: 'Deze betaalmethode wordt ook gebruikt voor de volgende perioden van het abonnement.',
   subscribedText: 'Je abonnement is ingesteld.',
   cancelTitle: 'Je abonnement opzeggen',
   cancelButton: 'Abonnement opzeggen',
@@ -96,6 +100,7 @@ const de: SubscriptionMessages = {
   trial: (days) => `${days} Tage kostenlos: die erste Zahlung erfolgt am Ende der Testphase.`,
   howToCancel: (merchant) =>
     `Sie können jederzeit kündigen: Bitten Sie ${merchant ?? 'den Händler'} um einen Kündigungslink und kündigen Sie dort mit einem Klick.`,
+  laterPeriods: 'Diese Zahlungsmethode wird auch für die folgenden Zeiträume des Abonnements belastet.',
   subscribedText: 'Ihr Abonnement ist eingerichtet.',
   cancelTitle: 'Abonnement kündigen',
   cancelButton: 'Abonnement kündigen',
@@ -127,6 +132,7 @@ const fr: SubscriptionMessages = {
   trial: (days) => `Gratuit pendant ${days} jours : le premier paiement a lieu à la fin de l’essai.`,
   howToCancel: (merchant) =>
     `Vous pouvez résilier à tout moment : demandez un lien de résiliation à ${merchant ?? 'votre commerçant'}, puis résiliez en un clic.`,
+  laterPeriods: 'Ce moyen de paiement sera aussi débité pour les périodes suivantes de l’abonnement.',
   subscribedText: 'Votre abonnement est en place.',
   cancelTitle: 'Résilier votre abonnement',
   cancelButton: 'Résilier l’abonnement',
@@ -155,7 +161,8 @@ const es: SubscriptionMessages = {
     cycles === null ? `${amount} ${every}, hasta que canceles.` : `${amount} ${every}, ${cycles} veces en total.`,
   trial: (days) => `Gratis durante ${days} días: el primer cobro llega al terminar la prueba.`,
   howToCancel: (merchant) =>
-    `Puedes cancelar cuando quieras: pide a ${merchant ?? 'el comercio'} un enlace de cancelación y cancela allí con un clic.`,
+    `Puedes cancelar cuando quieras: pide ${merchant ? `a ${merchant}` : 'al comercio'} un enlace de cancelación y cancela allí con un clic.`,
+  laterPeriods: 'Este método de pago también se cobrará en los próximos periodos de la suscripción.',
   subscribedText: 'Tu suscripción está activa.',
   cancelTitle: 'Cancelar tu suscripción',
   cancelButton: 'Cancelar suscripción',
