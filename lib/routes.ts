@@ -236,6 +236,38 @@ export const functions = {
   // (conditional Puts) and every copy: refund entries, the link's events and their deliveries (Query, UpdateItem),
   // the link item (functions/adapters/dynamodb/personal-data-store.ts).
   'erase-payment-buyer': { table: ['GetItem', 'PutItem', 'UpdateItem', 'Query'], merchantApi: true },
+  // Subscriptions (docs/subscriptions.md): the listing index holds keys only, the page's subscriptions are read by
+  // key; a change is its events (PutItem) then the subscription on condition of its version (PutItem), an event
+  // whose write lost deleted again (DeleteItem).
+  'list-subscriptions': { table: ['GetItem', 'Query', 'BatchGetItem'], merchantApi: true, timeoutSeconds: 28 },
+  'get-subscription': { table: ['GetItem'], merchantApi: true },
+  'update-subscription': { table: ['GetItem', 'PutItem', 'DeleteItem'], merchantApi: true, sendsEvents: true },
+  'cancel-subscription': { table: ['GetItem', 'PutItem', 'DeleteItem'], merchantApi: true, sendsEvents: true },
+  'create-subscription-cancel-link': { table: ['GetItem', 'PutItem'], merchantApi: true },
+  // The buyer's cancel page: reads the link and its subscription, cancels, marks the link used (UpdateItem).
+  'subscription-cancel-page': {
+    table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
+    sendsEvents: true,
+    reservedConcurrency: 10,
+  },
+  // Charging a subscription: the sweeper over the due lists (Query), each due one read, its attempt written, its
+  // mandate's connection read (Query), one charge at its PSP, the renewal and the change written; an update
+  // link created (PutItem) after a decline that needs one.
+  'charge-subscriptions': {
+    table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query'],
+    sendsEvents: true,
+    timeoutSeconds: 60,
+    secrets: ['sandbox', 'psp'],
+    calls: { psp: 1 },
+  },
+  // The test clock runs what the sweeper would, for one subscription, at once: a charge and what follows it.
+  'advance-subscription': {
+    table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query'],
+    merchantApi: true,
+    sendsEvents: true,
+    secrets: ['sandbox', 'psp'],
+    calls: { psp: 2 },
+  },
   'get-account-settings': { table: ['GetItem'], merchantApi: true },
   'put-account-settings': { table: ['PutItem'], merchantApi: true },
   // The retention sweep: its list in the timelines index, then as `erase-payment-buyer` for each payment due.
@@ -299,6 +331,8 @@ export const schedules: readonly ScheduleDefinition[] = [
   { handler: 'outbox-sweeper', everyMinutes: 1, localEverySeconds: 5 },
   { handler: 'expire-links', everyMinutes: 1, localEverySeconds: 5 },
   { handler: 'check-pending-at-psps', everyMinutes: 1, localEverySeconds: 5 },
+  // Renewals are due to the minute they were scheduled for; a backlog drains a batch a run.
+  { handler: 'charge-subscriptions', everyMinutes: 1, localEverySeconds: 5 },
   // Retention is counted in days: once an hour is soon enough, and a backlog drains a batch a run.
   { handler: 'erase-expired-buyer-details', everyMinutes: 60, localEverySeconds: 5 },
 ];
