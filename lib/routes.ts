@@ -239,10 +239,22 @@ export const functions = {
   // Subscriptions (docs/subscriptions.md): the listing index holds keys only, the page's subscriptions are read by
   // key; a change is its events (PutItem) then the subscription on condition of its version (PutItem), an event
   // whose write lost deleted again (DeleteItem).
-  'list-subscriptions': { table: ['GetItem', 'Query', 'BatchGetItem'], merchantApi: true, timeoutSeconds: 28 },
+  'list-subscriptions': {
+    table: ['GetItem', 'Query', 'BatchGetItem'],
+    merchantApi: true,
+    timeoutSeconds: 28,
+  },
   'get-subscription': { table: ['GetItem'], merchantApi: true },
-  'update-subscription': { table: ['GetItem', 'PutItem', 'DeleteItem'], merchantApi: true, sendsEvents: true },
-  'cancel-subscription': { table: ['GetItem', 'PutItem', 'DeleteItem'], merchantApi: true, sendsEvents: true },
+  'update-subscription': {
+    table: ['GetItem', 'PutItem', 'DeleteItem'],
+    merchantApi: true,
+    sendsEvents: true,
+  },
+  'cancel-subscription': {
+    table: ['GetItem', 'PutItem', 'DeleteItem'],
+    merchantApi: true,
+    sendsEvents: true,
+  },
   'create-subscription-cancel-link': { table: ['GetItem', 'PutItem'], merchantApi: true },
   // The buyer's cancel page: reads the link and its subscription, cancels, marks the link used (UpdateItem).
   'subscription-cancel-page': {

@@ -46,10 +46,7 @@ export const MANDATE_PROVIDERS: readonly Provider[] = ['sandbox'];
 export const holdsMandates = (provider: Provider): boolean => MANDATE_PROVIDERS.includes(provider);
 
 /** Whether a link's payment must open a mandate: a subscription link, or a subscription's update link. */
-export const opensMandate = (link: {
-  recurring?: unknown;
-  subscription_update?: unknown;
-}): boolean =>
+export const opensMandate = (link: { recurring?: unknown; subscription_update?: unknown }): boolean =>
   (link.recurring !== null && link.recurring !== undefined) ||
   (link.subscription_update !== null && link.subscription_update !== undefined);
 
@@ -57,7 +54,10 @@ export const opensMandate = (link: {
  * What a link's session charges now: nothing on a subscription link with a trial, whose payment only sets up the
  * mandate (docs/subscriptions.md#trials); the amount asked on every other link.
  */
-export function chargedNow(link: { recurring?: { trial_days: number | null } | null }, amount: Amount): Amount {
+export function chargedNow(
+  link: { recurring?: { trial_days: number | null } | null },
+  amount: Amount,
+): Amount {
   if (!link.recurring?.trial_days) return amount;
   return { value: fromMinorUnits(0n, amount.currency), currency: amount.currency };
 }

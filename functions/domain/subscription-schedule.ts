@@ -76,7 +76,11 @@ export function addMonths(at: Date, months: number): Date {
 }
 
 /** The start of period `period` (at or after the anchor's), counted from the anchor. */
-export function periodStart(schedule: Anchor, recurring: Pick<Recurring, 'interval' | 'interval_count'>, period: number): Date {
+export function periodStart(
+  schedule: Anchor,
+  recurring: Pick<Recurring, 'interval' | 'interval_count'>,
+  period: number,
+): Date {
   const anchor = new Date(schedule.anchor);
   const steps = (period - schedule.anchor_period) * recurring.interval_count;
   switch (recurring.interval) {
@@ -97,7 +101,10 @@ export function periodBounds(
   recurring: Pick<Recurring, 'interval' | 'interval_count'>,
   period: number,
 ): { start: Date; end: Date } {
-  return { start: periodStart(schedule, recurring, period), end: periodStart(schedule, recurring, period + 1) };
+  return {
+    start: periodStart(schedule, recurring, period),
+    end: periodStart(schedule, recurring, period + 1),
+  };
 }
 
 /**

@@ -65,7 +65,8 @@ export function chargeSucceeded(
 ): SubscriptionChange | undefined {
   if (!awaits(subscription, charging)) return undefined;
   const events = [{ type: 'subscription.renewed' as const, payment }];
-  if (isTerminal(subscription.status)) return changed(subscription, { charging: null, due_at: null }, now, events);
+  if (isTerminal(subscription.status))
+    return changed(subscription, { charging: null, due_at: null }, now, events);
   return changed(subscription, paidPeriod(subscription, charging.period), now, events);
 }
 
@@ -145,7 +146,12 @@ export function chargeDeclined(
       current_period_end: bounds.end.toISOString(),
       dunning,
       charging: null,
-      latest_failure: { ...decline, at: now.toISOString(), period: charging.period, attempt: charging.attempt },
+      latest_failure: {
+        ...decline,
+        at: now.toISOString(),
+        period: charging.period,
+        attempt: charging.attempt,
+      },
       due_at: (retry ?? givesUpAt(days, firstFailedAt)).toISOString(),
     },
     now,
@@ -231,7 +237,8 @@ export function cancel(
   now: Date,
 ): SubscriptionChange | undefined {
   if (subscription.status === 'canceled') return undefined;
-  if (subscription.status === 'ended') throw new InvalidStateError('An ended subscription cannot be canceled.');
+  if (subscription.status === 'ended')
+    throw new InvalidStateError('An ended subscription cannot be canceled.');
   if (options.atPeriodEnd && subscription.status !== 'past_due') {
     if (subscription.cancel_at_period_end) return undefined;
     return changed(
@@ -268,7 +275,11 @@ export interface SubscriptionChanges {
  * The merchant's change: `metadata` at once; `amount` from the next period not yet attempted (an attempt, and a
  * period being collected, keep theirs). Only a subscription that is not over changes; the currency never does.
  */
-export function update(subscription: Subscription, changes: SubscriptionChanges, now: Date): SubscriptionChange {
+export function update(
+  subscription: Subscription,
+  changes: SubscriptionChanges,
+  now: Date,
+): SubscriptionChange {
   if (isTerminal(subscription.status)) {
     throw new InvalidStateError(`A ${subscription.status} subscription cannot be updated.`);
   }
@@ -284,7 +295,9 @@ export function update(subscription: Subscription, changes: SubscriptionChanges,
     subscription,
     {
       ...(changes.metadata !== undefined ? { metadata: changes.metadata } : {}),
-      ...(changes.amount ? { amount: { value: changes.amount.value, currency: changes.amount.currency } } : {}),
+      ...(changes.amount
+        ? { amount: { value: changes.amount.value, currency: changes.amount.currency } }
+        : {}),
     },
     now,
   );

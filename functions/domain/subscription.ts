@@ -149,7 +149,8 @@ export function newSubscription(start: SubscriptionStart, now: Date): Subscripti
   const trialDays = link.recurring.trial_days ?? 0;
   const anchor = new Date(now.getTime() + trialDays * DAY_MS).toISOString();
   const schedule = { anchor, anchor_period: 1 };
-  const first = trialDays > 0 ? { start: now, end: new Date(anchor) } : periodBounds(schedule, link.recurring, 1);
+  const first =
+    trialDays > 0 ? { start: now, end: new Date(anchor) } : periodBounds(schedule, link.recurring, 1);
   return {
     id: start.id,
     account: link.account,
@@ -198,7 +199,8 @@ export type DueStep =
   | { kind: 'end' }
   | { kind: 'none' };
 
-export const isTerminal = (status: SubscriptionStatus): boolean => status === 'canceled' || status === 'ended';
+export const isTerminal = (status: SubscriptionStatus): boolean =>
+  status === 'canceled' || status === 'ended';
 
 export function dueStep(subscription: Subscription): DueStep {
   if (subscription.charging) return { kind: 'settle', charging: subscription.charging };
@@ -206,7 +208,12 @@ export function dueStep(subscription: Subscription): DueStep {
   const { dunning } = subscription;
   if (dunning) {
     return dunning.next === 'retry'
-      ? { kind: 'charge', period: dunning.period, attempt: dunning.failed_attempts + 1, amount: dunning.amount }
+      ? {
+          kind: 'charge',
+          period: dunning.period,
+          attempt: dunning.failed_attempts + 1,
+          amount: dunning.amount,
+        }
       : { kind: 'give_up' };
   }
   if (subscription.cancel_at_period_end) return { kind: 'cancel' };

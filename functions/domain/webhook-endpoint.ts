@@ -1,7 +1,7 @@
 import { newId } from './ids.ts';
 import { EVENT_TYPES, type EventType } from './link-events.ts';
-import { SUBSCRIPTION_EVENT_TYPES } from './subscription.ts';
 import type { Mode, Principal } from './principal.ts';
+import { SUBSCRIPTION_EVENT_TYPES } from './subscription.ts';
 
 /**
  * Webhook endpoints (docs/webhooks.md#webhook-endpoints): URLs a merchant registers once per account and mode,

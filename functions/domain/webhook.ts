@@ -56,7 +56,8 @@ export function ownWebhookUrl(event: WebhookEvent): string | null {
 }
 
 /** Whether the event has an own destination to be delivered to (see `ownWebhookUrl`), set or not. */
-export const hasOwnDestination = (event: WebhookEvent): boolean => isLinkEvent(event) || isSubscriptionEvent(event);
+export const hasOwnDestination = (event: WebhookEvent): boolean =>
+  isLinkEvent(event) || isSubscriptionEvent(event);
 
 /** The delivery state of one destination of an event (see {@link StoredEvent}). */
 export interface DeliveryState {

@@ -11,6 +11,10 @@ import { advanceSubscription } from '../use-cases/subscription-charges.ts';
  */
 export const handler = apiHandler({ body: 'optional-json' }, async ({ principal, event, body }) => {
   validate(emptyRequest(), body);
-  const subscription = await advanceSubscription(subscriptionCharges(), principal, event.pathParameters?.id ?? '');
+  const subscription = await advanceSubscription(
+    subscriptionCharges(),
+    principal,
+    event.pathParameters?.id ?? '',
+  );
   return json(200, toSubscriptionResource(subscription, config().CHECKOUT_BASE));
 });

@@ -1,5 +1,12 @@
 import { config } from '../config.ts';
-import { eventQueue, linkRepository, mandatePaymentHook, now, paymentRepository, pspConnections } from '../dependencies.ts';
+import {
+  eventQueue,
+  linkRepository,
+  mandatePaymentHook,
+  now,
+  paymentRepository,
+  pspConnections,
+} from '../dependencies.ts';
 import { apiHandler, json } from '../http/api-handler.ts';
 import { toResource } from '../http/resources.ts';
 import { emptyRequest, validate } from '../http/validate.ts';

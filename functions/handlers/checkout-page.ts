@@ -1,5 +1,13 @@
 import { config } from '../config.ts';
-import { checkoutSettingsRepository, linkRepository, mandatePaymentHook, now, observedOutcomes, paymentRepository, pspConnections } from '../dependencies.ts';
+import {
+  checkoutSettingsRepository,
+  linkRepository,
+  mandatePaymentHook,
+  now,
+  observedOutcomes,
+  paymentRepository,
+  pspConnections,
+} from '../dependencies.ts';
 import { CHECKOUT_PSP_CALLS } from '../domain/call-budgets.ts';
 import { resolveLocale } from '../domain/locale.ts';
 import type { PaymentLink } from '../domain/payment-link.ts';

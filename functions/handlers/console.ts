@@ -1,5 +1,28 @@
 import { config } from '../config.ts';
-import { accountSettingsRepository, apiKeyRepository, books, checkoutSettingsRepository, consoleIdentityProvider, consoleStore, endpointRecoveryStore, eventQueue, eventRepository, linkRepository, mandatePaymentHook, now, observedOutcomes, paymentRefunds, paymentRepository, personalDataStore, pspConnections, pspDirectory, refundLedger, signingKeyCipher, signingSecretStore, webhookEndpointRepository } from '../dependencies.ts';
+import {
+  accountSettingsRepository,
+  apiKeyRepository,
+  books,
+  checkoutSettingsRepository,
+  consoleIdentityProvider,
+  consoleStore,
+  endpointRecoveryStore,
+  eventQueue,
+  eventRepository,
+  linkRepository,
+  mandatePaymentHook,
+  now,
+  observedOutcomes,
+  paymentRefunds,
+  paymentRepository,
+  personalDataStore,
+  pspConnections,
+  pspDirectory,
+  refundLedger,
+  signingKeyCipher,
+  signingSecretStore,
+  webhookEndpointRepository,
+} from '../dependencies.ts';
 import { handleConsole } from '../http/console-routes.ts';
 import { htmlHandler } from '../http/html-handler.ts';
 

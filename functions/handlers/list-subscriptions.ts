@@ -9,6 +9,10 @@ import { validate } from '../http/validate.ts';
 /** GET /v1/subscriptions: the (account, mode)'s subscriptions, a JSON page or a CSV export (docs/api.md#subscriptions). */
 export const handler = apiHandler({ body: 'none' }, async ({ principal, event }) => {
   const query = validate(listSubscriptionsQuery(), event.queryStringParameters ?? {});
-  const listing = subscriptionsListing({ subscriptions: subscriptionRepository() }, principal, config().CHECKOUT_BASE);
+  const listing = subscriptionsListing(
+    { subscriptions: subscriptionRepository() },
+    principal,
+    config().CHECKOUT_BASE,
+  );
   return booksResponse(listing, principal, event, query);
 });

@@ -1,6 +1,15 @@
 import { legacyStripeNotificationLink } from '../adapters/psp/stripe-psp.ts';
 import { config } from '../config.ts';
-import { eventQueue, linkRepository, mandatePaymentHook, now, paymentRepository, pspConnections, refundLedger, unknownIdLimiter } from '../dependencies.ts';
+import {
+  eventQueue,
+  linkRepository,
+  mandatePaymentHook,
+  now,
+  paymentRepository,
+  pspConnections,
+  refundLedger,
+  unknownIdLimiter,
+} from '../dependencies.ts';
 import { InvalidNotificationError } from '../domain/errors.ts';
 import { json, publicApiHandler } from '../http/api-handler.ts';
 import { logger } from '../logger.ts';

@@ -106,13 +106,10 @@ export const AccountSettingsSchema = z
         "The IANA time zone in which a date of the books' filters is a day (`created[gte]=2026-11-29`); default UTC.",
       example: 'Europe/Amsterdam',
     }),
-    subscription_retry_days: z
-      .array(int32(1, MAX_RETRY_DAY))
-      .max(MAX_RETRIES)
-      .meta({
-        description:
-          "Days after a subscription period's first declined charge that it is charged again after a soft decline (default 1, 3, 5, 7); the last is also when the collection of a period ends after a hard decline (docs/subscriptions.md#retries).",
-      }),
+    subscription_retry_days: z.array(int32(1, MAX_RETRY_DAY)).max(MAX_RETRIES).meta({
+      description:
+        "Days after a subscription period's first declined charge that it is charged again after a soft decline (default 1, 3, 5, 7); the last is also when the collection of a period ends after a hard decline (docs/subscriptions.md#retries).",
+    }),
     subscription_after_retries: z.enum(AFTER_RETRIES).meta({
       description:
         'What a subscription whose period is still unpaid when its retries end becomes: `cancel` (default) or `leave_past_due`.',

@@ -91,7 +91,7 @@ export const EventSchema = z
     }),
     data: z.looseObject({ id: z.string().max(maxIdLength('evt')) }).meta({
       description:
-        'What the webhook body carries as `data`: the payment link, the refund (with `payment_link`), the subscription (with the renewal\'s `payment`), or the webhook endpoint.',
+        "What the webhook body carries as `data`: the payment link, the refund (with `payment_link`), the subscription (with the renewal's `payment`), or the webhook endpoint.",
     }),
   })
   .meta({ id: 'Event', title: 'Event' });

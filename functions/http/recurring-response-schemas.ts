@@ -24,7 +24,10 @@ export const RecurringSchema = z
 export const DeclineSchema = z.strictObject({
   class: z.enum(DECLINE_CLASSES).meta({
     description:
-      '`soft`: retried on the account\'s retry days; `hard` (lost or stolen card, closed account, revoked mandate) and `authentication_required`: never retried, the buyer is sent the `update_url`.',
+      "`soft`: retried on the account's retry days; `hard` (lost or stolen card, closed account, revoked mandate) and `authentication_required`: never retried, the buyer is sent the `update_url`.",
   }),
-  code: z.string().max(100).meta({ description: "The PSP's own code, prefixed with the provider.", example: 'sandbox:insufficient_funds' }),
+  code: z.string().max(100).meta({
+    description: "The PSP's own code, prefixed with the provider.",
+    example: 'sandbox:insufficient_funds',
+  }),
 });

@@ -1,5 +1,10 @@
 import { hasAdjustableLines, type LineItem } from '../domain/amount.ts';
-import { INTERVALS, MAX_CYCLES, MAX_INTERVAL_COUNT, MAX_TRIAL_DAYS } from '../domain/subscription-schedule.ts';
+import {
+  INTERVALS,
+  MAX_CYCLES,
+  MAX_INTERVAL_COUNT,
+  MAX_TRIAL_DAYS,
+} from '../domain/subscription-schedule.ts';
 import * as z from '../zod.ts';
 
 /**
@@ -70,7 +75,8 @@ export function recurringLinkProblems(
   if (ctx.value.amount_range !== undefined) {
     ctx.issues.push({
       code: 'custom',
-      message: 'A subscription link charges a fixed amount or its line items, not an amount the buyer chooses.',
+      message:
+        'A subscription link charges a fixed amount or its line items, not an amount the buyer chooses.',
       input: ctx.value.amount_range,
       path: ['amount_range'],
     });

@@ -23,11 +23,11 @@ import {
   paymentAnswerFields,
 } from './buyer-response-schemas.ts';
 import { int32 } from './int32-schema.ts';
-import { DeclineSchema, RecurringSchema } from './recurring-response-schemas.ts';
 import { MAX_CURSOR_LENGTH, MAX_LIST_LIMIT } from './list-query.ts';
 import { MAX_METADATA_KEY_LENGTH, MAX_METADATA_KEYS, MAX_METADATA_VALUE_LENGTH } from './metadata-limits.ts';
 import { linkMoneyFields, money, paymentMoneyFields } from './money-response-schemas.ts';
 import { type ErrorCode, PROBLEM_TYPES, problemTypeUri } from './problem-types.ts';
+import { DeclineSchema, RecurringSchema } from './recurring-response-schemas.ts';
 import { MAX_BODY_BYTES } from './request-body.ts';
 import {
   FeeLineSchema,

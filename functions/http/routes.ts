@@ -80,7 +80,12 @@ export const routes = [
   { method: 'POST', path: '/v1/test-helpers/subscriptions/{id}/advance', handler: 'advance-subscription' },
   // A buyer's cancel link: our page, no sign-in (docs/subscriptions.md#cancel-links).
   { method: 'GET', path: '/subscriptions/cancel/{token}', handler: 'subscription-cancel-page', public: true },
-  { method: 'POST', path: '/subscriptions/cancel/{token}', handler: 'subscription-cancel-page', public: true },
+  {
+    method: 'POST',
+    path: '/subscriptions/cancel/{token}',
+    handler: 'subscription-cancel-page',
+    public: true,
+  },
   { method: 'GET', path: '/v1/openapi.json', handler: 'get-openapi' },
   // The merchant console (docs/console.md): server-rendered pages behind its own sign-in and session.
   { method: 'GET', path: '/console', handler: 'console' },

@@ -17,13 +17,13 @@ import type { UrlPolicy } from '../domain/urls.ts';
 import * as z from '../zod.ts';
 import { adjustableQuantitySchema, collectSchema, customFieldsSchema } from './buyer-question-schemas.ts';
 import { amountSchema, currencySchema, decimalValueSchema, urlSchema } from './field-schemas.ts';
-import { recurringLinkProblems, recurringSchema } from './recurring-schemas.ts';
 import {
   MAX_METADATA_BYTES,
   MAX_METADATA_KEY_LENGTH,
   MAX_METADATA_KEYS,
   MAX_METADATA_VALUE_LENGTH,
 } from './metadata-limits.ts';
+import { recurringLinkProblems, recurringSchema } from './recurring-schemas.ts';
 
 /**
  * Payment link request schemas (the fields they share in field-schemas.ts, refunds in refund-schemas.ts): the

@@ -11,7 +11,8 @@ import { termsText } from './subscription-views.ts';
  */
 
 /** Where a cancel link's page is: the token is the only secret, so the path holds nothing else. */
-export const cancelLinkUrl = (baseUrl: string, token: string): string => `${baseUrl}/subscriptions/cancel/${token}`;
+export const cancelLinkUrl = (baseUrl: string, token: string): string =>
+  `${baseUrl}/subscriptions/cancel/${token}`;
 
 export function cancelLinkPage(
   view: CancelLinkView,
@@ -29,8 +30,12 @@ export function cancelLinkPage(
   const summary = html`<p class="amount">${formatAmount(subscription.amount, options.locale)}</p>
 ${subscription.description ? html`<p>${subscription.description}</p>` : undefined}`;
   if (view.state === 'used') {
-    return page(200, t.cancelTitle, html`<h1>${t.cancelTitle}</h1>${summary}<p>${outcome(view, options.locale)}</p>
-${options.justCanceled ? undefined : html`<p class="muted">${t.usedText}</p>`}`);
+    return page(
+      200,
+      t.cancelTitle,
+      html`<h1>${t.cancelTitle}</h1>${summary}<p>${outcome(view, options.locale)}</p>
+${options.justCanceled ? undefined : html`<p class="muted">${t.usedText}</p>`}`,
+    );
   }
   const next = nextChargeAt(subscription);
   const [terms] = termsText(subscription.recurring, subscription.amount, options.locale, undefined);

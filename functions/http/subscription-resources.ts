@@ -11,8 +11,10 @@ import type { SubscriptionSchema } from './subscription-response-schemas.ts';
 /** The subscription as the API returns it: the documented schema's type (subscription-response-schemas.ts). */
 export type SubscriptionApiResource = z.infer<typeof SubscriptionSchema>;
 
-export const toSubscriptionResource = (subscription: Subscription, checkoutBase: string): SubscriptionApiResource =>
-  subscriptionResource(subscription, checkoutBase);
+export const toSubscriptionResource = (
+  subscription: Subscription,
+  checkoutBase: string,
+): SubscriptionApiResource => subscriptionResource(subscription, checkoutBase);
 
 /** An RFC 3339 time as stored (UTC, milliseconds), so that it bounds the listing's sort keys. */
 const instant = (time: string | undefined) => (time === undefined ? undefined : new Date(time).toISOString());

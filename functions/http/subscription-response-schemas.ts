@@ -6,14 +6,7 @@ import { int32 } from './int32-schema.ts';
 import { MAX_METADATA_KEY_LENGTH, MAX_METADATA_KEYS, MAX_METADATA_VALUE_LENGTH } from './metadata-limits.ts';
 import { money } from './money-response-schemas.ts';
 import { DeclineSchema, RecurringSchema } from './recurring-response-schemas.ts';
-import {
-  nullableTimestamp,
-  PaymentLinkId,
-  pageOf,
-  publicId,
-  timestamp,
-  url,
-} from './response-schemas.ts';
+import { nullableTimestamp, PaymentLinkId, pageOf, publicId, timestamp, url } from './response-schemas.ts';
 import { MAX_DESCRIPTION_LENGTH } from './schemas.ts';
 
 /** The subscription resource (docs/api.md#subscriptions), as the API returns it and every event carries it. */
@@ -40,7 +33,9 @@ export const SubscriptionSchema = z
       .nullable(),
     amount: money('What each period from the next one on charges.', '9.99'),
     recurring: RecurringSchema,
-    current_period: int32(0).meta({ description: 'The period it is in: 0 is the trial, 1 the first paid one.' }),
+    current_period: int32(0).meta({
+      description: 'The period it is in: 0 is the trial, 1 the first paid one.',
+    }),
     current_period_start: timestamp('When the current period started.'),
     current_period_end: timestamp('When it ends: the next period is charged then.'),
     periods_paid: int32(0),
@@ -58,7 +53,10 @@ export const SubscriptionSchema = z
       .strictObject({
         connection_id: publicId('pc'),
         provider: z.enum(PROVIDERS),
-        reference: z.string().max(255).meta({ description: "The PSP's id of the mandate (never card data)." }),
+        reference: z
+          .string()
+          .max(255)
+          .meta({ description: "The PSP's id of the mandate (never card data)." }),
         method: z.string().max(50),
         display: z.string().max(100).nullable(),
       })
@@ -89,7 +87,7 @@ export const CancelLinkSchema = z
   .strictObject({
     object: z.literal('subscription_cancel_link'),
     subscription_id: SubscriptionId,
-    url: url().meta({ description: "Our page where the buyer cancels, once, without signing in." }),
+    url: url().meta({ description: 'Our page where the buyer cancels, once, without signing in.' }),
     expires_at: timestamp('When it stops working.'),
   })
   .meta({ id: 'SubscriptionCancelLink', title: "A buyer's cancel link" });

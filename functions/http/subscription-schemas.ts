@@ -28,9 +28,9 @@ export const cancelSubscriptionRequest = /* @__PURE__ */ once(() =>
 /** `PATCH /v1/subscriptions/{id}`: `metadata` (replaced whole, `null` clears it) and the amount of later periods. */
 export const updateSubscriptionRequest = /* @__PURE__ */ once(() =>
   z.strictObject({
-    metadata: z.nullish(metadataSchema()).check(
-      z.meta({ description: 'Replaced whole; `null` clears it. Same limits as a link’s.' }),
-    ),
+    metadata: z
+      .nullish(metadataSchema())
+      .check(z.meta({ description: 'Replaced whole; `null` clears it. Same limits as a link’s.' })),
     amount: z.optional(
       amountSchema().check(
         z.meta({
@@ -70,14 +70,19 @@ export const listSubscriptionsQuery = /* @__PURE__ */ once(() =>
     link_id: id('pl', 'a payment link id', 'Only subscriptions of this subscription link.'),
     connection_id: id('pc', 'a PSP connection id', 'Only subscriptions pinned to this connection.'),
     'created[gte]': time('Only subscriptions started at or after this time. Required for CSV.'),
-    'created[lt]': time('Only subscriptions started before this time. Required for CSV, at most 31 days after `created[gte]`.'),
+    'created[lt]': time(
+      'Only subscriptions started before this time. Required for CSV, at most 31 days after `created[gte]`.',
+    ),
     limit: z
       ._default(
         z.pipe(z.coerce.number(), z.int().check(z.minimum(1), z.maximum(MAX_LIST_LIMIT))),
         DEFAULT_LIST_LIMIT,
       )
       .check(
-        z.meta({ description: `Subscriptions per page, 1 to ${MAX_LIST_LIMIT} (JSON only).`, format: 'int32' }),
+        z.meta({
+          description: `Subscriptions per page, 1 to ${MAX_LIST_LIMIT} (JSON only).`,
+          format: 'int32',
+        }),
       ),
     cursor: z
       .optional(z.string().check(z.maxLength(MAX_CURSOR_LENGTH)))

@@ -1,6 +1,6 @@
 import type { Amount } from '../domain/money.ts';
-import type { SandboxSession } from '../ports/sandbox-sessions.ts';
 import type { Recurring } from '../domain/subscription-schedule.ts';
+import type { SandboxSession } from '../ports/sandbox-sessions.ts';
 import { formatAmount, type Html, html } from './html.ts';
 import { subscriptionMessagesFor } from './messages/subscription-texts.ts';
 
@@ -50,7 +50,10 @@ export function subscribedNotice(
  * What the sandbox's page (a PSP's page) tells the buyer of a session that opens a mandate: the subscription's
  * terms, or for an update link that the method is charged for the subscription's later periods.
  */
-export function mandateTerms(session: Pick<SandboxSession, 'opens_mandate'>, locale: string): Html | undefined {
+export function mandateTerms(
+  session: Pick<SandboxSession, 'opens_mandate'>,
+  locale: string,
+): Html | undefined {
   const opens = session.opens_mandate;
   if (!opens) return undefined;
   if (!opens.recurring) return html`<p><strong>${subscriptionMessagesFor(locale).laterPeriods}</strong></p>`;

@@ -3,12 +3,12 @@ import type { BuyerReferences } from '../domain/buyer-references.ts';
 import type { Provider, PspConnection } from '../domain/connection.ts';
 import { InvalidNotificationError } from '../domain/errors.ts';
 import type { Decline, MandateRef } from '../domain/mandates.ts';
-import type { Recurring } from '../domain/subscription-schedule.ts';
 import type { Amount } from '../domain/money.ts';
 import type { PaymentFailureCode, PaymentState } from '../domain/payment.ts';
 import type { PaymentLink, PspSession } from '../domain/payment-link.ts';
 import type { PaymentMethod } from '../domain/payment-methods.ts';
 import type { Mode } from '../domain/principal.ts';
+import type { Recurring } from '../domain/subscription-schedule.ts';
 
 export type { PaymentFailureCode } from '../domain/payment.ts';
 export type { PspSession } from '../domain/payment-link.ts';
@@ -386,7 +386,10 @@ export interface HoldsMandates {
    * The mandate a completed session opened: `ready`, `pending` (the PSP has not confirmed it yet: asked again
    * later), or `none` (the buyer's method cannot be charged again).
    */
-  mandateOf(session: { id: string; paymentReference: string | null }): Promise<
+  mandateOf(session: {
+    id: string;
+    paymentReference: string | null;
+  }): Promise<
     { state: 'ready'; mandate: MandateRef } | { state: 'pending' } | { state: 'none'; reason: string }
   >;
   /**

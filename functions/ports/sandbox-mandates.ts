@@ -7,7 +7,12 @@ import type { Mode } from '../domain/principal.ts';
  * buyer pays, changed later on the mandate's own page; a connection's `--simulate renewal_*` overrides it for all of
  * its mandates.
  */
-export const RENEWAL_OUTCOMES = ['succeed', 'soft_decline', 'hard_decline', 'authentication_required'] as const;
+export const RENEWAL_OUTCOMES = [
+  'succeed',
+  'soft_decline',
+  'hard_decline',
+  'authentication_required',
+] as const;
 export type RenewalOutcome = (typeof RENEWAL_OUTCOMES)[number];
 
 /** A simulated mandate of the built-in sandbox PSP: what Pay on a session that opens one leaves behind. */

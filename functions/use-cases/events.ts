@@ -62,9 +62,6 @@ export async function getEvent(
   return {
     event: found.event,
     // A link without `webhook_url` has nothing to show for it (its own log says so: nothing was sent).
-    deliveries: [
-      ...(ownWebhookUrl(found.event) ? [found.event] : []),
-      ...found.deliveries,
-    ],
+    deliveries: [...(ownWebhookUrl(found.event) ? [found.event] : []), ...found.deliveries],
   };
 }

@@ -4,8 +4,8 @@ import type { PspConnection } from '../domain/connection.ts';
 import { ConcurrentModificationError, NotFoundError } from '../domain/errors.ts';
 import { ID_RANDOM_LENGTH } from '../domain/ids.ts';
 import { reportPayment, type Transition } from '../domain/link-events.ts';
-import { opensMandate } from '../domain/mandates.ts';
 import { addPayment, withPaymentReference } from '../domain/link-payments.ts';
+import { opensMandate } from '../domain/mandates.ts';
 import {
   type Payment,
   type PaymentOutcome,
@@ -101,13 +101,15 @@ export async function recordSessionStatus(
   };
   const { payment, save } = await settledPayment(deps, connection, link, status, outcome, read);
   const result = await moveLink(deps, connection, link, payment, status);
-  if (payment.status === 'succeeded' && opensMandate(link)) await mandatePaymentsOf(deps).paid(connection, link, payment, status);
+  if (payment.status === 'succeeded' && opensMandate(link))
+    await mandatePaymentsOf(deps).paid(connection, link, payment, status);
   await save();
   return result;
 }
 
 function mandatePaymentsOf(deps: PaymentDependencies): MandatePayments {
-  if (!deps.mandatePayments) throw new Error('A payment that opens a mandate was recorded without `mandatePayments`.');
+  if (!deps.mandatePayments)
+    throw new Error('A payment that opens a mandate was recorded without `mandatePayments`.');
   return deps.mandatePayments;
 }
 

@@ -1,6 +1,6 @@
+import { BUILT_IN_SANDBOX_ID } from '../domain/connection.ts';
 import { NotFoundError } from '../domain/errors.ts';
 import { randomBase62 } from '../domain/random.ts';
-import { BUILT_IN_SANDBOX_ID } from '../domain/connection.ts';
 import {
   type SandboxMandateStore,
   sandboxCustomerIdOf,
@@ -99,7 +99,8 @@ export async function declineSandboxSession(deps: SandboxDependencies, id: strin
 async function openMandate(deps: SandboxDependencies, session: SandboxSession): Promise<void> {
   const opens = session.opens_mandate;
   if (!opens) return;
-  if (!deps.mandates) throw new Error('A sandbox session that opens a mandate was paid without a mandate store.');
+  if (!deps.mandates)
+    throw new Error('A sandbox session that opens a mandate was paid without a mandate store.');
   const now = deps.now().toISOString();
   await deps.mandates.create({
     id: sandboxMandateIdOf(session.id),

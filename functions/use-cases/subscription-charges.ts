@@ -146,7 +146,11 @@ async function mandateHolder(
  * since, or no longer holding mandates, declines an attempt it was never sent (hard: the mandate is unusable); one
  * it may have been sent stays unknown.
  */
-async function settle(deps: ChargeDependencies, subscription: Subscription, charging: Charging): Promise<boolean> {
+async function settle(
+  deps: ChargeDependencies,
+  subscription: Subscription,
+  charging: Charging,
+): Promise<boolean> {
   const psp = await mandateHolder(deps, subscription);
   if (!psp) {
     if (charging.reference !== null) return unknownOutcome(subscription, charging, 'its connection is gone');
@@ -275,7 +279,10 @@ async function declined(
 ): Promise<void> {
   const settings = await deps.collection(subscription.account, subscription.mode);
   const earlier = subscription.dunning?.period === charging.period ? subscription.dunning : null;
-  const link = needsUpdateLink({ class: decline.class, update_link_id: earlier?.update_link_id ?? null }, settings)
+  const link = needsUpdateLink(
+    { class: decline.class, update_link_id: earlier?.update_link_id ?? null },
+    settings,
+  )
     ? await updateLinkFor(deps, subscription, charging, settings)
     : null;
   await applyChange(deps, subscription, (current, now) =>

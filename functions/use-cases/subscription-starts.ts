@@ -1,6 +1,6 @@
 import type { PspConnection } from '../domain/connection.ts';
 import type { MandateRef } from '../domain/mandates.ts';
-import { paymentAmount, toPaymentResource, type Payment } from '../domain/payment.ts';
+import { type Payment, paymentAmount, toPaymentResource } from '../domain/payment.ts';
 import type { PaymentLink } from '../domain/payment-link.ts';
 import { newSubscription, subscriptionIdOf } from '../domain/subscription.ts';
 import { withEvents } from '../domain/subscription-events.ts';
@@ -19,7 +19,12 @@ import { applyChange, publishEvents, type SubscriptionChangeDependencies } from 
  * the buyer's return records it again: a subscription is never lost, and, named by the payment, never made twice.
  */
 export interface MandatePayments {
-  paid(connection: PspConnection, link: PaymentLink, payment: Payment, status: PspSessionStatus): Promise<void>;
+  paid(
+    connection: PspConnection,
+    link: PaymentLink,
+    payment: Payment,
+    status: PspSessionStatus,
+  ): Promise<void>;
 }
 
 export interface MandatePaymentDependencies extends SubscriptionChangeDependencies {

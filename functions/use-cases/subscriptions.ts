@@ -16,7 +16,8 @@ import { applyChange, getSubscription, type SubscriptionChangeDependencies } fro
 /** The merchant's and the buyer's side of subscriptions (docs/api.md#subscriptions): reads, cancels, changes. */
 
 /** What a listing asks: the books' filters that apply to subscriptions, a page size and a cursor's position. */
-export interface SubscriptionsRequest extends Pick<BooksFilter, 'createdGte' | 'createdLt' | 'linkId' | 'connectionId'> {
+export interface SubscriptionsRequest
+  extends Pick<BooksFilter, 'createdGte' | 'createdLt' | 'linkId' | 'connectionId'> {
   status?: string | undefined;
   limit: number;
   after?: string | undefined;
@@ -125,7 +126,10 @@ export async function readCancelLink(deps: BuyerCancelDependencies, token: strin
  * cancel comes first and the link is used after, so a link whose use could not be recorded stays usable, and a
  * second use finds the subscription already canceled: nothing happens twice.
  */
-export async function cancelThroughLink(deps: BuyerCancelDependencies, token: string): Promise<CancelLinkView> {
+export async function cancelThroughLink(
+  deps: BuyerCancelDependencies,
+  token: string,
+): Promise<CancelLinkView> {
   const view = await readCancelLink(deps, token);
   if (view.state !== 'usable') return view;
   const principal = { account: view.subscription.account, mode: view.subscription.mode };

@@ -49,7 +49,8 @@ export interface DeliveryDependencies extends AttemptDependencies {
  * by whoever made it, and is never an orphan.
  */
 async function isCommitted(deps: DeliveryDependencies, event: StoredEvent): Promise<boolean> {
-  if (isLinkEvent(event)) return (await deps.links.get(event.link_id, event.mode))?.event_ids.includes(event.id) === true;
+  if (isLinkEvent(event))
+    return (await deps.links.get(event.link_id, event.mode))?.event_ids.includes(event.id) === true;
   if (isSubscriptionEvent(event)) {
     const subscription = await deps.subscriptions.get(event.subscription_id, event.mode);
     return subscription?.event_ids.includes(event.id) === true;

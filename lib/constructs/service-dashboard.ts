@@ -37,8 +37,10 @@ export const METRIC_DESCRIPTIONS: Record<MetricName, string> = {
   OutcomesIgnored:
     "unpaid session outcomes learning ignored: a client's second and later at one connection within an hour",
   SubscriptionsStarted: 'subscriptions started by a paid subscription link (docs/subscriptions.md)',
-  RenewalsSucceeded: "subscription periods charged to the buyer's mandate (retries and update links included)",
-  RenewalsDeclined: 'renewal charges the PSP declined, by decline class (soft, hard, authentication_required)',
+  RenewalsSucceeded:
+    "subscription periods charged to the buyer's mandate (retries and update links included)",
+  RenewalsDeclined:
+    'renewal charges the PSP declined, by decline class (soft, hard, authentication_required)',
   RenewalsUnknown:
     "renewal charges whose outcome is still unknown past their PSP's idempotency window: an operator settles them at the PSP",
 };

@@ -1,13 +1,12 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type {
-  SandboxCharge,
-  SandboxMandate,
-  SandboxMandateStore,
-} from '../../ports/sandbox-mandates.ts';
-import { allItems } from './query.ts';
+import type { SandboxCharge, SandboxMandate, SandboxMandateStore } from '../../ports/sandbox-mandates.ts';
 import { decodedItems } from './item-decoder.ts';
-import { sandboxChargeFromItem as chargeFromItem, sandboxMandateFromItem as mandateFromItem } from './sandbox-mandate-mapper.ts';
+import { allItems } from './query.ts';
+import {
+  sandboxChargeFromItem as chargeFromItem,
+  sandboxMandateFromItem as mandateFromItem,
+} from './sandbox-mandate-mapper.ts';
 import { checkoutKeys } from './table-schema.ts';
 
 /**
@@ -43,7 +42,11 @@ export class DynamoSandboxMandateStore implements SandboxMandateStore {
 
   async get(id: string): Promise<SandboxMandate | undefined> {
     const { Item } = await this.client.send(
-      new GetCommand({ TableName: this.tableName, Key: checkoutKeys.sandboxMandate(id), ConsistentRead: true }),
+      new GetCommand({
+        TableName: this.tableName,
+        Key: checkoutKeys.sandboxMandate(id),
+        ConsistentRead: true,
+      }),
     );
     return Item ? mandateFromItem(Item) : undefined;
   }

@@ -31,8 +31,13 @@ export const accountSettingsFromItem = /* @__PURE__ */ itemDecoder<AccountSettin
     mode,
     personal_data_retention_days: number,
     time_zone: withDefault(string, () => DEFAULT_TIME_ZONE),
-    subscription_retry_days: withDefault(arrayOf(number), () => [...DEFAULT_COLLECTION.subscription_retry_days]),
-    subscription_after_retries: withDefault(oneOf(AFTER_RETRIES), () => DEFAULT_COLLECTION.subscription_after_retries),
+    subscription_retry_days: withDefault(arrayOf(number), () => [
+      ...DEFAULT_COLLECTION.subscription_retry_days,
+    ]),
+    subscription_after_retries: withDefault(
+      oneOf(AFTER_RETRIES),
+      () => DEFAULT_COLLECTION.subscription_after_retries,
+    ),
     updated_at: nullable(string),
   }),
 );

@@ -8,8 +8,8 @@ import {
   SUBSCRIPTION_STATUSES,
   type Subscription,
 } from '../../domain/subscription.ts';
-import { INTERVALS, type Recurring } from '../../domain/subscription-schedule.ts';
 import type { SubscriptionEvent } from '../../domain/subscription-events.ts';
+import { INTERVALS, type Recurring } from '../../domain/subscription-schedule.ts';
 import { OUTBOX_GRACE_MS } from '../../domain/webhook.ts';
 import { type CancelLink, subscriptionPosition } from '../../ports/subscription-repository.ts';
 import { storedProvider } from './connection-mapper.ts';

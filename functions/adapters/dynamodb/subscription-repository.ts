@@ -185,7 +185,10 @@ export class DynamoSubscriptionRepository implements SubscriptionRepository {
   }
 
   async due(now: Date, limit: number): Promise<{ id: string; mode: Mode }[]> {
-    const items = await dueInSweeperIndex(this.timelines, subscriptionKeys.dueShard, now, limit, ['id', 'mode']);
+    const items = await dueInSweeperIndex(this.timelines, subscriptionKeys.dueShard, now, limit, [
+      'id',
+      'mode',
+    ]);
     return items.map((item) => ({ id: String(item.id), mode: item.mode as Mode }));
   }
 

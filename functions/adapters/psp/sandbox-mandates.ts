@@ -28,7 +28,6 @@ import type { SandboxMandateRequest } from '../../ports/sandbox-sessions.ts';
  * `--simulate renewal_*` when it has one, else what the mandate was given on the sandbox page.
  */
 
-
 /**
  * A charge's reference, derived from its mandate and idempotency key: the same request always names the same
  * charge, and the reference says which mandate's partition holds it.
@@ -38,7 +37,8 @@ export function sandboxChargeReference(mandateId: string, idempotencyKey: string
   return `sbch_${suffixOf(mandateId)}_${bytesToBase62(digest, 16)}`;
 }
 
-const mandateOfReference = (reference: string): string => `sbm_${reference.slice(5, reference.lastIndexOf('_'))}`;
+const mandateOfReference = (reference: string): string =>
+  `sbm_${reference.slice(5, reference.lastIndexOf('_'))}`;
 
 /** What each simulated outcome declines with, as the real PSPs' decline tables class them. */
 const DECLINES: Record<Exclude<RenewalOutcome, 'succeed'>, Decline> = {

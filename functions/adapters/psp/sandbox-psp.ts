@@ -263,6 +263,8 @@ export class SandboxPspFactory implements PspFactory {
   async create(connection: PspConnection): Promise<Psp> {
     const psp = new SandboxPsp(this.options, connection);
     const mandates = this.options.mandates;
-    return mandates ? withSandboxMandates(psp, new SandboxMandates({ ...this.options, mandates: mandates() }, connection)) : psp;
+    return mandates
+      ? withSandboxMandates(psp, new SandboxMandates({ ...this.options, mandates: mandates() }, connection))
+      : psp;
   }
 }

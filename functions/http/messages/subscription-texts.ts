@@ -41,7 +41,7 @@ const en: SubscriptionMessages = {
   trial: (days) => `Free for ${days} days: the first charge is when the trial ends.`,
   howToCancel: (merchant) =>
     `You can cancel at any time: ask ${merchant ?? 'the merchant'} for a cancel link, and cancel there in one click.`,
-  laterPeriods: 'This payment method will also be charged for the subscription\'s later periods.',
+  laterPeriods: "This payment method will also be charged for the subscription's later periods.",
   subscribedText: 'Your subscription is set up.',
   cancelTitle: 'Cancel your subscription',
   cancelButton: 'Cancel subscription',
@@ -96,7 +96,9 @@ const de: SubscriptionMessages = {
   every: (interval, count) =>
     count === 1 ? DE_INTERVALS[interval][0] : `alle ${count} ${DE_INTERVALS[interval][1]}`,
   terms: (amount, every, cycles) =>
-    cycles === null ? `${amount} ${every}, bis Sie kündigen.` : `${amount} ${every}, insgesamt ${cycles}-mal.`,
+    cycles === null
+      ? `${amount} ${every}, bis Sie kündigen.`
+      : `${amount} ${every}, insgesamt ${cycles}-mal.`,
   trial: (days) => `${days} Tage kostenlos: die erste Zahlung erfolgt am Ende der Testphase.`,
   howToCancel: (merchant) =>
     `Sie können jederzeit kündigen: Bitten Sie ${merchant ?? 'den Händler'} um einen Kündigungslink und kündigen Sie dort mit einem Klick.`,
@@ -158,7 +160,9 @@ const es: SubscriptionMessages = {
   every: (interval, count) =>
     count === 1 ? ES_INTERVALS[interval][0] : `cada ${count} ${ES_INTERVALS[interval][1]}`,
   terms: (amount, every, cycles) =>
-    cycles === null ? `${amount} ${every}, hasta que canceles.` : `${amount} ${every}, ${cycles} veces en total.`,
+    cycles === null
+      ? `${amount} ${every}, hasta que canceles.`
+      : `${amount} ${every}, ${cycles} veces en total.`,
   trial: (days) => `Gratis durante ${days} días: el primer cobro llega al terminar la prueba.`,
   howToCancel: (merchant) =>
     `Puedes cancelar cuando quieras: pide ${merchant ? `a ${merchant}` : 'al comercio'} un enlace de cancelación y cancela allí con un clic.`,
@@ -167,8 +171,7 @@ const es: SubscriptionMessages = {
   cancelTitle: 'Cancelar tu suscripción',
   cancelButton: 'Cancelar suscripción',
   nextCharge: (date) => `Próximo cobro: ${date}.`,
-  canceledAtEnd: (date) =>
-    `Tu suscripción está cancelada. No se cobrará nada más; termina el ${date}.`,
+  canceledAtEnd: (date) => `Tu suscripción está cancelada. No se cobrará nada más; termina el ${date}.`,
   canceledNow: 'Tu suscripción está cancelada. No se cobrará nada más.',
   alreadyOver: 'Esta suscripción ya ha terminado.',
   usedText: 'Este enlace de cancelación ya se ha usado.',
