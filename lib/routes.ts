@@ -80,6 +80,15 @@ export interface ScheduleDefinition {
   localEverySeconds: number;
 }
 
+/** What changing a subscription writes (functions/adapters/dynamodb/subscription-repository.ts). */
+const SUBSCRIPTION_CHANGE: readonly TableAction[] = ['GetItem', 'PutItem', 'DeleteItem'];
+/** What charging subscriptions needs: the sweeper's and the test clock's. */
+const SUBSCRIPTION_CHARGES = {
+  table: [...SUBSCRIPTION_CHANGE, 'UpdateItem', 'Query'],
+  sendsEvents: true,
+  secrets: ['sandbox', 'psp'],
+} as const satisfies FunctionDefinition;
+
 /** Per-function needs, keyed by handler file. */
 export const functions = {
   'create-payment-link': { table: ['PutItem'], merchantApi: true },
@@ -236,50 +245,24 @@ export const functions = {
   // (conditional Puts) and every copy: refund entries, the link's events and their deliveries (Query, UpdateItem),
   // the link item (functions/adapters/dynamodb/personal-data-store.ts).
   'erase-payment-buyer': { table: ['GetItem', 'PutItem', 'UpdateItem', 'Query'], merchantApi: true },
-  // Subscriptions (docs/subscriptions.md): the listing index holds keys only, the page's subscriptions are read by
-  // key; a change is its events (PutItem) then the subscription on condition of its version (PutItem), an event
-  // whose write lost deleted again (DeleteItem).
-  'list-subscriptions': {
-    table: ['GetItem', 'Query', 'BatchGetItem'],
-    merchantApi: true,
-    timeoutSeconds: 28,
-  },
+  // Subscriptions (docs/subscriptions.md): a change is its events, then the subscription on condition of its
+  // version (PutItem); an event whose write lost is deleted again (DeleteItem).
+  'list-subscriptions': { table: ['Query', 'BatchGetItem'], merchantApi: true, timeoutSeconds: 28 },
   'get-subscription': { table: ['GetItem'], merchantApi: true },
-  'update-subscription': {
-    table: ['GetItem', 'PutItem', 'DeleteItem'],
-    merchantApi: true,
-    sendsEvents: true,
-  },
-  'cancel-subscription': {
-    table: ['GetItem', 'PutItem', 'DeleteItem'],
-    merchantApi: true,
-    sendsEvents: true,
-  },
+  'update-subscription': { table: SUBSCRIPTION_CHANGE, merchantApi: true, sendsEvents: true },
+  'cancel-subscription': { table: SUBSCRIPTION_CHANGE, merchantApi: true, sendsEvents: true },
   'create-subscription-cancel-link': { table: ['GetItem', 'PutItem'], merchantApi: true },
-  // The buyer's cancel page: reads the link and its subscription, cancels, marks the link used (UpdateItem).
+  // The buyer's cancel page: cancels, then marks its cancel link used (UpdateItem).
   'subscription-cancel-page': {
-    table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
+    table: [...SUBSCRIPTION_CHANGE, 'UpdateItem'],
     sendsEvents: true,
     reservedConcurrency: 10,
   },
-  // Charging a subscription: the sweeper over the due lists (Query), each due one read, its attempt written, its
-  // mandate's connection read (Query), one charge at its PSP, the renewal and the change written; an update
-  // link created (PutItem) after a decline that needs one.
-  'charge-subscriptions': {
-    table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query'],
-    sendsEvents: true,
-    timeoutSeconds: 60,
-    secrets: ['sandbox', 'psp'],
-    calls: { psp: 1 },
-  },
-  // The test clock runs what the sweeper would, for one subscription, at once: a charge and what follows it.
-  'advance-subscription': {
-    table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query'],
-    merchantApi: true,
-    sendsEvents: true,
-    secrets: ['sandbox', 'psp'],
-    calls: { psp: 2 },
-  },
+  // The due lists and the mandate's connection (Query), one charge at its PSP, the renewal and the change, the
+  // mandate's own records at the sandbox (UpdateItem), an update link after a decline that needs one.
+  'charge-subscriptions': { ...SUBSCRIPTION_CHARGES, timeoutSeconds: 60, calls: { psp: 1 } },
+  // The test clock runs for one subscription what the sweeper would: a charge, and what follows it at once.
+  'advance-subscription': { ...SUBSCRIPTION_CHARGES, merchantApi: true, calls: { psp: 2 } },
   'get-account-settings': { table: ['GetItem'], merchantApi: true },
   'put-account-settings': { table: ['PutItem'], merchantApi: true },
   // The retention sweep: its list in the timelines index, then as `erase-payment-buyer` for each payment due.

@@ -1,5 +1,6 @@
 import type { Provider } from './connection.ts';
 import { type Amount, fromMinorUnits } from './money.ts';
+import type { Recurring } from './subscription-schedule.ts';
 
 /**
  * Mandates (docs/subscriptions.md#mandates): what a PSP stores so that it can be asked to charge the buyer again
@@ -60,4 +61,19 @@ export function chargedNow(
 ): Amount {
   if (!link.recurring?.trial_days) return amount;
   return { value: fromMinorUnits(0n, amount.currency), currency: amount.currency };
+}
+
+/**
+ * What a session that opens a mandate asks beside its payment (docs/subscriptions.md#mandates): the buyer agrees on
+ * the PSP's page to be charged again without being there, on these terms.
+ */
+export interface OpensMandate {
+  /** The subscription it is for (a new one's id is derived from the session's payment: `subscriptionIdOf`). */
+  subscriptionId: string;
+  /** A trial: the mandate is set up and nothing is charged now (the session's amount is zero: `chargedNow`). */
+  withoutCharge: boolean;
+  /** What each period charges. */
+  periodAmount: Amount;
+  /** The subscription link's terms; null for an update link, whose buyer agreed to them already. */
+  recurring: Recurring | null;
 }

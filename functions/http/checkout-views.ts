@@ -79,8 +79,7 @@ function summary(
         : undefined
   }
 ${link.description ? html`<p>${link.description}</p>` : undefined}
-${lineItems(link, context, t)}
-${payable ? recurringTerms(link, context.locale, context.settings?.display_name ?? undefined) : undefined}
+${lineItems(link, context, t)}${payable ? recurringTerms(link, context) : undefined}
 ${payable && link.expires_at ? html`<p class="muted">${t.expiresOn(formatDate(link.expires_at, context.locale))}</p>` : undefined}`;
 }
 
@@ -445,7 +444,7 @@ export function paymentReceivedPage(
     status: 200,
     title: t.receivedTitle,
     body: outcome.paid
-      ? html`<h1>${t.receivedTitle}</h1>${shown}${subscribedNotice(link, context.locale, context.settings?.display_name ?? undefined)}<p>${t.receivedText}</p>`
+      ? html`<h1>${t.receivedTitle}</h1>${shown}${subscribedNotice(link, context)}<p>${t.receivedText}</p>`
       : html`<h1>${t.thankYou}</h1>${shown}<p>${t.confirmingText}</p>`,
   });
 }

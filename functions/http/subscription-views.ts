@@ -24,13 +24,19 @@ export function termsText(
   ];
 }
 
+/** Where our page is shown: the buyer's locale, and the merchant's name from their branding. */
+interface PageContext {
+  locale: string;
+  settings?: { display_name: string | null } | null | undefined;
+}
+
 /** The terms as our page shows them, beside the link's summary; nothing for a link without `recurring`. */
 export function recurringTerms(
   link: { recurring: Recurring | null; amount: Amount | null },
-  locale: string,
-  merchant: string | undefined,
+  { locale, settings }: PageContext,
 ): Html | undefined {
   if (!link.recurring || !link.amount) return undefined;
+  const merchant = settings?.display_name ?? undefined;
   const [first, ...rest] = termsText(link.recurring, link.amount, locale, merchant);
   return html`<p><strong>${first}</strong></p>${rest.map((line) => html`<p class="muted">${line}</p>`)}`;
 }
@@ -38,11 +44,11 @@ export function recurringTerms(
 /** After paying a subscription link: it is set up, and how to cancel it. */
 export function subscribedNotice(
   link: { recurring: Recurring | null },
-  locale: string,
-  merchant: string | undefined,
+  { locale, settings }: PageContext,
 ): Html | undefined {
   if (!link.recurring) return undefined;
   const t = subscriptionMessagesFor(locale);
+  const merchant = settings?.display_name ?? undefined;
   return html`<p><strong>${t.subscribedText}</strong></p><p>${t.howToCancel(merchant)}</p>`;
 }
 

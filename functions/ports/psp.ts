@@ -2,13 +2,12 @@ import type { BuyerDetail, BuyerDetails } from '../domain/buyer.ts';
 import type { BuyerReferences } from '../domain/buyer-references.ts';
 import type { Provider, PspConnection } from '../domain/connection.ts';
 import { InvalidNotificationError } from '../domain/errors.ts';
-import type { Decline, MandateRef } from '../domain/mandates.ts';
+import type { Decline, MandateRef, OpensMandate } from '../domain/mandates.ts';
 import type { Amount } from '../domain/money.ts';
 import type { PaymentFailureCode, PaymentState } from '../domain/payment.ts';
 import type { PaymentLink, PspSession } from '../domain/payment-link.ts';
 import type { PaymentMethod } from '../domain/payment-methods.ts';
 import type { Mode } from '../domain/principal.ts';
-import type { Recurring } from '../domain/subscription-schedule.ts';
 
 export type { PaymentFailureCode } from '../domain/payment.ts';
 export type { PspSession } from '../domain/payment-link.ts';
@@ -327,24 +326,7 @@ export interface PspFactory {
   create(connection: PspConnection): Promise<Psp>;
 }
 
-export type { Decline, DeclineClass, MandateRef } from '../domain/mandates.ts';
-
-/**
- * What a session that opens a mandate asks beside its payment (docs/subscriptions.md#mandates): the buyer agrees on
- * the PSP's page to be charged again without being there, on `terms`.
- */
-export interface OpensMandate {
-  /** The subscription it is for (a new one's id is derived from the session's payment: `subscriptionIdOf`). */
-  subscriptionId: string;
-  /** A trial: the mandate is set up and nothing is charged now (the session's amount is zero). */
-  withoutCharge: boolean;
-  /**
-   * What the buyer agrees to, for the PSP's page: what each period charges, and the subscription link's terms
-   * (null for an update link, which pays a period of a subscription whose terms the buyer agreed to already).
-   */
-  periodAmount: Amount;
-  recurring: Recurring | null;
-}
+export type { Decline, DeclineClass, MandateRef, OpensMandate } from '../domain/mandates.ts';
 
 /** One attempt to charge a mandate, off-session. */
 export interface MandateCharge {

@@ -27,12 +27,12 @@ import {
 import type { LinkSession, PaymentLink, PspSession } from '../domain/payment-link.ts';
 import { methodsFor } from '../domain/payment-methods.ts';
 import type { RoutingDecision } from '../domain/routing-decision.ts';
-import { subscriptionIdOf } from '../domain/subscription.ts';
+import { mandateRequestOf } from '../domain/subscription.ts';
 import { logger, withoutPersonalData } from '../logger.ts';
 import { putMetrics } from '../metrics.ts';
 import type { LinkRepository } from '../ports/link-repository.ts';
 import type { PaymentRepository } from '../ports/payment-repository.ts';
-import { type OpensMandate, type Psp, pspFailureOf, type SessionRequest } from '../ports/psp.ts';
+import { type Psp, pspFailureOf, type SessionRequest } from '../ports/psp.ts';
 import type { PspConnections } from './psp-connections.ts';
 import type { MandatePayments } from './subscription-starts.ts';
 
@@ -322,36 +322,8 @@ function sessionRequest(
     paymentMethods: methodsFor(link.payment_methods, connection.methods),
     ...(references ? { references } : {}),
     ...pspPageAsks(link, connection),
-    ...mandateRequest(link, paymentId),
+    ...mandateRequestOf(link, paymentId),
   };
-}
-
-/**
- * What a link whose payment opens a mandate asks the PSP beside it (docs/subscriptions.md#mandates): a subscription
- * link's new subscription (named by the payment) and its terms; an update link's subscription and the period's
- * amount.
- */
-function mandateRequest(link: PaymentLink, paymentId: string): { opensMandate?: OpensMandate } {
-  if (link.amount === null) return {};
-  if (link.recurring) {
-    const opensMandate: OpensMandate = {
-      subscriptionId: subscriptionIdOf(paymentId),
-      withoutCharge: (link.recurring.trial_days ?? 0) > 0,
-      periodAmount: link.amount,
-      recurring: link.recurring,
-    };
-    return { opensMandate };
-  }
-  if (link.subscription_update) {
-    const opensMandate: OpensMandate = {
-      subscriptionId: link.subscription_update.subscription_id,
-      withoutCharge: false,
-      periodAmount: link.amount,
-      recurring: null,
-    };
-    return { opensMandate };
-  }
-  return {};
 }
 
 /** What the connection's hosted page is to ask of the link's `collect` (our page asks the rest first). */

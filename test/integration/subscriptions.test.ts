@@ -12,7 +12,7 @@ import { runDue } from '../../functions/use-cases/subscription-charges.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
 import { addConnection } from '../support/connections.ts';
 import { eventually } from '../support/eventually.ts';
-import { httpRequest, navigate } from '../support/navigate.ts';
+import { httpRequest, NAVIGATION_HEADERS, navigate } from '../support/navigate.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';
 import { type Receiver, startReceiver } from '../support/webhooks.ts';
 
@@ -164,6 +164,34 @@ describe('a subscription link', () => {
     expect(charged).toMatchObject({ status: 'active', current_period: 1, periods_paid: 1 });
     const [renewal] = await renewalsOf(subscription);
     expect(renewal?.amount).toEqual({ value: '10.50', currency: 'EUR' });
+  });
+});
+
+describe('what the buyer is told', () => {
+  it('on our page and the sandbox page, in their language: the amount, how often, and how to cancel', async () => {
+    const key = await account();
+    const link = await createLink(stack, key.api_key, { recurring: MONTHLY });
+    const expected: Record<string, string> = {
+      en: 'every month, until you cancel.',
+      nl: 'per maand, tot je opzegt.',
+      de: 'monatlich, bis Sie kündigen.',
+      fr: 'par mois, jusqu’à votre résiliation.',
+      es: 'al mes, hasta que canceles.',
+    };
+
+    for (const [language, terms] of Object.entries(expected)) {
+      const page = await httpRequest(link.checkout_url, {
+        headers: { ...NAVIGATION_HEADERS, 'accept-language': language },
+      });
+      expect(page.text).toContain(terms);
+    }
+    // The sandbox's page speaks the language its session was opened in: the first visit's.
+    const session = (await storedLink(link.id)).psp_session;
+    expect((await navigate(session?.url as string)).text).toContain(expected.en);
+    const paid = await subscribe(key.api_key, { recurring: MONTHLY });
+    const received = await navigate(`${stack.checkoutBase}/${paid.link_id}/complete`);
+    expect(received.text).toContain('Your subscription is set up.');
+    expect(received.text).toContain('ask the merchant for a cancel link');
   });
 });
 
