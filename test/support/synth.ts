@@ -57,3 +57,15 @@ export function policyStatementsOf(template: Template, handler: string) {
     .filter((policy) => policy.Properties.Roles.some((role: { Ref: string }) => role.Ref === roleId))
     .flatMap((policy) => policy.Properties.PolicyDocument.Statement);
 }
+
+/** Step 3 of the index migration, whose functions read both former indexes: synthesized once, when needed. */
+let stepThree: ReturnType<typeof synthesize> | undefined;
+export const migrationStepThree = () => {
+  stepThree ??= synthesize({ indexMigration: '3' });
+  return stepThree;
+};
+
+export const functionsOf = (synthesized: Template) =>
+  Object.values(synthesized.findResources('AWS::Lambda::Function')) as {
+    Properties: { Environment?: { Variables?: Record<string, unknown> } };
+  }[];
