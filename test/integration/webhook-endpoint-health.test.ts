@@ -4,7 +4,7 @@ import { webhookEndpointRepository } from '../../functions/dependencies.ts';
 import { RETRY_SCHEDULE_MS } from '../../functions/domain/webhook.ts';
 import { timeoutFor } from '../support/eventually.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';
-import { endpointHelpers } from '../support/webhook-endpoints.ts';
+import { endpointHelpers } from '../support/webhook-tests.ts';
 import { createLink, eventually, startDeliveryHarness, transition } from '../support/webhooks.ts';
 
 let stack: TestStack;

@@ -13,7 +13,7 @@ import { asFunction } from '../../lib/local/permissions.ts';
 import { timeoutSecondsOf } from '../../lib/routes.ts';
 import { timeoutFor } from '../support/eventually.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';
-import { endpointHelpers, verified } from '../support/webhook-endpoints.ts';
+import { endpointHelpers, verified } from '../support/webhook-tests.ts';
 import { createLink, eventually, transition } from '../support/webhooks.ts';
 
 let stack: TestStack;

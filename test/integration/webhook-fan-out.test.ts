@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventQueue } from '../../functions/dependencies.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';
-import { endpointHelpers, verified } from '../support/webhook-endpoints.ts';
+import { endpointHelpers, verified } from '../support/webhook-tests.ts';
 import { createLink, eventually, transition } from '../support/webhooks.ts';
 
 let stack: TestStack;

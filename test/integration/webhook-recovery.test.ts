@@ -5,7 +5,7 @@ import { newPaymentLink } from '../../functions/domain/payment-link.ts';
 import { RETRY_SCHEDULE_MS } from '../../functions/domain/webhook.ts';
 import { timeoutFor } from '../support/eventually.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';
-import { endpointHelpers, verifiedId } from '../support/webhook-endpoints.ts';
+import { endpointHelpers, verifiedId } from '../support/webhook-tests.ts';
 import { eventually } from '../support/webhooks.ts';
 
 let stack: TestStack;
