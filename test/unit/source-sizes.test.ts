@@ -15,7 +15,8 @@ const STILL_OVER: Record<string, string> = {
   // leaves this list when its file moves.
   'test/support/fake-stripe.ts': 'the fake Stripe, to be split as it moves into its PSP folder',
   'test/support/fake-paypal.ts': 'the fake PayPal, to be split as it moves into its PSP folder',
-  'test/integration/adyen-psp.test.ts': 'the Adyen adapter tests, to be split as they move into their PSP folder',
+  'test/integration/adyen-psp.test.ts':
+    'the Adyen adapter tests, to be split as they move into their PSP folder',
 };
 
 const root = join(import.meta.dirname, '..', '..');
