@@ -49,23 +49,33 @@ export const bundlesFromJson = (json: string) => JSON.parse(json, reviver) as Bu
 const hash = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
 
 /**
- * Everything a build depends on besides the files esbuild reads: how it builds (the esbuild version, the
- * options in lib/bundling/, the baselines in test/bench/bundles.ts), which functions there are, the locked
- * dependencies, and where node_modules really is (a symlinked node_modules puts its files elsewhere, and the
- * source maps' relative paths with them).
+ * The project's files a build depends on that esbuild does not list among the inputs it read: how it builds (the
+ * options in lib/bundling/, the baselines in test/bench/bundles.ts), the locked dependencies, and the settings
+ * esbuild reads beside every source (tsconfig.json: `verbatimModuleSyntax`, class fields; package.json: `type`,
+ * `imports`, `sideEffects`).
  */
-function recipeOf(options: { withoutPsps?: boolean }): string {
-  const source = (path: string) => readFileSync(join(projectRoot, path), 'utf8');
+const RECIPE_FILES = [
+  'lib/bundling/lambda-bundling.ts',
+  'test/bench/bundles.ts',
+  'package-lock.json',
+  'tsconfig.json',
+  'package.json',
+];
+
+/**
+ * Everything a build depends on besides the files esbuild reads: the esbuild version, the build's options,
+ * `RECIPE_FILES`, which functions there are, and where node_modules really is (a symlinked node_modules puts its
+ * files elsewhere, and the source maps' relative paths with them).
+ */
+export function bundleRecipe(options: { withoutPsps?: boolean }, root = projectRoot): string {
   return hash(
     JSON.stringify({
       format: 1,
       esbuildVersion,
       options,
-      bundling: source('lib/bundling/lambda-bundling.ts'),
-      baselines: source('test/bench/bundles.ts'),
+      files: Object.fromEntries(RECIPE_FILES.map((path) => [path, hash(readFileSync(join(root, path)))])),
       handlers: handlerNames(),
-      lock: hash(source('package-lock.json')),
-      nodeModules: relative(projectRoot, realpathSync(join(projectRoot, 'node_modules'))),
+      nodeModules: relative(root, realpathSync(join(root, 'node_modules'))),
     }),
   );
 }
@@ -103,7 +113,7 @@ const builds = () => {
  * (docs/testing.md#speed).
  */
 export async function cachedBundles(options: { withoutPsps?: boolean } = {}): Promise<Bundle[]> {
-  const recipe = recipeOf(options);
+  const recipe = bundleRecipe(options);
   for (const build of builds()) {
     const manifest = readManifest(build);
     if (!manifest || !unchanged(manifest, recipe, build)) continue;
