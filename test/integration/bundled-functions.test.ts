@@ -118,6 +118,8 @@ describe('the bundles cdk synth ships, run as the Lambda runtime runs them', { t
       body: { rules: [], default: [] },
     });
     expect([refused.status, refused.body.errors?.[0]?.pointer]).toEqual([422, '/default']);
+    const uplift = await stack.request('GET', '/v1/routing/uplift?window=7d', { key: acme.api_key });
+    expect([uplift.status, uplift.body.object]).toEqual([200, 'routing_uplift']);
     const unknown = await stack.request('GET', '/v1/nothing-here');
     expect([unknown.status, unknown.body.code]).toEqual([404, 'not_found']);
   });
@@ -223,6 +225,8 @@ describe('the bundles cdk synth ships, run as the Lambda runtime runs them', { t
     expect(
       books.body.data.map((payment: { client_reference_id: string }) => payment.client_reference_id),
     ).toEqual(['bundled-1']);
+    const summary = await stack.request('GET', '/v1/payments/summary', { key: acme.api_key });
+    expect(summary.body).toMatchObject({ object: 'payment_summary' });
     const refundBooks = await stack.request('GET', `/v1/refunds?${ofLink}`, { key: acme.api_key });
     expect(refundBooks.body.data.map((item: { id: string }) => item.id)).toEqual([refund.body.id]);
     const erased = await stack.request('DELETE', `/v1/payments/${books.body.data[0].id}/buyer`, {
@@ -308,9 +312,10 @@ describe('the bundles cdk synth ships, run as the Lambda runtime runs them', { t
     // Project-relative when built inside the project, as `cdk synth` does; this test builds in a temporary folder.
     const [, file, line] = /(functions\/[\w/.-]+\.ts):(\d+)$/.exec(logged.error.location) ?? [];
     expect(file, logged.error.location).toBeDefined();
-    // The line named is the one that read the missing list.
+    // The line named is the decoder's, which refused the item; its message names the missing list.
     const sourceLine = readFileSync(join(projectRoot, file as string), 'utf8').split('\n')[Number(line) - 1];
-    expect(sourceLine).toMatch(/event_ids/);
+    expect(sourceLine).toMatch(/UndecodableItemError/);
+    expect(logged.error.message).toMatch(/event_ids/);
     expect(logged.error.stack).toMatch(/\([\w/.-]*functions\/[\w/.-]+\.ts:\d+:\d+\)/);
     expect(logged.error.stack).not.toMatch(/index\.mjs/);
     expect(mapReads('cancel-payment-link')).toEqual([`${bundles.get('cancel-payment-link')}.map`]);

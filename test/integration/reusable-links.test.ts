@@ -9,6 +9,7 @@ import {
 import { CHECKOUT_PSP_CALLS } from '../../functions/domain/call-budgets.ts';
 import { addPayment } from '../../functions/domain/link-payments.ts';
 import { newPaymentLink, type PaymentLink } from '../../functions/domain/payment-link.ts';
+import { paymentMoney } from '../../functions/domain/payment-money.ts';
 import { requestRefund } from '../../functions/domain/refund.ts';
 import { BUYER_COOKIE } from '../../functions/http/buyer-cookie.ts';
 import { openCheckout } from '../../functions/use-cases/checkout.ts';
@@ -239,6 +240,7 @@ describe('pending refunds of a reusable link', () => {
         amount: link.amount!,
         provider_reference: payment.reference,
         failure: null,
+        ...paymentMoney(link.amount!, 0, undefined),
         created_at: now.toISOString(),
         updated_at: now.toISOString(),
       };

@@ -46,6 +46,7 @@ export const recoveryDecision = {
   chosen: 'pc_b',
   exploration: false,
   recovery: true,
+  holdout: false,
 };
 
 export const declined = (payment: Payment) =>

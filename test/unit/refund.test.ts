@@ -117,9 +117,19 @@ describe('settling a refund', () => {
       id: 're_1',
       status: 'succeeded',
       provider_reference: 're_psp',
-      payment_link: { id: link.id, status: 'paid', amount_refunded: { value: '3.00', currency: 'EUR' } },
+      payment_link: {
+        id: link.id,
+        status: 'paid',
+        amount_received: { value: '10.00', currency: 'EUR' },
+        amount_refunded: { value: '3.00', currency: 'EUR' },
+        refund_status: 'partial',
+      },
     });
     expect(snapshotOf(after, now).amount_refunded).toEqual({ value: '3.00', currency: 'EUR' });
+    expect(snapshotOf(link, now)).toMatchObject({
+      amount_refunded: { value: '0.00' },
+      refund_status: 'none',
+    });
   });
 
   it('frees the reservation of a failure and emits refund.failed with the reason', () => {

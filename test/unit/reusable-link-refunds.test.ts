@@ -3,6 +3,7 @@ import type { ValidationError } from '../../functions/domain/errors.ts';
 import { snapshotOf } from '../../functions/domain/link-events.ts';
 import { addPayment } from '../../functions/domain/link-payments.ts';
 import { newPaymentLink, type PaymentLink } from '../../functions/domain/payment-link.ts';
+import { paymentMoney } from '../../functions/domain/payment-money.ts';
 import { requestRefund, settleRefund } from '../../functions/domain/refund.ts';
 import { now, paidLink, reserved } from '../support/paid-links.ts';
 
@@ -29,6 +30,7 @@ describe('refunds of a reusable link', () => {
         amount: { value: '10.00', currency: 'EUR' },
         provider_reference: payment.reference,
         failure: null,
+        ...paymentMoney({ value: '10.00', currency: 'EUR' }, 0, undefined),
         created_at: now.toISOString(),
         updated_at: now.toISOString(),
       };
@@ -106,7 +108,12 @@ describe('refunds of a reusable link', () => {
       refund_refunded_minor: 400,
     });
     expect(ok.transition.after.paid_payments?.pay_1).toMatchObject({ refund_reserved_minor: 0 });
-    expect(snapshotOf(ok.transition.after, now).amount_refunded.value).toBe('4.00');
+    // The link's sums are over both payments: 4.00 of 20.00 received.
+    expect(snapshotOf(ok.transition.after, now)).toMatchObject({
+      amount_received: { value: '20.00', currency: 'EUR' },
+      amount_refunded: { value: '4.00', currency: 'EUR' },
+      refund_status: 'partial',
+    });
     const failed = settleRefund(
       pending,
       're_1',
