@@ -2,7 +2,12 @@ import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build, type Metafile } from 'esbuild';
-import { esbuildOptions, LAMBDA_BUNDLE_FILE, pruneUnreachable } from '../../lib/bundling/lambda-bundling.ts';
+import {
+  buildEach,
+  esbuildOptions,
+  LAMBDA_BUNDLE_FILE,
+  pruneUnreachable,
+} from '../../lib/bundling/lambda-bundling.ts';
 
 export const projectRoot = join(import.meta.dirname, '..', '..');
 const handlersDir = join(projectRoot, 'functions', 'handlers');
@@ -396,39 +401,41 @@ async function buildOne(
  * each: the bare SDK clients it carries, built as a user without our code would build them, with the same
  * esbuild options but no source map (nothing of ours to map). Into `outdir/<name>/index.mjs`; baselines last.
  * With `withoutPsps`, each handler that carries a PSP SDK is built a second time without any (the benchmark's
- * baseline of what the PSPs cost a cold start).
+ * baseline of what the PSPs cost a cold start). `read` receives the path of every file esbuild read.
  */
 export async function buildBundles(
   outdir: string,
-  options: { withoutPsps?: boolean } = {},
+  options: { withoutPsps?: boolean; read?: Set<string> } = {},
 ): Promise<Bundle[]> {
-  const handlers = await Promise.all(
-    handlerNames().map(async (name) => {
-      const entry = join(handlersDir, `${name}.ts`);
-      const { metafile, bundle } = await buildOne(name, outdir, { entry }, { sourcemap: true });
-      const carries = carriedSdks(metafile, bundle.inputs);
-      const handler = { ...bundle, carries, baseline: baselineName(carries) };
-      if (!options.withoutPsps || !PSP_SDKS.some((sdk) => carries.has(sdk))) return [handler];
-      const without = await buildOne(
-        `${name}${WITHOUT_PSPS}`,
-        outdir,
-        { entry },
-        { sourcemap: true, external: PSP_PACKAGES },
-      );
-      return [{ ...handler, withoutPsps: without.bundle.name }, without.bundle];
-    }),
-  ).then((built) => built.flat());
+  const recordRead = ({ metafile }: { metafile: Metafile }) => {
+    for (const path of Object.keys(metafile.inputs)) options.read?.add(path);
+  };
+  const handlers = await buildEach(handlerNames(), async (name) => {
+    const entry = join(handlersDir, `${name}.ts`);
+    const { metafile, bundle } = await buildOne(name, outdir, { entry }, { sourcemap: true });
+    recordRead({ metafile });
+    const carries = carriedSdks(metafile, bundle.inputs);
+    const handler = { ...bundle, carries, baseline: baselineName(carries) };
+    if (!options.withoutPsps || !PSP_SDKS.some((sdk) => carries.has(sdk))) return [handler];
+    const without = await buildOne(
+      `${name}${WITHOUT_PSPS}`,
+      outdir,
+      { entry },
+      { sourcemap: true, external: PSP_PACKAGES },
+    );
+    recordRead(without);
+    return [{ ...handler, withoutPsps: without.bundle.name }, without.bundle];
+  }).then((built) => built.flat());
   const baselineSources = new Map(
     handlers.flatMap((handler) =>
       'carries' in handler ? [[handler.baseline, baselineSource(handler.carries)] as const] : [],
     ),
   );
-  const baselines = await Promise.all(
-    [...baselineSources].map(async ([name, contents], index) => {
-      // Named by what they hold; built in numbered folders, since a name can pass a file name's length.
-      const { bundle } = await buildOne(`baseline-${index}`, outdir, { contents }, { sourcemap: false });
-      return { ...bundle, name };
-    }),
-  );
+  const baselines = await buildEach([...baselineSources], async ([name, contents], index) => {
+    // Named by what they hold; built in numbered folders, since a name can pass a file name's length.
+    const built = await buildOne(`baseline-${index}`, outdir, { contents }, { sourcemap: false });
+    recordRead(built);
+    return { ...built.bundle, name };
+  });
   return [...handlers, ...baselines];
 }

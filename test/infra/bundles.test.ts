@@ -1,5 +1,4 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { App, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -190,7 +189,10 @@ describe('Lambda bundles', () => {
   });
 
   it('are byte for byte what cdk synth ships', () => {
-    const cdkOut = mkdtempSync(join(tmpdir(), 'cdk-out-'));
+    const built = bundles.find((bundle) => bundle.name === 'checkout-page') as Bundle;
+    // Synthesized beside the build (<build>/<name>/index.mjs), so that the asset's folder is as deep as the bundle's:
+    // a chunk's name hashes its source map's relative paths.
+    const cdkOut = mkdtempSync(join(dirname(dirname(dirname(built.file))), 'cdk-out-'));
     try {
       const app = new App({ outdir: cdkOut });
       // A function with PSP chunks: the asset is a folder of files, not one.
@@ -201,7 +203,6 @@ describe('Lambda bundles', () => {
       });
       app.synth();
       const asset = join(cdkOut, readdirSync(cdkOut).find((entry) => entry.startsWith('asset.')) as string);
-      const built = bundles.find((bundle) => bundle.name === 'checkout-page') as Bundle;
       const shipped = readdirSync(asset).filter((file) => file.endsWith('.mjs'));
       // index.mjs and every chunk, under the same names (chunks import each other by relative path).
       expect(shipped.sort()).toEqual(built.files.map((file) => basename(file)).sort());

@@ -50,6 +50,8 @@ beforeAll(async () => {
   psps = await startPspStack({
     providers: ['stripe', 'mollie', 'adyen', 'checkout'],
     stack: {
+      // The scheduled functions run on their timers, from the events EventBridge sends.
+      schedules: true,
       bundled: {
         files: bundles,
         execArgv: [
