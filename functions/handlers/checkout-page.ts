@@ -10,10 +10,10 @@ import {
 import { CHECKOUT_PSP_CALLS } from '../domain/call-budgets.ts';
 import { resolveLocale } from '../domain/locale.ts';
 import type { PaymentLink } from '../domain/payment-link.ts';
-import { buyerCookie, buyerPaymentOf } from '../http/buyer-cookie.ts';
-import { chosenAmount, seeOther } from '../http/checkout-form.ts';
-import { checkoutReferences, referencesCookie } from '../http/checkout-references.ts';
-import { checkoutPage, paymentReceivedPage, type ViewContext } from '../http/checkout-views.ts';
+import { buyerCookie, buyerPaymentOf } from '../http/checkout/buyer-cookie.ts';
+import { chosenAmount, seeOther } from '../http/checkout/form.ts';
+import { checkoutReferences, referencesCookie } from '../http/checkout/references.ts';
+import { checkoutPage, paymentReceivedPage, type ViewContext } from '../http/checkout/views.ts';
 import { clientAddress } from '../http/client-address.ts';
 import { type HtmlEvent, type HtmlResult, htmlHandler, isHttps } from '../http/html-handler.ts';
 import { captureOnReturn } from '../use-cases/buyer-returns.ts';
@@ -68,7 +68,7 @@ export const handler = htmlHandler(async (event, lambda) => {
     },
   );
   // A reusable link's buyer keeps their own session (docs/checkout.md#reusable-links); the address's references
-  // outlive the page's steps (functions/http/checkout-references.ts).
+  // outlive the page's steps (functions/http/checkout/references.ts).
   const cookies = [
     view.kind === 'forward' && view.link.reusable
       ? buyerCookie(CHECKOUT_BASE, id, view.session, context.https, context.now)

@@ -1,8 +1,8 @@
 import { books, linkRepository } from '../dependencies.ts';
 import { PAYMENT_COLUMNS, paymentRow } from '../domain/books.ts';
-import { apiHandler } from '../http/api-handler.ts';
-import { listBookPaymentsQuery } from '../http/books-query.ts';
-import { booksResponse } from '../http/books-response.ts';
+import { apiHandler } from '../http/api/api-handler.ts';
+import { listBookPaymentsQuery } from '../http/api/books-query.ts';
+import { booksResponse } from '../http/api/books-response.ts';
 import { validate } from '../http/validate.ts';
 import { listBookPayments } from '../use-cases/books.ts';
 

@@ -1,8 +1,8 @@
 import { books, linkRepository } from '../dependencies.ts';
 import { REFUND_COLUMNS, refundRow } from '../domain/books.ts';
-import { apiHandler } from '../http/api-handler.ts';
-import { listBookRefundsQuery } from '../http/books-query.ts';
-import { booksResponse } from '../http/books-response.ts';
+import { apiHandler } from '../http/api/api-handler.ts';
+import { listBookRefundsQuery } from '../http/api/books-query.ts';
+import { booksResponse } from '../http/api/books-response.ts';
 import { validate } from '../http/validate.ts';
 import { listBookRefunds } from '../use-cases/books.ts';
 

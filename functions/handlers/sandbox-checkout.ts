@@ -1,8 +1,8 @@
 import { config } from '../config.ts';
 import { now, sandboxNotifier, sandboxSessionStore } from '../dependencies.ts';
 import { resolveLocale } from '../domain/locale.ts';
+import { sandboxPage } from '../http/checkout/sandbox-views.ts';
 import { htmlHandler, isHttps } from '../http/html-handler.ts';
-import { sandboxPage } from '../http/sandbox-views.ts';
 import {
   declineSandboxSession,
   paySandboxSession,

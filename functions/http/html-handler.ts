@@ -4,8 +4,8 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { TemporarilyUnavailableError } from '../domain/errors.ts';
 import { resolveLocale } from '../domain/locale.ts';
 import { logger } from '../logger.ts';
+import { type Messages, messagesFor } from './checkout/messages.ts';
 import { html, htmlPage } from './html.ts';
-import { type Messages, messagesFor } from './messages.ts';
 import { isPassingFailure } from './problem.ts';
 import { problemOf } from './problem-types.ts';
 import { requestLog, type TimedContext } from './request-log.ts';

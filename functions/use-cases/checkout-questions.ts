@@ -1,6 +1,5 @@
 import type { AmountDue, LineItem } from '../domain/amount.ts';
 import { BUYER_DETAILS, type BuyerDetail } from '../domain/buyer.ts';
-import type { FormProblem, PostedForm } from '../domain/buyer-answers.ts';
 import {
   type AnswersRead,
   asksFirst,
@@ -9,7 +8,8 @@ import {
   detailsMissingFor,
   mayAskFirst,
   readAnswers,
-} from '../domain/checkout-answers.ts';
+} from '../domain/checkout/answers.ts';
+import type { FormProblem, PostedForm } from '../domain/checkout/buyer-answers.ts';
 import type { PspConnection } from '../domain/connection.ts';
 import type { Amount } from '../domain/money.ts';
 import type { PaymentLink } from '../domain/payment-link.ts';

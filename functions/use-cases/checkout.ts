@@ -1,14 +1,14 @@
 import { amountDue } from '../domain/amount.ts';
 import type { BuyerDetail } from '../domain/buyer.ts';
-import type { PostedForm } from '../domain/buyer-answers.ts';
 import type { BuyerReferences } from '../domain/buyer-references.ts';
+import type { PostedForm } from '../domain/checkout/buyer-answers.ts';
+import { isPreviewRequest } from '../domain/checkout/preview.ts';
 import {
   amountAtStake,
   CALLS_TO_END_A_SESSION,
   type CheckoutStep,
-  isPreviewRequest,
   nextCheckoutStep,
-} from '../domain/checkout.ts';
+} from '../domain/checkout/step.ts';
 import type { ConnectionHealth } from '../domain/connection-health.ts';
 import { healthStatus } from '../domain/connection-health.ts';
 import { PspNotConfiguredError } from '../domain/errors.ts';

@@ -2,8 +2,8 @@ import type { LineItem } from '../domain/amount.ts';
 import { type BuyerDetail, detailsPspPageAsks } from '../domain/buyer.ts';
 import type { BuyerReferences } from '../domain/buyer-references.ts';
 import { ANSWER_ROOM_MS, PSP_CALL_TIMEOUT_MS } from '../domain/call-budgets.ts';
-import { sessionExpiry, withSession } from '../domain/checkout.ts';
-import type { CheckoutAnswers } from '../domain/checkout-answers.ts';
+import type { CheckoutAnswers } from '../domain/checkout/answers.ts';
+import { sessionExpiry, withSession } from '../domain/checkout/step.ts';
 import { BUILT_IN_SANDBOX_ID, type PspConnection } from '../domain/connection.ts';
 import {
   afterFailure,

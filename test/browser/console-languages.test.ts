@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_CUSTOM_FIELDS } from '../../functions/domain/custom-fields.ts';
 import { PAGE_LANGUAGES, type PageLanguage } from '../../functions/domain/locale.ts';
-import { consoleMessages } from '../../functions/http/console-messages.ts';
+import { consoleMessages } from '../../functions/http/console/messages.ts';
 import { axeViolations } from '../support/axe.ts';
 import { type BrowserStack, startBrowserStack } from '../support/browser.ts';
 import { createLink } from '../support/checkout-helpers.ts';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PAGE_LANGUAGES, type PageLanguage } from '../../functions/domain/locale.ts';
-import { consoleMessages } from '../../functions/http/console-messages.ts';
+import { consoleMessages } from '../../functions/http/console/messages.ts';
 import { axeViolations } from '../support/axe.ts';
 import { seedPayment } from '../support/books.ts';
 import { type BrowserStack, startBrowserStack } from '../support/browser.ts';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consoleStore } from '../../functions/dependencies.ts';
-import { consoleMessages } from '../../functions/http/console-messages.ts';
+import { consoleMessages } from '../../functions/http/console/messages.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { startSession } from '../../functions/use-cases/console-sessions.ts';
 import { seedPayment } from '../support/books.ts';

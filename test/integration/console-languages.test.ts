@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxSessionStore } from '../../functions/dependencies.ts';
 import { BUILT_IN_SANDBOX_ID } from '../../functions/domain/connection.ts';
 import { PAGE_LANGUAGES, type PageLanguage } from '../../functions/domain/locale.ts';
-import { consoleMessages } from '../../functions/http/console-messages.ts';
+import { consoleMessages } from '../../functions/http/console/messages.ts';
 import { seedPayment } from '../support/books.ts';
 import { createLink, sandboxNotification, storedLink } from '../support/checkout-helpers.ts';
 import { type ConsoleClient, signInToConsole } from '../support/console.ts';

@@ -14,7 +14,7 @@ import { cancel } from '../../functions/domain/link-events.ts';
 import { addPayment } from '../../functions/domain/link-payments.ts';
 import { newPaymentLink, type PaymentLink } from '../../functions/domain/payment-link.ts';
 import { requestRefund } from '../../functions/domain/refund.ts';
-import { BUYER_COOKIE } from '../../functions/http/buyer-cookie.ts';
+import { BUYER_COOKIE } from '../../functions/http/checkout/buyer-cookie.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { openCheckout } from '../../functions/use-cases/checkout.ts';
 import { expireDueLinks } from '../../functions/use-cases/payment-links.ts';

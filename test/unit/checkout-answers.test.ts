@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { Collect } from '../../functions/domain/buyer.ts';
-import { readDetails } from '../../functions/domain/buyer-answers.ts';
 import {
   customFieldProblem,
   detailsMissingFor,
   readAnswers,
-} from '../../functions/domain/checkout-answers.ts';
+} from '../../functions/domain/checkout/answers.ts';
+import { readDetails } from '../../functions/domain/checkout/buyer-answers.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
 import type { CustomField } from '../../functions/domain/custom-fields.ts';
 import type { PaymentLink } from '../../functions/domain/payment-link.ts';

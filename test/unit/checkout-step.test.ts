@@ -10,7 +10,7 @@ import {
   type CheckoutSituation,
   nextCheckoutStep,
   withSession,
-} from '../../functions/domain/checkout.ts';
+} from '../../functions/domain/checkout/step.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
 import { newId } from '../../functions/domain/ids.ts';
 import {
@@ -46,8 +46,8 @@ import {
   MAX_SESSIONS_PER_WINDOW,
   SESSION_WINDOW_MS,
 } from '../../functions/domain/session-budgets.ts';
-import { MAX_METADATA_BYTES } from '../../functions/http/metadata-limits.ts';
-import { MAX_DESCRIPTION_LENGTH } from '../../functions/http/schemas.ts';
+import { MAX_METADATA_BYTES } from '../../functions/http/api/metadata-limits.ts';
+import { MAX_DESCRIPTION_LENGTH } from '../../functions/http/api/schemas.ts';
 import { orderLink, storedConnection } from '../support/psp-fixtures.ts';
 
 const now = new Date('2026-01-01T10:00:00Z');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RoutingDecision } from '../../functions/domain/routing-decision.ts';
-import { routingCell } from '../../functions/http/console-routing-cell.ts';
+import { routingCell } from '../../functions/http/console/routing-cell.ts';
 
 const decision: RoutingDecision = {
   rule: 'euro cards',
