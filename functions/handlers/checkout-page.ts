@@ -8,6 +8,7 @@ import {
   pspConnections,
 } from '../dependencies.ts';
 import { CHECKOUT_PSP_CALLS } from '../domain/call-budgets.ts';
+import type { CheckoutView } from '../domain/checkout/views.ts';
 import { resolveLocale } from '../domain/locale.ts';
 import type { PaymentLink } from '../domain/payment-link.ts';
 import { buyerCookie, buyerPaymentOf } from '../http/checkout/buyer-cookie.ts';
@@ -17,7 +18,7 @@ import { checkoutPage, paymentReceivedPage, type ViewContext } from '../http/che
 import { clientAddress } from '../http/client-address.ts';
 import { type HtmlEvent, type HtmlResult, htmlHandler, isHttps } from '../http/html-handler.ts';
 import { captureOnReturn } from '../use-cases/buyer-returns.ts';
-import { buyerOutcome, type CheckoutView, findLinkById, openCheckout } from '../use-cases/checkout.ts';
+import { buyerOutcome, findLinkById, openCheckout } from '../use-cases/checkout.ts';
 
 /**
  * GET and HEAD {checkout_base}/{id}; POST {checkout_base}/{id} (a buyer-chosen amount, the answers of the

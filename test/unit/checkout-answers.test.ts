@@ -6,10 +6,10 @@ import {
   readAnswers,
 } from '../../functions/domain/checkout/answers.ts';
 import { readDetails } from '../../functions/domain/checkout/buyer-answers.ts';
+import { askedForm, candidatesWithDetails } from '../../functions/domain/checkout/questions.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
 import type { CustomField } from '../../functions/domain/custom-fields.ts';
 import type { PaymentLink } from '../../functions/domain/payment-link.ts';
-import { askedForm, candidatesWithDetails } from '../../functions/use-cases/checkout-questions.ts';
 
 /** The rules of the "before you pay" form (docs/checkout.md#buyer-details, #custom-fields, #quantities). */
 

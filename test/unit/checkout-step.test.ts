@@ -4,12 +4,11 @@ import {
   MAX_LINE_ITEM_NAME_LENGTH,
   MAX_LINE_ITEMS,
 } from '../../functions/domain/amount.ts';
+import { CALLS_TO_END_A_SESSION, withSession } from '../../functions/domain/checkout/sessions.ts';
 import {
   amountAtStake,
-  CALLS_TO_END_A_SESSION,
   type CheckoutSituation,
   nextCheckoutStep,
-  withSession,
 } from '../../functions/domain/checkout/step.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
 import { newId } from '../../functions/domain/ids.ts';

@@ -6,7 +6,7 @@ import {
   SESSION_REUSE_MARGIN_MS,
   sessionExpiry,
   withSession,
-} from '../../functions/domain/checkout/step.ts';
+} from '../../functions/domain/checkout/sessions.ts';
 import { markPaid } from '../../functions/domain/link-events.ts';
 import { PAGE_LANGUAGES, resolveLocale } from '../../functions/domain/locale.ts';
 import { newPaymentLink, type PaymentLink } from '../../functions/domain/payment-link.ts';

@@ -1,7 +1,7 @@
 import { type AmountRange, parseBuyerDecimal } from '../../domain/amount.ts';
+import { type CheckoutView, VIA_ANOTHER_PROVIDER } from '../../domain/checkout/views.ts';
 import { type Amount, minorUnits } from '../../domain/money.ts';
 import type { PaymentLink } from '../../domain/payment-link.ts';
-import { type CheckoutView, VIA_ANOTHER_PROVIDER } from '../../use-cases/checkout.ts';
 import { formatAmount, type Html, html } from '../html.ts';
 import type { Messages } from './messages.ts';
 

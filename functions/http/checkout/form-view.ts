@@ -8,9 +8,9 @@ import {
   type FormProblem,
   postalCodeNeededIn,
 } from '../../domain/checkout/buyer-answers.ts';
+import type { AskedForm } from '../../domain/checkout/questions.ts';
 import type { CustomField } from '../../domain/custom-fields.ts';
 import type { PaymentLink } from '../../domain/payment-link.ts';
-import type { AskedForm } from '../../use-cases/checkout-questions.ts';
 import { formatAmount, type Html, html } from '../html.ts';
 import { ANSWERS_FIELD } from './form.ts';
 import type { FormMessages, Messages } from './messages.ts';

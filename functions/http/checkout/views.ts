@@ -1,10 +1,10 @@
 import { type AmountRange, hasAdjustableLines, lineTotalMinor } from '../../domain/amount.ts';
 import { mayAskFirst } from '../../domain/checkout/answers.ts';
+import type { AskedForm } from '../../domain/checkout/questions.ts';
+import { type CheckoutView, VIA_ANOTHER_PROVIDER } from '../../domain/checkout/views.ts';
 import type { CheckoutSettings } from '../../domain/checkout-settings.ts';
 import { type Amount, fromMinorUnits } from '../../domain/money.ts';
 import type { PaymentLink } from '../../domain/payment-link.ts';
-import { type CheckoutView, VIA_ANOTHER_PROVIDER } from '../../use-cases/checkout.ts';
-import type { AskedForm } from '../../use-cases/checkout-questions.ts';
 import { formatAmount, formatDate, type Html, html, htmlPage, type PageOptions } from '../html.ts';
 import type { HtmlResult } from '../html-handler.ts';
 import { amountField, amountForm, problemText, rangeBounds, typedAmount } from './amount-form.ts';

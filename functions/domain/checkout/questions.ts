@@ -1,5 +1,9 @@
-import type { AmountDue, LineItem } from '../domain/amount.ts';
-import { BUYER_DETAILS, type BuyerDetail } from '../domain/buyer.ts';
+import type { AmountDue, LineItem } from '../amount.ts';
+import { BUYER_DETAILS, type BuyerDetail } from '../buyer.ts';
+import type { PspConnection } from '../connection.ts';
+import type { Amount } from '../money.ts';
+import type { PaymentLink } from '../payment-link.ts';
+import { pspAmountProblem } from '../psp-amounts.ts';
 import {
   type AnswersRead,
   asksFirst,
@@ -8,13 +12,8 @@ import {
   detailsMissingFor,
   mayAskFirst,
   readAnswers,
-} from '../domain/checkout/answers.ts';
-import type { FormProblem, PostedForm } from '../domain/checkout/buyer-answers.ts';
-import type { PspConnection } from '../domain/connection.ts';
-import type { Amount } from '../domain/money.ts';
-import type { PaymentLink } from '../domain/payment-link.ts';
-import { pspAmountProblem } from '../domain/psp-amounts.ts';
-import { logger } from '../logger.ts';
+} from './answers.ts';
+import type { FormProblem, PostedForm } from './buyer-answers.ts';
 
 /**
  * The "before you pay" step of the checkout page (docs/checkout.md#buyer-details, #custom-fields, #quantities):
@@ -134,24 +133,13 @@ export function readPosted(
 
 /**
  * Why routed connections cannot take the link's amount, from each provider's rules (`pspAmountProblem`, no call
- * made): such a connection is not asked, and that counts nothing against its health.
+ * made), by connection id: such a connection is not asked, and that counts nothing against its health.
  */
-export function amountProblems(
-  link: PaymentLink,
-  amount: Amount,
-  routed: readonly PspConnection[],
-): Map<string, string> {
+export function amountProblems(amount: Amount, routed: readonly PspConnection[]): Map<string, string> {
   const problems = new Map<string, string>();
   for (const connection of routed) {
     const problem = pspAmountProblem(connection.provider, amount, 'payment');
-    if (problem) {
-      problems.set(connection.id, problem);
-      logger.debug('Connection skipped: it cannot take the amount', {
-        link_id: link.id,
-        connection_id: connection.id,
-        reason: problem,
-      });
-    }
+    if (problem) problems.set(connection.id, problem);
   }
   return problems;
 }
