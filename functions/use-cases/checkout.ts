@@ -1,3 +1,4 @@
+import { loadFormTables, readingNeedsTables } from '../domain/checkout/form-tables.ts';
 import { type CheckoutPlan, outcomesToRead, planCheckout, type RoundFacts } from '../domain/checkout/plan.ts';
 import { CALLS_TO_END_A_SESSION } from '../domain/checkout/sessions.ts';
 import type { CheckoutView } from '../domain/checkout/views.ts';
@@ -56,7 +57,11 @@ export async function openCheckout(
   const round: Round = { budget: new PspCallBudget(deps), unendable: new Set<string>() };
   let last: PaymentLink | undefined;
   for (let count = 1; count <= MAX_ROUNDS; count++) {
-    const visit = checkoutVisit(await findLinkById(deps.links, request.id), request, deps.now());
+    const link = await findLinkById(deps.links, request.id);
+    // A posted form that may answer a phone number or an address is read with the form tables.
+    const tables =
+      link && request.form && readingNeedsTables(link.collect) ? await loadFormTables() : undefined;
+    const visit = checkoutVisit(link, request, deps.now(), tables);
     if ('kind' in visit) return visit;
     last = visit.link;
     if (count === 1) putMetrics({ CheckoutVisits: 1 });

@@ -9,6 +9,7 @@ import {
 import type { Amount } from '../money.ts';
 import type { PaymentLink } from '../payment-link.ts';
 import { type FormProblem, type FormProblemCode, type PostedForm, readDetails } from './buyer-answers.ts';
+import type { FormTables } from './form-tables.ts';
 
 /**
  * The "before you pay" step of our checkout page (docs/checkout.md#buyer-details, #custom-fields, #quantities):
@@ -72,9 +73,12 @@ export type AnswersRead =
     }
   | { ok: false; problems: FormProblem[]; asked: BuyerDetail[] };
 
-/** Reads everything the posted form answers: the link's custom fields, its quantities, the details it asked. */
-export function readAnswers(link: PaymentLink, form: PostedForm): AnswersRead {
-  const details = readDetails(form, link.collect);
+/**
+ * Reads everything the posted form answers: the link's custom fields, its quantities, the details it asked
+ * (`tables`: loaded when the link asks a phone number or an address, `readingNeedsTables`).
+ */
+export function readAnswers(link: PaymentLink, form: PostedForm, tables?: FormTables): AnswersRead {
+  const details = readDetails(form, link.collect, tables);
   const fields = readCustomFields(link.custom_fields ?? [], form);
   const picked = readQuantities(link.line_items ?? [], form);
   const problems = [...fields.problems, ...picked.problems, ...details.problems];

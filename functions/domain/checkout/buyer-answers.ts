@@ -1,5 +1,3 @@
-import { getCountries, parsePhoneNumberFromString } from 'libphonenumber-js/max';
-import { postcodeValidator, postcodeValidatorExistsForCountry } from 'postcode-validator';
 import {
   askedDetails,
   BUYER_TEXT_LIMITS,
@@ -9,11 +7,13 @@ import {
   type PostalAddress,
   requiredDetails,
 } from '../buyer.ts';
+import { type FormTables, loadedTables } from './form-tables.ts';
 
 /**
  * The buyer's details as our page asks them (docs/checkout.md#buyer-details): read from the posted form, checked
  * here (an e-mail address as browsers check `type=email`, a phone number with libphonenumber's full metadata and
- * stored as E.164, a postal code by its country's format), never trusted from the page.
+ * stored as E.164, a postal code by its country's format: the form tables, form-tables.ts), never trusted from
+ * the page.
  */
 
 /** Why one answer of the form was refused; the page says it in the buyer's language. */
@@ -51,20 +51,9 @@ const REQUIRED_PARTS: readonly AddressPart[] = ['name', 'line1', 'city', 'countr
 const EMAIL =
   /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
 
-/**
- * Every country an address may be in: the countries of libphonenumber's metadata, as `isCountryCode` knows them,
- * read from the one metadata set the checkout carries (the full one, which phone numbers need).
- */
-export const countryCodes = (): string[] => [...getCountries()];
-let known: ReadonlySet<string> | undefined;
-const isCountryCode = (code: string): boolean => {
-  known ??= new Set(getCountries());
-  return known.has(code);
-};
-
 /** Whether every one of `countries` writes a postal code (the form then marks it required). */
-export const postalCodeNeededIn = (countries: readonly string[]): boolean =>
-  countries.length > 0 && countries.every((country) => postcodeValidatorExistsForCountry(country));
+export const postalCodeNeededIn = (countries: readonly string[], tables: FormTables): boolean =>
+  countries.length > 0 && countries.every((country) => tables.writesPostalCodes(country));
 
 /** What the posted details come to: the details read, the details the form asked, and what was refused. */
 export interface DetailsRead {
@@ -92,19 +81,19 @@ export function detailsPosted(form: PostedForm, collect: Collect | null): BuyerD
 /**
  * Reads and checks the details the form asked (`detailsPosted`): required ones (`collect`) must be given; an
  * optional one left empty is not kept. The name given with the shipping address, else with the billing one, is
- * the buyer's `name`.
+ * the buyer's `name`. `tables`: loaded when the link asks a phone number or an address (`readingNeedsTables`).
  */
-export function readDetails(form: PostedForm, collect: Collect | null): DetailsRead {
+export function readDetails(form: PostedForm, collect: Collect | null, tables?: FormTables): DetailsRead {
   const asked = detailsPosted(form, collect);
   const required = new Set(collect ? requiredDetails(collect) : []);
   const buyer: BuyerDetails = {};
   const problems: FormProblem[] = [];
-  readContact(form, asked, required, { buyer, problems });
+  readContact(form, asked, required, { buyer, problems }, tables);
   for (const kind of ['billing', 'shipping'] as const) {
     const detail = `${kind}_address` as const;
     if (!asked.includes(detail)) continue;
     const countries = kind === 'shipping' ? collect?.shipping_address?.countries : undefined;
-    const read = readAddress(form, kind, required.has(detail), countries);
+    const read = readAddress(form, kind, required.has(detail), countries, loadedTables(tables));
     problems.push(...read.problems);
     if (read.address) buyer[detail] = read.address;
     if (read.name) buyer.name = read.name;
@@ -118,6 +107,7 @@ function readContact(
   asked: readonly BuyerDetail[],
   required: ReadonlySet<BuyerDetail>,
   into: { buyer: BuyerDetails; problems: FormProblem[] },
+  tables: FormTables | undefined,
 ): void {
   if (asked.includes('email')) {
     const email = posted(form, 'email') ?? '';
@@ -126,7 +116,13 @@ function readContact(
     else if (email !== '') into.buyer.email = email;
   }
   if (asked.includes('phone')) {
-    const phone = readPhone(posted(form, 'phone') ?? '', required.has('phone'), countryHint(form));
+    const checks = loadedTables(tables);
+    const phone = readPhone(
+      posted(form, 'phone') ?? '',
+      required.has('phone'),
+      countryHint(form, checks),
+      checks,
+    );
     if ('problem' in phone) into.problems.push({ field: 'phone', problem: phone.problem });
     else if (phone.e164) into.buyer.phone = phone.e164;
   }
@@ -139,23 +135,21 @@ function emailProblem(email: string, required: boolean): FormProblemCode | undef
 }
 
 /** A country the buyer gave with an address: a phone number typed without its `+` prefix is read in it. */
-function countryHint(form: PostedForm): string | undefined {
+function countryHint(form: PostedForm, tables: FormTables): string | undefined {
   const country = (posted(form, 'billing_country') || posted(form, 'shipping_country'))?.toUpperCase();
-  return country && isCountryCode(country) ? country : undefined;
+  return country && tables.isCountry(country) ? country : undefined;
 }
 
 function readPhone(
   text: string,
   required: boolean,
   country: string | undefined,
+  tables: FormTables,
 ): { e164?: string } | { problem: FormProblemCode } {
   if (text === '') return required ? { problem: 'missing' } : {};
   if (text.length > BUYER_TEXT_LIMITS.phone) return { problem: 'too_long' };
-  const number = parsePhoneNumberFromString(
-    text,
-    country as Parameters<typeof parsePhoneNumberFromString>[1],
-  );
-  return number?.isValid() ? { e164: number.number } : { problem: 'invalid_phone' };
+  const e164 = tables.phoneE164(text, country);
+  return e164 ? { e164 } : { problem: 'invalid_phone' };
 }
 
 /**
@@ -168,11 +162,12 @@ function readAddress(
   kind: 'billing' | 'shipping',
   required: boolean,
   countries: readonly string[] | undefined,
+  tables: FormTables,
 ): { address?: PostalAddress; name?: string; problems: FormProblem[] } {
   const part = (name: AddressPart) => posted(form, `${kind}_${name}`) ?? '';
   const given = ADDRESS_PARTS.filter((name) => part(name) !== '');
   if (given.length === 0 && !required) return { problems: [] };
-  const problems = addressProblems(part, countries).map(([name, problem]) => ({
+  const problems = addressProblems(part, countries, tables).map(([name, problem]) => ({
     field: `${kind}_${name}`,
     problem,
   }));
@@ -193,12 +188,13 @@ function readAddress(
 function addressProblems(
   part: (name: AddressPart) => string,
   countries: readonly string[] | undefined,
+  tables: FormTables,
 ): [AddressPart, FormProblemCode][] {
   const problems: [AddressPart, FormProblemCode][] = [];
   for (const name of ADDRESS_PARTS)
     if (part(name).length > BUYER_TEXT_LIMITS[name]) problems.push([name, 'too_long']);
   for (const name of REQUIRED_PARTS) if (part(name) === '') problems.push([name, 'missing']);
-  problems.push(...countryProblems(part, countries));
+  problems.push(...countryProblems(part, countries, tables));
   return problems;
 }
 
@@ -206,21 +202,22 @@ function addressProblems(
 function countryProblems(
   part: (name: AddressPart) => string,
   countries: readonly string[] | undefined,
+  tables: FormTables,
 ): [AddressPart, FormProblemCode][] {
   const country = part('country').toUpperCase();
   if (country === '') {
     // Without a country yet, the postal code is still asked where every country offered writes one.
-    const needed = postalCodeNeededIn(countries ?? countryCodes()) && part('postal_code') === '';
+    const needed = postalCodeNeededIn(countries ?? tables.countries, tables) && part('postal_code') === '';
     return needed ? [['postal_code', 'missing']] : [];
   }
-  if (!isCountryCode(country)) return [['country', 'invalid_country']];
+  if (!tables.isCountry(country)) return [['country', 'invalid_country']];
   if (countries && !countries.includes(country)) return [['country', 'country_not_shipped']];
-  const postcode = postalCodeProblem(part('postal_code'), country);
+  const postcode = postalCodeProblem(part('postal_code'), country, tables);
   return postcode ? [['postal_code', postcode]] : [];
 }
 
-function postalCodeProblem(code: string, country: string): FormProblemCode | undefined {
-  if (!postcodeValidatorExistsForCountry(country)) return undefined;
+function postalCodeProblem(code: string, country: string, tables: FormTables): FormProblemCode | undefined {
+  if (!tables.writesPostalCodes(country)) return undefined;
   if (code === '') return 'missing';
-  return postcodeValidator(code, country) ? undefined : 'invalid_postal_code';
+  return tables.isPostalCode(code, country) ? undefined : 'invalid_postal_code';
 }

@@ -14,6 +14,7 @@ import {
   readAnswers,
 } from './answers.ts';
 import type { FormProblem, PostedForm } from './buyer-answers.ts';
+import type { FormTables } from './form-tables.ts';
 
 /**
  * The "before you pay" step of the checkout page (docs/checkout.md#buyer-details, #custom-fields, #quantities):
@@ -114,15 +115,17 @@ function refusal(
 
 /**
  * Reads what the buyer posted: the amount they chose (`due`, a range link) and the "before you pay" form
- * (`readAnswers`). A quantities link charges the total of the lines as picked.
+ * (`readAnswers`, with the form `tables` when it may ask a phone number or an address). A quantities link charges
+ * the total of the lines as picked.
  */
 export function readPosted(
   link: PaymentLink,
   due: AmountDue | undefined,
   form: PostedForm | undefined,
+  tables?: FormTables,
 ): PostedVisit {
   const chosen = due?.ok ? due.amount : undefined;
-  const read = form && readAnswers(link, form);
+  const read = form && readAnswers(link, form, tables);
   if ((due && !due.ok) || read?.ok === false) return { refused: refusal(link, due, form, read) };
   if (!read) {
     return mayAskFirst(link) ? { amount: chosen, unanswered: true } : { amount: link.amount ?? chosen };

@@ -4,6 +4,7 @@ import { resolveLocale } from '../locale.ts';
 import type { Amount } from '../money.ts';
 import { effectiveStatus, type PaymentLink } from '../payment-link.ts';
 import type { PostedForm } from './buyer-answers.ts';
+import type { FormTables } from './form-tables.ts';
 import { isPreviewRequest } from './preview.ts';
 import { type PostedAnswers, readPosted } from './questions.ts';
 import type { CheckoutView } from './views.ts';
@@ -59,13 +60,15 @@ export interface Visit {
 
 /**
  * The link as a round of the checkout reads it (`link`, undefined when there is none), or the page that needs no
- * session at all: unknown, paid, over, a preview (or a form another site sent), or a buyer-chosen amount that is
- * refused before anything else is read or opened.
+ * session at all: unknown, paid, over, a preview (or a form another site sent), or a buyer-chosen amount or
+ * answers that are refused before anything else is read or opened. `tables`: loaded when the posted form may
+ * answer a phone number or an address (`readingNeedsTables`).
  */
 export function checkoutVisit(
   link: PaymentLink | undefined,
   request: CheckoutRequest,
   now: Date,
+  tables?: FormTables,
 ): Visit | CheckoutView {
   if (!link) return { kind: 'not_found' };
   const status = effectiveStatus(link, now);
@@ -76,7 +79,7 @@ export function checkoutVisit(
   if (request.foreign || isPreviewRequest(request.method, request.headers)) return { kind: 'preview', link };
   const locale = resolveLocale(link.locale, request.headers['accept-language']);
   const due = request.amount === undefined ? undefined : amountDue(link, { amount: request.amount, locale });
-  const posted = readPosted(link, due, request.form);
+  const posted = readPosted(link, due, request.form, tables);
   if ('refused' in posted) return { kind: 'ask', link, ...posted.refused, entered: request.amount };
   // What a new session charges (docs/orchestration.md#payments): undefined while the buyer has not chosen.
   return { link, locale, ...posted };

@@ -4,10 +4,10 @@ import { customFieldName, quantityName } from '../../domain/checkout/answers.ts'
 import {
   ADDRESS_PARTS,
   type AddressPart,
-  countryCodes,
   type FormProblem,
   postalCodeNeededIn,
 } from '../../domain/checkout/buyer-answers.ts';
+import { type FormTables, loadedTables } from '../../domain/checkout/form-tables.ts';
 import type { AskedForm } from '../../domain/checkout/questions.ts';
 import type { CustomField } from '../../domain/custom-fields.ts';
 import type { PaymentLink } from '../../domain/payment-link.ts';
@@ -35,6 +35,8 @@ interface Rendering {
   form: AskedForm;
   locale: string;
   t: FormMessages;
+  /** Loaded when the form asks an address (`drawingNeedsTables`): its countries, and whether a postal code is. */
+  tables: FormTables | undefined;
 }
 
 /** One field: label, control, hint and error, tied together for assistive technology. */
@@ -56,8 +58,8 @@ const textInput =
     html`<input type="text"${attributes}${extra} value="${value ?? ''}">`;
 
 /** The questions: quantities, the link's own fields, then the buyer's details. */
-function formQuestions(link: PaymentLink, form: AskedForm, locale: string, t: FormMessages): Html {
-  const rendering = { form, locale, t };
+function formQuestions(link: PaymentLink, rendering: Rendering): Html {
+  const { form } = rendering;
   return html`<input type="hidden" name="${ANSWERS_FIELD}" value="1">
 ${form.via ? html`<input type="hidden" name="via" value="${form.via}">` : undefined}
 ${quantities(link.line_items ?? [], rendering)}
@@ -72,13 +74,20 @@ ${details(link.collect, form.details, rendering)}`;
 export function questionsForm(
   link: PaymentLink,
   form: AskedForm,
-  options: { action: string; locale: string; t: Messages; amount?: Html | undefined; notPayable: boolean },
+  options: {
+    action: string;
+    locale: string;
+    t: Messages;
+    tables: FormTables | undefined;
+    amount?: Html | undefined;
+    notPayable: boolean;
+  },
 ): Html {
-  const { t } = options;
+  const { t, locale, tables } = options;
   return html`<form method="post" action="${options.action}" novalidate>
 ${formNotice(form.problems, options.notPayable, t.form)}
 ${options.amount}
-${formQuestions(link, form, options.locale, t.form)}
+${formQuestions(link, { form, locale, t: t.form, tables })}
 <button type="submit">${t.continueToPayment}</button>
 </form>`;
 }
@@ -219,15 +228,17 @@ function address(
   rendering: Rendering,
 ): Html {
   const { form, t } = rendering;
+  const tables = loadedTables(rendering.tables);
+  const offered = countries ?? tables.countries;
   const fields = ADDRESS_PARTS.map((part) => {
     const name = `${kind}_${part}`;
     const { label, token, needed } = PARTS[part];
     const autocomplete = html` autocomplete="${`${kind} ${token}`}"`;
     const control =
       part === 'country'
-        ? countrySelect(form.values.get(name), countries, rendering, autocomplete)
+        ? countrySelect(form.values.get(name), offered, rendering, autocomplete)
         : textInput(form.values.get(name), autocomplete);
-    const marked = needed || (part === 'postal_code' && postalCodeNeededIn(countries ?? countryCodes()));
+    const marked = needed || (part === 'postal_code' && postalCodeNeededIn(offered, tables));
     return field({ name, label: t[label] as string, required: required && marked, control }, rendering);
   });
   return html`<fieldset><legend>${kind === 'billing' ? t.billingAddress : t.shippingAddress}</legend>${fields}</fieldset>`;
@@ -236,12 +247,12 @@ function address(
 /** The countries by their names in the buyer's language (`Intl.DisplayNames`), in that language's order. */
 function countrySelect(
   value: string | undefined,
-  countries: readonly string[] | undefined,
+  countries: readonly string[],
   { locale, t }: Rendering,
   autocomplete: Html,
 ) {
   const names = new Intl.DisplayNames([locale], { type: 'region', fallback: 'code' });
-  const options = (countries ?? countryCodes())
+  const options = countries
     .map((code) => ({ code, name: names.of(code) ?? code }))
     .sort((a, b) => a.name.localeCompare(b.name, locale));
   return (attributes: Html) => html`<select${attributes}${autocomplete}>

@@ -8,12 +8,12 @@ import { messagesFor } from './messages.ts';
  * language (the locale its session was opened with, else the browser's), as our own pages do
  * (docs/checkout.md#languages); its buttons keep the names **Pay** and **Decline** in every language.
  */
-export function sandboxPage(
+export async function sandboxPage(
   session: SandboxSession,
   options: { https: boolean; locale: string; declined?: boolean },
-): HtmlResult {
+): Promise<HtmlResult> {
   const locale = session.locale ?? options.locale;
-  const t = messagesFor(locale);
+  const t = await messagesFor(locale);
   const amount = formatAmount(session.amount, locale);
   const action = `/sandbox/checkout/${session.id}`;
   const notice = options.declined ? html`<p><strong>${t.sandboxDeclinedNotice}</strong></p>` : undefined;

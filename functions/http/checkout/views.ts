@@ -1,5 +1,6 @@
 import { type AmountRange, hasAdjustableLines, lineTotalMinor } from '../../domain/amount.ts';
 import { mayAskFirst } from '../../domain/checkout/answers.ts';
+import type { FormTables } from '../../domain/checkout/form-tables.ts';
 import type { AskedForm } from '../../domain/checkout/questions.ts';
 import { type CheckoutView, VIA_ANOTHER_PROVIDER } from '../../domain/checkout/views.ts';
 import type { CheckoutSettings } from '../../domain/checkout-settings.ts';
@@ -10,7 +11,7 @@ import type { HtmlResult } from '../html-handler.ts';
 import { amountField, amountForm, problemText, rangeBounds, typedAmount } from './amount-form.ts';
 import { withRetryAfter } from './form.ts';
 import { questionsForm } from './form-view.ts';
-import { type Messages, messagesFor } from './messages.ts';
+import type { Messages } from './messages.ts';
 
 export interface ViewContext {
   https: boolean;
@@ -23,6 +24,10 @@ export interface ViewContext {
   /** The merchant's branding for the link's (account, mode), when set (docs/checkout.md#branding). */
   settings?: CheckoutSettings | undefined;
   now: Date;
+  /** The texts of `locale` (`messagesFor`), loaded before the page is drawn. */
+  t: Messages;
+  /** The form tables, loaded before drawing a form that asks an address (`drawingNeedsTables`). */
+  tables?: FormTables | undefined;
 }
 
 /** The order's lines: what each is, how many, at what price, and the total (the link's amount). */
@@ -80,8 +85,7 @@ function page(
   context: ViewContext,
   options: Omit<PageOptions, 'https' | 'omitBody' | 'lang' | 'brand'>,
 ): HtmlResult {
-  const settings = context.settings;
-  const t = messagesFor(context.locale);
+  const { settings, t } = context;
   const name = settings?.display_name;
   const logo = settings?.logo_url;
   const header =
@@ -116,7 +120,7 @@ export function checkoutPage(view: CheckoutView, context: ViewContext): HtmlResu
     context: ViewContext,
     t: Messages,
   ) => HtmlResult;
-  return render(view, context, messagesFor(context.locale));
+  return render(view, context, context.t);
 }
 
 const RENDERERS: Renderers = {
@@ -314,7 +318,7 @@ function questionsPage(
     formAction: ["'self'"],
     body: html`<h1>${t.form.title}</h1>
 ${shown}
-${questionsForm(link, form, { action, locale: context.locale, t, amount, notPayable: view.problem === 'not_payable' })}
+${questionsForm(link, form, { action, locale: context.locale, t, tables: context.tables, amount, notPayable: view.problem === 'not_payable' })}
 ${link.expires_at ? html`<p class="muted">${t.expiresOn(formatDate(link.expires_at, context.locale))}</p>` : undefined}`,
   });
 }
@@ -346,7 +350,7 @@ export function paymentReceivedPage(
   outcome: { paid: boolean; amount: Amount | undefined } | undefined,
 ): HtmlResult {
   if (!link || !outcome) return checkoutPage({ kind: 'not_found' }, context);
-  const t = messagesFor(context.locale);
+  const { t } = context;
   const shown = summary(link, context, t, false, outcome.amount);
   return page(context, {
     status: 200,

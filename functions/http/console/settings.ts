@@ -75,21 +75,26 @@ async function submit(request: ConsoleRequest, deps: SettingsPageDependencies): 
 
 type Preview = Partial<Pick<CheckoutSettings, (typeof FIELDS)[number]>>;
 
-/** The top of a checkout page and its pay button, with this branding. */
-function previewOf(settings: Preview, imageSource: string | undefined, language: PageLanguage): Html {
+/** The top of a checkout page and its pay button (`pay`, in the checkout's words), with this branding. */
+function previewOf(
+  settings: Preview,
+  imageSource: string | undefined,
+  language: PageLanguage,
+  pay: string,
+): Html {
   const words = consoleMessages(language).settings;
   const name = settings.display_name ?? words.yourShop;
   return html`<section class="preview" aria-label="${words.previewLabel}"><header>
 ${imageSource && settings.logo_url ? html`<img src="${settings.logo_url}" alt="${name}">` : undefined}<p><strong>${name}</strong></p></header>
-<p>${words.order}</p><p><strong>${formatAmount({ value: '10.00', currency: 'EUR' }, language)}</strong></p><span class="pay">${messagesFor(language).continueToPayment}</span>
+<p>${words.order}</p><p><strong>${formatAmount({ value: '10.00', currency: 'EUR' }, language)}</strong></p><span class="pay">${pay}</span>
 ${settings.support_email ? html`<p>${words.questions} ${settings.support_email}</p>` : undefined}</section>`;
 }
 
-function settingsPage(
+async function settingsPage(
   request: ConsoleRequest,
   shown: Shown,
   extra: { notice?: string | undefined; errors?: FieldError[]; status?: number; preview?: Preview },
-): HtmlResult {
+): Promise<HtmlResult> {
   const { session } = request;
   const editable = mayPerform(session.role, 'settings.edit');
   const field = (name: keyof Shown, label: string, type = 'text') =>
@@ -98,6 +103,7 @@ function settingsPage(
   const { language } = request;
   const words = consoleMessages(language).settings;
   const title = consoleMessages(language).nav.settings;
+  const pay = (await messagesFor(language)).continueToPayment;
   const body = html`<h1>${title}</h1>
 ${extra.notice ? html`<p class="notice" role="status">${extra.notice}</p>` : undefined}
 ${extra.errors?.length ? html`<div class="error" role="alert"><ul>${extra.errors.map((error) => html`<li>${error.pointer}: ${error.detail}</li>`)}</ul></div>` : undefined}
@@ -105,7 +111,7 @@ ${extra.errors?.length ? html`<div class="error" role="alert"><ul>${extra.errors
 ${field('display_name', words.displayName)}${field('logo_url', words.logoUrl, 'url')}
 ${field('accent_color', words.accentColor)}${field('support_email', words.supportEmail, 'email')}
 ${editable ? html`<p><button type="submit" name="action" value="preview">${words.preview}</button> <button type="submit" name="action" value="save">${words.save}</button></p>` : undefined}</form>
-<h2>${words.howBuyersSee}</h2>${previewOf(extra.preview ?? {}, imageSource, language)}`;
+<h2>${words.howBuyersSee}</h2>${previewOf(extra.preview ?? {}, imageSource, language, pay)}`;
   const accent = extra.preview?.accent_color;
   return consolePage({
     status: extra.status ?? 200,
