@@ -4,9 +4,9 @@ import type { PageLanguage } from '../../domain/locale.ts';
 import type { Payment } from '../../domain/payment.ts';
 import { formatAmount, Html, html } from '../html.ts';
 import { type ConsoleMessages, consoleMessages } from './messages.ts';
-import { CONSOLE_BASE, csrfField } from './page.ts';
+import { CONSOLE_BASE, csrfField, when } from './page.ts';
 import { answersText, buyerText, eraseLink } from './payment-cells.ts';
-import { type FieldError, when } from './views.ts';
+import type { FieldError } from './views.ts';
 
 /** The filters of the payments and refunds pages and of the export form, as the form sends them. */
 export interface BooksFormValues {

@@ -7,9 +7,9 @@ import {
   type SignedIn,
 } from '../../use-cases/console-sessions.ts';
 import type { HtmlEvent, HtmlResult } from '../html-handler.ts';
-import { consoleLanguage, consoleMessages } from './messages.ts';
+import { consoleLanguage, loadConsoleMessages } from './messages.ts';
 import { CONSOLE_BASE, consolePage, consoleRedirect, sessionCookie } from './page.ts';
-import { signInBody } from './views.ts';
+import { signInBody } from './session-views.ts';
 
 /**
  * The browser keeps the sign-in's `state` and PKCE verifier for the round trip to the hosted sign-in page. Lax,
@@ -51,7 +51,7 @@ export async function hostedSignInCallback(
   }
   if (!signedIn) {
     const language = consoleLanguage(event);
-    const words = consoleMessages(language);
+    const words = await loadConsoleMessages(language);
     return {
       ...consolePage({
         status: 401,

@@ -5,9 +5,8 @@ import { issueKeyWithoutSecret, listApiKeys, revokeApiKey } from '../../use-case
 import { type Html, html } from '../html.ts';
 import type { HtmlResult } from '../html-handler.ts';
 import { type ConsoleMessages, consoleMessages } from './messages.ts';
-import { CONSOLE_BASE, consolePage, consoleRedirect, csrfField } from './page.ts';
+import { CONSOLE_BASE, consolePage, consoleRedirect, csrfField, when } from './page.ts';
 import type { ConsoleRequest } from './request.ts';
-import { when } from './views.ts';
 
 export interface KeysPageDependencies {
   apiKeys: ApiKeyRepository;

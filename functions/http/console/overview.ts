@@ -12,7 +12,7 @@ import { type ConsoleSessionDependencies, resumeSession } from '../../use-cases/
 import { Html, html } from '../html.ts';
 import type { HtmlEvent, HtmlResult } from '../html-handler.ts';
 import { amountChart, type Chart, connectionsChart, conversionChart, paymentsChart } from './charts.ts';
-import { type ConsoleMessages, consoleLanguage, consoleMessages } from './messages.ts';
+import { type ConsoleMessages, consoleLanguage, loadConsoleMessages } from './messages.ts';
 import { CONSOLE_BASE, consoleHttps, consolePage, consoleRedirect, sessionIdOf } from './page.ts';
 
 export type OverviewPageDependencies = ConsoleSessionDependencies & OverviewDependencies;
@@ -27,13 +27,13 @@ const share = (value: number | null) => (value === null ? '–' : `${Math.round(
  */
 export async function handleOverview(event: HtmlEvent, deps: OverviewPageDependencies): Promise<HtmlResult> {
   const https = consoleHttps(event);
+  const language = consoleLanguage(event);
+  const words = (await loadConsoleMessages(language)).overview;
   const session = await resumeSession(deps, sessionIdOf(event));
   if (!session) return consoleRedirect(`${CONSOLE_BASE}/sign-in`, https);
   const asked = Number(event.queryStringParameters?.days);
   const days: OverviewWindow = OVERVIEW_WINDOWS.find((window) => window === asked) ?? 14;
   const overview = await consoleOverview(deps, session, days);
-  const language = consoleLanguage(event);
-  const words = consoleMessages(language).overview;
   const charts = await Promise.all([
     paymentsChart(overview, words, {
       title: words.paymentsTitle(days),

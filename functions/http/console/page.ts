@@ -197,3 +197,7 @@ export function consoleRedirect(location: string, https: boolean, cookies?: stri
     ...(cookies && { cookies }),
   };
 }
+
+/** A timestamp as people read it, in UTC. */
+export const when = (iso: string | null | undefined) =>
+  iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, ' UTC') : '–';

@@ -20,11 +20,8 @@ import { clientAddress } from '../client-address.ts';
 import { sentFromAnotherSite } from '../cross-site.ts';
 import { html } from '../html.ts';
 import type { HtmlEvent, HtmlResult } from '../html-handler.ts';
-import { type BooksPageDependencies, booksRoutes } from './books.ts';
 import { hostedSignInCallback, startHostedSignIn } from './hosted-sign-in.ts';
-import { type KeysPageDependencies, keyRoutes } from './keys.ts';
-import { type LinkPageDependencies, linkRoutes } from './links.ts';
-import { consoleLanguage, consoleMessages } from './messages.ts';
+import { consoleLanguage, consoleMessages, loadConsoleMessages } from './messages.ts';
 import {
   CONSOLE_BASE,
   clearedSessionCookie,
@@ -35,19 +32,12 @@ import {
   sessionCookie,
   sessionIdOf,
 } from './page.ts';
-import { type PspPageDependencies, pspRoutes } from './psps.ts';
+import type { PagesDependencies } from './pages.ts';
 import type { ConsoleRequest } from './request.ts';
-import { type SettingsPageDependencies, settingsRoutes } from './settings.ts';
-import { auditBody, signInBody } from './views.ts';
-import { type WebhookPageDependencies, webhookRoutes } from './webhooks.ts';
+import { auditBody, signInBody } from './session-views.ts';
 
 export type ConsoleDependencies = ConsoleSessionDependencies &
-  LinkPageDependencies &
-  WebhookPageDependencies &
-  PspPageDependencies &
-  SettingsPageDependencies &
-  BooksPageDependencies &
-  KeysPageDependencies & {
+  PagesDependencies & {
     /** The hosted sign-in (Cognito) of a deployed stack; none locally, where sign-in links are the way in. */
     identity: IdentityProvider | undefined;
     /** The origin the console is served from (`BASE_URL`'s): a form naming another was sent by another site. */
@@ -115,6 +105,7 @@ export const SESSION_ACTION_OF: Readonly<Record<string, AuditedAction>> = {
 export async function handleConsole(event: HtmlEvent, deps: ConsoleDependencies): Promise<HtmlResult> {
   const route = event.routeKey;
   const context = { https: consoleHttps(event), language: consoleLanguage(event) };
+  await loadConsoleMessages(context.language);
   const sourceIp = clientAddress(event, deps.edgeSecret);
   const post = event.requestContext.http.method === 'POST';
   const foreign = post && sentFromAnotherSite(event.headers, deps.publicOrigin);
@@ -186,17 +177,15 @@ function refusalOf(
   return action && !mayPerform(session.role, action) ? 'role' : undefined;
 }
 
+/**
+ * The session's own routes, else the console's pages (pages.ts): a chunk of their own, which the first request
+ * for one of them loads.
+ */
 async function routeRequest(request: ConsoleRequest, deps: ConsoleDependencies): Promise<HtmlResult> {
-  return (
-    (await sessionRoutes(request, deps)) ??
-    (await linkRoutes(request, deps)) ??
-    (await webhookRoutes(request, deps)) ??
-    (await pspRoutes(request, deps)) ??
-    (await settingsRoutes(request, deps)) ??
-    (await booksRoutes(request, deps)) ??
-    (await keyRoutes(request, deps)) ??
-    notFound(request)
-  );
+  const own = await sessionRoutes(request, deps);
+  if (own) return own;
+  const { pageRoutes } = await import('./pages.ts');
+  return (await pageRoutes(request, deps)) ?? notFound(request);
 }
 
 const notFound = (request: ConsoleRequest) => refusal(404, 'notFound', request);

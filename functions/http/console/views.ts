@@ -1,6 +1,6 @@
 import encodeQR from 'qr';
 import type { CollectRequirement } from '../../domain/buyer.ts';
-import { type AuditEntry, type ConsoleSession, mayPerform } from '../../domain/console-access.ts';
+import { type ConsoleSession, mayPerform } from '../../domain/console-access.ts';
 import type { PageLanguage } from '../../domain/locale.ts';
 import type { PaymentResource } from '../../domain/payment.ts';
 import { LINK_STATUSES, type Refund } from '../../domain/payment-link.ts';
@@ -9,7 +9,7 @@ import type { EventLogEntry } from '../../domain/webhook.ts';
 import type { PaymentLinkResource } from '../api/resources.ts';
 import { formatAmount, Html, html } from '../html.ts';
 import { type ConsoleMessages, consoleMessages } from './messages.ts';
-import { CONSOLE_BASE, csrfField } from './page.ts';
+import { CONSOLE_BASE, csrfField, when } from './page.ts';
 import { answersText, buyerText, eraseLink } from './payment-cells.ts';
 import { routingCell } from './routing-cell.ts';
 
@@ -18,10 +18,6 @@ export interface FieldError {
   pointer: string;
   detail: string;
 }
-
-/** A timestamp as people read it, in UTC. */
-export const when = (iso: string | null | undefined) =>
-  iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, ' UTC') : '–';
 
 /** What the links list was asked for: one search at a time (a status with metadata, or a reference). */
 export interface LinksSearch {
@@ -222,31 +218,4 @@ ${paymentsTable(data.payments, session, language)}
 ${refundForm(session, link, data.payments, language)}
 ${refundsTable(data.refunds, language)}
 ${webhooksTable(data.events, language)}`;
-}
-
-export function auditBody(entries: AuditEntry[], language: PageLanguage): Html {
-  const words = consoleMessages(language).audit;
-  const rows = entries.map(
-    (
-      entry,
-    ) => html`<tr><td>${when(entry.at)}</td><td>${entry.user === null ? '–' : `${entry.user} (${entry.role})`}</td><td>${entry.action}</td>
-<td>${entry.target ?? '–'}</td><td>${entry.mode ?? '–'}</td><td>${entry.source_ip}</td><td>${entry.outcome}${entry.reason ? ` (${entry.reason})` : ''}</td></tr>`,
-  );
-  return html`<h1>${words.title}</h1><p>${words.intro}</p>
-<table><thead><tr><th scope="col">${words.when}</th><th scope="col">${words.who}</th><th scope="col">${words.what}</th><th scope="col">${words.target}</th><th scope="col">${words.mode}</th><th scope="col">${words.from}</th><th scope="col">${words.outcome}</th></tr></thead>
-<tbody>${rows.length ? rows : html`<tr><td colspan="7">${words.none}</td></tr>`}</tbody></table>`;
-}
-
-/** The page for a visitor without a session: how to get one. */
-export function signInBody(
-  problem: string | undefined,
-  hostedSignIn: string | undefined,
-  words: ConsoleMessages = consoleMessages('en'),
-): Html {
-  const [before, between, after] = words.signInLocal;
-  const how = hostedSignIn
-    ? html`<p><a href="${hostedSignIn}">${words.signInButton}</a></p>`
-    : html`<p>${before} <code>npm start</code> ${between}
-<code>npm run console -- sign-in-link --account acct_demo --role admin</code>${after}</p>`;
-  return html`<h1>${words.signInHeading}</h1>${problem ? html`<p class="error" role="alert">${problem}</p>` : undefined}${how}`;
 }

@@ -25,9 +25,9 @@ import type { HtmlResult } from '../html-handler.ts';
 import { problemOf } from '../problem-types.ts';
 import { validate } from '../validate.ts';
 import { type ConsoleMessages, consoleMessages } from './messages.ts';
-import { CONSOLE_BASE, consolePage, consoleRedirect, csrfField } from './page.ts';
+import { CONSOLE_BASE, consolePage, consoleRedirect, csrfField, when } from './page.ts';
 import type { ConsoleRequest } from './request.ts';
-import { type FieldError, when } from './views.ts';
+import type { FieldError } from './views.ts';
 
 export type WebhookPageDependencies = SealingDependencies &
   EventLogDependencies &
