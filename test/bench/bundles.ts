@@ -279,6 +279,12 @@ export interface Bundle {
   /** The source files of those chunks, per PSP SDK. */
   firstCallInputs?: ReadonlyMap<string, string[]>;
   /**
+   * The chunks that only PSP SDKs' first calls load (the union of `firstCall`'s, each counted once), minified and
+   * gzipped: what the asset ships of the PSP SDKs, that no cold start loads.
+   */
+  pspChunkBytes: number;
+  pspChunkGzipBytes: number;
+  /**
    * For a handler that carries a PSP SDK, the name of the same handler built with every PSP SDK left out
    * (external: never loaded), whose cold import is the PSPs' cost's baseline.
    */
@@ -287,6 +293,16 @@ export interface Bundle {
 
 /** The suffix of a handler built without its PSP SDKs (see `Bundle.withoutPsps`). */
 export const WITHOUT_PSPS = '~without-psps';
+
+/**
+ * What a handler's cold start loads against the bare SDK clients it carries (docs/decisions.md#bundle-budget):
+ * its `index.mjs` and static chunks, gzipped, over the baseline's whole asset as shipped, gzipped, without the
+ * PSP SDKs' chunks (which neither loads at a cold start, and whose size is the SDKs', not ours). Code of ours
+ * that a function loads only when a request needs it (`import()`: a phone library, a language's texts, a page)
+ * is outside it, as the PSP SDKs are.
+ */
+export const coldStartRatio = (bundle: Bundle, baseline: Bundle): number =>
+  bundle.coldGzipBytes / (baseline.gzipBytes - baseline.pspChunkGzipBytes);
 
 /** Every Lambda entry point: each file of functions/handlers/ (new handlers are picked up on their own). */
 export function handlerNames(): string[] {
@@ -355,6 +371,7 @@ async function buildOne(
   const absolute = (path: string) => join(projectRoot, path);
   const firstCall = new Map<string, string[]>();
   const firstCallInputs = new Map<string, string[]>();
+  const pspChunks = new Set<string>();
   for (const sdk of PSP_SDKS) {
     const pkg = (BASELINE_SDKS[sdk] as BaselineSdk).package;
     const roots = outputs.filter((path) => {
@@ -363,6 +380,7 @@ async function buildOne(
     });
     if (!roots.length) continue;
     const files = [...new Set(roots.flatMap((root) => staticClosure(metafile, root, loaded)))];
+    for (const file of files) pspChunks.add(file);
     firstCall.set(sdk, roots.map(absolute));
     firstCallInputs.set(sdk, inputsOf(metafile, files));
   }
@@ -386,6 +404,8 @@ async function buildOne(
         : 0,
       inputs: inputsOf(metafile, outputs),
       coldInputs: inputsOf(metafile, cold),
+      pspChunkBytes: [...pspChunks].reduce((sum, path) => sum + (metafile.outputs[path]?.bytes ?? 0), 0),
+      pspChunkGzipBytes: [...pspChunks].reduce((sum, path) => sum + gzipOf(path), 0),
       ...(firstCall.size && { firstCall, firstCallInputs }),
     } satisfies Bundle,
   };
