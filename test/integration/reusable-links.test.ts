@@ -13,6 +13,7 @@ import { ConcurrentModificationError } from '../../functions/domain/errors.ts';
 import { cancel } from '../../functions/domain/link-events.ts';
 import { addPayment } from '../../functions/domain/link-payments.ts';
 import { newPaymentLink, type PaymentLink } from '../../functions/domain/payment-link.ts';
+import { paymentMoney } from '../../functions/domain/payment-money.ts';
 import { requestRefund } from '../../functions/domain/refund.ts';
 import { BUYER_COOKIE } from '../../functions/http/checkout/buyer-cookie.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
@@ -469,6 +470,7 @@ describe('pending refunds of a reusable link', () => {
         amount: link.amount!,
         provider_reference: payment.reference,
         failure: null,
+        ...paymentMoney(link.amount!, 0, undefined),
         created_at: now.toISOString(),
         updated_at: now.toISOString(),
       };

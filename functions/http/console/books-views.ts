@@ -5,7 +5,7 @@ import type { Payment } from '../../domain/payment.ts';
 import { formatAmount, Html, html } from '../html.ts';
 import { type ConsoleMessages, consoleMessages } from './messages.ts';
 import { CONSOLE_BASE, csrfField, when } from './page.ts';
-import { answersText, buyerText, eraseLink } from './payment-cells.ts';
+import { answersText, buyerText, eraseLink, statusText } from './payment-cells.ts';
 import type { FieldError } from './views.ts';
 
 /** The filters of the payments and refunds pages and of the export form, as the form sends them. */
@@ -73,7 +73,7 @@ export function bookPaymentsTable(
   const rows = payments.map(
     (
       payment,
-    ) => html`<tr><td>${payment.id}</td><td>${payment.status}</td><td>${formatAmount(payment.amount, language)}</td>
+    ) => html`<tr><td>${payment.id}</td><td>${statusText(payment, language)}</td><td>${formatAmount(payment.amount, language)}</td>
 <td><a href="${CONSOLE_BASE}/links/${payment.link_id}">${payment.link_id}</a></td>
 <td>${payment.client_reference_id ?? '–'}</td><td>${buyerText(payment.buyer ?? null, session, language)}</td>
 <td>${answersText(payment, language)}</td><td>${payment.provider} (${payment.connection_id})</td>

@@ -10,7 +10,7 @@ import type { PaymentLinkResource } from '../api/resources.ts';
 import { formatAmount, Html, html } from '../html.ts';
 import { type ConsoleMessages, consoleMessages } from './messages.ts';
 import { CONSOLE_BASE, csrfField, when } from './page.ts';
-import { answersText, buyerText, eraseLink } from './payment-cells.ts';
+import { answersText, buyerText, eraseLink, statusText } from './payment-cells.ts';
 import { routingCell } from './routing-cell.ts';
 
 /** A field's error, as the validation of the API reports it (`/amount/value`: "…"). */
@@ -87,7 +87,7 @@ function paymentsTable(payments: PaymentResource[], session: ConsoleSession, lan
   const rows = payments.map(
     (
       payment,
-    ) => html`<tr><td>${payment.id}</td><td>${payment.status}</td><td>${formatAmount(payment.amount, language)}</td>
+    ) => html`<tr><td>${payment.id}</td><td>${statusText(payment, language)}</td><td>${formatAmount(payment.amount, language)}</td>
 <td>${payment.provider} (${payment.connection_id})</td>
 <td>${routingCell(payment.routing, language)}</td>
 <td>${payment.client_reference_id ?? '–'}</td><td>${buyerText(payment.buyer ?? null, session, language)}</td>
