@@ -11,7 +11,7 @@ import { addPayment } from '../../functions/domain/link-payments.ts';
 import { newPaymentLink, type PaymentLink } from '../../functions/domain/payment-link.ts';
 import { paymentMoney } from '../../functions/domain/payment-money.ts';
 import { requestRefund } from '../../functions/domain/refund.ts';
-import { BUYER_COOKIE } from '../../functions/http/buyer-cookie.ts';
+import { BUYER_COOKIE } from '../../functions/http/checkout/buyer-cookie.ts';
 import { openCheckout } from '../../functions/use-cases/checkout.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
 import { eventually } from '../support/eventually.ts';

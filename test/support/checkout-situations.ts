@@ -1,11 +1,11 @@
 import type { AmountRange } from '../../functions/domain/amount.ts';
-import type { CheckoutSituation } from '../../functions/domain/checkout.ts';
+import type { CheckoutSituation } from '../../functions/domain/checkout/step.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
 import { newPaymentId, type Payment, settle, startedPayment } from '../../functions/domain/payment.ts';
 import { type LinkSession, newPaymentLink, type PaymentLink } from '../../functions/domain/payment-link.ts';
 import { storedConnection } from './psp-fixtures.ts';
 
-// The checkout's decision in the domain (functions/domain/checkout.ts) as its unit tests pose it: a fixed clock,
+// The checkout's decision in the domain (functions/domain/checkout/step.ts) as its unit tests pose it: a fixed clock,
 // two connections, attempts at them, and the situation a visit is decided in.
 
 export const now = new Date('2026-01-01T10:00:00Z');

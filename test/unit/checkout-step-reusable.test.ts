@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { nextCheckoutStep, withSession } from '../../functions/domain/checkout.ts';
+import { withSession } from '../../functions/domain/checkout/sessions.ts';
+import { nextCheckoutStep } from '../../functions/domain/checkout/step.ts';
 import { endedByUs, type Payment, settle } from '../../functions/domain/payment.ts';
 import {
   clientKey,

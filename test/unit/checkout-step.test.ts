@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  amountAtStake,
-  CALLS_TO_END_A_SESSION,
-  nextCheckoutStep,
-  withSession,
-} from '../../functions/domain/checkout.ts';
+import { CALLS_TO_END_A_SESSION, withSession } from '../../functions/domain/checkout/sessions.ts';
+import { amountAtStake, nextCheckoutStep } from '../../functions/domain/checkout/step.ts';
 import { endedByUs, type Payment, settle } from '../../functions/domain/payment.ts';
 import { newPaymentLink } from '../../functions/domain/payment-link.ts';
 import { MAX_SESSIONS_PER_WINDOW, SESSION_WINDOW_MS } from '../../functions/domain/session-budgets.ts';

@@ -25,8 +25,8 @@ import {
   MAX_REFUNDS_PER_LINK,
   requestRefund,
 } from '../../functions/domain/refund.ts';
-import { MAX_METADATA_BYTES } from '../../functions/http/metadata-limits.ts';
-import { MAX_DESCRIPTION_LENGTH } from '../../functions/http/schemas.ts';
+import { MAX_METADATA_BYTES } from '../../functions/http/api/metadata-limits.ts';
+import { MAX_DESCRIPTION_LENGTH } from '../../functions/http/api/schemas.ts';
 import { a, attempt, b, declined, now, reusableLink } from '../support/checkout-situations.ts';
 import { orderLink } from '../support/psp-fixtures.ts';
 
