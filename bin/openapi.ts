@@ -15,5 +15,5 @@ writeFileSync(join(docs, 'api.md'), renderApiReference());
 writeFileSync(SERVED_DOCUMENT_FILE, servedDocumentModule());
 writeFileSync(SDK_TYPES_FILE, await sdkTypes());
 console.log(
-  'wrote docs/openapi.json, docs/api.md, functions/http/openapi-document.ts and lib/merchant-sdk/api-types.ts',
+  'wrote docs/openapi.json, docs/api.md, functions/http/api/openapi-document.ts and lib/merchant-sdk/api-types.ts',
 );

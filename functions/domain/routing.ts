@@ -1,5 +1,4 @@
 import { builtInSandbox, type PspConnection } from './connection.ts';
-import { holdsMandates, opensMandate } from './mandates.ts';
 import type { Amount } from './money.ts';
 import { type OutcomeWindows, segmentOf } from './outcomes.ts';
 import type { PaymentLink } from './payment-link.ts';
@@ -155,15 +154,12 @@ function checkHoldout(
 /**
  * What the engine needs of a link: its tenant, money, metadata and its own `connections` override. `amount` is
  * the amount routed on: the link's, or for a buyer-chosen amount the one at stake (`amountAtStake`,
- * functions/domain/checkout.ts; docs/orchestration.md#routing).
+ * functions/domain/checkout/step.ts; docs/orchestration.md#routing).
  */
 export type RoutedLink = Pick<PaymentLink, 'account' | 'mode' | 'metadata'> & {
   amount: Amount;
   connections?: string[] | null | undefined;
   payment_methods?: PaymentMethod[] | null | undefined;
-  /** A subscription link or an update link: only connections that hold mandates can take its payment. */
-  recurring?: unknown;
-  subscription_update?: unknown;
 };
 
 /** What a learning strategy reads besides the link: outcomes in the link's segment, and health. */
@@ -201,14 +197,11 @@ export function routeDecision(
   random: () => number,
   signals: RoutingSignals = {},
 ): { connections: PspConnection[]; decision: RoutingDecision } {
-  const mandateNeeded = opensMandate(link);
   const usable = new Map(
     connections
       .filter((c) => c.enabled && c.account === link.account && c.mode === link.mode)
       // A connection that serves none of the link's methods cannot take its payment.
       .filter((c) => methodsFor(link.payment_methods, c.methods)?.length !== 0)
-      // A mandate lives at one PSP: a link that opens one goes only where mandates are held.
-      .filter((c) => !mandateNeeded || holdsMandates(c.provider))
       .map((c) => [c.id, c] as const),
   );
   // Every checkout routes: a plain loop, without the arrays a spread and a flatMap would allocate.

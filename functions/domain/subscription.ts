@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import { idFromBytes } from './ids.ts';
-import type { Decline, DeclineClass, MandateRef, OpensMandate } from './mandates.ts';
+import type { Decline, DeclineClass, MandateRef } from './mandates.ts';
 import type { Amount } from './money.ts';
-import type { SubscriptionUpdate } from './payment-link.ts';
 import type { Mode } from './principal.ts';
 import { periodBounds, type Recurring } from './subscription-schedule.ts';
 
@@ -243,34 +242,3 @@ export function nextChargeAt(subscription: Subscription): string | null {
  */
 export const chargeKey = (subscriptionId: string, period: number, attempt: number): string =>
   `${subscriptionId}.${period}.${attempt}`;
-
-/**
- * What a link whose payment opens a mandate asks the PSP beside it: a subscription link's new subscription (named
- * by the payment) and its terms, an update link's subscription and the period's amount; nothing for another link.
- */
-export function mandateRequestOf(
-  link: {
-    amount: Amount | null;
-    recurring: Recurring | null;
-    subscription_update: SubscriptionUpdate | null;
-  },
-  paymentId: string,
-): { opensMandate?: OpensMandate } {
-  if (link.amount === null) return {};
-  const periodAmount = link.amount;
-  if (link.recurring) {
-    const withoutCharge = (link.recurring.trial_days ?? 0) > 0;
-    const subscriptionId = subscriptionIdOf(paymentId);
-    return { opensMandate: { subscriptionId, withoutCharge, periodAmount, recurring: link.recurring } };
-  }
-  const update = link.subscription_update;
-  if (!update) return {};
-  return {
-    opensMandate: {
-      subscriptionId: update.subscription_id,
-      withoutCharge: false,
-      periodAmount,
-      recurring: null,
-    },
-  };
-}

@@ -1,7 +1,7 @@
 import { config } from '../config.ts';
 import { subscriptionCharges } from '../dependencies.ts';
-import { apiHandler, json } from '../http/api-handler.ts';
-import { toSubscriptionResource } from '../http/subscription-resources.ts';
+import { apiHandler, json } from '../http/api/api-handler.ts';
+import { toSubscriptionResource } from '../http/api/subscription-resources.ts';
 import { emptyRequest, validate } from '../http/validate.ts';
 import { advanceSubscription } from '../use-cases/subscription-charges.ts';
 

@@ -7,8 +7,8 @@ import {
   paymentRepository,
   pspConnections,
 } from '../dependencies.ts';
-import { apiHandler, json } from '../http/api-handler.ts';
-import { toResource } from '../http/resources.ts';
+import { apiHandler, json } from '../http/api/api-handler.ts';
+import { toResource } from '../http/api/resources.ts';
 import { emptyRequest, validate } from '../http/validate.ts';
 import { cancelPaymentLink } from '../use-cases/payment-links.ts';
 

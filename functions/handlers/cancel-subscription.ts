@@ -1,8 +1,8 @@
 import { config } from '../config.ts';
 import { eventQueue, now, subscriptionRepository } from '../dependencies.ts';
-import { apiHandler, json } from '../http/api-handler.ts';
-import { toSubscriptionResource } from '../http/subscription-resources.ts';
-import { cancelSubscriptionRequest } from '../http/subscription-schemas.ts';
+import { apiHandler, json } from '../http/api/api-handler.ts';
+import { toSubscriptionResource } from '../http/api/subscription-resources.ts';
+import { cancelSubscriptionRequest } from '../http/api/subscription-schemas.ts';
 import { validate } from '../http/validate.ts';
 import { cancelSubscription } from '../use-cases/subscriptions.ts';
 

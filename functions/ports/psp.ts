@@ -238,7 +238,7 @@ export interface Psp {
   readonly provider: Provider;
   /** Origin of the PSP-hosted page, for the checkout page's `form-action` directive. */
   readonly checkoutOrigin: string;
-  /** How long its sessions may live (see `sessionExpiry` in functions/domain/checkout.ts). */
+  /** How long its sessions may live (see `sessionExpiry` in functions/domain/checkout/sessions.ts). */
   readonly sessionLimits: { minMs: number; maxMs: number; preferredMs: number };
   /**
    * How long the PSP answers a request repeated with the same idempotency key as it answered the first: a refund

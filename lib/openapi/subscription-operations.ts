@@ -1,17 +1,17 @@
 import { z } from 'zod';
 import { MAX_EXPORT_DAYS } from '../../functions/domain/books.ts';
-import { MAX_CSV_BYTES } from '../../functions/http/books-response.ts';
+import { MAX_CSV_BYTES } from '../../functions/http/api/books-response.ts';
 import {
   CancelLinkSchema,
   SubscriptionId,
   SubscriptionListSchema,
   SubscriptionSchema,
-} from '../../functions/http/subscription-response-schemas.ts';
+} from '../../functions/http/api/subscription-response-schemas.ts';
 import {
   cancelSubscriptionRequest,
   listSubscriptionsQuery,
   updateSubscriptionRequest,
-} from '../../functions/http/subscription-schemas.ts';
+} from '../../functions/http/api/subscription-schemas.ts';
 import { emptyRequest } from '../../functions/http/validate.ts';
 import type { OperationSpec } from './operation-spec.ts';
 

@@ -2,7 +2,7 @@ import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STRIPE_SESSION_LIMITS, StripePsp } from '../../functions/adapters/psp/stripe-psp.ts';
 import { detailsPspPageAsks } from '../../functions/domain/buyer.ts';
-import { sessionExpiry } from '../../functions/domain/checkout.ts';
+import { sessionExpiry } from '../../functions/domain/checkout/sessions.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
 import { InvalidNotificationError } from '../../functions/domain/errors.ts';
 import { newPaymentLink, type PaymentLink } from '../../functions/domain/payment-link.ts';

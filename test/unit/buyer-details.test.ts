@@ -6,7 +6,7 @@ import {
   REFERENCES_COOKIE,
   referencesCookie,
   wellFormedReferences,
-} from '../../functions/http/checkout-references.ts';
+} from '../../functions/http/checkout/references.ts';
 import { withoutPersonalData } from '../../functions/logger.ts';
 
 describe("what each PSP's page asks (PSP_PAGE_ASKS)", () => {

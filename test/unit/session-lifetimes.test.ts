@@ -5,7 +5,7 @@ import { MOLLIE_SESSION_LIMITS } from '../../functions/adapters/psp/mollie-psp.t
 import { PAYPAL_SESSION_LIMITS } from '../../functions/adapters/psp/paypal-psp.ts';
 import { SANDBOX_SESSION_LIMITS } from '../../functions/adapters/psp/sandbox-psp.ts';
 import { STRIPE_SESSION_LIMITS } from '../../functions/adapters/psp/stripe-psp.ts';
-import { sessionExpiry } from '../../functions/domain/checkout.ts';
+import { sessionExpiry } from '../../functions/domain/checkout/sessions.ts';
 import type { Provider } from '../../functions/domain/connection.ts';
 import { newPaymentLink } from '../../functions/domain/payment-link.ts';
 import { LONGEST_SESSION_MS } from '../../functions/use-cases/visit-payments.ts';

@@ -3,14 +3,21 @@ import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 /**
- * Sizes a newcomer can hold (docs/architecture.md): no hand-written source file of functions/, lib/ or bin/ over
- * `MAX_LINES` lines. Functions are held to 60 lines and a cognitive complexity of 15 by Biome (biome.json).
- * Generated files say so in their first lines and are left out.
+ * Sizes a newcomer can hold (docs/architecture.md): no hand-written source file of functions/, lib/, bin/ or test/
+ * (test files and their support alike) over `MAX_LINES` lines. Functions are held to 60 lines and a cognitive
+ * complexity of 15 by Biome (biome.json). Generated files say so in their first lines and are left out.
  */
 const MAX_LINES = 450;
 
 /** Files still over the bound, each with why; a file that comes under it must leave this list, so it only shrinks. */
-const STILL_OVER: Record<string, string> = {};
+const STILL_OVER: Record<string, string> = {
+  // Being moved into per-PSP folders, and split there, by the work on the PSP adapters (issue 47): each entry
+  // leaves this list when its file moves.
+  'test/support/fake-stripe.ts': 'the fake Stripe, to be split as it moves into its PSP folder',
+  'test/support/fake-paypal.ts': 'the fake PayPal, to be split as it moves into its PSP folder',
+  'test/integration/adyen-psp.test.ts':
+    'the Adyen adapter tests, to be split as they move into their PSP folder',
+};
 
 const root = join(import.meta.dirname, '..', '..');
 
@@ -23,7 +30,7 @@ function sources(dir: string): string[] {
   });
 }
 
-const handWritten = ['functions', 'lib', 'bin']
+const handWritten = ['functions', 'lib', 'bin', 'test']
   .flatMap((dir) => sources(join(root, dir)))
   .map((file) => ({ file: relative(root, file), text: readFileSync(file, 'utf8') }))
   .filter(({ text }) => !/generated/i.test(text.split('\n').slice(0, 3).join('\n')));
