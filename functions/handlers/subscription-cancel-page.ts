@@ -21,7 +21,7 @@ export const handler = htmlHandler(async (event) => {
     token,
   };
   if (event.requestContext.http.method === 'POST') {
-    return cancelLinkPage(await cancelThroughLink(deps, token), { ...options, justCanceled: true });
+    return cancelLinkPage(await cancelThroughLink(deps, token), options);
   }
   return cancelLinkPage(await readCancelLink(deps, token), options);
 });

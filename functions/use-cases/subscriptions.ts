@@ -105,9 +105,12 @@ export async function createCancelLink(
 
 export type BuyerCancelDependencies = SubscriptionChangeDependencies & { cancelLinks: CancelLinkStore };
 
-/** What a cancel link's page shows: the subscription, and whether the link can still be used. */
+/**
+ * What a cancel link's page shows: the subscription, and whether the link can still be used, was used by an
+ * earlier request, or was used by this one (`canceled`).
+ */
 export type CancelLinkView =
-  | { state: 'usable' | 'used'; subscription: Subscription }
+  | { state: 'usable' | 'used' | 'canceled'; subscription: Subscription }
   | { state: 'expired' | 'not_found' };
 
 /** The subscription a cancel link is for, as its page shows it (the page is seen before anything is canceled). */
@@ -137,5 +140,5 @@ export async function cancelThroughLink(
     ? view.subscription
     : await cancelSubscription(deps, principal, view.subscription.id, { atPeriodEnd: true, reason: 'buyer' });
   await deps.cancelLinks.use(tokenHash(token), deps.now());
-  return { state: 'used', subscription };
+  return { state: 'canceled', subscription };
 }

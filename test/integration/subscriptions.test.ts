@@ -1,18 +1,16 @@
-import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  sandboxMandateStore,
-  subscriptionCharges,
-  subscriptionRepository,
-} from '../../functions/dependencies.ts';
-import type { Simulation } from '../../functions/domain/connection.ts';
-import type { Subscription } from '../../functions/domain/subscription.ts';
-import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
-import { runDue } from '../../functions/use-cases/subscription-charges.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
-import { addConnection } from '../support/connections.ts';
 import { eventually } from '../support/eventually.ts';
 import { httpRequest, NAVIGATION_HEADERS, navigate } from '../support/navigate.ts';
+import {
+  chargesOf,
+  days,
+  MONTHLY,
+  renewalsOf,
+  runAt,
+  stored,
+  subscriptionWorld,
+} from '../support/subscriptions.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';
 import { type Receiver, startReceiver } from '../support/webhooks.ts';
 
@@ -20,11 +18,12 @@ import { type Receiver, startReceiver } from '../support/webhooks.ts';
  * Subscriptions through the local stack (docs/subscriptions.md): a subscription link paid at a stored sandbox
  * connection starts a subscription, and the charge sweeper's use case, driven through an injected clock, renews it
  * at the sandbox's simulated mandate. Each test has an account of its own, so that what one makes due is its own.
+ * Update links, cancel links and authentication asked are subscription-recovery.test.ts's.
  */
 
 let stack: TestStack;
 let receiver: Receiver;
-let accounts = 0;
+const { account, subscribe, webhooksOf } = subscriptionWorld(() => ({ stack, receiver }), 'subs');
 
 beforeAll(async () => {
   // The tests run the sweeper's steps themselves, at the times they choose: no timer may take that work first.
@@ -35,64 +34,6 @@ afterAll(async () => {
   await receiver.close();
   await stack.stop();
 });
-
-const MONTHLY = { interval: 'month', interval_count: 1 };
-
-/** A fresh account with a stored sandbox connection that renews as `simulate` says, and its key. */
-async function account(simulate: Simulation = 'ok'): Promise<IssuedApiKey & { account: string }> {
-  const name = `subs-${++accounts}`;
-  await addConnection({ account: name, mode: 'test', provider: 'sandbox', name: 'Sandbox', simulate });
-  return { ...(await stack.issueKey(name, 'test')), account: name };
-}
-
-/** The buyer pays the subscription link on the sandbox's page; answers the subscription it started. */
-async function subscribe(key: string, body: Record<string, unknown>): Promise<Subscription> {
-  const link = await createLink(stack, key, { webhook_url: receiver.url, ...body });
-  await navigate(link.checkout_url);
-  const session = (await storedLink(link.id)).psp_session;
-  if (!session) throw new Error('no session opened');
-  await httpRequest(`${stack.baseUrl}/sandbox/checkout/${session.id}/pay`, { method: 'POST' });
-  const listed = await eventually(async () => {
-    const page = await stack.request('GET', `/v1/subscriptions?link_id=${link.id}`, { key });
-    return page.body.data?.length === 1 && page.body.data[0];
-  });
-  const subscription = await subscriptionRepository().get(listed.id, 'test');
-  if (!subscription) throw new Error(`no subscription ${listed.id}`);
-  return subscription;
-}
-
-/** The charge sweeper's run on one subscription, at `at`. */
-const runAt = (subscription: Subscription, at: string | Date) =>
-  runDue({ ...subscriptionCharges(), now: () => new Date(at) }, subscription, new Date(at));
-
-const stored = async (id: string) => (await subscriptionRepository().get(id, 'test')) as Subscription;
-const chargesOf = (subscription: Subscription) =>
-  sandboxMandateStore().chargesOf(subscription.mandate.reference);
-const renewalsOf = (subscription: Subscription) =>
-  subscriptionRepository().renewalsOf(subscription.id, 'test');
-const days = (from: string, count: number) => new Date(Date.parse(from) + count * 86_400_000).toISOString();
-
-type Payload = { type: string; data: Record<string, unknown> };
-
-/**
- * The subscription events the receiver got for `id`, in order: those signed with the account-mode's secret (the
- * receiver is every test account's: another account's webhooks do not verify).
- */
-function webhooksOf(key: IssuedApiKey, id: string): Payload[] {
-  const verified = receiver.received.flatMap((webhook) => {
-    try {
-      return [
-        new Webhook(key.webhook_secret).verify(
-          webhook.body,
-          webhook.headers as Record<string, string>,
-        ) as Payload,
-      ];
-    } catch {
-      return [];
-    }
-  });
-  return verified.filter((payload) => payload.type.startsWith('subscription.') && payload.data.id === id);
-}
 
 describe('a subscription link', () => {
   it('starts an active subscription pinned to the connection that holds its mandate, and renews it each period', async () => {

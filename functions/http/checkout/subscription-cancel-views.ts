@@ -16,7 +16,7 @@ export const cancelLinkUrl = (baseUrl: string, token: string): string =>
 
 export async function cancelLinkPage(
   view: CancelLinkView,
-  options: { https: boolean; locale: string; token: string; justCanceled?: boolean },
+  options: { https: boolean; locale: string; token: string },
 ): Promise<HtmlResult> {
   const messages = await messagesFor(options.locale);
   const t = messages.subscription;
@@ -30,12 +30,12 @@ export async function cancelLinkPage(
   const { subscription } = view;
   const summary = html`<p class="amount">${formatAmount(subscription.amount, options.locale)}</p>
 ${subscription.description ? html`<p>${subscription.description}</p>` : undefined}`;
-  if (view.state === 'used') {
+  if (view.state !== 'usable') {
     return page(
       200,
       t.cancelTitle,
       html`<h1>${t.cancelTitle}</h1>${summary}<p>${outcome(view, options.locale, t)}</p>
-${options.justCanceled ? undefined : html`<p class="muted">${t.usedText}</p>`}`,
+${view.state === 'used' ? html`<p class="muted">${t.usedText}</p>` : undefined}`,
     );
   }
   const next = nextChargeAt(subscription);
