@@ -2,6 +2,7 @@ import type { PspConnection } from '../connection.ts';
 import { chargedNow, holdsMandates, type OpensMandate, opensMandate } from '../mandates.ts';
 import type { Amount } from '../money.ts';
 import type { PaymentLink } from '../payment-link.ts';
+import type { RoutingDecision } from '../routing-decision.ts';
 import { subscriptionIdOf } from '../subscription.ts';
 
 /**
@@ -20,13 +21,21 @@ export interface PlannedMandate extends Omit<OpensMandate, 'subscriptionId'> {
   subscriptionId: string | undefined;
 }
 
-/** The connections the link may be routed to: for a link that opens a mandate, those that can hold one. */
-export function connectionsFor<T extends { connection: PspConnection }>(
+/**
+ * What routing gave, kept to the connections that can hold a mandate when the link's payment opens one (the
+ * decision's candidates too, as they are recorded on the payment). Applied after routing, so that an account
+ * whose connections hold none gets no connection at all: the built-in sandbox serves only an account that has no
+ * connection (`routeDecision`).
+ */
+export function routedFor(
   link: Pick<PaymentLink, 'recurring' | 'subscription_update'>,
-  connections: readonly T[],
-): readonly T[] {
-  if (!opensMandate(link)) return connections;
-  return connections.filter(({ connection }) => holdsMandates(connection.provider));
+  routed: { connections: PspConnection[]; decision: RoutingDecision },
+): { connections: PspConnection[]; decision: RoutingDecision } {
+  if (!opensMandate(link)) return routed;
+  const connections = routed.connections.filter((connection) => holdsMandates(connection.provider));
+  const kept = new Set(connections.map((connection) => connection.id));
+  const candidates = routed.decision.candidates.filter((candidate) => kept.has(candidate.connection));
+  return { connections, decision: { ...routed.decision, candidates } };
 }
 
 /**

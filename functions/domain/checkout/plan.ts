@@ -19,7 +19,7 @@ import {
 import type { RoutingDecision } from '../routing-decision.ts';
 import { clientKey } from '../session-budgets.ts';
 import type { CheckoutAnswers } from './answers.ts';
-import { connectionsFor, type PlannedMandate, sessionTerms } from './mandates.ts';
+import { type PlannedMandate, routedFor, sessionTerms } from './mandates.ts';
 import {
   type AskedForm,
   amountProblems,
@@ -35,8 +35,9 @@ import type { CheckoutRequest, Visit } from './visit.ts';
  * The checkout's plan for one round (docs/orchestration.md#sessions, #failover): from what the round read, the
  * whole of what it does, so that the use case (functions/use-cases/checkout.ts) only reads, plans and acts. The
  * page to answer; or the open session to send the buyer to, or to end first; or the connections to try for a new
- * session, in their order, with the amount, the answers and the recovery it carries. The step itself is
- * `nextCheckoutStep`'s (step.ts); routing is `routeDecision`'s (functions/domain/routing.ts).
+ * session, in their order, with the amount, the answers, the mandate and the recovery it carries. The step itself
+ * is `nextCheckoutStep`'s (step.ts); routing is `routeDecision`'s (functions/domain/routing.ts), kept to the
+ * connections that can hold a mandate when the link's payment opens one (mandates.ts).
  */
 
 /** What a round read, beside its visit (`checkoutVisit`): the facts its plan is taken on. */
@@ -158,11 +159,10 @@ export function planCheckout(facts: RoundFacts): CheckoutPlan {
   const client = clientKey(link.id, link.reusable ? own : undefined, request.sourceAddress);
   const routedLink = routedLinkOf(visit, payments, request.buyerPayment);
   const atStake = routedLink.amount;
-  const usable = connectionsFor(link, facts.connections);
-  const health = new Map(usable.map((state) => [state.connection.id, state.health]));
-  const all = usable.map((state) => state.connection);
+  const health = new Map(facts.connections.map((state) => [state.connection.id, state.health]));
+  const all = facts.connections.map((state) => state.connection);
   const signals = signalsOf(facts, routedLink, health);
-  const routed = routeDecision(routedLink, facts.routing, all, facts.random, signals);
+  const routed = routedFor(link, routeDecision(routedLink, facts.routing, all, facts.random, signals));
   const rule = ruleOf(routedLink, facts.routing);
   // Routed on the amount the page shows: the details asked are those its connection's page cannot ask.
   const form = askedForm(link, servingProvider(routed.connections, atStake), {
