@@ -1,7 +1,7 @@
 import { config } from '../config.ts';
 import { cancelLinkStore, now, subscriptionRepository } from '../dependencies.ts';
 import { apiHandler, json } from '../http/api/api-handler.ts';
-import { cancelLinkUrl } from '../http/checkout/subscription-cancel-views.ts';
+import { cancelLinkUrl } from '../http/api/subscription-resources.ts';
 import { emptyRequest, validate } from '../http/validate.ts';
 import { createCancelLink } from '../use-cases/subscriptions.ts';
 

@@ -16,6 +16,13 @@ export const toSubscriptionResource = (
   checkoutBase: string,
 ): SubscriptionApiResource => subscriptionResource(subscription, checkoutBase);
 
+/**
+ * Where a cancel link's page is (functions/http/checkout/subscription-cancel-views.ts): the token is the only
+ * secret, so the path holds nothing else.
+ */
+export const cancelLinkUrl = (baseUrl: string, token: string): string =>
+  `${baseUrl}/subscriptions/cancel/${token}`;
+
 /** An RFC 3339 time as stored (UTC, milliseconds), so that it bounds the listing's sort keys. */
 const instant = (time: string | undefined) => (time === undefined ? undefined : new Date(time).toISOString());
 

@@ -10,10 +10,6 @@ import { termsText } from './subscription-views.ts';
  * button; after it, what the cancel means. Plain forms, no script, no sign-in: the token in the path is the key.
  */
 
-/** Where a cancel link's page is: the token is the only secret, so the path holds nothing else. */
-export const cancelLinkUrl = (baseUrl: string, token: string): string =>
-  `${baseUrl}/subscriptions/cancel/${token}`;
-
 export async function cancelLinkPage(
   view: CancelLinkView,
   options: { https: boolean; locale: string; token: string },
