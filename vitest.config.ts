@@ -51,7 +51,8 @@ export default defineConfig({
         test: {
           name: 'integration',
           env,
-          include: ['test/integration/**/*.test.ts'],
+          // A PSP's own tests live in its folder (docs/orchestration.md#adding-a-psp).
+          include: ['test/integration/**/*.test.ts', 'functions/adapters/psp/*/test/**/*.test.ts'],
           exclude: LOGGING_TESTS,
           isolate: false,
           testTimeout: timeoutFor(),

@@ -403,8 +403,8 @@ const servesStill = (session: PspSession, connectionIds: readonly string[], now:
 
 /**
  * When a new PSP session should expire: `preferredMs` from now, never later than `limits.maxMs`, capped by
- * the link's own `expires_at`, but never sooner than `limits.minMs` (a PSP such as Stripe refuses shorter
- * sessions; a payment confirmed after the link expired is still recorded, docs/api.md#states-expiry-and-webhooks).
+ * the link's own `expires_at`, but never sooner than `limits.minMs` (some PSPs refuse shorter sessions; a
+ * payment confirmed after the link expired is still recorded, docs/api.md#states-expiry-and-webhooks).
  */
 export function sessionExpiry(
   link: PaymentLink,

@@ -130,7 +130,7 @@ export class InvalidNotificationError extends ServiceError {
   }
 }
 
-/** The (account, mode) has no PSP able to take payments yet (e.g. live mode before Stripe is configured). */
+/** The (account, mode) has no PSP able to take payments yet (e.g. live mode before any connection is added). */
 export class PspNotConfiguredError extends ServiceError {
   static readonly code = 'service_unavailable';
 

@@ -75,7 +75,7 @@ export interface Payment {
    * on payments recorded before it was kept, which were all at their link's amount: read it with `paymentAmount`.
    */
   amount?: Amount;
-  /** The PSP's own id of the payment once it has one (Stripe PaymentIntent, Mollie tr_, Adyen pspReference). */
+  /** The PSP's own id of the payment once it has one (its payment's, charge's or transaction's id). */
   provider_reference: string | null;
   failure: PaymentFailure | null;
   /** The PSP session of the attempt, and until when it can be paid. */

@@ -1,5 +1,6 @@
 import type { PaymentLink } from '../domain/payment-link.ts';
 import { logger } from '../logger.ts';
+import { canCaptureLater } from '../ports/psp-capabilities.ts';
 import { LEFT_TO_THE_OUTBOX } from './checkout.ts';
 import { captureWhilePayable } from './deferred-capture.ts';
 import type { PaymentDependencies } from './payments.ts';
@@ -41,7 +42,7 @@ export async function captureOnReturn(
     };
     const connection = await deps.psps.sessionConnection(link.account, link.mode, session);
     const psp = await deps.psps.adapter(connection);
-    if (!psp.captureSession) return;
+    if (!canCaptureLater(psp)) return;
     const found = await psp.retrieveSession(payment.session_id);
     const status = await captureWhilePayable(deps, connection, psp, link, {
       ...found,

@@ -37,7 +37,7 @@ import {
   candidatesWithDetails,
   type PostedAnswers,
   readPosted,
-  servingProvider,
+  servingPage,
 } from './checkout-questions.ts';
 import { findLinkById, pspOrigin } from './checkout-reads.ts';
 import { openInPlace } from './place-holds.ts';
@@ -253,7 +253,7 @@ async function decide(
   const { connections: routed, decision } = routeDecision(routedLink, routing, all, deps.random, signals);
   const rule = routing && !link.connections?.length ? ruleFor(routedLink, routing) : undefined;
   // Routed on the amount the page shows: the details asked are those its connection's page cannot ask.
-  const form = askedForm(link, servingProvider(routed, atStake), {
+  const form = askedForm(link, servingPage(routed, atStake, deps.psps), {
     form: request.form,
     asked: visit.answered?.asked,
   });
@@ -263,7 +263,7 @@ async function decide(
     payments,
     routed,
     amount,
-    amountProblems: amount ? amountProblems(link, amount, routed) : new Map(),
+    amountProblems: amount ? amountProblems(link, amount, routed, deps.psps) : new Map(),
     now: deps.now(),
     wantsAnother: request.via !== undefined,
     returned: request.returned === true,
@@ -337,7 +337,7 @@ async function perform(
     }
     case 'open': {
       const asked = visit.answered?.asked ?? [];
-      const { candidates, missing } = candidatesWithDetails(link, step.candidates, asked);
+      const { candidates, missing } = candidatesWithDetails(link, step.candidates, asked, deps.psps);
       if (candidates.length === 0) return askAgain(link, request, asked, missing);
       const opening = {
         link,

@@ -13,6 +13,7 @@ import type { Mode } from '../domain/principal.ts';
 import { pendingRefunds } from '../domain/refund.ts';
 import { logger } from '../logger.ts';
 import { type Psp, type PspRefundStatus, pspFailureOf } from '../ports/psp.ts';
+import { canCaptureLater, canRefund } from '../ports/psp-capabilities.ts';
 import type { RateLimiter } from '../ports/rate-limiter.ts';
 import type { RefundLedger } from '../ports/refund-ledger.ts';
 import { captureWhilePayable } from './deferred-capture.ts';
@@ -209,8 +210,8 @@ async function recordSession(
   // with the calls left after the verification's own, the session's read, a capture or release, and the refund
   // of a success at another amount (recorded failed: functions/use-cases/charged-amounts.ts).
   const givenBack = settled.state === 'succeeded' && outcome === 'failed' ? 1 : 0;
-  const spent =
-    1 + (psp.verificationCalls ?? 0) + (settled === status ? 0 : (psp.captureCalls ?? 1)) + givenBack;
+  const captureCalls = canCaptureLater(psp) ? (psp.captureCalls ?? 1) : 0;
+  const spent = 1 + (psp.verificationCalls ?? 0) + (settled === status ? 0 : captureCalls) + givenBack;
   const refunds = await recordPendingRefunds(deps, connection, psp, link, NOTIFICATION_PSP_CALLS - spent);
   return refunds === 'ignored' ? outcome : refunds;
 }
@@ -222,6 +223,7 @@ async function recordRefund(
   psp: Psp,
   reference: string,
 ): Promise<NotificationOutcome> {
+  if (!canRefund(psp)) throw notGenuine('A refund notification of a PSP that takes no refunds through us.');
   const status = await askPsp(connection, () => psp.retrieveRefund(reference), {
     refund_reference: reference,
   });
@@ -255,6 +257,7 @@ async function recordPendingRefunds(
   reads: number,
 ): Promise<NotificationOutcome> {
   let outcome: NotificationOutcome = 'ignored';
+  if (!canRefund(psp)) return outcome;
   const answered = pendingRefunds(link).filter(
     (refund) => refund.provider_reference && tookPaymentOf(connection, link, refund.payment_id),
   );

@@ -3,16 +3,18 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { connectChromium } from '../support/browser.ts';
 import { createLink } from '../support/checkout-helpers.ts';
-import type { FakeCheckout } from '../support/fake-checkout.ts';
+import { CHECKOUT_FAKE, type FakeCheckout } from '../support/fake-checkout.ts';
 import { type PspStack, startPspStack } from '../support/psp-stack.ts';
 import type { TestStack } from '../support/test-stack.ts';
+
+const FAKES = { checkout: CHECKOUT_FAKE };
 
 /**
  * A buyer in Chromium paying through a Checkout.com connection: our checkout page forwards them to Checkout.com's
  * (fake) hosted page, they pay, and Checkout.com sends them back to us, where the authorization is captured before
  * they go on (docs/orchestration.md#deferred-capture).
  */
-let psps: PspStack;
+let psps: PspStack<typeof FAKES>;
 let stack: TestStack;
 let fake: FakeCheckout;
 let acme: IssuedApiKey;
@@ -21,7 +23,7 @@ let context: BrowserContext;
 let page: Page;
 
 beforeAll(async () => {
-  [psps, browser] = await Promise.all([startPspStack({ providers: ['checkout'] }), connectChromium()]);
+  [psps, browser] = await Promise.all([startPspStack({ fakes: FAKES }), connectChromium()]);
   ({ stack, checkout: fake } = psps);
   acme = await stack.issueKey('ckobrowser', 'test');
   await psps.connect('ckobrowser', 'checkout');

@@ -6,16 +6,18 @@ import type { PspConnection } from '../../functions/domain/connection.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { connectChromium } from '../support/browser.ts';
 import { createLink } from '../support/checkout-helpers.ts';
-import type { FakePaypal } from '../support/fake-paypal.ts';
+import { type FakePaypal, PAYPAL_FAKE } from '../support/fake-paypal.ts';
 import { type PspStack, startPspStack } from '../support/psp-stack.ts';
 import type { TestStack } from '../support/test-stack.ts';
+
+const FAKES = { paypal: PAYPAL_FAKE };
 
 /**
  * A buyer in Chromium pays through PayPal's (fake) approval page and comes back: PayPal calls our webhook as it
  * does (CHECKOUT.ORDER.APPROVED, then PAYMENT.CAPTURE.COMPLETED) while the buyer's return captures, and the
  * order is captured once (docs/orchestration.md#deferred-capture).
  */
-let psps: PspStack;
+let psps: PspStack<typeof FAKES>;
 let stack: TestStack;
 let paypal: FakePaypal;
 let acme: IssuedApiKey;
@@ -26,7 +28,7 @@ let shop: Server;
 let shopBase: string;
 
 beforeAll(async () => {
-  psps = await startPspStack({ providers: ['paypal'] });
+  psps = await startPspStack({ fakes: FAKES });
   ({ stack, paypal } = psps);
   browser = await connectChromium();
   acme = await stack.issueKey('acme-paypal', 'test');

@@ -2,32 +2,30 @@
  * Trims a PSP's official OpenAPI document to the operations our adapters call, so the contract checks
  * (test/support/psp-contract.ts) validate against the PSP's own text without storing megabytes of it:
  *
- *   node test/contracts/trim.ts <stripe|mollie|adyen|paypal-orders|paypal-payments|paypal-webhooks|checkout> <path of the full official document or folder> [source note]
+ *   node test/contracts/trim.ts <its trim.json | a name of OPERATIONS> <path of the full official document or folder> [source note]
+ *
+ * A PSP whose folder holds its contract (functions/adapters/psp/<folder>/test/contract/) names its operations in a
+ * `<name>.trim.json` there (`{"operations": {...}, "requestsOnly"?: true}`), and the trimmed document is written
+ * beside it as `<name>.trimmed.json`; the PSPs below are those still kept here.
  *
  * Checkout.com publishes its document split into one YAML file per path and per component
  * (checkout/checkout-api-reference, `abc_spec/`): give that folder instead of a file, and it is assembled as the
  * repository's own generator (src/OpenApiGenerator) does: a path from its file name (`@` for `/`), a component
  * from its file name, whatever subfolder holds it.
  *
- * writes test/contracts/<psp>.trimmed.json. The trim only removes: operations not listed in OPERATIONS (and
+ * A name of OPERATIONS writes test/contracts/<name>.trimmed.json. The trim only removes: operations not listed (and
  * their other methods), components no kept operation reaches through `$ref`, annotations that validate
- * nothing (`description`, `summary`, `example(s)`, `x-*` vendor extensions), and for the PSPs in REQUESTS_ONLY
+ * nothing (`description`, `summary`, `example(s)`, `x-*` vendor extensions), and for a `requestsOnly` PSP
  * the operations' `responses`. Every kept schema is otherwise the document's own, byte for byte in meaning;
  * nothing is added but `x-trimmed-from`, which says where it came from. How to refresh:
  * docs/testing.md#psp-contract-tests.
  */
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 /** The operations each adapter calls (functions/adapters/psp/*-psp.ts), as the document spells their paths. */
 export const OPERATIONS: Record<string, Record<string, string[]>> = {
-  stripe: {
-    '/v1/checkout/sessions': ['post'],
-    '/v1/checkout/sessions/{session}': ['get'],
-    '/v1/checkout/sessions/{session}/expire': ['post'],
-    '/v1/refunds': ['post'],
-    '/v1/refunds/{refund}': ['get'],
-  },
   mollie: {
     '/v2/payments': ['post'],
     '/v2/payments/{paymentId}': ['get', 'delete'],
@@ -64,13 +62,14 @@ export const OPERATIONS: Record<string, Record<string, string[]>> = {
 };
 
 /**
- * PSPs whose document is kept for requests only: the trim removes each operation's `responses` (never rewrites
- * them), so the fake's answers are not judged. Stripe's answers (`checkout.session`, `refund`, `error`) reach a
- * few hundred components of its 4.6 MB document (every `checkout_*_payment_method_options`, the refund's
- * destination details, the PaymentIntent embedded in `api_errors`), which have not been gathered yet; its
- * request bodies are inline in the operations and complete (docs/testing.md#psp-contract-tests).
+ * `requestsOnly`: the document is kept for requests only: the trim removes each operation's `responses` (never
+ * rewrites them), so the fake's answers are not judged (a PSP's `trim.json` says why,
+ * docs/testing.md#psp-contract-tests).
  */
-export const REQUESTS_ONLY = new Set(['stripe']);
+interface TrimSpec {
+  operations: Record<string, string[]>;
+  requestsOnly?: boolean;
+}
 
 const ANNOTATIONS = new Set(['description', 'summary', 'example', 'examples', 'externalDocs', 'tags']);
 
@@ -212,19 +211,29 @@ async function assembleSplitDocument(folder: string): Promise<Record<string, Jso
   return { ...document, paths, components };
 }
 
+/** What to trim and where to write it: a PSP folder's `<name>.trim.json`, or one of `OPERATIONS`. */
+function specOf(psp: string): { spec: TrimSpec; out: URL } | undefined {
+  if (psp.endsWith('.trim.json')) {
+    const spec = JSON.parse(readFileSync(psp, 'utf8')) as TrimSpec;
+    return { spec, out: pathToFileURL(resolve(psp.replace(/\.trim\.json$/, '.trimmed.json'))) };
+  }
+  const operations = OPERATIONS[psp];
+  return operations && { spec: { operations }, out: new URL(`./${psp}.trimmed.json`, import.meta.url) };
+}
+
 if (import.meta.main) {
   const [psp, file, source] = process.argv.slice(2);
-  const operations = psp ? OPERATIONS[psp] : undefined;
-  if (!operations || !file) {
+  const found = psp ? specOf(psp) : undefined;
+  if (!found || !file) {
     console.error(
-      `usage: node test/contracts/trim.ts <${Object.keys(OPERATIONS).join('|')}> <full document or folder> [source note]`,
+      `usage: node test/contracts/trim.ts <a trim.json | ${Object.keys(OPERATIONS).join('|')}> <full document or folder> [source note]`,
     );
     process.exit(2);
   }
-  const trimmed = trim(await load(file), operations, source ?? file, {
-    requestsOnly: REQUESTS_ONLY.has(psp ?? ''),
+  const { spec, out } = found;
+  const trimmed = trim(await load(file), spec.operations, source ?? file, {
+    requestsOnly: spec.requestsOnly === true,
   });
-  const out = new URL(`./${psp}.trimmed.json`, import.meta.url);
   writeFileSync(out, `${JSON.stringify(trimmed, null, 2)}\n`);
   console.log(`wrote ${out.pathname}`);
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AdyenPspFactory } from '../../functions/adapters/psp/adyen-psp.ts';
-import { PspCallTimeoutError } from '../../functions/adapters/psp/psp-calls.ts';
+import { adyen as descriptor } from '../../functions/adapters/psp/adyen-descriptor.ts';
+import { type AdyenPsp, createFactory } from '../../functions/adapters/psp/adyen-psp.ts';
+import { PspCallTimeoutError } from '../../functions/adapters/psp/kit/calls.ts';
 import { detailsPspPageAsks } from '../../functions/domain/buyer.ts';
 import { PSP_CALL_TIMEOUT_MS } from '../../functions/domain/call-budgets.ts';
 import { InvalidNotificationError, PspNotConfiguredError } from '../../functions/domain/errors.ts';
@@ -10,6 +11,7 @@ import { type Psp, PspRefusalError } from '../../functions/ports/psp.ts';
 import { timeoutFor } from '../support/eventually.ts';
 import { type FakeAdyen, startFakeAdyen } from '../support/fake-adyen.ts';
 import { trustFakePspCertificate } from '../support/fake-psp-server.ts';
+import { credentialsProblemOf, factoryOf } from '../support/psp-fakes.ts';
 import { orderLink, sessionRequest, storedConnection } from '../support/psp-fixtures.ts';
 
 const merchantAccount = 'AcmeECOM';
@@ -33,7 +35,7 @@ const liveCredentials = {
 let adyen: FakeAdyen;
 let untrust: () => void;
 const secrets = new Map<string, string>();
-let factory: AdyenPspFactory;
+let factory: ReturnType<typeof factoryOf<AdyenPsp>>;
 
 const connectionOf = (mode: Mode, id = `pc_adyen${mode}0000000000000000000`) =>
   storedConnection('adyen', mode, id);
@@ -43,7 +45,7 @@ const liveConnection = connectionOf('live');
 beforeAll(async () => {
   untrust = trustFakePspCertificate();
   adyen = await startFakeAdyen({ apiKeys: [credentials.api_key, liveCredentials.api_key], merchantAccount });
-  factory = new AdyenPspFactory({ secrets: { get: async (name) => secrets.get(name) }, apiUrl: adyen.url });
+  factory = factoryOf<AdyenPsp>(createFactory, { secrets, apiUrl: adyen.url });
   secrets.set(testConnection.secret_name as string, JSON.stringify(credentials));
   secrets.set(liveConnection.secret_name as string, JSON.stringify(liveCredentials));
 });
@@ -158,7 +160,7 @@ describe('the Adyen adapter, through @adyen/api-library against an Adyen-speakin
     const session = await psp.createSession({
       ...sessionRequest(asking, testConnection),
       references: { client_reference_id: 'crm-4410', prefilled_email: 'sam@example.com' },
-      pageAsks: detailsPspPageAsks(asking.collect, 'adyen'),
+      pageAsks: detailsPspPageAsks(asking.collect, descriptor.pageAsks),
     });
     expect(JSON.parse(adyen.requests.at(-1)?.body ?? '')).toMatchObject({
       // Adyen cannot hold a delivery address to a link's countries: our page asks that one first.
@@ -427,19 +429,16 @@ describe('the Adyen adapter, through @adyen/api-library against an Adyen-speakin
 
 describe('Adyen credentials, modes and rotation', () => {
   it('accepts only credentials of the environment matching the connection’s mode', () => {
-    expect(() => factory.checkCredentials(credentials, 'test')).not.toThrow();
-    expect(() => factory.checkCredentials(liveCredentials, 'live')).not.toThrow();
-    expect(() => factory.checkCredentials(credentials, 'live')).toThrow(/live environment/);
-    expect(() => factory.checkCredentials(liveCredentials, 'test')).toThrow(/test environment/);
-    expect(() =>
-      factory.checkCredentials({ ...liveCredentials, live_endpoint_url_prefix: undefined }, 'live'),
-    ).toThrow(/live_endpoint_url_prefix/);
-    expect(() => factory.checkCredentials({ ...credentials, hmac_key: 'not hex' }, 'test')).toThrow(
-      /hmac_key/,
+    const problemOf = (given: unknown, mode: Mode) => credentialsProblemOf(descriptor, given, mode);
+    expect(problemOf(credentials, 'test')).toBeUndefined();
+    expect(problemOf(liveCredentials, 'live')).toBeUndefined();
+    expect(problemOf(credentials, 'live')).toMatch(/live environment/);
+    expect(problemOf(liveCredentials, 'test')).toMatch(/test environment/);
+    expect(problemOf({ ...liveCredentials, live_endpoint_url_prefix: undefined }, 'live')).toMatch(
+      /live_endpoint_url_prefix/,
     );
-    expect(() => factory.checkCredentials({ ...credentials, merchant_account: '' }, 'test')).toThrow(
-      /merchant_account/,
-    );
+    expect(problemOf({ ...credentials, hmac_key: 'not hex' }, 'test')).toMatch(/hmac_key/);
+    expect(problemOf({ ...credentials, merchant_account: '' }, 'test')).toMatch(/merchant_account/);
   });
 
   it('refuses to serve a live connection whose stored credentials are of the test environment', async () => {

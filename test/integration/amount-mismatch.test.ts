@@ -13,16 +13,24 @@ import {
   sandboxReportsAmount,
   storedLink,
 } from '../support/checkout-helpers.ts';
+import { ADYEN_FAKE } from '../support/fake-adyen.ts';
+import { CHECKOUT_FAKE } from '../support/fake-checkout.ts';
+import { MOLLIE_FAKE } from '../support/fake-mollie.ts';
+import { PAYPAL_FAKE } from '../support/fake-paypal.ts';
+import { STRIPE_FAKE } from '../support/fake-stripe.ts';
 import { capturedOutput } from '../support/log-capture.ts';
 import { navigate } from '../support/navigate.ts';
-import {
-  FAKE_PSP_CREDENTIALS,
-  type PspStack,
-  type StartableProvider,
-  startPspStack,
-} from '../support/psp-stack.ts';
+import { type PspStack, startPspStack } from '../support/psp-stack.ts';
 import { sweepPendingPayments } from '../support/sweepers.ts';
 import type { TestStack } from '../support/test-stack.ts';
+
+const FAKES = {
+  stripe: STRIPE_FAKE,
+  mollie: MOLLIE_FAKE,
+  adyen: ADYEN_FAKE,
+  paypal: PAYPAL_FAKE,
+  checkout: CHECKOUT_FAKE,
+};
 
 /**
  * A PSP that reports a success at another amount or currency than the payment's never pays the link
@@ -30,9 +38,9 @@ import type { TestStack } from '../support/test-stack.ts';
  * payment, on every path that learns of a success. The payment fails with `amount_mismatch`, the merchant gets
  * `payment_link.payment_failed`, and what was taken is refunded (or the authorization voided, never captured).
  */
-type Provider = StartableProvider | 'sandbox';
+type Provider = keyof typeof FAKES | 'sandbox';
 
-let psps: PspStack;
+let psps: PspStack<typeof FAKES>;
 let stack: TestStack;
 let key: IssuedApiKey;
 const connections = {} as Record<Provider, PspConnection>;
@@ -40,10 +48,7 @@ const TAMPERED: Amount = { value: '0.01', currency: 'USD' };
 
 beforeAll(async () => {
   // The sweepers run only when a test runs them.
-  psps = await startPspStack({
-    providers: ['stripe', 'mollie', 'adyen', 'paypal', 'checkout'],
-    stack: { schedules: false },
-  });
+  psps = await startPspStack({ fakes: FAKES, stack: { schedules: false } });
   stack = psps.stack;
   key = await stack.issueKey('mismatchshop', 'test');
   for (const provider of ['sandbox', 'stripe', 'mollie', 'adyen', 'paypal', 'checkout'] as const) {
@@ -122,7 +127,7 @@ describe('a success reported at another amount, through each PSP’s notificatio
     const event = stripe.signedEvent(
       'checkout.session.completed',
       paid,
-      FAKE_PSP_CREDENTIALS.stripe.webhook_secret,
+      STRIPE_FAKE.credentials.webhook_secret,
     );
     const response = await notify('stripe', event.body, {
       'content-type': 'application/json',
@@ -163,7 +168,7 @@ describe('a success reported at another amount, through each PSP’s notificatio
     const item = adyen.pay(session.id);
     const response = await notify(
       'adyen',
-      adyen.notification([item], { hmacKey: FAKE_PSP_CREDENTIALS.adyen.hmac_key }),
+      adyen.notification([item], { hmacKey: ADYEN_FAKE.credentials.hmac_key }),
       { 'content-type': 'application/json' },
     );
     expect(response.status).toBe(200);
@@ -265,7 +270,7 @@ describe('a success reported at another amount, on the other paths that learn of
     const event = stripe.signedEvent(
       'checkout.session.completed',
       paid,
-      FAKE_PSP_CREDENTIALS.stripe.webhook_secret,
+      STRIPE_FAKE.credentials.webhook_secret,
     );
     const headers = { 'content-type': 'application/json', 'stripe-signature': event.signature };
     const outcomes = await Promise.all(

@@ -11,16 +11,18 @@ import type { BundleFiles } from '../../lib/local/bundled-handlers.ts';
 import { functions, type HandlerName } from '../../lib/routes.ts';
 import { storedLink } from '../support/checkout-helpers.ts';
 import { signInToConsole } from '../support/console.ts';
-import type { FakeAdyen } from '../support/fake-adyen.ts';
-import type { FakeCheckout } from '../support/fake-checkout.ts';
-import type { FakeMollie } from '../support/fake-mollie.ts';
-import type { FakeStripe } from '../support/fake-stripe.ts';
+import { ADYEN_FAKE, type FakeAdyen } from '../support/fake-adyen.ts';
+import { CHECKOUT_FAKE, type FakeCheckout } from '../support/fake-checkout.ts';
+import { type FakeMollie, MOLLIE_FAKE } from '../support/fake-mollie.ts';
+import { type FakeStripe, STRIPE_FAKE } from '../support/fake-stripe.ts';
 import { MAP_READ_MARKER, mapReadsIn } from '../support/map-reads.ts';
 import { httpRequest, navigate } from '../support/navigate.ts';
 import { type PspStack, startPspStack } from '../support/psp-stack.ts';
 import { functionBundleFiles, sharedBundles } from '../support/shared-bundles.ts';
 import type { TestStack } from '../support/test-stack.ts';
 import { eventually, type Receiver, startReceiver } from '../support/webhooks.ts';
+
+const FAKES = { stripe: STRIPE_FAKE, mollie: MOLLIE_FAKE, adyen: ADYEN_FAKE, checkout: CHECKOUT_FAKE };
 
 /**
  * What `cdk synth` ships, run as Lambda runs it (docs/performance.md): every function's bundle, built with the
@@ -37,7 +39,7 @@ let acme: IssuedApiKey;
 let receiver: Receiver;
 // Each PSP's SDK is a chunk of its own beside index.mjs, loaded by the first call to that PSP: these fakes answer
 // those calls, so a chunk that fails to load or to run fails a checkout here.
-let psps: PspStack;
+let psps: PspStack<typeof FAKES>;
 let fakeStripe: FakeStripe;
 let fakeMollie: FakeMollie;
 let fakeAdyen: FakeAdyen;
@@ -48,7 +50,7 @@ beforeAll(async () => {
   bundles = functionBundleFiles(await sharedBundles());
   // The containers are forked with this process's environment, which names the fakes to functions/config.ts.
   psps = await startPspStack({
-    providers: ['stripe', 'mollie', 'adyen', 'checkout'],
+    fakes: FAKES,
     stack: {
       bundled: {
         files: bundles,

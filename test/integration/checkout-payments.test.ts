@@ -6,25 +6,27 @@ import { FIRST_CHECK_AFTER_MS } from '../../functions/domain/payment.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
 import { addConnection } from '../support/connections.ts';
-import type { FakeCheckout } from '../support/fake-checkout.ts';
+import { CHECKOUT_FAKE, type FakeCheckout } from '../support/fake-checkout.ts';
 import { navigate } from '../support/navigate.ts';
 import { type PspStack, startPspStack } from '../support/psp-stack.ts';
 import { sweepPendingPayments, sweepPendingRefunds } from '../support/sweepers.ts';
 import type { TestStack } from '../support/test-stack.ts';
+
+const FAKES = { checkout: CHECKOUT_FAKE };
 
 /**
  * Checkout.com end to end through the handlers, the SDK against its fake: a payment link authorizes, and we
  * capture only while our link can still be paid by that attempt, else void (docs/orchestration.md#deferred-capture);
  * the missed-notification sweeper captures too; refunds and their outcomes; failover to another PSP.
  */
-let psps: PspStack;
+let psps: PspStack<typeof FAKES>;
 let stack: TestStack;
 let fake: FakeCheckout;
 let key: IssuedApiKey;
 let connection: PspConnection;
 
 beforeAll(async () => {
-  psps = await startPspStack({ providers: ['checkout'] });
+  psps = await startPspStack({ fakes: FAKES });
   ({ stack, checkout: fake } = psps);
   key = await stack.issueKey('ckoshop', 'test');
   connection = await psps.connect('ckoshop', 'checkout');

@@ -1,9 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { checkCheckoutCredentials } from '../../functions/adapters/psp/checkout-client.ts';
+import { checkoutCom } from '../../functions/adapters/psp/checkout-descriptor.ts';
+import { checkCredentials } from '../../functions/adapters/psp/kit/credentials.ts';
 import { InvalidNotificationError } from '../../functions/domain/errors.ts';
 import { newPaymentLink } from '../../functions/domain/payment-link.ts';
 import { PspCredentialsRejectedError, PspOutageError, PspRefusalError } from '../../functions/ports/psp.ts';
+import { canEndSessions } from '../../functions/ports/psp-capabilities.ts';
 import { FAKE_CHECKOUT_CREDENTIALS, useCheckoutAdapter } from '../support/checkout-adapter.ts';
+import { credentialsProblemOf } from '../support/psp-fakes.ts';
 import { orderLink, sessionRequest } from '../support/psp-fixtures.ts';
 
 /**
@@ -103,7 +106,8 @@ describe('a Checkout.com session', () => {
       amount: { value: '10.00', currency: 'EUR' },
       livemode: false,
     });
-    expect(await started.psp.expireSession(session)).toBe('refused');
+    // A payment link cannot be ended at Checkout.com: the adapter does not claim to (`EndsSessions`).
+    expect(canEndSessions(started.psp)).toBe(false);
   });
 
   it('reads approved once the buyer authorized, succeeded once captured, and a capture is made once', async () => {
@@ -300,14 +304,17 @@ describe('Checkout.com failures', () => {
 
 describe('Checkout.com credentials', () => {
   it('are checked against the mode: sk_sbox_ keys for test, sk_ keys for live', () => {
-    expect(checkCheckoutCredentials(FAKE_CHECKOUT_CREDENTIALS, 'test')).toEqual(FAKE_CHECKOUT_CREDENTIALS);
-    expect(() => checkCheckoutCredentials(FAKE_CHECKOUT_CREDENTIALS, 'live')).toThrow(
-      /live \(sk_…\) secret key/,
-    );
+    expect(checkCredentials(checkoutCom, FAKE_CHECKOUT_CREDENTIALS, 'test')).toEqual({
+      ok: true,
+      credentials: FAKE_CHECKOUT_CREDENTIALS,
+    });
+    const problemOf = (given: unknown, mode: 'test' | 'live') =>
+      credentialsProblemOf(checkoutCom, given, mode);
+    expect(problemOf(FAKE_CHECKOUT_CREDENTIALS, 'live')).toMatch(/live \(sk_…\) secret key/);
     const live = { ...FAKE_CHECKOUT_CREDENTIALS, secret_key: 'sk_m73dzbpy7cf3gfd46xr4yj5xo4e' };
-    expect(checkCheckoutCredentials(live, 'live').secret_key).toBe(live.secret_key);
-    expect(() => checkCheckoutCredentials(live, 'test')).toThrow(/sandbox \(sk_sbox_…\)/);
-    expect(() => checkCheckoutCredentials({ ...live, processing_channel_id: 'x' }, 'live')).toThrow(/pc_/);
-    expect(() => checkCheckoutCredentials({ secret_key: live.secret_key }, 'live')).toThrow(/signature_key/);
+    expect(problemOf(live, 'live')).toBeUndefined();
+    expect(problemOf(live, 'test')).toMatch(/sandbox \(sk_sbox_…\)/);
+    expect(problemOf({ ...live, processing_channel_id: 'x' }, 'live')).toMatch(/pc_/);
+    expect(problemOf({ secret_key: live.secret_key }, 'live')).toMatch(/signature_key/);
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MolliePspFactory } from '../../functions/adapters/psp/mollie-psp.ts';
-import { PspCallTimeoutError } from '../../functions/adapters/psp/psp-calls.ts';
+import { PspCallTimeoutError } from '../../functions/adapters/psp/kit/calls.ts';
+import { mollie as mollieDescriptor } from '../../functions/adapters/psp/mollie-descriptor.ts';
+import { createFactory, type MolliePsp } from '../../functions/adapters/psp/mollie-psp.ts';
 import { PSP_CALL_TIMEOUT_MS } from '../../functions/domain/call-budgets.ts';
 import { InvalidNotificationError, PspNotConfiguredError } from '../../functions/domain/errors.ts';
 import type { Mode } from '../../functions/domain/principal.ts';
@@ -8,6 +9,7 @@ import { type Psp, PspOutageError, PspRefusalError } from '../../functions/ports
 import { timeoutFor } from '../support/eventually.ts';
 import { type FakeMollie, startFakeMollie } from '../support/fake-mollie.ts';
 import { trustFakePspCertificate } from '../support/fake-psp-server.ts';
+import { credentialsProblemOf, factoryOf } from '../support/psp-fakes.ts';
 import { orderLink, sessionRequest, storedConnection } from '../support/psp-fixtures.ts';
 
 const testKey = 'test_dHar4XY7LxsDOtmnkVtjNVWXLSlXsM';
@@ -17,8 +19,7 @@ const rotatedTestKey = 'test_Rotated7LxsDOtmnkVtjNVWXLSlXsM';
 let mollie: FakeMollie;
 let untrust: () => void;
 const secrets = new Map<string, string>();
-const secretStore = { get: async (name: string) => secrets.get(name) };
-let factory: MolliePspFactory;
+let factory: ReturnType<typeof factoryOf<MolliePsp>>;
 
 const connectionOf = (mode: Mode, id = `pc_mollie${mode}000000000000000000`) =>
   storedConnection('mollie', mode, id);
@@ -28,7 +29,7 @@ const liveConnection = connectionOf('live');
 beforeAll(async () => {
   untrust = trustFakePspCertificate();
   mollie = await startFakeMollie({ apiKeys: [testKey, liveKey, rotatedTestKey] });
-  factory = new MolliePspFactory({ secrets: secretStore, apiEndpoint: mollie.apiEndpoint });
+  factory = factoryOf<MolliePsp>(createFactory, { secrets, apiUrl: mollie.apiEndpoint });
   secrets.set(testConnection.secret_name as string, JSON.stringify({ api_key: testKey }));
   secrets.set(liveConnection.secret_name as string, JSON.stringify({ api_key: liveKey }));
 });
@@ -282,14 +283,14 @@ describe('the Mollie adapter, through @mollie/api-client against a Mollie-speaki
 
 describe('Mollie credentials and modes', () => {
   it('accepts only a key of the connection’s mode when credentials are stored', () => {
-    expect(() => factory.checkCredentials({ api_key: testKey }, 'test')).not.toThrow();
-    expect(() => factory.checkCredentials({ api_key: liveKey }, 'live')).not.toThrow();
-    expect(() => factory.checkCredentials({ api_key: testKey }, 'live')).toThrow(
+    expect(credentialsProblemOf(mollieDescriptor, { api_key: testKey }, 'test')).toBeUndefined();
+    expect(credentialsProblemOf(mollieDescriptor, { api_key: liveKey }, 'live')).toBeUndefined();
+    expect(credentialsProblemOf(mollieDescriptor, { api_key: testKey }, 'live')).toMatch(
       /live-mode Mollie connection needs a live_/,
     );
-    expect(() => factory.checkCredentials({ api_key: liveKey }, 'test')).toThrow(/test_/);
-    expect(() => factory.checkCredentials({ api_key: 'access_abc' }, 'test')).toThrow(/API key/);
-    expect(() => factory.checkCredentials({}, 'test')).toThrow(/API key/);
+    expect(credentialsProblemOf(mollieDescriptor, { api_key: liveKey }, 'test')).toMatch(/test_/);
+    expect(credentialsProblemOf(mollieDescriptor, { api_key: 'access_abc' }, 'test')).toMatch(/API key/);
+    expect(credentialsProblemOf(mollieDescriptor, {}, 'test')).toMatch(/API key/);
   });
 
   it('refuses to serve a live connection whose stored key is a test key', async () => {

@@ -5,18 +5,20 @@ import type { PspConnection } from '../../functions/domain/connection.ts';
 import { FIRST_CHECK_AFTER_MS } from '../../functions/domain/payment.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
-import type { FakePaypal, FakePaypalDelivery } from '../support/fake-paypal.ts';
+import { type FakePaypal, type FakePaypalDelivery, PAYPAL_FAKE } from '../support/fake-paypal.ts';
 import { navigate } from '../support/navigate.ts';
 import { type PspStack, startPspStack } from '../support/psp-stack.ts';
 import { sweepPendingPayments, sweepPendingRefunds } from '../support/sweepers.ts';
 import type { TestStack } from '../support/test-stack.ts';
+
+const FAKES = { paypal: PAYPAL_FAKE };
 
 /**
  * Checkout through a PayPal connection, end to end through the handlers: an order per attempt, captured by us on
  * the buyer's return or on PayPal's notification, whichever comes first, once, and only while the link can
  * still be paid (docs/orchestration.md#deferred-capture).
  */
-let psps: PspStack;
+let psps: PspStack<typeof FAKES>;
 let paypal: FakePaypal;
 let stack: TestStack;
 let key: IssuedApiKey;
@@ -24,7 +26,7 @@ let connection: PspConnection;
 let sandbox: PspConnection;
 
 beforeAll(async () => {
-  psps = await startPspStack({ providers: ['paypal'] });
+  psps = await startPspStack({ fakes: FAKES });
   ({ stack, paypal } = psps);
   key = await stack.issueKey('paypalshop', 'test');
   connection = await psps.connect('paypalshop', 'paypal');

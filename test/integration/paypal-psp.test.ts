@@ -1,15 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PaypalPspFactory } from '../../functions/adapters/psp/paypal-psp.ts';
+import { createFactory, type PaypalPsp } from '../../functions/adapters/psp/paypal-psp.ts';
 import { InvalidNotificationError } from '../../functions/domain/errors.ts';
 import { newPaymentLink } from '../../functions/domain/payment-link.ts';
-import {
-  type Psp,
-  PspCredentialsRejectedError,
-  PspOutageError,
-  PspRefusalError,
-} from '../../functions/ports/psp.ts';
+import { PspCredentialsRejectedError, PspOutageError, PspRefusalError } from '../../functions/ports/psp.ts';
+import { canEndSessions } from '../../functions/ports/psp-capabilities.ts';
 import { type FakePaypal, startFakePaypal } from '../support/fake-paypal.ts';
 import { trustFakePspCertificate } from '../support/fake-psp-server.ts';
+import { factoryOf } from '../support/psp-fakes.ts';
 import { orderLink, sessionRequest, storedConnection } from '../support/psp-fixtures.ts';
 
 /** The PayPal adapter, through the official SDK, against a server that speaks PayPal's REST wire format. */
@@ -22,8 +19,8 @@ const credentials = {
 const connection = storedConnection('paypal', 'test', 'pc_paypalAdapter00000000000');
 const stranger = storedConnection('paypal', 'test', 'pc_paypalStranger0000000000');
 let fake: FakePaypal;
-let psp: Psp;
-let other: Psp;
+let psp: PaypalPsp;
+let other: PaypalPsp;
 let untrust: () => void;
 
 beforeAll(async () => {
@@ -37,10 +34,7 @@ beforeAll(async () => {
     [connection.secret_name as string, JSON.stringify(credentials)],
     [stranger.secret_name as string, JSON.stringify({ ...credentials, webhook_id: 'OTHERWEBHOOK0001' })],
   ]);
-  const factory = new PaypalPspFactory({
-    secrets: { get: async (name) => secrets.get(name) },
-    apiUrl: fake.url,
-  });
+  const factory = factoryOf<PaypalPsp>(createFactory, { secrets, apiUrl: fake.url });
   psp = await factory.create(connection);
   other = await factory.create(stranger);
 });
@@ -151,10 +145,8 @@ describe('the PayPal adapter', () => {
   });
 
   it('ends no order itself: PayPal has no call to void one, so the use cases release it', async () => {
-    const session = await psp.createSession(sessionRequest(orderLink('14.00'), connection));
-    const before = fake.requests.length;
-    expect(await psp.expireSession(session)).toBe('refused');
-    expect(fake.requests.length).toBe(before);
+    // Its adapter does not claim to end sessions (`EndsSessions`): the use cases release the attempt instead.
+    expect(canEndSessions(psp)).toBe(false);
   });
 
   it('takes a delivery PayPal verifies for the connection’s webhook, and names its order or refund', async () => {
@@ -233,12 +225,17 @@ describe('the PayPal adapter', () => {
   });
 
   it('translates refused credentials and an outage into the closed set of PSP failures', async () => {
-    const wrong = await new PaypalPspFactory({
-      secrets: {
-        get: async () => JSON.stringify({ ...credentials, client_secret: 'WRONGsecretWRONGsecret' }),
-      },
+    const wrongConnection = storedConnection('paypal', 'test', 'pc_paypalWrongKey00000000000');
+    const wrongSecrets = new Map([
+      [
+        wrongConnection.secret_name as string,
+        JSON.stringify({ ...credentials, client_secret: 'WRONGsecretWRONGsecret' }),
+      ],
+    ]);
+    const wrong = await factoryOf<PaypalPsp>(createFactory, {
+      secrets: wrongSecrets,
       apiUrl: fake.url,
-    }).create(storedConnection('paypal', 'test', 'pc_paypalWrongKey00000000000'));
+    }).create(wrongConnection);
     await expect(wrong.createSession(sessionRequest(orderLink('10.00'), connection))).rejects.toBeInstanceOf(
       PspCredentialsRejectedError,
     );

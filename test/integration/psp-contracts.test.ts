@@ -1,20 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PaypalPspFactory } from '../../functions/adapters/psp/paypal-psp.ts';
+import { createFactory, type PaypalPsp } from '../../functions/adapters/psp/paypal-psp.ts';
 import { newPaymentLink } from '../../functions/domain/payment-link.ts';
-import type { Psp } from '../../functions/ports/psp.ts';
+import { ADYEN_FAKE } from '../support/fake-adyen.ts';
+import { MOLLIE_FAKE } from '../support/fake-mollie.ts';
 import { type FakePaypal, startFakePaypal } from '../support/fake-paypal.ts';
-import { FAKE_ADAPTER_CREDENTIALS, usePspAdapters } from '../support/psp-adapters.ts';
+import { usePspAdapters } from '../support/psp-adapters.ts';
+import { factoryOf } from '../support/psp-fakes.ts';
 import { orderLink, sessionRequest, storedConnection } from '../support/psp-fixtures.ts';
 
 /**
  * Each adapter's typical calls, through its official SDK, against a fake held to the PSP's own OpenAPI document
- * (test/contracts/*.trimmed.json; docs/testing.md#psp-contract-tests): every request the adapter sends and every
+ * (test/contracts/*.trimmed.json; docs/testing.md#psp-contract-tests; a PSP in its own folder checks its own there): every request the adapter sends and every
  * answer the fake gives conforms, and the fake refuses, as the PSP does, what the document refuses.
  */
-const { connections, fakes, psps } = usePspAdapters('contract');
-const { stripe: stripeConnection, mollie: mollieConnection, adyen: adyenConnection } = connections;
-const { mollie: mollieCredentials, adyen: adyenCredentials } = FAKE_ADAPTER_CREDENTIALS;
-const mollieKey = mollieCredentials.api_key;
+const { connections, fakes, psps } = usePspAdapters('contract', { mollie: MOLLIE_FAKE, adyen: ADYEN_FAKE });
+const { mollie: mollieConnection, adyen: adyenConnection } = connections;
+const adyenCredentials = ADYEN_FAKE.credentials;
+const mollieKey = MOLLIE_FAKE.credentials.api_key;
 
 const basket = () =>
   newPaymentLink(
@@ -112,101 +114,6 @@ describe('the Adyen adapter against Adyen/adyen-openapi CheckoutService-v72', ()
   });
 });
 
-describe('the Stripe adapter against stripe/openapi (requests only)', () => {
-  it('sends only what the document allows: create, retrieve, expire, refund, read the refund', async () => {
-    const plain = await psps.stripe.createSession(sessionRequest(orderLink('10.00'), stripeConnection));
-    const basketSession = await psps.stripe.createSession(sessionRequest(basket(), stripeConnection));
-    expect((await psps.stripe.retrieveSession(basketSession.id)).amount).toEqual({
-      value: '50.40',
-      currency: 'EUR',
-    });
-    expect(await psps.stripe.expireSession(plain)).toBe('ended');
-    const paid = await psps.stripe.createSession(sessionRequest(orderLink('30.00'), stripeConnection));
-    fakes.stripe.completeSession(paid.id);
-    const status = await psps.stripe.retrieveSession(paid.id);
-    expect(status.state).toBe('succeeded');
-    const refund = await psps.stripe.refund({
-      refundId: 're_contract000000000000000003',
-      linkId: 'pl_contract',
-      paymentReference: status.paymentReference as string,
-      amount: { value: '5.00', currency: 'EUR' },
-    });
-    expect((await psps.stripe.retrieveRefund(refund.reference)).state).toBe('pending');
-    const calls = fakes.stripe.exchanges.map(
-      ({ method, path }) => `${method} ${path.replace(/\/(cs|re)_\w+/, '/$1_…')}`,
-    );
-    expect(new Set(calls)).toEqual(
-      new Set([
-        'POST /v1/checkout/sessions',
-        'GET /v1/checkout/sessions/cs_…',
-        'POST /v1/checkout/sessions/cs_…/expire',
-        'POST /v1/refunds',
-        'GET /v1/refunds/re_…',
-      ]),
-    );
-    expect(fakes.stripe.violations).toEqual([]);
-  });
-
-  const create = (params: Record<string, string>) =>
-    fetch(`${fakes.stripe.url}/v1/checkout/sessions`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${FAKE_ADAPTER_CREDENTIALS.stripe.secret_key}`,
-        'content-type': 'application/x-www-form-urlencoded',
-      },
-      body: new URLSearchParams({
-        mode: 'payment',
-        success_url: 'https://shop.example/thanks',
-        'line_items[0][quantity]': '1',
-        'line_items[0][price_data][currency]': 'eur',
-        'line_items[0][price_data][unit_amount]': '1000',
-        'line_items[0][price_data][product_data][name]': 'Tea',
-        ...params,
-      }).toString(),
-    });
-
-  // The document's refusals (an unknown parameter, at any depth; a length; an enum; a type) and the fake's own
-  // (what Stripe refuses beyond its document: a line without quantity, metadata keys over 40 or values over 500).
-  it.each([
-    ['an unknown parameter', { customer_note: 'hi' }, 'customer_note', true],
-    ['an unknown parameter of a line', { 'line_items[0][note]': 'hi' }, 'line_items[0][note]', true],
-    [
-      'a client_reference_id of 201 characters',
-      { client_reference_id: 'x'.repeat(201) },
-      'client_reference_id',
-      true,
-    ],
-    ['a locale outside its enum', { locale: 'xx' }, 'locale', true],
-    ['a quantity that is no integer', { 'line_items[0][quantity]': 'two' }, 'line_items[0][quantity]', true],
-    [
-      'a line without quantity',
-      {
-        'line_items[1][price_data][currency]': 'eur',
-        'line_items[1][price_data][unit_amount]': '100',
-        'line_items[1][price_data][product_data][name]': 'Cup',
-      },
-      'line_items[1][quantity]',
-      false,
-    ],
-    [
-      'a metadata key over 40 characters',
-      { [`metadata[${'k'.repeat(41)}]`]: 'v' },
-      `metadata[${'k'.repeat(41)}]`,
-      false,
-    ],
-    ['a metadata value over 500 characters', { 'metadata[note]': 'v'.repeat(501) }, 'metadata[note]', false],
-  ])('refuses %s with a 400 as Stripe does', async (_, params, param, byDocument) => {
-    const before = fakes.stripe.violations.length;
-    const response = await create(params);
-    expect(response.status).toBe(400);
-    expect(((await response.json()) as { error: unknown }).error).toMatchObject({
-      type: 'invalid_request_error',
-      param,
-    });
-    expect(fakes.stripe.violations.length - before).toBe(byDocument ? 1 : 0);
-  });
-});
-
 describe('the PayPal adapter against paypal/paypal-rest-api-specifications', () => {
   const paypalCredentials = {
     client_id: 'AcontractPaypalClient_0123456789',
@@ -216,17 +123,15 @@ describe('the PayPal adapter against paypal/paypal-rest-api-specifications', () 
   };
   const paypalConnection = storedConnection('paypal', 'test', 'pc_paypalcontract0000000000');
   let paypal: FakePaypal;
-  let psp: Psp;
+  let psp: PaypalPsp;
   beforeAll(async () => {
     paypal = await startFakePaypal({
       clientId: paypalCredentials.client_id,
       clientSecret: paypalCredentials.client_secret,
       webhookId: paypalCredentials.webhook_id,
     });
-    psp = await new PaypalPspFactory({
-      secrets: { get: async () => JSON.stringify(paypalCredentials) },
-      apiUrl: paypal.url,
-    }).create(paypalConnection);
+    const secrets = new Map([[paypalConnection.secret_name as string, JSON.stringify(paypalCredentials)]]);
+    psp = await factoryOf<PaypalPsp>(createFactory, { secrets, apiUrl: paypal.url }).create(paypalConnection);
   });
   afterAll(() => paypal?.stop());
 
@@ -238,7 +143,7 @@ describe('the PayPal adapter against paypal/paypal-rest-api-specifications', () 
     paypal.approve(session.id);
     const approved = paypal.delivery('CHECKOUT.ORDER.APPROVED', { orderId: session.id });
     expect(await psp.verifyNotification(approved.body, approved.headers)).toHaveLength(1);
-    const paid = await psp.captureSession?.({ id: session.id, paymentId: request.paymentId });
+    const paid = await psp.captureSession({ id: session.id, paymentId: request.paymentId });
     expect(paid?.state).toBe('succeeded');
     const refund = await psp.refund({
       refundId: 're_contract000000000000000002',

@@ -5,22 +5,25 @@ import type { PspConnection } from '../../functions/domain/connection.ts';
 import { FIRST_CHECK_AFTER_MS } from '../../functions/domain/payment.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
-import type { FakeAdyen } from '../support/fake-adyen.ts';
-import type { FakeMollie } from '../support/fake-mollie.ts';
-import type { FakeStripe } from '../support/fake-stripe.ts';
+import { ADYEN_FAKE, type FakeAdyen } from '../support/fake-adyen.ts';
+import { type FakeMollie, MOLLIE_FAKE } from '../support/fake-mollie.ts';
+import { type FakeStripe, STRIPE_FAKE } from '../support/fake-stripe.ts';
 import { navigate } from '../support/navigate.ts';
-import { FAKE_PSP_CREDENTIALS, type PspStack, startPspStack } from '../support/psp-stack.ts';
+import { type PspStack, startPspStack } from '../support/psp-stack.ts';
 import { sweepPendingRefunds } from '../support/sweepers.ts';
 import type { TestStack } from '../support/test-stack.ts';
+
+const FAKES = { stripe: STRIPE_FAKE, mollie: MOLLIE_FAKE, adyen: ADYEN_FAKE };
 
 /**
  * Refunds whose outcome the PSP decides after answering the request (docs/webhooks.md#refunds): the PSP's
  * notification settles them, or the refund sweeper when the notification never comes; a refund the PSP never
  * acknowledged is asked for again. Each PSP through its official SDK against a server speaking its wire format.
  */
-const { stripe: stripeCredentials, adyen: adyenCredentials } = FAKE_PSP_CREDENTIALS;
+const stripeCredentials = STRIPE_FAKE.credentials;
+const adyenCredentials = ADYEN_FAKE.credentials;
 
-let psps: PspStack;
+let psps: PspStack<typeof FAKES>;
 let stripe: FakeStripe;
 let mollie: FakeMollie;
 let adyen: FakeAdyen;
@@ -29,7 +32,7 @@ const keys: Record<'stripe' | 'mollie' | 'adyen' | 'other', IssuedApiKey> = {} a
 const connections: Record<'stripe' | 'mollie' | 'adyen', PspConnection> = {} as never;
 
 beforeAll(async () => {
-  psps = await startPspStack();
+  psps = await startPspStack({ fakes: FAKES });
   ({ stack, stripe, mollie, adyen } = psps);
   for (const provider of ['stripe', 'mollie', 'adyen'] as const) {
     keys[provider] = await stack.issueKey(`${provider}refunds`, 'test');

@@ -20,12 +20,15 @@ import { openCheckout } from '../../functions/use-cases/checkout.ts';
 import { expireDueLinks } from '../../functions/use-cases/payment-links.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
 import { eventually } from '../support/eventually.ts';
-import type { FakeAdyen } from '../support/fake-adyen.ts';
-import type { FakeMollie } from '../support/fake-mollie.ts';
-import type { FakeStripe } from '../support/fake-stripe.ts';
+import { ADYEN_FAKE, type FakeAdyen } from '../support/fake-adyen.ts';
+import { type FakeMollie, MOLLIE_FAKE } from '../support/fake-mollie.ts';
+import { type FakeStripe, STRIPE_FAKE } from '../support/fake-stripe.ts';
 import { httpRequest, NAVIGATION_HEADERS } from '../support/navigate.ts';
-import { FAKE_PSP_CREDENTIALS, type PspStack, startPspStack } from '../support/psp-stack.ts';
+import { anyRefunds } from '../support/psp-fixtures.ts';
+import { type PspStack, startPspStack } from '../support/psp-stack.ts';
 import type { TestStack } from '../support/test-stack.ts';
+
+const FAKES = { stripe: STRIPE_FAKE, mollie: MOLLIE_FAKE, adyen: ADYEN_FAKE };
 
 /**
  * Reusable links (docs/api.md#reusable-links, docs/orchestration.md#reusable-links): each buyer gets their own PSP
@@ -34,9 +37,10 @@ import type { TestStack } from '../support/test-stack.ts';
  */
 type Provider = 'sandbox' | 'stripe' | 'mollie' | 'adyen';
 
-const { stripe: stripeCredentials, adyen: adyenCredentials } = FAKE_PSP_CREDENTIALS;
+const stripeCredentials = STRIPE_FAKE.credentials;
+const adyenCredentials = ADYEN_FAKE.credentials;
 
-let psps: PspStack;
+let psps: PspStack<typeof FAKES>;
 let stripe: FakeStripe;
 let mollie: FakeMollie;
 let adyen: FakeAdyen;
@@ -45,7 +49,7 @@ const keys = {} as Record<Provider, IssuedApiKey>;
 const connections = {} as Record<Exclude<Provider, 'sandbox'>, PspConnection>;
 
 beforeAll(async () => {
-  psps = await startPspStack();
+  psps = await startPspStack({ fakes: FAKES });
   ({ stack, stripe, mollie, adyen } = psps);
   for (const provider of ['sandbox', 'stripe', 'mollie', 'adyen'] as const) {
     keys[provider] = await stack.issueKey(`${provider}reusable`, 'test');
@@ -482,6 +486,7 @@ describe('pending refunds of a reusable link', () => {
       undefined,
       're_PendingRefundA0000000000',
       now,
+      anyRefunds,
       'pay_PendingRefundA000000000',
     );
     const reserved = await refundLedger().reserve(link, refund, {

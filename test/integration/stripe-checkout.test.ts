@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migratedConnectionId } from '../../functions/domain/connection.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
-import { configureLegacyStripe } from '../support/connections.ts';
+import { configureLegacyPsp } from '../support/connections.ts';
 import { type FakeStripe, startFakeStripe } from '../support/fake-stripe.ts';
 import { navigate } from '../support/navigate.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';
@@ -16,7 +16,7 @@ beforeAll(async () => {
   stripe = await startFakeStripe({ secretKey: credentials.secret_key });
   stack = await startTestStack({ environment: { STRIPE_API_URL: stripe.url } });
   key = await stack.issueKey('stripeshop', 'test');
-  await configureLegacyStripe('stripeshop', 'test', credentials);
+  await configureLegacyPsp('stripeshop', 'test', 'stripe', credentials);
 });
 afterAll(async () => {
   await stack.stop();

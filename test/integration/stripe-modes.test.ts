@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StripePspFactory } from '../../functions/adapters/psp/stripe-psp.ts';
+import { checkCredentials } from '../../functions/adapters/psp/kit/credentials.ts';
+import { stripe } from '../../functions/adapters/psp/stripe-descriptor.ts';
+import { createFactory, type StripePsp } from '../../functions/adapters/psp/stripe-psp.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
 import { InvalidNotificationError, PspNotConfiguredError } from '../../functions/domain/errors.ts';
 import { PspRefusalError } from '../../functions/ports/psp.ts';
 import { type FakeStripe, startFakeStripe } from '../support/fake-stripe.ts';
+import { testPspRuntime } from '../support/psp-fakes.ts';
 import { orderLink, sessionRequest, storedConnection } from '../support/psp-fixtures.ts';
 
 const testKey = 'sk_test_modes_123';
@@ -15,12 +18,18 @@ const rotatedWebhookSecret = 'whsec_rotated_222';
 let testStripe: FakeStripe;
 let liveStripe: FakeStripe;
 const secrets = new Map<string, string>();
-const secretStore = { get: async (name: string) => secrets.get(name) };
 
 const store = (connection: PspConnection, credentials: Record<string, string>) =>
   secrets.set(connection.secret_name as string, JSON.stringify(credentials));
-const factoryFor = (stripe: FakeStripe) =>
-  new StripePspFactory({ secrets: secretStore, endpoint: stripe.endpoint });
+const factoryFor = (fake: FakeStripe) => {
+  const factory = createFactory(testPspRuntime({ secrets, apiUrl: fake.url }));
+  return { create: async (connection: PspConnection) => (await factory.create(connection)) as StripePsp };
+};
+/** What the descriptor says is wrong with credentials for a connection of `mode`, or undefined. */
+const problemOf = (credentials: unknown, mode: 'test' | 'live') => {
+  const checked = checkCredentials(stripe, credentials, mode);
+  return checked.ok ? undefined : checked.problem;
+};
 
 beforeAll(async () => {
   testStripe = await startFakeStripe({ secretKey: testKey, secretKeys: [rotatedTestKey] });
@@ -33,25 +42,15 @@ afterAll(async () => {
 
 describe('Stripe credentials match the connection’s mode', () => {
   it('refuses a test key for a live connection, and a live key for a test one, when they are stored', () => {
-    const factory = factoryFor(testStripe);
-    expect(() =>
-      factory.checkCredentials({ secret_key: testKey, webhook_secret: webhookSecret }, 'live'),
-    ).toThrow(/live-mode Stripe connection needs a secret key sk_live_/);
-    expect(() =>
-      factory.checkCredentials({ secret_key: liveKey, webhook_secret: webhookSecret }, 'test'),
-    ).toThrow(/sk_test_/);
-    expect(() =>
-      factory.checkCredentials({ secret_key: 'rk_live_abc', webhook_secret: webhookSecret }, 'live'),
-    ).not.toThrow();
-    expect(() => factory.checkCredentials({ secret_key: testKey, webhook_secret: 'secret' }, 'test')).toThrow(
-      /whsec_/,
+    expect(problemOf({ secret_key: testKey, webhook_secret: webhookSecret }, 'live')).toMatch(
+      /live-mode Stripe connection needs a secret key sk_live_/,
     );
-    expect(() =>
-      factory.checkCredentials(
-        { secret_key: testKey, webhook_secret: webhookSecret, previous_webhook_secret: 'x' },
-        'test',
-      ),
-    ).toThrow(/previous_webhook_secret/);
+    expect(problemOf({ secret_key: liveKey, webhook_secret: webhookSecret }, 'test')).toMatch(/sk_test_/);
+    expect(problemOf({ secret_key: 'rk_live_abc', webhook_secret: webhookSecret }, 'live')).toBeUndefined();
+    expect(problemOf({ secret_key: testKey, webhook_secret: 'secret' }, 'test')).toMatch(/whsec_/);
+    expect(
+      problemOf({ secret_key: testKey, webhook_secret: webhookSecret, previous_webhook_secret: 'x' }, 'test'),
+    ).toMatch(/previous_webhook_secret/);
   });
 
   it('never serves a live connection with an sk_test_ key found in the secret store', async () => {

@@ -1,6 +1,7 @@
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STRIPE_SESSION_LIMITS, StripePsp } from '../../functions/adapters/psp/stripe-psp.ts';
+import { stripe as descriptor } from '../../functions/adapters/psp/stripe-descriptor.ts';
+import { StripePsp, stripeEndpoint } from '../../functions/adapters/psp/stripe-psp.ts';
 import { detailsPspPageAsks } from '../../functions/domain/buyer.ts';
 import { sessionExpiry } from '../../functions/domain/checkout.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
@@ -8,6 +9,7 @@ import { InvalidNotificationError } from '../../functions/domain/errors.ts';
 import { newPaymentLink, type PaymentLink } from '../../functions/domain/payment-link.ts';
 import { PspRefusalError } from '../../functions/ports/psp.ts';
 import { type FakeStripe, startFakeStripe } from '../support/fake-stripe.ts';
+import { declaredInterfaces, interfaceCapabilities } from '../support/psp-fakes.ts';
 
 const credentials = { secret_key: 'sk_test_fake_123', webhook_secret: 'whsec_fake_456' };
 let stripe: FakeStripe;
@@ -26,7 +28,7 @@ const connection: PspConnection = {
 
 beforeAll(async () => {
   stripe = await startFakeStripe({ secretKey: credentials.secret_key });
-  psp = new StripePsp(Stripe, credentials, connection, stripe.endpoint);
+  psp = new StripePsp(Stripe, credentials, connection, stripeEndpoint(stripe.url));
 });
 afterAll(() => stripe.stop());
 
@@ -55,6 +57,10 @@ const checkout = (paymentLink: PaymentLink, expiresAt: Date, locale = 'en') => (
 });
 
 describe('the Stripe adapter, through the official SDK against a Stripe-speaking server', () => {
+  it('has the capabilities its descriptor declares, and no other', () => {
+    expect(interfaceCapabilities(psp)).toEqual(declaredInterfaces(descriptor));
+  });
+
   it('creates a Checkout Session with the amount in minor units, the link as client_reference_id and the expiry', async () => {
     const paymentLink = link('10.5', 'EUR');
     const expiresAt = new Date(Math.floor(Date.now() / 1000 + 3600) * 1000);
@@ -179,7 +185,7 @@ describe('the Stripe adapter, through the official SDK against a Stripe-speaking
       // A link about to expire: its session gets the shortest life Stripe allows.
       const soon = link('10.00', 'EUR', new Date(Date.now() + 5 * 60_000).toISOString());
       const session = await psp.createSession(
-        checkout(soon, sessionExpiry(soon, new Date(), STRIPE_SESSION_LIMITS)),
+        checkout(soon, sessionExpiry(soon, new Date(), descriptor.sessionLimits)),
       );
       const created = stripe.sessions.get(session.id)!;
       expect(Number(created.expires_at) - Number(created.created)).toBeGreaterThanOrEqual(30 * 60);
@@ -193,7 +199,7 @@ describe('the Stripe adapter, through the official SDK against a Stripe-speaking
     const ours = new Date(Date.now() + 1_500);
     const lasting = link('10.00', 'EUR');
     const session = await psp.createSession(
-      checkout(lasting, sessionExpiry(lasting, ours, STRIPE_SESSION_LIMITS)),
+      checkout(lasting, sessionExpiry(lasting, ours, descriptor.sessionLimits)),
     );
     const created = stripe.sessions.get(session.id)!;
     expect(Number(created.expires_at) - Number(created.created)).toBeLessThanOrEqual(24 * 3600);
@@ -256,7 +262,7 @@ describe('the Stripe adapter, through the official SDK against a Stripe-speaking
       ...checkout(asking, new Date(Date.now() + 3_600_000)),
       references: { client_reference_id: 'crm-7781', prefilled_email: 'kim@example.com' },
       // As checkout decides it: what our page does not ask first.
-      pageAsks: detailsPspPageAsks(asking.collect, 'stripe'),
+      pageAsks: detailsPspPageAsks(asking.collect, descriptor.pageAsks),
     });
     expect(stripe.requests.at(-1)?.form).toMatchObject({
       client_reference_id: 'crm-7781',
@@ -301,7 +307,7 @@ describe('the Stripe adapter, through the official SDK against a Stripe-speaking
     );
     await psp.createSession({
       ...checkout(optional, new Date(Date.now() + 3_600_000)),
-      pageAsks: detailsPspPageAsks(optional.collect, 'stripe'),
+      pageAsks: detailsPspPageAsks(optional.collect, descriptor.pageAsks),
     });
     const form = stripe.requests.at(-1)?.form ?? {};
     expect(form['phone_number_collection[enabled]']).toBeUndefined();

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import * as hmacModule from '@adyen/api-library/lib/src/utils/hmacValidator.js';
 import { type RecordedPspRequest, startFakePspServer } from './fake-psp-server.ts';
 import { type ContractExchange, loadPspContract } from './psp-contract.ts';
+import type { PspFakeDefinition } from './psp-fakes.ts';
 
 // A CommonJS module: Node's namespace holds its `exports` as the default, vitest's interop the class itself.
 type Signer = import('@adyen/api-library/lib/src/utils/hmacValidator.js').default;
@@ -358,3 +359,19 @@ export async function startFakeAdyen(options: {
     stop: server.stop,
   };
 }
+
+/** The fake as the test stacks start it (test/support/psp-stack.ts), with credentials it accepts. */
+export const ADYEN_FAKE = {
+  provider: 'adyen',
+  credentials: {
+    api_key: 'AQE-fakepsp-adyen-test-key',
+    merchant_account: 'AdyenFakePspECOM',
+    hmac_key: '44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056',
+    environment: 'test',
+  },
+  async start() {
+    const { api_key, merchant_account } = ADYEN_FAKE.credentials;
+    const fake = await startFakeAdyen({ apiKeys: [api_key], merchantAccount: merchant_account });
+    return Object.assign(fake, { apiUrl: fake.url });
+  },
+} as const satisfies PspFakeDefinition;

@@ -1,6 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { type RecordedPspRequest, startFakePspServer } from './fake-psp-server.ts';
 import { type ContractExchange, loadPspContract } from './psp-contract.ts';
+import type { PspFakeDefinition } from './psp-fakes.ts';
 
 export type FakeCkoLink = {
   id: string;
@@ -123,7 +124,13 @@ export async function startFakeCheckout(options: {
       return answer;
     },
     {
-      document: loadPspContract('checkout'),
+      document: loadPspContract('checkout', {
+        // Checkout.com ignores fields it does not know, and its public document predates fields its API takes (a
+        // payment link's `processing_channel_id`, `capture`, `allow_payment_methods`), which this fake checks.
+        openRequestBodies: true,
+        // Its dates are `ISO 8601 date and time`, its own name for what `date-time` checks.
+        formats: ['ISO 8601 date and time'],
+      }),
       outside: (path) => path.startsWith('/link/'),
       refuse: (violations) => error(422, violations),
     },
@@ -393,3 +400,23 @@ export async function startFakeCheckout(options: {
     stop: server.stop,
   };
 }
+
+/** The fake as the test stacks start it (test/support/psp-stack.ts), with credentials it accepts. */
+export const CHECKOUT_FAKE = {
+  provider: 'checkout',
+  /** A sandbox connection's credentials as `npm run psp -- add` stores them. */
+  credentials: {
+    secret_key: 'sk_sbox_m73dzbpy7cf3gfd46xr4yj5xo4e',
+    processing_channel_id: 'pc_q4dbxom5jbgudnjzjpz7j2z6uq',
+    signature_key: 'whsk_fake-checkout-signature-key',
+  },
+  async start() {
+    const { secret_key, processing_channel_id, signature_key } = CHECKOUT_FAKE.credentials;
+    const fake = await startFakeCheckout({
+      secretKeys: [secret_key],
+      processingChannelId: processing_channel_id,
+      signatureKey: signature_key,
+    });
+    return Object.assign(fake, { apiUrl: fake.url });
+  },
+} as const satisfies PspFakeDefinition;

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { type RecordedPspRequest, startFakePspServer } from './fake-psp-server.ts';
 import { type ContractExchange, loadPspContract } from './psp-contract.ts';
+import type { PspFakeDefinition } from './psp-fakes.ts';
 
 /** Payment `locale`: the enum of Mollie's OpenAPI document (`locale` schema). */
 export const MOLLIE_LOCALES = [
@@ -143,7 +144,11 @@ export async function startFakeMollie(options: { apiKeys: string[] }): Promise<F
       return answer;
     },
     {
-      document: loadPspContract('mollie'),
+      document: loadPspContract('mollie', {
+        // Mollie's `entity-*` schemas describe a resource for both directions: their `required` lists are the
+        // answer's (a refund's `id`, `resource`, `createdAt`); each `*-request` schema adds what a request needs.
+        answerOnlyRequired: (name) => name.startsWith('entity-'),
+      }),
       // Mollie's validation answer: 422 with the first problem in `detail`.
       refuse: (violations) => error(422, 'Unprocessable Entity', violations[0] as string),
     },
@@ -314,3 +319,13 @@ export async function startFakeMollie(options: { apiKeys: string[] }): Promise<F
     stop: server.stop,
   };
 }
+
+/** The fake as the test stacks start it (test/support/psp-stack.ts), with credentials it accepts. */
+export const MOLLIE_FAKE = {
+  provider: 'mollie',
+  credentials: { api_key: 'test_fakepspMollie7LxsDOtmnkVtjNVWXL' },
+  async start() {
+    const fake = await startFakeMollie({ apiKeys: [MOLLIE_FAKE.credentials.api_key] });
+    return Object.assign(fake, { apiUrl: fake.apiEndpoint });
+  },
+} as const satisfies PspFakeDefinition;

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { isDeepStrictEqual } from 'node:util';
 import { type RecordedPspRequest, startFakePspServer } from './fake-psp-server.ts';
 import { type ContractExchange, loadPspContract, type PspContract } from './psp-contract.ts';
+import type { PspFakeDefinition } from './psp-fakes.ts';
 
 type Money = { currency_code: string; value: string };
 
@@ -534,3 +535,23 @@ async function startApprovalPage(
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
 }
+
+/** The fake as the test stacks start it (test/support/psp-stack.ts), with credentials it accepts. */
+export const PAYPAL_FAKE = {
+  provider: 'paypal',
+  credentials: {
+    client_id: 'AfakepspPaypalClient_0123456789',
+    client_secret: 'EfakepspPaypalSecret_0123456789',
+    webhook_id: '4JH86294D6297924G',
+    environment: 'sandbox',
+  },
+  async start() {
+    const { client_id, client_secret, webhook_id } = PAYPAL_FAKE.credentials;
+    const fake = await startFakePaypal({
+      clientId: client_id,
+      clientSecret: client_secret,
+      webhookId: webhook_id,
+    });
+    return Object.assign(fake, { apiUrl: fake.url });
+  },
+} as const satisfies PspFakeDefinition;

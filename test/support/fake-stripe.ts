@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
 import { type ContractExchange, decodeForm, loadPspContract } from './psp-contract.ts';
+import type { PspFakeDefinition } from './psp-fakes.ts';
 
 /** A request the fake received, with its form-encoded body decoded into flat `a[b][0]` keys. */
 export interface RecordedRequest {
@@ -229,7 +230,9 @@ export async function startFakeStripe(options: {
   const nowSeconds = () => Math.floor((Date.now() + state.clockAheadMs) / 1000);
   const isLive = (key: string) => /^(sk|rk)_live_/.test(key);
 
-  const contract = loadPspContract('stripe');
+  const contract = loadPspContract(new URL('../contracts/stripe.trimmed.json', import.meta.url), {
+    formEncoded: true,
+  });
   const exchanges: ContractExchange[] = [];
   const violations: string[] = [];
 
@@ -597,3 +600,13 @@ export async function startFakeStripe(options: {
       }),
   };
 }
+
+/** The fake as the test stacks start it (test/support/psp-stack.ts), with credentials it accepts. */
+export const STRIPE_FAKE = {
+  provider: 'stripe',
+  credentials: { secret_key: 'sk_test_fakepsp_123', webhook_secret: 'whsec_fakepsp_456' },
+  async start() {
+    const fake = await startFakeStripe({ secretKey: STRIPE_FAKE.credentials.secret_key });
+    return Object.assign(fake, { apiUrl: fake.url });
+  },
+} as const satisfies PspFakeDefinition;

@@ -2,6 +2,7 @@ import type { Provider, PspConnection } from '../../functions/domain/connection.
 import { newPaymentId } from '../../functions/domain/payment.ts';
 import { newPaymentLink, type PaymentLink } from '../../functions/domain/payment-link.ts';
 import type { Mode } from '../../functions/domain/principal.ts';
+import type { RefundRules } from '../../functions/domain/refund.ts';
 import type { SessionRequest } from '../../functions/ports/psp.ts';
 
 /**
@@ -52,3 +53,9 @@ export function sessionRequest(
     paymentMethods: null,
   };
 }
+
+/** A PSP that takes any refund, in part too, of every amount: for tests of refunds whose PSP does not matter. */
+export const anyRefunds = (provider: string): RefundRules => ({
+  amounts: { psp: provider },
+  refunds: 'partial',
+});

@@ -48,10 +48,10 @@ import {
 } from '../../functions/domain/session-budgets.ts';
 import { MAX_METADATA_BYTES } from '../../functions/http/metadata-limits.ts';
 import { MAX_DESCRIPTION_LENGTH } from '../../functions/http/schemas.ts';
-import { orderLink, storedConnection } from '../support/psp-fixtures.ts';
+import { anyRefunds, orderLink, storedConnection } from '../support/psp-fixtures.ts';
 
 const now = new Date('2026-01-01T10:00:00Z');
-const a = storedConnection('stripe', 'test', 'pc_a');
+const a = storedConnection('acmepay', 'test', 'pc_a');
 const b = storedConnection('mollie', 'test', 'pc_b');
 const inOneHour = new Date(now.getTime() + 3_600_000).toISOString();
 
@@ -624,7 +624,7 @@ describe('payments of a reusable link', () => {
     ) as Payment;
     return addPayment(
       link,
-      { id, connection_id: 'pc_a', provider: 'stripe', reference: `ref_${id}`, amount: link.amount! },
+      { id, connection_id: 'pc_a', provider: 'acmepay', reference: `ref_${id}`, amount: link.amount! },
       toPaymentResource(payment, link),
       now,
     );
@@ -670,7 +670,7 @@ describe('payments of a reusable link', () => {
     const payment = {
       id: 'pay_1',
       connection_id: 'pc_a',
-      provider: 'stripe' as const,
+      provider: 'acmepay',
       reference: 'r',
       amount: reusableLink().amount!,
     };
@@ -729,7 +729,7 @@ describe('a reusable link at every per-link limit', () => {
         {
           id,
           connection_id: a.id,
-          provider: 'stripe',
+          provider: 'acmepay',
           reference: payment.provider_reference,
           amount: link.amount!,
         },
@@ -741,7 +741,14 @@ describe('a reusable link at every per-link limit', () => {
     link = {
       ...link,
       refunds: Array.from({ length: MAX_REFUNDS_PER_LINK }, (_, index) => ({
-        ...requestRefund(link, { value: '0.01', currency: 'EUR' }, newId('re'), now, paymentIds[index]),
+        ...requestRefund(
+          link,
+          { value: '0.01', currency: 'EUR' },
+          newId('re'),
+          now,
+          anyRefunds,
+          paymentIds[index],
+        ),
         status: 'failed' as const,
         failure: { code: 'psp_refused', message: 'f'.repeat(MAX_FAILURE_MESSAGE_LENGTH) },
         provider_reference: `re_${'r'.repeat(24)}`,

@@ -14,7 +14,7 @@ const connection = {
   id: 'pc_PayPal00000000000000000',
   account: 'acme',
   mode: 'test' as const,
-  provider: 'stripe' as const,
+  provider: 'acmepay',
   name: 'Deferred',
   enabled: true,
   simulate: null,
@@ -76,7 +76,7 @@ function capturingPsp() {
   const captures: string[] = [];
   const voids: string[] = [];
   const psp = {
-    provider: 'stripe',
+    provider: 'acmepay',
     captureSession: async ({ id, paymentId }: { id: string; paymentId: string }) => {
       captures.push(paymentId);
       return {
@@ -108,7 +108,7 @@ describe('deferred capture: capture only while the link can be paid by the attem
       {
         id: 'pay_other',
         connection_id: 'pc_x',
-        provider: 'stripe',
+        provider: 'acmepay',
         reference: 'r',
         amount: { value: '10', currency: 'EUR' },
       },

@@ -9,6 +9,7 @@ import {
   update,
 } from '../../functions/domain/payment-link.ts';
 import { requestRefund } from '../../functions/domain/refund.ts';
+import { anyRefunds } from '../support/psp-fixtures.ts';
 
 const now = new Date('2026-11-27T10:00:00Z');
 const principal = { account: 'acme', mode: 'test' } as const;
@@ -75,7 +76,7 @@ describe('a link item stored before a field existed', () => {
       payment: {
         id: 'pay_Old0000000000000000000001',
         connection_id: 'pc_x',
-        provider: 'stripe',
+        provider: 'acmepay',
         reference: 'pi_1',
       },
       connections: ['pc_x'],
@@ -184,7 +185,7 @@ function used(link: PaymentLink): PaymentLink {
     ? addPayment(link, first, resourceOf(first), now)?.after
     : markPaid(link, first, now)?.after;
   if (!paid) throw new Error('not paid');
-  const refund = requestRefund(paid, eur('1.00'), 're_1', now, 'pay_1');
+  const refund = requestRefund(paid, eur('1.00'), 're_1', now, anyRefunds, 'pay_1');
   return {
     ...paid,
     reported_payments: ['pay_0'],

@@ -1,13 +1,14 @@
 import type { Order } from '@paypal/paypal-server-sdk';
 import { describe, expect, it } from 'vitest';
 import { verificationBody } from '../../functions/adapters/psp/paypal-client.ts';
-import { paypalLocale } from '../../functions/adapters/psp/paypal-psp.ts';
+import { paypal } from '../../functions/adapters/psp/paypal-descriptor.ts';
+import { paypalLocale, paypalValue } from '../../functions/adapters/psp/paypal-psp.ts';
 import {
   paypalNotification,
   paypalOrderStatus,
   paypalRefundStatus,
 } from '../../functions/adapters/psp/paypal-statuses.ts';
-import { paypalValue, pspAmountProblem } from '../../functions/domain/psp-amounts.ts';
+import { amountProblem } from '../../functions/domain/psp-rules.ts';
 
 const order = (status: string, capture?: string): Order =>
   ({
@@ -148,9 +149,9 @@ describe('PayPal’s amounts and locales', () => {
   });
 
   it('refuses currencies PayPal does not take, and decimals where it takes none', () => {
-    expect(pspAmountProblem('paypal', { value: '10.00', currency: 'RON' }, 'payment')).toMatch(/RON/);
-    expect(pspAmountProblem('paypal', { value: '10.50', currency: 'HUF' }, 'payment')).toMatch(/decimals/);
-    expect(pspAmountProblem('paypal', { value: '10.50', currency: 'EUR' }, 'refund')).toBeUndefined();
+    expect(amountProblem(paypal.amounts, { value: '10.00', currency: 'RON' }, 'payment')).toMatch(/RON/);
+    expect(amountProblem(paypal.amounts, { value: '10.50', currency: 'HUF' }, 'payment')).toMatch(/decimals/);
+    expect(amountProblem(paypal.amounts, { value: '10.50', currency: 'EUR' }, 'refund')).toBeUndefined();
   });
 
   it('spells our locale as PayPal’s language-region tag', () => {

@@ -1,58 +1,16 @@
 import type { ModificationsApi } from '@adyen/api-library/lib/src/services/checkout/modificationsApi.js';
 import type { PaymentLinksApi } from '@adyen/api-library/lib/src/services/checkout/paymentLinksApi.js';
 import { CALL_BUDGETS } from '../../domain/call-budgets.ts';
-import type { Mode } from '../../domain/principal.ts';
+import type { adyen } from './adyen-descriptor.ts';
+import type { CredentialsOf } from './kit/credentials.ts';
 
 // CommonJS declarations: under NodeNext their `export default` is the `default` member of the module.
 type AdyenClient = typeof import('@adyen/api-library/lib/src/client.js').default;
 type ClientInterface = import('@adyen/api-library/lib/src/httpClient/clientInterface.js').default;
 type HmacValidator = import('@adyen/api-library/lib/src/utils/hmacValidator.js').default;
 
-/** A connection's stored credentials (docs/orchestration.md#adyen). */
-export interface AdyenCredentials {
-  api_key: string;
-  merchant_account: string;
-  /** The HMAC key of the connection's webhook (hex), and the one it replaces while a rotation overlaps. */
-  hmac_key: string;
-  previous_hmac_key?: string;
-  environment: Mode;
-  /** Live only: the `[random]-[company name]` prefix of the account's live endpoints. */
-  live_endpoint_url_prefix?: string;
-}
-
-const HEX_KEY = /^[0-9A-Fa-f]{32,128}$/;
-
-/** Throws unless `credentials` are Adyen credentials of the connection's `mode`. */
-export function checkAdyenCredentials(credentials: unknown, mode: Mode): AdyenCredentials {
-  const given = (credentials ?? {}) as Partial<Record<keyof AdyenCredentials, unknown>>;
-  const text = (value: unknown) => (typeof value === 'string' && value.trim() !== '' ? value : undefined);
-  const shape =
-    'An Adyen connection needs {"api_key", "merchant_account", "hmac_key" (hex), "environment": "test"|"live"} and, live, "live_endpoint_url_prefix".';
-  const apiKey = text(given.api_key);
-  const merchantAccount = text(given.merchant_account);
-  const hmacKey = text(given.hmac_key);
-  const previousHmacKey = text(given.previous_hmac_key);
-  if (!apiKey || !merchantAccount || !hmacKey || !HEX_KEY.test(hmacKey)) throw new Error(shape);
-  if (previousHmacKey !== undefined && !HEX_KEY.test(previousHmacKey)) throw new Error(shape);
-  if (given.environment !== 'test' && given.environment !== 'live') throw new Error(shape);
-  if (given.environment !== mode) {
-    throw new Error(
-      `A ${mode}-mode Adyen connection needs credentials of Adyen's ${mode} environment, not ${given.environment}.`,
-    );
-  }
-  const prefix = text(given.live_endpoint_url_prefix);
-  if (mode === 'live' && (!prefix || !/^[A-Za-z0-9-]+$/.test(prefix))) {
-    throw new Error('A live Adyen connection needs its live_endpoint_url_prefix (Customer Area, API URLs).');
-  }
-  return {
-    api_key: apiKey,
-    merchant_account: merchantAccount,
-    hmac_key: hmacKey,
-    ...(previousHmacKey ? { previous_hmac_key: previousHmacKey } : {}),
-    environment: mode,
-    ...(prefix ? { live_endpoint_url_prefix: prefix } : {}),
-  };
-}
+/** A connection's stored credentials (its descriptor's `credentials`, docs/orchestration.md#adyen). */
+export type AdyenCredentials = CredentialsOf<NonNullable<typeof adyen.credentials>>;
 
 /** The part of the SDK the adapter uses, loaded by the factory. */
 export interface AdyenSdk {

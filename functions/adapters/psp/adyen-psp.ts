@@ -5,9 +5,7 @@ import type { PspConnection } from '../../domain/connection.ts';
 import { InvalidNotificationError } from '../../domain/errors.ts';
 import type { Amount } from '../../domain/money.ts';
 import type { PspSession } from '../../domain/payment-link.ts';
-import type { PaymentMethod } from '../../domain/payment-methods.ts';
-import type { Mode } from '../../domain/principal.ts';
-import { adyenMinorUnits, fromAdyenMinorUnits, pspAmountProblem } from '../../domain/psp-amounts.ts';
+import { amountProblem, fromPspMinorUnits, pspMinorUnits } from '../../domain/psp-rules.ts';
 import {
   type Psp,
   type PspFailure,
@@ -20,8 +18,11 @@ import {
   type SessionEnd,
   type SessionRequest,
 } from '../../ports/psp.ts';
+import type { EndsSessions, Refunds } from '../../ports/psp-capabilities.ts';
+import type { PspRuntime } from '../../ports/psp-descriptor.ts';
 import { adyenBuyer, adyenShopperFields } from './adyen-buyer.ts';
-import { type AdyenCredentials, type AdyenSdk, checkAdyenCredentials, loadAdyenSdk } from './adyen-client.ts';
+import { type AdyenCredentials, type AdyenSdk, loadAdyenSdk } from './adyen-client.ts';
+import { adyen } from './adyen-descriptor.ts';
 import {
   type Authorisation,
   authorisationOf,
@@ -29,30 +30,16 @@ import {
   notificationBatchOf,
   refundOutcomeOf,
 } from './adyen-notifications.ts';
-import {
-  messageOf,
-  type PspOperation,
-  pspFailure,
-  RecentFacts,
-  StoredCredentialsPspFactory,
-  statusOf,
-  translatedCall,
-} from './psp-calls.ts';
+import { messageOf, type PspOperation, pspFailure, statusOf, translatedCall } from './kit/calls.ts';
+import { storedCredentialsFactory } from './kit/factory.ts';
+import { RecentFacts } from './kit/recent-facts.ts';
 
-export const ADYEN_PROVIDER = 'adyen' as const;
 /** Adyen's answer to a notification it must not send again (docs.adyen.com "Accept webhooks"). */
 export const ADYEN_ACK = { contentType: 'text/plain', body: '[accepted]' } as const;
 
-/** Payment links live up to 70 days at Adyen (24 hours unless told otherwise); we keep to a day. */
-export const ADYEN_SESSION_LIMITS = {
-  minMs: 15 * 60_000,
-  maxMs: 70 * 24 * 3_600_000,
-  preferredMs: 24 * 3_600_000,
-};
-
-/** The amount as Adyen takes it, in its minor units of the currency (`adyenMinorUnits`). */
+/** The amount as Adyen takes it, in its minor units of the currency (its descriptor's `amounts`). */
 export function adyenAmount(amount: Amount): { currency: string; value: number } {
-  return { currency: amount.currency, value: Number(adyenMinorUnits(amount)) };
+  return { currency: amount.currency, value: Number(pspMinorUnits(adyen.amounts, amount)) };
 }
 
 /** Adyen keeps an idempotency key for at least 7 days after its first request. */
@@ -65,10 +52,10 @@ export const ADYEN_IDEMPOTENCY_WINDOW_MS = 7 * 24 * 3_600_000;
  * Adyen has no API to read a payment or a refund back, so the PSP reference of a payment and the outcome of a
  * refund are taken from verified notifications (docs/orchestration.md#adyen).
  */
-export class AdyenPsp implements Psp {
-  readonly provider = ADYEN_PROVIDER;
+export class AdyenPsp implements Psp, EndsSessions, Refunds {
+  readonly provider = adyen.id;
   readonly checkoutOrigin: string;
-  readonly sessionLimits = ADYEN_SESSION_LIMITS;
+  readonly sessionLimits = adyen.sessionLimits;
   readonly idempotencyWindowMs = ADYEN_IDEMPOTENCY_WINDOW_MS;
   readonly notificationAck = ADYEN_ACK;
   private readonly sdk: AdyenSdk;
@@ -111,10 +98,10 @@ export class AdyenPsp implements Psp {
     });
   }
 
-  /** Refuses (`PspRefusalError`), without calling Adyen, an amount Adyen cannot take (`pspAmountProblem`). */
+  /** Refuses (`PspRefusalError`), without calling Adyen, an amount Adyen cannot take (`amountProblem`). */
   async createSession(checkout: SessionRequest): Promise<PspSession> {
     const { link, amount } = checkout;
-    const problem = pspAmountProblem(this.provider, amount, 'payment');
+    const problem = amountProblem(adyen.amounts, amount, 'payment');
     if (problem) throw new PspRefusalError(problem);
     const lines = linesCharging(link.line_items, amount);
     const created = await this.call('session', () =>
@@ -129,7 +116,11 @@ export class AdyenPsp implements Psp {
           shopperLocale: adyenLocale(checkout.locale),
           ...(lines ? { lineItems: lines.map(adyenLineItem) } : {}),
           ...(checkout.paymentMethods
-            ? { allowedPaymentMethods: checkout.paymentMethods.map((method) => ADYEN_METHODS[method]) }
+            ? {
+                allowedPaymentMethods: checkout.paymentMethods.flatMap(
+                  (method) => adyen.methods[method] ?? [],
+                ),
+              }
             : {}),
           reusable: false,
           ...adyenShopperFields(checkout),
@@ -223,7 +214,7 @@ export class AdyenPsp implements Psp {
       // Known only from the AUTHORISATION notification: Adyen cannot be asked for it.
       paymentReference: paid && confirmed ? authorised.pspReference : null,
       // The link's amount is what Adyen charges on it: it takes no other from the buyer.
-      amount: fromAdyenMinorUnits(paymentLink.amount),
+      amount: fromPspMinorUnits(adyen.amounts, paymentLink.amount.value, paymentLink.amount.currency),
       // The environment answered: test credentials only reach Adyen's test platform, live ones its live one.
       livemode: this.credentials.environment === 'live',
       ...(paid ? await adyenBuyer(paymentLink) : {}),
@@ -250,10 +241,10 @@ export class AdyenPsp implements Psp {
   /**
    * Adyen's 4xx answers are refusals (e.g. 422: the payment cannot be refunded), except `isRefusalStatus`'s and
    * error 704, a request with the same idempotency key still being processed. An amount Adyen cannot express is
-   * refused without calling it (`pspAmountProblem`).
+   * refused without calling it (`amountProblem`).
    */
   async refund(request: PspRefundRequest): Promise<PspRefundStatus> {
-    const problem = pspAmountProblem(this.provider, request.amount, 'refund');
+    const problem = amountProblem(adyen.amounts, request.amount, 'refund');
     if (problem) throw new PspRefusalError(problem);
     const response = await this.call('refund', () =>
       this.sdk.modifications.refundCapturedPayment(
@@ -314,18 +305,13 @@ function adyenErrorMessage(error: unknown): string {
 }
 
 /**
- * Adyen for each connection whose credentials are stored under its `secret_name` (see `AdyenCredentials`).
- * `apiUrl` points the SDK elsewhere than Adyen's endpoints (tests).
+ * Adyen for each connection whose credentials are stored under its `secret_name`. `ADYEN_API_URL` points the SDK
+ * elsewhere than Adyen's endpoints (tests).
  */
-export class AdyenPspFactory extends StoredCredentialsPspFactory<AdyenCredentials> {
-  readonly provider = ADYEN_PROVIDER;
-  protected parse(credentials: unknown, mode: Mode): AdyenCredentials {
-    return checkAdyenCredentials(credentials, mode);
-  }
-
-  protected async build(credentials: AdyenCredentials, connection: PspConnection): Promise<Psp> {
-    return new AdyenPsp(await loadAdyenSdk(credentials, this.apiUrl), credentials, connection);
-  }
+export function createFactory(runtime: PspRuntime) {
+  return storedCredentialsFactory(adyen, runtime.secrets, async (credentials, connection) => {
+    return new AdyenPsp(await loadAdyenSdk(credentials, runtime.apiUrl), credentials, connection);
+  });
 }
 
 const ADYEN_DEFAULT_REGION: Record<string, string> = { en: 'US', nl: 'NL', de: 'DE', fr: 'FR', es: 'ES' };
@@ -351,19 +337,3 @@ function adyenLineItem(item: LineItem) {
     ...(item.tax_rate ? { taxPercentage: Math.round(Number(item.tax_rate) * 100) } : {}),
   };
 }
-
-/** Our payment methods as Adyen's `allowedPaymentMethods` types (docs/orchestration.md#payment-methods). */
-const ADYEN_METHODS: Record<PaymentMethod, string> = {
-  card: 'scheme',
-  applepay: 'applepay',
-  googlepay: 'googlepay',
-  ideal: 'ideal',
-  bancontact: 'bcmc',
-  sepa_debit: 'sepadirectdebit',
-  paypal: 'paypal',
-  eps: 'eps',
-  przelewy24: 'onlineBanking_PL',
-  klarna: 'klarna',
-  blik: 'blik',
-  twint: 'twint',
-};

@@ -1,9 +1,9 @@
 import { linesCharging } from '../../domain/amount.ts';
 import type { PspConnection } from '../../domain/connection.ts';
 import { InvalidNotificationError } from '../../domain/errors.ts';
+import { toMinorUnits } from '../../domain/money.ts';
 import type { PspSession } from '../../domain/payment-link.ts';
-import type { Mode } from '../../domain/principal.ts';
-import { checkoutMinorUnits, fromCheckoutMinorUnits, pspAmountProblem } from '../../domain/psp-amounts.ts';
+import { amountProblem, fromPspMinorUnits } from '../../domain/psp-rules.ts';
 import {
   type Psp,
   type PspFailure,
@@ -14,19 +14,19 @@ import {
   PspRefusalError,
   type PspSessionStatus,
   pspFailureOf,
-  type SessionEnd,
   type SessionRequest,
 } from '../../ports/psp.ts';
+import type { CapturesLater, Refunds, VoidsAuthorizations } from '../../ports/psp-capabilities.ts';
+import type { PspRuntime } from '../../ports/psp-descriptor.ts';
 import {
   type CheckoutCredentials,
   type CheckoutSdk,
-  checkCheckoutCredentials,
   loadCheckoutSdk,
   validCkoSignature,
 } from './checkout-client.ts';
+import { checkoutCom } from './checkout-descriptor.ts';
 import {
   billingCountry,
-  CHECKOUT_METHODS,
   CKO_REFUND_EVENTS,
   type CkoAction,
   type CkoPayment,
@@ -39,23 +39,9 @@ import {
   paymentStateOf,
   unpaidLinkStateOf,
 } from './checkout-wire.ts';
-import {
-  messageOf,
-  type PspOperation,
-  pspFailure,
-  RecentFacts,
-  StoredCredentialsPspFactory,
-  translatedCall,
-} from './psp-calls.ts';
-
-export const CHECKOUT_PROVIDER = 'checkout' as const;
-
-/** A payment link lives from 1 second to 14 days (`expires_in`, 86400 s unless told); we keep to a day. */
-export const CHECKOUT_SESSION_LIMITS = {
-  minMs: 15 * 60_000,
-  maxMs: 14 * 24 * 3_600_000,
-  preferredMs: 24 * 3_600_000,
-};
+import { messageOf, type PspOperation, pspFailure, translatedCall } from './kit/calls.ts';
+import { storedCredentialsFactory } from './kit/factory.ts';
+import { RecentFacts } from './kit/recent-facts.ts';
 
 /** Checkout.com answers a repeated `Cko-Idempotency-Key` as the first request for 24 hours. */
 export const CHECKOUT_IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000;
@@ -68,10 +54,10 @@ export const CHECKOUT_IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000;
  * notifications carry a `Cko-Signature` HMAC of the body with the connection's signature key
  * (docs/orchestration.md#checkoutcom).
  */
-export class CheckoutPsp implements Psp {
-  readonly provider = CHECKOUT_PROVIDER;
+export class CheckoutPsp implements Psp, CapturesLater, VoidsAuthorizations, Refunds {
+  readonly provider = checkoutCom.id;
   readonly checkoutOrigin: string;
-  readonly sessionLimits = CHECKOUT_SESSION_LIMITS;
+  readonly sessionLimits = checkoutCom.sessionLimits;
   readonly idempotencyWindowMs = CHECKOUT_IDEMPOTENCY_WINDOW_MS;
   private readonly sdk: CheckoutSdk;
   private readonly credentials: CheckoutCredentials;
@@ -132,20 +118,20 @@ export class CheckoutPsp implements Psp {
     });
   }
 
-  /** Refuses (`PspRefusalError`), without calling Checkout.com, an amount it cannot take (`pspAmountProblem`). */
+  /** Refuses (`PspRefusalError`), without calling Checkout.com, an amount it cannot take (`amountProblem`). */
   async createSession(checkout: SessionRequest): Promise<PspSession> {
     const { link, amount } = checkout;
-    const problem = pspAmountProblem(this.provider, amount, 'payment');
+    const problem = amountProblem(checkoutCom.amounts, amount, 'payment');
     if (problem) throw new PspRefusalError(problem);
     const lines = linesCharging(link.line_items, amount);
     const expiresIn = Math.max(1, Math.floor((checkout.expiresAt.getTime() - Date.now()) / 1000));
     const created = (await this.call('session', () =>
       this.sdk.paymentLinks.create({
-        amount: Number(checkoutMinorUnits(amount)),
+        amount: Number(toMinorUnits(amount)),
         currency: amount.currency,
         reference: checkout.paymentId,
         description: (link.description || `Payment ${link.id}`).slice(0, 100),
-        expires_in: Math.min(expiresIn, CHECKOUT_SESSION_LIMITS.maxMs / 1000),
+        expires_in: Math.min(expiresIn, checkoutCom.sessionLimits.maxMs / 1000),
         billing: { address: { country: billingCountry(checkout.locale) } },
         ...(lines ? { products: lines.map(checkoutProduct) } : {}),
         ...checkoutBuyerReferences(checkout),
@@ -155,7 +141,11 @@ export class CheckoutPsp implements Psp {
         // Authorize only: the link cannot be ended, so we capture while it can still be paid by this attempt.
         capture: false,
         ...(checkout.paymentMethods
-          ? { allow_payment_methods: [...new Set(checkout.paymentMethods.map((m) => CHECKOUT_METHODS[m]))] }
+          ? {
+              allow_payment_methods: [
+                ...new Set(checkout.paymentMethods.flatMap((m) => checkoutCom.methods[m] ?? [])),
+              ],
+            }
           : {}),
       }),
     )) as { id?: string; expires_on?: string; _links?: { redirect?: { href?: string } } };
@@ -228,18 +218,9 @@ export class CheckoutPsp implements Psp {
       paymentId: text(metadata.payment_id) ?? text(charged.reference),
       linkId: text(metadata.link_id),
       ...(payment ? paymentStateOf(payment) : unpaidLinkStateOf(link as CkoPaymentLink)),
-      amount: fromCheckoutMinorUnits(charged.amount, charged.currency),
+      amount: fromPspMinorUnits(checkoutCom.amounts, charged.amount, charged.currency),
       livemode: this.livemode,
     };
-  }
-
-  /**
-   * A payment link cannot be ended at Checkout.com: `refused`, without a call, and the caller reads the session
-   * back; an attempt still payable there is released (docs/orchestration.md#deferred-capture), and an
-   * authorization made on it later is voided (`voidAuthorization`).
-   */
-  async expireSession(_session: PspSession): Promise<SessionEnd> {
-    return 'refused';
   }
 
   /**
@@ -295,16 +276,16 @@ export class CheckoutPsp implements Psp {
   /**
    * Refunds with our refund id as the `Cko-Idempotency-Key`; Checkout.com accepts (202) and tells the outcome
    * in `payment_refunded` or `payment_refund_declined`, or in the payment's actions. A 4xx is a refusal
-   * (`isRefusalStatus`). An amount it cannot take is refused without calling it (`pspAmountProblem`).
+   * (`isRefusalStatus`). An amount it cannot take is refused without calling it (`amountProblem`).
    */
   async refund(request: PspRefundRequest): Promise<PspRefundStatus> {
-    const problem = pspAmountProblem(this.provider, request.amount, 'refund');
+    const problem = amountProblem(checkoutCom.amounts, request.amount, 'refund');
     if (problem) throw new PspRefusalError(problem);
     const accepted = (await this.call('refund', () =>
       this.sdk.payments.refund(
         request.paymentReference,
         {
-          amount: Number(checkoutMinorUnits(request.amount)),
+          amount: Number(toMinorUnits(request.amount)),
           reference: request.refundId,
           metadata: { link_id: request.linkId, refund_id: request.refundId },
         },
@@ -356,19 +337,16 @@ function checkoutErrorMessage(error: unknown): string {
 }
 
 /**
- * Checkout.com for each connection whose credentials are stored under its `secret_name` (see
- * `CheckoutCredentials`). `apiUrl` points the SDK elsewhere than Checkout.com's hosts (`CHECKOUT_API_URL`).
+ * Checkout.com for each connection whose credentials are stored under its `secret_name`. `CHECKOUT_API_URL` points
+ * the SDK elsewhere than Checkout.com's hosts (tests). A payment link cannot be ended at Checkout.com, so its
+ * adapter cannot end a session (`EndsSessions`): an attempt still payable there is released
+ * (docs/orchestration.md#deferred-capture), and an authorization made on it later is voided (`voidAuthorization`).
  */
-export class CheckoutPspFactory extends StoredCredentialsPspFactory<CheckoutCredentials> {
-  readonly provider = CHECKOUT_PROVIDER;
-  protected parse(credentials: unknown, mode: Mode): CheckoutCredentials {
-    return checkCheckoutCredentials(credentials, mode);
-  }
-
-  protected async build(credentials: CheckoutCredentials, connection: PspConnection): Promise<Psp> {
-    const sdk = await loadCheckoutSdk(credentials, this.apiUrl);
-    return new CheckoutPsp(sdk, credentials, connection, this.apiUrl);
-  }
+export function createFactory(runtime: PspRuntime) {
+  return storedCredentialsFactory(checkoutCom, runtime.secrets, async (credentials, connection) => {
+    const sdk = await loadCheckoutSdk(credentials, runtime.apiUrl);
+    return new CheckoutPsp(sdk, credentials, connection, runtime.apiUrl);
+  });
 }
 
 /**

@@ -1,7 +1,6 @@
 import type { LineItem } from '../../domain/amount.ts';
 import { InvalidNotificationError } from '../../domain/errors.ts';
-import type { PaymentMethod } from '../../domain/payment-methods.ts';
-import { checkoutMinorUnits } from '../../domain/psp-amounts.ts';
+import { toMinorUnits } from '../../domain/money.ts';
 import type { PspSessionStatus } from '../../ports/psp.ts';
 
 /**
@@ -165,21 +164,5 @@ export function billingCountry(tag: string): string {
  * field of its own for the tax).
  */
 export function checkoutProduct(item: LineItem) {
-  return { name: item.name, quantity: item.quantity, price: Number(checkoutMinorUnits(item.unit_amount)) };
+  return { name: item.name, quantity: item.quantity, price: Number(toMinorUnits(item.unit_amount)) };
 }
-
-/** Our payment methods as a payment link's `allow_payment_methods` (docs/orchestration.md#payment-methods). */
-export const CHECKOUT_METHODS: Record<PaymentMethod, string> = {
-  card: 'card',
-  applepay: 'applepay',
-  googlepay: 'googlepay',
-  ideal: 'ideal',
-  bancontact: 'bancontact',
-  sepa_debit: 'sepa',
-  paypal: 'paypal',
-  eps: 'eps',
-  przelewy24: 'p24',
-  klarna: 'klarna',
-  blik: 'blik',
-  twint: 'twint',
-};

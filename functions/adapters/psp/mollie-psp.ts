@@ -10,8 +10,6 @@ import type { PspConnection } from '../../domain/connection.ts';
 import { InvalidNotificationError } from '../../domain/errors.ts';
 import { type Amount, fromMinorUnits, minorUnits, toMinorUnits } from '../../domain/money.ts';
 import type { PspSession } from '../../domain/payment-link.ts';
-import type { PaymentMethod } from '../../domain/payment-methods.ts';
-import type { Mode } from '../../domain/principal.ts';
 import {
   type Psp,
   type PspFailure,
@@ -25,30 +23,19 @@ import {
   type SessionEnd,
   type SessionRequest,
 } from '../../ports/psp.ts';
-import type { SecretStore } from '../../ports/secret-store.ts';
+import type { EndsSessions, Refunds } from '../../ports/psp-capabilities.ts';
+import type { PspRuntime } from '../../ports/psp-descriptor.ts';
 import {
   messageOf,
   type PspOperation,
   pspFailure,
-  RecentFacts,
-  StoredCredentialsPspFactory,
   statusOf,
   translatedCall,
   withinPspBudget,
-} from './psp-calls.ts';
-
-export const MOLLIE_PROVIDER = 'mollie' as const;
-
-/**
- * Mollie decides how long an open payment lives (per method, from minutes to days for bank transfers) and
- * says so in `expiresAt`; without it we assume the shortest common window, 15 minutes.
- */
-export const MOLLIE_SESSION_LIMITS = { minMs: 15 * 60_000, maxMs: 15 * 60_000, preferredMs: 15 * 60_000 };
-
-/** A connection's stored credentials (docs/orchestration.md#mollie). */
-export interface MollieCredentials {
-  api_key: string;
-}
+} from './kit/calls.ts';
+import { storedCredentialsFactory } from './kit/factory.ts';
+import { RecentFacts } from './kit/recent-facts.ts';
+import { mollie } from './mollie-descriptor.ts';
 
 /** Mollie wants exactly the currency's decimals ("10.50", "500" for JPY); merchants may send "10.5". */
 export function mollieAmount(amount: Amount): { currency: string; value: string } {
@@ -82,7 +69,6 @@ export function mollieRefundDescription(request: Pick<PspRefundRequest, 'linkId'
   return `Refund: ${request.description || request.linkId}`.slice(0, 255);
 }
 
-const API_KEY = /^(test|live)_[A-Za-z0-9]{30,}$/;
 const PAYMENT_ID = /^tr_[A-Za-z0-9]+$/;
 
 /** What each Mollie payment status means for the attempt (docs.mollie.com "Handling payment status"). */
@@ -121,10 +107,10 @@ function refundStateOf(refund: Refund): PspRefundStatus {
  * webhook carries only `id=tr_…`, unsigned, so every notification is answered by fetching that payment with
  * the connection's own key (a payment of another account or mode is not found, or not of this mode).
  */
-export class MolliePsp implements Psp {
-  readonly provider = MOLLIE_PROVIDER;
+export class MolliePsp implements Psp, EndsSessions, Refunds {
+  readonly provider = mollie.id;
   readonly checkoutOrigin = 'https://www.mollie.com';
-  readonly sessionLimits = MOLLIE_SESSION_LIMITS;
+  readonly sessionLimits = mollie.sessionLimits;
   /** Mollie promises no retention of idempotency keys; an hour is the figure we rely on (docs/decisions.md). */
   readonly idempotencyWindowMs = 3_600_000;
   private readonly mollie: MollieClient;
@@ -177,7 +163,7 @@ export class MolliePsp implements Psp {
         ...(checkout.paymentMethods
           ? {
               method: [
-                ...new Set(checkout.paymentMethods.map((method) => MOLLIE_METHODS[method])),
+                ...new Set(checkout.paymentMethods.flatMap((method) => mollie.methods[method] ?? [])),
               ] as PaymentMethodName[],
             }
           : {}),
@@ -300,46 +286,20 @@ export class MolliePsp implements Psp {
   }
 }
 
-/** Throws unless `credentials` is a Mollie API key of `mode` (`test_…` or `live_…`). */
-export function checkMollieCredentials(credentials: unknown, mode: Mode): MollieCredentials {
-  const apiKey = (credentials as Partial<MollieCredentials> | null)?.api_key;
-  if (typeof apiKey !== 'string' || !API_KEY.test(apiKey)) {
-    throw new Error('A Mollie connection needs an API key: {"api_key": "test_…" or "live_…"}.');
-  }
-  if (!apiKey.startsWith(`${mode}_`)) {
-    throw new Error(
-      `A ${mode}-mode Mollie connection needs a ${mode}_… API key, not ${apiKey.slice(0, 5)}….`,
-    );
-  }
-  return { api_key: apiKey };
-}
-
 /**
- * Mollie for each connection whose credentials are stored under its `secret_name` as `{"api_key": "…"}`.
- * `apiEndpoint` points the SDK elsewhere than `https://api.mollie.com/v2/` (tests: a Mollie-speaking server).
+ * Mollie for each connection whose credentials are stored under its `secret_name`. `MOLLIE_API_URL` points the
+ * SDK elsewhere than `https://api.mollie.com/v2/` (tests: a Mollie-speaking server).
  */
-export class MolliePspFactory extends StoredCredentialsPspFactory<MollieCredentials> {
-  readonly provider = MOLLIE_PROVIDER;
-  private readonly apiEndpoint: string | undefined;
-
-  constructor(options: { secrets: SecretStore; apiEndpoint?: string | undefined }) {
-    super({ secrets: options.secrets });
-    this.apiEndpoint = options.apiEndpoint;
-  }
-
-  protected parse(credentials: unknown, mode: Mode): MollieCredentials {
-    return checkMollieCredentials(credentials, mode);
-  }
-
-  protected async build(credentials: MollieCredentials, connection: PspConnection): Promise<Psp> {
+export function createFactory(runtime: PspRuntime) {
+  return storedCredentialsFactory(mollie, runtime.secrets, async (credentials, connection) => {
     // Loaded here, not at module scope: only functions that talk to Mollie evaluate the SDK (docs/performance.md).
     const { createMollieClient } = await import('@mollie/api-client');
-    const mollie = createMollieClient({
+    const client = createMollieClient({
       apiKey: credentials.api_key,
-      ...(this.apiEndpoint ? { apiEndpoint: this.apiEndpoint } : {}),
+      ...(runtime.apiUrl ? { apiEndpoint: runtime.apiUrl } : {}),
     });
-    return new MolliePsp(mollie, connection);
-  }
+    return new MolliePsp(client, connection);
+  });
 }
 
 /** The locales Mollie's hosted checkout takes for our languages (Mollie's `locale` enum, `ll_RR`). */
@@ -374,20 +334,3 @@ function mollieLine(item: LineItem) {
       : {}),
   };
 }
-
-/** Our payment methods as Mollie's `method` values (docs/orchestration.md#payment-methods). */
-const MOLLIE_METHODS: Record<PaymentMethod, string> = {
-  card: 'creditcard',
-  applepay: 'applepay',
-  // Mollie offers Google Pay on its card method.
-  googlepay: 'creditcard',
-  ideal: 'ideal',
-  bancontact: 'bancontact',
-  sepa_debit: 'directdebit',
-  paypal: 'paypal',
-  eps: 'eps',
-  przelewy24: 'przelewy24',
-  klarna: 'klarna',
-  blik: 'blik',
-  twint: 'twint',
-};

@@ -1,6 +1,5 @@
 import type { OrdersController, PaymentsController } from '@paypal/paypal-server-sdk';
 import { CALL_BUDGETS } from '../../domain/call-budgets.ts';
-import type { Mode } from '../../domain/principal.ts';
 
 /** PayPal's two environments and the API origin of each (the SDK's `Environment`). */
 export const PAYPAL_ENVIRONMENTS = ['sandbox', 'live'] as const;
@@ -20,9 +19,6 @@ export interface PaypalCredentials {
   /** `sandbox` for a test-mode connection, `live` for a live one; absent: the mode's. */
   environment: PaypalEnvironment;
 }
-
-/** The environment a connection of `mode` must use. */
-export const paypalEnvironmentOf = (mode: Mode): PaypalEnvironment => (mode === 'live' ? 'live' : 'sandbox');
 
 /** The SDK's controllers for one connection, and what its webhook verification needs besides. */
 export interface PaypalClient {

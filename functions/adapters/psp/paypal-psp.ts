@@ -2,10 +2,9 @@ import type { Order, Refund } from '@paypal/paypal-server-sdk';
 import { type LineItem, linesCharging } from '../../domain/amount.ts';
 import type { PspConnection } from '../../domain/connection.ts';
 import { InvalidNotificationError } from '../../domain/errors.ts';
-import type { Amount } from '../../domain/money.ts';
+import { type Amount, minorUnits } from '../../domain/money.ts';
 import type { PspSession } from '../../domain/payment-link.ts';
-import type { Mode } from '../../domain/principal.ts';
-import { paypalValue, pspAmountProblem } from '../../domain/psp-amounts.ts';
+import { amountProblem, pspMinorUnits } from '../../domain/psp-rules.ts';
 import {
   type Psp,
   type PspFailure,
@@ -16,42 +15,21 @@ import {
   PspRefusalError,
   type PspSessionStatus,
   pspFailureOf,
-  type SessionEnd,
   type SessionRequest,
 } from '../../ports/psp.ts';
+import type { CapturesLater, Refunds } from '../../ports/psp-capabilities.ts';
+import type { PspRuntime } from '../../ports/psp-descriptor.ts';
+import { messageOf, type PspOperation, pspFailure, statusOf, translatedCall } from './kit/calls.ts';
+import { storedCredentialsFactory } from './kit/factory.ts';
 import {
   createPaypalClient,
-  PAYPAL_ENVIRONMENTS,
   type PaypalClient,
   type PaypalCredentials,
-  type PaypalEnvironment,
-  paypalEnvironmentOf,
   verificationBody,
 } from './paypal-client.ts';
+import { paypal, paypalEnvironmentOf } from './paypal-descriptor.ts';
 import { paypalBuyer, paypalNotification, paypalOrderStatus, paypalRefundStatus } from './paypal-statuses.ts';
-import {
-  messageOf,
-  type PspOperation,
-  pspFailure,
-  StoredCredentialsPspFactory,
-  statusOf,
-  translatedCall,
-} from './psp-calls.ts';
 
-export const PAYPAL_PROVIDER = 'paypal' as const;
-
-/**
- * A buyer has 3 hours to approve a PayPal order (PayPal's Orders v2 "Order expiration"); we ask for nothing
- * longer, and never capture one whose link could no longer be paid (docs/orchestration.md#deferred-capture).
- */
-export const PAYPAL_SESSION_LIMITS = {
-  minMs: 3 * 3_600_000,
-  maxMs: 3 * 3_600_000,
-  preferredMs: 3 * 3_600_000,
-};
-
-const CLIENT_ID = /^[A-Za-z0-9_-]{16,128}$/;
-const WEBHOOK_ID = /^[A-Z0-9]{8,64}$/;
 const ORDER_ID = /^[A-Z0-9]{8,36}$/;
 
 /**
@@ -62,10 +40,10 @@ const ORDER_ID = /^[A-Z0-9]{8,36}$/;
  * promise never to capture it. Notifications are verified by PayPal's own verification call for the
  * connection's webhook id; what they name is then read back from PayPal.
  */
-export class PaypalPsp implements Psp {
-  readonly provider = PAYPAL_PROVIDER;
+export class PaypalPsp implements Psp, CapturesLater, Refunds {
+  readonly provider = paypal.id;
   readonly checkoutOrigin: string;
-  readonly sessionLimits = PAYPAL_SESSION_LIMITS;
+  readonly sessionLimits = paypal.sessionLimits;
   /** PayPal keeps a `PayPal-Request-Id` for at least 6 hours for captures and refunds (its idempotency guide). */
   readonly idempotencyWindowMs = 6 * 3_600_000;
   /** PayPal's verification call, before the order is read. */
@@ -111,7 +89,7 @@ export class PaypalPsp implements Psp {
   }
 
   async createSession(checkout: SessionRequest): Promise<PspSession> {
-    const problem = pspAmountProblem(this.provider, checkout.amount, 'payment');
+    const problem = amountProblem(paypal.amounts, checkout.amount, 'payment');
     if (problem) throw new PspRefusalError(`PayPal refused the session: ${problem}`);
     if (checkout.paymentMethods && !checkout.paymentMethods.includes('paypal')) {
       throw new PspRefusalError('PayPal refused the session: it serves the paypal method only.');
@@ -202,17 +180,9 @@ export class PaypalPsp implements Psp {
     }
   }
 
-  /**
-   * PayPal has no call to void an order: `refused`, without a call, so that the caller reads the order back and
-   * the deferred-capture rule releases it (docs/orchestration.md#deferred-capture).
-   */
-  async expireSession(_session: PspSession): Promise<SessionEnd> {
-    return 'refused';
-  }
-
   /** `POST /v2/payments/captures/{id}/refund`, our refund id as `PayPal-Request-Id` and `invoice_id`. */
   async refund(request: PspRefundRequest): Promise<PspRefundStatus> {
-    const problem = pspAmountProblem(this.provider, request.amount, 'refund');
+    const problem = amountProblem(paypal.amounts, request.amount, 'refund');
     if (problem) throw new PspRefusalError(`PayPal: ${problem}`);
     const refund = await this.call('refund', () =>
       this.client.payments.refundCapturedPayment({
@@ -307,43 +277,24 @@ export function paypalLocale(tag: string): string {
   return `${tag}-${PAYPAL_DEFAULT_REGION[tag] ?? 'US'}`;
 }
 
-/** Throws unless `credentials` are PayPal REST credentials of `mode`'s environment; the checked credentials. */
-export function checkPaypalCredentials(credentials: unknown, mode: Mode): PaypalCredentials {
-  const given = (credentials ?? {}) as Partial<Record<keyof PaypalCredentials, unknown>>;
-  const { client_id, client_secret, webhook_id } = given;
-  if (
-    typeof client_id !== 'string' ||
-    !CLIENT_ID.test(client_id) ||
-    typeof client_secret !== 'string' ||
-    !CLIENT_ID.test(client_secret) ||
-    typeof webhook_id !== 'string' ||
-    !WEBHOOK_ID.test(webhook_id)
-  ) {
-    throw new Error(
-      'A PayPal connection needs {"client_id": "…", "client_secret": "…", "webhook_id": "…", "environment"?: "sandbox" | "live"}.',
-    );
-  }
-  const expected = paypalEnvironmentOf(mode);
-  const environment = given.environment ?? expected;
-  if (!PAYPAL_ENVIRONMENTS.includes(environment as PaypalEnvironment) || environment !== expected) {
-    throw new Error(
-      `A ${mode}-mode PayPal connection needs the ${expected} environment, not ${String(environment)}.`,
-    );
-  }
-  return { client_id, client_secret, webhook_id, environment: expected };
+/**
+ * PayPal for each connection whose credentials are stored under its `secret_name`, in its mode's environment.
+ * `PAYPAL_API_URL` sends the SDK's calls elsewhere than PayPal's API origin (tests: a PayPal-speaking server).
+ * PayPal has no call to void an order, so its adapter cannot end a session (`EndsSessions`): an attempt is
+ * released by our promise never to capture it (docs/orchestration.md#deferred-capture).
+ */
+export function createFactory(runtime: PspRuntime) {
+  return storedCredentialsFactory(paypal, runtime.secrets, async (stored, connection) => {
+    const credentials = { ...stored, environment: paypalEnvironmentOf(connection.mode) };
+    return new PaypalPsp(await createPaypalClient(credentials, runtime.apiUrl), credentials, connection);
+  });
 }
 
-/**
- * PayPal for each connection whose credentials are stored under its `secret_name`. `apiUrl` sends the SDK's
- * calls elsewhere than PayPal's API origin (tests: a PayPal-speaking server, `PAYPAL_API_URL`).
- */
-export class PaypalPspFactory extends StoredCredentialsPspFactory<PaypalCredentials> {
-  readonly provider = PAYPAL_PROVIDER;
-  protected parse(credentials: unknown, mode: Mode): PaypalCredentials {
-    return checkPaypalCredentials(credentials, mode);
-  }
-
-  protected async build(credentials: PaypalCredentials, connection: PspConnection): Promise<Psp> {
-    return new PaypalPsp(await createPaypalClient(credentials, this.apiUrl), credentials, connection);
-  }
+/** The amount as PayPal's `value`: a decimal string with PayPal's decimals of the currency ("10.50", "500"). */
+export function paypalValue(amount: Amount): string {
+  const digits = paypal.amounts.exponents?.[amount.currency] ?? minorUnits(amount.currency) ?? 2;
+  const minor = pspMinorUnits(paypal.amounts, amount)
+    .toString()
+    .padStart(digits + 1, '0');
+  return digits === 0 ? minor : `${minor.slice(0, -digits)}.${minor.slice(-digits)}`;
 }

@@ -8,7 +8,7 @@ import {
   SANDBOX_SIGNATURE_HEADER,
   type SandboxNotificationBody,
   signSandboxPayload,
-} from './sandbox-psp.ts';
+} from './sandbox-notifications.ts';
 
 /**
  * The sandbox's outgoing side: it tells the service a session completed through the same public endpoint a

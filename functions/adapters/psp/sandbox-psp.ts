@@ -1,8 +1,7 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { PSP_CALL_TIMEOUT_MS } from '../../domain/call-budgets.ts';
 import { BUILT_IN_SANDBOX_ID, type PspConnection } from '../../domain/connection.ts';
 import { InvalidNotificationError } from '../../domain/errors.ts';
 import type { PspSession } from '../../domain/payment-link.ts';
-import { MODES, type Mode } from '../../domain/principal.ts';
 import { randomBase62 } from '../../domain/random.ts';
 import {
   type Psp,
@@ -15,57 +14,18 @@ import {
   type SessionEnd,
   type SessionRequest,
 } from '../../ports/psp.ts';
+import type { EndsSessions, Refunds } from '../../ports/psp-capabilities.ts';
+import type { PspRuntime } from '../../ports/psp-descriptor.ts';
 import type { SandboxSession, SandboxSessionStore } from '../../ports/sandbox-sessions.ts';
+import { sandbox } from './sandbox-descriptor.ts';
+import {
+  parseSandboxNotification,
+  SANDBOX_SIGNATURE_HEADER,
+  verifySandboxSignature,
+} from './sandbox-notifications.ts';
 
-/**
- * The sandbox: a simulated PSP built into the service, for test mode and the local stack. Its hosted page lives
- * under `/sandbox/checkout/{session id}` (functions/handlers/sandbox-checkout.ts); Pay completes the session and
- * notifies `POST /psp/sandbox/notifications/{connection id}` exactly as a real PSP would, signed with the
- * sandbox's own secret:
- * `Sandbox-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`.
- */
-export const SANDBOX_PROVIDER = 'sandbox' as const;
-export const SANDBOX_SIGNATURE_HEADER = 'sandbox-signature';
-export const SANDBOX_COMPLETED = 'sandbox.session.completed';
-export const SANDBOX_FAILED = 'sandbox.session.failed';
-/** Signatures older (or newer) than this are refused, so a captured notification cannot be replayed later. */
-export const SANDBOX_SIGNATURE_TOLERANCE_S = 300;
-export const SANDBOX_SESSION_LIMITS = { minMs: 60_000, maxMs: 24 * 3_600_000, preferredMs: 3_600_000 };
 /** How long a payment Pay starts on a `--simulate processing` connection is under way before it succeeds. */
 export const SANDBOX_PROCESSING_MS = 30_000;
-
-export interface SandboxNotificationBody {
-  type: string;
-  session_id: string;
-  link_id: string;
-  mode: Mode;
-  created: number;
-}
-
-export function signSandboxPayload(secret: string, rawBody: string, timestamp: number): string {
-  const mac = createHmac('sha256', secret).update(`${timestamp}.${rawBody}`).digest('hex');
-  return `t=${timestamp},v1=${mac}`;
-}
-
-export function verifySandboxSignature(
-  secret: string,
-  rawBody: string,
-  header: string | undefined,
-  now: Date,
-): boolean {
-  const parts = new Map(
-    (header ?? '').split(',').map((part) => {
-      const at = part.indexOf('=');
-      return [part.slice(0, at).trim(), part.slice(at + 1).trim()] as const;
-    }),
-  );
-  const timestamp = Number(parts.get('t'));
-  const given = Buffer.from(parts.get('v1') ?? '', 'hex');
-  if (!Number.isInteger(timestamp)) return false;
-  if (Math.abs(now.getTime() / 1000 - timestamp) > SANDBOX_SIGNATURE_TOLERANCE_S) return false;
-  const expected = createHmac('sha256', secret).update(`${timestamp}.${rawBody}`).digest();
-  return given.length === expected.length && timingSafeEqual(given, expected);
-}
 
 export interface SandboxPspOptions {
   sessions: SandboxSessionStore;
@@ -79,10 +39,10 @@ export interface SandboxPspOptions {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export class SandboxPsp implements Psp {
-  readonly provider = SANDBOX_PROVIDER;
+export class SandboxPsp implements Psp, EndsSessions, Refunds {
+  readonly provider = sandbox.id;
   readonly checkoutOrigin: string;
-  readonly sessionLimits = SANDBOX_SESSION_LIMITS;
+  readonly sessionLimits = sandbox.sessionLimits;
   /** Its refunds are answered at once and derived from our id: asking again is always safe. */
   readonly idempotencyWindowMs = Number.POSITIVE_INFINITY;
   private readonly options: SandboxPspOptions;
@@ -145,7 +105,7 @@ export class SandboxPsp implements Psp {
     if (!verifySandboxSignature(secret, rawBody, headers[SANDBOX_SIGNATURE_HEADER], this.options.now())) {
       throw new InvalidNotificationError('The Sandbox-Signature header does not verify.');
     }
-    const body = parseBody(rawBody);
+    const body = parseSandboxNotification(rawBody);
     if (!body) throw new InvalidNotificationError('Not a sandbox notification.');
     return [{ type: body.type, sessionId: body.session_id, refundReference: null, livemode: false }];
   }
@@ -222,40 +182,22 @@ function sessionOutcome(
 
 const sandboxRefundReference = (refundId: string) => `sbre_${refundId.slice(refundId.indexOf('_') + 1)}`;
 
-function parseBody(rawBody: string): SandboxNotificationBody | undefined {
-  try {
-    const body = JSON.parse(rawBody) as Partial<SandboxNotificationBody>;
-    if (
-      typeof body.type === 'string' &&
-      typeof body.session_id === 'string' &&
-      typeof body.link_id === 'string' &&
-      MODES.includes(body.mode as Mode)
-    ) {
-      return body as SandboxNotificationBody;
-    }
-  } catch {
-    // not JSON
-  }
-  return undefined;
-}
-
-export class SandboxPspFactory implements PspFactory {
-  readonly provider = SANDBOX_PROVIDER;
-  readonly testModeOnly = true;
-  private readonly options: SandboxPspOptions;
-
-  constructor(options: SandboxPspOptions) {
-    this.options = options;
-  }
-
-  /** The sandbox has no credentials of its own (its signing secret is the service's). */
-  checkCredentials(credentials: unknown, mode: Mode): void {
-    if (mode !== 'test') throw new Error('The sandbox serves test mode only.');
-    if (credentials !== undefined && credentials !== null)
-      throw new Error('The sandbox takes no credentials.');
-  }
-
-  async create(connection: PspConnection): Promise<Psp> {
-    return new SandboxPsp(this.options, connection);
-  }
+/**
+ * The sandbox's connections: the sandbox has no credentials of its own (its signing secret is the service's), and
+ * its sessions live in our own table. A `timeout` connection hangs for the per-try bound of a PSP call.
+ */
+export function createFactory(runtime: PspRuntime): PspFactory {
+  return {
+    create: async (connection) =>
+      new SandboxPsp(
+        {
+          sessions: runtime.sandbox.sessions(),
+          signingSecret: runtime.sandbox.signingSecret,
+          baseUrl: runtime.baseUrl,
+          callTimeoutMs: PSP_CALL_TIMEOUT_MS,
+          now: runtime.now,
+        },
+        connection,
+      ),
+  };
 }

@@ -5,14 +5,12 @@ import type { SessionRequest } from '../../ports/psp.ts';
 
 /** Who pays at Stripe: the buyer questions of a Checkout Session and the answers read back from it. */
 
-export const STRIPE_PROVIDER = 'stripe' as const;
-
 /** The link a session is for: `metadata.link_id`; sessions created before it name it in `client_reference_id`. */
 export const stripeLinkId = (session: Stripe.Checkout.Session): string | null =>
   session.metadata?.link_id ?? session.client_reference_id;
 
 /**
- * What Stripe Checkout asks the buyer beside the e-mail it always asks (`PSP_PAGE_ASKS`): the details of the link's
+ * What Stripe Checkout asks the buyer beside the e-mail it always asks (its descriptor's `pageAsks`): the details of the link's
  * `collect` that checkout gives it to ask (`SessionRequest.pageAsks`), and the e-mail prefilled from the address.
  */
 export function stripeBuyerQuestions({ link, references, pageAsks }: SessionRequest) {

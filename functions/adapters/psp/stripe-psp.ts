@@ -6,13 +6,7 @@ import { InvalidNotificationError } from '../../domain/errors.ts';
 import type { Amount } from '../../domain/money.ts';
 import type { PspSession } from '../../domain/payment-link.ts';
 import type { PaymentMethod } from '../../domain/payment-methods.ts';
-import { MODES, type Mode } from '../../domain/principal.ts';
-import {
-  fromStripeMinorUnits,
-  pspAmountProblem,
-  pspLinesProblem,
-  stripeMinorUnits,
-} from '../../domain/psp-amounts.ts';
+import { amountProblem, fromPspMinorUnits, linesProblem, pspMinorUnits } from '../../domain/psp-rules.ts';
 import {
   type Psp,
   type PspFailure,
@@ -26,64 +20,20 @@ import {
   type SessionEnd,
   type SessionRequest,
 } from '../../ports/psp.ts';
-import type { SecretStore } from '../../ports/secret-store.ts';
-import { messageOf, type PspOperation, pspFailure, StoredCredentialsPspFactory } from './psp-calls.ts';
-import { STRIPE_PROVIDER, stripeBuyer, stripeBuyerQuestions, stripeLinkId } from './stripe-buyer.ts';
+import type { EndsSessions, Refunds } from '../../ports/psp-capabilities.ts';
+import type { PspRuntime } from '../../ports/psp-descriptor.ts';
+import { messageOf, type PspOperation, pspFailure } from './kit/calls.ts';
+import type { CredentialsOf } from './kit/credentials.ts';
+import { storedCredentialsFactory } from './kit/factory.ts';
+import { stripeBuyer, stripeBuyerQuestions, stripeLinkId } from './stripe-buyer.ts';
+import { stripe } from './stripe-descriptor.ts';
 
-export { STRIPE_PROVIDER } from './stripe-buyer.ts';
-/**
- * Stripe Checkout Sessions live 30 minutes to 24 hours after their creation at Stripe, counted in whole seconds
- * (`expires_at`, floored; `created`, Stripe's own clock when the request arrives). The shortest session we ask
- * for is a minute longer, so that flooring and the time the request takes to reach Stripe (at most one call
- * budget) never bring it under 30 minutes; the longest a minute shorter, so that our clock running ahead of
- * Stripe's (two machines' clocks; the checkout's strictly increasing `now`) never brings it over 24 hours. Asking
- * for exactly 24 hours was refused once in a test run, and a refused session is a buyer without a payment page.
- */
-export const STRIPE_SESSION_LIMITS = {
-  minMs: 31 * 60_000,
-  maxMs: 24 * 3_600_000 - 60_000,
-  preferredMs: 24 * 3_600_000 - 60_000,
-};
+/** The Secrets Manager value of a Stripe connection's credentials (its descriptor's `credentials`). */
+export type StripeCredentials = CredentialsOf<NonNullable<typeof stripe.credentials>>;
 
 /** The `unit_amount` Stripe expects for an amount; throws when it has more decimals than Stripe takes. */
 export function stripeUnitAmount(amount: Amount): number {
-  return Number(stripeMinorUnits(amount));
-}
-
-/** The Secrets Manager value of a Stripe connection's credentials (docs/orchestration.md#stripe). */
-export interface StripeCredentials {
-  secret_key: string;
-  webhook_secret: string;
-  /** The signing secret being replaced, accepted while a rotation overlaps. */
-  previous_webhook_secret?: string;
-}
-
-/** Throws unless `credentials` are Stripe credentials of `mode`: a secret or restricted key of that mode. */
-export function checkStripeCredentials(credentials: unknown, mode: Mode): StripeCredentials {
-  const given = (credentials ?? {}) as Partial<Record<keyof StripeCredentials, unknown>>;
-  const key = typeof given.secret_key === 'string' ? given.secret_key : '';
-  if (!/^(sk|rk)_(test|live)_[A-Za-z0-9_]+$/.test(key)) {
-    throw new Error('A Stripe connection needs a secret key sk_test_…/sk_live_… (or a restricted key rk_…).');
-  }
-  if (!key.startsWith(`sk_${mode}_`) && !key.startsWith(`rk_${mode}_`)) {
-    throw new Error(
-      `A ${mode}-mode Stripe connection needs a secret key sk_${mode}_... (or rk_${mode}_...).`,
-    );
-  }
-  const secret = (value: unknown) => typeof value === 'string' && /^whsec_[A-Za-z0-9_]+$/.test(value);
-  if (!secret(given.webhook_secret)) {
-    throw new Error('A Stripe connection needs its webhook signing secret whsec_....');
-  }
-  if (given.previous_webhook_secret !== undefined && !secret(given.previous_webhook_secret)) {
-    throw new Error('previous_webhook_secret must be a webhook signing secret whsec_....');
-  }
-  return {
-    secret_key: key,
-    webhook_secret: given.webhook_secret as string,
-    ...(given.previous_webhook_secret
-      ? { previous_webhook_secret: given.previous_webhook_secret as string }
-      : {}),
-  };
+  return Number(pspMinorUnits(stripe.amounts, amount));
 }
 
 /** Events about a refund: its outcome is then fetched with `retrieveRefund`. */
@@ -96,10 +46,22 @@ export interface StripeEndpoint {
   protocol: 'http' | 'https';
 }
 
-export class StripePsp implements Psp {
-  readonly provider = STRIPE_PROVIDER;
+/** The endpoint of an `<ID>_API_URL` (`STRIPE_API_URL`). */
+export function stripeEndpoint(apiUrl: string | undefined): StripeEndpoint | undefined {
+  if (!apiUrl) return undefined;
+  const url = new URL(apiUrl);
+  const https = url.protocol === 'https:';
+  return {
+    host: url.hostname,
+    port: Number(url.port || (https ? 443 : 80)),
+    protocol: https ? 'https' : 'http',
+  };
+}
+
+export class StripePsp implements Psp, EndsSessions, Refunds {
+  readonly provider = stripe.id;
   readonly checkoutOrigin = 'https://checkout.stripe.com';
-  readonly sessionLimits = STRIPE_SESSION_LIMITS;
+  readonly sessionLimits = stripe.sessionLimits;
   /** Stripe removes idempotency keys once they are 24 hours old. */
   readonly idempotencyWindowMs = 24 * 3_600_000;
   private readonly sdk: typeof Stripe;
@@ -131,14 +93,14 @@ export class StripePsp implements Psp {
 
   /**
    * Refuses (`PspRefusalError`), without calling Stripe, an amount Stripe would refuse: the total
-   * (`pspAmountProblem`) or any line's unit amount (`pspLinesProblem`), since Stripe checks each.
+   * (`amountProblem`) or any line's unit amount (`linesProblem`), since Stripe checks each.
    */
   async createSession(checkout: SessionRequest): Promise<PspSession> {
     const lines = stripeLines(checkout);
     const problem =
-      pspAmountProblem(this.provider, checkout.amount, 'payment') ??
-      pspLinesProblem(
-        this.provider,
+      amountProblem(stripe.amounts, checkout.amount, 'payment') ??
+      linesProblem(
+        stripe.amounts,
         lines.map((line) => line.unit_amount),
       );
     if (problem) throw new PspRefusalError(problem);
@@ -175,7 +137,11 @@ export class StripePsp implements Psp {
         },
       })),
       ...(checkout.paymentMethods
-        ? { allowed_payment_method_types: [...new Set(checkout.paymentMethods.map(stripeMethod))] }
+        ? {
+            allowed_payment_method_types: [
+              ...new Set(checkout.paymentMethods.flatMap((method) => stripeMethod(method) ?? [])),
+            ],
+          }
         : {}),
       success_url: checkout.successUrl,
       cancel_url: checkout.cancelUrl,
@@ -250,7 +216,7 @@ export class StripePsp implements Psp {
       amount:
         session.amount_total === null || !session.currency
           ? null
-          : fromStripeMinorUnits(session.amount_total, session.currency),
+          : fromPspMinorUnits(stripe.amounts, session.amount_total, session.currency),
       livemode: session.livemode,
       ...(paid ? await stripeBuyer(session) : {}),
     };
@@ -274,7 +240,7 @@ export class StripePsp implements Psp {
    * outcome open (`isRefusalStatus`).
    */
   async refund(request: PspRefundRequest): Promise<PspRefundStatus> {
-    const problem = pspAmountProblem(this.provider, request.amount, 'refund');
+    const problem = amountProblem(stripe.amounts, request.amount, 'refund');
     if (problem) throw new PspRefusalError(problem);
     const refund = await this.call('refund', () =>
       this.stripe.refunds.create(
@@ -345,58 +311,17 @@ function refundStatus(refund: Stripe.Refund): PspRefundStatus {
   };
 }
 
-/** Stripe for each connection whose credentials are stored under its `secret_name` (see `StripeCredentials`). */
-export class StripePspFactory extends StoredCredentialsPspFactory<StripeCredentials> {
-  readonly provider = STRIPE_PROVIDER;
-  private readonly endpoint: StripeEndpoint | undefined;
-
-  constructor(options: { secrets: SecretStore; endpoint?: StripeEndpoint | undefined }) {
-    super({ secrets: options.secrets });
-    this.endpoint = options.endpoint;
-  }
-
-  protected parse(credentials: unknown, mode: Mode): StripeCredentials {
-    return checkStripeCredentials(credentials, mode);
-  }
-
-  protected async build(credentials: StripeCredentials, connection: PspConnection): Promise<Psp> {
-    // Loaded here, not at module scope: functions that never serve a Stripe connection never evaluate the
-    // SDK, and functions that use no PSP at all do not bundle it (docs/performance.md).
-    const { default: sdk } = await import('stripe');
-    return new StripePsp(sdk, credentials, connection, this.endpoint);
-  }
-}
-
 /**
- * The link a Stripe event names, read from the unverified body: only for the notification route of accounts
- * configured before connections existed (`/psp/stripe/notifications`, without a connection id), to find the
- * connection whose credentials then verify it (docs/orchestration.md#migration).
+ * Stripe for each connection whose credentials are stored under its `secret_name`; `STRIPE_API_URL` points the
+ * SDK at a Stripe-speaking server. The SDK is loaded on the first connection built, not with this module: a
+ * function loads this module only to serve a Stripe connection, and the SDK's chunk stays apart from it.
  */
-export function legacyStripeNotificationLink(rawBody: string): { linkId: string; mode: Mode } | undefined {
-  try {
-    const event = JSON.parse(rawBody) as {
-      livemode?: boolean;
-      data?: {
-        object?: {
-          object?: string;
-          client_reference_id?: string;
-          metadata?: { mode?: string; link_id?: string };
-        };
-      };
-    };
-    const object = event.data?.object;
-    // Our sessions name their link in `metadata.link_id`; sessions from before it, in `client_reference_id`.
-    const linkId = object?.metadata?.link_id ?? object?.client_reference_id;
-    if (object?.object !== 'checkout.session' || typeof linkId !== 'string') return undefined;
-    const mode = MODES.includes(object.metadata?.mode as Mode)
-      ? (object.metadata?.mode as Mode)
-      : event.livemode
-        ? 'live'
-        : 'test';
-    return { linkId, mode };
-  } catch {
-    return undefined;
-  }
+export function createFactory(runtime: PspRuntime) {
+  const endpoint = stripeEndpoint(runtime.apiUrl);
+  return storedCredentialsFactory(stripe, runtime.secrets, async (credentials, connection) => {
+    const { default: sdk } = await import('stripe');
+    return new StripePsp(sdk, credentials, connection, endpoint);
+  });
 }
 
 /** Regional variants Stripe Checkout speaks beside plain languages (its `locale` enum). */
@@ -409,20 +334,6 @@ export function stripeLocale(tag: string): Stripe.Checkout.SessionCreateParams.L
   ) as Stripe.Checkout.SessionCreateParams.Locale;
 }
 
-/** Our payment methods as Stripe's `allowed_payment_method_types` (docs/orchestration.md#payment-methods). */
-const STRIPE_METHODS: Record<PaymentMethod, Stripe.Checkout.SessionCreateParams.AllowedPaymentMethodType> = {
-  card: 'card',
-  // Stripe offers the wallets on its card method.
-  applepay: 'card',
-  googlepay: 'card',
-  ideal: 'ideal',
-  bancontact: 'bancontact',
-  sepa_debit: 'sepa_debit',
-  paypal: 'paypal',
-  eps: 'eps',
-  przelewy24: 'p24',
-  klarna: 'klarna',
-  blik: 'blik',
-  twint: 'twint',
-};
-const stripeMethod = (method: PaymentMethod) => STRIPE_METHODS[method];
+/** Our payment method as Stripe's `allowed_payment_method_types` (its descriptor's `methods`). */
+const stripeMethod = (method: PaymentMethod) =>
+  stripe.methods[method] as Stripe.Checkout.SessionCreateParams.AllowedPaymentMethodType | undefined;

@@ -1,0 +1,111 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { PSP_DESCRIPTORS } from '../../functions/adapters/psp/registry.ts';
+import type { PspDescriptor } from '../../functions/ports/psp-descriptor.ts';
+
+/**
+ * A PSP is a folder (docs/orchestration.md#adding-a-psp): no file outside `functions/adapters/psp/<folder>/` names
+ * a PSP, in any spelling (its id, its folder, its flags' prefix, its name as merchants know it), except the
+ * registry, generated files and docs. The rule holds for everything under functions/, lib/, bin/, test/support/,
+ * test/unit/ and test/infra/, for biome.json, vitest.config.ts and package.json's scripts. Integration and
+ * browser tests may name the PSPs they exercise together (a test about one PSP lives in its folder); the sandbox
+ * is part of the service, and the rule does not apply to its name.
+ */
+const root = join(import.meta.dirname, '..', '..');
+
+/** PSPs not yet moved into a folder of their own: the rule waits for them (each its own move). */
+const PENDING = ['stripe', 'mollie', 'adyen', 'paypal', 'checkout'];
+
+const SCOPE = ['functions', 'lib', 'bin', 'test/support', 'test/unit', 'test/infra'];
+const FILES = ['biome.json', 'vitest.config.ts'];
+/** Generated from the registry or the API's schemas, and the template of a docs page. */
+const EXEMPT = [
+  'functions/adapters/psp/registry.ts',
+  'functions/http/openapi-document.ts',
+  'lib/merchant-sdk/api-types.ts',
+  'lib/openapi/api-reference.template.md',
+  // This file names the PSPs that wait for their move.
+  'test/unit/psp-names.test.ts',
+];
+
+const folderOf = (descriptor: PspDescriptor) =>
+  `functions/adapters/psp/${descriptor.id.replaceAll('_', '-')}/`;
+
+/** Every spelling of a PSP's name: `acme_pay`, `acme-pay`, `acmepay` (as in `AcmePay`), its display name. */
+function spellingsOf(descriptor: PspDescriptor): RegExp {
+  const words = [
+    descriptor.id,
+    descriptor.id.replaceAll('_', '-'),
+    descriptor.id.replaceAll('_', ''),
+    descriptor.displayName,
+  ];
+  const escaped = [...new Set(words)].map((word) => word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  return new RegExp(escaped.join('|'), 'i');
+}
+
+function filesUnder(dir: string): string[] {
+  if (!existsSync(join(root, dir))) return [];
+  return readdirSync(join(root, dir), { withFileTypes: true }).flatMap((entry) => {
+    const path = `${dir}/${entry.name}`;
+    if (entry.name === 'node_modules' || entry.name === 'dist') return [];
+    return entry.isDirectory() ? filesUnder(path) : [path];
+  });
+}
+
+/** The text each file of the scope holds, package.json's scripts as their JSON. */
+const texts: [file: string, text: string][] = [
+  ...[...SCOPE.flatMap(filesUnder), ...FILES]
+    .filter((file) => !EXEMPT.includes(file) && !/\.(png|svg|crt|key)$/.test(file))
+    .map((file): [string, string] => [file, readFileSync(join(root, file), 'utf8')]),
+  [
+    'package.json scripts',
+    JSON.stringify(
+      (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: object }).scripts,
+    ),
+  ],
+];
+
+/** The places `descriptor`'s PSP is named outside its folder, as `file:line`. */
+function namedOutside(descriptor: PspDescriptor): string[] {
+  const pattern = spellingsOf(descriptor);
+  const own = folderOf(descriptor);
+  return texts
+    .filter(([file]) => !file.startsWith(own))
+    .flatMap(([file, text]) =>
+      text
+        .split('\n')
+        .flatMap((line, index) => (pattern.test(line) ? [`${file}:${index + 1}: ${line.trim()}`] : [])),
+    );
+}
+
+const moved = PSP_DESCRIPTORS.filter(
+  (descriptor) => descriptor.id !== 'sandbox' && !PENDING.includes(descriptor.id),
+);
+
+describe('a PSP is named only in its own folder, the registry, generated files and docs', () => {
+  it.each(moved.map((descriptor) => [descriptor.id, descriptor] as const))('%s', (_, descriptor) => {
+    expect(existsSync(join(root, folderOf(descriptor), 'descriptor.ts'))).toBe(true);
+    expect(namedOutside(descriptor)).toEqual([]);
+  });
+
+  for (const id of PENDING) it.todo(`${id}: not yet moved into a folder of its own`);
+
+  it('lists as pending only registered PSPs that have no folder yet', () => {
+    const registered = PSP_DESCRIPTORS.map((descriptor) => descriptor.id);
+    for (const id of PENDING) {
+      expect(registered, id).toContain(id);
+      const descriptor = PSP_DESCRIPTORS.find((candidate) => candidate.id === id) as PspDescriptor;
+      expect(existsSync(join(root, folderOf(descriptor))), id).toBe(false);
+    }
+  });
+
+  it('finds a PSP named outside its folder, in each spelling', () => {
+    const acme = { id: 'acme_pay', displayName: 'Acme.Pay' } as PspDescriptor;
+    const pattern = spellingsOf(acme);
+    for (const line of ['ACME_PAY_API_URL', '--acme-pay-secret-key', 'AcmePayPsp', 'as Acme.Pay does']) {
+      expect(pattern.test(line), line).toBe(true);
+    }
+    expect(pattern.test('acme pays')).toBe(false);
+  });
+});

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { sandbox } from '../../functions/adapters/psp/sandbox-descriptor.ts';
+import {
+  signSandboxPayload,
+  verifySandboxSignature,
+} from '../../functions/adapters/psp/sandbox-notifications.ts';
+import { SandboxPsp } from '../../functions/adapters/psp/sandbox-psp.ts';
+import { PSP_CALL_TIMEOUT_MS } from '../../functions/domain/call-budgets.ts';
+import { builtInSandbox } from '../../functions/domain/connection.ts';
+import { declaredInterfaces, interfaceCapabilities } from '../support/psp-fakes.ts';
+
+const now = new Date('2026-01-01T10:00:00Z');
+
+describe('the sandbox adapter', () => {
+  it('has the capabilities its descriptor declares, and no other', () => {
+    const psp = new SandboxPsp(
+      {
+        sessions: {} as never,
+        signingSecret: async () => 's3cret',
+        baseUrl: 'http://localhost',
+        callTimeoutMs: PSP_CALL_TIMEOUT_MS,
+        now: () => now,
+      },
+      builtInSandbox('acme', 'test'),
+    );
+    expect(interfaceCapabilities(psp)).toEqual(declaredInterfaces(sandbox));
+    expect(psp.sessionLimits).toBe(sandbox.sessionLimits);
+  });
+});
+
+describe('sandbox notification signatures', () => {
+  const body = '{"type":"sandbox.session.completed"}';
+  const t = Math.floor(now.getTime() / 1000);
+
+  it('verify with the same secret, body and a fresh timestamp', () => {
+    expect(verifySandboxSignature('s3cret', body, signSandboxPayload('s3cret', body, t), now)).toBe(true);
+  });
+
+  it('fail with another secret, another body, a stale timestamp or a malformed header', () => {
+    expect(verifySandboxSignature('s3cret', body, signSandboxPayload('other', body, t), now)).toBe(false);
+    expect(verifySandboxSignature('s3cret', `${body} `, signSandboxPayload('s3cret', body, t), now)).toBe(
+      false,
+    );
+    expect(verifySandboxSignature('s3cret', body, signSandboxPayload('s3cret', body, t - 301), now)).toBe(
+      false,
+    );
+    expect(verifySandboxSignature('s3cret', body, 'v1=abc', now)).toBe(false);
+    expect(verifySandboxSignature('s3cret', body, undefined, now)).toBe(false);
+  });
+});
