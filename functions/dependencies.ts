@@ -21,7 +21,7 @@ import { DynamoSigningSecretStore } from './adapters/dynamodb/signing-secret-sto
 import { DynamoWebhookEndpointRepository } from './adapters/dynamodb/webhook-endpoint-repository.ts';
 import { CognitoIdentityProvider } from './adapters/http/cognito-identity.ts';
 import { PSP_ADAPTERS, PSP_DESCRIPTORS } from './adapters/psp/registry.ts';
-import { SandboxNotifier } from './adapters/psp/sandbox-notifier.ts';
+import { SandboxNotifier } from './adapters/psp/sandbox/notifier.ts';
 import { FileKeyCipher } from './adapters/secrets/file-key-cipher.ts';
 import { FileSecretStore } from './adapters/secrets/file-secret-store.ts';
 import { KmsCipher } from './adapters/secrets/kms-cipher.ts';

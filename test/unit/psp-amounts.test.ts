@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { adyen } from '../../functions/adapters/psp/adyen-descriptor.ts';
 import { checkoutCom } from '../../functions/adapters/psp/checkout-descriptor.ts';
 import { mollie } from '../../functions/adapters/psp/mollie-descriptor.ts';
-import { sandbox } from '../../functions/adapters/psp/sandbox-descriptor.ts';
+import { sandbox } from '../../functions/adapters/psp/sandbox/descriptor.ts';
 import { amountProblem, fromPspMinorUnits, pspMinorUnits } from '../../functions/domain/psp-rules.ts';
 
 /** The amount rules of the PSPs not yet in a folder of their own (a PSP in its folder tests its own). */

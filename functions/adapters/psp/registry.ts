@@ -3,7 +3,7 @@ import { adyen } from './adyen-descriptor.ts';
 import { checkoutCom } from './checkout-descriptor.ts';
 import { mollie } from './mollie-descriptor.ts';
 import { paypal } from './paypal-descriptor.ts';
-import { sandbox } from './sandbox-descriptor.ts';
+import { sandbox } from './sandbox/descriptor.ts';
 import { stripe } from './stripe-descriptor.ts';
 
 /**
@@ -20,7 +20,7 @@ export type PspId = (typeof PSP_DESCRIPTORS)[number]['id'];
  * reads the descriptors but talks to no PSP (the merchant API's connection listings) bundles no adapter at all.
  */
 export const PSP_ADAPTERS: Record<PspId, () => Promise<PspAdapterModule>> = {
-  sandbox: () => import('./sandbox-psp.ts'),
+  sandbox: () => import('./sandbox/adapter.ts'),
   stripe: () => import('./stripe-psp.ts'),
   mollie: () => import('./mollie-psp.ts'),
   adyen: () => import('./adyen-psp.ts'),

@@ -1,14 +1,14 @@
-import { CALL_BUDGETS, type CallBudget } from '../../domain/call-budgets.ts';
-import { BUILT_IN_SANDBOX_ID } from '../../domain/connection.ts';
-import { logger } from '../../logger.ts';
-import type { SandboxSession } from '../../ports/sandbox-sessions.ts';
+import { CALL_BUDGETS, type CallBudget } from '../../../domain/call-budgets.ts';
+import { BUILT_IN_SANDBOX_ID } from '../../../domain/connection.ts';
+import { logger } from '../../../logger.ts';
+import type { SandboxSession } from '../../../ports/sandbox-sessions.ts';
 import {
   SANDBOX_COMPLETED,
   SANDBOX_FAILED,
   SANDBOX_SIGNATURE_HEADER,
   type SandboxNotificationBody,
   signSandboxPayload,
-} from './sandbox-notifications.ts';
+} from './notifications.ts';
 
 /**
  * The sandbox's outgoing side: it tells the service a session completed through the same public endpoint a

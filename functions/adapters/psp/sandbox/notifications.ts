@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { MODES, type Mode } from '../../domain/principal.ts';
+import { MODES, type Mode } from '../../../domain/principal.ts';
 
 /**
  * The sandbox: a simulated PSP built into the service, for test mode and the local stack. Its hosted page lives

@@ -1,4 +1,4 @@
-import type { CredentialsSchema, PspDescriptor } from '../../ports/psp-descriptor.ts';
+import type { CredentialsSchema, PspDescriptor } from '../../../ports/psp-descriptor.ts';
 
 /**
  * The sandbox: a simulated PSP built into the service, for test mode and the local stack (docs/checkout.md#sandbox,

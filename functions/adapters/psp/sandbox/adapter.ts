@@ -1,8 +1,8 @@
-import { PSP_CALL_TIMEOUT_MS } from '../../domain/call-budgets.ts';
-import { BUILT_IN_SANDBOX_ID, type PspConnection } from '../../domain/connection.ts';
-import { InvalidNotificationError } from '../../domain/errors.ts';
-import type { PspSession } from '../../domain/payment-link.ts';
-import { randomBase62 } from '../../domain/random.ts';
+import { PSP_CALL_TIMEOUT_MS } from '../../../domain/call-budgets.ts';
+import { BUILT_IN_SANDBOX_ID, type PspConnection } from '../../../domain/connection.ts';
+import { InvalidNotificationError } from '../../../domain/errors.ts';
+import type { PspSession } from '../../../domain/payment-link.ts';
+import { randomBase62 } from '../../../domain/random.ts';
 import {
   type Psp,
   type PspFactory,
@@ -13,16 +13,16 @@ import {
   type PspSessionStatus,
   type SessionEnd,
   type SessionRequest,
-} from '../../ports/psp.ts';
-import type { EndsSessions, Refunds } from '../../ports/psp-capabilities.ts';
-import type { PspRuntime } from '../../ports/psp-descriptor.ts';
-import type { SandboxSession, SandboxSessionStore } from '../../ports/sandbox-sessions.ts';
-import { sandbox } from './sandbox-descriptor.ts';
+} from '../../../ports/psp.ts';
+import type { EndsSessions, Refunds } from '../../../ports/psp-capabilities.ts';
+import type { PspRuntime } from '../../../ports/psp-descriptor.ts';
+import type { SandboxSession, SandboxSessionStore } from '../../../ports/sandbox-sessions.ts';
+import { sandbox } from './descriptor.ts';
 import {
   parseSandboxNotification,
   SANDBOX_SIGNATURE_HEADER,
   verifySandboxSignature,
-} from './sandbox-notifications.ts';
+} from './notifications.ts';
 
 /** How long a payment Pay starts on a `--simulate processing` connection is under way before it succeeds. */
 export const SANDBOX_PROCESSING_MS = 30_000;

@@ -1,13 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { sandbox } from '../../functions/adapters/psp/sandbox-descriptor.ts';
-import {
-  signSandboxPayload,
-  verifySandboxSignature,
-} from '../../functions/adapters/psp/sandbox-notifications.ts';
-import { SandboxPsp } from '../../functions/adapters/psp/sandbox-psp.ts';
-import { PSP_CALL_TIMEOUT_MS } from '../../functions/domain/call-budgets.ts';
-import { builtInSandbox } from '../../functions/domain/connection.ts';
-import { declaredInterfaces, interfaceCapabilities } from '../support/psp-fakes.ts';
+import { declaredInterfaces, interfaceCapabilities } from '../../../../../test/support/psp-fakes.ts';
+import { PSP_CALL_TIMEOUT_MS } from '../../../../domain/call-budgets.ts';
+import { builtInSandbox } from '../../../../domain/connection.ts';
+import { SandboxPsp } from '../adapter.ts';
+import { sandbox } from '../descriptor.ts';
+import { signSandboxPayload, verifySandboxSignature } from '../notifications.ts';
 
 const now = new Date('2026-01-01T10:00:00Z');
 
