@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { STRIPE_FAKE } from '../../functions/adapters/psp/stripe/test/fake.ts';
 import { config } from '../../functions/config.ts';
 import { sandboxSessionStore } from '../../functions/dependencies.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
@@ -17,7 +18,6 @@ import { ADYEN_FAKE } from '../support/fake-adyen.ts';
 import { CHECKOUT_FAKE } from '../support/fake-checkout.ts';
 import { MOLLIE_FAKE } from '../support/fake-mollie.ts';
 import { PAYPAL_FAKE } from '../support/fake-paypal.ts';
-import { STRIPE_FAKE } from '../support/fake-stripe.ts';
 import { capturedOutput } from '../support/log-capture.ts';
 import { navigate } from '../support/navigate.ts';
 import { type PspStack, startPspStack } from '../support/psp-stack.ts';

@@ -4,7 +4,7 @@ import { checkoutCom } from './checkout-descriptor.ts';
 import { mollie } from './mollie-descriptor.ts';
 import { paypal } from './paypal-descriptor.ts';
 import { sandbox } from './sandbox/descriptor.ts';
-import { stripe } from './stripe-descriptor.ts';
+import { stripe } from './stripe/descriptor.ts';
 
 /**
  * The PSPs of the service: the one list (docs/orchestration.md#adding-a-psp). Nothing else names a PSP's id but
@@ -21,7 +21,7 @@ export type PspId = (typeof PSP_DESCRIPTORS)[number]['id'];
  */
 export const PSP_ADAPTERS: Record<PspId, () => Promise<PspAdapterModule>> = {
   sandbox: () => import('./sandbox/adapter.ts'),
-  stripe: () => import('./stripe-psp.ts'),
+  stripe: () => import('./stripe/adapter.ts'),
   mollie: () => import('./mollie-psp.ts'),
   adyen: () => import('./adyen-psp.ts'),
   paypal: () => import('./paypal-psp.ts'),

@@ -2,8 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
-import { type ContractExchange, decodeForm, loadPspContract } from './psp-contract.ts';
-import type { PspFakeDefinition } from './psp-fakes.ts';
+import {
+  type ContractExchange,
+  decodeForm,
+  loadPspContract,
+} from '../../../../../test/support/psp-contract.ts';
+import type { PspFakeDefinition } from '../../../../../test/support/psp-fakes.ts';
 
 /** A request the fake received, with its form-encoded body decoded into flat `a[b][0]` keys. */
 export interface RecordedRequest {
@@ -230,7 +234,7 @@ export async function startFakeStripe(options: {
   const nowSeconds = () => Math.floor((Date.now() + state.clockAheadMs) / 1000);
   const isLive = (key: string) => /^(sk|rk)_live_/.test(key);
 
-  const contract = loadPspContract(new URL('../contracts/stripe.trimmed.json', import.meta.url), {
+  const contract = loadPspContract(new URL('./contract/stripe.trimmed.json', import.meta.url), {
     formEncoded: true,
   });
   const exchanges: ContractExchange[] = [];

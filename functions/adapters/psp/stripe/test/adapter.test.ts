@@ -1,15 +1,15 @@
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stripe as descriptor } from '../../functions/adapters/psp/stripe-descriptor.ts';
-import { StripePsp, stripeEndpoint } from '../../functions/adapters/psp/stripe-psp.ts';
-import { detailsPspPageAsks } from '../../functions/domain/buyer.ts';
-import { sessionExpiry } from '../../functions/domain/checkout.ts';
-import type { PspConnection } from '../../functions/domain/connection.ts';
-import { InvalidNotificationError } from '../../functions/domain/errors.ts';
-import { newPaymentLink, type PaymentLink } from '../../functions/domain/payment-link.ts';
-import { PspRefusalError } from '../../functions/ports/psp.ts';
-import { type FakeStripe, startFakeStripe } from '../support/fake-stripe.ts';
-import { declaredInterfaces, interfaceCapabilities } from '../support/psp-fakes.ts';
+import { declaredInterfaces, interfaceCapabilities } from '../../../../../test/support/psp-fakes.ts';
+import { detailsPspPageAsks } from '../../../../domain/buyer.ts';
+import { sessionExpiry } from '../../../../domain/checkout.ts';
+import type { PspConnection } from '../../../../domain/connection.ts';
+import { InvalidNotificationError } from '../../../../domain/errors.ts';
+import { newPaymentLink, type PaymentLink } from '../../../../domain/payment-link.ts';
+import { PspRefusalError } from '../../../../ports/psp.ts';
+import { StripePsp, stripeEndpoint } from '../adapter.ts';
+import { stripe as descriptor } from '../descriptor.ts';
+import { type FakeStripe, startFakeStripe } from './fake.ts';
 
 const credentials = { secret_key: 'sk_test_fake_123', webhook_secret: 'whsec_fake_456' };
 let stripe: FakeStripe;

@@ -1,6 +1,6 @@
-import type { PspDescriptor } from '../../ports/psp-descriptor.ts';
-import * as z from '../../zod.ts';
-import { legacyStripeNotificationLink, legacyStripeSecretName } from './stripe-legacy.ts';
+import type { PspDescriptor } from '../../../ports/psp-descriptor.ts';
+import * as z from '../../../zod.ts';
+import { legacyStripeNotificationLink, legacyStripeSecretName } from './legacy.ts';
 
 const SECRET = /^whsec_[A-Za-z0-9_]+$/;
 

@@ -1,4 +1,4 @@
-import { MODES, type Mode } from '../../domain/principal.ts';
+import { MODES, type Mode } from '../../../domain/principal.ts';
 
 /**
  * Stripe accounts configured before connections existed (docs/orchestration.md#migration): their credentials

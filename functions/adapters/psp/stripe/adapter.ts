@@ -1,12 +1,12 @@
 import type Stripe from 'stripe';
-import { type LineItem, linesCharging } from '../../domain/amount.ts';
-import { CALL_BUDGETS } from '../../domain/call-budgets.ts';
-import type { PspConnection } from '../../domain/connection.ts';
-import { InvalidNotificationError } from '../../domain/errors.ts';
-import type { Amount } from '../../domain/money.ts';
-import type { PspSession } from '../../domain/payment-link.ts';
-import type { PaymentMethod } from '../../domain/payment-methods.ts';
-import { amountProblem, fromPspMinorUnits, linesProblem, pspMinorUnits } from '../../domain/psp-rules.ts';
+import { type LineItem, linesCharging } from '../../../domain/amount.ts';
+import { CALL_BUDGETS } from '../../../domain/call-budgets.ts';
+import type { PspConnection } from '../../../domain/connection.ts';
+import { InvalidNotificationError } from '../../../domain/errors.ts';
+import type { Amount } from '../../../domain/money.ts';
+import type { PspSession } from '../../../domain/payment-link.ts';
+import type { PaymentMethod } from '../../../domain/payment-methods.ts';
+import { amountProblem, fromPspMinorUnits, linesProblem, pspMinorUnits } from '../../../domain/psp-rules.ts';
 import {
   type Psp,
   type PspFailure,
@@ -19,14 +19,14 @@ import {
   pspFailureOf,
   type SessionEnd,
   type SessionRequest,
-} from '../../ports/psp.ts';
-import type { EndsSessions, Refunds } from '../../ports/psp-capabilities.ts';
-import type { PspRuntime } from '../../ports/psp-descriptor.ts';
-import { messageOf, type PspOperation, pspFailure } from './kit/calls.ts';
-import type { CredentialsOf } from './kit/credentials.ts';
-import { storedCredentialsFactory } from './kit/factory.ts';
-import { stripeBuyer, stripeBuyerQuestions, stripeLinkId } from './stripe-buyer.ts';
-import { stripe } from './stripe-descriptor.ts';
+} from '../../../ports/psp.ts';
+import type { EndsSessions, Refunds } from '../../../ports/psp-capabilities.ts';
+import type { PspRuntime } from '../../../ports/psp-descriptor.ts';
+import { messageOf, type PspOperation, pspFailure } from '../kit/calls.ts';
+import type { CredentialsOf } from '../kit/credentials.ts';
+import { storedCredentialsFactory } from '../kit/factory.ts';
+import { stripeBuyer, stripeBuyerQuestions, stripeLinkId } from './buyer.ts';
+import { stripe } from './descriptor.ts';
 
 /** The Secrets Manager value of a Stripe connection's credentials (its descriptor's `credentials`). */
 export type StripeCredentials = CredentialsOf<NonNullable<typeof stripe.credentials>>;

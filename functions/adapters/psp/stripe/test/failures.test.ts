@@ -2,13 +2,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StripePsp, stripeEndpoint } from '../../functions/adapters/psp/stripe-psp.ts';
-import { PSP_CALL_TIMEOUT_MS } from '../../functions/domain/call-budgets.ts';
-import { type Psp, type PspFailureKind, pspFailureOf } from '../../functions/ports/psp.ts';
-import type { Refunds } from '../../functions/ports/psp-capabilities.ts';
-import { timeoutFor } from '../support/eventually.ts';
-import { type FakeStripe, startFakeStripe } from '../support/fake-stripe.ts';
-import { orderLink, sessionRequest, storedConnection } from '../support/psp-fixtures.ts';
+import { timeoutFor } from '../../../../../test/support/eventually.ts';
+import { orderLink, sessionRequest, storedConnection } from '../../../../../test/support/psp-fixtures.ts';
+import { PSP_CALL_TIMEOUT_MS } from '../../../../domain/call-budgets.ts';
+import { type Psp, type PspFailureKind, pspFailureOf } from '../../../../ports/psp.ts';
+import type { Refunds } from '../../../../ports/psp-capabilities.ts';
+import { StripePsp, stripeEndpoint } from '../adapter.ts';
+import { type FakeStripe, startFakeStripe } from './fake.ts';
 
 /** The kind of PSP failure a call ended with; `none` when it succeeded, `not a PSP failure` for anything else. */
 async function failureOf(call: Promise<unknown>): Promise<PspFailureKind | 'none' | 'not a PSP failure'> {

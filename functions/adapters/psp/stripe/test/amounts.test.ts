@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { stripe } from '../../functions/adapters/psp/stripe-descriptor.ts';
 import {
   amountProblem,
   fromPspMinorUnits,
   linesProblem,
   pspMinorUnits,
-} from '../../functions/domain/psp-rules.ts';
+} from '../../../../domain/psp-rules.ts';
+import { stripe } from '../descriptor.ts';
 
 const rules = stripe.amounts;
 

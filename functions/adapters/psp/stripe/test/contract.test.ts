@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { newPaymentLink } from '../../functions/domain/payment-link.ts';
-import { STRIPE_FAKE } from '../support/fake-stripe.ts';
-import { usePspAdapters } from '../support/psp-adapters.ts';
-import { orderLink, sessionRequest } from '../support/psp-fixtures.ts';
+import { usePspAdapters } from '../../../../../test/support/psp-adapters.ts';
+import { orderLink, sessionRequest } from '../../../../../test/support/psp-fixtures.ts';
+import { newPaymentLink } from '../../../../domain/payment-link.ts';
+import { STRIPE_FAKE } from './fake.ts';
 
 /**
  * The Stripe adapter's typical calls, through the official SDK, against its fake held to Stripe's own OpenAPI

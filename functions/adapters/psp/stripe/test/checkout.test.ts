@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migratedConnectionId } from '../../functions/domain/connection.ts';
-import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
-import { createLink, storedLink } from '../support/checkout-helpers.ts';
-import { configureLegacyPsp } from '../support/connections.ts';
-import { type FakeStripe, startFakeStripe } from '../support/fake-stripe.ts';
-import { navigate } from '../support/navigate.ts';
-import { startTestStack, type TestStack } from '../support/test-stack.ts';
+import { createLink, storedLink } from '../../../../../test/support/checkout-helpers.ts';
+import { configureLegacyPsp } from '../../../../../test/support/connections.ts';
+import { navigate } from '../../../../../test/support/navigate.ts';
+import { startTestStack, type TestStack } from '../../../../../test/support/test-stack.ts';
+import { migratedConnectionId } from '../../../../domain/connection.ts';
+import type { IssuedApiKey } from '../../../../use-cases/api-keys.ts';
+import { type FakeStripe, startFakeStripe } from './fake.ts';
 
 const credentials = { secret_key: 'sk_test_e2e_123', webhook_secret: 'whsec_e2e_456' };
 let stripe: FakeStripe;

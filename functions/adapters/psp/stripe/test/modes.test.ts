@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkCredentials } from '../../functions/adapters/psp/kit/credentials.ts';
-import { stripe } from '../../functions/adapters/psp/stripe-descriptor.ts';
-import { createFactory, type StripePsp } from '../../functions/adapters/psp/stripe-psp.ts';
-import type { PspConnection } from '../../functions/domain/connection.ts';
-import { InvalidNotificationError, PspNotConfiguredError } from '../../functions/domain/errors.ts';
-import { PspRefusalError } from '../../functions/ports/psp.ts';
-import { type FakeStripe, startFakeStripe } from '../support/fake-stripe.ts';
-import { testPspRuntime } from '../support/psp-fakes.ts';
-import { orderLink, sessionRequest, storedConnection } from '../support/psp-fixtures.ts';
+import { testPspRuntime } from '../../../../../test/support/psp-fakes.ts';
+import { orderLink, sessionRequest, storedConnection } from '../../../../../test/support/psp-fixtures.ts';
+import type { PspConnection } from '../../../../domain/connection.ts';
+import { InvalidNotificationError, PspNotConfiguredError } from '../../../../domain/errors.ts';
+import { PspRefusalError } from '../../../../ports/psp.ts';
+import { checkCredentials } from '../../kit/credentials.ts';
+import { createFactory, type StripePsp } from '../adapter.ts';
+import { stripe } from '../descriptor.ts';
+import { type FakeStripe, startFakeStripe } from './fake.ts';
 
 const testKey = 'sk_test_modes_123';
 const rotatedTestKey = 'sk_test_rotated_456';

@@ -1,7 +1,7 @@
 import type Stripe from 'stripe';
-import type { BuyerDetails } from '../../domain/buyer.ts';
-import { buyerDetails } from '../../domain/buyer-details.ts';
-import type { SessionRequest } from '../../ports/psp.ts';
+import type { BuyerDetails } from '../../../domain/buyer.ts';
+import { buyerDetails } from '../../../domain/buyer-details.ts';
+import type { SessionRequest } from '../../../ports/psp.ts';
 
 /** Who pays at Stripe: the buyer questions of a Checkout Session and the answers read back from it. */
 
