@@ -29,7 +29,7 @@ const FAKES = {
   mollie: MOLLIE_FAKE,
   adyen: ADYEN_FAKE,
   paypal: PAYPAL_FAKE,
-  checkout: CHECKOUT_FAKE,
+  checkout_com: CHECKOUT_FAKE,
 };
 
 /**
@@ -51,7 +51,7 @@ beforeAll(async () => {
   psps = await startPspStack({ fakes: FAKES, stack: { schedules: false } });
   stack = psps.stack;
   key = await stack.issueKey('mismatchshop', 'test');
-  for (const provider of ['sandbox', 'stripe', 'mollie', 'adyen', 'paypal', 'checkout'] as const) {
+  for (const provider of ['sandbox', 'stripe', 'mollie', 'adyen', 'paypal', 'checkout_com'] as const) {
     connections[provider] = await psps.connect('mismatchshop', provider);
   }
 });
@@ -198,13 +198,13 @@ describe('a success reported at another amount, through each PSP’s notificatio
   });
 
   it('Checkout.com: payment_approved of an authorization at 0.01 USD voids it, never captures', async () => {
-    const { checkout } = psps;
-    const { linkId, session } = await opened('checkout');
+    const { checkout_com: checkout } = psps;
+    const { linkId, session } = await opened('checkout_com');
     const payment = await checkout.pay(session.id);
     Object.assign(payment, { amount: 1, currency: 'USD' });
     const approved = checkout.webhooks.find((body) => body.includes(payment.id)) as string;
     const { body, headers } = checkout.signed(approved);
-    const response = await notify('checkout', body, headers);
+    const response = await notify('checkout_com', body, headers);
     expect(response.body.outcome).toBe('failed');
     expect(payment.status).toBe('Voided');
     expect(payment.actions.map((action) => action.type)).not.toContain('Capture');
@@ -231,8 +231,8 @@ describe('a success reported at another amount, on the other paths that learn of
   });
 
   it('the buyer’s return from Checkout.com voids an authorization at 0.01 USD on a 10.00 EUR link', async () => {
-    const { checkout } = psps;
-    const { linkId, session } = await opened('checkout');
+    const { checkout_com: checkout } = psps;
+    const { linkId, session } = await opened('checkout_com');
     const payment = await checkout.pay(session.id);
     // The link still asks 10.00 EUR: what was authorized is what counts.
     Object.assign(payment, { amount: 1, currency: 'USD' });

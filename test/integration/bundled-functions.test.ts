@@ -257,7 +257,7 @@ describe('the bundles cdk synth ships, run as the Lambda runtime runs them', { t
     expect(adyenSession.provider).toBe('adyen');
     expect(fakeAdyen.paymentLinks.has(adyenSession.id)).toBe(true);
     const checkoutSession = sessions.checkout as { id: string; provider: string };
-    expect(checkoutSession.provider).toBe('checkout');
+    expect(checkoutSession.provider).toBe('checkout_com');
     expect(fakeCheckout.links.has(checkoutSession.id)).toBe(true);
   });
 

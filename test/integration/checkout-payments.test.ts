@@ -33,7 +33,7 @@ beforeAll(async () => {
 });
 afterAll(() => psps?.stop());
 
-const notificationUrl = () => `${stack.baseUrl}/psp/checkout/notifications/${connection.id}`;
+const notificationUrl = () => `${stack.baseUrl}/psp/checkout_com/notifications/${connection.id}`;
 const read = async (id: string) =>
   (await stack.request('GET', `/v1/payment-links/${id}`, { key: key.api_key })).body;
 const eventTypes = async (id: string) =>
@@ -54,7 +54,7 @@ const sweep = sweepPendingPayments;
 describe('a payment through Checkout.com', () => {
   it('captures the authorization on its payment_approved notification and pays the link', async () => {
     const { link, page, session } = await openedLink({ redirect_url: 'https://shop.example/thanks' });
-    expect(session).toMatchObject({ provider: 'checkout', connection_id: connection.id });
+    expect(session).toMatchObject({ provider: 'checkout_com', connection_id: connection.id });
     expect(page.headers['content-security-policy']).toContain(`form-action ${new URL(fake.url).origin}`);
     // A Checkout.com buyer comes back to us first, so that the capture happens before the merchant's page.
     expect(fake.links.get(session.id)?.return_url).toBe(
@@ -69,14 +69,44 @@ describe('a payment through Checkout.com', () => {
     }
     expect(await read(link.id)).toMatchObject({
       status: 'paid',
-      payment: { id: session.payment_id, provider: 'checkout' },
+      payment: { id: session.payment_id, provider: 'checkout_com' },
     });
     expect(await eventTypes(link.id)).toEqual(['payment_link.paid']);
   });
 
+  it('serves a connection stored as `checkout` before the rename as `checkout_com`, at its old address too', async () => {
+    const account = 'ckoformer';
+    const formerKey = await stack.issueKey(account, 'test');
+    const former = await addConnection({
+      account,
+      mode: 'test',
+      provider: 'checkout',
+      name: 'Checkout.com',
+      credentials: { ...CHECKOUT_FAKE.credentials },
+    });
+    const listed = await stack.request('GET', '/v1/psp-connections', { key: formerKey.api_key });
+    expect(listed.body.data).toMatchObject([{ id: former.id, provider: 'checkout_com' }]);
+    const link = await createLink(stack, formerKey.api_key);
+    await navigate(link.checkout_url);
+    const session = (await storedLink(link.id)).psp_session!;
+    expect(session).toMatchObject({ provider: 'checkout_com', connection_id: former.id });
+    // Its webhook at Checkout.com still calls the address it was configured with.
+    fake.webhookUrl = `${stack.baseUrl}/psp/checkout/notifications/${former.id}`;
+    try {
+      expect((await fake.pay(session.id)).status).toBe('Captured');
+    } finally {
+      fake.webhookUrl = undefined;
+    }
+    expect(
+      await stack.request('GET', `/v1/payment-links/${link.id}`, { key: formerKey.api_key }),
+    ).toMatchObject({
+      body: { status: 'paid', payment: { provider: 'checkout_com' } },
+    });
+  });
+
   it('refuses (400) a notification whose Cko-Signature does not verify, reading nothing at Checkout.com', async () => {
     const before = fake.requests.length;
-    const response = await stack.request('POST', `/psp/checkout/notifications/${connection.id}`, {
+    const response = await stack.request('POST', `/psp/checkout_com/notifications/${connection.id}`, {
       rawBody: JSON.stringify({ id: 'evt_forged', type: 'payment_approved', data: { id: 'pay_forged' } }),
       headers: { 'content-type': 'application/json', 'cko-signature': 'ab'.repeat(32) },
     });
@@ -139,7 +169,10 @@ describe('refunds through Checkout.com', () => {
   const settle = async (reference: string, approved: boolean) => {
     const [paymentId, actionId] = reference.split('/') as [string, string];
     const { body, headers } = fake.signed(await fake.settleRefund(paymentId, actionId, approved));
-    return stack.request('POST', `/psp/checkout/notifications/${connection.id}`, { rawBody: body, headers });
+    return stack.request('POST', `/psp/checkout_com/notifications/${connection.id}`, {
+      rawBody: body,
+      headers,
+    });
   };
 
   it('succeed on payment_refunded, and fail on payment_refund_declined, which frees the amount', async () => {

@@ -27,7 +27,7 @@ describe('a Checkout.com session', () => {
     const { request, session } = await open('10.00', 'nl-BE');
     const link = started.fake.links.get(session.id);
     expect(session).toMatchObject({
-      provider: 'checkout',
+      provider: 'checkout_com',
       connection_id: connection.id,
       payment_id: request.paymentId,
     });

@@ -276,14 +276,14 @@ describe('npm run psp', () => {
     async () => {
       const checkoutFlags = (secretKey: string) => [
         '--provider',
-        'checkout',
+        'checkout_com',
         '--name',
         'Checkout.com',
-        '--checkout-secret-key',
+        '--checkout-com-secret-key',
         secretKey,
-        '--checkout-processing-channel-id',
+        '--checkout-com-processing-channel-id',
         'pc_q4dbxom5jbgudnjzjpz7j2z6uq',
-        '--checkout-signature-key',
+        '--checkout-com-signature-key',
         'signature-key',
       ];
       const sandboxKey = 'sk_sbox_m73dzbpy7cf3gfd46xr4yj5xo4e';
@@ -293,7 +293,7 @@ describe('npm run psp', () => {
       ]);
       expect(added.code).toBe(0);
       const id = /(pc_[0-9A-Za-z]{24})/.exec(added.stdout)?.[1];
-      expect(added.stdout).toContain(`${stack.baseUrl}/psp/checkout/notifications/${id}`);
+      expect(added.stdout).toContain(`${stack.baseUrl}/psp/checkout_com/notifications/${id}`);
       const secrets = JSON.parse(readFileSync(join(dataDir, 'secrets.json'), 'utf8'));
       const [name] = Object.keys(secrets).filter((key) => key.endsWith(`connections/${id}`));
       expect(JSON.parse(secrets[name as string])).toEqual({

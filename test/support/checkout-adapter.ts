@@ -5,7 +5,7 @@ import { trustFakePspCertificate } from './fake-psp-server.ts';
 import { adapterOf } from './psp-fakes.ts';
 import { storedConnection } from './psp-fixtures.ts';
 
-/** A sandbox connection's credentials as `npm run psp -- add --provider checkout` stores them. */
+/** A sandbox connection's credentials as `npm run psp -- add --provider checkout_com` stores them. */
 export const FAKE_CHECKOUT_CREDENTIALS = CHECKOUT_FAKE.credentials;
 
 /**
@@ -14,7 +14,7 @@ export const FAKE_CHECKOUT_CREDENTIALS = CHECKOUT_FAKE.credentials;
  * when the file starts.
  */
 export function useCheckoutAdapter(tag: string) {
-  const connection = storedConnection('checkout', 'test', `pc_checkout${tag}`.padEnd(28, '0'));
+  const connection = storedConnection('checkout_com', 'test', `pc_checkout${tag}`.padEnd(28, '0'));
   const started = {} as { fake: FakeCheckout; psp: CheckoutPsp };
   let untrust = () => {};
   beforeAll(async () => {

@@ -403,7 +403,7 @@ export async function startFakeCheckout(options: {
 
 /** The fake as the test stacks start it (test/support/psp-stack.ts), with credentials it accepts. */
 export const CHECKOUT_FAKE = {
-  provider: 'checkout',
+  provider: 'checkout_com',
   /** A sandbox connection's credentials as `npm run psp -- add` stores them. */
   credentials: {
     secret_key: 'sk_sbox_m73dzbpy7cf3gfd46xr4yj5xo4e',

@@ -48,7 +48,7 @@ const credentials = {
       environment: 'live',
     },
   },
-  checkout: {
+  checkout_com: {
     test: {
       secret_key: 'sk_sbox_m73dzbpy7cf3gfd46xr4yj5xo4e',
       processing_channel_id: 'pc_q4dbxom5jbgudnjzjpz7j2z6uq',
@@ -63,7 +63,7 @@ const credentials = {
 } as const;
 
 describe('credential checks of npm run psp -- add', () => {
-  for (const provider of ['mollie', 'adyen', 'paypal', 'checkout'] as const) {
+  for (const provider of ['mollie', 'adyen', 'paypal', 'checkout_com'] as const) {
     it(`accept ${provider} credentials of the connection's mode and refuse those of the other mode`, () => {
       expect(problemOf(provider, credentials[provider].test, 'test')).toBeUndefined();
       expect(problemOf(provider, credentials[provider].live, 'live')).toBeUndefined();

@@ -42,11 +42,15 @@ const credentials = z.object({
  * Checkout.com's Payment Links (docs/orchestration.md#checkoutcom): a payment link cannot be ended early, so it is
  * made with capture disabled, and we capture the buyer's authorization only while our link can still be paid by
  * it, else void it. Its three-decimal currencies only in whole hundredths (docs.checkout.com "Calculating the
- * amount value"); elsewhere its minor units are ISO 4217's. Its page asks the buyer none of our details.
+ * amount value"); elsewhere its minor units are ISO 4217's. Its page asks the buyer none of our details. Its id is
+ * `checkout_com`, not `checkout`, which is our own page's name everywhere: connections stored as `checkout`, and
+ * notification addresses configured at Checkout.com as `/psp/checkout/notifications/<connection id>`, before the
+ * rename are read as its (`aliases`).
  */
-export const checkoutCom: PspDescriptor<typeof credentials, 'checkout'> = {
-  id: 'checkout',
+export const checkoutCom: PspDescriptor<typeof credentials, 'checkout_com'> = {
+  id: 'checkout_com',
   displayName: 'Checkout.com',
+  aliases: ['checkout'],
   testModeOnly: false,
   credentials,
   credentialsProblem: ({ secret_key }, mode) => {

@@ -337,7 +337,7 @@ function checkoutErrorMessage(error: unknown): string {
 }
 
 /**
- * Checkout.com for each connection whose credentials are stored under its `secret_name`. `CHECKOUT_API_URL` points
+ * Checkout.com for each connection whose credentials are stored under its `secret_name`. `CHECKOUT_COM_API_URL` points
  * the SDK elsewhere than Checkout.com's hosts (tests). A payment link cannot be ended at Checkout.com, so its
  * adapter cannot end a session (`EndsSessions`): an attempt still payable there is released
  * (docs/orchestration.md#deferred-capture), and an authorization made on it later is voided (`voidAuthorization`).

@@ -25,7 +25,7 @@ export const PSP_ADAPTERS: Record<PspId, () => Promise<PspAdapterModule>> = {
   mollie: () => import('./mollie-psp.ts'),
   adyen: () => import('./adyen-psp.ts'),
   paypal: () => import('./paypal-psp.ts'),
-  checkout: () => import('./checkout-psp.ts'),
+  checkout_com: () => import('./checkout-psp.ts'),
 };
 
 /** The registered ids, for the API's provider enum and the CLI's `--provider`. */
