@@ -20,7 +20,7 @@ import { DynamoSandboxSessionStore } from './adapters/dynamodb/sandbox-session-s
 import { DynamoSigningSecretStore } from './adapters/dynamodb/signing-secret-store.ts';
 import { DynamoWebhookEndpointRepository } from './adapters/dynamodb/webhook-endpoint-repository.ts';
 import { CognitoIdentityProvider } from './adapters/http/cognito-identity.ts';
-import { PSP_ADAPTERS, PSP_DESCRIPTORS } from './adapters/psp/registry.ts';
+import { PSP_DESCRIPTORS, PSP_FACTORIES } from './adapters/psp/registry.ts';
 import { SandboxNotifier } from './adapters/psp/sandbox/notifier.ts';
 import { FileKeyCipher } from './adapters/secrets/file-key-cipher.ts';
 import { FileSecretStore } from './adapters/secrets/file-secret-store.ts';
@@ -232,8 +232,8 @@ export const pspDirectory = /* @__PURE__ */ once(
 );
 
 /**
- * Every registered PSP (functions/adapters/psp/registry.ts), each adapter loaded on the first use of one of its
- * connections and handed its own `<ID>_API_URL`.
+ * Every registered PSP (functions/adapters/psp/registry.ts), each factory built on the first use of one of its
+ * connections and handed its own `<ID>_API_URL`; each PSP's SDK is loaded when its first adapter is built.
  */
 export const pspConnections = /* @__PURE__ */ once(
   () =>
@@ -242,7 +242,7 @@ export const pspConnections = /* @__PURE__ */ once(
       legacyConfigs: pspConfigRepository(),
       descriptors: PSP_DESCRIPTORS,
       secretPrefix: config().PSP_SECRET_PREFIX,
-      adapters: PSP_ADAPTERS,
+      factories: PSP_FACTORIES,
       runtime: (descriptor) => ({
         secrets: secretStore(),
         apiUrl: pspApiUrls()[descriptor.id],

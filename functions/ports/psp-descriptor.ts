@@ -31,8 +31,8 @@ export type Capability = (typeof CAPABILITIES)[number];
 export type CredentialsSchema = z.ZodMiniObject;
 
 /**
- * One PSP, as data and small pure functions: what every function may load without the PSP's SDK (its adapter is
- * loaded only when a connection of it is used: the registry's `PSP_ADAPTERS`). Everything else is generated from
+ * One PSP, as data and small pure functions (plain literals: docs/orchestration.md#adding-a-psp says why): what every function may load without the PSP's adapter and SDK (its
+ * adapter is the registry's `PSP_FACTORIES`, its SDK loaded only when a connection of it is used). Everything else is generated from
  * it: the CLI's flags and credential checks, `<ID>_API_URL`, the API's provider enum, the capability table of
  * docs/orchestration.md. The amount rules, page asks and methods (`PspRules`) are read from here everywhere.
  */
@@ -47,10 +47,11 @@ export interface PspDescriptor<S extends CredentialsSchema = CredentialsSchema, 
   /** It serves test mode only (the sandbox). */
   readonly testModeOnly: boolean;
   /**
-   * Its credentials as stored (JSON in the secret store); null: it has none of its own, and a connection of it
-   * stores no secret (the sandbox). Each field's description is the help of its CLI flag.
+   * Its credentials as stored (JSON in the secret store): the schema, built on first use (a zod schema costs time
+   * to build, and a function that imports the descriptors need not build it); null: it has none of its own, and a
+   * connection of it stores no secret (the sandbox). Each field's description is the help of its CLI flag.
    */
-  readonly credentials: S | null;
+  readonly credentials: (() => S) | null;
   /**
    * Why the credentials, of the right shape, cannot serve a connection of `mode` (a key of the other mode, a
    * field one mode needs), or undefined: checked when they are stored and each time an adapter is built from them.
@@ -89,7 +90,5 @@ export interface PspRuntime {
   sandbox: { sessions: () => SandboxSessionStore; signingSecret: () => Promise<string> };
 }
 
-/** A PSP's adapter module (`<folder>/adapter.ts`), loaded on the first use of a connection of it. */
-export interface PspAdapterModule {
-  createFactory(runtime: PspRuntime): PspFactory;
-}
+/** A PSP's adapter module's `createFactory` (`<folder>/adapter.ts`): its factory, built on first use. */
+export type CreatePspFactory = (runtime: PspRuntime) => PspFactory;

@@ -17,7 +17,7 @@ import { type Psp, type PspFactory, pspFailureOf, type SessionEnd } from '../por
 import { canEndSessions, canRefund, type Refunds } from '../ports/psp-capabilities.ts';
 import type { PspConfigRepository } from '../ports/psp-config-repository.ts';
 import type { ConnectionDirectory, PspConnectionRepository } from '../ports/psp-connections.ts';
-import type { PspAdapterModule, PspDescriptor, PspRuntime } from '../ports/psp-descriptor.ts';
+import type { CreatePspFactory, PspDescriptor, PspRuntime } from '../ports/psp-descriptor.ts';
 import type { RefundLedger } from '../ports/refund-ledger.ts';
 import { type PaymentRefunds, refundOutcomeOf } from './refunds.ts';
 import type { PspSessions, SessionEnding } from './session-endings.ts';
@@ -29,10 +29,10 @@ export interface PspConnectionsOptions {
   /** The registered PSPs (functions/adapters/psp/registry.ts). */
   descriptors: readonly PspDescriptor[];
   /**
-   * Each PSP's adapter module, by id, loaded on the first use of one of its connections; absent for an instance
-   * that talks to no PSP (the merchant API's connection listings), whose `adapter` then refuses.
+   * Each PSP's factory, by id, built on the first use of one of its connections; absent for an instance that
+   * talks to no PSP (the merchant API's connection listings), whose `adapter` then refuses.
    */
-  adapters?: Readonly<Record<string, () => Promise<PspAdapterModule>>>;
+  factories?: Readonly<Record<string, CreatePspFactory>>;
   /** What each PSP's factory is handed (its own `<ID>_API_URL`). */
   runtime?: (descriptor: PspDescriptor) => PspRuntime;
   /** The prefix of PSP credential secrets (`PSP_SECRET_PREFIX`): a legacy configuration's secret is named on it. */
@@ -48,7 +48,7 @@ export interface PspConnectionsOptions {
  */
 export class PspConnections implements PspSessions, PaymentRefunds {
   private readonly options: PspConnectionsOptions;
-  private readonly factories = new Map<string, Promise<PspFactory>>();
+  private readonly factories = new Map<string, PspFactory>();
 
   constructor(options: PspConnectionsOptions) {
     this.options = options;
@@ -85,19 +85,18 @@ export class PspConnections implements PspSessions, PaymentRefunds {
     const descriptor = this.descriptor(connection.provider);
     if (!descriptor || (descriptor.testModeOnly && connection.mode !== 'test'))
       throw new PspNotConfiguredError();
-    return (await this.factory(descriptor)).create({ ...connection, provider: descriptor.id });
+    return this.factory(descriptor).create({ ...connection, provider: descriptor.id });
   }
 
-  /** A PSP's factory, its adapter module loaded once per container. */
-  private factory(descriptor: PspDescriptor): Promise<PspFactory> {
-    const { adapters, runtime } = this.options;
-    const load = adapters?.[descriptor.id];
-    if (!load || !runtime) throw new PspNotConfiguredError(`This function talks to no PSP.`);
+  /** A PSP's factory, built once per container (each keeps its connections' adapters). */
+  private factory(descriptor: PspDescriptor): PspFactory {
+    const { factories, runtime } = this.options;
+    const create = factories?.[descriptor.id];
+    if (!create || !runtime) throw new PspNotConfiguredError('This function talks to no PSP.');
     let factory = this.factories.get(descriptor.id);
     if (!factory) {
-      factory = load().then((module) => module.createFactory(runtime(descriptor)));
+      factory = create(runtime(descriptor));
       this.factories.set(descriptor.id, factory);
-      factory.catch(() => this.factories.delete(descriptor.id));
     }
     return factory;
   }

@@ -82,20 +82,6 @@ describe('Lambda bundles', () => {
     expect(strays).toEqual([]);
   });
 
-  it('load no PSP adapter at a cold start: only the descriptors, light, with every adapter loaded on first use', () => {
-    // functions/adapters/psp/registry.ts loads each PSP's adapter with import() on its first connection; what a
-    // cold start may parse of a PSP's folder is its descriptor (and what the descriptor itself imports).
-    const light = /^functions\/adapters\/psp\/(registry\.ts|kit\/|[^/]*(\/|-)(descriptor|legacy)\.ts$)/;
-    const adapterCode = (inputs: readonly string[]) =>
-      inputs.filter((input) => input.startsWith('functions/adapters/psp/') && !light.test(input));
-    const reaching = handlerBundles().filter((bundle) => PSP_SDKS.some((sdk) => bundle.carries?.has(sdk)));
-    expect(reaching.length).toBeGreaterThan(0);
-    for (const bundle of reaching) {
-      expect(adapterCode(bundle.coldInputs), bundle.name).toEqual([]);
-      expect(adapterCode(bundle.inputs).length, bundle.name).toBeGreaterThan(0);
-    }
-  });
-
   it('load no PSP SDK at a cold start: each is in chunks its first call loads, with no other PSP in them', () => {
     const pspPackage = (sdk: string) => (BASELINE_SDKS[sdk] as { package: string }).package;
     const pspInputs = (inputs: readonly string[], sdks: readonly string[]) =>
@@ -110,8 +96,8 @@ describe('Lambda bundles', () => {
         expect(pspInputs(firstCall, [sdk]).length, `${bundle.name}: ${sdk}`).toBeGreaterThan(0);
         const others = PSP_SDKS.filter((other) => other !== sdk);
         expect(pspInputs(firstCall, others), `${bundle.name}: ${sdk}`).toEqual([]);
-        // Nothing of ours either: the adapter's chunk loads the SDK's (the test above), whose chunks hold only
-        // the SDK (with the node:http the bundles alias, when only the SDK imports it).
+        // Nothing of ours either: the adapter is in index.mjs, only the SDK waits for the first call (with the
+        // node:http the bundles alias, when only the SDK imports it).
         expect(
           firstCall.filter(
             (input) => !input.includes('node_modules/') && input !== 'functions/clients/node-http.ts',

@@ -1,5 +1,5 @@
 import { checkCredentials } from '../../functions/adapters/psp/kit/credentials.ts';
-import { PSP_ADAPTERS, type PspId } from '../../functions/adapters/psp/registry.ts';
+import { PSP_FACTORIES, type PspId } from '../../functions/adapters/psp/registry.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
 import type { Mode } from '../../functions/domain/principal.ts';
 import type { Psp, PspFactory } from '../../functions/ports/psp.ts';
@@ -58,7 +58,7 @@ export function testPspRuntime(options: {
 }
 
 /**
- * The adapter of `connection` as the service builds it (the registry's adapter module, its factory, the
+ * The adapter of `connection` as the service builds it (the registry's factory of its PSP, the
  * credentials checked by the descriptor), with `credentials` stored under its `secret_name` and its calls sent
  * to `apiUrl`.
  */
@@ -67,9 +67,9 @@ export async function adapterOf<P extends Psp = Psp>(
   credentials: Readonly<Record<string, string>>,
   apiUrl: string | undefined,
 ): Promise<P> {
-  const module = await PSP_ADAPTERS[connection.provider as PspId]();
+  const createFactory = PSP_FACTORIES[connection.provider as PspId];
   const secrets = new Map([[connection.secret_name as string, JSON.stringify(credentials)]]);
-  return (await module.createFactory(testPspRuntime({ secrets, apiUrl })).create(connection)) as P;
+  return (await createFactory(testPspRuntime({ secrets, apiUrl })).create(connection)) as P;
 }
 
 /**

@@ -1,16 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { checkCredentials, credentialFields } from '../../functions/adapters/psp/kit/credentials.ts';
-import { PSP_ADAPTERS, PSP_DESCRIPTORS } from '../../functions/adapters/psp/registry.ts';
+import { PSP_DESCRIPTORS, PSP_FACTORIES } from '../../functions/adapters/psp/registry.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
 import { INITIAL_HEALTH } from '../../functions/domain/connection-health.ts';
 import { PspNotConfiguredError } from '../../functions/domain/errors.ts';
 import type { Psp } from '../../functions/ports/psp.ts';
 import type { ConnectionState } from '../../functions/ports/psp-connections.ts';
-import {
-  CAPABILITIES,
-  type PspAdapterModule,
-  type PspDescriptor,
-} from '../../functions/ports/psp-descriptor.ts';
+import { CAPABILITIES, type PspDescriptor } from '../../functions/ports/psp-descriptor.ts';
 import { PspConnections } from '../../functions/use-cases/psp-connections.ts';
 import * as z from '../../functions/zod.ts';
 import { testPspRuntime } from '../support/psp-fakes.ts';
@@ -28,7 +24,7 @@ const acme: PspDescriptor<typeof credentials> = {
   displayName: 'Acme Pay',
   aliases: ['acme'],
   testModeOnly: false,
-  credentials,
+  credentials: () => credentials,
   credentialsProblem: ({ api_key }, mode) =>
     api_key.startsWith(`${mode}_`) ? undefined : `A ${mode}-mode Acme Pay connection needs a ${mode}_ key.`,
   amounts: { psp: 'Acme Pay', wholeHundredths: ['KWD'] },
@@ -92,7 +88,7 @@ describe('the registry', () => {
     expect(new Set(names).size).toBe(names.length);
     for (const descriptor of PSP_DESCRIPTORS) {
       expect(descriptor.id).toMatch(/^[a-z][a-z0-9_]*$/);
-      expect(Object.keys(PSP_ADAPTERS)).toContain(descriptor.id);
+      expect(Object.keys(PSP_FACTORIES)).toContain(descriptor.id);
       expect(descriptor.capabilities.every((capability) => CAPABILITIES.includes(capability))).toBe(true);
       // Partial refunds are refunds.
       if (descriptor.capabilities.includes('partial_refunds'))
@@ -101,11 +97,11 @@ describe('the registry', () => {
   });
 });
 
-/** PspConnections over one stored connection of `acme`, whose adapter module is counted when loaded. */
+/** PspConnections over one stored connection of `acme`, whose factory is counted when built. */
 function connectionsWith(stored: PspConnection) {
   const loads: string[] = [];
   const adapter = { provider: 'acme_pay' } as Psp;
-  const module: PspAdapterModule = { createFactory: () => ({ create: async () => adapter }) };
+  const factory = { create: async () => adapter };
   const state: ConnectionState = { connection: stored, health: INITIAL_HEALTH };
   const psps = new PspConnections({
     repository: {
@@ -114,12 +110,12 @@ function connectionsWith(stored: PspConnection) {
     } as unknown as ConstructorParameters<typeof PspConnections>[0]['repository'],
     legacyConfigs: { get: async () => undefined, put: async () => undefined },
     descriptors: [acme, testOnly],
-    adapters: {
-      acme_pay: async () => {
+    factories: {
+      acme_pay: () => {
         loads.push('acme_pay');
-        return module;
+        return factory;
       },
-      test_only: async () => module,
+      test_only: () => factory,
     },
     runtime: () => testPspRuntime({}),
     secretPrefix: 'psp/',
@@ -137,7 +133,7 @@ describe('PspConnections, built from the descriptors', () => {
     expect(psps.descriptor('nope')).toBeUndefined();
   });
 
-  it('loads a PSP’s adapter module once, on the first use of one of its connections', async () => {
+  it('builds a PSP’s factory once, on the first use of one of its connections', async () => {
     const stored = storedConnection('acme_pay', 'test', 'pc_acmeLoads0000000000000000');
     const { psps, loads, adapter } = connectionsWith(stored);
     expect(loads).toEqual([]);

@@ -10,7 +10,7 @@ type ClientInterface = import('@adyen/api-library/lib/src/httpClient/clientInter
 type HmacValidator = import('@adyen/api-library/lib/src/utils/hmacValidator.js').default;
 
 /** A connection's stored credentials (its descriptor's `credentials`, docs/orchestration.md#adyen). */
-export type AdyenCredentials = CredentialsOf<NonNullable<typeof adyen.credentials>>;
+export type AdyenCredentials = CredentialsOf<typeof adyen>;
 
 /** The part of the SDK the adapter uses, loaded by the factory. */
 export interface AdyenSdk {

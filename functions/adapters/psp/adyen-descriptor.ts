@@ -1,3 +1,4 @@
+import { once } from '../../once.ts';
 import type { PspDescriptor } from '../../ports/psp-descriptor.ts';
 import * as z from '../../zod.ts';
 
@@ -6,30 +7,32 @@ const text = (description: string) =>
   z.string().check(z.trim(), z.minLength(1, 'Must not be empty.'), z.describe(description));
 
 /** What an Adyen connection stores (docs/orchestration.md#adyen). */
-const credentials = z.object({
-  api_key: text('its API key (Customer Area, API credentials)'),
-  merchant_account: text('its merchant account'),
-  hmac_key: z
-    .string()
-    .check(z.regex(HEX_KEY, 'Must be hexadecimal.'), z.describe('the HMAC key (hex) of its webhook')),
-  previous_hmac_key: z.optional(
-    z
+const credentials = /* @__PURE__ */ once(() =>
+  z.object({
+    api_key: text('its API key (Customer Area, API credentials)'),
+    merchant_account: text('its merchant account'),
+    hmac_key: z
       .string()
-      .check(
-        z.regex(HEX_KEY, 'Must be hexadecimal.'),
-        z.describe('the HMAC key being replaced, accepted while a rotation overlaps'),
-      ),
-  ),
-  environment: z.enum(['test', 'live']).check(z.describe("Adyen's environment, test|live: the mode's")),
-  live_endpoint_url_prefix: z.optional(
-    z
-      .string()
-      .check(
-        z.regex(/^[A-Za-z0-9-]+$/, 'Must be the [random]-[company name] prefix.'),
-        z.describe('live only: the [random]-[company name] prefix of its live endpoints'),
-      ),
-  ),
-});
+      .check(z.regex(HEX_KEY, 'Must be hexadecimal.'), z.describe('the HMAC key (hex) of its webhook')),
+    previous_hmac_key: z.optional(
+      z
+        .string()
+        .check(
+          z.regex(HEX_KEY, 'Must be hexadecimal.'),
+          z.describe('the HMAC key being replaced, accepted while a rotation overlaps'),
+        ),
+    ),
+    environment: z.enum(['test', 'live']).check(z.describe("Adyen's environment, test|live: the mode's")),
+    live_endpoint_url_prefix: z.optional(
+      z
+        .string()
+        .check(
+          z.regex(/^[A-Za-z0-9-]+$/, 'Must be the [random]-[company name] prefix.'),
+          z.describe('live only: the [random]-[company name] prefix of its live endpoints'),
+        ),
+    ),
+  }),
+);
 
 /**
  * Adyen's Checkout API, Pay by Link (docs/orchestration.md#adyen). Its minor units differ from ISO 4217 for a few
@@ -37,7 +40,7 @@ const credentials = z.object({
  * `requiredShopperFields`) asks the e-mail, the phone and the billing address, required only; its delivery
  * address cannot be held to a link's countries.
  */
-export const adyen: PspDescriptor<typeof credentials, 'adyen'> = {
+export const adyen: PspDescriptor<ReturnType<typeof credentials>, 'adyen'> = {
   id: 'adyen',
   displayName: 'Adyen',
   testModeOnly: false,
@@ -76,6 +79,6 @@ export const adyen: PspDescriptor<typeof credentials, 'adyen'> = {
     'locale',
   ],
   /** Payment links live up to 70 days at Adyen (24 hours unless told otherwise); we keep to a day. */
-  sessionLimits: { minMs: 15 * 60_000, maxMs: 70 * 24 * 3_600_000, preferredMs: 24 * 3_600_000 },
+  sessionLimits: { minMs: 900_000, maxMs: 6_048_000_000, preferredMs: 86_400_000 },
   notificationAddress: 'configured',
 };

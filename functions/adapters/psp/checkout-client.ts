@@ -6,7 +6,7 @@ import type { checkoutCom } from './checkout-descriptor.ts';
 import type { CredentialsOf } from './kit/credentials.ts';
 
 /** A connection's stored credentials (its descriptor's `credentials`, docs/orchestration.md#checkoutcom). */
-export type CheckoutCredentials = CredentialsOf<NonNullable<typeof checkoutCom.credentials>>;
+export type CheckoutCredentials = CredentialsOf<typeof checkoutCom>;
 
 /**
  * Whether `signature` (the `Cko-Signature` header) is the HMAC-SHA256 of the exact raw body with one of `keys`,

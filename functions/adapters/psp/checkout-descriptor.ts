@@ -1,3 +1,4 @@
+import { once } from '../../once.ts';
 import type { PspDescriptor } from '../../ports/psp-descriptor.ts';
 import * as z from '../../zod.ts';
 
@@ -7,36 +8,38 @@ const text = (description: string) =>
   z.string().check(z.trim(), z.minLength(1, 'Must not be empty.'), z.describe(description));
 
 /** What a Checkout.com connection stores (docs/orchestration.md#checkoutcom). */
-const credentials = z.object({
-  secret_key: z.string().check(
-    z.trim(),
-    z.refine(
-      (key) => SANDBOX_KEY.test(key) || LIVE_KEY.test(key),
-      'Must be sk_sbox_… (test) or sk_… (live).',
-    ),
-    z.describe('a secret key of its mode, sk_sbox_…|sk_…'),
-  ),
-  processing_channel_id: z
-    .string()
-    .check(
+const credentials = /* @__PURE__ */ once(() =>
+  z.object({
+    secret_key: z.string().check(
       z.trim(),
-      z.regex(/^pc_[a-z2-7]{26}$/, 'Must be pc_….'),
-      z.describe('the processing channel pc_… every payment link is made on'),
+      z.refine(
+        (key) => SANDBOX_KEY.test(key) || LIVE_KEY.test(key),
+        'Must be sk_sbox_… (test) or sk_… (live).',
+      ),
+      z.describe('a secret key of its mode, sk_sbox_…|sk_…'),
     ),
-  signature_key: text('the signature key of its webhook (Cko-Signature)'),
-  previous_signature_key: z.optional(
-    text('the signature key being replaced, accepted while a rotation overlaps'),
-  ),
-  subdomain: z.optional(
-    z
+    processing_channel_id: z
       .string()
       .check(
         z.trim(),
-        z.regex(/^[0-9a-z]{8,11}$/, 'Must be the first 8 characters of the client id.'),
-        z.describe('its merchant-specific subdomain, the first 8 characters of its client id'),
+        z.regex(/^pc_[a-z2-7]{26}$/, 'Must be pc_….'),
+        z.describe('the processing channel pc_… every payment link is made on'),
       ),
-  ),
-});
+    signature_key: text('the signature key of its webhook (Cko-Signature)'),
+    previous_signature_key: z.optional(
+      text('the signature key being replaced, accepted while a rotation overlaps'),
+    ),
+    subdomain: z.optional(
+      z
+        .string()
+        .check(
+          z.trim(),
+          z.regex(/^[0-9a-z]{8,11}$/, 'Must be the first 8 characters of the client id.'),
+          z.describe('its merchant-specific subdomain, the first 8 characters of its client id'),
+        ),
+    ),
+  }),
+);
 
 /**
  * Checkout.com's Payment Links (docs/orchestration.md#checkoutcom): a payment link cannot be ended early, so it is
@@ -47,7 +50,7 @@ const credentials = z.object({
  * notification addresses configured at Checkout.com as `/psp/checkout/notifications/<connection id>`, before the
  * rename are read as its (`aliases`).
  */
-export const checkoutCom: PspDescriptor<typeof credentials, 'checkout_com'> = {
+export const checkoutCom: PspDescriptor<ReturnType<typeof credentials>, 'checkout_com'> = {
   id: 'checkout_com',
   displayName: 'Checkout.com',
   aliases: ['checkout'],
@@ -84,6 +87,6 @@ export const checkoutCom: PspDescriptor<typeof credentials, 'checkout_com'> = {
     'locale',
   ],
   /** A payment link lives from 1 second to 14 days (`expires_in`, 86400 s unless told); we keep to a day. */
-  sessionLimits: { minMs: 15 * 60_000, maxMs: 14 * 24 * 3_600_000, preferredMs: 24 * 3_600_000 },
+  sessionLimits: { minMs: 900_000, maxMs: 1_209_600_000, preferredMs: 86_400_000 },
   notificationAddress: 'configured',
 };

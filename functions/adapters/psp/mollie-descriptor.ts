@@ -1,22 +1,25 @@
+import { once } from '../../once.ts';
 import type { PspDescriptor } from '../../ports/psp-descriptor.ts';
 import * as z from '../../zod.ts';
 
 /** What a Mollie connection stores (docs/orchestration.md#mollie). */
-const credentials = z.object({
-  api_key: z
-    .string()
-    .check(
-      z.regex(/^(test|live)_[A-Za-z0-9]{30,}$/, 'Must be test_… or live_… (30 characters or more).'),
-      z.describe('its API key test_…|live_…'),
-    ),
-});
+const credentials = /* @__PURE__ */ once(() =>
+  z.object({
+    api_key: z
+      .string()
+      .check(
+        z.regex(/^(test|live)_[A-Za-z0-9]{30,}$/, 'Must be test_… or live_… (30 characters or more).'),
+        z.describe('its API key test_…|live_…'),
+      ),
+  }),
+);
 
 /**
  * Mollie's Payments API with its hosted checkout (docs/orchestration.md#mollie). Its limits depend on the method
  * the buyer picks on its page and its currencies on the account: Mollie says so itself (422, a refusal that fails
  * over without counting against the connection). Its page asks the buyer none of our details.
  */
-export const mollie: PspDescriptor<typeof credentials, 'mollie'> = {
+export const mollie: PspDescriptor<ReturnType<typeof credentials>, 'mollie'> = {
   id: 'mollie',
   displayName: 'Mollie',
   testModeOnly: false,
@@ -47,6 +50,6 @@ export const mollie: PspDescriptor<typeof credentials, 'mollie'> = {
    * Mollie decides how long an open payment lives (per method, from minutes to days for bank transfers) and
    * says so in `expiresAt`; without it we assume the shortest common window, 15 minutes.
    */
-  sessionLimits: { minMs: 15 * 60_000, maxMs: 15 * 60_000, preferredMs: 15 * 60_000 },
+  sessionLimits: { minMs: 900_000, maxMs: 900_000, preferredMs: 900_000 },
   notificationAddress: 'per_session',
 };

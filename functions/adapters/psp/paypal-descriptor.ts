@@ -1,3 +1,4 @@
+import { once } from '../../once.ts';
 import type { PspDescriptor } from '../../ports/psp-descriptor.ts';
 import * as z from '../../zod.ts';
 
@@ -8,25 +9,27 @@ export const paypalEnvironmentOf = (mode: string): 'sandbox' | 'live' =>
   mode === 'live' ? 'live' : 'sandbox';
 
 /** What a PayPal connection stores (docs/orchestration.md#paypal). */
-const credentials = z.object({
-  client_id: z
-    .string()
-    .check(z.regex(CLIENT_ID, 'Must be a PayPal REST client id.'), z.describe('its REST app client id')),
-  client_secret: z
-    .string()
-    .check(z.regex(CLIENT_ID, 'Must be a PayPal REST secret.'), z.describe('its REST app secret')),
-  webhook_id: z
-    .string()
-    .check(
-      z.regex(/^[A-Z0-9]{8,64}$/, 'Must be a PayPal webhook id.'),
-      z.describe('the id PayPal gave the webhook that calls our notification address'),
+const credentials = /* @__PURE__ */ once(() =>
+  z.object({
+    client_id: z
+      .string()
+      .check(z.regex(CLIENT_ID, 'Must be a PayPal REST client id.'), z.describe('its REST app client id')),
+    client_secret: z
+      .string()
+      .check(z.regex(CLIENT_ID, 'Must be a PayPal REST secret.'), z.describe('its REST app secret')),
+    webhook_id: z
+      .string()
+      .check(
+        z.regex(/^[A-Z0-9]{8,64}$/, 'Must be a PayPal webhook id.'),
+        z.describe('the id PayPal gave the webhook that calls our notification address'),
+      ),
+    environment: z.optional(
+      z
+        .enum(['sandbox', 'live'])
+        .check(z.describe("PayPal's environment, sandbox|live: the mode's, and only the mode's")),
     ),
-  environment: z.optional(
-    z
-      .enum(['sandbox', 'live'])
-      .check(z.describe("PayPal's environment, sandbox|live: the mode's, and only the mode's")),
-  ),
-});
+  }),
+);
 
 /**
  * PayPal's Orders v2 with its hosted approval page (docs/orchestration.md#paypal): no money moves until we capture
@@ -36,7 +39,7 @@ const credentials = z.object({
  * `shipping_preference` `GET_FROM_FILE` lets the buyer pick an address in any country, so the shipping address is
  * ours to ask; no phone or billing address.
  */
-export const paypal: PspDescriptor<typeof credentials, 'paypal'> = {
+export const paypal: PspDescriptor<ReturnType<typeof credentials>, 'paypal'> = {
   id: 'paypal',
   displayName: 'PayPal',
   testModeOnly: false,
@@ -69,6 +72,6 @@ export const paypal: PspDescriptor<typeof credentials, 'paypal'> = {
    * A buyer has 3 hours to approve a PayPal order (PayPal's Orders v2 "Order expiration"); we ask for nothing
    * longer, and never capture one whose link could no longer be paid (docs/orchestration.md#deferred-capture).
    */
-  sessionLimits: { minMs: 3 * 3_600_000, maxMs: 3 * 3_600_000, preferredMs: 3 * 3_600_000 },
+  sessionLimits: { minMs: 10_800_000, maxMs: 10_800_000, preferredMs: 10_800_000 },
   notificationAddress: 'configured',
 };

@@ -1,9 +1,15 @@
-import type { PspAdapterModule, PspDescriptor } from '../../ports/psp-descriptor.ts';
+import type { CreatePspFactory, PspDescriptor } from '../../ports/psp-descriptor.ts';
 import { adyen } from './adyen-descriptor.ts';
+import { createFactory as adyenFactory } from './adyen-psp.ts';
 import { checkoutCom } from './checkout-descriptor.ts';
+import { createFactory as checkoutComFactory } from './checkout-psp.ts';
 import { mollie } from './mollie-descriptor.ts';
+import { createFactory as mollieFactory } from './mollie-psp.ts';
 import { paypal } from './paypal-descriptor.ts';
+import { createFactory as paypalFactory } from './paypal-psp.ts';
+import { createFactory as sandboxFactory } from './sandbox/adapter.ts';
 import { sandbox } from './sandbox/descriptor.ts';
+import { createFactory as stripeFactory } from './stripe/adapter.ts';
 import { stripe } from './stripe/descriptor.ts';
 
 /**
@@ -15,21 +21,24 @@ export const PSP_DESCRIPTORS = [sandbox, stripe, mollie, adyen, paypal, checkout
 export type PspId = (typeof PSP_DESCRIPTORS)[number]['id'];
 
 /**
- * Each PSP's adapter module, loaded on the first use of one of its connections (a dynamic `import()`: a function
- * parses a PSP's adapter and SDK only when it serves that PSP). Apart from the descriptors so that a function which
- * reads the descriptors but talks to no PSP (the merchant API's connection listings) bundles no adapter at all.
+ * Each PSP's factory, its adapter module's `createFactory`. The adapters are imported here, the PSPs' SDKs only by
+ * each factory, with `import()`, when it builds its first adapter: a cold start parses no SDK, and a function
+ * that never uses these (the merchant API reads only the descriptors) bundles no adapter, by tree shaking. An
+ * `import()` of the adapters themselves would split what they share with every function (the domain's buyer
+ * details, zod) into chunks whose code stays whole, and grew the merchant API's bundles by up to a third
+ * (docs/performance.md#cold-start-no-psp-sdk-before-it-is-needed).
  */
-export const PSP_ADAPTERS: Record<PspId, () => Promise<PspAdapterModule>> = {
-  sandbox: () => import('./sandbox/adapter.ts'),
-  stripe: () => import('./stripe/adapter.ts'),
-  mollie: () => import('./mollie-psp.ts'),
-  adyen: () => import('./adyen-psp.ts'),
-  paypal: () => import('./paypal-psp.ts'),
-  checkout_com: () => import('./checkout-psp.ts'),
+export const PSP_FACTORIES: Record<PspId, CreatePspFactory> = {
+  sandbox: sandboxFactory,
+  stripe: stripeFactory,
+  mollie: mollieFactory,
+  adyen: adyenFactory,
+  paypal: paypalFactory,
+  checkout_com: checkoutComFactory,
 };
 
 /** The registered ids, for the API's provider enum and the CLI's `--provider`. */
-export const PSP_IDS: readonly PspId[] = PSP_DESCRIPTORS.map((descriptor) => descriptor.id);
+export const PSP_IDS: readonly PspId[] = /* @__PURE__ */ PSP_DESCRIPTORS.map((descriptor) => descriptor.id);
 
 /** A provider as stored or addressed (an id, or a former id of one: its alias), as the id of its PSP; else as is. */
 export function canonicalProvider(provider: string): string {

@@ -18,7 +18,7 @@ export interface CredentialField {
 }
 
 /** What the credentials of a PSP with `descriptor` parse to. */
-export type CredentialsOf<S extends CredentialsSchema> = z.infer<S>;
+export type CredentialsOf<D extends PspDescriptor> = D extends PspDescriptor<infer S> ? z.infer<S> : never;
 
 type Checked<S extends CredentialsSchema> =
   | { ok: true; credentials: z.infer<S> }
@@ -28,7 +28,7 @@ type Checked<S extends CredentialsSchema> =
 export function credentialFields(descriptor: PspDescriptor): CredentialField[] {
   if (!descriptor.credentials) return [];
   const prefix = descriptor.id.replaceAll('_', '-');
-  return Object.entries(descriptor.credentials.shape).map(([field, schema]) => ({
+  return Object.entries(descriptor.credentials().shape).map(([field, schema]) => ({
     field,
     flag: `${prefix}-${field.replaceAll('_', '-')}`,
     description: descriptionOf(schema as z.ZodMiniType),
@@ -55,13 +55,14 @@ export function checkCredentials<S extends CredentialsSchema>(
       ? { ok: true, credentials: {} as z.infer<S> }
       : { ok: false, problem: `${displayName} takes no credentials.` };
   }
-  const parsed = descriptor.credentials.safeParse(credentials ?? {});
+  const schema = descriptor.credentials();
+  const parsed = schema.safeParse(credentials ?? {});
   if (!parsed.success) {
-    const shape = descriptor.credentials.shape as Record<string, z.ZodMiniType>;
+    const shape = schema.shape as Record<string, z.ZodMiniType>;
     const fields = parsed.error.issues.map((issue) => {
       const field = String(issue.path[0] ?? '');
-      const schema = shape[field];
-      return schema ? `${field}: ${descriptionOf(schema)} (${issue.message})` : undefined;
+      const fieldSchema = shape[field];
+      return fieldSchema ? `${field}: ${descriptionOf(fieldSchema)} (${issue.message})` : undefined;
     });
     return {
       ok: false,

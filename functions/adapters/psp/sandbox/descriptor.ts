@@ -28,6 +28,6 @@ export const sandbox: PspDescriptor<CredentialsSchema, 'sandbox'> = {
     twint: 'twint',
   },
   capabilities: ['ends_sessions', 'refunds', 'partial_refunds', 'locale'],
-  sessionLimits: { minMs: 60_000, maxMs: 24 * 3_600_000, preferredMs: 3_600_000 },
+  sessionLimits: { minMs: 60_000, maxMs: 86_400_000, preferredMs: 3_600_000 },
   notificationAddress: 'per_session',
 };

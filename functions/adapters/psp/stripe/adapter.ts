@@ -29,7 +29,7 @@ import { stripeBuyer, stripeBuyerQuestions, stripeLinkId } from './buyer.ts';
 import { stripe } from './descriptor.ts';
 
 /** The Secrets Manager value of a Stripe connection's credentials (its descriptor's `credentials`). */
-export type StripeCredentials = CredentialsOf<NonNullable<typeof stripe.credentials>>;
+export type StripeCredentials = CredentialsOf<typeof stripe>;
 
 /** The `unit_amount` Stripe expects for an amount; throws when it has more decimals than Stripe takes. */
 export function stripeUnitAmount(amount: Amount): number {

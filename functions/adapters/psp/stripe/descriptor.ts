@@ -1,3 +1,4 @@
+import { once } from '../../../once.ts';
 import type { PspDescriptor } from '../../../ports/psp-descriptor.ts';
 import * as z from '../../../zod.ts';
 import { legacyStripeNotificationLink, legacyStripeSecretName } from './legacy.ts';
@@ -5,28 +6,33 @@ import { legacyStripeNotificationLink, legacyStripeSecretName } from './legacy.t
 const SECRET = /^whsec_[A-Za-z0-9_]+$/;
 
 /** What a Stripe connection stores (docs/orchestration.md#stripe). */
-const credentials = z.object({
-  secret_key: z
-    .string()
-    .check(
-      z.regex(/^(sk|rk)_(test|live)_[A-Za-z0-9_]+$/, 'Must be sk_test_…, sk_live_…, rk_test_… or rk_live_….'),
-      z.describe('its secret key sk_test_…|sk_live_… (or a restricted key rk_…)'),
-    ),
-  webhook_secret: z
-    .string()
-    .check(
-      z.regex(SECRET, 'Must be whsec_….'),
-      z.describe('the signing secret whsec_… of its webhook endpoint'),
-    ),
-  previous_webhook_secret: z.optional(
-    z
+const credentials = /* @__PURE__ */ once(() =>
+  z.object({
+    secret_key: z
+      .string()
+      .check(
+        z.regex(
+          /^(sk|rk)_(test|live)_[A-Za-z0-9_]+$/,
+          'Must be sk_test_…, sk_live_…, rk_test_… or rk_live_….',
+        ),
+        z.describe('its secret key sk_test_…|sk_live_… (or a restricted key rk_…)'),
+      ),
+    webhook_secret: z
       .string()
       .check(
         z.regex(SECRET, 'Must be whsec_….'),
-        z.describe('the signing secret being replaced, whsec_…, accepted while a rotation overlaps'),
+        z.describe('the signing secret whsec_… of its webhook endpoint'),
       ),
-  ),
-});
+    previous_webhook_secret: z.optional(
+      z
+        .string()
+        .check(
+          z.regex(SECRET, 'Must be whsec_….'),
+          z.describe('the signing secret being replaced, whsec_…, accepted while a rotation overlaps'),
+        ),
+    ),
+  }),
+);
 
 /**
  * Stripe Checkout (docs/orchestration.md#stripe). Its amounts (docs.stripe.com/currencies): MGA is zero-decimal at
@@ -40,7 +46,7 @@ const credentials = z.object({
  * (`billing_address_collection: required`); the shipping address in the countries named
  * (`shipping_address_collection.allowed_countries`).
  */
-export const stripe: PspDescriptor<typeof credentials, 'stripe'> = {
+export const stripe: PspDescriptor<ReturnType<typeof credentials>, 'stripe'> = {
   id: 'stripe',
   displayName: 'Stripe',
   testModeOnly: false,
@@ -53,10 +59,11 @@ export const stripe: PspDescriptor<typeof credentials, 'stripe'> = {
     psp: 'Stripe',
     exponents: { MGA: 0, ISK: 2 },
     wholeHundredths: ['BHD', 'JOD', 'KWD', 'OMR', 'TND'],
+    // biome-ignore format: a table, one line per group of currencies
     minimums: {
-      ...{ USD: 50, AED: 200, AUD: 50, BGN: 100, BRL: 50, CAD: 50, CHF: 50, CZK: 1500, DKK: 250, EUR: 50 },
-      ...{ GBP: 30, HKD: 400, HUF: 17500, INR: 50, JPY: 50, MXN: 1000, MYR: 200, NOK: 300, NZD: 50 },
-      ...{ PLN: 200, RON: 200, SEK: 300, SGD: 50, THB: 1000 },
+      USD: 50, AED: 200, AUD: 50, BGN: 100, BRL: 50, CAD: 50, CHF: 50, CZK: 1500, DKK: 250, EUR: 50,
+      GBP: 30, HKD: 400, HUF: 17500, INR: 50, JPY: 50, MXN: 1000, MYR: 200, NOK: 300, NZD: 50,
+      PLN: 200, RON: 200, SEK: 300, SGD: 50, THB: 1000,
     },
     maximums: { default: 99_999_999, IDR: 999_999_999_999 },
     checksEachLine: true,
@@ -94,7 +101,7 @@ export const stripe: PspDescriptor<typeof credentials, 'stripe'> = {
    * Asking for exactly 24 hours was refused once in a test run, and a refused session is a buyer without a
    * payment page.
    */
-  sessionLimits: { minMs: 31 * 60_000, maxMs: 24 * 3_600_000 - 60_000, preferredMs: 24 * 3_600_000 - 60_000 },
+  sessionLimits: { minMs: 1_860_000, maxMs: 86_340_000, preferredMs: 86_340_000 },
   notificationAddress: 'configured',
   legacy: { secretName: legacyStripeSecretName, notificationLink: legacyStripeNotificationLink },
 };
