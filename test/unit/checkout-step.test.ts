@@ -52,7 +52,7 @@ import { anyRefunds, orderLink, storedConnection } from '../support/psp-fixtures
 
 const now = new Date('2026-01-01T10:00:00Z');
 const a = storedConnection('acmepay', 'test', 'pc_a');
-const b = storedConnection('mollie', 'test', 'pc_b');
+const b = storedConnection('otherpay', 'test', 'pc_b');
 const inOneHour = new Date(now.getTime() + 3_600_000).toISOString();
 
 /** An attempt at `connection` started `minutesAgo`, its session open for another hour, with its page. */
