@@ -26,11 +26,6 @@ import { pathToFileURL } from 'node:url';
 
 /** The operations each adapter calls (functions/adapters/psp/*-psp.ts), as the document spells their paths. */
 export const OPERATIONS: Record<string, Record<string, string[]>> = {
-  adyen: {
-    '/paymentLinks': ['post'],
-    '/paymentLinks/{linkId}': ['get', 'patch'],
-    '/payments/{paymentPspReference}/refunds': ['post'],
-  },
   // PayPal publishes one document per API (paypal/paypal-rest-api-specifications `openapi/`): one trim each.
   'paypal-orders': {
     '/v2/checkout/orders': ['post'],

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFactory, type PaypalPsp } from '../../functions/adapters/psp/paypal-psp.ts';
-import { ADYEN_FAKE } from '../support/fake-adyen.ts';
 import { type FakePaypal, startFakePaypal } from '../support/fake-paypal.ts';
-import { usePspAdapters } from '../support/psp-adapters.ts';
+import { trustFakePspCertificate } from '../support/fake-psp-server.ts';
 import { factoryOf } from '../support/psp-fakes.ts';
 import { basketLink, orderLink, sessionRequest, storedConnection } from '../support/psp-fixtures.ts';
 
@@ -11,51 +10,6 @@ import { basketLink, orderLink, sessionRequest, storedConnection } from '../supp
  * (test/contracts/*.trimmed.json; docs/testing.md#psp-contract-tests; a PSP in its own folder checks its own there): every request the adapter sends and every
  * answer the fake gives conforms, and the fake refuses, as the PSP does, what the document refuses.
  */
-const { connections, fakes, psps } = usePspAdapters('contract', { adyen: ADYEN_FAKE });
-const { adyen: adyenConnection } = connections;
-const adyenCredentials = ADYEN_FAKE.credentials;
-
-describe('the Adyen adapter against Adyen/adyen-openapi CheckoutService-v72', () => {
-  it('sends and is answered only what the document allows: create, retrieve, expire, refund', async () => {
-    const plain = await psps.adyen.createSession(sessionRequest(orderLink('10.00'), adyenConnection));
-    await psps.adyen.createSession(sessionRequest(basketLink(), adyenConnection));
-    expect((await psps.adyen.retrieveSession(plain.id)).amount).toEqual({ value: '10.00', currency: 'EUR' });
-    expect(await psps.adyen.expireSession(plain)).toBe('ended');
-    const paid = await psps.adyen.createSession(sessionRequest(orderLink('30.00'), adyenConnection));
-    const item = fakes.adyen.pay(paid.id);
-    await psps.adyen.refund({
-      refundId: 're_contract000000000000000002',
-      linkId: 'pl_contract',
-      paymentReference: item.pspReference,
-      amount: { value: '5.00', currency: 'EUR' },
-    });
-    expect(fakes.adyen.exchanges.length).toBeGreaterThanOrEqual(6);
-    expect(fakes.adyen.violations).toEqual([]);
-  });
-
-  const post = (body: Record<string, unknown>) =>
-    fetch(`${fakes.adyen.url}/v72/paymentLinks`, {
-      method: 'POST',
-      headers: { 'x-api-key': adyenCredentials.api_key, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        amount: { currency: 'EUR', value: 1000 },
-        merchantAccount: 'AcmeECOM',
-        reference: 'pay_contract',
-        ...body,
-      }),
-    });
-
-  it.each([
-    ['a currency that is no ISO code', { amount: { currency: 'EURO', value: 1000 } }, 422, /currency/],
-    ['an unknown field', { shopperLanguage: 'nl' }, 400, /unknown field shopperLanguage/],
-  ])('refuses %s as Adyen does', async (_, body, status, violation) => {
-    const before = fakes.adyen.violations.length;
-    const response = await post(body);
-    expect(response.status).toBe(status);
-    expect(await response.json()).toMatchObject({ status, errorType: 'validation' });
-    expect(fakes.adyen.violations.slice(before).join('\n')).toMatch(violation);
-  });
-});
 
 describe('the PayPal adapter against paypal/paypal-rest-api-specifications', () => {
   const paypalCredentials = {
@@ -67,7 +21,9 @@ describe('the PayPal adapter against paypal/paypal-rest-api-specifications', () 
   const paypalConnection = storedConnection('paypal', 'test', 'pc_paypalcontract0000000000');
   let paypal: FakePaypal;
   let psp: PaypalPsp;
+  let untrust: () => void;
   beforeAll(async () => {
+    untrust = trustFakePspCertificate();
     paypal = await startFakePaypal({
       clientId: paypalCredentials.client_id,
       clientSecret: paypalCredentials.client_secret,
@@ -76,7 +32,10 @@ describe('the PayPal adapter against paypal/paypal-rest-api-specifications', () 
     const secrets = new Map([[paypalConnection.secret_name as string, JSON.stringify(paypalCredentials)]]);
     psp = await factoryOf<PaypalPsp>(createFactory, { secrets, apiUrl: paypal.url }).create(paypalConnection);
   });
-  afterAll(() => paypal?.stop());
+  afterAll(async () => {
+    await paypal?.stop();
+    untrust();
+  });
 
   it('sends and is answered only what the documents allow: create, read, capture, verify, refund, read the refund', async () => {
     await psp.createSession(sessionRequest(basketLink(), paypalConnection));

@@ -40,7 +40,7 @@ export interface FakePspServer {
  */
 export interface ServerContract {
   document: PspContract;
-  /** The API's base path, which the document's paths leave out (Adyen `/v72`, `/checkout/v72` live). */
+  /** The API's base path, which the document's paths leave out (a version, `/v72`, and a prefix live). */
   basePath?: RegExp;
   /** Paths that are no part of the API (a hosted page for the buyer's browser): the document does not judge them. */
   outside?: (path: string) => boolean;

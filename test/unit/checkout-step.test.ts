@@ -405,7 +405,7 @@ describe('a link paid before its PSP reference is known', () => {
     const link = orderLink('10.00');
     const paid = markPaid(
       link,
-      { id: 'pay_1', connection_id: 'pc_a', provider: 'adyen', reference: null, amount: link.amount! },
+      { id: 'pay_1', connection_id: 'pc_a', provider: 'acmepay', reference: null, amount: link.amount! },
       now,
     )?.after as PaymentLink;
     expect(paid).toMatchObject({ status: 'paid', payment: { reference: null } });

@@ -15,7 +15,7 @@ import type { PspDescriptor } from '../../functions/ports/psp-descriptor.ts';
 const root = join(import.meta.dirname, '..', '..');
 
 /** PSPs not yet moved into a folder of their own: the rule waits for them (each its own move). */
-const PENDING = ['adyen', 'paypal', 'checkout_com'];
+const PENDING = ['paypal', 'checkout_com'];
 
 const SCOPE = ['functions', 'lib', 'bin', 'test/support', 'test/unit', 'test/infra'];
 const FILES = ['biome.json', 'vitest.config.ts'];

@@ -1,6 +1,6 @@
 import { type CreatePspFactory, namesPsp, type PspDescriptor } from '../../ports/psp-descriptor.ts';
-import { adyen } from './adyen-descriptor.ts';
-import { createFactory as adyenFactory } from './adyen-psp.ts';
+import { createFactory as adyenFactory } from './adyen/adapter.ts';
+import { adyen } from './adyen/descriptor.ts';
 import { checkoutCom } from './checkout-descriptor.ts';
 import { createFactory as checkoutComFactory } from './checkout-psp.ts';
 import { createFactory as mollieFactory } from './mollie/adapter.ts';

@@ -76,7 +76,7 @@ export interface FakeMollie {
   /** The SDK's `apiEndpoint`. */
   apiEndpoint: string;
   requests: RecordedPspRequest[];
-  /** Every request and answer, checked against mollie/openapi (test/contracts/mollie.trimmed.json). */
+  /** Every request and answer, checked against mollie/openapi (test/contract/mollie.trimmed.json). */
   exchanges: ContractExchange[];
   /** Requests Mollie's document refuses (answered with Mollie's 422) and answers it does not allow (500s). */
   violations: string[];

@@ -1,14 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { trustFakePspCertificate } from '../../../../../test/support/fake-psp-server.ts';
+import { factoryOf } from '../../../../../test/support/psp-fakes.ts';
 import {
-  type AdyenPsp,
-  createFactory as createAdyenFactory,
-} from '../../functions/adapters/psp/adyen-psp.ts';
-import type { Psp } from '../../functions/ports/psp.ts';
-import type { Refunds } from '../../functions/ports/psp-capabilities.ts';
-import { type FakeAdyen, startFakeAdyen } from '../support/fake-adyen.ts';
-import { trustFakePspCertificate } from '../support/fake-psp-server.ts';
-import { factoryOf } from '../support/psp-fakes.ts';
-import { failureOf, orderLink, sessionRequest, storedConnection } from '../support/psp-fixtures.ts';
+  failureOf,
+  orderLink,
+  sessionRequest,
+  storedConnection,
+} from '../../../../../test/support/psp-fixtures.ts';
+import type { Psp } from '../../../../ports/psp.ts';
+import type { Refunds } from '../../../../ports/psp-capabilities.ts';
+import { type AdyenPsp, createFactory as createAdyenFactory } from '../adapter.ts';
+import { type FakeAdyen, startFakeAdyen } from './fake.ts';
 
 const session = (psp: Psp, value = '5.00', currency = 'EUR') =>
   psp.createSession(
