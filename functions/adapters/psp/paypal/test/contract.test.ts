@@ -1,14 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createFactory, type PaypalPsp } from '../../functions/adapters/psp/paypal-psp.ts';
-import { type FakePaypal, startFakePaypal } from '../support/fake-paypal.ts';
-import { trustFakePspCertificate } from '../support/fake-psp-server.ts';
-import { factoryOf } from '../support/psp-fakes.ts';
-import { basketLink, orderLink, sessionRequest, storedConnection } from '../support/psp-fixtures.ts';
+import { trustFakePspCertificate } from '../../../../../test/support/fake-psp-server.ts';
+import { factoryOf } from '../../../../../test/support/psp-fakes.ts';
+import {
+  basketLink,
+  orderLink,
+  sessionRequest,
+  storedConnection,
+} from '../../../../../test/support/psp-fixtures.ts';
+import { createFactory, type PaypalPsp } from '../adapter.ts';
+import { type FakePaypal, startFakePaypal } from './fake.ts';
 
 /**
- * Each adapter's typical calls, through its official SDK, against a fake held to the PSP's own OpenAPI document
- * (test/contracts/*.trimmed.json; docs/testing.md#psp-contract-tests; a PSP in its own folder checks its own there): every request the adapter sends and every
- * answer the fake gives conforms, and the fake refuses, as the PSP does, what the document refuses.
+ * The PayPal adapter's typical calls, through the official SDK, against its fake held to PayPal's own OpenAPI
+ * documents (test/contract/; docs/testing.md#psp-contract-tests): every request the adapter sends and every answer
+ * the fake gives conforms, and the fake refuses, as PayPal does, what the documents refuse.
  */
 
 describe('the PayPal adapter against paypal/paypal-rest-api-specifications', () => {
