@@ -66,12 +66,8 @@ export interface ContractOptions {
   answerOnlyRequired?: (schemaName: string) => boolean;
 }
 
-/**
- * A trimmed document: a PSP folder's own (`test/contract/<name>.trimmed.json`, as a URL), or one still kept in
- * test/contracts/ (by its name there).
- */
-export function loadPspContract(file: URL | string, contract: ContractOptions = {}): PspContract {
-  const url = typeof file === 'string' ? new URL(`../contracts/${file}.trimmed.json`, import.meta.url) : file;
+/** A PSP folder's trimmed document (`test/contract/<name>.trimmed.json`, as a URL). */
+export function loadPspContract(url: URL, contract: ContractOptions = {}): PspContract {
   const document = JSON.parse(readFileSync(url, 'utf8')) as {
     paths: Record<string, Record<string, Operation>>;
     components: Record<string, Record<string, Schema>>;

@@ -1,8 +1,8 @@
 import { type CreatePspFactory, namesPsp, type PspDescriptor } from '../../ports/psp-descriptor.ts';
 import { createFactory as adyenFactory } from './adyen/adapter.ts';
 import { adyen } from './adyen/descriptor.ts';
-import { checkoutCom } from './checkout-descriptor.ts';
-import { createFactory as checkoutComFactory } from './checkout-psp.ts';
+import { createFactory as checkoutComFactory } from './checkout-com/adapter.ts';
+import { checkoutCom } from './checkout-com/descriptor.ts';
 import { createFactory as mollieFactory } from './mollie/adapter.ts';
 import { mollie } from './mollie/descriptor.ts';
 import { createFactory as paypalFactory } from './paypal/adapter.ts';

@@ -1,9 +1,9 @@
-import { linesCharging } from '../../domain/amount.ts';
-import type { PspConnection } from '../../domain/connection.ts';
-import { InvalidNotificationError } from '../../domain/errors.ts';
-import { toMinorUnits } from '../../domain/money.ts';
-import type { PspSession } from '../../domain/payment-link.ts';
-import { amountProblem, fromPspMinorUnits } from '../../domain/psp-rules.ts';
+import { linesCharging } from '../../../domain/amount.ts';
+import type { PspConnection } from '../../../domain/connection.ts';
+import { InvalidNotificationError } from '../../../domain/errors.ts';
+import { toMinorUnits } from '../../../domain/money.ts';
+import type { PspSession } from '../../../domain/payment-link.ts';
+import { amountProblem, fromPspMinorUnits } from '../../../domain/psp-rules.ts';
 import {
   type Psp,
   type PspFailure,
@@ -15,16 +15,14 @@ import {
   type PspSessionStatus,
   pspFailureOf,
   type SessionRequest,
-} from '../../ports/psp.ts';
-import type { CapturesLater, Refunds, VoidsAuthorizations } from '../../ports/psp-capabilities.ts';
-import type { PspRuntime } from '../../ports/psp-descriptor.ts';
-import {
-  type CheckoutCredentials,
-  type CheckoutSdk,
-  loadCheckoutSdk,
-  validCkoSignature,
-} from './checkout-client.ts';
-import { checkoutCom } from './checkout-descriptor.ts';
+} from '../../../ports/psp.ts';
+import type { CapturesLater, Refunds, VoidsAuthorizations } from '../../../ports/psp-capabilities.ts';
+import type { PspRuntime } from '../../../ports/psp-descriptor.ts';
+import { messageOf, type PspOperation, pspFailure, translatedCall } from '../kit/calls.ts';
+import { storedCredentialsFactory } from '../kit/factory.ts';
+import { RecentFacts } from '../kit/recent-facts.ts';
+import { type CheckoutCredentials, type CheckoutSdk, loadCheckoutSdk, validCkoSignature } from './client.ts';
+import { checkoutCom } from './descriptor.ts';
 import {
   billingCountry,
   CKO_REFUND_EVENTS,
@@ -38,10 +36,7 @@ import {
   parseCkoRefundReference,
   paymentStateOf,
   unpaidLinkStateOf,
-} from './checkout-wire.ts';
-import { messageOf, type PspOperation, pspFailure, translatedCall } from './kit/calls.ts';
-import { storedCredentialsFactory } from './kit/factory.ts';
-import { RecentFacts } from './kit/recent-facts.ts';
+} from './wire.ts';
 
 /** Checkout.com answers a repeated `Cko-Idempotency-Key` as the first request for 24 hours. */
 export const CHECKOUT_IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000;

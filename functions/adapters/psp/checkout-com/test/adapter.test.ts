@@ -1,17 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { checkoutCom } from '../../functions/adapters/psp/checkout-descriptor.ts';
-import { checkCredentials } from '../../functions/adapters/psp/kit/credentials.ts';
-import { InvalidNotificationError } from '../../functions/domain/errors.ts';
-import { newPaymentLink } from '../../functions/domain/payment-link.ts';
-import { PspCredentialsRejectedError, PspOutageError, PspRefusalError } from '../../functions/ports/psp.ts';
-import { canEndSessions } from '../../functions/ports/psp-capabilities.ts';
-import { FAKE_CHECKOUT_CREDENTIALS, useCheckoutAdapter } from '../support/checkout-adapter.ts';
-import { credentialsProblemOf } from '../support/psp-fakes.ts';
-import { orderLink, sessionRequest } from '../support/psp-fixtures.ts';
+import { credentialsProblemOf } from '../../../../../test/support/psp-fakes.ts';
+import { orderLink, sessionRequest } from '../../../../../test/support/psp-fixtures.ts';
+import { InvalidNotificationError } from '../../../../domain/errors.ts';
+import { newPaymentLink } from '../../../../domain/payment-link.ts';
+import { PspCredentialsRejectedError, PspOutageError, PspRefusalError } from '../../../../ports/psp.ts';
+import { canEndSessions } from '../../../../ports/psp-capabilities.ts';
+import { checkCredentials } from '../../kit/credentials.ts';
+import { checkoutCom } from '../descriptor.ts';
+import { FAKE_CHECKOUT_CREDENTIALS, useCheckoutAdapter } from './adapter-setup.ts';
 
 /**
  * The Checkout.com adapter through `checkout-sdk-node` against a server that speaks Checkout.com's API
- * (test/support/fake-checkout.ts): payment links made with capture disabled, read back with their payment,
+ * (./fake.ts): payment links made with capture disabled, read back with their payment,
  * captured or voided, `Cko-Signature` notifications, refunds and their outcomes.
  */
 const { connection, started } = useCheckoutAdapter('adapter');
@@ -183,8 +183,8 @@ describe('Checkout.com notifications', () => {
   });
 
   it('are accepted signed with the previous signature key while a rotation overlaps', async () => {
-    const { CheckoutPsp } = await import('../../functions/adapters/psp/checkout-psp.ts');
-    const { loadCheckoutSdk } = await import('../../functions/adapters/psp/checkout-client.ts');
+    const { CheckoutPsp } = await import('../adapter.ts');
+    const { loadCheckoutSdk } = await import('../client.ts');
     const rotated = {
       ...FAKE_CHECKOUT_CREDENTIALS,
       signature_key: 'the-new-signature-key',
@@ -287,8 +287,8 @@ describe('Checkout.com failures', () => {
   });
 
   it('are refused credentials when the secret key is revoked', async () => {
-    const { CheckoutPsp } = await import('../../functions/adapters/psp/checkout-psp.ts');
-    const { loadCheckoutSdk } = await import('../../functions/adapters/psp/checkout-client.ts');
+    const { CheckoutPsp } = await import('../adapter.ts');
+    const { loadCheckoutSdk } = await import('../client.ts');
     const revoked = { ...FAKE_CHECKOUT_CREDENTIALS, secret_key: 'sk_sbox_aaaaaaaaaaaaaaaaaaaaaaaaaaa' };
     const psp = new CheckoutPsp(
       await loadCheckoutSdk(revoked, started.fake.url),

@@ -1,10 +1,10 @@
-import type { LineItem } from '../../domain/amount.ts';
-import { InvalidNotificationError } from '../../domain/errors.ts';
-import { toMinorUnits } from '../../domain/money.ts';
-import type { PspSessionStatus } from '../../ports/psp.ts';
+import type { LineItem } from '../../../domain/amount.ts';
+import { InvalidNotificationError } from '../../../domain/errors.ts';
+import { toMinorUnits } from '../../../domain/money.ts';
+import type { PspSessionStatus } from '../../../ports/psp.ts';
 
 /**
- * Checkout.com's wire format as the adapter reads it (test/contracts/checkout.trimmed.json): the payment link
+ * Checkout.com's wire format as the adapter reads it (test/contract/checkout.trimmed.json): the payment link
  * (`GetPaymentLinkResponse`), the payment (`Payment`), its actions (`PaymentAction`) and a webhook's body.
  */
 export interface CkoPaymentLink {

@@ -1,6 +1,6 @@
-import { once } from '../../once.ts';
-import type { PspDescriptor } from '../../ports/psp-descriptor.ts';
-import * as z from '../../zod.ts';
+import { once } from '../../../once.ts';
+import type { PspDescriptor } from '../../../ports/psp-descriptor.ts';
+import * as z from '../../../zod.ts';
 
 const SANDBOX_KEY = /^sk_sbox_[a-z2-7]{26}[a-z2-7*#$=]$/;
 const LIVE_KEY = /^sk_[a-z2-7]{26}[a-z2-7*#$=]$/;

@@ -1,11 +1,11 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
-import { connectChromium } from '../support/browser.ts';
-import { createLink } from '../support/checkout-helpers.ts';
-import { CHECKOUT_FAKE, type FakeCheckout } from '../support/fake-checkout.ts';
-import { type PspStack, startPspStack } from '../support/psp-stack.ts';
-import type { TestStack } from '../support/test-stack.ts';
+import { connectChromium } from '../../../../../test/support/browser.ts';
+import { createLink } from '../../../../../test/support/checkout-helpers.ts';
+import { type PspStack, startPspStack } from '../../../../../test/support/psp-stack.ts';
+import type { TestStack } from '../../../../../test/support/test-stack.ts';
+import type { IssuedApiKey } from '../../../../use-cases/api-keys.ts';
+import { CHECKOUT_FAKE, type FakeCheckout } from './fake.ts';
 
 const FAKES = { checkout: CHECKOUT_FAKE };
 

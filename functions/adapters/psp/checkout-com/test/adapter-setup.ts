@@ -1,9 +1,9 @@
 import { afterAll, beforeAll } from 'vitest';
-import type { CheckoutPsp } from '../../functions/adapters/psp/checkout-psp.ts';
-import { CHECKOUT_FAKE, type FakeCheckout, startFakeCheckout } from './fake-checkout.ts';
-import { trustFakePspCertificate } from './fake-psp-server.ts';
-import { adapterOf } from './psp-fakes.ts';
-import { storedConnection } from './psp-fixtures.ts';
+import { trustFakePspCertificate } from '../../../../../test/support/fake-psp-server.ts';
+import { adapterOf } from '../../../../../test/support/psp-fakes.ts';
+import { storedConnection } from '../../../../../test/support/psp-fixtures.ts';
+import type { CheckoutPsp } from '../adapter.ts';
+import { CHECKOUT_FAKE, type FakeCheckout, startFakeCheckout } from './fake.ts';
 
 /** A sandbox connection's credentials as `npm run psp -- add --provider checkout_com` stores them. */
 export const FAKE_CHECKOUT_CREDENTIALS = CHECKOUT_FAKE.credentials;

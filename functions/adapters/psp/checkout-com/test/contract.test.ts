@@ -1,12 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { FAKE_CHECKOUT_CREDENTIALS, useCheckoutAdapter } from '../support/checkout-adapter.ts';
-import { orderLink, sessionRequest } from '../support/psp-fixtures.ts';
+import { orderLink, sessionRequest } from '../../../../../test/support/psp-fixtures.ts';
+import { FAKE_CHECKOUT_CREDENTIALS, useCheckoutAdapter } from './adapter-setup.ts';
 
 /**
  * The Checkout.com adapter's typical calls, through `checkout-sdk-node`, against its fake held to Checkout.com's
- * own document (test/contracts/checkout.trimmed.json; docs/testing.md#psp-contract-tests): every request the
- * adapter sends and every answer the fake gives conforms, and the fake refuses, as Checkout.com does, what the
- * document refuses, as each PSP in its folder does (its test/contract.test.ts).
+ * own document (test/contract/; docs/testing.md#psp-contract-tests): every request the adapter sends and every
+ * answer the fake gives conforms, and the fake refuses, as Checkout.com does, what the document refuses.
  */
 const { connection, started } = useCheckoutAdapter('contract');
 

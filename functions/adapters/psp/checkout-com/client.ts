@@ -1,9 +1,9 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type PaymentLinks from 'checkout-sdk-node/dist/api/payment-links/payment-links.js';
 import type Payments from 'checkout-sdk-node/dist/api/payments/payments.js';
-import { CALL_BUDGETS } from '../../domain/call-budgets.ts';
-import type { checkoutCom } from './checkout-descriptor.ts';
-import type { CredentialsOf } from './kit/credentials.ts';
+import { CALL_BUDGETS } from '../../../domain/call-budgets.ts';
+import type { CredentialsOf } from '../kit/credentials.ts';
+import type { checkoutCom } from './descriptor.ts';
 
 /** A connection's stored credentials (its descriptor's `credentials`, docs/orchestration.md#checkoutcom). */
 export type CheckoutCredentials = CredentialsOf<typeof checkoutCom>;

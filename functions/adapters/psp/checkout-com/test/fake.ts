@@ -1,7 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { type RecordedPspRequest, startFakePspServer } from './fake-psp-server.ts';
-import { type ContractExchange, loadPspContract } from './psp-contract.ts';
-import type { PspFakeDefinition } from './psp-fakes.ts';
+import { type RecordedPspRequest, startFakePspServer } from '../../../../../test/support/fake-psp-server.ts';
+import { type ContractExchange, loadPspContract } from '../../../../../test/support/psp-contract.ts';
+import type { PspFakeDefinition } from '../../../../../test/support/psp-fakes.ts';
 
 export type FakeCkoLink = {
   id: string;
@@ -51,7 +51,7 @@ export interface FakeCheckout {
   /** The SDK's `host`, and the origin of the hosted pages (`/link/{id}`). */
   url: string;
   requests: RecordedPspRequest[];
-  /** Every request and answer, checked against checkout/checkout-api-reference (test/contracts/checkout.trimmed.json). */
+  /** Every request and answer, checked against checkout/checkout-api-reference (test/contract/checkout.trimmed.json). */
   exchanges: ContractExchange[];
   /** Requests the document refuses (answered with Checkout.com's 422) and answers it does not allow (500s). */
   violations: string[];
@@ -124,7 +124,7 @@ export async function startFakeCheckout(options: {
       return answer;
     },
     {
-      document: loadPspContract('checkout', {
+      document: loadPspContract(new URL('./contract/checkout.trimmed.json', import.meta.url), {
         // Checkout.com ignores fields it does not know, and its public document predates fields its API takes (a
         // payment link's `processing_channel_id`, `capture`, `allow_payment_methods`), which this fake checks.
         openRequestBodies: true,
