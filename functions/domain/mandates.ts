@@ -4,16 +4,16 @@ import type { Recurring } from './subscription-schedule.ts';
 
 /**
  * Mandates (docs/subscriptions.md#mandates): what a PSP stores so that it can be asked to charge the buyer again
- * without them (a Stripe saved payment method, a Mollie mandate, an Adyen stored payment method, a PayPal vault
- * token, the sandbox's simulated `sbm_`). We keep references only, never card data; a mandate lives at one
+ * without them (a saved payment method, a mandate, a vault token at each PSP: docs/subscriptions.md#mandates names
+ * them; the sandbox's simulated `sbm_`). We keep references only, never card data; a mandate lives at one
  * connection, which the subscription is pinned to.
  */
 export interface MandateRef {
   connection_id: string;
   provider: Provider;
-  /** The PSP's customer the mandate belongs to (Stripe `cus_`, Mollie `cst_`, the sandbox's `sbc_`). */
+  /** The PSP's customer the mandate belongs to (the sandbox's `sbc_`). */
   customer: string;
-  /** What a charge names (Stripe `pm_`, Mollie `mdt_`, the sandbox's `sbm_`). */
+  /** What a charge names (the PSP's saved method or mandate; the sandbox's `sbm_`). */
   reference: string;
   /** The PSP's own word for the method (`card`, `sepa_debit`, `directdebit`): a renewal may need it. */
   method: string;
@@ -31,20 +31,10 @@ export type DeclineClass = (typeof DECLINE_CLASSES)[number];
 
 export interface Decline {
   class: DeclineClass;
-  /** The PSP's own code, prefixed with its provider (`sandbox:insufficient_funds`, `stripe:lost_card`). */
+  /** The PSP's own code, prefixed with its provider (`sandbox:insufficient_funds`, `<provider>:lost_card`). */
   code: string;
   message: string;
 }
-
-/**
- * The providers whose adapter holds mandates (`HoldsMandates`, functions/ports/psp.ts): only their connections are
- * routed a subscription link or an update link. Data, so that routing decides without loading an adapter; a test
- * keeps it equal to the adapters that implement the capability. The other PSPs' flows are to come
- * (docs/subscriptions.md#each-psps-flow).
- */
-export const MANDATE_PROVIDERS: readonly Provider[] = ['sandbox'];
-
-export const holdsMandates = (provider: Provider): boolean => MANDATE_PROVIDERS.includes(provider);
 
 /** Whether a link's payment must open a mandate: a subscription link, or a subscription's update link. */
 export const opensMandate = (link: { recurring?: unknown; subscription_update?: unknown }): boolean =>

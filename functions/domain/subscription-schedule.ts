@@ -31,7 +31,7 @@ export const recurringOf = (input: RecurringInput): Recurring => ({
   cycles: input.cycles ?? null,
 });
 
-/** The longest period a subscription may have: a year, as at Stripe (`interval_count` per interval). */
+/** The longest period a subscription may have: a year, as PSPs allow (docs/subscriptions.md#the-link; `interval_count` per interval). */
 export const MAX_INTERVAL_COUNT: Record<Interval, number> = { day: 365, week: 52, month: 12, year: 1 };
 export const MAX_TRIAL_DAYS = 730;
 export const MAX_CYCLES = 1000;

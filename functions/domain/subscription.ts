@@ -238,7 +238,7 @@ export function nextChargeAt(subscription: Subscription): string | null {
 /**
  * The idempotency key of one attempt at the PSP: per (subscription, period, attempt), never per period, since
  * every PSP answers a repeated key with its first answer, declines included (docs/subscriptions.md#charging-once).
- * At most 64 characters (Adyen's bound).
+ * At most 64 characters, the shortest bound of the PSPs (docs/subscriptions.md#charging-once).
  */
 export const chargeKey = (subscriptionId: string, period: number, attempt: number): string =>
   `${subscriptionId}.${period}.${attempt}`;

@@ -12,6 +12,7 @@ import {
   paymentAmountMinor,
   pendingRefunds,
   type RefundOutcome,
+  type RefundRules,
   requestRefund,
   settleRefund,
 } from '../domain/refund.ts';
@@ -39,6 +40,8 @@ export interface PaymentRefunds {
   refundAgain(link: PaymentLink, refund: Refund, now: Date): Promise<RefundOutcome | undefined>;
   /** What the PSP says now of a refund it answered with a reference. */
   refundStatus(link: PaymentLink, refund: Refund): Promise<RefundOutcome>;
+  /** What the PSP that took a payment (its `provider`) allows of its refunds. */
+  refundRules(provider: string): RefundRules;
 }
 
 /** What recording a PSP's word on a refund needs: the link and its refunds, and where the webhook goes. */
@@ -98,7 +101,14 @@ export async function createRefund(
     link = await getPaymentLink(deps, principal, linkId);
     const made = link.refunds.find((candidate) => candidate.id === refundId);
     if (made) return made;
-    refund = requestRefund(link, requested, refundId, deps.now(), paymentId);
+    refund = requestRefund(
+      link,
+      requested,
+      refundId,
+      deps.now(),
+      (provider) => deps.refunds.refundRules(provider),
+      paymentId,
+    );
     if (await reserve(deps, link, refund)) break;
     // Another refund took part of the amount first: decide again on what remains now (maybe a 422).
     if (attempt >= MAX_RESERVE_ATTEMPTS) {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { descriptorOf } from '../../functions/adapters/psp/registry.ts';
 import { mandateOfAttempt } from '../../functions/domain/checkout/mandates.ts';
 import { planCheckout, type RoundFacts } from '../../functions/domain/checkout/plan.ts';
 import { type CheckoutRequest, checkoutVisit } from '../../functions/domain/checkout/visit.ts';
@@ -18,7 +19,14 @@ import { storedConnection } from '../support/psp-fixtures.ts';
 
 const now = new Date('2027-01-31T10:00:00Z');
 const sandbox = storedConnection('sandbox', 'test', 'pc_sandbox');
-const stripe = storedConnection('stripe', 'test', 'pc_stripe');
+/** A connection of a made-up PSP whose descriptor does not declare `holds_mandates`. */
+const oneOff = storedConnection('one_off', 'test', 'pc_one_off');
+/** As the use case hands them: each PSP's rules, and whether its descriptor declares `holds_mandates`. */
+const psps = {
+  rules: (provider: string) => ({ amounts: { psp: provider }, pageAsks: {}, methods: {} }),
+  holdsMandates: (provider: string) =>
+    descriptorOf(provider)?.capabilities.includes('holds_mandates') ?? false,
+};
 const request: CheckoutRequest = {
   id: 'pl_x',
   method: 'GET',
@@ -48,6 +56,7 @@ function plan(planned: PaymentLink, connections: PspConnection[], routing: Routi
     pspCallsLeft: 5,
     now,
     random: () => 0,
+    psps,
   };
   return planCheckout(facts).action;
 }
@@ -56,29 +65,29 @@ describe('a subscription link', () => {
   it('is opened only at connections that can hold a mandate, which are all the decision names', () => {
     const subscription = link({ recurring: MONTHLY });
 
-    const action = plan(subscription, [stripe, sandbox]);
+    const action = plan(subscription, [oneOff, sandbox]);
 
     expect(action).toMatchObject({ kind: 'open', candidates: [sandbox] });
     const opening = action.kind === 'open' ? action.opening : undefined;
     expect(opening?.routing?.candidates.map((candidate) => candidate.connection)).toEqual([sandbox.id]);
     // A one-off link of the same account may go to either.
-    expect(plan(link(), [stripe, sandbox])).toMatchObject({ kind: 'open', candidates: [stripe, sandbox] });
+    expect(plan(link(), [oneOff, sandbox])).toMatchObject({ kind: 'open', candidates: [oneOff, sandbox] });
   });
 
   it('routed by a rule to a connection that cannot hold a mandate falls through to the next that can', () => {
     const routing: Routing = {
       // biome-ignore lint/suspicious/noThenProperty: a routing rule's target is its `then` (docs/orchestration.md#routing)
-      rules: [{ name: 'stripe first', when: {}, then: { priority: [stripe.id, sandbox.id] } }],
+      rules: [{ name: 'one-off first', when: {}, then: { priority: [oneOff.id, sandbox.id] } }],
       default: [],
     };
-    expect(plan(link({ recurring: MONTHLY }), [stripe, sandbox], routing)).toMatchObject({
+    expect(plan(link({ recurring: MONTHLY }), [oneOff, sandbox], routing)).toMatchObject({
       kind: 'open',
       candidates: [sandbox],
     });
   });
 
   it('at an account whose connections hold no mandate is not set up, even in test mode (no built-in sandbox)', () => {
-    expect(plan(link({ recurring: MONTHLY }), [stripe])).toEqual({ kind: 'not_configured' });
+    expect(plan(link({ recurring: MONTHLY }), [oneOff])).toEqual({ kind: 'not_configured' });
     expect(plan(link({ recurring: MONTHLY }, 'live'), [])).toEqual({ kind: 'not_configured' });
     // An account with no connection at all tries out the built-in sandbox, which holds mandates.
     expect(plan(link({ recurring: MONTHLY }), [])).toMatchObject({
@@ -121,7 +130,7 @@ describe('an update link', () => {
   it('asks for a new mandate for its subscription, at a connection that can hold one, charging the period', () => {
     const update = link({ subscription_update: { subscription_id: 'sub_123', period: 3 } });
 
-    const action = plan(update, [stripe, sandbox]);
+    const action = plan(update, [oneOff, sandbox]);
 
     expect(action).toMatchObject({
       kind: 'open',

@@ -1,5 +1,5 @@
 import type { PspConnection } from '../connection.ts';
-import { chargedNow, holdsMandates, type OpensMandate, opensMandate } from '../mandates.ts';
+import { chargedNow, type OpensMandate, opensMandate } from '../mandates.ts';
 import type { Amount } from '../money.ts';
 import type { PaymentLink } from '../payment-link.ts';
 import type { RoutingDecision } from '../routing-decision.ts';
@@ -22,14 +22,23 @@ export interface PlannedMandate extends Omit<OpensMandate, 'subscriptionId'> {
 }
 
 /**
- * What routing gave, kept to the connections that can hold a mandate when the link's payment opens one (the
- * decision's candidates too, as they are recorded on the payment). Applied after routing, so that an account
- * whose connections hold none gets no connection at all: the built-in sandbox serves only an account that has no
- * connection (`routeDecision`).
+ * Which providers' PSPs hold mandates, from their descriptors (`PspConnections.holdsMandates`,
+ * functions/use-cases/psp-connections.ts): the domain knows no PSP by name.
+ */
+export interface MandateHolders {
+  holdsMandates(provider: string): boolean;
+}
+
+/**
+ * What routing gave, kept to the connections whose PSP holds mandates (its descriptor declares `holds_mandates`)
+ * when the link's payment opens one (the decision's candidates too, as they are recorded on the payment). Applied
+ * after routing, so that an account whose connections hold none gets no connection at all: the built-in sandbox
+ * serves only an account that has no connection (`routeDecision`).
  */
 export function routedFor(
   link: Pick<PaymentLink, 'recurring' | 'subscription_update'>,
   routed: { connections: PspConnection[]; decision: RoutingDecision },
+  holdsMandates: (provider: string) => boolean,
 ): { connections: PspConnection[]; decision: RoutingDecision } {
   if (!opensMandate(link)) return routed;
   const connections = routed.connections.filter((connection) => holdsMandates(connection.provider));

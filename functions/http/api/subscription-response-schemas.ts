@@ -1,12 +1,19 @@
 import { z } from 'zod';
-import { PROVIDERS } from '../../domain/connection.ts';
 import { MODES } from '../../domain/principal.ts';
 import { CANCELLATION_REASONS, SUBSCRIPTION_STATUSES } from '../../domain/subscription.ts';
 import { int32 } from './int32-schema.ts';
 import { MAX_METADATA_KEY_LENGTH, MAX_METADATA_KEYS, MAX_METADATA_VALUE_LENGTH } from './metadata-limits.ts';
 import { money } from './money-response-schemas.ts';
 import { DeclineSchema, RecurringSchema } from './recurring-response-schemas.ts';
-import { nullableTimestamp, PaymentLinkId, pageOf, publicId, timestamp, url } from './response-schemas.ts';
+import {
+  nullableTimestamp,
+  PaymentLinkId,
+  pageOf,
+  providerSchema,
+  publicId,
+  timestamp,
+  url,
+} from './response-schemas.ts';
 import { MAX_DESCRIPTION_LENGTH } from './schemas.ts';
 
 /** The subscription resource (docs/api.md#subscriptions), as the API returns it and every event carries it. */
@@ -52,7 +59,7 @@ export const SubscriptionSchema = z
     mandate: z
       .strictObject({
         connection_id: publicId('pc'),
-        provider: z.enum(PROVIDERS),
+        provider: providerSchema(),
         reference: z
           .string()
           .max(255)
