@@ -33,8 +33,13 @@ export const squareMoney = (amount: Amount): Square.Money => ({
   currency: amount.currency as Square.Currency,
 });
 
-/** Our amount of a Square `Money`, or null when it lacks either part. */
-export function amountOf(money: Square.Money | null | undefined): Amount | null {
+/**
+ * Our amount of a Square `Money` (the SDK's, whose amount is a bigint, or as the wire spells it), or null when it
+ * lacks either part.
+ */
+export function amountOf(
+  money: { amount?: bigint | number | null; currency?: string | null } | null | undefined,
+): Amount | null {
   if (money?.amount === undefined || money.amount === null || !money.currency) return null;
   return fromPspMinorUnits(square.amounts, BigInt(money.amount), money.currency);
 }

@@ -32,6 +32,7 @@ beforeAll(async () => {
     accessToken: SQUARE_FAKE.credentials.access_token,
     locationId: SQUARE_FAKE.credentials.location_id,
     signatureKey: SQUARE_FAKE.credentials.signature_key,
+    currency: 'USD',
   });
   const secrets = new Map([[connection.secret_name as string, JSON.stringify(SQUARE_FAKE.credentials)]]);
   const runtime = { secrets, apiUrl: fake.url };
@@ -167,7 +168,7 @@ describe('the Square adapter, through the official SDK against a Square-speaking
 
   it('reports the amount Square charged, not the order’s, when they differ', async () => {
     const session = await psp.createSession(sessionRequest(orderLink('20.00', 'USD'), connection));
-    await fake.pay(session.id, { chargedMinor: 1000 });
+    await fake.pay(session.id, { charged: { amount: 1000, currency: 'USD' } });
     expect(await psp.retrieveSession(session.id)).toMatchObject({
       state: 'succeeded',
       amount: { value: '10.00', currency: 'USD' },
@@ -266,6 +267,23 @@ describe('the Square adapter, through the official SDK against a Square-speaking
       InvalidNotificationError,
     );
     expect(fake.violations).toEqual([]);
+  });
+
+  it('accepts the previous signature key while a rotation overlaps, and only then', async () => {
+    const body = fake.notification('payment.updated', { payment: [...fake.payments.values()][0]! });
+    const signature = fake.signature(body, notificationUrl);
+    const rotated = async (credentials: Record<string, string>) => {
+      const secrets = new Map([[connection.secret_name as string, JSON.stringify(credentials)]]);
+      const adapter = await factoryOf<SquarePsp>(createFactory, { secrets, apiUrl: fake.url }).create(
+        connection,
+      );
+      return adapter.verifyNotification(body, { 'x-square-hmacsha256-signature': signature });
+    };
+    const replaced = { ...SQUARE_FAKE.credentials, signature_key: 'the-new-signature-key' };
+    expect(
+      await rotated({ ...replaced, previous_signature_key: SQUARE_FAKE.credentials.signature_key }),
+    ).toHaveLength(1);
+    await expect(rotated(replaced)).rejects.toThrow(InvalidNotificationError);
   });
 
   it("reads Square's worked example of its signature", () => {

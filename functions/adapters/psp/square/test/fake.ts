@@ -28,9 +28,9 @@ export interface FakeSquare {
   notifications: string[];
   /**
    * The buyer pays the order of a payment link (a session id `<link>:<order>` or the order's id): COMPLETED,
-   * or FAILED (`decline`); `chargedMinor` makes Square report another amount than the order's.
+   * or FAILED (`decline`); `charged` makes Square report another amount than the order's.
    */
-  pay(session: string, options?: { decline?: boolean; chargedMinor?: number }): Promise<FakeSquarePayment>;
+  pay(session: string, options?: { decline?: boolean; charged?: Money }): Promise<FakeSquarePayment>;
   /** Square's outcome of a refund (COMPLETED, FAILED), and its `refund.updated` notification. */
   settleRefund(refundId: string, status: 'COMPLETED' | 'FAILED'): Promise<FakeSquareRefund>;
   /** A notification of `type` about `object` as Square sends it: its body, held to the document. */
@@ -77,6 +77,7 @@ export async function startFakeSquare(options: {
   accessToken: string;
   locationId: string;
   signatureKey: string;
+  /** The currency its location takes (a location takes its country's only): EUR, a location in Ireland. */
   currency?: string;
 }): Promise<FakeSquare> {
   const links = new Map<string, FakeSquareLink>();
@@ -86,7 +87,7 @@ export async function startFakeSquare(options: {
   const replays = new Map<string, { body: string; answer: { status: number; body: unknown } }>();
   const notifications: string[] = [];
   const state = { outage: 'none' as FakeSquare['outage'], notificationUrl: undefined as string | undefined };
-  const currency = options.currency ?? 'USD';
+  const currency = options.currency ?? 'EUR';
   const document = loadPspContract(new URL('./contract/square.trimmed.json', import.meta.url), {
     undeclaredErrors: ERRORS,
   });
@@ -303,7 +304,7 @@ export async function startFakeSquare(options: {
       const order = orders.get(orderId);
       if (order?.state !== 'OPEN') throw new Error(`no open order ${orderId}`);
       const now = new Date().toISOString();
-      const amount = { amount: payOptions.chargedMinor ?? order.total_money.amount, currency };
+      const amount = payOptions.charged ?? { amount: order.total_money.amount, currency };
       const payment: FakeSquarePayment = {
         id: `${base62(27)}ZY`,
         created_at: now,
