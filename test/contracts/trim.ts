@@ -28,17 +28,6 @@ import { pathToFileURL } from 'node:url';
 
 /** The operations each adapter calls (functions/adapters/psp/*-psp.ts), as the document spells their paths. */
 export const OPERATIONS: Record<string, Record<string, string[]>> = {
-  mollie: {
-    '/v2/payments': ['post'],
-    '/v2/payments/{paymentId}': ['get', 'delete'],
-    '/v2/payments/{paymentId}/refunds': ['post'],
-    '/v2/payments/{paymentId}/refunds/{refundId}': ['get'],
-  },
-  adyen: {
-    '/paymentLinks': ['post'],
-    '/paymentLinks/{linkId}': ['get', 'patch'],
-    '/payments/{paymentPspReference}/refunds': ['post'],
-  },
   // PayPal publishes one document per API (paypal/paypal-rest-api-specifications `openapi/`): one trim each.
   'paypal-orders': {
     '/v2/checkout/orders': ['post'],

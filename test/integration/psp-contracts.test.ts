@@ -1,118 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFactory, type PaypalPsp } from '../../functions/adapters/psp/paypal-psp.ts';
-import { newPaymentLink } from '../../functions/domain/payment-link.ts';
-import { ADYEN_FAKE } from '../support/fake-adyen.ts';
-import { MOLLIE_FAKE } from '../support/fake-mollie.ts';
 import { type FakePaypal, startFakePaypal } from '../support/fake-paypal.ts';
-import { usePspAdapters } from '../support/psp-adapters.ts';
+import { trustFakePspCertificate } from '../support/fake-psp-server.ts';
 import { factoryOf } from '../support/psp-fakes.ts';
-import { orderLink, sessionRequest, storedConnection } from '../support/psp-fixtures.ts';
+import { basketLink, orderLink, sessionRequest, storedConnection } from '../support/psp-fixtures.ts';
 
 /**
  * Each adapter's typical calls, through its official SDK, against a fake held to the PSP's own OpenAPI document
  * (test/contracts/*.trimmed.json; docs/testing.md#psp-contract-tests; a PSP in its own folder checks its own there): every request the adapter sends and every
  * answer the fake gives conforms, and the fake refuses, as the PSP does, what the document refuses.
  */
-const { connections, fakes, psps } = usePspAdapters('contract', { mollie: MOLLIE_FAKE, adyen: ADYEN_FAKE });
-const { mollie: mollieConnection, adyen: adyenConnection } = connections;
-const adyenCredentials = ADYEN_FAKE.credentials;
-const mollieKey = MOLLIE_FAKE.credentials.api_key;
-
-const basket = () =>
-  newPaymentLink(
-    { account: 'acme', mode: 'test' },
-    {
-      line_items: [
-        { name: 'Beans', quantity: 2, unit_amount: { value: '24.95', currency: 'EUR' }, tax_rate: '9' },
-        { name: 'Gift wrap', quantity: 1, unit_amount: { value: '0.50', currency: 'EUR' } },
-      ],
-      description: 'Order 1002',
-      redirect_url: 'https://shop.example/thanks',
-    },
-    new Date(),
-  );
-
-describe('the Mollie adapter against mollie/openapi', () => {
-  it('sends and is answered only what the document allows: create, retrieve, cancel, refund, read the refund', async () => {
-    const plain = await psps.mollie.createSession(sessionRequest(orderLink('10.00'), mollieConnection));
-    await psps.mollie.createSession(sessionRequest(basket(), mollieConnection));
-    expect((await psps.mollie.retrieveSession(plain.id)).state).toBe('pending');
-    expect(await psps.mollie.expireSession(plain)).toBe('ended');
-    const paid = await psps.mollie.createSession(sessionRequest(orderLink('30.00'), mollieConnection));
-    fakes.mollie.setStatus(paid.id, 'paid');
-    expect((await psps.mollie.retrieveSession(paid.id)).amount).toEqual({ value: '30.00', currency: 'EUR' });
-    const refund = await psps.mollie.refund({
-      refundId: 're_contract000000000000000001',
-      linkId: 'pl_contract',
-      paymentReference: paid.id,
-      amount: { value: '5.00', currency: 'EUR' },
-      description: 'Order 1001',
-    });
-    expect((await psps.mollie.retrieveRefund(refund.reference)).state).toBe('pending');
-    expect(fakes.mollie.exchanges.length).toBeGreaterThanOrEqual(7);
-    expect(fakes.mollie.violations).toEqual([]);
-  });
-
-  it('is refused as Mollie refuses what its document refuses: a description over 255 characters', async () => {
-    const before = fakes.mollie.violations.length;
-    const link = { ...orderLink('10.00'), description: 'x'.repeat(256) };
-    // The adapter cuts descriptions to Mollie's maximum, so the fake is asked directly.
-    const response = await fetch(`${fakes.mollie.apiEndpoint}payments`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${mollieKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        amount: { currency: 'EUR', value: '10.00' },
-        description: link.description,
-        redirectUrl: 'https://shop.example/thanks',
-      }),
-    });
-    expect(response.status).toBe(422);
-    expect(await response.json()).toMatchObject({ status: 422, title: 'Unprocessable Entity' });
-    expect(fakes.mollie.violations.slice(before).join('\n')).toMatch(/description/);
-  });
-});
-
-describe('the Adyen adapter against Adyen/adyen-openapi CheckoutService-v72', () => {
-  it('sends and is answered only what the document allows: create, retrieve, expire, refund', async () => {
-    const plain = await psps.adyen.createSession(sessionRequest(orderLink('10.00'), adyenConnection));
-    await psps.adyen.createSession(sessionRequest(basket(), adyenConnection));
-    expect((await psps.adyen.retrieveSession(plain.id)).amount).toEqual({ value: '10.00', currency: 'EUR' });
-    expect(await psps.adyen.expireSession(plain)).toBe('ended');
-    const paid = await psps.adyen.createSession(sessionRequest(orderLink('30.00'), adyenConnection));
-    const item = fakes.adyen.pay(paid.id);
-    await psps.adyen.refund({
-      refundId: 're_contract000000000000000002',
-      linkId: 'pl_contract',
-      paymentReference: item.pspReference,
-      amount: { value: '5.00', currency: 'EUR' },
-    });
-    expect(fakes.adyen.exchanges.length).toBeGreaterThanOrEqual(6);
-    expect(fakes.adyen.violations).toEqual([]);
-  });
-
-  const post = (body: Record<string, unknown>) =>
-    fetch(`${fakes.adyen.url}/v72/paymentLinks`, {
-      method: 'POST',
-      headers: { 'x-api-key': adyenCredentials.api_key, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        amount: { currency: 'EUR', value: 1000 },
-        merchantAccount: 'AcmeECOM',
-        reference: 'pay_contract',
-        ...body,
-      }),
-    });
-
-  it.each([
-    ['a currency that is no ISO code', { amount: { currency: 'EURO', value: 1000 } }, 422, /currency/],
-    ['an unknown field', { shopperLanguage: 'nl' }, 400, /unknown field shopperLanguage/],
-  ])('refuses %s as Adyen does', async (_, body, status, violation) => {
-    const before = fakes.adyen.violations.length;
-    const response = await post(body);
-    expect(response.status).toBe(status);
-    expect(await response.json()).toMatchObject({ status, errorType: 'validation' });
-    expect(fakes.adyen.violations.slice(before).join('\n')).toMatch(violation);
-  });
-});
 
 describe('the PayPal adapter against paypal/paypal-rest-api-specifications', () => {
   const paypalCredentials = {
@@ -124,7 +21,9 @@ describe('the PayPal adapter against paypal/paypal-rest-api-specifications', () 
   const paypalConnection = storedConnection('paypal', 'test', 'pc_paypalcontract0000000000');
   let paypal: FakePaypal;
   let psp: PaypalPsp;
+  let untrust: () => void;
   beforeAll(async () => {
+    untrust = trustFakePspCertificate();
     paypal = await startFakePaypal({
       clientId: paypalCredentials.client_id,
       clientSecret: paypalCredentials.client_secret,
@@ -133,10 +32,13 @@ describe('the PayPal adapter against paypal/paypal-rest-api-specifications', () 
     const secrets = new Map([[paypalConnection.secret_name as string, JSON.stringify(paypalCredentials)]]);
     psp = await factoryOf<PaypalPsp>(createFactory, { secrets, apiUrl: paypal.url }).create(paypalConnection);
   });
-  afterAll(() => paypal?.stop());
+  afterAll(async () => {
+    await paypal?.stop();
+    untrust();
+  });
 
   it('sends and is answered only what the documents allow: create, read, capture, verify, refund, read the refund', async () => {
-    await psp.createSession(sessionRequest(basket(), paypalConnection));
+    await psp.createSession(sessionRequest(basketLink(), paypalConnection));
     const request = sessionRequest(orderLink('30.00'), paypalConnection);
     const session = await psp.createSession(request);
     expect((await psp.retrieveSession(session.id)).state).toBe('pending');

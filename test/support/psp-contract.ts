@@ -150,7 +150,7 @@ export function loadPspContract(file: URL | string, contract: ContractOptions = 
     const [, kind, name] = ref.replace(/^#\//, '').split('/');
     return resolve(document.components[kind as string]?.[name as string]);
   };
-  /** Fields the document does not know: the PSP refuses them (Adyen: "unknown fields"), whatever the schema allows. */
+  /** Fields the document does not know: the PSP refuses them ("unknown fields"), whatever the schema allows. */
   const unknownFields = (value: unknown, schema: Schema | undefined, at: string): string[] => {
     const resolved = resolve(schema);
     if (!resolved || value === null || typeof value !== 'object') return [];

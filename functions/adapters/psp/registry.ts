@@ -1,10 +1,10 @@
 import { type CreatePspFactory, namesPsp, type PspDescriptor } from '../../ports/psp-descriptor.ts';
-import { adyen } from './adyen-descriptor.ts';
-import { createFactory as adyenFactory } from './adyen-psp.ts';
+import { createFactory as adyenFactory } from './adyen/adapter.ts';
+import { adyen } from './adyen/descriptor.ts';
 import { checkoutCom } from './checkout-descriptor.ts';
 import { createFactory as checkoutComFactory } from './checkout-psp.ts';
-import { mollie } from './mollie-descriptor.ts';
-import { createFactory as mollieFactory } from './mollie-psp.ts';
+import { createFactory as mollieFactory } from './mollie/adapter.ts';
+import { mollie } from './mollie/descriptor.ts';
 import { paypal } from './paypal-descriptor.ts';
 import { createFactory as paypalFactory } from './paypal-psp.ts';
 import { createFactory as sandboxFactory } from './sandbox/adapter.ts';

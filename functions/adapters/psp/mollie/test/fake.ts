@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { type RecordedPspRequest, startFakePspServer } from './fake-psp-server.ts';
-import { type ContractExchange, loadPspContract } from './psp-contract.ts';
-import type { PspFakeDefinition } from './psp-fakes.ts';
+import { type RecordedPspRequest, startFakePspServer } from '../../../../../test/support/fake-psp-server.ts';
+import { type ContractExchange, loadPspContract } from '../../../../../test/support/psp-contract.ts';
+import type { PspFakeDefinition } from '../../../../../test/support/psp-fakes.ts';
 
 /** Payment `locale`: the enum of Mollie's OpenAPI document (`locale` schema). */
 export const MOLLIE_LOCALES = [
@@ -76,7 +76,7 @@ export interface FakeMollie {
   /** The SDK's `apiEndpoint`. */
   apiEndpoint: string;
   requests: RecordedPspRequest[];
-  /** Every request and answer, checked against mollie/openapi (test/contracts/mollie.trimmed.json). */
+  /** Every request and answer, checked against mollie/openapi (test/contract/mollie.trimmed.json). */
   exchanges: ContractExchange[];
   /** Requests Mollie's document refuses (answered with Mollie's 422) and answers it does not allow (500s). */
   violations: string[];
@@ -144,7 +144,7 @@ export async function startFakeMollie(options: { apiKeys: string[] }): Promise<F
       return answer;
     },
     {
-      document: loadPspContract('mollie', {
+      document: loadPspContract(new URL('./contract/mollie.trimmed.json', import.meta.url), {
         // Mollie's `entity-*` schemas describe a resource for both directions: their `required` lists are the
         // answer's (a refund's `id`, `resource`, `createdAt`); each `*-request` schema adds what a request needs.
         answerOnlyRequired: (name) => name.startsWith('entity-'),
