@@ -67,7 +67,7 @@ export class SquarePsp implements Psp, EndsSessions, Refunds {
   readonly checkoutOrigin: string;
   readonly sessionLimits = square.sessionLimits;
   /**
-   * Square promises no window for its idempotency keys ("a period of time"): an hour is assumed, as for Mollie
+   * Square promises no window for its idempotency keys ("a period of time"): an hour is assumed
    * (docs/orchestration.md#square).
    */
   readonly idempotencyWindowMs = 3_600_000;
