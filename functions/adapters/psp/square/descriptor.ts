@@ -39,6 +39,13 @@ const credentials = /* @__PURE__ */ once(() =>
 );
 
 /**
+ * Its id (and former ids), all that a function reading stored items needs of it (the registry's `PSP_IDENTITIES`).
+ * The descriptor repeats them as literals, so that a bundle using only this drops the descriptor
+ * (test/unit/psp-kit.test.ts holds the two equal).
+ */
+export const identity = { id: 'square' } as const;
+
+/**
  * Square's Checkout API payment links (docs/orchestration.md#square). A seller's location takes its own country's
  * currency only (US, CA, GB, AU, JP; EUR in IE, FR, ES), in ISO 4217's minor units (`Money.amount`, an integer).
  * Its page always takes cards; Apple Pay, Google Pay, Cash App Pay and Afterpay/Clearpay are switched on per link
