@@ -15,6 +15,8 @@ export const PAYMENT_METHODS = [
   'klarna',
   'blik',
   'twint',
+  'cashapp',
+  'afterpay_clearpay',
 ] as const;
 export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
 
