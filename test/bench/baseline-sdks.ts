@@ -107,7 +107,12 @@ export const BASELINE_SDKS: Readonly<Record<string, BaselineSdk>> = {
     binds: { default: 'Checkout' },
     call: "await new Checkout(event.secretId, { useLegacyDomain: true }).paymentLinks.get('pl_1');",
   },
+  square: {
+    package: 'square',
+    binds: { named: ['SquareClient'] },
+    call: "await new SquareClient({ token: event.secretId }).orders.get({ orderId: 'o1' });",
+  },
 };
 
 /** The PSP SDKs among them (a function carrying several is one of the heaviest; see budgets.ts). */
-export const PSP_SDKS: readonly string[] = ['stripe', 'mollie', 'adyen', 'paypal', 'checkout'];
+export const PSP_SDKS: readonly string[] = ['stripe', 'mollie', 'adyen', 'paypal', 'checkout', 'square'];
