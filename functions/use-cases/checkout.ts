@@ -1,4 +1,4 @@
-import { amountDue } from '../domain/amount.ts';
+import { type AmountDue, amountDue } from '../domain/amount.ts';
 import type { BuyerDetail } from '../domain/buyer.ts';
 import type { PostedForm } from '../domain/buyer-answers.ts';
 import type { BuyerReferences } from '../domain/buyer-references.ts';
@@ -35,6 +35,7 @@ import {
   amountProblems,
   askedForm,
   candidatesWithDetails,
+  linkAsAsked,
   type PostedAnswers,
   readPosted,
   servingPage,
@@ -187,6 +188,8 @@ interface Round {
 interface Visit {
   link: PaymentLink;
   locale: string;
+  /** The buyer-chosen amount read (a range link), for the form read again as the routed PSPs need it. */
+  due?: AmountDue | undefined;
   amount: Amount | undefined;
   /** The answers posted and accepted, carried to the session; undefined while the page must still ask them. */
   answered?: PostedAnswers | undefined;
@@ -215,7 +218,7 @@ async function readVisit(
   const posted = readPosted(link, due, request.form);
   if ('refused' in posted) return { kind: 'ask', link, ...posted.refused, entered: request.amount };
   // What a new session charges (docs/orchestration.md#payments): undefined while the buyer has not chosen.
-  return { link, locale, ...posted };
+  return { link, locale, due, ...posted };
 }
 
 /** One round's decision, with what carrying it out needs. */
@@ -229,6 +232,8 @@ interface Decision {
   routing: RoutingDecision;
   /** The form the page shows when it asks (`askedForm`), for the amount shown. */
   form: AskedForm | undefined;
+  /** The link as the page asks it of this buyer (`linkAsAsked`): what its form shows and reads. */
+  asking: PaymentLink;
 }
 
 /** Reads the link's payments and connections and takes the pure decision (`nextCheckoutStep`) on them. */
@@ -252,12 +257,17 @@ async function decide(
   const signals = await routingSignals(deps, routedLink, routing, health);
   const { connections: routed, decision } = routeDecision(routedLink, routing, all, deps.random, signals);
   const rule = routing && !link.connections?.length ? ruleFor(routedLink, routing) : undefined;
+  const asking = linkAsAsked(link, routed, deps.psps);
+  // A detail a routed PSP needs is read (and refused when missing) although the link's own `collect` does not ask it.
+  const posted = asking === link ? visit : readPosted(asking, visit.due, request.form);
+  const taken = { payments, health, atStake, client, routing: decision, asking };
+  if ('refused' in posted) return { ...taken, visit, step: { kind: 'ask' }, form: posted.refused.form };
   // Routed on the amount the page shows: the details asked are those its connection's page cannot ask.
-  const form = askedForm(link, servingPage(routed, atStake, deps.psps), {
+  const form = askedForm(asking, servingPage(routed, atStake, deps.psps), {
     form: request.form,
-    asked: visit.answered?.asked,
+    asked: posted.answered?.asked,
   });
-  const amount = visit.unanswered && form ? undefined : (visit.amount ?? link.amount ?? undefined);
+  const amount = posted.unanswered && form ? undefined : (posted.amount ?? link.amount ?? undefined);
   const step = nextCheckoutStep({
     link,
     payments,
@@ -267,7 +277,7 @@ async function decide(
     now: deps.now(),
     wantsAnother: request.via !== undefined,
     returned: request.returned === true,
-    answers: visit.answered?.answers,
+    answers: posted.answered?.answers,
     unendable: round.unendable,
     buyerPayment: request.buyerPayment,
     client,
@@ -277,7 +287,7 @@ async function decide(
   });
   // No connection serves the link: an open session is still shown or ended, nothing new is offered.
   if (routed.length === 0 && step.kind !== 'show' && step.kind !== 'end') throw new PspNotConfiguredError();
-  return { visit, step, payments, health, atStake, client, routing: decision, form };
+  return { ...taken, visit: { ...visit, ...posted }, step, form };
 }
 
 /**
@@ -306,7 +316,7 @@ async function routingSignals(
 async function perform(
   deps: CheckoutDependencies,
   request: CheckoutRequest,
-  { visit, step, payments, health, atStake, client, routing, form }: Decision,
+  { visit, step, payments, health, atStake, client, routing, form, asking }: Decision,
   round: Round,
 ): Promise<CheckoutView | undefined> {
   const { link } = visit;
@@ -323,7 +333,7 @@ async function perform(
     case 'ask':
       return {
         kind: 'ask',
-        link,
+        link: asking,
         ...(step.problem ? { problem: step.problem } : {}),
         entered: request.amount,
         form: form && { ...form, via: request.via },
@@ -337,8 +347,8 @@ async function perform(
     }
     case 'open': {
       const asked = visit.answered?.asked ?? [];
-      const { candidates, missing } = candidatesWithDetails(link, step.candidates, asked, deps.psps);
-      if (candidates.length === 0) return askAgain(link, request, asked, missing);
+      const { candidates, missing } = candidatesWithDetails(asking, step.candidates, asked, deps.psps);
+      if (candidates.length === 0) return askAgain(asking, request, asked, missing);
       const opening = {
         link,
         amount: atStake,

@@ -72,7 +72,7 @@ export interface ContractOptions {
  */
 export function loadPspContract(file: URL | string, contract: ContractOptions = {}): PspContract {
   const url = typeof file === 'string' ? new URL(`../contracts/${file}.trimmed.json`, import.meta.url) : file;
-  const document = openApi30Nullable(JSON.parse(readFileSync(url, 'utf8'))) as {
+  const document = openApi30Nullable(JSON.parse(readFileSync(url, 'utf8'))) as unknown as {
     paths: Record<string, Record<string, Operation>>;
     components: Record<string, Record<string, Schema>>;
   };
