@@ -72,7 +72,7 @@ export interface ContractOptions {
  */
 export function loadPspContract(file: URL | string, contract: ContractOptions = {}): PspContract {
   const url = typeof file === 'string' ? new URL(`../contracts/${file}.trimmed.json`, import.meta.url) : file;
-  const document = openApi30Nullable(JSON.parse(readFileSync(url, 'utf8'))) as unknown as {
+  const document = JSON.parse(readFileSync(url, 'utf8')) as {
     paths: Record<string, Record<string, Operation>>;
     components: Record<string, Record<string, Schema>>;
   };
@@ -236,28 +236,4 @@ function requestView<T extends { components: Record<string, Record<string, Schem
     }
   }
   return view;
-}
-
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-
-/**
- * OpenAPI 3.0's `nullable` as the JSON Schema 2020-12 ajv reads: `{type: T, nullable: true}` is `{type: [T,
- * "null"]}`; `nullable: true` without a `type` (beside a `$ref`, as Paystack's and Square's documents write it) is
- * `{anyOf: [<the rest>, {type: "null"}]}`; `nullable: false` says nothing. Ajv refuses to compile `nullable`
- * without `type`, even when not strict. Documents of OpenAPI 3.1 never write it, so every document is read so.
- * Names under `properties` are data (a field called `nullable`), never the keyword.
- */
-export function openApi30Nullable(node: Json, parentKey = ''): Json {
-  if (Array.isArray(node)) return node.map((item) => openApi30Nullable(item));
-  if (node === null || typeof node !== 'object') return node;
-  const rewritten: Record<string, Json> = {};
-  for (const [key, value] of Object.entries(node)) rewritten[key] = openApi30Nullable(value, key);
-  if (parentKey === 'properties' || parentKey === 'patternProperties' || !('nullable' in rewritten)) {
-    return rewritten;
-  }
-  const { nullable, ...rest } = rewritten;
-  if (nullable !== true) return rest;
-  if (typeof rest.type === 'string') return { ...rest, type: [rest.type, 'null'] };
-  if (Array.isArray(rest.type)) return { ...rest, type: [...rest.type, 'null'] };
-  return { anyOf: [rest, { type: 'null' }] };
 }
