@@ -263,7 +263,7 @@ export interface components {
       /** @constant */
       object: "psp_connection";
       /** @enum {string} */
-      provider: "sandbox" | "stripe" | "mollie" | "adyen" | "paypal" | "checkout_com";
+      provider: "sandbox" | "stripe" | "mollie" | "adyen" | "paypal" | "checkout_com" | "paystack";
       name: string;
       enabled: boolean;
       /**
@@ -444,7 +444,7 @@ export interface components {
         /** @description The PSP connection that took it. */
         connection_id: string;
         /** @enum {string} */
-        provider: "sandbox" | "stripe" | "mollie" | "adyen" | "paypal" | "checkout_com";
+        provider: "sandbox" | "stripe" | "mollie" | "adyen" | "paypal" | "checkout_com" | "paystack";
         /** @description The PSP's own id of the payment. Null for a short while when the PSP confirmed the payment before giving its id (Adyen); it is filled in when the PSP's notification arrives, without a new event. */
         reference: string | null;
         /** @description What the payment charged: `amount`, or the amount the buyer chose within `amount_range`. */
@@ -516,7 +516,7 @@ export interface components {
       /** @description The PSP connection of the attempt. */
       connection_id: string;
       /** @enum {string} */
-      provider: "sandbox" | "stripe" | "mollie" | "adyen" | "paypal" | "checkout_com";
+      provider: "sandbox" | "stripe" | "mollie" | "adyen" | "paypal" | "checkout_com" | "paystack";
       /** @enum {string} */
       status: "pending" | "succeeded" | "failed" | "canceled" | "expired";
       amount: {
@@ -880,7 +880,7 @@ export interface components {
       /** @description The PSP connection of the attempt. */
       connection_id: string;
       /** @enum {string} */
-      provider: "sandbox" | "stripe" | "mollie" | "adyen" | "paypal" | "checkout_com";
+      provider: "sandbox" | "stripe" | "mollie" | "adyen" | "paypal" | "checkout_com" | "paystack";
       /** @enum {string} */
       status: "pending" | "succeeded" | "failed" | "canceled" | "expired";
       amount: {

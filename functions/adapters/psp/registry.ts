@@ -7,6 +7,8 @@ import { mollie } from './mollie-descriptor.ts';
 import { createFactory as mollieFactory } from './mollie-psp.ts';
 import { paypal } from './paypal-descriptor.ts';
 import { createFactory as paypalFactory } from './paypal-psp.ts';
+import { createFactory as paystackFactory } from './paystack/adapter.ts';
+import { paystack } from './paystack/descriptor.ts';
 import { createFactory as sandboxFactory } from './sandbox/adapter.ts';
 import { sandbox } from './sandbox/descriptor.ts';
 import { createFactory as stripeFactory } from './stripe/adapter.ts';
@@ -16,7 +18,7 @@ import { stripe } from './stripe/descriptor.ts';
  * The PSPs of the service: the one list (docs/orchestration.md#adding-a-psp). Nothing else names a PSP's id but
  * its own folder, generated files and docs (test/unit/psp-names.test.ts).
  */
-export const PSP_DESCRIPTORS = [sandbox, stripe, mollie, adyen, paypal, checkoutCom] as const;
+export const PSP_DESCRIPTORS = [sandbox, stripe, mollie, adyen, paypal, checkoutCom, paystack] as const;
 
 export type PspId = (typeof PSP_DESCRIPTORS)[number]['id'];
 
@@ -35,6 +37,7 @@ export const PSP_FACTORIES: Record<PspId, CreatePspFactory> = {
   adyen: adyenFactory,
   paypal: paypalFactory,
   checkout_com: checkoutComFactory,
+  paystack: paystackFactory,
 };
 
 /** The registered ids, for the API's provider enum and the CLI's `--provider`. */
