@@ -1,6 +1,7 @@
 import { createSecretKey } from 'node:crypto';
 import { DynamoAccountSettingsRepository } from './adapters/dynamodb/account-settings-repository.ts';
 import { DynamoApiKeyRepository } from './adapters/dynamodb/api-key-repository.ts';
+import { DynamoArmCounterStore } from './adapters/dynamodb/arm-counter-store.ts';
 import { DynamoBooks } from './adapters/dynamodb/books.ts';
 import { DynamoCheckoutSettingsRepository } from './adapters/dynamodb/checkout-settings-repository.ts';
 import { DynamoConsoleStore } from './adapters/dynamodb/console-store.ts';
@@ -191,11 +192,17 @@ export const outcomeCounterStore = /* @__PURE__ */ once(
   () => new DynamoOutcomeCounterStore(documentClient(), config().TABLE_NAME),
 );
 
+/** The arms of `optimize` rules (docs/orchestration.md#uplift). */
+export const armCounterStore = /* @__PURE__ */ once(
+  () => new DynamoArmCounterStore(documentClient(), config().TABLE_NAME),
+);
+
 /** This container's outcome counts, flushed to one shard chosen when it starts (docs/orchestration.md). */
 export const outcomeRecorder = /* @__PURE__ */ once(
   () =>
     new OutcomeRecorder({
       store: outcomeCounterStore(),
+      arms: armCounterStore(),
       shard: Math.floor(Math.random() * OUTCOME_SHARDS),
       flushEveryMs: config().OUTCOME_FLUSH_MS,
       now,

@@ -28,6 +28,7 @@ export const METRICS = {
   RateLimitRejections: { unit: 'Count', by: [] },
   RefundsStuck: { unit: 'Count', by: [] },
   PaymentAmountMismatches: { unit: 'Count', by: ['provider'] },
+  OutcomesIgnored: { unit: 'Count', by: ['connection'] },
 } as const satisfies Record<string, MetricDefinition>;
 
 export interface MetricDefinition {

@@ -2,7 +2,6 @@ import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction as LambdaTarget } from 'aws-cdk-lib/aws-events-targets';
-import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import { AlarmNotifications, type AlarmNotificationsProps } from './constructs/alarm-notifications.ts';
 import { CheckoutSecrets } from './constructs/checkout-secrets.ts';
@@ -44,7 +43,12 @@ export interface PaymentLinksStackProps extends StackProps {
   indexMigrationStep?: number;
 }
 
-/** The whole service on AWS; the local stack (lib/local/) runs the same handlers from the same tables. */
+/**
+ * The whole service on AWS; the local stack (lib/local/) runs the same handlers from the same tables. This root
+ * stack holds what keeps data or a name others rely on (table, queues, keys, secrets, user pool, API, stage and
+ * routes, schedules, alarms, dashboard); the functions deploy with it in a nested stack per surface
+ * (docs/operations.md#stack-size).
+ */
 export class PaymentLinksStack extends Stack {
   readonly api: MerchantApi;
   readonly table: LinksTable;
@@ -71,7 +75,8 @@ export class PaymentLinksStack extends Stack {
     const checkoutBase = props.checkoutBase ?? `${publicBase}/checkout`;
     const checkoutSecrets = new CheckoutSecrets(this, 'CheckoutSecrets', { stage: props.stage, protectData });
     const signingKey = new SigningKey(this, 'SigningKey', { protectData });
-    this.functions = new ServiceFunctions(this, 'Functions', {
+    // The functions, in a nested stack per surface (lib/surfaces.ts); all else stays here (docs/operations.md#stack-size).
+    this.functions = new ServiceFunctions(this, 'Surfaces', {
       table: this.table.table,
       tableIndexes: this.table.indexNames,
       eventQueue: this.events.queue,
@@ -103,8 +108,8 @@ export class PaymentLinksStack extends Stack {
       stage: props.stage,
       protectData,
     });
-    // Only the console's function knows the user pool: ServiceFunctions builds every function as a Function.
-    const consoleFunction = this.functions.get('console') as LambdaFunction;
+    // Only the console's function knows the user pool.
+    const consoleFunction = this.functions.get('console');
     for (const [name, value] of Object.entries(this.consoleSignIn.environment)) {
       consoleFunction.addEnvironment(name, value);
     }

@@ -212,14 +212,25 @@ export const functions = {
   'get-openapi': { table: [], reservedConcurrency: 5 },
   'list-payments': { table: ['GetItem', 'Query'], merchantApi: true },
   // The books: the listing (keys only) or a link's partition, the entries read by key, and the link of a payment
-  // older than payments' own amounts (functions/adapters/dynamodb/books.ts). A CSV export reads up to 5 MB of
-  // pages, hence the longer timeout (under the HTTP API's 29 s).
+  // older than payments' own amounts (functions/adapters/dynamodb/books.ts); a CSV export also reads each entry's
+  // link and the connections' names (one Query), and a period given in dates the account's time zone. An export
+  // reads up to 5 MB of pages, hence the longer timeout (under the HTTP API's 29 s).
   'list-account-payments': {
     table: ['GetItem', 'Query', 'BatchGetItem'],
     merchantApi: true,
     timeoutSeconds: 28,
   },
-  'list-account-refunds': { table: ['Query', 'BatchGetItem'], merchantApi: true, timeoutSeconds: 28 },
+  'list-account-refunds': {
+    table: ['GetItem', 'Query', 'BatchGetItem'],
+    merchantApi: true,
+    timeoutSeconds: 28,
+  },
+  // The books' totals: up to 10 pages of 1,000 payments of the listing, as list-account-payments reads them.
+  'get-payment-summary': {
+    table: ['GetItem', 'Query', 'BatchGetItem'],
+    merchantApi: true,
+    timeoutSeconds: 28,
+  },
   // Finds the payment by its pointer and its buyer's other attempts among its link's payments (Query), erases them
   // (conditional Puts) and every copy: refund entries, the link's events and their deliveries (Query, UpdateItem),
   // the link item (functions/adapters/dynamodb/personal-data-store.ts).
@@ -237,6 +248,8 @@ export const functions = {
   'get-connection-performance': { table: ['GetItem', 'Query', 'PutItem'], merchantApi: true },
   'get-routing': { table: ['GetItem', 'Query', 'PutItem'], merchantApi: true },
   'put-routing': { table: ['GetItem', 'Query', 'PutItem'], merchantApi: true },
+  // The arms' counters are Queries by (account, mode) and shard (docs/orchestration.md#uplift).
+  'get-routing-uplift': { table: ['Query'], merchantApi: true },
   'get-checkout-settings': { table: ['GetItem'], merchantApi: true },
   'put-checkout-settings': { table: ['PutItem'], merchantApi: true },
   // The merchant console (docs/console.md): its sessions, sign-in links and audit log, and the links use cases

@@ -1,4 +1,4 @@
-import { isErased, type PaymentBuyer } from './buyer.ts';
+import type { PaymentBuyer } from './buyer.ts';
 import type { Provider } from './connection.ts';
 import type { Amount } from './money.ts';
 import { type Payment, type PaymentResource, toPaymentResource } from './payment.ts';
@@ -54,6 +54,11 @@ export function passes(entry: Filterable, linkId: string, filter: BooksFilter): 
 
 /** CSV exports span at most this many days per request (docs/api.md#csv-exports). */
 export const MAX_EXPORT_DAYS = 31;
+/**
+ * A period given in dates counts its days in the account's time zone, whose clocks may change within it: a month
+ * of such days may last up to 2 hours more than its days (Antarctica/Troll's change; elsewhere 1 hour or less).
+ */
+const CLOCK_CHANGE_MS = 2 * 3_600_000;
 
 /** Why a CSV export's period is refused, or undefined when it is within `MAX_EXPORT_DAYS`. */
 export function exportPeriodProblem(filter: BooksFilter): { pointer: string; detail: string } | undefined {
@@ -62,9 +67,9 @@ export function exportPeriodProblem(filter: BooksFilter): { pointer: string; det
   }
   if (filter.createdLt === undefined)
     return { pointer: '/created[lt]', detail: 'Required for a CSV export.' };
-  const days = (Date.parse(filter.createdLt) - Date.parse(filter.createdGte)) / 86_400_000;
-  if (days <= 0) return { pointer: '/created[lt]', detail: 'Must be after `created[gte]`.' };
-  if (days > MAX_EXPORT_DAYS) {
+  const length = Date.parse(filter.createdLt) - Date.parse(filter.createdGte);
+  if (length <= 0) return { pointer: '/created[lt]', detail: 'Must be after `created[gte]`.' };
+  if (length > MAX_EXPORT_DAYS * 86_400_000 + CLOCK_CHANGE_MS) {
     return { pointer: '/created[lt]', detail: `At most ${MAX_EXPORT_DAYS} days after \`created[gte]\`.` };
   }
   return undefined;
@@ -100,84 +105,6 @@ export const toBookRefund = ({
   ...refund,
   client_reference_id: client_reference_id ?? null,
 });
-
-/** The columns of a payments export, in order (docs/api.md#csv-exports). */
-export const PAYMENT_COLUMNS = [
-  'id',
-  'created_at',
-  'updated_at',
-  'status',
-  'amount',
-  'currency',
-  'link_id',
-  'connection_id',
-  'provider',
-  'provider_reference',
-  'failure_code',
-  'client_reference_id',
-  'buyer_email',
-  'buyer_name',
-  'buyer_phone',
-  'billing_country',
-  'shipping_country',
-] as const;
-
-export const REFUND_COLUMNS = [
-  'id',
-  'created_at',
-  'updated_at',
-  'status',
-  'amount',
-  'currency',
-  'payment_id',
-  'link_id',
-  'connection_id',
-  'provider_reference',
-  'failure_code',
-  'client_reference_id',
-] as const;
-
-type Row<Columns extends readonly string[]> = Record<Columns[number], string>;
-
-export function paymentRow(payment: BookPayment): Row<typeof PAYMENT_COLUMNS> {
-  const buyer = payment.buyer && !isErased(payment.buyer) ? payment.buyer : {};
-  return {
-    id: payment.id,
-    created_at: payment.created_at,
-    updated_at: payment.updated_at,
-    status: payment.status,
-    amount: payment.amount.value,
-    currency: payment.amount.currency,
-    link_id: payment.link_id,
-    connection_id: payment.connection_id,
-    provider: payment.provider,
-    provider_reference: payment.provider_reference ?? '',
-    failure_code: payment.failure?.code ?? '',
-    client_reference_id: payment.client_reference_id ?? '',
-    buyer_email: buyer.email ?? '',
-    buyer_name: buyer.name ?? '',
-    buyer_phone: buyer.phone ?? '',
-    billing_country: buyer.billing_address?.country ?? '',
-    shipping_country: buyer.shipping_address?.country ?? '',
-  };
-}
-
-export function refundRow(refund: BookRefund): Row<typeof REFUND_COLUMNS> {
-  return {
-    id: refund.id,
-    created_at: refund.created_at,
-    updated_at: refund.updated_at,
-    status: refund.status,
-    amount: refund.amount.value,
-    currency: refund.amount.currency,
-    payment_id: refund.payment_id,
-    link_id: refund.payment_link_id,
-    connection_id: refund.connection_id,
-    provider_reference: refund.provider_reference ?? '',
-    failure_code: refund.failure?.code ?? '',
-    client_reference_id: refund.client_reference_id ?? '',
-  };
-}
 
 /** The characters OWASP lists as formula starts for spreadsheets (CSV injection), besides a leading tab or CR. */
 const FORMULA_STARTS = /^[=+\-@]/;

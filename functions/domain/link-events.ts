@@ -1,7 +1,7 @@
 import type { AmountRange } from './amount.ts';
 import { InvalidStateError } from './errors.ts';
 import { newId } from './ids.ts';
-import { type Amount, fromMinorUnits } from './money.ts';
+import { type Amount, fromMinorUnits, toMinorUnits } from './money.ts';
 import { type BuyerInput, buyerInputOf, type PaymentResource } from './payment.ts';
 import {
   effectiveStatus,
@@ -11,6 +11,7 @@ import {
   type PspPayment,
   type Refund,
 } from './payment-link.ts';
+import { type RefundState, refundStateOf } from './payment-money.ts';
 import type { Mode } from './principal.ts';
 
 /**
@@ -55,8 +56,12 @@ export type LinkSnapshot = Pick<
   max_payments: number | null;
   /** How many payments succeeded: 0 or 1 for a single-use link. */
   succeeded_payments: number;
+  /** What its succeeded payments charged, together: "0.00" (in the currency's decimals) until one succeeds. */
+  amount_received: Amount;
   /** What succeeded refunds gave back: "0.00" (in the currency's decimals) until then. */
   amount_refunded: Amount;
+  /** How much of `amount_received` was refunded: `none`, `partial` or `full`. */
+  refund_status: RefundState;
 };
 
 export const EVENT_TYPES = [
@@ -130,7 +135,19 @@ export interface Transition {
   event: LinkEvent;
 }
 
+/**
+ * What the link's succeeded payments charged, in minor units: those it records (a reusable link's `paid_payments`,
+ * a single-use link's `payment`), which its refunds draw on. A single-use link's duplicate payment is not one of
+ * them: it is its own payment, listed in the books (docs/orchestration.md#duplicate-payments).
+ */
+function receivedMinor(link: PaymentLink): bigint {
+  const paid = link.reusable ? Object.values(link.paid_payments) : link.payment ? [link.payment] : [];
+  return paid.reduce((sum, payment) => sum + toMinorUnits(payment.amount), 0n);
+}
+
 export function snapshotOf(link: PaymentLink, now: Date): LinkSnapshot {
+  const currency = linkCurrency(link);
+  const received = receivedMinor(link);
   return {
     id: link.id,
     object: 'payment_link',
@@ -157,10 +174,9 @@ export function snapshotOf(link: PaymentLink, now: Date): LinkSnapshot {
     paid_at: link.paid_at,
     canceled_at: link.canceled_at,
     payment: link.payment,
-    amount_refunded: {
-      value: fromMinorUnits(BigInt(link.refund_refunded_minor), linkCurrency(link)),
-      currency: linkCurrency(link),
-    },
+    amount_received: { value: fromMinorUnits(received, currency), currency },
+    amount_refunded: { value: fromMinorUnits(BigInt(link.refund_refunded_minor), currency), currency },
+    refund_status: refundStateOf(received, BigInt(link.refund_refunded_minor)),
   };
 }
 

@@ -77,13 +77,21 @@ export interface OutcomeBucket {
   granularity: Granularity;
   /** Epoch ms of the bucket's start. */
   start: number;
+  /** What happened: every outcome counted once. */
   counts: OutcomeCounts;
+  /**
+   * What learning reads: each outcome at its weight (functions/domain/outcome-weights.ts), a flood of one
+   * client's unpaid outcomes not at all. Absent: the counts themselves (counters written before weights).
+   */
+  weighted?: OutcomeCounts | undefined;
 }
 
 /** The sliding windows of one connection in one segment. */
 export interface OutcomeWindows {
   last_hour: OutcomeCounts;
   last_24h: OutcomeCounts;
+  /** The same windows as learning weighs them (`OutcomeBucket.weighted`); absent: the counts themselves. */
+  weighted?: { last_hour: OutcomeCounts; last_24h: OutcomeCounts } | undefined;
 }
 
 export const addCounts = (a: OutcomeCounts, b: Partial<OutcomeCounts>): OutcomeCounts => ({
@@ -103,20 +111,24 @@ export function windowsOf(
 ): Map<string, Map<string, OutcomeWindows>> {
   const hourFrom = bucketStart(new Date(now.getTime() - HOUR_MS), 'minutes');
   const dayFrom = bucketStart(new Date(now.getTime() - DAY_MS), 'hours');
-  const result = new Map<string, Map<string, OutcomeWindows>>();
+  const result = new Map<string, Map<string, Required<OutcomeWindows>>>();
+  const none = () => ({ last_hour: NO_OUTCOMES, last_24h: NO_OUTCOMES });
   for (const bucket of buckets) {
     const inHour = bucket.granularity === 'minutes' && bucket.start >= hourFrom;
     const inDay = bucket.granularity === 'hours' && bucket.start >= dayFrom;
     if (!inHour && !inDay) continue;
-    const segments = result.get(bucket.connection_id) ?? new Map<string, OutcomeWindows>();
+    const segments = result.get(bucket.connection_id) ?? new Map<string, Required<OutcomeWindows>>();
     result.set(bucket.connection_id, segments);
-    const windows = segments.get(bucket.segment) ?? { last_hour: NO_OUTCOMES, last_24h: NO_OUTCOMES };
-    segments.set(
-      bucket.segment,
-      inHour
-        ? { ...windows, last_hour: addCounts(windows.last_hour, bucket.counts) }
-        : { ...windows, last_24h: addCounts(windows.last_24h, bucket.counts) },
-    );
+    const windows = segments.get(bucket.segment) ?? { ...none(), weighted: none() };
+    const window = inHour ? 'last_hour' : 'last_24h';
+    segments.set(bucket.segment, {
+      ...windows,
+      [window]: addCounts(windows[window], bucket.counts),
+      weighted: {
+        ...windows.weighted,
+        [window]: addCounts(windows.weighted[window], bucket.weighted ?? bucket.counts),
+      },
+    });
   }
   return result;
 }

@@ -3,6 +3,7 @@ import type { Provider } from './connection.ts';
 import type { CustomFieldAnswer } from './custom-fields.ts';
 import { isId, newId, timeOrderedId } from './ids.ts';
 import type { Amount } from './money.ts';
+import { type PaymentFee, type PaymentMoney, paymentMoney } from './payment-money.ts';
 import type { Mode } from './principal.ts';
 import type { RoutingDecision } from './routing-decision.ts';
 
@@ -133,13 +134,22 @@ export interface Payment {
   quantities?: number[];
   /** When the retention sweep next looks at the personal data of this settled payment (`retentionStep`). */
   retention_check_at?: string;
+  /** Its fee and net (./payment-money.ts), recorded when it succeeded; absent: unknown, or it did not succeed. */
+  fee?: PaymentFee;
+  /**
+   * What its succeeded refunds gave back, in minor units: a copy of the total its link's item keeps (where each
+   * refund is bounded), written after each settlement with the link's `version` then, `refunded_version`, so that
+   * copies landing out of order keep the latest (docs/data-model.md#payment-money). Absent: nothing refunded.
+   */
+  refunded_minor?: number;
+  refunded_version?: number;
   created_at: string;
   updated_at: string;
   version: number;
 }
 
-/** The merchant-facing payment (`GET /v1/payment-links/{id}/payments`). */
-export interface PaymentResource {
+/** The merchant-facing payment (`GET /v1/payment-links/{id}/payments`), with its refunds and fee. */
+export interface PaymentResource extends PaymentMoney {
   id: string;
   object: 'payment';
   connection_id: string;
@@ -179,23 +189,27 @@ export function paymentAmount(payment: Pick<Payment, 'amount'>, link: { amount: 
   return amount;
 }
 
-export const toPaymentResource = (payment: Payment, link: { amount: Amount | null }): PaymentResource => ({
-  id: payment.id,
-  object: 'payment',
-  connection_id: payment.connection_id,
-  provider: payment.provider,
-  status: payment.status,
-  amount: paymentAmount(payment, link),
-  provider_reference: payment.provider_reference,
-  failure: payment.failure,
-  routing: payment.routing ?? null,
-  client_reference_id: payment.client_reference_id ?? null,
-  buyer: payment.buyer ?? null,
-  custom_fields: payment.custom_fields ?? null,
-  quantities: payment.quantities ?? null,
-  created_at: payment.created_at,
-  updated_at: payment.updated_at,
-});
+export function toPaymentResource(payment: Payment, link: { amount: Amount | null }): PaymentResource {
+  const amount = paymentAmount(payment, link);
+  return {
+    id: payment.id,
+    object: 'payment',
+    connection_id: payment.connection_id,
+    provider: payment.provider,
+    status: payment.status,
+    amount,
+    ...paymentMoney(amount, payment.refunded_minor ?? 0, payment.fee),
+    provider_reference: payment.provider_reference,
+    failure: payment.failure,
+    routing: payment.routing ?? null,
+    client_reference_id: payment.client_reference_id ?? null,
+    buyer: payment.buyer ?? null,
+    custom_fields: payment.custom_fields ?? null,
+    quantities: payment.quantities ?? null,
+    created_at: payment.created_at,
+    updated_at: payment.updated_at,
+  };
+}
 
 /**
  * What the buyer gave us for a payment (docs/checkout.md#buyer-details): their reference from the checkout

@@ -1,6 +1,7 @@
 import { type ErasedBuyer, isErased } from './buyer.ts';
 import { firstAttemptOf, type Payment } from './payment.ts';
 import type { Mode } from './principal.ts';
+import { DEFAULT_TIME_ZONE } from './time-zones.ts';
 
 /**
  * Personal data on a payment (docs/security.md#personal-data): what the buyer gave (`buyer`), their reference
@@ -30,6 +31,8 @@ export interface AccountSettings {
   mode: Mode;
   /** Days after a payment's creation that its buyer's details are erased. */
   personal_data_retention_days: number;
+  /** The IANA time zone its dates are days of (`created[gte]=2026-11-29` in the books, ./time-zones.ts). */
+  time_zone: string;
   updated_at: string | null;
 }
 
@@ -37,6 +40,7 @@ export const defaultAccountSettings = (account: string, mode: Mode): AccountSett
   account,
   mode,
   personal_data_retention_days: DEFAULT_RETENTION_DAYS,
+  time_zone: DEFAULT_TIME_ZONE,
   updated_at: null,
 });
 

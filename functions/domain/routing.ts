@@ -31,11 +31,32 @@ export interface SplitShare {
 export const RECOVERY_MODES = ['auto', 'offer', 'off'] as const;
 export type RecoveryMode = (typeof RECOVERY_MODES)[number];
 
-export type RoutingTarget = (
-  | { priority: string[] }
-  | { split: SplitShare[] }
-  | { optimize: OptimizeGoal; connections: string[] }
-) & { recovery?: RecoveryMode | undefined };
+/**
+ * The untouched control group of an `optimize` rule (docs/orchestration.md#holdout): `share` of its checkouts,
+ * drawn at random per checkout, are routed by `baseline` in its order (the rule's own `connections` when it names
+ * none), so that what learning earns can be measured against it (functions/domain/uplift.ts).
+ */
+export interface Holdout {
+  share: number;
+  baseline?: string[] | undefined;
+}
+
+/** The holdout of an `optimize` rule that names none. */
+export const DEFAULT_HOLDOUT_SHARE = 0.05;
+/** Above this, the holdout would be the larger arm: learning would serve the fewer checkouts. */
+export const MAX_HOLDOUT_SHARE = 0.5;
+
+export type OptimizeTarget = { optimize: OptimizeGoal; connections: string[]; holdout?: Holdout | undefined };
+
+export type RoutingTarget = ({ priority: string[] } | { split: SplitShare[] } | OptimizeTarget) & {
+  recovery?: RecoveryMode | undefined;
+};
+
+/** An `optimize` rule's holdout with its defaults: 5% of checkouts, on the rule's own order. */
+export const holdoutOf = (target: OptimizeTarget): Required<Holdout> => ({
+  share: target.holdout?.share ?? DEFAULT_HOLDOUT_SHARE,
+  baseline: target.holdout?.baseline ?? target.connections,
+});
 
 /** A rule's recovery: its own, else `auto` for `optimize` rules and `offer` (as before) for the others. */
 export const recoveryOf = (target: RoutingTarget | undefined): RecoveryMode =>
@@ -96,6 +117,7 @@ export function routingProblems(routing: Routing, connections: readonly PspConne
       checkIds(rule.then.priority, `${base}/then/priority`, (i) => `${base}/then/priority/${i}`);
     } else if ('optimize' in rule.then) {
       checkIds(rule.then.connections, `${base}/then/connections`, (i) => `${base}/then/connections/${i}`);
+      checkHoldout(rule.then, `${base}/then/holdout`, problems, checkIds);
     } else {
       const shares = rule.then.split;
       checkIds(
@@ -112,6 +134,21 @@ export function routingProblems(routing: Routing, connections: readonly PspConne
   });
   checkIds(routing.default, '/default', (index) => `/default/${index}`);
   return problems;
+}
+
+/** A holdout's share, in [0, `MAX_HOLDOUT_SHARE`], and its baseline's ids, checked as a priority list's. */
+function checkHoldout(
+  target: OptimizeTarget,
+  pointer: string,
+  problems: RoutingProblem[],
+  checkIds: (ids: readonly string[], pointer: string, at: (index: number) => string) => void,
+): void {
+  const { holdout } = target;
+  if (!holdout) return;
+  if (!(holdout.share >= 0 && holdout.share <= MAX_HOLDOUT_SHARE)) {
+    problems.push({ pointer: `${pointer}/share`, detail: `Must be between 0 and ${MAX_HOLDOUT_SHARE}.` });
+  }
+  if (holdout.baseline) checkIds(holdout.baseline, `${pointer}/baseline`, (i) => `${pointer}/baseline/${i}`);
 }
 
 /**
@@ -167,16 +204,25 @@ export function routeDecision(
       .filter((c) => methodsFor(link.payment_methods, c.methods)?.length !== 0)
       .map((c) => [c.id, c] as const),
   );
-  const pick = (ids: readonly string[]) =>
-    [...new Set(ids)].flatMap((id) => {
+  // Every checkout routes: a plain loop, without the arrays a spread and a flatMap would allocate.
+  const pick = (ids: readonly string[]) => {
+    const picked: PspConnection[] = [];
+    for (const id of ids) {
       const connection = usable.get(id);
-      return connection ? [connection] : [];
-    });
+      if (connection && !picked.includes(connection)) picked.push(connection);
+    }
+    return picked;
+  };
   const isDown = signals.isDown ?? (() => false);
   // Health first, whatever the strategy: a down connection is never the first choice while another is up.
-  const explain = (picked: PspConnection[], rule: string | null, strategy: RoutingDecision['strategy']) => {
+  const explain = (
+    picked: PspConnection[],
+    rule: string | null,
+    strategy: RoutingDecision['strategy'],
+    holdout = false,
+  ) => {
     const ordered = [...picked.filter((c) => !isDown(c.id)), ...picked.filter((c) => isDown(c.id))];
-    return { connections: ordered, decision: plainDecision(link, ordered, rule, strategy) };
+    return { connections: ordered, decision: { ...plainDecision(link, ordered, rule, strategy), holdout } };
   };
   if (link.connections?.length) return explain(pick(link.connections), null, 'link');
   if (routing) {
@@ -185,6 +231,9 @@ export function routeDecision(
     const { then } = rule;
     if ('priority' in then) return explain(pick(then.priority), rule.name, 'priority');
     if ('split' in then) return explain(pick(weightedOrder(then.split, random)), rule.name, 'split');
+    const baseline = pick(drawnBaseline(then, random));
+    // A baseline with no usable connection holds nothing out: the checkout is learning's, as if not drawn.
+    if (baseline.length > 0) return explain(baseline, rule.name, then.optimize, true);
     return optimized(link, rule.name, then.optimize, pick(then.connections), random, signals);
   }
   const enabled = [...usable.values()];
@@ -192,6 +241,15 @@ export function routeDecision(
     return explain(enabled, null, 'enabled');
   }
   return explain([builtInSandbox(link.account, link.mode)], null, 'enabled');
+}
+
+/**
+ * The baseline's ids when this checkout is drawn into the rule's holdout, else none. Drawn only when the rule has
+ * a holdout, so that a rule without one (`share: 0`) draws as it did before holdouts existed.
+ */
+function drawnBaseline(target: OptimizeTarget, random: () => number): readonly string[] {
+  const { share, baseline } = holdoutOf(target);
+  return share > 0 && random() < share ? baseline : [];
 }
 
 /** The first rule whose `when` matches the link; undefined: the default list applies. */
@@ -221,6 +279,7 @@ function plainDecision(
     chosen: null,
     exploration: false,
     recovery: false,
+    holdout: false,
   };
 }
 
@@ -251,6 +310,7 @@ function optimized(
       chosen: null,
       exploration: choice.exploration,
       recovery: false,
+      holdout: false,
     },
   };
 }

@@ -85,8 +85,10 @@ export interface StrategyChoice {
  * that dropped, and so gets few sessions, look as good as before its drop and win again (measured by bench row
  * 80-routing: about half a point of conversion lost to that swing).
  */
-export function evidence(windows: OutcomeWindows | undefined): OutcomeCounts {
-  if (!windows) return NO_OUTCOMES;
+export function evidence(observed: OutcomeWindows | undefined): OutcomeCounts {
+  if (!observed) return NO_OUTCOMES;
+  // Outcomes as learning weighs them: a flood from a few clients does not count (functions/domain/outcome-weights.ts).
+  const windows = observed.weighted ?? observed;
   const hour = windows.last_hour;
   const older = (outcome: keyof OutcomeCounts) => Math.max(0, windows.last_24h[outcome] - hour[outcome]);
   const olderDecided = older('paid') + older('failed') + older('left');

@@ -1,4 +1,12 @@
-import { books, consoleStore, linkRepository, now, observedOutcomes, pspDirectory } from '../dependencies.ts';
+import {
+  armCounterStore,
+  books,
+  consoleStore,
+  linkRepository,
+  now,
+  observedOutcomes,
+  pspDirectory,
+} from '../dependencies.ts';
 import { handleOverview } from '../http/console-overview.ts';
 import { htmlHandler } from '../http/html-handler.ts';
 
@@ -10,6 +18,7 @@ export const handler = htmlHandler((event) =>
     links: linkRepository(),
     psps: pspDirectory(),
     observed: observedOutcomes(),
+    arms: armCounterStore(),
     now,
   }),
 );

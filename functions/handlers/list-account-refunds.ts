@@ -1,25 +1,23 @@
-import { books, linkRepository } from '../dependencies.ts';
-import { REFUND_COLUMNS, refundRow } from '../domain/books.ts';
+import {
+  accountSettingsRepository,
+  books,
+  linkRepository,
+  pspConnectionRepository,
+} from '../dependencies.ts';
 import { apiHandler } from '../http/api-handler.ts';
+import { refundsListing } from '../http/books-listings.ts';
 import { listBookRefundsQuery } from '../http/books-query.ts';
 import { booksResponse } from '../http/books-response.ts';
 import { validate } from '../http/validate.ts';
-import { listBookRefunds } from '../use-cases/books.ts';
 
 /** GET /v1/refunds: the (account, mode)'s refunds, a JSON page or a CSV export (docs/api.md#books). */
 export const handler = apiHandler({ body: 'none' }, async ({ principal, event }) => {
   const query = validate(listBookRefundsQuery(), event.queryStringParameters ?? {});
-  const deps = { books: books(), links: linkRepository() };
-  return booksResponse(
-    {
-      of: 're',
-      name: 'refunds',
-      list: (request) => listBookRefunds(deps, principal, request),
-      columns: REFUND_COLUMNS,
-      row: refundRow,
-    },
-    principal,
-    event,
-    query,
-  );
+  const deps = {
+    books: books(),
+    links: linkRepository(),
+    connections: pspConnectionRepository(),
+    accountSettings: accountSettingsRepository(),
+  };
+  return booksResponse(refundsListing(deps, principal), principal, event, query);
 });

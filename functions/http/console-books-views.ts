@@ -4,7 +4,7 @@ import type { PageLanguage } from '../domain/locale.ts';
 import type { Payment } from '../domain/payment.ts';
 import { type ConsoleMessages, consoleMessages } from './console-messages.ts';
 import { CONSOLE_BASE, csrfField } from './console-page.ts';
-import { answersText, buyerText, eraseLink } from './console-payment-cells.ts';
+import { answersText, buyerText, eraseLink, statusText } from './console-payment-cells.ts';
 import { type FieldError, when } from './console-views.ts';
 import { formatAmount, Html, html } from './html.ts';
 
@@ -73,7 +73,7 @@ export function bookPaymentsTable(
   const rows = payments.map(
     (
       payment,
-    ) => html`<tr><td>${payment.id}</td><td>${payment.status}</td><td>${formatAmount(payment.amount, language)}</td>
+    ) => html`<tr><td>${payment.id}</td><td>${statusText(payment, language)}</td><td>${formatAmount(payment.amount, language)}</td>
 <td><a href="${CONSOLE_BASE}/links/${payment.link_id}">${payment.link_id}</a></td>
 <td>${payment.client_reference_id ?? '–'}</td><td>${buyerText(payment.buyer ?? null, session, language)}</td>
 <td>${answersText(payment, language)}</td><td>${payment.provider} (${payment.connection_id})</td>

@@ -1,18 +1,12 @@
-import {
-  type BookPayment,
-  type BookRefund,
-  PAYMENT_COLUMNS,
-  paymentRow,
-  REFUND_COLUMNS,
-  refundRow,
-} from '../domain/books.ts';
+import type { BookPayment, BookRefund } from '../domain/books.ts';
 import { ValidationError } from '../domain/errors.ts';
 import { PAYMENT_STATES } from '../domain/payment.ts';
 import { REFUND_STATUSES } from '../domain/payment-link.ts';
 import type { PaymentRepository } from '../ports/payment-repository.ts';
 import type { AccountSettingsRepository, PersonalDataStore } from '../ports/personal-data.ts';
-import { type BooksDependencies, listBookPayments, listBookRefunds } from '../use-cases/books.ts';
+import type { BookExportDependencies } from '../use-cases/book-exports.ts';
 import { buyerAttempts, eraseBuyerOnRequest } from '../use-cases/personal-data.ts';
+import { paymentsListing, refundsListing } from './books-listings.ts';
 import { listBookPaymentsQuery, listBookRefundsQuery } from './books-query.ts';
 import { type BooksListing, type BooksQueryParameters, booksResponse } from './books-response.ts';
 import {
@@ -30,7 +24,9 @@ import type { FieldError } from './console-views.ts';
 import type { HtmlResult } from './html-handler.ts';
 import { validate } from './validate.ts';
 
-export type BooksPageDependencies = BooksDependencies & {
+export type BooksPageDependencies = Omit<BookExportDependencies, 'connections'> & {
+  /** The connections, whose names the exports show. */
+  psps: BookExportDependencies['connections'];
   payments: PaymentRepository;
   personalData: PersonalDataStore;
   /** The retention settings the erasure reads (`settings` is the checkout's, in the console). */
@@ -66,14 +62,18 @@ export async function booksRoutes(
 
 const isDate = (value: string | undefined): value is string => /^\d{4}-\d{2}-\d{2}$/.test(value ?? '');
 
-/** The day after a date, so that the form's "to" date counts in full. */
-const dayAfter = (date: string) => new Date(Date.parse(`${date}T00:00:00Z`) + 86_400_000).toISOString();
+/** The date after a date, so that the form's "to" date counts in full. */
+const dayAfter = (date: string) =>
+  new Date(Date.parse(`${date}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
 
-/** The form's values as the API's query: dates become `created[gte]`/`created[lt]`, empty fields go. */
+/**
+ * The form's values as the API's query: its dates become `created[gte]`/`created[lt]`, days of the account's time
+ * zone as the API counts them; empty fields go.
+ */
 function queryOf(values: BooksFormValues, cursor: string | undefined): Record<string, string> {
   const { from, to, ...filters } = values;
   const entries: [string, string | undefined][] = [
-    ['created[gte]', isDate(from) ? `${from}T00:00:00Z` : from],
+    ['created[gte]', from],
     ['created[lt]', isDate(to) ? dayAfter(to) : to],
     ...Object.entries(filters),
     ['cursor', cursor],
@@ -100,24 +100,10 @@ const queryValues = (request: ConsoleRequest) =>
     ),
   );
 
-/** The listing of the API's handlers: the same use case, columns and rows. */
+/** The listing of the API's handlers: the same use cases, period, columns and rows. */
 function listingOf(deps: BooksPageDependencies, request: ConsoleRequest, of: 'payments' | 'refunds') {
-  const books = { books: deps.books, links: deps.links };
-  return of === 'payments'
-    ? ({
-        of: 'pay',
-        name: 'payments',
-        list: (page) => listBookPayments(books, request.session, page),
-        columns: PAYMENT_COLUMNS,
-        row: paymentRow,
-      } satisfies BooksListing<Awaited<ReturnType<typeof listBookPayments>>['entries'][number]>)
-    : ({
-        of: 're',
-        name: 'refunds',
-        list: (page) => listBookRefunds(books, request.session, page),
-        columns: REFUND_COLUMNS,
-        row: refundRow,
-      } satisfies BooksListing<Awaited<ReturnType<typeof listBookRefunds>>['entries'][number]>);
+  const books = { ...deps, connections: deps.psps };
+  return of === 'payments' ? paymentsListing(books, request.session) : refundsListing(books, request.session);
 }
 
 const schemaOf = (of: 'payments' | 'refunds') =>

@@ -1,5 +1,6 @@
 import { parse, View } from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
+import type { UpliftFigures } from '../domain/uplift.ts';
 import type { Overview } from '../use-cases/console-overview.ts';
 import type { ConsoleMessages } from './console-messages.ts';
 import { escapeHtml } from './html.ts';
@@ -17,8 +18,8 @@ export interface Chart {
   svg: string;
 }
 
-/** One chart's mark and encoding, as Vega-Lite takes them; the data and common settings are added. */
-type Layer = { mark: unknown; encoding: Record<string, unknown> };
+/** One chart's mark and encoding (or its layers), as Vega-Lite takes them; the data and common settings are added. */
+type Layer = { mark: unknown; encoding: Record<string, unknown> } | { layer: object[]; height: number };
 
 async function svgOf(chart: Omit<Chart, 'svg'>, values: object[], spec: Layer): Promise<Chart> {
   const full = {
@@ -27,7 +28,13 @@ async function svgOf(chart: Omit<Chart, 'svg'>, values: object[], spec: Layer): 
     height: 160,
     data: { values },
     // The SVG is one image with its own title and description: Vega's per-mark ARIA would repeat the table.
-    config: { aria: false, font: 'system-ui, sans-serif' },
+    // Axis and legend text at 12 px at least (Vega's default is 10 and 11): read at the page's own size.
+    config: {
+      aria: false,
+      font: 'system-ui, sans-serif',
+      axis: { labelFontSize: 12, titleFontSize: 12 },
+      legend: { labelFontSize: 12, titleFontSize: 12 },
+    },
     ...spec,
   } as TopLevelSpec;
   const view = new View(parse(compile(full).spec), { renderer: 'none' });
@@ -134,5 +141,43 @@ export function connectionsChart(overview: Overview, words: Words, labels: Label
         scale: { domain: [0, 1] },
       },
     },
+  });
+}
+
+/**
+ * What routing that learns earned: each rule's difference in paid share from its holdout (points) as a dot on its
+ * 95% interval, all rules together first, and the line of no difference.
+ */
+export function upliftChart(
+  rows: readonly { label: string; figures: UpliftFigures }[],
+  words: Words,
+  labels: Labels,
+) {
+  const values = rows.flatMap(({ label, figures }) =>
+    figures.difference_points ? [{ label, ...figures.difference_points }] : [],
+  );
+  // A rule's name and goal, whole: Vega cuts labels at 180 px by default.
+  const y = { field: 'label', type: 'nominal', title: null, sort: null, axis: { labelLimit: 320 } };
+  return svgOf({ name: 'uplift', ...labels }, values, {
+    height: 40 + 32 * values.length,
+    layer: [
+      {
+        mark: { type: 'rule', strokeWidth: 3, color: '#1d4ed8' },
+        encoding: {
+          y,
+          x: { field: 'low', type: 'quantitative', title: words.upliftAxis },
+          x2: { field: 'high' },
+        },
+      },
+      {
+        mark: { type: 'point', filled: true, size: 90, color: '#1d4ed8' },
+        encoding: { y, x: { field: 'estimate', type: 'quantitative' } },
+      },
+      {
+        data: { values: [{ zero: 0 }] },
+        mark: { type: 'rule', color: '#374151', strokeDash: [4, 4] },
+        encoding: { x: { field: 'zero', type: 'quantitative' } },
+      },
+    ],
   });
 }

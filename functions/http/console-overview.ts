@@ -1,4 +1,5 @@
 import { OVERVIEW_MAX_PAYMENTS, OVERVIEW_WINDOWS, type OverviewWindow } from '../domain/console-overview.ts';
+import { UPLIFT_WINDOWS, type UpliftFigures } from '../domain/uplift.ts';
 import { consoleOverview, type Overview, type OverviewDependencies } from '../use-cases/console-overview.ts';
 import { type ConsoleSessionDependencies, resumeSession } from '../use-cases/console-sessions.ts';
 import {
@@ -7,6 +8,7 @@ import {
   connectionsChart,
   conversionChart,
   paymentsChart,
+  upliftChart,
 } from './console-charts.ts';
 import { type ConsoleMessages, consoleLanguage, consoleMessages } from './console-messages.ts';
 import { CONSOLE_BASE, consoleHttps, consolePage, consoleRedirect, sessionIdOf } from './console-page.ts';
@@ -46,6 +48,12 @@ export async function handleOverview(event: HtmlEvent, deps: OverviewPageDepende
       title: words.connectionsTitle,
       description: words.connectionsDescription,
     }),
+    hasUplift(overview)
+      ? upliftChart(upliftRows(overview, words), words, {
+          title: words.upliftTitle(upliftDays(overview)),
+          description: words.upliftDescription,
+        })
+      : undefined,
   ]);
   const body = overviewBody(overview, { days, charts, words });
   return consolePage({ title: words.title, https, session, path: PATH, language, body });
@@ -61,10 +69,10 @@ const figure = (chart: Chart | undefined) =>
 
 function overviewBody(
   overview: Overview,
-  shown: { days: OverviewWindow; charts: Chart[]; words: ConsoleMessages['overview'] },
+  shown: { days: OverviewWindow; charts: (Chart | undefined)[]; words: ConsoleMessages['overview'] },
 ): Html {
   const { days, words } = shown;
-  const [payments, amount, conversion, connections] = shown.charts;
+  const [payments, amount, conversion, connections, uplift] = shown.charts;
   const windows = OVERVIEW_WINDOWS.map((window) =>
     window === days
       ? html`<strong aria-current="page">${words.days(window)}</strong>`
@@ -90,5 +98,36 @@ ${figure(payments)}${figure(amount)}${figure(conversion)}
 <tbody>${dayRows}</tbody></table>
 ${figure(connections)}
 <table><caption>${words.connectionsCaption}</caption><thead><tr><th scope="col">${words.connection}</th><th scope="col">${words.opened}</th><th scope="col">${words.paidShare}</th></tr></thead>
-<tbody>${connectionRows.length ? connectionRows : html`<tr><td colspan="3">${words.noConnections}</td></tr>`}</tbody></table>`;
+<tbody>${connectionRows.length ? connectionRows : html`<tr><td colspan="3">${words.noConnections}</td></tr>`}</tbody></table>
+${figure(uplift)}${upliftTable(overview, words)}`;
+}
+
+const upliftDays = (overview: Overview) => UPLIFT_WINDOWS[overview.uplift.window];
+const hasUplift = (overview: Overview) => overview.uplift.rules.some((rule) => rule.difference_points);
+
+/** All rules together first (when there are several), then each rule. */
+function upliftRows(overview: Overview, words: ConsoleMessages['overview']) {
+  const { overall, rules } = overview.uplift;
+  return [
+    ...(rules.length > 1 ? [{ label: words.allRules, figures: overall }] : []),
+    ...rules.map((rule) => ({ label: `${rule.rule} (${rule.goal})`, figures: rule as UpliftFigures })),
+  ];
+}
+
+const signed = (value: number) => `${value > 0 ? '+' : ''}${value}`;
+
+/** The uplift's figures, each rule a row: the chart's dots and intervals, the arms and what they imply. */
+function upliftTable(overview: Overview, words: ConsoleMessages['overview']): Html {
+  const arm = (figures: UpliftFigures['learning']) => words.arm(figures.checkouts, share(figures.paid_share));
+  const rows = upliftRows(overview, words).map(({ label, figures }) => {
+    const difference = figures.difference_points;
+    const extra = figures.extra_payments;
+    return html`<tr><th scope="row">${label}</th><td>${arm(figures.learning)}</td><td>${arm(figures.holdout)}</td>
+<td>${difference ? `${words.interval(signed(difference.estimate), signed(difference.low), signed(difference.high))}, ${difference.excludes_zero ? words.beyondChance : words.maybeChance}` : '–'}</td>
+<td>${extra ? words.interval(signed(extra.estimate), signed(extra.low), signed(extra.high)) : '–'}</td>
+<td>${figures.extra_amount.map((amount) => `${words.interval(amount.estimate, amount.low, amount.high)} ${amount.currency}`).join(', ') || '–'}</td></tr>`;
+  });
+  return html`<table><caption>${words.upliftCaption(upliftDays(overview))}</caption><thead><tr><th scope="col">${words.rule}</th><th scope="col">${words.learning}</th><th scope="col">${words.holdout}</th><th scope="col">${words.difference}</th><th scope="col">${words.extraPayments}</th><th scope="col">${words.extraAmount}</th></tr></thead>
+<tbody>${rows.length ? rows : html`<tr><td colspan="6">${words.noUplift}</td></tr>`}</tbody></table>
+${rows.length && !hasUplift(overview) ? html`<p>${words.noUplift}</p>` : undefined}`;
 }

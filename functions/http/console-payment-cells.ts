@@ -1,10 +1,11 @@
 import { type BuyerDetails, isErased, type PaymentBuyer, type PostalAddress } from '../domain/buyer.ts';
 import { type ConsoleSession, mayPerform } from '../domain/console-access.ts';
 import type { PageLanguage } from '../domain/locale.ts';
+import { fromMinorUnits, toMinorUnits } from '../domain/money.ts';
 import type { PaymentResource } from '../domain/payment.ts';
 import { consoleMessages } from './console-messages.ts';
 import { CONSOLE_BASE } from './console-page.ts';
-import { type Html, html } from './html.ts';
+import { formatAmount, type Html, html } from './html.ts';
 
 /** The cells a payment shows wherever the console lists it: the account's payments and a link's. */
 
@@ -42,6 +43,17 @@ export function answersText(payment: PaymentResource, language: PageLanguage): H
     : [];
   const all = [...answers, ...quantities];
   return all.length ? html`${all.map((text) => html`${text}<br>`)}` : '–';
+}
+
+/** A payment's status, with what its refunds left of it: "succeeded, partly refunded, €39.90 left". */
+export function statusText(payment: PaymentResource, language: PageLanguage): string {
+  const words = consoleMessages(language).books;
+  if (payment.refund_status === 'none') return payment.status;
+  if (payment.refund_status === 'full') return `${payment.status}, ${words.refunded}`;
+  const { currency } = payment.amount;
+  const left = toMinorUnits(payment.amount) - toMinorUnits(payment.amount_refunded);
+  const amount = { value: fromMinorUnits(left, currency), currency };
+  return `${payment.status}, ${words.partlyRefunded(formatAmount(amount, language))}`;
 }
 
 export function eraseLink(payment: PaymentResource, session: ConsoleSession, language: PageLanguage) {

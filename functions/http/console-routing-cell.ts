@@ -42,6 +42,7 @@ export function routingCell(
     decision.rule ? words.rule(decision.rule) : undefined,
     decision.exploration ? words.routingNotes.exploration : undefined,
     decision.recovery ? words.routingNotes.recovery : undefined,
+    decision.holdout ? words.routingNotes.holdout : undefined,
   ]
     .filter((part) => part !== undefined)
     .join(', ');

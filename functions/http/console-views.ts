@@ -8,7 +8,7 @@ import { randomBase62 } from '../domain/random.ts';
 import type { EventLogEntry } from '../domain/webhook.ts';
 import { type ConsoleMessages, consoleMessages } from './console-messages.ts';
 import { CONSOLE_BASE, csrfField } from './console-page.ts';
-import { answersText, buyerText, eraseLink } from './console-payment-cells.ts';
+import { answersText, buyerText, eraseLink, statusText } from './console-payment-cells.ts';
 import { routingCell } from './console-routing-cell.ts';
 import { formatAmount, Html, html } from './html.ts';
 import type { PaymentLinkResource } from './resources.ts';
@@ -91,7 +91,7 @@ function paymentsTable(payments: PaymentResource[], session: ConsoleSession, lan
   const rows = payments.map(
     (
       payment,
-    ) => html`<tr><td>${payment.id}</td><td>${payment.status}</td><td>${formatAmount(payment.amount, language)}</td>
+    ) => html`<tr><td>${payment.id}</td><td>${statusText(payment, language)}</td><td>${formatAmount(payment.amount, language)}</td>
 <td>${payment.provider} (${payment.connection_id})</td>
 <td>${routingCell(payment.routing, language)}</td>
 <td>${payment.client_reference_id ?? '–'}</td><td>${buyerText(payment.buyer ?? null, session, language)}</td>

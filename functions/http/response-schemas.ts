@@ -25,6 +25,7 @@ import {
 import { int32 } from './int32-schema.ts';
 import { MAX_CURSOR_LENGTH, MAX_LIST_LIMIT } from './list-query.ts';
 import { MAX_METADATA_KEY_LENGTH, MAX_METADATA_KEYS, MAX_METADATA_VALUE_LENGTH } from './metadata-limits.ts';
+import { linkMoneyFields, money, paymentMoneyFields } from './money-response-schemas.ts';
 import { type ErrorCode, PROBLEM_TYPES, problemTypeUri } from './problem-types.ts';
 import { MAX_BODY_BYTES } from './request-body.ts';
 import {
@@ -50,16 +51,6 @@ export const publicId = (prefix: IdPrefix) => z.string().regex(idPattern(prefix)
 export const PaymentLinkId = publicId('pl');
 export const EventId = publicId('evt');
 export const url = () => z.string().max(MAX_URL_LENGTH);
-/** An amount: a decimal string and an ISO 4217 code. */
-const money = (valueDescription: string, example: string) =>
-  z.strictObject({
-    value: z.string().max(MAX_AMOUNT_VALUE_LENGTH).meta({ description: valueDescription, example }),
-    currency: z
-      .string()
-      .regex(/^[A-Z]{3}$/)
-      .max(3)
-      .meta({ example: 'EUR' }),
-  });
 /**
  * A PSP's id: one of the registered PSPs (functions/adapters/psp/registry.ts), which the document enumerates; a
  * string to the code, which knows no PSP by name.
@@ -181,6 +172,7 @@ export const PaymentLinkSchema = z
     amount_refunded: money('In the currency decimals.', '0.00').meta({
       description: 'What succeeded refunds gave back, in the currency of the link: "0.00" until then.',
     }),
+    ...linkMoneyFields(),
   })
   .meta({ id: 'PaymentLink', title: 'Payment link' });
 
@@ -342,6 +334,7 @@ export const PaymentSchema = z
       'What the attempt charges: the amount its PSP session was created at (a fixed link: its `amount`).',
       '10.50',
     ),
+    ...paymentMoneyFields(),
     provider_reference: z
       .string()
       .max(255)

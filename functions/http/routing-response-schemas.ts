@@ -62,6 +62,10 @@ export const RoutingDecisionSchema = z
     recovery: z
       .boolean()
       .meta({ description: "Opened at the next connection after the buyer's failed attempt." }),
+    holdout: z.boolean().meta({
+      description:
+        "Drawn into the `optimize` rule's holdout: routed by its baseline, not by learning (docs/orchestration.md#holdout).",
+    }),
   })
   .meta({ id: 'RoutingDecision', title: 'Why a payment went to its connection' });
 

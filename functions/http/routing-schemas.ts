@@ -1,7 +1,7 @@
 import { idPattern } from '../domain/ids.ts';
 import { DECIMAL_PATTERN, isPayableCurrency } from '../domain/money.ts';
 import { PAYMENT_METHODS } from '../domain/payment-methods.ts';
-import { RECOVERY_MODES } from '../domain/routing.ts';
+import { MAX_HOLDOUT_SHARE, RECOVERY_MODES } from '../domain/routing.ts';
 import { OPTIMIZE_GOALS } from '../domain/strategies.ts';
 import { once } from '../once.ts';
 import * as z from '../zod.ts';
@@ -33,6 +33,31 @@ const recovery = () =>
   );
 
 export const connectionList = () => z.array(connectionId()).check(z.maxLength(MAX_ROUTED_CONNECTIONS));
+
+const holdout = () =>
+  z.optional(
+    z
+      .strictObject({
+        share: z.number().check(
+          z.meta({
+            description: `The share of the rule's checkouts routed by the baseline instead, drawn at random per checkout: 0 (none) to ${MAX_HOLDOUT_SHARE}.`,
+          }),
+        ),
+        baseline: z.optional(
+          connectionList().check(
+            z.meta({
+              description: "The baseline's connections in order; the rule's own `connections` when absent.",
+            }),
+          ),
+        ),
+      })
+      .check(
+        z.meta({
+          description:
+            "The control group that measures what learning earns (`GET /v1/routing/uplift`); 5% of checkouts on the rule's own order when absent.",
+        }),
+      ),
+  );
 
 /**
  * `PUT /v1/routing` (and what `GET` returns): the rules, first match wins, and the default list
@@ -93,6 +118,7 @@ export const routingRequest = /* @__PURE__ */ once(() =>
                 }),
               ),
               connections: connectionList(),
+              holdout: holdout(),
               recovery: recovery(),
             }),
           ]),
@@ -121,5 +147,17 @@ export const performanceQuery = /* @__PURE__ */ once(() =>
         description: 'Only the segments of this payment method (`any`: links naming none or several).',
       }),
     ),
+  }),
+);
+
+/** `GET /v1/routing/uplift` query parameters: the window, and one rule when only it is asked for. */
+export const upliftQuery = /* @__PURE__ */ once(() =>
+  z.strictObject({
+    window: z
+      ._default(z.enum(['7d', '30d']), '30d')
+      .check(z.meta({ description: 'The last 7 or 30 days (UTC), today included.' })),
+    rule: z
+      .optional(z.string().check(z.minLength(1), z.maxLength(100)))
+      .check(z.meta({ description: 'Only the rule of this name.' })),
   }),
 );

@@ -15,6 +15,12 @@ export interface LinkRepository {
    */
   get(id: string, mode: Mode): Promise<PaymentLink | undefined>;
   /**
+   * The links of these ids in this mode, whatever their account (callers check tenancy), read together (one
+   * BatchGetItem per 100): for lists that show many links' fields, the books' exports. Ids without a link are
+   * left out.
+   */
+  getMany(ids: readonly string[], mode: Mode): Promise<PaymentLink[]>;
+  /**
    * Stores `transition.event`, then `transition.after` on condition that the stored link is still at
    * `transition.before.version` (the commit point: the link then names the event). Throws
    * `ConcurrentModificationError` when another writer got there first; the event is then an orphan.

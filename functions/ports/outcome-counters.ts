@@ -1,4 +1,5 @@
 import type { OutcomeBucket } from '../domain/outcomes.ts';
+import type { ArmBucket } from '../domain/uplift.ts';
 
 /**
  * Where the observed outcomes of connections are kept (docs/orchestration.md#observed-outcomes): counters in
@@ -14,4 +15,15 @@ export interface OutcomeCounterStore {
   add(buckets: readonly OutcomeBucket[], shard: number): Promise<void>;
   /** The buckets of a connection (every shard summed) that started at or after `since`, by granularity. */
   read(connectionId: string, since: { minutes: number; hours: number }): Promise<OutcomeBucket[]>;
+}
+
+/**
+ * Where the arms of `optimize` rules are counted (docs/orchestration.md#uplift): per (account, mode), day, rule,
+ * goal, arm and segment, sharded as the outcome counters are, kept long enough for the longest uplift window.
+ */
+export interface ArmCounterStore {
+  /** Adds each bucket's counts to its item in `shard` (one atomic ADD per bucket). */
+  add(buckets: readonly ArmBucket[], shard: number): Promise<void>;
+  /** The buckets of an (account, mode) from `firstDay` (`YYYY-MM-DD`) on, every shard summed. */
+  read(account: string, mode: string, firstDay: string): Promise<ArmBucket[]>;
 }

@@ -77,6 +77,10 @@ export interface PspDescriptor<S extends CredentialsSchema = CredentialsSchema, 
   };
 }
 
+/** Whether `provider` names the PSP: its id, or one of its former ids (`aliases`), as stored or addressed. */
+export const namesPsp = (descriptor: Pick<PspDescriptor, 'id' | 'aliases'>, provider: string): boolean =>
+  descriptor.id === provider || (descriptor.aliases?.includes(provider) ?? false);
+
 /** What the composition root hands each PSP's factory. */
 export interface PspRuntime {
   /** Where stored connections keep their credentials. */

@@ -24,7 +24,8 @@ export interface RefundLedger {
    * Writes a refund's settlement (`settleRefund` in functions/domain/refund.ts): its event, then the link's
    * refund entry, totals and event list in one write conditioned on that refund still having the status `from`
    * there (`pending`, or `succeeded` for a reversal). Returns false when it moved on already; the event is then
-   * an orphan that nothing delivers.
+   * an orphan that nothing delivers. Once it landed, the payment's own item gets the payment's refund total as
+   * that write left it (`amount_refunded` in the books, docs/data-model.md#books).
    */
   commitSettlement(transition: Transition, refund: Refund, from: RefundStatus): Promise<boolean>;
   /** Paid links whose `refund_check_at` is at or before `now` (the refund sweeper's work list), at most `limit`. */

@@ -9,6 +9,7 @@ import {
 import type { PspConnection } from '../domain/connection.ts';
 import { PspUnavailableError } from '../domain/errors.ts';
 import { idFromBytes } from '../domain/ids.ts';
+import type { Payment } from '../domain/payment.ts';
 import type { PaymentLink } from '../domain/payment-link.ts';
 import { logger } from '../logger.ts';
 import { putMetrics } from '../metrics.ts';
@@ -17,6 +18,18 @@ import { type Psp, type PspSessionStatus, pspFailureOf } from '../ports/psp.ts';
 import { canRefund } from '../ports/psp-capabilities.ts';
 
 declare const amountChecked: unique symbol;
+
+/**
+ * The payment a PSP's status is about, as one read found it (`stored` undefined: no record), handed from the
+ * amount's check to the recording (`recordSessionStatus`), so that both use one read; the recording's write is
+ * conditional on the version read, so a change meanwhile is still caught. `ofLink`, when the read was of the
+ * whole list: the link's payments, this one among them (`readSuccessPayment`, ./session-endings.ts).
+ */
+export interface PaymentRead {
+  id: string;
+  stored: Payment | undefined;
+  ofLink?: readonly Payment[];
+}
 
 /**
  * A PSP's status whose amount was held against its payment's (`checkChargedAmount`). Recording takes only this
@@ -40,7 +53,8 @@ export interface ChargedAmountDependencies {
  * whoever asks next (the PSP's retried notification, the sweeper) refunds with the same key; a refund the PSP
  * refuses, or a success without the PSP's reference, is recorded all the same and logged as not given back.
  * A payment already recorded succeeded is not judged again; one already recorded `amount_mismatch` is answered
- * as such without a second refund. Any other status passes as it is.
+ * as such without a second refund. Any other status passes as it is. The payment is read here unless the caller
+ * read it already (`read`, of `paymentId`), to hand the same read on to the recording.
  */
 export async function checkChargedAmount(
   deps: ChargedAmountDependencies,
@@ -48,9 +62,11 @@ export async function checkChargedAmount(
   link: PaymentLink,
   status: PspSessionStatus,
   paymentId: string,
+  read?: PaymentRead,
 ): Promise<CheckedSessionStatus> {
   if (status.state !== 'succeeded') return status as CheckedSessionStatus;
-  const stored = await deps.payments.get(link.id, link.mode, paymentId);
+  const stored =
+    read?.id === paymentId ? read.stored : await deps.payments.get(link.id, link.mode, paymentId);
   if (stored?.status === 'succeeded') return status as CheckedSessionStatus;
   const expected = expectedCharge(stored, link, status.id);
   const mismatch = expected && chargedAmountMismatch(expected, status.amount);

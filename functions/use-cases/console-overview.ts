@@ -9,8 +9,9 @@ import {
 import type { Principal } from '../domain/principal.ts';
 import { type BooksDependencies, listBookPayments } from './books.ts';
 import { listConnections, type RoutingDependencies } from './routing.ts';
+import { type RoutingUpliftResource, routingUpliftOf, type UpliftDependencies } from './routing-uplift.ts';
 
-export type OverviewDependencies = BooksDependencies & RoutingDependencies;
+export type OverviewDependencies = BooksDependencies & RoutingDependencies & UpliftDependencies;
 
 export interface ConnectionShare {
   id: string;
@@ -25,6 +26,8 @@ export interface Overview {
   /** True when the window held more than `OVERVIEW_MAX_PAYMENTS` payments: its oldest days are undercounted. */
   truncated: boolean;
   connections: ConnectionShare[];
+  /** What routing that learns earned: over 30 days in the 30-day window, else over 7 (`GET /v1/routing/uplift`). */
+  uplift: RoutingUpliftResource;
 }
 
 const PAGE = 100;
@@ -32,7 +35,7 @@ const PAGE = 100;
 /**
  * The console's overview from the reads the API has: the books' payments of the window, newest first and at most
  * `OVERVIEW_MAX_PAYMENTS` of them, counted per day; and each connection's observed outcomes of the last 24 hours
- * (`GET /v1/psp-connections`'s performance).
+ * (`GET /v1/psp-connections`'s performance); the uplift of its `optimize` rules.
  */
 export async function consoleOverview(
   deps: OverviewDependencies,
@@ -48,8 +51,12 @@ export async function consoleOverview(
     payments.push(...page.entries);
     after = page.next;
   } while (after && payments.length < OVERVIEW_MAX_PAYMENTS);
-  const connections = await listConnections(deps, principal);
+  const [connections, uplift] = await Promise.all([
+    listConnections(deps, principal),
+    routingUpliftOf(deps, principal, { window: days === 30 ? '30d' : '7d' }),
+  ]);
   return {
+    uplift,
     days: dailyFigures(payments, now, days),
     truncated: after !== undefined,
     connections: connections.map((connection) => ({

@@ -3,7 +3,7 @@ import { withPspBuyer } from '../domain/buyer-details.ts';
 import type { PspConnection } from '../domain/connection.ts';
 import { ConcurrentModificationError, NotFoundError } from '../domain/errors.ts';
 import { ID_RANDOM_LENGTH } from '../domain/ids.ts';
-import { reportPayment } from '../domain/link-events.ts';
+import { reportPayment, type Transition } from '../domain/link-events.ts';
 import { addPayment, withPaymentReference } from '../domain/link-payments.ts';
 import {
   type Payment,
@@ -16,6 +16,7 @@ import {
   withReference,
 } from '../domain/payment.ts';
 import type { PaymentLink } from '../domain/payment-link.ts';
+import { configuredFee, onlyMethodOf } from '../domain/payment-money.ts';
 import type { Principal } from '../domain/principal.ts';
 import { bytesToBase62 } from '../domain/random.ts';
 import { logger } from '../logger.ts';
@@ -24,7 +25,7 @@ import type { EventQueue } from '../ports/event-queue.ts';
 import type { LinkRepository } from '../ports/link-repository.ts';
 import type { PaymentRepository } from '../ports/payment-repository.ts';
 import type { PspSessionStatus } from '../ports/psp.ts';
-import type { CheckedSessionStatus } from './charged-amounts.ts';
+import type { CheckedSessionStatus, PaymentRead } from './charged-amounts.ts';
 import { applyTransition, getPaymentLink } from './link-transitions.ts';
 
 export interface PaymentDependencies {
@@ -36,6 +37,15 @@ export interface PaymentDependencies {
 }
 
 export type SessionOutcome = 'paid' | 'already_paid' | 'duplicate' | 'failed' | 'ignored';
+
+/**
+ * What recording a PSP's status came to, and, when the payment paid its link (`paid`), the transition that did:
+ * the link as that write found it and as it left it.
+ */
+export interface RecordedStatus {
+  outcome: SessionOutcome;
+  paid?: Transition;
+}
 
 /**
  * The payment id of a session opened before payments existed (its PSP echoes none): derived from the session,
@@ -66,19 +76,22 @@ const UNKNOWN_SESSION_LIFETIME_MS = 24 * 3_600_000;
  * The link moves first and the payment is saved after: a success is never stored without moving the link. Should
  * the link's write fail, the payment stays as it was (pending, on the sweeper's list), so the PSP's next
  * notification or the sweeper records it again (docs/orchestration.md#missed-notifications).
+ *
+ * The payment is read once: `read`, when the amount's check read it already, else here.
  */
 export async function recordSessionStatus(
   deps: PaymentDependencies,
   connection: PspConnection,
   link: PaymentLink,
   status: CheckedSessionStatus,
-): Promise<SessionOutcome> {
+  read?: PaymentRead,
+): Promise<RecordedStatus> {
   const outcome: PaymentOutcome = {
     state: status.state,
     failure: status.failure,
     reference: status.paymentReference,
   };
-  const { payment, save } = await settledPayment(deps, connection, link, status, outcome);
+  const { payment, save } = await settledPayment(deps, connection, link, status, outcome, read);
   const result = await moveLink(deps, connection, link, payment, status);
   await save();
   return result;
@@ -91,7 +104,7 @@ async function moveLink(
   link: PaymentLink,
   payment: Payment,
   status: PspSessionStatus,
-): Promise<SessionOutcome> {
+): Promise<RecordedStatus> {
   const load = async () => {
     const current = await deps.links.get(link.id, link.mode);
     if (!current) throw new NotFoundError(`No payment link ${link.id}.`);
@@ -124,7 +137,7 @@ async function moveLink(
         payment_id: payment.id,
         connection_id: connection.id,
       });
-      return 'duplicate';
+      return { outcome: 'duplicate' };
     }
     if (result.transition) {
       putMetrics({ PaymentsSucceeded: 1 }, { provider: connection.provider });
@@ -135,7 +148,7 @@ async function moveLink(
           connection_id: connection.id,
         });
       }
-      return 'paid';
+      return { outcome: 'paid', paid: result.transition };
     }
     if (payment.provider_reference !== null) {
       await storeLinkReference(deps, link, payment.id, payment.provider_reference);
@@ -149,18 +162,18 @@ async function moveLink(
         payment_id: payment.id,
         connection_id: connection.id,
       });
-      return 'duplicate';
+      return { outcome: 'duplicate' };
     }
-    return 'already_paid';
+    return { outcome: 'already_paid' };
   }
   if (payment.status === 'failed' && status.state === 'failed') {
     putMetrics({ PaymentsFailed: 1 }, { provider: connection.provider });
     await applyTransition(transitions, load, (current, now) =>
       reportPayment(current, 'payment_link.payment_failed', toPaymentResource(payment, current), now),
     );
-    return 'failed';
+    return { outcome: 'failed' };
   }
-  return 'ignored';
+  return { outcome: 'ignored' };
 }
 
 /**
@@ -188,7 +201,8 @@ async function storeLinkReference(
 
 /**
  * The payment as it stands after the PSP's answer (created when the attempt left no record of its own), and
- * `save`, which stores it: conditionally on the record read, read and settled again when it changed meanwhile.
+ * `save`, which stores it: conditionally on the record read (`alreadyRead`, when the caller read it), read and
+ * settled again when it changed meanwhile.
  */
 async function settledPayment(
   deps: PaymentDependencies,
@@ -196,11 +210,11 @@ async function settledPayment(
   link: PaymentLink,
   status: PspSessionStatus,
   outcome: PaymentOutcome,
+  alreadyRead: PaymentRead | undefined,
 ): Promise<{ payment: Payment; save: () => Promise<void> }> {
   const id = status.paymentId ?? paymentIdOfSession(status.id);
-  const settleStored = async () => {
+  const settleFrom = (stored: Payment | undefined) => {
     const now = deps.now();
-    const stored = await deps.payments.get(link.id, link.mode, id);
     // A session whose attempt left no record is recorded at what the PSP says it charges: a buyer-chosen amount
     // is known to nothing else once the link's session moved on. Only a PSP answer without one falls back to the
     // link's record of the session, then to the link's amount.
@@ -222,11 +236,12 @@ async function settledPayment(
       stored,
       current,
       next:
-        withBuyerOfSuccess(settle(current, outcome, now), status) ??
+        withFeeOfSuccess(withBuyerOfSuccess(settle(current, outcome, now), status), connection, link) ??
         withReference(current, outcome.reference, now),
     };
   };
-  const first = await settleStored();
+  const settleStored = async () => settleFrom(await deps.payments.get(link.id, link.mode, id));
+  const first = alreadyRead?.id === id ? settleFrom(alreadyRead.stored) : await settleStored();
   const saveOnce = async (read: typeof first) => {
     if (read.next) await deps.payments.save(read.next, read.stored);
     else if (!read.stored) await deps.payments.save(read.current);
@@ -253,6 +268,21 @@ function withBuyerOfSuccess(settled: Payment | undefined, status: PspSessionStat
   if (settled?.status !== 'succeeded' || !status.buyer) return settled;
   const buyer = withPspBuyer(settled.buyer, status.buyer);
   return buyer ? { ...settled, buyer } : settled;
+}
+
+/**
+ * A payment that just succeeded records its fee, once, with the success (docs/api.md#fees-and-refunds-of-a-payment):
+ * the estimate of its connection's fee lines (`fee_source: "configured"`), when one applies. A PSP that reports
+ * the fee of the payment in its answer would give it here as `reported` instead.
+ */
+function withFeeOfSuccess(
+  settled: Payment | undefined,
+  connection: PspConnection,
+  link: PaymentLink,
+): Payment | undefined {
+  if (settled?.status !== 'succeeded' || settled.fee) return settled;
+  const fee = configuredFee(connection.fees, paymentAmount(settled, link), onlyMethodOf(link));
+  return fee ? { ...settled, fee } : settled;
 }
 
 /** The payments of the caller's link, newest first, as the merchant sees them. */

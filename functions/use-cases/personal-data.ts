@@ -9,6 +9,7 @@ import {
   retentionStep,
 } from '../domain/personal-data.ts';
 import type { Mode, Principal } from '../domain/principal.ts';
+import { timeZoneNamed } from '../domain/time-zones.ts';
 import { logger } from '../logger.ts';
 import type { PaymentRepository } from '../ports/payment-repository.ts';
 import type { AccountSettingsRepository, PersonalDataStore } from '../ports/personal-data.ts';
@@ -196,17 +197,21 @@ export const getAccountSettings = (
 ): Promise<AccountSettings> => accountSettingsOf(deps, principal.account, principal.mode);
 
 /**
- * `PUT /v1/account-settings`: replaces them whole. A new retention period applies to every payment from the
- * retention sweep's next look at it (docs/security.md#personal-data).
+ * `PUT /v1/account-settings`: replaces them whole (an absent `time_zone` is the default, UTC). A new retention
+ * period applies to every payment from the retention sweep's next look at it (docs/security.md#personal-data); a
+ * new time zone to the dates of every request after it.
  */
 export async function putAccountSettings(
   deps: Pick<PersonalDataDependencies, 'settings' | 'now'>,
   principal: Principal,
-  input: { personal_data_retention_days: number },
+  input: { personal_data_retention_days: number; time_zone?: string | undefined },
 ): Promise<AccountSettings> {
+  const defaults = defaultAccountSettings(principal.account, principal.mode);
   const settings: AccountSettings = {
-    ...defaultAccountSettings(principal.account, principal.mode),
+    ...defaults,
     personal_data_retention_days: input.personal_data_retention_days,
+    // As the platform's list spells it (an alias given reads back as the zone it names).
+    time_zone: (input.time_zone && timeZoneNamed(input.time_zone)) ?? defaults.time_zone,
     updated_at: deps.now().toISOString(),
   };
   await deps.settings.put(settings);

@@ -17,7 +17,12 @@ import { type Psp, type PspFactory, pspFailureOf, type SessionEnd } from '../por
 import { canEndSessions, canRefund, type Refunds } from '../ports/psp-capabilities.ts';
 import type { PspConfigRepository } from '../ports/psp-config-repository.ts';
 import type { ConnectionDirectory, PspConnectionRepository } from '../ports/psp-connections.ts';
-import type { CreatePspFactory, PspDescriptor, PspRuntime } from '../ports/psp-descriptor.ts';
+import {
+  type CreatePspFactory,
+  namesPsp,
+  type PspDescriptor,
+  type PspRuntime,
+} from '../ports/psp-descriptor.ts';
 import type { RefundLedger } from '../ports/refund-ledger.ts';
 import { type PaymentRefunds, refundOutcomeOf } from './refunds.ts';
 import type { PspSessions, SessionEnding } from './session-endings.ts';
@@ -43,8 +48,8 @@ export interface PspConnectionsOptions {
  * The PSP connections of every (account, mode), the descriptors of their PSPs and the adapters that serve them.
  * An (account, mode) that chose its one PSP before connections existed (`npm run psp -- set`) is migrated the
  * first time it is read: its configuration becomes a stored connection with a derived id and the same
- * credentials, so it keeps working without anyone doing anything (docs/orchestration.md#migration). Every
- * connection read here carries its PSP's current id, whatever former id (`aliases`) it was stored with.
+ * credentials, so it keeps working without anyone doing anything (docs/orchestration.md#migration). A connection
+ * stored under a PSP's former id (`aliases`) is read as its PSP's id by the repository's mapper.
  */
 export class PspConnections implements PspSessions, PaymentRefunds {
   private readonly options: PspConnectionsOptions;
@@ -56,9 +61,7 @@ export class PspConnections implements PspSessions, PaymentRefunds {
 
   /** The descriptor of a provider (its id or a former id), or undefined when no PSP of that id is registered. */
   descriptor(provider: string): PspDescriptor | undefined {
-    return this.options.descriptors.find(
-      (candidate) => candidate.id === provider || candidate.aliases?.includes(provider),
-    );
+    return this.options.descriptors.find((candidate) => namesPsp(candidate, provider));
   }
 
   /**
@@ -101,33 +104,16 @@ export class PspConnections implements PspSessions, PaymentRefunds {
     return factory;
   }
 
-  /** The connection with its PSP's current id (a stored former id, an alias, read as that id). */
-  private current(connection: PspConnection): PspConnection {
-    const id = this.descriptor(connection.provider)?.id;
-    return id === undefined || id === connection.provider ? connection : { ...connection, provider: id };
-  }
-
   /** The (account, mode)'s connections, oldest first, and its routing; a legacy configuration migrated. */
   async directory(account: string, mode: Mode): Promise<ConnectionDirectory> {
     const [directory, legacy] = await Promise.all([
       this.options.repository.directory(account, mode),
       this.options.legacyConfigs.get(account, mode),
     ]);
-    if (directory.connections.length > 0 || !this.descriptor(legacy?.provider ?? '')?.legacy) {
-      return this.currentDirectory(directory);
-    }
+    if (directory.connections.length > 0 || !this.descriptor(legacy?.provider ?? '')?.legacy)
+      return directory;
     await migrateLegacyConfig(this.options, account, mode);
-    return this.currentDirectory(await this.options.repository.directory(account, mode));
-  }
-
-  private currentDirectory(directory: ConnectionDirectory): ConnectionDirectory {
-    return {
-      ...directory,
-      connections: directory.connections.map((state) => ({
-        ...state,
-        connection: this.current(state.connection),
-      })),
-    };
+    return this.options.repository.directory(account, mode);
   }
 
   /**
@@ -136,8 +122,7 @@ export class PspConnections implements PspSessions, PaymentRefunds {
    */
   async connection(id: string): Promise<PspConnection | undefined> {
     if (id === BUILT_IN_SANDBOX_ID) return builtInSandbox('', 'test');
-    const stored = (await this.options.repository.get(id))?.connection;
-    return stored && this.current(stored);
+    return (await this.options.repository.get(id))?.connection;
   }
 
   /** The connection that created a session stored on a link (sessions from before connections name none). */

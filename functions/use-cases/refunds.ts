@@ -220,7 +220,12 @@ export async function checkPendingRefunds(
   let failed = 0;
   for (const { id, mode } of due) {
     if (!hasTimeLeft()) break;
-    if (await checkRefundsOfLink(deps, id, mode, hasTimeLeft)) checked++;
+    // A link that cannot be read (docs/data-model.md#an-item-that-does-not-decode) fails alone, not the run.
+    const done = await checkRefundsOfLink(deps, id, mode, hasTimeLeft).catch((error: unknown) => {
+      logger.error('Could not check the pending refunds of a link', { link_id: id, error });
+      return false;
+    });
+    if (done) checked++;
     else failed++;
   }
   return { checked, failed };

@@ -7,11 +7,12 @@ import type { PaymentLink, PspSession } from '../domain/payment-link.ts';
 import type { Mode } from '../domain/principal.ts';
 import { logger } from '../logger.ts';
 import type { Psp, PspSessionStatus } from '../ports/psp.ts';
-import { checkChargedAmount } from './charged-amounts.ts';
+import { checkChargedAmount, type PaymentRead } from './charged-amounts.ts';
 import { releaseAttempt } from './deferred-capture.ts';
 import {
   type PaymentDependencies,
   paymentIdOfSession,
+  type RecordedStatus,
   recordSessionStatus,
   type SessionOutcome,
 } from './payments.ts';
@@ -46,19 +47,43 @@ export type SessionEndDependencies = PaymentDependencies & {
   timeLeftMs?: () => number;
 };
 
+/** What `recordStatus` recorded, with the read of the payment it recorded from (a success's). */
+type Recorded = RecordedStatus & { read: PaymentRead | undefined };
+
 /**
  * Records what a PSP says of a session (`recordSessionStatus`), once its amount was checked against its payment's
- * (`checkChargedAmount`): the one way every path records a PSP's status.
+ * (`checkChargedAmount`): the one way every path records a PSP's status. A success's payment is read once, here
+ * (`readSuccessPayment`), for both.
  */
 async function recordStatus(
   deps: SessionEndDependencies,
   connection: PspConnection,
   link: PaymentLink,
   status: PspSessionStatus,
-): Promise<SessionOutcome> {
+): Promise<Recorded> {
   const paymentId = status.paymentId ?? paymentIdOfSession(status.id);
-  const checked = await checkChargedAmount(deps, connection, link, status, paymentId);
-  return recordSessionStatus(deps, connection, link, checked);
+  const read = status.state === 'succeeded' ? await readSuccessPayment(deps, link, paymentId) : undefined;
+  const checked = await checkChargedAmount(deps, connection, link, status, paymentId, read);
+  return { ...(await recordSessionStatus(deps, connection, link, checked, read)), read };
+}
+
+/**
+ * The payment a success is about, read once for its amount's check and its recording. When it may pay a single-use
+ * link (one not paid yet), with the link's other payments in the same Query: a payment item is about 0.6 KB, so a
+ * single-use link's few cost the read unit a GetItem of one costs, and whether the payment leaves another session
+ * of the link open is known without reading them again (`endSessionsAfterLastPayment`). Otherwise the payment
+ * alone: a reusable link may have thousands.
+ */
+async function readSuccessPayment(
+  deps: SessionEndDependencies,
+  link: PaymentLink,
+  id: string,
+): Promise<PaymentRead> {
+  if (link.reusable || link.status === 'paid') {
+    return { id, stored: await deps.payments.get(link.id, link.mode, id) };
+  }
+  const ofLink = await deps.payments.listOfLink(link.id, link.mode);
+  return { id, stored: ofLink.find((payment) => payment.id === id), ofLink };
 }
 
 /**
@@ -89,7 +114,7 @@ export async function endAttempt(
   attempt?: { payment: Payment; recorded: boolean },
 ): Promise<AttemptEnd> {
   const { end, recorded } = await endOneAttempt(deps, link, session, attempt);
-  if (recorded === 'paid') await endSessionsAfterLastPayment(deps, link.id, link.mode);
+  if (recorded) await endSessionsAfterLastPayment(deps, recorded);
   return end;
 }
 
@@ -99,7 +124,7 @@ async function endOneAttempt(
   link: PaymentLink,
   session: PspSession,
   attempt?: { payment: Payment; recorded: boolean },
-): Promise<{ end: AttemptEnd; recorded?: SessionOutcome }> {
+): Promise<{ end: AttemptEnd; recorded?: Recorded }> {
   const ending = await deps.pspSessions.endSession(link.account, link.mode, session);
   if (ending.ended) {
     const canceled = attempt && endedByUs(attempt.payment, deps.now());
@@ -119,7 +144,7 @@ async function endOneAttempt(
     paymentId: status.paymentId ?? session.payment_id,
   });
   // A success at another amount than the payment's was recorded failed: the session is over, the link unpaid.
-  const paid = status.state === 'succeeded' && recorded !== 'failed';
+  const paid = status.state === 'succeeded' && recorded.outcome !== 'failed';
   return { end: paid ? 'paid' : 'ended', recorded };
 }
 
@@ -205,34 +230,54 @@ const ROUND_OF_ENDINGS_MS = CALLS_TO_END_A_SESSION * PSP_CALL_TIMEOUT_MS + ANSWE
 
 /**
  * After a payment was recorded: once it was the link's last (a single-use link `paid`, a reusable one
- * `completed`), the link takes no more payments, so every other open session of it is ended, as a cancel ends
- * them: a single-use link's earlier attempt at another PSP (a failover, a lost race), a reusable link's other
- * buyers' (docs/orchestration.md#one-payable-session). Best effort, after the payment and its event are stored,
- * and only while a round of endings fits the time left where a buyer waits (`timeLeftMs`): a session that cannot
- * be ended now is ended by the pending-payment sweeper at its next check (`checkPendingPayments`) or by a cancel
- * of the completed link, and a payment made on it meanwhile is still recorded (`payment_link.duplicate_payment`).
+ * `completed`, as the paid write left it), the link takes no more payments, so every other open session of it is
+ * ended, as a cancel ends them: a single-use link's earlier attempt at another PSP (a failover, a lost race), a
+ * reusable link's other buyers' (docs/orchestration.md#one-payable-session). A single-use link's payments are
+ * listed again only when what recording the payment read leaves one open (`otherSessionMayBeOpen`). Best effort,
+ * after the payment and its event are stored, and only while a round of endings fits the time left where a buyer
+ * waits (`timeLeftMs`): a session that cannot be ended now is ended by the pending-payment sweeper at its next
+ * check (`checkPendingPayments`) or by a cancel of the completed link, and a payment made on it meanwhile is still
+ * recorded (`payment_link.duplicate_payment`).
  */
 export async function endSessionsAfterLastPayment(
   deps: SessionEndDependencies,
-  linkId: string,
-  mode: Mode,
+  { paid, read }: Recorded,
 ): Promise<void> {
+  if (!paid) return;
+  const { before, after: link } = paid;
+  if (link.status !== 'completed' && link.status !== 'paid') return;
+  if (read?.ofLink && !otherSessionMayBeOpen(before, read.ofLink, read.id, deps.now())) return;
   try {
     if (deps.timeLeftMs && deps.timeLeftMs() < ROUND_OF_ENDINGS_MS) {
       logger.info('No time left to end the other sessions of a paid link: left to the sweeper', {
-        link_id: linkId,
+        link_id: link.id,
       });
       return;
     }
-    const link = await deps.links.get(linkId, mode);
-    if (link?.status !== 'completed' && link?.status !== 'paid') return;
     await endEveryOpenAttempt(deps, link, new Set());
   } catch (error) {
     logger.warn('Other sessions of a paid link not all ended: left to the sweeper', {
-      link_id: linkId,
+      link_id: link.id,
       error,
     });
   }
+}
+
+/**
+ * Whether a session besides the paying one (`paymentId`'s) may still be open once a single-use link is paid, from
+ * what recording the payment read and wrote: one of the link's payments, listed with it before the paid write,
+ * pending with its session not expired; or the session the link showed when the paid write found it (`shown`:
+ * the transition's `before`), which may have been stored after that list was read. Another session opened
+ * after the list was read and lost its race to be the link's is ended by its own opener, else by the sweeper.
+ */
+function otherSessionMayBeOpen(
+  shown: PaymentLink,
+  ofLink: readonly Payment[],
+  paymentId: string,
+  now: Date,
+): boolean {
+  const others = ofLink.filter((payment) => payment.id !== paymentId);
+  return openSessions(shown, others, now).some((session) => session.payment_id !== paymentId);
 }
 
 /**
@@ -246,7 +291,7 @@ export async function recordSessionOutcome(
   link: PaymentLink,
   status: PspSessionStatus,
 ): Promise<SessionOutcome> {
-  const outcome = await recordStatus(deps, connection, link, status);
-  if (outcome === 'paid') await endSessionsAfterLastPayment(deps, link.id, link.mode);
-  return outcome;
+  const recorded = await recordStatus(deps, connection, link, status);
+  await endSessionsAfterLastPayment(deps, recorded);
+  return recorded.outcome;
 }

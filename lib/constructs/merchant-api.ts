@@ -1,19 +1,25 @@
-import { RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
   type CfnStage,
   HttpApi,
+  HttpIntegration,
+  HttpIntegrationType,
   HttpMethod,
   HttpRoute,
+  HttpRouteIntegration,
+  type HttpRouteIntegrationConfig,
   HttpRouteKey,
   HttpStage,
   LogGroupLogDestination,
+  PayloadFormatVersion,
 } from 'aws-cdk-lib/aws-apigatewayv2';
-import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { allowedMethodsByPath, FALLBACK_HANDLER, type HandlerName, routes } from '../routes.ts';
-import { type ServiceFunctions, toConstructId } from './service-functions.ts';
+import type { ServiceFunctions } from './service-functions.ts';
 
 export interface Throttle {
   /** Requests per second, sustained. */
@@ -89,17 +95,17 @@ export class MerchantApi extends Construct {
     });
   }
 
-  /** Adds every route of the route table, integrated with its handler's function. */
+  /**
+   * Adds every route of the route table, integrated with its handler's function. The routes stay in this stack
+   * whatever the function's: a route key is unique in its API, so a route moved to another stack would be created
+   * before its old self is deleted, and refused (docs/operations.md#stack-size).
+   */
   addRoutes(functions: ServiceFunctions): void {
-    const integrations = new Map<HandlerName, HttpLambdaIntegration>();
+    const integrations = new Map<HandlerName, FunctionIntegration>();
     const integration = (handler: HandlerName) => {
       let existing = integrations.get(handler);
       if (!existing) {
-        // One invoke permission per function, for this API's routes, rather than one per route: a CloudFormation
-        // stack holds at most 500 resources, and a route and its permission each are one (the console alone has 40).
-        existing = new HttpLambdaIntegration(`${toConstructId(handler)}Integration`, functions.get(handler), {
-          scopePermissionToRoute: false,
-        });
+        existing = new FunctionIntegration(this.api, functions.get(handler));
         integrations.set(handler, existing);
       }
       return existing;
@@ -135,5 +141,54 @@ export class MerchantApi extends Construct {
       routeKey: HttpRouteKey.DEFAULT,
       integration: integration(FALLBACK_HANDLER),
     });
+  }
+}
+
+/**
+ * A function's integration with the API, built beside the function (in its surface's nested stack) with the
+ * function's one invoke permission for this API's routes, rather than one per route: a CloudFormation stack holds
+ * at most 500 resources (the console alone has 40 routes). CDK's HttpLambdaIntegration would build both in the
+ * scope of the first route bound to it, the root stack; a route needs only the integration's id.
+ */
+class FunctionIntegration extends HttpRouteIntegration {
+  private readonly config: HttpRouteIntegrationConfig;
+  private readonly integrationId: string;
+
+  constructor(api: HttpApi, fn: LambdaFunction) {
+    super('ApiIntegration');
+    this.config = {
+      type: HttpIntegrationType.AWS_PROXY,
+      uri: fn.functionArn,
+      payloadFormatVersion: PayloadFormatVersion.VERSION_2_0,
+    };
+    this.integrationId = new HttpIntegration(fn, 'ApiIntegration', {
+      httpApi: api,
+      integrationType: this.config.type,
+      integrationUri: this.config.uri,
+      payloadFormatVersion: this.config.payloadFormatVersion,
+    }).integrationId;
+    fn.addPermission('ApiInvoke', {
+      principal: new ServicePrincipal('apigateway.amazonaws.com'),
+      // Any stage, method and path of this API, and no other API.
+      sourceArn: Stack.of(api).formatArn({
+        service: 'execute-api',
+        resource: api.apiId,
+        resourceName: '*/*/*',
+      }),
+    });
+  }
+
+  /**
+   * What `HttpRoute` asks of its integration (CDK's hook, public in its typings): here the id of the integration
+   * built with the function, for every route bound to it. test/infra/stack-layout.test.ts follows each route to its
+   * function, so a change of the hook in aws-cdk-lib fails there.
+   */
+  override _bindToRoute(): { readonly integrationId: string } {
+    return { integrationId: this.integrationId };
+  }
+
+  /** The integration's settings; CDK calls this only from the `_bindToRoute` replaced above. */
+  override bind(): HttpRouteIntegrationConfig {
+    return this.config;
   }
 }

@@ -34,6 +34,8 @@ export const METRIC_DESCRIPTIONS: Record<MetricName, string> = {
     'checks of a pending refund its PSP never acknowledged, past the time it can safely be asked for again: an operator settles it at the PSP',
   PaymentAmountMismatches:
     'successes a PSP reported at another amount or currency than their payment: not taken as paid, voided or refunded where the PSP allows',
+  OutcomesIgnored:
+    "unpaid session outcomes learning ignored: a client's second and later at one connection within an hour",
 };
 
 const PERIOD = Duration.minutes(5);

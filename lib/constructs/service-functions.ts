@@ -1,7 +1,7 @@
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, NestedStack, RemovalPolicy } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import {
@@ -13,6 +13,7 @@ import {
   tableActionsOf,
   timeoutSecondsOf,
 } from '../routes.ts';
+import { SURFACES, type Surface, surfaceOf } from '../surfaces.ts';
 import type { CheckoutSecrets } from './checkout-secrets.ts';
 import { ServiceFunction } from './service-function.ts';
 import type { SigningKey } from './signing-key.ts';
@@ -56,12 +57,14 @@ export function reservedConcurrencyOf(
 
 /**
  * Every Lambda function of the service, one per handler of `functions` in lib/routes.ts, created on first use
- * by whoever wires it (API routes, schedules, queue consumers). Each gets exactly the DynamoDB actions the
- * table lists for it, on this table only, and queue send rights only if it `sendsEvents`.
+ * by whoever wires it (API routes, schedules, queue consumers), in the nested stack of its surface
+ * (lib/surfaces.ts). Each gets exactly the DynamoDB actions the table lists for it, on this table only, and queue
+ * send rights only if it `sendsEvents`.
  */
 export class ServiceFunctions extends Construct {
   private readonly props: ServiceFunctionsProps;
-  private readonly created = new Map<HandlerName, IFunction>();
+  private readonly created = new Map<HandlerName, LambdaFunction>();
+  private readonly surfaces = new Map<Surface, SurfaceStack>();
 
   constructor(scope: Construct, id: string, props: ServiceFunctionsProps) {
     super(scope, id);
@@ -73,12 +76,12 @@ export class ServiceFunctions extends Construct {
     return reservedConcurrencyOf(handler, this.props.reservedConcurrency);
   }
 
-  get(handler: HandlerName): IFunction {
+  get(handler: HandlerName): LambdaFunction {
     const existing = this.created.get(handler);
     if (existing) return existing;
     const { table, eventQueue, environment, protectData } = this.props;
     const definition: FunctionDefinition = functions[handler];
-    const fn = new ServiceFunction(this, toConstructId(handler), {
+    const fn = new ServiceFunction(this.surface(surfaceOf[handler]).functions, toConstructId(handler), {
       handler,
       environment: { ...environment, ...(definition.clientAddress && this.props.clientAddressEnvironment) },
       timeout: Duration.seconds(timeoutSecondsOf(handler)),
@@ -117,6 +120,30 @@ export class ServiceFunctions extends Construct {
     if (definition.secrets?.length) this.props.secrets?.grantRead(fn, definition.secrets);
     this.created.set(handler, fn);
     return fn;
+  }
+
+  private surface(surface: Surface): SurfaceStack {
+    let stack = this.surfaces.get(surface);
+    if (!stack) {
+      stack = new SurfaceStack(this, surface);
+      this.surfaces.set(surface, stack);
+    }
+    return stack;
+  }
+}
+
+/**
+ * One surface of the service as a nested stack (docs/operations.md#stack-size): its functions and what belongs to
+ * each of them alone (role, policy, log group, API integration and invoke permission, queue event source). It
+ * deploys with the root stack, whose table, queues, keys, secrets and API it receives as parameters.
+ */
+export class SurfaceStack extends NestedStack {
+  /** Where the functions are built: their logical ids read `Functions<Handler>Function…`, as in the root before. */
+  readonly functions: Construct;
+
+  constructor(scope: Construct, surface: Surface) {
+    super(scope, surface, { description: `Payment links: ${SURFACES[surface]}` });
+    this.functions = new Construct(this, 'Functions');
   }
 }
 

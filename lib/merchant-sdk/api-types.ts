@@ -83,9 +83,16 @@ export interface paths {
     get: operations["getRouting"];
     /**
      * Replace the routing
-     * @description Replaces the routing of the mode and returns it. `then` is `{"priority": [ids]}`, `{"split": [{"connection", "weight"}]}` or `{"optimize": "conversion"|"cost"|"value", "connections": [ids]}` (docs/orchestration.md#routing-that-learns), each with an optional `recovery` (`auto`, `offer`, `off`); every `when` field is optional and all given ones must match; amount bounds apply to links in a currency the rule names. Unknown, removed or other-mode connection ids, empty lists and weights that are not positive integers are 422 with pointers.
+     * @description Replaces the routing of the mode and returns it. `then` is `{"priority": [ids]}`, `{"split": [{"connection", "weight"}]}` or `{"optimize": "conversion"|"cost"|"value", "connections": [ids], "holdout"?: {"share", "baseline"?}}` (docs/orchestration.md#routing-that-learns; the holdout, 5% on the rule's own order unless named: docs/orchestration.md#holdout), each with an optional `recovery` (`auto`, `offer`, `off`); every `when` field is optional and all given ones must match; amount bounds apply to links in a currency the rule names. Unknown, removed or other-mode connection ids, empty lists, weights that are not positive integers and a holdout share outside 0 to 0.5 are 422 with pointers.
      */
     put: operations["putRouting"];
+  };
+  "/v1/routing/uplift": {
+    /**
+     * What routing that learns earned
+     * @description For each `optimize` rule with checkouts in the window (the last 7 or 30 days, today included) and for them all together: the checkouts and paid share of the learning arm and of the holdout (drawn at random per checkout, routed by the rule's baseline), the difference in percentage points with its 95% interval (Newcombe's hybrid score interval), whether the interval excludes zero, and the extra payments and amount it implies; for rules that optimize `cost` or `value`, the same net of fees. Counted as sessions are decided, at most a few seconds late (docs/orchestration.md#uplift).
+     */
+    get: operations["getRoutingUplift"];
   };
   "/v1/checkout-settings": {
     /**
@@ -173,14 +180,21 @@ export interface paths {
   "/v1/payments": {
     /**
      * List payments
-     * @description The API key's (account, mode) payments, newest first, filtered, one page at a time (docs/api.md#books). Filters combine. `link_id` and `client_reference_id` read only their own entries; `status` and `connection_id` filter what is read, so a page may hold fewer than `limit` (even none) with a `next_cursor` to continue. With `Accept: text/csv` the same query answers CSV (RFC 4180): `created[gte]` and `created[lt]` are then required, at most 31 days apart, and a longer answer than 5000000 bytes ends with a `Link: rel="next"` header (docs/api.md#csv-exports).
+     * @description The API key's (account, mode) payments, newest first, filtered, one page at a time (docs/api.md#books). Filters combine. `link_id` and `client_reference_id` read only their own entries; `status` and `connection_id` filter what is read, so a page may hold fewer than `limit` (even none) with a `next_cursor` to continue. A date in `created[gte]` or `created[lt]` is the start of that day in the account's `time_zone`. With `Accept: text/csv` the same query answers CSV (RFC 4180): `created[gte]` and `created[lt]` are then required, at most 31 days apart, `columns` picks and orders the columns, and a longer answer than 5000000 bytes ends with a `Link: rel="next"` header (docs/api.md#csv-exports).
      */
     get: operations["listAccountPayments"];
+  };
+  "/v1/payments/summary": {
+    /**
+     * Total payments per currency
+     * @description The totals per currency of the payments `GET /v1/payments` lists with the same filters: how many succeeded, what they charged (`gross`), what their refunds gave back, their fees, and what stays (`net`), so that a CSV export of the period adds up to them (docs/api.md#payment-totals). Only succeeded payments count. Read from the listing in pages of 1000, at most 10 per request: a longer period answers the totals of the 10000 newest payments read with a `next_cursor`, and the same request with that `cursor` gives the rest's.
+     */
+    get: operations["getPaymentSummary"];
   };
   "/v1/refunds": {
     /**
      * List refunds
-     * @description The API key's (account, mode) refunds, newest first, filtered, one page at a time (docs/api.md#books). Filters combine. `link_id` and `client_reference_id` read only their own entries; `status` and `connection_id` filter what is read, so a page may hold fewer than `limit` (even none) with a `next_cursor` to continue. With `Accept: text/csv` the same query answers CSV (RFC 4180): `created[gte]` and `created[lt]` are then required, at most 31 days apart, and a longer answer than 5000000 bytes ends with a `Link: rel="next"` header (docs/api.md#csv-exports).
+     * @description The API key's (account, mode) refunds, newest first, filtered, one page at a time (docs/api.md#books). Filters combine. `link_id` and `client_reference_id` read only their own entries; `status` and `connection_id` filter what is read, so a page may hold fewer than `limit` (even none) with a `next_cursor` to continue. A date in `created[gte]` or `created[lt]` is the start of that day in the account's `time_zone`. With `Accept: text/csv` the same query answers CSV (RFC 4180): `created[gte]` and `created[lt]` are then required, at most 31 days apart, `columns` picks and orders the columns, and a longer answer than 5000000 bytes ends with a `Link: rel="next"` header (docs/api.md#csv-exports).
      */
     get: operations["listAccountRefunds"];
   };
@@ -194,12 +208,12 @@ export interface paths {
   "/v1/account-settings": {
     /**
      * Retrieve the account settings
-     * @description The key's (account, mode) settings: how long buyer details are kept (default 400 days).
+     * @description The key's (account, mode) settings: how long buyer details are kept (default 400 days), and the time zone whose days the books' dates are (default UTC).
      */
     get: operations["getAccountSettings"];
     /**
      * Replace the account settings
-     * @description Replaces the key's (account, mode) settings whole. A new retention period applies to each payment at the retention sweep's next look at it (docs/security.md#personal-data).
+     * @description Replaces the key's (account, mode) settings whole (an absent `time_zone` is UTC). A new retention period applies to each payment at the retention sweep's next look at it (docs/security.md#personal-data); a new time zone to the dates of each request after it.
      */
     put: operations["putAccountSettings"];
   };
@@ -242,6 +256,8 @@ export interface components {
       exploration: boolean;
       /** @description Opened at the next connection after the buyer's failed attempt. */
       recovery: boolean;
+      /** @description Drawn into the `optimize` rule's holdout: routed by its baseline, not by learning (docs/orchestration.md#holdout). */
+      holdout: boolean;
     };
     /** Segment of a routing decision */
     RoutingSegment: {
@@ -506,6 +522,21 @@ export interface components {
         /** @example EUR */
         currency: string;
       };
+      /** @description What its succeeded payments charged, together (a reusable link: each of them), in the currency of the link: "0.00" until one succeeds. */
+      amount_received: {
+        /**
+         * @description In the currency decimals.
+         * @example 25.00
+         */
+        value: string;
+        /** @example EUR */
+        currency: string;
+      };
+      /**
+       * @description How much of `amount_received` succeeded refunds gave back: `none`, `partial` or `full`.
+       * @enum {string}
+       */
+      refund_status: "none" | "partial" | "full";
     };
     /** Payment (one attempt to pay a link) */
     Payment: {
@@ -528,6 +559,43 @@ export interface components {
         /** @example EUR */
         currency: string;
       };
+      /** @description What succeeded refunds of this payment gave back, in its currency: "0.00" until one succeeds (a reversed refund no longer counts). */
+      amount_refunded: {
+        /**
+         * @description In the currency decimals.
+         * @example 39.90
+         */
+        value: string;
+        /** @example EUR */
+        currency: string;
+      };
+      /**
+       * @description How much of `amount` succeeded refunds gave back: `none`, `partial` or `full`.
+       * @enum {string}
+       */
+      refund_status: "none" | "partial" | "full";
+      /** @description What the PSP charges for the payment: as the PSP reported it, or the estimate of the connection's fee lines (`fee_source`); recorded when it succeeded. Null: not succeeded, or no fee known. */
+      fee: {
+        /**
+         * @description In the currency decimals.
+         * @example 0.39
+         */
+        value: string;
+        /** @example EUR */
+        currency: string;
+      } | null;
+      /** @description What the PSP credits for the payment: `amount` less `fee`, before any refund. Null with `fee`. */
+      net: {
+        /**
+         * @description In the currency decimals.
+         * @example 9.61
+         */
+        value: string;
+        /** @example EUR */
+        currency: string;
+      } | null;
+      /** @description `reported` by the PSP, or `configured`: estimated from the connection's fee lines (`npm run psp -- fees`). Null with `fee`. */
+      fee_source: ("reported" | "configured") | null;
       /** @description The PSP's own id of the payment, once it has one. */
       provider_reference: string | null;
       /** @description `psp_unavailable`: the connection could not open a session and the next one was tried (a failover); `declined`, `expired`, `canceled`, `psp_error`: what the PSP said about the attempt; `amount_mismatch`: the PSP reported a success at another amount or currency than the payment was for, so the link was not paid by it, and what was taken was refunded or the authorization voided (docs/security.md#amounts-the-psp-reports). */
@@ -692,6 +760,123 @@ export interface components {
           last_hour: components["schemas"]["OutcomeCounts"];
           last_24h: components["schemas"]["OutcomeCounts"];
         }[];
+    };
+    /** What routing that learns earned against its holdout */
+    RoutingUplift: {
+      /** @constant */
+      object: "routing_uplift";
+      /**
+       * @description How the intervals are computed: Newcombe's hybrid score interval (Wilson per arm) for a difference of paid shares, at 95%; rules together by the same rule (MOVER), each weighted by its learning arm's decided checkouts; net of fees by the normal interval of a difference of means.
+       * @constant
+       */
+      method: "newcombe_wilson_95";
+      /** @enum {string} */
+      window: "7d" | "30d";
+      /** @description The first day (UTC) counted; the last is today. */
+      since: string;
+      /** @description Every rule together. */
+      overall: {
+        /** @description The checkouts routed by learning. */
+        learning: components["schemas"]["UpliftArm"];
+        /** @description The checkouts drawn into the holdout, routed by the rule's baseline. */
+        holdout: components["schemas"]["UpliftArm"];
+        /** @description Learning's paid share less the holdout's, in percentage points, with Newcombe's 95% interval; null while an arm has no decided checkout. */
+        difference_points: {
+          /** @description The estimate, in percentage points. */
+          estimate: number;
+          /** @description The low end of its 95% interval. */
+          low: number;
+          /** @description The high end of its 95% interval. */
+          high: number;
+          /** @description The interval lies wholly above or below zero: the difference is unlikely to be chance. */
+          excludes_zero: boolean;
+        } | null;
+        /** @description The payments learning added to its own checkouts: the difference times learning's decided checkouts. */
+        extra_payments: {
+          /** @description The estimate, in payments. */
+          estimate: number;
+          /** @description The low end of its 95% interval. */
+          low: number;
+          /** @description The high end of its 95% interval. */
+          high: number;
+        } | null;
+        /** @description The same in money, per currency, at the learning arm's mean paid amount. */
+        extra_amount: components["schemas"]["AmountInterval"][];
+      };
+      /** @description Each rule (by name and goal) with checkouts in the window, busiest first. */
+      rules: ({
+          rule: string;
+          /** @enum {string} */
+          goal: "conversion" | "cost" | "value";
+          /** @description The checkouts routed by learning. */
+          learning: components["schemas"]["UpliftArm"];
+          /** @description The checkouts drawn into the holdout, routed by the rule's baseline. */
+          holdout: components["schemas"]["UpliftArm"];
+          /** @description Learning's paid share less the holdout's, in percentage points, with Newcombe's 95% interval; null while an arm has no decided checkout. */
+          difference_points: {
+            /** @description The estimate, in percentage points. */
+            estimate: number;
+            /** @description The low end of its 95% interval. */
+            low: number;
+            /** @description The high end of its 95% interval. */
+            high: number;
+            /** @description The interval lies wholly above or below zero: the difference is unlikely to be chance. */
+            excludes_zero: boolean;
+          } | null;
+          /** @description The payments learning added to its own checkouts: the difference times learning's decided checkouts. */
+          extra_payments: {
+            /** @description The estimate, in payments. */
+            estimate: number;
+            /** @description The low end of its 95% interval. */
+            low: number;
+            /** @description The high end of its 95% interval. */
+            high: number;
+          } | null;
+          /** @description The same in money, per currency, at the learning arm's mean paid amount. */
+          extra_amount: components["schemas"]["AmountInterval"][];
+          /** @description For a rule that optimizes `cost` or `value`: the uplift net of fees, per currency. */
+          net: components["schemas"]["NetUplift"][] | null;
+        })[];
+    };
+    /** One arm of an optimize rule */
+    UpliftArm: {
+      /**
+       * Format: int64
+       * @description Sessions the rule opened in this arm (automatic recoveries aside).
+       */
+      checkouts: number;
+      /**
+       * Format: int64
+       * @description Of them, those whose outcome is known: paid, failed or left.
+       */
+      decided: number;
+      /** Format: int64 */
+      paid: number;
+      /** @description paid / decided; null with none decided. */
+      paid_share: number | null;
+    };
+    /** An amount with its 95% interval (decimal strings) */
+    AmountInterval: {
+      currency: string;
+      estimate: string;
+      low: string;
+      high: string;
+    };
+    /** The uplift net of fees in one currency */
+    NetUplift: {
+      currency: string;
+      /** @description Amount less fee per decided checkout (unpaid: 0). */
+      learning_per_checkout: string;
+      holdout_per_checkout: string;
+      difference_per_checkout: {
+        currency: string;
+        estimate: string;
+        low: string;
+        high: string;
+        excludes_zero: boolean;
+      };
+      /** @description The difference times learning's decided checkouts. */
+      extra: components["schemas"]["AmountInterval"];
     };
     /** Checkout settings (branding of the checkout pages) */
     CheckoutSettings: {
@@ -892,6 +1077,43 @@ export interface components {
         /** @example EUR */
         currency: string;
       };
+      /** @description What succeeded refunds of this payment gave back, in its currency: "0.00" until one succeeds (a reversed refund no longer counts). */
+      amount_refunded: {
+        /**
+         * @description In the currency decimals.
+         * @example 39.90
+         */
+        value: string;
+        /** @example EUR */
+        currency: string;
+      };
+      /**
+       * @description How much of `amount` succeeded refunds gave back: `none`, `partial` or `full`.
+       * @enum {string}
+       */
+      refund_status: "none" | "partial" | "full";
+      /** @description What the PSP charges for the payment: as the PSP reported it, or the estimate of the connection's fee lines (`fee_source`); recorded when it succeeded. Null: not succeeded, or no fee known. */
+      fee: {
+        /**
+         * @description In the currency decimals.
+         * @example 0.39
+         */
+        value: string;
+        /** @example EUR */
+        currency: string;
+      } | null;
+      /** @description What the PSP credits for the payment: `amount` less `fee`, before any refund. Null with `fee`. */
+      net: {
+        /**
+         * @description In the currency decimals.
+         * @example 9.61
+         */
+        value: string;
+        /** @example EUR */
+        currency: string;
+      } | null;
+      /** @description `reported` by the PSP, or `configured`: estimated from the connection's fee lines (`npm run psp -- fees`). Null with `fee`. */
+      fee_source: ("reported" | "configured") | null;
       /** @description The PSP's own id of the payment, once it has one. */
       provider_reference: string | null;
       /** @description `psp_unavailable`: the connection could not open a session and the next one was tried (a failover); `declined`, `expired`, `canceled`, `psp_error`: what the PSP said about the attempt; `amount_mismatch`: the PSP reported a success at another amount or currency than the payment was for, so the link was not paid by it, and what was taken was refunded or the authorization voided (docs/security.md#amounts-the-psp-reports). */
@@ -952,6 +1174,51 @@ export interface components {
       updated_at: string;
       /** @description The payment link paid. */
       link_id: string;
+    };
+    /** Totals of payments per currency */
+    PaymentSummary: {
+      /** @constant */
+      object: "payment_summary";
+      /** @description The start of the period as compared (a date given is the start of that day in the account time zone); null: none. */
+      created_gte: string | null;
+      /** @description The end of the period as compared, excluded; null: none. */
+      created_lt: string | null;
+      /** @description One entry per currency that succeeded payments were in, by code. */
+      currencies: {
+          currency: string;
+          /**
+           * Format: int32
+           * @description Succeeded payments counted.
+           */
+          count: number;
+          /**
+           * @description What they charged.
+           * @example 1250.00
+           */
+          gross: string;
+          /**
+           * @description What their succeeded refunds gave back (their `amount_refunded`).
+           * @example 39.90
+           */
+          refunded: string;
+          /**
+           * @description Their fees (`fee`, in this currency).
+           * @example 17.75
+           */
+          fees: string;
+          /**
+           * @description What stays: `gross` less `refunded` less `fees` (negative when fees outweigh what was kept).
+           * @example 1192.35
+           */
+          net: string;
+          /**
+           * Format: int32
+           * @description Payments counted without a fee: none known (no PSP report, no fee line that applies).
+           */
+          payments_without_fee: number;
+        }[];
+      /** @description Null when the totals cover the whole period. Otherwise the read stopped at its bound (10,000 payments): the same request with `cursor` set to this gives the totals of the rest, to add to these. */
+      next_cursor: string | null;
     };
     /** A page of refunds */
     BookRefundList: {
@@ -1030,6 +1297,11 @@ export interface components {
        * @description Days after a payment's creation that its buyer's details are erased (default 400).
        */
       personal_data_retention_days: number;
+      /**
+       * @description The IANA time zone in which a date of the books' filters is a day (`created[gte]=2026-11-29`); default UTC.
+       * @example Europe/Amsterdam
+       */
+      time_zone: string;
       /** @description When they were last replaced; null when never set. */
       updated_at: string | null;
     };
@@ -2827,6 +3099,13 @@ export interface operations {
                    */
                   optimize: "conversion" | "cost" | "value";
                   connections: string[];
+                  /** @description The control group that measures what learning earns (`GET /v1/routing/uplift`); 5% of checkouts on the rule's own order when absent. */
+                  holdout?: {
+                    /** @description The share of the rule's checkouts routed by the baseline instead, drawn at random per checkout: 0 (none) to 0.5. */
+                    share: number;
+                    /** @description The baseline's connections in order; the rule's own `connections` when absent. */
+                    baseline?: string[];
+                  };
                   /**
                    * @description After a failed attempt: open the next connection at once, once per buyer (`auto`, the default of `optimize`), offer "Pay with another payment provider" (`offer`, the default of `priority` and `split`), or neither (`off`).
                    * @enum {string}
@@ -2902,7 +3181,7 @@ export interface operations {
   };
   /**
    * Replace the routing
-   * @description Replaces the routing of the mode and returns it. `then` is `{"priority": [ids]}`, `{"split": [{"connection", "weight"}]}` or `{"optimize": "conversion"|"cost"|"value", "connections": [ids]}` (docs/orchestration.md#routing-that-learns), each with an optional `recovery` (`auto`, `offer`, `off`); every `when` field is optional and all given ones must match; amount bounds apply to links in a currency the rule names. Unknown, removed or other-mode connection ids, empty lists and weights that are not positive integers are 422 with pointers.
+   * @description Replaces the routing of the mode and returns it. `then` is `{"priority": [ids]}`, `{"split": [{"connection", "weight"}]}` or `{"optimize": "conversion"|"cost"|"value", "connections": [ids], "holdout"?: {"share", "baseline"?}}` (docs/orchestration.md#routing-that-learns; the holdout, 5% on the rule's own order unless named: docs/orchestration.md#holdout), each with an optional `recovery` (`auto`, `offer`, `off`); every `when` field is optional and all given ones must match; amount bounds apply to links in a currency the rule names. Unknown, removed or other-mode connection ids, empty lists, weights that are not positive integers and a holdout share outside 0 to 0.5 are 422 with pointers.
    */
   putRouting: {
     requestBody: {
@@ -2946,6 +3225,13 @@ export interface operations {
                  */
                 optimize: "conversion" | "cost" | "value";
                 connections: string[];
+                /** @description The control group that measures what learning earns (`GET /v1/routing/uplift`); 5% of checkouts on the rule's own order when absent. */
+                holdout?: {
+                  /** @description The share of the rule's checkouts routed by the baseline instead, drawn at random per checkout: 0 (none) to 0.5. */
+                  share: number;
+                  /** @description The baseline's connections in order; the rule's own `connections` when absent. */
+                  baseline?: string[];
+                };
                 /**
                  * @description After a failed attempt: open the next connection at once, once per buyer (`auto`, the default of `optimize`), offer "Pay with another payment provider" (`offer`, the default of `priority` and `split`), or neither (`off`).
                  * @enum {string}
@@ -3005,6 +3291,13 @@ export interface operations {
                    */
                   optimize: "conversion" | "cost" | "value";
                   connections: string[];
+                  /** @description The control group that measures what learning earns (`GET /v1/routing/uplift`); 5% of checkouts on the rule's own order when absent. */
+                  holdout?: {
+                    /** @description The share of the rule's checkouts routed by the baseline instead, drawn at random per checkout: 0 (none) to 0.5. */
+                    share: number;
+                    /** @description The baseline's connections in order; the rule's own `connections` when absent. */
+                    baseline?: string[];
+                  };
                   /**
                    * @description After a failed attempt: open the next connection at once, once per buyer (`auto`, the default of `optimize`), offer "Pay with another payment provider" (`offer`, the default of `priority` and `split`), or neither (`off`).
                    * @enum {string}
@@ -3069,6 +3362,107 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"] & {
             /** @enum {unknown} */
             code?: "unsupported_media_type";
+          };
+        };
+      };
+      /** @description `validation_failed`: One `errors` entry per invalid field, parameter or header. */
+      422: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "validation_failed";
+          };
+        };
+      };
+      /** @description `rate_limited`: Too many requests for this account and mode; see `Retry-After`. */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error`: Our fault; retry later (idempotent requests are safe to retry). */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "internal_error";
+          };
+        };
+      };
+      /** @description `temporarily_unavailable`: A service we depend on throttled us or did not answer; retry after `Retry-After` (idempotent requests are safe to retry). */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "temporarily_unavailable";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * What routing that learns earned
+   * @description For each `optimize` rule with checkouts in the window (the last 7 or 30 days, today included) and for them all together: the checkouts and paid share of the learning arm and of the holdout (drawn at random per checkout, routed by the rule's baseline), the difference in percentage points with its 95% interval (Newcombe's hybrid score interval), whether the interval excludes zero, and the extra payments and amount it implies; for rules that optimize `cost` or `value`, the same net of fees. Counted as sessions are decided, at most a few seconds late (docs/orchestration.md#uplift).
+   */
+  getRoutingUplift: {
+    parameters: {
+      query?: {
+        /** @description The last 7 or 30 days (UTC), today included. */
+        window?: "7d" | "30d";
+        /** @description Only the rule of this name. */
+        rule?: string;
+      };
+    };
+    responses: {
+      /** @description The uplift. */
+      200: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["RoutingUplift"];
+        };
+      };
+      /** @description `unauthorized`: Missing, malformed, unknown or revoked API key. */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "unauthorized";
           };
         };
       };
@@ -4940,7 +5334,7 @@ export interface operations {
   };
   /**
    * List payments
-   * @description The API key's (account, mode) payments, newest first, filtered, one page at a time (docs/api.md#books). Filters combine. `link_id` and `client_reference_id` read only their own entries; `status` and `connection_id` filter what is read, so a page may hold fewer than `limit` (even none) with a `next_cursor` to continue. With `Accept: text/csv` the same query answers CSV (RFC 4180): `created[gte]` and `created[lt]` are then required, at most 31 days apart, and a longer answer than 5000000 bytes ends with a `Link: rel="next"` header (docs/api.md#csv-exports).
+   * @description The API key's (account, mode) payments, newest first, filtered, one page at a time (docs/api.md#books). Filters combine. `link_id` and `client_reference_id` read only their own entries; `status` and `connection_id` filter what is read, so a page may hold fewer than `limit` (even none) with a `next_cursor` to continue. A date in `created[gte]` or `created[lt]` is the start of that day in the account's `time_zone`. With `Accept: text/csv` the same query answers CSV (RFC 4180): `created[gte]` and `created[lt]` are then required, at most 31 days apart, `columns` picks and orders the columns, and a longer answer than 5000000 bytes ends with a `Link: rel="next"` header (docs/api.md#csv-exports).
    */
   listAccountPayments: {
     parameters: {
@@ -4959,6 +5353,8 @@ export interface operations {
         limit?: number;
         /** @description The `next_cursor` of the previous page; omit for the first page. */
         cursor?: string;
+        /** @description CSV only: the columns, in this order, comma-separated (docs/api.md#csv-exports lists them; `metadata.<key>` and `custom_field.<key>` name a key). Absent: the default columns. */
+        columns?: string;
       };
     };
     responses: {
@@ -5053,8 +5449,117 @@ export interface operations {
     };
   };
   /**
+   * Total payments per currency
+   * @description The totals per currency of the payments `GET /v1/payments` lists with the same filters: how many succeeded, what they charged (`gross`), what their refunds gave back, their fees, and what stays (`net`), so that a CSV export of the period adds up to them (docs/api.md#payment-totals). Only succeeded payments count. Read from the listing in pages of 1000, at most 10 per request: a longer period answers the totals of the 10000 newest payments read with a `next_cursor`, and the same request with that `cursor` gives the rest's.
+   */
+  getPaymentSummary: {
+    parameters: {
+      query?: {
+        "created[gte]"?: string;
+        "created[lt]"?: string;
+        /** @description Only payments with this status. */
+        status?: "pending" | "succeeded" | "failed" | "canceled" | "expired";
+        /** @description Only payments through this connection. */
+        connection_id?: string;
+        /** @description Only payments of this payment link. */
+        link_id?: string;
+        /** @description Only payments of payments with this `client_reference_id`. */
+        client_reference_id?: string;
+        /** @description The `next_cursor` of the previous page; omit for the first page. */
+        cursor?: string;
+      };
+    };
+    responses: {
+      /** @description The totals. */
+      200: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["PaymentSummary"];
+        };
+      };
+      /** @description `unauthorized`: Missing, malformed, unknown or revoked API key. */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "unauthorized";
+          };
+        };
+      };
+      /** @description `validation_failed`: One `errors` entry per invalid field, parameter or header. */
+      422: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "validation_failed";
+          };
+        };
+      };
+      /** @description `rate_limited`: Too many requests for this account and mode; see `Retry-After`. */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error`: Our fault; retry later (idempotent requests are safe to retry). */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "internal_error";
+          };
+        };
+      };
+      /** @description `temporarily_unavailable`: A service we depend on throttled us or did not answer; retry after `Retry-After` (idempotent requests are safe to retry). */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "temporarily_unavailable";
+          };
+        };
+      };
+    };
+  };
+  /**
    * List refunds
-   * @description The API key's (account, mode) refunds, newest first, filtered, one page at a time (docs/api.md#books). Filters combine. `link_id` and `client_reference_id` read only their own entries; `status` and `connection_id` filter what is read, so a page may hold fewer than `limit` (even none) with a `next_cursor` to continue. With `Accept: text/csv` the same query answers CSV (RFC 4180): `created[gte]` and `created[lt]` are then required, at most 31 days apart, and a longer answer than 5000000 bytes ends with a `Link: rel="next"` header (docs/api.md#csv-exports).
+   * @description The API key's (account, mode) refunds, newest first, filtered, one page at a time (docs/api.md#books). Filters combine. `link_id` and `client_reference_id` read only their own entries; `status` and `connection_id` filter what is read, so a page may hold fewer than `limit` (even none) with a `next_cursor` to continue. A date in `created[gte]` or `created[lt]` is the start of that day in the account's `time_zone`. With `Accept: text/csv` the same query answers CSV (RFC 4180): `created[gte]` and `created[lt]` are then required, at most 31 days apart, `columns` picks and orders the columns, and a longer answer than 5000000 bytes ends with a `Link: rel="next"` header (docs/api.md#csv-exports).
    */
   listAccountRefunds: {
     parameters: {
@@ -5073,6 +5578,8 @@ export interface operations {
         limit?: number;
         /** @description The `next_cursor` of the previous page; omit for the first page. */
         cursor?: string;
+        /** @description CSV only: the columns, in this order, comma-separated (docs/api.md#csv-exports lists them; `metadata.<key>` and `custom_field.<key>` name a key). Absent: the default columns. */
+        columns?: string;
       };
     };
     responses: {
@@ -5267,7 +5774,7 @@ export interface operations {
   };
   /**
    * Retrieve the account settings
-   * @description The key's (account, mode) settings: how long buyer details are kept (default 400 days).
+   * @description The key's (account, mode) settings: how long buyer details are kept (default 400 days), and the time zone whose days the books' dates are (default UTC).
    */
   getAccountSettings: {
     responses: {
@@ -5346,7 +5853,7 @@ export interface operations {
   };
   /**
    * Replace the account settings
-   * @description Replaces the key's (account, mode) settings whole. A new retention period applies to each payment at the retention sweep's next look at it (docs/security.md#personal-data).
+   * @description Replaces the key's (account, mode) settings whole (an absent `time_zone` is UTC). A new retention period applies to each payment at the retention sweep's next look at it (docs/security.md#personal-data); a new time zone to the dates of each request after it.
    */
   putAccountSettings: {
     requestBody: {
@@ -5357,6 +5864,8 @@ export interface operations {
            * @description Days after a payment's creation that its buyer's details are erased, 30 to 3650 (default 400).
            */
           personal_data_retention_days: number;
+          /** @description The IANA time zone (`Europe/Amsterdam`) in which a date of the books' filters is a day: `created[gte]=2026-11-29` is the start of that day there. One of `Intl.supportedValuesOf('timeZone')` (a name the platform takes for one of them reads back as that one), or UTC; absent: UTC. */
+          time_zone?: string;
         };
       };
     };

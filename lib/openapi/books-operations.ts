@@ -1,15 +1,21 @@
 import { z } from 'zod';
 import { MAX_EXPORT_DAYS } from '../../functions/domain/books.ts';
 import { accountSettingsRequest } from '../../functions/http/account-settings-schemas.ts';
-import { listBookPaymentsQuery, listBookRefundsQuery } from '../../functions/http/books-query.ts';
+import {
+  listBookPaymentsQuery,
+  listBookRefundsQuery,
+  paymentSummaryQuery,
+} from '../../functions/http/books-query.ts';
 import { MAX_CSV_BYTES } from '../../functions/http/books-response.ts';
 import {
   AccountSettingsSchema,
   BookPaymentListSchema,
   BookRefundListSchema,
   BuyerErasureSchema,
+  PaymentSummarySchema,
 } from '../../functions/http/books-response-schemas.ts';
 import { publicId } from '../../functions/http/response-schemas.ts';
+import { MAX_SUMMARY_PAGES, SUMMARY_PAGE_SIZE } from '../../functions/use-cases/book-exports.ts';
 import type { OperationSpec } from './operation-spec.ts';
 
 const nextLink = {
@@ -21,7 +27,7 @@ const nextLink = {
 } as const;
 
 const books = (what: 'payments' | 'refunds') =>
-  `The API key's (account, mode) ${what}, newest first, filtered, one page at a time (docs/api.md#books). Filters combine. \`link_id\` and \`client_reference_id\` read only their own entries; \`status\` and \`connection_id\` filter what is read, so a page may hold fewer than \`limit\` (even none) with a \`next_cursor\` to continue. With \`Accept: text/csv\` the same query answers CSV (RFC 4180): \`created[gte]\` and \`created[lt]\` are then required, at most ${MAX_EXPORT_DAYS} days apart, and a longer answer than ${MAX_CSV_BYTES} bytes ends with a \`Link: rel="next"\` header (docs/api.md#csv-exports).`;
+  `The API key's (account, mode) ${what}, newest first, filtered, one page at a time (docs/api.md#books). Filters combine. \`link_id\` and \`client_reference_id\` read only their own entries; \`status\` and \`connection_id\` filter what is read, so a page may hold fewer than \`limit\` (even none) with a \`next_cursor\` to continue. A date in \`created[gte]\` or \`created[lt]\` is the start of that day in the account's \`time_zone\`. With \`Accept: text/csv\` the same query answers CSV (RFC 4180): \`created[gte]\` and \`created[lt]\` are then required, at most ${MAX_EXPORT_DAYS} days apart, \`columns\` picks and orders the columns, and a longer answer than ${MAX_CSV_BYTES} bytes ends with a \`Link: rel="next"\` header (docs/api.md#csv-exports).`;
 
 const csv = (columns: string) => ({
   description: `A header row (${columns}), then one row per entry; amounts in major units as decimal strings; a cell a spreadsheet would run as a formula is prefixed with \`'\`.`,
@@ -43,8 +49,21 @@ export const booksOperations: OperationSpec[] = [
       description: 'A page of payments, or the CSV of the period.',
       schema: BookPaymentListSchema,
       headers: nextLink,
-      csv: csv('`id`, `created_at`, … `shipping_country`: docs/api.md#csv-exports'),
+      csv: csv(
+        'by default `id`, `created_at`, … `connection_name`, then `metadata.<key>` and `custom_field.<key>` for each key present; or the `columns` asked: docs/api.md#csv-exports',
+      ),
     },
+    errors: ['validation_failed'],
+  },
+  {
+    method: 'get',
+    path: '/v1/payments/summary',
+    operationId: 'getPaymentSummary',
+    summary: 'Total payments per currency',
+    description: `The totals per currency of the payments \`GET /v1/payments\` lists with the same filters: how many succeeded, what they charged (\`gross\`), what their refunds gave back, their fees, and what stays (\`net\`), so that a CSV export of the period adds up to them (docs/api.md#payment-totals). Only succeeded payments count. Read from the listing in pages of ${SUMMARY_PAGE_SIZE}, at most ${MAX_SUMMARY_PAGES} per request: a longer period answers the totals of the ${SUMMARY_PAGE_SIZE * MAX_SUMMARY_PAGES} newest payments read with a \`next_cursor\`, and the same request with that \`cursor\` gives the rest's.`,
+    auth: true,
+    query: paymentSummaryQuery(),
+    success: { status: 200, description: 'The totals.', schema: PaymentSummarySchema },
     errors: ['validation_failed'],
   },
   {
@@ -60,7 +79,9 @@ export const booksOperations: OperationSpec[] = [
       description: 'A page of refunds, or the CSV of the period.',
       schema: BookRefundListSchema,
       headers: nextLink,
-      csv: csv('`id`, `created_at`, … `client_reference_id`: docs/api.md#csv-exports'),
+      csv: csv(
+        'by default `id`, `created_at`, … `connection_name`, then `metadata.<key>` for each key present; or the `columns` asked: docs/api.md#csv-exports',
+      ),
     },
     errors: ['validation_failed'],
   },
@@ -81,7 +102,8 @@ export const booksOperations: OperationSpec[] = [
     path: '/v1/account-settings',
     operationId: 'getAccountSettings',
     summary: 'Retrieve the account settings',
-    description: "The key's (account, mode) settings: how long buyer details are kept (default 400 days).",
+    description:
+      "The key's (account, mode) settings: how long buyer details are kept (default 400 days), and the time zone whose days the books' dates are (default UTC).",
     auth: true,
     success: { status: 200, description: 'The account settings.', schema: AccountSettingsSchema },
     errors: [],
@@ -92,7 +114,7 @@ export const booksOperations: OperationSpec[] = [
     operationId: 'putAccountSettings',
     summary: 'Replace the account settings',
     description:
-      "Replaces the key's (account, mode) settings whole. A new retention period applies to each payment at the retention sweep's next look at it (docs/security.md#personal-data).",
+      "Replaces the key's (account, mode) settings whole (an absent `time_zone` is UTC). A new retention period applies to each payment at the retention sweep's next look at it (docs/security.md#personal-data); a new time zone to the dates of each request after it.",
     auth: true,
     body: { schema: accountSettingsRequest(), required: true },
     success: { status: 200, description: 'The account settings.', schema: AccountSettingsSchema },

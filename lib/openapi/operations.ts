@@ -30,8 +30,9 @@ import {
   RefundSchema,
 } from '../../functions/http/response-schemas.ts';
 import { ConnectionPerformanceSchema } from '../../functions/http/routing-response-schemas.ts';
-import { performanceQuery, routingRequest } from '../../functions/http/routing-schemas.ts';
+import { performanceQuery, routingRequest, upliftQuery } from '../../functions/http/routing-schemas.ts';
 import { createPaymentLinkRequest, updatePaymentLinkRequest } from '../../functions/http/schemas.ts';
+import { RoutingUpliftSchema } from '../../functions/http/uplift-response-schemas.ts';
 import { emptyRequest } from '../../functions/http/validate.ts';
 import {
   createWebhookEndpointRequest,
@@ -222,10 +223,22 @@ export const operations: OperationSpec[] = [
     operationId: 'putRouting',
     summary: 'Replace the routing',
     description:
-      'Replaces the routing of the mode and returns it. `then` is `{"priority": [ids]}`, `{"split": [{"connection", "weight"}]}` or `{"optimize": "conversion"|"cost"|"value", "connections": [ids]}` (docs/orchestration.md#routing-that-learns), each with an optional `recovery` (`auto`, `offer`, `off`); every `when` field is optional and all given ones must match; amount bounds apply to links in a currency the rule names. Unknown, removed or other-mode connection ids, empty lists and weights that are not positive integers are 422 with pointers.',
+      'Replaces the routing of the mode and returns it. `then` is `{"priority": [ids]}`, `{"split": [{"connection", "weight"}]}` or `{"optimize": "conversion"|"cost"|"value", "connections": [ids], "holdout"?: {"share", "baseline"?}}` (docs/orchestration.md#routing-that-learns; the holdout, 5% on the rule\'s own order unless named: docs/orchestration.md#holdout), each with an optional `recovery` (`auto`, `offer`, `off`); every `when` field is optional and all given ones must match; amount bounds apply to links in a currency the rule names. Unknown, removed or other-mode connection ids, empty lists, weights that are not positive integers and a holdout share outside 0 to 0.5 are 422 with pointers.',
     auth: true,
     body: { schema: routingRequest(), required: true },
     success: { status: 200, description: 'The routing now in force.', schema: routingRequest() },
+    errors: ['validation_failed'],
+  },
+  {
+    method: 'get',
+    path: '/v1/routing/uplift',
+    operationId: 'getRoutingUplift',
+    summary: 'What routing that learns earned',
+    description:
+      "For each `optimize` rule with checkouts in the window (the last 7 or 30 days, today included) and for them all together: the checkouts and paid share of the learning arm and of the holdout (drawn at random per checkout, routed by the rule's baseline), the difference in percentage points with its 95% interval (Newcombe's hybrid score interval), whether the interval excludes zero, and the extra payments and amount it implies; for rules that optimize `cost` or `value`, the same net of fees. Counted as sessions are decided, at most a few seconds late (docs/orchestration.md#uplift).",
+    auth: true,
+    query: upliftQuery(),
+    success: { status: 200, description: 'The uplift.', schema: RoutingUpliftSchema },
     errors: ['validation_failed'],
   },
   {

@@ -1,7 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { MAX_EXPORT_DAYS, PAYMENT_COLUMNS, REFUND_COLUMNS } from '../../functions/domain/books.ts';
+import {
+  MAX_KEYED_COLUMNS,
+  MAX_PICKED_COLUMNS,
+  PAYMENT_COLUMNS,
+  REFUND_COLUMNS,
+} from '../../functions/domain/book-exports.ts';
+import { MAX_EXPORT_DAYS } from '../../functions/domain/books.ts';
 import { EVENT_TYPES } from '../../functions/domain/link-events.ts';
 import { MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from '../../functions/domain/personal-data.ts';
 import { MAX_REFUNDS_PER_LINK } from '../../functions/domain/refund.ts';
@@ -12,6 +18,7 @@ import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from '../../functions/http/list-qu
 import { MAX_BODY_BYTES } from '../../functions/http/request-body.ts';
 import { ERROR_CODES } from '../../functions/http/response-schemas.ts';
 import { DEFAULT_RATE_LIMIT } from '../../functions/ports/rate-limiter.ts';
+import { MAX_SUMMARY_PAGES, SUMMARY_PAGE_SIZE } from '../../functions/use-cases/book-exports.ts';
 import {
   IDEMPOTENCY_KEY_TTL_HOURS,
   IDEMPOTENCY_LOCK_SECONDS,
@@ -50,6 +57,10 @@ const limits = () => ({
   payment_columns: PAYMENT_COLUMNS.join(','),
   refund_columns: REFUND_COLUMNS.join(','),
   max_csv_mb: String(MAX_CSV_BYTES / 1_000_000),
+  max_keyed_columns: String(MAX_KEYED_COLUMNS),
+  max_picked_columns: String(MAX_PICKED_COLUMNS),
+  summary_page_size: SUMMARY_PAGE_SIZE.toLocaleString('en'),
+  max_summary_payments: (SUMMARY_PAGE_SIZE * MAX_SUMMARY_PAGES).toLocaleString('en'),
   min_retention_days: String(MIN_RETENTION_DAYS),
   max_retention_days: String(MAX_RETENTION_DAYS),
 });
@@ -228,7 +239,11 @@ const parameterTable = (parameters: Parameter[]) => [
   '| parameter | in | required | type | notes |',
   '| --------- | -- | -------- | ---- | ----- |',
   ...parameters.map((parameter) => {
-    const notes = describe(parameter.description, constraintsOf(parameter.schema));
+    // A parameter of several forms (a date or a date-time) keeps its description on its schema.
+    const notes = describe(
+      parameter.description ?? parameter.schema.description,
+      constraintsOf(parameter.schema),
+    );
     return `| \`${parameter.name}\` | ${parameter.in} | ${parameter.required ? 'yes' : 'no'} | ${cell(typeOf(parameter.schema))} | ${cell(notes)} |`;
   }),
 ];

@@ -67,3 +67,21 @@ export function counterHeat(model: CounterModel, rate: number, merchants: number
     ceiling: merchants * Math.min(PARTITION_LIMITS.wru / wruPerLink, PARTITION_LIMITS.rru / rruPerLink),
   };
 }
+
+/**
+ * The arms' counters of `optimize` rules (functions/adapters/dynamodb/arm-counter-store.ts, docs/scaling.md#arm-counters),
+ * modelled alike: written by the same recorder into the same shard, one item per day (no second granularity), a
+ * partition per (account, mode) and shard, so a merchant's checkouts of every connection meet in it. At most one
+ * `ADD` per outcome of an `optimize` checkout; read by people (the uplift endpoint, the console), never by a checkout.
+ */
+export function armHeat(
+  model: Pick<CounterModel, 'shards' | 'outcomesPerLink'>,
+  rate: number,
+  merchants: number,
+) {
+  const wruPerLink = model.outcomesPerLink / model.shards;
+  return {
+    wruPerPartition: (rate / merchants) * wruPerLink,
+    ceiling: merchants * (PARTITION_LIMITS.wru / wruPerLink),
+  };
+}

@@ -1,12 +1,12 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tableSchema } from '../../functions/adapters/dynamodb/table-schema.ts';
 import { createApp } from '../../lib/app.ts';
 import { functions } from '../../lib/routes.ts';
-import { functionLogicalId as logicalIdOf, synthesize } from '../support/synth.ts';
+import { functionLogicalId as logicalIdOf, synthesize, wholeTemplate } from '../support/synth.ts';
 
 let template: Template;
 
@@ -67,7 +67,7 @@ describe('the lifecycle infrastructure', () => {
         rateLimitWindowSeconds: '10',
       },
     });
-    const custom = Template.fromStack(stack);
+    const custom = wholeTemplate(stack);
     custom.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
       DefaultRouteSettings: { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 80 },
     });

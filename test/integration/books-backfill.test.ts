@@ -4,8 +4,10 @@ import { backfillBooks } from '../../functions/adapters/dynamodb/books-backfill.
 import { bookKeys, paymentKeys } from '../../functions/adapters/dynamodb/table-schema.ts';
 import { documentClient } from '../../functions/clients/dynamodb.ts';
 import { config } from '../../functions/config.ts';
+import { pspConnectionRepository } from '../../functions/dependencies.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
+import { addConnection } from '../support/connections.ts';
 import { httpRequest, navigate } from '../support/navigate.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';
 import { eventually } from '../support/webhooks.ts';
@@ -57,5 +59,58 @@ describe('npm run backfill-books', () => {
     expect(second.payments).toBe(0);
     const listed = await stack.request('GET', '/v1/refunds', { key: acme.api_key });
     expect(listed.body.data[0]).toMatchObject({ status: 'succeeded', amount: { value: '12.00' } });
+  });
+
+  it("gives payments stored before them their link's refund totals and their connection's fee estimate", async () => {
+    const connection = await addConnection({
+      account: 'backfill-acme',
+      mode: 'test',
+      provider: 'sandbox',
+      name: 'Backfilled',
+    });
+    await pspConnectionRepository().setFees(connection.id, [{ percent: 1.4, fixed: 0.25 }]);
+    const link = await createLink(stack, acme.api_key, {
+      amount: { value: '20.00', currency: 'EUR' },
+      connections: [connection.id],
+    });
+    await navigate(link.checkout_url);
+    const session = (await storedLink(link.id)).psp_session;
+    await httpRequest(`${stack.baseUrl}/sandbox/checkout/${session?.id}/pay`, { method: 'POST' });
+    await eventually(async () => (await storedLink(link.id)).status === 'paid');
+    await stack.request('POST', `/v1/payment-links/${link.id}/refunds`, {
+      key: acme.api_key,
+      body: { amount: { value: '5.00', currency: 'EUR' } },
+    });
+    const paymentId = (await storedLink(link.id)).payment?.id as string;
+    const shown = async () =>
+      (await stack.request('GET', `/v1/payment-links/${link.id}/payments`, { key: acme.api_key })).body
+        .data[0];
+    expect(await shown()).toMatchObject({ amount_refunded: { value: '5.00' }, fee: { value: '0.53' } });
+    // As stored before payments kept them.
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: paymentKeys.payment(link.id, 'test', paymentId),
+        UpdateExpression: 'REMOVE refunded_minor, refunded_version, fee',
+      }),
+    );
+    expect(await shown()).toMatchObject({
+      amount_refunded: { value: '0.00' },
+      refund_status: 'none',
+      fee: null,
+    });
+
+    const first = await backfillBooks(documentClient(), table());
+    const second = await backfillBooks(documentClient(), table());
+
+    expect(await shown()).toMatchObject({
+      amount_refunded: { value: '5.00' },
+      refund_status: 'partial',
+      fee: { value: '0.53', currency: 'EUR' },
+      net: { value: '19.47', currency: 'EUR' },
+      fee_source: 'configured',
+    });
+    expect(first).toMatchObject({ refunded: 1, fees: 1 });
+    expect(second).toMatchObject({ refunded: 0, fees: 0 });
   });
 });

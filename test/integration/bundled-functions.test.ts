@@ -118,6 +118,8 @@ describe('the bundles cdk synth ships, run as the Lambda runtime runs them', { t
       body: { rules: [], default: [] },
     });
     expect([refused.status, refused.body.errors?.[0]?.pointer]).toEqual([422, '/default']);
+    const uplift = await stack.request('GET', '/v1/routing/uplift?window=7d', { key: acme.api_key });
+    expect([uplift.status, uplift.body.object]).toEqual([200, 'routing_uplift']);
     const unknown = await stack.request('GET', '/v1/nothing-here');
     expect([unknown.status, unknown.body.code]).toEqual([404, 'not_found']);
   });
@@ -223,6 +225,8 @@ describe('the bundles cdk synth ships, run as the Lambda runtime runs them', { t
     expect(
       books.body.data.map((payment: { client_reference_id: string }) => payment.client_reference_id),
     ).toEqual(['bundled-1']);
+    const summary = await stack.request('GET', '/v1/payments/summary', { key: acme.api_key });
+    expect(summary.body).toMatchObject({ object: 'payment_summary' });
     const refundBooks = await stack.request('GET', `/v1/refunds?${ofLink}`, { key: acme.api_key });
     expect(refundBooks.body.data.map((item: { id: string }) => item.id)).toEqual([refund.body.id]);
     const erased = await stack.request('DELETE', `/v1/payments/${books.body.data[0].id}/buyer`, {

@@ -146,6 +146,18 @@ describe('the README walk-through', () => {
         /pl_\w+ declined by the sandbox \(simulated: as --decline asked\): the link is open\n/,
       );
 
+      // The books of the walk-through's payments (section 5): the CSV a spreadsheet reconciles, and its totals.
+      expect(stdout).toContain(
+        'amount,amount_refunded,refund_status,fee,net,connection_name,metadata.order_id\r\n' +
+          '15.00,0.00,none,0.46,14.54,Sandbox B,\r\n' +
+          '12.34,0.00,none,,,Built-in sandbox,\r\n' +
+          '5.00,5.00,full,,,Built-in sandbox,\r\n' +
+          '10.00,4.00,partial,,,Built-in sandbox,1001\r\n',
+      );
+      expect(stdout).toContain(
+        '"currencies":[{"currency":"EUR","count":4,"gross":"42.34","refunded":"9.00","fees":"0.46","net":"32.88","payments_without_fee":3}]',
+      );
+
       const receiver = () => received.map((output) => output()).join('');
       // The first link's webhook reaches the receiver, which verifies it with the banner's secret; the
       // endpoint's, after the restart, with the endpoint's own.

@@ -14,6 +14,7 @@ import { ConcurrentModificationError } from '../../functions/domain/errors.ts';
 import { cancel } from '../../functions/domain/link-events.ts';
 import { addPayment } from '../../functions/domain/link-payments.ts';
 import { newPaymentLink, type PaymentLink } from '../../functions/domain/payment-link.ts';
+import { paymentMoney } from '../../functions/domain/payment-money.ts';
 import { requestRefund } from '../../functions/domain/refund.ts';
 import { BUYER_COOKIE } from '../../functions/http/buyer-cookie.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
@@ -473,6 +474,7 @@ describe('pending refunds of a reusable link', () => {
         amount: link.amount!,
         provider_reference: payment.reference,
         failure: null,
+        ...paymentMoney(link.amount!, 0, undefined),
         created_at: now.toISOString(),
         updated_at: now.toISOString(),
       };

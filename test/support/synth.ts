@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type CfnResource, NestedStack, type Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { createApp } from '../../lib/app.ts';
 import { toConstructId } from '../../lib/constructs/service-functions.ts';
@@ -8,7 +9,10 @@ import type { PaymentLinksStack } from '../../lib/payment-links-stack.ts';
 
 export interface Synthesized {
   stack: PaymentLinksStack;
+  /** The whole service as one template, its nested stacks' resources beside the root's (`wholeTemplate`). */
   template: Template;
+  /** What CloudFormation deploys: the root stack's own template and each nested stack's, by construct path. */
+  templates: Record<string, Template>;
   /** Findings cdk-nag left unacknowledged (synth throws on them first, so this should stay empty). */
   violations: unknown[];
 }
@@ -33,9 +37,68 @@ export function synthesize(
   return {
     app,
     stack,
-    template: Template.fromStack(stack),
+    template: wholeTemplate(stack),
+    templates: Object.fromEntries(
+      [stack, ...nestedStacksOf(stack)].map((each) => [each.node.path, Template.fromStack(each)]),
+    ),
     violations: report.pluginReports.flatMap((plugin) => plugin.violations),
   };
+}
+
+type Json = Record<string, unknown>;
+
+const nestedStacksOf = (stack: Stack): NestedStack[] =>
+  stack.node.findAll().filter(NestedStack.isNestedStack);
+
+/**
+ * The root stack and its nested stacks as one template, so that an assertion about the service reads the same
+ * wherever a resource is deployed: each nested stack's resources join the root's (a logical id used in two stacks
+ * throws), a nested stack's parameter is replaced by what the root passes it (`Fn::GetAtt` of the table, `Ref`
+ * of the API), and a root reference to a nested stack's output by that output's value. The nested stacks'
+ * own resources (`AWS::CloudFormation::Stack`) are left out; the root's outputs are the template's outputs.
+ */
+export function wholeTemplate(root: Stack): Template {
+  const whole = structuredClone(Template.fromStack(root).toJSON()) as Json & {
+    Resources: Record<string, Json>;
+  };
+  const outputsByStack = new Map<string, Json>();
+  for (const nested of nestedStacksOf(root)) {
+    if (nested.nestedStackParent !== root) throw new Error(`${nested.node.path}: only one level of nesting`);
+    const stackId = root.resolve((nested.nestedStackResource as CfnResource).logicalId) as string;
+    const parameters = ((whole.Resources[stackId]?.Properties as Json | undefined)?.Parameters ?? {}) as Json;
+    const json = replaceAll(Template.fromStack(nested).toJSON(), (node) =>
+      typeof node.Ref === 'string' && node.Ref in parameters ? parameters[node.Ref] : undefined,
+    ) as Json & { Resources: Json; Outputs?: Record<string, { Value: unknown }> };
+    const unmerged = ['Conditions', 'Rules', 'Mappings'].filter((section) => section in json);
+    if (unmerged.length) throw new Error(`${nested.node.path}: ${unmerged.join(', ')} not merged`);
+    for (const [logicalId, resource] of Object.entries(json.Resources)) {
+      if (logicalId in whole.Resources) throw new Error(`${logicalId} is in two stacks`);
+      whole.Resources[logicalId] = resource as Json;
+    }
+    outputsByStack.set(
+      stackId,
+      Object.fromEntries(Object.entries(json.Outputs ?? {}).map(([name, output]) => [name, output.Value])),
+    );
+    delete whole.Resources[stackId];
+  }
+  return Template.fromJSON(
+    replaceAll(whole, (node) => {
+      const [stackId, attribute] = (node['Fn::GetAtt'] ?? []) as [string?, string?];
+      const outputs = stackId === undefined ? undefined : outputsByStack.get(stackId);
+      return outputs && attribute?.startsWith('Outputs.')
+        ? outputs[attribute.slice('Outputs.'.length)]
+        : undefined;
+    }) as Json,
+  );
+}
+
+/** A deep copy of `value` in which each object that `replacement` answers for is replaced by its answer. */
+function replaceAll(value: unknown, replacement: (node: Json) => unknown): unknown {
+  if (Array.isArray(value)) return value.map((item) => replaceAll(item, replacement));
+  if (value === null || typeof value !== 'object') return value;
+  const replaced = replacement(value as Json);
+  if (replaced !== undefined) return replaced;
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, replaceAll(item, replacement)]));
 }
 
 /** The logical id of the Lambda function built for a handler file. */

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { exportPeriodProblem, neutralisedCell, passes } from '../../functions/domain/books.ts';
+import { startOfDay } from '../../functions/domain/time-zones.ts';
 
 describe('CSV cells', () => {
   it.each([
@@ -63,12 +64,26 @@ describe('CSV cells', () => {
 describe('the period of a CSV export', () => {
   const at = (day: number) => new Date(Date.UTC(2026, 0, 1) + day * 86_400_000).toISOString();
 
-  it('needs both bounds, in order, at most 31 days apart', () => {
+  const hours = (n: number) => n / 24;
+
+  it('needs both bounds, in order, at most 31 days apart (and the 2 hours a change of clocks may add)', () => {
     expect(exportPeriodProblem({ createdLt: at(1) })?.pointer).toBe('/created[gte]');
     expect(exportPeriodProblem({ createdGte: at(0) })?.pointer).toBe('/created[lt]');
     expect(exportPeriodProblem({ createdGte: at(2), createdLt: at(1) })?.pointer).toBe('/created[lt]');
     expect(exportPeriodProblem({ createdGte: at(0), createdLt: at(31) })).toBeUndefined();
-    expect(exportPeriodProblem({ createdGte: at(0), createdLt: at(31.001) })?.pointer).toBe('/created[lt]');
+    expect(exportPeriodProblem({ createdGte: at(0), createdLt: at(31 + hours(2)) })).toBeUndefined();
+    expect(exportPeriodProblem({ createdGte: at(0), createdLt: at(31 + hours(2.01)) })?.pointer).toBe(
+      '/created[lt]',
+    );
+  });
+
+  it('takes October in Europe/Amsterdam, a month of 31 days and an hour, whose clocks go back', () => {
+    expect(
+      exportPeriodProblem({
+        createdGte: startOfDay('2026-10-01', 'Europe/Amsterdam'),
+        createdLt: startOfDay('2026-11-01', 'Europe/Amsterdam'),
+      }),
+    ).toBeUndefined();
   });
 });
 

@@ -88,6 +88,7 @@ const recoveryDecision = {
   chosen: 'pc_b',
   exploration: false,
   recovery: true,
+  holdout: false,
 };
 
 const declined = (payment: Payment) =>

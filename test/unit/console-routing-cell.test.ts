@@ -14,6 +14,7 @@ const decision: RoutingDecision = {
   chosen: 'pc_a',
   exploration: false,
   recovery: true,
+  holdout: false,
 };
 
 const text = (cell: ReturnType<typeof routingCell>) =>
@@ -33,6 +34,15 @@ describe("a payment's routing decision on its link's page", () => {
       'pc_b, 34.5% paid of 120 sessions, eliminated',
       'pc_c, no sessions yet, expected fee €1.20',
     ]);
+  });
+
+  it('says when the checkout was held out, in each language', () => {
+    const held = { ...decision, recovery: false, holdout: true };
+
+    expect(text(routingCell(held, 'en')).split(/\n+/)[0]).toBe('conversion, rule euro cards, holdout');
+    expect(text(routingCell(held, 'de')).split(/\n+/)[0]).toBe(
+      'conversion, Regel euro cards, Kontrollgruppe',
+    );
   });
 
   it("writes shares and fees as the page's language does", () => {

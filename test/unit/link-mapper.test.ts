@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { UndecodableItemError } from '../../functions/adapters/dynamodb/item-decoder.ts';
 import { linkDefaults, linkFromItem, linkToItem } from '../../functions/adapters/dynamodb/link-mapper.ts';
 import { markPaid, reportPayment } from '../../functions/domain/link-events.ts';
 import { addPayment } from '../../functions/domain/link-payments.ts';
@@ -8,6 +9,7 @@ import {
   type PaymentLinkInput,
   update,
 } from '../../functions/domain/payment-link.ts';
+import { paymentMoney } from '../../functions/domain/payment-money.ts';
 import { requestRefund } from '../../functions/domain/refund.ts';
 import { anyRefunds } from '../support/psp-fixtures.ts';
 
@@ -76,7 +78,7 @@ describe('a link item stored before a field existed', () => {
       payment: {
         id: 'pay_Old0000000000000000000001',
         connection_id: 'pc_x',
-        provider: 'acmepay',
+        provider: 'sandbox',
         reference: 'pi_1',
       },
       connections: ['pc_x'],
@@ -143,6 +145,28 @@ describe('a link item stored before a field existed', () => {
     });
   });
 
+  it('reads a reusable link’s payment paid before amounts were kept (2026-11-25) as at the link’s amount', () => {
+    const paid = {
+      id: 'pay_Old0000000000000000000003',
+      connection_id: 'pc_x',
+      provider: 'sandbox',
+      reference: 'pi_3',
+      paid_at: '2026-11-25T19:40:00.000Z',
+      refund_reserved_minor: 0,
+      refund_refunded_minor: 0,
+    };
+    const item = {
+      ...FIRST_ITEM,
+      locale: null,
+      reusable: true,
+      max_payments: null,
+      paid_payments: { [paid.id]: paid },
+    };
+    expect(linkFromItem({ ...keysOf(item.id), ...item }).paid_payments).toEqual({
+      [paid.id]: { ...paid, amount: eur('10.00') },
+    });
+  });
+
   it('refuses a session without an amount on a link without one, which no item ever held', () => {
     const item = {
       ...FIRST_ITEM,
@@ -150,7 +174,9 @@ describe('a link item stored before a field existed', () => {
       amount_range: { currency: 'EUR', minimum: '1.00', maximum: '9.00', suggested: null },
       psp_session: { ...({} as Record<string, unknown>), provider: 'sandbox', payment_id: 'pay_1' },
     };
-    expect(() => linkFromItem(item)).toThrow(/without an amount/);
+    expect(() => linkFromItem(item)).toThrow(
+      /does not decode \(psp_session: expected an amount, on it or on its link, found nothing\)/,
+    );
   });
 });
 
@@ -174,6 +200,7 @@ const resourceOf = (paid: ReturnType<typeof payment>) => ({
   status: 'succeeded' as const,
   provider_reference: paid.reference,
   failure: null,
+  ...paymentMoney(paid.amount, 0, undefined),
   created_at: now.toISOString(),
   updated_at: now.toISOString(),
 });
@@ -272,5 +299,41 @@ describe('a link written and read back', () => {
       refund_check_at: now.toISOString(),
       refund_checks: 0,
     });
+  });
+});
+
+describe('a link item that is not a link', () => {
+  const item = { ...keysOf(FIRST_ITEM.id), ...FIRST_ITEM };
+  const reasonOf = (stored: Record<string, unknown>) => {
+    try {
+      linkFromItem(stored);
+    } catch (error) {
+      if (error instanceof UndecodableItemError) return error.reason;
+      throw error;
+    }
+    return 'decoded';
+  };
+
+  it('is refused, naming the attribute: a status it cannot have, a place that is not a place', () => {
+    expect(reasonOf({ ...item, status: 'archived' })).toBe(
+      'status: expected one of open, paid, completed, canceled, expired, found a string',
+    );
+    expect(reasonOf({ ...item, reusable: true, max_payments: 2, place_1: 'pay_1' })).toBe(
+      'place_1: expected a map, found a string',
+    );
+    expect(reasonOf({ ...item, event_ids: null })).toBe('event_ids: expected a list, found null');
+  });
+
+  it('reads the provider of its payment and session as every stored provider is read', () => {
+    const payment = {
+      id: 'pay_1',
+      connection_id: 'pc_x',
+      provider: 'acmepay',
+      reference: 'p',
+      amount: eur('10.00'),
+    };
+    expect(reasonOf({ ...item, status: 'paid', payment })).toMatch(
+      /^payment\.provider: expected one of sandbox, /,
+    );
   });
 });

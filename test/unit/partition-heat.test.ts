@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { OUTCOME_SHARDS } from '../../functions/ports/outcome-counters.ts';
-import { counterHeat } from '../bench/outcome-counter-heat.ts';
+import { armHeat, counterHeat } from '../bench/outcome-counter-heat.ts';
 import { ceilingOf, heatByPattern, patternOf } from '../bench/partition-heat.ts';
 
 describe('partition heat (test/bench/partition-heat.ts)', () => {
@@ -55,5 +55,13 @@ describe('partition heat (test/bench/partition-heat.ts)', () => {
     const deployed = { ...model, shards: OUTCOME_SHARDS };
     expect(counterHeat(deployed, 3_000, 1).ceiling).toBeGreaterThanOrEqual(3_000);
     expect(counterHeat(deployed, 20_000, 10_000).ceiling).toBeGreaterThanOrEqual(20_000);
+  });
+
+  it("bounds the arms' counters of optimize rules by one ADD per outcome, a merchant's links all meeting in them", () => {
+    // 3,000 optimized links a second of one merchant: 6,000 ADDs a second over 16 shards.
+    expect(armHeat({ shards: OUTCOME_SHARDS, outcomesPerLink: 2 }, 3_000, 1)).toEqual({
+      wruPerPartition: 375,
+      ceiling: 8_000,
+    });
   });
 });

@@ -6,6 +6,7 @@ import { addPayment } from '../../functions/domain/link-payments.ts';
 import { fromMinorUnits } from '../../functions/domain/money.ts';
 import { FIRST_CHECK_AFTER_MS, MAX_CHECK_INTERVAL_MS } from '../../functions/domain/payment.ts';
 import { newPaymentLink, type PaymentLink } from '../../functions/domain/payment-link.ts';
+import { paymentMoney } from '../../functions/domain/payment-money.ts';
 import {
   afterRefundCheck,
   firstRefundCheckAt,
@@ -151,9 +152,19 @@ describe('settling a refund', () => {
       id: 're_1',
       status: 'succeeded',
       provider_reference: 're_psp',
-      payment_link: { id: link.id, status: 'paid', amount_refunded: { value: '3.00', currency: 'EUR' } },
+      payment_link: {
+        id: link.id,
+        status: 'paid',
+        amount_received: { value: '10.00', currency: 'EUR' },
+        amount_refunded: { value: '3.00', currency: 'EUR' },
+        refund_status: 'partial',
+      },
     });
     expect(snapshotOf(after, now).amount_refunded).toEqual({ value: '3.00', currency: 'EUR' });
+    expect(snapshotOf(link, now)).toMatchObject({
+      amount_refunded: { value: '0.00' },
+      refund_status: 'none',
+    });
   });
 
   it('frees the reservation of a failure and emits refund.failed with the reason', () => {
@@ -379,6 +390,7 @@ describe('refunds of a reusable link', () => {
         amount: { value: '10.00', currency: 'EUR' },
         provider_reference: payment.reference,
         failure: null,
+        ...paymentMoney({ value: '10.00', currency: 'EUR' }, 0, undefined),
         created_at: now.toISOString(),
         updated_at: now.toISOString(),
       };
@@ -460,7 +472,12 @@ describe('refunds of a reusable link', () => {
       refund_refunded_minor: 400,
     });
     expect(ok.transition.after.paid_payments?.pay_1).toMatchObject({ refund_reserved_minor: 0 });
-    expect(snapshotOf(ok.transition.after, now).amount_refunded.value).toBe('4.00');
+    // The link's sums are over both payments: 4.00 of 20.00 received.
+    expect(snapshotOf(ok.transition.after, now)).toMatchObject({
+      amount_received: { value: '20.00', currency: 'EUR' },
+      amount_refunded: { value: '4.00', currency: 'EUR' },
+      refund_status: 'partial',
+    });
     const failed = settleRefund(
       pending,
       're_1',

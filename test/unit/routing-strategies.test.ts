@@ -214,7 +214,12 @@ describe('routing properties of every strategy', () => {
           const ids = connections.map((c) => c.id);
           const then =
             'optimize' in kind
-              ? { optimize: kind.optimize, connections: ids }
+              ? // A holdout routes by its baseline: it is held to the same properties.
+                {
+                  optimize: kind.optimize,
+                  connections: ids,
+                  holdout: { share: 0.3, baseline: [...ids].reverse() },
+                }
               : 'priority' in kind
                 ? { priority: ids }
                 : { split: ids.map((id) => ({ connection: id, weight: 1 })) };

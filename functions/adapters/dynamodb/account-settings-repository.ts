@@ -2,7 +2,8 @@ import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/li
 import type { AccountSettings } from '../../domain/personal-data.ts';
 import type { Mode } from '../../domain/principal.ts';
 import type { AccountSettingsRepository } from '../../ports/personal-data.ts';
-import { personalDataKeys, withoutKeys } from './table-schema.ts';
+import { accountSettingsFromItem } from './settings-mapper.ts';
+import { personalDataKeys } from './table-schema.ts';
 
 /** One item per (account, mode): `ACCOUNT#<acc>` / `ACCOUNT_SETTINGS#<mode>`, replaced whole by `PUT`. */
 export class DynamoAccountSettingsRepository implements AccountSettingsRepository {
@@ -18,7 +19,7 @@ export class DynamoAccountSettingsRepository implements AccountSettingsRepositor
     const { Item } = await this.client.send(
       new GetCommand({ TableName: this.tableName, Key: personalDataKeys.accountSettings(account, mode) }),
     );
-    return Item ? withoutKeys<AccountSettings>(Item) : undefined;
+    return Item ? accountSettingsFromItem(Item) : undefined;
   }
 
   async put(settings: AccountSettings): Promise<void> {

@@ -2,8 +2,9 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ApiKeyRecord } from '../../domain/api-key.ts';
 import type { ApiKeyRepository } from '../../ports/api-key-repository.ts';
+import { apiKeyFromItem } from './api-key-mapper.ts';
 import { recordsOfListing } from './query.ts';
-import { currentIndexNames, type IndexNames, keys, withoutKeys } from './table-schema.ts';
+import { currentIndexNames, type IndexNames, keys } from './table-schema.ts';
 
 export class DynamoApiKeyRepository implements ApiKeyRepository {
   private readonly client: DynamoDBDocumentClient;
@@ -35,13 +36,14 @@ export class DynamoApiKeyRepository implements ApiKeyRepository {
     const { Item } = await this.client.send(
       new GetCommand({ TableName: this.tableName, Key: keys.apiKey(keyId) }),
     );
-    return Item ? withoutKeys<ApiKeyRecord>(Item) : undefined;
+    return Item ? apiKeyFromItem(Item) : undefined;
   }
 
   listByAccount(account: string): Promise<ApiKeyRecord[]> {
-    return recordsOfListing<ApiKeyRecord>(
+    return recordsOfListing(
       { client: this.client, tableName: this.tableName, indexName: this.listingsIndex },
       keys.apiKeysOfAccount(account),
+      apiKeyFromItem,
     );
   }
 
@@ -58,7 +60,7 @@ export class DynamoApiKeyRepository implements ApiKeyRepository {
           ReturnValues: 'ALL_NEW',
         }),
       );
-      return Attributes ? withoutKeys<ApiKeyRecord>(Attributes) : undefined;
+      return Attributes ? apiKeyFromItem(Attributes) : undefined;
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) return undefined;
       throw error;

@@ -1,54 +1,154 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, paginateScan, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, paginateScan, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { FeeLine } from '../../domain/connection.ts';
+import type { Amount } from '../../domain/money.ts';
+import { paymentAmount } from '../../domain/payment.ts';
+import type { PaymentMethod } from '../../domain/payment-methods.ts';
+import { configuredFee, onlyMethodOf } from '../../domain/payment-money.ts';
 import { linkFromItem } from './link-mapper.ts';
+import { paymentFromItem } from './payment-mapper.ts';
+import { copyRefundedTotal, refundedTotalsOf } from './payment-refunds.ts';
 import { writeRefundEntry } from './refund-entries.ts';
-import { bookEntryKeys, bookKeys } from './table-schema.ts';
+import { bookEntryKeys, bookKeys, connectionKeys, keys } from './table-schema.ts';
 import { setAttributes } from './update-expressions.ts';
 
 /** What one run of the backfill wrote. */
 export interface BackfillCount {
   payments: number;
   refunds: number;
+  /** Payments given the refund total of their link (`amount_refunded`). */
+  refunded: number;
+  /** Succeeded payments given the estimate of their connection's fee lines. */
+  fees: number;
 }
+
+const NOTHING: BackfillCount = { payments: 0, refunds: 0, refunded: 0, fees: 0 };
 
 /**
  * Puts what was stored before the books existed into them (docs/operations.md#books-backfill): each payment
- * without its listing keys gets them, each refund of a link gets its entry. One pass over the table (a Scan:
- * an operator's one-off step, never a request's), idempotent, safe beside live traffic: a payment's keys are
- * written only while the payment exists and lacks them, a refund entry only when it holds no later state.
+ * without its listing keys gets them, each refund of a link gets its entry, each refunded payment its link's
+ * refund total for it, each succeeded payment without a fee the estimate of its connection's fee lines. One pass
+ * over the table (a Scan: an operator's one-off step, never a request's), idempotent, safe beside live traffic:
+ * a payment's keys are written only while the payment exists and lacks them, a refund entry only when it holds
+ * no later state, a refund total only over an older one, a fee only where none is.
  */
 export async function backfillBooks(
   client: DynamoDBDocumentClient,
   tableName: string,
   progress: (count: BackfillCount) => void = () => {},
 ): Promise<BackfillCount> {
-  const count: BackfillCount = { payments: 0, refunds: 0 };
+  const count: BackfillCount = { ...NOTHING };
+  const fees = new FeeLines(client, tableName);
   for await (const page of paginateScan({ client }, { TableName: tableName })) {
     for (const item of page.Items ?? []) {
-      const written = await backfillItem(client, tableName, item);
-      count.payments += written.payments;
-      count.refunds += written.refunds;
+      const written = await backfillItem(client, tableName, item, fees);
+      for (const key of Object.keys(count) as (keyof BackfillCount)[]) count[key] += written[key];
     }
     progress(count);
   }
   return count;
 }
 
-/** What one item of the table needs: a payment its listing keys, a link its refunds' entries. */
+/** What one item of the table needs: a payment its listing keys and fee, a link its refunds' entries and totals. */
 async function backfillItem(
   client: DynamoDBDocumentClient,
   tableName: string,
   item: Record<string, unknown>,
+  fees: FeeLines,
 ): Promise<BackfillCount> {
   const sk = String(item.sk);
-  if (!String(item.pk).startsWith('LINK#')) return { payments: 0, refunds: 0 };
-  if (sk.startsWith('PAYMENT#') && item.gsi1pk === undefined) {
-    return { payments: (await listPayment(client, tableName, item)) ? 1 : 0, refunds: 0 };
+  if (!String(item.pk).startsWith('LINK#')) return NOTHING;
+  if (sk.startsWith('PAYMENT#')) {
+    const listed = item.gsi1pk === undefined && (await listPayment(client, tableName, item));
+    const feed = await feePayment(client, tableName, item, fees);
+    return { ...NOTHING, payments: listed ? 1 : 0, fees: feed ? 1 : 0 };
   }
-  if (!sk.startsWith('MODE#') || !Array.isArray(item.refunds)) return { payments: 0, refunds: 0 };
+  if (!sk.startsWith('MODE#') || !Array.isArray(item.refunds)) return NOTHING;
   const link = linkFromItem(item);
   for (const refund of link.refunds) await writeRefundEntry(client, tableName, link, refund, true);
-  return { payments: 0, refunds: link.refunds.length };
+  let refunded = 0;
+  for (const total of refundedTotalsOf(link)) {
+    if (await copyRefundedTotal(client, tableName, link, total)) refunded++;
+  }
+  return { ...NOTHING, refunds: link.refunds.length, refunded };
+}
+
+/** The fee lines of each connection and the methods of each link, read once per run. */
+class FeeLines {
+  private readonly connections = new Map<string, Promise<FeeLine[] | null>>();
+  private readonly client: DynamoDBDocumentClient;
+  private readonly tableName: string;
+
+  constructor(client: DynamoDBDocumentClient, tableName: string) {
+    this.client = client;
+    this.tableName = tableName;
+  }
+
+  of(account: string, mode: string, connectionId: string): Promise<FeeLine[] | null> {
+    const known = this.connections.get(connectionId);
+    if (known) return known;
+    const read = this.read(connectionKeys.connection(account, mode, connectionId), ['fees']).then(
+      (item) => (item?.fees as FeeLine[] | undefined) ?? null,
+    );
+    this.connections.set(connectionId, read);
+    return read;
+  }
+
+  /** What of its link a payment's fee depends on: the methods it allows, and its amount (older payments'). */
+  async linkOf(linkId: string, mode: string) {
+    const item = await this.read(keys.link(linkId, mode), ['payment_methods', 'amount']);
+    return {
+      payment_methods: (item?.payment_methods as PaymentMethod[] | undefined) ?? null,
+      amount: (item?.amount as Amount | undefined) ?? null,
+    };
+  }
+
+  private async read(key: { pk: string; sk: string }, attributes: string[]) {
+    const { Item } = await this.client.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: key,
+        ProjectionExpression: attributes.map((_, index) => `#a${index}`).join(', '),
+        ExpressionAttributeNames: Object.fromEntries(attributes.map((name, index) => [`#a${index}`, name])),
+      }),
+    );
+    return Item;
+  }
+}
+
+/**
+ * A succeeded payment stored before payments kept their fee gets the estimate of its connection's fee lines as
+ * they are now (`configured`), as a payment succeeding now would: only while it has none.
+ */
+async function feePayment(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  item: Record<string, unknown>,
+  fees: FeeLines,
+): Promise<boolean> {
+  const payment = paymentFromItem(item);
+  if (payment.status !== 'succeeded' || payment.fee) return false;
+  const lines = await fees.of(payment.account, payment.mode, payment.connection_id);
+  if (!lines?.length) return false;
+  const link = await fees.linkOf(payment.link_id, payment.mode);
+  if (!payment.amount && !link.amount) return false;
+  const fee = configuredFee(lines, paymentAmount(payment, link), onlyMethodOf(link));
+  if (!fee) return false;
+  try {
+    await client.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: { pk: item.pk, sk: item.sk },
+        UpdateExpression: 'SET fee = :fee, version = version + :one',
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(fee)',
+        ExpressionAttributeValues: { ':fee': fee, ':one': 1 },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
 }
 
 async function listPayment(

@@ -2,9 +2,11 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type BooksFilter, passes, type RefundEntry } from '../../domain/books.ts';
 import type { Payment } from '../../domain/payment.ts';
 import type { Books, BooksPage, BooksQuery } from '../../ports/books.ts';
+import { decodedItems } from './item-decoder.ts';
 import { type MergedRead, mergedEntries } from './merged-partitions.ts';
-import { toPayment } from './payment-repository.ts';
+import { paymentFromItem } from './payment-mapper.ts';
 import { allItems, itemsOfIndexEntries } from './query.ts';
+import { refundEntryFromItem } from './refund-mapper.ts';
 import {
   bookKeys,
   bookPosition,
@@ -13,7 +15,6 @@ import {
   merchantShards,
   paymentKeys,
   tableSchema,
-  withoutKeys,
 } from './table-schema.ts';
 
 /**
@@ -37,21 +38,23 @@ interface Ledger<T> {
   linkOf: (entry: T) => string;
 }
 
-const PAYMENTS: Ledger<Payment> = {
+// Functions, not objects: a bundle that never reads the books drops them and the mappers they name (an object
+// at the top level that reads `bookKeys.payments` would be kept, as reading a property may have side effects).
+const payments = (): Ledger<Payment> => ({
   listing: bookKeys.payments,
   byReference: bookKeys.paymentsByReference,
   ofLink: paymentKeys.ofLink,
-  read: toPayment,
+  read: paymentFromItem,
   linkOf: (payment) => payment.link_id,
-};
+});
 
-const REFUNDS: Ledger<RefundEntry> = {
+const refunds = (): Ledger<RefundEntry> => ({
   listing: bookKeys.refunds,
   byReference: bookKeys.refundsByReference,
   ofLink: bookKeys.refundsOfLink,
-  read: (item) => withoutKeys<RefundEntry>(item),
+  read: refundEntryFromItem,
   linkOf: (refund) => refund.payment_link_id,
-};
+});
 
 type Entry = { id: string; created_at: string; account: string } & Parameters<typeof passes>[0];
 
@@ -81,11 +84,11 @@ export class DynamoBooks implements Books {
   }
 
   payments(query: BooksQuery): Promise<BooksPage<Payment>> {
-    return this.page(PAYMENTS, query);
+    return this.page(payments(), query);
   }
 
   refunds(query: BooksQuery): Promise<BooksPage<RefundEntry>> {
-    return this.page(REFUNDS, query);
+    return this.page(refunds(), query);
   }
 
   private async page<T extends Entry>(ledger: Ledger<T>, query: BooksQuery): Promise<BooksPage<T>> {
@@ -99,7 +102,7 @@ export class DynamoBooks implements Books {
     let rounds = 0;
     for await (const entries of mergedEntries(this.client, read, batch)) {
       const items = await itemsOfIndexEntries(this.client, this.tableName, entries);
-      found.push(...items.map(ledger.read).filter(keep));
+      found.push(...decodedItems(items, ledger.read).filter(keep));
       if (found.length > query.limit) {
         const shown = found.slice(0, query.limit);
         return { entries: shown, next: bookPosition(shown.at(-1) as T) };
@@ -147,8 +150,7 @@ export class DynamoBooks implements Books {
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
       ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
     });
-    const entries = items
-      .map(ledger.read)
+    const entries = decodedItems(items, ledger.read)
       .filter(keep)
       .filter((entry) => query.after === undefined || bookPosition(entry) < query.after)
       .sort((a, b) => bookPosition(b).localeCompare(bookPosition(a)));

@@ -2,7 +2,8 @@ import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/li
 import type { CheckoutSettings } from '../../domain/checkout-settings.ts';
 import type { Mode } from '../../domain/principal.ts';
 import type { CheckoutSettingsRepository } from '../../ports/checkout-settings-repository.ts';
-import { checkoutKeys, withoutKeys } from './table-schema.ts';
+import { checkoutSettingsFromItem } from './settings-mapper.ts';
+import { checkoutKeys } from './table-schema.ts';
 
 /** One item per (account, mode): `ACCOUNT#<acc>` / `CHECKOUT_SETTINGS#<mode>`, replaced whole by `PUT`. */
 export class DynamoCheckoutSettingsRepository implements CheckoutSettingsRepository {
@@ -18,7 +19,7 @@ export class DynamoCheckoutSettingsRepository implements CheckoutSettingsReposit
     const { Item } = await this.client.send(
       new GetCommand({ TableName: this.tableName, Key: checkoutKeys.checkoutSettings(account, mode) }),
     );
-    return Item ? withoutKeys<CheckoutSettings>(Item) : undefined;
+    return Item ? checkoutSettingsFromItem(Item) : undefined;
   }
 
   async put(settings: CheckoutSettings): Promise<void> {

@@ -9,7 +9,9 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { AuditEntry, ConsoleSession, SignInGrant } from '../../domain/console-access.ts';
 import type { ConsoleStore } from '../../ports/console-store.ts';
-import { consoleKeys, withoutKeys } from './table-schema.ts';
+import { auditEntryFromItem, consoleSessionFromItem, signInLinkFromItem } from './console-mapper.ts';
+import { decodedItems } from './item-decoder.ts';
+import { consoleKeys } from './table-schema.ts';
 
 /** Audit entries are kept this long, then DynamoDB deletes them (docs/console.md#audit-log). */
 const AUDIT_RETENTION_DAYS = 400;
@@ -49,7 +51,7 @@ export class DynamoConsoleStore implements ConsoleStore {
       }),
     );
     if (!Item) return undefined;
-    const { account, role, user, expires_at } = Item as SignInGrant & { expires_at: string };
+    const { account, role, user, expires_at } = signInLinkFromItem(Item);
     return { grant: { account, role, user }, expires_at };
   }
 
@@ -65,7 +67,7 @@ export class DynamoConsoleStore implements ConsoleStore {
         }),
       );
       if (!Attributes) return undefined;
-      const { account, role, user } = Attributes as SignInGrant;
+      const { account, role, user } = signInLinkFromItem(Attributes);
       return { account, role, user };
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) return undefined;
@@ -91,7 +93,7 @@ export class DynamoConsoleStore implements ConsoleStore {
     const { Item } = await this.client.send(
       new GetCommand({ TableName: this.tableName, Key: consoleKeys.session(idHash), ConsistentRead: true }),
     );
-    return Item ? withoutKeys<ConsoleSession>(Item) : undefined;
+    return Item ? consoleSessionFromItem(Item) : undefined;
   }
 
   async updateSession(idHash: string, change: { expires_at: string; mode?: string }): Promise<void> {
@@ -149,7 +151,7 @@ export class DynamoConsoleStore implements ConsoleStore {
         Limit: limit,
       }),
     );
-    return Items.map(auditEntryOf);
+    return decodedItems(Items, auditEntryFromItem);
   }
 }
 
@@ -160,18 +162,4 @@ function auditItem(entry: AuditEntry) {
     ...entry,
     ttl: epochSeconds(new Date(entry.at)) + AUDIT_RETENTION_DAYS * 86_400,
   };
-}
-
-/**
- * An entry as stored. Entries written before the log recorded outcomes were written after their change had been
- * made, so they read as `succeeded`; their id is the key's.
- */
-function auditEntryOf(item: Record<string, unknown>): AuditEntry {
-  const { ttl: _ttl, ...stored } = withoutKeys<Partial<AuditEntry> & { ttl?: number }>(item);
-  return {
-    ...stored,
-    id: stored.id ?? String(item.sk).split('#')[1] ?? '',
-    outcome: stored.outcome ?? 'succeeded',
-    reason: stored.reason ?? null,
-  } as AuditEntry;
 }

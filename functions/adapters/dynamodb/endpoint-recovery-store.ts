@@ -3,7 +3,8 @@ import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk
 import { isId } from '../../domain/ids.ts';
 import type { Mode } from '../../domain/principal.ts';
 import type { EndpointRecoveryStore, Recovery } from '../../ports/endpoint-recoveries.ts';
-import { endpointKeys, outboxKeys, withoutKeys } from './table-schema.ts';
+import { recoveryFromItem } from './recovery-mapper.ts';
+import { endpointKeys, outboxKeys } from './table-schema.ts';
 import { setAttributes } from './update-expressions.ts';
 
 const conditionFailed = (error: unknown) => error instanceof ConditionalCheckFailedException;
@@ -64,14 +65,7 @@ export class DynamoEndpointRecoveryStore implements EndpointRecoveryStore {
         ConsistentRead: true,
       }),
     );
-    if (!Item) return undefined;
-    const {
-      id: _id,
-      kind: _kind,
-      delivery_seq: _seq,
-      ...recovery
-    } = withoutKeys<Record<string, unknown>>(Item);
-    return recovery as unknown as Recovery;
+    return Item ? recoveryFromItem(Item) : undefined;
   }
 
   claim(recovery: Recovery, dueAt: Date): Promise<boolean> {

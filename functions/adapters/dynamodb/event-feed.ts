@@ -1,7 +1,8 @@
 import type { Mode } from '../../domain/principal.ts';
 import type { StoredEvent } from '../../domain/webhook.ts';
 import type { FeedQuery } from '../../ports/event-repository.ts';
-import { toStoredEvent } from './event-items.ts';
+import { eventFromItem } from './event-mapper.ts';
+import { decodedItems } from './item-decoder.ts';
 import { mergedEntries } from './merged-partitions.ts';
 import { itemsOfIndexEntries, type TableIndexRef } from './query.ts';
 import { keys, merchantPartitions, tableSchema } from './table-schema.ts';
@@ -90,5 +91,5 @@ export async function eventFeedSince(
 
 /** The events a Query of the feed listed, read from the table, in the same order. */
 async function eventsOf({ client, tableName }: TableIndexRef, entries: readonly IndexEntry[]) {
-  return (await itemsOfIndexEntries(client, tableName, entries)).map(toStoredEvent);
+  return decodedItems(await itemsOfIndexEntries(client, tableName, entries), eventFromItem);
 }

@@ -21,7 +21,8 @@ import {
 import type { EventKey, EventRepository, FeedQuery, OutboxEntry } from '../../ports/event-repository.ts';
 import { storedEventData } from './event-data.ts';
 import { eventFeed, eventFeedSince } from './event-feed.ts';
-import { toStoredEvent } from './event-items.ts';
+import { eventFromItem } from './event-mapper.ts';
+import { decodedItems } from './item-decoder.ts';
 import { allItems, itemsByKey, itemsOfShards, type TableIndexRef } from './query.ts';
 import {
   currentIndexNames,
@@ -106,7 +107,7 @@ export class DynamoEventRepository implements EventRepository {
         ConsistentRead: true,
       }),
     );
-    return Item ? toStoredEvent(Item) : undefined;
+    return Item ? eventFromItem(Item) : undefined;
   }
 
   async getMany(refs: readonly EventKey[]): Promise<(StoredEvent | undefined)[]> {
@@ -115,7 +116,7 @@ export class DynamoEventRepository implements EventRepository {
       this.tableName,
       refs.filter((ref) => isId('evt', ref.id)).map(itemKey),
     );
-    const found = new Map(items.map(toStoredEvent).map((event) => [keyOf(event), event]));
+    const found = new Map(decodedItems(items, eventFromItem).map((event) => [keyOf(event), event]));
     return refs.map((ref) => found.get(keyOf(ref)));
   }
 
@@ -282,7 +283,7 @@ export class DynamoEventRepository implements EventRepository {
           ReturnValues: 'ALL_NEW',
         }),
       );
-      return Attributes ? toStoredEvent(Attributes) : undefined;
+      return Attributes ? eventFromItem(Attributes) : undefined;
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) return undefined;
       throw error;
@@ -329,8 +330,11 @@ export class DynamoEventRepository implements EventRepository {
     const own = items.find((item) => item.sk === keys.event(id, mode).sk);
     if (!own) return undefined;
     return {
-      event: toStoredEvent(own),
-      deliveries: items.filter((item) => item !== own && item.endpoint_id).map(toStoredEvent),
+      event: eventFromItem(own),
+      deliveries: decodedItems(
+        items.filter((item) => item !== own && item.endpoint_id),
+        eventFromItem,
+      ),
     };
   }
 

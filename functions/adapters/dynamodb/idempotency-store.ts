@@ -13,7 +13,8 @@ import type {
   IdempotencyStore,
   StoredResponse,
 } from '../../ports/idempotency-store.ts';
-import { keys, withoutKeys } from './table-schema.ts';
+import { idempotencyRecordFromItem } from './idempotency-mapper.ts';
+import { keys } from './table-schema.ts';
 
 /** The key is hashed into the item key: it may be 255 characters of anything. */
 const itemKey = ({ account, mode, key }: IdempotencyScope) =>
@@ -56,7 +57,7 @@ export class DynamoIdempotencyStore implements IdempotencyStore {
       const { Item } = await this.client.send(
         new GetCommand({ TableName: this.tableName, Key: itemKey(scope), ConsistentRead: true }),
       );
-      return { claimed: false as const, existing: Item ? withoutKeys<IdempotencyRecord>(Item) : undefined };
+      return { claimed: false as const, existing: Item ? idempotencyRecordFromItem(Item) : undefined };
     }
   }
 

@@ -1,15 +1,45 @@
-import type { AmountSource } from '../../domain/amount.ts';
+import type { AdjustableQuantity, AmountRange, AmountSource, LineItem } from '../../domain/amount.ts';
+import type { Collect } from '../../domain/buyer.ts';
+import type { Provider } from '../../domain/connection.ts';
+import type { CustomField } from '../../domain/custom-fields.ts';
 import type { Amount } from '../../domain/money.ts';
 import {
+  LINK_STATUSES,
   type LinkPlace,
   type LinkSession,
   type LinkUse,
   noReportsOrRefunds,
+  type PaidPayment,
+  type PatchableFields,
   type PaymentLink,
   type PspPayment,
 } from '../../domain/payment-link.ts';
+import { PAYMENT_METHODS } from '../../domain/payment-methods.ts';
 import { linkPosition } from '../../ports/link-repository.ts';
-import { keys, merchantPartitionOf, refundCheckKeys, shardOf, withoutKeys } from './table-schema.ts';
+import { storedProvider } from './connection-mapper.ts';
+import {
+  amount,
+  arrayOf,
+  boolean,
+  type Decoder,
+  decodeItem,
+  type FieldDecoders,
+  lazy,
+  mismatch,
+  mode,
+  nullable,
+  number,
+  objectOf,
+  oneOf,
+  optional,
+  recordOf,
+  string,
+  wholeMap,
+  withDefault,
+  within,
+} from './item-decoder.ts';
+import { refund } from './refund-mapper.ts';
+import { KEY_ATTRIBUTES, keys, merchantPartitionOf, refundCheckKeys, shardOf } from './table-schema.ts';
 
 /**
  * The fields a link item may lack, each with what it reads as (the domain's `PaymentLink` has them all). Each
@@ -35,28 +65,38 @@ import { keys, merchantPartitionOf, refundCheckKeys, shardOf, withoutKeys } from
  * - `places` (2026-11-29, places of a link with `max_payments`): stored as one attribute per held place,
  *   `place_<number>` (`placeAttribute`), so that taking a place is a write conditioned on that attribute alone.
  */
+const LINK_DEFAULTS: { [F in DefaultedField]: () => PaymentLink[F] } = {
+  // Functions: a fresh list or map on every read, so that no two links share one.
+  line_items: () => null,
+  amount_range: () => null,
+  payment_methods: () => null,
+  locale: () => null,
+  collect: () => null,
+  custom_fields: () => null,
+  connections: () => null,
+  reusable: () => false,
+  max_payments: () => null,
+  paid_payments: () => ({}),
+  sessions_stale_before: () => null,
+  request_hash: () => null,
+  created_as: () => null,
+  canceled_at: () => null,
+  expired_at: () => null,
+  payments_in_order: () => false,
+  places: () => ({}),
+  reported_payments: () => noReportsOrRefunds().reported_payments,
+  refunds: () => noReportsOrRefunds().refunds,
+  refund_reserved_minor: () => noReportsOrRefunds().refund_reserved_minor,
+  refund_refunded_minor: () => noReportsOrRefunds().refund_refunded_minor,
+  refund_check_at: () => noReportsOrRefunds().refund_check_at,
+  refund_checks: () => noReportsOrRefunds().refund_checks,
+};
+
+/** Every field of `LINK_DEFAULTS` at its default. */
 export function linkDefaults(): Pick<PaymentLink, DefaultedField> {
-  // Fresh lists and maps on every read: no two links share one.
-  return {
-    line_items: null,
-    amount_range: null,
-    payment_methods: null,
-    locale: null,
-    collect: null,
-    custom_fields: null,
-    connections: null,
-    reusable: false,
-    max_payments: null,
-    paid_payments: {},
-    sessions_stale_before: null,
-    request_hash: null,
-    created_as: null,
-    canceled_at: null,
-    expired_at: null,
-    payments_in_order: false,
-    places: {},
-    ...noReportsOrRefunds(),
-  };
+  const defaults: Record<string, unknown> = {};
+  for (const [field, fallback] of Object.entries(LINK_DEFAULTS)) defaults[field] = fallback();
+  return defaults as Pick<PaymentLink, DefaultedField>;
 }
 
 type DefaultedField =
@@ -90,41 +130,138 @@ type DefaultedField =
  */
 export type StoredLink = Omit<PaymentLink, DefaultedField | 'amount_kind' | 'payment' | 'psp_session'> &
   Partial<Pick<PaymentLink, DefaultedField>> & {
-    payment: (Omit<PspPayment, 'amount'> & { amount?: Amount }) | null;
-    psp_session: (Omit<LinkSession, 'amount'> & { amount?: Amount }) | null;
+    payment: Charged<PspPayment> | null;
+    psp_session: Charged<LinkSession> | null;
   };
 
+/** A link item's fields once decoded: every one there, but for what a payment or session charged. */
+type LinkFields = Omit<
+  PaymentLink,
+  'amount_kind' | 'places' | 'payment' | 'psp_session' | 'paid_payments'
+> & {
+  paid_payments: Record<string, Charged<PaidPayment>>;
+  payment: Charged<PspPayment> | null;
+  psp_session: Charged<LinkSession> | null;
+};
+
+/** A payment, session or paid payment as stored: what it charged is absent on those stored before it was kept. */
+type Charged<T extends { amount?: Amount }> = Omit<T, 'amount'> & { amount?: Amount };
+
+/** A field of `LINK_DEFAULTS`: absent, it reads as its default. */
+const later = <F extends DefaultedField & keyof LinkFields>(field: F, decode: Decoder<LinkFields[F]>) =>
+  withDefault(decode, LINK_DEFAULTS[field]);
+
 /**
- * What a session or the payment charged. Kept since 2026-11-25 (payment amounts); one stored before was at its
- * link's fixed amount, which is what the domain always read it as. Buyer-chosen amounts came after, so only a
- * corrupt item lacks both.
+ * A payment or session stored on the link: written whole by the service; its provider and what it charged are
+ * what this mapper reads.
  */
-function chargedAmount(stored: { amount?: Amount }, link: Pick<StoredLink, 'id' | 'amount'>): Amount {
-  const amount = stored.amount ?? link.amount;
-  if (!amount) throw new Error(`Payment link ${link.id} has a session or payment without an amount.`);
-  return amount;
+const charged = <T extends { provider: Provider; amount?: Amount }>() =>
+  wholeMap<Charged<T>>({ provider: storedProvider, amount: optional(amount) } as Partial<
+    FieldDecoders<Charged<T>>
+  >);
+
+const lineItem = () =>
+  objectOf<LineItem>({
+    name: string,
+    quantity: number,
+    unit_amount: amount,
+    tax_rate: optional(nullable(string)),
+    adjustable_quantity: optional(nullable(wholeMap<AdjustableQuantity>())),
+  });
+
+const amountRange = () =>
+  objectOf<AmountRange>({
+    currency: string,
+    minimum: string,
+    maximum: string,
+    suggested: optional(nullable(string)),
+  });
+
+const paidPayment = () =>
+  wholeMap<Charged<PaidPayment>>({
+    provider: storedProvider,
+    amount: optional(amount),
+    refund_reserved_minor: number,
+    refund_refunded_minor: number,
+  });
+
+const linkFields = (): FieldDecoders<LinkFields> => ({
+  id: string,
+  account: string,
+  mode,
+  status: oneOf(LINK_STATUSES),
+  description: nullable(string),
+  redirect_url: nullable(string),
+  webhook_url: nullable(string),
+  metadata: nullable(recordOf(string)),
+  amount: nullable(amount),
+  line_items: later('line_items', nullable(arrayOf(lineItem()))),
+  amount_range: later('amount_range', nullable(amountRange())),
+  payment_methods: later('payment_methods', nullable(arrayOf(oneOf(PAYMENT_METHODS)))),
+  locale: later('locale', nullable(string)),
+  collect: later('collect', nullable(wholeMap<Collect>())),
+  custom_fields: later('custom_fields', nullable(arrayOf(wholeMap<CustomField>()))),
+  connections: later('connections', nullable(arrayOf(string))),
+  reusable: later('reusable', boolean),
+  max_payments: later('max_payments', nullable(number)),
+  paid_payments: withDefault(recordOf(paidPayment()), () => ({})),
+  sessions_stale_before: later('sessions_stale_before', nullable(string)),
+  created_at: string,
+  expires_at: nullable(string),
+  paid_at: nullable(string),
+  canceled_at: later('canceled_at', nullable(string)),
+  expired_at: later('expired_at', nullable(string)),
+  payment: nullable(charged<PspPayment>()),
+  psp_session: nullable(charged<LinkSession>()),
+  reported_payments: later('reported_payments', arrayOf(string)),
+  refunds: later('refunds', arrayOf(refund)),
+  refund_reserved_minor: later('refund_reserved_minor', number),
+  refund_refunded_minor: later('refund_refunded_minor', number),
+  refund_check_at: later('refund_check_at', nullable(string)),
+  refund_checks: later('refund_checks', number),
+  event_ids: arrayOf(string),
+  version: number,
+  request_hash: later('request_hash', nullable(string)),
+  created_as: later('created_as', nullable(wholeMap<PatchableFields>())),
+  payments_in_order: later('payments_in_order', boolean),
+});
+
+/**
+ * What the link's payment, its session or a reusable link's paid payment charged. Kept since 2026-11-25 (payment
+ * amounts); one stored before was at its link's fixed amount, which is what the domain always read it as.
+ * Buyer-chosen amounts came after, so only a corrupt item lacks both.
+ */
+function chargedAmount<T>(stored: Charged<T & { amount: Amount }>, link: LinkFields): T {
+  const amount = stored.amount ?? link.amount ?? mismatch('an amount, on it or on its link', undefined);
+  return { ...stored, amount } as T;
 }
 
 /** The link's amount kind, from which of its amount fields are set (a range, lines, else a fixed amount). */
-function amountSourceOf(link: StoredLink): AmountSource {
+function amountSourceOf(link: LinkFields): AmountSource {
   const { amount, line_items, amount_range } = link;
   if (amount_range) return { amount_kind: 'range', amount: null, line_items: null, amount_range };
-  if (!amount) throw new Error(`Payment link ${link.id} has neither an amount nor an amount range.`);
+  if (!amount) return mismatch('an amount or an amount range', amount);
   return line_items?.length
     ? { amount_kind: 'line_items', amount, line_items, amount_range: null }
     : { amount_kind: 'fixed', amount, line_items: null, amount_range: null };
 }
 
 /** Single-use or reusable, with a reusable link's limit and payments. */
-function useOf(link: StoredLink): LinkUse {
-  return link.reusable
-    ? { reusable: true, max_payments: link.max_payments ?? null, paid_payments: link.paid_payments ?? {} }
-    : { reusable: false, max_payments: null, paid_payments: {} };
+function useOf(link: LinkFields): LinkUse {
+  if (!link.reusable) return { reusable: false, max_payments: null, paid_payments: {} };
+  const paid: Record<string, PaidPayment> = {};
+  for (const [id, payment] of Object.entries(link.paid_payments)) {
+    paid[id] = within(['paid_payments', id], () => chargedAmount<PaidPayment>(payment, link));
+  }
+  return { reusable: true, max_payments: link.max_payments, paid_payments: paid };
 }
 
 /** The item attribute of a link's place `slot` (see `places` above). */
 export const placeAttribute = (slot: number | string): string => `place_${slot}`;
 const PLACE_ATTRIBUTE = /^place_(\d+)$/;
+
+const place = /* @__PURE__ */ lazy(() => objectOf<LinkPlace>({ holder: string, until: nullable(string) }));
+const decodeFields = /* @__PURE__ */ lazy(() => objectOf(linkFields(), { omit: KEY_ATTRIBUTES }));
 
 /** The places among a stored item's attributes, and the item without them. */
 function placesOfItem(item: Record<string, unknown>) {
@@ -133,28 +270,31 @@ function placesOfItem(item: Record<string, unknown>) {
   for (const [name, value] of Object.entries(item)) {
     const slot = PLACE_ATTRIBUTE.exec(name)?.[1];
     if (slot === undefined) rest[name] = value;
-    else places[slot] = value as LinkPlace;
+    else places[slot] = within([name], () => place(value));
   }
   return { rest, places };
 }
 
-/** The domain's link of a stored item (index keys dropped), with `linkDefaults` for what an older item lacks. */
-export function linkFromItem(item: Record<string, unknown>): PaymentLink {
-  const { rest, places } = placesOfItem(item);
-  const stored = withoutKeys<StoredLink>(rest);
+const decodeLink: Decoder<PaymentLink> = (item) => {
+  const { rest, places } = placesOfItem(item as Record<string, unknown>);
+  const stored = decodeFields(rest);
+  const { payment, psp_session: session } = stored;
   return {
-    ...linkDefaults(),
     ...stored,
     places,
     ...amountSourceOf(stored),
     ...useOf(stored),
-    payment: stored.payment && { ...stored.payment, amount: chargedAmount(stored.payment, stored) },
-    psp_session: stored.psp_session && {
-      ...stored.psp_session,
-      amount: chargedAmount(stored.psp_session, stored),
-    },
+    payment: payment && within(['payment'], () => chargedAmount<PspPayment>(payment, stored)),
+    psp_session: session && within(['psp_session'], () => chargedAmount<LinkSession>(session, stored)),
   };
-}
+};
+
+/**
+ * The domain's link of a stored item (docs/data-model.md#reading-an-item): index keys dropped, `linkDefaults`
+ * for what an older item lacks. `UndecodableItemError` when it is not a link.
+ */
+export const linkFromItem = (item: Record<string, unknown>): PaymentLink =>
+  decodeItem('payment link', decodeLink, item);
 
 /** Left out of the item while at their default: only a link that uses one of these holds it. */
 const WHEN_SET = [
@@ -187,12 +327,12 @@ const OF_REFUNDED = [
 /** The link's fields as stored: `locale` always, the rest of `linkDefaults` only when the link needs them. */
 function storedFields(link: PaymentLink): StoredLink {
   const { amount_kind: _derived, ...stored }: StoredLink & Pick<PaymentLink, 'amount_kind'> = link;
-  const optional = [
+  const leftOutAtDefault = [
     ...WHEN_SET,
     ...(link.reusable ? [] : OF_REUSABLE),
     ...(link.refunds.length > 0 ? [] : OF_REFUNDED),
   ];
-  for (const field of optional) if (isDefault(link, field)) delete stored[field];
+  for (const field of leftOutAtDefault) if (isDefault(link, field)) delete stored[field];
   delete stored.places;
   return stored;
 }
@@ -201,7 +341,7 @@ function isDefault(link: PaymentLink, field: DefaultedField): boolean {
   const value: unknown = link[field];
   if (Array.isArray(value)) return value.length === 0;
   if (value !== null && typeof value === 'object') return Object.keys(value).length === 0;
-  return value === linkDefaults()[field];
+  return value === LINK_DEFAULTS[field]();
 }
 
 /** The stored item of a link with its index keys (exported for fixtures that write many links in batches). */
@@ -220,6 +360,6 @@ export function linkToItem(link: PaymentLink) {
     gsi1sk: linkPosition(link),
     ...sweeperEntry,
     ...storedFields(link),
-    ...Object.fromEntries(Object.entries(link.places).map(([slot, place]) => [placeAttribute(slot), place])),
+    ...Object.fromEntries(Object.entries(link.places).map(([slot, held]) => [placeAttribute(slot), held])),
   };
 }

@@ -19,9 +19,10 @@ import {
   linkPosition,
 } from '../../ports/link-repository.ts';
 import { storedEventData } from './event-data.ts';
+import { decodedItems } from './item-decoder.ts';
 import { linkFromItem, linkToItem, placeAttribute } from './link-mapper.ts';
 import { type MergedRead, mergedEntries } from './merged-partitions.ts';
-import { dueInSweeperIndex, itemsOfIndexEntries, type TableIndexRef } from './query.ts';
+import { dueInSweeperIndex, itemsByKey, itemsOfIndexEntries, type TableIndexRef } from './query.ts';
 import {
   currentIndexNames,
   eventFeedKeys,
@@ -119,6 +120,11 @@ export class DynamoLinkRepository implements LinkRepository {
       new GetCommand({ TableName: this.tableName, Key: keys.link(id, mode), ConsistentRead: true }),
     );
     return Item ? linkFromItem(Item) : undefined;
+  }
+
+  async getMany(ids: readonly string[], mode: Mode): Promise<PaymentLink[]> {
+    const keyed = ids.filter((id) => isId('pl', id)).map((id) => keys.link(id, mode));
+    return (await itemsByKey(this.client, this.tableName, keyed)).map(linkFromItem);
   }
 
   async commit({ before, after, event }: Transition): Promise<void> {
@@ -291,7 +297,10 @@ export class DynamoLinkRepository implements LinkRepository {
     let reads = 0;
     let lastRead: string | undefined;
     for await (const entries of rounds) {
-      const links = (await itemsOfIndexEntries(this.client, this.tableName, entries)).map(linkFromItem);
+      const links = decodedItems(
+        await itemsOfIndexEntries(this.client, this.tableName, entries),
+        linkFromItem,
+      );
       found.push(...links.filter((link) => matchesFilter(link, filter, now)));
       if (found.length > limit) {
         const shown = found.slice(0, limit);

@@ -5,14 +5,15 @@ import {
   type Granularity,
   NO_OUTCOMES,
   type OutcomeBucket,
-  type OutcomeCounts,
 } from '../../domain/outcomes.ts';
 import { OUTCOME_SHARDS, type OutcomeCounterStore } from '../../ports/outcome-counters.ts';
+import { outcomeBucketAdditions, outcomeBucketFromItem } from './outcome-counter-mapper.ts';
 import { allItems } from './query.ts';
 
 /**
  * Outcome counters in the table: `pk` `OUTCOMES#<connection>#<shard>`, `sk` `<granularity>#<bucket start>#<segment>`,
- * the four counts as numbers added with `ADD`, and a `ttl` a day after the bucket can last be read. One
+ * the four counts and their weighted counts (`outcome-counter-mapper.ts`) as numbers added with `ADD`, and a `ttl` a
+ * day after the bucket can last be read. One
  * container writes one shard (chosen at random when it starts), so each item takes at most one write per flush
  * interval per container of that shard.
  */
@@ -31,26 +32,24 @@ export class DynamoOutcomeCounterStore implements OutcomeCounterStore {
 
   async add(buckets: readonly OutcomeBucket[], shard: number): Promise<void> {
     await Promise.all(
-      buckets.map((bucket) =>
-        this.client.send(
+      buckets.map((bucket) => {
+        const additions = outcomeBucketAdditions(bucket);
+        return this.client.send(
           new UpdateCommand({
             TableName: this.tableName,
             Key: {
               pk: pk(bucket.connection_id, shard),
               sk: sk(bucket.granularity, bucket.start, bucket.segment),
             },
-            UpdateExpression: 'ADD opened :opened, paid :paid, failed :failed, #left :left SET #ttl = :ttl',
-            ExpressionAttributeNames: { '#left': 'left', '#ttl': 'ttl' },
+            UpdateExpression: `${additions.expression} SET #ttl = :ttl`,
+            ExpressionAttributeNames: { ...additions.names, '#ttl': 'ttl' },
             ExpressionAttributeValues: {
-              ':opened': bucket.counts.opened,
-              ':paid': bucket.counts.paid,
-              ':failed': bucket.counts.failed,
-              ':left': bucket.counts.left,
+              ...additions.values,
               ':ttl': Math.floor((bucket.start + 2 * DAY_MS) / 1000),
             },
           }),
-        ),
-      ),
+        );
+      }),
     );
   }
 
@@ -73,21 +72,13 @@ export class DynamoOutcomeCounterStore implements OutcomeCounterStore {
     }
     const summed = new Map<string, OutcomeBucket>();
     for (const item of (await Promise.all(reads)).flat()) {
-      const [granularity, start, segment] = String(item.sk).split('#') as [Granularity, string, string];
-      const key = `${granularity}#${start}#${segment}`;
-      const counts: OutcomeCounts = {
-        opened: Number(item.opened ?? 0),
-        paid: Number(item.paid ?? 0),
-        failed: Number(item.failed ?? 0),
-        left: Number(item.left ?? 0),
-      };
+      const bucket = outcomeBucketFromItem(connectionId, item);
+      const key = `${bucket.granularity}#${bucket.start}#${bucket.segment}`;
       const known = summed.get(key);
       summed.set(key, {
-        connection_id: connectionId,
-        segment,
-        granularity,
-        start: Date.parse(start),
-        counts: addCounts(known?.counts ?? NO_OUTCOMES, counts),
+        ...bucket,
+        counts: addCounts(known?.counts ?? NO_OUTCOMES, bucket.counts),
+        weighted: addCounts(known?.weighted ?? NO_OUTCOMES, bucket.weighted ?? bucket.counts),
       });
     }
     return [...summed.values()];

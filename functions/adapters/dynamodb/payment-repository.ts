@@ -2,58 +2,13 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ConcurrentModificationError } from '../../domain/errors.ts';
 import { isPaymentId, type Payment } from '../../domain/payment.ts';
-import { firstRetentionCheck, holdsPersonalData } from '../../domain/personal-data.ts';
+import { holdsPersonalData } from '../../domain/personal-data.ts';
 import type { Mode } from '../../domain/principal.ts';
 import type { PaymentRepository } from '../../ports/payment-repository.ts';
+import { decodedItems } from './item-decoder.ts';
+import { paymentFromItem, paymentToItem } from './payment-mapper.ts';
 import { allItems, allOfSweeperIndex, type DuePayment, duePayments, type TableIndexRef } from './query.ts';
-import { fromStoredRouting, type StoredRouting, toStoredRouting } from './routing-item.ts';
-import {
-  bookEntryKeys,
-  bookKeys,
-  currentIndexNames,
-  type IndexNames,
-  paymentKeys,
-  personalDataKeys,
-  shardOf,
-  withoutKeys,
-} from './table-schema.ts';
-
-/** A stored payment as the domain reads it: its routing decision expanded (`fromStoredRouting`). */
-export function toPayment(item: Record<string, unknown>): Payment {
-  const { routing, ...rest } = withoutKeys<Omit<Payment, 'routing'> & { routing?: StoredRouting }>(item);
-  return routing ? { ...rest, routing: fromStoredRouting(routing, rest.connection_id) } : rest;
-}
-
-/**
- * The payment's place in gsi3, sparse: while pending, the check sweeper's list by its next check; once settled
- * and holding personal data, the retention sweep's list by its next retention check; otherwise none.
- */
-function timelineKeys(payment: Payment) {
-  if (payment.next_check_at) {
-    return {
-      gsi3pk: paymentKeys.checkShard(shardOf(payment.id)),
-      gsi3sk: `${payment.next_check_at}#${payment.id}`,
-    };
-  }
-  if (payment.status === 'pending' || !holdsPersonalData(payment)) return {};
-  const checkAt = payment.retention_check_at ?? firstRetentionCheck(payment);
-  return { gsi3pk: paymentKeys.retentionShard(shardOf(payment.id)), gsi3sk: `${checkAt}#${payment.id}` };
-}
-
-function paymentItem({ routing, ...payment }: Payment) {
-  return {
-    ...paymentKeys.payment(payment.link_id, payment.mode, payment.id),
-    // The account's books: keys only, which never change, so only the payment's first write writes them.
-    ...bookEntryKeys(
-      bookKeys.payments(payment.account, payment.mode),
-      (reference) => bookKeys.paymentsByReference(payment.account, payment.mode, reference),
-      payment,
-    ),
-    ...timelineKeys(payment),
-    ...payment,
-    ...(routing ? { routing: toStoredRouting(routing) } : {}),
-  };
-}
+import { currentIndexNames, type IndexNames, paymentKeys, personalDataKeys } from './table-schema.ts';
 
 export class DynamoPaymentRepository implements PaymentRepository {
   private readonly client: DynamoDBDocumentClient;
@@ -75,7 +30,7 @@ export class DynamoPaymentRepository implements PaymentRepository {
       await this.client.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: paymentItem(payment),
+          Item: paymentToItem(payment),
           ...(before
             ? {
                 ConditionExpression: 'version = :expected',
@@ -115,7 +70,7 @@ export class DynamoPaymentRepository implements PaymentRepository {
         ConsistentRead: true,
       }),
     );
-    return Item ? toPayment(Item) : undefined;
+    return Item ? paymentFromItem(Item) : undefined;
   }
 
   async listOfLink(linkId: string, mode: Mode): Promise<Payment[]> {
@@ -126,7 +81,7 @@ export class DynamoPaymentRepository implements PaymentRepository {
       ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
       ConsistentRead: true,
     });
-    const payments = items.map(toPayment);
+    const payments = decodedItems(items, paymentFromItem);
     return payments.sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id));
   }
 
@@ -139,7 +94,7 @@ export class DynamoPaymentRepository implements PaymentRepository {
       ScanIndexForward: false,
       ConsistentRead: true,
     });
-    return items.map(toPayment);
+    return decodedItems(items, paymentFromItem);
   }
 
   dueForCheck(now: Date, limit: number): Promise<DuePayment[]> {
@@ -148,7 +103,7 @@ export class DynamoPaymentRepository implements PaymentRepository {
 
   /** A pending payment always has a next check, so the sweeper's list holds every one. */
   async pendingOfConnection(connectionId: string): Promise<{ link_id: string; mode: Mode; id: string }[]> {
-    const payments = await allOfSweeperIndex<Payment>(this.timelines, paymentKeys.checkShard);
+    const payments = await allOfSweeperIndex(this.timelines, paymentKeys.checkShard, paymentFromItem);
     return payments
       .filter((payment) => payment.connection_id === connectionId && payment.status === 'pending')
       .map(({ id, link_id, mode }) => ({ id, link_id, mode }));

@@ -5,7 +5,7 @@ import { type Erasures, scrubbedEventData } from '../../domain/personal-data.ts'
 import type { Mode } from '../../domain/principal.ts';
 import type { PersonalDataStore } from '../../ports/personal-data.ts';
 import { eventDataOf, storedEventData } from './event-data.ts';
-import { toPayment } from './payment-repository.ts';
+import { paymentFromItem } from './payment-mapper.ts';
 import { allItems, type DuePayment, duePayments, type TableIndexRef } from './query.ts';
 import {
   bookKeys,
@@ -39,7 +39,7 @@ export class DynamoPersonalDataStore implements PersonalDataStore {
     const pointer = await this.item(personalDataKeys.paymentPointer(id, mode));
     if (!pointer || pointer.account !== account) return undefined;
     const item = await this.item(paymentKeys.payment(String(pointer.link_id), mode, id));
-    return item ? toPayment(item) : undefined;
+    return item ? paymentFromItem(item) : undefined;
   }
 
   async eraseCopies(link: Pick<Payment, 'link_id' | 'mode'>, erasures: Erasures): Promise<void> {

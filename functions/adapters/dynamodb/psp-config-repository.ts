@@ -1,7 +1,8 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Mode } from '../../domain/principal.ts';
 import type { PspConfig, PspConfigRepository } from '../../ports/psp-config-repository.ts';
-import { checkoutKeys, withoutKeys } from './table-schema.ts';
+import { pspConfigFromItem } from './settings-mapper.ts';
+import { checkoutKeys } from './table-schema.ts';
 
 export class DynamoPspConfigRepository implements PspConfigRepository {
   private readonly client: DynamoDBDocumentClient;
@@ -16,7 +17,7 @@ export class DynamoPspConfigRepository implements PspConfigRepository {
     const { Item } = await this.client.send(
       new GetCommand({ TableName: this.tableName, Key: checkoutKeys.pspConfig(account, mode) }),
     );
-    return Item ? withoutKeys<PspConfig>(Item) : undefined;
+    return Item ? pspConfigFromItem(Item) : undefined;
   }
 
   async put(config: PspConfig): Promise<void> {

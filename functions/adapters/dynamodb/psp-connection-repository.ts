@@ -8,7 +8,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { type FeeLine, isConnectionId, type PspConnection } from '../../domain/connection.ts';
-import { type ConnectionHealth, INITIAL_HEALTH } from '../../domain/connection-health.ts';
+import type { ConnectionHealth } from '../../domain/connection-health.ts';
 import type { Mode } from '../../domain/principal.ts';
 import type { Routing } from '../../domain/routing.ts';
 import type {
@@ -16,25 +16,13 @@ import type {
   ConnectionState,
   PspConnectionRepository,
 } from '../../ports/psp-connections.ts';
+import { connectionStateFromItem, connectionToItem, routingFromItem } from './connection-mapper.ts';
+import { decodedItems } from './item-decoder.ts';
 import { allItems } from './query.ts';
-import { connectionKeys, currentIndexNames, type IndexNames, withoutKeys } from './table-schema.ts';
+import { connectionKeys, currentIndexNames, type IndexNames } from './table-schema.ts';
 
-const HEALTH_ATTRIBUTES = ['consecutive_failures', 'down_until', 'revision'] as const;
 /** Concurrent health writes on one connection settle within a few rounds; beyond that the change is dropped. */
 const MAX_HEALTH_ATTEMPTS = 4;
-
-/** A stored connection item: the connection, its health beside it (one read serves both). */
-function toState(item: Record<string, unknown>): ConnectionState {
-  const record = withoutKeys<Record<string, unknown>>(item);
-  const health: ConnectionHealth = {
-    consecutive_failures: Number(record.consecutive_failures ?? 0),
-    down_until: (record.down_until as string | null | undefined) ?? null,
-    revision: Number(record.revision ?? 0),
-  };
-  for (const attribute of HEALTH_ATTRIBUTES) delete record[attribute];
-  delete record.kind;
-  return { connection: record as unknown as PspConnection, health };
-}
 
 export class DynamoPspConnectionRepository implements PspConnectionRepository {
   private readonly client: DynamoDBDocumentClient;
@@ -52,13 +40,7 @@ export class DynamoPspConnectionRepository implements PspConnectionRepository {
       await this.client.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: {
-            ...connectionKeys.connection(connection.account, connection.mode, connection.id),
-            ...connectionKeys.byId(connection.id),
-            kind: 'connection',
-            ...connection,
-            ...INITIAL_HEALTH,
-          },
+          Item: connectionToItem(connection),
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
       );
@@ -90,22 +72,24 @@ export class DynamoPspConnectionRepository implements PspConnectionRepository {
         ConsistentRead: true,
       }),
     );
-    return Item ? toState(Item) : undefined;
+    return Item ? connectionStateFromItem(Item) : undefined;
   }
 
   async directory(account: string, mode: Mode): Promise<ConnectionDirectory> {
-    const connections: ConnectionState[] = [];
-    let routing: Routing | null = null;
     const items = await allItems(this.client, {
       TableName: this.tableName,
       KeyConditionExpression: 'pk = :pk',
       ExpressionAttributeValues: { ':pk': connectionKeys.directory(account, mode) },
       ConsistentRead: true,
     });
-    for (const item of items) {
-      if (item.kind === 'connection') connections.push(toState(item));
-      else if (item.kind === 'routing') routing = { rules: item.rules, default: item.default } as Routing;
-    }
+    const connections = decodedItems(
+      items.filter((item) => item.kind === 'connection'),
+      connectionStateFromItem,
+    );
+    const [routing = null] = decodedItems(
+      items.filter((item) => item.kind === 'routing'),
+      routingFromItem,
+    );
     connections.sort(
       (a, b) =>
         a.connection.created_at.localeCompare(b.connection.created_at) ||
@@ -142,7 +126,7 @@ export class DynamoPspConnectionRepository implements PspConnectionRepository {
           ReturnValues: 'ALL_NEW',
         }),
       );
-      return Attributes ? toState(Attributes).connection : undefined;
+      return Attributes ? connectionStateFromItem(Attributes).connection : undefined;
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) return undefined;
       throw error;
@@ -160,7 +144,7 @@ export class DynamoPspConnectionRepository implements PspConnectionRepository {
         ReturnValues: 'ALL_OLD',
       }),
     );
-    return Attributes ? toState(Attributes).connection : undefined;
+    return Attributes ? connectionStateFromItem(Attributes).connection : undefined;
   }
 
   async updateHealth(
@@ -176,7 +160,7 @@ export class DynamoPspConnectionRepository implements PspConnectionRepository {
           new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }),
         );
         if (!Item) return undefined;
-        current = toState(Item).health;
+        current = connectionStateFromItem(Item).health;
       }
       const next = change(current);
       if (!next) return undefined;

@@ -6,7 +6,8 @@ import {
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import type { Mode } from '../../domain/principal.ts';
-import { INDEX_SHARDS, withoutKeys } from './table-schema.ts';
+import { decodedItems } from './item-decoder.ts';
+import { INDEX_SHARDS } from './table-schema.ts';
 
 /** BatchGetItem reads at most this many keys per request. */
 const BATCH_GET_LIMIT = 100;
@@ -72,11 +73,13 @@ export interface TableIndexRef {
 
 /**
  * Every record of one partition of the listings index, in key order, all pages read, each read by key (the
- * index holds the keys only). For listings that are small by nature and read whole: an account's API keys.
+ * index holds the keys only) and decoded by `decode` (one that does not decode is left out: `decodedItems`).
+ * For listings that are small by nature and read whole: an account's API keys.
  */
 export async function recordsOfListing<T>(
   { client, tableName, indexName }: TableIndexRef,
   partition: string,
+  decode: (item: Record<string, unknown>) => T,
 ): Promise<T[]> {
   const entries = await allItems(client, {
     TableName: tableName,
@@ -84,8 +87,7 @@ export async function recordsOfListing<T>(
     KeyConditionExpression: 'gsi1pk = :pk',
     ExpressionAttributeValues: { ':pk': partition },
   });
-  const items = await itemsOfIndexEntries(client, tableName, entries);
-  return items.map((item) => withoutKeys<T>(item));
+  return decodedItems(await itemsOfIndexEntries(client, tableName, entries), decode);
 }
 
 /** Every item a query matches, all pages read: for partitions that are small by nature and read whole. */
@@ -126,12 +128,13 @@ export async function itemsOfShards(
 
 /**
  * Every record on one of the sweepers' work lists in the timelines index (`partitionOf(shard)`), due or not,
- * read whole from the table: for operators' checks (the PSP CLI), which read the whole list and filter it
- * themselves.
+ * read whole from the table and decoded by `decode` (`decodedItems`): for operators' checks (the PSP CLI), which
+ * read the whole list and filter it themselves.
  */
 export async function allOfSweeperIndex<T>(
   { client, tableName, indexName }: TableIndexRef,
   partitionOf: (shard: number) => string,
+  decode: (item: Record<string, unknown>) => T,
 ): Promise<T[]> {
   const shards = await Promise.all(
     Array.from({ length: INDEX_SHARDS }, (_, shard) =>
@@ -144,9 +147,7 @@ export async function allOfSweeperIndex<T>(
       }),
     ),
   );
-  const entries = shards.flat();
-  const items = await itemsOfIndexEntries(client, tableName, entries);
-  return items.map((item) => withoutKeys<T>(item));
+  return decodedItems(await itemsOfIndexEntries(client, tableName, shards.flat()), decode);
 }
 
 /**

@@ -6,9 +6,35 @@ import type { Mode } from '../../domain/principal.ts';
 import type { RefundLedger } from '../../ports/refund-ledger.ts';
 import { linkFromItem } from './link-mapper.ts';
 import { dropOrphan, putEvent } from './link-repository.ts';
+import { copyRefundedTotal, type RefundedTotal } from './payment-refunds.ts';
 import { allOfSweeperIndex, dueInSweeperIndex, type TableIndexRef } from './query.ts';
 import { writeRefundEntry } from './refund-entries.ts';
 import { currentIndexNames, type IndexNames, keys, refundCheckKeys } from './table-schema.ts';
+
+/**
+ * The refunded payment's total as a settlement's write left it (`ReturnValues: UPDATED_NEW` of that write), or
+ * undefined should the answer lack it (then the next settlement or the backfill copies it).
+ */
+function paymentTotalIn(
+  link: PaymentLink,
+  refund: Refund,
+  updated: Record<string, unknown> | undefined,
+): RefundedTotal | undefined {
+  const perPayment = updated?.paid_payments as
+    | Record<string, { refund_refunded_minor?: unknown }>
+    | undefined;
+  const refunded = link.reusable
+    ? perPayment?.[refund.payment_id]?.refund_refunded_minor
+    : updated?.refund_refunded_minor;
+  const total = {
+    paymentId: refund.payment_id,
+    refundedMinor: Number(refunded),
+    linkVersion: Number(updated?.version),
+  };
+  return Number.isSafeInteger(total.refundedMinor) && Number.isSafeInteger(total.linkVersion)
+    ? total
+    : undefined;
+}
 
 /**
  * Refunds inside their link's item: partial updates of the `refunds` list and the minor-unit totals, apart from
@@ -42,7 +68,7 @@ export class DynamoRefundLedger implements RefundLedger {
       : '';
     await putEvent(this.client, this.tableName, event);
     try {
-      await this.client.send(
+      const { Attributes } = await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.link(before.id, before.mode),
@@ -63,9 +89,15 @@ export class DynamoRefundLedger implements RefundLedger {
             ':id': refund.id,
             ':from': from,
           },
+          // The totals and version this write left, whatever other refunds of the link moved meanwhile.
+          ReturnValues: 'UPDATED_NEW',
         }),
       );
-      await writeRefundEntry(this.client, this.tableName, after, refund, false);
+      const total = paymentTotalIn(before, refund, Attributes);
+      await Promise.all([
+        writeRefundEntry(this.client, this.tableName, after, refund, false),
+        total && copyRefundedTotal(this.client, this.tableName, before, total),
+      ]);
       return true;
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) {
@@ -134,8 +166,7 @@ export class DynamoRefundLedger implements RefundLedger {
 
   /** A link with a pending refund stays on the refund sweeper's list until none is pending. */
   async pendingOfConnection(connectionId: string): Promise<{ link_id: string; id: string }[]> {
-    const items = await allOfSweeperIndex<Record<string, unknown>>(this.timelines, keys.refundCheckShard);
-    const links = items.map(linkFromItem);
+    const links = await allOfSweeperIndex(this.timelines, keys.refundCheckShard, linkFromItem);
     // A reusable link's refunds may each go through another connection: told apart below.
     const concerned = links.filter((link) => link.reusable || link.payment?.connection_id === connectionId);
     return concerned.flatMap((link) =>

@@ -1,6 +1,19 @@
 import { parseSegmentKey, segmentKey } from '../../domain/outcomes.ts';
 import type { RoutingDecision } from '../../domain/routing-decision.ts';
-import type { CandidateEstimate } from '../../domain/strategies.ts';
+import { type CandidateEstimate, OPTIMIZE_GOALS } from '../../domain/strategies.ts';
+import {
+  arrayOf,
+  type Decoder,
+  lazy,
+  literal,
+  mismatch,
+  nullable,
+  number,
+  objectOf,
+  oneOf,
+  optional,
+  string,
+} from './item-decoder.ts';
 
 /**
  * A payment's routing decision as the table keeps it: what every payment carries is stored small (the segment
@@ -15,10 +28,38 @@ export interface StoredRouting {
   /** Rule name, when a rule matched. */
   r?: string;
   /** Candidates: an id alone when nothing was known of it, else [id, paid share, sessions, fee, eliminated]. */
-  c?: (string | [string, number | null, number, number | null, 0 | 1])[];
+  c?: StoredCandidate[];
   x?: 1;
   v?: 1;
+  /** Held out (2026-11-30, issue 50): absent on every decision before holdouts and on every learned one. */
+  h?: 1;
 }
+
+type StoredCandidate = string | [string, number | null, number, number | null, 0 | 1];
+
+const STRATEGIES = ['link', 'default', 'enabled', 'priority', 'split', ...OPTIMIZE_GOALS] as const;
+const share = /* @__PURE__ */ nullable(number);
+
+const storedCandidate: Decoder<StoredCandidate> = (value) => {
+  if (typeof value === 'string') return value;
+  if (!Array.isArray(value) || value.length !== 5) return mismatch('an id or 5 estimates', value);
+  const [connection, paidShare, sessions, fee, eliminated] = value;
+  if (eliminated !== 0 && eliminated !== 1) return mismatch('0 or 1', eliminated);
+  return [string(connection), share(paidShare), number(sessions), share(fee), eliminated];
+};
+
+/** A payment's stored decision, checked (payment-mapper.ts). */
+export const storedRouting = /* @__PURE__ */ lazy(() =>
+  objectOf<StoredRouting>({
+    s: oneOf(STRATEGIES),
+    g: string,
+    r: optional(string),
+    c: optional(arrayOf(storedCandidate)),
+    x: optional(literal(1)),
+    v: optional(literal(1)),
+    h: optional(literal(1)),
+  }),
+);
 
 const known = (estimate: CandidateEstimate) =>
   estimate.paid_share !== null ||
@@ -51,6 +92,7 @@ export function toStoredRouting(decision: RoutingDecision): StoredRouting {
         }),
     ...(decision.exploration ? { x: 1 } : {}),
     ...(decision.recovery ? { v: 1 } : {}),
+    ...(decision.holdout ? { h: 1 } : {}),
   };
 }
 
@@ -70,5 +112,6 @@ export function fromStoredRouting(stored: StoredRouting, connectionId: string): 
     chosen: connectionId,
     exploration: stored.x === 1,
     recovery: stored.v === 1,
+    holdout: stored.h === 1,
   };
 }

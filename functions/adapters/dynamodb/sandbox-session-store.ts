@@ -1,7 +1,8 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SandboxSession, SandboxSessionStore } from '../../ports/sandbox-sessions.ts';
-import { checkoutKeys, withoutKeys } from './table-schema.ts';
+import { sandboxSessionFromItem } from './sandbox-session-mapper.ts';
+import { checkoutKeys } from './table-schema.ts';
 
 /** Sandbox sessions are kept a week past their expiry, then DynamoDB's TTL removes them. */
 const RETENTION_SECONDS = 7 * 86_400;
@@ -37,7 +38,7 @@ export class DynamoSandboxSessionStore implements SandboxSessionStore {
         ConsistentRead: true,
       }),
     );
-    return Item ? withoutKeys<SandboxSession>(Item) : undefined;
+    return Item ? sandboxSessionFromItem(Item) : undefined;
   }
 
   async complete(id: string, paymentReference: string, now: Date): Promise<SandboxSession | undefined> {

@@ -243,14 +243,18 @@ export function refundCheckKeys(linkId: string, checkAt: string) {
   return { gsi3pk: keys.refundCheckShard(shardOf(linkId)), gsi3sk: `${checkAt}#${linkId}` };
 }
 
-const KEY_ATTRIBUTES = ['pk', 'sk', 'gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk', 'gsi3pk', 'gsi3sk', 'ttl'];
-
-/** The domain record inside a stored item: the item minus its key and index attributes. */
-export function withoutKeys<T>(item: Record<string, unknown>): T {
-  const copy: Record<string, unknown> = { ...item };
-  for (const attribute of KEY_ATTRIBUTES) delete copy[attribute];
-  return copy as T;
-}
+/** An item's key and index attributes, and its expiry: the table's, not its record's (item-decoder.ts). */
+export const KEY_ATTRIBUTES: readonly string[] = [
+  'pk',
+  'sk',
+  'gsi1pk',
+  'gsi1sk',
+  'gsi2pk',
+  'gsi2sk',
+  'gsi3pk',
+  'gsi3sk',
+  'ttl',
+];
 
 /** Keys of checkout's own records: which PSP serves an account, and the sandbox PSP's sessions. */
 export const checkoutKeys = {

@@ -19,27 +19,11 @@ import type {
   StoredWebhookEndpoint,
   WebhookEndpointRepository,
 } from '../../ports/webhook-endpoints.ts';
+import { endpointFromItem } from './endpoint-mapper.ts';
+import { decodedItems } from './item-decoder.ts';
 import { allItems } from './query.ts';
-import { endpointKeys, withoutKeys } from './table-schema.ts';
+import { endpointKeys } from './table-schema.ts';
 import { setAttributes } from './update-expressions.ts';
-
-const SEALED_FIELDS = ['secret', 'previous_secret', 'previous_until'] as const;
-
-function toStored(item: Record<string, unknown>): StoredWebhookEndpoint {
-  const record = withoutKeys<Record<string, unknown>>(item);
-  const sealed: EndpointSecrets = { secret: record.secret as string };
-  if (typeof record.previous_secret === 'string' && typeof record.previous_until === 'string') {
-    sealed.previous_secret = record.previous_secret;
-    sealed.previous_until = record.previous_until;
-  }
-  const stats: EndpointStats = {
-    window: Array.isArray(record.window) ? (record.window as EndpointStats['window']) : [],
-    ...(typeof record.failing_since === 'string' && { failing_since: record.failing_since }),
-  };
-  for (const field of [...SEALED_FIELDS, 'kind', 'window', 'failing_since', 'disabled_reason', 'test_until'])
-    delete record[field];
-  return { ...(record as unknown as WebhookEndpoint), sealed, stats };
-}
 
 const isConditionFailure = (error: unknown) => error instanceof ConditionalCheckFailedException;
 
@@ -95,7 +79,7 @@ export class DynamoWebhookEndpointRepository implements WebhookEndpointRepositor
       ExpressionAttributeValues: { ':pk': endpointKeys.directory(account, mode), ':prefix': 'ENDPOINT#' },
       ConsistentRead: true,
     });
-    return items.map(toStored).sort((a, b) => a.created_at.localeCompare(b.created_at));
+    return decodedItems(items, endpointFromItem).sort((a, b) => a.created_at.localeCompare(b.created_at));
   }
 
   async get(account: string, mode: Mode, id: string): Promise<StoredWebhookEndpoint | undefined> {
@@ -107,7 +91,7 @@ export class DynamoWebhookEndpointRepository implements WebhookEndpointRepositor
         ConsistentRead: true,
       }),
     );
-    return Item ? toStored(Item) : undefined;
+    return Item ? endpointFromItem(Item) : undefined;
   }
 
   async update(
@@ -262,7 +246,7 @@ export class DynamoWebhookEndpointRepository implements WebhookEndpointRepositor
             : { ExpressionAttributeValues: undefined }),
         }),
       );
-      return Attributes ? toStored(Attributes) : undefined;
+      return Attributes ? endpointFromItem(Attributes) : undefined;
     } catch (error) {
       if (isConditionFailure(error)) return undefined;
       throw error;

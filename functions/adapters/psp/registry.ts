@@ -1,4 +1,4 @@
-import type { CreatePspFactory, PspDescriptor } from '../../ports/psp-descriptor.ts';
+import { type CreatePspFactory, namesPsp, type PspDescriptor } from '../../ports/psp-descriptor.ts';
 import { adyen } from './adyen-descriptor.ts';
 import { createFactory as adyenFactory } from './adyen-psp.ts';
 import { checkoutCom } from './checkout-descriptor.ts';
@@ -43,14 +43,6 @@ export const PSP_FACTORIES: Record<PspId, CreatePspFactory> = {
 /** The registered ids, for the API's provider enum and the CLI's `--provider`. */
 export const PSP_IDS: readonly PspId[] = /* @__PURE__ */ PSP_DESCRIPTORS.map((descriptor) => descriptor.id);
 
-/** A provider as stored or addressed (an id, or a former id of one: its alias), as the id of its PSP; else as is. */
-export function canonicalProvider(provider: string): string {
-  return (
-    PSP_DESCRIPTORS.find((descriptor) => descriptor.id === provider || descriptor.aliases?.includes(provider))
-      ?.id ?? provider
-  );
-}
-
-/** The descriptor of a provider (its id or an alias), or undefined. */
+/** The descriptor of a provider (its id or a former id, an alias), or undefined. */
 export const descriptorOf = (provider: string): PspDescriptor | undefined =>
-  PSP_DESCRIPTORS.find((descriptor) => descriptor.id === canonicalProvider(provider));
+  PSP_DESCRIPTORS.find((descriptor) => namesPsp(descriptor, provider));

@@ -93,7 +93,7 @@ export interface ConsoleMessages {
     noPayments: string;
     rule: (rule: string) => string;
     /** What marks a decision besides its strategy (`RoutingDecision.exploration`, `.recovery`). */
-    routingNotes: Record<'exploration' | 'recovery', string>;
+    routingNotes: Record<'exploration' | 'recovery' | 'holdout', string>;
     candidates: (count: number) => string;
     /** A candidate's paid share (a formatted percentage) and the sessions behind it. */
     candidateEvidence: (paidShare: string, sessions: number) => string;
@@ -146,6 +146,10 @@ export interface ConsoleMessages {
     newestFirst: string;
     noPayments: string;
     noRefunds: string;
+    /** A succeeded payment some of whose amount was refunded: what is left of it. */
+    partlyRefunded: (left: string) => string;
+    /** A succeeded payment refunded in full. */
+    refunded: string;
     older: string;
     filter: string;
     from: string;
@@ -265,6 +269,25 @@ export interface ConsoleMessages {
     opened: string;
     connectionsCaption: string;
     noConnections: string;
+    /** What routing that learns earned against its holdout (docs/console.md#overview). */
+    upliftTitle: (days: number) => string;
+    upliftDescription: string;
+    upliftAxis: string;
+    upliftCaption: (days: number) => string;
+    allRules: string;
+    rule: string;
+    learning: string;
+    holdout: string;
+    /** A difference in points with its interval: `+2.1 (0.4 to 3.8)`. */
+    difference: string;
+    interval: (estimate: string, low: string, high: string) => string;
+    /** An arm's checkouts and paid share: `950 checkouts, 81 % paid`. */
+    arm: (checkouts: number, share: string) => string;
+    extraPayments: string;
+    extraAmount: string;
+    beyondChance: string;
+    maybeChance: string;
+    noUplift: string;
   };
   /** The create-link form; the API's own validation messages stay as the API gives them. */
   linkForm: {

@@ -4,7 +4,7 @@ import { AMOUNT_BANDS } from '../../../functions/domain/outcomes.ts';
 import { OUTCOME_SHARDS } from '../../../functions/ports/outcome-counters.ts';
 import type { BenchRow, BenchServer } from '../bench.ts';
 import { fmt } from '../bench.ts';
-import { type CounterModel, counterHeat } from '../outcome-counter-heat.ts';
+import { armHeat, type CounterModel, counterHeat } from '../outcome-counter-heat.ts';
 import { heatByPattern, hottest, type KeyHeat, PARTITION_LIMITS } from '../partition-heat.ts';
 import { itemSize } from '../store-cost.ts';
 import { hostedLife, type LifeResult, steadyLife } from './70-cost-per-link.ts';
@@ -44,6 +44,11 @@ const counters: CounterModel = {
       paid: 1000,
       failed: 150,
       left: 50,
+      // The same counts as learning weighs them (functions/domain/outcome-weights.ts).
+      w_opened: 1200,
+      w_paid: 1000,
+      w_failed: 120,
+      w_left: 25,
       ttl: 1_764_500_000,
     }),
   ),
@@ -89,7 +94,21 @@ export default {
         value: `${fmt(modelled.ceiling)} links/s`,
         baseline: `${fmt(PARTITION_LIMITS.wru)} WRU/s, ${fmt(PARTITION_LIMITS.rru)} RRU/s a partition`,
       });
-      const ceiling = Math.min(ranked[0]?.ceiling ?? Number.POSITIVE_INFINITY, modelled.ceiling);
+      // Every link of the shape under an `optimize` rule: the worst case of the arms' counters.
+      const arms = armHeat(counters, shape.target, shape.merchants);
+      bench.row({
+        measure: `partition heat, ${shape.name}`,
+        subject:
+          `table UPLIFT#<acc>#<mode>#<shard> (merchant, ${counters.shards} shards, modelled, every link optimized): ` +
+          `${fmt(arms.wruPerPartition)} WRU/s a partition at ${fmt(shape.target)} links/s`,
+        value: `${fmt(arms.ceiling)} links/s`,
+        baseline: `${fmt(PARTITION_LIMITS.wru)} WRU/s a partition`,
+      });
+      const ceiling = Math.min(
+        ranked[0]?.ceiling ?? Number.POSITIVE_INFINITY,
+        modelled.ceiling,
+        arms.ceiling,
+      );
       bench.row({
         measure: `partition heat, ${shape.name}`,
         subject: 'ceiling (hottest partition at its limit)',
