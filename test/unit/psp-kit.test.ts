@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkCredentials, credentialFields } from '../../functions/adapters/psp/kit/credentials.ts';
-import { PSP_DESCRIPTORS, PSP_FACTORIES } from '../../functions/adapters/psp/registry.ts';
+import { PSP_DESCRIPTORS, PSP_FACTORIES, PSP_IDENTITIES } from '../../functions/adapters/psp/registry.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
 import { INITIAL_HEALTH } from '../../functions/domain/connection-health.ts';
 import { PspNotConfiguredError } from '../../functions/domain/errors.ts';
@@ -94,6 +94,11 @@ describe('the registry', () => {
       if (descriptor.capabilities.includes('partial_refunds'))
         expect(descriptor.capabilities).toContain('refunds');
     }
+  });
+
+  it('lists each PSP’s identity beside its descriptor, in the same order', () => {
+    const identityOf = ({ id, aliases }: PspDescriptor) => (aliases ? { id, aliases } : { id });
+    expect(PSP_IDENTITIES).toEqual(PSP_DESCRIPTORS.map(identityOf));
   });
 });
 
