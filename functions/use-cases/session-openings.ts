@@ -272,7 +272,8 @@ function sessionRequest(
     locale,
     references,
     lines,
-  }: Pick<Opening, 'link' | 'amount' | 'locale' | 'references' | 'lines'>,
+    answers,
+  }: Pick<Opening, 'link' | 'amount' | 'locale' | 'references' | 'lines' | 'answers'>,
   connection: PspConnection,
   psp: Psp,
   paymentId: string,
@@ -293,6 +294,7 @@ function sessionRequest(
     locale,
     paymentMethods: methodsFor(link.payment_methods, connection.methods),
     ...(references ? { references } : {}),
+    ...(answers?.buyer ? { buyer: answers.buyer } : {}),
     ...pspPageAsks(link, deps.psps.rules(connection.provider).pageAsks),
   };
 }
