@@ -1,8 +1,14 @@
+import { afterAll, beforeAll, it } from 'vitest';
+import { PSP_FACTORIES, type PspId } from '../../functions/adapters/psp/registry.ts';
 import type { BuyerDetails } from '../../functions/domain/buyer.ts';
-import type { PspConnection } from '../../functions/domain/connection.ts';
+import { newConnectionId, type PspConnection } from '../../functions/domain/connection.ts';
 import type { Amount } from '../../functions/domain/money.ts';
 import type { PspSession } from '../../functions/domain/payment-link.ts';
-import type { PspDescriptor, PspRuntime } from '../../functions/ports/psp-descriptor.ts';
+import type { Psp } from '../../functions/ports/psp.ts';
+import type { Capability, PspDescriptor, PspRuntime } from '../../functions/ports/psp-descriptor.ts';
+import { trustFakePspCertificate } from './fake-psp-server.ts';
+import { testPspRuntime } from './psp-fakes.ts';
+import { storedConnection } from './psp-fixtures.ts';
 
 /**
  * What the conformance suite (test/integration/psp-conformance-*.test.ts, docs/orchestration.md#conformance)
@@ -54,8 +60,12 @@ export interface ConformanceFake {
    * a connection that simulates it, which the suite builds its adapter from.
    */
   outage(kind: 'none' | 'error' | 'hang'): Partial<PspConnection> | undefined;
-  /** Settles a refund the PSP answered `pending` (declared `refunds` only; absent: its refunds settle at once). */
-  settleRefund?(reference: string, outcome: 'succeeded' | 'failed'): Promise<void>;
+  /**
+   * Settles a refund the PSP answered `pending` (declared `refunds` only; absent: its refunds settle at once).
+   * A PSP that tells a refund's outcome only by notification (no API to read a refund back) answers that
+   * notification, which the suite has the adapter verify before it reads the refund back.
+   */
+  settleRefund?(reference: string, outcome: 'succeeded' | 'failed'): Promise<RawNotification | undefined>;
   stop(): Promise<void>;
 }
 
@@ -85,3 +95,78 @@ export const conformanceModuleOf = (descriptor: Pick<PspDescriptor, 'id'>): URL 
     `../../functions/adapters/psp/${descriptor.id.replaceAll('_', '-')}/test/conformance.ts`,
     import.meta.url,
   );
+
+/** A PSP under the suite: its fake, and adapters of test-mode connections to it, built as the service builds them. */
+export interface ConformanceRun {
+  readonly descriptor: PspDescriptor;
+  readonly fake: ConformanceFake;
+  /** An adapter of a new connection (with `changes`), from the registry's factory of its PSP. */
+  adapter(changes?: Partial<PspConnection>): Promise<{ psp: Psp; connection: PspConnection }>;
+}
+
+/**
+ * Starts `descriptor`'s fixture before a file's scenarios and stops it after them: read `run()` inside the tests.
+ * The fakes that speak HTTPS are trusted for the file's worker.
+ */
+export function useConformance(descriptor: PspDescriptor): () => ConformanceRun {
+  let run: ConformanceRun | undefined;
+  let untrust = () => {};
+  beforeAll(async () => {
+    untrust = trustFakePspCertificate();
+    const { conformance } = (await import(conformanceModuleOf(descriptor).href)) as {
+      conformance: ConformanceFixture;
+    };
+    if (conformance.provider !== descriptor.id)
+      throw new Error(`${descriptor.id}: its fixture is another PSP's`);
+    const fake = await conformance.start();
+    run = { descriptor, fake, adapter: (changes) => adapterAt(descriptor, fake, changes) };
+  });
+  afterAll(async () => {
+    await run?.fake.stop();
+    untrust();
+  });
+  return () => {
+    if (!run) throw new Error(`${descriptor.id}: its fixture has not started`);
+    return run;
+  };
+}
+
+/** A fresh connection's adapter: its credentials in an in-memory secret store, its calls sent to the fake. */
+async function adapterAt(
+  descriptor: PspDescriptor,
+  fake: ConformanceFake,
+  changes: Partial<PspConnection> = {},
+) {
+  const connection: PspConnection = {
+    ...storedConnection(descriptor.id, 'test', newConnectionId()),
+    ...(fake.credentials ? {} : { secret_name: null }),
+    ...fake.connection,
+    ...changes,
+  };
+  const secrets = new Map(
+    connection.secret_name && fake.credentials
+      ? [[connection.secret_name, JSON.stringify(fake.credentials)]]
+      : [],
+  );
+  const runtime = { ...testPspRuntime({ secrets, apiUrl: fake.apiUrl }), ...fake.runtime };
+  const psp = await PSP_FACTORIES[descriptor.id as PspId](runtime).create(connection);
+  return { psp, connection };
+}
+
+/**
+ * A scenario of the suite: run when the PSP's descriptor declares `capability` (or it is the core), and must then
+ * pass; otherwise skipped by name ("stripe: voids authorizations: not declared").
+ */
+export function scenario(
+  descriptor: PspDescriptor,
+  name: string,
+  capability: Capability | undefined,
+  test: () => Promise<void>,
+  timeout?: number,
+): void {
+  if (capability && !descriptor.capabilities.includes(capability)) {
+    it.skip(`${descriptor.id}: ${capability.replaceAll('_', ' ')}: not declared`, test);
+  } else {
+    it(`${descriptor.id}: ${name}`, { timeout }, test);
+  }
+}

@@ -1,0 +1,89 @@
+import { expect } from 'vitest';
+import type { BuyerDetail, BuyerDetails, Collect } from '../../functions/domain/buyer.ts';
+import type { PspConnection } from '../../functions/domain/connection.ts';
+import { InvalidNotificationError } from '../../functions/domain/errors.ts';
+import type { Amount } from '../../functions/domain/money.ts';
+import { newPaymentLink, type PaymentLink, type PspSession } from '../../functions/domain/payment-link.ts';
+import type { Psp, PspSessionStatus, SessionRequest } from '../../functions/ports/psp.ts';
+import { canCaptureLater } from '../../functions/ports/psp-capabilities.ts';
+import type { ConformanceRun, RawNotification } from './psp-conformance.ts';
+import { orderLink, sessionRequest } from './psp-fixtures.ts';
+
+// The steps the conformance scenarios share (test/integration/psp-conformance-*.test.ts): what checkout, the
+// notification and the buyer do, in the order the service does them.
+
+/** A buyer who gives every detail a PSP's page may ask. */
+export const BUYER: Required<Omit<BuyerDetails, 'shipping_address'>> &
+  Pick<BuyerDetails, 'shipping_address'> = {
+  email: 'buyer@example.com',
+  name: 'Jane Buyer',
+  phone: '+31612345678',
+  billing_address: { line1: 'Keizersgracht 1', city: 'Amsterdam', postal_code: '1015 CJ', country: 'NL' },
+  shipping_address: { line1: 'Damrak 1', city: 'Amsterdam', postal_code: '1012 LG', country: 'NL' },
+};
+
+/** The same amount, whatever the spelling of its decimals (`10.5` and `10.50` EUR). */
+export function expectSameMoney(actual: Amount | null | undefined, expected: Amount): void {
+  expect(actual?.currency).toBe(expected.currency);
+  expect(Number(actual?.value)).toBe(Number(expected.value));
+}
+
+/** A link whose buyer chooses the amount, between 5 and 50 EUR. */
+export function rangeLink(): PaymentLink {
+  return newPaymentLink(
+    { account: 'acme', mode: 'test' },
+    { amount_range: { currency: 'EUR', minimum: '5.00', maximum: '50.00' }, description: 'Donation' },
+    new Date(),
+  );
+}
+
+/** A link of 10.00 EUR that collects every detail the PSP's page can ask (`pageAsks`), and the request for it. */
+export function collectingRequest(descriptor: ConformanceRun['descriptor'], connection: PspConnection) {
+  const asks = Object.keys(descriptor.pageAsks) as BuyerDetail[];
+  const collect: Collect = Object.fromEntries(
+    asks.map((detail) => [detail, detail === 'shipping_address' ? { countries: ['NL'] } : 'required']),
+  );
+  const link = { ...orderLink('10.00'), collect };
+  return { ...sessionRequest(link, connection), pageAsks: asks };
+}
+
+/**
+ * The status of a session as the service settles it: read back, and captured first where the PSP takes the money
+ * only when we capture and the buyer approved.
+ */
+export async function settledStatus(psp: Psp, session: PspSession): Promise<PspSessionStatus> {
+  const status = await psp.retrieveSession(session.id);
+  if (status.deferredCapture !== 'approved' || !canCaptureLater(psp)) return status;
+  return psp.captureSession({ id: session.id, paymentId: session.payment_id });
+}
+
+/** Verifies `notification`, expecting it about `sessionId`, as the notification function does first. */
+export async function verified(psp: Psp, notification: RawNotification, sessionId: string) {
+  const items = await psp.verifyNotification(notification.body, notification.headers);
+  expect(items.map((item) => item.sessionId)).toContain(sessionId);
+  expect(items.every((item) => !item.livemode)).toBe(true);
+  return items;
+}
+
+/** A notification the adapter must refuse as not authentic. */
+export async function expectRefused(psp: Psp, notification: RawNotification): Promise<void> {
+  await expect(psp.verifyNotification(notification.body, notification.headers)).rejects.toBeInstanceOf(
+    InvalidNotificationError,
+  );
+}
+
+/**
+ * A session the buyer paid, as the service learns of it: the PSP's notification verified, then the status read
+ * back (and captured, where the PSP captures later).
+ */
+export async function paidSession(
+  run: ConformanceRun,
+  psp: Psp,
+  request: SessionRequest,
+  buyer: BuyerDetails = BUYER,
+): Promise<{ session: PspSession; status: PspSessionStatus }> {
+  const session = await psp.createSession(request);
+  await run.fake.pay(session, buyer);
+  await verified(psp, await run.fake.notification(session, 'genuine'), session.id);
+  return { session, status: await settledStatus(psp, session) };
+}
