@@ -59,7 +59,7 @@ describe.each(PSP_DESCRIPTORS.map((descriptor) => [descriptor.id, descriptor] as
         const { psp, connection } = await run().adapter();
         const session = await psp.createSession(sessionRequest(orderLink('10.00'), connection));
         await run().fake.pay(session, BUYER);
-        await verified(psp, await run().fake.notification(session, 'genuine'), session.id);
+        await verified(psp, await run().fake.notification(session, 'genuine'), session);
         await expectRefused(psp, await run().fake.notification(session, 'forged'));
         await expectRefused(psp, await run().fake.notification(session, 'other_key'));
       },

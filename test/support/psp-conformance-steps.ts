@@ -57,11 +57,16 @@ export async function settledStatus(psp: Psp, session: PspSession): Promise<PspS
   return psp.captureSession({ id: session.id, paymentId: session.payment_id });
 }
 
-/** Verifies `notification`, expecting it about `sessionId`, as the notification function does first. */
-export async function verified(psp: Psp, notification: RawNotification, sessionId: string) {
+/**
+ * Verifies `notification` as the notification function does first, expecting it about `session`: what it names
+ * (the session, or the PSP's payment in it) reads back as that session's attempt.
+ */
+export async function verified(psp: Psp, notification: RawNotification, session: PspSession) {
   const items = await psp.verifyNotification(notification.body, notification.headers);
-  expect(items.map((item) => item.sessionId)).toContain(sessionId);
   expect(items.every((item) => !item.livemode)).toBe(true);
+  const named = items.flatMap((item) => (item.sessionId ? [item.sessionId] : []));
+  const attempts = await Promise.all(named.map(async (id) => (await psp.retrieveSession(id)).paymentId));
+  expect(attempts).toContain(session.payment_id);
   return items;
 }
 
@@ -84,6 +89,6 @@ export async function paidSession(
 ): Promise<{ session: PspSession; status: PspSessionStatus }> {
   const session = await psp.createSession(request);
   await run.fake.pay(session, buyer);
-  await verified(psp, await run.fake.notification(session, 'genuine'), session.id);
+  await verified(psp, await run.fake.notification(session, 'genuine'), session);
   return { session, status: await settledStatus(psp, session) };
 }
