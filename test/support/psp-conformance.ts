@@ -155,7 +155,7 @@ async function adapterAt(
 
 /**
  * A scenario of the suite: run when the PSP's descriptor declares `capability` (or it is the core), and must then
- * pass; otherwise skipped by name ("stripe: voids authorizations: not declared").
+ * pass; otherwise skipped by name ("sandbox: line items: not declared").
  */
 export function scenario(
   descriptor: PspDescriptor,
