@@ -89,18 +89,23 @@ export function registeredIn(registry: string, names: PspNames): string {
   const importsEnd = registry.indexOf('\n', registry.indexOf(' from ', lastImport)) + 1;
   const imports = [
     `import { createFactory as ${names.camel}Factory } from './${names.folder}/adapter.ts';`,
-    `import { ${names.camel} } from './${names.folder}/descriptor.ts';`,
+    `import { ${names.camel}, identity as ${names.camel}Identity } from './${names.folder}/descriptor.ts';`,
   ].join('\n');
   const withImports = `${registry.slice(0, importsEnd)}${imports}\n${registry.slice(importsEnd)}`;
   const descriptors = /(export const PSP_DESCRIPTORS = \[)([^\]]*)(\] as const;)/;
+  const identities = /(export const PSP_IDENTITIES = \[)([^\]]*)(\] as const;)/;
   const factories = /(export const PSP_FACTORIES: Record<PspId, CreatePspFactory> = \{\n)([\s\S]*?)(\n\};)/;
-  if (!descriptors.test(withImports) || !factories.test(withImports)) {
+  if (![descriptors, identities, factories].every((list) => list.test(withImports))) {
     throw new Error(
       'The registry no longer reads as psp:new expects: add the PSP by hand (docs/orchestration.md).',
     );
   }
   return withImports
     .replace(descriptors, (_, start, list, end) => `${start}${list.trim()}, ${names.camel}${end}`)
+    .replace(
+      identities,
+      (_, start, list, end) => `${start}${list.replace(/,?\s*$/, '')}, ${names.camel}Identity${end}`,
+    )
     .replace(
       factories,
       (_, start, list, end) => `${start}${list}\n  ${names.id}: ${names.camel}Factory,${end}`,

@@ -93,7 +93,12 @@ describe('npm run psp:new', () => {
     );
     await tool('tsc', []);
     await tool('biome', ['check', folder, 'functions/adapters/psp/registry.ts']);
-    await tool('vitest', ['run', 'test/unit/psp-names.test.ts', 'test/unit/psp-capability-table.test.ts']);
+    await tool('vitest', [
+      'run',
+      'test/unit/psp-names.test.ts',
+      'test/unit/psp-capability-table.test.ts',
+      'test/unit/psp-kit.test.ts',
+    ]);
     const failed = await tool('vitest', [
       'run',
       'test/integration/psp-conformance-sessions.test.ts',

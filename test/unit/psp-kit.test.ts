@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkCredentials, credentialFields } from '../../functions/adapters/psp/kit/credentials.ts';
-import { PSP_DESCRIPTORS, PSP_FACTORIES } from '../../functions/adapters/psp/registry.ts';
+import { PSP_DESCRIPTORS, PSP_FACTORIES, PSP_IDENTITIES } from '../../functions/adapters/psp/registry.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
 import { INITIAL_HEALTH } from '../../functions/domain/connection-health.ts';
 import { PspNotConfiguredError } from '../../functions/domain/errors.ts';
@@ -113,6 +113,11 @@ describe('the registry', () => {
     expect(withSdk.length).toBeGreaterThan(0);
     expect(PSP_SDKS).toHaveLength(withSdk.length);
     for (const name of PSP_SDKS) expect(Object.keys(dependencies)).toContain(BASELINE_SDKS[name]?.package);
+  });
+
+  it('lists each PSP’s identity beside its descriptor, in the same order', () => {
+    const identityOf = ({ id, aliases }: PspDescriptor) => (aliases ? { id, aliases } : { id });
+    expect(PSP_IDENTITIES).toEqual(PSP_DESCRIPTORS.map(identityOf));
   });
 });
 

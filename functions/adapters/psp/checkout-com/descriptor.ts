@@ -42,6 +42,13 @@ const credentials = /* @__PURE__ */ once(() =>
 );
 
 /**
+ * Its id (and former ids), all that a function reading stored items needs of it (the registry's `PSP_IDENTITIES`).
+ * The descriptor repeats them as literals, so that a bundle using only this drops the descriptor
+ * (test/unit/psp-kit.test.ts holds the two equal).
+ */
+export const identity = { id: 'checkout_com', aliases: ['checkout'] } as const;
+
+/**
  * Checkout.com's Payment Links (docs/orchestration.md#checkoutcom): a payment link cannot be ended early, so it is
  * made with capture disabled, and we capture the buyer's authorization only while our link can still be paid by
  * it, else void it. Its three-decimal currencies only in whole hundredths (docs.checkout.com "Calculating the
@@ -52,8 +59,8 @@ const credentials = /* @__PURE__ */ once(() =>
  */
 export const checkoutCom: PspDescriptor<ReturnType<typeof credentials>, 'checkout_com'> = {
   id: 'checkout_com',
-  displayName: 'Checkout.com',
   aliases: ['checkout'],
+  displayName: 'Checkout.com',
   testModeOnly: false,
   credentials,
   credentialsProblem: ({ secret_key }, mode) => {
