@@ -57,6 +57,12 @@ export interface SessionRequest extends CheckoutReturn {
    * docs/checkout.md#on-the-psps-page), decided by checkout; absent: none. Each adapter spells them as its PSP does.
    */
   pageAsks?: BuyerDetail[];
+  /**
+   * What the buyer answered on our page before this session (docs/checkout.md#buyer-details): an adapter sends
+   * the details its PSP needs for every session (`PspRules.needs`, which our page asks then). Personal data:
+   * never logged.
+   */
+  buyer?: BuyerDetails;
   /** The link's payment must open a mandate (a subscription link, an update link): `HoldsMandates`, below. */
   opensMandate?: OpensMandate;
 }

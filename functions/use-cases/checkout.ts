@@ -1,3 +1,4 @@
+import { collectNeeding } from '../domain/buyer.ts';
 import { loadFormTables, readingNeedsTables } from '../domain/checkout/form-tables.ts';
 import { type CheckoutPlan, outcomesToRead, planCheckout, type RoundFacts } from '../domain/checkout/plan.ts';
 import { CALLS_TO_END_A_SESSION } from '../domain/checkout/sessions.ts';
@@ -95,6 +96,12 @@ async function readRound(
   ]);
   const learnsFrom = outcomesToRead(visit, payments, routing, request.buyerPayment);
   const observed = learnsFrom && deps.observed ? await deps.observed.windows(learnsFrom) : undefined;
+  // The form is read again as the connections' PSPs need it (`linkAsAsked`): a phone or an address needs the tables.
+  const needs = connections.flatMap((state) => deps.psps.rules(state.connection.provider).needs ?? []);
+  const tables =
+    request.form && readingNeedsTables(collectNeeding(link.collect, needs))
+      ? await loadFormTables()
+      : undefined;
   return {
     visit,
     request,
@@ -107,6 +114,7 @@ async function readRound(
     now: deps.now(),
     random: deps.random,
     psps: deps.psps,
+    tables,
   };
 }
 

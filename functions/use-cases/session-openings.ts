@@ -276,8 +276,9 @@ function sessionRequest(
     locale,
     references,
     lines,
+    answers,
     mandate,
-  }: Pick<Opening, 'link' | 'amount' | 'locale' | 'references' | 'lines' | 'mandate'>,
+  }: Pick<Opening, 'link' | 'amount' | 'locale' | 'references' | 'lines' | 'answers' | 'mandate'>,
   connection: PspConnection,
   psp: Psp,
   paymentId: string,
@@ -298,6 +299,7 @@ function sessionRequest(
     locale,
     paymentMethods: methodsFor(link.payment_methods, connection.methods),
     ...(references ? { references } : {}),
+    ...(answers?.buyer ? { buyer: answers.buyer } : {}),
     ...pspPageAsks(link, deps.psps.rules(connection.provider).pageAsks),
     ...(mandate ? { opensMandate: mandateOfAttempt(mandate, paymentId) } : {}),
   };

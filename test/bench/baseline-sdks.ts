@@ -1,3 +1,6 @@
+import { existsSync } from 'node:fs';
+import { PSP_DESCRIPTORS } from '../../functions/adapters/psp/registry.ts';
+
 /**
  * The SDKs a function's baseline may hold: the official clients we cannot do without, each as a user without
  * our code would use it (a client at module scope, called in the handler). A function is judged against the
@@ -9,8 +12,8 @@
  * those that do not are judged against it too. Besides AWS clients, the official libraries of the protocols we
  * speak count as SDKs: each PSP's, Standard Webhooks', and Powertools Metrics for CloudWatch's Embedded Metric
  * Format (the way our metrics must reach CloudWatch, docs/operations.md#metrics); so does Powertools Logger, the
- * functions' structured logs (docs/decisions.md#tooling). Adding an SDK: one entry here; only baselines of bundles
- * that carry it build its code.
+ * functions' structured logs (docs/decisions.md#tooling). Adding an SDK: one entry here, or a PSP's in its folder;
+ * only baselines of bundles that carry it build its code.
  */
 export interface BaselineSdk {
   /** The package; a function carries it when any of its files is in the bundle. */
@@ -26,7 +29,8 @@ export interface BaselineSdk {
   call?: string;
 }
 
-export const BASELINE_SDKS: Readonly<Record<string, BaselineSdk>> = {
+/** The SDKs of every function's kind; each PSP's comes from its folder (`PSP_BASELINES`). */
+const OUR_SDKS: Readonly<Record<string, BaselineSdk>> = {
   dynamodb: {
     package: '@aws-sdk/client-dynamodb',
     binds: { named: ['DynamoDBClient'] },
@@ -82,32 +86,34 @@ export const BASELINE_SDKS: Readonly<Record<string, BaselineSdk>> = {
     binds: { named: ['View', 'parse'] },
     call: "await new View(parse({ marks: [{ type: 'rect' }] }), { renderer: 'none' }).toSVG();",
   },
-  stripe: {
-    package: 'stripe',
-    binds: { default: 'Stripe' },
-    call: "await new Stripe(event.secretId).checkout.sessions.expire('cs_1');",
-  },
-  mollie: {
-    package: '@mollie/api-client',
-    binds: { default: 'createMollieClient' },
-    call: "await createMollieClient({ apiKey: event.secretId }).payments.get('tr_1');",
-  },
-  adyen: {
-    package: '@adyen/api-library',
-    binds: { named: ['Client', 'CheckoutAPI'] },
-    call: "await new CheckoutAPI(new Client({ apiKey: event.secretId, environment: 'TEST' })).PaymentsApi.getResultOfPaymentSession('cs_1', 'r');",
-  },
-  paypal: {
-    package: '@paypal/paypal-server-sdk',
-    binds: { named: ['Client', 'Environment', 'OrdersController', 'PaymentsController'] },
-    call: "const client = new Client({ clientCredentialsAuthCredentials: { oAuthClientId: event.secretId, oAuthClientSecret: event.secretId }, environment: Environment.Sandbox }); new PaymentsController(client); await new OrdersController(client).getOrder({ id: 'O1' });",
-  },
-  checkout: {
-    package: 'checkout-sdk-node',
-    binds: { default: 'Checkout' },
-    call: "await new Checkout(event.secretId, { useLegacyDomain: true }).paymentLinks.get('pl_1');",
-  },
+};
+
+/** A PSP's SDK as a baseline holds it, from its folder's `test/sdk-baseline.ts`: `name` is its baselines' word. */
+export interface PspSdkBaseline extends BaselineSdk {
+  name: string;
+}
+
+/**
+ * Each registered PSP's SDK, from its folder (`test/sdk-baseline.ts`, which a PSP without an SDK of its own, the
+ * sandbox, has not), in the registry's order: adding a PSP adds its SDK here without a line of this file.
+ */
+const PSP_BASELINES: readonly PspSdkBaseline[] = (
+  await Promise.all(
+    PSP_DESCRIPTORS.map(async (descriptor) => {
+      const module = new URL(
+        `../../functions/adapters/psp/${descriptor.id.replaceAll('_', '-')}/test/sdk-baseline.ts`,
+        import.meta.url,
+      );
+      if (!existsSync(module)) return [];
+      return [((await import(module.href)) as { sdkBaseline: PspSdkBaseline }).sdkBaseline];
+    }),
+  )
+).flat();
+
+export const BASELINE_SDKS: Readonly<Record<string, BaselineSdk>> = {
+  ...OUR_SDKS,
+  ...Object.fromEntries(PSP_BASELINES.map(({ name, ...sdk }) => [name, sdk])),
 };
 
 /** The PSP SDKs among them (a function carrying several is one of the heaviest; see budgets.ts). */
-export const PSP_SDKS: readonly string[] = ['stripe', 'mollie', 'adyen', 'paypal', 'checkout'];
+export const PSP_SDKS: readonly string[] = PSP_BASELINES.map((sdk) => sdk.name);

@@ -7,8 +7,12 @@ import { createFactory as mollieFactory } from './mollie/adapter.ts';
 import { mollie, identity as mollieIdentity } from './mollie/descriptor.ts';
 import { createFactory as paypalFactory } from './paypal/adapter.ts';
 import { paypal, identity as paypalIdentity } from './paypal/descriptor.ts';
+import { createFactory as paystackFactory } from './paystack/adapter.ts';
+import { paystack, identity as paystackIdentity } from './paystack/descriptor.ts';
 import { createFactory as sandboxFactory } from './sandbox/adapter.ts';
 import { sandbox, identity as sandboxIdentity } from './sandbox/descriptor.ts';
+import { createFactory as squareFactory } from './square/adapter.ts';
+import { square, identity as squareIdentity } from './square/descriptor.ts';
 import { createFactory as stripeFactory } from './stripe/adapter.ts';
 import { stripe, identity as stripeIdentity } from './stripe/descriptor.ts';
 
@@ -16,7 +20,16 @@ import { stripe, identity as stripeIdentity } from './stripe/descriptor.ts';
  * The PSPs of the service: the one list (docs/orchestration.md#adding-a-psp). Nothing else names a PSP's id but
  * its own folder, generated files and docs (test/unit/psp-names.test.ts).
  */
-export const PSP_DESCRIPTORS = [sandbox, stripe, mollie, adyen, paypal, checkoutCom] as const;
+export const PSP_DESCRIPTORS = [
+  sandbox,
+  stripe,
+  mollie,
+  adyen,
+  paypal,
+  checkoutCom,
+  square,
+  paystack,
+] as const;
 
 /**
  * Each PSP's id and former ids, in the order of `PSP_DESCRIPTORS` (test/unit/psp-kit.test.ts): what the item
@@ -30,6 +43,8 @@ export const PSP_IDENTITIES = [
   adyenIdentity,
   paypalIdentity,
   checkoutComIdentity,
+  squareIdentity,
+  paystackIdentity,
 ] as const;
 
 export type PspId = (typeof PSP_IDENTITIES)[number]['id'];
@@ -49,6 +64,8 @@ export const PSP_FACTORIES: Record<PspId, CreatePspFactory> = {
   adyen: adyenFactory,
   paypal: paypalFactory,
   checkout_com: checkoutComFactory,
+  square: squareFactory,
+  paystack: paystackFactory,
 };
 
 /** The registered ids, for the API's provider enum and the CLI's `--provider`. */

@@ -19,13 +19,16 @@ import {
 import type { RoutingDecision } from '../routing-decision.ts';
 import { clientKey } from '../session-budgets.ts';
 import type { CheckoutAnswers } from './answers.ts';
+import type { FormTables } from './form-tables.ts';
 import { type MandateHolders, type PlannedMandate, routedFor, sessionTerms } from './mandates.ts';
 import {
   type AskedForm,
   amountProblems,
   askedForm,
   candidatesWithDetails,
+  linkAsAsked,
   type RulesOfProviders,
+  readPosted,
   servingPage,
 } from './questions.ts';
 import { amountAtStake, type CheckoutStep, nextCheckoutStep } from './step.ts';
@@ -64,6 +67,8 @@ export interface RoundFacts {
   random: () => number;
   /** What each provider's PSP can take and ask (its descriptor's rules), and whether it holds mandates. */
   psps: RulesOfProviders & MandateHolders;
+  /** The form tables, loaded when the posted form may answer a phone number or an address (`readingNeedsTables`). */
+  tables?: FormTables | undefined;
 }
 
 /** What a new session is for, as the plan settles it: `Opening` (functions/use-cases/session-openings.ts). */
@@ -156,11 +161,11 @@ function signalsOf(facts: RoundFacts, link: RoutedLink, health: ReadonlyMap<stri
 
 /** The plan of one round of the checkout (see above). */
 export function planCheckout(facts: RoundFacts): CheckoutPlan {
-  const { visit, request, payments } = facts;
-  const { link } = visit;
+  const { request, payments } = facts;
+  const { link } = facts.visit;
   const own = payments.find((payment) => payment.id === request.buyerPayment);
   const client = clientKey(link.id, link.reusable ? own : undefined, request.sourceAddress);
-  const routedLink = routedLinkOf(visit, payments, request.buyerPayment);
+  const routedLink = routedLinkOf(facts.visit, payments, request.buyerPayment);
   const atStake = routedLink.amount;
   const health = new Map(facts.connections.map((state) => [state.connection.id, state.health]));
   const all = facts.connections.map((state) => state.connection);
@@ -171,8 +176,11 @@ export function planCheckout(facts: RoundFacts): CheckoutPlan {
     (provider) => facts.psps.holdsMandates(provider),
   );
   const rule = ruleOf(routedLink, facts.routing);
+  const asked = askedOfRouted(facts, routed.connections);
+  if ('view' in asked) return { action: { kind: 'page', view: asked.view }, skipped: new Map() };
+  const { visit, asking } = asked;
   // Routed on the amount the page shows: the details asked are those its connection's page cannot ask.
-  const form = askedForm(link, servingPage(routed.connections, atStake, facts.psps), {
+  const form = askedForm(asking, servingPage(routed.connections, atStake, facts.psps), {
     form: request.form,
     asked: visit.answered?.asked,
   });
@@ -199,14 +207,35 @@ export function planCheckout(facts: RoundFacts): CheckoutPlan {
   if (routed.connections.length === 0 && step.kind !== 'show' && step.kind !== 'end') {
     return { action: { kind: 'not_configured' }, skipped };
   }
-  const decided = { visit, request, payments, atStake, form, health, psps: facts.psps };
+  const decided = { visit, asking, request, payments, atStake, form, health, psps: facts.psps };
   const opening = { client, routing: routed.decision };
   return { action: actionOf(step, decided, opening), skipped };
+}
+
+/**
+ * The link as the page asks it of a buyer whom `routed` may serve (`linkAsAsked`), with the visit read as it asks:
+ * a detail a routed PSP needs for every session is read (and refused when missing, the form again) although the
+ * link's own `collect` does not ask it (docs/checkout.md#details-a-psp-needs).
+ */
+function askedOfRouted(
+  facts: RoundFacts,
+  routed: readonly PspConnection[],
+): { visit: Visit; asking: PaymentLink } | { view: CheckoutView } {
+  const { visit, request } = facts;
+  const asking = linkAsAsked(visit.link, routed, facts.psps);
+  if (asking === visit.link) return { visit, asking };
+  const posted = readPosted(asking, visit.due, request.form, facts.tables);
+  if ('refused' in posted) {
+    return { view: { kind: 'ask', link: asking, ...posted.refused, entered: request.amount } };
+  }
+  return { visit: { ...visit, ...posted }, asking };
 }
 
 /** What the round read and worked out, that the action of its step carries. */
 interface Decided {
   visit: Visit;
+  /** The link as the page asks it of this buyer (`linkAsAsked`): what its form shows and reads. */
+  asking: PaymentLink;
   request: CheckoutRequest;
   payments: readonly Payment[];
   atStake: Amount;
@@ -222,7 +251,7 @@ function actionOf(
   decided: Decided,
   opening: { client: string; routing: RoutingDecision },
 ): CheckoutAction {
-  const { visit, request, payments, atStake, form } = decided;
+  const { visit, asking, request, payments, atStake, form } = decided;
   const { link } = visit;
   switch (step.kind) {
     case 'show':
@@ -232,7 +261,7 @@ function actionOf(
     case 'ask': {
       const view: CheckoutView = {
         kind: 'ask',
-        link,
+        link: asking,
         ...(step.problem ? { problem: step.problem } : {}),
         entered: request.amount,
         form: form && { ...form, via: request.via },
@@ -256,13 +285,13 @@ function actionOf(
  */
 function openAction(
   step: Extract<CheckoutStep, { kind: 'open' }>,
-  { visit, request, payments, atStake, health, psps }: Decided,
+  { visit, asking, request, payments, atStake, health, psps }: Decided,
   { client, routing }: { client: string; routing: RoutingDecision },
 ): CheckoutAction {
   const { link } = visit;
   const asked = visit.answered?.asked ?? [];
-  const { candidates, missing } = candidatesWithDetails(link, step.candidates, asked, psps);
-  if (candidates.length === 0) return { kind: 'page', view: askAgain(link, request, asked, missing) };
+  const { candidates, missing } = candidatesWithDetails(asking, step.candidates, asked, psps);
+  if (candidates.length === 0) return { kind: 'page', view: askAgain(asking, request, asked, missing) };
   const opening: PlannedOpening = {
     link,
     ...sessionTerms(link, atStake),

@@ -1,5 +1,5 @@
 import type { AmountDue, LineItem } from '../amount.ts';
-import { BUYER_DETAILS, type BuyerDetail, type PageAsks } from '../buyer.ts';
+import { BUYER_DETAILS, type BuyerDetail, collectNeeding, type PageAsks } from '../buyer.ts';
 import type { PspConnection } from '../connection.ts';
 import type { Amount } from '../money.ts';
 import type { PaymentLink } from '../payment-link.ts';
@@ -64,6 +64,22 @@ export function askedForm(
   const details = BUYER_DETAILS.filter((detail) => wanted.has(detail));
   if (!asksFirst(link, details)) return undefined;
   return { details, values: posted.form ?? new Map(), problems: posted.problems ?? [] };
+}
+
+/**
+ * The link as our page asks and reads it for a buyer whom `routed` may serve: each detail their PSPs need for every
+ * session (`PspRules.needs`: a PSP that takes no payment without the buyer's e-mail) is asked as required, whatever
+ * its `collect` says (docs/checkout.md#details-a-psp-needs); the link itself when none needs any. For asking and
+ * reading the form only: the link stored never changes.
+ */
+export function linkAsAsked(
+  link: PaymentLink,
+  routed: readonly PspConnection[],
+  psps: RulesOfProviders,
+): PaymentLink {
+  const needs = [...new Set(routed.flatMap((connection) => psps.rules(connection.provider).needs ?? []))];
+  const collect = collectNeeding(link.collect, needs);
+  return collect === link.collect ? link : { ...link, collect };
 }
 
 /**

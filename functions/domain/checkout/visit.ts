@@ -1,4 +1,4 @@
-import { amountDue } from '../amount.ts';
+import { type AmountDue, amountDue } from '../amount.ts';
 import type { BuyerReferences } from '../buyer-references.ts';
 import { resolveLocale } from '../locale.ts';
 import type { Amount } from '../money.ts';
@@ -51,6 +51,8 @@ export interface CheckoutRequest {
 export interface Visit {
   link: PaymentLink;
   locale: string;
+  /** The buyer-chosen amount read (a range link), for the form read again as the routed PSPs need it. */
+  due?: AmountDue | undefined;
   amount: Amount | undefined;
   /** The answers posted and accepted, carried to the session; undefined while the page must still ask them. */
   answered?: PostedAnswers | undefined;
@@ -82,5 +84,5 @@ export function checkoutVisit(
   const posted = readPosted(link, due, request.form, tables);
   if ('refused' in posted) return { kind: 'ask', link, ...posted.refused, entered: request.amount };
   // What a new session charges (docs/orchestration.md#payments): undefined while the buyer has not chosen.
-  return { link, locale, ...posted };
+  return { link, locale, due, ...posted };
 }

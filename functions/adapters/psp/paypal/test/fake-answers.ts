@@ -27,6 +27,8 @@ export type FakePaypalOrder = {
   create_time: string;
   /** The e-mail the order offered as the login (`payment_source.paypal.email_address`). */
   prefilled_email?: string;
+  /** The language of PayPal's page (`payment_source.paypal.experience_context.locale`). */
+  locale?: string;
   /** The PayPal account that approved the order, as PayPal shows it in `payment_source.paypal`. */
   payer?: FakePaypalPayer;
 };

@@ -60,6 +60,8 @@ export interface FakePaypal {
   approve(orderId: string, payer?: Partial<FakePaypalPayer>): FakePaypalOrder;
   /** How the next captures end: `COMPLETED`, `PENDING` (under review), or `DECLINED` (422 INSTRUMENT_DECLINED). */
   captureOutcome: 'COMPLETED' | 'PENDING' | 'DECLINED';
+  /** The buyer approves the order with a funding source whose capture is then declined (INSTRUMENT_DECLINED). */
+  decline(orderId: string): FakePaypalOrder;
   setRefundStatus(id: string, status: FakePaypalRefund['status']): FakePaypalRefund;
   /** A signed delivery of `eventType` about an order (CHECKOUT.ORDER.*, PAYMENT.CAPTURE.*) or a refund. */
   delivery(eventType: string, about: { orderId?: string; refundId?: string }): FakePaypalDelivery;
@@ -86,6 +88,7 @@ export async function startFakePaypal(options: {
 }): Promise<FakePaypal> {
   const orders = new Map<string, FakePaypalOrder>();
   const refunds = new Map<string, FakePaypalRefund>();
+  const declined = new Set<string>();
   const captures = new Map<string, number>();
   const tokens = new Set<string>();
   const replays = new Map<string, { status: number; body: unknown }>();
@@ -157,6 +160,10 @@ export async function startFakePaypal(options: {
         order.payer = { ...DEFAULT_PAYER, email_address: email, ...payer };
       }
       return order;
+    },
+    decline(orderId) {
+      declined.add(orderId);
+      return fake.approve(orderId);
     },
     setRefundStatus(id, status) {
       const refund = refunds.get(id);
@@ -243,6 +250,7 @@ export async function startFakePaypal(options: {
       cancel_url: context.cancel_url,
       create_time: now,
       ...(wallet?.email_address && { prefilled_email: wallet.email_address }),
+      ...(context.locale && { locale: context.locale }),
     };
     orders.set(order.id, order);
     return { status: 201, body: orderBody(order) };
@@ -255,7 +263,7 @@ export async function startFakePaypal(options: {
     if (order.status !== 'APPROVED') {
       return error(422, 'ORDER_NOT_APPROVED');
     }
-    if (fake.captureOutcome === 'DECLINED') {
+    if (fake.captureOutcome === 'DECLINED' || declined.has(order.id)) {
       return error(422, 'INSTRUMENT_DECLINED');
     }
     const amount = (order.purchase_units[0] as { amount: Money & { breakdown?: unknown } }).amount;

@@ -206,3 +206,63 @@ export function linesTotal(form: Record<string, string>): { total: number } | { 
   }
   return { total };
 }
+
+/** A new Checkout Session from its form: every field `checkout.session` requires in Stripe's document. */
+export function checkoutSession(
+  form: Record<string, string>,
+  created: { id: string; total: number; at: number; livemode: boolean },
+): FakeSession {
+  const allowedTypes = Object.entries(form).flatMap(([name, value]) =>
+    /^allowed_payment_method_types\[\d*\]$/.test(name) ? [value] : [],
+  );
+  // Every field `checkout.session` requires in Stripe's document (the answer itself is not judged yet).
+  const session: FakeSession = {
+    id: created.id,
+    object: 'checkout.session',
+    allowed_payment_method_types: allowedTypes.length > 0 ? allowedTypes : null,
+    amount_subtotal: created.total,
+    amount_total: created.total,
+    automatic_tax: { enabled: false, liability: null, provider: null, status: null },
+    custom_fields: [],
+    custom_text: {
+      after_submit: null,
+      shipping_address: null,
+      submit: null,
+      terms_of_service_acceptance: null,
+    },
+    payment_method_types: allowedTypes.length > 0 ? allowedTypes : ['card'],
+    shipping_options: [],
+    cancel_url: form.cancel_url ?? null,
+    client_reference_id: form.client_reference_id ?? null,
+    customer_email: form.customer_email ?? null,
+    customer_details: null,
+    collected_information: null,
+    phone_number_collection: { enabled: form['phone_number_collection[enabled]'] === 'true' },
+    billing_address_collection: form.billing_address_collection ?? null,
+    shipping_address_collection: form['shipping_address_collection[allowed_countries][0]']
+      ? {
+          allowed_countries: Object.entries(form).flatMap(([name, value]) =>
+            /^shipping_address_collection\[allowed_countries\]\[\d+\]$/.test(name) ? [value] : [],
+          ),
+        }
+      : null,
+    created: created.at,
+    currency: form['line_items[0][price_data][currency]'],
+    expires_at: Number(form.expires_at ?? created.at + 86_400),
+    livemode: created.livemode,
+    locale: form.locale ?? null,
+    metadata: Object.fromEntries(
+      Object.entries(form).flatMap(([name, value]) => {
+        const field = /^metadata\[(.+)\]$/.exec(name)?.[1];
+        return field ? [[field, value]] : [];
+      }),
+    ),
+    mode: form.mode,
+    payment_intent: null,
+    payment_status: 'unpaid',
+    status: 'open',
+    success_url: form.success_url ?? null,
+    url: `https://checkout.stripe.com/c/pay/${created.id}`,
+  };
+  return session;
+}

@@ -11,6 +11,7 @@ import type { PspFakeDefinition } from '../../../../../test/support/psp-fakes.ts
 import {
   buyerAnswers,
   checkoutParamProblem,
+  checkoutSession,
   contractRefusal,
   type FakeSession,
   type FakeStripeBuyer,
@@ -42,6 +43,8 @@ export interface FakeStripe {
   exchanges: ContractExchange[];
   violations: string[];
   sessions: Map<string, FakeSession>;
+  /** The form each session was created from (its lines, which a session does not show unexpanded). */
+  forms: Map<string, Record<string, string>>;
   refunds: Map<string, FakeRefund>;
   /**
    * What Stripe does when the buyer pays: the session completes with a PaymentIntent; with an asynchronous
@@ -59,6 +62,8 @@ export interface FakeStripe {
   refundInDashboard(paymentIntent: string): FakeRefund;
   /** How long each request takes to reach the fake Stripe (its `created` times are taken after it). */
   latencyMs: number;
+  /** `hang`: requests are never answered; `error`: every request is a 500 that Stripe says not to retry. */
+  outage: 'none' | 'hang' | 'error';
   /**
    * Makes Stripe refuse the e-mail of new sessions as it refuses one it cannot deliver to, quoting it in its
    * message (`email_invalid`, "Invalid email address: …"), while true.
@@ -97,11 +102,17 @@ export async function startFakeStripe(options: {
 }): Promise<FakeStripe> {
   const requests: RecordedRequest[] = [];
   const sessions = new Map<string, FakeSession>();
+  const forms = new Map<string, Record<string, string>>();
   const refunds = new Map<string, FakeRefund>();
   const paymentIntents = new Map<string, { amount: number; currency: string; refunded: number }>();
   const replays = new Map<string, { status: number; body: unknown }>();
   const keys = [options.secretKey, ...(options.secretKeys ?? [])];
-  const state = { latencyMs: 0, clockAheadMs: 0, refuseEmails: false };
+  const state = {
+    latencyMs: 0,
+    clockAheadMs: 0,
+    refuseEmails: false,
+    outage: 'none' as FakeStripe['outage'],
+  };
   const nowSeconds = () => Math.floor((Date.now() + state.clockAheadMs) / 1000);
   const isLive = (key: string) => /^(sk|rk)_live_/.test(key);
 
@@ -119,6 +130,14 @@ export async function startFakeStripe(options: {
     const raw = Buffer.concat(chunks).toString('utf8');
     const form = Object.fromEntries(new URLSearchParams(raw));
     requests.push({ method: request.method ?? '', path: url.pathname, headers: request.headers, form });
+    if (state.outage === 'hang') return; // never answers: the caller's budget must end the call
+    if (state.outage === 'error') {
+      response.writeHead(500, { 'content-type': 'application/json', 'stripe-should-retry': 'false' });
+      response.end(
+        JSON.stringify({ error: { type: 'api_error', message: 'An error occurred with our API.' } }),
+      );
+      return;
+    }
     const exchange = { method: request.method ?? '', path: url.pathname, body: decodeForm(raw) as unknown };
     const key = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1] ?? '';
     let judged = false;
@@ -227,9 +246,6 @@ export async function startFakeStripe(options: {
       const checked = linesTotal(form);
       if ('refusal' in checked) return reply(400, checked.refusal);
       const { total } = checked;
-      const allowedTypes = Object.entries(form).flatMap(([name, value]) =>
-        /^allowed_payment_method_types\[\d*\]$/.test(name) ? [value] : [],
-      );
       const created = nowSeconds();
       const expiresAt = form.expires_at === undefined ? undefined : Number(form.expires_at);
       if (expiresAt !== undefined && (expiresAt < created + 1800 || expiresAt > created + 86_400)) {
@@ -242,57 +258,14 @@ export async function startFakeStripe(options: {
           ),
         );
       }
-      // Every field `checkout.session` requires in Stripe's document (the answer itself is not judged yet).
-      const session: FakeSession = {
+      const session = checkoutSession(form, {
         id: id(livemode ? 'cs_live' : 'cs_test'),
-        object: 'checkout.session',
-        allowed_payment_method_types: allowedTypes.length > 0 ? allowedTypes : null,
-        amount_subtotal: total,
-        amount_total: total,
-        automatic_tax: { enabled: false, liability: null, provider: null, status: null },
-        custom_fields: [],
-        custom_text: {
-          after_submit: null,
-          shipping_address: null,
-          submit: null,
-          terms_of_service_acceptance: null,
-        },
-        payment_method_types: allowedTypes.length > 0 ? allowedTypes : ['card'],
-        shipping_options: [],
-        cancel_url: form.cancel_url ?? null,
-        client_reference_id: form.client_reference_id ?? null,
-        customer_email: form.customer_email ?? null,
-        customer_details: null,
-        collected_information: null,
-        phone_number_collection: { enabled: form['phone_number_collection[enabled]'] === 'true' },
-        billing_address_collection: form.billing_address_collection ?? null,
-        shipping_address_collection: form['shipping_address_collection[allowed_countries][0]']
-          ? {
-              allowed_countries: Object.entries(form).flatMap(([name, value]) =>
-                /^shipping_address_collection\[allowed_countries\]\[\d+\]$/.test(name) ? [value] : [],
-              ),
-            }
-          : null,
-        created,
-        currency: form['line_items[0][price_data][currency]'],
-        expires_at: Number(form.expires_at ?? created + 86_400),
+        total,
+        at: created,
         livemode,
-        locale: form.locale ?? null,
-        metadata: Object.fromEntries(
-          Object.entries(form).flatMap(([name, value]) => {
-            const field = /^metadata\[(.+)\]$/.exec(name)?.[1];
-            return field ? [[field, value]] : [];
-          }),
-        ),
-        mode: form.mode,
-        payment_intent: null,
-        payment_status: 'unpaid',
-        status: 'open',
-        success_url: form.success_url ?? null,
-        url: `https://checkout.stripe.com/c/pay/${id('cs_test')}`,
-      };
-      session.url = `https://checkout.stripe.com/c/pay/${session.id}`;
+      });
       sessions.set(session.id, session);
+      forms.set(session.id, form);
       return reply(200, session);
     }
     const session = sessionId ? sessions.get(sessionId) : undefined;
@@ -330,6 +303,7 @@ export async function startFakeStripe(options: {
     exchanges,
     violations,
     sessions,
+    forms,
     completeSession(sessionId, completion = {}) {
       const session = sessions.get(sessionId);
       if (!session) throw new Error(`no session ${sessionId}`);
@@ -390,6 +364,12 @@ export async function startFakeStripe(options: {
     },
     set latencyMs(value) {
       state.latencyMs = value;
+    },
+    get outage() {
+      return state.outage;
+    },
+    set outage(value) {
+      state.outage = value;
     },
     get refuseEmails() {
       return state.refuseEmails;
