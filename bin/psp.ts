@@ -27,7 +27,7 @@ import { feeLineOf, successRateOf, withFeeLine } from './psp-fees.ts';
 
 const USAGE = `Usage:
   npm run psp -- add --account <account> --mode test|live --provider ${PSP_IDS.join('|')} --name <name>
-                 [credential flags] [--methods card,ideal,...] [--simulate ok|fail|timeout|processing]
+                 [credential flags] [--methods card,ideal,...] [--simulate ${SIMULATIONS.join('|')}]
                  [--success-rate 0.7] [--json]
   npm run psp -- update-credentials <connection_id> [its PSP's credential flags]
                  (replaces the fields given and keeps the others; --credentials replaces them all)
@@ -45,7 +45,8 @@ ${[
   'would, or hang past the PSP timeout: how routing and failover are tried. --simulate processing makes',
   'Pay start a transfer that succeeds 30 s later, during which the session refuses to end (a cancel or',
   'expiry waits for it: docs/checkout.md#sandbox). --success-rate P makes Pay succeed with probability P',
-  'and otherwise decline as a PSP would (default 1).',
+  'and otherwise decline as a PSP would (default 1). --simulate renewal_soft_decline, renewal_hard_decline',
+  "or renewal_authentication declines every renewal of the connection's mandates so (docs/subscriptions.md).",
 ]
   .map((line) => helpLine('', line))
   .join('\n')}

@@ -17,8 +17,13 @@ import { DynamoPspConfigRepository } from './adapters/dynamodb/psp-config-reposi
 import { DynamoPspConnectionRepository } from './adapters/dynamodb/psp-connection-repository.ts';
 import { DynamoRateLimiter } from './adapters/dynamodb/rate-limiter.ts';
 import { DynamoRefundLedger } from './adapters/dynamodb/refund-ledger.ts';
+import { DynamoSandboxMandateStore } from './adapters/dynamodb/sandbox-mandate-store.ts';
 import { DynamoSandboxSessionStore } from './adapters/dynamodb/sandbox-session-store.ts';
 import { DynamoSigningSecretStore } from './adapters/dynamodb/signing-secret-store.ts';
+import {
+  DynamoCancelLinkStore,
+  DynamoSubscriptionRepository,
+} from './adapters/dynamodb/subscription-repository.ts';
 import { DynamoWebhookEndpointRepository } from './adapters/dynamodb/webhook-endpoint-repository.ts';
 import { CognitoIdentityProvider } from './adapters/http/cognito-identity.ts';
 import { PSP_DESCRIPTORS, PSP_FACTORIES } from './adapters/psp/registry.ts';
@@ -33,6 +38,7 @@ import { kmsClient } from './clients/kms.ts';
 import { secretsManagerClient } from './clients/secrets-manager.ts';
 import { sqsClient } from './clients/sqs.ts';
 import { config, indexNames, pspApiUrls } from './config.ts';
+import { DEFAULT_COLLECTION } from './domain/subscription-schedule.ts';
 import { once } from './once.ts';
 import type { IdempotencyScope } from './ports/idempotency-store.ts';
 import { OUTCOME_SHARDS } from './ports/outcome-counters.ts';
@@ -43,6 +49,8 @@ import { newEndpointHealthCache } from './use-cases/endpoint-isolation.ts';
 import { linkOfKey } from './use-cases/keyed-creates.ts';
 import { countingPayments, ObservedOutcomes, OutcomeRecorder } from './use-cases/outcome-recording.ts';
 import { PspConnections } from './use-cases/psp-connections.ts';
+import type { ChargeDependencies } from './use-cases/subscription-charges.ts';
+import { mandatePayments } from './use-cases/subscription-starts.ts';
 import { cachedEndpointDirectory, cachedSigningSecrets } from './use-cases/webhook-fan-out.ts';
 
 /**
@@ -184,6 +192,21 @@ export const sandboxSessionStore = /* @__PURE__ */ once(
   () => new DynamoSandboxSessionStore(documentClient(), config().TABLE_NAME),
 );
 
+/** The sandbox PSP's simulated mandates and their charges (docs/subscriptions.md#the-sandbox). */
+export const sandboxMandateStore = /* @__PURE__ */ once(
+  () => new DynamoSandboxMandateStore(documentClient(), config().TABLE_NAME),
+);
+
+/** Subscriptions, their events and renewals (docs/subscriptions.md). */
+export const subscriptionRepository = /* @__PURE__ */ once(
+  () => new DynamoSubscriptionRepository(documentClient(), config().TABLE_NAME, indexNames()),
+);
+
+/** Buyers' single-use cancel links of subscriptions. */
+export const cancelLinkStore = /* @__PURE__ */ once(
+  () => new DynamoCancelLinkStore(documentClient(), config().TABLE_NAME),
+);
+
 export const sandboxNotifier = /* @__PURE__ */ once(
   () => new SandboxNotifier({ baseUrl: config().BASE_URL, signingSecret: sandboxSigningSecret, now }),
 );
@@ -255,13 +278,44 @@ export const pspConnections = /* @__PURE__ */ once(
         apiUrl: pspApiUrls()[descriptor.id],
         baseUrl: config().BASE_URL,
         now,
-        sandbox: { sessions: sandboxSessionStore, signingSecret: sandboxSigningSecret },
+        sandbox: {
+          sessions: sandboxSessionStore,
+          signingSecret: sandboxSigningSecret,
+          mandates: sandboxMandateStore,
+        },
       }),
     }),
 );
 
 /** Refunds go through the connection that took the payment. */
 export const paymentRefunds = pspConnections;
+
+/** What charging subscriptions needs (functions/use-cases/subscription-charges.ts): the sweeper and `advance`. */
+export const subscriptionCharges = (): ChargeDependencies => ({
+  subscriptions: subscriptionRepository(),
+  links: linkRepository(),
+  psps: pspConnections(),
+  queue: eventQueue(),
+  now,
+  checkoutBase: config().CHECKOUT_BASE,
+  collection: async (account, mode) =>
+    (await accountSettingsRepository().get(account, mode)) ?? DEFAULT_COLLECTION,
+});
+
+/**
+ * What a paid subscription link or update link starts (functions/use-cases/subscription-starts.ts): wired into every
+ * function that records payments.
+ */
+export const mandatePaymentHook = /* @__PURE__ */ once(() =>
+  mandatePayments({
+    subscriptions: subscriptionRepository(),
+    links: linkRepository(),
+    psps: pspConnections(),
+    queue: eventQueue(),
+    now,
+    checkoutBase: config().CHECKOUT_BASE,
+  }),
+);
 
 export const idempotencyStore = /* @__PURE__ */ once(
   () => new DynamoIdempotencyStore(documentClient(), config().TABLE_NAME),

@@ -29,6 +29,10 @@ export const METRICS = {
   RefundsStuck: { unit: 'Count', by: [] },
   PaymentAmountMismatches: { unit: 'Count', by: ['provider'] },
   OutcomesIgnored: { unit: 'Count', by: ['connection'] },
+  SubscriptionsStarted: { unit: 'Count', by: ['provider'] },
+  RenewalsSucceeded: { unit: 'Count', by: ['provider'] },
+  RenewalsDeclined: { unit: 'Count', by: ['class'] },
+  RenewalsUnknown: { unit: 'Count', by: [] },
 } as const satisfies Record<string, MetricDefinition>;
 
 export interface MetricDefinition {

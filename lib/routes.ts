@@ -80,6 +80,15 @@ export interface ScheduleDefinition {
   localEverySeconds: number;
 }
 
+/** What changing a subscription writes (functions/adapters/dynamodb/subscription-repository.ts). */
+const SUBSCRIPTION_CHANGE: readonly TableAction[] = ['GetItem', 'PutItem', 'DeleteItem'];
+/** What charging subscriptions needs: the sweeper's and the test clock's. */
+const SUBSCRIPTION_CHARGES = {
+  table: [...SUBSCRIPTION_CHANGE, 'UpdateItem', 'Query'],
+  sendsEvents: true,
+  secrets: ['sandbox', 'psp'],
+} as const satisfies FunctionDefinition;
+
 /** Per-function needs, keyed by handler file. */
 export const functions = {
   'create-payment-link': { table: ['PutItem'], merchantApi: true },
@@ -155,8 +164,9 @@ export const functions = {
     // (functions/use-cases/session-endings.ts).
     calls: { psp: NOTIFICATION_PSP_CALLS + 2 },
   },
+  // Pay on a session that opens a mandate stores it (PutItem, functions/adapters/dynamodb/sandbox-mandate-store.ts).
   'sandbox-checkout': {
-    table: ['GetItem', 'UpdateItem'],
+    table: ['GetItem', 'PutItem', 'UpdateItem'],
     reservedConcurrency: 20,
     secrets: ['sandbox'],
     calls: { sandboxNotification: 1 },
@@ -235,6 +245,24 @@ export const functions = {
   // (conditional Puts) and every copy: refund entries, the link's events and their deliveries (Query, UpdateItem),
   // the link item (functions/adapters/dynamodb/personal-data-store.ts).
   'erase-payment-buyer': { table: ['GetItem', 'PutItem', 'UpdateItem', 'Query'], merchantApi: true },
+  // Subscriptions (docs/subscriptions.md): a change is its events, then the subscription on condition of its
+  // version (PutItem); an event whose write lost is deleted again (DeleteItem).
+  'list-subscriptions': { table: ['Query', 'BatchGetItem'], merchantApi: true, timeoutSeconds: 28 },
+  'get-subscription': { table: ['GetItem'], merchantApi: true },
+  'update-subscription': { table: SUBSCRIPTION_CHANGE, merchantApi: true, sendsEvents: true },
+  'cancel-subscription': { table: SUBSCRIPTION_CHANGE, merchantApi: true, sendsEvents: true },
+  'create-subscription-cancel-link': { table: ['GetItem', 'PutItem'], merchantApi: true },
+  // The buyer's cancel page: cancels, then marks its cancel link used (UpdateItem).
+  'subscription-cancel-page': {
+    table: [...SUBSCRIPTION_CHANGE, 'UpdateItem'],
+    sendsEvents: true,
+    reservedConcurrency: 10,
+  },
+  // The due lists and the mandate's connection (Query), one charge at its PSP, the renewal and the change, the
+  // mandate's own records at the sandbox (UpdateItem), an update link after a decline that needs one.
+  'charge-subscriptions': { ...SUBSCRIPTION_CHARGES, timeoutSeconds: 60, calls: { psp: 1 } },
+  // The test clock runs for one subscription what the sweeper would: a charge, and what follows it at once.
+  'advance-subscription': { ...SUBSCRIPTION_CHARGES, merchantApi: true, calls: { psp: 2 } },
   'get-account-settings': { table: ['GetItem'], merchantApi: true },
   'put-account-settings': { table: ['PutItem'], merchantApi: true },
   // The retention sweep: its list in the timelines index, then as `erase-payment-buyer` for each payment due.
@@ -298,6 +326,8 @@ export const schedules: readonly ScheduleDefinition[] = [
   { handler: 'outbox-sweeper', everyMinutes: 1, localEverySeconds: 5 },
   { handler: 'expire-links', everyMinutes: 1, localEverySeconds: 5 },
   { handler: 'check-pending-at-psps', everyMinutes: 1, localEverySeconds: 5 },
+  // Renewals are due to the minute they were scheduled for; a backlog drains a batch a run.
+  { handler: 'charge-subscriptions', everyMinutes: 1, localEverySeconds: 5 },
   // Retention is counted in days: once an hour is soon enough, and a backlog drains a batch a run.
   { handler: 'erase-expired-buyer-details', everyMinutes: 60, localEverySeconds: 5 },
 ];

@@ -19,6 +19,8 @@ export const SURFACES = {
   Books: "the books (payments and refunds of an account), buyers' personal data and its retention",
   Connections: 'PSP connections, routing and checkout settings',
   Console: 'the merchant console',
+  Subscriptions:
+    "subscriptions: their API, the sweeper that charges renewals, the test clock and the buyer's cancel page",
 } as const;
 
 export type Surface = keyof typeof SURFACES;
@@ -71,4 +73,12 @@ export const surfaceOf: Record<HandlerName, Surface> = {
   'put-checkout-settings': 'Connections',
   console: 'Console',
   'console-overview': 'Console',
+  'list-subscriptions': 'Subscriptions',
+  'get-subscription': 'Subscriptions',
+  'update-subscription': 'Subscriptions',
+  'cancel-subscription': 'Subscriptions',
+  'create-subscription-cancel-link': 'Subscriptions',
+  'subscription-cancel-page': 'Subscriptions',
+  'charge-subscriptions': 'Subscriptions',
+  'advance-subscription': 'Subscriptions',
 };

@@ -13,9 +13,19 @@ export type Provider = string;
 /**
  * What a sandbox connection simulates: sessions that open (`ok`), creations that fail as a PSP 5xx (`fail`) or
  * never answer (`timeout`), or sessions whose Pay starts a transfer that succeeds only `SANDBOX_PROCESSING_MS`
- * later and meanwhile refuses to end, as a PSP's bank transfer may (`processing`).
+ * later and meanwhile refuses to end, as a PSP's bank transfer may (`processing`). The `renewal_*` ones open
+ * sessions as `ok` does, and decline every renewal of the connection's mandates: softly (insufficient funds),
+ * hard (a closed account), or asking for the buyer's authentication (docs/subscriptions.md#the-sandbox).
  */
-export const SIMULATIONS = ['ok', 'fail', 'timeout', 'processing'] as const;
+export const SIMULATIONS = [
+  'ok',
+  'fail',
+  'timeout',
+  'processing',
+  'renewal_soft_decline',
+  'renewal_hard_decline',
+  'renewal_authentication',
+] as const;
 export type Simulation = (typeof SIMULATIONS)[number];
 
 /**

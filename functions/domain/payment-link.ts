@@ -7,6 +7,7 @@ import { newId } from './ids.ts';
 import type { Amount } from './money.ts';
 import type { PaymentMethod } from './payment-methods.ts';
 import type { Mode, Principal } from './principal.ts';
+import { type Recurring, type RecurringInput, recurringOf } from './subscription-schedule.ts';
 
 /**
  * `paid` ends a single-use link; `completed` ends a reusable one that took its `max_payments` (docs/api.md#reusable-links).
@@ -103,6 +104,16 @@ export interface PaymentLinkInput {
   collect?: Collect | null | undefined;
   /** The merchant's own questions, asked on our page (docs/checkout.md#custom-fields). */
   custom_fields?: CustomFieldInput[] | null | undefined;
+  /** A subscription link: its payment opens a mandate and starts a subscription (docs/subscriptions.md). */
+  recurring?: RecurringInput | null | undefined;
+  /** Made by us for a subscription's unpaid period (its update link); never set by a merchant. */
+  subscription_update?: SubscriptionUpdate | null | undefined;
+}
+
+/** The period of a subscription an update link collects (docs/subscriptions.md#update-links). */
+export interface SubscriptionUpdate {
+  subscription_id: string;
+  period: number;
 }
 
 /**
@@ -232,6 +243,10 @@ export interface LinkCommon {
    * ones (docs/data-model.md#payments-in-creation-order): reusable links created since 2026-11-28.
    */
   payments_in_order: boolean;
+  /** A subscription link's terms (docs/subscriptions.md); null on every other link. */
+  recurring: Recurring | null;
+  /** An update link's subscription and period (docs/subscriptions.md#update-links); null on every other link. */
+  subscription_update: SubscriptionUpdate | null;
 }
 
 /** What a PATCH may change (`PaymentLinkChanges`), as stored. */
@@ -307,6 +322,8 @@ export function newPaymentLink(
     created_as: null,
     // Only a reusable link reads its payments by time; a single-use link's item stays as it was.
     payments_in_order: input.reusable === true,
+    recurring: input.recurring ? recurringOf(input.recurring) : null,
+    subscription_update: input.subscription_update ?? null,
   };
 }
 

@@ -2,6 +2,7 @@ import type { PaymentBuyer } from './buyer.ts';
 import type { Provider } from './connection.ts';
 import type { CustomFieldAnswer } from './custom-fields.ts';
 import { isId, newId, timeOrderedId } from './ids.ts';
+import type { DeclineClass } from './mandates.ts';
 import type { Amount } from './money.ts';
 import { type PaymentFee, type PaymentMoney, paymentMoney } from './payment-money.ts';
 import type { Mode } from './principal.ts';
@@ -143,9 +144,21 @@ export interface Payment {
    */
   refunded_minor?: number;
   refunded_version?: number;
+  /**
+   * A renewal of a subscription (docs/subscriptions.md): its id, and the class and PSP code of a declined
+   * renewal. Absent on every other payment. A renewal is stored beside its subscription, not its link.
+   */
+  subscription_id?: string;
+  decline?: PaymentDecline;
   created_at: string;
   updated_at: string;
   version: number;
+}
+
+/** Why a renewal was declined (functions/domain/mandates.ts `Decline`, without its message, which `failure` has). */
+export interface PaymentDecline {
+  class: DeclineClass;
+  code: string;
 }
 
 /** The merchant-facing payment (`GET /v1/payment-links/{id}/payments`), with its refunds and fee. */
@@ -174,6 +187,9 @@ export interface PaymentResource extends PaymentMoney {
   custom_fields?: CustomFieldAnswer[] | null;
   /** The quantity of each of the link's lines as charged; null when the buyer could not pick them. */
   quantities?: number[] | null;
+  /** A subscription's renewal: the subscription, and why it was declined (absent on other payments). */
+  subscription_id?: string;
+  decline?: PaymentDecline;
   created_at: string;
   updated_at: string;
 }
@@ -206,6 +222,8 @@ export function toPaymentResource(payment: Payment, link: { amount: Amount | nul
     buyer: payment.buyer ?? null,
     custom_fields: payment.custom_fields ?? null,
     quantities: payment.quantities ?? null,
+    ...(payment.subscription_id === undefined ? {} : { subscription_id: payment.subscription_id }),
+    ...(payment.decline === undefined ? {} : { decline: payment.decline }),
     created_at: payment.created_at,
     updated_at: payment.updated_at,
   };

@@ -1,6 +1,7 @@
 import { type ErasedBuyer, isErased } from './buyer.ts';
 import { firstAttemptOf, type Payment } from './payment.ts';
 import type { Mode } from './principal.ts';
+import { type CollectionSettings, DEFAULT_COLLECTION } from './subscription-schedule.ts';
 import { DEFAULT_TIME_ZONE } from './time-zones.ts';
 
 /**
@@ -26,7 +27,7 @@ export const MAX_RETENTION_DAYS = 3650;
 const DAY_MS = 86_400_000;
 
 /** An (account, mode)'s settings that are not about its checkout pages' look (`GET /v1/account-settings`). */
-export interface AccountSettings {
+export interface AccountSettings extends CollectionSettings {
   account: string;
   mode: Mode;
   /** Days after a payment's creation that its buyer's details are erased. */
@@ -41,6 +42,7 @@ export const defaultAccountSettings = (account: string, mode: Mode): AccountSett
   mode,
   personal_data_retention_days: DEFAULT_RETENTION_DAYS,
   time_zone: DEFAULT_TIME_ZONE,
+  ...DEFAULT_COLLECTION,
   updated_at: null,
 });
 

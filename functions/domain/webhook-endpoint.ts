@@ -1,6 +1,7 @@
 import { newId } from './ids.ts';
 import { EVENT_TYPES, type EventType } from './link-events.ts';
 import type { Mode, Principal } from './principal.ts';
+import { SUBSCRIPTION_EVENT_TYPES } from './subscription.ts';
 
 /**
  * Webhook endpoints (docs/webhooks.md#webhook-endpoints): URLs a merchant registers once per account and mode,
@@ -20,7 +21,11 @@ export type WebhookEventType = EventType | EndpointEventType;
  * What `enabled_events` may name: every link and refund event, and the disabling of another endpoint. The test
  * event goes to the endpoint it tests whatever it subscribes to, so it is not subscribable.
  */
-export const SUBSCRIBABLE_EVENT_TYPES = [...EVENT_TYPES, 'webhook_endpoint.disabled'] as const;
+export const SUBSCRIBABLE_EVENT_TYPES = [
+  ...EVENT_TYPES,
+  ...SUBSCRIPTION_EVENT_TYPES,
+  'webhook_endpoint.disabled',
+] as const;
 export type SubscribableEventType = (typeof SUBSCRIBABLE_EVENT_TYPES)[number];
 
 /** `["*"]`: every type, including those added later. */

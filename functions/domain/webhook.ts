@@ -1,4 +1,5 @@
-import type { LinkEvent } from './link-events.ts';
+import { eventLink, type LinkEvent } from './link-events.ts';
+import type { SubscriptionEvent } from './subscription-events.ts';
 import type { EndpointEventType, EndpointSnapshot } from './webhook-endpoint.ts';
 
 /**
@@ -33,10 +34,30 @@ export interface EndpointEvent {
 }
 
 /** Every event a webhook may carry. */
-export type WebhookEvent = LinkEvent | EndpointEvent;
+export type WebhookEvent = LinkEvent | EndpointEvent | SubscriptionEvent;
 
 /** Whether the event is about a link (and so also goes to the link's `webhook_url`). */
 export const isLinkEvent = (event: WebhookEvent): event is LinkEvent => event.link_id !== undefined;
+
+/**
+ * Whether the event is about a subscription (docs/webhooks.md#subscription-events): it also goes to the
+ * `webhook_url` its subscription link had, which the event carries.
+ */
+export const isSubscriptionEvent = (event: WebhookEvent): event is SubscriptionEvent =>
+  'subscription_id' in event && event.subscription_id !== undefined;
+
+/**
+ * The event's own destination besides webhook endpoints: its link's `webhook_url`, or the one its subscription
+ * link had; null for an endpoint's event, or when there is none.
+ */
+export function ownWebhookUrl(event: WebhookEvent): string | null {
+  if (isLinkEvent(event)) return eventLink(event).webhook_url;
+  return isSubscriptionEvent(event) ? event.webhook_url : null;
+}
+
+/** Whether the event has an own destination to be delivered to (see `ownWebhookUrl`), set or not. */
+export const hasOwnDestination = (event: WebhookEvent): boolean =>
+  isLinkEvent(event) || isSubscriptionEvent(event);
 
 /** The delivery state of one destination of an event (see {@link StoredEvent}). */
 export interface DeliveryState {

@@ -1,5 +1,12 @@
 import { config } from '../config.ts';
-import { eventQueue, linkRepository, now, paymentRepository, pspConnections } from '../dependencies.ts';
+import {
+  eventQueue,
+  linkRepository,
+  mandatePaymentHook,
+  now,
+  paymentRepository,
+  pspConnections,
+} from '../dependencies.ts';
 import { apiHandler, json } from '../http/api/api-handler.ts';
 import { toResource } from '../http/api/resources.ts';
 import { emptyRequest, validate } from '../http/validate.ts';
@@ -15,6 +22,7 @@ export const handler = apiHandler({ body: 'optional-json' }, async ({ principal,
       queue: eventQueue(),
       pspSessions: pspConnections(),
       payments: paymentRepository(),
+      mandatePayments: mandatePaymentHook(),
       now,
       checkoutBase: CHECKOUT_BASE,
     },

@@ -3,6 +3,7 @@ import { config } from '../config.ts';
 import {
   eventQueue,
   linkRepository,
+  mandatePaymentHook,
   now,
   paymentRefunds,
   paymentRepository,
@@ -34,6 +35,7 @@ export const handler = withLambdaContext(async (_event: ScheduledEvent, context:
     links: linkRepository(),
     ledger: refundLedger(),
     payments: paymentRepository(),
+    mandatePayments: mandatePaymentHook(),
     psps: pspConnections(),
     refunds: paymentRefunds(),
     queue: eventQueue(),

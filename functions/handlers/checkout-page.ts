@@ -2,6 +2,7 @@ import { config } from '../config.ts';
 import {
   checkoutSettingsRepository,
   linkRepository,
+  mandatePaymentHook,
   now,
   observedOutcomes,
   paymentRepository,
@@ -47,6 +48,7 @@ export const handler = htmlHandler(async (event, lambda) => {
     {
       links: linkRepository(),
       payments: paymentRepository(),
+      mandatePayments: mandatePaymentHook(),
       psps: pspConnections(),
       now,
       checkoutBase: CHECKOUT_BASE,
@@ -135,6 +137,7 @@ async function completePage(
       {
         links: linkRepository(),
         payments: paymentRepository(),
+        mandatePayments: mandatePaymentHook(),
         psps: pspConnections(),
         now,
         checkoutBase: context.checkoutBase,

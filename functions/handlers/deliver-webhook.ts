@@ -12,6 +12,7 @@ import {
   eventRepository,
   linkRepository,
   now,
+  subscriptionRepository,
   webhookEndpointDirectory,
   webhookEndpointRepository,
 } from '../dependencies.ts';
@@ -105,6 +106,7 @@ const webhookSender = /* @__PURE__ */ once(
 const dependencies = (): DeliveryDependencies => ({
   events: eventRepository(),
   links: linkRepository(),
+  subscriptions: subscriptionRepository(),
   secrets: deliverySigningSecrets(),
   sender: webhookSender(),
   queue: deliveryEventQueue(),

@@ -1,6 +1,13 @@
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { config } from '../config.ts';
-import { eventQueue, linkRepository, now, paymentRepository, pspConnections } from '../dependencies.ts';
+import {
+  eventQueue,
+  linkRepository,
+  mandatePaymentHook,
+  now,
+  paymentRepository,
+  pspConnections,
+} from '../dependencies.ts';
 import { ANSWER_ROOM_MS, CALL_BUDGETS, worstCaseMs } from '../domain/call-budgets.ts';
 import { logger, withLambdaContext } from '../logger.ts';
 import { expireDueLinks } from '../use-cases/payment-links.ts';
@@ -21,6 +28,7 @@ export const handler = withLambdaContext(async (_event: ScheduledEvent, context:
       queue: eventQueue(),
       pspSessions: pspConnections(),
       payments: paymentRepository(),
+      mandatePayments: mandatePaymentHook(),
       now,
       checkoutBase: config().CHECKOUT_BASE,
     },

@@ -2,6 +2,7 @@ import { config } from '../config.ts';
 import {
   eventQueue,
   linkRepository,
+  mandatePaymentHook,
   now,
   paymentRepository,
   pspConnections,
@@ -43,6 +44,7 @@ export const handler = publicApiHandler({ body: 'notification' }, async ({ event
         links: linkRepository(),
         ledger: refundLedger(),
         payments: paymentRepository(),
+        mandatePayments: mandatePaymentHook(),
         psps: pspConnections(),
         queue: eventQueue(),
         now,

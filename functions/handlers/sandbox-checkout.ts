@@ -1,5 +1,5 @@
 import { config } from '../config.ts';
-import { now, sandboxNotifier, sandboxSessionStore } from '../dependencies.ts';
+import { now, sandboxMandateStore, sandboxNotifier, sandboxSessionStore } from '../dependencies.ts';
 import { resolveLocale } from '../domain/locale.ts';
 import { sandboxPage } from '../http/checkout/sandbox-views.ts';
 import { htmlHandler, isHttps } from '../http/html-handler.ts';
@@ -15,6 +15,7 @@ export const handler = htmlHandler(async (event) => {
   const id = event.pathParameters?.id ?? '';
   const deps: SandboxDependencies = {
     sessions: sandboxSessionStore(),
+    mandates: sandboxMandateStore(),
     notify: (session) => sandboxNotifier().notify(session),
     now,
   };

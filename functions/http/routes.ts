@@ -71,6 +71,21 @@ export const routes = [
   { method: 'DELETE', path: '/v1/payments/{id}/buyer', handler: 'erase-payment-buyer' },
   { method: 'GET', path: '/v1/account-settings', handler: 'get-account-settings' },
   { method: 'PUT', path: '/v1/account-settings', handler: 'put-account-settings' },
+  { method: 'GET', path: '/v1/subscriptions', handler: 'list-subscriptions' },
+  { method: 'GET', path: '/v1/subscriptions/{id}', handler: 'get-subscription' },
+  { method: 'PATCH', path: '/v1/subscriptions/{id}', handler: 'update-subscription' },
+  { method: 'POST', path: '/v1/subscriptions/{id}/cancel', handler: 'cancel-subscription' },
+  { method: 'POST', path: '/v1/subscriptions/{id}/cancel-link', handler: 'create-subscription-cancel-link' },
+  // Test mode's clock for one subscription (docs/subscriptions.md#time-under-test); a live key gets 404.
+  { method: 'POST', path: '/v1/test-helpers/subscriptions/{id}/advance', handler: 'advance-subscription' },
+  // A buyer's cancel link: our page, no sign-in (docs/subscriptions.md#cancel-links).
+  { method: 'GET', path: '/subscriptions/cancel/{token}', handler: 'subscription-cancel-page', public: true },
+  {
+    method: 'POST',
+    path: '/subscriptions/cancel/{token}',
+    handler: 'subscription-cancel-page',
+    public: true,
+  },
   { method: 'GET', path: '/v1/openapi.json', handler: 'get-openapi' },
   // The merchant console (docs/console.md): server-rendered pages behind its own sign-in and session.
   { method: 'GET', path: '/console', handler: 'console' },

@@ -2,6 +2,7 @@ import type * as z from 'zod/mini';
 import type { Mode } from '../domain/principal.ts';
 import type { PspRules } from '../domain/psp-rules.ts';
 import type { PspFactory, SessionLimits } from './psp.ts';
+import type { SandboxMandateStore } from './sandbox-mandates.ts';
 import type { SandboxSessionStore } from './sandbox-sessions.ts';
 import type { SecretStore } from './secret-store.ts';
 
@@ -13,7 +14,10 @@ import type { SecretStore } from './secret-store.ts';
  * - `partial_refunds`: it refunds a part of a payment (without it, only the whole payment, in one refund);
  * - `reads_buyer_details`: the status it reads back may carry what the buyer gave on its page (`buyer`);
  * - `line_items`: it is sent the link's lines (without it, one line at the amount);
- * - `locale`: its page speaks the buyer's language when told.
+ * - `locale`: its page speaks the buyer's language when told;
+ * - `holds_mandates`: its adapter implements `HoldsMandates` (functions/ports/psp.ts): only its connections are
+ *   routed a subscription link or an update link (docs/subscriptions.md#mandates), decided from the descriptor
+ *   without loading the adapter.
  */
 export const CAPABILITIES = [
   'ends_sessions',
@@ -24,6 +28,7 @@ export const CAPABILITIES = [
   'reads_buyer_details',
   'line_items',
   'locale',
+  'holds_mandates',
 ] as const;
 export type Capability = (typeof CAPABILITIES)[number];
 
@@ -91,7 +96,11 @@ export interface PspRuntime {
   baseUrl: string;
   now: () => Date;
   /** The sandbox's own store and signing secret: it is part of the service. */
-  sandbox: { sessions: () => SandboxSessionStore; signingSecret: () => Promise<string> };
+  sandbox: {
+    sessions: () => SandboxSessionStore;
+    signingSecret: () => Promise<string>;
+    mandates: () => SandboxMandateStore;
+  };
 }
 
 /** A PSP's adapter module's `createFactory` (`<folder>/adapter.ts`): its factory, built on first use. */

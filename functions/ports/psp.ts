@@ -2,6 +2,7 @@ import type { BuyerDetail, BuyerDetails } from '../domain/buyer.ts';
 import type { BuyerReferences } from '../domain/buyer-references.ts';
 import type { Provider, PspConnection } from '../domain/connection.ts';
 import { InvalidNotificationError } from '../domain/errors.ts';
+import type { Decline, MandateRef, OpensMandate } from '../domain/mandates.ts';
 import type { Amount } from '../domain/money.ts';
 import type { PaymentFailureCode, PaymentState } from '../domain/payment.ts';
 import type { PaymentLink, PspSession } from '../domain/payment-link.ts';
@@ -62,6 +63,8 @@ export interface SessionRequest extends CheckoutReturn {
    * never logged.
    */
   buyer?: BuyerDetails;
+  /** The link's payment must open a mandate (a subscription link, an update link): `HoldsMandates`, below. */
+  opensMandate?: OpensMandate;
 }
 
 export type PspPaymentState = PaymentState;
@@ -294,3 +297,63 @@ export interface SessionLimits {
 export interface PspFactory {
   create(connection: PspConnection): Promise<Psp>;
 }
+
+export type { Decline, DeclineClass, MandateRef, OpensMandate } from '../domain/mandates.ts';
+
+/** One attempt to charge a mandate, off-session. */
+export interface MandateCharge {
+  mandate: MandateRef;
+  amount: Amount;
+  /**
+   * One per attempt, `<subscription>.<period>.<attempt>` (`chargeKey`): every PSP answers a repeated key with its
+   * first answer, declines included, so a retry needs a new key, and a resent attempt the same one.
+   */
+  idempotencyKey: string;
+  /** Our payment (`pay_…`): metadata or merchant reference at the PSP, so that its notifications name it. */
+  paymentId: string;
+  subscriptionId: string;
+  period: number;
+  description: string;
+}
+
+/** The PSP's answer to a charge: a decline is an answer, never a throw. */
+export type MandateChargeResult =
+  | { state: 'succeeded'; reference: string; amount: Amount }
+  /** Under way (a bank debit): settled later by `retrieveCharge`. */
+  | { state: 'pending'; reference: string | null }
+  | {
+      state: 'failed';
+      reference: string | null;
+      decline: Decline;
+      /** False once the PSP said the mandate is gone (revoked, closed): it is never charged again. */
+      mandateUsable: boolean;
+    };
+
+/**
+ * Holds mandates and charges them (docs/subscriptions.md#mandates): the capability a connection needs to be routed
+ * a subscription link (a descriptor that declares `holds_mandates` says its adapter has it).
+ */
+export interface HoldsMandates {
+  /** How long the PSP answers a repeated idempotency key as it answered the first (a resend must fall within it). */
+  readonly chargeIdempotencyWindowMs: number;
+  /**
+   * The mandate a completed session opened: `ready`, `pending` (the PSP has not confirmed it yet: asked again
+   * later), or `none` (the buyer's method cannot be charged again).
+   */
+  mandateOf(session: {
+    id: string;
+    paymentReference: string | null;
+  }): Promise<
+    { state: 'ready'; mandate: MandateRef } | { state: 'pending' } | { state: 'none'; reason: string }
+  >;
+  /**
+   * Charges the mandate, once per `idempotencyKey`. A decline is an answer (`failed`, with its class); only an
+   * unknown outcome throws (`PspOutageError`: no answer, a 5xx, a 429), and the caller sends the same charge again.
+   */
+  chargeMandate(charge: MandateCharge): Promise<MandateChargeResult>;
+  /** What became of a charge the PSP answered `pending`. */
+  retrieveCharge(reference: string): Promise<MandateChargeResult>;
+}
+
+export const canHoldMandates = (psp: Psp): psp is Psp & HoldsMandates =>
+  typeof (psp as Partial<HoldsMandates>).chargeMandate === 'function';

@@ -1,5 +1,6 @@
 import type { Amount } from '../domain/money.ts';
 import type { Mode } from '../domain/principal.ts';
+import type { Recurring } from '../domain/subscription-schedule.ts';
 
 /** A checkout session of the built-in sandbox PSP: what its hosted page shows and what Pay completes. */
 export interface SandboxSession {
@@ -36,6 +37,19 @@ export interface SandboxSession {
   expires_at: string;
   /** The buyer's locale the checkout passed (absent on older sessions: the browser's language). */
   locale?: string | undefined;
+  /**
+   * The session opens a mandate (a subscription link or an update link, docs/subscriptions.md#the-sandbox): Pay
+   * leaves one behind, `sbm_…` derived from the session's id; absent on every other session.
+   */
+  opens_mandate?: SandboxMandateRequest | undefined;
+}
+
+/** What a session that opens a mandate shows the buyer on the sandbox page, and what Pay then stores. */
+export interface SandboxMandateRequest {
+  subscription_id: string;
+  without_charge: boolean;
+  period_amount: Amount;
+  recurring: Recurring | null;
 }
 
 /** The sandbox PSP's own storage. */

@@ -1,7 +1,6 @@
 import { NotFoundError } from '../domain/errors.ts';
-import { eventLink } from '../domain/link-events.ts';
 import type { Principal } from '../domain/principal.ts';
-import { EVENT_RETENTION_MS, isLinkEvent, type StoredEvent } from '../domain/webhook.ts';
+import { EVENT_RETENTION_MS, ownWebhookUrl, type StoredEvent } from '../domain/webhook.ts';
 import type { EventRepository } from '../ports/event-repository.ts';
 
 /*
@@ -63,9 +62,6 @@ export async function getEvent(
   return {
     event: found.event,
     // A link without `webhook_url` has nothing to show for it (its own log says so: nothing was sent).
-    deliveries: [
-      ...(isLinkEvent(found.event) && eventLink(found.event).webhook_url ? [found.event] : []),
-      ...found.deliveries,
-    ],
+    deliveries: [...(ownWebhookUrl(found.event) ? [found.event] : []), ...found.deliveries],
   };
 }

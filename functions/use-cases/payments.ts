@@ -5,6 +5,7 @@ import { ConcurrentModificationError, NotFoundError } from '../domain/errors.ts'
 import { ID_RANDOM_LENGTH } from '../domain/ids.ts';
 import { reportPayment, type Transition } from '../domain/link-events.ts';
 import { addPayment, withPaymentReference } from '../domain/link-payments.ts';
+import { opensMandate } from '../domain/mandates.ts';
 import {
   type Payment,
   type PaymentOutcome,
@@ -27,6 +28,7 @@ import type { PaymentRepository } from '../ports/payment-repository.ts';
 import type { PspSessionStatus } from '../ports/psp.ts';
 import type { CheckedSessionStatus, PaymentRead } from './charged-amounts.ts';
 import { applyTransition, getPaymentLink } from './link-transitions.ts';
+import type { MandatePayments } from './subscription-starts.ts';
 
 export interface PaymentDependencies {
   links: LinkRepository;
@@ -34,6 +36,12 @@ export interface PaymentDependencies {
   queue: EventQueue;
   now: () => Date;
   checkoutBase: string;
+  /**
+   * What a succeeded payment of a subscription link or an update link starts (./subscription-starts.ts); every
+   * path that may record one wires it: without it, such a payment fails to record (and stays pending) rather than
+   * start nothing.
+   */
+  mandatePayments?: MandatePayments | undefined;
 }
 
 export type SessionOutcome = 'paid' | 'already_paid' | 'duplicate' | 'failed' | 'ignored';
@@ -93,8 +101,16 @@ export async function recordSessionStatus(
   };
   const { payment, save } = await settledPayment(deps, connection, link, status, outcome, read);
   const result = await moveLink(deps, connection, link, payment, status);
+  if (payment.status === 'succeeded' && opensMandate(link))
+    await mandatePaymentsOf(deps).paid(connection, link, payment, status);
   await save();
   return result;
+}
+
+function mandatePaymentsOf(deps: PaymentDependencies): MandatePayments {
+  if (!deps.mandatePayments)
+    throw new Error('A payment that opens a mandate was recorded without `mandatePayments`.');
+  return deps.mandatePayments;
 }
 
 /** What the payment's outcome does to its link: the transition it makes and the event it sends, if any. */

@@ -197,14 +197,20 @@ export const getAccountSettings = (
 ): Promise<AccountSettings> => accountSettingsOf(deps, principal.account, principal.mode);
 
 /**
- * `PUT /v1/account-settings`: replaces them whole (an absent `time_zone` is the default, UTC). A new retention
+ * `PUT /v1/account-settings`: replaces them whole (an absent `time_zone` is the default, UTC; an absent
+ * collection setting its default, docs/subscriptions.md#retries). A new retention
  * period applies to every payment from the retention sweep's next look at it (docs/security.md#personal-data); a
  * new time zone to the dates of every request after it.
  */
 export async function putAccountSettings(
   deps: Pick<PersonalDataDependencies, 'settings' | 'now'>,
   principal: Principal,
-  input: { personal_data_retention_days: number; time_zone?: string | undefined },
+  input: {
+    personal_data_retention_days: number;
+    time_zone?: string | undefined;
+    subscription_retry_days?: number[] | undefined;
+    subscription_after_retries?: AccountSettings['subscription_after_retries'] | undefined;
+  },
 ): Promise<AccountSettings> {
   const defaults = defaultAccountSettings(principal.account, principal.mode);
   const settings: AccountSettings = {
@@ -212,6 +218,8 @@ export async function putAccountSettings(
     personal_data_retention_days: input.personal_data_retention_days,
     // As the platform's list spells it (an alias given reads back as the zone it names).
     time_zone: (input.time_zone && timeZoneNamed(input.time_zone)) ?? defaults.time_zone,
+    subscription_retry_days: input.subscription_retry_days ?? defaults.subscription_retry_days,
+    subscription_after_retries: input.subscription_after_retries ?? defaults.subscription_after_retries,
     updated_at: deps.now().toISOString(),
   };
   await deps.settings.put(settings);

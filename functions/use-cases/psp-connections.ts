@@ -72,6 +72,14 @@ export class PspConnections implements PspSessions, PaymentRefunds {
     return this.descriptor(provider) ?? { amounts: { psp: provider }, pageAsks: {}, methods: {} };
   }
 
+  /**
+   * Whether a provider's PSP holds mandates (its descriptor declares `holds_mandates`): only its connections are
+   * routed a link whose payment opens one (`routedFor`, functions/domain/checkout/mandates.ts).
+   */
+  holdsMandates(provider: string): boolean {
+    return this.descriptor(provider)?.capabilities.includes('holds_mandates') ?? false;
+  }
+
   /** What the PSP that took a payment allows of its refunds (`requestRefund`). */
   refundRules(provider: string): RefundRules {
     const descriptor = this.descriptor(provider);

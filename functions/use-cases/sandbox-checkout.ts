@@ -1,9 +1,17 @@
+import { BUILT_IN_SANDBOX_ID } from '../domain/connection.ts';
 import { NotFoundError } from '../domain/errors.ts';
 import { randomBase62 } from '../domain/random.ts';
+import {
+  type SandboxMandateStore,
+  sandboxCustomerIdOf,
+  sandboxMandateIdOf,
+} from '../ports/sandbox-mandates.ts';
 import type { SandboxSession, SandboxSessionStore } from '../ports/sandbox-sessions.ts';
 
 export interface SandboxDependencies {
   sessions: SandboxSessionStore;
+  /** Where Pay on a session that opens a mandate stores it (docs/subscriptions.md#the-sandbox). */
+  mandates?: SandboxMandateStore | undefined;
   /** Tells the service the session completed or failed (the sandbox's notification); true once acknowledged. */
   notify: (session: SandboxSession) => Promise<boolean>;
   now: () => Date;
@@ -40,6 +48,8 @@ export async function paySandboxSession(deps: SandboxDependencies, id: string): 
   ) {
     return declineSandboxSession(deps, id);
   }
+  // The mandate first: whoever learns that the session completed (the notification, a retrieve) finds it.
+  if (session.status === 'open' && session.opens_mandate) await openMandate(deps, session);
   if (session.status === 'open' && session.processing_ms !== undefined) {
     const settlesAt = new Date(deps.now().getTime() + session.processing_ms);
     const reference = `sbpay_${randomBase62(24)}`;
@@ -79,4 +89,30 @@ export async function declineSandboxSession(deps: SandboxDependencies, id: strin
   const failed = (await deps.sessions.get(id)) ?? session;
   if (failed.status === 'failed') await deps.notify(failed);
   return failed;
+}
+
+/**
+ * The simulated mandate Pay on `session` leaves behind, as a PSP saves the buyer's method for later charges: its
+ * renewals succeed unless the connection's `--simulate renewal_*` says otherwise. Derived from the session, so a
+ * repeated Pay stores nothing new.
+ */
+async function openMandate(deps: SandboxDependencies, session: SandboxSession): Promise<void> {
+  const opens = session.opens_mandate;
+  if (!opens) return;
+  if (!deps.mandates)
+    throw new Error('A sandbox session that opens a mandate was paid without a mandate store.');
+  const now = deps.now().toISOString();
+  await deps.mandates.create({
+    id: sandboxMandateIdOf(session.id),
+    customer: sandboxCustomerIdOf(session.id),
+    connection_id: session.connection_id ?? BUILT_IN_SANDBOX_ID,
+    account: session.account,
+    mode: session.mode,
+    session_id: session.id,
+    subscription_id: opens.subscription_id,
+    renewals: 'succeed',
+    status: 'valid',
+    created_at: now,
+    updated_at: now,
+  });
 }

@@ -2,6 +2,7 @@ import type { LineItem } from '../domain/amount.ts';
 import { type BuyerDetail, detailsPspPageAsks, type PageAsks } from '../domain/buyer.ts';
 import { ANSWER_ROOM_MS, PSP_CALL_TIMEOUT_MS } from '../domain/call-budgets.ts';
 import { countsAgainstHealth, nextAttempt, TRIAL_LEASE_MS } from '../domain/checkout/failover.ts';
+import { mandateOfAttempt } from '../domain/checkout/mandates.ts';
 import type { PlannedOpening } from '../domain/checkout/plan.ts';
 import { sessionExpiry, withSession } from '../domain/checkout/sessions.ts';
 import type { PspConnection } from '../domain/connection.ts';
@@ -30,6 +31,7 @@ import type { PaymentRepository } from '../ports/payment-repository.ts';
 import { type Psp, pspFailureOf, type SessionRequest } from '../ports/psp.ts';
 import { canCaptureLater, canEndSessions } from '../ports/psp-capabilities.ts';
 import type { PspConnections } from './psp-connections.ts';
+import type { MandatePayments } from './subscription-starts.ts';
 
 /**
  * Opening a PSP session for a checkout plan (docs/orchestration.md#failover): each candidate connection in the
@@ -50,6 +52,8 @@ export interface SessionOpeningDependencies {
   timeLeftMs: () => number;
   /** PSP calls one request may make at most (its function's declared call budget, lib/routes.ts). */
   maxPspCalls: number;
+  /** What a paid subscription link starts, when a session it ends turns out paid (./subscription-starts.ts). */
+  mandatePayments?: MandatePayments | undefined;
 }
 
 /** What opening came to (see `openSession`). */
@@ -273,7 +277,8 @@ function sessionRequest(
     references,
     lines,
     answers,
-  }: Pick<Opening, 'link' | 'amount' | 'locale' | 'references' | 'lines' | 'answers'>,
+    mandate,
+  }: Pick<Opening, 'link' | 'amount' | 'locale' | 'references' | 'lines' | 'answers' | 'mandate'>,
   connection: PspConnection,
   psp: Psp,
   paymentId: string,
@@ -296,6 +301,7 @@ function sessionRequest(
     ...(references ? { references } : {}),
     ...(answers?.buyer ? { buyer: answers.buyer } : {}),
     ...pspPageAsks(link, deps.psps.rules(connection.provider).pageAsks),
+    ...(mandate ? { opensMandate: mandateOfAttempt(mandate, paymentId) } : {}),
   };
 }
 

@@ -1,9 +1,10 @@
 import { type EndpointRef, endpointOf } from '../domain/endpoint-health.ts';
 import type { Mode } from '../domain/principal.ts';
-import { isLinkEvent, type StoredEvent } from '../domain/webhook.ts';
+import { isLinkEvent, isSubscriptionEvent, type StoredEvent } from '../domain/webhook.ts';
 import type { EndpointRecoveryStore } from '../ports/endpoint-recoveries.ts';
 import type { EventRepository } from '../ports/event-repository.ts';
 import type { LinkRepository } from '../ports/link-repository.ts';
+import type { SubscriptionRepository } from '../ports/subscription-repository.ts';
 import { readHealthOf } from './endpoint-isolation.ts';
 import { type AttemptDependencies, attempt, type DeliveryOutcome } from './webhook-attempt.ts';
 import { destinationOf, fanOut } from './webhook-fan-out.ts';
@@ -31,6 +32,8 @@ export interface EventMessage {
 
 export interface DeliveryDependencies extends AttemptDependencies {
   links: LinkRepository;
+  /** A subscription's event counts once its subscription names it, as a link's (functions/ports/subscription-repository.ts). */
+  subscriptions: Pick<SubscriptionRepository, 'get'>;
   /** Recoveries of endpoints, carried on by their own messages on the same queue (functions/use-cases/recovery.ts). */
   recoveries: EndpointRecoveryStore;
   /**
@@ -39,6 +42,20 @@ export interface DeliveryDependencies extends AttemptDependencies {
    * local stack runs its pollers in one process, so there it covers concurrent batches too).
    */
   attemptsInFlight: Set<string>;
+}
+
+/**
+ * Whether the link or subscription the event is about names it (its commit point); an endpoint's event is recorded
+ * by whoever made it, and is never an orphan.
+ */
+async function isCommitted(deps: DeliveryDependencies, event: StoredEvent): Promise<boolean> {
+  if (isLinkEvent(event))
+    return (await deps.links.get(event.link_id, event.mode))?.event_ids.includes(event.id) === true;
+  if (isSubscriptionEvent(event)) {
+    const subscription = await deps.subscriptions.get(event.subscription_id, event.mode);
+    return subscription?.event_ids.includes(event.id) === true;
+  }
+  return true;
 }
 
 const eventKey = (message: EventMessage) =>
@@ -112,12 +129,9 @@ export async function deliverEvent(
   if (event.status !== 'pending' || event.delivery_seq !== message.delivery_seq) return 'skipped_stale';
   // A delivery to an endpoint exists only once its event was found committed (below), and an event about an
   // endpoint is recorded by whoever made it: only a link's event can be an orphan.
-  if (!message.committed && !event.endpoint_id && isLinkEvent(event)) {
-    const link = await deps.links.get(event.link_id, event.mode);
-    if (!link?.event_ids.includes(event.id)) {
-      await deps.events.dropFromOutbox(event);
-      return 'skipped_orphan';
-    }
+  if (!message.committed && !event.endpoint_id && !(await isCommitted(deps, event))) {
+    await deps.events.dropFromOutbox(event);
+    return 'skipped_orphan';
   }
   if (!event.endpoint_id && !event.fanned_out) await fanOut(deps, event, invocation.startedAt);
   const inFlight = `${eventKey(message)}#${event.delivery_seq}`;

@@ -1,7 +1,6 @@
 import { BoundedCache } from '../bounded-cache.ts';
-import { eventLink } from '../domain/link-events.ts';
 import type { Mode } from '../domain/principal.ts';
-import { isLinkEvent, OUTBOX_GRACE_MS, type StoredEvent } from '../domain/webhook.ts';
+import { isSubscriptionEvent, OUTBOX_GRACE_MS, ownWebhookUrl, type StoredEvent } from '../domain/webhook.ts';
 import { endpointSecretContext, secretsInForce, subscribes } from '../domain/webhook-endpoint.ts';
 import { logger } from '../logger.ts';
 import type { EventQueue, EventReference } from '../ports/event-queue.ts';
@@ -144,8 +143,12 @@ export async function destinationOf(deps: FanOutDependencies, event: StoredEvent
     if (endpoint.status !== 'enabled') return 'The webhook endpoint is disabled: nothing was sent.';
     return { url: endpoint.url, secrets: (at) => deps.webhookEndpoints.secretsOf(endpoint, at) };
   }
-  const url = isLinkEvent(event) ? eventLink(event).webhook_url : null;
-  if (!url) return 'The payment link has no webhook_url: nothing was sent.';
+  const url = ownWebhookUrl(event);
+  if (!url) {
+    return isSubscriptionEvent(event)
+      ? 'The subscription link had no webhook_url: nothing was sent.'
+      : 'The payment link has no webhook_url: nothing was sent.';
+  }
   return { url, secrets: (at) => deps.secrets.getSigningSecrets(event.account, event.mode, at) };
 }
 

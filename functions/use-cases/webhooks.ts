@@ -1,6 +1,12 @@
 import { NotFoundError } from '../domain/errors.ts';
 import type { Principal } from '../domain/principal.ts';
-import { type EventLogEntry, isLinkEvent, OUTBOX_GRACE_MS, toEventLogEntry } from '../domain/webhook.ts';
+import {
+  type EventLogEntry,
+  hasOwnDestination,
+  isLinkEvent,
+  OUTBOX_GRACE_MS,
+  toEventLogEntry,
+} from '../domain/webhook.ts';
 import { logger } from '../logger.ts';
 import type { EventQueue } from '../ports/event-queue.ts';
 import type { EventRepository } from '../ports/event-repository.ts';
@@ -86,7 +92,7 @@ export async function redeliverEvent(
   }
   const due = new Date(deps.now().getTime() + OUTBOX_GRACE_MS);
   const targets = [
-    ...(isLinkEvent(event) ? [undefined] : []),
+    ...(hasOwnDestination(event) ? [undefined] : []),
     ...found.deliveries.map((delivery) => delivery.endpoint_id),
   ];
   for (const endpointId of targets) {

@@ -36,6 +36,13 @@ export const METRIC_DESCRIPTIONS: Record<MetricName, string> = {
     'successes a PSP reported at another amount or currency than their payment: not taken as paid, voided or refunded where the PSP allows',
   OutcomesIgnored:
     "unpaid session outcomes learning ignored: a client's second and later at one connection within an hour",
+  SubscriptionsStarted: 'subscriptions started by a paid subscription link (docs/subscriptions.md)',
+  RenewalsSucceeded:
+    "subscription periods charged to the buyer's mandate (retries and update links included)",
+  RenewalsDeclined:
+    'renewal charges the PSP declined, by decline class (soft, hard, authentication_required)',
+  RenewalsUnknown:
+    "renewal charges whose outcome is still unknown past their PSP's idempotency window: an operator settles them at the PSP",
 };
 
 const PERIOD = Duration.minutes(5);

@@ -19,6 +19,7 @@ const HEADINGS: Record<Capability, string> = {
   reads_buyer_details: 'buyer details',
   line_items: 'line items',
   locale: 'locale',
+  holds_mandates: 'holds mandates',
 };
 
 const pageAsksOf = (descriptor: PspDescriptor) =>

@@ -217,6 +217,46 @@ export interface paths {
      */
     put: operations["putAccountSettings"];
   };
+  "/v1/subscriptions": {
+    /**
+     * List subscriptions
+     * @description The API key's (account, mode) subscriptions, newest first, filtered, one page at a time (docs/subscriptions.md). Filters combine; `status`, `link_id` and `connection_id` filter what is read, so a page may hold fewer than `limit` with a `next_cursor` to continue. With `Accept: text/csv` the same query answers CSV (RFC 4180), as the books do: `created[gte]` and `created[lt]` are then required, at most 31 days apart (docs/api.md#csv-exports).
+     */
+    get: operations["listSubscriptions"];
+  };
+  "/v1/subscriptions/{id}": {
+    /**
+     * Retrieve a subscription
+     * @description The subscription: its status, current period, next charge, mandate and latest failure.
+     */
+    get: operations["getSubscription"];
+    /**
+     * Update a subscription
+     * @description Replaces `metadata`, and sets the `amount` each period charges from the next one not yet charged (a charge under way and a period being collected keep theirs). A canceled or ended subscription is `invalid_state`.
+     */
+    patch: operations["updateSubscription"];
+  };
+  "/v1/subscriptions/{id}/cancel": {
+    /**
+     * Cancel a subscription
+     * @description Now (default: `subscription.canceled` at once, nothing more charged), or with `at_period_end` when the period paid ends. A canceled subscription is answered as it is; an ended one is `invalid_state`.
+     */
+    post: operations["cancelSubscription"];
+  };
+  "/v1/subscriptions/{id}/cancel-link": {
+    /**
+     * Create a buyer's cancel link
+     * @description A page of ours where the buyer cancels the subscription at the end of the period paid, without signing in, once, within 30 days (docs/subscriptions.md#cancel-links). Send its `url` to the buyer.
+     */
+    post: operations["createSubscriptionCancelLink"];
+  };
+  "/v1/test-helpers/subscriptions/{id}/advance": {
+    /**
+     * Advance a test subscription's clock
+     * @description Test mode only (a live key's answer is `not_found`): moves the subscription to what is next due (a renewal, a retry, its end) and runs it at once, as the sweeper would then (docs/subscriptions.md#time-under-test). One with nothing scheduled is `invalid_state`.
+     */
+    post: operations["advanceSubscription"];
+  };
   "/v1/openapi.json": {
     /**
      * This OpenAPI document
@@ -230,6 +270,20 @@ export type webhooks = Record<string, never>;
 
 export interface components {
   schemas: {
+    /** Subscription terms */
+    Recurring: {
+      /** @enum {string} */
+      interval: "day" | "week" | "month" | "year";
+      /**
+       * Format: int32
+       * @description Intervals per period: 3 with `month` is quarterly.
+       */
+      interval_count: number;
+      /** @description Days of free trial before the first charge; null: none. */
+      trial_days: number | null;
+      /** @description Periods charged in all, then the subscription ends; null: until canceled. */
+      cycles: number | null;
+    };
     /** Why a payment went to its connection */
     RoutingDecision: {
       /** @description The matching rule's name; null for the link's own `connections`, the default list or no routing. */
@@ -427,6 +481,8 @@ export interface components {
               }[];
           };
         })[]) | null;
+      /** @description A subscription link: its payment starts a subscription on these terms (docs/subscriptions.md); null on any other link. Not in webhooks. */
+      recurring: components["schemas"]["Recurring"] | null;
       /** @description The language of the buyer's pages; null: the buyer's `Accept-Language`. */
       locale: string | null;
       /** @description Takes a payment from every buyer until canceled, expired or `completed`; false: single-use. */
@@ -644,6 +700,21 @@ export interface components {
         })[]) | null;
       /** @description The quantity of each of the link's `line_items`, in their order, as charged: given when the link has a line with `adjustable_quantity` (the buyer picked them on our page); null (absent in events) otherwise. */
       quantities?: number[] | null;
+      /** @description A renewal of a subscription (docs/subscriptions.md): the subscription it charged; absent on any other payment. */
+      subscription_id?: string;
+      /** @description A declined renewal: the class of the decline and its code; absent on any other payment. */
+      decline?: {
+        /**
+         * @description `soft`: retried on the account's retry days; `hard` (lost or stolen card, closed account, revoked mandate) and `authentication_required`: never retried, the buyer is sent the `update_url`.
+         * @enum {string}
+         */
+        class: "soft" | "hard" | "authentication_required";
+        /**
+         * @description The PSP's own code, prefixed with the provider.
+         * @example sandbox:insufficient_funds
+         */
+        code: string;
+      };
       /**
        * Format: date-time
        * @description When the attempt started.
@@ -662,15 +733,15 @@ export interface components {
       /** @constant */
       object: "event";
       /** @enum {string} */
-      type: "payment_link.paid" | "payment_link.canceled" | "payment_link.expired" | "payment_link.payment_failed" | "payment_link.duplicate_payment" | "refund.succeeded" | "refund.failed" | "webhook_endpoint.test" | "webhook_endpoint.disabled";
+      type: "payment_link.paid" | "payment_link.canceled" | "payment_link.expired" | "payment_link.payment_failed" | "payment_link.duplicate_payment" | "refund.succeeded" | "refund.failed" | "subscription.created" | "subscription.renewed" | "subscription.payment_failed" | "subscription.past_due" | "subscription.canceled" | "subscription.ended" | "webhook_endpoint.test" | "webhook_endpoint.disabled";
       /**
        * Format: date-time
        * @description When it happened (the `timestamp` of the webhook body).
        */
       created_at: string;
-      /** @description The payment link it is about; null for endpoint events. */
+      /** @description The payment link it is about; null for subscription and endpoint events. */
       link_id: string | null;
-      /** @description What the webhook body carries as `data`: the payment link, the refund (with `payment_link`), or the webhook endpoint. */
+      /** @description What the webhook body carries as `data`: the payment link, the refund (with `payment_link`), the subscription (with the renewal's `payment`), or the webhook endpoint. */
       data: {
         id: string;
         [key: string]: unknown;
@@ -685,7 +756,7 @@ export interface components {
       /** @description Where the service POSTs signed events. */
       url: string;
       /** @description The event types it receives; `["*"]`: every type. */
-      enabled_events: ("*" | "payment_link.paid" | "payment_link.canceled" | "payment_link.expired" | "payment_link.payment_failed" | "payment_link.duplicate_payment" | "refund.succeeded" | "refund.failed" | "webhook_endpoint.disabled")[];
+      enabled_events: ("*" | "payment_link.paid" | "payment_link.canceled" | "payment_link.expired" | "payment_link.payment_failed" | "payment_link.duplicate_payment" | "refund.succeeded" | "refund.failed" | "subscription.created" | "subscription.renewed" | "subscription.payment_failed" | "subscription.past_due" | "subscription.canceled" | "subscription.ended" | "webhook_endpoint.disabled")[];
       description: string | null;
       /**
        * @description `disabled` by you, or by us after 5 days of failing every attempt; nothing is sent to it then.
@@ -901,7 +972,7 @@ export interface components {
       /** @description Where the service POSTs signed events. */
       url: string;
       /** @description The event types it receives; `["*"]`: every type. */
-      enabled_events: ("*" | "payment_link.paid" | "payment_link.canceled" | "payment_link.expired" | "payment_link.payment_failed" | "payment_link.duplicate_payment" | "refund.succeeded" | "refund.failed" | "webhook_endpoint.disabled")[];
+      enabled_events: ("*" | "payment_link.paid" | "payment_link.canceled" | "payment_link.expired" | "payment_link.payment_failed" | "payment_link.duplicate_payment" | "refund.succeeded" | "refund.failed" | "subscription.created" | "subscription.renewed" | "subscription.payment_failed" | "subscription.past_due" | "subscription.canceled" | "subscription.ended" | "webhook_endpoint.disabled")[];
       description: string | null;
       /**
        * @description `disabled` by you, or by us after 5 days of failing every attempt; nothing is sent to it then.
@@ -930,7 +1001,7 @@ export interface components {
       /** @description Where the service POSTs signed events. */
       url: string;
       /** @description The event types it receives; `["*"]`: every type. */
-      enabled_events: ("*" | "payment_link.paid" | "payment_link.canceled" | "payment_link.expired" | "payment_link.payment_failed" | "payment_link.duplicate_payment" | "refund.succeeded" | "refund.failed" | "webhook_endpoint.disabled")[];
+      enabled_events: ("*" | "payment_link.paid" | "payment_link.canceled" | "payment_link.expired" | "payment_link.payment_failed" | "payment_link.duplicate_payment" | "refund.succeeded" | "refund.failed" | "subscription.created" | "subscription.renewed" | "subscription.payment_failed" | "subscription.past_due" | "subscription.canceled" | "subscription.ended" | "webhook_endpoint.disabled")[];
       description: string | null;
       /**
        * @description `disabled` by you, or by us after 5 days of failing every attempt; nothing is sent to it then.
@@ -984,7 +1055,7 @@ export interface components {
       /** @description Where the service POSTs signed events. */
       url: string;
       /** @description The event types it receives; `["*"]`: every type. */
-      enabled_events: ("*" | "payment_link.paid" | "payment_link.canceled" | "payment_link.expired" | "payment_link.payment_failed" | "payment_link.duplicate_payment" | "refund.succeeded" | "refund.failed" | "webhook_endpoint.disabled")[];
+      enabled_events: ("*" | "payment_link.paid" | "payment_link.canceled" | "payment_link.expired" | "payment_link.payment_failed" | "payment_link.duplicate_payment" | "refund.succeeded" | "refund.failed" | "subscription.created" | "subscription.renewed" | "subscription.payment_failed" | "subscription.past_due" | "subscription.canceled" | "subscription.ended" | "webhook_endpoint.disabled")[];
       description: string | null;
       /**
        * @description `disabled` by you, or by us after 5 days of failing every attempt; nothing is sent to it then.
@@ -1162,6 +1233,21 @@ export interface components {
         })[]) | null;
       /** @description The quantity of each of the link's `line_items`, in their order, as charged: given when the link has a line with `adjustable_quantity` (the buyer picked them on our page); null (absent in events) otherwise. */
       quantities?: number[] | null;
+      /** @description A renewal of a subscription (docs/subscriptions.md): the subscription it charged; absent on any other payment. */
+      subscription_id?: string;
+      /** @description A declined renewal: the class of the decline and its code; absent on any other payment. */
+      decline?: {
+        /**
+         * @description `soft`: retried on the account's retry days; `hard` (lost or stolen card, closed account, revoked mandate) and `authentication_required`: never retried, the buyer is sent the `update_url`.
+         * @enum {string}
+         */
+        class: "soft" | "hard" | "authentication_required";
+        /**
+         * @description The PSP's own code, prefixed with the provider.
+         * @example sandbox:insufficient_funds
+         */
+        code: string;
+      };
       /**
        * Format: date-time
        * @description When the attempt started.
@@ -1302,8 +1388,140 @@ export interface components {
        * @example Europe/Amsterdam
        */
       time_zone: string;
+      /** @description Days after a subscription period's first declined charge that it is charged again after a soft decline (default 1, 3, 5, 7); the last is also when the collection of a period ends after a hard decline (docs/subscriptions.md#retries). */
+      subscription_retry_days: number[];
+      /**
+       * @description What a subscription whose period is still unpaid when its retries end becomes: `cancel` (default) or `leave_past_due`.
+       * @enum {string}
+       */
+      subscription_after_retries: "cancel" | "leave_past_due";
       /** @description When they were last replaced; null when never set. */
       updated_at: string | null;
+    };
+    /** A page of subscriptions */
+    SubscriptionList: {
+      /** @description Newest first. */
+      data: components["schemas"]["Subscription"][];
+      /** @description Pass as `cursor` for the next page; null on the last page. */
+      next_cursor: string | null;
+    };
+    /** Subscription */
+    Subscription: {
+      /** @example sub_3kQm8Zr2WcT1bXy7LrN3sF4a */
+      id: string;
+      /** @constant */
+      object: "subscription";
+      /** @enum {string} */
+      mode: "test" | "live";
+      /**
+       * @description `trialing` until the first charge, `active` while paid, `past_due` while a period is being collected, then `canceled` (by the merchant, the buyer, or retries that ran out) or `ended` (its `cycles` done). The last two are final.
+       * @enum {string}
+       */
+      status: "trialing" | "active" | "past_due" | "canceled" | "ended";
+      /** @description The subscription link it came from. */
+      link_id: string;
+      /** @description The link's payment that started it. */
+      first_payment_id: string;
+      /** @description The buyer's `client_reference_id` from the checkout URL: buyer-supplied, unverified. */
+      client_reference_id: string | null;
+      description: string | null;
+      metadata: {
+        [key: string]: string;
+      } | null;
+      amount: {
+        /**
+         * @description What each period from the next one on charges.
+         * @example 9.99
+         */
+        value: string;
+        /** @example EUR */
+        currency: string;
+      };
+      recurring: components["schemas"]["Recurring"];
+      /**
+       * Format: int32
+       * @description The period it is in: 0 is the trial, 1 the first paid one.
+       */
+      current_period: number;
+      /**
+       * Format: date-time
+       * @description When the current period started.
+       */
+      current_period_start: string;
+      /**
+       * Format: date-time
+       * @description When it ends: the next period is charged then.
+       */
+      current_period_end: string;
+      /** Format: int32 */
+      periods_paid: number;
+      /** @description When the mandate is charged next (a renewal or a retry); null when no charge is coming (canceled, ended, canceled at the period end, the last cycle paid, or waiting for the buyer at `update_url`). */
+      next_charge_at: string | null;
+      cancel_at_period_end: boolean;
+      /** @description When it was canceled (at the period end: that end). */
+      canceled_at: string | null;
+      /** @description `requested` (the API), `buyer` (a cancel link), `payment_failed` (retries ran out); also set while a cancel at the period end waits. */
+      cancellation_reason: ("requested" | "buyer" | "payment_failed") | null;
+      /** @description When its last cycle ended. */
+      ended_at: string | null;
+      /** @description The mandate it charges, at the connection it is pinned to. */
+      mandate: {
+        connection_id: string;
+        /** @enum {string} */
+        provider: "sandbox" | "stripe" | "mollie" | "adyen" | "paypal" | "checkout_com" | "square" | "paystack";
+        /** @description The PSP's id of the mandate (never card data). */
+        reference: string;
+        method: string;
+        display: string | null;
+      };
+      /** @description The latest declined charge, kept after a recovery; null until one. */
+      latest_failure: ({
+        /**
+         * @description `soft`: retried on the account's retry days; `hard` (lost or stolen card, closed account, revoked mandate) and `authentication_required`: never retried, the buyer is sent the `update_url`.
+         * @enum {string}
+         */
+        class: "soft" | "hard" | "authentication_required";
+        /**
+         * @description The PSP's own code, prefixed with the provider.
+         * @example sandbox:insufficient_funds
+         */
+        code: string;
+        message: string;
+        /**
+         * Format: date-time
+         * @description When the PSP declined.
+         */
+        at: string;
+        /** Format: int32 */
+        period: number;
+        /** Format: int32 */
+        attempt: number;
+      }) | null;
+      /** @description While `past_due` and the mandate cannot be charged again (a hard decline, authentication asked, or retries over on an account that leaves subscriptions past due): where the buyer pays the period and sets up a new mandate. Null otherwise. */
+      update_url: string | null;
+      /**
+       * Format: date-time
+       * @description When it started.
+       */
+      created_at: string;
+      /**
+       * Format: date-time
+       * @description When it last changed.
+       */
+      updated_at: string;
+    };
+    /** A buyer's cancel link */
+    SubscriptionCancelLink: {
+      /** @constant */
+      object: "subscription_cancel_link";
+      subscription_id: string;
+      /** @description Our page where the buyer cancels, once, without signing in. */
+      url: string;
+      /**
+       * Format: date-time
+       * @description When it stops working.
+       */
+      expires_at: string;
     };
     /** A page of payment links */
     PaymentLinkList: {
@@ -1378,15 +1596,15 @@ export interface components {
       /** @constant */
       object: "event";
       /** @enum {string} */
-      type: "payment_link.paid" | "payment_link.canceled" | "payment_link.expired" | "payment_link.payment_failed" | "payment_link.duplicate_payment" | "refund.succeeded" | "refund.failed" | "webhook_endpoint.test" | "webhook_endpoint.disabled";
+      type: "payment_link.paid" | "payment_link.canceled" | "payment_link.expired" | "payment_link.payment_failed" | "payment_link.duplicate_payment" | "refund.succeeded" | "refund.failed" | "subscription.created" | "subscription.renewed" | "subscription.payment_failed" | "subscription.past_due" | "subscription.canceled" | "subscription.ended" | "webhook_endpoint.test" | "webhook_endpoint.disabled";
       /**
        * Format: date-time
        * @description When it happened (the `timestamp` of the webhook body).
        */
       created_at: string;
-      /** @description The payment link it is about; null for endpoint events. */
+      /** @description The payment link it is about; null for subscription and endpoint events. */
       link_id: string | null;
-      /** @description What the webhook body carries as `data`: the payment link, the refund (with `payment_link`), or the webhook endpoint. */
+      /** @description What the webhook body carries as `data`: the payment link, the refund (with `payment_link`), the subscription (with the renewal's `payment`), or the webhook endpoint. */
       data: {
         id: string;
         [key: string]: unknown;
@@ -1724,6 +1942,18 @@ export interface operations {
            * @description A reusable link's most payments, 1 to 500; absent: 500. Only with `reusable: true`.
            */
           max_payments?: number;
+          /** @description Makes a subscription link: its payment opens a mandate at the PSP and starts a subscription that charges it every `interval_count` `interval`s (docs/subscriptions.md). With `amount` or `line_items`, not `amount_range`; routed only to connections that hold mandates. */
+          recurring?: {
+            /** @enum {string} */
+            interval: "day" | "week" | "month" | "year";
+            /**
+             * Format: int32
+             * @default 1
+             */
+            interval_count?: number;
+            trial_days?: number | null;
+            cycles?: number | null;
+          };
         };
       };
     };
@@ -1982,6 +2212,7 @@ export interface operations {
           custom_fields?: unknown;
           reusable?: unknown;
           max_payments?: unknown;
+          recurring?: unknown;
           description?: string | null;
           redirect_url?: string | null;
           webhook_url?: string | null;
@@ -2001,6 +2232,7 @@ export interface operations {
           custom_fields?: unknown;
           reusable?: unknown;
           max_payments?: unknown;
+          recurring?: unknown;
           description?: string | null;
           redirect_url?: string | null;
           webhook_url?: string | null;
@@ -4238,7 +4470,7 @@ export interface operations {
            */
           url: string;
           /** @description The event types this endpoint receives; `["*"]` for every type, including types added later. */
-          enabled_events: ("*" | "payment_link.paid" | "payment_link.canceled" | "payment_link.expired" | "payment_link.payment_failed" | "payment_link.duplicate_payment" | "refund.succeeded" | "refund.failed" | "webhook_endpoint.disabled")[];
+          enabled_events: ("*" | "payment_link.paid" | "payment_link.canceled" | "payment_link.expired" | "payment_link.payment_failed" | "payment_link.duplicate_payment" | "refund.succeeded" | "refund.failed" | "subscription.created" | "subscription.renewed" | "subscription.payment_failed" | "subscription.past_due" | "subscription.canceled" | "subscription.ended" | "webhook_endpoint.disabled")[];
           description?: string | null;
         };
       };
@@ -4611,7 +4843,7 @@ export interface operations {
            */
           url?: string;
           /** @description The event types this endpoint receives; `["*"]` for every type, including types added later. */
-          enabled_events?: ("*" | "payment_link.paid" | "payment_link.canceled" | "payment_link.expired" | "payment_link.payment_failed" | "payment_link.duplicate_payment" | "refund.succeeded" | "refund.failed" | "webhook_endpoint.disabled")[];
+          enabled_events?: ("*" | "payment_link.paid" | "payment_link.canceled" | "payment_link.expired" | "payment_link.payment_failed" | "payment_link.duplicate_payment" | "refund.succeeded" | "refund.failed" | "subscription.created" | "subscription.renewed" | "subscription.payment_failed" | "subscription.past_due" | "subscription.canceled" | "subscription.ended" | "webhook_endpoint.disabled")[];
           description?: string | null;
           /**
            * @description `disabled` stops deliveries to it (those under way end as failed); `enabled` resumes them for new events.
@@ -4626,7 +4858,7 @@ export interface operations {
            */
           url?: string;
           /** @description The event types this endpoint receives; `["*"]` for every type, including types added later. */
-          enabled_events?: ("*" | "payment_link.paid" | "payment_link.canceled" | "payment_link.expired" | "payment_link.payment_failed" | "payment_link.duplicate_payment" | "refund.succeeded" | "refund.failed" | "webhook_endpoint.disabled")[];
+          enabled_events?: ("*" | "payment_link.paid" | "payment_link.canceled" | "payment_link.expired" | "payment_link.payment_failed" | "payment_link.duplicate_payment" | "refund.succeeded" | "refund.failed" | "subscription.created" | "subscription.renewed" | "subscription.payment_failed" | "subscription.past_due" | "subscription.canceled" | "subscription.ended" | "webhook_endpoint.disabled")[];
           description?: string | null;
           /**
            * @description `disabled` stops deliveries to it (those under way end as failed); `enabled` resumes them for new events.
@@ -5866,6 +6098,13 @@ export interface operations {
           personal_data_retention_days: number;
           /** @description The IANA time zone (`Europe/Amsterdam`) in which a date of the books' filters is a day: `created[gte]=2026-11-29` is the start of that day there. One of `Intl.supportedValuesOf('timeZone')` (a name the platform takes for one of them reads back as that one), or UTC; absent: UTC. */
           time_zone?: string;
+          /** @description Days after a subscription period's first declined charge that it is charged again after a soft decline, increasing, each 1 to 30, at most 8 (`[]`: never retried); absent: 1, 3, 5, 7. The last is also when the collection of a period ends after a hard decline or authentication asked (docs/subscriptions.md#retries). */
+          subscription_retry_days?: number[];
+          /**
+           * @description What a subscription whose period is still unpaid when its retries end becomes: `cancel` (default: canceled, `subscription.canceled`) or `leave_past_due` (nothing more is charged; the buyer may still pay through its update link).
+           * @enum {string}
+           */
+          subscription_after_retries?: "cancel" | "leave_past_due";
         };
       };
     };
@@ -5949,6 +6188,977 @@ export interface operations {
             /** @enum {unknown} */
             code?: "validation_failed";
           };
+        };
+      };
+      /** @description `rate_limited`: Too many requests for this account and mode; see `Retry-After`. */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error`: Our fault; retry later (idempotent requests are safe to retry). */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "internal_error";
+          };
+        };
+      };
+      /** @description `temporarily_unavailable`: A service we depend on throttled us or did not answer; retry after `Retry-After` (idempotent requests are safe to retry). */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "temporarily_unavailable";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * List subscriptions
+   * @description The API key's (account, mode) subscriptions, newest first, filtered, one page at a time (docs/subscriptions.md). Filters combine; `status`, `link_id` and `connection_id` filter what is read, so a page may hold fewer than `limit` with a `next_cursor` to continue. With `Accept: text/csv` the same query answers CSV (RFC 4180), as the books do: `created[gte]` and `created[lt]` are then required, at most 31 days apart (docs/api.md#csv-exports).
+   */
+  listSubscriptions: {
+    parameters: {
+      query?: {
+        /** @description Only subscriptions with this status. */
+        status?: "trialing" | "active" | "past_due" | "canceled" | "ended";
+        /** @description Only subscriptions of this subscription link. */
+        link_id?: string;
+        /** @description Only subscriptions pinned to this connection. */
+        connection_id?: string;
+        "created[gte]"?: string;
+        "created[lt]"?: string;
+        /** @description Subscriptions per page, 1 to 100 (JSON only). */
+        limit?: number;
+        /** @description The `next_cursor` of the previous page; omit for the first page. */
+        cursor?: string;
+        /** @description CSV only: the columns, in this order, comma-separated (docs/api.md#subscriptions lists them; `metadata.<key>` names a key). Absent: the default columns. */
+        columns?: string;
+      };
+    };
+    responses: {
+      /** @description A page of subscriptions, or the CSV of the period. */
+      200: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["SubscriptionList"];
+          "text/csv": string;
+        };
+      };
+      /** @description `unauthorized`: Missing, malformed, unknown or revoked API key. */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "unauthorized";
+          };
+        };
+      };
+      /** @description `validation_failed`: One `errors` entry per invalid field, parameter or header. */
+      422: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "validation_failed";
+          };
+        };
+      };
+      /** @description `rate_limited`: Too many requests for this account and mode; see `Retry-After`. */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error`: Our fault; retry later (idempotent requests are safe to retry). */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "internal_error";
+          };
+        };
+      };
+      /** @description `temporarily_unavailable`: A service we depend on throttled us or did not answer; retry after `Retry-After` (idempotent requests are safe to retry). */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "temporarily_unavailable";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Retrieve a subscription
+   * @description The subscription: its status, current period, next charge, mandate and latest failure.
+   */
+  getSubscription: {
+    parameters: {
+      path: {
+        /** @description The subscription id. */
+        id: string;
+      };
+    };
+    responses: {
+      /** @description The subscription. */
+      200: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Subscription"];
+        };
+      };
+      /** @description `unauthorized`: Missing, malformed, unknown or revoked API key. */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "unauthorized";
+          };
+        };
+      };
+      /** @description `not_found`: No such resource, or another tenant's (indistinguishable). */
+      404: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "not_found";
+          };
+        };
+      };
+      /** @description `rate_limited`: Too many requests for this account and mode; see `Retry-After`. */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error`: Our fault; retry later (idempotent requests are safe to retry). */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "internal_error";
+          };
+        };
+      };
+      /** @description `temporarily_unavailable`: A service we depend on throttled us or did not answer; retry after `Retry-After` (idempotent requests are safe to retry). */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "temporarily_unavailable";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Update a subscription
+   * @description Replaces `metadata`, and sets the `amount` each period charges from the next one not yet charged (a charge under way and a period being collected keep theirs). A canceled or ended subscription is `invalid_state`.
+   */
+  updateSubscription: {
+    parameters: {
+      path: {
+        /** @description The subscription id. */
+        id: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/merge-patch+json": {
+          /** @description Replaced whole; `null` clears it. Same limits as a link’s. */
+          metadata?: {
+            [key: string]: string;
+          } | null;
+          /** @description What each period charges from the next one not yet charged (a charge under way, or a period being collected, keeps its own). In the subscription’s currency. */
+          amount?: {
+            /**
+             * @description Decimal string, greater than zero, within the currency's minor units.
+             * @example 10.50
+             */
+            value: string;
+            /**
+             * @description ISO 4217 code, upper case.
+             * @example EUR
+             */
+            currency: string;
+          };
+        };
+        "application/json": {
+          /** @description Replaced whole; `null` clears it. Same limits as a link’s. */
+          metadata?: {
+            [key: string]: string;
+          } | null;
+          /** @description What each period charges from the next one not yet charged (a charge under way, or a period being collected, keeps its own). In the subscription’s currency. */
+          amount?: {
+            /**
+             * @description Decimal string, greater than zero, within the currency's minor units.
+             * @example 10.50
+             */
+            value: string;
+            /**
+             * @description ISO 4217 code, upper case.
+             * @example EUR
+             */
+            currency: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description The subscription after the change. */
+      200: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Subscription"];
+        };
+      };
+      /** @description `invalid_json`: The body is not valid JSON. */
+      400: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "invalid_json";
+          };
+        };
+      };
+      /** @description `unauthorized`: Missing, malformed, unknown or revoked API key. */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "unauthorized";
+          };
+        };
+      };
+      /** @description `not_found`: No such resource, or another tenant's (indistinguishable). */
+      404: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "not_found";
+          };
+        };
+      };
+      /** @description `invalid_state`: The link is in a state that forbids this (e.g. canceling a paid link). */
+      409: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "invalid_state";
+          };
+        };
+      };
+      /** @description `payload_too_large`: The body is over 32 KiB. */
+      413: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "payload_too_large";
+          };
+        };
+      };
+      /** @description `unsupported_media_type`: The body is not `Content-Type: application/json`. */
+      415: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "unsupported_media_type";
+          };
+        };
+      };
+      /** @description `validation_failed`: One `errors` entry per invalid field, parameter or header. */
+      422: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "validation_failed";
+          };
+        };
+      };
+      /** @description `rate_limited`: Too many requests for this account and mode; see `Retry-After`. */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error`: Our fault; retry later (idempotent requests are safe to retry). */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "internal_error";
+          };
+        };
+      };
+      /** @description `temporarily_unavailable`: A service we depend on throttled us or did not answer; retry after `Retry-After` (idempotent requests are safe to retry). */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "temporarily_unavailable";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Cancel a subscription
+   * @description Now (default: `subscription.canceled` at once, nothing more charged), or with `at_period_end` when the period paid ends. A canceled subscription is answered as it is; an ended one is `invalid_state`.
+   */
+  cancelSubscription: {
+    parameters: {
+      header?: {
+        /** @description 1 to 255 characters, kept 24 hours per account and mode: a retry with the same key and body replays the first response. */
+        "Idempotency-Key"?: string;
+      };
+      path: {
+        /** @description The subscription id. */
+        id: string;
+      };
+    };
+    requestBody?: {
+      content: {
+        "application/json": {
+          /** @description Cancel when the current period ends (nothing more is charged; a `past_due` subscription, whose period is unpaid, is canceled now). Default: false, now. */
+          at_period_end?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description The subscription after the cancel. */
+      200: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description `true` on a replayed response. */
+          "Idempotent-Replayed"?: "true";
+        };
+        content: {
+          "application/json": components["schemas"]["Subscription"];
+        };
+      };
+      /** @description `invalid_json`: The body is not valid JSON. */
+      400: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "invalid_json";
+          };
+        };
+      };
+      /** @description `unauthorized`: Missing, malformed, unknown or revoked API key. */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "unauthorized";
+          };
+        };
+      };
+      /** @description `not_found`: No such resource, or another tenant's (indistinguishable). */
+      404: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "not_found";
+          };
+        };
+      };
+      /** @description `idempotency_in_progress`: A request with this `Idempotency-Key` is still running; retry after `Retry-After`. `invalid_state`: The link is in a state that forbids this (e.g. canceling a paid link). */
+      409: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & ({
+            /** @enum {unknown} */
+            code?: "idempotency_in_progress" | "invalid_state";
+          });
+        };
+      };
+      /** @description `payload_too_large`: The body is over 32 KiB. */
+      413: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "payload_too_large";
+          };
+        };
+      };
+      /** @description `unsupported_media_type`: The body is not `Content-Type: application/json`. */
+      415: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "unsupported_media_type";
+          };
+        };
+      };
+      /** @description `validation_failed`: One `errors` entry per invalid field, parameter or header. `idempotency_key_reused`: This `Idempotency-Key` was used with a different request in the last 24 hours. */
+      422: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & ({
+            /** @enum {unknown} */
+            code?: "validation_failed" | "idempotency_key_reused";
+          });
+        };
+      };
+      /** @description `rate_limited`: Too many requests for this account and mode; see `Retry-After`. */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error`: Our fault; retry later (idempotent requests are safe to retry). */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "internal_error";
+          };
+        };
+      };
+      /** @description `temporarily_unavailable`: A service we depend on throttled us or did not answer; retry after `Retry-After` (idempotent requests are safe to retry). */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "temporarily_unavailable";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Create a buyer's cancel link
+   * @description A page of ours where the buyer cancels the subscription at the end of the period paid, without signing in, once, within 30 days (docs/subscriptions.md#cancel-links). Send its `url` to the buyer.
+   */
+  createSubscriptionCancelLink: {
+    parameters: {
+      header?: {
+        /** @description 1 to 255 characters, kept 24 hours per account and mode: a retry with the same key and body replays the first response. */
+        "Idempotency-Key"?: string;
+      };
+      path: {
+        /** @description The subscription id. */
+        id: string;
+      };
+    };
+    requestBody?: {
+      content: {
+        "application/json": Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description The cancel link. */
+      201: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description `true` on a replayed response. */
+          "Idempotent-Replayed"?: "true";
+        };
+        content: {
+          "application/json": components["schemas"]["SubscriptionCancelLink"];
+        };
+      };
+      /** @description `invalid_json`: The body is not valid JSON. */
+      400: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "invalid_json";
+          };
+        };
+      };
+      /** @description `unauthorized`: Missing, malformed, unknown or revoked API key. */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "unauthorized";
+          };
+        };
+      };
+      /** @description `not_found`: No such resource, or another tenant's (indistinguishable). */
+      404: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "not_found";
+          };
+        };
+      };
+      /** @description `idempotency_in_progress`: A request with this `Idempotency-Key` is still running; retry after `Retry-After`. `invalid_state`: The link is in a state that forbids this (e.g. canceling a paid link). */
+      409: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & ({
+            /** @enum {unknown} */
+            code?: "idempotency_in_progress" | "invalid_state";
+          });
+        };
+      };
+      /** @description `payload_too_large`: The body is over 32 KiB. */
+      413: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "payload_too_large";
+          };
+        };
+      };
+      /** @description `unsupported_media_type`: The body is not `Content-Type: application/json`. */
+      415: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "unsupported_media_type";
+          };
+        };
+      };
+      /** @description `validation_failed`: One `errors` entry per invalid field, parameter or header. `idempotency_key_reused`: This `Idempotency-Key` was used with a different request in the last 24 hours. */
+      422: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & ({
+            /** @enum {unknown} */
+            code?: "validation_failed" | "idempotency_key_reused";
+          });
+        };
+      };
+      /** @description `rate_limited`: Too many requests for this account and mode; see `Retry-After`. */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error`: Our fault; retry later (idempotent requests are safe to retry). */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "internal_error";
+          };
+        };
+      };
+      /** @description `temporarily_unavailable`: A service we depend on throttled us or did not answer; retry after `Retry-After` (idempotent requests are safe to retry). */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "temporarily_unavailable";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Advance a test subscription's clock
+   * @description Test mode only (a live key's answer is `not_found`): moves the subscription to what is next due (a renewal, a retry, its end) and runs it at once, as the sweeper would then (docs/subscriptions.md#time-under-test). One with nothing scheduled is `invalid_state`.
+   */
+  advanceSubscription: {
+    parameters: {
+      header?: {
+        /** @description 1 to 255 characters, kept 24 hours per account and mode: a retry with the same key and body replays the first response. */
+        "Idempotency-Key"?: string;
+      };
+      path: {
+        /** @description The subscription id. */
+        id: string;
+      };
+    };
+    requestBody?: {
+      content: {
+        "application/json": Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description The subscription after the step. */
+      200: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description `true` on a replayed response. */
+          "Idempotent-Replayed"?: "true";
+        };
+        content: {
+          "application/json": components["schemas"]["Subscription"];
+        };
+      };
+      /** @description `invalid_json`: The body is not valid JSON. */
+      400: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "invalid_json";
+          };
+        };
+      };
+      /** @description `unauthorized`: Missing, malformed, unknown or revoked API key. */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "unauthorized";
+          };
+        };
+      };
+      /** @description `not_found`: No such resource, or another tenant's (indistinguishable). */
+      404: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "not_found";
+          };
+        };
+      };
+      /** @description `idempotency_in_progress`: A request with this `Idempotency-Key` is still running; retry after `Retry-After`. `invalid_state`: The link is in a state that forbids this (e.g. canceling a paid link). */
+      409: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & ({
+            /** @enum {unknown} */
+            code?: "idempotency_in_progress" | "invalid_state";
+          });
+        };
+      };
+      /** @description `payload_too_large`: The body is over 32 KiB. */
+      413: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "payload_too_large";
+          };
+        };
+      };
+      /** @description `unsupported_media_type`: The body is not `Content-Type: application/json`. */
+      415: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "unsupported_media_type";
+          };
+        };
+      };
+      /** @description `validation_failed`: One `errors` entry per invalid field, parameter or header. `idempotency_key_reused`: This `Idempotency-Key` was used with a different request in the last 24 hours. */
+      422: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & ({
+            /** @enum {unknown} */
+            code?: "validation_failed" | "idempotency_key_reused";
+          });
         };
       };
       /** @description `rate_limited`: Too many requests for this account and mode; see `Retry-After`. */

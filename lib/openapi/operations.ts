@@ -41,6 +41,7 @@ import {
 import { emptyRequest } from '../../functions/http/validate.ts';
 import { booksOperations } from './books-operations.ts';
 import type { OperationSpec } from './operation-spec.ts';
+import { subscriptionOperations } from './subscription-operations.ts';
 
 export type { OperationSpec } from './operation-spec.ts';
 
@@ -421,6 +422,7 @@ export const operations: OperationSpec[] = [
     errors: ['not_found', 'invalid_state', 'validation_failed'],
   },
   ...booksOperations,
+  ...subscriptionOperations,
   {
     method: 'get',
     path: '/v1/openapi.json',

@@ -4,9 +4,12 @@ import {
   linkRepository,
   paymentRepository,
   pspConnectionRepository,
+  sandboxMandateStore,
   sandboxSessionStore,
+  subscriptionRepository,
 } from '../../functions/dependencies.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
+import type { Subscription } from '../../functions/domain/subscription.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { handlerLoader, lambdaContext } from '../../lib/local/api-gateway.ts';
 import { permissionAudit } from '../../lib/local/permissions.ts';
@@ -204,7 +207,55 @@ const scenarios: Record<PspHandler, () => Promise<void>> = {
     expect(await sessionStatus(canceled.session.id)).toBe('expired');
     expect((await storedLink(refunded.link.id)).refunds.map((made) => made.status)).toEqual(['succeeded']);
   },
+  'charge-subscriptions': async () => {
+    const subscription = await dueSubscription();
+
+    await runScheduled('charge-subscriptions');
+
+    expect(await sandboxMandateStore().chargesOf(subscription.mandate.reference)).toHaveLength(1);
+    expect((await subscriptionRepository().get(subscription.id, 'test'))?.periods_paid).toBe(2);
+  },
+  'advance-subscription': async () => {
+    const subscription = await paidSubscription();
+
+    const advanced = await stack.request(
+      'POST',
+      `/v1/test-helpers/subscriptions/${subscription.id}/advance`,
+      {
+        key: acme.api_key,
+      },
+    );
+
+    expect(advanced.status).toBe(200);
+    expect(advanced.body).toMatchObject({ periods_paid: 2, mandate: { connection_id: first.id } });
+    expect(await sandboxMandateStore().chargesOf(subscription.mandate.reference)).toHaveLength(1);
+  },
 };
+
+/** A subscription started by a subscription link paid at the first stored connection. */
+async function paidSubscription(): Promise<Subscription> {
+  const { link, session } = await linkWithSession({ recurring: { interval: 'month', interval_count: 1 } });
+  await httpRequest(`${stack.baseUrl}/sandbox/checkout/${session.id}/pay`, { method: 'POST' });
+  const [found] = await eventually(async () => {
+    const page = await subscriptionRepository().list({
+      account: 'stored',
+      mode: 'test',
+      limit: 10,
+      linkId: link.id,
+    });
+    return page.subscriptions.length > 0 && page.subscriptions;
+  });
+  return found as Subscription;
+}
+
+/** A paid subscription whose next charge is due now, as time would make it (the sweeper charges what is due). */
+async function dueSubscription(): Promise<Subscription> {
+  const before = await paidSubscription();
+  const due = new Date(Date.now() - 1000).toISOString();
+  const after = { ...before, due_at: due, version: before.version + 1 };
+  await subscriptionRepository().commit({ before, after, events: [] });
+  return after;
+}
 
 describe('use cases that reach a stored PSP connection, with their functions’ grants only', () => {
   it('has a scenario for every function granted the PSP credentials', () => {

@@ -2,7 +2,7 @@ import { checkCredentials } from '../../functions/adapters/psp/kit/credentials.t
 import { PSP_FACTORIES, type PspId } from '../../functions/adapters/psp/registry.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
 import type { Mode } from '../../functions/domain/principal.ts';
-import type { Psp, PspFactory } from '../../functions/ports/psp.ts';
+import { canHoldMandates, type Psp, type PspFactory } from '../../functions/ports/psp.ts';
 import {
   canCaptureLater,
   canEndSessions,
@@ -53,7 +53,7 @@ export function testPspRuntime(options: {
     apiUrl: options.apiUrl,
     baseUrl: 'http://localhost',
     now: () => new Date(),
-    sandbox: { sessions: unused, signingSecret: unused },
+    sandbox: { sessions: unused, signingSecret: unused, mandates: unused },
   };
 }
 
@@ -105,6 +105,7 @@ export function interfaceCapabilities(psp: Psp): Capability[] {
     captures_later: canCaptureLater(psp),
     voids_authorizations: canVoidAuthorizations(psp),
     refunds: canRefund(psp),
+    holds_mandates: canHoldMandates(psp),
   };
   return CAPABILITIES.filter((capability) => has[capability] === true);
 }
@@ -113,6 +114,7 @@ export function interfaceCapabilities(psp: Psp): Capability[] {
 export const declaredInterfaces = (descriptor: PspDescriptor): Capability[] =>
   CAPABILITIES.filter(
     (capability) =>
-      ['ends_sessions', 'captures_later', 'voids_authorizations', 'refunds'].includes(capability) &&
-      descriptor.capabilities.includes(capability),
+      ['ends_sessions', 'captures_later', 'voids_authorizations', 'refunds', 'holds_mandates'].includes(
+        capability,
+      ) && descriptor.capabilities.includes(capability),
   );

@@ -26,6 +26,7 @@ import {
   now,
   signingKeyCipher,
   signingSecretStore,
+  subscriptionRepository,
   webhookEndpointRepository,
 } from '../../functions/dependencies.ts';
 import type { IsolationSettings } from '../../functions/domain/endpoint-health.ts';
@@ -232,6 +233,7 @@ export async function startDeliveryHarness(
   const deps: DeliveryDependencies = {
     events: eventRepository(),
     links: linkRepository(),
+    subscriptions: subscriptionRepository(),
     secrets: signingSecretStore(),
     sender: options.wrapSender ? options.wrapSender(sender) : sender,
     queue,

@@ -32,9 +32,10 @@ const priced = storedConnection('min_charge', 'test', 'pc_priced');
 const RULES: Readonly<Record<string, PspRules>> = {
   min_charge: { amounts: { psp: 'Min Charge', minimums: { EUR: 50 } }, pageAsks: {}, methods: {} },
 };
-/** Each provider's rules, as the use case hands them from the descriptors: none but `RULES` here. */
+/** Each provider's rules, as the use case hands them from the descriptors: none but `RULES` here, no mandates. */
 const psps = {
   rules: (provider: string) => RULES[provider] ?? { amounts: { psp: provider }, pageAsks: {}, methods: {} },
+  holdsMandates: () => false,
 };
 const healthy = (connection: PspConnection) => ({ connection, health: INITIAL_HEALTH });
 

@@ -1,4 +1,5 @@
 import { EVENT_TYPES } from '../../domain/link-events.ts';
+import { SUBSCRIPTION_EVENT_TYPES } from '../../domain/subscription.ts';
 import {
   type DeliveryAttempt,
   EVENT_STATUSES,
@@ -49,12 +50,13 @@ const data: Decoder<WebhookEvent['data']> = (value) => {
  * An event's fields, or a delivery's (which copies the event's, docs/data-model.md#items). Every event has the
  * required ones since the first (2026-11-22); `attempt_count` came with the bounded log (2026-11-23) and stays
  * absent on older events, whose `attempts` then holds every attempt (a write's condition tells the two apart);
- * `endpoint_id` and `fanned_out` came with webhook endpoints (2026-11-25). `outbox_due` is not an attribute: it
+ * `endpoint_id` and `fanned_out` came with webhook endpoints (2026-11-25); a subscription's event (2026-11-30) holds
+ * its `subscription_id` and `webhook_url` besides, kept as stored (not fields every event has). `outbox_due` is not an attribute: it
  * is read from the outbox key (`eventFromItem`).
  */
 const eventFields = (): FieldDecoders<StoredEvent> => ({
   id: string,
-  type: oneOf([...EVENT_TYPES, ...ENDPOINT_EVENT_TYPES]),
+  type: oneOf([...EVENT_TYPES, ...ENDPOINT_EVENT_TYPES, ...SUBSCRIPTION_EVENT_TYPES]),
   link_id: optional(string),
   account: string,
   mode,

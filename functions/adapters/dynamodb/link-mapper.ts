@@ -13,6 +13,7 @@ import {
   type PatchableFields,
   type PaymentLink,
   type PspPayment,
+  type SubscriptionUpdate,
 } from '../../domain/payment-link.ts';
 import { PAYMENT_METHODS } from '../../domain/payment-methods.ts';
 import { linkPosition } from '../../ports/link-repository.ts';
@@ -39,6 +40,7 @@ import {
   within,
 } from './item-decoder.ts';
 import { refund } from './refund-mapper.ts';
+import { recurringDecoder } from './subscription-mapper.ts';
 import { KEY_ATTRIBUTES, keys, merchantPartitionOf, refundCheckKeys, shardOf } from './table-schema.ts';
 
 /**
@@ -63,7 +65,9 @@ import { KEY_ATTRIBUTES, keys, merchantPartitionOf, refundCheckKeys, shardOf } f
  * - `payments_in_order` (2026-11-28): written on reusable links created since, whose payments all have
  *   time-ordered ids; an older link reads all of its payments as before;
  * - `places` (2026-11-29, places of a link with `max_payments`): stored as one attribute per held place,
- *   `place_<number>` (`placeAttribute`), so that taking a place is a write conditioned on that attribute alone.
+ *   `place_<number>` (`placeAttribute`), so that taking a place is a write conditioned on that attribute alone;
+ * - `recurring`, `subscription_update` (2026-11-30, subscriptions): written only on a subscription link and on an
+ *   update link, so that every other link's item stays as it was.
  */
 const LINK_DEFAULTS: { [F in DefaultedField]: () => PaymentLink[F] } = {
   // Functions: a fresh list or map on every read, so that no two links share one.
@@ -84,6 +88,8 @@ const LINK_DEFAULTS: { [F in DefaultedField]: () => PaymentLink[F] } = {
   expired_at: () => null,
   payments_in_order: () => false,
   places: () => ({}),
+  recurring: () => null,
+  subscription_update: () => null,
   reported_payments: () => noReportsOrRefunds().reported_payments,
   refunds: () => noReportsOrRefunds().refunds,
   refund_reserved_minor: () => noReportsOrRefunds().refund_reserved_minor,
@@ -117,6 +123,8 @@ type DefaultedField =
   | 'expired_at'
   | 'payments_in_order'
   | 'places'
+  | 'recurring'
+  | 'subscription_update'
   | 'reported_payments'
   | 'refunds'
   | 'refund_reserved_minor'
@@ -185,6 +193,8 @@ const paidPayment = () =>
     refund_refunded_minor: number,
   });
 
+const subscriptionUpdate = () => objectOf<SubscriptionUpdate>({ subscription_id: string, period: number });
+
 const linkFields = (): FieldDecoders<LinkFields> => ({
   id: string,
   account: string,
@@ -224,6 +234,8 @@ const linkFields = (): FieldDecoders<LinkFields> => ({
   request_hash: later('request_hash', nullable(string)),
   created_as: later('created_as', nullable(wholeMap<PatchableFields>())),
   payments_in_order: later('payments_in_order', boolean),
+  recurring: later('recurring', nullable(recurringDecoder)),
+  subscription_update: later('subscription_update', nullable(subscriptionUpdate())),
 });
 
 /**
@@ -311,6 +323,8 @@ const WHEN_SET = [
   'canceled_at',
   'expired_at',
   'payments_in_order',
+  'recurring',
+  'subscription_update',
   'reported_payments',
   'refunds',
 ] as const;

@@ -1,6 +1,13 @@
 import type { PaymentBuyer } from '../../domain/buyer.ts';
 import type { CustomFieldAnswer } from '../../domain/custom-fields.ts';
-import { FAILURE_CODES, PAYMENT_STATES, type Payment, type PaymentFailure } from '../../domain/payment.ts';
+import { DECLINE_CLASSES } from '../../domain/mandates.ts';
+import {
+  FAILURE_CODES,
+  PAYMENT_STATES,
+  type Payment,
+  type PaymentDecline,
+  type PaymentFailure,
+} from '../../domain/payment.ts';
 import { FEE_SOURCES, type PaymentFee } from '../../domain/payment-money.ts';
 import { firstRetentionCheck, holdsPersonalData } from '../../domain/personal-data.ts';
 import { storedProvider } from './connection-mapper.ts';
@@ -61,6 +68,9 @@ const paymentFields = (): FieldDecoders<StoredPayment> => ({
   fee: optional(objectOf<PaymentFee>({ amount, net: amount, source: oneOf(FEE_SOURCES) })),
   refunded_minor: optional(number),
   refunded_version: optional(number),
+  // Since 2026-11-30 (subscriptions): on a renewal's payment only.
+  subscription_id: optional(string),
+  decline: optional(objectOf<PaymentDecline>({ class: oneOf(DECLINE_CLASSES), code: string })),
   created_at: string,
   updated_at: string,
   version: number,

@@ -1,5 +1,17 @@
-import type { SandboxSession } from '../../ports/sandbox-sessions.ts';
-import { amount, itemDecoder, mode, nullable, number, oneOf, optional, string } from './item-decoder.ts';
+import type { SandboxMandateRequest, SandboxSession } from '../../ports/sandbox-sessions.ts';
+import {
+  amount,
+  boolean,
+  itemDecoder,
+  mode,
+  nullable,
+  number,
+  objectOf,
+  oneOf,
+  optional,
+  string,
+} from './item-decoder.ts';
+import { recurringDecoder } from './subscription-mapper.ts';
 
 /**
  * A session of the built-in sandbox PSP (kept a week past its expiry). The optional fields came after the first
@@ -25,4 +37,13 @@ export const sandboxSessionFromItem = /* @__PURE__ */ itemDecoder<SandboxSession
   created_at: string,
   expires_at: string,
   locale: optional(string),
+  // Since 2026-11-30 (subscriptions): on a session that opens a mandate only.
+  opens_mandate: optional(
+    objectOf<SandboxMandateRequest>({
+      subscription_id: string,
+      without_charge: boolean,
+      period_amount: amount,
+      recurring: nullable(recurringDecoder),
+    }),
+  ),
 }));

@@ -267,6 +267,12 @@ export const checkoutKeys = {
   }),
   /** A session of the built-in sandbox PSP (its own "database"), deleted by TTL after it expired. */
   sandboxSession: (id: string) => ({ pk: `SANDBOX#${id}`, sk: 'SANDBOX_SESSION' }),
+  /** A simulated mandate of the sandbox, and each charge of it beside it (by the charge's reference). */
+  sandboxMandate: (id: string) => ({ pk: `SANDBOX#${id}`, sk: 'SANDBOX_MANDATE' }),
+  sandboxCharge: (mandateId: string, reference: string) => ({
+    pk: `SANDBOX#${mandateId}`,
+    sk: `CHARGE#${reference}`,
+  }),
 };
 
 /** Keys of webhook delivery's own records: the health of each merchant endpoint, shared by every instance. */
@@ -399,6 +405,24 @@ export function bookEntryKeys(
       : {};
   return { gsi1pk: merchantPartitionOf(listing, entry.id), gsi1sk: position, ...reference };
 }
+
+/**
+ * Keys of subscriptions (docs/data-model.md#subscriptions): the subscription, and its renewals' payments beside it
+ * (one partition a subscription, however many links and buyers share); an (account, mode)'s listing in gsi1, split
+ * over `MERCHANT_SHARDS`; while something is scheduled, the charge sweeper's list in gsi3 under `SUBDUE#<shard>` by
+ * `<due_at>#<id>`; a buyer's cancel link by the SHA-256 of its token.
+ */
+export const subscriptionKeys = {
+  subscription: (id: string, mode: string) => ({ pk: `SUB#${id}`, sk: `MODE#${mode}` }),
+  renewal: (id: string, mode: string, paymentId: string) => ({
+    pk: `SUB#${id}`,
+    sk: `PAYMENT#${mode}#~${paymentId}`,
+  }),
+  renewalsOf: (id: string, mode: string) => ({ pk: `SUB#${id}`, skPrefix: `PAYMENT#${mode}#` }),
+  listing: (account: string, mode: string) => `SUBS#${account}#${mode}`,
+  dueShard: (shard: number) => `SUBDUE#${shard}`,
+  cancelLink: (tokenHash: string) => ({ pk: `SUBCANCEL#${tokenHash}`, sk: 'CANCEL_LINK' }),
+};
 
 /**
  * Keys of the merchant console's records (functions/adapters/dynamodb/console-store.ts). Sign-in links and

@@ -20,6 +20,7 @@ import type { RoutingDecision } from '../routing-decision.ts';
 import { clientKey } from '../session-budgets.ts';
 import type { CheckoutAnswers } from './answers.ts';
 import type { FormTables } from './form-tables.ts';
+import { type MandateHolders, type PlannedMandate, routedFor, sessionTerms } from './mandates.ts';
 import {
   type AskedForm,
   amountProblems,
@@ -38,8 +39,9 @@ import type { CheckoutRequest, Visit } from './visit.ts';
  * The checkout's plan for one round (docs/orchestration.md#sessions, #failover): from what the round read, the
  * whole of what it does, so that the use case (functions/use-cases/checkout.ts) only reads, plans and acts. The
  * page to answer; or the open session to send the buyer to, or to end first; or the connections to try for a new
- * session, in their order, with the amount, the answers and the recovery it carries. The step itself is
- * `nextCheckoutStep`'s (step.ts); routing is `routeDecision`'s (functions/domain/routing.ts).
+ * session, in their order, with the amount, the answers, the mandate and the recovery it carries. The step itself
+ * is `nextCheckoutStep`'s (step.ts); routing is `routeDecision`'s (functions/domain/routing.ts), kept to the
+ * connections that can hold a mandate when the link's payment opens one (mandates.ts).
  */
 
 /** What a round read, beside its visit (`checkoutVisit`): the facts its plan is taken on. */
@@ -63,8 +65,8 @@ export interface RoundFacts {
   now: Date;
   /** Uniform in [0, 1): draws of weighted splits, of learning strategies, and of a free place. */
   random: () => number;
-  /** What each provider's PSP can take and ask (its descriptor's rules). */
-  psps: RulesOfProviders;
+  /** What each provider's PSP can take and ask (its descriptor's rules), and whether it holds mandates. */
+  psps: RulesOfProviders & MandateHolders;
   /** The form tables, loaded when the posted form may answer a phone number or an address (`readingNeedsTables`). */
   tables?: FormTables | undefined;
 }
@@ -86,6 +88,8 @@ export interface PlannedOpening {
   answers?: CheckoutAnswers | undefined;
   /** The link's lines as the buyer picked their quantities (docs/checkout.md#quantities). */
   lines?: readonly LineItem[] | undefined;
+  /** The mandate the session opens, on a subscription link or an update link (./mandates.ts). */
+  mandate?: PlannedMandate | undefined;
 }
 
 /** What one round of the checkout does. */
@@ -166,7 +170,11 @@ export function planCheckout(facts: RoundFacts): CheckoutPlan {
   const health = new Map(facts.connections.map((state) => [state.connection.id, state.health]));
   const all = facts.connections.map((state) => state.connection);
   const signals = signalsOf(facts, routedLink, health);
-  const routed = routeDecision(routedLink, facts.routing, all, facts.random, signals);
+  const routed = routedFor(
+    link,
+    routeDecision(routedLink, facts.routing, all, facts.random, signals),
+    (provider) => facts.psps.holdsMandates(provider),
+  );
   const rule = ruleOf(routedLink, facts.routing);
   const asked = askedOfRouted(facts, routed.connections);
   if ('view' in asked) return { action: { kind: 'page', view: asked.view }, skipped: new Map() };
@@ -286,7 +294,7 @@ function openAction(
   if (candidates.length === 0) return { kind: 'page', view: askAgain(asking, request, asked, missing) };
   const opening: PlannedOpening = {
     link,
-    amount: atStake,
+    ...sessionTerms(link, atStake),
     locale: visit.locale,
     client,
     firstAttemptId: firstAttemptFollowed(link, payments, request.buyerPayment),

@@ -8,6 +8,8 @@ export const accountSettingsResource = (settings: AccountSettings) => ({
   mode: settings.mode,
   personal_data_retention_days: settings.personal_data_retention_days,
   time_zone: settings.time_zone,
+  subscription_retry_days: [...settings.subscription_retry_days],
+  subscription_after_retries: settings.subscription_after_retries,
   updated_at: settings.updated_at,
 });
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { MAX_AMOUNT_VALUE_LENGTH } from '../../domain/money.ts';
 import { MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from '../../domain/personal-data.ts';
 import { MODES } from '../../domain/principal.ts';
+import { AFTER_RETRIES, MAX_RETRIES, MAX_RETRY_DAY } from '../../domain/subscription-schedule.ts';
 import { MAX_TIME_ZONE_LENGTH } from '../../domain/time-zones.ts';
 import { BuyerSchema } from './buyer-response-schemas.ts';
 import { int32 } from './int32-schema.ts';
@@ -104,6 +105,14 @@ export const AccountSettingsSchema = z
       description:
         "The IANA time zone in which a date of the books' filters is a day (`created[gte]=2026-11-29`); default UTC.",
       example: 'Europe/Amsterdam',
+    }),
+    subscription_retry_days: z.array(int32(1, MAX_RETRY_DAY)).max(MAX_RETRIES).meta({
+      description:
+        "Days after a subscription period's first declined charge that it is charged again after a soft decline (default 1, 3, 5, 7); the last is also when the collection of a period ends after a hard decline (docs/subscriptions.md#retries).",
+    }),
+    subscription_after_retries: z.enum(AFTER_RETRIES).meta({
+      description:
+        'What a subscription whose period is still unpaid when its retries end becomes: `cancel` (default) or `leave_past_due`.',
     }),
     updated_at: nullableTimestamp('When they were last replaced; null when never set.'),
   })

@@ -38,8 +38,8 @@ export interface BooksQueryParameters {
 /** How one listing answers: its period, the use case's page, the CSV's rows and columns. */
 export interface BooksListing<T> {
   /** The id prefix of what is listed (the cursor's position names one). */
-  of: 'pay' | 're';
-  name: 'payments' | 'refunds';
+  of: 'pay' | 're' | 'sub';
+  name: 'payments' | 'refunds' | 'subscriptions';
   /** The period's bounds as instants: a date is a day of the account's time zone (`booksPeriod`). */
   period: (
     bounds: PeriodBounds,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { maxIdLength } from '../../domain/ids.ts';
 import { EVENT_TYPES } from '../../domain/link-events.ts';
+import { SUBSCRIPTION_EVENT_TYPES } from '../../domain/subscription.ts';
 import { EVENT_STATUSES } from '../../domain/webhook.ts';
 import {
   ALL_EVENTS,
@@ -83,14 +84,14 @@ export const EventSchema = z
   .strictObject({
     id: EventId.meta({ description: 'Also the `webhook-id` header of every delivery.' }),
     object: z.literal('event'),
-    type: z.enum([...EVENT_TYPES, ...ENDPOINT_EVENT_TYPES]),
+    type: z.enum([...EVENT_TYPES, ...SUBSCRIPTION_EVENT_TYPES, ...ENDPOINT_EVENT_TYPES]),
     created_at: timestamp('When it happened (the `timestamp` of the webhook body).'),
     link_id: PaymentLinkId.nullable().meta({
-      description: 'The payment link it is about; null for endpoint events.',
+      description: 'The payment link it is about; null for subscription and endpoint events.',
     }),
     data: z.looseObject({ id: z.string().max(maxIdLength('evt')) }).meta({
       description:
-        'What the webhook body carries as `data`: the payment link, the refund (with `payment_link`), or the webhook endpoint.',
+        "What the webhook body carries as `data`: the payment link, the refund (with `payment_link`), the subscription (with the renewal's `payment`), or the webhook endpoint.",
     }),
   })
   .meta({ id: 'Event', title: 'Event' });

@@ -32,6 +32,7 @@ export function toResource(link: PaymentLink, checkoutBase: string, now: Date): 
     payment_methods: link.payment_methods,
     collect: link.collect,
     custom_fields: link.custom_fields,
+    recurring: link.recurring,
   };
 }
 

@@ -27,6 +27,7 @@ import { int32 } from './int32-schema.ts';
 import { MAX_CURSOR_LENGTH, MAX_LIST_LIMIT } from './list-query.ts';
 import { MAX_METADATA_KEY_LENGTH, MAX_METADATA_KEYS, MAX_METADATA_VALUE_LENGTH } from './metadata-limits.ts';
 import { linkMoneyFields, money, paymentMoneyFields } from './money-response-schemas.ts';
+import { DeclineSchema, RecurringSchema } from './recurring-response-schemas.ts';
 import { MAX_BODY_BYTES } from './request-body.ts';
 import {
   FeeLineSchema,
@@ -55,7 +56,7 @@ export const url = () => z.string().max(MAX_URL_LENGTH);
  * A PSP's id: one of the registered PSPs (functions/adapters/psp/registry.ts), which the document enumerates; a
  * string to the code, which knows no PSP by name.
  */
-const providerSchema = () => z.enum(PSP_IDS as readonly string[] as [string, ...string[]]);
+export const providerSchema = () => z.enum(PSP_IDS as readonly string[] as [string, ...string[]]);
 
 /** PSPs' ids of payments and refunds are short (13 to 36 characters at the PSPs we know); this bounds any of them. */
 const MAX_PROVIDER_REFERENCE_LENGTH = 255;
@@ -115,6 +116,10 @@ export const PaymentLinkSchema = z
       .meta({ description: 'The methods the buyer may pay with; null: any. Not in webhooks.' }),
     collect: CollectSchema,
     custom_fields: CustomFieldsSchema,
+    recurring: RecurringSchema.nullable().meta({
+      description:
+        'A subscription link: its payment starts a subscription on these terms (docs/subscriptions.md); null on any other link. Not in webhooks.',
+    }),
     locale: z
       .string()
       .max(MAX_LOCALE_LENGTH)
@@ -351,6 +356,13 @@ export const PaymentSchema = z
       description: 'Why the attempt went to its connection; null for failed openings and older payments.',
     }),
     ...paymentAnswerFields(),
+    subscription_id: publicId('sub').optional().meta({
+      description:
+        'A renewal of a subscription (docs/subscriptions.md): the subscription it charged; absent on any other payment.',
+    }),
+    decline: DeclineSchema.optional().meta({
+      description: 'A declined renewal: the class of the decline and its code; absent on any other payment.',
+    }),
     created_at: timestamp('When the attempt started.'),
     updated_at: timestamp('When its status last changed.'),
   })

@@ -23,6 +23,7 @@ import {
   MAX_METADATA_KEYS,
   MAX_METADATA_VALUE_LENGTH,
 } from './metadata-limits.ts';
+import { recurringLinkProblems, recurringSchema } from './recurring-schemas.ts';
 
 /**
  * Payment link request schemas (the fields they share in field-schemas.ts, refunds in refund-schemas.ts): the
@@ -69,7 +70,7 @@ const amountRangeSchema = () =>
       ),
   );
 
-const metadataSchema = () =>
+export const metadataSchema = () =>
   z.pipe(
     z.transform((raw: unknown, ctx) => {
       // zod drops an own `__proto__` key silently; reject it instead, since it could not be echoed back.
@@ -296,7 +297,9 @@ function createPaymentLinkSchema(policy: UrlPolicy) {
           }),
         ),
       ),
+      recurring: recurringSchema(),
     })
+    .check(recurringLinkProblems)
     .check((ctx) => {
       if (ctx.value.max_payments !== undefined && ctx.value.reusable !== true) {
         ctx.issues.push({
@@ -349,6 +352,9 @@ function updatePaymentLinkSchema(policy: UrlPolicy) {
     custom_fields: immutableField('The custom fields of a payment link cannot change.'),
     reusable: immutableField('Whether a payment link is reusable cannot change.'),
     max_payments: immutableField('The most payments of a reusable link cannot change.'),
+    recurring: immutableField(
+      "A subscription link's terms cannot change; cancel it and create a new one (its subscriptions keep theirs).",
+    ),
     ...linkFieldSchemas(policy),
   });
 }

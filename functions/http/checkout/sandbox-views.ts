@@ -2,6 +2,7 @@ import type { SandboxSession } from '../../ports/sandbox-sessions.ts';
 import { formatAmount, html, htmlPage } from '../html.ts';
 import type { HtmlResult } from '../html-handler.ts';
 import { messagesFor } from './messages.ts';
+import { mandateTerms } from './subscription-views.ts';
 
 /**
  * The sandbox PSP's hosted page: plain forms, no script. Clearly marked as a simulation. It speaks the buyer's
@@ -22,6 +23,7 @@ export async function sandboxPage(
       ? html`<p class="muted">${t.sandboxNote}</p>
 <h1>${t.sandboxPay(amount)}</h1>
 ${session.description ? html`<p>${session.description}</p>` : undefined}
+${mandateTerms(session, locale, t)}
 ${notice}
 <form method="post" action="${`${action}/pay`}"><button type="submit">Pay</button></form>
 <form method="post" action="${`${action}/decline`}"><button type="submit" class="secondary">Decline</button></form>

@@ -12,6 +12,7 @@ import { amountField, amountForm, problemText, rangeBounds, typedAmount } from '
 import { withRetryAfter } from './form.ts';
 import { questionsForm } from './form-view.ts';
 import type { Messages } from './messages.ts';
+import { recurringTerms, subscribedNotice } from './subscription-views.ts';
 
 export interface ViewContext {
   https: boolean;
@@ -76,7 +77,7 @@ function summary(
         : undefined
   }
 ${link.description ? html`<p>${link.description}</p>` : undefined}
-${lineItems(link, context, t)}
+${lineItems(link, context, t)}${payable ? recurringTerms(link, context) : undefined}
 ${payable && link.expires_at ? html`<p class="muted">${t.expiresOn(formatDate(link.expires_at, context.locale))}</p>` : undefined}`;
 }
 
@@ -356,7 +357,7 @@ export function paymentReceivedPage(
     status: 200,
     title: t.receivedTitle,
     body: outcome.paid
-      ? html`<h1>${t.receivedTitle}</h1>${shown}<p>${t.receivedText}</p>`
+      ? html`<h1>${t.receivedTitle}</h1>${shown}${subscribedNotice(link, context)}<p>${t.receivedText}</p>`
       : html`<h1>${t.thankYou}</h1>${shown}<p>${t.confirmingText}</p>`,
   });
 }

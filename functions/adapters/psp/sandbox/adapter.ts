@@ -18,6 +18,7 @@ import type { EndsSessions, Refunds } from '../../../ports/psp-capabilities.ts';
 import type { PspRuntime } from '../../../ports/psp-descriptor.ts';
 import type { SandboxSession, SandboxSessionStore } from '../../../ports/sandbox-sessions.ts';
 import { sandbox } from './descriptor.ts';
+import { openedMandate, SandboxMandates, withSandboxMandates } from './mandates.ts';
 import {
   parseSandboxNotification,
   SANDBOX_SIGNATURE_HEADER,
@@ -86,6 +87,7 @@ export class SandboxPsp implements Psp, EndsSessions, Refunds {
       ...(typeof this.connection.success_rate === 'number' && this.connection.success_rate < 1
         ? { success_rate: this.connection.success_rate }
         : {}),
+      ...(checkout.opensMandate ? { opens_mandate: openedMandate(checkout.opensMandate) } : {}),
     });
     return {
       provider: this.provider,
@@ -184,20 +186,21 @@ const sandboxRefundReference = (refundId: string) => `sbre_${refundId.slice(refu
 
 /**
  * The sandbox's connections: the sandbox has no credentials of its own (its signing secret is the service's), and
- * its sessions live in our own table. A `timeout` connection hangs for the per-try bound of a PSP call.
+ * its sessions and simulated mandates (./mandates.ts) live in our own table. A `timeout` connection hangs for the
+ * per-try bound of a PSP call.
  */
 export function createFactory(runtime: PspRuntime): PspFactory {
   return {
-    create: async (connection) =>
-      new SandboxPsp(
-        {
-          sessions: runtime.sandbox.sessions(),
-          signingSecret: runtime.sandbox.signingSecret,
-          baseUrl: runtime.baseUrl,
-          callTimeoutMs: PSP_CALL_TIMEOUT_MS,
-          now: runtime.now,
-        },
-        connection,
-      ),
+    create: async (connection) => {
+      const options = {
+        sessions: runtime.sandbox.sessions(),
+        signingSecret: runtime.sandbox.signingSecret,
+        baseUrl: runtime.baseUrl,
+        callTimeoutMs: PSP_CALL_TIMEOUT_MS,
+        now: runtime.now,
+      };
+      const mandates = new SandboxMandates({ ...options, mandates: runtime.sandbox.mandates() }, connection);
+      return withSandboxMandates(new SandboxPsp(options, connection), mandates);
+    },
   };
 }

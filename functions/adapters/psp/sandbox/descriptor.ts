@@ -36,7 +36,7 @@ export const sandbox: PspDescriptor<CredentialsSchema, 'sandbox'> = {
     cashapp: 'cashapp',
     afterpay_clearpay: 'afterpay_clearpay',
   },
-  capabilities: ['ends_sessions', 'refunds', 'partial_refunds', 'locale'],
+  capabilities: ['ends_sessions', 'refunds', 'partial_refunds', 'locale', 'holds_mandates'],
   sessionLimits: { minMs: 60_000, maxMs: 86_400_000, preferredMs: 3_600_000 },
   notificationAddress: 'per_session',
 };

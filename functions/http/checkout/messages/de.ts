@@ -1,4 +1,12 @@
+import type { Interval } from '../../../domain/subscription-schedule.ts';
 import type { Messages } from './texts.ts';
+
+const DE_INTERVALS: Record<Interval, [string, string]> = {
+  day: ['täglich', 'Tage'],
+  week: ['wöchentlich', 'Wochen'],
+  month: ['monatlich', 'Monate'],
+  year: ['jährlich', 'Jahre'],
+};
 
 /** The buyer-page texts in German. */
 export const de: Messages = {
@@ -120,5 +128,29 @@ export const de: Messages = {
       total_not_payable:
         'Diese Mengen ergeben einen Gesamtbetrag, der nicht bezahlt werden kann. Bitte wählen Sie weniger.',
     },
+  },
+  subscription: {
+    every: (interval, count) =>
+      count === 1 ? DE_INTERVALS[interval][0] : `alle ${count} ${DE_INTERVALS[interval][1]}`,
+    terms: (amount, every, cycles) =>
+      cycles === null
+        ? `${amount} ${every}, bis Sie kündigen.`
+        : `${amount} ${every}, insgesamt ${cycles}-mal.`,
+    trial: (days) => `${days} Tage kostenlos: die erste Zahlung erfolgt am Ende der Testphase.`,
+    howToCancel: (merchant) =>
+      `Sie können jederzeit kündigen: Bitten Sie ${merchant ?? 'den Händler'} um einen Kündigungslink und kündigen Sie dort mit einem Klick.`,
+    laterPeriods: 'Diese Zahlungsmethode wird auch für die folgenden Zeiträume des Abonnements belastet.',
+    subscribedText: 'Ihr Abonnement ist eingerichtet.',
+    cancelTitle: 'Abonnement kündigen',
+    cancelButton: 'Abonnement kündigen',
+    nextCharge: (date) => `Nächste Zahlung: ${date}.`,
+    canceledAtEnd: (date) =>
+      `Ihr Abonnement ist gekündigt. Es wird nichts mehr abgebucht; es endet am ${date}.`,
+    canceledNow: 'Ihr Abonnement ist gekündigt. Es wird nichts mehr abgebucht.',
+    alreadyOver: 'Dieses Abonnement ist bereits beendet.',
+    usedText: 'Dieser Kündigungslink wurde bereits verwendet.',
+    expiredText: 'Dieser Kündigungslink ist abgelaufen. Bitten Sie den Händler um einen neuen.',
+    notFoundTitle: 'Link nicht gefunden',
+    notFoundText: 'Unter dieser Adresse gibt es keinen Kündigungslink. Prüfen Sie den erhaltenen Link.',
   },
 };

@@ -119,4 +119,27 @@ export const en: Messages = {
       total_not_payable: 'These quantities add up to a total that cannot be paid. Please choose fewer.',
     },
   },
+  subscription: {
+    every: (interval, count) => (count === 1 ? `every ${interval}` : `every ${count} ${interval}s`),
+    terms: (amount, every, cycles) =>
+      cycles === null
+        ? `${amount} ${every}, until you cancel.`
+        : `${amount} ${every}, ${cycles} times in all.`,
+    trial: (days) => `Free for ${days} days: the first charge is when the trial ends.`,
+    howToCancel: (merchant) =>
+      `You can cancel at any time: ask ${merchant ?? 'the merchant'} for a cancel link, and cancel there in one click.`,
+    laterPeriods: "This payment method will also be charged for the subscription's later periods.",
+    subscribedText: 'Your subscription is set up.',
+    cancelTitle: 'Cancel your subscription',
+    cancelButton: 'Cancel subscription',
+    nextCharge: (date) => `Next charge: ${date}.`,
+    canceledAtEnd: (date) =>
+      `Your subscription is canceled. Nothing more will be charged; it ends on ${date}.`,
+    canceledNow: 'Your subscription is canceled. Nothing more will be charged.',
+    alreadyOver: 'This subscription has already ended.',
+    usedText: 'This cancel link was used already.',
+    expiredText: 'This cancel link has expired. Ask the merchant for a new one.',
+    notFoundTitle: 'Link not found',
+    notFoundText: 'There is no cancel link at this address. Check the link you were given.',
+  },
 };

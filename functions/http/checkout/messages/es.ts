@@ -1,4 +1,12 @@
+import type { Interval } from '../../../domain/subscription-schedule.ts';
 import type { Messages } from './texts.ts';
+
+const ES_INTERVALS: Record<Interval, [string, string]> = {
+  day: ['al día', 'días'],
+  week: ['a la semana', 'semanas'],
+  month: ['al mes', 'meses'],
+  year: ['al año', 'años'],
+};
 
 /** The buyer-page texts in Spanish. */
 export const es: Messages = {
@@ -118,5 +126,28 @@ export const es: Messages = {
       quantity_out_of_range: 'Elija una cantidad dentro de los límites indicados.',
       total_not_payable: 'Estas cantidades suman un total que no se puede pagar. Elija menos.',
     },
+  },
+  subscription: {
+    every: (interval, count) =>
+      count === 1 ? ES_INTERVALS[interval][0] : `cada ${count} ${ES_INTERVALS[interval][1]}`,
+    terms: (amount, every, cycles) =>
+      cycles === null
+        ? `${amount} ${every}, hasta que canceles.`
+        : `${amount} ${every}, ${cycles} veces en total.`,
+    trial: (days) => `Gratis durante ${days} días: el primer cobro llega al terminar la prueba.`,
+    howToCancel: (merchant) =>
+      `Puedes cancelar cuando quieras: pide ${merchant ? `a ${merchant}` : 'al comercio'} un enlace de cancelación y cancela allí con un clic.`,
+    laterPeriods: 'Este método de pago también se cobrará en los próximos periodos de la suscripción.',
+    subscribedText: 'Tu suscripción está activa.',
+    cancelTitle: 'Cancelar tu suscripción',
+    cancelButton: 'Cancelar suscripción',
+    nextCharge: (date) => `Próximo cobro: ${date}.`,
+    canceledAtEnd: (date) => `Tu suscripción está cancelada. No se cobrará nada más; termina el ${date}.`,
+    canceledNow: 'Tu suscripción está cancelada. No se cobrará nada más.',
+    alreadyOver: 'Esta suscripción ya ha terminado.',
+    usedText: 'Este enlace de cancelación ya se ha usado.',
+    expiredText: 'Este enlace de cancelación ha caducado. Pide uno nuevo al comercio.',
+    notFoundTitle: 'Enlace no encontrado',
+    notFoundText: 'No hay ningún enlace de cancelación en esta dirección. Comprueba el enlace recibido.',
   },
 };

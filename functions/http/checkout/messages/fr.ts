@@ -1,4 +1,12 @@
+import type { Interval } from '../../../domain/subscription-schedule.ts';
 import type { Messages } from './texts.ts';
+
+const FR_INTERVALS: Record<Interval, [string, string]> = {
+  day: ['par jour', 'jours'],
+  week: ['par semaine', 'semaines'],
+  month: ['par mois', 'mois'],
+  year: ['par an', 'ans'],
+};
 
 /** The buyer-page texts in French. */
 export const fr: Messages = {
@@ -119,5 +127,29 @@ export const fr: Messages = {
       total_not_payable:
         'Ces quantités donnent un total qui ne peut pas être payé. Veuillez en choisir moins.',
     },
+  },
+  subscription: {
+    every: (interval, count) =>
+      count === 1 ? FR_INTERVALS[interval][0] : `tous les ${count} ${FR_INTERVALS[interval][1]}`,
+    terms: (amount, every, cycles) =>
+      cycles === null
+        ? `${amount} ${every}, jusqu’à votre résiliation.`
+        : `${amount} ${every}, ${cycles} fois au total.`,
+    trial: (days) => `Gratuit pendant ${days} jours : le premier paiement a lieu à la fin de l’essai.`,
+    howToCancel: (merchant) =>
+      `Vous pouvez résilier à tout moment : demandez un lien de résiliation à ${merchant ?? 'votre commerçant'}, puis résiliez en un clic.`,
+    laterPeriods: 'Ce moyen de paiement sera aussi débité pour les périodes suivantes de l’abonnement.',
+    subscribedText: 'Votre abonnement est en place.',
+    cancelTitle: 'Résilier votre abonnement',
+    cancelButton: 'Résilier l’abonnement',
+    nextCharge: (date) => `Prochain paiement : ${date}.`,
+    canceledAtEnd: (date) =>
+      `Votre abonnement est résilié. Plus rien ne sera prélevé ; il prend fin le ${date}.`,
+    canceledNow: 'Votre abonnement est résilié. Plus rien ne sera prélevé.',
+    alreadyOver: 'Cet abonnement a déjà pris fin.',
+    usedText: 'Ce lien de résiliation a déjà été utilisé.',
+    expiredText: 'Ce lien de résiliation a expiré. Demandez-en un nouveau au commerçant.',
+    notFoundTitle: 'Lien introuvable',
+    notFoundText: 'Il n’y a pas de lien de résiliation à cette adresse. Vérifiez le lien reçu.',
   },
 };

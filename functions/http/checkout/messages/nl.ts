@@ -1,4 +1,12 @@
+import type { Interval } from '../../../domain/subscription-schedule.ts';
 import type { Messages } from './texts.ts';
+
+const NL_INTERVALS: Record<Interval, [string, string]> = {
+  day: ['dag', 'dagen'],
+  week: ['week', 'weken'],
+  month: ['maand', 'maanden'],
+  year: ['jaar', 'jaar'],
+};
 
 /** The buyer-page texts in Dutch. */
 export const nl: Messages = {
@@ -118,5 +126,29 @@ export const nl: Messages = {
       quantity_out_of_range: 'Kies een aantal binnen de aangegeven grenzen.',
       total_not_payable: 'Deze aantallen komen uit op een totaal dat niet kan worden betaald. Kies minder.',
     },
+  },
+  subscription: {
+    every: (interval, count) =>
+      count === 1 ? `per ${NL_INTERVALS[interval][0]}` : `elke ${count} ${NL_INTERVALS[interval][1]}`,
+    terms: (amount, every, cycles) =>
+      cycles === null
+        ? `${amount} ${every}, tot je opzegt.`
+        : `${amount} ${every}, ${cycles} keer in totaal.`,
+    trial: (days) => `${days} dagen gratis: de eerste betaling volgt als de proefperiode afloopt.`,
+    howToCancel: (merchant) =>
+      `Je kunt altijd opzeggen: vraag ${merchant ?? 'de verkoper'} om een opzeglink en zeg daar met één klik op.`,
+    laterPeriods: 'Deze betaalmethode wordt ook gebruikt voor de volgende perioden van het abonnement.',
+    subscribedText: 'Je abonnement is ingesteld.',
+    cancelTitle: 'Je abonnement opzeggen',
+    cancelButton: 'Abonnement opzeggen',
+    nextCharge: (date) => `Volgende betaling: ${date}.`,
+    canceledAtEnd: (date) =>
+      `Je abonnement is opgezegd. Er wordt niets meer afgeschreven; het loopt af op ${date}.`,
+    canceledNow: 'Je abonnement is opgezegd. Er wordt niets meer afgeschreven.',
+    alreadyOver: 'Dit abonnement is al beëindigd.',
+    usedText: 'Deze opzeglink is al gebruikt.',
+    expiredText: 'Deze opzeglink is verlopen. Vraag de verkoper om een nieuwe.',
+    notFoundTitle: 'Link niet gevonden',
+    notFoundText: 'Op dit adres is geen opzeglink. Controleer de link die je kreeg.',
   },
 };

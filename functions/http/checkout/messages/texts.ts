@@ -1,4 +1,5 @@
 import type { FormProblemCode } from '../../../domain/checkout/buyer-answers.ts';
+import type { Interval } from '../../../domain/subscription-schedule.ts';
 
 /**
  * Every text of our buyer-facing pages, in each language of `PAGE_LANGUAGES` (docs/checkout.md#languages).
@@ -94,6 +95,8 @@ export interface Messages {
   sandboxProcessingText: (amount: string) => string;
   /** The "before you pay" form (docs/checkout.md#buyer-details, #custom-fields, #quantities). */
   form: FormMessages;
+  /** What buyers read of a subscription (docs/subscriptions.md#what-the-buyer-is-told). */
+  subscription: SubscriptionMessages;
 }
 
 /** The texts of the "before you pay" form: its labels, hints and why an answer was refused. */
@@ -128,4 +131,35 @@ export interface FormMessages {
   /** The quantities picked add up to a total that no payment provider of the link can take. */
   totalNotPayable: string;
   problems: Record<FormProblemCode, string>;
+}
+
+/**
+ * What buyers read of subscriptions on our pages: the terms before they pay, how to cancel after, and the cancel
+ * link's page (functions/http/checkout/subscription-views.ts, subscription-cancel-views.ts).
+ */
+export interface SubscriptionMessages {
+  /** "every month", "every 3 months". */
+  every(interval: Interval, count: number): string;
+  /** What the buyer agrees to: the amount, how often, and for how long. */
+  terms(amount: string, every: string, cycles: number | null): string;
+  /** A trial before it. */
+  trial(days: number): string;
+  /** How to cancel, told before paying and again after: the merchant sends a cancel link. */
+  howToCancel(merchant: string | undefined): string;
+  /** On the PSP's page of an update link: the method paying now is charged for the later periods too. */
+  laterPeriods: string;
+  /** The page's title after a paid subscription link. */
+  subscribedText: string;
+  cancelTitle: string;
+  cancelButton: string;
+  /** The next charge, on the cancel page. */
+  nextCharge(date: string): string;
+  /** After the cancel: nothing more is charged; it ends with the period paid. */
+  canceledAtEnd(date: string): string;
+  canceledNow: string;
+  alreadyOver: string;
+  usedText: string;
+  expiredText: string;
+  notFoundTitle: string;
+  notFoundText: string;
 }

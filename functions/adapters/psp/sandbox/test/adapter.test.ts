@@ -5,21 +5,25 @@ import { builtInSandbox } from '../../../../domain/connection.ts';
 import { amountProblem } from '../../../../domain/psp-rules.ts';
 import { SandboxPsp } from '../adapter.ts';
 import { sandbox } from '../descriptor.ts';
+import { SandboxMandates, withSandboxMandates } from '../mandates.ts';
 import { signSandboxPayload, verifySandboxSignature } from '../notifications.ts';
 
 const now = new Date('2026-01-01T10:00:00Z');
 
 describe('the sandbox adapter', () => {
   it('has the capabilities its descriptor declares, and no other', () => {
-    const psp = new SandboxPsp(
-      {
-        sessions: {} as never,
-        signingSecret: async () => 's3cret',
-        baseUrl: 'http://localhost',
-        callTimeoutMs: PSP_CALL_TIMEOUT_MS,
-        now: () => now,
-      },
-      builtInSandbox('acme', 'test'),
+    const options = {
+      sessions: {} as never,
+      signingSecret: async () => 's3cret',
+      baseUrl: 'http://localhost',
+      callTimeoutMs: PSP_CALL_TIMEOUT_MS,
+      now: () => now,
+    };
+    const connection = builtInSandbox('acme', 'test');
+    // As its factory builds it: the adapter with its mandates.
+    const psp = withSandboxMandates(
+      new SandboxPsp(options, connection),
+      new SandboxMandates({ ...options, mandates: {} as never }, connection),
     );
     expect(interfaceCapabilities(psp)).toEqual(declaredInterfaces(sandbox));
     expect(psp.sessionLimits).toBe(sandbox.sessionLimits);

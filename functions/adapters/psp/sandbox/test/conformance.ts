@@ -1,5 +1,10 @@
 import type { ConformanceFixture } from '../../../../../test/support/psp-conformance.ts';
 import type { PspSession } from '../../../../domain/payment-link.ts';
+import type {
+  SandboxCharge,
+  SandboxMandate,
+  SandboxMandateStore,
+} from '../../../../ports/sandbox-mandates.ts';
 import type { SandboxSession, SandboxSessionStore } from '../../../../ports/sandbox-sessions.ts';
 import { SANDBOX_COMPLETED, SANDBOX_SIGNATURE_HEADER, signSandboxPayload } from '../notifications.ts';
 
@@ -13,6 +18,7 @@ export const conformance: ConformanceFixture = {
   async start() {
     const sessions = new Map<string, SandboxSession>();
     const store = inMemorySessions(sessions);
+    const mandates = inMemoryMandates();
     const secret = 'sandbox-conformance-secret';
     const stored = (session: PspSession) => {
       const found = sessions.get(session.id);
@@ -34,7 +40,9 @@ export const conformance: ConformanceFixture = {
       apiUrl: undefined,
       credentials: null,
       connection: { simulate: 'ok' },
-      runtime: { sandbox: { sessions: () => store, signingSecret: async () => secret } },
+      runtime: {
+        sandbox: { sessions: () => store, signingSecret: async () => secret, mandates: () => mandates },
+      },
       async session(session) {
         const found = stored(session);
         return {
@@ -96,5 +104,32 @@ function inMemorySessions(sessions: Map<string, SandboxSession>): SandboxSession
       ifOpen(id, { status: 'failed', declined_attempts: (session?.declined_attempts ?? 0) + 1 });
     },
     expire: async (id) => ifOpen(id, { status: 'expired' }),
+  };
+}
+
+/** The sandbox's mandates, in memory: the payments suite opens none, but the sandbox's factory always takes them. */
+function inMemoryMandates(): SandboxMandateStore {
+  const mandates = new Map<string, SandboxMandate>();
+  const charges = new Map<string, SandboxCharge>();
+  return {
+    create: async (mandate) => {
+      if (!mandates.has(mandate.id)) mandates.set(mandate.id, { ...mandate });
+      return mandates.get(mandate.id) ?? mandate;
+    },
+    get: async (id) => mandates.get(id),
+    update: async (id, changes, now) => {
+      const mandate = mandates.get(id);
+      if (mandate) Object.assign(mandate, changes, { updated_at: now.toISOString() });
+      return mandate;
+    },
+    recordCharge: async (charge) => {
+      if (!charges.has(charge.reference)) charges.set(charge.reference, { ...charge });
+      return charges.get(charge.reference) ?? charge;
+    },
+    getCharge: async (mandateId, reference) => {
+      const charge = charges.get(reference);
+      return charge?.mandate_id === mandateId ? charge : undefined;
+    },
+    chargesOf: async (mandateId) => [...charges.values()].filter((charge) => charge.mandate_id === mandateId),
   };
 }
