@@ -13,12 +13,23 @@ import { createFactory as sandboxFactory } from './sandbox/adapter.ts';
 import { sandbox } from './sandbox/descriptor.ts';
 import { createFactory as stripeFactory } from './stripe/adapter.ts';
 import { stripe } from './stripe/descriptor.ts';
+import { createFactory as xenditFactory } from './xendit/adapter.ts';
+import { xendit } from './xendit/descriptor.ts';
 
 /**
  * The PSPs of the service: the one list (docs/orchestration.md#adding-a-psp). Nothing else names a PSP's id but
  * its own folder, generated files and docs (test/unit/psp-names.test.ts).
  */
-export const PSP_DESCRIPTORS = [sandbox, stripe, mollie, adyen, paypal, checkoutCom, paystack] as const;
+export const PSP_DESCRIPTORS = [
+  sandbox,
+  stripe,
+  mollie,
+  adyen,
+  paypal,
+  checkoutCom,
+  paystack,
+  xendit,
+] as const;
 
 export type PspId = (typeof PSP_DESCRIPTORS)[number]['id'];
 
@@ -38,6 +49,7 @@ export const PSP_FACTORIES: Record<PspId, CreatePspFactory> = {
   paypal: paypalFactory,
   checkout_com: checkoutComFactory,
   paystack: paystackFactory,
+  xendit: xenditFactory,
 };
 
 /** The registered ids, for the API's provider enum and the CLI's `--provider`. */
