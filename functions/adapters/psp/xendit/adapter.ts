@@ -79,6 +79,15 @@ export function xenditChannels(methods: SessionRequest['paymentMethods']): strin
 }
 
 /**
+ * The buyer's language as Xendit's page takes it, an ISO 639-1 code (`id` of `id-ID`); none for a language without
+ * one (`fil`), whose page then speaks Xendit's default.
+ */
+function xenditLocale(locale: string): { locale?: string } {
+  const language = locale.split('-')[0]?.toLowerCase() ?? '';
+  return /^[a-z]{2}$/.test(language) ? { locale: language } : {};
+}
+
+/**
  * An amount as Xendit reads it back (a JSON number in major units) in our decimal form, or null when it is none
  * Xendit could have charged (more decimals than it takes in that currency): never taken as paid.
  */
@@ -147,7 +156,7 @@ export class XenditPsp implements Psp, EndsSessions, Refunds {
           expires_at: request.expiresAt.toISOString(),
           success_return_url: request.successUrl,
           cancel_return_url: request.cancelUrl,
-          locale: request.locale.slice(0, 2).toLowerCase(),
+          ...xenditLocale(request.locale),
           metadata: { link_id: link.id, payment_id: paymentId, mode: link.mode },
           ...(link.description ? { description: link.description.slice(0, 1000) } : {}),
           ...(channels ? { allowed_payment_channels: channels } : {}),

@@ -133,6 +133,13 @@ describe('a Xendit session', () => {
     expect(fake.violations).toEqual([]);
   });
 
+  it('speaks the buyer’s language by its two-letter code, and none that has no such code', async () => {
+    await psp.createSession(sessionRequest(rupiah('10000'), connection, undefined, 'th'));
+    expect(lastBody().locale).toBe('th');
+    await psp.createSession(sessionRequest(rupiah('10000'), connection, undefined, 'fil-PH'));
+    expect(lastBody()).not.toHaveProperty('locale');
+  });
+
   it('is never made twice for one payment: the same reference_id is refused', async () => {
     const request = sessionRequest(rupiah('20000.00'), connection);
     await psp.createSession(request);
