@@ -26,6 +26,13 @@ const credentials = /* @__PURE__ */ once(() =>
 );
 
 /**
+ * Its id, all that a function reading stored items needs of it (the registry's `PSP_IDENTITIES`). The descriptor
+ * repeats it as a literal, so that a bundle using only this drops the descriptor (test/unit/psp-kit.test.ts holds
+ * the two equal).
+ */
+export const identity = { id: 'xendit' } as const;
+
+/**
  * Xendit's Payment Sessions in `PAYMENT_LINK` mode (docs/orchestration.md#xendit): one session per attempt with our
  * payment id as `reference_id`, its hosted page at `payment_link_url`. Its adapter calls Xendit's REST API through a
  * small HTTPS client of its own: `xendit-node` 7 has no Payment Sessions client, and its refunds drop the refund's

@@ -9,6 +9,7 @@ const TOKEN = XENDIT_FAKE.credentials.callback_token;
 /** Xendit in the conformance suite (test/support/psp-conformance.ts): its fake, as its buyer and as Xendit. */
 export const conformance: ConformanceFixture = {
   provider: xendit.id,
+  currency: 'PHP',
   async start(): Promise<ConformanceFake> {
     const untrust = trustFakePspCertificate();
     const fake = await XENDIT_FAKE.start();
