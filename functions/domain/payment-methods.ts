@@ -22,6 +22,13 @@ export const PAYMENT_METHODS = [
   'bank_transfer',
   'ussd',
   'mobile_money',
+  // Southeast Asia's (docs/orchestration.md#payment-methods): Indonesia's national QR code, and the e-wallets each
+  // asked by name (GCash in the Philippines; OVO and DANA in Indonesia; ShopeePay across the region).
+  'qris',
+  'gcash',
+  'ovo',
+  'dana',
+  'shopeepay',
 ] as const;
 export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
 

@@ -188,8 +188,10 @@ export function loadPspContract(url: URL, contract: ContractOptions = {}): PspDo
       // A document kept for requests only (its trim's `requestsOnly`) says nothing of answers.
       if (!found.operation.responses) return [];
       const responses = found.operation.responses;
-      const key =
-        String(status) in responses ? String(status) : 'default' in responses ? 'default' : undefined;
+      // OpenAPI's order: the exact status, then its range (`4XX`, a document's errors by range), then `default`.
+      const key = [String(status), `${String(status)[0]}XX`, 'default'].find(
+        (candidate) => candidate in responses,
+      );
       if (!key && status >= 400 && undeclaredErrors) {
         return errorsOf(undeclaredErrors, response, `${status} answer`);
       }
@@ -221,7 +223,8 @@ export function loadPspContract(url: URL, contract: ContractOptions = {}): PspDo
  * The document as JSON Schema 2020-12, which ajv compiles: an OpenAPI 3.0 document's `nullable` (which ajv refuses
  * beside a `$ref`, without `type`, even with `strict: false`) rewritten as the `null` it allows:
  * `{type: T, nullable: true}` as `{type: [T, 'null']}`, else `{anyOf: [<the rest>, {type: 'null'}]}`;
- * `nullable: false` dropped. A 3.1 document is JSON Schema already, and kept as it is.
+ * `nullable: false` dropped; its boolean `exclusiveMinimum` and `exclusiveMaximum` as the numbers JSON Schema takes
+ * (`withNumericExclusiveBounds`). A 3.1 document is JSON Schema already, and kept as it is.
  */
 function asJsonSchema<T extends { openapi?: unknown }>(document: T): T {
   return String(document.openapi).startsWith('3.0') ? (withoutNullable(document) as T) : document;
@@ -233,14 +236,33 @@ function withoutNullable(node: unknown, parentKey = ''): unknown {
   const rewritten: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node)) rewritten[key] = withoutNullable(value, key);
   // Under `properties`, `nullable` would be the name of a field, not the keyword.
-  if (parentKey === 'properties' || parentKey === 'patternProperties' || !('nullable' in rewritten)) {
-    return rewritten;
-  }
-  const { nullable, ...rest } = rewritten;
+  if (parentKey === 'properties' || parentKey === 'patternProperties') return rewritten;
+  if (!('nullable' in rewritten)) return withNumericExclusiveBounds(rewritten);
+  const { nullable, ...rest } = withNumericExclusiveBounds(rewritten);
   if (nullable !== true) return rest;
   if (typeof rest.type === 'string') return { ...rest, type: [rest.type, 'null'] };
   if (Array.isArray(rest.type)) return { ...rest, type: [...rest.type, 'null'] };
   return { anyOf: [rest, { type: 'null' }] };
+}
+
+/**
+ * OpenAPI 3.0's boolean `exclusiveMinimum` / `exclusiveMaximum` (beside `minimum` / `maximum`) as JSON Schema's
+ * number (`{minimum: 0, exclusiveMinimum: true}` is `{exclusiveMinimum: 0}`), which ajv requires; `false` dropped.
+ */
+function withNumericExclusiveBounds(schema: Record<string, unknown>): Record<string, unknown> {
+  let rewritten = schema;
+  for (const [bound, exclusive] of [
+    ['minimum', 'exclusiveMinimum'],
+    ['maximum', 'exclusiveMaximum'],
+  ] as const) {
+    if (typeof rewritten[exclusive] !== 'boolean') continue;
+    const { [exclusive]: isExclusive, ...rest } = rewritten;
+    if (isExclusive && rest[bound] !== undefined) {
+      const { [bound]: value, ...others } = rest;
+      rewritten = { ...others, [exclusive]: value };
+    } else rewritten = rest;
+  }
+  return rewritten;
 }
 
 /**

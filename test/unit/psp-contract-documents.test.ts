@@ -8,9 +8,9 @@ import { loadPspContract } from '../support/psp-contract.ts';
 
 /**
  * What the contract machinery (test/contracts/trim.ts, test/support/psp-contract.ts) makes of the PSP documents
- * as they are published (docs/testing.md#psp-contract-tests): OpenAPI 3.0's `nullable` beside a `$ref`, a `$ref`
- * the document never defines, notification bodies that no operation reaches, errors the document does not
- * declare per operation.
+ * as they are published (docs/testing.md#psp-contract-tests): OpenAPI 3.0's `nullable` beside a `$ref` and its
+ * boolean `exclusiveMinimum`, a `$ref` the document never defines, notification bodies that no operation reaches,
+ * errors the document does not declare per operation or declares by range (`4XX`).
  */
 const money = { type: 'object', properties: { amount: { type: 'integer' }, currency: { type: 'string' } } };
 
@@ -168,6 +168,47 @@ describe('a trimmed OpenAPI 3.0 document as the judge of a fake', () => {
     ]);
     expect(contract.checkResponse({ ...post({}), status: 200, response: {} })).toEqual([
       "200 answer must have required property 'id'",
+    ]);
+  });
+
+  it('judges an answer by its status range (4XX, 5XX) where the exact status is not declared', () => {
+    const published = trimmed();
+    const responses = (
+      published.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>
+    )['/v2/things']?.post?.responses as Record<string, unknown>;
+    const error = { content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+    responses['4XX'] = error;
+    responses['5XX'] = error;
+    const contract = contractOf(published);
+    const answer = (status: number, response: unknown) => ({ ...post({}), status, response });
+    expect(contract.checkResponse(answer(422, { category: 'c', code: 'INVALID' }))).toEqual([]);
+    expect(contract.checkResponse(answer(503, { code: 'DOWN' }))).toEqual([
+      "503 answer must have required property 'category'",
+    ]);
+    expect(contract.checkResponse(answer(200, { id: 't_1' }))).toEqual([]);
+    expect(contract.checkResponse(answer(302, undefined))).toEqual([
+      'POST /v2/things documents no 302 answer',
+    ]);
+  });
+
+  it('reads OpenAPI 3.0’s boolean exclusiveMinimum as the bound JSON Schema takes (ajv refuses it as it is)', () => {
+    const published = trimmed();
+    const schemas = (published.components as Record<string, Record<string, unknown>>).schemas as Record<
+      string,
+      unknown
+    >;
+    schemas.CreateThing = {
+      type: 'object',
+      properties: {
+        amount: { type: 'number', minimum: 0, exclusiveMinimum: true },
+        count: { type: 'integer', minimum: 1, exclusiveMinimum: false },
+      },
+    };
+    const contract = contractOf(published);
+    expect(contract.checkRequest(post({ amount: 0.5, count: 1 }))).toEqual([]);
+    expect(contract.checkRequest(post({ amount: 0, count: 0 }))).toEqual([
+      'request body/amount must be > 0',
+      'request body/count must be >= 1',
     ]);
   });
 

@@ -15,6 +15,8 @@ import { createFactory as squareFactory } from './square/adapter.ts';
 import { square, identity as squareIdentity } from './square/descriptor.ts';
 import { createFactory as stripeFactory } from './stripe/adapter.ts';
 import { stripe, identity as stripeIdentity } from './stripe/descriptor.ts';
+import { createFactory as xenditFactory } from './xendit/adapter.ts';
+import { xendit, identity as xenditIdentity } from './xendit/descriptor.ts';
 
 /**
  * The PSPs of the service: the one list (docs/orchestration.md#adding-a-psp). Nothing else names a PSP's id but
@@ -29,6 +31,7 @@ export const PSP_DESCRIPTORS = [
   checkoutCom,
   square,
   paystack,
+  xendit,
 ] as const;
 
 /**
@@ -45,6 +48,7 @@ export const PSP_IDENTITIES = [
   checkoutComIdentity,
   squareIdentity,
   paystackIdentity,
+  xenditIdentity,
 ] as const;
 
 export type PspId = (typeof PSP_IDENTITIES)[number]['id'];
@@ -66,6 +70,7 @@ export const PSP_FACTORIES: Record<PspId, CreatePspFactory> = {
   checkout_com: checkoutComFactory,
   square: squareFactory,
   paystack: paystackFactory,
+  xendit: xenditFactory,
 };
 
 /** The registered ids, for the API's provider enum and the CLI's `--provider`. */
