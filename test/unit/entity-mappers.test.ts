@@ -333,10 +333,21 @@ describe('settings mappers', () => {
     };
     expect(checkoutSettingsFromItem({ ...keys, ...branding })).toEqual(branding);
     const retention = { account: 'acme', mode: 'live', personal_data_retention_days: 90, updated_at: null };
-    // An item written before time zones existed reads as UTC, the zone every older date was cut in.
-    expect(accountSettingsFromItem({ ...keys, ...retention })).toEqual({ ...retention, time_zone: 'UTC' });
-    const zoned = { ...retention, time_zone: 'Europe/Amsterdam' };
-    expect(accountSettingsFromItem({ ...keys, ...zoned })).toEqual(zoned);
+    // An item written before time zones and subscriptions existed reads as UTC, the zone every older date was
+    // cut in, with the default retries of a renewal (docs/subscriptions.md).
+    const olderDefaults = {
+      time_zone: 'UTC',
+      subscription_retry_days: [1, 3, 5, 7],
+      subscription_after_retries: 'cancel',
+    };
+    expect(accountSettingsFromItem({ ...keys, ...retention })).toEqual({ ...retention, ...olderDefaults });
+    const chosen = {
+      ...retention,
+      time_zone: 'Europe/Amsterdam',
+      subscription_retry_days: [2],
+      subscription_after_retries: 'leave_past_due',
+    };
+    expect(accountSettingsFromItem({ ...keys, ...chosen })).toEqual(chosen);
     const legacy = { account: 'acme', mode: 'live', provider: 'acme', updated_at: at };
     expect(pspConfigFromItem({ ...keys, ...legacy })).toEqual(legacy);
   });
