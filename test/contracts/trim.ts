@@ -5,7 +5,8 @@
  *   node test/contracts/trim.ts <its trim.json | a name of OPERATIONS> <path of the full official document or folder> [source note]
  *
  * A PSP whose folder holds its contract (functions/adapters/psp/<folder>/test/contract/) names its operations in a
- * `<name>.trim.json` there (`{"operations": {...}, "requestsOnly"?: true}`), and the trimmed document is written
+ * `<name>.trim.json` there (`{"operations": {...}, "requestsOnly"?: true, "keep"?: [...], "undefinedSchemas"?: [...]}`,
+ * `TrimSpec`), and the trimmed document is written
  * beside it as `<name>.trimmed.json`; the PSPs below are those still kept here.
  *
  * Checkout.com publishes its document split into one YAML file per path and per component
@@ -17,7 +18,8 @@
  * their other methods), components no kept operation reaches through `$ref`, annotations that validate
  * nothing (`description`, `summary`, `example(s)`, `x-*` vendor extensions), and for a `requestsOnly` PSP
  * the operations' `responses`. Every kept schema is otherwise the document's own, byte for byte in meaning;
- * nothing is added but `x-trimmed-from`, which says where it came from. How to refresh:
+ * nothing is added but `x-trimmed-from`, which says where it came from, and an empty schema for each of the
+ * `undefinedSchemas` a PSP's trim names (a `$ref` its document leaves dangling). How to refresh:
  * docs/testing.md#psp-contract-tests.
  */
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -69,7 +71,20 @@ export const OPERATIONS: Record<string, Record<string, string[]>> = {
 interface TrimSpec {
   operations: Record<string, string[]>;
   requestsOnly?: boolean;
+  /**
+   * Component schemas kept by name though no kept operation reaches them (with what they reach): the bodies of
+   * the PSP's notifications, which its document describes as components only (a `PaymentUpdatedEvent`).
+   */
+  keep?: string[];
+  /**
+   * Component schemas the document refers to and never defines (a `$ref` left dangling by its publisher),
+   * each kept as `{}`, which accepts anything: named one by one, so that any other dangling `$ref` still fails.
+   */
+  undefinedSchemas?: string[];
 }
+
+/** What `trim` is asked beyond the operations: a `TrimSpec`'s own options. */
+export type TrimOptions = Omit<TrimSpec, 'operations'>;
 
 const ANNOTATIONS = new Set(['description', 'summary', 'example', 'examples', 'externalDocs', 'tags']);
 
@@ -121,7 +136,7 @@ export function trim(
   document: Record<string, Json>,
   operations: Record<string, string[]>,
   source: string,
-  options: { requestsOnly?: boolean } = {},
+  options: TrimOptions = {},
 ) {
   const paths: Record<string, Record<string, Json>> = {};
   for (const [path, methods] of Object.entries(operations)) {
@@ -141,9 +156,17 @@ export function trim(
     if (item.parameters) paths[path].parameters = stripAnnotations(item.parameters);
   }
   // Annotations go before refs are followed: examples refer to components that validate nothing.
-  const stripped = { ...document, components: stripAnnotations(document.components ?? {}) } as Json;
+  const stripped = {
+    ...document,
+    components: withUndefinedSchemas(
+      stripAnnotations(document.components ?? {}) as Record<string, Json>,
+      options.undefinedSchemas ?? [],
+    ),
+  } as Json;
+  const kept = (options.keep ?? []).map((name) => ({ $ref: `#/components/schemas/${name}` }) as Json);
+  for (const ref of kept) resolvePointer(stripped, (ref as { $ref: string }).$ref);
   const components: Record<string, Record<string, Json>> = {};
-  for (const ref of reachableRefs(stripped, Object.values(paths))) {
+  for (const ref of reachableRefs(stripped, [...Object.values(paths), ...kept])) {
     const [section, kind, entry, ...deeper] = ref.replace(/^#\//, '').split('/');
     if (section !== 'components' || !kind || !entry || deeper.length > 0) {
       throw new Error(`A $ref outside components, which the trim does not keep: ${ref}`);
@@ -166,6 +189,16 @@ export function trim(
   return { openapi, info, 'x-trimmed-from': source, ...rest } as Record<string, Json> & {
     'x-trimmed-from': string;
   };
+}
+
+/** The components with each named undefined schema as `{}`; a name the document does define is a mistake. */
+function withUndefinedSchemas(components: Record<string, Json>, names: readonly string[]): Json {
+  const schemas = { ...(components.schemas as Record<string, Json> | undefined) };
+  for (const name of names) {
+    if (name in schemas) throw new Error(`The document defines ${name}: drop it from undefinedSchemas`);
+    schemas[name] = {};
+  }
+  return { ...components, schemas };
 }
 
 function pick(object: Record<string, Json>, keys: string[]): Json {
@@ -231,9 +264,8 @@ if (import.meta.main) {
     process.exit(2);
   }
   const { spec, out } = found;
-  const trimmed = trim(await load(file), spec.operations, source ?? file, {
-    requestsOnly: spec.requestsOnly === true,
-  });
+  const { operations, ...options } = spec;
+  const trimmed = trim(await load(file), operations, source ?? file, options);
   writeFileSync(out, `${JSON.stringify(trimmed, null, 2)}\n`);
   console.log(`wrote ${out.pathname}`);
 }

@@ -12,6 +12,11 @@ export interface PspContract {
   checkRequest(exchange: Pick<ContractExchange, 'method' | 'path' | 'body'>): string[];
   /** What is wrong with an answer to `exchange`'s request, by the document: [] when it conforms. */
   checkResponse(exchange: ContractExchange): string[];
+  /**
+   * What is wrong with `value` as the document's component schema `name`: [] when it conforms. For what the
+   * document describes outside its operations, e.g. a notification's body (kept by its trim's `keep`).
+   */
+  checkSchema(name: string, value: unknown, what?: string): string[];
 }
 
 /** One request a fake received and the answer it gave. */
@@ -64,6 +69,13 @@ export interface ContractOptions {
    * requests (the request's own schema adds what a request must have).
    */
   answerOnlyRequired?: (schemaName: string) => boolean;
+  /**
+   * The schema of the error answers the document does not declare per operation (a document that lists only each
+   * operation's `200`, its errors one body for every operation): a 4xx or 5xx answer whose status an operation
+   * does not list is judged by it. Its local `$ref`s name the document's components. Absent: such an answer is a
+   * violation.
+   */
+  undeclaredErrors?: Schema;
 }
 
 /**
@@ -90,9 +102,13 @@ export function loadPspContract(file: URL | string, contract: ContractOptions = 
     for (const format of [...formats, 'currency', 'unix-time', ...(contract.formats ?? [])]) {
       if (!ajv.formats[format]) ajv.addFormat(format, true);
     }
-    ajv.addSchema({ ...view, $id: 'psp' }, 'psp');
+    ajv.addSchema({ ...asJsonSchema(view), $id: 'psp' }, 'psp');
     const compiled = new Map<string, ValidateFunction>();
-    return (pointer: string) => {
+    /** The validator of the schema at `pointer` in the document, or of a schema whose local `$ref`s are its. */
+    return (pointer: string | undefined, schema?: Schema) => {
+      if (pointer === undefined) {
+        return ajv.compile(JSON.parse(JSON.stringify(schema).replaceAll('"$ref":"#/', '"$ref":"psp#/')));
+      }
       let validate = compiled.get(pointer);
       if (!validate) {
         validate = ajv.compile({ $ref: `psp#${pointer}` });
@@ -102,6 +118,7 @@ export function loadPspContract(file: URL | string, contract: ContractOptions = 
     };
   };
   const validator = validators(document);
+  const undeclaredErrors = contract.undeclaredErrors && validator(undefined, contract.undeclaredErrors);
   const requestValidator = validators(requestView(contract, document), {
     coerceTypes: contract.formEncoded === true,
   });
@@ -172,6 +189,9 @@ export function loadPspContract(file: URL | string, contract: ContractOptions = 
       const responses = found.operation.responses;
       const key =
         String(status) in responses ? String(status) : 'default' in responses ? 'default' : undefined;
+      if (!key && status >= 400 && undeclaredErrors) {
+        return errorsOf(undeclaredErrors, response, `${status} answer`);
+      }
       if (!key) return [`${method} ${path} documents no ${status} answer`];
       const declared = responses[key];
       const ref = declared?.$ref;
@@ -189,7 +209,37 @@ export function loadPspContract(file: URL | string, contract: ContractOptions = 
         `${status} answer`,
       );
     },
+    checkSchema(name, value, what = name) {
+      if (!document.components.schemas?.[name]) return [`the document has no schema ${name}`];
+      return errorsOf(validator(`/components/schemas/${pointerPart(name)}`), value, what);
+    },
   };
+}
+
+/**
+ * The document as JSON Schema 2020-12, which ajv compiles: an OpenAPI 3.0 document's `nullable` (which ajv refuses
+ * beside a `$ref`, without `type`, even with `strict: false`) rewritten as the `null` it allows:
+ * `{type: T, nullable: true}` as `{type: [T, 'null']}`, else `{anyOf: [<the rest>, {type: 'null'}]}`;
+ * `nullable: false` dropped. A 3.1 document is JSON Schema already, and kept as it is.
+ */
+function asJsonSchema<T extends { openapi?: unknown }>(document: T): T {
+  return String(document.openapi).startsWith('3.0') ? (withoutNullable(document) as T) : document;
+}
+
+function withoutNullable(node: unknown, parentKey = ''): unknown {
+  if (Array.isArray(node)) return node.map((item) => withoutNullable(item));
+  if (node === null || typeof node !== 'object') return node;
+  const rewritten: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) rewritten[key] = withoutNullable(value, key);
+  // Under `properties`, `nullable` would be the name of a field, not the keyword.
+  if (parentKey === 'properties' || parentKey === 'patternProperties' || !('nullable' in rewritten)) {
+    return rewritten;
+  }
+  const { nullable, ...rest } = rewritten;
+  if (nullable !== true) return rest;
+  if (typeof rest.type === 'string') return { ...rest, type: [rest.type, 'null'] };
+  if (Array.isArray(rest.type)) return { ...rest, type: [...rest.type, 'null'] };
+  return { anyOf: [rest, { type: 'null' }] };
 }
 
 /**

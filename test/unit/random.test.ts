@@ -24,10 +24,10 @@ describe('randomBase62', () => {
     for (const char of randomBase62(62_000)) counts.set(char, (counts.get(char) ?? 0) + 1);
     expect(counts.size).toBe(62);
     // 1,000 expected per character. Taking every byte modulo 62 would favour the first 8 characters (5 byte
-    // values each against 4): about 1,210 of them and 970 of the others, a chi-square near 400. Fair draws
+    // values each against 4): about 1,210 of them and 970 of the others, a χ² statistic near 400. Fair draws
     // exceed 140 (61 degrees of freedom) less than once in ten million runs.
-    const chiSquare = [...counts.values()].reduce((sum, count) => sum + (count - 1000) ** 2 / 1000, 0);
-    expect(chiSquare).toBeLessThan(140);
+    const chi2 = [...counts.values()].reduce((sum, count) => sum + (count - 1000) ** 2 / 1000, 0);
+    expect(chi2).toBeLessThan(140);
   });
 });
 

@@ -1,0 +1,184 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { trim } from '../contracts/trim.ts';
+import { loadPspContract } from '../support/psp-contract.ts';
+
+/**
+ * What the contract machinery (test/contracts/trim.ts, test/support/psp-contract.ts) makes of the PSP documents
+ * as they are published (docs/testing.md#psp-contract-tests): OpenAPI 3.0's `nullable` beside a `$ref`, a `$ref`
+ * the document never defines, notification bodies that no operation reaches, errors the document does not
+ * declare per operation.
+ */
+const money = { type: 'object', properties: { amount: { type: 'integer' }, currency: { type: 'string' } } };
+
+/** An OpenAPI document in the shape a PSP publishes, with one operation. */
+function document(openapi: string) {
+  return {
+    openapi,
+    info: { title: 'Acme', version: '1' },
+    paths: {
+      '/v2/things': {
+        post: {
+          requestBody: {
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/CreateThing' } } },
+          },
+          responses: {
+            '200': {
+              description: 'Success',
+              content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' } } },
+            },
+          },
+        },
+      },
+    },
+    components: {
+      schemas: {
+        CreateThing: {
+          type: 'object',
+          properties: {
+            price: { $ref: '#/components/schemas/Money', nullable: true },
+            note: { type: 'string', nullable: true, maxLength: 5 },
+          },
+        },
+        Thing: {
+          type: 'object',
+          required: ['id'],
+          properties: { id: { type: 'string' }, option: { $ref: '#/components/schemas/Option' } },
+        },
+        Option: { type: 'object', properties: { toggle: { $ref: '#/components/schemas/Toggle' } } },
+        Money: money,
+        Error: {
+          type: 'object',
+          required: ['category', 'code'],
+          properties: { category: { type: 'string' }, code: { type: 'string' } },
+        },
+        ThingUpdatedEvent: {
+          type: 'object',
+          properties: { type: { type: 'string' }, data: { $ref: '#/components/schemas/EventData' } },
+        },
+        EventData: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } },
+        Unused: { type: 'object' },
+      },
+    },
+  };
+}
+
+const contractOf = (value: Record<string, unknown>, options: Parameters<typeof loadPspContract>[1] = {}) => {
+  const file = join(mkdtempSync(join(tmpdir(), 'psp-contract-')), 'acme.trimmed.json');
+  writeFileSync(file, JSON.stringify(value));
+  return loadPspContract(pathToFileURL(file), options);
+};
+
+const post = (body: unknown) => ({ method: 'POST', path: '/v2/things', body });
+
+describe('the trim of a published document', () => {
+  it('refuses a $ref the document never defines, unless the PSP names it among its undefined schemas', () => {
+    const published = document('3.0.0') as unknown as Parameters<typeof trim>[0];
+    expect(() => trim(published, { '/v2/things': ['post'] }, 'acme')).toThrow(
+      'Unresolvable $ref #/components/schemas/Toggle',
+    );
+    const trimmed = trim(published, { '/v2/things': ['post'] }, 'acme', { undefinedSchemas: ['Toggle'] });
+    expect((trimmed.components as Record<string, Record<string, unknown>>).schemas?.Toggle).toEqual({});
+  });
+
+  it('refuses to define as undefined a schema the document defines', () => {
+    const published = document('3.0.0') as unknown as Parameters<typeof trim>[0];
+    expect(() =>
+      trim(published, { '/v2/things': ['post'] }, 'acme', { undefinedSchemas: ['Toggle', 'Money'] }),
+    ).toThrow('The document defines Money');
+  });
+
+  it('keeps the components named in keep, with what they reach, and drops the others no operation reaches', () => {
+    const published = document('3.0.0') as unknown as Parameters<typeof trim>[0];
+    const options = { undefinedSchemas: ['Toggle'] };
+    const without = trim(published, { '/v2/things': ['post'] }, 'acme', options);
+    const schemas = (trimmed: typeof without) =>
+      Object.keys((trimmed.components as Record<string, object>).schemas ?? {});
+    expect(schemas(without)).not.toContain('ThingUpdatedEvent');
+    const kept = trim(published, { '/v2/things': ['post'] }, 'acme', {
+      ...options,
+      keep: ['ThingUpdatedEvent'],
+    });
+    expect(schemas(kept)).toEqual(expect.arrayContaining(['ThingUpdatedEvent', 'EventData']));
+    expect(schemas(kept)).not.toContain('Unused');
+    expect(() => trim(published, { '/v2/things': ['post'] }, 'acme', { keep: ['Missing'] })).toThrow(
+      'Unresolvable $ref #/components/schemas/Missing',
+    );
+  });
+});
+
+describe('a trimmed OpenAPI 3.0 document as the judge of a fake', () => {
+  const trimmed = () => {
+    const published = document('3.0.0') as unknown as Parameters<typeof trim>[0];
+    return trim(published, { '/v2/things': ['post'] }, 'acme', {
+      undefinedSchemas: ['Toggle'],
+      keep: ['ThingUpdatedEvent', 'Error'],
+    });
+  };
+
+  it('reads nullable beside a $ref as the null it allows (ajv refuses to compile it as it is)', () => {
+    const contract = contractOf(trimmed());
+    expect(contract.checkRequest(post({ price: null, note: null }))).toEqual([]);
+    expect(contract.checkRequest(post({ price: { amount: 100, currency: 'USD' } }))).toEqual([]);
+    expect(contract.checkRequest(post({ price: { amount: 'much' } }))).toEqual([
+      'request body/price/amount must be integer',
+      'request body/price must be null',
+      'request body/price must match a schema in anyOf',
+    ]);
+    expect(contract.checkRequest(post({ note: 'too long' }))).toEqual([
+      'request body/note must NOT have more than 5 characters',
+    ]);
+  });
+
+  it('keeps nullable as an ordinary field name under properties', () => {
+    const published = trimmed();
+    const schemas = (published.components as Record<string, Record<string, Record<string, unknown>>>).schemas;
+    (schemas as Record<string, unknown>).CreateThing = {
+      type: 'object',
+      properties: { nullable: { type: 'boolean' } },
+    };
+    const contract = contractOf(published);
+    expect(contract.checkRequest(post({ nullable: true }))).toEqual([]);
+    expect(contract.checkRequest(post({ nullable: 'yes' }))).toEqual([
+      'request body/nullable must be boolean',
+    ]);
+  });
+
+  it('judges error answers the document does not declare by undeclaredErrors, and refuses them without it', () => {
+    const answer = (response: unknown) => ({ ...post({}), status: 400, response });
+    const errors = {
+      type: 'object',
+      required: ['errors'],
+      properties: { errors: { type: 'array', items: { $ref: '#/components/schemas/Error' } } },
+    };
+    expect(contractOf(trimmed()).checkResponse(answer({ errors: [] }))).toEqual([
+      'POST /v2/things documents no 400 answer',
+    ]);
+    const contract = contractOf(trimmed(), { undeclaredErrors: errors });
+    expect(
+      contract.checkResponse(
+        answer({ errors: [{ category: 'INVALID_REQUEST_ERROR', code: 'BAD_REQUEST' }] }),
+      ),
+    ).toEqual([]);
+    expect(contract.checkResponse(answer({ errors: [{ code: 'BAD_REQUEST' }] }))).toEqual([
+      "400 answer/errors/0 must have required property 'category'",
+    ]);
+    expect(contract.checkResponse({ ...post({}), status: 200, response: {} })).toEqual([
+      "200 answer must have required property 'id'",
+    ]);
+  });
+
+  it('judges a value by a component the trim kept (a notification body)', () => {
+    const contract = contractOf(trimmed());
+    expect(contract.checkSchema('ThingUpdatedEvent', { type: 'thing.updated', data: { id: 't_1' } })).toEqual(
+      [],
+    );
+    expect(contract.checkSchema('ThingUpdatedEvent', { data: {} }, 'notification')).toEqual([
+      "notification/data must have required property 'id'",
+    ]);
+    expect(contract.checkSchema('Missing', {})).toEqual(['the document has no schema Missing']);
+  });
+});
