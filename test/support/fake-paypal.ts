@@ -149,6 +149,13 @@ function paypalContract(): PspContract {
   return {
     checkRequest: (exchange) => of(exchange.path)?.checkRequest(exchange) ?? [],
     checkResponse: (exchange) => of(exchange.path)?.checkResponse(exchange) ?? [],
+    // A schema of one of the documents: judged by the first that has it.
+    checkSchema: (name, value, what) => {
+      const found = documents
+        .map(([, document]) => document.checkSchema(name, value, what))
+        .find((problems) => problems[0] !== `the document has no schema ${name}`);
+      return found ?? [`the document has no schema ${name}`];
+    },
   };
 }
 

@@ -85,6 +85,7 @@ export interface ContractOptions {
 export function loadPspContract(file: URL | string, contract: ContractOptions = {}): PspContract {
   const url = typeof file === 'string' ? new URL(`../contracts/${file}.trimmed.json`, import.meta.url) : file;
   const document = JSON.parse(readFileSync(url, 'utf8')) as {
+    openapi?: string;
     paths: Record<string, Record<string, Operation>>;
     components: Record<string, Record<string, Schema>>;
   };
