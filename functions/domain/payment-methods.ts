@@ -15,6 +15,9 @@ export const PAYMENT_METHODS = [
   'klarna',
   'blik',
   'twint',
+  // India's instant bank payments (UPI apps, QR codes) and its banks' own online transfers.
+  'upi',
+  'netbanking',
 ] as const;
 export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
 

@@ -26,6 +26,8 @@ export const sandbox: PspDescriptor<CredentialsSchema, 'sandbox'> = {
     klarna: 'klarna',
     blik: 'blik',
     twint: 'twint',
+    upi: 'upi',
+    netbanking: 'netbanking',
   },
   capabilities: ['ends_sessions', 'refunds', 'partial_refunds', 'locale'],
   sessionLimits: { minMs: 60_000, maxMs: 86_400_000, preferredMs: 3_600_000 },
