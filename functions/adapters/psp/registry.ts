@@ -1,6 +1,8 @@
 import { type CreatePspFactory, namesPsp, type PspDescriptor } from '../../ports/psp-descriptor.ts';
 import { adyen } from './adyen-descriptor.ts';
 import { createFactory as adyenFactory } from './adyen-psp.ts';
+import { createFactory as cashfreeFactory } from './cashfree/adapter.ts';
+import { cashfree } from './cashfree/descriptor.ts';
 import { checkoutCom } from './checkout-descriptor.ts';
 import { createFactory as checkoutComFactory } from './checkout-psp.ts';
 import { mollie } from './mollie-descriptor.ts';
@@ -16,7 +18,7 @@ import { stripe } from './stripe/descriptor.ts';
  * The PSPs of the service: the one list (docs/orchestration.md#adding-a-psp). Nothing else names a PSP's id but
  * its own folder, generated files and docs (test/unit/psp-names.test.ts).
  */
-export const PSP_DESCRIPTORS = [sandbox, stripe, mollie, adyen, paypal, checkoutCom] as const;
+export const PSP_DESCRIPTORS = [sandbox, stripe, mollie, adyen, paypal, checkoutCom, cashfree] as const;
 
 export type PspId = (typeof PSP_DESCRIPTORS)[number]['id'];
 
@@ -35,6 +37,7 @@ export const PSP_FACTORIES: Record<PspId, CreatePspFactory> = {
   adyen: adyenFactory,
   paypal: paypalFactory,
   checkout_com: checkoutComFactory,
+  cashfree: cashfreeFactory,
 };
 
 /** The registered ids, for the API's provider enum and the CLI's `--provider`. */
