@@ -120,7 +120,7 @@ export class InvalidNotificationError extends ServiceError {
   readonly kind = 'notification_not_authentic';
 
   readonly reason: string;
-  /** The id the notification named, when the PSP said it knows no such thing (Mollie: no such payment). */
+  /** The id the notification named, when the PSP said it knows no such thing (no such payment for this key). */
   readonly unknownId: string | undefined;
 
   constructor(reason = 'Not verified.', options: { unknownId?: string } = {}) {

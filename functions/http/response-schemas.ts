@@ -155,7 +155,7 @@ export const PaymentLinkSchema = z
         provider: providerSchema(),
         reference: z.string().max(255).nullable().meta({
           description:
-            "The PSP's own id of the payment. Null for a short while when the PSP confirmed the payment before giving its id (Adyen); it is filled in when the PSP's notification arrives, without a new event.",
+            "The PSP's own id of the payment. Null for a short while when the PSP confirmed the payment before giving its id; it is filled in when the PSP's notification arrives, without a new event.",
         }),
         amount: money('In the currency decimals.', '25.00').meta({
           description:

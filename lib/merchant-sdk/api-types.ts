@@ -461,7 +461,7 @@ export interface components {
         connection_id: string;
         /** @enum {string} */
         provider: "sandbox" | "stripe" | "mollie" | "adyen" | "paypal" | "checkout_com" | "cashfree";
-        /** @description The PSP's own id of the payment. Null for a short while when the PSP confirmed the payment before giving its id (Adyen); it is filled in when the PSP's notification arrives, without a new event. */
+        /** @description The PSP's own id of the payment. Null for a short while when the PSP confirmed the payment before giving its id; it is filled in when the PSP's notification arrives, without a new event. */
         reference: string | null;
         /** @description What the payment charged: `amount`, or the amount the buyer chose within `amount_range`. */
         amount: {

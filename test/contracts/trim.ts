@@ -28,30 +28,6 @@ import { pathToFileURL } from 'node:url';
 
 /** The operations each adapter calls (functions/adapters/psp/*-psp.ts), as the document spells their paths. */
 export const OPERATIONS: Record<string, Record<string, string[]>> = {
-  mollie: {
-    '/v2/payments': ['post'],
-    '/v2/payments/{paymentId}': ['get', 'delete'],
-    '/v2/payments/{paymentId}/refunds': ['post'],
-    '/v2/payments/{paymentId}/refunds/{refundId}': ['get'],
-  },
-  adyen: {
-    '/paymentLinks': ['post'],
-    '/paymentLinks/{linkId}': ['get', 'patch'],
-    '/payments/{paymentPspReference}/refunds': ['post'],
-  },
-  // PayPal publishes one document per API (paypal/paypal-rest-api-specifications `openapi/`): one trim each.
-  'paypal-orders': {
-    '/v2/checkout/orders': ['post'],
-    '/v2/checkout/orders/{id}': ['get'],
-    '/v2/checkout/orders/{id}/capture': ['post'],
-  },
-  'paypal-payments': {
-    '/v2/payments/captures/{capture_id}/refund': ['post'],
-    '/v2/payments/refunds/{refund_id}': ['get'],
-  },
-  'paypal-webhooks': {
-    '/v1/notifications/verify-webhook-signature': ['post'],
-  },
   checkout: {
     '/payment-links': ['post'],
     '/payment-links/{id}': ['get'],

@@ -6,7 +6,7 @@ import { orderLink, sessionRequest } from '../support/psp-fixtures.ts';
  * The Checkout.com adapter's typical calls, through `checkout-sdk-node`, against its fake held to Checkout.com's
  * own document (test/contracts/checkout.trimmed.json; docs/testing.md#psp-contract-tests): every request the
  * adapter sends and every answer the fake gives conforms, and the fake refuses, as Checkout.com does, what the
- * document refuses. Beside test/integration/psp-contracts.test.ts, which holds the other PSPs' fakes.
+ * document refuses, as each PSP in its folder does (its test/contract.test.ts).
  */
 const { connection, started } = useCheckoutAdapter('contract');
 

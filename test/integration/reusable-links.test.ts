@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADYEN_FAKE, type FakeAdyen } from '../../functions/adapters/psp/adyen/test/fake.ts';
+import { type FakeMollie, MOLLIE_FAKE } from '../../functions/adapters/psp/mollie/test/fake.ts';
 import { type FakeStripe, STRIPE_FAKE } from '../../functions/adapters/psp/stripe/test/fake.ts';
 import { config } from '../../functions/config.ts';
 import {
@@ -22,8 +24,6 @@ import { openCheckout } from '../../functions/use-cases/checkout.ts';
 import { expireDueLinks } from '../../functions/use-cases/payment-links.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
 import { eventually } from '../support/eventually.ts';
-import { ADYEN_FAKE, type FakeAdyen } from '../support/fake-adyen.ts';
-import { type FakeMollie, MOLLIE_FAKE } from '../support/fake-mollie.ts';
 import { httpRequest, NAVIGATION_HEADERS } from '../support/navigate.ts';
 import { anyRefunds } from '../support/psp-fixtures.ts';
 import { type PspStack, startPspStack } from '../support/psp-stack.ts';

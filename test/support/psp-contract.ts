@@ -41,7 +41,7 @@ interface Operation {
 
 /**
  * A document's `pattern` as ajv compiles it (with the `u` flag), or without that flag when only then is it a
- * regular expression: PayPal's email pattern escapes `{|}` in a class, which `u` forbids and ECMA-262 otherwise
+ * regular expression: an email pattern may escape `{|}` in a class, which `u` forbids and ECMA-262 otherwise
  * allows.
  */
 const lenientRegExp = Object.assign(
@@ -150,7 +150,7 @@ export function loadPspContract(file: URL | string, contract: ContractOptions = 
     const [, kind, name] = ref.replace(/^#\//, '').split('/');
     return resolve(document.components[kind as string]?.[name as string]);
   };
-  /** Fields the document does not know: the PSP refuses them (Adyen: "unknown fields"), whatever the schema allows. */
+  /** Fields the document does not know: the PSP refuses them ("unknown fields"), whatever the schema allows. */
   const unknownFields = (value: unknown, schema: Schema | undefined, at: string): string[] => {
     const resolved = resolve(schema);
     if (!resolved || value === null || typeof value !== 'object') return [];
@@ -197,7 +197,7 @@ export function loadPspContract(file: URL | string, contract: ContractOptions = 
       const { requestBody, at } = requestBodyOf(found.template, method, found.operation);
       const content = requestBody?.content;
       if (!content) return body === undefined || body === '' ? [] : [`${method} ${path} takes no body`];
-      // OpenAPI: a request body is optional unless the operation says `required` (PayPal's capture takes none).
+      // OpenAPI: a request body is optional unless the operation says `required` (a capture may take none).
       if (body === undefined && requestBody?.required !== true) return [];
       const mediaType = Object.keys(content)[0] as string;
       const pointer = `${at}/content/${pointerPart(mediaType)}/schema`;

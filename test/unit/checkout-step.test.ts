@@ -52,7 +52,7 @@ import { anyRefunds, orderLink, storedConnection } from '../support/psp-fixtures
 
 const now = new Date('2026-01-01T10:00:00Z');
 const a = storedConnection('acmepay', 'test', 'pc_a');
-const b = storedConnection('mollie', 'test', 'pc_b');
+const b = storedConnection('otherpay', 'test', 'pc_b');
 const inOneHour = new Date(now.getTime() + 3_600_000).toISOString();
 
 /** An attempt at `connection` started `minutesAgo`, its session open for another hour, with its page. */
@@ -405,7 +405,7 @@ describe('a link paid before its PSP reference is known', () => {
     const link = orderLink('10.00');
     const paid = markPaid(
       link,
-      { id: 'pay_1', connection_id: 'pc_a', provider: 'adyen', reference: null, amount: link.amount! },
+      { id: 'pay_1', connection_id: 'pc_a', provider: 'acmepay', reference: null, amount: link.amount! },
       now,
     )?.after as PaymentLink;
     expect(paid).toMatchObject({ status: 'paid', payment: { reference: null } });

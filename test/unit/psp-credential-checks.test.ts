@@ -15,39 +15,6 @@ const problemOf = (provider: string, credentials: unknown, mode: 'test' | 'live'
  * `npm run psp -- add` (a PSP in its folder tests its own: functions/adapters/psp/<folder>/test/).
  */
 const credentials = {
-  mollie: {
-    test: { api_key: 'test_dHar4XY7LxsDOtmnkVtjNVWXLSlXsM' },
-    live: { api_key: 'live_dHar4XY7LxsDOtmnkVtjNVWXLSlXsM' },
-  },
-  adyen: {
-    test: {
-      api_key: 'AQE-key',
-      merchant_account: 'AcmeECOM',
-      hmac_key: 'AB'.repeat(32),
-      environment: 'test',
-    },
-    live: {
-      api_key: 'AQE-key',
-      merchant_account: 'AcmeECOM',
-      hmac_key: 'AB'.repeat(32),
-      environment: 'live',
-      live_endpoint_url_prefix: '1797a841fbb37ca7-AcmeCompany',
-    },
-  },
-  paypal: {
-    test: {
-      client_id: 'AeA1QIZXiflr1_-r0U2UbWTziOWX1GRQer5OEUCtvB4',
-      client_secret: 'ECYYrrSHdKfk_Q0EdvzdGkzj58a66kKaUQ5dZAEv4',
-      webhook_id: '8PT597110X687430LKGECATA',
-      environment: 'sandbox',
-    },
-    live: {
-      client_id: 'AeA1QIZXiflr1_-r0U2UbWTziOWX1GRQer5OEUCtvB4',
-      client_secret: 'ECYYrrSHdKfk_Q0EdvzdGkzj58a66kKaUQ5dZAEv4',
-      webhook_id: '8PT597110X687430LKGECATA',
-      environment: 'live',
-    },
-  },
   checkout_com: {
     test: {
       secret_key: 'sk_sbox_m73dzbpy7cf3gfd46xr4yj5xo4e',
@@ -63,7 +30,7 @@ const credentials = {
 } as const;
 
 describe('credential checks of npm run psp -- add', () => {
-  for (const provider of ['mollie', 'adyen', 'paypal', 'checkout_com'] as const) {
+  for (const provider of ['checkout_com'] as const) {
     it(`accept ${provider} credentials of the connection's mode and refuse those of the other mode`, () => {
       expect(problemOf(provider, credentials[provider].test, 'test')).toBeUndefined();
       expect(problemOf(provider, credentials[provider].live, 'live')).toBeUndefined();
@@ -72,13 +39,4 @@ describe('credential checks of npm run psp -- add', () => {
       expect(problemOf(provider, {}, 'test')).toBeDefined();
     });
   }
-
-  it('take a PayPal connection without an environment as of its mode’s environment', () => {
-    const { environment: _, ...withoutEnvironment } = credentials.paypal.test;
-    expect(problemOf('paypal', withoutEnvironment, 'test')).toBeUndefined();
-    expect(problemOf('paypal', withoutEnvironment, 'live')).toBeUndefined();
-    expect(problemOf('paypal', { ...withoutEnvironment, environment: 'production' }, 'live')).toMatch(
-      /environment/,
-    );
-  });
 });

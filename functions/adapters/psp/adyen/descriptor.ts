@@ -1,6 +1,6 @@
-import { once } from '../../once.ts';
-import type { PspDescriptor } from '../../ports/psp-descriptor.ts';
-import * as z from '../../zod.ts';
+import { once } from '../../../once.ts';
+import type { PspDescriptor } from '../../../ports/psp-descriptor.ts';
+import * as z from '../../../zod.ts';
 
 const HEX_KEY = /^[0-9A-Fa-f]{32,128}$/;
 const text = (description: string) =>

@@ -1,8 +1,8 @@
 import type { ModificationsApi } from '@adyen/api-library/lib/src/services/checkout/modificationsApi.js';
 import type { PaymentLinksApi } from '@adyen/api-library/lib/src/services/checkout/paymentLinksApi.js';
-import { CALL_BUDGETS } from '../../domain/call-budgets.ts';
-import type { adyen } from './adyen-descriptor.ts';
-import type { CredentialsOf } from './kit/credentials.ts';
+import { CALL_BUDGETS } from '../../../domain/call-budgets.ts';
+import type { CredentialsOf } from '../kit/credentials.ts';
+import type { adyen } from './descriptor.ts';
 
 // CommonJS declarations: under NodeNext their `export default` is the `default` member of the module.
 type AdyenClient = typeof import('@adyen/api-library/lib/src/client.js').default;

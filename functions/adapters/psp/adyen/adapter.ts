@@ -1,11 +1,11 @@
 import type { PaymentLinkResponse } from '@adyen/api-library/lib/src/typings/checkout/paymentLinkResponse.js';
 import type { NotificationRequestItem } from '@adyen/api-library/lib/src/typings/notification/notificationRequestItem.js';
-import { includedTaxMinor, type LineItem, linesCharging } from '../../domain/amount.ts';
-import type { PspConnection } from '../../domain/connection.ts';
-import { InvalidNotificationError } from '../../domain/errors.ts';
-import type { Amount } from '../../domain/money.ts';
-import type { PspSession } from '../../domain/payment-link.ts';
-import { amountProblem, fromPspMinorUnits, pspMinorUnits } from '../../domain/psp-rules.ts';
+import { includedTaxMinor, type LineItem, linesCharging } from '../../../domain/amount.ts';
+import type { PspConnection } from '../../../domain/connection.ts';
+import { InvalidNotificationError } from '../../../domain/errors.ts';
+import type { Amount } from '../../../domain/money.ts';
+import type { PspSession } from '../../../domain/payment-link.ts';
+import { amountProblem, fromPspMinorUnits, pspMinorUnits } from '../../../domain/psp-rules.ts';
 import {
   type Psp,
   type PspFailure,
@@ -17,22 +17,22 @@ import {
   pspFailureOf,
   type SessionEnd,
   type SessionRequest,
-} from '../../ports/psp.ts';
-import type { EndsSessions, Refunds } from '../../ports/psp-capabilities.ts';
-import type { PspRuntime } from '../../ports/psp-descriptor.ts';
-import { adyenBuyer, adyenShopperFields } from './adyen-buyer.ts';
-import { type AdyenCredentials, type AdyenSdk, loadAdyenSdk } from './adyen-client.ts';
-import { adyen } from './adyen-descriptor.ts';
+} from '../../../ports/psp.ts';
+import type { EndsSessions, Refunds } from '../../../ports/psp-capabilities.ts';
+import type { PspRuntime } from '../../../ports/psp-descriptor.ts';
+import { messageOf, type PspOperation, pspFailure, statusOf, translatedCall } from '../kit/calls.ts';
+import { storedCredentialsFactory } from '../kit/factory.ts';
+import { RecentFacts } from '../kit/recent-facts.ts';
+import { adyenBuyer, adyenShopperFields } from './buyer.ts';
+import { type AdyenCredentials, type AdyenSdk, loadAdyenSdk } from './client.ts';
+import { adyen } from './descriptor.ts';
 import {
   type Authorisation,
   authorisationOf,
   isRefundEvent,
   notificationBatchOf,
   refundOutcomeOf,
-} from './adyen-notifications.ts';
-import { messageOf, type PspOperation, pspFailure, statusOf, translatedCall } from './kit/calls.ts';
-import { storedCredentialsFactory } from './kit/factory.ts';
-import { RecentFacts } from './kit/recent-facts.ts';
+} from './notifications.ts';
 
 /** Adyen's answer to a notification it must not send again (docs.adyen.com "Accept webhooks"). */
 export const ADYEN_ACK = { contentType: 'text/plain', body: '[accepted]' } as const;

@@ -1,12 +1,12 @@
 import type { Order, Refund } from '@paypal/paypal-server-sdk';
-import type { BuyerDetails } from '../../domain/buyer.ts';
-import { buyerDetails } from '../../domain/buyer-details.ts';
+import type { BuyerDetails } from '../../../domain/buyer.ts';
+import { buyerDetails } from '../../../domain/buyer-details.ts';
 import type {
   PspNotification,
   PspRefundRequest,
   PspRefundStatus,
   PspSessionStatus,
-} from '../../ports/psp.ts';
+} from '../../../ports/psp.ts';
 
 /**
  * What an order's status means for the attempt (Orders v2 `status`, and its capture's): `CREATED`,

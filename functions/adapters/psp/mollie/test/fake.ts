@@ -1,22 +1,22 @@
 import { randomBytes } from 'node:crypto';
-import { type RecordedPspRequest, startFakePspServer } from './fake-psp-server.ts';
-import { type ContractExchange, loadPspContract } from './psp-contract.ts';
-import type { PspFakeDefinition } from './psp-fakes.ts';
+import { readFileSync } from 'node:fs';
+import { type RecordedPspRequest, startFakePspServer } from '../../../../../test/support/fake-psp-server.ts';
+import { type ContractExchange, loadPspContract } from '../../../../../test/support/psp-contract.ts';
+import type { PspFakeDefinition } from '../../../../../test/support/psp-fakes.ts';
 
-/** Payment `locale`: the enum of Mollie's OpenAPI document (`locale` schema). */
-export const MOLLIE_LOCALES = [
-  ...['ca_ES', 'cs_CZ', 'da_DK', 'de_AT', 'de_CH', 'de_DE', 'de_LU', 'en_BE', 'en_GB', 'en_NL', 'en_US'],
-  ...['es_ES', 'fi_FI', 'fr_BE', 'fr_FR', 'fr_LU', 'hu_HU', 'is_IS', 'it_IT', 'lt_LT', 'lv_LV', 'nb_NO'],
-  ...['nl_BE', 'nl_NL', 'pl_PL', 'pt_PT', 'sk_SK', 'sv_SE'],
-];
+const MOLLIE_DOCUMENT = new URL('./contract/mollie.trimmed.json', import.meta.url);
 
-/** `method` values of Mollie's OpenAPI document (`method` schema). */
-export const MOLLIE_METHODS = [
-  ...['alma', 'applepay', 'bacs', 'bancomatpay', 'bancontact', 'banktransfer', 'belfius', 'billie', 'bizum'],
-  ...['blik', 'creditcard', 'directdebit', 'eps', 'giftcard', 'ideal', 'in3', 'kbc', 'klarna', 'mbway'],
-  ...['mobilepay', 'multibanco', 'mybank', 'paybybank', 'paypal', 'paysafecard', 'pointofsale', 'przelewy24'],
-  ...['riverty', 'satispay', 'swish', 'trustly', 'twint', 'vipps', 'voucher'],
-];
+/** What Mollie's OpenAPI document enumerates for one of its schemas (`locale`, `method`). */
+function documentEnum(schema: string): string[] {
+  const document = JSON.parse(readFileSync(MOLLIE_DOCUMENT, 'utf8')) as {
+    components: { schemas: Record<string, { enum: (string | null)[] }> };
+  };
+  return (document.components.schemas[schema]?.enum ?? []).filter((value) => value !== null);
+}
+
+/** Payment `locale` and `method`: the enums of Mollie's OpenAPI document. */
+const MOLLIE_LOCALES = documentEnum('locale');
+const MOLLIE_METHODS = documentEnum('method');
 
 const minor = (value: string) => Math.round(Number(value) * 100);
 
@@ -76,7 +76,7 @@ export interface FakeMollie {
   /** The SDK's `apiEndpoint`. */
   apiEndpoint: string;
   requests: RecordedPspRequest[];
-  /** Every request and answer, checked against mollie/openapi (test/contracts/mollie.trimmed.json). */
+  /** Every request and answer, checked against mollie/openapi (test/contract/mollie.trimmed.json). */
   exchanges: ContractExchange[];
   /** Requests Mollie's document refuses (answered with Mollie's 422) and answers it does not allow (500s). */
   violations: string[];
@@ -144,7 +144,7 @@ export async function startFakeMollie(options: { apiKeys: string[] }): Promise<F
       return answer;
     },
     {
-      document: loadPspContract('mollie', {
+      document: loadPspContract(MOLLIE_DOCUMENT, {
         // Mollie's `entity-*` schemas describe a resource for both directions: their `required` lists are the
         // answer's (a refund's `id`, `resource`, `createdAt`); each `*-request` schema adds what a request needs.
         answerOnlyRequired: (name) => name.startsWith('entity-'),

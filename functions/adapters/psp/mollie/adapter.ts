@@ -5,11 +5,11 @@ import type {
   PaymentMethod as PaymentMethodName,
   Refund,
 } from '@mollie/api-client';
-import { includedTaxMinor, type LineItem, linesCharging, lineTotalMinor } from '../../domain/amount.ts';
-import type { PspConnection } from '../../domain/connection.ts';
-import { InvalidNotificationError } from '../../domain/errors.ts';
-import { type Amount, fromMinorUnits, minorUnits, toMinorUnits } from '../../domain/money.ts';
-import type { PspSession } from '../../domain/payment-link.ts';
+import { includedTaxMinor, type LineItem, linesCharging, lineTotalMinor } from '../../../domain/amount.ts';
+import type { PspConnection } from '../../../domain/connection.ts';
+import { InvalidNotificationError } from '../../../domain/errors.ts';
+import { type Amount, fromMinorUnits, minorUnits, toMinorUnits } from '../../../domain/money.ts';
+import type { PspSession } from '../../../domain/payment-link.ts';
 import {
   type Psp,
   type PspFailure,
@@ -22,9 +22,9 @@ import {
   pspFailureOf,
   type SessionEnd,
   type SessionRequest,
-} from '../../ports/psp.ts';
-import type { EndsSessions, Refunds } from '../../ports/psp-capabilities.ts';
-import type { PspRuntime } from '../../ports/psp-descriptor.ts';
+} from '../../../ports/psp.ts';
+import type { EndsSessions, Refunds } from '../../../ports/psp-capabilities.ts';
+import type { PspRuntime } from '../../../ports/psp-descriptor.ts';
 import {
   messageOf,
   type PspOperation,
@@ -32,10 +32,10 @@ import {
   statusOf,
   translatedCall,
   withinPspBudget,
-} from './kit/calls.ts';
-import { storedCredentialsFactory } from './kit/factory.ts';
-import { RecentFacts } from './kit/recent-facts.ts';
-import { mollie } from './mollie-descriptor.ts';
+} from '../kit/calls.ts';
+import { storedCredentialsFactory } from '../kit/factory.ts';
+import { RecentFacts } from '../kit/recent-facts.ts';
+import { mollie } from './descriptor.ts';
 
 /** Mollie wants exactly the currency's decimals ("10.50", "500" for JPY); merchants may send "10.5". */
 export function mollieAmount(amount: Amount): { currency: string; value: string } {

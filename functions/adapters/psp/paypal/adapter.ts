@@ -1,10 +1,10 @@
 import type { Order, Refund } from '@paypal/paypal-server-sdk';
-import { type LineItem, linesCharging } from '../../domain/amount.ts';
-import type { PspConnection } from '../../domain/connection.ts';
-import { InvalidNotificationError } from '../../domain/errors.ts';
-import { type Amount, minorUnits } from '../../domain/money.ts';
-import type { PspSession } from '../../domain/payment-link.ts';
-import { amountProblem, pspMinorUnits } from '../../domain/psp-rules.ts';
+import { type LineItem, linesCharging } from '../../../domain/amount.ts';
+import type { PspConnection } from '../../../domain/connection.ts';
+import { InvalidNotificationError } from '../../../domain/errors.ts';
+import { type Amount, minorUnits } from '../../../domain/money.ts';
+import type { PspSession } from '../../../domain/payment-link.ts';
+import { amountProblem, pspMinorUnits } from '../../../domain/psp-rules.ts';
 import {
   type Psp,
   type PspFailure,
@@ -16,19 +16,14 @@ import {
   type PspSessionStatus,
   pspFailureOf,
   type SessionRequest,
-} from '../../ports/psp.ts';
-import type { CapturesLater, Refunds } from '../../ports/psp-capabilities.ts';
-import type { PspRuntime } from '../../ports/psp-descriptor.ts';
-import { messageOf, type PspOperation, pspFailure, statusOf, translatedCall } from './kit/calls.ts';
-import { storedCredentialsFactory } from './kit/factory.ts';
-import {
-  createPaypalClient,
-  type PaypalClient,
-  type PaypalCredentials,
-  verificationBody,
-} from './paypal-client.ts';
-import { paypal, paypalEnvironmentOf } from './paypal-descriptor.ts';
-import { paypalBuyer, paypalNotification, paypalOrderStatus, paypalRefundStatus } from './paypal-statuses.ts';
+} from '../../../ports/psp.ts';
+import type { CapturesLater, Refunds } from '../../../ports/psp-capabilities.ts';
+import type { PspRuntime } from '../../../ports/psp-descriptor.ts';
+import { messageOf, type PspOperation, pspFailure, statusOf, translatedCall } from '../kit/calls.ts';
+import { storedCredentialsFactory } from '../kit/factory.ts';
+import { createPaypalClient, type PaypalClient, type PaypalCredentials, verificationBody } from './client.ts';
+import { paypal, paypalEnvironmentOf } from './descriptor.ts';
+import { paypalBuyer, paypalNotification, paypalOrderStatus, paypalRefundStatus } from './statuses.ts';
 
 const ORDER_ID = /^[A-Z0-9]{8,36}$/;
 

@@ -1,16 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PspCallTimeoutError } from '../../functions/adapters/psp/kit/calls.ts';
-import { mollie as mollieDescriptor } from '../../functions/adapters/psp/mollie-descriptor.ts';
-import { createFactory, type MolliePsp } from '../../functions/adapters/psp/mollie-psp.ts';
-import { PSP_CALL_TIMEOUT_MS } from '../../functions/domain/call-budgets.ts';
-import { InvalidNotificationError, PspNotConfiguredError } from '../../functions/domain/errors.ts';
-import type { Mode } from '../../functions/domain/principal.ts';
-import { type Psp, PspOutageError, PspRefusalError } from '../../functions/ports/psp.ts';
-import { timeoutFor } from '../support/eventually.ts';
-import { type FakeMollie, startFakeMollie } from '../support/fake-mollie.ts';
-import { trustFakePspCertificate } from '../support/fake-psp-server.ts';
-import { credentialsProblemOf, factoryOf } from '../support/psp-fakes.ts';
-import { orderLink, sessionRequest, storedConnection } from '../support/psp-fixtures.ts';
+import { timeoutFor } from '../../../../../test/support/eventually.ts';
+import { trustFakePspCertificate } from '../../../../../test/support/fake-psp-server.ts';
+import { credentialsProblemOf, factoryOf } from '../../../../../test/support/psp-fakes.ts';
+import { orderLink, sessionRequest, storedConnection } from '../../../../../test/support/psp-fixtures.ts';
+import { PSP_CALL_TIMEOUT_MS } from '../../../../domain/call-budgets.ts';
+import { InvalidNotificationError, PspNotConfiguredError } from '../../../../domain/errors.ts';
+import type { Mode } from '../../../../domain/principal.ts';
+import { type Psp, PspOutageError, PspRefusalError } from '../../../../ports/psp.ts';
+import { PspCallTimeoutError } from '../../kit/calls.ts';
+import { createFactory, type MolliePsp } from '../adapter.ts';
+import { mollie as mollieDescriptor } from '../descriptor.ts';
+import { type FakeMollie, startFakeMollie } from './fake.ts';
 
 const testKey = 'test_dHar4XY7LxsDOtmnkVtjNVWXLSlXsM';
 const liveKey = 'live_dHar4XY7LxsDOtmnkVtjNVWXLSlXsM';

@@ -1,14 +1,10 @@
 import type { Order } from '@paypal/paypal-server-sdk';
 import { describe, expect, it } from 'vitest';
-import { verificationBody } from '../../functions/adapters/psp/paypal-client.ts';
-import { paypal } from '../../functions/adapters/psp/paypal-descriptor.ts';
-import { paypalLocale, paypalValue } from '../../functions/adapters/psp/paypal-psp.ts';
-import {
-  paypalNotification,
-  paypalOrderStatus,
-  paypalRefundStatus,
-} from '../../functions/adapters/psp/paypal-statuses.ts';
-import { amountProblem } from '../../functions/domain/psp-rules.ts';
+import { amountProblem } from '../../../../domain/psp-rules.ts';
+import { paypalLocale, paypalValue } from '../adapter.ts';
+import { verificationBody } from '../client.ts';
+import { paypal } from '../descriptor.ts';
+import { paypalNotification, paypalOrderStatus, paypalRefundStatus } from '../statuses.ts';
 
 const order = (status: string, capture?: string): Order =>
   ({

@@ -1,9 +1,9 @@
 import type { Address } from '@adyen/api-library/lib/src/typings/checkout/address.js';
 import type { PaymentLinkRequest } from '@adyen/api-library/lib/src/typings/checkout/paymentLinkRequest.js';
 import type { PaymentLinkResponse } from '@adyen/api-library/lib/src/typings/checkout/paymentLinkResponse.js';
-import type { BuyerDetail, BuyerDetails } from '../../domain/buyer.ts';
-import { buyerDetails } from '../../domain/buyer-details.ts';
-import type { SessionRequest } from '../../ports/psp.ts';
+import type { BuyerDetail, BuyerDetails } from '../../../domain/buyer.ts';
+import { buyerDetails } from '../../../domain/buyer-details.ts';
+import type { SessionRequest } from '../../../ports/psp.ts';
 
 /**
  * Who pays at Adyen: the shopper fields a payment link asks (`requiredShopperFields`, Adyen/adyen-openapi

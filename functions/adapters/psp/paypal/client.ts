@@ -1,5 +1,5 @@
 import type { OrdersController, PaymentsController } from '@paypal/paypal-server-sdk';
-import { CALL_BUDGETS } from '../../domain/call-budgets.ts';
+import { CALL_BUDGETS } from '../../../domain/call-budgets.ts';
 
 /** PayPal's two environments and the API origin of each (the SDK's `Environment`). */
 export const PAYPAL_ENVIRONMENTS = ['sandbox', 'live'] as const;

@@ -1,6 +1,6 @@
-import { once } from '../../once.ts';
-import type { PspDescriptor } from '../../ports/psp-descriptor.ts';
-import * as z from '../../zod.ts';
+import { once } from '../../../once.ts';
+import type { PspDescriptor } from '../../../ports/psp-descriptor.ts';
+import * as z from '../../../zod.ts';
 
 const CLIENT_ID = /^[A-Za-z0-9_-]{16,128}$/;
 

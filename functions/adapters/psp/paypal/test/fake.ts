@@ -2,9 +2,13 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isDeepStrictEqual } from 'node:util';
-import { type RecordedPspRequest, startFakePspServer } from './fake-psp-server.ts';
-import { type ContractExchange, loadPspContract, type PspContract } from './psp-contract.ts';
-import type { PspFakeDefinition } from './psp-fakes.ts';
+import { type RecordedPspRequest, startFakePspServer } from '../../../../../test/support/fake-psp-server.ts';
+import {
+  type ContractExchange,
+  loadPspContract,
+  type PspContract,
+} from '../../../../../test/support/psp-contract.ts';
+import type { PspFakeDefinition } from '../../../../../test/support/psp-fakes.ts';
 
 type Money = { currency_code: string; value: string };
 
@@ -61,7 +65,7 @@ export interface FakePaypal {
   /** The origin of the hosted approval page (`/checkoutnow?token=…`), plain HTTP for Chromium. */
   pageUrl: string;
   requests: RecordedPspRequest[];
-  /** Every request and answer, checked against paypal/paypal-rest-api-specifications (test/contracts/paypal-*). */
+  /** Every request and answer, checked against paypal/paypal-rest-api-specifications (test/contract/paypal-*). */
   exchanges: ContractExchange[];
   violations: string[];
   orders: Map<string, FakePaypalOrder>;
@@ -141,9 +145,15 @@ const minor = (money: Money) => BigInt(money.value.replace('.', ''));
  */
 function paypalContract(): PspContract {
   const documents: [RegExp, PspContract][] = [
-    [/^\/v2\/checkout\//, loadPspContract('paypal-orders')],
-    [/^\/v2\/payments\//, loadPspContract('paypal-payments')],
-    [/^\/v1\/notifications\//, loadPspContract('paypal-webhooks')],
+    [/^\/v2\/checkout\//, loadPspContract(new URL('./contract/paypal-orders.trimmed.json', import.meta.url))],
+    [
+      /^\/v2\/payments\//,
+      loadPspContract(new URL('./contract/paypal-payments.trimmed.json', import.meta.url)),
+    ],
+    [
+      /^\/v1\/notifications\//,
+      loadPspContract(new URL('./contract/paypal-webhooks.trimmed.json', import.meta.url)),
+    ],
   ];
   const of = (path: string) => documents.find(([prefix]) => prefix.test(path))?.[1];
   return {

@@ -1,6 +1,6 @@
-import { once } from '../../once.ts';
-import type { PspDescriptor } from '../../ports/psp-descriptor.ts';
-import * as z from '../../zod.ts';
+import { once } from '../../../once.ts';
+import type { PspDescriptor } from '../../../ports/psp-descriptor.ts';
+import * as z from '../../../zod.ts';
 
 /** What a Mollie connection stores (docs/orchestration.md#mollie). */
 const credentials = /* @__PURE__ */ once(() =>

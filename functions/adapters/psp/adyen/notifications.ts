@@ -1,6 +1,6 @@
 import type { NotificationRequestItem } from '@adyen/api-library/lib/src/typings/notification/notificationRequestItem.js';
-import { InvalidNotificationError } from '../../domain/errors.ts';
-import type { PspRefundStatus } from '../../ports/psp.ts';
+import { InvalidNotificationError } from '../../../domain/errors.ts';
+import type { PspRefundStatus } from '../../../ports/psp.ts';
 
 /**
  * The notifications about a refund (Adyen/adyen-openapi Webhooks-v1; `pspReference` is the refund's): its

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 // The signer's own module, not the library's index: the index loads every Adyen API (a second of CPU per test file).
 import * as hmacModule from '@adyen/api-library/lib/src/utils/hmacValidator.js';
-import { type RecordedPspRequest, startFakePspServer } from './fake-psp-server.ts';
-import { type ContractExchange, loadPspContract } from './psp-contract.ts';
-import type { PspFakeDefinition } from './psp-fakes.ts';
+import { type RecordedPspRequest, startFakePspServer } from '../../../../../test/support/fake-psp-server.ts';
+import { type ContractExchange, loadPspContract } from '../../../../../test/support/psp-contract.ts';
+import type { PspFakeDefinition } from '../../../../../test/support/psp-fakes.ts';
 
 // A CommonJS module: Node's namespace holds its `exports` as the default, vitest's interop the class itself.
 type Signer = import('@adyen/api-library/lib/src/utils/hmacValidator.js').default;
@@ -45,7 +45,7 @@ export interface FakeAdyen {
   /** The origin the SDK's requests are sent to (their paths are kept). */
   url: string;
   requests: RecordedPspRequest[];
-  /** Every request and answer, checked against Adyen/adyen-openapi (test/contracts/adyen.trimmed.json). */
+  /** Every request and answer, checked against Adyen/adyen-openapi (test/contract/adyen.trimmed.json). */
   exchanges: ContractExchange[];
   /** Requests Adyen's document refuses (answered as Adyen refuses them) and answers it does not allow (500s). */
   violations: string[];
@@ -157,7 +157,7 @@ export async function startFakeAdyen(options: {
       return answer;
     },
     {
-      document: loadPspContract('adyen'),
+      document: loadPspContract(new URL('./contract/adyen.trimmed.json', import.meta.url)),
       basePath: /^(\/checkout)?\/v72(?=\/)/,
       // Adyen refuses a body with fields its structure lacks (400, 702), and a value its schema refuses (422).
       refuse: (violations) => {

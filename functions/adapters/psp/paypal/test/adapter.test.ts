@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createFactory, type PaypalPsp } from '../../functions/adapters/psp/paypal-psp.ts';
-import { InvalidNotificationError } from '../../functions/domain/errors.ts';
-import { newPaymentLink } from '../../functions/domain/payment-link.ts';
-import { PspCredentialsRejectedError, PspOutageError, PspRefusalError } from '../../functions/ports/psp.ts';
-import { canEndSessions } from '../../functions/ports/psp-capabilities.ts';
-import { type FakePaypal, startFakePaypal } from '../support/fake-paypal.ts';
-import { trustFakePspCertificate } from '../support/fake-psp-server.ts';
-import { factoryOf } from '../support/psp-fakes.ts';
-import { orderLink, sessionRequest, storedConnection } from '../support/psp-fixtures.ts';
+import { trustFakePspCertificate } from '../../../../../test/support/fake-psp-server.ts';
+import { factoryOf } from '../../../../../test/support/psp-fakes.ts';
+import { orderLink, sessionRequest, storedConnection } from '../../../../../test/support/psp-fixtures.ts';
+import { InvalidNotificationError } from '../../../../domain/errors.ts';
+import { newPaymentLink } from '../../../../domain/payment-link.ts';
+import { PspCredentialsRejectedError, PspOutageError, PspRefusalError } from '../../../../ports/psp.ts';
+import { canEndSessions } from '../../../../ports/psp-capabilities.ts';
+import { createFactory, type PaypalPsp } from '../adapter.ts';
+import { type FakePaypal, startFakePaypal } from './fake.ts';
 
 /** The PayPal adapter, through the official SDK, against a server that speaks PayPal's REST wire format. */
 const credentials = {

@@ -2,13 +2,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { PspConnection } from '../../functions/domain/connection.ts';
-import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
-import { connectChromium } from '../support/browser.ts';
-import { createLink } from '../support/checkout-helpers.ts';
-import { type FakePaypal, PAYPAL_FAKE } from '../support/fake-paypal.ts';
-import { type PspStack, startPspStack } from '../support/psp-stack.ts';
-import type { TestStack } from '../support/test-stack.ts';
+import { connectChromium } from '../../../../../test/support/browser.ts';
+import { createLink } from '../../../../../test/support/checkout-helpers.ts';
+import { type PspStack, startPspStack } from '../../../../../test/support/psp-stack.ts';
+import type { TestStack } from '../../../../../test/support/test-stack.ts';
+import type { PspConnection } from '../../../../domain/connection.ts';
+import type { IssuedApiKey } from '../../../../use-cases/api-keys.ts';
+import { type FakePaypal, PAYPAL_FAKE } from './fake.ts';
 
 const FAKES = { paypal: PAYPAL_FAKE };
 

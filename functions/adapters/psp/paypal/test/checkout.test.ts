@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { config } from '../../functions/config.ts';
-import { linkRepository, paymentRepository } from '../../functions/dependencies.ts';
-import type { PspConnection } from '../../functions/domain/connection.ts';
-import { FIRST_CHECK_AFTER_MS } from '../../functions/domain/payment.ts';
-import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
-import { createLink, storedLink } from '../support/checkout-helpers.ts';
-import { type FakePaypal, type FakePaypalDelivery, PAYPAL_FAKE } from '../support/fake-paypal.ts';
-import { navigate } from '../support/navigate.ts';
-import { type PspStack, startPspStack } from '../support/psp-stack.ts';
-import { sweepPendingPayments, sweepPendingRefunds } from '../support/sweepers.ts';
-import type { TestStack } from '../support/test-stack.ts';
+import { createLink, storedLink } from '../../../../../test/support/checkout-helpers.ts';
+import { navigate } from '../../../../../test/support/navigate.ts';
+import { type PspStack, startPspStack } from '../../../../../test/support/psp-stack.ts';
+import { sweepPendingPayments, sweepPendingRefunds } from '../../../../../test/support/sweepers.ts';
+import type { TestStack } from '../../../../../test/support/test-stack.ts';
+import { config } from '../../../../config.ts';
+import { linkRepository, paymentRepository } from '../../../../dependencies.ts';
+import type { PspConnection } from '../../../../domain/connection.ts';
+import { FIRST_CHECK_AFTER_MS } from '../../../../domain/payment.ts';
+import type { IssuedApiKey } from '../../../../use-cases/api-keys.ts';
+import { type FakePaypal, type FakePaypalDelivery, PAYPAL_FAKE } from './fake.ts';
 
 const FAKES = { paypal: PAYPAL_FAKE };
 
