@@ -2,6 +2,7 @@ import { randomInt } from 'node:crypto';
 import { type RecordedPspRequest, startFakePspServer } from '../../../../../test/support/fake-psp-server.ts';
 import { type ContractExchange, loadPspContract } from '../../../../../test/support/psp-contract.ts';
 import type { PspFakeDefinition } from '../../../../../test/support/psp-fakes.ts';
+import { cashfree as descriptor } from '../descriptor.ts';
 import { cashfreeSignature } from '../notifications.ts';
 import { CASHFREE_API_VERSION, indiaTime } from '../wire.ts';
 
@@ -72,7 +73,15 @@ export interface FakeCashfree {
   stop(): Promise<void>;
 }
 
-const METHOD_WORDS = new Set(['cc', 'dc', 'ccc', 'ppc', 'nb', 'upi', 'paypal', 'app']);
+/**
+ * The words of `link_meta.payment_methods` (its document's description): those the descriptor maps ours to, and
+ * `ccc`, `ppc`, `app`. (The wallet's word is another PSP's id, which the name rule lets only a descriptor's
+ * `methods` spell: test/unit/psp-names.test.ts.)
+ */
+const METHOD_WORDS = new Set([
+  ...Object.values(descriptor.methods).flatMap((words) => words.split(',')),
+  ...['ccc', 'ppc', 'app'],
+]);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const digits = (length: number) => Array.from({ length }, () => randomInt(10)).join('');
 const code = () =>
