@@ -101,13 +101,16 @@ const invalid = (code: string, message: string) => error(400, 'invalid_request_e
  * `authentication_error`), the `x-api-version` it speaks, an `x-idempotency-key` that is a UUID, replayed with
  * `x-idempotency-replayed` (another body under the same key: 422 `idempotency_error`), a `link_id` of letters,
  * digits, `-` and `_` used once (409), at most two decimals, INR only (other currencies are enabled per
- * account), at least 1.00, a ten-digit `customer_phone`, `return_url` of at most 250 characters, `payment_methods`
+ * account), at least 1.00 INR, a ten-digit `customer_phone`, `return_url` of at most 250 characters, `payment_methods`
  * words, a refund within what remains of the order's amount.
  */
 export async function startFakeCashfree(options: {
   clientId: string;
   clientSecret: string;
+  /** The currencies Cashfree enabled for the account: INR alone unless it enabled others. */
+  currencies?: readonly string[];
 }): Promise<FakeCashfree> {
+  const currencies = options.currencies ?? ['INR'];
   const contract = loadPspContract(new URL('./contract/cashfree.trimmed.json', import.meta.url), {
     formats: ['UUID', 'float64'],
   });
@@ -119,7 +122,7 @@ export async function startFakeCashfree(options: {
   let origin = '';
 
   const createLink = (body: Record<string, unknown>): Answer => {
-    const problem = linkProblem(body, links);
+    const problem = linkProblem(body, links, currencies);
     if (problem) return problem;
     const id = body.link_id as string;
     const link: FakeLink = {
@@ -445,15 +448,22 @@ function headerProblem(
 const hasPaise = (value: number) => Number(value.toFixed(2)) === value;
 
 /** What Cashfree refuses of a link that its document lets through. */
-function linkProblem(body: Record<string, unknown>, links: Map<string, FakeLink>): Answer | undefined {
+function linkProblem(
+  body: Record<string, unknown>,
+  links: Map<string, FakeLink>,
+  currencies: readonly string[],
+): Answer | undefined {
   const id = body.link_id as string;
   if (!/^[A-Za-z0-9_-]{1,50}$/.test(id)) return invalid('link_id_invalid', 'link_id is invalid');
   if (links.has(id))
     return error(409, 'invalid_request_error', 'link_id_already_exists', 'link_id already exists');
   const amount = body.link_amount as number;
   if (!hasPaise(amount)) return invalid('link_amount_invalid', 'link_amount can have at most 2 decimals');
-  if (body.link_currency !== 'INR') return invalid('link_currency_invalid', 'currency is not enabled');
-  if (amount < 1) return invalid('link_amount_invalid', 'link_amount should be at least 1');
+  if (!currencies.includes(body.link_currency as string))
+    return invalid('link_currency_invalid', 'currency is not enabled');
+  if (body.link_currency === 'INR' && amount < 1) {
+    return invalid('link_amount_invalid', 'link_amount should be at least 1');
+  }
   const customer = body.customer_details as { customer_phone?: string };
   if (!/^\d{10}$/.test(customer.customer_phone ?? '')) {
     return invalid('customer_details.customer_phone_invalid', 'customer_phone should be 10 digits');
