@@ -4,7 +4,7 @@ import { mapErrorStack, sourceMappedStack } from './source-mapped-stack.ts';
 
 /**
  * One structured JSON logger for every function. Request bodies, API keys and secrets are never passed to it:
- * handlers log the route, status and ids only (see `functions/http/api-handler.ts`). Field names are
+ * handlers log the route, status and ids only (see `functions/http/api/api-handler.ts`). Field names are
  * snake_case, one spelling per field (`link_id`, `event_id`, `session_id`, `request_id`: docs/operations.md#logs).
  *
  * Logged errors carry stacks that name our TypeScript files and lines: the replacer maps them through the

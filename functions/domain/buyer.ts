@@ -69,6 +69,23 @@ export type PaymentBuyer = BuyerDetails | ErasedBuyer;
 
 export const isErased = (buyer: PaymentBuyer): buyer is ErasedBuyer => 'erased_at' in buyer;
 
+/**
+ * A detail a PSP may need for every session, whatever a link's `collect` says (`PspRules.needs`): a shipping
+ * address is never one (it is asked only in the countries a link names).
+ */
+export type NeededDetail = Exclude<BuyerDetail, 'shipping_address'>;
+
+/**
+ * `collect` with each of `needs` asked as required (docs/checkout.md#details-a-psp-needs): what our page asks of
+ * a buyer whom a PSP that needs them may serve. `collect` itself when nothing is needed.
+ */
+export function collectNeeding(collect: Collect | null, needs: readonly NeededDetail[]): Collect | null {
+  if (needs.every((detail) => collect?.[detail] === 'required')) return collect;
+  const needed: Collect = { ...collect };
+  for (const detail of needs) needed[detail] = 'required';
+  return needed;
+}
+
 /** The details `collect` requires (a shipping address always is). */
 export function requiredDetails(collect: Collect): BuyerDetail[] {
   return BUYER_DETAILS.filter((detail) =>

@@ -92,7 +92,7 @@ export interface Payment {
   /** How many times the sweeper has asked. */
   checks: number;
   /**
-   * Who opened the attempt (`clientKey`, functions/domain/checkout.ts): each client has its own budget of new
+   * Who opened the attempt (`clientKey`, functions/domain/session-budgets.ts): each client has its own budget of new
    * sessions (docs/security.md#checkout-sessions). Absent on failed openings and on payments recorded before it
    * was kept, which count only towards the link's budget.
    */

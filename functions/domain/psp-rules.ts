@@ -1,4 +1,4 @@
-import type { PageAsks } from './buyer.ts';
+import type { NeededDetail, PageAsks } from './buyer.ts';
 import { type Amount, fromMinorUnits, minorUnits, toMinorUnits } from './money.ts';
 import type { MethodNames } from './payment-methods.ts';
 
@@ -13,6 +13,12 @@ export interface PspRules {
   pageAsks: PageAsks;
   /** Our payment methods it serves, each in its own word (docs/orchestration.md#payment-methods). */
   methods: MethodNames;
+  /**
+   * Buyer details it needs for every session, whatever the link's `collect` says (a PSP that refuses a payment
+   * without the buyer's e-mail): where its page cannot ask one, our page asks it first, as required
+   * (docs/checkout.md#details-a-psp-needs). Absent: none.
+   */
+  needs?: readonly NeededDetail[];
 }
 
 /**

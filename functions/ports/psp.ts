@@ -56,6 +56,12 @@ export interface SessionRequest extends CheckoutReturn {
    * docs/checkout.md#on-the-psps-page), decided by checkout; absent: none. Each adapter spells them as its PSP does.
    */
   pageAsks?: BuyerDetail[];
+  /**
+   * What the buyer answered on our page before this session (docs/checkout.md#buyer-details): an adapter sends
+   * the details its PSP needs for every session (`PspRules.needs`, which our page asks then). Personal data:
+   * never logged.
+   */
+  buyer?: BuyerDetails;
 }
 
 export type PspPaymentState = PaymentState;
@@ -237,7 +243,7 @@ export interface Psp {
   readonly provider: Provider;
   /** Origin of the PSP-hosted page, for the checkout page's `form-action` directive. */
   readonly checkoutOrigin: string;
-  /** How long its sessions may live (see `sessionExpiry` in functions/domain/checkout.ts). */
+  /** How long its sessions may live (see `sessionExpiry` in functions/domain/checkout/sessions.ts). */
   readonly sessionLimits: SessionLimits;
   /**
    * Creates a hosted checkout session for `request.link` at `request.amount`: the attempt `request.paymentId`.

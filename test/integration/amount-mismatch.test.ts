@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADYEN_FAKE } from '../../functions/adapters/psp/adyen/test/fake.ts';
+import { CHECKOUT_FAKE } from '../../functions/adapters/psp/checkout-com/test/fake.ts';
 import { MOLLIE_FAKE } from '../../functions/adapters/psp/mollie/test/fake.ts';
 import { PAYPAL_FAKE } from '../../functions/adapters/psp/paypal/test/fake.ts';
 import { STRIPE_FAKE } from '../../functions/adapters/psp/stripe/test/fake.ts';
@@ -17,7 +18,6 @@ import {
   sandboxReportsAmount,
   storedLink,
 } from '../support/checkout-helpers.ts';
-import { CHECKOUT_FAKE } from '../support/fake-checkout.ts';
 import { capturedOutput } from '../support/log-capture.ts';
 import { navigate } from '../support/navigate.ts';
 import { type PspStack, startPspStack } from '../support/psp-stack.ts';

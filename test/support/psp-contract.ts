@@ -12,6 +12,10 @@ export interface PspContract {
   checkRequest(exchange: Pick<ContractExchange, 'method' | 'path' | 'body'>): string[];
   /** What is wrong with an answer to `exchange`'s request, by the document: [] when it conforms. */
   checkResponse(exchange: ContractExchange): string[];
+}
+
+/** One trimmed document as a `PspContract`, which also judges what it describes outside its operations. */
+export interface PspDocument extends PspContract {
   /**
    * What is wrong with `value` as the document's component schema `name`: [] when it conforms. For what the
    * document describes outside its operations, e.g. a notification's body (kept by its trim's `keep`).
@@ -82,12 +86,8 @@ export interface ContractOptions {
   undeclaredErrors?: Schema;
 }
 
-/**
- * A trimmed document: a PSP folder's own (`test/contract/<name>.trimmed.json`, as a URL), or one still kept in
- * test/contracts/ (by its name there).
- */
-export function loadPspContract(file: URL | string, contract: ContractOptions = {}): PspContract {
-  const url = typeof file === 'string' ? new URL(`../contracts/${file}.trimmed.json`, import.meta.url) : file;
+/** A PSP folder's trimmed document (`test/contract/<name>.trimmed.json`, as a URL). */
+export function loadPspContract(url: URL, contract: ContractOptions = {}): PspDocument {
   const document = JSON.parse(readFileSync(url, 'utf8')) as {
     openapi?: string;
     paths: Record<string, Record<string, Operation>>;

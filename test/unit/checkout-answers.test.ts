@@ -1,15 +1,21 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Collect, PageAsks } from '../../functions/domain/buyer.ts';
-import { readDetails } from '../../functions/domain/buyer-answers.ts';
 import {
   customFieldProblem,
   detailsMissingFor,
   readAnswers,
-} from '../../functions/domain/checkout-answers.ts';
+} from '../../functions/domain/checkout/answers.ts';
+import { readDetails } from '../../functions/domain/checkout/buyer-answers.ts';
+import { type FormTables, loadFormTables } from '../../functions/domain/checkout/form-tables.ts';
+import {
+  askedForm,
+  candidatesWithDetails,
+  linkAsAsked,
+  readPosted,
+} from '../../functions/domain/checkout/questions.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
 import type { CustomField } from '../../functions/domain/custom-fields.ts';
 import type { PaymentLink } from '../../functions/domain/payment-link.ts';
-import { askedForm, candidatesWithDetails } from '../../functions/use-cases/checkout-questions.ts';
 
 /** The rules of the "before you pay" form (docs/checkout.md#buyer-details, #custom-fields, #quantities). */
 
@@ -106,6 +112,10 @@ describe('quantities', () => {
 
 describe('buyer details', () => {
   const collect: Collect = { email: 'required', phone: 'optional', shipping_address: { countries: ['NL'] } };
+  let tables: FormTables;
+  beforeAll(async () => {
+    tables = await loadFormTables();
+  });
 
   it('keep what was asked and given: the phone as E.164, read in the address’s country', () => {
     const read = readDetails(
@@ -119,6 +129,7 @@ describe('buyer details', () => {
         shipping_country: 'nl',
       }),
       collect,
+      tables,
     );
     expect(read.problems).toEqual([]);
     expect(read.buyer).toEqual({
@@ -130,7 +141,7 @@ describe('buyer details', () => {
   });
 
   it('read only the details the form asked', () => {
-    expect(readDetails(form({}), collect)).toEqual({ buyer: {}, asked: [], problems: [] });
+    expect(readDetails(form({}), collect, tables)).toEqual({ buyer: {}, asked: [], problems: [] });
   });
 
   it.each([
@@ -153,7 +164,7 @@ describe('buyer details', () => {
       undefined,
     ],
   ])('%#: %j at %s is %s', (fields, field, problem) => {
-    const read = readDetails(form({ email: 'a@b.c', ...fields }), collect);
+    const read = readDetails(form({ email: 'a@b.c', ...fields }), collect, tables);
     expect(read.problems.find((refused) => refused.field === field)?.problem).toBe(problem);
   });
 });
@@ -208,5 +219,50 @@ describe('details the link does not ask', () => {
     const read = readDetails(form({ email: 'ada@example.com', shipping_line1: 'x' }), { phone: 'optional' });
     expect(read).toEqual({ buyer: {}, asked: [], problems: [] });
     expect(readDetails(form({ email: 'ada@example.com' }), null).buyer).toEqual({});
+  });
+});
+
+describe('details a PSP needs for every session (docs/checkout.md#details-a-psp-needs)', () => {
+  /** A PSP whose page asks nothing and that takes no payment without the buyer's e-mail, beside one without needs. */
+  const psps = {
+    rules: (provider: string) => ({
+      amounts: { psp: provider },
+      pageAsks: {},
+      methods: {},
+      ...(provider === 'needy' ? { needs: ['email' as const] } : {}),
+    }),
+  };
+  const plain = link({ line_items: null, amount_kind: 'fixed' });
+  const needy = [connection('pc_needy', 'needy')];
+
+  it('asks the e-mail first, as required, of a link that does not collect it, when a routed PSP needs it', () => {
+    const asking = linkAsAsked(plain, needy, psps);
+    expect(asking.collect).toEqual({ email: 'required' });
+    expect(askedForm(asking, {}, {})?.details).toEqual(['email']);
+    expect(askedForm(plain, {}, {})).toBeUndefined();
+    // An optional e-mail is asked as required there.
+    expect(
+      linkAsAsked(link({ collect: { email: 'optional', phone: 'optional' } }), needy, psps).collect,
+    ).toEqual({
+      email: 'required',
+      phone: 'optional',
+    });
+  });
+
+  it('reads the e-mail posted, refuses the form without one, and never opens that PSP unasked', () => {
+    const asking = linkAsAsked(plain, needy, psps);
+    expect(readPosted(asking, undefined, form({ email: 'ada@example.com' }))).toMatchObject({
+      answered: { answers: { buyer: { email: 'ada@example.com' } }, asked: ['email'] },
+    });
+    expect(readPosted(asking, undefined, form({ email: '' }))).toMatchObject({
+      refused: { form: { problems: [{ field: 'email', problem: 'missing' }] } },
+    });
+    expect(candidatesWithDetails(asking, needy, [], psps)).toEqual({ candidates: [], missing: ['email'] });
+  });
+
+  it('changes nothing when no routed PSP needs a detail, or the link already requires it', () => {
+    expect(linkAsAsked(plain, [connection('pc_other', 'other')], psps)).toBe(plain);
+    const requiring = link({ collect: { email: 'required' } });
+    expect(linkAsAsked(requiring, needy, psps)).toBe(requiring);
   });
 });

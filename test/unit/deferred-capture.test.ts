@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { withSession } from '../../functions/domain/checkout.ts';
+import { withSession } from '../../functions/domain/checkout/sessions.ts';
 import { captureDecision, claimAttempt } from '../../functions/domain/deferred-capture.ts';
 import { ConcurrentModificationError } from '../../functions/domain/errors.ts';
 import { markPaid } from '../../functions/domain/link-events.ts';

@@ -15,9 +15,6 @@ import type { PspDescriptor } from '../../functions/ports/psp-descriptor.ts';
  */
 const root = join(import.meta.dirname, '..', '..');
 
-/** PSPs not yet moved into a folder of their own: the rule waits for them (each its own move). */
-const PENDING = ['checkout_com'];
-
 const SCOPE = ['functions', 'lib', 'bin', 'test/support', 'test/unit', 'test/infra'];
 const FILES = ['biome.json', 'vitest.config.ts'];
 /**
@@ -27,7 +24,7 @@ const FILES = ['biome.json', 'vitest.config.ts'];
 const GENERATED = /^functions\/adapters\/psp\/[^/]+\/test\/contract\/[^/]+\.trimmed\.json$/;
 const EXEMPT = [
   'functions/adapters/psp/registry.ts',
-  'functions/http/openapi-document.ts',
+  'functions/http/api/openapi-document.ts',
   'lib/merchant-sdk/api-types.ts',
   'lib/openapi/api-reference.template.md',
   // This file names the PSPs that wait for their move.
@@ -97,25 +94,12 @@ function namedOutside(descriptor: PspDescriptor): string[] {
     );
 }
 
-const moved = PSP_DESCRIPTORS.filter(
-  (descriptor) => descriptor.id !== 'sandbox' && !PENDING.includes(descriptor.id),
-);
+const named = PSP_DESCRIPTORS.filter((descriptor) => descriptor.id !== 'sandbox');
 
 describe('a PSP is named only in its own folder, the registry, generated files and docs', () => {
-  it.each(moved.map((descriptor) => [descriptor.id, descriptor] as const))('%s', (_, descriptor) => {
+  it.each(named.map((descriptor) => [descriptor.id, descriptor] as const))('%s', (_, descriptor) => {
     expect(existsSync(join(root, folderOf(descriptor), 'descriptor.ts'))).toBe(true);
     expect(namedOutside(descriptor)).toEqual([]);
-  });
-
-  for (const id of PENDING) it.todo(`${id}: not yet moved into a folder of its own`);
-
-  it('lists as pending only registered PSPs that have no folder yet', () => {
-    const registered = PSP_DESCRIPTORS.map((descriptor) => descriptor.id);
-    for (const id of PENDING) {
-      expect(registered, id).toContain(id);
-      const descriptor = PSP_DESCRIPTORS.find((candidate) => candidate.id === id) as PspDescriptor;
-      expect(existsSync(join(root, folderOf(descriptor))), id).toBe(false);
-    }
   });
 
   it('finds a PSP named outside its folder, in each spelling', () => {

@@ -35,6 +35,13 @@ const credentials = /* @__PURE__ */ once(() =>
 );
 
 /**
+ * Its id (and former ids), all that a function reading stored items needs of it (the registry's `PSP_IDENTITIES`).
+ * The descriptor repeats them as literals, so that a bundle using only this drops the descriptor
+ * (test/unit/psp-kit.test.ts holds the two equal).
+ */
+export const identity = { id: 'adyen' } as const;
+
+/**
  * Adyen's Checkout API, Pay by Link (docs/orchestration.md#adyen). Its minor units differ from ISO 4217 for a few
  * currencies (docs.adyen.com "Currency codes and minor units"). Its page (`PaymentLinkRequest`,
  * `requiredShopperFields`) asks the e-mail, the phone and the billing address, required only; its delivery

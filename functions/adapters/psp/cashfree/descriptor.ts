@@ -26,6 +26,13 @@ const ofOtherEnvironment = (clientId: string, clientSecret: string, mode: 'test'
     : clientSecret.startsWith('cfsk_ma_prod_');
 
 /**
+ * Its id, all that a function reading stored items needs of it (the registry's `PSP_IDENTITIES`). The descriptor
+ * repeats it as a literal, so that a bundle using only this drops the descriptor (test/unit/psp-kit.test.ts holds
+ * the two equal).
+ */
+export const identity = { id: 'cashfree' } as const;
+
+/**
  * Cashfree Payments' Payment Links (docs/orchestration.md#cashfree): India's cards, UPI, netbanking and wallets on
  * Cashfree's hosted link page. Amounts are decimal major units with at most two decimals ("upto two decimals for
  * paise", its `CreateLinkRequest`), so a three-decimal currency is taken in whole hundredths of a unit at most;

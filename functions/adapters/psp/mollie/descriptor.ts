@@ -15,6 +15,13 @@ const credentials = /* @__PURE__ */ once(() =>
 );
 
 /**
+ * Its id (and former ids), all that a function reading stored items needs of it (the registry's `PSP_IDENTITIES`).
+ * The descriptor repeats them as literals, so that a bundle using only this drops the descriptor
+ * (test/unit/psp-kit.test.ts holds the two equal).
+ */
+export const identity = { id: 'mollie' } as const;
+
+/**
  * Mollie's Payments API with its hosted checkout (docs/orchestration.md#mollie). Its limits depend on the method
  * the buyer picks on its page and its currencies on the account: Mollie says so itself (422, a refusal that fails
  * over without counting against the connection). Its page asks the buyer none of our details.

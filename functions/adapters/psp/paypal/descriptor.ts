@@ -32,6 +32,13 @@ const credentials = /* @__PURE__ */ once(() =>
 );
 
 /**
+ * Its id (and former ids), all that a function reading stored items needs of it (the registry's `PSP_IDENTITIES`).
+ * The descriptor repeats them as literals, so that a bundle using only this drops the descriptor
+ * (test/unit/psp-kit.test.ts holds the two equal).
+ */
+export const identity = { id: 'paypal' } as const;
+
+/**
  * PayPal's Orders v2 with its hosted approval page (docs/orchestration.md#paypal): no money moves until we capture
  * an approved order, and an order cannot be ended, so an attempt is released by our promise never to capture it.
  * Its currencies (developer.paypal.com/api/rest/reference/currency-codes): HUF, JPY and TWD without decimals (HUF

@@ -6,8 +6,8 @@ import { type CashfreePsp, createFactory } from '../adapter.ts';
 import { conformance } from './conformance.ts';
 
 /**
- * Cashfree's conformance fixture does what the suite asks of it, through the adapter against its fake, until the
- * suite (test/integration/psp-conformance-*.test.ts) runs it with every PSP.
+ * Cashfree's conformance fixture does what the suite (test/integration/psp-conformance-*.test.ts) asks of it,
+ * through the adapter against its fake.
  */
 const connection = storedConnection('cashfree', 'test', 'pc_cashfreefixture0000000001');
 let fake: ConformanceFake;
@@ -27,9 +27,9 @@ const opened = async (value = '120.00', currency = 'INR') => {
 
 describe('the Cashfree conformance fixture', () => {
   it('shows the session in our words, pays it, signs its notification as Cashfree does, and reports another amount', async () => {
-    const { request, session } = await opened('12.50', 'EUR');
+    const { request, session } = await opened('12.50');
     const view = await fake.session(session);
-    expect(view).toMatchObject({ amount: { value: '12.50', currency: 'EUR' }, lines: null, locale: null });
+    expect(view).toMatchObject({ amount: { value: '12.50', currency: 'INR' }, lines: null, locale: null });
     expect(view.references).toEqual(expect.arrayContaining([request.paymentId, request.link.id]));
     await fake.pay(session, {});
     const genuine = await fake.notification(session, 'genuine');

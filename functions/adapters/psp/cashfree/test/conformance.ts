@@ -6,19 +6,18 @@ import { amountFromCashfree } from '../wire.ts';
 import { CASHFREE_FAKE, type FakeCashfree, startFakeCashfree } from './fake.ts';
 
 /**
- * Cashfree in the conformance suite (test/support/psp-conformance.ts): its fake, as its buyer and as Cashfree.
- * The fake's account has international currencies enabled besides INR, so that the suite's amounts in other
- * currencies are taken as such an account takes them. A declined payment leaves the link ACTIVE for the buyer to
- * try again (pending, not failed), as Cashfree does.
+ * Cashfree in the conformance suite (test/support/psp-conformance.ts): its fake, as its buyer and as Cashfree,
+ * charging INR, the one currency of an account whose others Cashfree has not enabled. A declined payment leaves
+ * the link ACTIVE for the buyer to try again (pending, not failed), as Cashfree does.
  */
 export const conformance: ConformanceFixture = {
   provider: cashfree.id,
+  currency: 'INR',
   async start(): Promise<ConformanceFake> {
     const untrust = trustFakePspCertificate();
     const fake = await startFakeCashfree({
       clientId: CASHFREE_FAKE.credentials.client_id,
       clientSecret: CASHFREE_FAKE.credentials.client_secret,
-      currencies: ['INR', 'USD', 'EUR', 'GBP', 'AED', 'SGD'],
     });
     return cashfreeAtTheFake(fake, untrust);
   },

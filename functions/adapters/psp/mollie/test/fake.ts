@@ -87,6 +87,8 @@ export interface FakeMollie {
   setRefundStatus(id: string, status: 'refunded' | 'failed' | 'processing'): FakeMollieRefund;
   /** The webhook Mollie sends: a form body with the payment id only. */
   webhookBody(id: string): string;
+  /** A payment of another Mollie account, which no key of this fake can see. */
+  foreignPayment(): FakeMolliePayment;
   /** `hang`: requests are never answered; `error`: every request is a 503. */
   outage: 'none' | 'hang' | 'error';
   stop(): Promise<void>;
@@ -108,8 +110,11 @@ export async function startFakeMollie(options: { apiKeys: string[] }): Promise<F
   const payments = new Map<string, FakeMolliePayment>();
   const refunds = new Map<string, FakeMollieRefund>();
   const replays = new Map<string, { status: number; body: unknown }>();
-  /** The mode of the key that made each payment: only keys of that mode see it, whatever `mode` says. */
-  const ownerModes = new Map<string, 'test' | 'live'>();
+  /**
+   * The mode of the key that made each payment: only keys of that mode see it, whatever `mode` says; a payment of
+   * another account is seen by none.
+   */
+  const ownerModes = new Map<string, 'test' | 'live' | 'another account'>();
   const error = (status: number, title: string, detail: string) => ({
     status,
     body: {
@@ -310,6 +315,19 @@ export async function startFakeMollie(options: { apiKeys: string[] }): Promise<F
       return refund;
     },
     webhookBody: (paymentId) => new URLSearchParams({ id: paymentId }).toString(),
+    foreignPayment() {
+      const made = createPayment(
+        {
+          amount: { value: '10.00', currency: 'EUR' },
+          description: 'Theirs',
+          redirectUrl: 'https://elsewhere.example',
+        },
+        'test',
+      );
+      const payment = made.body as FakeMolliePayment;
+      ownerModes.set(payment.id, 'another account');
+      return payment;
+    },
     get outage() {
       return state.outage;
     },

@@ -1,41 +1,24 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { isDeepStrictEqual } from 'node:util';
 import { type RecordedPspRequest, startFakePspServer } from '../../../../../test/support/fake-psp-server.ts';
-import {
-  type ContractExchange,
-  loadPspContract,
-  type PspContract,
-} from '../../../../../test/support/psp-contract.ts';
+import type { ContractExchange } from '../../../../../test/support/psp-contract.ts';
 import type { PspFakeDefinition } from '../../../../../test/support/psp-fakes.ts';
+import {
+  error,
+  type FakePaypalOrder,
+  type FakePaypalPayer,
+  hex,
+  type Money,
+  minor,
+  paypalContract,
+  paypalId,
+  startApprovalPage,
+  unitProblem,
+} from './fake-answers.ts';
 
-type Money = { currency_code: string; value: string };
-
-export type FakePaypalOrder = {
-  id: string;
-  intent: string;
-  status: 'PAYER_ACTION_REQUIRED' | 'APPROVED' | 'COMPLETED' | 'VOIDED';
-  purchase_units: Record<string, unknown>[];
-  return_url: string;
-  cancel_url: string;
-  /** The capture, once made: its status is what the capture answered (`captureOutcome`). */
-  capture?: { id: string; status: string; amount: Money; refunded: bigint };
-  create_time: string;
-  /** The e-mail the order offered as the login (`payment_source.paypal.email_address`). */
-  prefilled_email?: string;
-  /** The PayPal account that approved the order, as PayPal shows it in `payment_source.paypal`. */
-  payer?: FakePaypalPayer;
-};
+export type { FakePaypalOrder, FakePaypalPayer } from './fake-answers.ts';
 
 /** A PayPal account, in Orders v2 `paypal_wallet_response` terms. */
-export interface FakePaypalPayer {
-  email_address: string;
-  account_id: string;
-  name: { given_name: string; surname: string };
-  address: { country_code: string };
-}
-
 const DEFAULT_PAYER: FakePaypalPayer = {
   email_address: 'payer@example.com',
   account_id: 'QYR5Z8XDVJNXQ',
@@ -77,6 +60,8 @@ export interface FakePaypal {
   approve(orderId: string, payer?: Partial<FakePaypalPayer>): FakePaypalOrder;
   /** How the next captures end: `COMPLETED`, `PENDING` (under review), or `DECLINED` (422 INSTRUMENT_DECLINED). */
   captureOutcome: 'COMPLETED' | 'PENDING' | 'DECLINED';
+  /** The buyer approves the order with a funding source whose capture is then declined (INSTRUMENT_DECLINED). */
+  decline(orderId: string): FakePaypalOrder;
   setRefundStatus(id: string, status: FakePaypalRefund['status']): FakePaypalRefund;
   /** A signed delivery of `eventType` about an order (CHECKOUT.ORDER.*, PAYMENT.CAPTURE.*) or a refund. */
   delivery(eventType: string, about: { orderId?: string; refundId?: string }): FakePaypalDelivery;
@@ -84,89 +69,6 @@ export interface FakePaypal {
   notify: ((delivery: FakePaypalDelivery) => Promise<void>) | undefined;
   outage: 'none' | 'hang' | 'error';
   stop(): Promise<void>;
-}
-
-/** PayPal's error body: `name`, its fixed `message`, and the `details` that say which `issue`. */
-const ERRORS: Record<number, [string, string]> = {
-  400: ['INVALID_REQUEST', 'Request is not well-formed, syntactically incorrect, or violates schema.'],
-  401: [
-    'AUTHENTICATION_FAILURE',
-    'Authentication failed due to missing authorization header, or invalid authentication credentials.',
-  ],
-  404: ['RESOURCE_NOT_FOUND', 'The specified resource does not exist.'],
-  422: [
-    'UNPROCESSABLE_ENTITY',
-    'The requested action could not be performed, semantically incorrect, or failed business validation.',
-  ],
-  503: ['SERVICE_UNAVAILABLE', 'Service Unavailable.'],
-};
-/** Each issue's description, as PayPal's documents enumerate it (the contract holds the fake to the exact text). */
-const DESCRIPTIONS: Record<string, string> = {
-  AMOUNT_MISMATCH:
-    'Should equal item_total + tax_total + shipping + handling + insurance - shipping_discount - discount.',
-  CAPTURE_FULLY_REFUNDED: 'The capture has already been fully refunded',
-  DECIMAL_PRECISION: 'If the currency supports decimals, only two decimal place precision is supported.',
-  DUPLICATE_INVOICE_ID:
-    'Duplicate Invoice ID detected. To avoid a potential duplicate transaction your account setting requires that Invoice Id be unique for each transaction.',
-  INSTRUMENT_DECLINED:
-    "The instrument presented  was either declined by the processor or bank, or it can't be used for this payment.",
-  INVALID_PARAMETER_SYNTAX: 'The value of a field does not conform to the expected format.',
-  INVALID_RESOURCE_ID: 'Specified resource ID does not exist. Please check the resource ID and try again.',
-  ITEM_TOTAL_MISMATCH:
-    'Should equal sum of (unit_amount * quantity) across all items for a given purchase_unit.',
-  ITEM_TOTAL_REQUIRED:
-    'If item details are specified (items.unit_amount and items.quantity) corresponding amount.breakdown.item_total is required.',
-  ORDER_ALREADY_CAPTURED: "Order already captured.If 'intent=CAPTURE' only one capture per order is allowed.",
-  ORDER_NOT_APPROVED:
-    "Payer has not yet approved the Order for payment. Please redirect the payer to the 'rel':'approve' url returned as part of the HATEOAS links within the Create Order call or provide a valid `payment_source` in the request.",
-  REFUND_AMOUNT_EXCEEDED:
-    'The refund amount must be less than or equal to the capture amount that has not yet been refunded.',
-  INVALID_TOKEN: 'Access Token not found in cache.',
-  PAYER_ACTION_REQUIRED: 'Transaction cannot complete successfully, instruct the buyer to return to PayPal.',
-};
-const error = (status: number, issue: string) => {
-  const [name, message] = ERRORS[status] ?? ['INTERNAL_SERVER_ERROR', 'An internal server error occurred.'];
-  const description = DESCRIPTIONS[issue] ?? issue;
-  return { status, body: { name, message, debug_id: hex(7), details: [{ issue, description }] } };
-};
-const hex = (bytes: number) => randomBytes(bytes).toString('hex');
-const paypalId = () =>
-  randomBytes(9)
-    .toString('base64url')
-    .toUpperCase()
-    .replace(/[^A-Z0-9]/g, '7')
-    .slice(0, 17);
-const ZERO_DECIMAL = new Set(['JPY', 'HUF', 'TWD']);
-const minor = (money: Money) => BigInt(money.value.replace('.', ''));
-
-/**
- * The three documents PayPal publishes for what the adapter calls, as one judge: each request goes to the
- * document of its API. PayPal publishes no document of its OAuth 2 token endpoint, which is left unchecked.
- */
-function paypalContract(): PspContract {
-  const documents: [RegExp, PspContract][] = [
-    [/^\/v2\/checkout\//, loadPspContract(new URL('./contract/paypal-orders.trimmed.json', import.meta.url))],
-    [
-      /^\/v2\/payments\//,
-      loadPspContract(new URL('./contract/paypal-payments.trimmed.json', import.meta.url)),
-    ],
-    [
-      /^\/v1\/notifications\//,
-      loadPspContract(new URL('./contract/paypal-webhooks.trimmed.json', import.meta.url)),
-    ],
-  ];
-  const of = (path: string) => documents.find(([prefix]) => prefix.test(path))?.[1];
-  return {
-    checkRequest: (exchange) => of(exchange.path)?.checkRequest(exchange) ?? [],
-    checkResponse: (exchange) => of(exchange.path)?.checkResponse(exchange) ?? [],
-    // A schema of one of the documents: judged by the first that has it.
-    checkSchema: (name, value, what) => {
-      const found = documents
-        .map(([, document]) => document.checkSchema(name, value, what))
-        .find((problems) => problems[0] !== `the document has no schema ${name}`);
-      return found ?? [`the document has no schema ${name}`];
-    },
-  };
 }
 
 /**
@@ -186,6 +88,7 @@ export async function startFakePaypal(options: {
 }): Promise<FakePaypal> {
   const orders = new Map<string, FakePaypalOrder>();
   const refunds = new Map<string, FakePaypalRefund>();
+  const declined = new Set<string>();
   const captures = new Map<string, number>();
   const tokens = new Set<string>();
   const replays = new Map<string, { status: number; body: unknown }>();
@@ -257,6 +160,10 @@ export async function startFakePaypal(options: {
         order.payer = { ...DEFAULT_PAYER, email_address: email, ...payer };
       }
       return order;
+    },
+    decline(orderId) {
+      declined.add(orderId);
+      return fake.approve(orderId);
     },
     setRefundStatus(id, status) {
       const refund = refunds.get(id);
@@ -343,6 +250,7 @@ export async function startFakePaypal(options: {
       cancel_url: context.cancel_url,
       create_time: now,
       ...(wallet?.email_address && { prefilled_email: wallet.email_address }),
+      ...(context.locale && { locale: context.locale }),
     };
     orders.set(order.id, order);
     return { status: 201, body: orderBody(order) };
@@ -355,7 +263,7 @@ export async function startFakePaypal(options: {
     if (order.status !== 'APPROVED') {
       return error(422, 'ORDER_NOT_APPROVED');
     }
-    if (fake.captureOutcome === 'DECLINED') {
+    if (fake.captureOutcome === 'DECLINED' || declined.has(order.id)) {
       return error(422, 'INSTRUMENT_DECLINED');
     }
     const amount = (order.purchase_units[0] as { amount: Money & { breakdown?: unknown } }).amount;
@@ -488,69 +396,6 @@ export async function startFakePaypal(options: {
     await new Promise<void>((resolve) => page.server.close(() => resolve()));
   };
   return fake;
-}
-
-/**
- * PayPal's rules for a purchase unit the document cannot say: amounts with the currency's decimals (none for
- * JPY, HUF, TWD), items whose unit amounts × quantities add up to `breakdown.item_total`, and that total the
- * amount; items require the breakdown.
- */
-function unitProblem(unit: Record<string, unknown>): string | undefined {
-  const amount = unit.amount as Money & { breakdown?: { item_total?: Money } };
-  const decimals = ZERO_DECIMAL.has(amount.currency_code) ? 0 : 2;
-  const wrong = (money: Money) => (money.value.split('.')[1]?.length ?? 0) !== decimals;
-  if (wrong(amount)) return 'DECIMAL_PRECISION';
-  const items = unit.items as { quantity: string; unit_amount: Money }[] | undefined;
-  if (!items) return undefined;
-  const itemTotal = amount.breakdown?.item_total;
-  if (!itemTotal) return 'ITEM_TOTAL_REQUIRED';
-  const sum = items.reduce((total, item) => total + minor(item.unit_amount) * BigInt(item.quantity), 0n);
-  if (items.some((item) => wrong(item.unit_amount)) || sum !== minor(itemTotal)) {
-    return 'ITEM_TOTAL_MISMATCH';
-  }
-  if (minor(itemTotal) !== minor(amount)) {
-    return 'AMOUNT_MISMATCH';
-  }
-  return undefined;
-}
-
-/**
- * PayPal's hosted approval page, on plain HTTP so that Chromium shows it without a certificate: the order's
- * amount, Pay (approves, then sends the buyer to `return_url?token=…&PayerID=…`, as PayPal does) and Cancel
- * (`cancel_url?token=…`).
- */
-async function startApprovalPage(
-  orders: Map<string, FakePaypalOrder>,
-  approved: (order: FakePaypalOrder) => void,
-): Promise<{ url: string; server: Server }> {
-  const server = createServer((request, response) => {
-    const url = new URL(request.url ?? '/', 'http://paypal');
-    const order = orders.get(url.searchParams.get('token') ?? '');
-    if (!order || !url.pathname.startsWith('/checkoutnow')) {
-      response.writeHead(404, { 'content-type': 'text/html; charset=utf-8' });
-      response.end('<!doctype html><title>PayPal</title><p>This order does not exist.');
-      return;
-    }
-    if (request.method === 'POST' && url.pathname === '/checkoutnow/approve') {
-      approved(order);
-      const back = new URL(order.return_url);
-      back.searchParams.set('token', order.id);
-      back.searchParams.set('PayerID', 'FAKEPAYER7');
-      response.writeHead(303, { location: back.toString() });
-      response.end();
-      return;
-    }
-    const amount = (order.purchase_units[0] as { amount: Money }).amount;
-    const cancel = new URL(order.cancel_url);
-    cancel.searchParams.set('token', order.id);
-    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    response.end(`<!doctype html><html lang="en"><title>PayPal Checkout</title><main><h1>Pay with PayPal</h1>
-<p id="amount">${amount.value} ${amount.currency_code}</p>
-<form method="post" action="/checkoutnow/approve?token=${order.id}"><button type="submit">Pay Now</button></form>
-<a href="${cancel.toString().replaceAll('&', '&amp;')}">Cancel and return</a></main></html>`);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
 }
 
 /** The fake as the test stacks start it (test/support/psp-stack.ts), with credentials it accepts. */
