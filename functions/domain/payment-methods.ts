@@ -29,6 +29,9 @@ export const PAYMENT_METHODS = [
   'ovo',
   'dana',
   'shopeepay',
+  // India's instant bank payments (UPI apps, QR codes) and its banks' own online transfers.
+  'upi',
+  'netbanking',
 ] as const;
 export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
 

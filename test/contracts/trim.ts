@@ -168,11 +168,18 @@ function pick(object: Record<string, Json>, keys: string[]): Json {
   return Object.fromEntries(keys.filter((key) => key in object).map((key) => [key, object[key] as Json]));
 }
 
-async function parseYaml(text: string): Promise<Json> {
+/**
+ * A YAML document as JSON reads it: with the core schema, so an unquoted date (`version: 2025-01-01`, a
+ * header's `default`) stays the string JSON would have, not a Date the trim would write as `{}`.
+ */
+export async function parseYaml(text: string): Promise<Json> {
   // js-yaml comes with the OpenAPI linter (@stoplight/spectral-cli).
   const yamlModule: string = 'js-yaml'; // untyped, and no dependency of ours: resolved at run time only
-  const { load: parse } = (await import(yamlModule)) as { load: (text: string) => unknown };
-  return parse(text) as Json;
+  const { load: parse, CORE_SCHEMA } = (await import(yamlModule)) as {
+    load: (text: string, options: { schema: unknown }) => unknown;
+    CORE_SCHEMA: unknown;
+  };
+  return parse(text, { schema: CORE_SCHEMA }) as Json;
 }
 
 async function load(file: string): Promise<Record<string, Json>> {

@@ -74,4 +74,35 @@ describe('routing on payment methods', () => {
       expect((await storedLink(created.body.id)).psp_session?.connection_id).toBe(local.id);
     }
   });
+
+  it("routes a link that asks for India's methods (upi, netbanking) only to connections that serve them", async () => {
+    const key = (await stack.issueKey('india', 'test')).api_key;
+    const cards = await addConnection({
+      account: 'india',
+      mode: 'test',
+      provider: 'sandbox',
+      name: 'Cards',
+      methods: ['card'],
+    });
+    const local = await addConnection({
+      account: 'india',
+      mode: 'test',
+      provider: 'sandbox',
+      name: 'Local',
+      methods: ['upi', 'netbanking'],
+    });
+    for (const method of ['upi', 'netbanking']) {
+      const created = await create(
+        {
+          amount: { value: '499.00', currency: 'INR' },
+          payment_methods: [method],
+          connections: [cards.id, local.id],
+        },
+        key,
+      );
+      expect(created.status).toBe(201);
+      await navigate(created.body.checkout_url);
+      expect((await storedLink(created.body.id)).psp_session?.connection_id).toBe(local.id);
+    }
+  });
 });

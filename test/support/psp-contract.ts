@@ -34,8 +34,12 @@ export interface ContractExchange {
 }
 
 type Schema = Record<string, unknown>;
+interface RequestBody {
+  required?: boolean;
+  content?: Record<string, { schema?: Schema }>;
+}
 interface Operation {
-  requestBody?: { required?: boolean; content?: Record<string, { schema?: Schema }> };
+  requestBody?: RequestBody & { $ref?: string };
   responses?: Record<string, { $ref?: string; content?: Record<string, { schema?: Schema }> }>;
 }
 
@@ -167,16 +171,36 @@ export function loadPspContract(url: URL, contract: ContractOptions = {}): PspDo
     );
   };
 
+  /**
+   * An operation's request body and where it is in the document: its own, or the one its `$ref` names among
+   * `components.requestBodies` (a document may declare each body once there).
+   */
+  const requestBodyOf = (template: string, method: string, operation: Operation) => {
+    const ref = operation.requestBody?.$ref;
+    if (ref === undefined) {
+      return {
+        requestBody: operation.requestBody,
+        at: `/paths/${pointerPart(template)}/${method.toLowerCase()}/requestBody`,
+      };
+    }
+    const name = ref.replace(/^#\/components\/requestBodies\//, '');
+    const requestBody = document.components.requestBodies?.[name] as RequestBody | undefined;
+    if (name === ref || !requestBody)
+      throw new Error(`${method} ${template}: unresolvable request body ${ref}`);
+    return { requestBody, at: `/components/requestBodies/${pointerPart(name)}` };
+  };
+
   return {
     checkRequest({ method, path, body }) {
       const found = operationOf(method, path);
       if (!found) return [`${method} ${path} is no operation of the document`];
-      const content = found.operation.requestBody?.content;
+      const { requestBody, at } = requestBodyOf(found.template, method, found.operation);
+      const content = requestBody?.content;
       if (!content) return body === undefined || body === '' ? [] : [`${method} ${path} takes no body`];
       // OpenAPI: a request body is optional unless the operation says `required` (a capture may take none).
-      if (body === undefined && found.operation.requestBody?.required !== true) return [];
+      if (body === undefined && requestBody?.required !== true) return [];
       const mediaType = Object.keys(content)[0] as string;
-      const pointer = `/paths/${pointerPart(found.template)}/${method.toLowerCase()}/requestBody/content/${pointerPart(mediaType)}/schema`;
+      const pointer = `${at}/content/${pointerPart(mediaType)}/schema`;
       return [
         ...errorsOf(requestValidator(pointer), body, 'request body'),
         ...(contract.openRequestBodies ? [] : unknownFields(body, content[mediaType]?.schema, '')),

@@ -15,35 +15,19 @@ import { endpointFromItem } from '../../functions/adapters/dynamodb/endpoint-map
 import { storedEventData } from '../../functions/adapters/dynamodb/event-data.ts';
 import { eventFromItem } from '../../functions/adapters/dynamodb/event-mapper.ts';
 import { idempotencyRecordFromItem } from '../../functions/adapters/dynamodb/idempotency-mapper.ts';
-import { UndecodableItemError } from '../../functions/adapters/dynamodb/item-decoder.ts';
 import { paymentFromItem, paymentToItem } from '../../functions/adapters/dynamodb/payment-mapper.ts';
 import { recoveryFromItem } from '../../functions/adapters/dynamodb/recovery-mapper.ts';
 import { refundEntryFromItem } from '../../functions/adapters/dynamodb/refund-mapper.ts';
 import { sandboxSessionFromItem } from '../../functions/adapters/dynamodb/sandbox-session-mapper.ts';
-import {
-  accountSettingsFromItem,
-  checkoutSettingsFromItem,
-  pspConfigFromItem,
-} from '../../functions/adapters/dynamodb/settings-mapper.ts';
 import { PSP_IDS } from '../../functions/adapters/psp/registry.ts';
 import { createConnection } from '../../functions/domain/connection.ts';
 import { INITIAL_HEALTH } from '../../functions/domain/connection-health.ts';
 import { startedPayment } from '../../functions/domain/payment.ts';
+import { refusal } from '../support/undecodable.ts';
 
 const eur = (value: string) => ({ value, currency: 'EUR' });
 const at = '2026-11-23T10:00:00.000Z';
 const now = new Date('2026-11-29T10:00:00Z');
-
-/** The error a mapper throws for `item`. */
-function refusal(read: () => unknown): UndecodableItemError {
-  try {
-    read();
-  } catch (error) {
-    if (error instanceof UndecodableItemError) return error;
-    throw error;
-  }
-  throw new Error('decoded');
-}
 
 describe('payment mapper', () => {
   /** A payment as the first payments were stored (2026-11-23): none of the fields that came later. */
@@ -314,51 +298,6 @@ describe('refund entry mapper', () => {
     );
     expect(refusal(() => refundEntryFromItem({ ...keys, ...ENTRY, amount: '4.00' })).reason).toBe(
       'amount: expected a map, found a string',
-    );
-  });
-});
-
-describe('settings mappers', () => {
-  const keys = { pk: 'ACCOUNT#acme', sk: 'CHECKOUT_SETTINGS#test' };
-
-  it('read each (account, mode)’s settings', () => {
-    const branding = {
-      account: 'acme',
-      mode: 'test',
-      display_name: 'Acme',
-      logo_url: null,
-      accent_color: '#1f5fd6',
-      support_email: null,
-      updated_at: at,
-    };
-    expect(checkoutSettingsFromItem({ ...keys, ...branding })).toEqual(branding);
-    const retention = { account: 'acme', mode: 'live', personal_data_retention_days: 90, updated_at: null };
-    // An item written before time zones and subscriptions existed reads as UTC, the zone every older date was
-    // cut in, with the default retries of a renewal (docs/subscriptions.md).
-    const olderDefaults = {
-      time_zone: 'UTC',
-      subscription_retry_days: [1, 3, 5, 7],
-      subscription_after_retries: 'cancel',
-    };
-    expect(accountSettingsFromItem({ ...keys, ...retention })).toEqual({ ...retention, ...olderDefaults });
-    const chosen = {
-      ...retention,
-      time_zone: 'Europe/Amsterdam',
-      subscription_retry_days: [2],
-      subscription_after_retries: 'leave_past_due',
-    };
-    expect(accountSettingsFromItem({ ...keys, ...chosen })).toEqual(chosen);
-    const legacy = { account: 'acme', mode: 'live', provider: 'acme', updated_at: at };
-    expect(pspConfigFromItem({ ...keys, ...legacy })).toEqual(legacy);
-  });
-
-  it('refuse settings of another shape', () => {
-    const retention = { account: 'acme', mode: 'live', personal_data_retention_days: '90', updated_at: null };
-    expect(refusal(() => accountSettingsFromItem({ ...keys, ...retention })).reason).toBe(
-      'personal_data_retention_days: expected a number, found a string',
-    );
-    expect(refusal(() => checkoutSettingsFromItem({ ...keys, account: 'acme', mode: 'prod' })).reason).toBe(
-      'mode: expected one of test, live, found a string',
     );
   });
 });

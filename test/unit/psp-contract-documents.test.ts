@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { trim } from '../contracts/trim.ts';
+import { parseYaml, trim } from '../contracts/trim.ts';
 import { loadPspContract } from '../support/psp-contract.ts';
 
 /**
@@ -221,5 +221,55 @@ describe('a trimmed OpenAPI 3.0 document as the judge of a fake', () => {
       "notification/data must have required property 'id'",
     ]);
     expect(contract.checkSchema('Missing', {})).toEqual(['the document has no schema Missing']);
+  });
+});
+
+describe('a document that declares its request bodies among its components', () => {
+  const published = () => {
+    const value = document('3.0.0');
+    const operation = value.paths['/v2/things'].post as Record<string, unknown>;
+    operation.requestBody = { $ref: '#/components/requestBodies/CreateThing' };
+    const components = value.components as Record<string, unknown>;
+    components.requestBodies = {
+      CreateThing: {
+        required: true,
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/CreateThing' } } },
+      },
+    };
+    return trim(value as unknown as Parameters<typeof trim>[0], { '/v2/things': ['post'] }, 'acme', {
+      undefinedSchemas: ['Toggle'],
+    });
+  };
+
+  it('judges a request by the body its $ref names, required as it says', () => {
+    const contract = contractOf(published());
+    expect(contract.checkRequest(post({ note: 'short' }))).toEqual([]);
+    expect(contract.checkRequest(post({ note: 'too long' }))).toEqual([
+      'request body/note must NOT have more than 5 characters',
+    ]);
+    expect(contract.checkRequest(post({ colour: 'red' }))).toEqual([
+      'request body has the unknown field colour',
+    ]);
+    expect(contract.checkRequest(post(undefined))).toEqual(['request body must be object']);
+  });
+
+  it('names a request body $ref the document does not define', () => {
+    const value = published() as unknown as { components: Record<string, unknown> };
+    delete value.components.requestBodies;
+    expect(() => contractOf(value).checkRequest(post({}))).toThrow(
+      'POST /v2/things: unresolvable request body #/components/requestBodies/CreateThing',
+    );
+  });
+});
+
+describe('a YAML document', () => {
+  it('keeps an unquoted date a string, as JSON has it (the trim would write a Date as {})', async () => {
+    const parsed = await parseYaml(
+      'info:\n  version: 2025-01-01\nparameters:\n  - schema:\n      type: string\n      default: 2025-01-01\n',
+    );
+    expect(parsed).toEqual({
+      info: { version: '2025-01-01' },
+      parameters: [{ schema: { type: 'string', default: '2025-01-01' } }],
+    });
   });
 });

@@ -1,6 +1,8 @@
 import { type CreatePspFactory, namesPsp, type PspDescriptor } from '../../ports/psp-descriptor.ts';
 import { createFactory as adyenFactory } from './adyen/adapter.ts';
 import { adyen, identity as adyenIdentity } from './adyen/descriptor.ts';
+import { createFactory as cashfreeFactory } from './cashfree/adapter.ts';
+import { cashfree, identity as cashfreeIdentity } from './cashfree/descriptor.ts';
 import { createFactory as checkoutComFactory } from './checkout-com/adapter.ts';
 import { checkoutCom, identity as checkoutComIdentity } from './checkout-com/descriptor.ts';
 import { createFactory as mollieFactory } from './mollie/adapter.ts';
@@ -32,6 +34,7 @@ export const PSP_DESCRIPTORS = [
   square,
   paystack,
   xendit,
+  cashfree,
 ] as const;
 
 /**
@@ -49,6 +52,7 @@ export const PSP_IDENTITIES = [
   squareIdentity,
   paystackIdentity,
   xenditIdentity,
+  cashfreeIdentity,
 ] as const;
 
 export type PspId = (typeof PSP_IDENTITIES)[number]['id'];
@@ -71,6 +75,7 @@ export const PSP_FACTORIES: Record<PspId, CreatePspFactory> = {
   square: squareFactory,
   paystack: paystackFactory,
   xendit: xenditFactory,
+  cashfree: cashfreeFactory,
 };
 
 /** The registered ids, for the API's provider enum and the CLI's `--provider`. */

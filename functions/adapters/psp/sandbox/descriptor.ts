@@ -40,6 +40,8 @@ export const sandbox: PspDescriptor<CredentialsSchema, 'sandbox'> = {
     ovo: 'ovo',
     dana: 'dana',
     shopeepay: 'shopeepay',
+    upi: 'upi',
+    netbanking: 'netbanking',
   },
   capabilities: ['ends_sessions', 'refunds', 'partial_refunds', 'locale', 'holds_mandates'],
   sessionLimits: { minMs: 60_000, maxMs: 86_400_000, preferredMs: 3_600_000 },
