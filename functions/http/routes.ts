@@ -94,6 +94,7 @@ export const routes = [
   { method: 'GET', path: '/console/refunds', handler: 'console' },
   { method: 'GET', path: '/console/webhooks', handler: 'console' },
   { method: 'POST', path: '/console/webhooks', handler: 'console' },
+  { method: 'GET', path: '/console/webhooks/{id}', handler: 'console' },
   { method: 'POST', path: '/console/webhooks/{id}/status', handler: 'console' },
   { method: 'POST', path: '/console/webhooks/{id}/rotate', handler: 'console' },
   { method: 'POST', path: '/console/webhooks/{id}/test', handler: 'console' },

@@ -69,13 +69,15 @@ export async function listLinkEvents(
 
 /**
  * Queues the caller's event again with the same `webhook-id`, whatever its status, starting the retry schedule
- * afresh: to its link's `webhook_url` and to every webhook endpoint it went to. Another tenant's event, or an
- * orphan, is `not_found`.
+ * afresh: to its link's `webhook_url` and to every webhook endpoint it went to, or to the one recipient `only`
+ * names (an endpoint's id; null: the link's `webhook_url`), as the console's per-recipient button asks. Another
+ * tenant's event, an orphan, or a recipient the event never went to is `not_found`.
  */
 export async function redeliverEvent(
   deps: EventLogDependencies & { queue: EventQueue },
   principal: Principal,
   eventId: string,
+  only?: { endpointId: string | null },
 ): Promise<void> {
   const found = await deps.events.withDeliveries(eventId, principal.mode);
   const event = found?.event.account === principal.account ? found.event : undefined;
@@ -88,7 +90,8 @@ export async function redeliverEvent(
   const targets = [
     ...(isLinkEvent(event) ? [undefined] : []),
     ...found.deliveries.map((delivery) => delivery.endpoint_id),
-  ];
+  ].filter((target) => !only || (target ?? null) === only.endpointId);
+  if (!targets.length) throw new NotFoundError(`No delivery of event ${eventId} to that recipient.`);
   for (const endpointId of targets) {
     const restarted = await deps.events.restart(event.id, event.mode, due, endpointId);
     if (!restarted) continue;

@@ -265,8 +265,9 @@ describe('the merchant console in Chromium', () => {
       (await page.getByRole('status').nth(1).textContent()) ?? '',
     )?.[0] as string;
     await page.goto(`${fixture.stack.baseUrl}/console/events/${testEvent}`);
+    // Each recipient by its URL, with every attempt's answer and time.
     expect(await page.getByRole('table').textContent()).toMatch(
-      new RegExp(`${endpointId}.*: 2\\d\\d, \\d+ ms`, 's'),
+      new RegExp(`${receiver.url}/endpoint.*: 2\\d\\d, \\d+ ms`, 's'),
     );
     await assessPage('event');
     await page.getByRole('link', { name: 'Webhooks' }).click();

@@ -1,5 +1,6 @@
 import type { CollectRequirement } from '../../../domain/buyer.ts';
 import type { ConsoleMessages } from './texts.ts';
+import { webhooksDe } from './webhooks-de.ts';
 
 /** How a requirement of `collect` reads, on a link's page and in the create form alike. */
 const requirements: Record<CollectRequirement, string> = { required: 'Pflicht', optional: 'optional' };
@@ -357,63 +358,7 @@ export const consoleDe: ConsoleMessages = {
     webhookUrl: 'Webhook-URL (optional: wohin die Ereignisse dieses Links gesendet werden)',
     create: 'Link erstellen',
   },
-  webhooks: {
-    title: 'Webhooks',
-    notices: {
-      enabled: 'Endpunkt aktiviert.',
-      disabled: 'Endpunkt deaktiviert: Bis er wieder aktiviert ist, wird ihm nichts mehr gesendet.',
-      redelivered: 'Das Ereignis steht wieder in der Warteschlange.',
-      recovering:
-        'Wiederherstellung gestartet: Was der Endpunkt seitdem nie bestätigt hat, wird erneut gesendet.',
-    },
-    testAnswered: (eventId, endpointId, answer, ms) =>
-      `Testereignis ${eventId} an ${endpointId}: antwortete ${answer} nach ${ms} ms.`,
-    testPending: (eventId, endpointId) =>
-      `Testereignis ${eventId} an ${endpointId}: noch kein Versuch; die Zustellung läuft im Hintergrund weiter.`,
-    nothing: 'nichts',
-    secretShown: (url) =>
-      `Das Signaturgeheimnis von ${url}, nur dieses eine Mal angezeigt: Speichern Sie es jetzt.`,
-    previousSecretUntil: (until) => `Das bisherige Geheimnis signiert noch bis ${until}.`,
-    endpoints: 'Endpunkte',
-    endpoint: 'Endpunkt',
-    url: 'URL',
-    events: 'Ereignisse',
-    status: 'Status',
-    actions: 'Aktionen',
-    enable: 'Aktivieren',
-    disable: 'Deaktivieren',
-    enableLabel: (id) => `${id} aktivieren`,
-    disableLabel: (id) => `${id} deaktivieren`,
-    rotate: 'Geheimnis erneuern',
-    rotateLabel: (id) => `Geheimnis erneuern für ${id}`,
-    sendTest: 'Testereignis senden',
-    sendTestLabel: (id) => `Testereignis senden an ${id}`,
-    recoverSinceLabel: (id) => `${id} wiederherstellen seit (RFC 3339)`,
-    recover: 'Wiederherstellen',
-    recoverLabel: (id) => `${id} wiederherstellen`,
-    noEndpoints: 'Keine Endpunkte: Ereignisse gehen nur an die eigene Webhook-URL jedes Links.',
-    addTitle: 'Einen Endpunkt hinzufügen',
-    description: 'Beschreibung',
-    add: 'Endpunkt hinzufügen',
-    latestEvents: 'Neueste Ereignisse',
-    event: 'Ereignis',
-    type: 'Typ',
-    link: 'Link',
-    delivery: 'Zustellung',
-    attempts: 'Versuche',
-    noAnswer: 'keine Antwort',
-    noAttempts: 'keine an die URL des Links',
-    redeliver: 'Erneut zustellen',
-    redeliverLabel: (id) => `${id} erneut zustellen`,
-    noEvents: 'Keine Ereignisse in den letzten 30 Tagen.',
-    eventTitle: (id) => `Ereignis ${id}`,
-    created: 'Erstellt',
-    deliveries: 'Zustellungen',
-    to: 'An',
-    linkWebhookUrl: 'die Webhook-URL des Links',
-    noneYet: 'noch keine',
-    sentNowhere: 'Nirgends hin gesendet: Der Link hat keine Webhook-URL und kein Endpunkt hat es abonniert.',
-  },
+  webhooks: webhooksDe,
   hostedSignIn: {
     refused:
       'Die Anmeldung wurde nicht abgeschlossen, oder Ihr Benutzer hat in dieser Konsole kein Konto und keine Rolle.',

@@ -1,5 +1,6 @@
 import type { CollectRequirement } from '../../../domain/buyer.ts';
 import type { ConsoleMessages } from './texts.ts';
+import { webhooksEs } from './webhooks-es.ts';
 
 /** How a requirement of `collect` reads, on a link's page and in the create form alike. */
 const requirements: Record<CollectRequirement, string> = { required: 'obligatorio', optional: 'opcional' };
@@ -356,63 +357,7 @@ export const consoleEs: ConsoleMessages = {
     webhookUrl: 'URL de webhook (opcional: adónde se envían los eventos de este enlace)',
     create: 'Crear enlace',
   },
-  webhooks: {
-    title: 'Webhooks',
-    notices: {
-      enabled: 'Endpoint activado.',
-      disabled: 'Endpoint desactivado: no se le envía nada más hasta que se active.',
-      redelivered: 'El evento vuelve a estar en la cola.',
-      recovering:
-        'Recuperación iniciada: lo que el endpoint nunca confirmó desde entonces se envía de nuevo.',
-    },
-    testAnswered: (eventId, endpointId, answer, ms) =>
-      `Evento de prueba ${eventId} a ${endpointId}: respondió ${answer} en ${ms} ms.`,
-    testPending: (eventId, endpointId) =>
-      `Evento de prueba ${eventId} a ${endpointId}: aún sin intento; la entrega continúa en segundo plano.`,
-    nothing: 'nada',
-    secretShown: (url) => `El secreto de firma de ${url}, que solo se muestra esta vez: guárdelo ahora.`,
-    previousSecretUntil: (until) => `El secreto anterior sigue firmando hasta ${until}.`,
-    endpoints: 'Endpoints',
-    endpoint: 'Endpoint',
-    url: 'URL',
-    events: 'Eventos',
-    status: 'Estado',
-    actions: 'Acciones',
-    enable: 'Activar',
-    disable: 'Desactivar',
-    enableLabel: (id) => `Activar ${id}`,
-    disableLabel: (id) => `Desactivar ${id}`,
-    rotate: 'Renovar secreto',
-    rotateLabel: (id) => `Renovar secreto de ${id}`,
-    sendTest: 'Enviar evento de prueba',
-    sendTestLabel: (id) => `Enviar evento de prueba a ${id}`,
-    recoverSinceLabel: (id) => `Recuperar ${id} desde (RFC 3339)`,
-    recover: 'Recuperar',
-    recoverLabel: (id) => `Recuperar ${id}`,
-    noEndpoints: 'Ningún endpoint: los eventos solo van a la URL de webhook propia de cada enlace.',
-    addTitle: 'Añadir un endpoint',
-    description: 'Descripción',
-    add: 'Añadir endpoint',
-    latestEvents: 'Últimos eventos',
-    event: 'Evento',
-    type: 'Tipo',
-    link: 'Enlace',
-    delivery: 'Entrega',
-    attempts: 'Intentos',
-    noAnswer: 'sin respuesta',
-    noAttempts: 'ninguno a la URL del enlace',
-    redeliver: 'Reenviar',
-    redeliverLabel: (id) => `Reenviar ${id}`,
-    noEvents: 'Ningún evento en los últimos 30 días.',
-    eventTitle: (id) => `Evento ${id}`,
-    created: 'Creado',
-    deliveries: 'Entregas',
-    to: 'Destino',
-    linkWebhookUrl: 'la URL de webhook del enlace',
-    noneYet: 'ninguno aún',
-    sentNowhere:
-      'No se envió a ningún sitio: su enlace no tiene URL de webhook y ningún endpoint lo recibió.',
-  },
+  webhooks: webhooksEs,
   hostedSignIn: {
     refused: 'El inicio de sesión no se completó, o su usuario no tiene cuenta ni rol en esta consola.',
   },

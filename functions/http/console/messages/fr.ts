@@ -1,5 +1,6 @@
 import type { CollectRequirement } from '../../../domain/buyer.ts';
 import type { ConsoleMessages } from './texts.ts';
+import { webhooksFr } from './webhooks-fr.ts';
 
 /** How a requirement of `collect` reads, on a link's page and in the create form alike. */
 const requirements: Record<CollectRequirement, string> = { required: 'obligatoire', optional: 'facultatif' };
@@ -357,65 +358,7 @@ export const consoleFr: ConsoleMessages = {
     webhookUrl: 'URL de webhook (facultatif : où sont envoyés les événements de ce lien)',
     create: 'Créer le lien',
   },
-  webhooks: {
-    title: 'Webhooks',
-    notices: {
-      enabled: 'Point de terminaison activé.',
-      disabled: 'Point de terminaison désactivé : plus rien ne lui est envoyé tant qu’il n’est pas réactivé.',
-      redelivered: 'L’événement est de nouveau en file d’attente.',
-      recovering:
-        'Reprise lancée : ce que le point de terminaison n’a jamais accusé depuis ce moment est envoyé à nouveau.',
-    },
-    testAnswered: (eventId, endpointId, answer, ms) =>
-      `Événement de test ${eventId} vers ${endpointId} : a répondu ${answer} en ${ms} ms.`,
-    testPending: (eventId, endpointId) =>
-      `Événement de test ${eventId} vers ${endpointId} : pas encore de tentative ; la livraison se poursuit en arrière-plan.`,
-    nothing: 'rien',
-    secretShown: (url) =>
-      `Le secret de signature de ${url}, affiché cette seule fois : conservez-le maintenant.`,
-    previousSecretUntil: (until) => `L’ancien secret signe encore jusqu’au ${until}.`,
-    endpoints: 'Points de terminaison',
-    endpoint: 'Point de terminaison',
-    url: 'URL',
-    events: 'Événements',
-    status: 'Statut',
-    actions: 'Actions',
-    enable: 'Activer',
-    disable: 'Désactiver',
-    enableLabel: (id) => `Activer ${id}`,
-    disableLabel: (id) => `Désactiver ${id}`,
-    rotate: 'Renouveler le secret',
-    rotateLabel: (id) => `Renouveler le secret de ${id}`,
-    sendTest: 'Envoyer un événement de test',
-    sendTestLabel: (id) => `Envoyer un événement de test à ${id}`,
-    recoverSinceLabel: (id) => `Reprendre ${id} depuis (RFC 3339)`,
-    recover: 'Reprendre',
-    recoverLabel: (id) => `Reprendre ${id}`,
-    noEndpoints:
-      'Aucun point de terminaison : les événements ne vont qu’à l’URL de webhook propre à chaque lien.',
-    addTitle: 'Ajouter un point de terminaison',
-    description: 'Description',
-    add: 'Ajouter le point de terminaison',
-    latestEvents: 'Derniers événements',
-    event: 'Événement',
-    type: 'Type',
-    link: 'Lien',
-    delivery: 'Livraison',
-    attempts: 'Tentatives',
-    noAnswer: 'pas de réponse',
-    noAttempts: 'aucune vers l’URL du lien',
-    redeliver: 'Renvoyer',
-    redeliverLabel: (id) => `Renvoyer ${id}`,
-    noEvents: 'Aucun événement ces 30 derniers jours.',
-    eventTitle: (id) => `Événement ${id}`,
-    created: 'Créé',
-    deliveries: 'Livraisons',
-    to: 'Destinataire',
-    linkWebhookUrl: 'l’URL de webhook du lien',
-    noneYet: 'aucune pour l’instant',
-    sentNowhere:
-      'Envoyé nulle part : son lien n’a pas d’URL de webhook et aucun point de terminaison ne l’a pris.',
-  },
+  webhooks: webhooksFr,
   hostedSignIn: {
     refused: 'La connexion n’a pas abouti, ou votre utilisateur n’a ni compte ni rôle dans cette console.',
   },

@@ -1,5 +1,6 @@
 import type { CollectRequirement } from '../../../domain/buyer.ts';
 import type { ConsoleMessages } from './texts.ts';
+import { webhooksNl } from './webhooks-nl.ts';
 
 /** How a requirement of `collect` reads, on a link's page and in the create form alike. */
 const requirements: Record<CollectRequirement, string> = { required: 'verplicht', optional: 'optioneel' };
@@ -352,62 +353,7 @@ export const consoleNl: ConsoleMessages = {
     webhookUrl: 'Webhook-URL (optioneel: waar de gebeurtenissen van deze link heen gaan)',
     create: 'Link aanmaken',
   },
-  webhooks: {
-    title: 'Webhooks',
-    notices: {
-      enabled: 'Endpoint ingeschakeld.',
-      disabled: 'Endpoint uitgeschakeld: er wordt niets meer naartoe gestuurd tot het weer aan staat.',
-      redelivered: 'De gebeurtenis staat opnieuw in de wachtrij.',
-      recovering:
-        'Herstel gestart: wat het endpoint sindsdien nooit heeft bevestigd, wordt opnieuw verstuurd.',
-    },
-    testAnswered: (eventId, endpointId, answer, ms) =>
-      `Testgebeurtenis ${eventId} naar ${endpointId}: antwoordde ${answer} na ${ms} ms.`,
-    testPending: (eventId, endpointId) =>
-      `Testgebeurtenis ${eventId} naar ${endpointId}: nog geen poging; de bezorging gaat op de achtergrond door.`,
-    nothing: 'niets',
-    secretShown: (url) => `Het ondertekeningsgeheim van ${url}, alleen nu getoond: bewaar het meteen.`,
-    previousSecretUntil: (until) => `Het vorige geheim ondertekent nog tot ${until}.`,
-    endpoints: 'Endpoints',
-    endpoint: 'Endpoint',
-    url: 'URL',
-    events: 'Gebeurtenissen',
-    status: 'Status',
-    actions: 'Acties',
-    enable: 'Inschakelen',
-    disable: 'Uitschakelen',
-    enableLabel: (id) => `${id} inschakelen`,
-    disableLabel: (id) => `${id} uitschakelen`,
-    rotate: 'Geheim vervangen',
-    rotateLabel: (id) => `Geheim vervangen van ${id}`,
-    sendTest: 'Testgebeurtenis sturen',
-    sendTestLabel: (id) => `Testgebeurtenis sturen naar ${id}`,
-    recoverSinceLabel: (id) => `${id} herstellen sinds (RFC 3339)`,
-    recover: 'Herstellen',
-    recoverLabel: (id) => `${id} herstellen`,
-    noEndpoints: 'Geen endpoints: gebeurtenissen gaan alleen naar de eigen webhook-URL van elke link.',
-    addTitle: 'Een endpoint toevoegen',
-    description: 'Omschrijving',
-    add: 'Endpoint toevoegen',
-    latestEvents: 'Laatste gebeurtenissen',
-    event: 'Gebeurtenis',
-    type: 'Type',
-    link: 'Link',
-    delivery: 'Bezorging',
-    attempts: 'Pogingen',
-    noAnswer: 'geen antwoord',
-    noAttempts: 'geen naar de URL van de link',
-    redeliver: 'Opnieuw bezorgen',
-    redeliverLabel: (id) => `${id} opnieuw bezorgen`,
-    noEvents: 'Geen gebeurtenissen in de afgelopen 30 dagen.',
-    eventTitle: (id) => `Gebeurtenis ${id}`,
-    created: 'Aangemaakt',
-    deliveries: 'Bezorgingen',
-    to: 'Naar',
-    linkWebhookUrl: 'de webhook-URL van de link',
-    noneYet: 'nog geen',
-    sentNowhere: 'Nergens heen gestuurd: de link heeft geen webhook-URL en geen endpoint nam hem af.',
-  },
+  webhooks: webhooksNl,
   hostedSignIn: {
     refused: 'Het aanmelden is niet voltooid, of je gebruiker heeft geen account en rol in deze console.',
   },

@@ -1,6 +1,7 @@
 import type { BuyerDetail, CollectRequirement } from '../../../domain/buyer.ts';
 import type { CustomFieldType } from '../../../domain/custom-fields.ts';
 import type { Mode } from '../../../domain/principal.ts';
+import type { WebhookTexts } from './webhook-texts.ts';
 
 /**
  * The console's texts in the checkout's languages (docs/console.md#languages): every page's own words. One object
@@ -346,57 +347,8 @@ export interface ConsoleMessages {
     webhookUrl: string;
     create: string;
   };
-  /** The webhooks page and an event's page; event types and statuses stay as the API spells them. */
-  webhooks: {
-    title: string;
-    notices: Record<'enabled' | 'disabled' | 'redelivered' | 'recovering', string>;
-    /** A test event's outcome: the status code (or `noAnswer`) with the delivery's own error, and its time. */
-    testAnswered: (eventId: string, endpointId: string, answer: string, ms: number) => string;
-    testPending: (eventId: string, endpointId: string) => string;
-    /** What a test event's endpoint answered when it gave no status code. */
-    nothing: string;
-    secretShown: (url: string) => string;
-    previousSecretUntil: (until: string) => string;
-    endpoints: string;
-    endpoint: string;
-    url: string;
-    events: string;
-    status: string;
-    actions: string;
-    enable: string;
-    disable: string;
-    enableLabel: (id: string) => string;
-    disableLabel: (id: string) => string;
-    rotate: string;
-    rotateLabel: (id: string) => string;
-    sendTest: string;
-    sendTestLabel: (id: string) => string;
-    recoverSinceLabel: (id: string) => string;
-    recover: string;
-    recoverLabel: (id: string) => string;
-    noEndpoints: string;
-    addTitle: string;
-    description: string;
-    add: string;
-    latestEvents: string;
-    event: string;
-    type: string;
-    link: string;
-    delivery: string;
-    attempts: string;
-    noAnswer: string;
-    noAttempts: string;
-    redeliver: string;
-    redeliverLabel: (id: string) => string;
-    noEvents: string;
-    eventTitle: (id: string) => string;
-    created: string;
-    deliveries: string;
-    to: string;
-    linkWebhookUrl: string;
-    noneYet: string;
-    sentNowhere: string;
-  };
+  /** The webhooks page, an event's and an endpoint's (webhook-texts.ts). */
+  webhooks: WebhookTexts;
   /** The deployed stack's sign-in through the user pool's hosted page. */
   hostedSignIn: {
     refused: string;

@@ -1,0 +1,82 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ConsoleRole } from '../../functions/domain/console-access.ts';
+import { axeViolations } from '../support/axe.ts';
+import { type BrowserStack, startBrowserStack } from '../support/browser.ts';
+import { createLink } from '../support/checkout-helpers.ts';
+import { consoleSignInLink } from '../support/console.ts';
+import { eventually, type Receiver, startReceiver } from '../support/webhooks.ts';
+
+/**
+ * The console's tasks as a finance person does them, at 1,366 × 768 (docs/console.md): which recipient got a
+ * webhook, and redelivering it. axe on every page; with UPDATE_SCREENSHOTS=1 the pages are saved to docs/console/.
+ */
+let fixture: BrowserStack;
+let erp: Receiver;
+const screenshotsDir = join(import.meta.dirname, '..', '..', 'docs', 'console');
+
+beforeAll(async () => {
+  [fixture, erp] = await Promise.all([startBrowserStack(), startReceiver()]);
+});
+afterAll(async () => {
+  await erp?.close();
+  await fixture?.stop();
+});
+
+/** A page at a laptop's size, signed in to acme with `role`, on the overview where sign-in lands. */
+async function signedIn(browser: Browser, role: ConsoleRole, locale = 'en'): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 1366, height: 768 }, locale });
+  const page = await context.newPage();
+  await page.goto(await consoleSignInLink(fixture.stack.baseUrl, 'acme', role));
+  await page.locator('button[type=submit]').click();
+  await page.waitForURL(/\/console\/(overview|links)$/);
+  return page;
+}
+
+async function assessPage(page: Page, name?: string) {
+  expect(await axeViolations(page)).toEqual([]);
+  if (name && process.env.UPDATE_SCREENSHOTS === '1') {
+    mkdirSync(screenshotsDir, { recursive: true });
+    await page.screenshot({ path: join(screenshotsDir, `${name}.png`), fullPage: true });
+  }
+}
+
+describe('webhooks as the merchant sees them', () => {
+  it('shows which recipient got an event: none set on the link, delivered to the endpoint; redelivers there', async () => {
+    const endpoint = await fixture.stack.request('POST', '/v1/webhook-endpoints', {
+      key: fixture.acme.api_key,
+      body: { url: erp.url, enabled_events: ['*'], description: 'ERP' },
+    });
+    const link = await createLink(fixture.stack, fixture.acme.api_key, { description: 'No webhook URL' });
+    await fixture.stack.request('POST', `/v1/payment-links/${link.id}/cancel`, { key: fixture.acme.api_key });
+    await eventually(async () => erp.received.length === 1);
+    const page = await signedIn(fixture.browser, 'admin');
+
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    const rows = page.getByRole('row');
+    await eventually(async () => {
+      await page.reload();
+      return (await rows.filter({ hasText: erp.url }).last().textContent())?.includes('delivered');
+    });
+    expect(
+      await rows.filter({ hasText: "the link's webhook URL: none set" }).first().textContent(),
+    ).not.toContain('failed');
+    await assessPage(page, 'webhooks');
+
+    await page.getByRole('link', { name: erp.url }).first().click();
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(`Endpoint ${erp.url}`);
+    expect(await rows.filter({ hasText: 'payment_link.canceled' }).textContent()).toMatch(
+      /delivered.*1 \(latest: 200\)/,
+    );
+    await assessPage(page, 'webhook-endpoint');
+    await rows
+      .filter({ hasText: 'payment_link.canceled' })
+      .getByRole('button', { name: /^Redeliver evt_\w+ to http/ })
+      .click();
+    expect(await page.getByRole('status').nth(1).textContent()).toBe('The event is queued again.');
+    await eventually(async () => erp.received.length === 2);
+    expect(endpoint.status).toBe(201);
+  });
+});
