@@ -11,7 +11,7 @@ import { eventually, type Receiver, startReceiver } from '../support/webhooks.ts
 
 /**
  * The console's tasks as a finance person does them, at 1,366 × 768 (docs/console.md): which recipient got a
- * webhook, and redelivering it. axe on every page; with UPDATE_SCREENSHOTS=1 the pages are saved to docs/console/.
+ * webhook, and redelivering it; a viewer sees no control it cannot use. axe on every page; with UPDATE_SCREENSHOTS=1 the pages are saved to docs/console/.
  */
 let fixture: BrowserStack;
 let erp: Receiver;
@@ -78,5 +78,27 @@ describe('webhooks as the merchant sees them', () => {
     expect(await page.getByRole('status').nth(1).textContent()).toBe('The event is queued again.');
     await eventually(async () => erp.received.length === 2);
     expect(endpoint.status).toBe(201);
+  });
+});
+
+describe('only what the role can do', () => {
+  it('shows a viewer no create form, no export or API keys entry, and the settings as text', async () => {
+    const page = await signedIn(fixture.browser, 'viewer');
+    const nav = page.getByRole('navigation');
+
+    for (const hidden of ['New link', 'API keys', 'Exports', 'Audit log']) {
+      expect(await nav.getByRole('link', { name: hidden }).count()).toBe(0);
+    }
+    await nav.getByRole('link', { name: 'Checkout settings' }).click();
+    expect(await page.getByRole('textbox').count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Save' }).count()).toBe(0);
+    await assessPage(page);
+    await nav.getByRole('link', { name: 'Webhooks' }).click();
+    expect(await page.getByRole('main').getByRole('button').count()).toBe(0);
+    await assessPage(page);
+    await nav.getByRole('link', { name: 'PSPs' }).click();
+    expect(await page.getByRole('textbox').count()).toBe(0);
+    await assessPage(page);
+    await page.context().close();
   });
 });

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ConsoleSession } from '../../domain/console-access.ts';
+import { type ConsoleAction, type ConsoleSession, mayPerform } from '../../domain/console-access.ts';
 import type { PageLanguage } from '../../domain/locale.ts';
 import { Html, html } from '../html.ts';
 import type { HtmlEvent, HtmlResult } from '../html-handler.ts';
@@ -110,19 +110,19 @@ export function formOf(event: HtmlEvent): URLSearchParams {
 export const csrfField = (session: ConsoleSession) =>
   html`<input type="hidden" name="csrf_token" value="${session.csrf_token}">`;
 
-/** The navigation: each page's words, and its path. */
-const NAV: readonly [keyof ConsoleMessages['nav'], string][] = [
+/** The navigation: each page's words, its path, and what the role must be allowed to be shown it. */
+const NAV: readonly [keyof ConsoleMessages['nav'], string, ConsoleAction?][] = [
   ['overview', `${CONSOLE_BASE}/overview`],
   ['links', `${CONSOLE_BASE}/links`],
-  ['newLink', `${CONSOLE_BASE}/links/new`],
+  ['newLink', `${CONSOLE_BASE}/links/new`, 'link.create'],
   ['payments', `${CONSOLE_BASE}/payments`],
   ['refunds', `${CONSOLE_BASE}/refunds`],
   ['webhooks', `${CONSOLE_BASE}/webhooks`],
   ['psps', `${CONSOLE_BASE}/psps`],
   ['settings', `${CONSOLE_BASE}/settings`],
-  ['keys', `${CONSOLE_BASE}/keys`],
-  ['exports', `${CONSOLE_BASE}/exports`],
-  ['audit', `${CONSOLE_BASE}/audit`],
+  ['keys', `${CONSOLE_BASE}/keys`, 'keys.manage'],
+  ['exports', `${CONSOLE_BASE}/exports`, 'export.read'],
+  ['audit', `${CONSOLE_BASE}/audit`, 'audit.read'],
 ];
 
 /** The test/live banner: on every page, in colour and in words, with the switch to the other mode. */
@@ -157,7 +157,7 @@ export function consolePage(options: ConsolePageOptions): HtmlResult {
   const chrome = session
     ? html`${modeBanner(session, path, words)}
 <header><nav aria-label="${words.navLabel}">
-${NAV.map(([page, href]) => html`<a href="${href}"${path === href ? new Html(' aria-current="page"') : ''}>${words.nav[page]}</a>`)}
+${NAV.filter(([, , needs]) => !needs || mayPerform(session.role, needs)).map(([page, href]) => html`<a href="${href}"${path === href ? new Html(' aria-current="page"') : ''}>${words.nav[page]}</a>`)}
 <span class="who">${session.user} (${session.role}, ${session.account})</span>
 <form method="post" action="${CONSOLE_BASE}/sign-out">${csrfField(session)}<button type="submit">${words.signOut}</button></form>
 </nav></header>`

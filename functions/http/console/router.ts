@@ -51,6 +51,7 @@ export type ConsoleDependencies = ConsoleSessionDependencies &
  * POST but signing in and out), and the pages some roles may not read. Any other page only reads.
  */
 export const ACTION_OF: Readonly<Record<string, ConsoleAction>> = {
+  'GET /console/links/new': 'link.create',
   'POST /console/links': 'link.create',
   'POST /console/links/{id}/cancel': 'link.cancel',
   'POST /console/links/{id}/refunds': 'refund.create',
