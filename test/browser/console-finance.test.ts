@@ -25,13 +25,13 @@ afterAll(async () => {
   await fixture?.stop();
 });
 
-/** A page at a laptop's size, signed in to acme with `role`, on the overview where sign-in lands. */
+/** A page at a laptop's size, signed in to acme with `role`: on the overview, where sign-in lands. */
 async function signedIn(browser: Browser, role: ConsoleRole, locale = 'en'): Promise<Page> {
   const context = await browser.newContext({ viewport: { width: 1366, height: 768 }, locale });
   const page = await context.newPage();
   await page.goto(await consoleSignInLink(fixture.stack.baseUrl, 'acme', role));
   await page.locator('button[type=submit]').click();
-  await page.waitForURL(/\/console\/(overview|links)$/);
+  await page.waitForURL(/\/console\/overview$/);
   return page;
 }
 
@@ -42,6 +42,31 @@ async function assessPage(page: Page, name?: string) {
     await page.screenshot({ path: join(screenshotsDir, `${name}.png`), fullPage: true });
   }
 }
+
+describe('landing', () => {
+  it('lands on the overview, whose charts read at 12 px at least as drawn on the screen', async () => {
+    const page = await signedIn(fixture.browser, 'finance');
+
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Overview');
+    // Each text's font size times the scale it is drawn at (rotated labels included), for every text shown.
+    const sizes = await page.locator('.chart svg text').evaluateAll((texts) =>
+      // Runs in the page, where the DOM globals exist; this project's TypeScript has no DOM library.
+      texts
+        .filter((text) => text.textContent?.trim())
+        .map((text) => {
+          const ctm = (text as unknown as { getScreenCTM(): { a: number; b: number } }).getScreenCTM();
+          const { getComputedStyle } = globalThis as unknown as {
+            getComputedStyle: (node: unknown) => { fontSize: string };
+          };
+          return Number.parseFloat(getComputedStyle(text).fontSize) * Math.hypot(ctm.a, ctm.b);
+        }),
+    );
+    expect(sizes.length).toBeGreaterThan(0);
+    expect(Math.min(...sizes)).toBeGreaterThanOrEqual(12);
+    await assessPage(page);
+    await page.context().close();
+  });
+});
 
 describe('webhooks as the merchant sees them', () => {
   it('shows which recipient got an event: none set on the link, delivered to the endpoint; redelivers there', async () => {

@@ -57,7 +57,7 @@ async function signedIn(
   await page
     .getByRole('button', { name: (await loadConsoleMessages(language as 'en')).signInButton })
     .click();
-  await page.waitForURL(/\/console\/links$/);
+  await page.waitForURL(/\/console\/overview$/);
   return page;
 }
 
@@ -139,6 +139,8 @@ describe('the console in the browser’s language', () => {
       const page = await signedIn(fixture.browser, language);
 
       expect(await page.getAttribute('html', 'lang')).toBe(language);
+      expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(words.overview.title);
+      await page.getByRole('link', { name: words.nav.links, exact: true }).click();
       expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(words.links.title);
       await assessPage(page, language === 'de' ? 'links-de' : undefined);
       await page.getByRole('link', { name: words.nav.overview }).click();

@@ -45,7 +45,7 @@ describe('the merchant console in Chromium', () => {
   let linkUrl: string;
   let checkoutUrl: string;
 
-  it('signs in from the keyboard with a one-time link, in test mode', async () => {
+  it('signs in from the keyboard with a one-time link, in test mode, onto the overview', async () => {
     await page.goto(await consoleSignInLink(fixture.stack.baseUrl, 'acme', 'admin'));
     await assessPage('sign-in');
 
@@ -53,8 +53,9 @@ describe('the merchant console in Chromium', () => {
     expect(await page.locator(':focus').textContent()).toBe('Sign in');
     await page.keyboard.press('Enter');
 
-    await page.waitForURL(/\/console\/links$/);
+    await page.waitForURL(/\/console\/overview$/);
     expect(await page.getByRole('status').first().textContent()).toContain('TEST MODE');
+    await page.getByRole('link', { name: 'Links', exact: true }).click();
     await assessPage('links');
   });
 

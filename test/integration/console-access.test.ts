@@ -56,6 +56,7 @@ describe('console sign-in links', () => {
     expect(String(first.headers['set-cookie'])).toMatch(
       /^console_session=[\w-]{43}; Path=\/console; HttpOnly; SameSite=Strict$/,
     );
+    expect(first.headers.location).toBe('/console/overview');
     expect([replayed.status, forged.status, expired.status]).toEqual([401, 401, 401]);
     expect(replayed.headers['set-cookie']).toBeUndefined();
   });

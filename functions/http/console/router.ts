@@ -228,7 +228,8 @@ async function signIn(
     const body = signInBody(words.signInRefused, undefined, words);
     return consolePage({ status: 401, title: words.signInTitle, body, ...page });
   }
-  return consoleRedirect(`${CONSOLE_BASE}/links`, page.https, [
+  // The overview first: what happened since the last visit, before any list.
+  return consoleRedirect(`${CONSOLE_BASE}/overview`, page.https, [
     sessionCookie(signedIn.sessionId, page.https),
   ]);
 }
@@ -238,7 +239,7 @@ async function sessionRoutes(request: ConsoleRequest, deps: ConsoleDependencies)
   const { route, session, https, language } = request;
   switch (route) {
     case 'GET /console':
-      return consoleRedirect(`${CONSOLE_BASE}/links`, https);
+      return consoleRedirect(`${CONSOLE_BASE}/overview`, https);
     case 'POST /console/sign-out':
       await endSession(deps, session);
       await request.audit('session.sign-out', null);
