@@ -85,6 +85,7 @@ export const routes = [
   { method: 'GET', path: '/console/links/{id}', handler: 'console' },
   { method: 'POST', path: '/console/links/{id}/cancel', handler: 'console' },
   { method: 'POST', path: '/console/links/{id}/refunds', handler: 'console' },
+  { method: 'GET', path: '/console/links/{id}/payments/{payment_id}', handler: 'console' },
   { method: 'GET', path: '/console/audit', handler: 'console' },
   { method: 'GET', path: '/console/exports', handler: 'console' },
   { method: 'POST', path: '/console/exports', handler: 'console' },

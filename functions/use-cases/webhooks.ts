@@ -1,4 +1,5 @@
 import { NotFoundError } from '../domain/errors.ts';
+import { eventConcernsPayment } from '../domain/link-events.ts';
 import type { Principal } from '../domain/principal.ts';
 import { type EventLogEntry, isLinkEvent, OUTBOX_GRACE_MS, toEventLogEntry } from '../domain/webhook.ts';
 import { logger } from '../logger.ts';
@@ -54,17 +55,24 @@ export interface EventLogDependencies {
   now: () => Date;
 }
 
-/** The delivery log of the caller's link: its committed events (orphans never show), oldest first. */
+/**
+ * The delivery log of the caller's link: its committed events (orphans never show), oldest first; with
+ * `paymentId`, only those about that payment (`eventConcernsPayment`), for the payment's timeline.
+ */
 export async function listLinkEvents(
   deps: EventLogDependencies,
   principal: Principal,
   linkId: string,
+  paymentId?: string,
 ): Promise<EventLogEntry[]> {
   const link = await getPaymentLink(deps, principal, linkId);
   // The link names its events, oldest first: strongly consistent reads by id, so an event shows the moment its
   // transition commits (an index would lag), and an orphan never shows.
   const events = await deps.events.getMany(link.event_ids.map((id) => ({ id, mode: link.mode })));
-  return events.filter((event) => event !== undefined && isLinkEvent(event)).map(toEventLogEntry);
+  return events
+    .filter((event) => event !== undefined && isLinkEvent(event))
+    .filter((event) => paymentId === undefined || eventConcernsPayment(event, paymentId))
+    .map(toEventLogEntry);
 }
 
 /**

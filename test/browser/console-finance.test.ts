@@ -4,6 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConsoleRole } from '../../functions/domain/console-access.ts';
 import { axeViolations } from '../support/axe.ts';
+import { seedPayment } from '../support/books.ts';
 import { type BrowserStack, startBrowserStack } from '../support/browser.ts';
 import { createLink } from '../support/checkout-helpers.ts';
 import { consoleSignInLink } from '../support/console.ts';
@@ -11,7 +12,8 @@ import { eventually, type Receiver, startReceiver } from '../support/webhooks.ts
 
 /**
  * The console's tasks as a finance person does them, at 1,366 × 768 (docs/console.md): which recipient got a
- * webhook, and redelivering it; a viewer sees no control it cannot use. axe on every page; with UPDATE_SCREENSHOTS=1 the pages are saved to docs/console/.
+ * webhook, and redelivering it; today's total, in tables that fit the screen; a payment's page; a viewer sees no
+ * control it cannot use. axe on every page; with UPDATE_SCREENSHOTS=1 the pages are saved to docs/console/.
  */
 let fixture: BrowserStack;
 let erp: Receiver;
@@ -124,6 +126,68 @@ describe('only what the role can do', () => {
     await nav.getByRole('link', { name: 'PSPs' }).click();
     expect(await page.getByRole('textbox').count()).toBe(0);
     await assessPage(page);
+    await page.context().close();
+  });
+});
+
+/** Whether the page scrolls sideways (its content wider than the window). */
+const scrollsSideways = (page: Page) =>
+  page.evaluate(() => {
+    // Runs in the page, where the DOM globals exist; this project's TypeScript has no DOM library.
+    const { document } = globalThis as unknown as {
+      document: { documentElement: { scrollWidth: number; clientWidth: number } };
+    };
+    return document.documentElement.scrollWidth > document.documentElement.clientWidth;
+  });
+
+describe('lists that fit and add up', () => {
+  it("shows today's totals per currency, every list without sideways scrolling, and a payment's page", async () => {
+    const link = await createLink(fixture.stack, fixture.acme.api_key, { description: 'Totals' });
+    const now = new Date().toISOString();
+    const paid = await seedPayment('acme', {
+      created_at: now,
+      link_id: link.id,
+      amount: { value: '49.90', currency: 'EUR' },
+      refunded_minor: 1000,
+      client_reference_id: 'order-4711-b',
+      buyer: { email: 'fin@example.com', name: 'Fin Buyer' },
+    });
+    await seedPayment('acme', {
+      created_at: now,
+      link_id: link.id,
+      amount: { value: '10.10', currency: 'EUR' },
+    });
+    const page = await signedIn(fixture.browser, 'finance');
+
+    await page.getByRole('link', { name: 'Payments', exact: true }).click();
+    await page.getByRole('link', { name: 'Today' }).click();
+    const totals = (await page.locator('table.totals').textContent()) ?? '';
+    expect(totals).toMatch(/EUR\s*2\s*€60\.00\s*€10\.00\s*€0\.00\s*€50\.00/);
+    expect(await scrollsSideways(page)).toBe(false);
+    await assessPage(page, 'payments-today');
+
+    await page.getByRole('link', { name: paid.id }).click();
+    const details = (await page.locator('dl').textContent()) ?? '';
+    expect(details).toMatch(/Refunded\s*€10\.00\s*Remaining\s*€39\.90/);
+    expect(details).toContain('Fin Buyer');
+    expect(await page.getByRole('list').last().textContent()).toMatch(/UTC: Sent to the payment page of/);
+    expect(await scrollsSideways(page)).toBe(false);
+    await assessPage(page, 'payment');
+
+    for (const [nav, path] of [
+      ['Refunds', '/console/refunds'],
+      ['Links', '/console/links'],
+      ['Webhooks', '/console/webhooks'],
+    ] as const) {
+      await page
+        .getByRole('navigation', { name: 'Console' })
+        .getByRole('link', { name: nav, exact: true })
+        .click();
+      expect(new URL(page.url()).pathname).toBe(path);
+      expect(await scrollsSideways(page)).toBe(false);
+    }
+    await page.goto(`${fixture.stack.baseUrl}/console/links/${link.id}`);
+    expect(await scrollsSideways(page)).toBe(false);
     await page.context().close();
   });
 });

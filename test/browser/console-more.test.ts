@@ -17,6 +17,7 @@ import { consoleSignInLink } from '../support/console.ts';
 let fixture: BrowserStack;
 /** A link of acme with a paid payment whose buyer is known, for its page and the erasure's confirmation. */
 let linkId: string;
+let paymentId: string;
 const screenshotsDir = join(import.meta.dirname, '..', '..', 'docs', 'console');
 
 beforeAll(async () => {
@@ -32,12 +33,14 @@ beforeAll(async () => {
     ),
   );
   linkId = (await createLink(fixture.stack, fixture.acme.api_key, { collect: { email: 'required' } })).id;
-  await seedPayment('acme', {
-    created_at: day(0),
-    link_id: linkId,
-    amount: { value: '10.50', currency: 'EUR' },
-    buyer: { email: 'ada.browser@example.com', name: 'Ada Browser' },
-  });
+  paymentId = (
+    await seedPayment('acme', {
+      created_at: day(0),
+      link_id: linkId,
+      amount: { value: '10.50', currency: 'EUR' },
+      buyer: { email: 'ada.browser@example.com', name: 'Ada Browser' },
+    })
+  ).id;
 });
 afterAll(async () => {
   await fixture?.stop();
@@ -116,6 +119,12 @@ async function assessBooksAndLink(page: Page, language: PageLanguage) {
   await assessPage(page);
   await page.getByRole('link', { name: words.nav.payments, exact: true }).click();
   expect(await h1()).toBe(words.books.payments);
+  await assessPage(page);
+  await page.getByRole('link', { name: words.books.presets.today }).click();
+  expect(await page.locator('table.totals').count()).toBe(1);
+  await assessPage(page);
+  await page.getByRole('link', { name: paymentId }).click();
+  expect(await h1()).toBe(words.payment.title(paymentId));
   await assessPage(page);
   await page.getByRole('link', { name: words.buyer.erase }).first().click();
   expect(await h1()).toBe(words.books.eraseTitle);

@@ -2,6 +2,7 @@ import { ValidationError } from '../../domain/errors.ts';
 import type { PageLanguage } from '../../domain/locale.ts';
 import { decodeCursor, encodeCursor } from '../../domain/page-cursor.ts';
 import { LINK_STATUSES, type LinkFilter } from '../../domain/payment-link.ts';
+import type { BookExportDependencies } from '../../use-cases/book-exports.ts';
 import { type BooksDependencies, listBookPayments } from '../../use-cases/books.ts';
 import { getPaymentLink } from '../../use-cases/link-transitions.ts';
 import { cancelPaymentLink, createPaymentLink, listPaymentLinks } from '../../use-cases/payment-links.ts';
@@ -20,13 +21,18 @@ import { validate } from '../validate.ts';
 import { createRequestOf, newLinkBody, typedDecimal } from './link-form.ts';
 import { type ConsoleMessages, consoleMessages } from './messages.ts';
 import { CONSOLE_BASE, consolePage, consoleRedirect } from './page.ts';
+import { connectionNames } from './payment-cells.ts';
 import type { ConsoleRequest } from './request.ts';
 import { type FieldError, type LinksSearch, linkBody, linksBody } from './views.ts';
 
 export type LinkPageDependencies = Parameters<typeof cancelPaymentLink>[0] &
   RefundDependencies &
   EventLogDependencies &
-  BooksDependencies & { allowPrivateTargets: boolean };
+  BooksDependencies & {
+    allowPrivateTargets: boolean;
+    /** The connections, whose names the payments show. */
+    psps: BookExportDependencies['connections'];
+  };
 
 /** Links on one page of the list. */
 const PAGE_SIZE = 25;
@@ -187,10 +193,11 @@ async function linkPage(
 ): Promise<HtmlResult> {
   const { session, language } = request;
   const link = await getPaymentLink(deps, session, id);
-  const [payments, refunds, events] = await Promise.all([
+  const [payments, refunds, events, names] = await Promise.all([
     listPayments(deps, session, id),
     listRefunds(deps, session, id),
     listLinkEvents(deps, session, id),
+    connectionNames(deps.psps, session),
   ]);
   return consolePage({
     status: extra.status ?? 200,
@@ -205,6 +212,7 @@ async function linkPage(
         payments,
         refunds,
         events,
+        names,
         notice: noticeOf(extra.notice, language),
         ...(extra.errors && { errors: extra.errors }),
       },

@@ -23,12 +23,12 @@ nav{display:flex;flex-wrap:wrap;gap:1rem;align-items:center;padding:.75rem 1rem;
 nav a{color:#0b4fbf}nav a[aria-current=page]{font-weight:700;color:#1b1b1f}
 nav .who{margin-left:auto}
 nav form{display:inline}
-main{max-width:64rem;margin:0 auto;padding:1rem}
+main{max-width:80rem;margin:0 auto;padding:1rem}
 h1{font-size:1.5rem}
 a{color:#0b4fbf}
 a:focus-visible,button:focus-visible,input:focus-visible,select:focus-visible,textarea:focus-visible{outline:3px solid #0b4fbf;outline-offset:2px}
 table{width:100%;border-collapse:collapse;margin:0 0 1.5rem}
-th,td{padding:.4rem .5rem;border-bottom:1px solid #ccc;text-align:left;vertical-align:top}
+th,td{padding:.4rem .5rem;border-bottom:1px solid #ccc;text-align:left;vertical-align:top;overflow-wrap:anywhere}
 label{display:block;font-weight:600;margin:.75rem 0 .25rem}
 input,select,textarea{padding:.5rem;border:1px solid #6b7280;border-radius:.25rem;font:inherit}
 button{padding:.5rem 1rem;border:0;border-radius:.25rem;font:inherit;font-weight:600;cursor:pointer;background:#0b4fbf;color:#fff}
@@ -45,6 +45,9 @@ fieldset{border:1px solid #ccc;border-radius:.25rem;margin:1rem 0;padding:.5rem 
 legend{font-weight:600}
 label.choice{display:inline-block;font-weight:normal;margin:.25rem 1rem .25rem 0}
 code{overflow-wrap:anywhere}
+.nowrap{white-space:nowrap}
+.presets{display:flex;flex-wrap:wrap;gap:1rem;list-style:none;padding:0}.presets a[aria-current]{font-weight:700;color:#1b1b1f}
+.totals{width:auto}.totals caption{text-align:left;font-weight:600}
 .chart{margin:1rem 0}.chart svg{max-width:100%;height:auto}figcaption{font-weight:600}
 textarea{font-family:ui-monospace,monospace;width:100%;box-sizing:border-box}
 `;

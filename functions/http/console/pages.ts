@@ -2,6 +2,7 @@ import type { HtmlResult } from '../html-handler.ts';
 import { type BooksPageDependencies, booksRoutes } from './books.ts';
 import { type KeysPageDependencies, keyRoutes } from './keys.ts';
 import { type LinkPageDependencies, linkRoutes } from './links.ts';
+import { paymentRoutes } from './payment-page.ts';
 import { type PspPageDependencies, pspRoutes } from './psps.ts';
 import type { ConsoleRequest } from './request.ts';
 import { type SettingsPageDependencies, settingsRoutes } from './settings.ts';
@@ -27,6 +28,7 @@ export async function pageRoutes(
 ): Promise<HtmlResult | undefined> {
   return (
     (await linkRoutes(request, deps)) ??
+    (await paymentRoutes(request, deps)) ??
     (await webhookRoutes(request, deps)) ??
     (await pspRoutes(request, deps)) ??
     (await settingsRoutes(request, deps)) ??

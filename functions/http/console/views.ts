@@ -10,8 +10,7 @@ import type { PaymentLinkResource } from '../api/resources.ts';
 import { formatAmount, Html, html } from '../html.ts';
 import { type ConsoleMessages, consoleMessages } from './messages.ts';
 import { CONSOLE_BASE, csrfField, when } from './page.ts';
-import { answersText, buyerText, eraseLink, statusText } from './payment-cells.ts';
-import { routingCell } from './routing-cell.ts';
+import { connectionText, paymentPath, statusText } from './payment-cells.ts';
 
 /** A field's error, as the validation of the API reports it (`/amount/value`: "…"). */
 export interface FieldError {
@@ -81,20 +80,23 @@ ${searchInput('reference', words.reference, search.reference, search)}
 <tbody>${rows.length ? rows : html`<tr><td colspan="5">${words.none}</td></tr>`}</tbody></table>${more}`;
 }
 
-/** A link's payments, with what each buyer gave as the account-wide list shows it (payment-cells.ts). */
-function paymentsTable(payments: PaymentResource[], session: ConsoleSession, language: PageLanguage): Html {
+/** A link's payments, in the columns that fit; each id opens the payment's page, with its buyer and timeline. */
+function paymentsTable(
+  payments: PaymentResource[],
+  link: PaymentLinkResource,
+  names: ReadonlyMap<string, string>,
+  language: PageLanguage,
+): Html {
   const { link: words, columns } = consoleMessages(language);
   const rows = payments.map(
     (
       payment,
-    ) => html`<tr><td>${payment.id}</td><td>${statusText(payment, language)}</td><td>${formatAmount(payment.amount, language)}</td>
-<td>${payment.provider} (${payment.connection_id})</td>
-<td>${routingCell(payment.routing, language)}</td>
-<td>${payment.client_reference_id ?? '–'}</td><td>${buyerText(payment.buyer ?? null, session, language)}</td>
-<td>${answersText(payment, language)}</td><td>${when(payment.created_at)}</td><td>${eraseLink(payment, session, language) ?? ''}</td></tr>`,
+    ) => html`<tr><td><a href="${paymentPath({ id: payment.id, link_id: link.id })}">${payment.id}</a></td><td>${statusText(payment, language)}</td>
+<td class="nowrap">${formatAmount(payment.amount, language)}</td><td>${connectionText(payment, names)}</td>
+<td>${payment.client_reference_id ?? '–'}</td><td class="nowrap">${when(payment.created_at)}</td></tr>`,
   );
-  return html`<h2>${consoleMessages(language).books.payments}</h2><table><thead><tr><th scope="col">${columns.payment}</th><th scope="col">${columns.status}</th><th scope="col">${columns.amount}</th><th scope="col">${columns.provider}</th><th scope="col">${columns.routing}</th><th scope="col">${columns.reference}</th><th scope="col">${columns.buyer}</th><th scope="col">${columns.answers}</th><th scope="col">${columns.started}</th><th scope="col"><span class="muted">${columns.personalData}</span></th></tr></thead>
-<tbody>${rows.length ? rows : html`<tr><td colspan="10">${words.noPayments}</td></tr>`}</tbody></table>`;
+  return html`<h2>${consoleMessages(language).books.payments}</h2><table><thead><tr><th scope="col">${columns.payment}</th><th scope="col">${columns.status}</th><th scope="col">${columns.amount}</th><th scope="col">${columns.provider}</th><th scope="col">${columns.reference}</th><th scope="col">${columns.started}</th></tr></thead>
+<tbody>${rows.length ? rows : html`<tr><td colspan="6">${words.noPayments}</td></tr>`}</tbody></table>`;
 }
 
 function refundForm(
@@ -183,6 +185,8 @@ export interface LinkPageData {
   payments: PaymentResource[];
   refunds: Refund[];
   events: EventLogEntry[];
+  /** The connections' names by id. */
+  names: ReadonlyMap<string, string>;
   notice?: string | undefined;
   errors?: readonly FieldError[];
 }
@@ -214,7 +218,7 @@ ${data.errors?.length ? html`<div class="error" role="alert"><ul>${data.errors.m
 <dt>${words.expires}</dt><dd>${when(link.expires_at)}</dd></dl>
 <div class="qr">${qr}</div>
 ${cancel}
-${paymentsTable(data.payments, session, language)}
+${paymentsTable(data.payments, link, data.names, language)}
 ${refundForm(session, link, data.payments, language)}
 ${refundsTable(data.refunds, language)}
 ${webhooksTable(data.events, language)}`;

@@ -1,4 +1,5 @@
 import type { CollectRequirement } from '../../../domain/buyer.ts';
+import { paymentDe } from './payment-de.ts';
 import type { ConsoleMessages } from './texts.ts';
 import { webhooksDe } from './webhooks-de.ts';
 
@@ -151,6 +152,27 @@ export const consoleDe: ConsoleMessages = {
     noRefunds: 'Keine Erstattungen.',
     partlyRefunded: (left) => `teilweise erstattet, ${left} übrig`,
     refunded: 'erstattet',
+    presets: {
+      today: 'Heute',
+      yesterday: 'Gestern',
+      last7: 'Letzte 7 Tage',
+      last30: 'Letzte 30 Tage',
+      thisMonth: 'Dieser Monat',
+    },
+    presetsLabel: 'Zeitraum',
+    totals: {
+      caption: (from, to) => `Summen der ausgewählten erfolgreichen Zahlungen, ${from} bis ${to}`,
+      currency: 'Währung',
+      payments: 'Zahlungen',
+      gross: 'Brutto',
+      refunded: 'Erstattet',
+      fees: 'Gebühren',
+      net: 'Netto',
+      withoutFee: (count) => `${count} ohne bekannte Gebühr, ohne Gebühr gezählt.`,
+      partial:
+        'Der Zeitraum enthält mehr Zahlungen, als eine Seite summiert: Dies sind die Summen der ersten 10.000.',
+      pickPeriod: 'Wählen Sie einen Zeitraum, um seine Summen zu sehen.',
+    },
     older: 'Ältere',
     filter: 'Filtern',
     from: 'Erstellt ab (UTC)',
@@ -358,6 +380,7 @@ export const consoleDe: ConsoleMessages = {
     webhookUrl: 'Webhook-URL (optional: wohin die Ereignisse dieses Links gesendet werden)',
     create: 'Link erstellen',
   },
+  payment: paymentDe,
   webhooks: webhooksDe,
   hostedSignIn: {
     refused:

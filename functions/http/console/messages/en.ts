@@ -1,4 +1,5 @@
 import type { CollectRequirement } from '../../../domain/buyer.ts';
+import { paymentEn } from './payment-en.ts';
 import type { ConsoleMessages } from './texts.ts';
 import { webhooksEn } from './webhooks-en.ts';
 
@@ -143,6 +144,27 @@ export const consoleEn: ConsoleMessages = {
     noRefunds: 'No refunds.',
     partlyRefunded: (left) => `partly refunded, ${left} left`,
     refunded: 'refunded',
+    presets: {
+      today: 'Today',
+      yesterday: 'Yesterday',
+      last7: 'Last 7 days',
+      last30: 'Last 30 days',
+      thisMonth: 'This month',
+    },
+    presetsLabel: 'Period',
+    totals: {
+      caption: (from, to) => `Totals of the succeeded payments selected, ${from} to ${to}`,
+      currency: 'Currency',
+      payments: 'Payments',
+      gross: 'Gross',
+      refunded: 'Refunded',
+      fees: 'Fees',
+      net: 'Net',
+      withoutFee: (count) => `${count} without a known fee, counted with none.`,
+      partial:
+        'The period holds more payments than one page adds up: these are the totals of the first 10,000.',
+      pickPeriod: 'Pick a period to see its totals.',
+    },
     older: 'Older',
     filter: 'Filter',
     from: 'Created from (UTC)',
@@ -344,6 +366,7 @@ export const consoleEn: ConsoleMessages = {
     webhookUrl: "Webhook URL (optional: where this link's events are sent)",
     create: 'Create link',
   },
+  payment: paymentEn,
   webhooks: webhooksEn,
   hostedSignIn: {
     refused: 'Signing in did not complete, or your user has no account and role in this console.',

@@ -1,4 +1,5 @@
 import type { CollectRequirement } from '../../../domain/buyer.ts';
+import { paymentEs } from './payment-es.ts';
 import type { ConsoleMessages } from './texts.ts';
 import { webhooksEs } from './webhooks-es.ts';
 
@@ -144,6 +145,27 @@ export const consoleEs: ConsoleMessages = {
     noRefunds: 'No hay reembolsos.',
     partlyRefunded: (left) => `reembolsado en parte, quedan ${left}`,
     refunded: 'reembolsado',
+    presets: {
+      today: 'Hoy',
+      yesterday: 'Ayer',
+      last7: 'Últimos 7 días',
+      last30: 'Últimos 30 días',
+      thisMonth: 'Este mes',
+    },
+    presetsLabel: 'Periodo',
+    totals: {
+      caption: (from, to) => `Totales de los pagos correctos seleccionados, del ${from} al ${to}`,
+      currency: 'Moneda',
+      payments: 'Pagos',
+      gross: 'Bruto',
+      refunded: 'Reembolsado',
+      fees: 'Comisiones',
+      net: 'Neto',
+      withoutFee: (count) => `${count} sin comisión conocida, contados sin ella.`,
+      partial:
+        'El periodo tiene más pagos de los que suma una página: estos son los totales de los primeros 10.000.',
+      pickPeriod: 'Elija un periodo para ver sus totales.',
+    },
     older: 'Anteriores',
     filter: 'Filtrar',
     from: 'Creado desde (UTC)',
@@ -357,6 +379,7 @@ export const consoleEs: ConsoleMessages = {
     webhookUrl: 'URL de webhook (opcional: adónde se envían los eventos de este enlace)',
     create: 'Crear enlace',
   },
+  payment: paymentEs,
   webhooks: webhooksEs,
   hostedSignIn: {
     refused: 'El inicio de sesión no se completó, o su usuario no tiene cuenta ni rol en esta consola.',

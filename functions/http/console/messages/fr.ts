@@ -1,4 +1,5 @@
 import type { CollectRequirement } from '../../../domain/buyer.ts';
+import { paymentFr } from './payment-fr.ts';
 import type { ConsoleMessages } from './texts.ts';
 import { webhooksFr } from './webhooks-fr.ts';
 
@@ -147,6 +148,27 @@ export const consoleFr: ConsoleMessages = {
     noRefunds: 'Aucun remboursement.',
     partlyRefunded: (left) => `remboursé en partie, reste ${left}`,
     refunded: 'remboursé',
+    presets: {
+      today: 'Aujourd’hui',
+      yesterday: 'Hier',
+      last7: '7 derniers jours',
+      last30: '30 derniers jours',
+      thisMonth: 'Ce mois-ci',
+    },
+    presetsLabel: 'Période',
+    totals: {
+      caption: (from, to) => `Totaux des paiements réussis sélectionnés, du ${from} au ${to}`,
+      currency: 'Devise',
+      payments: 'Paiements',
+      gross: 'Brut',
+      refunded: 'Remboursé',
+      fees: 'Frais',
+      net: 'Net',
+      withoutFee: (count) => `${count} sans frais connus, comptés sans frais.`,
+      partial:
+        'La période compte plus de paiements qu’une page n’en additionne : voici les totaux des 10 000 premiers.',
+      pickPeriod: 'Choisissez une période pour voir ses totaux.',
+    },
     older: 'Plus anciens',
     filter: 'Filtrer',
     from: 'Créé à partir du (UTC)',
@@ -358,6 +380,7 @@ export const consoleFr: ConsoleMessages = {
     webhookUrl: 'URL de webhook (facultatif : où sont envoyés les événements de ce lien)',
     create: 'Créer le lien',
   },
+  payment: paymentFr,
   webhooks: webhooksFr,
   hostedSignIn: {
     refused: 'La connexion n’a pas abouti, ou votre utilisateur n’a ni compte ni rôle dans cette console.',

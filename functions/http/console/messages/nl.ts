@@ -1,4 +1,5 @@
 import type { CollectRequirement } from '../../../domain/buyer.ts';
+import { paymentNl } from './payment-nl.ts';
 import type { ConsoleMessages } from './texts.ts';
 import { webhooksNl } from './webhooks-nl.ts';
 
@@ -147,6 +148,27 @@ export const consoleNl: ConsoleMessages = {
     noRefunds: 'Geen terugbetalingen.',
     partlyRefunded: (left) => `deels terugbetaald, nog ${left}`,
     refunded: 'terugbetaald',
+    presets: {
+      today: 'Vandaag',
+      yesterday: 'Gisteren',
+      last7: 'Laatste 7 dagen',
+      last30: 'Laatste 30 dagen',
+      thisMonth: 'Deze maand',
+    },
+    presetsLabel: 'Periode',
+    totals: {
+      caption: (from, to) => `Totalen van de gekozen geslaagde betalingen, ${from} tot en met ${to}`,
+      currency: 'Valuta',
+      payments: 'Betalingen',
+      gross: 'Bruto',
+      refunded: 'Terugbetaald',
+      fees: 'Kosten',
+      net: 'Netto',
+      withoutFee: (count) => `${count} zonder bekende kosten, zonder kosten meegeteld.`,
+      partial:
+        'De periode heeft meer betalingen dan één pagina optelt: dit zijn de totalen van de eerste 10.000.',
+      pickPeriod: 'Kies een periode om de totalen te zien.',
+    },
     older: 'Oudere',
     filter: 'Filteren',
     from: 'Aangemaakt vanaf (UTC)',
@@ -353,6 +375,7 @@ export const consoleNl: ConsoleMessages = {
     webhookUrl: 'Webhook-URL (optioneel: waar de gebeurtenissen van deze link heen gaan)',
     create: 'Link aanmaken',
   },
+  payment: paymentNl,
   webhooks: webhooksNl,
   hostedSignIn: {
     refused: 'Het aanmelden is niet voltooid, of je gebruiker heeft geen account en rol in deze console.',

@@ -1,6 +1,8 @@
 import type { BuyerDetail, CollectRequirement } from '../../../domain/buyer.ts';
 import type { CustomFieldType } from '../../../domain/custom-fields.ts';
 import type { Mode } from '../../../domain/principal.ts';
+import type { DatePreset } from '../../../domain/time-zones.ts';
+import type { PaymentTexts } from './payment-texts.ts';
 import type { WebhookTexts } from './webhook-texts.ts';
 
 /**
@@ -151,6 +153,24 @@ export interface ConsoleMessages {
     partlyRefunded: (left: string) => string;
     /** A succeeded payment refunded in full. */
     refunded: string;
+    /** The one-click periods, days of the account's time zone (`presetPeriods`), and their group's name. */
+    presets: Record<DatePreset, string>;
+    presetsLabel: string;
+    /** The totals of the selection per currency (`GET /v1/payments/summary`'s use case). */
+    totals: {
+      caption: (from: string, to: string) => string;
+      currency: string;
+      payments: string;
+      gross: string;
+      refunded: string;
+      fees: string;
+      net: string;
+      /** Succeeded payments whose fee is not known, counted with none. */
+      withoutFee: (count: number) => string;
+      /** The period held more payments than one request adds up. */
+      partial: string;
+      pickPeriod: string;
+    };
     older: string;
     filter: string;
     from: string;
@@ -347,6 +367,8 @@ export interface ConsoleMessages {
     webhookUrl: string;
     create: string;
   };
+  /** A payment's own page (payment-texts.ts). */
+  payment: PaymentTexts;
   /** The webhooks page, an event's and an endpoint's (webhook-texts.ts). */
   webhooks: WebhookTexts;
   /** The deployed stack's sign-in through the user pool's hosted page. */
