@@ -86,6 +86,7 @@ export const routes = [
   { method: 'POST', path: '/console/links/{id}/cancel', handler: 'console' },
   { method: 'POST', path: '/console/links/{id}/refunds', handler: 'console' },
   { method: 'GET', path: '/console/links/{id}/payments/{payment_id}', handler: 'console' },
+  { method: 'GET', path: '/console/links/{id}/payments/{payment_id}/refund', handler: 'console' },
   { method: 'GET', path: '/console/audit', handler: 'console' },
   { method: 'GET', path: '/console/exports', handler: 'console' },
   { method: 'POST', path: '/console/exports', handler: 'console' },

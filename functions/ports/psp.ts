@@ -4,7 +4,7 @@ import type { Provider, PspConnection } from '../domain/connection.ts';
 import { InvalidNotificationError } from '../domain/errors.ts';
 import type { Amount } from '../domain/money.ts';
 import type { PaymentFailureCode, PaymentState } from '../domain/payment.ts';
-import type { PaymentLink, PspSession } from '../domain/payment-link.ts';
+import type { PaymentLink, PspSession, RefundReason } from '../domain/payment-link.ts';
 import type { PaymentMethod } from '../domain/payment-methods.ts';
 import type { Mode } from '../domain/principal.ts';
 
@@ -124,6 +124,11 @@ export interface PspRefundRequest {
   amount: Amount;
   /** The link's description, for PSPs that show the refund to the buyer (Mollie); absent or null when it has none. */
   description?: string | null;
+  /**
+   * Why, when the merchant said (`Refund.reason`), for PSPs that take one (Stripe's `reason` has the same words
+   * but `other`); an adapter whose PSP takes none leaves it.
+   */
+  reason?: RefundReason;
 }
 
 export interface PspRefundStatus {

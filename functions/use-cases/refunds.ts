@@ -91,6 +91,8 @@ export async function createRefund(
   refundId: string = newId('re'),
   /** The payment to refund: required on a reusable link; a single-use link's own payment by default. */
   paymentId?: string,
+  /** Why, when the merchant says: stored on the refund, and so handed to the PSP with it. */
+  why?: Parameters<typeof requestRefund>[5],
 ): Promise<Refund> {
   let link: PaymentLink;
   let refund: Refund;
@@ -98,7 +100,7 @@ export async function createRefund(
     link = await getPaymentLink(deps, principal, linkId);
     const made = link.refunds.find((candidate) => candidate.id === refundId);
     if (made) return made;
-    refund = requestRefund(link, requested, refundId, deps.now(), paymentId);
+    refund = requestRefund(link, requested, refundId, deps.now(), paymentId, why);
     if (await reserve(deps, link, refund)) break;
     // Another refund took part of the amount first: decide again on what remains now (maybe a 422).
     if (attempt >= MAX_RESERVE_ATTEMPTS) {

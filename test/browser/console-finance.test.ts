@@ -13,7 +13,7 @@ import { eventually, type Receiver, startReceiver } from '../support/webhooks.ts
 /**
  * The console's tasks as a finance person does them, at 1,366 × 768 (docs/console.md): which recipient got a
  * webhook, and redelivering it; today's total, in tables that fit the screen; a payment's page; a viewer sees no
- * control it cannot use. axe on every page; with UPDATE_SCREENSHOTS=1 the pages are saved to docs/console/.
+ * control it cannot use; a part refunded with a reason after its confirmation, and what remains. axe on every page; with UPDATE_SCREENSHOTS=1 the pages are saved to docs/console/.
  */
 let fixture: BrowserStack;
 let erp: Receiver;
@@ -172,7 +172,7 @@ describe('lists that fit and add up', () => {
     expect(details).toContain('Fin Buyer');
     expect(await page.getByRole('list').last().textContent()).toMatch(/UTC: Sent to the payment page of/);
     expect(await scrollsSideways(page)).toBe(false);
-    await assessPage(page, 'payment');
+    await assessPage(page);
 
     for (const [nav, path] of [
       ['Refunds', '/console/refunds'],
@@ -188,6 +188,46 @@ describe('lists that fit and add up', () => {
     }
     await page.goto(`${fixture.stack.baseUrl}/console/links/${link.id}`);
     expect(await scrollsSideways(page)).toBe(false);
+    await page.context().close();
+  });
+});
+
+describe('a refund with its reason', () => {
+  it('refunds part of a payment after confirming the amount read back, and shows what remains', async () => {
+    const link = await createLink(fixture.stack, fixture.acme.api_key, {
+      amount: { value: '49.90', currency: 'EUR' },
+    });
+    const buyer = await fixture.browser.newPage();
+    await buyer.goto(link.checkout_url);
+    await buyer.getByRole('button', { name: 'Pay', exact: true }).click();
+    await buyer.waitForURL(`${link.checkout_url}/complete`);
+    await buyer.close();
+    const page = await signedIn(fixture.browser, 'finance');
+
+    await eventually(async () => {
+      await page.goto(`${fixture.stack.baseUrl}/console/links/${link.id}`);
+      return (await page.getByRole('table').first().textContent())?.includes('succeeded');
+    });
+    await page.getByRole('table').first().getByRole('link', { name: /^pay_/ }).click();
+    const paymentId = new URL(page.url()).pathname.split('/').pop() ?? '';
+    expect(await page.getByLabel('Amount (EUR)').inputValue()).toBe('49.90');
+    await page.getByLabel('Amount (EUR)').fill('10');
+    await page.getByLabel('Reason').selectOption('requested_by_customer');
+    await page.getByRole('button', { name: 'Review the refund' }).click();
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(
+      `Refund €10.00 of payment ${paymentId}?`,
+    );
+    expect(await page.getByRole('main').textContent()).toContain('€39.90 of the payment will remain.');
+    await assessPage(page, 'refund-confirm');
+    await page.getByRole('button', { name: 'Refund €10.00' }).click();
+
+    await page.waitForURL(/notice=refunded$/);
+    await eventually(async () => {
+      await page.reload();
+      return /Remaining\s*€39\.90/.test((await page.locator('dl').textContent()) ?? '');
+    });
+    expect(await page.getByRole('list').last().textContent()).toMatch(/Refund re_\w+ of €10\.00/);
+    await assessPage(page, 'payment');
     await page.context().close();
   });
 });

@@ -113,10 +113,13 @@ describe('the merchant console in Chromium', () => {
       await page.goto(linkUrl);
       return (await page.locator('table').first().textContent())?.includes('succeeded');
     });
+    await page.getByRole('table').first().getByRole('link', { name: /^pay_/ }).click();
     await page.getByLabel(/^Amount/).fill('5.00');
-    await page.getByRole('button', { name: 'Refund' }).click();
+    await page.getByRole('button', { name: 'Review the refund' }).click();
+    await page.getByRole('button', { name: 'Refund €5.00' }).click();
 
     await page.waitForURL(/notice=refunded$/);
+    await page.goto(linkUrl);
     const refunds = page.getByRole('table').nth(1);
     expect(await refunds.textContent()).toMatch(/succeeded.*€5\.00/s);
     await eventually(async () => {

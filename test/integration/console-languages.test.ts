@@ -52,7 +52,7 @@ async function englishOnly(): Promise<string[]> {
   return [
     link.asks,
     link.noEvents,
-    link.refundAmount,
+    payment.reasonDetail,
     columns.personalData,
     columns.answers,
     buyer.erase,

@@ -22,6 +22,7 @@ import {
   remainingOf,
   statusText,
 } from './payment-cells.ts';
+import { type RefundAsked, readRefund, refundable, refundConfirmation, refundForm } from './refund-dialog.ts';
 import type { ConsoleRequest } from './request.ts';
 import { routingCell } from './routing-cell.ts';
 
@@ -32,28 +33,73 @@ export async function paymentRoutes(
   request: ConsoleRequest,
   deps: PaymentPageDependencies,
 ): Promise<HtmlResult | undefined> {
-  if (request.route !== 'GET /console/links/{id}/payments/{payment_id}') return undefined;
-  const { id = '', payment_id: paymentId = '' } = request.event.pathParameters ?? {};
+  switch (request.route) {
+    case 'GET /console/links/{id}/payments/{payment_id}':
+      return paymentPage(request, deps);
+    case 'GET /console/links/{id}/payments/{payment_id}/refund':
+      return refundReview(request, deps);
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The refund dialog's second step: the amount and reason as they were read, to confirm; or the payment's page
+ * again, the form saying what could not be read.
+ */
+async function refundReview(request: ConsoleRequest, deps: PaymentPageDependencies): Promise<HtmlResult> {
+  const query = request.event.queryStringParameters ?? {};
+  const asked = { amount: query.amount ?? '', reason: query.reason ?? '', detail: query.detail ?? '' };
   const { session, language } = request;
-  // The link first: another account's, or the other mode's, is not found before anything else is read.
-  await getPaymentLink(deps, session, id);
-  const [payments, refunds, events, names] = await Promise.all([
-    listPayments(deps, session, id),
-    listRefunds(deps, session, id),
-    listLinkEvents(deps, session, id, paymentId),
-    connectionNames(deps.psps, session),
-  ]);
-  const payment = payments.find((candidate) => candidate.id === paymentId);
-  if (!payment) throw new NotFoundError(`No payment ${paymentId}.`);
-  const page = { payment, link_id: id, names, session, language };
-  const ofPayment = refunds.filter((refund) => refund.payment_id === paymentId);
+  const { payment } = await paymentOf(request, deps);
+  const read = readRefund(payment, asked, language);
+  if ('problem' in read) return paymentPage(request, deps, { ...asked, problem: read.problem });
   return consolePage({
-    title: consoleMessages(language).payment.title(paymentId),
+    title: consoleMessages(language).payment.refundTitle,
     https: request.https,
     session,
     path: `${CONSOLE_BASE}/payments`,
     language,
-    body: html`${paymentDetails(page)}${timeline(page, ofPayment, events)}`,
+    body: refundConfirmation(payment, read, session, language),
+  });
+}
+
+/** The payment of the route, of the session's account and mode (its link is read first), or `404`. */
+async function paymentOf(request: ConsoleRequest, deps: PaymentPageDependencies) {
+  const { id = '', payment_id: paymentId = '' } = request.event.pathParameters ?? {};
+  // The link first: another account's, or the other mode's, is not found before anything else is read.
+  await getPaymentLink(deps, request.session, id);
+  const payments = await listPayments(deps, request.session, id);
+  const payment = payments.find((candidate) => candidate.id === paymentId);
+  if (!payment) throw new NotFoundError(`No payment ${paymentId}.`);
+  return { payment: { ...payment, link_id: id }, id, paymentId };
+}
+
+async function paymentPage(
+  request: ConsoleRequest,
+  deps: PaymentPageDependencies,
+  asked?: RefundAsked & { problem: string },
+): Promise<HtmlResult> {
+  const { session, language } = request;
+  const { payment, id, paymentId } = await paymentOf(request, deps);
+  const [refunds, events, names] = await Promise.all([
+    listRefunds(deps, session, id),
+    listLinkEvents(deps, session, id, paymentId),
+    connectionNames(deps.psps, session),
+  ]);
+  const page = { payment, link_id: id, names, session, language };
+  const ofPayment = refunds.filter((refund) => refund.payment_id === paymentId);
+  const words = consoleMessages(language).payment;
+  const notice =
+    request.event.queryStringParameters?.notice === 'refunded' ? words.refundRequested : undefined;
+  return consolePage({
+    status: asked ? 400 : 200,
+    title: words.title(paymentId),
+    https: request.https,
+    session,
+    path: `${CONSOLE_BASE}/payments`,
+    language,
+    body: html`${paymentDetails(page, notice)}${refundable(payment, session) ? refundForm(payment, language, asked) : ''}${timeline(page, ofPayment, events)}`,
   });
 }
 
@@ -66,10 +112,11 @@ interface PaymentView {
 }
 
 /** What the payment is: its money, why it failed, where it went and why, the buyer and their answers. */
-function paymentDetails({ payment, link_id, names, session, language }: PaymentView): Html {
+function paymentDetails({ payment, link_id, names, session, language }: PaymentView, notice?: string): Html {
   const { payment: words, columns } = consoleMessages(language);
   const money = (amount: PaymentResource['fee']) => (amount ? formatAmount(amount, language) : words.unknown);
   return html`<h1>${words.title(payment.id)}</h1>
+${notice ? html`<p class="notice" role="status">${notice}</p>` : undefined}
 <dl><dt>${columns.status}</dt><dd>${statusText(payment, language)}</dd>
 <dt>${words.amount}</dt><dd>${money(payment.amount)}</dd>
 <dt>${words.refunded}</dt><dd>${money(payment.amount_refunded)}</dd>

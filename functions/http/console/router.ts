@@ -54,6 +54,7 @@ export const ACTION_OF: Readonly<Record<string, ConsoleAction>> = {
   'GET /console/links/new': 'link.create',
   'POST /console/links': 'link.create',
   'POST /console/links/{id}/cancel': 'link.cancel',
+  'GET /console/links/{id}/payments/{payment_id}/refund': 'refund.create',
   'POST /console/links/{id}/refunds': 'refund.create',
   'POST /console/mode': 'mode.switch',
   'POST /console/webhooks': 'webhook.manage',
@@ -146,11 +147,11 @@ async function sessionRequest(
     if (attempt) await recordRefusal(deps, session, attempt, refused);
     return refusal(403, refused === 'role' ? 'notAllowed' : 'formExpired', base);
   }
-  let made: { target: string | null } | undefined;
+  let made: { target: string | null; reason?: string | undefined } | undefined;
   const request: ConsoleRequest = {
     ...base,
-    audit: async (_change, target) => {
-      made = { target };
+    audit: async (_change, target, reason) => {
+      made = { target, reason };
     },
   };
   if (!sent.post || !attempt) return routeRequest(request, deps);
@@ -160,7 +161,7 @@ async function sessionRequest(
     attempt,
     () => routeRequest(request, deps),
     (result) => {
-      if (made) return { outcome: 'succeeded', target: made.target };
+      if (made) return { outcome: 'succeeded', target: made.target, reason: made.reason ?? null };
       const status = result.statusCode ?? 200;
       return status >= 400 ? { outcome: 'failed', reason: String(status) } : { outcome: 'unchanged' };
     },

@@ -4,7 +4,6 @@ import { type ConsoleSession, mayPerform } from '../../domain/console-access.ts'
 import type { PageLanguage } from '../../domain/locale.ts';
 import type { PaymentResource } from '../../domain/payment.ts';
 import { LINK_STATUSES, type Refund } from '../../domain/payment-link.ts';
-import { randomBase62 } from '../../domain/random.ts';
 import type { EventLogEntry } from '../../domain/webhook.ts';
 import type { PaymentLinkResource } from '../api/resources.ts';
 import { formatAmount, Html, html } from '../html.ts';
@@ -97,25 +96,6 @@ function paymentsTable(
   );
   return html`<h2>${consoleMessages(language).books.payments}</h2><table><thead><tr><th scope="col">${columns.payment}</th><th scope="col">${columns.status}</th><th scope="col">${columns.amount}</th><th scope="col">${columns.provider}</th><th scope="col">${columns.reference}</th><th scope="col">${columns.started}</th></tr></thead>
 <tbody>${rows.length ? rows : html`<tr><td colspan="6">${words.noPayments}</td></tr>`}</tbody></table>`;
-}
-
-function refundForm(
-  session: ConsoleSession,
-  link: PaymentLinkResource,
-  payments: PaymentResource[],
-  language: PageLanguage,
-) {
-  const paid = payments.filter((payment) => payment.status === 'succeeded');
-  if (!paid.length || !mayPerform(session.role, 'refund.create')) return undefined;
-  const { link: words, columns } = consoleMessages(language);
-  return html`<h2>${words.refundButton}</h2><form method="post" action="${CONSOLE_BASE}/links/${link.id}/refunds" class="inline">${csrfField(session)}
-<input type="hidden" name="idempotency_key" value="${randomBase62(22)}">
-<div><label for="payment_id">${columns.payment}</label><select id="payment_id" name="payment_id">${paid.map(
-    (payment) =>
-      html`<option value="${payment.id}">${payment.id} (${formatAmount(payment.amount, language)})</option>`,
-  )}</select></div>
-<div><label for="refund_amount">${words.refundAmount}</label><input id="refund_amount" name="amount" inputmode="decimal"></div>
-<button type="submit" class="danger">${words.refundButton}</button></form>`;
 }
 
 function refundsTable(refunds: Refund[], language: PageLanguage): Html {
@@ -219,7 +199,6 @@ ${data.errors?.length ? html`<div class="error" role="alert"><ul>${data.errors.m
 <div class="qr">${qr}</div>
 ${cancel}
 ${paymentsTable(data.payments, link, data.names, language)}
-${refundForm(session, link, data.payments, language)}
 ${refundsTable(data.refunds, language)}
 ${webhooksTable(data.events, language)}`;
 }

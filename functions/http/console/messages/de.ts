@@ -108,8 +108,6 @@ export const consoleDe: ConsoleMessages = {
     expectedFee: (fee) => `erwartete Gebühr ${fee}`,
     chosen: 'gewählt',
     eliminated: 'ausgeschlossen',
-    refundAmount: 'Betrag (leer: der gesamte Restbetrag)',
-    refundButton: 'Erstatten',
     noRefunds: 'Keine Erstattungen.',
     webhooks: 'Webhooks',
     noAnswer: 'keine Antwort',

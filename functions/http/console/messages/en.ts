@@ -100,8 +100,6 @@ export const consoleEn: ConsoleMessages = {
     expectedFee: (fee) => `expected fee ${fee}`,
     chosen: 'chosen',
     eliminated: 'eliminated',
-    refundAmount: 'Amount (empty: all that is left)',
-    refundButton: 'Refund',
     noRefunds: 'No refunds.',
     webhooks: 'Webhooks',
     noAnswer: 'no answer',

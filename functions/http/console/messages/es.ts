@@ -101,8 +101,6 @@ export const consoleEs: ConsoleMessages = {
     expectedFee: (fee) => `comisión esperada ${fee}`,
     chosen: 'elegido',
     eliminated: 'descartado',
-    refundAmount: 'Importe (vacío: todo lo que queda)',
-    refundButton: 'Reembolsar',
     noRefunds: 'No hay reembolsos.',
     webhooks: 'Webhooks',
     noAnswer: 'sin respuesta',

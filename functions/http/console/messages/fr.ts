@@ -104,8 +104,6 @@ export const consoleFr: ConsoleMessages = {
     expectedFee: (fee) => `frais attendus ${fee}`,
     chosen: 'choisi',
     eliminated: 'écarté',
-    refundAmount: 'Montant (vide : tout le reste)',
-    refundButton: 'Rembourser',
     noRefunds: 'Aucun remboursement.',
     webhooks: 'Webhooks',
     noAnswer: 'pas de réponse',

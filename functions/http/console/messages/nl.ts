@@ -104,8 +104,6 @@ export const consoleNl: ConsoleMessages = {
     expectedFee: (fee) => `verwachte kosten ${fee}`,
     chosen: 'gekozen',
     eliminated: 'uitgesloten',
-    refundAmount: 'Bedrag (leeg: alles wat resteert)',
-    refundButton: 'Terugbetalen',
     noRefunds: 'Geen terugbetalingen.',
     webhooks: 'Webhooks',
     noAnswer: 'geen antwoord',

@@ -1,3 +1,5 @@
+import type { RefundReason } from '../../../domain/payment-link.ts';
+
 /** A payment's own page: its money, its buyer and answers, its routing and its timeline. */
 export interface PaymentTexts {
   title: (id: string) => string;
@@ -19,4 +21,20 @@ export interface PaymentTexts {
   lastChange: (status: string) => string;
   refund: (id: string, amount: string, status: string) => string;
   event: (type: string) => string;
+  /** The refund dialog: the form, then its confirmation, which says back what the form was read as. */
+  refundTitle: string;
+  refundAmount: (currency: string) => string;
+  reason: string;
+  reasons: Record<RefundReason, string>;
+  reasonDetail: string;
+  review: string;
+  /** The amount read, the payment, and what remains of it after. */
+  confirmQuestion: (amount: string, paymentId: string) => string;
+  remainsAfter: (remaining: string) => string;
+  confirm: (amount: string) => string;
+  back: string;
+  /** The typed amount is not one amount in the page's language, or more than remains. */
+  amountUnreadable: (remaining: string) => string;
+  detailMissing: string;
+  refundRequested: string;
 }

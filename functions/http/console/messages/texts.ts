@@ -104,8 +104,6 @@ export interface ConsoleMessages {
     expectedFee: (fee: string) => string;
     chosen: string;
     eliminated: string;
-    refundAmount: string;
-    refundButton: string;
     noRefunds: string;
     webhooks: string;
     noAnswer: string;
