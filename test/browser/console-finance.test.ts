@@ -206,7 +206,7 @@ describe('a refund with its reason', () => {
 
     await eventually(async () => {
       await page.goto(`${fixture.stack.baseUrl}/console/links/${link.id}`);
-      return (await page.getByRole('table').first().textContent())?.includes('succeeded');
+      return (await page.getByRole('table').first().textContent())?.includes('paid');
     });
     await page.getByRole('table').first().getByRole('link', { name: /^pay_/ }).click();
     const paymentId = new URL(page.url()).pathname.split('/').pop() ?? '';

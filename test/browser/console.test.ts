@@ -111,7 +111,7 @@ describe('the merchant console in Chromium', () => {
 
     await eventually(async () => {
       await page.goto(linkUrl);
-      return (await page.locator('table').first().textContent())?.includes('succeeded');
+      return (await page.locator('table').first().textContent())?.includes('paid');
     });
     await page.getByRole('table').first().getByRole('link', { name: /^pay_/ }).click();
     await page.getByLabel(/^Amount/).fill('5.00');
@@ -121,7 +121,7 @@ describe('the merchant console in Chromium', () => {
     await page.waitForURL(/notice=refunded$/);
     await page.goto(linkUrl);
     const refunds = page.getByRole('table').nth(1);
-    expect(await refunds.textContent()).toMatch(/succeeded.*€5\.00/s);
+    expect(await refunds.textContent()).toMatch(/refunded.*€5\.00/s);
     await eventually(async () => {
       await page.reload();
       const webhooks = (await page.getByRole('table').nth(2).textContent()) ?? '';
@@ -146,7 +146,7 @@ describe('the merchant console in Chromium', () => {
     await page.getByRole('button', { name: 'Filter' }).click();
     const payments = (await page.getByRole('table').textContent()) ?? '';
     expect(payments).toContain('order-2231');
-    expect(payments).toMatch(/succeeded.*€12\.00/s);
+    expect(payments).toMatch(/paid.*€12\.00/s);
     await assessPage('payments');
     // The buyer and their answers are on the payment's own page.
     await page.getByRole('link', { name: withBuyer.id }).click();
@@ -155,18 +155,18 @@ describe('the merchant console in Chromium', () => {
     );
 
     await page.getByRole('link', { name: 'Refunds', exact: true }).click();
-    expect(await page.getByRole('table').textContent()).toMatch(/succeeded.*€5\.00/s);
+    expect(await page.getByRole('table').textContent()).toMatch(/refunded.*€5\.00/s);
     await assessPage('refunds');
 
     await page.getByRole('link', { name: 'Exports' }).click();
     const today = now.slice(0, 10);
-    await page.getByLabel('Created from (UTC)').fill(today);
-    await page.getByLabel('Created to, inclusive (UTC)').fill(today);
+    await page.getByLabel('From', { exact: true }).fill(today);
+    await page.getByLabel('To', { exact: true }).fill(today);
     await page.getByLabel('Link id').fill(linkId);
     await assessPage('exports');
     const [download] = await Promise.all([
       page.waitForEvent('download'),
-      page.getByRole('button', { name: 'Download CSV' }).click(),
+      page.getByRole('button', { name: 'Download payments of this period' }).click(),
     ]);
     const csv = await new Response(await download.createReadStream()).text();
     expect(download.suggestedFilename()).toBe('payments.csv');
@@ -185,7 +185,7 @@ describe('the merchant console in Chromium', () => {
     await page.getByRole('link', { name: 'Erase buyer details' }).click();
     // The confirmation says what will be erased: this payment and the buyer's other attempt on the link.
     expect(await page.getByRole('listitem').filter({ hasText: declined.id }).textContent()).toMatch(
-      /: failed, /,
+      /: declined, /,
     );
     expect(await page.getByRole('main').textContent()).toContain('cannot be linked to this buyer');
     await assessPage('erase-buyer');

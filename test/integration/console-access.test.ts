@@ -179,7 +179,7 @@ describe('console roles and accounts', () => {
     expect(audit.status).toBe(200);
     expect(audit.text).toMatch(
       new RegExp(
-        `admin@acme \\(admin\\)</td><td>link.create</td>\\s*<td>${id}</td><td>test</td><td>127.0.0.1</td>`,
+        `admin@acme \\(administrator\\)</td><td>Link created <code>link.create</code></td>\\s*<td>link <a href="/console/links/${id}">${id}</a></td><td>test</td><td>127.0.0.1</td>`,
       ),
     );
   });
@@ -252,7 +252,9 @@ describe('console books: payments, exports and buyer details', () => {
     expect(download.text).toContain(EMAIL);
     expect(tooLong.status).toBe(400);
     expect(tooLong.text).toContain('At most 31 days');
-    expect(audit.text).toMatch(/finance@acme \(finance\)<\/td><td>export.read<\/td>/);
+    expect(audit.text).toMatch(
+      /finance@acme \(finance\)<\/td><td>Export downloaded <code>export.read<\/code><\/td>/,
+    );
   });
 
   it("let an admin erase a payment's buyer after confirming, audited", async () => {
@@ -296,7 +298,7 @@ describe('console books: payments, exports and buyer details', () => {
     const { books } = await loadConsoleMessages('en');
     expect(confirmation.text).toContain(`<code>${payment.id}</code> ${books.eraseQuestion[1]}`);
     expect(confirmation.text).toContain(`${payment.link_id}</a> ${books.eraseAlso[1]}`);
-    expect(confirmation.text).toContain(`<li><code>${declined.id}</code>: failed, `);
+    expect(confirmation.text).toContain(`<li><code>${declined.id}</code>: declined, `);
     expect(confirmation.text).not.toContain(another.id);
     expect(confirmation.text).toContain(books.eraseUnlinked);
     expect(aloneConfirmation.text).toContain(books.eraseNoOthers[0]);
@@ -308,7 +310,7 @@ describe('console books: payments, exports and buyer details', () => {
     expect(declinedPage.text).toContain('erased on');
     expect(page.text + declinedPage.text).not.toContain(EMAIL);
     expect(anotherPage.text).toContain('another@example.com');
-    expect(audit.text).toContain(`<td>buyer.erase</td>\n<td>${payment.id}</td>`);
+    expect(audit.text).toContain(`<code>buyer.erase</code></td>\n<td>payment ${payment.id}</td>`);
   });
 
   it('find the links of the payments with a client reference, and say which references cannot be', async () => {

@@ -58,8 +58,8 @@ async function englishOnly(): Promise<string[]> {
     buyer.erase,
     buyer.quantities('2'),
     books.newestFirst,
-    books.from,
-    books.downloadCsv,
+    books.downloadPayments,
+    books.exportIntro,
     books.eraseEffect,
     books.eraseNoOthers[1],
     books.eraseUnlinked,
@@ -111,11 +111,16 @@ describe("the console's link, payment, books and audit pages in the browser's la
     expect(payment.text).toContain(`>${words.buyer.erase}</a>`);
     expect(payments.text).toContain(words.books.totals.pickPeriod);
     expect(refunds.text).toContain(words.books.noRefunds);
-    expect(exports.text).toContain(words.books.downloadCsv);
+    expect(exports.text).toContain(words.books.downloadPayments);
+    // Plain words: statuses, roles and actions in the page's language, the exports without the API's terms.
+    expect(exports.text).not.toMatch(/RFC 3339|text\/csv|GET \/v1/);
+    expect(payment.text).toContain(`<dd>${words.status.payment.succeeded}</dd>`);
+    expect(payments.text).toContain(`>${words.status.payment.failed}</option>`);
+    expect(audit.text).toContain(`admin@acme (${words.status.roles.admin})`);
     expect(erase.text).toContain(words.books.keep);
     expect(erase.text).toContain(`${linkId}</a> ${words.books.eraseNoOthers[1]}`);
     expect(erase.text).toContain(words.books.eraseUnlinked);
-    expect(audit.text).toContain('<td>mode.switch</td>');
+    expect(audit.text).toContain(`<td>${words.status.actions['mode.switch']} <code>mode.switch</code></td>`);
   });
 
   it('refund an amount typed as German writes it', async () => {

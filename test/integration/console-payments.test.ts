@@ -116,12 +116,12 @@ describe('console payments', () => {
 
     const page = textOf(asAdmin.text);
     expect(asAdmin.status).toBe(200);
-    expect(page).toContain('Status succeeded, partly refunded, €39.90 left');
+    expect(page).toContain('Status paid, partly refunded, €39.90 left');
     expect(page).toMatch(/Amount €49\.90 Refunded €10\.00 Remaining €39\.90 Fee not known Net not known/);
     expect(page).toContain('Connection Till B (sandbox)');
     expect(page).toMatch(/Reference order-4711 Buyer Ada ada@example\.com Answers PO number: PO-77/);
     expect(page).toContain('2026-11-20 10:00:00 UTC : Sent to the payment page of Till B (sandbox)');
-    expect(page).toContain('2026-11-20 10:02:00 UTC : Last change: succeeded');
+    expect(page).toContain('2026-11-20 10:02:00 UTC : Last change: paid');
     expect(textOf(asViewer.text)).toContain('Buyer hidden from your role');
     expect(asViewer.text).not.toContain('ada@example.com');
     expect(list.text).toContain(`<a href="${path}">${payment.id}</a>`);

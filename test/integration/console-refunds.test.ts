@@ -85,7 +85,9 @@ describe('the console refund dialog', () => {
       { amount: { value: '1002.50', currency: 'EUR' }, reason: 'duplicate' },
     ]);
     expect(after.text).toMatch(/Remaining<\/dt><dd>€232\.00/);
-    expect(audit.text).toMatch(/<td>refund\.create<\/td>\s*<td>re_\w+<\/td>.*?succeeded \(duplicate\)/s);
+    expect(audit.text).toMatch(
+      /<code>refund\.create<\/code><\/td>\s*<td>refund re_\w+<\/td>.*?done \(duplicate\)/s,
+    );
   });
 
   it('refuses at the form an amount past what remains, and other without words, refunding nothing', async () => {

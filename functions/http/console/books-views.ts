@@ -46,6 +46,14 @@ const described = (errors: readonly FieldError[], field: string) =>
     ? new Html(` aria-invalid="true" aria-describedby="${field}-error"`)
     : '';
 
+/** A payment's or a refund's status in words: the filters list both kinds' (the API's word is the value sent). */
+function statusWord(status: string, language: PageLanguage): string {
+  const words = consoleMessages(language).status;
+  return Object.hasOwn(words.payment, status)
+    ? words.payment[status as keyof typeof words.payment]
+    : (words.refund[status as keyof typeof words.refund] ?? status);
+}
+
 /** The filter inputs shared by the lists and the export form, each with its error beside it. */
 export function filterInputs(
   values: BooksFormValues,
@@ -58,7 +66,7 @@ export function filterInputs(
     html`<div><label for="${name}">${label}</label><input type="date" id="${name}" name="${name}" value="${values[name] ?? ''}"${described(errors, name)}>${errorOf(errors, name)}</div>`;
   const options = statuses.map(
     (status) =>
-      html`<option value="${status}"${values.status === status ? new Html(' selected') : ''}>${status}</option>`,
+      html`<option value="${status}"${values.status === status ? new Html(' selected') : ''}>${statusWord(status, language)}</option>`,
   );
   return html`${date('from', words.from)}${date('to', words.to)}
 <div><label for="status">${consoleMessages(language).columns.status}</label><select id="status" name="status"${described(errors, 'status')}><option value="">${words.anyStatus}</option>${options}</select>${errorOf(errors, 'status')}</div>
@@ -92,7 +100,7 @@ export function bookRefundsTable(refunds: readonly BookRefund[], language: PageL
   const rows = refunds.map(
     (
       refund,
-    ) => html`<tr><td>${refund.id}</td><td><a href="${paymentPath({ id: refund.payment_id, link_id: refund.payment_link_id })}">${refund.payment_id}</a></td><td>${refund.status}</td>
+    ) => html`<tr><td>${refund.id}</td><td><a href="${paymentPath({ id: refund.payment_id, link_id: refund.payment_link_id })}">${refund.payment_id}</a></td><td>${consoleMessages(language).status.refund[refund.status]}</td>
 <td class="nowrap">${formatAmount(refund.amount, language)}</td><td>${refund.client_reference_id ?? '–'}</td><td class="nowrap">${when(refund.created_at)}</td></tr>`,
   );
   return html`<table><caption class="muted">${words.newestFirst}</caption><thead><tr><th scope="col">${columns.refund}</th><th scope="col">${columns.payment}</th><th scope="col">${columns.status}</th><th scope="col">${columns.amount}</th><th scope="col">${columns.reference}</th><th scope="col">${columns.created}</th></tr></thead>
@@ -186,16 +194,12 @@ export function exportBody(
   language: PageLanguage,
 ): Html {
   const words = consoleMessages(language).books;
-  const [before, between, givenWith, after] = words.exportIntro;
-  const kind = (of: string, label: string) =>
-    html`<label><input type="radio" name="of" value="${of}"${(values.of ?? 'payments') === of ? new Html(' checked') : ''}> ${label}</label>`;
-  return html`<h1>${words.exports}</h1><p>${before} <code>GET /v1/payments</code> ${between}
-<code>GET /v1/refunds</code> ${givenWith} <code>Accept: text/csv</code> ${after}</p>
+  return html`<h1>${words.exports}</h1><p>${words.exportIntro}</p>
 ${errors.length ? html`<div class="error" role="alert"><p>${words.exportNotMade}</p></div>` : undefined}
 <form method="post" action="${CONSOLE_BASE}/exports">${csrfField(session)}
-<fieldset><legend>${words.what}</legend>${kind('payments', words.payments)} ${kind('refunds', words.refunds)}</fieldset>
 ${filterInputs(values, statuses, errors, language)}
-<button type="submit">${words.downloadCsv}</button></form>`;
+<p><button type="submit" name="of" value="payments">${words.downloadPayments}</button>
+<button type="submit" name="of" value="refunds">${words.downloadRefunds}</button></p></form>`;
 }
 
 /**
@@ -212,7 +216,8 @@ export function eraseConfirmBody(
   const [before, after] = words.eraseQuestion;
   const [othersBefore, othersAfter] = others.length ? words.eraseAlso : words.eraseNoOthers;
   const list = others.map(
-    (other) => html`<li><code>${other.id}</code>: ${other.status}, ${when(other.created_at)}</li>`,
+    (other) =>
+      html`<li><code>${other.id}</code>: ${consoleMessages(language).status.payment[other.status]}, ${when(other.created_at)}</li>`,
   );
   return html`<h1>${words.eraseTitle}</h1>
 <p>${before} <code>${payment.id}</code> ${after}</p>

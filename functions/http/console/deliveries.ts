@@ -1,10 +1,12 @@
 import { type ConsoleSession, mayPerform } from '../../domain/console-access.ts';
 import { eventLink } from '../../domain/link-events.ts';
+import type { PageLanguage } from '../../domain/locale.ts';
 import { attemptCount, type DeliveryAttempt, isLinkEvent, type StoredEvent } from '../../domain/webhook.ts';
 import type { WebhookEndpoint } from '../../domain/webhook-endpoint.ts';
 import type { EventDeliveries } from '../../use-cases/events.ts';
 import { type Html, html } from '../html.ts';
 import type { WebhookTexts } from './messages/webhook-texts.ts';
+import { consoleMessages } from './messages.ts';
 import { CONSOLE_BASE, csrfField, when } from './page.ts';
 
 /**
@@ -34,6 +36,10 @@ export function recipientsOf(entry: EventDeliveries, endpoints: readonly Webhook
     })),
   ];
 }
+
+/** An event's type in words, with the API's own beside it for whoever looks it up in the docs. */
+export const eventType = (type: StoredEvent['type'], language: PageLanguage): Html =>
+  html`${consoleMessages(language).status.events[type]} <code>${type}</code>`;
 
 export const answerOf = (attempt: DeliveryAttempt, words: WebhookTexts) =>
   `${attempt.status_code ?? words.noAnswer}${attempt.error ? ` (${attempt.error})` : ''}`;
@@ -79,13 +85,14 @@ export function eventsTable(
   entries: readonly EventDeliveries[],
   endpoints: readonly WebhookEndpoint[],
   session: ConsoleSession,
-  words: WebhookTexts,
+  language: PageLanguage,
 ): Html {
+  const words = consoleMessages(language).webhooks;
   const rows = entries.flatMap((entry) => {
     const { event } = entry;
     const recipients = recipientsOf(entry, endpoints);
     const span = Math.max(recipients.length, 1);
-    const head = html`<td rowspan="${span}"><a href="${CONSOLE_BASE}/events/${event.id}">${event.id}</a></td><td rowspan="${span}">${event.type}</td><td rowspan="${span}">${event.link_id ? html`<a href="${CONSOLE_BASE}/links/${event.link_id}">${event.link_id}</a>` : '–'}</td>`;
+    const head = html`<td rowspan="${span}"><a href="${CONSOLE_BASE}/events/${event.id}">${event.id}</a></td><td rowspan="${span}">${eventType(event.type, language)}</td><td rowspan="${span}">${event.link_id ? html`<a href="${CONSOLE_BASE}/links/${event.link_id}">${event.link_id}</a>` : '–'}</td>`;
     if (!recipients.length) return [html`<tr>${head}<td colspan="5">${words.sentNowhere}</td></tr>`];
     return recipients.map(
       (recipient, index) =>

@@ -3,7 +3,7 @@ import { type EventsDependencies, getEvent, listEndpointDeliveries } from '../..
 import { type EndpointDependencies, listWebhookEndpoints } from '../../use-cases/webhook-endpoints.ts';
 import { html } from '../html.ts';
 import type { HtmlResult } from '../html-handler.ts';
-import { deliveryCells, recipientsTable } from './deliveries.ts';
+import { deliveryCells, eventType, recipientsTable } from './deliveries.ts';
 import { consoleMessages } from './messages.ts';
 import { CONSOLE_BASE, consolePage, when } from './page.ts';
 import type { ConsoleRequest } from './request.ts';
@@ -29,7 +29,7 @@ export async function eventPage(
   // getEvent leaves out the link's own delivery when it has no webhook_url; its recipients say "none set".
   const endpointDeliveries = deliveries.filter((delivery) => delivery.endpoint_id);
   const body = html`<h1>${words.eventTitle(event.id)}</h1>
-<dl><dt>${words.type}</dt><dd>${event.type}</dd><dt>${words.created}</dt><dd>${when(event.created_at)}</dd>
+<dl><dt>${words.type}</dt><dd>${eventType(event.type, language)}</dd><dt>${words.created}</dt><dd>${when(event.created_at)}</dd>
 <dt>${words.link}</dt><dd>${event.link_id ? html`<a href="${CONSOLE_BASE}/links/${event.link_id}">${event.link_id}</a>` : '–'}</dd></dl>
 <h2>${words.deliveries}</h2>${recipientsTable({ event, deliveries: endpointDeliveries }, endpoints, session, words)}`;
   return consolePage({ title: words.eventTitle(event.id), https: request.https, session, language, body });
@@ -49,10 +49,10 @@ export async function endpointPage(
   const recipient = { endpointId: id, url: endpoint.url };
   const rows = deliveries.map(
     (delivery) =>
-      html`<tr><td><a href="${CONSOLE_BASE}/events/${delivery.id}">${delivery.id}</a></td><td>${delivery.type}</td><td>${when(delivery.created_at)}</td>${deliveryCells(delivery, { ...recipient, delivery }, session, words)}</tr>`,
+      html`<tr><td><a href="${CONSOLE_BASE}/events/${delivery.id}">${delivery.id}</a></td><td>${eventType(delivery.type, language)}</td><td>${when(delivery.created_at)}</td>${deliveryCells(delivery, { ...recipient, delivery }, session, words)}</tr>`,
   );
   const body = html`<h1>${words.endpointTitle(endpoint.url)}</h1>
-<dl><dt>${words.endpoint}</dt><dd>${endpoint.id}</dd><dt>${words.status}</dt><dd>${endpoint.status}</dd>
+<dl><dt>${words.endpoint}</dt><dd>${endpoint.id}</dd><dt>${words.status}</dt><dd>${consoleMessages(language).status.endpoint[endpoint.status]}</dd>
 <dt>${words.events}</dt><dd>${endpoint.enabled_events.join(', ')}</dd>
 <dt>${words.description}</dt><dd>${endpoint.description ?? '–'}</dd></dl>
 <h2>${words.recentDeliveries(EVENTS_SEARCHED)}</h2>

@@ -161,7 +161,7 @@ export function consolePage(options: ConsolePageOptions): HtmlResult {
     ? html`${modeBanner(session, path, words)}
 <header><nav aria-label="${words.navLabel}">
 ${NAV.filter(([, , needs]) => !needs || mayPerform(session.role, needs)).map(([page, href]) => html`<a href="${href}"${path === href ? new Html(' aria-current="page"') : ''}>${words.nav[page]}</a>`)}
-<span class="who">${session.user} (${session.role}, ${session.account})</span>
+<span class="who">${session.user} (${words.status.roles[session.role]}, ${session.account})</span>
 <form method="post" action="${CONSOLE_BASE}/sign-out">${csrfField(session)}<button type="submit">${words.signOut}</button></form>
 </nav></header>`
     : undefined;

@@ -57,10 +57,11 @@ export function remainingOf(payment: Pick<PaymentResource, 'amount' | 'amount_re
 
 /** A payment's status, with what its refunds left of it: "succeeded, partly refunded, €39.90 left". */
 export function statusText(payment: PaymentResource, language: PageLanguage): string {
-  const words = consoleMessages(language).books;
-  if (payment.refund_status === 'none') return payment.status;
-  if (payment.refund_status === 'full') return `${payment.status}, ${words.refunded}`;
-  return `${payment.status}, ${words.partlyRefunded(formatAmount(remainingOf(payment), language))}`;
+  const { books: words, status } = consoleMessages(language);
+  const state = status.payment[payment.status];
+  if (payment.refund_status === 'none') return state;
+  if (payment.refund_status === 'full') return `${state}, ${words.refunded}`;
+  return `${state}, ${words.partlyRefunded(formatAmount(remainingOf(payment), language))}`;
 }
 
 /** The path of a payment's own page, under its link's. */

@@ -146,16 +146,23 @@ function timeline(
     { at: payment.created_at, text: words.opened(connectionText(payment, names)) },
     ...events.map((event) => ({
       at: event.created_at,
-      text: html`<a href="${CONSOLE_BASE}/events/${event.id}">${words.event(event.type)}</a>`,
+      text: html`<a href="${CONSOLE_BASE}/events/${event.id}">${words.event(consoleMessages(language).status.events[event.type])}</a>`,
     })),
     ...refunds.map((refund) => ({
       at: refund.created_at,
-      text: words.refund(refund.id, formatAmount(refund.amount, language), refund.status),
+      text: words.refund(
+        refund.id,
+        formatAmount(refund.amount, language),
+        consoleMessages(language).status.refund[refund.status],
+      ),
     })),
   ];
   // A payment that settled without an event of its own (declined on the PSP's page) says when it last changed.
   if (payment.updated_at !== payment.created_at && !events.some((event) => settledBy.includes(event.type))) {
-    entries.push({ at: payment.updated_at, text: words.lastChange(payment.status) });
+    entries.push({
+      at: payment.updated_at,
+      text: words.lastChange(consoleMessages(language).status.payment[payment.status]),
+    });
   }
   const sorted = entries.sort((a, b) => a.at.localeCompare(b.at));
   return html`<h2>${words.timeline}</h2><ol class="timeline">${sorted.map((entry) => html`<li><span class="nowrap">${when(entry.at)}</span>: ${entry.text}</li>`)}</ol>`;

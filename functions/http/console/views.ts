@@ -50,11 +50,11 @@ export function linksBody(
   const rows = links.map(
     (link) => html`<tr><td><a href="${CONSOLE_BASE}/links/${link.id}">${link.id}</a></td>
 <td>${link.description ?? ''}</td><td>${link.amount ? formatAmount(link.amount, language) : words.buyerChooses}</td>
-<td>${link.status}</td><td>${when(link.created_at)}</td></tr>`,
+<td>${consoleMessages(language).status.link[link.status]}</td><td class="nowrap">${when(link.created_at)}</td></tr>`,
   );
   const statusOptions = LINK_STATUSES.map(
     (status) =>
-      html`<option value="${status}"${search.status === status ? new Html(' selected') : ''}>${status}</option>`,
+      html`<option value="${status}"${search.status === status ? new Html(' selected') : ''}>${consoleMessages(language).status.link[status]}</option>`,
   );
   const kept = {
     ...(search.status && { status: search.status }),
@@ -101,25 +101,35 @@ function paymentsTable(
 function refundsTable(refunds: Refund[], language: PageLanguage): Html {
   const { link: words, columns, books } = consoleMessages(language);
   const rows = refunds.map(
-    (refund) => html`<tr><td>${refund.id}</td><td>${refund.payment_id}</td><td>${refund.status}</td>
+    (
+      refund,
+    ) => html`<tr><td>${refund.id}</td><td><a href="${paymentPath({ id: refund.payment_id, link_id: refund.payment_link_id })}">${refund.payment_id}</a></td><td>${consoleMessages(language).status.refund[refund.status]}</td>
 <td>${formatAmount(refund.amount, language)}</td><td>${when(refund.created_at)}</td></tr>`,
   );
   return html`<h2>${books.refunds}</h2><table><thead><tr><th scope="col">${columns.refund}</th><th scope="col">${columns.payment}</th><th scope="col">${columns.status}</th><th scope="col">${columns.amount}</th><th scope="col">${columns.created}</th></tr></thead>
 <tbody>${rows.length ? rows : html`<tr><td colspan="5">${words.noRefunds}</td></tr>`}</tbody></table>`;
 }
 
-function webhooksTable(events: EventLogEntry[], language: PageLanguage): Html {
-  const { link: words, columns } = consoleMessages(language);
+/**
+ * The link's events and their delivery to its own webhook URL; "none set" when it has none (nothing was sent there,
+ * which is not a failure: the event's page shows every recipient, the account's endpoints included).
+ */
+function webhooksTable(events: EventLogEntry[], link: PaymentLinkResource, language: PageLanguage): Html {
+  const { link: words, columns, status, webhooks } = consoleMessages(language);
   const rows = events.map(
     (
       event,
-    ) => html`<tr><td><a href="${CONSOLE_BASE}/events/${event.id}">${event.type}</a></td><td>${event.status}</td><td>${when(event.created_at)}</td>
-<td><ol>${event.attempts.map(
-      (attempt) =>
-        html`<li>${when(attempt.at)}: ${attempt.status_code ?? words.noAnswer}${attempt.error ? ` (${attempt.error})` : ''}, ${attempt.duration_ms} ms</li>`,
-    )}</ol>${event.attempt_count > event.attempts.length ? words.attemptsInAll(event.attempt_count) : ''}</td></tr>`,
+    ) => html`<tr><td><a href="${CONSOLE_BASE}/events/${event.id}">${status.events[event.type]}</a> <code>${event.type}</code></td><td>${link.webhook_url ? webhooks.deliveryStatus[event.status] : webhooks.noneSet}</td><td class="nowrap">${when(event.created_at)}</td>
+<td>${
+      link.webhook_url
+        ? html`<ol>${event.attempts.map(
+            (attempt) =>
+              html`<li>${when(attempt.at)}: ${attempt.status_code ?? words.noAnswer}${attempt.error ? ` (${attempt.error})` : ''}, ${attempt.duration_ms} ms</li>`,
+          )}</ol>${event.attempt_count > event.attempts.length ? words.attemptsInAll(event.attempt_count) : ''}`
+        : '–'
+    }</td></tr>`,
   );
-  return html`<h2>${words.webhooks}</h2><table><thead><tr><th scope="col">${columns.event}</th><th scope="col">${columns.delivery}</th><th scope="col">${columns.created}</th><th scope="col">${columns.attempts}</th></tr></thead>
+  return html`<h2>${words.webhooks}</h2><table><thead><tr><th scope="col">${columns.event}</th><th scope="col">${webhooks.linkWebhookUrl}</th><th scope="col">${columns.created}</th><th scope="col">${columns.attempts}</th></tr></thead>
 <tbody>${rows.length ? rows : html`<tr><td colspan="4">${words.noEvents}</td></tr>`}</tbody></table>`;
 }
 
@@ -187,7 +197,7 @@ export function linkBody(session: ConsoleSession, data: LinkPageData, language: 
   return html`<h1>${words.title(link.id)}</h1>
 ${data.notice ? html`<p class="notice" role="status">${data.notice}</p>` : undefined}
 ${data.errors?.length ? html`<div class="error" role="alert"><ul>${data.errors.map((error) => html`<li>${error.detail}</li>`)}</ul></div>` : undefined}
-<dl><dt>${columns.status}</dt><dd>${link.status}</dd>
+<dl><dt>${columns.status}</dt><dd>${consoleMessages(language).status.link[link.status]}</dd>
 <dt>${columns.amount}</dt><dd>${amountText(link, language)}</dd>
 <dt>${columns.description}</dt><dd>${link.description ?? '–'}</dd>
 <dt>${words.use}</dt><dd>${link.reusable ? words.reusable(link.succeeded_payments, link.max_payments) : words.singlePayment}</dd>
@@ -200,5 +210,5 @@ ${data.errors?.length ? html`<div class="error" role="alert"><ul>${data.errors.m
 ${cancel}
 ${paymentsTable(data.payments, link, data.names, language)}
 ${refundsTable(data.refunds, language)}
-${webhooksTable(data.events, language)}`;
+${webhooksTable(data.events, link, language)}`;
 }

@@ -180,9 +180,9 @@ async function webhooksPage(request: ConsoleRequest, deps: WebhookPageDependenci
 ${notice ? html`<p class="notice" role="status">${notice}</p>` : undefined}
 ${extra.errors?.length ? html`<div class="error" role="alert"><ul>${extra.errors.map((error) => html`<li>${error.pointer ? `${error.pointer}: ` : ''}${error.detail}</li>`)}</ul></div>` : undefined}
 ${extra.secret ? secretNotice(extra.secret, words) : undefined}
-<h2>${words.endpoints}</h2>${endpointsTable(endpoints, admin ? session : undefined, words)}
+<h2>${words.endpoints}</h2>${endpointsTable(endpoints, admin ? session : undefined, words, consoleMessages(language))}
 ${admin ? createForm(request, words) : undefined}
-<h2>${words.latestEvents}</h2>${eventsTable(latest, endpoints, session, words)}`;
+<h2>${words.latestEvents}</h2>${eventsTable(latest, endpoints, session, language)}`;
   return consolePage({
     status: extra.status ?? 200,
     title: words.title,
@@ -203,6 +203,7 @@ function endpointsTable(
   endpoints: WebhookEndpoint[],
   session: ConsoleRequest['session'] | undefined,
   words: Words,
+  { status }: ConsoleMessages,
 ): Html {
   const rows = endpoints.map((endpoint) => {
     const enable = endpoint.status !== 'enabled';
@@ -212,7 +213,7 @@ function endpointsTable(
 <form method="post" action="${PATH}/${endpoint.id}/test">${csrfField(session)}<button type="submit" aria-label="${words.sendTestLabel(endpoint.id)}">${words.sendTest}</button></form>
 <form method="post" action="${PATH}/${endpoint.id}/recover" class="inline">${csrfField(session)}<input name="since" aria-label="${words.recoverSinceLabel(endpoint.id)}" placeholder="2026-11-28T09:00:00Z" size="22"><button type="submit" aria-label="${words.recoverLabel(endpoint.id)}">${words.recover}</button></form>`
       : undefined;
-    return html`<tr><td><a href="${PATH}/${endpoint.id}">${endpoint.id}</a></td><td><code>${endpoint.url}</code></td><td>${endpoint.enabled_events.join(', ')}</td><td>${endpoint.status}</td><td>${actions}</td></tr>`;
+    return html`<tr><td><a href="${PATH}/${endpoint.id}">${endpoint.id}</a></td><td><code>${endpoint.url}</code></td><td>${endpoint.enabled_events.join(', ')}</td><td>${status.endpoint[endpoint.status]}</td><td>${actions}</td></tr>`;
   });
   return html`<table><thead><tr><th scope="col">${words.endpoint}</th><th scope="col">${words.url}</th><th scope="col">${words.events}</th><th scope="col">${words.status}</th><th scope="col">${words.actions}</th></tr></thead>
 <tbody>${rows.length ? rows : html`<tr><td colspan="5">${words.noEndpoints}</td></tr>`}</tbody></table>`;

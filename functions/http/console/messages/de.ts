@@ -1,5 +1,6 @@
 import type { CollectRequirement } from '../../../domain/buyer.ts';
 import { paymentDe } from './payment-de.ts';
+import { statusDe } from './status-de.ts';
 import type { ConsoleMessages } from './texts.ts';
 import { webhooksDe } from './webhooks-de.ts';
 
@@ -173,21 +174,17 @@ export const consoleDe: ConsoleMessages = {
     },
     older: 'Ältere',
     filter: 'Filtern',
-    from: 'Erstellt ab (UTC)',
-    to: 'Erstellt bis einschließlich (UTC)',
+    from: 'Von',
+    to: 'Bis',
     anyStatus: 'alle',
     clientReference: 'Kundenreferenz',
     linkId: 'Link-ID',
     connectionId: 'Verbindungs-ID',
-    exportIntro: [
-      'Eine CSV-Datei über bis zu 31 Tage, genau wie',
-      'und',
-      'sie mit',
-      'liefern (docs/api.md#csv-exports).',
-    ],
+    exportIntro:
+      'Die Zahlungen oder Erstattungen eines Zeitraums von höchstens 31 Tagen als CSV-Datei für eine Tabellenkalkulation: Tage in der Zeitzone Ihres Kontos, beide eingeschlossen.',
     exportNotMade: 'Der Export wurde nicht erstellt: Sehen Sie sich die Felder unten an.',
-    what: 'Was',
-    downloadCsv: 'CSV herunterladen',
+    downloadPayments: 'Zahlungen dieses Zeitraums herunterladen',
+    downloadRefunds: 'Erstattungen dieses Zeitraums herunterladen',
     eraseTitle: 'Käuferdaten löschen',
     eraseQuestion: ['Die Käuferdaten der Zahlung', 'überall löschen, wo sie gespeichert sind?'],
     eraseAlso: [
@@ -379,6 +376,7 @@ export const consoleDe: ConsoleMessages = {
     create: 'Link erstellen',
   },
   payment: paymentDe,
+  status: statusDe,
   webhooks: webhooksDe,
   hostedSignIn: {
     refused:

@@ -1,5 +1,6 @@
 import type { CollectRequirement } from '../../../domain/buyer.ts';
 import { paymentEn } from './payment-en.ts';
+import { statusEn } from './status-en.ts';
 import type { ConsoleMessages } from './texts.ts';
 import { webhooksEn } from './webhooks-en.ts';
 
@@ -165,16 +166,17 @@ export const consoleEn: ConsoleMessages = {
     },
     older: 'Older',
     filter: 'Filter',
-    from: 'Created from (UTC)',
-    to: 'Created to, inclusive (UTC)',
+    from: 'From',
+    to: 'To',
     anyStatus: 'any',
     clientReference: 'Client reference',
     linkId: 'Link id',
     connectionId: 'Connection id',
-    exportIntro: ['A CSV of up to 31 days, exactly as', 'and', 'give it with', '(docs/api.md#csv-exports).'],
+    exportIntro:
+      "The payments or the refunds of a period of at most 31 days, as a CSV file for a spreadsheet: days of your account's time zone, both included.",
     exportNotMade: 'The export was not made: see the fields below.',
-    what: 'What',
-    downloadCsv: 'Download CSV',
+    downloadPayments: 'Download payments of this period',
+    downloadRefunds: 'Download refunds of this period',
     eraseTitle: 'Erase buyer details',
     eraseQuestion: ["Erase the buyer's details of payment", 'everywhere they are held?'],
     eraseAlso: [
@@ -365,6 +367,7 @@ export const consoleEn: ConsoleMessages = {
     create: 'Create link',
   },
   payment: paymentEn,
+  status: statusEn,
   webhooks: webhooksEn,
   hostedSignIn: {
     refused: 'Signing in did not complete, or your user has no account and role in this console.',

@@ -1,5 +1,6 @@
 import type { CollectRequirement } from '../../../domain/buyer.ts';
 import { paymentEs } from './payment-es.ts';
+import { statusEs } from './status-es.ts';
 import type { ConsoleMessages } from './texts.ts';
 import { webhooksEs } from './webhooks-es.ts';
 
@@ -166,21 +167,17 @@ export const consoleEs: ConsoleMessages = {
     },
     older: 'Anteriores',
     filter: 'Filtrar',
-    from: 'Creado desde (UTC)',
-    to: 'Creado hasta, inclusive (UTC)',
+    from: 'Desde',
+    to: 'Hasta',
     anyStatus: 'todos',
     clientReference: 'Referencia de cliente',
     linkId: 'Id del enlace',
     connectionId: 'Id de la conexión',
-    exportIntro: [
-      'Un CSV de hasta 31 días, exactamente como lo dan',
-      'y',
-      'con',
-      '(docs/api.md#csv-exports).',
-    ],
+    exportIntro:
+      'Los pagos o los reembolsos de un periodo de como mucho 31 días, en un archivo CSV para una hoja de cálculo: días de la zona horaria de su cuenta, ambos incluidos.',
     exportNotMade: 'No se hizo la exportación: revise los campos de abajo.',
-    what: 'Qué',
-    downloadCsv: 'Descargar CSV',
+    downloadPayments: 'Descargar los pagos de este periodo',
+    downloadRefunds: 'Descargar los reembolsos de este periodo',
     eraseTitle: 'Borrar los datos del comprador',
     eraseQuestion: ['¿Borrar los datos del comprador del pago', 'en todos los lugares donde se guardan?'],
     eraseAlso: [
@@ -378,6 +375,7 @@ export const consoleEs: ConsoleMessages = {
     create: 'Crear enlace',
   },
   payment: paymentEs,
+  status: statusEs,
   webhooks: webhooksEs,
   hostedSignIn: {
     refused: 'El inicio de sesión no se completó, o su usuario no tiene cuenta ni rol en esta consola.',

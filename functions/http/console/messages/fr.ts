@@ -1,5 +1,6 @@
 import type { CollectRequirement } from '../../../domain/buyer.ts';
 import { paymentFr } from './payment-fr.ts';
+import { statusFr } from './status-fr.ts';
 import type { ConsoleMessages } from './texts.ts';
 import { webhooksFr } from './webhooks-fr.ts';
 
@@ -169,21 +170,17 @@ export const consoleFr: ConsoleMessages = {
     },
     older: 'Plus anciens',
     filter: 'Filtrer',
-    from: 'Créé à partir du (UTC)',
-    to: 'Créé jusqu’au, inclus (UTC)',
+    from: 'Du',
+    to: 'Au',
     anyStatus: 'tous',
     clientReference: 'Référence client',
     linkId: 'Identifiant du lien',
     connectionId: 'Identifiant de la connexion',
-    exportIntro: [
-      'Un CSV de 31 jours au plus, exactement comme',
-      'et',
-      'le donnent avec',
-      '(docs/api.md#csv-exports).',
-    ],
+    exportIntro:
+      'Les paiements ou les remboursements d’une période d’au plus 31 jours, en fichier CSV pour un tableur : les jours du fuseau horaire de votre compte, tous deux inclus.',
     exportNotMade: 'L’export n’a pas été fait : voyez les champs ci-dessous.',
-    what: 'Quoi',
-    downloadCsv: 'Télécharger le CSV',
+    downloadPayments: 'Télécharger les paiements de cette période',
+    downloadRefunds: 'Télécharger les remboursements de cette période',
     eraseTitle: 'Effacer les données de l’acheteur',
     eraseQuestion: ['Effacer les données de l’acheteur du paiement', 'partout où elles sont conservées ?'],
     eraseAlso: [
@@ -379,6 +376,7 @@ export const consoleFr: ConsoleMessages = {
     create: 'Créer le lien',
   },
   payment: paymentFr,
+  status: statusFr,
   webhooks: webhooksFr,
   hostedSignIn: {
     refused: 'La connexion n’a pas abouti, ou votre utilisateur n’a ni compte ni rôle dans cette console.',

@@ -1,5 +1,6 @@
 import type { CollectRequirement } from '../../../domain/buyer.ts';
 import { paymentNl } from './payment-nl.ts';
+import { statusNl } from './status-nl.ts';
 import type { ConsoleMessages } from './texts.ts';
 import { webhooksNl } from './webhooks-nl.ts';
 
@@ -169,21 +170,17 @@ export const consoleNl: ConsoleMessages = {
     },
     older: 'Oudere',
     filter: 'Filteren',
-    from: 'Aangemaakt vanaf (UTC)',
-    to: 'Aangemaakt tot en met (UTC)',
+    from: 'Van',
+    to: 'Tot en met',
     anyStatus: 'alle',
     clientReference: 'Klantreferentie',
     linkId: 'Link-id',
     connectionId: 'Koppeling-id',
-    exportIntro: [
-      'Een CSV van maximaal 31 dagen, precies zoals',
-      'en',
-      'hem geven met',
-      '(docs/api.md#csv-exports).',
-    ],
+    exportIntro:
+      'De betalingen of de terugbetalingen van een periode van ten hoogste 31 dagen, als CSV-bestand voor een spreadsheet: dagen in de tijdzone van uw account, beide meegerekend.',
     exportNotMade: 'De export is niet gemaakt: zie de velden hieronder.',
-    what: 'Wat',
-    downloadCsv: 'CSV downloaden',
+    downloadPayments: 'Betalingen van deze periode downloaden',
+    downloadRefunds: 'Terugbetalingen van deze periode downloaden',
     eraseTitle: 'Gegevens van de koper wissen',
     eraseQuestion: ['De gegevens van de koper van betaling', 'overal wissen waar ze bewaard worden?'],
     eraseAlso: [
@@ -374,6 +371,7 @@ export const consoleNl: ConsoleMessages = {
     create: 'Link aanmaken',
   },
   payment: paymentNl,
+  status: statusNl,
   webhooks: webhooksNl,
   hostedSignIn: {
     refused: 'Het aanmelden is niet voltooid, of je gebruiker heeft geen account en rol in deze console.',

@@ -3,6 +3,7 @@ import type { CustomFieldType } from '../../../domain/custom-fields.ts';
 import type { Mode } from '../../../domain/principal.ts';
 import type { DatePreset } from '../../../domain/time-zones.ts';
 import type { PaymentTexts } from './payment-texts.ts';
+import type { StatusTexts } from './status-texts.ts';
 import type { WebhookTexts } from './webhook-texts.ts';
 
 /**
@@ -177,11 +178,12 @@ export interface ConsoleMessages {
     clientReference: string;
     linkId: string;
     connectionId: string;
-    /** Around `GET /v1/payments`, `GET /v1/refunds` and `Accept: text/csv`, in that order. */
-    exportIntro: readonly [string, string, string, string];
+    /** What an export is, in plain words (the API's terms are in docs/console.md). */
+    exportIntro: string;
     exportNotMade: string;
-    what: string;
-    downloadCsv: string;
+    /** The export's two buttons: the payments, or the refunds, of the period. */
+    downloadPayments: string;
+    downloadRefunds: string;
     eraseTitle: string;
     /** Before and after the payment's id. */
     eraseQuestion: readonly [string, string];
@@ -367,6 +369,8 @@ export interface ConsoleMessages {
   };
   /** A payment's own page (payment-texts.ts). */
   payment: PaymentTexts;
+  /** The words for the API's values: statuses, event types, roles, actions (status-texts.ts). */
+  status: StatusTexts;
   /** The webhooks page, an event's and an endpoint's (webhook-texts.ts). */
   webhooks: WebhookTexts;
   /** The deployed stack's sign-in through the user pool's hosted page. */

@@ -1,0 +1,52 @@
+import type { StatusTexts } from './status-texts.ts';
+
+/** The words for the API's values in English. */
+export const statusEn: StatusTexts = {
+  link: { open: 'open', paid: 'paid', completed: 'completed', canceled: 'canceled', expired: 'expired' },
+  payment: {
+    pending: 'pending',
+    succeeded: 'paid',
+    failed: 'declined',
+    canceled: 'canceled',
+    expired: 'expired',
+  },
+  refund: { pending: 'pending', succeeded: 'refunded', failed: 'failed' },
+  endpoint: { enabled: 'enabled', disabled: 'disabled' },
+  events: {
+    'payment_link.paid': 'Paid',
+    'payment_link.canceled': 'Link canceled',
+    'payment_link.expired': 'Link expired',
+    'payment_link.payment_failed': 'Payment declined',
+    'payment_link.duplicate_payment': 'Paid twice',
+    'refund.succeeded': 'Refunded',
+    'refund.failed': 'Refund failed',
+    'webhook_endpoint.test': 'Test event',
+    'webhook_endpoint.disabled': 'Endpoint disabled',
+  },
+  roles: { admin: 'administrator', finance: 'finance', viewer: 'viewer' },
+  actions: {
+    'link.create': 'Link created',
+    'link.cancel': 'Link canceled',
+    'refund.create': 'Refund',
+    'webhook.manage': 'Webhook endpoint changed',
+    'event.redeliver': 'Event redelivered',
+    'routing.edit': 'Routing saved',
+    'settings.edit': 'Checkout settings saved',
+    'keys.manage': 'API keys changed',
+    'export.read': 'Export downloaded',
+    'mode.switch': 'Mode switched',
+    'audit.read': 'Audit log read',
+    'buyer.read': "Buyer's details read",
+    'buyer.erase': "Buyer's details erased",
+    'session.sign-in': 'Signed in',
+    'session.sign-out': 'Signed out',
+  },
+  outcomes: {
+    attempted: 'outcome unknown',
+    succeeded: 'done',
+    unchanged: 'nothing changed',
+    failed: 'failed',
+    refused: 'refused',
+  },
+  targets: { pl: 'link', pay: 'payment', re: 'refund', evt: 'event', we: 'endpoint', key: 'API key' },
+};

@@ -1,0 +1,58 @@
+import type { StatusTexts } from './status-texts.ts';
+
+/** The words for the API's values in Spanish. */
+export const statusEs: StatusTexts = {
+  link: {
+    open: 'abierto',
+    paid: 'pagado',
+    completed: 'completado',
+    canceled: 'cancelado',
+    expired: 'caducado',
+  },
+  payment: {
+    pending: 'pendiente',
+    succeeded: 'pagado',
+    failed: 'rechazado',
+    canceled: 'cancelado',
+    expired: 'caducado',
+  },
+  refund: { pending: 'pendiente', succeeded: 'reembolsado', failed: 'fallido' },
+  endpoint: { enabled: 'activado', disabled: 'desactivado' },
+  events: {
+    'payment_link.paid': 'Pagado',
+    'payment_link.canceled': 'Enlace cancelado',
+    'payment_link.expired': 'Enlace caducado',
+    'payment_link.payment_failed': 'Pago rechazado',
+    'payment_link.duplicate_payment': 'Pagado dos veces',
+    'refund.succeeded': 'Reembolsado',
+    'refund.failed': 'Reembolso fallido',
+    'webhook_endpoint.test': 'Evento de prueba',
+    'webhook_endpoint.disabled': 'Endpoint desactivado',
+  },
+  roles: { admin: 'administrador', finance: 'finanzas', viewer: 'lector' },
+  actions: {
+    'link.create': 'Enlace creado',
+    'link.cancel': 'Enlace cancelado',
+    'refund.create': 'Reembolso',
+    'webhook.manage': 'Endpoint de webhook cambiado',
+    'event.redeliver': 'Evento reenviado',
+    'routing.edit': 'Enrutamiento guardado',
+    'settings.edit': 'Ajustes del pago guardados',
+    'keys.manage': 'Claves de API cambiadas',
+    'export.read': 'Exportación descargada',
+    'mode.switch': 'Modo cambiado',
+    'audit.read': 'Registro de auditoría leído',
+    'buyer.read': 'Datos del comprador leídos',
+    'buyer.erase': 'Datos del comprador borrados',
+    'session.sign-in': 'Sesión iniciada',
+    'session.sign-out': 'Sesión cerrada',
+  },
+  outcomes: {
+    attempted: 'resultado desconocido',
+    succeeded: 'hecho',
+    unchanged: 'nada cambiado',
+    failed: 'fallido',
+    refused: 'rechazado',
+  },
+  targets: { pl: 'enlace', pay: 'pago', re: 'reembolso', evt: 'evento', we: 'endpoint', key: 'clave de API' },
+};
