@@ -82,6 +82,7 @@ export const routes = [
   { method: 'GET', path: '/console/links', handler: 'console' },
   { method: 'POST', path: '/console/links', handler: 'console' },
   { method: 'GET', path: '/console/links/new', handler: 'console' },
+  { method: 'GET', path: '/console/search', handler: 'console' },
   { method: 'GET', path: '/console/links/{id}', handler: 'console' },
   { method: 'POST', path: '/console/links/{id}/cancel', handler: 'console' },
   { method: 'POST', path: '/console/links/{id}/refunds', handler: 'console' },

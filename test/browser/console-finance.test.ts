@@ -159,6 +159,15 @@ describe('lists that fit and add up', () => {
     });
     const page = await signedIn(fixture.browser, 'finance');
 
+    // The search box of every page finds the payments of a buyer's reference.
+    await page.getByRole('searchbox', { name: 'Search' }).fill('order-4711-b');
+    await page.getByRole('searchbox', { name: 'Search' }).press('Enter');
+    expect(await page.getByRole('table').textContent()).toContain(paid.id);
+    await page.getByRole('searchbox', { name: 'Search' }).fill('nothing here!');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Search');
+    await assessPage(page);
+
     await page.getByRole('link', { name: 'Payments', exact: true }).click();
     await page.getByRole('link', { name: 'Today' }).click();
     const totals = (await page.locator('table.totals').textContent()) ?? '';

@@ -22,6 +22,7 @@ body{margin:0}
 nav{display:flex;flex-wrap:wrap;gap:1rem;align-items:center;padding:.75rem 1rem;border-bottom:1px solid #ccc}
 nav a{color:#0b4fbf}nav a[aria-current=page]{font-weight:700;color:#1b1b1f}
 nav .who{margin-left:auto}
+nav .search label{display:inline;margin:0}nav .search input{padding:.25rem .5rem}nav .search button{padding:.25rem .75rem}
 nav form{display:inline}
 main{max-width:80rem;margin:0 auto;padding:1rem}
 h1{font-size:1.5rem}
@@ -161,6 +162,7 @@ export function consolePage(options: ConsolePageOptions): HtmlResult {
     ? html`${modeBanner(session, path, words)}
 <header><nav aria-label="${words.navLabel}">
 ${NAV.filter(([, , needs]) => !needs || mayPerform(session.role, needs)).map(([page, href]) => html`<a href="${href}"${path === href ? new Html(' aria-current="page"') : ''}>${words.nav[page]}</a>`)}
+<form method="get" action="${CONSOLE_BASE}/search" role="search" class="search" aria-label="${words.search.title}"><label for="console-search">${words.search.label}</label> <input id="console-search" name="q" type="search" size="18"> <button type="submit">${words.search.button}</button></form>
 <span class="who">${session.user} (${words.status.roles[session.role]}, ${session.account})</span>
 <form method="post" action="${CONSOLE_BASE}/sign-out">${csrfField(session)}<button type="submit">${words.signOut}</button></form>
 </nav></header>`

@@ -5,6 +5,7 @@ import { type LinkPageDependencies, linkRoutes } from './links.ts';
 import { paymentRoutes } from './payment-page.ts';
 import { type PspPageDependencies, pspRoutes } from './psps.ts';
 import type { ConsoleRequest } from './request.ts';
+import { searchRoutes } from './search.ts';
 import { type SettingsPageDependencies, settingsRoutes } from './settings.ts';
 import { type WebhookPageDependencies, webhookRoutes } from './webhooks.ts';
 
@@ -33,6 +34,7 @@ export async function pageRoutes(
     (await pspRoutes(request, deps)) ??
     (await settingsRoutes(request, deps)) ??
     (await booksRoutes(request, deps)) ??
-    (await keyRoutes(request, deps))
+    (await keyRoutes(request, deps)) ??
+    (await searchRoutes(request, deps))
   );
 }

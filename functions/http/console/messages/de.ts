@@ -30,6 +30,14 @@ export const consoleDe: ConsoleMessages = {
   },
   switchTo: (mode) => `Zum ${mode === 'test' ? 'Testmodus' : 'Livemodus'} wechseln`,
   signOut: 'Abmelden',
+  search: {
+    label: 'Suchen',
+    button: 'Suchen',
+    title: 'Suche',
+    nothing: (query) => `Keine Zahlung, kein Link, Ereignis oder Endpunkt für „${query}“ gefunden.`,
+    finds:
+      'Die Suche findet einen Link, ein Ereignis oder einen Webhook-Endpunkt an seiner ID, eine Zahlung an ihrer ID, solange sie Käuferdaten enthält, und Zahlungen an der Referenz des Käufers (client_reference_id), genau geschrieben.',
+  },
   signInTitle: 'Anmelden',
   signInHeading: 'Bei der Konsole anmelden',
   signInButton: 'Anmelden',

@@ -30,6 +30,14 @@ export const consoleEs: ConsoleMessages = {
   },
   switchTo: (mode) => `Cambiar a modo ${mode === 'test' ? 'de prueba' : 'real'}`,
   signOut: 'Cerrar sesión',
+  search: {
+    label: 'Buscar',
+    button: 'Buscar',
+    title: 'Búsqueda',
+    nothing: (query) => `No se encontró ningún pago, enlace, evento ni endpoint para «${query}».`,
+    finds:
+      'La búsqueda encuentra un enlace, un evento o un endpoint de webhook por su id, un pago por su id mientras guarde datos del comprador, y pagos por la referencia del comprador (client_reference_id), escrita exactamente.',
+  },
   signInTitle: 'Iniciar sesión',
   signInHeading: 'Iniciar sesión en la consola',
   signInButton: 'Iniciar sesión',

@@ -30,6 +30,15 @@ export interface ConsoleMessages {
   banner: Record<Mode, string>;
   switchTo: (mode: Mode) => string;
   signOut: string;
+  /** The one search box of every page (docs/console.md#search). */
+  search: {
+    label: string;
+    button: string;
+    title: string;
+    /** Nothing found for the words searched: what the box finds. */
+    nothing: (query: string) => string;
+    finds: string;
+  };
   signInTitle: string;
   signInHeading: string;
   signInButton: string;
