@@ -20,6 +20,10 @@ const LOGGING_TESTS = [
   'test/integration/personal-data.test.ts',
 ];
 
+/** A PSP's own tests, in its folder: `*.browser.test.ts` drive Chromium. */
+const PSP_TESTS = 'functions/adapters/psp/*/test/**/*.test.ts';
+const PSP_BROWSER_TESTS = 'functions/adapters/psp/*/test/**/*.browser.test.ts';
+
 // A test's timeout is a backstop: every wait inside a test has its own deadline, derived from the bound the product
 // promises plus the load allowance (test/support/eventually.ts), and fails first, naming what it waited for.
 // A test that waits on nothing gets two allowances (timeoutFor()); longer tests name their bounds.
@@ -57,8 +61,10 @@ export default defineConfig({
         test: {
           name: 'integration',
           env,
-          include: ['test/integration/**/*.test.ts'],
-          exclude: LOGGING_TESTS,
+          // A PSP's own tests live in its folder (docs/orchestration.md#adding-a-psp); those in a browser are the
+          // browser project's.
+          include: ['test/integration/**/*.test.ts', PSP_TESTS],
+          exclude: [...LOGGING_TESTS, PSP_BROWSER_TESTS],
           isolate: false,
           testTimeout: timeoutFor(),
           hookTimeout: timeoutFor(),
@@ -88,7 +94,7 @@ export default defineConfig({
         test: {
           name: 'browser',
           env,
-          include: ['test/browser/**/*.test.ts'],
+          include: ['test/browser/**/*.test.ts', PSP_BROWSER_TESTS],
           isolate: false,
           // One Chromium for the project's files, started only when they run (test/support/chromium-server.ts).
           globalSetup: ['./test/support/chromium-server.ts'],

@@ -3,8 +3,8 @@ import { Webhook } from 'standardwebhooks';
 import { parseCommandLine } from '../lib/local/command-line.ts';
 
 /**
- * `npm run listen -- --port 4000`: a webhook receiver for trying the service out, as `stripe listen` is for
- * Stripe. It verifies each delivery's Standard Webhooks signature with the secrets it was given (the key's
+ * `npm run listen -- --port 4000`: a webhook receiver for trying the service out, as the PSPs' own CLIs have
+ * one. It verifies each delivery's Standard Webhooks signature with the secrets it was given (the key's
  * WEBHOOK_SECRET, and each `--secret`, say an endpoint's), prints the event's type, id and the verdict, and
  * answers 204 so that a delivery is not retried for the receiver's sake; a bad signature is printed, not hidden.
  */

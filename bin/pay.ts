@@ -6,7 +6,7 @@ import { parseCommandLine } from '../lib/local/command-line.ts';
 const USAGE = `Usage:
   npm run pay -- pl_... [--amount 12.34] [--decline]
 
-What a buyer does on the sandbox PSP's page, without a browser, as \`stripe trigger\` is for Stripe: opens the
+What a buyer does on the sandbox PSP's page, without a browser, as the PSPs' own CLIs trigger events: opens the
 link's checkout_url as a browser does (which opens a sandbox session, or finds the open one), presses Pay (or
 Decline, with --decline) on that session's page, and says what came of it (docs/checkout.md#sandbox).
 --amount is what the buyer types on a link with amount_range (default: its suggested amount), written as the

@@ -1,11 +1,9 @@
-import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { checkCredentials } from '../functions/adapters/psp/kit/credentials.ts';
+import { descriptorOf, PSP_DESCRIPTORS, PSP_IDS } from '../functions/adapters/psp/registry.ts';
 import { ACCOUNT_PATTERN } from '../functions/domain/api-key.ts';
 import {
   createConnection,
-  legacyStripeSecretName,
-  PROVIDERS,
-  type Provider,
   type PspConnection,
   SIMULATIONS,
   type Simulation,
@@ -13,75 +11,44 @@ import {
 import { ConnectionInUseError } from '../functions/domain/errors.ts';
 import { isPaymentMethod, PAYMENT_METHODS, type PaymentMethod } from '../functions/domain/payment-methods.ts';
 import { MODES, type Mode } from '../functions/domain/principal.ts';
+import type { PspDescriptor } from '../functions/ports/psp-descriptor.ts';
 import { failWithUsage, selectCliTarget } from '../lib/local/cli-target.ts';
 import { parseCommandLine } from '../lib/local/command-line.ts';
-import {
-  LOCAL_PSP_SECRET_PREFIX,
-  LOCAL_SECRETS_FILE,
-  writeLocalSecrets,
-} from '../lib/local/local-secrets.ts';
+import { LOCAL_PSP_SECRET_PREFIX, LOCAL_SECRETS_FILE } from '../lib/local/local-secrets.ts';
 import { runningStack } from '../lib/local/stack-state.ts';
+import {
+  credentialOptions,
+  credentialsFromFlags,
+  credentialsHelp,
+  helpLine,
+  secretsOf,
+} from './psp-credentials.ts';
 import { feeLineOf, successRateOf, withFeeLine } from './psp-fees.ts';
 
-/** Credential flags per provider, and the field of the stored credentials JSON each one fills. */
-const CREDENTIAL_FLAGS: Record<Provider, Record<string, string>> = {
-  sandbox: {},
-  stripe: {
-    'stripe-secret-key': 'secret_key',
-    'stripe-webhook-secret': 'webhook_secret',
-    'stripe-previous-webhook-secret': 'previous_webhook_secret',
-  },
-  mollie: { 'mollie-api-key': 'api_key' },
-  adyen: {
-    'adyen-api-key': 'api_key',
-    'adyen-merchant-account': 'merchant_account',
-    'adyen-hmac-key': 'hmac_key',
-    'adyen-previous-hmac-key': 'previous_hmac_key',
-    'adyen-environment': 'environment',
-    'adyen-live-prefix': 'live_endpoint_url_prefix',
-  },
-  paypal: {
-    'paypal-client-id': 'client_id',
-    'paypal-client-secret': 'client_secret',
-    'paypal-webhook-id': 'webhook_id',
-    'paypal-environment': 'environment',
-  },
-  checkout: {
-    'checkout-secret-key': 'secret_key',
-    'checkout-processing-channel-id': 'processing_channel_id',
-    'checkout-signature-key': 'signature_key',
-    'checkout-previous-signature-key': 'previous_signature_key',
-    'checkout-subdomain': 'subdomain',
-  },
-};
-
 const USAGE = `Usage:
-  npm run psp -- add --account <account> --mode test|live --provider ${PROVIDERS.join('|')} --name <name>
+  npm run psp -- add --account <account> --mode test|live --provider ${PSP_IDS.join('|')} --name <name>
                  [credential flags] [--methods card,ideal,...] [--simulate ok|fail|timeout|processing]
                  [--success-rate 0.7] [--json]
+  npm run psp -- update-credentials <connection_id> [its PSP's credential flags]
+                 (replaces the fields given and keeps the others; --credentials replaces them all)
   npm run psp -- fees <connection_id> --percent 1.4 --fixed 0.25 [--currency EUR] [--method card]
   npm run psp -- list --account <account> [--json]
   npm run psp -- disable <connection_id>
   npm run psp -- enable <connection_id>
   npm run psp -- remove <connection_id>   (refused, exit 1, while a payment or refund is pending through it)
 
-Credential flags (checked against the mode before anything is stored):
-  stripe   --stripe-secret-key sk_test_...|sk_live_... --stripe-webhook-secret whsec_...
-           [--stripe-previous-webhook-secret whsec_... while a rotation overlaps]
-  mollie   --mollie-api-key test_...|live_...
-  adyen    --adyen-api-key ... --adyen-merchant-account ... --adyen-hmac-key ... --adyen-environment test|live
-           [--adyen-live-prefix ...] [--adyen-previous-hmac-key ... while a rotation overlaps]
-  paypal   --paypal-client-id ... --paypal-client-secret ... --paypal-webhook-id ...
-           [--paypal-environment sandbox|live: the mode's, and only the mode's]
-  checkout --checkout-secret-key sk_sbox_...|sk_... --checkout-processing-channel-id pc_...
-           --checkout-signature-key ... [--checkout-subdomain <first 8 characters of the client id>]
-           [--checkout-previous-signature-key ... while a rotation overlaps]
-  any      --credentials '<the credentials JSON>' (docs/orchestration.md#connections)
-  sandbox  none; --simulate ok|fail|timeout (test mode only) makes session creation succeed, fail as a PSP 5xx
-           would, or hang past the PSP timeout: how routing and failover are tried. --simulate processing makes
-           Pay start a transfer that succeeds 30 s later, during which the session refuses to end (a cancel or
-           expiry waits for it: docs/checkout.md#sandbox). --success-rate P makes Pay succeed with probability P
-           and otherwise decline as a PSP would (default 1).
+Credential flags (checked against the connection's mode before anything is stored):
+${credentialsHelp()}
+${helpLine('any', "--credentials '<the credentials JSON>' (docs/orchestration.md#connections)")}
+${helpLine('sandbox', 'none; --simulate ok|fail|timeout (test mode only) makes session creation succeed, fail as a PSP 5xx')}
+${[
+  'would, or hang past the PSP timeout: how routing and failover are tried. --simulate processing makes',
+  'Pay start a transfer that succeeds 30 s later, during which the session refuses to end (a cancel or',
+  'expiry waits for it: docs/checkout.md#sandbox). --success-rate P makes Pay succeed with probability P',
+  'and otherwise decline as a PSP would (default 1).',
+]
+  .map((line) => helpLine('', line))
+  .join('\n')}
 
 Fees: each \`fees\` call sets one line (replacing the line for the same currency and method); the most specific
 matching line prices a payment for \`optimize: cost\` and \`value\` rules (docs/orchestration.md#fees).
@@ -92,11 +59,6 @@ output> (credentials go into Secrets Manager) and the usual AWS credentials and 
 
 const fail: (message: string) => never = failWithUsage(USAGE);
 
-const credentialOptions = Object.fromEntries(
-  Object.values(CREDENTIAL_FLAGS).flatMap((flags) =>
-    Object.keys(flags).map((flag) => [flag, { type: 'string' as const }]),
-  ),
-);
 const { values, positionals } = parseCommandLine(
   {
     allowPositionals: true,
@@ -117,7 +79,7 @@ const { values, positionals } = parseCommandLine(
       table: { type: 'string' },
       'secret-prefix': { type: 'string' },
       'base-url': { type: 'string' },
-      ...credentialOptions,
+      ...credentialOptions(),
     },
   },
   USAGE,
@@ -128,7 +90,7 @@ if (values.table && !values['secret-prefix']) {
   fail('--secret-prefix (the PspSecretPrefix stack output) is needed with --table.');
 }
 const { localDataDir } = selectCliTarget(values.table, fail);
-const localSecretsFile = localDataDir && join(localDataDir, LOCAL_SECRETS_FILE);
+const secrets = secretsOf(localDataDir && join(localDataDir, LOCAL_SECRETS_FILE));
 const secretPrefix = (localDataDir ? LOCAL_PSP_SECRET_PREFIX : values['secret-prefix']) as string;
 const baseUrl =
   values['base-url'] ?? (localDataDir ? runningStack(localDataDir)?.base_url : undefined) ?? '<BaseUrl>';
@@ -139,7 +101,6 @@ const { DynamoPspConnectionRepository } = await import(
 );
 const { DynamoPspConfigRepository } = await import('../functions/adapters/dynamodb/psp-config-repository.ts');
 const { documentClient } = await import('../functions/clients/dynamodb.ts');
-const { pspFactoriesForChecks } = await import('../lib/psp-credential-checks.ts');
 const { DynamoPaymentRepository } = await import('../functions/adapters/dynamodb/payment-repository.ts');
 const { DynamoRefundLedger } = await import('../functions/adapters/dynamodb/refund-ledger.ts');
 const { migrateLegacyConfig, removeConnection } = await import('../functions/use-cases/psp-connections.ts');
@@ -154,29 +115,17 @@ function requireAccount(): string {
   return account;
 }
 
-function credentialsFrom(provider: Provider): unknown {
-  if (values.credentials !== undefined) {
-    try {
-      return JSON.parse(values.credentials);
-    } catch {
-      fail('--credentials must be JSON.');
-    }
-  }
-  const entries = Object.entries(CREDENTIAL_FLAGS[provider]).flatMap(([flag, field]) =>
-    typeof flags[flag] === 'string' ? [[field, flags[flag]]] : [],
-  );
-  return entries.length > 0 ? Object.fromEntries(entries) : undefined;
+/** The credentials the flags give for `descriptor`'s PSP, checked against `mode`; exits on anything wrong. */
+function checkedCredentials(descriptor: PspDescriptor, mode: Mode, given: unknown): unknown {
+  const checked = checkCredentials(descriptor, given, mode);
+  if (!checked.ok) fail(checked.problem);
+  return checked.credentials;
 }
 
-async function storeSecret(name: string, value: string): Promise<void> {
-  if (localSecretsFile) {
-    const secrets = existsSync(localSecretsFile) ? JSON.parse(readFileSync(localSecretsFile, 'utf8')) : {};
-    secrets[name] = value;
-    writeLocalSecrets(localSecretsFile, secrets);
-    return;
-  }
-  const { CreateSecretCommand, SecretsManagerClient } = await import('@aws-sdk/client-secrets-manager');
-  await new SecretsManagerClient({}).send(new CreateSecretCommand({ Name: name, SecretString: value }));
+function givenCredentials(descriptor: PspDescriptor): Record<string, unknown> | undefined {
+  const given = credentialsFromFlags(descriptor, flags);
+  if (typeof given === 'string') fail(given);
+  return given;
 }
 
 const notificationUrl = (connection: PspConnection) =>
@@ -195,9 +144,9 @@ switch (positionals[0]) {
     const account = requireAccount();
     if (!MODES.includes(values.mode as Mode)) fail('--mode must be test or live.');
     const mode = values.mode as Mode;
-    if (!PROVIDERS.includes(values.provider as Provider))
-      fail(`--provider must be one of ${PROVIDERS.join(', ')}.`);
-    const provider = values.provider as Provider;
+    const descriptor = descriptorOf(values.provider ?? '');
+    if (!descriptor) fail(`--provider must be one of ${PSP_IDS.join(', ')}.`);
+    const provider = descriptor.id;
     const name = values.name?.trim();
     if (!name || name.length > 100) fail('--name must be 1-100 characters.');
     if (values.simulate !== undefined) {
@@ -214,21 +163,10 @@ switch (positionals[0]) {
     if (methods && (methods.length === 0 || unknownMethod !== undefined)) {
       fail(`--methods takes a comma-separated list of ${PAYMENT_METHODS.join(', ')}.`);
     }
-    const factory = pspFactoriesForChecks().find((candidate) => candidate.provider === provider);
-    if (!factory) fail(`No adapter for ${provider} in this version.`);
-    const credentials = credentialsFrom(provider);
-    try {
-      factory.checkCredentials(credentials, mode);
-    } catch (error) {
-      fail((error as Error).message);
-    }
+    const credentials = checkedCredentials(descriptor, mode, givenCredentials(descriptor));
     // An account still on its one pre-connection PSP keeps it, as its first connection.
     await migrateLegacyConfig(
-      {
-        repository,
-        legacyConfigs,
-        legacySecretName: (a, m) => legacyStripeSecretName(secretPrefix, a, m),
-      },
+      { repository, legacyConfigs, descriptors: PSP_DESCRIPTORS, secretPrefix },
       account,
       mode,
     );
@@ -245,17 +183,33 @@ switch (positionals[0]) {
       secretPrefix,
       new Date(),
     );
-    if (connection.secret_name) await storeSecret(connection.secret_name, JSON.stringify(credentials));
+    if (connection.secret_name) await secrets.put(connection.secret_name, JSON.stringify(credentials), false);
     await repository.create(connection);
     if (values.json) {
       console.log(JSON.stringify({ connection_id: connection.id }));
     } else {
       console.log(`Added ${provider} connection ${connection.id} "${name}" for ${account} (${mode}).`);
-      if (provider === 'stripe' || provider === 'adyen' || provider === 'paypal' || provider === 'checkout') {
-        console.log(`Point the ${provider} webhook / notification endpoint of that account at
+      if (descriptor.notificationAddress === 'configured') {
+        console.log(`Point the ${descriptor.displayName} webhook / notification endpoint of that account at
   ${notificationUrl(connection)}`);
       }
     }
+    break;
+  }
+  case 'update-credentials': {
+    const connection = await requireConnection(async (id) => (await repository.get(id))?.connection);
+    const descriptor = descriptorOf(connection.provider);
+    if (!descriptor || !connection.secret_name) fail(`${connection.id} keeps no credentials.`);
+    const given = givenCredentials(descriptor);
+    if (!given) fail(`Give the credentials to change: ${descriptor.id}'s flags, or --credentials.`);
+    const stored = await secrets.get(connection.secret_name);
+    // The fields given replace their own; --credentials replaces them all.
+    const kept = typeof flags.credentials === 'string' ? {} : (JSON.parse(stored ?? '{}') as object);
+    const credentials = checkedCredentials(descriptor, connection.mode, { ...kept, ...given });
+    await secrets.put(connection.secret_name, JSON.stringify(credentials), stored !== undefined);
+    console.log(
+      `${connection.id} credentials updated (${Object.keys(given).sort().join(', ')}), checked for ${connection.mode} mode; in use within 5 minutes.`,
+    );
     break;
   }
   case 'list': {

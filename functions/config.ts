@@ -40,7 +40,7 @@ const configSchema = () =>
     API_KEY_CACHE_TTL_SECONDS: integer(0, 60, 60),
     /** The sandbox PSP's signing secret: its name or ARN in the secret store (never the value). */
     SANDBOX_SECRET_NAME: nonEmpty(),
-    /** Prefix of PSP credential secrets: Stripe's are `<prefix>stripe/<account>/<mode>` (docs/checkout.md). */
+    /** Prefix of PSP credential secrets: a connection's are `<prefix>connections/<id>` (docs/orchestration.md). */
     PSP_SECRET_PREFIX: nonEmpty(),
     /**
      * The key of the HMAC that derives a link's id from its creation's `Idempotency-Key` (docs/security.md#link-ids):
@@ -59,10 +59,6 @@ const configSchema = () =>
     LOCAL_SIGNING_KEY_FILE: z.optional(nonEmpty()),
     /** Local stack only: secrets come from this JSON file instead of Secrets Manager. */
     LOCAL_SECRETS_FILE: z.optional(nonEmpty()),
-    /** Tests only: send Stripe API calls to this Stripe-speaking server instead of api.stripe.com. */
-    STRIPE_API_URL: z.optional(z.url()),
-    /** Tests only: the Mollie SDK's `apiEndpoint` (a Mollie-speaking server) instead of api.mollie.com/v2/. */
-    MOLLIE_API_URL: z.optional(z.url()),
     /**
      * The console's Cognito user pool, its app client and the base URL of its hosted sign-in (deployed stacks);
      * without them the console signs in with one-time links only (docs/console.md#signing-in).
@@ -75,12 +71,6 @@ const configSchema = () =>
      * through the front, whose `CloudFront-Viewer-Address` names the client (docs/security.md#the-client-behind-cloudfront).
      */
     EDGE_ORIGIN_SECRET: z.optional(z.string().check(z.minLength(32))),
-    /** Tests only: send Adyen API calls to this origin (an Adyen-speaking server), paths unchanged. */
-    ADYEN_API_URL: z.optional(z.url()),
-    /** Tests only: send PayPal API calls to this origin (a PayPal-speaking server), paths unchanged. */
-    PAYPAL_API_URL: z.optional(z.url()),
-    /** Tests only: the Checkout.com SDK's `host` (a Checkout.com-speaking server) instead of api.checkout.com. */
-    CHECKOUT_API_URL: z.optional(z.url()),
     /**
      * Local stack only: the webhook retry schedule, waits in ms separated by commas, instead of the domain's
      * (docs/webhooks.md#delivery-and-retries), so that a run under injected faults settles in seconds.
@@ -114,6 +104,24 @@ export const config = /* @__PURE__ */ once((): Config => {
     throw new Error(`Invalid configuration: ${z.prettifyError(parsed.error)}`);
   }
   return parsed.data;
+});
+
+/**
+ * Tests only: `<ID>_API_URL` sends the calls of the PSP of that id to a server that speaks its API instead of the
+ * PSP itself (`ACME_PAY_API_URL` for a PSP of id `acme_pay`); each adapter says what it
+ * does with it. Read here, where every setting is, for every PSP alike; a value that is not a URL fails the cold
+ * start as any other setting does.
+ */
+export const pspApiUrls = /* @__PURE__ */ once((): Readonly<Record<string, string>> => {
+  const urls: Record<string, string> = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    const id = /^([A-Z][A-Z0-9_]*)_API_URL$/.exec(name)?.[1];
+    if (!id || value === undefined) continue;
+    const parsed = z.safeParse(z.url(), value);
+    if (!parsed.success) throw new Error(`Invalid configuration: ${name} must be a URL.`);
+    urls[id.toLowerCase()] = parsed.data;
+  }
+  return urls;
 });
 
 /** The names of the settings above: the stack may give a function no other (test/infra/stack.test.ts). */

@@ -21,13 +21,8 @@ import { DynamoSandboxSessionStore } from './adapters/dynamodb/sandbox-session-s
 import { DynamoSigningSecretStore } from './adapters/dynamodb/signing-secret-store.ts';
 import { DynamoWebhookEndpointRepository } from './adapters/dynamodb/webhook-endpoint-repository.ts';
 import { CognitoIdentityProvider } from './adapters/http/cognito-identity.ts';
-import { AdyenPspFactory } from './adapters/psp/adyen-psp.ts';
-import { CheckoutPspFactory } from './adapters/psp/checkout-psp.ts';
-import { MolliePspFactory } from './adapters/psp/mollie-psp.ts';
-import { PaypalPspFactory } from './adapters/psp/paypal-psp.ts';
-import { SandboxNotifier } from './adapters/psp/sandbox-notifier.ts';
-import { SandboxPspFactory } from './adapters/psp/sandbox-psp.ts';
-import { StripePspFactory } from './adapters/psp/stripe-psp.ts';
+import { PSP_DESCRIPTORS, PSP_FACTORIES } from './adapters/psp/registry.ts';
+import { SandboxNotifier } from './adapters/psp/sandbox/notifier.ts';
 import { FileKeyCipher } from './adapters/secrets/file-key-cipher.ts';
 import { FileSecretStore } from './adapters/secrets/file-secret-store.ts';
 import { KmsCipher } from './adapters/secrets/kms-cipher.ts';
@@ -37,9 +32,7 @@ import { documentClient } from './clients/dynamodb.ts';
 import { kmsClient } from './clients/kms.ts';
 import { secretsManagerClient } from './clients/secrets-manager.ts';
 import { sqsClient } from './clients/sqs.ts';
-import { config, indexNames } from './config.ts';
-import { PSP_CALL_TIMEOUT_MS } from './domain/call-budgets.ts';
-import { legacyStripeSecretName } from './domain/connection.ts';
+import { config, indexNames, pspApiUrls } from './config.ts';
 import { once } from './once.ts';
 import type { IdempotencyScope } from './ports/idempotency-store.ts';
 import { OUTCOME_SHARDS } from './ports/outcome-counters.ts';
@@ -232,57 +225,40 @@ export const pspConnectionRepository = /* @__PURE__ */ once(
 );
 
 /**
- * The connections of each (account, mode) and their routing, without any PSP adapter: for the merchant API,
- * whose functions never talk to a PSP and so carry no PSP SDK.
+ * The connections of each (account, mode), their routing and their PSPs' descriptors, without any PSP adapter:
+ * for the merchant API, whose functions never talk to a PSP and so carry no PSP adapter or SDK.
  */
 export const pspDirectory = /* @__PURE__ */ once(
   () =>
     new PspConnections({
       repository: pspConnectionRepository(),
       legacyConfigs: pspConfigRepository(),
-      legacySecretName: (account, mode) => legacyStripeSecretName(config().PSP_SECRET_PREFIX, account, mode),
-      factories: [],
+      descriptors: PSP_DESCRIPTORS,
+      secretPrefix: config().PSP_SECRET_PREFIX,
     }),
 );
 
-export const pspConnections = /* @__PURE__ */ once(() => {
-  const {
-    BASE_URL,
-    PSP_SECRET_PREFIX,
-    STRIPE_API_URL,
-    MOLLIE_API_URL,
-    ADYEN_API_URL,
-    PAYPAL_API_URL,
-    CHECKOUT_API_URL,
-  } = config();
-  const stripeApi = STRIPE_API_URL ? new URL(STRIPE_API_URL) : undefined;
-  return new PspConnections({
-    repository: pspConnectionRepository(),
-    legacyConfigs: pspConfigRepository(),
-    legacySecretName: (account, mode) => legacyStripeSecretName(PSP_SECRET_PREFIX, account, mode),
-    factories: [
-      new SandboxPspFactory({
-        sessions: sandboxSessionStore(),
-        signingSecret: sandboxSigningSecret,
-        baseUrl: BASE_URL,
-        callTimeoutMs: PSP_CALL_TIMEOUT_MS,
-        now,
-      }),
-      new StripePspFactory({
+/**
+ * Every registered PSP (functions/adapters/psp/registry.ts), each factory built on the first use of one of its
+ * connections and handed its own `<ID>_API_URL`; each PSP's SDK is loaded when its first adapter is built.
+ */
+export const pspConnections = /* @__PURE__ */ once(
+  () =>
+    new PspConnections({
+      repository: pspConnectionRepository(),
+      legacyConfigs: pspConfigRepository(),
+      descriptors: PSP_DESCRIPTORS,
+      secretPrefix: config().PSP_SECRET_PREFIX,
+      factories: PSP_FACTORIES,
+      runtime: (descriptor) => ({
         secrets: secretStore(),
-        endpoint: stripeApi && {
-          host: stripeApi.hostname,
-          port: Number(stripeApi.port || (stripeApi.protocol === 'https:' ? 443 : 80)),
-          protocol: stripeApi.protocol === 'https:' ? 'https' : 'http',
-        },
+        apiUrl: pspApiUrls()[descriptor.id],
+        baseUrl: config().BASE_URL,
+        now,
+        sandbox: { sessions: sandboxSessionStore, signingSecret: sandboxSigningSecret },
       }),
-      new MolliePspFactory({ secrets: secretStore(), apiEndpoint: MOLLIE_API_URL }),
-      new AdyenPspFactory({ secrets: secretStore(), apiUrl: ADYEN_API_URL }),
-      new PaypalPspFactory({ secrets: secretStore(), apiUrl: PAYPAL_API_URL }),
-      new CheckoutPspFactory({ secrets: secretStore(), apiUrl: CHECKOUT_API_URL }),
-    ],
-  });
-});
+    }),
+);
 
 /** Refunds go through the connection that took the payment. */
 export const paymentRefunds = pspConnections;

@@ -161,7 +161,8 @@ export class PaymentLinksStack extends Stack {
     });
     new CfnOutput(this, 'PspSecretPrefix', {
       value: outputs.pspSecretPrefix,
-      description: 'Stripe credentials go in <prefix>stripe/<account>/<mode> (docs/checkout.md)',
+      description:
+        'PSP credentials go in <prefix>connections/<connection id> (docs/orchestration.md#connections)',
     });
     new CfnOutput(this, 'SigningKeyArn', {
       value: outputs.signingKey.key.keyArn,

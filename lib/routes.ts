@@ -52,7 +52,7 @@ export interface FunctionDefinition {
    * (docs/security.md#webhook-signing-secrets).
    */
   signingKey?: true | 'seal';
-  /** Secrets it reads: the sandbox PSP's signing secret, and/or the PSP credentials (e.g. Stripe keys). */
+  /** Secrets it reads: the sandbox PSP's signing secret, and/or the PSP credentials (the connections' keys). */
   secrets?: readonly ('sandbox' | 'psp')[];
   /**
    * Tells clients apart by their address (the checkout's per-client budgets, the console's audit log): behind the
@@ -147,7 +147,7 @@ export const functions = {
   },
   'psp-notifications': {
     table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query'],
-    // PSPs retry what we refuse (Stripe for days), so a cap costs delay, never a status.
+    // PSPs retry what we refuse (some for days), so a cap costs delay, never a status.
     reservedConcurrency: 50,
     sendsEvents: true,
     secrets: ['sandbox', 'psp'],

@@ -2,7 +2,7 @@ import type * as NodeHttp from 'node:http';
 
 /**
  * `node:http` as the Lambda bundles see it: lib/bundling/lambda-bundling.ts aliases every import of `http` and
- * `node:http` (ours, request-filtering-agent's, the Stripe SDK's) to this module. An ES module import of a Node
+ * `node:http` (ours, request-filtering-agent's, a PSP SDK's) to this module. An ES module import of a Node
  * built-in builds the module's namespace from every export, and since Node 22 `node:http` has lazy getters
  * (`WebSocket`, `CloseEvent`, `MessageEvent`) that load undici, which loads HTTP/2, worker_threads and
  * perf_hooks: about 40 ms of CPU at every cold start of deliver-webhook, for names nothing reads

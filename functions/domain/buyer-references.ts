@@ -4,7 +4,7 @@
  * buyer-supplied and unverified: a merchant must not treat them as proof of who paid.
  */
 export interface BuyerReferences {
-  /** 1 to 200 of `A-Z a-z 0-9 _ -`: the length Stripe's `client_reference_id` takes, the longest of the PSPs'. */
+  /** 1 to 200 of `A-Z a-z 0-9 _ -`: the longest reference the PSPs we know take (docs/api.md#buyer-references). */
   client_reference_id?: string;
   /** An e-mail address, offered to the buyer at the PSP where it takes one; never stored as their `buyer` details. */
   prefilled_email?: string;

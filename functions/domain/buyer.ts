@@ -1,5 +1,3 @@
-import type { Provider } from './connection.ts';
-
 /**
  * What a link asks of its buyer and what a payment knows of them (docs/checkout.md#buyer-details). Buyer details
  * are personal data: never logged, erased after the account's retention period or on request
@@ -18,7 +16,7 @@ export const MAX_SHIPPING_COUNTRIES = 260;
 
 /**
  * A link's `collect`: each detail asked as required or optional; a shipping address is always required and only
- * in the countries named (as Stripe's and PayPal's pages ask it).
+ * in the countries named (as the PSPs' hosted pages ask it).
  */
 export interface Collect {
   email?: CollectRequirement;
@@ -100,42 +98,23 @@ export function isCountryCode(code: string): boolean {
 }
 
 /**
- * How a PSP's hosted page asks one detail: `always`, whatever a link's `collect` says (Stripe Checkout and PayPal
- * always ask the e-mail address: an optional one is required there); `required`, when we ask it to, and then only
- * as required. A detail a page cannot ask is absent.
+ * How a PSP's hosted page asks one detail: `always`, whatever a link's `collect` says (a page that always asks the
+ * e-mail address: an optional one is required there); `required`, when we ask it to, and then only as required.
  */
 export type PspPageAsk = 'always' | 'required';
 
 /**
- * What each PSP's hosted page can ask the buyer itself (docs/checkout.md#on-the-psps-page), from each PSP's
- * OpenAPI document (test/contracts/: Stripe `PostCheckoutSessions`, Adyen `PaymentLinkRequest`, PayPal
- * `paypal_wallet_experience_context`) and API guides (docs.stripe.com/payments/checkout/phone-numbers: "a
- * required phone number field"; docs.stripe.com/payments/collect-addresses):
- * - Stripe Checkout: always the e-mail; a phone number (`phone_number_collection`, a required field once
- *   enabled); the billing address (`billing_address_collection: required`; `auto` asks only when Stripe needs it);
- *   the shipping address in the countries named (`shipping_address_collection.allowed_countries`).
- * - Adyen Pay by Link: `requiredShopperFields` (`shopperEmail`, `telephoneNumber`, `billingAddress`), required
- *   only; its `deliveryAddress` cannot be held to a link's countries.
- * - PayPal: always the payer's e-mail (the PayPal account's); `shipping_preference` `GET_FROM_FILE` lets the
- *   buyer pick an address in any country, so the shipping address is ours to ask; no phone or billing address.
- * - Mollie's and Checkout.com's hosted pages and our sandbox ask for none of them.
+ * What a PSP's hosted page can ask the buyer itself (docs/checkout.md#on-the-psps-page), stated by its descriptor
+ * from the PSP's own document; a detail it cannot ask is absent.
  */
-export const PSP_PAGE_ASKS: Record<Provider, Partial<Record<BuyerDetail, PspPageAsk>>> = {
-  stripe: { email: 'always', phone: 'required', billing_address: 'required', shipping_address: 'required' },
-  adyen: { email: 'required', phone: 'required', billing_address: 'required' },
-  paypal: { email: 'always' },
-  mollie: {},
-  checkout: {},
-  sandbox: {},
-};
+export type PageAsks = Partial<Record<BuyerDetail, PspPageAsk>>;
 
 /**
- * The details our page asks first because the chosen PSP's page cannot ask them as `collect` asks: not at all,
- * or (for a page that asks a detail only as required) not as optional.
+ * The details our page asks first because the chosen PSP's page (`page`) cannot ask them as `collect` asks: not
+ * at all, or (for a page that asks a detail only as required) not as optional.
  */
-export function detailsOurPageAsks(collect: Collect | null, provider: Provider): BuyerDetail[] {
+export function detailsOurPageAsks(collect: Collect | null, page: PageAsks): BuyerDetail[] {
   if (!collect) return [];
-  const page = PSP_PAGE_ASKS[provider];
   const required = new Set(requiredDetails(collect));
   return askedDetails(collect).filter((detail) => {
     const ask = page[detail];
@@ -147,10 +126,8 @@ export function detailsOurPageAsks(collect: Collect | null, provider: Provider):
  * The details a PSP adapter asks its page for (as required): what `collect` asks that our page does not and the
  * page asks only when told (`required`). Details the page asks `always` need no asking.
  */
-export function detailsPspPageAsks(collect: Collect | null, provider: Provider): BuyerDetail[] {
+export function detailsPspPageAsks(collect: Collect | null, page: PageAsks): BuyerDetail[] {
   if (!collect) return [];
-  const ours = new Set(detailsOurPageAsks(collect, provider));
-  return askedDetails(collect).filter(
-    (detail) => !ours.has(detail) && PSP_PAGE_ASKS[provider][detail] === 'required',
-  );
+  const ours = new Set(detailsOurPageAsks(collect, page));
+  return askedDetails(collect).filter((detail) => !ours.has(detail) && page[detail] === 'required');
 }

@@ -4,20 +4,24 @@ import type { PaymentMethod } from './payment-methods.ts';
 import type { Mode } from './principal.ts';
 
 /**
- * A PSP connection: one PSP account of a merchant in one mode (docs/orchestration.md). Credentials are not
- * here: they live in the SecretStore under `secret_name`, and no API ever returns them.
+ * A PSP's id (its descriptor's, functions/adapters/psp/registry.ts): the domain knows no PSP by name, and a
+ * provider is checked against the registered ones where it comes in (the CLI, the connection read back, the API's
+ * schemas).
  */
-export const PROVIDERS = ['sandbox', 'stripe', 'mollie', 'adyen', 'paypal', 'checkout'] as const;
-export type Provider = (typeof PROVIDERS)[number];
+export type Provider = string;
 
 /**
  * What a sandbox connection simulates: sessions that open (`ok`), creations that fail as a PSP 5xx (`fail`) or
  * never answer (`timeout`), or sessions whose Pay starts a transfer that succeeds only `SANDBOX_PROCESSING_MS`
- * later and meanwhile refuses to end, as Mollie's bank transfer does (`processing`).
+ * later and meanwhile refuses to end, as a PSP's bank transfer may (`processing`).
  */
 export const SIMULATIONS = ['ok', 'fail', 'timeout', 'processing'] as const;
 export type Simulation = (typeof SIMULATIONS)[number];
 
+/**
+ * A PSP connection: one PSP account of a merchant in one mode (docs/orchestration.md). Credentials are not
+ * here: they live in the SecretStore under `secret_name`, and no API ever returns them.
+ */
 export interface PspConnection {
   id: string;
   account: string;
@@ -113,7 +117,3 @@ export function migratedConnectionId(account: string, mode: Mode): string {
   const digest = createHash('sha256').update(`migrated-psp-config\0${account}\0${mode}`).digest();
   return idFromBytes('pc', digest);
 }
-
-/** Where an (account, mode) configured with Stripe before connections existed kept its credentials. */
-export const legacyStripeSecretName = (secretPrefix: string, account: string, mode: Mode): string =>
-  `${secretPrefix}stripe/${account}/${mode}`;

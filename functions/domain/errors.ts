@@ -120,7 +120,7 @@ export class InvalidNotificationError extends ServiceError {
   readonly kind = 'notification_not_authentic';
 
   readonly reason: string;
-  /** The id the notification named, when the PSP said it knows no such thing (Mollie: no such payment). */
+  /** The id the notification named, when the PSP said it knows no such thing (no such payment for this key). */
   readonly unknownId: string | undefined;
 
   constructor(reason = 'Not verified.', options: { unknownId?: string } = {}) {
@@ -130,7 +130,7 @@ export class InvalidNotificationError extends ServiceError {
   }
 }
 
-/** The (account, mode) has no PSP able to take payments yet (e.g. live mode before Stripe is configured). */
+/** The (account, mode) has no PSP able to take payments yet (e.g. live mode before any connection is added). */
 export class PspNotConfiguredError extends ServiceError {
   static readonly code = 'service_unavailable';
 

@@ -18,6 +18,12 @@ export const PAYMENT_METHODS = [
 ] as const;
 export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
 
+/**
+ * Our payment methods a PSP serves, each in the PSP's own word (several of ours may share one: a PSP that offers
+ * the wallets on its card method). A method absent is one the PSP does not serve.
+ */
+export type MethodNames = Partial<Record<PaymentMethod, string>>;
+
 export const isPaymentMethod = (value: string): value is PaymentMethod =>
   (PAYMENT_METHODS as readonly string[]).includes(value);
 

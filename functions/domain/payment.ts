@@ -76,7 +76,7 @@ export interface Payment {
    * on payments recorded before it was kept, which were all at their link's amount: read it with `paymentAmount`.
    */
   amount?: Amount;
-  /** The PSP's own id of the payment once it has one (Stripe PaymentIntent, Mollie tr_, Adyen pspReference). */
+  /** The PSP's own id of the payment once it has one (its payment's, charge's or transaction's id). */
   provider_reference: string | null;
   failure: PaymentFailure | null;
   /** The PSP session of the attempt, and until when it can be paid. */
@@ -381,8 +381,9 @@ export function checkFailed(payment: Payment, now: Date): Payment | undefined {
 }
 
 /**
- * The PSP's reference of a succeeded payment that was confirmed without it (Adyen's link status says paid; its
- * AUTHORISATION, which alone carries the reference, came later). `undefined` when there is nothing to add.
+ * The PSP's reference of a succeeded payment that was confirmed without it (its page said paid; the notification
+ * that alone carries the reference came later: docs/orchestration.md#a-success-before-its-reference).
+ * `undefined` when there is nothing to add.
  */
 export function withReference(payment: Payment, reference: string | null, now: Date): Payment | undefined {
   if (payment.status !== 'succeeded' || payment.provider_reference !== null || reference === null) {

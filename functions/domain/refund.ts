@@ -11,7 +11,7 @@ import {
   type RefundReason,
   type RefundStatus,
 } from './payment-link.ts';
-import { pspAmountProblem } from './psp-amounts.ts';
+import { type AmountRules, amountProblem } from './psp-rules.ts';
 
 /**
  * Refunds of a paid link (docs/webhooks.md#refunds), pure: how much may still be refunded, what a request for a refund
@@ -85,29 +85,48 @@ export function refundedPayment(link: PaymentLink, paymentId: string | undefined
 }
 
 /**
+ * What the PSP that took a payment allows of its refunds (its descriptor's): its amount rules, and whether it
+ * refunds at all, only the whole payment, or any part of it (docs/orchestration.md#capabilities).
+ */
+export interface RefundRules {
+  amounts: AmountRules;
+  refunds: 'none' | 'whole' | 'partial';
+}
+
+/**
  * A new pending refund of `requested` (default: all that remains of the payment) of the payment the request
- * names (`refundedPayment`). A payment whose PSP reference is not known yet is `invalid_state`; another currency,
- * an amount over what remains of the payment, nothing left to refund, or an amount the PSP that took the payment
- * cannot express (`pspAmountProblem`) is a 422 pointing at the field. The repository then reserves the amount
- * with a write conditioned on what remains at that moment.
+ * names (`refundedPayment`). A payment whose PSP reference is not known yet, or whose PSP takes no refunds
+ * through us (`rulesOf`), is `invalid_state`; another currency, an amount over what remains of the payment,
+ * nothing left to refund, a part of a payment whose PSP refunds only whole payments, or an amount that PSP cannot
+ * express (`amountProblem`) is a 422 pointing at the field. The repository then reserves the amount with a write
+ * conditioned on what remains at that moment.
  */
 export function requestRefund(
   link: PaymentLink,
   requested: Amount | undefined,
   refundId: string,
   now: Date,
+  rulesOf: (provider: string) => RefundRules,
   paymentId?: string,
   why?: { reason: RefundReason; reason_detail?: string | undefined },
 ): Refund {
   const payment = refundedPayment(link, paymentId);
   if (payment.reference === null) {
-    // Paid on the PSP's word before its reference arrived (docs/orchestration.md#adyen): nothing to refund yet.
+    // Paid on the PSP's word before its reference arrived: nothing to refund yet
+    // (docs/orchestration.md#a-success-before-its-reference).
     throw new InvalidStateError(
       'The payment provider has not yet sent its reference of this payment; try the refund again shortly.',
     );
   }
   if (link.refunds.length >= MAX_REFUNDS_PER_LINK) {
     throw new InvalidStateError(`A payment link takes at most ${MAX_REFUNDS_PER_LINK} refunds.`);
+  }
+  const rules = rulesOf(payment.provider);
+  if (rules.refunds === 'none') {
+    const { psp } = rules.amounts;
+    throw new InvalidStateError(
+      `${psp} takes no refunds through this service: refund the payment at ${psp}.`,
+    );
   }
   const currency = linkCurrency(link);
   if (requested && requested.currency !== currency) {
@@ -117,18 +136,18 @@ export function requestRefund(
   }
   const remaining = refundableMinor(link, payment);
   const minor = requested ? toMinorUnits(requested) : remaining;
+  const pointer = requested ? '/amount/value' : '/amount';
   if (minor > remaining || remaining === 0n) {
     throw new ValidationError([
       {
-        pointer: requested ? '/amount/value' : '/amount',
+        pointer,
         detail: `At most ${fromMinorUnits(remaining, currency)} ${currency} of the payment remains to be refunded.`,
       },
     ]);
   }
   const amount = { value: requested?.value ?? fromMinorUnits(minor, currency), currency };
-  const problem = pspAmountProblem(payment.provider, amount, 'refund');
-  if (problem)
-    throw new ValidationError([{ pointer: requested ? '/amount/value' : '/amount', detail: problem }]);
+  const problem = pspRefundProblem(rules, amount, minor === paymentAmountMinor(link, payment));
+  if (problem) throw new ValidationError([{ pointer, detail: problem }]);
   const at = now.toISOString();
   return {
     id: refundId,
@@ -146,6 +165,17 @@ export function requestRefund(
   };
 }
 
+/**
+ * Why the PSP that took the payment cannot make this refund: a part of a payment when it refunds only whole ones,
+ * or an amount it cannot express; undefined when it can.
+ */
+function pspRefundProblem(rules: RefundRules, amount: Amount, whole: boolean): string | undefined {
+  if (rules.refunds === 'whole' && !whole) {
+    return `${rules.amounts.psp} refunds only the whole payment, in one refund.`;
+  }
+  return amountProblem(rules.amounts, amount, 'refund');
+}
+
 /** What the PSP said of a refund. */
 export interface RefundOutcome {
   status: RefundStatus;
@@ -156,9 +186,8 @@ export interface RefundOutcome {
 /**
  * What the PSP said of the link's refund `refundId`. A final status settles a pending refund: the totals follow
  * (a success counts as refunded, a failure frees its reservation) and `refund.succeeded` or `refund.failed` is
- * emitted, written with the link in one commit. A succeeded refund that the PSP now says failed (Stripe fails a
- * refund the card network returned, Adyen sends `REFUND_FAILED` or `REFUNDED_REVERSED` after `REFUND`) is
- * reversed the same way: it becomes `failed`, no longer counts as refunded nor reserved, and `refund.failed` is
+ * emitted, written with the link in one commit. A succeeded refund that the PSP now says failed (a PSP fails a
+ * refund the card network returned, or reports a reversal after the success) is reversed the same way: it becomes `failed`, no longer counts as refunded nor reserved, and `refund.failed` is
  * emitted. A pending outcome may only bring the PSP's reference (`reference`, no event). `undefined` when nothing
  * changes: the refund is unknown or failed already, or the PSP says nothing new. `from` is the status the
  * commit is conditioned on.

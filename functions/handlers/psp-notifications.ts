@@ -1,4 +1,3 @@
-import { legacyStripeNotificationLink } from '../adapters/psp/stripe-psp.ts';
 import { config } from '../config.ts';
 import {
   eventQueue,
@@ -26,17 +25,18 @@ const unknownIds = once(() => new UnknownNotificationIds(unknownIdLimiter()));
  * POST /psp/{provider}/notifications/{connection_id}: a PSP tells us about a checkout session. 200 once the
  * payment is recorded (or was already, or the notification needs no action, or is about something we did not
  * create), so the PSP stops retrying; problem+json 4xx for anything forged or that the PSP does not know, 5xx
- * only when the PSP should retry. The route without a
- * connection id serves Stripe accounts configured before connections existed (docs/orchestration.md#migration).
+ * only when the PSP should retry. The route without a connection id serves accounts configured with one PSP
+ * before connections existed, when that PSP's descriptor says how to find their link (docs/orchestration.md#migration).
  */
 export const handler = publicApiHandler({ body: 'notification' }, async ({ event, body }) => {
-  const provider = event.pathParameters?.provider ?? '';
   const connectionId = event.pathParameters?.connection_id;
   const raw = body as string;
+  // A former id of a PSP in the address (one configured at the PSP before its rename) is that PSP's.
+  const named = event.pathParameters?.provider ?? '';
+  const descriptor = pspConnections().descriptor(named);
+  const provider = descriptor?.id ?? named;
   const address: NotificationAddress =
-    connectionId !== undefined
-      ? { connectionId }
-      : { legacyLink: provider === 'stripe' ? legacyStripeNotificationLink(raw) : undefined };
+    connectionId !== undefined ? { connectionId } : { legacyLink: descriptor?.legacy?.notificationLink(raw) };
   try {
     const { outcome, psp } = await handlePspNotification(
       {

@@ -6,7 +6,6 @@ import type { Amount } from '../domain/money.ts';
 import type { PaymentFailureCode, PaymentState } from '../domain/payment.ts';
 import type { PaymentLink, PspSession, RefundReason } from '../domain/payment-link.ts';
 import type { PaymentMethod } from '../domain/payment-methods.ts';
-import type { Mode } from '../domain/principal.ts';
 
 export type { PaymentFailureCode } from '../domain/payment.ts';
 export type { PspSession } from '../domain/payment-link.ts';
@@ -18,8 +17,8 @@ export interface CheckoutReturn {
   /** When the buyer gives up or the attempt fails: back to our checkout page, which offers to try again. */
   cancelUrl: string;
   /**
-   * `{BASE_URL}/psp/{provider}/notifications/{connection_id}`: Mollie takes it per payment (webhookUrl);
-   * Stripe and Adyen have it configured once per connection (the CLI prints it).
+   * `{BASE_URL}/psp/{provider}/notifications/{connection_id}`: some PSPs take it per payment, others have it
+   * configured once per connection (the CLI prints it).
    */
   notificationUrl: string;
   expiresAt: Date;
@@ -68,7 +67,7 @@ export type PspPaymentState = PaymentState;
  */
 export type SessionEnd = 'ended' | 'refused';
 
-/** A verified notification, reduced to what we act on. Adyen batches several items per request. */
+/** A verified notification, reduced to what we act on. Some PSPs batch several items per request. */
 export interface PspNotification {
   /** The PSP's own event type, for logs. */
   type: string;
@@ -76,7 +75,7 @@ export interface PspNotification {
   sessionId: string | null;
   /** When it concerns a refund: the PSP's refund id, whose status is then fetched with `retrieveRefund`. */
   refundReference: string | null;
-  /** What the PSP says (Stripe `livemode`, Adyen `live`, Mollie `mode`). */
+  /** Whether the PSP says it is of live mode (each spells it its own way). */
   livemode: boolean;
 }
 
@@ -88,12 +87,12 @@ export interface PspSessionStatus {
   linkId: string | null;
   state: PspPaymentState;
   failure: { code: PaymentFailureCode; message: string } | null;
-  /** The PSP's payment id once paid (Stripe PaymentIntent, Mollie tr_, Adyen pspReference). */
+  /** The PSP's payment id once paid (its payment's, charge's or transaction's id). */
   paymentReference: string | null;
   /**
    * What the PSP charges (or charged, or authorized) in this session, read back from the PSP in our decimal form
-   * and its currency; null when the PSP's answer has none (a session of another integration, in Stripe's setup
-   * mode). A success is taken as paid only at its payment's own amount, never without one (`checkChargedAmount`,
+   * and its currency; null when the PSP's answer has none (a session of another integration that charges
+   * nothing). A success is taken as paid only at its payment's own amount, never without one (`checkChargedAmount`,
    * functions/use-cases/charged-amounts.ts; docs/security.md#amounts-the-psp-reports). A payment whose own record
    * was lost is recorded at it: for a buyer-chosen amount (`amount_range`) nothing else of ours holds it
    * (`recordSessionStatus`, functions/use-cases/payments.ts).
@@ -101,7 +100,7 @@ export interface PspSessionStatus {
   amount: Amount | null;
   livemode: boolean;
   /**
-   * Set only by a PSP that takes the money when we capture (`Psp.captureSession`; docs/orchestration.md#deferred-capture):
+   * Set only by a PSP that takes the money when we capture (`CapturesLater`; docs/orchestration.md#deferred-capture):
    * `approved` when the buyer approved the session and it awaits our capture, `awaiting_approval` before that;
    * both with state `pending`. Absent at PSPs where the buyer's payment moves the money by itself.
    */
@@ -122,7 +121,7 @@ export interface PspRefundRequest {
   paymentReference: string;
   /** Exact decimal string and currency. */
   amount: Amount;
-  /** The link's description, for PSPs that show the refund to the buyer (Mollie); absent or null when it has none. */
+  /** The link's description, for PSPs that show the refund to the buyer; absent or null when it has none. */
   description?: string | null;
   /**
    * Why, when the merchant said (`Refund.reason`), for PSPs that take one (Stripe's `reason` has the same words
@@ -147,7 +146,7 @@ export interface PspRefundStatus {
 /**
  * The closed set of PSP failures, the same for every PSP (as Hyperswitch's `ConnectorError`): an adapter throws
  * one of these for every expected failure of a call, translating its SDK's errors in one place
- * (`pspFailure`, functions/adapters/psp/psp-calls.ts), and callers decide from `kind` alone:
+ * (`pspFailure`, functions/adapters/psp/kit/calls.ts), and callers decide from `kind` alone:
  * - `refused`: the PSP answered and definitely refused this request (`PspRefusalError`);
  * - `unavailable`: no answer in time, a network error, a 5xx, a 429, or an answer without what it must carry
  *   (`PspOutageError`);
@@ -176,7 +175,7 @@ export type PspFailureKind = PspFailure['kind'];
  *   a request with the same idempotency key still running) and refused credentials (401, 403:
  *   `PspCredentialsRejectedError`), e.g. the payment was already refunded in the PSP's dashboard
  *   (`isRefusalStatus`). The refund then fails and frees its amount (docs/webhooks.md#refunds).
- * A request the adapter can tell locally that the PSP would refuse (`pspAmountProblem`) is refused the same way.
+ * A request the adapter can tell locally that the PSP would refuse (`amountProblem`, functions/domain/psp-rules.ts) is refused the same way.
  * `message` is the PSP's reason, sent to the merchant in `refund.failed`.
  */
 export class PspRefusalError extends Error {
@@ -230,23 +229,21 @@ export function isRefusalStatus(status: number | undefined): boolean {
 }
 
 /**
- * One PSP adapter bound to one connection's credentials. Adapters: functions/adapters/psp/*-psp.ts; how to add
- * one is in docs/orchestration.md. Every call is bounded by `CALL_BUDGETS.psp` (functions/domain/call-budgets.ts)
- * and fits the calling function's timeout. Every expected failure is thrown as one of the closed set
- * (`PspFailure`). Mode checks: an adapter refuses (`InvalidNotificationError`) any notification or status whose
- * livemode is not its connection's mode.
+ * One PSP adapter bound to one connection's credentials: the core every PSP has (open a session, read its
+ * status with amount and currency, verify a notification). What only some PSPs can do is a capability of its
+ * own, an interface with a type guard (functions/ports/psp-capabilities.ts) that its descriptor declares
+ * (functions/ports/psp-descriptor.ts); the use cases ask for it and fall back where
+ * docs/orchestration.md#capabilities says. Adapters: functions/adapters/psp/<folder>/adapter.ts. Every call is
+ * bounded by `CALL_BUDGETS.psp` (functions/domain/call-budgets.ts) and fits the calling function's timeout. Every
+ * expected failure is thrown as one of the closed set (`PspFailure`). Mode checks: an adapter refuses
+ * (`InvalidNotificationError`) any notification or status whose livemode is not its connection's mode.
  */
 export interface Psp {
   readonly provider: Provider;
   /** Origin of the PSP-hosted page, for the checkout page's `form-action` directive. */
   readonly checkoutOrigin: string;
   /** How long its sessions may live (see `sessionExpiry` in functions/domain/checkout/sessions.ts). */
-  readonly sessionLimits: { minMs: number; maxMs: number; preferredMs: number };
-  /**
-   * How long the PSP answers a request repeated with the same idempotency key as it answered the first: a refund
-   * whose first request went unanswered is asked for again only within it (docs/webhooks.md#refunds).
-   */
-  readonly idempotencyWindowMs: number;
+  readonly sessionLimits: SessionLimits;
   /**
    * Creates a hosted checkout session for `request.link` at `request.amount`: the attempt `request.paymentId`.
    * Throws `PspRefusalError` when the PSP refuses it (its validation answer), `PspOutageError` or
@@ -254,15 +251,15 @@ export interface Psp {
    */
   createSession(request: SessionRequest): Promise<PspSession>;
   /**
-   * For a PSP whose notifications are verified by looking up, at the PSP, the id they name (Mollie: the webhook
-   * carries only `id=tr_…`): that id, read from the raw body before any call, or undefined. The caller then
-   * limits such lookups of ids the PSP does not know (docs/security.md#psp-notifications).
+   * For a PSP whose notifications are verified by looking up, at the PSP, the id they name (the webhook carries
+   * only the id): that id, read from the raw body before any call, or undefined. The caller then limits such
+   * lookups of ids the PSP does not know (docs/security.md#psp-notifications).
    */
   notificationLookupId?(rawBody: string): string | undefined;
   /**
-   * PSP calls `verifyNotification` makes that `retrieveSession` does not save (PayPal's verification call: 1);
-   * absent: none (a signature checked locally, or Mollie's lookup, whose payment the read that follows reuses).
-   * The notification's call budget counts them (`NOTIFICATION_PSP_CALLS`).
+   * PSP calls `verifyNotification` makes that `retrieveSession` does not save (a PSP whose verification is a call
+   * of its own: 1); absent: none (a signature checked locally, or a lookup whose payment the read that follows
+   * reuses). The notification's call budget counts them (`NOTIFICATION_PSP_CALLS`).
    */
   readonly verificationCalls?: number;
   /**
@@ -273,57 +270,26 @@ export interface Psp {
     rawBody: string,
     headers: Record<string, string | undefined>,
   ): Promise<PspNotification[]>;
-  /** The session's true status, fetched from the PSP. */
+  /**
+   * The session's true status, fetched from the PSP, with the amount and currency it charges (a success without
+   * them is never taken as paid: `checkChargedAmount`).
+   */
   retrieveSession(sessionId: string): Promise<PspSessionStatus>;
-  /**
-   * Ends a session so it can no longer be paid (see `SessionEnd`): one call. Throws when the PSP could not be
-   * asked, so a session is never taken as ended without the PSP saying so.
-   */
-  expireSession(session: PspSession): Promise<SessionEnd>;
-  /**
-   * Asks for a refund, with `request.refundId` as the idempotency key (see `idempotencyWindowMs`). Throws
-   * `PspRefusalError` when the PSP definitely refused, `PspCredentialsRejectedError` when it refused our
-   * credentials (neither made a refund); `PspOutageError` leaves the outcome open.
-   */
-  refund(request: PspRefundRequest): Promise<PspRefundStatus>;
-  /** What the PSP says of the refund now (Adyen, which has no API to read one, knows only its notifications). */
-  retrieveRefund(reference: string): Promise<PspRefundStatus>;
-  /**
-   * For a PSP that takes the money only when we capture (deferred capture: PayPal orders, which cannot be ended
-   * once approved): captures the session the buyer approved, once, with `paymentId` as the idempotency key, and
-   * answers its status after. Called only by `captureWhilePayable` (functions/use-cases/deferred-capture.ts),
-   * which captures only while the link can still be paid by that attempt. A refusal of the capture (a declined
-   * funding source) is answered as a failed status; a PSP that could not be asked throws. Such a PSP's buyer
-   * returns to our address (`{checkout_base}/{id}/complete?payment=…`), which captures first and then sends
-   * the buyer on to the link's `redirect_url`.
-   */
-  captureSession?(session: { id: string; paymentId: string }): Promise<PspSessionStatus>;
-  /**
-   * PSP calls one `captureSession` makes (Checkout.com's capture, then its read of the payment: 2); absent: 1.
-   * The notification's call budget counts them (`NOTIFICATION_PSP_CALLS`).
-   */
-  readonly captureCalls?: number;
-  /**
-   * For a deferred-capture PSP whose buyer's payment is an authorization that can be voided (Checkout.com): voids
-   * it, once, for an attempt that was released (never captured). Called only by `captureWhilePayable` after the
-   * release holds; a PSP without it is asked to end the session instead. Throws when the PSP could not be asked.
-   */
-  voidAuthorization?(session: { id: string; paymentId: string }): Promise<void>;
-  /** What the PSP expects as the notification response body (Adyen: "[accepted]"); default JSON. */
+  /** What the PSP expects as the notification response body (e.g. "[accepted]"); default JSON. */
   readonly notificationAck?: { contentType: string; body: string };
 }
 
-/** Builds the adapters of one provider. */
+/** How long a PSP's sessions may live, and how long we ask for when the link allows (`sessionExpiry`). */
+export interface SessionLimits {
+  minMs: number;
+  maxMs: number;
+  preferredMs: number;
+}
+
+/**
+ * Builds the adapters of one PSP's connections (its adapter module's `createFactory`, the registry's
+ * `PSP_FACTORIES`), loading the PSP's SDK when it builds its first. Each adapter is cached for at most 5 minutes, so rotated credentials are picked up.
+ */
 export interface PspFactory {
-  readonly provider: Provider;
-  /** Test mode only (the sandbox) or both modes. */
-  readonly testModeOnly: boolean;
-  /**
-   * Validates credentials before they are stored (`npm run psp -- add`): the right shape, and of the
-   * connection's mode (Stripe sk_test_/sk_live_, Mollie test_/live_, Adyen environment test/live). Throws an
-   * `Error` whose message says what is wrong.
-   */
-  checkCredentials(credentials: unknown, mode: Mode): void;
-  /** The adapter of a connection (cached for at most 5 minutes, so rotated credentials are picked up). */
   create(connection: PspConnection): Promise<Psp>;
 }

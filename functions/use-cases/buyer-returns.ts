@@ -1,5 +1,6 @@
 import type { PaymentLink } from '../domain/payment-link.ts';
 import { logger } from '../logger.ts';
+import { canCaptureLater } from '../ports/psp-capabilities.ts';
 import { LEFT_TO_THE_OUTBOX } from './checkout.ts';
 import { captureWhilePayable } from './deferred-capture.ts';
 import type { PaymentDependencies } from './payments.ts';
@@ -21,7 +22,7 @@ export type BuyerReturnDependencies = Omit<PaymentDependencies, 'queue'> & {
  * attempt's is voided, never captured (`captureWhilePayable`). A capture that paid the link ends the link's other
  * open sessions (`recordSessionOutcome`), as a notification does. Best effort: whatever fails is logged, and the
  * notification or the missed-notification sweeper captures, or releases, later. At most five PSP calls, the
- * checkout page's: the session read back, the capture (two at Checkout.com), and a round of ending the others.
+ * checkout page's: the session read back, the capture (`captureCalls`), and a round of ending the others.
  */
 export async function captureOnReturn(
   deps: BuyerReturnDependencies,
@@ -41,7 +42,7 @@ export async function captureOnReturn(
     };
     const connection = await deps.psps.sessionConnection(link.account, link.mode, session);
     const psp = await deps.psps.adapter(connection);
-    if (!psp.captureSession) return;
+    if (!canCaptureLater(psp)) return;
     const found = await psp.retrieveSession(payment.session_id);
     const status = await captureWhilePayable(deps, connection, psp, link, {
       ...found,

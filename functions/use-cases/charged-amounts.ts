@@ -15,6 +15,7 @@ import { logger } from '../logger.ts';
 import { putMetrics } from '../metrics.ts';
 import type { PaymentRepository } from '../ports/payment-repository.ts';
 import { type Psp, type PspSessionStatus, pspFailureOf } from '../ports/psp.ts';
+import { canRefund } from '../ports/psp-capabilities.ts';
 
 declare const amountChecked: unique symbol;
 
@@ -100,6 +101,7 @@ async function giveBack(
   paymentId: string,
   status: PspSessionStatus,
 ): Promise<string> {
+  if (!canRefund(psp)) return 'not given back: the PSP takes no refunds through us';
   if (!status.paymentReference) return 'not given back: the PSP named no payment to refund';
   if (!status.amount) return 'not given back: the PSP did not say what it took';
   try {

@@ -106,6 +106,7 @@ async function readRound(
     pspCallsLeft: round.budget.left(),
     now: deps.now(),
     random: deps.random,
+    psps: deps.psps,
   };
 }
 
@@ -153,7 +154,7 @@ async function carryOut(
  * Ends an open session at its PSP before another may be opened, by the rule every caller shares (`endAttempt`,
  * functions/use-cases/session-endings.ts): `ended` (its payment is recorded canceled, or as the PSP says it
  * ended), `paid` (the PSP refused because it was paid: recorded now, with its event, so the link is paid), or
- * `open` (the PSP refused because it may still be paid, as Mollie does once the buyer started paying; or the PSP
+ * `open` (the PSP refused because it may still be paid, as some do once the buyer started paying; or the PSP
  * could not be asked): it is not replaced. The plan only asks for this with `CALLS_TO_END_A_SESSION` left.
  */
 async function endSession(

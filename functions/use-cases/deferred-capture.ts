@@ -7,6 +7,7 @@ import type { PaymentLink } from '../domain/payment-link.ts';
 import { logger } from '../logger.ts';
 import type { PaymentRepository } from '../ports/payment-repository.ts';
 import type { Psp, PspSessionStatus } from '../ports/psp.ts';
+import { canCaptureLater, canEndSessions, canVoidAuthorizations } from '../ports/psp-capabilities.ts';
 import { mismatchedStatus, reportAmountMismatch } from './charged-amounts.ts';
 
 /** What the claims need: the attempts' payments, and the clock. */
@@ -40,7 +41,7 @@ export async function captureWhilePayable(
   if (
     status.deferredCapture !== 'approved' ||
     status.state !== 'pending' ||
-    !psp.captureSession ||
+    !canCaptureLater(psp) ||
     !paymentId
   ) {
     return status;
@@ -133,8 +134,9 @@ async function claimAttemptOf(
 }
 
 /**
- * Best effort: a PSP that can void an authorization does (an order that cannot be voided simply lapses). Whether
- * an authorization was voided.
+ * Best effort: a PSP that can void an authorization does (`VoidsAuthorizations`); else one that can end a session
+ * is asked to (`EndsSessions`); an approval that can be neither simply lapses at its PSP. Whether an
+ * authorization was voided.
  */
 async function voidReleased(
   connection: PspConnection,
@@ -143,10 +145,11 @@ async function voidReleased(
   sessionId: string,
 ): Promise<boolean> {
   try {
-    if (psp.voidAuthorization) {
+    if (canVoidAuthorizations(psp)) {
       await psp.voidAuthorization({ id: sessionId, paymentId });
       return true;
     }
+    if (!canEndSessions(psp)) return false;
     await psp.expireSession({
       provider: connection.provider,
       connection_id: connection.id,

@@ -2,7 +2,6 @@ import {
   BUILT_IN_SANDBOX_ID,
   builtInSandbox,
   migratedConnectionId,
-  type Provider,
   type PspConnection,
 } from '../domain/connection.ts';
 import type { ConnectionHealth } from '../domain/connection-health.ts';
@@ -10,12 +9,20 @@ import { ConnectionInUseError, PspNotConfiguredError } from '../domain/errors.ts
 import { paidPayment } from '../domain/link-payments.ts';
 import type { PaymentLink, PspPayment, PspSession, Refund } from '../domain/payment-link.ts';
 import type { Mode } from '../domain/principal.ts';
-import type { RefundOutcome } from '../domain/refund.ts';
+import type { PspRules } from '../domain/psp-rules.ts';
+import type { RefundOutcome, RefundRules } from '../domain/refund.ts';
 import type { Routing } from '../domain/routing.ts';
 import type { PaymentRepository } from '../ports/payment-repository.ts';
 import { type Psp, type PspFactory, pspFailureOf, type SessionEnd } from '../ports/psp.ts';
+import { canEndSessions, canRefund, type Refunds } from '../ports/psp-capabilities.ts';
 import type { PspConfigRepository } from '../ports/psp-config-repository.ts';
 import type { ConnectionDirectory, PspConnectionRepository } from '../ports/psp-connections.ts';
+import {
+  type CreatePspFactory,
+  namesPsp,
+  type PspDescriptor,
+  type PspRuntime,
+} from '../ports/psp-descriptor.ts';
 import type { RefundLedger } from '../ports/refund-ledger.ts';
 import { type PaymentRefunds, refundOutcomeOf } from './refunds.ts';
 import type { PspSessions, SessionEnding } from './session-endings.ts';
@@ -24,35 +31,77 @@ export interface PspConnectionsOptions {
   repository: PspConnectionRepository;
   /** Where (account, mode)s configured before connections existed keep their one provider. */
   legacyConfigs: PspConfigRepository;
-  factories: readonly PspFactory[];
-  /** The secret name of such a configuration's credentials (its provider's old naming). */
-  legacySecretName: (account: string, mode: Mode) => string;
+  /** The registered PSPs (functions/adapters/psp/registry.ts). */
+  descriptors: readonly PspDescriptor[];
+  /**
+   * Each PSP's factory, by id, built on the first use of one of its connections; absent for an instance that
+   * talks to no PSP (the merchant API's connection listings), whose `adapter` then refuses.
+   */
+  factories?: Readonly<Record<string, CreatePspFactory>>;
+  /** What each PSP's factory is handed (its own `<ID>_API_URL`). */
+  runtime?: (descriptor: PspDescriptor) => PspRuntime;
+  /** The prefix of PSP credential secrets (`PSP_SECRET_PREFIX`): a legacy configuration's secret is named on it. */
+  secretPrefix: string;
 }
 
 /**
- * The PSP connections of every (account, mode) and the adapters that serve them. An (account, mode) that chose
- * its one PSP before connections existed (`npm run psp -- set`) is migrated the first time it is read: its
- * Stripe configuration becomes a stored connection with a derived id and the same credentials, so it keeps
- * working without anyone doing anything (docs/orchestration.md#migration).
+ * The PSP connections of every (account, mode), the descriptors of their PSPs and the adapters that serve them.
+ * An (account, mode) that chose its one PSP before connections existed (`npm run psp -- set`) is migrated the
+ * first time it is read: its configuration becomes a stored connection with a derived id and the same
+ * credentials, so it keeps working without anyone doing anything (docs/orchestration.md#migration). A connection
+ * stored under a PSP's former id (`aliases`) is read as its PSP's id by the repository's mapper.
  */
 export class PspConnections implements PspSessions, PaymentRefunds {
   private readonly options: PspConnectionsOptions;
-  private readonly factories: Map<Provider, PspFactory>;
+  private readonly factories = new Map<string, PspFactory>();
 
   constructor(options: PspConnectionsOptions) {
     this.options = options;
-    this.factories = new Map(options.factories.map((factory) => [factory.provider, factory]));
   }
 
-  factory(provider: string): PspFactory | undefined {
-    return this.factories.get(provider as Provider);
+  /** The descriptor of a provider (its id or a former id), or undefined when no PSP of that id is registered. */
+  descriptor(provider: string): PspDescriptor | undefined {
+    return this.options.descriptors.find((candidate) => namesPsp(candidate, provider));
+  }
+
+  /**
+   * What a provider's PSP can take and ask (`PspRules`), read at checkout before it is asked; a provider no PSP
+   * is registered for has none (its adapter refuses to serve anyway).
+   */
+  rules(provider: string): PspRules {
+    return this.descriptor(provider) ?? { amounts: { psp: provider }, pageAsks: {}, methods: {} };
+  }
+
+  /** What the PSP that took a payment allows of its refunds (`requestRefund`). */
+  refundRules(provider: string): RefundRules {
+    const descriptor = this.descriptor(provider);
+    const has = (capability: PspDescriptor['capabilities'][number]) =>
+      descriptor?.capabilities.includes(capability) ?? false;
+    return {
+      amounts: descriptor?.amounts ?? { psp: provider },
+      refunds: !has('refunds') ? 'none' : has('partial_refunds') ? 'partial' : 'whole',
+    };
   }
 
   /** The adapter of a connection; `PspNotConfiguredError` when its provider cannot serve it. */
   async adapter(connection: PspConnection): Promise<Psp> {
-    const factory = this.factories.get(connection.provider);
-    if (!factory || (factory.testModeOnly && connection.mode !== 'test')) throw new PspNotConfiguredError();
-    return factory.create(connection);
+    const descriptor = this.descriptor(connection.provider);
+    if (!descriptor || (descriptor.testModeOnly && connection.mode !== 'test'))
+      throw new PspNotConfiguredError();
+    return this.factory(descriptor).create({ ...connection, provider: descriptor.id });
+  }
+
+  /** A PSP's factory, built once per container (each keeps its connections' adapters). */
+  private factory(descriptor: PspDescriptor): PspFactory {
+    const { factories, runtime } = this.options;
+    const create = factories?.[descriptor.id];
+    if (!create || !runtime) throw new PspNotConfiguredError('This function talks to no PSP.');
+    let factory = this.factories.get(descriptor.id);
+    if (!factory) {
+      factory = create(runtime(descriptor));
+      this.factories.set(descriptor.id, factory);
+    }
+    return factory;
   }
 
   /** The (account, mode)'s connections, oldest first, and its routing; a legacy configuration migrated. */
@@ -61,7 +110,8 @@ export class PspConnections implements PspSessions, PaymentRefunds {
       this.options.repository.directory(account, mode),
       this.options.legacyConfigs.get(account, mode),
     ]);
-    if (directory.connections.length > 0 || legacy?.provider !== 'stripe') return directory;
+    if (directory.connections.length > 0 || !this.descriptor(legacy?.provider ?? '')?.legacy)
+      return directory;
     await migrateLegacyConfig(this.options, account, mode);
     return this.options.repository.directory(account, mode);
   }
@@ -118,11 +168,14 @@ export class PspConnections implements PspSessions, PaymentRefunds {
     return refundOutcomeOf(await psp.retrieveRefund(refund.provider_reference));
   }
 
-  /** The adapter of the connection that took the refund's payment (a reusable link's may each differ). */
+  /**
+   * The adapter of the connection that took the refund's payment (a reusable link's may each differ). Its PSP
+   * refunds: a refund is requested only of a PSP whose descriptor says so (`refundRules`).
+   */
   private async paymentAdapter(
     link: PaymentLink,
     refund: Refund,
-  ): Promise<{ psp: Psp; payment: PspPayment }> {
+  ): Promise<{ psp: Psp & Refunds; payment: PspPayment }> {
     const payment = paidPayment(link, refund.payment_id);
     if (!payment) throw new Error(`Payment link ${link.id} has no payment ${refund.payment_id} to refund.`);
     const connection =
@@ -130,20 +183,30 @@ export class PspConnections implements PspSessions, PaymentRefunds {
         ? builtInSandbox(link.account, link.mode)
         : await this.connection(payment.connection_id);
     if (!connection) throw new PspNotConfiguredError(`Connection ${payment.connection_id} no longer exists.`);
-    return { psp: await this.adapter(connection), payment };
+    const psp = await this.adapter(connection);
+    if (!canRefund(psp))
+      throw new Error(`${connection.provider} takes no refunds: refund ${refund.id} was not asked.`);
+    return { psp, payment };
   }
 
-  /** Ends a session at the connection that created it (see `SessionEnd`). */
+  /**
+   * Asks to end a session at the connection that created it, whatever the answer; a PSP that cannot end a
+   * session early is not asked (its session ends at its expiry, or is released: docs/orchestration.md#capabilities).
+   */
   async expireSession(account: string, mode: Mode, session: PspSession): Promise<SessionEnd> {
     const connection = await this.sessionConnection(account, mode, session);
-    return (await this.adapter(connection)).expireSession(session);
+    const psp = await this.adapter(connection);
+    return canEndSessions(psp) ? psp.expireSession(session) : 'refused';
   }
 
-  /** Ends a session at the connection that created it; a refusal is answered with what its PSP says of it. */
+  /**
+   * Ends a session at the connection that created it; a refusal is answered with what its PSP says of it, and so
+   * is a session its PSP cannot end early (without a call to end it).
+   */
   async endSession(account: string, mode: Mode, session: PspSession): Promise<SessionEnding> {
     const connection = await this.sessionConnection(account, mode, session);
     const psp = await this.adapter(connection);
-    if ((await psp.expireSession(session)) === 'ended') return { ended: true };
+    if (canEndSessions(psp) && (await psp.expireSession(session)) === 'ended') return { ended: true };
     return { ended: false, connection, status: await psp.retrieveSession(session.id) };
   }
 }
@@ -153,7 +216,7 @@ export class PspConnections implements PspSessions, PaymentRefunds {
  * credentials) fails it; one that failed to answer leaves its outcome open (docs/webhooks.md#refunds).
  */
 async function askForRefund(
-  psp: Psp,
+  psp: Refunds,
   payment: PspPayment,
   link: PaymentLink,
   refund: Refund,
@@ -207,16 +270,18 @@ export async function removeConnection(
 
 /**
  * Turns the one PSP an (account, mode) chose before connections existed into a stored connection, unless it has
- * connections already. Idempotent, and safe under races: the id is derived, so every caller writes the same
- * connection and only the first write lands. Returns the migrated connection, or undefined when none was due.
+ * connections already: its PSP's descriptor names the secret that configuration kept its credentials in
+ * (`legacy`). Idempotent, and safe under races: the id is derived, so every caller writes the same connection and
+ * only the first write lands. Returns the migrated connection, or undefined when none was due.
  */
 export async function migrateLegacyConfig(
-  options: Pick<PspConnectionsOptions, 'repository' | 'legacyConfigs' | 'legacySecretName'>,
+  options: Pick<PspConnectionsOptions, 'repository' | 'legacyConfigs' | 'descriptors' | 'secretPrefix'>,
   account: string,
   mode: Mode,
 ): Promise<PspConnection | undefined> {
   const legacy = await options.legacyConfigs.get(account, mode);
-  if (legacy?.provider !== 'stripe') return undefined;
+  const descriptor = options.descriptors.find((candidate) => candidate.id === legacy?.provider);
+  if (!legacy || !descriptor?.legacy) return undefined;
   const id = migratedConnectionId(account, mode);
   const { connections } = await options.repository.directory(account, mode);
   if (connections.some(({ connection }) => connection.id !== id)) return undefined;
@@ -224,11 +289,11 @@ export async function migrateLegacyConfig(
     id,
     account,
     mode,
-    provider: 'stripe',
-    name: 'Stripe',
+    provider: descriptor.id,
+    name: descriptor.displayName,
     enabled: true,
     simulate: null,
-    secret_name: options.legacySecretName(account, mode),
+    secret_name: descriptor.legacy.secretName(options.secretPrefix, account, mode),
     created_at: legacy.updated_at,
   };
   await options.repository.create(connection);

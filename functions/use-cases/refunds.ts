@@ -12,6 +12,7 @@ import {
   paymentAmountMinor,
   pendingRefunds,
   type RefundOutcome,
+  type RefundRules,
   requestRefund,
   settleRefund,
 } from '../domain/refund.ts';
@@ -39,6 +40,8 @@ export interface PaymentRefunds {
   refundAgain(link: PaymentLink, refund: Refund, now: Date): Promise<RefundOutcome | undefined>;
   /** What the PSP says now of a refund it answered with a reference. */
   refundStatus(link: PaymentLink, refund: Refund): Promise<RefundOutcome>;
+  /** What the PSP that took a payment (its `provider`) allows of its refunds. */
+  refundRules(provider: string): RefundRules;
 }
 
 /** What recording a PSP's word on a refund needs: the link and its refunds, and where the webhook goes. */
@@ -92,7 +95,7 @@ export async function createRefund(
   /** The payment to refund: required on a reusable link; a single-use link's own payment by default. */
   paymentId?: string,
   /** Why, when the merchant says: stored on the refund, and so handed to the PSP with it. */
-  why?: Parameters<typeof requestRefund>[5],
+  why?: Parameters<typeof requestRefund>[6],
 ): Promise<Refund> {
   let link: PaymentLink;
   let refund: Refund;
@@ -100,7 +103,15 @@ export async function createRefund(
     link = await getPaymentLink(deps, principal, linkId);
     const made = link.refunds.find((candidate) => candidate.id === refundId);
     if (made) return made;
-    refund = requestRefund(link, requested, refundId, deps.now(), paymentId, why);
+    refund = requestRefund(
+      link,
+      requested,
+      refundId,
+      deps.now(),
+      (provider) => deps.refunds.refundRules(provider),
+      paymentId,
+      why,
+    );
     if (await reserve(deps, link, refund)) break;
     // Another refund took part of the amount first: decide again on what remains now (maybe a 422).
     if (attempt >= MAX_RESERVE_ATTEMPTS) {

@@ -1,5 +1,5 @@
 import type { LineItem } from '../domain/amount.ts';
-import { type BuyerDetail, detailsPspPageAsks } from '../domain/buyer.ts';
+import { type BuyerDetail, detailsPspPageAsks, type PageAsks } from '../domain/buyer.ts';
 import { ANSWER_ROOM_MS, PSP_CALL_TIMEOUT_MS } from '../domain/call-budgets.ts';
 import { countsAgainstHealth, nextAttempt, TRIAL_LEASE_MS } from '../domain/checkout/failover.ts';
 import type { PlannedOpening } from '../domain/checkout/plan.ts';
@@ -28,6 +28,7 @@ import { putMetrics } from '../metrics.ts';
 import type { LinkRepository } from '../ports/link-repository.ts';
 import type { PaymentRepository } from '../ports/payment-repository.ts';
 import { type Psp, pspFailureOf, type SessionRequest } from '../ports/psp.ts';
+import { canCaptureLater, canEndSessions } from '../ports/psp-capabilities.ts';
 import type { PspConnections } from './psp-connections.ts';
 
 /**
@@ -202,7 +203,8 @@ async function endUnusedSession(
   { psp, session, payment, budget }: UnusedSession,
   recorded: boolean,
 ): Promise<void> {
-  if (!budget.hasTimeForOne()) return;
+  // A PSP that cannot end a session early leaves it to lapse at its expiry, on the sweeper's list through its payment.
+  if (!canEndSessions(psp) || !budget.hasTimeForOne()) return;
   budget.spend();
   const answer = await psp.expireSession(session).catch((error: unknown) => {
     logger.warn('Could not expire an unused PSP session', { session_id: session.id, error });
@@ -281,7 +283,7 @@ function sessionRequest(
     link: lines ? linkAsPicked(link, lines, amount) : link,
     amount,
     // A PSP that takes the money only when we capture returns the buyer to us first (`captureOnReturn`).
-    successUrl: psp.captureSession
+    successUrl: canCaptureLater(psp)
       ? `${deps.checkoutBase}/${link.id}/complete?payment=${paymentId}`
       : (link.redirect_url ?? `${deps.checkoutBase}/${link.id}/complete`),
     cancelUrl: `${deps.checkoutBase}/${link.id}?canceled=1`,
@@ -291,13 +293,13 @@ function sessionRequest(
     locale,
     paymentMethods: methodsFor(link.payment_methods, connection.methods),
     ...(references ? { references } : {}),
-    ...pspPageAsks(link, connection),
+    ...pspPageAsks(link, deps.psps.rules(connection.provider).pageAsks),
   };
 }
 
-/** What the connection's hosted page is to ask of the link's `collect` (our page asks the rest first). */
-function pspPageAsks(link: PaymentLink, connection: PspConnection): { pageAsks?: BuyerDetail[] } {
-  const asks = detailsPspPageAsks(link.collect, connection.provider);
+/** What the connection's hosted page (which can ask `page`) is to ask of the link's `collect` (ours asks the rest first). */
+function pspPageAsks(link: PaymentLink, page: PageAsks): { pageAsks?: BuyerDetail[] } {
+  const asks = detailsPspPageAsks(link.collect, page);
   return asks.length > 0 ? { pageAsks: asks } : {};
 }
 

@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import diagnostics from 'node:diagnostics_channel';
 import type { ClientRequest } from 'node:http';
-import { PspCallTimeoutError } from '../../functions/adapters/psp/psp-calls.ts';
+import { PspCallTimeoutError } from '../../functions/adapters/psp/kit/calls.ts';
 import { documentClient } from '../../functions/clients/dynamodb.ts';
 import { sqsClient } from '../../functions/clients/sqs.ts';
 import { PSP_CALL_TIMEOUT_MS } from '../../functions/domain/call-budgets.ts';
@@ -229,7 +229,10 @@ export function installFaults(injector: FaultInjector): () => void {
 function faultyPsp(psp: Psp, injector: FaultInjector): Psp {
   const faulty = Object.create(psp) as Psp;
   for (const name of PSP_CALLS) {
-    const call = psp[name] as ((...args: unknown[]) => Promise<unknown>) | undefined;
+    // A capability the PSP lacks stays absent, so that its guard still says so.
+    const call = (psp as unknown as Record<string, unknown>)[name] as
+      | ((...args: unknown[]) => Promise<unknown>)
+      | undefined;
     if (!call) continue;
     (faulty as unknown as Record<string, unknown>)[name] = async (...args: unknown[]) => {
       const fault = injector.draw('psp');

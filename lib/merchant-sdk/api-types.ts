@@ -43,7 +43,7 @@ export interface paths {
     get: operations["listRefunds"];
     /**
      * Refund a paid payment link
-     * @description Refunds all that remains of the payment (no body, or `{}`), or part of it (`amount`, in the currency of the payment), through the PSP connection that took it. The refunds of a link never add up past the paid amount, even when requested concurrently. The refund is `succeeded` or `failed` at once when the PSP answers at once, with its `refund.succeeded` or `refund.failed` webhook; otherwise it is `pending` until the PSP decides, and the same webhook follows then (the PSP’s notification, or our sweeper asking the PSP: docs/webhooks.md#refunds). Once the amount is reserved the answer is `201`, whatever fails after: a PSP refusal (e.g. already refunded in its dashboard) is a `failed` refund, and a PSP or store that cannot answer leaves it `pending`; a retry with the same `Idempotency-Key` never refunds twice. A link that is not paid is `invalid_state`; another currency, more than remains, or an amount the PSP that took the payment cannot express (Stripe: the third decimal of KWD, BHD, JOD, OMR, TND amounts must be 0) is `validation_failed`.
+     * @description Refunds all that remains of the payment (no body, or `{}`), or part of it (`amount`, in the currency of the payment), through the PSP connection that took it. The refunds of a link never add up past the paid amount, even when requested concurrently. The refund is `succeeded` or `failed` at once when the PSP answers at once, with its `refund.succeeded` or `refund.failed` webhook; otherwise it is `pending` until the PSP decides, and the same webhook follows then (the PSP’s notification, or our sweeper asking the PSP: docs/webhooks.md#refunds). Once the amount is reserved the answer is `201`, whatever fails after: a PSP refusal (e.g. already refunded in its dashboard) is a `failed` refund, and a PSP or store that cannot answer leaves it `pending`; a retry with the same `Idempotency-Key` never refunds twice. A link that is not paid is `invalid_state`; another currency, more than remains, or an amount the PSP that took the payment cannot express (some take three-decimal currencies such as KWD only in whole hundredths: docs/orchestration.md#amounts-each-psp-can-take) is `validation_failed`.
      */
     post: operations["createRefund"];
   };
@@ -279,7 +279,7 @@ export interface components {
       /** @constant */
       object: "psp_connection";
       /** @enum {string} */
-      provider: "sandbox" | "stripe" | "mollie" | "adyen" | "paypal" | "checkout";
+      provider: "sandbox" | "stripe" | "mollie" | "adyen" | "paypal" | "checkout_com";
       name: string;
       enabled: boolean;
       /**
@@ -460,8 +460,8 @@ export interface components {
         /** @description The PSP connection that took it. */
         connection_id: string;
         /** @enum {string} */
-        provider: "sandbox" | "stripe" | "mollie" | "adyen" | "paypal" | "checkout";
-        /** @description The PSP's own id of the payment. Null for a short while when the PSP confirmed the payment before giving its id (Adyen); it is filled in when the PSP's notification arrives, without a new event. */
+        provider: "sandbox" | "stripe" | "mollie" | "adyen" | "paypal" | "checkout_com";
+        /** @description The PSP's own id of the payment. Null for a short while when the PSP confirmed the payment before giving its id; it is filled in when the PSP's notification arrives, without a new event. */
         reference: string | null;
         /** @description What the payment charged: `amount`, or the amount the buyer chose within `amount_range`. */
         amount: {
@@ -547,7 +547,7 @@ export interface components {
       /** @description The PSP connection of the attempt. */
       connection_id: string;
       /** @enum {string} */
-      provider: "sandbox" | "stripe" | "mollie" | "adyen" | "paypal" | "checkout";
+      provider: "sandbox" | "stripe" | "mollie" | "adyen" | "paypal" | "checkout_com";
       /** @enum {string} */
       status: "pending" | "succeeded" | "failed" | "canceled" | "expired";
       amount: {
@@ -1072,7 +1072,7 @@ export interface components {
       /** @description The PSP connection of the attempt. */
       connection_id: string;
       /** @enum {string} */
-      provider: "sandbox" | "stripe" | "mollie" | "adyen" | "paypal" | "checkout";
+      provider: "sandbox" | "stripe" | "mollie" | "adyen" | "paypal" | "checkout_com";
       /** @enum {string} */
       status: "pending" | "succeeded" | "failed" | "canceled" | "expired";
       amount: {
@@ -2468,7 +2468,7 @@ export interface operations {
   };
   /**
    * Refund a paid payment link
-   * @description Refunds all that remains of the payment (no body, or `{}`), or part of it (`amount`, in the currency of the payment), through the PSP connection that took it. The refunds of a link never add up past the paid amount, even when requested concurrently. The refund is `succeeded` or `failed` at once when the PSP answers at once, with its `refund.succeeded` or `refund.failed` webhook; otherwise it is `pending` until the PSP decides, and the same webhook follows then (the PSP’s notification, or our sweeper asking the PSP: docs/webhooks.md#refunds). Once the amount is reserved the answer is `201`, whatever fails after: a PSP refusal (e.g. already refunded in its dashboard) is a `failed` refund, and a PSP or store that cannot answer leaves it `pending`; a retry with the same `Idempotency-Key` never refunds twice. A link that is not paid is `invalid_state`; another currency, more than remains, or an amount the PSP that took the payment cannot express (Stripe: the third decimal of KWD, BHD, JOD, OMR, TND amounts must be 0) is `validation_failed`.
+   * @description Refunds all that remains of the payment (no body, or `{}`), or part of it (`amount`, in the currency of the payment), through the PSP connection that took it. The refunds of a link never add up past the paid amount, even when requested concurrently. The refund is `succeeded` or `failed` at once when the PSP answers at once, with its `refund.succeeded` or `refund.failed` webhook; otherwise it is `pending` until the PSP decides, and the same webhook follows then (the PSP’s notification, or our sweeper asking the PSP: docs/webhooks.md#refunds). Once the amount is reserved the answer is `201`, whatever fails after: a PSP refusal (e.g. already refunded in its dashboard) is a `failed` refund, and a PSP or store that cannot answer leaves it `pending`; a retry with the same `Idempotency-Key` never refunds twice. A link that is not paid is `invalid_state`; another currency, more than remains, or an amount the PSP that took the payment cannot express (some take three-decimal currencies such as KWD only in whole hundredths: docs/orchestration.md#amounts-each-psp-can-take) is `validation_failed`.
    */
   createRefund: {
     parameters: {

@@ -1,4 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADYEN_FAKE } from '../../functions/adapters/psp/adyen/test/fake.ts';
+import { CHECKOUT_FAKE } from '../../functions/adapters/psp/checkout-com/test/fake.ts';
+import { MOLLIE_FAKE } from '../../functions/adapters/psp/mollie/test/fake.ts';
+import { PAYPAL_FAKE } from '../../functions/adapters/psp/paypal/test/fake.ts';
+import { STRIPE_FAKE } from '../../functions/adapters/psp/stripe/test/fake.ts';
 import { config } from '../../functions/config.ts';
 import { sandboxSessionStore } from '../../functions/dependencies.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
@@ -15,14 +20,17 @@ import {
 } from '../support/checkout-helpers.ts';
 import { capturedOutput } from '../support/log-capture.ts';
 import { navigate } from '../support/navigate.ts';
-import {
-  FAKE_PSP_CREDENTIALS,
-  type PspStack,
-  type StartableProvider,
-  startPspStack,
-} from '../support/psp-stack.ts';
+import { type PspStack, startPspStack } from '../support/psp-stack.ts';
 import { sweepPendingPayments } from '../support/sweepers.ts';
 import type { TestStack } from '../support/test-stack.ts';
+
+const FAKES = {
+  stripe: STRIPE_FAKE,
+  mollie: MOLLIE_FAKE,
+  adyen: ADYEN_FAKE,
+  paypal: PAYPAL_FAKE,
+  checkout_com: CHECKOUT_FAKE,
+};
 
 /**
  * A PSP that reports a success at another amount or currency than the payment's never pays the link
@@ -30,9 +38,9 @@ import type { TestStack } from '../support/test-stack.ts';
  * payment, on every path that learns of a success. The payment fails with `amount_mismatch`, the merchant gets
  * `payment_link.payment_failed`, and what was taken is refunded (or the authorization voided, never captured).
  */
-type Provider = StartableProvider | 'sandbox';
+type Provider = keyof typeof FAKES | 'sandbox';
 
-let psps: PspStack;
+let psps: PspStack<typeof FAKES>;
 let stack: TestStack;
 let key: IssuedApiKey;
 const connections = {} as Record<Provider, PspConnection>;
@@ -40,13 +48,10 @@ const TAMPERED: Amount = { value: '0.01', currency: 'USD' };
 
 beforeAll(async () => {
   // The sweepers run only when a test runs them.
-  psps = await startPspStack({
-    providers: ['stripe', 'mollie', 'adyen', 'paypal', 'checkout'],
-    stack: { schedules: false },
-  });
+  psps = await startPspStack({ fakes: FAKES, stack: { schedules: false } });
   stack = psps.stack;
   key = await stack.issueKey('mismatchshop', 'test');
-  for (const provider of ['sandbox', 'stripe', 'mollie', 'adyen', 'paypal', 'checkout'] as const) {
+  for (const provider of ['sandbox', 'stripe', 'mollie', 'adyen', 'paypal', 'checkout_com'] as const) {
     connections[provider] = await psps.connect('mismatchshop', provider);
   }
 });
@@ -122,7 +127,7 @@ describe('a success reported at another amount, through each PSP’s notificatio
     const event = stripe.signedEvent(
       'checkout.session.completed',
       paid,
-      FAKE_PSP_CREDENTIALS.stripe.webhook_secret,
+      STRIPE_FAKE.credentials.webhook_secret,
     );
     const response = await notify('stripe', event.body, {
       'content-type': 'application/json',
@@ -163,7 +168,7 @@ describe('a success reported at another amount, through each PSP’s notificatio
     const item = adyen.pay(session.id);
     const response = await notify(
       'adyen',
-      adyen.notification([item], { hmacKey: FAKE_PSP_CREDENTIALS.adyen.hmac_key }),
+      adyen.notification([item], { hmacKey: ADYEN_FAKE.credentials.hmac_key }),
       { 'content-type': 'application/json' },
     );
     expect(response.status).toBe(200);
@@ -193,13 +198,13 @@ describe('a success reported at another amount, through each PSP’s notificatio
   });
 
   it('Checkout.com: payment_approved of an authorization at 0.01 USD voids it, never captures', async () => {
-    const { checkout } = psps;
-    const { linkId, session } = await opened('checkout');
+    const { checkout_com: checkout } = psps;
+    const { linkId, session } = await opened('checkout_com');
     const payment = await checkout.pay(session.id);
     Object.assign(payment, { amount: 1, currency: 'USD' });
     const approved = checkout.webhooks.find((body) => body.includes(payment.id)) as string;
     const { body, headers } = checkout.signed(approved);
-    const response = await notify('checkout', body, headers);
+    const response = await notify('checkout_com', body, headers);
     expect(response.body.outcome).toBe('failed');
     expect(payment.status).toBe('Voided');
     expect(payment.actions.map((action) => action.type)).not.toContain('Capture');
@@ -226,8 +231,8 @@ describe('a success reported at another amount, on the other paths that learn of
   });
 
   it('the buyer’s return from Checkout.com voids an authorization at 0.01 USD on a 10.00 EUR link', async () => {
-    const { checkout } = psps;
-    const { linkId, session } = await opened('checkout');
+    const { checkout_com: checkout } = psps;
+    const { linkId, session } = await opened('checkout_com');
     const payment = await checkout.pay(session.id);
     // The link still asks 10.00 EUR: what was authorized is what counts.
     Object.assign(payment, { amount: 1, currency: 'USD' });
@@ -265,7 +270,7 @@ describe('a success reported at another amount, on the other paths that learn of
     const event = stripe.signedEvent(
       'checkout.session.completed',
       paid,
-      FAKE_PSP_CREDENTIALS.stripe.webhook_secret,
+      STRIPE_FAKE.credentials.webhook_secret,
     );
     const headers = { 'content-type': 'application/json', 'stripe-signature': event.signature };
     const outcomes = await Promise.all(

@@ -5,22 +5,24 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '../../functions/adapters/dynamodb/table-schema.ts';
+import { ADYEN_FAKE, type FakeAdyen } from '../../functions/adapters/psp/adyen/test/fake.ts';
+import { CHECKOUT_FAKE, type FakeCheckout } from '../../functions/adapters/psp/checkout-com/test/fake.ts';
+import { type FakeMollie, MOLLIE_FAKE } from '../../functions/adapters/psp/mollie/test/fake.ts';
+import { type FakeStripe, STRIPE_FAKE } from '../../functions/adapters/psp/stripe/test/fake.ts';
 import { documentClient } from '../../functions/clients/dynamodb.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import type { BundleFiles } from '../../lib/local/bundled-handlers.ts';
 import { functions, type HandlerName } from '../../lib/routes.ts';
 import { storedLink } from '../support/checkout-helpers.ts';
 import { signInToConsole } from '../support/console.ts';
-import type { FakeAdyen } from '../support/fake-adyen.ts';
-import type { FakeCheckout } from '../support/fake-checkout.ts';
-import type { FakeMollie } from '../support/fake-mollie.ts';
-import type { FakeStripe } from '../support/fake-stripe.ts';
 import { MAP_READ_MARKER, mapReadsIn } from '../support/map-reads.ts';
 import { httpRequest, NAVIGATION_HEADERS, navigate, postOurForm } from '../support/navigate.ts';
 import { type PspStack, startPspStack } from '../support/psp-stack.ts';
 import { functionBundleFiles, sharedBundles } from '../support/shared-bundles.ts';
 import type { TestStack } from '../support/test-stack.ts';
 import { eventually, type Receiver, startReceiver } from '../support/webhooks.ts';
+
+const FAKES = { stripe: STRIPE_FAKE, mollie: MOLLIE_FAKE, adyen: ADYEN_FAKE, checkout: CHECKOUT_FAKE };
 
 /**
  * What `cdk synth` ships, run as Lambda runs it (docs/performance.md): every function's bundle, built with the
@@ -37,7 +39,7 @@ let acme: IssuedApiKey;
 let receiver: Receiver;
 // Each PSP's SDK is a chunk of its own beside index.mjs, loaded by the first call to that PSP: these fakes answer
 // those calls, so a chunk that fails to load or to run fails a checkout here.
-let psps: PspStack;
+let psps: PspStack<typeof FAKES>;
 let fakeStripe: FakeStripe;
 let fakeMollie: FakeMollie;
 let fakeAdyen: FakeAdyen;
@@ -48,7 +50,7 @@ beforeAll(async () => {
   bundles = functionBundleFiles(await sharedBundles());
   // The containers are forked with this process's environment, which names the fakes to functions/config.ts.
   psps = await startPspStack({
-    providers: ['stripe', 'mollie', 'adyen', 'checkout'],
+    fakes: FAKES,
     stack: {
       // The scheduled functions run on their timers, from the events EventBridge sends.
       schedules: true,
@@ -299,7 +301,7 @@ describe('the bundles cdk synth ships, run as the Lambda runtime runs them', { t
     expect(adyenSession.provider).toBe('adyen');
     expect(fakeAdyen.paymentLinks.has(adyenSession.id)).toBe(true);
     const checkoutSession = sessions.checkout as { id: string; provider: string };
-    expect(checkoutSession.provider).toBe('checkout');
+    expect(checkoutSession.provider).toBe('checkout_com');
     expect(fakeCheckout.links.has(checkoutSession.id)).toBe(true);
   });
 

@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { type FakeStripe, STRIPE_FAKE } from '../../functions/adapters/psp/stripe/test/fake.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
-import type { FakeStripe } from '../support/fake-stripe.ts';
 import { capturedOutput } from '../support/log-capture.ts';
 import { navigate } from '../support/navigate.ts';
-import { FAKE_PSP_CREDENTIALS, type PspStack, startPspStack } from '../support/psp-stack.ts';
+import { type PspStack, startPspStack } from '../support/psp-stack.ts';
 import type { TestStack } from '../support/test-stack.ts';
+
+const FAKES = { stripe: STRIPE_FAKE };
 
 // Every line the functions write, down to debug (vitest.config.ts runs the suite at WARN). Set before the
 // logger is built: each invocation resets it to the level it was built with.
@@ -17,14 +19,14 @@ vi.hoisted(() => {
  * Personal data is never logged (docs/security.md#personal-data): neither the buyer's references from the
  * checkout address nor the details the PSP's page asked, not even when the PSP quotes them in a refusal.
  */
-let psps: PspStack;
+let psps: PspStack<typeof FAKES>;
 let stack: TestStack;
 let stripe: FakeStripe;
 let key: IssuedApiKey;
 let connection: string;
 
 beforeAll(async () => {
-  psps = await startPspStack({ providers: ['stripe'] });
+  psps = await startPspStack({ fakes: FAKES });
   ({ stack, stripe } = psps);
   key = await stack.issueKey('quietshop', 'test');
   connection = (await psps.connect('quietshop', 'stripe')).id;
@@ -58,7 +60,7 @@ describe('logs of a checkout and its notification', () => {
       const event = stripe.signedEvent(
         'checkout.session.completed',
         paid,
-        FAKE_PSP_CREDENTIALS.stripe.webhook_secret,
+        STRIPE_FAKE.credentials.webhook_secret,
       );
       const notified = await stack.request('POST', `/psp/stripe/notifications/${connection}`, {
         rawBody: event.body,

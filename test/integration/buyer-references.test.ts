@@ -1,14 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADYEN_FAKE, type FakeAdyen } from '../../functions/adapters/psp/adyen/test/fake.ts';
+import { type FakePaypal, PAYPAL_FAKE } from '../../functions/adapters/psp/paypal/test/fake.ts';
+import { type FakeStripe, STRIPE_FAKE } from '../../functions/adapters/psp/stripe/test/fake.ts';
 import { REFERENCES_COOKIE } from '../../functions/http/checkout/references.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { createLink } from '../support/checkout-helpers.ts';
-import type { FakeAdyen } from '../support/fake-adyen.ts';
-import type { FakePaypal } from '../support/fake-paypal.ts';
-import type { FakeStripe } from '../support/fake-stripe.ts';
 import { httpRequest, NAVIGATION_HEADERS, postOurForm } from '../support/navigate.ts';
 import { expectDocumented } from '../support/openapi-check.ts';
-import { FAKE_PSP_CREDENTIALS, type PspStack, startPspStack } from '../support/psp-stack.ts';
+import { type PspStack, startPspStack } from '../support/psp-stack.ts';
 import type { TestStack } from '../support/test-stack.ts';
+
+const FAKES = { stripe: STRIPE_FAKE, adyen: ADYEN_FAKE, paypal: PAYPAL_FAKE };
 
 /**
  * Buyer references on the checkout address (docs/api.md#buyer-references) and the details Stripe's page asks
@@ -16,7 +18,7 @@ import type { TestStack } from '../support/test-stack.ts';
  * the payment and Stripe's session, the buyer's details come back from Stripe onto the payment, and both are read
  * through `GET /v1/payment-links/{id}/payments` and in `payment_link.paid`.
  */
-let psps: PspStack;
+let psps: PspStack<typeof FAKES>;
 let stack: TestStack;
 let stripe: FakeStripe;
 let adyen: FakeAdyen;
@@ -25,7 +27,7 @@ let key: IssuedApiKey;
 let connection: string;
 
 beforeAll(async () => {
-  psps = await startPspStack({ providers: ['stripe', 'adyen', 'paypal'] });
+  psps = await startPspStack({ fakes: FAKES });
   ({ stack, stripe, adyen, paypal } = psps);
   key = await stack.issueKey('referenceshop', 'test');
   connection = (await psps.connect('referenceshop', 'stripe')).id;
@@ -63,7 +65,7 @@ function browser() {
 
 const notifyPaid = async (sessionId: string, buyer?: Parameters<FakeStripe['completeSession']>[1]) => {
   const paid = stripe.completeSession(sessionId, buyer);
-  const { webhook_secret } = FAKE_PSP_CREDENTIALS.stripe;
+  const { webhook_secret } = STRIPE_FAKE.credentials;
   const event = stripe.signedEvent('checkout.session.completed', paid, webhook_secret);
   const response = await stack.request('POST', `/psp/stripe/notifications/${connection}`, {
     rawBody: event.body,
@@ -230,7 +232,7 @@ describe('references on the checkout address', () => {
     const paymentLinkId = [...adyen.paymentLinks.keys()].at(-1) as string;
     const item = adyen.pay(paymentLinkId, { telephoneNumber: '+31 6 12345678' });
     const notified = await stack.request('POST', `/psp/adyen/notifications/${adyenConnection}`, {
-      rawBody: adyen.notification([item], { hmacKey: FAKE_PSP_CREDENTIALS.adyen.hmac_key }),
+      rawBody: adyen.notification([item], { hmacKey: ADYEN_FAKE.credentials.hmac_key }),
       headers: { 'content-type': 'application/json' },
     });
     expect(notified.status).toBe(200);

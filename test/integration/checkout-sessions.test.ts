@@ -1,23 +1,25 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADYEN_FAKE, type FakeAdyen } from '../../functions/adapters/psp/adyen/test/fake.ts';
+import { type FakeMollie, MOLLIE_FAKE } from '../../functions/adapters/psp/mollie/test/fake.ts';
+import { type FakeStripe, STRIPE_FAKE } from '../../functions/adapters/psp/stripe/test/fake.ts';
 import { paymentRepository, pspConnectionRepository } from '../../functions/dependencies.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
-import type { FakeAdyen } from '../support/fake-adyen.ts';
-import type { FakeMollie } from '../support/fake-mollie.ts';
-import type { FakeStripe } from '../support/fake-stripe.ts';
 import { navigate } from '../support/navigate.ts';
 import { type PspStack, startPspStack } from '../support/psp-stack.ts';
 import type { TestStack } from '../support/test-stack.ts';
 
-let psps: PspStack;
+const FAKES = { stripe: STRIPE_FAKE, mollie: MOLLIE_FAKE, adyen: ADYEN_FAKE };
+
+let psps: PspStack<typeof FAKES>;
 let stripe: FakeStripe;
 let mollie: FakeMollie;
 let adyen: FakeAdyen;
 let stack: TestStack;
 
 beforeAll(async () => {
-  psps = await startPspStack();
+  psps = await startPspStack({ fakes: FAKES });
   ({ stack, stripe, mollie, adyen } = psps);
 });
 afterAll(() => psps?.stop());

@@ -1,6 +1,8 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { credentialFields } from '../../functions/adapters/psp/kit/credentials.ts';
+import { PSP_DESCRIPTORS } from '../../functions/adapters/psp/registry.ts';
 import { timeoutForSteps } from '../support/eventually.ts';
 
 const execFileAsync = promisify(execFile);
@@ -37,6 +39,20 @@ describe('the CLIs', () => {
       }
     },
     timeoutForSteps(2 * COMMANDS.length),
+  );
+
+  it(
+    'npm run psp lists every registered PSP and the credential flags its descriptor gives, with their help',
+    async () => {
+      const help = (await cli('psp.ts', ['--help'])).stdout;
+      for (const descriptor of PSP_DESCRIPTORS) {
+        expect(help).toContain(descriptor.id);
+        for (const { flag, description, optional } of credentialFields(descriptor)) {
+          expect(help).toContain(`${optional ? '[' : ''}--${flag} …${optional ? ']' : ''}  ${description}`);
+        }
+      }
+    },
+    timeoutForSteps(1),
   );
 
   it(

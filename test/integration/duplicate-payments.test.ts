@@ -1,4 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type FakeSession,
+  type FakeStripe,
+  startFakeStripe,
+} from '../../functions/adapters/psp/stripe/test/fake.ts';
 import { config } from '../../functions/config.ts';
 import { linkRepository, paymentRepository, pspConnections } from '../../functions/dependencies.ts';
 import { CHECKOUT_PSP_CALLS } from '../../functions/domain/call-budgets.ts';
@@ -7,7 +12,6 @@ import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { openCheckout } from '../../functions/use-cases/checkout.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
 import { addConnection } from '../support/connections.ts';
-import { type FakeSession, type FakeStripe, startFakeStripe } from '../support/fake-stripe.ts';
 import { NAVIGATION_HEADERS, navigate } from '../support/navigate.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';
 

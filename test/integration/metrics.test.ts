@@ -11,7 +11,7 @@ import {
   sandboxReportsAmount,
   storedLink,
 } from '../support/checkout-helpers.ts';
-import { configureLegacyStripe } from '../support/connections.ts';
+import { configureLegacyPsp } from '../support/connections.ts';
 import { httpRequest, NAVIGATION_HEADERS, navigate } from '../support/navigate.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';
 import {
@@ -150,7 +150,7 @@ describe('metrics (Embedded Metric Format on stdout)', () => {
 
   it('count a payment failed when the PSP cannot open a checkout session, under that provider', async () => {
     const shop = await stack.issueKey('metrics-stripe', 'test');
-    await configureLegacyStripe('metrics-stripe', 'test', {
+    await configureLegacyPsp('metrics-stripe', 'test', 'stripe', {
       secret_key: 'sk_test_metrics',
       webhook_secret: 'whsec_metrics',
     });

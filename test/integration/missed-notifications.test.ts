@@ -1,17 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADYEN_FAKE, type FakeAdyen } from '../../functions/adapters/psp/adyen/test/fake.ts';
 import { documentClient } from '../../functions/clients/dynamodb.ts';
 import { paymentRepository, sandboxSessionStore } from '../../functions/dependencies.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
 import { FIRST_CHECK_AFTER_MS } from '../../functions/domain/payment.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
-import type { FakeAdyen } from '../support/fake-adyen.ts';
 import { httpRequest, navigate } from '../support/navigate.ts';
-import { FAKE_PSP_CREDENTIALS, type PspStack, startPspStack } from '../support/psp-stack.ts';
+import { type PspStack, startPspStack } from '../support/psp-stack.ts';
 import { sweepPendingPayments } from '../support/sweepers.ts';
 import type { TestStack } from '../support/test-stack.ts';
 
-let psps: PspStack;
+const FAKES = { adyen: ADYEN_FAKE };
+
+let psps: PspStack<typeof FAKES>;
 let stack: TestStack;
 let key: IssuedApiKey;
 let adyen: FakeAdyen;
@@ -19,7 +21,7 @@ let adyenKey: IssuedApiKey;
 let adyenConnection: PspConnection;
 
 beforeAll(async () => {
-  psps = await startPspStack({ providers: ['adyen'] });
+  psps = await startPspStack({ fakes: FAKES });
   ({ stack, adyen } = psps);
   key = await stack.issueKey('sweeper', 'test');
   adyenKey = await stack.issueKey('sweeper-adyen', 'test');
@@ -148,7 +150,7 @@ describe('the sweeper of missed notifications', () => {
     expect(refund.body.code).toBe('invalid_state');
 
     const notified = await stack.request('POST', `/psp/adyen/notifications/${adyenConnection.id}`, {
-      rawBody: adyen.notification([authorisation], { hmacKey: FAKE_PSP_CREDENTIALS.adyen.hmac_key }),
+      rawBody: adyen.notification([authorisation], { hmacKey: ADYEN_FAKE.credentials.hmac_key }),
       headers: { 'content-type': 'application/json' },
     });
     expect(notified.status).toBe(200);

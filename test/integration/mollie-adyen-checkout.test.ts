@@ -1,18 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADYEN_FAKE, type FakeAdyen } from '../../functions/adapters/psp/adyen/test/fake.ts';
+import { type FakeMollie, MOLLIE_FAKE } from '../../functions/adapters/psp/mollie/test/fake.ts';
 import { PSP_CALL_TIMEOUT_MS } from '../../functions/domain/call-budgets.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
 import { UNKNOWN_ID_LOOKUPS } from '../../functions/ports/rate-limiter.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
 import { timeoutFor } from '../support/eventually.ts';
-import type { FakeAdyen } from '../support/fake-adyen.ts';
-import type { FakeMollie } from '../support/fake-mollie.ts';
 import { navigate } from '../support/navigate.ts';
-import { FAKE_PSP_CREDENTIALS, type PspStack, startPspStack } from '../support/psp-stack.ts';
+import { type PspStack, startPspStack } from '../support/psp-stack.ts';
 import type { TestStack } from '../support/test-stack.ts';
 
-const adyen = FAKE_PSP_CREDENTIALS.adyen;
-let psps: PspStack;
+const FAKES = { mollie: MOLLIE_FAKE, adyen: ADYEN_FAKE };
+
+const adyen = ADYEN_FAKE.credentials;
+let psps: PspStack<typeof FAKES>;
 let mollie: FakeMollie;
 let fakeAdyen: FakeAdyen;
 let stack: TestStack;
@@ -20,7 +22,7 @@ const keys: Record<string, IssuedApiKey> = {};
 const connections: Record<string, PspConnection> = {};
 
 beforeAll(async () => {
-  psps = await startPspStack({ providers: ['mollie', 'adyen'] });
+  psps = await startPspStack({ fakes: FAKES });
   ({ stack, mollie, adyen: fakeAdyen } = psps);
   keys.mollie = await stack.issueKey('mollieshop', 'test');
   keys.adyen = await stack.issueKey('adyenshop', 'test');

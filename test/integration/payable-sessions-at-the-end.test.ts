@@ -1,6 +1,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkoutKeys } from '../../functions/adapters/dynamodb/table-schema.ts';
+import { type FakeMollie, MOLLIE_FAKE } from '../../functions/adapters/psp/mollie/test/fake.ts';
 import { documentClient } from '../../functions/clients/dynamodb.ts';
 import { config } from '../../functions/config.ts';
 import {
@@ -13,15 +14,17 @@ import {
 import type { PspConnection } from '../../functions/domain/connection.ts';
 import { newPaymentId, startedPayment } from '../../functions/domain/payment.ts';
 import type { PaymentLink } from '../../functions/domain/payment-link.ts';
+import { canEndSessions } from '../../functions/ports/psp-capabilities.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { expireDueLinks } from '../../functions/use-cases/payment-links.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
 import { addConnection } from '../support/connections.ts';
 import { eventually } from '../support/eventually.ts';
-import type { FakeMollie } from '../support/fake-mollie.ts';
 import { httpRequest, NAVIGATION_HEADERS } from '../support/navigate.ts';
 import { type PspStack, startPspStack } from '../support/psp-stack.ts';
 import type { TestStack } from '../support/test-stack.ts';
+
+const FAKES = { mollie: MOLLIE_FAKE };
 
 /**
  * A cancel or an expiry never reports a link done while a payment on it can still go through, and a reusable
@@ -30,13 +33,13 @@ import type { TestStack } from '../support/test-stack.ts';
  * `--simulate processing` (docs/checkout.md#sandbox) and a Mollie bank transfer (Mollie answers 422 to a cancel).
  */
 
-let psps: PspStack;
+let psps: PspStack<typeof FAKES>;
 let mollie: FakeMollie;
 let stack: TestStack;
 
 beforeAll(async () => {
   // The sweepers run only when a test runs them: a timer's run would race the assertions between two steps.
-  psps = await startPspStack({ providers: ['mollie'], stack: { schedules: false } });
+  psps = await startPspStack({ fakes: FAKES, stack: { schedules: false } });
   ({ stack, mollie } = psps);
 });
 afterAll(() => psps?.stop());
@@ -199,6 +202,7 @@ describe('the sandbox’s processing simulation', () => {
     const psp = await pspConnections().adapter(
       await pspConnections().sessionConnection('', 'test', (await storedLink(link.id)).psp_session!),
     );
+    if (!canEndSessions(psp)) throw new Error('the sandbox ends sessions');
     expect(await psp.expireSession((await storedLink(link.id)).psp_session!)).toBe('refused');
     expect((await psp.retrieveSession(session)).state).toBe('pending');
     expect((await storedLink(link.id)).status).toBe('open');

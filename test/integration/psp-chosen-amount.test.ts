@@ -1,6 +1,9 @@
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paymentKeys } from '../../functions/adapters/dynamodb/table-schema.ts';
+import { ADYEN_FAKE } from '../../functions/adapters/psp/adyen/test/fake.ts';
+import { MOLLIE_FAKE } from '../../functions/adapters/psp/mollie/test/fake.ts';
+import { STRIPE_FAKE } from '../../functions/adapters/psp/stripe/test/fake.ts';
 import { documentClient } from '../../functions/clients/dynamodb.ts';
 import { linkRepository, paymentRepository } from '../../functions/dependencies.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
@@ -8,31 +11,28 @@ import type { PspSession } from '../../functions/domain/payment-link.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
 import { postOurForm } from '../support/navigate.ts';
-import {
-  FAKE_PSP_CREDENTIALS,
-  type FakeProvider,
-  type PspStack,
-  startPspStack,
-} from '../support/psp-stack.ts';
+import { type PspStack, startPspStack } from '../support/psp-stack.ts';
 import type { TestStack } from '../support/test-stack.ts';
+
+const FAKES = { stripe: STRIPE_FAKE, mollie: MOLLIE_FAKE, adyen: ADYEN_FAKE };
 
 /**
  * A buyer-chosen amount (`amount_range`) lives in our payment record and on the link's session; when both are
  * lost before the PSP's notification, the payment is recorded at what the PSP says it took
  * (`PspSessionStatus.amount`), read back from each PSP through its official SDK against its fake.
  */
-let psps: PspStack;
+let psps: PspStack<typeof FAKES>;
 let stack: TestStack;
 /**
  * The PSPs whose payment moves the money by itself. At a deferred-capture PSP (Checkout.com) an attempt whose
  * record is lost is never captured (docs/orchestration.md#deferred-capture), so it has no amount to read back.
  */
-type PayingProvider = Exclude<FakeProvider, 'checkout'>;
+type PayingProvider = keyof typeof FAKES;
 const keys = {} as Record<PayingProvider, IssuedApiKey>;
 const connections = {} as Record<PayingProvider, PspConnection>;
 
 beforeAll(async () => {
-  psps = await startPspStack();
+  psps = await startPspStack({ fakes: FAKES });
   stack = psps.stack;
   for (const provider of ['stripe', 'mollie', 'adyen'] as const) {
     keys[provider] = await stack.issueKey(`chosen-${provider}`, 'test');
@@ -53,7 +53,7 @@ function payAndNotify(provider: PayingProvider, session: PspSession) {
       const event = psps.stripe.signedEvent(
         'checkout.session.completed',
         paid,
-        FAKE_PSP_CREDENTIALS.stripe.webhook_secret,
+        STRIPE_FAKE.credentials.webhook_secret,
       );
       return stack.request('POST', path, {
         rawBody: event.body,
@@ -69,7 +69,7 @@ function payAndNotify(provider: PayingProvider, session: PspSession) {
     case 'adyen': {
       const item = psps.adyen.pay(session.id);
       return stack.request('POST', path, {
-        rawBody: psps.adyen.notification([item], { hmacKey: FAKE_PSP_CREDENTIALS.adyen.hmac_key }),
+        rawBody: psps.adyen.notification([item], { hmacKey: ADYEN_FAKE.credentials.hmac_key }),
         headers: { 'content-type': 'application/json' },
       });
     }

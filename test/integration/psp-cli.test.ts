@@ -219,18 +219,71 @@ describe('npm run psp', () => {
   );
 
   it(
+    'replaces the credentials a connection stores, field by field, checked against its mode, printing no secret',
+    async () => {
+      const added = await psp(
+        'add',
+        '--account',
+        'cli-update',
+        '--mode',
+        'test',
+        '--provider',
+        'paypal',
+        '--name',
+        'PayPal',
+        '--paypal-client-id',
+        'AeA1QIZXiflr1_-r0U2UbW',
+        '--paypal-client-secret',
+        'ECYYrrSHdKfk_Q0Edvzd',
+        '--paypal-webhook-id',
+        'PENDINGWEBHOOK01',
+        '--json',
+      );
+      const { connection_id: id } = JSON.parse(added.stdout);
+      const stored = () => {
+        const secrets = JSON.parse(readFileSync(join(dataDir, 'secrets.json'), 'utf8'));
+        const [name] = Object.keys(secrets).filter((key) => key.endsWith(`connections/${id}`));
+        return JSON.parse(secrets[name as string]);
+      };
+
+      // PayPal's webhook id is known only once the connection's notification address is configured at PayPal.
+      const updated = await psp('update-credentials', id, '--paypal-webhook-id', '8PT597110X687430L');
+      const [otherMode, otherPsp, unknown] = await Promise.all([
+        psp('update-credentials', id, '--paypal-environment', 'live'),
+        psp('update-credentials', id, '--stripe-webhook-secret', 'whsec_x'),
+        psp('update-credentials', 'pc_NoSuchConnection000000000', '--paypal-webhook-id', '8PT597110X687430L'),
+      ]);
+
+      expect(updated.code).toBe(0);
+      expect(updated.stdout).toContain(`${id} credentials updated (webhook_id)`);
+      expect(updated.stdout).not.toContain('8PT597110X687430L');
+      expect(stored()).toEqual({
+        client_id: 'AeA1QIZXiflr1_-r0U2UbW',
+        client_secret: 'ECYYrrSHdKfk_Q0Edvzd',
+        webhook_id: '8PT597110X687430L',
+      });
+      expect([otherMode.code, otherPsp.code, unknown.code]).toEqual([2, 2, 2]);
+      expect(otherMode.stderr).toMatch(/test-mode PayPal connection needs the sandbox environment/);
+      expect(otherPsp.stderr).toMatch(/--stripe-webhook-secret is not a flag of paypal connections/);
+      expect(unknown.stderr).toMatch(/No connection pc_NoSuchConnection000000000/);
+      expect(stored().webhook_id).toBe('8PT597110X687430L');
+    },
+    timeoutForSteps(5),
+  );
+
+  it(
     'adds a Checkout.com connection with its secret key, processing channel and signature key, checked against the mode',
     async () => {
       const checkoutFlags = (secretKey: string) => [
         '--provider',
-        'checkout',
+        'checkout_com',
         '--name',
         'Checkout.com',
-        '--checkout-secret-key',
+        '--checkout-com-secret-key',
         secretKey,
-        '--checkout-processing-channel-id',
+        '--checkout-com-processing-channel-id',
         'pc_q4dbxom5jbgudnjzjpz7j2z6uq',
-        '--checkout-signature-key',
+        '--checkout-com-signature-key',
         'signature-key',
       ];
       const sandboxKey = 'sk_sbox_m73dzbpy7cf3gfd46xr4yj5xo4e';
@@ -240,7 +293,7 @@ describe('npm run psp', () => {
       ]);
       expect(added.code).toBe(0);
       const id = /(pc_[0-9A-Za-z]{24})/.exec(added.stdout)?.[1];
-      expect(added.stdout).toContain(`${stack.baseUrl}/psp/checkout/notifications/${id}`);
+      expect(added.stdout).toContain(`${stack.baseUrl}/psp/checkout_com/notifications/${id}`);
       const secrets = JSON.parse(readFileSync(join(dataDir, 'secrets.json'), 'utf8'));
       const [name] = Object.keys(secrets).filter((key) => key.endsWith(`connections/${id}`));
       expect(JSON.parse(secrets[name as string])).toEqual({

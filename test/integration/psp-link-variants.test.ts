@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import type { FakeAdyen } from '../../functions/adapters/psp/adyen/test/fake.ts';
+import { ADYEN_FAKE } from '../../functions/adapters/psp/adyen/test/fake.ts';
+import type { FakeMollie } from '../../functions/adapters/psp/mollie/test/fake.ts';
+import { MOLLIE_FAKE } from '../../functions/adapters/psp/mollie/test/fake.ts';
+import { STRIPE_FAKE } from '../../functions/adapters/psp/stripe/test/fake.ts';
 import { newPaymentLink } from '../../functions/domain/payment-link.ts';
-import type { FakeAdyen } from '../support/fake-adyen.ts';
-import type { FakeMollie } from '../support/fake-mollie.ts';
 import { usePspAdapters } from '../support/psp-adapters.ts';
 import { orderLink, sessionRequest } from '../support/psp-fixtures.ts';
 
@@ -10,7 +13,11 @@ import { orderLink, sessionRequest } from '../support/psp-fixtures.ts';
  * official SDK, against a fake that refuses what the real PSP refuses (values outside its OpenAPI enums, sums
  * that do not add up).
  */
-const { connections, fakes, psps } = usePspAdapters('variants');
+const { connections, fakes, psps } = usePspAdapters('variants', {
+  stripe: STRIPE_FAKE,
+  mollie: MOLLIE_FAKE,
+  adyen: ADYEN_FAKE,
+});
 const { stripe: stripeConnection, mollie: mollieConnection, adyen: adyenConnection } = connections;
 
 const lastBody = (fake: FakeMollie | FakeAdyen) => JSON.parse(fake.requests.at(-1)?.body ?? '{}');

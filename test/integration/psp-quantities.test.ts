@@ -1,20 +1,25 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADYEN_FAKE } from '../../functions/adapters/psp/adyen/test/fake.ts';
+import { MOLLIE_FAKE } from '../../functions/adapters/psp/mollie/test/fake.ts';
+import { STRIPE_FAKE } from '../../functions/adapters/psp/stripe/test/fake.ts';
 import { paymentRepository } from '../../functions/dependencies.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
 import { postOurForm } from '../support/navigate.ts';
 import { type PspStack, startPspStack } from '../support/psp-stack.ts';
 
+const FAKES = { stripe: STRIPE_FAKE, mollie: MOLLIE_FAKE, adyen: ADYEN_FAKE };
+
 /**
  * The quantities a buyer picks reach every PSP as the lines of the session request (docs/checkout.md#quantities):
  * each adapter sends the lines as picked, adding up to the amount charged, and each fake refuses lines that do
  * not.
  */
-let psps: PspStack;
+let psps: PspStack<typeof FAKES>;
 const keys: Record<string, IssuedApiKey> = {};
 
 beforeAll(async () => {
-  psps = await startPspStack({ providers: ['stripe', 'mollie', 'adyen'] });
+  psps = await startPspStack({ fakes: FAKES });
   for (const provider of ['stripe', 'mollie', 'adyen'] as const) {
     keys[provider] = await psps.stack.issueKey(`qty-${provider}`, 'test');
     await psps.connect(`qty-${provider}`, provider);

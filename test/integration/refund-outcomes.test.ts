@@ -1,12 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { FakeAdyen } from '../../functions/adapters/psp/adyen/test/fake.ts';
+import type { FakeMollie } from '../../functions/adapters/psp/mollie/test/fake.ts';
+import type { FakeStripe } from '../../functions/adapters/psp/stripe/test/fake.ts';
+import { STRIPE_FAKE } from '../../functions/adapters/psp/stripe/test/fake.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
-import type { FakeAdyen } from '../support/fake-adyen.ts';
-import type { FakeMollie } from '../support/fake-mollie.ts';
-import type { FakeStripe } from '../support/fake-stripe.ts';
-import { FAKE_PSP_CREDENTIALS } from '../support/psp-stack.ts';
-import { refundPsps } from '../support/refund-psps.ts';
 import { sweepPendingRefunds } from '../support/sweepers.ts';
 import type { TestStack } from '../support/test-stack.ts';
+import { refundPsps } from './refund-psps.ts';
 
 /**
  * Refunds whose outcome the PSP decides after answering the request (docs/webhooks.md#refunds): the PSP's
@@ -14,7 +14,7 @@ import type { TestStack } from '../support/test-stack.ts';
  * nothing. The refund sweeper and the refunds a PSP refuses: test/integration/refund-sweeps.test.ts. Each PSP
  * through its official SDK against a server speaking its wire format.
  */
-const { stripe: stripeCredentials } = FAKE_PSP_CREDENTIALS;
+const stripeCredentials = STRIPE_FAKE.credentials;
 
 const psps = refundPsps();
 const { keys, notifyStripe, notifyMollie, notifyAdyen, paidLink, requestRefund, refundsOf, eventTypes } =

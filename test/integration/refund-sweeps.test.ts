@@ -1,23 +1,23 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ADYEN_IDEMPOTENCY_WINDOW_MS } from '../../functions/adapters/psp/adyen-psp.ts';
+import { ADYEN_IDEMPOTENCY_WINDOW_MS } from '../../functions/adapters/psp/adyen/adapter.ts';
+import type { FakeAdyen } from '../../functions/adapters/psp/adyen/test/fake.ts';
+import type { FakeMollie } from '../../functions/adapters/psp/mollie/test/fake.ts';
+import type { FakeStripe } from '../../functions/adapters/psp/stripe/test/fake.ts';
+import { STRIPE_FAKE } from '../../functions/adapters/psp/stripe/test/fake.ts';
 import { refundLedger } from '../../functions/dependencies.ts';
 import { FIRST_CHECK_AFTER_MS } from '../../functions/domain/payment.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
-import type { FakeAdyen } from '../support/fake-adyen.ts';
-import type { FakeMollie } from '../support/fake-mollie.ts';
-import type { FakeStripe } from '../support/fake-stripe.ts';
 import { navigate } from '../support/navigate.ts';
-import { FAKE_PSP_CREDENTIALS } from '../support/psp-stack.ts';
-import { refundPsps } from '../support/refund-psps.ts';
 import { sweepPendingRefunds } from '../support/sweepers.ts';
 import type { TestStack } from '../support/test-stack.ts';
+import { refundPsps } from './refund-psps.ts';
 
 /**
  * Refunds the PSP refuses, at once or when asked again, and the refund sweeper that settles a refund whose
  * notification never came (docs/webhooks.md#refunds). Each PSP through its official SDK against a server speaking
  * its wire format.
  */
-const { stripe: stripeCredentials } = FAKE_PSP_CREDENTIALS;
+const stripeCredentials = STRIPE_FAKE.credentials;
 
 const psps = refundPsps();
 const { keys, notifyStripe, notifyAdyen, paidLink, requestRefund, refundsOf, eventTypes } = psps;

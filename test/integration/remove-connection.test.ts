@@ -8,6 +8,7 @@ import { removeConnection } from '../../functions/use-cases/psp-connections.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
 import { addConnection } from '../support/connections.ts';
 import { httpRequest, navigate } from '../support/navigate.ts';
+import { anyRefunds } from '../support/psp-fixtures.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';
 import { eventually } from '../support/webhooks.ts';
 
@@ -61,7 +62,7 @@ describe('removing a PSP connection (npm run psp -- remove)', () => {
       return link.status === 'paid' && link;
     });
     // A refund the PSP has not decided yet, as Stripe or Adyen leave one (the sandbox decides at once).
-    const refund = requestRefund(paid, undefined, 're_PendingAtThePsp000000000', new Date());
+    const refund = requestRefund(paid, undefined, 're_PendingAtThePsp000000000', new Date(), anyRefunds);
     await refundLedger().reserve(paid, refund, {
       paidMinor: toMinorUnits(paid.amount!),
       refundMinor: toMinorUnits(refund.amount),

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { FakeStripe } from '../../functions/adapters/psp/stripe/test/fake.ts';
 import { config } from '../../functions/config.ts';
 import {
   eventQueue,
@@ -12,10 +13,9 @@ import { cancel } from '../../functions/domain/link-events.ts';
 import { openCheckout } from '../../functions/use-cases/checkout.ts';
 import { expireDueLinks } from '../../functions/use-cases/payment-links.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
-import type { FakeStripe } from '../support/fake-stripe.ts';
 import { NAVIGATION_HEADERS } from '../support/navigate.ts';
-import { buyer, reusableLinkPsps, sessionOf } from '../support/reusable-links.ts';
 import type { TestStack } from '../support/test-stack.ts';
+import { buyer, reusableLinkPsps, sessionOf } from './reusable-links.ts';
 
 /**
  * Canceling and expiring a reusable link (docs/orchestration.md#reusable-links): every buyer's open session at the

@@ -16,8 +16,9 @@ import { openCheckout } from '../../functions/use-cases/checkout.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
 import { eventually } from '../support/eventually.ts';
 import { NAVIGATION_HEADERS } from '../support/navigate.ts';
-import { buyer, pointers, reusableLinkPsps, sessionOf } from '../support/reusable-links.ts';
+import { anyRefunds } from '../support/psp-fixtures.ts';
 import type { TestStack } from '../support/test-stack.ts';
+import { buyer, pointers, reusableLinkPsps, sessionOf } from './reusable-links.ts';
 
 /**
  * Reusable links (docs/api.md#reusable-links, docs/orchestration.md#reusable-links): each buyer gets their own PSP
@@ -254,6 +255,7 @@ describe('pending refunds of a reusable link', () => {
       undefined,
       're_PendingRefundA0000000000',
       now,
+      anyRefunds,
       'pay_PendingRefundA000000000',
     );
     const reserved = await refundLedger().reserve(link, refund, {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PAYPAL_FAKE } from '../../functions/adapters/psp/paypal/test/fake.ts';
 import { config } from '../../functions/config.ts';
 import {
   linkRepository,
@@ -24,12 +25,14 @@ import { type PspStack, startPspStack } from '../support/psp-stack.ts';
 import { sweepPendingPayments } from '../support/sweepers.ts';
 import type { TestStack } from '../support/test-stack.ts';
 
+const FAKES = { paypal: PAYPAL_FAKE };
+
 /**
  * A single-use link's payment ends the link's other open sessions on every path that records it, as a reusable
  * link's last payment does (docs/orchestration.md#one-payable-session): a session left open at another PSP (a
  * lost race, an earlier attempt its PSP could not end) is not payable until the sweeper's first check.
  */
-let psps: PspStack;
+let psps: PspStack<typeof FAKES>;
 let stack: TestStack;
 let key: IssuedApiKey;
 let paypal: PspConnection;
@@ -39,7 +42,7 @@ let other: PspConnection;
 
 beforeAll(async () => {
   // The sweepers run only when a test runs them: a timer's run would end the stray session before the assertions.
-  psps = await startPspStack({ providers: ['paypal'], stack: { schedules: false } });
+  psps = await startPspStack({ fakes: FAKES, stack: { schedules: false } });
   stack = psps.stack;
   key = await stack.issueKey('straysshop', 'test');
   paypal = await psps.connect('straysshop', 'paypal');

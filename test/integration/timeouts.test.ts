@@ -2,8 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SandboxNotifier } from '../../functions/adapters/psp/sandbox-notifier.ts';
-import { StripePsp } from '../../functions/adapters/psp/stripe-psp.ts';
+import { SandboxNotifier } from '../../functions/adapters/psp/sandbox/notifier.ts';
+import { StripePsp } from '../../functions/adapters/psp/stripe/adapter.ts';
 import {
   ANSWER_ROOM_MS,
   CALL_BUDGETS,

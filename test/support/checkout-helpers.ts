@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { checkoutKeys } from '../../functions/adapters/dynamodb/table-schema.ts';
-import { signSandboxPayload } from '../../functions/adapters/psp/sandbox-psp.ts';
+import { signSandboxPayload } from '../../functions/adapters/psp/sandbox/notifications.ts';
 import { documentClient } from '../../functions/clients/dynamodb.ts';
 import { linkRepository } from '../../functions/dependencies.ts';
 import type { Amount } from '../../functions/domain/money.ts';

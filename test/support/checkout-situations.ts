@@ -9,8 +9,8 @@ import { storedConnection } from './psp-fixtures.ts';
 // two connections, attempts at them, and the situation a visit is decided in.
 
 export const now = new Date('2026-01-01T10:00:00Z');
-export const a = storedConnection('stripe', 'test', 'pc_a');
-export const b = storedConnection('mollie', 'test', 'pc_b');
+export const a = storedConnection('acmepay', 'test', 'pc_a');
+export const b = storedConnection('otherpay', 'test', 'pc_b');
 export const inOneHour = new Date(now.getTime() + 3_600_000).toISOString();
 
 /** An attempt at `connection` started `minutesAgo`, its session open for another hour, with its page. */

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
+import { descriptorOf } from '../../functions/adapters/psp/registry.ts';
 import { pspConfigRepository, pspConnectionRepository } from '../../functions/dependencies.ts';
 import {
   createConnection,
-  legacyStripeSecretName,
   type NewConnection,
   type PspConnection,
 } from '../../functions/domain/connection.ts';
@@ -26,22 +26,20 @@ export async function addConnection(
 }
 
 /**
- * Configures Stripe for an (account, mode) the way `npm run psp -- set` did before connections existed: the
- * configuration item, and the credentials under their old secret name. The first read migrates it
- * (docs/orchestration.md#migration).
+ * Configures `provider` for an (account, mode) the way `npm run psp -- set` did before connections existed: the
+ * configuration item, and the credentials under their old secret name (its descriptor's `legacy`). The first
+ * read migrates it (docs/orchestration.md#migration).
  */
-export async function configureLegacyStripe(
+export async function configureLegacyPsp(
   account: string,
   mode: Mode,
-  credentials: { secret_key: string; webhook_secret: string },
+  provider: string,
+  credentials: Readonly<Record<string, string>>,
 ): Promise<void> {
-  await pspConfigRepository().put({
-    account,
-    mode,
-    provider: 'stripe',
-    updated_at: new Date().toISOString(),
-  });
-  storeLocalSecret(legacyStripeSecretName(LOCAL_PSP_SECRET_PREFIX, account, mode), credentials);
+  const legacy = descriptorOf(provider)?.legacy;
+  if (!legacy) throw new Error(`${provider} was never configured before connections existed.`);
+  await pspConfigRepository().put({ account, mode, provider, updated_at: new Date().toISOString() });
+  storeLocalSecret(legacy.secretName(LOCAL_PSP_SECRET_PREFIX, account, mode), credentials);
 }
 
 /** Writes a secret into the local stack's secrets file, as the PSP CLI does. */

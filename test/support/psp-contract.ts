@@ -32,7 +32,7 @@ interface Operation {
 
 /**
  * A document's `pattern` as ajv compiles it (with the `u` flag), or without that flag when only then is it a
- * regular expression: PayPal's email pattern escapes `{|}` in a class, which `u` forbids and ECMA-262 otherwise
+ * regular expression: an email pattern may escape `{|}` in a class, which `u` forbids and ECMA-262 otherwise
  * allows.
  */
 const lenientRegExp = Object.assign(
@@ -46,33 +46,33 @@ const lenientRegExp = Object.assign(
   { code: 'lenientRegExp' },
 );
 
-/**
- * PSPs whose document is not the judge of which fields a request may carry: Checkout.com ignores fields it does
- * not know, and its public document predates fields its API takes (a payment link's `processing_channel_id`,
- * `capture`, `allow_payment_methods`), which its fake checks itself (test/support/fake-checkout.ts).
- */
-const OPEN_REQUEST_BODIES = new Set(['checkout']);
-
 const pointerPart = (part: string) => part.replaceAll('~', '~0').replaceAll('/', '~1');
 
-export type ContractFile =
-  | 'mollie'
-  | 'adyen'
-  | 'stripe'
-  | 'paypal-orders'
-  | 'paypal-payments'
-  | 'paypal-webhooks'
-  | 'checkout';
+/** How a PSP's document is read: each PSP's fake says what its document needs. */
+export interface ContractOptions {
+  /** Its requests are form-encoded: every value is a string (`amount=500` is the integer 500), coerced. */
+  formEncoded?: boolean;
+  /**
+   * Its document is not the judge of which fields a request may carry (a PSP that ignores fields it does not know,
+   * whose public document predates fields its API takes): its fake checks those itself.
+   */
+  openRequestBodies?: boolean;
+  /** Formats the document names that JSON Schema does not define, beyond the usual ones: their `type` still validates. */
+  formats?: readonly string[];
+  /**
+   * Schemas that describe a resource for both directions, whose `required` lists are the answer's: not applied to
+   * requests (the request's own schema adds what a request must have).
+   */
+  answerOnlyRequired?: (schemaName: string) => boolean;
+}
 
-export function loadPspContract(file: ContractFile): PspContract {
-  const document = JSON.parse(
-    readFileSync(new URL(`../contracts/${file}.trimmed.json`, import.meta.url), 'utf8'),
-  ) as {
+/** A PSP folder's trimmed document (`test/contract/<name>.trimmed.json`, as a URL). */
+export function loadPspContract(url: URL, contract: ContractOptions = {}): PspContract {
+  const document = JSON.parse(readFileSync(url, 'utf8')) as {
     paths: Record<string, Record<string, Operation>>;
     components: Record<string, Record<string, Schema>>;
   };
   const validators = (view: typeof document, options: { coerceTypes?: boolean } = {}) => {
-    // A form-encoded body (Stripe) carries every value as a string: `amount=500` is the integer 500.
     const ajv = new Ajv2020({
       strict: false,
       allErrors: true,
@@ -83,9 +83,7 @@ export function loadPspContract(file: ContractFile): PspContract {
     addFormats.default(ajv);
     // Formats the documents name that JSON Schema does not define: their `type` still validates.
     const formats = ['int32', 'int64', 'float', 'double', 'decimal', 'binary', 'byte', 'password'];
-    // Checkout.com's dates are `ISO 8601 date and time`, its own name for what `date-time` checks.
-    if (file === 'checkout') ajv.addFormat('ISO 8601 date and time', true);
-    for (const format of [...formats, 'currency', 'unix-time']) {
+    for (const format of [...formats, 'currency', 'unix-time', ...(contract.formats ?? [])]) {
       if (!ajv.formats[format]) ajv.addFormat(format, true);
     }
     ajv.addSchema({ ...view, $id: 'psp' }, 'psp');
@@ -100,7 +98,9 @@ export function loadPspContract(file: ContractFile): PspContract {
     };
   };
   const validator = validators(document);
-  const requestValidator = validators(requestView(file, document), { coerceTypes: file === 'stripe' });
+  const requestValidator = validators(requestView(contract, document), {
+    coerceTypes: contract.formEncoded === true,
+  });
   const templates = Object.keys(document.paths).map((template) => ({
     template,
     pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`),
@@ -124,7 +124,7 @@ export function loadPspContract(file: ContractFile): PspContract {
     const [, kind, name] = ref.replace(/^#\//, '').split('/');
     return resolve(document.components[kind as string]?.[name as string]);
   };
-  /** Fields the document does not know: the PSP refuses them (Adyen: "unknown fields"), whatever the schema allows. */
+  /** Fields the document does not know: the PSP refuses them ("unknown fields"), whatever the schema allows. */
   const unknownFields = (value: unknown, schema: Schema | undefined, at: string): string[] => {
     const resolved = resolve(schema);
     if (!resolved || value === null || typeof value !== 'object') return [];
@@ -151,19 +151,19 @@ export function loadPspContract(file: ContractFile): PspContract {
       if (!found) return [`${method} ${path} is no operation of the document`];
       const content = found.operation.requestBody?.content;
       if (!content) return body === undefined || body === '' ? [] : [`${method} ${path} takes no body`];
-      // OpenAPI: a request body is optional unless the operation says `required` (PayPal's capture takes none).
+      // OpenAPI: a request body is optional unless the operation says `required` (a capture may take none).
       if (body === undefined && found.operation.requestBody?.required !== true) return [];
       const mediaType = Object.keys(content)[0] as string;
       const pointer = `/paths/${pointerPart(found.template)}/${method.toLowerCase()}/requestBody/content/${pointerPart(mediaType)}/schema`;
       return [
         ...errorsOf(requestValidator(pointer), body, 'request body'),
-        ...(OPEN_REQUEST_BODIES.has(file) ? [] : unknownFields(body, content[mediaType]?.schema, '')),
+        ...(contract.openRequestBodies ? [] : unknownFields(body, content[mediaType]?.schema, '')),
       ];
     },
     checkResponse({ method, path, status, response }) {
       const found = operationOf(method, path);
       if (!found) return [`${method} ${path} is no operation of the document`];
-      // A document kept for requests only (test/contracts/trim.ts REQUESTS_ONLY) says nothing of answers.
+      // A document kept for requests only (its trim's `requestsOnly`) says nothing of answers.
       if (!found.operation.responses) return [];
       const responses = found.operation.responses;
       const key =
@@ -189,7 +189,7 @@ export function loadPspContract(file: ContractFile): PspContract {
 }
 
 /**
- * A form-encoded body as the object its schema describes: Stripe's bracket notation (`line_items[0][quantity]=2`,
+ * A form-encoded body as the object its schema describes: the bracket notation (`line_items[0][quantity]=2`,
  * `expand[]=x`) nests, a numeric or empty bracket makes an array; every value stays a string (the request
  * validator coerces `"2"` to the integer the schema asks for). An empty body is the empty object.
  */
@@ -216,18 +216,16 @@ export function decodeForm(body: string): Record<string, unknown> {
 }
 
 /**
- * The document as it judges requests. Mollie's `entity-*` schemas describe a resource for both directions, and
- * their `required` lists are the answer's (a refund's `id`, `resource`, `createdAt`); each `*-request` schema
- * adds the fields a request must have itself (`refund-request`: `amount`), so those lists alone apply to requests.
- * OpenAPI's own rule goes with it: a `readOnly` property is never required of a request.
+ * The document as it judges requests: without the `required` lists that are the answer's
+ * (`answerOnlyRequired`), and by OpenAPI's own rule, a `readOnly` property is never required of a request.
  */
 function requestView<T extends { components: Record<string, Record<string, Schema>> }>(
-  file: string,
+  options: ContractOptions,
   document: T,
 ): T {
   const view = structuredClone(document);
   for (const [name, schema] of Object.entries(view.components.schemas ?? {})) {
-    if (file === 'mollie' && name.startsWith('entity-')) delete schema.required;
+    if (options.answerOnlyRequired?.(name)) delete schema.required;
     const properties = (schema.properties ?? {}) as Record<string, Schema>;
     if (Array.isArray(schema.required)) {
       schema.required = schema.required.filter((field: string) => properties[field]?.readOnly !== true);

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { type Collect, detailsOurPageAsks, detailsPspPageAsks } from '../../functions/domain/buyer.ts';
+import {
+  type Collect,
+  detailsOurPageAsks,
+  detailsPspPageAsks,
+  type PageAsks,
+} from '../../functions/domain/buyer.ts';
 import { buyerDetails, e164Phone, withPspBuyer } from '../../functions/domain/buyer-details.ts';
 import {
   checkoutReferences,
@@ -9,38 +14,52 @@ import {
 } from '../../functions/http/checkout/references.ts';
 import { withoutPersonalData } from '../../functions/logger.ts';
 
-describe("what each PSP's page asks (PSP_PAGE_ASKS)", () => {
+describe("what a PSP's page asks (its descriptor's pageAsks)", () => {
   const collect: Collect = {
     email: 'optional',
     phone: 'optional',
     billing_address: 'required',
     shipping_address: { countries: ['NL'] },
   };
+  /** A page that always asks the e-mail and asks the rest when told, as required. */
+  const asksEverything: PageAsks = {
+    email: 'always',
+    phone: 'required',
+    billing_address: 'required',
+    shipping_address: 'required',
+  };
+  /** A page that asks three details, each only as required, and no shipping address held to countries. */
+  const asksRequiredOnly: PageAsks = { email: 'required', phone: 'required', billing_address: 'required' };
 
-  it("leaves to Stripe's page what it asks as collect asks it, and to ours an optional phone", () => {
-    expect(detailsOurPageAsks(collect, 'stripe')).toEqual(['phone']);
-    // The e-mail Stripe always asks needs no asking; the billing and shipping address do.
-    expect(detailsPspPageAsks(collect, 'stripe')).toEqual(['billing_address', 'shipping_address']);
+  it('leaves to the page what it asks as collect asks it, and to ours an optional detail it asks only as required', () => {
+    expect(detailsOurPageAsks(collect, asksEverything)).toEqual(['phone']);
+    // The e-mail the page always asks needs no asking; the billing and shipping address do.
+    expect(detailsPspPageAsks(collect, asksEverything)).toEqual(['billing_address', 'shipping_address']);
   });
 
-  it("asks on ours what Adyen's page asks only as required, and a shipping address held to countries", () => {
-    expect(detailsOurPageAsks(collect, 'adyen')).toEqual(['email', 'phone', 'shipping_address']);
-    expect(detailsPspPageAsks(collect, 'adyen')).toEqual(['billing_address']);
-    expect(detailsPspPageAsks({ email: 'required', phone: 'required' }, 'adyen')).toEqual(['email', 'phone']);
+  it('asks on ours what the page asks only as required, and what it cannot ask at all', () => {
+    expect(detailsOurPageAsks(collect, asksRequiredOnly)).toEqual(['email', 'phone', 'shipping_address']);
+    expect(detailsPspPageAsks(collect, asksRequiredOnly)).toEqual(['billing_address']);
+    expect(detailsPspPageAsks({ email: 'required', phone: 'required' }, asksRequiredOnly)).toEqual([
+      'email',
+      'phone',
+    ]);
   });
 
-  it('asks everything but the e-mail on ours for PayPal, and everything for Mollie, Checkout.com and the sandbox', () => {
-    expect(detailsOurPageAsks(collect, 'paypal')).toEqual(['phone', 'billing_address', 'shipping_address']);
-    for (const provider of ['mollie', 'checkout', 'sandbox'] as const) {
-      expect(detailsOurPageAsks(collect, provider)).toEqual([
-        'email',
-        'phone',
-        'billing_address',
-        'shipping_address',
-      ]);
-      expect(detailsPspPageAsks(collect, provider)).toEqual([]);
-    }
-    expect(detailsOurPageAsks(null, 'stripe')).toEqual([]);
+  it('asks everything but an always-asked e-mail on ours, and everything when the page asks nothing', () => {
+    expect(detailsOurPageAsks(collect, { email: 'always' })).toEqual([
+      'phone',
+      'billing_address',
+      'shipping_address',
+    ]);
+    expect(detailsOurPageAsks(collect, {})).toEqual([
+      'email',
+      'phone',
+      'billing_address',
+      'shipping_address',
+    ]);
+    expect(detailsPspPageAsks(collect, {})).toEqual([]);
+    expect(detailsOurPageAsks(null, asksEverything)).toEqual([]);
   });
 });
 
@@ -126,11 +145,13 @@ describe('an error as logged', () => {
     const sdkError = Object.assign(new Error('Invalid email address: kim@example.com'), {
       request: { body: '{"email_address":"kim@example.com"}', headers: { authorization: 'Bearer token' } },
     });
-    const logged = withoutPersonalData(new Error('Stripe refused', { cause: sdkError }), ['kim@example.com']);
+    const logged = withoutPersonalData(new Error('The PSP refused', { cause: sdkError }), [
+      'kim@example.com',
+    ]);
     expect(JSON.stringify(logged)).not.toMatch(/kim@example\.com|Bearer/);
     expect(logged).toMatchObject({
       name: 'Error',
-      message: 'Stripe refused',
+      message: 'The PSP refused',
       cause: { name: 'Error', message: 'Invalid email address: [redacted]' },
     });
     expect(withoutPersonalData('not an error', ['x'])).toBe('not an error');
@@ -138,12 +159,12 @@ describe('an error as logged', () => {
 
   it("keeps its stack, or for a failure our code classified only its causes' (ownStack: false)", () => {
     const sdkError = new Error('socket hang up');
-    const classified = new Error('Stripe did not answer', { cause: sdkError });
+    const classified = new Error('The PSP did not answer', { cause: sdkError });
     expect(withoutPersonalData(classified, [])).toHaveProperty('stack');
     const logged = withoutPersonalData(classified, [], { ownStack: false });
     expect(logged).not.toHaveProperty('stack');
     expect(logged).toMatchObject({
-      message: 'Stripe did not answer',
+      message: 'The PSP did not answer',
       cause: { message: 'socket hang up', stack: expect.stringContaining('socket hang up') },
     });
   });

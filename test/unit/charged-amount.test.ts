@@ -16,7 +16,7 @@ import { capturedOutput } from '../support/log-capture.ts';
 
 const now = new Date('2026-01-01T10:00:00Z');
 const eur = (value: string) => ({ value, currency: 'EUR' });
-const connection = { id: 'pc_A000000000000000000000', provider: 'stripe' as const };
+const connection = { id: 'pc_A000000000000000000000', provider: 'acmepay' };
 const fixedLink = () => newPaymentLink({ account: 'acme', mode: 'test' }, { amount: eur('10.00') }, now);
 const rangeLink = () =>
   newPaymentLink(
@@ -109,7 +109,7 @@ describe('giving back what a mismatched success took', () => {
     amount,
     livemode: false,
   });
-  const stripeConnection = { ...connection, account: 'acme', mode: 'test' as const } as PspConnection;
+  const accountConnection = { ...connection, account: 'acme', mode: 'test' as const } as PspConnection;
   const withRefund = (refund: () => Promise<unknown>) => {
     const asked: string[] = [];
     const psp = {
@@ -117,6 +117,7 @@ describe('giving back what a mismatched success took', () => {
         asked.push(request.refundId);
         return refund();
       },
+      retrieveRefund: async () => refund(),
     } as unknown as Psp;
     const payments = { get: async () => pending(eur('10.00')) };
     return { asked, deps: { payments, pspSessions: { adapter: async () => psp } } };
@@ -125,17 +126,17 @@ describe('giving back what a mismatched success took', () => {
   it('takes a success at the payment’s amount as it is, asking nothing', async () => {
     const { asked, deps } = withRefund(async () => undefined);
     const status = paidAt(eur('10'));
-    expect(await checkChargedAmount(deps, stripeConnection, link, status, 'pay_1')).toBe(status);
+    expect(await checkChargedAmount(deps, accountConnection, link, status, 'pay_1')).toBe(status);
     expect(asked).toEqual([]);
   });
 
   it('records nothing when the PSP cannot be asked for the refund, and logs the mismatch: the next copy asks again', async () => {
     const { asked, deps } = withRefund(async () => {
-      throw new PspOutageError('Stripe did not answer');
+      throw new PspOutageError('The PSP did not answer');
     });
     const output = await capturedOutput(async () => {
       await expect(
-        checkChargedAmount(deps, stripeConnection, link, paidAt(eur('0.01')), 'pay_1'),
+        checkChargedAmount(deps, accountConnection, link, paidAt(eur('0.01')), 'pay_1'),
       ).rejects.toThrow(PspUnavailableError);
     });
     expect(asked).toEqual([mismatchRefundId('pay_1')]);
@@ -148,9 +149,23 @@ describe('giving back what a mismatched success took', () => {
     });
     let status: Awaited<ReturnType<typeof checkChargedAmount>> | undefined;
     const output = await capturedOutput(async () => {
-      status = await checkChargedAmount(deps, stripeConnection, link, paidAt(eur('0.01')), 'pay_1');
+      status = await checkChargedAmount(deps, accountConnection, link, paidAt(eur('0.01')), 'pay_1');
     });
     expect(status).toMatchObject({ state: 'failed', failure: { code: 'amount_mismatch' } });
     expect(output).toContain('not given back: the PSP refused the refund');
+  });
+
+  it('records the failure, asking nothing, when the PSP takes no refunds through us', async () => {
+    const psp = { provider: 'acmepay' } as unknown as Psp;
+    const deps = {
+      payments: { get: async () => pending(eur('10.00')) },
+      pspSessions: { adapter: async () => psp },
+    };
+    let status: Awaited<ReturnType<typeof checkChargedAmount>> | undefined;
+    const output = await capturedOutput(async () => {
+      status = await checkChargedAmount(deps, accountConnection, link, paidAt(eur('0.01')), 'pay_1');
+    });
+    expect(status).toMatchObject({ state: 'failed', failure: { code: 'amount_mismatch' } });
+    expect(output).toContain('not given back: the PSP takes no refunds through us');
   });
 });

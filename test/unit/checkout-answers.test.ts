@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Collect } from '../../functions/domain/buyer.ts';
+import type { Collect, PageAsks } from '../../functions/domain/buyer.ts';
 import {
   customFieldProblem,
   detailsMissingFor,
@@ -166,28 +166,46 @@ describe('buyer details', () => {
 
 describe('which details our page asks, by the connection that serves the amount', () => {
   const collecting = link({ collect: { email: 'required', phone: 'optional' } });
+  /** Pages as descriptors state them: one that asks everything, one that asks only as required, one that asks nothing. */
+  const pages = {
+    everything: {
+      email: 'always',
+      phone: 'required',
+      billing_address: 'required',
+      shipping_address: 'required',
+    },
+    requiredOnly: { email: 'required', phone: 'required', billing_address: 'required' },
+    nothing: {},
+  } satisfies Record<string, PageAsks>;
+  const psps = {
+    rules: (provider: string) => ({
+      amounts: { psp: provider },
+      pageAsks: (pages as Record<string, PageAsks>)[provider] ?? {},
+      methods: {},
+    }),
+  };
 
-  it('asks nothing a Stripe page asks, and at Adyen the optional details', () => {
+  it('asks nothing a page asks itself, and the optional details at a page that asks only required ones', () => {
     expect(
-      askedForm(link({ collect: { email: 'required' }, line_items: null }), 'stripe', {}),
+      askedForm(link({ collect: { email: 'required' }, line_items: null }), pages.everything, {}),
     ).toBeUndefined();
-    expect(askedForm(collecting, 'adyen', {})?.details).toEqual(['phone']);
-    expect(askedForm(collecting, 'sandbox', {})?.details).toEqual(['email', 'phone']);
+    expect(askedForm(collecting, pages.requiredOnly, {})?.details).toEqual(['phone']);
+    expect(askedForm(collecting, pages.nothing, {})?.details).toEqual(['email', 'phone']);
   });
 
   it('never opens a session at a page that cannot ask a required detail the buyer was not asked', () => {
-    const candidates = [connection('pc_sandbox', 'sandbox'), connection('pc_stripe', 'stripe')];
-    expect(candidatesWithDetails(collecting, candidates, [])).toEqual({
+    const candidates = [connection('pc_nothing', 'nothing'), connection('pc_everything', 'everything')];
+    expect(candidatesWithDetails(collecting, candidates, [], psps)).toEqual({
       candidates: [candidates[1]],
       missing: [],
     });
-    expect(candidatesWithDetails(collecting, [candidates[0]!], [])).toEqual({
+    expect(candidatesWithDetails(collecting, [candidates[0]!], [], psps)).toEqual({
       candidates: [],
       missing: ['email'],
     });
-    expect(candidatesWithDetails(collecting, [candidates[0]!], ['email']).candidates).toHaveLength(1);
+    expect(candidatesWithDetails(collecting, [candidates[0]!], ['email'], psps).candidates).toHaveLength(1);
     // An optional detail is never a reason to skip a connection.
-    expect(detailsMissingFor(collecting, 'adyen', [])).toEqual([]);
+    expect(detailsMissingFor(collecting, pages.requiredOnly, [])).toEqual([]);
   });
 });
 

@@ -12,6 +12,7 @@ import {
 } from '../../functions/domain/connection-health.ts';
 import { newPaymentId, type Payment, settle, startedPayment } from '../../functions/domain/payment.ts';
 import type { PaymentLink } from '../../functions/domain/payment-link.ts';
+import type { PspRules } from '../../functions/domain/psp-rules.ts';
 import type { Routing, RoutingTarget } from '../../functions/domain/routing.ts';
 import { clientKey } from '../../functions/domain/session-budgets.ts';
 import { orderLink, storedConnection } from '../support/psp-fixtures.ts';
@@ -26,7 +27,15 @@ import { orderLink, storedConnection } from '../support/psp-fixtures.ts';
 const now = new Date('2026-01-01T10:00:00Z');
 const inOneHour = new Date(now.getTime() + 3_600_000).toISOString();
 const sandbox = storedConnection('sandbox', 'test', 'pc_sandbox');
-const stripe = storedConnection('stripe', 'test', 'pc_stripe');
+/** A connection of a made-up PSP that takes no euro payment below 0.50 (`RULES`). */
+const priced = storedConnection('min_charge', 'test', 'pc_priced');
+const RULES: Readonly<Record<string, PspRules>> = {
+  min_charge: { amounts: { psp: 'Min Charge', minimums: { EUR: 50 } }, pageAsks: {}, methods: {} },
+};
+/** Each provider's rules, as the use case hands them from the descriptors: none but `RULES` here. */
+const psps = {
+  rules: (provider: string) => RULES[provider] ?? { amounts: { psp: provider }, pageAsks: {}, methods: {} },
+};
 const healthy = (connection: PspConnection) => ({ connection, health: INITIAL_HEALTH });
 
 const request = (changes: Partial<CheckoutRequest> = {}): CheckoutRequest => ({
@@ -49,12 +58,13 @@ function facts(link: PaymentLink, changes: Partial<RoundFacts> = {}): RoundFacts
     visit: visitOf(link, asked),
     request: asked,
     payments: [],
-    connections: [healthy(sandbox), healthy(stripe)],
+    connections: [healthy(sandbox), healthy(priced)],
     routing: null,
     unendable: new Set(),
     pspCallsLeft: 5,
     now,
     random: () => 0,
+    psps,
     ...changes,
   };
 }
@@ -100,10 +110,10 @@ describe('the plan of a round', () => {
     const link = orderLink('10.00', 'EUR', 'live');
     expect(planCheckout(facts(link, { connections: [] })).action).toEqual({ kind: 'not_configured' });
     // An open session is still ended before anything else, though its connection is gone.
-    const removed = storedConnection('stripe', 'live', 'pc_removed');
+    const removed = storedConnection('min_charge', 'live', 'pc_removed');
     const open = attempt(link, removed);
     const shown = withSession(link, {
-      provider: 'stripe',
+      provider: 'min_charge',
       connection_id: removed.id,
       payment_id: open.id,
       id: open.session_id as string,
@@ -121,7 +131,7 @@ describe('the plan of a round', () => {
     const plan = planCheckout(facts(link, { request: asked }));
     expect(plan.action).toMatchObject({
       kind: 'open',
-      candidates: [sandbox, stripe],
+      candidates: [sandbox, priced],
       opening: {
         link,
         amount: link.amount,
@@ -139,12 +149,12 @@ describe('the plan of a round', () => {
   it('marks the automatic next attempt after a decline as a recovery, on the next connection first', () => {
     const link = orderLink('10.00');
     const declined = settle(attempt(link, sandbox), { state: 'failed', failure: null, reference: null }, now);
-    const routing = routingTo('all', { priority: [sandbox.id, stripe.id], recovery: 'auto' });
+    const routing = routingTo('all', { priority: [sandbox.id, priced.id], recovery: 'auto' });
     const back = request({ returned: true });
     const plan = planCheckout(facts(link, { request: back, payments: [declined as Payment], routing }));
     expect(plan.action).toMatchObject({
       kind: 'open',
-      candidates: [stripe, sandbox],
+      candidates: [priced, sandbox],
       opening: { routing: { rule: 'all', recovery: true } },
     });
   });
@@ -181,7 +191,7 @@ describe('the plan of a round', () => {
       view: { kind: 'unavailable', link, retryAt: undefined },
     });
     const reusable: PaymentLink = { ...link, reusable: true, max_payments: 1 };
-    const other = attempt(reusable, stripe);
+    const other = attempt(reusable, priced);
     expect(planCheckout(facts(reusable, { payments: [other] })).action).toEqual({
       kind: 'page',
       view: { kind: 'full', link: reusable, retryAt: new Date(inOneHour) },
@@ -190,9 +200,9 @@ describe('the plan of a round', () => {
 
   it('reports the connections it leaves out for the amount, and asks a buyer-set amount again', () => {
     const link = orderLink('0.10');
-    const plan = planCheckout(facts(link, { connections: [healthy(stripe)] }));
-    // Stripe takes no euro payment below 0.50 (functions/domain/psp-amounts.ts).
-    expect([...plan.skipped.keys()]).toEqual([stripe.id]);
+    const plan = planCheckout(facts(link, { connections: [healthy(priced)] }));
+    // Its PSP takes no euro payment below 0.50 (`RULES`).
+    expect([...plan.skipped.keys()]).toEqual([priced.id]);
     expect(plan.action).toEqual({ kind: 'page', view: { kind: 'unavailable', link, retryAt: undefined } });
   });
 });
@@ -200,12 +210,12 @@ describe('the plan of a round', () => {
 describe('what a round reads before it plans', () => {
   it('reads the outcomes of an optimize rule’s connections only', () => {
     const link = orderLink('10.00');
-    const learn = routingTo('learn', { optimize: 'conversion', connections: [sandbox.id, stripe.id] });
-    expect(outcomesToRead(visitOf(link), [], learn, undefined)).toEqual([sandbox.id, stripe.id]);
-    const priority = routingTo('p', { priority: [stripe.id] });
+    const learn = routingTo('learn', { optimize: 'conversion', connections: [sandbox.id, priced.id] });
+    expect(outcomesToRead(visitOf(link), [], learn, undefined)).toEqual([sandbox.id, priced.id]);
+    const priority = routingTo('p', { priority: [priced.id] });
     expect(outcomesToRead(visitOf(link), [], priority, undefined)).toBeUndefined();
     expect(
-      outcomesToRead(visitOf({ ...link, connections: [stripe.id] }), [], learn, undefined),
+      outcomesToRead(visitOf({ ...link, connections: [priced.id] }), [], learn, undefined),
     ).toBeUndefined();
   });
 });
@@ -228,8 +238,8 @@ describe('the failover of an opening', () => {
   });
 
   it('counts only the PSP’s own failures against a connection, never the built-in sandbox', () => {
-    expect(countsAgainstHealth(stripe, false)).toBe(true);
-    expect(countsAgainstHealth(stripe, true)).toBe(false);
+    expect(countsAgainstHealth(priced, false)).toBe(true);
+    expect(countsAgainstHealth(priced, true)).toBe(false);
     expect(countsAgainstHealth({ ...sandbox, id: BUILT_IN_SANDBOX_ID }, false)).toBe(false);
   });
 });

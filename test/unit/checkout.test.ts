@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { signSandboxPayload, verifySandboxSignature } from '../../functions/adapters/psp/sandbox-psp.ts';
 import { isPreviewRequest } from '../../functions/domain/checkout/preview.ts';
 import {
   reusableSession,
@@ -113,27 +112,6 @@ describe('telling previews from buyers', () => {
     'Mozilla/5.0 (Macintosh) AppleWebKit/605.1.15 (KHTML, like Gecko) SkypeUriPreview Preview/0.5',
   ])('treats the link unfurler %s as a preview', (userAgent) => {
     expect(isPreviewRequest('GET', { 'user-agent': userAgent })).toBe(true);
-  });
-});
-
-describe('sandbox notification signatures', () => {
-  const body = '{"type":"sandbox.session.completed"}';
-  const t = Math.floor(now.getTime() / 1000);
-
-  it('verify with the same secret, body and a fresh timestamp', () => {
-    expect(verifySandboxSignature('s3cret', body, signSandboxPayload('s3cret', body, t), now)).toBe(true);
-  });
-
-  it('fail with another secret, another body, a stale timestamp or a malformed header', () => {
-    expect(verifySandboxSignature('s3cret', body, signSandboxPayload('other', body, t), now)).toBe(false);
-    expect(verifySandboxSignature('s3cret', `${body} `, signSandboxPayload('s3cret', body, t), now)).toBe(
-      false,
-    );
-    expect(verifySandboxSignature('s3cret', body, signSandboxPayload('s3cret', body, t - 301), now)).toBe(
-      false,
-    );
-    expect(verifySandboxSignature('s3cret', body, 'v1=abc', now)).toBe(false);
-    expect(verifySandboxSignature('s3cret', body, undefined, now)).toBe(false);
   });
 });
 

@@ -11,10 +11,10 @@ import { capturedOutput } from '../support/log-capture.ts';
 
 const now = new Date('2026-01-01T10:00:00Z');
 const connection = {
-  id: 'pc_PayPal00000000000000000',
+  id: 'pc_Deferred0000000000000000',
   account: 'acme',
   mode: 'test' as const,
-  provider: 'stripe' as const,
+  provider: 'acmepay',
   name: 'Deferred',
   enabled: true,
   simulate: null,
@@ -33,7 +33,7 @@ function attemptOf(link: PaymentLink): { link: PaymentLink; payment: Payment } {
     connection_id: connection.id,
     payment_id: payment.id,
     id: 'ORDER1',
-    url: 'https://paypal.example/approve',
+    url: 'https://psp.example/approve',
     expires_at: payment.session_expires_at as string,
     amount: { value: '10', currency: 'EUR' },
   });
@@ -76,7 +76,7 @@ function capturingPsp() {
   const captures: string[] = [];
   const voids: string[] = [];
   const psp = {
-    provider: 'stripe',
+    provider: 'acmepay',
     captureSession: async ({ id, paymentId }: { id: string; paymentId: string }) => {
       captures.push(paymentId);
       return {
@@ -108,7 +108,7 @@ describe('deferred capture: capture only while the link can be paid by the attem
       {
         id: 'pay_other',
         connection_id: 'pc_x',
-        provider: 'stripe',
+        provider: 'acmepay',
         reference: 'r',
         amount: { value: '10', currency: 'EUR' },
       },

@@ -3,6 +3,7 @@ import { apiKeyFromItem } from '../../functions/adapters/dynamodb/api-key-mapper
 import {
   connectionStateFromItem,
   connectionToItem,
+  providerDecoder,
   routingFromItem,
   storedProvider,
 } from '../../functions/adapters/dynamodb/connection-mapper.ts';
@@ -24,7 +25,8 @@ import {
   checkoutSettingsFromItem,
   pspConfigFromItem,
 } from '../../functions/adapters/dynamodb/settings-mapper.ts';
-import { createConnection, PROVIDERS } from '../../functions/domain/connection.ts';
+import { PSP_IDS } from '../../functions/adapters/psp/registry.ts';
+import { createConnection } from '../../functions/domain/connection.ts';
 import { INITIAL_HEALTH } from '../../functions/domain/connection-health.ts';
 import { startedPayment } from '../../functions/domain/payment.ts';
 
@@ -51,7 +53,7 @@ describe('payment mapper', () => {
     account: 'acme',
     mode: 'test',
     connection_id: 'pc_x',
-    provider: 'stripe',
+    provider: 'sandbox',
     status: 'succeeded',
     provider_reference: 'pi_1',
     failure: null,
@@ -76,7 +78,7 @@ describe('payment mapper', () => {
       {
         id: 'pay_New0000000000000000000001',
         link: { id: 'pl_New0000000000000000000001', account: 'acme', mode: 'test' },
-        connection: { id: 'pc_a', provider: 'mollie' },
+        connection: { id: 'pc_a', provider: 'sandbox' },
         amount: eur('12.00'),
         openedBy: 'buyer_1',
         routing: {
@@ -117,7 +119,7 @@ describe('payment mapper', () => {
 
 describe('connection mapper', () => {
   const connection = createConnection(
-    { account: 'acme', mode: 'live', provider: 'mollie', name: 'Mollie' },
+    { account: 'acme', mode: 'live', provider: 'sandbox', name: 'Sandbox' },
     's/',
     now,
   );
@@ -142,11 +144,19 @@ describe('connection mapper', () => {
   });
 
   it('reads every provider there is, and refuses one there is not', () => {
-    for (const provider of PROVIDERS) expect(storedProvider(provider)).toBe(provider);
+    for (const provider of PSP_IDS) expect(storedProvider(provider)).toBe(provider);
     const item = { ...connectionToItem(connection), provider: 'acmepay' };
     expect(refusal(() => connectionStateFromItem(item)).reason).toBe(
-      `provider: expected one of ${PROVIDERS.join(', ')}, found a string`,
+      `provider: expected one of ${PSP_IDS.join(', ')}, found a string`,
     );
+  });
+
+  it('reads a provider stored under a former id of its PSP (an alias of its descriptor) as its id', () => {
+    const decode = providerDecoder([{ id: 'acme_pay', aliases: ['acme'] }, { id: 'other' }]);
+    expect(decode('acme')).toBe('acme_pay');
+    expect(decode('acme_pay')).toBe('acme_pay');
+    expect(decode('other')).toBe('other');
+    expect(() => decode('acmepay')).toThrow('expected one of acme_pay, other, found a string');
   });
 
   it('refuses a connection whose fee lines are not fee lines', () => {
@@ -286,7 +296,7 @@ describe('refund entry mapper', () => {
     account: 'acme',
     mode: 'test',
     connection_id: 'pc_x',
-    provider: 'adyen',
+    provider: 'sandbox',
   };
   const keys = { pk: 'LINK#pl_1', sk: 'REFUND#test#re_1' };
 
@@ -327,7 +337,7 @@ describe('settings mappers', () => {
     expect(accountSettingsFromItem({ ...keys, ...retention })).toEqual({ ...retention, time_zone: 'UTC' });
     const zoned = { ...retention, time_zone: 'Europe/Amsterdam' };
     expect(accountSettingsFromItem({ ...keys, ...zoned })).toEqual(zoned);
-    const legacy = { account: 'acme', mode: 'live', provider: 'stripe', updated_at: at };
+    const legacy = { account: 'acme', mode: 'live', provider: 'acme', updated_at: at };
     expect(pspConfigFromItem({ ...keys, ...legacy })).toEqual(legacy);
   });
 

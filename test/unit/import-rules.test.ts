@@ -93,6 +93,24 @@ const LEGAL: Record<string, string> = {
     "import { stack } from '../lib/local/stack.ts';\nimport { once } from '../functions/once.ts';\nexport const local = [stack, once];",
   'test/support/eventually.ts':
     "import { api } from '../../functions/http/api.ts';\nexport const eventually = api;",
+  // A PSP is a folder: it imports the kit and the floors below the adapters; its test code, test/support too.
+  'functions/adapters/psp/kit/calls.ts':
+    "import { logger } from '../../../logger.ts';\nexport const calls = logger;",
+  'functions/adapters/psp/acme/descriptor.ts':
+    "import type { Link } from '../../../domain/link.ts';\nexport type Acme = Link;",
+  'functions/adapters/psp/acme/adapter.ts': [
+    "import type { Store } from '../../../ports/store.ts';",
+    "import { calls } from '../kit/calls.ts';",
+    "import type { Acme } from './descriptor.ts';",
+    'export const adapter = calls as unknown as Store & Acme;',
+  ].join('\n'),
+  'functions/adapters/psp/registry.ts':
+    "import type { Acme } from './acme/descriptor.ts';\nexport const load = (): Promise<Acme> => import('./acme/adapter.ts');",
+  'functions/adapters/psp/acme/test/fake.ts': [
+    "import { eventually } from '../../../../../test/support/eventually.ts';",
+    "import { adapter } from '../adapter.ts';",
+    'export const fake = [eventually, adapter];',
+  ].join('\n'),
 };
 
 /** Files of one line each: an import the rules refuse, and the rule that refuses it. */
@@ -129,6 +147,15 @@ const PLANTED: [file: string, line: string, rule: string][] = [
   ],
   ['lib/local/bin.ts', "import { local } from '../../bin/local.ts';", LAYER],
   ['bin/test.ts', "import { eventually } from '../test/support/eventually.ts';", LAYER],
+  // A PSP's folder imports no other PSP's, nor the registry; what a function runs never imports test code.
+  ['functions/adapters/psp/other/adapter.ts', "import { adapter } from '../acme/adapter.ts';", LAYER],
+  ['functions/adapters/psp/other/registry.ts', "import { load } from '../registry.ts';", LAYER],
+  ['functions/adapters/psp/acme/fake.ts', "import { fake } from './test/fake.ts';", LAYER],
+  [
+    'functions/adapters/psp/kit/support.ts',
+    "import { eventually } from '../../../../test/support/eventually.ts';",
+    LAYER,
+  ],
   // A file at a depth no rule names, whose relative imports the rules could not read.
   ['functions/domain/deeper/deepest/rule.ts', "import { money } from '../../money.ts';", LAYER],
   // Outside the schema files, the response schemas (classic zod) come as types only.

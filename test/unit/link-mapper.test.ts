@@ -11,6 +11,7 @@ import {
 } from '../../functions/domain/payment-link.ts';
 import { paymentMoney } from '../../functions/domain/payment-money.ts';
 import { requestRefund } from '../../functions/domain/refund.ts';
+import { anyRefunds } from '../support/psp-fixtures.ts';
 
 const now = new Date('2026-11-27T10:00:00Z');
 const principal = { account: 'acme', mode: 'test' } as const;
@@ -77,7 +78,7 @@ describe('a link item stored before a field existed', () => {
       payment: {
         id: 'pay_Old0000000000000000000001',
         connection_id: 'pc_x',
-        provider: 'stripe',
+        provider: 'sandbox',
         reference: 'pi_1',
       },
       connections: ['pc_x'],
@@ -148,7 +149,7 @@ describe('a link item stored before a field existed', () => {
     const paid = {
       id: 'pay_Old0000000000000000000003',
       connection_id: 'pc_x',
-      provider: 'stripe',
+      provider: 'sandbox',
       reference: 'pi_3',
       paid_at: '2026-11-25T19:40:00.000Z',
       refund_reserved_minor: 0,
@@ -211,7 +212,7 @@ function used(link: PaymentLink): PaymentLink {
     ? addPayment(link, first, resourceOf(first), now)?.after
     : markPaid(link, first, now)?.after;
   if (!paid) throw new Error('not paid');
-  const refund = requestRefund(paid, eur('1.00'), 're_1', now, 'pay_1');
+  const refund = requestRefund(paid, eur('1.00'), 're_1', now, anyRefunds, 'pay_1');
   return {
     ...paid,
     reported_payments: ['pay_0'],

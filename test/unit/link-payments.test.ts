@@ -28,7 +28,7 @@ import {
 import { MAX_METADATA_BYTES } from '../../functions/http/api/metadata-limits.ts';
 import { MAX_DESCRIPTION_LENGTH } from '../../functions/http/api/schemas.ts';
 import { a, attempt, b, declined, now, reusableLink } from '../support/checkout-situations.ts';
-import { orderLink } from '../support/psp-fixtures.ts';
+import { anyRefunds, orderLink } from '../support/psp-fixtures.ts';
 
 describe('a payment the sweeper asks about', () => {
   it('is asked again later when the question failed, and stays pending even past its session', () => {
@@ -64,7 +64,7 @@ describe('a link paid before its PSP reference is known', () => {
     const link = orderLink('10.00');
     const paid = markPaid(
       link,
-      { id: 'pay_1', connection_id: 'pc_a', provider: 'adyen', reference: null, amount: link.amount! },
+      { id: 'pay_1', connection_id: 'pc_a', provider: 'acmepay', reference: null, amount: link.amount! },
       now,
     )?.after as PaymentLink;
     expect(paid).toMatchObject({ status: 'paid', payment: { reference: null } });
@@ -97,7 +97,7 @@ describe('payments of a reusable link', () => {
     ) as Payment;
     return addPayment(
       link,
-      { id, connection_id: 'pc_a', provider: 'stripe', reference: `ref_${id}`, amount: link.amount! },
+      { id, connection_id: 'pc_a', provider: 'acmepay', reference: `ref_${id}`, amount: link.amount! },
       toPaymentResource(payment, link),
       now,
     );
@@ -143,7 +143,7 @@ describe('payments of a reusable link', () => {
     const payment = {
       id: 'pay_1',
       connection_id: 'pc_a',
-      provider: 'stripe' as const,
+      provider: 'acmepay' as const,
       reference: 'r',
       amount: reusableLink().amount!,
     };
@@ -202,7 +202,7 @@ describe('a reusable link at every per-link limit', () => {
         {
           id,
           connection_id: a.id,
-          provider: 'stripe',
+          provider: 'acmepay',
           reference: payment.provider_reference,
           amount: link.amount!,
         },
@@ -214,7 +214,14 @@ describe('a reusable link at every per-link limit', () => {
     link = {
       ...link,
       refunds: Array.from({ length: MAX_REFUNDS_PER_LINK }, (_, index) => ({
-        ...requestRefund(link, { value: '0.01', currency: 'EUR' }, newId('re'), now, paymentIds[index]),
+        ...requestRefund(
+          link,
+          { value: '0.01', currency: 'EUR' },
+          newId('re'),
+          now,
+          anyRefunds,
+          paymentIds[index],
+        ),
         status: 'failed' as const,
         failure: { code: 'psp_refused', message: 'f'.repeat(MAX_FAILURE_MESSAGE_LENGTH) },
         provider_reference: `re_${'r'.repeat(24)}`,

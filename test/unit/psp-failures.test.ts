@@ -4,7 +4,7 @@ import {
   type PspErrorFacts,
   type PspOperation,
   pspFailure,
-} from '../../functions/adapters/psp/psp-calls.ts';
+} from '../../functions/adapters/psp/kit/calls.ts';
 import { InvalidNotificationError } from '../../functions/domain/errors.ts';
 import {
   PspCredentialsRejectedError,

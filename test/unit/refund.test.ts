@@ -8,11 +8,13 @@ import {
   afterRefundCheck,
   firstRefundCheckAt,
   MAX_REFUNDS_PER_LINK,
+  type RefundRules,
   refundableMinor,
   requestRefund,
   settleRefund,
 } from '../../functions/domain/refund.ts';
 import { now, paidLink, reserved } from '../support/paid-links.ts';
+import { anyRefunds } from '../support/psp-fixtures.ts';
 
 describe('amounts in minor units', () => {
   it('print with exactly the currency decimals', () => {
@@ -28,7 +30,7 @@ describe('requesting a refund', () => {
   it('defaults to all that remains, in the currency decimals, and names the payment', () => {
     const link = paidLink('10.5');
 
-    const refund = requestRefund(link, undefined, 're_1', now);
+    const refund = requestRefund(link, undefined, 're_1', now, anyRefunds);
 
     expect(refund).toMatchObject({
       id: 're_1',
@@ -42,20 +44,20 @@ describe('requesting a refund', () => {
 
   it('takes a partial amount as sent, and then only what remains', () => {
     const link = paidLink('10.00');
-    const first = requestRefund(link, { value: '4', currency: 'EUR' }, 're_1', now);
+    const first = requestRefund(link, { value: '4', currency: 'EUR' }, 're_1', now, anyRefunds);
     const afterFirst = reserved(link, first, 400);
 
     expect(first.amount).toEqual({ value: '4', currency: 'EUR' });
     expect(refundableMinor(afterFirst)).toBe(600n);
-    expect(requestRefund(afterFirst, undefined, 're_2', now).amount.value).toBe('6.00');
-    expect(() => requestRefund(afterFirst, { value: '6.01', currency: 'EUR' }, 're_2', now)).toThrow(
-      ValidationError,
-    );
+    expect(requestRefund(afterFirst, undefined, 're_2', now, anyRefunds).amount.value).toBe('6.00');
+    expect(() =>
+      requestRefund(afterFirst, { value: '6.01', currency: 'EUR' }, 're_2', now, anyRefunds),
+    ).toThrow(ValidationError);
   });
 
   it('refuses another currency, too many decimals, nothing left, and an unpaid link', () => {
     const link = paidLink('10.00');
-    const full = reserved(link, requestRefund(link, undefined, 're_1', now), 1000);
+    const full = reserved(link, requestRefund(link, undefined, 're_1', now, anyRefunds), 1000);
     const open = newPaymentLink(
       { account: 'acme', mode: 'test' },
       { amount: { value: '1', currency: 'EUR' } },
@@ -69,11 +71,11 @@ describe('requesting a refund', () => {
         return (error as ValidationError).errors?.[0]?.pointer;
       }
     };
-    expect(pointerOf(() => requestRefund(link, { value: '1.00', currency: 'USD' }, 're_2', now))).toBe(
-      '/amount/currency',
-    );
-    expect(pointerOf(() => requestRefund(full, undefined, 're_2', now))).toBe('/amount');
-    expect(() => requestRefund(open, undefined, 're_2', now)).toThrow(InvalidStateError);
+    expect(
+      pointerOf(() => requestRefund(link, { value: '1.00', currency: 'USD' }, 're_2', now, anyRefunds)),
+    ).toBe('/amount/currency');
+    expect(pointerOf(() => requestRefund(full, undefined, 're_2', now, anyRefunds))).toBe('/amount');
+    expect(() => requestRefund(open, undefined, 're_2', now, anyRefunds)).toThrow(InvalidStateError);
   });
 
   it(`refuses a link that already has ${MAX_REFUNDS_PER_LINK} refunds`, () => {
@@ -81,10 +83,10 @@ describe('requesting a refund', () => {
     const many = {
       ...link,
       refunds: Array.from({ length: MAX_REFUNDS_PER_LINK }, (_, index) =>
-        requestRefund(link, { value: '1', currency: 'EUR' }, `re_${index}`, now),
+        requestRefund(link, { value: '1', currency: 'EUR' }, `re_${index}`, now, anyRefunds),
       ),
     };
-    expect(() => requestRefund(many, { value: '1', currency: 'EUR' }, 're_x', now)).toThrow(
+    expect(() => requestRefund(many, { value: '1', currency: 'EUR' }, 're_x', now, anyRefunds)).toThrow(
       InvalidStateError,
     );
   });
@@ -93,7 +95,7 @@ describe('requesting a refund', () => {
 describe('settling a refund', () => {
   const pending = () => {
     const link = paidLink('10.00');
-    const refund = requestRefund(link, { value: '3', currency: 'EUR' }, 're_1', now);
+    const refund = requestRefund(link, { value: '3', currency: 'EUR' }, 're_1', now, anyRefunds);
     return reserved(link, refund, 300);
   };
 
@@ -162,7 +164,7 @@ describe('settling a refund', () => {
       {
         status: 'failed',
         providerReference: 're_psp',
-        failureMessage: 'Stripe: charge_for_pending_refund_disputed',
+        failureMessage: 'The PSP: charge_for_pending_refund_disputed',
       },
       now,
     );
@@ -171,7 +173,7 @@ describe('settling a refund', () => {
     expect(reversed.from).toBe('succeeded');
     expect(reversed.refund).toMatchObject({
       status: 'failed',
-      failure: { code: 'refund_failed', message: 'Stripe: charge_for_pending_refund_disputed' },
+      failure: { code: 'refund_failed', message: 'The PSP: charge_for_pending_refund_disputed' },
     });
     expect(reversed.transition.after).toMatchObject({ refund_refunded_minor: 0, refund_reserved_minor: 0 });
     expect(reversed.transition.event.type).toBe('refund.failed');
@@ -185,21 +187,61 @@ describe('settling a refund', () => {
     ).toBeUndefined();
   });
 
+  /** PSPs' refund rules as their descriptors state them, by a made-up provider id. */
+  const rules: Record<string, RefundRules> = {
+    hundredths: {
+      amounts: { psp: 'Hundredths', wholeHundredths: ['KWD'], minimums: { EUR: 50 } },
+      refunds: 'partial',
+    },
+    whole_idr: { amounts: { psp: 'Whole IDR', exponents: { IDR: 0 } }, refunds: 'partial' },
+    whole_only: { amounts: { psp: 'Whole only' }, refunds: 'whole' },
+    none: { amounts: { psp: 'No refunds' }, refunds: 'none' },
+  };
+  const rulesOf = (provider: string) => rules[provider] ?? anyRefunds(provider);
+
   it('refuses, with a 422, a refund the PSP that took the payment cannot express', () => {
-    const link = paidLink('10.000', 'KWD', 'stripe');
-    expect(() => requestRefund(link, { value: '1.005', currency: 'KWD' }, 're_1', now)).toThrow(
+    const link = paidLink('10.000', 'KWD', 'hundredths');
+    expect(() => requestRefund(link, { value: '1.005', currency: 'KWD' }, 're_1', now, rulesOf)).toThrow(
       ValidationError,
     );
-    expect(requestRefund(link, { value: '1.01', currency: 'KWD' }, 're_1', now).amount.value).toBe('1.01');
-    const adyen = paidLink('100.00', 'IDR', 'adyen');
-    expect(() => requestRefund(adyen, { value: '10.50', currency: 'IDR' }, 're_2', now)).toThrow(
+    expect(requestRefund(link, { value: '1.01', currency: 'KWD' }, 're_1', now, rulesOf).amount.value).toBe(
+      '1.01',
+    );
+    const idr = paidLink('100.00', 'IDR', 'whole_idr');
+    expect(() => requestRefund(idr, { value: '10.50', currency: 'IDR' }, 're_2', now, rulesOf)).toThrow(
       ValidationError,
     );
   });
 
   it("does not hold a refund to the PSP's minimum charge", () => {
-    const link = paidLink('10.00', 'EUR', 'stripe');
-    expect(requestRefund(link, { value: '0.10', currency: 'EUR' }, 're_1', now).amount.value).toBe('0.10');
+    const link = paidLink('10.00', 'EUR', 'hundredths');
+    expect(requestRefund(link, { value: '0.10', currency: 'EUR' }, 're_1', now, rulesOf).amount.value).toBe(
+      '0.10',
+    );
+  });
+
+  it('refuses part of a payment whose PSP refunds only whole payments (422), and takes the whole', () => {
+    const link = paidLink('10.00', 'EUR', 'whole_only');
+    const pointerOf = (act: () => unknown) => {
+      try {
+        act();
+      } catch (error) {
+        return (error as ValidationError).errors?.[0]?.pointer;
+      }
+    };
+    expect(
+      pointerOf(() => requestRefund(link, { value: '4.00', currency: 'EUR' }, 're_1', now, rulesOf)),
+    ).toBe('/amount/value');
+    expect(requestRefund(link, undefined, 're_1', now, rulesOf).amount.value).toBe('10.00');
+    expect(requestRefund(link, { value: '10', currency: 'EUR' }, 're_1', now, rulesOf).amount.value).toBe(
+      '10',
+    );
+  });
+
+  it('refuses any refund of a payment whose PSP takes no refunds through us (409), naming the PSP', () => {
+    const link = paidLink('10.00', 'EUR', 'none');
+    expect(() => requestRefund(link, undefined, 're_1', now, rulesOf)).toThrow(InvalidStateError);
+    expect(() => requestRefund(link, undefined, 're_1', now, rulesOf)).toThrow(/No refunds takes no refunds/);
   });
 
   it('settles once: a repeat of the outcome, an unknown refund or a pending status without news change nothing', () => {
@@ -255,7 +297,7 @@ describe('settling a refund', () => {
 describe('the refund sweeper’s schedule', () => {
   const pendingLink = () => {
     const link = paidLink('10.00');
-    return reserved(link, requestRefund(link, undefined, 're_1', now), 1000);
+    return reserved(link, requestRefund(link, undefined, 're_1', now, anyRefunds), 1000);
   };
   const waitAfter = (link: PaymentLink, at: Date) =>
     Date.parse(link.refund_check_at as string) - at.getTime();

@@ -6,6 +6,7 @@ import { newPaymentLink, type PaymentLink } from '../../functions/domain/payment
 import { paymentMoney } from '../../functions/domain/payment-money.ts';
 import { requestRefund, settleRefund } from '../../functions/domain/refund.ts';
 import { now, paidLink, reserved } from '../support/paid-links.ts';
+import { anyRefunds } from '../support/psp-fixtures.ts';
 
 describe('refunds of a reusable link', () => {
   /** A reusable link of 10.00 paid by pay_1 and pay_2 (the resources' fields do not matter here). */
@@ -67,9 +68,11 @@ describe('refunds of a reusable link', () => {
 
   it('name the payment: required, and one of the link’s succeeded payments', () => {
     const link = reusablePaidTwice();
-    expect(pointerOf(() => requestRefund(link, undefined, 're_1', now))).toBe('/payment_id');
-    expect(pointerOf(() => requestRefund(link, undefined, 're_1', now, 'pay_other'))).toBe('/payment_id');
-    expect(requestRefund(link, undefined, 're_1', now, 'pay_2')).toMatchObject({
+    expect(pointerOf(() => requestRefund(link, undefined, 're_1', now, anyRefunds))).toBe('/payment_id');
+    expect(pointerOf(() => requestRefund(link, undefined, 're_1', now, anyRefunds, 'pay_other'))).toBe(
+      '/payment_id',
+    );
+    expect(requestRefund(link, undefined, 're_1', now, anyRefunds, 'pay_2')).toMatchObject({
       payment_id: 'pay_2',
       amount: { value: '10.00', currency: 'EUR' },
     });
@@ -77,16 +80,18 @@ describe('refunds of a reusable link', () => {
 
   it('are bounded per payment: a fully refunded payment leaves the other one whole', () => {
     const link = reusablePaidTwice();
-    const first = requestRefund(link, undefined, 're_1', now, 'pay_1');
+    const first = requestRefund(link, undefined, 're_1', now, anyRefunds, 'pay_1');
     const afterFirst = reservedOnPayment(link, first, 1000);
     expect(
-      pointerOf(() => requestRefund(afterFirst, { value: '0.01', currency: 'EUR' }, 're_2', now, 'pay_1')),
+      pointerOf(() =>
+        requestRefund(afterFirst, { value: '0.01', currency: 'EUR' }, 're_2', now, anyRefunds, 'pay_1'),
+      ),
     ).toBe('/amount/value');
-    expect(requestRefund(afterFirst, undefined, 're_2', now, 'pay_2').amount.value).toBe('10.00');
+    expect(requestRefund(afterFirst, undefined, 're_2', now, anyRefunds, 'pay_2').amount.value).toBe('10.00');
     // The link's own totals count both payments' refunds (amount_refunded), beyond one payment's amount.
     const both = reservedOnPayment(
       afterFirst,
-      requestRefund(afterFirst, undefined, 're_2', now, 'pay_2'),
+      requestRefund(afterFirst, undefined, 're_2', now, anyRefunds, 'pay_2'),
       1000,
     );
     expect(both.refund_reserved_minor).toBe(2000);
@@ -94,7 +99,7 @@ describe('refunds of a reusable link', () => {
 
   it('settle on the payment too: a failure frees that payment’s reservation, a success counts on it', () => {
     const link = reusablePaidTwice();
-    const refund = requestRefund(link, { value: '4', currency: 'EUR' }, 're_1', now, 'pay_2');
+    const refund = requestRefund(link, { value: '4', currency: 'EUR' }, 're_1', now, anyRefunds, 'pay_2');
     const pending = reservedOnPayment(link, refund, 400);
     const ok = settleRefund(
       pending,
@@ -139,16 +144,20 @@ describe('refunds of a reusable link', () => {
         pay_2: { ...entry, amount: { value: '6.00', currency: 'EUR' } },
       },
     };
-    expect(requestRefund(cheaper, undefined, 're_1', now, 'pay_2').amount.value).toBe('6.00');
+    expect(requestRefund(cheaper, undefined, 're_1', now, anyRefunds, 'pay_2').amount.value).toBe('6.00');
     expect(
-      pointerOf(() => requestRefund(cheaper, { value: '6.01', currency: 'EUR' }, 're_1', now, 'pay_2')),
+      pointerOf(() =>
+        requestRefund(cheaper, { value: '6.01', currency: 'EUR' }, 're_1', now, anyRefunds, 'pay_2'),
+      ),
     ).toBe('/amount/value');
-    expect(requestRefund(cheaper, undefined, 're_1', now, 'pay_1').amount.value).toBe('10.00');
+    expect(requestRefund(cheaper, undefined, 're_1', now, anyRefunds, 'pay_1').amount.value).toBe('10.00');
   });
 
   it('of a single-use link may name its payment, and only its payment', () => {
     const link = paidLink('10.00');
-    expect(requestRefund(link, undefined, 're_1', now, 'pay_1').payment_id).toBe('pay_1');
-    expect(pointerOf(() => requestRefund(link, undefined, 're_1', now, 'pay_2'))).toBe('/payment_id');
+    expect(requestRefund(link, undefined, 're_1', now, anyRefunds, 'pay_1').payment_id).toBe('pay_1');
+    expect(pointerOf(() => requestRefund(link, undefined, 're_1', now, anyRefunds, 'pay_2'))).toBe(
+      '/payment_id',
+    );
   });
 });

@@ -20,6 +20,7 @@ import { MAX_METADATA_BYTES, MAX_METADATA_VALUE_LENGTH } from '../../functions/h
 import { createPaymentLinkRequest, MAX_DESCRIPTION_LENGTH } from '../../functions/http/api/schemas.ts';
 import { validate } from '../../functions/http/validate.ts';
 import { withEventCheckoutUrl } from '../../functions/use-cases/link-transitions.ts';
+import { anyRefunds } from '../support/psp-fixtures.ts';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -172,7 +173,7 @@ describe('the webhook body of the largest link the API accepts', () => {
       {
         id: 'pay_x',
         connection_id: 'pc_x',
-        provider: 'stripe' as const,
+        provider: 'acmepay',
         reference: `pi_${'x'.repeat(60)}`,
         amount: link.amount!,
       },
@@ -182,7 +183,7 @@ describe('the webhook body of the largest link the API accepts', () => {
     const checkoutBase = `https://pay.example.com/${'c'.repeat(200)}`;
     // The largest event of all: a refund the PSP refused with the longest reason, which carries the link too.
     const paidLink = paid?.after as PaymentLink;
-    const refund = requestRefund(paidLink, undefined, `re_${'r'.repeat(64)}`, new Date());
+    const refund = requestRefund(paidLink, undefined, `re_${'r'.repeat(64)}`, new Date(), anyRefunds);
     const refused = settleRefund(
       { ...paidLink, refunds: [refund], refund_reserved_minor: Number(toMinorUnits(refund.amount)) },
       refund.id,

@@ -1,14 +1,10 @@
-import {
-  type FeeLine,
-  PROVIDERS,
-  type Provider,
-  type PspConnection,
-  SIMULATIONS,
-} from '../../domain/connection.ts';
+import { type FeeLine, type Provider, type PspConnection, SIMULATIONS } from '../../domain/connection.ts';
 import { type ConnectionHealth, INITIAL_HEALTH } from '../../domain/connection-health.ts';
 import { PAYMENT_METHODS } from '../../domain/payment-methods.ts';
 import type { Routing, RoutingRule } from '../../domain/routing.ts';
 import type { ConnectionState } from '../../ports/psp-connections.ts';
+import { namesPsp, type PspDescriptor } from '../../ports/psp-descriptor.ts';
+import { PSP_IDENTITIES } from '../psp/registry.ts';
 import {
   arrayOf,
   boolean,
@@ -28,17 +24,25 @@ import {
 import { connectionKeys } from './table-schema.ts';
 
 /**
- * Provider ids renamed since they were first stored: the id an item may hold, and the provider it reads as now.
- * Every stored `provider` (connections, payments, refund entries, a link's payment and session) is read by
- * `storedProvider`, so a rename is one line here and no item needs rewriting.
+ * A stored provider id as the id of its PSP now: a PSP renamed keeps its former ids in its descriptor (`aliases`),
+ * and an item holding one reads as the PSP's id, so that no item needs rewriting; an id no PSP has is refused.
  */
-const RENAMED_PROVIDERS: ReadonlyMap<string, Provider> = /* @__PURE__ */ new Map<string, Provider>([]);
+export function providerDecoder(
+  descriptors: readonly Pick<PspDescriptor, 'id' | 'aliases'>[],
+): Decoder<Provider> {
+  const currentProvider = oneOf(descriptors.map(({ id }) => id));
+  return (value) =>
+    currentProvider(
+      (typeof value === 'string' && descriptors.find((descriptor) => namesPsp(descriptor, value))?.id) ||
+        value,
+    );
+}
 
-const currentProvider = /* @__PURE__ */ oneOf(PROVIDERS);
-
-/** A stored provider id, as the provider it names now (see `RENAMED_PROVIDERS`). */
-export const storedProvider: Decoder<Provider> = (value) =>
-  currentProvider((typeof value === 'string' && RENAMED_PROVIDERS.get(value)) || value);
+/**
+ * Every stored `provider` (connections, payments, refund entries, a link's payment and session) is read by this
+ * decoder, against the registered PSPs (functions/adapters/psp/registry.ts).
+ */
+export const storedProvider: Decoder<Provider> = /* @__PURE__ */ providerDecoder(PSP_IDENTITIES);
 
 const feeLine = () =>
   objectOf<FeeLine>({

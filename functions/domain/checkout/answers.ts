@@ -1,6 +1,11 @@
 import { hasAdjustableLines, type LineItem, lineItemsTotal, MAX_QUANTITY, totalProblem } from '../amount.ts';
-import { type BuyerDetail, type BuyerDetails, detailsOurPageAsks, requiredDetails } from '../buyer.ts';
-import type { Provider } from '../connection.ts';
+import {
+  type BuyerDetail,
+  type BuyerDetails,
+  detailsOurPageAsks,
+  type PageAsks,
+  requiredDetails,
+} from '../buyer.ts';
 import {
   type CustomField,
   type CustomFieldAnswer,
@@ -41,24 +46,24 @@ export const asksFirst = (link: PaymentLink, details: readonly BuyerDetail[] = [
 export const mayAskFirst = (link: PaymentLink): boolean => asksFirst(link) || link.collect !== null;
 
 /**
- * The buyer details our page asks before a session at `provider`'s page (`detailsOurPageAsks`); none when no
- * connection serves the link (the page then says so).
+ * The buyer details our page asks before a session at a PSP's page that can ask `page` (`detailsOurPageAsks`);
+ * none when no connection serves the link (the page then says so).
  */
-export const detailsAsked = (link: PaymentLink, provider: Provider | undefined): BuyerDetail[] =>
-  provider ? detailsOurPageAsks(link.collect, provider) : [];
+export const detailsAsked = (link: PaymentLink, page: PageAsks | undefined): BuyerDetail[] =>
+  page ? detailsOurPageAsks(link.collect, page) : [];
 
 /**
- * The details a session at `provider` needs from our page but that the buyer was not asked: required in
- * `collect`, which the PSP's page cannot ask as required. A session there would open without them, so the
+ * The details a session at a PSP whose page can ask `page` needs from our page but that the buyer was not asked:
+ * required in `collect`, which the PSP's page cannot ask as required. A session there would open without them, so the
  * buyer is asked them first (never a session missing a required detail).
  */
 export function detailsMissingFor(
   link: PaymentLink,
-  provider: Provider,
+  page: PageAsks,
   asked: readonly BuyerDetail[],
 ): BuyerDetail[] {
   const required = new Set(link.collect ? requiredDetails(link.collect) : []);
-  return detailsAsked(link, provider).filter((detail) => required.has(detail) && !asked.includes(detail));
+  return detailsAsked(link, page).filter((detail) => required.has(detail) && !asked.includes(detail));
 }
 
 /** The posted form, read: the answers when all are fine, else what was refused. */

@@ -24,7 +24,8 @@ import {
   amountProblems,
   askedForm,
   candidatesWithDetails,
-  servingProvider,
+  type RulesOfProviders,
+  servingPage,
 } from './questions.ts';
 import { amountAtStake, type CheckoutStep, nextCheckoutStep } from './step.ts';
 import type { CheckoutView } from './views.ts';
@@ -59,6 +60,8 @@ export interface RoundFacts {
   now: Date;
   /** Uniform in [0, 1): draws of weighted splits, of learning strategies, and of a free place. */
   random: () => number;
+  /** What each provider's PSP can take and ask (its descriptor's rules). */
+  psps: RulesOfProviders;
 }
 
 /** What a new session is for, as the plan settles it: `Opening` (functions/use-cases/session-openings.ts). */
@@ -161,12 +164,12 @@ export function planCheckout(facts: RoundFacts): CheckoutPlan {
   const routed = routeDecision(routedLink, facts.routing, all, facts.random, signals);
   const rule = ruleOf(routedLink, facts.routing);
   // Routed on the amount the page shows: the details asked are those its connection's page cannot ask.
-  const form = askedForm(link, servingProvider(routed.connections, atStake), {
+  const form = askedForm(link, servingPage(routed.connections, atStake, facts.psps), {
     form: request.form,
     asked: visit.answered?.asked,
   });
   const amount = visit.unanswered && form ? undefined : (visit.amount ?? link.amount ?? undefined);
-  const skipped = amount ? amountProblems(amount, routed.connections) : new Map<string, string>();
+  const skipped = amount ? amountProblems(amount, routed.connections, facts.psps) : new Map<string, string>();
   const step = nextCheckoutStep({
     link,
     payments,
@@ -188,7 +191,7 @@ export function planCheckout(facts: RoundFacts): CheckoutPlan {
   if (routed.connections.length === 0 && step.kind !== 'show' && step.kind !== 'end') {
     return { action: { kind: 'not_configured' }, skipped };
   }
-  const decided = { visit, request, payments, atStake, form, health };
+  const decided = { visit, request, payments, atStake, form, health, psps: facts.psps };
   const opening = { client, routing: routed.decision };
   return { action: actionOf(step, decided, opening), skipped };
 }
@@ -202,6 +205,7 @@ interface Decided {
   /** The form the page shows when it asks (`askedForm`), for the amount shown. */
   form: AskedForm | undefined;
   health: ReadonlyMap<string, ConnectionHealth>;
+  psps: RulesOfProviders;
 }
 
 /** The action of the step: a page, or the session to show, to end, or to open. */
@@ -244,12 +248,12 @@ function actionOf(
  */
 function openAction(
   step: Extract<CheckoutStep, { kind: 'open' }>,
-  { visit, request, payments, atStake, health }: Decided,
+  { visit, request, payments, atStake, health, psps }: Decided,
   { client, routing }: { client: string; routing: RoutingDecision },
 ): CheckoutAction {
   const { link } = visit;
   const asked = visit.answered?.asked ?? [];
-  const { candidates, missing } = candidatesWithDetails(link, step.candidates, asked);
+  const { candidates, missing } = candidatesWithDetails(link, step.candidates, asked, psps);
   if (candidates.length === 0) return { kind: 'page', view: askAgain(link, request, asked, missing) };
   const opening: PlannedOpening = {
     link,

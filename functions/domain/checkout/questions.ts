@@ -1,9 +1,9 @@
 import type { AmountDue, LineItem } from '../amount.ts';
-import { BUYER_DETAILS, type BuyerDetail } from '../buyer.ts';
+import { BUYER_DETAILS, type BuyerDetail, type PageAsks } from '../buyer.ts';
 import type { PspConnection } from '../connection.ts';
 import type { Amount } from '../money.ts';
 import type { PaymentLink } from '../payment-link.ts';
-import { pspAmountProblem } from '../psp-amounts.ts';
+import { amountProblem, type PspRules } from '../psp-rules.ts';
 import {
   type AnswersRead,
   asksFirst,
@@ -20,6 +20,14 @@ import type { FormTables } from './form-tables.ts';
  * The "before you pay" step of the checkout page (docs/checkout.md#buyer-details, #custom-fields, #quantities):
  * which questions our page asks before a session is opened, and which connections a session may then open at.
  */
+
+/**
+ * What each provider's PSP can take and ask, from its descriptor (`PspConnections.rules`,
+ * functions/use-cases/psp-connections.ts): the domain knows no PSP by name.
+ */
+export interface RulesOfProviders {
+  rules(provider: string): PspRules;
+}
 
 /** The form our page shows before the PSP's (the `ask` view), with what the buyer posted and what was refused. */
 export interface AskedForm {
@@ -42,29 +50,36 @@ export interface PostedAnswers {
 }
 
 /**
- * The form for the page, when the link asks anything first: the details our page asks before `provider`'s page
- * (the connection that serves the amount shown), with those asked already and those that the candidates of a
- * session need (`extra`).
+ * The form for the page, when the link asks anything first: the details our page asks before a PSP's page that
+ * can ask `page` (the connection that serves the amount shown), with those asked already and those that the
+ * candidates of a session need (`extra`).
  */
 export function askedForm(
   link: PaymentLink,
-  provider: PspConnection['provider'] | undefined,
+  page: PageAsks | undefined,
   posted: { form?: PostedForm | undefined; problems?: FormProblem[]; asked?: BuyerDetail[] },
   extra: readonly BuyerDetail[] = [],
 ): AskedForm | undefined {
-  const wanted = new Set([...detailsAsked(link, provider), ...(posted.asked ?? []), ...extra]);
+  const wanted = new Set([...detailsAsked(link, page), ...(posted.asked ?? []), ...extra]);
   const details = BUYER_DETAILS.filter((detail) => wanted.has(detail));
   if (!asksFirst(link, details)) return undefined;
   return { details, values: posted.form ?? new Map(), problems: posted.problems ?? [] };
 }
 
-/** The first routed connection that can take the amount shown: the one whose page the form prepares for. */
-export const servingProvider = (
+/**
+ * What the page of the first routed connection that can take the amount shown can ask: the page the form
+ * prepares for.
+ */
+export function servingPage(
   routed: readonly PspConnection[],
   amount: Amount,
-): PspConnection['provider'] | undefined =>
-  (routed.find((connection) => !pspAmountProblem(connection.provider, amount, 'payment')) ?? routed[0])
-    ?.provider;
+  psps: RulesOfProviders,
+): PageAsks | undefined {
+  const serving =
+    routed.find((connection) => !amountProblem(psps.rules(connection.provider).amounts, amount, 'payment')) ??
+    routed[0];
+  return serving && psps.rules(serving.provider).pageAsks;
+}
 
 /**
  * The candidates a session may open at with what the buyer was asked: a connection whose page cannot ask a
@@ -75,12 +90,13 @@ export function candidatesWithDetails(
   link: PaymentLink,
   candidates: readonly PspConnection[],
   asked: readonly BuyerDetail[],
+  psps: RulesOfProviders,
 ): { candidates: PspConnection[]; missing: BuyerDetail[] } {
-  const usable = candidates.filter(
-    (connection) => detailsMissingFor(link, connection.provider, asked).length === 0,
-  );
+  const missingAt = (connection: PspConnection) =>
+    detailsMissingFor(link, psps.rules(connection.provider).pageAsks, asked);
+  const usable = candidates.filter((connection) => missingAt(connection).length === 0);
   const first = candidates[0];
-  const missing = usable.length === 0 && first ? detailsMissingFor(link, first.provider, asked) : [];
+  const missing = usable.length === 0 && first ? missingAt(first) : [];
   return { candidates: usable, missing };
 }
 
@@ -135,13 +151,17 @@ export function readPosted(
 }
 
 /**
- * Why routed connections cannot take the link's amount, from each provider's rules (`pspAmountProblem`, no call
+ * Why routed connections cannot take the link's amount, from each provider's rules (`amountProblem`, no call
  * made), by connection id: such a connection is not asked, and that counts nothing against its health.
  */
-export function amountProblems(amount: Amount, routed: readonly PspConnection[]): Map<string, string> {
+export function amountProblems(
+  amount: Amount,
+  routed: readonly PspConnection[],
+  psps: RulesOfProviders,
+): Map<string, string> {
   const problems = new Map<string, string>();
   for (const connection of routed) {
-    const problem = pspAmountProblem(connection.provider, amount, 'payment');
+    const problem = amountProblem(psps.rules(connection.provider).amounts, amount, 'payment');
     if (problem) problems.set(connection.id, problem);
   }
   return problems;

@@ -75,7 +75,7 @@ export const servesStill = (session: PspSession, connectionIds: readonly string[
 
 /**
  * When a new PSP session should expire: `preferredMs` from now, never later than `limits.maxMs`, capped by
- * the link's own `expires_at`, but never sooner than `limits.minMs` (a PSP such as Stripe refuses shorter
+ * the link's own `expires_at`, but never sooner than `limits.minMs` (some PSPs refuse shorter
  * sessions; a payment confirmed after the link expired is still recorded, docs/api.md#states-expiry-and-webhooks).
  */
 export function sessionExpiry(

@@ -121,7 +121,7 @@ const dropdownSchema = () =>
     }),
   );
 
-/** Each type takes its own settings object and no other's (as Stripe's `custom_fields` do). */
+/** Each type takes its own settings object and no other's (as the PSPs' own custom fields do). */
 const SETTINGS_OF_TYPE = { text: 'text', numeric: 'numeric', dropdown: 'dropdown' } as const;
 
 const customFieldSchema = () =>
@@ -190,7 +190,7 @@ export const customFieldsSchema = () =>
     ),
   );
 
-/** A line's quantity bounds when the merchant gives none (as Stripe's are). */
+/** A line's quantity bounds when the merchant gives none (as the PSPs' hosted pages bound them). */
 export const DEFAULT_QUANTITY_BOUNDS = { minimum: 1, maximum: 99 } as const;
 
 const quantityBound = (description: string, fallback: number) =>

@@ -75,7 +75,7 @@ export const replayed = <T extends Result>(response: T): T => ({
 
 /**
  * `Idempotency-Key` on a POST (docs/api.md#idempotency): without the header the request simply runs. Responses
- * below 500 are kept for replay, validation failures excepted (as Stripe does: the client may fix the body and
+ * below 500 are kept for replay, validation failures excepted (as the PSPs' own APIs do: the client may fix the body and
  * retry with the same key); a 5xx frees the key.
  */
 export async function withIdempotency(

@@ -1,8 +1,8 @@
 import { z } from 'zod';
+import { PSP_IDS } from '../../adapters/psp/registry.ts';
 import { MAX_BASE_URL_LENGTH } from '../../config.ts';
 import { MAX_LINE_ITEM_NAME_LENGTH, MAX_LINE_ITEMS, MAX_QUANTITY } from '../../domain/amount.ts';
 import { MAX_DISPLAY_NAME_LENGTH, MAX_EMAIL_LENGTH } from '../../domain/checkout-settings.ts';
-import { PROVIDERS } from '../../domain/connection.ts';
 import { HEALTH_STATUSES } from '../../domain/connection-health.ts';
 import { type IdPrefix, idPattern, maxIdLength } from '../../domain/ids.ts';
 import { EVENT_TYPES } from '../../domain/link-events.ts';
@@ -51,7 +51,13 @@ export const publicId = (prefix: IdPrefix) => z.string().regex(idPattern(prefix)
 export const PaymentLinkId = publicId('pl');
 export const EventId = publicId('evt');
 export const url = () => z.string().max(MAX_URL_LENGTH);
-/** PSP ids are short (Stripe `re_…` 27, Mollie `re_…` 13, Adyen PSP references 16); this bounds any of them. */
+/**
+ * A PSP's id: one of the registered PSPs (functions/adapters/psp/registry.ts), which the document enumerates; a
+ * string to the code, which knows no PSP by name.
+ */
+const providerSchema = () => z.enum(PSP_IDS as readonly string[] as [string, ...string[]]);
+
+/** PSPs' ids of payments and refunds are short (13 to 36 characters at the PSPs we know); this bounds any of them. */
 const MAX_PROVIDER_REFERENCE_LENGTH = 255;
 
 export const PaymentLinkSchema = z
@@ -146,10 +152,10 @@ export const PaymentLinkSchema = z
       .strictObject({
         id: publicId('pay').meta({ description: 'The succeeded payment (GET .../payments lists it).' }),
         connection_id: publicId('pc').meta({ description: 'The PSP connection that took it.' }),
-        provider: z.enum(PROVIDERS),
+        provider: providerSchema(),
         reference: z.string().max(255).nullable().meta({
           description:
-            "The PSP's own id of the payment. Null for a short while when the PSP confirmed the payment before giving its id (Adyen); it is filled in when the PSP's notification arrives, without a new event.",
+            "The PSP's own id of the payment. Null for a short while when the PSP confirmed the payment before giving its id; it is filled in when the PSP's notification arrives, without a new event.",
         }),
         amount: money('In the currency decimals.', '25.00').meta({
           description:
@@ -331,7 +337,7 @@ export const PaymentSchema = z
     id: publicId('pay').meta({ example: 'pay_7Hc2Lw9QxV4mTz1bNs8KdR3a' }),
     object: z.literal('payment'),
     connection_id: publicId('pc').meta({ description: 'The PSP connection of the attempt.' }),
-    provider: z.enum(PROVIDERS),
+    provider: providerSchema(),
     status: z.enum(PAYMENT_STATES),
     amount: money(
       'What the attempt charges: the amount its PSP session was created at (a fixed link: its `amount`).',
@@ -370,7 +376,7 @@ export const PspConnectionListSchema = z
         .strictObject({
           id: publicId('pc'),
           object: z.literal('psp_connection'),
-          provider: z.enum(PROVIDERS),
+          provider: providerSchema(),
           name: z.string().max(100),
           enabled: z.boolean(),
           health: z.enum(HEALTH_STATUSES).meta({

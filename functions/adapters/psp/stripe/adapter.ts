@@ -1,0 +1,339 @@
+import type Stripe from 'stripe';
+import { type LineItem, linesCharging } from '../../../domain/amount.ts';
+import { CALL_BUDGETS } from '../../../domain/call-budgets.ts';
+import type { PspConnection } from '../../../domain/connection.ts';
+import { InvalidNotificationError } from '../../../domain/errors.ts';
+import type { Amount } from '../../../domain/money.ts';
+import type { PspSession } from '../../../domain/payment-link.ts';
+import type { PaymentMethod } from '../../../domain/payment-methods.ts';
+import { amountProblem, fromPspMinorUnits, linesProblem, pspMinorUnits } from '../../../domain/psp-rules.ts';
+import {
+  type Psp,
+  type PspFailure,
+  type PspNotification,
+  PspOutageError,
+  type PspRefundRequest,
+  type PspRefundStatus,
+  PspRefusalError,
+  type PspSessionStatus,
+  pspFailureOf,
+  type SessionEnd,
+  type SessionRequest,
+} from '../../../ports/psp.ts';
+import type { EndsSessions, Refunds } from '../../../ports/psp-capabilities.ts';
+import type { PspRuntime } from '../../../ports/psp-descriptor.ts';
+import { messageOf, type PspOperation, pspFailure } from '../kit/calls.ts';
+import type { CredentialsOf } from '../kit/credentials.ts';
+import { storedCredentialsFactory } from '../kit/factory.ts';
+import { stripeBuyer, stripeBuyerQuestions, stripeLinkId } from './buyer.ts';
+import { stripe } from './descriptor.ts';
+
+/** The Secrets Manager value of a Stripe connection's credentials (its descriptor's `credentials`). */
+export type StripeCredentials = CredentialsOf<typeof stripe>;
+
+/** The `unit_amount` Stripe expects for an amount; throws when it has more decimals than Stripe takes. */
+export function stripeUnitAmount(amount: Amount): number {
+  return Number(pspMinorUnits(stripe.amounts, amount));
+}
+
+/** Events about a refund: its outcome is then fetched with `retrieveRefund`. */
+const REFUND_OBJECT = 'refund';
+
+/** Where the SDK sends API requests: Stripe itself unless a test points it at a Stripe-speaking server. */
+export interface StripeEndpoint {
+  host: string;
+  port: number;
+  protocol: 'http' | 'https';
+}
+
+/** The endpoint of an `<ID>_API_URL` (`STRIPE_API_URL`). */
+export function stripeEndpoint(apiUrl: string | undefined): StripeEndpoint | undefined {
+  if (!apiUrl) return undefined;
+  const url = new URL(apiUrl);
+  const https = url.protocol === 'https:';
+  return {
+    host: url.hostname,
+    port: Number(url.port || (https ? 443 : 80)),
+    protocol: https ? 'https' : 'http',
+  };
+}
+
+export class StripePsp implements Psp, EndsSessions, Refunds {
+  readonly provider = stripe.id;
+  readonly checkoutOrigin = 'https://checkout.stripe.com';
+  readonly sessionLimits = stripe.sessionLimits;
+  /** Stripe removes idempotency keys once they are 24 hours old. */
+  readonly idempotencyWindowMs = 24 * 3_600_000;
+  private readonly sdk: typeof Stripe;
+  private readonly stripe: Stripe;
+  private readonly webhookSecrets: string[];
+  private readonly connection: PspConnection;
+  private readonly livemode: boolean;
+
+  /** `sdk` is the `stripe` module's export, loaded by the factory only when a connection uses Stripe. */
+  constructor(
+    sdk: typeof Stripe,
+    credentials: StripeCredentials,
+    connection: PspConnection,
+    endpoint?: StripeEndpoint,
+  ) {
+    this.sdk = sdk;
+    this.connection = connection;
+    this.stripe = new sdk(credentials.secret_key, {
+      maxNetworkRetries: CALL_BUDGETS.psp.tries - 1,
+      timeout: CALL_BUDGETS.psp.timeoutMs,
+      telemetry: false,
+      ...(endpoint ?? {}),
+    });
+    this.webhookSecrets = [credentials.webhook_secret, credentials.previous_webhook_secret].filter(
+      (secret): secret is string => secret !== undefined,
+    );
+    this.livemode = connection.mode === 'live';
+  }
+
+  /**
+   * Refuses (`PspRefusalError`), without calling Stripe, an amount Stripe would refuse: the total
+   * (`amountProblem`) or any line's unit amount (`linesProblem`), since Stripe checks each.
+   */
+  async createSession(checkout: SessionRequest): Promise<PspSession> {
+    const lines = stripeLines(checkout);
+    const problem =
+      amountProblem(stripe.amounts, checkout.amount, 'payment') ??
+      linesProblem(
+        stripe.amounts,
+        lines.map((line) => line.unit_amount),
+      );
+    if (problem) throw new PspRefusalError(problem);
+    const session = await this.call('session', () => this.createCheckoutSession(checkout, lines));
+    if (!session.url) throw new PspOutageError(`Stripe returned session ${session.id} without a url`);
+    if (session.livemode !== this.livemode) {
+      throw new PspOutageError(
+        `Stripe created ${session.id} with livemode ${session.livemode} for a ${this.connection.mode} connection`,
+      );
+    }
+    return {
+      provider: this.provider,
+      connection_id: this.connection.id,
+      payment_id: checkout.paymentId,
+      id: session.id,
+      url: session.url,
+      expires_at: new Date(session.expires_at * 1000).toISOString(),
+    };
+  }
+
+  private createCheckoutSession(checkout: SessionRequest, lines: readonly LineItem[]) {
+    const { link } = checkout;
+    return this.stripe.checkout.sessions.create({
+      mode: 'payment',
+      // The buyer's reference when the address carried one (docs/api.md#buyer-references), else the link's id.
+      client_reference_id: checkout.references?.client_reference_id ?? link.id,
+      ...stripeBuyerQuestions(checkout),
+      line_items: lines.map((item) => ({
+        quantity: item.quantity,
+        price_data: {
+          currency: item.unit_amount.currency.toLowerCase(),
+          unit_amount: stripeUnitAmount(item.unit_amount),
+          product_data: { name: item.name },
+        },
+      })),
+      ...(checkout.paymentMethods
+        ? {
+            allowed_payment_method_types: [
+              ...new Set(checkout.paymentMethods.flatMap((method) => stripeMethod(method) ?? [])),
+            ],
+          }
+        : {}),
+      success_url: checkout.successUrl,
+      cancel_url: checkout.cancelUrl,
+      locale: stripeLocale(checkout.locale),
+      expires_at: Math.floor(checkout.expiresAt.getTime() / 1000),
+      metadata: { link_id: link.id, mode: link.mode, payment_id: checkout.paymentId },
+      payment_intent_data: {
+        metadata: { link_id: link.id, mode: link.mode, payment_id: checkout.paymentId },
+      },
+    });
+  }
+
+  async verifyNotification(
+    rawBody: string,
+    headers: Record<string, string | undefined>,
+  ): Promise<PspNotification[]> {
+    const event = this.constructEvent(rawBody, headers['stripe-signature'] ?? '');
+    if (event.livemode !== this.livemode) {
+      throw new InvalidNotificationError('A Stripe event of the other mode.');
+    }
+    const object = event.data.object as { object?: string; id?: string };
+    const id = typeof object.id === 'string' ? object.id : null;
+    return [
+      {
+        type: event.type,
+        sessionId: object.object === 'checkout.session' ? id : null,
+        refundReference: object.object === REFUND_OBJECT ? id : null,
+        livemode: event.livemode,
+      },
+    ];
+  }
+
+  /** Verified with the current signing secret, or the previous one while a rotation overlaps. */
+  private constructEvent(rawBody: string, signature: string): Stripe.Event {
+    let failure: unknown;
+    for (const secret of this.webhookSecrets) {
+      try {
+        return this.stripe.webhooks.constructEvent(rawBody, signature, secret);
+      } catch (error) {
+        failure = error;
+      }
+    }
+    throw new InvalidNotificationError(
+      failure instanceof this.sdk.errors.StripeSignatureVerificationError
+        ? 'The Stripe-Signature header does not verify.'
+        : 'Not a Stripe event.',
+    );
+  }
+
+  async retrieveSession(sessionId: string): Promise<PspSessionStatus> {
+    const session = await this.call('lookup', () => this.stripe.checkout.sessions.retrieve(sessionId));
+    if (session.livemode !== this.livemode) {
+      throw new InvalidNotificationError('A Stripe Checkout Session of the other mode.');
+    }
+    const paymentIntent =
+      typeof session.payment_intent === 'string'
+        ? session.payment_intent
+        : (session.payment_intent?.id ?? null);
+    const paid =
+      session.status === 'complete' &&
+      (session.payment_status === 'paid' || session.payment_status === 'no_payment_required');
+    return {
+      id: session.id,
+      paymentId: session.metadata?.payment_id ?? null,
+      linkId: stripeLinkId(session),
+      state: paid ? 'succeeded' : session.status === 'expired' ? 'expired' : 'pending',
+      failure:
+        session.status === 'expired'
+          ? { code: 'expired', message: 'The Stripe Checkout Session expired.' }
+          : null,
+      paymentReference: paid ? (paymentIntent ?? session.id) : paymentIntent,
+      amount:
+        session.amount_total === null || !session.currency
+          ? null
+          : fromPspMinorUnits(stripe.amounts, session.amount_total, session.currency),
+      livemode: session.livemode,
+      ...(paid ? await stripeBuyer(session) : {}),
+    };
+  }
+
+  async expireSession(session: PspSession): Promise<SessionEnd> {
+    try {
+      await this.call('end', () => this.stripe.checkout.sessions.expire(session.id));
+      return 'ended';
+    } catch (error) {
+      // Stripe refuses (400) to expire a session that is complete (paid, or an asynchronous payment under way)
+      // or already expired: which one, the caller asks.
+      if (pspFailureOf(error)?.kind === 'refused') return 'refused';
+      throw error;
+    }
+  }
+
+  /**
+   * A refund of the PaymentIntent, with our refund id as idempotency key. Stripe's 4xx answers are refusals
+   * (`charge_already_refunded`, `amount_too_large` ...), except an `idempotency_error` and those that leave the
+   * outcome open (`isRefusalStatus`).
+   */
+  async refund(request: PspRefundRequest): Promise<PspRefundStatus> {
+    const problem = amountProblem(stripe.amounts, request.amount, 'refund');
+    if (problem) throw new PspRefusalError(problem);
+    const refund = await this.call('refund', () =>
+      this.stripe.refunds.create(
+        {
+          payment_intent: request.paymentReference,
+          amount: stripeUnitAmount(request.amount),
+          metadata: { refund_id: request.refundId, link_id: request.linkId },
+        },
+        { idempotencyKey: request.refundId },
+      ),
+    );
+    return refundStatus(refund);
+  }
+
+  async retrieveRefund(reference: string): Promise<PspRefundStatus> {
+    return refundStatus(await this.call('lookup', () => this.stripe.refunds.retrieve(reference)));
+  }
+
+  /** One call to Stripe (bounded by the SDK's own timeout and retries), its errors translated (`failure`). */
+  private async call<T>(operation: PspOperation, request: () => Promise<T>): Promise<T> {
+    try {
+      return await request();
+    } catch (error) {
+      throw this.failure(error, operation);
+    }
+  }
+
+  /**
+   * Stripe's errors in the closed set (`pspFailure`): `StripeAuthenticationError` (401) and
+   * `StripePermissionError` (403) are refused credentials; a session or an end is refused by an
+   * `invalid_request_error` (400, 404: its amount, its currency; a session no longer open), a refund by any 4xx
+   * but an `idempotency_error`; a `StripeConnectionError` (no answer), 429 and 5xx are Stripe failing.
+   */
+  private failure(error: unknown, operation: PspOperation): PspFailure {
+    const { errors } = this.sdk;
+    return pspFailure(error, operation, {
+      psp: 'Stripe',
+      status: error instanceof errors.StripeError ? error.statusCode : undefined,
+      reason: messageOf(error),
+      refusal: error instanceof errors.StripeInvalidRequestError,
+      inProgress: error instanceof errors.StripeIdempotencyError,
+    });
+  }
+}
+
+/** Stripe charges the sum of the lines: the link's own (which add up to the amount), or one at the amount. */
+function stripeLines({ link, amount }: SessionRequest): readonly LineItem[] {
+  return (
+    linesCharging(link.line_items, amount) ?? [
+      { name: link.description || `Payment ${link.id}`, quantity: 1, unit_amount: amount },
+    ]
+  );
+}
+
+function refundStatus(refund: Stripe.Refund): PspRefundStatus {
+  const state =
+    refund.status === 'succeeded'
+      ? 'succeeded'
+      : refund.status === 'failed' || refund.status === 'canceled'
+        ? 'failed'
+        : 'pending';
+  return {
+    reference: refund.id,
+    refundId: refund.metadata?.refund_id ?? null,
+    linkId: refund.metadata?.link_id ?? null,
+    state,
+    failureMessage: state === 'failed' ? `Stripe: ${refund.failure_reason ?? refund.status}` : null,
+  };
+}
+
+/**
+ * Stripe for each connection whose credentials are stored under its `secret_name`; `STRIPE_API_URL` points the
+ * SDK at a Stripe-speaking server. The SDK is loaded on the first connection built, not with this module: a
+ * function loads this module only to serve a Stripe connection, and the SDK's chunk stays apart from it.
+ */
+export function createFactory(runtime: PspRuntime) {
+  const endpoint = stripeEndpoint(runtime.apiUrl);
+  return storedCredentialsFactory(stripe, runtime.secrets, async (credentials, connection) => {
+    const { default: sdk } = await import('stripe');
+    return new StripePsp(sdk, credentials, connection, endpoint);
+  });
+}
+
+/** Regional variants Stripe Checkout speaks beside plain languages (its `locale` enum). */
+const STRIPE_REGIONAL_LOCALES = new Set(['en-GB', 'fr-CA', 'es-419']);
+
+/** Our locale tag in Stripe's `locale` spelling: the regional variant when Stripe has it, else the language. */
+export function stripeLocale(tag: string): Stripe.Checkout.SessionCreateParams.Locale {
+  return (
+    STRIPE_REGIONAL_LOCALES.has(tag) ? tag : tag.slice(0, 2)
+  ) as Stripe.Checkout.SessionCreateParams.Locale;
+}
+
+/** Our payment method as Stripe's `allowed_payment_method_types` (its descriptor's `methods`). */
+const stripeMethod = (method: PaymentMethod) =>
+  stripe.methods[method] as Stripe.Checkout.SessionCreateParams.AllowedPaymentMethodType | undefined;

@@ -1,0 +1,87 @@
+import type { BuyerDetails } from '../../functions/domain/buyer.ts';
+import type { PspConnection } from '../../functions/domain/connection.ts';
+import type { Amount } from '../../functions/domain/money.ts';
+import type { PspSession } from '../../functions/domain/payment-link.ts';
+import type { PspDescriptor, PspRuntime } from '../../functions/ports/psp-descriptor.ts';
+
+/**
+ * What the conformance suite (test/integration/psp-conformance-*.test.ts, docs/orchestration.md#conformance)
+ * needs of one PSP to run its scenarios through the PSP's adapter and official SDK against its fake. Each PSP's
+ * folder exports one as `conformance` from `test/conformance.ts`; the suite finds it by the registry's ids, so a
+ * registered PSP without one fails the suite. The suite does everything else itself: it builds the adapter with
+ * the registry's factory (the credentials checked by the descriptor, as the service does), opens the sessions,
+ * and skips, by name, a scenario whose capability the descriptor does not declare.
+ */
+export interface ConformanceFixture {
+  /** Its PSP's id (the registry's). */
+  readonly provider: string;
+  /** Starts its fake (a server, or whatever stands for the PSP); the suite stops it after its scenarios. */
+  start(): Promise<ConformanceFake>;
+}
+
+/** A running fake, and what a test does at the PSP (as its buyer, as the PSP itself) in the PSP's own format. */
+export interface ConformanceFake {
+  /** What its `<ID>_API_URL` is set to, so that its adapter calls the fake; undefined: it needs none. */
+  readonly apiUrl: string | undefined;
+  /** Credentials of a test-mode connection the fake accepts, as `npm run psp -- add` stores them; null: none. */
+  readonly credentials: Readonly<Record<string, string>> | null;
+  /** Fields of the connection beyond the suite's own (test mode, a fresh id, `secret_name`), if it needs any. */
+  readonly connection?: Partial<PspConnection>;
+  /** What its factory is handed beyond the secrets, `apiUrl` and a clock (the sandbox's own store). */
+  readonly runtime?: Partial<Pick<PspRuntime, 'sandbox' | 'baseUrl'>>;
+
+  /** What the PSP holds of a session the adapter opened, in our words (how the scenarios check what was sent). */
+  session(session: PspSession): Promise<ConformanceSessionView>;
+  /**
+   * The buyer pays on the PSP's page and gives `buyer` where it asks. A PSP that takes the money only when we
+   * capture (`captures_later`) is left approved or authorized, for the suite to capture or void.
+   */
+  pay(session: PspSession, buyer: BuyerDetails): Promise<void>;
+  /** The buyer's payment on the session is declined (by the issuer, or the PSP's risk checks). */
+  decline(session: PspSession): Promise<void>;
+  /**
+   * A notification as the PSP sends it about the session, once `pay` made one due: the raw body and headers.
+   * `genuine`: as the PSP signs it for this connection; `forged`: its body changed after signing (or, for a PSP
+   * whose notifications carry only an id to look up, an id it does not know); `other_key`: signed for another
+   * connection (another key, or an id of another account).
+   */
+  notification(session: PspSession, signing: 'genuine' | 'forged' | 'other_key'): Promise<RawNotification>;
+  /** From now on, the PSP reports `amount` as what the session charges (its page charged another amount). */
+  reportAmount(session: PspSession, amount: Amount): void;
+  /**
+   * Makes every call the adapter makes fail as `kind` says (`error`: a 5xx; `hang`: no answer at all), or
+   * answer again (`none`). A PSP whose outages its connection simulates (the sandbox) answers with the fields of
+   * a connection that simulates it, which the suite builds its adapter from.
+   */
+  outage(kind: 'none' | 'error' | 'hang'): Partial<PspConnection> | undefined;
+  /** Settles a refund the PSP answered `pending` (declared `refunds` only; absent: its refunds settle at once). */
+  settleRefund?(reference: string, outcome: 'succeeded' | 'failed'): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** What a PSP holds of a session, in our words. */
+export interface ConformanceSessionView {
+  /** What its page will charge. */
+  amount: Amount;
+  /** The lines its page shows (name and quantity); null when the PSP was sent none (one line at the amount). */
+  lines: { name: string; quantity: number }[] | null;
+  /** The language its page speaks (`nl`, `nl-BE`), as the PSP spells it; null when it was told none. */
+  locale: string | null;
+  /**
+   * Every value of ours the PSP's object carries (metadata, references, description), flattened: our payment and
+   * link ids must be among them, so that its notifications and statuses name them.
+   */
+  references: string[];
+}
+
+export interface RawNotification {
+  body: string;
+  headers: Record<string, string>;
+}
+
+/** Where the suite finds a PSP's fixture: `<its folder>/test/conformance.ts`, exporting `conformance`. */
+export const conformanceModuleOf = (descriptor: Pick<PspDescriptor, 'id'>): URL =>
+  new URL(
+    `../../functions/adapters/psp/${descriptor.id.replaceAll('_', '-')}/test/conformance.ts`,
+    import.meta.url,
+  );
