@@ -90,7 +90,7 @@ describe('webhooks as the merchant sees them', () => {
     expect(
       await rows.filter({ hasText: "the link's webhook URL: none set" }).first().textContent(),
     ).not.toContain('failed');
-    await assessPage(page, 'webhooks');
+    await assessPage(page, 'webhooks-recipients');
 
     await page.getByRole('link', { name: erp.url }).first().click();
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(`Endpoint ${erp.url}`);
@@ -236,6 +236,7 @@ describe('a refund with its reason', () => {
       return /Remaining\s*€39\.90/.test((await page.locator('dl').textContent()) ?? '');
     });
     expect(await page.getByRole('list').last().textContent()).toMatch(/Refund re_\w+ of €10\.00/);
+    expect(await page.locator('dl').textContent()).toContain('Built-in sandbox (sandbox)');
     await assessPage(page, 'payment');
     await page.context().close();
   });

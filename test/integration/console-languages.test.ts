@@ -53,7 +53,7 @@ async function englishOnly(): Promise<string[]> {
     link.asks,
     link.noEvents,
     payment.reasonDetail,
-    columns.personalData,
+
     columns.answers,
     buyer.erase,
     buyer.quantities('2'),

@@ -91,7 +91,7 @@ export function bookPaymentsTable(
 <td>${connectionText(payment, names)}</td><td>${payment.client_reference_id ?? '–'}</td>
 <td><a href="${CONSOLE_BASE}/links/${payment.link_id}">${payment.link_id}</a></td></tr>`,
   );
-  return html`<table><caption class="muted">${words.newestFirst}</caption><thead><tr><th scope="col">${columns.payment}</th><th scope="col">${columns.created}</th><th scope="col">${columns.status}</th><th scope="col">${columns.amount}</th><th scope="col">${columns.provider}</th><th scope="col">${columns.reference}</th><th scope="col">${columns.link}</th></tr></thead>
+  return html`<table><caption class="muted">${words.newestFirst}</caption><thead><tr><th scope="col">${columns.payment}</th><th scope="col">${columns.created}</th><th scope="col">${columns.status}</th><th scope="col">${columns.amount}</th><th scope="col">${consoleMessages(language).payment.connection}</th><th scope="col">${columns.reference}</th><th scope="col">${columns.link}</th></tr></thead>
 <tbody>${rows.length ? rows : html`<tr><td colspan="7">${words.noPayments}</td></tr>`}</tbody></table>`;
 }
 

@@ -29,7 +29,8 @@ h1{font-size:1.5rem}
 a{color:#0b4fbf}
 a:focus-visible,button:focus-visible,input:focus-visible,select:focus-visible,textarea:focus-visible{outline:3px solid #0b4fbf;outline-offset:2px}
 table{width:100%;border-collapse:collapse;margin:0 0 1.5rem}
-th,td{padding:.4rem .5rem;border-bottom:1px solid #ccc;text-align:left;vertical-align:top;overflow-wrap:anywhere}
+th,td{padding:.4rem .5rem;border-bottom:1px solid #ccc;text-align:left;vertical-align:top}
+td a,td code{overflow-wrap:anywhere}td button{white-space:nowrap}
 label{display:block;font-weight:600;margin:.75rem 0 .25rem}
 input,select,textarea{padding:.5rem;border:1px solid #6b7280;border-radius:.25rem;font:inherit}
 button{padding:.5rem 1rem;border:0;border-radius:.25rem;font:inherit;font-weight:600;cursor:pointer;background:#0b4fbf;color:#fff}

@@ -1,4 +1,5 @@
 import { type BuyerDetails, isErased, type PaymentBuyer, type PostalAddress } from '../../domain/buyer.ts';
+import { builtInSandbox } from '../../domain/connection.ts';
 import { type ConsoleSession, mayPerform } from '../../domain/console-access.ts';
 import type { PageLanguage } from '../../domain/locale.ts';
 import type { Amount } from '../../domain/money.ts';
@@ -74,7 +75,12 @@ export async function connectionNames(
   principal: Principal,
 ): Promise<ReadonlyMap<string, string>> {
   const { connections } = await psps.directory(principal.account, principal.mode);
-  return new Map(connections.map(({ connection }) => [connection.id, connection.name]));
+  // The built-in sandbox serves every account without being stored: it has a name all the same.
+  const sandbox = builtInSandbox(principal.account, principal.mode);
+  return new Map([
+    [sandbox.id, sandbox.name],
+    ...connections.map(({ connection }): [string, string] => [connection.id, connection.name]),
+  ]);
 }
 
 /** A payment's connection as people know it: its name and provider; its id when it is gone. */

@@ -94,7 +94,7 @@ function paymentsTable(
 <td class="nowrap">${formatAmount(payment.amount, language)}</td><td>${connectionText(payment, names)}</td>
 <td>${payment.client_reference_id ?? '–'}</td><td class="nowrap">${when(payment.created_at)}</td></tr>`,
   );
-  return html`<h2>${consoleMessages(language).books.payments}</h2><table><thead><tr><th scope="col">${columns.payment}</th><th scope="col">${columns.status}</th><th scope="col">${columns.amount}</th><th scope="col">${columns.provider}</th><th scope="col">${columns.reference}</th><th scope="col">${columns.started}</th></tr></thead>
+  return html`<h2>${consoleMessages(language).books.payments}</h2><table><thead><tr><th scope="col">${columns.payment}</th><th scope="col">${columns.status}</th><th scope="col">${columns.amount}</th><th scope="col">${consoleMessages(language).payment.connection}</th><th scope="col">${columns.reference}</th><th scope="col">${columns.started}</th></tr></thead>
 <tbody>${rows.length ? rows : html`<tr><td colspan="6">${words.noPayments}</td></tr>`}</tbody></table>`;
 }
 

@@ -128,16 +128,13 @@ export interface ConsoleMessages {
     amount: string;
     description: string;
     link: string;
-    provider: string;
     routing: string;
     reference: string;
     buyer: string;
     answers: string;
     started: string;
     created: string;
-    personalData: string;
     event: string;
-    delivery: string;
     attempts: string;
   };
   /** What a payment's cells say of its buyer (payment-cells.ts). */
