@@ -124,6 +124,20 @@ export interface LinkEvent {
   data: EventLink | PaymentEventData | RefundEventData;
 }
 
+/**
+ * Whether the event is about the payment `paymentId`: one of its refunds, its failure or duplicate, or its paying
+ * (a link's later events carry its latest payment too, so only these types say which payment they are about).
+ */
+export function eventConcernsPayment(event: Pick<LinkEvent, 'type' | 'data'>, paymentId: string): boolean {
+  if ('payment_link' in event.data) return event.data.payment_id === paymentId;
+  const about: readonly EventType[] = [
+    'payment_link.paid',
+    'payment_link.payment_failed',
+    'payment_link.duplicate_payment',
+  ];
+  return about.includes(event.type) && event.data.payment?.id === paymentId;
+}
+
 /** The link an event concerns, as it was right after the event: its webhook goes to that link's `webhook_url`. */
 export const eventLink = (event: Pick<LinkEvent, 'data'>): EventLink | PaymentEventData =>
   'payment_link' in event.data ? event.data.payment_link : event.data;

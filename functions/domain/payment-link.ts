@@ -132,6 +132,13 @@ export const REFUND_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 export type RefundStatus = (typeof REFUND_STATUSES)[number];
 
 /** A refund of a paid link, as stored on the link and shown to the merchant (rules: functions/domain/refund.ts). */
+/**
+ * Why a refund is made, as the merchant says it (the console's list, in the words the card networks' PSPs use):
+ * `other` with a text of the merchant's own in `reason_detail`.
+ */
+export const REFUND_REASONS = ['requested_by_customer', 'duplicate', 'fraudulent', 'other'] as const;
+export type RefundReason = (typeof REFUND_REASONS)[number];
+
 export interface Refund {
   id: string;
   object: 'refund';
@@ -143,6 +150,10 @@ export interface Refund {
   failure: { code: string; message: string } | null;
   /** The PSP's own id of the refund, once it answered. */
   provider_reference: string | null;
+  /** Why it was made, when the merchant said (absent on refunds made without one, and before reasons existed). */
+  reason?: RefundReason;
+  /** The merchant's own words on the reason, if any (always with `other`). */
+  reason_detail?: string;
   created_at: string;
   updated_at: string;
 }

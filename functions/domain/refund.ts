@@ -8,6 +8,7 @@ import {
   type PaymentLink,
   type PspPayment,
   type Refund,
+  type RefundReason,
   type RefundStatus,
 } from './payment-link.ts';
 import { type AmountRules, amountProblem } from './psp-rules.ts';
@@ -107,6 +108,7 @@ export function requestRefund(
   now: Date,
   rulesOf: (provider: string) => RefundRules,
   paymentId?: string,
+  why?: { reason: RefundReason; reason_detail?: string | undefined },
 ): Refund {
   const payment = refundedPayment(link, paymentId);
   if (payment.reference === null) {
@@ -156,6 +158,8 @@ export function requestRefund(
     amount,
     failure: null,
     provider_reference: null,
+    ...(why && { reason: why.reason }),
+    ...(why?.reason_detail && { reason_detail: why.reason_detail }),
     created_at: at,
     updated_at: at,
   };

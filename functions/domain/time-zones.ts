@@ -34,7 +34,7 @@ export const DATE_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
 const DAY_MS = 86_400_000;
 
 /** The calendar date (`YYYY-MM-DD`) of `instant` in `timeZone`. */
-function dateIn(instant: number, timeZone: string): string {
+export function dateIn(instant: number, timeZone: string): string {
   const parts = new Intl.DateTimeFormat('en-CA', {
     timeZone,
     year: 'numeric',
@@ -94,3 +94,27 @@ export function startOfDay(date: string, timeZone: string): string {
  */
 export const instantOf = (bound: string, timeZone: string): string =>
   DATE_PATTERN.test(bound) ? startOfDay(bound, timeZone) : new Date(bound).toISOString();
+
+/** The periods the console offers in one click, each a pair of calendar dates, both included. */
+export const DATE_PRESETS = ['today', 'yesterday', 'last7', 'last30', 'thisMonth'] as const;
+export type DatePreset = (typeof DATE_PRESETS)[number];
+
+/** `date` moved by `days` calendar days. */
+const shifted = (date: string, days: number) =>
+  new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
+
+/**
+ * Each preset's first and last day in `timeZone` at `now`: days of the account's time zone, as the books' date
+ * bounds are read (`instantOf`), so that "today" is the merchant's today wherever the server runs.
+ */
+export function presetPeriods(now: Date, timeZone: string): Record<DatePreset, { from: string; to: string }> {
+  const today = dateIn(now.getTime(), timeZone);
+  const yesterday = shifted(today, -1);
+  return {
+    today: { from: today, to: today },
+    yesterday: { from: yesterday, to: yesterday },
+    last7: { from: shifted(today, -6), to: today },
+    last30: { from: shifted(today, -29), to: today },
+    thisMonth: { from: `${today.slice(0, 8)}01`, to: today },
+  };
+}

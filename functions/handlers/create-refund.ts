@@ -25,6 +25,7 @@ export const handler = apiHandler({ body: 'optional-json' }, async ({ principal,
     request?.amount,
     refundIdFor(principal, linkId, idempotencyKey),
     request?.payment_id,
+    request?.reason && { reason: request.reason, reason_detail: request.reason_detail },
   );
   return json(201, refund);
 });

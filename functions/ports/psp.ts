@@ -5,7 +5,7 @@ import { InvalidNotificationError } from '../domain/errors.ts';
 import type { Decline, MandateRef, OpensMandate } from '../domain/mandates.ts';
 import type { Amount } from '../domain/money.ts';
 import type { PaymentFailureCode, PaymentState } from '../domain/payment.ts';
-import type { PaymentLink, PspSession } from '../domain/payment-link.ts';
+import type { PaymentLink, PspSession, RefundReason } from '../domain/payment-link.ts';
 import type { PaymentMethod } from '../domain/payment-methods.ts';
 
 export type { PaymentFailureCode } from '../domain/payment.ts';
@@ -132,6 +132,11 @@ export interface PspRefundRequest {
   amount: Amount;
   /** The link's description, for PSPs that show the refund to the buyer; absent or null when it has none. */
   description?: string | null;
+  /**
+   * Why, when the merchant said (`Refund.reason`), for PSPs that take one (some take the same words but `other`);
+   * an adapter whose PSP takes none leaves it.
+   */
+  reason?: RefundReason;
 }
 
 export interface PspRefundStatus {

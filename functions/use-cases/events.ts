@@ -9,7 +9,7 @@ import type { EventRepository } from '../ports/event-repository.ts';
  */
 
 export interface EventsDependencies {
-  events: Pick<EventRepository, 'feed' | 'withDeliveries'>;
+  events: Pick<EventRepository, 'feed' | 'withDeliveries' | 'getMany'>;
   now: () => Date;
 }
 
@@ -64,4 +64,41 @@ export async function getEvent(
     // A link without `webhook_url` has nothing to show for it (its own log says so: nothing was sent).
     deliveries: [...(ownWebhookUrl(found.event) ? [found.event] : []), ...found.deliveries],
   };
+}
+
+/** An event with its deliveries to webhook endpoints, the event itself being the delivery to its link's URL. */
+export interface EventDeliveries {
+  event: StoredEvent;
+  deliveries: StoredEvent[];
+}
+
+/**
+ * The tenant's latest events (as `listEvents`), each with every delivery to a webhook endpoint: one query of
+ * the event's own partition per event, so the console shows each recipient of each event.
+ */
+export async function listEventsWithDeliveries(
+  deps: EventsDependencies,
+  principal: Principal,
+  query: EventListQuery,
+): Promise<EventDeliveries[]> {
+  const { events } = await listEvents(deps, principal, query);
+  const found = await Promise.all(events.map((event) => deps.events.withDeliveries(event.id, event.mode)));
+  return found.filter((entry): entry is EventDeliveries => entry !== undefined);
+}
+
+/**
+ * One webhook endpoint's deliveries among the tenant's latest `limit` events, newest first: one page of the
+ * feed and one batch of reads by key (event, endpoint), never a scan.
+ */
+export async function listEndpointDeliveries(
+  deps: EventsDependencies,
+  principal: Principal,
+  endpointId: string,
+  limit: number,
+): Promise<StoredEvent[]> {
+  const { events } = await listEvents(deps, principal, { limit });
+  const deliveries = await deps.events.getMany(
+    events.map((event) => ({ id: event.id, mode: event.mode, endpoint_id: endpointId })),
+  );
+  return deliveries.filter((delivery): delivery is StoredEvent => delivery !== undefined);
 }

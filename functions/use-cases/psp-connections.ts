@@ -238,6 +238,7 @@ async function askForRefund(
       paymentReference: payment.reference,
       amount: refund.amount,
       description: link.description ?? null,
+      ...(refund.reason && { reason: refund.reason }),
     });
     return refundOutcomeOf(status);
   } catch (error) {

@@ -94,6 +94,8 @@ export async function createRefund(
   refundId: string = newId('re'),
   /** The payment to refund: required on a reusable link; a single-use link's own payment by default. */
   paymentId?: string,
+  /** Why, when the merchant says: stored on the refund, and so handed to the PSP with it. */
+  why?: Parameters<typeof requestRefund>[6],
 ): Promise<Refund> {
   let link: PaymentLink;
   let refund: Refund;
@@ -108,6 +110,7 @@ export async function createRefund(
       deps.now(),
       (provider) => deps.refunds.refundRules(provider),
       paymentId,
+      why,
     );
     if (await reserve(deps, link, refund)) break;
     // Another refund took part of the amount first: decide again on what remains now (maybe a 422).

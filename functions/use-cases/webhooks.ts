@@ -1,4 +1,5 @@
 import { NotFoundError } from '../domain/errors.ts';
+import { eventConcernsPayment } from '../domain/link-events.ts';
 import type { Principal } from '../domain/principal.ts';
 import {
   type EventLogEntry,
@@ -60,28 +61,37 @@ export interface EventLogDependencies {
   now: () => Date;
 }
 
-/** The delivery log of the caller's link: its committed events (orphans never show), oldest first. */
+/**
+ * The delivery log of the caller's link: its committed events (orphans never show), oldest first; with
+ * `paymentId`, only those about that payment (`eventConcernsPayment`), for the payment's timeline.
+ */
 export async function listLinkEvents(
   deps: EventLogDependencies,
   principal: Principal,
   linkId: string,
+  paymentId?: string,
 ): Promise<EventLogEntry[]> {
   const link = await getPaymentLink(deps, principal, linkId);
   // The link names its events, oldest first: strongly consistent reads by id, so an event shows the moment its
   // transition commits (an index would lag), and an orphan never shows.
   const events = await deps.events.getMany(link.event_ids.map((id) => ({ id, mode: link.mode })));
-  return events.filter((event) => event !== undefined && isLinkEvent(event)).map(toEventLogEntry);
+  return events
+    .filter((event) => event !== undefined && isLinkEvent(event))
+    .filter((event) => paymentId === undefined || eventConcernsPayment(event, paymentId))
+    .map(toEventLogEntry);
 }
 
 /**
  * Queues the caller's event again with the same `webhook-id`, whatever its status, starting the retry schedule
- * afresh: to its link's `webhook_url` and to every webhook endpoint it went to. Another tenant's event, or an
- * orphan, is `not_found`.
+ * afresh: to its link's `webhook_url` and to every webhook endpoint it went to, or to the one recipient `only`
+ * names (an endpoint's id; null: the link's `webhook_url`), as the console's per-recipient button asks. Another
+ * tenant's event, an orphan, or a recipient the event never went to is `not_found`.
  */
 export async function redeliverEvent(
   deps: EventLogDependencies & { queue: EventQueue },
   principal: Principal,
   eventId: string,
+  only?: { endpointId: string | null },
 ): Promise<void> {
   const found = await deps.events.withDeliveries(eventId, principal.mode);
   const event = found?.event.account === principal.account ? found.event : undefined;
@@ -94,7 +104,8 @@ export async function redeliverEvent(
   const targets = [
     ...(hasOwnDestination(event) ? [undefined] : []),
     ...found.deliveries.map((delivery) => delivery.endpoint_id),
-  ];
+  ].filter((target) => !only || (target ?? null) === only.endpointId);
+  if (!targets.length) throw new NotFoundError(`No delivery of event ${eventId} to that recipient.`);
   for (const endpointId of targets) {
     const restarted = await deps.events.restart(event.id, event.mode, due, endpointId);
     if (!restarted) continue;

@@ -806,6 +806,13 @@ export interface components {
       /** @description The PSP's own id of the refund. */
       provider_reference: string | null;
       /**
+       * @description Why it was made, when the request said (`reason`); absent otherwise.
+       * @enum {string}
+       */
+      reason?: "requested_by_customer" | "duplicate" | "fraudulent" | "other";
+      /** @description The reason in the words of whoever made it, when given. */
+      reason_detail?: string;
+      /**
        * Format: date-time
        * @description RFC 3339, UTC.
        */
@@ -1344,6 +1351,13 @@ export interface components {
       } | null;
       /** @description The PSP's own id of the refund. */
       provider_reference: string | null;
+      /**
+       * @description Why it was made, when the request said (`reason`); absent otherwise.
+       * @enum {string}
+       */
+      reason?: "requested_by_customer" | "duplicate" | "fraudulent" | "other";
+      /** @description The reason in the words of whoever made it, when given. */
+      reason_detail?: string;
       /**
        * Format: date-time
        * @description RFC 3339, UTC.
@@ -2717,6 +2731,13 @@ export interface operations {
              */
             currency: string;
           };
+          /**
+           * @description Why: stored on the refund and handed to the PSP with it (docs/webhooks.md#refunds).
+           * @enum {string}
+           */
+          reason?: "requested_by_customer" | "duplicate" | "fraudulent" | "other";
+          /** @description The reason in your own words, with `reason` (`other` above all). */
+          reason_detail?: string;
         };
       };
     };

@@ -41,7 +41,7 @@ async function signedIn(language: PageLanguage): Promise<Page> {
   const page = await context.newPage();
   await page.goto(await consoleSignInLink(fixture.stack.baseUrl, 'acme', 'admin'));
   await page.getByRole('button', { name: (await loadConsoleMessages(language)).signInButton }).click();
-  await page.waitForURL(/\/console\/links$/);
+  await page.waitForURL(/\/console\/overview$/);
   return page;
 }
 

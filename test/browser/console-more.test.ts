@@ -17,6 +17,7 @@ import { consoleSignInLink } from '../support/console.ts';
 let fixture: BrowserStack;
 /** A link of acme with a paid payment whose buyer is known, for its page and the erasure's confirmation. */
 let linkId: string;
+let paymentId: string;
 const screenshotsDir = join(import.meta.dirname, '..', '..', 'docs', 'console');
 
 beforeAll(async () => {
@@ -32,12 +33,14 @@ beforeAll(async () => {
     ),
   );
   linkId = (await createLink(fixture.stack, fixture.acme.api_key, { collect: { email: 'required' } })).id;
-  await seedPayment('acme', {
-    created_at: day(0),
-    link_id: linkId,
-    amount: { value: '10.50', currency: 'EUR' },
-    buyer: { email: 'ada.browser@example.com', name: 'Ada Browser' },
-  });
+  paymentId = (
+    await seedPayment('acme', {
+      created_at: day(0),
+      link_id: linkId,
+      amount: { value: '10.50', currency: 'EUR' },
+      buyer: { email: 'ada.browser@example.com', name: 'Ada Browser' },
+    })
+  ).id;
 });
 afterAll(async () => {
   await fixture?.stop();
@@ -57,7 +60,7 @@ async function signedIn(
   await page
     .getByRole('button', { name: (await loadConsoleMessages(language as 'en')).signInButton })
     .click();
-  await page.waitForURL(/\/console\/links$/);
+  await page.waitForURL(/\/console\/overview$/);
   return page;
 }
 
@@ -112,11 +115,22 @@ async function assessBooksAndLink(page: Page, language: PageLanguage) {
   const h1 = () => page.getByRole('heading', { level: 1 }).textContent();
   await page.goto(`${fixture.stack.baseUrl}/console/links/${linkId}`);
   expect(await h1()).toBe(words.link.title(linkId));
-  expect(await page.getByRole('button', { name: words.link.refundButton }).count()).toBe(1);
   await assessPage(page);
   await page.getByRole('link', { name: words.nav.payments, exact: true }).click();
   expect(await h1()).toBe(words.books.payments);
   await assessPage(page);
+  await page.getByRole('link', { name: words.books.presets.today }).click();
+  expect(await page.locator('table.totals').count()).toBe(1);
+  await assessPage(page);
+  await page.getByRole('link', { name: paymentId }).click();
+  expect(await h1()).toBe(words.payment.title(paymentId));
+  await assessPage(page);
+  // The refund dialog: the amount left as written in this language, then its confirmation, refunding nothing.
+  await page.getByLabel(words.payment.reason).selectOption('duplicate');
+  await page.getByRole('button', { name: words.payment.review }).click();
+  expect(await page.getByRole('main').textContent()).toContain(words.payment.reasons.duplicate);
+  await assessPage(page);
+  await page.getByRole('link', { name: words.payment.back }).click();
   await page.getByRole('link', { name: words.buyer.erase }).first().click();
   expect(await h1()).toBe(words.books.eraseTitle);
   await assessPage(page);
@@ -139,6 +153,8 @@ describe('the console in the browser’s language', () => {
       const page = await signedIn(fixture.browser, language);
 
       expect(await page.getAttribute('html', 'lang')).toBe(language);
+      expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(words.overview.title);
+      await page.getByRole('link', { name: words.nav.links, exact: true }).click();
       expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(words.links.title);
       await assessPage(page, language === 'de' ? 'links-de' : undefined);
       await page.getByRole('link', { name: words.nav.overview }).click();

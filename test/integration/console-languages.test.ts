@@ -48,30 +48,35 @@ const heading = (text: string) => /<h1>([^<]*)<\/h1>/.exec(text)?.[1];
 
 /** Texts of these pages in English that no other language spells the same (long enough not to be part of a word). */
 async function englishOnly(): Promise<string[]> {
-  const { link, columns, buyer, books, audit } = await loadConsoleMessages('en');
+  const { link, columns, buyer, books, audit, payment } = await loadConsoleMessages('en');
   return [
     link.asks,
     link.noEvents,
-    link.refundAmount,
-    columns.personalData,
+    payment.reasonDetail,
+
     columns.answers,
     buyer.erase,
     buyer.quantities('2'),
     books.newestFirst,
-    books.from,
-    books.downloadCsv,
+    books.downloadPayments,
+    books.exportIntro,
     books.eraseEffect,
     books.eraseNoOthers[1],
     books.eraseUnlinked,
+    books.totals.pickPeriod,
+    books.presets.last30,
+    payment.remaining,
+    payment.timeline,
     audit.intro,
   ];
 }
 
-describe("the console's link, books and audit pages in the browser's language", () => {
+describe("the console's link, payment, books and audit pages in the browser's language", () => {
   it.each(PAGE_LANGUAGES)('speak %s, each page wholly', async (language) => {
     const words = await loadConsoleMessages(language);
-    const [link, payments, refunds, exports, erase, audit] = await Promise.all([
+    const [link, payment, payments, refunds, exports, erase, audit] = await Promise.all([
       get(`/console/links/${linkId}`, language),
+      get(`/console/links/${linkId}/payments/${paymentId}`, language),
       get('/console/payments', language),
       get('/console/refunds', language),
       get('/console/exports', language),
@@ -79,14 +84,17 @@ describe("the console's link, books and audit pages in the browser's language", 
       get('/console/audit', language),
     ]);
 
-    for (const page of [link, payments, refunds, exports, erase, audit]) {
+    for (const page of [link, payment, payments, refunds, exports, erase, audit]) {
       expect(page.status).toBe(200);
       expect(page.text).toContain(`<html lang="${language}">`);
       if (language !== 'en')
         for (const english of await englishOnly()) expect(page.text).not.toContain(english);
     }
-    expect([link, payments, refunds, exports, erase, audit].map((page) => heading(page.text))).toEqual([
+    expect(
+      [link, payment, payments, refunds, exports, erase, audit].map((page) => heading(page.text)),
+    ).toEqual([
       words.link.title(linkId),
+      words.payment.title(paymentId),
       words.books.payments,
       words.books.refunds,
       words.books.exports,
@@ -97,15 +105,22 @@ describe("the console's link, books and audit pages in the browser's language", 
     expect(link.text).toContain(
       `${words.link.details.email} (${words.link.requirement.required}); ${words.link.details.phone} (${words.link.requirement.optional}); ${words.link.shippingTo('NL, BE')}`,
     );
-    expect(link.text).toContain(words.buyer.quantities('2'));
+    expect(payment.text).toContain(words.buyer.quantities('2'));
+    expect(payment.text).toContain(`<dt>${words.payment.remaining}</dt>`);
     expect(link.text).toContain(words.link.reusable(0, null));
-    expect(payments.text).toContain(`>${words.buyer.erase}</a>`);
+    expect(payment.text).toContain(`>${words.buyer.erase}</a>`);
+    expect(payments.text).toContain(words.books.totals.pickPeriod);
     expect(refunds.text).toContain(words.books.noRefunds);
-    expect(exports.text).toContain(words.books.downloadCsv);
+    expect(exports.text).toContain(words.books.downloadPayments);
+    // Plain words: statuses, roles and actions in the page's language, the exports without the API's terms.
+    expect(exports.text).not.toMatch(/RFC 3339|text\/csv|GET \/v1/);
+    expect(payment.text).toContain(`<dd>${words.status.payment.succeeded}</dd>`);
+    expect(payments.text).toContain(`>${words.status.payment.failed}</option>`);
+    expect(audit.text).toContain(`admin@acme (${words.status.roles.admin})`);
     expect(erase.text).toContain(words.books.keep);
     expect(erase.text).toContain(`${linkId}</a> ${words.books.eraseNoOthers[1]}`);
     expect(erase.text).toContain(words.books.eraseUnlinked);
-    expect(audit.text).toContain('<td>mode.switch</td>');
+    expect(audit.text).toContain(`<td>${words.status.actions['mode.switch']} <code>mode.switch</code></td>`);
   });
 
   it('refund an amount typed as German writes it', async () => {

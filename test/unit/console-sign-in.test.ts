@@ -174,6 +174,7 @@ describe('the console callback', () => {
       /^__Host-console_sign_in=[\w-]+\.[\w-]+; Path=\/; Secure; HttpOnly; SameSite=Lax/,
     );
     expect([otherBrowser.statusCode, wrongState.statusCode, signedIn.statusCode]).toEqual([401, 401, 303]);
+    expect(signedIn.headers?.Location).toBe('/console/overview');
     expect(signedIn.cookies?.[0]).toMatch(
       /^__Host-console_session=[\w-]{43}; Path=\/; Secure; HttpOnly; SameSite=Strict$/,
     );

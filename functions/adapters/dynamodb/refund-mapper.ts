@@ -1,5 +1,5 @@
 import type { RefundEntry } from '../../domain/books.ts';
-import { REFUND_STATUSES, type Refund } from '../../domain/payment-link.ts';
+import { REFUND_REASONS, REFUND_STATUSES, type Refund } from '../../domain/payment-link.ts';
 import { storedProvider } from './connection-mapper.ts';
 import {
   amount,
@@ -15,7 +15,7 @@ import {
   string,
 } from './item-decoder.ts';
 
-/** A refund's fields, every one of them stored since refunds exist (2026-11-23). */
+/** A refund's fields, stored since refunds exist (2026-11-23), but for its reason (2026-11-29, when given). */
 const refundFields = (): FieldDecoders<Refund> => ({
   id: string,
   object: literal('refund'),
@@ -25,6 +25,8 @@ const refundFields = (): FieldDecoders<Refund> => ({
   amount,
   failure: nullable(objectOf<{ code: string; message: string }>({ code: string, message: string })),
   provider_reference: nullable(string),
+  reason: optional(oneOf(REFUND_REASONS)),
+  reason_detail: optional(string),
   created_at: string,
   updated_at: string,
 });

@@ -1,4 +1,5 @@
 import { idPattern } from '../../domain/ids.ts';
+import { REFUND_REASONS } from '../../domain/payment-link.ts';
 import { once } from '../../once.ts';
 import * as z from '../../zod.ts';
 import { amountSchema } from './field-schemas.ts';
@@ -27,6 +28,23 @@ export const createRefundRequest = /* @__PURE__ */ once(() =>
               'At most what remains to be refunded of the payment, in the currency of the payment.',
           }),
         ),
+      ),
+      reason: z.optional(
+        z.enum(REFUND_REASONS).check(
+          z.meta({
+            description:
+              'Why: stored on the refund and handed to the PSP with it (docs/webhooks.md#refunds).',
+          }),
+        ),
+      ),
+      reason_detail: z.optional(
+        z
+          .string()
+          .check(
+            z.minLength(1),
+            z.maxLength(500),
+            z.meta({ description: 'The reason in your own words, with `reason` (`other` above all).' }),
+          ),
       ),
     }),
   ),

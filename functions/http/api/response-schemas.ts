@@ -10,7 +10,7 @@ import { MAX_PAYMENTS_PER_LINK } from '../../domain/link-payments.ts';
 import { MAX_LOCALE_LENGTH } from '../../domain/locale.ts';
 import { MAX_AMOUNT_VALUE_LENGTH } from '../../domain/money.ts';
 import { FAILURE_CODES, PAYMENT_STATES } from '../../domain/payment.ts';
-import { LINK_STATUSES, REFUND_STATUSES } from '../../domain/payment-link.ts';
+import { LINK_STATUSES, REFUND_REASONS, REFUND_STATUSES } from '../../domain/payment-link.ts';
 import { PAYMENT_METHODS } from '../../domain/payment-methods.ts';
 import { MODES } from '../../domain/principal.ts';
 import { MAX_FAILURE_MESSAGE_LENGTH, MAX_REFUNDS_PER_LINK } from '../../domain/refund.ts';
@@ -261,6 +261,15 @@ export const RefundSchema = z
       .max(MAX_PROVIDER_REFERENCE_LENGTH)
       .nullable()
       .meta({ description: "The PSP's own id of the refund." }),
+    reason: z
+      .enum(REFUND_REASONS)
+      .optional()
+      .meta({ description: 'Why it was made, when the request said (`reason`); absent otherwise.' }),
+    reason_detail: z
+      .string()
+      .max(500)
+      .optional()
+      .meta({ description: 'The reason in the words of whoever made it, when given.' }),
     created_at: timestamp('RFC 3339, UTC.'),
     updated_at: timestamp('When the status last changed.'),
   })

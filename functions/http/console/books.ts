@@ -2,13 +2,24 @@ import type { BookPayment, BookRefund } from '../../domain/books.ts';
 import { ValidationError } from '../../domain/errors.ts';
 import { PAYMENT_STATES } from '../../domain/payment.ts';
 import { REFUND_STATUSES } from '../../domain/payment-link.ts';
+import { DEFAULT_TIME_ZONE, presetPeriods } from '../../domain/time-zones.ts';
 import type { PaymentRepository } from '../../ports/payment-repository.ts';
 import type { AccountSettingsRepository, PersonalDataStore } from '../../ports/personal-data.ts';
-import type { BookExportDependencies } from '../../use-cases/book-exports.ts';
+import {
+  type BookExportDependencies,
+  booksPeriod,
+  type PeriodBounds,
+  summarizeBookPayments,
+} from '../../use-cases/book-exports.ts';
 import { buyerAttempts, eraseBuyerOnRequest } from '../../use-cases/personal-data.ts';
 import { paymentsListing, refundsListing } from '../api/books-listings.ts';
 import { listBookPaymentsQuery, listBookRefundsQuery } from '../api/books-query.ts';
-import { type BooksListing, type BooksQueryParameters, booksResponse } from '../api/books-response.ts';
+import {
+  type BooksListing,
+  type BooksQueryParameters,
+  booksRequestOf,
+  booksResponse,
+} from '../api/books-response.ts';
 import type { HtmlResult } from '../html-handler.ts';
 import { validate } from '../validate.ts';
 import {
@@ -18,9 +29,13 @@ import {
   booksListBody,
   eraseConfirmBody,
   exportBody,
+  presetLinks,
+  type SelectionTotals,
+  totalsTable,
 } from './books-views.ts';
 import { consoleMessages } from './messages.ts';
 import { CONSOLE_BASE, consolePage, consoleRedirect } from './page.ts';
+import { connectionNames } from './payment-cells.ts';
 import type { ConsoleRequest } from './request.ts';
 import type { FieldError } from './views.ts';
 
@@ -138,45 +153,78 @@ function booksAnswer(
 async function listPage(request: ConsoleRequest, deps: BooksPageDependencies, of: 'payments' | 'refunds') {
   const source = queryValues(request);
   const values = valuesOf(source);
+  const { session, language } = request;
   let errors: FieldError[] = [];
   // The API's JSON page as it is sent: the entries are the use case's, serialised once.
   let page: { data: unknown[]; next_cursor: string | null } = { data: [], next_cursor: null };
+  const payments = of === 'payments';
+  const [names, settings] = await Promise.all([
+    payments ? connectionNames(deps.psps, session) : new Map<string, string>(),
+    deps.accountSettings.get(session.account, session.mode),
+  ]);
+  let totals: SelectionTotals | undefined;
   try {
-    const answer = await booksAnswer(
-      request,
-      deps,
-      of,
-      { ...queryOf(values, source.get('cursor') ?? undefined), limit: String(PAGE_SIZE) },
-      'application/json',
-    );
+    const listed = { ...queryOf(values, source.get('cursor') ?? undefined), limit: String(PAGE_SIZE) };
+    const [answer, summed] = await Promise.all([
+      booksAnswer(request, deps, of, listed, 'application/json'),
+      payments && (values.from || values.to)
+        ? selectionTotals(request, deps, queryOf(values, undefined))
+        : undefined,
+    ]);
     page = JSON.parse(String(answer.body));
+    totals = summed;
   } catch (error) {
     if (!(error instanceof ValidationError)) throw error;
     errors = error.errors;
   }
-  const payments = of === 'payments';
-  const { language } = request;
   const title = consoleMessages(language).books[of];
+  const path = `${CONSOLE_BASE}/${of}`;
+  const periods = presetPeriods(deps.now(), settings?.time_zone ?? DEFAULT_TIME_ZONE);
   return consolePage({
     status: errors.length ? 400 : 200,
     title,
     https: request.https,
-    session: request.session,
-    path: `${CONSOLE_BASE}/${of}`,
+    session,
+    path,
     language,
     body: booksListBody({
       title,
-      path: `${CONSOLE_BASE}/${of}`,
+      path,
       values,
       statuses: payments ? PAYMENT_STATES : REFUND_STATUSES,
       errors,
+      presets: presetLinks(path, values, periods, language),
+      totals: payments ? totalsTable({ summary: totals, ...values }, language) : undefined,
       table: payments
-        ? bookPaymentsTable(page.data as BookPayment[], request.session, language)
+        ? bookPaymentsTable(page.data as BookPayment[], names, language)
         : bookRefundsTable(page.data as BookRefund[], language),
       next: page.next_cursor ?? undefined,
       language,
     }),
   });
+}
+
+/**
+ * The totals per currency of the payments the list selects (`GET /v1/payments/summary`'s use case, the same
+ * filters and period): only for a list with a period, as a request adds up at most 10,000 payments.
+ */
+async function selectionTotals(
+  request: ConsoleRequest,
+  deps: BooksPageDependencies,
+  query: Record<string, string>,
+): Promise<SelectionTotals> {
+  const { session } = request;
+  const parameters = validate(listBookPaymentsQuery(), query) as BooksQueryParameters;
+  const listing = {
+    of: 'pay' as const,
+    period: (bounds: PeriodBounds) => booksPeriod({ settings: deps.accountSettings }, session, bounds),
+  };
+  const summary = await summarizeBookPayments(
+    deps,
+    session,
+    await booksRequestOf(listing, session, parameters),
+  );
+  return { currencies: summary.currencies, partial: summary.next !== undefined };
 }
 
 function exportPage(

@@ -63,5 +63,8 @@ export async function hostedSignInCallback(
       cookies: [cleared],
     };
   }
-  return consoleRedirect(`${CONSOLE_BASE}/links`, true, [sessionCookie(signedIn.sessionId, true), cleared]);
+  return consoleRedirect(`${CONSOLE_BASE}/overview`, true, [
+    sessionCookie(signedIn.sessionId, true),
+    cleared,
+  ]);
 }

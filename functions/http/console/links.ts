@@ -2,6 +2,7 @@ import { ValidationError } from '../../domain/errors.ts';
 import type { PageLanguage } from '../../domain/locale.ts';
 import { decodeCursor, encodeCursor } from '../../domain/page-cursor.ts';
 import { LINK_STATUSES, type LinkFilter } from '../../domain/payment-link.ts';
+import type { BookExportDependencies } from '../../use-cases/book-exports.ts';
 import { type BooksDependencies, listBookPayments } from '../../use-cases/books.ts';
 import { getPaymentLink } from '../../use-cases/link-transitions.ts';
 import { cancelPaymentLink, createPaymentLink, listPaymentLinks } from '../../use-cases/payment-links.ts';
@@ -20,13 +21,18 @@ import { validate } from '../validate.ts';
 import { createRequestOf, newLinkBody, typedDecimal } from './link-form.ts';
 import { type ConsoleMessages, consoleMessages } from './messages.ts';
 import { CONSOLE_BASE, consolePage, consoleRedirect } from './page.ts';
+import { connectionNames, paymentPath } from './payment-cells.ts';
 import type { ConsoleRequest } from './request.ts';
 import { type FieldError, type LinksSearch, linkBody, linksBody } from './views.ts';
 
 export type LinkPageDependencies = Parameters<typeof cancelPaymentLink>[0] &
   RefundDependencies &
   EventLogDependencies &
-  BooksDependencies & { allowPrivateTargets: boolean };
+  BooksDependencies & {
+    allowPrivateTargets: boolean;
+    /** The connections, whose names the payments show. */
+    psps: BookExportDependencies['connections'];
+  };
 
 /** Links on one page of the list. */
 const PAGE_SIZE = 25;
@@ -52,8 +58,12 @@ export async function linkRoutes(
         await request.audit('link.cancel', id);
         return 'canceled';
       });
-    case 'POST /console/links/{id}/refunds':
-      return changeLink(request, deps, id, () => refund(request, deps, id));
+    case 'POST /console/links/{id}/refunds': {
+      // Back to the payment refunded, where what remains shows.
+      const paymentId = request.form.get('payment_id');
+      const back = paymentId ? paymentPath({ id: paymentId, link_id: id }) : undefined;
+      return changeLink(request, deps, id, () => refund(request, deps, id), back);
+    }
     default:
       return undefined;
   }
@@ -187,10 +197,11 @@ async function linkPage(
 ): Promise<HtmlResult> {
   const { session, language } = request;
   const link = await getPaymentLink(deps, session, id);
-  const [payments, refunds, events] = await Promise.all([
+  const [payments, refunds, events, names] = await Promise.all([
     listPayments(deps, session, id),
     listRefunds(deps, session, id),
     listLinkEvents(deps, session, id),
+    connectionNames(deps.psps, session),
   ]);
   return consolePage({
     status: extra.status ?? 200,
@@ -205,6 +216,7 @@ async function linkPage(
         payments,
         refunds,
         events,
+        names,
         notice: noticeOf(extra.notice, language),
         ...(extra.errors && { errors: extra.errors }),
       },
@@ -222,10 +234,11 @@ async function changeLink(
   deps: LinkPageDependencies,
   id: string,
   change: () => Promise<string>,
+  back = `${CONSOLE_BASE}/links/${id}`,
 ): Promise<HtmlResult> {
   try {
     const notice = await change();
-    return consoleRedirect(`${CONSOLE_BASE}/links/${id}?notice=${notice}`, request.https);
+    return consoleRedirect(`${back}?notice=${notice}`, request.https);
   } catch (error) {
     const problem = problemOf(error);
     if (problem.status >= 500 || problem.status === 404) throw error;
@@ -240,11 +253,17 @@ async function refund(request: ConsoleRequest, deps: LinkPageDependencies, linkI
   const paymentId = form.get('payment_id') ?? undefined;
   const payment = (await listPayments(deps, session, linkId)).find((candidate) => candidate.id === paymentId);
   const currency = payment?.amount.currency ?? '';
-  const value = typedDecimal(form.get('amount'), request.language, currency);
+  // The refund dialog's confirmation sends the amount it read and showed back, as the API writes it.
+  const typed = form.get('amount');
+  const value = form.get('amount_format') === 'api' ? typed : typedDecimal(typed, request.language, currency);
+  const reason = form.get('reason') || undefined;
+  const detail = form.get('reason_detail')?.trim() || undefined;
   // The API's own request schema: a partial amount is in the currency of the payment it refunds.
   const body = validate(createRefundRequest(), {
     ...(paymentId && { payment_id: paymentId }),
     ...(value && { amount: { value, currency } }),
+    ...(reason && { reason }),
+    ...(detail && { reason_detail: detail }),
   });
   // The form's own key: the same form sent twice (a double click, a resend) makes one refund.
   const made = await createRefund(
@@ -254,7 +273,9 @@ async function refund(request: ConsoleRequest, deps: LinkPageDependencies, linkI
     body?.amount,
     refundIdFor(session, linkId, form.get('idempotency_key') || undefined),
     body?.payment_id,
+    body?.reason && { reason: body.reason, reason_detail: body.reason_detail },
   );
-  await request.audit('refund.create', made.id);
+  // The audit log says why, as the refund itself does.
+  await request.audit('refund.create', made.id, made.reason);
   return 'refunded';
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ConsoleSession } from '../../domain/console-access.ts';
+import { type ConsoleAction, type ConsoleSession, mayPerform } from '../../domain/console-access.ts';
 import type { PageLanguage } from '../../domain/locale.ts';
 import { Html, html } from '../html.ts';
 import type { HtmlEvent, HtmlResult } from '../html-handler.ts';
@@ -22,13 +22,15 @@ body{margin:0}
 nav{display:flex;flex-wrap:wrap;gap:1rem;align-items:center;padding:.75rem 1rem;border-bottom:1px solid #ccc}
 nav a{color:#0b4fbf}nav a[aria-current=page]{font-weight:700;color:#1b1b1f}
 nav .who{margin-left:auto}
+nav .search label{display:inline;margin:0}nav .search input{padding:.25rem .5rem}nav .search button{padding:.25rem .75rem}
 nav form{display:inline}
-main{max-width:64rem;margin:0 auto;padding:1rem}
+main{max-width:80rem;margin:0 auto;padding:1rem}
 h1{font-size:1.5rem}
 a{color:#0b4fbf}
 a:focus-visible,button:focus-visible,input:focus-visible,select:focus-visible,textarea:focus-visible{outline:3px solid #0b4fbf;outline-offset:2px}
 table{width:100%;border-collapse:collapse;margin:0 0 1.5rem}
 th,td{padding:.4rem .5rem;border-bottom:1px solid #ccc;text-align:left;vertical-align:top}
+td a,td code{overflow-wrap:anywhere}td button{white-space:nowrap}
 label{display:block;font-weight:600;margin:.75rem 0 .25rem}
 input,select,textarea{padding:.5rem;border:1px solid #6b7280;border-radius:.25rem;font:inherit}
 button{padding:.5rem 1rem;border:0;border-radius:.25rem;font:inherit;font-weight:600;cursor:pointer;background:#0b4fbf;color:#fff}
@@ -45,6 +47,9 @@ fieldset{border:1px solid #ccc;border-radius:.25rem;margin:1rem 0;padding:.5rem 
 legend{font-weight:600}
 label.choice{display:inline-block;font-weight:normal;margin:.25rem 1rem .25rem 0}
 code{overflow-wrap:anywhere}
+.nowrap{white-space:nowrap}
+.presets{display:flex;flex-wrap:wrap;gap:1rem;list-style:none;padding:0}.presets a[aria-current]{font-weight:700;color:#1b1b1f}
+.totals{width:auto}.totals caption{text-align:left;font-weight:600}
 .chart{margin:1rem 0}.chart svg{max-width:100%;height:auto}figcaption{font-weight:600}
 textarea{font-family:ui-monospace,monospace;width:100%;box-sizing:border-box}
 `;
@@ -110,19 +115,19 @@ export function formOf(event: HtmlEvent): URLSearchParams {
 export const csrfField = (session: ConsoleSession) =>
   html`<input type="hidden" name="csrf_token" value="${session.csrf_token}">`;
 
-/** The navigation: each page's words, and its path. */
-const NAV: readonly [keyof ConsoleMessages['nav'], string][] = [
+/** The navigation: each page's words, its path, and what the role must be allowed to be shown it. */
+const NAV: readonly [keyof ConsoleMessages['nav'], string, ConsoleAction?][] = [
   ['overview', `${CONSOLE_BASE}/overview`],
   ['links', `${CONSOLE_BASE}/links`],
-  ['newLink', `${CONSOLE_BASE}/links/new`],
+  ['newLink', `${CONSOLE_BASE}/links/new`, 'link.create'],
   ['payments', `${CONSOLE_BASE}/payments`],
   ['refunds', `${CONSOLE_BASE}/refunds`],
   ['webhooks', `${CONSOLE_BASE}/webhooks`],
   ['psps', `${CONSOLE_BASE}/psps`],
   ['settings', `${CONSOLE_BASE}/settings`],
-  ['keys', `${CONSOLE_BASE}/keys`],
-  ['exports', `${CONSOLE_BASE}/exports`],
-  ['audit', `${CONSOLE_BASE}/audit`],
+  ['keys', `${CONSOLE_BASE}/keys`, 'keys.manage'],
+  ['exports', `${CONSOLE_BASE}/exports`, 'export.read'],
+  ['audit', `${CONSOLE_BASE}/audit`, 'audit.read'],
 ];
 
 /** The test/live banner: on every page, in colour and in words, with the switch to the other mode. */
@@ -157,8 +162,9 @@ export function consolePage(options: ConsolePageOptions): HtmlResult {
   const chrome = session
     ? html`${modeBanner(session, path, words)}
 <header><nav aria-label="${words.navLabel}">
-${NAV.map(([page, href]) => html`<a href="${href}"${path === href ? new Html(' aria-current="page"') : ''}>${words.nav[page]}</a>`)}
-<span class="who">${session.user} (${session.role}, ${session.account})</span>
+${NAV.filter(([, , needs]) => !needs || mayPerform(session.role, needs)).map(([page, href]) => html`<a href="${href}"${path === href ? new Html(' aria-current="page"') : ''}>${words.nav[page]}</a>`)}
+<form method="get" action="${CONSOLE_BASE}/search" role="search" class="search" aria-label="${words.search.title}"><label for="console-search">${words.search.label}</label> <input id="console-search" name="q" type="search" size="18"> <button type="submit">${words.search.button}</button></form>
+<span class="who">${session.user} (${words.status.roles[session.role]}, ${session.account})</span>
 <form method="post" action="${CONSOLE_BASE}/sign-out">${csrfField(session)}<button type="submit">${words.signOut}</button></form>
 </nav></header>`
     : undefined;

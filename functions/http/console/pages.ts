@@ -2,8 +2,10 @@ import type { HtmlResult } from '../html-handler.ts';
 import { type BooksPageDependencies, booksRoutes } from './books.ts';
 import { type KeysPageDependencies, keyRoutes } from './keys.ts';
 import { type LinkPageDependencies, linkRoutes } from './links.ts';
+import { paymentRoutes } from './payment-page.ts';
 import { type PspPageDependencies, pspRoutes } from './psps.ts';
 import type { ConsoleRequest } from './request.ts';
+import { searchRoutes } from './search.ts';
 import { type SettingsPageDependencies, settingsRoutes } from './settings.ts';
 import { type WebhookPageDependencies, webhookRoutes } from './webhooks.ts';
 
@@ -27,10 +29,12 @@ export async function pageRoutes(
 ): Promise<HtmlResult | undefined> {
   return (
     (await linkRoutes(request, deps)) ??
+    (await paymentRoutes(request, deps)) ??
     (await webhookRoutes(request, deps)) ??
     (await pspRoutes(request, deps)) ??
     (await settingsRoutes(request, deps)) ??
     (await booksRoutes(request, deps)) ??
-    (await keyRoutes(request, deps))
+    (await keyRoutes(request, deps)) ??
+    (await searchRoutes(request, deps))
   );
 }

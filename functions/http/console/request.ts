@@ -16,7 +16,8 @@ export interface ConsoleRequest {
   language: PageLanguage;
   /**
    * Says the change is made, and what it made (a new link's id): its entry in the audit log, written before the
-   * route ran, is settled `succeeded` (a change the route answers without calling this is `unchanged` or `failed`).
+   * route ran, is settled `succeeded` (a change the route answers without calling this is `unchanged` or `failed`),
+   * with `reason` when the user gave one (a refund's).
    */
-  audit(action: AuditedAction, target: string | null): Promise<void>;
+  audit(action: AuditedAction, target: string | null, reason?: string): Promise<void>;
 }

@@ -51,8 +51,10 @@ export type ConsoleDependencies = ConsoleSessionDependencies &
  * POST but signing in and out), and the pages some roles may not read. Any other page only reads.
  */
 export const ACTION_OF: Readonly<Record<string, ConsoleAction>> = {
+  'GET /console/links/new': 'link.create',
   'POST /console/links': 'link.create',
   'POST /console/links/{id}/cancel': 'link.cancel',
+  'GET /console/links/{id}/payments/{payment_id}/refund': 'refund.create',
   'POST /console/links/{id}/refunds': 'refund.create',
   'POST /console/mode': 'mode.switch',
   'POST /console/webhooks': 'webhook.manage',
@@ -145,11 +147,11 @@ async function sessionRequest(
     if (attempt) await recordRefusal(deps, session, attempt, refused);
     return refusal(403, refused === 'role' ? 'notAllowed' : 'formExpired', base);
   }
-  let made: { target: string | null } | undefined;
+  let made: { target: string | null; reason?: string | undefined } | undefined;
   const request: ConsoleRequest = {
     ...base,
-    audit: async (_change, target) => {
-      made = { target };
+    audit: async (_change, target, reason) => {
+      made = { target, reason };
     },
   };
   if (!sent.post || !attempt) return routeRequest(request, deps);
@@ -159,7 +161,7 @@ async function sessionRequest(
     attempt,
     () => routeRequest(request, deps),
     (result) => {
-      if (made) return { outcome: 'succeeded', target: made.target };
+      if (made) return { outcome: 'succeeded', target: made.target, reason: made.reason ?? null };
       const status = result.statusCode ?? 200;
       return status >= 400 ? { outcome: 'failed', reason: String(status) } : { outcome: 'unchanged' };
     },
@@ -227,7 +229,8 @@ async function signIn(
     const body = signInBody(words.signInRefused, undefined, words);
     return consolePage({ status: 401, title: words.signInTitle, body, ...page });
   }
-  return consoleRedirect(`${CONSOLE_BASE}/links`, page.https, [
+  // The overview first: what happened since the last visit, before any list.
+  return consoleRedirect(`${CONSOLE_BASE}/overview`, page.https, [
     sessionCookie(signedIn.sessionId, page.https),
   ]);
 }
@@ -237,7 +240,7 @@ async function sessionRoutes(request: ConsoleRequest, deps: ConsoleDependencies)
   const { route, session, https, language } = request;
   switch (route) {
     case 'GET /console':
-      return consoleRedirect(`${CONSOLE_BASE}/links`, https);
+      return consoleRedirect(`${CONSOLE_BASE}/overview`, https);
     case 'POST /console/sign-out':
       await endSession(deps, session);
       await request.audit('session.sign-out', null);

@@ -2,18 +2,33 @@ import type { AuditEntry } from '../../domain/console-access.ts';
 import type { PageLanguage } from '../../domain/locale.ts';
 import { type Html, html } from '../html.ts';
 import { type ConsoleMessages, consoleMessages } from './messages.ts';
-import { when } from './page.ts';
+import { CONSOLE_BASE, when } from './page.ts';
 
 /** The pages of the session itself, which any cold start of the console may draw: signing in, the audit log. */
 
-/** The audit log of the account: who did what, from where, with what outcome. */
+/** Where an audited id's page is, by its prefix; the ids whose page needs more than the id have none. */
+const PAGES: Partial<Record<string, string>> = { pl: 'links', evt: 'events', we: 'webhooks' };
+
+/** What an entry's target is, in words, by its id's prefix, linked to its page where it has one. */
+function targetText(target: string | null, words: ConsoleMessages['status']): Html | string {
+  if (target === null) return '–';
+  const prefix = /^([a-z]+)_/.exec(target)?.[1] ?? '';
+  const kind = Object.hasOwn(words.targets, prefix)
+    ? words.targets[prefix as keyof typeof words.targets]
+    : '';
+  const page = PAGES[prefix];
+  const id = page ? html`<a href="${CONSOLE_BASE}/${page}/${target}">${target}</a>` : target;
+  return kind ? html`${kind} ${id}` : id;
+}
+
+/** The audit log of the account: who did what, from where, with what outcome, in words and the log's own. */
 export function auditBody(entries: AuditEntry[], language: PageLanguage): Html {
-  const words = consoleMessages(language).audit;
+  const { audit: words, status } = consoleMessages(language);
   const rows = entries.map(
     (
       entry,
-    ) => html`<tr><td>${when(entry.at)}</td><td>${entry.user === null ? '–' : `${entry.user} (${entry.role})`}</td><td>${entry.action}</td>
-<td>${entry.target ?? '–'}</td><td>${entry.mode ?? '–'}</td><td>${entry.source_ip}</td><td>${entry.outcome}${entry.reason ? ` (${entry.reason})` : ''}</td></tr>`,
+    ) => html`<tr><td class="nowrap">${when(entry.at)}</td><td>${entry.user === null ? '–' : `${entry.user} (${entry.role ? status.roles[entry.role] : '–'})`}</td><td>${status.actions[entry.action]} <code>${entry.action}</code></td>
+<td>${targetText(entry.target, status)}</td><td>${entry.mode ?? '–'}</td><td>${entry.source_ip}</td><td>${status.outcomes[entry.outcome]}${entry.reason ? ` (${entry.reason})` : ''}</td></tr>`,
   );
   return html`<h1>${words.title}</h1><p>${words.intro}</p>
 <table><thead><tr><th scope="col">${words.when}</th><th scope="col">${words.who}</th><th scope="col">${words.what}</th><th scope="col">${words.target}</th><th scope="col">${words.mode}</th><th scope="col">${words.from}</th><th scope="col">${words.outcome}</th></tr></thead>

@@ -12,7 +12,7 @@ import { messagesFor } from '../checkout/messages.ts';
 import { formatAmount, type Html, html } from '../html.ts';
 import type { HtmlResult } from '../html-handler.ts';
 import { validate } from '../validate.ts';
-import { consoleMessages } from './messages.ts';
+import { type ConsoleMessages, consoleMessages } from './messages.ts';
 import { CONSOLE_BASE, consolePage, consoleRedirect, csrfField } from './page.ts';
 import type { ConsoleRequest } from './request.ts';
 import type { FieldError } from './views.ts';
@@ -90,27 +90,43 @@ ${imageSource && settings.logo_url ? html`<img src="${settings.logo_url}" alt="$
 ${settings.support_email ? html`<p>${words.questions} ${settings.support_email}</p>` : undefined}</section>`;
 }
 
+function settingsForm(
+  session: ConsoleRequest['session'],
+  shown: Shown,
+  labels: Record<keyof Shown, string>,
+  words: ConsoleMessages['settings'],
+): Html {
+  const field = (name: keyof Shown, type = 'text') =>
+    html`<label for="${name}">${labels[name]}</label><input id="${name}" name="${name}" type="${type}" value="${shown[name]}">`;
+  return html`<form method="post" action="${PATH}">${csrfField(session)}
+${field('display_name')}${field('logo_url', 'url')}${field('accent_color')}${field('support_email', 'email')}
+<p><button type="submit" name="action" value="preview">${words.preview}</button> <button type="submit" name="action" value="save">${words.save}</button></p></form>`;
+}
+
 async function settingsPage(
   request: ConsoleRequest,
   shown: Shown,
   extra: { notice?: string | undefined; errors?: FieldError[]; status?: number; preview?: Preview },
 ): Promise<HtmlResult> {
-  const { session } = request;
-  const editable = mayPerform(session.role, 'settings.edit');
-  const field = (name: keyof Shown, label: string, type = 'text') =>
-    html`<label for="${name}">${label}</label><input id="${name}" name="${name}" type="${type}" value="${shown[name]}"${editable ? undefined : html` readonly`}>`;
-  const imageSource = extra.preview?.logo_url ? logoImageSource(extra.preview.logo_url) : undefined;
-  const { language } = request;
+  const { session, language } = request;
   const words = consoleMessages(language).settings;
   const title = consoleMessages(language).nav.settings;
+  const imageSource = extra.preview?.logo_url ? logoImageSource(extra.preview.logo_url) : undefined;
   const pay = (await messagesFor(language)).continueToPayment;
+  const labels: Record<keyof Shown, string> = {
+    display_name: words.displayName,
+    logo_url: words.logoUrl,
+    accent_color: words.accentColor,
+    support_email: words.supportEmail,
+  };
+  // A role that may not save reads the settings as text: an input it cannot use would look as if it could.
+  const settings = mayPerform(session.role, 'settings.edit')
+    ? settingsForm(session, shown, labels, words)
+    : html`<dl>${FIELDS.map((name) => html`<dt>${labels[name]}</dt><dd>${shown[name] || '–'}</dd>`)}</dl>`;
   const body = html`<h1>${title}</h1>
 ${extra.notice ? html`<p class="notice" role="status">${extra.notice}</p>` : undefined}
 ${extra.errors?.length ? html`<div class="error" role="alert"><ul>${extra.errors.map((error) => html`<li>${error.pointer}: ${error.detail}</li>`)}</ul></div>` : undefined}
-<form method="post" action="${PATH}">${csrfField(session)}
-${field('display_name', words.displayName)}${field('logo_url', words.logoUrl, 'url')}
-${field('accent_color', words.accentColor)}${field('support_email', words.supportEmail, 'email')}
-${editable ? html`<p><button type="submit" name="action" value="preview">${words.preview}</button> <button type="submit" name="action" value="save">${words.save}</button></p>` : undefined}</form>
+${settings}
 <h2>${words.howBuyersSee}</h2>${previewOf(extra.preview ?? {}, imageSource, language, pay)}`;
   const accent = extra.preview?.accent_color;
   return consolePage({

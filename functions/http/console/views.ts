@@ -4,14 +4,12 @@ import { type ConsoleSession, mayPerform } from '../../domain/console-access.ts'
 import type { PageLanguage } from '../../domain/locale.ts';
 import type { PaymentResource } from '../../domain/payment.ts';
 import { LINK_STATUSES, type Refund } from '../../domain/payment-link.ts';
-import { randomBase62 } from '../../domain/random.ts';
 import type { EventLogEntry } from '../../domain/webhook.ts';
 import type { PaymentLinkResource } from '../api/resources.ts';
 import { formatAmount, Html, html } from '../html.ts';
 import { type ConsoleMessages, consoleMessages } from './messages.ts';
 import { CONSOLE_BASE, csrfField, when } from './page.ts';
-import { answersText, buyerText, eraseLink, statusText } from './payment-cells.ts';
-import { routingCell } from './routing-cell.ts';
+import { connectionText, paymentPath, statusText } from './payment-cells.ts';
 
 /** A field's error, as the validation of the API reports it (`/amount/value`: "…"). */
 export interface FieldError {
@@ -52,11 +50,11 @@ export function linksBody(
   const rows = links.map(
     (link) => html`<tr><td><a href="${CONSOLE_BASE}/links/${link.id}">${link.id}</a></td>
 <td>${link.description ?? ''}</td><td>${link.amount ? formatAmount(link.amount, language) : words.buyerChooses}</td>
-<td>${link.status}</td><td>${when(link.created_at)}</td></tr>`,
+<td>${consoleMessages(language).status.link[link.status]}</td><td class="nowrap">${when(link.created_at)}</td></tr>`,
   );
   const statusOptions = LINK_STATUSES.map(
     (status) =>
-      html`<option value="${status}"${search.status === status ? new Html(' selected') : ''}>${status}</option>`,
+      html`<option value="${status}"${search.status === status ? new Html(' selected') : ''}>${consoleMessages(language).status.link[status]}</option>`,
   );
   const kept = {
     ...(search.status && { status: search.status }),
@@ -81,63 +79,57 @@ ${searchInput('reference', words.reference, search.reference, search)}
 <tbody>${rows.length ? rows : html`<tr><td colspan="5">${words.none}</td></tr>`}</tbody></table>${more}`;
 }
 
-/** A link's payments, with what each buyer gave as the account-wide list shows it (payment-cells.ts). */
-function paymentsTable(payments: PaymentResource[], session: ConsoleSession, language: PageLanguage): Html {
+/** A link's payments, in the columns that fit; each id opens the payment's page, with its buyer and timeline. */
+function paymentsTable(
+  payments: PaymentResource[],
+  link: PaymentLinkResource,
+  names: ReadonlyMap<string, string>,
+  language: PageLanguage,
+): Html {
   const { link: words, columns } = consoleMessages(language);
   const rows = payments.map(
     (
       payment,
-    ) => html`<tr><td>${payment.id}</td><td>${statusText(payment, language)}</td><td>${formatAmount(payment.amount, language)}</td>
-<td>${payment.provider} (${payment.connection_id})</td>
-<td>${routingCell(payment.routing, language)}</td>
-<td>${payment.client_reference_id ?? '–'}</td><td>${buyerText(payment.buyer ?? null, session, language)}</td>
-<td>${answersText(payment, language)}</td><td>${when(payment.created_at)}</td><td>${eraseLink(payment, session, language) ?? ''}</td></tr>`,
+    ) => html`<tr><td><a href="${paymentPath({ id: payment.id, link_id: link.id })}">${payment.id}</a></td><td>${statusText(payment, language)}</td>
+<td class="nowrap">${formatAmount(payment.amount, language)}</td><td>${connectionText(payment, names)}</td>
+<td>${payment.client_reference_id ?? '–'}</td><td class="nowrap">${when(payment.created_at)}</td></tr>`,
   );
-  return html`<h2>${consoleMessages(language).books.payments}</h2><table><thead><tr><th scope="col">${columns.payment}</th><th scope="col">${columns.status}</th><th scope="col">${columns.amount}</th><th scope="col">${columns.provider}</th><th scope="col">${columns.routing}</th><th scope="col">${columns.reference}</th><th scope="col">${columns.buyer}</th><th scope="col">${columns.answers}</th><th scope="col">${columns.started}</th><th scope="col"><span class="muted">${columns.personalData}</span></th></tr></thead>
-<tbody>${rows.length ? rows : html`<tr><td colspan="10">${words.noPayments}</td></tr>`}</tbody></table>`;
-}
-
-function refundForm(
-  session: ConsoleSession,
-  link: PaymentLinkResource,
-  payments: PaymentResource[],
-  language: PageLanguage,
-) {
-  const paid = payments.filter((payment) => payment.status === 'succeeded');
-  if (!paid.length || !mayPerform(session.role, 'refund.create')) return undefined;
-  const { link: words, columns } = consoleMessages(language);
-  return html`<h2>${words.refundButton}</h2><form method="post" action="${CONSOLE_BASE}/links/${link.id}/refunds" class="inline">${csrfField(session)}
-<input type="hidden" name="idempotency_key" value="${randomBase62(22)}">
-<div><label for="payment_id">${columns.payment}</label><select id="payment_id" name="payment_id">${paid.map(
-    (payment) =>
-      html`<option value="${payment.id}">${payment.id} (${formatAmount(payment.amount, language)})</option>`,
-  )}</select></div>
-<div><label for="refund_amount">${words.refundAmount}</label><input id="refund_amount" name="amount" inputmode="decimal"></div>
-<button type="submit" class="danger">${words.refundButton}</button></form>`;
+  return html`<h2>${consoleMessages(language).books.payments}</h2><table><thead><tr><th scope="col">${columns.payment}</th><th scope="col">${columns.status}</th><th scope="col">${columns.amount}</th><th scope="col">${consoleMessages(language).payment.connection}</th><th scope="col">${columns.reference}</th><th scope="col">${columns.started}</th></tr></thead>
+<tbody>${rows.length ? rows : html`<tr><td colspan="6">${words.noPayments}</td></tr>`}</tbody></table>`;
 }
 
 function refundsTable(refunds: Refund[], language: PageLanguage): Html {
   const { link: words, columns, books } = consoleMessages(language);
   const rows = refunds.map(
-    (refund) => html`<tr><td>${refund.id}</td><td>${refund.payment_id}</td><td>${refund.status}</td>
+    (
+      refund,
+    ) => html`<tr><td>${refund.id}</td><td><a href="${paymentPath({ id: refund.payment_id, link_id: refund.payment_link_id })}">${refund.payment_id}</a></td><td>${consoleMessages(language).status.refund[refund.status]}</td>
 <td>${formatAmount(refund.amount, language)}</td><td>${when(refund.created_at)}</td></tr>`,
   );
   return html`<h2>${books.refunds}</h2><table><thead><tr><th scope="col">${columns.refund}</th><th scope="col">${columns.payment}</th><th scope="col">${columns.status}</th><th scope="col">${columns.amount}</th><th scope="col">${columns.created}</th></tr></thead>
 <tbody>${rows.length ? rows : html`<tr><td colspan="5">${words.noRefunds}</td></tr>`}</tbody></table>`;
 }
 
-function webhooksTable(events: EventLogEntry[], language: PageLanguage): Html {
-  const { link: words, columns } = consoleMessages(language);
+/**
+ * The link's events and their delivery to its own webhook URL; "none set" when it has none (nothing was sent there,
+ * which is not a failure: the event's page shows every recipient, the account's endpoints included).
+ */
+function webhooksTable(events: EventLogEntry[], link: PaymentLinkResource, language: PageLanguage): Html {
+  const { link: words, columns, status, webhooks } = consoleMessages(language);
   const rows = events.map(
     (
       event,
-    ) => html`<tr><td><a href="${CONSOLE_BASE}/events/${event.id}">${event.type}</a></td><td>${event.status}</td><td>${when(event.created_at)}</td>
-<td><ol>${event.attempts.map(
-      (attempt) =>
-        html`<li>${when(attempt.at)}: ${attempt.status_code ?? words.noAnswer}${attempt.error ? ` (${attempt.error})` : ''}, ${attempt.duration_ms} ms</li>`,
-    )}</ol>${event.attempt_count > event.attempts.length ? words.attemptsInAll(event.attempt_count) : ''}</td></tr>`,
+    ) => html`<tr><td><a href="${CONSOLE_BASE}/events/${event.id}">${status.events[event.type]}</a> <code>${event.type}</code></td><td>${link.webhook_url ? webhooks.deliveryStatus[event.status] : webhooks.noneSet}</td><td class="nowrap">${when(event.created_at)}</td>
+<td>${
+      link.webhook_url
+        ? html`<ol>${event.attempts.map(
+            (attempt) =>
+              html`<li>${when(attempt.at)}: ${attempt.status_code ?? words.noAnswer}${attempt.error ? ` (${attempt.error})` : ''}, ${attempt.duration_ms} ms</li>`,
+          )}</ol>${event.attempt_count > event.attempts.length ? words.attemptsInAll(event.attempt_count) : ''}`
+        : '–'
+    }</td></tr>`,
   );
-  return html`<h2>${words.webhooks}</h2><table><thead><tr><th scope="col">${columns.event}</th><th scope="col">${columns.delivery}</th><th scope="col">${columns.created}</th><th scope="col">${columns.attempts}</th></tr></thead>
+  return html`<h2>${words.webhooks}</h2><table><thead><tr><th scope="col">${columns.event}</th><th scope="col">${webhooks.linkWebhookUrl}</th><th scope="col">${columns.created}</th><th scope="col">${columns.attempts}</th></tr></thead>
 <tbody>${rows.length ? rows : html`<tr><td colspan="4">${words.noEvents}</td></tr>`}</tbody></table>`;
 }
 
@@ -183,6 +175,8 @@ export interface LinkPageData {
   payments: PaymentResource[];
   refunds: Refund[];
   events: EventLogEntry[];
+  /** The connections' names by id. */
+  names: ReadonlyMap<string, string>;
   notice?: string | undefined;
   errors?: readonly FieldError[];
 }
@@ -203,7 +197,7 @@ export function linkBody(session: ConsoleSession, data: LinkPageData, language: 
   return html`<h1>${words.title(link.id)}</h1>
 ${data.notice ? html`<p class="notice" role="status">${data.notice}</p>` : undefined}
 ${data.errors?.length ? html`<div class="error" role="alert"><ul>${data.errors.map((error) => html`<li>${error.detail}</li>`)}</ul></div>` : undefined}
-<dl><dt>${columns.status}</dt><dd>${link.status}</dd>
+<dl><dt>${columns.status}</dt><dd>${consoleMessages(language).status.link[link.status]}</dd>
 <dt>${columns.amount}</dt><dd>${amountText(link, language)}</dd>
 <dt>${columns.description}</dt><dd>${link.description ?? '–'}</dd>
 <dt>${words.use}</dt><dd>${link.reusable ? words.reusable(link.succeeded_payments, link.max_payments) : words.singlePayment}</dd>
@@ -214,8 +208,7 @@ ${data.errors?.length ? html`<div class="error" role="alert"><ul>${data.errors.m
 <dt>${words.expires}</dt><dd>${when(link.expires_at)}</dd></dl>
 <div class="qr">${qr}</div>
 ${cancel}
-${paymentsTable(data.payments, session, language)}
-${refundForm(session, link, data.payments, language)}
+${paymentsTable(data.payments, link, data.names, language)}
 ${refundsTable(data.refunds, language)}
-${webhooksTable(data.events, language)}`;
+${webhooksTable(data.events, link, language)}`;
 }

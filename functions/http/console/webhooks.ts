@@ -1,8 +1,7 @@
 import { mayPerform } from '../../domain/console-access.ts';
 import { ValidationError } from '../../domain/errors.ts';
-import type { StoredEvent } from '../../domain/webhook.ts';
 import { TEST_EVENT_WAIT_MS, type WebhookEndpoint } from '../../domain/webhook-endpoint.ts';
-import { getEvent, listEvents } from '../../use-cases/events.ts';
+import { listEventsWithDeliveries } from '../../use-cases/events.ts';
 import { type StartRecoveryDependencies, startRecovery } from '../../use-cases/recovery.ts';
 import {
   createWebhookEndpoint,
@@ -24,8 +23,10 @@ import { type Html, html } from '../html.ts';
 import type { HtmlResult } from '../html-handler.ts';
 import { problemOf } from '../problem-types.ts';
 import { validate } from '../validate.ts';
+import { eventsTable } from './deliveries.ts';
+import { endpointPage, eventPage } from './event-pages.ts';
 import { type ConsoleMessages, consoleMessages } from './messages.ts';
-import { CONSOLE_BASE, consolePage, consoleRedirect, csrfField, when } from './page.ts';
+import { CONSOLE_BASE, consolePage, consoleRedirect, csrfField } from './page.ts';
 import type { ConsoleRequest } from './request.ts';
 import type { FieldError } from './views.ts';
 
@@ -33,7 +34,7 @@ export type WebhookPageDependencies = SealingDependencies &
   EventLogDependencies &
   Pick<StartRecoveryDependencies, 'recoveries'> & {
     events: EventLogDependencies['events'] &
-      Parameters<typeof listEvents>[0]['events'] &
+      Parameters<typeof listEventsWithDeliveries>[0]['events'] &
       TestEventDependencies['events'];
     queue: Parameters<typeof redeliverEvent>[0]['queue'];
     allowPrivateTargets: boolean;
@@ -94,9 +95,13 @@ export async function webhookRoutes(
       });
     case 'GET /console/events/{id}':
       return eventPage(request, deps, id);
+    case 'GET /console/webhooks/{id}':
+      return endpointPage(request, deps, id);
     case 'POST /console/events/{id}/redeliver':
       return change(request, deps, async () => {
-        await redeliverEvent(deps, request.session, id);
+        const recipient = request.form.get('recipient');
+        const only = recipient ? { endpointId: recipient === 'link' ? null : recipient } : undefined;
+        await redeliverEvent(deps, request.session, id, only);
         await request.audit('event.redeliver', id);
         return consoleRedirect(`${PATH}?notice=redelivered`, request.https);
       });
@@ -163,9 +168,9 @@ const noticeOf = (notices: Words['notices'], name: string | undefined) =>
   name && Object.hasOwn(notices, name) ? notices[name as keyof Words['notices']] : undefined;
 
 async function webhooksPage(request: ConsoleRequest, deps: WebhookPageDependencies, extra: PageExtra) {
-  const [endpoints, feed] = await Promise.all([
+  const [endpoints, latest] = await Promise.all([
     listWebhookEndpoints(deps, request.session),
-    listEvents(deps, request.session, { limit: EVENTS_SHOWN }),
+    listEventsWithDeliveries(deps, request.session, { limit: EVENTS_SHOWN }),
   ]);
   const admin = mayPerform(request.session.role, 'webhook.manage');
   const { session, language } = request;
@@ -175,9 +180,9 @@ async function webhooksPage(request: ConsoleRequest, deps: WebhookPageDependenci
 ${notice ? html`<p class="notice" role="status">${notice}</p>` : undefined}
 ${extra.errors?.length ? html`<div class="error" role="alert"><ul>${extra.errors.map((error) => html`<li>${error.pointer ? `${error.pointer}: ` : ''}${error.detail}</li>`)}</ul></div>` : undefined}
 ${extra.secret ? secretNotice(extra.secret, words) : undefined}
-<h2>${words.endpoints}</h2>${endpointsTable(endpoints, admin ? session : undefined, words)}
+<h2>${words.endpoints}</h2>${endpointsTable(endpoints, admin ? session : undefined, words, consoleMessages(language))}
 ${admin ? createForm(request, words) : undefined}
-<h2>${words.latestEvents}</h2>${eventsTable(feed.events, mayPerform(session.role, 'event.redeliver') ? session : undefined, words)}`;
+<h2>${words.latestEvents}</h2>${eventsTable(latest, endpoints, session, language)}`;
   return consolePage({
     status: extra.status ?? 200,
     title: words.title,
@@ -198,6 +203,7 @@ function endpointsTable(
   endpoints: WebhookEndpoint[],
   session: ConsoleRequest['session'] | undefined,
   words: Words,
+  { status }: ConsoleMessages,
 ): Html {
   const rows = endpoints.map((endpoint) => {
     const enable = endpoint.status !== 'enabled';
@@ -207,7 +213,7 @@ function endpointsTable(
 <form method="post" action="${PATH}/${endpoint.id}/test">${csrfField(session)}<button type="submit" aria-label="${words.sendTestLabel(endpoint.id)}">${words.sendTest}</button></form>
 <form method="post" action="${PATH}/${endpoint.id}/recover" class="inline">${csrfField(session)}<input name="since" aria-label="${words.recoverSinceLabel(endpoint.id)}" placeholder="2026-11-28T09:00:00Z" size="22"><button type="submit" aria-label="${words.recoverLabel(endpoint.id)}">${words.recover}</button></form>`
       : undefined;
-    return html`<tr><td>${endpoint.id}</td><td><code>${endpoint.url}</code></td><td>${endpoint.enabled_events.join(', ')}</td><td>${endpoint.status}</td><td>${actions}</td></tr>`;
+    return html`<tr><td><a href="${PATH}/${endpoint.id}">${endpoint.id}</a></td><td><code>${endpoint.url}</code></td><td>${endpoint.enabled_events.join(', ')}</td><td>${status.endpoint[endpoint.status]}</td><td>${actions}</td></tr>`;
   });
   return html`<table><thead><tr><th scope="col">${words.endpoint}</th><th scope="col">${words.url}</th><th scope="col">${words.events}</th><th scope="col">${words.status}</th><th scope="col">${words.actions}</th></tr></thead>
 <tbody>${rows.length ? rows : html`<tr><td colspan="5">${words.noEndpoints}</td></tr>`}</tbody></table>`;
@@ -218,51 +224,4 @@ function createForm(request: ConsoleRequest, words: Words): Html {
 <div><label for="endpoint_url">${words.url}</label><input id="endpoint_url" name="url" type="url" required size="40"></div>
 <div><label for="endpoint_description">${words.description}</label><input id="endpoint_description" name="description"></div>
 <button type="submit">${words.add}</button></form>`;
-}
-
-function eventsTable(
-  events: StoredEvent[],
-  session: ConsoleRequest['session'] | undefined,
-  words: Words,
-): Html {
-  const rows = events.map((event) => {
-    const attempts = event.attempts.map(
-      (attempt) =>
-        html`<li>${when(attempt.at)}: ${attempt.status_code ?? words.noAnswer}${attempt.error ? ` (${attempt.error})` : ''}</li>`,
-    );
-    const redeliver = session
-      ? html`<form method="post" action="${CONSOLE_BASE}/events/${event.id}/redeliver">${csrfField(session)}<button type="submit" aria-label="${words.redeliverLabel(event.id)}">${words.redeliver}</button></form>`
-      : undefined;
-    return html`<tr><td><a href="${CONSOLE_BASE}/events/${event.id}">${event.id}</a></td><td>${event.type}</td><td>${event.link_id ? html`<a href="${CONSOLE_BASE}/links/${event.link_id}">${event.link_id}</a>` : '–'}</td>
-<td>${event.status}</td><td>${attempts.length ? html`<ol>${attempts}</ol>` : words.noAttempts}</td><td>${redeliver}</td></tr>`;
-  });
-  return html`<table><thead><tr><th scope="col">${words.event}</th><th scope="col">${words.type}</th><th scope="col">${words.link}</th><th scope="col">${words.delivery}</th><th scope="col">${words.attempts}</th><th scope="col">${words.actions}</th></tr></thead>
-<tbody>${rows.length ? rows : html`<tr><td colspan="6">${words.noEvents}</td></tr>`}</tbody></table>`;
-}
-
-/** One event and each of its deliveries (the link's webhook URL, every endpoint) with their attempts. */
-async function eventPage(
-  request: ConsoleRequest,
-  deps: WebhookPageDependencies,
-  id: string,
-): Promise<HtmlResult> {
-  const { event, deliveries } = await getEvent(deps, request.session, id);
-  const { language } = request;
-  const words = consoleMessages(language).webhooks;
-  const rows = deliveries.map(
-    (delivery) => html`<tr><td>${delivery.endpoint_id ?? words.linkWebhookUrl}</td><td>${delivery.status}</td>
-<td>${delivery.attempts.length ? html`<ol>${delivery.attempts.map((attempt) => html`<li>${when(attempt.at)}: ${attempt.status_code ?? words.noAnswer}${attempt.error ? ` (${attempt.error})` : ''}, ${attempt.duration_ms} ms</li>`)}</ol>` : words.noneYet}</td></tr>`,
-  );
-  const body = html`<h1>${words.eventTitle(event.id)}</h1>
-<dl><dt>${words.type}</dt><dd>${event.type}</dd><dt>${words.created}</dt><dd>${when(event.created_at)}</dd>
-<dt>${words.link}</dt><dd>${event.link_id ? html`<a href="${CONSOLE_BASE}/links/${event.link_id}">${event.link_id}</a>` : '–'}</dd></dl>
-<h2>${words.deliveries}</h2><table><thead><tr><th scope="col">${words.to}</th><th scope="col">${words.status}</th><th scope="col">${words.attempts}</th></tr></thead>
-<tbody>${rows.length ? rows : html`<tr><td colspan="3">${words.sentNowhere}</td></tr>`}</tbody></table>`;
-  return consolePage({
-    title: words.eventTitle(event.id),
-    https: request.https,
-    session: request.session,
-    language,
-    body,
-  });
 }

@@ -1,6 +1,10 @@
 import type { BuyerDetail, CollectRequirement } from '../../../domain/buyer.ts';
 import type { CustomFieldType } from '../../../domain/custom-fields.ts';
 import type { Mode } from '../../../domain/principal.ts';
+import type { DatePreset } from '../../../domain/time-zones.ts';
+import type { PaymentTexts } from './payment-texts.ts';
+import type { StatusTexts } from './status-texts.ts';
+import type { WebhookTexts } from './webhook-texts.ts';
 
 /**
  * The console's texts in the checkout's languages (docs/console.md#languages): every page's own words. One object
@@ -26,6 +30,15 @@ export interface ConsoleMessages {
   banner: Record<Mode, string>;
   switchTo: (mode: Mode) => string;
   signOut: string;
+  /** The one search box of every page (docs/console.md#search). */
+  search: {
+    label: string;
+    button: string;
+    title: string;
+    /** Nothing found for the words searched: what the box finds. */
+    nothing: (query: string) => string;
+    finds: string;
+  };
   signInTitle: string;
   signInHeading: string;
   signInButton: string;
@@ -101,8 +114,6 @@ export interface ConsoleMessages {
     expectedFee: (fee: string) => string;
     chosen: string;
     eliminated: string;
-    refundAmount: string;
-    refundButton: string;
     noRefunds: string;
     webhooks: string;
     noAnswer: string;
@@ -117,16 +128,13 @@ export interface ConsoleMessages {
     amount: string;
     description: string;
     link: string;
-    provider: string;
     routing: string;
     reference: string;
     buyer: string;
     answers: string;
     started: string;
     created: string;
-    personalData: string;
     event: string;
-    delivery: string;
     attempts: string;
   };
   /** What a payment's cells say of its buyer (payment-cells.ts). */
@@ -150,6 +158,24 @@ export interface ConsoleMessages {
     partlyRefunded: (left: string) => string;
     /** A succeeded payment refunded in full. */
     refunded: string;
+    /** The one-click periods, days of the account's time zone (`presetPeriods`), and their group's name. */
+    presets: Record<DatePreset, string>;
+    presetsLabel: string;
+    /** The totals of the selection per currency (`GET /v1/payments/summary`'s use case). */
+    totals: {
+      caption: (from: string, to: string) => string;
+      currency: string;
+      payments: string;
+      gross: string;
+      refunded: string;
+      fees: string;
+      net: string;
+      /** Succeeded payments whose fee is not known, counted with none. */
+      withoutFee: (count: number) => string;
+      /** The period held more payments than one request adds up. */
+      partial: string;
+      pickPeriod: string;
+    };
     older: string;
     filter: string;
     from: string;
@@ -158,11 +184,12 @@ export interface ConsoleMessages {
     clientReference: string;
     linkId: string;
     connectionId: string;
-    /** Around `GET /v1/payments`, `GET /v1/refunds` and `Accept: text/csv`, in that order. */
-    exportIntro: readonly [string, string, string, string];
+    /** What an export is, in plain words (the API's terms are in docs/console.md). */
+    exportIntro: string;
     exportNotMade: string;
-    what: string;
-    downloadCsv: string;
+    /** The export's two buttons: the payments, or the refunds, of the period. */
+    downloadPayments: string;
+    downloadRefunds: string;
     eraseTitle: string;
     /** Before and after the payment's id. */
     eraseQuestion: readonly [string, string];
@@ -346,57 +373,12 @@ export interface ConsoleMessages {
     webhookUrl: string;
     create: string;
   };
-  /** The webhooks page and an event's page; event types and statuses stay as the API spells them. */
-  webhooks: {
-    title: string;
-    notices: Record<'enabled' | 'disabled' | 'redelivered' | 'recovering', string>;
-    /** A test event's outcome: the status code (or `noAnswer`) with the delivery's own error, and its time. */
-    testAnswered: (eventId: string, endpointId: string, answer: string, ms: number) => string;
-    testPending: (eventId: string, endpointId: string) => string;
-    /** What a test event's endpoint answered when it gave no status code. */
-    nothing: string;
-    secretShown: (url: string) => string;
-    previousSecretUntil: (until: string) => string;
-    endpoints: string;
-    endpoint: string;
-    url: string;
-    events: string;
-    status: string;
-    actions: string;
-    enable: string;
-    disable: string;
-    enableLabel: (id: string) => string;
-    disableLabel: (id: string) => string;
-    rotate: string;
-    rotateLabel: (id: string) => string;
-    sendTest: string;
-    sendTestLabel: (id: string) => string;
-    recoverSinceLabel: (id: string) => string;
-    recover: string;
-    recoverLabel: (id: string) => string;
-    noEndpoints: string;
-    addTitle: string;
-    description: string;
-    add: string;
-    latestEvents: string;
-    event: string;
-    type: string;
-    link: string;
-    delivery: string;
-    attempts: string;
-    noAnswer: string;
-    noAttempts: string;
-    redeliver: string;
-    redeliverLabel: (id: string) => string;
-    noEvents: string;
-    eventTitle: (id: string) => string;
-    created: string;
-    deliveries: string;
-    to: string;
-    linkWebhookUrl: string;
-    noneYet: string;
-    sentNowhere: string;
-  };
+  /** A payment's own page (payment-texts.ts). */
+  payment: PaymentTexts;
+  /** The words for the API's values: statuses, event types, roles, actions (status-texts.ts). */
+  status: StatusTexts;
+  /** The webhooks page, an event's and an endpoint's (webhook-texts.ts). */
+  webhooks: WebhookTexts;
   /** The deployed stack's sign-in through the user pool's hosted page. */
   hostedSignIn: {
     refused: string;

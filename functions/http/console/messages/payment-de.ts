@@ -1,0 +1,38 @@
+import type { PaymentTexts } from './payment-texts.ts';
+
+/** A payment's page in German. */
+export const paymentDe: PaymentTexts = {
+  title: (id) => `Zahlung ${id}`,
+  amount: 'Betrag',
+  refunded: 'Erstattet',
+  remaining: 'Verbleibend',
+  fee: 'Gebühr',
+  net: 'Netto',
+  unknown: 'nicht bekannt',
+  failure: 'Fehler',
+  pspReference: 'Referenz des PSP',
+  connection: 'Verbindung',
+  timeline: 'Verlauf',
+  opened: (connection) => `Zur Zahlungsseite von ${connection} geleitet`,
+  lastChange: (status) => `Letzte Änderung: ${status}`,
+  refund: (id, amount, status) => `Erstattung ${id} über ${amount}: ${status}`,
+  event: (type) => `Webhook-Ereignis ${type}`,
+  refundTitle: 'Erstatten',
+  refundAmount: (currency) => `Betrag (${currency})`,
+  reason: 'Grund',
+  reasons: {
+    requested_by_customer: 'Auf Wunsch des Kunden',
+    duplicate: 'Doppelte Zahlung',
+    fraudulent: 'Betrügerisch',
+    other: 'Anderer (bitte angeben)',
+  },
+  reasonDetail: 'In Ihren Worten',
+  review: 'Erstattung prüfen',
+  confirmQuestion: (amount, paymentId) => `${amount} der Zahlung ${paymentId} erstatten?`,
+  remainsAfter: (remaining) => `Von der Zahlung bleiben ${remaining}.`,
+  confirm: (amount) => `${amount} erstatten`,
+  back: 'Zurück, nichts ändern',
+  amountUnreadable: (remaining) => `Geben Sie einen Betrag von höchstens ${remaining} ein.`,
+  detailMissing: 'Nennen Sie den Grund in Ihren Worten.',
+  refundRequested: 'Erstattung angefordert.',
+};

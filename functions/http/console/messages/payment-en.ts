@@ -1,0 +1,38 @@
+import type { PaymentTexts } from './payment-texts.ts';
+
+/** A payment's page in English. */
+export const paymentEn: PaymentTexts = {
+  title: (id) => `Payment ${id}`,
+  amount: 'Amount',
+  refunded: 'Refunded',
+  remaining: 'Remaining',
+  fee: 'Fee',
+  net: 'Net',
+  unknown: 'not known',
+  failure: 'Failure',
+  pspReference: 'PSP reference',
+  connection: 'Connection',
+  timeline: 'Timeline',
+  opened: (connection) => `Sent to the payment page of ${connection}`,
+  lastChange: (status) => `Last change: ${status}`,
+  refund: (id, amount, status) => `Refund ${id} of ${amount}: ${status}`,
+  event: (type) => `Webhook event ${type}`,
+  refundTitle: 'Refund',
+  refundAmount: (currency) => `Amount (${currency})`,
+  reason: 'Reason',
+  reasons: {
+    requested_by_customer: 'Requested by the customer',
+    duplicate: 'Duplicate payment',
+    fraudulent: 'Fraudulent',
+    other: 'Other (say which)',
+  },
+  reasonDetail: 'In your words',
+  review: 'Review the refund',
+  confirmQuestion: (amount, paymentId) => `Refund ${amount} of payment ${paymentId}?`,
+  remainsAfter: (remaining) => `${remaining} of the payment will remain.`,
+  confirm: (amount) => `Refund ${amount}`,
+  back: 'Back, change nothing',
+  amountUnreadable: (remaining) => `Type one amount of at most ${remaining}.`,
+  detailMissing: 'Say the reason in your words.',
+  refundRequested: 'Refund requested.',
+};

@@ -1,0 +1,38 @@
+import type { PaymentTexts } from './payment-texts.ts';
+
+/** A payment's page in Spanish. */
+export const paymentEs: PaymentTexts = {
+  title: (id) => `Pago ${id}`,
+  amount: 'Importe',
+  refunded: 'Reembolsado',
+  remaining: 'Restante',
+  fee: 'Comisión',
+  net: 'Neto',
+  unknown: 'desconocido',
+  failure: 'Fallo',
+  pspReference: 'Referencia del PSP',
+  connection: 'Conexión',
+  timeline: 'Cronología',
+  opened: (connection) => `Enviado a la página de pago de ${connection}`,
+  lastChange: (status) => `Último cambio: ${status}`,
+  refund: (id, amount, status) => `Reembolso ${id} de ${amount}: ${status}`,
+  event: (type) => `Evento de webhook ${type}`,
+  refundTitle: 'Reembolsar',
+  refundAmount: (currency) => `Importe (${currency})`,
+  reason: 'Motivo',
+  reasons: {
+    requested_by_customer: 'A petición del cliente',
+    duplicate: 'Pago duplicado',
+    fraudulent: 'Fraudulento',
+    other: 'Otro (indique cuál)',
+  },
+  reasonDetail: 'Con sus palabras',
+  review: 'Revisar el reembolso',
+  confirmQuestion: (amount, paymentId) => `¿Reembolsar ${amount} del pago ${paymentId}?`,
+  remainsAfter: (remaining) => `Quedarán ${remaining} del pago.`,
+  confirm: (amount) => `Reembolsar ${amount}`,
+  back: 'Volver, sin cambiar nada',
+  amountUnreadable: (remaining) => `Escriba un solo importe de como mucho ${remaining}.`,
+  detailMissing: 'Indique el motivo con sus palabras.',
+  refundRequested: 'Reembolso solicitado.',
+};

@@ -1,0 +1,38 @@
+import type { PaymentTexts } from './payment-texts.ts';
+
+/** A payment's page in French. */
+export const paymentFr: PaymentTexts = {
+  title: (id) => `Paiement ${id}`,
+  amount: 'Montant',
+  refunded: 'Remboursé',
+  remaining: 'Restant',
+  fee: 'Frais',
+  net: 'Net',
+  unknown: 'inconnu',
+  failure: 'Échec',
+  pspReference: 'Référence du PSP',
+  connection: 'Connexion',
+  timeline: 'Chronologie',
+  opened: (connection) => `Envoyé vers la page de paiement de ${connection}`,
+  lastChange: (status) => `Dernier changement : ${status}`,
+  refund: (id, amount, status) => `Remboursement ${id} de ${amount} : ${status}`,
+  event: (type) => `Événement webhook ${type}`,
+  refundTitle: 'Rembourser',
+  refundAmount: (currency) => `Montant (${currency})`,
+  reason: 'Motif',
+  reasons: {
+    requested_by_customer: 'À la demande du client',
+    duplicate: 'Paiement en double',
+    fraudulent: 'Frauduleux',
+    other: 'Autre (précisez)',
+  },
+  reasonDetail: 'Avec vos mots',
+  review: 'Vérifier le remboursement',
+  confirmQuestion: (amount, paymentId) => `Rembourser ${amount} du paiement ${paymentId} ?`,
+  remainsAfter: (remaining) => `Il restera ${remaining} du paiement.`,
+  confirm: (amount) => `Rembourser ${amount}`,
+  back: 'Retour, ne rien changer',
+  amountUnreadable: (remaining) => `Saisissez un seul montant d’au plus ${remaining}.`,
+  detailMissing: 'Donnez le motif avec vos mots.',
+  refundRequested: 'Remboursement demandé.',
+};

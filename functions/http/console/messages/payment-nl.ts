@@ -1,0 +1,38 @@
+import type { PaymentTexts } from './payment-texts.ts';
+
+/** A payment's page in Dutch. */
+export const paymentNl: PaymentTexts = {
+  title: (id) => `Betaling ${id}`,
+  amount: 'Bedrag',
+  refunded: 'Terugbetaald',
+  remaining: 'Resterend',
+  fee: 'Kosten',
+  net: 'Netto',
+  unknown: 'niet bekend',
+  failure: 'Fout',
+  pspReference: 'Referentie van de PSP',
+  connection: 'Koppeling',
+  timeline: 'Tijdlijn',
+  opened: (connection) => `Naar de betaalpagina van ${connection} gestuurd`,
+  lastChange: (status) => `Laatste wijziging: ${status}`,
+  refund: (id, amount, status) => `Terugbetaling ${id} van ${amount}: ${status}`,
+  event: (type) => `Webhookgebeurtenis ${type}`,
+  refundTitle: 'Terugbetalen',
+  refundAmount: (currency) => `Bedrag (${currency})`,
+  reason: 'Reden',
+  reasons: {
+    requested_by_customer: 'Op verzoek van de klant',
+    duplicate: 'Dubbele betaling',
+    fraudulent: 'Frauduleus',
+    other: 'Anders (zeg welke)',
+  },
+  reasonDetail: 'In uw woorden',
+  review: 'Terugbetaling nakijken',
+  confirmQuestion: (amount, paymentId) => `${amount} van betaling ${paymentId} terugbetalen?`,
+  remainsAfter: (remaining) => `Er blijft ${remaining} van de betaling over.`,
+  confirm: (amount) => `${amount} terugbetalen`,
+  back: 'Terug, niets wijzigen',
+  amountUnreadable: (remaining) => `Typ één bedrag van ten hoogste ${remaining}.`,
+  detailMissing: 'Zeg de reden in uw woorden.',
+  refundRequested: 'Terugbetaling aangevraagd.',
+};
