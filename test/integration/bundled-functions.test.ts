@@ -312,9 +312,10 @@ describe('the bundles cdk synth ships, run as the Lambda runtime runs them', { t
     // Project-relative when built inside the project, as `cdk synth` does; this test builds in a temporary folder.
     const [, file, line] = /(functions\/[\w/.-]+\.ts):(\d+)$/.exec(logged.error.location) ?? [];
     expect(file, logged.error.location).toBeDefined();
-    // The line named is the one that read the missing list.
+    // The line named is the decoder's, which refused the item; its message names the missing list.
     const sourceLine = readFileSync(join(projectRoot, file as string), 'utf8').split('\n')[Number(line) - 1];
-    expect(sourceLine).toMatch(/event_ids/);
+    expect(sourceLine).toMatch(/UndecodableItemError/);
+    expect(logged.error.message).toMatch(/event_ids/);
     expect(logged.error.stack).toMatch(/\([\w/.-]*functions\/[\w/.-]+\.ts:\d+:\d+\)/);
     expect(logged.error.stack).not.toMatch(/index\.mjs/);
     expect(mapReads('cancel-payment-link')).toEqual([`${bundles.get('cancel-payment-link')}.map`]);
