@@ -20,6 +20,11 @@ export const PAYMENT_METHODS = [
   'bank_transfer',
   'ussd',
   'mobile_money',
+  // Latin America's (docs/orchestration.md#payment-methods): Brazil's instant payment by QR code or key, Brazil's
+  // bank slip paid at a bank, a lottery outlet or online, Mexico's cash payment at an OXXO store.
+  'pix',
+  'boleto',
+  'oxxo',
 ] as const;
 export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
 
