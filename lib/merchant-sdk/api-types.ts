@@ -279,7 +279,7 @@ export interface components {
       /** @constant */
       object: "psp_connection";
       /** @enum {string} */
-      provider: "sandbox" | "stripe" | "mollie" | "adyen" | "paypal" | "checkout_com" | "paystack";
+      provider: "sandbox" | "stripe" | "mollie" | "adyen" | "paypal" | "checkout_com" | "paystack" | "mercadopago";
       name: string;
       enabled: boolean;
       /**
@@ -460,7 +460,7 @@ export interface components {
         /** @description The PSP connection that took it. */
         connection_id: string;
         /** @enum {string} */
-        provider: "sandbox" | "stripe" | "mollie" | "adyen" | "paypal" | "checkout_com" | "paystack";
+        provider: "sandbox" | "stripe" | "mollie" | "adyen" | "paypal" | "checkout_com" | "paystack" | "mercadopago";
         /** @description The PSP's own id of the payment. Null for a short while when the PSP confirmed the payment before giving its id (Adyen); it is filled in when the PSP's notification arrives, without a new event. */
         reference: string | null;
         /** @description What the payment charged: `amount`, or the amount the buyer chose within `amount_range`. */
@@ -547,7 +547,7 @@ export interface components {
       /** @description The PSP connection of the attempt. */
       connection_id: string;
       /** @enum {string} */
-      provider: "sandbox" | "stripe" | "mollie" | "adyen" | "paypal" | "checkout_com" | "paystack";
+      provider: "sandbox" | "stripe" | "mollie" | "adyen" | "paypal" | "checkout_com" | "paystack" | "mercadopago";
       /** @enum {string} */
       status: "pending" | "succeeded" | "failed" | "canceled" | "expired";
       amount: {
@@ -1065,7 +1065,7 @@ export interface components {
       /** @description The PSP connection of the attempt. */
       connection_id: string;
       /** @enum {string} */
-      provider: "sandbox" | "stripe" | "mollie" | "adyen" | "paypal" | "checkout_com" | "paystack";
+      provider: "sandbox" | "stripe" | "mollie" | "adyen" | "paypal" | "checkout_com" | "paystack" | "mercadopago";
       /** @enum {string} */
       status: "pending" | "succeeded" | "failed" | "canceled" | "expired";
       amount: {

@@ -3,6 +3,8 @@ import { adyen } from './adyen-descriptor.ts';
 import { createFactory as adyenFactory } from './adyen-psp.ts';
 import { checkoutCom } from './checkout-descriptor.ts';
 import { createFactory as checkoutComFactory } from './checkout-psp.ts';
+import { createFactory as mercadopagoFactory } from './mercadopago/adapter.ts';
+import { mercadopago } from './mercadopago/descriptor.ts';
 import { mollie } from './mollie-descriptor.ts';
 import { createFactory as mollieFactory } from './mollie-psp.ts';
 import { paypal } from './paypal-descriptor.ts';
@@ -18,7 +20,16 @@ import { stripe } from './stripe/descriptor.ts';
  * The PSPs of the service: the one list (docs/orchestration.md#adding-a-psp). Nothing else names a PSP's id but
  * its own folder, generated files and docs (test/unit/psp-names.test.ts).
  */
-export const PSP_DESCRIPTORS = [sandbox, stripe, mollie, adyen, paypal, checkoutCom, paystack] as const;
+export const PSP_DESCRIPTORS = [
+  sandbox,
+  stripe,
+  mollie,
+  adyen,
+  paypal,
+  checkoutCom,
+  paystack,
+  mercadopago,
+] as const;
 
 export type PspId = (typeof PSP_DESCRIPTORS)[number]['id'];
 
@@ -38,6 +49,7 @@ export const PSP_FACTORIES: Record<PspId, CreatePspFactory> = {
   paypal: paypalFactory,
   checkout_com: checkoutComFactory,
   paystack: paystackFactory,
+  mercadopago: mercadopagoFactory,
 };
 
 /** The registered ids, for the API's provider enum and the CLI's `--provider`. */

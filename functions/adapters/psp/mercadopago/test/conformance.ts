@@ -1,0 +1,83 @@
+import { trustFakePspCertificate } from '../../../../../test/support/fake-psp-server.ts';
+import type { ConformanceFake, ConformanceFixture } from '../../../../../test/support/psp-conformance.ts';
+import type { PspSession } from '../../../../domain/payment-link.ts';
+import { mercadopago } from '../descriptor.ts';
+import { fromMercadoPagoNumber, mercadoPagoNumber } from '../wire.ts';
+import { type FakeMercadoPago, type FakePayment, MERCADOPAGO_FAKE } from './fake.ts';
+
+const SECRET = MERCADOPAGO_FAKE.credentials.webhook_secret;
+
+/** Mercado Pago in the conformance suite (test/support/psp-conformance.ts): its fake, as its buyer and as Mercado Pago. */
+export const conformance: ConformanceFixture = {
+  provider: mercadopago.id,
+  async start(): Promise<ConformanceFake> {
+    const untrust = trustFakePspCertificate();
+    const fake = await MERCADOPAGO_FAKE.start();
+    return mercadoPagoAtTheFake(fake, untrust);
+  },
+};
+
+function mercadoPagoAtTheFake(fake: FakeMercadoPago, untrust: () => void): ConformanceFake {
+  const preference = (session: PspSession) => {
+    const found = fake.preferences.get(session.id);
+    if (!found) throw new Error(`No Mercado Pago preference ${session.id}`);
+    return found;
+  };
+  /** The payment the buyer made on the session's page (the newest). */
+  const payment = (session: PspSession): FakePayment => {
+    const { external_reference } = preference(session);
+    const made = [...fake.payments.values()]
+      .filter((each) => each.external_reference === external_reference)
+      .at(-1);
+    if (!made) throw new Error(`No Mercado Pago payment on ${session.id}`);
+    return made;
+  };
+  return {
+    apiUrl: fake.apiUrl,
+    credentials: MERCADOPAGO_FAKE.credentials,
+    async session(session) {
+      const { items, external_reference } = preference(session);
+      const currency = items[0]?.currency_id ?? '';
+      const total =
+        items.reduce((sum, item) => sum + Math.round(item.unit_price * 100) * item.quantity, 0) / 100;
+      return {
+        amount: fromMercadoPagoNumber(total, currency),
+        lines: items.map((item) => ({ name: item.title, quantity: item.quantity })),
+        // Checkout Pro takes no language: its page speaks its site's.
+        locale: null,
+        // `pl_…/pay_…`: our two ids.
+        references: [external_reference, ...external_reference.split('/')],
+      };
+    },
+    async pay(session) {
+      fake.pay(session.id, 'approved');
+    },
+    async decline(session) {
+      fake.pay(session.id, 'rejected');
+    },
+    async notification(session, signing) {
+      const paid = payment(session);
+      if (signing === 'other_key') return fake.notification(paid, 'another-application-secret');
+      const genuine = fake.notification(paid, SECRET);
+      if (signing === 'genuine') return genuine;
+      // Only the payment's id is signed (with the request's id and time): forged is another id under that signature.
+      return { ...genuine, body: genuine.body.replace(`"id":"${paid.id}"`, `"id":"${Number(paid.id) + 1}"`) };
+    },
+    reportAmount(session, amount) {
+      const paid = payment(session);
+      paid.transaction_amount = mercadoPagoNumber(amount);
+      paid.currency_id = amount.currency;
+    },
+    outage(kind) {
+      fake.outage = kind;
+      return undefined;
+    },
+    async settleRefund(reference, outcome) {
+      fake.settleRefund(Number(reference.split('/')[1]), outcome === 'succeeded' ? 'approved' : 'rejected');
+    },
+    async stop() {
+      await fake.stop();
+      untrust();
+    },
+  };
+}
