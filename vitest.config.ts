@@ -1,6 +1,12 @@
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { timeoutFor } from './test/support/eventually.ts';
 import { LongestFirstSequencer } from './test/support/sequencer.ts';
+
+// Node's compile cache (V8's code cache, on disk) for every process of the run: the workers, and the CLIs,
+// `npm start`s and function containers the tests start, which would each compile the same modules again
+// (docs/testing.md#speed). Set before the workers start, so they and their children inherit it.
+process.env.NODE_COMPILE_CACHE ??= join(import.meta.dirname, '.cache', 'node-compile-cache');
 
 /** One vitest project per kind of test (unit, integration, infra, browser), each runnable alone; `npm test` runs them all. */
 // The functions' JSON request logs and metric lines would drown the report; warnings and errors still show.
@@ -13,6 +19,10 @@ const LOGGING_TESTS = [
   'test/integration/checkout-forms-logs.test.ts',
   'test/integration/personal-data.test.ts',
 ];
+
+/** A PSP's own tests, in its folder: `*.browser.test.ts` drive Chromium. */
+const PSP_TESTS = 'functions/adapters/psp/*/test/**/*.test.ts';
+const PSP_BROWSER_TESTS = 'functions/adapters/psp/*/test/**/*.browser.test.ts';
 
 // A test's timeout is a backstop: every wait inside a test has its own deadline, derived from the bound the product
 // promises plus the load allowance (test/support/eventually.ts), and fails first, naming what it waited for.
@@ -51,9 +61,10 @@ export default defineConfig({
         test: {
           name: 'integration',
           env,
-          // A PSP's own tests live in its folder (docs/orchestration.md#adding-a-psp).
-          include: ['test/integration/**/*.test.ts', 'functions/adapters/psp/*/test/**/*.test.ts'],
-          exclude: LOGGING_TESTS,
+          // A PSP's own tests live in its folder (docs/orchestration.md#adding-a-psp); those in a browser are the
+          // browser project's.
+          include: ['test/integration/**/*.test.ts', PSP_TESTS],
+          exclude: [...LOGGING_TESTS, PSP_BROWSER_TESTS],
           isolate: false,
           testTimeout: timeoutFor(),
           hookTimeout: timeoutFor(),
@@ -77,11 +88,14 @@ export default defineConfig({
           hookTimeout: 120_000,
         },
       },
+      // Browser files share their worker's modules too (each starts its own stack, as integration files do, and
+      // its own browser contexts).
       {
         test: {
           name: 'browser',
           env,
-          include: ['test/browser/**/*.test.ts'],
+          include: ['test/browser/**/*.test.ts', PSP_BROWSER_TESTS],
+          isolate: false,
           // One Chromium for the project's files, started only when they run (test/support/chromium-server.ts).
           globalSetup: ['./test/support/chromium-server.ts'],
           testTimeout: timeoutFor(0),

@@ -19,5 +19,5 @@ writeFileSync(SDK_TYPES_FILE, await sdkTypes());
 const orchestration = join(docs, 'orchestration.md');
 writeFileSync(orchestration, withCapabilityTable(readFileSync(orchestration, 'utf8')));
 console.log(
-  'wrote docs/openapi.json, docs/api.md, functions/http/openapi-document.ts, lib/merchant-sdk/api-types.ts and the capability table of docs/orchestration.md',
+  'wrote docs/openapi.json, docs/api.md, functions/http/api/openapi-document.ts, lib/merchant-sdk/api-types.ts and the capability table of docs/orchestration.md',
 );

@@ -4,7 +4,7 @@ import { mapErrorStack, sourceMappedStack } from './source-mapped-stack.ts';
 
 /**
  * One structured JSON logger for every function. Request bodies, API keys and secrets are never passed to it:
- * handlers log the route, status and ids only (see `functions/http/api-handler.ts`). Field names are
+ * handlers log the route, status and ids only (see `functions/http/api/api-handler.ts`). Field names are
  * snake_case, one spelling per field (`link_id`, `event_id`, `session_id`, `request_id`: docs/operations.md#logs).
  *
  * Logged errors carry stacks that name our TypeScript files and lines: the replacer maps them through the
@@ -54,7 +54,7 @@ export function withLambdaContext<E, R>(handler: (event: E, context: Context) =>
  * An error to log without the personal data a request carried (buyer details and references,
  * docs/security.md#personal-data): its name, message and stack, and its causes' the same way, with each of
  * `values` replaced wherever it appears. A PSP's refusal may quote what it was sent ("Invalid email address: …"),
- * and some SDKs hang the whole request and answer on their errors (PayPal's `request.body`), which are left out.
+ * and some SDKs hang the whole request and answer on their errors (a `request.body`), which are left out.
  * `ownStack: false` leaves out the error's own stack (its causes keep theirs): for a failure our code
  * classified and handled, whose stack only names the line that classified it (docs/operations.md#logs).
  */

@@ -26,7 +26,7 @@ export interface FunctionDefinition {
   /** What the function's own use cases do to the table (the middleware's needs are added by `tableActionsOf`). */
   table: readonly TableAction[];
   /**
-   * Behind the authenticated merchant-API chain (functions/http/api-handler.ts): it looks up API keys and counts
+   * Behind the authenticated merchant-API chain (functions/http/api/api-handler.ts): it looks up API keys and counts
    * the rate limit, and on POST routes keeps idempotency records.
    */
   merchantApi?: boolean;

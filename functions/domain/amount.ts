@@ -103,7 +103,7 @@ export function totalProblem(total: Amount): string | undefined {
 
 /**
  * The tax included in a line's total at `rate` percent: total × rate / (100 + rate), rounded half up to the
- * currency's minor units (Mollie's `vatAmount` formula; Adyen's `taxAmount`).
+ * currency's minor units (the formula of the PSPs that take a line's included tax: docs/checkout.md).
  */
 export function includedTaxMinor(totalMinor: bigint, rate: string): bigint {
   const [whole = '0', fraction = ''] = rate.split('.');

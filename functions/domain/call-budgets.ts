@@ -56,8 +56,8 @@ export const CHECKOUT_PSP_CALLS = 5;
 
 /**
  * PSP calls one notification may make: reading the session it names, then the link's pending refunds, which
- * Mollie reports through the payment's webhook (the refund sweeper reads any beyond these). A PSP that verifies a
- * notification by a call of its own (PayPal's verification call), and a capture of the session
+ * some PSPs report through the payment's notification (the refund sweeper reads any beyond these). A PSP that verifies a
+ * notification by a call of its own (`verificationCalls`), and a capture of the session
  * (docs/orchestration.md#deferred-capture), take theirs from the refunds' share.
  */
 export const NOTIFICATION_PSP_CALLS = 3;

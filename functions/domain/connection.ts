@@ -13,7 +13,7 @@ export type Provider = string;
 /**
  * What a sandbox connection simulates: sessions that open (`ok`), creations that fail as a PSP 5xx (`fail`) or
  * never answer (`timeout`), or sessions whose Pay starts a transfer that succeeds only `SANDBOX_PROCESSING_MS`
- * later and meanwhile refuses to end, as Mollie's bank transfer does (`processing`).
+ * later and meanwhile refuses to end, as a PSP's bank transfer may (`processing`).
  */
 export const SIMULATIONS = ['ok', 'fail', 'timeout', 'processing'] as const;
 export type Simulation = (typeof SIMULATIONS)[number];

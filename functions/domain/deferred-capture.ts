@@ -3,7 +3,7 @@ import { effectiveStatus, type PaymentLink } from './payment-link.ts';
 
 /**
  * Deferred capture (docs/orchestration.md#deferred-capture): at a PSP whose session cannot be ended once the
- * buyer has approved it (a PayPal order), or that only authorizes until told to capture, the money moves only
+ * buyer has approved it (an approved order), or that only authorizes until told to capture, the money moves only
  * when we capture. One payable session per link then holds by one rule: an approved attempt is captured only
  * while its link can still be paid by it, and otherwise released (never captured; voided where the PSP can).
  *

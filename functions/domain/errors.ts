@@ -4,7 +4,7 @@
  * until a rate-limit window ends, the methods a path allows). Nothing here knows HTTP: how each code answers
  * (its problem type, title and headers) is one table, `PROBLEM_TYPES` in functions/http/problem-types.ts, which
  * the compiler keeps complete (a code without its row does not type-check). A new error: a class here with a `static code`,
- * then its row there and its meaning in functions/http/response-schemas.ts (docs/decisions.md#errors).
+ * then its row there and its meaning in functions/http/api/response-schemas.ts (docs/decisions.md#errors).
  */
 export interface FieldError {
   /** JSON Pointer (RFC 6901) to the offending member of the request, e.g. `/amount/value`. */
@@ -120,7 +120,7 @@ export class InvalidNotificationError extends ServiceError {
   readonly kind = 'notification_not_authentic';
 
   readonly reason: string;
-  /** The id the notification named, when the PSP said it knows no such thing (Mollie: no such payment). */
+  /** The id the notification named, when the PSP said it knows no such thing (no such payment for this key). */
   readonly unknownId: string | undefined;
 
   constructor(reason = 'Not verified.', options: { unknownId?: string } = {}) {

@@ -29,7 +29,7 @@ export const MAX_REPORTED_FAILURES_PER_LINK = 500;
 
 /**
  * The link as merchants see it (docs/api.md#paymentlink), but for `checkout_url`: the address of a web page is
- * added by the code that knows where the checkout pages are served (functions/http/resources.ts for responses,
+ * added by the code that knows where the checkout pages are served (functions/http/api/resources.ts for responses,
  * `applyTransition` for the events that webhooks carry).
  */
 export type LinkSnapshot = Pick<

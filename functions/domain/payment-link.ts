@@ -16,8 +16,9 @@ export type LinkStatus = (typeof LINK_STATUSES)[number];
 
 /**
  * The succeeded payment of a paid link: our payment, its connection, and the PSP's own reference. The reference
- * is null while a PSP that confirmed the payment has not yet said it (Adyen: its link reads paid before its
- * AUTHORISATION arrives); it is filled in then (docs/orchestration.md#adyen).
+ * is null while a PSP that confirmed the payment has not yet said it (its page may read paid before the
+ * notification that carries the reference arrives); it is filled in then
+ * (docs/orchestration.md#a-success-before-its-reference).
  */
 export interface PspPayment {
   id: string;

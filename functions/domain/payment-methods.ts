@@ -15,6 +15,8 @@ export const PAYMENT_METHODS = [
   'klarna',
   'blik',
   'twint',
+  'cashapp',
+  'afterpay_clearpay',
   // Africa's local methods (docs/orchestration.md#payment-methods): a bank transfer to an account the PSP shows the
   // buyer, a USSD code dialled on the buyer's phone, a mobile-money wallet.
   'bank_transfer',

@@ -92,7 +92,7 @@ export interface Payment {
   /** How many times the sweeper has asked. */
   checks: number;
   /**
-   * Who opened the attempt (`clientKey`, functions/domain/checkout.ts): each client has its own budget of new
+   * Who opened the attempt (`clientKey`, functions/domain/session-budgets.ts): each client has its own budget of new
    * sessions (docs/security.md#checkout-sessions). Absent on failed openings and on payments recorded before it
    * was kept, which count only towards the link's budget.
    */
@@ -381,8 +381,9 @@ export function checkFailed(payment: Payment, now: Date): Payment | undefined {
 }
 
 /**
- * The PSP's reference of a succeeded payment that was confirmed without it (Adyen's link status says paid; its
- * AUTHORISATION, which alone carries the reference, came later). `undefined` when there is nothing to add.
+ * The PSP's reference of a succeeded payment that was confirmed without it (its page said paid; the notification
+ * that alone carries the reference came later: docs/orchestration.md#a-success-before-its-reference).
+ * `undefined` when there is nothing to add.
  */
 export function withReference(payment: Payment, reference: string | null, now: Date): Payment | undefined {
   if (payment.status !== 'succeeded' || payment.provider_reference !== null || reference === null) {

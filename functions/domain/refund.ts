@@ -110,7 +110,8 @@ export function requestRefund(
 ): Refund {
   const payment = refundedPayment(link, paymentId);
   if (payment.reference === null) {
-    // Paid on the PSP's word before its reference arrived (docs/orchestration.md#adyen): nothing to refund yet.
+    // Paid on the PSP's word before its reference arrived: nothing to refund yet
+    // (docs/orchestration.md#a-success-before-its-reference).
     throw new InvalidStateError(
       'The payment provider has not yet sent its reference of this payment; try the refund again shortly.',
     );

@@ -154,7 +154,7 @@ function checkHoldout(
 /**
  * What the engine needs of a link: its tenant, money, metadata and its own `connections` override. `amount` is
  * the amount routed on: the link's, or for a buyer-chosen amount the one at stake (`amountAtStake`,
- * functions/domain/checkout.ts; docs/orchestration.md#routing).
+ * functions/domain/checkout/step.ts; docs/orchestration.md#routing).
  */
 export type RoutedLink = Pick<PaymentLink, 'account' | 'mode' | 'metadata'> & {
   amount: Amount;

@@ -9,7 +9,7 @@ import { OPTIMIZE_GOALS, type OptimizeGoal } from './strategies.ts';
  * interval. Pure: the arms' counts in, the figures out.
  *
  * The interval of a difference of two proportions is Newcombe's hybrid score interval (Newcombe 1998, method 10):
- * each arm's Wilson score interval, recombined by the square-root rule. Unlike the Wald interval it stays inside
+ * each arm's Wilson score interval, recombined by the root-sum rule (√(a² + b²)). Unlike the Wald interval it stays inside
  * [-1, 1] and keeps its coverage with a small arm or a paid share near 0 or 1, which a 5% holdout of a small
  * merchant has. Several rules together are recombined the same way (Zou and Donner's MOVER, of which Newcombe's is
  * the two-term case), each rule weighted by its learning arm's checkouts. The fees' side (net per checkout) is a
@@ -32,7 +32,7 @@ export interface ArmCounts {
   left: number;
   /** The amounts paid, in major units. */
   amount: number;
-  /** Each paid checkout's amount less its fee, summed, and its square summed (unpaid ones add 0). */
+  /** Each paid checkout's amount less its fee, summed, and its x² summed (unpaid ones add 0). */
   net: number;
   net_sq: number;
 }
@@ -161,7 +161,7 @@ export function differenceInterval(strata: readonly Stratum[]): Interval | null 
   return { estimate, low: estimate - Math.sqrt(below), high: estimate + Math.sqrt(above) };
 }
 
-/** The normal 95% interval of a difference of two means, each from its count, sum and sum of squares. */
+/** The normal 95% interval of a difference of two means, each from its count, sum and sum of x². */
 export function meanDifference(
   a: { n: number; sum: number; sumSq: number },
   b: { n: number; sum: number; sumSq: number },

@@ -1,7 +1,7 @@
 import { config } from '../config.ts';
 import { eventQueue, linkRepository, now, paymentRepository, pspConnections } from '../dependencies.ts';
-import { apiHandler, json } from '../http/api-handler.ts';
-import { toResource } from '../http/resources.ts';
+import { apiHandler, json } from '../http/api/api-handler.ts';
+import { toResource } from '../http/api/resources.ts';
 import { emptyRequest, validate } from '../http/validate.ts';
 import { cancelPaymentLink } from '../use-cases/payment-links.ts';
 

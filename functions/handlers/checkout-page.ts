@@ -8,16 +8,19 @@ import {
   pspConnections,
 } from '../dependencies.ts';
 import { CHECKOUT_PSP_CALLS } from '../domain/call-budgets.ts';
+import { drawingNeedsTables, loadFormTables } from '../domain/checkout/form-tables.ts';
+import type { CheckoutView } from '../domain/checkout/views.ts';
 import { resolveLocale } from '../domain/locale.ts';
 import type { PaymentLink } from '../domain/payment-link.ts';
-import { buyerCookie, buyerPaymentOf } from '../http/buyer-cookie.ts';
-import { chosenAmount, seeOther } from '../http/checkout-form.ts';
-import { checkoutReferences, referencesCookie } from '../http/checkout-references.ts';
-import { checkoutPage, paymentReceivedPage, type ViewContext } from '../http/checkout-views.ts';
+import { buyerCookie, buyerPaymentOf } from '../http/checkout/buyer-cookie.ts';
+import { chosenAmount, seeOther } from '../http/checkout/form.ts';
+import { messagesFor } from '../http/checkout/messages.ts';
+import { checkoutReferences, referencesCookie } from '../http/checkout/references.ts';
+import { checkoutPage, paymentReceivedPage, type ViewContext } from '../http/checkout/views.ts';
 import { clientAddress } from '../http/client-address.ts';
 import { type HtmlEvent, type HtmlResult, htmlHandler, isHttps } from '../http/html-handler.ts';
 import { captureOnReturn } from '../use-cases/buyer-returns.ts';
-import { buyerOutcome, type CheckoutView, findLinkById, openCheckout } from '../use-cases/checkout.ts';
+import { buyerOutcome, findLinkById, openCheckout } from '../use-cases/checkout.ts';
 
 /**
  * GET and HEAD {checkout_base}/{id}; POST {checkout_base}/{id} (a buyer-chosen amount, the answers of the
@@ -28,7 +31,7 @@ export const handler = htmlHandler(async (event, lambda) => {
   const { CHECKOUT_BASE } = config();
   const id = event.pathParameters?.id ?? '';
   const method = event.requestContext.http.method;
-  const context: ViewContext = {
+  const context: RequestContext = {
     https: isHttps(event) || CHECKOUT_BASE.startsWith('https:'),
     locale: resolveLocale(undefined, event.headers['accept-language']),
     omitBody: method === 'HEAD',
@@ -68,7 +71,7 @@ export const handler = htmlHandler(async (event, lambda) => {
     },
   );
   // A reusable link's buyer keeps their own session (docs/checkout.md#reusable-links); the address's references
-  // outlive the page's steps (functions/http/checkout-references.ts).
+  // outlive the page's steps (functions/http/checkout/references.ts).
   const cookies = [
     view.kind === 'forward' && view.link.reusable
       ? buyerCookie(CHECKOUT_BASE, id, view.session, context.https, context.now)
@@ -79,26 +82,39 @@ export const handler = htmlHandler(async (event, lambda) => {
   return cookies.length > 0 ? { ...answer, cookies } : answer;
 });
 
-/** The merchant's branding and the link's language for a page about `link`. */
-async function brandedContext(event: HtmlEvent, link: PaymentLink | undefined, context: ViewContext) {
-  const settings = link && (await checkoutSettingsRepository().get(link.account, link.mode));
-  return {
-    ...context,
-    locale: resolveLocale(link?.locale, event.headers['accept-language']),
-    settings: settings ?? undefined,
-  };
+/** What a page's context holds before the link is known: its branding and texts come with the link. */
+type RequestContext = Omit<ViewContext, 'settings' | 't'>;
+
+/** The merchant's branding, and the link's language with its texts, for a page about `link`. */
+async function brandedContext(
+  event: HtmlEvent,
+  link: PaymentLink | undefined,
+  context: RequestContext,
+): Promise<ViewContext> {
+  const locale = resolveLocale(link?.locale, event.headers['accept-language']);
+  const [settings, t] = await Promise.all([
+    link && checkoutSettingsRepository().get(link.account, link.mode),
+    messagesFor(locale),
+  ]);
+  return { ...context, locale, settings: settings ?? undefined, t };
 }
 
 /**
  * The checkout page of a view. Post/Redirect/Get: the page of the session opened at a chosen amount is the
- * checkout page itself, so that reloading it or coming back to it never sends the form again.
+ * checkout page itself, so that reloading it or coming back to it never sends the form again. A form that asks
+ * an address is drawn with the form tables (its countries), loaded for it.
  */
-async function pageOf(event: HtmlEvent, view: CheckoutView, context: ViewContext): Promise<HtmlResult> {
+async function pageOf(event: HtmlEvent, view: CheckoutView, context: RequestContext): Promise<HtmlResult> {
   if (event.requestContext.http.method === 'POST' && view.kind === 'forward') {
     return seeOther(`${context.checkoutBase}/${view.link.id}`, context.https);
   }
   const link = 'link' in view ? view.link : undefined;
-  return checkoutPage(view, await brandedContext(event, link, context));
+  const drawn = view.kind === 'ask' && view.form && drawingNeedsTables(view.form.details);
+  const [branded, tables] = await Promise.all([
+    brandedContext(event, link, context),
+    drawn ? loadFormTables() : undefined,
+  ]);
+  return checkoutPage(view, { ...branded, tables });
 }
 
 /**
@@ -109,7 +125,7 @@ async function pageOf(event: HtmlEvent, view: CheckoutView, context: ViewContext
 async function completePage(
   event: HtmlEvent,
   id: string,
-  context: ViewContext,
+  context: RequestContext,
   timeLeftMs: () => number,
 ): Promise<HtmlResult> {
   let link = await findLinkById(linkRepository(), id);

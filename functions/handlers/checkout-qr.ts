@@ -1,7 +1,7 @@
 import { config } from '../config.ts';
 import { NotFoundError } from '../domain/errors.ts';
 import { isId } from '../domain/ids.ts';
-import { qrCodeSvg } from '../http/checkout-qr.ts';
+import { qrCodeSvg } from '../http/checkout/qr.ts';
 import { htmlHandler } from '../http/html-handler.ts';
 
 /**

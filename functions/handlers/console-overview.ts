@@ -7,7 +7,7 @@ import {
   observedOutcomes,
   pspDirectory,
 } from '../dependencies.ts';
-import { handleOverview } from '../http/console-overview.ts';
+import { handleOverview } from '../http/console/overview.ts';
 import { htmlHandler } from '../http/html-handler.ts';
 
 /** The console's overview page with its charts (docs/console.md#overview): Vega stays out of the console function. */

@@ -22,7 +22,7 @@ import {
   signingSecretStore,
   webhookEndpointRepository,
 } from '../dependencies.ts';
-import { handleConsole } from '../http/console-routes.ts';
+import { handleConsole } from '../http/console/router.ts';
 import { htmlHandler } from '../http/html-handler.ts';
 
 /** Every page and form of the merchant console under /console (docs/console.md). */

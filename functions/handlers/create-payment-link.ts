@@ -1,9 +1,9 @@
 import { config } from '../config.ts';
 import { keyedCreates, linkRepository, now } from '../dependencies.ts';
-import { apiHandler, json } from '../http/api-handler.ts';
-import { replayed } from '../http/idempotency.ts';
-import { toResource } from '../http/resources.ts';
-import { createPaymentLinkRequest } from '../http/schemas.ts';
+import { apiHandler, json } from '../http/api/api-handler.ts';
+import { replayed } from '../http/api/idempotency.ts';
+import { toResource } from '../http/api/resources.ts';
+import { createPaymentLinkRequest } from '../http/api/schemas.ts';
 import { validate } from '../http/validate.ts';
 import { createKeyedLink } from '../use-cases/keyed-creates.ts';
 import { createPaymentLink } from '../use-cases/payment-links.ts';

@@ -1,8 +1,8 @@
 import { config } from '../config.ts';
 import { eventQueue, linkRepository, now, paymentRefunds, refundLedger } from '../dependencies.ts';
-import { apiHandler, json } from '../http/api-handler.ts';
-import { IDEMPOTENCY_KEY_HEADER } from '../http/idempotency.ts';
-import { createRefundRequest } from '../http/refund-schemas.ts';
+import { apiHandler, json } from '../http/api/api-handler.ts';
+import { IDEMPOTENCY_KEY_HEADER } from '../http/api/idempotency.ts';
+import { createRefundRequest } from '../http/api/refund-schemas.ts';
 import { validate } from '../http/validate.ts';
 import { createRefund, refundIdFor } from '../use-cases/refunds.ts';
 

@@ -1,9 +1,9 @@
 import { config } from '../config.ts';
 import { now, signingKeyCipher, webhookEndpointRepository } from '../dependencies.ts';
-import { apiHandler, json } from '../http/api-handler.ts';
-import { toEndpointResource } from '../http/endpoint-resources.ts';
+import { apiHandler, json } from '../http/api/api-handler.ts';
+import { toEndpointResource } from '../http/api/endpoint-resources.ts';
+import { createWebhookEndpointRequest } from '../http/api/webhook-endpoint-schemas.ts';
 import { validate } from '../http/validate.ts';
-import { createWebhookEndpointRequest } from '../http/webhook-endpoint-schemas.ts';
 import { createWebhookEndpoint } from '../use-cases/webhook-endpoints.ts';
 
 /** POST /v1/webhook-endpoints: the new endpoint, with its signing secret shown this once. */

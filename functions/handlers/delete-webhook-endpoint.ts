@@ -1,5 +1,5 @@
 import { now, webhookEndpointRepository } from '../dependencies.ts';
-import { apiHandler, json } from '../http/api-handler.ts';
+import { apiHandler, json } from '../http/api/api-handler.ts';
 import { deleteWebhookEndpoint } from '../use-cases/webhook-endpoints.ts';
 
 /** DELETE /v1/webhook-endpoints/{id} */

@@ -1,5 +1,5 @@
 import { accountSettingsRepository, now, paymentRepository, personalDataStore } from '../dependencies.ts';
-import { apiHandler, json } from '../http/api-handler.ts';
+import { apiHandler, json } from '../http/api/api-handler.ts';
 import { eraseBuyerOnRequest } from '../use-cases/personal-data.ts';
 
 /** DELETE /v1/payments/{id}/buyer: erases the buyer's details everywhere we hold them (docs/security.md). */

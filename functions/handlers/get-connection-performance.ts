@@ -1,6 +1,6 @@
 import { now, observedOutcomes, pspDirectory } from '../dependencies.ts';
-import { apiHandler, json } from '../http/api-handler.ts';
-import { performanceQuery } from '../http/routing-schemas.ts';
+import { apiHandler, json } from '../http/api/api-handler.ts';
+import { performanceQuery } from '../http/api/routing-schemas.ts';
 import { validate } from '../http/validate.ts';
 import { connectionPerformance } from '../use-cases/routing.ts';
 

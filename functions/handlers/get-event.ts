@@ -1,6 +1,6 @@
 import { eventRepository, now } from '../dependencies.ts';
-import { apiHandler, json } from '../http/api-handler.ts';
-import { toEventWithDeliveries } from '../http/endpoint-resources.ts';
+import { apiHandler, json } from '../http/api/api-handler.ts';
+import { toEventWithDeliveries } from '../http/api/endpoint-resources.ts';
 import { getEvent } from '../use-cases/events.ts';
 
 /** GET /v1/events/{id}: the event and the delivery log of each of its destinations. */

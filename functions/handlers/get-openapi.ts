@@ -1,5 +1,5 @@
-import { jsonText, publicApiHandler } from '../http/api-handler.ts';
-import { OPENAPI_DOCUMENT_JSON } from '../http/openapi-document.ts';
+import { jsonText, publicApiHandler } from '../http/api/api-handler.ts';
+import { OPENAPI_DOCUMENT_JSON } from '../http/api/openapi-document.ts';
 
 /**
  * GET /v1/openapi.json: public, the one /v1 route without an API key (docs/api.md#this-openapi-document). It serves the document

@@ -1,7 +1,7 @@
 import { config } from '../config.ts';
 import { linkRepository, now } from '../dependencies.ts';
-import { apiHandler, json } from '../http/api-handler.ts';
-import { toResource } from '../http/resources.ts';
+import { apiHandler, json } from '../http/api/api-handler.ts';
+import { toResource } from '../http/api/resources.ts';
 import { getPaymentLink } from '../use-cases/link-transitions.ts';
 
 /** GET /v1/payment-links/{id} */

@@ -1,7 +1,7 @@
 import { accountSettingsRepository, books, linkRepository } from '../dependencies.ts';
-import { apiHandler } from '../http/api-handler.ts';
-import { paymentSummaryQuery } from '../http/books-query.ts';
-import { paymentSummaryResponse } from '../http/books-summary.ts';
+import { apiHandler } from '../http/api/api-handler.ts';
+import { paymentSummaryQuery } from '../http/api/books-query.ts';
+import { paymentSummaryResponse } from '../http/api/books-summary.ts';
 import { validate } from '../http/validate.ts';
 
 /** GET /v1/payments/summary: the totals per currency of the payments the same filters list (docs/api.md#payment-totals). */

@@ -1,6 +1,6 @@
 import { armCounterStore, now } from '../dependencies.ts';
-import { apiHandler, json } from '../http/api-handler.ts';
-import { upliftQuery } from '../http/routing-schemas.ts';
+import { apiHandler, json } from '../http/api/api-handler.ts';
+import { upliftQuery } from '../http/api/routing-schemas.ts';
 import { validate } from '../http/validate.ts';
 import { routingUpliftOf } from '../use-cases/routing-uplift.ts';
 

@@ -1,5 +1,5 @@
 import { now, pspDirectory } from '../dependencies.ts';
-import { apiHandler, json } from '../http/api-handler.ts';
+import { apiHandler, json } from '../http/api/api-handler.ts';
 import { getRouting } from '../use-cases/routing.ts';
 
 /** GET /v1/routing: the routing in force for the key's mode. */

@@ -1,7 +1,7 @@
 import { now, webhookEndpointRepository } from '../dependencies.ts';
 import { endpointHealthView } from '../domain/webhook-endpoint.ts';
-import { apiHandler, json } from '../http/api-handler.ts';
-import { toEndpointResource } from '../http/endpoint-resources.ts';
+import { apiHandler, json } from '../http/api/api-handler.ts';
+import { toEndpointResource } from '../http/api/endpoint-resources.ts';
 import { getWebhookEndpoint } from '../use-cases/webhook-endpoints.ts';
 
 /** GET /v1/webhook-endpoints/{id}: the endpoint and its health. */

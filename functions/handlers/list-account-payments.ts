@@ -4,10 +4,10 @@ import {
   linkRepository,
   pspConnectionRepository,
 } from '../dependencies.ts';
-import { apiHandler } from '../http/api-handler.ts';
-import { paymentsListing } from '../http/books-listings.ts';
-import { listBookPaymentsQuery } from '../http/books-query.ts';
-import { booksResponse } from '../http/books-response.ts';
+import { apiHandler } from '../http/api/api-handler.ts';
+import { paymentsListing } from '../http/api/books-listings.ts';
+import { listBookPaymentsQuery } from '../http/api/books-query.ts';
+import { booksResponse } from '../http/api/books-response.ts';
 import { validate } from '../http/validate.ts';
 
 /** GET /v1/payments: the (account, mode)'s payments, a JSON page or a CSV export (docs/api.md#books). */

@@ -4,10 +4,10 @@ import {
   linkRepository,
   pspConnectionRepository,
 } from '../dependencies.ts';
-import { apiHandler } from '../http/api-handler.ts';
-import { refundsListing } from '../http/books-listings.ts';
-import { listBookRefundsQuery } from '../http/books-query.ts';
-import { booksResponse } from '../http/books-response.ts';
+import { apiHandler } from '../http/api/api-handler.ts';
+import { refundsListing } from '../http/api/books-listings.ts';
+import { listBookRefundsQuery } from '../http/api/books-query.ts';
+import { booksResponse } from '../http/api/books-response.ts';
 import { validate } from '../http/validate.ts';
 
 /** GET /v1/refunds: the (account, mode)'s refunds, a JSON page or a CSV export (docs/api.md#books). */

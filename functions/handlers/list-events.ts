@@ -1,9 +1,9 @@
 import { eventRepository, now } from '../dependencies.ts';
 import { ValidationError } from '../domain/errors.ts';
 import { decodeCursor, encodeCursor } from '../domain/page-cursor.ts';
-import { apiHandler, json } from '../http/api-handler.ts';
-import { type EventListResource, toEventResource } from '../http/endpoint-resources.ts';
-import { listEventsQuery } from '../http/events-query.ts';
+import { apiHandler, json } from '../http/api/api-handler.ts';
+import { type EventListResource, toEventResource } from '../http/api/endpoint-resources.ts';
+import { listEventsQuery } from '../http/api/events-query.ts';
 import { validate } from '../http/validate.ts';
 import { listEvents } from '../use-cases/events.ts';
 

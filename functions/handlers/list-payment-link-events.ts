@@ -1,6 +1,6 @@
 import { eventRepository, linkRepository, now } from '../dependencies.ts';
-import { apiHandler, json } from '../http/api-handler.ts';
-import type { EventLogResource } from '../http/resources.ts';
+import { apiHandler, json } from '../http/api/api-handler.ts';
+import type { EventLogResource } from '../http/api/resources.ts';
 import { listLinkEvents } from '../use-cases/webhooks.ts';
 
 /** GET /v1/payment-links/{id}/events */

@@ -2,9 +2,9 @@ import { config } from '../config.ts';
 import { linkRepository, now } from '../dependencies.ts';
 import { ValidationError } from '../domain/errors.ts';
 import { decodeCursor, encodeCursor } from '../domain/page-cursor.ts';
-import { apiHandler, json } from '../http/api-handler.ts';
-import { gatherMetadataParameters, listPaymentLinksQuery } from '../http/list-query.ts';
-import { type PaymentLinkListResource, toResource } from '../http/resources.ts';
+import { apiHandler, json } from '../http/api/api-handler.ts';
+import { gatherMetadataParameters, listPaymentLinksQuery } from '../http/api/list-query.ts';
+import { type PaymentLinkListResource, toResource } from '../http/api/resources.ts';
 import { validate } from '../http/validate.ts';
 import { listPaymentLinks } from '../use-cases/payment-links.ts';
 

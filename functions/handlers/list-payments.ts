@@ -1,5 +1,5 @@
 import { linkRepository, now, paymentRepository } from '../dependencies.ts';
-import { apiHandler, json } from '../http/api-handler.ts';
+import { apiHandler, json } from '../http/api/api-handler.ts';
 import { listPayments } from '../use-cases/payments.ts';
 
 /** GET /v1/payment-links/{id}/payments: every attempt to pay the link, newest first. */

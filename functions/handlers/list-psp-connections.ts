@@ -1,5 +1,5 @@
 import { now, observedOutcomes, pspDirectory } from '../dependencies.ts';
-import { apiHandler, json } from '../http/api-handler.ts';
+import { apiHandler, json } from '../http/api/api-handler.ts';
 import { listConnections } from '../use-cases/routing.ts';
 
 /** GET /v1/psp-connections: the caller's connections in its mode, with their health, fees and performance. */

@@ -1,5 +1,5 @@
 import { linkRepository, now } from '../dependencies.ts';
-import { apiHandler, json } from '../http/api-handler.ts';
+import { apiHandler, json } from '../http/api/api-handler.ts';
 import { listRefunds } from '../use-cases/refunds.ts';
 
 /** GET /v1/payment-links/{id}/refunds */

@@ -1,6 +1,6 @@
 import { now, webhookEndpointRepository } from '../dependencies.ts';
-import { apiHandler, json } from '../http/api-handler.ts';
-import { toEndpointResource, type WebhookEndpointListResource } from '../http/endpoint-resources.ts';
+import { apiHandler, json } from '../http/api/api-handler.ts';
+import { toEndpointResource, type WebhookEndpointListResource } from '../http/api/endpoint-resources.ts';
 import { listWebhookEndpoints } from '../use-cases/webhook-endpoints.ts';
 
 /** GET /v1/webhook-endpoints: every endpoint of the key's mode, oldest first (at most 16: no paging). */

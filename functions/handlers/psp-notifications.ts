@@ -9,7 +9,7 @@ import {
   unknownIdLimiter,
 } from '../dependencies.ts';
 import { InvalidNotificationError } from '../domain/errors.ts';
-import { json, publicApiHandler } from '../http/api-handler.ts';
+import { json, publicApiHandler } from '../http/api/api-handler.ts';
 import { logger } from '../logger.ts';
 import { once } from '../once.ts';
 import {

@@ -1,7 +1,7 @@
 import { accountSettingsRepository, now } from '../dependencies.ts';
-import { accountSettingsRequest } from '../http/account-settings-schemas.ts';
-import { apiHandler, json } from '../http/api-handler.ts';
-import { accountSettingsResource } from '../http/books-resources.ts';
+import { accountSettingsRequest } from '../http/api/account-settings-schemas.ts';
+import { apiHandler, json } from '../http/api/api-handler.ts';
+import { accountSettingsResource } from '../http/api/books-resources.ts';
 import { validate } from '../http/validate.ts';
 import { putAccountSettings } from '../use-cases/personal-data.ts';
 

@@ -1,7 +1,7 @@
 import { checkoutSettingsRepository, now } from '../dependencies.ts';
-import { apiHandler, json } from '../http/api-handler.ts';
-import { checkoutSettingsRequest } from '../http/checkout-settings-schemas.ts';
-import { settingsResource } from '../http/resources.ts';
+import { apiHandler, json } from '../http/api/api-handler.ts';
+import { checkoutSettingsRequest } from '../http/api/checkout-settings-schemas.ts';
+import { settingsResource } from '../http/api/resources.ts';
 import { validate } from '../http/validate.ts';
 import { putCheckoutSettings } from '../use-cases/checkout-settings.ts';
 

@@ -1,6 +1,6 @@
 import { now, pspDirectory } from '../dependencies.ts';
-import { apiHandler, json } from '../http/api-handler.ts';
-import { routingRequest } from '../http/routing-schemas.ts';
+import { apiHandler, json } from '../http/api/api-handler.ts';
+import { routingRequest } from '../http/api/routing-schemas.ts';
 import { validate } from '../http/validate.ts';
 import { putRouting } from '../use-cases/routing.ts';
 

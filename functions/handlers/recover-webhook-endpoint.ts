@@ -1,7 +1,7 @@
 import { endpointRecoveryStore, eventQueue, now, webhookEndpointRepository } from '../dependencies.ts';
-import { apiHandler, json } from '../http/api-handler.ts';
+import { apiHandler, json } from '../http/api/api-handler.ts';
+import { recoverRequest } from '../http/api/webhook-endpoint-schemas.ts';
 import { validate } from '../http/validate.ts';
-import { recoverRequest } from '../http/webhook-endpoint-schemas.ts';
 import { startRecovery } from '../use-cases/recovery.ts';
 
 /** POST /v1/webhook-endpoints/{id}/recover {"since": "<RFC 3339>"}: 202, the recovery runs in the background. */

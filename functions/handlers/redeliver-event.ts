@@ -1,6 +1,6 @@
 import { eventQueue, eventRepository, linkRepository, now } from '../dependencies.ts';
-import { apiHandler, json } from '../http/api-handler.ts';
-import type { RedeliveryResource } from '../http/resources.ts';
+import { apiHandler, json } from '../http/api/api-handler.ts';
+import type { RedeliveryResource } from '../http/api/resources.ts';
 import { emptyRequest, validate } from '../http/validate.ts';
 import { redeliverEvent } from '../use-cases/webhooks.ts';
 

@@ -1,6 +1,6 @@
 import { now, signingKeyCipher, webhookEndpointRepository } from '../dependencies.ts';
-import { apiHandler, json } from '../http/api-handler.ts';
-import { toEndpointResource } from '../http/endpoint-resources.ts';
+import { apiHandler, json } from '../http/api/api-handler.ts';
+import { toEndpointResource } from '../http/api/endpoint-resources.ts';
 import { emptyRequest, validate } from '../http/validate.ts';
 import { rotateEndpointSecret } from '../use-cases/webhook-endpoints.ts';
 

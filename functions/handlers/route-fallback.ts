@@ -1,5 +1,5 @@
 import { MethodNotAllowedError, NotFoundError } from '../domain/errors.ts';
-import { publicApiHandler } from '../http/api-handler.ts';
+import { publicApiHandler } from '../http/api/api-handler.ts';
 import { problemResponse } from '../http/problem.ts';
 import { allowedMethodsByPath } from '../http/routes.ts';
 

@@ -1,8 +1,8 @@
 import { config } from '../config.ts';
 import { now, sandboxNotifier, sandboxSessionStore } from '../dependencies.ts';
 import { resolveLocale } from '../domain/locale.ts';
+import { sandboxPage } from '../http/checkout/sandbox-views.ts';
 import { htmlHandler, isHttps } from '../http/html-handler.ts';
-import { sandboxPage } from '../http/sandbox-views.ts';
 import {
   declineSandboxSession,
   paySandboxSession,
@@ -26,7 +26,7 @@ export const handler = htmlHandler(async (event) => {
     const session = await paySandboxSession(deps, id);
     if (session.status !== 'complete') return sandboxPage(session, options);
     // 303: the browser follows with a GET, back to the merchant (or our "payment received" page).
-    const page = sandboxPage(session, options);
+    const page = await sandboxPage(session, options);
     return { ...page, statusCode: 303, headers: { ...page.headers, Location: session.success_url } };
   }
   if (event.routeKey.endsWith('/decline')) {

@@ -1,6 +1,6 @@
 import { eventQueue, eventRepository, now, webhookEndpointRepository } from '../dependencies.ts';
 import { TEST_EVENT_WAIT_MS } from '../domain/webhook-endpoint.ts';
-import { apiHandler, json } from '../http/api-handler.ts';
+import { apiHandler, json } from '../http/api/api-handler.ts';
 import { emptyRequest, validate } from '../http/validate.ts';
 import { sendTestEvent } from '../use-cases/webhook-endpoints.ts';
 

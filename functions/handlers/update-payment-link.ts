@@ -1,8 +1,8 @@
 import { config } from '../config.ts';
 import { linkRepository, now, pspConnections } from '../dependencies.ts';
-import { apiHandler, json } from '../http/api-handler.ts';
-import { toResource } from '../http/resources.ts';
-import { updatePaymentLinkRequest } from '../http/schemas.ts';
+import { apiHandler, json } from '../http/api/api-handler.ts';
+import { toResource } from '../http/api/resources.ts';
+import { updatePaymentLinkRequest } from '../http/api/schemas.ts';
 import { validate } from '../http/validate.ts';
 import { updatePaymentLink } from '../use-cases/payment-links.ts';
 

@@ -1,9 +1,9 @@
 import { config } from '../config.ts';
 import { now, webhookEndpointRepository } from '../dependencies.ts';
-import { apiHandler, json } from '../http/api-handler.ts';
-import { toEndpointResource } from '../http/endpoint-resources.ts';
+import { apiHandler, json } from '../http/api/api-handler.ts';
+import { toEndpointResource } from '../http/api/endpoint-resources.ts';
+import { updateWebhookEndpointRequest } from '../http/api/webhook-endpoint-schemas.ts';
 import { validate } from '../http/validate.ts';
-import { updateWebhookEndpointRequest } from '../http/webhook-endpoint-schemas.ts';
 import { updateWebhookEndpoint } from '../use-cases/webhook-endpoints.ts';
 
 /** PATCH /v1/webhook-endpoints/{id} */

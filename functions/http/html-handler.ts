@@ -4,8 +4,8 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { TemporarilyUnavailableError } from '../domain/errors.ts';
 import { resolveLocale } from '../domain/locale.ts';
 import { logger } from '../logger.ts';
+import { type Messages, messagesFor } from './checkout/messages.ts';
 import { html, htmlPage } from './html.ts';
-import { type Messages, messagesFor } from './messages.ts';
 import { isPassingFailure } from './problem.ts';
 import { problemOf } from './problem-types.ts';
 import { requestLog, type TimedContext } from './request-log.ts';
@@ -24,9 +24,13 @@ const ERROR_TEXT: Record<number, (t: Messages) => [string, string]> = {
 };
 
 /** The page for a failure: our own wording per status, in the buyer's language, never the error's internals. */
-export function errorPage(status: number, event: HtmlEvent, retryAfterSeconds?: number): HtmlResult {
+export async function errorPage(
+  status: number,
+  event: HtmlEvent,
+  retryAfterSeconds?: number,
+): Promise<HtmlResult> {
   const locale = resolveLocale(undefined, event.headers['accept-language']);
-  const t = messagesFor(locale);
+  const t = await messagesFor(locale);
   const passing: [string, string] | undefined =
     retryAfterSeconds !== undefined && status === 503 ? [t.passingTitle, t.passingText] : undefined;
   const [title, text] = passing ?? ERROR_TEXT[status]?.(t) ?? [t.errorTitle, t.errorText];
@@ -46,7 +50,7 @@ export function errorPage(status: number, event: HtmlEvent, retryAfterSeconds?: 
  * status, with the security headers; 5xx logged with the cause.
  */
 const pageErrors = (): MiddlewareObj<HtmlEvent, HtmlResult, Error, TimedContext> => ({
-  onError: (request) => {
+  onError: async (request) => {
     const error = isPassingFailure(request.error)
       ? new TemporarilyUnavailableError(request.error)
       : request.error;
@@ -58,7 +62,7 @@ const pageErrors = (): MiddlewareObj<HtmlEvent, HtmlResult, Error, TimedContext>
         error: request.error,
       });
     }
-    request.response = errorPage(status, request.event, retryAfterSeconds);
+    request.response = await errorPage(status, request.event, retryAfterSeconds);
   },
 });
 

@@ -26,6 +26,6 @@ export function validate<T extends z.core.$ZodType>(schema: T, input: unknown): 
 
 /**
  * The body of actions that take none (cancel, redeliver): omitted, empty, or `{}`; any field is an error. Here
- * rather than in schemas.ts, whose URL rules pull ipaddr.js (CommonJS, never tree-shaken) into every bundle.
+ * rather than in api/schemas.ts, whose URL rules pull ipaddr.js (CommonJS, never tree-shaken) into every bundle.
  */
 export const emptyRequest = /* @__PURE__ */ once(() => z.optional(z.strictObject({})));

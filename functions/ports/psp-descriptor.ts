@@ -40,7 +40,7 @@ export interface PspDescriptor<S extends CredentialsSchema = CredentialsSchema, 
   extends PspRules {
   /** Lower case, `[a-z][a-z0-9_]*`: its connections' `provider`, its folder (`_` as `-`), its flags' prefix. */
   readonly id: Id;
-  /** Its name as merchants know it ("Checkout.com"). */
+  /** Its name as merchants know it ("Acme Pay"): the CLI, the console and its failures' messages say it. */
   readonly displayName: string;
   /** Former ids its stored connections and notification addresses may still carry (read as `id`). */
   readonly aliases?: readonly string[];

@@ -243,7 +243,7 @@ export interface Psp {
   readonly provider: Provider;
   /** Origin of the PSP-hosted page, for the checkout page's `form-action` directive. */
   readonly checkoutOrigin: string;
-  /** How long its sessions may live (see `sessionExpiry` in functions/domain/checkout.ts). */
+  /** How long its sessions may live (see `sessionExpiry` in functions/domain/checkout/sessions.ts). */
   readonly sessionLimits: SessionLimits;
   /**
    * Creates a hosted checkout session for `request.link` at `request.amount`: the attempt `request.paymentId`.

@@ -22,7 +22,7 @@ export type BuyerReturnDependencies = Omit<PaymentDependencies, 'queue'> & {
  * attempt's is voided, never captured (`captureWhilePayable`). A capture that paid the link ends the link's other
  * open sessions (`recordSessionOutcome`), as a notification does. Best effort: whatever fails is logged, and the
  * notification or the missed-notification sweeper captures, or releases, later. At most five PSP calls, the
- * checkout page's: the session read back, the capture (two at Checkout.com), and a round of ending the others.
+ * checkout page's: the session read back, the capture (`captureCalls`), and a round of ending the others.
  */
 export async function captureOnReturn(
   deps: BuyerReturnDependencies,

@@ -1,45 +1,16 @@
-import { type AmountDue, amountDue } from '../domain/amount.ts';
-import type { BuyerDetail } from '../domain/buyer.ts';
-import type { PostedForm } from '../domain/buyer-answers.ts';
-import type { BuyerReferences } from '../domain/buyer-references.ts';
-import {
-  amountAtStake,
-  CALLS_TO_END_A_SESSION,
-  type CheckoutStep,
-  isPreviewRequest,
-  nextCheckoutStep,
-} from '../domain/checkout.ts';
-import type { ConnectionHealth } from '../domain/connection-health.ts';
-import { healthStatus } from '../domain/connection-health.ts';
+import { collectNeeding } from '../domain/buyer.ts';
+import { loadFormTables, readingNeedsTables } from '../domain/checkout/form-tables.ts';
+import { type CheckoutPlan, outcomesToRead, planCheckout, type RoundFacts } from '../domain/checkout/plan.ts';
+import { CALLS_TO_END_A_SESSION } from '../domain/checkout/sessions.ts';
+import type { CheckoutView } from '../domain/checkout/views.ts';
+import { type CheckoutRequest, checkoutVisit, type Visit } from '../domain/checkout/visit.ts';
 import { PspNotConfiguredError } from '../domain/errors.ts';
-import { resolveLocale } from '../domain/locale.ts';
-import type { Amount } from '../domain/money.ts';
-import { type OutcomeWindows, segmentKey, segmentOf } from '../domain/outcomes.ts';
-import { firstAttemptFollowed, type Payment, paymentAmount, startedPayment } from '../domain/payment.ts';
-import { effectiveStatus, type PaymentLink, type PspSession } from '../domain/payment-link.ts';
-import {
-  type RoutedLink,
-  type Routing,
-  type RoutingSignals,
-  recoveryOf,
-  routeDecision,
-  ruleFor,
-} from '../domain/routing.ts';
-import type { RoutingDecision } from '../domain/routing-decision.ts';
-import { clientKey } from '../domain/session-budgets.ts';
+import type { OutcomeWindows } from '../domain/outcomes.ts';
+import { type Payment, paymentAmount, startedPayment } from '../domain/payment.ts';
+import type { PaymentLink, PspSession } from '../domain/payment-link.ts';
 import { logger } from '../logger.ts';
 import { putMetrics } from '../metrics.ts';
 import type { EventQueue } from '../ports/event-queue.ts';
-import {
-  type AskedForm,
-  amountProblems,
-  askedForm,
-  candidatesWithDetails,
-  linkAsAsked,
-  type PostedAnswers,
-  readPosted,
-  servingPage,
-} from './checkout-questions.ts';
 import { findLinkById, pspOrigin } from './checkout-reads.ts';
 import { openInPlace } from './place-holds.ts';
 import { type AttemptEnd, endAttempt } from './session-endings.ts';
@@ -55,43 +26,6 @@ export interface CheckoutDependencies extends SessionOpeningDependencies {
   };
 }
 
-export interface CheckoutRequest {
-  id: string;
-  method: string;
-  headers: Record<string, string | undefined>;
-  /**
-   * The buyer asked to pay with another payment provider (`?via=next`; the page never names a connection).
-   * Honoured only after an attempt that ended unpaid (docs/checkout.md).
-   */
-  via?: string | undefined;
-  /** The buyer came back from the PSP without paying (`?canceled=1`, our cancel address). */
-  returned?: boolean | undefined;
-  /**
-   * The amount the buyer typed on our page (`POST {checkout_base}/{id}`, a link with `amount_range`), as typed:
-   * read in the page's locale (docs/checkout.md#buyer-chosen-amounts). Undefined: a visit (GET).
-   */
-  amount?: string | undefined;
-  /**
-   * The "before you pay" form as posted (docs/checkout.md#buyer-details): custom fields, quantities, details.
-   * Undefined: not posted (a visit, or the amount form alone).
-   */
-  form?: PostedForm | undefined;
-  /** On a reusable link: the payment the buyer's cookie names, their last attempt (docs/checkout.md#reusable-links). */
-  buyerPayment?: string | undefined;
-  /** The address the request came from: a buyer without a cookie is known by it (`clientKey`). */
-  sourceAddress: string;
-  /**
-   * A form another site sent (docs/security.md#checkout-sessions): shown as a preview, so that no other site can
-   * open a session for a buyer or choose its amount.
-   */
-  foreign?: boolean | undefined;
-  /**
-   * What the link's address said of the buyer (docs/api.md#buyer-references), well formed: carried to the payment
-   * a new session opens and to its PSP.
-   */
-  references?: BuyerReferences | undefined;
-}
-
 /**
  * A session found paid while it is being ended is recorded at once, and its event committed with the link; the
  * public-facing checkout function has no right to send to the queue (least privilege), so the outbox sweeper
@@ -101,62 +35,19 @@ export const LEFT_TO_THE_OUTBOX: EventQueue = { publish: async () => undefined }
 
 export { buyerOutcome, findLinkById } from './checkout-reads.ts';
 
-/** The value of `?via=` on the "pay with another payment provider" link. */
-export const VIA_ANOTHER_PROVIDER = 'next';
-
-/** What the checkout page shows. */
-export type CheckoutView =
-  | { kind: 'not_found' }
-  | { kind: 'paid'; link: PaymentLink }
-  | { kind: 'gone'; link: PaymentLink; status: 'canceled' | 'expired' | 'completed' }
-  /** A preview or prefetch: the page without a PSP session. */
-  | { kind: 'preview'; link: PaymentLink }
-  /** Forward to the PSP's page. */
-  | { kind: 'forward'; link: PaymentLink; session: PspSession; pspOrigin: string }
-  /**
-   * The buyer is back after an attempt that ended unpaid: try again, or (`another`) pay with another payment
-   * provider; no session is opened until they choose.
-   */
-  | { kind: 'choose'; link: PaymentLink; another: boolean; amount: Amount }
-  /**
-   * A buyer-chosen amount (`amount_range`): the form asks for it, again with `problem` when the amount the buyer
-   * `entered` was refused (`not_payable`: within the range, but no connection serving the link can take it).
-   */
-  | {
-      kind: 'ask';
-      link: PaymentLink;
-      problem?: 'missing' | 'invalid' | 'ambiguous' | 'out_of_range' | 'not_payable';
-      entered?: string | undefined;
-      /** The questions our page asks first (custom fields, quantities, buyer details), when it asks any. */
-      form?: AskedForm | undefined;
-    }
-  /**
-   * No session can be shown: every connection failed (or is down, or cannot take the amount), or an open
-   * session could be neither ended nor shown. The link stays open; `retryAt` when it is known.
-   */
-  | { kind: 'unavailable'; link: PaymentLink; retryAt?: Date | undefined }
-  /** Too many sessions were opened for this link lately (docs/security.md#checkout): try again at `retryAt`. */
-  | { kind: 'throttled'; link: PaymentLink; retryAt: Date }
-  /**
-   * A reusable link whose payments and payable sessions reach `max_payments`: no place is left for now; one may
-   * free up at `retryAt`, when another buyer's session expires unpaid.
-   */
-  | { kind: 'full'; link: PaymentLink; retryAt?: Date | undefined };
-
 /** Decisions one request takes at most: each ends a session, opens one, or loses a race and reads again. */
 const MAX_ROUNDS = 6;
 
 /**
- * `GET {checkout_base}/{id}`: decides the page, and for a buyer on an open link shows, ends or opens PSP
- * sessions (docs/orchestration.md#sessions, #failover). Each round reads the link, its payments and its
- * connections, takes one pure decision (`nextCheckoutStep`) and carries it out: show an open session; end an
- * open session at its PSP (a session the PSP will not end is asked about: paid is recorded at once, still
- * payable is never replaced); or open one, trying each candidate connection in turn within this request. A
- * failure that is not the buyer's (no answer within the PSP call bound, 5xx, 429, refused credentials) is
- * recorded as a failed payment (`psp_unavailable`) and counts against the connection's health; a refusal of
- * this link by the PSP is recorded the same way but does not count; connections that are `down` are skipped.
- * The session is stored on the link with a write conditioned on `version`; when a concurrent write wins, the
- * unused session is ended and the decision taken afresh.
+ * `GET {checkout_base}/{id}`: the page, and for a buyer on an open link the PSP sessions shown, ended or opened
+ * (docs/orchestration.md#sessions, #failover). Each round reads the link (and answers at once a page that needs
+ * no session: `checkoutVisit`), then its payments and its connections, takes the round's plan (`planCheckout`,
+ * functions/domain/checkout/plan.ts), and carries it out: show an open session; end an open session at its PSP
+ * (a session the PSP will not end is asked about: paid is recorded at once, still payable is never replaced); or
+ * open one, trying the plan's candidates in turn within this request (`openSession`: a failure that is not the
+ * buyer's is recorded as a failed payment and counts against the connection's health, by
+ * functions/domain/checkout/failover.ts). The session is stored on the link with a write conditioned on
+ * `version`; when a concurrent write wins, the unused session is ended and the round taken afresh.
  */
 export async function openCheckout(
   given: CheckoutDependencies,
@@ -167,12 +58,16 @@ export async function openCheckout(
   const round: Round = { budget: new PspCallBudget(deps), unendable: new Set<string>() };
   let last: PaymentLink | undefined;
   for (let count = 1; count <= MAX_ROUNDS; count++) {
-    const visit = await readVisit(deps, request);
+    const link = await findLinkById(deps.links, request.id);
+    // A posted form that may answer a phone number or an address is read with the form tables.
+    const tables =
+      link && request.form && readingNeedsTables(link.collect) ? await loadFormTables() : undefined;
+    const visit = checkoutVisit(link, request, deps.now(), tables);
     if ('kind' in visit) return visit;
     last = visit.link;
     if (count === 1) putMetrics({ CheckoutVisits: 1 });
-    const decision = await decide(deps, request, visit, round);
-    const view = await perform(deps, request, decision, round);
+    const plan = planCheckout(await readRound(deps, request, visit, round));
+    const view = await carryOut(deps, visit.link, plan, round);
     if (view) return view;
   }
   return { kind: 'unavailable', link: last as PaymentLink };
@@ -184,230 +79,98 @@ interface Round {
   unendable: Set<string>;
 }
 
-/** An open link a buyer visits, in their locale, with the amount a new session would charge (if known yet). */
-interface Visit {
-  link: PaymentLink;
-  locale: string;
-  /** The buyer-chosen amount read (a range link), for the form read again as the routed PSPs need it. */
-  due?: AmountDue | undefined;
-  amount: Amount | undefined;
-  /** The answers posted and accepted, carried to the session; undefined while the page must still ask them. */
-  answered?: PostedAnswers | undefined;
-  /** The link may ask the buyer first and nothing was posted: the amount waits on what the page asks. */
-  unanswered?: boolean;
-}
-
 /**
- * The link as this round reads it, or the page that needs no session at all: unknown, paid, over, a preview
- * (or a form another site sent), or a buyer-chosen amount that is refused before anything is read or opened.
+ * What a round reads beside the link: its payments, its account's connections and routing, and for an `optimize`
+ * rule the outcomes it learns from (read through the container's cache).
  */
-async function readVisit(
-  deps: CheckoutDependencies,
-  request: CheckoutRequest,
-): Promise<Visit | CheckoutView> {
-  const link = await findLinkById(deps.links, request.id);
-  if (!link) return { kind: 'not_found' };
-  const status = effectiveStatus(link, deps.now());
-  if (status === 'paid') return { kind: 'paid', link };
-  if (status === 'canceled' || status === 'expired' || status === 'completed') {
-    return { kind: 'gone', link, status };
-  }
-  if (request.foreign || isPreviewRequest(request.method, request.headers)) return { kind: 'preview', link };
-  const locale = resolveLocale(link.locale, request.headers['accept-language']);
-  const due = request.amount === undefined ? undefined : amountDue(link, { amount: request.amount, locale });
-  const posted = readPosted(link, due, request.form);
-  if ('refused' in posted) return { kind: 'ask', link, ...posted.refused, entered: request.amount };
-  // What a new session charges (docs/orchestration.md#payments): undefined while the buyer has not chosen.
-  return { link, locale, due, ...posted };
-}
-
-/** One round's decision, with what carrying it out needs. */
-interface Decision {
-  visit: Visit;
-  step: CheckoutStep;
-  payments: Payment[];
-  health: Map<string, ConnectionHealth>;
-  atStake: Amount;
-  client: string;
-  routing: RoutingDecision;
-  /** The form the page shows when it asks (`askedForm`), for the amount shown. */
-  form: AskedForm | undefined;
-  /** The link as the page asks it of this buyer (`linkAsAsked`): what its form shows and reads. */
-  asking: PaymentLink;
-}
-
-/** Reads the link's payments and connections and takes the pure decision (`nextCheckoutStep`) on them. */
-async function decide(
+async function readRound(
   deps: CheckoutDependencies,
   request: CheckoutRequest,
   visit: Visit,
   round: Round,
-): Promise<Decision> {
+): Promise<RoundFacts> {
   const { link } = visit;
   const [{ connections, routing }, payments] = await Promise.all([
     deps.psps.directory(link.account, link.mode),
     paymentsToDecideOn(deps, link, request.buyerPayment),
   ]);
-  const own = payments.find((payment) => payment.id === request.buyerPayment);
-  const client = clientKey(link.id, link.reusable ? own : undefined, request.sourceAddress);
-  const atStake = amountAtStake(link, payments, visit.amount, request.buyerPayment);
-  const all = connections.map((state) => state.connection);
-  const health = new Map(connections.map((state) => [state.connection.id, state.health]));
-  const routedLink = { ...link, amount: atStake };
-  const signals = await routingSignals(deps, routedLink, routing, health);
-  const { connections: routed, decision } = routeDecision(routedLink, routing, all, deps.random, signals);
-  const rule = routing && !link.connections?.length ? ruleFor(routedLink, routing) : undefined;
-  const asking = linkAsAsked(link, routed, deps.psps);
-  // A detail a routed PSP needs is read (and refused when missing) although the link's own `collect` does not ask it.
-  const posted = asking === link ? visit : readPosted(asking, visit.due, request.form);
-  const taken = { payments, health, atStake, client, routing: decision, asking };
-  if ('refused' in posted) return { ...taken, visit, step: { kind: 'ask' }, form: posted.refused.form };
-  // Routed on the amount the page shows: the details asked are those its connection's page cannot ask.
-  const form = askedForm(asking, servingPage(routed, atStake, deps.psps), {
-    form: request.form,
-    asked: posted.answered?.asked,
-  });
-  const amount = posted.unanswered && form ? undefined : (posted.amount ?? link.amount ?? undefined);
-  const step = nextCheckoutStep({
-    link,
+  const learnsFrom = outcomesToRead(visit, payments, routing, request.buyerPayment);
+  const observed = learnsFrom && deps.observed ? await deps.observed.windows(learnsFrom) : undefined;
+  // The form is read again as the connections' PSPs need it (`linkAsAsked`): a phone or an address needs the tables.
+  const needs = connections.flatMap((state) => deps.psps.rules(state.connection.provider).needs ?? []);
+  const tables =
+    request.form && readingNeedsTables(collectNeeding(link.collect, needs))
+      ? await loadFormTables()
+      : undefined;
+  return {
+    visit,
+    request,
     payments,
-    routed,
-    amount,
-    amountProblems: amount ? amountProblems(link, amount, routed, deps.psps) : new Map(),
-    now: deps.now(),
-    wantsAnother: request.via !== undefined,
-    returned: request.returned === true,
-    answers: posted.answered?.answers,
+    connections,
+    routing,
+    observed,
     unendable: round.unendable,
-    buyerPayment: request.buyerPayment,
-    client,
     pspCallsLeft: round.budget.left(),
-    recovery: recoveryOf(rule?.then),
+    now: deps.now(),
     random: deps.random,
-  });
-  // No connection serves the link: an open session is still shown or ended, nothing new is offered.
-  if (routed.length === 0 && step.kind !== 'show' && step.kind !== 'end') throw new PspNotConfiguredError();
-  return { ...taken, visit: { ...visit, ...posted }, step, form };
-}
-
-/**
- * What routing reads besides the rules: which connections are down now (every strategy puts them last), and for
- * an `optimize` rule its connections' outcomes in the link's segment (read through the container's cache).
- */
-async function routingSignals(
-  deps: CheckoutDependencies,
-  link: RoutedLink,
-  routing: Routing | null,
-  health: ReadonlyMap<string, ConnectionHealth>,
-): Promise<RoutingSignals> {
-  const now = deps.now();
-  const isDown = (id: string) => {
-    const known = health.get(id);
-    return known !== undefined && healthStatus(known, now) === 'down';
+    psps: deps.psps,
+    tables,
   };
-  const rule = routing && !link.connections?.length ? ruleFor(link, routing) : undefined;
-  if (!rule || !('optimize' in rule.then) || !deps.observed) return { isDown };
-  const windows = await deps.observed.windows(rule.then.connections);
-  const segment = segmentKey(segmentOf(link.amount, link.payment_methods));
-  return { observed: (id) => windows.get(id)?.get(segment), isDown };
 }
 
-/** Carries out a decision: the page to answer, or undefined when the request decides again (a session ended). */
-async function perform(
+/** Carries out a round's plan: the page to answer, or undefined when the request plans again. */
+async function carryOut(
   deps: CheckoutDependencies,
-  request: CheckoutRequest,
-  { visit, step, payments, health, atStake, client, routing, form, asking }: Decision,
+  link: PaymentLink,
+  { action, skipped }: CheckoutPlan,
   round: Round,
 ): Promise<CheckoutView | undefined> {
-  const { link } = visit;
-  switch (step.kind) {
-    case 'show':
+  for (const [connectionId, reason] of skipped) {
+    logger.debug('Connection skipped: it cannot take the amount', {
+      link_id: link.id,
+      connection_id: connectionId,
+      reason,
+    });
+  }
+  switch (action.kind) {
+    case 'page':
+      return action.view;
+    case 'not_configured':
+      throw new PspNotConfiguredError();
+    case 'forward':
       return {
         kind: 'forward',
         link,
-        session: step.session,
-        pspOrigin: await pspOrigin(deps, link, step.session),
+        session: action.session,
+        pspOrigin: await pspOrigin(deps, link, action.session),
       };
-    case 'choose':
-      return { kind: 'choose', link, another: step.another, amount: atStake };
-    case 'ask':
-      return {
-        kind: 'ask',
-        link: asking,
-        ...(step.problem ? { problem: step.problem } : {}),
-        entered: request.amount,
-        form: form && { ...form, via: request.via },
-      };
-    case 'wait':
-      return waitingView(link, step);
     case 'end': {
-      const ended = await endSession(deps, link, payments, step.session, round.budget);
-      if (ended === 'open') round.unendable.add(step.session.payment_id);
+      const ended = await endSession(deps, link, action, round.budget);
+      if (ended === 'open') round.unendable.add(action.session.payment_id);
       return undefined;
     }
     case 'open': {
-      const asked = visit.answered?.asked ?? [];
-      const { candidates, missing } = candidatesWithDetails(asking, step.candidates, asked, deps.psps);
-      if (candidates.length === 0) return askAgain(asking, request, asked, missing);
-      const opening = {
-        link,
-        amount: atStake,
-        locale: visit.locale,
-        client,
-        firstAttemptId: firstAttemptFollowed(link, payments, request.buyerPayment),
-        routing: { ...routing, recovery: step.recovery === true },
-        references: request.references,
-        answers: visit.answered?.answers,
-        lines: visit.answered?.lines,
-      };
-      const opened = await openInPlace(deps, opening, step.place, candidates, health, round.budget);
+      const { opening, place, candidates, health } = action;
+      const opened = await openInPlace(deps, opening, place, candidates, health, round.budget);
       if (opened.kind === 'decide_again') return undefined;
       return opened.kind === 'opened' ? { ...opened, kind: 'forward' } : { kind: 'unavailable', link };
     }
   }
 }
 
-/** The page of a decision to wait: no places left, too many sessions lately, or nothing that can be shown now. */
-function waitingView(link: PaymentLink, step: Extract<CheckoutStep, { kind: 'wait' }>): CheckoutView {
-  if (step.reason === 'full') return { kind: 'full', link, retryAt: step.until ?? undefined };
-  return step.reason === 'throttled' && step.until
-    ? { kind: 'throttled', link, retryAt: step.until }
-    : { kind: 'unavailable', link, retryAt: step.until ?? undefined };
-}
-
-/**
- * The connections that can take the amount need a detail the buyer was not asked (their pages cannot ask it): the
- * form again, asking it, with what the buyer gave kept.
- */
-function askAgain(
-  link: PaymentLink,
-  request: CheckoutRequest,
-  asked: BuyerDetail[],
-  missing: BuyerDetail[],
-): CheckoutView {
-  return {
-    kind: 'ask',
-    link,
-    entered: request.amount,
-    form: askedForm(link, undefined, { form: request.form, asked }, missing),
-  };
-}
-
 /**
  * Ends an open session at its PSP before another may be opened, by the rule every caller shares (`endAttempt`,
  * functions/use-cases/session-endings.ts): `ended` (its payment is recorded canceled, or as the PSP says it
  * ended), `paid` (the PSP refused because it was paid: recorded now, with its event, so the link is paid), or
- * `open` (the PSP refused because it may still be paid, as Mollie does once the buyer started paying; or the PSP
- * could not be asked): it is not replaced. The decision only asks for this with `CALLS_TO_END_A_SESSION` left.
+ * `open` (the PSP refused because it may still be paid, as some do once the buyer started paying; or the PSP
+ * could not be asked): it is not replaced. The plan only asks for this with `CALLS_TO_END_A_SESSION` left.
  */
 async function endSession(
   deps: CheckoutDependencies,
   link: PaymentLink,
-  payments: readonly Payment[],
-  session: PspSession,
+  { session, recorded: stored }: { session: PspSession; recorded: Payment | undefined },
   budget: PspCallBudget,
 ): Promise<AttemptEnd> {
-  const stored = payments.find((candidate) => candidate.id === session.payment_id);
   budget.spend(CALLS_TO_END_A_SESSION);
   try {
     // A session stored on the link whose payment was never recorded gets its payment now, canceled.

@@ -20,7 +20,7 @@ export interface KeyedCreateDependencies {
   linkIdSecret: KeyObject;
 }
 
-/** A request's `Idempotency-Key` and fingerprint (method, path and canonical body: functions/http/idempotency.ts). */
+/** A request's `Idempotency-Key` and fingerprint (method, path and canonical body: functions/http/api/idempotency.ts). */
 export interface KeyedRequest {
   key: string;
   fingerprint: string;

@@ -117,8 +117,9 @@ async function moveLink(
     checkoutBase: deps.checkoutBase,
   };
   if (payment.status === 'succeeded') {
-    // Paid even while the PSP's reference is unknown (Adyen's link status before its AUTHORISATION): a success
-    // is never stored without moving the link; the reference follows (docs/orchestration.md#adyen).
+    // Paid even while the PSP's reference is unknown (a page that says paid before the notification with it): a
+    // success is never stored without moving the link; the reference follows
+    // (docs/orchestration.md#a-success-before-its-reference).
     const paid = {
       id: payment.id,
       connection_id: connection.id,

@@ -26,12 +26,12 @@ export interface NotificationDependencies extends PaymentDependencies {
   psps: PspConnections;
   /** Refunds' outcomes are recorded on their link too. */
   ledger: RefundLedger;
-  /** Limits lookups of ids the PSP does not know, for PSPs verified by a lookup (Mollie). */
+  /** Limits lookups of ids the PSP does not know, for PSPs verified by a lookup (`notificationLookupId`). */
   unknownIds?: UnknownNotificationIds;
 }
 
 /**
- * The ids a connection's PSP said it does not know (Mollie: no such payment for this key), for PSPs whose
+ * The ids a connection's PSP said it does not know (no such payment for this key), for PSPs whose
  * notifications are verified by looking their id up (`Psp.notificationLookupId`), each lookup a PSP call. An
  * id found unknown is remembered for an hour by this instance and refused without a call; every unknown id
  * counts in a window per connection shared by every instance (`RateLimiter`, `UNKNOWN_ID_LOOKUPS`), and once the
@@ -125,7 +125,7 @@ export async function handlePspNotification(
 
 /**
  * Verifies the notification; a PSP verified by a lookup is asked only within the unknown-id limit, and when it
- * could not be asked (Mollie failed, or refused our key) the PSP gets a 5xx, so that it notifies again later.
+ * could not be asked (it failed, or refused our key) the PSP gets a 5xx, so that it notifies again later.
  */
 async function verify(
   deps: NotificationDependencies,
@@ -206,7 +206,7 @@ async function recordSession(
     session_id: sessionId,
   });
   const outcome = await recordSessionOutcome({ ...deps, pspSessions: deps.psps }, connection, link, settled);
-  // Mollie tells of a refund's progress through its payment's webhook: the link's pending refunds are read too,
+  // Some PSPs tell of a refund's progress through its payment's notification: the link's pending refunds are read too,
   // with the calls left after the verification's own, the session's read, a capture or release, and the refund
   // of a success at another amount (recorded failed: functions/use-cases/charged-amounts.ts).
   const givenBack = settled.state === 'succeeded' && outcome === 'failed' ? 1 : 0;

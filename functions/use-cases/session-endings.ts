@@ -1,5 +1,5 @@
 import { ANSWER_ROOM_MS, PSP_CALL_TIMEOUT_MS } from '../domain/call-budgets.ts';
-import { CALLS_TO_END_A_SESSION, openSessions } from '../domain/checkout.ts';
+import { CALLS_TO_END_A_SESSION, openSessions } from '../domain/checkout/sessions.ts';
 import type { PspConnection } from '../domain/connection.ts';
 import { PspSessionNotEndedError } from '../domain/errors.ts';
 import { endedByUs, type Payment } from '../domain/payment.ts';

@@ -1,18 +1,16 @@
 import type { LineItem } from '../domain/amount.ts';
 import { type BuyerDetail, detailsPspPageAsks, type PageAsks } from '../domain/buyer.ts';
-import type { BuyerReferences } from '../domain/buyer-references.ts';
 import { ANSWER_ROOM_MS, PSP_CALL_TIMEOUT_MS } from '../domain/call-budgets.ts';
-import { sessionExpiry, withSession } from '../domain/checkout.ts';
-import type { CheckoutAnswers } from '../domain/checkout-answers.ts';
-import { BUILT_IN_SANDBOX_ID, type PspConnection } from '../domain/connection.ts';
+import { countsAgainstHealth, nextAttempt, TRIAL_LEASE_MS } from '../domain/checkout/failover.ts';
+import type { PlannedOpening } from '../domain/checkout/plan.ts';
+import { sessionExpiry, withSession } from '../domain/checkout/sessions.ts';
+import type { PspConnection } from '../domain/connection.ts';
 import {
   afterFailure,
   afterSuccess,
-  awaitsTrial,
   type ConnectionHealth,
   claimTrial,
   INITIAL_HEALTH,
-  isAvailable,
 } from '../domain/connection-health.ts';
 import { ConcurrentModificationError } from '../domain/errors.ts';
 import type { Amount } from '../domain/money.ts';
@@ -25,7 +23,6 @@ import {
 } from '../domain/payment.ts';
 import type { LinkSession, PaymentLink, PspSession } from '../domain/payment-link.ts';
 import { methodsFor } from '../domain/payment-methods.ts';
-import type { RoutingDecision } from '../domain/routing-decision.ts';
 import { logger, withoutPersonalData } from '../logger.ts';
 import { putMetrics } from '../metrics.ts';
 import type { LinkRepository } from '../ports/link-repository.ts';
@@ -35,10 +32,10 @@ import { canCaptureLater, canEndSessions } from '../ports/psp-capabilities.ts';
 import type { PspConnections } from './psp-connections.ts';
 
 /**
- * Opening a PSP session for a checkout decision (docs/orchestration.md#failover): each candidate connection in
- * turn within the request's PSP-call budget, its health consulted and updated, the attempt recorded as a
- * payment, and the session stored on the link (or, on a reusable link, as the buyer's own); a session that no
- * buyer was sent to is ended.
+ * Opening a PSP session for a checkout plan (docs/orchestration.md#failover): each candidate connection in the
+ * plan's order within the request's PSP-call budget, by the rules of functions/domain/checkout/failover.ts, its
+ * health consulted and updated, the attempt recorded as a payment, and the session stored on the link (or, on a
+ * reusable link, as the buyer's own); a session that no buyer was sent to is ended.
  */
 
 export interface SessionOpeningDependencies {
@@ -91,25 +88,11 @@ export class PspCallBudget {
   }
 }
 
-/** What a new session is for: the link, the amount it charges, the buyer's locale, and who asked (`clientKey`). */
-export interface Opening {
-  link: PaymentLink;
-  amount: Amount;
-  locale: string;
-  client: string;
-  /** On a reusable link, the first attempt of the buyer cookie's chain this one follows (`firstAttemptOf`). */
-  firstAttemptId?: string | undefined;
-  /** Why these candidates, in this order: recorded on the payment with the connection that opened. */
-  routing?: RoutingDecision | undefined;
-  /** The buyer's references from the link's address: on the payment, and given to the PSP. */
-  references?: BuyerReferences | undefined;
-  /** What the buyer answered on our page (docs/checkout.md#buyer-details): recorded on the payment. */
-  answers?: CheckoutAnswers | undefined;
-  /**
-   * The link's lines as the buyer picked their quantities (docs/checkout.md#quantities): they add up to `amount`,
-   * and the PSP is sent them, as the session request's link's lines.
-   */
-  lines?: readonly LineItem[] | undefined;
+/**
+ * What a new session is for, as the round's plan settles it (`PlannedOpening`), with the link's place it holds
+ * when the link has places.
+ */
+export interface Opening extends PlannedOpening {
   /**
    * The link's place this opening holds (functions/use-cases/place-holds.ts): handed to the session's payment
    * once that is recorded.
@@ -133,8 +116,11 @@ export async function openSession(
   const { link, amount, client } = opening;
   let failures = 0;
   for (const connection of candidates) {
-    if (budget.left() < 1) break;
-    if (!(await mayTry(deps, connection, health.get(connection.id), now))) continue;
+    const next = nextAttempt(budget.left(), health.get(connection.id), now);
+    if (next === 'stop') break;
+    if (next === 'skip' || (next === 'claim_trial' && !(await claimedTrial(deps, connection, health, now)))) {
+      continue;
+    }
     budget.spend();
     const opened = await tryConnection(deps, opening, connection, health.get(connection.id));
     if (!opened) {
@@ -265,25 +251,16 @@ async function attachBuyerSession(
   return { kind: 'opened', link, session: unused.session, pspOrigin: unused.psp.checkoutOrigin };
 }
 
-/**
- * Whether the connection may be tried now: yes unless it is `down`; a connection whose down time is over gets
- * one trial, claimed by a conditional write so that only one instance makes it.
- */
-async function mayTry(
+/** Claims a connection's one trial by a conditional write, so that only one instance makes it: whether this one did. */
+async function claimedTrial(
   deps: SessionOpeningDependencies,
   connection: PspConnection,
-  known: ConnectionHealth | undefined,
+  health: ReadonlyMap<string, ConnectionHealth>,
   now: Date,
 ): Promise<boolean> {
-  const health = known ?? INITIAL_HEALTH;
-  if (isAvailable(health, now)) return true;
-  if (!awaitsTrial(health, now)) return false;
-  const claimed = await deps.psps.updateHealth(
-    connection,
-    (current) => claimTrial(current, now, PSP_CALL_TIMEOUT_MS + ANSWER_ROOM_MS),
-    health,
-  );
-  return claimed !== undefined;
+  const known = health.get(connection.id) ?? INITIAL_HEALTH;
+  const claim = (current: ConnectionHealth) => claimTrial(current, now, TRIAL_LEASE_MS);
+  return (await deps.psps.updateHealth(connection, claim, known)) !== undefined;
 }
 
 /** What the PSP is asked to open for the attempt `paymentId` (see `SessionRequest`). */
@@ -335,10 +312,8 @@ function linkAsPicked(link: PaymentLink, lines: readonly LineItem[], amount: Amo
 
 /**
  * One attempt: a session at this connection, or (on a failure that is not the buyer's) a failed payment with
- * `psp_unavailable`. Only the PSP's own failures (no answer, network errors, 5xx, 429, refused credentials) count
- * against the connection's health; its refusal of this link (`PspRefusalError`: an amount or currency it does
- * not take) does not, as the next link may be fine. Health writes are best effort: a lost one never fails the
- * buyer's request.
+ * `psp_unavailable`, counted against the connection's health unless its PSP refused this link
+ * (`countsAgainstHealth`). Health writes are best effort: a lost one never fails the buyer's request.
  */
 async function tryConnection(
   deps: SessionOpeningDependencies,
@@ -404,16 +379,16 @@ async function tryConnection(
         .catch((saveError: unknown) =>
           logger.warn('Failed attempt not recorded', { payment_id: paymentId, error: saveError }),
         ),
-      connection.id === BUILT_IN_SANDBOX_ID || refused
-        ? undefined
-        : deps.psps
+      countsAgainstHealth(connection, refused)
+        ? deps.psps
             .updateHealth(connection, (current) => afterFailure(current, now), health)
             .catch((healthError: unknown) =>
               logger.warn('Connection health not recorded', {
                 connection_id: connection.id,
                 error: healthError,
               }),
-            ),
+            )
+        : undefined,
     ]);
     return undefined;
   }

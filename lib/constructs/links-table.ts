@@ -29,7 +29,7 @@ export interface IndexMigrationStep {
  * (CloudFormation's limit per update), and the functions of a step read only indexes that were complete
  * before it and stay through it: an added index is read from the step after the one that added it
  * (CloudFormation completes a deploy once the index is filled), and a deleted one is no longer read by the
- * step before (the table changes before the functions in the same deploy). test/infra/stack.test.ts checks
+ * step before (the table changes before the functions in the same deploy). test/infra/table.test.ts checks
  * both rules.
  */
 export const INDEX_MIGRATION_STEPS: readonly IndexMigrationStep[] = [

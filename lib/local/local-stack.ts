@@ -12,6 +12,7 @@ import {
   eventsQueueVisibilitySeconds,
   type HandlerName,
   queueConsumers,
+  type ScheduleDefinition,
   schedules,
   timeoutSecondsOf,
 } from '../routes.ts';
@@ -34,7 +35,7 @@ import { startEmbeddedSqs } from './embedded-sqs.ts';
 import { FaultInjector, type FaultPlan, installFaults } from './faults.ts';
 import { prepareLocalSecrets } from './local-secrets.ts';
 import { enforceFunctionPermissions } from './permissions.ts';
-import { startSchedules } from './scheduler.ts';
+import { runSchedule, startSchedules } from './scheduler.ts';
 import { startQueueConsumers } from './sqs-poller.ts';
 import { type LocalStackState, runningStack, STATE_FILE } from './stack-state.ts';
 
@@ -79,6 +80,8 @@ export interface LocalStack {
   tableName: string;
   /** What the fault mode has injected so far, when it is on. */
   faults: FaultInjector | undefined;
+  /** Runs a scheduled function once, as EventBridge would, whether or not its timer runs (`schedules`). */
+  runSchedule(schedule: ScheduleDefinition): Promise<unknown>;
   stop(): Promise<void>;
 }
 
@@ -136,6 +139,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     dynamodbEndpoint: services.dynamodb.endpoint,
     tableName: LOCAL_TABLE_NAME,
     faults,
+    runSchedule: (schedule) => runSchedule(schedule, loadHandler),
     async stop() {
       removeFaults?.();
       await stopSchedules();

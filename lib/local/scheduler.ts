@@ -17,16 +17,7 @@ export function startSchedules(
     return setInterval(() => {
       if (busy) return;
       busy = true;
-      const run = (async () => {
-        const handler = (await loadHandler(schedule.handler)) as unknown as (
-          event: ScheduledEvent,
-          context: ReturnType<typeof lambdaContext>,
-        ) => Promise<unknown>;
-        await handler(
-          scheduledEvent(schedule.handler),
-          lambdaContext(schedule.handler, timeoutSecondsOf(schedule.handler) * 1000),
-        );
-      })()
+      const run = runSchedule(schedule, loadHandler)
         .catch((error) => console.error(`schedule ${schedule.handler} failed`, error))
         .finally(() => {
           busy = false;
@@ -39,6 +30,21 @@ export function startSchedules(
     for (const timer of timers) clearInterval(timer);
     await Promise.allSettled(running);
   };
+}
+
+/** One run of a scheduled function, as EventBridge starts it: what the timers do, and what a test asks for once. */
+export async function runSchedule(
+  schedule: ScheduleDefinition,
+  loadHandler: HandlerLoader,
+): Promise<unknown> {
+  const handler = (await loadHandler(schedule.handler)) as unknown as (
+    event: ScheduledEvent,
+    context: ReturnType<typeof lambdaContext>,
+  ) => Promise<unknown>;
+  return handler(
+    scheduledEvent(schedule.handler),
+    lambdaContext(schedule.handler, timeoutSecondsOf(schedule.handler) * 1000),
+  );
 }
 
 function scheduledEvent(handler: string): ScheduledEvent {

@@ -1,20 +1,20 @@
 import { z } from 'zod';
 import { MAX_EXPORT_DAYS } from '../../functions/domain/books.ts';
-import { accountSettingsRequest } from '../../functions/http/account-settings-schemas.ts';
+import { accountSettingsRequest } from '../../functions/http/api/account-settings-schemas.ts';
 import {
   listBookPaymentsQuery,
   listBookRefundsQuery,
   paymentSummaryQuery,
-} from '../../functions/http/books-query.ts';
-import { MAX_CSV_BYTES } from '../../functions/http/books-response.ts';
+} from '../../functions/http/api/books-query.ts';
+import { MAX_CSV_BYTES } from '../../functions/http/api/books-response.ts';
 import {
   AccountSettingsSchema,
   BookPaymentListSchema,
   BookRefundListSchema,
   BuyerErasureSchema,
   PaymentSummarySchema,
-} from '../../functions/http/books-response-schemas.ts';
-import { publicId } from '../../functions/http/response-schemas.ts';
+} from '../../functions/http/api/books-response-schemas.ts';
+import { publicId } from '../../functions/http/api/response-schemas.ts';
 import { MAX_SUMMARY_PAGES, SUMMARY_PAGE_SIZE } from '../../functions/use-cases/book-exports.ts';
 import type { OperationSpec } from './operation-spec.ts';
 

@@ -14,8 +14,8 @@ import {
   EventWithDeliveriesSchema,
   WebhookEndpointListSchema,
   WebhookEndpointSchema,
-} from '../../functions/http/endpoint-response-schemas.ts';
-import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from '../../functions/http/idempotency.ts';
+} from '../../functions/http/api/endpoint-response-schemas.ts';
+import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from '../../functions/http/api/idempotency.ts';
 import {
   ERROR_CODES,
   type ErrorCode,
@@ -27,7 +27,7 @@ import {
   ProblemSchema,
   PspConnectionListSchema,
   RedeliverySchema,
-} from '../../functions/http/response-schemas.ts';
+} from '../../functions/http/api/response-schemas.ts';
 import { MAX_RATE_LIMIT_WINDOW_SECONDS } from '../../functions/ports/rate-limiter.ts';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../../functions/use-cases/idempotency.ts';
 import { type OperationSpec, operations } from './operations.ts';

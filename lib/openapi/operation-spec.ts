@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { oas31 } from 'zod-openapi';
-import type { ErrorCode } from '../../functions/http/response-schemas.ts';
+import type { ErrorCode } from '../../functions/http/api/response-schemas.ts';
 
 /**
  * One operation of the merchant API: what an integrator reads in docs/api.md and docs/openapi.json.
@@ -26,7 +26,7 @@ export interface OperationSpec {
   success: {
     status: number;
     description: string;
-    /** A schema of functions/http/response-schemas.ts (a `meta` id makes it a component) or a JSON Schema. */
+    /** A schema of functions/http/api/response-schemas.ts (a `meta` id makes it a component) or a JSON Schema. */
     schema: z.core.$ZodType | Record<string, unknown>;
     /** Response headers of this operation (the rate-limit and idempotency ones are added). */
     headers?: oas31.HeadersObject;

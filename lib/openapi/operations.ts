@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { checkoutSettingsRequest } from '../../functions/http/checkout-settings-schemas.ts';
+import { checkoutSettingsRequest } from '../../functions/http/api/checkout-settings-schemas.ts';
 import {
   DeletedWebhookEndpointSchema,
   EventListSchema,
@@ -12,10 +12,10 @@ import {
   WebhookEndpointListSchema,
   WebhookEndpointSchema,
   WebhookEndpointWithHealthSchema,
-} from '../../functions/http/endpoint-response-schemas.ts';
-import { listEventsQuery } from '../../functions/http/events-query.ts';
-import { listPaymentLinksQuery } from '../../functions/http/list-query.ts';
-import { createRefundRequest } from '../../functions/http/refund-schemas.ts';
+} from '../../functions/http/api/endpoint-response-schemas.ts';
+import { listEventsQuery } from '../../functions/http/api/events-query.ts';
+import { listPaymentLinksQuery } from '../../functions/http/api/list-query.ts';
+import { createRefundRequest } from '../../functions/http/api/refund-schemas.ts';
 import {
   CheckoutSettingsSchema,
   EventId,
@@ -28,17 +28,17 @@ import {
   RedeliverySchema,
   RefundListSchema,
   RefundSchema,
-} from '../../functions/http/response-schemas.ts';
-import { ConnectionPerformanceSchema } from '../../functions/http/routing-response-schemas.ts';
-import { performanceQuery, routingRequest, upliftQuery } from '../../functions/http/routing-schemas.ts';
-import { createPaymentLinkRequest, updatePaymentLinkRequest } from '../../functions/http/schemas.ts';
-import { RoutingUpliftSchema } from '../../functions/http/uplift-response-schemas.ts';
-import { emptyRequest } from '../../functions/http/validate.ts';
+} from '../../functions/http/api/response-schemas.ts';
+import { ConnectionPerformanceSchema } from '../../functions/http/api/routing-response-schemas.ts';
+import { performanceQuery, routingRequest, upliftQuery } from '../../functions/http/api/routing-schemas.ts';
+import { createPaymentLinkRequest, updatePaymentLinkRequest } from '../../functions/http/api/schemas.ts';
+import { RoutingUpliftSchema } from '../../functions/http/api/uplift-response-schemas.ts';
 import {
   createWebhookEndpointRequest,
   recoverRequest,
   updateWebhookEndpointRequest,
-} from '../../functions/http/webhook-endpoint-schemas.ts';
+} from '../../functions/http/api/webhook-endpoint-schemas.ts';
+import { emptyRequest } from '../../functions/http/validate.ts';
 import { booksOperations } from './books-operations.ts';
 import type { OperationSpec } from './operation-spec.ts';
 

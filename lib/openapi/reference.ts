@@ -12,11 +12,11 @@ import { EVENT_TYPES } from '../../functions/domain/link-events.ts';
 import { MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from '../../functions/domain/personal-data.ts';
 import { MAX_REFUNDS_PER_LINK } from '../../functions/domain/refund.ts';
 import { ENDPOINT_EVENT_TYPES, MAX_WEBHOOK_ENDPOINTS } from '../../functions/domain/webhook-endpoint.ts';
-import { MAX_CSV_BYTES } from '../../functions/http/books-response.ts';
-import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from '../../functions/http/idempotency.ts';
-import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from '../../functions/http/list-query.ts';
-import { MAX_BODY_BYTES } from '../../functions/http/request-body.ts';
-import { ERROR_CODES } from '../../functions/http/response-schemas.ts';
+import { MAX_CSV_BYTES } from '../../functions/http/api/books-response.ts';
+import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from '../../functions/http/api/idempotency.ts';
+import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from '../../functions/http/api/list-query.ts';
+import { MAX_BODY_BYTES } from '../../functions/http/api/request-body.ts';
+import { ERROR_CODES } from '../../functions/http/api/response-schemas.ts';
 import { DEFAULT_RATE_LIMIT } from '../../functions/ports/rate-limiter.ts';
 import { MAX_SUMMARY_PAGES, SUMMARY_PAGE_SIZE } from '../../functions/use-cases/book-exports.ts';
 import {

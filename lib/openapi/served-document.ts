@@ -8,6 +8,7 @@ export const SERVED_DOCUMENT_FILE = join(
   '..',
   'functions',
   'http',
+  'api',
   'openapi-document.ts',
 );
 

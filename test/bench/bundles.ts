@@ -2,124 +2,17 @@ import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build, type Metafile } from 'esbuild';
-import { esbuildOptions, LAMBDA_BUNDLE_FILE, pruneUnreachable } from '../../lib/bundling/lambda-bundling.ts';
+import {
+  buildEach,
+  esbuildOptions,
+  LAMBDA_BUNDLE_FILE,
+  pruneUnreachable,
+} from '../../lib/bundling/lambda-bundling.ts';
 
 export const projectRoot = join(import.meta.dirname, '..', '..');
 const handlersDir = join(projectRoot, 'functions', 'handlers');
 
-/**
- * The SDKs a function's baseline may hold: the official clients we cannot do without, each as a user without
- * our code would use it (a client at module scope, called in the handler). A function is judged against the
- * bare bundle of the ones it carries, read from its esbuild metafile, with the same commands of each AWS client
- * (they bring their schemas), so a function that starts carrying an SDK or a command (a new PSP, KMS) is judged
- * against a baseline with it, and one that stops is judged without it.
- *
- * DynamoDB is in every baseline (a PutItem at least): every function of the service needs the table, and
- * those that do not are judged against it too. Besides AWS clients, the official libraries of the protocols we
- * speak count as SDKs: each PSP's, Standard Webhooks', and Powertools Metrics for CloudWatch's Embedded Metric
- * Format (the way our metrics must reach CloudWatch, docs/operations.md#metrics); so does Powertools Logger, the
- * functions' structured logs (docs/decisions.md#tooling). Adding an SDK: one entry here; only baselines of bundles
- * that carry it build its code.
- */
-interface BaselineSdk {
-  /** The package; a function carries it when any of its files is in the bundle. */
-  package: string;
-  /** What the baseline binds from `package`: its default export, and/or named exports. */
-  binds: { default?: string; named?: string[] };
-  /**
-   * An AWS SDK client: built once at module scope by `create`, sent one of each command the function carries
-   * from `commandsFrom`'s `commands/` folder (its own package, or lib-dynamodb for DynamoDB).
-   */
-  client?: { create: string; commandsFrom: string; defaultCommand?: string };
-  /** Otherwise one call, made in the handler, so nothing of the SDK is tree-shaken away. */
-  call?: string;
-}
-
-export const BASELINE_SDKS: Readonly<Record<string, BaselineSdk>> = {
-  dynamodb: {
-    package: '@aws-sdk/client-dynamodb',
-    binds: { named: ['DynamoDBClient'] },
-    client: {
-      create:
-        'DynamoDBDocumentClient.from(new DynamoDBClient({}), { marshallOptions: { removeUndefinedValues: true } })',
-      commandsFrom: '@aws-sdk/lib-dynamodb',
-      defaultCommand: 'PutCommand',
-    },
-  },
-  sqs: {
-    package: '@aws-sdk/client-sqs',
-    binds: { named: ['SQSClient'] },
-    client: { create: 'new SQSClient({})', commandsFrom: '@aws-sdk/client-sqs' },
-  },
-  'secrets-manager': {
-    package: '@aws-sdk/client-secrets-manager',
-    binds: { named: ['SecretsManagerClient'] },
-    client: { create: 'new SecretsManagerClient({})', commandsFrom: '@aws-sdk/client-secrets-manager' },
-  },
-  kms: {
-    package: '@aws-sdk/client-kms',
-    binds: { named: ['KMSClient'] },
-    client: { create: 'new KMSClient({})', commandsFrom: '@aws-sdk/client-kms' },
-  },
-  // Standard Webhooks' own library signs our webhooks (docs/webhooks.md): the delivery function's official SDK.
-  'standard-webhooks': {
-    package: 'standardwebhooks',
-    binds: { named: ['Webhook'] },
-    call: "new Webhook(event.secret).sign('msg_1', new Date(), '{}');",
-  },
-  // Powertools Metrics writes CloudWatch's Embedded Metric Format: the functions' official metrics library.
-  'powertools-metrics': {
-    package: '@aws-lambda-powertools/metrics',
-    binds: { named: ['Metrics'] },
-    call: "const metrics = new Metrics({ namespace: 'Bare' }); metrics.addMetric('Calls', 'Count', 1); metrics.publishStoredMetrics();",
-  },
-  // Powertools Logger writes the functions' structured JSON log lines (docs/operations.md#logs).
-  'powertools-logger': {
-    package: '@aws-lambda-powertools/logger',
-    binds: { named: ['Logger'] },
-    call: "new Logger({ serviceName: 'bare' }).warn('bare');",
-  },
-  // Vega-Lite and Vega draw the console overview's charts into SVG on the server (docs/console.md#overview): the
-  // charting library that function cannot do without, as the PSPs' SDKs are for theirs.
-  'vega-lite': {
-    package: 'vega-lite',
-    binds: { named: ['compile'] },
-    call: "(globalThis as any).chartSpec = compile({ data: { values: [{ a: 1 }] }, mark: 'bar', encoding: { y: { field: 'a', type: 'quantitative' } } });",
-  },
-  vega: {
-    package: 'vega',
-    binds: { named: ['View', 'parse'] },
-    call: "await new View(parse({ marks: [{ type: 'rect' }] }), { renderer: 'none' }).toSVG();",
-  },
-  stripe: {
-    package: 'stripe',
-    binds: { default: 'Stripe' },
-    call: "await new Stripe(event.secretId).checkout.sessions.expire('cs_1');",
-  },
-  mollie: {
-    package: '@mollie/api-client',
-    binds: { default: 'createMollieClient' },
-    call: "await createMollieClient({ apiKey: event.secretId }).payments.get('tr_1');",
-  },
-  adyen: {
-    package: '@adyen/api-library',
-    binds: { named: ['Client', 'CheckoutAPI'] },
-    call: "await new CheckoutAPI(new Client({ apiKey: event.secretId, environment: 'TEST' })).PaymentsApi.getResultOfPaymentSession('cs_1', 'r');",
-  },
-  paypal: {
-    package: '@paypal/paypal-server-sdk',
-    binds: { named: ['Client', 'Environment', 'OrdersController', 'PaymentsController'] },
-    call: "const client = new Client({ clientCredentialsAuthCredentials: { oAuthClientId: event.secretId, oAuthClientSecret: event.secretId }, environment: Environment.Sandbox }); new PaymentsController(client); await new OrdersController(client).getOrder({ id: 'O1' });",
-  },
-  checkout: {
-    package: 'checkout-sdk-node',
-    binds: { default: 'Checkout' },
-    call: "await new Checkout(event.secretId, { useLegacyDomain: true }).paymentLinks.get('pl_1');",
-  },
-};
-
-/** The PSP SDKs among them (a function carrying several is one of the heaviest; see budgets.ts). */
-export const PSP_SDKS: readonly string[] = ['stripe', 'mollie', 'adyen', 'paypal', 'checkout'];
+import { BASELINE_SDKS, type BaselineSdk, PSP_SDKS } from './baseline-sdks.ts';
 
 /** How a function carries an SDK: imported at module scope, or only through `import()` when first used. */
 export type Carriage = 'eager' | 'lazy';
@@ -279,6 +172,12 @@ export interface Bundle {
   /** The source files of those chunks, per PSP SDK. */
   firstCallInputs?: ReadonlyMap<string, string[]>;
   /**
+   * The chunks that only PSP SDKs' first calls load (the union of `firstCall`'s, each counted once), minified and
+   * gzipped: what the asset ships of the PSP SDKs, that no cold start loads.
+   */
+  pspChunkBytes: number;
+  pspChunkGzipBytes: number;
+  /**
    * For a handler that carries a PSP SDK, the name of the same handler built with every PSP SDK left out
    * (external: never loaded), whose cold import is the PSPs' cost's baseline.
    */
@@ -287,6 +186,16 @@ export interface Bundle {
 
 /** The suffix of a handler built without its PSP SDKs (see `Bundle.withoutPsps`). */
 export const WITHOUT_PSPS = '~without-psps';
+
+/**
+ * What a handler's cold start loads against the bare SDK clients it carries (docs/decisions.md#bundle-budget):
+ * its `index.mjs` and static chunks, gzipped, over the baseline's whole asset as shipped, gzipped, without the
+ * PSP SDKs' chunks (which neither loads at a cold start, and whose size is the SDKs', not ours). Code of ours
+ * that a function loads only when a request needs it (`import()`: a phone library, a language's texts, a page)
+ * is outside it, as the PSP SDKs are.
+ */
+export const coldStartRatio = (bundle: Bundle, baseline: Bundle): number =>
+  bundle.coldGzipBytes / (baseline.gzipBytes - baseline.pspChunkGzipBytes);
 
 /** Every Lambda entry point: each file of functions/handlers/ (new handlers are picked up on their own). */
 export function handlerNames(): string[] {
@@ -355,6 +264,7 @@ async function buildOne(
   const absolute = (path: string) => join(projectRoot, path);
   const firstCall = new Map<string, string[]>();
   const firstCallInputs = new Map<string, string[]>();
+  const pspChunks = new Set<string>();
   for (const sdk of PSP_SDKS) {
     const pkg = (BASELINE_SDKS[sdk] as BaselineSdk).package;
     const roots = outputs.filter((path) => {
@@ -363,6 +273,7 @@ async function buildOne(
     });
     if (!roots.length) continue;
     const files = [...new Set(roots.flatMap((root) => staticClosure(metafile, root, loaded)))];
+    for (const file of files) pspChunks.add(file);
     firstCall.set(sdk, roots.map(absolute));
     firstCallInputs.set(sdk, inputsOf(metafile, files));
   }
@@ -386,6 +297,8 @@ async function buildOne(
         : 0,
       inputs: inputsOf(metafile, outputs),
       coldInputs: inputsOf(metafile, cold),
+      pspChunkBytes: [...pspChunks].reduce((sum, path) => sum + (metafile.outputs[path]?.bytes ?? 0), 0),
+      pspChunkGzipBytes: [...pspChunks].reduce((sum, path) => sum + gzipOf(path), 0),
       ...(firstCall.size && { firstCall, firstCallInputs }),
     } satisfies Bundle,
   };
@@ -396,39 +309,41 @@ async function buildOne(
  * each: the bare SDK clients it carries, built as a user without our code would build them, with the same
  * esbuild options but no source map (nothing of ours to map). Into `outdir/<name>/index.mjs`; baselines last.
  * With `withoutPsps`, each handler that carries a PSP SDK is built a second time without any (the benchmark's
- * baseline of what the PSPs cost a cold start).
+ * baseline of what the PSPs cost a cold start). `read` receives the path of every file esbuild read.
  */
 export async function buildBundles(
   outdir: string,
-  options: { withoutPsps?: boolean } = {},
+  options: { withoutPsps?: boolean; read?: Set<string> } = {},
 ): Promise<Bundle[]> {
-  const handlers = await Promise.all(
-    handlerNames().map(async (name) => {
-      const entry = join(handlersDir, `${name}.ts`);
-      const { metafile, bundle } = await buildOne(name, outdir, { entry }, { sourcemap: true });
-      const carries = carriedSdks(metafile, bundle.inputs);
-      const handler = { ...bundle, carries, baseline: baselineName(carries) };
-      if (!options.withoutPsps || !PSP_SDKS.some((sdk) => carries.has(sdk))) return [handler];
-      const without = await buildOne(
-        `${name}${WITHOUT_PSPS}`,
-        outdir,
-        { entry },
-        { sourcemap: true, external: PSP_PACKAGES },
-      );
-      return [{ ...handler, withoutPsps: without.bundle.name }, without.bundle];
-    }),
-  ).then((built) => built.flat());
+  const recordRead = ({ metafile }: { metafile: Metafile }) => {
+    for (const path of Object.keys(metafile.inputs)) options.read?.add(path);
+  };
+  const handlers = await buildEach(handlerNames(), async (name) => {
+    const entry = join(handlersDir, `${name}.ts`);
+    const { metafile, bundle } = await buildOne(name, outdir, { entry }, { sourcemap: true });
+    recordRead({ metafile });
+    const carries = carriedSdks(metafile, bundle.inputs);
+    const handler = { ...bundle, carries, baseline: baselineName(carries) };
+    if (!options.withoutPsps || !PSP_SDKS.some((sdk) => carries.has(sdk))) return [handler];
+    const without = await buildOne(
+      `${name}${WITHOUT_PSPS}`,
+      outdir,
+      { entry },
+      { sourcemap: true, external: PSP_PACKAGES },
+    );
+    recordRead(without);
+    return [{ ...handler, withoutPsps: without.bundle.name }, without.bundle];
+  }).then((built) => built.flat());
   const baselineSources = new Map(
     handlers.flatMap((handler) =>
       'carries' in handler ? [[handler.baseline, baselineSource(handler.carries)] as const] : [],
     ),
   );
-  const baselines = await Promise.all(
-    [...baselineSources].map(async ([name, contents], index) => {
-      // Named by what they hold; built in numbered folders, since a name can pass a file name's length.
-      const { bundle } = await buildOne(`baseline-${index}`, outdir, { contents }, { sourcemap: false });
-      return { ...bundle, name };
-    }),
-  );
+  const baselines = await buildEach([...baselineSources], async ([name, contents], index) => {
+    // Named by what they hold; built in numbered folders, since a name can pass a file name's length.
+    const built = await buildOne(`baseline-${index}`, outdir, { contents }, { sourcemap: false });
+    recordRead(built);
+    return { ...built.bundle, name };
+  });
   return [...handlers, ...baselines];
 }

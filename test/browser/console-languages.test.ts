@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_CUSTOM_FIELDS } from '../../functions/domain/custom-fields.ts';
 import { PAGE_LANGUAGES, type PageLanguage } from '../../functions/domain/locale.ts';
-import { consoleMessages } from '../../functions/http/console-messages.ts';
+import { loadConsoleMessages } from '../../functions/http/console/messages.ts';
 import { axeViolations } from '../support/axe.ts';
 import { type BrowserStack, startBrowserStack } from '../support/browser.ts';
 import { createLink } from '../support/checkout-helpers.ts';
@@ -40,7 +40,7 @@ async function signedIn(language: PageLanguage): Promise<Page> {
   });
   const page = await context.newPage();
   await page.goto(await consoleSignInLink(fixture.stack.baseUrl, 'acme', 'admin'));
-  await page.getByRole('button', { name: consoleMessages(language).signInButton }).click();
+  await page.getByRole('button', { name: (await loadConsoleMessages(language)).signInButton }).click();
   await page.waitForURL(/\/console\/links$/);
   return page;
 }
@@ -55,7 +55,7 @@ describe('the create form, the webhooks page and an event’s page in the browse
   it.each(PAGE_LANGUAGES.filter((language) => language !== 'en'))(
     'speak %s and pass axe, with the errors of a refused form too',
     async (language) => {
-      const words = consoleMessages(language);
+      const words = await loadConsoleMessages(language);
       const form = words.linkForm;
       const page = await signedIn(language);
 

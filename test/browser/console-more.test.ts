@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PAGE_LANGUAGES, type PageLanguage } from '../../functions/domain/locale.ts';
-import { consoleMessages } from '../../functions/http/console-messages.ts';
+import { loadConsoleMessages } from '../../functions/http/console/messages.ts';
 import { axeViolations } from '../support/axe.ts';
 import { seedPayment } from '../support/books.ts';
 import { type BrowserStack, startBrowserStack } from '../support/browser.ts';
@@ -54,7 +54,9 @@ async function signedIn(
   await page.goto(await consoleSignInLink(fixture.stack.baseUrl, 'acme', role));
   expect(await page.getAttribute('html', 'lang')).toBe(language);
   expect(await axeViolations(page)).toEqual([]);
-  await page.getByRole('button', { name: consoleMessages(language as 'en').signInButton }).click();
+  await page
+    .getByRole('button', { name: (await loadConsoleMessages(language as 'en')).signInButton })
+    .click();
   await page.waitForURL(/\/console\/links$/);
   return page;
 }
@@ -106,7 +108,7 @@ describe('the console overview and API keys in Chromium', () => {
 
 /** A link's page with its refund form, the payments, refunds, export, erasure and audit pages, each passing axe. */
 async function assessBooksAndLink(page: Page, language: PageLanguage) {
-  const words = consoleMessages(language);
+  const words = await loadConsoleMessages(language);
   const h1 = () => page.getByRole('heading', { level: 1 }).textContent();
   await page.goto(`${fixture.stack.baseUrl}/console/links/${linkId}`);
   expect(await h1()).toBe(words.link.title(linkId));
@@ -133,7 +135,7 @@ describe('the console in the browser’s language', () => {
   it.each(PAGE_LANGUAGES.filter((language) => language !== 'en'))(
     "speaks %s on the sign-in, links, overview, keys, settings and PSPs pages, a link's, the books' and the audit log, each passing axe",
     async (language) => {
-      const words = consoleMessages(language);
+      const words = await loadConsoleMessages(language);
       const page = await signedIn(fixture.browser, language);
 
       expect(await page.getAttribute('html', 'lang')).toBe(language);

@@ -2,19 +2,19 @@
  * Trims a PSP's official OpenAPI document to the operations our adapters call, so the contract checks
  * (test/support/psp-contract.ts) validate against the PSP's own text without storing megabytes of it:
  *
- *   node test/contracts/trim.ts <its trim.json | a name of OPERATIONS> <path of the full official document or folder> [source note]
+ *   node test/contracts/trim.ts <its trim.json> <path of the full official document or folder> [source note]
  *
- * A PSP whose folder holds its contract (functions/adapters/psp/<folder>/test/contract/) names its operations in a
- * `<name>.trim.json` there (`{"operations": {...}, "requestsOnly"?: true, "keep"?: [...], "undefinedSchemas"?: [...]}`,
- * `TrimSpec`), and the trimmed document is written
- * beside it as `<name>.trimmed.json`; the PSPs below are those still kept here.
+ * A PSP's folder holds its contract (functions/adapters/psp/<folder>/test/contract/) and names the operations its
+ * adapter calls in a `<name>.trim.json` there (`TrimSpec`: `{"operations": {...}, "requestsOnly"?: true,
+ * "keep"?: [...], "undefinedSchemas"?: [...]}`, paths as the document spells them); the trimmed document is
+ * written beside it as `<name>.trimmed.json`.
  *
- * Checkout.com publishes its document split into one YAML file per path and per component
- * (checkout/checkout-api-reference, `abc_spec/`): give that folder instead of a file, and it is assembled as the
- * repository's own generator (src/OpenApiGenerator) does: a path from its file name (`@` for `/`), a component
- * from its file name, whatever subfolder holds it.
+ * A document published split into one YAML file per path and per component (as checkout/checkout-api-reference's
+ * `abc_spec/`): give that folder instead of a file, and it is assembled as that repository's own generator
+ * (src/OpenApiGenerator) does: a path from its file name (`@` for `/`), a component from its file name, whatever
+ * subfolder holds it.
  *
- * A name of OPERATIONS writes test/contracts/<name>.trimmed.json. The trim only removes: operations not listed (and
+ * The trim only removes: operations not listed (and
  * their other methods), components no kept operation reaches through `$ref`, annotations that validate
  * nothing (`description`, `summary`, `example(s)`, `x-*` vendor extensions), and for a `requestsOnly` PSP
  * the operations' `responses`. Every kept schema is otherwise the document's own, byte for byte in meaning;
@@ -25,43 +25,6 @@
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-
-/** The operations each adapter calls (functions/adapters/psp/*-psp.ts), as the document spells their paths. */
-export const OPERATIONS: Record<string, Record<string, string[]>> = {
-  mollie: {
-    '/v2/payments': ['post'],
-    '/v2/payments/{paymentId}': ['get', 'delete'],
-    '/v2/payments/{paymentId}/refunds': ['post'],
-    '/v2/payments/{paymentId}/refunds/{refundId}': ['get'],
-  },
-  adyen: {
-    '/paymentLinks': ['post'],
-    '/paymentLinks/{linkId}': ['get', 'patch'],
-    '/payments/{paymentPspReference}/refunds': ['post'],
-  },
-  // PayPal publishes one document per API (paypal/paypal-rest-api-specifications `openapi/`): one trim each.
-  'paypal-orders': {
-    '/v2/checkout/orders': ['post'],
-    '/v2/checkout/orders/{id}': ['get'],
-    '/v2/checkout/orders/{id}/capture': ['post'],
-  },
-  'paypal-payments': {
-    '/v2/payments/captures/{capture_id}/refund': ['post'],
-    '/v2/payments/refunds/{refund_id}': ['get'],
-  },
-  'paypal-webhooks': {
-    '/v1/notifications/verify-webhook-signature': ['post'],
-  },
-  checkout: {
-    '/payment-links': ['post'],
-    '/payment-links/{id}': ['get'],
-    '/payments/{id}': ['get'],
-    '/payments/{id}/actions': ['get'],
-    '/payments/{id}/captures': ['post'],
-    '/payments/{id}/voids': ['post'],
-    '/payments/{id}/refunds': ['post'],
-  },
-};
 
 /**
  * `requestsOnly`: the document is kept for requests only: the trim removes each operation's `responses` (never
@@ -219,7 +182,7 @@ async function load(file: string): Promise<Record<string, Json>> {
   return JSON.parse(text) as Record<string, Json>;
 }
 
-/** Checkout.com's split document (`swagger.yaml`, `paths/*.yaml`, `components/<kind>/<any folder>/<name>.yaml`) as one. */
+/** A split document (`swagger.yaml`, `paths/*.yaml`, `components/<kind>/<any folder>/<name>.yaml`) as one. */
 async function assembleSplitDocument(folder: string): Promise<Record<string, Json>> {
   const document = (await parseYaml(readFileSync(join(folder, 'swagger.yaml'), 'utf8'))) as Record<
     string,
@@ -244,14 +207,11 @@ async function assembleSplitDocument(folder: string): Promise<Record<string, Jso
   return { ...document, paths, components };
 }
 
-/** What to trim and where to write it: a PSP folder's `<name>.trim.json`, or one of `OPERATIONS`. */
-function specOf(psp: string): { spec: TrimSpec; out: URL } | undefined {
-  if (psp.endsWith('.trim.json')) {
-    const spec = JSON.parse(readFileSync(psp, 'utf8')) as TrimSpec;
-    return { spec, out: pathToFileURL(resolve(psp.replace(/\.trim\.json$/, '.trimmed.json'))) };
-  }
-  const operations = OPERATIONS[psp];
-  return operations && { spec: { operations }, out: new URL(`./${psp}.trimmed.json`, import.meta.url) };
+/** What to trim and where to write it: a PSP folder's `<name>.trim.json`, the trimmed document beside it. */
+function specOf(trimFile: string): { spec: TrimSpec; out: URL } | undefined {
+  if (!trimFile.endsWith('.trim.json')) return undefined;
+  const spec = JSON.parse(readFileSync(trimFile, 'utf8')) as TrimSpec;
+  return { spec, out: pathToFileURL(resolve(trimFile.replace(/\.trim\.json$/, '.trimmed.json'))) };
 }
 
 if (import.meta.main) {
@@ -259,7 +219,7 @@ if (import.meta.main) {
   const found = psp ? specOf(psp) : undefined;
   if (!found || !file) {
     console.error(
-      `usage: node test/contracts/trim.ts <a trim.json | ${Object.keys(OPERATIONS).join('|')}> <full document or folder> [source note]`,
+      "usage: node test/contracts/trim.ts <a PSP folder's test/contract/<name>.trim.json> <full document or folder> [source note]",
     );
     process.exit(2);
   }

@@ -1,12 +1,12 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { App, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ServiceFunction } from '../../lib/constructs/service-function.ts';
 import { functions } from '../../lib/routes.ts';
+import { BASELINE_SDKS, PSP_SDKS } from '../bench/baseline-sdks.ts';
 import { budgets, bundleSizeBudget } from '../bench/budgets.ts';
-import { BASELINE_SDKS, type Bundle, handlerNames, PSP_SDKS } from '../bench/bundles.ts';
+import { type Bundle, coldStartRatio, handlerNames } from '../bench/bundles.ts';
 import { sharedBundles } from '../support/shared-bundles.ts';
 
 /**
@@ -149,6 +149,44 @@ describe('Lambda bundles', () => {
     expect(over).toEqual([]);
   });
 
+  it(`each load at a cold start within ${budgets.bundleSize}x the bare SDK clients they carry (the console ${budgets.consoleBundleSize}x), gzipped, their PSP SDKs aside`, () => {
+    // What index.mjs and its static chunks weigh against the bare clients' asset without the PSP SDKs' chunks,
+    // which neither loads at a cold start (`coldStartRatio`, docs/decisions.md#bundle-budget).
+    const over = handlerBundles()
+      .map((bundle) => {
+        const ratio = coldStartRatio(bundle, baselineOf(bundle));
+        return {
+          bundle: bundle.name,
+          ratio: ratio.toFixed(3),
+          within: ratio <= bundleSizeBudget(bundle.name),
+        };
+      })
+      .filter((entry) => !entry.within);
+    expect(over).toEqual([]);
+  });
+
+  it('load at a cold start no language’s texts, no form tables and none of the console’s pages: each when needed', () => {
+    // Each of these is only reached through an import() (docs/performance.md#a-buyers-cold-start).
+    const onDemand = [
+      /^functions\/http\/(checkout|console)\/messages\/(en|nl|de|fr|es)\.ts$/,
+      /node_modules\/libphonenumber-js\//,
+      /node_modules\/postcode-validator\//,
+      /^functions\/http\/console\/(pages|links|webhooks|psps|settings|books|keys)\.ts$/,
+      /node_modules\/qr\//,
+      /node_modules\/csv-stringify\//,
+    ];
+    for (const name of ['checkout-page', 'console']) {
+      const bundle = handlerBundles().find((candidate) => candidate.name === name) as Bundle;
+      const loaded = bundle.coldInputs.filter((input) => onDemand.some((pattern) => pattern.test(input)));
+      expect(loaded, name).toEqual([]);
+    }
+    // They are still in the assets, for the requests that need them.
+    const checkout = handlerBundles().find((bundle) => bundle.name === 'checkout-page') as Bundle;
+    const inChunks = (pattern: RegExp) => checkout.inputs.some((input) => pattern.test(input));
+    expect(inChunks(/node_modules\/libphonenumber-js\/metadata\.max/), 'the full phone metadata').toBe(true);
+    expect(inChunks(/^functions\/http\/checkout\/messages\/de\.ts$/), 'the German texts').toBe(true);
+  });
+
   it('carry none of what was removed for size: classic zod, any zod locale, the currency-codes data', () => {
     const unwanted = handlerBundles().flatMap((bundle) =>
       bundle.inputs
@@ -190,7 +228,10 @@ describe('Lambda bundles', () => {
   });
 
   it('are byte for byte what cdk synth ships', () => {
-    const cdkOut = mkdtempSync(join(tmpdir(), 'cdk-out-'));
+    const built = bundles.find((bundle) => bundle.name === 'checkout-page') as Bundle;
+    // Synthesized beside the build (<build>/<name>/index.mjs), so that the asset's folder is as deep as the bundle's:
+    // a chunk's name hashes its source map's relative paths.
+    const cdkOut = mkdtempSync(join(dirname(dirname(dirname(built.file))), 'cdk-out-'));
     try {
       const app = new App({ outdir: cdkOut });
       // A function with PSP chunks: the asset is a folder of files, not one.
@@ -201,7 +242,6 @@ describe('Lambda bundles', () => {
       });
       app.synth();
       const asset = join(cdkOut, readdirSync(cdkOut).find((entry) => entry.startsWith('asset.')) as string);
-      const built = bundles.find((bundle) => bundle.name === 'checkout-page') as Bundle;
       const shipped = readdirSync(asset).filter((file) => file.endsWith('.mjs'));
       // index.mjs and every chunk, under the same names (chunks import each other by relative path).
       expect(shipped.sort()).toEqual(built.files.map((file) => basename(file)).sort());

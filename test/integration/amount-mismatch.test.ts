@@ -1,4 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADYEN_FAKE } from '../../functions/adapters/psp/adyen/test/fake.ts';
+import { CHECKOUT_FAKE } from '../../functions/adapters/psp/checkout-com/test/fake.ts';
+import { MOLLIE_FAKE } from '../../functions/adapters/psp/mollie/test/fake.ts';
+import { PAYPAL_FAKE } from '../../functions/adapters/psp/paypal/test/fake.ts';
 import { STRIPE_FAKE } from '../../functions/adapters/psp/stripe/test/fake.ts';
 import { config } from '../../functions/config.ts';
 import { sandboxSessionStore } from '../../functions/dependencies.ts';
@@ -14,10 +18,6 @@ import {
   sandboxReportsAmount,
   storedLink,
 } from '../support/checkout-helpers.ts';
-import { ADYEN_FAKE } from '../support/fake-adyen.ts';
-import { CHECKOUT_FAKE } from '../support/fake-checkout.ts';
-import { MOLLIE_FAKE } from '../support/fake-mollie.ts';
-import { PAYPAL_FAKE } from '../support/fake-paypal.ts';
 import { capturedOutput } from '../support/log-capture.ts';
 import { navigate } from '../support/navigate.ts';
 import { type PspStack, startPspStack } from '../support/psp-stack.ts';

@@ -10,9 +10,9 @@ import {
   pspConnectionRepository,
 } from '../../functions/dependencies.ts';
 import type { Payment } from '../../functions/domain/payment.ts';
-import { paymentsListing } from '../../functions/http/books-listings.ts';
-import { listBookPaymentsQuery } from '../../functions/http/books-query.ts';
-import { booksResponse } from '../../functions/http/books-response.ts';
+import { paymentsListing } from '../../functions/http/api/books-listings.ts';
+import { listBookPaymentsQuery } from '../../functions/http/api/books-query.ts';
+import { booksResponse } from '../../functions/http/api/books-response.ts';
 import { validate } from '../../functions/http/validate.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { csvRecords, seedPayment } from '../support/books.ts';

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADYEN_FAKE, type FakeAdyen } from '../../functions/adapters/psp/adyen/test/fake.ts';
+import { type FakePaypal, PAYPAL_FAKE } from '../../functions/adapters/psp/paypal/test/fake.ts';
 import { type FakeStripe, STRIPE_FAKE } from '../../functions/adapters/psp/stripe/test/fake.ts';
-import { REFERENCES_COOKIE } from '../../functions/http/checkout-references.ts';
+import { REFERENCES_COOKIE } from '../../functions/http/checkout/references.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { createLink } from '../support/checkout-helpers.ts';
-import { ADYEN_FAKE, type FakeAdyen } from '../support/fake-adyen.ts';
-import { type FakePaypal, PAYPAL_FAKE } from '../support/fake-paypal.ts';
 import { httpRequest, NAVIGATION_HEADERS, postOurForm } from '../support/navigate.ts';
 import { expectDocumented } from '../support/openapi-check.ts';
 import { type PspStack, startPspStack } from '../support/psp-stack.ts';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consoleStore } from '../../functions/dependencies.ts';
-import { consoleMessages } from '../../functions/http/console-messages.ts';
+import { loadConsoleMessages } from '../../functions/http/console/messages.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { startSession } from '../../functions/use-cases/console-sessions.ts';
 import { seedPayment } from '../support/books.ts';
@@ -278,7 +278,7 @@ describe('console books: payments, exports and buyer details', () => {
     ]);
     expect(confirmation.text).toContain('name="confirm" value="yes"');
     // It says what it will erase: the payment, the buyer's other attempt, and what it cannot find.
-    const { books } = consoleMessages('en');
+    const { books } = await loadConsoleMessages('en');
     expect(confirmation.text).toContain(`<code>${payment.id}</code> ${books.eraseQuestion[1]}`);
     expect(confirmation.text).toContain(`${payment.link_id}</a> ${books.eraseAlso[1]}`);
     expect(confirmation.text).toContain(`<li><code>${declined.id}</code>: failed, `);

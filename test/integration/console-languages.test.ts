@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxSessionStore } from '../../functions/dependencies.ts';
 import { BUILT_IN_SANDBOX_ID } from '../../functions/domain/connection.ts';
 import { PAGE_LANGUAGES, type PageLanguage } from '../../functions/domain/locale.ts';
-import { consoleMessages } from '../../functions/http/console-messages.ts';
+import { loadConsoleMessages } from '../../functions/http/console/messages.ts';
 import { seedPayment } from '../support/books.ts';
 import { createLink, sandboxNotification, storedLink } from '../support/checkout-helpers.ts';
 import { type ConsoleClient, signInToConsole } from '../support/console.ts';
@@ -47,8 +47,8 @@ const get = (path: string, language: PageLanguage) =>
 const heading = (text: string) => /<h1>([^<]*)<\/h1>/.exec(text)?.[1];
 
 /** Texts of these pages in English that no other language spells the same (long enough not to be part of a word). */
-function englishOnly(): string[] {
-  const { link, columns, buyer, books, audit } = consoleMessages('en');
+async function englishOnly(): Promise<string[]> {
+  const { link, columns, buyer, books, audit } = await loadConsoleMessages('en');
   return [
     link.asks,
     link.noEvents,
@@ -69,7 +69,7 @@ function englishOnly(): string[] {
 
 describe("the console's link, books and audit pages in the browser's language", () => {
   it.each(PAGE_LANGUAGES)('speak %s, each page wholly', async (language) => {
-    const words = consoleMessages(language);
+    const words = await loadConsoleMessages(language);
     const [link, payments, refunds, exports, erase, audit] = await Promise.all([
       get(`/console/links/${linkId}`, language),
       get('/console/payments', language),
@@ -82,7 +82,8 @@ describe("the console's link, books and audit pages in the browser's language", 
     for (const page of [link, payments, refunds, exports, erase, audit]) {
       expect(page.status).toBe(200);
       expect(page.text).toContain(`<html lang="${language}">`);
-      if (language !== 'en') for (const english of englishOnly()) expect(page.text).not.toContain(english);
+      if (language !== 'en')
+        for (const english of await englishOnly()) expect(page.text).not.toContain(english);
     }
     expect([link, payments, refunds, exports, erase, audit].map((page) => heading(page.text))).toEqual([
       words.link.title(linkId),
@@ -144,7 +145,7 @@ describe("the console's link, books and audit pages in the browser's language", 
     const unknown = await get(`/console/links/${linkId}?notice=toString`, 'fr');
 
     expect(created.text).toContain(
-      `<p class="notice" role="status">${consoleMessages('fr').link.notices.created}</p>`,
+      `<p class="notice" role="status">${(await loadConsoleMessages('fr')).link.notices.created}</p>`,
     );
     expect(unknown.status).toBe(200);
     expect(unknown.text).not.toContain('class="notice"');

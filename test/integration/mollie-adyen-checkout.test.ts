@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADYEN_FAKE, type FakeAdyen } from '../../functions/adapters/psp/adyen/test/fake.ts';
+import { type FakeMollie, MOLLIE_FAKE } from '../../functions/adapters/psp/mollie/test/fake.ts';
 import { PSP_CALL_TIMEOUT_MS } from '../../functions/domain/call-budgets.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
 import { UNKNOWN_ID_LOOKUPS } from '../../functions/ports/rate-limiter.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
 import { timeoutFor } from '../support/eventually.ts';
-import { ADYEN_FAKE, type FakeAdyen } from '../support/fake-adyen.ts';
-import { type FakeMollie, MOLLIE_FAKE } from '../support/fake-mollie.ts';
 import { navigate } from '../support/navigate.ts';
 import { type PspStack, startPspStack } from '../support/psp-stack.ts';
 import type { TestStack } from '../support/test-stack.ts';

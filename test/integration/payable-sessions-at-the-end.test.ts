@@ -1,6 +1,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkoutKeys } from '../../functions/adapters/dynamodb/table-schema.ts';
+import { type FakeMollie, MOLLIE_FAKE } from '../../functions/adapters/psp/mollie/test/fake.ts';
 import { documentClient } from '../../functions/clients/dynamodb.ts';
 import { config } from '../../functions/config.ts';
 import {
@@ -19,7 +20,6 @@ import { expireDueLinks } from '../../functions/use-cases/payment-links.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
 import { addConnection } from '../support/connections.ts';
 import { eventually } from '../support/eventually.ts';
-import { type FakeMollie, MOLLIE_FAKE } from '../support/fake-mollie.ts';
 import { httpRequest, NAVIGATION_HEADERS } from '../support/navigate.ts';
 import { type PspStack, startPspStack } from '../support/psp-stack.ts';
 import type { TestStack } from '../support/test-stack.ts';

@@ -7,7 +7,7 @@ import {
   pspConnections,
   sandboxSessionStore,
 } from '../../functions/dependencies.ts';
-import { withSession } from '../../functions/domain/checkout.ts';
+import { withSession } from '../../functions/domain/checkout/sessions.ts';
 import { BUILT_IN_SANDBOX_ID, builtInSandbox } from '../../functions/domain/connection.ts';
 import type { Amount } from '../../functions/domain/money.ts';
 import { newPaymentId, type Payment, startedPayment } from '../../functions/domain/payment.ts';

@@ -11,7 +11,7 @@ import {
 } from '../../functions/dependencies.ts';
 import type { Payment } from '../../functions/domain/payment.ts';
 import { erasedPayment } from '../../functions/domain/personal-data.ts';
-import { BUYER_COOKIE } from '../../functions/http/buyer-cookie.ts';
+import { BUYER_COOKIE } from '../../functions/http/checkout/buyer-cookie.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { sweepRetention } from '../../functions/use-cases/personal-data.ts';
 import { seedPayment, storedPayments } from '../support/books.ts';

@@ -1,6 +1,8 @@
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paymentKeys } from '../../functions/adapters/dynamodb/table-schema.ts';
+import { ADYEN_FAKE } from '../../functions/adapters/psp/adyen/test/fake.ts';
+import { MOLLIE_FAKE } from '../../functions/adapters/psp/mollie/test/fake.ts';
 import { STRIPE_FAKE } from '../../functions/adapters/psp/stripe/test/fake.ts';
 import { documentClient } from '../../functions/clients/dynamodb.ts';
 import { linkRepository, paymentRepository } from '../../functions/dependencies.ts';
@@ -8,8 +10,6 @@ import type { PspConnection } from '../../functions/domain/connection.ts';
 import type { PspSession } from '../../functions/domain/payment-link.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
-import { ADYEN_FAKE } from '../support/fake-adyen.ts';
-import { MOLLIE_FAKE } from '../support/fake-mollie.ts';
 import { postOurForm } from '../support/navigate.ts';
 import { type PspStack, startPspStack } from '../support/psp-stack.ts';
 import type { TestStack } from '../support/test-stack.ts';

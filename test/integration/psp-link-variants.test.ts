@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import type { FakeAdyen } from '../../functions/adapters/psp/adyen/test/fake.ts';
+import { ADYEN_FAKE } from '../../functions/adapters/psp/adyen/test/fake.ts';
+import type { FakeMollie } from '../../functions/adapters/psp/mollie/test/fake.ts';
+import { MOLLIE_FAKE } from '../../functions/adapters/psp/mollie/test/fake.ts';
 import { STRIPE_FAKE } from '../../functions/adapters/psp/stripe/test/fake.ts';
 import { newPaymentLink } from '../../functions/domain/payment-link.ts';
-import type { FakeAdyen } from '../support/fake-adyen.ts';
-import { ADYEN_FAKE } from '../support/fake-adyen.ts';
-import type { FakeMollie } from '../support/fake-mollie.ts';
-import { MOLLIE_FAKE } from '../support/fake-mollie.ts';
 import { usePspAdapters } from '../support/psp-adapters.ts';
 import { orderLink, sessionRequest } from '../support/psp-fixtures.ts';
 

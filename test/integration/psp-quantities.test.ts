@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADYEN_FAKE } from '../../functions/adapters/psp/adyen/test/fake.ts';
+import { MOLLIE_FAKE } from '../../functions/adapters/psp/mollie/test/fake.ts';
 import { STRIPE_FAKE } from '../../functions/adapters/psp/stripe/test/fake.ts';
 import { paymentRepository } from '../../functions/dependencies.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
-import { ADYEN_FAKE } from '../support/fake-adyen.ts';
-import { MOLLIE_FAKE } from '../support/fake-mollie.ts';
 import { postOurForm } from '../support/navigate.ts';
 import { type PspStack, startPspStack } from '../support/psp-stack.ts';
 

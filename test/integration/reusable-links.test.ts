@@ -1,152 +1,36 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeStripe, STRIPE_FAKE } from '../../functions/adapters/psp/stripe/test/fake.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { config } from '../../functions/config.ts';
 import {
-  eventQueue,
   linkRepository,
   paymentRepository,
   pspConnections,
   refundLedger,
 } from '../../functions/dependencies.ts';
 import { CHECKOUT_PSP_CALLS } from '../../functions/domain/call-budgets.ts';
-import type { PspConnection } from '../../functions/domain/connection.ts';
-import { ConcurrentModificationError } from '../../functions/domain/errors.ts';
-import { cancel } from '../../functions/domain/link-events.ts';
 import { addPayment } from '../../functions/domain/link-payments.ts';
 import { newPaymentLink, type PaymentLink } from '../../functions/domain/payment-link.ts';
 import { paymentMoney } from '../../functions/domain/payment-money.ts';
 import { requestRefund } from '../../functions/domain/refund.ts';
-import { BUYER_COOKIE } from '../../functions/http/buyer-cookie.ts';
-import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
+import { BUYER_COOKIE } from '../../functions/http/checkout/buyer-cookie.ts';
 import { openCheckout } from '../../functions/use-cases/checkout.ts';
-import { expireDueLinks } from '../../functions/use-cases/payment-links.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
 import { eventually } from '../support/eventually.ts';
-import { ADYEN_FAKE, type FakeAdyen } from '../support/fake-adyen.ts';
-import { type FakeMollie, MOLLIE_FAKE } from '../support/fake-mollie.ts';
-import { httpRequest, NAVIGATION_HEADERS } from '../support/navigate.ts';
+import { NAVIGATION_HEADERS } from '../support/navigate.ts';
 import { anyRefunds } from '../support/psp-fixtures.ts';
-import { type PspStack, startPspStack } from '../support/psp-stack.ts';
 import type { TestStack } from '../support/test-stack.ts';
-
-const FAKES = { stripe: STRIPE_FAKE, mollie: MOLLIE_FAKE, adyen: ADYEN_FAKE };
+import { buyer, pointers, reusableLinkPsps, sessionOf } from './reusable-links.ts';
 
 /**
  * Reusable links (docs/api.md#reusable-links, docs/orchestration.md#reusable-links): each buyer gets their own PSP
  * session, each success is its own `payment_link.paid`, the link completes at `max_payments`, and refunds name
  * the payment and are bounded by it. Through every adapter, each PSP's SDK against a fake of its wire format.
  */
-type Provider = 'sandbox' | 'stripe' | 'mollie' | 'adyen';
-
-const stripeCredentials = STRIPE_FAKE.credentials;
-const adyenCredentials = ADYEN_FAKE.credentials;
-
-let psps: PspStack<typeof FAKES>;
-let stripe: FakeStripe;
-let mollie: FakeMollie;
-let adyen: FakeAdyen;
+const psps = reusableLinkPsps();
+const { keys, pay, api, events, payloads, refundedAtPsp } = psps;
 let stack: TestStack;
-const keys = {} as Record<Provider, IssuedApiKey>;
-const connections = {} as Record<Exclude<Provider, 'sandbox'>, PspConnection>;
-
-beforeAll(async () => {
-  psps = await startPspStack({ fakes: FAKES });
-  ({ stack, stripe, mollie, adyen } = psps);
-  for (const provider of ['sandbox', 'stripe', 'mollie', 'adyen'] as const) {
-    keys[provider] = await stack.issueKey(`${provider}reusable`, 'test');
-  }
-  for (const provider of ['stripe', 'mollie', 'adyen'] as const) {
-    connections[provider] = await psps.connect(`${provider}reusable`, provider);
-  }
+beforeAll(() => {
+  ({ stack } = psps.started());
 });
-afterAll(() => psps?.stop());
-
-/** A buyer's browser on the checkout page: it keeps the cookie the page sets, as a browser does. */
-function buyer() {
-  let cookie: string | undefined;
-  let last: string | undefined;
-  return {
-    get payment() {
-      return cookie?.split('=')[1];
-    },
-    /** The last `Set-Cookie` the page sent. */
-    get setCookie() {
-      return last;
-    },
-    async visit(url: string) {
-      const page = await httpRequest(url, {
-        headers: { ...NAVIGATION_HEADERS, ...(cookie ? { cookie } : {}) },
-      });
-      const set = ([] as string[]).concat(page.headers['set-cookie'] ?? [])[0];
-      if (set) {
-        last = set;
-        cookie = set.split(';')[0];
-      }
-      return page;
-    },
-  };
-}
-
-/** The buyer's own session, as recorded with their payment. */
-async function sessionOf(linkId: string, paymentId: string | undefined) {
-  const payment = await paymentRepository().get(linkId, 'test', paymentId ?? '');
-  if (!payment?.session_id) throw new Error(`no session for ${paymentId}`);
-  return { id: payment.session_id, url: payment.session_url, paymentId: payment.id };
-}
-
-/** The buyer pays on their session at the PSP, and the PSP's notification reaches us. */
-async function pay(provider: Provider, sessionId: string) {
-  const notify = (rawBody: string, headers: Record<string, string>) =>
-    stack.request('POST', `/psp/${provider}/notifications/${connections[provider as 'stripe'].id}`, {
-      rawBody,
-      headers,
-    });
-  if (provider === 'sandbox') {
-    await httpRequest(`${stack.baseUrl}/sandbox/checkout/${sessionId}/pay`, { method: 'POST' });
-    return;
-  }
-  if (provider === 'stripe') {
-    const paid = stripe.completeSession(sessionId);
-    const event = stripe.signedEvent('checkout.session.completed', paid, stripeCredentials.webhook_secret);
-    await notify(event.body, { 'content-type': 'application/json', 'stripe-signature': event.signature });
-  } else if (provider === 'mollie') {
-    mollie.setStatus(sessionId, 'paid');
-    await notify(mollie.webhookBody(sessionId), { 'content-type': 'application/x-www-form-urlencoded' });
-  } else {
-    await notify(adyen.notification([adyen.pay(sessionId)], { hmacKey: adyenCredentials.hmac_key }), {
-      'content-type': 'application/json',
-    });
-  }
-}
-
-const api = (provider: Provider, method: string, path: string, body?: unknown) =>
-  stack.request(method, path, { key: keys[provider].api_key, body });
-
-const events = async (provider: Provider, linkId: string) =>
-  (await api(provider, 'GET', `/v1/payment-links/${linkId}/events`)).body.data as {
-    type: string;
-    id: string;
-  }[];
-
-/** Each event's payload as the webhook carries it. */
-async function payloads(provider: Provider, linkId: string) {
-  const ids = (await events(provider, linkId)).map((event) => event.id);
-  // biome-ignore lint/suspicious/noExplicitAny: the webhook's JSON body, asserted on below
-  const read: any[] = [];
-  for (const id of ids) read.push((await api(provider, 'GET', `/v1/events/${id}`)).body);
-  return read;
-}
-
-/** Whether the PSP holds a refund of the payment with this PSP reference. */
-function refundedAtPsp(provider: Provider, reference: string): boolean {
-  if (provider === 'stripe') return [...stripe.refunds.values()].some((r) => r.payment_intent === reference);
-  if (provider === 'mollie') return [...mollie.refunds.values()].some((r) => r.paymentId === reference);
-  if (provider === 'adyen')
-    return [...adyen.refunds.values()].some((r) => r.paymentPspReference === reference);
-  return true; // the sandbox refunds at once and keeps nothing to look at
-}
-
-const pointers = (body: { errors?: { pointer: string }[] }) => body.errors?.map((error) => error.pointer);
 
 describe.each(['sandbox', 'stripe', 'mollie', 'adyen'] as const)('a reusable link at %s', (provider) => {
   it('gives each buyer their own session, takes both payments as two paid events, then completes', async () => {
@@ -328,123 +212,6 @@ describe('a reusable link on the sandbox', () => {
     expect(link).toMatchObject({ reusable: true, max_payments: null });
     const patch = await api('sandbox', 'PATCH', `/v1/payment-links/${link.id}`, { max_payments: 3 });
     expect([patch.status, pointers(patch.body)]).toEqual([422, ['/max_payments']]);
-  });
-});
-
-describe('canceling a reusable link', () => {
-  it('ends every buyer’s open session at the PSP first', async () => {
-    const link = await createLink(stack, keys.stripe.api_key, { reusable: true });
-    const buyers = [buyer(), buyer()];
-    for (const one of buyers) await one.visit(link.checkout_url);
-    const sessions = await Promise.all(buyers.map((one) => sessionOf(link.id, one.payment)));
-    expect(sessions.map((session) => stripe.sessions.get(session.id)?.status)).toEqual(['open', 'open']);
-
-    const canceled = await api('stripe', 'POST', `/v1/payment-links/${link.id}/cancel`);
-    expect(canceled.status).toBe(200);
-    expect(sessions.map((session) => stripe.sessions.get(session.id)?.status)).toEqual([
-      'expired',
-      'expired',
-    ]);
-    expect((await buyers[0]?.visit(link.checkout_url))?.status).toBe(410);
-  });
-
-  it('sends no buyer to a session whose place it could not hand to its payment: the session is ended', async () => {
-    const checkout = (links: ReturnType<typeof linkRepository>, linkId: string) =>
-      openCheckout(
-        {
-          links,
-          payments: paymentRepository(),
-          psps: pspConnections(),
-          now: () => new Date(),
-          checkoutBase: config().CHECKOUT_BASE,
-          baseUrl: config().BASE_URL,
-          random: Math.random,
-          timeLeftMs: () => 20_000,
-          maxPspCalls: CHECKOUT_PSP_CALLS,
-        },
-        { id: linkId, method: 'GET', headers: NAVIGATION_HEADERS, sourceAddress: '192.0.2.3' },
-      );
-    const withKeepPlace = (keepPlace: ReturnType<typeof linkRepository>['keepPlace']) =>
-      Object.create(linkRepository(), { keepPlace: { value: keepPlace } });
-    const endedSession = async (linkId: string) => {
-      const [payment] = await paymentRepository().listOfLink(linkId, 'test');
-      expect(payment).toMatchObject({ status: 'canceled', ended_unused: true });
-      return stripe.sessions.get(payment?.session_id ?? '')?.status;
-    };
-
-    // The merchant cancels while the session is being opened, after the opening took its place.
-    const canceled = await createLink(stack, keys.stripe.api_key, { reusable: true, max_payments: 2 });
-    const cancelFirst = withKeepPlace(async (...args) => {
-      const current = await storedLink(canceled.id);
-      await linkRepository().commit(cancel(current, new Date()) as NonNullable<ReturnType<typeof cancel>>);
-      return linkRepository().keepPlace(...args);
-    });
-    expect((await checkout(cancelFirst, canceled.id)).kind).toBe('gone');
-    expect(await endedSession(canceled.id)).toBe('expired');
-
-    // The write fails otherwise (a timeout, say): the buyer gets the error, and the session is ended first.
-    const failing = await createLink(stack, keys.stripe.api_key, { reusable: true, max_payments: 2 });
-    const timeout = withKeepPlace(async () => {
-      throw new Error('the write timed out');
-    });
-    await expect(checkout(timeout, failing.id)).rejects.toThrow('the write timed out');
-    expect(await endedSession(failing.id)).toBe('expired');
-  });
-
-  it('must read the link again once a buyer opened a session after it was read', async () => {
-    const link = await createLink(stack, keys.sandbox.api_key, { reusable: true });
-    const read = await storedLink(link.id);
-    // A buyer's session lands between the cancel's read and its write.
-    await linkRepository().noteSession(read);
-    const transition = cancel(read, new Date());
-    if (!transition) throw new Error('expected a transition');
-    await expect(linkRepository().commit(transition)).rejects.toThrow(ConcurrentModificationError);
-    // And once canceled, no session is noted any more: the checkout ends the one it opened.
-    const current = await storedLink(link.id);
-    await linkRepository().commit(cancel(current, new Date()) as NonNullable<typeof transition>);
-    await expect(linkRepository().noteSession(current)).rejects.toThrow(ConcurrentModificationError);
-  });
-
-  it('is the only kind of link whose page sets a cookie', async () => {
-    const single = await createLink(stack, keys.sandbox.api_key);
-    const visitor = buyer();
-    expect((await visitor.visit(single.checkout_url)).status).toBe(200);
-    expect(visitor.setCookie).toBeUndefined();
-  });
-});
-
-describe('the expiry of a reusable link', () => {
-  it('ends every buyer’s open session at the PSP before the link is recorded expired', async () => {
-    const expiresAt = new Date(Date.now() + 60_000);
-    const link = await createLink(stack, keys.stripe.api_key, {
-      reusable: true,
-      expires_at: expiresAt.toISOString(),
-    });
-    const buyers = [buyer(), buyer()];
-    for (const one of buyers) await one.visit(link.checkout_url);
-    const sessions = await Promise.all(buyers.map((one) => sessionOf(link.id, one.payment)));
-
-    const later = new Date(expiresAt.getTime() + 60_000);
-    await expireDueLinks(
-      {
-        links: linkRepository(),
-        queue: eventQueue(),
-        pspSessions: pspConnections(),
-        payments: paymentRepository(),
-        now: () => later,
-        checkoutBase: config().CHECKOUT_BASE,
-      },
-      500,
-    );
-    expect((await storedLink(link.id)).status).toBe('expired');
-    expect(sessions.map((session) => stripe.sessions.get(session.id)?.status)).toEqual([
-      'expired',
-      'expired',
-    ]);
-    const payments = await Promise.all(
-      sessions.map((session) => paymentRepository().get(link.id, 'test', session.paymentId)),
-    );
-    expect(payments.map((payment) => payment?.status)).toEqual(['canceled', 'canceled']);
   });
 });
 

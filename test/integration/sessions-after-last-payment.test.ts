@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PAYPAL_FAKE } from '../../functions/adapters/psp/paypal/test/fake.ts';
 import { config } from '../../functions/config.ts';
 import {
   linkRepository,
@@ -18,7 +19,6 @@ import {
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { captureOnReturn } from '../../functions/use-cases/buyer-returns.ts';
 import { createLink, sandboxNotification, storedLink } from '../support/checkout-helpers.ts';
-import { PAYPAL_FAKE } from '../support/fake-paypal.ts';
 import { navigate } from '../support/navigate.ts';
 import { sessionRequest } from '../support/psp-fixtures.ts';
 import { type PspStack, startPspStack } from '../support/psp-stack.ts';

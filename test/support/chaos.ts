@@ -45,8 +45,15 @@ export function chaosFaults(seed = process.env.CHAOS_SEED): FaultPlan {
   return parseFaults(CHAOS_FAULTS, seed) as FaultPlan;
 }
 
-/** The stack options of a chaos run: the faults, and webhook retries compressed to 1 s each. */
-export const chaosStackOptions = (faults: FaultPlan) => ({ faults, webhookRetryScheduleMs: FAST_SCHEDULE });
+/**
+ * The stack options of a chaos run: the faults, webhook retries compressed to 1 s each, and the sweepers on their
+ * timers, as deployed: the outbox sweeper sends what a failed queue send left behind.
+ */
+export const chaosStackOptions = (faults: FaultPlan) => ({
+  faults,
+  webhookRetryScheduleMs: FAST_SCHEDULE,
+  schedules: true,
+});
 
 /**
  * How long an event may take to reach the endpoint: every retry of the compressed schedule (a 1 s queue delay

@@ -5,8 +5,8 @@ import type { AddressInfo } from 'node:net';
 import type { ContractExchange, PspContract } from './psp-contract.ts';
 
 /**
- * The HTTPS server under the Mollie and Adyen fakes. Both official SDKs only speak HTTPS (they hand Node an
- * `https.Agent`), and Mollie's pins its own CA bundle, so a local certificate cannot be made trusted: tests
+ * The HTTPS server under the fakes of PSPs whose official SDKs only speak HTTPS (they hand Node an
+ * `https.Agent`), some pinning their own CA bundle, so a local certificate cannot be made trusted: tests
  * that use these fakes turn certificate verification off for their own worker with `trustFakePspCertificate`.
  */
 const certificate = {
@@ -40,7 +40,7 @@ export interface FakePspServer {
  */
 export interface ServerContract {
   document: PspContract;
-  /** The API's base path, which the document's paths leave out (Adyen `/v72`, `/checkout/v72` live). */
+  /** The API's base path, which the document's paths leave out (a version, `/v72`, and a prefix live). */
   basePath?: RegExp;
   /** Paths that are no part of the API (a hosted page for the buyer's browser): the document does not judge them. */
   outside?: (path: string) => boolean;
@@ -76,7 +76,7 @@ export async function startFakePspServer(
     const named = wrong.map((violation) => `${recorded.method} ${exchange.path}: ${violation}`);
     violations.push(...named);
     if (answer.status >= 500) return answer;
-    // Loud in every SDK's error message: Mollie's reads `detail`, Adyen's `message`.
+    // Loud in every SDK's error message, whichever field it reads: `detail` or `message`.
     const message = `The fake broke the PSP's document: ${named.join('; ')}`;
     return { status: 500, body: { status: 500, detail: message, message, fake_contract_violation: named } };
   };

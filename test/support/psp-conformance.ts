@@ -1,8 +1,14 @@
-import type { BuyerDetails } from '../../functions/domain/buyer.ts';
-import type { PspConnection } from '../../functions/domain/connection.ts';
+import { afterAll, beforeAll, it } from 'vitest';
+import { PSP_FACTORIES, type PspId } from '../../functions/adapters/psp/registry.ts';
+import type { BuyerDetails, NeededDetail } from '../../functions/domain/buyer.ts';
+import { newConnectionId, type PspConnection } from '../../functions/domain/connection.ts';
 import type { Amount } from '../../functions/domain/money.ts';
 import type { PspSession } from '../../functions/domain/payment-link.ts';
-import type { PspDescriptor, PspRuntime } from '../../functions/ports/psp-descriptor.ts';
+import type { Psp, SessionRequest } from '../../functions/ports/psp.ts';
+import type { Capability, PspDescriptor, PspRuntime } from '../../functions/ports/psp-descriptor.ts';
+import { trustFakePspCertificate } from './fake-psp-server.ts';
+import { testPspRuntime } from './psp-fakes.ts';
+import { storedConnection } from './psp-fixtures.ts';
 
 /**
  * What the conformance suite (test/integration/psp-conformance-*.test.ts, docs/orchestration.md#conformance)
@@ -15,6 +21,8 @@ import type { PspDescriptor, PspRuntime } from '../../functions/ports/psp-descri
 export interface ConformanceFixture {
   /** Its PSP's id (the registry's). */
   readonly provider: string;
+  /** The currency its scenarios charge: EUR unless its PSP takes none (its descriptor's amount rules). */
+  readonly currency?: string;
   /** Starts its fake (a server, or whatever stands for the PSP); the suite stops it after its scenarios. */
   start(): Promise<ConformanceFake>;
 }
@@ -54,8 +62,12 @@ export interface ConformanceFake {
    * a connection that simulates it, which the suite builds its adapter from.
    */
   outage(kind: 'none' | 'error' | 'hang'): Partial<PspConnection> | undefined;
-  /** Settles a refund the PSP answered `pending` (declared `refunds` only; absent: its refunds settle at once). */
-  settleRefund?(reference: string, outcome: 'succeeded' | 'failed'): Promise<void>;
+  /**
+   * Settles a refund the PSP answered `pending` (declared `refunds` only; absent: its refunds settle at once).
+   * A PSP that tells a refund's outcome only by notification (no API to read a refund back) answers that
+   * notification, which the suite has the adapter verify before it reads the refund back.
+   */
+  settleRefund?(reference: string, outcome: 'succeeded' | 'failed'): Promise<RawNotification | undefined>;
   stop(): Promise<void>;
 }
 
@@ -85,3 +97,113 @@ export const conformanceModuleOf = (descriptor: Pick<PspDescriptor, 'id'>): URL 
     `../../functions/adapters/psp/${descriptor.id.replaceAll('_', '-')}/test/conformance.ts`,
     import.meta.url,
   );
+
+/** A PSP under the suite: its fake, and adapters of test-mode connections to it, built as the service builds them. */
+export interface ConformanceRun {
+  readonly descriptor: PspDescriptor;
+  readonly fake: ConformanceFake;
+  /** The currency of its scenarios' amounts (`ConformanceFixture.currency`). */
+  readonly currency: string;
+  /** An adapter of a new connection (with `changes`), from the registry's factory of its PSP. */
+  adapter(changes?: Partial<PspConnection>): Promise<{ psp: Psp; connection: PspConnection }>;
+}
+
+/**
+ * Starts `descriptor`'s fixture before a file's scenarios and stops it after them: read `run()` inside the tests.
+ * The fakes that speak HTTPS are trusted for the file's worker.
+ */
+export function useConformance(descriptor: PspDescriptor): () => ConformanceRun {
+  let run: ConformanceRun | undefined;
+  let untrust = () => {};
+  beforeAll(async () => {
+    untrust = trustFakePspCertificate();
+    const { conformance } = (await import(conformanceModuleOf(descriptor).href)) as {
+      conformance: ConformanceFixture;
+    };
+    if (conformance.provider !== descriptor.id)
+      throw new Error(`${descriptor.id}: its fixture is another PSP's`);
+    const fake = await conformance.start();
+    run = {
+      descriptor,
+      fake,
+      currency: conformance.currency ?? 'EUR',
+      adapter: (changes) => adapterAt(descriptor, fake, changes),
+    };
+  });
+  afterAll(async () => {
+    await run?.fake.stop();
+    untrust();
+  });
+  return () => {
+    if (!run) throw new Error(`${descriptor.id}: its fixture has not started`);
+    return run;
+  };
+}
+
+/** A fresh connection's adapter: its credentials in an in-memory secret store, its calls sent to the fake. */
+/** A buyer who gives every detail a PSP's page may ask. */
+export const BUYER: Required<Omit<BuyerDetails, 'shipping_address'>> &
+  Pick<BuyerDetails, 'shipping_address'> = {
+  email: 'buyer@example.com',
+  name: 'Jane Buyer',
+  phone: '+31612345678',
+  billing_address: { line1: 'Keizersgracht 1', city: 'Amsterdam', postal_code: '1015 CJ', country: 'NL' },
+  shipping_address: { line1: 'Damrak 1', city: 'Amsterdam', postal_code: '1012 LG', country: 'NL' },
+};
+
+/**
+ * Our page asks what a PSP needs before any session (docs/checkout.md#details-a-psp-needs), so the sessions the
+ * suite opens carry the buyer's answers to those, as the checkout's do.
+ */
+function withNeededDetails(psp: Psp, needs: readonly NeededDetail[]): Psp {
+  const buyer = Object.fromEntries(needs.map((detail) => [detail, BUYER[detail]])) as BuyerDetails;
+  return new Proxy(psp, {
+    get(target, key) {
+      if (key === 'createSession')
+        return (request: SessionRequest) =>
+          target.createSession({ ...request, buyer: request.buyer ?? buyer });
+      const value = Reflect.get(target, key);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+async function adapterAt(
+  descriptor: PspDescriptor,
+  fake: ConformanceFake,
+  changes: Partial<PspConnection> = {},
+) {
+  const connection: PspConnection = {
+    ...storedConnection(descriptor.id, 'test', newConnectionId()),
+    ...(fake.credentials ? {} : { secret_name: null }),
+    ...fake.connection,
+    ...changes,
+  };
+  const secrets = new Map(
+    connection.secret_name && fake.credentials
+      ? [[connection.secret_name, JSON.stringify(fake.credentials)]]
+      : [],
+  );
+  const runtime = { ...testPspRuntime({ secrets, apiUrl: fake.apiUrl }), ...fake.runtime };
+  const built = await PSP_FACTORIES[descriptor.id as PspId](runtime).create(connection);
+  const psp = descriptor.needs?.length ? withNeededDetails(built, descriptor.needs) : built;
+  return { psp, connection };
+}
+
+/**
+ * A scenario of the suite: run when the PSP's descriptor declares `capability` (or it is the core), and must then
+ * pass; otherwise skipped by name ("sandbox: line items: not declared").
+ */
+export function scenario(
+  descriptor: PspDescriptor,
+  name: string,
+  capability: Capability | undefined,
+  test: () => Promise<void>,
+  timeout?: number,
+): void {
+  if (capability && !descriptor.capabilities.includes(capability)) {
+    it.skip(`${descriptor.id}: ${capability.replaceAll('_', ' ')}: not declared`, test);
+  } else {
+    it(`${descriptor.id}: ${name}`, { timeout }, test);
+  }
+}

@@ -41,7 +41,7 @@ interface Operation {
 
 /**
  * A document's `pattern` as ajv compiles it (with the `u` flag), or without that flag when only then is it a
- * regular expression: PayPal's email pattern escapes `{|}` in a class, which `u` forbids and ECMA-262 otherwise
+ * regular expression: an email pattern may escape `{|}` in a class, which `u` forbids and ECMA-262 otherwise
  * allows.
  */
 const lenientRegExp = Object.assign(
@@ -82,12 +82,8 @@ export interface ContractOptions {
   undeclaredErrors?: Schema;
 }
 
-/**
- * A trimmed document: a PSP folder's own (`test/contract/<name>.trimmed.json`, as a URL), or one still kept in
- * test/contracts/ (by its name there).
- */
-export function loadPspContract(file: URL | string, contract: ContractOptions = {}): PspDocument {
-  const url = typeof file === 'string' ? new URL(`../contracts/${file}.trimmed.json`, import.meta.url) : file;
+/** A PSP folder's trimmed document (`test/contract/<name>.trimmed.json`, as a URL). */
+export function loadPspContract(url: URL, contract: ContractOptions = {}): PspDocument {
   const document = JSON.parse(readFileSync(url, 'utf8')) as {
     openapi?: string;
     paths: Record<string, Record<string, Operation>>;
@@ -156,7 +152,7 @@ export function loadPspContract(file: URL | string, contract: ContractOptions = 
     const [, kind, name] = ref.replace(/^#\//, '').split('/');
     return resolve(document.components[kind as string]?.[name as string]);
   };
-  /** Fields the document does not know: the PSP refuses them (Adyen: "unknown fields"), whatever the schema allows. */
+  /** Fields the document does not know: the PSP refuses them ("unknown fields"), whatever the schema allows. */
   const unknownFields = (value: unknown, schema: Schema | undefined, at: string): string[] => {
     const resolved = resolve(schema);
     if (!resolved || value === null || typeof value !== 'object') return [];
@@ -183,7 +179,7 @@ export function loadPspContract(file: URL | string, contract: ContractOptions = 
       if (!found) return [`${method} ${path} is no operation of the document`];
       const content = found.operation.requestBody?.content;
       if (!content) return body === undefined || body === '' ? [] : [`${method} ${path} takes no body`];
-      // OpenAPI: a request body is optional unless the operation says `required` (PayPal's capture takes none).
+      // OpenAPI: a request body is optional unless the operation says `required` (a capture may take none).
       if (body === undefined && found.operation.requestBody?.required !== true) return [];
       const mediaType = Object.keys(content)[0] as string;
       const pointer = `/paths/${pointerPart(found.template)}/${method.toLowerCase()}/requestBody/content/${pointerPart(mediaType)}/schema`;

@@ -3,7 +3,7 @@ import { newPaymentId } from '../../functions/domain/payment.ts';
 import { newPaymentLink, type PaymentLink } from '../../functions/domain/payment-link.ts';
 import type { Mode } from '../../functions/domain/principal.ts';
 import type { RefundRules } from '../../functions/domain/refund.ts';
-import type { SessionRequest } from '../../functions/ports/psp.ts';
+import { type PspFailureKind, pspFailureOf, type SessionRequest } from '../../functions/ports/psp.ts';
 
 /**
  * What the PSP adapter tests hand an adapter: a connection as `npm run psp -- add` stores it (its credentials
@@ -27,6 +27,22 @@ export function orderLink(value: string, currency = 'EUR', mode: Mode = 'test'):
   return newPaymentLink(
     { account: 'acme', mode },
     { amount: { value, currency }, description: 'Order 1001', redirect_url: 'https://shop.example/thanks' },
+    new Date(),
+  );
+}
+
+/** A link of two lines, one with tax, that a PSP which takes lines is sent as they are. */
+export function basketLink(mode: Mode = 'test'): PaymentLink {
+  return newPaymentLink(
+    { account: 'acme', mode },
+    {
+      line_items: [
+        { name: 'Beans', quantity: 2, unit_amount: { value: '24.95', currency: 'EUR' }, tax_rate: '9' },
+        { name: 'Gift wrap', quantity: 1, unit_amount: { value: '0.50', currency: 'EUR' } },
+      ],
+      description: 'Order 1002',
+      redirect_url: 'https://shop.example/thanks',
+    },
     new Date(),
   );
 }
@@ -59,3 +75,15 @@ export const anyRefunds = (provider: string): RefundRules => ({
   amounts: { psp: provider },
   refunds: 'partial',
 });
+
+/** The kind of PSP failure a call ended with; `none` when it succeeded, `not a PSP failure` for anything else. */
+export async function failureOf(
+  call: Promise<unknown>,
+): Promise<PspFailureKind | 'none' | 'not a PSP failure'> {
+  try {
+    await call;
+    return 'none';
+  } catch (error) {
+    return pspFailureOf(error)?.kind ?? 'not a PSP failure';
+  }
+}

@@ -1,7 +1,7 @@
 import decodeQR from 'qr/decode.js';
 
 /**
- * Reads back an SVG QR code the way a phone camera would: the path's unit squares are painted onto a white
+ * Reads back an SVG QR code the way a phone camera would: the path's unit cells are painted onto a white
  * bitmap (8 pixels a module) and handed to a QR decoder, so a test checks what the code says, not how the
  * library draws it. Understands the path grammar an SVG QR code uses: `M x y` / `m dx dy` moves (a `Z` goes
  * back to the subpath's start) each followed by one filled module.

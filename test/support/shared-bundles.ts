@@ -4,41 +4,34 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { inject } from 'vitest';
 import type { BundleFiles } from '../../lib/local/bundled-handlers.ts';
 import type { HandlerName } from '../../lib/routes.ts';
-import { type Bundle, buildBundles } from '../bench/bundles.ts';
+import type { Bundle } from '../bench/bundles.ts';
+import { bundlesFromJson, bundlesToJson, cachedBundles } from './bundle-cache.ts';
 
 declare module 'vitest' {
   interface ProvidedContext {
-    /** The folder of the run's one build of the Lambda bundles (test/support/global-setup.ts). */
+    /** The folder where the run's files agree on its one set of Lambda bundles (test/support/global-setup.ts). */
     sharedBundlesDir: string;
   }
 }
 
-// Beside the bundles' folders, named so that no function's can be.
 const LOCK = '.building';
 const RESULT = '.bundles.json';
 const FAILURE = '.failed.txt';
 
-// Bundle holds Maps, which JSON would write as {}.
-const replacer = (_key: string, value: unknown) =>
-  value instanceof Map ? { $map: [...value.entries()] } : value;
-const reviver = (_key: string, value: unknown) =>
-  value && typeof value === 'object' && '$map' in value ? new Map(value.$map as [unknown, unknown][]) : value;
-
 /**
- * Every Lambda bundle and its baseline (test/bench/bundles.ts), built once per `vitest run` and shared by the
+ * Every Lambda bundle and its baseline (test/bench/bundles.ts), at most one build per `vitest run`, shared by the
  * files that need them (test/infra/bundles.test.ts budgets them, test/integration/bundled-functions.test.ts runs
- * them): one build of the 35 functions costs about a minute of CPU on two cores (docs/testing.md#speed). The first
- * file to ask builds, in its own process, and the others wait for its result; bundles are read-only to every user.
+ * them), and none when the build kept from an earlier run still holds (test/support/bundle-cache.ts): one build
+ * of the 35 functions costs about 80 CPU-s (docs/testing.md#speed). The first file to ask finds or builds them,
+ * in its own process, and the others wait for its answer; bundles are read-only to every user.
  */
 export async function sharedBundles(): Promise<Bundle[]> {
   const dir = inject('sharedBundlesDir');
   if (claimBuild(dir)) {
     try {
-      // Each bundle at <dir>/<name>, as deep under the temporary folder as a `cdk synth` asset is: a chunk's name
-      // hashes its source map's relative paths, and test/infra/bundles.test.ts compares names with a synth's.
-      const bundles = await buildBundles(dir);
+      const bundles = await cachedBundles();
       // Written aside, then renamed: a waiting file never reads half of it.
-      writeFileSync(join(dir, `${RESULT}.partial`), JSON.stringify(bundles, replacer));
+      writeFileSync(join(dir, `${RESULT}.partial`), bundlesToJson(bundles));
       renameSync(join(dir, `${RESULT}.partial`), join(dir, RESULT));
       return bundles;
     } catch (error) {
@@ -49,7 +42,7 @@ export async function sharedBundles(): Promise<Bundle[]> {
   // The caller's hook timeout bounds the wait: the build has no bound of its own on a loaded machine.
   for (;;) {
     const result = readIfPresent(join(dir, RESULT));
-    if (result !== undefined) return JSON.parse(result, reviver) as Bundle[];
+    if (result !== undefined) return bundlesFromJson(result);
     const failure = readIfPresent(join(dir, FAILURE));
     if (failure !== undefined)
       throw new Error(`The shared bundle build failed in another test file: ${failure}`);

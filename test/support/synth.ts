@@ -20,11 +20,28 @@ export interface Synthesized {
 /**
  * Synthesises the app as `cdk synth` does, cdk-nag included. Asset bundling is skipped
  * (`aws:cdk:bundling-stacks: []`): templates are identical, and the bundles themselves are built and budgeted
- * by test/infra/bundles.test.ts. Each infra test file synthesises once in `beforeAll`.
+ * by test/infra/bundles.test.ts.
+ *
+ * One synthesis per context and deploy target (`CDK_DEFAULT_ACCOUNT`, `CDK_DEFAULT_REGION`) per worker: the infra
+ * files share their worker's modules (`isolate: false`), so the files a worker runs read the same synthesized
+ * app, as the tests of one file always did, instead of synthesising it again (about 5 CPU-s each,
+ * docs/testing.md#speed). Nothing reads a synthesized app but to inspect it. A synthesis that throws is not kept.
  */
 export function synthesize(
   extraContext: Record<string, unknown> = {},
 ): Synthesized & { app: ReturnType<typeof createApp>['app'] } {
+  const key = JSON.stringify([extraContext, process.env.CDK_DEFAULT_ACCOUNT, process.env.CDK_DEFAULT_REGION]);
+  let synthesized = synthesizedApps.get(key);
+  if (!synthesized) {
+    synthesized = synthesizeAfresh(extraContext);
+    synthesizedApps.set(key, synthesized);
+  }
+  return synthesized;
+}
+
+const synthesizedApps = new Map<string, ReturnType<typeof synthesizeAfresh>>();
+
+function synthesizeAfresh(extraContext: Record<string, unknown>) {
   const outdir = mkdtempSync(join(tmpdir(), 'cdk-out-'));
   const { app, stack } = createApp({
     outdir,
@@ -120,3 +137,11 @@ export function policyStatementsOf(template: Template, handler: string) {
     .filter((policy) => policy.Properties.Roles.some((role: { Ref: string }) => role.Ref === roleId))
     .flatMap((policy) => policy.Properties.PolicyDocument.Statement);
 }
+
+/** Step 3 of the index migration, whose functions read both former indexes: synthesized when first needed. */
+export const migrationStepThree = () => synthesize({ indexMigration: '3' });
+
+export const functionsOf = (synthesized: Template) =>
+  Object.values(synthesized.findResources('AWS::Lambda::Function')) as {
+    Properties: { Environment?: { Variables?: Record<string, unknown> } };
+  }[];

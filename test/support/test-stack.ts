@@ -25,9 +25,13 @@ export interface TestStack extends LocalStack {
  * The local stack in memory on an ephemeral port: real HTTP, the real handlers and the real AWS SDK against the
  * embedded DynamoDB. One per test file at a time: files share their worker's modules, and each stack's functions
  * are built anew for it (functions/once.ts, docs/testing.md#speed).
+ *
+ * The scheduled functions (sweepers) run only when a test invokes them (test/support/sweepers.ts), unless the file
+ * asks for their timers (`schedules: true`): every 5 s they took an idle stack from 2% to about 10% of a core, for
+ * the whole life of every file, and they find nothing a test's shifted clock made due (docs/testing.md#speed).
  */
 export async function startTestStack(options: Omit<LocalStackOptions, 'port'> = {}): Promise<TestStack> {
-  const stack = await startLocalStack({ port: 0, ...options });
+  const stack = await startLocalStack({ port: 0, schedules: false, ...options });
   return {
     ...stack,
     issueKey: (account, mode) =>

@@ -46,7 +46,7 @@ const payment = (fields: Partial<Payment> = {}): Payment => ({
 
 const context = (link: Partial<NonNullable<RowContext['link']>> = {}): RowContext => ({
   link: { description: 'Order 1001', metadata: { order_id: '1001' }, quantities: null, ...link },
-  connectionName: 'Mollie NL',
+  connectionName: 'Main EUR',
 });
 
 const book = (fields: Partial<Payment> = {}): BookPayment => toBookPayment(payment(fields), { amount: null });
@@ -194,7 +194,7 @@ describe('a row of the payments export', () => {
       fee: '0.95',
       net: '48.95',
       fee_source: 'configured',
-      connection_name: 'Mollie NL',
+      connection_name: 'Main EUR',
       buyer_email: '',
     });
   });
@@ -231,14 +231,14 @@ describe('a row of the payments export', () => {
         account: 'acme',
         mode: 'test',
         connection_id: 'pc_1',
-        provider: 'mollie',
+        provider: 'acme_pay',
       },
       context(),
     );
     expect(row).toMatchObject({
       link_id: 'pl_1',
-      provider: 'mollie',
-      connection_name: 'Mollie NL',
+      provider: 'acme_pay',
+      connection_name: 'Main EUR',
       description: 'Order 1001',
       'metadata.order_id': '1001',
     });

@@ -11,7 +11,7 @@ import {
   REFERENCES_COOKIE,
   referencesCookie,
   wellFormedReferences,
-} from '../../functions/http/checkout-references.ts';
+} from '../../functions/http/checkout/references.ts';
 import { withoutPersonalData } from '../../functions/logger.ts';
 
 describe("what a PSP's page asks (its descriptor's pageAsks)", () => {

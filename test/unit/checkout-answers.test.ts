@@ -1,20 +1,21 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Collect, PageAsks } from '../../functions/domain/buyer.ts';
-import { readDetails } from '../../functions/domain/buyer-answers.ts';
 import {
   customFieldProblem,
   detailsMissingFor,
   readAnswers,
-} from '../../functions/domain/checkout-answers.ts';
-import type { PspConnection } from '../../functions/domain/connection.ts';
-import type { CustomField } from '../../functions/domain/custom-fields.ts';
-import type { PaymentLink } from '../../functions/domain/payment-link.ts';
+} from '../../functions/domain/checkout/answers.ts';
+import { readDetails } from '../../functions/domain/checkout/buyer-answers.ts';
+import { type FormTables, loadFormTables } from '../../functions/domain/checkout/form-tables.ts';
 import {
   askedForm,
   candidatesWithDetails,
   linkAsAsked,
   readPosted,
-} from '../../functions/use-cases/checkout-questions.ts';
+} from '../../functions/domain/checkout/questions.ts';
+import type { PspConnection } from '../../functions/domain/connection.ts';
+import type { CustomField } from '../../functions/domain/custom-fields.ts';
+import type { PaymentLink } from '../../functions/domain/payment-link.ts';
 
 /** The rules of the "before you pay" form (docs/checkout.md#buyer-details, #custom-fields, #quantities). */
 
@@ -111,6 +112,10 @@ describe('quantities', () => {
 
 describe('buyer details', () => {
   const collect: Collect = { email: 'required', phone: 'optional', shipping_address: { countries: ['NL'] } };
+  let tables: FormTables;
+  beforeAll(async () => {
+    tables = await loadFormTables();
+  });
 
   it('keep what was asked and given: the phone as E.164, read in the address’s country', () => {
     const read = readDetails(
@@ -124,6 +129,7 @@ describe('buyer details', () => {
         shipping_country: 'nl',
       }),
       collect,
+      tables,
     );
     expect(read.problems).toEqual([]);
     expect(read.buyer).toEqual({
@@ -135,7 +141,7 @@ describe('buyer details', () => {
   });
 
   it('read only the details the form asked', () => {
-    expect(readDetails(form({}), collect)).toEqual({ buyer: {}, asked: [], problems: [] });
+    expect(readDetails(form({}), collect, tables)).toEqual({ buyer: {}, asked: [], problems: [] });
   });
 
   it.each([
@@ -158,7 +164,7 @@ describe('buyer details', () => {
       undefined,
     ],
   ])('%#: %j at %s is %s', (fields, field, problem) => {
-    const read = readDetails(form({ email: 'a@b.c', ...fields }), collect);
+    const read = readDetails(form({ email: 'a@b.c', ...fields }), collect, tables);
     expect(read.problems.find((refused) => refused.field === field)?.problem).toBe(problem);
   });
 });

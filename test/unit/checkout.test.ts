@@ -1,16 +1,16 @@
 import { describe, expect, it } from 'vitest';
+import { isPreviewRequest } from '../../functions/domain/checkout/preview.ts';
 import {
-  isPreviewRequest,
   reusableSession,
   SESSION_REUSE_MARGIN_MS,
   sessionExpiry,
   withSession,
-} from '../../functions/domain/checkout.ts';
+} from '../../functions/domain/checkout/sessions.ts';
 import { markPaid } from '../../functions/domain/link-events.ts';
 import { PAGE_LANGUAGES, resolveLocale } from '../../functions/domain/locale.ts';
 import { newPaymentLink, type PaymentLink } from '../../functions/domain/payment-link.ts';
+import { messagesFor } from '../../functions/http/checkout/messages.ts';
 import { escapeHtml, formatAmount as formatAmountIntl, formatDate, html } from '../../functions/http/html.ts';
-import { messagesFor } from '../../functions/http/messages.ts';
 
 const now = new Date('2026-01-01T10:00:00Z');
 const link = (expiresAt?: string): PaymentLink =>
@@ -156,11 +156,12 @@ describe('HTML rendering', () => {
     );
   });
 
-  it('has every text in every page language', () => {
+  it('has every text in every page language', async () => {
+    const english = await messagesFor('en');
     for (const language of PAGE_LANGUAGES) {
-      const t = messagesFor(language);
-      expect(Object.keys(t).sort()).toEqual(Object.keys(messagesFor('en')).sort());
-      if (language !== 'en') expect(t.continueToPayment).not.toBe(messagesFor('en').continueToPayment);
+      const t = await messagesFor(language);
+      expect(Object.keys(t).sort()).toEqual(Object.keys(english).sort());
+      if (language !== 'en') expect(t.continueToPayment).not.toBe(english.continueToPayment);
     }
   });
 });

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../functions/domain/errors.ts';
 import type { PageLanguage } from '../../functions/domain/locale.ts';
-import { createRequestOf, filledItemRows } from '../../functions/http/console-link-form.ts';
-import { errorsByInput } from '../../functions/http/console-link-questions.ts';
-import { createPaymentLinkRequest } from '../../functions/http/schemas.ts';
+import { createPaymentLinkRequest } from '../../functions/http/api/schemas.ts';
+import { createRequestOf, filledItemRows } from '../../functions/http/console/link-form.ts';
+import { errorsByInput } from '../../functions/http/console/link-questions.ts';
 import { validate } from '../../functions/http/validate.ts';
 
 const asApi = (fields: Record<string, string | string[]>, language: PageLanguage = 'en') => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CONSOLE_ROLES, mayPerform } from '../../functions/domain/console-access.ts';
-import { ACTION_OF, SESSION_ACTION_OF } from '../../functions/http/console-routes.ts';
+import { ACTION_OF, SESSION_ACTION_OF } from '../../functions/http/console/router.ts';
 import { routes } from '../../functions/http/routes.ts';
 
 const consoleRoutes = routes

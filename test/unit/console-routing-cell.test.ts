@@ -1,6 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { RoutingDecision } from '../../functions/domain/routing-decision.ts';
-import { routingCell } from '../../functions/http/console-routing-cell.ts';
+import { loadConsoleMessages } from '../../functions/http/console/messages.ts';
+import { routingCell } from '../../functions/http/console/routing-cell.ts';
+
+// The cell takes the words of a language its page has loaded.
+beforeAll(() => Promise.all([loadConsoleMessages('en'), loadConsoleMessages('de')]));
 
 const decision: RoutingDecision = {
   rule: 'euro cards',

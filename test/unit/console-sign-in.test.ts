@@ -2,8 +2,8 @@ import { createSign, generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { CognitoIdentityProvider } from '../../functions/adapters/http/cognito-identity.ts';
 import type { AuditEntry, ConsoleSession, SignInGrant } from '../../functions/domain/console-access.ts';
-import { hostedSignInCallback, startHostedSignIn } from '../../functions/http/console-hosted-sign-in.ts';
-import { consoleMessages } from '../../functions/http/console-messages.ts';
+import { hostedSignInCallback, startHostedSignIn } from '../../functions/http/console/hosted-sign-in.ts';
+import { loadConsoleMessages } from '../../functions/http/console/messages.ts';
 import { escapeHtml } from '../../functions/http/html.ts';
 import type { HtmlEvent } from '../../functions/http/html-handler.ts';
 import type { ConsoleStore } from '../../functions/ports/console-store.ts';
@@ -258,7 +258,7 @@ describe('the console callback', () => {
       '203.0.113.7',
     );
 
-    const words = consoleMessages('fr');
+    const words = await loadConsoleMessages('fr');
     expect(refused.statusCode).toBe(401);
     expect(refused.body).toContain('<html lang="fr">');
     expect(refused.body).toContain(escapeHtml(words.hostedSignIn.refused));

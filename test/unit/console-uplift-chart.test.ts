@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { routingUplift } from '../../functions/domain/uplift.ts';
-import { upliftChart } from '../../functions/http/console-charts.ts';
-import { consoleMessages } from '../../functions/http/console-messages.ts';
+import { upliftChart } from '../../functions/http/console/charts.ts';
+import { loadConsoleMessages } from '../../functions/http/console/messages.ts';
 
 const arm = (rule: string, arm: 'learning' | 'holdout', paid: number, decided: number) => ({
   account: 'acme',
@@ -21,7 +21,7 @@ describe("the overview's uplift chart", () => {
       '7d',
       new Date('2026-11-29T12:00:00.000Z'),
     );
-    const words = consoleMessages('en').overview;
+    const words = (await loadConsoleMessages('en')).overview;
     const rows = uplift.rules.map((rule) => ({ label: `${rule.rule} (${rule.goal})`, figures: rule }));
 
     const chart = await upliftChart(rows, words, {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ValidationError } from '../../functions/domain/errors.ts';
-import { createPaymentLinkRequest } from '../../functions/http/schemas.ts';
+import { createPaymentLinkRequest } from '../../functions/http/api/schemas.ts';
 import { validate } from '../../functions/http/validate.ts';
 
 const testMode = createPaymentLinkRequest('test', false);

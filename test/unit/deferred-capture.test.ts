@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { withSession } from '../../functions/domain/checkout.ts';
+import { withSession } from '../../functions/domain/checkout/sessions.ts';
 import { captureDecision, claimAttempt } from '../../functions/domain/deferred-capture.ts';
 import { ConcurrentModificationError } from '../../functions/domain/errors.ts';
 import { markPaid } from '../../functions/domain/link-events.ts';
@@ -11,7 +11,7 @@ import { capturedOutput } from '../support/log-capture.ts';
 
 const now = new Date('2026-01-01T10:00:00Z');
 const connection = {
-  id: 'pc_PayPal00000000000000000',
+  id: 'pc_Deferred0000000000000000',
   account: 'acme',
   mode: 'test' as const,
   provider: 'acmepay',
@@ -33,7 +33,7 @@ function attemptOf(link: PaymentLink): { link: PaymentLink; payment: Payment } {
     connection_id: connection.id,
     payment_id: payment.id,
     id: 'ORDER1',
-    url: 'https://paypal.example/approve',
+    url: 'https://psp.example/approve',
     expires_at: payment.session_expires_at as string,
     amount: { value: '10', currency: 'EUR' },
   });

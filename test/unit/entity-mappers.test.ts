@@ -78,7 +78,7 @@ describe('payment mapper', () => {
       {
         id: 'pay_New0000000000000000000001',
         link: { id: 'pl_New0000000000000000000001', account: 'acme', mode: 'test' },
-        connection: { id: 'pc_a', provider: 'mollie' },
+        connection: { id: 'pc_a', provider: 'sandbox' },
         amount: eur('12.00'),
         openedBy: 'buyer_1',
         routing: {
@@ -119,7 +119,7 @@ describe('payment mapper', () => {
 
 describe('connection mapper', () => {
   const connection = createConnection(
-    { account: 'acme', mode: 'live', provider: 'mollie', name: 'Mollie' },
+    { account: 'acme', mode: 'live', provider: 'sandbox', name: 'Sandbox' },
     's/',
     now,
   );
@@ -296,7 +296,7 @@ describe('refund entry mapper', () => {
     account: 'acme',
     mode: 'test',
     connection_id: 'pc_x',
-    provider: 'adyen',
+    provider: 'sandbox',
   };
   const keys = { pk: 'LINK#pl_1', sk: 'REFUND#test#re_1' };
 

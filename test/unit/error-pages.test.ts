@@ -15,8 +15,8 @@ describe("a passing failure's page (503 with Retry-After)", () => {
     ['de', 'Vorübergehend nicht verfügbar'],
     ['fr', 'Temporairement indisponible'],
     ['es', 'No disponible temporalmente'],
-  ])('speaks the buyer’s language (%s)', (language, title) => {
-    const page = errorPage(503, event(language), 1);
+  ])('speaks the buyer’s language (%s)', async (language, title) => {
+    const page = await errorPage(503, event(language), 1);
     expect(page.statusCode).toBe(503);
     expect(page.headers?.['Retry-After']).toBe('1');
     expect(page.body).toContain(`<html lang="${language}">`);

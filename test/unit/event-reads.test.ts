@@ -1,7 +1,10 @@
 import type { BatchGetCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { DynamoEventRepository } from '../../functions/adapters/dynamodb/event-repository.ts';
+import { eventItem } from '../../functions/adapters/dynamodb/link-repository.ts';
 import { newId } from '../../functions/domain/ids.ts';
+import { cancel } from '../../functions/domain/link-events.ts';
+import { orderLink } from '../support/psp-fixtures.ts';
 
 const TABLE = 'links';
 type Key = { pk: string; sk: string };
@@ -11,7 +14,7 @@ type Key = { pk: string; sk: string };
  * store, so this stand-in client gives them: it holds `items` and leaves unprocessed what `throttle` says.
  */
 function batchGetClient(
-  events: { id: string }[],
+  events: Record<string, unknown>[],
   throttle: (round: number, keys: Key[]) => Key[] = () => [],
 ) {
   const requests: Key[][] = [];
@@ -27,7 +30,7 @@ function batchGetClient(
         Responses: {
           [TABLE]: served.flatMap((key) => {
             const event = events.find((candidate) => `EVENT#${candidate.id}` === key.pk);
-            return event ? [{ ...key, ...event, mode: key.sk.replace('MODE#', '') }] : [];
+            return event ? [{ ...event, ...key, mode: key.sk.replace('MODE#', '') }] : [];
           }),
         },
         UnprocessedKeys: unprocessed.length ? { [TABLE]: { Keys: unprocessed } } : {},
@@ -37,7 +40,9 @@ function batchGetClient(
   return { client: client as unknown as DynamoDBDocumentClient, requests };
 }
 
-const events = (count: number) => Array.from({ length: count }, () => ({ id: newId('evt') }));
+/** Stored events as the table holds them (each a link's cancellation), so that the repository decodes them. */
+const events = (count: number) =>
+  Array.from({ length: count }, () => eventItem(cancel(orderLink('10.00'), new Date())!.event));
 
 describe('reading several events', () => {
   it('reads them with one BatchGetItem, each key once, and answers in the order asked', async () => {

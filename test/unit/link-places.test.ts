@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { type CheckoutSituation, nextCheckoutStep, sameAnswers } from '../../functions/domain/checkout.ts';
+import {
+  type CheckoutSituation,
+  nextCheckoutStep,
+  sameAnswers,
+} from '../../functions/domain/checkout/step.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
 import { addPayment } from '../../functions/domain/link-payments.ts';
 import { placesAfterPayment, placesOf, placeToTake } from '../../functions/domain/link-places.ts';

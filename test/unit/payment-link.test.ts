@@ -7,7 +7,7 @@ import {
   type PaymentLink,
   update,
 } from '../../functions/domain/payment-link.ts';
-import { toResource } from '../../functions/http/resources.ts';
+import { toResource } from '../../functions/http/api/resources.ts';
 
 const principal = { account: 'acme', mode: 'test' } as const;
 const created = new Date('2026-01-01T10:00:00Z');

@@ -1,6 +1,8 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkCredentials, credentialFields } from '../../functions/adapters/psp/kit/credentials.ts';
-import { PSP_DESCRIPTORS, PSP_FACTORIES } from '../../functions/adapters/psp/registry.ts';
+import { PSP_DESCRIPTORS, PSP_FACTORIES, PSP_IDENTITIES } from '../../functions/adapters/psp/registry.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
 import { INITIAL_HEALTH } from '../../functions/domain/connection-health.ts';
 import { PspNotConfiguredError } from '../../functions/domain/errors.ts';
@@ -9,8 +11,11 @@ import type { ConnectionState } from '../../functions/ports/psp-connections.ts';
 import { CAPABILITIES, type PspDescriptor } from '../../functions/ports/psp-descriptor.ts';
 import { PspConnections } from '../../functions/use-cases/psp-connections.ts';
 import * as z from '../../functions/zod.ts';
+import { BASELINE_SDKS, PSP_SDKS } from '../bench/baseline-sdks.ts';
 import { testPspRuntime } from '../support/psp-fakes.ts';
 import { storedConnection } from '../support/psp-fixtures.ts';
+
+const root = join(import.meta.dirname, '..', '..');
 
 /** A PSP made up for the kit's own tests, with credentials of two fields, one optional. */
 const credentials = z.object({
@@ -94,6 +99,25 @@ describe('the registry', () => {
       if (descriptor.capabilities.includes('partial_refunds'))
         expect(descriptor.capabilities).toContain('refunds');
     }
+  });
+
+  it('gives the bundle baselines each PSP’s SDK from its folder, a package the service depends on', () => {
+    const { dependencies } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
+    const withSdk = PSP_DESCRIPTORS.filter((descriptor) =>
+      existsSync(
+        join(root, 'functions/adapters/psp', descriptor.id.replaceAll('_', '-'), 'test/sdk-baseline.ts'),
+      ),
+    );
+    expect(withSdk.length).toBeGreaterThan(0);
+    expect(PSP_SDKS).toHaveLength(withSdk.length);
+    for (const name of PSP_SDKS) expect(Object.keys(dependencies)).toContain(BASELINE_SDKS[name]?.package);
+  });
+
+  it('lists each PSP’s identity beside its descriptor, in the same order', () => {
+    const identityOf = ({ id, aliases }: PspDescriptor) => (aliases ? { id, aliases } : { id });
+    expect(PSP_IDENTITIES).toEqual(PSP_DESCRIPTORS.map(identityOf));
   });
 });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PSP_DESCRIPTORS } from '../../functions/adapters/psp/registry.ts';
-import { sessionExpiry } from '../../functions/domain/checkout.ts';
+import { sessionExpiry } from '../../functions/domain/checkout/sessions.ts';
 import { newPaymentLink } from '../../functions/domain/payment-link.ts';
 import { LONGEST_SESSION_MS } from '../../functions/use-cases/visit-payments.ts';
 

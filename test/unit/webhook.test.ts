@@ -16,8 +16,8 @@ import {
   webhookBody,
 } from '../../functions/domain/webhook.ts';
 import { signedWebhookHeaders } from '../../functions/domain/webhook-signature.ts';
-import { MAX_METADATA_BYTES, MAX_METADATA_VALUE_LENGTH } from '../../functions/http/metadata-limits.ts';
-import { createPaymentLinkRequest, MAX_DESCRIPTION_LENGTH } from '../../functions/http/schemas.ts';
+import { MAX_METADATA_BYTES, MAX_METADATA_VALUE_LENGTH } from '../../functions/http/api/metadata-limits.ts';
+import { createPaymentLinkRequest, MAX_DESCRIPTION_LENGTH } from '../../functions/http/api/schemas.ts';
 import { validate } from '../../functions/http/validate.ts';
 import { withEventCheckoutUrl } from '../../functions/use-cases/link-transitions.ts';
 import { anyRefunds } from '../support/psp-fixtures.ts';

@@ -4,7 +4,7 @@ import { PAYMENT_METHODS } from '../../domain/payment-methods.ts';
 import type { Routing, RoutingRule } from '../../domain/routing.ts';
 import type { ConnectionState } from '../../ports/psp-connections.ts';
 import { namesPsp, type PspDescriptor } from '../../ports/psp-descriptor.ts';
-import { PSP_DESCRIPTORS } from '../psp/registry.ts';
+import { PSP_IDENTITIES } from '../psp/registry.ts';
 import {
   arrayOf,
   boolean,
@@ -42,7 +42,7 @@ export function providerDecoder(
  * Every stored `provider` (connections, payments, refund entries, a link's payment and session) is read by this
  * decoder, against the registered PSPs (functions/adapters/psp/registry.ts).
  */
-export const storedProvider: Decoder<Provider> = /* @__PURE__ */ providerDecoder(PSP_DESCRIPTORS);
+export const storedProvider: Decoder<Provider> = /* @__PURE__ */ providerDecoder(PSP_IDENTITIES);
 
 const feeLine = () =>
   objectOf<FeeLine>({

@@ -1,7 +1,8 @@
+import { PSP_SDKS } from '../baseline-sdks.ts';
 import type { BenchRow } from '../bench.ts';
 import { fmt } from '../bench.ts';
 import { budgets } from '../budgets.ts';
-import { type Bundle, PSP_SDKS } from '../bundles.ts';
+import type { Bundle } from '../bundles.ts';
 import { type ImportPair, type ImportTime, measurePairedImports } from '../cold-import.ts';
 
 /**

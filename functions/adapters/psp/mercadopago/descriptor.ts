@@ -33,6 +33,13 @@ const credentials = /* @__PURE__ */ once(() =>
 );
 
 /**
+ * Its id, all that a function reading stored items needs of it (the registry's `PSP_IDENTITIES`). The descriptor
+ * repeats it as a literal, so that a bundle using only this drops the descriptor (test/unit/psp-kit.test.ts holds
+ * the two equal).
+ */
+export const identity = { id: 'mercadopago' } as const;
+
+/**
  * Mercado Pago's Checkout Pro (docs/orchestration.md#mercado-pago): a preference per attempt, its page at
  * `init_point`, through the official `mercadopago` SDK (loaded on the first connection built).
  *

@@ -17,6 +17,13 @@ const credentials = /* @__PURE__ */ once(() =>
 );
 
 /**
+ * Its id, all that a function reading stored items needs of it (the registry's `PSP_IDENTITIES`). The descriptor
+ * repeats it as a literal, so that a bundle using only this drops the descriptor (test/unit/psp-kit.test.ts holds
+ * the two equal).
+ */
+export const identity = { id: 'paystack' } as const;
+
+/**
  * Paystack's Standard checkout (docs/orchestration.md#paystack): a transaction initialized with our reference,
  * its hosted page at `authorization_url`. Its adapter calls Paystack's REST API through a small HTTPS client of
  * its own, not `@paystack/paystack-sdk`: the SDK cannot be pointed at another origin (`PAYSTACK_API_URL`), has no

@@ -1,6 +1,13 @@
 import type { CredentialsSchema, PspDescriptor } from '../../../ports/psp-descriptor.ts';
 
 /**
+ * Its id (and former ids), all that a function reading stored items needs of it (the registry's `PSP_IDENTITIES`).
+ * The descriptor repeats them as literals, so that a bundle using only this drops the descriptor
+ * (test/unit/psp-kit.test.ts holds the two equal).
+ */
+export const identity = { id: 'sandbox' } as const;
+
+/**
  * The sandbox: a simulated PSP built into the service, for test mode and the local stack (docs/checkout.md#sandbox,
  * docs/orchestration.md#the-sandbox-and---simulate). It has no credentials (its signing secret is the service's),
  * takes every amount a link can have and every method, and its page asks the buyer nothing.
@@ -26,6 +33,8 @@ export const sandbox: PspDescriptor<CredentialsSchema, 'sandbox'> = {
     klarna: 'klarna',
     blik: 'blik',
     twint: 'twint',
+    cashapp: 'cashapp',
+    afterpay_clearpay: 'afterpay_clearpay',
   },
   capabilities: ['ends_sessions', 'refunds', 'partial_refunds', 'locale'],
   sessionLimits: { minMs: 60_000, maxMs: 86_400_000, preferredMs: 3_600_000 },

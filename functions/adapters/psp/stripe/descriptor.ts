@@ -35,6 +35,13 @@ const credentials = /* @__PURE__ */ once(() =>
 );
 
 /**
+ * Its id (and former ids), all that a function reading stored items needs of it (the registry's `PSP_IDENTITIES`).
+ * The descriptor repeats them as literals, so that a bundle using only this drops the descriptor
+ * (test/unit/psp-kit.test.ts holds the two equal).
+ */
+export const identity = { id: 'stripe' } as const;
+
+/**
  * Stripe Checkout (docs/orchestration.md#stripe). Its amounts (docs.stripe.com/currencies): MGA is zero-decimal at
  * Stripe (ISO: 2) and ISK is sent in two-decimal form although it has none (ISO: 0); its three-decimal currencies
  * only in whole hundredths; a minimum charge per presentment currency (other currencies have a minimum equivalent

@@ -10,6 +10,7 @@ const SECRET = MERCADOPAGO_FAKE.credentials.webhook_secret;
 /** Mercado Pago in the conformance suite (test/support/psp-conformance.ts): its fake, as its buyer and as Mercado Pago. */
 export const conformance: ConformanceFixture = {
   provider: mercadopago.id,
+  currency: 'BRL',
   async start(): Promise<ConformanceFake> {
     const untrust = trustFakePspCertificate();
     const fake = await MERCADOPAGO_FAKE.start();

@@ -9,6 +9,7 @@ const KEY = PAYSTACK_FAKE.credentials.secret_key;
 /** Paystack in the conformance suite (test/support/psp-conformance.ts): its fake, as its buyer and as Paystack. */
 export const conformance: ConformanceFixture = {
   provider: paystack.id,
+  currency: 'NGN',
   async start(): Promise<ConformanceFake> {
     const untrust = trustFakePspCertificate();
     const fake = await PAYSTACK_FAKE.start();

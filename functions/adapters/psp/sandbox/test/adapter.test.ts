@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { declaredInterfaces, interfaceCapabilities } from '../../../../../test/support/psp-fakes.ts';
 import { PSP_CALL_TIMEOUT_MS } from '../../../../domain/call-budgets.ts';
 import { builtInSandbox } from '../../../../domain/connection.ts';
+import { amountProblem } from '../../../../domain/psp-rules.ts';
 import { SandboxPsp } from '../adapter.ts';
 import { sandbox } from '../descriptor.ts';
 import { signSandboxPayload, verifySandboxSignature } from '../notifications.ts';
@@ -43,5 +44,12 @@ describe('sandbox notification signatures', () => {
     );
     expect(verifySandboxSignature('s3cret', body, 'v1=abc', now)).toBe(false);
     expect(verifySandboxSignature('s3cret', body, undefined, now)).toBe(false);
+  });
+});
+
+describe("the sandbox's amounts", () => {
+  it('are every valid amount', () => {
+    expect(amountProblem(sandbox.amounts, { value: '10.005', currency: 'KWD' }, 'payment')).toBeUndefined();
+    expect(amountProblem(sandbox.amounts, { value: '0.01', currency: 'EUR' }, 'payment')).toBeUndefined();
   });
 });

@@ -2,7 +2,7 @@ import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { declaredInterfaces, interfaceCapabilities } from '../../../../../test/support/psp-fakes.ts';
 import { detailsPspPageAsks } from '../../../../domain/buyer.ts';
-import { sessionExpiry } from '../../../../domain/checkout.ts';
+import { sessionExpiry } from '../../../../domain/checkout/sessions.ts';
 import type { PspConnection } from '../../../../domain/connection.ts';
 import { InvalidNotificationError } from '../../../../domain/errors.ts';
 import { newPaymentLink, type PaymentLink } from '../../../../domain/payment-link.ts';

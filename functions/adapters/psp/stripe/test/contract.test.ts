@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { usePspAdapters } from '../../../../../test/support/psp-adapters.ts';
-import { orderLink, sessionRequest } from '../../../../../test/support/psp-fixtures.ts';
-import { newPaymentLink } from '../../../../domain/payment-link.ts';
+import { basketLink, orderLink, sessionRequest } from '../../../../../test/support/psp-fixtures.ts';
 import { STRIPE_FAKE } from './fake.ts';
 
 /**
@@ -12,24 +11,10 @@ import { STRIPE_FAKE } from './fake.ts';
 const { connections, fakes, psps } = usePspAdapters('contract', { stripe: STRIPE_FAKE });
 const { stripe: stripeConnection } = connections;
 
-const basket = () =>
-  newPaymentLink(
-    { account: 'acme', mode: 'test' },
-    {
-      line_items: [
-        { name: 'Beans', quantity: 2, unit_amount: { value: '24.95', currency: 'EUR' }, tax_rate: '9' },
-        { name: 'Gift wrap', quantity: 1, unit_amount: { value: '0.50', currency: 'EUR' } },
-      ],
-      description: 'Order 1002',
-      redirect_url: 'https://shop.example/thanks',
-    },
-    new Date(),
-  );
-
 describe('the Stripe adapter against stripe/openapi (requests only)', () => {
   it('sends only what the document allows: create, retrieve, expire, refund, read the refund', async () => {
     const plain = await psps.stripe.createSession(sessionRequest(orderLink('10.00'), stripeConnection));
-    const basketSession = await psps.stripe.createSession(sessionRequest(basket(), stripeConnection));
+    const basketSession = await psps.stripe.createSession(sessionRequest(basketLink(), stripeConnection));
     expect((await psps.stripe.retrieveSession(basketSession.id)).amount).toEqual({
       value: '50.40',
       currency: 'EUR',

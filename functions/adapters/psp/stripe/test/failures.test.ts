@@ -3,22 +3,17 @@ import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { timeoutFor } from '../../../../../test/support/eventually.ts';
-import { orderLink, sessionRequest, storedConnection } from '../../../../../test/support/psp-fixtures.ts';
+import {
+  failureOf,
+  orderLink,
+  sessionRequest,
+  storedConnection,
+} from '../../../../../test/support/psp-fixtures.ts';
 import { PSP_CALL_TIMEOUT_MS } from '../../../../domain/call-budgets.ts';
-import { type Psp, type PspFailureKind, pspFailureOf } from '../../../../ports/psp.ts';
+import type { Psp } from '../../../../ports/psp.ts';
 import type { Refunds } from '../../../../ports/psp-capabilities.ts';
 import { StripePsp, stripeEndpoint } from '../adapter.ts';
 import { type FakeStripe, startFakeStripe } from './fake.ts';
-
-/** The kind of PSP failure a call ended with; `none` when it succeeded, `not a PSP failure` for anything else. */
-async function failureOf(call: Promise<unknown>): Promise<PspFailureKind | 'none' | 'not a PSP failure'> {
-  try {
-    await call;
-    return 'none';
-  } catch (error) {
-    return pspFailureOf(error)?.kind ?? 'not a PSP failure';
-  }
-}
 
 const session = (psp: Psp, value = '5.00', currency = 'EUR') =>
   psp.createSession(

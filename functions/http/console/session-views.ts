@@ -1,0 +1,35 @@
+import type { AuditEntry } from '../../domain/console-access.ts';
+import type { PageLanguage } from '../../domain/locale.ts';
+import { type Html, html } from '../html.ts';
+import { type ConsoleMessages, consoleMessages } from './messages.ts';
+import { when } from './page.ts';
+
+/** The pages of the session itself, which any cold start of the console may draw: signing in, the audit log. */
+
+/** The audit log of the account: who did what, from where, with what outcome. */
+export function auditBody(entries: AuditEntry[], language: PageLanguage): Html {
+  const words = consoleMessages(language).audit;
+  const rows = entries.map(
+    (
+      entry,
+    ) => html`<tr><td>${when(entry.at)}</td><td>${entry.user === null ? '–' : `${entry.user} (${entry.role})`}</td><td>${entry.action}</td>
+<td>${entry.target ?? '–'}</td><td>${entry.mode ?? '–'}</td><td>${entry.source_ip}</td><td>${entry.outcome}${entry.reason ? ` (${entry.reason})` : ''}</td></tr>`,
+  );
+  return html`<h1>${words.title}</h1><p>${words.intro}</p>
+<table><thead><tr><th scope="col">${words.when}</th><th scope="col">${words.who}</th><th scope="col">${words.what}</th><th scope="col">${words.target}</th><th scope="col">${words.mode}</th><th scope="col">${words.from}</th><th scope="col">${words.outcome}</th></tr></thead>
+<tbody>${rows.length ? rows : html`<tr><td colspan="7">${words.none}</td></tr>`}</tbody></table>`;
+}
+
+/** The page for a visitor without a session: how to get one. */
+export function signInBody(
+  problem: string | undefined,
+  hostedSignIn: string | undefined,
+  words: ConsoleMessages,
+): Html {
+  const [before, between, after] = words.signInLocal;
+  const how = hostedSignIn
+    ? html`<p><a href="${hostedSignIn}">${words.signInButton}</a></p>`
+    : html`<p>${before} <code>npm start</code> ${between}
+<code>npm run console -- sign-in-link --account acct_demo --role admin</code>${after}</p>`;
+  return html`<h1>${words.signInHeading}</h1>${problem ? html`<p class="error" role="alert">${problem}</p>` : undefined}${how}`;
+}
