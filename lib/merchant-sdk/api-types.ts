@@ -266,7 +266,7 @@ export interface components {
        * @description The link's payment method when it names exactly one; else `any`.
        * @enum {string}
        */
-      payment_method: "card" | "applepay" | "googlepay" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint" | "cashapp" | "afterpay_clearpay" | "bank_transfer" | "ussd" | "mobile_money" | "any";
+      payment_method: "card" | "applepay" | "googlepay" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint" | "cashapp" | "afterpay_clearpay" | "bank_transfer" | "ussd" | "mobile_money" | "pix" | "boleto" | "oxxo" | "any";
       /**
        * @description The amount in major units of the currency.
        * @enum {string}
@@ -279,7 +279,7 @@ export interface components {
       /** @constant */
       object: "psp_connection";
       /** @enum {string} */
-      provider: "sandbox" | "stripe" | "mollie" | "adyen" | "paypal" | "checkout_com" | "square" | "paystack";
+      provider: "sandbox" | "stripe" | "mollie" | "adyen" | "paypal" | "checkout_com" | "square" | "paystack" | "mercadopago";
       name: string;
       enabled: boolean;
       /**
@@ -288,7 +288,7 @@ export interface components {
        */
       health: "healthy" | "degraded" | "down";
       /** @description The payment methods it serves (`--methods` on `npm run psp -- add`; every method by default). Links whose `payment_methods` name none of them are not routed to it. */
-      methods: ("card" | "applepay" | "googlepay" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint" | "cashapp" | "afterpay_clearpay" | "bank_transfer" | "ussd" | "mobile_money")[];
+      methods: ("card" | "applepay" | "googlepay" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint" | "cashapp" | "afterpay_clearpay" | "bank_transfer" | "ussd" | "mobile_money" | "pix" | "boleto" | "oxxo")[];
       /** @description Its fee lines (`npm run psp -- fees`). */
       fees: components["schemas"]["FeeLine"][];
       performance: components["schemas"]["PerformanceSummary"];
@@ -299,7 +299,7 @@ export interface components {
       fixed: number;
       currency?: string;
       /** @enum {string} */
-      method?: "card" | "applepay" | "googlepay" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint" | "cashapp" | "afterpay_clearpay" | "bank_transfer" | "ussd" | "mobile_money";
+      method?: "card" | "applepay" | "googlepay" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint" | "cashapp" | "afterpay_clearpay" | "bank_transfer" | "ussd" | "mobile_money" | "pix" | "boleto" | "oxxo";
     };
     /** A connection's session outcomes, all segments */
     PerformanceSummary: {
@@ -388,7 +388,7 @@ export interface components {
           } | null;
         })[]) | null;
       /** @description The methods the buyer may pay with; null: any. Not in webhooks. */
-      payment_methods: (("card" | "applepay" | "googlepay" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint" | "cashapp" | "afterpay_clearpay" | "bank_transfer" | "ussd" | "mobile_money")[]) | null;
+      payment_methods: (("card" | "applepay" | "googlepay" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint" | "cashapp" | "afterpay_clearpay" | "bank_transfer" | "ussd" | "mobile_money" | "pix" | "boleto" | "oxxo")[]) | null;
       /** @description The buyer details asked for, as sent; null: none. Not in webhooks. */
       collect: ({
         /** @enum {string} */
@@ -460,7 +460,7 @@ export interface components {
         /** @description The PSP connection that took it. */
         connection_id: string;
         /** @enum {string} */
-        provider: "sandbox" | "stripe" | "mollie" | "adyen" | "paypal" | "checkout_com" | "square" | "paystack";
+        provider: "sandbox" | "stripe" | "mollie" | "adyen" | "paypal" | "checkout_com" | "square" | "paystack" | "mercadopago";
         /** @description The PSP's own id of the payment. Null for a short while when the PSP confirmed the payment before giving its id; it is filled in when the PSP's notification arrives, without a new event. */
         reference: string | null;
         /** @description What the payment charged: `amount`, or the amount the buyer chose within `amount_range`. */
@@ -547,7 +547,7 @@ export interface components {
       /** @description The PSP connection of the attempt. */
       connection_id: string;
       /** @enum {string} */
-      provider: "sandbox" | "stripe" | "mollie" | "adyen" | "paypal" | "checkout_com" | "square" | "paystack";
+      provider: "sandbox" | "stripe" | "mollie" | "adyen" | "paypal" | "checkout_com" | "square" | "paystack" | "mercadopago";
       /** @enum {string} */
       status: "pending" | "succeeded" | "failed" | "canceled" | "expired";
       amount: {
@@ -1065,7 +1065,7 @@ export interface components {
       /** @description The PSP connection of the attempt. */
       connection_id: string;
       /** @enum {string} */
-      provider: "sandbox" | "stripe" | "mollie" | "adyen" | "paypal" | "checkout_com" | "square" | "paystack";
+      provider: "sandbox" | "stripe" | "mollie" | "adyen" | "paypal" | "checkout_com" | "square" | "paystack" | "mercadopago";
       /** @enum {string} */
       status: "pending" | "succeeded" | "failed" | "canceled" | "expired";
       amount: {
@@ -1656,7 +1656,7 @@ export interface operations {
             suggested?: string | null;
           };
           /** @description The methods the buyer may pay with (absent: any). */
-          payment_methods?: ("card" | "applepay" | "googlepay" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint" | "cashapp" | "afterpay_clearpay" | "bank_transfer" | "ussd" | "mobile_money")[];
+          payment_methods?: ("card" | "applepay" | "googlepay" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint" | "cashapp" | "afterpay_clearpay" | "bank_transfer" | "ussd" | "mobile_money" | "pix" | "boleto" | "oxxo")[];
           /** @description The buyer details to ask for (email, phone, billing_address, shipping_address): on the PSP's page where it can ask them, else on ours first. Stored on the payment as `buyer`. */
           collect?: {
             /**
@@ -2937,7 +2937,7 @@ export interface operations {
         /** @description Only the segments of this currency. */
         currency?: string;
         /** @description Only the segments of this payment method (`any`: links naming none or several). */
-        payment_method?: "card" | "applepay" | "googlepay" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint" | "cashapp" | "afterpay_clearpay" | "bank_transfer" | "ussd" | "mobile_money" | "any";
+        payment_method?: "card" | "applepay" | "googlepay" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint" | "cashapp" | "afterpay_clearpay" | "bank_transfer" | "ussd" | "mobile_money" | "pix" | "boleto" | "oxxo" | "any";
       };
       path: {
         /** @description The connection id (pc_...). */
@@ -3066,7 +3066,7 @@ export interface operations {
                 when: {
                   currency?: string[];
                   /** @description Links whose `payment_methods` name one of these. */
-                  payment_method?: ("card" | "applepay" | "googlepay" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint" | "cashapp" | "afterpay_clearpay" | "bank_transfer" | "ussd" | "mobile_money")[];
+                  payment_method?: ("card" | "applepay" | "googlepay" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint" | "cashapp" | "afterpay_clearpay" | "bank_transfer" | "ussd" | "mobile_money" | "pix" | "boleto" | "oxxo")[];
                   /** @description Links of at least this amount (in a currency the rule names). */
                   amount_min?: string;
                   /** @description Links of at most this amount (in a currency the rule names). */
@@ -3192,7 +3192,7 @@ export interface operations {
               when: {
                 currency?: string[];
                 /** @description Links whose `payment_methods` name one of these. */
-                payment_method?: ("card" | "applepay" | "googlepay" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint" | "cashapp" | "afterpay_clearpay" | "bank_transfer" | "ussd" | "mobile_money")[];
+                payment_method?: ("card" | "applepay" | "googlepay" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint" | "cashapp" | "afterpay_clearpay" | "bank_transfer" | "ussd" | "mobile_money" | "pix" | "boleto" | "oxxo")[];
                 /** @description Links of at least this amount (in a currency the rule names). */
                 amount_min?: string;
                 /** @description Links of at most this amount (in a currency the rule names). */
@@ -3258,7 +3258,7 @@ export interface operations {
                 when: {
                   currency?: string[];
                   /** @description Links whose `payment_methods` name one of these. */
-                  payment_method?: ("card" | "applepay" | "googlepay" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint" | "cashapp" | "afterpay_clearpay" | "bank_transfer" | "ussd" | "mobile_money")[];
+                  payment_method?: ("card" | "applepay" | "googlepay" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint" | "cashapp" | "afterpay_clearpay" | "bank_transfer" | "ussd" | "mobile_money" | "pix" | "boleto" | "oxxo")[];
                   /** @description Links of at least this amount (in a currency the rule names). */
                   amount_min?: string;
                   /** @description Links of at most this amount (in a currency the rule names). */

@@ -46,7 +46,8 @@ const notify = (notification: { body: string; headers: Record<string, string> })
     rawBody: notification.body,
     headers: notification.headers,
   });
-const signed = (payment: FakePayment, secret: string = SECRET) => psps.mercadopago.notification(payment, secret);
+const signed = (payment: FakePayment, secret: string = SECRET) =>
+  psps.mercadopago.notification(payment, secret);
 
 /** The link's preference, once the buyer visited its checkout. */
 async function opened(link: { id: string; checkout_url: string }) {
