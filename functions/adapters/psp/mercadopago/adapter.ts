@@ -32,7 +32,9 @@ import {
   mercadoPagoDate,
   mercadoPagoNumber,
   ourIds,
+  type PreferenceItem,
   paymentState,
+  preferenceAmount,
   preferenceItems,
   refundReference,
   refundState,
@@ -64,6 +66,7 @@ interface Preference {
   init_point?: string;
   external_reference?: string;
   expiration_date_to?: string | null;
+  items?: PreferenceItem[];
 }
 
 /** Payments still under way or paid: a preference with one cannot be taken as ended. */
@@ -198,7 +201,7 @@ export class MercadoPagoPsp implements Psp, EndsSessions, Refunds {
       state: ended ? 'expired' : 'pending',
       failure: ended ? { code: 'expired', message: 'The Mercado Pago preference expired unpaid.' } : null,
       paymentReference: null,
-      amount: null,
+      amount: preferenceAmount(preference.items),
       livemode: this.livemode,
     };
   }

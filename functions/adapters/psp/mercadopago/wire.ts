@@ -72,6 +72,31 @@ export function preferenceItems({ link, amount }: SessionRequest) {
   }));
 }
 
+/** An item of a preference as `GET /checkout/preferences/{id}` answers it: the fields its amount is made of. */
+export interface PreferenceItem {
+  quantity?: number;
+  currency_id?: string;
+  unit_price?: number;
+}
+
+/**
+ * What a preference charges, the sum of its items (all in one currency, as `preferenceItems` sends them), summed in
+ * minor units; null without items or with items in two currencies (not a preference of ours).
+ */
+export function preferenceAmount(items: readonly PreferenceItem[] | undefined): Amount | null {
+  const currencies = new Set(items?.map((item) => item.currency_id?.toUpperCase()));
+  const [currency] = currencies;
+  if (!items?.length || currencies.size !== 1 || currency === undefined) return null;
+  const minor = items.reduce(
+    (sum, item) =>
+      sum +
+      pspMinorUnits(mercadopago.amounts, fromMercadoPagoNumber(item.unit_price ?? 0, currency)) *
+        BigInt(item.quantity ?? 0),
+    0n,
+  );
+  return fromPspMinorUnits(mercadopago.amounts, minor, currency);
+}
+
 /** Its payment types, as `excluded_payment_types` names them (its own balance, `account_money`, is always offered). */
 const PAYMENT_TYPES = ['credit_card', 'debit_card', 'prepaid_card', 'ticket', 'bank_transfer', 'atm'];
 /** The payment types and the method of each of our words it serves (the descriptor's `methods`). */

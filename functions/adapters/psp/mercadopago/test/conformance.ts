@@ -1,5 +1,6 @@
 import { trustFakePspCertificate } from '../../../../../test/support/fake-psp-server.ts';
 import type { ConformanceFake, ConformanceFixture } from '../../../../../test/support/psp-conformance.ts';
+import type { Amount } from '../../../../domain/money.ts';
 import type { PspSession } from '../../../../domain/payment-link.ts';
 import { mercadopago } from '../descriptor.ts';
 import { fromMercadoPagoNumber, mercadoPagoNumber } from '../wire.ts';
@@ -24,14 +25,26 @@ function mercadoPagoAtTheFake(fake: FakeMercadoPago, untrust: () => void): Confo
     if (!found) throw new Error(`No Mercado Pago preference ${session.id}`);
     return found;
   };
-  /** The payment the buyer made on the session's page (the newest). */
-  const payment = (session: PspSession): FakePayment => {
+  /** The payment the buyer made on the session's page (the newest), if any. */
+  const madeOn = (session: PspSession): FakePayment | undefined => {
     const { external_reference } = preference(session);
-    const made = [...fake.payments.values()]
+    return [...fake.payments.values()]
       .filter((each) => each.external_reference === external_reference)
       .at(-1);
+  };
+  const payment = (session: PspSession): FakePayment => {
+    const made = madeOn(session);
     if (!made) throw new Error(`No Mercado Pago payment on ${session.id}`);
     return made;
+  };
+  // What `reportAmount` said each session's page charges: its payment, made then or later, carries it.
+  const reported = new Map<string, Amount>();
+  const charge = (session: PspSession) => {
+    const amount = reported.get(session.id);
+    const paid = madeOn(session);
+    if (!amount || !paid) return;
+    paid.transaction_amount = mercadoPagoNumber(amount);
+    paid.currency_id = amount.currency;
   };
   return {
     apiUrl: fake.apiUrl,
@@ -52,9 +65,11 @@ function mercadoPagoAtTheFake(fake: FakeMercadoPago, untrust: () => void): Confo
     },
     async pay(session) {
       fake.pay(session.id, 'approved');
+      charge(session);
     },
     async decline(session) {
       fake.pay(session.id, 'rejected');
+      charge(session);
     },
     async notification(session, signing) {
       const paid = payment(session);
@@ -65,9 +80,8 @@ function mercadoPagoAtTheFake(fake: FakeMercadoPago, untrust: () => void): Confo
       return { ...genuine, body: genuine.body.replace(`"id":"${paid.id}"`, `"id":"${Number(paid.id) + 1}"`) };
     },
     reportAmount(session, amount) {
-      const paid = payment(session);
-      paid.transaction_amount = mercadoPagoNumber(amount);
-      paid.currency_id = amount.currency;
+      reported.set(session.id, amount);
+      charge(session);
     },
     outage(kind) {
       fake.outage = kind;
