@@ -173,7 +173,7 @@ export class MercadoPagoPsp implements Psp, EndsSessions, Refunds {
    * A payment a notification named (its id, a number): `GET /v1/payments/{id}`. A preference (our session): its
    * payments, `GET /checkout/preferences/{id}` for our ids and its end, then
    * `GET /v1/payments/search?external_reference=…`, the one that decides taken (`decidingPayment`); none yet is
-   * pending until the preference's end, then expired.
+   * pending until the preference's end, then expired, at what the preference charges (its items' sum).
    */
   async retrieveSession(sessionId: string): Promise<PspSessionStatus> {
     if (/^\d+$/.test(sessionId)) {

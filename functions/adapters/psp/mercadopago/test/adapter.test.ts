@@ -154,10 +154,13 @@ describe('a Mercado Pago session', () => {
     expect(fake.violations).toEqual([]);
   });
 
-  it('reads the preference back: pending without a payment, then the payment that decides it, at its amount and currency', async () => {
+  it('reads the preference back: pending without a payment at what its items charge, then the payment that decides it, at its amount and currency', async () => {
     const request = sessionRequest(reais('150.75'), connection);
     const session = await psp.createSession(request);
-    expect(await psp.retrieveSession(session.id)).toMatchObject({ state: 'pending', amount: null });
+    expect(await psp.retrieveSession(session.id)).toMatchObject({
+      state: 'pending',
+      amount: { value: '150.75', currency: 'BRL' },
+    });
     fake.pay(session.id, 'rejected');
     expect(await psp.retrieveSession(session.id)).toMatchObject({
       state: 'failed',
