@@ -32,6 +32,11 @@ export const PAYMENT_METHODS = [
   // India's instant bank payments (UPI apps, QR codes) and its banks' own online transfers.
   'upi',
   'netbanking',
+  // Latin America's (docs/orchestration.md#payment-methods): Brazil's instant payment by QR code or key, Brazil's
+  // bank slip paid at a bank, a lottery outlet or online, Mexico's cash payment at an OXXO store.
+  'pix',
+  'boleto',
+  'oxxo',
 ] as const;
 export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
 

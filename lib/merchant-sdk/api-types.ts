@@ -320,7 +320,7 @@ export interface components {
        * @description The link's payment method when it names exactly one; else `any`.
        * @enum {string}
        */
-      payment_method: "card" | "applepay" | "googlepay" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint" | "cashapp" | "afterpay_clearpay" | "bank_transfer" | "ussd" | "mobile_money" | "qris" | "gcash" | "ovo" | "dana" | "shopeepay" | "upi" | "netbanking" | "any";
+      payment_method: "card" | "applepay" | "googlepay" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint" | "cashapp" | "afterpay_clearpay" | "bank_transfer" | "ussd" | "mobile_money" | "qris" | "gcash" | "ovo" | "dana" | "shopeepay" | "upi" | "netbanking" | "pix" | "boleto" | "oxxo" | "any";
       /**
        * @description The amount in major units of the currency.
        * @enum {string}
@@ -333,7 +333,7 @@ export interface components {
       /** @constant */
       object: "psp_connection";
       /** @enum {string} */
-      provider: "sandbox" | "stripe" | "mollie" | "adyen" | "paypal" | "checkout_com" | "square" | "paystack" | "xendit" | "cashfree";
+      provider: "sandbox" | "stripe" | "mollie" | "adyen" | "paypal" | "checkout_com" | "square" | "paystack" | "xendit" | "cashfree" | "mercadopago";
       name: string;
       enabled: boolean;
       /**
@@ -342,7 +342,7 @@ export interface components {
        */
       health: "healthy" | "degraded" | "down";
       /** @description The payment methods it serves (`--methods` on `npm run psp -- add`; every method by default). Links whose `payment_methods` name none of them are not routed to it. */
-      methods: ("card" | "applepay" | "googlepay" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint" | "cashapp" | "afterpay_clearpay" | "bank_transfer" | "ussd" | "mobile_money" | "qris" | "gcash" | "ovo" | "dana" | "shopeepay" | "upi" | "netbanking")[];
+      methods: ("card" | "applepay" | "googlepay" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint" | "cashapp" | "afterpay_clearpay" | "bank_transfer" | "ussd" | "mobile_money" | "qris" | "gcash" | "ovo" | "dana" | "shopeepay" | "upi" | "netbanking" | "pix" | "boleto" | "oxxo")[];
       /** @description Its fee lines (`npm run psp -- fees`). */
       fees: components["schemas"]["FeeLine"][];
       performance: components["schemas"]["PerformanceSummary"];
@@ -353,7 +353,7 @@ export interface components {
       fixed: number;
       currency?: string;
       /** @enum {string} */
-      method?: "card" | "applepay" | "googlepay" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint" | "cashapp" | "afterpay_clearpay" | "bank_transfer" | "ussd" | "mobile_money" | "qris" | "gcash" | "ovo" | "dana" | "shopeepay" | "upi" | "netbanking";
+      method?: "card" | "applepay" | "googlepay" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint" | "cashapp" | "afterpay_clearpay" | "bank_transfer" | "ussd" | "mobile_money" | "qris" | "gcash" | "ovo" | "dana" | "shopeepay" | "upi" | "netbanking" | "pix" | "boleto" | "oxxo";
     };
     /** A connection's session outcomes, all segments */
     PerformanceSummary: {
@@ -442,7 +442,7 @@ export interface components {
           } | null;
         })[]) | null;
       /** @description The methods the buyer may pay with; null: any. Not in webhooks. */
-      payment_methods: (("card" | "applepay" | "googlepay" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint" | "cashapp" | "afterpay_clearpay" | "bank_transfer" | "ussd" | "mobile_money" | "qris" | "gcash" | "ovo" | "dana" | "shopeepay" | "upi" | "netbanking")[]) | null;
+      payment_methods: (("card" | "applepay" | "googlepay" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint" | "cashapp" | "afterpay_clearpay" | "bank_transfer" | "ussd" | "mobile_money" | "qris" | "gcash" | "ovo" | "dana" | "shopeepay" | "upi" | "netbanking" | "pix" | "boleto" | "oxxo")[]) | null;
       /** @description The buyer details asked for, as sent; null: none. Not in webhooks. */
       collect: ({
         /** @enum {string} */
@@ -516,7 +516,7 @@ export interface components {
         /** @description The PSP connection that took it. */
         connection_id: string;
         /** @enum {string} */
-        provider: "sandbox" | "stripe" | "mollie" | "adyen" | "paypal" | "checkout_com" | "square" | "paystack" | "xendit" | "cashfree";
+        provider: "sandbox" | "stripe" | "mollie" | "adyen" | "paypal" | "checkout_com" | "square" | "paystack" | "xendit" | "cashfree" | "mercadopago";
         /** @description The PSP's own id of the payment. Null for a short while when the PSP confirmed the payment before giving its id; it is filled in when the PSP's notification arrives, without a new event. */
         reference: string | null;
         /** @description What the payment charged: `amount`, or the amount the buyer chose within `amount_range`. */
@@ -603,7 +603,7 @@ export interface components {
       /** @description The PSP connection of the attempt. */
       connection_id: string;
       /** @enum {string} */
-      provider: "sandbox" | "stripe" | "mollie" | "adyen" | "paypal" | "checkout_com" | "square" | "paystack" | "xendit" | "cashfree";
+      provider: "sandbox" | "stripe" | "mollie" | "adyen" | "paypal" | "checkout_com" | "square" | "paystack" | "xendit" | "cashfree" | "mercadopago";
       /** @enum {string} */
       status: "pending" | "succeeded" | "failed" | "canceled" | "expired";
       amount: {
@@ -1143,7 +1143,7 @@ export interface components {
       /** @description The PSP connection of the attempt. */
       connection_id: string;
       /** @enum {string} */
-      provider: "sandbox" | "stripe" | "mollie" | "adyen" | "paypal" | "checkout_com" | "square" | "paystack" | "xendit" | "cashfree";
+      provider: "sandbox" | "stripe" | "mollie" | "adyen" | "paypal" | "checkout_com" | "square" | "paystack" | "xendit" | "cashfree" | "mercadopago";
       /** @enum {string} */
       status: "pending" | "succeeded" | "failed" | "canceled" | "expired";
       amount: {
@@ -1482,7 +1482,7 @@ export interface components {
       mandate: {
         connection_id: string;
         /** @enum {string} */
-        provider: "sandbox" | "stripe" | "mollie" | "adyen" | "paypal" | "checkout_com" | "square" | "paystack" | "xendit" | "cashfree";
+        provider: "sandbox" | "stripe" | "mollie" | "adyen" | "paypal" | "checkout_com" | "square" | "paystack" | "xendit" | "cashfree" | "mercadopago";
         /** @description The PSP's id of the mandate (never card data). */
         reference: string;
         method: string;
@@ -1888,7 +1888,7 @@ export interface operations {
             suggested?: string | null;
           };
           /** @description The methods the buyer may pay with (absent: any). */
-          payment_methods?: ("card" | "applepay" | "googlepay" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint" | "cashapp" | "afterpay_clearpay" | "bank_transfer" | "ussd" | "mobile_money" | "qris" | "gcash" | "ovo" | "dana" | "shopeepay" | "upi" | "netbanking")[];
+          payment_methods?: ("card" | "applepay" | "googlepay" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint" | "cashapp" | "afterpay_clearpay" | "bank_transfer" | "ussd" | "mobile_money" | "qris" | "gcash" | "ovo" | "dana" | "shopeepay" | "upi" | "netbanking" | "pix" | "boleto" | "oxxo")[];
           /** @description The buyer details to ask for (email, phone, billing_address, shipping_address): on the PSP's page where it can ask them, else on ours first. Stored on the payment as `buyer`. */
           collect?: {
             /**
@@ -3190,7 +3190,7 @@ export interface operations {
         /** @description Only the segments of this currency. */
         currency?: string;
         /** @description Only the segments of this payment method (`any`: links naming none or several). */
-        payment_method?: "card" | "applepay" | "googlepay" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint" | "cashapp" | "afterpay_clearpay" | "bank_transfer" | "ussd" | "mobile_money" | "qris" | "gcash" | "ovo" | "dana" | "shopeepay" | "upi" | "netbanking" | "any";
+        payment_method?: "card" | "applepay" | "googlepay" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint" | "cashapp" | "afterpay_clearpay" | "bank_transfer" | "ussd" | "mobile_money" | "qris" | "gcash" | "ovo" | "dana" | "shopeepay" | "upi" | "netbanking" | "pix" | "boleto" | "oxxo" | "any";
       };
       path: {
         /** @description The connection id (pc_...). */
@@ -3319,7 +3319,7 @@ export interface operations {
                 when: {
                   currency?: string[];
                   /** @description Links whose `payment_methods` name one of these. */
-                  payment_method?: ("card" | "applepay" | "googlepay" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint" | "cashapp" | "afterpay_clearpay" | "bank_transfer" | "ussd" | "mobile_money" | "qris" | "gcash" | "ovo" | "dana" | "shopeepay" | "upi" | "netbanking")[];
+                  payment_method?: ("card" | "applepay" | "googlepay" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint" | "cashapp" | "afterpay_clearpay" | "bank_transfer" | "ussd" | "mobile_money" | "qris" | "gcash" | "ovo" | "dana" | "shopeepay" | "upi" | "netbanking" | "pix" | "boleto" | "oxxo")[];
                   /** @description Links of at least this amount (in a currency the rule names). */
                   amount_min?: string;
                   /** @description Links of at most this amount (in a currency the rule names). */
@@ -3445,7 +3445,7 @@ export interface operations {
               when: {
                 currency?: string[];
                 /** @description Links whose `payment_methods` name one of these. */
-                payment_method?: ("card" | "applepay" | "googlepay" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint" | "cashapp" | "afterpay_clearpay" | "bank_transfer" | "ussd" | "mobile_money" | "qris" | "gcash" | "ovo" | "dana" | "shopeepay" | "upi" | "netbanking")[];
+                payment_method?: ("card" | "applepay" | "googlepay" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint" | "cashapp" | "afterpay_clearpay" | "bank_transfer" | "ussd" | "mobile_money" | "qris" | "gcash" | "ovo" | "dana" | "shopeepay" | "upi" | "netbanking" | "pix" | "boleto" | "oxxo")[];
                 /** @description Links of at least this amount (in a currency the rule names). */
                 amount_min?: string;
                 /** @description Links of at most this amount (in a currency the rule names). */
@@ -3511,7 +3511,7 @@ export interface operations {
                 when: {
                   currency?: string[];
                   /** @description Links whose `payment_methods` name one of these. */
-                  payment_method?: ("card" | "applepay" | "googlepay" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint" | "cashapp" | "afterpay_clearpay" | "bank_transfer" | "ussd" | "mobile_money" | "qris" | "gcash" | "ovo" | "dana" | "shopeepay" | "upi" | "netbanking")[];
+                  payment_method?: ("card" | "applepay" | "googlepay" | "ideal" | "bancontact" | "sepa_debit" | "paypal" | "eps" | "przelewy24" | "klarna" | "blik" | "twint" | "cashapp" | "afterpay_clearpay" | "bank_transfer" | "ussd" | "mobile_money" | "qris" | "gcash" | "ovo" | "dana" | "shopeepay" | "upi" | "netbanking" | "pix" | "boleto" | "oxxo")[];
                   /** @description Links of at least this amount (in a currency the rule names). */
                   amount_min?: string;
                   /** @description Links of at most this amount (in a currency the rule names). */

@@ -127,10 +127,16 @@ export function loadPspContract(url: URL, contract: ContractOptions = {}): PspDo
   const requestValidator = validators(requestView(contract, document), {
     coerceTypes: contract.formEncoded === true,
   });
-  const templates = Object.keys(document.paths).map((template) => ({
-    template,
-    pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`),
-  }));
+  // A path that both a literal template and a parameter's match (`/v1/payments/search`, `/v1/payments/{id}`) is
+  // the literal one's, whatever the document's order: templates with more literal segments are tried first.
+  const literalSegments = (template: string) =>
+    template.split('/').filter((segment) => segment !== '' && !segment.includes('{')).length;
+  const templates = Object.keys(document.paths)
+    .map((template) => ({
+      template,
+      pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`),
+    }))
+    .sort((a, b) => literalSegments(b.template) - literalSegments(a.template));
   const operationOf = (method: string, path: string) => {
     const template = templates.find(({ pattern }) => pattern.test(path))?.template;
     const operation = template ? document.paths[template]?.[method.toLowerCase()] : undefined;

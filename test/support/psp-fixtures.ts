@@ -31,14 +31,14 @@ export function orderLink(value: string, currency = 'EUR', mode: Mode = 'test'):
   );
 }
 
-/** A link of two lines, one with tax, that a PSP which takes lines is sent as they are. */
-export function basketLink(mode: Mode = 'test'): PaymentLink {
+/** A link of two lines, one with tax, in `currency`, that a PSP which takes lines is sent as they are. */
+export function basketLink(mode: Mode = 'test', currency = 'EUR'): PaymentLink {
   return newPaymentLink(
     { account: 'acme', mode },
     {
       line_items: [
-        { name: 'Beans', quantity: 2, unit_amount: { value: '24.95', currency: 'EUR' }, tax_rate: '9' },
-        { name: 'Gift wrap', quantity: 1, unit_amount: { value: '0.50', currency: 'EUR' } },
+        { name: 'Beans', quantity: 2, unit_amount: { value: '24.95', currency }, tax_rate: '9' },
+        { name: 'Gift wrap', quantity: 1, unit_amount: { value: '0.50', currency } },
       ],
       description: 'Order 1002',
       redirect_url: 'https://shop.example/thanks',

@@ -212,6 +212,34 @@ describe('a trimmed OpenAPI 3.0 document as the judge of a fake', () => {
     ]);
   });
 
+  it('judges a path that a literal template and a parameter both match by the literal one, in any order', () => {
+    const answer = (properties: Record<string, unknown>, required: string[]) => ({
+      responses: {
+        '200': {
+          content: { 'application/json': { schema: { type: 'object', required, properties } } },
+        },
+      },
+    });
+    const search = answer({ results: { type: 'array' } }, ['results']);
+    const one = answer({ id: { type: 'string' } }, ['id']);
+    const contract = contractOf({
+      ...trimmed(),
+      paths: { '/v2/things/{id}': { get: one }, '/v2/things/search': { get: search } },
+    });
+    const get = (path: string, response: unknown) => ({
+      method: 'GET',
+      path,
+      body: undefined,
+      status: 200,
+      response,
+    });
+    expect(contract.checkResponse(get('/v2/things/search', { results: [] }))).toEqual([]);
+    expect(contract.checkResponse(get('/v2/things/t_1', { id: 't_1' }))).toEqual([]);
+    expect(contract.checkResponse(get('/v2/things/search', { id: 'search' }))).toEqual([
+      "200 answer must have required property 'results'",
+    ]);
+  });
+
   it('judges a value by a component the trim kept (a notification body)', () => {
     const contract = contractOf(trimmed());
     expect(contract.checkSchema('ThingUpdatedEvent', { type: 'thing.updated', data: { id: 't_1' } })).toEqual(

@@ -5,6 +5,8 @@ import { createFactory as cashfreeFactory } from './cashfree/adapter.ts';
 import { cashfree, identity as cashfreeIdentity } from './cashfree/descriptor.ts';
 import { createFactory as checkoutComFactory } from './checkout-com/adapter.ts';
 import { checkoutCom, identity as checkoutComIdentity } from './checkout-com/descriptor.ts';
+import { createFactory as mercadopagoFactory } from './mercadopago/adapter.ts';
+import { mercadopago, identity as mercadopagoIdentity } from './mercadopago/descriptor.ts';
 import { createFactory as mollieFactory } from './mollie/adapter.ts';
 import { mollie, identity as mollieIdentity } from './mollie/descriptor.ts';
 import { createFactory as paypalFactory } from './paypal/adapter.ts';
@@ -35,6 +37,7 @@ export const PSP_DESCRIPTORS = [
   paystack,
   xendit,
   cashfree,
+  mercadopago,
 ] as const;
 
 /**
@@ -53,6 +56,7 @@ export const PSP_IDENTITIES = [
   paystackIdentity,
   xenditIdentity,
   cashfreeIdentity,
+  mercadopagoIdentity,
 ] as const;
 
 export type PspId = (typeof PSP_IDENTITIES)[number]['id'];
@@ -76,6 +80,7 @@ export const PSP_FACTORIES: Record<PspId, CreatePspFactory> = {
   paystack: paystackFactory,
   xendit: xenditFactory,
   cashfree: cashfreeFactory,
+  mercadopago: mercadopagoFactory,
 };
 
 /** The registered ids, for the API's provider enum and the CLI's `--provider`. */
