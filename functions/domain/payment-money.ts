@@ -73,11 +73,14 @@ export interface FeeReport {
 /**
  * The fee a PSP reported for a payment of `amount`: both parts as the PSP gave them when it gave both (its own
  * currency, which may be the one it settles in); otherwise the missing part is `amount` less the given one, in the
- * payment's currency. Undefined when neither can be trusted (another currency, more than the amount, less than
- * zero, a value the currency cannot carry), so that the configured estimate applies instead.
+ * payment's currency. Undefined when it cannot be trusted (one part alone in another currency or above the amount,
+ * a part below zero or with more decimals than its currency carries), so that the configured estimate applies.
  */
 export function reportedFee(amount: Amount, report: FeeReport | undefined): PaymentFee | undefined {
-  if (report?.fee && report.net) return { amount: report.fee, net: report.net, source: 'reported' };
+  if (report?.fee && report.net) {
+    const readable = [report.fee, report.net].every((part) => (minorOf(part) ?? -1n) >= 0n);
+    return readable ? { amount: report.fee, net: report.net, source: 'reported' } : undefined;
+  }
   const given = report?.fee ?? report?.net;
   const amountMinor = minorOf(amount);
   const givenMinor = given?.currency === amount.currency ? minorOf(given) : undefined;

@@ -90,6 +90,8 @@ describe("a payment's reported fee", () => {
     expect(reportedFee(eur('10.00'), { fee: eur('10.01') })).toBeUndefined();
     expect(reportedFee(eur('10.00'), { net: eur('-0.01') })).toBeUndefined();
     expect(reportedFee(eur('10.00'), { fee: eur('0.391') })).toBeUndefined();
+    expect(reportedFee(eur('10.00'), { fee: eur('-0.39'), net: eur('10.39') })).toBeUndefined();
+    expect(reportedFee(eur('10.00'), { fee: eur('0.39'), net: eur('9.611') })).toBeUndefined();
   });
 });
 
