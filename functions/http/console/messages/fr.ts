@@ -1,6 +1,7 @@
 import type { CollectRequirement } from '../../../domain/buyer.ts';
 import { paymentFr } from './payment-fr.ts';
 import { statusFr } from './status-fr.ts';
+import { subscriptionFr } from './subscription-fr.ts';
 import type { ConsoleMessages } from './texts.ts';
 import { webhooksFr } from './webhooks-fr.ts';
 
@@ -17,6 +18,7 @@ export const consoleFr: ConsoleMessages = {
     newLink: 'Nouveau lien',
     payments: 'Paiements',
     refunds: 'Remboursements',
+    subscriptions: 'Abonnements',
     webhooks: 'Webhooks',
     psps: 'Prestataires de paiement',
     settings: 'Réglages du paiement',
@@ -382,6 +384,7 @@ export const consoleFr: ConsoleMessages = {
   },
   payment: paymentFr,
   status: statusFr,
+  subscription: subscriptionFr,
   webhooks: webhooksFr,
   hostedSignIn: {
     refused: 'La connexion n’a pas abouti, ou votre utilisateur n’a ni compte ni rôle dans cette console.',

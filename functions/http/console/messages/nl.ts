@@ -1,6 +1,7 @@
 import type { CollectRequirement } from '../../../domain/buyer.ts';
 import { paymentNl } from './payment-nl.ts';
 import { statusNl } from './status-nl.ts';
+import { subscriptionNl } from './subscription-nl.ts';
 import type { ConsoleMessages } from './texts.ts';
 import { webhooksNl } from './webhooks-nl.ts';
 
@@ -17,6 +18,7 @@ export const consoleNl: ConsoleMessages = {
     newLink: 'Nieuwe link',
     payments: 'Betalingen',
     refunds: 'Terugbetalingen',
+    subscriptions: 'Abonnementen',
     webhooks: 'Webhooks',
     psps: 'Betaalproviders',
     settings: 'Instellingen checkout',
@@ -377,6 +379,7 @@ export const consoleNl: ConsoleMessages = {
   },
   payment: paymentNl,
   status: statusNl,
+  subscription: subscriptionNl,
   webhooks: webhooksNl,
   hostedSignIn: {
     refused: 'Het aanmelden is niet voltooid, of je gebruiker heeft geen account en rol in deze console.',
