@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ConsoleClient, signInToConsole } from '../support/console.ts';
+import { httpRequest } from '../support/navigate.ts';
 import { MONTHLY, runAt, stored, subscriptionWorld } from '../support/subscriptions.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';
 import { type Receiver, startReceiver } from '../support/webhooks.ts';
@@ -36,14 +37,15 @@ async function world(simulate: Parameters<typeof account>[0] = 'ok') {
 }
 
 describe('the console subscriptions', () => {
-  it('lists them with every id a link, and filters them by the API’s filters', async () => {
+  it('lists them with every id a link, filters them by the API’s filters, and finds one by its id in the search box', async () => {
     const { subscription, admin } = await world();
 
-    const [all, active, canceled, badLink] = await Promise.all([
+    const [all, active, canceled, badLink, searched] = await Promise.all([
       admin.get('/console/subscriptions'),
       admin.get(`/console/subscriptions?status=active&link_id=${subscription.link_id}`),
       admin.get('/console/subscriptions?status=canceled'),
       admin.get('/console/subscriptions?link_id=nope'),
+      admin.get(`/console/search?q=${subscription.id}`),
     ]);
 
     expect(all.status).toBe(200);
@@ -58,6 +60,10 @@ describe('the console subscriptions', () => {
     expect(canceled.text).toContain('No subscriptions.');
     expect(badLink.status).toBe(400);
     expect(badLink.text).toContain('aria-invalid="true" aria-describedby="link_id-error"');
+    expect([searched.status, searched.headers.location]).toEqual([
+      303,
+      `/console/subscriptions/${subscription.id}`,
+    ]);
   });
 
   it('shows a subscription’s status, terms, period, next charge, renewals and latest failure with its retry', async () => {
@@ -65,6 +71,9 @@ describe('the console subscriptions', () => {
     const declined = await runAt(subscription, subscription.current_period_end);
 
     const page = await admin.get(path);
+    const german = await httpRequest(`${stack.baseUrl}${path}`, {
+      headers: { cookie: admin.cookie, 'accept-language': 'de' },
+    });
 
     expect(declined?.status).toBe('past_due');
     expect(page.status).toBe(200);
@@ -83,6 +92,10 @@ describe('the console subscriptions', () => {
     expect(page.text).toContain('Period 2: 1 attempt declined, next attempt');
     expect(page.text).toMatch(/<tr><td>pay_\w+<\/td>.*?declined<\/td>.*?soft decline/s);
     expect(page.text).toContain('Cancel now');
+    // Intl writes a no-break space before the euro sign.
+    expect(german.text).toContain('<dd>überfällig</dd>');
+    expect(german.text).toContain('10,50\u00a0€ pro Monat');
+    expect(german.text).toContain('Periode 2: 1 Versuch abgelehnt, nächster Versuch');
   });
 
   it('cancels at the period’s end (admin) or now (finance) after a confirmation, each in the audit log', async () => {

@@ -38,7 +38,7 @@ export const consoleDe: ConsoleMessages = {
     title: 'Suche',
     nothing: (query) => `Keine Zahlung, kein Link, Ereignis oder Endpunkt für „${query}“ gefunden.`,
     finds:
-      'Die Suche findet einen Link, ein Ereignis oder einen Webhook-Endpunkt an seiner ID, eine Zahlung an ihrer ID, solange sie Käuferdaten enthält, und Zahlungen an der Referenz des Käufers (client_reference_id), genau geschrieben.',
+      'Die Suche findet einen Link, ein Abonnement, ein Ereignis oder einen Webhook-Endpunkt an seiner ID, eine Zahlung an ihrer ID, solange sie Käuferdaten enthält, und Zahlungen an der Referenz des Käufers (client_reference_id), genau geschrieben.',
   },
   signInTitle: 'Anmelden',
   signInHeading: 'Bei der Konsole anmelden',

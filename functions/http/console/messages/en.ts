@@ -38,7 +38,7 @@ export const consoleEn: ConsoleMessages = {
     title: 'Search',
     nothing: (query) => `No payment, link, event or endpoint found for “${query}”.`,
     finds:
-      "The search finds a link, an event or a webhook endpoint by its id, a payment by its id while it holds a buyer's details, and payments by the buyer's reference (client_reference_id), written exactly.",
+      "The search finds a link, a subscription, an event or a webhook endpoint by its id, a payment by its id while it holds a buyer's details, and payments by the buyer's reference (client_reference_id), written exactly.",
   },
   signInTitle: 'Sign in',
   signInHeading: 'Sign in to the console',

@@ -38,7 +38,7 @@ export const consoleEs: ConsoleMessages = {
     title: 'Búsqueda',
     nothing: (query) => `No se encontró ningún pago, enlace, evento ni endpoint para «${query}».`,
     finds:
-      'La búsqueda encuentra un enlace, un evento o un endpoint de webhook por su id, un pago por su id mientras guarde datos del comprador, y pagos por la referencia del comprador (client_reference_id), escrita exactamente.',
+      'La búsqueda encuentra un enlace, una suscripción, un evento o un endpoint de webhook por su id, un pago por su id mientras guarde datos del comprador, y pagos por la referencia del comprador (client_reference_id), escrita exactamente.',
   },
   signInTitle: 'Iniciar sesión',
   signInHeading: 'Iniciar sesión en la consola',

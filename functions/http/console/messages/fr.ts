@@ -38,7 +38,7 @@ export const consoleFr: ConsoleMessages = {
     title: 'Recherche',
     nothing: (query) => `Aucun paiement, lien, événement ni point de terminaison trouvé pour « ${query} ».`,
     finds:
-      'La recherche trouve un lien, un événement ou un point de terminaison par son identifiant, un paiement par son identifiant tant qu’il contient des données d’acheteur, et les paiements par la référence de l’acheteur (client_reference_id), écrite exactement.',
+      'La recherche trouve un lien, un abonnement, un événement ou un point de terminaison par son identifiant, un paiement par son identifiant tant qu’il contient des données d’acheteur, et les paiements par la référence de l’acheteur (client_reference_id), écrite exactement.',
   },
   signInTitle: 'Connexion',
   signInHeading: 'Se connecter à la console',

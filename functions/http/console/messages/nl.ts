@@ -38,7 +38,7 @@ export const consoleNl: ConsoleMessages = {
     title: 'Zoeken',
     nothing: (query) => `Geen betaling, link, gebeurtenis of endpoint gevonden voor “${query}”.`,
     finds:
-      'De zoekfunctie vindt een link, een gebeurtenis of een webhook-endpoint aan zijn id, een betaling aan haar id zolang ze gegevens van de koper bevat, en betalingen aan de referentie van de koper (client_reference_id), precies geschreven.',
+      'De zoekfunctie vindt een link, een abonnement, een gebeurtenis of een webhook-endpoint aan zijn id, een betaling aan haar id zolang ze gegevens van de koper bevat, en betalingen aan de referentie van de koper (client_reference_id), precies geschreven.',
   },
   signInTitle: 'Aanmelden',
   signInHeading: 'Aanmelden bij de console',
