@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ConsoleClient, signInToConsole } from '../support/console.ts';
+import { signInToConsole } from '../support/console.ts';
 import { httpRequest } from '../support/navigate.ts';
 import { MONTHLY, runAt, stored, subscriptionWorld } from '../support/subscriptions.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';
@@ -28,11 +28,11 @@ afterAll(async () => {
 async function world(simulate: Parameters<typeof account>[0] = 'ok') {
   const key = await account(simulate);
   const subscription = await subscribe(key.api_key, { recurring: MONTHLY, metadata: { plan: 'gold' } });
-  const [admin, finance, viewer]: ConsoleClient[] = await Promise.all(
-    (['admin', 'finance', 'viewer'] as const).map((role) =>
-      signInToConsole(stack.baseUrl, key.account, role),
-    ),
-  );
+  const [admin, finance, viewer] = await Promise.all([
+    signInToConsole(stack.baseUrl, key.account, 'admin'),
+    signInToConsole(stack.baseUrl, key.account, 'finance'),
+    signInToConsole(stack.baseUrl, key.account, 'viewer'),
+  ]);
   return { key, subscription, admin, finance, viewer, path: `/console/subscriptions/${subscription.id}` };
 }
 
