@@ -1,4 +1,5 @@
 import type { PspConnection } from '../../functions/domain/connection.ts';
+import type { PaymentMethod } from '../../functions/domain/payment-methods.ts';
 import type { Mode } from '../../functions/domain/principal.ts';
 import { addConnection } from './connections.ts';
 import { trustFakePspCertificate } from './fake-psp-server.ts';
@@ -19,8 +20,16 @@ type Fakes = Record<string, PspFakeDefinition<any>>;
 
 interface PspStackBase<F extends Fakes> {
   stack: TestStack;
-  /** Stores a connection of `account` to that fake, with its credentials (sandbox: one that always works). */
-  connect(account: string, provider: (keyof F & string) | 'sandbox', mode?: Mode): Promise<PspConnection>;
+  /**
+   * Stores a connection of `account` to that fake, with its credentials (sandbox: one that always works), serving
+   * `methods` (`--methods`) when given, else every method.
+   */
+  connect(
+    account: string,
+    provider: (keyof F & string) | 'sandbox',
+    mode?: Mode,
+    methods?: PaymentMethod[],
+  ): Promise<PspConnection>;
   stop(): Promise<void>;
 }
 
@@ -48,10 +57,11 @@ export async function startPspStack<const F extends Fakes>(options: {
       ),
     },
   });
-  const connect: PspStackBase<F>['connect'] = (account, provider, mode = 'test') =>
+  const connect: PspStackBase<F>['connect'] = (account, provider, mode = 'test', methods) =>
     addConnection({
       account,
       mode,
+      methods,
       provider: provider === 'sandbox' ? 'sandbox' : (options.fakes[provider]?.provider ?? provider),
       name: provider,
       ...(provider === 'sandbox'
