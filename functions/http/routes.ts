@@ -112,6 +112,7 @@ export const routes = [
   { method: 'GET', path: '/console/refunds', handler: 'console' },
   { method: 'GET', path: '/console/subscriptions', handler: 'console' },
   { method: 'GET', path: '/console/subscriptions/{id}', handler: 'console' },
+  { method: 'GET', path: '/console/subscriptions/{id}/payments/{payment_id}', handler: 'console' },
   { method: 'GET', path: '/console/subscriptions/{id}/cancel', handler: 'console' },
   { method: 'POST', path: '/console/subscriptions/{id}/cancel', handler: 'console' },
   { method: 'GET', path: '/console/webhooks', handler: 'console' },

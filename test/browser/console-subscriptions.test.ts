@@ -11,7 +11,7 @@ import { MONTHLY, payOnSandbox, runAt, stored } from '../support/subscriptions.t
 
 /**
  * The console's subscriptions in Chromium (docs/console.md#subscriptions): the list, a subscription's page with a
- * declined renewal and its retry, and the cancel's confirmation, each passing axe.
+ * declined renewal and its retry, the renewal's page, and the cancel's confirmation, each passing axe.
  */
 let fixture: BrowserStack;
 let subscription: Subscription;
@@ -65,6 +65,11 @@ describe('the console subscriptions in Chromium', () => {
     expect(await page.getByRole('heading', { name: 'Latest failure' }).count()).toBe(1);
     expect(await page.locator('table tbody tr').count()).toBe(1);
     expect(await axeViolations(page)).toEqual([]);
+
+    await page.locator('table tbody a').click();
+    expect(await page.locator('h1').textContent()).toMatch(/^Payment pay_/);
+    expect(await axeViolations(page)).toEqual([]);
+    await page.getByRole('link', { name: subscription.id }).click();
 
     await page.getByRole('button', { name: 'Cancel now' }).click();
     expect(await page.locator('h1').textContent()).toContain(`Cancel subscription ${subscription.id} now?`);

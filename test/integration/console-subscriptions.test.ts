@@ -90,7 +90,19 @@ describe('the console subscriptions', () => {
     expect(page.text).toContain('<code>plan</code>: gold');
     expect(page.text).toMatch(/Latest failure<\/h2>\s*<p>.*Period 2: soft decline, <code>sandbox:/s);
     expect(page.text).toContain('Period 2: 1 attempt declined, next attempt');
-    expect(page.text).toMatch(/<tr><td>pay_\w+<\/td>.*?declined<\/td>.*?soft decline/s);
+    const renewalPath = new RegExp(
+      `<tr><td><a href="(${path}/payments/pay_\\w+)">pay_\\w+</a></td>.*?declined</td>.*?soft decline`,
+      's',
+    ).exec(page.text)?.[1];
+    expect(renewalPath).toBeDefined();
+    const renewal = await admin.get(renewalPath ?? '');
+    const missing = await admin.get(`${path}/payments/${subscription.first_payment_id}`);
+    expect(renewal.status).toBe(200);
+    expect(renewal.text).toMatch(/Status<\/dt><dd>declined<\/dd>/);
+    expect(renewal.text).toContain('<code>sandbox:insufficient_funds</code>');
+    expect(renewal.text).toContain(`<a href="${path}">${subscription.id}</a>`);
+    // The first payment is its link's, with a page there: not a renewal.
+    expect(missing.status).toBe(404);
     expect(page.text).toContain('Cancel now');
     // Intl writes a no-break space before the euro sign.
     expect(german.text).toContain('<dd>überfällig</dd>');

@@ -187,15 +187,41 @@ ${dunning.update_link_id ? html` ${words.updateLink}: <a href="${CONSOLE_BASE}/l
 ${collecting}`;
 }
 
-function renewalsTable({ renewals, language }: SubscriptionView): Html {
+function renewalsTable({ subscription, renewals, language }: SubscriptionView): Html {
   const { subscription: words, columns, status } = consoleMessages(language);
   const rows = renewals.map(
-    (payment) => html`<tr><td>${payment.id}</td><td class="nowrap">${when(payment.created_at)}</td>
+    (
+      payment,
+    ) => html`<tr><td><a href="${PATH}/${subscription.id}/payments/${payment.id}">${payment.id}</a></td><td class="nowrap">${when(payment.created_at)}</td>
 <td>${status.payment[payment.status]}</td><td class="nowrap">${payment.amount ? formatAmount(payment.amount, language) : '–'}</td>
 <td>${payment.decline ? html`${words.declineClasses[payment.decline.class]}, <code>${payment.decline.code}</code>` : '–'}</td></tr>`,
   );
   return html`<h2>${words.renewals}</h2><table><caption class="muted">${words.newestFirst}</caption><thead><tr><th scope="col">${columns.payment}</th><th scope="col">${columns.created}</th><th scope="col">${columns.status}</th><th scope="col">${columns.amount}</th><th scope="col">${words.decline}</th></tr></thead>
 <tbody>${rows.length ? rows : html`<tr><td colspan="5">${words.noRenewals}</td></tr>`}</tbody></table>`;
+}
+
+/** A renewal: one period's payment, its decline and the PSP's reference, and the subscription it renews. */
+export function renewalBody(
+  subscription: Subscription,
+  renewal: Payment,
+  names: ReadonlyMap<string, string>,
+  language: PageLanguage,
+): Html {
+  const { payment: words, subscription: subscriptionWords, columns, status } = consoleMessages(language);
+  const failure = renewal.failure
+    ? html`<dt>${words.failure}</dt><dd><code>${renewal.failure.code}</code>: ${renewal.failure.message}</dd>`
+    : undefined;
+  const decline = renewal.decline
+    ? html`<dt>${subscriptionWords.decline}</dt><dd>${subscriptionWords.declineClasses[renewal.decline.class]}, <code>${renewal.decline.code}</code></dd>`
+    : undefined;
+  return html`<h1>${words.title(renewal.id)}</h1>
+<dl><dt>${columns.status}</dt><dd>${status.payment[renewal.status]}</dd>
+<dt>${words.amount}</dt><dd>${renewal.amount ? formatAmount(renewal.amount, language) : '–'}</dd>
+${failure}${decline}
+<dt>${subscriptionWords.subscription}</dt><dd><a href="${PATH}/${subscription.id}">${subscription.id}</a></dd>
+<dt>${words.connection}</dt><dd>${names.get(renewal.connection_id) ?? renewal.connection_id} (${renewal.provider})</dd>
+<dt>${words.pspReference}</dt><dd>${renewal.provider_reference ?? '–'}</dd>
+<dt>${columns.created}</dt><dd>${when(renewal.created_at)}</dd></dl>`;
 }
 
 /** Now or at the period's end: a GET to the confirmation, for a role that may cancel a subscription not over. */

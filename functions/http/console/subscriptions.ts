@@ -1,4 +1,4 @@
-import { ValidationError } from '../../domain/errors.ts';
+import { NotFoundError, ValidationError } from '../../domain/errors.ts';
 import { encodeCursor } from '../../domain/page-cursor.ts';
 import { SUBSCRIPTION_STATUSES } from '../../domain/subscription.ts';
 import type { SubscriptionChangeDependencies } from '../../use-cases/subscription-changes.ts';
@@ -15,6 +15,7 @@ import { connectionNames } from './payment-cells.ts';
 import type { ConsoleRequest } from './request.ts';
 import {
   cancelConfirmation,
+  renewalBody,
   type SubscriptionFilters,
   subscriptionBody,
   subscriptionsBody,
@@ -45,6 +46,8 @@ export async function subscriptionRoutes(
       return listPage(request, deps);
     case 'GET /console/subscriptions/{id}':
       return subscriptionPage(request, deps, id);
+    case 'GET /console/subscriptions/{id}/payments/{payment_id}':
+      return renewalPage(request, deps, id, request.event.pathParameters?.payment_id ?? '');
     case 'GET /console/subscriptions/{id}/cancel':
       return confirmPage(request, deps, id);
     case 'POST /console/subscriptions/{id}/cancel':
@@ -135,6 +138,30 @@ async function subscriptionPage(
       notice,
       problem: problem?.detail,
     }),
+  });
+}
+
+/** A renewal's page: one payment of the subscription's, or `404`. */
+async function renewalPage(
+  request: ConsoleRequest,
+  deps: SubscriptionPageDependencies,
+  id: string,
+  paymentId: string,
+): Promise<HtmlResult> {
+  const { session, language } = request;
+  const [{ subscription, renewals }, names] = await Promise.all([
+    subscriptionWithRenewals(deps, session, id),
+    connectionNames(deps.psps, session),
+  ]);
+  const renewal = renewals.find((payment) => payment.id === paymentId);
+  if (!renewal) throw new NotFoundError(`No payment ${paymentId} of subscription ${id}.`);
+  return consolePage({
+    title: consoleMessages(language).payment.title(renewal.id),
+    https: request.https,
+    session,
+    path: `${CONSOLE_BASE}/subscriptions`,
+    language,
+    body: renewalBody(subscription, renewal, names, language),
   });
 }
 
