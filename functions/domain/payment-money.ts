@@ -64,6 +64,47 @@ export function configuredFee(
   };
 }
 
+/** What a PSP reports of a payment's fee (`PspSessionStatus.fee`): its fee, what it credits, or both. */
+export interface FeeReport {
+  fee?: Amount;
+  net?: Amount;
+}
+
+/**
+ * The fee a PSP reported for a payment of `amount`: both parts as the PSP gave them when it gave both (its own
+ * currency, which may be the one it settles in); otherwise the missing part is `amount` less the given one, in the
+ * payment's currency. Undefined when it cannot be trusted (one part alone in another currency or above the amount,
+ * a part below zero or with more decimals than its currency carries), so that the configured estimate applies.
+ */
+export function reportedFee(amount: Amount, report: FeeReport | undefined): PaymentFee | undefined {
+  if (report?.fee && report.net) {
+    const readable = [report.fee, report.net].every((part) => (minorOf(part) ?? -1n) >= 0n);
+    return readable ? { amount: report.fee, net: report.net, source: 'reported' } : undefined;
+  }
+  const given = report?.fee ?? report?.net;
+  const amountMinor = minorOf(amount);
+  const givenMinor = given?.currency === amount.currency ? minorOf(given) : undefined;
+  if (amountMinor === undefined || givenMinor === undefined || givenMinor < 0n || givenMinor > amountMinor) {
+    return undefined;
+  }
+  const rest = {
+    value: fromMinorUnits(amountMinor - givenMinor, amount.currency),
+    currency: amount.currency,
+  };
+  const exact = { value: fromMinorUnits(givenMinor, amount.currency), currency: amount.currency };
+  return report?.fee
+    ? { amount: exact, net: rest, source: 'reported' }
+    : { amount: rest, net: exact, source: 'reported' };
+}
+
+function minorOf(amount: Amount): bigint | undefined {
+  try {
+    return toMinorUnits(amount);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The one method a link allows, which a fee line may be specific to; undefined when it allows several. */
 export const onlyMethodOf = (link: { payment_methods: readonly PaymentMethod[] | null }) =>
   link.payment_methods?.length === 1 ? link.payment_methods[0] : undefined;

@@ -117,7 +117,10 @@ export interface Payment {
    * be captured. Whichever is written first wins (a conditional write); absent at other PSPs.
    */
   capture?: 'claimed' | 'released';
-  /** Why the attempt went to its connection (absent on failed openings and older payments). */
+  /**
+   * Why the attempt went to its connection, failed openings included (a failover's attempts each carry it); absent
+   * on payments that no checkout decided (renewals) and on failed openings recorded before 2026-11-29 (issue 50).
+   */
   routing?: RoutingDecision;
   /**
    * The buyer's own reference from the checkout URL (`?client_reference_id=`): buyer-supplied, unverified, and
@@ -171,7 +174,7 @@ export interface PaymentResource extends PaymentMoney {
   amount: Amount;
   provider_reference: string | null;
   failure: PaymentFailure | null;
-  /** Why the attempt went to its connection; null for failed openings and payments recorded before it was kept. */
+  /** Why the attempt went to its connection; null for payments no checkout decided and older ones (`Payment.routing`). */
   routing?: RoutingDecision | null;
   /**
    * The merchant's reference of the buyer, from the address the buyer opened (`?client_reference_id=`,

@@ -7,6 +7,7 @@ import type { Amount } from '../domain/money.ts';
 import type { PaymentFailureCode, PaymentState } from '../domain/payment.ts';
 import type { PaymentLink, PspSession, RefundReason } from '../domain/payment-link.ts';
 import type { PaymentMethod } from '../domain/payment-methods.ts';
+import type { FeeReport } from '../domain/payment-money.ts';
 
 export type { PaymentFailureCode } from '../domain/payment.ts';
 export type { PspSession } from '../domain/payment-link.ts';
@@ -120,6 +121,13 @@ export interface PspSessionStatus {
    * succeeds. Personal data: never logged.
    */
   buyer?: BuyerDetails;
+  /**
+   * What the PSP reports it keeps of the payment (`fee`) and credits for it (`net`), one or both, as its answer
+   * gives them; absent when the PSP reports neither (yet). Read when the payment succeeds, where it is recorded in
+   * place of the connection's configured estimate (`reportedFee`, functions/domain/payment-money.ts;
+   * docs/api.md#fees-and-refunds-of-a-payment).
+   */
+  fee?: FeeReport;
 }
 
 export interface PspRefundRequest {

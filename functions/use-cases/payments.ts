@@ -17,7 +17,7 @@ import {
   withReference,
 } from '../domain/payment.ts';
 import type { PaymentLink } from '../domain/payment-link.ts';
-import { configuredFee, onlyMethodOf } from '../domain/payment-money.ts';
+import { configuredFee, onlyMethodOf, reportedFee } from '../domain/payment-money.ts';
 import type { Principal } from '../domain/principal.ts';
 import { bytesToBase62 } from '../domain/random.ts';
 import { logger } from '../logger.ts';
@@ -253,8 +253,12 @@ async function settledPayment(
       stored,
       current,
       next:
-        withFeeOfSuccess(withBuyerOfSuccess(settle(current, outcome, now), status), connection, link) ??
-        withReference(current, outcome.reference, now),
+        withFeeOfSuccess(
+          withBuyerOfSuccess(settle(current, outcome, now), status),
+          status,
+          connection,
+          link,
+        ) ?? withReference(current, outcome.reference, now),
     };
   };
   const settleStored = async () => settleFrom(await deps.payments.get(link.id, link.mode, id));
@@ -289,16 +293,18 @@ function withBuyerOfSuccess(settled: Payment | undefined, status: PspSessionStat
 
 /**
  * A payment that just succeeded records its fee, once, with the success (docs/api.md#fees-and-refunds-of-a-payment):
- * the estimate of its connection's fee lines (`fee_source: "configured"`), when one applies. A PSP that reports
- * the fee of the payment in its answer would give it here as `reported` instead.
+ * the one its PSP reports in the status read back (`fee_source: "reported"`), else the estimate of its
+ * connection's fee lines (`"configured"`), when one applies.
  */
 function withFeeOfSuccess(
   settled: Payment | undefined,
+  status: PspSessionStatus,
   connection: PspConnection,
   link: PaymentLink,
 ): Payment | undefined {
   if (settled?.status !== 'succeeded' || settled.fee) return settled;
-  const fee = configuredFee(connection.fees, paymentAmount(settled, link), onlyMethodOf(link));
+  const amount = paymentAmount(settled, link);
+  const fee = reportedFee(amount, status.fee) ?? configuredFee(connection.fees, amount, onlyMethodOf(link));
   return fee ? { ...settled, fee } : settled;
 }
 

@@ -1,7 +1,12 @@
 import type { LineItem } from '../domain/amount.ts';
 import { type BuyerDetail, detailsPspPageAsks, type PageAsks } from '../domain/buyer.ts';
 import { ANSWER_ROOM_MS, PSP_CALL_TIMEOUT_MS } from '../domain/call-budgets.ts';
-import { countsAgainstHealth, nextAttempt, TRIAL_LEASE_MS } from '../domain/checkout/failover.ts';
+import {
+  attemptDecision,
+  countsAgainstHealth,
+  nextAttempt,
+  TRIAL_LEASE_MS,
+} from '../domain/checkout/failover.ts';
 import { mandateOfAttempt } from '../domain/checkout/mandates.ts';
 import type { PlannedOpening } from '../domain/checkout/plan.ts';
 import { sessionExpiry, withSession } from '../domain/checkout/sessions.ts';
@@ -24,6 +29,7 @@ import {
 } from '../domain/payment.ts';
 import type { LinkSession, PaymentLink, PspSession } from '../domain/payment-link.ts';
 import { methodsFor } from '../domain/payment-methods.ts';
+import type { TriedAttempt } from '../domain/routing-decision.ts';
 import { logger, withoutPersonalData } from '../logger.ts';
 import { putMetrics } from '../metrics.ts';
 import type { LinkRepository } from '../ports/link-repository.ts';
@@ -118,7 +124,7 @@ export async function openSession(
   now: Date,
 ): Promise<SessionOpening> {
   const { link, amount, client } = opening;
-  let failures = 0;
+  const tried: TriedAttempt[] = [];
   for (const connection of candidates) {
     const next = nextAttempt(budget.left(), health.get(connection.id), now);
     if (next === 'stop') break;
@@ -126,12 +132,12 @@ export async function openSession(
       continue;
     }
     budget.spend();
-    const opened = await tryConnection(deps, opening, connection, health.get(connection.id));
-    if (!opened) {
-      failures++;
+    const opened = await tryConnection(deps, opening, connection, health.get(connection.id), tried);
+    if ('failed' in opened) {
+      tried.push(opened.failed);
       continue;
     }
-    if (failures > 0) putMetrics({ Failovers: 1 }, { connection: connection.id });
+    if (tried.length > 0) putMetrics({ Failovers: 1 }, { connection: connection.id });
     const session = { ...opened.session, amount };
     const { psp } = opened;
     const payment = {
@@ -143,7 +149,7 @@ export async function openSession(
           amount,
           openedBy: client,
           firstAttemptId: opening.firstAttemptId,
-          routing: opening.routing && { ...opening.routing, chosen: connection.id },
+          routing: opening.routing && attemptDecision(opening.routing, connection.id, tried),
           clientReferenceId: opening.references?.client_reference_id,
         },
         session,
@@ -318,15 +324,17 @@ function linkAsPicked(link: PaymentLink, lines: readonly LineItem[], amount: Amo
 
 /**
  * One attempt: a session at this connection, or (on a failure that is not the buyer's) a failed payment with
- * `psp_unavailable`, counted against the connection's health unless its PSP refused this link
- * (`countsAgainstHealth`). Health writes are best effort: a lost one never fails the buyer's request.
+ * `psp_unavailable` and the opening's decision (naming the attempts `tried` before it), counted against the
+ * connection's health unless its PSP refused this link (`countsAgainstHealth`); it answers what the next
+ * attempt's decision names of it. Health writes are best effort: a lost one never fails the buyer's request.
  */
 async function tryConnection(
   deps: SessionOpeningDependencies,
   opening: Opening,
   connection: PspConnection,
   health: ConnectionHealth | undefined,
-) {
+  tried: readonly TriedAttempt[],
+): Promise<{ session: PspSession; psp: Psp } | { failed: TriedAttempt }> {
   const { link, amount } = opening;
   const paymentId = newPaymentId(deps.now(), link.payments_in_order);
   try {
@@ -341,29 +349,7 @@ async function tryConnection(
     }
     return { session, psp };
   } catch (error) {
-    const failure = pspFailureOf(error);
-    const refused = failure?.kind === 'refused';
-    putMetrics({ PspSessionFailures: 1 }, { connection: connection.id });
-    putMetrics({ PaymentsFailed: 1 }, { provider: connection.provider });
-    // A PSP's failure the adapter classified is expected here, and failed over: its message and causes say what
-    // happened, its stack only where it was classified. Anything else is ours: logged with its stack.
-    const logged = withoutPersonalData(
-      error,
-      [opening.references?.client_reference_id, opening.references?.prefilled_email],
-      { ownStack: failure === undefined },
-    );
-    logger.warn(
-      refused
-        ? 'PSP refused the session: trying the next connection'
-        : 'PSP session creation failed: trying the next connection',
-      {
-        link_id: link.id,
-        connection_id: connection.id,
-        provider: connection.provider,
-        payment_id: paymentId,
-        error: logged,
-      },
-    );
+    const refused = reportFailedAttempt(opening, connection, paymentId, error);
     const now = deps.now();
     const failed = unavailablePayment(
       {
@@ -372,6 +358,7 @@ async function tryConnection(
         connection,
         amount,
         firstAttemptId: opening.firstAttemptId,
+        routing: opening.routing && attemptDecision(opening.routing, connection.id, tried),
         clientReferenceId: opening.references?.client_reference_id,
       },
       refused
@@ -396,6 +383,47 @@ async function tryConnection(
             )
         : undefined,
     ]);
-    return undefined;
+    return {
+      failed: {
+        connection_id: connection.id,
+        payment_id: paymentId,
+        outcome: refused ? 'refused' : 'unavailable',
+      },
+    };
   }
+}
+
+/**
+ * Counts and logs an attempt that opened no session, and answers whether its PSP refused this link. A PSP's failure
+ * the adapter classified is expected here, and failed over: its message and causes say what happened, its stack only
+ * where it was classified. Anything else is ours: logged with its stack.
+ */
+function reportFailedAttempt(
+  opening: Opening,
+  connection: PspConnection,
+  paymentId: string,
+  error: unknown,
+): boolean {
+  const failure = pspFailureOf(error);
+  const refused = failure?.kind === 'refused';
+  putMetrics({ PspSessionFailures: 1 }, { connection: connection.id });
+  putMetrics({ PaymentsFailed: 1 }, { provider: connection.provider });
+  const logged = withoutPersonalData(
+    error,
+    [opening.references?.client_reference_id, opening.references?.prefilled_email],
+    { ownStack: failure === undefined },
+  );
+  logger.warn(
+    refused
+      ? 'PSP refused the session: trying the next connection'
+      : 'PSP session creation failed: trying the next connection',
+    {
+      link_id: opening.link.id,
+      connection_id: connection.id,
+      provider: connection.provider,
+      payment_id: paymentId,
+      error: logged,
+    },
+  );
+  return refused;
 }

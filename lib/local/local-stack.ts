@@ -157,6 +157,14 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   };
 }
 
+/**
+ * How fast outcomes reach routing on this stack (docs/orchestration.md#observed-outcomes): each is written to the
+ * counters as it is counted, and read at most a second old, so that someone trying a score of payments sees
+ * routing move. One process serves every function here, so none of production's batching (every 5 s at most, read
+ * at most 10 s old: functions/config.ts) is needed to keep the counter items cool. The variables, when set, win.
+ */
+export const LOCAL_OUTCOME_TIMING = { flushEveryMs: 0, cacheMs: 1_000 } as const;
+
 /** The functions' environment (functions/config.ts) on this stack: its servers, its URLs and the options'. */
 function functionEnvironment(
   services: Awaited<ReturnType<typeof startEmbeddedServices>>,
@@ -174,6 +182,8 @@ function functionEnvironment(
     ALLOW_PRIVATE_TARGETS: 'true',
     // The metrics' EMF lines go to stdout as on Lambda, where CloudWatch would read them.
     POWERTOOLS_METRICS_NAMESPACE: 'PaymentLinks-local',
+    OUTCOME_FLUSH_MS: process.env.OUTCOME_FLUSH_MS ?? String(LOCAL_OUTCOME_TIMING.flushEveryMs),
+    OUTCOME_CACHE_MS: process.env.OUTCOME_CACHE_MS ?? String(LOCAL_OUTCOME_TIMING.cacheMs),
     ...(options.webhookRetryScheduleMs && {
       WEBHOOK_RETRY_SCHEDULE_MS: options.webhookRetryScheduleMs.join(','),
     }),

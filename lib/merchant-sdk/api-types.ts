@@ -312,6 +312,18 @@ export interface components {
       recovery: boolean;
       /** @description Drawn into the `optimize` rule's holdout: routed by its baseline, not by learning (docs/orchestration.md#holdout). */
       holdout: boolean;
+      /** @description A failover attempt: the attempts of the same opening before it, in order, each a failed payment at a connection that opened no session. Absent on the first attempt. */
+      tried?: ({
+          connection_id: string;
+          payment_id: string;
+          /**
+           * @description `unavailable`: the PSP failed (no answer, an error); `refused`: it refused this link (an amount or currency it does not take).
+           * @enum {string}
+           */
+          outcome: "unavailable" | "refused";
+        })[];
+      /** @description A recovery (`recovery: true`): the payment that ended unpaid and that this attempt recovers. Absent otherwise. */
+      recovers?: string;
     };
     /** Segment of a routing decision */
     RoutingSegment: {
@@ -660,7 +672,7 @@ export interface components {
         code: "declined" | "expired" | "canceled" | "psp_error" | "psp_unavailable" | "amount_mismatch";
         message: string;
       }) | null;
-      /** @description Why the attempt went to its connection; null for failed openings and older payments. */
+      /** @description Why the attempt went to its connection, a failover's failed attempts included; null for payments no checkout decided (renewals) and for older ones. */
       routing?: components["schemas"]["RoutingDecision"] | null;
       /** @description The `client_reference_id` of the checkout address the buyer opened: buyer-supplied and unverified (anyone with the link can put any value there); null when the address carried none or a malformed one. */
       client_reference_id?: string | null;
@@ -1200,7 +1212,7 @@ export interface components {
         code: "declined" | "expired" | "canceled" | "psp_error" | "psp_unavailable" | "amount_mismatch";
         message: string;
       }) | null;
-      /** @description Why the attempt went to its connection; null for failed openings and older payments. */
+      /** @description Why the attempt went to its connection, a failover's failed attempts included; null for payments no checkout decided (renewals) and for older ones. */
       routing?: components["schemas"]["RoutingDecision"] | null;
       /** @description The buyer's `client_reference_id` from the checkout URL: buyer-supplied, unverified, personal data (null once erased). */
       client_reference_id: string | null;

@@ -300,8 +300,8 @@ describe('a month of books', () => {
     const page = await httpRequest(`${stack.baseUrl}/console/payments`, {
       headers: { cookie: admin.cookie },
     });
-    expect(page.text).toContain('succeeded, partly refunded, €39.90 left');
-    expect(page.text).toContain('succeeded, refunded');
+    expect(page.text).toContain('paid, partly refunded, €39.90 left');
+    expect(page.text).toContain('paid, refunded');
   });
 
   it('takes the columns asked, in their order, and exports refunds with their link and connection', async () => {

@@ -11,6 +11,7 @@ import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
 import { addConnection } from '../support/connections.ts';
 import { navigate } from '../support/navigate.ts';
+import { expectDocumented } from '../support/openapi-check.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';
 
 let stack: TestStack;
@@ -52,6 +53,28 @@ describe('failover at checkout', () => {
     expect(payments[0]?.id).toBe(session.payment_id);
     const health = await pspConnectionRepository().get(connections[0]?.id as string);
     expect(health?.health.consecutive_failures).toBe(1);
+  });
+
+  it('records the decision on every attempt, each naming the failed attempts of the opening before it', async () => {
+    const { key, connections } = await account('failover-decision', ['fail', 'fail', 'ok']);
+    const [a, b, c] = connections.map((connection) => connection.id);
+    const link = await createLink(stack, key.api_key);
+    await navigate(link.checkout_url);
+
+    const listed = await stack.request('GET', `/v1/payment-links/${link.id}/payments`, { key: key.api_key });
+    expectDocumented('get', '/v1/payment-links/{id}/payments', listed);
+    const [opened, second, first] = listed.body.data;
+    expect([first.connection_id, second.connection_id, opened.connection_id]).toEqual([a, b, c]);
+    const decision = { strategy: 'enabled', rule: null, recovery: false };
+    expect(first.routing).toMatchObject({ ...decision, chosen: a });
+    expect(first.routing.tried).toBeUndefined();
+    const triedA = { connection_id: a, payment_id: first.id, outcome: 'unavailable' };
+    expect(second.routing).toMatchObject({ ...decision, chosen: b, tried: [triedA] });
+    const triedB = { connection_id: b, payment_id: second.id, outcome: 'unavailable' };
+    expect(opened.routing).toMatchObject({ ...decision, chosen: c, tried: [triedA, triedB] });
+    // One decision: every attempt records the same candidates, in the same order.
+    expect(second.routing.candidates).toEqual(first.routing.candidates);
+    expect(opened.routing.candidates).toEqual(first.routing.candidates);
   });
 
   it('moves on when a connection gives no answer within the PSP call bound', async () => {

@@ -146,7 +146,10 @@ describe('recovery after a decline', () => {
     expect(second?.connection_id).not.toBe(first.connection_id);
     expect(connections.map((connection) => connection.id)).toContain(second?.connection_id);
     const payments = await stack.request('GET', `/v1/payment-links/${link.id}/payments`, { key });
-    expect(payments.body.data[0].routing.recovery).toBe(true);
+    expectDocumented('get', '/v1/payment-links/{id}/payments', payments);
+    // The recovery names the declined payment it recovers.
+    expect(payments.body.data[0].routing).toMatchObject({ recovery: true, recovers: first.payment_id });
+    expect(payments.body.data[1].routing.recovers).toBeUndefined();
     // One payable session per link: the declined one is over, the new one is the only one open.
     expect(
       payments.body.data.filter((payment: { status: string }) => payment.status === 'pending'),
@@ -174,7 +177,7 @@ describe('recovery after a decline', () => {
 
     await first.visit(`${link.checkout_url}?canceled=1`);
     const recovered = await paymentRepository().get(link.id, 'test', first.payment ?? '');
-    expect(recovered?.routing?.recovery).toBe(true);
+    expect(recovered?.routing).toMatchObject({ recovery: true, recovers: firstAttempt?.id });
     expect(recovered?.connection_id).not.toBe(firstAttempt?.connection_id);
     // The other buyer's attempt is theirs: still open.
     expect((await paymentRepository().get(link.id, 'test', secondAttempt?.id ?? ''))?.status).toBe('pending');

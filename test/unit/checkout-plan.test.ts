@@ -156,7 +156,7 @@ describe('the plan of a round', () => {
     expect(plan.action).toMatchObject({
       kind: 'open',
       candidates: [priced, sandbox],
-      opening: { routing: { rule: 'all', recovery: true } },
+      opening: { routing: { rule: 'all', recovery: true, recovers: (declined as Payment).id } },
     });
   });
 

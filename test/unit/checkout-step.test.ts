@@ -107,7 +107,11 @@ describe('the next checkout step', () => {
     const link = orderLink('10.00');
     const failed = { ...declined(attempt(link, a)), opened_by: 'client_a' };
     const back = { link, payments: [failed], returned: true, recovery: 'auto' as const };
-    expect(nextCheckoutStep(situation(back))).toEqual({ kind: 'open', candidates: [b, a], recovery: true });
+    expect(nextCheckoutStep(situation(back))).toEqual({
+      kind: 'open',
+      candidates: [b, a],
+      recovers: failed.id,
+    });
     // Already recovered once: the next failure offers the choice.
     const recovered = { ...declined(attempt(link, b)), opened_by: 'client_a', routing: recoveryDecision };
     expect(nextCheckoutStep(situation({ ...back, payments: [recovered, failed] }))).toEqual({
@@ -119,7 +123,7 @@ describe('the next checkout step', () => {
       nextCheckoutStep(situation({ ...back, payments: [recovered, failed], client: 'client_b' })),
     ).toMatchObject({
       kind: 'open',
-      recovery: true,
+      recovers: recovered.id,
     });
     // An expired session is no refusal; a rule with recovery off offers only to try again.
     const expired = settle(

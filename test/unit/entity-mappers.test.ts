@@ -77,12 +77,25 @@ describe('payment mapper', () => {
           exploration: false,
           recovery: true,
           holdout: true,
+          tried: [
+            { connection_id: 'pc_b', payment_id: 'pay_Tried000000000000000000001', outcome: 'unavailable' },
+            { connection_id: 'pc_c', payment_id: 'pay_Tried000000000000000000002', outcome: 'refused' },
+          ],
+          recovers: 'pay_Declined0000000000000001',
         },
       },
       { id: 'tr_1', expires_at: at, url: 'https://pay.example/tr_1' },
       now,
     );
     expect(paymentFromItem(paymentToItem(payment))).toEqual(payment);
+    // The attempts tried and the payment recovered, kept small (docs/performance.md#cost-per-million-links).
+    expect(paymentToItem(payment).routing).toMatchObject({
+      t: [
+        ['pc_b', 'pay_Tried000000000000000000001', 0],
+        ['pc_c', 'pay_Tried000000000000000000002', 1],
+      ],
+      d: 'pay_Declined0000000000000001',
+    });
   });
 
   it('refuses a payment whose status or provider is not one it can be', () => {
@@ -98,6 +111,11 @@ describe('payment mapper', () => {
       sk: keys.sk,
       reason: 'routing.c.0: expected an id or 5 estimates, found a list',
     });
+    expect(
+      refusal(() =>
+        paymentFromItem({ ...item, routing: { s: 'split', g: 'EUR', t: [['pc_a', 'pay_1', 2]] } }),
+      ),
+    ).toMatchObject({ reason: 'routing.t.0: expected 0 or 1, found a number' });
   });
 });
 

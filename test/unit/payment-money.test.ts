@@ -2,7 +2,12 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { FeeLine } from '../../functions/domain/connection.ts';
 import { fromMinorUnits, toMinorUnits } from '../../functions/domain/money.ts';
-import { configuredFee, paymentMoney, refundStateOf } from '../../functions/domain/payment-money.ts';
+import {
+  configuredFee,
+  paymentMoney,
+  refundStateOf,
+  reportedFee,
+} from '../../functions/domain/payment-money.ts';
 
 const eur = (value: string) => ({ value, currency: 'EUR' });
 
@@ -55,6 +60,38 @@ describe("a payment's configured fee", () => {
         },
       ),
     );
+  });
+});
+
+describe("a payment's reported fee", () => {
+  it('is the fee and net the PSP gave, or the amount less the one it gave', () => {
+    const reported = (amount: string, net: string) => ({
+      amount: eur(amount),
+      net: eur(net),
+      source: 'reported',
+    });
+    expect(reportedFee(eur('10.00'), { fee: eur('0.39') })).toEqual(reported('0.39', '9.61'));
+    expect(reportedFee(eur('10.00'), { net: eur('9.7') })).toEqual(reported('0.30', '9.70'));
+    expect(reportedFee(eur('10.00'), { fee: eur('0.39'), net: eur('9.50') })).toEqual(
+      reported('0.39', '9.50'),
+    );
+    const usd = { value: '0.45', currency: 'USD' };
+    expect(reportedFee(eur('10.00'), { fee: eur('0.40'), net: usd })).toEqual({
+      amount: eur('0.40'),
+      net: usd,
+      source: 'reported',
+    });
+  });
+
+  it('is none when the PSP gave none, or one in another currency, above the amount, below zero or unreadable', () => {
+    expect(reportedFee(eur('10.00'), undefined)).toBeUndefined();
+    expect(reportedFee(eur('10.00'), {})).toBeUndefined();
+    expect(reportedFee(eur('10.00'), { fee: { value: '0.39', currency: 'USD' } })).toBeUndefined();
+    expect(reportedFee(eur('10.00'), { fee: eur('10.01') })).toBeUndefined();
+    expect(reportedFee(eur('10.00'), { net: eur('-0.01') })).toBeUndefined();
+    expect(reportedFee(eur('10.00'), { fee: eur('0.391') })).toBeUndefined();
+    expect(reportedFee(eur('10.00'), { fee: eur('-0.39'), net: eur('10.39') })).toBeUndefined();
+    expect(reportedFee(eur('10.00'), { fee: eur('0.39'), net: eur('9.611') })).toBeUndefined();
   });
 });
 

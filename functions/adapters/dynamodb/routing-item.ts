@@ -1,5 +1,5 @@
 import { parseSegmentKey, segmentKey } from '../../domain/outcomes.ts';
-import type { RoutingDecision } from '../../domain/routing-decision.ts';
+import type { RoutingDecision, TriedAttempt } from '../../domain/routing-decision.ts';
 import { type CandidateEstimate, OPTIMIZE_GOALS } from '../../domain/strategies.ts';
 import {
   arrayOf,
@@ -33,9 +33,25 @@ export interface StoredRouting {
   v?: 1;
   /** Held out (2026-11-30, issue 50): absent on every decision before holdouts and on every learned one. */
   h?: 1;
+  /**
+   * The attempts of the opening before this one (`tried`), as [connection, payment, 1 when refused else 0];
+   * absent on a first attempt and on decisions recorded before failover attempts were named (issue 50).
+   */
+  t?: StoredTried[];
+  /** The declined payment a recovery recovers (`recovers`); absent otherwise and on older recoveries. */
+  d?: string;
 }
 
+type StoredTried = [string, string, 0 | 1];
+
 type StoredCandidate = string | [string, number | null, number, number | null, 0 | 1];
+
+const storedTried: Decoder<StoredTried> = (value) => {
+  if (!Array.isArray(value) || value.length !== 3) return mismatch('[connection, payment, 0 or 1]', value);
+  const [connection, payment, refused] = value;
+  if (refused !== 0 && refused !== 1) return mismatch('0 or 1', refused);
+  return [string(connection), string(payment), refused];
+};
 
 const STRATEGIES = ['link', 'default', 'enabled', 'priority', 'split', ...OPTIMIZE_GOALS] as const;
 const share = /* @__PURE__ */ nullable(number);
@@ -58,6 +74,8 @@ export const storedRouting = /* @__PURE__ */ lazy(() =>
     x: optional(literal(1)),
     v: optional(literal(1)),
     h: optional(literal(1)),
+    t: optional(arrayOf(storedTried)),
+    d: optional(string),
   }),
 );
 
@@ -93,6 +111,18 @@ export function toStoredRouting(decision: RoutingDecision): StoredRouting {
     ...(decision.exploration ? { x: 1 } : {}),
     ...(decision.recovery ? { v: 1 } : {}),
     ...(decision.holdout ? { h: 1 } : {}),
+    ...(decision.tried?.length
+      ? {
+          t: decision.tried.map(
+            (attempt): StoredTried => [
+              attempt.connection_id,
+              attempt.payment_id,
+              attempt.outcome === 'refused' ? 1 : 0,
+            ],
+          ),
+        }
+      : {}),
+    ...(decision.recovers === undefined ? {} : { d: decision.recovers }),
   };
 }
 
@@ -113,5 +143,17 @@ export function fromStoredRouting(stored: StoredRouting, connectionId: string): 
     exploration: stored.x === 1,
     recovery: stored.v === 1,
     holdout: stored.h === 1,
+    ...(stored.t
+      ? {
+          tried: stored.t.map(
+            ([connection_id, payment_id, refused]): TriedAttempt => ({
+              connection_id,
+              payment_id,
+              outcome: refused === 1 ? 'refused' : 'unavailable',
+            }),
+          ),
+        }
+      : {}),
+    ...(stored.d === undefined ? {} : { recovers: stored.d }),
   };
 }

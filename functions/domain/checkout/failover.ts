@@ -1,6 +1,7 @@
 import { ANSWER_ROOM_MS, PSP_CALL_TIMEOUT_MS } from '../call-budgets.ts';
 import { BUILT_IN_SANDBOX_ID, type PspConnection } from '../connection.ts';
 import { awaitsTrial, type ConnectionHealth, INITIAL_HEALTH, isAvailable } from '../connection-health.ts';
+import type { RoutingDecision, TriedAttempt } from '../routing-decision.ts';
 
 /**
  * The rules of an opening's failover (docs/orchestration.md#failover, #health): the plan orders the candidates
@@ -35,3 +36,18 @@ export const TRIAL_LEASE_MS = PSP_CALL_TIMEOUT_MS + ANSWER_ROOM_MS;
  */
 export const countsAgainstHealth = (connection: PspConnection, refused: boolean): boolean =>
   connection.id !== BUILT_IN_SANDBOX_ID && !refused;
+
+/**
+ * The decision an attempt of an opening records (docs/orchestration.md#reading-a-decision): the plan's, at the
+ * attempt's connection, naming the attempts of the opening before it, so that the failed attempts and the one
+ * that opened each tell the whole decision.
+ */
+export const attemptDecision = (
+  decision: RoutingDecision,
+  connectionId: string,
+  tried: readonly TriedAttempt[],
+): RoutingDecision => ({
+  ...decision,
+  chosen: connectionId,
+  ...(tried.length > 0 ? { tried: [...tried] } : {}),
+});

@@ -298,7 +298,11 @@ function openAction(
     locale: visit.locale,
     client,
     firstAttemptId: firstAttemptFollowed(link, payments, request.buyerPayment),
-    routing: { ...routing, recovery: step.recovery === true },
+    routing: {
+      ...routing,
+      recovery: step.recovers !== undefined,
+      ...(step.recovers ? { recovers: step.recovers } : {}),
+    },
     references: request.references,
     answers: visit.answered?.answers,
     lines: visit.answered?.lines,

@@ -29,11 +29,11 @@ export type CheckoutStep =
   /** End this open session at its PSP first (then decide again). */
   | { kind: 'end'; session: PspSession }
   /**
-   * Open a session: try these connections in this order (failover); `recovery` when it is the automatic next
-   * attempt after the buyer's failed one (docs/orchestration.md#recovery); `place`: the link's place to take
+   * Open a session: try these connections in this order (failover); `recovers`: the buyer's failed payment when
+   * it is the automatic next attempt after it (docs/orchestration.md#recovery); `place`: the link's place to take
    * first, on a link with places (functions/domain/link-places.ts).
    */
-  | { kind: 'open'; candidates: PspConnection[]; recovery?: true; place?: PlaceToTake }
+  | { kind: 'open'; candidates: PspConnection[]; recovers?: string; place?: PlaceToTake }
   /**
    * The buyer came back after an attempt that ended unpaid: offer to try again, and (`another`) to pay with
    * another payment provider, without opening a session yet.
@@ -215,20 +215,20 @@ function newSessionStep(
       ? { kind: 'ask', problem: 'not_payable' }
       : { kind: 'wait', reason: 'unavailable', until: null };
   }
-  return openStep(situation, candidates, recovering);
+  return openStep(situation, candidates, recovering ? last?.id : undefined);
 }
 
 /** Open at `candidates`, in one of the link's free places when it has places. */
 function openStep(
   situation: CheckoutSituation,
   candidates: PspConnection[],
-  recovery: boolean,
+  recovers: string | undefined,
 ): CheckoutStep {
   const place = placeToTake(placesOf(situation.link, situation.payments, situation.now), situation.random);
   return {
     kind: 'open',
     candidates,
-    ...(recovery ? { recovery: true as const } : {}),
+    ...(recovers ? { recovers } : {}),
     ...(place ? { place } : {}),
   };
 }

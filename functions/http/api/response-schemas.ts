@@ -362,7 +362,8 @@ export const PaymentSchema = z
           '`psp_unavailable`: the connection could not open a session and the next one was tried (a failover); `declined`, `expired`, `canceled`, `psp_error`: what the PSP said about the attempt; `amount_mismatch`: the PSP reported a success at another amount or currency than the payment was for, so the link was not paid by it, and what was taken was refunded or the authorization voided (docs/security.md#amounts-the-psp-reports).',
       }),
     routing: RoutingDecisionSchema.nullable().optional().meta({
-      description: 'Why the attempt went to its connection; null for failed openings and older payments.',
+      description:
+        "Why the attempt went to its connection, a failover's failed attempts included; null for payments no checkout decided (renewals) and for older ones.",
     }),
     ...paymentAnswerFields(),
     subscription_id: publicId('sub').optional().meta({

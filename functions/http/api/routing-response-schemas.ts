@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { idPattern, maxIdLength } from '../../domain/ids.ts';
 import { ISO_4217_MINOR_UNITS } from '../../domain/iso-4217.ts';
 import { AMOUNT_BANDS } from '../../domain/outcomes.ts';
 import { PAYMENT_METHODS } from '../../domain/payment-methods.ts';
@@ -7,6 +8,7 @@ import { OPTIMIZE_GOALS } from '../../domain/strategies.ts';
 /** The response parts of learning routing (docs/orchestration.md#reading-a-decision): decisions and outcomes. */
 
 const connection = () => z.string().max(67);
+const paymentId = () => z.string().regex(idPattern('pay')).max(maxIdLength('pay'));
 
 /** A count of sessions: 2,000 a second for 24 hours stays far below 2^31 (clients map it to int32). */
 const count = () =>
@@ -65,6 +67,27 @@ export const RoutingDecisionSchema = z
     holdout: z.boolean().meta({
       description:
         "Drawn into the `optimize` rule's holdout: routed by its baseline, not by learning (docs/orchestration.md#holdout).",
+    }),
+    tried: z
+      .array(
+        z.strictObject({
+          connection_id: connection(),
+          payment_id: paymentId(),
+          outcome: z.enum(['unavailable', 'refused']).meta({
+            description:
+              '`unavailable`: the PSP failed (no answer, an error); `refused`: it refused this link (an amount or currency it does not take).',
+          }),
+        }),
+      )
+      .max(20)
+      .optional()
+      .meta({
+        description:
+          'A failover attempt: the attempts of the same opening before it, in order, each a failed payment at a connection that opened no session. Absent on the first attempt.',
+      }),
+    recovers: paymentId().optional().meta({
+      description:
+        'A recovery (`recovery: true`): the payment that ended unpaid and that this attempt recovers. Absent otherwise.',
     }),
   })
   .meta({ id: 'RoutingDecision', title: 'Why a payment went to its connection' });

@@ -56,7 +56,7 @@ export function remainingOf(payment: Pick<PaymentResource, 'amount' | 'amount_re
   return { value: fromMinorUnits(left, currency), currency };
 }
 
-/** A payment's status, with what its refunds left of it: "succeeded, partly refunded, €39.90 left". */
+/** A payment's status in words, with what its refunds left of it: "paid, partly refunded, €39.90 left". */
 export function statusText(payment: PaymentResource, language: PageLanguage): string {
   const { books: words, status } = consoleMessages(language);
   const state = status.payment[payment.status];

@@ -1,6 +1,7 @@
-import type { Order, Refund } from '@paypal/paypal-server-sdk';
+import type { Money, Order, OrdersCapture, Refund } from '@paypal/paypal-server-sdk';
 import type { BuyerDetails } from '../../../domain/buyer.ts';
 import { buyerDetails } from '../../../domain/buyer-details.ts';
+import type { FeeReport } from '../../../domain/payment-money.ts';
 import type {
   PspNotification,
   PspRefundRequest,
@@ -37,8 +38,11 @@ export function paypalOrderStatus(order: Order, livemode: boolean): PspSessionSt
         state: 'canceled',
         failure: { code: 'canceled', message: 'The PayPal order was voided.' },
       };
-    case 'COMPLETED':
-      return { ...base, ...captureState(capture?.status), paymentReference: capture?.id ?? null };
+    case 'COMPLETED': {
+      const settled = captureState(capture?.status);
+      const fee = settled.state === 'succeeded' ? captureFee(capture) : undefined;
+      return { ...base, ...settled, paymentReference: capture?.id ?? null, ...(fee ? { fee } : {}) };
+    }
     default:
       return { ...base, state: 'pending', deferredCapture: 'awaiting_approval' };
   }
@@ -71,6 +75,18 @@ export async function paypalBuyer(order: Order): Promise<{ buyer?: BuyerDetails 
     phone_country: country,
   });
   return buyer ? { buyer } : {};
+}
+
+/**
+ * What PayPal kept of a capture and credits for it (`seller_receivable_breakdown`: `paypal_fee`, `net_amount`, in
+ * the capture's currency), when its answer breaks it down.
+ */
+function captureFee(capture: OrdersCapture | undefined): FeeReport | undefined {
+  const breakdown = capture?.sellerReceivableBreakdown;
+  const money = (amount: Money | undefined) =>
+    amount && { value: amount.value, currency: amount.currencyCode };
+  const report = { fee: money(breakdown?.paypalFee), net: money(breakdown?.netAmount) };
+  return report.fee || report.net ? report : undefined;
 }
 
 function captureState(status: string | undefined): Pick<PspSessionStatus, 'state' | 'failure'> {

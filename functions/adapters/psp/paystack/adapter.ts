@@ -35,6 +35,8 @@ interface PaystackTransaction {
   currency: string;
   gateway_response: string;
   metadata: unknown;
+  /** What Paystack kept of it, in subunits: null until it succeeded. */
+  fees?: number | null;
 }
 
 /** What `POST /refund` and `GET /refund/{id}` answer of a refund (the fields we read). */
@@ -144,6 +146,9 @@ export class PaystackPsp implements Psp, Refunds {
       paymentReference: transaction.reference,
       amount: fromPspMinorUnits(paystack.amounts, transaction.amount, transaction.currency),
       livemode: transaction.domain === 'live',
+      ...(state === 'succeeded' && typeof transaction.fees === 'number'
+        ? { fee: { fee: fromPspMinorUnits(paystack.amounts, transaction.fees, transaction.currency) } }
+        : {}),
     };
   }
 

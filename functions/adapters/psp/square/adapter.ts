@@ -27,6 +27,7 @@ import { squareNotification, validSquareSignature } from './notifications.ts';
 import {
   acceptedMethods,
   amountOf,
+  feeOf,
   lastPaymentIdOf,
   partsOf,
   paymentStateOf,
@@ -191,6 +192,7 @@ export class SquarePsp implements Psp, EndsSessions, Refunds {
     if (paymentId && payment?.orderId !== orderId)
       throw invalidAnswer(`payment ${paymentId} of another order`);
     const ended = !payment && order.state === 'OPEN' && (await this.endLapsed(linkId, order));
+    const fee = payment && feeOf(payment);
     return {
       id: sessionId,
       paymentId: order.referenceId ?? order.metadata?.payment_id ?? null,
@@ -199,6 +201,7 @@ export class SquarePsp implements Psp, EndsSessions, Refunds {
       paymentReference: payment?.id ?? null,
       amount: payment ? amountOf(payment.amountMoney) : amountOf(order.totalMoney),
       livemode: this.livemode,
+      ...(fee ? { fee } : {}),
     };
   }
 

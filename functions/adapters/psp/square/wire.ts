@@ -2,6 +2,7 @@ import type { Square } from 'square';
 import { type LineItem, linesCharging } from '../../../domain/amount.ts';
 import type { Amount } from '../../../domain/money.ts';
 import type { PaymentMethod } from '../../../domain/payment-methods.ts';
+import type { FeeReport } from '../../../domain/payment-money.ts';
 import { fromPspMinorUnits, pspMinorUnits } from '../../../domain/psp-rules.ts';
 import type { PspRefundStatus, PspSessionStatus, SessionRequest } from '../../../ports/psp.ts';
 import { square } from './descriptor.ts';
@@ -118,6 +119,23 @@ export function paymentStateOf(payment: Square.Payment): PaymentState {
     default:
       return { state: 'pending', failure: null };
   }
+}
+
+/**
+ * What Square kept of a completed payment: the sum of its `processing_fee` entries (a later adjustment is an
+ * entry of its own), once it lists any. Square adds them shortly after the payment completes, so a payment read
+ * back before that, or one whose entries name other currencies, reports none.
+ */
+export function feeOf(payment: Square.Payment): FeeReport | undefined {
+  const fees = payment.processingFee ?? [];
+  const currency = payment.amountMoney?.currency;
+  if (payment.status !== 'COMPLETED' || !currency || fees.length === 0) return undefined;
+  if (fees.some((fee) => fee.amountMoney?.currency !== currency || fee.amountMoney.amount == null)) {
+    return undefined;
+  }
+  const total = fees.reduce((sum, fee) => sum + BigInt(fee.amountMoney?.amount ?? 0), 0n);
+  const fee = amountOf({ amount: total, currency });
+  return fee ? { fee } : undefined;
 }
 
 /** An order nobody paid: pending while its link may be paid, expired once its link is deleted (CANCELED). */

@@ -5,7 +5,7 @@ import { type PspStack, startPspStack } from '../../../../../test/support/psp-st
 import { sweepPendingPayments, sweepPendingRefunds } from '../../../../../test/support/sweepers.ts';
 import type { TestStack } from '../../../../../test/support/test-stack.ts';
 import { config } from '../../../../config.ts';
-import { linkRepository, paymentRepository } from '../../../../dependencies.ts';
+import { linkRepository, paymentRepository, pspConnectionRepository } from '../../../../dependencies.ts';
 import type { PspConnection } from '../../../../domain/connection.ts';
 import { FIRST_CHECK_AFTER_MS } from '../../../../domain/payment.ts';
 import type { IssuedApiKey } from '../../../../use-cases/api-keys.ts';
@@ -83,6 +83,33 @@ describe('checkout through a PayPal connection', () => {
     // PayPal's PAYMENT.CAPTURE.COMPLETED follows: the same payment, nothing new.
     const completed = await notify(paypal.delivery('PAYMENT.CAPTURE.COMPLETED', { orderId: order.id }));
     expect(completed.body.outcome).toBe('already_paid');
+    expect(paypal.violations).toEqual([]);
+  });
+
+  it("records PayPal's fee of the capture as reported, and the configured estimate of a capture without one", async () => {
+    await pspConnectionRepository().setFees(connection.id, [{ percent: 3, fixed: 0 }]);
+    const capturedWith = async (fee: string | undefined) => {
+      const { link, order } = await openedAtPaypal({ amount: { value: '20.00', currency: 'EUR' } });
+      paypal.approve(order.id);
+      paypal.captureFee = fee;
+      await notify(paypal.delivery('CHECKOUT.ORDER.APPROVED', { orderId: order.id }));
+      paypal.captureFee = undefined;
+      const read = await stack.request('GET', `/v1/payment-links/${link.id}/payments`, { key: key.api_key });
+      return read.body.data[0];
+    };
+    expect(await capturedWith('1.05')).toMatchObject({
+      status: 'succeeded',
+      fee: { value: '1.05', currency: 'EUR' },
+      net: { value: '18.95', currency: 'EUR' },
+      fee_source: 'reported',
+    });
+    expect(await capturedWith(undefined)).toMatchObject({
+      status: 'succeeded',
+      fee: { value: '0.60', currency: 'EUR' },
+      net: { value: '19.40', currency: 'EUR' },
+      fee_source: 'configured',
+    });
+    await pspConnectionRepository().setFees(connection.id, []);
     expect(paypal.violations).toEqual([]);
   });
 

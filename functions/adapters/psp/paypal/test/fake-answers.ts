@@ -23,7 +23,7 @@ export type FakePaypalOrder = {
   return_url: string;
   cancel_url: string;
   /** The capture, once made: its status is what the capture answered (`captureOutcome`). */
-  capture?: { id: string; status: string; amount: Money; refunded: bigint };
+  capture?: { id: string; status: string; amount: Money; refunded: bigint; fee?: Money };
   create_time: string;
   /** The e-mail the order offered as the login (`payment_source.paypal.email_address`). */
   prefilled_email?: string;

@@ -3,6 +3,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { type RecordedPspRequest, startFakePspServer } from '../../../../../test/support/fake-psp-server.ts';
 import type { ContractExchange } from '../../../../../test/support/psp-contract.ts';
 import type { PspFakeDefinition } from '../../../../../test/support/psp-fakes.ts';
+import { fromMinorUnits } from '../../../../domain/money.ts';
 import {
   error,
   type FakePaypalOrder,
@@ -60,6 +61,8 @@ export interface FakePaypal {
   approve(orderId: string, payer?: Partial<FakePaypalPayer>): FakePaypalOrder;
   /** How the next captures end: `COMPLETED`, `PENDING` (under review), or `DECLINED` (422 INSTRUMENT_DECLINED). */
   captureOutcome: 'COMPLETED' | 'PENDING' | 'DECLINED';
+  /** PayPal's fee of the next captures, in the order's currency (`seller_receivable_breakdown`); none: unset. */
+  captureFee: string | undefined;
   /** The buyer approves the order with a funding source whose capture is then declined (INSTRUMENT_DECLINED). */
   decline(orderId: string): FakePaypalOrder;
   setRefundStatus(id: string, status: FakePaypalRefund['status']): FakePaypalRefund;
@@ -114,6 +117,19 @@ export async function startFakePaypal(options: {
                 id: capture.id,
                 status: capture.status,
                 amount: capture.amount,
+                ...(capture.fee && {
+                  seller_receivable_breakdown: {
+                    gross_amount: capture.amount,
+                    paypal_fee: capture.fee,
+                    net_amount: {
+                      currency_code: capture.amount.currency_code,
+                      value: fromMinorUnits(
+                        minor(capture.amount) - minor(capture.fee),
+                        capture.amount.currency_code,
+                      ),
+                    },
+                  },
+                }),
                 final_capture: true,
                 invoice_id: unit.invoice_id,
                 custom_id: unit.custom_id,
@@ -149,6 +165,7 @@ export async function startFakePaypal(options: {
     refunds,
     captures,
     captureOutcome: 'COMPLETED',
+    captureFee: undefined,
     notify: undefined,
     outage: 'none',
     approve(orderId, payer = {}) {
@@ -273,6 +290,7 @@ export async function startFakePaypal(options: {
       status: fake.captureOutcome,
       amount: { currency_code: amount.currency_code, value: amount.value },
       refunded: 0n,
+      ...(fake.captureFee && { fee: { currency_code: amount.currency_code, value: fake.captureFee } }),
     };
     captures.set(order.id, (captures.get(order.id) ?? 0) + 1);
     notifyOf(`PAYMENT.CAPTURE.${fake.captureOutcome}`, order.id);

@@ -46,6 +46,28 @@ describe('what a PayPal order says of the attempt', () => {
     expect(paypalOrderStatus(order('COMPLETED', 'PENDING'), false).deferredCapture).toBeUndefined();
   });
 
+  it("reports the fee and net of its completed capture's seller_receivable_breakdown, and none without one", () => {
+    const captured = order('COMPLETED', 'COMPLETED');
+    const capture = captured.purchaseUnits?.[0]?.payments?.captures?.[0];
+    expect(paypalOrderStatus(captured, false).fee).toBeUndefined();
+    if (capture) {
+      capture.sellerReceivableBreakdown = {
+        grossAmount: { currencyCode: 'EUR', value: '10.00' },
+        paypalFee: { currencyCode: 'EUR', value: '0.64' },
+        netAmount: { currencyCode: 'EUR', value: '9.36' },
+      };
+    }
+    expect(paypalOrderStatus(captured, false).fee).toEqual({
+      fee: { value: '0.64', currency: 'EUR' },
+      net: { value: '9.36', currency: 'EUR' },
+    });
+    // A capture under review has not paid: its breakdown is no fee of a payment yet.
+    const reviewed = order('COMPLETED', 'PENDING');
+    const pending = reviewed.purchaseUnits?.[0]?.payments?.captures?.[0];
+    if (pending) pending.sellerReceivableBreakdown = capture?.sellerReceivableBreakdown;
+    expect(paypalOrderStatus(reviewed, false).fee).toBeUndefined();
+  });
+
   it('fails with a declined capture and is canceled when voided', () => {
     expect(paypalOrderStatus(order('COMPLETED', 'DECLINED'), false)).toMatchObject({
       state: 'failed',

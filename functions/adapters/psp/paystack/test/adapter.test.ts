@@ -100,11 +100,13 @@ describe('a Paystack session', () => {
     });
   });
 
-  it('reads the transaction back, pending until paid, then paid at its amount and currency with our ids', async () => {
+  it('reads the transaction back, pending until paid, then paid at its amount and currency with our ids and its fees', async () => {
     const request = withEmail(sessionRequest(naira('150.75'), connection));
     const session = await psp.createSession(request);
-    expect(await psp.retrieveSession(session.id)).toMatchObject({ state: 'pending', failure: null });
-    fake.pay(session.id);
+    const pending = await psp.retrieveSession(session.id);
+    expect(pending).toMatchObject({ state: 'pending', failure: null });
+    expect(pending.fee).toBeUndefined();
+    fake.pay(session.id).fees = 226;
     expect(await psp.retrieveSession(session.id)).toEqual({
       id: session.id,
       paymentId: request.paymentId,
@@ -114,7 +116,10 @@ describe('a Paystack session', () => {
       paymentReference: session.id,
       amount: { value: '150.75', currency: 'NGN' },
       livemode: false,
+      fee: { fee: { value: '2.26', currency: 'NGN' } },
     });
+    fake.transactions.get(session.id)!.fees = null;
+    expect((await psp.retrieveSession(session.id)).fee).toBeUndefined();
     fake.transactions.get(session.id)!.amount = 1;
     expect((await psp.retrieveSession(session.id)).amount).toEqual({ value: '0.01', currency: 'NGN' });
     expect(fake.violations).toEqual([]);

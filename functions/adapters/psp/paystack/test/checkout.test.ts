@@ -4,6 +4,7 @@ import { browser, buyersAt } from '../../../../../test/support/buyers.ts';
 import { createLink, storedLink } from '../../../../../test/support/checkout-helpers.ts';
 import { type PspStack, startPspStack } from '../../../../../test/support/psp-stack.ts';
 import { eventually, type Receiver, startReceiver } from '../../../../../test/support/webhooks.ts';
+import { pspConnectionRepository } from '../../../../dependencies.ts';
 import type { PspConnection } from '../../../../domain/connection.ts';
 import type { IssuedApiKey } from '../../../../use-cases/api-keys.ts';
 import { PAYSTACK_FAKE } from './fake.ts';
@@ -101,6 +102,35 @@ describe('checkout through Paystack', () => {
       return events.length > 0 && events;
     });
     expect(event).toMatchObject({ data: { id: link.id, status: 'paid' } });
+    expect(psps.paystack.violations).toEqual([]);
+  });
+
+  it('records the fee Paystack verifies as reported, and the configured estimate where it verifies none', async () => {
+    await pspConnectionRepository().setFees(connection.id, [{ percent: 1, fixed: 0 }]);
+    const paidWith = async (value: string, fees: number | null) => {
+      const link = await naira(value);
+      const { session } = await opened(link);
+      const transaction = psps.paystack.pay(session.id);
+      transaction.fees = fees;
+      expect((await notify(psps.paystack.signedEvent('charge.success', transaction, KEY))).status).toBe(200);
+      const read = await psps.stack.request('GET', `/v1/payment-links/${link.id}/payments`, {
+        key: key.api_key,
+      });
+      return read.body.data[0];
+    };
+    expect(await paidWith('1000.00', 1625)).toMatchObject({
+      status: 'succeeded',
+      fee: { value: '16.25', currency: 'NGN' },
+      net: { value: '983.75', currency: 'NGN' },
+      fee_source: 'reported',
+    });
+    expect(await paidWith('1000.00', null)).toMatchObject({
+      status: 'succeeded',
+      fee: { value: '10.00', currency: 'NGN' },
+      net: { value: '990.00', currency: 'NGN' },
+      fee_source: 'configured',
+    });
+    await pspConnectionRepository().setFees(connection.id, []);
     expect(psps.paystack.violations).toEqual([]);
   });
 

@@ -18,6 +18,8 @@ export type FakeTransaction = Record<string, unknown> & {
   metadata: Record<string, unknown>;
   channels?: string[];
   callback_url?: string;
+  /** What `verify` answers as `fees` once it succeeded: 1.5% of the amount unless a test sets it (null: none). */
+  fees?: number | null;
   email: string;
 };
 
@@ -222,7 +224,8 @@ export function verification(transaction: FakeTransaction) {
     ip_address: '192.0.2.10',
     metadata: transaction.metadata,
     log: null,
-    fees: paid ? Math.round(transaction.amount * 0.015) : null,
+    fees:
+      paid && transaction.fees !== null ? (transaction.fees ?? Math.round(transaction.amount * 0.015)) : null,
     fees_split: null,
     authorization: paid
       ? {

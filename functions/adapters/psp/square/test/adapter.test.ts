@@ -175,6 +175,20 @@ describe('the Square adapter, through the official SDK against a Square-speaking
     });
   });
 
+  it("reports the sum of a completed payment's processing_fee as its fee, and none before Square lists any", async () => {
+    const usd = (amount: number) => ({ amount, currency: 'USD' });
+    const withFees = await psp.createSession(sessionRequest(orderLink('20.00', 'USD'), connection));
+    await fake.pay(withFees.id, { fees: [usd(88), usd(-3)] });
+    expect((await psp.retrieveSession(withFees.id)).fee).toEqual({ fee: { value: '0.85', currency: 'USD' } });
+    const without = await psp.createSession(sessionRequest(orderLink('20.00', 'USD'), connection));
+    await fake.pay(without.id);
+    expect((await psp.retrieveSession(without.id)).fee).toBeUndefined();
+    const foreign = await psp.createSession(sessionRequest(orderLink('20.00', 'USD'), connection));
+    await fake.pay(foreign.id, { fees: [{ amount: 88, currency: 'EUR' }] });
+    expect((await psp.retrieveSession(foreign.id)).fee).toBeUndefined();
+    expect(fake.violations).toEqual([]);
+  });
+
   it('keeps a declined attempt pending: the buyer may try again on the same link', async () => {
     const session = await psp.createSession(sessionRequest(orderLink('20.00', 'USD'), connection));
     await fake.pay(session.id, { decline: true });

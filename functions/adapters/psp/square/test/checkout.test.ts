@@ -6,6 +6,7 @@ import { type PspStack, startPspStack } from '../../../../../test/support/psp-st
 import { sweepPendingPayments } from '../../../../../test/support/sweepers.ts';
 import type { TestStack } from '../../../../../test/support/test-stack.ts';
 import { eventually, type Receiver, startReceiver } from '../../../../../test/support/webhooks.ts';
+import { pspConnectionRepository } from '../../../../dependencies.ts';
 import type { PspConnection } from '../../../../domain/connection.ts';
 import { FIRST_CHECK_AFTER_MS } from '../../../../domain/payment.ts';
 import type { IssuedApiKey } from '../../../../use-cases/api-keys.ts';
@@ -87,6 +88,29 @@ describe('a payment through Square', () => {
     );
     const payload = new Webhook(key.webhook_secret).verify(hook.body, hook.headers as Record<string, string>);
     expect(payload).toMatchObject({ type: 'payment_link.paid', data: { id: link.id, status: 'paid' } });
+    expect(fake.violations).toEqual([]);
+  });
+
+  it("records Square's processing fee as reported, and the configured estimate before Square lists one", async () => {
+    await pspConnectionRepository().setFees(connection.id, [{ percent: 2, fixed: 0 }]);
+    const paidWith = async (fees?: { amount: number; currency: string }[]) => {
+      const { link, session } = await openedLink({ amount: { value: '40.00', currency: 'EUR' } });
+      await fake.pay(session.id, fees ? { fees } : {});
+      return (await read(link.id, '/payments')).data[0];
+    };
+    expect(await paidWith([{ amount: 141, currency: 'EUR' }])).toMatchObject({
+      status: 'succeeded',
+      fee: { value: '1.41', currency: 'EUR' },
+      net: { value: '38.59', currency: 'EUR' },
+      fee_source: 'reported',
+    });
+    expect(await paidWith()).toMatchObject({
+      status: 'succeeded',
+      fee: { value: '0.80', currency: 'EUR' },
+      net: { value: '39.20', currency: 'EUR' },
+      fee_source: 'configured',
+    });
+    await pspConnectionRepository().setFees(connection.id, []);
     expect(fake.violations).toEqual([]);
   });
 

@@ -28,9 +28,13 @@ export interface FakeSquare {
   notifications: string[];
   /**
    * The buyer pays the order of a payment link (a session id `<link>:<order>` or the order's id): COMPLETED,
-   * or FAILED (`decline`); `charged` makes Square report another amount than the order's.
+   * or FAILED (`decline`); `charged` makes Square report another amount than the order's; `fees` are the
+   * payment's `processing_fee` amounts (none by default, as before Square adds them).
    */
-  pay(session: string, options?: { decline?: boolean; charged?: Money }): Promise<FakeSquarePayment>;
+  pay(
+    session: string,
+    options?: { decline?: boolean; charged?: Money; fees?: Money[] },
+  ): Promise<FakeSquarePayment>;
   /** Square's outcome of a refund (COMPLETED, FAILED), and its `refund.updated` notification. */
   settleRefund(refundId: string, status: 'COMPLETED' | 'FAILED'): Promise<FakeSquareRefund>;
   /** A notification of `type` about `object` as Square sends it: its body, held to the document. */
@@ -324,6 +328,15 @@ export async function startFakeSquare(options: {
         location_id: options.locationId,
         order_id: order.id,
         version_token: base62(40),
+        ...(payOptions.fees
+          ? {
+              processing_fee: payOptions.fees.map((fee) => ({
+                effective_at: now,
+                type: 'INITIAL',
+                amount_money: fee,
+              })),
+            }
+          : {}),
       };
       payments.set(payment.id, payment);
       if (!payOptions.decline) {
