@@ -26,17 +26,19 @@ export const CONSOLE_ACTIONS = [
   'audit.read',
   'buyer.read',
   'buyer.erase',
+  'subscription.cancel',
 ] as const;
 export type ConsoleAction = (typeof CONSOLE_ACTIONS)[number];
 
 /**
- * `admin`: everything, the only one to see and manage API keys; `finance`: payments, refunds and exports; `viewer`: reads only (switching mode changes
+ * `admin`: everything, the only one to see and manage API keys; `finance`: payments, refunds, exports and canceling
+ * subscriptions; `viewer`: reads only (switching mode changes
  * nothing, and the audit log and exports are not theirs to read). A buyer's details are personal data: read by
  * those who may export them anyway (admin, finance), erased by an admin (docs/console.md#personal-data).
  */
 const ALLOWED: Record<ConsoleRole, readonly ConsoleAction[]> = {
   admin: CONSOLE_ACTIONS,
-  finance: ['refund.create', 'export.read', 'mode.switch', 'buyer.read'],
+  finance: ['refund.create', 'export.read', 'mode.switch', 'buyer.read', 'subscription.cancel'],
   viewer: ['mode.switch'],
 };
 

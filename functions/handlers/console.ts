@@ -21,6 +21,7 @@ import {
   refundLedger,
   signingKeyCipher,
   signingSecretStore,
+  subscriptionRepository,
   webhookEndpointRepository,
 } from '../dependencies.ts';
 import { handleConsole } from '../http/console/router.ts';
@@ -50,6 +51,7 @@ export const handler = htmlHandler((event) =>
     accountSettings: accountSettingsRepository(),
     apiKeys: apiKeyRepository(),
     signingSecrets: signingSecretStore(),
+    subscriptions: subscriptionRepository(),
     now,
     checkoutBase: config().CHECKOUT_BASE,
     publicOrigin: new URL(config().BASE_URL).origin,

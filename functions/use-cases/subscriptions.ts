@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { BooksFilter } from '../domain/books.ts';
 import { InvalidStateError } from '../domain/errors.ts';
+import type { Payment } from '../domain/payment.ts';
 import type { Principal } from '../domain/principal.ts';
 import { randomBase62 } from '../domain/random.ts';
 import {
@@ -40,6 +41,19 @@ export function listSubscriptions(
     createdGte: request.createdGte,
     createdLt: request.createdLt,
   });
+}
+
+/**
+ * The caller's subscription and its renewals' payments, newest first (the console's subscription page): another
+ * account's or the other mode's is `not_found` before its renewals are read.
+ */
+export async function subscriptionWithRenewals(
+  deps: Pick<SubscriptionChangeDependencies, 'subscriptions'>,
+  principal: Principal,
+  id: string,
+): Promise<{ subscription: Subscription; renewals: Payment[] }> {
+  const subscription = await getSubscription(deps, principal, id);
+  return { subscription, renewals: await deps.subscriptions.renewalsOf(id, principal.mode) };
 }
 
 /** `POST /v1/subscriptions/{id}/cancel` (the merchant) or a cancel link (the buyer). */

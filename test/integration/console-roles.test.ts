@@ -30,7 +30,17 @@ const navOf = async (client: ConsoleClient) => {
 
 describe('console controls by role', () => {
   it('shows each role only the pages it may use', async () => {
-    const all = ['overview', 'links', 'links/new', 'payments', 'refunds', 'webhooks', 'psps', 'settings'];
+    const all = [
+      'overview',
+      'links',
+      'links/new',
+      'payments',
+      'refunds',
+      'subscriptions',
+      'webhooks',
+      'psps',
+      'settings',
+    ];
 
     expect(await navOf(admin)).toEqual([...all, 'keys', 'exports', 'audit']);
     expect(await navOf(finance)).toEqual([...all.filter((page) => page !== 'links/new'), 'exports']);

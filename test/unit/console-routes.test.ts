@@ -23,7 +23,7 @@ describe('console routes and roles', () => {
     expect(unaudited).toEqual(['POST /console/sign-in']);
   });
 
-  it('let admins do everything, finance refund and export, and viewers change nothing but their mode', () => {
+  it('let admins do everything, finance refund, export and cancel subscriptions, and viewers change nothing but their mode', () => {
     const allowed = Object.fromEntries(
       CONSOLE_ROLES.map((role) => [
         role,
@@ -32,7 +32,7 @@ describe('console routes and roles', () => {
     );
 
     expect(allowed.admin).toEqual([...new Set(Object.values(ACTION_OF))].sort());
-    expect(allowed.finance).toEqual(['export.read', 'mode.switch', 'refund.create']);
+    expect(allowed.finance).toEqual(['export.read', 'mode.switch', 'refund.create', 'subscription.cancel']);
     expect(allowed.viewer).toEqual(['mode.switch']);
   });
 });

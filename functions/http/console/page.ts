@@ -122,6 +122,7 @@ const NAV: readonly [keyof ConsoleMessages['nav'], string, ConsoleAction?][] = [
   ['newLink', `${CONSOLE_BASE}/links/new`, 'link.create'],
   ['payments', `${CONSOLE_BASE}/payments`],
   ['refunds', `${CONSOLE_BASE}/refunds`],
+  ['subscriptions', `${CONSOLE_BASE}/subscriptions`],
   ['webhooks', `${CONSOLE_BASE}/webhooks`],
   ['psps', `${CONSOLE_BASE}/psps`],
   ['settings', `${CONSOLE_BASE}/settings`],

@@ -7,11 +7,12 @@ import { type PspPageDependencies, pspRoutes } from './psps.ts';
 import type { ConsoleRequest } from './request.ts';
 import { searchRoutes } from './search.ts';
 import { type SettingsPageDependencies, settingsRoutes } from './settings.ts';
+import { type SubscriptionPageDependencies, subscriptionRoutes } from './subscriptions.ts';
 import { type WebhookPageDependencies, webhookRoutes } from './webhooks.ts';
 
 /**
  * The console's pages beyond the session's own (router.ts): links, webhooks and events, payment providers,
- * checkout settings, the books and API keys. One chunk, loaded by the first request for any of them, so that a
+ * checkout settings, the books, subscriptions and API keys. One chunk, loaded by the first request for any of them, so that a
  * cold start loads only what every request needs (docs/performance.md#a-buyers-cold-start).
  */
 
@@ -20,7 +21,8 @@ export type PagesDependencies = LinkPageDependencies &
   PspPageDependencies &
   SettingsPageDependencies &
   BooksPageDependencies &
-  KeysPageDependencies;
+  KeysPageDependencies &
+  SubscriptionPageDependencies;
 
 /** The page or change of a route of these pages, else undefined. */
 export async function pageRoutes(
@@ -35,6 +37,7 @@ export async function pageRoutes(
     (await settingsRoutes(request, deps)) ??
     (await booksRoutes(request, deps)) ??
     (await keyRoutes(request, deps)) ??
+    (await subscriptionRoutes(request, deps)) ??
     (await searchRoutes(request, deps))
   );
 }

@@ -73,6 +73,8 @@ export const ACTION_OF: Readonly<Record<string, ConsoleAction>> = {
   'POST /console/exports': 'export.read',
   'GET /console/payments/{id}/erase': 'buyer.erase',
   'POST /console/payments/{id}/erase': 'buyer.erase',
+  'GET /console/subscriptions/{id}/cancel': 'subscription.cancel',
+  'POST /console/subscriptions/{id}/cancel': 'subscription.cancel',
 };
 
 type Refusal = 'signedOut' | 'formExpired' | 'notAllowed' | 'notFound';
@@ -255,7 +257,7 @@ async function sessionRoutes(request: ConsoleRequest, deps: ConsoleDependencies)
       const back = request.form.get('back') ?? '';
       // Back to the same list or form; a link of one mode does not exist in the other.
       const safeBack =
-        /^\/console(\/overview|\/links(\/new)?|\/audit|\/webhooks|\/psps|\/settings|\/exports|\/keys|\/payments|\/refunds)?$/.test(
+        /^\/console(\/overview|\/links(\/new)?|\/audit|\/webhooks|\/psps|\/settings|\/exports|\/keys|\/payments|\/refunds|\/subscriptions)?$/.test(
           back,
         )
           ? back

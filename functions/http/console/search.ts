@@ -13,11 +13,16 @@ export interface SearchDependencies {
 }
 
 /** The pages an id opens by its prefix alone: each is read by its key there, or answers `404`. */
-const PAGE_OF_PREFIX: Readonly<Record<string, string>> = { pl: 'links', evt: 'events', we: 'webhooks' };
+const PAGE_OF_PREFIX: Readonly<Record<string, string>> = {
+  pl: 'links',
+  sub: 'subscriptions',
+  evt: 'events',
+  we: 'webhooks',
+};
 
 /**
  * The one search box (docs/console.md#search): what was typed opens what it names, each found by a key, never by a
- * scan: a link, an event or an endpoint by its id; a payment by its id while it holds a buyer's details (the
+ * scan: a link, a subscription, an event or an endpoint by its id; a payment by its id while it holds a buyer's details (the
  * index the erasure reads); else the payments whose buyer's reference it is, exactly (the books' reference
  * index). Anything else finds nothing, and the page says what the box finds.
  */

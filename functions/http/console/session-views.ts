@@ -7,7 +7,12 @@ import { CONSOLE_BASE, when } from './page.ts';
 /** The pages of the session itself, which any cold start of the console may draw: signing in, the audit log. */
 
 /** Where an audited id's page is, by its prefix; the ids whose page needs more than the id have none. */
-const PAGES: Partial<Record<string, string>> = { pl: 'links', evt: 'events', we: 'webhooks' };
+const PAGES: Partial<Record<string, string>> = {
+  pl: 'links',
+  evt: 'events',
+  we: 'webhooks',
+  sub: 'subscriptions',
+};
 
 /** What an entry's target is, in words, by its id's prefix, linked to its page where it has one. */
 function targetText(target: string | null, words: ConsoleMessages['status']): Html | string {

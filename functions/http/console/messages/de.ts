@@ -1,6 +1,7 @@
 import type { CollectRequirement } from '../../../domain/buyer.ts';
 import { paymentDe } from './payment-de.ts';
 import { statusDe } from './status-de.ts';
+import { subscriptionDe } from './subscription-de.ts';
 import type { ConsoleMessages } from './texts.ts';
 import { webhooksDe } from './webhooks-de.ts';
 
@@ -17,6 +18,7 @@ export const consoleDe: ConsoleMessages = {
     newLink: 'Neuer Link',
     payments: 'Zahlungen',
     refunds: 'Erstattungen',
+    subscriptions: 'Abonnements',
     webhooks: 'Webhooks',
     psps: 'Zahlungsanbieter',
     settings: 'Checkout-Einstellungen',
@@ -36,7 +38,7 @@ export const consoleDe: ConsoleMessages = {
     title: 'Suche',
     nothing: (query) => `Keine Zahlung, kein Link, Ereignis oder Endpunkt für „${query}“ gefunden.`,
     finds:
-      'Die Suche findet einen Link, ein Ereignis oder einen Webhook-Endpunkt an seiner ID, eine Zahlung an ihrer ID, solange sie Käuferdaten enthält, und Zahlungen an der Referenz des Käufers (client_reference_id), genau geschrieben.',
+      'Die Suche findet einen Link, ein Abonnement, ein Ereignis oder einen Webhook-Endpunkt an seiner ID, eine Zahlung an ihrer ID, solange sie Käuferdaten enthält, und Zahlungen an der Referenz des Käufers (client_reference_id), genau geschrieben.',
   },
   signInTitle: 'Anmelden',
   signInHeading: 'Bei der Konsole anmelden',
@@ -382,6 +384,7 @@ export const consoleDe: ConsoleMessages = {
   },
   payment: paymentDe,
   status: statusDe,
+  subscription: subscriptionDe,
   webhooks: webhooksDe,
   hostedSignIn: {
     refused:

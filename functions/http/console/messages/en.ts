@@ -1,6 +1,7 @@
 import type { CollectRequirement } from '../../../domain/buyer.ts';
 import { paymentEn } from './payment-en.ts';
 import { statusEn } from './status-en.ts';
+import { subscriptionEn } from './subscription-en.ts';
 import type { ConsoleMessages } from './texts.ts';
 import { webhooksEn } from './webhooks-en.ts';
 
@@ -17,6 +18,7 @@ export const consoleEn: ConsoleMessages = {
     newLink: 'New link',
     payments: 'Payments',
     refunds: 'Refunds',
+    subscriptions: 'Subscriptions',
     webhooks: 'Webhooks',
     psps: 'PSPs',
     settings: 'Checkout settings',
@@ -36,7 +38,7 @@ export const consoleEn: ConsoleMessages = {
     title: 'Search',
     nothing: (query) => `No payment, link, event or endpoint found for “${query}”.`,
     finds:
-      "The search finds a link, an event or a webhook endpoint by its id, a payment by its id while it holds a buyer's details, and payments by the buyer's reference (client_reference_id), written exactly.",
+      "The search finds a link, a subscription, an event or a webhook endpoint by its id, a payment by its id while it holds a buyer's details, and payments by the buyer's reference (client_reference_id), written exactly.",
   },
   signInTitle: 'Sign in',
   signInHeading: 'Sign in to the console',
@@ -373,6 +375,7 @@ export const consoleEn: ConsoleMessages = {
   },
   payment: paymentEn,
   status: statusEn,
+  subscription: subscriptionEn,
   webhooks: webhooksEn,
   hostedSignIn: {
     refused: 'Signing in did not complete, or your user has no account and role in this console.',

@@ -1,6 +1,7 @@
 import type { CollectRequirement } from '../../../domain/buyer.ts';
 import { paymentEs } from './payment-es.ts';
 import { statusEs } from './status-es.ts';
+import { subscriptionEs } from './subscription-es.ts';
 import type { ConsoleMessages } from './texts.ts';
 import { webhooksEs } from './webhooks-es.ts';
 
@@ -17,6 +18,7 @@ export const consoleEs: ConsoleMessages = {
     newLink: 'Nuevo enlace',
     payments: 'Pagos',
     refunds: 'Reembolsos',
+    subscriptions: 'Suscripciones',
     webhooks: 'Webhooks',
     psps: 'Proveedores de pago',
     settings: 'Ajustes del pago',
@@ -36,7 +38,7 @@ export const consoleEs: ConsoleMessages = {
     title: 'Búsqueda',
     nothing: (query) => `No se encontró ningún pago, enlace, evento ni endpoint para «${query}».`,
     finds:
-      'La búsqueda encuentra un enlace, un evento o un endpoint de webhook por su id, un pago por su id mientras guarde datos del comprador, y pagos por la referencia del comprador (client_reference_id), escrita exactamente.',
+      'La búsqueda encuentra un enlace, una suscripción, un evento o un endpoint de webhook por su id, un pago por su id mientras guarde datos del comprador, y pagos por la referencia del comprador (client_reference_id), escrita exactamente.',
   },
   signInTitle: 'Iniciar sesión',
   signInHeading: 'Iniciar sesión en la consola',
@@ -381,6 +383,7 @@ export const consoleEs: ConsoleMessages = {
   },
   payment: paymentEs,
   status: statusEs,
+  subscription: subscriptionEs,
   webhooks: webhooksEs,
   hostedSignIn: {
     refused: 'El inicio de sesión no se completó, o su usuario no tiene cuenta ni rol en esta consola.',

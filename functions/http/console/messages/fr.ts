@@ -1,6 +1,7 @@
 import type { CollectRequirement } from '../../../domain/buyer.ts';
 import { paymentFr } from './payment-fr.ts';
 import { statusFr } from './status-fr.ts';
+import { subscriptionFr } from './subscription-fr.ts';
 import type { ConsoleMessages } from './texts.ts';
 import { webhooksFr } from './webhooks-fr.ts';
 
@@ -17,6 +18,7 @@ export const consoleFr: ConsoleMessages = {
     newLink: 'Nouveau lien',
     payments: 'Paiements',
     refunds: 'Remboursements',
+    subscriptions: 'Abonnements',
     webhooks: 'Webhooks',
     psps: 'Prestataires de paiement',
     settings: 'Réglages du paiement',
@@ -36,7 +38,7 @@ export const consoleFr: ConsoleMessages = {
     title: 'Recherche',
     nothing: (query) => `Aucun paiement, lien, événement ni point de terminaison trouvé pour « ${query} ».`,
     finds:
-      'La recherche trouve un lien, un événement ou un point de terminaison par son identifiant, un paiement par son identifiant tant qu’il contient des données d’acheteur, et les paiements par la référence de l’acheteur (client_reference_id), écrite exactement.',
+      'La recherche trouve un lien, un abonnement, un événement ou un point de terminaison par son identifiant, un paiement par son identifiant tant qu’il contient des données d’acheteur, et les paiements par la référence de l’acheteur (client_reference_id), écrite exactement.',
   },
   signInTitle: 'Connexion',
   signInHeading: 'Se connecter à la console',
@@ -382,6 +384,7 @@ export const consoleFr: ConsoleMessages = {
   },
   payment: paymentFr,
   status: statusFr,
+  subscription: subscriptionFr,
   webhooks: webhooksFr,
   hostedSignIn: {
     refused: 'La connexion n’a pas abouti, ou votre utilisateur n’a ni compte ni rôle dans cette console.',

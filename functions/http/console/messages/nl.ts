@@ -1,6 +1,7 @@
 import type { CollectRequirement } from '../../../domain/buyer.ts';
 import { paymentNl } from './payment-nl.ts';
 import { statusNl } from './status-nl.ts';
+import { subscriptionNl } from './subscription-nl.ts';
 import type { ConsoleMessages } from './texts.ts';
 import { webhooksNl } from './webhooks-nl.ts';
 
@@ -17,6 +18,7 @@ export const consoleNl: ConsoleMessages = {
     newLink: 'Nieuwe link',
     payments: 'Betalingen',
     refunds: 'Terugbetalingen',
+    subscriptions: 'Abonnementen',
     webhooks: 'Webhooks',
     psps: 'Betaalproviders',
     settings: 'Instellingen checkout',
@@ -36,7 +38,7 @@ export const consoleNl: ConsoleMessages = {
     title: 'Zoeken',
     nothing: (query) => `Geen betaling, link, gebeurtenis of endpoint gevonden voor “${query}”.`,
     finds:
-      'De zoekfunctie vindt een link, een gebeurtenis of een webhook-endpoint aan zijn id, een betaling aan haar id zolang ze gegevens van de koper bevat, en betalingen aan de referentie van de koper (client_reference_id), precies geschreven.',
+      'De zoekfunctie vindt een link, een abonnement, een gebeurtenis of een webhook-endpoint aan zijn id, een betaling aan haar id zolang ze gegevens van de koper bevat, en betalingen aan de referentie van de koper (client_reference_id), precies geschreven.',
   },
   signInTitle: 'Aanmelden',
   signInHeading: 'Aanmelden bij de console',
@@ -377,6 +379,7 @@ export const consoleNl: ConsoleMessages = {
   },
   payment: paymentNl,
   status: statusNl,
+  subscription: subscriptionNl,
   webhooks: webhooksNl,
   hostedSignIn: {
     refused: 'Het aanmelden is niet voltooid, of je gebruiker heeft geen account en rol in deze console.',

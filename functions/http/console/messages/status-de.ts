@@ -50,6 +50,7 @@ export const statusDe: StatusTexts = {
     'audit.read': 'Audit-Log gelesen',
     'buyer.read': 'Käuferdaten gelesen',
     'buyer.erase': 'Käuferdaten gelöscht',
+    'subscription.cancel': 'Abonnement gekündigt',
     'session.sign-in': 'Angemeldet',
     'session.sign-out': 'Abgemeldet',
   },
@@ -67,5 +68,6 @@ export const statusDe: StatusTexts = {
     evt: 'Ereignis',
     we: 'Endpunkt',
     key: 'API-Schlüssel',
+    sub: 'Abonnement',
   },
 };

@@ -44,6 +44,7 @@ export const statusEn: StatusTexts = {
     'audit.read': 'Audit log read',
     'buyer.read': "Buyer's details read",
     'buyer.erase': "Buyer's details erased",
+    'subscription.cancel': 'Subscription canceled',
     'session.sign-in': 'Signed in',
     'session.sign-out': 'Signed out',
   },
@@ -54,5 +55,13 @@ export const statusEn: StatusTexts = {
     failed: 'failed',
     refused: 'refused',
   },
-  targets: { pl: 'link', pay: 'payment', re: 'refund', evt: 'event', we: 'endpoint', key: 'API key' },
+  targets: {
+    pl: 'link',
+    pay: 'payment',
+    re: 'refund',
+    evt: 'event',
+    we: 'endpoint',
+    key: 'API key',
+    sub: 'subscription',
+  },
 };

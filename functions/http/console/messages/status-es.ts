@@ -50,6 +50,7 @@ export const statusEs: StatusTexts = {
     'audit.read': 'Registro de auditoría leído',
     'buyer.read': 'Datos del comprador leídos',
     'buyer.erase': 'Datos del comprador borrados',
+    'subscription.cancel': 'Suscripción cancelada',
     'session.sign-in': 'Sesión iniciada',
     'session.sign-out': 'Sesión cerrada',
   },
@@ -60,5 +61,13 @@ export const statusEs: StatusTexts = {
     failed: 'fallido',
     refused: 'rechazado',
   },
-  targets: { pl: 'enlace', pay: 'pago', re: 'reembolso', evt: 'evento', we: 'endpoint', key: 'clave de API' },
+  targets: {
+    pl: 'enlace',
+    pay: 'pago',
+    re: 'reembolso',
+    evt: 'evento',
+    we: 'endpoint',
+    key: 'clave de API',
+    sub: 'suscripción',
+  },
 };

@@ -44,6 +44,7 @@ export const statusFr: StatusTexts = {
     'audit.read': 'Journal d’audit lu',
     'buyer.read': 'Données de l’acheteur lues',
     'buyer.erase': 'Données de l’acheteur effacées',
+    'subscription.cancel': 'Abonnement résilié',
     'session.sign-in': 'Connexion',
     'session.sign-out': 'Déconnexion',
   },
@@ -61,5 +62,6 @@ export const statusFr: StatusTexts = {
     evt: 'événement',
     we: 'point de terminaison',
     key: 'clé d’API',
+    sub: 'abonnement',
   },
 };

@@ -50,6 +50,7 @@ export const statusNl: StatusTexts = {
     'audit.read': 'Auditlog gelezen',
     'buyer.read': 'Gegevens van de koper gelezen',
     'buyer.erase': 'Gegevens van de koper gewist',
+    'subscription.cancel': 'Abonnement opgezegd',
     'session.sign-in': 'Aangemeld',
     'session.sign-out': 'Afgemeld',
   },
@@ -67,5 +68,6 @@ export const statusNl: StatusTexts = {
     evt: 'gebeurtenis',
     we: 'endpoint',
     key: 'API-sleutel',
+    sub: 'abonnement',
   },
 };

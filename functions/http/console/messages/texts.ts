@@ -4,6 +4,7 @@ import type { Mode } from '../../../domain/principal.ts';
 import type { DatePreset } from '../../../domain/time-zones.ts';
 import type { PaymentTexts } from './payment-texts.ts';
 import type { StatusTexts } from './status-texts.ts';
+import type { SubscriptionTexts } from './subscription-texts.ts';
 import type { WebhookTexts } from './webhook-texts.ts';
 
 /**
@@ -20,6 +21,7 @@ export interface ConsoleMessages {
     newLink: string;
     payments: string;
     refunds: string;
+    subscriptions: string;
     webhooks: string;
     psps: string;
     settings: string;
@@ -377,6 +379,8 @@ export interface ConsoleMessages {
   payment: PaymentTexts;
   /** The words for the API's values: statuses, event types, roles, actions (status-texts.ts). */
   status: StatusTexts;
+  /** The subscriptions pages (subscription-texts.ts). */
+  subscription: SubscriptionTexts;
   /** The webhooks page, an event's and an endpoint's (webhook-texts.ts). */
   webhooks: WebhookTexts;
   /** The deployed stack's sign-in through the user pool's hosted page. */
