@@ -336,7 +336,8 @@ export function settle(payment: Payment, outcome: PaymentOutcome, now: Date): Pa
   return {
     ...payment,
     status: outcome.state,
-    failure: outcome.state === 'succeeded' ? null : classified(outcome.failure ?? defaultFailure(outcome.state)),
+    failure:
+      outcome.state === 'succeeded' ? null : classified(outcome.failure ?? defaultFailure(outcome.state)),
     provider_reference: outcome.reference ?? payment.provider_reference,
     next_check_at: null,
     updated_at: now.toISOString(),

@@ -40,7 +40,9 @@ const storedFailure = objectOf<ReportedFailure & { class: FailureClass | undefin
 /** A failure; one stored before its `class` (2026-11-29) gets its code's (`classified`). */
 const failure: Decoder<PaymentFailure> = (value) => {
   const stored = storedFailure(value);
-  return stored.class ? { code: stored.code, class: stored.class, message: stored.message } : classified(stored);
+  return stored.class
+    ? { code: stored.code, class: stored.class, message: stored.message }
+    : classified(stored);
 };
 
 /** A payment as its item holds it: the routing decision small (`StoredRouting`). */
