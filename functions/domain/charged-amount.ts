@@ -1,6 +1,6 @@
 import { buyerSetsAmount } from './amount.ts';
 import type { Amount } from './money.ts';
-import { type Payment, type ReportedFailure, paymentAmount } from './payment.ts';
+import { type Payment, paymentAmount, type ReportedFailure } from './payment.ts';
 import type { PaymentLink } from './payment-link.ts';
 
 /**

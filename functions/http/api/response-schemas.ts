@@ -359,7 +359,7 @@ export const PaymentSchema = z
         code: z.enum(FAILURE_CODES),
         class: z.enum(FAILURE_CLASSES).meta({
           description:
-            "`soft`: may pass at another connection or later; `hard`: will not (the card or the buyer is the problem, or money moved), never re-routed; `outage`: the PSP failed, not the buyer. The same for a code whichever PSP reported it (docs/orchestration.md#decline-codes).",
+            '`soft`: may pass at another connection or later; `hard`: will not (the card or the buyer is the problem, or money moved), never re-routed; `outage`: the PSP failed, not the buyer. The same for a code whichever PSP reported it (docs/orchestration.md#decline-codes).',
         }),
         message: z.string().max(500),
       })
