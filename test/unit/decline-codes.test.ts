@@ -64,7 +64,7 @@ describe('decline codes', () => {
     const section = docs.slice(docs.indexOf('## Decline codes'));
     const tables = PSP_DESCRIPTORS.filter((descriptor) => descriptor.declines);
     expect(tables.map((descriptor) => descriptor.id)).toEqual(
-      expect.arrayContaining(['sandbox', 'square', 'mercadopago']),
+      expect.arrayContaining(['sandbox', 'square', 'mercadopago', 'checkout_com', 'paypal']),
     );
     for (const descriptor of tables) {
       for (const [theirs, ours] of Object.entries(descriptor.declines ?? {})) {
