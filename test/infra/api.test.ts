@@ -81,6 +81,8 @@ describe('the CDK stack’s HTTP API and its limits', () => {
         'psp-notifications',
         'route-fallback',
         'sandbox-checkout',
+        // A subscription's cancel link: the buyer follows it without signing in.
+        'subscription-cancel-page',
       ].sort(),
     );
     const reserved = (stackTemplate: Template, handler: HandlerName) =>

@@ -64,7 +64,12 @@ describe('the CDK stack’s function permissions', () => {
   });
 
   it('denies the public-facing functions every API-key record and signing secret, by partition key', () => {
-    const publicFacing = ['checkout-page', 'psp-notifications', 'sandbox-checkout'] as const;
+    const publicFacing = [
+      'checkout-page',
+      'psp-notifications',
+      'sandbox-checkout',
+      'subscription-cancel-page',
+    ] as const;
     for (const handler of Object.keys(functions) as HandlerName[]) {
       const denials = policyStatementsOf(template, handler).filter(
         (statement: { Effect: string }) => statement.Effect === 'Deny',

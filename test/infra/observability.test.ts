@@ -135,6 +135,7 @@ describe('reserved concurrency on AWS', () => {
         'PspNotifications',
         'RouteFallback',
         'SandboxCheckout',
+        'SubscriptionCancelPage',
       ].map((name) => expect.stringMatching(new RegExp(`^Functions${name}Function`))),
     );
     for (const alarm of throttles) {
