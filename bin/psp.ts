@@ -47,6 +47,8 @@ ${[
   'expiry waits for it: docs/checkout.md#sandbox). --success-rate P makes Pay succeed with probability P',
   'and otherwise decline as a PSP would (default 1). --simulate renewal_soft_decline, renewal_hard_decline',
   "or renewal_authentication declines every renewal of the connection's mandates so (docs/subscriptions.md).",
+  '--simulate decline_soft or decline_hard gives every decline a reason: insufficient_funds (recovered) or',
+  'expired_card (never re-routed), docs/orchestration.md#decline-codes.',
 ]
   .map((line) => helpLine('', line))
   .join('\n')}

@@ -1,6 +1,6 @@
 import { buyerSetsAmount } from './amount.ts';
 import type { Amount } from './money.ts';
-import { type Payment, type PaymentFailure, paymentAmount } from './payment.ts';
+import { type Payment, paymentAmount, type ReportedFailure } from './payment.ts';
 import type { PaymentLink } from './payment-link.ts';
 
 /**
@@ -54,7 +54,7 @@ export function expectedCharge(
 }
 
 /** The failure a mismatched success is recorded with (`amount_mismatch`), saying both amounts. */
-export function amountMismatchFailure({ expected, reported }: AmountMismatch): PaymentFailure {
+export function amountMismatchFailure({ expected, reported }: AmountMismatch): ReportedFailure {
   return {
     code: 'amount_mismatch',
     message: `The payment provider reported ${amountText(reported)} for a payment of ${amountText(expected)}: not taken as paid.`,

@@ -15,7 +15,9 @@ export type Provider = string;
  * never answer (`timeout`), or sessions whose Pay starts a transfer that succeeds only `SANDBOX_PROCESSING_MS`
  * later and meanwhile refuses to end, as a PSP's bank transfer may (`processing`). The `renewal_*` ones open
  * sessions as `ok` does, and decline every renewal of the connection's mandates: softly (insufficient funds),
- * hard (a closed account), or asking for the buyer's authentication (docs/subscriptions.md#the-sandbox).
+ * hard (a closed account), or asking for the buyer's authentication (docs/subscriptions.md#the-sandbox). The
+ * `decline_*` ones open sessions as `ok` does, and give every decline on them a reason: `soft` insufficient funds,
+ * `hard` an expired card (docs/orchestration.md#decline-codes).
  */
 export const SIMULATIONS = [
   'ok',
@@ -25,6 +27,8 @@ export const SIMULATIONS = [
   'renewal_soft_decline',
   'renewal_hard_decline',
   'renewal_authentication',
+  'decline_soft',
+  'decline_hard',
 ] as const;
 export type Simulation = (typeof SIMULATIONS)[number];
 

@@ -4,6 +4,7 @@ import type { CustomFieldAnswer } from './custom-fields.ts';
 import { isId, newId, timeOrderedId } from './ids.ts';
 import type { DeclineClass } from './mandates.ts';
 import type { Amount } from './money.ts';
+import { classified, type PaymentFailure, type ReportedFailure } from './payment-failure.ts';
 import { type PaymentFee, type PaymentMoney, paymentMoney } from './payment-money.ts';
 import type { Mode } from './principal.ts';
 import type { RoutingDecision } from './routing-decision.ts';
@@ -15,25 +16,14 @@ import type { RoutingDecision } from './routing-decision.ts';
 export const PAYMENT_STATES = ['pending', 'succeeded', 'failed', 'canceled', 'expired'] as const;
 export type PaymentState = (typeof PAYMENT_STATES)[number];
 
-/**
- * Why an attempt failed: the documented set. `psp_unavailable` is a failover (the PSP could not open a
- * session); `amount_mismatch` a success its PSP reported at another amount or currency than the payment's
- * (functions/domain/charged-amount.ts); the others come from the PSP's own answer about the attempt.
- */
-export const FAILURE_CODES = [
-  'declined',
-  'expired',
-  'canceled',
-  'psp_error',
-  'psp_unavailable',
-  'amount_mismatch',
-] as const;
-export type PaymentFailureCode = (typeof FAILURE_CODES)[number];
-
-export interface PaymentFailure {
-  code: PaymentFailureCode;
-  message: string;
-}
+export {
+  FAILURE_CLASSES,
+  FAILURE_CODES,
+  type FailureClass,
+  type PaymentFailure,
+  type PaymentFailureCode,
+  type ReportedFailure,
+} from './payment-failure.ts';
 
 /**
  * A new payment's id. A link that reads its payments by time (`payments_in_order`: reusable links since
@@ -295,7 +285,7 @@ export function unavailablePayment(attempt: Attempt, message: string, now: Date)
   return {
     ...base(attempt, now),
     status: 'failed',
-    failure: { code: 'psp_unavailable', message },
+    failure: classified({ code: 'psp_unavailable', message }),
     session_id: null,
     session_expires_at: null,
     next_check_at: null,
@@ -326,7 +316,7 @@ function base(attempt: Attempt, now: Date) {
 /** What the PSP says about the attempt (fetched, never taken from a notification body). */
 export interface PaymentOutcome {
   state: PaymentState;
-  failure: PaymentFailure | null;
+  failure: ReportedFailure | null;
   reference: string | null;
 }
 
@@ -346,7 +336,8 @@ export function settle(payment: Payment, outcome: PaymentOutcome, now: Date): Pa
   return {
     ...payment,
     status: outcome.state,
-    failure: outcome.state === 'succeeded' ? null : (outcome.failure ?? defaultFailure(outcome.state)),
+    failure:
+      outcome.state === 'succeeded' ? null : classified(outcome.failure ?? defaultFailure(outcome.state)),
     provider_reference: outcome.reference ?? payment.provider_reference,
     next_check_at: null,
     updated_at: now.toISOString(),
@@ -354,7 +345,7 @@ export function settle(payment: Payment, outcome: PaymentOutcome, now: Date): Pa
   };
 }
 
-function defaultFailure(state: PaymentState): PaymentFailure {
+function defaultFailure(state: PaymentState): ReportedFailure {
   if (state === 'expired') return { code: 'expired', message: 'The payment session expired.' };
   if (state === 'canceled') return { code: 'canceled', message: 'The payment was canceled.' };
   return { code: 'psp_error', message: 'The payment provider reported a failure.' };

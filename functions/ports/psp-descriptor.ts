@@ -1,4 +1,5 @@
 import type * as z from 'zod/mini';
+import type { PaymentFailureCode } from '../domain/payment-failure.ts';
 import type { Mode } from '../domain/principal.ts';
 import type { PspRules } from '../domain/psp-rules.ts';
 import type { PspFactory, SessionLimits } from './psp.ts';
@@ -66,6 +67,12 @@ export interface PspDescriptor<S extends CredentialsSchema = CredentialsSchema, 
   readonly capabilities: readonly Capability[];
   /** How long its sessions may live. */
   readonly sessionLimits: SessionLimits;
+  /**
+   * Its own decline and error codes, as its API reports them on a failed payment, mapped to ours
+   * (docs/orchestration.md#decline-codes); a code it reports and this lacks is `processing_error`. Absent: its
+   * adapter reads no reason (its failures are `declined`).
+   */
+  readonly declines?: Readonly<Record<string, PaymentFailureCode>>;
   /**
    * How its notifications reach us: configured once per connection at the PSP (`npm run psp -- add` prints the
    * address to point it at), or sent with each session (nothing to configure).

@@ -4,7 +4,7 @@ import type { Provider, PspConnection } from '../domain/connection.ts';
 import { InvalidNotificationError } from '../domain/errors.ts';
 import type { Decline, MandateRef, OpensMandate } from '../domain/mandates.ts';
 import type { Amount } from '../domain/money.ts';
-import type { PaymentFailureCode, PaymentState } from '../domain/payment.ts';
+import type { PaymentState, ReportedFailure } from '../domain/payment.ts';
 import type { PaymentLink, PspSession, RefundReason } from '../domain/payment-link.ts';
 import type { PaymentMethod } from '../domain/payment-methods.ts';
 import type { FeeReport } from '../domain/payment-money.ts';
@@ -96,7 +96,7 @@ export interface PspSessionStatus {
   paymentId: string | null;
   linkId: string | null;
   state: PspPaymentState;
-  failure: { code: PaymentFailureCode; message: string } | null;
+  failure: ReportedFailure | null;
   /** The PSP's payment id once paid (its payment's, charge's or transaction's id). */
   paymentReference: string | null;
   /**

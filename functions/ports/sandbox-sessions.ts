@@ -31,6 +31,11 @@ export interface SandboxSession {
    * with `--success-rate` (the hosted page cannot read connections); absent: 1.
    */
   success_rate?: number | undefined;
+  /**
+   * The sandbox's own code a decline of this session reports (its descriptor's `declines`); set at creation by a
+   * `--simulate decline_*` connection; absent: a decline without a reason.
+   */
+  decline_code?: string | undefined;
   /** Attempts the buyer declined. */
   declined_attempts: number;
   created_at: string;

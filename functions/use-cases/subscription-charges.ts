@@ -3,6 +3,7 @@ import { InvalidStateError, NotFoundError } from '../domain/errors.ts';
 import type { Decline } from '../domain/mandates.ts';
 import { toMinorUnits } from '../domain/money.ts';
 import { newPaymentId, type Payment, toPaymentResource } from '../domain/payment.ts';
+import { classified, type PaymentFailure } from '../domain/payment-failure.ts';
 import type { Principal } from '../domain/principal.ts';
 import {
   type Charging,
@@ -221,7 +222,7 @@ function renewalPayment(
     status: failed ? 'failed' : 'succeeded',
     amount: charging.amount,
     provider_reference: answer.reference,
-    failure: failed ? { code: 'declined', message: answer.decline.message } : null,
+    failure: failed ? renewalFailure(answer.decline) : null,
     ...(failed ? { decline: { class: answer.decline.class, code: answer.decline.code } } : {}),
     session_id: null,
     session_expires_at: null,
@@ -346,4 +347,14 @@ export async function advanceSubscription(
   }
   const at = new Date(Math.max(Date.parse(subscription.due_at), deps.now().getTime()));
   return (await runDue(deps, subscription, at)) ?? subscription;
+}
+
+/**
+ * A declined renewal's failure: the class its PSP's decline table gave (docs/subscriptions.md#retries), which is
+ * what the renewal's retries follow; the decline itself is the payment's `decline`.
+ */
+function renewalFailure(decline: Decline): PaymentFailure {
+  if (decline.class === 'authentication_required')
+    return classified({ code: 'authentication_required', message: decline.message });
+  return { code: 'declined', class: decline.class, message: decline.message };
 }

@@ -666,10 +666,15 @@ export interface components {
       fee_source: ("reported" | "configured") | null;
       /** @description The PSP's own id of the payment, once it has one. */
       provider_reference: string | null;
-      /** @description `psp_unavailable`: the connection could not open a session and the next one was tried (a failover); `declined`, `expired`, `canceled`, `psp_error`: what the PSP said about the attempt; `amount_mismatch`: the PSP reported a success at another amount or currency than the payment was for, so the link was not paid by it, and what was taken was refunded or the authorization voided (docs/security.md#amounts-the-psp-reports). */
+      /** @description The same codes for every PSP (docs/orchestration.md#decline-codes). `psp_unavailable`: the connection could not open a session and the next one was tried (a failover); `insufficient_funds`, `do_not_honor`, `expired_card`, `incorrect_details`, `suspected_fraud`, `lost_or_stolen_card`, `authentication_required`, `limit_exceeded`, `method_not_available`: the reason the PSP gave for its decline; `processing_error`: a reason its table does not know; `declined`: a decline without a reason; `expired`, `canceled`, `psp_error`: what the PSP said about the attempt; `amount_mismatch`: the PSP reported a success at another amount or currency than the payment was for, so the link was not paid by it, and what was taken was refunded or the authorization voided (docs/security.md#amounts-the-psp-reports). */
       failure: ({
         /** @enum {string} */
-        code: "declined" | "expired" | "canceled" | "psp_error" | "psp_unavailable" | "amount_mismatch";
+        code: "declined" | "expired" | "canceled" | "psp_error" | "psp_unavailable" | "amount_mismatch" | "insufficient_funds" | "do_not_honor" | "expired_card" | "incorrect_details" | "suspected_fraud" | "lost_or_stolen_card" | "authentication_required" | "limit_exceeded" | "method_not_available" | "processing_error";
+        /**
+         * @description `soft`: may pass at another connection or later; `hard`: will not (the card or the buyer is the problem, or money moved), never re-routed; `outage`: the PSP failed, not the buyer. The same for a code whichever PSP reported it (docs/orchestration.md#decline-codes).
+         * @enum {string}
+         */
+        class: "soft" | "hard" | "outage";
         message: string;
       }) | null;
       /** @description Why the attempt went to its connection, a failover's failed attempts included; null for payments no checkout decided (renewals) and for older ones. */
@@ -1206,10 +1211,15 @@ export interface components {
       fee_source: ("reported" | "configured") | null;
       /** @description The PSP's own id of the payment, once it has one. */
       provider_reference: string | null;
-      /** @description `psp_unavailable`: the connection could not open a session and the next one was tried (a failover); `declined`, `expired`, `canceled`, `psp_error`: what the PSP said about the attempt; `amount_mismatch`: the PSP reported a success at another amount or currency than the payment was for, so the link was not paid by it, and what was taken was refunded or the authorization voided (docs/security.md#amounts-the-psp-reports). */
+      /** @description The same codes for every PSP (docs/orchestration.md#decline-codes). `psp_unavailable`: the connection could not open a session and the next one was tried (a failover); `insufficient_funds`, `do_not_honor`, `expired_card`, `incorrect_details`, `suspected_fraud`, `lost_or_stolen_card`, `authentication_required`, `limit_exceeded`, `method_not_available`: the reason the PSP gave for its decline; `processing_error`: a reason its table does not know; `declined`: a decline without a reason; `expired`, `canceled`, `psp_error`: what the PSP said about the attempt; `amount_mismatch`: the PSP reported a success at another amount or currency than the payment was for, so the link was not paid by it, and what was taken was refunded or the authorization voided (docs/security.md#amounts-the-psp-reports). */
       failure: ({
         /** @enum {string} */
-        code: "declined" | "expired" | "canceled" | "psp_error" | "psp_unavailable" | "amount_mismatch";
+        code: "declined" | "expired" | "canceled" | "psp_error" | "psp_unavailable" | "amount_mismatch" | "insufficient_funds" | "do_not_honor" | "expired_card" | "incorrect_details" | "suspected_fraud" | "lost_or_stolen_card" | "authentication_required" | "limit_exceeded" | "method_not_available" | "processing_error";
+        /**
+         * @description `soft`: may pass at another connection or later; `hard`: will not (the card or the buyer is the problem, or money moved), never re-routed; `outage`: the PSP failed, not the buyer. The same for a code whichever PSP reported it (docs/orchestration.md#decline-codes).
+         * @enum {string}
+         */
+        class: "soft" | "hard" | "outage";
         message: string;
       }) | null;
       /** @description Why the attempt went to its connection, a failover's failed attempts included; null for payments no checkout decided (renewals) and for older ones. */

@@ -39,7 +39,7 @@ function declined(link: PaymentLink, id: string, at: Date): Payment {
     status: 'failed',
     amount: { value: '10.50', currency: 'EUR' },
     provider_reference: null,
-    failure: { code: 'declined', message: 'Declined.' },
+    failure: { code: 'declined', class: 'soft', message: 'Declined.' },
     session_id: `sbcs_${newId('pay').slice(4)}`,
     session_expires_at: new Date(at.getTime() + 3_600_000).toISOString(),
     next_check_at: null,

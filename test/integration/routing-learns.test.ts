@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paymentRepository, pspConnectionRepository } from '../../functions/dependencies.ts';
-import { BUILT_IN_SANDBOX_ID, type PspConnection } from '../../functions/domain/connection.ts';
+import {
+  BUILT_IN_SANDBOX_ID,
+  type PspConnection,
+  type Simulation,
+} from '../../functions/domain/connection.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
 import { addConnection } from '../support/connections.ts';
 import { httpRequest, NAVIGATION_HEADERS, navigate } from '../support/navigate.ts';
@@ -18,8 +22,16 @@ beforeAll(async () => {
 });
 afterAll(() => stack.stop());
 
-/** A fresh account with two sandbox connections paid with these probabilities, and an optimize rule over them. */
-async function account(name: string, rates: [number, number], then: Record<string, unknown> = {}) {
+/**
+ * A fresh account with two sandbox connections paid with these probabilities (their declines with the reason
+ * `simulate` gives), and an optimize rule over them.
+ */
+async function account(
+  name: string,
+  rates: [number, number],
+  then: Record<string, unknown> = {},
+  simulate: Simulation = 'ok',
+) {
   const key = (await stack.issueKey(name, 'test')).api_key;
   const connections: PspConnection[] = [];
   for (const [index, rate] of rates.entries()) {
@@ -30,6 +42,7 @@ async function account(name: string, rates: [number, number], then: Record<strin
         provider: 'sandbox',
         name: `S${index}`,
         success_rate: rate,
+        simulate,
       }),
     );
   }
@@ -161,6 +174,32 @@ describe('recovery after a decline', () => {
     expect(
       (await stack.request('GET', `/v1/payment-links/${link.id}/payments`, { key })).body.data,
     ).toHaveLength(2);
+  });
+
+  it('re-routes after a soft decline and never after a hard one, whose failure says its class', async () => {
+    for (const [simulate, code, cls] of [
+      ['decline_soft', 'insufficient_funds', 'soft'],
+      ['decline_hard', 'expired_card', 'hard'],
+    ] as const) {
+      const { key } = await account(`learns-${simulate}`, [1, 1], {}, simulate);
+      const link = await createLink(stack, key);
+      await navigate(link.checkout_url);
+      const first = (await storedLink(link.id)).psp_session;
+      await sandboxAction(first?.id as string, 'decline');
+      const back = await navigate(`${link.checkout_url}?canceled=1`);
+      const payments = await stack.request('GET', `/v1/payment-links/${link.id}/payments`, { key });
+      expectDocumented('get', '/v1/payment-links/{id}/payments', payments);
+      const declined = payments.body.data.find((payment: { id: string }) => payment.id === first?.payment_id);
+      expect(declined.failure, simulate).toMatchObject({ code, class: cls });
+      if (cls === 'soft') {
+        expect(payments.body.data).toHaveLength(2);
+        expect(payments.body.data[0].routing).toMatchObject({ recovery: true, recovers: first?.payment_id });
+      } else {
+        // Not re-routed: the buyer is offered the choice, no session is opened for them.
+        expect(back.text).toContain('Pay with another payment provider');
+        expect(payments.body.data).toHaveLength(1);
+      }
+    }
   });
 
   it("on a reusable link, recovers each buyer once, as their cookie names them, and never touches another's session", async () => {

@@ -9,6 +9,7 @@ import type { PspConnection } from '../../functions/domain/connection.ts';
 import { PspUnavailableError } from '../../functions/domain/errors.ts';
 import { reportPayment } from '../../functions/domain/link-events.ts';
 import { settle, startedPayment, toPaymentResource } from '../../functions/domain/payment.ts';
+import { classified } from '../../functions/domain/payment-failure.ts';
 import { newPaymentLink } from '../../functions/domain/payment-link.ts';
 import { type Psp, PspOutageError, PspRefusalError } from '../../functions/ports/psp.ts';
 import { checkChargedAmount, mismatchRefundId } from '../../functions/use-cases/charged-amounts.ts';
@@ -79,18 +80,25 @@ describe('what a PSP reports it charged, against the payment', () => {
     const declined = {
       ...pending(),
       status: 'failed' as const,
-      failure: { code: 'declined' as const, message: '' },
+      failure: { code: 'declined' as const, class: 'soft' as const, message: '' },
     };
-    expect(settle(declined, outcome, now)?.failure).toEqual(failure);
+    expect(settle(declined, outcome, now)?.failure).toEqual({ ...failure, class: 'hard' });
   });
 
   it('reports amount_mismatch to the merchant on a link no longer open, other failures only on an open one', () => {
     const link = { ...fixedLink(), status: 'canceled' as const };
-    const payment = { ...pending(), status: 'failed' as const, failure: amountMismatchFailure(mismatch) };
+    const payment = {
+      ...pending(),
+      status: 'failed' as const,
+      failure: classified(amountMismatchFailure(mismatch)),
+    };
     expect(
       reportPayment(link, 'payment_link.payment_failed', toPaymentResource(payment, link), now),
     ).toBeDefined();
-    const declined = { ...payment, failure: { code: 'declined' as const, message: 'no' } };
+    const declined = {
+      ...payment,
+      failure: { code: 'declined' as const, class: 'soft' as const, message: 'no' },
+    };
     expect(
       reportPayment(link, 'payment_link.payment_failed', toPaymentResource(declined, link), now),
     ).toBeUndefined();

@@ -10,7 +10,13 @@ import {
   FAILURES_BEFORE_DOWN,
   INITIAL_HEALTH,
 } from '../../functions/domain/connection-health.ts';
-import { newPaymentId, type Payment, settle, startedPayment } from '../../functions/domain/payment.ts';
+import {
+  newPaymentId,
+  type Payment,
+  type PaymentFailureCode,
+  settle,
+  startedPayment,
+} from '../../functions/domain/payment.ts';
 import type { PaymentLink } from '../../functions/domain/payment-link.ts';
 import type { PspRules } from '../../functions/domain/psp-rules.ts';
 import type { Routing, RoutingTarget } from '../../functions/domain/routing.ts';
@@ -158,6 +164,29 @@ describe('the plan of a round', () => {
       candidates: [priced, sandbox],
       opening: { routing: { rule: 'all', recovery: true, recovers: (declined as Payment).id } },
     });
+  });
+
+  it('re-routes after a soft or outage decline, never after a hard one (the buyer chooses instead)', () => {
+    const link = orderLink('10.00');
+    const routing = routingTo('all', { priority: [sandbox.id, priced.id], recovery: 'auto' });
+    const back = request({ returned: true });
+    const declinedWith = (code: PaymentFailureCode) =>
+      settle(
+        attempt(link, sandbox),
+        { state: 'failed', failure: { code, message: 'no' }, reference: null },
+        now,
+      );
+    for (const code of ['insufficient_funds', 'do_not_honor', 'psp_unavailable'] as const) {
+      const declined = declinedWith(code) as Payment;
+      const plan = planCheckout(facts(link, { request: back, payments: [declined], routing }));
+      expect(plan.action, code).toMatchObject({ kind: 'open', candidates: [priced, sandbox] });
+    }
+    for (const code of ['expired_card', 'suspected_fraud', 'lost_or_stolen_card'] as const) {
+      const declined = declinedWith(code) as Payment;
+      expect(declined.failure?.class).toBe('hard');
+      const plan = planCheckout(facts(link, { request: back, payments: [declined], routing }));
+      expect(plan.action, code).toMatchObject({ kind: 'page', view: { kind: 'choose', another: true } });
+    }
   });
 
   it('asks again for a required detail that no candidate’s page can ask, keeping what the buyer gave', () => {

@@ -98,6 +98,22 @@ describe('payment mapper', () => {
     });
   });
 
+  it('reads a failure from before classes (2026-11-29) with its code’s class, and keeps a stored class', () => {
+    const item = { ...keys, ...FIRST_PAYMENT, status: 'failed' };
+    const failure = (stored: Record<string, unknown>) =>
+      paymentFromItem({ ...item, failure: stored }).failure;
+    expect(failure({ code: 'psp_unavailable', message: 'down' })).toEqual({
+      code: 'psp_unavailable',
+      class: 'outage',
+      message: 'down',
+    });
+    expect(failure({ code: 'declined', message: 'no' })?.class).toBe('soft');
+    expect(failure({ code: 'declined', class: 'hard', message: 'no' })?.class).toBe('hard');
+    expect(refusal(() => failure({ code: 'declined', class: 'fatal', message: 'no' })).reason).toMatch(
+      /^failure.class: expected one of/,
+    );
+  });
+
   it('refuses a payment whose status or provider is not one it can be', () => {
     const item = { ...keys, ...FIRST_PAYMENT };
     expect(refusal(() => paymentFromItem({ ...item, status: 'paid' })).reason).toMatch(

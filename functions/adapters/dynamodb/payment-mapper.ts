@@ -1,19 +1,21 @@
 import type { PaymentBuyer } from '../../domain/buyer.ts';
 import type { CustomFieldAnswer } from '../../domain/custom-fields.ts';
 import { DECLINE_CLASSES } from '../../domain/mandates.ts';
+import { FAILURE_CODES, PAYMENT_STATES, type Payment, type PaymentDecline } from '../../domain/payment.ts';
 import {
-  FAILURE_CODES,
-  PAYMENT_STATES,
-  type Payment,
-  type PaymentDecline,
+  classified,
+  FAILURE_CLASSES,
+  type FailureClass,
   type PaymentFailure,
-} from '../../domain/payment.ts';
+  type ReportedFailure,
+} from '../../domain/payment-failure.ts';
 import { FEE_SOURCES, type PaymentFee } from '../../domain/payment-money.ts';
 import { firstRetentionCheck, holdsPersonalData } from '../../domain/personal-data.ts';
 import { storedProvider } from './connection-mapper.ts';
 import {
   amount,
   arrayOf,
+  type Decoder,
   type FieldDecoders,
   itemDecoder,
   literal,
@@ -28,6 +30,20 @@ import {
 } from './item-decoder.ts';
 import { fromStoredRouting, type StoredRouting, storedRouting, toStoredRouting } from './routing-item.ts';
 import { bookEntryKeys, bookKeys, paymentKeys, shardOf } from './table-schema.ts';
+
+const storedFailure = objectOf<ReportedFailure & { class: FailureClass | undefined }>({
+  code: oneOf(FAILURE_CODES),
+  message: string,
+  class: optional(oneOf(FAILURE_CLASSES)),
+});
+
+/** A failure; one stored before its `class` (2026-11-29) gets its code's (`classified`). */
+const failure: Decoder<PaymentFailure> = (value) => {
+  const stored = storedFailure(value);
+  return stored.class
+    ? { code: stored.code, class: stored.class, message: stored.message }
+    : classified(stored);
+};
 
 /** A payment as its item holds it: the routing decision small (`StoredRouting`). */
 type StoredPayment = Omit<Payment, 'routing'> & { routing?: StoredRouting };
@@ -48,7 +64,7 @@ const paymentFields = (): FieldDecoders<StoredPayment> => ({
   status: oneOf(PAYMENT_STATES),
   amount: optional(amount),
   provider_reference: nullable(string),
-  failure: nullable(objectOf<PaymentFailure>({ code: oneOf(FAILURE_CODES), message: string })),
+  failure: nullable(failure),
   session_id: nullable(string),
   session_expires_at: nullable(string),
   session_url: optional(nullable(string)),

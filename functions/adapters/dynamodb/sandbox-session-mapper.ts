@@ -33,6 +33,7 @@ export const sandboxSessionFromItem = /* @__PURE__ */ itemDecoder<SandboxSession
   processing_ms: optional(number),
   settles_at: optional(string),
   success_rate: optional(number),
+  decline_code: optional(string),
   declined_attempts: number,
   created_at: string,
   expires_at: string,

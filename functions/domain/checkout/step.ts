@@ -5,6 +5,7 @@ import { paymentLimit } from '../link-payments.ts';
 import { hasPlaces, type PlaceToTake, placesOf, placeToTake } from '../link-places.ts';
 import { type Amount, toMinorUnits } from '../money.ts';
 import { type Payment, paymentAmount } from '../payment.ts';
+import { reroutable } from '../payment-failure.ts';
 import type { PaymentLink, PspSession } from '../payment-link.ts';
 import type { RecoveryMode } from '../routing.ts';
 import {
@@ -245,11 +246,14 @@ function choiceOnReturn(
 
 /**
  * Whether the buyer back from `last` gets the next connection at once (`recovery: auto`): only after a decline
- * or a cancel on the PSP's page (an expired session is not a refusal), and once per buyer (`client`).
+ * or a cancel on the PSP's page (an expired session is not a refusal) that another connection may pass (not a
+ * `hard` one: docs/orchestration.md#decline-codes), and once per buyer (`client`). After a hard decline the buyer
+ * is offered the choice, as without recovery.
  */
 function autoRecovery(situation: CheckoutSituation, last: Payment | undefined): boolean {
   if (situation.recovery !== 'auto' || !last || last.ended_unused) return false;
   if (last.status !== 'failed' && last.status !== 'canceled') return false;
+  if (!reroutable(last.failure)) return false;
   return !situation.payments.some(
     (payment) => payment.routing?.recovery === true && payment.opened_by === situation.client,
   );

@@ -9,7 +9,7 @@ import { EVENT_TYPES } from '../../domain/link-events.ts';
 import { MAX_PAYMENTS_PER_LINK } from '../../domain/link-payments.ts';
 import { MAX_LOCALE_LENGTH } from '../../domain/locale.ts';
 import { MAX_AMOUNT_VALUE_LENGTH } from '../../domain/money.ts';
-import { FAILURE_CODES, PAYMENT_STATES } from '../../domain/payment.ts';
+import { FAILURE_CLASSES, FAILURE_CODES, PAYMENT_STATES } from '../../domain/payment.ts';
 import { LINK_STATUSES, REFUND_REASONS, REFUND_STATUSES } from '../../domain/payment-link.ts';
 import { PAYMENT_METHODS } from '../../domain/payment-methods.ts';
 import { MODES } from '../../domain/principal.ts';
@@ -355,11 +355,18 @@ export const PaymentSchema = z
       .nullable()
       .meta({ description: "The PSP's own id of the payment, once it has one." }),
     failure: z
-      .strictObject({ code: z.enum(FAILURE_CODES), message: z.string().max(500) })
+      .strictObject({
+        code: z.enum(FAILURE_CODES),
+        class: z.enum(FAILURE_CLASSES).meta({
+          description:
+            '`soft`: may pass at another connection or later; `hard`: will not (the card or the buyer is the problem, or money moved), never re-routed; `outage`: the PSP failed, not the buyer. The same for a code whichever PSP reported it (docs/orchestration.md#decline-codes).',
+        }),
+        message: z.string().max(500),
+      })
       .nullable()
       .meta({
         description:
-          '`psp_unavailable`: the connection could not open a session and the next one was tried (a failover); `declined`, `expired`, `canceled`, `psp_error`: what the PSP said about the attempt; `amount_mismatch`: the PSP reported a success at another amount or currency than the payment was for, so the link was not paid by it, and what was taken was refunded or the authorization voided (docs/security.md#amounts-the-psp-reports).',
+          'The same codes for every PSP (docs/orchestration.md#decline-codes). `psp_unavailable`: the connection could not open a session and the next one was tried (a failover); `insufficient_funds`, `do_not_honor`, `expired_card`, `incorrect_details`, `suspected_fraud`, `lost_or_stolen_card`, `authentication_required`, `limit_exceeded`, `method_not_available`: the reason the PSP gave for its decline; `processing_error`: a reason its table does not know; `declined`: a decline without a reason; `expired`, `canceled`, `psp_error`: what the PSP said about the attempt; `amount_mismatch`: the PSP reported a success at another amount or currency than the payment was for, so the link was not paid by it, and what was taken was refunded or the authorization voided (docs/security.md#amounts-the-psp-reports).',
       }),
     routing: RoutingDecisionSchema.nullable().optional().meta({
       description:

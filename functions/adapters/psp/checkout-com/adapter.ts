@@ -202,7 +202,18 @@ export class CheckoutPsp implements Psp, CapturesLater, VoidsAuthorizations, Ref
     return this.call('lookup', () => this.sdk.payments.get(id)) as Promise<CkoPayment>;
   }
 
-  private statusOf(payment: CkoPayment | null, link: CkoPaymentLink | null): PspSessionStatus {
+  /** Why Checkout.com declined `payment`: its authorization's response code, read only for a declined one. */
+  private async declineCodeOf(payment: CkoPayment | null): Promise<string | undefined> {
+    if (payment?.status !== 'Declined') return undefined;
+    const actions = (await this.call('lookup', () =>
+      this.sdk.payments.getActions(payment.id),
+    )) as CkoAction[];
+    return actions.find((action) => action.type === 'Authorization')?.response_code;
+  }
+
+  /** The attempt's status; a declined payment's reason costs one more call (`declineCodeOf`). */
+  private async statusOf(payment: CkoPayment | null, link: CkoPaymentLink | null): Promise<PspSessionStatus> {
+    const declineCode = await this.declineCodeOf(payment);
     const metadata = link?.metadata ?? payment?.metadata ?? {};
     const text = (value: unknown) => (typeof value === 'string' ? value : null);
     // The payment's amount once there is one (what the buyer authorized), else what the link asks.
@@ -212,7 +223,7 @@ export class CheckoutPsp implements Psp, CapturesLater, VoidsAuthorizations, Ref
       id: link?.id ?? (payment as CkoPayment).id,
       paymentId: text(metadata.payment_id) ?? text(charged.reference),
       linkId: text(metadata.link_id),
-      ...(payment ? paymentStateOf(payment) : unpaidLinkStateOf(link as CkoPaymentLink)),
+      ...(payment ? paymentStateOf(payment, declineCode) : unpaidLinkStateOf(link as CkoPaymentLink)),
       amount: fromPspMinorUnits(checkoutCom.amounts, charged.amount, charged.currency),
       livemode: this.livemode,
     };

@@ -95,5 +95,20 @@ export const checkoutCom: PspDescriptor<ReturnType<typeof credentials>, 'checkou
   ],
   /** A payment link lives from 1 second to 14 days (`expires_in`, 86400 s unless told); we keep to a day. */
   sessionLimits: { minMs: 900_000, maxMs: 1_209_600_000, preferredMs: 86_400_000 },
+  // A declined payment's authorization `response_code`.
+  declines: {
+    '20005': 'do_not_honor',
+    '20051': 'insufficient_funds',
+    '20054': 'expired_card',
+    '20014': 'incorrect_details',
+    '20082': 'incorrect_details',
+    '20059': 'suspected_fraud',
+    '20041': 'lost_or_stolen_card',
+    '20043': 'lost_or_stolen_card',
+    '20061': 'limit_exceeded',
+    '20065': 'limit_exceeded',
+    '20154': 'authentication_required',
+    '20091': 'processing_error',
+  },
   notificationAddress: 'configured',
 };

@@ -2,6 +2,8 @@ import type { LineItem } from '../../../domain/amount.ts';
 import { InvalidNotificationError } from '../../../domain/errors.ts';
 import { toMinorUnits } from '../../../domain/money.ts';
 import type { PspSessionStatus } from '../../../ports/psp.ts';
+import { declineOf } from '../kit/declines.ts';
+import { checkoutCom } from './descriptor.ts';
 
 /**
  * Checkout.com's wire format as the adapter reads it (test/contract/checkout.trimmed.json): the payment link
@@ -33,6 +35,7 @@ export interface CkoAction {
   id: string;
   type: string;
   approved?: boolean;
+  response_code?: string;
   response_summary?: string;
   reference?: string;
   metadata?: Record<string, unknown>;
@@ -80,11 +83,12 @@ const SETTLED = new Set(['Captured', 'Partially Captured', 'Paid', 'Partially Re
 
 /**
  * A payment's state as ours: captured is paid; authorized awaits our capture (deferred capture); declined fails
- * the attempt (the link may still take a payment at Checkout.com, which would then be released and voided);
+ * the attempt, with its authorization's `declineCode` through the descriptor's table (the link may still take a payment at Checkout.com, which would then be released and voided);
  * voided or canceled ends it; anything else is still on its way.
  */
 export function paymentStateOf(
   payment: CkoPayment,
+  declineCode?: string,
 ): Pick<PspSessionStatus, 'state' | 'failure' | 'deferredCapture' | 'paymentReference'> {
   if (SETTLED.has(payment.status)) {
     return { state: 'succeeded', failure: null, paymentReference: payment.id };
@@ -93,7 +97,7 @@ export function paymentStateOf(
     return { state: 'pending', failure: null, deferredCapture: 'approved', paymentReference: null };
   }
   if (payment.status === 'Declined') {
-    const failure = { code: 'declined' as const, message: 'Checkout.com declined the payment.' };
+    const failure = declineOf(checkoutCom, declineCode, 'Checkout.com declined the payment.');
     return { state: 'failed', failure, paymentReference: null };
   }
   if (['Voided', 'Canceled', 'Expired'].includes(payment.status)) {

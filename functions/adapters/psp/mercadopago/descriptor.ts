@@ -80,5 +80,22 @@ export const mercadopago: PspDescriptor<ReturnType<typeof credentials>, 'mercado
   },
   capabilities: ['ends_sessions', 'refunds', 'partial_refunds', 'line_items'],
   sessionLimits: { minMs: 300_000, maxMs: 86_400_000, preferredMs: 3_600_000 },
+  // A rejected payment's `status_detail`.
+  declines: {
+    cc_rejected_insufficient_amount: 'insufficient_funds',
+    cc_rejected_other_reason: 'do_not_honor',
+    cc_rejected_call_for_authorize: 'do_not_honor',
+    cc_rejected_bad_filled_card_number: 'incorrect_details',
+    cc_rejected_bad_filled_date: 'incorrect_details',
+    cc_rejected_bad_filled_security_code: 'incorrect_details',
+    cc_rejected_bad_filled_other: 'incorrect_details',
+    cc_rejected_high_risk: 'suspected_fraud',
+    cc_rejected_blacklist: 'suspected_fraud',
+    cc_rejected_card_disabled: 'lost_or_stolen_card',
+    cc_rejected_max_attempts: 'limit_exceeded',
+    cc_rejected_card_type_not_allowed: 'method_not_available',
+    cc_rejected_3ds_challenge: 'authentication_required',
+    cc_rejected_duplicated_payment: 'processing_error',
+  },
   notificationAddress: 'configured',
 };

@@ -3,6 +3,7 @@ import { type Amount, toMinorUnits } from '../../../domain/money.ts';
 import type { PaymentMethod } from '../../../domain/payment-methods.ts';
 import { fromPspMinorUnits, pspMinorUnits } from '../../../domain/psp-rules.ts';
 import type { PspRefundStatus, PspSessionStatus, SessionRequest } from '../../../ports/psp.ts';
+import { declineOf } from '../kit/declines.ts';
 import { mercadopago } from './descriptor.ts';
 
 /** Mercado Pago's wire format as the adapter reads and writes it: amounts, our ids, statuses, methods. */
@@ -141,7 +142,7 @@ export function paymentState(payment: MercadoPagoPayment): Pick<PspSessionStatus
     case 'rejected':
       return {
         state: 'failed',
-        failure: { code: 'declined', message: `Mercado Pago: ${payment.status_detail || 'rejected'}` },
+        failure: declineOf(mercadopago, payment.status_detail, 'Mercado Pago rejected the payment.'),
       };
     case 'cancelled':
       return payment.status_detail === 'expired'

@@ -20,6 +20,7 @@ import {
 import type { CapturesLater, Refunds } from '../../../ports/psp-capabilities.ts';
 import type { PspRuntime } from '../../../ports/psp-descriptor.ts';
 import { messageOf, type PspOperation, pspFailure, statusOf, translatedCall } from '../kit/calls.ts';
+import { declineOf } from '../kit/declines.ts';
 import { storedCredentialsFactory } from '../kit/factory.ts';
 import { createPaypalClient, type PaypalClient, type PaypalCredentials, verificationBody } from './client.ts';
 import { paypal, paypalEnvironmentOf } from './descriptor.ts';
@@ -170,7 +171,11 @@ export class PaypalPsp implements Psp, CapturesLater, Refunds {
         ...status,
         deferredCapture: undefined,
         state: 'failed',
-        failure: { code: 'declined', message: `PayPal refused the capture: ${(error as Error).message}` },
+        failure: declineOf(
+          paypal,
+          paypalIssue((error as Error).cause),
+          `PayPal refused the capture: ${(error as Error).message}`,
+        ),
       };
     }
   }
@@ -202,10 +207,16 @@ export class PaypalPsp implements Psp, CapturesLater, Refunds {
 }
 
 /** PayPal's error reason: its `message` and the first detail's `issue`, without the SDK's decoration. */
+/** The issue PayPal names in an error's details (`INSTRUMENT_DECLINED`), if any. */
+function paypalIssue(error: unknown): string | undefined {
+  const issue = (error as { result?: { details?: { issue?: unknown }[] } } | null)?.result?.details?.[0]
+    ?.issue;
+  return typeof issue === 'string' ? issue : undefined;
+}
+
 function paypalReason(error: unknown): string {
-  const result = (error as { result?: { message?: unknown; details?: { issue?: unknown }[] } } | null)
-    ?.result;
-  const issue = result?.details?.[0]?.issue;
+  const result = (error as { result?: { message?: unknown } } | null)?.result;
+  const issue = paypalIssue(error);
   const message = typeof result?.message === 'string' ? result.message : messageOf(error);
   return typeof issue === 'string' ? `${issue}: ${message}` : message;
 }

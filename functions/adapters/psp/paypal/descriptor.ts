@@ -80,5 +80,15 @@ export const paypal: PspDescriptor<ReturnType<typeof credentials>, 'paypal'> = {
    * longer, and never capture one whose link could no longer be paid (docs/orchestration.md#deferred-capture).
    */
   sessionLimits: { minMs: 10_800_000, maxMs: 10_800_000, preferredMs: 10_800_000 },
+  // The issue of a refused capture (its error's `details[0].issue`).
+  declines: {
+    INSTRUMENT_DECLINED: 'do_not_honor',
+    TRANSACTION_REFUSED: 'do_not_honor',
+    PAYER_CANNOT_PAY: 'method_not_available',
+    PAYER_ACTION_REQUIRED: 'authentication_required',
+    MAX_NUMBER_OF_PAYMENT_ATTEMPTS_EXCEEDED: 'limit_exceeded',
+    CARD_EXPIRED: 'expired_card',
+    COMPLIANCE_VIOLATION: 'suspected_fraud',
+  },
   notificationAddress: 'configured',
 };

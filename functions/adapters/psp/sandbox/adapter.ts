@@ -17,6 +17,7 @@ import {
 import type { EndsSessions, Refunds } from '../../../ports/psp-capabilities.ts';
 import type { PspRuntime } from '../../../ports/psp-descriptor.ts';
 import type { SandboxSession, SandboxSessionStore } from '../../../ports/sandbox-sessions.ts';
+import { declineOf } from '../kit/declines.ts';
 import { sandbox } from './descriptor.ts';
 import { openedMandate, SandboxMandates, withSandboxMandates } from './mandates.ts';
 import {
@@ -87,6 +88,9 @@ export class SandboxPsp implements Psp, EndsSessions, Refunds {
       ...(typeof this.connection.success_rate === 'number' && this.connection.success_rate < 1
         ? { success_rate: this.connection.success_rate }
         : {}),
+      ...(SIMULATED_DECLINES[this.connection.simulate ?? '']
+        ? { decline_code: SIMULATED_DECLINES[this.connection.simulate ?? ''] }
+        : {}),
       ...(checkout.opensMandate ? { opens_mandate: openedMandate(checkout.opensMandate) } : {}),
     });
     return {
@@ -153,6 +157,12 @@ export class SandboxPsp implements Psp, EndsSessions, Refunds {
   }
 }
 
+/** The sandbox's own decline code a `--simulate decline_*` connection gives every decline on it. */
+const SIMULATED_DECLINES: Readonly<Record<string, string>> = {
+  decline_soft: 'insufficient_funds',
+  decline_hard: 'expired_card',
+};
+
 /** Where a session stands at `now` (epoch ms): its state, why it failed, and the payment made in it. */
 function sessionOutcome(
   session: SandboxSession,
@@ -166,7 +176,7 @@ function sessionOutcome(
   if (session.status === 'failed') {
     return {
       state: 'failed',
-      failure: { code: 'declined', message: 'The buyer declined on the sandbox page.' },
+      failure: declineOf(sandbox, session.decline_code, 'The buyer declined on the sandbox page.'),
       paymentReference: null,
     };
   }

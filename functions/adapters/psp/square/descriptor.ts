@@ -80,5 +80,21 @@ export const square: PspDescriptor<ReturnType<typeof credentials>, 'square'> = {
    * (the link is deleted when the session is next read after that, by the sweeper a minute later at the latest).
    */
   sessionLimits: { minMs: 60_000, maxMs: 86_400_000, preferredMs: 3_600_000 },
+  // A failed payment's first card error (`card_details.errors[0].code`).
+  declines: {
+    INSUFFICIENT_FUNDS: 'insufficient_funds',
+    GENERIC_DECLINE: 'do_not_honor',
+    CARD_DECLINED_CALL_ISSUER: 'do_not_honor',
+    CARD_EXPIRED: 'expired_card',
+    CVV_FAILURE: 'incorrect_details',
+    ADDRESS_VERIFICATION_FAILURE: 'incorrect_details',
+    INVALID_EXPIRATION: 'incorrect_details',
+    INVALID_CARD: 'incorrect_details',
+    INVALID_ACCOUNT: 'lost_or_stolen_card',
+    CARD_NOT_SUPPORTED: 'method_not_available',
+    CARD_DECLINED_VERIFICATION_REQUIRED: 'authentication_required',
+    TRANSACTION_LIMIT: 'limit_exceeded',
+    TEMPORARY_ERROR: 'processing_error',
+  },
   notificationAddress: 'configured',
 };

@@ -5,6 +5,7 @@ import type { PaymentMethod } from '../../../domain/payment-methods.ts';
 import type { FeeReport } from '../../../domain/payment-money.ts';
 import { fromPspMinorUnits, pspMinorUnits } from '../../../domain/psp-rules.ts';
 import type { PspRefundStatus, PspSessionStatus, SessionRequest } from '../../../ports/psp.ts';
+import { declineOf } from '../kit/declines.ts';
 import { square } from './descriptor.ts';
 
 /**
@@ -106,10 +107,7 @@ export function paymentStateOf(payment: Square.Payment): PaymentState {
       return { state: 'succeeded', failure: null };
     case 'FAILED': {
       const code = payment.cardDetails?.errors?.[0]?.code;
-      return {
-        state: 'failed',
-        failure: { code: 'declined', message: `Square declined the payment${code ? `: ${code}` : ''}.` },
-      };
+      return { state: 'failed', failure: declineOf(square, code, 'Square declined the payment.') };
     }
     case 'CANCELED':
       return {

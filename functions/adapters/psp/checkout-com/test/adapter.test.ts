@@ -154,13 +154,20 @@ describe('a Checkout.com session', () => {
     });
   });
 
-  it('reads a declined payment as failed', async () => {
+  it('reads a declined payment as failed, with its authorization’s response code through the decline table', async () => {
     const { session } = await open();
     await started.fake.pay(session.id, false);
     expect(await started.psp.retrieveSession(session.id)).toMatchObject({
       state: 'failed',
-      failure: { code: 'declined' },
+      failure: { code: 'do_not_honor', message: expect.stringContaining('20005') },
     });
+    const expired = await open();
+    const payment = await started.fake.pay(expired.session.id, false, '20054');
+    expect((await started.psp.retrieveSession(payment.id)).failure?.code).toBe('expired_card');
+    const unknown = await open();
+    await started.fake.pay(unknown.session.id, false, '29999');
+    expect((await started.psp.retrieveSession(unknown.session.id)).failure?.code).toBe('processing_error');
+    expect(started.fake.violations).toEqual([]);
   });
 });
 

@@ -62,7 +62,8 @@ export interface FakeCheckout {
   /** The webhook bodies made so far, newest last, as posted (or that would have been). */
   webhooks: string[];
   /** The buyer pays on the link (`approve`: the issuer approves; else declines): its payment, and the webhook. */
-  pay(linkId: string, approve?: boolean): Promise<FakeCkoPayment>;
+  /** A declined one's authorization answers `responseCode` (20005, Do not honour, unless told). */
+  pay(linkId: string, approve?: boolean, responseCode?: string): Promise<FakeCkoPayment>;
   /** Checkout.com's outcome of a refund it accepted: the refund's action approved, or declined. */
   settleRefund(paymentId: string, actionId: string, approved: boolean): Promise<string>;
   /** A webhook as Checkout.com posts it: the body and its `Cko-Signature`. */
@@ -298,7 +299,7 @@ export async function startFakeCheckout(options: {
     return body;
   }
 
-  async function pay(linkId: string, approve = true): Promise<FakeCkoPayment> {
+  async function pay(linkId: string, approve = true, responseCode = '20005'): Promise<FakeCkoPayment> {
     const link = links.get(linkId);
     if (link?.status !== 'Active') throw new Error(`payment link ${linkId} takes no payment`);
     const payment: FakeCkoPayment = {
@@ -312,7 +313,11 @@ export async function startFakeCheckout(options: {
       link,
       actions: [],
     };
-    const authorization = { ...action('Authorization', link.amount, {}), approved: approve };
+    const authorization = {
+      ...action('Authorization', link.amount, {}),
+      approved: approve,
+      ...(approve ? {} : { response_code: responseCode, response_summary: 'Declined' }),
+    };
     payment.actions.unshift(authorization);
     payments.set(payment.id, payment);
     link.payment_id = payment.id;

@@ -164,7 +164,10 @@ describe('a Mercado Pago session', () => {
     fake.pay(session.id, 'rejected');
     expect(await psp.retrieveSession(session.id)).toMatchObject({
       state: 'failed',
-      failure: { code: 'declined', message: 'Mercado Pago: cc_rejected_other_reason' },
+      failure: {
+        code: 'do_not_honor',
+        message: 'Mercado Pago rejected the payment. (Mercado Pago code cc_rejected_other_reason)',
+      },
     });
     const paid = fake.pay(session.id, 'approved');
     expect(await psp.retrieveSession(session.id)).toEqual({

@@ -138,7 +138,10 @@ describe('the PayPal adapter', () => {
     fake.captureOutcome = 'DECLINED';
     try {
       const status = await psp.captureSession?.({ id: session.id, paymentId: request.paymentId });
-      expect(status).toMatchObject({ state: 'failed', failure: { code: 'declined' } });
+      expect(status).toMatchObject({
+        state: 'failed',
+        failure: { code: 'do_not_honor', message: expect.stringContaining('INSTRUMENT_DECLINED') },
+      });
     } finally {
       fake.captureOutcome = 'COMPLETED';
     }
