@@ -45,7 +45,7 @@ export const sandbox: PspDescriptor<CredentialsSchema, 'sandbox'> = {
   },
   capabilities: ['ends_sessions', 'refunds', 'partial_refunds', 'locale', 'holds_mandates'],
   sessionLimits: { minMs: 60_000, maxMs: 86_400_000, preferredMs: 3_600_000 },
-  // Its codes are Stripe's names (`--simulate decline_*` gives them).
+  // Its codes are the card networks' decline names as PSPs spell them (`--simulate decline_*` gives them).
   declines: {
     insufficient_funds: 'insufficient_funds',
     generic_decline: 'do_not_honor',

@@ -1,0 +1,16 @@
+import type { Square } from 'square';
+import { describe, expect, it } from 'vitest';
+import { paymentStateOf } from '../wire.ts';
+
+describe("Square's declines (docs/orchestration.md#decline-codes)", () => {
+  it('reads its card error through its table', () => {
+    const square = (code: string) =>
+      paymentStateOf({
+        status: 'FAILED',
+        cardDetails: { errors: [{ category: 'PAYMENT_METHOD_ERROR', code }] },
+      } as Square.Payment).failure?.code;
+    expect(square('INSUFFICIENT_FUNDS')).toBe('insufficient_funds');
+    expect(square('CARD_EXPIRED')).toBe('expired_card');
+    expect(square('SOMETHING_NEW')).toBe('processing_error');
+  });
+});
