@@ -303,6 +303,32 @@ describe('the bundles cdk synth ships, run as the Lambda runtime runs them', { t
     expect(fakeCheckout.links.has(checkoutSession.id)).toBe(true);
   });
 
+  it('serve subscriptions: a recurring link paid on the sandbox, its reads, change, cancel link, test clock and cancel', async () => {
+    const link = await createLink({ recurring: { interval: 'month', interval_count: 1 } });
+    const checkout = await navigate(link.checkout_url);
+    const sessionUrl = /http-equiv="refresh" content="0;url=([^"]+)"/.exec(checkout.text)?.[1] as string;
+    expect((await httpRequest(`${sessionUrl}/pay`, { method: 'POST' })).status).toBeLessThan(400);
+    const key = { key: acme.api_key };
+    const subscription = await eventually(async () => {
+      const list = await stack.request('GET', `/v1/subscriptions?link_id=${link.id}`, key);
+      return list.body.data?.[0] as { id: string } | undefined;
+    }, 60_000);
+    const path = `/v1/subscriptions/${subscription.id}`;
+    expect((await stack.request('GET', path, key)).body.id).toBe(subscription.id);
+    const patched = await stack.request('PATCH', path, { ...key, body: { metadata: { plan: 'gold' } } });
+    expect(patched.body.metadata).toEqual({ plan: 'gold' });
+    const cancelLink = await stack.request('POST', `${path}/cancel-link`, key);
+    expect((await httpRequest(cancelLink.body.url)).status).toBe(200);
+    const advanced = await stack.request(
+      'POST',
+      `/v1/test-helpers/subscriptions/${subscription.id}/advance`,
+      key,
+    );
+    expect(advanced.status).toBeLessThan(300);
+    const canceled = await stack.request('POST', `${path}/cancel`, key);
+    expect(canceled.body.status).toBe('canceled');
+  });
+
   it('run the scheduled functions on the schedule events EventBridge sends', async () => {
     // Each run once, here, rather than on timers that would also fire during the other tests.
     for (const schedule of schedules) await stack.runSchedule(schedule);
