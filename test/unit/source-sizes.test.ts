@@ -18,8 +18,6 @@ function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     if (entry.name === 'node_modules') return [];
     const path = join(dir, entry.name);
-    if (entry.isDirectory() && entry.name === 'test' && dir.includes(join('functions', 'adapters', 'psp')))
-      return [];
     if (entry.isDirectory()) return sources(path);
     return entry.name.endsWith('.ts') ? [path] : [];
   });
