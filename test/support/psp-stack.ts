@@ -1,10 +1,12 @@
 import type { PspConnection } from '../../functions/domain/connection.ts';
 import type { PaymentMethod } from '../../functions/domain/payment-methods.ts';
 import type { Mode } from '../../functions/domain/principal.ts';
+import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { addConnection } from './connections.ts';
 import { trustFakePspCertificate } from './fake-psp-server.ts';
 import { apiUrlSetting, type FakeOf, type PspFakeDefinition } from './psp-fakes.ts';
 import { startTestStack, type TestStack } from './test-stack.ts';
+import { type Receiver, startReceiver } from './webhooks.ts';
 
 /**
  * The stack shape of the tests that pay through real PSP SDKs: a local stack whose functions reach the fakes a
@@ -76,6 +78,44 @@ export async function startPspStack<const F extends Fakes>(options: {
       await stack.stop();
       await Promise.all(started.map((fake) => fake.stop()));
       untrust();
+    },
+  };
+}
+
+/** A merchant paying through one PSP's fake: its stack, API key, connection, and the webhook receiver it signs for. */
+export interface PspMerchant<F extends Fakes> {
+  psps: PspStack<F>;
+  key: IssuedApiKey;
+  connection: PspConnection;
+  hooks: Receiver;
+  /** The secret of the receiver's endpoint, subscribed to `payment_link.paid` and `refund.succeeded`. */
+  hookSecret: string;
+  stop(): Promise<void>;
+}
+
+/** A stack with `fakes`, and `account` with a key, a connection to `provider`'s fake and a webhook endpoint. */
+export async function startPspMerchant<const F extends Fakes>(
+  fakes: F,
+  account: string,
+  provider: keyof F & string,
+): Promise<PspMerchant<F>> {
+  const psps = await startPspStack({ fakes });
+  const key = await psps.stack.issueKey(account, 'test');
+  const connection = await psps.connect(account, provider);
+  const hooks = await startReceiver();
+  const endpoint = await psps.stack.request('POST', '/v1/webhook-endpoints', {
+    key: key.api_key,
+    body: { url: hooks.url, enabled_events: ['payment_link.paid', 'refund.succeeded'] },
+  });
+  return {
+    psps,
+    key,
+    connection,
+    hooks,
+    hookSecret: endpoint.body.secret,
+    async stop() {
+      await hooks.close();
+      await psps.stop();
     },
   };
 }

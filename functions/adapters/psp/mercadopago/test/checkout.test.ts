@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../../../../../lib/merchant-sdk/index.ts';
 import { browser } from '../../../../../test/support/buyers.ts';
 import { createLink, storedLink } from '../../../../../test/support/checkout-helpers.ts';
-import { type PspStack, startPspStack } from '../../../../../test/support/psp-stack.ts';
-import { eventually, type Receiver, startReceiver } from '../../../../../test/support/webhooks.ts';
+import { type PspMerchant, type PspStack, startPspMerchant } from '../../../../../test/support/psp-stack.ts';
+import { eventually, type Receiver } from '../../../../../test/support/webhooks.ts';
 import type { PspConnection } from '../../../../domain/connection.ts';
 import type { IssuedApiKey } from '../../../../use-cases/api-keys.ts';
 import { type FakePayment, MERCADOPAGO_FAKE } from './fake.ts';
@@ -16,6 +16,7 @@ import { type FakePayment, MERCADOPAGO_FAKE } from './fake.ts';
  */
 const FAKES = { mercadopago: MERCADOPAGO_FAKE };
 const SECRET = MERCADOPAGO_FAKE.credentials.webhook_secret;
+let merchant: PspMerchant<typeof FAKES>;
 let psps: PspStack<typeof FAKES>;
 let key: IssuedApiKey;
 let connection: PspConnection;
@@ -23,19 +24,11 @@ let hooks: Receiver;
 let hookSecret: string;
 
 beforeAll(async () => {
-  psps = await startPspStack({ fakes: FAKES });
-  key = await psps.stack.issueKey('lojinha', 'test');
-  connection = await psps.connect('lojinha', 'mercadopago');
-  hooks = await startReceiver();
-  const endpoint = await psps.stack.request('POST', '/v1/webhook-endpoints', {
-    key: key.api_key,
-    body: { url: hooks.url, enabled_events: ['payment_link.paid', 'refund.succeeded'] },
-  });
-  hookSecret = endpoint.body.secret;
+  merchant = await startPspMerchant(FAKES, 'lojinha', 'mercadopago');
+  ({ psps, key, connection, hooks, hookSecret } = merchant);
 });
 afterAll(async () => {
-  await hooks?.close();
-  await psps?.stop();
+  await merchant?.stop();
 });
 
 const reais = (value: string, body: Record<string, unknown> = {}) =>

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../../../../../lib/merchant-sdk/index.ts';
 import { browser, buyersAt } from '../../../../../test/support/buyers.ts';
 import { createLink, storedLink } from '../../../../../test/support/checkout-helpers.ts';
-import { type PspStack, startPspStack } from '../../../../../test/support/psp-stack.ts';
-import { eventually, type Receiver, startReceiver } from '../../../../../test/support/webhooks.ts';
+import { type PspMerchant, type PspStack, startPspMerchant } from '../../../../../test/support/psp-stack.ts';
+import { eventually, type Receiver } from '../../../../../test/support/webhooks.ts';
 import { pspConnectionRepository } from '../../../../dependencies.ts';
 import type { PspConnection } from '../../../../domain/connection.ts';
 import type { IssuedApiKey } from '../../../../use-cases/api-keys.ts';
@@ -16,6 +16,7 @@ import { PAYSTACK_FAKE } from './fake.ts';
  */
 const FAKES = { paystack: PAYSTACK_FAKE };
 const KEY = PAYSTACK_FAKE.credentials.secret_key;
+let merchant: PspMerchant<typeof FAKES>;
 let psps: PspStack<typeof FAKES>;
 let key: IssuedApiKey;
 let connection: PspConnection;
@@ -23,19 +24,11 @@ let hooks: Receiver;
 let hookSecret: string;
 
 beforeAll(async () => {
-  psps = await startPspStack({ fakes: FAKES });
-  key = await psps.stack.issueKey('naijashop', 'test');
-  connection = await psps.connect('naijashop', 'paystack');
-  hooks = await startReceiver();
-  const endpoint = await psps.stack.request('POST', '/v1/webhook-endpoints', {
-    key: key.api_key,
-    body: { url: hooks.url, enabled_events: ['payment_link.paid', 'refund.succeeded'] },
-  });
-  hookSecret = endpoint.body.secret;
+  merchant = await startPspMerchant(FAKES, 'naijashop', 'paystack');
+  ({ psps, key, connection, hooks, hookSecret } = merchant);
 });
 afterAll(async () => {
-  await hooks?.close();
-  await psps?.stop();
+  await merchant?.stop();
 });
 
 const naira = (value: string, body: Record<string, unknown> = {}) =>
