@@ -8,7 +8,7 @@ import type {
 import { includedTaxMinor, type LineItem, linesCharging, lineTotalMinor } from '../../../domain/amount.ts';
 import type { PspConnection } from '../../../domain/connection.ts';
 import { InvalidNotificationError } from '../../../domain/errors.ts';
-import { type Amount, fromMinorUnits, minorUnits, toMinorUnits } from '../../../domain/money.ts';
+import { fromMinorUnits } from '../../../domain/money.ts';
 import type { PspSession } from '../../../domain/payment-link.ts';
 import {
   type Psp,
@@ -35,17 +35,9 @@ import {
 } from '../kit/calls.ts';
 import { storedCredentialsFactory } from '../kit/factory.ts';
 import { RecentFacts } from '../kit/recent-facts.ts';
+import { mollieAmount } from './amounts.ts';
 import { mollie } from './descriptor.ts';
-
-/** Mollie wants exactly the currency's decimals ("10.50", "500" for JPY); merchants may send "10.5". */
-export function mollieAmount(amount: Amount): { currency: string; value: string } {
-  const digits = minorUnits(amount.currency) ?? 2;
-  const minor = toMinorUnits(amount, digits)
-    .toString()
-    .padStart(digits + 1, '0');
-  const value = digits === 0 ? minor : `${minor.slice(0, -digits)}.${minor.slice(-digits)}`;
-  return { currency: amount.currency, value };
-}
+import { firstPaymentOf, MollieMandates, withMollieMandates } from './mandates.ts';
 
 /**
  * The `description` of a refund, which Mollie's API requires (mollie/openapi `specs.yaml`, `entity-refund`: at
@@ -151,6 +143,7 @@ export class MolliePsp implements Psp, EndsSessions, Refunds {
     const { link, amount } = checkout;
     const lines = linesCharging(link.line_items, amount);
     const client_reference_id = checkout.references?.client_reference_id;
+    const first = await firstPaymentOf(this.mollie, checkout, (request) => this.call('session', request));
     const payment = await this.call('session', () =>
       this.mollie.payments.create({
         amount: mollieAmount(amount),
@@ -168,6 +161,7 @@ export class MolliePsp implements Psp, EndsSessions, Refunds {
             }
           : {}),
         ...mollieBuyerReferences(checkout),
+        ...first,
         metadata: {
           link_id: link.id,
           payment_id: checkout.paymentId,
@@ -298,7 +292,8 @@ export function createFactory(runtime: PspRuntime) {
       apiKey: credentials.api_key,
       ...(runtime.apiUrl ? { apiEndpoint: runtime.apiUrl } : {}),
     });
-    return new MolliePsp(client, connection);
+    const mandates = new MollieMandates(client, connection, runtime.baseUrl);
+    return withMollieMandates(new MolliePsp(client, connection), mandates);
   });
 }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { usePspAdapters } from '../../../../../test/support/psp-adapters.ts';
 import { basketLink, orderLink, sessionRequest } from '../../../../../test/support/psp-fixtures.ts';
+import { canHoldMandates } from '../../../../ports/psp.ts';
 import { MOLLIE_FAKE } from './fake.ts';
 
 /**
@@ -30,6 +31,46 @@ describe('the Mollie adapter against mollie/openapi', () => {
     });
     expect((await psps.mollie.retrieveRefund(refund.reference)).state).toBe('pending');
     expect(fakes.mollie.exchanges.length).toBeGreaterThanOrEqual(7);
+    expect(fakes.mollie.violations).toEqual([]);
+  });
+
+  it('holds mandates within the document: customer, first payment, mandate read back, recurring payments', async () => {
+    const psp = psps.mollie;
+    if (!canHoldMandates(psp)) throw new Error('The Mollie adapter holds no mandates');
+    const periodAmount = { value: '9.90', currency: 'EUR' };
+    const first = await psp.createSession({
+      ...sessionRequest(orderLink('9.90'), mollieConnection),
+      opensMandate: { subscriptionId: 'sub_contract', withoutCharge: false, periodAmount, recurring: null },
+    });
+    fakes.mollie.setStatus(first.id, 'paid');
+    // Read back from the payment's mandate, then (the payment naming none yet) from the customer's list.
+    const opened = await psp.mandateOf({ id: first.id, paymentReference: first.id });
+    delete fakes.mollie.payments.get(first.id)?.mandateId;
+    expect(await psp.mandateOf({ id: first.id, paymentReference: first.id })).toEqual(opened);
+    if (opened.state !== 'ready') throw new Error('no mandate');
+    const charge = (idempotencyKey: string) =>
+      psp.chargeMandate({
+        mandate: opened.mandate,
+        amount: periodAmount,
+        idempotencyKey,
+        paymentId: `pay_${idempotencyKey}`,
+        subscriptionId: 'sub_contract',
+        period: 1,
+        description: 'Membership (period 1)',
+      });
+    expect((await charge('contract.1.1')).state).toBe('succeeded');
+    fakes.mollie.mandates.nextCharge('soft_decline');
+    expect((await charge('contract.1.2')).state).toBe('failed');
+    fakes.mollie.mandates.nextCharge('revoked');
+    expect((await charge('contract.1.3')).state).toBe('failed');
+    const paths = fakes.mollie.exchanges.map(({ method, path }) => `${method} ${path}`);
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        'POST /v2/customers',
+        `GET /v2/customers/${opened.mandate.customer}/mandates/${opened.mandate.reference}`,
+        `GET /v2/customers/${opened.mandate.customer}/mandates`,
+      ]),
+    );
     expect(fakes.mollie.violations).toEqual([]);
   });
 

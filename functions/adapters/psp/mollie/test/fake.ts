@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { type RecordedPspRequest, startFakePspServer } from '../../../../../test/support/fake-psp-server.ts';
 import { type ContractExchange, loadPspContract } from '../../../../../test/support/psp-contract.ts';
 import type { PspFakeDefinition } from '../../../../../test/support/psp-fakes.ts';
+import { type FakeMollieMandates, fakeMollieMandates } from './fake-mandates.ts';
 
 const MOLLIE_DOCUMENT = new URL('./contract/mollie.trimmed.json', import.meta.url);
 
@@ -89,6 +90,8 @@ export interface FakeMollie {
   webhookBody(id: string): string;
   /** A payment of another Mollie account, which no key of this fake can see. */
   foreignPayment(): FakeMolliePayment;
+  /** Customers, mandates and the payments on them (fake-mandates.ts). */
+  mandates: FakeMollieMandates;
   /** `hang`: requests are never answered; `error`: every request is a 503. */
   outage: 'none' | 'hang' | 'error';
   stop(): Promise<void>;
@@ -126,6 +129,7 @@ export async function startFakeMollie(options: { apiKeys: string[] }): Promise<F
   });
   let endpoint = '';
   const state = { outage: 'none' as FakeMollie['outage'] };
+  const mandates = fakeMollieMandates({ payments, endpoint: () => endpoint, error, link, createPayment });
 
   const server = await startFakePspServer(
     'application/hal+json',
@@ -146,7 +150,7 @@ export async function startFakeMollie(options: { apiKeys: string[] }): Promise<F
       const body = request.body ? (JSON.parse(request.body) as Record<string, unknown>) : {};
       const answer = route(request.method, url.pathname, body, mode);
       if (request.method === 'POST' && replayKey && answer.status < 300) replays.set(replayKey, answer);
-      return answer;
+      return mandates.losesAnswer() ? 'hang' : answer;
     },
     {
       document: loadPspContract(MOLLIE_DOCUMENT, {
@@ -161,6 +165,8 @@ export async function startFakeMollie(options: { apiKeys: string[] }): Promise<F
   endpoint = `${server.url}/v2/`;
 
   function route(method: string, path: string, body: Record<string, unknown>, mode: 'test' | 'live') {
+    const ofCustomer = mandates.route(method, path, body, mode);
+    if (ofCustomer) return ofCustomer;
     const match = /^\/v2\/payments(?:\/(tr_[A-Za-z0-9]+)(?:\/refunds(?:\/(re_[A-Za-z0-9]+))?)?)?$/.exec(path);
     if (!match) return error(404, 'Not Found', 'The resource does not exist.');
     const [, paymentId, refundId] = match;
@@ -300,12 +306,15 @@ export async function startFakeMollie(options: { apiKeys: string[] }): Promise<F
     violations: server.violations,
     payments,
     refunds,
+    mandates,
     setStatus(paymentId, status) {
       const payment = payments.get(paymentId);
       if (!payment) throw new Error(`no payment ${paymentId}`);
       Object.assign(payment, { status, isCancelable: false });
-      if (status === 'paid')
+      if (status === 'paid') {
         Object.assign(payment, { paidAt: new Date().toISOString(), method: 'creditcard' });
+        mandates.paid(payment);
+      }
       return payment;
     },
     setRefundStatus(refundId, status) {
