@@ -141,7 +141,8 @@ export class MolliePsp implements Psp, EndsSessions, Refunds {
 
   async createSession(checkout: SessionRequest): Promise<PspSession> {
     const { link, amount } = checkout;
-    const lines = linesCharging(link.line_items, amount);
+    // A trial's first payment charges nothing: the link's lines are what each later period charges.
+    const lines = checkout.opensMandate?.withoutCharge ? undefined : linesCharging(link.line_items, amount);
     const client_reference_id = checkout.references?.client_reference_id;
     const first = await firstPaymentOf(this.mollie, checkout, (request) => this.call('session', request));
     const payment = await this.call('session', () =>

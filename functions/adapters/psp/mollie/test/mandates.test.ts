@@ -2,7 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { timeoutFor } from '../../../../../test/support/eventually.ts';
 import { trustFakePspCertificate } from '../../../../../test/support/fake-psp-server.ts';
 import { factoryOf } from '../../../../../test/support/psp-fakes.ts';
-import { orderLink, sessionRequest, storedConnection } from '../../../../../test/support/psp-fixtures.ts';
+import {
+  basketLink,
+  orderLink,
+  sessionRequest,
+  storedConnection,
+} from '../../../../../test/support/psp-fixtures.ts';
 import { PSP_CALL_TIMEOUT_MS } from '../../../../domain/call-budgets.ts';
 import type { MandateRef } from '../../../../domain/mandates.ts';
 import type { PaymentMethod } from '../../../../domain/payment-methods.ts';
@@ -141,6 +146,15 @@ describe('a session that opens a Mollie mandate', () => {
     await expect(
       psp.createSession(mandateRequest({ withoutCharge: true, methods: ['ideal', 'bancontact'] })),
     ).rejects.toThrow(/card/);
+  });
+
+  it("sends a trial's payment of nothing without the link's lines, which are what each period charges", async () => {
+    const basket = basketLink();
+    const request = mandateRequest({ withoutCharge: true });
+    await psp.createSession({ ...request, link: basket });
+    const body = JSON.parse(mollie.requests.at(-1)?.body ?? '');
+    expect(body.amount).toEqual({ currency: 'EUR', value: '0.00' });
+    expect(body.lines).toBeUndefined();
   });
 
   it('opens no mandate on a one-off session: no customer, no sequence', async () => {
