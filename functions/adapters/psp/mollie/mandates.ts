@@ -200,15 +200,17 @@ function resultOf(payment: Payment): MandateChargeResult {
 }
 
 /**
- * Mollie refuses a recurring payment it will not make with a 4xx (422 "No suitable mandates found for customer"
- * when the mandate was revoked or expired, 404 for a customer gone): a hard decline, as retrying cannot change it.
- * Refused credentials, 429, 5xx and no answer are not answers about the charge (`undefined`).
+ * Mollie refuses a recurring payment it will not make with a 422 ("No suitable mandates found for customer": the
+ * mandate was revoked or expired; "The card was not found"), and is reported to answer 404 for a customer gone and
+ * 410 for a mandate gone, which its document does not list: a hard decline, as retrying cannot change it. Any other
+ * answer (refused credentials, 409 for a key still in progress, 429, 5xx, none) says nothing of the charge
+ * (`undefined`): the same request is sent again.
  */
+const REFUSING_CHARGE = new Set([404, 410, 422]);
+
 function refusedCharge(error: unknown): MandateChargeResult | undefined {
   const status = statusOf(error);
-  if (status === undefined || status < 400 || status >= 500 || [401, 403, 429].includes(status)) {
-    return undefined;
-  }
+  if (status === undefined || !REFUSING_CHARGE.has(status)) return undefined;
   const reason = messageOf(error);
   return {
     state: 'failed',

@@ -161,7 +161,10 @@ export function fakeMollieMandates(wiring: Wiring): FakeMollieMandates & {
     if (body.sequenceType !== 'first' && body.sequenceType !== 'recurring') {
       return error(422, 'Unprocessable Entity', 'A payment of a customer must be first or recurring here');
     }
-    if (customers.get(customerId)?.mode !== mode) return notFound('customer', customerId);
+    // Creating a payment documents no 404: Mollie's validation answer names the customer.
+    if (customers.get(customerId)?.mode !== mode) {
+      return error(422, 'Unprocessable Entity', `The customer ${customerId} does not exist`);
+    }
     if (body.sequenceType === 'first') return firstPayment(body, mode);
     const mandate = mandates.get(String(body.mandateId ?? ''));
     if (!mandate || mandate.customerId !== customerId || mandate.status === 'invalid') {

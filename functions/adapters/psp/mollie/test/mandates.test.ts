@@ -1,3 +1,4 @@
+import { MollieApiError, type MollieClient } from '@mollie/api-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { timeoutFor } from '../../../../../test/support/eventually.ts';
 import { trustFakePspCertificate } from '../../../../../test/support/fake-psp-server.ts';
@@ -21,6 +22,7 @@ import {
   type SessionRequest,
 } from '../../../../ports/psp.ts';
 import { createFactory } from '../adapter.ts';
+import { MollieMandates } from '../mandates.ts';
 import { type FakeMollie, startFakeMollie } from './fake.ts';
 
 /**
@@ -306,6 +308,30 @@ describe('renewals on a Mollie mandate (chargeMandate)', () => {
       decline: { class: 'hard', code: 'mollie:MD01' },
       mandateUsable: false,
     });
+  });
+
+  it("takes Mollie's 404 and 410, beyond its document, as hard; its 409, 429 and 400 as no answer, sent again", async () => {
+    // The fake cannot answer what the document does not list: the SDK's error for such an answer stands in.
+    const mandate = await setUpMandate();
+    const answering = (statusCode: number) => {
+      const create = () =>
+        Promise.reject(new MollieApiError('The mandate is no longer available', { statusCode }));
+      return new MollieMandates(
+        { payments: { create } } as unknown as MollieClient,
+        connection,
+        'https://pay.example',
+      );
+    };
+    for (const statusCode of [404, 410]) {
+      expect(await answering(statusCode).chargeMandate(charge(mandate))).toMatchObject({
+        state: 'failed',
+        decline: { class: 'hard', code: 'mollie:no_suitable_mandate' },
+        mandateUsable: false,
+      });
+    }
+    for (const statusCode of [400, 409, 429]) {
+      await expect(answering(statusCode).chargeMandate(charge(mandate))).rejects.toThrow(PspOutageError);
+    }
   });
 
   it('is made once when its answer was lost: the same key sent again gets the payment made', {
