@@ -37,7 +37,7 @@ import { storedCredentialsFactory } from '../kit/factory.ts';
 import { RecentFacts } from '../kit/recent-facts.ts';
 import { mollieAmount } from './amounts.ts';
 import { mollie } from './descriptor.ts';
-import { firstPaymentOf, MollieMandates, withMollieMandates } from './mandates.ts';
+import { firstPaymentOf, MOLLIE_KEY_WINDOW_MS, MollieMandates, withMollieMandates } from './mandates.ts';
 
 /**
  * The `description` of a refund, which Mollie's API requires (mollie/openapi `specs.yaml`, `entity-refund`: at
@@ -104,7 +104,7 @@ export class MolliePsp implements Psp, EndsSessions, Refunds {
   readonly checkoutOrigin = 'https://www.mollie.com';
   readonly sessionLimits = mollie.sessionLimits;
   /** Mollie promises no retention of idempotency keys; an hour is the figure we rely on (docs/decisions.md). */
-  readonly idempotencyWindowMs = 3_600_000;
+  readonly idempotencyWindowMs = MOLLIE_KEY_WINDOW_MS;
   private readonly mollie: MollieClient;
   private readonly connection: PspConnection;
   /** The payment a notification just fetched, for the `retrieveSession` that follows it. */

@@ -57,7 +57,7 @@ type FirstPayment = Pick<PaymentCreateParams, 'customerId' | 'sequenceType' | 'm
  * leave a mandate; cards alone for a trial, as Mollie takes a first payment of nothing (which only sets up the
  * mandate) from cards only.
  */
-export function mandateMethods(
+function mandateMethods(
   methods: readonly PaymentMethod[] | null | undefined,
   withoutCharge: boolean,
 ): string[] {
@@ -72,7 +72,7 @@ export function mandateMethods(
  * What the payment's hosted page shows the buyer as the payment's description: what they agree to be charged
  * again. Mollie's page shows the description and says the buyer authorises later charges; ours has the full terms.
  */
-export function mandateTerms({ link, opensMandate }: Pick<SessionRequest, 'link' | 'opensMandate'>): string {
+function mandateTerms({ link, opensMandate }: Pick<SessionRequest, 'link' | 'opensMandate'>): string {
   const what = link.description || `Subscription ${link.id}`;
   const terms = opensMandate?.recurring;
   if (!opensMandate || !terms) return `${what}: new payment method for the subscription`.slice(0, 255);
@@ -80,10 +80,8 @@ export function mandateTerms({ link, opensMandate }: Pick<SessionRequest, 'link'
   const every = terms.interval_count === 1 ? terms.interval : `${terms.interval_count} ${terms.interval}s`;
   const trial = terms.trial_days ? `, first charge after a ${terms.trial_days}-day free trial` : '';
   const cycles = terms.cycles ? `, ${terms.cycles} times in all` : '';
-  return `${what}: ${currency} ${value} every ${every}${trial}${cycles}; cancel any time through the seller`.slice(
-    0,
-    255,
-  );
+  const agreed = `${what}: ${currency} ${value} every ${every}${trial}${cycles}`;
+  return `${agreed}; cancel any time through the seller`.slice(0, 255);
 }
 
 /**
