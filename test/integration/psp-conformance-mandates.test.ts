@@ -25,7 +25,7 @@ import {
   scenario,
   useConformance,
 } from '../support/psp-conformance.ts';
-import { expectSameMoney, paidSession } from '../support/psp-conformance-steps.ts';
+import { expectSameMoney, paidSession, settledStatus } from '../support/psp-conformance-steps.ts';
 import { sessionRequest } from '../support/psp-fixtures.ts';
 
 /**
@@ -119,7 +119,8 @@ describe.each(PSP_DESCRIPTORS.map((descriptor) => [descriptor.id, descriptor] as
         expect(unpaid.state).not.toBe('ready');
 
         await run().fake.pay(session, BUYER);
-        const status = await psp.retrieveSession(session.id);
+        // Captured first where the PSP takes the money only then: its mandate may come with the capture.
+        const status = await settledStatus(psp, session);
         const paid = await holding(psp).mandateOf({
           id: session.id,
           paymentReference: status.paymentReference,
