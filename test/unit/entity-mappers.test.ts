@@ -70,8 +70,38 @@ describe('payment mapper', () => {
           strategy: 'priority',
           segment: { currency: 'EUR', payment_method: 'any', amount_band: '10-100' },
           candidates: [
-            { connection: 'pc_a', paid_share: 0.5, sessions: 10, expected_fee: null, eliminated: false },
-            { connection: 'pc_b', paid_share: null, sessions: 0, expected_fee: null, eliminated: true },
+            {
+              connection: 'pc_a',
+              paid_share: 0.5,
+              sessions: 10,
+              expected_fee: null,
+              fee_basis: null,
+              eliminated: false,
+            },
+            {
+              connection: 'pc_b',
+              paid_share: null,
+              sessions: 0,
+              expected_fee: null,
+              fee_basis: null,
+              eliminated: true,
+            },
+            {
+              connection: 'pc_c',
+              paid_share: 0.9,
+              sessions: 30,
+              expected_fee: 0.3,
+              fee_basis: 'reported',
+              eliminated: false,
+            },
+            {
+              connection: 'pc_d',
+              paid_share: 0.8,
+              sessions: 20,
+              expected_fee: 0.4,
+              fee_basis: 'configured',
+              eliminated: false,
+            },
           ],
           chosen: 'pc_a',
           exploration: false,
@@ -90,6 +120,13 @@ describe('payment mapper', () => {
     expect(paymentFromItem(paymentToItem(payment))).toEqual(payment);
     // The attempts tried and the payment recovered, kept small (docs/performance.md#cost-per-million-links).
     expect(paymentToItem(payment).routing).toMatchObject({
+      // A fee learned from reported fees costs a byte more; one from the fee lines, none.
+      c: [
+        ['pc_a', 0.5, 10, null, 0],
+        ['pc_b', null, 0, null, 1],
+        ['pc_c', 0.9, 30, 0.3, 0, 1],
+        ['pc_d', 0.8, 20, 0.4, 0],
+      ],
       t: [
         ['pc_b', 'pay_Tried000000000000000000001', 0],
         ['pc_c', 'pay_Tried000000000000000000002', 1],
@@ -125,7 +162,7 @@ describe('payment mapper', () => {
     ).toMatchObject({
       pk: keys.pk,
       sk: keys.sk,
-      reason: 'routing.c.0: expected an id or 5 estimates, found a list',
+      reason: 'routing.c.0: expected an id or 5 or 6 estimates, found a list',
     });
     expect(
       refusal(() =>
