@@ -3,6 +3,11 @@ import {
   outcomeBucketAdditions,
   outcomeBucketFromItem,
 } from '../../functions/adapters/dynamodb/outcome-counter-mapper.ts';
+import {
+  fromStoredRouting,
+  storedRouting,
+  toStoredRouting,
+} from '../../functions/adapters/dynamodb/routing-item.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
 import { feeEstimate, MIN_REPORTED_FEES, reportedFeeOf } from '../../functions/domain/learned-fees.ts';
 import {
@@ -125,6 +130,18 @@ describe('fees learned from what the PSPs reported', () => {
       { connection: 'pc_a', expected_fee: 5, fee_basis: 'configured' },
       { connection: 'pc_b', expected_fee: 10, fee_basis: 'configured' },
     ]);
+  });
+
+  it('stores which fee a decision used in one byte more, and reads older decisions as configured', () => {
+    const decision = decide('50.00', [reported('pc_a', 'EUR|any|10-100', MIN_REPORTED_FEES, 3)]).decision;
+    const stored = toStoredRouting({ ...decision, chosen: 'pc_a' });
+
+    expect(stored.c).toEqual([
+      ['pc_a', 1, 20, 1.5, 0, 1],
+      ['pc_b', null, 0, 1, 0],
+    ]);
+    expect(fromStoredRouting(stored, 'pc_a').candidates).toEqual(decision.candidates);
+    expect(() => storedRouting({ ...stored, c: [['pc_a', 1, 20, 1.5, 0, 2]] })).toThrow(/expected 1/);
   });
 
   it('forgets reports older than the last day', () => {

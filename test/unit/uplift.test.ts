@@ -228,6 +228,21 @@ describe("what a payment's outcome adds to its rule's arm", () => {
     );
   });
 
+  it('nets a paid checkout of the fee its PSP reported in its currency, and counts an outage as unpaid', () => {
+    const fee = (value: string, currency: string, source: 'reported' | 'configured') => ({
+      amount: { value, currency },
+      net: { value: '0', currency },
+      source,
+    });
+    const netOf = (paid: Pick<Payment, 'fee'>) => armChangeOf({ ...payment, ...paid }, 'paid')?.counts.net;
+
+    expect(netOf({ fee: fee('1.20', 'EUR', 'reported') })).toBe(38.8);
+    // Not reported, or in the currency the PSP settles in: the fee the decision expected.
+    expect(netOf({ fee: fee('0.80', 'EUR', 'configured') })).toBe(39.5);
+    expect(netOf({ fee: fee('1.30', 'USD', 'reported') })).toBe(39.5);
+    expect(armChangeOf(payment, 'outage')?.counts).toEqual({ ...NO_ARM_COUNTS, failed: 1 });
+  });
+
   it('counts no recovery, no decision of a rule that does not learn, and no payment without a decision', () => {
     expect(armChangeOf({ ...payment, routing: { ...decision, recovery: true } }, 'failed')).toBeUndefined();
     expect(

@@ -68,10 +68,15 @@ export function outcomeBucketAdditions(bucket: OutcomeBucket): {
   const values: Record<string, number> = {};
   const terms: string[] = [];
   const operands: [string, number][] = [
-    ...OUTCOMES.flatMap((outcome): [string, number][] => [
-      [outcome, bucket.counts[outcome]],
-      [weightedAttribute(outcome), weighted[outcome]],
-    ]),
+    ...OUTCOMES.flatMap((outcome): [string, number][] =>
+      // Most items never see an outage: without one they carry neither attribute (read as 0).
+      outcome === 'outage' && bucket.counts.outage === 0 && weighted.outage === 0
+        ? []
+        : [
+            [outcome, bucket.counts[outcome]],
+            [weightedAttribute(outcome), weighted[outcome]],
+          ],
+    ),
     ...feeAdditions(bucket.fees),
   ];
   for (const [attribute, value] of operands) {
