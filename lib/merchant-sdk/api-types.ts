@@ -861,7 +861,20 @@ export interface components {
           segment: components["schemas"]["RoutingSegment"];
           last_hour: components["schemas"]["OutcomeCounts"];
           last_24h: components["schemas"]["OutcomeCounts"];
+          reported_fees: components["schemas"]["ReportedFees"];
         }[];
+    };
+    /** Fees a PSP reported in a segment */
+    ReportedFees: {
+      /**
+       * Format: int32
+       * @description Fees its PSP reported for paid sessions in the segment, last 24 hours.
+       */
+      count: number;
+      /** @description Their share of the amounts they were on; null with none. */
+      fee_share: number | null;
+      /** @description At least 20 were reported: cost and value routing price the segment with them rather than the fee lines (docs/orchestration.md#fees). */
+      used: boolean;
     };
     /** What routing that learns earned against its holdout */
     RoutingUplift: {

@@ -96,6 +96,13 @@ describe('cost routing on the fees the PSPs report', () => {
       { connection: atSandbox.id, expected_fee: 0.8, fee_basis: 'configured' },
     ]);
     if (!enough.exploration) expect(enough.chosen).toBe(atSandbox.id);
+    const performance = await stack.request('GET', `/v1/psp-connections/${atSquare.id}/performance`, { key });
+    expectDocumented('get', '/v1/psp-connections/{id}/performance', performance);
+    expect(performance.body.segments[0].reported_fees).toEqual({
+      count: MIN_REPORTED_FEES,
+      fee_share: 0.03,
+      used: true,
+    });
     expect(square.violations).toEqual([]);
   });
 });

@@ -118,11 +118,30 @@ export const PerformanceSummarySchema = windows().meta({
   title: "A connection's session outcomes, all segments",
 });
 
+const ReportedFeesSchema = z
+  .strictObject({
+    count: count().meta({
+      description: 'Fees its PSP reported for paid sessions in the segment, last 24 hours.',
+    }),
+    fee_share: z.number().min(0).nullable().meta({
+      description: 'Their share of the amounts they were on; null with none.',
+    }),
+    used: z.boolean().meta({
+      description:
+        'At least 20 were reported: cost and value routing price the segment with them rather than the fee lines (docs/orchestration.md#fees).',
+    }),
+  })
+  .meta({ id: 'ReportedFees', title: 'Fees a PSP reported in a segment' });
+
 export const ConnectionPerformanceSchema = z
   .strictObject({
     object: z.literal('connection_performance'),
     connection_id: connection(),
-    segments: z.array(z.strictObject({ segment: SegmentSchema, ...windows().shape })).max(MAX_SEGMENTS),
+    segments: z
+      .array(
+        z.strictObject({ segment: SegmentSchema, ...windows().shape, reported_fees: ReportedFeesSchema }),
+      )
+      .max(MAX_SEGMENTS),
   })
   .meta({ id: 'ConnectionPerformance', title: "A connection's session outcomes by segment" });
 
