@@ -59,6 +59,21 @@ export const conformance: ConformanceFixture = {
         fake.setRefundStatus(refundId, outcome === 'succeeded' ? 'refunded' : 'failed');
         return undefined;
       },
+      mandates: {
+        async charges(mandate) {
+          return fake.mandates.chargesOf(mandate.reference).map((payment) => ({
+            amount: payment.amount,
+            state:
+              payment.status === 'paid' ? 'succeeded' : payment.status === 'failed' ? 'failed' : 'pending',
+          }));
+        },
+        nextCharge: (outcome) => fake.mandates.nextCharge(outcome),
+        async settleCharge(reference, outcome) {
+          fake.mandates.settle(reference, outcome === 'succeeded' ? 'paid' : 'failed');
+        },
+        // A trial's first payment of nothing, from cards only.
+        trials: true,
+      },
       stop: () => fake.stop(),
     };
   },
