@@ -203,8 +203,9 @@ export const functions = {
   },
   // Updating ends the link's PSP session when what the buyer sees changes, hence the PSP secrets; the Query finds
   // a stored connection by its id (gsi1), as for every function that reaches a session's connection.
+  // DeleteItem: the search keys of metadata values a change removed (docs/data-model.md#search).
   'update-payment-link': {
-    table: ['GetItem', 'PutItem', 'Query'],
+    table: ['GetItem', 'PutItem', 'DeleteItem', 'Query'],
     merchantApi: true,
     secrets: ['sandbox', 'psp'],
     calls: { psp: 1 },
@@ -244,7 +245,11 @@ export const functions = {
   // Finds the payment by its pointer and its buyer's other attempts among its link's payments (Query), erases them
   // (conditional Puts) and every copy: refund entries, the link's events and their deliveries (Query, UpdateItem),
   // the link item (functions/adapters/dynamodb/personal-data-store.ts).
-  'erase-payment-buyer': { table: ['GetItem', 'PutItem', 'UpdateItem', 'Query'], merchantApi: true },
+  // DeleteItem, here and in the retention sweep: the erased details' search keys (docs/security.md#personal-data).
+  'erase-payment-buyer': {
+    table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query'],
+    merchantApi: true,
+  },
   // Subscriptions (docs/subscriptions.md): a change is its events, then the subscription on condition of its
   // version (PutItem); an event whose write lost is deleted again (DeleteItem).
   'list-subscriptions': { table: ['Query', 'BatchGetItem'], merchantApi: true, timeoutSeconds: 28 },
@@ -267,7 +272,7 @@ export const functions = {
   'put-account-settings': { table: ['PutItem'], merchantApi: true },
   // The retention sweep: its list in the timelines index, then as `erase-payment-buyer` for each payment due.
   'erase-expired-buyer-details': {
-    table: ['GetItem', 'PutItem', 'UpdateItem', 'Query'],
+    table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query'],
     timeoutSeconds: 60,
   },
   // Connections and routing are one Query; the GetItem reads a configuration from before connections.

@@ -40,6 +40,13 @@ export interface ConsoleMessages {
     /** Nothing found for the words searched: what the box finds. */
     nothing: (query: string) => string;
     finds: string;
+    found: (count: number, query: string) => string;
+    /** The results hold the most one search shows: more may match. */
+    more: string;
+    newestFirst: string;
+    type: string;
+    id: string;
+    types: { payment: string; refund: string; link: string };
   };
   signInTitle: string;
   signInHeading: string;
