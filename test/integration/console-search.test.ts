@@ -180,6 +180,21 @@ describe('the console search box', () => {
     expect(JSON.stringify(Items)).not.toContain('eraseme9');
   });
 
+  it("keeps no search key of an erased buyer's reference on the payment's refunds either", async () => {
+    const { link, paymentId } = await paidLink('8.00', 'GONE-REF-5150');
+    const refund = await stack.request('POST', `/v1/payment-links/${link.id}/refunds`, {
+      key: apiKey,
+      body: { amount: { value: '1.00', currency: 'EUR' } },
+    });
+    expect((await search('gone-ref')).text).toContain(`>${refund.body.id}</a>`);
+
+    await stack.request('DELETE', `/v1/payments/${paymentId}/buyer`, { key: apiKey });
+
+    expect((await search('gone-ref')).status).toBe(404);
+    const { Items } = await documentClient().send(new ScanCommand({ TableName: config().TABLE_NAME }));
+    expect(JSON.stringify(Items)).not.toContain('goneref5150');
+  });
+
   it('says what it finds when it finds nothing', async () => {
     const nothing = await search('not a reference!');
 
