@@ -121,20 +121,17 @@ export function refundTokens(
 }
 
 /**
- * A link is found by its id alone without the index (its key), and through it by its fixed amount and its metadata
- * values (whole, any case; the first ones in the metadata's order, up to `MAX_SEARCH_TOKENS` in all).
+ * A link is found by its id alone without the index (its key), and through it by its metadata values (whole, any
+ * case; the first ones in the metadata's order, up to `MAX_SEARCH_TOKENS`). Not by its amount: a link is created
+ * far more often than searched for, and its payments carry the amount (docs/scaling.md#search).
  */
 export function linkTokens(link: {
-  amount: Amount | null;
   metadata?: Readonly<Record<string, string>> | null | undefined;
 }): SearchToken[] {
   const values = Object.values(link.metadata ?? {})
     .map((value) => value.trim().toLowerCase())
     .filter((value) => value.length <= MAX_INDEXED_VALUE_LENGTH);
-  return bounded([
-    ...amountToken(link.amount),
-    ...values.map((value): SearchToken => ({ kind: 'metadata', value })),
-  ]);
+  return bounded(values.map((value): SearchToken => ({ kind: 'metadata', value })));
 }
 
 /** Whether a token answers a term. */

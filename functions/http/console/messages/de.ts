@@ -38,7 +38,7 @@ export const consoleDe: ConsoleMessages = {
     title: 'Suche',
     nothing: (query) => `Nichts gefunden für „${query}“.`,
     finds:
-      'Die Suche findet eine Zahlung, Erstattung, einen Link, ein Abonnement, ein Ereignis oder einen Webhook-Endpunkt an seiner ID; Zahlungen und Erstattungen an der Referenz des Käufers (client_reference_id), ohne Rücksicht auf Groß- und Kleinschreibung, an ihrem Anfang oder dem Anfang eines ihrer Teile („4711“ findet „ORD-4711“); Zahlungen an der E-Mail-Adresse des Käufers oder ihrem Anfang; Zahlungen, Erstattungen und Links an ihrem Betrag in jeder Währung („49.90“, „49,90“, „49,90 €“); Links an einem Wert ihrer Metadaten, ganz, ohne Rücksicht auf Groß- und Kleinschreibung.',
+      'Die Suche findet eine Zahlung, Erstattung, einen Link, ein Abonnement, ein Ereignis oder einen Webhook-Endpunkt an seiner ID; Zahlungen und Erstattungen an der Referenz des Käufers (client_reference_id), ohne Rücksicht auf Groß- und Kleinschreibung, an ihrem Anfang oder dem Anfang eines ihrer Teile („4711“ findet „ORD-4711“); Zahlungen an der E-Mail-Adresse des Käufers oder ihrem Anfang; Zahlungen und Erstattungen an ihrem Betrag in jeder Währung („49.90“, „49,90“, „49,90 €“); Links an einem Wert ihrer Metadaten, ganz, ohne Rücksicht auf Groß- und Kleinschreibung.',
     found: (count, query) => `${count} gefunden für „${query}“.`,
     more: 'Das sind die neuesten 50: Geben Sie mehr von dem ein, was Sie suchen, um sie einzugrenzen.',
     newestFirst: 'Neueste zuerst',

@@ -38,7 +38,7 @@ export const consoleEn: ConsoleMessages = {
     title: 'Search',
     nothing: (query) => `Nothing found for “${query}”.`,
     finds:
-      "The search finds a payment, refund, link, subscription, event or webhook endpoint by its id; payments and refunds by the buyer's reference (client_reference_id), in any case, by its beginning or the beginning of one of its parts (“4711” finds “ORD-4711”); payments by the buyer's e-mail address or its beginning; payments, refunds and links by their amount in any currency (“49.90”, “49,90”, “€49.90”); links by a metadata value, whole, in any case.",
+      "The search finds a payment, refund, link, subscription, event or webhook endpoint by its id; payments and refunds by the buyer's reference (client_reference_id), in any case, by its beginning or the beginning of one of its parts (“4711” finds “ORD-4711”); payments by the buyer's e-mail address or its beginning; payments and refunds by their amount in any currency (“49.90”, “49,90”, “€49.90”); links by a metadata value, whole, in any case.",
     found: (count, query) => `${count} found for “${query}”.`,
     more: 'These are the newest 50: type more of what you are looking for to narrow them.',
     newestFirst: 'Newest first',

@@ -38,7 +38,7 @@ export const consoleEs: ConsoleMessages = {
     title: 'Búsqueda',
     nothing: (query) => `No se encontró nada para «${query}».`,
     finds:
-      'La búsqueda encuentra un pago, reembolso, enlace, suscripción, evento o endpoint de webhook por su id; pagos y reembolsos por la referencia del comprador (client_reference_id), sin distinguir mayúsculas, por su comienzo o el de una de sus partes («4711» encuentra «ORD-4711»); pagos por la dirección de correo electrónico del comprador o su comienzo; pagos, reembolsos y enlaces por su importe en cualquier moneda («49.90», «49,90», «49,90 €»); enlaces por un valor de sus metadatos, completo, sin distinguir mayúsculas.',
+      'La búsqueda encuentra un pago, reembolso, enlace, suscripción, evento o endpoint de webhook por su id; pagos y reembolsos por la referencia del comprador (client_reference_id), sin distinguir mayúsculas, por su comienzo o el de una de sus partes («4711» encuentra «ORD-4711»); pagos por la dirección de correo electrónico del comprador o su comienzo; pagos y reembolsos por su importe en cualquier moneda («49.90», «49,90», «49,90 €»); enlaces por un valor de sus metadatos, completo, sin distinguir mayúsculas.',
     found: (count, query) => `${count} encontrados para «${query}».`,
     more: 'Estos son los 50 más recientes: escriba más de lo que busca para acotarlos.',
     newestFirst: 'Más recientes primero',

@@ -38,7 +38,7 @@ export const consoleFr: ConsoleMessages = {
     title: 'Recherche',
     nothing: (query) => `Rien trouvé pour « ${query} ».`,
     finds:
-      'La recherche trouve un paiement, un remboursement, un lien, un abonnement, un événement ou un point de terminaison par son identifiant ; les paiements et remboursements par la référence de l’acheteur (client_reference_id), sans tenir compte de la casse, par son début ou le début de l’une de ses parties (« 4711 » trouve « ORD-4711 ») ; les paiements par l’adresse e-mail de l’acheteur ou son début ; les paiements, remboursements et liens par leur montant dans toute devise (« 49.90 », « 49,90 », « 49,90 € ») ; les liens par une valeur de leurs métadonnées, entière, sans tenir compte de la casse.',
+      'La recherche trouve un paiement, un remboursement, un lien, un abonnement, un événement ou un point de terminaison par son identifiant ; les paiements et remboursements par la référence de l’acheteur (client_reference_id), sans tenir compte de la casse, par son début ou le début de l’une de ses parties (« 4711 » trouve « ORD-4711 ») ; les paiements par l’adresse e-mail de l’acheteur ou son début ; les paiements et remboursements par leur montant dans toute devise (« 49.90 », « 49,90 », « 49,90 € ») ; les liens par une valeur de leurs métadonnées, entière, sans tenir compte de la casse.',
     found: (count, query) => `${count} trouvé(s) pour « ${query} ».`,
     more: 'Voici les 50 plus récents : précisez ce que vous cherchez pour en réduire le nombre.',
     newestFirst: 'Les plus récents d’abord',

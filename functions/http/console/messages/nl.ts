@@ -38,7 +38,7 @@ export const consoleNl: ConsoleMessages = {
     title: 'Zoeken',
     nothing: (query) => `Niets gevonden voor “${query}”.`,
     finds:
-      'De zoekfunctie vindt een betaling, terugbetaling, link, abonnement, gebeurtenis of webhook-endpoint aan zijn id; betalingen en terugbetalingen aan de referentie van de koper (client_reference_id), hoofdletters of niet, aan het begin ervan of van een van haar delen (“4711” vindt “ORD-4711”); betalingen aan het e-mailadres van de koper of het begin ervan; betalingen, terugbetalingen en links aan hun bedrag in elke valuta (“49.90”, “49,90”, “€ 49,90”); links aan een waarde van hun metadata, heel, hoofdletters of niet.',
+      'De zoekfunctie vindt een betaling, terugbetaling, link, abonnement, gebeurtenis of webhook-endpoint aan zijn id; betalingen en terugbetalingen aan de referentie van de koper (client_reference_id), hoofdletters of niet, aan het begin ervan of van een van haar delen (“4711” vindt “ORD-4711”); betalingen aan het e-mailadres van de koper of het begin ervan; betalingen en terugbetalingen aan hun bedrag in elke valuta (“49.90”, “49,90”, “€ 49,90”); links aan een waarde van hun metadata, heel, hoofdletters of niet.',
     found: (count, query) => `${count} gevonden voor “${query}”.`,
     more: 'Dit zijn de nieuwste 50: typ meer van wat u zoekt om ze te beperken.',
     newestFirst: 'Nieuwste eerst',
