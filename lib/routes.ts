@@ -14,6 +14,7 @@ import {
   callsWorstCaseMs,
   NOTIFICATION_PSP_CALLS,
 } from '../functions/domain/call-budgets.ts';
+import { AUDITED_ROUTES } from '../functions/http/api/api-audit.ts';
 import { routes as httpRoutes, type RouteDefinition } from '../functions/http/routes.ts';
 
 export { allowedMethodsByPath, type RouteDefinition } from '../functions/http/routes.ts';
@@ -396,6 +397,12 @@ export function tableActionsOf(handler: HandlerName): TableAction[] {
     for (const action of MERCHANT_API_ACTIONS) actions.add(action);
     if (routes.some((route) => route.handler === handler && route.method === 'POST')) {
       for (const action of IDEMPOTENCY_ACTIONS) actions.add(action);
+    }
+    // The audit log's entry of a change, written before it and settled after (functions/http/api/api-audit.ts).
+    if (
+      routes.some((route) => route.handler === handler && AUDITED_ROUTES[`${route.method} ${route.path}`])
+    ) {
+      actions.add('PutItem');
     }
   }
   return [...actions].sort();

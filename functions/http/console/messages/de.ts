@@ -218,7 +218,10 @@ export const consoleDe: ConsoleMessages = {
   audit: {
     title: 'Audit-Protokoll',
     intro:
-      'Jede An- und Abmeldung, jede Änderung in der Konsole und jeder abgewiesene Versuch, neueste zuerst.',
+      'Jede An- und Abmeldung, jede Änderung in der Konsole, über die API oder auf der Kommandozeile, und jeder abgewiesene Versuch, neueste zuerst.',
+    ofAmount: (amount) => `über ${amount}`,
+    on: 'zu',
+    via: { api: 'API-Schlüssel', cli: 'Kommandozeile' },
     when: 'Wann',
     who: 'Wer',
     what: 'Was',

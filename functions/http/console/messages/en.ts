@@ -210,7 +210,10 @@ export const consoleEn: ConsoleMessages = {
   audit: {
     title: 'Audit log',
     intro:
-      'Every sign-in and sign-out, every change made in the console and every attempt refused, newest first.',
+      'Every sign-in and sign-out, every change made in the console, through the API or on the command line, and every attempt refused, newest first.',
+    ofAmount: (amount) => `of ${amount}`,
+    on: 'on',
+    via: { api: 'API key', cli: 'command line' },
     when: 'When',
     who: 'Who',
     what: 'What',

@@ -211,7 +211,10 @@ export const consoleEs: ConsoleMessages = {
   audit: {
     title: 'Registro de auditoría',
     intro:
-      'Cada inicio y cierre de sesión, cada cambio hecho en la consola y cada intento rechazado, los más recientes primero.',
+      'Cada inicio y cierre de sesión, cada cambio hecho en la consola, por la API o en la línea de comandos, y cada intento rechazado, los más recientes primero.',
+    ofAmount: (amount) => `de ${amount}`,
+    on: 'sobre',
+    via: { api: 'clave de API', cli: 'línea de comandos' },
     when: 'Cuándo',
     who: 'Quién',
     what: 'Qué',

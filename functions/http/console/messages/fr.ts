@@ -214,7 +214,10 @@ export const consoleFr: ConsoleMessages = {
   audit: {
     title: 'Journal d’audit',
     intro:
-      'Chaque connexion et déconnexion, chaque modification faite dans la console et chaque tentative refusée, les plus récentes d’abord.',
+      'Chaque connexion et déconnexion, chaque modification faite dans la console, par l’API ou en ligne de commande, et chaque tentative refusée, les plus récentes d’abord.',
+    ofAmount: (amount) => `de ${amount}`,
+    on: 'sur',
+    via: { api: 'clé d’API', cli: 'ligne de commande' },
     when: 'Quand',
     who: 'Qui',
     what: 'Quoi',

@@ -213,7 +213,11 @@ export const consoleNl: ConsoleMessages = {
   },
   audit: {
     title: 'Auditlog',
-    intro: 'Elke aan- en afmelding, elke wijziging in de console en elke geweigerde poging, nieuwste eerst.',
+    intro:
+      'Elke aan- en afmelding, elke wijziging in de console, via de API of op de opdrachtregel, en elke geweigerde poging, nieuwste eerst.',
+    ofAmount: (amount) => `van ${amount}`,
+    on: 'op',
+    via: { api: 'API-sleutel', cli: 'opdrachtregel' },
     when: 'Wanneer',
     who: 'Wie',
     what: 'Wat',

@@ -47,6 +47,10 @@ export const statusFr: StatusTexts = {
     'subscription.cancel': 'Abonnement résilié',
     'session.sign-in': 'Connexion',
     'session.sign-out': 'Déconnexion',
+    'link.update': 'Lien modifié',
+    'subscription.update': 'Abonnement modifié',
+    'account.edit': 'Paramètres du compte enregistrés',
+    'connection.manage': 'Connexions aux prestataires de paiement modifiées',
   },
   outcomes: {
     attempted: 'résultat inconnu',

@@ -215,6 +215,12 @@ export interface ConsoleMessages {
   audit: {
     title: string;
     intro: string;
+    /** A target's amount: "of €10.00". */
+    ofAmount: (amount: string) => string;
+    /** Between a target and what it belongs to: "refund re_… of €10.00 on payment pay_…". */
+    on: string;
+    /** Who made a change outside the console: "API key svc_test_AbCd… (key_…)". */
+    via: { api: string; cli: string };
     when: string;
     who: string;
     what: string;
