@@ -73,5 +73,6 @@ export const statusDe: StatusTexts = {
     we: 'Endpunkt',
     key: 'API-Schlüssel',
     sub: 'Abonnement',
+    pc: 'Verbindung',
   },
 };

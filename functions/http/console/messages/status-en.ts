@@ -67,5 +67,6 @@ export const statusEn: StatusTexts = {
     we: 'endpoint',
     key: 'API key',
     sub: 'subscription',
+    pc: 'connection',
   },
 };

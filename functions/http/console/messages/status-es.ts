@@ -73,5 +73,6 @@ export const statusEs: StatusTexts = {
     we: 'endpoint',
     key: 'clave de API',
     sub: 'suscripción',
+    pc: 'conexión',
   },
 };

@@ -67,5 +67,6 @@ export const statusFr: StatusTexts = {
     we: 'point de terminaison',
     key: 'clé d’API',
     sub: 'abonnement',
+    pc: 'connexion',
   },
 };

@@ -73,5 +73,6 @@ export const statusNl: StatusTexts = {
     we: 'endpoint',
     key: 'API-sleutel',
     sub: 'abonnement',
+    pc: 'koppeling',
   },
 };
