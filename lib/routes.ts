@@ -245,8 +245,7 @@ export const functions = {
   },
   // Finds the payment by its pointer and its buyer's other attempts among its link's payments (Query), erases them
   // (conditional Puts) and every copy: refund entries, the link's events and their deliveries (Query, UpdateItem),
-  // the link item (functions/adapters/dynamodb/personal-data-store.ts).
-  // DeleteItem, here and in the retention sweep: the erased details' search keys (docs/security.md#personal-data).
+  // the link item (functions/adapters/dynamodb/personal-data-store.ts), and their search keys (DeleteItem).
   'erase-payment-buyer': {
     table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query'],
     merchantApi: true,
@@ -399,11 +398,8 @@ export function tableActionsOf(handler: HandlerName): TableAction[] {
       for (const action of IDEMPOTENCY_ACTIONS) actions.add(action);
     }
     // The audit log's entry of a change, written before it and settled after (functions/http/api/api-audit.ts).
-    if (
-      routes.some((route) => route.handler === handler && AUDITED_ROUTES[`${route.method} ${route.path}`])
-    ) {
-      actions.add('PutItem');
-    }
+    const audited = (route: (typeof routes)[number]) => AUDITED_ROUTES[`${route.method} ${route.path}`];
+    if (routes.some((route) => route.handler === handler && audited(route))) actions.add('PutItem');
   }
   return [...actions].sort();
 }

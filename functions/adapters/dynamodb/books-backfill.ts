@@ -10,7 +10,7 @@ import { linkFromItem } from './link-mapper.ts';
 import { paymentFromItem } from './payment-mapper.ts';
 import { copyRefundedTotal, refundedTotalsOf } from './payment-refunds.ts';
 import { writeRefundEntry } from './refund-entries.ts';
-import { tokenChanges, writeSearchKeys } from './search-index.ts';
+import { tokenChanges, writeSearchKeys } from './search-keys.ts';
 import { bookEntryKeys, bookKeys, connectionKeys, keys } from './table-schema.ts';
 import { setAttributes } from './update-expressions.ts';
 

@@ -24,7 +24,7 @@ import { decodedItems } from './item-decoder.ts';
 import { linkFromItem, linkToItem, placeAttribute } from './link-mapper.ts';
 import { type MergedRead, mergedEntries } from './merged-partitions.ts';
 import { dueInSweeperIndex, itemsByKey, itemsOfIndexEntries, type TableIndexRef } from './query.ts';
-import { type Searchable, tokenChanges, writeSearchKeys } from './search-index.ts';
+import { type Searchable, tokenChanges, writeSearchKeys } from './search-keys.ts';
 import {
   currentIndexNames,
   eventFeedKeys,

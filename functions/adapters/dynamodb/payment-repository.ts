@@ -9,7 +9,7 @@ import type { PaymentRepository } from '../../ports/payment-repository.ts';
 import { decodedItems } from './item-decoder.ts';
 import { paymentFromItem, paymentToItem } from './payment-mapper.ts';
 import { allItems, allOfSweeperIndex, type DuePayment, duePayments, type TableIndexRef } from './query.ts';
-import { tokenChanges, writeSearchKeys } from './search-index.ts';
+import { tokenChanges, writeSearchKeys } from './search-keys.ts';
 import { currentIndexNames, type IndexNames, paymentKeys, personalDataKeys } from './table-schema.ts';
 
 export class DynamoPaymentRepository implements PaymentRepository {

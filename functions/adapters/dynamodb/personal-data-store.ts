@@ -10,7 +10,7 @@ import { paymentFromItem } from './payment-mapper.ts';
 import { allItems, type DuePayment, duePayments, type TableIndexRef } from './query.ts';
 import { searchableRefund } from './refund-entries.ts';
 import { refundEntryFromItem } from './refund-mapper.ts';
-import { writeSearchKeys } from './search-index.ts';
+import { writeSearchKeys } from './search-keys.ts';
 import {
   bookKeys,
   currentIndexNames,

@@ -4,7 +4,7 @@ import { type RefundEntry, refundEntryOf } from '../../domain/books.ts';
 import { paidPayment } from '../../domain/link-payments.ts';
 import type { PaymentLink, Refund } from '../../domain/payment-link.ts';
 import { refundTokens } from '../../domain/search.ts';
-import { type Searchable, writeSearchKeys } from './search-index.ts';
+import { type Searchable, writeSearchKeys } from './search-keys.ts';
 import { bookEntryKeys, bookKeys, paymentKeys } from './table-schema.ts';
 import { setAttributes } from './update-expressions.ts';
 
