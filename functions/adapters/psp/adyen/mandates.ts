@@ -112,7 +112,7 @@ export class AdyenMandates implements HoldsMandates {
   private readonly options: AdyenMandateOptions;
   /**
    * The token an AUTHORISATION of a payment link names (`tokenization.storedPaymentMethodId`), by link. Outside
-   * the HMAC: only a hint of which listed token is the link's, never trusted alone.
+   * the HMAC: it only picks among the tokens Adyen lists for the link's shopper reference, never trusted alone.
    */
   private readonly namedTokens = new RecentFacts<string>({ maxAgeMs: 60_000, maxSize: 100 });
   /** The outcomes the AUTHORISATION notifications of renewals told, by their PSP reference. */
@@ -157,13 +157,10 @@ export class AdyenMandates implements HoldsMandates {
     const tokens = (listed.storedPaymentMethods ?? []).filter(
       (token) => token.id && token.supportedRecurringProcessingModels?.includes('Subscription'),
     );
+    // The notification's token counts only as one of those Adyen lists for the link's own shopper reference.
     const named = this.namedTokens.get(session.id);
-    const token = named ? tokens.find((listedToken) => listedToken.id === named) : tokens[0];
-    if (!token || (!named && tokens.length > 1)) {
-      return none(
-        `Adyen holds ${tokens.length} subscription tokens for the payment link, none of them its own.`,
-      );
-    }
+    const token = tokens.find(({ id }) => id === named) ?? (tokens.length === 1 ? tokens[0] : undefined);
+    if (!token) return none(`Adyen lists ${tokens.length} subscription tokens for the payment link.`);
     const mandate: MandateRef = {
       connection_id: this.options.connection.id,
       provider: adyen.id,

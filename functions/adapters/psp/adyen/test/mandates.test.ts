@@ -134,14 +134,28 @@ describe('Adyen mandates: the first payment stores the card', () => {
     const other = await subscribed(psp);
     const session = await psp.createSession(subscriptionRequest());
     const item = adyen.pay(session.id);
-    // The HMAC does not cover additionalData: a replayed item can name another subscription's token.
+    const own = item.additionalData?.['tokenization.storedPaymentMethodId'];
+    // The HMAC does not cover additionalData: a tampered item can name another subscription's token.
     item.additionalData = {
       ...item.additionalData,
       'tokenization.storedPaymentMethodId': other.mandate.reference,
     };
     await psp.verifyNotification(adyen.notification([item], { hmacKey }), {});
     const opened = await psp.mandateOf({ id: session.id, paymentReference: item.pspReference });
-    expect(opened.state).toBe('none');
+    expect(opened).toMatchObject({ state: 'ready', mandate: { reference: own } });
+  });
+
+  it('takes, of several tokens Adyen lists for the link, the one its AUTHORISATION names; none unnamed', async () => {
+    const psp = await holder();
+    const { request, session, mandate } = await subscribed(psp);
+    const own = adyen.mandates.tokens.get(mandate.reference);
+    if (!own) throw new Error('no token at the fake');
+    adyen.mandates.tokens.set('EARLIERTOKEN0001', { ...own, id: 'EARLIERTOKEN0001' });
+    expect(own.shopperReference).toBe(request.paymentId);
+    const named = await psp.mandateOf({ id: session.id, paymentReference: null });
+    expect(named).toMatchObject({ state: 'ready', mandate: { reference: mandate.reference } });
+    const elsewhere = await holder(factoryOf(createFactory, { secrets: fake.secrets, apiUrl: adyen.url }));
+    expect((await elsewhere.mandateOf({ id: session.id, paymentReference: null })).state).toBe('none');
   });
 
   it('is pending before the link is paid, and none for a link that stores nothing', async () => {
