@@ -4,7 +4,7 @@ import type { StoredPaymentMethodResource } from '@adyen/api-library/lib/src/typ
 import type { NotificationRequestItem } from '@adyen/api-library/lib/src/typings/notification/notificationRequestItem.js';
 import type { PspConnection } from '../../../domain/connection.ts';
 import { InvalidNotificationError } from '../../../domain/errors.ts';
-import type { MandateRef } from '../../../domain/mandates.ts';
+import type { Decline, MandateRef } from '../../../domain/mandates.ts';
 import type { Amount } from '../../../domain/money.ts';
 import { fromPspMinorUnits } from '../../../domain/psp-rules.ts';
 import type {
@@ -259,7 +259,7 @@ export class AdyenMandates implements HoldsMandates {
 
 const none = (reason: string) => ({ state: 'none' as const, reason });
 
-function failed(reference: string | null, decline: ReturnType<typeof adyenDecline>): MandateChargeResult {
+function failed(reference: string | null, decline: Decline): MandateChargeResult {
   return { state: 'failed', reference, decline, mandateUsable: decline.class !== 'hard' };
 }
 
