@@ -115,7 +115,10 @@ export class AdyenMandates implements HoldsMandates {
    * the HMAC: it only picks among the tokens Adyen lists for the link's shopper reference, never trusted alone.
    */
   private readonly namedTokens = new RecentFacts<string>({ maxAgeMs: 60_000, maxSize: 100 });
-  /** The outcomes the AUTHORISATION notifications of renewals told, by their PSP reference. */
+  /**
+   * Renewals' outcomes as Adyen told them, by PSP reference: its answer to the charge, or later the renewal's
+   * AUTHORISATION notification (Adyen has no API to read a payment back).
+   */
   private readonly renewals = new RecentFacts<MandateChargeResult>({ maxAgeMs: 600_000, maxSize: 100 });
 
   constructor(options: AdyenMandateOptions) {
@@ -190,7 +193,9 @@ export class AdyenMandates implements HoldsMandates {
       const answer = await withinPspBudget(adyen.displayName, () =>
         payments.payments(request, { idempotencyKey: charge.idempotencyKey }),
       );
-      return this.resultOf(answer, charge.amount);
+      const result = this.resultOf(answer, charge.amount);
+      if (result.state !== 'pending' && result.reference) this.renewals.set(result.reference, result);
+      return result;
     } catch (error) {
       const refused = refusalOf(error);
       if (refused) return refused;
@@ -199,8 +204,8 @@ export class AdyenMandates implements HoldsMandates {
   }
 
   /**
-   * A pending renewal's outcome, as its AUTHORISATION notification told this adapter; still pending until then
-   * (Adyen has no API to read a payment back).
+   * A renewal's outcome as Adyen told this adapter (its answer, or the AUTHORISATION that settled a pending one);
+   * pending until then.
    */
   async retrieveCharge(reference: string): Promise<MandateChargeResult> {
     return this.renewals.get(reference) ?? { state: 'pending', reference };

@@ -190,6 +190,7 @@ describe('Adyen mandates: renewals', () => {
       reference: expect.stringMatching(/^[0-9A-Z]{16}$/),
       amount: { value: '12.50', currency: 'EUR' },
     });
+    expect(await psp.retrieveCharge(answer.state === 'succeeded' ? answer.reference : '')).toEqual(answer);
     const sent = adyen.requests.at(-1);
     expect(sent).toMatchObject({ method: 'POST', path: '/v72/payments' });
     expect(sent?.headers['idempotency-key']).toBe(charge.idempotencyKey);
