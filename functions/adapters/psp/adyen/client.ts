@@ -105,7 +105,11 @@ export async function loadAdyenSdk(
     modifications: new (namedExports(modifications).ModificationsApi)(adyen),
     hmac: new Hmac(),
     mandates: () => {
-      mandates ??= loadMandateServices(adyen);
+      // A failed load is tried again at the next use, not kept.
+      mandates ??= loadMandateServices(adyen).catch((error: unknown) => {
+        mandates = undefined;
+        throw error;
+      });
       return mandates;
     },
   };
