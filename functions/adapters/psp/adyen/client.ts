@@ -105,11 +105,7 @@ export async function loadAdyenSdk(
     modifications: new (namedExports(modifications).ModificationsApi)(adyen),
     hmac: new Hmac(),
     mandates: () => {
-      // A failed load is tried again at the next use, not kept.
-      mandates ??= loadMandateServices(adyen).catch((error: unknown) => {
-        mandates = undefined;
-        throw error;
-      });
+      mandates ??= loadMandateServices(adyen);
       return mandates;
     },
   };
