@@ -94,6 +94,11 @@ describe('Adyen mandates: the first payment stores the card', () => {
         subscription_id: request.opensMandate?.subscriptionId,
       },
     });
+    // An update link's buyer agreed to the terms already: its page says what the new method is for.
+    const update = await psp.createSession(subscriptionRequest({ recurring: null }));
+    expect(adyen.paymentLinks.get(update.id)?.description).toBe(
+      'Membership: later periods are charged to this payment method.',
+    );
     expect(adyen.violations).toEqual([]);
   });
 
