@@ -52,7 +52,15 @@ export type FakeChargeOutcome =
   | 'authentication_required'
   | 'pending'
   | 'revoked'
-  | FakeChargeAnswer;
+  | FakeChargeAnswer
+  | FakeChargeError;
+
+/** An error Adyen answers the payment with instead (a validation error, `704` for a key still in progress, a 429). */
+export interface FakeChargeError {
+  status: number;
+  errorCode: string;
+  message: string;
+}
 
 export interface FakeChargeAnswer {
   resultCode: string;
@@ -61,7 +69,7 @@ export interface FakeChargeAnswer {
   additionalData?: Record<string, string>;
 }
 
-const ANSWERS: Record<Exclude<FakeChargeOutcome, 'revoked' | FakeChargeAnswer>, FakeChargeAnswer> = {
+const ANSWERS: Record<Exclude<FakeChargeOutcome, object | 'revoked'>, FakeChargeAnswer> = {
   soft_decline: {
     resultCode: 'Refused',
     refusalReasonCode: '12',
@@ -166,6 +174,14 @@ export function mountFakeMandates(options: { merchantAccount: string; error: Err
       );
     }
     const outcome = next.shift();
+    if (typeof outcome === 'object' && 'errorCode' in outcome) {
+      return error(
+        outcome.status,
+        outcome.errorCode,
+        outcome.message,
+        outcome.status < 500 ? 'validation' : 'internal',
+      );
+    }
     if (outcome === 'revoked') {
       const revoked = tokens.get(String(method.storedPaymentMethodId));
       if (revoked) revoked.disabled = true;

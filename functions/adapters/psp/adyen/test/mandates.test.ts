@@ -318,6 +318,25 @@ describe('Adyen mandates: renewals', () => {
     expect(adyen.violations).toEqual([]);
   });
 
+  it('declines for good a charge Adyen refuses as invalid; takes 704 (the key still in progress) as no answer', async () => {
+    const psp = await holder();
+    const { mandate } = await subscribed(psp);
+    adyen.mandates.nextCharge({ status: 422, errorCode: '137', message: 'Invalid amount specified' });
+    expect(await psp.chargeMandate(chargeOf(mandate))).toEqual({
+      state: 'failed',
+      reference: null,
+      decline: { class: 'hard', code: 'adyen:137', message: 'Invalid amount specified' },
+      mandateUsable: true,
+    });
+    adyen.mandates.nextCharge({
+      status: 422,
+      errorCode: '704',
+      message: 'Request already processed or in progress',
+    });
+    await expect(psp.chargeMandate(chargeOf(mandate))).rejects.toThrow(PspOutageError);
+    expect(adyen.violations).toEqual([]);
+  });
+
   it('keeps a revoked token revoked: the next charge is declined too', async () => {
     const psp = await holder();
     const { mandate } = await subscribed(psp);
