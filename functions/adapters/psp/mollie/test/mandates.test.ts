@@ -192,6 +192,18 @@ describe('the mandate a Mollie first payment left (mandateOf)', () => {
     expect(mandate).toMatchObject({ method: 'directdebit', display: 'SEPA Direct Debit •••• 4321' });
   });
 
+  it('is ready while Mollie still confirms it (pending, which Mollie charges), none once invalid', async () => {
+    const session = await psp.createSession(mandateRequest());
+    mollie.mandates.payFirst(session.id, 'bancontact');
+    const held = mollie.mandates.mandates.get(String(mollie.payments.get(session.id)?.mandateId));
+    if (!held) throw new Error('no mandate');
+    held.status = 'pending';
+    const opened = () => psp.mandateOf({ id: session.id, paymentReference: session.id });
+    expect(await opened()).toMatchObject({ state: 'ready', mandate: { reference: held.id } });
+    mollie.mandates.revokeAtBank(held.id);
+    expect(await opened()).toMatchObject({ state: 'none' });
+  });
+
   it("is read from the customer's mandates when the paid payment does not name it yet", async () => {
     const session = await psp.createSession(mandateRequest());
     mollie.setStatus(session.id, 'paid');
