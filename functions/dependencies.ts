@@ -19,6 +19,7 @@ import { DynamoRateLimiter } from './adapters/dynamodb/rate-limiter.ts';
 import { DynamoRefundLedger } from './adapters/dynamodb/refund-ledger.ts';
 import { DynamoSandboxMandateStore } from './adapters/dynamodb/sandbox-mandate-store.ts';
 import { DynamoSandboxSessionStore } from './adapters/dynamodb/sandbox-session-store.ts';
+import { DynamoSettlementRepository } from './adapters/dynamodb/settlement-repository.ts';
 import { DynamoSigningSecretStore } from './adapters/dynamodb/signing-secret-store.ts';
 import {
   DynamoCancelLinkStore,
@@ -235,6 +236,19 @@ export const outcomeRecorder = /* @__PURE__ */ once(
 export const observedOutcomes = /* @__PURE__ */ once(
   () => new ObservedOutcomes(outcomeCounterStore(), { maxAgeMs: config().OUTCOME_CACHE_MS, now }),
 );
+
+export const settlementRepository = /* @__PURE__ */ once(
+  () => new DynamoSettlementRepository(documentClient(), config().TABLE_NAME, indexNames()),
+);
+
+/** What the settlement sweeper needs (functions/use-cases/settlements.ts). */
+export const settlementSweep = () => ({
+  settlements: settlementRepository(),
+  payments: paymentRepository(),
+  links: linkRepository(),
+  psps: pspConnections(),
+  now,
+});
 
 export const paymentRepository = /* @__PURE__ */ once(() =>
   countingPayments(

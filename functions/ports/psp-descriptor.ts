@@ -18,7 +18,9 @@ import type { SecretStore } from './secret-store.ts';
  * - `locale`: its page speaks the buyer's language when told;
  * - `holds_mandates`: its adapter implements `HoldsMandates` (functions/ports/psp.ts): only its connections are
  *   routed a subscription link or an update link (docs/subscriptions.md#mandates), decided from the descriptor
- *   without loading the adapter.
+ *   without loading the adapter;
+ * - `lists_payouts`: its adapter implements `ListsPayouts` (functions/ports/psp-capabilities.ts): its connections'
+ *   payouts are read and matched to our payments by the settlement sweeper (docs/books.md#settlements).
  */
 export const CAPABILITIES = [
   'ends_sessions',
@@ -30,6 +32,7 @@ export const CAPABILITIES = [
   'line_items',
   'locale',
   'holds_mandates',
+  'lists_payouts',
 ] as const;
 export type Capability = (typeof CAPABILITIES)[number];
 

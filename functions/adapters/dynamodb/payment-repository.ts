@@ -7,6 +7,7 @@ import type { Mode } from '../../domain/principal.ts';
 import type { PaymentRepository } from '../../ports/payment-repository.ts';
 import { decodedItems } from './item-decoder.ts';
 import { paymentFromItem, paymentToItem } from './payment-mapper.ts';
+import { pointAtReference } from './payment-references.ts';
 import { allItems, allOfSweeperIndex, type DuePayment, duePayments, type TableIndexRef } from './query.ts';
 import { currentIndexNames, type IndexNames, paymentKeys, personalDataKeys } from './table-schema.ts';
 
@@ -26,6 +27,10 @@ export class DynamoPaymentRepository implements PaymentRepository {
   async save(payment: Payment, before?: Payment): Promise<void> {
     // Before the payment, so that no payment holds personal data that its id alone cannot find.
     if (holdsPersonalData(payment) && !(before && holdsPersonalData(before))) await this.point(payment);
+    // Before the payment too, so that no payment has a PSP reference its payouts cannot find it by.
+    if (payment.provider_reference !== null && payment.provider_reference !== before?.provider_reference) {
+      await pointAtReference(this.client, this.tableName, payment);
+    }
     try {
       await this.client.send(
         new PutCommand({

@@ -23,7 +23,13 @@ import {
   type SessionEnd,
   type SessionRequest,
 } from '../../../ports/psp.ts';
-import type { EndsSessions, Refunds } from '../../../ports/psp-capabilities.ts';
+import type {
+  EndsSessions,
+  ListsPayouts,
+  PspPayout,
+  PspPayoutItem,
+  Refunds,
+} from '../../../ports/psp-capabilities.ts';
 import type { PspRuntime } from '../../../ports/psp-descriptor.ts';
 import {
   messageOf,
@@ -36,6 +42,7 @@ import {
 import { storedCredentialsFactory } from '../kit/factory.ts';
 import { RecentFacts } from '../kit/recent-facts.ts';
 import { mollie } from './descriptor.ts';
+import { mollieSettlementItems, mollieSettlements } from './payouts.ts';
 
 /** Mollie wants exactly the currency's decimals ("10.50", "500" for JPY); merchants may send "10.5". */
 export function mollieAmount(amount: Amount): { currency: string; value: string } {
@@ -107,7 +114,7 @@ function refundStateOf(refund: Refund): PspRefundStatus {
  * webhook carries only `id=tr_…`, unsigned, so every notification is answered by fetching that payment with
  * the connection's own key (a payment of another account or mode is not found, or not of this mode).
  */
-export class MolliePsp implements Psp, EndsSessions, Refunds {
+export class MolliePsp implements Psp, EndsSessions, Refunds, ListsPayouts {
   readonly provider = mollie.id;
   readonly checkoutOrigin = 'https://www.mollie.com';
   readonly sessionLimits = mollie.sessionLimits;
@@ -275,6 +282,14 @@ export class MolliePsp implements Psp, EndsSessions, Refunds {
       }),
     );
     return refundStateOf(refund);
+  }
+
+  listPayouts(since: Date, limit: number): Promise<PspPayout[]> {
+    return this.call('lookup', () => mollieSettlements(this.mollie, since, limit));
+  }
+
+  payoutItems(payout: PspPayout): Promise<PspPayoutItem[]> {
+    return this.call('lookup', () => mollieSettlementItems(this.mollie, payout));
   }
 
   /** `reference` is `tr_…/re_…`: Mollie reads a refund only through its payment. */

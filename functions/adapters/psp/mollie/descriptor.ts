@@ -52,7 +52,7 @@ export const mollie: PspDescriptor<ReturnType<typeof credentials>, 'mollie'> = {
     blik: 'blik',
     twint: 'twint',
   },
-  capabilities: ['ends_sessions', 'refunds', 'partial_refunds', 'line_items', 'locale'],
+  capabilities: ['ends_sessions', 'refunds', 'partial_refunds', 'line_items', 'locale', 'lists_payouts'],
   /**
    * Mollie decides how long an open payment lives (per method, from minutes to days for bank transfers) and
    * says so in `expiresAt`; without it we assume the shortest common window, 15 minutes.

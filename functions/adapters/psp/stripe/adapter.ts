@@ -20,13 +20,20 @@ import {
   type SessionEnd,
   type SessionRequest,
 } from '../../../ports/psp.ts';
-import type { EndsSessions, Refunds } from '../../../ports/psp-capabilities.ts';
+import type {
+  EndsSessions,
+  ListsPayouts,
+  PspPayout,
+  PspPayoutItem,
+  Refunds,
+} from '../../../ports/psp-capabilities.ts';
 import type { PspRuntime } from '../../../ports/psp-descriptor.ts';
 import { messageOf, type PspOperation, pspFailure } from '../kit/calls.ts';
 import type { CredentialsOf } from '../kit/credentials.ts';
 import { storedCredentialsFactory } from '../kit/factory.ts';
 import { stripeBuyer, stripeBuyerQuestions, stripeLinkId } from './buyer.ts';
 import { stripe } from './descriptor.ts';
+import { stripePayoutItems, stripePayouts } from './payouts.ts';
 
 /** The Secrets Manager value of a Stripe connection's credentials (its descriptor's `credentials`). */
 export type StripeCredentials = CredentialsOf<typeof stripe>;
@@ -58,7 +65,7 @@ export function stripeEndpoint(apiUrl: string | undefined): StripeEndpoint | und
   };
 }
 
-export class StripePsp implements Psp, EndsSessions, Refunds {
+export class StripePsp implements Psp, EndsSessions, Refunds, ListsPayouts {
   readonly provider = stripe.id;
   readonly checkoutOrigin = 'https://checkout.stripe.com';
   readonly sessionLimits = stripe.sessionLimits;
@@ -257,6 +264,14 @@ export class StripePsp implements Psp, EndsSessions, Refunds {
 
   async retrieveRefund(reference: string): Promise<PspRefundStatus> {
     return refundStatus(await this.call('lookup', () => this.stripe.refunds.retrieve(reference)));
+  }
+
+  listPayouts(since: Date, limit: number): Promise<PspPayout[]> {
+    return this.call('lookup', () => stripePayouts(this.stripe, since, limit));
+  }
+
+  payoutItems(payout: PspPayout): Promise<PspPayoutItem[]> {
+    return this.call('lookup', () => stripePayoutItems(this.stripe, payout));
   }
 
   /** One call to Stripe (bounded by the SDK's own timeout and retries), its errors translated (`failure`). */

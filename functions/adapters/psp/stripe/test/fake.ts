@@ -19,6 +19,7 @@ import {
   linesTotal,
   THREE_DECIMAL,
 } from './fake-answers.ts';
+import { type FakeStripePayouts, fakeStripePayouts } from './fake-payouts.ts';
 
 export type { FakeSession, FakeStripeBuyer } from './fake-answers.ts';
 
@@ -46,6 +47,8 @@ export interface FakeStripe {
   /** The form each session was created from (its lines, which a session does not show unexpanded). */
   forms: Map<string, Record<string, string>>;
   refunds: Map<string, FakeRefund>;
+  /** Its payouts of what it took (test/fake-payouts.ts). */
+  payouts: FakeStripePayouts;
   /**
    * What Stripe does when the buyer pays: the session completes with a PaymentIntent; with an asynchronous
    * method (SEPA Direct Debit) it completes `unpaid` until `settleAsyncPayment`.
@@ -115,6 +118,7 @@ export async function startFakeStripe(options: {
   };
   const nowSeconds = () => Math.floor((Date.now() + state.clockAheadMs) / 1000);
   const isLive = (key: string) => /^(sk|rk)_live_/.test(key);
+  const payouts = fakeStripePayouts({ sessions, refunds, nowSeconds });
 
   const contract = loadPspContract(new URL('./contract/stripe.trimmed.json', import.meta.url), {
     formEncoded: true,
@@ -232,6 +236,8 @@ export async function startFakeStripe(options: {
         },
       });
     }
+    const paidOut = payouts.answer(request.method ?? '', url);
+    if (paidOut) return reply(paidOut.status, paidOut.body);
     const match = /^\/v1\/checkout\/sessions(?:\/([^/]+)(\/expire)?)?$/.exec(url.pathname);
     if (!match)
       return reply(404, { error: { type: 'invalid_request_error', message: 'Unrecognized request URL' } });
@@ -304,6 +310,7 @@ export async function startFakeStripe(options: {
     violations,
     sessions,
     forms,
+    payouts,
     completeSession(sessionId, completion = {}) {
       const session = sessions.get(sessionId);
       if (!session) throw new Error(`no session ${sessionId}`);
