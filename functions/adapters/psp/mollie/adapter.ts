@@ -125,9 +125,13 @@ export class MolliePsp implements Psp, EndsSessions, Refunds, ListsPayouts {
   /** The payment a notification just fetched, for the `retrieveSession` that follows it. */
   private readonly fetched = new RecentFacts<Payment>({ maxAgeMs: 10_000, maxSize: 20 });
 
-  constructor(mollie: MollieClient, connection: PspConnection) {
+  /** The client of the connection's organization access token, which alone may list settlements; absent: none. */
+  private readonly organization: MollieClient | undefined;
+
+  constructor(mollie: MollieClient, connection: PspConnection, organization?: MollieClient) {
     this.mollie = mollie;
     this.connection = connection;
+    this.organization = organization;
   }
 
   /** One call to Mollie, bounded by the PSP call budget, its errors translated (`failure`). */
@@ -284,12 +288,21 @@ export class MolliePsp implements Psp, EndsSessions, Refunds, ListsPayouts {
     return refundStateOf(refund);
   }
 
-  listPayouts(since: Date, limit: number): Promise<PspPayout[]> {
-    return this.call('lookup', () => mollieSettlements(this.mollie, since, limit));
+  /**
+   * Mollie's settlements, read with the connection's organization access token: without one there are none to
+   * read (Mollie lists settlements to no API key), and a test-mode connection has none (Mollie settles live
+   * payments only).
+   */
+  async listPayouts(since: Date, limit: number): Promise<PspPayout[]> {
+    const organization = this.organization;
+    if (!organization || this.connection.mode !== 'live') return [];
+    return this.call('lookup', () => mollieSettlements(organization, since, limit));
   }
 
-  payoutItems(payout: PspPayout): Promise<PspPayoutItem[]> {
-    return this.call('lookup', () => mollieSettlementItems(this.mollie, payout));
+  async payoutItems(payout: PspPayout): Promise<PspPayoutItem[]> {
+    const organization = this.organization;
+    if (!organization) return [];
+    return this.call('lookup', () => mollieSettlementItems(organization, payout));
   }
 
   /** `reference` is `tr_…/re_…`: Mollie reads a refund only through its payment. */
@@ -309,11 +322,12 @@ export function createFactory(runtime: PspRuntime) {
   return storedCredentialsFactory(mollie, runtime.secrets, async (credentials, connection) => {
     // Loaded here, not at module scope: only functions that talk to Mollie evaluate the SDK (docs/performance.md).
     const { createMollieClient } = await import('@mollie/api-client');
-    const client = createMollieClient({
-      apiKey: credentials.api_key,
-      ...(runtime.apiUrl ? { apiEndpoint: runtime.apiUrl } : {}),
-    });
-    return new MolliePsp(client, connection);
+    const endpoint = runtime.apiUrl ? { apiEndpoint: runtime.apiUrl } : {};
+    const client = createMollieClient({ apiKey: credentials.api_key, ...endpoint });
+    const organization = credentials.access_token
+      ? createMollieClient({ accessToken: credentials.access_token, ...endpoint })
+      : undefined;
+    return new MolliePsp(client, connection, organization);
   });
 }
 
