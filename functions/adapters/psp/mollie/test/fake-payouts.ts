@@ -81,7 +81,11 @@ export function fakeMollieSettlements(balance: FakeMollieBalance): FakeMollieSet
         profileId: 'pfl_OtherProfile',
         sequenceType: 'oneoff',
         metadata: null,
-        _links: { self: link(`${balance.endpoint()}payments/foreign`) },
+        _links: {
+          self: link(`${balance.endpoint()}payments/foreign`),
+          dashboard: link('https://www.mollie.com/dashboard/org_12345678/payments/foreign', 'text/html'),
+          documentation: link('https://docs.mollie.com/reference/get-payment', 'text/html'),
+        },
       });
     },
     settle() {
