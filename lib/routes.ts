@@ -241,7 +241,7 @@ export const functions = {
     merchantApi: true,
     timeoutSeconds: 28,
   },
-  // Settlements (docs/books.md#settlements): a page of the listing (keys only), the settlements read by key; one
+  // Settlements (docs/api.md#settlements): a page of the listing (keys only), the settlements read by key; one
   // settlement and its lines are one partition (Query).
   'list-settlements': { table: ['Query', 'BatchGetItem'], merchantApi: true, timeoutSeconds: 28 },
   'get-settlement': { table: ['Query'], merchantApi: true, timeoutSeconds: 28 },

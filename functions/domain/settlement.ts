@@ -5,7 +5,7 @@ import type { Mode } from './principal.ts';
 
 /**
  * A PSP's payout of the money a connection took (Stripe's payout, Mollie's settlement), with what it contains
- * matched to our payments and refunds (docs/books.md#settlements). Pure.
+ * matched to our payments and refunds (docs/api.md#settlements). Pure.
  */
 
 /** A payout's state at its PSP: on its way (`pending`, `in_transit`), arrived (`paid`), or not (`failed`, `canceled`). */

@@ -5,7 +5,7 @@ import { listSettlementsQuery } from '../http/api/settlement-query.ts';
 import { validate } from '../http/validate.ts';
 import { listSettlements } from '../use-cases/settlement-reads.ts';
 
-/** GET /v1/settlements: a page of the PSPs' payouts matched to the books, JSON or CSV (docs/books.md#settlements). */
+/** GET /v1/settlements: a page of the PSPs' payouts matched to the books, JSON or CSV (docs/api.md#settlements). */
 export const handler = apiHandler({ body: 'none' }, async ({ principal, event }) => {
   const query = validate(listSettlementsQuery(), event.queryStringParameters ?? {});
   const page = await listSettlements(settlementRepository(), principal, query);

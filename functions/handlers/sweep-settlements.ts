@@ -11,7 +11,7 @@ const SAFETY_MARGIN_MS = 6 * worstCaseMs(CALL_BUDGETS.psp) + ANSWER_ROOM_MS;
 
 /**
  * Scheduled (lib/routes.ts `schedules`): reads the payouts of the connections due, matches them to our payments
- * and refunds, and stores them as settlements (docs/books.md#settlements).
+ * and refunds, and stores them as settlements (docs/api.md#settlements).
  */
 export const handler = withLambdaContext(async (_event: ScheduledEvent, context: Context) => {
   const hasTimeLeft = () => context.getRemainingTimeInMillis() > SAFETY_MARGIN_MS;

@@ -106,7 +106,7 @@ export interface PspPayoutItem {
 
 /**
  * Lists the payouts of the money it took and what each contains, so that they can be matched to our payments
- * and refunds (docs/books.md#settlements). Without it, a connection's payouts are not read: its PSP has no API that
+ * and refunds (docs/api.md#settlements). Without it, a connection's payouts are not read: its PSP has no API that
  * lists them with their contents, and its descriptor does not declare `lists_payouts`.
  */
 export interface ListsPayouts {

@@ -20,7 +20,7 @@ import type { SecretStore } from './secret-store.ts';
  *   routed a subscription link or an update link (docs/subscriptions.md#mandates), decided from the descriptor
  *   without loading the adapter;
  * - `lists_payouts`: its adapter implements `ListsPayouts` (functions/ports/psp-capabilities.ts): its connections'
- *   payouts are read and matched to our payments by the settlement sweeper (docs/books.md#settlements).
+ *   payouts are read and matched to our payments by the settlement sweeper (docs/api.md#settlements).
  */
 export const CAPABILITIES = [
   'ends_sessions',

@@ -2,7 +2,7 @@ import type { Mode, Principal } from '../domain/principal.ts';
 import type { Settlement, SettlementItem } from '../domain/settlement.ts';
 
 /**
- * Where a connection's payouts are read from (docs/books.md#settlements): one per connection whose PSP lists
+ * Where a connection's payouts are read from (docs/api.md#settlements): one per connection whose PSP lists
  * payouts, on the settlement sweeper's list by when it is read next.
  */
 export interface PayoutReading {

@@ -25,7 +25,7 @@ import {
 import type { PayoutReading, SettlementRepository } from '../ports/settlements.ts';
 
 /**
- * The settlement sweeper (docs/books.md#settlements): reads each connection's payouts at its PSP when due, matches
+ * The settlement sweeper (docs/api.md#settlements): reads each connection's payouts at its PSP when due, matches
  * every line to our payments and refunds by the PSP's references, records the fee a PSP reports there on a payment
  * that has none of the PSP's yet, and stores each payout as a settlement. Reading a payout again stores the same
  * settlement (its id comes from the connection and the PSP's id of the payout), and a payout already stored in a

@@ -6,7 +6,7 @@ import { int32 } from './int32-schema.ts';
 import { money } from './money-response-schemas.ts';
 import { pageOf, providerSchema, publicId, timestamp } from './response-schemas.ts';
 
-// Response schemas of settlements (docs/books.md#settlements); only their types reach a handler.
+// Response schemas of settlements (docs/api.md#settlements); only their types reach a handler.
 
 /** A PSP's own id, as long as its API makes one. */
 const pspReference = (description: string) => z.string().max(255).meta({ description });

@@ -6,7 +6,7 @@ type Amount = { value: string; currency: string };
 /** What the fake Mollie holds that a settlement pays out: its payments and refunds. */
 interface FakeMollieBalance {
   payments: Map<string, FakeObject & { mode: string; status: string; amount: Amount }>;
-  refunds: Map<string, FakeObject & { paymentId: string; status: string; amount: Amount }>;
+  refunds: Map<string, FakeObject & { paymentId: string; status: string }>;
   endpoint: () => string;
 }
 
@@ -102,11 +102,12 @@ export function fakeMollieSettlements(balance: FakeMollieBalance): FakeMollieSet
       for (const refund of balance.refunds.values()) {
         if (refund.status !== 'refunded' || settled.has(refund.id)) continue;
         settled.add(refund.id);
+        const amount = refund.amount as Amount;
         refunds.push({
           ...refund,
           mode: 'live',
           settlementId,
-          settlementAmount: { value: `-${refund.amount.value}`, currency: refund.amount.currency },
+          settlementAmount: { value: `-${amount.value}`, currency: amount.currency },
         });
       }
       const total = [...payments, ...refunds].reduce(

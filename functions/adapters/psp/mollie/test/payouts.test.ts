@@ -12,7 +12,7 @@ import { type FakeMollie, startFakeMollie } from './fake.ts';
  * Live payments through Mollie's fake, some refunded, settled by the fake: the settlement sweeper reads the
  * settlement with the connection's organization access token (Mollie lists settlements to no API key, and settles
  * live payments only) through `@mollie/api-client`, every request and answer held to Mollie's OpenAPI document,
- * and matches every payment and refund it contains (docs/books.md#settlements).
+ * and matches every payment and refund it contains (docs/api.md#settlements).
  */
 const MOLLIE_LIVE = {
   provider: 'mollie',

@@ -9,7 +9,7 @@ import { STRIPE_FAKE } from './fake.ts';
  * A month of payments through Stripe's fake, some refunded, paid out by the fake's automatic payout: the settlement
  * sweeper reads the payout and its balance transactions through the official SDK (held to Stripe's OpenAPI
  * document), matches every payment and refund it contains, lists what it cannot match, records Stripe's fee on each
- * payment, and a second sweep changes nothing (docs/books.md#settlements).
+ * payment, and a second sweep changes nothing (docs/api.md#settlements).
  */
 const FAKES = { stripe: STRIPE_FAKE };
 let merchant: PspMerchant<typeof FAKES>;
