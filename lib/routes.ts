@@ -241,13 +241,7 @@ export const functions = {
     merchantApi: true,
     timeoutSeconds: 28,
   },
-  // Settlements (docs/api.md#settlements): a page of the listing (keys only), the settlements read by key; one
-  // settlement and its lines are one partition (Query).
-  'list-settlements': { table: ['Query', 'BatchGetItem'], merchantApi: true, timeoutSeconds: 28 },
-  'get-settlement': { table: ['Query'], merchantApi: true, timeoutSeconds: 28 },
-  // Reads the payouts of the connections due at their PSPs (their list in the timelines index), finds each line's
-  // payment by its reference pointer and its refund in its link, records a reported fee on the payment
-  // (conditional PutItem), and stores each payout with its lines (PutItem, DeleteItem of lines no longer there).
+  'get-settlements': { table: ['Query', 'BatchGetItem'], merchantApi: true, timeoutSeconds: 28 },
   'sweep-settlements': {
     table: ['GetItem', 'BatchGetItem', 'PutItem', 'DeleteItem', 'Query'],
     timeoutSeconds: 120,
@@ -341,7 +335,6 @@ export const schedules: readonly ScheduleDefinition[] = [
   { handler: 'check-pending-at-psps', everyMinutes: 1, localEverySeconds: 5 },
   // Renewals are due to the minute they were scheduled for; a backlog drains a batch a run.
   { handler: 'charge-subscriptions', everyMinutes: 1, localEverySeconds: 5 },
-  // Each connection's payouts are read once an hour (`PAYOUT_READ_INTERVAL_MS`); a run takes those due.
   { handler: 'sweep-settlements', everyMinutes: 15, localEverySeconds: 5 },
   // Retention is counted in days: once an hour is soon enough, and a backlog drains a batch a run.
   { handler: 'erase-expired-buyer-details', everyMinutes: 60, localEverySeconds: 5 },

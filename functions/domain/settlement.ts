@@ -4,7 +4,7 @@ import type { PaymentFee } from './payment-money.ts';
 import type { Mode } from './principal.ts';
 
 /**
- * A PSP's payout of the money a connection took (Stripe's payout, Mollie's settlement), with what it contains
+ * A PSP's payout of the money a connection took (a payout or a settlement, as each PSP names it), with what it contains
  * matched to our payments and refunds (docs/api.md#settlements). Pure.
  */
 
@@ -19,7 +19,7 @@ export type PayoutItemKind = (typeof PAYOUT_ITEM_KINDS)[number];
 /** One line of a payout, and what of ours it is (all null: nothing of ours, `matched` false). */
 export interface SettlementItem {
   kind: PayoutItemKind;
-  /** The PSP's id of the line (a balance transaction `txn_…`; at Mollie, the payment's or refund's own id). */
+  /** The PSP's id of the line (a balance transaction, or the payment's or refund's own id). */
   psp_reference: string;
   /** The PSP's id of the payment it belongs to (`pi_…`, `tr_…`); null: none. */
   payment_reference: string | null;
@@ -41,7 +41,7 @@ export interface Settlement {
   mode: Mode;
   connection_id: string;
   provider: Provider;
-  /** The PSP's id of the payout (`po_…`, Mollie's `stl_…`). */
+  /** The PSP's id of the payout. */
   psp_reference: string;
   amount: Amount;
   /** The day it arrives or arrived (`YYYY-MM-DD`); null while its PSP has not said. */

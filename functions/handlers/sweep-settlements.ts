@@ -4,7 +4,7 @@ import { ANSWER_ROOM_MS, CALL_BUDGETS, worstCaseMs } from '../domain/call-budget
 import { logger, withLambdaContext } from '../logger.ts';
 import { sweepSettlements } from '../use-cases/settlements.ts';
 
-/** Connections whose payouts are read per run; the others are read on the following runs. */
+/** Connections whose payouts are read per run (each hourly, `PAYOUT_READ_INTERVAL_MS`); the rest on the next runs. */
 const BATCH_SIZE = 50;
 /** Stop taking connections this long before the timeout: one connection's read (its payouts' pages) fits in it. */
 const SAFETY_MARGIN_MS = 6 * worstCaseMs(CALL_BUDGETS.psp) + ANSWER_ROOM_MS;

@@ -74,7 +74,7 @@ export interface Refunds {
   retrieveRefund(reference: string): Promise<PspRefundStatus>;
 }
 
-/** One payout (Stripe) or settlement (Mollie) of the money a connection took, as its PSP lists it. */
+/** One payout (or settlement) of the money a connection took, as its PSP lists it. */
 export interface PspPayout {
   /** The PSP's own id of it (`po_…`, `stl_…`). */
   reference: string;
@@ -87,10 +87,10 @@ export interface PspPayout {
   createdAt: string;
 }
 
-/** One line of a payout: a balance transaction (Stripe), a settled payment or refund (Mollie). */
+/** One line of a payout: a balance transaction, a settled payment or refund. */
 export interface PspPayoutItem {
   kind: PayoutItemKind;
-  /** The PSP's id of the line itself (`txn_…`; at Mollie, the payment's or refund's id). */
+  /** The PSP's id of the line itself (a balance transaction's, or the payment's or refund's own). */
   reference: string;
   /** The PSP's id of the payment it belongs to, as our payments record it (`provider_reference`); null: none. */
   paymentReference: string | null;

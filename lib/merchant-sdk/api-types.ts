@@ -201,7 +201,7 @@ export interface paths {
   "/v1/settlements": {
     /**
      * List settlements
-     * @description The PSPs' payouts of the API key's (account, mode) money (Stripe's payouts, Mollie's settlements), newest arrival first, each with how many of its lines match payments and refunds of ours (docs/api.md#settlements). Read from each connection whose PSP lists payouts about every 60 minutes, so a payout is listed within that time of its PSP listing it. `connection_id` filters what is read, so a page may hold fewer than `limit` with a `next_cursor` to continue. With `Accept: text/csv` the page answers CSV (RFC 4180), one row per settlement.
+     * @description The PSPs' payouts of the API key's (account, mode) money (payouts, or settlements as some PSPs call them), newest arrival first, each with how many of its lines match payments and refunds of ours (docs/api.md#settlements). Read from each connection whose PSP lists payouts about every 60 minutes, so a payout is listed within that time of its PSP listing it. `connection_id` filters what is read, so a page may hold fewer than `limit` with a `next_cursor` to continue. With `Accept: text/csv` the page answers CSV (RFC 4180), one row per settlement.
      */
     get: operations["listSettlements"];
   };
@@ -1427,7 +1427,7 @@ export interface components {
       connection_id: string;
       /** @enum {string} */
       provider: "sandbox" | "stripe" | "mollie" | "adyen" | "paypal" | "checkout_com" | "square" | "paystack" | "xendit" | "cashfree" | "mercadopago";
-      /** @description The PSP's id of the payout (Stripe's `po_…`, Mollie's `stl_…`). */
+      /** @description The PSP's id of the payout (`po_…`, `stl_…`). */
       psp_reference: string;
       amount: {
         /**
@@ -1482,7 +1482,7 @@ export interface components {
       connection_id: string;
       /** @enum {string} */
       provider: "sandbox" | "stripe" | "mollie" | "adyen" | "paypal" | "checkout_com" | "square" | "paystack" | "xendit" | "cashfree" | "mercadopago";
-      /** @description The PSP's id of the payout (Stripe's `po_…`, Mollie's `stl_…`). */
+      /** @description The PSP's id of the payout (`po_…`, `stl_…`). */
       psp_reference: string;
       amount: {
         /**
@@ -1535,7 +1535,7 @@ export interface components {
        * @enum {string}
        */
       kind: "payment" | "refund" | "other";
-      /** @description The PSP's id of the line (Stripe's balance transaction `txn_…`, Mollie's payment or refund id). */
+      /** @description The PSP's id of the line (a balance transaction `txn_…`, or the payment's or refund's own id). */
       psp_reference: string;
       payment_reference: string | null;
       amount: {
@@ -6127,7 +6127,7 @@ export interface operations {
   };
   /**
    * List settlements
-   * @description The PSPs' payouts of the API key's (account, mode) money (Stripe's payouts, Mollie's settlements), newest arrival first, each with how many of its lines match payments and refunds of ours (docs/api.md#settlements). Read from each connection whose PSP lists payouts about every 60 minutes, so a payout is listed within that time of its PSP listing it. `connection_id` filters what is read, so a page may hold fewer than `limit` with a `next_cursor` to continue. With `Accept: text/csv` the page answers CSV (RFC 4180), one row per settlement.
+   * @description The PSPs' payouts of the API key's (account, mode) money (payouts, or settlements as some PSPs call them), newest arrival first, each with how many of its lines match payments and refunds of ours (docs/api.md#settlements). Read from each connection whose PSP lists payouts about every 60 minutes, so a payout is listed within that time of its PSP listing it. `connection_id` filters what is read, so a page may hold fewer than `limit` with a `next_cursor` to continue. With `Accept: text/csv` the page answers CSV (RFC 4180), one row per settlement.
    */
   listSettlements: {
     parameters: {

@@ -96,7 +96,7 @@ export const booksOperations: OperationSpec[] = [
     path: '/v1/settlements',
     operationId: 'listSettlements',
     summary: 'List settlements',
-    description: `The PSPs' payouts of the API key's (account, mode) money (Stripe's payouts, Mollie's settlements), newest arrival first, each with how many of its lines match payments and refunds of ours (docs/api.md#settlements). Read from each connection whose PSP lists payouts about every ${PAYOUT_READ_INTERVAL_MS / 60_000} minutes, so a payout is listed within that time of its PSP listing it. \`connection_id\` filters what is read, so a page may hold fewer than \`limit\` with a \`next_cursor\` to continue. With \`Accept: text/csv\` the page answers CSV (RFC 4180), one row per settlement.`,
+    description: `The PSPs' payouts of the API key's (account, mode) money (payouts, or settlements as some PSPs call them), newest arrival first, each with how many of its lines match payments and refunds of ours (docs/api.md#settlements). Read from each connection whose PSP lists payouts about every ${PAYOUT_READ_INTERVAL_MS / 60_000} minutes, so a payout is listed within that time of its PSP listing it. \`connection_id\` filters what is read, so a page may hold fewer than \`limit\` with a \`next_cursor\` to continue. With \`Accept: text/csv\` the page answers CSV (RFC 4180), one row per settlement.`,
     auth: true,
     query: listSettlementsQuery(),
     success: {

@@ -1,8 +1,8 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Payment } from '../../domain/payment.ts';
+import { settlementKeys } from './settlement-keys.ts';
 import { payoutReadingToItem } from './settlement-mapper.ts';
-import { settlementKeys } from './table-schema.ts';
 
 /** Connections whose payout reading this container has seen stored: each is written once per container. */
 const readingsStored = new Set<string>();

@@ -18,7 +18,8 @@ import {
   oneOf,
   string,
 } from './item-decoder.ts';
-import { settlementKeys, shardOf } from './table-schema.ts';
+import { settlementKeys } from './settlement-keys.ts';
+import { shardOf } from './table-schema.ts';
 
 /** A settlement (docs/data-model.md#settlements), stored since 2026-11-29. */
 export const settlementFromItem = /* @__PURE__ */ itemDecoder<Settlement>('settlement', () => ({

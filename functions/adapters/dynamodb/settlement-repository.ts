@@ -17,6 +17,7 @@ import type {
 } from '../../ports/settlements.ts';
 import { decodedItems } from './item-decoder.ts';
 import { allItems, dueInSweeperIndex, itemsByKey, itemsOfIndexEntries, type TableIndexRef } from './query.ts';
+import { settlementKeys } from './settlement-keys.ts';
 import {
   payoutReadingFromItem,
   payoutReadingToItem,
@@ -26,7 +27,7 @@ import {
   settlementItemToItem,
   settlementToItem,
 } from './settlement-mapper.ts';
-import { currentIndexNames, type IndexNames, settlementKeys } from './table-schema.ts';
+import { currentIndexNames, type IndexNames } from './table-schema.ts';
 
 /** Index entries a listing reads per round, and rounds per page at most (a connection filter reads no more). */
 const ROUND = 100;

@@ -83,8 +83,22 @@ function csv(name: string, header: readonly string[], rows: readonly string[][])
   };
 }
 
-export const settlementsCsv = (settlements: readonly SettlementResource[]) =>
-  csv('settlements', SETTLEMENT_COLUMNS, settlements.map(settlementRow));
+/** A page of settlements as CSV; a `Link: rel="next"` names the same request continued, when more follow. */
+export function settlementsCsv(
+  settlements: readonly SettlementResource[],
+  event: ApiEvent,
+  cursor: string | null,
+): ApiResult {
+  const answer = csv('settlements', SETTLEMENT_COLUMNS, settlements.map(settlementRow));
+  if (cursor === null) return answer;
+  const parameters = new URLSearchParams(
+    Object.entries(event.queryStringParameters ?? {}).flatMap(([key, value]) =>
+      key === 'cursor' || value === undefined ? [] : [[key, value] as [string, string]],
+    ),
+  );
+  parameters.set('cursor', cursor);
+  return { ...answer, headers: { ...answer.headers, Link: `<${event.rawPath}?${parameters}>; rel="next"` } };
+}
 
 export const settlementItemsCsv = (settlement: SettlementResource & { items: SettlementItem[] }) =>
   csv(

@@ -19,7 +19,7 @@ const settlementFields = {
   mode: z.enum(MODES),
   connection_id: publicId('pc').meta({ description: 'The PSP connection whose money it pays out.' }),
   provider: providerSchema(),
-  psp_reference: pspReference("The PSP's id of the payout (Stripe's `po_…`, Mollie's `stl_…`)."),
+  psp_reference: pspReference("The PSP's id of the payout (`po_…`, `stl_…`)."),
   amount: money('What it credits the bank account: payments less fees and refunds.', '1187.35'),
   arrival_date: z.iso.date().nullable().meta({
     description: 'The day it arrives or arrived (UTC); null while the PSP has not said (an open settlement).',
@@ -66,7 +66,7 @@ export const SettlementItemSchema = z
       description: "A payment's money in, a refund's out, or another line (the PSP's fees, adjustments).",
     }),
     psp_reference: pspReference(
-      "The PSP's id of the line (Stripe's balance transaction `txn_…`, Mollie's payment or refund id).",
+      "The PSP's id of the line (a balance transaction `txn_…`, or the payment's or refund's own id).",
     ),
     payment_reference: pspReference("The PSP's id of the payment it belongs to (`pi_…`, `tr_…`).").nullable(),
     amount: signedMoney('Its gross amount, negative for money out (a refund).', '49.90'),
