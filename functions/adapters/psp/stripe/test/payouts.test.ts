@@ -124,6 +124,9 @@ describe("Stripe's payouts matched to the books", () => {
     await sweepSettlements(new Date(Date.now() + 2 * 3_600_000));
     expect(await api(`/v1/settlements/${settlement.id}`)).toMatchObject({ status: 200, body: read.body });
     expect((await api('/v1/settlements')).body.data).toEqual(listed.body.data);
+    // Every call was judged by Stripe's document (an operation it lacks would not be).
+    const judged = merchant.psps.stripe.exchanges.map(({ method, path }) => `${method} ${path}`);
+    expect(judged).toEqual(expect.arrayContaining(['GET /v1/payouts', 'GET /v1/balance_transactions']));
     expect(merchant.psps.stripe.violations).toEqual([]);
   });
 
@@ -142,12 +145,41 @@ describe("Stripe's payouts matched to the books", () => {
     expect(lines.some((line) => line.includes(",'-24.50,"))).toBe(true);
   });
 
+  it('reads a later payout at the next turn, and pages through them with a cursor, as JSON or CSV', async () => {
+    const { paymentId } = await paid('75.00');
+    const later = merchant.psps.stripe.payouts.payOut();
+    await sweepSettlements(new Date(Date.now() + 3 * 3_600_000));
+
+    const first = await api('/v1/settlements?limit=1');
+    expect(first.body.data).toHaveLength(1);
+    const second = await api(`/v1/settlements?limit=1&cursor=${first.body.next_cursor}`);
+    expect(second.body.data).toHaveLength(1);
+    const both = [...first.body.data, ...second.body.data];
+    expect(new Set(both.map((settlement) => settlement.id)).size).toBe(2);
+    const newest = both.find((settlement) => settlement.psp_reference === later.id);
+    expect(newest).toMatchObject({ matched_count: 1, unmatched_count: 0 });
+    expect((await api(`/v1/settlements/${newest.id}`)).body.items[0].payment_id).toBe(paymentId);
+    const end = await api(`/v1/settlements?limit=1&cursor=${second.body.next_cursor}`);
+    expect(end.body).toEqual({ data: [], next_cursor: null });
+
+    const csv = await api('/v1/settlements?limit=1', { accept: 'text/csv' });
+    expect(String(csv.body).trim().split('\r\n')).toHaveLength(2);
+    expect(csv.headers.get('link')).toMatch(
+      /^<\/v1\/settlements\?limit=1&cursor=[A-Za-z0-9_-]+>; rel="next"$/,
+    );
+  });
+
   it('filters by connection and arrival date, and refuses what is no filter with a problem', async () => {
     const [settlement] = (await api('/v1/settlements')).body.data;
     const day = settlement.arrival_date as string;
-    expect((await api(`/v1/settlements?arrival_date%5Bgte%5D=${day}`)).body.data).toHaveLength(1);
-    expect((await api(`/v1/settlements?arrival_date%5Blt%5D=${day}`)).body.data).toHaveLength(0);
-    expect((await api(`/v1/settlements?connection_id=${merchant.connection.id}`)).body.data).toHaveLength(1);
+    const next = new Date(Date.parse(day) + 86_400_000).toISOString().slice(0, 10);
+    const count = async (query: string) => (await api(`/v1/settlements?${query}`)).body.data.length;
+    expect(await count(`arrival_date%5Bgte%5D=${day}`)).toBe(2);
+    expect(await count(`arrival_date%5Blt%5D=${day}`)).toBe(0);
+    expect(await count(`arrival_date%5Blt%5D=${next}`)).toBe(2);
+    expect(await count(`arrival_date%5Bgte%5D=${next}`)).toBe(0);
+    expect(await count(`arrival_date%5Bgte%5D=${day}&arrival_date%5Blt%5D=${next}`)).toBe(2);
+    expect(await count(`connection_id=${merchant.connection.id}`)).toBe(2);
     expect((await api('/v1/settlements?connection_id=pc_000000000000000000000000')).body.data).toHaveLength(
       0,
     );
