@@ -5,8 +5,9 @@ const USAGE = `Usage:
   npm run backfill-books [-- --table <TableName output>]
 
 Puts the payments and refunds stored before the account-wide books into them (docs/operations.md#books-backfill):
-run it once after the deploy that brings GET /v1/payments and GET /v1/refunds, and once after the deploy that
-brings their refund totals and fees. Idempotent; safe to run again.
+run it once after the deploy that brings GET /v1/payments and GET /v1/refunds, once after the deploy that
+brings their refund totals and fees, and once after the deploy that brings settlements. Idempotent; safe to run
+again.
 
 Target: the running local stack (npm start, found through DATA_DIR, default .data), or a deployed stack with
 --table <TableName output> (or TABLE_NAME) and the usual AWS credentials and region.`;
@@ -19,9 +20,16 @@ const cliTarget = selectCliTarget(values.table ?? process.env.TABLE_NAME, fail);
 const { backfillBooks } = await import('../functions/adapters/dynamodb/books-backfill.ts');
 const { documentClient } = await import('../functions/clients/dynamodb.ts');
 
-const written = (count: { payments: number; refunds: number; refunded: number; fees: number }) =>
+const written = (count: {
+  payments: number;
+  refunds: number;
+  refunded: number;
+  fees: number;
+  references: number;
+}) =>
   `${count.payments} payments listed, ${count.refunds} refund entries written, ` +
-  `${count.refunded} refund totals and ${count.fees} fees copied onto payments`;
+  `${count.refunded} refund totals and ${count.fees} fees copied onto payments, ` +
+  `${count.references} PSP references pointed at their payments`;
 const count = await backfillBooks(documentClient(), process.env.TABLE_NAME as string, (sofar) =>
   console.error(`… ${written(sofar)}`),
 );

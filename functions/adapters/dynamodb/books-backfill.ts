@@ -7,6 +7,7 @@ import type { PaymentMethod } from '../../domain/payment-methods.ts';
 import { configuredFee, onlyMethodOf } from '../../domain/payment-money.ts';
 import { linkFromItem } from './link-mapper.ts';
 import { paymentFromItem } from './payment-mapper.ts';
+import { backfillReference } from './payment-references.ts';
 import { copyRefundedTotal, refundedTotalsOf } from './payment-refunds.ts';
 import { writeRefundEntry } from './refund-entries.ts';
 import { bookEntryKeys, bookKeys, connectionKeys, keys } from './table-schema.ts';
@@ -20,9 +21,11 @@ export interface BackfillCount {
   refunded: number;
   /** Succeeded payments given the estimate of their connection's fee lines. */
   fees: number;
+  /** Payments whose PSP reference was pointed at them, for their payouts (docs/data-model.md#settlements). */
+  references: number;
 }
 
-const NOTHING: BackfillCount = { payments: 0, refunds: 0, refunded: 0, fees: 0 };
+const NOTHING: BackfillCount = { payments: 0, refunds: 0, refunded: 0, fees: 0, references: 0 };
 
 /**
  * Puts what was stored before the books existed into them (docs/operations.md#books-backfill): each payment
@@ -61,7 +64,8 @@ async function backfillItem(
   if (sk.startsWith('PAYMENT#')) {
     const listed = item.gsi1pk === undefined && (await listPayment(client, tableName, item));
     const feed = await feePayment(client, tableName, item, fees);
-    return { ...NOTHING, payments: listed ? 1 : 0, fees: feed ? 1 : 0 };
+    const referenced = await referencePayment(client, tableName, item);
+    return { ...NOTHING, payments: listed ? 1 : 0, fees: feed ? 1 : 0, references: referenced ? 1 : 0 };
   }
   if (!sk.startsWith('MODE#') || !Array.isArray(item.refunds)) return NOTHING;
   const link = linkFromItem(item);
@@ -71,6 +75,18 @@ async function backfillItem(
     if (await copyRefundedTotal(client, tableName, link, total)) refunded++;
   }
   return { ...NOTHING, refunds: link.refunds.length, refunded };
+}
+
+/** A payment's PSP reference pointed at it, for its payouts (`backfillReference`): true when it has one. */
+async function referencePayment(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  item: Record<string, unknown>,
+): Promise<boolean> {
+  const payment = paymentFromItem(item);
+  if (payment.provider_reference === null) return false;
+  await backfillReference(client, tableName, payment);
+  return true;
 }
 
 /** The fee lines of each connection and the methods of each link, read once per run. */
