@@ -1,7 +1,7 @@
 import type { Context, ScheduledEvent } from 'aws-lambda';
-import { settlementSweep } from '../dependencies.ts';
 import { ANSWER_ROOM_MS, CALL_BUDGETS, worstCaseMs } from '../domain/call-budgets.ts';
 import { logger, withLambdaContext } from '../logger.ts';
+import { settlementSweep } from '../psp-dependencies.ts';
 import { sweepSettlements } from '../use-cases/settlements.ts';
 
 /** Connections whose payouts are read per run (each hourly, `PAYOUT_READ_INTERVAL_MS`); the rest on the next runs. */

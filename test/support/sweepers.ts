@@ -1,12 +1,6 @@
 import { config } from '../../functions/config.ts';
-import {
-  eventQueue,
-  linkRepository,
-  paymentRepository,
-  pspConnections,
-  refundLedger,
-  settlementSweep,
-} from '../../functions/dependencies.ts';
+import { eventQueue, linkRepository, paymentRepository, refundLedger } from '../../functions/dependencies.ts';
+import { pspConnections, settlementSweep } from '../../functions/psp-dependencies.ts';
 import { checkPendingPayments } from '../../functions/use-cases/pending-payments.ts';
 import { checkPendingRefunds } from '../../functions/use-cases/refunds.ts';
 import { sweepSettlements as sweepPayouts } from '../../functions/use-cases/settlements.ts';
