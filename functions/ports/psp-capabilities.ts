@@ -111,13 +111,19 @@ export interface PspPayoutItem {
  */
 export interface ListsPayouts {
   /**
-   * The payouts created at or after `since`, newest first, at most `limit` (the sweeper reads the rest on its next
-   * run). Throws when the PSP could not be asked.
+   * The payouts created at or after `since`, in any order, every page up to `MAX_PAYOUTS_LISTED` (the newest).
+   * Throws when the PSP could not be asked.
    */
-  listPayouts(since: Date, limit: number): Promise<PspPayout[]>;
+  listPayouts(since: Date): Promise<PspPayout[]>;
   /** Every line of one payout (all of its pages). Throws when the PSP could not be asked. */
   payoutItems(payout: PspPayout): Promise<PspPayoutItem[]>;
 }
+
+/** The most payouts one listing reads (its newest): a connection's reading point is rarely further behind. */
+export const MAX_PAYOUTS_LISTED = 1_000;
+
+/** One request to a PSP as its adapter makes it: bounded by the call budget, its errors translated. */
+export type PspCall = <T>(request: () => Promise<T>) => Promise<T>;
 
 export const canEndSessions = (psp: Psp): psp is Psp & EndsSessions =>
   typeof (psp as Partial<EndsSessions>).expireSession === 'function';

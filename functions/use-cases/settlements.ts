@@ -34,7 +34,7 @@ import type { PayoutReading, SettlementRepository } from '../ports/settlements.t
 
 /** How often a connection's payouts are read: the longest a payout waits to be listed after its PSP lists it. */
 export const PAYOUT_READ_INTERVAL_MS = 60 * 60_000;
-/** Payouts read per connection and run; the next run reads on from where this one stopped. */
+/** Payouts stored per connection and run, oldest first; the next run reads on from where this one stopped. */
 export const PAYOUTS_PER_READ = 20;
 /** A connection whose PSP lists no payouts is looked at again this much later (its PSP may gain the capability). */
 const NOT_LISTED_AGAIN_MS = 30 * 24 * 3_600_000;
@@ -70,7 +70,7 @@ export async function sweepSettlements(
   for (const reading of readings) {
     if (!hasTimeLeft()) break;
     try {
-      stored += await readPayouts(deps, reading);
+      stored += await readPayouts(deps, reading, hasTimeLeft);
       connections++;
     } catch (error) {
       // Read again at its next turn: nothing of this read was half-stored (a settlement is written last).
@@ -84,7 +84,11 @@ export async function sweepSettlements(
   return { connections, stored, failed };
 }
 
-async function readPayouts(deps: SettlementDependencies, reading: PayoutReading): Promise<number> {
+async function readPayouts(
+  deps: SettlementDependencies,
+  reading: PayoutReading,
+  hasTimeLeft: () => boolean,
+): Promise<number> {
   const now = deps.now();
   const connection = await deps.psps.connection(reading.connection_id);
   const psp = connection && (await deps.psps.adapter(connection));
@@ -93,26 +97,27 @@ async function readPayouts(deps: SettlementDependencies, reading: PayoutReading)
     await deps.settlements.saveReading({ ...reading, next_read_at: later });
     return 0;
   }
-  const payouts = await psp.listPayouts(new Date(reading.read_from), PAYOUTS_PER_READ);
+  const oldestFirst = (await psp.listPayouts(new Date(reading.read_from))).sort((a, b) =>
+    a.createdAt.localeCompare(b.createdAt),
+  );
   let stored = 0;
-  for (const payout of payouts) {
+  // The oldest payout not done: not read this time (a bound was reached), or not final yet.
+  let notDone: PspPayout | undefined;
+  for (const payout of oldestFirst) {
+    if (stored === PAYOUTS_PER_READ || !hasTimeLeft()) {
+      notDone ??= payout;
+      break;
+    }
     if (await storePayout(deps, connection, psp, payout)) stored++;
+    if (!FINAL.includes(payout.status)) notDone ??= payout;
   }
+  const readFrom = (notDone ?? oldestFirst.at(-1))?.createdAt ?? reading.read_from;
   await deps.settlements.saveReading({
     ...reading,
-    read_from: nextReadFrom(reading.read_from, payouts),
+    read_from: readFrom > reading.read_from ? readFrom : reading.read_from,
     next_read_at: new Date(now.getTime() + PAYOUT_READ_INTERVAL_MS).toISOString(),
   });
   return stored;
-}
-
-/** The oldest payout not final yet (its status may still change), else the newest read, else where it was. */
-function nextReadFrom(readFrom: string, payouts: readonly PspPayout[]): string {
-  const open = payouts.filter((payout) => !FINAL.includes(payout.status)).map((payout) => payout.createdAt);
-  const candidates = open.length ? open : payouts.map((payout) => payout.createdAt);
-  const sorted = candidates.sort();
-  const next = open.length ? sorted[0] : sorted.at(-1);
-  return next && next > readFrom ? next : readFrom;
 }
 
 /** Stores one payout as a settlement, unless it is stored already in the same final state: true when written. */

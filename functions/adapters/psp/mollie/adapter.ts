@@ -293,16 +293,16 @@ export class MolliePsp implements Psp, EndsSessions, Refunds, ListsPayouts {
    * read (Mollie lists settlements to no API key), and a test-mode connection has none (Mollie settles live
    * payments only).
    */
-  async listPayouts(since: Date, limit: number): Promise<PspPayout[]> {
+  async listPayouts(since: Date): Promise<PspPayout[]> {
     const organization = this.organization;
     if (!organization || this.connection.mode !== 'live') return [];
-    return this.call('lookup', () => mollieSettlements(organization, since, limit));
+    return mollieSettlements(organization, (request) => this.call('lookup', request), since);
   }
 
   async payoutItems(payout: PspPayout): Promise<PspPayoutItem[]> {
     const organization = this.organization;
     if (!organization) return [];
-    return this.call('lookup', () => mollieSettlementItems(organization, payout));
+    return mollieSettlementItems(organization, (request) => this.call('lookup', request), payout);
   }
 
   /** `reference` is `tr_…/re_…`: Mollie reads a refund only through its payment. */

@@ -1,7 +1,12 @@
 import type { MollieClient, Page } from '@mollie/api-client';
 import { type Amount, fromMinorUnits, toMinorUnits } from '../../../domain/money.ts';
 import type { PayoutStatus } from '../../../domain/settlement.ts';
-import type { PspPayout, PspPayoutItem } from '../../../ports/psp-capabilities.ts';
+import {
+  MAX_PAYOUTS_LISTED,
+  type PspCall,
+  type PspPayout,
+  type PspPayoutItem,
+} from '../../../ports/psp-capabilities.ts';
 
 /** Mollie's largest page (`limit`, 1 to 250). */
 const PAGE = 250;
@@ -36,36 +41,36 @@ function payoutOf(settlement: MollieSettlement): PspPayout {
   };
 }
 
-/** Every item of a Mollie list, following its `next` links. */
-async function allPages<T>(first: Promise<Page<T>>): Promise<T[]> {
+/** Every item of a Mollie list, following its `next` links, one call each. */
+async function allPages<T>(call: PspCall, first: () => Promise<Page<T>>): Promise<T[]> {
   const items: T[] = [];
-  let page: Page<T> | undefined = await first;
+  let page: Page<T> | undefined = await call(first);
   while (page) {
     items.push(...page);
-    page = page.nextPage ? await page.nextPage() : undefined;
+    const next: (() => Promise<Page<T>>) | undefined = page.nextPage;
+    page = next ? await call(next) : undefined;
   }
   return items;
 }
 
 /**
- * The settlements created at or after `since`, newest first (`GET /v2/settlements`, Mollie's own order: it has
- * no filter by time, so pages are read until an older one), at most `limit`.
+ * The settlements created at or after `since` (`GET /v2/settlements`, newest first: Mollie has no filter by time,
+ * so pages are read until an older one), one call a page, at most `MAX_PAYOUTS_LISTED`.
  */
 export async function mollieSettlements(
   client: MollieClient,
+  call: PspCall,
   since: Date,
-  limit: number,
 ): Promise<PspPayout[]> {
   const payouts: PspPayout[] = [];
-  let page: Page<MollieSettlement> | undefined = await client.settlements.page({
-    limit: Math.min(limit, PAGE),
-  });
+  let page: Page<MollieSettlement> | undefined = await call(() => client.settlements.page({ limit: PAGE }));
   while (page) {
     for (const settlement of page) {
-      if (new Date(settlement.createdAt) < since || payouts.length >= limit) return payouts;
+      if (new Date(settlement.createdAt) < since || payouts.length >= MAX_PAYOUTS_LISTED) return payouts;
       payouts.push(payoutOf(settlement));
     }
-    page = page.nextPage ? await page.nextPage() : undefined;
+    const next: (() => Promise<Page<MollieSettlement>>) | undefined = page.nextPage;
+    page = next ? await call(next) : undefined;
   }
   return payouts;
 }
@@ -86,13 +91,12 @@ const negated = (amount: Amount): Amount => ({
  */
 export async function mollieSettlementItems(
   client: MollieClient,
+  call: PspCall,
   payout: PspPayout,
 ): Promise<PspPayoutItem[]> {
   const settlementId = payout.reference;
-  const [payments, refunds] = await Promise.all([
-    allPages(client.settlementPayments.page({ settlementId, limit: PAGE })),
-    allPages(client.settlementRefunds.page({ settlementId, limit: PAGE })),
-  ]);
+  const payments = await allPages(call, () => client.settlementPayments.page({ settlementId, limit: PAGE }));
+  const refunds = await allPages(call, () => client.settlementRefunds.page({ settlementId, limit: PAGE }));
   return [
     ...payments.map((payment): PspPayoutItem => {
       const net = payment.settlementAmount ?? payment.amount;

@@ -266,12 +266,12 @@ export class StripePsp implements Psp, EndsSessions, Refunds, ListsPayouts {
     return refundStatus(await this.call('lookup', () => this.stripe.refunds.retrieve(reference)));
   }
 
-  listPayouts(since: Date, limit: number): Promise<PspPayout[]> {
-    return this.call('lookup', () => stripePayouts(this.stripe, since, limit));
+  listPayouts(since: Date): Promise<PspPayout[]> {
+    return stripePayouts(this.stripe, (request) => this.call('lookup', request), since);
   }
 
   payoutItems(payout: PspPayout): Promise<PspPayoutItem[]> {
-    return this.call('lookup', () => stripePayoutItems(this.stripe, payout));
+    return stripePayoutItems(this.stripe, (request) => this.call('lookup', request), payout);
   }
 
   /** One call to Stripe (bounded by the SDK's own timeout and retries), its errors translated (`failure`). */

@@ -1,7 +1,12 @@
 import type Stripe from 'stripe';
 import { fromPspMinorUnits } from '../../../domain/psp-rules.ts';
 import type { PayoutStatus } from '../../../domain/settlement.ts';
-import type { PspPayout, PspPayoutItem } from '../../../ports/psp-capabilities.ts';
+import {
+  MAX_PAYOUTS_LISTED,
+  type PspCall,
+  type PspPayout,
+  type PspPayoutItem,
+} from '../../../ports/psp-capabilities.ts';
 import { stripe as descriptor } from './descriptor.ts';
 
 /** Stripe's largest page (`limit`, 1 to 100). */
@@ -25,16 +30,38 @@ function payoutOf(payout: Stripe.Payout): PspPayout {
   };
 }
 
-/**
- * The payouts created at or after `since`, newest first (`GET /v1/payouts`, Stripe's own order), at most `limit`
- * (one page of up to 100).
- */
-export async function stripePayouts(client: Stripe, since: Date, limit: number): Promise<PspPayout[]> {
-  const page = await client.payouts.list({
-    created: { gte: Math.floor(since.getTime() / 1000) },
-    limit: Math.min(limit, PAGE),
-  });
-  return page.data.map(payoutOf);
+/** Every page of a Stripe list, one call each, up to `max` objects. */
+async function allPages<T extends { id: string }>(
+  call: PspCall,
+  page: (startingAfter: string | undefined) => Promise<Stripe.ApiList<T>>,
+  max = Number.POSITIVE_INFINITY,
+): Promise<T[]> {
+  const objects: T[] = [];
+  let startingAfter: string | undefined;
+  while (objects.length < max) {
+    const { data, has_more } = await call(() => page(startingAfter));
+    objects.push(...data);
+    const last = data.at(-1);
+    if (!has_more || !last) break;
+    startingAfter = last.id;
+  }
+  return objects.slice(0, max);
+}
+
+/** The payouts created at or after `since` (`GET /v1/payouts`, newest first, every page). */
+export async function stripePayouts(client: Stripe, call: PspCall, since: Date): Promise<PspPayout[]> {
+  const created = { gte: Math.floor(since.getTime() / 1000) };
+  const payouts = await allPages(
+    call,
+    (startingAfter) =>
+      client.payouts.list({
+        created,
+        limit: PAGE,
+        ...(startingAfter ? { starting_after: startingAfter } : {}),
+      }),
+    MAX_PAYOUTS_LISTED,
+  );
+  return payouts.map(payoutOf);
 }
 
 /**
@@ -42,21 +69,20 @@ export async function stripePayouts(client: Stripe, since: Date, limit: number):
  * its `source` expanded: a charge or a refund names its PaymentIntent (`payment_intent`), which is the reference
  * our Stripe payments record. The payout's own transaction (`type: payout`) is the payout, not a line of it.
  */
-export async function stripePayoutItems(client: Stripe, payout: PspPayout): Promise<PspPayoutItem[]> {
-  const items: PspPayoutItem[] = [];
-  let startingAfter: string | undefined;
-  for (;;) {
-    const page = await client.balanceTransactions.list({
+export async function stripePayoutItems(
+  client: Stripe,
+  call: PspCall,
+  payout: PspPayout,
+): Promise<PspPayoutItem[]> {
+  const lines = await allPages(call, (startingAfter) =>
+    client.balanceTransactions.list({
       payout: payout.reference,
       limit: PAGE,
       expand: ['data.source'],
       ...(startingAfter ? { starting_after: startingAfter } : {}),
-    });
-    items.push(...page.data.filter((line) => line.type !== 'payout').map(itemOf));
-    const last = page.data.at(-1);
-    if (!page.has_more || !last) return items;
-    startingAfter = last.id;
-  }
+    }),
+  );
+  return lines.filter((line) => line.type !== 'payout').map(itemOf);
 }
 
 function itemOf(line: Stripe.BalanceTransaction): PspPayoutItem {

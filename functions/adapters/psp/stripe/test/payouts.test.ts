@@ -3,6 +3,7 @@ import { createLink, storedLink } from '../../../../../test/support/checkout-hel
 import { navigate } from '../../../../../test/support/navigate.ts';
 import { type PspMerchant, startPspMerchant } from '../../../../../test/support/psp-stack.ts';
 import { sweepSettlements } from '../../../../../test/support/sweepers.ts';
+import { PAYOUTS_PER_READ } from '../../../../use-cases/settlements.ts';
 import { STRIPE_FAKE } from './fake.ts';
 
 /**
@@ -195,5 +196,26 @@ describe("Stripe's payouts matched to the books", () => {
     expect(missing.status).toBe(404);
     expect(missing.body.code).toBe('not_found');
     expect((await api('/v1/settlements?cursor=forged')).status).toBe(422);
+  });
+  it('reads a backlog of payouts oldest first, a bounded number a run, and the rest at the next run', async () => {
+    const count = async () => (await api('/v1/settlements?limit=100')).body.data.length;
+    const before = await count();
+    const backlog = [];
+    for (let index = 0; index < PAYOUTS_PER_READ + 5; index++) {
+      merchant.psps.stripe.clockAheadMs += 1000;
+      merchant.psps.stripe.payouts.foreignCharge(100 + index, 'eur');
+      backlog.push(merchant.psps.stripe.payouts.payOut().id);
+    }
+
+    await sweepSettlements(new Date(Date.now() + 4 * 3_600_000));
+    const first = (await api('/v1/settlements?limit=100')).body.data.map(
+      (settlement: { psp_reference: string }) => settlement.psp_reference,
+    );
+    expect(first).toHaveLength(before + PAYOUTS_PER_READ);
+    expect(first).toEqual(expect.arrayContaining(backlog.slice(0, PAYOUTS_PER_READ)));
+
+    await sweepSettlements(new Date(Date.now() + 6 * 3_600_000));
+    expect(await count()).toBe(before + backlog.length);
+    expect(merchant.psps.stripe.violations).toEqual([]);
   });
 });
