@@ -40,6 +40,8 @@ export const PAYOUTS_PER_READ = 20;
 const NOT_LISTED_AGAIN_MS = 30 * 24 * 3_600_000;
 
 const FINAL: readonly PayoutStatus[] = ['paid', 'failed', 'canceled'];
+/** Payout lines matched in parallel. */
+const LINES_AT_ONCE = 10;
 
 export interface SettlementDependencies {
   settlements: SettlementRepository;
@@ -57,7 +59,10 @@ export function settlementId(connectionId: string, payoutReference: string): str
   return idFromBytes('stl', createHash('sha256').update(`${connectionId}\n${payoutReference}`).digest());
 }
 
-/** Up to `limit` due readings, each read in turn while `hasTimeLeft`; one connection's failure is logged by the caller. */
+/**
+ * Up to `limit` due readings, each read in turn while `hasTimeLeft`. A connection whose PSP fails is logged and read
+ * again a read interval later, not at every run.
+ */
 export async function sweepSettlements(
   deps: SettlementDependencies,
   limit: number,
@@ -73,12 +78,14 @@ export async function sweepSettlements(
       stored += await readPayouts(deps, reading, hasTimeLeft);
       connections++;
     } catch (error) {
-      // Read again at its next turn: nothing of this read was half-stored (a settlement is written last).
+      // Nothing of this read was half-stored (a settlement is written after its lines): read again later.
       logger.warn('payouts of a connection could not be read', {
         connection_id: reading.connection_id,
         error,
       });
       failed.push(reading.connection_id);
+      const later = new Date(deps.now().getTime() + PAYOUT_READ_INTERVAL_MS).toISOString();
+      await deps.settlements.saveReading({ ...reading, next_read_at: later });
     }
   }
   return { connections, stored, failed };
@@ -135,9 +142,13 @@ async function storePayout(
   if (existing && same && FINAL.includes(payout.status)) return false;
   const lines = await psp.payoutItems(payout);
   const matches = new Map<string, ItemMatch>();
-  for (const line of lines) {
-    const match = await matchLine(deps, connection, line);
-    if (match) matches.set(line.reference, match);
+  // A few lines at a time: each is a few reads by key (and a payment's fee, a conditional write).
+  for (let start = 0; start < lines.length; start += LINES_AT_ONCE) {
+    const chunk = lines.slice(start, start + LINES_AT_ONCE);
+    const found = await Promise.all(chunk.map((line) => matchLine(deps, connection, line)));
+    found.forEach((match, index) => {
+      if (match) matches.set((chunk[index] as PspPayoutItem).reference, match);
+    });
   }
   const items = matchedItems(lines.map(itemOf), matches);
   const now = deps.now().toISOString();

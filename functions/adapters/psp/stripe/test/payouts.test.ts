@@ -218,4 +218,25 @@ describe("Stripe's payouts matched to the books", () => {
     expect(await count()).toBe(before + backlog.length);
     expect(merchant.psps.stripe.violations).toEqual([]);
   });
+  it('leaves a connection whose PSP fails for a later read, with nothing half-stored', async () => {
+    const before = (await api('/v1/settlements?limit=100')).body.data;
+    merchant.psps.stripe.payouts.foreignCharge(500, 'eur');
+    const payout = merchant.psps.stripe.payouts.payOut();
+    const at = Date.now() + 8 * 3_600_000;
+
+    merchant.psps.stripe.outage = 'error';
+    const failed = await sweepSettlements(new Date(at));
+    merchant.psps.stripe.outage = 'none';
+
+    expect(failed).toMatchObject({ connections: 0, stored: 0, failed: [merchant.connection.id] });
+    expect((await api('/v1/settlements?limit=100')).body.data).toEqual(before);
+    // Not at every run while its PSP fails: a read interval later.
+    expect((await sweepSettlements(new Date(at + 30 * 60_000))).connections).toBe(0);
+    await sweepSettlements(new Date(at + 2 * 3_600_000));
+    const after = (await api('/v1/settlements?limit=100')).body.data;
+    expect(after.map((settlement: { psp_reference: string }) => settlement.psp_reference)).toContain(
+      payout.id,
+    );
+    expect(after).toHaveLength(before.length + 1);
+  });
 });
