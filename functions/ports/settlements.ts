@@ -50,6 +50,8 @@ export interface SettlementRepository {
     id: string,
   ): Promise<{ settlement: Settlement; items: SettlementItem[] } | undefined>;
   list(principal: Principal, request: SettlementsRequest): Promise<SettlementsPage>;
+  /** The settlement alone (one read, whatever its lines), or undefined: what the sweeper compares a payout with. */
+  stored(id: string, mode: Mode): Promise<Settlement | undefined>;
   /** The payment a connection's PSP reference names (written when the payment got it), or undefined. */
   paymentByReference(connectionId: string, reference: string): Promise<ReferencedPayment | undefined>;
   /** Up to `limit` readings due at `now`. */

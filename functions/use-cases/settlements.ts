@@ -3,7 +3,6 @@ import type { PspConnection } from '../domain/connection.ts';
 import { ConcurrentModificationError } from '../domain/errors.ts';
 import { idFromBytes } from '../domain/ids.ts';
 import type { Payment } from '../domain/payment.ts';
-import type { Principal } from '../domain/principal.ts';
 import {
   type ItemMatch,
   matchedItems,
@@ -134,11 +133,9 @@ async function storePayout(
   psp: ListsPayouts,
   payout: PspPayout,
 ): Promise<boolean> {
-  const principal: Principal = { account: connection.account, mode: connection.mode };
   const id = settlementId(connection.id, payout.reference);
-  const existing = await deps.settlements.get(principal, id);
-  const same =
-    existing?.settlement.status === payout.status && existing.settlement.amount.value === payout.amount.value;
+  const existing = await deps.settlements.stored(id, connection.mode);
+  const same = existing?.status === payout.status && existing.amount.value === payout.amount.value;
   if (existing && same && FINAL.includes(payout.status)) return false;
   const lines = await psp.payoutItems(payout);
   const matches = new Map<string, ItemMatch>();
@@ -166,7 +163,7 @@ async function storePayout(
     matched_count: items.filter((item) => item.matched).length,
     unmatched_count: items.filter((item) => !item.matched).length,
     psp_created_at: payout.createdAt,
-    created_at: existing?.settlement.created_at ?? now,
+    created_at: existing?.created_at ?? now,
     updated_at: now,
   };
   await deps.settlements.save(settlement, items);

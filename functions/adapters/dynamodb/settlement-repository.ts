@@ -6,7 +6,7 @@ import {
   QueryCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { isId } from '../../domain/ids.ts';
-import type { Principal } from '../../domain/principal.ts';
+import type { Mode, Principal } from '../../domain/principal.ts';
 import type { Settlement, SettlementItem } from '../../domain/settlement.ts';
 import type {
   PayoutReading,
@@ -143,6 +143,17 @@ export class DynamoSettlementRepository implements SettlementRepository {
       if (!startKey) return { entries, next: undefined };
     }
     return { entries, next: last };
+  }
+
+  async stored(id: string, mode: Mode): Promise<Settlement | undefined> {
+    const { Item } = await this.client.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: settlementKeys.settlement(id, mode),
+        ConsistentRead: true,
+      }),
+    );
+    return Item ? settlementFromItem(Item) : undefined;
   }
 
   async paymentByReference(connectionId: string, reference: string): Promise<ReferencedPayment | undefined> {
