@@ -27,6 +27,8 @@ import type { CredentialsOf } from '../kit/credentials.ts';
 import { storedCredentialsFactory } from '../kit/factory.ts';
 import { stripeBuyer, stripeBuyerQuestions, stripeLinkId } from './buyer.ts';
 import { stripe } from './descriptor.ts';
+import { mandateSession } from './mandate-session.ts';
+import { StripeMandates, withStripeMandates } from './mandates.ts';
 
 /** The Secrets Manager value of a Stripe connection's credentials (its descriptor's `credentials`). */
 export type StripeCredentials = CredentialsOf<typeof stripe>;
@@ -65,7 +67,8 @@ export class StripePsp implements Psp, EndsSessions, Refunds {
   /** Stripe removes idempotency keys once they are 24 hours old. */
   readonly idempotencyWindowMs = 24 * 3_600_000;
   private readonly sdk: typeof Stripe;
-  private readonly stripe: Stripe;
+  /** The SDK's client, which the connection's mandates share (./mandates.ts). */
+  readonly stripe: Stripe;
   private readonly webhookSecrets: string[];
   private readonly connection: PspConnection;
   private readonly livemode: boolean;
@@ -97,12 +100,14 @@ export class StripePsp implements Psp, EndsSessions, Refunds {
    */
   async createSession(checkout: SessionRequest): Promise<PspSession> {
     const lines = stripeLines(checkout);
-    const problem =
-      amountProblem(stripe.amounts, checkout.amount, 'payment') ??
-      linesProblem(
-        stripe.amounts,
-        lines.map((line) => line.unit_amount),
-      );
+    // A trial's session charges nothing (./mandate-session.ts): no amount for Stripe to refuse.
+    const problem = checkout.opensMandate?.withoutCharge
+      ? undefined
+      : (amountProblem(stripe.amounts, checkout.amount, 'payment') ??
+        linesProblem(
+          stripe.amounts,
+          lines.map((line) => line.unit_amount),
+        ));
     if (problem) throw new PspRefusalError(problem);
     const session = await this.call('session', () => this.createCheckoutSession(checkout, lines));
     if (!session.url) throw new PspOutageError(`Stripe returned session ${session.id} without a url`);
@@ -123,7 +128,7 @@ export class StripePsp implements Psp, EndsSessions, Refunds {
 
   private createCheckoutSession(checkout: SessionRequest, lines: readonly LineItem[]) {
     const { link } = checkout;
-    return this.stripe.checkout.sessions.create({
+    const params: Stripe.Checkout.SessionCreateParams = {
       mode: 'payment',
       // The buyer's reference when the address carried one (docs/api.md#buyer-references), else the link's id.
       client_reference_id: checkout.references?.client_reference_id ?? link.id,
@@ -151,7 +156,9 @@ export class StripePsp implements Psp, EndsSessions, Refunds {
       payment_intent_data: {
         metadata: { link_id: link.id, mode: link.mode, payment_id: checkout.paymentId },
       },
-    });
+    };
+    const opens = checkout.opensMandate;
+    return this.stripe.checkout.sessions.create(opens ? mandateSession(params, opens) : params);
   }
 
   async verifyNotification(
@@ -213,10 +220,7 @@ export class StripePsp implements Psp, EndsSessions, Refunds {
           ? { code: 'expired', message: 'The Stripe Checkout Session expired.' }
           : null,
       paymentReference: paid ? (paymentIntent ?? session.id) : paymentIntent,
-      amount:
-        session.amount_total === null || !session.currency
-          ? null
-          : fromPspMinorUnits(stripe.amounts, session.amount_total, session.currency),
+      amount: sessionAmount(session),
       livemode: session.livemode,
       ...(paid ? await stripeBuyer(session) : {}),
     };
@@ -295,6 +299,13 @@ function stripeLines({ link, amount }: SessionRequest): readonly LineItem[] {
   );
 }
 
+/** What a session charged: nothing for a trial's, which only set a mandate up (Stripe's `amount_total` is null). */
+function sessionAmount({ mode, amount_total, currency }: Stripe.Checkout.Session): Amount | null {
+  if (!currency) return null;
+  const charged = mode === 'setup' ? 0 : amount_total;
+  return charged === null ? null : fromPspMinorUnits(stripe.amounts, charged, currency);
+}
+
 function refundStatus(refund: Stripe.Refund): PspRefundStatus {
   const state =
     refund.status === 'succeeded'
@@ -320,7 +331,8 @@ export function createFactory(runtime: PspRuntime) {
   const endpoint = stripeEndpoint(runtime.apiUrl);
   return storedCredentialsFactory(stripe, runtime.secrets, async (credentials, connection) => {
     const { default: sdk } = await import('stripe');
-    return new StripePsp(sdk, credentials, connection, endpoint);
+    const psp = new StripePsp(sdk, credentials, connection, endpoint);
+    return withStripeMandates(psp, new StripeMandates(sdk, psp.stripe, connection));
   });
 }
 

@@ -98,6 +98,7 @@ export const stripe: PspDescriptor<ReturnType<typeof credentials>, 'stripe'> = {
     'reads_buyer_details',
     'line_items',
     'locale',
+    'holds_mandates',
   ],
   /**
    * Stripe Checkout Sessions live 30 minutes to 24 hours after their creation at Stripe, counted in whole seconds
