@@ -331,9 +331,19 @@ export function createFactory(runtime: PspRuntime) {
   const endpoint = stripeEndpoint(runtime.apiUrl);
   return storedCredentialsFactory(stripe, runtime.secrets, async (credentials, connection) => {
     const { default: sdk } = await import('stripe');
-    const psp = new StripePsp(sdk, credentials, connection, endpoint);
-    return withStripeMandates(psp, new StripeMandates(sdk, psp.stripe, connection));
+    return stripeAdapter(sdk, credentials, connection, endpoint);
   });
+}
+
+/** A connection's adapter, with its mandates (./mandates.ts) on the same SDK client. */
+export function stripeAdapter(
+  sdk: typeof Stripe,
+  credentials: StripeCredentials,
+  connection: PspConnection,
+  endpoint?: StripeEndpoint,
+) {
+  const psp = new StripePsp(sdk, credentials, connection, endpoint);
+  return withStripeMandates(psp, new StripeMandates(sdk, psp.stripe, connection));
 }
 
 /** Regional variants Stripe Checkout speaks beside plain languages (its `locale` enum). */

@@ -19,6 +19,13 @@ import {
   linesTotal,
   THREE_DECIMAL,
 } from './fake-answers.ts';
+import {
+  type FakeMethodType,
+  type FakePaymentIntent,
+  type FakeStripeMandates,
+  fakeMandates,
+  idempotencyError,
+} from './fake-mandates.ts';
 
 export type { FakeSession, FakeStripeBuyer } from './fake-answers.ts';
 
@@ -50,7 +57,12 @@ export interface FakeStripe {
    * What Stripe does when the buyer pays: the session completes with a PaymentIntent; with an asynchronous
    * method (SEPA Direct Debit) it completes `unpaid` until `settleAsyncPayment`.
    */
-  completeSession(id: string, options?: { async?: boolean; buyer?: FakeStripeBuyer }): FakeSession;
+  completeSession(
+    id: string,
+    options?: { async?: boolean; buyer?: FakeStripeBuyer; method?: FakeMethodType },
+  ): FakeSession;
+  /** Saved PaymentMethods and the PaymentIntents charged on them (./fake-mandates.ts). */
+  mandates: FakeStripeMandates;
   /** The asynchronous payment of a completed session succeeded (`checkout.session.async_payment_succeeded`). */
   settleAsyncPayment(id: string): FakeSession;
   /**
@@ -77,7 +89,7 @@ export interface FakeStripe {
    */
   signedEvent(
     type: string,
-    object: FakeSession | FakeRefund,
+    object: FakeSession | FakeRefund | FakePaymentIntent,
     webhookSecret: string,
     options?: { livemode?: boolean },
   ): { body: string; signature: string };
@@ -105,7 +117,7 @@ export async function startFakeStripe(options: {
   const forms = new Map<string, Record<string, string>>();
   const refunds = new Map<string, FakeRefund>();
   const paymentIntents = new Map<string, { amount: number; currency: string; refunded: number }>();
-  const replays = new Map<string, { status: number; body: unknown }>();
+  const replays = new Map<string, { status: number; body: unknown; raw: string }>();
   const keys = [options.secretKey, ...(options.secretKeys ?? [])];
   const state = {
     latencyMs: 0,
@@ -114,6 +126,7 @@ export async function startFakeStripe(options: {
     outage: 'none' as FakeStripe['outage'],
   };
   const nowSeconds = () => Math.floor((Date.now() + state.clockAheadMs) / 1000);
+  const mandates = fakeMandates({ id, nowSeconds, ledger: paymentIntents });
   const isLive = (key: string) => /^(sk|rk)_live_/.test(key);
 
   const contract = loadPspContract(new URL('./contract/stripe.trimmed.json', import.meta.url), {
@@ -148,7 +161,10 @@ export async function startFakeStripe(options: {
         : undefined;
     const reply = (status: number, body: unknown) => {
       if (judged) exchanges.push({ ...exchange, status, response: body });
-      if (replayKey && status < 300) replays.set(replayKey, { status, body });
+      // Stripe keeps the first answer to a key, a decline or its own failure too, but not a refusal of the request.
+      if (replayKey && (status < 300 || status === 402 || status >= 500))
+        replays.set(replayKey, { status, body, raw });
+      if (mandates.answerLost()) return response.destroy();
       response.writeHead(status, { 'content-type': 'application/json', 'request-id': id('req') });
       response.end(JSON.stringify(body));
     };
@@ -156,6 +172,7 @@ export async function startFakeStripe(options: {
       return reply(401, { error: { type: 'invalid_request_error', message: 'Invalid API Key provided' } });
     }
     const replay = replayKey ? replays.get(replayKey) : undefined;
+    if (replay && replay.raw !== raw) return reply(400, idempotencyError(String(idempotencyKey)));
     if (replay) return reply(replay.status, replay.body);
     // Stripe's OpenAPI document judges the request before the fake acts on it (paths it lacks stay the fake's 404).
     const broken = contract.checkRequest(exchange);
@@ -165,6 +182,8 @@ export async function startFakeStripe(options: {
       return reply(400, contractRefusal(broken[0] as string));
     }
     const livemode = isLive(key);
+    const forMandates = mandates.route(request.method ?? '', url.pathname, form, livemode);
+    if (forMandates) return reply(forMandates.status, forMandates.body);
     const refundMatch = /^\/v1\/refunds(?:\/(re_[0-9a-f]+))?$/.exec(url.pathname);
     if (refundMatch) {
       const [, refundId] = refundMatch;
@@ -237,7 +256,7 @@ export async function startFakeStripe(options: {
       return reply(404, { error: { type: 'invalid_request_error', message: 'Unrecognized request URL' } });
     const [, sessionId, expire] = match;
     if (!sessionId && request.method === 'POST') {
-      const refused = checkoutParamProblem(form);
+      const refused = checkoutParamProblem(form) ?? mandates.sessionProblem(form);
       if (refused) return reply(400, refused);
       if (state.refuseEmails && form.customer_email !== undefined) {
         const message = `Invalid email address: ${form.customer_email}`;
@@ -258,12 +277,10 @@ export async function startFakeStripe(options: {
           ),
         );
       }
-      const session = checkoutSession(form, {
-        id: id(livemode ? 'cs_live' : 'cs_test'),
-        total,
-        at: created,
-        livemode,
-      });
+      const session = mandates.session(
+        checkoutSession(form, { id: id(livemode ? 'cs_live' : 'cs_test'), total, at: created, livemode }),
+        form,
+      );
       sessions.set(session.id, session);
       forms.set(session.id, form);
       return reply(200, session);
@@ -290,7 +307,7 @@ export async function startFakeStripe(options: {
       session.status = 'expired';
       return reply(200, session);
     }
-    if (request.method === 'GET') return reply(200, session);
+    if (request.method === 'GET') return reply(200, mandates.expanded(session, url.searchParams));
     return reply(404, { error: { type: 'invalid_request_error', message: 'Unrecognized request URL' } });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -304,6 +321,7 @@ export async function startFakeStripe(options: {
     violations,
     sessions,
     forms,
+    mandates: mandates.api,
     completeSession(sessionId, completion = {}) {
       const session = sessions.get(sessionId);
       if (!session) throw new Error(`no session ${sessionId}`);
@@ -319,6 +337,7 @@ export async function startFakeStripe(options: {
         currency: String(session.currency),
         refunded: 0,
       });
+      mandates.complete(session, forms.get(sessionId) ?? {}, completion.method);
       return session;
     },
     settleAsyncPayment(sessionId) {
