@@ -1,4 +1,5 @@
 import type Stripe from 'stripe';
+import type { PaymentMethod } from '../../../domain/payment-methods.ts';
 import { type OpensMandate, PspRefusalError } from '../../../ports/psp.ts';
 
 /**
@@ -10,13 +11,17 @@ import { type OpensMandate, PspRefusalError } from '../../../ports/psp.ts';
  */
 
 /**
- * Stripe's methods whose saved PaymentMethod a renewal charges as it is. iDEAL and Bancontact save another one (a
- * generated SEPA Direct Debit method), which `mandateOf` does not read: they are left out.
+ * Our methods whose saved Stripe PaymentMethod (of the type named) a renewal charges as it is. iDEAL and Bancontact
+ * save another one (a generated SEPA Direct Debit method), which `mandateOf` does not read: they are left out.
  */
-export const REUSABLE_METHODS = ['card', 'sepa_debit', 'paypal'] as const;
+const REUSABLE: Partial<Record<PaymentMethod, string>> = {
+  card: 'card',
+  sepa_debit: 'sepa_debit',
+  paypal: 'paypal',
+};
+export const REUSABLE_METHODS: readonly string[] = Object.values(REUSABLE);
 
 type SessionParams = Stripe.Checkout.SessionCreateParams;
-type MethodType = Stripe.Checkout.SessionCreateParams.AllowedPaymentMethodType;
 
 /**
  * The session's parameters for a link whose payment opens a mandate: only methods Stripe can charge again (card
@@ -26,10 +31,11 @@ type MethodType = Stripe.Checkout.SessionCreateParams.AllowedPaymentMethodType;
  */
 export function mandateSession(params: SessionParams, opens: OpensMandate): SessionParams {
   const allowed = params.allowed_payment_method_types ?? ['card'];
-  const methods = allowed.filter((method) => (REUSABLE_METHODS as readonly MethodType[]).includes(method));
+  const methods = allowed.filter((method) => REUSABLE_METHODS.includes(method));
   if (methods.length === 0) {
+    const reusable = Object.keys(REUSABLE).join(', ');
     throw new PspRefusalError(
-      "Stripe cannot charge any of the link's payment methods again: a subscription needs card, SEPA Direct Debit or PayPal.",
+      `Stripe cannot charge any of the link's payment methods again: a subscription needs one of ${reusable}.`,
     );
   }
   const subscription = { subscription_id: opens.subscriptionId };

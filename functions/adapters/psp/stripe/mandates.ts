@@ -33,13 +33,12 @@ const expanded = <T extends { id: string }>(field: string | T | null | undefined
 const idOf = (field: string | { id: string } | null | undefined): string | null =>
   typeof field === 'string' ? field : (field?.id ?? null);
 
-/** "Visa •••• 4242", "SEPA Direct Debit •••• 3000", "PayPal": all Stripe tells of the method, no card data. */
+/** "Visa •••• 4242", "SEPA Direct Debit •••• 3000": all Stripe tells of the method, no card data; null for a wallet. */
 function displayOf(method: Stripe.PaymentMethod): string | null {
   const brand = method.card?.brand;
   if (method.card)
     return `${brand ? brand.charAt(0).toUpperCase() + brand.slice(1) : 'Card'} •••• ${method.card.last4}`;
-  if (method.sepa_debit?.last4) return `SEPA Direct Debit •••• ${method.sepa_debit.last4}`;
-  return method.type === 'paypal' ? 'PayPal' : null;
+  return method.sepa_debit?.last4 ? `SEPA Direct Debit •••• ${method.sepa_debit.last4}` : null;
 }
 
 export class StripeMandates implements HoldsMandates {
@@ -78,7 +77,7 @@ export class StripeMandates implements HoldsMandates {
         : { state: 'none', reason: 'The Stripe Checkout Session saved no payment method.' };
     }
     const customer = idOf(method.customer) ?? idOf(found.customer);
-    if (!customer || !(REUSABLE_METHODS as readonly string[]).includes(method.type)) {
+    if (!customer || !REUSABLE_METHODS.includes(method.type)) {
       return {
         state: 'none',
         reason: `Stripe saved no ${method.type} payment method on a Customer that can be charged again.`,

@@ -15,7 +15,7 @@ export type FakeChargeOutcome =
   | 'revoked';
 
 /** The buyer's method on Stripe's page: its type decides how it is shown and whether a renewal is under way. */
-export type FakeMethodType = 'card' | 'sepa_debit' | 'paypal' | 'ideal';
+export type FakeMethodType = 'card' | 'sepa_debit' | 'ideal';
 
 export type FakePaymentIntent = Record<string, unknown> & {
   id: string;
@@ -130,7 +130,6 @@ export function fakeMandates(deps: {
       created: nowSeconds(),
       card: type === 'card' ? { brand: 'visa', last4: '4242', exp_month: 12, exp_year: 2030 } : null,
       sepa_debit: type === 'sepa_debit' ? { last4: '3000', country: 'NL' } : null,
-      paypal: type === 'paypal' ? { payer_id: 'PAYER1' } : null,
       ideal: type === 'ideal' ? { bank: 'ing' } : null,
     };
     paymentMethods.set(method.id, method);

@@ -127,10 +127,14 @@ describe('a Stripe Checkout Session that opens a mandate', () => {
     expect(fake.requests.length).toBe(sent + 1);
   });
 
-  it('reads no mandate from a session that saved no method', async () => {
-    const session = await psp.createSession(sessionRequest(orderLink('9.90'), connection));
-    fake.completeSession(session.id);
-    expect(await psp.mandateOf(await psp.retrieveSession(session.id))).toMatchObject({ state: 'none' });
+  it('reads no mandate from a session that saved no method, or one a renewal cannot charge', async () => {
+    const plain = await psp.createSession(sessionRequest(orderLink('9.90'), connection));
+    fake.completeSession(plain.id);
+    expect(await psp.mandateOf(await psp.retrieveSession(plain.id))).toMatchObject({ state: 'none' });
+    const request = { ...sessionRequest(orderLink('9.90'), connection), opensMandate: opens() };
+    const ideal = await psp.createSession(request);
+    fake.completeSession(ideal.id, { method: 'ideal' });
+    expect(await psp.mandateOf(await psp.retrieveSession(ideal.id))).toMatchObject({ state: 'none' });
   });
 });
 
