@@ -34,11 +34,9 @@ const idOf = (field: string | { id: string } | null | undefined): string | null 
   typeof field === 'string' ? field : (field?.id ?? null);
 
 /** "Visa •••• 4242", "SEPA Direct Debit •••• 3000": all Stripe tells of the method, no card data; null for a wallet. */
-function displayOf(method: Stripe.PaymentMethod): string | null {
-  const brand = method.card?.brand;
-  if (method.card)
-    return `${brand ? brand.charAt(0).toUpperCase() + brand.slice(1) : 'Card'} •••• ${method.card.last4}`;
-  return method.sepa_debit?.last4 ? `SEPA Direct Debit •••• ${method.sepa_debit.last4}` : null;
+function displayOf({ card, sepa_debit }: Stripe.PaymentMethod): string | null {
+  if (card) return `${card.brand.charAt(0).toUpperCase()}${card.brand.slice(1)} •••• ${card.last4}`;
+  return sepa_debit?.last4 ? `SEPA Direct Debit •••• ${sepa_debit.last4}` : null;
 }
 
 export class StripeMandates implements HoldsMandates {
