@@ -101,8 +101,8 @@ const id = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
 /**
  * A local server that speaks Stripe's wire format for the endpoints the adapter uses: form-encoded requests,
  * JSON responses shaped like the Checkout Session and Refund objects of Stripe's API reference, errors in
- * Stripe's `{ "error": { type, message } }` envelope, `livemode` from the key (`sk_live_`/`rk_live_`), and
- * `Idempotency-Key` replays of POSTs. It refuses what Stripe refuses of what the adapter sends: an `expires_at`
+ * Stripe's `{ "error": { type, message } }` envelope, `livemode` from the key (`sk_live_`/`rk_live_`), saved
+ * PaymentMethods and renewals (./fake-mandates.ts), and `Idempotency-Key` replays of POSTs. It refuses what Stripe refuses of what the adapter sends: an `expires_at`
  * less than 30 minutes or more than 24 hours after the session's `created` (whole seconds), an amount in a
  * three-decimal currency whose last digit is not 0, a refund of more than remains (`amount_too_large`) or of a
  * fully refunded payment (`charge_already_refunded`). The official SDK is pointed at it with `host`/`port`/`protocol`.
