@@ -1,7 +1,7 @@
 import type Stripe from 'stripe';
 import type { PspConnection } from '../../../domain/connection.ts';
 import type { MandateRef } from '../../../domain/mandates.ts';
-import { fromPspMinorUnits, pspMinorUnits } from '../../../domain/psp-rules.ts';
+import { amountProblem, fromPspMinorUnits, pspMinorUnits } from '../../../domain/psp-rules.ts';
 import {
   type HoldsMandates,
   type MandateCharge,
@@ -94,9 +94,13 @@ export class StripeMandates implements HoldsMandates {
 
   /**
    * An off-session PaymentIntent confirmed on creation, for the mandate's method only: with Stripe's automatic
-   * payment methods instead (its default), confirming asks a `return_url` even of a saved card.
+   * payment methods instead (its default), confirming asks a `return_url` even of a saved card. An amount Stripe
+   * would refuse (below its minimum charge, after a change of the subscription's amount) is refused without
+   * calling it.
    */
   async chargeMandate(charge: MandateCharge): Promise<MandateChargeResult> {
+    const problem = amountProblem(stripe.amounts, charge.amount, 'payment');
+    if (problem) throw new PspRefusalError(problem);
     const params: Stripe.PaymentIntentCreateParams = {
       amount: Number(pspMinorUnits(stripe.amounts, charge.amount)),
       currency: charge.amount.currency.toLowerCase(),

@@ -248,6 +248,14 @@ describe('renewals on a saved Stripe PaymentMethod', () => {
     ]);
   });
 
+  it('refuses an amount under Stripe’s minimum charge without calling Stripe', async () => {
+    const mandate = await subscribe();
+    const sent = fake.requests.length;
+    const small = charge(mandate, { amount: { value: '0.30', currency: 'EUR' } });
+    await expect(psp.chargeMandate(small)).rejects.toBeInstanceOf(PspRefusalError);
+    expect(fake.requests.length).toBe(sent);
+  });
+
   it('throws an outage when Stripe fails, and charges nothing', async () => {
     const mandate = await subscribe();
     fake.outage = 'error';
