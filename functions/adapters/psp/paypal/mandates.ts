@@ -158,15 +158,9 @@ export class PaypalMandates implements HoldsMandates {
     const order = await this.call(() => this.client.orders.getOrder({ id: session.id }));
     const vault = order.paymentSource?.paypal?.attributes?.vault;
     if (!vault) return { state: 'none' as const, reason: 'PayPal vaulted nothing for this order.' };
-    if (!vault.id) return { state: 'pending' as const };
     const vaultId = vault.id;
-    const token = await this.call(() => this.client.vault.getPaymentToken(vaultId)).catch(
-      (error: unknown) => {
-        if (statusOf((error as Error).cause) === 404) return undefined;
-        throw error;
-      },
-    );
-    if (!token) {
+    const token = vaultId ? await this.paymentToken(vaultId) : undefined;
+    if (!vaultId || !token) {
       return vault.status === 'VAULTED'
         ? { state: 'none' as const, reason: 'The PayPal payment token was deleted.' }
         : { state: 'pending' as const };
@@ -183,6 +177,16 @@ export class PaypalMandates implements HoldsMandates {
       display: email ? `PayPal (${email})` : 'PayPal',
     };
     return { state: 'ready' as const, mandate };
+  }
+
+  /** A payment token as the vault shows it; undefined when it has none of that id (404). */
+  private async paymentToken(id: string) {
+    try {
+      return await this.call(() => this.client.vault.getPaymentToken(id));
+    } catch (error) {
+      if (statusOf((error as Error).cause) === 404) return undefined;
+      throw error;
+    }
   }
 
   /**

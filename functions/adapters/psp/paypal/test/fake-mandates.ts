@@ -15,6 +15,8 @@ export interface FakePaypalToken {
   deleted: boolean;
   /** The payer's account was closed: every charge is refused (PAYER_ACCOUNT_LOCKED_OR_CLOSED). */
   closed: boolean;
+  /** PayPal has not finished vaulting: the order shows the vault `APPROVED` without an id, the vault has no token. */
+  vaulting: boolean;
 }
 
 /**
@@ -46,6 +48,9 @@ export interface FakePaypalVault {
   nextCharge(outcome: FakeRenewalOutcome): void;
   /** The next renewal is made and its answer lost (a 503 after the fact), as a connection that dropped. */
   loseNextAnswer(): void;
+  /** The next vaulting order's token is made later (`finishVaulting`), as PayPal may vault asynchronously. */
+  vaultLater(): void;
+  finishVaulting(): void;
   /** Settles a renewal whose capture is `PENDING`, and notifies its `PAYMENT.CAPTURE.*` event. */
   settle(orderId: string, outcome: 'succeeded' | 'failed'): void;
 }
@@ -77,6 +82,7 @@ export function fakePaypalVault(context: FakeContext) {
   const renewals: FakePaypalRenewal[] = [];
   let next: FakeRenewalOutcome | undefined;
   let loseNext = false;
+  let later = false;
 
   const tokenLink = (id: string) => ({
     href: `https://fake.paypal/v3/vault/payment-tokens/${id}`,
@@ -129,6 +135,12 @@ export function fakePaypalVault(context: FakeContext) {
     },
     loseNextAnswer() {
       loseNext = true;
+    },
+    vaultLater() {
+      later = true;
+    },
+    finishVaulting() {
+      for (const token of tokens.values()) token.vaulting = false;
     },
     settle(orderId: string, outcome: 'succeeded' | 'failed') {
       const capture = context.orders.get(orderId)?.capture;
@@ -188,7 +200,9 @@ export function fakePaypalVault(context: FakeContext) {
         payer: order.payer,
         deleted: false,
         closed: false,
+        vaulting: later,
       };
+      later = false;
       tokens.set(token.id, token);
       vaulting.set(order.id, token.id);
     },
@@ -198,6 +212,7 @@ export function fakePaypalVault(context: FakeContext) {
       const id = order.vault_token ?? vaulting.get(order.id);
       const token = id ? tokens.get(id) : undefined;
       if (!token) return {};
+      if (token.vaulting) return { attributes: { vault: { status: 'APPROVED' } } };
       return { attributes: { vault: vaultOf(token, order.vault_token ? undefined : 'VAULTED') } };
     },
 
@@ -206,7 +221,7 @@ export function fakePaypalVault(context: FakeContext) {
       const id = /^\/v3\/vault\/payment-tokens\/([^/]+)$/.exec(path)?.[1];
       if (id === undefined || method !== 'GET') return undefined;
       const token = tokens.get(id);
-      if (!token || token.deleted) return error(404, 'INVALID_RESOURCE_ID');
+      if (!token || token.deleted || token.vaulting) return error(404, 'INVALID_RESOURCE_ID');
       const { email_address, account_id, name, address } = token.payer;
       return {
         status: 200,

@@ -143,6 +143,21 @@ describe('the first period', () => {
     expect(fake.requests.at(-1)?.path).toBe(`/v3/vault/payment-tokens/${mandate.reference}`);
   });
 
+  it('is pending while PayPal is still vaulting the wallet, and ready once the vault has the token', async () => {
+    const request = subscriptionSession();
+    const session = await psp.createSession(request);
+    fake.approve(session.id);
+    fake.vault.vaultLater();
+    await psp.captureSession({ id: session.id, paymentId: request.paymentId });
+
+    expect(await psp.mandateOf({ id: session.id, paymentReference: null })).toEqual({ state: 'pending' });
+    fake.vault.finishVaulting();
+    expect(await psp.mandateOf({ id: session.id, paymentReference: null })).toMatchObject({
+      state: 'ready',
+      mandate: { method: 'paypal' },
+    });
+  });
+
   it('gives none for an order that vaulted nothing, or whose token was deleted since', async () => {
     const request = sessionRequest(orderLink('12.00'), connection);
     const session = await psp.createSession(request);
