@@ -150,31 +150,27 @@ export class PaypalMandates implements HoldsMandates {
   }
 
   /**
-   * The token the paid order vaulted, confirmed by the vault itself (the order's `vault.status` is deprecated in
-   * PayPal's document): not there yet while PayPal is still vaulting (it says so by
-   * `VAULT.PAYMENT-TOKEN.CREATED`), gone when a token it called vaulted was deleted since.
+   * The token the paid order vaulted, as the order shows it (one call: the session's notification has spent most
+   * of its PSP calls). PayPal may vault after the capture (then `VAULT.PAYMENT-TOKEN.CREATED`): a vault the order
+   * shows `CREATED` or `APPROVED` is asked of the vault itself, and is pending until the vault has it.
    */
   async mandateOf(session: { id: string }) {
     const order = await this.call(() => this.client.orders.getOrder({ id: session.id }));
-    const vault = order.paymentSource?.paypal?.attributes?.vault;
+    const wallet = order.paymentSource?.paypal;
+    const vault = wallet?.attributes?.vault;
     if (!vault) return { state: 'none' as const, reason: 'PayPal vaulted nothing for this order.' };
     const vaultId = vault.id;
-    const token = vaultId ? await this.paymentToken(vaultId) : undefined;
-    if (!vaultId || !token) {
-      return vault.status === 'VAULTED'
-        ? { state: 'none' as const, reason: 'The PayPal payment token was deleted.' }
-        : { state: 'pending' as const };
-    }
-    const customer = token.customer?.id ?? vault.customer?.id;
-    if (!customer) return { state: 'none' as const, reason: 'The PayPal payment token names no customer.' };
-    const email = token.paymentSource?.paypal?.emailAddress;
+    const unfinished = vault.status === 'CREATED' || vault.status === 'APPROVED';
+    const token = vaultId && unfinished ? await this.paymentToken(vaultId) : undefined;
+    const customer = vault.customer?.id ?? token?.customer?.id;
+    if (!vaultId || !customer || (unfinished && !token)) return { state: 'pending' as const };
     const mandate: MandateRef = {
       connection_id: this.connection.id,
       provider: paypal.id,
       customer,
       reference: vaultId,
       method: 'paypal',
-      display: email ? `PayPal (${email})` : 'PayPal',
+      display: wallet.emailAddress ? `PayPal (${wallet.emailAddress})` : 'PayPal',
     };
     return { state: 'ready' as const, mandate };
   }

@@ -15,7 +15,8 @@ export interface FakePaypalToken {
   deleted: boolean;
   /** The payer's account was closed: every charge is refused (PAYER_ACCOUNT_LOCKED_OR_CLOSED). */
   closed: boolean;
-  /** PayPal has not finished vaulting: the order shows the vault `APPROVED` without an id, the vault has no token. */
+  /** PayPal vaulted it after the capture, which shows it `APPROVED`; until then the vault has no such token. */
+  vaulted_later: boolean;
   vaulting: boolean;
 }
 
@@ -200,6 +201,7 @@ export function fakePaypalVault(context: FakeContext) {
         payer: order.payer,
         deleted: false,
         closed: false,
+        vaulted_later: later,
         vaulting: later,
       };
       later = false;
@@ -212,8 +214,9 @@ export function fakePaypalVault(context: FakeContext) {
       const id = order.vault_token ?? vaulting.get(order.id);
       const token = id ? tokens.get(id) : undefined;
       if (!token) return {};
-      if (token.vaulting) return { attributes: { vault: { status: 'APPROVED' } } };
-      return { attributes: { vault: vaultOf(token, order.vault_token ? undefined : 'VAULTED') } };
+      // The order keeps what it said at the capture: a token vaulted later stays `APPROVED` there.
+      const status = order.vault_token ? undefined : token.vaulted_later ? 'APPROVED' : 'VAULTED';
+      return { attributes: { vault: vaultOf(token, status) } };
     },
 
     /** Vault v3: a payment token as `GET /v3/vault/payment-tokens/{id}` shows it. Undefined: not the vault. */
