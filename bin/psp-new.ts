@@ -15,6 +15,7 @@ import { PSP_DESCRIPTORS } from '../functions/adapters/psp/registry.ts';
 const root = join(import.meta.dirname, '..');
 const TEMPLATE = join(root, 'lib', 'psp-template');
 const REGISTRY = join(root, 'functions', 'adapters', 'psp', 'registry.ts');
+const FACTORIES = join(root, 'functions', 'adapters', 'psp', 'factories.ts');
 
 /** The spellings of a PSP's id the template's placeholders take. */
 export interface PspNames {
@@ -86,31 +87,32 @@ function writeFolder(names: PspNames): string[] {
 /** A list's items (on one line, or one per line with a trailing comma, as Biome writes it) with `item` last. */
 const appended = (list: string, item: string) => `${list.trim().replace(/,$/, '')}, ${item}`;
 
-/** The registry with the PSP's descriptor and factory added (its imports sorted by Biome after). */
+/** The registry with the PSP's descriptor and identity added (its imports sorted by Biome after). */
 export function registeredIn(registry: string, names: PspNames): string {
   const lastImport = registry.lastIndexOf('\nimport ');
   const importsEnd = registry.indexOf('\n', registry.indexOf(' from ', lastImport)) + 1;
-  const imports = [
-    `import { createFactory as ${names.camel}Factory } from './${names.folder}/adapter.ts';`,
-    `import { ${names.camel}, identity as ${names.camel}Identity } from './${names.folder}/descriptor.ts';`,
-  ].join('\n');
+  const imports = `import { ${names.camel}, identity as ${names.camel}Identity } from './${names.folder}/descriptor.ts';`;
   const withImports = `${registry.slice(0, importsEnd)}${imports}\n${registry.slice(importsEnd)}`;
   const descriptors = /(export const PSP_DESCRIPTORS = \[)([^\]]*)(\] as const;)/;
   const identities = /(export const PSP_IDENTITIES = \[)([^\]]*)(\] as const;)/;
-  const factories = /(export const PSP_FACTORIES: Record<PspId, CreatePspFactory> = \{\n)([\s\S]*?)(\n\};)/;
-  if (![descriptors, identities, factories].every((list) => list.test(withImports))) {
-    throw new Error(
-      'The registry no longer reads as psp:new expects: add the PSP by hand (docs/orchestration.md).',
-    );
-  }
+  if (![descriptors, identities].every((list) => list.test(withImports))) throw unreadable('registry.ts');
   return withImports
     .replace(descriptors, (_, start, list, end) => `${start}${appended(list, names.camel)}${end}`)
-    .replace(identities, (_, start, list, end) => `${start}${appended(list, `${names.camel}Identity`)}${end}`)
-    .replace(
-      factories,
-      (_, start, list, end) => `${start}${list}\n  ${names.id}: ${names.camel}Factory,${end}`,
-    );
+    .replace(identities, (_, start, list, end) => `${start}${appended(list, `${names.camel}Identity`)}${end}`);
 }
+
+/** The factories with the PSP's, its adapter module loaded when first used. */
+export function factoryAddedTo(factories: string, names: PspNames): string {
+  const list = /(export const PSP_FACTORIES: Record<PspId, CreatePspFactory> = \{\n)([\s\S]*?)(\n\};)/;
+  if (!list.test(factories)) throw unreadable('factories.ts');
+  const line = `  ${names.id}: loadedWhenUsed(() => import('./${names.folder}/adapter.ts')),`;
+  return factories.replace(list, (_, start, lines, end) => `${start}${lines}\n${line}${end}`);
+}
+
+const unreadable = (file: string) =>
+  new Error(
+    `functions/adapters/psp/${file} no longer reads as psp:new expects: add the PSP by hand (docs/orchestration.md).`,
+  );
 
 const tool = (name: string) => join(root, 'node_modules', '.bin', name);
 
@@ -130,16 +132,17 @@ if (import.meta.main) {
   }
   const written = writeFolder(names);
   writeFileSync(REGISTRY, registeredIn(readFileSync(REGISTRY, 'utf8'), names));
+  writeFileSync(FACTORIES, factoryAddedTo(readFileSync(FACTORIES, 'utf8'), names));
   execFileSync(
     tool('biome'),
-    ['check', '--write', REGISTRY, ...written.filter((file) => file.endsWith('.ts'))],
+    ['check', '--write', REGISTRY, FACTORIES, ...written.filter((file) => file.endsWith('.ts'))],
     {
       cwd: root,
       stdio: 'ignore',
     },
   );
   execFileSync(process.execPath, [join(root, 'bin', 'openapi.ts')], { cwd: root, stdio: 'inherit' });
-  console.log(`wrote ${written.join(', ')}; registered ${id} in functions/adapters/psp/registry.ts.`);
+  console.log(`wrote ${written.join(', ')}; registered ${id} in functions/adapters/psp/registry.ts and factories.ts.`);
   console.log(
     `next: its TODOs, until the conformance suite passes for it: npx vitest run test/integration/psp-conformance -t '^${id}'`,
   );

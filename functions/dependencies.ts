@@ -26,7 +26,7 @@ import {
 } from './adapters/dynamodb/subscription-repository.ts';
 import { DynamoWebhookEndpointRepository } from './adapters/dynamodb/webhook-endpoint-repository.ts';
 import { CognitoIdentityProvider } from './adapters/http/cognito-identity.ts';
-import { PSP_DESCRIPTORS, PSP_FACTORIES } from './adapters/psp/registry.ts';
+import { PSP_DESCRIPTORS } from './adapters/psp/registry.ts';
 import { SandboxNotifier } from './adapters/psp/sandbox/notifier.ts';
 import { FileKeyCipher } from './adapters/secrets/file-key-cipher.ts';
 import { FileSecretStore } from './adapters/secrets/file-secret-store.ts';
@@ -37,8 +37,7 @@ import { documentClient } from './clients/dynamodb.ts';
 import { kmsClient } from './clients/kms.ts';
 import { secretsManagerClient } from './clients/secrets-manager.ts';
 import { sqsClient } from './clients/sqs.ts';
-import { config, indexNames, pspApiUrls } from './config.ts';
-import { DEFAULT_COLLECTION } from './domain/subscription-schedule.ts';
+import { config, indexNames } from './config.ts';
 import { once } from './once.ts';
 import type { IdempotencyScope } from './ports/idempotency-store.ts';
 import { OUTCOME_SHARDS } from './ports/outcome-counters.ts';
@@ -49,8 +48,6 @@ import { newEndpointHealthCache } from './use-cases/endpoint-isolation.ts';
 import { linkOfKey } from './use-cases/keyed-creates.ts';
 import { countingPayments, ObservedOutcomes, OutcomeRecorder } from './use-cases/outcome-recording.ts';
 import { PspConnections } from './use-cases/psp-connections.ts';
-import type { ChargeDependencies } from './use-cases/subscription-charges.ts';
-import { mandatePayments } from './use-cases/subscription-starts.ts';
 import { cachedEndpointDirectory, cachedSigningSecrets } from './use-cases/webhook-fan-out.ts';
 
 /**
@@ -259,62 +256,6 @@ export const pspDirectory = /* @__PURE__ */ once(
       descriptors: PSP_DESCRIPTORS,
       secretPrefix: config().PSP_SECRET_PREFIX,
     }),
-);
-
-/**
- * Every registered PSP (functions/adapters/psp/registry.ts), each factory built on the first use of one of its
- * connections and handed its own `<ID>_API_URL`; each PSP's SDK is loaded when its first adapter is built.
- */
-export const pspConnections = /* @__PURE__ */ once(
-  () =>
-    new PspConnections({
-      repository: pspConnectionRepository(),
-      legacyConfigs: pspConfigRepository(),
-      descriptors: PSP_DESCRIPTORS,
-      secretPrefix: config().PSP_SECRET_PREFIX,
-      factories: PSP_FACTORIES,
-      runtime: (descriptor) => ({
-        secrets: secretStore(),
-        apiUrl: pspApiUrls()[descriptor.id],
-        baseUrl: config().BASE_URL,
-        now,
-        sandbox: {
-          sessions: sandboxSessionStore,
-          signingSecret: sandboxSigningSecret,
-          mandates: sandboxMandateStore,
-        },
-      }),
-    }),
-);
-
-/** Refunds go through the connection that took the payment. */
-export const paymentRefunds = pspConnections;
-
-/** What charging subscriptions needs (functions/use-cases/subscription-charges.ts): the sweeper and `advance`. */
-export const subscriptionCharges = (): ChargeDependencies => ({
-  subscriptions: subscriptionRepository(),
-  links: linkRepository(),
-  psps: pspConnections(),
-  queue: eventQueue(),
-  now,
-  checkoutBase: config().CHECKOUT_BASE,
-  collection: async (account, mode) =>
-    (await accountSettingsRepository().get(account, mode)) ?? DEFAULT_COLLECTION,
-});
-
-/**
- * What a paid subscription link or update link starts (functions/use-cases/subscription-starts.ts): wired into every
- * function that records payments.
- */
-export const mandatePaymentHook = /* @__PURE__ */ once(() =>
-  mandatePayments({
-    subscriptions: subscriptionRepository(),
-    links: linkRepository(),
-    psps: pspConnections(),
-    queue: eventQueue(),
-    now,
-    checkoutBase: config().CHECKOUT_BASE,
-  }),
 );
 
 export const idempotencyStore = /* @__PURE__ */ once(

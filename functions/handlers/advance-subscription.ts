@@ -1,8 +1,8 @@
 import { config } from '../config.ts';
-import { subscriptionCharges } from '../dependencies.ts';
 import { apiHandler, json } from '../http/api/api-handler.ts';
 import { toSubscriptionResource } from '../http/api/subscription-resources.ts';
 import { emptyRequest, validate } from '../http/validate.ts';
+import { subscriptionCharges } from '../psp-dependencies.ts';
 import { advanceSubscription } from '../use-cases/subscription-charges.ts';
 
 /**

@@ -1,15 +1,9 @@
 import { config } from '../config.ts';
-import {
-  eventQueue,
-  linkRepository,
-  mandatePaymentHook,
-  now,
-  paymentRepository,
-  pspConnections,
-} from '../dependencies.ts';
+import { eventQueue, linkRepository, now, paymentRepository } from '../dependencies.ts';
 import { apiHandler, json } from '../http/api/api-handler.ts';
 import { toResource } from '../http/api/resources.ts';
 import { emptyRequest, validate } from '../http/validate.ts';
+import { mandatePaymentHook, pspConnections } from '../psp-dependencies.ts';
 import { cancelPaymentLink } from '../use-cases/payment-links.ts';
 
 /** POST /v1/payment-links/{id}/cancel (no body needed; `{}` is accepted, any field is not) */

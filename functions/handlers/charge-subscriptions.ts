@@ -1,7 +1,7 @@
 import type { Context, ScheduledEvent } from 'aws-lambda';
-import { subscriptionCharges } from '../dependencies.ts';
 import { ANSWER_ROOM_MS, CALL_BUDGETS, worstCaseMs } from '../domain/call-budgets.ts';
 import { logger, withLambdaContext } from '../logger.ts';
+import { subscriptionCharges } from '../psp-dependencies.ts';
 import { sweepSubscriptions } from '../use-cases/subscription-charges.ts';
 
 /** Subscriptions taken per run: a backlog drains over the following runs (one a minute on AWS). */

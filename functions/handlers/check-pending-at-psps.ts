@@ -1,17 +1,9 @@
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { config } from '../config.ts';
-import {
-  eventQueue,
-  linkRepository,
-  mandatePaymentHook,
-  now,
-  paymentRefunds,
-  paymentRepository,
-  pspConnections,
-  refundLedger,
-} from '../dependencies.ts';
+import { eventQueue, linkRepository, now, paymentRepository, refundLedger } from '../dependencies.ts';
 import { ANSWER_ROOM_MS, CALL_BUDGETS, worstCaseMs } from '../domain/call-budgets.ts';
 import { logger, withLambdaContext } from '../logger.ts';
+import { mandatePaymentHook, paymentRefunds, pspConnections } from '../psp-dependencies.ts';
 import { checkPendingPayments } from '../use-cases/pending-payments.ts';
 import { checkPendingRefunds } from '../use-cases/refunds.ts';
 

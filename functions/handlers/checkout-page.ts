@@ -2,11 +2,9 @@ import { config } from '../config.ts';
 import {
   checkoutSettingsRepository,
   linkRepository,
-  mandatePaymentHook,
   now,
   observedOutcomes,
   paymentRepository,
-  pspConnections,
 } from '../dependencies.ts';
 import { CHECKOUT_PSP_CALLS } from '../domain/call-budgets.ts';
 import { drawingNeedsTables, loadFormTables } from '../domain/checkout/form-tables.ts';
@@ -20,6 +18,7 @@ import { checkoutReferences, referencesCookie } from '../http/checkout/reference
 import { checkoutPage, paymentReceivedPage, type ViewContext } from '../http/checkout/views.ts';
 import { clientAddress } from '../http/client-address.ts';
 import { type HtmlEvent, type HtmlResult, htmlHandler, isHttps } from '../http/html-handler.ts';
+import { mandatePaymentHook, pspConnections } from '../psp-dependencies.ts';
 import { captureOnReturn } from '../use-cases/buyer-returns.ts';
 import { buyerOutcome, findLinkById, openCheckout } from '../use-cases/checkout.ts';
 

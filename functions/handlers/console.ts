@@ -10,13 +10,10 @@ import {
   eventQueue,
   eventRepository,
   linkRepository,
-  mandatePaymentHook,
   now,
   observedOutcomes,
-  paymentRefunds,
   paymentRepository,
   personalDataStore,
-  pspConnections,
   pspDirectory,
   refundLedger,
   signingKeyCipher,
@@ -26,6 +23,7 @@ import {
 } from '../dependencies.ts';
 import { handleConsole } from '../http/console/router.ts';
 import { htmlHandler } from '../http/html-handler.ts';
+import { mandatePaymentHook, paymentRefunds, pspConnections } from '../psp-dependencies.ts';
 
 /** Every page and form of the merchant console under /console (docs/console.md). */
 export const handler = htmlHandler((event) =>

@@ -1,9 +1,10 @@
 import { config } from '../config.ts';
-import { eventQueue, linkRepository, now, paymentRefunds, refundLedger } from '../dependencies.ts';
+import { eventQueue, linkRepository, now, refundLedger } from '../dependencies.ts';
 import { apiHandler, json } from '../http/api/api-handler.ts';
 import { IDEMPOTENCY_KEY_HEADER } from '../http/api/idempotency.ts';
 import { createRefundRequest } from '../http/api/refund-schemas.ts';
 import { validate } from '../http/validate.ts';
+import { paymentRefunds } from '../psp-dependencies.ts';
 import { createRefund, refundIdFor } from '../use-cases/refunds.ts';
 
 /** POST /v1/payment-links/{id}/refunds */

@@ -1,15 +1,9 @@
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { config } from '../config.ts';
-import {
-  eventQueue,
-  linkRepository,
-  mandatePaymentHook,
-  now,
-  paymentRepository,
-  pspConnections,
-} from '../dependencies.ts';
+import { eventQueue, linkRepository, now, paymentRepository } from '../dependencies.ts';
 import { ANSWER_ROOM_MS, CALL_BUDGETS, worstCaseMs } from '../domain/call-budgets.ts';
 import { logger, withLambdaContext } from '../logger.ts';
+import { mandatePaymentHook, pspConnections } from '../psp-dependencies.ts';
 import { expireDueLinks } from '../use-cases/payment-links.ts';
 
 /** Links expired per run; a backlog drains over the following runs (one a minute on AWS). */

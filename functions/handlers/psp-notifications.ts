@@ -2,10 +2,8 @@ import { config } from '../config.ts';
 import {
   eventQueue,
   linkRepository,
-  mandatePaymentHook,
   now,
   paymentRepository,
-  pspConnections,
   refundLedger,
   unknownIdLimiter,
 } from '../dependencies.ts';
@@ -13,6 +11,7 @@ import { InvalidNotificationError } from '../domain/errors.ts';
 import { json, publicApiHandler } from '../http/api/api-handler.ts';
 import { logger } from '../logger.ts';
 import { once } from '../once.ts';
+import { mandatePaymentHook, pspConnections } from '../psp-dependencies.ts';
 import {
   handlePspNotification,
   type NotificationAddress,

@@ -1,9 +1,10 @@
 import { config } from '../config.ts';
-import { linkRepository, now, pspConnections } from '../dependencies.ts';
+import { linkRepository, now } from '../dependencies.ts';
 import { apiHandler, json } from '../http/api/api-handler.ts';
 import { toResource } from '../http/api/resources.ts';
 import { updatePaymentLinkRequest } from '../http/api/schemas.ts';
 import { validate } from '../http/validate.ts';
+import { pspConnections } from '../psp-dependencies.ts';
 import { updatePaymentLink } from '../use-cases/payment-links.ts';
 
 /** PATCH /v1/payment-links/{id} */

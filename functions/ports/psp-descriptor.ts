@@ -41,7 +41,7 @@ export type CredentialsSchema = z.ZodMiniObject;
 
 /**
  * One PSP, as data and small pure functions (plain literals: docs/orchestration.md#adding-a-psp says why): what every function may load without the PSP's adapter and SDK (its
- * adapter is the registry's `PSP_FACTORIES`, its SDK loaded only when a connection of it is used). Everything else is generated from
+ * adapter and its SDK are loaded only when a connection of it is used: functions/adapters/psp/factories.ts). Everything else is generated from
  * it: the CLI's flags and credential checks, `<ID>_API_URL`, the API's provider enum, the capability table of
  * docs/orchestration.md. The amount rules, page asks and methods (`PspRules`) are read from here everywhere.
  */

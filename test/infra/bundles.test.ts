@@ -96,8 +96,8 @@ describe('Lambda bundles', () => {
         expect(pspInputs(firstCall, [sdk]).length, `${bundle.name}: ${sdk}`).toBeGreaterThan(0);
         const others = PSP_SDKS.filter((other) => other !== sdk);
         expect(pspInputs(firstCall, others), `${bundle.name}: ${sdk}`).toEqual([]);
-        // Nothing of ours either: the adapter is in index.mjs, only the SDK waits for the first call (with the
-        // node:http the bundles alias, when only the SDK imports it).
+        // Nothing of ours either: the SDK's chunks hold only the SDK (with the node:http the bundles alias, when only
+        // the SDK imports it); the adapter is a chunk of its own, loaded when its PSP's first connection is used.
         expect(
           firstCall.filter(
             (input) => !input.includes('node_modules/') && input !== 'functions/clients/node-http.ts',

@@ -5,9 +5,10 @@ import {
   startFakeStripe,
 } from '../../functions/adapters/psp/stripe/test/fake.ts';
 import { config } from '../../functions/config.ts';
-import { linkRepository, paymentRepository, pspConnections } from '../../functions/dependencies.ts';
+import { linkRepository, paymentRepository } from '../../functions/dependencies.ts';
 import { CHECKOUT_PSP_CALLS } from '../../functions/domain/call-budgets.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
+import { pspConnections } from '../../functions/psp-dependencies.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { openCheckout } from '../../functions/use-cases/checkout.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';

@@ -8,13 +8,13 @@ import {
   eventQueue,
   linkRepository,
   paymentRepository,
-  pspConnections,
   sandboxSessionStore,
 } from '../../functions/dependencies.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
 import { newPaymentId, startedPayment } from '../../functions/domain/payment.ts';
 import type { PaymentLink } from '../../functions/domain/payment-link.ts';
 import { canEndSessions } from '../../functions/ports/psp-capabilities.ts';
+import { pspConnections } from '../../functions/psp-dependencies.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { expireDueLinks } from '../../functions/use-cases/payment-links.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';

@@ -1,17 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documentClient } from '../../functions/clients/dynamodb.ts';
 import { config } from '../../functions/config.ts';
-import {
-  linkRepository,
-  paymentRepository,
-  pspConnections,
-  sandboxSessionStore,
-} from '../../functions/dependencies.ts';
+import { linkRepository, paymentRepository, sandboxSessionStore } from '../../functions/dependencies.ts';
 import { withSession } from '../../functions/domain/checkout/sessions.ts';
 import { BUILT_IN_SANDBOX_ID, builtInSandbox } from '../../functions/domain/connection.ts';
 import type { Amount } from '../../functions/domain/money.ts';
 import { newPaymentId, type Payment, startedPayment } from '../../functions/domain/payment.ts';
 import type { Mode } from '../../functions/domain/principal.ts';
+import { pspConnections } from '../../functions/psp-dependencies.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { LEFT_TO_THE_OUTBOX } from '../../functions/use-cases/checkout.ts';
 import { recordSessionOutcome } from '../../functions/use-cases/session-endings.ts';

@@ -79,6 +79,7 @@ describe('npm run psp:new', () => {
         'docs/api.md',
         'docs/openapi.json',
         'docs/orchestration.md',
+        'functions/adapters/psp/factories.ts',
         'functions/adapters/psp/registry.ts',
         'functions/http/api/openapi-document.ts',
         'lib/merchant-sdk/api-types.ts',
@@ -92,7 +93,7 @@ describe('npm run psp:new', () => {
       ]),
     );
     await tool('tsc', []);
-    await tool('biome', ['check', folder, 'functions/adapters/psp/registry.ts']);
+    await tool('biome', ['check', folder, 'functions/adapters/psp/registry.ts', 'functions/adapters/psp/factories.ts']);
     await tool('vitest', [
       'run',
       'test/unit/psp-names.test.ts',

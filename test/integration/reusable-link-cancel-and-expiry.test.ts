@@ -1,15 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { FakeStripe } from '../../functions/adapters/psp/stripe/test/fake.ts';
 import { config } from '../../functions/config.ts';
-import {
-  eventQueue,
-  linkRepository,
-  paymentRepository,
-  pspConnections,
-} from '../../functions/dependencies.ts';
+import { eventQueue, linkRepository, paymentRepository } from '../../functions/dependencies.ts';
 import { CHECKOUT_PSP_CALLS } from '../../functions/domain/call-budgets.ts';
 import { ConcurrentModificationError } from '../../functions/domain/errors.ts';
 import { cancel } from '../../functions/domain/link-events.ts';
+import { pspConnections } from '../../functions/psp-dependencies.ts';
 import { openCheckout } from '../../functions/use-cases/checkout.ts';
 import { expireDueLinks } from '../../functions/use-cases/payment-links.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';

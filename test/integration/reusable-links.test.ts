@@ -1,17 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { config } from '../../functions/config.ts';
-import {
-  linkRepository,
-  paymentRepository,
-  pspConnections,
-  refundLedger,
-} from '../../functions/dependencies.ts';
+import { linkRepository, paymentRepository, refundLedger } from '../../functions/dependencies.ts';
 import { CHECKOUT_PSP_CALLS } from '../../functions/domain/call-budgets.ts';
 import { addPayment } from '../../functions/domain/link-payments.ts';
 import { newPaymentLink, type PaymentLink } from '../../functions/domain/payment-link.ts';
 import { paymentMoney } from '../../functions/domain/payment-money.ts';
 import { requestRefund } from '../../functions/domain/refund.ts';
 import { BUYER_COOKIE } from '../../functions/http/checkout/buyer-cookie.ts';
+import { pspConnections } from '../../functions/psp-dependencies.ts';
 import { openCheckout } from '../../functions/use-cases/checkout.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
 import { eventually } from '../support/eventually.ts';

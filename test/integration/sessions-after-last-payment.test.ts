@@ -1,12 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PAYPAL_FAKE } from '../../functions/adapters/psp/paypal/test/fake.ts';
 import { config } from '../../functions/config.ts';
-import {
-  linkRepository,
-  paymentRepository,
-  pspConnections,
-  sandboxSessionStore,
-} from '../../functions/dependencies.ts';
+import { linkRepository, paymentRepository, sandboxSessionStore } from '../../functions/dependencies.ts';
 import { PSP_CALL_TIMEOUT_MS } from '../../functions/domain/call-budgets.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
 import type { Amount } from '../../functions/domain/money.ts';
@@ -16,6 +11,7 @@ import {
   type Payment,
   startedPayment,
 } from '../../functions/domain/payment.ts';
+import { pspConnections } from '../../functions/psp-dependencies.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { captureOnReturn } from '../../functions/use-cases/buyer-returns.ts';
 import { createLink, sandboxNotification, storedLink } from '../support/checkout-helpers.ts';

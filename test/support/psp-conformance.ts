@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, it } from 'vitest';
-import { PSP_FACTORIES, type PspId } from '../../functions/adapters/psp/registry.ts';
+import { PSP_FACTORIES } from '../../functions/adapters/psp/factories.ts';
+import type { PspId } from '../../functions/adapters/psp/registry.ts';
 import type { BuyerDetails, NeededDetail } from '../../functions/domain/buyer.ts';
 import { newConnectionId, type PspConnection } from '../../functions/domain/connection.ts';
 import type { Amount } from '../../functions/domain/money.ts';

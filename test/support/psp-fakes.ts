@@ -1,5 +1,6 @@
+import { PSP_FACTORIES } from '../../functions/adapters/psp/factories.ts';
 import { checkCredentials } from '../../functions/adapters/psp/kit/credentials.ts';
-import { PSP_FACTORIES, type PspId } from '../../functions/adapters/psp/registry.ts';
+import type { PspId } from '../../functions/adapters/psp/registry.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
 import type { Mode } from '../../functions/domain/principal.ts';
 import { canHoldMandates, type Psp, type PspFactory } from '../../functions/ports/psp.ts';

@@ -1,11 +1,8 @@
 import { Webhook } from 'standardwebhooks';
-import {
-  sandboxMandateStore,
-  subscriptionCharges,
-  subscriptionRepository,
-} from '../../functions/dependencies.ts';
+import { sandboxMandateStore, subscriptionRepository } from '../../functions/dependencies.ts';
 import type { Simulation } from '../../functions/domain/connection.ts';
 import type { Subscription } from '../../functions/domain/subscription.ts';
+import { subscriptionCharges } from '../../functions/psp-dependencies.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { runDue } from '../../functions/use-cases/subscription-charges.ts';
 import { createLink, storedLink } from './checkout-helpers.ts';

@@ -1,11 +1,6 @@
 import { config } from '../../functions/config.ts';
-import {
-  eventQueue,
-  linkRepository,
-  paymentRepository,
-  pspConnections,
-  refundLedger,
-} from '../../functions/dependencies.ts';
+import { eventQueue, linkRepository, paymentRepository, refundLedger } from '../../functions/dependencies.ts';
+import { pspConnections } from '../../functions/psp-dependencies.ts';
 import { checkPendingPayments } from '../../functions/use-cases/pending-payments.ts';
 import { checkPendingRefunds } from '../../functions/use-cases/refunds.ts';
 

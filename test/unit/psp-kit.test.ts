@@ -1,8 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { PSP_FACTORIES } from '../../functions/adapters/psp/factories.ts';
 import { checkCredentials, credentialFields } from '../../functions/adapters/psp/kit/credentials.ts';
-import { PSP_DESCRIPTORS, PSP_FACTORIES, PSP_IDENTITIES } from '../../functions/adapters/psp/registry.ts';
+import { PSP_DESCRIPTORS, PSP_IDENTITIES } from '../../functions/adapters/psp/registry.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
 import { INITIAL_HEALTH } from '../../functions/domain/connection-health.ts';
 import { PspNotConfiguredError } from '../../functions/domain/errors.ts';

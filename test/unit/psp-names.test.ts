@@ -8,7 +8,7 @@ import type { PspDescriptor } from '../../functions/ports/psp-descriptor.ts';
 /**
  * A PSP is a folder (docs/orchestration.md#adding-a-psp): no file outside `functions/adapters/psp/<folder>/` names
  * a PSP, in any spelling (its id, its folder, its flags' prefix, its name as merchants know it), except the
- * registry, generated files and docs. The rule holds for everything under functions/, lib/, bin/, test/support/,
+ * registry (registry.ts, factories.ts), generated files and docs. The rule holds for everything under functions/, lib/, bin/, test/support/,
  * test/unit/ and test/infra/, for biome.json, vitest.config.ts and package.json's scripts. Integration and
  * browser tests may name the PSPs they exercise together (a test about one PSP lives in its folder); the sandbox
  * is part of the service, and the rule does not apply to its name.
@@ -24,6 +24,7 @@ const FILES = ['biome.json', 'vitest.config.ts'];
 const GENERATED = /^functions\/adapters\/psp\/[^/]+\/test\/contract\/[^/]+\.trimmed\.json$/;
 const EXEMPT = [
   'functions/adapters/psp/registry.ts',
+  'functions/adapters/psp/factories.ts',
   'functions/http/api/openapi-document.ts',
   'lib/merchant-sdk/api-types.ts',
   'lib/openapi/api-reference.template.md',

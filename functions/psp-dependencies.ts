@@ -1,0 +1,84 @@
+import { PSP_FACTORIES } from './adapters/psp/factories.ts';
+import { PSP_DESCRIPTORS } from './adapters/psp/registry.ts';
+import { config, pspApiUrls } from './config.ts';
+import {
+  accountSettingsRepository,
+  eventQueue,
+  linkRepository,
+  now,
+  pspConfigRepository,
+  pspConnectionRepository,
+  sandboxMandateStore,
+  sandboxSessionStore,
+  sandboxSigningSecret,
+  secretStore,
+  subscriptionRepository,
+} from './dependencies.ts';
+import { DEFAULT_COLLECTION } from './domain/subscription-schedule.ts';
+import { once } from './once.ts';
+import { PspConnections } from './use-cases/psp-connections.ts';
+import type { ChargeDependencies } from './use-cases/subscription-charges.ts';
+import { mandatePayments } from './use-cases/subscription-starts.ts';
+
+/*
+ * The composition root's part for the functions that talk to PSPs (checkout, notifications, refunds, the sweepers,
+ * the console): it alone imports the PSPs' factories, whose `import()`s esbuild makes chunks of in every bundle
+ * that meets them (functions/adapters/psp/factories.ts). Every other function composes from
+ * functions/dependencies.ts only and carries no PSP adapter.
+ */
+
+/**
+ * Every registered PSP (functions/adapters/psp/registry.ts), each factory built on the first use of one of its
+ * connections and handed its own `<ID>_API_URL`; each PSP's SDK is loaded when its first adapter is built.
+ */
+export const pspConnections = /* @__PURE__ */ once(
+  () =>
+    new PspConnections({
+      repository: pspConnectionRepository(),
+      legacyConfigs: pspConfigRepository(),
+      descriptors: PSP_DESCRIPTORS,
+      secretPrefix: config().PSP_SECRET_PREFIX,
+      factories: PSP_FACTORIES,
+      runtime: (descriptor) => ({
+        secrets: secretStore(),
+        apiUrl: pspApiUrls()[descriptor.id],
+        baseUrl: config().BASE_URL,
+        now,
+        sandbox: {
+          sessions: sandboxSessionStore,
+          signingSecret: sandboxSigningSecret,
+          mandates: sandboxMandateStore,
+        },
+      }),
+    }),
+);
+
+/** Refunds go through the connection that took the payment. */
+export const paymentRefunds = pspConnections;
+
+/** What charging subscriptions needs (functions/use-cases/subscription-charges.ts): the sweeper and `advance`. */
+export const subscriptionCharges = (): ChargeDependencies => ({
+  subscriptions: subscriptionRepository(),
+  links: linkRepository(),
+  psps: pspConnections(),
+  queue: eventQueue(),
+  now,
+  checkoutBase: config().CHECKOUT_BASE,
+  collection: async (account, mode) =>
+    (await accountSettingsRepository().get(account, mode)) ?? DEFAULT_COLLECTION,
+});
+
+/**
+ * What a paid subscription link or update link starts (functions/use-cases/subscription-starts.ts): wired into every
+ * function that records payments.
+ */
+export const mandatePaymentHook = /* @__PURE__ */ once(() =>
+  mandatePayments({
+    subscriptions: subscriptionRepository(),
+    links: linkRepository(),
+    psps: pspConnections(),
+    queue: eventQueue(),
+    now,
+    checkoutBase: config().CHECKOUT_BASE,
+  }),
+);
