@@ -98,7 +98,10 @@ export function registeredIn(registry: string, names: PspNames): string {
   if (![descriptors, identities].every((list) => list.test(withImports))) throw unreadable('registry.ts');
   return withImports
     .replace(descriptors, (_, start, list, end) => `${start}${appended(list, names.camel)}${end}`)
-    .replace(identities, (_, start, list, end) => `${start}${appended(list, `${names.camel}Identity`)}${end}`);
+    .replace(
+      identities,
+      (_, start, list, end) => `${start}${appended(list, `${names.camel}Identity`)}${end}`,
+    );
 }
 
 /** The factories with the PSP's, its adapter module loaded when first used. */
@@ -142,7 +145,9 @@ if (import.meta.main) {
     },
   );
   execFileSync(process.execPath, [join(root, 'bin', 'openapi.ts')], { cwd: root, stdio: 'inherit' });
-  console.log(`wrote ${written.join(', ')}; registered ${id} in functions/adapters/psp/registry.ts and factories.ts.`);
+  console.log(
+    `wrote ${written.join(', ')}; registered ${id} in functions/adapters/psp/registry.ts and factories.ts.`,
+  );
   console.log(
     `next: its TODOs, until the conformance suite passes for it: npx vitest run test/integration/psp-conformance -t '^${id}'`,
   );

@@ -6,15 +6,17 @@ import type { Payment } from './payment.ts';
  * a few clients cannot steer a merchant's buyers: a decline the PSP reported is evidence about the connection; a
  * session left without one (expired, canceled, replaced) costs nobody anything to make, and counts for less; and a
  * client counts at most one unpaid outcome per connection in `CLIENT_WINDOW_MS`, since more from one client say
- * more about the client (a card that keeps failing, or an attacker) than about the connection. Pure. Once failure
- * classes tell a PSP's outage from a decline, an `outage` outcome gets its own line here (counted apart, as a
- * stored `w_outage` the mapper reads as 0 on older items), and only declines stay evidence against a connection.
+ * more about the client (a card that keeps failing, or an attacker) than about the connection. Pure. An `outage`
+ * (the PSP failed, not the buyer) is counted apart from declines and is no evidence against the connection's paid
+ * share (`decided`, functions/domain/outcomes.ts).
  */
 export const OUTCOME_WEIGHTS: Readonly<Record<Outcome, number>> = Object.freeze({
   opened: 1,
   paid: 1,
   failed: 1,
   left: 0.5,
+  // Counted apart, never in a paid share (`decided`): its weight only says it is not a flood's to ignore.
+  outage: 1,
 });
 
 /** The window in which one client's unpaid outcomes at one connection are looked at together. */
@@ -31,7 +33,9 @@ const isUnpaid = (outcome: Outcome | undefined): outcome is 'failed' | 'left' =>
   outcome === 'failed' || outcome === 'left';
 
 /** What an ended payment's outcome was: paid, failed or left (undefined while it is pending or never opened). */
-export function endedOutcome(payment: Pick<Payment, 'status' | 'session_id'>): Outcome | undefined {
+export function endedOutcome(
+  payment: Pick<Payment, 'status' | 'session_id' | 'failure'>,
+): Outcome | undefined {
   // A failed opening never had a session: health, not an outcome.
   if (payment.session_id === null) return undefined;
   return outcomeOf(payment, { status: 'pending', session_id: payment.session_id });

@@ -1,15 +1,22 @@
 import type { Amount } from './money.ts';
+import type { FailureClass } from './payment-failure.ts';
 import type { PaymentMethod } from './payment-methods.ts';
 
 /**
  * Observed outcomes of each connection's sessions (docs/orchestration.md#observed-outcomes): what the sessions it
  * opened became, counted by segment in time buckets. Pure: segments, buckets and the windows read from them.
  */
-export const OUTCOMES = ['opened', 'paid', 'failed', 'left'] as const;
+export const OUTCOMES = ['opened', 'paid', 'failed', 'left', 'outage'] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 export type OutcomeCounts = Record<Outcome, number>;
 
-export const NO_OUTCOMES: OutcomeCounts = Object.freeze({ opened: 0, paid: 0, failed: 0, left: 0 });
+export const NO_OUTCOMES: OutcomeCounts = Object.freeze({
+  opened: 0,
+  paid: 0,
+  failed: 0,
+  left: 0,
+  outage: 0,
+});
 
 /** Amount bands in major units of the link's currency: coarse on purpose, so each segment gathers sessions. */
 export const AMOUNT_BANDS = ['0-10', '10-100', '100-1000', '1000+'] as const;
@@ -47,18 +54,22 @@ export function parseSegmentKey(key: string): Segment {
 interface PaymentStage {
   status: 'pending' | 'succeeded' | 'failed' | 'canceled' | 'expired';
   session_id: string | null;
+  failure?: { class: FailureClass } | null | undefined;
 }
 
 /**
  * What a payment's change says about its connection: a session opened, or an open session that became paid,
- * failed (the PSP declined) or left (expired, or canceled at the PSP or by us after the buyer went elsewhere).
- * Failed openings (`psp_unavailable`) are health, not outcomes: they never had a session.
+ * failed (the PSP declined), left (expired, or canceled at the PSP or by us after the buyer went elsewhere) or
+ * ended in an outage (a failure of class `outage`: the PSP failed, not the buyer; counted apart from declines and
+ * out of the paid share, docs/orchestration.md#observed-outcomes). Failed openings (`psp_unavailable`) are health,
+ * not outcomes: they never had a session.
  */
 export function outcomeOf(after: PaymentStage, before: PaymentStage | undefined): Outcome | undefined {
   if (!before) return after.session_id !== null && after.status === 'pending' ? 'opened' : undefined;
   if (before.status !== 'pending' || after.status === 'pending') return undefined;
   if (after.status === 'succeeded') return 'paid';
-  return after.status === 'failed' ? 'failed' : 'left';
+  if (after.status !== 'failed') return 'left';
+  return after.failure?.class === 'outage' ? 'outage' : 'failed';
 }
 
 /** The buckets counts are kept in: five minutes for the last hour, an hour for the last day. */
@@ -69,6 +80,27 @@ export const DAY_MS = 24 * HOUR_MS;
 
 export const bucketStart = (at: Date, granularity: Granularity): number =>
   Math.floor(at.getTime() / GRANULARITIES[granularity]) * GRANULARITIES[granularity];
+
+/**
+ * The fees a connection's PSP reported (`fee_source: "reported"`) for payments in one segment, summed in minor
+ * units of the segment's currency: what cost and value routing learn its fee from (functions/domain/learned-fees.ts).
+ */
+export interface ReportedFees {
+  /** Payments whose reported fee is in the sums. */
+  count: number;
+  /** Their amounts, summed. */
+  amount_minor: number;
+  /** Their fees, summed. */
+  fee_minor: number;
+}
+
+export const NO_REPORTED_FEES: ReportedFees = Object.freeze({ count: 0, amount_minor: 0, fee_minor: 0 });
+
+export const addReportedFees = (a: ReportedFees, b: ReportedFees | undefined): ReportedFees => ({
+  count: a.count + (b?.count ?? 0),
+  amount_minor: a.amount_minor + (b?.amount_minor ?? 0),
+  fee_minor: a.fee_minor + (b?.fee_minor ?? 0),
+});
 
 /** One stored counter: a connection's counts in one segment and one bucket. */
 export interface OutcomeBucket {
@@ -84,6 +116,8 @@ export interface OutcomeBucket {
    * client's unpaid outcomes not at all. Absent: the counts themselves (counters written before weights).
    */
   weighted?: OutcomeCounts | undefined;
+  /** The fees reported in the bucket (hour buckets only); absent: none. */
+  fees?: ReportedFees | undefined;
 }
 
 /** The sliding windows of one connection in one segment. */
@@ -92,6 +126,8 @@ export interface OutcomeWindows {
   last_24h: OutcomeCounts;
   /** The same windows as learning weighs them (`OutcomeBucket.weighted`); absent: the counts themselves. */
   weighted?: { last_hour: OutcomeCounts; last_24h: OutcomeCounts } | undefined;
+  /** The fees its PSP reported over the last 24 hours; absent: none. */
+  reported_fees?: ReportedFees | undefined;
 }
 
 export const addCounts = (a: OutcomeCounts, b: Partial<OutcomeCounts>): OutcomeCounts => ({
@@ -99,6 +135,7 @@ export const addCounts = (a: OutcomeCounts, b: Partial<OutcomeCounts>): OutcomeC
   paid: a.paid + (b.paid ?? 0),
   failed: a.failed + (b.failed ?? 0),
   left: a.left + (b.left ?? 0),
+  outage: a.outage + (b.outage ?? 0),
 });
 
 /**
@@ -119,7 +156,11 @@ export function windowsOf(
     if (!inHour && !inDay) continue;
     const segments = result.get(bucket.connection_id) ?? new Map<string, Required<OutcomeWindows>>();
     result.set(bucket.connection_id, segments);
-    const windows = segments.get(bucket.segment) ?? { ...none(), weighted: none() };
+    const windows = segments.get(bucket.segment) ?? {
+      ...none(),
+      weighted: none(),
+      reported_fees: NO_REPORTED_FEES,
+    };
     const window = inHour ? 'last_hour' : 'last_24h';
     segments.set(bucket.segment, {
       ...windows,
@@ -128,12 +169,17 @@ export function windowsOf(
         ...windows.weighted,
         [window]: addCounts(windows.weighted[window], bucket.weighted ?? bucket.counts),
       },
+      reported_fees: inDay ? addReportedFees(windows.reported_fees, bucket.fees) : windows.reported_fees,
     });
   }
   return result;
 }
 
-/** Sessions whose outcome is known (paid, failed or left): what a paid share is measured on. */
+/**
+ * Sessions whose outcome is known (paid, failed or left): what a paid share is measured on. An outage is not
+ * among them: the PSP failing while a session was open says nothing of how likely its buyers are to pay, and a
+ * decline table's `outage` must not make a connection look like one whose buyers are declined.
+ */
 export const decided = (counts: OutcomeCounts): number => counts.paid + counts.failed + counts.left;
 
 /** The share of decided sessions that were paid; null with none decided. */

@@ -1,4 +1,5 @@
 import { builtInSandbox, type PspConnection } from './connection.ts';
+import { feeEstimate } from './learned-fees.ts';
 import type { Amount } from './money.ts';
 import { type OutcomeWindows, segmentOf } from './outcomes.ts';
 import type { PaymentLink } from './payment-link.ts';
@@ -222,7 +223,8 @@ export function routeDecision(
     holdout = false,
   ) => {
     const ordered = [...picked.filter((c) => !isDown(c.id)), ...picked.filter((c) => isDown(c.id))];
-    return { connections: ordered, decision: { ...plainDecision(link, ordered, rule, strategy), holdout } };
+    const decision = plainDecision(link, ordered, rule, strategy, signals.observed);
+    return { connections: ordered, decision: { ...decision, holdout } };
   };
   if (link.connections?.length) return explain(pick(link.connections), null, 'link');
   if (routing) {
@@ -259,11 +261,16 @@ export const ruleFor = (link: RoutedLink, routing: Routing): RoutingRule | undef
 const onlyMethod = (link: RoutedLink) =>
   link.payment_methods?.length === 1 ? link.payment_methods[0] : undefined;
 
+/**
+ * The decision of a fixed order: nothing learned of the candidates but their fees, which the uplift's net of fees
+ * reads for the holdout's checkouts as it does for learning's (functions/domain/uplift.ts).
+ */
 function plainDecision(
   link: RoutedLink,
   picked: readonly PspConnection[],
   rule: string | null,
   strategy: RoutingDecision['strategy'],
+  observed: RoutingSignals['observed'],
 ): RoutingDecision {
   return {
     rule,
@@ -273,7 +280,11 @@ function plainDecision(
       connection: connection.id,
       paid_share: null,
       sessions: 0,
-      expected_fee: expectedFee(connection.fees, link.amount, onlyMethod(link)),
+      ...feeEstimate(
+        expectedFee(connection.fees, link.amount, onlyMethod(link)),
+        observed?.(connection.id)?.reported_fees,
+        link.amount,
+      ),
       eliminated: false,
     })),
     chosen: null,

@@ -1,4 +1,5 @@
 import type { FeeLine, PspConnection } from './connection.ts';
+import { type FeeBasis, feeEstimate } from './learned-fees.ts';
 import type { Amount } from './money.ts';
 import { decided, NO_OUTCOMES, type OutcomeCounts, type OutcomeWindows, paidShare } from './outcomes.ts';
 import type { PaymentMethod } from './payment-methods.ts';
@@ -52,6 +53,8 @@ export interface CandidateEstimate {
   /** Decided sessions behind `paid_share`. */
   sessions: number;
   expected_fee: number | null;
+  /** Whether `expected_fee` was learned from the fees its PSP reported or taken from its fee lines; null with it. */
+  fee_basis: FeeBasis | null;
   /** Left out for a paid share below half the best's (it can still be drawn by exploration). */
   eliminated: boolean;
 }
@@ -98,6 +101,7 @@ export function evidence(observed: OutcomeWindows | undefined): OutcomeCounts {
     paid: hour.paid + older('paid') * weight,
     failed: hour.failed + older('failed') * weight,
     left: hour.left + older('left') * weight,
+    outage: hour.outage + older('outage') * weight,
   };
 }
 
@@ -137,12 +141,17 @@ export function chooseByStrategy(input: StrategyInput): StrategyChoice {
 
 function estimatesOf(input: StrategyInput, up: readonly PspConnection[]): CandidateEstimate[] {
   const raw = up.map((connection) => {
-    const counts = evidence(input.observed(connection.id));
+    const observed = input.observed(connection.id);
+    const counts = evidence(observed);
     return {
       connection: connection.id,
       paid_share: paidShare(counts),
       sessions: Math.round(decided(counts)),
-      expected_fee: expectedFee(connection.fees, input.amount, input.method),
+      ...feeEstimate(
+        expectedFee(connection.fees, input.amount, input.method),
+        observed?.reported_fees,
+        input.amount,
+      ),
     };
   });
   const judged = raw.filter((estimate) => estimate.sessions >= ELIMINATION_MIN_SESSIONS);

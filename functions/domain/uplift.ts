@@ -1,3 +1,4 @@
+import { reportedFeeOf } from './learned-fees.ts';
 import { fromMinorUnits, minorUnits } from './money.ts';
 import { type Outcome, parseSegmentKey, segmentKey } from './outcomes.ts';
 import type { Payment } from './payment.ts';
@@ -76,19 +77,21 @@ const isGoal = (strategy: string): strategy is OptimizeGoal =>
 
 /**
  * What a payment's outcome adds to its rule's arm: only a checkout an `optimize` rule decided (not an automatic
- * recovery, which follows a checkout already counted), on the day it was opened. Its fee is the one its decision
- * expected at the connection it opened at (none: 0); where a PSP reports the fee it took, that one belongs here.
+ * recovery, which follows a checkout already counted), on the day it was opened. Its fee is the one its PSP
+ * reported in the payment's currency (`reportedFeeOf`), else the one its decision expected at the connection it
+ * opened at (none: 0). An outage is an unpaid checkout like a decline: the arms compare what each policy earned.
  * A failed opening has no outcome (`outcomeOf`), so a checkout that failed over counts once, where it opened.
  */
 export function armChangeOf(
-  payment: Pick<Payment, 'account' | 'mode' | 'created_at' | 'connection_id' | 'amount' | 'routing'>,
+  payment: Pick<Payment, 'account' | 'mode' | 'created_at' | 'connection_id' | 'amount' | 'routing' | 'fee'>,
   outcome: Outcome,
 ): ArmBucket | undefined {
   const decision = payment.routing;
   if (!decision || decision.rule === null || decision.recovery || !isGoal(decision.strategy))
     return undefined;
   const amount = Number(payment.amount?.value ?? 0);
-  const fee = decision.candidates.find((c) => c.connection === payment.connection_id)?.expected_fee ?? 0;
+  const expected = decision.candidates.find((c) => c.connection === payment.connection_id)?.expected_fee;
+  const fee = reportedFeeOf(payment) && payment.fee ? Number(payment.fee.amount.value) : (expected ?? 0);
   const net = amount - fee;
   return {
     account: payment.account,
@@ -100,7 +103,9 @@ export function armChangeOf(
     segment: segmentKey(decision.segment),
     counts: addArmCounts(
       NO_ARM_COUNTS,
-      outcome === 'paid' ? { paid: 1, amount, net, net_sq: net * net } : { [outcome]: 1 },
+      outcome === 'paid'
+        ? { paid: 1, amount, net, net_sq: net * net }
+        : { [outcome === 'outage' ? 'failed' : outcome]: 1 },
     ),
   };
 }

@@ -1,5 +1,6 @@
 import { BoundedCache } from '../bounded-cache.ts';
 import { BUILT_IN_SANDBOX_ID } from '../domain/connection.ts';
+import { reportedFeeOf } from '../domain/learned-fees.ts';
 import {
   CLIENT_LOOKBACK_MS,
   OUTCOME_WEIGHTS,
@@ -8,17 +9,20 @@ import {
 } from '../domain/outcome-weights.ts';
 import {
   addCounts,
+  addReportedFees,
   bucketStart,
   DAY_MS,
   GRANULARITIES,
   type Granularity,
   HOUR_MS,
   NO_OUTCOMES,
+  NO_REPORTED_FEES,
   type Outcome,
   type OutcomeBucket,
   type OutcomeCounts,
   type OutcomeWindows,
   outcomeOf,
+  type ReportedFees,
   segmentKey,
   segmentOf,
   windowsOf,
@@ -60,7 +64,8 @@ export class OutcomeRecorder {
 
   /**
    * Counts one outcome of `connectionId` in `segment` (a `segmentKey`) at `at`, in both granularities: once as it
-   * happened, and at `weight` for learning (`OUTCOME_WEIGHTS`; 0 for an outcome that does not count).
+   * happened, and at `weight` for learning (`OUTCOME_WEIGHTS`; 0 for an outcome that does not count). A paid
+   * outcome's fee its PSP reported (`reportedFeeOf`) goes in the same hour bucket's item, no write of its own.
    */
   record(
     connectionId: string,
@@ -68,8 +73,9 @@ export class OutcomeRecorder {
     outcome: Outcome,
     at: Date,
     weight = OUTCOME_WEIGHTS[outcome],
+    fees?: ReportedFees,
   ): void {
-    this.add(connectionId, segment, at, { [outcome]: 1 }, { [outcome]: weight });
+    this.add(connectionId, segment, at, { [outcome]: 1 }, { [outcome]: weight }, fees);
   }
 
   /** Adds `weight` (negative: takes it back) to what learning reads of an outcome already counted at `at`. */
@@ -101,6 +107,7 @@ export class OutcomeRecorder {
     at: Date,
     counts: Partial<OutcomeCounts>,
     weighted: Partial<OutcomeCounts>,
+    fees?: ReportedFees,
   ): void {
     for (const granularity of Object.keys(GRANULARITIES) as Granularity[]) {
       const start = bucketStart(at, granularity);
@@ -117,6 +124,10 @@ export class OutcomeRecorder {
         ...bucket,
         counts: addCounts(bucket.counts, counts),
         weighted: addCounts(bucket.weighted ?? NO_OUTCOMES, weighted),
+        // Fees are learned over the last day: only its hour buckets keep them.
+        ...(fees && granularity === 'hours'
+          ? { fees: addReportedFees(bucket.fees ?? NO_REPORTED_FEES, fees) }
+          : {}),
       });
     }
   }
@@ -197,6 +208,7 @@ function countWeighed(
     outcome,
     at,
     weighing.kind === 'count' ? weighing.weight : 0,
+    outcome === 'paid' ? reportedFeeOf(payment) : undefined,
   );
   if (weighing.kind === 'count') return;
   putMetrics({ OutcomesIgnored: 1 }, { connection: payment.connection_id });

@@ -1,6 +1,7 @@
 import { BUILT_IN_SANDBOX_ID, type FeeLine, type Provider } from '../domain/connection.ts';
 import { type HealthStatus, healthStatus } from '../domain/connection-health.ts';
 import { NotFoundError, ValidationError } from '../domain/errors.ts';
+import { MIN_REPORTED_FEES } from '../domain/learned-fees.ts';
 import {
   addCounts,
   NO_OUTCOMES,
@@ -8,6 +9,7 @@ import {
   type OutcomeWindows,
   paidShare,
   parseSegmentKey,
+  type ReportedFees,
   type Segment,
 } from '../domain/outcomes.ts';
 import { PAYMENT_METHODS, type PaymentMethod } from '../domain/payment-methods.ts';
@@ -63,11 +65,26 @@ function summary(segments: Iterable<OutcomeWindows>): PerformanceWindows {
   return { last_hour: countsResource(hour), last_24h: countsResource(day) };
 }
 
+/** The fees a connection's PSP reported in one segment over the last 24 hours, as routing learns them. */
+export interface ReportedFeesResource {
+  count: number;
+  /** Their share of the amounts they were on; null with none. */
+  fee_share: number | null;
+  /** At least `MIN_REPORTED_FEES` of them: cost and value routing price the segment with them. */
+  used: boolean;
+}
+
+const reportedFeesResource = (fees: ReportedFees | undefined): ReportedFeesResource => ({
+  count: fees?.count ?? 0,
+  fee_share: fees?.amount_minor ? Math.round((fees.fee_minor / fees.amount_minor) * 1e6) / 1e6 : null,
+  used: (fees?.count ?? 0) >= MIN_REPORTED_FEES,
+});
+
 /** `GET /v1/psp-connections/{id}/performance`: one connection's windows by segment. */
 export interface ConnectionPerformance {
   object: 'connection_performance';
   connection_id: string;
-  segments: (PerformanceWindows & { segment: Segment })[];
+  segments: (PerformanceWindows & { segment: Segment; reported_fees: ReportedFeesResource })[];
 }
 
 /**
@@ -85,7 +102,11 @@ export async function connectionPerformance(
   if (!known) throw new NotFoundError(`No connection ${id} in this mode.`);
   const windows = (await deps.observed?.windows([id]))?.get(id) ?? new Map<string, OutcomeWindows>();
   const segments = [...windows.entries()]
-    .map(([key, counts]) => ({ segment: parseSegmentKey(key), ...summary([counts]) }))
+    .map(([key, counts]) => ({
+      segment: parseSegmentKey(key),
+      ...summary([counts]),
+      reported_fees: reportedFeesResource(counts.reported_fees),
+    }))
     .filter(
       ({ segment }) =>
         (filter.currency === undefined || segment.currency === filter.currency) &&

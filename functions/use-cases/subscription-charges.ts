@@ -1,5 +1,5 @@
 import type { PspConnection } from '../domain/connection.ts';
-import { InvalidStateError, NotFoundError } from '../domain/errors.ts';
+import { InvalidStateError, NotFoundError, PspUnavailableError, ServiceError } from '../domain/errors.ts';
 import type { Decline } from '../domain/mandates.ts';
 import { toMinorUnits } from '../domain/money.ts';
 import { newPaymentId, type Payment, toPaymentResource } from '../domain/payment.ts';
@@ -158,25 +158,42 @@ async function settle(
     await record(deps, subscription, charging, CONNECTION_GONE);
     return true;
   }
-  if (charging.reference !== null) {
-    await record(deps, subscription, charging, await psp.retrieveCharge(charging.reference));
+  const { reference } = charging;
+  if (reference !== null) {
+    await record(deps, subscription, charging, await askMandatePsp(() => psp.retrieveCharge(reference)));
     return true;
   }
   const sentFor = deps.now().getTime() - Date.parse(charging.started_at);
   if (sentFor > psp.chargeIdempotencyWindowMs) {
     return unknownOutcome(subscription, charging, "its PSP's idempotency window has passed");
   }
-  const answer = await psp.chargeMandate({
-    mandate: subscription.mandate,
-    amount: charging.amount,
-    idempotencyKey: chargeKey(subscription.id, charging.period, charging.attempt),
-    paymentId: charging.payment_id,
-    subscriptionId: subscription.id,
-    period: charging.period,
-    description: `${subscription.description ?? 'Subscription'} (period ${charging.period})`,
-  });
+  const answer = await askMandatePsp(() =>
+    psp.chargeMandate({
+      mandate: subscription.mandate,
+      amount: charging.amount,
+      idempotencyKey: chargeKey(subscription.id, charging.period, charging.attempt),
+      paymentId: charging.payment_id,
+      subscriptionId: subscription.id,
+      period: charging.period,
+      description: `${subscription.description ?? 'Subscription'} (period ${charging.period})`,
+    }),
+  );
   await record(deps, subscription, charging, answer);
   return true;
+}
+
+/**
+ * A call to the mandate's PSP. What the PSP did not answer (an outage, a timeout, an answer we cannot read) is
+ * `psp_unavailable`: a 503 with Retry-After to a test clock, a run the sweeper leaves for the next; the attempt
+ * stays on the subscription, due, and is sent again under its key (docs/subscriptions.md#charging-once).
+ */
+async function askMandatePsp<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof ServiceError) throw error;
+    throw new PspUnavailableError(error);
+  }
 }
 
 const CONNECTION_GONE: MandateChargeResult = {
@@ -251,8 +268,11 @@ async function record(
   }
   if (answer.state === 'succeeded' && !sameAmount(answer.amount, charging.amount)) {
     putMetrics({ PaymentAmountMismatches: 1 }, { provider: subscription.mandate.provider });
-    throw new PspOutageError(
-      `The PSP reported renewal ${charging.payment_id} at ${answer.amount.value} ${answer.amount.currency}, not ${charging.amount.value} ${charging.amount.currency}.`,
+    // Left due, as an answer we cannot take: a test clock is answered 502, and the alarm tells the operator.
+    throw new PspUnavailableError(
+      new PspOutageError(
+        `The PSP reported renewal ${charging.payment_id} at ${answer.amount.value} ${answer.amount.currency}, not ${charging.amount.value} ${charging.amount.currency}.`,
+      ),
     );
   }
   const payment = renewalPayment(subscription, charging, answer, deps.now());

@@ -20,8 +20,10 @@ import { seededRandom } from './seeded-random.ts';
  * - `dynamodb:timeout` waits, then fails the call with the SDK's own `TimeoutError` (what a client with a
  *   request timeout raises); the request never reached the table.
  * - `sqs:error` answers an SQS call with the HTTP 500 `InternalFailure` SQS sends; the SDK retries it.
- * - `psp:5xx` fails a PSP call (create, read or end a session; refund) as an adapter does on a PSP's 5xx.
- * - `psp:timeout` lets a PSP call run out its budget (5 s), as a PSP that never answers.
+ * - `psp:5xx` fails a PSP call (create, read or end a session; refund; charge a mandate) as an adapter does on a
+ *   PSP's 5xx.
+ * - `psp:timeout` lets a PSP call run out its budget (5 s), as a PSP that never answers; a mandate's charge is
+ *   made first and its answer lost.
  * - `webhook:reset` resets the connection of a webhook POST once the request is sent (ECONNRESET): the endpoint
  *   may or may not have read it.
  *
@@ -153,7 +155,22 @@ const BELOW_DESERIALIZER = {
   name: MIDDLEWARE_NAME,
 };
 
-const PSP_CALLS = ['createSession', 'retrieveSession', 'expireSession', 'refund', 'retrieveRefund'] as const;
+const PSP_CALLS = [
+  'createSession',
+  'retrieveSession',
+  'expireSession',
+  'refund',
+  'retrieveRefund',
+  'mandateOf',
+  'chargeMandate',
+  'retrieveCharge',
+] as const;
+
+/**
+ * The calls whose injected timeout comes after the PSP acted: the charge is made and its answer lost, the case the
+ * charge's idempotency key exists for (docs/subscriptions.md#charging-once).
+ */
+const ANSWER_LOST_AFTER_ACTING: ReadonlySet<string> = new Set(['chargeMandate']);
 
 /**
  * Installs the faults of `injector` on the functions' DynamoDB and SQS clients, their PSP adapters and their
@@ -242,6 +259,7 @@ function faultyPsp(psp: Psp, injector: FaultInjector): Psp {
         });
       }
       if (fault === 'timeout') {
+        if (ANSWER_LOST_AFTER_ACTING.has(name)) await call.apply(psp, args);
         await sleep(PSP_CALL_TIMEOUT_MS);
         throw new PspCallTimeoutError(psp.provider, PSP_CALL_TIMEOUT_MS);
       }

@@ -300,8 +300,10 @@ export interface components {
            * @description Decided sessions (paid, failed, left) behind it.
            */
           sessions: number;
-          /** @description The fee of this payment at that connection (its fee lines); null when none applies. */
+          /** @description The fee of this payment at that connection, in major units: learned from the fees its PSP reported in the segment, or from its fee lines (`fee_basis`); null when neither applies. */
           expected_fee: number | null;
+          /** @description `reported`: learned from the fees the PSP reported for the last 24 hours of payments in the segment (at least 20 of them); `configured`: from the connection's fee lines. Null with `expected_fee` (docs/orchestration.md#fees). */
+          fee_basis: ("reported" | "configured") | null;
           /** @description Left out for a paid share below half the best candidate's over at least 50 sessions. */
           eliminated: boolean;
         })[];
@@ -388,6 +390,11 @@ export interface components {
        * @description Expired or canceled after opening.
        */
       left: number;
+      /**
+       * Format: int32
+       * @description Failed because the PSP did (a failure of class `outage`): counted apart from declines, not in `paid_share`.
+       */
+      outage: number;
       paid_share: number | null;
     };
     /** Payment link */
@@ -854,7 +861,20 @@ export interface components {
           segment: components["schemas"]["RoutingSegment"];
           last_hour: components["schemas"]["OutcomeCounts"];
           last_24h: components["schemas"]["OutcomeCounts"];
+          reported_fees: components["schemas"]["ReportedFees"];
         }[];
+    };
+    /** Fees a PSP reported in a segment */
+    ReportedFees: {
+      /**
+       * Format: int32
+       * @description Fees its PSP reported for paid sessions in the segment, last 24 hours.
+       */
+      count: number;
+      /** @description Their share of the amounts they were on; null with none. */
+      fee_share: number | null;
+      /** @description At least 20 were reported: cost and value routing price the segment with them rather than the fee lines (docs/orchestration.md#fees). */
+      used: boolean;
     };
     /** What routing that learns earned against its holdout */
     RoutingUplift: {

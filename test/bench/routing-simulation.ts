@@ -134,7 +134,7 @@ class InMemoryCounters {
         segment,
         granularity,
         start,
-        counts: { opened: 0, paid: 0, failed: 0, left: 0 },
+        counts: { opened: 0, paid: 0, failed: 0, left: 0, outage: 0 },
       };
       bucket.counts[outcome]++;
       this.buckets.set(key, bucket);

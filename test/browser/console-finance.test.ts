@@ -1,11 +1,9 @@
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConsoleRole } from '../../functions/domain/console-access.ts';
 import { axeViolations } from '../support/axe.ts';
 import { seedPayment } from '../support/books.ts';
-import { type BrowserStack, startBrowserStack } from '../support/browser.ts';
+import { type BrowserStack, saveConsoleScreenshot, startBrowserStack } from '../support/browser.ts';
 import { createLink } from '../support/checkout-helpers.ts';
 import { consoleSignInLink } from '../support/console.ts';
 import { eventually, type Receiver, startReceiver } from '../support/webhooks.ts';
@@ -17,7 +15,6 @@ import { eventually, type Receiver, startReceiver } from '../support/webhooks.ts
  */
 let fixture: BrowserStack;
 let erp: Receiver;
-const screenshotsDir = join(import.meta.dirname, '..', '..', 'docs', 'console');
 
 beforeAll(async () => {
   [fixture, erp] = await Promise.all([startBrowserStack(), startReceiver()]);
@@ -39,10 +36,7 @@ async function signedIn(browser: Browser, role: ConsoleRole, locale = 'en'): Pro
 
 async function assessPage(page: Page, name?: string) {
   expect(await axeViolations(page)).toEqual([]);
-  if (name && process.env.UPDATE_SCREENSHOTS === '1') {
-    mkdirSync(screenshotsDir, { recursive: true });
-    await page.screenshot({ path: join(screenshotsDir, `${name}.png`), fullPage: true });
-  }
+  if (name) await saveConsoleScreenshot(page, name);
 }
 
 describe('landing', () => {

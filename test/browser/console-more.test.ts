@@ -1,12 +1,10 @@
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PAGE_LANGUAGES, type PageLanguage } from '../../functions/domain/locale.ts';
 import { loadConsoleMessages } from '../../functions/http/console/messages.ts';
 import { axeViolations } from '../support/axe.ts';
 import { seedPayment } from '../support/books.ts';
-import { type BrowserStack, startBrowserStack } from '../support/browser.ts';
+import { type BrowserStack, saveConsoleScreenshot, startBrowserStack } from '../support/browser.ts';
 import { createLink } from '../support/checkout-helpers.ts';
 import { consoleSignInLink } from '../support/console.ts';
 
@@ -18,7 +16,6 @@ let fixture: BrowserStack;
 /** A link of acme with a paid payment whose buyer is known, for its page and the erasure's confirmation. */
 let linkId: string;
 let paymentId: string;
-const screenshotsDir = join(import.meta.dirname, '..', '..', 'docs', 'console');
 
 beforeAll(async () => {
   fixture = await startBrowserStack();
@@ -66,10 +63,7 @@ async function signedIn(
 
 async function assessPage(page: Page, name?: string) {
   expect(await axeViolations(page)).toEqual([]);
-  if (name && process.env.UPDATE_SCREENSHOTS === '1') {
-    mkdirSync(screenshotsDir, { recursive: true });
-    await page.screenshot({ path: join(screenshotsDir, `${name}.png`), fullPage: true });
-  }
+  if (name) await saveConsoleScreenshot(page, name);
 }
 
 describe('the console overview and API keys in Chromium', () => {

@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Subscription } from '../../functions/domain/subscription.ts';
 import { axeViolations } from '../support/axe.ts';
-import { type BrowserStack, startBrowserStack } from '../support/browser.ts';
+import { type BrowserStack, saveConsoleScreenshot, startBrowserStack } from '../support/browser.ts';
 import { createLink } from '../support/checkout-helpers.ts';
 import { addConnection } from '../support/connections.ts';
 import { consoleSignInLink } from '../support/console.ts';
@@ -11,7 +11,8 @@ import { MONTHLY, payOnSandbox, runAt, stored } from '../support/subscriptions.t
 
 /**
  * The console's subscriptions in Chromium (docs/console.md#subscriptions): the list, a subscription's page with a
- * declined renewal and its retry, the renewal's page, and the cancel's confirmation, each passing axe.
+ * declined renewal and its retry, the renewal's page, and the cancel's confirmation, each passing axe; with
+ * UPDATE_SCREENSHOTS=1 the list, the page and the confirmation are saved to docs/console/.
  */
 let fixture: BrowserStack;
 let subscription: Subscription;
@@ -59,12 +60,14 @@ describe('the console subscriptions in Chromium', () => {
     await page.getByRole('link', { name: 'Subscriptions', exact: true }).click();
     expect(await page.locator('h1').textContent()).toBe('Subscriptions');
     expect(await axeViolations(page)).toEqual([]);
+    await saveConsoleScreenshot(page, 'subscriptions');
 
     await page.getByRole('link', { name: subscription.id }).click();
     expect(await page.locator('h1').textContent()).toBe(`Subscription ${subscription.id}`);
     expect(await page.getByRole('heading', { name: 'Latest failure' }).count()).toBe(1);
     expect(await page.locator('table tbody tr').count()).toBe(1);
     expect(await axeViolations(page)).toEqual([]);
+    await saveConsoleScreenshot(page, 'subscription');
 
     await page.locator('table tbody a').click();
     expect(await page.locator('h1').textContent()).toMatch(/^Payment pay_/);
@@ -74,6 +77,7 @@ describe('the console subscriptions in Chromium', () => {
     await page.getByRole('button', { name: 'Cancel now' }).click();
     expect(await page.locator('h1').textContent()).toContain(`Cancel subscription ${subscription.id} now?`);
     expect(await axeViolations(page)).toEqual([]);
+    await saveConsoleScreenshot(page, 'subscription-cancel');
 
     await page.getByRole('button', { name: 'Yes, cancel it' }).click();
     expect(await page.getByRole('status').filter({ hasText: 'Subscription canceled.' }).count()).toBe(1);

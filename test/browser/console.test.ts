@@ -1,10 +1,8 @@
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axeViolations } from '../support/axe.ts';
 import { seedPayment } from '../support/books.ts';
-import { type BrowserStack, startBrowserStack } from '../support/browser.ts';
+import { type BrowserStack, saveConsoleScreenshot, startBrowserStack } from '../support/browser.ts';
 import { createLink } from '../support/checkout-helpers.ts';
 import { addConnection } from '../support/connections.ts';
 import { consoleSignInLink } from '../support/console.ts';
@@ -19,7 +17,6 @@ import { eventually, type Receiver, startReceiver } from '../support/webhooks.ts
 let fixture: BrowserStack;
 let receiver: Receiver;
 let page: Page;
-const screenshotsDir = join(import.meta.dirname, '..', '..', 'docs', 'console');
 
 beforeAll(async () => {
   fixture = await startBrowserStack();
@@ -35,10 +32,7 @@ afterAll(async () => {
 async function assessPage(name: string) {
   expect(await axeViolations(page)).toEqual([]);
   expect(await page.locator('.mode').count()).toBe(name === 'sign-in' ? 0 : 1);
-  if (process.env.UPDATE_SCREENSHOTS === '1') {
-    mkdirSync(screenshotsDir, { recursive: true });
-    await page.screenshot({ path: join(screenshotsDir, `${name}.png`), fullPage: true });
-  }
+  await saveConsoleScreenshot(page, name);
 }
 
 describe('the merchant console in Chromium', () => {

@@ -20,7 +20,7 @@ beforeAll(async () => {
 afterAll(() => stack.stop(), 120_000);
 
 describe('under injected faults (throttles, timeouts, queue and PSP failures, reset webhooks)', () => {
-  it('stores every 2xx, delivers every committed transition as a signed webhook under one webhook-id, pays no link twice, takes no payment beyond max_payments, refunds no more than paid, and answers no 5xx without Retry-After', async () => {
+  it('stores every 2xx, delivers every committed transition as a signed webhook under one webhook-id, pays no link twice, takes no payment beyond max_payments, charges no subscription period twice, refunds no more than paid, and answers no 5xx without Retry-After', async () => {
     const report: ChaosReport = await runChaos(stack);
     console.log(`chaos (seed ${faults.seed}): ${JSON.stringify(report, null, 1)}`);
 
@@ -33,5 +33,10 @@ describe('under injected faults (throttles, timeouts, queue and PSP failures, re
     // Buyers raced for places: some were served, none beyond max_payments (a broken one is a violation too).
     expect(report.races.served).toBeGreaterThan(0);
     expect(report.races.oversold).toBe(0);
+    // Subscriptions renewed by racing test clocks: each period charged once, every charge in the books.
+    expect(report.renewals.renewals).toBeGreaterThan(0);
+    expect(report.renewals.doubled).toBe(0);
+    expect(report.renewals.lost).toBe(0);
+    expect(report.renewals.charged).toBe(report.renewals.renewals);
   }, 600_000);
 });

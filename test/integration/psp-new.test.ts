@@ -93,7 +93,12 @@ describe('npm run psp:new', () => {
       ]),
     );
     await tool('tsc', []);
-    await tool('biome', ['check', folder, 'functions/adapters/psp/registry.ts', 'functions/adapters/psp/factories.ts']);
+    await tool('biome', [
+      'check',
+      folder,
+      'functions/adapters/psp/registry.ts',
+      'functions/adapters/psp/factories.ts',
+    ]);
     await tool('vitest', [
       'run',
       'test/unit/psp-names.test.ts',

@@ -29,7 +29,7 @@ beforeAll(async () => {
 });
 afterAll(() => stack.stop());
 
-const noCounts = { opened: 0, paid: 0, failed: 0, left: 0, paid_share: null };
+const noCounts = { opened: 0, paid: 0, failed: 0, left: 0, outage: 0, paid_share: null };
 const NO_PERFORMANCE = { last_hour: noCounts, last_24h: noCounts };
 
 const get = (path: string, apiKey = key.api_key) => stack.request('GET', path, { key: apiKey });

@@ -8,6 +8,7 @@ import {
   MONTHLY,
   renewalsOf,
   runAt,
+  simulateAtMandate,
   stored,
   subscriptionWorld,
 } from '../support/subscriptions.ts';
@@ -278,6 +279,27 @@ describe('the API', () => {
 
     const [renewal] = await renewalsOf(subscription);
     expect(renewal?.amount).toEqual({ value: '12.00', currency: 'EUR' });
+  });
+
+  it('answers a test clock 502 psp_unavailable with Retry-After while the PSP cannot be asked, and charges the period once when it can', async () => {
+    const key = await account();
+    const subscription = await subscribe(key.api_key, { recurring: MONTHLY });
+    const advance = () =>
+      stack.request('POST', `/v1/test-helpers/subscriptions/${subscription.id}/advance`, {
+        key: key.api_key,
+      });
+
+    await simulateAtMandate(subscription, 'fail');
+    const refused = await advance();
+    expect(refused.status).toBe(502);
+    expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(refused.body).toMatchObject({ code: 'psp_unavailable' });
+    expect(await stored(subscription.id)).toMatchObject({ periods_paid: 1, status: 'active' });
+
+    await simulateAtMandate(subscription, 'ok');
+    expect((await advance()).status).toBe(200);
+    expect(await stored(subscription.id)).toMatchObject({ periods_paid: 2, status: 'active' });
+    expect(await chargesOf(subscription)).toHaveLength(1);
   });
 
   it('answers 404 to the test clock of a live key', async () => {

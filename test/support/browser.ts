@@ -1,4 +1,6 @@
-import { type Browser, chromium } from 'playwright-core';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
 import { inject } from 'vitest';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { startTestStack, type TestStack } from './test-stack.ts';
@@ -31,4 +33,16 @@ export async function startBrowserStack(): Promise<BrowserStack> {
       await stack.stop();
     },
   };
+}
+
+const CONSOLE_SCREENSHOTS = join(import.meta.dirname, '..', '..', 'docs', 'console');
+
+/**
+ * With UPDATE_SCREENSHOTS=1, saves the page as docs/console/<name>.png, the pictures of docs/console.md
+ * (`UPDATE_SCREENSHOTS=1 npx vitest run test/browser/console*.test.ts` renews them all).
+ */
+export async function saveConsoleScreenshot(page: Page, name: string): Promise<void> {
+  if (process.env.UPDATE_SCREENSHOTS !== '1') return;
+  mkdirSync(CONSOLE_SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: join(CONSOLE_SCREENSHOTS, `${name}.png`), fullPage: true });
 }

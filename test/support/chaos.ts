@@ -4,6 +4,7 @@ import { linkRepository, paymentRepository } from '../../functions/dependencies.
 import { WEBHOOK_TIMEOUT_MS } from '../../functions/domain/webhook.ts';
 import { type FaultPlan, parseFaults } from '../../lib/local/faults.ts';
 import { type RaceReport, raceForPlaces } from './chaos-races.ts';
+import { type RenewalReport, renewUnderFaults } from './chaos-renewals.ts';
 import { splitRouting } from './chaos-routing.ts';
 import { addConnection } from './connections.ts';
 import { httpRequest, NAVIGATION_HEADERS, type PageResponse } from './navigate.ts';
@@ -23,6 +24,8 @@ export interface ChaosPlan {
   refunds: number;
   /** Reusable links with `max_payments` that all their buyers open at once (test/support/chaos-races.ts). */
   races: number;
+  /** Monthly subscriptions renewed `RENEWED_PERIODS` times by racing test clocks (test/support/chaos-renewals.ts). */
+  subscriptions: number;
   /** Requests in flight at once. */
   concurrency: number;
 }
@@ -33,6 +36,7 @@ export const CHAOS_PLAN: ChaosPlan = {
   cancels: 50,
   refunds: 50,
   races: 6,
+  subscriptions: 8,
   concurrency: 24,
 };
 
@@ -84,6 +88,8 @@ export interface ChaosReport {
   awaitingSweeper: number;
   /** The places race: buyers served and payments taken, none beyond `max_payments`. */
   races: RaceReport;
+  /** Subscriptions renewed under the faults: no period charged twice, no charge missing from the books. */
+  renewals: RenewalReport;
   /** Seconds per phase. */
   phases: Record<string, number>;
   seconds: number;
@@ -97,6 +103,8 @@ interface Answer {
 }
 
 const MAX_TRIES = 30;
+/** Periods each subscription of the run is advanced through. */
+const RENEWED_PERIODS = 3;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Runs `task` over `items`, `concurrency` at a time. */
@@ -106,6 +114,20 @@ async function inParallel<T>(items: readonly T[], concurrency: number, task: (it
     while (next < items.length) await task(items[next++] as T);
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
+}
+
+/** Every event of the run's account and mode (`GET /v1/events`, newest first), page by page. */
+async function accountEvents(
+  api: (method: string, path: string) => Promise<Answer>,
+): Promise<{ id: string; type: string; link_id: string | null }[]> {
+  const all: { id: string; type: string; link_id: string | null }[] = [];
+  for (let path = '/v1/events?limit=100'; ; ) {
+    const page = await api('GET', path);
+    all.push(...(page.body?.data ?? []));
+    const next = page.body?.next_cursor;
+    if (!next) return all;
+    path = `/v1/events?limit=100&cursor=${encodeURIComponent(next)}`;
+  }
 }
 
 /** Polls `check` until it holds or `deadlineMs` passes; answers whether it held. */
@@ -277,6 +299,14 @@ export async function runChaos(stack: TestStack, plan: ChaosPlan = CHAOS_PLAN): 
   );
   phases.race = lap();
 
+  // 2c. Renewals: each subscription's periods charged by test clocks racing in the functions, under the faults.
+  const renewals = await renewUnderFaults(
+    { stack, api, page, violations, webhookUrl: receiver.url },
+    plan.subscriptions,
+    RENEWED_PERIODS,
+  );
+  phases.renewals = lap();
+
   // 3. Cancels of open links, and refunds of paid ones, at the same time.
   const toCancel = created.slice(plan.pays, plan.pays + plan.cancels);
   const toRefund = [...paid].slice(0, plan.refunds);
@@ -336,6 +366,12 @@ export async function runChaos(stack: TestStack, plan: ChaosPlan = CHAOS_PLAN): 
       events.push({ id: event.id, type: event.type, linkId: link.id, transition });
     }
   });
+  // The events of no link above (the subscriptions' links and the subscriptions themselves: created, renewed),
+  // read from the account's listing, each its own transition.
+  const listed = new Set(events.map((event) => event.id));
+  for (const event of await accountEvents(api)) {
+    if (!listed.has(event.id)) events.push({ ...event, linkId: event.link_id ?? '', transition: event.id });
+  }
   const eventIds = new Set(events.map((event) => event.id));
   const deliveredIds = () =>
     new Set(receiver.received.map((webhook) => String(webhook.headers['webhook-id'])));
@@ -397,6 +433,7 @@ export async function runChaos(stack: TestStack, plan: ChaosPlan = CHAOS_PLAN): 
     },
     awaitingSweeper: awaitingSweeper.length,
     races: race.report,
+    renewals,
     phases,
     seconds: Math.round((Date.now() - started) / 1000),
   };

@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, it } from 'vitest';
+import { afterAll, beforeAll, it, type TestContext } from 'vitest';
 import { PSP_FACTORIES } from '../../functions/adapters/psp/factories.ts';
 import type { PspId } from '../../functions/adapters/psp/registry.ts';
 import type { BuyerDetails, NeededDetail } from '../../functions/domain/buyer.ts';
 import { newConnectionId, type PspConnection } from '../../functions/domain/connection.ts';
+import type { MandateRef } from '../../functions/domain/mandates.ts';
 import type { Amount } from '../../functions/domain/money.ts';
 import type { PspSession } from '../../functions/domain/payment-link.ts';
 import type { Psp, SessionRequest } from '../../functions/ports/psp.ts';
@@ -43,7 +44,9 @@ export interface ConformanceFake {
   session(session: PspSession): Promise<ConformanceSessionView>;
   /**
    * The buyer pays on the PSP's page and gives `buyer` where it asks. A PSP that takes the money only when we
-   * capture (`captures_later`) is left approved or authorized, for the suite to capture or void.
+   * capture (`captures_later`) is left approved or authorized, for the suite to capture or void. On a session
+   * opened with `opensMandate`, the buyer agrees to later charges: the mandate is set up at the PSP (without a
+   * charge on a trial's session, `withoutCharge`), as `mandateOf` then reads it.
    */
   pay(session: PspSession, buyer: BuyerDetails): Promise<void>;
   /** The buyer's payment on the session is declined (by the issuer, or the PSP's risk checks). */
@@ -69,7 +72,40 @@ export interface ConformanceFake {
    * notification, which the suite has the adapter verify before it reads the refund back.
    */
   settleRefund?(reference: string, outcome: 'succeeded' | 'failed'): Promise<RawNotification | undefined>;
+  /** Its mandates (test/integration/psp-conformance-mandates.test.ts): required of a PSP that declares `holds_mandates`. */
+  mandates?: ConformanceMandates;
   stop(): Promise<void>;
+}
+
+/**
+ * How the fake answers the next charge on a mandate: declined softly (insufficient funds), hard (a closed account,
+ * a lost card), asking for the buyer (authentication); `pending` (a bank debit, settled by `settleCharge`);
+ * `revoked`: its mandate is withdrawn at the PSP first (by the buyer, at their bank) and stays so.
+ */
+export type ConformanceChargeOutcome =
+  | 'soft_decline'
+  | 'hard_decline'
+  | 'authentication_required'
+  | 'pending'
+  | 'revoked';
+
+/** What a PSP's fake holds of its mandates and how it is told to answer their charges (`holds_mandates`). */
+export interface ConformanceMandates {
+  /**
+   * The charges the PSP took up on the mandate so far, oldest first, in our words: the session's own payment is
+   * not one, nor is a request repeated under its idempotency key (the PSP answers it again, charging nothing);
+   * a declined one is `failed`. A request the PSP refused before charging (a revoked mandate) may be absent.
+   */
+  charges(mandate: MandateRef): Promise<{ amount: Amount; state: 'succeeded' | 'pending' | 'failed' }[]>;
+  /**
+   * The next charge on any mandate of this fake is answered so (once: the charges after it succeed again, on a
+   * mandate still usable). Without it, a charge succeeds at once. `pending` only where `settleCharge` is given.
+   */
+  nextCharge(outcome: ConformanceChargeOutcome): void;
+  /** Settles a charge answered `pending`; absent: the PSP answers every charge at once. */
+  settleCharge?(reference: string, outcome: 'succeeded' | 'failed'): Promise<void>;
+  /** False when the PSP cannot set up a mandate without a charge (a trial's session, `withoutCharge`). */
+  readonly trials: boolean;
 }
 
 /** What a PSP holds of a session, in our words. */
@@ -199,7 +235,7 @@ export function scenario(
   descriptor: PspDescriptor,
   name: string,
   capability: Capability | undefined,
-  test: () => Promise<void>,
+  test: (context: TestContext) => Promise<void>,
   timeout?: number,
 ): void {
   if (capability && !descriptor.capabilities.includes(capability)) {

@@ -93,11 +93,14 @@ export interface PspMerchant<F extends Fakes> {
   stop(): Promise<void>;
 }
 
-/** A stack with `fakes`, and `account` with a key, a connection to `provider`'s fake and a webhook endpoint. */
+/**
+ * A stack with `fakes`, and `account` with a key, a connection to `provider`'s fake (or to the sandbox, which
+ * needs none) and a webhook endpoint.
+ */
 export async function startPspMerchant<const F extends Fakes>(
   fakes: F,
   account: string,
-  provider: keyof F & string,
+  provider: (keyof F & string) | 'sandbox',
 ): Promise<PspMerchant<F>> {
   const psps = await startPspStack({ fakes });
   const key = await psps.stack.issueKey(account, 'test');

@@ -1,5 +1,13 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
-import { sandboxMandateStore, subscriptionRepository } from '../../functions/dependencies.ts';
+import { connectionToItem } from '../../functions/adapters/dynamodb/connection-mapper.ts';
+import { documentClient } from '../../functions/clients/dynamodb.ts';
+import { config } from '../../functions/config.ts';
+import {
+  pspConnectionRepository,
+  sandboxMandateStore,
+  subscriptionRepository,
+} from '../../functions/dependencies.ts';
 import type { Simulation } from '../../functions/domain/connection.ts';
 import type { Subscription } from '../../functions/domain/subscription.ts';
 import { subscriptionCharges } from '../../functions/psp-dependencies.ts';
@@ -33,6 +41,20 @@ export const runAt = (subscription: Subscription, at: string | Date) =>
 export const stored = async (id: string) => (await subscriptionRepository().get(id, 'test')) as Subscription;
 export const chargesOf = (subscription: Subscription) =>
   sandboxMandateStore().chargesOf(subscription.mandate.reference);
+/**
+ * The subscription's mandate connection from now on simulates `simulate` (its stored item rewritten, as no API
+ * changes a connection's simulation): a `fail` connection's PSP cannot be asked.
+ */
+export async function simulateAtMandate(subscription: Subscription, simulate: Simulation): Promise<void> {
+  const state = await pspConnectionRepository().get(subscription.mandate.connection_id);
+  if (!state) throw new Error(`no connection ${subscription.mandate.connection_id}`);
+  await documentClient().send(
+    new PutCommand({
+      TableName: config().TABLE_NAME,
+      Item: connectionToItem({ ...state.connection, simulate }),
+    }),
+  );
+}
 export const renewalsOf = (subscription: Subscription) =>
   subscriptionRepository().renewalsOf(subscription.id, 'test');
 

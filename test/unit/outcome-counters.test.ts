@@ -24,6 +24,7 @@ function recordingStore() {
             paid: (known?.counts.paid ?? 0) + bucket.counts.paid,
             failed: (known?.counts.failed ?? 0) + bucket.counts.failed,
             left: (known?.counts.left ?? 0) + bucket.counts.left,
+            outage: (known?.counts.outage ?? 0) + bucket.counts.outage,
           },
         });
       }

@@ -181,8 +181,22 @@ describe("what a payment's outcome adds to its rule's arm", () => {
     strategy: 'value',
     segment: { currency: 'EUR', payment_method: 'any', amount_band: '10-100' },
     candidates: [
-      { connection: 'pc_a', paid_share: 0.8, sessions: 100, expected_fee: 0.95, eliminated: false },
-      { connection: 'pc_b', paid_share: 0.7, sessions: 100, expected_fee: 0.5, eliminated: false },
+      {
+        connection: 'pc_a',
+        paid_share: 0.8,
+        sessions: 100,
+        expected_fee: 0.95,
+        fee_basis: 'configured',
+        eliminated: false,
+      },
+      {
+        connection: 'pc_b',
+        paid_share: 0.7,
+        sessions: 100,
+        expected_fee: 0.5,
+        fee_basis: 'configured',
+        eliminated: false,
+      },
     ],
     chosen: 'pc_b',
     exploration: false,
@@ -212,6 +226,21 @@ describe("what a payment's outcome adds to its rule's arm", () => {
     expect(armChangeOf({ ...payment, routing: { ...decision, holdout: false } }, 'opened')?.arm).toBe(
       'learning',
     );
+  });
+
+  it('nets a paid checkout of the fee its PSP reported in its currency, and counts an outage as unpaid', () => {
+    const fee = (value: string, currency: string, source: 'reported' | 'configured') => ({
+      amount: { value, currency },
+      net: { value: '0', currency },
+      source,
+    });
+    const netOf = (paid: Pick<Payment, 'fee'>) => armChangeOf({ ...payment, ...paid }, 'paid')?.counts.net;
+
+    expect(netOf({ fee: fee('1.20', 'EUR', 'reported') })).toBe(38.8);
+    // Not reported, or in the currency the PSP settles in: the fee the decision expected.
+    expect(netOf({ fee: fee('0.80', 'EUR', 'configured') })).toBe(39.5);
+    expect(netOf({ fee: fee('1.30', 'USD', 'reported') })).toBe(39.5);
+    expect(armChangeOf(payment, 'outage')?.counts).toEqual({ ...NO_ARM_COUNTS, failed: 1 });
   });
 
   it('counts no recovery, no decision of a rule that does not learn, and no payment without a decision', () => {

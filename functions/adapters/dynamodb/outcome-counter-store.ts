@@ -1,9 +1,11 @@
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
   addCounts,
+  addReportedFees,
   DAY_MS,
   type Granularity,
   NO_OUTCOMES,
+  NO_REPORTED_FEES,
   type OutcomeBucket,
 } from '../../domain/outcomes.ts';
 import { OUTCOME_SHARDS, type OutcomeCounterStore } from '../../ports/outcome-counters.ts';
@@ -12,7 +14,8 @@ import { allItems } from './query.ts';
 
 /**
  * Outcome counters in the table: `pk` `OUTCOMES#<connection>#<shard>`, `sk` `<granularity>#<bucket start>#<segment>`,
- * the four counts and their weighted counts (`outcome-counter-mapper.ts`) as numbers added with `ADD`, and a `ttl` a
+ * the five counts and their weighted counts (`outcome-counter-mapper.ts`), and on hour buckets the fees PSPs reported,
+ * as numbers added with `ADD`, and a `ttl` a
  * day after the bucket can last be read. One
  * container writes one shard (chosen at random when it starts), so each item takes at most one write per flush
  * interval per container of that shard.
@@ -79,6 +82,9 @@ export class DynamoOutcomeCounterStore implements OutcomeCounterStore {
         ...bucket,
         counts: addCounts(known?.counts ?? NO_OUTCOMES, bucket.counts),
         weighted: addCounts(known?.weighted ?? NO_OUTCOMES, bucket.weighted ?? bucket.counts),
+        ...(known?.fees || bucket.fees
+          ? { fees: addReportedFees(known?.fees ?? NO_REPORTED_FEES, bucket.fees) }
+          : {}),
       });
     }
     return [...summed.values()];

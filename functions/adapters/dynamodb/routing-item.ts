@@ -27,7 +27,10 @@ export interface StoredRouting {
   g: string;
   /** Rule name, when a rule matched. */
   r?: string;
-  /** Candidates: an id alone when nothing was known of it, else [id, paid share, sessions, fee, eliminated]. */
+  /**
+   * Candidates: an id alone when nothing was known of it, else [id, paid share, sessions, fee, eliminated], with a
+   * sixth element 1 when the fee was learned from reported fees (2026-11-30, issue 50; absent: from the fee lines).
+   */
   c?: StoredCandidate[];
   x?: 1;
   v?: 1;
@@ -44,7 +47,10 @@ export interface StoredRouting {
 
 type StoredTried = [string, string, 0 | 1];
 
-type StoredCandidate = string | [string, number | null, number, number | null, 0 | 1];
+type StoredCandidate =
+  | string
+  | [string, number | null, number, number | null, 0 | 1]
+  | [string, number | null, number, number | null, 0 | 1, 1];
 
 const storedTried: Decoder<StoredTried> = (value) => {
   if (!Array.isArray(value) || value.length !== 3) return mismatch('[connection, payment, 0 or 1]', value);
@@ -58,10 +64,14 @@ const share = /* @__PURE__ */ nullable(number);
 
 const storedCandidate: Decoder<StoredCandidate> = (value) => {
   if (typeof value === 'string') return value;
-  if (!Array.isArray(value) || value.length !== 5) return mismatch('an id or 5 estimates', value);
-  const [connection, paidShare, sessions, fee, eliminated] = value;
+  if (!Array.isArray(value) || (value.length !== 5 && value.length !== 6)) {
+    return mismatch('an id or 5 or 6 estimates', value);
+  }
+  const [connection, paidShare, sessions, fee, eliminated, reported] = value;
   if (eliminated !== 0 && eliminated !== 1) return mismatch('0 or 1', eliminated);
-  return [string(connection), share(paidShare), number(sessions), share(fee), eliminated];
+  const estimates = [string(connection), share(paidShare), number(sessions), share(fee), eliminated] as const;
+  if (value.length === 5) return [...estimates];
+  return reported === 1 ? [...estimates, 1] : mismatch('1', reported);
 };
 
 /** A payment's stored decision, checked (payment-mapper.ts). */
@@ -85,6 +95,17 @@ const known = (estimate: CandidateEstimate) =>
   estimate.expected_fee !== null ||
   estimate.eliminated;
 
+function storedCandidateOf(estimate: CandidateEstimate): StoredCandidate {
+  const stored = [
+    estimate.connection,
+    estimate.paid_share,
+    estimate.sessions,
+    estimate.expected_fee,
+    estimate.eliminated ? 1 : 0,
+  ] as const;
+  return estimate.fee_basis === 'reported' ? [...stored, 1] : [...stored];
+}
+
 export function toStoredRouting(decision: RoutingDecision): StoredRouting {
   const { candidates } = decision;
   const onlyChosen =
@@ -97,15 +118,7 @@ export function toStoredRouting(decision: RoutingDecision): StoredRouting {
       ? {}
       : {
           c: candidates.map((estimate) =>
-            known(estimate)
-              ? [
-                  estimate.connection,
-                  estimate.paid_share,
-                  estimate.sessions,
-                  estimate.expected_fee,
-                  estimate.eliminated ? 1 : 0,
-                ]
-              : estimate.connection,
+            known(estimate) ? storedCandidateOf(estimate) : estimate.connection,
           ),
         }),
     ...(decision.exploration ? { x: 1 } : {}),
@@ -129,10 +142,25 @@ export function toStoredRouting(decision: RoutingDecision): StoredRouting {
 export function fromStoredRouting(stored: StoredRouting, connectionId: string): RoutingDecision {
   const candidates = (stored.c ?? [connectionId]).map((entry): CandidateEstimate => {
     if (typeof entry === 'string') {
-      return { connection: entry, paid_share: null, sessions: 0, expected_fee: null, eliminated: false };
+      return {
+        connection: entry,
+        paid_share: null,
+        sessions: 0,
+        expected_fee: null,
+        fee_basis: null,
+        eliminated: false,
+      };
     }
-    const [connection, paidShare, sessions, fee, eliminated] = entry;
-    return { connection, paid_share: paidShare, sessions, expected_fee: fee, eliminated: eliminated === 1 };
+    const [connection, paidShare, sessions, fee, eliminated, reported] = entry;
+    return {
+      connection,
+      paid_share: paidShare,
+      sessions,
+      expected_fee: fee,
+      // Before reported fees were learned, every expected fee came from the fee lines.
+      fee_basis: fee === null ? null : reported === 1 ? 'reported' : 'configured',
+      eliminated: eliminated === 1,
+    };
   });
   return {
     rule: stored.r ?? null,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { idPattern, maxIdLength } from '../../domain/ids.ts';
 import { ISO_4217_MINOR_UNITS } from '../../domain/iso-4217.ts';
+import { FEE_BASES } from '../../domain/learned-fees.ts';
 import { AMOUNT_BANDS } from '../../domain/outcomes.ts';
 import { PAYMENT_METHODS } from '../../domain/payment-methods.ts';
 import { OPTIMIZE_GOALS } from '../../domain/strategies.ts';
@@ -50,7 +51,11 @@ export const RoutingDecisionSchema = z
           sessions: count().meta({ description: 'Decided sessions (paid, failed, left) behind it.' }),
           expected_fee: z.number().nullable().meta({
             description:
-              'The fee of this payment at that connection (its fee lines); null when none applies.',
+              'The fee of this payment at that connection, in major units: learned from the fees its PSP reported in the segment, or from its fee lines (`fee_basis`); null when neither applies.',
+          }),
+          fee_basis: z.enum(FEE_BASES).nullable().meta({
+            description:
+              "`reported`: learned from the fees the PSP reported for the last 24 hours of payments in the segment (at least 20 of them); `configured`: from the connection's fee lines. Null with `expected_fee` (docs/orchestration.md#fees).",
           }),
           eliminated: z.boolean().meta({
             description:
@@ -98,6 +103,10 @@ export const OutcomeCountsSchema = z
     paid: count(),
     failed: count().meta({ description: 'Declined by the PSP.' }),
     left: count().meta({ description: 'Expired or canceled after opening.' }),
+    outage: count().meta({
+      description:
+        'Failed because the PSP did (a failure of class `outage`): counted apart from declines, not in `paid_share`.',
+    }),
     paid_share: z.number().min(0).max(1).nullable(),
   })
   .meta({ id: 'OutcomeCounts', title: 'Session outcomes over a window' });
@@ -109,11 +118,30 @@ export const PerformanceSummarySchema = windows().meta({
   title: "A connection's session outcomes, all segments",
 });
 
+const ReportedFeesSchema = z
+  .strictObject({
+    count: count().meta({
+      description: 'Fees its PSP reported for paid sessions in the segment, last 24 hours.',
+    }),
+    fee_share: z.number().min(0).nullable().meta({
+      description: 'Their share of the amounts they were on; null with none.',
+    }),
+    used: z.boolean().meta({
+      description:
+        'At least 20 were reported: cost and value routing price the segment with them rather than the fee lines (docs/orchestration.md#fees).',
+    }),
+  })
+  .meta({ id: 'ReportedFees', title: 'Fees a PSP reported in a segment' });
+
 export const ConnectionPerformanceSchema = z
   .strictObject({
     object: z.literal('connection_performance'),
     connection_id: connection(),
-    segments: z.array(z.strictObject({ segment: SegmentSchema, ...windows().shape })).max(MAX_SEGMENTS),
+    segments: z
+      .array(
+        z.strictObject({ segment: SegmentSchema, ...windows().shape, reported_fees: ReportedFeesSchema }),
+      )
+      .max(MAX_SEGMENTS),
   })
   .meta({ id: 'ConnectionPerformance', title: "A connection's session outcomes by segment" });
 

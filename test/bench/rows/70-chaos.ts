@@ -12,7 +12,7 @@ export default {
   async measure(bench) {
     const faults = chaosFaults();
     const plan = bench.plan.quick
-      ? { ...CHAOS_PLAN, links: 100, pays: 50, cancels: 15, refunds: 15, races: 2 }
+      ? { ...CHAOS_PLAN, links: 100, pays: 50, cancels: 15, refunds: 15, races: 2, subscriptions: 4 }
       : CHAOS_PLAN;
     console.error(`chaos: FAULTS=${CHAOS_FAULTS} seed ${faults.seed}`);
     const stack = await startTestStack(chaosStackOptions(faults));
@@ -26,16 +26,25 @@ export default {
         measure: `chaos (seed ${faults.seed})`,
         subject:
           `${plan.links} links, ${plan.pays} paid, ${plan.cancels} canceled, ${plan.refunds} refunded; ` +
-          `${plan.races} max_payments links raced by their buyers at once`,
+          `${plan.races} max_payments links raced by their buyers at once; ` +
+          `${plan.subscriptions} subscriptions renewed by racing test clocks`,
         value:
           `${fmt(Object.values(report.injected).reduce((sum, count) => sum + count, 0))} faults (${injected}); ` +
           `${fmt(report.retried)} requests retried; webhooks: ${webhooks.events} events, ${webhooks.delayed} delayed, ` +
           `${webhooks.duplicates} delivered twice, ${webhooks.lost} lost; ` +
           `race: ${report.races.served} of ${report.races.buyers} buyers served, ${report.races.paid} paid, ` +
-          `${report.races.oversold} oversold; ${report.violations.length} broken guarantees; ` +
+          `${report.races.oversold} oversold; renewals: ${report.renewals.charged} charged, ` +
+          `${report.renewals.renewals} recorded, ${report.renewals.doubled} periods charged twice, ` +
+          `${report.renewals.lost} lost; ${report.violations.length} broken guarantees; ` +
           `${report.seconds} s`,
         baseline: '',
-        ratio: webhooks.lost === 0 && report.races.oversold === 0 && report.violations.length === 0 ? 1 : 0,
+        ratio:
+          webhooks.lost === 0 &&
+          report.races.oversold === 0 &&
+          report.renewals.doubled + report.renewals.lost === 0 &&
+          report.violations.length === 0
+            ? 1
+            : 0,
         budget: { min: 1 },
       });
       bench.record('chaos', { seed: faults.seed, plan, ...report });

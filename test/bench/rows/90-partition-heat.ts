@@ -39,16 +39,22 @@ const counters: CounterModel = {
   itemBytes: itemSize(
     marshall({
       pk: `OUTCOMES#pc_${'x'.repeat(24)}#${OUTCOME_SHARDS - 1}`,
-      sk: 'minutes#2026-11-28T10:00:00.000Z#EUR|any|100-1000',
+      // The largest: an hour's item, with outages and the fees its PSP reported (functions/domain/learned-fees.ts).
+      sk: 'hours#2026-11-28T10:00:00.000Z#EUR|any|100-1000',
       opened: 1200,
       paid: 1000,
       failed: 150,
       left: 50,
+      outage: 10,
       // The same counts as learning weighs them (functions/domain/outcome-weights.ts).
       w_opened: 1200,
       w_paid: 1000,
       w_failed: 120,
       w_left: 25,
+      w_outage: 10,
+      f_count: 1000,
+      f_amount: 45_000_000,
+      f_fee: 1_300_000,
       ttl: 1_764_500_000,
     }),
   ),

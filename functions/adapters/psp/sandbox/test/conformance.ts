@@ -1,4 +1,8 @@
-import type { ConformanceFixture } from '../../../../../test/support/psp-conformance.ts';
+import type {
+  ConformanceChargeOutcome,
+  ConformanceFixture,
+  ConformanceMandates,
+} from '../../../../../test/support/psp-conformance.ts';
 import type { PspSession } from '../../../../domain/payment-link.ts';
 import type {
   SandboxCharge,
@@ -6,19 +10,21 @@ import type {
   SandboxMandateStore,
 } from '../../../../ports/sandbox-mandates.ts';
 import type { SandboxSession, SandboxSessionStore } from '../../../../ports/sandbox-sessions.ts';
+import { paySandboxSession } from '../../../../use-cases/sandbox-checkout.ts';
 import { SANDBOX_COMPLETED, SANDBOX_SIGNATURE_HEADER, signSandboxPayload } from '../notifications.ts';
 
 /**
- * The sandbox under the conformance suite: its sessions in memory, as our own table keeps them (its hosted page is
- * ours, so the buyer's Pay and Decline are what that page writes), its notifications signed with the service's
- * sandbox secret, its outages those of a connection that simulates them (`--simulate fail`, `timeout`).
+ * The sandbox under the conformance suite: its sessions and mandates in memory, as our own table keeps them (its
+ * hosted page is ours, so the buyer's Pay and Decline are what that page writes), its notifications signed with
+ * the service's sandbox secret, its outages those of a connection that simulates them (`--simulate fail`,
+ * `timeout`), its renewals' outcomes what a mandate's own page sets (`renewals`).
  */
 export const conformance: ConformanceFixture = {
   provider: 'sandbox',
   async start() {
     const sessions = new Map<string, SandboxSession>();
     const store = inMemorySessions(sessions);
-    const mandates = inMemoryMandates();
+    const { store: mandates, fixture: mandateFixture } = inMemoryMandates();
     const secret = 'sandbox-conformance-secret';
     const stored = (session: PspSession) => {
       const found = sessions.get(session.id);
@@ -52,8 +58,10 @@ export const conformance: ConformanceFixture = {
           references: [found.payment_id, found.link_id].filter((value) => value !== undefined),
         };
       },
+      // Pay as the sandbox's page does it: a session that opens a mandate leaves it behind.
       async pay(session) {
-        await store.complete(session.id, `sbpay_${session.id.slice('sbcs_'.length)}`, new Date());
+        const notify = async () => true;
+        await paySandboxSession({ sessions: store, mandates, notify, now: () => new Date() }, session.id);
       },
       async decline(session) {
         await store.decline(session.id);
@@ -72,6 +80,7 @@ export const conformance: ConformanceFixture = {
       outage(kind) {
         return kind === 'none' ? undefined : { simulate: kind === 'error' ? 'fail' : 'timeout' };
       },
+      mandates: mandateFixture,
       async stop() {},
     };
   },
@@ -107,24 +116,38 @@ function inMemorySessions(sessions: Map<string, SandboxSession>): SandboxSession
   };
 }
 
-/** The sandbox's mandates, in memory: the payments suite opens none, but the sandbox's factory always takes them. */
-function inMemoryMandates(): SandboxMandateStore {
+/**
+ * The sandbox's mandates, in memory, and the suite's switches on them: the next charge finds its mandate's
+ * renewals set to the outcome asked (as the mandate's page sets them), or the mandate revoked, once. The sandbox
+ * answers every charge at once (no `settleCharge`) and sets a mandate up without a charge on a trial's session.
+ */
+function inMemoryMandates(): { store: SandboxMandateStore; fixture: ConformanceMandates } {
   const mandates = new Map<string, SandboxMandate>();
   const charges = new Map<string, SandboxCharge>();
-  return {
+  let next: Exclude<ConformanceChargeOutcome, 'pending'> | undefined;
+  const asNext = (mandate: SandboxMandate | undefined): SandboxMandate | undefined => {
+    if (!mandate || !next) return mandate;
+    return next === 'revoked' ? { ...mandate, status: 'revoked' } : { ...mandate, renewals: next };
+  };
+  const store: SandboxMandateStore = {
     create: async (mandate) => {
       if (!mandates.has(mandate.id)) mandates.set(mandate.id, { ...mandate });
       return mandates.get(mandate.id) ?? mandate;
     },
-    get: async (id) => mandates.get(id),
+    get: async (id) => asNext(mandates.get(id)),
     update: async (id, changes, now) => {
       const mandate = mandates.get(id);
       if (mandate) Object.assign(mandate, changes, { updated_at: now.toISOString() });
       return mandate;
     },
     recordCharge: async (charge) => {
-      if (!charges.has(charge.reference)) charges.set(charge.reference, { ...charge });
-      return charges.get(charge.reference) ?? charge;
+      if (charges.has(charge.reference)) return charges.get(charge.reference) ?? charge;
+      charges.set(charge.reference, { ...charge });
+      const mandate = mandates.get(charge.mandate_id);
+      // A revoked mandate stays revoked; any other outcome was for this charge only.
+      if (mandate && next === 'revoked') mandate.status = 'revoked';
+      next = undefined;
+      return charge;
     },
     getCharge: async (mandateId, reference) => {
       const charge = charges.get(reference);
@@ -132,4 +155,14 @@ function inMemoryMandates(): SandboxMandateStore {
     },
     chargesOf: async (mandateId) => [...charges.values()].filter((charge) => charge.mandate_id === mandateId),
   };
+  const fixture: ConformanceMandates = {
+    trials: true,
+    charges: async (mandate) =>
+      (await store.chargesOf(mandate.reference)).map(({ amount, state }) => ({ amount, state })),
+    nextCharge(outcome) {
+      if (outcome === 'pending') throw new Error('The sandbox answers every charge at once.');
+      next = outcome;
+    },
+  };
+  return { store, fixture };
 }
