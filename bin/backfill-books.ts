@@ -1,3 +1,4 @@
+import type { BackfillCount } from '../functions/adapters/dynamodb/books-backfill.ts';
 import { failWithUsage, selectCliTarget } from '../lib/local/cli-target.ts';
 import { parseCommandLine } from '../lib/local/command-line.ts';
 
@@ -6,7 +7,8 @@ const USAGE = `Usage:
 
 Puts the payments and refunds stored before the account-wide books into them (docs/operations.md#books-backfill):
 run it once after the deploy that brings GET /v1/payments and GET /v1/refunds, and once after the deploy that
-brings their refund totals and fees. Idempotent; safe to run again.
+brings their refund totals and fees, and once after the deploy that brings the console's search (it writes the
+search keys of older payments, refunds and links). Idempotent; safe to run again.
 
 Target: the running local stack (npm start, found through DATA_DIR, default .data), or a deployed stack with
 --table <TableName output> (or TABLE_NAME) and the usual AWS credentials and region.`;
@@ -19,9 +21,10 @@ const cliTarget = selectCliTarget(values.table ?? process.env.TABLE_NAME, fail);
 const { backfillBooks } = await import('../functions/adapters/dynamodb/books-backfill.ts');
 const { documentClient } = await import('../functions/clients/dynamodb.ts');
 
-const written = (count: { payments: number; refunds: number; refunded: number; fees: number }) =>
+const written = (count: BackfillCount) =>
   `${count.payments} payments listed, ${count.refunds} refund entries written, ` +
-  `${count.refunded} refund totals and ${count.fees} fees copied onto payments`;
+  `${count.refunded} refund totals and ${count.fees} fees copied onto payments, ` +
+  `${count.searchable} payments and links given their search keys`;
 const count = await backfillBooks(documentClient(), process.env.TABLE_NAME as string, (sofar) =>
   console.error(`… ${written(sofar)}`),
 );

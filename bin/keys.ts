@@ -47,7 +47,11 @@ const { KmsCipher } = await import('../functions/adapters/secrets/kms-cipher.ts'
 const { documentClient } = await import('../functions/clients/dynamodb.ts');
 const { kmsClient } = await import('../functions/clients/kms.ts');
 const { issueApiKey, listApiKeys, rotateWebhookSecret } = await import('../functions/use-cases/api-keys.ts');
+const { DynamoConsoleStore } = await import('../functions/adapters/dynamodb/console-store.ts');
+const { auditedCommand } = await import('../lib/local/cli-audit.ts');
 const repository = new DynamoApiKeyRepository(documentClient(), process.env.TABLE_NAME as string);
+// Every change is in the account's audit log, naming the operator (docs/console.md#audit-log).
+const auditLog = new DynamoConsoleStore(documentClient(), process.env.TABLE_NAME as string);
 // Webhook secrets are sealed at rest: with the local stack's key file, or the deployed stack's KMS key.
 const secrets = new DynamoSigningSecretStore(
   documentClient(),
@@ -61,7 +65,13 @@ switch (command) {
   case 'create': {
     const account = requireAccount();
     if (!MODES.includes(values.mode as Mode)) fail('--mode must be test or live.');
-    const issued = await issueApiKey({ keys: repository, secrets }, account, values.mode as Mode);
+    const mode = values.mode as Mode;
+    const issued = await auditedCommand(
+      auditLog,
+      { account, mode, action: 'keys.manage', target: null },
+      () => issueApiKey({ keys: repository, secrets }, account, mode),
+      (made) => made.key_id,
+    );
     if (values.json) {
       console.log(JSON.stringify(issued));
     } else {
@@ -93,7 +103,10 @@ The key is shown this once only: store it now. Only its hash is kept.`);
   case 'revoke': {
     const keyId = rest[0];
     if (!keyId) fail('revoke needs a key id (see `list`).');
-    const revoked = await repository.revoke(keyId, new Date());
+    const key = await repository.get(keyId);
+    if (!key) fail(`No key ${keyId}.`);
+    const command = { account: key.account, mode: key.mode, action: 'keys.manage' as const, target: keyId };
+    const revoked = await auditedCommand(auditLog, command, () => repository.revoke(keyId, new Date()));
     if (!revoked) fail(`No key ${keyId}.`);
     console.log(
       values.json
@@ -105,9 +118,12 @@ The key is shown this once only: store it now. Only its hash is kept.`);
   case 'rotate-webhook-secret': {
     const account = requireAccount();
     if (!MODES.includes(values.mode as Mode)) fail('--mode must be test or live.');
-    const rotated = await rotateWebhookSecret(secrets, account, values.mode as Mode).catch(() =>
-      fail(`${account} has no ${values.mode} webhook secret yet: create a key first.`),
-    );
+    const mode = values.mode as Mode;
+    const rotated = await auditedCommand(
+      auditLog,
+      { account, mode, action: 'keys.manage', target: null },
+      () => rotateWebhookSecret(secrets, account, mode),
+    ).catch(() => fail(`${account} has no ${mode} webhook secret yet: create a key first.`));
     console.log(
       values.json
         ? JSON.stringify(rotated)

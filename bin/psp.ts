@@ -107,8 +107,12 @@ const { documentClient } = await import('../functions/clients/dynamodb.ts');
 const { DynamoPaymentRepository } = await import('../functions/adapters/dynamodb/payment-repository.ts');
 const { DynamoRefundLedger } = await import('../functions/adapters/dynamodb/refund-ledger.ts');
 const { migrateLegacyConfig, removeConnection } = await import('../functions/use-cases/psp-connections.ts');
+const { DynamoConsoleStore } = await import('../functions/adapters/dynamodb/console-store.ts');
+const { auditedCommand } = await import('../lib/local/cli-audit.ts');
 const table = process.env.TABLE_NAME as string;
 const repository = new DynamoPspConnectionRepository(documentClient(), table);
+// Every change is in the account's audit log, naming the operator (docs/console.md#audit-log).
+const auditLog = new DynamoConsoleStore(documentClient(), table);
 const legacyConfigs = new DynamoPspConfigRepository(documentClient(), table);
 
 function requireAccount(): string {
@@ -134,11 +138,32 @@ function givenCredentials(descriptor: PspDescriptor): Record<string, unknown> | 
 const notificationUrl = (connection: PspConnection) =>
   `${baseUrl}/psp/${connection.provider}/notifications/${connection.id}`;
 
-async function requireConnection(change: (id: string) => Promise<PspConnection | undefined>) {
+/** The connection the command names; exits when there is none. */
+async function namedConnection(): Promise<PspConnection> {
   const id = positionals[1];
   if (!id) fail('Name the connection: pc_....');
-  const connection = await change(id);
-  if (!connection) fail(`No connection ${id}.`);
+  const found = await repository.get(id);
+  if (!found) fail(`No connection ${id}.`);
+  return found.connection;
+}
+
+/** Makes `change` to `connection`, recorded first in its account's audit log. */
+const changeOf = <T>(connection: PspConnection, change: () => Promise<T>): Promise<T> =>
+  auditedCommand(
+    auditLog,
+    {
+      account: connection.account,
+      mode: connection.mode,
+      action: 'connection.manage',
+      target: connection.id,
+    },
+    change,
+  );
+
+async function requireConnection(change: (id: string) => Promise<PspConnection | undefined>) {
+  const named = await namedConnection();
+  const connection = await changeOf(named, () => change(named.id));
+  if (!connection) fail(`No connection ${named.id}.`);
   return connection;
 }
 
@@ -186,8 +211,11 @@ switch (positionals[0]) {
       secretPrefix,
       new Date(),
     );
-    if (connection.secret_name) await secrets.put(connection.secret_name, JSON.stringify(credentials), false);
-    await repository.create(connection);
+    await changeOf(connection, async () => {
+      if (connection.secret_name)
+        await secrets.put(connection.secret_name, JSON.stringify(credentials), false);
+      await repository.create(connection);
+    });
     if (values.json) {
       console.log(JSON.stringify({ connection_id: connection.id }));
     } else {
@@ -200,7 +228,7 @@ switch (positionals[0]) {
     break;
   }
   case 'update-credentials': {
-    const connection = await requireConnection(async (id) => (await repository.get(id))?.connection);
+    const connection = await namedConnection();
     const descriptor = descriptorOf(connection.provider);
     if (!descriptor || !connection.secret_name) fail(`${connection.id} keeps no credentials.`);
     const given = givenCredentials(descriptor);
@@ -209,7 +237,10 @@ switch (positionals[0]) {
     // The fields given replace their own; --credentials replaces them all.
     const kept = typeof flags.credentials === 'string' ? {} : (JSON.parse(stored ?? '{}') as object);
     const credentials = checkedCredentials(descriptor, connection.mode, { ...kept, ...given });
-    await secrets.put(connection.secret_name, JSON.stringify(credentials), stored !== undefined);
+    const secretName = connection.secret_name;
+    await changeOf(connection, () =>
+      secrets.put(secretName, JSON.stringify(credentials), stored !== undefined),
+    );
     console.log(
       `${connection.id} credentials updated (${Object.keys(given).sort().join(', ')}), checked for ${connection.mode} mode; in use within 5 minutes.`,
     );
@@ -255,22 +286,21 @@ switch (positionals[0]) {
     break;
   }
   case 'remove': {
-    const connection = await requireConnection(async (id) => {
-      try {
-        return await removeConnection(
-          {
-            repository,
-            payments: new DynamoPaymentRepository(documentClient(), table),
-            refunds: new DynamoRefundLedger(documentClient(), table),
-          },
-          id,
-        );
-      } catch (error) {
-        if (!(error instanceof ConnectionInUseError)) throw error;
-        console.error(error.message);
-        console.error(`  npm run psp -- disable ${id}`);
-        process.exit(1);
-      }
+    const remove = (id: string) =>
+      removeConnection(
+        {
+          repository,
+          payments: new DynamoPaymentRepository(documentClient(), table),
+          refunds: new DynamoRefundLedger(documentClient(), table),
+        },
+        id,
+      );
+    // Refused while something is pending: its entry says so (`failed`), as the console's refusals do.
+    const connection = await requireConnection(remove).catch((error: unknown) => {
+      if (!(error instanceof ConnectionInUseError)) throw error;
+      console.error(error.message);
+      console.error(`  npm run psp -- disable ${positionals[1]}`);
+      process.exit(1);
     });
     console.log(
       `${connection.id} removed.${connection.secret_name ? ` Its credentials stay in ${connection.secret_name}; delete them when no session of it can still be paid.` : ''}`,

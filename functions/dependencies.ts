@@ -19,6 +19,7 @@ import { DynamoRateLimiter } from './adapters/dynamodb/rate-limiter.ts';
 import { DynamoRefundLedger } from './adapters/dynamodb/refund-ledger.ts';
 import { DynamoSandboxMandateStore } from './adapters/dynamodb/sandbox-mandate-store.ts';
 import { DynamoSandboxSessionStore } from './adapters/dynamodb/sandbox-session-store.ts';
+import { DynamoSearchIndex } from './adapters/dynamodb/search-index.ts';
 import { DynamoSigningSecretStore } from './adapters/dynamodb/signing-secret-store.ts';
 import {
   DynamoCancelLinkStore,
@@ -80,6 +81,11 @@ export const books = /* @__PURE__ */ once(
 /** Where a payment's personal data is held besides the payment (docs/security.md#personal-data). */
 export const personalDataStore = /* @__PURE__ */ once(
   () => new DynamoPersonalDataStore(documentClient(), config().TABLE_NAME, indexNames()),
+);
+
+/** The console's search index (docs/data-model.md#search). */
+export const searchIndex = /* @__PURE__ */ once(
+  () => new DynamoSearchIndex(documentClient(), config().TABLE_NAME),
 );
 
 export const accountSettingsRepository = /* @__PURE__ */ once(

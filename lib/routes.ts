@@ -14,6 +14,7 @@ import {
   callsWorstCaseMs,
   NOTIFICATION_PSP_CALLS,
 } from '../functions/domain/call-budgets.ts';
+import { AUDITED_ROUTES } from '../functions/http/api/api-audit.ts';
 import { routes as httpRoutes, type RouteDefinition } from '../functions/http/routes.ts';
 
 export { allowedMethodsByPath, type RouteDefinition } from '../functions/http/routes.ts';
@@ -203,8 +204,9 @@ export const functions = {
   },
   // Updating ends the link's PSP session when what the buyer sees changes, hence the PSP secrets; the Query finds
   // a stored connection by its id (gsi1), as for every function that reaches a session's connection.
+  // DeleteItem: the search keys of metadata values a change removed (docs/data-model.md#search).
   'update-payment-link': {
-    table: ['GetItem', 'PutItem', 'Query'],
+    table: ['GetItem', 'PutItem', 'DeleteItem', 'Query'],
     merchantApi: true,
     secrets: ['sandbox', 'psp'],
     calls: { psp: 1 },
@@ -243,8 +245,11 @@ export const functions = {
   },
   // Finds the payment by its pointer and its buyer's other attempts among its link's payments (Query), erases them
   // (conditional Puts) and every copy: refund entries, the link's events and their deliveries (Query, UpdateItem),
-  // the link item (functions/adapters/dynamodb/personal-data-store.ts).
-  'erase-payment-buyer': { table: ['GetItem', 'PutItem', 'UpdateItem', 'Query'], merchantApi: true },
+  // the link item (functions/adapters/dynamodb/personal-data-store.ts), and their search keys (DeleteItem).
+  'erase-payment-buyer': {
+    table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query'],
+    merchantApi: true,
+  },
   // Subscriptions (docs/subscriptions.md): a change is its events, then the subscription on condition of its
   // version (PutItem); an event whose write lost is deleted again (DeleteItem).
   'list-subscriptions': { table: ['Query', 'BatchGetItem'], merchantApi: true, timeoutSeconds: 28 },
@@ -267,7 +272,7 @@ export const functions = {
   'put-account-settings': { table: ['PutItem'], merchantApi: true },
   // The retention sweep: its list in the timelines index, then as `erase-payment-buyer` for each payment due.
   'erase-expired-buyer-details': {
-    table: ['GetItem', 'PutItem', 'UpdateItem', 'Query'],
+    table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query'],
     timeoutSeconds: 60,
   },
   // Connections and routing are one Query; the GetItem reads a configuration from before connections.
@@ -392,6 +397,9 @@ export function tableActionsOf(handler: HandlerName): TableAction[] {
     if (routes.some((route) => route.handler === handler && route.method === 'POST')) {
       for (const action of IDEMPOTENCY_ACTIONS) actions.add(action);
     }
+    // The audit log's entry of a change, written before it and settled after (functions/http/api/api-audit.ts).
+    const audited = (route: (typeof routes)[number]) => AUDITED_ROUTES[`${route.method} ${route.path}`];
+    if (routes.some((route) => route.handler === handler && audited(route))) actions.add('PutItem');
   }
   return [...actions].sort();
 }

@@ -1,3 +1,4 @@
+import type { Amount } from './money.ts';
 import type { Mode, Principal } from './principal.ts';
 
 /**
@@ -87,8 +88,39 @@ export function sessionExpiry(createdAt: string, now: Date): string {
 export const isLive = (session: { expires_at: string }, now: Date): boolean =>
   new Date(session.expires_at).getTime() > now.getTime();
 
-/** What the audit log records beyond the actions a role is checked for: signing in and out. */
-export type AuditedAction = ConsoleAction | 'session.sign-in' | 'session.sign-out';
+/** Changes only the API or the CLI makes: the console has no form for them (docs/console.md#audit-log). */
+export const API_ACTIONS = [
+  'link.update',
+  'subscription.update',
+  'account.edit',
+  'connection.manage',
+] as const;
+
+/** What the audit log records beyond the actions a role is checked for: signing in and out, and the API's own. */
+export type AuditedAction =
+  | ConsoleAction
+  | 'session.sign-in'
+  | 'session.sign-out'
+  | (typeof API_ACTIONS)[number];
+
+/** Every action an audit entry may record. */
+export const AUDITED_ACTIONS: readonly AuditedAction[] = [
+  ...CONSOLE_ACTIONS,
+  'session.sign-in',
+  'session.sign-out',
+  ...API_ACTIONS,
+];
+
+/** Where a change came from besides the console: a merchant's API key, or an operator's command line. */
+export const AUDIT_CHANNELS = ['api', 'cli'] as const;
+export type AuditChannel = (typeof AUDIT_CHANNELS)[number];
+
+/** What an entry's target is beyond its id: a refund's amount and the payment it refunds. */
+export interface AuditSubject {
+  amount?: Amount;
+  /** The id of what the target belongs to (a refund's payment). */
+  of?: string;
+}
 
 /**
  * What became of what an entry records (docs/console.md#audit-log): `attempted` is written before a change and
@@ -114,12 +146,19 @@ export interface AuditEntry {
   account: string;
   /** The mode the user was in; null when no session or grant says. */
   mode: Mode | null;
-  /** Who (as `ConsoleUser.user`) and their role; null when unknown (a refused sign-in). */
+  /** Who (as `ConsoleUser.user`, or the API key or operator `via` names) and their console role; null when unknown (a refused sign-in) or none (the API, the CLI). */
   user: string | null;
   role: ConsoleRole | null;
   action: AuditedAction;
   /** The id of what changed (a link, a refund), if any. */
   target: string | null;
+  /** What the target is beyond its id, when the change said (a refund's amount and payment). */
+  about?: AuditSubject;
+  /**
+   * Where the change came from: the API (`user` is the key: its display prefix and id) or the CLI (`user` is the
+   * operator's login and machine); absent: the console.
+   */
+  via?: AuditChannel;
   outcome: AuditOutcome;
   /** Why it was refused (`csrf`, `role`, `cross-site`, `link-unknown`, ...) or the status it failed with. */
   reason: string | null;

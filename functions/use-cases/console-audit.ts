@@ -1,7 +1,9 @@
 import {
+  type AuditChannel,
   type AuditEntry,
   type AuditedAction,
   type AuditOutcome,
+  type AuditSubject,
   type ConsoleRole,
   NO_ACCOUNT,
 } from '../domain/console-access.ts';
@@ -16,14 +18,21 @@ export interface AuditDependencies {
   now: () => Date;
 }
 
-/** Whom an entry names: a signed-in user, the grant of a sign-in, or nobody known (undefined). */
-export type AuditActor = { account: string; user: string; role: ConsoleRole; mode?: Mode } | undefined;
+/**
+ * Whom an entry names: a signed-in user, the grant of a sign-in, an API key or an operator (`via`, without a console
+ * role), or nobody known (undefined).
+ */
+export type AuditActor =
+  | { account: string; user: string; role: ConsoleRole | null; mode?: Mode; via?: AuditChannel }
+  | undefined;
 
 /** What was attempted, on what, from which client address. */
 export interface Attempt {
   action: AuditedAction;
   target: string | null;
   sourceIp: string;
+  /** What the target is beyond its id, when known before the change. */
+  about?: AuditSubject;
 }
 
 /** What became of a change whose entry was written first. */
@@ -32,6 +41,8 @@ export interface Settlement {
   /** What the change made (a new link's id), when the attempt could not name it. */
   target?: string | null;
   reason?: string | null;
+  /** What the target is beyond its id (a refund's amount and payment), once the change made it. */
+  about?: AuditSubject;
 }
 
 /** An entry written before its change, waiting for the change's outcome. */
@@ -59,6 +70,8 @@ function entryOf(
     role: actor?.role ?? null,
     action: attempt.action,
     target: attempt.target,
+    ...(attempt.about && { about: attempt.about }),
+    ...(actor?.via && { via: actor.via }),
     outcome,
     reason,
     source_ip: attempt.sourceIp,
@@ -89,9 +102,9 @@ export async function beginChange(
   await deps.store.recordAudit(entry);
   return {
     entry,
-    settle: async ({ outcome, target = entry.target, reason = null }) => {
+    settle: async ({ outcome, target = entry.target, reason = null, about = entry.about }) => {
       try {
-        await deps.store.settleAudit({ ...entry, outcome, target, reason });
+        await deps.store.settleAudit({ ...entry, outcome, target, reason, ...(about && { about }) });
       } catch (error) {
         logger.error('audit outcome not recorded', { action: entry.action, outcome, error });
       }

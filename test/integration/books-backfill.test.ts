@@ -1,10 +1,11 @@
-import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backfillBooks } from '../../functions/adapters/dynamodb/books-backfill.ts';
 import { bookKeys, paymentKeys } from '../../functions/adapters/dynamodb/table-schema.ts';
 import { documentClient } from '../../functions/clients/dynamodb.ts';
 import { config } from '../../functions/config.ts';
-import { pspConnectionRepository } from '../../functions/dependencies.ts';
+import { pspConnectionRepository, searchIndex } from '../../functions/dependencies.ts';
+import { searchTerms } from '../../functions/domain/search.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
 import { addConnection } from '../support/connections.ts';
@@ -112,5 +113,45 @@ describe('npm run backfill-books', () => {
     });
     expect(first).toMatchObject({ refunded: 1, fees: 1 });
     expect(second).toMatchObject({ refunded: 0, fees: 0 });
+  });
+
+  it('gives the payments, refunds and links stored before the search index their search keys', async () => {
+    const link = await createLink(stack, acme.api_key, {
+      amount: { value: '31.70', currency: 'EUR' },
+      metadata: { order: 'LEGACY-CAMPAIGN' },
+    });
+    await navigate(`${link.checkout_url}?client_reference_id=OLD-31337`);
+    const session = (await storedLink(link.id)).psp_session;
+    await httpRequest(`${stack.baseUrl}/sandbox/checkout/${session?.id}/pay`, { method: 'POST' });
+    await eventually(async () => (await storedLink(link.id)).status === 'paid');
+    const refund = await stack.request('POST', `/v1/payment-links/${link.id}/refunds`, {
+      key: acme.api_key,
+      body: { amount: { value: '1.70', currency: 'EUR' } },
+    });
+    const paymentId = (await storedLink(link.id)).payment?.id as string;
+    const found = async (query: string) =>
+      (await searchIndex().find('backfill-acme', 'test', searchTerms(query), 50)).map((result) =>
+        result.type === 'payment'
+          ? result.payment.id
+          : result.type === 'refund'
+            ? result.refund.id
+            : result.link.id,
+      );
+    // As stored before the index: no search key of the account.
+    const { Items = [] } = await documentClient().send(new ScanCommand({ TableName: table() }));
+    const keysOfAccount = Items.filter((item) => String(item.pk).startsWith('SEARCH#backfill-acme#'));
+    await Promise.all(
+      keysOfAccount.map((item) =>
+        documentClient().send(new DeleteCommand({ TableName: table(), Key: { pk: item.pk, sk: item.sk } })),
+      ),
+    );
+    expect(keysOfAccount.length).toBeGreaterThan(0);
+    expect(await found('31337')).toEqual([]);
+
+    await backfillBooks(documentClient(), table());
+
+    expect(await found('31337')).toEqual([refund.body.id, paymentId]);
+    expect(await found('legacy-campaign')).toEqual([link.id]);
+    expect(await found('31.70')).toEqual([paymentId]);
   });
 });

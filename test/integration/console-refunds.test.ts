@@ -86,7 +86,10 @@ describe('the console refund dialog', () => {
     ]);
     expect(after.text).toMatch(/Remaining<\/dt><dd>€232\.00/);
     expect(audit.text).toMatch(
-      /<code>refund\.create<\/code><\/td>\s*<td>refund re_\w+<\/td>.*?done \(duplicate\)/s,
+      new RegExp(
+        `<code>refund\\.create</code></td>\\s*<td>refund re_\\w+ of €1,002\\.50 on payment ${paymentId}</td>.*?done \\(duplicate\\)`,
+        's',
+      ),
     );
   });
 

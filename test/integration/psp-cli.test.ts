@@ -1,6 +1,6 @@
 import { type ChildProcess, execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,6 +27,23 @@ async function psp(...args: string[]): Promise<{ code: number; stdout: string; s
     const failed = error as { code: number; stdout: string; stderr: string };
     return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
   }
+}
+
+/** A console page, read as an admin of `account` signed in with `npm run console -- sign-in-link`. */
+async function adminPage(account: string, path: string): Promise<string> {
+  const { stdout } = await execFileAsync(
+    process.execPath,
+    ['bin/console.ts', 'sign-in-link', '--account', account, '--role', 'admin'],
+    { env: { ...process.env, DATA_DIR: dataDir } },
+  );
+  const token = new URL(stdout.trim()).searchParams.get('token') ?? '';
+  const signedIn = await httpRequest(`${stack.baseUrl}/console/sign-in`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ token }).toString(),
+  });
+  const cookie = String([signedIn.headers['set-cookie']].flat()[0]).split(';')[0] ?? '';
+  return (await httpRequest(`${stack.baseUrl}${path}`, { headers: { cookie } })).text;
 }
 
 beforeAll(async () => {
@@ -141,8 +158,29 @@ describe('npm run psp', () => {
 
       expect(removed.code).toBe(0);
       expect(removed.stdout).toContain(`${id} removed.`);
+      const key = await execFileAsync(
+        process.execPath,
+        ['bin/keys.ts', 'create', '--account', 'acct_demo', '--mode', 'test', '--json'],
+        { env: { ...process.env, DATA_DIR: dataDir } },
+      );
+      // Each change is in the account's audit log, naming the operator: added, refused while pending, removed; a
+      // key created with `npm run keys` too.
+      const audit = await adminPage('acct_demo', '/console/audit');
+      const operator = `command line ${userInfo().username}@${hostname()}`;
+      const entries = [
+        ...audit.matchAll(
+          new RegExp(
+            `<td>${operator}</td><td>[^<]+<code>connection\\.manage</code></td>\\s*<td>connection ${id}</td><td>test</td><td>[^<]+</td><td>([^<]+)</td>`,
+            'g',
+          ),
+        ),
+      ];
+      expect(entries.map((entry) => entry[1])).toEqual(['done', 'failed (invalid_state)', 'done']);
+      expect(audit).toContain(
+        `<td>${operator}</td><td>API keys changed <code>keys.manage</code></td>\n<td>API key ${JSON.parse(key.stdout).key_id}</td>`,
+      );
     },
-    timeoutForSteps(7),
+    timeoutForSteps(10),
   );
 
   it(

@@ -5,10 +5,12 @@ import type { Amount } from '../../domain/money.ts';
 import { paymentAmount } from '../../domain/payment.ts';
 import type { PaymentMethod } from '../../domain/payment-methods.ts';
 import { configuredFee, onlyMethodOf } from '../../domain/payment-money.ts';
+import { linkTokens, paymentTokens } from '../../domain/search.ts';
 import { linkFromItem } from './link-mapper.ts';
 import { paymentFromItem } from './payment-mapper.ts';
 import { copyRefundedTotal, refundedTotalsOf } from './payment-refunds.ts';
 import { writeRefundEntry } from './refund-entries.ts';
+import { tokenChanges, writeSearchKeys } from './search-keys.ts';
 import { bookEntryKeys, bookKeys, connectionKeys, keys } from './table-schema.ts';
 import { setAttributes } from './update-expressions.ts';
 
@@ -20,14 +22,17 @@ export interface BackfillCount {
   refunded: number;
   /** Succeeded payments given the estimate of their connection's fee lines. */
   fees: number;
+  /** Payments and links given their search keys (docs/data-model.md#search; refunds get theirs with their entry). */
+  searchable: number;
 }
 
-const NOTHING: BackfillCount = { payments: 0, refunds: 0, refunded: 0, fees: 0 };
+const NOTHING: BackfillCount = { payments: 0, refunds: 0, refunded: 0, fees: 0, searchable: 0 };
 
 /**
  * Puts what was stored before the books existed into them (docs/operations.md#books-backfill): each payment
  * without its listing keys gets them, each refund of a link gets its entry, each refunded payment its link's
- * refund total for it, each succeeded payment without a fee the estimate of its connection's fee lines. One pass
+ * refund total for it, each succeeded payment without a fee the estimate of its connection's fee lines; each
+ * payment, refund and link its search keys (written again: a put of the same key changes nothing). One pass
  * over the table (a Scan: an operator's one-off step, never a request's), idempotent, safe beside live traffic:
  * a payment's keys are written only while the payment exists and lacks them, a refund entry only when it holds
  * no later state, a refund total only over an older one, a fee only where none is.
@@ -61,16 +66,41 @@ async function backfillItem(
   if (sk.startsWith('PAYMENT#')) {
     const listed = item.gsi1pk === undefined && (await listPayment(client, tableName, item));
     const feed = await feePayment(client, tableName, item, fees);
-    return { ...NOTHING, payments: listed ? 1 : 0, fees: feed ? 1 : 0 };
+    await indexPayment(client, tableName, item);
+    return { ...NOTHING, payments: listed ? 1 : 0, fees: feed ? 1 : 0, searchable: 1 };
   }
-  if (!sk.startsWith('MODE#') || !Array.isArray(item.refunds)) return NOTHING;
+  if (!sk.startsWith('MODE#')) return NOTHING;
   const link = linkFromItem(item);
+  const tokens = linkTokens(link);
+  await writeSearchKeys(client, tableName, { type: 'link', link_id: link.id, ...link }, { added: tokens });
+  const searchable = tokens.length ? 1 : 0;
+  if (!link.refunds.length) return { ...NOTHING, searchable };
   for (const refund of link.refunds) await writeRefundEntry(client, tableName, link, refund, true);
   let refunded = 0;
   for (const total of refundedTotalsOf(link)) {
     if (await copyRefundedTotal(client, tableName, link, total)) refunded++;
   }
-  return { ...NOTHING, refunds: link.refunds.length, refunded };
+  return { ...NOTHING, refunds: link.refunds.length, refunded, searchable };
+}
+
+/**
+ * A payment's search keys, from the Scan's copy of it. An erasure between that read and these writes deleted the keys
+ * it knew of before these landed: the payment is read again, and a key of what it no longer holds deleted.
+ */
+async function indexPayment(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  item: Record<string, unknown>,
+): Promise<void> {
+  const payment = paymentFromItem(item);
+  const entity = { type: 'payment' as const, ...payment };
+  const written = paymentTokens(payment);
+  await writeSearchKeys(client, tableName, entity, { added: written });
+  const { Item } = await client.send(
+    new GetCommand({ TableName: tableName, Key: { pk: item.pk, sk: item.sk }, ConsistentRead: true }),
+  );
+  const held = Item ? paymentTokens(paymentFromItem(Item)) : [];
+  await writeSearchKeys(client, tableName, entity, { removed: tokenChanges(held, written).added });
 }
 
 /** The fee lines of each connection and the methods of each link, read once per run. */

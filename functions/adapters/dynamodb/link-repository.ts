@@ -11,6 +11,7 @@ import { isId } from '../../domain/ids.ts';
 import type { LinkEvent, Transition } from '../../domain/link-events.ts';
 import { isFiltered, type LinkPlace, matchesFilter, type PaymentLink } from '../../domain/payment-link.ts';
 import type { Mode } from '../../domain/principal.ts';
+import { linkTokens } from '../../domain/search.ts';
 import { OUTBOX_GRACE_MS } from '../../domain/webhook.ts';
 import {
   type LinkListQuery,
@@ -23,6 +24,7 @@ import { decodedItems } from './item-decoder.ts';
 import { linkFromItem, linkToItem, placeAttribute } from './link-mapper.ts';
 import { type MergedRead, mergedEntries } from './merged-partitions.ts';
 import { dueInSweeperIndex, itemsByKey, itemsOfIndexEntries, type TableIndexRef } from './query.ts';
+import { type Searchable, tokenChanges, writeSearchKeys } from './search-keys.ts';
 import {
   currentIndexNames,
   eventFeedKeys,
@@ -43,6 +45,9 @@ const MAX_READS_PER_LIST = 10;
  * the outbox (gsi2) at once, due a grace period after its creation: if the queue send after the commit never
  * happens, the outbox sweeper queues it then (docs/webhooks.md, "Design").
  */
+/** What a link's search keys name (docs/data-model.md#search). */
+const searchableLink = (link: PaymentLink): Searchable => ({ type: 'link', link_id: link.id, ...link });
+
 export function eventItem(event: LinkEvent) {
   return {
     ...keys.event(event.id, event.mode),
@@ -95,6 +100,7 @@ export class DynamoLinkRepository implements LinkRepository {
   }
 
   async create(link: PaymentLink): Promise<PaymentLink | undefined> {
+    await writeSearchKeys(this.client, this.tableName, searchableLink(link), { added: linkTokens(link) });
     try {
       await this.client.send(
         new PutCommand({
@@ -141,6 +147,8 @@ export class DynamoLinkRepository implements LinkRepository {
 
   async update(before: PaymentLink, after: PaymentLink): Promise<void> {
     // The whole item, not a SET of the changed fields: a new `expires_at` moves the link in the expiry index.
+    const changes = tokenChanges(linkTokens(before), linkTokens(after));
+    await writeSearchKeys(this.client, this.tableName, searchableLink(after), changes);
     try {
       await this.client.send(
         new PutCommand({

@@ -4,10 +4,12 @@ import { ConcurrentModificationError } from '../../domain/errors.ts';
 import { isPaymentId, type Payment } from '../../domain/payment.ts';
 import { holdsPersonalData } from '../../domain/personal-data.ts';
 import type { Mode } from '../../domain/principal.ts';
+import { paymentTokens } from '../../domain/search.ts';
 import type { PaymentRepository } from '../../ports/payment-repository.ts';
 import { decodedItems } from './item-decoder.ts';
 import { paymentFromItem, paymentToItem } from './payment-mapper.ts';
 import { allItems, allOfSweeperIndex, type DuePayment, duePayments, type TableIndexRef } from './query.ts';
+import { tokenChanges, writeSearchKeys } from './search-keys.ts';
 import { currentIndexNames, type IndexNames, paymentKeys, personalDataKeys } from './table-schema.ts';
 
 export class DynamoPaymentRepository implements PaymentRepository {
@@ -24,8 +26,14 @@ export class DynamoPaymentRepository implements PaymentRepository {
   }
 
   async save(payment: Payment, before?: Payment): Promise<void> {
-    // Before the payment, so that no payment holds personal data that its id alone cannot find.
-    if (holdsPersonalData(payment) && !(before && holdsPersonalData(before))) await this.point(payment);
+    // Before the payment, so that no payment holds personal data that its id alone cannot find, and no search key
+    // outlives an erasure.
+    const pointed = holdsPersonalData(payment) && !(before && holdsPersonalData(before));
+    const changes = tokenChanges(before ? paymentTokens(before) : [], paymentTokens(payment));
+    await Promise.all([
+      pointed && this.point(payment),
+      writeSearchKeys(this.client, this.tableName, { type: 'payment', ...payment }, changes),
+    ]);
     try {
       await this.client.send(
         new PutCommand({

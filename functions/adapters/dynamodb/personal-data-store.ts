@@ -3,10 +3,14 @@ import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk
 import type { Payment } from '../../domain/payment.ts';
 import { type Erasures, scrubbedEventData } from '../../domain/personal-data.ts';
 import type { Mode } from '../../domain/principal.ts';
+import { referenceTokens } from '../../domain/search.ts';
 import type { PersonalDataStore } from '../../ports/personal-data.ts';
 import { eventDataOf, storedEventData } from './event-data.ts';
 import { paymentFromItem } from './payment-mapper.ts';
 import { allItems, type DuePayment, duePayments, type TableIndexRef } from './query.ts';
+import { searchableRefund } from './refund-entries.ts';
+import { refundEntryFromItem } from './refund-mapper.ts';
+import { writeSearchKeys } from './search-keys.ts';
 import {
   bookKeys,
   currentIndexNames,
@@ -78,15 +82,19 @@ export class DynamoPersonalDataStore implements PersonalDataStore {
     await Promise.all(
       entries
         .filter((entry) => erasures.has(String(entry.payment_id)))
-        .map((entry) =>
-          this.client.send(
+        .map(async (item) => {
+          // The reference's search keys first, so that none outlives the erasure (docs/security.md#personal-data).
+          const entry = refundEntryFromItem(item);
+          const removed = referenceTokens(entry.client_reference_id ?? '');
+          await writeSearchKeys(this.client, this.tableName, searchableRefund(entry), { removed });
+          await this.client.send(
             new UpdateCommand({
               TableName: this.tableName,
-              Key: { pk: entry.pk, sk: entry.sk },
+              Key: { pk: item.pk, sk: item.sk },
               UpdateExpression: 'REMOVE client_reference_id, gsi2pk, gsi2sk',
             }),
-          ),
-        ),
+          );
+        }),
     );
   }
 

@@ -1,8 +1,10 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { refundEntryOf } from '../../domain/books.ts';
+import { type RefundEntry, refundEntryOf } from '../../domain/books.ts';
 import { paidPayment } from '../../domain/link-payments.ts';
 import type { PaymentLink, Refund } from '../../domain/payment-link.ts';
+import { refundTokens } from '../../domain/search.ts';
+import { type Searchable, writeSearchKeys } from './search-keys.ts';
 import { bookEntryKeys, bookKeys, paymentKeys } from './table-schema.ts';
 import { setAttributes } from './update-expressions.ts';
 
@@ -23,6 +25,9 @@ export async function writeRefundEntry(
   if (!payment) return;
   const reference = first ? await referenceOf(client, tableName, link, refund.payment_id) : undefined;
   const entry = refundEntryOf(link, payment, refund, reference);
+  // Its tokens never change but by an erasure of its reference (which removes that key): written with the first.
+  if (first)
+    await writeSearchKeys(client, tableName, searchableRefund(entry), { added: refundTokens(entry) });
   const attributes: Record<string, unknown> = {
     ...entry,
     ...bookEntryKeys(
@@ -46,6 +51,13 @@ export async function writeRefundEntry(
     if (!(error instanceof ConditionalCheckFailedException)) throw error;
   }
 }
+
+/** What a refund's search keys name (docs/data-model.md#search). */
+export const searchableRefund = (entry: RefundEntry): Searchable => ({
+  type: 'refund',
+  link_id: entry.payment_link_id,
+  ...entry,
+});
 
 async function referenceOf(
   client: DynamoDBDocumentClient,

@@ -381,6 +381,20 @@ export const personalDataKeys = {
   }),
 };
 
+/**
+ * Keys of the console's search index (docs/data-model.md#search): one item per token of an entity, in its (account,
+ * mode)'s partition of the token's kind and head (a whole token of the exact kinds, the first characters of a
+ * prefix kind's), split over `SEARCH_SHARDS` by the entity's id; sorted by the token, then the entity's time.
+ */
+export const searchKeys = {
+  partition: (account: string, mode: string, kind: string, head: string, shard: number) =>
+    `SEARCH#${account}#${mode}#${kind}#${head}#${shard}`,
+  /** The token, then U+001F (no token holds a control character), then `<created_at>#<id>`. */
+  sort: (token: string, position?: string) => `${token}\u001f${position ?? ''}`,
+};
+/** One merchant's tokens sharing a head, two per entity at most at its peak (docs/scaling.md#search). */
+export const SEARCH_SHARDS = shardsFor(DESIGN_PEAK.linksPerSecondOfOneMerchant, 2);
+
 /** The position of an entry in the books: `<created_at>#<id>`, as every listing sorts. */
 export const bookPosition = (entry: { created_at: string; id: string }): string =>
   `${entry.created_at}#${entry.id}`;

@@ -1,8 +1,10 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy, { type MiddlewareObj, type MiddyfiedHandler } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { config } from '../../config.ts';
 import {
   apiKeyAuthenticator,
+  consoleStore,
   idempotencyStore,
   linkRequestOfKey,
   now,
@@ -13,9 +15,11 @@ import type { Principal } from '../../domain/principal.ts';
 import { logger } from '../../logger.ts';
 import { putMetrics } from '../../metrics.ts';
 import type { RateLimitOutcome } from '../../ports/rate-limiter.ts';
+import type { ApiCaller } from '../../use-cases/authenticate.ts';
 import type { KeyedRequest } from '../../use-cases/keyed-creates.ts';
 import { problemResponse } from '../problem.ts';
 import { requestLog, type TimedContext } from '../request-log.ts';
+import { auditedApiChange } from './api-audit.ts';
 import { keyedRequestOf, withIdempotency } from './idempotency.ts';
 import { type BodyMode, parseJsonBody } from './request-body.ts';
 
@@ -51,6 +55,8 @@ export interface MerchantRouteOptions {
 
 interface ApiContext extends TimedContext {
   principal?: Principal;
+  /** The key that called (`principal` is its account and mode): what the audit log names. */
+  caller?: ApiCaller;
   body?: unknown;
   rateLimit?: RateLimitOutcome;
 }
@@ -71,7 +77,9 @@ const problemDetails = (): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext>
 
 const authentication = (): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext> => ({
   before: async (request) => {
-    request.context.principal = await apiKeyAuthenticator().authenticate(request.event.headers.authorization);
+    const caller = await apiKeyAuthenticator().identify(request.event.headers.authorization);
+    request.context.caller = caller;
+    request.context.principal = caller.principal;
   },
 });
 
@@ -144,11 +152,15 @@ export function apiHandler(
       requestId: event.requestContext.requestId,
     };
     if (idempotent === 'own') return handle({ ...request, idempotency: keyedRequestOf(request) });
+    // Recorded in the audit log when it changes something; a replay of a stored answer changes nothing.
+    const caller = context.caller as ApiCaller;
+    const audit = { store: consoleStore(), now, edgeSecret: config().EDGE_ORIGIN_SECRET };
+    const run = () => auditedApiChange(audit, event, caller, () => handle(request));
     if (idempotent && event.requestContext.http.method === 'POST') {
       const deps = { store: idempotencyStore(), now, linkRequestOf: linkRequestOfKey };
-      return withIdempotency(deps, request, () => handle(request));
+      return withIdempotency(deps, request, run);
     }
-    return handle(request);
+    return run();
   });
 }
 

@@ -276,6 +276,6 @@ async function refund(request: ConsoleRequest, deps: LinkPageDependencies, linkI
     body?.reason && { reason: body.reason, reason_detail: body.reason_detail },
   );
   // The audit log says why, as the refund itself does.
-  await request.audit('refund.create', made.id, made.reason);
+  await request.audit('refund.create', made.id, made.reason, { amount: made.amount, of: made.payment_id });
   return 'refunded';
 }

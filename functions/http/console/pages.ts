@@ -5,7 +5,7 @@ import { type LinkPageDependencies, linkRoutes } from './links.ts';
 import { paymentRoutes } from './payment-page.ts';
 import { type PspPageDependencies, pspRoutes } from './psps.ts';
 import type { ConsoleRequest } from './request.ts';
-import { searchRoutes } from './search.ts';
+import { type SearchDependencies, searchRoutes } from './search.ts';
 import { type SettingsPageDependencies, settingsRoutes } from './settings.ts';
 import { type SubscriptionPageDependencies, subscriptionRoutes } from './subscriptions.ts';
 import { type WebhookPageDependencies, webhookRoutes } from './webhooks.ts';
@@ -22,7 +22,8 @@ export type PagesDependencies = LinkPageDependencies &
   SettingsPageDependencies &
   BooksPageDependencies &
   KeysPageDependencies &
-  SubscriptionPageDependencies;
+  SubscriptionPageDependencies &
+  SearchDependencies;
 
 /** The page or change of a route of these pages, else undefined. */
 export async function pageRoutes(

@@ -1,4 +1,4 @@
-import type { AuditedAction, ConsoleSession } from '../../domain/console-access.ts';
+import type { AuditedAction, AuditSubject, ConsoleSession } from '../../domain/console-access.ts';
 import type { PageLanguage } from '../../domain/locale.ts';
 import type { HtmlEvent } from '../html-handler.ts';
 
@@ -17,7 +17,8 @@ export interface ConsoleRequest {
   /**
    * Says the change is made, and what it made (a new link's id): its entry in the audit log, written before the
    * route ran, is settled `succeeded` (a change the route answers without calling this is `unchanged` or `failed`),
-   * with `reason` when the user gave one (a refund's).
+   * with `reason` when the user gave one (a refund's), and `about` what the target is beyond its id (a refund's
+   * amount and payment).
    */
-  audit(action: AuditedAction, target: string | null, reason?: string): Promise<void>;
+  audit(action: AuditedAction, target: string | null, reason?: string, about?: AuditSubject): Promise<void>;
 }

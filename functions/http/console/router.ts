@@ -1,5 +1,6 @@
 import {
   type AuditedAction,
+  type AuditSubject,
   type ConsoleAction,
   type ConsoleSession,
   mayPerform,
@@ -149,11 +150,13 @@ async function sessionRequest(
     if (attempt) await recordRefusal(deps, session, attempt, refused);
     return refusal(403, refused === 'role' ? 'notAllowed' : 'formExpired', base);
   }
-  let made: { target: string | null; reason?: string | undefined } | undefined;
+  let made:
+    | { target: string | null; reason?: string | undefined; about?: AuditSubject | undefined }
+    | undefined;
   const request: ConsoleRequest = {
     ...base,
-    audit: async (_change, target, reason) => {
-      made = { target, reason };
+    audit: async (_change, target, reason, about) => {
+      made = { target, reason, about };
     },
   };
   if (!sent.post || !attempt) return routeRequest(request, deps);
@@ -163,7 +166,10 @@ async function sessionRequest(
     attempt,
     () => routeRequest(request, deps),
     (result) => {
-      if (made) return { outcome: 'succeeded', target: made.target, reason: made.reason ?? null };
+      if (made) {
+        const { target, reason, about } = made;
+        return { outcome: 'succeeded', target, reason: reason ?? null, ...(about && { about }) };
+      }
       const status = result.statusCode ?? 200;
       return status >= 400 ? { outcome: 'failed', reason: String(status) } : { outcome: 'unchanged' };
     },

@@ -3,9 +3,8 @@ import type { NotificationRequestItem } from '@adyen/api-library/lib/src/typings
 import { includedTaxMinor, type LineItem, linesCharging } from '../../../domain/amount.ts';
 import type { PspConnection } from '../../../domain/connection.ts';
 import { InvalidNotificationError } from '../../../domain/errors.ts';
-import type { Amount } from '../../../domain/money.ts';
 import type { PspSession } from '../../../domain/payment-link.ts';
-import { amountProblem, fromPspMinorUnits, pspMinorUnits } from '../../../domain/psp-rules.ts';
+import { amountProblem, fromPspMinorUnits } from '../../../domain/psp-rules.ts';
 import {
   type Psp,
   type PspFailure,
@@ -26,6 +25,7 @@ import { RecentFacts } from '../kit/recent-facts.ts';
 import { adyenBuyer, adyenShopperFields } from './buyer.ts';
 import { type AdyenCredentials, type AdyenSdk, loadAdyenSdk } from './client.ts';
 import { adyen } from './descriptor.ts';
+import { AdyenMandates, adyenMandateLinkFields, adyenMandateProblem, withAdyenMandates } from './mandates.ts';
 import {
   type Authorisation,
   authorisationOf,
@@ -33,17 +33,12 @@ import {
   notificationBatchOf,
   refundOutcomeOf,
 } from './notifications.ts';
+import { ADYEN_IDEMPOTENCY_WINDOW_MS, adyenAmount } from './wire.ts';
 
 /** Adyen's answer to a notification it must not send again (docs.adyen.com "Accept webhooks"). */
 export const ADYEN_ACK = { contentType: 'text/plain', body: '[accepted]' } as const;
 
-/** The amount as Adyen takes it, in its minor units of the currency (its descriptor's `amounts`). */
-export function adyenAmount(amount: Amount): { currency: string; value: number } {
-  return { currency: amount.currency, value: Number(pspMinorUnits(adyen.amounts, amount)) };
-}
-
-/** Adyen keeps an idempotency key for at least 7 days after its first request. */
-export const ADYEN_IDEMPOTENCY_WINDOW_MS = 7 * 24 * 3_600_000;
+export { ADYEN_IDEMPOTENCY_WINDOW_MS, adyenAmount } from './wire.ts';
 
 /**
  * Adyen's Checkout API through the official `@adyen/api-library`: each attempt is a payment link (hosted by
@@ -101,7 +96,7 @@ export class AdyenPsp implements Psp, EndsSessions, Refunds {
   /** Refuses (`PspRefusalError`), without calling Adyen, an amount Adyen cannot take (`amountProblem`). */
   async createSession(checkout: SessionRequest): Promise<PspSession> {
     const { link, amount } = checkout;
-    const problem = amountProblem(adyen.amounts, amount, 'payment');
+    const problem = amountProblem(adyen.amounts, amount, 'payment') ?? adyenMandateProblem(checkout);
     if (problem) throw new PspRefusalError(problem);
     const lines = linesCharging(link.line_items, amount);
     const created = await this.call('session', () =>
@@ -125,6 +120,7 @@ export class AdyenPsp implements Psp, EndsSessions, Refunds {
           reusable: false,
           ...adyenShopperFields(checkout),
           metadata: { link_id: link.id, payment_id: checkout.paymentId },
+          ...adyenMandateLinkFields(checkout),
         },
         { idempotencyKey: checkout.paymentId },
       ),
@@ -177,11 +173,15 @@ export class AdyenPsp implements Psp, EndsSessions, Refunds {
     }
   }
 
+  /** Told each verified AUTHORISATION item (mandates.ts keeps the token and renewal outcomes it names). */
+  noteAuthorisation: (item: NotificationRequestItem) => void = () => {};
+
   /** The notification an item brings, keeping the facts Adyen cannot be asked for later (see `authorised`). */
   private interpret(item: NotificationRequestItem, livemode: boolean): PspNotification {
     const success = item.success === 'true';
     const type = `${item.eventCode}${success ? '' : ':failed'}`;
     if (item.eventCode === 'AUTHORISATION') {
+      this.noteAuthorisation(item);
       const paymentLinkId = item.additionalData?.paymentLinkId ?? null;
       if (paymentLinkId && success) this.authorised.set(paymentLinkId, authorisationOf(item));
       return { type, sessionId: paymentLinkId, refundReference: null, livemode };
@@ -310,7 +310,9 @@ function adyenErrorMessage(error: unknown): string {
  */
 export function createFactory(runtime: PspRuntime) {
   return storedCredentialsFactory(adyen, runtime.secrets, async (credentials, connection) => {
-    return new AdyenPsp(await loadAdyenSdk(credentials, runtime.apiUrl), credentials, connection);
+    const sdk = await loadAdyenSdk(credentials, runtime.apiUrl);
+    const mandates = new AdyenMandates({ sdk, credentials, connection, returnUrl: runtime.baseUrl });
+    return withAdyenMandates(new AdyenPsp(sdk, credentials, connection), mandates);
   });
 }
 

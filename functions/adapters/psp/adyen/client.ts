@@ -1,5 +1,7 @@
 import type { ModificationsApi } from '@adyen/api-library/lib/src/services/checkout/modificationsApi.js';
 import type { PaymentLinksApi } from '@adyen/api-library/lib/src/services/checkout/paymentLinksApi.js';
+import type { PaymentsApi } from '@adyen/api-library/lib/src/services/checkout/paymentsApi.js';
+import type { RecurringApi } from '@adyen/api-library/lib/src/services/checkout/recurringApi.js';
 import { CALL_BUDGETS } from '../../../domain/call-budgets.ts';
 import type { CredentialsOf } from '../kit/credentials.ts';
 import type { adyen } from './descriptor.ts';
@@ -17,6 +19,13 @@ export interface AdyenSdk {
   paymentLinks: PaymentLinksApi;
   modifications: ModificationsApi;
   hmac: HmacValidator;
+  /** The services only mandates use (mandates.ts), loaded on their first use: checkout never loads them. */
+  mandates: () => Promise<AdyenMandateSdk>;
+}
+
+export interface AdyenMandateSdk {
+  payments: PaymentsApi;
+  recurring: RecurringApi;
 }
 
 /**
@@ -90,9 +99,25 @@ export async function loadAdyenSdk(
     },
     httpClient,
   );
+  let mandates: Promise<AdyenMandateSdk> | undefined;
   return {
     paymentLinks: new (namedExports(links).PaymentLinksApi)(adyen),
     modifications: new (namedExports(modifications).ModificationsApi)(adyen),
     hmac: new Hmac(),
+    mandates: () => {
+      mandates ??= loadMandateServices(adyen);
+      return mandates;
+    },
+  };
+}
+
+async function loadMandateServices(adyen: InstanceType<AdyenClient>): Promise<AdyenMandateSdk> {
+  const [payments, recurring] = await Promise.all([
+    import('@adyen/api-library/lib/src/services/checkout/paymentsApi.js'),
+    import('@adyen/api-library/lib/src/services/checkout/recurringApi.js'),
+  ]);
+  return {
+    payments: new (namedExports(payments).PaymentsApi)(adyen),
+    recurring: new (namedExports(recurring).RecurringApi)(adyen),
   };
 }

@@ -84,6 +84,7 @@ export const adyen: PspDescriptor<ReturnType<typeof credentials>, 'adyen'> = {
     'reads_buyer_details',
     'line_items',
     'locale',
+    'holds_mandates',
   ],
   /** Payment links live up to 70 days at Adyen (24 hours unless told otherwise); we keep to a day. */
   sessionLimits: { minMs: 900_000, maxMs: 6_048_000_000, preferredMs: 86_400_000 },

@@ -53,6 +53,10 @@ export const statusDe: StatusTexts = {
     'subscription.cancel': 'Abonnement gekündigt',
     'session.sign-in': 'Angemeldet',
     'session.sign-out': 'Abgemeldet',
+    'link.update': 'Link geändert',
+    'subscription.update': 'Abonnement geändert',
+    'account.edit': 'Kontoeinstellungen gespeichert',
+    'connection.manage': 'Verbindungen zu Zahlungsanbietern geändert',
   },
   outcomes: {
     attempted: 'Ergebnis unbekannt',
@@ -69,5 +73,6 @@ export const statusDe: StatusTexts = {
     we: 'Endpunkt',
     key: 'API-Schlüssel',
     sub: 'Abonnement',
+    pc: 'Verbindung',
   },
 };

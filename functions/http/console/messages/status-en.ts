@@ -47,6 +47,10 @@ export const statusEn: StatusTexts = {
     'subscription.cancel': 'Subscription canceled',
     'session.sign-in': 'Signed in',
     'session.sign-out': 'Signed out',
+    'link.update': 'Link changed',
+    'subscription.update': 'Subscription changed',
+    'account.edit': 'Account settings saved',
+    'connection.manage': 'Payment provider connections changed',
   },
   outcomes: {
     attempted: 'outcome unknown',
@@ -63,5 +67,6 @@ export const statusEn: StatusTexts = {
     we: 'endpoint',
     key: 'API key',
     sub: 'subscription',
+    pc: 'connection',
   },
 };

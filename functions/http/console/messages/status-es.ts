@@ -53,6 +53,10 @@ export const statusEs: StatusTexts = {
     'subscription.cancel': 'Suscripción cancelada',
     'session.sign-in': 'Sesión iniciada',
     'session.sign-out': 'Sesión cerrada',
+    'link.update': 'Enlace modificado',
+    'subscription.update': 'Suscripción modificada',
+    'account.edit': 'Ajustes de la cuenta guardados',
+    'connection.manage': 'Conexiones con proveedores de pago modificadas',
   },
   outcomes: {
     attempted: 'resultado desconocido',
@@ -69,5 +73,6 @@ export const statusEs: StatusTexts = {
     we: 'endpoint',
     key: 'clave de API',
     sub: 'suscripción',
+    pc: 'conexión',
   },
 };

@@ -47,6 +47,10 @@ export const statusFr: StatusTexts = {
     'subscription.cancel': 'Abonnement résilié',
     'session.sign-in': 'Connexion',
     'session.sign-out': 'Déconnexion',
+    'link.update': 'Lien modifié',
+    'subscription.update': 'Abonnement modifié',
+    'account.edit': 'Paramètres du compte enregistrés',
+    'connection.manage': 'Connexions aux prestataires de paiement modifiées',
   },
   outcomes: {
     attempted: 'résultat inconnu',
@@ -63,5 +67,6 @@ export const statusFr: StatusTexts = {
     we: 'point de terminaison',
     key: 'clé d’API',
     sub: 'abonnement',
+    pc: 'connexion',
   },
 };

@@ -53,6 +53,10 @@ export const statusNl: StatusTexts = {
     'subscription.cancel': 'Abonnement opgezegd',
     'session.sign-in': 'Aangemeld',
     'session.sign-out': 'Afgemeld',
+    'link.update': 'Link gewijzigd',
+    'subscription.update': 'Abonnement gewijzigd',
+    'account.edit': 'Accountinstellingen opgeslagen',
+    'connection.manage': 'Koppelingen met betaalproviders gewijzigd',
   },
   outcomes: {
     attempted: 'uitkomst onbekend',
@@ -69,5 +73,6 @@ export const statusNl: StatusTexts = {
     we: 'endpoint',
     key: 'API-sleutel',
     sub: 'abonnement',
+    pc: 'koppeling',
   },
 };

@@ -20,5 +20,5 @@ export interface StatusTexts {
   actions: Record<AuditedAction, string>;
   outcomes: Record<AuditOutcome, string>;
   /** What an audit entry's target is, by its id's prefix: "refund re_…". */
-  targets: Record<'pl' | 'pay' | 're' | 'evt' | 'we' | 'key' | 'sub', string>;
+  targets: Record<'pl' | 'pay' | 're' | 'evt' | 'we' | 'key' | 'sub' | 'pc', string>;
 }

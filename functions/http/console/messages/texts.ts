@@ -40,6 +40,13 @@ export interface ConsoleMessages {
     /** Nothing found for the words searched: what the box finds. */
     nothing: (query: string) => string;
     finds: string;
+    found: (count: number, query: string) => string;
+    /** The results hold the most one search shows: more may match. */
+    more: string;
+    newestFirst: string;
+    type: string;
+    id: string;
+    types: { payment: string; refund: string; link: string };
   };
   signInTitle: string;
   signInHeading: string;
@@ -208,6 +215,12 @@ export interface ConsoleMessages {
   audit: {
     title: string;
     intro: string;
+    /** A target's amount: "of €10.00". */
+    ofAmount: (amount: string) => string;
+    /** Between a target and what it belongs to: "refund re_… of €10.00 on payment pay_…". */
+    on: string;
+    /** Who made a change outside the console: "API key svc_test_AbCd… (key_…)". */
+    via: { api: string; cli: string };
     when: string;
     who: string;
     what: string;

@@ -1,9 +1,10 @@
-import type { ConformanceFixture } from '../../../../../test/support/psp-conformance.ts';
+import type { ConformanceFixture, ConformanceMandates } from '../../../../../test/support/psp-conformance.ts';
 import type { BuyerDetails, PostalAddress } from '../../../../domain/buyer.ts';
+import type { MandateRef } from '../../../../domain/mandates.ts';
 import type { PspSession } from '../../../../domain/payment-link.ts';
 import { fromPspMinorUnits, pspMinorUnits } from '../../../../domain/psp-rules.ts';
 import { adyen } from '../descriptor.ts';
-import { ADYEN_FAKE, type FakeShopper, type NotificationItem } from './fake.ts';
+import { ADYEN_FAKE, type FakeAdyen, type FakeShopper, type NotificationItem } from './fake.ts';
 
 /** An address in Adyen's shape: the street and the house number apart, as its page asks them. */
 function adyenAddress(address: PostalAddress): Record<string, string> {
@@ -26,6 +27,31 @@ function shopperOf(buyer: BuyerDetails): FakeShopper {
     ...(buyer.name ? { shopperName: { firstName, lastName: rest.join(' ') } } : {}),
     ...(buyer.billing_address ? { billingAddress: adyenAddress(buyer.billing_address) } : {}),
     ...(buyer.shipping_address ? { deliveryAddress: adyenAddress(buyer.shipping_address) } : {}),
+  };
+}
+
+/** A payment's `resultCode` in our words: Adyen's final word on a `Received` one comes by notification. */
+const stateOfResult = (resultCode: string): 'succeeded' | 'pending' | 'failed' => {
+  if (resultCode === 'Authorised') return 'succeeded';
+  return resultCode === 'Received' || resultCode === 'Pending' ? 'pending' : 'failed';
+};
+
+/**
+ * The fake's tokens and the payments made with them, for the mandate scenarios. No `settleCharge`: Adyen settles a
+ * pending renewal only by its AUTHORISATION notification (its mandates are cards only, answered at once); no trials.
+ */
+function mandatesAt(fake: FakeAdyen): ConformanceMandates {
+  return {
+    async charges(mandate: MandateRef) {
+      return fake.mandates.renewals
+        .filter((renewal) => renewal.tokenId === mandate.reference)
+        .map((renewal) => ({
+          amount: fromPspMinorUnits(adyen.amounts, renewal.amount.value, renewal.amount.currency),
+          state: stateOfResult(renewal.resultCode),
+        }));
+    },
+    nextCharge: (outcome) => fake.mandates.nextCharge(outcome),
+    trials: false,
   };
 }
 
@@ -95,6 +121,7 @@ export const conformance: ConformanceFixture = {
       async settleRefund(reference, outcome) {
         return signed([fake.refundItem(reference, outcome === 'succeeded' ? 'succeeded' : 'failed')]);
       },
+      mandates: mandatesAt(fake),
       stop: () => fake.stop(),
     };
   },

@@ -30,8 +30,8 @@ describe('the Adyen adapter against Adyen/adyen-openapi CheckoutService-v72', ()
     expect(fakes.adyen.violations).toEqual([]);
   });
 
-  const post = (body: Record<string, unknown>) =>
-    fetch(`${fakes.adyen.url}/v72/paymentLinks`, {
+  const post = (body: Record<string, unknown>, path = 'paymentLinks') =>
+    fetch(`${fakes.adyen.url}/v72/${path}`, {
       method: 'POST',
       headers: { 'x-api-key': adyenCredentials.api_key, 'content-type': 'application/json' },
       body: JSON.stringify({
@@ -51,5 +51,41 @@ describe('the Adyen adapter against Adyen/adyen-openapi CheckoutService-v72', ()
     expect(response.status).toBe(status);
     expect(await response.json()).toMatchObject({ status, errorType: 'validation' });
     expect(fakes.adyen.violations.slice(before).join('\n')).toMatch(violation);
+  });
+
+  it('refuses, as Adyen does, a link that stores the payment method without a model or a shopper reference', async () => {
+    const merchantAccount = adyenCredentials.merchant_account;
+    for (const body of [
+      { storePaymentMethodMode: 'enabled', shopperReference: 'pay_contract' },
+      { storePaymentMethodMode: 'askForConsent', recurringProcessingModel: 'Subscription' },
+    ]) {
+      const response = await post({ ...body, merchantAccount });
+      expect(response.status).toBe(422);
+    }
+    const stored = await post({
+      merchantAccount,
+      storePaymentMethodMode: 'enabled',
+      recurringProcessingModel: 'Subscription',
+      shopperReference: 'pay_contract',
+    });
+    expect(await stored.json()).toMatchObject({
+      storePaymentMethodMode: 'enabled',
+      shopperReference: 'pay_contract',
+    });
+  });
+
+  it('refuses a payment with a stored card but no returnUrl, which the document requires of every payment', async () => {
+    const before = fakes.adyen.violations.length;
+    const response = await post(
+      {
+        paymentMethod: { type: 'scheme', storedPaymentMethodId: 'M5N7TQ4TG5PFWR50' },
+        shopperReference: 'pay_contract',
+        shopperInteraction: 'ContAuth',
+        recurringProcessingModel: 'Subscription',
+      },
+      'payments',
+    );
+    expect(response.status).toBe(422);
+    expect(fakes.adyen.violations.slice(before).join('\n')).toMatch(/returnUrl/);
   });
 });

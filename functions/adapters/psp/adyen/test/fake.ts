@@ -4,6 +4,7 @@ import * as hmacModule from '@adyen/api-library/lib/src/utils/hmacValidator.js';
 import { type RecordedPspRequest, startFakePspServer } from '../../../../../test/support/fake-psp-server.ts';
 import { type ContractExchange, loadPspContract } from '../../../../../test/support/psp-contract.ts';
 import type { PspFakeDefinition } from '../../../../../test/support/psp-fakes.ts';
+import { type FakeAdyenMandates, mountFakeMandates } from './fake-mandates.ts';
 
 // A CommonJS module: Node's namespace holds its `exports` as the default, vitest's interop the class itself.
 type Signer = import('@adyen/api-library/lib/src/utils/hmacValidator.js').default;
@@ -69,6 +70,8 @@ export interface FakeAdyen {
   /** A notification request as Adyen posts it: every item signed with `hmacKey` (hex). */
   notification(items: NotificationItem[], options: { hmacKey: string; live?: boolean }): string;
   outage: 'none' | 'hang' | 'error';
+  /** Stored payment methods and the payments made with them (fake-mandates.ts). */
+  mandates: FakeAdyenMandates;
   stop(): Promise<void>;
 }
 
@@ -135,6 +138,7 @@ export async function startFakeAdyen(options: {
     status,
     body: { status, errorCode, message, errorType },
   });
+  const mandates = mountFakeMandates({ merchantAccount: options.merchantAccount, error });
 
   const server = await startFakePspServer(
     'application/json',
@@ -152,7 +156,8 @@ export async function startFakeAdyen(options: {
       if (replayKey && replays.has(replayKey))
         return replays.get(replayKey) as { status: number; body: unknown };
       const body = request.body ? (JSON.parse(request.body) as Record<string, unknown>) : {};
-      const answer = route(request.method, url.pathname.replace(/^\/checkout/, ''), body);
+      const path = url.pathname.replace(/^\/checkout/, '');
+      const answer = mandates.route(request.method, path, body, url) ?? route(request.method, path, body);
       if (replayKey && answer.status < 300) replays.set(replayKey, answer);
       return answer;
     },
@@ -221,6 +226,8 @@ export async function startFakeAdyen(options: {
         return error(422, '702', 'lineItems: amountIncludingTax must be amountExcludingTax plus taxAmount');
       }
     }
+    const storing = mandates.linkProblem(body);
+    if (storing) return storing;
     const id = `PL${randomBytes(8).toString('hex').toUpperCase()}`;
     const link: FakePaymentLink = {
       amount: { value: amount.value as number, currency: amount.currency },
@@ -235,6 +242,7 @@ export async function startFakeAdyen(options: {
       lineItems: body.lineItems,
       allowedPaymentMethods: body.allowedPaymentMethods,
       reusable: body.reusable ?? false,
+      ...mandates.linkFields(body),
       ...Object.fromEntries(
         SHOPPER_FIELDS.flatMap((field) => (body[field] === undefined ? [] : [[field, body[field]]])),
       ),
@@ -301,7 +309,7 @@ export async function startFakeAdyen(options: {
       const reference = pspReference();
       payments.set(reference, { pspReference: reference, link });
       return {
-        additionalData: { paymentLinkId: link.id, paymentMethod: 'visa' },
+        additionalData: { paymentLinkId: link.id, paymentMethod: 'visa', ...mandates.paid(link) },
         amount: link.amount,
         eventCode: 'AUTHORISATION',
         eventDate: new Date().toISOString(),
@@ -356,6 +364,7 @@ export async function startFakeAdyen(options: {
     set outage(value) {
       state.outage = value;
     },
+    mandates: mandates.controls,
     stop: server.stop,
   };
 }
