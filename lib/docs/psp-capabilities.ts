@@ -20,6 +20,7 @@ const HEADINGS: Record<Capability, string> = {
   line_items: 'line items',
   locale: 'locale',
   holds_mandates: 'holds mandates',
+  mandates_without_charge: 'mandates without charge',
   lists_payouts: 'lists payouts',
 };
 

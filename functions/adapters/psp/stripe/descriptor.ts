@@ -98,6 +98,9 @@ export const stripe: PspDescriptor<ReturnType<typeof credentials>, 'stripe'> = {
     'reads_buyer_details',
     'line_items',
     'locale',
+    'holds_mandates',
+    // A trial's Checkout Session in setup mode (./mandate-session.ts).
+    'mandates_without_charge',
     'lists_payouts',
   ],
   /**
