@@ -20,6 +20,7 @@ import { DynamoRefundLedger } from './adapters/dynamodb/refund-ledger.ts';
 import { DynamoSandboxMandateStore } from './adapters/dynamodb/sandbox-mandate-store.ts';
 import { DynamoSandboxSessionStore } from './adapters/dynamodb/sandbox-session-store.ts';
 import { DynamoSearchIndex } from './adapters/dynamodb/search-index.ts';
+import { DynamoSettlementRepository } from './adapters/dynamodb/settlement-repository.ts';
 import { DynamoSigningSecretStore } from './adapters/dynamodb/signing-secret-store.ts';
 import {
   DynamoCancelLinkStore,
@@ -237,6 +238,10 @@ export const outcomeRecorder = /* @__PURE__ */ once(
 
 export const observedOutcomes = /* @__PURE__ */ once(
   () => new ObservedOutcomes(outcomeCounterStore(), { maxAgeMs: config().OUTCOME_CACHE_MS, now }),
+);
+
+export const settlementRepository = /* @__PURE__ */ once(
+  () => new DynamoSettlementRepository(documentClient(), config().TABLE_NAME, indexNames()),
 );
 
 export const paymentRepository = /* @__PURE__ */ once(() =>

@@ -18,7 +18,11 @@ import type { SecretStore } from './secret-store.ts';
  * - `locale`: its page speaks the buyer's language when told;
  * - `holds_mandates`: its adapter implements `HoldsMandates` (functions/ports/psp.ts): only its connections are
  *   routed a subscription link or an update link (docs/subscriptions.md#mandates), decided from the descriptor
- *   without loading the adapter.
+ *   without loading the adapter;
+ * - `mandates_without_charge`: besides, its sessions set a mandate up without charging anything (a trial's,
+ *   docs/subscriptions.md#trials); without it, its connections are never routed a subscription link with a trial;
+ * - `lists_payouts`: its adapter implements `ListsPayouts` (functions/ports/psp-capabilities.ts): its connections'
+ *   payouts are read and matched to our payments by the settlement sweeper (docs/api.md#settlements).
  */
 export const CAPABILITIES = [
   'ends_sessions',
@@ -30,6 +34,8 @@ export const CAPABILITIES = [
   'line_items',
   'locale',
   'holds_mandates',
+  'mandates_without_charge',
+  'lists_payouts',
 ] as const;
 export type Capability = (typeof CAPABILITIES)[number];
 

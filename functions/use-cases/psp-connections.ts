@@ -73,11 +73,16 @@ export class PspConnections implements PspSessions, PaymentRefunds {
   }
 
   /**
-   * Whether a provider's PSP holds mandates (its descriptor declares `holds_mandates`): only its connections are
-   * routed a link whose payment opens one (`routedFor`, functions/domain/checkout/mandates.ts).
+   * Whether a provider's PSP holds mandates (its descriptor declares `holds_mandates`), and, `withoutCharge`, sets
+   * one up without charging (`mandates_without_charge`): only its connections are routed a link whose payment
+   * opens one (`routedFor`, functions/domain/checkout/mandates.ts).
    */
-  holdsMandates(provider: string): boolean {
-    return this.descriptor(provider)?.capabilities.includes('holds_mandates') ?? false;
+  holdsMandates(provider: string, withoutCharge: boolean): boolean {
+    const capabilities = this.descriptor(provider)?.capabilities ?? [];
+    return (
+      capabilities.includes('holds_mandates') &&
+      (!withoutCharge || capabilities.includes('mandates_without_charge'))
+    );
   }
 
   /** What the PSP that took a payment allows of its refunds (`requestRefund`). */

@@ -20,6 +20,8 @@ const HEADINGS: Record<Capability, string> = {
   line_items: 'line items',
   locale: 'locale',
   holds_mandates: 'holds mandates',
+  mandates_without_charge: 'mandates without charge',
+  lists_payouts: 'lists payouts',
 };
 
 const pageAsksOf = (descriptor: PspDescriptor) =>

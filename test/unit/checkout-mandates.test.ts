@@ -21,11 +21,19 @@ const now = new Date('2027-01-31T10:00:00Z');
 const sandbox = storedConnection('sandbox', 'test', 'pc_sandbox');
 /** A connection of a made-up PSP whose descriptor does not declare `holds_mandates`. */
 const oneOff = storedConnection('one_off', 'test', 'pc_one_off');
-/** As the use case hands them: each PSP's rules, and whether its descriptor declares `holds_mandates`. */
+/** A connection of a made-up PSP that holds mandates but sets one up only with a charge (no trials). */
+const chargeFirst = storedConnection('charge_first', 'test', 'pc_charge_first');
+const MADE_UP: Record<string, readonly string[]> = { charge_first: ['holds_mandates'] };
+/** As the use case hands them: each PSP's rules, and whether its descriptor declares the mandate capabilities. */
 const psps = {
   rules: (provider: string) => ({ amounts: { psp: provider }, pageAsks: {}, methods: {} }),
-  holdsMandates: (provider: string) =>
-    descriptorOf(provider)?.capabilities.includes('holds_mandates') ?? false,
+  holdsMandates: (provider: string, withoutCharge: boolean) => {
+    const capabilities = MADE_UP[provider] ?? descriptorOf(provider)?.capabilities ?? [];
+    return (
+      capabilities.includes('holds_mandates') &&
+      (!withoutCharge || capabilities.includes('mandates_without_charge'))
+    );
+  },
 };
 const request: CheckoutRequest = {
   id: 'pl_x',
@@ -110,6 +118,18 @@ describe('a subscription link', () => {
           recurring: { interval: 'month', interval_count: 1, trial_days: null, cycles: 12 },
         },
       },
+    });
+  });
+
+  it('with a trial goes only to connections whose PSP sets a mandate up without a charge', () => {
+    const trial = link({ recurring: { ...MONTHLY, trial_days: 14 } });
+
+    expect(plan(trial, [chargeFirst, sandbox])).toMatchObject({ kind: 'open', candidates: [sandbox] });
+    expect(plan(trial, [chargeFirst])).toEqual({ kind: 'not_configured' });
+    // Without a trial, its first period is charged: it may set the mandate up then.
+    expect(plan(link({ recurring: MONTHLY }), [chargeFirst, sandbox])).toMatchObject({
+      kind: 'open',
+      candidates: [chargeFirst, sandbox],
     });
   });
 

@@ -22,26 +22,32 @@ export interface PlannedMandate extends Omit<OpensMandate, 'subscriptionId'> {
 }
 
 /**
- * Which providers' PSPs hold mandates, from their descriptors (`PspConnections.holdsMandates`,
- * functions/use-cases/psp-connections.ts): the domain knows no PSP by name.
+ * Which providers' PSPs hold mandates, and which of them set one up without a charge (a trial's), from their
+ * descriptors (`PspConnections.holdsMandates`, functions/use-cases/psp-connections.ts): the domain knows no PSP by
+ * name.
  */
 export interface MandateHolders {
-  holdsMandates(provider: string): boolean;
+  holdsMandates(provider: string, withoutCharge: boolean): boolean;
 }
 
 /**
  * What routing gave, kept to the connections whose PSP holds mandates (its descriptor declares `holds_mandates`)
- * when the link's payment opens one (the decision's candidates too, as they are recorded on the payment). Applied
- * after routing, so that an account whose connections hold none gets no connection at all: the built-in sandbox
- * serves only an account that has no connection (`routeDecision`).
+ * when the link's payment opens one, and for a trial to those whose PSP sets one up without a charge
+ * (`mandates_without_charge`: a PSP that cannot would charge the buyer during their trial); the decision's
+ * candidates too, as they are recorded on the payment. Applied after routing, so that an account whose
+ * connections hold none gets no connection at all: the built-in sandbox serves only an account that has no
+ * connection (`routeDecision`).
  */
 export function routedFor(
   link: Pick<PaymentLink, 'recurring' | 'subscription_update'>,
   routed: { connections: PspConnection[]; decision: RoutingDecision },
-  holdsMandates: (provider: string) => boolean,
+  holdsMandates: MandateHolders['holdsMandates'],
 ): { connections: PspConnection[]; decision: RoutingDecision } {
   if (!opensMandate(link)) return routed;
-  const connections = routed.connections.filter((connection) => holdsMandates(connection.provider));
+  const withoutCharge = (link.recurring?.trial_days ?? 0) > 0;
+  const connections = routed.connections.filter((connection) =>
+    holdsMandates(connection.provider, withoutCharge),
+  );
   const kept = new Set(connections.map((connection) => connection.id));
   const candidates = routed.decision.candidates.filter((candidate) => kept.has(candidate.connection));
   return { connections, decision: { ...routed.decision, candidates } };

@@ -173,7 +173,7 @@ export function planCheckout(facts: RoundFacts): CheckoutPlan {
   const routed = routedFor(
     link,
     routeDecision(routedLink, facts.routing, all, facts.random, signals),
-    (provider) => facts.psps.holdsMandates(provider),
+    (provider, withoutCharge) => facts.psps.holdsMandates(provider, withoutCharge),
   );
   const rule = ruleOf(routedLink, facts.routing);
   const asked = askedOfRouted(facts, routed.connections);

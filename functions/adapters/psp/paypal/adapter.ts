@@ -2,9 +2,8 @@ import type { Order, Refund } from '@paypal/paypal-server-sdk';
 import { type LineItem, linesCharging } from '../../../domain/amount.ts';
 import type { PspConnection } from '../../../domain/connection.ts';
 import { InvalidNotificationError } from '../../../domain/errors.ts';
-import { type Amount, minorUnits } from '../../../domain/money.ts';
 import type { PspSession } from '../../../domain/payment-link.ts';
-import { amountProblem, pspMinorUnits } from '../../../domain/psp-rules.ts';
+import { amountProblem } from '../../../domain/psp-rules.ts';
 import {
   type Psp,
   type PspFailure,
@@ -19,12 +18,26 @@ import {
 } from '../../../ports/psp.ts';
 import type { CapturesLater, Refunds } from '../../../ports/psp-capabilities.ts';
 import type { PspRuntime } from '../../../ports/psp-descriptor.ts';
-import { messageOf, type PspOperation, pspFailure, statusOf, translatedCall } from '../kit/calls.ts';
+import { type PspOperation, pspFailure, statusOf, translatedCall } from '../kit/calls.ts';
 import { declineOf } from '../kit/declines.ts';
 import { storedCredentialsFactory } from '../kit/factory.ts';
-import { createPaypalClient, type PaypalClient, type PaypalCredentials, verificationBody } from './client.ts';
+import {
+  createPaypalClient,
+  type PaypalClient,
+  type PaypalCredentials,
+  paypalIssue,
+  paypalReason,
+  verificationBody,
+} from './client.ts';
 import { paypal, paypalEnvironmentOf } from './descriptor.ts';
-import { paypalBuyer, paypalNotification, paypalOrderStatus, paypalRefundStatus } from './statuses.ts';
+import { PaypalMandates, vaultAttributes, withPaypalMandates } from './mandates.ts';
+import {
+  paypalBuyer,
+  paypalMoney,
+  paypalNotification,
+  paypalOrderStatus,
+  paypalRefundStatus,
+} from './statuses.ts';
 
 const ORDER_ID = /^[A-Z0-9]{8,36}$/;
 
@@ -89,6 +102,10 @@ export class PaypalPsp implements Psp, CapturesLater, Refunds {
     if (problem) throw new PspRefusalError(`PayPal refused the session: ${problem}`);
     if (checkout.paymentMethods && !checkout.paymentMethods.includes('paypal')) {
       throw new PspRefusalError('PayPal refused the session: it serves the paypal method only.');
+    }
+    // Vaulting without a purchase needs a setup token PayPal's document does not have (docs/subscriptions.md#paypal).
+    if (checkout.opensMandate?.withoutCharge) {
+      throw new PspRefusalError('PayPal refused the session: it sets a mandate up only with a charge.');
     }
     const order = await this.call('session', () =>
       this.client.orders.createOrder({ body: orderRequest(checkout), paypalRequestId: checkout.paymentId }),
@@ -206,23 +223,6 @@ export class PaypalPsp implements Psp, CapturesLater, Refunds {
   }
 }
 
-/** PayPal's error reason: its `message` and the first detail's `issue`, without the SDK's decoration. */
-/** The issue PayPal names in an error's details (`INSTRUMENT_DECLINED`), if any. */
-function paypalIssue(error: unknown): string | undefined {
-  const issue = (error as { result?: { details?: { issue?: unknown }[] } } | null)?.result?.details?.[0]
-    ?.issue;
-  return typeof issue === 'string' ? issue : undefined;
-}
-
-function paypalReason(error: unknown): string {
-  const result = (error as { result?: { message?: unknown } } | null)?.result;
-  const issue = paypalIssue(error);
-  const message = typeof result?.message === 'string' ? result.message : messageOf(error);
-  return typeof issue === 'string' ? `${issue}: ${message}` : message;
-}
-
-const paypalMoney = (amount: Amount) => ({ currencyCode: amount.currency, value: paypalValue(amount) });
-
 /** The order for one attempt: one purchase unit, our ids echoed back, PayPal's page in the buyer's language. */
 function orderRequest(checkout: SessionRequest) {
   const { link, amount } = checkout;
@@ -257,6 +257,9 @@ function orderRequest(checkout: SessionRequest) {
           // (countries named) is asked on our page instead (`PSP_PAGE_ASKS`).
           shippingPreference: 'NO_SHIPPING',
         },
+        ...(checkout.opensMandate
+          ? { attributes: vaultAttributes(checkout.opensMandate, link.description) }
+          : {}),
       },
     },
   } as Parameters<PaypalClient['orders']['createOrder']>[0]['body'];
@@ -292,15 +295,10 @@ export function paypalLocale(tag: string): string {
 export function createFactory(runtime: PspRuntime) {
   return storedCredentialsFactory(paypal, runtime.secrets, async (stored, connection) => {
     const credentials = { ...stored, environment: paypalEnvironmentOf(connection.mode) };
-    return new PaypalPsp(await createPaypalClient(credentials, runtime.apiUrl), credentials, connection);
+    const client = await createPaypalClient(credentials, runtime.apiUrl);
+    return withPaypalMandates(
+      new PaypalPsp(client, credentials, connection),
+      new PaypalMandates(client, connection),
+    );
   });
-}
-
-/** The amount as PayPal's `value`: a decimal string with PayPal's decimals of the currency ("10.50", "500"). */
-export function paypalValue(amount: Amount): string {
-  const digits = paypal.amounts.exponents?.[amount.currency] ?? minorUnits(amount.currency) ?? 2;
-  const minor = pspMinorUnits(paypal.amounts, amount)
-    .toString()
-    .padStart(digits + 1, '0');
-  return digits === 0 ? minor : `${minor.slice(0, -digits)}.${minor.slice(-digits)}`;
 }

@@ -1,5 +1,6 @@
-import type { OrdersController, PaymentsController } from '@paypal/paypal-server-sdk';
+import type { OrdersController, PaymentsController, VaultController } from '@paypal/paypal-server-sdk';
 import { CALL_BUDGETS } from '../../../domain/call-budgets.ts';
+import { messageOf } from '../kit/calls.ts';
 
 /** PayPal's two environments and the API origin of each (the SDK's `Environment`). */
 export const PAYPAL_ENVIRONMENTS = ['sandbox', 'live'] as const;
@@ -24,6 +25,8 @@ export interface PaypalCredentials {
 export interface PaypalClient {
   orders: OrdersController;
   payments: PaymentsController;
+  /** Vault v3: the payment tokens a subscription's renewals are charged to (functions/adapters/psp/paypal/mandates.ts). */
+  vault: VaultController;
   /** PayPal's verification call (`POST /v1/notifications/verify-webhook-signature`), see `verifyWebhookSignature`. */
   verify(body: string): Promise<{ status: number; verification_status?: unknown }>;
 }
@@ -54,7 +57,7 @@ export async function createPaypalClient(
   credentials: PaypalCredentials,
   apiUrl: string | undefined,
 ): Promise<PaypalClient> {
-  const { Client, Environment, OrdersController, PaymentsController } = await import(
+  const { Client, Environment, OrdersController, PaymentsController, VaultController } = await import(
     '@paypal/paypal-server-sdk'
   );
   const fetchImpl = paypalFetch(apiUrl);
@@ -73,6 +76,7 @@ export async function createPaypalClient(
   return {
     orders: new OrdersController(client),
     payments: new PaymentsController(client),
+    vault: new VaultController(client),
     // The SDK (2.5) has no notifications controller: PayPal's documented REST call, with the SDK's own token.
     async verify(body) {
       token = await client.clientCredentialsAuthManager.updateToken(token);
@@ -115,4 +119,19 @@ export function verificationBody(
   }
   fields.push(`"webhook_id":${JSON.stringify(webhookId)}`);
   return `{${fields.join(',')},"webhook_event":${rawBody}}`;
+}
+
+/** The issue PayPal names in an error's details (`INSTRUMENT_DECLINED`), if any. */
+export function paypalIssue(error: unknown): string | undefined {
+  const issue = (error as { result?: { details?: { issue?: unknown }[] } } | null)?.result?.details?.[0]
+    ?.issue;
+  return typeof issue === 'string' ? issue : undefined;
+}
+
+/** PayPal's error reason: its `message` and the first detail's `issue`, without the SDK's decoration. */
+export function paypalReason(error: unknown): string {
+  const result = (error as { result?: { message?: unknown } } | null)?.result;
+  const issue = paypalIssue(error);
+  const message = typeof result?.message === 'string' ? result.message : messageOf(error);
+  return typeof issue === 'string' ? `${issue}: ${message}` : message;
 }

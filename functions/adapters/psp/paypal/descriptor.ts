@@ -74,6 +74,9 @@ export const paypal: PspDescriptor<ReturnType<typeof credentials>, 'paypal'> = {
     'reads_buyer_details',
     'line_items',
     'locale',
+    // A vaulted wallet (functions/adapters/psp/paypal/mandates.ts); not `mandates_without_charge`: its document
+    // has no vaulting without a purchase (docs/subscriptions.md#paypal).
+    'holds_mandates',
   ],
   /**
    * A buyer has 3 hours to approve a PayPal order (PayPal's Orders v2 "Order expiration"); we ask for nothing

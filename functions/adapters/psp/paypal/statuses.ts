@@ -1,13 +1,16 @@
 import type { Money, Order, OrdersCapture, Refund } from '@paypal/paypal-server-sdk';
 import type { BuyerDetails } from '../../../domain/buyer.ts';
 import { buyerDetails } from '../../../domain/buyer-details.ts';
+import { type Amount, minorUnits } from '../../../domain/money.ts';
 import type { FeeReport } from '../../../domain/payment-money.ts';
+import { pspMinorUnits } from '../../../domain/psp-rules.ts';
 import type {
   PspNotification,
   PspRefundRequest,
   PspRefundStatus,
   PspSessionStatus,
 } from '../../../ports/psp.ts';
+import { paypal } from './descriptor.ts';
 
 /**
  * What an order's status means for the attempt (Orders v2 `status`, and its capture's): `CREATED`,
@@ -142,3 +145,18 @@ export function paypalNotification(event: Record<string, unknown>, livemode: boo
   }
   return named;
 }
+
+/** The amount as PayPal's `value`: a decimal string with PayPal's decimals of the currency ("10.50", "500"). */
+export function paypalValue(amount: Amount): string {
+  const digits = paypal.amounts.exponents?.[amount.currency] ?? minorUnits(amount.currency) ?? 2;
+  const minor = pspMinorUnits(paypal.amounts, amount)
+    .toString()
+    .padStart(digits + 1, '0');
+  return digits === 0 ? minor : `${minor.slice(0, -digits)}.${minor.slice(-digits)}`;
+}
+
+/** An amount as PayPal's `money`. */
+export const paypalMoney = (amount: Amount) => ({
+  currencyCode: amount.currency,
+  value: paypalValue(amount),
+});

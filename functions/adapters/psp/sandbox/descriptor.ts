@@ -43,7 +43,14 @@ export const sandbox: PspDescriptor<CredentialsSchema, 'sandbox'> = {
     upi: 'upi',
     netbanking: 'netbanking',
   },
-  capabilities: ['ends_sessions', 'refunds', 'partial_refunds', 'locale', 'holds_mandates'],
+  capabilities: [
+    'ends_sessions',
+    'refunds',
+    'partial_refunds',
+    'locale',
+    'holds_mandates',
+    'mandates_without_charge',
+  ],
   sessionLimits: { minMs: 60_000, maxMs: 86_400_000, preferredMs: 3_600_000 },
   // Its codes are the card networks' decline names as PSPs spell them (`--simulate decline_*` gives them).
   declines: {

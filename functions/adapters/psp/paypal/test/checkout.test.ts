@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLink, storedLink } from '../../../../../test/support/checkout-helpers.ts';
+import { eventually } from '../../../../../test/support/eventually.ts';
 import { navigate } from '../../../../../test/support/navigate.ts';
 import { type PspStack, startPspStack } from '../../../../../test/support/psp-stack.ts';
+import { MONTHLY, runAt, stored } from '../../../../../test/support/subscriptions.ts';
 import { sweepPendingPayments, sweepPendingRefunds } from '../../../../../test/support/sweepers.ts';
 import type { TestStack } from '../../../../../test/support/test-stack.ts';
 import { config } from '../../../../config.ts';
@@ -219,6 +221,32 @@ describe('checkout through a PayPal connection', () => {
     const refunds = (await stack.request('GET', `/v1/payment-links/${link.id}/refunds`, { key: key.api_key }))
       .body.data;
     expect(refunds[0]).toMatchObject({ id: created.body.id, status: 'succeeded' });
+  });
+
+  it('subscribes through the vaulted wallet; a renewal’s capture notification names no link and records nothing', async () => {
+    const { link, order } = await openedAtPaypal({ recurring: MONTHLY });
+    paypal.approve(order.id);
+    expect(
+      (await notify(paypal.delivery('CHECKOUT.ORDER.APPROVED', { orderId: order.id }))).body.outcome,
+    ).toBe('paid');
+    const listed = await eventually(async () => {
+      const page = await stack.request('GET', `/v1/subscriptions?link_id=${link.id}`, { key: key.api_key });
+      return page.body.data?.[0];
+    });
+    const subscription = await stored(listed.id);
+    expect(subscription.mandate).toMatchObject({ provider: 'paypal', connection_id: connection.id });
+
+    expect(await runAt(subscription, subscription.current_period_end)).toMatchObject({ current_period: 2 });
+    const [renewal] = paypal.vault.renewals.filter((made) => made.token === subscription.mandate.reference);
+    const completed = await notify(
+      paypal.delivery('PAYMENT.CAPTURE.COMPLETED', { orderId: renewal?.orderId as string }),
+    );
+
+    // The renewal was recorded by the sweeper's answer; its order names the subscription, no link of ours.
+    expect(completed.status).toBe(200);
+    expect(completed.body.outcome).toBe('ignored');
+    expect((await readLink(link.id)).payment).toMatchObject({ id: order.purchase_units[0]?.invoice_id });
+    expect(paypal.violations).toEqual([]);
   });
 
   it('refuses (400) a delivery PayPal does not verify', async () => {

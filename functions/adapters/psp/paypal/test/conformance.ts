@@ -70,6 +70,22 @@ export const conformance: ConformanceFixture = {
         fake.setRefundStatus(reference, outcome === 'succeeded' ? 'COMPLETED' : 'FAILED');
         return undefined;
       },
+      // Vaulted by the capture that follows `pay` (the suite captures what PayPal leaves approved).
+      mandates: {
+        trials: false,
+        async charges(mandate) {
+          return fake.vault.renewals
+            .filter((renewal) => renewal.token === mandate.reference)
+            .map(({ amount, state }) => ({
+              amount: { value: amount.value, currency: amount.currency_code },
+              state: state === 'COMPLETED' ? 'succeeded' : state === 'PENDING' ? 'pending' : 'failed',
+            }));
+        },
+        nextCharge: (outcome) => fake.vault.nextCharge(outcome),
+        async settleCharge(reference, outcome) {
+          fake.vault.settle(reference, outcome);
+        },
+      },
       stop: () => fake.stop(),
     };
   },

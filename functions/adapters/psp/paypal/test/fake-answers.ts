@@ -31,6 +31,8 @@ export type FakePaypalOrder = {
   locale?: string;
   /** The PayPal account that approved the order, as PayPal shows it in `payment_source.paypal`. */
   payer?: FakePaypalPayer;
+  /** A renewal's: the vaulted token it was paid with (`payment_source.paypal.vault_id`, ./fake-mandates.ts). */
+  vault_token?: string;
 };
 
 /** PayPal's error body: `name`, its fixed `message`, and the `details` that say which `issue`. */
@@ -70,6 +72,12 @@ const DESCRIPTIONS: Record<string, string> = {
     'The refund amount must be less than or equal to the capture amount that has not yet been refunded.',
   INVALID_TOKEN: 'Access Token not found in cache.',
   PAYER_ACTION_REQUIRED: 'Transaction cannot complete successfully, instruct the buyer to return to PayPal.',
+  PAYER_ACCOUNT_LOCKED_OR_CLOSED: 'The payer account cannot be used for this transaction.',
+  MAX_NUMBER_OF_PAYMENT_ATTEMPTS_EXCEEDED: 'You have exceeded the maximum number of payment attempts.',
+  PAYEE_BLOCKED_TRANSACTION:
+    'The Fraud settings for this seller are such that this payment cannot be executed.',
+  PAYPAL_REQUEST_ID_REQUIRED:
+    "A PayPal-Request-Id is required if you are trying to process payment for an Order. Please specify a PayPal-Request-Id or Create the Order without a 'payment_source' specified.",
 };
 export const error = (status: number, issue: string) => {
   const [name, message] = ERRORS[status] ?? ['INTERNAL_SERVER_ERROR', 'An internal server error occurred.'];
@@ -87,7 +95,7 @@ export const ZERO_DECIMAL = new Set(['JPY', 'HUF', 'TWD']);
 export const minor = (money: Money) => BigInt(money.value.replace('.', ''));
 
 /**
- * The three documents PayPal publishes for what the adapter calls, as one judge: each request goes to the
+ * The four documents PayPal publishes for what the adapter calls, as one judge: each request goes to the
  * document of its API. PayPal publishes no document of its OAuth 2 token endpoint, which is left unchecked.
  */
 export function paypalContract(): PspContract {
@@ -101,6 +109,7 @@ export function paypalContract(): PspContract {
       /^\/v1\/notifications\//,
       loadPspContract(new URL('./contract/paypal-webhooks.trimmed.json', import.meta.url)),
     ],
+    [/^\/v3\/vault\//, loadPspContract(new URL('./contract/paypal-vault.trimmed.json', import.meta.url))],
   ];
   const of = (path: string) => documents.find(([prefix]) => prefix.test(path))?.[1];
   return {

@@ -16,6 +16,7 @@ import {
   startApprovalPage,
   unitProblem,
 } from './fake-answers.ts';
+import { type FakePaypalVault, fakePaypalVault } from './fake-mandates.ts';
 
 export type { FakePaypalOrder, FakePaypalPayer } from './fake-answers.ts';
 
@@ -71,6 +72,8 @@ export interface FakePaypal {
   /** Sent on approval and capture, as PayPal calls the webhook (the browser test's notifications). */
   notify: ((delivery: FakePaypalDelivery) => Promise<void>) | undefined;
   outage: 'none' | 'hang' | 'error';
+  /** Vaulted wallets and the renewals charged to them (./fake-mandates.ts). */
+  vault: FakePaypalVault;
   stop(): Promise<void>;
 }
 
@@ -107,7 +110,7 @@ export async function startFakePaypal(options: {
       intent: order.intent,
       status: order.status,
       create_time: order.create_time,
-      ...(order.payer && { payment_source: { paypal: order.payer } }),
+      ...(order.payer && { payment_source: { paypal: { ...order.payer, ...vault.walletOf(order) } } }),
       purchase_units: order.purchase_units.map((unit) => ({
         ...unit,
         ...(capture && {
@@ -155,7 +158,10 @@ export async function startFakePaypal(options: {
     links: [{ href: `https://fake.paypal/v2/payments/refunds/${refund.id}`, rel: 'self', method: 'GET' }],
   });
 
+  const lent = { orders, invoices, pageUrl: () => pageUrl, render: orderBody };
+  const vault = fakePaypalVault({ ...lent, notify: (type, id) => notifyOf(type, id) });
   const fake: FakePaypal = {
+    vault,
     url: '',
     pageUrl: '',
     requests: [],
@@ -270,6 +276,7 @@ export async function startFakePaypal(options: {
       ...(context.locale && { locale: context.locale }),
     };
     orders.set(order.id, order);
+    vault.created(order.id, body);
     return { status: 201, body: orderBody(order) };
   };
 
@@ -293,6 +300,7 @@ export async function startFakePaypal(options: {
       ...(fake.captureFee && { fee: { currency_code: amount.currency_code, value: fake.captureFee } }),
     };
     captures.set(order.id, (captures.get(order.id) ?? 0) + 1);
+    vault.captured(order);
     notifyOf(`PAYMENT.CAPTURE.${fake.captureOutcome}`, order.id);
     return { status: 201, body: orderBody(order) };
   };
@@ -367,9 +375,9 @@ export async function startFakePaypal(options: {
         return replays.get(replayKey) as { status: number; body: unknown };
       }
       const body = request.body ? (JSON.parse(request.body) as Record<string, unknown>) : {};
-      const answer = route(request.method, url.pathname, body);
+      const answer = route(request.method, url.pathname, body, requestId);
       if (replayKey && answer.status < 500) replays.set(replayKey, answer);
-      return answer;
+      return vault.sent(answer, url.pathname, request.method);
     },
     {
       document: paypalContract(),
@@ -377,9 +385,11 @@ export async function startFakePaypal(options: {
     },
   );
 
-  function route(method: string, path: string, body: Record<string, unknown>) {
+  function route(method: string, path: string, body: Record<string, unknown>, requestId: unknown) {
     const now = new Date().toISOString();
-    if (method === 'POST' && path === '/v2/checkout/orders') return createOrder(body, now);
+    if (method === 'POST' && path === '/v2/checkout/orders') {
+      return vault.createOrder(body, requestId as string | undefined, now) ?? createOrder(body, now);
+    }
     const order = /^\/v2\/checkout\/orders\/([^/]+)/.exec(path)?.[1];
     if (order !== undefined) {
       const found = orders.get(order);
@@ -395,7 +405,7 @@ export async function startFakePaypal(options: {
       return refund ? { status: 200, body: refundBody(refund) } : error(404, 'INVALID_RESOURCE_ID');
     }
     if (method === 'POST' && path === '/v1/notifications/verify-webhook-signature') return verify(body);
-    return error(404, 'INVALID_RESOURCE_ID');
+    return vault.route(method, path) ?? error(404, 'INVALID_RESOURCE_ID');
   }
 
   const page = await startApprovalPage(orders, (order) => {

@@ -7,6 +7,6 @@ import type { PspSdkBaseline } from '../../../../../test/bench/baseline-sdks.ts'
 export const sdkBaseline: PspSdkBaseline = {
   name: 'paypal',
   package: '@paypal/paypal-server-sdk',
-  binds: { named: ['Client', 'Environment', 'OrdersController', 'PaymentsController'] },
-  call: "const client = new Client({ clientCredentialsAuthCredentials: { oAuthClientId: event.secretId, oAuthClientSecret: event.secretId }, environment: Environment.Sandbox }); new PaymentsController(client); await new OrdersController(client).getOrder({ id: 'O1' });",
+  binds: { named: ['Client', 'Environment', 'OrdersController', 'PaymentsController', 'VaultController'] },
+  call: "const client = new Client({ clientCredentialsAuthCredentials: { oAuthClientId: event.secretId, oAuthClientSecret: event.secretId }, environment: Environment.Sandbox }); new PaymentsController(client); new VaultController(client); await new OrdersController(client).getOrder({ id: 'O1' });",
 };

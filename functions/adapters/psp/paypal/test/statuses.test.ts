@@ -1,10 +1,10 @@
 import type { Order } from '@paypal/paypal-server-sdk';
 import { describe, expect, it } from 'vitest';
 import { amountProblem } from '../../../../domain/psp-rules.ts';
-import { paypalLocale, paypalValue } from '../adapter.ts';
+import { paypalLocale } from '../adapter.ts';
 import { verificationBody } from '../client.ts';
 import { paypal } from '../descriptor.ts';
-import { paypalNotification, paypalOrderStatus, paypalRefundStatus } from '../statuses.ts';
+import { paypalNotification, paypalOrderStatus, paypalRefundStatus, paypalValue } from '../statuses.ts';
 
 const order = (status: string, capture?: string): Order =>
   ({
