@@ -47,6 +47,7 @@ import type { SecretStore } from './ports/secret-store.ts';
 import { ApiKeyAuthenticator } from './use-cases/authenticate.ts';
 import { newEndpointHealthCache } from './use-cases/endpoint-isolation.ts';
 import { linkOfKey } from './use-cases/keyed-creates.ts';
+import { OutageHealth } from './use-cases/outage-health.ts';
 import { countingPayments, ObservedOutcomes, OutcomeRecorder } from './use-cases/outcome-recording.ts';
 import { PspConnections } from './use-cases/psp-connections.ts';
 import { cachedEndpointDirectory, cachedSigningSecrets } from './use-cases/webhook-fan-out.ts';
@@ -239,10 +240,14 @@ export const observedOutcomes = /* @__PURE__ */ once(
   () => new ObservedOutcomes(outcomeCounterStore(), { maxAgeMs: config().OUTCOME_CACHE_MS, now }),
 );
 
+/** This container's runs of outages per connection, feeding connection health (docs/orchestration.md#health). */
+export const outageHealth = /* @__PURE__ */ once(() => new OutageHealth(pspConnectionRepository(), now));
+
 export const paymentRepository = /* @__PURE__ */ once(() =>
   countingPayments(
     new DynamoPaymentRepository(documentClient(), config().TABLE_NAME, indexNames()),
     outcomeRecorder(),
+    outageHealth(),
   ),
 );
 

@@ -1,3 +1,5 @@
+import type { Outcome } from './outcomes.ts';
+
 /**
  * The health of a PSP connection, shared by every instance through its stored record (docs/orchestration.md,
  * "Health"). Pure transitions; the repository stores each one with a write conditioned on `revision`, so two
@@ -7,7 +9,10 @@ export const FAILURES_BEFORE_DOWN = 5;
 export const DOWN_FOR_MS = 60_000;
 
 export interface ConnectionHealth {
-  /** Session creations that failed in a row (a success resets it). */
+  /**
+   * Session creations that failed in a row (a success resets it); set to `FAILURES_BEFORE_DOWN` when outages took
+   * the connection down (`afterOutages`).
+   */
   consecutive_failures: number;
   /** Skipped by everyone until then (also the lease of a trial in progress). */
   down_until: string | null;
@@ -64,6 +69,53 @@ export function afterFailure(health: ConnectionHealth, now: Date): ConnectionHea
         ? new Date(now.getTime() + DOWN_FOR_MS).toISOString()
         : health.down_until,
   });
+}
+
+/**
+ * Sessions in a row that ended in an outage (opened, then failed with a failure of class `outage`) that take a
+ * connection down as failed openings do. Counted by each container over the outcomes it sees (docs/orchestration.md,
+ * "Health"), so that an outage costs no health write of its own.
+ */
+export const OUTAGES_BEFORE_DOWN = FAILURES_BEFORE_DOWN;
+
+/**
+ * A container saw `OUTAGES_BEFORE_DOWN` sessions in a row end in an outage: down for `DOWN_FOR_MS`, then one trial
+ * as after failed openings (the count is set at the threshold so that `awaitsTrial` holds once the time is over).
+ * `undefined` when the connection is down already (another container took it down, or a trial is under way): no
+ * write.
+ */
+export function afterOutages(health: ConnectionHealth, now: Date): ConnectionHealth | undefined {
+  if (healthStatus(health, now) === 'down') return undefined;
+  return next(health, {
+    consecutive_failures: Math.max(health.consecutive_failures, FAILURES_BEFORE_DOWN),
+    down_until: new Date(now.getTime() + DOWN_FOR_MS).toISOString(),
+  });
+}
+
+/** A connection's outages in a row as one container saw them, and until when that container need not write. */
+export interface OutageRun {
+  outages: number;
+  /** Epoch ms: the connection was taken down until then, so further outages write nothing. */
+  quiet_until: number;
+}
+
+export const NO_OUTAGE_RUN: OutageRun = Object.freeze({ outages: 0, quiet_until: 0 });
+
+/**
+ * One container's run after a session's outcome: an outage adds one, a paid or declined session (the PSP served
+ * it) starts again; `take_down` at the `OUTAGES_BEFORE_DOWN`th in a row, when the container writes `afterOutages`
+ * and then nothing for `DOWN_FOR_MS`, as the connection is down by then. An outage costs no write of its own.
+ */
+export function afterOutcome(
+  run: OutageRun,
+  outcome: Outcome,
+  now: Date,
+): { run: OutageRun; take_down: boolean } {
+  if (outcome === 'paid' || outcome === 'failed') return { run: { ...run, outages: 0 }, take_down: false };
+  if (outcome !== 'outage' || now.getTime() < run.quiet_until) return { run, take_down: false };
+  if (run.outages + 1 < OUTAGES_BEFORE_DOWN)
+    return { run: { ...run, outages: run.outages + 1 }, take_down: false };
+  return { run: { outages: 0, quiet_until: now.getTime() + DOWN_FOR_MS }, take_down: true };
 }
 
 function next(health: ConnectionHealth, changes: Partial<ConnectionHealth>): ConnectionHealth {

@@ -148,7 +148,7 @@ export class DynamoPspConnectionRepository implements PspConnectionRepository {
   }
 
   async updateHealth(
-    connection: PspConnection,
+    connection: Pick<PspConnection, 'id' | 'account' | 'mode'>,
     change: (health: ConnectionHealth) => ConnectionHealth | undefined,
     known?: ConnectionHealth,
   ): Promise<ConnectionHealth | undefined> {
