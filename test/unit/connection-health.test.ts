@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   afterFailure,
+  afterOutages,
+  afterOutcome,
   afterSuccess,
   awaitsTrial,
   claimTrial,
@@ -9,7 +11,10 @@ import {
   healthStatus,
   INITIAL_HEALTH,
   isAvailable,
+  NO_OUTAGE_RUN,
+  OUTAGES_BEFORE_DOWN,
 } from '../../functions/domain/connection-health.ts';
+import type { Outcome } from '../../functions/domain/outcomes.ts';
 import { type Payment, settle, startedPayment, stillPending } from '../../functions/domain/payment.ts';
 
 const now = new Date('2026-01-01T10:00:00Z');
@@ -41,6 +46,59 @@ describe('connection health', () => {
     expect(Date.parse(failedTrial.down_until as string)).toBe(trialAt.getTime() + DOWN_FOR_MS);
     expect(afterSuccess(failedTrial)).toMatchObject({ consecutive_failures: 0, down_until: null });
     expect(afterSuccess(INITIAL_HEALTH)).toBeUndefined();
+  });
+});
+
+describe('outages after the opening, in connection health', () => {
+  const take = (outcomes: readonly Outcome[], at = now) =>
+    outcomes.reduce(
+      (state, outcome) => {
+        const next = afterOutcome(state.run, outcome, at);
+        return { run: next.run, downs: state.downs + (next.take_down ? 1 : 0) };
+      },
+      { run: NO_OUTAGE_RUN, downs: 0 },
+    );
+
+  it(`take a connection down at the ${OUTAGES_BEFORE_DOWN}th in a row one container sees; a paid or declined session starts again, one left does not`, () => {
+    const outages = Array.from({ length: OUTAGES_BEFORE_DOWN - 1 }, (): Outcome => 'outage');
+
+    expect(take(outages).downs).toBe(0);
+    expect(take([...outages, 'outage']).downs).toBe(1);
+    expect(take([...outages, 'paid', 'outage']).downs).toBe(0);
+    expect(take([...outages, 'failed', 'outage']).downs).toBe(0);
+    expect(take([...outages, 'left', 'opened', 'outage']).downs).toBe(1);
+  });
+
+  it('ask for no further write while the connection is down as the container left it, and count again after', () => {
+    const down = take(Array.from({ length: OUTAGES_BEFORE_DOWN }, (): Outcome => 'outage'));
+    const during = Array.from({ length: 3 * OUTAGES_BEFORE_DOWN }, (): Outcome => 'outage').reduce(
+      (state, outcome) => {
+        const next = afterOutcome(state.run, outcome, later(DOWN_FOR_MS - 1));
+        return { run: next.run, downs: state.downs + (next.take_down ? 1 : 0) };
+      },
+      down,
+    );
+    expect(during.downs).toBe(1);
+
+    let run = during.run;
+    const downs: boolean[] = [];
+    for (let outage = 0; outage < OUTAGES_BEFORE_DOWN; outage++) {
+      const next = afterOutcome(run, 'outage', later(DOWN_FOR_MS));
+      run = next.run;
+      downs.push(next.take_down);
+    }
+    expect(downs.filter(Boolean)).toHaveLength(1);
+  });
+
+  it(`are down for ${DOWN_FOR_MS / 1000} s, then one trial as after failed openings, which brings the connection back`, () => {
+    const down = afterOutages(INITIAL_HEALTH, now);
+
+    expect(down && healthStatus(down, later(DOWN_FOR_MS - 1))).toBe('down');
+    expect(down && afterOutages(down, later(1))).toBeUndefined();
+    expect(down && awaitsTrial(down, later(DOWN_FOR_MS))).toBe(true);
+    const trial = down && claimTrial(down, later(DOWN_FOR_MS), 7_000);
+    expect(trial && healthStatus(trial, later(DOWN_FOR_MS + 1))).toBe('down');
+    expect(trial && afterSuccess(trial)).toMatchObject({ consecutive_failures: 0, down_until: null });
   });
 });
 
