@@ -20,6 +20,7 @@ import { DynamoRefundLedger } from './adapters/dynamodb/refund-ledger.ts';
 import { DynamoSandboxMandateStore } from './adapters/dynamodb/sandbox-mandate-store.ts';
 import { DynamoSandboxSessionStore } from './adapters/dynamodb/sandbox-session-store.ts';
 import { DynamoSearchIndex } from './adapters/dynamodb/search-index.ts';
+import { DynamoSettlementRepository } from './adapters/dynamodb/settlement-repository.ts';
 import { DynamoSigningSecretStore } from './adapters/dynamodb/signing-secret-store.ts';
 import {
   DynamoCancelLinkStore,
@@ -242,6 +243,10 @@ export const observedOutcomes = /* @__PURE__ */ once(
 
 /** This container's runs of outages per connection, feeding connection health (docs/orchestration.md#health). */
 export const outageHealth = /* @__PURE__ */ once(() => new OutageHealth(pspConnectionRepository(), now));
+
+export const settlementRepository = /* @__PURE__ */ once(
+  () => new DynamoSettlementRepository(documentClient(), config().TABLE_NAME, indexNames()),
+);
 
 export const paymentRepository = /* @__PURE__ */ once(() =>
   countingPayments(
