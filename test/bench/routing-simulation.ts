@@ -160,6 +160,8 @@ interface Pending {
   connection: string;
   segment: string;
   outcome: Outcome;
+  /** The session was the trial of a connection down for outages (`SimulatedHealth`). */
+  trial: boolean;
 }
 
 /** The same buyers and links for every strategy of a run: each checkout's link and whether its buyer would pay. */
@@ -234,14 +236,20 @@ export function simulate(
     const segment = segmentKey(segmentOf(AMOUNT, checkout.methods));
     const choice = routing
       ? choose(world, routing, checkout, at, { counters, health }, segment, random)
-      : { chosen: oracleChoice(world, index, checkout, 'conversion'), exploration: false, holdout: false };
+      : {
+          chosen: oracleChoice(world, index, checkout, 'conversion'),
+          trial: false,
+          exploration: false,
+          holdout: false,
+        };
     if (choice.exploration) explorations++;
     counters.add(choice.chosen, segment, 'opened', at);
     const share = world.trueShare(choice.chosen, index, checkout);
     const paid = (stream.draws[index] as number) < share;
     const after = at + world.outcomeAfterMs(checkout);
     const unpaid = world.outage?.(choice.chosen, index) ? 'outage' : 'failed';
-    enqueue(pending, { at: after, connection: choice.chosen, segment, outcome: paid ? 'paid' : unpaid });
+    const outcome = paid ? 'paid' : unpaid;
+    enqueue(pending, { at: after, connection: choice.chosen, segment, outcome, trial: choice.trial });
     const fee = feeOf(world, choice.chosen, checkout);
     const afterDrift = world.driftAt !== undefined && index >= world.driftAt;
     for (const tally of [tallies.all, choice.holdout ? tallies.holdout : tallies.learning]) {
@@ -289,7 +297,7 @@ function settle(pending: Pending[], at: number, counters: InMemoryCounters, heal
   while (pending.length > 0 && (pending[0] as Pending).at <= at) {
     const done = pending.shift() as Pending;
     counters.add(done.connection, done.segment, done.outcome, done.at);
-    health.outcome(done.connection, done.outcome, done.at);
+    health.outcome(done.connection, done.outcome, done.at, done.trial);
   }
 }
 
@@ -346,7 +354,7 @@ function choose(
   { counters, health }: { counters: InMemoryCounters; health: SimulatedHealth },
   segment: string,
   random: () => number,
-): { chosen: string; exploration: boolean; holdout: boolean } {
+): { chosen: string; trial: boolean; exploration: boolean; holdout: boolean } {
   const windows = counters.windows(at);
   const { connections, decision } = routeDecision(
     { account: BENCH_ACCOUNT, mode: 'test', metadata: {}, amount: AMOUNT, payment_methods: checkout.methods },
@@ -355,12 +363,17 @@ function choose(
     random,
     { observed: (id) => windows.get(id)?.get(segment), isDown: (id) => health.isDown(id, at) },
   );
-  const chosen = health.open(
+  const opened = health.open(
     connections.map((connection) => connection.id),
     at,
   );
-  if (!chosen) throw new Error(`No connection open in ${world.name}`);
-  return { chosen, exploration: decision.exploration, holdout: decision.holdout };
+  if (!opened) throw new Error(`No connection open in ${world.name}`);
+  return {
+    chosen: opened.id,
+    trial: opened.trial,
+    exploration: decision.exploration,
+    holdout: decision.holdout,
+  };
 }
 
 /** What a run reports: each strategy on the same buyers, and the oracle of the best net (`value`'s yardstick). */

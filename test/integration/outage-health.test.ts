@@ -20,7 +20,7 @@ const FAKES = { checkout: CHECKOUT_FAKE };
 /**
  * Outages after the opening feed connection health (docs/orchestration.md#health): sessions that open at
  * Checkout.com and then fail because the issuer is unavailable (20091, class `outage`) take the connection out of
- * routing for its cool-down, as failed openings do; then one trial brings it back.
+ * routing for its cool-down, as failed openings do; then one trial session at a time, whose outcome decides.
  */
 let psps: PspStack<typeof FAKES>;
 let fake: FakeCheckout;
@@ -56,8 +56,16 @@ async function visit() {
 const healthOf = async (connection: PspConnection) =>
   (await pspConnectionRepository().get(connection.id))?.health;
 
+/** Moves the bursting connection's `down_until` to the past, as if its cool-down were over. */
+const endCoolDown = () =>
+  pspConnectionRepository().updateHealth(bursting, (health) => ({
+    ...health,
+    down_until: new Date(Date.now() - 1).toISOString(),
+    revision: health.revision + 1,
+  }));
+
 describe('outages after the opening', () => {
-  it(`take a connection out of routing for its cool-down after ${OUTAGES_BEFORE_DOWN} in a row, and a trial brings it back`, async () => {
+  it(`take a connection out of routing for its cool-down after ${OUTAGES_BEFORE_DOWN} in a row, then one trial session at a time until one is paid`, async () => {
     for (let outage = 0; outage < OUTAGES_BEFORE_DOWN; outage++) {
       const { link, session } = await visit();
       expect(session.connection_id).toBe(bursting.id);
@@ -77,14 +85,32 @@ describe('outages after the opening', () => {
     expect(Date.parse(down.down_until as string)).toBeGreaterThan(Date.now() + DOWN_FOR_MS / 2);
     expect((await visit()).session.connection_id).toBe(other.id);
 
-    // The cool-down over (moved back, not waited for): one trial opens at it and the connection is healthy again.
-    await pspConnectionRepository().updateHealth(bursting, (health) => ({
-      ...health,
-      down_until: new Date(Date.now() - 1).toISOString(),
-      revision: health.revision + 1,
-    }));
-    expect((await visit()).session.connection_id).toBe(bursting.id);
-    expect(await healthOf(bursting)).toMatchObject({ consecutive_failures: 0, down_until: null });
+    // The cool-down over (moved back, not waited for): one trial session opens at it; the others wait for its
+    // outcome, which decides. A trial failing as an outage takes it down again; a paid one brings it back.
+    await endCoolDown();
+    const failedTrial = await visit();
+    expect(failedTrial.session.connection_id).toBe(bursting.id);
+    expect((await visit()).session.connection_id).toBe(other.id);
+    const lease = Date.parse((await healthOf(bursting))?.down_until as string);
+    await fake.pay(failedTrial.session.id, false, '20091');
+    // Down again for the cool-down from the trial's outcome, not for the rest of the trial's lease.
+    const again = await eventually(async () => {
+      const health = await healthOf(bursting);
+      return health && Date.parse(health.down_until as string) < lease && health;
+    });
+    expect(Date.parse(again.down_until as string)).toBeGreaterThan(Date.now() + DOWN_FOR_MS / 2);
+    expect((await visit()).session.connection_id).toBe(other.id);
+
+    await endCoolDown();
+    const paidTrial = await visit();
+    expect(paidTrial.session.connection_id).toBe(bursting.id);
+    expect((await visit()).session.connection_id).toBe(other.id);
+    await fake.pay(paidTrial.session.id, true);
+    const back = await eventually(async () => {
+      const health = await healthOf(bursting);
+      return health && !health.down_for_outages && health;
+    });
+    expect(back).toMatchObject({ consecutive_failures: 0, down_until: null });
     expect((await visit()).session.connection_id).toBe(bursting.id);
   });
 

@@ -4,7 +4,9 @@ import {
   afterOutages,
   afterOutcome,
   afterSuccess,
+  afterTrialOutcome,
   awaitsTrial,
+  type ConnectionHealth,
   claimTrial,
   DOWN_FOR_MS,
   FAILURES_BEFORE_DOWN,
@@ -12,6 +14,7 @@ import {
   INITIAL_HEALTH,
   isAvailable,
   NO_OUTAGE_RUN,
+  OUTAGE_TRIAL_LEASE_MS,
   OUTAGES_BEFORE_DOWN,
 } from '../../functions/domain/connection-health.ts';
 import type { Outcome } from '../../functions/domain/outcomes.ts';
@@ -90,15 +93,37 @@ describe('outages after the opening, in connection health', () => {
     expect(downs.filter(Boolean)).toHaveLength(1);
   });
 
-  it(`are down for ${DOWN_FOR_MS / 1000} s, then one trial as after failed openings, which brings the connection back`, () => {
-    const down = afterOutages(INITIAL_HEALTH, now);
+  it(`are down for ${DOWN_FOR_MS / 1000} s, then one trial session at a time, whose opening does not bring the connection back`, () => {
+    const down = afterOutages(INITIAL_HEALTH, now) as ConnectionHealth;
 
-    expect(down && healthStatus(down, later(DOWN_FOR_MS - 1))).toBe('down');
-    expect(down && afterOutages(down, later(1))).toBeUndefined();
-    expect(down && awaitsTrial(down, later(DOWN_FOR_MS))).toBe(true);
-    const trial = down && claimTrial(down, later(DOWN_FOR_MS), 7_000);
-    expect(trial && healthStatus(trial, later(DOWN_FOR_MS + 1))).toBe('down');
-    expect(trial && afterSuccess(trial)).toMatchObject({ consecutive_failures: 0, down_until: null });
+    expect(healthStatus(down, later(DOWN_FOR_MS - 1))).toBe('down');
+    expect(afterOutages(down, later(1))).toBeUndefined();
+    expect(awaitsTrial(down, later(DOWN_FOR_MS))).toBe(true);
+    const trial = claimTrial(down, later(DOWN_FOR_MS), 7_000) as ConnectionHealth;
+    // The trial's session has its outcome's time, not one call's, before anybody else tries.
+    expect(healthStatus(trial, later(DOWN_FOR_MS + OUTAGE_TRIAL_LEASE_MS - 1))).toBe('down');
+    expect(awaitsTrial(trial, later(DOWN_FOR_MS + OUTAGE_TRIAL_LEASE_MS))).toBe(true);
+    expect(afterSuccess(trial)).toBeUndefined();
+  });
+
+  it('bring the connection back when the trial session is paid or declined, and down again when it fails as an outage', () => {
+    const trial = claimTrial(
+      afterOutages(INITIAL_HEALTH, now) as ConnectionHealth,
+      later(DOWN_FOR_MS),
+      7_000,
+    ) as ConnectionHealth;
+    const outcomeAt = later(DOWN_FOR_MS + 180_000);
+
+    for (const served of ['paid', 'failed'] as const) {
+      const back = afterTrialOutcome(trial, served, outcomeAt) as ConnectionHealth;
+      expect(back).toMatchObject({ consecutive_failures: 0, down_until: null, down_for_outages: false });
+      expect(isAvailable(back, outcomeAt)).toBe(true);
+      expect(afterTrialOutcome(back, 'outage', outcomeAt)).toBeUndefined();
+    }
+    const again = afterTrialOutcome(trial, 'outage', outcomeAt) as ConnectionHealth;
+    expect(Date.parse(again.down_until as string)).toBe(outcomeAt.getTime() + DOWN_FOR_MS);
+    expect(again.down_for_outages).toBe(true);
+    expect(afterTrialOutcome(trial, 'left', outcomeAt)).toBeUndefined();
   });
 });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   type ConnectionHealth,
+  claimTrial,
   DOWN_FOR_MS,
   healthStatus,
   INITIAL_HEALTH,
@@ -65,6 +66,30 @@ describe('outages feeding connection health, in one container', () => {
 
     expect(store.reads).toBe(0);
     expect(store.health).toEqual(INITIAL_HEALTH);
+  });
+
+  it("write the trial session's outcome as it comes, and nothing for its opening or for a buyer who left", async () => {
+    const at = new Date('2026-11-30T12:00:00.000Z');
+    const store = storedHealth();
+    const outages = new OutageHealth(store, () => at);
+    for (let outage = 0; outage < OUTAGES_BEFORE_DOWN; outage++) await outages.observe(payment, 'outage');
+    await store.updateHealth({ ...payment, id: payment.connection_id }, (health) =>
+      claimTrial({ ...health, down_until: null }, at, 7_000),
+    );
+    const trial = { ...payment, health_trial: true as const };
+    const writes = store.writes;
+
+    await outages.observe(trial, 'opened');
+    await outages.observe(trial, 'left');
+    expect(store.writes).toBe(writes);
+    await outages.observe(trial, 'paid');
+
+    expect(store.writes).toBe(writes + 1);
+    expect(store.health).toMatchObject({
+      consecutive_failures: 0,
+      down_until: null,
+      down_for_outages: false,
+    });
   });
 
   it('read and write nothing more when another container took the connection down first', async () => {

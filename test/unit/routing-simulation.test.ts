@@ -38,8 +38,8 @@ describe('the routing simulation of bench row 80-routing', () => {
     // The same burst read as declines: learning alone, no health.
     const asDeclines = belowOracle({ ...WORLDS.bursts, outage: undefined });
 
-    expect(asOutages).toBeLessThan(5);
-    expect(asDeclines - asOutages).toBeGreaterThan(2);
+    expect(asOutages).toBeLessThan(3.5);
+    expect(asDeclines - asOutages).toBeGreaterThan(3);
   });
 
   it('gives every world its own connections, links and outcome delays, the same for every strategy of a run', () => {
