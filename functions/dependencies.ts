@@ -22,10 +22,6 @@ import { DynamoSandboxSessionStore } from './adapters/dynamodb/sandbox-session-s
 import { DynamoSearchIndex } from './adapters/dynamodb/search-index.ts';
 import { DynamoSettlementRepository } from './adapters/dynamodb/settlement-repository.ts';
 import { DynamoSigningSecretStore } from './adapters/dynamodb/signing-secret-store.ts';
-import {
-  DynamoCancelLinkStore,
-  DynamoSubscriptionRepository,
-} from './adapters/dynamodb/subscription-repository.ts';
 import { DynamoWebhookEndpointRepository } from './adapters/dynamodb/webhook-endpoint-repository.ts';
 import { CognitoIdentityProvider } from './adapters/http/cognito-identity.ts';
 import { PSP_DESCRIPTORS } from './adapters/psp/registry.ts';
@@ -48,6 +44,7 @@ import type { SecretStore } from './ports/secret-store.ts';
 import { ApiKeyAuthenticator } from './use-cases/authenticate.ts';
 import { newEndpointHealthCache } from './use-cases/endpoint-isolation.ts';
 import { linkOfKey } from './use-cases/keyed-creates.ts';
+import { OutageHealth } from './use-cases/outage-health.ts';
 import { countingPayments, ObservedOutcomes, OutcomeRecorder } from './use-cases/outcome-recording.ts';
 import { PspConnections } from './use-cases/psp-connections.ts';
 import { cachedEndpointDirectory, cachedSigningSecrets } from './use-cases/webhook-fan-out.ts';
@@ -201,16 +198,6 @@ export const sandboxMandateStore = /* @__PURE__ */ once(
   () => new DynamoSandboxMandateStore(documentClient(), config().TABLE_NAME),
 );
 
-/** Subscriptions, their events and renewals (docs/subscriptions.md). */
-export const subscriptionRepository = /* @__PURE__ */ once(
-  () => new DynamoSubscriptionRepository(documentClient(), config().TABLE_NAME, indexNames()),
-);
-
-/** Buyers' single-use cancel links of subscriptions. */
-export const cancelLinkStore = /* @__PURE__ */ once(
-  () => new DynamoCancelLinkStore(documentClient(), config().TABLE_NAME),
-);
-
 export const sandboxNotifier = /* @__PURE__ */ once(
   () => new SandboxNotifier({ baseUrl: config().BASE_URL, signingSecret: sandboxSigningSecret, now }),
 );
@@ -240,6 +227,9 @@ export const observedOutcomes = /* @__PURE__ */ once(
   () => new ObservedOutcomes(outcomeCounterStore(), { maxAgeMs: config().OUTCOME_CACHE_MS, now }),
 );
 
+/** This container's runs of outages per connection, feeding connection health (docs/orchestration.md#health). */
+export const outageHealth = /* @__PURE__ */ once(() => new OutageHealth(pspConnectionRepository(), now));
+
 export const settlementRepository = /* @__PURE__ */ once(
   () => new DynamoSettlementRepository(documentClient(), config().TABLE_NAME, indexNames()),
 );
@@ -248,6 +238,7 @@ export const paymentRepository = /* @__PURE__ */ once(() =>
   countingPayments(
     new DynamoPaymentRepository(documentClient(), config().TABLE_NAME, indexNames()),
     outcomeRecorder(),
+    outageHealth(),
   ),
 );
 
