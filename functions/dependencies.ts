@@ -22,6 +22,10 @@ import { DynamoSandboxSessionStore } from './adapters/dynamodb/sandbox-session-s
 import { DynamoSearchIndex } from './adapters/dynamodb/search-index.ts';
 import { DynamoSettlementRepository } from './adapters/dynamodb/settlement-repository.ts';
 import { DynamoSigningSecretStore } from './adapters/dynamodb/signing-secret-store.ts';
+import {
+  DynamoCancelLinkStore,
+  DynamoSubscriptionRepository,
+} from './adapters/dynamodb/subscription-repository.ts';
 import { DynamoWebhookEndpointRepository } from './adapters/dynamodb/webhook-endpoint-repository.ts';
 import { CognitoIdentityProvider } from './adapters/http/cognito-identity.ts';
 import { PSP_DESCRIPTORS } from './adapters/psp/registry.ts';
@@ -196,6 +200,16 @@ export const sandboxSessionStore = /* @__PURE__ */ once(
 /** The sandbox PSP's simulated mandates and their charges (docs/subscriptions.md#the-sandbox). */
 export const sandboxMandateStore = /* @__PURE__ */ once(
   () => new DynamoSandboxMandateStore(documentClient(), config().TABLE_NAME),
+);
+
+/** Subscriptions, their events and renewals (docs/subscriptions.md). */
+export const subscriptionRepository = /* @__PURE__ */ once(
+  () => new DynamoSubscriptionRepository(documentClient(), config().TABLE_NAME, indexNames()),
+);
+
+/** Buyers' single-use cancel links of subscriptions. */
+export const cancelLinkStore = /* @__PURE__ */ once(
+  () => new DynamoCancelLinkStore(documentClient(), config().TABLE_NAME),
 );
 
 export const sandboxNotifier = /* @__PURE__ */ once(

@@ -2,6 +2,7 @@ import { PSP_FACTORIES } from './adapters/psp/factories.ts';
 import { PSP_DESCRIPTORS } from './adapters/psp/registry.ts';
 import { config, pspApiUrls } from './config.ts';
 import {
+  accountSettingsRepository,
   eventQueue,
   linkRepository,
   now,
@@ -13,10 +14,13 @@ import {
   sandboxSigningSecret,
   secretStore,
   settlementRepository,
+  subscriptionRepository,
 } from './dependencies.ts';
+import { DEFAULT_COLLECTION } from './domain/subscription-schedule.ts';
 import { once } from './once.ts';
 import { PspConnections } from './use-cases/psp-connections.ts';
-import type { MandatePayments } from './use-cases/subscription-starts.ts';
+import type { ChargeDependencies } from './use-cases/subscription-charges.ts';
+import { mandatePayments } from './use-cases/subscription-starts.ts';
 
 /*
  * The composition root's part for the functions that talk to PSPs (checkout, notifications, refunds, the sweepers,
@@ -54,28 +58,32 @@ export const pspConnections = /* @__PURE__ */ once(
 /** Refunds go through the connection that took the payment. */
 export const paymentRefunds = pspConnections;
 
+/** What charging subscriptions needs (functions/use-cases/subscription-charges.ts): the sweeper and `advance`. */
+export const subscriptionCharges = (): ChargeDependencies => ({
+  subscriptions: subscriptionRepository(),
+  links: linkRepository(),
+  psps: pspConnections(),
+  queue: eventQueue(),
+  now,
+  checkoutBase: config().CHECKOUT_BASE,
+  collection: async (account, mode) =>
+    (await accountSettingsRepository().get(account, mode)) ?? DEFAULT_COLLECTION,
+});
+
 /**
  * What a paid subscription link or update link starts (functions/use-cases/subscription-starts.ts): wired into every
- * function that records payments. Its use case and the subscriptions' store are loaded with the first payment that
- * opens a mandate, so a container that records one-off payments never loads them.
+ * function that records payments.
  */
-export const mandatePaymentHook = /* @__PURE__ */ once((): MandatePayments => {
-  const loaded = once(async () => {
-    const [{ mandatePayments }, { subscriptionRepository }] = await Promise.all([
-      import('./use-cases/subscription-starts.ts'),
-      import('./subscription-dependencies.ts'),
-    ]);
-    return mandatePayments({
-      subscriptions: subscriptionRepository(),
-      links: linkRepository(),
-      psps: pspConnections(),
-      queue: eventQueue(),
-      now,
-      checkoutBase: config().CHECKOUT_BASE,
-    });
-  });
-  return { paid: async (...payment) => (await loaded()).paid(...payment) };
-});
+export const mandatePaymentHook = /* @__PURE__ */ once(() =>
+  mandatePayments({
+    subscriptions: subscriptionRepository(),
+    links: linkRepository(),
+    psps: pspConnections(),
+    queue: eventQueue(),
+    now,
+    checkoutBase: config().CHECKOUT_BASE,
+  }),
+);
 
 /** What the settlement sweeper needs (functions/use-cases/settlements.ts). */
 export const settlementSweep = () => ({

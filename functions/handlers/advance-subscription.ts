@@ -2,8 +2,7 @@ import { config } from '../config.ts';
 import { apiHandler, json } from '../http/api/api-handler.ts';
 import { toSubscriptionResource } from '../http/api/subscription-resources.ts';
 import { emptyRequest, validate } from '../http/validate.ts';
-import { pspConnections } from '../psp-dependencies.ts';
-import { subscriptionCharges } from '../subscription-dependencies.ts';
+import { subscriptionCharges } from '../psp-dependencies.ts';
 import { advanceSubscription } from '../use-cases/subscription-charges.ts';
 
 /**
@@ -13,7 +12,7 @@ import { advanceSubscription } from '../use-cases/subscription-charges.ts';
 export const handler = apiHandler({ body: 'optional-json' }, async ({ principal, event, body }) => {
   validate(emptyRequest(), body);
   const subscription = await advanceSubscription(
-    subscriptionCharges(pspConnections()),
+    subscriptionCharges(),
     principal,
     event.pathParameters?.id ?? '',
   );

@@ -1,11 +1,10 @@
 import { config } from '../config.ts';
-import { eventQueue, now } from '../dependencies.ts';
+import { eventQueue, now, subscriptionRepository } from '../dependencies.ts';
 import { apiAudit } from '../http/api/api-audit.ts';
 import { apiHandler, json } from '../http/api/api-handler.ts';
 import { toSubscriptionResource } from '../http/api/subscription-resources.ts';
 import { cancelSubscriptionRequest } from '../http/api/subscription-schemas.ts';
 import { validate } from '../http/validate.ts';
-import { subscriptionRepository } from '../subscription-dependencies.ts';
 import { cancelSubscription } from '../use-cases/subscriptions.ts';
 
 /** POST /v1/subscriptions/{id}/cancel: now, or `{"at_period_end": true}`. */

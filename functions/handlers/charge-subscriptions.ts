@@ -1,8 +1,7 @@
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { ANSWER_ROOM_MS, CALL_BUDGETS, worstCaseMs } from '../domain/call-budgets.ts';
 import { logger, withLambdaContext } from '../logger.ts';
-import { pspConnections } from '../psp-dependencies.ts';
-import { subscriptionCharges } from '../subscription-dependencies.ts';
+import { subscriptionCharges } from '../psp-dependencies.ts';
 import { sweepSubscriptions } from '../use-cases/subscription-charges.ts';
 
 /** Subscriptions taken per run: a backlog drains over the following runs (one a minute on AWS). */
@@ -17,7 +16,7 @@ const SAFETY_MARGIN_MS = 2 * worstCaseMs(CALL_BUDGETS.psp) + ANSWER_ROOM_MS;
 
 /** Scheduled (lib/routes.ts `schedules`): charges the subscriptions that are due, and runs their other steps. */
 export const handler = withLambdaContext(async (_event: ScheduledEvent, context: Context) => {
-  const result = await sweepSubscriptions(subscriptionCharges(pspConnections()), {
+  const result = await sweepSubscriptions(subscriptionCharges(), {
     limit: BATCH_SIZE,
     concurrency: CONCURRENCY,
     hasTimeLeft: () => context.getRemainingTimeInMillis() > SAFETY_MARGIN_MS,

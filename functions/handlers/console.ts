@@ -19,12 +19,12 @@ import {
   searchIndex,
   signingKeyCipher,
   signingSecretStore,
+  subscriptionRepository,
   webhookEndpointRepository,
 } from '../dependencies.ts';
 import { handleConsole } from '../http/console/router.ts';
 import { htmlHandler } from '../http/html-handler.ts';
 import { mandatePaymentHook, paymentRefunds, pspConnections } from '../psp-dependencies.ts';
-import { subscriptionRepository } from '../subscription-dependencies.ts';
 
 /** Every page and form of the merchant console under /console (docs/console.md). */
 export const handler = htmlHandler((event) =>

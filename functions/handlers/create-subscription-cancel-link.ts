@@ -1,10 +1,9 @@
 import { config } from '../config.ts';
-import { now } from '../dependencies.ts';
+import { cancelLinkStore, now, subscriptionRepository } from '../dependencies.ts';
 import { apiAudit } from '../http/api/api-audit.ts';
 import { apiHandler, json } from '../http/api/api-handler.ts';
 import { cancelLinkUrl } from '../http/api/subscription-resources.ts';
 import { emptyRequest, validate } from '../http/validate.ts';
-import { cancelLinkStore, subscriptionRepository } from '../subscription-dependencies.ts';
 import { createCancelLink } from '../use-cases/subscriptions.ts';
 
 /** POST /v1/subscriptions/{id}/cancel-link: a single-use page where the buyer cancels, without signing in. */

@@ -12,12 +12,12 @@ import {
   eventRepository,
   linkRepository,
   now,
+  subscriptionRepository,
   webhookEndpointDirectory,
   webhookEndpointRepository,
 } from '../dependencies.ts';
 import { once } from '../once.ts';
 import { sqsBatchHandler } from '../sqs/batch-handler.ts';
-import { subscriptionRepository } from '../subscription-dependencies.ts';
 import { type RecoveryMessage, recoverStep } from '../use-cases/recovery.ts';
 import {
   type DeliveryDependencies,

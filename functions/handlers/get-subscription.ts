@@ -1,7 +1,7 @@
 import { config } from '../config.ts';
+import { subscriptionRepository } from '../dependencies.ts';
 import { apiHandler, json } from '../http/api/api-handler.ts';
 import { toSubscriptionResource } from '../http/api/subscription-resources.ts';
-import { subscriptionRepository } from '../subscription-dependencies.ts';
 import { getSubscription } from '../use-cases/subscription-changes.ts';
 
 /** GET /v1/subscriptions/{id} */

@@ -1,9 +1,8 @@
 import { config } from '../config.ts';
-import { eventQueue, now } from '../dependencies.ts';
+import { cancelLinkStore, eventQueue, now, subscriptionRepository } from '../dependencies.ts';
 import { resolveLocale } from '../domain/locale.ts';
 import { cancelLinkPage } from '../http/checkout/subscription-cancel-views.ts';
 import { htmlHandler, isHttps } from '../http/html-handler.ts';
-import { cancelLinkStore, subscriptionRepository } from '../subscription-dependencies.ts';
 import { cancelThroughLink, readCancelLink } from '../use-cases/subscriptions.ts';
 
 /** A buyer's cancel link (docs/subscriptions.md#cancel-links): GET /subscriptions/cancel/{token}, POST to cancel. */

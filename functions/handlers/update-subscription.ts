@@ -1,11 +1,10 @@
 import { config } from '../config.ts';
-import { eventQueue, now } from '../dependencies.ts';
+import { eventQueue, now, subscriptionRepository } from '../dependencies.ts';
 import { apiAudit } from '../http/api/api-audit.ts';
 import { apiHandler, json } from '../http/api/api-handler.ts';
 import { toSubscriptionResource } from '../http/api/subscription-resources.ts';
 import { updateSubscriptionRequest } from '../http/api/subscription-schemas.ts';
 import { validate } from '../http/validate.ts';
-import { subscriptionRepository } from '../subscription-dependencies.ts';
 import { updateSubscription } from '../use-cases/subscriptions.ts';
 
 /** PATCH /v1/subscriptions/{id}: `metadata`, and the amount of the periods not yet charged. */

@@ -7,10 +7,10 @@ import {
   sandboxMandateStore,
   sandboxSessionStore,
   settlementRepository,
+  subscriptionRepository,
 } from '../../functions/dependencies.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
 import type { Subscription } from '../../functions/domain/subscription.ts';
-import { subscriptionRepository } from '../../functions/subscription-dependencies.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { handlerLoader, lambdaContext } from '../../lib/local/api-gateway.ts';
 import { permissionAudit } from '../../lib/local/permissions.ts';

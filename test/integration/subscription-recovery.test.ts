@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventQueue } from '../../functions/dependencies.ts';
+import { cancelLinkStore, eventQueue, subscriptionRepository } from '../../functions/dependencies.ts';
 import { cancelLinkPage } from '../../functions/http/checkout/subscription-cancel-views.ts';
-import { cancelLinkStore, subscriptionRepository } from '../../functions/subscription-dependencies.ts';
 import { readCancelLink } from '../../functions/use-cases/subscriptions.ts';
 import { storedLink } from '../support/checkout-helpers.ts';
 import { eventually } from '../support/eventually.ts';

@@ -1,7 +1,6 @@
-import { linkRepository, sandboxMandateStore } from '../../functions/dependencies.ts';
+import { linkRepository, sandboxMandateStore, subscriptionRepository } from '../../functions/dependencies.ts';
 import type { Subscription } from '../../functions/domain/subscription.ts';
-import { pspConnections } from '../../functions/psp-dependencies.ts';
-import { subscriptionCharges, subscriptionRepository } from '../../functions/subscription-dependencies.ts';
+import { subscriptionCharges } from '../../functions/psp-dependencies.ts';
 import { runDue } from '../../functions/use-cases/subscription-charges.ts';
 import { httpRequest, NAVIGATION_HEADERS, type PageResponse } from './navigate.ts';
 import type { TestStack } from './test-stack.ts';
@@ -104,7 +103,7 @@ async function subscribe(tools: RenewalTools, index: number): Promise<string | u
  * key, outside any function: no fault), then holds the sandbox's charges against our renewals.
  */
 async function checkRenewals(tools: RenewalTools, id: string, report: RenewalReport): Promise<void> {
-  await runDue(subscriptionCharges(pspConnections()), { id, mode: 'test' }, new Date());
+  await runDue(subscriptionCharges(), { id, mode: 'test' }, new Date());
   const subscription = (await subscriptionRepository().get(id, 'test')) as Subscription;
   const charges = (await sandboxMandateStore().chargesOf(subscription.mandate.reference)).filter(
     (charge) => charge.state === 'succeeded',

@@ -3,11 +3,14 @@ import { Webhook } from 'standardwebhooks';
 import { connectionToItem } from '../../functions/adapters/dynamodb/connection-mapper.ts';
 import { documentClient } from '../../functions/clients/dynamodb.ts';
 import { config } from '../../functions/config.ts';
-import { pspConnectionRepository, sandboxMandateStore } from '../../functions/dependencies.ts';
+import {
+  pspConnectionRepository,
+  sandboxMandateStore,
+  subscriptionRepository,
+} from '../../functions/dependencies.ts';
 import type { Simulation } from '../../functions/domain/connection.ts';
 import type { Subscription } from '../../functions/domain/subscription.ts';
-import { pspConnections } from '../../functions/psp-dependencies.ts';
-import { subscriptionCharges, subscriptionRepository } from '../../functions/subscription-dependencies.ts';
+import { subscriptionCharges } from '../../functions/psp-dependencies.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { runDue } from '../../functions/use-cases/subscription-charges.ts';
 import { createLink, storedLink } from './checkout-helpers.ts';
@@ -33,7 +36,7 @@ export const days = (from: string, count: number) =>
 
 /** The charge sweeper's run on one subscription, at `at`. */
 export const runAt = (subscription: Subscription, at: string | Date) =>
-  runDue({ ...subscriptionCharges(pspConnections()), now: () => new Date(at) }, subscription, new Date(at));
+  runDue({ ...subscriptionCharges(), now: () => new Date(at) }, subscription, new Date(at));
 
 export const stored = async (id: string) => (await subscriptionRepository().get(id, 'test')) as Subscription;
 export const chargesOf = (subscription: Subscription) =>

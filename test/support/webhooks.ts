@@ -26,6 +26,7 @@ import {
   now,
   signingKeyCipher,
   signingSecretStore,
+  subscriptionRepository,
   webhookEndpointRepository,
 } from '../../functions/dependencies.ts';
 import type { IsolationSettings } from '../../functions/domain/endpoint-health.ts';
@@ -35,7 +36,6 @@ import { type StoredEvent, WEBHOOK_TIMEOUT_MS } from '../../functions/domain/web
 import { deliveryHandler } from '../../functions/handlers/deliver-webhook.ts';
 import type { EventQueue } from '../../functions/ports/event-queue.ts';
 import type { WebhookSender } from '../../functions/ports/webhook-sender.ts';
-import { subscriptionRepository } from '../../functions/subscription-dependencies.ts';
 import { newEndpointHealthCache } from '../../functions/use-cases/endpoint-isolation.ts';
 import { applyTransition } from '../../functions/use-cases/link-transitions.ts';
 import type { DeliveryDependencies } from '../../functions/use-cases/webhook-delivery.ts';
