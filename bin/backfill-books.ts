@@ -6,9 +6,10 @@ const USAGE = `Usage:
   npm run backfill-books [-- --table <TableName output>]
 
 Puts the payments and refunds stored before the account-wide books into them (docs/operations.md#books-backfill):
-run it once after the deploy that brings GET /v1/payments and GET /v1/refunds, and once after the deploy that
-brings their refund totals and fees, and once after the deploy that brings the console's search (it writes the
-search keys of older payments, refunds and links). Idempotent; safe to run again.
+run it once after the deploy that brings GET /v1/payments and GET /v1/refunds, once after the deploy that
+brings their refund totals and fees, once after the deploy that brings the console's search (it writes the search
+keys of older payments, refunds and links), and once after the deploy that brings settlements (it points older
+payments' PSP references at them). Idempotent; safe to run again.
 
 Target: the running local stack (npm start, found through DATA_DIR, default .data), or a deployed stack with
 --table <TableName output> (or TABLE_NAME) and the usual AWS credentials and region.`;
@@ -24,7 +25,8 @@ const { documentClient } = await import('../functions/clients/dynamodb.ts');
 const written = (count: BackfillCount) =>
   `${count.payments} payments listed, ${count.refunds} refund entries written, ` +
   `${count.refunded} refund totals and ${count.fees} fees copied onto payments, ` +
-  `${count.searchable} payments and links given their search keys`;
+  `${count.searchable} payments and links given their search keys, ` +
+  `${count.references} PSP references pointed at their payments`;
 const count = await backfillBooks(documentClient(), process.env.TABLE_NAME as string, (sofar) =>
   console.error(`… ${written(sofar)}`),
 );

@@ -20,6 +20,7 @@ import { DynamoRefundLedger } from './adapters/dynamodb/refund-ledger.ts';
 import { DynamoSandboxMandateStore } from './adapters/dynamodb/sandbox-mandate-store.ts';
 import { DynamoSandboxSessionStore } from './adapters/dynamodb/sandbox-session-store.ts';
 import { DynamoSearchIndex } from './adapters/dynamodb/search-index.ts';
+import { DynamoSettlementRepository } from './adapters/dynamodb/settlement-repository.ts';
 import { DynamoSigningSecretStore } from './adapters/dynamodb/signing-secret-store.ts';
 import {
   DynamoCancelLinkStore,
@@ -47,6 +48,7 @@ import type { SecretStore } from './ports/secret-store.ts';
 import { ApiKeyAuthenticator } from './use-cases/authenticate.ts';
 import { newEndpointHealthCache } from './use-cases/endpoint-isolation.ts';
 import { linkOfKey } from './use-cases/keyed-creates.ts';
+import { OutageHealth } from './use-cases/outage-health.ts';
 import { countingPayments, ObservedOutcomes, OutcomeRecorder } from './use-cases/outcome-recording.ts';
 import { PspConnections } from './use-cases/psp-connections.ts';
 import { cachedEndpointDirectory, cachedSigningSecrets } from './use-cases/webhook-fan-out.ts';
@@ -239,10 +241,18 @@ export const observedOutcomes = /* @__PURE__ */ once(
   () => new ObservedOutcomes(outcomeCounterStore(), { maxAgeMs: config().OUTCOME_CACHE_MS, now }),
 );
 
+/** This container's runs of outages per connection, feeding connection health (docs/orchestration.md#health). */
+export const outageHealth = /* @__PURE__ */ once(() => new OutageHealth(pspConnectionRepository(), now));
+
+export const settlementRepository = /* @__PURE__ */ once(
+  () => new DynamoSettlementRepository(documentClient(), config().TABLE_NAME, indexNames()),
+);
+
 export const paymentRepository = /* @__PURE__ */ once(() =>
   countingPayments(
     new DynamoPaymentRepository(documentClient(), config().TABLE_NAME, indexNames()),
     outcomeRecorder(),
+    outageHealth(),
   ),
 );
 

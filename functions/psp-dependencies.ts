@@ -6,12 +6,14 @@ import {
   eventQueue,
   linkRepository,
   now,
+  paymentRepository,
   pspConfigRepository,
   pspConnectionRepository,
   sandboxMandateStore,
   sandboxSessionStore,
   sandboxSigningSecret,
   secretStore,
+  settlementRepository,
   subscriptionRepository,
 } from './dependencies.ts';
 import { DEFAULT_COLLECTION } from './domain/subscription-schedule.ts';
@@ -82,3 +84,12 @@ export const mandatePaymentHook = /* @__PURE__ */ once(() =>
     checkoutBase: config().CHECKOUT_BASE,
   }),
 );
+
+/** What the settlement sweeper needs (functions/use-cases/settlements.ts). */
+export const settlementSweep = () => ({
+  settlements: settlementRepository(),
+  payments: paymentRepository(),
+  links: linkRepository(),
+  psps: pspConnections(),
+  now,
+});

@@ -9,67 +9,19 @@
  */
 import {
   ANSWER_ROOM_MS,
-  type CallKind,
   CHECKOUT_PSP_CALLS,
   callsWorstCaseMs,
   NOTIFICATION_PSP_CALLS,
 } from '../functions/domain/call-budgets.ts';
 import { AUDITED_ROUTES } from '../functions/http/api/api-audit.ts';
 import { routes as httpRoutes, type RouteDefinition } from '../functions/http/routes.ts';
+import type { FunctionDefinition, TableAction } from './function-definition.ts';
 
 export { allowedMethodsByPath, type RouteDefinition } from '../functions/http/routes.ts';
 
-export type TableAction = 'GetItem' | 'BatchGetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'Query';
+export type { FunctionDefinition, TableAction } from './function-definition.ts';
 
 export const DEFAULT_TIMEOUT_SECONDS = 10;
-
-export interface FunctionDefinition {
-  /** What the function's own use cases do to the table (the middleware's needs are added by `tableActionsOf`). */
-  table: readonly TableAction[];
-  /**
-   * Behind the authenticated merchant-API chain (functions/http/api/api-handler.ts): it looks up API keys and counts
-   * the rate limit, and on POST routes keeps idempotency records.
-   */
-  merchantApi?: boolean;
-  /** Sends to the webhook event queue (functions whose transitions emit events). */
-  sendsEvents?: boolean;
-  /** Sends to the event queue's dead-letter queue (webhook delivery keeps finally failed events there). */
-  sendsDeadLetters?: boolean;
-  /**
-   * The most outbound calls of each kind (functions/domain/call-budgets.ts) one invocation makes one after the
-   * other. The function's timeout is derived from them (`timeoutSecondsOf`), so every call fits.
-   */
-  calls?: Partial<Record<CallKind, number>>;
-  /**
-   * A longer timeout than its calls need, for functions that work through a batch and watch the time they have
-   * left (sweepers, queue consumers).
-   */
-  timeoutSeconds?: number;
-  /**
-   * Uses the key that seals webhook signing secrets (locally: the key file). `true` opens them (`kms:Decrypt`,
-   * and `kms:GenerateDataKey` to seal): the delivery function only; the keys CLI, run by operators, is the only
-   * other user. `'seal'` seals new ones only (`kms:GenerateDataKey`): the functions that create a webhook
-   * endpoint or rotate its secret, which show it once and can never open it again
-   * (docs/security.md#webhook-signing-secrets).
-   */
-  signingKey?: true | 'seal';
-  /** Secrets it reads: the sandbox PSP's signing secret, and/or the PSP credentials (the connections' keys). */
-  secrets?: readonly ('sandbox' | 'psp')[];
-  /**
-   * Tells clients apart by their address (the checkout's per-client budgets, the console's audit log): behind the
-   * CloudFront front it gets the front's origin secret, to read the viewer's address (functions/http/client-address.ts).
-   */
-  clientAddress?: true;
-  /**
-   * Lambda reserved concurrency: this many concurrent invocations are kept for the function and it never runs
-   * more. Every function reachable without an API key has one (`isKeyless`), so that a flood of one public route
-   * cannot take the account's concurrency from the merchant API nor from another public route; merchant
-   * functions share what is left. CDK context `<handler in camelCase>ReservedConcurrency` (e.g.
-   * `checkoutPageReservedConcurrency`) changes it, `reservedConcurrency=off` drops every reservation
-   * (docs/operations.md#reserved-concurrency).
-   */
-  reservedConcurrency?: number;
-}
 
 /**
  * Functions run on a timer: an EventBridge schedule on AWS, an interval in the local stack (shorter, so that
@@ -243,6 +195,18 @@ export const functions = {
     merchantApi: true,
     timeoutSeconds: 28,
   },
+  // Settlements (docs/api.md#settlements): a page of the listing (keys only) read by key, or one with its lines (a
+  // Query of its partition).
+  'get-settlements': { table: ['Query', 'BatchGetItem'], merchantApi: true, timeoutSeconds: 28 },
+  // Reads the payouts of the connections due and stores them matched to the books (docs/data-model.md#settlements):
+  // its list in timelines, each line's payment by its reference pointer (and its link for a refund), a reported fee
+  // a conditional PutItem of the payment, the settlement's lines put and those no longer there deleted.
+  'sweep-settlements': {
+    table: ['GetItem', 'BatchGetItem', 'PutItem', 'DeleteItem', 'Query'],
+    timeoutSeconds: 120,
+    secrets: ['sandbox', 'psp'],
+    calls: { psp: 6 },
+  },
   // Finds the payment by its pointer and its buyer's other attempts among its link's payments (Query), erases them
   // (conditional Puts) and every copy: refund entries, the link's events and their deliveries (Query, UpdateItem),
   // the link item (functions/adapters/dynamodb/personal-data-store.ts), and their search keys (DeleteItem).
@@ -333,6 +297,8 @@ export const schedules: readonly ScheduleDefinition[] = [
   { handler: 'check-pending-at-psps', everyMinutes: 1, localEverySeconds: 5 },
   // Renewals are due to the minute they were scheduled for; a backlog drains a batch a run.
   { handler: 'charge-subscriptions', everyMinutes: 1, localEverySeconds: 5 },
+  // Each connection's payouts are read hourly (`PAYOUT_READ_INTERVAL_MS`); a run takes the connections due.
+  { handler: 'sweep-settlements', everyMinutes: 15, localEverySeconds: 5 },
   // Retention is counted in days: once an hour is soon enough, and a backlog drains a batch a run.
   { handler: 'erase-expired-buyer-details', everyMinutes: 60, localEverySeconds: 5 },
 ];

@@ -16,7 +16,8 @@ export const SURFACES = {
   Checkout:
     "the buyer's side: checkout pages, the sandbox PSP, PSP notifications and the sweeper that asks PSPs what they did not tell",
   Webhooks: 'webhook endpoints and the event feed, the outbox sweeper and webhook delivery',
-  Books: "the books (payments and refunds of an account), buyers' personal data and its retention",
+  Books:
+    "the books (payments and refunds of an account), the PSPs' payouts matched to them, buyers' personal data and its retention",
   Connections: 'PSP connections, routing and checkout settings',
   Console: 'the merchant console',
   Subscriptions:
@@ -59,6 +60,8 @@ export const surfaceOf: Record<HandlerName, Surface> = {
   'deliver-webhook': 'Webhooks',
   'list-account-payments': 'Books',
   'get-payment-summary': 'Books',
+  'get-settlements': 'Books',
+  'sweep-settlements': 'Books',
   'list-account-refunds': 'Books',
   'erase-payment-buyer': 'Books',
   'erase-expired-buyer-details': 'Books',

@@ -2,11 +2,11 @@ import { bytesToBase62, randomBase62 } from './random.ts';
 
 /**
  * Every public id is `<prefix>_<base62>`: the prefix names what the id is (`pl` payment link, `evt` event, `key`
- * API key, `pc` PSP connection, `pay` payment, `re` refund, `we` webhook endpoint, `sub` subscription), so a stray id is recognisable in a log or a support
+ * API key, `pc` PSP connection, `pay` payment, `re` refund, `we` webhook endpoint, `sub` subscription, `stl` settlement), so a stray id is recognisable in a log or a support
  * ticket and never reaches the wrong table. A new kind of record adds its prefix here and gets its generator, its
  * check and its OpenAPI pattern from it.
  */
-export const ID_PREFIXES = ['pl', 'evt', 'key', 'pc', 'pay', 're', 'we', 'sub'] as const;
+export const ID_PREFIXES = ['pl', 'evt', 'key', 'pc', 'pay', 're', 'we', 'sub', 'stl'] as const;
 export type IdPrefix = (typeof ID_PREFIXES)[number];
 
 /** 24 base62 characters: 142 bits, above the 128 bits every public id must have (docs/decisions.md#ids). */

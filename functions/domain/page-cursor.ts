@@ -11,13 +11,14 @@ import type { Principal } from './principal.ts';
  */
 const position = (prefix: IdPrefix) =>
   new RegExp(`^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z#${idPatternBody(prefix)}$`);
-/** The listings that page: payment links (`pl`), events (`evt`), the books' payments and refunds, subscriptions. */
+/** The listings that page: payment links (`pl`), events (`evt`), the books' payments and refunds, subscriptions, settlements. */
 const POSITIONS: Partial<Record<IdPrefix, RegExp>> = {
   pl: position('pl'),
   evt: position('evt'),
   pay: position('pay'),
   re: position('re'),
   sub: position('sub'),
+  stl: position('stl'),
 };
 const MAX_CURSOR_LENGTH = 256;
 
@@ -35,7 +36,7 @@ export function encodeCursor(principal: Principal, position: string): string {
 export function decodeCursor(
   principal: Principal,
   cursor: string,
-  of: 'pl' | 'evt' | 'pay' | 're' | 'sub' = 'pl',
+  of: 'pl' | 'evt' | 'pay' | 're' | 'sub' | 'stl' = 'pl',
 ): string | undefined {
   if (cursor.length > MAX_CURSOR_LENGTH || !/^[A-Za-z0-9_-]+$/.test(cursor)) return undefined;
   try {

@@ -102,6 +102,11 @@ export interface Payment {
    */
   ended_unused?: true;
   /**
+   * Opened as the one trial of a connection down for outages (functions/domain/connection-health.ts): its outcome
+   * says whether the connection is back (`afterTrialOutcome`). Not shown in the API.
+   */
+  health_trial?: true;
+  /**
    * At a PSP that takes the money only when we capture (functions/domain/deferred-capture.ts): `claimed` once a
    * capture of the approved attempt was decided, `released` once the attempt was ended unpaid and so must never
    * be captured. Whichever is written first wins (a conditional write); absent at other PSPs.

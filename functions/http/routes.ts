@@ -68,6 +68,8 @@ export const routes = [
   { method: 'GET', path: '/v1/payments', handler: 'list-account-payments' },
   { method: 'GET', path: '/v1/payments/summary', handler: 'get-payment-summary' },
   { method: 'GET', path: '/v1/refunds', handler: 'list-account-refunds' },
+  { method: 'GET', path: '/v1/settlements', handler: 'get-settlements' },
+  { method: 'GET', path: '/v1/settlements/{id}', handler: 'get-settlements' },
   { method: 'DELETE', path: '/v1/payments/{id}/buyer', handler: 'erase-payment-buyer' },
   { method: 'GET', path: '/v1/account-settings', handler: 'get-account-settings' },
   { method: 'PUT', path: '/v1/account-settings', handler: 'put-account-settings' },

@@ -1,4 +1,6 @@
+import type { Amount } from '../domain/money.ts';
 import type { PspSession } from '../domain/payment-link.ts';
+import type { PayoutItemKind, PayoutStatus } from '../domain/settlement.ts';
 import type { Psp, PspRefundRequest, PspRefundStatus, PspSessionStatus, SessionEnd } from './psp.ts';
 
 /**
@@ -72,6 +74,57 @@ export interface Refunds {
   retrieveRefund(reference: string): Promise<PspRefundStatus>;
 }
 
+/** One payout (or settlement) of the money a connection took, as its PSP lists it. */
+export interface PspPayout {
+  /** The PSP's own id of it (`po_…`, `stl_…`). */
+  reference: string;
+  /** What it credits the merchant's bank account: its payments less their fees and its refunds. */
+  amount: Amount;
+  /** The day it arrives or arrived (`YYYY-MM-DD`, UTC); null while the PSP has not said (an open settlement). */
+  arrivalDate: string | null;
+  status: PayoutStatus;
+  /** When the PSP made it (ISO 8601): the sweeper reads on from the newest it has seen. */
+  createdAt: string;
+}
+
+/** One line of a payout: a balance transaction, a settled payment or refund. */
+export interface PspPayoutItem {
+  kind: PayoutItemKind;
+  /** The PSP's id of the line itself (a balance transaction's, or the payment's or refund's own). */
+  reference: string;
+  /** The PSP's id of the payment it belongs to, as our payments record it (`provider_reference`); null: none. */
+  paymentReference: string | null;
+  /** The PSP's id of the refund, for a refund's line (as our refunds record it); null otherwise. */
+  refundReference: string | null;
+  /** Its gross amount, negative for money out (a refund). */
+  amount: Amount;
+  /** What the PSP kept of it; null when the PSP reports none for the line. */
+  fee: Amount | null;
+  /** What it adds to the payout (`amount` less `fee`). */
+  net: Amount;
+}
+
+/**
+ * Lists the payouts of the money it took and what each contains, so that they can be matched to our payments
+ * and refunds (docs/api.md#settlements). Without it, a connection's payouts are not read: its PSP has no API that
+ * lists them with their contents, and its descriptor does not declare `lists_payouts`.
+ */
+export interface ListsPayouts {
+  /**
+   * The payouts created at or after `since`, in any order, every page up to `MAX_PAYOUTS_LISTED` (the newest).
+   * Throws when the PSP could not be asked.
+   */
+  listPayouts(since: Date): Promise<PspPayout[]>;
+  /** Every line of one payout (all of its pages). Throws when the PSP could not be asked. */
+  payoutItems(payout: PspPayout): Promise<PspPayoutItem[]>;
+}
+
+/** The most payouts one listing reads (its newest): a connection's reading point is rarely further behind. */
+export const MAX_PAYOUTS_LISTED = 1_000;
+
+/** One request to a PSP as its adapter makes it: bounded by the call budget, its errors translated. */
+export type PspCall = <T>(request: () => Promise<T>) => Promise<T>;
+
 export const canEndSessions = (psp: Psp): psp is Psp & EndsSessions =>
   typeof (psp as Partial<EndsSessions>).expireSession === 'function';
 
@@ -84,3 +137,7 @@ export const canVoidAuthorizations = (psp: Psp): psp is Psp & VoidsAuthorization
 export const canRefund = (psp: Psp): psp is Psp & Refunds =>
   typeof (psp as Partial<Refunds>).refund === 'function' &&
   typeof (psp as Partial<Refunds>).retrieveRefund === 'function';
+
+export const canListPayouts = (psp: Psp): psp is Psp & ListsPayouts =>
+  typeof (psp as Partial<ListsPayouts>).listPayouts === 'function' &&
+  typeof (psp as Partial<ListsPayouts>).payoutItems === 'function';

@@ -33,7 +33,7 @@ export interface PspConnectionRepository {
    * written, or undefined when `change` decided there was nothing to write.
    */
   updateHealth(
-    connection: PspConnection,
+    connection: Pick<PspConnection, 'id' | 'account' | 'mode'>,
     change: (health: ConnectionHealth) => ConnectionHealth | undefined,
     known?: ConnectionHealth,
   ): Promise<ConnectionHealth | undefined>;

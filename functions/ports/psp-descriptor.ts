@@ -20,7 +20,9 @@ import type { SecretStore } from './secret-store.ts';
  *   routed a subscription link or an update link (docs/subscriptions.md#mandates), decided from the descriptor
  *   without loading the adapter;
  * - `mandates_without_charge`: besides, its sessions set a mandate up without charging anything (a trial's,
- *   docs/subscriptions.md#trials); without it, its connections are never routed a subscription link with a trial.
+ *   docs/subscriptions.md#trials); without it, its connections are never routed a subscription link with a trial;
+ * - `lists_payouts`: its adapter implements `ListsPayouts` (functions/ports/psp-capabilities.ts): its connections'
+ *   payouts are read and matched to our payments by the settlement sweeper (docs/api.md#settlements).
  */
 export const CAPABILITIES = [
   'ends_sessions',
@@ -33,6 +35,7 @@ export const CAPABILITIES = [
   'locale',
   'holds_mandates',
   'mandates_without_charge',
+  'lists_payouts',
 ] as const;
 export type Capability = (typeof CAPABILITIES)[number];
 

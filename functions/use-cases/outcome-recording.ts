@@ -33,6 +33,7 @@ import { logger } from '../logger.ts';
 import { putMetrics } from '../metrics.ts';
 import type { ArmCounterStore, OutcomeCounterStore } from '../ports/outcome-counters.ts';
 import type { PaymentRepository } from '../ports/payment-repository.ts';
+import type { OutageHealth } from './outage-health.ts';
 
 /**
  * Observed outcomes (docs/orchestration.md#observed-outcomes), written and read at a bounded rate: each
@@ -170,9 +171,14 @@ function segmentOfPayment(payment: Payment): string | undefined {
  * The payment repository, counting what each saved change says about its connection (`outcomeOf`) once the
  * write succeeded: every path that moves a payment (checkout, notifications, the sweeper) is counted alike. An
  * unpaid outcome is weighed against its client's others at the connection (`weighOutcome`), read from the link's
- * payments of the last `CLIENT_LOOKBACK_MS`; a flood is counted in the `OutcomesIgnored` metric.
+ * payments of the last `CLIENT_LOOKBACK_MS`; a flood is counted in the `OutcomesIgnored` metric. Outages also
+ * feed the connection's health (`OutageHealth`).
  */
-export function countingPayments(inner: PaymentRepository, recorder: OutcomeRecorder): PaymentRepository {
+export function countingPayments(
+  inner: PaymentRepository,
+  recorder: OutcomeRecorder,
+  outages?: OutageHealth,
+): PaymentRepository {
   return {
     get: (linkId, mode, id) => inner.get(linkId, mode, id),
     listOfLink: (linkId, mode) => inner.listOfLink(linkId, mode),
@@ -184,8 +190,10 @@ export function countingPayments(inner: PaymentRepository, recorder: OutcomeReco
       // The built-in sandbox serves every test account under one id: its counts would mix tenants.
       if (payment.connection_id === BUILT_IN_SANDBOX_ID) return;
       const outcome = outcomeOf(payment, before);
+      if (!outcome) return;
+      await outages?.observe(payment, outcome);
       const segment = segmentOfPayment(payment);
-      if (!outcome || !segment) return;
+      if (!segment) return;
       countWeighed(recorder, payment, segment, outcome, await weighed(inner, payment, outcome));
       const arm = armChangeOf(payment, outcome);
       if (arm) recorder.recordArm(arm);

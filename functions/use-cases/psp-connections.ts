@@ -151,7 +151,7 @@ export class PspConnections implements PspSessions, PaymentRefunds {
 
   /** Applies a health transition to a stored connection (the built-in sandbox keeps no health). */
   async updateHealth(
-    connection: PspConnection,
+    connection: Pick<PspConnection, 'id' | 'account' | 'mode'>,
     change: (health: ConnectionHealth) => ConnectionHealth | undefined,
     known?: ConnectionHealth,
   ): Promise<ConnectionHealth | undefined> {

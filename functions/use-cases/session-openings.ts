@@ -126,11 +126,9 @@ export async function openSession(
   const { link, amount, client } = opening;
   const tried: TriedAttempt[] = [];
   for (const connection of candidates) {
-    const next = nextAttempt(budget.left(), health.get(connection.id), now);
-    if (next === 'stop') break;
-    if (next === 'skip' || (next === 'claim_trial' && !(await claimedTrial(deps, connection, health, now)))) {
-      continue;
-    }
+    const admitted = await admission(deps, connection, health, budget, now);
+    if (admitted === 'stop') break;
+    if (admitted === 'skip') continue;
     budget.spend();
     const opened = await tryConnection(deps, opening, connection, health.get(connection.id), tried);
     if ('failed' in opened) {
@@ -156,6 +154,8 @@ export async function openSession(
         deps.now(),
       ),
       ...opening.answers,
+      // The trial of a connection down for outages: its outcome says whether the connection is back.
+      ...(admitted.outageTrial ? { health_trial: true as const } : {}),
     };
     const unused = { psp, session, payment, budget };
     return link.reusable ? attachBuyerSession(deps, opening, unused) : storeLinkSession(deps, link, unused);
@@ -261,16 +261,25 @@ async function attachBuyerSession(
   return { kind: 'opened', link, session: unused.session, pspOrigin: unused.psp.checkoutOrigin };
 }
 
-/** Claims a connection's one trial by a conditional write, so that only one instance makes it: whether this one did. */
-async function claimedTrial(
+/**
+ * Whether the opening tries `connection` next (`nextAttempt`): `stop`, `skip` (down, or another instance claimed
+ * its one trial by the conditional write that claims it), or try it; `outageTrial` when this instance claimed the
+ * trial of a connection down for outages, whose session's outcome then decides.
+ */
+async function admission(
   deps: SessionOpeningDependencies,
   connection: PspConnection,
   health: ReadonlyMap<string, ConnectionHealth>,
+  budget: PspCallBudget,
   now: Date,
-): Promise<boolean> {
-  const known = health.get(connection.id) ?? INITIAL_HEALTH;
+): Promise<'stop' | 'skip' | { outageTrial: boolean }> {
+  const known = health.get(connection.id);
+  const next = nextAttempt(budget.left(), known, now);
+  if (next === 'stop' || next === 'skip') return next;
+  if (next === 'try') return { outageTrial: false };
   const claim = (current: ConnectionHealth) => claimTrial(current, now, TRIAL_LEASE_MS);
-  return (await deps.psps.updateHealth(connection, claim, known)) !== undefined;
+  const claimed = await deps.psps.updateHealth(connection, claim, known ?? INITIAL_HEALTH);
+  return claimed ? { outageTrial: claimed.down_for_outages } : 'skip';
 }
 
 /** What the PSP is asked to open for the attempt `paymentId` (see `SessionRequest`). */

@@ -21,6 +21,7 @@ const HEADINGS: Record<Capability, string> = {
   locale: 'locale',
   holds_mandates: 'holds mandates',
   mandates_without_charge: 'mandates without charge',
+  lists_payouts: 'lists payouts',
 };
 
 const pageAsksOf = (descriptor: PspDescriptor) =>

@@ -198,6 +198,20 @@ export interface paths {
      */
     get: operations["listAccountRefunds"];
   };
+  "/v1/settlements": {
+    /**
+     * List settlements
+     * @description The PSPs' payouts of the API key's (account, mode) money (payouts, or settlements as some PSPs call them), newest arrival first, each with how many of its lines match payments and refunds of ours (docs/api.md#settlements). Read from each connection whose PSP lists payouts about every 60 minutes, so a payout is listed within that time of its PSP listing it. `connection_id` filters what is read, so a page may hold fewer than `limit` with a `next_cursor` to continue. With `Accept: text/csv` the page answers CSV (RFC 4180), one row per settlement.
+     */
+    get: operations["listSettlements"];
+  };
+  "/v1/settlements/{id}": {
+    /**
+     * Retrieve a settlement with its lines
+     * @description One payout with every line it contains, each matched to the payment (and refund) of ours it is, by the PSP's payment reference, or not (`matched: false`: money the PSP moved outside this service, its own fees, adjustments). With `Accept: text/csv` the lines as CSV (RFC 4180), one row per line.
+     */
+    get: operations["getSettlement"];
+  };
   "/v1/payments/{id}/buyer": {
     /**
      * Erase a payment's buyer details
@@ -1414,6 +1428,169 @@ export interface components {
       connection_id: string;
       /** @description The buyer's `client_reference_id` from the checkout URL: buyer-supplied, unverified, personal data (null once erased). */
       client_reference_id: string | null;
+    };
+    /** A page of settlements */
+    SettlementList: {
+      /** @description Newest first. */
+      data: components["schemas"]["Settlement"][];
+      /** @description Pass as `cursor` for the next page; null on the last page. */
+      next_cursor: string | null;
+    };
+    /** A PSP's payout, matched to the books */
+    Settlement: {
+      id: string;
+      /** @constant */
+      object: "settlement";
+      /** @enum {string} */
+      mode: "test" | "live";
+      /** @description The PSP connection whose money it pays out. */
+      connection_id: string;
+      /** @enum {string} */
+      provider: "sandbox" | "stripe" | "mollie" | "adyen" | "paypal" | "checkout_com" | "square" | "paystack" | "xendit" | "cashfree" | "mercadopago";
+      /** @description The PSP's id of the payout (`po_…`, `stl_…`). */
+      psp_reference: string;
+      amount: {
+        /**
+         * @description What it credits the bank account: payments less fees and refunds.
+         * @example 1187.35
+         */
+        value: string;
+        /** @example EUR */
+        currency: string;
+      };
+      /** @description The day it arrives or arrived (UTC); null while the PSP has not said (an open settlement). */
+      arrival_date: string | null;
+      /**
+       * @description At its PSP: on its way (`pending`, `in_transit`), arrived (`paid`), or not (`failed`, `canceled`).
+       * @enum {string}
+       */
+      status: "pending" | "in_transit" | "paid" | "failed" | "canceled";
+      /**
+       * Format: int32
+       * @description Lines matched to payments and refunds of ours.
+       */
+      matched_count: number;
+      /**
+       * Format: int32
+       * @description Lines we cannot match: money the PSP moved outside this service, its own fees, adjustments.
+       */
+      unmatched_count: number;
+      /**
+       * Format: date-time
+       * @description When its PSP made it.
+       */
+      psp_created_at: string;
+      /**
+       * Format: date-time
+       * @description When it was first read.
+       */
+      created_at: string;
+      /**
+       * Format: date-time
+       * @description When it was last read with a change.
+       */
+      updated_at: string;
+    };
+    /** A settlement with its lines */
+    SettlementWithItems: {
+      id: string;
+      /** @constant */
+      object: "settlement";
+      /** @enum {string} */
+      mode: "test" | "live";
+      /** @description The PSP connection whose money it pays out. */
+      connection_id: string;
+      /** @enum {string} */
+      provider: "sandbox" | "stripe" | "mollie" | "adyen" | "paypal" | "checkout_com" | "square" | "paystack" | "xendit" | "cashfree" | "mercadopago";
+      /** @description The PSP's id of the payout (`po_…`, `stl_…`). */
+      psp_reference: string;
+      amount: {
+        /**
+         * @description What it credits the bank account: payments less fees and refunds.
+         * @example 1187.35
+         */
+        value: string;
+        /** @example EUR */
+        currency: string;
+      };
+      /** @description The day it arrives or arrived (UTC); null while the PSP has not said (an open settlement). */
+      arrival_date: string | null;
+      /**
+       * @description At its PSP: on its way (`pending`, `in_transit`), arrived (`paid`), or not (`failed`, `canceled`).
+       * @enum {string}
+       */
+      status: "pending" | "in_transit" | "paid" | "failed" | "canceled";
+      /**
+       * Format: int32
+       * @description Lines matched to payments and refunds of ours.
+       */
+      matched_count: number;
+      /**
+       * Format: int32
+       * @description Lines we cannot match: money the PSP moved outside this service, its own fees, adjustments.
+       */
+      unmatched_count: number;
+      /**
+       * Format: date-time
+       * @description When its PSP made it.
+       */
+      psp_created_at: string;
+      /**
+       * Format: date-time
+       * @description When it was first read.
+       */
+      created_at: string;
+      /**
+       * Format: date-time
+       * @description When it was last read with a change.
+       */
+      updated_at: string;
+      /** @description Every line, in the PSP order. */
+      items: components["schemas"]["SettlementItem"][];
+    };
+    /** A line of a settlement */
+    SettlementItem: {
+      /**
+       * @description A payment's money in, a refund's out, or another line (the PSP's fees, adjustments).
+       * @enum {string}
+       */
+      kind: "payment" | "refund" | "other";
+      /** @description The PSP's id of the line (a balance transaction `txn_…`, or the payment's or refund's own id). */
+      psp_reference: string;
+      payment_reference: string | null;
+      amount: {
+        /**
+         * @description Its gross amount, negative for money out (a refund).
+         * @example 49.90
+         */
+        value: string;
+        /** @example EUR */
+        currency: string;
+      };
+      /** @description Null: none reported. */
+      fee: {
+        /**
+         * @description What the PSP kept of it.
+         * @example 0.99
+         */
+        value: string;
+        /** @example EUR */
+        currency: string;
+      } | null;
+      net: {
+        /**
+         * @description What it adds to the payout.
+         * @example 48.91
+         */
+        value: string;
+        /** @example EUR */
+        currency: string;
+      };
+      /** @description Whether it is a payment or refund of ours. */
+      matched: boolean;
+      link_id: string | null;
+      payment_id: string | null;
+      refund_id: string | null;
     };
     /** The erasure of a payment's buyer details */
     BuyerErasure: {
@@ -5917,6 +6094,214 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"] & {
             /** @enum {unknown} */
             code?: "validation_failed";
+          };
+        };
+      };
+      /** @description `rate_limited`: Too many requests for this account and mode; see `Retry-After`. */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error`: Our fault; retry later (idempotent requests are safe to retry). */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "internal_error";
+          };
+        };
+      };
+      /** @description `temporarily_unavailable`: A service we depend on throttled us or did not answer; retry after `Retry-After` (idempotent requests are safe to retry). */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "temporarily_unavailable";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * List settlements
+   * @description The PSPs' payouts of the API key's (account, mode) money (payouts, or settlements as some PSPs call them), newest arrival first, each with how many of its lines match payments and refunds of ours (docs/api.md#settlements). Read from each connection whose PSP lists payouts about every 60 minutes, so a payout is listed within that time of its PSP listing it. `connection_id` filters what is read, so a page may hold fewer than `limit` with a `next_cursor` to continue. With `Accept: text/csv` the page answers CSV (RFC 4180), one row per settlement.
+   */
+  listSettlements: {
+    parameters: {
+      query?: {
+        /** @description Only settlements arriving on or after this day (UTC). */
+        "arrival_date[gte]"?: string;
+        /** @description Only settlements arriving before this day (UTC). */
+        "arrival_date[lt]"?: string;
+        /** @description Only settlements of this connection. */
+        connection_id?: string;
+        /** @description Entries per page, 1 to 100. */
+        limit?: number;
+        /** @description The `next_cursor` of the previous page; omit for the first page. */
+        cursor?: string;
+      };
+    };
+    responses: {
+      /** @description A page of settlements, or its CSV. */
+      200: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["SettlementList"];
+          "text/csv": string;
+        };
+      };
+      /** @description `unauthorized`: Missing, malformed, unknown or revoked API key. */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "unauthorized";
+          };
+        };
+      };
+      /** @description `validation_failed`: One `errors` entry per invalid field, parameter or header. */
+      422: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "validation_failed";
+          };
+        };
+      };
+      /** @description `rate_limited`: Too many requests for this account and mode; see `Retry-After`. */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "rate_limited";
+          };
+        };
+      };
+      /** @description `internal_error`: Our fault; retry later (idempotent requests are safe to retry). */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "internal_error";
+          };
+        };
+      };
+      /** @description `temporarily_unavailable`: A service we depend on throttled us or did not answer; retry after `Retry-After` (idempotent requests are safe to retry). */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "temporarily_unavailable";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Retrieve a settlement with its lines
+   * @description One payout with every line it contains, each matched to the payment (and refund) of ours it is, by the PSP's payment reference, or not (`matched: false`: money the PSP moved outside this service, its own fees, adjustments). With `Accept: text/csv` the lines as CSV (RFC 4180), one row per line.
+   */
+  getSettlement: {
+    parameters: {
+      path: {
+        /** @description The settlement id. */
+        id: string;
+      };
+    };
+    responses: {
+      /** @description The settlement and its lines, or their CSV. */
+      200: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["SettlementWithItems"];
+          "text/csv": string;
+        };
+      };
+      /** @description `unauthorized`: Missing, malformed, unknown or revoked API key. */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "unauthorized";
+          };
+        };
+      };
+      /** @description `not_found`: No such resource, or another tenant's (indistinguishable). */
+      404: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "not_found";
           };
         };
       };

@@ -15,7 +15,13 @@ import {
   PaymentSummarySchema,
 } from '../../functions/http/api/books-response-schemas.ts';
 import { publicId } from '../../functions/http/api/response-schemas.ts';
+import { listSettlementsQuery } from '../../functions/http/api/settlement-query.ts';
+import {
+  SettlementListSchema,
+  SettlementWithItemsSchema,
+} from '../../functions/http/api/settlement-response-schemas.ts';
 import { MAX_SUMMARY_PAGES, SUMMARY_PAGE_SIZE } from '../../functions/use-cases/book-exports.ts';
+import { PAYOUT_READ_INTERVAL_MS } from '../../functions/use-cases/settlements.ts';
 import type { OperationSpec } from './operation-spec.ts';
 
 const nextLink = {
@@ -84,6 +90,43 @@ export const booksOperations: OperationSpec[] = [
       ),
     },
     errors: ['validation_failed'],
+  },
+  {
+    method: 'get',
+    path: '/v1/settlements',
+    operationId: 'listSettlements',
+    summary: 'List settlements',
+    description: `The PSPs' payouts of the API key's (account, mode) money (payouts, or settlements as some PSPs call them), newest arrival first, each with how many of its lines match payments and refunds of ours (docs/api.md#settlements). Read from each connection whose PSP lists payouts about every ${PAYOUT_READ_INTERVAL_MS / 60_000} minutes, so a payout is listed within that time of its PSP listing it. \`connection_id\` filters what is read, so a page may hold fewer than \`limit\` with a \`next_cursor\` to continue. With \`Accept: text/csv\` the page answers CSV (RFC 4180), one row per settlement.`,
+    auth: true,
+    query: listSettlementsQuery(),
+    success: {
+      status: 200,
+      description: 'A page of settlements, or its CSV.',
+      schema: SettlementListSchema,
+      csv: csv(
+        '`id`, `connection_id`, `provider`, `psp_reference`, `arrival_date`, `status`, `amount`, `currency`, `matched_count`, `unmatched_count`',
+      ),
+    },
+    errors: ['validation_failed'],
+  },
+  {
+    method: 'get',
+    path: '/v1/settlements/{id}',
+    operationId: 'getSettlement',
+    summary: 'Retrieve a settlement with its lines',
+    description:
+      "One payout with every line it contains, each matched to the payment (and refund) of ours it is, by the PSP's payment reference, or not (`matched: false`: money the PSP moved outside this service, its own fees, adjustments). With `Accept: text/csv` the lines as CSV (RFC 4180), one row per line.",
+    auth: true,
+    params: z.object({ id: publicId('stl').meta({ description: 'The settlement id.' }) }),
+    success: {
+      status: 200,
+      description: 'The settlement and its lines, or their CSV.',
+      schema: SettlementWithItemsSchema,
+      csv: csv(
+        '`settlement_id`, `arrival_date`, `kind`, `psp_reference`, `payment_reference`, `amount`, `fee`, `net`, `currency`, `matched`, `link_id`, `payment_id`, `refund_id`',
+      ),
+    },
+    errors: ['not_found'],
   },
   {
     method: 'delete',

@@ -24,6 +24,7 @@ import {
   IDEMPOTENCY_LOCK_SECONDS,
   MAX_IDEMPOTENCY_KEY_LENGTH,
 } from '../../functions/use-cases/idempotency.ts';
+import { PAYOUT_READ_INTERVAL_MS, PAYOUTS_PER_READ } from '../../functions/use-cases/settlements.ts';
 import { errorsByStatus, openApiDocument } from './document.ts';
 import { type OperationSpec, operations } from './operations.ts';
 
@@ -61,6 +62,8 @@ const limits = () => ({
   max_picked_columns: String(MAX_PICKED_COLUMNS),
   summary_page_size: SUMMARY_PAGE_SIZE.toLocaleString('en'),
   max_summary_payments: (SUMMARY_PAGE_SIZE * MAX_SUMMARY_PAGES).toLocaleString('en'),
+  payout_read_minutes: String(PAYOUT_READ_INTERVAL_MS / 60_000),
+  payouts_per_read: String(PAYOUTS_PER_READ),
   min_retention_days: String(MIN_RETENTION_DAYS),
   max_retention_days: String(MAX_RETENTION_DAYS),
 });

@@ -21,6 +21,7 @@ import {
   type RuleUplift,
   routingUplift,
 } from '../../functions/domain/uplift.ts';
+import { SimulatedHealth } from './routing-health.ts';
 import {
   AMOUNT,
   ARRIVAL_MS,
@@ -159,6 +160,8 @@ interface Pending {
   connection: string;
   segment: string;
   outcome: Outcome;
+  /** The session was the trial of a connection down for outages (`SimulatedHealth`). */
+  trial: boolean;
 }
 
 /** The same buyers and links for every strategy of a run: each checkout's link and whether its buyer would pay. */
@@ -212,6 +215,7 @@ export function simulate(
 ): StrategyResult {
   const random = seededRandom(seed);
   const counters = new InMemoryCounters();
+  const health = new SimulatedHealth();
   const pending: Pending[] = [];
   const tallies = { all: emptyTally(), learning: emptyTally(), holdout: emptyTally() };
   const arms = new Map<string, ArmBucket>();
@@ -227,18 +231,25 @@ export function simulate(
         };
   for (let index = 0; index < stream.checkouts.length; index++) {
     const at = START + index * ARRIVAL_MS;
-    settle(pending, at, counters);
+    settle(pending, at, counters, health);
     const checkout = stream.checkouts[index] as Checkout;
     const segment = segmentKey(segmentOf(AMOUNT, checkout.methods));
     const choice = routing
-      ? choose(world, routing, checkout, at, counters, segment, random)
-      : { chosen: oracleChoice(world, index, checkout, 'conversion'), exploration: false, holdout: false };
+      ? choose(world, routing, checkout, at, { counters, health }, segment, random)
+      : {
+          chosen: oracleChoice(world, index, checkout, 'conversion'),
+          trial: false,
+          exploration: false,
+          holdout: false,
+        };
     if (choice.exploration) explorations++;
     counters.add(choice.chosen, segment, 'opened', at);
     const share = world.trueShare(choice.chosen, index, checkout);
     const paid = (stream.draws[index] as number) < share;
     const after = at + world.outcomeAfterMs(checkout);
-    enqueue(pending, { at: after, connection: choice.chosen, segment, outcome: paid ? 'paid' : 'failed' });
+    const unpaid = world.outage?.(choice.chosen, index) ? 'outage' : 'failed';
+    const outcome = paid ? 'paid' : unpaid;
+    enqueue(pending, { at: after, connection: choice.chosen, segment, outcome, trial: choice.trial });
     const fee = feeOf(world, choice.chosen, checkout);
     const afterDrift = world.driftAt !== undefined && index >= world.driftAt;
     for (const tally of [tallies.all, choice.holdout ? tallies.holdout : tallies.learning]) {
@@ -282,10 +293,11 @@ function enqueue(pending: Pending[], entry: Pending): void {
   pending.splice(low, 0, entry);
 }
 
-function settle(pending: Pending[], at: number, counters: InMemoryCounters): void {
+function settle(pending: Pending[], at: number, counters: InMemoryCounters, health: SimulatedHealth): void {
   while (pending.length > 0 && (pending[0] as Pending).at <= at) {
     const done = pending.shift() as Pending;
     counters.add(done.connection, done.segment, done.outcome, done.at);
+    health.outcome(done.connection, done.outcome, done.at, done.trial);
   }
 }
 
@@ -339,21 +351,29 @@ function choose(
   routing: Routing,
   checkout: Checkout,
   at: number,
-  counters: InMemoryCounters,
+  { counters, health }: { counters: InMemoryCounters; health: SimulatedHealth },
   segment: string,
   random: () => number,
-): { chosen: string; exploration: boolean; holdout: boolean } {
+): { chosen: string; trial: boolean; exploration: boolean; holdout: boolean } {
   const windows = counters.windows(at);
   const { connections, decision } = routeDecision(
     { account: BENCH_ACCOUNT, mode: 'test', metadata: {}, amount: AMOUNT, payment_methods: checkout.methods },
     routing,
     world.connections,
     random,
-    { observed: (id) => windows.get(id)?.get(segment), isDown: () => false },
+    { observed: (id) => windows.get(id)?.get(segment), isDown: (id) => health.isDown(id, at) },
   );
-  const first = connections[0];
-  if (!first) throw new Error(`No connection routed in ${world.name}`);
-  return { chosen: first.id, exploration: decision.exploration, holdout: decision.holdout };
+  const opened = health.open(
+    connections.map((connection) => connection.id),
+    at,
+  );
+  if (!opened) throw new Error(`No connection open in ${world.name}`);
+  return {
+    chosen: opened.id,
+    trial: opened.trial,
+    exploration: decision.exploration,
+    holdout: decision.holdout,
+  };
 }
 
 /** What a run reports: each strategy on the same buyers, and the oracle of the best net (`value`'s yardstick). */

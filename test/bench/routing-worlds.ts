@@ -37,6 +37,11 @@ export interface World {
   /** The true probability that a session at `id` for checkout `index` is paid. */
   trueShare(id: string, index: number, checkout: Checkout): number;
   outcomeAfterMs(checkout: Checkout): number;
+  /**
+   * Whether a session at `id` for checkout `index` that is not paid failed because its PSP did (an outage, which
+   * learning counts apart and which feeds the connection's health) rather than by a decline; absent: never.
+   */
+  outage?: (id: string, index: number) => boolean;
   /** The checkout from which static priority's first connection is worse: the after-drift target's start. */
   driftAt: number | undefined;
 }
@@ -134,19 +139,25 @@ const delayed: World = {
     checkout.methods?.[0] === 'sepa_debit' ? BANK_TRANSFER_AFTER_MS : OUTCOME_AFTER_MS,
 };
 
-/** B is the best (0.86) but for 15 minutes of every 2 hours it pays only 0.20 of its sessions. */
+/**
+ * B is the best (0.86) but for 15 minutes of every 2 hours it pays only 0.20 of its sessions: its PSP fails
+ * after the sessions opened, so those it does not pay end in an outage (a code its decline table classes
+ * `outage`, such as "issuer unavailable").
+ */
 export const BURST_EVERY = (2 * 3_600_000) / ARRIVAL_MS;
 export const BURST_LENGTH = (15 * 60_000) / ARRIVAL_MS;
+const inBurst = (index: number) => index % BURST_EVERY >= BURST_EVERY - BURST_LENGTH;
 const bursts: World = {
   name: 'bursts',
-  title: 'B the best, but paying 0.20 for 15 minutes of every 2 hours',
+  title: 'B the best, but paying 0.20 for 15 minutes of every 2 hours, the rest outages',
   connections: [A, B, C],
   priority: [B.id, A.id, C.id],
   checkout: anyCheckout,
   trueShare: (id, index) => {
-    if (id === B.id) return index % BURST_EVERY >= BURST_EVERY - BURST_LENGTH ? 0.2 : 0.86;
+    if (id === B.id) return inBurst(index) ? 0.2 : 0.86;
     return id === A.id ? 0.8 : 0.78;
   },
+  outage: (id, index) => id === B.id && inBurst(index),
   outcomeAfterMs: cardDelay,
   driftAt: undefined,
 };

@@ -1,10 +1,16 @@
 import { DeleteCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backfillBooks } from '../../functions/adapters/dynamodb/books-backfill.ts';
+import { settlementKeys } from '../../functions/adapters/dynamodb/settlement-keys.ts';
 import { bookKeys, paymentKeys } from '../../functions/adapters/dynamodb/table-schema.ts';
 import { documentClient } from '../../functions/clients/dynamodb.ts';
 import { config } from '../../functions/config.ts';
-import { pspConnectionRepository, searchIndex } from '../../functions/dependencies.ts';
+import {
+  paymentRepository,
+  pspConnectionRepository,
+  searchIndex,
+  settlementRepository,
+} from '../../functions/dependencies.ts';
 import { searchTerms } from '../../functions/domain/search.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
@@ -60,6 +66,49 @@ describe('npm run backfill-books', () => {
     expect(second.payments).toBe(0);
     const listed = await stack.request('GET', '/v1/refunds', { key: acme.api_key });
     expect(listed.body.data[0]).toMatchObject({ status: 'succeeded', amount: { value: '12.00' } });
+  });
+
+  it('points the PSP reference of payments stored before settlements at them, and reads payouts from the oldest', async () => {
+    const link = await createLink(stack, acme.api_key, { amount: { value: '8.00', currency: 'EUR' } });
+    await navigate(link.checkout_url);
+    const session = (await storedLink(link.id)).psp_session;
+    await httpRequest(`${stack.baseUrl}/sandbox/checkout/${session?.id}/pay`, { method: 'POST' });
+    const paid = await eventually(async () => {
+      const stored = await storedLink(link.id);
+      return stored.status === 'paid' && stored.payment;
+    });
+    if (!paid) throw new Error('not paid');
+    const payment = await paymentRepository().get(link.id, 'test', paid.id);
+    const reference = payment?.provider_reference as string;
+    const connection = payment?.connection_id as string;
+    // As stored before settlements: no pointer, and the connection's reading starting later.
+    await documentClient().send(
+      new DeleteCommand({
+        TableName: table(),
+        Key: settlementKeys.paymentByReference(connection, reference),
+      }),
+    );
+    const later = new Date(Date.now() + 86_400_000).toISOString();
+    await settlementRepository().saveReading({
+      connection_id: connection,
+      account: 'backfill-acme',
+      mode: 'test',
+      read_from: later,
+      next_read_at: later,
+    });
+    expect(await settlementRepository().paymentByReference(connection, reference)).toBeUndefined();
+
+    const first = await backfillBooks(documentClient(), table());
+
+    expect(first.references).toBeGreaterThan(0);
+    expect(await settlementRepository().paymentByReference(connection, reference)).toEqual({
+      link_id: link.id,
+      mode: 'test',
+      payment_id: paid.id,
+    });
+    const [reading] = await settlementRepository().dueReadings(new Date(Date.parse(later) + 1000), 100);
+    expect(reading).toMatchObject({ connection_id: connection, next_read_at: later });
+    expect(String(reading?.read_from) <= String(payment?.created_at)).toBe(true);
   });
 
   it("gives payments stored before them their link's refund totals and their connection's fee estimate", async () => {

@@ -84,7 +84,7 @@ async function createLink(body: Record<string, unknown> = {}) {
 }
 
 describe('the bundles cdk synth ships, run as the Lambda runtime runs them', { timeout: 120_000 }, () => {
-  it('serve the merchant API: create, get, update, list, cancel, connections, routing, the OpenAPI document, unknown paths', async () => {
+  it('serve the merchant API: create, get, update, list, cancel, connections, routing, settlements, the OpenAPI document, unknown paths', async () => {
     const link = await createLink();
     expect((await stack.request('GET', `/v1/payment-links/${link.id}`, { key: acme.api_key })).body).toEqual(
       link,
@@ -120,6 +120,8 @@ describe('the bundles cdk synth ships, run as the Lambda runtime runs them', { t
     expect([refused.status, refused.body.errors?.[0]?.pointer]).toEqual([422, '/default']);
     const uplift = await stack.request('GET', '/v1/routing/uplift?window=7d', { key: acme.api_key });
     expect([uplift.status, uplift.body.object]).toEqual([200, 'routing_uplift']);
+    const settlements = await stack.request('GET', '/v1/settlements', { key: acme.api_key });
+    expect([settlements.status, settlements.body.data]).toEqual([200, []]);
     const unknown = await stack.request('GET', '/v1/nothing-here');
     expect([unknown.status, unknown.body.code]).toEqual([404, 'not_found']);
   });

@@ -6,6 +6,7 @@ import {
   pspConnectionRepository,
   sandboxMandateStore,
   sandboxSessionStore,
+  settlementRepository,
   subscriptionRepository,
 } from '../../functions/dependencies.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
@@ -170,6 +171,24 @@ const scenarios: Record<PspHandler, () => Promise<void>> = {
     // The PSP answered "still pending": the payment is asked about again later.
     const checked = await paymentRepository().get(link.id, 'test', payment.id);
     expect(checked).toMatchObject({ status: 'pending', checks: 1 });
+  },
+  'sweep-settlements': async () => {
+    const { link, session } = await linkWithSession();
+    await httpRequest(`${stack.baseUrl}/sandbox/checkout/${session.id}/pay`, { method: 'POST' });
+    await eventually(async () => (await storedLink(link.id)).status === 'paid');
+    await settlementRepository().saveReading({
+      connection_id: first.id,
+      account: 'stored',
+      mode: 'test',
+      read_from: new Date(0).toISOString(),
+      next_read_at: new Date(Date.now() - 1000).toISOString(),
+    });
+
+    await runScheduled('sweep-settlements');
+
+    // The sandbox lists no payouts: its connection is looked at again a month later, not at every run.
+    const [due] = await settlementRepository().dueReadings(new Date(Date.now() + 29 * 86_400_000), 100);
+    expect(due).toBeUndefined();
   },
   'psp-notifications': async () => {
     const { link, session } = await linkWithSession();

@@ -7,6 +7,7 @@ import { canHoldMandates, type Psp, type PspFactory } from '../../functions/port
 import {
   canCaptureLater,
   canEndSessions,
+  canListPayouts,
   canRefund,
   canVoidAuthorizations,
 } from '../../functions/ports/psp-capabilities.ts';
@@ -107,6 +108,7 @@ export function interfaceCapabilities(psp: Psp): Capability[] {
     voids_authorizations: canVoidAuthorizations(psp),
     refunds: canRefund(psp),
     holds_mandates: canHoldMandates(psp),
+    lists_payouts: canListPayouts(psp),
   };
   return CAPABILITIES.filter((capability) => has[capability] === true);
 }
@@ -115,7 +117,12 @@ export function interfaceCapabilities(psp: Psp): Capability[] {
 export const declaredInterfaces = (descriptor: PspDescriptor): Capability[] =>
   CAPABILITIES.filter(
     (capability) =>
-      ['ends_sessions', 'captures_later', 'voids_authorizations', 'refunds', 'holds_mandates'].includes(
-        capability,
-      ) && descriptor.capabilities.includes(capability),
+      [
+        'ends_sessions',
+        'captures_later',
+        'voids_authorizations',
+        'refunds',
+        'holds_mandates',
+        'lists_payouts',
+      ].includes(capability) && descriptor.capabilities.includes(capability),
   );

@@ -1,8 +1,9 @@
 import { config } from '../../functions/config.ts';
 import { eventQueue, linkRepository, paymentRepository, refundLedger } from '../../functions/dependencies.ts';
-import { pspConnections } from '../../functions/psp-dependencies.ts';
+import { pspConnections, settlementSweep } from '../../functions/psp-dependencies.ts';
 import { checkPendingPayments } from '../../functions/use-cases/pending-payments.ts';
 import { checkPendingRefunds } from '../../functions/use-cases/refunds.ts';
+import { sweepSettlements as sweepPayouts } from '../../functions/use-cases/settlements.ts';
 
 /** The sweepers as their schedules run them in the test's own process, at `at`, one batch of 100. */
 
@@ -33,3 +34,6 @@ export const sweepPendingRefunds = (at: Date) =>
     },
     100,
   );
+
+/** The PSPs' payouts of the connections due (functions/use-cases/settlements.ts). */
+export const sweepSettlements = (at: Date) => sweepPayouts({ ...settlementSweep(), now: () => at }, 100);

@@ -1,15 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import {
   afterFailure,
+  afterOutages,
+  afterOutcome,
   afterSuccess,
+  afterTrialOutcome,
   awaitsTrial,
+  type ConnectionHealth,
   claimTrial,
   DOWN_FOR_MS,
   FAILURES_BEFORE_DOWN,
   healthStatus,
   INITIAL_HEALTH,
   isAvailable,
+  NO_OUTAGE_RUN,
+  OUTAGE_TRIAL_LEASE_MS,
+  OUTAGES_BEFORE_DOWN,
 } from '../../functions/domain/connection-health.ts';
+import type { Outcome } from '../../functions/domain/outcomes.ts';
 import { type Payment, settle, startedPayment, stillPending } from '../../functions/domain/payment.ts';
 
 const now = new Date('2026-01-01T10:00:00Z');
@@ -41,6 +49,81 @@ describe('connection health', () => {
     expect(Date.parse(failedTrial.down_until as string)).toBe(trialAt.getTime() + DOWN_FOR_MS);
     expect(afterSuccess(failedTrial)).toMatchObject({ consecutive_failures: 0, down_until: null });
     expect(afterSuccess(INITIAL_HEALTH)).toBeUndefined();
+  });
+});
+
+describe('outages after the opening, in connection health', () => {
+  const take = (outcomes: readonly Outcome[], at = now) =>
+    outcomes.reduce(
+      (state, outcome) => {
+        const next = afterOutcome(state.run, outcome, at);
+        return { run: next.run, downs: state.downs + (next.take_down ? 1 : 0) };
+      },
+      { run: NO_OUTAGE_RUN, downs: 0 },
+    );
+
+  it(`take a connection down at the ${OUTAGES_BEFORE_DOWN}th in a row one container sees; a paid or declined session starts again, one left does not`, () => {
+    const outages = Array.from({ length: OUTAGES_BEFORE_DOWN - 1 }, (): Outcome => 'outage');
+
+    expect(take(outages).downs).toBe(0);
+    expect(take([...outages, 'outage']).downs).toBe(1);
+    expect(take([...outages, 'paid', 'outage']).downs).toBe(0);
+    expect(take([...outages, 'failed', 'outage']).downs).toBe(0);
+    expect(take([...outages, 'left', 'opened', 'outage']).downs).toBe(1);
+  });
+
+  it('ask for no further write while the connection is down as the container left it, and count again after', () => {
+    const down = take(Array.from({ length: OUTAGES_BEFORE_DOWN }, (): Outcome => 'outage'));
+    const during = Array.from({ length: 3 * OUTAGES_BEFORE_DOWN }, (): Outcome => 'outage').reduce(
+      (state, outcome) => {
+        const next = afterOutcome(state.run, outcome, later(DOWN_FOR_MS - 1));
+        return { run: next.run, downs: state.downs + (next.take_down ? 1 : 0) };
+      },
+      down,
+    );
+    expect(during.downs).toBe(1);
+
+    let run = during.run;
+    const downs: boolean[] = [];
+    for (let outage = 0; outage < OUTAGES_BEFORE_DOWN; outage++) {
+      const next = afterOutcome(run, 'outage', later(DOWN_FOR_MS));
+      run = next.run;
+      downs.push(next.take_down);
+    }
+    expect(downs.filter(Boolean)).toHaveLength(1);
+  });
+
+  it(`are down for ${DOWN_FOR_MS / 1000} s, then one trial session at a time, whose opening does not bring the connection back`, () => {
+    const down = afterOutages(INITIAL_HEALTH, now) as ConnectionHealth;
+
+    expect(healthStatus(down, later(DOWN_FOR_MS - 1))).toBe('down');
+    expect(afterOutages(down, later(1))).toBeUndefined();
+    expect(awaitsTrial(down, later(DOWN_FOR_MS))).toBe(true);
+    const trial = claimTrial(down, later(DOWN_FOR_MS), 7_000) as ConnectionHealth;
+    // The trial's session has its outcome's time, not one call's, before anybody else tries.
+    expect(healthStatus(trial, later(DOWN_FOR_MS + OUTAGE_TRIAL_LEASE_MS - 1))).toBe('down');
+    expect(awaitsTrial(trial, later(DOWN_FOR_MS + OUTAGE_TRIAL_LEASE_MS))).toBe(true);
+    expect(afterSuccess(trial)).toBeUndefined();
+  });
+
+  it('bring the connection back when the trial session is paid or declined, and down again when it fails as an outage', () => {
+    const trial = claimTrial(
+      afterOutages(INITIAL_HEALTH, now) as ConnectionHealth,
+      later(DOWN_FOR_MS),
+      7_000,
+    ) as ConnectionHealth;
+    const outcomeAt = later(DOWN_FOR_MS + 180_000);
+
+    for (const served of ['paid', 'failed'] as const) {
+      const back = afterTrialOutcome(trial, served, outcomeAt) as ConnectionHealth;
+      expect(back).toMatchObject({ consecutive_failures: 0, down_until: null, down_for_outages: false });
+      expect(isAvailable(back, outcomeAt)).toBe(true);
+      expect(afterTrialOutcome(back, 'outage', outcomeAt)).toBeUndefined();
+    }
+    const again = afterTrialOutcome(trial, 'outage', outcomeAt) as ConnectionHealth;
+    expect(Date.parse(again.down_until as string)).toBe(outcomeAt.getTime() + DOWN_FOR_MS);
+    expect(again.down_for_outages).toBe(true);
+    expect(afterTrialOutcome(trial, 'left', outcomeAt)).toBeUndefined();
   });
 });
 

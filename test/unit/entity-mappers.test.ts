@@ -152,21 +152,24 @@ describe('connection mapper', () => {
   );
 
   it('reads a connection from before methods, success rates and fees (2026-11-23) without them, and its health', () => {
-    const state = connectionStateFromItem({
-      ...connectionToItem(connection),
-      consecutive_failures: 2,
-      revision: 5,
-    });
+    const { down_for_outages: _o, ...beforeOutages } = connectionToItem(connection);
+    const state = connectionStateFromItem({ ...beforeOutages, consecutive_failures: 2, revision: 5 });
     expect(state).toEqual({
       connection,
-      health: { consecutive_failures: 2, down_until: null, revision: 5 },
+      health: { consecutive_failures: 2, down_until: null, down_for_outages: false, revision: 5 },
     });
     expect(state.connection).not.toHaveProperty('kind');
     expect(state.connection).not.toHaveProperty('methods');
   });
 
   it('reads an item without health as healthy', () => {
-    const { consecutive_failures: _f, down_until: _d, revision: _r, ...item } = connectionToItem(connection);
+    const {
+      consecutive_failures: _f,
+      down_until: _d,
+      down_for_outages: _o,
+      revision: _r,
+      ...item
+    } = connectionToItem(connection);
     expect(connectionStateFromItem(item).health).toEqual(INITIAL_HEALTH);
   });
 

@@ -9,17 +9,18 @@ import {
 } from '../../functions/domain/outcomes.ts';
 import { newPaymentId, type Payment, settle, startedPayment } from '../../functions/domain/payment.ts';
 import { type Routing, routeDecision } from '../../functions/domain/routing.ts';
-import { putMetrics } from '../../functions/metrics.ts';
 import type { OutcomeCounterStore } from '../../functions/ports/outcome-counters.ts';
-import {
-  countingPayments,
-  ObservedOutcomes,
-  OutcomeRecorder,
-} from '../../functions/use-cases/outcome-recording.ts';
 import { seededRandom } from '../../lib/local/seeded-random.ts';
 import { memoryPayments } from '../support/memory-payments.ts';
 
 vi.mock('../../functions/metrics.ts', () => ({ putMetrics: vi.fn() }));
+// The unit files share their worker's modules (vitest.config.ts): an earlier file may have loaded the recorder with
+// the real metrics, so it is loaded afresh here, with the mock.
+vi.resetModules();
+const { putMetrics } = await import('../../functions/metrics.ts');
+const { countingPayments, ObservedOutcomes, OutcomeRecorder } = await import(
+  '../../functions/use-cases/outcome-recording.ts'
+);
 
 /**
  * The attack of issue 50 (docs/orchestration.md#outcomes-nobody-can-poison): from 5 addresses, a client declines

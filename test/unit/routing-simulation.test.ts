@@ -31,6 +31,17 @@ describe('the routing simulation of bench row 80-routing', () => {
     expect(result.holdout.checkouts / CHECKOUTS).toBeLessThan(0.055);
   });
 
+  it("takes the bursting connection out while its burst's outages feed its health (bursts world)", () => {
+    const belowOracle = (world: World) =>
+      runFigures(runSimulation(36, world, ['conversion', 'oracle'])).pointsBelowOracle;
+    const asOutages = belowOracle(WORLDS.bursts);
+    // The same burst read as declines: learning alone, no health.
+    const asDeclines = belowOracle({ ...WORLDS.bursts, outage: undefined });
+
+    expect(asOutages).toBeLessThan(3.5);
+    expect(asDeclines - asOutages).toBeGreaterThan(3);
+  });
+
   it('gives every world its own connections, links and outcome delays, the same for every strategy of a run', () => {
     for (const name of WORLD_NAMES) {
       const world = WORLDS[name];

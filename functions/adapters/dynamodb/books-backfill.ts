@@ -8,6 +8,7 @@ import { configuredFee, onlyMethodOf } from '../../domain/payment-money.ts';
 import { linkTokens, paymentTokens } from '../../domain/search.ts';
 import { linkFromItem } from './link-mapper.ts';
 import { paymentFromItem } from './payment-mapper.ts';
+import { backfillReference } from './payment-references.ts';
 import { copyRefundedTotal, refundedTotalsOf } from './payment-refunds.ts';
 import { writeRefundEntry } from './refund-entries.ts';
 import { tokenChanges, writeSearchKeys } from './search-keys.ts';
@@ -24,9 +25,18 @@ export interface BackfillCount {
   fees: number;
   /** Payments and links given their search keys (docs/data-model.md#search; refunds get theirs with their entry). */
   searchable: number;
+  /** Payments whose PSP reference was pointed at them, for their payouts (docs/data-model.md#settlements). */
+  references: number;
 }
 
-const NOTHING: BackfillCount = { payments: 0, refunds: 0, refunded: 0, fees: 0, searchable: 0 };
+const NOTHING: BackfillCount = {
+  payments: 0,
+  refunds: 0,
+  refunded: 0,
+  fees: 0,
+  searchable: 0,
+  references: 0,
+};
 
 /**
  * Puts what was stored before the books existed into them (docs/operations.md#books-backfill): each payment
@@ -63,12 +73,7 @@ async function backfillItem(
 ): Promise<BackfillCount> {
   const sk = String(item.sk);
   if (!String(item.pk).startsWith('LINK#')) return NOTHING;
-  if (sk.startsWith('PAYMENT#')) {
-    const listed = item.gsi1pk === undefined && (await listPayment(client, tableName, item));
-    const feed = await feePayment(client, tableName, item, fees);
-    await indexPayment(client, tableName, item);
-    return { ...NOTHING, payments: listed ? 1 : 0, fees: feed ? 1 : 0, searchable: 1 };
-  }
+  if (sk.startsWith('PAYMENT#')) return backfillPayment(client, tableName, item, fees);
   if (!sk.startsWith('MODE#')) return NOTHING;
   const link = linkFromItem(item);
   const tokens = linkTokens(link);
@@ -101,6 +106,38 @@ async function indexPayment(
   );
   const held = Item ? paymentTokens(paymentFromItem(Item)) : [];
   await writeSearchKeys(client, tableName, entity, { removed: tokenChanges(held, written).added });
+}
+
+/** What a payment needs: its listing keys, its fee, its search keys and its PSP reference's pointer. */
+async function backfillPayment(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  item: Record<string, unknown>,
+  fees: FeeLines,
+): Promise<BackfillCount> {
+  const listed = item.gsi1pk === undefined && (await listPayment(client, tableName, item));
+  const feed = await feePayment(client, tableName, item, fees);
+  await indexPayment(client, tableName, item);
+  const referenced = await referencePayment(client, tableName, item);
+  return {
+    ...NOTHING,
+    payments: listed ? 1 : 0,
+    fees: feed ? 1 : 0,
+    searchable: 1,
+    references: referenced ? 1 : 0,
+  };
+}
+
+/** A payment's PSP reference pointed at it, for its payouts (`backfillReference`): true when it has one. */
+async function referencePayment(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  item: Record<string, unknown>,
+): Promise<boolean> {
+  const payment = paymentFromItem(item);
+  if (payment.provider_reference === null) return false;
+  await backfillReference(client, tableName, payment);
+  return true;
 }
 
 /** The fee lines of each connection and the methods of each link, read once per run. */

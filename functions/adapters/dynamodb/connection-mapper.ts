@@ -75,11 +75,13 @@ const connectionFields = (): FieldDecoders<PspConnection> => ({
 const healthFields = (): FieldDecoders<ConnectionHealth> => ({
   consecutive_failures: withDefault(number, () => INITIAL_HEALTH.consecutive_failures),
   down_until: withDefault(nullable(string), () => INITIAL_HEALTH.down_until),
+  // Since 2026-11-29 (outages feed health): absent on older items, which were never down for outages.
+  down_for_outages: withDefault(boolean, () => INITIAL_HEALTH.down_for_outages),
   revision: withDefault(number, () => INITIAL_HEALTH.revision),
 });
 
 const decodeConnection = /* @__PURE__ */ itemDecoder('connection', connectionFields, {
-  omit: ['kind', 'consecutive_failures', 'down_until', 'revision'],
+  omit: ['kind', 'consecutive_failures', 'down_until', 'down_for_outages', 'revision'],
 });
 const decodeHealth = /* @__PURE__ */ itemDecoder('connection', healthFields, { keep: 'drop' });
 

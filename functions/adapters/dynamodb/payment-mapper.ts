@@ -73,6 +73,8 @@ const paymentFields = (): FieldDecoders<StoredPayment> => ({
   opened_by: optional(string),
   first_attempt_id: optional(string),
   ended_unused: optional(literal(true)),
+  // Since 2026-11-29 (outages feed health): on a trial session's payment only.
+  health_trial: optional(literal(true)),
   capture: optional(oneOf(['claimed', 'released'])),
   routing: optional(storedRouting),
   client_reference_id: optional(string),

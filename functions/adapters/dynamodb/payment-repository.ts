@@ -8,6 +8,7 @@ import { paymentTokens } from '../../domain/search.ts';
 import type { PaymentRepository } from '../../ports/payment-repository.ts';
 import { decodedItems } from './item-decoder.ts';
 import { paymentFromItem, paymentToItem } from './payment-mapper.ts';
+import { pointAtReference } from './payment-references.ts';
 import { allItems, allOfSweeperIndex, type DuePayment, duePayments, type TableIndexRef } from './query.ts';
 import { tokenChanges, writeSearchKeys } from './search-keys.ts';
 import { currentIndexNames, type IndexNames, paymentKeys, personalDataKeys } from './table-schema.ts';
@@ -26,13 +27,16 @@ export class DynamoPaymentRepository implements PaymentRepository {
   }
 
   async save(payment: Payment, before?: Payment): Promise<void> {
-    // Before the payment, so that no payment holds personal data that its id alone cannot find, and no search key
-    // outlives an erasure.
+    // Before the payment, so that no payment holds personal data that its id alone cannot find, no search key
+    // outlives an erasure, and no payment has a PSP reference its payouts cannot find it by.
     const pointed = holdsPersonalData(payment) && !(before && holdsPersonalData(before));
     const changes = tokenChanges(before ? paymentTokens(before) : [], paymentTokens(payment));
+    const referenced =
+      payment.provider_reference !== null && payment.provider_reference !== before?.provider_reference;
     await Promise.all([
       pointed && this.point(payment),
       writeSearchKeys(this.client, this.tableName, { type: 'payment', ...payment }, changes),
+      referenced && pointAtReference(this.client, this.tableName, payment),
     ]);
     try {
       await this.client.send(

@@ -148,7 +148,7 @@ export class DynamoPspConnectionRepository implements PspConnectionRepository {
   }
 
   async updateHealth(
-    connection: PspConnection,
+    connection: Pick<PspConnection, 'id' | 'account' | 'mode'>,
     change: (health: ConnectionHealth) => ConnectionHealth | undefined,
     known?: ConnectionHealth,
   ): Promise<ConnectionHealth | undefined> {
@@ -169,11 +169,13 @@ export class DynamoPspConnectionRepository implements PspConnectionRepository {
           new UpdateCommand({
             TableName: this.tableName,
             Key: key,
-            UpdateExpression: 'SET consecutive_failures = :failures, down_until = :down, revision = :next',
+            UpdateExpression:
+              'SET consecutive_failures = :failures, down_until = :down, down_for_outages = :outages, revision = :next',
             ConditionExpression: 'attribute_exists(pk) AND revision = :expected',
             ExpressionAttributeValues: {
               ':failures': next.consecutive_failures,
               ':down': next.down_until,
+              ':outages': next.down_for_outages,
               ':next': current.revision + 1,
               ':expected': current.revision,
             },

@@ -1,4 +1,6 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { config } from '../../config.ts';
+import { consoleStore, now } from '../../dependencies.ts';
 import type { AuditedAction, AuditSubject } from '../../domain/console-access.ts';
 import type { ConsoleStore } from '../../ports/console-store.ts';
 import type { ApiCaller } from '../../use-cases/authenticate.ts';
@@ -105,3 +107,19 @@ export function auditedApiChange(
   };
   return auditedChange(deps, actor, attempt, change, (result) => settlementOf(route, result));
 }
+
+/** A route's audit (`MerchantRouteOptions.audit`): runs its change as `auditedApiChange` does. */
+export type ApiAudit = (
+  event: APIGatewayProxyEventV2,
+  caller: ApiCaller,
+  change: () => Promise<APIGatewayProxyStructuredResultV2>,
+) => Promise<APIGatewayProxyStructuredResultV2>;
+
+/** The audit of the service's API changes, on the account's console store. */
+export const apiAudit: ApiAudit = (event, caller, change) =>
+  auditedApiChange(
+    { store: consoleStore(), now, edgeSecret: config().EDGE_ORIGIN_SECRET },
+    event,
+    caller,
+    change,
+  );

@@ -1,10 +1,8 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy, { type MiddlewareObj, type MiddyfiedHandler } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { config } from '../../config.ts';
 import {
   apiKeyAuthenticator,
-  consoleStore,
   idempotencyStore,
   linkRequestOfKey,
   now,
@@ -19,7 +17,7 @@ import type { ApiCaller } from '../../use-cases/authenticate.ts';
 import type { KeyedRequest } from '../../use-cases/keyed-creates.ts';
 import { problemResponse } from '../problem.ts';
 import { requestLog, type TimedContext } from '../request-log.ts';
-import { auditedApiChange } from './api-audit.ts';
+import type { ApiAudit } from './api-audit.ts';
 import { keyedRequestOf, withIdempotency } from './idempotency.ts';
 import { type BodyMode, parseJsonBody } from './request-body.ts';
 
@@ -51,6 +49,11 @@ export interface MerchantRouteOptions {
   idempotent?: boolean | 'own';
   /** Counts the request against its (account, mode) rate limit (default on). */
   rateLimited?: boolean;
+  /**
+   * Records the change in the audit log (`apiAudit`, functions/http/api/api-audit.ts): given by the handler of each
+   * route of `AUDITED_ROUTES` (test/unit/api-audit.test.ts), so that the functions that only read carry none of it.
+   */
+  audit?: ApiAudit;
 }
 
 interface ApiContext extends TimedContext {
@@ -153,9 +156,9 @@ export function apiHandler(
     };
     if (idempotent === 'own') return handle({ ...request, idempotency: keyedRequestOf(request) });
     // Recorded in the audit log when it changes something; a replay of a stored answer changes nothing.
-    const caller = context.caller as ApiCaller;
-    const audit = { store: consoleStore(), now, edgeSecret: config().EDGE_ORIGIN_SECRET };
-    const run = () => auditedApiChange(audit, event, caller, () => handle(request));
+    const { audit } = options;
+    const run = () =>
+      audit ? audit(event, context.caller as ApiCaller, () => handle(request)) : handle(request);
     if (idempotent && event.requestContext.http.method === 'POST') {
       const deps = { store: idempotencyStore(), now, linkRequestOf: linkRequestOfKey };
       return withIdempotency(deps, request, run);

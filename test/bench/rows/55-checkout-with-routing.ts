@@ -37,6 +37,7 @@ async function routedAccount(server: BenchServer, account: string, firstDown: bo
   await repository.create(second);
   if (firstDown) {
     await repository.updateHealth(first, (health) => ({
+      ...health,
       consecutive_failures: FAILURES_BEFORE_DOWN,
       down_until: new Date(Date.now() + 60 * DOWN_FOR_MS).toISOString(),
       revision: health.revision + 1,

@@ -95,7 +95,9 @@ export const checkoutCom: PspDescriptor<ReturnType<typeof credentials>, 'checkou
   ],
   /** A payment link lives from 1 second to 14 days (`expires_in`, 86400 s unless told); we keep to a day. */
   sessionLimits: { minMs: 900_000, maxMs: 1_209_600_000, preferredMs: 86_400_000 },
-  // A declined payment's authorization `response_code`.
+  // A declined payment's authorization `response_code`. 20068 (response received too late), 20091 (issuer
+  // unavailable or switch inoperative), 20096 (system malfunction) and 20153 (3DS system malfunction) say the
+  // issuer or the network failed, not the card: outages.
   declines: {
     '20005': 'do_not_honor',
     '20051': 'insufficient_funds',
@@ -108,7 +110,10 @@ export const checkoutCom: PspDescriptor<ReturnType<typeof credentials>, 'checkou
     '20061': 'limit_exceeded',
     '20065': 'limit_exceeded',
     '20154': 'authentication_required',
-    '20091': 'processing_error',
+    '20068': 'psp_unavailable',
+    '20091': 'psp_unavailable',
+    '20096': 'psp_unavailable',
+    '20153': 'psp_unavailable',
   },
   notificationAddress: 'configured',
 };

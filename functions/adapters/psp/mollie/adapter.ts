@@ -23,7 +23,13 @@ import {
   type SessionEnd,
   type SessionRequest,
 } from '../../../ports/psp.ts';
-import type { EndsSessions, Refunds } from '../../../ports/psp-capabilities.ts';
+import type {
+  EndsSessions,
+  ListsPayouts,
+  PspPayout,
+  PspPayoutItem,
+  Refunds,
+} from '../../../ports/psp-capabilities.ts';
 import type { PspRuntime } from '../../../ports/psp-descriptor.ts';
 import {
   messageOf,
@@ -36,6 +42,7 @@ import {
 import { storedCredentialsFactory } from '../kit/factory.ts';
 import { RecentFacts } from '../kit/recent-facts.ts';
 import { mollie } from './descriptor.ts';
+import { mollieSettlementItems, mollieSettlements } from './payouts.ts';
 
 /** Mollie wants exactly the currency's decimals ("10.50", "500" for JPY); merchants may send "10.5". */
 export function mollieAmount(amount: Amount): { currency: string; value: string } {
@@ -107,7 +114,7 @@ function refundStateOf(refund: Refund): PspRefundStatus {
  * webhook carries only `id=tr_…`, unsigned, so every notification is answered by fetching that payment with
  * the connection's own key (a payment of another account or mode is not found, or not of this mode).
  */
-export class MolliePsp implements Psp, EndsSessions, Refunds {
+export class MolliePsp implements Psp, EndsSessions, Refunds, ListsPayouts {
   readonly provider = mollie.id;
   readonly checkoutOrigin = 'https://www.mollie.com';
   readonly sessionLimits = mollie.sessionLimits;
@@ -118,9 +125,13 @@ export class MolliePsp implements Psp, EndsSessions, Refunds {
   /** The payment a notification just fetched, for the `retrieveSession` that follows it. */
   private readonly fetched = new RecentFacts<Payment>({ maxAgeMs: 10_000, maxSize: 20 });
 
-  constructor(mollie: MollieClient, connection: PspConnection) {
+  /** The client of the connection's organization access token, which alone may list settlements; absent: none. */
+  private readonly organization: MollieClient | undefined;
+
+  constructor(mollie: MollieClient, connection: PspConnection, organization?: MollieClient) {
     this.mollie = mollie;
     this.connection = connection;
+    this.organization = organization;
   }
 
   /** One call to Mollie, bounded by the PSP call budget, its errors translated (`failure`). */
@@ -277,6 +288,23 @@ export class MolliePsp implements Psp, EndsSessions, Refunds {
     return refundStateOf(refund);
   }
 
+  /**
+   * Mollie's settlements, read with the connection's organization access token: without one there are none to
+   * read (Mollie lists settlements to no API key), and a test-mode connection has none (Mollie settles live
+   * payments only).
+   */
+  async listPayouts(since: Date): Promise<PspPayout[]> {
+    const organization = this.organization;
+    if (!organization || this.connection.mode !== 'live') return [];
+    return mollieSettlements(organization, (request) => this.call('lookup', request), since);
+  }
+
+  async payoutItems(payout: PspPayout): Promise<PspPayoutItem[]> {
+    const organization = this.organization;
+    if (!organization) return [];
+    return mollieSettlementItems(organization, (request) => this.call('lookup', request), payout);
+  }
+
   /** `reference` is `tr_…/re_…`: Mollie reads a refund only through its payment. */
   async retrieveRefund(reference: string): Promise<PspRefundStatus> {
     const [paymentId, refundId] = reference.split('/');
@@ -294,11 +322,12 @@ export function createFactory(runtime: PspRuntime) {
   return storedCredentialsFactory(mollie, runtime.secrets, async (credentials, connection) => {
     // Loaded here, not at module scope: only functions that talk to Mollie evaluate the SDK (docs/performance.md).
     const { createMollieClient } = await import('@mollie/api-client');
-    const client = createMollieClient({
-      apiKey: credentials.api_key,
-      ...(runtime.apiUrl ? { apiEndpoint: runtime.apiUrl } : {}),
-    });
-    return new MolliePsp(client, connection);
+    const endpoint = runtime.apiUrl ? { apiEndpoint: runtime.apiUrl } : {};
+    const client = createMollieClient({ apiKey: credentials.api_key, ...endpoint });
+    const organization = credentials.access_token
+      ? createMollieClient({ accessToken: credentials.access_token, ...endpoint })
+      : undefined;
+    return new MolliePsp(client, connection, organization);
   });
 }
 

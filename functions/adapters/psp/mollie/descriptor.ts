@@ -11,6 +11,16 @@ const credentials = /* @__PURE__ */ once(() =>
         z.regex(/^(test|live)_[A-Za-z0-9]{30,}$/, 'Must be test_… or live_… (30 characters or more).'),
         z.describe('its API key test_…|live_…'),
       ),
+    access_token: z.optional(
+      z
+        .string()
+        .check(
+          z.regex(/^access_[A-Za-z0-9]{30,}$/, 'Must be access_… (30 characters or more).'),
+          z.describe(
+            'an organization access token access_… with settlements.read, payments.read and refunds.read: its settlements are then read and matched (Mollie lists settlements to no API key)',
+          ),
+        ),
+    ),
   }),
 );
 
@@ -52,7 +62,7 @@ export const mollie: PspDescriptor<ReturnType<typeof credentials>, 'mollie'> = {
     blik: 'blik',
     twint: 'twint',
   },
-  capabilities: ['ends_sessions', 'refunds', 'partial_refunds', 'line_items', 'locale'],
+  capabilities: ['ends_sessions', 'refunds', 'partial_refunds', 'line_items', 'locale', 'lists_payouts'],
   /**
    * Mollie decides how long an open payment lives (per method, from minutes to days for bank transfers) and
    * says so in `expiresAt`; without it we assume the shortest common window, 15 minutes.

@@ -80,7 +80,8 @@ export const square: PspDescriptor<ReturnType<typeof credentials>, 'square'> = {
    * (the link is deleted when the session is next read after that, by the sweeper a minute later at the latest).
    */
   sessionLimits: { minMs: 60_000, maxMs: 86_400_000, preferredMs: 3_600_000 },
-  // A failed payment's first card error (`card_details.errors[0].code`).
+  // A failed payment's first card error (`card_details.errors[0].code`). TEMPORARY_ERROR, SERVICE_UNAVAILABLE
+  // and GATEWAY_TIMEOUT are Square's or the network's failures, not the card's: outages.
   declines: {
     INSUFFICIENT_FUNDS: 'insufficient_funds',
     GENERIC_DECLINE: 'do_not_honor',
@@ -94,7 +95,9 @@ export const square: PspDescriptor<ReturnType<typeof credentials>, 'square'> = {
     CARD_NOT_SUPPORTED: 'method_not_available',
     CARD_DECLINED_VERIFICATION_REQUIRED: 'authentication_required',
     TRANSACTION_LIMIT: 'limit_exceeded',
-    TEMPORARY_ERROR: 'processing_error',
+    TEMPORARY_ERROR: 'psp_unavailable',
+    SERVICE_UNAVAILABLE: 'psp_unavailable',
+    GATEWAY_TIMEOUT: 'psp_unavailable',
   },
   notificationAddress: 'configured',
 };

@@ -20,13 +20,22 @@ import {
   type SessionEnd,
   type SessionRequest,
 } from '../../../ports/psp.ts';
-import type { EndsSessions, Refunds } from '../../../ports/psp-capabilities.ts';
+import type {
+  EndsSessions,
+  ListsPayouts,
+  PspPayout,
+  PspPayoutItem,
+  Refunds,
+} from '../../../ports/psp-capabilities.ts';
 import type { PspRuntime } from '../../../ports/psp-descriptor.ts';
 import { messageOf, type PspOperation, pspFailure } from '../kit/calls.ts';
 import type { CredentialsOf } from '../kit/credentials.ts';
 import { storedCredentialsFactory } from '../kit/factory.ts';
 import { stripeBuyer, stripeBuyerQuestions, stripeLinkId } from './buyer.ts';
 import { stripe } from './descriptor.ts';
+import { mandateSession } from './mandate-session.ts';
+import { StripeMandates, withStripeMandates } from './mandates.ts';
+import { stripePayoutItems, stripePayouts } from './payouts.ts';
 
 /** The Secrets Manager value of a Stripe connection's credentials (its descriptor's `credentials`). */
 export type StripeCredentials = CredentialsOf<typeof stripe>;
@@ -58,14 +67,15 @@ export function stripeEndpoint(apiUrl: string | undefined): StripeEndpoint | und
   };
 }
 
-export class StripePsp implements Psp, EndsSessions, Refunds {
+export class StripePsp implements Psp, EndsSessions, Refunds, ListsPayouts {
   readonly provider = stripe.id;
   readonly checkoutOrigin = 'https://checkout.stripe.com';
   readonly sessionLimits = stripe.sessionLimits;
   /** Stripe removes idempotency keys once they are 24 hours old. */
   readonly idempotencyWindowMs = 24 * 3_600_000;
   private readonly sdk: typeof Stripe;
-  private readonly stripe: Stripe;
+  /** The SDK's client, which the connection's mandates share (./mandates.ts). */
+  readonly stripe: Stripe;
   private readonly webhookSecrets: string[];
   private readonly connection: PspConnection;
   private readonly livemode: boolean;
@@ -97,12 +107,14 @@ export class StripePsp implements Psp, EndsSessions, Refunds {
    */
   async createSession(checkout: SessionRequest): Promise<PspSession> {
     const lines = stripeLines(checkout);
-    const problem =
-      amountProblem(stripe.amounts, checkout.amount, 'payment') ??
-      linesProblem(
-        stripe.amounts,
-        lines.map((line) => line.unit_amount),
-      );
+    // A trial's session charges nothing (./mandate-session.ts): no amount for Stripe to refuse.
+    const problem = checkout.opensMandate?.withoutCharge
+      ? undefined
+      : (amountProblem(stripe.amounts, checkout.amount, 'payment') ??
+        linesProblem(
+          stripe.amounts,
+          lines.map((line) => line.unit_amount),
+        ));
     if (problem) throw new PspRefusalError(problem);
     const session = await this.call('session', () => this.createCheckoutSession(checkout, lines));
     if (!session.url) throw new PspOutageError(`Stripe returned session ${session.id} without a url`);
@@ -123,7 +135,7 @@ export class StripePsp implements Psp, EndsSessions, Refunds {
 
   private createCheckoutSession(checkout: SessionRequest, lines: readonly LineItem[]) {
     const { link } = checkout;
-    return this.stripe.checkout.sessions.create({
+    const params: Stripe.Checkout.SessionCreateParams = {
       mode: 'payment',
       // The buyer's reference when the address carried one (docs/api.md#buyer-references), else the link's id.
       client_reference_id: checkout.references?.client_reference_id ?? link.id,
@@ -151,7 +163,9 @@ export class StripePsp implements Psp, EndsSessions, Refunds {
       payment_intent_data: {
         metadata: { link_id: link.id, mode: link.mode, payment_id: checkout.paymentId },
       },
-    });
+    };
+    const opens = checkout.opensMandate;
+    return this.stripe.checkout.sessions.create(opens ? mandateSession(params, opens) : params);
   }
 
   async verifyNotification(
@@ -213,10 +227,7 @@ export class StripePsp implements Psp, EndsSessions, Refunds {
           ? { code: 'expired', message: 'The Stripe Checkout Session expired.' }
           : null,
       paymentReference: paid ? (paymentIntent ?? session.id) : paymentIntent,
-      amount:
-        session.amount_total === null || !session.currency
-          ? null
-          : fromPspMinorUnits(stripe.amounts, session.amount_total, session.currency),
+      amount: sessionAmount(session),
       livemode: session.livemode,
       ...(paid ? await stripeBuyer(session) : {}),
     };
@@ -259,6 +270,14 @@ export class StripePsp implements Psp, EndsSessions, Refunds {
     return refundStatus(await this.call('lookup', () => this.stripe.refunds.retrieve(reference)));
   }
 
+  listPayouts(since: Date): Promise<PspPayout[]> {
+    return stripePayouts(this.stripe, (request) => this.call('lookup', request), since);
+  }
+
+  payoutItems(payout: PspPayout): Promise<PspPayoutItem[]> {
+    return stripePayoutItems(this.stripe, (request) => this.call('lookup', request), payout);
+  }
+
   /** One call to Stripe (bounded by the SDK's own timeout and retries), its errors translated (`failure`). */
   private async call<T>(operation: PspOperation, request: () => Promise<T>): Promise<T> {
     try {
@@ -295,6 +314,13 @@ function stripeLines({ link, amount }: SessionRequest): readonly LineItem[] {
   );
 }
 
+/** What a session charged: nothing for a trial's, which only set a mandate up (Stripe's `amount_total` is null). */
+function sessionAmount({ mode, amount_total, currency }: Stripe.Checkout.Session): Amount | null {
+  if (!currency) return null;
+  const charged = mode === 'setup' ? 0 : amount_total;
+  return charged === null ? null : fromPspMinorUnits(stripe.amounts, charged, currency);
+}
+
 function refundStatus(refund: Stripe.Refund): PspRefundStatus {
   const state =
     refund.status === 'succeeded'
@@ -320,8 +346,19 @@ export function createFactory(runtime: PspRuntime) {
   const endpoint = stripeEndpoint(runtime.apiUrl);
   return storedCredentialsFactory(stripe, runtime.secrets, async (credentials, connection) => {
     const { default: sdk } = await import('stripe');
-    return new StripePsp(sdk, credentials, connection, endpoint);
+    return stripeAdapter(sdk, credentials, connection, endpoint);
   });
+}
+
+/** A connection's adapter, with its mandates (./mandates.ts) on the same SDK client. */
+export function stripeAdapter(
+  sdk: typeof Stripe,
+  credentials: StripeCredentials,
+  connection: PspConnection,
+  endpoint?: StripeEndpoint,
+) {
+  const psp = new StripePsp(sdk, credentials, connection, endpoint);
+  return withStripeMandates(psp, new StripeMandates(sdk, psp.stripe, connection));
 }
 
 /** Regional variants Stripe Checkout speaks beside plain languages (its `locale` enum). */

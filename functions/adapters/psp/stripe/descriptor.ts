@@ -98,6 +98,10 @@ export const stripe: PspDescriptor<ReturnType<typeof credentials>, 'stripe'> = {
     'reads_buyer_details',
     'line_items',
     'locale',
+    'holds_mandates',
+    // A trial's Checkout Session in setup mode (./mandate-session.ts).
+    'mandates_without_charge',
+    'lists_payouts',
   ],
   /**
    * Stripe Checkout Sessions live 30 minutes to 24 hours after their creation at Stripe, counted in whole seconds

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { credentialsProblemOf } from '../../../../../test/support/psp-fakes.ts';
 import { orderLink, sessionRequest } from '../../../../../test/support/psp-fixtures.ts';
 import { InvalidNotificationError } from '../../../../domain/errors.ts';
+import { classified } from '../../../../domain/payment-failure.ts';
 import { newPaymentLink } from '../../../../domain/payment-link.ts';
 import { PspCredentialsRejectedError, PspOutageError, PspRefusalError } from '../../../../ports/psp.ts';
 import { canEndSessions } from '../../../../ports/psp-capabilities.ts';
@@ -167,6 +168,16 @@ describe('a Checkout.com session', () => {
     const unknown = await open();
     await started.fake.pay(unknown.session.id, false, '29999');
     expect((await started.psp.retrieveSession(unknown.session.id)).failure?.code).toBe('processing_error');
+    expect(started.fake.violations).toEqual([]);
+  });
+
+  it('reads an issuer or network failure (20091 issuer unavailable, 20068 too late) as an outage, not a decline', async () => {
+    for (const responseCode of ['20091', '20068']) {
+      const { session } = await open();
+      await started.fake.pay(session.id, false, responseCode);
+      const { failure } = await started.psp.retrieveSession(session.id);
+      expect(failure && classified(failure)).toMatchObject({ code: 'psp_unavailable', class: 'outage' });
+    }
     expect(started.fake.violations).toEqual([]);
   });
 });

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { type RecordedPspRequest, startFakePspServer } from '../../../../../test/support/fake-psp-server.ts';
 import { type ContractExchange, loadPspContract } from '../../../../../test/support/psp-contract.ts';
 import type { PspFakeDefinition } from '../../../../../test/support/psp-fakes.ts';
+import { type FakeMollieSettlements, fakeMollieSettlements } from './fake-payouts.ts';
 
 const MOLLIE_DOCUMENT = new URL('./contract/mollie.trimmed.json', import.meta.url);
 
@@ -82,6 +83,8 @@ export interface FakeMollie {
   violations: string[];
   payments: Map<string, FakeMolliePayment>;
   refunds: Map<string, FakeMollieRefund>;
+  /** Its settlements of what it took (test/fake-payouts.ts). */
+  settlements: FakeMollieSettlements;
   /** What Mollie does when the buyer pays, declines, or lets the payment run out. */
   setStatus(id: string, status: 'paid' | 'failed' | 'canceled' | 'expired' | 'pending'): FakeMolliePayment;
   setRefundStatus(id: string, status: 'refunded' | 'failed' | 'processing'): FakeMollieRefund;
@@ -125,6 +128,7 @@ export async function startFakeMollie(options: { apiKeys: string[] }): Promise<F
     },
   });
   let endpoint = '';
+  const settlements = fakeMollieSettlements({ payments, refunds, endpoint: () => endpoint });
   const state = { outage: 'none' as FakeMollie['outage'] };
 
   const server = await startFakePspServer(
@@ -144,7 +148,8 @@ export async function startFakeMollie(options: { apiKeys: string[] }): Promise<F
         return replays.get(replayKey) as { status: number; body: unknown };
       }
       const body = request.body ? (JSON.parse(request.body) as Record<string, unknown>) : {};
-      const answer = route(request.method, url.pathname, body, mode);
+      const answer =
+        settlements.answer(request.method, url) ?? route(request.method, url.pathname, body, mode);
       if (request.method === 'POST' && replayKey && answer.status < 300) replays.set(replayKey, answer);
       return answer;
     },
@@ -300,6 +305,7 @@ export async function startFakeMollie(options: { apiKeys: string[] }): Promise<F
     violations: server.violations,
     payments,
     refunds,
+    settlements,
     setStatus(paymentId, status) {
       const payment = payments.get(paymentId);
       if (!payment) throw new Error(`no payment ${paymentId}`);

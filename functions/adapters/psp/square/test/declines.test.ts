@@ -1,5 +1,6 @@
 import type { Square } from 'square';
 import { describe, expect, it } from 'vitest';
+import { classified } from '../../../../domain/payment-failure.ts';
 import { paymentStateOf } from '../wire.ts';
 
 describe("Square's declines (docs/orchestration.md#decline-codes)", () => {
@@ -12,5 +13,19 @@ describe("Square's declines (docs/orchestration.md#decline-codes)", () => {
     expect(square('INSUFFICIENT_FUNDS')).toBe('insufficient_funds');
     expect(square('CARD_EXPIRED')).toBe('expired_card');
     expect(square('SOMETHING_NEW')).toBe('processing_error');
+  });
+
+  it("classes Square's own failures on a card payment as outages, not as the card's declines", () => {
+    const failure = (code: string) =>
+      paymentStateOf({
+        status: 'FAILED',
+        cardDetails: { errors: [{ category: 'API_ERROR', code }] },
+      } as Square.Payment).failure;
+    for (const code of ['TEMPORARY_ERROR', 'SERVICE_UNAVAILABLE', 'GATEWAY_TIMEOUT']) {
+      expect(classified(failure(code) ?? { code: 'declined', message: '' })).toMatchObject({
+        code: 'psp_unavailable',
+        class: 'outage',
+      });
+    }
   });
 });

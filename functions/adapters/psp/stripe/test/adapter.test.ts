@@ -7,13 +7,13 @@ import type { PspConnection } from '../../../../domain/connection.ts';
 import { InvalidNotificationError } from '../../../../domain/errors.ts';
 import { newPaymentLink, type PaymentLink } from '../../../../domain/payment-link.ts';
 import { PspRefusalError } from '../../../../ports/psp.ts';
-import { StripePsp, stripeEndpoint } from '../adapter.ts';
+import { stripeAdapter, stripeEndpoint } from '../adapter.ts';
 import { stripe as descriptor } from '../descriptor.ts';
 import { type FakeStripe, startFakeStripe } from './fake.ts';
 
 const credentials = { secret_key: 'sk_test_fake_123', webhook_secret: 'whsec_fake_456' };
 let stripe: FakeStripe;
-let psp: StripePsp;
+let psp: ReturnType<typeof stripeAdapter>;
 const connection: PspConnection = {
   id: 'pc_stripe00000000000000000000',
   account: 'acme',
@@ -28,7 +28,7 @@ const connection: PspConnection = {
 
 beforeAll(async () => {
   stripe = await startFakeStripe({ secretKey: credentials.secret_key });
-  psp = new StripePsp(Stripe, credentials, connection, stripeEndpoint(stripe.url));
+  psp = stripeAdapter(Stripe, credentials, connection, stripeEndpoint(stripe.url));
 });
 afterAll(() => stripe.stop());
 

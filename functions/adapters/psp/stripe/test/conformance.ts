@@ -19,6 +19,12 @@ function stripeBuyer(buyer: BuyerDetails): FakeStripeBuyer {
   };
 }
 
+/** A renewal's PaymentIntent in the suite's words: any other status is a declined one's. */
+const CHARGE_STATES: Partial<Record<string, 'succeeded' | 'pending'>> = {
+  succeeded: 'succeeded',
+  processing: 'pending',
+};
+
 /** Stripe under the conformance suite: its fake, and Checkout Sessions as its buyer and its webhooks see them. */
 export const conformance: ConformanceFixture = {
   provider: 'stripe',
@@ -78,6 +84,20 @@ export const conformance: ConformanceFixture = {
       async settleRefund(reference, outcome) {
         fake.settleRefund(reference, outcome);
         return undefined;
+      },
+      mandates: {
+        // A Checkout Session in setup mode saves the method and charges nothing.
+        trials: true,
+        async charges(mandate) {
+          return fake.mandates.charges(mandate.reference).map((intent) => ({
+            amount: fromPspMinorUnits(stripe.amounts, intent.amount, intent.currency),
+            state: CHARGE_STATES[intent.status] ?? 'failed',
+          }));
+        },
+        nextCharge: (outcome) => fake.mandates.nextCharge(outcome),
+        async settleCharge(reference, outcome) {
+          fake.mandates.settleCharge(reference, outcome);
+        },
       },
       stop: () => fake.stop(),
     };

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { usePspAdapters } from '../../../../../test/support/psp-adapters.ts';
 import { basketLink, orderLink, sessionRequest } from '../../../../../test/support/psp-fixtures.ts';
+import { canHoldMandates, type OpensMandate } from '../../../../ports/psp.ts';
 import { STRIPE_FAKE } from './fake.ts';
 
 /**
@@ -44,6 +45,75 @@ describe('the Stripe adapter against stripe/openapi (requests only)', () => {
       ]),
     );
     expect(fakes.stripe.violations).toEqual([]);
+  });
+
+  it('sends only what the document allows for mandates: the sessions that save a method, a renewal, its read-back', async () => {
+    const psp = psps.stripe;
+    if (!canHoldMandates(psp)) throw new Error('Stripe holds no mandates');
+    const before = fakes.stripe.exchanges.length;
+    const opens: OpensMandate = {
+      subscriptionId: 'sub_contract0000000000000001',
+      withoutCharge: false,
+      periodAmount: { value: '9.90', currency: 'EUR' },
+      recurring: { interval: 'month', interval_count: 1, trial_days: 14, cycles: 12 },
+    };
+    const request = { ...sessionRequest(orderLink('9.90'), stripeConnection), opensMandate: opens };
+    const paid = await psp.createSession(request);
+    const trial = await psp.createSession({
+      ...request,
+      amount: { value: '0.00', currency: 'EUR' },
+      opensMandate: { ...opens, withoutCharge: true },
+    });
+    fakes.stripe.completeSession(paid.id);
+    fakes.stripe.completeSession(trial.id);
+    expect(await psp.mandateOf({ id: trial.id, paymentReference: null })).toMatchObject({ state: 'ready' });
+    const opened = await psp.mandateOf({ id: paid.id, paymentReference: null });
+    if (opened.state !== 'ready') throw new Error('no mandate');
+    const charged = await psp.chargeMandate({
+      mandate: opened.mandate,
+      amount: opens.periodAmount,
+      idempotencyKey: 'sub_contract0000000000000001.2.1',
+      paymentId: 'pay_contract0000000000000002',
+      subscriptionId: opens.subscriptionId,
+      period: 2,
+      description: 'Membership (period 2)',
+    });
+    expect(await psp.retrieveCharge(charged.reference as string)).toEqual(charged);
+    const calls = fakes.stripe.exchanges
+      .slice(before)
+      .map(({ method, path }) => `${method} ${path.replace(/\/(cs_test|pi)_\w+/, '/$1_…')}`);
+    expect(new Set(calls)).toEqual(
+      new Set([
+        'POST /v1/checkout/sessions',
+        'GET /v1/checkout/sessions/cs_test_…',
+        'POST /v1/payment_intents',
+        'GET /v1/payment_intents/pi_…',
+      ]),
+    );
+    expect(fakes.stripe.violations).toEqual([]);
+  });
+
+  it('refuses a renewal with a parameter its document no longer lists, as Stripe does', async () => {
+    const before = fakes.stripe.violations.length;
+    const response = await fetch(`${fakes.stripe.url}/v1/payment_intents`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${STRIPE_FAKE.credentials.secret_key}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams({
+        amount: '990',
+        currency: 'eur',
+        confirm: 'true',
+        'payment_method_types[0]': 'card',
+      }).toString(),
+    });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: unknown }).error).toMatchObject({
+      code: 'parameter_unknown',
+      param: 'payment_method_types',
+    });
+    expect(fakes.stripe.violations.length - before).toBe(1);
   });
 
   const create = (params: Record<string, string>) =>

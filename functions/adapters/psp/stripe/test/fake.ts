@@ -19,6 +19,14 @@ import {
   linesTotal,
   THREE_DECIMAL,
 } from './fake-answers.ts';
+import {
+  type FakeMethodType,
+  type FakePaymentIntent,
+  type FakeStripeMandates,
+  fakeMandates,
+  idempotencyError,
+} from './fake-mandates.ts';
+import { type FakeStripePayouts, fakeStripePayouts } from './fake-payouts.ts';
 
 export type { FakeSession, FakeStripeBuyer } from './fake-answers.ts';
 
@@ -46,11 +54,18 @@ export interface FakeStripe {
   /** The form each session was created from (its lines, which a session does not show unexpanded). */
   forms: Map<string, Record<string, string>>;
   refunds: Map<string, FakeRefund>;
+  /** Its payouts of what it took (test/fake-payouts.ts). */
+  payouts: FakeStripePayouts;
   /**
    * What Stripe does when the buyer pays: the session completes with a PaymentIntent; with an asynchronous
    * method (SEPA Direct Debit) it completes `unpaid` until `settleAsyncPayment`.
    */
-  completeSession(id: string, options?: { async?: boolean; buyer?: FakeStripeBuyer }): FakeSession;
+  completeSession(
+    id: string,
+    options?: { async?: boolean; buyer?: FakeStripeBuyer; method?: FakeMethodType },
+  ): FakeSession;
+  /** Saved PaymentMethods and the PaymentIntents charged on them (./fake-mandates.ts). */
+  mandates: FakeStripeMandates;
   /** The asynchronous payment of a completed session succeeded (`checkout.session.async_payment_succeeded`). */
   settleAsyncPayment(id: string): FakeSession;
   /**
@@ -77,7 +92,7 @@ export interface FakeStripe {
    */
   signedEvent(
     type: string,
-    object: FakeSession | FakeRefund,
+    object: FakeSession | FakeRefund | FakePaymentIntent,
     webhookSecret: string,
     options?: { livemode?: boolean },
   ): { body: string; signature: string };
@@ -89,8 +104,8 @@ const id = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
 /**
  * A local server that speaks Stripe's wire format for the endpoints the adapter uses: form-encoded requests,
  * JSON responses shaped like the Checkout Session and Refund objects of Stripe's API reference, errors in
- * Stripe's `{ "error": { type, message } }` envelope, `livemode` from the key (`sk_live_`/`rk_live_`), and
- * `Idempotency-Key` replays of POSTs. It refuses what Stripe refuses of what the adapter sends: an `expires_at`
+ * Stripe's `{ "error": { type, message } }` envelope, `livemode` from the key (`sk_live_`/`rk_live_`), saved
+ * PaymentMethods and renewals (./fake-mandates.ts), and `Idempotency-Key` replays of POSTs. It refuses what Stripe refuses of what the adapter sends: an `expires_at`
  * less than 30 minutes or more than 24 hours after the session's `created` (whole seconds), an amount in a
  * three-decimal currency whose last digit is not 0, a refund of more than remains (`amount_too_large`) or of a
  * fully refunded payment (`charge_already_refunded`). The official SDK is pointed at it with `host`/`port`/`protocol`.
@@ -105,7 +120,7 @@ export async function startFakeStripe(options: {
   const forms = new Map<string, Record<string, string>>();
   const refunds = new Map<string, FakeRefund>();
   const paymentIntents = new Map<string, { amount: number; currency: string; refunded: number }>();
-  const replays = new Map<string, { status: number; body: unknown }>();
+  const replays = new Map<string, { status: number; body: unknown; raw: string }>();
   const keys = [options.secretKey, ...(options.secretKeys ?? [])];
   const state = {
     latencyMs: 0,
@@ -114,7 +129,9 @@ export async function startFakeStripe(options: {
     outage: 'none' as FakeStripe['outage'],
   };
   const nowSeconds = () => Math.floor((Date.now() + state.clockAheadMs) / 1000);
+  const mandates = fakeMandates({ id, nowSeconds, ledger: paymentIntents });
   const isLive = (key: string) => /^(sk|rk)_live_/.test(key);
+  const payouts = fakeStripePayouts({ sessions, refunds, nowSeconds });
 
   const contract = loadPspContract(new URL('./contract/stripe.trimmed.json', import.meta.url), {
     formEncoded: true,
@@ -148,7 +165,10 @@ export async function startFakeStripe(options: {
         : undefined;
     const reply = (status: number, body: unknown) => {
       if (judged) exchanges.push({ ...exchange, status, response: body });
-      if (replayKey && status < 300) replays.set(replayKey, { status, body });
+      // Stripe keeps the first answer to a key, a decline or its own failure too, but not a refusal of the request.
+      if (replayKey && (status < 300 || status === 402 || status >= 500))
+        replays.set(replayKey, { status, body, raw });
+      if (mandates.answerLost()) return response.destroy();
       response.writeHead(status, { 'content-type': 'application/json', 'request-id': id('req') });
       response.end(JSON.stringify(body));
     };
@@ -156,6 +176,7 @@ export async function startFakeStripe(options: {
       return reply(401, { error: { type: 'invalid_request_error', message: 'Invalid API Key provided' } });
     }
     const replay = replayKey ? replays.get(replayKey) : undefined;
+    if (replay && replay.raw !== raw) return reply(400, idempotencyError(String(idempotencyKey)));
     if (replay) return reply(replay.status, replay.body);
     // Stripe's OpenAPI document judges the request before the fake acts on it (paths it lacks stay the fake's 404).
     const broken = contract.checkRequest(exchange);
@@ -165,6 +186,8 @@ export async function startFakeStripe(options: {
       return reply(400, contractRefusal(broken[0] as string));
     }
     const livemode = isLive(key);
+    const forMandates = mandates.route(request.method ?? '', url.pathname, form, livemode);
+    if (forMandates) return reply(forMandates.status, forMandates.body);
     const refundMatch = /^\/v1\/refunds(?:\/(re_[0-9a-f]+))?$/.exec(url.pathname);
     if (refundMatch) {
       const [, refundId] = refundMatch;
@@ -232,12 +255,14 @@ export async function startFakeStripe(options: {
         },
       });
     }
+    const paidOut = payouts.answer(request.method ?? '', url);
+    if (paidOut) return reply(paidOut.status, paidOut.body);
     const match = /^\/v1\/checkout\/sessions(?:\/([^/]+)(\/expire)?)?$/.exec(url.pathname);
     if (!match)
       return reply(404, { error: { type: 'invalid_request_error', message: 'Unrecognized request URL' } });
     const [, sessionId, expire] = match;
     if (!sessionId && request.method === 'POST') {
-      const refused = checkoutParamProblem(form);
+      const refused = checkoutParamProblem(form) ?? mandates.sessionProblem(form);
       if (refused) return reply(400, refused);
       if (state.refuseEmails && form.customer_email !== undefined) {
         const message = `Invalid email address: ${form.customer_email}`;
@@ -258,12 +283,10 @@ export async function startFakeStripe(options: {
           ),
         );
       }
-      const session = checkoutSession(form, {
-        id: id(livemode ? 'cs_live' : 'cs_test'),
-        total,
-        at: created,
-        livemode,
-      });
+      const session = mandates.session(
+        checkoutSession(form, { id: id(livemode ? 'cs_live' : 'cs_test'), total, at: created, livemode }),
+        form,
+      );
       sessions.set(session.id, session);
       forms.set(session.id, form);
       return reply(200, session);
@@ -290,7 +313,7 @@ export async function startFakeStripe(options: {
       session.status = 'expired';
       return reply(200, session);
     }
-    if (request.method === 'GET') return reply(200, session);
+    if (request.method === 'GET') return reply(200, mandates.expanded(session, url.searchParams));
     return reply(404, { error: { type: 'invalid_request_error', message: 'Unrecognized request URL' } });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -304,6 +327,8 @@ export async function startFakeStripe(options: {
     violations,
     sessions,
     forms,
+    mandates: mandates.api,
+    payouts,
     completeSession(sessionId, completion = {}) {
       const session = sessions.get(sessionId);
       if (!session) throw new Error(`no session ${sessionId}`);
@@ -319,6 +344,7 @@ export async function startFakeStripe(options: {
         currency: String(session.currency),
         refunded: 0,
       });
+      mandates.complete(session, forms.get(sessionId) ?? {}, completion.method);
       return session;
     },
     settleAsyncPayment(sessionId) {

@@ -1,0 +1,138 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHECKOUT_FAKE, type FakeCheckout } from '../../functions/adapters/psp/checkout-com/test/fake.ts';
+import { paymentRepository, pspConnectionRepository } from '../../functions/dependencies.ts';
+import type { PspConnection } from '../../functions/domain/connection.ts';
+import {
+  DOWN_FOR_MS,
+  FAILURES_BEFORE_DOWN,
+  healthStatus,
+  OUTAGES_BEFORE_DOWN,
+} from '../../functions/domain/connection-health.ts';
+import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
+import { createLink, storedLink } from '../support/checkout-helpers.ts';
+import { addConnection } from '../support/connections.ts';
+import { eventually } from '../support/eventually.ts';
+import { navigate } from '../support/navigate.ts';
+import { type PspStack, startPspStack } from '../support/psp-stack.ts';
+
+const FAKES = { checkout: CHECKOUT_FAKE };
+
+/**
+ * Outages after the opening feed connection health (docs/orchestration.md#health): sessions that open at
+ * Checkout.com and then fail because the issuer is unavailable (20091, class `outage`) take the connection out of
+ * routing for its cool-down, as failed openings do; then one trial session at a time, whose outcome decides.
+ */
+let psps: PspStack<typeof FAKES>;
+let fake: FakeCheckout;
+let key: IssuedApiKey;
+let bursting: PspConnection;
+let other: PspConnection;
+
+beforeAll(async () => {
+  psps = await startPspStack({ fakes: FAKES });
+  fake = psps.checkout;
+  key = await psps.stack.issueKey('outageshop', 'test');
+  bursting = await psps.connect('outageshop', 'checkout');
+  other = await addConnection({
+    account: 'outageshop',
+    mode: 'test',
+    provider: 'sandbox',
+    name: 'S',
+    simulate: 'ok',
+  });
+  fake.webhookUrl = `${psps.stack.baseUrl}/psp/checkout_com/notifications/${bursting.id}`;
+});
+afterAll(() => psps?.stop());
+
+/** A link's checkout visited: the connection its session opened at, and the session. */
+async function visit() {
+  const link = await createLink(psps.stack, key.api_key);
+  await navigate(link.checkout_url);
+  const session = (await storedLink(link.id)).psp_session;
+  if (!session) throw new Error('No session opened');
+  return { link, session };
+}
+
+const healthOf = async (connection: PspConnection) =>
+  (await pspConnectionRepository().get(connection.id))?.health;
+
+/** Moves the bursting connection's `down_until` to the past, as if its cool-down were over. */
+const endCoolDown = () =>
+  pspConnectionRepository().updateHealth(bursting, (health) => ({
+    ...health,
+    down_until: new Date(Date.now() - 1).toISOString(),
+    revision: health.revision + 1,
+  }));
+
+describe('outages after the opening', () => {
+  it(`take a connection out of routing for its cool-down after ${OUTAGES_BEFORE_DOWN} in a row, then one trial session at a time until one is paid`, async () => {
+    for (let outage = 0; outage < OUTAGES_BEFORE_DOWN; outage++) {
+      const { link, session } = await visit();
+      expect(session.connection_id).toBe(bursting.id);
+      await fake.pay(session.id, false, '20091');
+      const failed = await eventually(async () => {
+        const payment = await paymentRepository().get(link.id, 'test', session.payment_id);
+        return payment?.status === 'failed' && payment;
+      });
+      expect(failed.failure).toMatchObject({ code: 'psp_unavailable', class: 'outage' });
+    }
+
+    const down = await eventually(async () => {
+      const health = await healthOf(bursting);
+      return health && healthStatus(health, new Date()) === 'down' && health;
+    });
+    expect(down.consecutive_failures).toBe(FAILURES_BEFORE_DOWN);
+    expect(Date.parse(down.down_until as string)).toBeGreaterThan(Date.now() + DOWN_FOR_MS / 2);
+    expect((await visit()).session.connection_id).toBe(other.id);
+
+    // The cool-down over (moved back, not waited for): one trial session opens at it; the others wait for its
+    // outcome, which decides. A trial failing as an outage takes it down again; a paid one brings it back.
+    await endCoolDown();
+    const failedTrial = await visit();
+    expect(failedTrial.session.connection_id).toBe(bursting.id);
+    expect((await visit()).session.connection_id).toBe(other.id);
+    const lease = Date.parse((await healthOf(bursting))?.down_until as string);
+    await fake.pay(failedTrial.session.id, false, '20091');
+    // Down again for the cool-down from the trial's outcome, not for the rest of the trial's lease.
+    const again = await eventually(async () => {
+      const health = await healthOf(bursting);
+      return health && Date.parse(health.down_until as string) < lease && health;
+    });
+    expect(Date.parse(again.down_until as string)).toBeGreaterThan(Date.now() + DOWN_FOR_MS / 2);
+    expect((await visit()).session.connection_id).toBe(other.id);
+
+    await endCoolDown();
+    const paidTrial = await visit();
+    expect(paidTrial.session.connection_id).toBe(bursting.id);
+    expect((await visit()).session.connection_id).toBe(other.id);
+    await fake.pay(paidTrial.session.id, true);
+    const back = await eventually(async () => {
+      const health = await healthOf(bursting);
+      return health && !health.down_for_outages && health;
+    });
+    expect(back).toMatchObject({ consecutive_failures: 0, down_until: null });
+    expect((await visit()).session.connection_id).toBe(bursting.id);
+  });
+
+  it('do not count against a connection whose PSP serves sessions between them (a decline starts the run again)', async () => {
+    const account = 'outageshop-mixed';
+    const mixedKey = await psps.stack.issueKey(account, 'test');
+    const connection = await psps.connect(account, 'checkout');
+    fake.webhookUrl = `${psps.stack.baseUrl}/psp/checkout_com/notifications/${connection.id}`;
+    for (let round = 0; round < 2 * OUTAGES_BEFORE_DOWN; round++) {
+      const link = await createLink(psps.stack, mixedKey.api_key);
+      await navigate(link.checkout_url);
+      const session = (await storedLink(link.id)).psp_session;
+      expect(session?.connection_id).toBe(connection.id);
+      // Every third session is declined for the card (20051, insufficient funds): the PSP served it.
+      await fake.pay(session?.id as string, false, round % 3 === 2 ? '20051' : '20091');
+      await eventually(
+        async () =>
+          (await paymentRepository().get(link.id, 'test', session?.payment_id as string))?.status ===
+          'failed',
+      );
+    }
+
+    expect(await healthOf(connection)).toMatchObject({ consecutive_failures: 0, down_until: null });
+  });
+});
