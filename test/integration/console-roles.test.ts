@@ -37,6 +37,7 @@ describe('console controls by role', () => {
       'payments',
       'refunds',
       'subscriptions',
+      'settlements',
       'webhooks',
       'psps',
       'settings',

@@ -123,6 +123,7 @@ const NAV: readonly [keyof ConsoleMessages['nav'], string, ConsoleAction?][] = [
   ['payments', `${CONSOLE_BASE}/payments`],
   ['refunds', `${CONSOLE_BASE}/refunds`],
   ['subscriptions', `${CONSOLE_BASE}/subscriptions`],
+  ['settlements', `${CONSOLE_BASE}/settlements`],
   ['webhooks', `${CONSOLE_BASE}/webhooks`],
   ['psps', `${CONSOLE_BASE}/psps`],
   ['settings', `${CONSOLE_BASE}/settings`],

@@ -7,12 +7,13 @@ import { type PspPageDependencies, pspRoutes } from './psps.ts';
 import type { ConsoleRequest } from './request.ts';
 import { type SearchDependencies, searchRoutes } from './search.ts';
 import { type SettingsPageDependencies, settingsRoutes } from './settings.ts';
+import { type SettlementPageDependencies, settlementRoutes } from './settlements.ts';
 import { type SubscriptionPageDependencies, subscriptionRoutes } from './subscriptions.ts';
 import { type WebhookPageDependencies, webhookRoutes } from './webhooks.ts';
 
 /**
  * The console's pages beyond the session's own (router.ts): links, webhooks and events, payment providers,
- * checkout settings, the books, subscriptions and API keys. One chunk, loaded by the first request for any of them, so that a
+ * checkout settings, the books, subscriptions, settlements and API keys. One chunk, loaded by the first request for any of them, so that a
  * cold start loads only what every request needs (docs/performance.md#a-buyers-cold-start).
  */
 
@@ -23,6 +24,7 @@ export type PagesDependencies = LinkPageDependencies &
   BooksPageDependencies &
   KeysPageDependencies &
   SubscriptionPageDependencies &
+  SettlementPageDependencies &
   SearchDependencies;
 
 /** The page or change of a route of these pages, else undefined. */
@@ -39,6 +41,7 @@ export async function pageRoutes(
     (await booksRoutes(request, deps)) ??
     (await keyRoutes(request, deps)) ??
     (await subscriptionRoutes(request, deps)) ??
+    (await settlementRoutes(request, deps)) ??
     (await searchRoutes(request, deps))
   );
 }

@@ -72,6 +72,8 @@ export const ACTION_OF: Readonly<Record<string, ConsoleAction>> = {
   'GET /console/audit': 'audit.read',
   'GET /console/exports': 'export.read',
   'POST /console/exports': 'export.read',
+  'POST /console/settlements/export': 'export.read',
+  'POST /console/settlements/{id}/export': 'export.read',
   'GET /console/payments/{id}/erase': 'buyer.erase',
   'POST /console/payments/{id}/erase': 'buyer.erase',
   'GET /console/subscriptions/{id}/cancel': 'subscription.cancel',
@@ -263,7 +265,7 @@ async function sessionRoutes(request: ConsoleRequest, deps: ConsoleDependencies)
       const back = request.form.get('back') ?? '';
       // Back to the same list or form; a link of one mode does not exist in the other.
       const safeBack =
-        /^\/console(\/overview|\/links(\/new)?|\/audit|\/webhooks|\/psps|\/settings|\/exports|\/keys|\/payments|\/refunds|\/subscriptions)?$/.test(
+        /^\/console(\/overview|\/links(\/new)?|\/audit|\/webhooks|\/psps|\/settings|\/exports|\/keys|\/payments|\/refunds|\/subscriptions|\/settlements)?$/.test(
           back,
         )
           ? back

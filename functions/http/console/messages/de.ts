@@ -1,5 +1,6 @@
 import type { CollectRequirement } from '../../../domain/buyer.ts';
 import { paymentDe } from './payment-de.ts';
+import { settlementDe } from './settlement-de.ts';
 import { statusDe } from './status-de.ts';
 import { subscriptionDe } from './subscription-de.ts';
 import type { ConsoleMessages } from './texts.ts';
@@ -19,6 +20,7 @@ export const consoleDe: ConsoleMessages = {
     payments: 'Zahlungen',
     refunds: 'Erstattungen',
     subscriptions: 'Abonnements',
+    settlements: 'Auszahlungen',
     webhooks: 'Webhooks',
     psps: 'Zahlungsanbieter',
     settings: 'Checkout-Einstellungen',
@@ -393,6 +395,7 @@ export const consoleDe: ConsoleMessages = {
   },
   payment: paymentDe,
   status: statusDe,
+  settlement: settlementDe,
   subscription: subscriptionDe,
   webhooks: webhooksDe,
   hostedSignIn: {

@@ -1,5 +1,6 @@
 import type { CollectRequirement } from '../../../domain/buyer.ts';
 import { paymentEn } from './payment-en.ts';
+import { settlementEn } from './settlement-en.ts';
 import { statusEn } from './status-en.ts';
 import { subscriptionEn } from './subscription-en.ts';
 import type { ConsoleMessages } from './texts.ts';
@@ -19,6 +20,7 @@ export const consoleEn: ConsoleMessages = {
     payments: 'Payments',
     refunds: 'Refunds',
     subscriptions: 'Subscriptions',
+    settlements: 'Settlements',
     webhooks: 'Webhooks',
     psps: 'PSPs',
     settings: 'Checkout settings',
@@ -384,6 +386,7 @@ export const consoleEn: ConsoleMessages = {
   },
   payment: paymentEn,
   status: statusEn,
+  settlement: settlementEn,
   subscription: subscriptionEn,
   webhooks: webhooksEn,
   hostedSignIn: {

@@ -1,5 +1,6 @@
 import type { CollectRequirement } from '../../../domain/buyer.ts';
 import { paymentEs } from './payment-es.ts';
+import { settlementEs } from './settlement-es.ts';
 import { statusEs } from './status-es.ts';
 import { subscriptionEs } from './subscription-es.ts';
 import type { ConsoleMessages } from './texts.ts';
@@ -19,6 +20,7 @@ export const consoleEs: ConsoleMessages = {
     payments: 'Pagos',
     refunds: 'Reembolsos',
     subscriptions: 'Suscripciones',
+    settlements: 'Liquidaciones',
     webhooks: 'Webhooks',
     psps: 'Proveedores de pago',
     settings: 'Ajustes del pago',
@@ -392,6 +394,7 @@ export const consoleEs: ConsoleMessages = {
   },
   payment: paymentEs,
   status: statusEs,
+  settlement: settlementEs,
   subscription: subscriptionEs,
   webhooks: webhooksEs,
   hostedSignIn: {

@@ -1,5 +1,6 @@
 import type { CollectRequirement } from '../../../domain/buyer.ts';
 import { paymentFr } from './payment-fr.ts';
+import { settlementFr } from './settlement-fr.ts';
 import { statusFr } from './status-fr.ts';
 import { subscriptionFr } from './subscription-fr.ts';
 import type { ConsoleMessages } from './texts.ts';
@@ -19,6 +20,7 @@ export const consoleFr: ConsoleMessages = {
     payments: 'Paiements',
     refunds: 'Remboursements',
     subscriptions: 'Abonnements',
+    settlements: 'Versements',
     webhooks: 'Webhooks',
     psps: 'Prestataires de paiement',
     settings: 'Réglages du paiement',
@@ -393,6 +395,7 @@ export const consoleFr: ConsoleMessages = {
   },
   payment: paymentFr,
   status: statusFr,
+  settlement: settlementFr,
   subscription: subscriptionFr,
   webhooks: webhooksFr,
   hostedSignIn: {

@@ -1,5 +1,6 @@
 import type { CollectRequirement } from '../../../domain/buyer.ts';
 import { paymentNl } from './payment-nl.ts';
+import { settlementNl } from './settlement-nl.ts';
 import { statusNl } from './status-nl.ts';
 import { subscriptionNl } from './subscription-nl.ts';
 import type { ConsoleMessages } from './texts.ts';
@@ -19,6 +20,7 @@ export const consoleNl: ConsoleMessages = {
     payments: 'Betalingen',
     refunds: 'Terugbetalingen',
     subscriptions: 'Abonnementen',
+    settlements: 'Uitbetalingen',
     webhooks: 'Webhooks',
     psps: 'Betaalproviders',
     settings: 'Instellingen checkout',
@@ -389,6 +391,7 @@ export const consoleNl: ConsoleMessages = {
   },
   payment: paymentNl,
   status: statusNl,
+  settlement: settlementNl,
   subscription: subscriptionNl,
   webhooks: webhooksNl,
   hostedSignIn: {

@@ -3,6 +3,7 @@ import type { CustomFieldType } from '../../../domain/custom-fields.ts';
 import type { Mode } from '../../../domain/principal.ts';
 import type { DatePreset } from '../../../domain/time-zones.ts';
 import type { PaymentTexts } from './payment-texts.ts';
+import type { SettlementTexts } from './settlement-texts.ts';
 import type { StatusTexts } from './status-texts.ts';
 import type { SubscriptionTexts } from './subscription-texts.ts';
 import type { WebhookTexts } from './webhook-texts.ts';
@@ -22,6 +23,7 @@ export interface ConsoleMessages {
     payments: string;
     refunds: string;
     subscriptions: string;
+    settlements: string;
     webhooks: string;
     psps: string;
     settings: string;
@@ -392,6 +394,8 @@ export interface ConsoleMessages {
   payment: PaymentTexts;
   /** The words for the API's values: statuses, event types, roles, actions (status-texts.ts). */
   status: StatusTexts;
+  /** The settlements pages (settlement-texts.ts). */
+  settlement: SettlementTexts;
   /** The subscriptions pages (subscription-texts.ts). */
   subscription: SubscriptionTexts;
   /** The webhooks page, an event's and an endpoint's (webhook-texts.ts). */

@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLink, storedLink } from '../../../../../test/support/checkout-helpers.ts';
-import { navigate } from '../../../../../test/support/navigate.ts';
 import { type PspMerchant, startPspMerchant } from '../../../../../test/support/psp-stack.ts';
 import { sweepSettlements } from '../../../../../test/support/sweepers.ts';
 import { PAYOUTS_PER_READ } from '../../../../use-cases/settlements.ts';
 import { STRIPE_FAKE } from './fake.ts';
+import { paidThroughStripe, refundedThroughStripe } from './paid.ts';
 
 /**
  * A month of payments through Stripe's fake, some refunded, paid out by the fake's automatic payout: the settlement
@@ -25,38 +24,8 @@ afterAll(async () => {
 const api = (path: string, headers: Record<string, string> = {}) =>
   merchant.psps.stack.request('GET', path, { key: merchant.key.api_key, headers });
 
-/** A link paid through Stripe: the buyer completes its Checkout Session and Stripe says so. */
-async function paid(value: string) {
-  const { psps, key, connection } = merchant;
-  const link = await createLink(psps.stack, key.api_key, { amount: { value, currency: 'EUR' } });
-  await navigate(link.checkout_url);
-  const session = (await storedLink(link.id)).psp_session;
-  if (!session) throw new Error('no Stripe session');
-  const event = psps.stripe.signedEvent(
-    'checkout.session.completed',
-    psps.stripe.completeSession(session.id),
-    STRIPE_FAKE.credentials.webhook_secret,
-  );
-  const notified = await psps.stack.request('POST', `/psp/stripe/notifications/${connection.id}`, {
-    rawBody: event.body,
-    headers: { 'content-type': 'application/json; charset=utf-8', 'stripe-signature': event.signature },
-  });
-  expect(notified.status).toBe(200);
-  return { link, paymentId: session.payment_id as string };
-}
-
-/** A refund of `value` of the link, which Stripe then settles. */
-async function refunded(linkId: string, value: string) {
-  const { psps, key } = merchant;
-  const refund = await psps.stack.request('POST', `/v1/payment-links/${linkId}/refunds`, {
-    key: key.api_key,
-    body: { amount: { value, currency: 'EUR' } },
-  });
-  expect(refund.status).toBe(201);
-  const stored = (await storedLink(linkId)).refunds.find((each) => each.id === refund.body.id);
-  psps.stripe.settleRefund(stored?.provider_reference as string, 'succeeded');
-  return refund.body.id as string;
-}
+const paid = (value: string) => paidThroughStripe(merchant, value);
+const refunded = (linkId: string, value: string) => refundedThroughStripe(merchant, linkId, value);
 
 describe("Stripe's payouts matched to the books", () => {
   it('matches every payment and refund a payout contains, lists the rest unmatched, and records the fees', async () => {

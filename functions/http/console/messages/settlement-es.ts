@@ -1,0 +1,42 @@
+import type { SettlementTexts } from './settlement-texts.ts';
+
+/** Settlements in Spanish. */
+export const settlementEs: SettlementTexts = {
+  title: 'Liquidaciones',
+  titleOf: (id) => `Liquidación ${id}`,
+  arrivalFrom: 'Llegada desde',
+  arrivalTo: 'Llegada hasta',
+  connection: 'Conexión',
+  anyConnection: 'Cualquier conexión',
+  newestFirst: 'Llegada más reciente primero',
+  none: 'No hay liquidaciones.',
+  settlement: 'Liquidación',
+  provider: 'PSP',
+  arrival: 'Fecha de llegada',
+  noArrival: 'aún no se sabe',
+  statuses: {
+    pending: 'pendiente',
+    in_transit: 'en tránsito',
+    paid: 'pagada',
+    failed: 'fallida',
+    canceled: 'cancelada',
+  },
+  matched: 'Conciliadas',
+  unmatched: 'Sin conciliar',
+  pspReference: 'Referencia del PSP',
+  kind: 'Tipo',
+  kinds: { payment: 'pago', refund: 'reembolso', other: 'otro' },
+  fee: 'Comisión',
+  net: 'Neto',
+  matchedLines: 'Pagos y reembolsos',
+  noMatchedLines: 'Ninguna línea de esta liquidación es uno de nuestros pagos o reembolsos.',
+  unmatchedLines: 'Sin conciliar',
+  unmatchedIntro:
+    'Las líneas que el PSP liquidó y que no son ninguno de nuestros pagos o reembolsos, con la referencia del PSP.',
+  noUnmatchedLines: 'Todas las líneas están conciliadas.',
+  paymentReference: 'Referencia de pago del PSP',
+  refundOf: (refund) => `reembolso ${refund}`,
+  download: 'Descargar CSV',
+  downloadLines: 'Descargar sus líneas en CSV',
+  tooMany: (limit) => `Más de ${limit} liquidaciones: elija menos días de llegada para descargarlas.`,
+};

@@ -1,0 +1,42 @@
+import type { SettlementTexts } from './settlement-texts.ts';
+
+/** Settlements in Dutch. */
+export const settlementNl: SettlementTexts = {
+  title: 'Uitbetalingen',
+  titleOf: (id) => `Uitbetaling ${id}`,
+  arrivalFrom: 'Aankomst vanaf',
+  arrivalTo: 'Aankomst tot en met',
+  connection: 'Koppeling',
+  anyConnection: 'Elke koppeling',
+  newestFirst: 'Laatste aankomst eerst',
+  none: 'Geen uitbetalingen.',
+  settlement: 'Uitbetaling',
+  provider: 'PSP',
+  arrival: 'Aankomstdatum',
+  noArrival: 'nog niet bekend',
+  statuses: {
+    pending: 'in afwachting',
+    in_transit: 'onderweg',
+    paid: 'uitbetaald',
+    failed: 'mislukt',
+    canceled: 'geannuleerd',
+  },
+  matched: 'Gekoppeld',
+  unmatched: 'Niet gekoppeld',
+  pspReference: 'PSP-referentie',
+  kind: 'Soort',
+  kinds: { payment: 'betaling', refund: 'terugbetaling', other: 'overig' },
+  fee: 'Kosten',
+  net: 'Netto',
+  matchedLines: 'Betalingen en terugbetalingen',
+  noMatchedLines: 'Geen regel van deze uitbetaling is een van onze betalingen of terugbetalingen.',
+  unmatchedLines: 'Niet gekoppeld',
+  unmatchedIntro:
+    'Regels die de PSP uitbetaalde en die geen van onze betalingen of terugbetalingen zijn, met de referentie van de PSP.',
+  noUnmatchedLines: 'Elke regel is gekoppeld.',
+  paymentReference: 'Betalingsreferentie van de PSP',
+  refundOf: (refund) => `terugbetaling ${refund}`,
+  download: 'CSV downloaden',
+  downloadLines: 'De regels als CSV downloaden',
+  tooMany: (limit) => `Meer dan ${limit} uitbetalingen: kies minder aankomstdagen om ze te downloaden.`,
+};
