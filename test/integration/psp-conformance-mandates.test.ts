@@ -242,11 +242,8 @@ describe.each(PSP_DESCRIPTORS.map((descriptor) => [descriptor.id, descriptor] as
     scenario(
       descriptor,
       'sets a trial’s mandate up without a charge, and charges it when the trial ends',
-      'holds_mandates',
-      async (context: TestContext) => {
-        if (!mandatesOf(run()).trials) {
-          context.skip(`${descriptor.id} cannot set a mandate up without a charge`);
-        }
+      'mandates_without_charge',
+      async () => {
         const { psp, request, status, mandate, charge } = await subscribed(run(), true);
 
         expect(Number(request.amount.value)).toBe(0);

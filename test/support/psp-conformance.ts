@@ -104,8 +104,6 @@ export interface ConformanceMandates {
   nextCharge(outcome: ConformanceChargeOutcome): void;
   /** Settles a charge answered `pending`; absent: the PSP answers every charge at once. */
   settleCharge?(reference: string, outcome: 'succeeded' | 'failed'): Promise<void>;
-  /** False when the PSP cannot set up a mandate without a charge (a trial's session, `withoutCharge`). */
-  readonly trials: boolean;
 }
 
 /** What a PSP holds of a session, in our words. */

@@ -51,7 +51,6 @@ function mandatesAt(fake: FakeAdyen): ConformanceMandates {
         }));
     },
     nextCharge: (outcome) => fake.mandates.nextCharge(outcome),
-    trials: false,
   };
 }
 

@@ -72,7 +72,6 @@ export const conformance: ConformanceFixture = {
           fake.mandates.settle(reference, outcome === 'succeeded' ? 'paid' : 'failed');
         },
         // A trial's first payment of nothing, from cards only.
-        trials: true,
       },
       stop: () => fake.stop(),
     };

@@ -72,7 +72,6 @@ export const conformance: ConformanceFixture = {
       },
       // Vaulted by the capture that follows `pay` (the suite captures what PayPal leaves approved).
       mandates: {
-        trials: false,
         async charges(mandate) {
           return fake.vault.renewals
             .filter((renewal) => renewal.token === mandate.reference)

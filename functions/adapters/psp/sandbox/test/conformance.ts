@@ -156,7 +156,6 @@ function inMemoryMandates(): { store: SandboxMandateStore; fixture: ConformanceM
     chargesOf: async (mandateId) => [...charges.values()].filter((charge) => charge.mandate_id === mandateId),
   };
   const fixture: ConformanceMandates = {
-    trials: true,
     charges: async (mandate) =>
       (await store.chargesOf(mandate.reference)).map(({ amount, state }) => ({ amount, state })),
     nextCharge(outcome) {

@@ -87,7 +87,6 @@ export const conformance: ConformanceFixture = {
       },
       mandates: {
         // A Checkout Session in setup mode saves the method and charges nothing.
-        trials: true,
         async charges(mandate) {
           return fake.mandates.charges(mandate.reference).map((intent) => ({
             amount: fromPspMinorUnits(stripe.amounts, intent.amount, intent.currency),
