@@ -21,7 +21,7 @@ const settlementFields = {
   provider: providerSchema(),
   psp_reference: pspReference("The PSP's id of the payout (`po_…`, `stl_…`)."),
   amount: money('What it credits the bank account: payments less fees and refunds.', '1187.35'),
-  arrival_date: z.iso.date().nullable().meta({
+  arrival_date: z.iso.date().max(10).nullable().meta({
     description: 'The day it arrives or arrived (UTC); null while the PSP has not said (an open settlement).',
   }),
   status: z.enum(PAYOUT_STATUSES).meta({
