@@ -1,6 +1,7 @@
 import type { PspConnection } from '../../functions/domain/connection.ts';
 import type { Amount } from '../../functions/domain/money.ts';
 import type { PaymentMethod } from '../../functions/domain/payment-methods.ts';
+import { sandboxConnection } from '../support/connection-fixture.ts';
 
 /**
  * The worlds of the routing simulation (docs/performance.md#routing-that-learns, bench row 80-routing): who pays
@@ -47,18 +48,12 @@ export interface World {
 }
 
 const ACCOUNT = 'acct_routing_bench';
-const connection = (id: string, percent: number, fixed: number): PspConnection => ({
-  id,
-  account: ACCOUNT,
-  mode: 'test',
-  provider: 'sandbox',
-  name: id,
-  enabled: true,
-  simulate: 'ok',
-  secret_name: null,
-  fees: [{ percent, fixed }],
-  created_at: '2026-11-28T00:00:00.000Z',
-});
+const connection = (id: string, percent: number, fixed: number) =>
+  sandboxConnection(id, {
+    account: ACCOUNT,
+    fees: [{ percent, fixed }],
+    created_at: '2026-11-28T00:00:00.000Z',
+  });
 
 export const BENCH_ACCOUNT = ACCOUNT;
 /** A, B and C of issue 36: C's fees are twice A's; D, of the four-connection world, is the cheapest. */

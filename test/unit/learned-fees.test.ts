@@ -8,7 +8,6 @@ import {
   storedRouting,
   toStoredRouting,
 } from '../../functions/adapters/dynamodb/routing-item.ts';
-import type { PspConnection } from '../../functions/domain/connection.ts';
 import { feeEstimate, MIN_REPORTED_FEES, reportedFeeOf } from '../../functions/domain/learned-fees.ts';
 import {
   bucketStart,
@@ -21,22 +20,12 @@ import {
 } from '../../functions/domain/outcomes.ts';
 import { type RoutedLink, type Routing, routeDecision } from '../../functions/domain/routing.ts';
 import { OutcomeRecorder } from '../../functions/use-cases/outcome-recording.ts';
+import { sandboxConnection } from '../support/connection-fixture.ts';
 
 const now = new Date('2026-11-30T12:00:00.000Z');
 const eur = (value: string) => ({ value, currency: 'EUR' });
 
-const connection = (id: string, percent: number): PspConnection => ({
-  id,
-  account: 'acme',
-  mode: 'test',
-  provider: 'sandbox',
-  name: id,
-  enabled: true,
-  simulate: 'ok',
-  secret_name: null,
-  created_at: '2026-01-01T00:00:00.000Z',
-  fees: [{ percent, fixed: 0 }],
-});
+const connection = (id: string, percent: number) => sandboxConnection(id, { fees: [{ percent, fixed: 0 }] });
 
 /** An hour bucket `hoursAgo` before `now` in which the PSP reported `count` fees of `percent` on 40.00 EUR each. */
 function reported(

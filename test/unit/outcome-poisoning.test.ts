@@ -11,6 +11,7 @@ import { newPaymentId, type Payment, settle, startedPayment } from '../../functi
 import { type Routing, routeDecision } from '../../functions/domain/routing.ts';
 import type { OutcomeCounterStore } from '../../functions/ports/outcome-counters.ts';
 import { seededRandom } from '../../lib/local/seeded-random.ts';
+import { sandboxConnection } from '../support/connection-fixture.ts';
 import { memoryPayments } from '../support/memory-payments.ts';
 
 vi.mock('../../functions/metrics.ts', () => ({ putMetrics: vi.fn() }));
@@ -29,17 +30,8 @@ const { countingPayments, ObservedOutcomes, OutcomeRecorder } = await import(
  * the windows learning reads) and routing, in simulated time, against the same buyers without the attack.
  */
 const ACCOUNT = 'acme';
-const connection = (id: string): PspConnection => ({
-  id,
-  account: ACCOUNT,
-  mode: 'live',
-  provider: 'sandbox',
-  name: id,
-  enabled: true,
-  simulate: 'ok',
-  secret_name: null,
-  created_at: '2026-11-01T00:00:00.000Z',
-});
+const connection = (id: string) =>
+  sandboxConnection(id, { account: ACCOUNT, mode: 'live', created_at: '2026-11-01T00:00:00.000Z' });
 const A = connection('pc_A');
 const B = connection('pc_B');
 const TRUE_SHARE: Record<string, number> = { pc_A: 0.85, pc_B: 0.75 };

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { fromStoredRouting, toStoredRouting } from '../../functions/adapters/dynamodb/routing-item.ts';
-import type { PspConnection } from '../../functions/domain/connection.ts';
 import { NO_OUTCOMES, type OutcomeWindows } from '../../functions/domain/outcomes.ts';
 import {
   DEFAULT_HOLDOUT_SHARE,
@@ -12,19 +11,9 @@ import {
 } from '../../functions/domain/routing.ts';
 import { chooseByStrategy } from '../../functions/domain/strategies.ts';
 import { seededRandom } from '../../lib/local/seeded-random.ts';
+import { sandboxConnection } from '../support/connection-fixture.ts';
 
-const connection = (id: string, overrides: Partial<PspConnection> = {}): PspConnection => ({
-  id,
-  account: 'acme',
-  mode: 'test',
-  provider: 'sandbox',
-  name: id,
-  enabled: true,
-  simulate: 'ok',
-  secret_name: null,
-  created_at: '2026-01-01T00:00:00.000Z',
-  ...overrides,
-});
+const connection = sandboxConnection;
 const link: RoutedLink = {
   account: 'acme',
   mode: 'test',

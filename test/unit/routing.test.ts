@@ -12,19 +12,9 @@ import {
 } from '../../functions/domain/routing.ts';
 // Property runs are reproducible from fast-check's seed.
 import { seededRandom } from '../../lib/local/seeded-random.ts';
+import { sandboxConnection } from '../support/connection-fixture.ts';
 
-const connection = (id: string, overrides: Partial<PspConnection> = {}): PspConnection => ({
-  id,
-  account: 'acme',
-  mode: 'test',
-  provider: 'sandbox',
-  name: id,
-  enabled: true,
-  simulate: 'ok',
-  secret_name: null,
-  created_at: '2026-01-01T00:00:00.000Z',
-  ...overrides,
-});
+const connection = sandboxConnection;
 const link = (overrides: Partial<RoutedLink> = {}): RoutedLink => ({
   account: 'acme',
   mode: 'test',
