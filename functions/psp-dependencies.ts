@@ -58,14 +58,19 @@ export const pspConnections = /* @__PURE__ */ once(
 /** Refunds go through the connection that took the payment. */
 export const paymentRefunds = pspConnections;
 
-/** What charging subscriptions needs (functions/use-cases/subscription-charges.ts): the sweeper and `advance`. */
-export const subscriptionCharges = (): ChargeDependencies => ({
+/** What starting, changing and charging subscriptions share: their store, the links and PSPs, the event queue. */
+const subscriptionParts = () => ({
   subscriptions: subscriptionRepository(),
   links: linkRepository(),
   psps: pspConnections(),
   queue: eventQueue(),
   now,
   checkoutBase: config().CHECKOUT_BASE,
+});
+
+/** What charging subscriptions needs (functions/use-cases/subscription-charges.ts): the sweeper and `advance`. */
+export const subscriptionCharges = (): ChargeDependencies => ({
+  ...subscriptionParts(),
   collection: async (account, mode) =>
     (await accountSettingsRepository().get(account, mode)) ?? DEFAULT_COLLECTION,
 });
@@ -74,16 +79,7 @@ export const subscriptionCharges = (): ChargeDependencies => ({
  * What a paid subscription link or update link starts (functions/use-cases/subscription-starts.ts): wired into every
  * function that records payments.
  */
-export const mandatePaymentHook = /* @__PURE__ */ once(() =>
-  mandatePayments({
-    subscriptions: subscriptionRepository(),
-    links: linkRepository(),
-    psps: pspConnections(),
-    queue: eventQueue(),
-    now,
-    checkoutBase: config().CHECKOUT_BASE,
-  }),
-);
+export const mandatePaymentHook = /* @__PURE__ */ once(() => mandatePayments(subscriptionParts()));
 
 /** What the settlement sweeper needs (functions/use-cases/settlements.ts). */
 export const settlementSweep = () => ({
