@@ -55,6 +55,20 @@ export const pspConnections = /* @__PURE__ */ once(
     }),
 );
 
+/**
+ * What ending a link needs (functions/use-cases/payment-links.ts: a cancel, an expiry): its open PSP sessions ended,
+ * a payment found paid meanwhile recorded, a subscription it opened started.
+ */
+export const linkEndings = () => ({
+  links: linkRepository(),
+  queue: eventQueue(),
+  pspSessions: pspConnections(),
+  payments: paymentRepository(),
+  mandatePayments: mandatePaymentHook(),
+  now,
+  checkoutBase: config().CHECKOUT_BASE,
+});
+
 /** Refunds go through the connection that took the payment. */
 export const paymentRefunds = pspConnections;
 

@@ -1,9 +1,7 @@
 import type { Context, ScheduledEvent } from 'aws-lambda';
-import { config } from '../config.ts';
-import { eventQueue, linkRepository, now, paymentRepository } from '../dependencies.ts';
 import { ANSWER_ROOM_MS, CALL_BUDGETS, worstCaseMs } from '../domain/call-budgets.ts';
 import { logger, withLambdaContext } from '../logger.ts';
-import { mandatePaymentHook, pspConnections } from '../psp-dependencies.ts';
+import { linkEndings } from '../psp-dependencies.ts';
 import { expireDueLinks } from '../use-cases/payment-links.ts';
 
 /** Links expired per run; a backlog drains over the following runs (one a minute on AWS). */
@@ -17,15 +15,7 @@ const SAFETY_MARGIN_MS = 2 * worstCaseMs(CALL_BUDGETS.psp) + ANSWER_ROOM_MS;
 /** Scheduled (lib/routes.ts `schedules`): records `expired` for open links past `expires_at`. */
 export const handler = withLambdaContext(async (_event: ScheduledEvent, context: Context) => {
   const result = await expireDueLinks(
-    {
-      links: linkRepository(),
-      queue: eventQueue(),
-      pspSessions: pspConnections(),
-      payments: paymentRepository(),
-      mandatePayments: mandatePaymentHook(),
-      now,
-      checkoutBase: config().CHECKOUT_BASE,
-    },
+    linkEndings(),
     BATCH_SIZE,
     () => context.getRemainingTimeInMillis() > SAFETY_MARGIN_MS,
   );
