@@ -1,8 +1,7 @@
-import { describe, expect } from 'vitest';
-import { PSP_DESCRIPTORS } from '../../functions/adapters/psp/registry.ts';
+import { expect } from 'vitest';
 import { PSP_CALL_TIMEOUT_MS } from '../../functions/domain/call-budgets.ts';
 import { timeoutFor } from '../support/eventually.ts';
-import { scenario, useConformance } from '../support/psp-conformance.ts';
+import { forEveryPsp, scenario } from '../support/psp-conformance.ts';
 import { failureOf, orderLink, sessionRequest } from '../support/psp-fixtures.ts';
 
 /**
@@ -10,35 +9,28 @@ import { failureOf, orderLink, sessionRequest } from '../support/psp-fixtures.ts
  * the PSP call budget, is unavailable (`PspOutageError`): checkout fails over to the next connection and counts it
  * against the connection's health, never as a refusal of the request.
  */
-describe.each(PSP_DESCRIPTORS.map((descriptor) => [descriptor.id, descriptor] as const))(
-  '%s',
-  (_, descriptor) => {
-    const run = useConformance(descriptor);
-
-    for (const kind of ['error', 'hang'] as const) {
-      const name =
-        kind === 'error'
-          ? 'takes its 5xx as an outage'
-          : 'takes no answer within the call budget as an outage';
-      scenario(
-        descriptor,
-        name,
-        undefined,
-        async () => {
-          const changes = run().fake.outage(kind);
-          try {
-            const { psp, connection } = await run().adapter(changes);
-            expect(
-              await failureOf(
-                psp.createSession(sessionRequest(orderLink('10.00', run().currency), connection)),
-              ),
-            ).toBe('unavailable');
-          } finally {
-            run().fake.outage('none');
-          }
-        },
-        timeoutFor(PSP_CALL_TIMEOUT_MS),
-      );
-    }
-  },
-);
+forEveryPsp((descriptor, run) => {
+  for (const kind of ['error', 'hang'] as const) {
+    const name =
+      kind === 'error' ? 'takes its 5xx as an outage' : 'takes no answer within the call budget as an outage';
+    scenario(
+      descriptor,
+      name,
+      undefined,
+      async () => {
+        const changes = run().fake.outage(kind);
+        try {
+          const { psp, connection } = await run().adapter(changes);
+          expect(
+            await failureOf(
+              psp.createSession(sessionRequest(orderLink('10.00', run().currency), connection)),
+            ),
+          ).toBe('unavailable');
+        } finally {
+          run().fake.outage('none');
+        }
+      },
+      timeoutFor(PSP_CALL_TIMEOUT_MS),
+    );
+  }
+});

@@ -1,9 +1,8 @@
-import { describe, expect } from 'vitest';
-import { PSP_DESCRIPTORS } from '../../functions/adapters/psp/registry.ts';
+import { expect } from 'vitest';
 import { newId } from '../../functions/domain/ids.ts';
 import type { Psp, PspRefundStatus } from '../../functions/ports/psp.ts';
 import { canRefund, type Refunds } from '../../functions/ports/psp-capabilities.ts';
-import { type ConformanceRun, scenario, useConformance } from '../support/psp-conformance.ts';
+import { type ConformanceRun, forEveryPsp, scenario } from '../support/psp-conformance.ts';
 import { paidSession } from '../support/psp-conformance-steps.ts';
 import { orderLink, sessionRequest } from '../support/psp-fixtures.ts';
 
@@ -34,60 +33,55 @@ async function outcomeOf(run: ConformanceRun, psp: Psp & Refunds, asked: PspRefu
   return psp.retrieveRefund(asked.reference);
 }
 
-describe.each(PSP_DESCRIPTORS.map((descriptor) => [descriptor.id, descriptor] as const))(
-  '%s',
-  (_, descriptor) => {
-    const run = useConformance(descriptor);
+forEveryPsp((descriptor, run) => {
+  scenario(
+    descriptor,
+    'refunds a payment, with our ids on the refund, and reads its outcome back',
+    'refunds',
+    async () => {
+      const { psp, linkId, reference } = await paidAt(run());
+      const refundId = newId('re');
+      const amount = { value: '10.00', currency: run().currency };
+      const asked = await psp.refund({ refundId, linkId, paymentReference: reference, amount });
+      expect(asked).toMatchObject({ refundId, linkId });
+      expect((await outcomeOf(run(), psp, asked)).state).toBe('succeeded');
+    },
+  );
 
-    scenario(
-      descriptor,
-      'refunds a payment, with our ids on the refund, and reads its outcome back',
-      'refunds',
-      async () => {
-        const { psp, linkId, reference } = await paidAt(run());
-        const refundId = newId('re');
-        const amount = { value: '10.00', currency: run().currency };
-        const asked = await psp.refund({ refundId, linkId, paymentReference: reference, amount });
-        expect(asked).toMatchObject({ refundId, linkId });
-        expect((await outcomeOf(run(), psp, asked)).state).toBe('succeeded');
-      },
-    );
+  scenario(
+    descriptor,
+    'refunds part of a payment, and reads its outcome back',
+    'partial_refunds',
+    async () => {
+      const { psp, linkId, reference } = await paidAt(run());
+      const amount = { value: '4.00', currency: run().currency };
+      const asked = await psp.refund({
+        refundId: newId('re'),
+        linkId,
+        paymentReference: reference,
+        amount,
+      });
+      expect((await outcomeOf(run(), psp, asked)).state).toBe('succeeded');
+    },
+  );
 
-    scenario(
-      descriptor,
-      'refunds part of a payment, and reads its outcome back',
-      'partial_refunds',
-      async () => {
-        const { psp, linkId, reference } = await paidAt(run());
-        const amount = { value: '4.00', currency: run().currency };
-        const asked = await psp.refund({
-          refundId: newId('re'),
-          linkId,
-          paymentReference: reference,
-          amount,
-        });
-        expect((await outcomeOf(run(), psp, asked)).state).toBe('succeeded');
-      },
-    );
-
-    scenario(
-      descriptor,
-      'answers a retried refund with the same refund (the same key, the same object)',
-      'refunds',
-      async () => {
-        const { psp, linkId, reference } = await paidAt(run());
-        // A PSP that keeps no key says so (`idempotencyWindowMs` 0): the service never asks it for a refund twice.
-        if (psp.idempotencyWindowMs === 0) return;
-        const request = {
-          refundId: newId('re'),
-          linkId,
-          paymentReference: reference,
-          amount: { value: '3.00', currency: run().currency },
-        };
-        const first = await psp.refund(request);
-        const again = await psp.refund(request);
-        expect(again.reference).toBe(first.reference);
-      },
-    );
-  },
-);
+  scenario(
+    descriptor,
+    'answers a retried refund with the same refund (the same key, the same object)',
+    'refunds',
+    async () => {
+      const { psp, linkId, reference } = await paidAt(run());
+      // A PSP that keeps no key says so (`idempotencyWindowMs` 0): the service never asks it for a refund twice.
+      if (psp.idempotencyWindowMs === 0) return;
+      const request = {
+        refundId: newId('re'),
+        linkId,
+        paymentReference: reference,
+        amount: { value: '3.00', currency: run().currency },
+      };
+      const first = await psp.refund(request);
+      const again = await psp.refund(request);
+      expect(again.reference).toBe(first.reference);
+    },
+  );
+});

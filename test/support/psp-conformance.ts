@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, it, type TestContext } from 'vitest';
+import { afterAll, beforeAll, describe, it, type TestContext } from 'vitest';
 import { PSP_FACTORIES } from '../../functions/adapters/psp/factories.ts';
-import type { PspId } from '../../functions/adapters/psp/registry.ts';
+import { PSP_DESCRIPTORS, type PspId } from '../../functions/adapters/psp/registry.ts';
 import type { BuyerDetails, NeededDetail } from '../../functions/domain/buyer.ts';
 import { newConnectionId, type PspConnection } from '../../functions/domain/connection.ts';
 import type { MandateRef } from '../../functions/domain/mandates.ts';
@@ -173,6 +173,17 @@ export function useConformance(descriptor: PspDescriptor): () => ConformanceRun 
     if (!run) throw new Error(`${descriptor.id}: its fixture has not started`);
     return run;
   };
+}
+
+/**
+ * A suite file's scenarios for every registered PSP, each PSP in a block named by its id with its fixture started
+ * (`useConformance`): read `run()` inside the tests.
+ */
+export function forEveryPsp(scenarios: (descriptor: PspDescriptor, run: () => ConformanceRun) => void): void {
+  describe.each(PSP_DESCRIPTORS.map((descriptor) => [descriptor.id, descriptor] as const))(
+    '%s',
+    (_, descriptor) => scenarios(descriptor, useConformance(descriptor)),
+  );
 }
 
 /** A fresh connection's adapter: its credentials in an in-memory secret store, its calls sent to the fake. */
