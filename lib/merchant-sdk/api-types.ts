@@ -267,7 +267,7 @@ export interface paths {
   "/v1/test-helpers/subscriptions/{id}/advance": {
     /**
      * Advance a test subscription's clock
-     * @description Test mode only (a live key's answer is `not_found`): moves the subscription to what is next due (a renewal, a retry, its end) and runs it at once, as the sweeper would then (docs/subscriptions.md#time-under-test). One with nothing scheduled is `invalid_state`.
+     * @description Test mode only (a live key's answer is `not_found`): moves the subscription to what is next due (a renewal, a retry, its end) and runs it at once, as the sweeper would then (docs/subscriptions.md#time-under-test). One with nothing scheduled is `invalid_state`; when the PSP that holds the mandate does not answer, `psp_unavailable`, and the charge stays due, sent again under its key by the next call or sweep.
      */
     post: operations["advanceSubscription"];
   };
@@ -7477,7 +7477,7 @@ export interface operations {
   };
   /**
    * Advance a test subscription's clock
-   * @description Test mode only (a live key's answer is `not_found`): moves the subscription to what is next due (a renewal, a retry, its end) and runs it at once, as the sweeper would then (docs/subscriptions.md#time-under-test). One with nothing scheduled is `invalid_state`.
+   * @description Test mode only (a live key's answer is `not_found`): moves the subscription to what is next due (a renewal, a retry, its end) and runs it at once, as the sweeper would then (docs/subscriptions.md#time-under-test). One with nothing scheduled is `invalid_state`; when the PSP that holds the mandate does not answer, `psp_unavailable`, and the charge stays due, sent again under its key by the next call or sweep.
    */
   advanceSubscription: {
     parameters: {
@@ -7636,6 +7636,22 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"] & {
             /** @enum {unknown} */
             code?: "internal_error";
+          };
+        };
+      };
+      /** @description `psp_unavailable`: The payment provider failed or did not answer; retry in a moment. */
+      502: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          /** @description Seconds to wait. */
+          "Retry-After": number;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"] & {
+            /** @enum {unknown} */
+            code?: "psp_unavailable";
           };
         };
       };

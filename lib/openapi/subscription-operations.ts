@@ -100,11 +100,11 @@ export const subscriptionOperations: OperationSpec[] = [
     operationId: 'advanceSubscription',
     summary: "Advance a test subscription's clock",
     description:
-      "Test mode only (a live key's answer is `not_found`): moves the subscription to what is next due (a renewal, a retry, its end) and runs it at once, as the sweeper would then (docs/subscriptions.md#time-under-test). One with nothing scheduled is `invalid_state`.",
+      "Test mode only (a live key's answer is `not_found`): moves the subscription to what is next due (a renewal, a retry, its end) and runs it at once, as the sweeper would then (docs/subscriptions.md#time-under-test). One with nothing scheduled is `invalid_state`; when the PSP that holds the mandate does not answer, `psp_unavailable`, and the charge stays due, sent again under its key by the next call or sweep.",
     auth: true,
     params,
     body: { schema: emptyRequest(), required: false },
     success: subscription('The subscription after the step.'),
-    errors: ['not_found', 'invalid_state'],
+    errors: ['not_found', 'invalid_state', 'psp_unavailable'],
   },
 ];
