@@ -117,8 +117,8 @@ export const OUTAGE_TRIALS_TO_PASS = 2;
 /**
  * A container saw `OUTAGES_BEFORE_DOWN` sessions in a row end in an outage: down for `DOWN_FOR_MS`, then one trial
  * session at a time (the count is set at the threshold so that `awaitsTrial` holds once the time is over), until
- * `OUTAGE_TRIALS_TO_PASS` in a row are served. `undefined` when the connection is down already (another container took it down, or a trial is
- * under way): no write.
+ * `OUTAGE_TRIALS_TO_PASS` in a row are served. `undefined` when the connection is down already (another container
+ * took it down, or a trial is under way): no write.
  */
 export function afterOutages(health: ConnectionHealth, now: Date): ConnectionHealth | undefined {
   if (healthStatus(health, now) === 'down') return undefined;

@@ -111,7 +111,7 @@ export function evidence(observed: OutcomeWindows | undefined): OutcomeCounts {
 /**
  * Orders an `optimize` rule's candidates: down ones go last, unscored (failover skips them while they are down;
  * kept, an open session at one still counts as served); with several up, one decision in `EXPLORATION_RATE`
- * draws the first uniformly among those that could still be the best (`couldBeBest`; every one up for `cost`);
+ * draws the first uniformly among those that could still be the best (`couldBeBest`; any one up for `cost`);
  * otherwise each is scored (Thompson sampling over paid and unpaid counts for `conversion` and `value`, the lowest
  * expected fee for `cost`), eliminated ones last.
  */
@@ -131,8 +131,7 @@ export function chooseByStrategy(input: StrategyInput): StrategyChoice {
   const down = candidates.filter((connection) => input.isDown(connection.id));
   const order = scored.map((entry) => entry.connection);
   if (up.length > 1 && random() < EXPLORATION_RATE) {
-    const pool =
-      input.goal === 'cost' ? up : up.filter((_, index) => couldBeBest(input, estimates, index, counts));
+    const pool = input.goal === 'cost' ? up : couldBeBest(input, up, estimates, counts);
     const drawn = pool[Math.min(pool.length - 1, Math.floor(random() * pool.length))] as PspConnection;
     return { order: [drawn, ...order.filter((c) => c !== drawn), ...down], estimates, exploration: true };
   }
@@ -146,28 +145,29 @@ export function chooseByStrategy(input: StrategyInput): StrategyChoice {
 export const EXPLORATION_REACH = 2;
 
 /**
- * Whether the candidate at `index` could still be the best: its Beta(1 + paid, 1 + unpaid)'s mean plus
- * `EXPLORATION_REACH` standard deviations reaches the highest mean. A candidate seen little has a wide Beta, so it
- * stays among them (a connection that was starved comes back as its evidence thins: `evidence`); one well measured
- * far below the best does not, and exploring it would only cost (measured: docs/performance.md#routing-that-learns).
+ * The candidates up that could still be the best: their Beta(1 + paid, 1 + unpaid)'s mean plus
+ * `EXPLORATION_REACH` standard deviations reaches the highest mean (each in expected net for `value`). One seen
+ * little has a wide Beta and stays among them; one well measured far below the best does not, as exploring it only
+ * costs (measured: docs/performance.md#routing-that-learns); it is still seen through the holdout and through
+ * Thompson draws of its evidence, which thins without sessions (`evidence`).
  */
 function couldBeBest(
   input: StrategyInput,
+  up: readonly PspConnection[],
   estimates: readonly CandidateEstimate[],
-  index: number,
   counts: ReadonlyMap<string, OutcomeCounts>,
-): boolean {
+): PspConnection[] {
   const worth = estimates.map((estimate) => {
     const known = counts.get(estimate.connection) ?? NO_OUTCOMES;
     const paid = 1 + known.paid;
-    const unpaid = 1 + known.failed + known.left;
-    const total = paid + unpaid;
-    const spread = Math.sqrt((paid * unpaid) / (total * total * (total + 1)));
+    const total = paid + 1 + known.failed + known.left;
+    const mean = paid / total;
+    const spread = Math.sqrt((mean * (1 - mean)) / (total + 1));
     const value = input.goal === 'value' ? Number(input.amount.value) - (estimate.expected_fee ?? 0) : 1;
-    return { mean: (paid / total) * value, high: (paid / total + EXPLORATION_REACH * spread) * value };
+    return { mean: mean * value, high: (mean + EXPLORATION_REACH * spread) * value };
   });
   const best = Math.max(...worth.map((candidate) => candidate.mean));
-  return (worth[index]?.high ?? 0) >= best;
+  return up.filter((_, index) => (worth[index]?.high ?? 0) >= best);
 }
 
 /** A candidate's `evidence` in the link's segment, moved by the change its other segments saw first. */
