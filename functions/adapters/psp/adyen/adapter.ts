@@ -65,7 +65,12 @@ export class AdyenPsp implements Psp, EndsSessions, Refunds {
   /** Refund outcomes from the REFUND / REFUND_FAILED notifications that just verified. */
   private readonly refundOutcomes = new RecentFacts<PspRefundStatus>({ maxAgeMs: 60_000, maxSize: 100 });
 
-  constructor(descriptor: typeof adyen, sdk: AdyenSdk, credentials: AdyenCredentials, connection: PspConnection) {
+  constructor(
+    descriptor: typeof adyen,
+    sdk: AdyenSdk,
+    credentials: AdyenCredentials,
+    connection: PspConnection,
+  ) {
     this.descriptor = descriptor;
     this.provider = descriptor.id;
     this.sessionLimits = descriptor.sessionLimits;
@@ -100,7 +105,9 @@ export class AdyenPsp implements Psp, EndsSessions, Refunds {
   /** Refuses (`PspRefusalError`), without calling Adyen, an amount Adyen cannot take (`amountProblem`). */
   async createSession(checkout: SessionRequest): Promise<PspSession> {
     const { link, amount } = checkout;
-    const problem = amountProblem(this.descriptor.amounts, amount, 'payment') ?? adyenMandateProblem(this.descriptor, checkout);
+    const problem =
+      amountProblem(this.descriptor.amounts, amount, 'payment') ??
+      adyenMandateProblem(this.descriptor, checkout);
     if (problem) throw new PspRefusalError(problem);
     const lines = linesCharging(link.line_items, amount);
     const created = await this.call('session', () =>
@@ -218,7 +225,11 @@ export class AdyenPsp implements Psp, EndsSessions, Refunds {
       // Known only from the AUTHORISATION notification: Adyen cannot be asked for it.
       paymentReference: paid && confirmed ? authorised.pspReference : null,
       // The link's amount is what Adyen charges on it: it takes no other from the buyer.
-      amount: fromPspMinorUnits(this.descriptor.amounts, paymentLink.amount.value, paymentLink.amount.currency),
+      amount: fromPspMinorUnits(
+        this.descriptor.amounts,
+        paymentLink.amount.value,
+        paymentLink.amount.currency,
+      ),
       // The environment answered: test credentials only reach Adyen's test platform, live ones its live one.
       livemode: this.credentials.environment === 'live',
       ...(paid ? await adyenBuyer(paymentLink) : {}),
@@ -315,7 +326,13 @@ function adyenErrorMessage(error: unknown): string {
 export function createFactory(runtime: PspRuntime, descriptor: typeof adyen) {
   return storedCredentialsFactory(descriptor, runtime.secrets, async (credentials, connection) => {
     const sdk = await loadAdyenSdk(credentials, runtime.apiUrl);
-    const mandates = new AdyenMandates({ descriptor, sdk, credentials, connection, returnUrl: runtime.baseUrl });
+    const mandates = new AdyenMandates({
+      descriptor,
+      sdk,
+      credentials,
+      connection,
+      returnUrl: runtime.baseUrl,
+    });
     return withAdyenMandates(new AdyenPsp(descriptor, sdk, credentials, connection), mandates);
   });
 }

@@ -244,7 +244,11 @@ export class AdyenMandates implements HoldsMandates {
   }
 
   private amountOf(amount: { value?: number; currency?: string } | undefined): Amount {
-    return fromPspMinorUnits(this.options.descriptor.amounts, Number(amount?.value), String(amount?.currency));
+    return fromPspMinorUnits(
+      this.options.descriptor.amounts,
+      Number(amount?.value),
+      String(amount?.currency),
+    );
   }
 
   /** One lookup at Adyen, bounded by the PSP call budget; any failure leaves the outcome open. */

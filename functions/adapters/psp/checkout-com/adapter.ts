@@ -228,7 +228,9 @@ export class CheckoutPsp implements Psp, CapturesLater, VoidsAuthorizations, Ref
       id: link?.id ?? (payment as CkoPayment).id,
       paymentId: text(metadata.payment_id) ?? text(charged.reference),
       linkId: text(metadata.link_id),
-      ...(payment ? paymentStateOf(this.descriptor, payment, declineCode) : unpaidLinkStateOf(link as CkoPaymentLink)),
+      ...(payment
+        ? paymentStateOf(this.descriptor, payment, declineCode)
+        : unpaidLinkStateOf(link as CkoPaymentLink)),
       amount: fromPspMinorUnits(this.descriptor.amounts, charged.amount, charged.currency),
       livemode: this.livemode,
     };

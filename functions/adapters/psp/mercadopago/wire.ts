@@ -37,7 +37,11 @@ export function mercadoPagoNumber(descriptor: typeof mercadopago, amount: Amount
  * Mercado Pago's decimal number as our amount, with the currency's ISO 4217 decimals; throws when it has more
  * decimals than Mercado Pago takes in that currency (it cannot have charged one).
  */
-export function fromMercadoPagoNumber(descriptor: typeof mercadopago, value: number, currency: string): Amount {
+export function fromMercadoPagoNumber(
+  descriptor: typeof mercadopago,
+  value: number,
+  currency: string,
+): Amount {
   const code = currency.toUpperCase();
   const text = String(value);
   if (!/^\d+(\.\d+)?$/.test(text)) throw new Error(`${text} ${code} is no amount Mercado Pago charges`);

@@ -164,7 +164,9 @@ export class MolliePsp implements Psp, EndsSessions, Refunds, ListsPayouts {
     // A trial's first payment charges nothing: the link's lines are what each later period charges.
     const lines = checkout.opensMandate?.withoutCharge ? undefined : linesCharging(link.line_items, amount);
     const client_reference_id = checkout.references?.client_reference_id;
-    const first = await firstPaymentOf(this.descriptor, this.mollie, checkout, (request) => this.call('session', request));
+    const first = await firstPaymentOf(this.descriptor, this.mollie, checkout, (request) =>
+      this.call('session', request),
+    );
     const payment = await this.call('session', () =>
       this.mollie.payments.create({
         amount: mollieAmount(amount),
@@ -177,7 +179,9 @@ export class MolliePsp implements Psp, EndsSessions, Refunds, ListsPayouts {
         ...(checkout.paymentMethods
           ? {
               method: [
-                ...new Set(checkout.paymentMethods.flatMap((method) => this.descriptor.methods[method] ?? [])),
+                ...new Set(
+                  checkout.paymentMethods.flatMap((method) => this.descriptor.methods[method] ?? []),
+                ),
               ] as PaymentMethodName[],
             }
           : {}),

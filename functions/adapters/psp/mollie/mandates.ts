@@ -251,7 +251,12 @@ export class MollieMandates implements HoldsMandates {
   /** Mollie's document requires a `redirectUrl` even of a recurring payment, where nobody is redirected. */
   private readonly redirectUrl: string;
 
-  constructor(descriptor: typeof mollie, client: MollieClient, connection: PspConnection, redirectUrl: string) {
+  constructor(
+    descriptor: typeof mollie,
+    client: MollieClient,
+    connection: PspConnection,
+    redirectUrl: string,
+  ) {
     this.descriptor = descriptor;
     this.client = client;
     this.connection = connection;

@@ -117,7 +117,10 @@ export class PaypalPsp implements Psp, CapturesLater, Refunds {
       throw new PspRefusalError('PayPal refused the session: it sets a mandate up only with a charge.');
     }
     const order = await this.call('session', () =>
-      this.client.orders.createOrder({ body: orderRequest(this.descriptor, checkout), paypalRequestId: checkout.paymentId }),
+      this.client.orders.createOrder({
+        body: orderRequest(this.descriptor, checkout),
+        paypalRequestId: checkout.paymentId,
+      }),
     );
     const url = order.links?.find((link) => link.rel === 'payer-action' || link.rel === 'approve')?.href;
     if (!order.id || !url) throw new PspOutageError('PayPal returned an order without its approval link');

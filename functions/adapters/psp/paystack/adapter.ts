@@ -71,7 +71,12 @@ export class PaystackPsp implements Psp, Refunds {
   private readonly connection: PspConnection;
   private readonly livemode: boolean;
 
-  constructor(descriptor: typeof paystack, credentials: PaystackCredentials, connection: PspConnection, apiUrl?: string) {
+  constructor(
+    descriptor: typeof paystack,
+    credentials: PaystackCredentials,
+    connection: PspConnection,
+    apiUrl?: string,
+  ) {
     this.descriptor = descriptor;
     this.provider = descriptor.id;
     this.sessionLimits = descriptor.sessionLimits;

@@ -156,7 +156,9 @@ export class StripePsp implements Psp, EndsSessions, Refunds, ListsPayouts {
       ...(checkout.paymentMethods
         ? {
             allowed_payment_method_types: [
-              ...new Set(checkout.paymentMethods.flatMap((method) => stripeMethod(this.descriptor, method) ?? [])),
+              ...new Set(
+                checkout.paymentMethods.flatMap((method) => stripeMethod(this.descriptor, method) ?? []),
+              ),
             ],
           }
         : {}),

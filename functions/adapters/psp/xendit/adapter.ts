@@ -131,7 +131,12 @@ export class XenditPsp implements Psp, EndsSessions, Refunds {
   private readonly connection: PspConnection;
   private readonly livemode: boolean;
 
-  constructor(descriptor: typeof xendit, credentials: XenditCredentials, connection: PspConnection, apiUrl?: string) {
+  constructor(
+    descriptor: typeof xendit,
+    credentials: XenditCredentials,
+    connection: PspConnection,
+    apiUrl?: string,
+  ) {
     this.descriptor = descriptor;
     this.provider = descriptor.id;
     this.sessionLimits = descriptor.sessionLimits;

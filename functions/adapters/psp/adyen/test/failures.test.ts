@@ -9,8 +9,8 @@ import {
 } from '../../../../../test/support/psp-fixtures.ts';
 import type { Psp } from '../../../../ports/psp.ts';
 import type { Refunds } from '../../../../ports/psp-capabilities.ts';
-import type { AdyenPsp } from '../adapter.ts';
 import { PSP_FACTORIES } from '../../factories.ts';
+import type { AdyenPsp } from '../adapter.ts';
 import { type FakeAdyen, startFakeAdyen } from './fake.ts';
 
 const session = (psp: Psp, value = '5.00', currency = 'EUR') =>

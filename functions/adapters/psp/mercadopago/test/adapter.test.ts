@@ -9,8 +9,8 @@ import {
 } from '../../../../../test/support/psp-fakes.ts';
 import { orderLink, sessionRequest, storedConnection } from '../../../../../test/support/psp-fixtures.ts';
 import { newPaymentLink } from '../../../../domain/payment-link.ts';
-import type { MercadoPagoPsp } from '../adapter.ts';
 import { PSP_FACTORIES } from '../../factories.ts';
+import type { MercadoPagoPsp } from '../adapter.ts';
 import { mercadopago } from '../descriptor.ts';
 import { signedManifest } from '../notifications.ts';
 import { type FakeMercadoPago, MERCADOPAGO_FAKE, startFakeMercadoPago } from './fake.ts';
@@ -317,9 +317,10 @@ describe('Mercado Pago failing', () => {
         JSON.stringify({ access_token: 'TEST-revoked', webhook_secret: SECRET }),
       ],
     ]);
-    const other = await factoryOf<MercadoPagoPsp>(PSP_FACTORIES.mercadopago, { secrets, apiUrl: fake.apiUrl }).create(
-      revoked,
-    );
+    const other = await factoryOf<MercadoPagoPsp>(PSP_FACTORIES.mercadopago, {
+      secrets,
+      apiUrl: fake.apiUrl,
+    }).create(revoked);
     const request = () => sessionRequest(reais('10.00'), connection);
     await expect(other.createSession(request())).rejects.toMatchObject({ kind: 'credentials_rejected' });
     fake.outage = 'error';

@@ -8,8 +8,7 @@ describe("Mercado Pago's declines (docs/orchestration.md#decline-codes)", () => 
       paymentState(mercadopago, {
         status: 'rejected',
         status_detail: detail,
-      } as Parameters<typeof paymentState>[1])
-        .failure?.code;
+      } as Parameters<typeof paymentState>[1]).failure?.code;
     expect(mercadoPago('cc_rejected_insufficient_amount')).toBe('insufficient_funds');
     expect(mercadoPago('cc_rejected_high_risk')).toBe('suspected_fraud');
   });

@@ -7,9 +7,9 @@ import { PSP_CALL_TIMEOUT_MS } from '../../../../domain/call-budgets.ts';
 import { InvalidNotificationError, PspNotConfiguredError } from '../../../../domain/errors.ts';
 import type { Mode } from '../../../../domain/principal.ts';
 import { type Psp, PspOutageError, PspRefusalError } from '../../../../ports/psp.ts';
+import { PSP_FACTORIES } from '../../factories.ts';
 import { PspCallTimeoutError } from '../../kit/calls.ts';
 import type { MolliePsp } from '../adapter.ts';
-import { PSP_FACTORIES } from '../../factories.ts';
 import { mollie as mollieDescriptor } from '../descriptor.ts';
 import { type FakeMollie, startFakeMollie } from './fake.ts';
 

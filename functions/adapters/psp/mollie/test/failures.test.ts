@@ -12,8 +12,8 @@ import {
 import { PSP_CALL_TIMEOUT_MS } from '../../../../domain/call-budgets.ts';
 import type { Psp } from '../../../../ports/psp.ts';
 import type { Refunds } from '../../../../ports/psp-capabilities.ts';
-import { MolliePsp } from '../adapter.ts';
 import { PSP_FACTORIES } from '../../factories.ts';
+import { MolliePsp } from '../adapter.ts';
 import { mollie as mollieDescriptor } from '../descriptor.ts';
 import { type FakeMollie, startFakeMollie } from './fake.ts';
 

@@ -41,7 +41,9 @@ beforeAll(async () => {
   untrust = trustFakePspCertificate();
   mollie = await startFakeMollie({ apiKeys: [key] });
   const secrets = new Map([[connection.secret_name as string, JSON.stringify({ api_key: key })]]);
-  const built = await factoryOf(PSP_FACTORIES.mollie, { secrets, apiUrl: mollie.apiEndpoint }).create(connection);
+  const built = await factoryOf(PSP_FACTORIES.mollie, { secrets, apiUrl: mollie.apiEndpoint }).create(
+    connection,
+  );
   if (!canHoldMandates(built)) throw new Error('The Mollie adapter holds no mandates');
   psp = built;
 });

@@ -6,8 +6,8 @@ import { InvalidNotificationError } from '../../../../domain/errors.ts';
 import { newPaymentLink } from '../../../../domain/payment-link.ts';
 import { PspCredentialsRejectedError, PspOutageError, PspRefusalError } from '../../../../ports/psp.ts';
 import { canEndSessions } from '../../../../ports/psp-capabilities.ts';
-import type { PaypalPsp } from '../adapter.ts';
 import { PSP_FACTORIES } from '../../factories.ts';
+import type { PaypalPsp } from '../adapter.ts';
 import { type FakePaypal, startFakePaypal } from './fake.ts';
 
 /** The PayPal adapter, through the official SDK, against a server that speaks PayPal's REST wire format. */

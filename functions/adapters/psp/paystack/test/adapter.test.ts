@@ -11,8 +11,8 @@ import { orderLink, sessionRequest, storedConnection } from '../../../../../test
 import { InvalidNotificationError } from '../../../../domain/errors.ts';
 import { newPaymentId } from '../../../../domain/payment.ts';
 import { pspFailureOf } from '../../../../ports/psp.ts';
-import type { PaystackPsp } from '../adapter.ts';
 import { PSP_FACTORIES } from '../../factories.ts';
+import type { PaystackPsp } from '../adapter.ts';
 import { paystack } from '../descriptor.ts';
 import { type FakePaystack, PAYSTACK_FAKE, startFakePaystack } from './fake.ts';
 
@@ -227,9 +227,10 @@ describe('Paystack failing', () => {
     const secrets = new Map([
       [revoked.secret_name as string, JSON.stringify({ secret_key: 'sk_test_revoked' })],
     ]);
-    const other = await factoryOf<PaystackPsp>(PSP_FACTORIES.paystack, { secrets, apiUrl: fake.apiUrl }).create(
-      revoked,
-    );
+    const other = await factoryOf<PaystackPsp>(PSP_FACTORIES.paystack, {
+      secrets,
+      apiUrl: fake.apiUrl,
+    }).create(revoked);
     const request = () => withEmail(sessionRequest(naira('10.00'), connection));
     await expect(other.createSession(request())).rejects.toMatchObject({ kind: 'credentials_rejected' });
     fake.outage = 'error';

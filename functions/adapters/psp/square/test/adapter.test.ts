@@ -10,8 +10,8 @@ import { orderLink, sessionRequest, storedConnection } from '../../../../../test
 import { InvalidNotificationError } from '../../../../domain/errors.ts';
 import { newPaymentLink } from '../../../../domain/payment-link.ts';
 import { PspOutageError, PspRefusalError } from '../../../../ports/psp.ts';
-import type { SquarePsp } from '../adapter.ts';
 import { PSP_FACTORIES } from '../../factories.ts';
+import type { SquarePsp } from '../adapter.ts';
 import { square as descriptor } from '../descriptor.ts';
 import { validSquareSignature } from '../notifications.ts';
 import { type FakeSquare, SQUARE_FAKE, startFakeSquare } from './fake.ts';

@@ -4,9 +4,9 @@ import { orderLink, sessionRequest, storedConnection } from '../../../../../test
 import type { PspConnection } from '../../../../domain/connection.ts';
 import { InvalidNotificationError, PspNotConfiguredError } from '../../../../domain/errors.ts';
 import { PspRefusalError } from '../../../../ports/psp.ts';
+import { PSP_FACTORIES } from '../../factories.ts';
 import { checkCredentials } from '../../kit/credentials.ts';
 import type { StripePsp } from '../adapter.ts';
-import { PSP_FACTORIES } from '../../factories.ts';
 import { stripe } from '../descriptor.ts';
 import { type FakeStripe, startFakeStripe } from './fake.ts';
 
