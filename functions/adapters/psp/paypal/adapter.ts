@@ -306,7 +306,8 @@ export function paypalLocale(tag: string): string {
  */
 export function createFactory(runtime: PspRuntime, descriptor: typeof paypal) {
   return storedCredentialsFactory(descriptor, runtime.secrets, async (stored, connection) => {
-    // The mode's environment, as the descriptor's `credentialsProblem` holds it.
+    // The mode's environment, which the descriptor's `credentialsProblem` holds stored credentials to; spelled
+    // here, since the adapter takes nothing from descriptor.ts as a value (docs/orchestration.md#adding-a-psp).
     const credentials = { ...stored, environment: connection.mode === 'live' ? 'live' : 'sandbox' } as const;
     const client = await createPaypalClient(credentials, runtime.apiUrl);
     return withPaypalMandates(
