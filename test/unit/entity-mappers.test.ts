@@ -156,13 +156,8 @@ describe('connection mapper', () => {
     const state = connectionStateFromItem({ ...beforeOutages, consecutive_failures: 2, revision: 5 });
     expect(state).toEqual({
       connection,
-      health: {
-        consecutive_failures: 2,
-        down_until: null,
-        down_for_outages: false,
-        trials_to_pass: 0,
-        revision: 5,
-      },
+      // Older items have neither field: never down for outages, no trial to pass.
+      health: { ...INITIAL_HEALTH, consecutive_failures: 2, revision: 5 },
     });
     expect(state.connection).not.toHaveProperty('kind');
     expect(state.connection).not.toHaveProperty('methods');
