@@ -11,6 +11,9 @@ declare module 'vitest' {
 /**
  * Debian's headless Chromium, as the browser tests drive it. Background networking, component updates and sync
  * are off: this machine has no network beyond its own loopback, and Chromium would otherwise keep trying.
+ * Headless Chromium opens each page in a window of its own, and each window loaded the omnibox's two WebUI popups
+ * (chrome://omnibox-popup.top-chrome/, about 200 scripts, in a renderer of their own) that no test ever shows:
+ * about 0.4 CPU-s per browser context (docs/testing.md#cpu-per-file).
  */
 const CHROMIUM = {
   executablePath: '/usr/bin/chromium',
@@ -23,6 +26,7 @@ const CHROMIUM = {
     '--disable-background-networking',
     '--disable-component-update',
     '--disable-sync',
+    '--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup',
   ],
 };
 
