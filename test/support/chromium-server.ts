@@ -13,7 +13,9 @@ declare module 'vitest' {
  * are off: this machine has no network beyond its own loopback, and Chromium would otherwise keep trying.
  * Headless Chromium opens each page in a window of its own, and each window loaded the omnibox's two WebUI popups
  * (chrome://omnibox-popup.top-chrome/, about 200 scripts, in a renderer of their own) that no test ever shows:
- * about 0.4 CPU-s per browser context (docs/testing.md#cpu-per-file).
+ * about 0.4 CPU-s per browser context. V8 runs the pages' scripts (axe, Playwright's own) without its optimizing
+ * compilers, Maglev and Turbofan: each document is checked once and thrown away, so the code they optimized
+ * concurrently was never run long enough to repay them (console-more: about 14% less CPU; docs/testing.md#cpu-per-file).
  */
 const CHROMIUM = {
   executablePath: '/usr/bin/chromium',
@@ -27,6 +29,7 @@ const CHROMIUM = {
     '--disable-component-update',
     '--disable-sync',
     '--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup',
+    '--js-flags=--no-maglev --no-turbofan',
   ],
 };
 
