@@ -87,12 +87,19 @@ function writeFolder(names: PspNames): string[] {
 /** A list's items (on one line, or one per line with a trailing comma, as Biome writes it) with `item` last. */
 const appended = (list: string, item: string) => `${list.trim().replace(/,$/, '')}, ${item}`;
 
-/** The registry with the PSP's descriptor and identity added (its imports sorted by Biome after). */
+/** A module's text with `line` after its last import (its imports sorted by Biome after). */
+function withImport(source: string, line: string): string {
+  const lastImport = source.lastIndexOf('\nimport ');
+  const importsEnd = source.indexOf('\n', source.indexOf(' from ', lastImport)) + 1;
+  return `${source.slice(0, importsEnd)}${line}\n${source.slice(importsEnd)}`;
+}
+
+/** The registry with the PSP's descriptor and identity added. */
 export function registeredIn(registry: string, names: PspNames): string {
-  const lastImport = registry.lastIndexOf('\nimport ');
-  const importsEnd = registry.indexOf('\n', registry.indexOf(' from ', lastImport)) + 1;
-  const imports = `import { ${names.camel}, identity as ${names.camel}Identity } from './${names.folder}/descriptor.ts';`;
-  const withImports = `${registry.slice(0, importsEnd)}${imports}\n${registry.slice(importsEnd)}`;
+  const withImports = withImport(
+    registry,
+    `import { ${names.camel}, identity as ${names.camel}Identity } from './${names.folder}/descriptor.ts';`,
+  );
   const descriptors = /(export const PSP_DESCRIPTORS = \[)([^\]]*)(\] as const;)/;
   const identities = /(export const PSP_IDENTITIES = \[)([^\]]*)(\] as const;)/;
   if (![descriptors, identities].every((list) => list.test(withImports))) throw unreadable('registry.ts');
@@ -104,12 +111,15 @@ export function registeredIn(registry: string, names: PspNames): string {
     );
 }
 
-/** The factories with the PSP's, its adapter module loaded when first used. */
+/** The factories with the PSP's, its adapter module loaded when first used and handed its descriptor. */
 export function factoryAddedTo(factories: string, names: PspNames): string {
   const list = /(export const PSP_FACTORIES: Record<PspId, CreatePspFactory> = \{\n)([\s\S]*?)(\n\};)/;
   if (!list.test(factories)) throw unreadable('factories.ts');
-  const line = `  ${names.id}: loadedWhenUsed(() => import('./${names.folder}/adapter.ts')),`;
-  return factories.replace(list, (_, start, lines, end) => `${start}${lines}\n${line}${end}`);
+  const line = `  ${names.id}: loadedWhenUsed(${names.camel}, () => import('./${names.folder}/adapter.ts')),`;
+  return withImport(factories, `import { ${names.camel} } from './${names.folder}/descriptor.ts';`).replace(
+    list,
+    (_, start, lines, end) => `${start}${lines}\n${line}${end}`,
+  );
 }
 
 const unreadable = (file: string) =>

@@ -21,6 +21,11 @@ export interface ConnectionHealth {
    * (`afterTrialOutcome`), as an opening that succeeds says nothing of a PSP failing after it.
    */
   down_for_outages: boolean;
+  /**
+   * Trial sessions of a connection down for outages still to be served (paid or declined) before it is back
+   * (`afterTrialOutcome`); 0 otherwise. An item stored before it existed reads 0: its next trial decides alone.
+   */
+  trials_to_pass: number;
   /** Optimistic-concurrency counter of the stored record. */
   revision: number;
 }
@@ -32,6 +37,7 @@ export const INITIAL_HEALTH: ConnectionHealth = {
   consecutive_failures: 0,
   down_until: null,
   down_for_outages: false,
+  trials_to_pass: 0,
   revision: 0,
 };
 
@@ -101,10 +107,18 @@ export function afterFailure(health: ConnectionHealth, now: Date): ConnectionHea
 export const OUTAGES_BEFORE_DOWN = FAILURES_BEFORE_DOWN;
 
 /**
+ * Trial sessions in a row a connection down for outages must see served before it is back: a PSP failing in a
+ * burst still pays some of its sessions, and one trial paid by chance brought the connection back into a burst
+ * that was not over, for the minutes its sessions' outcomes take to show it again (measured on the `bursts` world
+ * of docs/performance.md#routing-that-learns). The second is tried as soon as the first is served.
+ */
+export const OUTAGE_TRIALS_TO_PASS = 2;
+
+/**
  * A container saw `OUTAGES_BEFORE_DOWN` sessions in a row end in an outage: down for `DOWN_FOR_MS`, then one trial
- * session at a time (the count is set at the threshold so that `awaitsTrial` holds once the time is over), whose
- * outcome decides. `undefined` when the connection is down already (another container took it down, or a trial is
- * under way): no write.
+ * session at a time (the count is set at the threshold so that `awaitsTrial` holds once the time is over), until
+ * `OUTAGE_TRIALS_TO_PASS` in a row are served. `undefined` when the connection is down already (another container
+ * took it down, or a trial is under way): no write.
  */
 export function afterOutages(health: ConnectionHealth, now: Date): ConnectionHealth | undefined {
   if (healthStatus(health, now) === 'down') return undefined;
@@ -112,12 +126,14 @@ export function afterOutages(health: ConnectionHealth, now: Date): ConnectionHea
     consecutive_failures: Math.max(health.consecutive_failures, FAILURES_BEFORE_DOWN),
     down_until: new Date(now.getTime() + DOWN_FOR_MS).toISOString(),
     down_for_outages: true,
+    trials_to_pass: OUTAGE_TRIALS_TO_PASS,
   });
 }
 
 /**
- * The outcome of the trial session of a connection down for outages: paid or declined (the PSP served it) brings
- * the connection back; another outage takes it down for `DOWN_FOR_MS` again. `undefined` (no write) for an outcome
+ * The outcome of the trial session of a connection down for outages: paid or declined (the PSP served it), the
+ * next trial may be claimed at once, and the last of `trials_to_pass` brings the connection back; another outage
+ * takes it down for `DOWN_FOR_MS` again, its trials to pass all over again. `undefined` (no write) for an outcome
  * that says neither, or when the connection is no longer down for outages.
  */
 export function afterTrialOutcome(
@@ -127,10 +143,21 @@ export function afterTrialOutcome(
 ): ConnectionHealth | undefined {
   if (!health.down_for_outages) return undefined;
   if (outcome === 'paid' || outcome === 'failed') {
-    return next(health, { consecutive_failures: 0, down_until: null, down_for_outages: false });
+    if (health.trials_to_pass > 1) {
+      return next(health, { down_until: null, trials_to_pass: health.trials_to_pass - 1 });
+    }
+    return next(health, {
+      consecutive_failures: 0,
+      down_until: null,
+      down_for_outages: false,
+      trials_to_pass: 0,
+    });
   }
   if (outcome !== 'outage') return undefined;
-  return next(health, { down_until: new Date(now.getTime() + DOWN_FOR_MS).toISOString() });
+  return next(health, {
+    down_until: new Date(now.getTime() + DOWN_FOR_MS).toISOString(),
+    trials_to_pass: OUTAGE_TRIALS_TO_PASS,
+  });
 }
 
 /** A connection's outages in a row as one container saw them, and until when that container need not write. */

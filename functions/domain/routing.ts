@@ -166,7 +166,27 @@ export type RoutedLink = Pick<PaymentLink, 'account' | 'mode' | 'metadata'> & {
 /** What a learning strategy reads besides the link: outcomes in the link's segment, and health. */
 export interface RoutingSignals {
   observed?: ((connectionId: string) => OutcomeWindows | undefined) | undefined;
+  /** The connection's windows in its segments other than the link's. */
+  otherSegments?: ((connectionId: string) => readonly OutcomeWindows[]) | undefined;
   isDown?: ((connectionId: string) => boolean) | undefined;
+}
+
+/**
+ * What learning reads of the windows of an `optimize` rule's connections (by connection, then segment key) for a
+ * link of segment `segment`: each connection's windows there, and in its other segments.
+ */
+export function learningSignals(
+  windows: ReadonlyMap<string, ReadonlyMap<string, OutcomeWindows>>,
+  segment: string,
+): Pick<RoutingSignals, 'observed' | 'otherSegments'> {
+  return {
+    observed: (id) => windows.get(id)?.get(segment),
+    otherSegments: (id) => {
+      const others: OutcomeWindows[] = [];
+      for (const [key, observed] of windows.get(id) ?? []) if (key !== segment) others.push(observed);
+      return others;
+    },
+  };
 }
 
 /**
@@ -306,6 +326,7 @@ function optimized(
     goal,
     candidates,
     observed: signals.observed ?? (() => undefined),
+    otherSegments: signals.otherSegments,
     isDown: signals.isDown ?? (() => false),
     amount: link.amount,
     method: onlyMethod(link),

@@ -3,6 +3,7 @@ import { type FeeBasis, feeEstimate } from './learned-fees.ts';
 import type { Amount } from './money.ts';
 import { decided, NO_OUTCOMES, type OutcomeCounts, type OutcomeWindows, paidShare } from './outcomes.ts';
 import type { PaymentMethod } from './payment-methods.ts';
+import { shiftedShare, unseenChange } from './segment-drift.ts';
 
 /**
  * Routing strategies that learn (docs/orchestration.md#strategies): which candidate of an `optimize` rule to try
@@ -65,6 +66,8 @@ export interface StrategyInput {
   candidates: readonly PspConnection[];
   /** The candidate's windows in the link's segment. */
   observed: (connectionId: string) => OutcomeWindows | undefined;
+  /** The candidate's windows in its other segments (a change they show first: functions/domain/segment-drift.ts). */
+  otherSegments?: ((connectionId: string) => readonly OutcomeWindows[]) | undefined;
   /** Whether the connection is down now: it is never chosen. */
   isDown: (connectionId: string) => boolean;
   amount: Amount;
@@ -107,24 +110,19 @@ export function evidence(observed: OutcomeWindows | undefined): OutcomeCounts {
 
 /**
  * Orders an `optimize` rule's candidates: down ones go last, unscored (failover skips them while they are down;
- * kept, an open session at one still counts as served); with several up, one decision in
- * `EXPLORATION_RATE` draws the first uniformly among them (so an eliminated or recovered connection is seen
- * again); otherwise each is scored (Thompson sampling over paid and unpaid counts for `conversion` and `value`,
- * the lowest expected fee for `cost`), eliminated ones last.
+ * kept, an open session at one still counts as served); with several up, one decision in `EXPLORATION_RATE`
+ * draws the first uniformly among those that could still be the best (`couldBeBest`; any one up for `cost`);
+ * otherwise each is scored (Thompson sampling over paid and unpaid counts for `conversion` and `value`, the lowest
+ * expected fee for `cost`), eliminated ones last.
  */
 export function chooseByStrategy(input: StrategyInput): StrategyChoice {
   const { candidates, random } = input;
   const up = candidates.filter((connection) => !input.isDown(connection.id));
-  const estimates = estimatesOf(input, up);
-  const byId = new Map(estimates.map((estimate) => [estimate.connection, estimate]));
+  const counts = new Map(up.map((connection) => [connection.id, evidenceOf(input, connection.id)] as const));
+  const estimates = estimatesOf(input, up, counts);
   const scored = up.map((connection, index) => {
-    const estimate = byId.get(connection.id) as CandidateEstimate;
-    return {
-      connection,
-      estimate,
-      index,
-      score: score(input, estimate, evidence(input.observed(connection.id))),
-    };
+    const estimate = estimates[index] as CandidateEstimate;
+    return { connection, estimate, index, score: score(input, estimate, counts.get(connection.id)) };
   });
   scored.sort(
     (a, b) =>
@@ -133,16 +131,59 @@ export function chooseByStrategy(input: StrategyInput): StrategyChoice {
   const down = candidates.filter((connection) => input.isDown(connection.id));
   const order = scored.map((entry) => entry.connection);
   if (up.length > 1 && random() < EXPLORATION_RATE) {
-    const drawn = up[Math.min(up.length - 1, Math.floor(random() * up.length))] as PspConnection;
+    const pool = input.goal === 'cost' ? up : couldBeBest(input, up, estimates, counts);
+    const drawn = pool[Math.min(pool.length - 1, Math.floor(random() * pool.length))] as PspConnection;
     return { order: [drawn, ...order.filter((c) => c !== drawn), ...down], estimates, exploration: true };
   }
   return { order: [...order, ...down], estimates, exploration: false };
 }
 
-function estimatesOf(input: StrategyInput, up: readonly PspConnection[]): CandidateEstimate[] {
+/**
+ * How many standard deviations above its mean a candidate's paid share may still be: exploration draws among the
+ * candidates whose share that high would reach the best mean (in expected net for `value`).
+ */
+export const EXPLORATION_REACH = 2;
+
+/**
+ * The candidates up that could still be the best: their Beta(1 + paid, 1 + unpaid)'s mean plus
+ * `EXPLORATION_REACH` standard deviations reaches the highest mean (each in expected net for `value`). One seen
+ * little has a wide Beta and stays among them; one well measured far below the best does not, as exploring it only
+ * costs (measured: docs/performance.md#routing-that-learns); it is still seen through the holdout and through
+ * Thompson draws of its evidence, which thins without sessions (`evidence`).
+ */
+function couldBeBest(
+  input: StrategyInput,
+  up: readonly PspConnection[],
+  estimates: readonly CandidateEstimate[],
+  counts: ReadonlyMap<string, OutcomeCounts>,
+): PspConnection[] {
+  const worth = estimates.map((estimate) => {
+    const known = counts.get(estimate.connection) ?? NO_OUTCOMES;
+    const paid = 1 + known.paid;
+    const total = paid + 1 + known.failed + known.left;
+    const mean = paid / total;
+    const spread = Math.sqrt((mean * (1 - mean)) / (total + 1));
+    const value = input.goal === 'value' ? Number(input.amount.value) - (estimate.expected_fee ?? 0) : 1;
+    return { mean: mean * value, high: (mean + EXPLORATION_REACH * spread) * value };
+  });
+  const best = Math.max(...worth.map((candidate) => candidate.mean));
+  return up.filter((_, index) => (worth[index]?.high ?? 0) >= best);
+}
+
+/** A candidate's `evidence` in the link's segment, moved by the change its other segments saw first. */
+function evidenceOf(input: StrategyInput, connectionId: string): OutcomeCounts {
+  const own = input.observed(connectionId);
+  return shiftedShare(evidence(own), unseenChange(own, input.otherSegments?.(connectionId) ?? []));
+}
+
+function estimatesOf(
+  input: StrategyInput,
+  up: readonly PspConnection[],
+  evidences: ReadonlyMap<string, OutcomeCounts>,
+): CandidateEstimate[] {
   const raw = up.map((connection) => {
     const observed = input.observed(connection.id);
-    const counts = evidence(observed);
+    const counts = evidences.get(connection.id) ?? NO_OUTCOMES;
     return {
       connection: connection.id,
       paid_share: paidShare(counts),
@@ -162,7 +203,7 @@ function estimatesOf(input: StrategyInput, up: readonly PspConnection[]): Candid
   }));
 }
 
-function score(input: StrategyInput, estimate: CandidateEstimate, counts: OutcomeCounts): number {
+function score(input: StrategyInput, estimate: CandidateEstimate, counts = NO_OUTCOMES): number {
   const fee = estimate.expected_fee ?? 0;
   if (input.goal === 'cost') return -fee;
   const paid = sampleBeta(1 + counts.paid, 1 + counts.failed + counts.left, input.random);

@@ -116,5 +116,8 @@ export interface PspRuntime {
   };
 }
 
-/** A PSP's adapter module's `createFactory` (`<folder>/adapter.ts`): its factory, built on first use. */
+/**
+ * A PSP's factory, built on first use: its adapter module's `createFactory` (`<folder>/adapter.ts`) handed its
+ * descriptor (functions/adapters/psp/factories.ts).
+ */
 export type CreatePspFactory = (runtime: PspRuntime) => PspFactory;

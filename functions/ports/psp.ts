@@ -305,7 +305,7 @@ export interface SessionLimits {
 
 /**
  * Builds the adapters of one PSP's connections (its adapter module's `createFactory`, loaded by `PSP_FACTORIES` in
- * functions/adapters/psp/factories.ts on its first use), loading the PSP's SDK when it builds its first. Each adapter is cached for at most 5 minutes, so rotated credentials are picked up.
+ * functions/adapters/psp/factories.ts on its first use and handed the PSP's descriptor), loading the PSP's SDK when it builds its first. Each adapter is cached for at most 5 minutes, so rotated credentials are picked up.
  */
 export interface PspFactory {
   create(connection: PspConnection): Promise<Psp>;

@@ -32,6 +32,7 @@ import {
   type MandateChargeResult,
   type Psp,
   PspOutageError,
+  PspRefusalError,
 } from '../ports/psp.ts';
 import { applyChange, getSubscription, type SubscriptionChangeDependencies } from './subscription-changes.ts';
 import { type UpdateLinkDependencies, updateLinkFor } from './subscription-update-links.ts';
@@ -168,7 +169,7 @@ async function settle(
     return unknownOutcome(subscription, charging, "its PSP's idempotency window has passed");
   }
   const answer = await askMandatePsp(() =>
-    psp.chargeMandate({
+    chargeOrRefusal(psp, {
       mandate: subscription.mandate,
       amount: charging.amount,
       idempotencyKey: chargeKey(subscription.id, charging.period, charging.attempt),
@@ -193,6 +194,29 @@ async function askMandatePsp<T>(call: () => Promise<T>): Promise<T> {
   } catch (error) {
     if (error instanceof ServiceError) throw error;
     throw new PspUnavailableError(error);
+  }
+}
+
+/**
+ * A charge its PSP refused as a request (an amount under its minimum after a `PATCH` of the subscription's amount,
+ * a parameter it will never take): nothing was charged, and the same request would be refused at every run, so it
+ * is a hard decline, whose message is the PSP's reason, and the subscription goes past due with an update link
+ * instead of staying due for ever (docs/subscriptions.md#retries). The mandate itself is not in question.
+ */
+async function chargeOrRefusal(
+  psp: HoldsMandates,
+  charge: Parameters<HoldsMandates['chargeMandate']>[0],
+): Promise<MandateChargeResult> {
+  try {
+    return await psp.chargeMandate(charge);
+  } catch (error) {
+    if (!(error instanceof PspRefusalError)) throw error;
+    return {
+      state: 'failed',
+      reference: null,
+      decline: { class: 'hard', code: 'charge_refused', message: error.message },
+      mandateUsable: true,
+    };
   }
 }
 

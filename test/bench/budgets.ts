@@ -60,7 +60,6 @@ export type BundleMeasure = 'asShipped' | 'coldStart';
  * the work docs/performance.md#over-budget names brings it back under; empty is the goal.
  */
 export const HELD_OVER_BUDGET: Readonly<Record<string, Partial<Record<BundleMeasure, number>>>> = {
-  'checkout-page': { coldStart: 1.32 },
   'create-payment-link': { asShipped: 1.315 },
   'deliver-webhook': { asShipped: 1.31 },
   'erase-payment-buyer': { asShipped: 1.31 },

@@ -9,6 +9,7 @@ import {
 } from '../../functions/domain/outcomes.ts';
 import {
   type Holdout,
+  learningSignals,
   type Routing,
   type RoutingTarget,
   routeDecision,
@@ -361,7 +362,7 @@ function choose(
     routing,
     world.connections,
     random,
-    { observed: (id) => windows.get(id)?.get(segment), isDown: (id) => health.isDown(id, at) },
+    { ...learningSignals(windows, segment), isDown: (id) => health.isDown(id, at) },
   );
   const opened = health.open(
     connections.map((connection) => connection.id),

@@ -6,6 +6,7 @@ import {
   DOWN_FOR_MS,
   FAILURES_BEFORE_DOWN,
   healthStatus,
+  OUTAGE_TRIALS_TO_PASS,
   OUTAGES_BEFORE_DOWN,
 } from '../../functions/domain/connection-health.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
@@ -20,7 +21,8 @@ const FAKES = { checkout: CHECKOUT_FAKE };
 /**
  * Outages after the opening feed connection health (docs/orchestration.md#health): sessions that open at
  * Checkout.com and then fail because the issuer is unavailable (20091, class `outage`) take the connection out of
- * routing for its cool-down, as failed openings do; then one trial session at a time, whose outcome decides.
+ * routing for its cool-down, as failed openings do; then one trial session at a time, until `OUTAGE_TRIALS_TO_PASS`
+ * in a row are served.
  */
 let psps: PspStack<typeof FAKES>;
 let fake: FakeCheckout;
@@ -65,7 +67,7 @@ const endCoolDown = () =>
   }));
 
 describe('outages after the opening', () => {
-  it(`take a connection out of routing for its cool-down after ${OUTAGES_BEFORE_DOWN} in a row, then one trial session at a time until one is paid`, async () => {
+  it(`take a connection out of routing for its cool-down after ${OUTAGES_BEFORE_DOWN} in a row, then one trial session at a time until ${OUTAGE_TRIALS_TO_PASS} in a row are paid`, async () => {
     for (let outage = 0; outage < OUTAGES_BEFORE_DOWN; outage++) {
       const { link, session } = await visit();
       expect(session.connection_id).toBe(bursting.id);
@@ -86,7 +88,7 @@ describe('outages after the opening', () => {
     expect((await visit()).session.connection_id).toBe(other.id);
 
     // The cool-down over (moved back, not waited for): one trial session opens at it; the others wait for its
-    // outcome, which decides. A trial failing as an outage takes it down again; a paid one brings it back.
+    // outcome. A trial failing as an outage takes it down again; paid ones, as many as it takes, bring it back.
     await endCoolDown();
     const failedTrial = await visit();
     expect(failedTrial.session.connection_id).toBe(bursting.id);
@@ -102,6 +104,17 @@ describe('outages after the opening', () => {
     expect((await visit()).session.connection_id).toBe(other.id);
 
     await endCoolDown();
+    for (let served = 1; served < OUTAGE_TRIALS_TO_PASS; served++) {
+      const paidTrial = await visit();
+      expect(paidTrial.session.connection_id).toBe(bursting.id);
+      expect((await visit()).session.connection_id).toBe(other.id);
+      await fake.pay(paidTrial.session.id, true);
+      // Served, but not yet trusted: the next trial is open to claim at once, with no cool-down.
+      await eventually(
+        async () => (await healthOf(bursting))?.trials_to_pass === OUTAGE_TRIALS_TO_PASS - served,
+      );
+      expect(await healthOf(bursting)).toMatchObject({ down_until: null, down_for_outages: true });
+    }
     const paidTrial = await visit();
     expect(paidTrial.session.connection_id).toBe(bursting.id);
     expect((await visit()).session.connection_id).toBe(other.id);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PSP_DESCRIPTORS } from '../../functions/adapters/psp/registry.ts';
 import { sandboxMandateStore } from '../../functions/dependencies.ts';
-import type { Amount } from '../../functions/domain/money.ts';
+import { type Amount, fromMinorUnits } from '../../functions/domain/money.ts';
 import type { Subscription } from '../../functions/domain/subscription.ts';
 import type { PspDescriptor } from '../../functions/ports/psp-descriptor.ts';
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
@@ -204,6 +204,38 @@ describe.each(holders.map((descriptor) => [descriptor.id, descriptor] as const))
     expect(renewed).toMatchObject({ status: 'active', current_period: 3, periods_paid: 3 });
     expect(await statesOf(recovered)).toContain('succeeded');
   });
+
+  const minimums = descriptor.amounts.minimums;
+  it.runIf(minimums)(
+    `${descriptor.id}: a renewal its PSP refuses (an amount under its minimum after a PATCH) is a hard decline, not due for ever`,
+    async () => {
+      const subscription = await subscribe();
+      const minimum = minimums?.[world.currency];
+      if (minimum === undefined) throw new Error(`${descriptor.id} has no minimum in ${world.currency}`);
+      const under = {
+        value: fromMinorUnits(BigInt(Math.floor(minimum / 2)), world.currency),
+        currency: world.currency,
+      };
+      expect((await api('PATCH', `/v1/subscriptions/${subscription.id}`, { amount: under })).status).toBe(
+        200,
+      );
+      const due = subscription.current_period_end;
+
+      const declined = await chargeDue(subscription, due);
+      expect(declined).toMatchObject({ status: 'past_due', dunning: { class: 'hard' } });
+      expect(declined?.dunning?.update_link_id).toEqual(expect.stringMatching(/^pl_/));
+      const read = await api('GET', `/v1/subscriptions/${subscription.id}`);
+      expect(read.body.latest_failure).toMatchObject({
+        class: 'hard',
+        code: 'charge_refused',
+        message: expect.stringContaining('minimum'),
+      });
+      // Never sent to the PSP, and not sent again on a later run.
+      await chargeDue(subscription, days(due, 1));
+      expect(await statesOf(subscription)).toEqual([]);
+      expect((await stored(subscription.id)).dunning?.failed_attempts).toBe(1);
+    },
+  );
 
   it(`${descriptor.id}: canceled at period end, it is charged nothing more`, async () => {
     const subscription = await subscribe();

@@ -4,6 +4,7 @@ import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SandboxNotifier } from '../../functions/adapters/psp/sandbox/notifier.ts';
 import { StripePsp } from '../../functions/adapters/psp/stripe/adapter.ts';
+import { stripe } from '../../functions/adapters/psp/stripe/descriptor.ts';
 import {
   ANSWER_ROOM_MS,
   CALL_BUDGETS,
@@ -29,6 +30,7 @@ function stripeClientSettings(): Stripe.StripeConfig {
     }
   }
   new StripePsp(
+    stripe,
     RecordingStripe as typeof Stripe,
     { secret_key: 'sk_test_x', webhook_secret: 'whsec_x' },
     {

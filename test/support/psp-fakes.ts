@@ -75,9 +75,9 @@ export async function adapterOf<P extends Psp = Psp>(
 }
 
 /**
- * A PSP's factory (its adapter module's `createFactory`) as a test builds adapters with it: an in-memory secret
- * store (read when an adapter is built, so a test may change it) and its fake's address; each adapter typed as
- * the PSP's own class, whose capabilities the test calls.
+ * A PSP's factory (its `PSP_FACTORIES` entry: its adapter module's `createFactory` handed its descriptor) as a
+ * test builds adapters with it: an in-memory secret store (read when an adapter is built, so a test may change it)
+ * and its fake's address; each adapter typed as the PSP's own class, whose capabilities the test calls.
  */
 export function factoryOf<P extends Psp>(
   createFactory: (runtime: PspRuntime) => PspFactory,

@@ -10,6 +10,7 @@ import {
   FAILURES_BEFORE_DOWN,
   INITIAL_HEALTH,
 } from '../../functions/domain/connection-health.ts';
+import { addCounts, NO_OUTCOMES, segmentKey, segmentOf } from '../../functions/domain/outcomes.ts';
 import {
   newPaymentId,
   type Payment,
@@ -234,6 +235,45 @@ describe('the plan of a round', () => {
     // Its PSP takes no euro payment below 0.50 (`RULES`).
     expect([...plan.skipped.keys()]).toEqual([priced.id]);
     expect(plan.action).toEqual({ kind: 'page', view: { kind: 'unavailable', link, retryAt: undefined } });
+  });
+});
+
+describe('what an optimize rule learns from', () => {
+  it("reads the connections' outcomes in the link's segment and in their other segments", () => {
+    const link: PaymentLink = { ...orderLink('10.00'), payment_methods: ['sepa_debit'] };
+    const segment = (method: 'card' | 'sepa_debit') => segmentKey(segmentOf(link.amount!, [method]));
+    const counts = (sessions: number, share: number) => ({
+      ...NO_OUTCOMES,
+      opened: sessions,
+      paid: sessions * share,
+      failed: sessions * (1 - share),
+    });
+    // The bank transfers show no change yet; the same connection's cards fell from 85% to 55% in the last hour.
+    const transfers = { last_hour: counts(600, 0.85), last_24h: counts(6_600, 0.85) };
+    const cards = {
+      last_hour: counts(300, 0.55),
+      last_24h: addCounts(counts(9_000, 0.85), counts(300, 0.55)),
+    };
+    const routing = routingTo('learn', {
+      optimize: 'conversion',
+      connections: [sandbox.id, priced.id],
+      holdout: { share: 0 },
+    });
+    const observed = new Map([
+      [
+        sandbox.id,
+        new Map([
+          [segment('sepa_debit'), transfers],
+          [segment('card'), cards],
+        ]),
+      ],
+    ]);
+
+    const plan = planCheckout(facts(link, { routing, observed, random: () => 0.5 }));
+
+    const opening = plan.action.kind === 'open' ? plan.action.opening : undefined;
+    const learned = opening?.routing?.candidates.find((candidate) => candidate.connection === sandbox.id);
+    expect(learned?.paid_share).toBeLessThan(0.65);
   });
 });
 

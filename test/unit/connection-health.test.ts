@@ -15,6 +15,7 @@ import {
   isAvailable,
   NO_OUTAGE_RUN,
   OUTAGE_TRIAL_LEASE_MS,
+  OUTAGE_TRIALS_TO_PASS,
   OUTAGES_BEFORE_DOWN,
 } from '../../functions/domain/connection-health.ts';
 import type { Outcome } from '../../functions/domain/outcomes.ts';
@@ -106,8 +107,8 @@ describe('outages after the opening, in connection health', () => {
     expect(afterSuccess(trial)).toBeUndefined();
   });
 
-  it('bring the connection back when the trial session is paid or declined, and down again when it fails as an outage', () => {
-    const trial = claimTrial(
+  it(`bring the connection back once ${OUTAGE_TRIALS_TO_PASS} trial sessions in a row are paid or declined, the next tried at once, and down again when one fails as an outage`, () => {
+    const firstTrial = claimTrial(
       afterOutages(INITIAL_HEALTH, now) as ConnectionHealth,
       later(DOWN_FOR_MS),
       7_000,
@@ -115,15 +116,27 @@ describe('outages after the opening, in connection health', () => {
     const outcomeAt = later(DOWN_FOR_MS + 180_000);
 
     for (const served of ['paid', 'failed'] as const) {
-      const back = afterTrialOutcome(trial, served, outcomeAt) as ConnectionHealth;
+      // A PSP failing in a burst still pays some sessions: one served trial is not enough.
+      const passed = afterTrialOutcome(firstTrial, served, outcomeAt) as ConnectionHealth;
+      expect(passed).toMatchObject({ down_until: null, down_for_outages: true });
+      expect(isAvailable(passed, outcomeAt)).toBe(false);
+      const secondTrial = claimTrial(passed, outcomeAt, 7_000) as ConnectionHealth;
+      expect(healthStatus(secondTrial, outcomeAt)).toBe('down');
+
+      const back = afterTrialOutcome(secondTrial, served, later(DOWN_FOR_MS + 360_000)) as ConnectionHealth;
       expect(back).toMatchObject({ consecutive_failures: 0, down_until: null, down_for_outages: false });
       expect(isAvailable(back, outcomeAt)).toBe(true);
       expect(afterTrialOutcome(back, 'outage', outcomeAt)).toBeUndefined();
+
+      // An outage after a served trial starts the trials over.
+      const again = afterTrialOutcome(secondTrial, 'outage', outcomeAt) as ConnectionHealth;
+      const thirdTrial = claimTrial(again, later(DOWN_FOR_MS * 2 + 180_000), 7_000) as ConnectionHealth;
+      expect(afterTrialOutcome(thirdTrial, served, outcomeAt)).toMatchObject({ down_for_outages: true });
     }
-    const again = afterTrialOutcome(trial, 'outage', outcomeAt) as ConnectionHealth;
+    const again = afterTrialOutcome(firstTrial, 'outage', outcomeAt) as ConnectionHealth;
     expect(Date.parse(again.down_until as string)).toBe(outcomeAt.getTime() + DOWN_FOR_MS);
     expect(again.down_for_outages).toBe(true);
-    expect(afterTrialOutcome(trial, 'left', outcomeAt)).toBeUndefined();
+    expect(afterTrialOutcome(firstTrial, 'left', outcomeAt)).toBeUndefined();
   });
 });
 

@@ -152,11 +152,12 @@ describe('connection mapper', () => {
   );
 
   it('reads a connection from before methods, success rates and fees (2026-11-23) without them, and its health', () => {
-    const { down_for_outages: _o, ...beforeOutages } = connectionToItem(connection);
+    const { down_for_outages: _o, trials_to_pass: _t, ...beforeOutages } = connectionToItem(connection);
     const state = connectionStateFromItem({ ...beforeOutages, consecutive_failures: 2, revision: 5 });
     expect(state).toEqual({
       connection,
-      health: { consecutive_failures: 2, down_until: null, down_for_outages: false, revision: 5 },
+      // Older items have neither field: never down for outages, no trial to pass.
+      health: { ...INITIAL_HEALTH, consecutive_failures: 2, revision: 5 },
     });
     expect(state.connection).not.toHaveProperty('kind');
     expect(state.connection).not.toHaveProperty('methods');
@@ -167,6 +168,7 @@ describe('connection mapper', () => {
       consecutive_failures: _f,
       down_until: _d,
       down_for_outages: _o,
+      trials_to_pass: _t,
       revision: _r,
       ...item
     } = connectionToItem(connection);

@@ -97,19 +97,24 @@ const LEGAL: Record<string, string> = {
   'functions/adapters/psp/kit/calls.ts':
     "import { logger } from '../../../logger.ts';\nexport const calls = logger;",
   'functions/adapters/psp/acme/descriptor.ts':
-    "import type { Link } from '../../../domain/link.ts';\nexport type Acme = Link;",
+    "import type { Link } from '../../../domain/link.ts';\nexport type Acme = Link;\nexport const acme = {};",
   'functions/adapters/psp/acme/adapter.ts': [
     "import type { Store } from '../../../ports/store.ts';",
     "import { calls } from '../kit/calls.ts';",
     "import type { Acme } from './descriptor.ts';",
     'export const adapter = calls as unknown as Store & Acme;',
   ].join('\n'),
-  'functions/adapters/psp/registry.ts':
-    "import type { Acme } from './acme/descriptor.ts';\nexport const load = (): Promise<Acme> => import('./acme/adapter.ts');",
+  // The registry and the factories take a PSP's descriptor as a value, and hand it to its adapter.
+  'functions/adapters/psp/registry.ts': [
+    "import { type Acme, acme } from './acme/descriptor.ts';",
+    "export const load = (): Promise<Acme> => import('./acme/adapter.ts');",
+    'export const descriptors = [acme];',
+  ].join('\n'),
   'functions/adapters/psp/acme/test/fake.ts': [
     "import { eventually } from '../../../../../test/support/eventually.ts';",
     "import { adapter } from '../adapter.ts';",
-    'export const fake = [eventually, adapter];',
+    "import { acme } from '../descriptor.ts';",
+    'export const fake = [eventually, adapter, acme];',
   ].join('\n'),
 };
 
@@ -151,6 +156,10 @@ const PLANTED: [file: string, line: string, rule: string][] = [
   ['functions/adapters/psp/other/adapter.ts', "import { adapter } from '../acme/adapter.ts';", LAYER],
   ['functions/adapters/psp/other/registry.ts', "import { load } from '../registry.ts';", LAYER],
   ['functions/adapters/psp/acme/fake.ts', "import { fake } from './test/fake.ts';", LAYER],
+  // A PSP's runtime files take its descriptor as a type only: its adapter is handed the value.
+  ['functions/adapters/psp/acme/wire.ts', "import { acme } from './descriptor.ts';", PLUGIN],
+  ['functions/adapters/psp/acme/statuses.ts', "export { acme } from './descriptor.ts';", PLUGIN],
+  ['functions/adapters/psp/acme/inline.ts', "import { type Acme } from './descriptor.ts';", PLUGIN],
   [
     'functions/adapters/psp/kit/support.ts',
     "import { eventually } from '../../../../test/support/eventually.ts';",

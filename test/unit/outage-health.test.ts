@@ -5,6 +5,7 @@ import {
   DOWN_FOR_MS,
   healthStatus,
   INITIAL_HEALTH,
+  OUTAGE_TRIALS_TO_PASS,
   OUTAGES_BEFORE_DOWN,
 } from '../../functions/domain/connection-health.ts';
 import type { Outcome } from '../../functions/domain/outcomes.ts';
@@ -82,9 +83,9 @@ describe('outages feeding connection health, in one container', () => {
     await outages.observe(trial, 'opened');
     await outages.observe(trial, 'left');
     expect(store.writes).toBe(writes);
-    await outages.observe(trial, 'paid');
+    for (let served = 0; served < OUTAGE_TRIALS_TO_PASS; served++) await outages.observe(trial, 'paid');
 
-    expect(store.writes).toBe(writes + 1);
+    expect(store.writes).toBe(writes + OUTAGE_TRIALS_TO_PASS);
     expect(store.health).toMatchObject({
       consecutive_failures: 0,
       down_until: null,

@@ -62,13 +62,24 @@ function firstChoices(goal: OptimizeGoal, observed: Record<string, OutcomeWindow
 }
 
 describe('optimize: conversion', () => {
-  it('sends most sessions to the connection paid most often, and still explores the others', () => {
+  it('sends most sessions to the connection paid most often, and still explores the others that could be the best', () => {
     const { tally, explored } = firstChoices('conversion', {
-      pc_low: windows(20, 80),
+      pc_close: windows(8, 2),
       pc_high: windows(90, 10),
     });
-    expect(tally.get('pc_high') ?? 0).toBeGreaterThan(1800);
-    expect(tally.get('pc_low') ?? 0).toBeGreaterThan(0);
+    expect(tally.get('pc_high') ?? 0).toBeGreaterThan(1600);
+    expect(tally.get('pc_close') ?? 0).toBeGreaterThan(0);
+    expect(explored / 2000).toBeGreaterThan(EXPLORATION_RATE / 2);
+  });
+
+  it('explores a connection seen little, never one measured far below the best, and still explores as often', () => {
+    const { tally, explored } = firstChoices('conversion', {
+      pc_low: windows(50, 50),
+      pc_high: windows(900, 100),
+      pc_new: windows(0, 0),
+    });
+    expect(tally.get('pc_low') ?? 0).toBe(0);
+    expect(tally.get('pc_new') ?? 0).toBeGreaterThan(0);
     expect(explored / 2000).toBeGreaterThan(EXPLORATION_RATE / 2);
   });
 

@@ -77,11 +77,13 @@ const healthFields = (): FieldDecoders<ConnectionHealth> => ({
   down_until: withDefault(nullable(string), () => INITIAL_HEALTH.down_until),
   // Since 2026-11-29 (outages feed health): absent on older items, which were never down for outages.
   down_for_outages: withDefault(boolean, () => INITIAL_HEALTH.down_for_outages),
+  // Since 2026-11-29 (two trials after outages): absent on older items, whose next trial decides alone.
+  trials_to_pass: withDefault(number, () => INITIAL_HEALTH.trials_to_pass),
   revision: withDefault(number, () => INITIAL_HEALTH.revision),
 });
 
 const decodeConnection = /* @__PURE__ */ itemDecoder('connection', connectionFields, {
-  omit: ['kind', 'consecutive_failures', 'down_until', 'down_for_outages', 'revision'],
+  omit: ['kind', 'consecutive_failures', 'down_until', 'down_for_outages', 'trials_to_pass', 'revision'],
 });
 const decodeHealth = /* @__PURE__ */ itemDecoder('connection', healthFields, { keep: 'drop' });
 

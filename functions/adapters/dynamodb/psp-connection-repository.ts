@@ -170,12 +170,13 @@ export class DynamoPspConnectionRepository implements PspConnectionRepository {
             TableName: this.tableName,
             Key: key,
             UpdateExpression:
-              'SET consecutive_failures = :failures, down_until = :down, down_for_outages = :outages, revision = :next',
+              'SET consecutive_failures = :failures, down_until = :down, down_for_outages = :outages, trials_to_pass = :trials, revision = :next',
             ConditionExpression: 'attribute_exists(pk) AND revision = :expected',
             ExpressionAttributeValues: {
               ':failures': next.consecutive_failures,
               ':down': next.down_until,
               ':outages': next.down_for_outages,
+              ':trials': next.trials_to_pass,
               ':next': current.revision + 1,
               ':expected': current.revision,
             },

@@ -1,10 +1,26 @@
 import type { PspFactory } from '../../ports/psp.ts';
-import type { CreatePspFactory } from '../../ports/psp-descriptor.ts';
+import type { CreatePspFactory, PspDescriptor, PspRuntime } from '../../ports/psp-descriptor.ts';
+import { adyen } from './adyen/descriptor.ts';
+import { cashfree } from './cashfree/descriptor.ts';
+import { checkoutCom } from './checkout-com/descriptor.ts';
+import { mercadopago } from './mercadopago/descriptor.ts';
+import { mollie } from './mollie/descriptor.ts';
+import { paypal } from './paypal/descriptor.ts';
+import { paystack } from './paystack/descriptor.ts';
 import type { PspId } from './registry.ts';
+import { sandbox } from './sandbox/descriptor.ts';
+import { square } from './square/descriptor.ts';
+import { stripe } from './stripe/descriptor.ts';
+import { xendit } from './xendit/descriptor.ts';
 
-/** What an adapter module exports for the registry (docs/orchestration.md#adding-a-psp). */
-interface AdapterModule {
-  createFactory: CreatePspFactory;
+/**
+ * What an adapter module exports for the registry (docs/orchestration.md#adding-a-psp): its factory, given its
+ * PSP's descriptor. The module never imports its descriptor as a value: if it did, esbuild would put each
+ * descriptor, reached both from every function's cold path and from its adapter's chunk, in a chunk of its own,
+ * one more file for a cold start to read (docs/performance.md#over-budget).
+ */
+interface AdapterModule<D extends PspDescriptor> {
+  createFactory(runtime: PspRuntime, descriptor: D): PspFactory;
 }
 
 /**
@@ -13,12 +29,12 @@ interface AdapterModule {
  * its first adapter, its SDK.
  */
 const loadedWhenUsed =
-  (load: () => Promise<AdapterModule>): CreatePspFactory =>
+  <D extends PspDescriptor>(descriptor: D, load: () => Promise<AdapterModule<D>>): CreatePspFactory =>
   (runtime): PspFactory => {
     let factory: Promise<PspFactory> | undefined;
     return {
       create(connection) {
-        factory ??= load().then((module) => module.createFactory(runtime));
+        factory ??= load().then((module) => module.createFactory(runtime, descriptor));
         return factory.then((loaded) => loaded.create(connection));
       },
     };
@@ -31,15 +47,15 @@ const loadedWhenUsed =
  * none (docs/performance.md#over-budget).
  */
 export const PSP_FACTORIES: Record<PspId, CreatePspFactory> = {
-  sandbox: loadedWhenUsed(() => import('./sandbox/adapter.ts')),
-  stripe: loadedWhenUsed(() => import('./stripe/adapter.ts')),
-  mollie: loadedWhenUsed(() => import('./mollie/adapter.ts')),
-  adyen: loadedWhenUsed(() => import('./adyen/adapter.ts')),
-  paypal: loadedWhenUsed(() => import('./paypal/adapter.ts')),
-  checkout_com: loadedWhenUsed(() => import('./checkout-com/adapter.ts')),
-  square: loadedWhenUsed(() => import('./square/adapter.ts')),
-  paystack: loadedWhenUsed(() => import('./paystack/adapter.ts')),
-  xendit: loadedWhenUsed(() => import('./xendit/adapter.ts')),
-  cashfree: loadedWhenUsed(() => import('./cashfree/adapter.ts')),
-  mercadopago: loadedWhenUsed(() => import('./mercadopago/adapter.ts')),
+  sandbox: loadedWhenUsed(sandbox, () => import('./sandbox/adapter.ts')),
+  stripe: loadedWhenUsed(stripe, () => import('./stripe/adapter.ts')),
+  mollie: loadedWhenUsed(mollie, () => import('./mollie/adapter.ts')),
+  adyen: loadedWhenUsed(adyen, () => import('./adyen/adapter.ts')),
+  paypal: loadedWhenUsed(paypal, () => import('./paypal/adapter.ts')),
+  checkout_com: loadedWhenUsed(checkoutCom, () => import('./checkout-com/adapter.ts')),
+  square: loadedWhenUsed(square, () => import('./square/adapter.ts')),
+  paystack: loadedWhenUsed(paystack, () => import('./paystack/adapter.ts')),
+  xendit: loadedWhenUsed(xendit, () => import('./xendit/adapter.ts')),
+  cashfree: loadedWhenUsed(cashfree, () => import('./cashfree/adapter.ts')),
+  mercadopago: loadedWhenUsed(mercadopago, () => import('./mercadopago/adapter.ts')),
 };

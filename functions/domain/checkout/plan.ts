@@ -9,6 +9,7 @@ import { type OutcomeWindows, segmentKey, segmentOf } from '../outcomes.ts';
 import { firstAttemptFollowed, type Payment } from '../payment.ts';
 import type { PaymentLink, PspSession } from '../payment-link.ts';
 import {
+  learningSignals,
   type RoutedLink,
   type Routing,
   type RoutingSignals,
@@ -156,7 +157,7 @@ function signalsOf(facts: RoundFacts, link: RoutedLink, health: ReadonlyMap<stri
   const { observed } = facts;
   if (!observed) return { isDown } satisfies RoutingSignals;
   const segment = segmentKey(segmentOf(link.amount, link.payment_methods));
-  return { observed: (id: string) => observed.get(id)?.get(segment), isDown } satisfies RoutingSignals;
+  return { ...learningSignals(observed, segment), isDown } satisfies RoutingSignals;
 }
 
 /** The plan of one round of the checkout (see above). */

@@ -24,7 +24,7 @@ import { storedCredentialsFactory } from '../kit/factory.ts';
 import { RecentFacts } from '../kit/recent-facts.ts';
 import { adyenBuyer, adyenShopperFields } from './buyer.ts';
 import { type AdyenCredentials, type AdyenSdk, loadAdyenSdk } from './client.ts';
-import { adyen } from './descriptor.ts';
+import type { adyen } from './descriptor.ts';
 import { AdyenMandates, adyenMandateLinkFields, adyenMandateProblem, withAdyenMandates } from './mandates.ts';
 import {
   type Authorisation,
@@ -48,11 +48,12 @@ export { ADYEN_IDEMPOTENCY_WINDOW_MS, adyenAmount } from './wire.ts';
  * refund are taken from verified notifications (docs/orchestration.md#adyen).
  */
 export class AdyenPsp implements Psp, EndsSessions, Refunds {
-  readonly provider = adyen.id;
+  readonly provider: typeof adyen.id;
   readonly checkoutOrigin: string;
-  readonly sessionLimits = adyen.sessionLimits;
+  readonly sessionLimits: typeof adyen.sessionLimits;
   readonly idempotencyWindowMs = ADYEN_IDEMPOTENCY_WINDOW_MS;
   readonly notificationAck = ADYEN_ACK;
+  private readonly descriptor: typeof adyen;
   private readonly sdk: AdyenSdk;
   private readonly credentials: AdyenCredentials;
   private readonly connection: PspConnection;
@@ -64,7 +65,15 @@ export class AdyenPsp implements Psp, EndsSessions, Refunds {
   /** Refund outcomes from the REFUND / REFUND_FAILED notifications that just verified. */
   private readonly refundOutcomes = new RecentFacts<PspRefundStatus>({ maxAgeMs: 60_000, maxSize: 100 });
 
-  constructor(sdk: AdyenSdk, credentials: AdyenCredentials, connection: PspConnection) {
+  constructor(
+    descriptor: typeof adyen,
+    sdk: AdyenSdk,
+    credentials: AdyenCredentials,
+    connection: PspConnection,
+  ) {
+    this.descriptor = descriptor;
+    this.provider = descriptor.id;
+    this.sessionLimits = descriptor.sessionLimits;
     this.sdk = sdk;
     this.credentials = credentials;
     this.connection = connection;
@@ -96,24 +105,26 @@ export class AdyenPsp implements Psp, EndsSessions, Refunds {
   /** Refuses (`PspRefusalError`), without calling Adyen, an amount Adyen cannot take (`amountProblem`). */
   async createSession(checkout: SessionRequest): Promise<PspSession> {
     const { link, amount } = checkout;
-    const problem = amountProblem(adyen.amounts, amount, 'payment') ?? adyenMandateProblem(checkout);
+    const problem =
+      amountProblem(this.descriptor.amounts, amount, 'payment') ??
+      adyenMandateProblem(this.descriptor, checkout);
     if (problem) throw new PspRefusalError(problem);
     const lines = linesCharging(link.line_items, amount);
     const created = await this.call('session', () =>
       this.sdk.paymentLinks.paymentLinks(
         {
-          amount: adyenAmount(amount),
+          amount: adyenAmount(this.descriptor, amount),
           merchantAccount: this.credentials.merchant_account,
           reference: checkout.paymentId,
           description: link.description || `Payment ${link.id}`,
           returnUrl: checkout.successUrl,
           expiresAt: checkout.expiresAt,
           shopperLocale: adyenLocale(checkout.locale),
-          ...(lines ? { lineItems: lines.map(adyenLineItem) } : {}),
+          ...(lines ? { lineItems: lines.map((line) => adyenLineItem(this.descriptor, line)) } : {}),
           ...(checkout.paymentMethods
             ? {
                 allowedPaymentMethods: checkout.paymentMethods.flatMap(
-                  (method) => adyen.methods[method] ?? [],
+                  (method) => this.descriptor.methods[method] ?? [],
                 ),
               }
             : {}),
@@ -214,7 +225,11 @@ export class AdyenPsp implements Psp, EndsSessions, Refunds {
       // Known only from the AUTHORISATION notification: Adyen cannot be asked for it.
       paymentReference: paid && confirmed ? authorised.pspReference : null,
       // The link's amount is what Adyen charges on it: it takes no other from the buyer.
-      amount: fromPspMinorUnits(adyen.amounts, paymentLink.amount.value, paymentLink.amount.currency),
+      amount: fromPspMinorUnits(
+        this.descriptor.amounts,
+        paymentLink.amount.value,
+        paymentLink.amount.currency,
+      ),
       // The environment answered: test credentials only reach Adyen's test platform, live ones its live one.
       livemode: this.credentials.environment === 'live',
       ...(paid ? await adyenBuyer(paymentLink) : {}),
@@ -244,13 +259,13 @@ export class AdyenPsp implements Psp, EndsSessions, Refunds {
    * refused without calling it (`amountProblem`).
    */
   async refund(request: PspRefundRequest): Promise<PspRefundStatus> {
-    const problem = amountProblem(adyen.amounts, request.amount, 'refund');
+    const problem = amountProblem(this.descriptor.amounts, request.amount, 'refund');
     if (problem) throw new PspRefusalError(problem);
     const response = await this.call('refund', () =>
       this.sdk.modifications.refundCapturedPayment(
         request.paymentReference,
         {
-          amount: adyenAmount(request.amount),
+          amount: adyenAmount(this.descriptor, request.amount),
           merchantAccount: this.credentials.merchant_account,
           reference: `${request.linkId}/${request.refundId}`,
         },
@@ -308,11 +323,17 @@ function adyenErrorMessage(error: unknown): string {
  * Adyen for each connection whose credentials are stored under its `secret_name`. `ADYEN_API_URL` points the SDK
  * elsewhere than Adyen's endpoints (tests).
  */
-export function createFactory(runtime: PspRuntime) {
-  return storedCredentialsFactory(adyen, runtime.secrets, async (credentials, connection) => {
+export function createFactory(runtime: PspRuntime, descriptor: typeof adyen) {
+  return storedCredentialsFactory(descriptor, runtime.secrets, async (credentials, connection) => {
     const sdk = await loadAdyenSdk(credentials, runtime.apiUrl);
-    const mandates = new AdyenMandates({ sdk, credentials, connection, returnUrl: runtime.baseUrl });
-    return withAdyenMandates(new AdyenPsp(sdk, credentials, connection), mandates);
+    const mandates = new AdyenMandates({
+      descriptor,
+      sdk,
+      credentials,
+      connection,
+      returnUrl: runtime.baseUrl,
+    });
+    return withAdyenMandates(new AdyenPsp(descriptor, sdk, credentials, connection), mandates);
   });
 }
 
@@ -327,8 +348,8 @@ export function adyenLocale(tag: string): string {
  * A line as Adyen's `lineItems` item, amounts in Adyen's minor units: what one costs with and without the tax it
  * includes, and the rate in minor units of a percent (21 % → 2100).
  */
-function adyenLineItem(item: LineItem) {
-  const including = BigInt(adyenAmount(item.unit_amount).value);
+function adyenLineItem(descriptor: typeof adyen, item: LineItem) {
+  const including = BigInt(adyenAmount(descriptor, item.unit_amount).value);
   const tax = item.tax_rate ? includedTaxMinor(including, item.tax_rate) : 0n;
   return {
     description: item.name,

@@ -18,7 +18,7 @@ import { messageOf, pspFailure, statusOf, withinPspBudget } from '../kit/calls.t
 import { RecentFacts } from '../kit/recent-facts.ts';
 import type { AdyenCredentials, AdyenSdk } from './client.ts';
 import { adyenDecline, SHOPPER_ACTIONS } from './declines.ts';
-import { adyen } from './descriptor.ts';
+import type { adyen } from './descriptor.ts';
 import { ADYEN_IDEMPOTENCY_WINDOW_MS, adyenAmount } from './wire.ts';
 
 /**
@@ -42,12 +42,15 @@ const MANDATE_METHODS = ['scheme'];
 const MAX_DESCRIPTION = 280;
 
 /** Refuses a session Adyen cannot open a mandate for (a trial, or no method it tokenises among those allowed). */
-export function adyenMandateProblem({ opensMandate, paymentMethods }: SessionRequest): string | undefined {
+export function adyenMandateProblem(
+  descriptor: typeof adyen,
+  { opensMandate, paymentMethods }: SessionRequest,
+): string | undefined {
   if (!opensMandate) return undefined;
   if (opensMandate.withoutCharge) {
     return 'Adyen: a trial (a stored payment method without a charge) is not supported on payment links.';
   }
-  const allowed = paymentMethods?.map((method) => adyen.methods[method]);
+  const allowed = paymentMethods?.map((method) => descriptor.methods[method]);
   if (allowed && !allowed.some((method) => method && MANDATE_METHODS.includes(method))) {
     return 'Adyen: none of the allowed payment methods can be stored for later charges.';
   }
@@ -100,6 +103,7 @@ function displayOf(token: StoredPaymentMethodResource): string | null {
 }
 
 export interface AdyenMandateOptions {
+  descriptor: typeof adyen;
   sdk: AdyenSdk;
   credentials: AdyenCredentials;
   connection: PspConnection;
@@ -166,7 +170,7 @@ export class AdyenMandates implements HoldsMandates {
     if (!token) return none(`Adyen lists ${tokens.length} subscription tokens for the payment link.`);
     const mandate: MandateRef = {
       connection_id: this.options.connection.id,
-      provider: adyen.id,
+      provider: this.options.descriptor.id,
       customer: shopperReference,
       reference: token.id as string,
       method: token.type ?? 'scheme',
@@ -178,7 +182,7 @@ export class AdyenMandates implements HoldsMandates {
   async chargeMandate(charge: MandateCharge): Promise<MandateChargeResult> {
     const { mandate } = charge;
     const request: PaymentRequest = {
-      amount: adyenAmount(charge.amount),
+      amount: adyenAmount(this.options.descriptor, charge.amount),
       merchantAccount: this.options.credentials.merchant_account,
       reference: charge.paymentId,
       paymentMethod: { type: mandate.method, storedPaymentMethodId: mandate.reference } as never,
@@ -190,7 +194,7 @@ export class AdyenMandates implements HoldsMandates {
     };
     const { payments } = await this.options.sdk.mandates();
     try {
-      const answer = await withinPspBudget(adyen.displayName, () =>
+      const answer = await withinPspBudget(this.options.descriptor.displayName, () =>
         payments.payments(request, { idempotencyKey: charge.idempotencyKey }),
       );
       const result = this.resultOf(answer, charge.amount);
@@ -240,13 +244,17 @@ export class AdyenMandates implements HoldsMandates {
   }
 
   private amountOf(amount: { value?: number; currency?: string } | undefined): Amount {
-    return fromPspMinorUnits(adyen.amounts, Number(amount?.value), String(amount?.currency));
+    return fromPspMinorUnits(
+      this.options.descriptor.amounts,
+      Number(amount?.value),
+      String(amount?.currency),
+    );
   }
 
   /** One lookup at Adyen, bounded by the PSP call budget; any failure leaves the outcome open. */
   private async call<T>(request: () => Promise<T>): Promise<T> {
     try {
-      return await withinPspBudget(adyen.displayName, request);
+      return await withinPspBudget(this.options.descriptor.displayName, request);
     } catch (error) {
       throw this.failure(error);
     }
@@ -255,7 +263,7 @@ export class AdyenMandates implements HoldsMandates {
   private failure(error: unknown) {
     const apiError = (error as { apiError?: { message?: unknown } } | null)?.apiError;
     return pspFailure(error, 'lookup', {
-      psp: adyen.displayName,
+      psp: this.options.descriptor.displayName,
       status: statusOf(error),
       reason: typeof apiError?.message === 'string' ? apiError.message : messageOf(error),
     });

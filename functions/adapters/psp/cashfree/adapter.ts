@@ -29,7 +29,7 @@ import type { PspRuntime } from '../../../ports/psp-descriptor.ts';
 import { messageOf, type PspOperation, pspFailure, translatedCall } from '../kit/calls.ts';
 import type { CredentialsOf } from '../kit/credentials.ts';
 import { storedCredentialsFactory } from '../kit/factory.ts';
-import { cashfree } from './descriptor.ts';
+import type { cashfree } from './descriptor.ts';
 import { cashfreeEvent, signedByCashfree } from './notifications.ts';
 import {
   amountFromCashfree,
@@ -61,20 +61,29 @@ const CALL_OPTIONS = { timeout: CALL_BUDGETS.psp.timeoutMs };
  * environment the connection's mode chose, and the secret of that environment that signs its webhooks, decide.
  */
 export class CashfreePsp implements Psp, EndsSessions, Refunds {
-  readonly provider = cashfree.id;
+  readonly provider: typeof cashfree.id;
   readonly checkoutOrigin: string;
-  readonly sessionLimits = cashfree.sessionLimits;
+  readonly sessionLimits: typeof cashfree.sessionLimits;
   /**
    * Cashfree states no retention of `x-idempotency-key`; our refund id is also its `refund_id`, unique at
    * Cashfree, whose repeat is read back instead (`refund`). A day is the figure we rely on.
    */
   readonly idempotencyWindowMs = 24 * 3_600_000;
+  private readonly descriptor: typeof cashfree;
   private readonly client: Cashfree;
   private readonly secret: string;
   private readonly connection: PspConnection;
 
   /** `client` is built by the factory, with the connection's keys, its environment and our API version. */
-  constructor(client: Cashfree, credentials: CashfreeCredentials, connection: PspConnection) {
+  constructor(
+    descriptor: typeof cashfree,
+    client: Cashfree,
+    credentials: CashfreeCredentials,
+    connection: PspConnection,
+  ) {
+    this.descriptor = descriptor;
+    this.provider = descriptor.id;
+    this.sessionLimits = descriptor.sessionLimits;
     this.client = client;
     this.secret = credentials.client_secret;
     this.connection = connection;
@@ -86,9 +95,9 @@ export class CashfreePsp implements Psp, EndsSessions, Refunds {
    * serves none of.
    */
   async createSession(checkout: SessionRequest): Promise<PspSession> {
-    const problem = amountProblem(cashfree.amounts, checkout.amount, 'payment');
+    const problem = amountProblem(this.descriptor.amounts, checkout.amount, 'payment');
     if (problem) throw new PspRefusalError(problem);
-    const methods = cashfreeMethods(checkout.paymentMethods);
+    const methods = cashfreeMethods(this.descriptor, checkout.paymentMethods);
     if (methods === '') throw new PspRefusalError("Cashfree serves none of the link's payment methods.");
     const request = linkRequest(checkout, methods);
     const link = await this.call('session', async () => {
@@ -189,7 +198,7 @@ export class CashfreePsp implements Psp, EndsSessions, Refunds {
    * a `refund_id` it already has with 409: that refund is read back, so a retry finds the first.
    */
   async refund(request: PspRefundRequest): Promise<PspRefundStatus> {
-    const problem = amountProblem(cashfree.amounts, request.amount, 'refund');
+    const problem = amountProblem(this.descriptor.amounts, request.amount, 'refund');
     if (problem) throw new PspRefusalError(problem);
     const orderId = request.paymentReference;
     const refund = await this.call('refund', async () => {
@@ -221,7 +230,7 @@ export class CashfreePsp implements Psp, EndsSessions, Refunds {
 
   /** One operation at Cashfree (one call or a few), bounded by the PSP call budget, its errors translated. */
   private call<T>(operation: PspOperation, request: () => Promise<T>): Promise<T> {
-    return translatedCall(this.provider, request, (error) => failure(error, operation));
+    return translatedCall(this.provider, request, (error) => failure(this.descriptor, error, operation));
   }
 }
 
@@ -231,13 +240,13 @@ export class CashfreePsp implements Psp, EndsSessions, Refunds {
  * 409 or 422 (not ACTIVE), a refund by `isRefusalStatus` unless Cashfree says the idempotency key is in use; no
  * answer, 429 and 5xx are Cashfree failing.
  */
-function failure(error: unknown, operation: PspOperation): PspFailure {
+function failure(descriptor: typeof cashfree, error: unknown, operation: PspOperation): PspFailure {
   const status = statusOfAxios(error);
   const data = (error as { response?: { data?: { message?: unknown; type?: unknown } } })?.response?.data;
   const reason = typeof data?.message === 'string' ? data.message : messageOf(error);
   const refusals = operation === 'end' ? [400, 404, 409, 422] : [400, 422];
   return pspFailure(error, operation, {
-    psp: cashfree.displayName,
+    psp: descriptor.displayName,
     status,
     reason,
     refusal: status !== undefined && refusals.includes(status),
@@ -318,8 +327,8 @@ function refundStatus(refund: RefundEntity): PspRefundStatus {
  * base path included, as `https://sandbox.cashfree.com/pg`). The SDK is loaded on the first connection built.
  * Its error analytics stay off: on, the SDK would start Sentry with Cashfree's own DSN and send it our errors.
  */
-export function createFactory(runtime: PspRuntime) {
-  return storedCredentialsFactory(cashfree, runtime.secrets, async (credentials, connection) => {
+export function createFactory(runtime: PspRuntime, descriptor: typeof cashfree) {
+  return storedCredentialsFactory(descriptor, runtime.secrets, async (credentials, connection) => {
     const { Cashfree: Client, CFEnvironment } = await import('cashfree-pg');
     const environment = connection.mode === 'live' ? CFEnvironment.PRODUCTION : CFEnvironment.SANDBOX;
     const client = new Client(
@@ -333,6 +342,6 @@ export function createFactory(runtime: PspRuntime) {
     );
     client.XApiVersion = CASHFREE_API_VERSION;
     if (runtime.apiUrl) client.basePath = runtime.apiUrl.replace(/\/$/, '');
-    return new CashfreePsp(client, credentials, connection);
+    return new CashfreePsp(descriptor, client, credentials, connection);
   });
 }

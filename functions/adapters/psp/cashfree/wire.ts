@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Amount } from '../../../domain/money.ts';
 import { minorUnits } from '../../../domain/money.ts';
 import type { PaymentMethod } from '../../../domain/payment-methods.ts';
-import { cashfree } from './descriptor.ts';
+import type { cashfree } from './descriptor.ts';
 
 /** How Cashfree's API spells what the adapter sends and reads (docs/orchestration.md#cashfree). */
 
@@ -70,9 +70,12 @@ export function idempotencyKey(id: string): string {
  * `methods`), each once; undefined for a link that names none (Cashfree's page offers them all), and the empty
  * string when Cashfree serves none of them.
  */
-export function cashfreeMethods(methods: readonly PaymentMethod[] | null): string | undefined {
+export function cashfreeMethods(
+  descriptor: typeof cashfree,
+  methods: readonly PaymentMethod[] | null,
+): string | undefined {
   if (!methods) return undefined;
-  const words = methods.flatMap((method) => cashfree.methods[method]?.split(',') ?? []);
+  const words = methods.flatMap((method) => descriptor.methods[method]?.split(',') ?? []);
   return [...new Set(words)].join(',');
 }
 

@@ -22,7 +22,7 @@ import { messageOf, type PspOperation, pspFailure, translatedCall } from '../kit
 import { storedCredentialsFactory } from '../kit/factory.ts';
 import { RecentFacts } from '../kit/recent-facts.ts';
 import { type CheckoutCredentials, type CheckoutSdk, loadCheckoutSdk, validCkoSignature } from './client.ts';
-import { checkoutCom } from './descriptor.ts';
+import type { checkoutCom } from './descriptor.ts';
 import {
   billingCountry,
   CKO_REFUND_EVENTS,
@@ -50,10 +50,11 @@ export const CHECKOUT_IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000;
  * (docs/orchestration.md#checkoutcom).
  */
 export class CheckoutPsp implements Psp, CapturesLater, VoidsAuthorizations, Refunds {
-  readonly provider = checkoutCom.id;
+  readonly provider: typeof checkoutCom.id;
   readonly checkoutOrigin: string;
-  readonly sessionLimits = checkoutCom.sessionLimits;
+  readonly sessionLimits: typeof checkoutCom.sessionLimits;
   readonly idempotencyWindowMs = CHECKOUT_IDEMPOTENCY_WINDOW_MS;
+  private readonly descriptor: typeof checkoutCom;
   private readonly sdk: CheckoutSdk;
   private readonly credentials: CheckoutCredentials;
   private readonly connection: PspConnection;
@@ -67,11 +68,15 @@ export class CheckoutPsp implements Psp, CapturesLater, VoidsAuthorizations, Ref
   private readonly recentLinks = new RecentFacts<CkoPaymentLink>({ maxAgeMs: 60_000, maxSize: 100 });
 
   constructor(
+    descriptor: typeof checkoutCom,
     sdk: CheckoutSdk,
     credentials: CheckoutCredentials,
     connection: PspConnection,
     apiUrl?: string,
   ) {
+    this.descriptor = descriptor;
+    this.provider = descriptor.id;
+    this.sessionLimits = descriptor.sessionLimits;
     this.sdk = sdk;
     this.credentials = credentials;
     this.connection = connection;
@@ -116,7 +121,7 @@ export class CheckoutPsp implements Psp, CapturesLater, VoidsAuthorizations, Ref
   /** Refuses (`PspRefusalError`), without calling Checkout.com, an amount it cannot take (`amountProblem`). */
   async createSession(checkout: SessionRequest): Promise<PspSession> {
     const { link, amount } = checkout;
-    const problem = amountProblem(checkoutCom.amounts, amount, 'payment');
+    const problem = amountProblem(this.descriptor.amounts, amount, 'payment');
     if (problem) throw new PspRefusalError(problem);
     const lines = linesCharging(link.line_items, amount);
     const expiresIn = Math.max(1, Math.floor((checkout.expiresAt.getTime() - Date.now()) / 1000));
@@ -126,7 +131,7 @@ export class CheckoutPsp implements Psp, CapturesLater, VoidsAuthorizations, Ref
         currency: amount.currency,
         reference: checkout.paymentId,
         description: (link.description || `Payment ${link.id}`).slice(0, 100),
-        expires_in: Math.min(expiresIn, checkoutCom.sessionLimits.maxMs / 1000),
+        expires_in: Math.min(expiresIn, this.descriptor.sessionLimits.maxMs / 1000),
         billing: { address: { country: billingCountry(checkout.locale) } },
         ...(lines ? { products: lines.map(checkoutProduct) } : {}),
         ...checkoutBuyerReferences(checkout),
@@ -138,7 +143,7 @@ export class CheckoutPsp implements Psp, CapturesLater, VoidsAuthorizations, Ref
         ...(checkout.paymentMethods
           ? {
               allow_payment_methods: [
-                ...new Set(checkout.paymentMethods.flatMap((m) => checkoutCom.methods[m] ?? [])),
+                ...new Set(checkout.paymentMethods.flatMap((m) => this.descriptor.methods[m] ?? [])),
               ],
             }
           : {}),
@@ -223,8 +228,10 @@ export class CheckoutPsp implements Psp, CapturesLater, VoidsAuthorizations, Ref
       id: link?.id ?? (payment as CkoPayment).id,
       paymentId: text(metadata.payment_id) ?? text(charged.reference),
       linkId: text(metadata.link_id),
-      ...(payment ? paymentStateOf(payment, declineCode) : unpaidLinkStateOf(link as CkoPaymentLink)),
-      amount: fromPspMinorUnits(checkoutCom.amounts, charged.amount, charged.currency),
+      ...(payment
+        ? paymentStateOf(this.descriptor, payment, declineCode)
+        : unpaidLinkStateOf(link as CkoPaymentLink)),
+      amount: fromPspMinorUnits(this.descriptor.amounts, charged.amount, charged.currency),
       livemode: this.livemode,
     };
   }
@@ -285,7 +292,7 @@ export class CheckoutPsp implements Psp, CapturesLater, VoidsAuthorizations, Ref
    * (`isRefusalStatus`). An amount it cannot take is refused without calling it (`amountProblem`).
    */
   async refund(request: PspRefundRequest): Promise<PspRefundStatus> {
-    const problem = amountProblem(checkoutCom.amounts, request.amount, 'refund');
+    const problem = amountProblem(this.descriptor.amounts, request.amount, 'refund');
     if (problem) throw new PspRefusalError(problem);
     const accepted = (await this.call('refund', () =>
       this.sdk.payments.refund(
@@ -348,10 +355,10 @@ function checkoutErrorMessage(error: unknown): string {
  * adapter cannot end a session (`EndsSessions`): an attempt still payable there is released
  * (docs/orchestration.md#deferred-capture), and an authorization made on it later is voided (`voidAuthorization`).
  */
-export function createFactory(runtime: PspRuntime) {
-  return storedCredentialsFactory(checkoutCom, runtime.secrets, async (credentials, connection) => {
+export function createFactory(runtime: PspRuntime, descriptor: typeof checkoutCom) {
+  return storedCredentialsFactory(descriptor, runtime.secrets, async (credentials, connection) => {
     const sdk = await loadCheckoutSdk(credentials, runtime.apiUrl);
-    return new CheckoutPsp(sdk, credentials, connection, runtime.apiUrl);
+    return new CheckoutPsp(descriptor, sdk, credentials, connection, runtime.apiUrl);
   });
 }
 

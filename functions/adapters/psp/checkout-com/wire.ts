@@ -3,7 +3,7 @@ import { InvalidNotificationError } from '../../../domain/errors.ts';
 import { toMinorUnits } from '../../../domain/money.ts';
 import type { PspSessionStatus } from '../../../ports/psp.ts';
 import { declineOf } from '../kit/declines.ts';
-import { checkoutCom } from './descriptor.ts';
+import type { checkoutCom } from './descriptor.ts';
 
 /**
  * Checkout.com's wire format as the adapter reads it (test/contract/checkout.trimmed.json): the payment link
@@ -87,6 +87,7 @@ const SETTLED = new Set(['Captured', 'Partially Captured', 'Paid', 'Partially Re
  * voided or canceled ends it; anything else is still on its way.
  */
 export function paymentStateOf(
+  descriptor: typeof checkoutCom,
   payment: CkoPayment,
   declineCode?: string,
 ): Pick<PspSessionStatus, 'state' | 'failure' | 'deferredCapture' | 'paymentReference'> {
@@ -97,7 +98,7 @@ export function paymentStateOf(
     return { state: 'pending', failure: null, deferredCapture: 'approved', paymentReference: null };
   }
   if (payment.status === 'Declined') {
-    const failure = declineOf(checkoutCom, declineCode, 'Checkout.com declined the payment.');
+    const failure = declineOf(descriptor, declineCode, 'Checkout.com declined the payment.');
     return { state: 'failed', failure, paymentReference: null };
   }
   if (['Voided', 'Canceled', 'Expired'].includes(payment.status)) {

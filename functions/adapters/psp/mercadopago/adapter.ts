@@ -20,7 +20,7 @@ import type { PspRuntime } from '../../../ports/psp-descriptor.ts';
 import { messageOf, type PspOperation, pspFailure, translatedCall } from '../kit/calls.ts';
 import type { CredentialsOf } from '../kit/credentials.ts';
 import { storedCredentialsFactory } from '../kit/factory.ts';
-import { mercadopago } from './descriptor.ts';
+import type { mercadopago } from './descriptor.ts';
 import { verifiedMercadoPagoNotification } from './notifications.ts';
 import {
   decidingPayment,
@@ -79,18 +79,27 @@ const UNDER_WAY = new Set(['approved', 'pending', 'in_process', 'authorized']);
  * makes both within one PSP call's budget.
  */
 export class MercadoPagoPsp implements Psp, EndsSessions, Refunds {
-  readonly provider = mercadopago.id;
+  readonly provider: typeof mercadopago.id;
   readonly checkoutOrigin = 'https://www.mercadopago.com';
-  readonly sessionLimits = mercadopago.sessionLimits;
+  readonly sessionLimits: typeof mercadopago.sessionLimits;
   /** Mercado Pago documents no idempotency window: a refund whose answer was lost is never asked again. */
   readonly idempotencyWindowMs = 0;
+  private readonly descriptor: typeof mercadopago;
   private readonly sdk: MercadoPagoSdk;
   private readonly accessToken: string;
   private readonly webhookSecrets: string[];
   private readonly livemode: boolean;
   private readonly connection: PspConnection;
 
-  constructor(sdk: MercadoPagoSdk, credentials: MercadoPagoCredentials, connection: PspConnection) {
+  constructor(
+    descriptor: typeof mercadopago,
+    sdk: MercadoPagoSdk,
+    credentials: MercadoPagoCredentials,
+    connection: PspConnection,
+  ) {
+    this.descriptor = descriptor;
+    this.provider = descriptor.id;
+    this.sessionLimits = descriptor.sessionLimits;
     this.sdk = sdk;
     this.accessToken = credentials.access_token;
     this.webhookSecrets = [credentials.webhook_secret, credentials.previous_webhook_secret].filter(
@@ -123,9 +132,9 @@ export class MercadoPagoPsp implements Psp, EndsSessions, Refunds {
    */
   async createSession(request: SessionRequest): Promise<PspSession> {
     const problem =
-      amountProblem(mercadopago.amounts, request.amount, 'payment') ??
+      amountProblem(this.descriptor.amounts, request.amount, 'payment') ??
       linesProblem(
-        mercadopago.amounts,
+        this.descriptor.amounts,
         (request.link.line_items ?? []).map((line) => line.unit_amount),
       );
     if (problem) throw new PspRefusalError(problem);
@@ -135,7 +144,7 @@ export class MercadoPagoPsp implements Psp, EndsSessions, Refunds {
     }
     const email = request.buyer?.email ?? request.references?.prefilled_email;
     const body = {
-      items: preferenceItems(request),
+      items: preferenceItems(this.descriptor, request),
       external_reference: externalReference(request.link.id, request.paymentId),
       back_urls: { success: request.successUrl, pending: request.successUrl, failure: request.cancelUrl },
       auto_return: 'approved',
@@ -192,7 +201,7 @@ export class MercadoPagoPsp implements Psp, EndsSessions, Refunds {
       const found: Preference = await new this.sdk.Preference(this.config()).get({ preferenceId: sessionId });
       return { preference: found, payments: await this.paymentsOf(found.external_reference ?? '') };
     });
-    const payment = decidingPayment(payments);
+    const payment = decidingPayment(this.descriptor, payments);
     if (payment) return this.statusOf(sessionId, payment);
     const ended = Date.parse(preference.expiration_date_to ?? '') <= Date.now();
     return {
@@ -201,7 +210,7 @@ export class MercadoPagoPsp implements Psp, EndsSessions, Refunds {
       state: ended ? 'expired' : 'pending',
       failure: ended ? { code: 'expired', message: 'The Mercado Pago preference expired unpaid.' } : null,
       paymentReference: null,
-      amount: preferenceAmount(preference.items),
+      amount: preferenceAmount(this.descriptor, preference.items),
       livemode: this.livemode,
     };
   }
@@ -219,9 +228,9 @@ export class MercadoPagoPsp implements Psp, EndsSessions, Refunds {
     return {
       id: sessionId,
       ...ourIds(payment.external_reference),
-      ...paymentState(payment),
+      ...paymentState(this.descriptor, payment),
       paymentReference: payment.id === undefined ? null : String(payment.id),
-      amount: chargedAmount(payment),
+      amount: chargedAmount(this.descriptor, payment),
       livemode: this.livemode,
     };
   }
@@ -252,12 +261,12 @@ export class MercadoPagoPsp implements Psp, EndsSessions, Refunds {
    * our ids from the request; one read later names none (its reference is stored with the refund).
    */
   async refund(request: PspRefundRequest): Promise<PspRefundStatus> {
-    const problem = amountProblem(mercadopago.amounts, request.amount, 'refund');
+    const problem = amountProblem(this.descriptor.amounts, request.amount, 'refund');
     if (problem) throw new PspRefusalError(problem);
     const refund: MercadoPagoRefund = await this.call('refund', () =>
       new this.sdk.PaymentRefund(this.config(request.refundId)).create({
         payment_id: request.paymentReference,
-        body: { amount: mercadoPagoNumber(request.amount) },
+        body: { amount: mercadoPagoNumber(this.descriptor, request.amount) },
       }),
     );
     return {
@@ -291,7 +300,7 @@ export class MercadoPagoPsp implements Psp, EndsSessions, Refunds {
   private failure(error: unknown, operation: PspOperation): PspFailure {
     const status = error instanceof this.sdk.MercadoPagoError && error.status > 0 ? error.status : undefined;
     return pspFailure(error, operation, {
-      psp: mercadopago.displayName,
+      psp: this.descriptor.displayName,
       status,
       reason: messageOf(error),
       refusal: status === 400 || status === 422,
@@ -301,10 +310,13 @@ export class MercadoPagoPsp implements Psp, EndsSessions, Refunds {
 }
 
 /** What the payment charged, in our decimal form; an amount Mercado Pago could not have charged is no answer. */
-function chargedAmount(payment: MercadoPagoPayment): PspSessionStatus['amount'] {
+function chargedAmount(
+  descriptor: typeof mercadopago,
+  payment: MercadoPagoPayment,
+): PspSessionStatus['amount'] {
   if (payment.transaction_amount === undefined || !payment.currency_id) return null;
   try {
-    return fromMercadoPagoNumber(payment.transaction_amount, payment.currency_id);
+    return fromMercadoPagoNumber(descriptor, payment.transaction_amount, payment.currency_id);
   } catch (error) {
     throw new PspOutageError(`Mercado Pago answered payment ${payment.id} at ${messageOf(error)}`);
   }
@@ -327,8 +339,8 @@ function refundStatus(refund: MercadoPagoRefund, paymentId: string): PspRefundSt
  * `AppConfig.BASE_URL`, which is the whole process's (every Mercado Pago connection of a function calls the same
  * origin, as every other PSP's do).
  */
-export function createFactory(runtime: PspRuntime) {
-  return storedCredentialsFactory(mercadopago, runtime.secrets, async (credentials, connection) => {
+export function createFactory(runtime: PspRuntime, descriptor: typeof mercadopago) {
+  return storedCredentialsFactory(descriptor, runtime.secrets, async (credentials, connection) => {
     const sdk = await import('mercadopago');
     if (runtime.apiUrl) {
       const { AppConfig } = (await import('mercadopago/dist/utils/config/index.js')) as {
@@ -336,6 +348,6 @@ export function createFactory(runtime: PspRuntime) {
       };
       AppConfig.BASE_URL = runtime.apiUrl.replace(/\/$/, '');
     }
-    return new MercadoPagoPsp(sdk, credentials, connection);
+    return new MercadoPagoPsp(descriptor, sdk, credentials, connection);
   });
 }

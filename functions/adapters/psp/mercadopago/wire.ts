@@ -4,7 +4,7 @@ import type { PaymentMethod } from '../../../domain/payment-methods.ts';
 import { fromPspMinorUnits, pspMinorUnits } from '../../../domain/psp-rules.ts';
 import type { PspRefundStatus, PspSessionStatus, SessionRequest } from '../../../ports/psp.ts';
 import { declineOf } from '../kit/declines.ts';
-import { mercadopago } from './descriptor.ts';
+import type { mercadopago } from './descriptor.ts';
 
 /** Mercado Pago's wire format as the adapter reads and writes it: amounts, our ids, statuses, methods. */
 
@@ -27,9 +27,9 @@ export interface MercadoPagoRefund {
 }
 
 /** An amount as Mercado Pago's decimal number in major units: "150.75" BRL is 150.75, "1500" COP is 1500. */
-export function mercadoPagoNumber(amount: Amount): number {
-  const digits = mercadopago.amounts.exponents?.[amount.currency];
-  const minor = pspMinorUnits(mercadopago.amounts, amount);
+export function mercadoPagoNumber(descriptor: typeof mercadopago, amount: Amount): number {
+  const digits = descriptor.amounts.exponents?.[amount.currency];
+  const minor = pspMinorUnits(descriptor.amounts, amount);
   return digits === 0 ? Number(minor) : Number(amount.value);
 }
 
@@ -37,12 +37,16 @@ export function mercadoPagoNumber(amount: Amount): number {
  * Mercado Pago's decimal number as our amount, with the currency's ISO 4217 decimals; throws when it has more
  * decimals than Mercado Pago takes in that currency (it cannot have charged one).
  */
-export function fromMercadoPagoNumber(value: number, currency: string): Amount {
+export function fromMercadoPagoNumber(
+  descriptor: typeof mercadopago,
+  value: number,
+  currency: string,
+): Amount {
   const code = currency.toUpperCase();
   const text = String(value);
   if (!/^\d+(\.\d+)?$/.test(text)) throw new Error(`${text} ${code} is no amount Mercado Pago charges`);
-  const digits = mercadopago.amounts.exponents?.[code];
-  return fromPspMinorUnits(mercadopago.amounts, toMinorUnits({ value: text, currency: code }, digits), code);
+  const digits = descriptor.amounts.exponents?.[code];
+  return fromPspMinorUnits(descriptor.amounts, toMinorUnits({ value: text, currency: code }, digits), code);
 }
 
 /**
@@ -60,7 +64,7 @@ export function ourIds(reference: string | null | undefined): {
 }
 
 /** Mercado Pago charges the sum of its items: the link's lines (which add up to the amount), or one at the amount. */
-export function preferenceItems({ link, amount }: SessionRequest) {
+export function preferenceItems(descriptor: typeof mercadopago, { link, amount }: SessionRequest) {
   const lines: readonly LineItem[] = linesCharging(link.line_items, amount) ?? [
     { name: link.description || `Payment ${link.id}`, quantity: 1, unit_amount: amount },
   ];
@@ -69,7 +73,7 @@ export function preferenceItems({ link, amount }: SessionRequest) {
     title: line.name,
     quantity: line.quantity,
     currency_id: line.unit_amount.currency,
-    unit_price: mercadoPagoNumber(line.unit_amount),
+    unit_price: mercadoPagoNumber(descriptor, line.unit_amount),
   }));
 }
 
@@ -84,18 +88,21 @@ export interface PreferenceItem {
  * What a preference charges, the sum of its items (all in one currency, as `preferenceItems` sends them), summed in
  * minor units; null without items or with items in two currencies (not a preference of ours).
  */
-export function preferenceAmount(items: readonly PreferenceItem[] | undefined): Amount | null {
+export function preferenceAmount(
+  descriptor: typeof mercadopago,
+  items: readonly PreferenceItem[] | undefined,
+): Amount | null {
   const currencies = new Set(items?.map((item) => item.currency_id?.toUpperCase()));
   const [currency] = currencies;
   if (!items?.length || currencies.size !== 1 || currency === undefined) return null;
   const minor = items.reduce(
     (sum, item) =>
       sum +
-      pspMinorUnits(mercadopago.amounts, fromMercadoPagoNumber(item.unit_price ?? 0, currency)) *
+      pspMinorUnits(descriptor.amounts, fromMercadoPagoNumber(descriptor, item.unit_price ?? 0, currency)) *
         BigInt(item.quantity ?? 0),
     0n,
   );
-  return fromPspMinorUnits(mercadopago.amounts, minor, currency);
+  return fromPspMinorUnits(descriptor.amounts, minor, currency);
 }
 
 /** Its payment types, as `excluded_payment_types` names them (its own balance, `account_money`, is always offered). */
@@ -132,7 +139,10 @@ export function excludedMethods(methods: readonly PaymentMethod[] | null) {
  * attempt (the buyer may try again on the same page, which a later approval records); cancelled ends it, as
  * `expired` when that is why; pending, in_process and authorized may still be paid.
  */
-export function paymentState(payment: MercadoPagoPayment): Pick<PspSessionStatus, 'state' | 'failure'> {
+export function paymentState(
+  descriptor: typeof mercadopago,
+  payment: MercadoPagoPayment,
+): Pick<PspSessionStatus, 'state' | 'failure'> {
   switch (payment.status) {
     case 'approved':
     case 'refunded':
@@ -142,7 +152,7 @@ export function paymentState(payment: MercadoPagoPayment): Pick<PspSessionStatus
     case 'rejected':
       return {
         state: 'failed',
-        failure: declineOf(mercadopago, payment.status_detail, 'Mercado Pago rejected the payment.'),
+        failure: declineOf(descriptor, payment.status_detail, 'Mercado Pago rejected the payment.'),
       };
     case 'cancelled':
       return payment.status_detail === 'expired'
@@ -157,8 +167,11 @@ export function paymentState(payment: MercadoPagoPayment): Pick<PspSessionStatus
 }
 
 /** Of a preference's payments (newest first), the one that decides the attempt: a paid one, else one under way, else the newest. */
-export function decidingPayment(payments: readonly MercadoPagoPayment[]): MercadoPagoPayment | undefined {
-  const state = (payment: MercadoPagoPayment) => paymentState(payment).state;
+export function decidingPayment(
+  descriptor: typeof mercadopago,
+  payments: readonly MercadoPagoPayment[],
+): MercadoPagoPayment | undefined {
+  const state = (payment: MercadoPagoPayment) => paymentState(descriptor, payment).state;
   return (
     payments.find((payment) => state(payment) === 'succeeded') ??
     payments.find((payment) => state(payment) === 'pending') ??

@@ -42,7 +42,7 @@ import {
 import { storedCredentialsFactory } from '../kit/factory.ts';
 import { RecentFacts } from '../kit/recent-facts.ts';
 import { mollieAmount } from './amounts.ts';
-import { mollie } from './descriptor.ts';
+import type { mollie } from './descriptor.ts';
 import { firstPaymentOf, MOLLIE_KEY_WINDOW_MS, MollieMandates, withMollieMandates } from './mandates.ts';
 import { mollieSettlementItems, mollieSettlements } from './payouts.ts';
 
@@ -107,11 +107,12 @@ function refundStateOf(refund: Refund): PspRefundStatus {
  * the connection's own key (a payment of another account or mode is not found, or not of this mode).
  */
 export class MolliePsp implements Psp, EndsSessions, Refunds, ListsPayouts {
-  readonly provider = mollie.id;
+  readonly provider: typeof mollie.id;
   readonly checkoutOrigin = 'https://www.mollie.com';
-  readonly sessionLimits = mollie.sessionLimits;
+  readonly sessionLimits: typeof mollie.sessionLimits;
   /** Mollie promises no retention of idempotency keys; an hour is the figure we rely on (docs/decisions.md). */
   readonly idempotencyWindowMs = MOLLIE_KEY_WINDOW_MS;
+  private readonly descriptor: typeof mollie;
   private readonly mollie: MollieClient;
   private readonly connection: PspConnection;
   /** The payment a notification just fetched, for the `retrieveSession` that follows it. */
@@ -120,8 +121,16 @@ export class MolliePsp implements Psp, EndsSessions, Refunds, ListsPayouts {
   /** The client of the connection's organization access token, which alone may list settlements; absent: none. */
   private readonly organization: MollieClient | undefined;
 
-  constructor(mollie: MollieClient, connection: PspConnection, organization?: MollieClient) {
-    this.mollie = mollie;
+  constructor(
+    descriptor: typeof mollie,
+    client: MollieClient,
+    connection: PspConnection,
+    organization?: MollieClient,
+  ) {
+    this.descriptor = descriptor;
+    this.provider = descriptor.id;
+    this.sessionLimits = descriptor.sessionLimits;
+    this.mollie = client;
     this.connection = connection;
     this.organization = organization;
   }
@@ -155,7 +164,9 @@ export class MolliePsp implements Psp, EndsSessions, Refunds, ListsPayouts {
     // A trial's first payment charges nothing: the link's lines are what each later period charges.
     const lines = checkout.opensMandate?.withoutCharge ? undefined : linesCharging(link.line_items, amount);
     const client_reference_id = checkout.references?.client_reference_id;
-    const first = await firstPaymentOf(this.mollie, checkout, (request) => this.call('session', request));
+    const first = await firstPaymentOf(this.descriptor, this.mollie, checkout, (request) =>
+      this.call('session', request),
+    );
     const payment = await this.call('session', () =>
       this.mollie.payments.create({
         amount: mollieAmount(amount),
@@ -168,7 +179,9 @@ export class MolliePsp implements Psp, EndsSessions, Refunds, ListsPayouts {
         ...(checkout.paymentMethods
           ? {
               method: [
-                ...new Set(checkout.paymentMethods.flatMap((method) => mollie.methods[method] ?? [])),
+                ...new Set(
+                  checkout.paymentMethods.flatMap((method) => this.descriptor.methods[method] ?? []),
+                ),
               ] as PaymentMethodName[],
             }
           : {}),
@@ -313,8 +326,8 @@ export class MolliePsp implements Psp, EndsSessions, Refunds, ListsPayouts {
  * Mollie for each connection whose credentials are stored under its `secret_name`. `MOLLIE_API_URL` points the
  * SDK elsewhere than `https://api.mollie.com/v2/` (tests: a Mollie-speaking server).
  */
-export function createFactory(runtime: PspRuntime) {
-  return storedCredentialsFactory(mollie, runtime.secrets, async (credentials, connection) => {
+export function createFactory(runtime: PspRuntime, descriptor: typeof mollie) {
+  return storedCredentialsFactory(descriptor, runtime.secrets, async (credentials, connection) => {
     // Loaded here, not at module scope: only functions that talk to Mollie evaluate the SDK (docs/performance.md).
     const { createMollieClient } = await import('@mollie/api-client');
     const endpoint = runtime.apiUrl ? { apiEndpoint: runtime.apiUrl } : {};
@@ -322,8 +335,8 @@ export function createFactory(runtime: PspRuntime) {
     const organization = credentials.access_token
       ? createMollieClient({ accessToken: credentials.access_token, ...endpoint })
       : undefined;
-    const mandates = new MollieMandates(client, connection, runtime.baseUrl);
-    return withMollieMandates(new MolliePsp(client, connection, organization), mandates);
+    const mandates = new MollieMandates(descriptor, client, connection, runtime.baseUrl);
+    return withMollieMandates(new MolliePsp(descriptor, client, connection, organization), mandates);
   });
 }
 

@@ -19,7 +19,7 @@ import {
 } from '../../../ports/psp.ts';
 import { messageOf, pspFailure, statusOf, translatedCall, withinPspBudget } from '../kit/calls.ts';
 import { mollieAmount } from './amounts.ts';
-import { mollie } from './descriptor.ts';
+import type { mollie } from './descriptor.ts';
 
 /**
  * Mollie's mandates (docs/subscriptions.md#mollie): a session that opens one is a `first` payment of a Mollie
@@ -42,10 +42,9 @@ const MANDATE_OF: Partial<Record<PaymentMethod, string>> = {
   paypal: 'paypal',
 };
 
-/** The same methods in Mollie's words, as a payment names the method it was paid with. */
-const LEAVES_MANDATE = new Set(
-  Object.keys(MANDATE_OF).map((method) => mollie.methods[method as PaymentMethod]),
-);
+/** Whether a payment paid with `method` (in Mollie's words, as a payment names it) leaves a mandate. */
+const leavesMandate = (descriptor: typeof mollie, method: string): boolean =>
+  Object.keys(MANDATE_OF).some((ours) => descriptor.methods[ours as PaymentMethod] === method);
 
 /** Mollie keeps no promise on how long it replays a key; an hour is what we rely on (docs/subscriptions.md#mollie). */
 export const MOLLIE_KEY_WINDOW_MS = 3_600_000;
@@ -58,14 +57,15 @@ type FirstPayment = Pick<PaymentCreateParams, 'customerId' | 'sequenceType' | 'm
  * mandate) from cards only.
  */
 function mandateMethods(
+  descriptor: typeof mollie,
   methods: readonly PaymentMethod[] | null | undefined,
   withoutCharge: boolean,
 ): string[] {
-  const named = methods ?? (Object.keys(mollie.methods) as PaymentMethod[]);
+  const named = methods ?? (Object.keys(descriptor.methods) as PaymentMethod[]);
   const leaving = named.filter((method) =>
     withoutCharge ? MANDATE_OF[method] === 'creditcard' : MANDATE_OF[method] !== undefined,
   );
-  return [...new Set(leaving.map((method) => mollie.methods[method] ?? ''))].filter(Boolean);
+  return [...new Set(leaving.map((method) => descriptor.methods[method] ?? ''))].filter(Boolean);
 }
 
 /**
@@ -90,13 +90,14 @@ function mandateTerms({ link, opensMandate }: Pick<SessionRequest, 'link' | 'ope
  * A link none of whose methods can (a trial without cards) is refused, so the checkout fails over.
  */
 export async function firstPaymentOf(
+  descriptor: typeof mollie,
   client: MollieClient,
   checkout: SessionRequest,
   call: <T>(request: () => Promise<T>) => Promise<T>,
 ): Promise<FirstPayment | undefined> {
   const opens = checkout.opensMandate;
   if (!opens) return undefined;
-  const methods = mandateMethods(checkout.paymentMethods, opens.withoutCharge);
+  const methods = mandateMethods(descriptor, checkout.paymentMethods, opens.withoutCharge);
   if (methods.length === 0) {
     throw new PspRefusalError(
       opens.withoutCharge
@@ -244,12 +245,19 @@ function displayOf(mandate: Mandate): string | null {
 /** `HoldsMandates` at one Mollie connection, through the official `@mollie/api-client`. */
 export class MollieMandates implements HoldsMandates {
   readonly chargeIdempotencyWindowMs = MOLLIE_KEY_WINDOW_MS;
+  private readonly descriptor: typeof mollie;
   private readonly client: MollieClient;
   private readonly connection: PspConnection;
   /** Mollie's document requires a `redirectUrl` even of a recurring payment, where nobody is redirected. */
   private readonly redirectUrl: string;
 
-  constructor(client: MollieClient, connection: PspConnection, redirectUrl: string) {
+  constructor(
+    descriptor: typeof mollie,
+    client: MollieClient,
+    connection: PspConnection,
+    redirectUrl: string,
+  ) {
+    this.descriptor = descriptor;
     this.client = client;
     this.connection = connection;
     this.redirectUrl = redirectUrl;
@@ -257,7 +265,7 @@ export class MollieMandates implements HoldsMandates {
 
   /** A read: any failure is an outage (asked again later); 401/403 refused credentials. */
   private read<T>(request: () => Promise<T>): Promise<T> {
-    return translatedCall(mollie.id, request, (error) =>
+    return translatedCall(this.descriptor.id, request, (error) =>
       pspFailure(error, 'lookup', { psp: 'Mollie', status: statusOf(error), reason: messageOf(error) }),
     );
   }
@@ -279,7 +287,7 @@ export class MollieMandates implements HoldsMandates {
     }
     const mandate = await this.mandateOfPayment(payment, payment.customerId);
     if (!mandate) {
-      return LEAVES_MANDATE.has(String(payment.method))
+      return leavesMandate(this.descriptor, String(payment.method))
         ? { state: 'pending' as const }
         : { state: 'none' as const, reason: `A ${payment.method} payment leaves no mandate.` };
     }
@@ -299,7 +307,7 @@ export class MollieMandates implements HoldsMandates {
   private refOf(mandate: Mandate, customerId: string): MandateRef {
     return {
       connection_id: this.connection.id,
-      provider: mollie.id,
+      provider: this.descriptor.id,
       customer: customerId,
       reference: mandate.id,
       method: mandate.method,
@@ -316,7 +324,7 @@ export class MollieMandates implements HoldsMandates {
     const { mandate } = charge;
     let payment: Payment;
     try {
-      payment = await withinPspBudget(mollie.id, () =>
+      payment = await withinPspBudget(this.descriptor.id, () =>
         this.client.payments.create({
           amount: mollieAmount(charge.amount),
           description: charge.description.slice(0, 255),

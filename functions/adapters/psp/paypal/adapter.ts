@@ -29,7 +29,7 @@ import {
   paypalReason,
   verificationBody,
 } from './client.ts';
-import { paypal, paypalEnvironmentOf } from './descriptor.ts';
+import type { paypal } from './descriptor.ts';
 import { PaypalMandates, vaultAttributes, withPaypalMandates } from './mandates.ts';
 import {
   paypalBuyer,
@@ -50,18 +50,27 @@ const ORDER_ID = /^[A-Z0-9]{8,36}$/;
  * connection's webhook id; what they name is then read back from PayPal.
  */
 export class PaypalPsp implements Psp, CapturesLater, Refunds {
-  readonly provider = paypal.id;
+  readonly provider: typeof paypal.id;
   readonly checkoutOrigin: string;
-  readonly sessionLimits = paypal.sessionLimits;
+  readonly sessionLimits: typeof paypal.sessionLimits;
   /** PayPal keeps a `PayPal-Request-Id` for at least 6 hours for captures and refunds (its idempotency guide). */
   readonly idempotencyWindowMs = 6 * 3_600_000;
   /** PayPal's verification call, before the order is read. */
   readonly verificationCalls = 1;
+  private readonly descriptor: typeof paypal;
   private readonly client: PaypalClient;
   private readonly connection: PspConnection;
   private readonly credentials: PaypalCredentials;
 
-  constructor(client: PaypalClient, credentials: PaypalCredentials, connection: PspConnection) {
+  constructor(
+    descriptor: typeof paypal,
+    client: PaypalClient,
+    credentials: PaypalCredentials,
+    connection: PspConnection,
+  ) {
+    this.descriptor = descriptor;
+    this.provider = descriptor.id;
+    this.sessionLimits = descriptor.sessionLimits;
     this.client = client;
     this.credentials = credentials;
     this.connection = connection;
@@ -98,7 +107,7 @@ export class PaypalPsp implements Psp, CapturesLater, Refunds {
   }
 
   async createSession(checkout: SessionRequest): Promise<PspSession> {
-    const problem = amountProblem(paypal.amounts, checkout.amount, 'payment');
+    const problem = amountProblem(this.descriptor.amounts, checkout.amount, 'payment');
     if (problem) throw new PspRefusalError(`PayPal refused the session: ${problem}`);
     if (checkout.paymentMethods && !checkout.paymentMethods.includes('paypal')) {
       throw new PspRefusalError('PayPal refused the session: it serves the paypal method only.');
@@ -108,7 +117,10 @@ export class PaypalPsp implements Psp, CapturesLater, Refunds {
       throw new PspRefusalError('PayPal refused the session: it sets a mandate up only with a charge.');
     }
     const order = await this.call('session', () =>
-      this.client.orders.createOrder({ body: orderRequest(checkout), paypalRequestId: checkout.paymentId }),
+      this.client.orders.createOrder({
+        body: orderRequest(this.descriptor, checkout),
+        paypalRequestId: checkout.paymentId,
+      }),
     );
     const url = order.links?.find((link) => link.rel === 'payer-action' || link.rel === 'approve')?.href;
     if (!order.id || !url) throw new PspOutageError('PayPal returned an order without its approval link');
@@ -189,7 +201,7 @@ export class PaypalPsp implements Psp, CapturesLater, Refunds {
         deferredCapture: undefined,
         state: 'failed',
         failure: declineOf(
-          paypal,
+          this.descriptor,
           paypalIssue((error as Error).cause),
           `PayPal refused the capture: ${(error as Error).message}`,
         ),
@@ -199,7 +211,7 @@ export class PaypalPsp implements Psp, CapturesLater, Refunds {
 
   /** `POST /v2/payments/captures/{id}/refund`, our refund id as `PayPal-Request-Id` and `invoice_id`. */
   async refund(request: PspRefundRequest): Promise<PspRefundStatus> {
-    const problem = amountProblem(paypal.amounts, request.amount, 'refund');
+    const problem = amountProblem(this.descriptor.amounts, request.amount, 'refund');
     if (problem) throw new PspRefusalError(`PayPal: ${problem}`);
     const refund = await this.call('refund', () =>
       this.client.payments.refundCapturedPayment({
@@ -207,7 +219,7 @@ export class PaypalPsp implements Psp, CapturesLater, Refunds {
         paypalRequestId: request.refundId,
         prefer: 'return=representation',
         body: {
-          amount: paypalMoney(request.amount),
+          amount: paypalMoney(this.descriptor, request.amount),
           invoiceId: request.refundId,
           customId: request.linkId,
           ...(request.description ? { noteToPayer: request.description.slice(0, 255) } : {}),
@@ -224,7 +236,7 @@ export class PaypalPsp implements Psp, CapturesLater, Refunds {
 }
 
 /** The order for one attempt: one purchase unit, our ids echoed back, PayPal's page in the buyer's language. */
-function orderRequest(checkout: SessionRequest) {
+function orderRequest(descriptor: typeof paypal, checkout: SessionRequest) {
   const { link, amount } = checkout;
   const lines = linesCharging(link.line_items, amount);
   return {
@@ -236,10 +248,10 @@ function orderRequest(checkout: SessionRequest) {
         invoiceId: checkout.paymentId,
         description: (link.description || `Payment ${link.id}`).slice(0, 127),
         amount: {
-          ...paypalMoney(amount),
-          ...(lines ? { breakdown: { itemTotal: paypalMoney(amount) } } : {}),
+          ...paypalMoney(descriptor, amount),
+          ...(lines ? { breakdown: { itemTotal: paypalMoney(descriptor, amount) } } : {}),
         },
-        ...(lines ? { items: lines.map(paypalItem) } : {}),
+        ...(lines ? { items: lines.map((line) => paypalItem(descriptor, line)) } : {}),
       },
     ],
     paymentSource: {
@@ -258,7 +270,7 @@ function orderRequest(checkout: SessionRequest) {
           shippingPreference: 'NO_SHIPPING',
         },
         ...(checkout.opensMandate
-          ? { attributes: vaultAttributes(checkout.opensMandate, link.description) }
+          ? { attributes: vaultAttributes(descriptor, checkout.opensMandate, link.description) }
           : {}),
       },
     },
@@ -272,10 +284,10 @@ async function paidOrderStatus(order: Order, livemode: boolean): Promise<PspSess
 }
 
 /** A line as a PayPal item: its tax-inclusive unit price, the quantity as PayPal's string. */
-const paypalItem = (item: LineItem) => ({
+const paypalItem = (descriptor: typeof paypal, item: LineItem) => ({
   name: item.name.slice(0, 127),
   quantity: String(item.quantity),
-  unitAmount: paypalMoney(item.unit_amount),
+  unitAmount: paypalMoney(descriptor, item.unit_amount),
 });
 
 const PAYPAL_DEFAULT_REGION: Record<string, string> = { en: 'US', nl: 'NL', de: 'DE', fr: 'FR', es: 'ES' };
@@ -292,13 +304,15 @@ export function paypalLocale(tag: string): string {
  * PayPal has no call to void an order, so its adapter cannot end a session (`EndsSessions`): an attempt is
  * released by our promise never to capture it (docs/orchestration.md#deferred-capture).
  */
-export function createFactory(runtime: PspRuntime) {
-  return storedCredentialsFactory(paypal, runtime.secrets, async (stored, connection) => {
-    const credentials = { ...stored, environment: paypalEnvironmentOf(connection.mode) };
+export function createFactory(runtime: PspRuntime, descriptor: typeof paypal) {
+  return storedCredentialsFactory(descriptor, runtime.secrets, async (stored, connection) => {
+    // The mode's environment, which the descriptor's `credentialsProblem` holds stored credentials to; spelled
+    // here, since the adapter takes nothing from descriptor.ts as a value (docs/orchestration.md#adding-a-psp).
+    const credentials = { ...stored, environment: connection.mode === 'live' ? 'live' : 'sandbox' } as const;
     const client = await createPaypalClient(credentials, runtime.apiUrl);
     return withPaypalMandates(
-      new PaypalPsp(client, credentials, connection),
-      new PaypalMandates(client, connection),
+      new PaypalPsp(descriptor, client, credentials, connection),
+      new PaypalMandates(descriptor, client, connection),
     );
   });
 }

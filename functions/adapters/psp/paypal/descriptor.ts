@@ -5,8 +5,7 @@ import * as z from '../../../zod.ts';
 const CLIENT_ID = /^[A-Za-z0-9_-]{16,128}$/;
 
 /** PayPal's environment of a connection of `mode`. */
-export const paypalEnvironmentOf = (mode: string): 'sandbox' | 'live' =>
-  mode === 'live' ? 'live' : 'sandbox';
+const paypalEnvironmentOf = (mode: string): 'sandbox' | 'live' => (mode === 'live' ? 'live' : 'sandbox');
 
 /** What a PayPal connection stores (docs/orchestration.md#paypal). */
 const credentials = /* @__PURE__ */ once(() =>

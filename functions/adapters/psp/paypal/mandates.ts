@@ -12,7 +12,7 @@ import {
 } from '../../../ports/psp.ts';
 import { pspFailure, statusOf, translatedCall, withinPspBudget } from '../kit/calls.ts';
 import { type PaypalClient, paypalIssue, paypalReason } from './client.ts';
-import { paypal } from './descriptor.ts';
+import type { paypal } from './descriptor.ts';
 import { paypalMoney, paypalValue } from './statuses.ts';
 
 /**
@@ -53,20 +53,20 @@ const PAYEE_SIDE = new Set([
  * the buyer agrees to, which PayPal shows on its approval page and in their account's automatic payments (at most
  * 128 characters). `RECURRING_PREPAID`, not the SDK's `SUBSCRIPTION_PREPAID`, which PayPal's document refuses.
  */
-export function vaultAttributes(opens: OpensMandate, description: string | null) {
+export function vaultAttributes(descriptor: typeof paypal, opens: OpensMandate, description: string | null) {
   return {
     vault: {
       storeInVault: 'ON_SUCCESS',
       usageType: 'MERCHANT',
       customerType: 'CONSUMER',
       usagePattern: 'RECURRING_PREPAID',
-      description: termsOf(opens, description),
+      description: termsOf(descriptor, opens, description),
     },
   } as const;
 }
 
-function termsOf(opens: OpensMandate, description: string | null): string {
-  const amount = `${paypalValue(opens.periodAmount)} ${opens.periodAmount.currency}`;
+function termsOf(descriptor: typeof paypal, opens: OpensMandate, description: string | null): string {
+  const amount = `${paypalValue(descriptor, opens.periodAmount)} ${opens.periodAmount.currency}`;
   const recurring = opens.recurring;
   const count = recurring?.interval_count ?? 1;
   const every = recurring
@@ -78,7 +78,7 @@ function termsOf(opens: OpensMandate, description: string | null): string {
 }
 
 /** The renewal order: paid with the vaulted token, our ids echoed (`invoice_id` is unique per attempt). */
-const renewalRequest = (charge: MandateCharge) =>
+const renewalRequest = (descriptor: typeof paypal, charge: MandateCharge) =>
   ({
     intent: 'CAPTURE',
     purchaseUnits: [
@@ -87,7 +87,7 @@ const renewalRequest = (charge: MandateCharge) =>
         customId: charge.subscriptionId,
         invoiceId: charge.paymentId,
         description: charge.description.slice(0, 127),
-        amount: paypalMoney(charge.amount),
+        amount: paypalMoney(descriptor, charge.amount),
       },
     ],
     paymentSource: { paypal: { vaultId: charge.mandate.reference } },
@@ -133,17 +133,19 @@ export function renewalResult(order: Order): MandateChargeResult {
 export class PaypalMandates implements HoldsMandates {
   /** PayPal keeps a `PayPal-Request-Id` of Orders v2 for 6 hours (its idempotency guide). */
   readonly chargeIdempotencyWindowMs = 6 * 3_600_000;
+  private readonly descriptor: typeof paypal;
   private readonly client: PaypalClient;
   private readonly connection: PspConnection;
 
-  constructor(client: PaypalClient, connection: PspConnection) {
+  constructor(descriptor: typeof paypal, client: PaypalClient, connection: PspConnection) {
+    this.descriptor = descriptor;
     this.client = client;
     this.connection = connection;
   }
 
   private call<T>(request: () => Promise<{ result: T }>): Promise<T> {
     return translatedCall(
-      paypal.id,
+      this.descriptor.id,
       async () => (await request()).result,
       (error) => paypalLookupFailure(error),
     );
@@ -166,7 +168,7 @@ export class PaypalMandates implements HoldsMandates {
     if (!vaultId || !customer || (unfinished && !token)) return { state: 'pending' as const };
     const mandate: MandateRef = {
       connection_id: this.connection.id,
-      provider: paypal.id,
+      provider: this.descriptor.id,
       customer,
       reference: vaultId,
       method: 'paypal',
@@ -193,9 +195,9 @@ export class PaypalMandates implements HoldsMandates {
   async chargeMandate(charge: MandateCharge): Promise<MandateChargeResult> {
     let order: Order;
     try {
-      order = await withinPspBudget(paypal.id, async () => {
+      order = await withinPspBudget(this.descriptor.id, async () => {
         const answer = await this.client.orders.createOrder({
-          body: renewalRequest(charge),
+          body: renewalRequest(this.descriptor, charge),
           paypalRequestId: charge.idempotencyKey,
           prefer: 'return=representation',
         });

@@ -10,7 +10,7 @@ import type {
   PspRefundStatus,
   PspSessionStatus,
 } from '../../../ports/psp.ts';
-import { paypal } from './descriptor.ts';
+import type { paypal } from './descriptor.ts';
 
 /**
  * What an order's status means for the attempt (Orders v2 `status`, and its capture's): `CREATED`,
@@ -147,16 +147,16 @@ export function paypalNotification(event: Record<string, unknown>, livemode: boo
 }
 
 /** The amount as PayPal's `value`: a decimal string with PayPal's decimals of the currency ("10.50", "500"). */
-export function paypalValue(amount: Amount): string {
-  const digits = paypal.amounts.exponents?.[amount.currency] ?? minorUnits(amount.currency) ?? 2;
-  const minor = pspMinorUnits(paypal.amounts, amount)
+export function paypalValue(descriptor: typeof paypal, amount: Amount): string {
+  const digits = descriptor.amounts.exponents?.[amount.currency] ?? minorUnits(amount.currency) ?? 2;
+  const minor = pspMinorUnits(descriptor.amounts, amount)
     .toString()
     .padStart(digits + 1, '0');
   return digits === 0 ? minor : `${minor.slice(0, -digits)}.${minor.slice(-digits)}`;
 }
 
 /** An amount as PayPal's `money`. */
-export const paypalMoney = (amount: Amount) => ({
+export const paypalMoney = (descriptor: typeof paypal, amount: Amount) => ({
   currencyCode: amount.currency,
-  value: paypalValue(amount),
+  value: paypalValue(descriptor, amount),
 });

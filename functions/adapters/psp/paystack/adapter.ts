@@ -19,7 +19,7 @@ import { messageOf, type PspOperation, pspFailure, statusOf, translatedCall } fr
 import type { CredentialsOf } from '../kit/credentials.ts';
 import { storedCredentialsFactory } from '../kit/factory.ts';
 import { PaystackClient } from './client.ts';
-import { paystack } from './descriptor.ts';
+import type { paystack } from './descriptor.ts';
 import { verifiedPaystackNotification } from './notifications.ts';
 
 /** The Secrets Manager value of a Paystack connection's credentials (its descriptor's `credentials`). */
@@ -60,17 +60,26 @@ export const paystackReference = (paymentId: string): string => paymentId.replac
  * may be paid, and its success is read back with `GET /transaction/verify/{reference}` before it is taken.
  */
 export class PaystackPsp implements Psp, Refunds {
-  readonly provider = paystack.id;
+  readonly provider: typeof paystack.id;
   readonly checkoutOrigin = 'https://checkout.paystack.com';
-  readonly sessionLimits = paystack.sessionLimits;
+  readonly sessionLimits: typeof paystack.sessionLimits;
   /** Paystack takes no idempotency key: a refund whose answer was lost is never asked again. */
   readonly idempotencyWindowMs = 0;
+  private readonly descriptor: typeof paystack;
   private readonly client: PaystackClient;
   private readonly secretKey: string;
   private readonly connection: PspConnection;
   private readonly livemode: boolean;
 
-  constructor(credentials: PaystackCredentials, connection: PspConnection, apiUrl?: string) {
+  constructor(
+    descriptor: typeof paystack,
+    credentials: PaystackCredentials,
+    connection: PspConnection,
+    apiUrl?: string,
+  ) {
+    this.descriptor = descriptor;
+    this.provider = descriptor.id;
+    this.sessionLimits = descriptor.sessionLimits;
     this.client = new PaystackClient(credentials.secret_key, apiUrl);
     this.secretKey = credentials.secret_key;
     this.connection = connection;
@@ -82,16 +91,16 @@ export class PaystackPsp implements Psp, Refunds {
    * buyer (which our page asks first, the descriptor's `needs`; a prefilled one from the link's address serves too).
    */
   async createSession(request: SessionRequest): Promise<PspSession> {
-    const problem = amountProblem(paystack.amounts, request.amount, 'payment');
+    const problem = amountProblem(this.descriptor.amounts, request.amount, 'payment');
     if (problem) throw new PspRefusalError(problem);
     const email = request.buyer?.email ?? request.references?.prefilled_email;
     if (!email) throw new PspRefusalError('Paystack takes no payment without the buyer’s e-mail address.');
     const { link, paymentId } = request;
-    const channels = request.paymentMethods?.flatMap((method) => paystack.methods[method] ?? []);
+    const channels = request.paymentMethods?.flatMap((method) => this.descriptor.methods[method] ?? []);
     const answer = await this.call('session', () =>
       this.client.call<{ authorization_url: string; reference: string }>('POST', '/transaction/initialize', {
         email,
-        amount: Number(pspMinorUnits(paystack.amounts, request.amount)),
+        amount: Number(pspMinorUnits(this.descriptor.amounts, request.amount)),
         currency: request.amount.currency,
         reference: paystackReference(paymentId),
         // Its one return address: Paystack appends `trxref` and `reference`; a buyer who cancels goes to `cancel_action`.
@@ -144,10 +153,10 @@ export class PaystackPsp implements Psp, Refunds {
           ? { code: 'declined', message: `Paystack: ${transaction.gateway_response || 'declined'}` }
           : null,
       paymentReference: transaction.reference,
-      amount: fromPspMinorUnits(paystack.amounts, transaction.amount, transaction.currency),
+      amount: fromPspMinorUnits(this.descriptor.amounts, transaction.amount, transaction.currency),
       livemode: transaction.domain === 'live',
       ...(state === 'succeeded' && typeof transaction.fees === 'number'
-        ? { fee: { fee: fromPspMinorUnits(paystack.amounts, transaction.fees, transaction.currency) } }
+        ? { fee: { fee: fromPspMinorUnits(this.descriptor.amounts, transaction.fees, transaction.currency) } }
         : {}),
     };
   }
@@ -157,12 +166,12 @@ export class PaystackPsp implements Psp, Refunds {
    * Paystack's 4xx answers are refusals (`isRefusalStatus`: fully reversed, more than what remains).
    */
   async refund(request: PspRefundRequest): Promise<PspRefundStatus> {
-    const problem = amountProblem(paystack.amounts, request.amount, 'refund');
+    const problem = amountProblem(this.descriptor.amounts, request.amount, 'refund');
     if (problem) throw new PspRefusalError(problem);
     const refund = await this.call('refund', () =>
       this.client.call<PaystackRefund>('POST', '/refund', {
         transaction: request.paymentReference,
-        amount: Number(pspMinorUnits(paystack.amounts, request.amount)),
+        amount: Number(pspMinorUnits(this.descriptor.amounts, request.amount)),
         currency: request.amount.currency,
         merchant_note: `${request.refundId} ${request.linkId}`,
       }),
@@ -241,10 +250,10 @@ function refundStatus(refund: PaystackRefund): PspRefundStatus {
 }
 
 /** Paystack for each connection whose credentials are stored under its `secret_name`; `PAYSTACK_API_URL` points it elsewhere. */
-export function createFactory(runtime: PspRuntime) {
+export function createFactory(runtime: PspRuntime, descriptor: typeof paystack) {
   return storedCredentialsFactory(
-    paystack,
+    descriptor,
     runtime.secrets,
-    async (credentials, connection) => new PaystackPsp(credentials, connection, runtime.apiUrl),
+    async (credentials, connection) => new PaystackPsp(descriptor, credentials, connection, runtime.apiUrl),
   );
 }

@@ -18,7 +18,7 @@ import type { EndsSessions, Refunds } from '../../../ports/psp-capabilities.ts';
 import type { PspRuntime } from '../../../ports/psp-descriptor.ts';
 import type { SandboxSession, SandboxSessionStore } from '../../../ports/sandbox-sessions.ts';
 import { declineOf } from '../kit/declines.ts';
-import { sandbox } from './descriptor.ts';
+import type { sandbox } from './descriptor.ts';
 import { openedMandate, SandboxMandates, withSandboxMandates } from './mandates.ts';
 import {
   parseSandboxNotification,
@@ -42,15 +42,19 @@ export interface SandboxPspOptions {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class SandboxPsp implements Psp, EndsSessions, Refunds {
-  readonly provider = sandbox.id;
+  readonly provider: typeof sandbox.id;
   readonly checkoutOrigin: string;
-  readonly sessionLimits = sandbox.sessionLimits;
+  readonly sessionLimits: typeof sandbox.sessionLimits;
   /** Its refunds are answered at once and derived from our id: asking again is always safe. */
   readonly idempotencyWindowMs = Number.POSITIVE_INFINITY;
+  private readonly descriptor: typeof sandbox;
   private readonly options: SandboxPspOptions;
   private readonly connection: PspConnection;
 
-  constructor(options: SandboxPspOptions, connection: PspConnection) {
+  constructor(descriptor: typeof sandbox, options: SandboxPspOptions, connection: PspConnection) {
+    this.descriptor = descriptor;
+    this.provider = descriptor.id;
+    this.sessionLimits = descriptor.sessionLimits;
     this.options = options;
     this.connection = connection;
     this.checkoutOrigin = new URL(options.baseUrl).origin;
@@ -126,7 +130,7 @@ export class SandboxPsp implements Psp, EndsSessions, Refunds {
       id: session.id,
       paymentId: session.payment_id ?? null,
       linkId: session.link_id,
-      ...sessionOutcome(session, this.options.now().getTime()),
+      ...sessionOutcome(this.descriptor, session, this.options.now().getTime()),
       amount: session.amount,
       livemode: false,
     };
@@ -165,6 +169,7 @@ const SIMULATED_DECLINES: Readonly<Record<string, string>> = {
 
 /** Where a session stands at `now` (epoch ms): its state, why it failed, and the payment made in it. */
 function sessionOutcome(
+  descriptor: typeof sandbox,
   session: SandboxSession,
   now: number,
 ): Pick<PspSessionStatus, 'state' | 'failure' | 'paymentReference'> {
@@ -176,7 +181,7 @@ function sessionOutcome(
   if (session.status === 'failed') {
     return {
       state: 'failed',
-      failure: declineOf(sandbox, session.decline_code, 'The buyer declined on the sandbox page.'),
+      failure: declineOf(descriptor, session.decline_code, 'The buyer declined on the sandbox page.'),
       paymentReference: null,
     };
   }
@@ -199,7 +204,7 @@ const sandboxRefundReference = (refundId: string) => `sbre_${refundId.slice(refu
  * its sessions and simulated mandates (./mandates.ts) live in our own table. A `timeout` connection hangs for the
  * per-try bound of a PSP call.
  */
-export function createFactory(runtime: PspRuntime): PspFactory {
+export function createFactory(runtime: PspRuntime, descriptor: typeof sandbox): PspFactory {
   return {
     create: async (connection) => {
       const options = {
@@ -210,7 +215,7 @@ export function createFactory(runtime: PspRuntime): PspFactory {
         now: runtime.now,
       };
       const mandates = new SandboxMandates({ ...options, mandates: runtime.sandbox.mandates() }, connection);
-      return withSandboxMandates(new SandboxPsp(options, connection), mandates);
+      return withSandboxMandates(new SandboxPsp(descriptor, options, connection), mandates);
     },
   };
 }

@@ -22,7 +22,7 @@ import type { PspRuntime } from '../../../ports/psp-descriptor.ts';
 import { messageOf, type PspOperation, pspFailure, translatedCall } from '../kit/calls.ts';
 import type { CredentialsOf } from '../kit/credentials.ts';
 import { storedCredentialsFactory } from '../kit/factory.ts';
-import { square } from './descriptor.ts';
+import type { square } from './descriptor.ts';
 import { squareNotification, validSquareSignature } from './notifications.ts';
 import {
   acceptedMethods,
@@ -64,9 +64,9 @@ const PAGES = { live: 'https://square.link', test: 'https://sandbox.square.link'
 const invalidAnswer = (what: string) => new PspOutageError(`Square answered ${what}`);
 
 export class SquarePsp implements Psp, EndsSessions, Refunds {
-  readonly provider = square.id;
+  readonly provider: typeof square.id;
   readonly checkoutOrigin: string;
-  readonly sessionLimits = square.sessionLimits;
+  readonly sessionLimits: typeof square.sessionLimits;
   /**
    * Square promises no window for its idempotency keys ("a period of time"): an hour is assumed
    * (docs/orchestration.md#square).
@@ -78,6 +78,7 @@ export class SquarePsp implements Psp, EndsSessions, Refunds {
    * link's pending refunds read after it keep within that budget.
    */
   readonly verificationCalls = 1;
+  private readonly descriptor: typeof square;
   private readonly sdk: SquareSdk;
   private readonly client: SquareClient;
   private readonly credentials: SquareCredentials;
@@ -86,12 +87,16 @@ export class SquarePsp implements Psp, EndsSessions, Refunds {
   private readonly now: () => Date;
 
   constructor(
+    descriptor: typeof square,
     sdk: SquareSdk,
     credentials: SquareCredentials,
     connection: PspConnection,
     endpoints: SquareEndpoints,
     now: () => Date = () => new Date(),
   ) {
+    this.descriptor = descriptor;
+    this.provider = descriptor.id;
+    this.sessionLimits = descriptor.sessionLimits;
     this.sdk = sdk;
     this.credentials = credentials;
     this.connection = connection;
@@ -117,13 +122,13 @@ export class SquarePsp implements Psp, EndsSessions, Refunds {
    * payment. An order whose total Square reckons otherwise is deleted and refused: it would charge another amount.
    */
   async createSession(request: SessionRequest): Promise<PspSession> {
-    const problem = amountProblem(square.amounts, request.amount, 'payment');
+    const problem = amountProblem(this.descriptor.amounts, request.amount, 'payment');
     if (problem) throw new PspRefusalError(problem);
-    const methods = acceptedMethods(request.paymentMethods);
+    const methods = acceptedMethods(this.descriptor, request.paymentMethods);
     const created = await this.call('session', () =>
       this.client.checkout.paymentLinks.create({
         idempotencyKey: request.paymentId,
-        order: squareOrder(request, this.credentials.location_id),
+        order: squareOrder(this.descriptor, request, this.credentials.location_id),
         checkoutOptions: {
           redirectUrl: request.successUrl,
           ...(methods ? { acceptedPaymentMethods: methods } : {}),
@@ -138,6 +143,7 @@ export class SquarePsp implements Psp, EndsSessions, Refunds {
     if (!link?.id || !link.url || !link.orderId)
       throw invalidAnswer('a payment link without its id, url or order');
     const total = amountOf(
+      this.descriptor,
       created.relatedResources?.orders?.find(({ id }) => id === link.orderId)?.totalMoney,
     );
     if (total && (total.value !== request.amount.value || total.currency !== request.amount.currency)) {
@@ -192,14 +198,14 @@ export class SquarePsp implements Psp, EndsSessions, Refunds {
     if (paymentId && payment?.orderId !== orderId)
       throw invalidAnswer(`payment ${paymentId} of another order`);
     const ended = !payment && order.state === 'OPEN' && (await this.endLapsed(linkId, order));
-    const fee = payment && feeOf(payment);
+    const fee = payment && feeOf(this.descriptor, payment);
     return {
       id: sessionId,
       paymentId: order.referenceId ?? order.metadata?.payment_id ?? null,
       linkId: order.metadata?.link_id ?? null,
-      ...(payment ? paymentStateOf(payment) : unpaidStateOf(order, ended)),
+      ...(payment ? paymentStateOf(this.descriptor, payment) : unpaidStateOf(order, ended)),
       paymentReference: payment?.id ?? null,
-      amount: payment ? amountOf(payment.amountMoney) : amountOf(order.totalMoney),
+      amount: amountOf(this.descriptor, payment ? payment.amountMoney : order.totalMoney),
       livemode: this.livemode,
       ...(fee ? { fee } : {}),
     };
@@ -233,13 +239,13 @@ export class SquarePsp implements Psp, EndsSessions, Refunds {
    * shorter), our ids in its `reason`, Square keeping no metadata on refunds.
    */
   async refund(request: PspRefundRequest): Promise<PspRefundStatus> {
-    const problem = amountProblem(square.amounts, request.amount, 'refund');
+    const problem = amountProblem(this.descriptor.amounts, request.amount, 'refund');
     if (problem) throw new PspRefusalError(problem);
     const answer = await this.call('refund', () =>
       this.client.refunds.refundPayment({
         idempotencyKey: request.refundId,
         paymentId: request.paymentReference,
-        amountMoney: squareMoney(request.amount),
+        amountMoney: squareMoney(this.descriptor, request.amount),
         reason: refundReason(request.refundId, request.linkId),
       }),
     );
@@ -255,7 +261,7 @@ export class SquarePsp implements Psp, EndsSessions, Refunds {
 
   /** One call to Square, within the PSP call budget, its errors translated (`failure`). */
   private call<T>(operation: PspOperation, request: () => Promise<T>): Promise<T> {
-    return translatedCall(square.displayName, request, (error) => this.failure(error, operation));
+    return translatedCall(this.descriptor.displayName, request, (error) => this.failure(error, operation));
   }
 
   /**
@@ -269,7 +275,7 @@ export class SquarePsp implements Psp, EndsSessions, Refunds {
     const first = squareError?.errors[0];
     const status = squareError?.statusCode;
     return pspFailure(error, operation, {
-      psp: square.displayName,
+      psp: this.descriptor.displayName,
       status,
       reason: first ? `${first.code}${first.detail ? `: ${first.detail}` : ''}` : messageOf(error),
       refusal: status === 400 || status === 404 || status === 422,
@@ -282,16 +288,17 @@ export class SquarePsp implements Psp, EndsSessions, Refunds {
  * Square for each connection whose credentials are stored under its `secret_name`; `SQUARE_API_URL` points the
  * SDK at a Square-speaking server. The SDK is loaded on the first connection built, not with this module.
  */
-export function createFactory(runtime: PspRuntime) {
-  return storedCredentialsFactory(square, runtime.secrets, async (credentials, connection) => {
+export function createFactory(runtime: PspRuntime, descriptor: typeof square) {
+  return storedCredentialsFactory(descriptor, runtime.secrets, async (credentials, connection) => {
     const { SquareClient, SquareError } = await import('square');
     return new SquarePsp(
+      descriptor,
       { SquareClient, SquareError },
       credentials,
       connection,
       {
         apiUrl: runtime.apiUrl,
-        notificationUrl: `${runtime.baseUrl}/psp/${square.id}/notifications/${connection.id}`,
+        notificationUrl: `${runtime.baseUrl}/psp/${descriptor.id}/notifications/${connection.id}`,
       },
       runtime.now,
     );

@@ -6,7 +6,7 @@ import type { FeeReport } from '../../../domain/payment-money.ts';
 import { fromPspMinorUnits, pspMinorUnits } from '../../../domain/psp-rules.ts';
 import type { PspRefundStatus, PspSessionStatus, SessionRequest } from '../../../ports/psp.ts';
 import { declineOf } from '../kit/declines.ts';
-import { square } from './descriptor.ts';
+import type { square } from './descriptor.ts';
 
 /**
  * Square's objects as the adapter reads and writes them (the SDK's camelCase types, `square` 46; the wire is
@@ -30,8 +30,8 @@ export function partsOf(sessionId: string): { linkId: string | undefined; orderI
 }
 
 /** Square's `Money`: the amount in the currency's minor units (ISO 4217 at Square). */
-export const squareMoney = (amount: Amount): Square.Money => ({
-  amount: pspMinorUnits(square.amounts, amount),
+export const squareMoney = (descriptor: typeof square, amount: Amount): Square.Money => ({
+  amount: pspMinorUnits(descriptor.amounts, amount),
   currency: amount.currency as Square.Currency,
 });
 
@@ -40,10 +40,11 @@ export const squareMoney = (amount: Amount): Square.Money => ({
  * lacks either part.
  */
 export function amountOf(
+  descriptor: typeof square,
   money: { amount?: bigint | number | null; currency?: string | null } | null | undefined,
 ): Amount | null {
   if (money?.amount === undefined || money.amount === null || !money.currency) return null;
-  return fromPspMinorUnits(square.amounts, BigInt(money.amount), money.currency);
+  return fromPspMinorUnits(descriptor.amounts, BigInt(money.amount), money.currency);
 }
 
 /**
@@ -52,7 +53,11 @@ export function amountOf(
  * them on the order that every payment of the link names). `expires_at` is when our session ends: the link is
  * deleted when it is read after that.
  */
-export function squareOrder(request: SessionRequest, locationId: string): Square.Order {
+export function squareOrder(
+  descriptor: typeof square,
+  request: SessionRequest,
+  locationId: string,
+): Square.Order {
   const { link, amount } = request;
   const lines: readonly LineItem[] = linesCharging(link.line_items, amount) ?? [
     { name: link.description || `Payment ${link.id}`, quantity: 1, unit_amount: amount },
@@ -63,7 +68,7 @@ export function squareOrder(request: SessionRequest, locationId: string): Square
     lineItems: lines.map((line) => ({
       name: line.name,
       quantity: String(line.quantity),
-      basePriceMoney: squareMoney(line.unit_amount),
+      basePriceMoney: squareMoney(descriptor, line.unit_amount),
     })),
     metadata: {
       link_id: link.id,
@@ -82,10 +87,11 @@ export function squareOrder(request: SessionRequest, locationId: string): Square
  * nothing when the link names no methods (Square's own choice).
  */
 export function acceptedMethods(
+  descriptor: typeof square,
   methods: readonly PaymentMethod[] | null,
 ): Square.AcceptedPaymentMethods | undefined {
   if (!methods) return undefined;
-  const on = (word: string) => methods.some((method) => square.methods[method] === word);
+  const on = (word: string) => methods.some((method) => descriptor.methods[method] === word);
   return {
     applePay: on('apple_pay'),
     googlePay: on('google_pay'),
@@ -101,13 +107,13 @@ type PaymentState = Pick<PspSessionStatus, 'state' | 'failure'>;
  * payment link) and PENDING (a method still under way) are pending; FAILED is a decline, with the card's error
  * code; CANCELED ends the attempt.
  */
-export function paymentStateOf(payment: Square.Payment): PaymentState {
+export function paymentStateOf(descriptor: typeof square, payment: Square.Payment): PaymentState {
   switch (payment.status) {
     case 'COMPLETED':
       return { state: 'succeeded', failure: null };
     case 'FAILED': {
       const code = payment.cardDetails?.errors?.[0]?.code;
-      return { state: 'failed', failure: declineOf(square, code, 'Square declined the payment.') };
+      return { state: 'failed', failure: declineOf(descriptor, code, 'Square declined the payment.') };
     }
     case 'CANCELED':
       return {
@@ -124,7 +130,7 @@ export function paymentStateOf(payment: Square.Payment): PaymentState {
  * entry of its own), once it lists any. Square adds them shortly after the payment completes, so a payment read
  * back before that, or one whose entries name other currencies, reports none.
  */
-export function feeOf(payment: Square.Payment): FeeReport | undefined {
+export function feeOf(descriptor: typeof square, payment: Square.Payment): FeeReport | undefined {
   const fees = payment.processingFee ?? [];
   const currency = payment.amountMoney?.currency;
   if (payment.status !== 'COMPLETED' || !currency || fees.length === 0) return undefined;
@@ -132,7 +138,7 @@ export function feeOf(payment: Square.Payment): FeeReport | undefined {
     return undefined;
   }
   const total = fees.reduce((sum, fee) => sum + BigInt(fee.amountMoney?.amount ?? 0), 0n);
-  const fee = amountOf({ amount: total, currency });
+  const fee = amountOf(descriptor, { amount: total, currency });
   return fee ? { fee } : undefined;
 }
 

@@ -32,7 +32,7 @@ import { messageOf, type PspOperation, pspFailure } from '../kit/calls.ts';
 import type { CredentialsOf } from '../kit/credentials.ts';
 import { storedCredentialsFactory } from '../kit/factory.ts';
 import { stripeBuyer, stripeBuyerQuestions, stripeLinkId } from './buyer.ts';
-import { stripe } from './descriptor.ts';
+import type { stripe } from './descriptor.ts';
 import { mandateSession } from './mandate-session.ts';
 import { StripeMandates, withStripeMandates } from './mandates.ts';
 import { stripePayoutItems, stripePayouts } from './payouts.ts';
@@ -41,8 +41,8 @@ import { stripePayoutItems, stripePayouts } from './payouts.ts';
 export type StripeCredentials = CredentialsOf<typeof stripe>;
 
 /** The `unit_amount` Stripe expects for an amount; throws when it has more decimals than Stripe takes. */
-export function stripeUnitAmount(amount: Amount): number {
-  return Number(pspMinorUnits(stripe.amounts, amount));
+export function stripeUnitAmount(descriptor: typeof stripe, amount: Amount): number {
+  return Number(pspMinorUnits(descriptor.amounts, amount));
 }
 
 /** Events about a refund: its outcome is then fetched with `retrieveRefund`. */
@@ -68,11 +68,12 @@ export function stripeEndpoint(apiUrl: string | undefined): StripeEndpoint | und
 }
 
 export class StripePsp implements Psp, EndsSessions, Refunds, ListsPayouts {
-  readonly provider = stripe.id;
+  readonly provider: typeof stripe.id;
   readonly checkoutOrigin = 'https://checkout.stripe.com';
-  readonly sessionLimits = stripe.sessionLimits;
+  readonly sessionLimits: typeof stripe.sessionLimits;
   /** Stripe removes idempotency keys once they are 24 hours old. */
   readonly idempotencyWindowMs = 24 * 3_600_000;
+  private readonly descriptor: typeof stripe;
   private readonly sdk: typeof Stripe;
   /** The SDK's client, which the connection's mandates share (./mandates.ts). */
   readonly stripe: Stripe;
@@ -82,11 +83,15 @@ export class StripePsp implements Psp, EndsSessions, Refunds, ListsPayouts {
 
   /** `sdk` is the `stripe` module's export, loaded by the factory only when a connection uses Stripe. */
   constructor(
+    descriptor: typeof stripe,
     sdk: typeof Stripe,
     credentials: StripeCredentials,
     connection: PspConnection,
     endpoint?: StripeEndpoint,
   ) {
+    this.descriptor = descriptor;
+    this.provider = descriptor.id;
+    this.sessionLimits = descriptor.sessionLimits;
     this.sdk = sdk;
     this.connection = connection;
     this.stripe = new sdk(credentials.secret_key, {
@@ -110,9 +115,9 @@ export class StripePsp implements Psp, EndsSessions, Refunds, ListsPayouts {
     // A trial's session charges nothing (./mandate-session.ts): no amount for Stripe to refuse.
     const problem = checkout.opensMandate?.withoutCharge
       ? undefined
-      : (amountProblem(stripe.amounts, checkout.amount, 'payment') ??
+      : (amountProblem(this.descriptor.amounts, checkout.amount, 'payment') ??
         linesProblem(
-          stripe.amounts,
+          this.descriptor.amounts,
           lines.map((line) => line.unit_amount),
         ));
     if (problem) throw new PspRefusalError(problem);
@@ -144,14 +149,16 @@ export class StripePsp implements Psp, EndsSessions, Refunds, ListsPayouts {
         quantity: item.quantity,
         price_data: {
           currency: item.unit_amount.currency.toLowerCase(),
-          unit_amount: stripeUnitAmount(item.unit_amount),
+          unit_amount: stripeUnitAmount(this.descriptor, item.unit_amount),
           product_data: { name: item.name },
         },
       })),
       ...(checkout.paymentMethods
         ? {
             allowed_payment_method_types: [
-              ...new Set(checkout.paymentMethods.flatMap((method) => stripeMethod(method) ?? [])),
+              ...new Set(
+                checkout.paymentMethods.flatMap((method) => stripeMethod(this.descriptor, method) ?? []),
+              ),
             ],
           }
         : {}),
@@ -227,7 +234,7 @@ export class StripePsp implements Psp, EndsSessions, Refunds, ListsPayouts {
           ? { code: 'expired', message: 'The Stripe Checkout Session expired.' }
           : null,
       paymentReference: paid ? (paymentIntent ?? session.id) : paymentIntent,
-      amount: sessionAmount(session),
+      amount: sessionAmount(this.descriptor, session),
       livemode: session.livemode,
       ...(paid ? await stripeBuyer(session) : {}),
     };
@@ -251,13 +258,13 @@ export class StripePsp implements Psp, EndsSessions, Refunds, ListsPayouts {
    * outcome open (`isRefusalStatus`).
    */
   async refund(request: PspRefundRequest): Promise<PspRefundStatus> {
-    const problem = amountProblem(stripe.amounts, request.amount, 'refund');
+    const problem = amountProblem(this.descriptor.amounts, request.amount, 'refund');
     if (problem) throw new PspRefusalError(problem);
     const refund = await this.call('refund', () =>
       this.stripe.refunds.create(
         {
           payment_intent: request.paymentReference,
-          amount: stripeUnitAmount(request.amount),
+          amount: stripeUnitAmount(this.descriptor, request.amount),
           metadata: { refund_id: request.refundId, link_id: request.linkId },
         },
         { idempotencyKey: request.refundId },
@@ -271,11 +278,11 @@ export class StripePsp implements Psp, EndsSessions, Refunds, ListsPayouts {
   }
 
   listPayouts(since: Date): Promise<PspPayout[]> {
-    return stripePayouts(this.stripe, (request) => this.call('lookup', request), since);
+    return stripePayouts(this.descriptor, this.stripe, (request) => this.call('lookup', request), since);
   }
 
   payoutItems(payout: PspPayout): Promise<PspPayoutItem[]> {
-    return stripePayoutItems(this.stripe, (request) => this.call('lookup', request), payout);
+    return stripePayoutItems(this.descriptor, this.stripe, (request) => this.call('lookup', request), payout);
   }
 
   /** One call to Stripe (bounded by the SDK's own timeout and retries), its errors translated (`failure`). */
@@ -315,10 +322,13 @@ function stripeLines({ link, amount }: SessionRequest): readonly LineItem[] {
 }
 
 /** What a session charged: nothing for a trial's, which only set a mandate up (Stripe's `amount_total` is null). */
-function sessionAmount({ mode, amount_total, currency }: Stripe.Checkout.Session): Amount | null {
+function sessionAmount(
+  descriptor: typeof stripe,
+  { mode, amount_total, currency }: Stripe.Checkout.Session,
+): Amount | null {
   if (!currency) return null;
   const charged = mode === 'setup' ? 0 : amount_total;
-  return charged === null ? null : fromPspMinorUnits(stripe.amounts, charged, currency);
+  return charged === null ? null : fromPspMinorUnits(descriptor.amounts, charged, currency);
 }
 
 function refundStatus(refund: Stripe.Refund): PspRefundStatus {
@@ -342,23 +352,24 @@ function refundStatus(refund: Stripe.Refund): PspRefundStatus {
  * SDK at a Stripe-speaking server. The SDK is loaded on the first connection built, not with this module: a
  * function loads this module only to serve a Stripe connection, and the SDK's chunk stays apart from it.
  */
-export function createFactory(runtime: PspRuntime) {
+export function createFactory(runtime: PspRuntime, descriptor: typeof stripe) {
   const endpoint = stripeEndpoint(runtime.apiUrl);
-  return storedCredentialsFactory(stripe, runtime.secrets, async (credentials, connection) => {
+  return storedCredentialsFactory(descriptor, runtime.secrets, async (credentials, connection) => {
     const { default: sdk } = await import('stripe');
-    return stripeAdapter(sdk, credentials, connection, endpoint);
+    return stripeAdapter(descriptor, sdk, credentials, connection, endpoint);
   });
 }
 
 /** A connection's adapter, with its mandates (./mandates.ts) on the same SDK client. */
 export function stripeAdapter(
+  descriptor: typeof stripe,
   sdk: typeof Stripe,
   credentials: StripeCredentials,
   connection: PspConnection,
   endpoint?: StripeEndpoint,
 ) {
-  const psp = new StripePsp(sdk, credentials, connection, endpoint);
-  return withStripeMandates(psp, new StripeMandates(sdk, psp.stripe, connection));
+  const psp = new StripePsp(descriptor, sdk, credentials, connection, endpoint);
+  return withStripeMandates(psp, new StripeMandates(descriptor, sdk, psp.stripe, connection));
 }
 
 /** Regional variants Stripe Checkout speaks beside plain languages (its `locale` enum). */
@@ -372,5 +383,5 @@ export function stripeLocale(tag: string): Stripe.Checkout.SessionCreateParams.L
 }
 
 /** Our payment method as Stripe's `allowed_payment_method_types` (its descriptor's `methods`). */
-const stripeMethod = (method: PaymentMethod) =>
-  stripe.methods[method] as Stripe.Checkout.SessionCreateParams.AllowedPaymentMethodType | undefined;
+const stripeMethod = (descriptor: typeof stripe, method: PaymentMethod) =>
+  descriptor.methods[method] as Stripe.Checkout.SessionCreateParams.AllowedPaymentMethodType | undefined;

@@ -12,7 +12,7 @@ import {
 } from '../../../ports/psp.ts';
 import { messageOf, pspFailure } from '../kit/calls.ts';
 import { stripeDecline } from './declines.ts';
-import { stripe } from './descriptor.ts';
+import type { stripe } from './descriptor.ts';
 import { REUSABLE_METHODS } from './mandate-session.ts';
 
 /**
@@ -42,12 +42,14 @@ function displayOf({ card, sepa_debit }: Stripe.PaymentMethod): string | null {
 export class StripeMandates implements HoldsMandates {
   /** Stripe keeps an idempotency key, and replays its first answer (a 402 too), for 24 hours. */
   readonly chargeIdempotencyWindowMs = 24 * 3_600_000;
+  private readonly descriptor: typeof stripe;
   private readonly sdk: typeof Stripe;
   private readonly stripe: Stripe;
   private readonly connection: PspConnection;
 
   /** `client` is the connection's adapter's (./adapter.ts): one SDK client per connection. */
-  constructor(sdk: typeof Stripe, client: Stripe, connection: PspConnection) {
+  constructor(descriptor: typeof stripe, sdk: typeof Stripe, client: Stripe, connection: PspConnection) {
+    this.descriptor = descriptor;
     this.sdk = sdk;
     this.stripe = client;
     this.connection = connection;
@@ -99,10 +101,10 @@ export class StripeMandates implements HoldsMandates {
    * calling it.
    */
   async chargeMandate(charge: MandateCharge): Promise<MandateChargeResult> {
-    const problem = amountProblem(stripe.amounts, charge.amount, 'payment');
+    const problem = amountProblem(this.descriptor.amounts, charge.amount, 'payment');
     if (problem) throw new PspRefusalError(problem);
     const params: Stripe.PaymentIntentCreateParams = {
-      amount: Number(pspMinorUnits(stripe.amounts, charge.amount)),
+      amount: Number(pspMinorUnits(this.descriptor.amounts, charge.amount)),
       currency: charge.amount.currency.toLowerCase(),
       customer: charge.mandate.customer,
       payment_method: charge.mandate.reference,
@@ -123,14 +125,14 @@ export class StripeMandates implements HoldsMandates {
       const intent = await this.stripe.paymentIntents.create(params, {
         idempotencyKey: charge.idempotencyKey,
       });
-      return resultOf(intent);
+      return resultOf(this.descriptor, intent);
     } catch (error) {
       return this.declined(error);
     }
   }
 
   async retrieveCharge(reference: string): Promise<MandateChargeResult> {
-    return resultOf(await this.call(() => this.stripe.paymentIntents.retrieve(reference)));
+    return resultOf(this.descriptor, await this.call(() => this.stripe.paymentIntents.retrieve(reference)));
   }
 
   /**
@@ -185,13 +187,13 @@ export class StripeMandates implements HoldsMandates {
 }
 
 /** A PaymentIntent of a renewal as its outcome. */
-function resultOf(intent: Stripe.PaymentIntent): MandateChargeResult {
+function resultOf(descriptor: typeof stripe, intent: Stripe.PaymentIntent): MandateChargeResult {
   switch (intent.status) {
     case 'succeeded':
       return {
         state: 'succeeded',
         reference: intent.id,
-        amount: fromPspMinorUnits(stripe.amounts, intent.amount_received, intent.currency),
+        amount: fromPspMinorUnits(descriptor.amounts, intent.amount_received, intent.currency),
       };
     case 'requires_payment_method':
     case 'requires_action':

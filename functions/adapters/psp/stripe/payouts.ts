@@ -7,7 +7,7 @@ import {
   type PspPayout,
   type PspPayoutItem,
 } from '../../../ports/psp-capabilities.ts';
-import { stripe as descriptor } from './descriptor.ts';
+import type { stripe } from './descriptor.ts';
 
 /** Stripe's largest page (`limit`, 1 to 100). */
 const PAGE = 100;
@@ -17,13 +17,14 @@ const PAYMENT_TYPES = new Set(['charge', 'payment']);
 /** … and these a refund's money out. */
 const REFUND_TYPES = new Set(['refund', 'payment_refund']);
 
-const amountOf = (minor: number, currency: string) => fromPspMinorUnits(descriptor.amounts, minor, currency);
+const amountOf = (descriptor: typeof stripe, minor: number, currency: string) =>
+  fromPspMinorUnits(descriptor.amounts, minor, currency);
 
 /** Stripe's payout statuses are ours (`pending`, `in_transit`, `paid`, `failed`, `canceled`). */
-function payoutOf(payout: Stripe.Payout): PspPayout {
+function payoutOf(descriptor: typeof stripe, payout: Stripe.Payout): PspPayout {
   return {
     reference: payout.id,
-    amount: amountOf(payout.amount, payout.currency),
+    amount: amountOf(descriptor, payout.amount, payout.currency),
     arrivalDate: new Date(payout.arrival_date * 1000).toISOString().slice(0, 10),
     status: payout.status as PayoutStatus,
     createdAt: new Date(payout.created * 1000).toISOString(),
@@ -49,7 +50,12 @@ async function allPages<T extends { id: string }>(
 }
 
 /** The payouts created at or after `since` (`GET /v1/payouts`, newest first, every page). */
-export async function stripePayouts(client: Stripe, call: PspCall, since: Date): Promise<PspPayout[]> {
+export async function stripePayouts(
+  descriptor: typeof stripe,
+  client: Stripe,
+  call: PspCall,
+  since: Date,
+): Promise<PspPayout[]> {
   const created = { gte: Math.floor(since.getTime() / 1000) };
   const payouts = await allPages(
     call,
@@ -61,7 +67,7 @@ export async function stripePayouts(client: Stripe, call: PspCall, since: Date):
       }),
     MAX_PAYOUTS_LISTED,
   );
-  return payouts.map(payoutOf);
+  return payouts.map((payout) => payoutOf(descriptor, payout));
 }
 
 /**
@@ -70,6 +76,7 @@ export async function stripePayouts(client: Stripe, call: PspCall, since: Date):
  * our Stripe payments record. The payout's own transaction (`type: payout`) is the payout, not a line of it.
  */
 export async function stripePayoutItems(
+  descriptor: typeof stripe,
   client: Stripe,
   call: PspCall,
   payout: PspPayout,
@@ -82,10 +89,10 @@ export async function stripePayoutItems(
       ...(startingAfter ? { starting_after: startingAfter } : {}),
     }),
   );
-  return lines.filter((line) => line.type !== 'payout').map(itemOf);
+  return lines.filter((line) => line.type !== 'payout').map((line) => itemOf(descriptor, line));
 }
 
-function itemOf(line: Stripe.BalanceTransaction): PspPayoutItem {
+function itemOf(descriptor: typeof stripe, line: Stripe.BalanceTransaction): PspPayoutItem {
   const kind = PAYMENT_TYPES.has(line.type) ? 'payment' : REFUND_TYPES.has(line.type) ? 'refund' : 'other';
   const source = typeof line.source === 'object' && line.source !== null ? line.source : undefined;
   const paymentIntent =
@@ -99,8 +106,8 @@ function itemOf(line: Stripe.BalanceTransaction): PspPayoutItem {
     reference: line.id,
     paymentReference: kind === 'other' ? null : paymentIntent,
     refundReference: kind === 'refund' ? (source?.id ?? null) : null,
-    amount: amountOf(line.amount, line.currency),
-    fee: amountOf(line.fee, line.currency),
-    net: amountOf(line.net, line.currency),
+    amount: amountOf(descriptor, line.amount, line.currency),
+    fee: amountOf(descriptor, line.fee, line.currency),
+    net: amountOf(descriptor, line.net, line.currency),
   };
 }

@@ -21,7 +21,7 @@ import { messageOf, type PspOperation, pspFailure, statusOf, translatedCall } fr
 import type { CredentialsOf } from '../kit/credentials.ts';
 import { storedCredentialsFactory } from '../kit/factory.ts';
 import { XenditClient } from './client.ts';
-import { xendit } from './descriptor.ts';
+import type { xendit } from './descriptor.ts';
 import { verifiedXenditNotification } from './notifications.ts';
 
 /** The Secrets Manager value of a Xendit connection's credentials (its descriptor's `credentials`). */
@@ -72,9 +72,12 @@ const VIRTUAL_ACCOUNTS = [
 ];
 
 /** Our methods as Xendit's channel codes (`allowed_payment_channels`), each once; null: every channel. */
-export function xenditChannels(methods: SessionRequest['paymentMethods']): string[] | null {
+export function xenditChannels(
+  descriptor: typeof xendit,
+  methods: SessionRequest['paymentMethods'],
+): string[] | null {
   if (!methods) return null;
-  const words = methods.flatMap((method) => xendit.methods[method] ?? []);
+  const words = methods.flatMap((method) => descriptor.methods[method] ?? []);
   return [...new Set(words.flatMap((word) => (word === 'VIRTUAL_ACCOUNT' ? VIRTUAL_ACCOUNTS : [word])))];
 }
 
@@ -91,15 +94,15 @@ function xenditLocale(locale: string): { locale?: string } {
  * An amount as Xendit reads it back (a JSON number in major units) in our decimal form, or null when it is none
  * Xendit could have charged (more decimals than it takes in that currency): never taken as paid.
  */
-export function xenditAmountOf(value: unknown, currency: unknown): Amount | null {
+export function xenditAmountOf(descriptor: typeof xendit, value: unknown, currency: unknown): Amount | null {
   if (typeof value !== 'number' || typeof currency !== 'string') return null;
   const text = String(value);
   if (!/^\d+(\.\d+)?$/.test(text)) return null;
   try {
     const code = currency.toUpperCase();
     return fromPspMinorUnits(
-      xendit.amounts,
-      pspMinorUnits(xendit.amounts, { value: text, currency: code }),
+      descriptor.amounts,
+      pspMinorUnits(descriptor.amounts, { value: text, currency: code }),
       code,
     );
   } catch {
@@ -114,20 +117,29 @@ export function xenditAmountOf(value: unknown, currency: unknown): Amount | null
  * `GET /sessions/{id}`, at the session's amount and currency.
  */
 export class XenditPsp implements Psp, EndsSessions, Refunds {
-  readonly provider = xendit.id;
+  readonly provider: typeof xendit.id;
   readonly checkoutOrigin: string;
-  readonly sessionLimits = xendit.sessionLimits;
+  readonly sessionLimits: typeof xendit.sessionLimits;
   /**
    * Xendit takes an `idempotency-key` on refunds but its fragments state no window: a refund whose answer was lost
    * is never asked again (its `refund.*` notification, which names our refund id, settles it).
    */
   readonly idempotencyWindowMs = 0;
+  private readonly descriptor: typeof xendit;
   private readonly client: XenditClient;
   private readonly callbackToken: string;
   private readonly connection: PspConnection;
   private readonly livemode: boolean;
 
-  constructor(credentials: XenditCredentials, connection: PspConnection, apiUrl?: string) {
+  constructor(
+    descriptor: typeof xendit,
+    credentials: XenditCredentials,
+    connection: PspConnection,
+    apiUrl?: string,
+  ) {
+    this.descriptor = descriptor;
+    this.provider = descriptor.id;
+    this.sessionLimits = descriptor.sessionLimits;
     this.client = new XenditClient(credentials.secret_key, apiUrl);
     this.callbackToken = credentials.callback_token;
     this.connection = connection;
@@ -140,10 +152,10 @@ export class XenditPsp implements Psp, EndsSessions, Refunds {
    * take (a currency it does not, rupiah with decimals).
    */
   async createSession(request: SessionRequest): Promise<PspSession> {
-    const problem = amountProblem(xendit.amounts, request.amount, 'payment');
+    const problem = amountProblem(this.descriptor.amounts, request.amount, 'payment');
     if (problem) throw new PspRefusalError(problem);
     const { link, paymentId, amount } = request;
-    const channels = xenditChannels(request.paymentMethods);
+    const channels = xenditChannels(this.descriptor, request.paymentMethods);
     const session = await this.call('session', () =>
       this.client.call<XenditSession>('POST', '/sessions', {
         body: {
@@ -205,7 +217,7 @@ export class XenditPsp implements Psp, EndsSessions, Refunds {
             : null,
       // What a refund names (`POST /refunds` takes the payment request).
       paymentReference: session.payment_request_id ?? null,
-      amount: xenditAmountOf(session.amount, session.currency),
+      amount: xenditAmountOf(this.descriptor, session.amount, session.currency),
       livemode: this.livemode,
     };
   }
@@ -231,7 +243,7 @@ export class XenditPsp implements Psp, EndsSessions, Refunds {
    * refunds nothing or nothing in part, a refund of it still pending).
    */
   async refund(request: PspRefundRequest): Promise<PspRefundStatus> {
-    const problem = amountProblem(xendit.amounts, request.amount, 'refund');
+    const problem = amountProblem(this.descriptor.amounts, request.amount, 'refund');
     if (problem) throw new PspRefusalError(problem);
     const refund = await this.call('refund', () =>
       this.client.call<XenditRefund>('POST', '/refunds', {
@@ -309,10 +321,10 @@ function refundStatus(refund: XenditRefund): PspRefundStatus {
 }
 
 /** Xendit for each connection whose credentials are stored under its `secret_name`; `XENDIT_API_URL` points it elsewhere. */
-export function createFactory(runtime: PspRuntime) {
+export function createFactory(runtime: PspRuntime, descriptor: typeof xendit) {
   return storedCredentialsFactory(
-    xendit,
+    descriptor,
     runtime.secrets,
-    async (credentials, connection) => new XenditPsp(credentials, connection, runtime.apiUrl),
+    async (credentials, connection) => new XenditPsp(descriptor, credentials, connection, runtime.apiUrl),
   );
 }

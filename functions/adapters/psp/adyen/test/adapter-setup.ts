@@ -4,7 +4,8 @@ import { factoryOf } from '../../../../../test/support/psp-fakes.ts';
 import { orderLink, sessionRequest, storedConnection } from '../../../../../test/support/psp-fixtures.ts';
 import type { Mode } from '../../../../domain/principal.ts';
 import type { Psp } from '../../../../ports/psp.ts';
-import { type AdyenPsp, createFactory } from '../adapter.ts';
+import { PSP_FACTORIES } from '../../factories.ts';
+import type { AdyenPsp } from '../adapter.ts';
 import { type FakeAdyen, startFakeAdyen } from './fake.ts';
 
 // What the Adyen adapter's tests share (adapter.test.ts, refunds.test.ts): credentials of both environments, a
@@ -55,7 +56,7 @@ export function useFakeAdyen() {
     secrets.set(liveConnection.secret_name as string, JSON.stringify(liveCredentials));
     Object.assign(started, {
       adyen,
-      factory: factoryOf<AdyenPsp>(createFactory, { secrets, apiUrl: adyen.url }),
+      factory: factoryOf<AdyenPsp>(PSP_FACTORIES.adyen, { secrets, apiUrl: adyen.url }),
       secrets,
     });
   });

@@ -9,7 +9,8 @@ import {
 } from '../../../../../test/support/psp-fixtures.ts';
 import type { Psp } from '../../../../ports/psp.ts';
 import type { Refunds } from '../../../../ports/psp-capabilities.ts';
-import { type AdyenPsp, createFactory as createAdyenFactory } from '../adapter.ts';
+import { PSP_FACTORIES } from '../../factories.ts';
+import type { AdyenPsp } from '../adapter.ts';
 import { type FakeAdyen, startFakeAdyen } from './fake.ts';
 
 const session = (psp: Psp, value = '5.00', currency = 'EUR') =>
@@ -54,7 +55,7 @@ describe('the Adyen adapter translates what Adyen answers into the closed set of
       apiKeys: [credentials.api_key],
       merchantAccount: credentials.merchant_account,
     });
-    factory = factoryOf<AdyenPsp>(createAdyenFactory, { secrets, apiUrl: adyen.url });
+    factory = factoryOf<AdyenPsp>(PSP_FACTORIES.adyen, { secrets, apiUrl: adyen.url });
   });
   afterAll(() => adyen.stop());
 

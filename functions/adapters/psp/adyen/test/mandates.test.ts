@@ -11,7 +11,7 @@ import {
   PspRefusalError,
   type SessionRequest,
 } from '../../../../ports/psp.ts';
-import { createFactory } from '../adapter.ts';
+import { PSP_FACTORIES } from '../../factories.ts';
 import { credentials, hmacKey, merchantAccount, testConnection, useFakeAdyen } from './adapter-setup.ts';
 import type { FakeAdyen } from './fake.ts';
 import type { FakeChargeOutcome } from './fake-mandates.ts';
@@ -129,7 +129,9 @@ describe('Adyen mandates: the first payment stores the card', () => {
     const psp = await holder();
     const session = await psp.createSession(subscriptionRequest());
     adyen.pay(session.id);
-    const elsewhere = await holder(factoryOf(createFactory, { secrets: fake.secrets, apiUrl: adyen.url }));
+    const elsewhere = await holder(
+      factoryOf(PSP_FACTORIES.adyen, { secrets: fake.secrets, apiUrl: adyen.url }),
+    );
     const opened = await elsewhere.mandateOf({ id: session.id, paymentReference: null });
     expect(opened.state).toBe('ready');
   });
@@ -159,7 +161,9 @@ describe('Adyen mandates: the first payment stores the card', () => {
     expect(own.shopperReference).toBe(request.paymentId);
     const named = await psp.mandateOf({ id: session.id, paymentReference: null });
     expect(named).toMatchObject({ state: 'ready', mandate: { reference: mandate.reference } });
-    const elsewhere = await holder(factoryOf(createFactory, { secrets: fake.secrets, apiUrl: adyen.url }));
+    const elsewhere = await holder(
+      factoryOf(PSP_FACTORIES.adyen, { secrets: fake.secrets, apiUrl: adyen.url }),
+    );
     expect((await elsewhere.mandateOf({ id: session.id, paymentReference: null })).state).toBe('none');
   });
 

@@ -208,7 +208,12 @@ describe('Checkout.com notifications', () => {
       signature_key: 'the-new-signature-key',
       previous_signature_key: FAKE_CHECKOUT_CREDENTIALS.signature_key,
     };
-    const psp = new CheckoutPsp(await loadCheckoutSdk(rotated, started.fake.url), rotated, connection);
+    const psp = new CheckoutPsp(
+      checkoutCom,
+      await loadCheckoutSdk(rotated, started.fake.url),
+      rotated,
+      connection,
+    );
     const { session } = await open();
     await started.fake.pay(session.id);
     const { body, headers } = started.fake.signed(started.fake.webhooks.at(-1) as string);
@@ -309,6 +314,7 @@ describe('Checkout.com failures', () => {
     const { loadCheckoutSdk } = await import('../client.ts');
     const revoked = { ...FAKE_CHECKOUT_CREDENTIALS, secret_key: 'sk_sbox_aaaaaaaaaaaaaaaaaaaaaaaaaaa' };
     const psp = new CheckoutPsp(
+      checkoutCom,
       await loadCheckoutSdk(revoked, started.fake.url),
       revoked,
       connection,

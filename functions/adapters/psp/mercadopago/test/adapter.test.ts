@@ -9,7 +9,8 @@ import {
 } from '../../../../../test/support/psp-fakes.ts';
 import { orderLink, sessionRequest, storedConnection } from '../../../../../test/support/psp-fixtures.ts';
 import { newPaymentLink } from '../../../../domain/payment-link.ts';
-import { createFactory, type MercadoPagoPsp } from '../adapter.ts';
+import { PSP_FACTORIES } from '../../factories.ts';
+import type { MercadoPagoPsp } from '../adapter.ts';
 import { mercadopago } from '../descriptor.ts';
 import { signedManifest } from '../notifications.ts';
 import { type FakeMercadoPago, MERCADOPAGO_FAKE, startFakeMercadoPago } from './fake.ts';
@@ -39,7 +40,7 @@ beforeAll(async () => {
       JSON.stringify({ access_token: LIVE_TOKEN, webhook_secret: 'live-secret-1' }),
     ],
   ]);
-  const factory = factoryOf<MercadoPagoPsp>(createFactory, { secrets, apiUrl: fake.apiUrl });
+  const factory = factoryOf<MercadoPagoPsp>(PSP_FACTORIES.mercadopago, { secrets, apiUrl: fake.apiUrl });
   psp = await factory.create(connection);
   live = await factory.create(liveConnection);
 });
@@ -316,9 +317,10 @@ describe('Mercado Pago failing', () => {
         JSON.stringify({ access_token: 'TEST-revoked', webhook_secret: SECRET }),
       ],
     ]);
-    const other = await factoryOf<MercadoPagoPsp>(createFactory, { secrets, apiUrl: fake.apiUrl }).create(
-      revoked,
-    );
+    const other = await factoryOf<MercadoPagoPsp>(PSP_FACTORIES.mercadopago, {
+      secrets,
+      apiUrl: fake.apiUrl,
+    }).create(revoked);
     const request = () => sessionRequest(reais('10.00'), connection);
     await expect(other.createSession(request())).rejects.toMatchObject({ kind: 'credentials_rejected' });
     fake.outage = 'error';

@@ -43,7 +43,7 @@ function mercadoPagoAtTheFake(fake: FakeMercadoPago, untrust: () => void): Confo
     const amount = reported.get(session.id);
     const paid = madeOn(session);
     if (!amount || !paid) return;
-    paid.transaction_amount = mercadoPagoNumber(amount);
+    paid.transaction_amount = mercadoPagoNumber(mercadopago, amount);
     paid.currency_id = amount.currency;
   };
   return {
@@ -55,7 +55,7 @@ function mercadoPagoAtTheFake(fake: FakeMercadoPago, untrust: () => void): Confo
       const total =
         items.reduce((sum, item) => sum + Math.round(item.unit_price * 100) * item.quantity, 0) / 100;
       return {
-        amount: fromMercadoPagoNumber(total, currency),
+        amount: fromMercadoPagoNumber(mercadopago, total, currency),
         lines: items.map((item) => ({ name: item.title, quantity: item.quantity })),
         // Checkout Pro takes no language: its page speaks its site's.
         locale: null,

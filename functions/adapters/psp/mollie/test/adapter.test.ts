@@ -7,8 +7,9 @@ import { PSP_CALL_TIMEOUT_MS } from '../../../../domain/call-budgets.ts';
 import { InvalidNotificationError, PspNotConfiguredError } from '../../../../domain/errors.ts';
 import type { Mode } from '../../../../domain/principal.ts';
 import { type Psp, PspOutageError, PspRefusalError } from '../../../../ports/psp.ts';
+import { PSP_FACTORIES } from '../../factories.ts';
 import { PspCallTimeoutError } from '../../kit/calls.ts';
-import { createFactory, type MolliePsp } from '../adapter.ts';
+import type { MolliePsp } from '../adapter.ts';
 import { mollie as mollieDescriptor } from '../descriptor.ts';
 import { type FakeMollie, startFakeMollie } from './fake.ts';
 
@@ -29,7 +30,7 @@ const liveConnection = connectionOf('live');
 beforeAll(async () => {
   untrust = trustFakePspCertificate();
   mollie = await startFakeMollie({ apiKeys: [testKey, liveKey, rotatedTestKey] });
-  factory = factoryOf<MolliePsp>(createFactory, { secrets, apiUrl: mollie.apiEndpoint });
+  factory = factoryOf<MolliePsp>(PSP_FACTORIES.mollie, { secrets, apiUrl: mollie.apiEndpoint });
   secrets.set(testConnection.secret_name as string, JSON.stringify({ api_key: testKey }));
   secrets.set(liveConnection.secret_name as string, JSON.stringify({ api_key: liveKey }));
 });

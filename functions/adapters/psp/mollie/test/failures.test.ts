@@ -12,7 +12,9 @@ import {
 import { PSP_CALL_TIMEOUT_MS } from '../../../../domain/call-budgets.ts';
 import type { Psp } from '../../../../ports/psp.ts';
 import type { Refunds } from '../../../../ports/psp-capabilities.ts';
-import { createFactory as createMollieFactory, MolliePsp } from '../adapter.ts';
+import { PSP_FACTORIES } from '../../factories.ts';
+import { MolliePsp } from '../adapter.ts';
+import { mollie as mollieDescriptor } from '../descriptor.ts';
 import { type FakeMollie, startFakeMollie } from './fake.ts';
 
 const session = (psp: Psp, value = '5.00', currency = 'EUR') =>
@@ -42,7 +44,7 @@ describe('the Mollie adapter translates what Mollie answers into the closed set 
 
   beforeAll(async () => {
     mollie = await startFakeMollie({ apiKeys: [key] });
-    factory = factoryOf<MolliePsp>(createMollieFactory, { secrets, apiUrl: mollie.apiEndpoint });
+    factory = factoryOf<MolliePsp>(PSP_FACTORIES.mollie, { secrets, apiUrl: mollie.apiEndpoint });
   });
   afterAll(() => mollie.stop());
 
@@ -64,7 +66,7 @@ describe('the Mollie adapter translates what Mollie answers into the closed set 
     ] as const) {
       const answer = () => Promise.reject(new MollieApiError('Missing authentication', { statusCode }));
       const client = { payments: { create: answer, get: answer }, paymentRefunds: { create: answer } };
-      const psp = new MolliePsp(client as unknown as MollieClient, connection);
+      const psp = new MolliePsp(mollieDescriptor, client as unknown as MollieClient, connection);
       expect(await failureOf(session(psp))).toBe(kind);
       expect(await failureOf(refund(psp, 'tr_1'))).toBe(kind);
       expect(await failureOf(psp.retrieveSession('tr_1'))).toBe(kind);

@@ -21,7 +21,8 @@ import {
   PspRefusalError,
   type SessionRequest,
 } from '../../../../ports/psp.ts';
-import { createFactory } from '../adapter.ts';
+import { PSP_FACTORIES } from '../../factories.ts';
+import { mollie as mollieDescriptor } from '../descriptor.ts';
 import { MollieMandates } from '../mandates.ts';
 import { type FakeMollie, startFakeMollie } from './fake.ts';
 
@@ -40,7 +41,9 @@ beforeAll(async () => {
   untrust = trustFakePspCertificate();
   mollie = await startFakeMollie({ apiKeys: [key] });
   const secrets = new Map([[connection.secret_name as string, JSON.stringify({ api_key: key })]]);
-  const built = await factoryOf(createFactory, { secrets, apiUrl: mollie.apiEndpoint }).create(connection);
+  const built = await factoryOf(PSP_FACTORIES.mollie, { secrets, apiUrl: mollie.apiEndpoint }).create(
+    connection,
+  );
   if (!canHoldMandates(built)) throw new Error('The Mollie adapter holds no mandates');
   psp = built;
 });
@@ -329,6 +332,7 @@ describe('renewals on a Mollie mandate (chargeMandate)', () => {
       const create = () =>
         Promise.reject(new MollieApiError('The mandate is no longer available', { statusCode }));
       return new MollieMandates(
+        mollieDescriptor,
         { payments: { create } } as unknown as MollieClient,
         connection,
         'https://pay.example',

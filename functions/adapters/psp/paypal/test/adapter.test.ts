@@ -6,7 +6,8 @@ import { InvalidNotificationError } from '../../../../domain/errors.ts';
 import { newPaymentLink } from '../../../../domain/payment-link.ts';
 import { PspCredentialsRejectedError, PspOutageError, PspRefusalError } from '../../../../ports/psp.ts';
 import { canEndSessions } from '../../../../ports/psp-capabilities.ts';
-import { createFactory, type PaypalPsp } from '../adapter.ts';
+import { PSP_FACTORIES } from '../../factories.ts';
+import type { PaypalPsp } from '../adapter.ts';
 import { type FakePaypal, startFakePaypal } from './fake.ts';
 
 /** The PayPal adapter, through the official SDK, against a server that speaks PayPal's REST wire format. */
@@ -34,7 +35,7 @@ beforeAll(async () => {
     [connection.secret_name as string, JSON.stringify(credentials)],
     [stranger.secret_name as string, JSON.stringify({ ...credentials, webhook_id: 'OTHERWEBHOOK0001' })],
   ]);
-  const factory = factoryOf<PaypalPsp>(createFactory, { secrets, apiUrl: fake.url });
+  const factory = factoryOf<PaypalPsp>(PSP_FACTORIES.paypal, { secrets, apiUrl: fake.url });
   psp = await factory.create(connection);
   other = await factory.create(stranger);
 });
@@ -235,7 +236,7 @@ describe('the PayPal adapter', () => {
         JSON.stringify({ ...credentials, client_secret: 'WRONGsecretWRONGsecret' }),
       ],
     ]);
-    const wrong = await factoryOf<PaypalPsp>(createFactory, {
+    const wrong = await factoryOf<PaypalPsp>(PSP_FACTORIES.paypal, {
       secrets: wrongSecrets,
       apiUrl: fake.url,
     }).create(wrongConnection);

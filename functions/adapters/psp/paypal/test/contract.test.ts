@@ -7,7 +7,8 @@ import {
   sessionRequest,
   storedConnection,
 } from '../../../../../test/support/psp-fixtures.ts';
-import { createFactory, type PaypalPsp } from '../adapter.ts';
+import { PSP_FACTORIES } from '../../factories.ts';
+import type { PaypalPsp } from '../adapter.ts';
 import { type FakePaypal, startFakePaypal } from './fake.ts';
 
 /**
@@ -35,7 +36,9 @@ describe('the PayPal adapter against paypal/paypal-rest-api-specifications', () 
       webhookId: paypalCredentials.webhook_id,
     });
     const secrets = new Map([[paypalConnection.secret_name as string, JSON.stringify(paypalCredentials)]]);
-    psp = await factoryOf<PaypalPsp>(createFactory, { secrets, apiUrl: paypal.url }).create(paypalConnection);
+    psp = await factoryOf<PaypalPsp>(PSP_FACTORIES.paypal, { secrets, apiUrl: paypal.url }).create(
+      paypalConnection,
+    );
   });
   afterAll(async () => {
     await paypal?.stop();

@@ -12,7 +12,8 @@ import {
   PspRefusalError,
   type SessionRequest,
 } from '../../../../ports/psp.ts';
-import { createFactory, type PaypalPsp } from '../adapter.ts';
+import { PSP_FACTORIES } from '../../factories.ts';
+import type { PaypalPsp } from '../adapter.ts';
 import { type FakePaypal, startFakePaypal } from './fake.ts';
 
 /**
@@ -39,9 +40,10 @@ beforeAll(async () => {
     webhookId: credentials.webhook_id,
   });
   const secrets = new Map([[connection.secret_name as string, JSON.stringify(credentials)]]);
-  psp = await factoryOf<PaypalPsp & HoldsMandates>(createFactory, { secrets, apiUrl: fake.url }).create(
-    connection,
-  );
+  psp = await factoryOf<PaypalPsp & HoldsMandates>(PSP_FACTORIES.paypal, {
+    secrets,
+    apiUrl: fake.url,
+  }).create(connection);
 });
 afterEach(() => {
   fake.outage = 'none';

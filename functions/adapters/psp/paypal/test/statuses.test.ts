@@ -161,9 +161,9 @@ describe('PayPal’s verification call', () => {
 
 describe('PayPal’s amounts and locales', () => {
   it('sends the currency’s decimals, none for HUF, JPY and TWD', () => {
-    expect(paypalValue({ value: '10.5', currency: 'EUR' })).toBe('10.50');
-    expect(paypalValue({ value: '500', currency: 'JPY' })).toBe('500');
-    expect(paypalValue({ value: '500.00', currency: 'HUF' })).toBe('500');
+    expect(paypalValue(paypal, { value: '10.5', currency: 'EUR' })).toBe('10.50');
+    expect(paypalValue(paypal, { value: '500', currency: 'JPY' })).toBe('500');
+    expect(paypalValue(paypal, { value: '500.00', currency: 'HUF' })).toBe('500');
   });
 
   it('refuses currencies PayPal does not take, and decimals where it takes none', () => {

@@ -11,7 +11,8 @@ import { orderLink, sessionRequest, storedConnection } from '../../../../../test
 import { InvalidNotificationError } from '../../../../domain/errors.ts';
 import { newPaymentId } from '../../../../domain/payment.ts';
 import { pspFailureOf } from '../../../../ports/psp.ts';
-import { createFactory, type PaystackPsp } from '../adapter.ts';
+import { PSP_FACTORIES } from '../../factories.ts';
+import type { PaystackPsp } from '../adapter.ts';
 import { paystack } from '../descriptor.ts';
 import { type FakePaystack, PAYSTACK_FAKE, startFakePaystack } from './fake.ts';
 
@@ -35,7 +36,7 @@ beforeAll(async () => {
     [connection.secret_name as string, JSON.stringify({ secret_key: TEST_KEY })],
     [liveConnection.secret_name as string, JSON.stringify({ secret_key: LIVE_KEY })],
   ]);
-  const factory = factoryOf<PaystackPsp>(createFactory, { secrets, apiUrl: fake.apiUrl });
+  const factory = factoryOf<PaystackPsp>(PSP_FACTORIES.paystack, { secrets, apiUrl: fake.apiUrl });
   psp = await factory.create(connection);
   live = await factory.create(liveConnection);
 });
@@ -226,9 +227,10 @@ describe('Paystack failing', () => {
     const secrets = new Map([
       [revoked.secret_name as string, JSON.stringify({ secret_key: 'sk_test_revoked' })],
     ]);
-    const other = await factoryOf<PaystackPsp>(createFactory, { secrets, apiUrl: fake.apiUrl }).create(
-      revoked,
-    );
+    const other = await factoryOf<PaystackPsp>(PSP_FACTORIES.paystack, {
+      secrets,
+      apiUrl: fake.apiUrl,
+    }).create(revoked);
     const request = () => withEmail(sessionRequest(naira('10.00'), connection));
     await expect(other.createSession(request())).rejects.toMatchObject({ kind: 'credentials_rejected' });
     fake.outage = 'error';

@@ -22,7 +22,7 @@ describe('the sandbox adapter', () => {
     const connection = builtInSandbox('acme', 'test');
     // As its factory builds it: the adapter with its mandates.
     const psp = withSandboxMandates(
-      new SandboxPsp(options, connection),
+      new SandboxPsp(sandbox, options, connection),
       new SandboxMandates({ ...options, mandates: {} as never }, connection),
     );
     expect(interfaceCapabilities(psp)).toEqual(declaredInterfaces(sandbox));

@@ -10,7 +10,8 @@ import { orderLink, sessionRequest, storedConnection } from '../../../../../test
 import { InvalidNotificationError } from '../../../../domain/errors.ts';
 import { newPaymentLink } from '../../../../domain/payment-link.ts';
 import { PspOutageError, PspRefusalError } from '../../../../ports/psp.ts';
-import { createFactory, type SquarePsp } from '../adapter.ts';
+import { PSP_FACTORIES } from '../../factories.ts';
+import type { SquarePsp } from '../adapter.ts';
 import { square as descriptor } from '../descriptor.ts';
 import { validSquareSignature } from '../notifications.ts';
 import { type FakeSquare, SQUARE_FAKE, startFakeSquare } from './fake.ts';
@@ -37,7 +38,7 @@ beforeAll(async () => {
   const secrets = new Map([[connection.secret_name as string, JSON.stringify(SQUARE_FAKE.credentials)]]);
   const runtime = { secrets, apiUrl: fake.url };
   psp = await factoryOf<SquarePsp>(
-    (psps) => createFactory({ ...psps, now: () => new Date(clock) }),
+    (psps) => PSP_FACTORIES.square({ ...psps, now: () => new Date(clock) }),
     runtime,
   ).create(connection);
 });
@@ -288,7 +289,7 @@ describe('the Square adapter, through the official SDK against a Square-speaking
     const signature = fake.signature(body, notificationUrl);
     const rotated = async (credentials: Record<string, string>) => {
       const secrets = new Map([[connection.secret_name as string, JSON.stringify(credentials)]]);
-      const adapter = await factoryOf<SquarePsp>(createFactory, { secrets, apiUrl: fake.url }).create(
+      const adapter = await factoryOf<SquarePsp>(PSP_FACTORIES.square, { secrets, apiUrl: fake.url }).create(
         connection,
       );
       return adapter.verifyNotification(body, { 'x-square-hmacsha256-signature': signature });

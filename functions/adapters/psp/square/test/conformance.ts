@@ -55,7 +55,7 @@ export const conformance: ConformanceFixture = {
         const metadata = (order.metadata ?? {}) as Record<string, string>;
         const link = fake.links.get(session.id.slice(0, session.id.indexOf(':')));
         return {
-          amount: amountOf(order.total_money) as NonNullable<ReturnType<typeof amountOf>>,
+          amount: amountOf(square, order.total_money) as NonNullable<ReturnType<typeof amountOf>>,
           lines: lines.map(({ name, quantity }) => ({ name, quantity: Number(quantity) })),
           locale: null,
           references: [

@@ -28,7 +28,7 @@ const connection: PspConnection = {
 
 beforeAll(async () => {
   stripe = await startFakeStripe({ secretKey: credentials.secret_key });
-  psp = stripeAdapter(Stripe, credentials, connection, stripeEndpoint(stripe.url));
+  psp = stripeAdapter(descriptor, Stripe, credentials, connection, stripeEndpoint(stripe.url));
 });
 afterAll(() => stripe.stop());
 

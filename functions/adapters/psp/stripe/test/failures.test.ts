@@ -13,6 +13,7 @@ import { PSP_CALL_TIMEOUT_MS } from '../../../../domain/call-budgets.ts';
 import type { Psp } from '../../../../ports/psp.ts';
 import type { Refunds } from '../../../../ports/psp-capabilities.ts';
 import { StripePsp, stripeEndpoint } from '../adapter.ts';
+import { stripe as stripeDescriptor } from '../descriptor.ts';
 import { type FakeStripe, startFakeStripe } from './fake.ts';
 
 const session = (psp: Psp, value = '5.00', currency = 'EUR') =>
@@ -55,14 +56,14 @@ describe('the Stripe adapter translates what Stripe answers into the closed set 
   });
 
   const brokenStripe = () =>
-    new StripePsp(Stripe, credentials, connection, {
+    new StripePsp(stripeDescriptor, Stripe, credentials, connection, {
       host: '127.0.0.1',
       port: (broken.address() as AddressInfo).port,
       protocol: 'http',
     });
 
   it('its 400 to a session is a refusal; a key it does not know (401) is refused credentials', async () => {
-    const psp = new StripePsp(Stripe, credentials, connection, stripeEndpoint(stripe.url));
+    const psp = new StripePsp(stripeDescriptor, Stripe, credentials, connection, stripeEndpoint(stripe.url));
     // Stripe refuses a session that would live longer than 24 hours.
     const tooLong = {
       ...sessionRequest(orderLink('5.00'), connection),
@@ -71,6 +72,7 @@ describe('the Stripe adapter translates what Stripe answers into the closed set 
     expect(await failureOf(psp.createSession(tooLong))).toBe('refused');
     expect(stripe.requests.at(-1)?.path).toBe('/v1/checkout/sessions');
     const unknownKey = new StripePsp(
+      stripeDescriptor,
       Stripe,
       { ...credentials, secret_key: 'sk_test_revoked_1' },
       connection,
@@ -82,7 +84,7 @@ describe('the Stripe adapter translates what Stripe answers into the closed set 
   });
 
   it('a refund of a PaymentIntent it does not know (404) is a refusal', async () => {
-    const psp = new StripePsp(Stripe, credentials, connection, stripeEndpoint(stripe.url));
+    const psp = new StripePsp(stripeDescriptor, Stripe, credentials, connection, stripeEndpoint(stripe.url));
     expect(await failureOf(refund(psp, 'pi_unknown'))).toBe('refused');
   });
 
@@ -97,7 +99,7 @@ describe('the Stripe adapter translates what Stripe answers into the closed set 
   });
 
   it('no server to answer (a network error) is Stripe failing', async () => {
-    const psp = new StripePsp(Stripe, credentials, connection, {
+    const psp = new StripePsp(stripeDescriptor, Stripe, credentials, connection, {
       host: '127.0.0.1',
       port: 9,
       protocol: 'http',

@@ -10,6 +10,7 @@ import type { MandateRef } from '../../../../domain/mandates.ts';
 import { type MandateCharge, type OpensMandate, PspRefusalError } from '../../../../ports/psp.ts';
 import { stripeAdapter, stripeEndpoint } from '../adapter.ts';
 import { declineClass } from '../declines.ts';
+import { stripe as stripeDescriptor } from '../descriptor.ts';
 import { type FakeStripe, startFakeStripe } from './fake.ts';
 import type { FakeMethodType } from './fake-mandates.ts';
 
@@ -25,7 +26,7 @@ let psp: ReturnType<typeof stripeAdapter>;
 
 beforeAll(async () => {
   fake = await startFakeStripe({ secretKey: credentials.secret_key });
-  psp = stripeAdapter(Stripe, credentials, connection, stripeEndpoint(fake.url));
+  psp = stripeAdapter(stripeDescriptor, Stripe, credentials, connection, stripeEndpoint(fake.url));
 });
 afterAll(() => fake.stop());
 

@@ -4,8 +4,9 @@ import { orderLink, sessionRequest, storedConnection } from '../../../../../test
 import type { PspConnection } from '../../../../domain/connection.ts';
 import { InvalidNotificationError, PspNotConfiguredError } from '../../../../domain/errors.ts';
 import { PspRefusalError } from '../../../../ports/psp.ts';
+import { PSP_FACTORIES } from '../../factories.ts';
 import { checkCredentials } from '../../kit/credentials.ts';
-import { createFactory, type StripePsp } from '../adapter.ts';
+import type { StripePsp } from '../adapter.ts';
 import { stripe } from '../descriptor.ts';
 import { type FakeStripe, startFakeStripe } from './fake.ts';
 
@@ -22,7 +23,7 @@ const secrets = new Map<string, string>();
 const store = (connection: PspConnection, credentials: Record<string, string>) =>
   secrets.set(connection.secret_name as string, JSON.stringify(credentials));
 const factoryFor = (fake: FakeStripe) => {
-  const factory = createFactory(testPspRuntime({ secrets, apiUrl: fake.url }));
+  const factory = PSP_FACTORIES.stripe(testPspRuntime({ secrets, apiUrl: fake.url }));
   return { create: async (connection: PspConnection) => (await factory.create(connection)) as StripePsp };
 };
 /** What the descriptor says is wrong with credentials for a connection of `mode`, or undefined. */

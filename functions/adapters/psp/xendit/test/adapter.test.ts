@@ -10,7 +10,8 @@ import { orderLink, sessionRequest, storedConnection } from '../../../../../test
 import { InvalidNotificationError } from '../../../../domain/errors.ts';
 import { newPaymentId } from '../../../../domain/payment.ts';
 import { pspFailureOf } from '../../../../ports/psp.ts';
-import { createFactory, type XenditPsp } from '../adapter.ts';
+import { PSP_FACTORIES } from '../../factories.ts';
+import type { XenditPsp } from '../adapter.ts';
 import { xendit } from '../descriptor.ts';
 import { validCallbackToken } from '../notifications.ts';
 import { type FakeXendit, startFakeXendit, XENDIT_FAKE } from './fake.ts';
@@ -38,7 +39,7 @@ beforeAll(async () => {
       JSON.stringify({ secret_key: LIVE_KEY, callback_token: 'live0token' }),
     ],
   ]);
-  const factory = factoryOf<XenditPsp>(createFactory, { secrets, apiUrl: fake.apiUrl });
+  const factory = factoryOf<XenditPsp>(PSP_FACTORIES.xendit, { secrets, apiUrl: fake.apiUrl });
   psp = await factory.create(connection);
   live = await factory.create(liveConnection);
 });
@@ -307,7 +308,9 @@ describe('Xendit failing', () => {
         JSON.stringify({ secret_key: 'xnd_development_revoked', callback_token: 't' }),
       ],
     ]);
-    const other = await factoryOf<XenditPsp>(createFactory, { secrets, apiUrl: fake.apiUrl }).create(revoked);
+    const other = await factoryOf<XenditPsp>(PSP_FACTORIES.xendit, { secrets, apiUrl: fake.apiUrl }).create(
+      revoked,
+    );
     const request = () => sessionRequest(rupiah('10000'), connection);
     await expect(other.createSession(request())).rejects.toMatchObject({ kind: 'credentials_rejected' });
     fake.outage = 'error';

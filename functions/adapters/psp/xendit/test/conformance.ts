@@ -28,7 +28,7 @@ function xenditAtTheFake(fake: FakeXendit, untrust: () => void): ConformanceFake
     credentials: XENDIT_FAKE.credentials,
     async session(session) {
       const made = held(session.id);
-      const amount = xenditAmountOf(made.amount, made.currency);
+      const amount = xenditAmountOf(xendit, made.amount, made.currency);
       if (!amount) throw new Error(`Xendit session ${session.id} holds no amount of ours`);
       return {
         amount,
