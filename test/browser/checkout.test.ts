@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { type BrowserStack, startBrowserStack } from '../support/browser.ts';
 import { createLink } from '../support/checkout-helpers.ts';
@@ -33,6 +33,14 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => shop.listen(0, '127.0.0.1', resolve));
   shopBase = `http://localhost:${(shop.address() as AddressInfo).port}`;
+  // One page for the file, not a browser context per test (about 0.25 CPU-s each, docs/testing.md#cpu-per-file):
+  // no test depends on a fresh one. Each opens a link of its own with `goto`, the cookies the checkout sets are
+  // scoped to their link's page, and no test reads history or storage.
+  page = await browser.newPage();
+  page.on('dialog', async (dialog) => {
+    dialogs.push(dialog.message());
+    await dialog.dismiss();
+  });
 });
 afterAll(async () => {
   shop?.closeAllConnections();
@@ -40,15 +48,9 @@ afterAll(async () => {
   await fixture?.stop();
 });
 
-beforeEach(async () => {
-  page = await browser.newPage();
+beforeEach(() => {
   dialogs = [];
-  page.on('dialog', async (dialog) => {
-    dialogs.push(dialog.message());
-    await dialog.dismiss();
-  });
 });
-afterEach(() => page.close());
 
 const statusOf = async (id: string) =>
   (await stack.request('GET', `/v1/payment-links/${id}`, { key: acme.api_key })).body.status;
@@ -135,5 +137,15 @@ describe('a buyer in Chromium', () => {
       .catch(() => '');
     expect(rendered ?? '').not.toContain('Continue to payment');
     expect(rendered ?? '').not.toContain('€10.50');
+  });
+});
+
+describe('the run’s Chromium (test/support/chromium-server.ts)', () => {
+  it('loads none of its own pages beside the tests’ (no prewarmed omnibox popup in each window)', async () => {
+    await page.goto(`${shopBase}/thanks`);
+    const session = await browser.newBrowserCDPSession();
+    const { targetInfos } = await session.send('Target.getTargets');
+    await session.detach();
+    expect(targetInfos.map((target) => target.url).filter((url) => url.startsWith('chrome://'))).toEqual([]);
   });
 });

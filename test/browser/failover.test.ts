@@ -1,4 +1,4 @@
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
 import { connectChromium } from '../support/browser.ts';
@@ -9,11 +9,17 @@ import { startTestStack, type TestStack } from '../support/test-stack.ts';
 let stack: TestStack;
 let key: IssuedApiKey;
 let browser: Browser;
+/**
+ * One page for both buyers, not a browser context each (about 0.25 CPU-s, docs/testing.md#cpu-per-file): each
+ * opens a link of its own with `goto`, and the checkout's cookies are scoped to their link's page.
+ */
+let page: Page;
 
 beforeAll(async () => {
   stack = await startTestStack();
   key = await stack.issueKey('browser-failover', 'test');
   browser = await connectChromium();
+  page = await browser.newPage();
 });
 afterAll(async () => {
   await browser?.close();
@@ -36,7 +42,6 @@ describe('a buyer in Chromium when the first PSP connection fails', () => {
       name: 'Working',
     });
     const link = await createLink(stack, key.api_key);
-    const page = await browser.newPage();
 
     await page.goto(link.checkout_url);
     await page.waitForURL(/\/sandbox\/checkout\//);
@@ -72,7 +77,6 @@ describe('a buyer in Chromium when the first PSP connection fails', () => {
     const first = await addConnection({ account, mode: 'test', provider: 'sandbox', name: 'First' });
     const second = await addConnection({ account, mode: 'test', provider: 'sandbox', name: 'Second' });
     const link = await createLink(stack, buyerKey.api_key);
-    const page = await browser.newPage();
 
     await page.goto(link.checkout_url);
     await page.waitForURL(/\/sandbox\/checkout\//);

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import type { TestProject } from 'vitest/node';
 
@@ -11,9 +12,17 @@ declare module 'vitest' {
 /**
  * Debian's headless Chromium, as the browser tests drive it. Background networking, component updates and sync
  * are off: this machine has no network beyond its own loopback, and Chromium would otherwise keep trying.
+ * Two more cut the CPU the browser files cost (docs/testing.md#cpu-per-file):
+ * - no omnibox WebUI popups: headless Chromium opens each page in a window of its own, and each window loaded two
+ *   (chrome://omnibox-popup.top-chrome/, about 200 scripts, in a renderer of their own) that no test ever shows,
+ *   about 0.4 CPU-s per browser context;
+ * - V8 without its optimizing compilers, Maglev and Turbofan: each document is checked once and thrown away, and
+ *   what they compiled for axe's code on other threads never ran long enough to repay them.
+ * Chromium is started through test/support/chromium.sh, which adds our `--disable-features` to Playwright's own:
+ * Chromium keeps only the last of the switch.
  */
 const CHROMIUM = {
-  executablePath: '/usr/bin/chromium',
+  executablePath: join(import.meta.dirname, 'chromium.sh'),
   args: [
     '--headless',
     '--no-sandbox',
@@ -23,6 +32,8 @@ const CHROMIUM = {
     '--disable-background-networking',
     '--disable-component-update',
     '--disable-sync',
+    '--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup',
+    '--js-flags=--no-maglev --no-turbofan',
   ],
 };
 
