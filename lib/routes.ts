@@ -24,8 +24,10 @@ export type { FunctionDefinition, TableAction } from './function-definition.ts';
 export const DEFAULT_TIMEOUT_SECONDS = 10;
 
 /**
- * Functions run on a timer: an EventBridge schedule on AWS, an interval in the local stack (shorter, so that
- * what happens every minute on AWS is seen within seconds locally).
+ * Functions run on a timer: an EventBridge schedule on AWS, an interval in the local stack twelve times shorter, so
+ * that what happens every minute on AWS is seen within seconds locally. Each run reads every shard of its lists
+ * (60 queries a list, `INDEX_SHARDS`) even when nothing is due: the hourly and quarter-hourly sweepers every 5 s too
+ * cost an idle `npm start` a quarter more CPU (docs/operations.md#local-sweepers).
  */
 export interface ScheduleDefinition {
   handler: HandlerName;
@@ -298,9 +300,9 @@ export const schedules: readonly ScheduleDefinition[] = [
   // Renewals are due to the minute they were scheduled for; a backlog drains a batch a run.
   { handler: 'charge-subscriptions', everyMinutes: 1, localEverySeconds: 5 },
   // Each connection's payouts are read hourly (`PAYOUT_READ_INTERVAL_MS`); a run takes the connections due.
-  { handler: 'sweep-settlements', everyMinutes: 15, localEverySeconds: 5 },
+  { handler: 'sweep-settlements', everyMinutes: 15, localEverySeconds: 75 },
   // Retention is counted in days: once an hour is soon enough, and a backlog drains a batch a run.
-  { handler: 'erase-expired-buyer-details', everyMinutes: 60, localEverySeconds: 5 },
+  { handler: 'erase-expired-buyer-details', everyMinutes: 60, localEverySeconds: 300 },
 ];
 
 /** The queue that carries webhook events from transitions to delivery. */

@@ -35,7 +35,7 @@ import { startEmbeddedSqs } from './embedded-sqs.ts';
 import { FaultInjector, type FaultPlan, installFaults } from './faults.ts';
 import { prepareLocalSecrets } from './local-secrets.ts';
 import { enforceFunctionPermissions } from './permissions.ts';
-import { runSchedule, startSchedules } from './scheduler.ts';
+import { runSchedule, startSchedules, timedSchedules } from './scheduler.ts';
 import { startQueueConsumers } from './sqs-poller.ts';
 import { type LocalStackState, runningStack, STATE_FILE } from './stack-state.ts';
 
@@ -58,9 +58,11 @@ export interface LocalStackOptions {
   webhookRetryScheduleMs?: readonly number[];
   /**
    * false: the scheduled functions (sweepers) run only when invoked, never on their timers. For a test that
-   * makes work due and runs the sweeper itself: a timer's run beside it would take the same work.
+   * makes work due and runs the sweeper itself: a timer's run beside it would take the same work. A list of
+   * handlers: only theirs run on their timers (the chaos run's outbox sweeper), each run of another costing its
+   * 60 queries a list for nothing the test makes due.
    */
-  schedules?: boolean;
+  schedules?: boolean | readonly HandlerName[];
   /**
    * Told of every batch a queue consumer receives, as the queue hands it out: the order a test checks when what
    * it asserts is the queue's (the fair queue, lib/local/fair-queue.ts), not how fast the consumers then work.
@@ -117,7 +119,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     );
   const loadHandler = bundled ? bundled.loadHandler : handlerLoader();
   serveApi(server, loadHandler);
-  const stopSchedules = startSchedules(options.schedules === false ? [] : schedules, loadHandler);
+  const stopSchedules = startSchedules(timedSchedules(schedules, options.schedules), loadHandler);
   const stopConsumers = startQueueConsumers(queueConsumers, {
     endpoint: services.sqs.endpoint,
     queues: { [EVENTS_QUEUE_NAME]: services.eventsQueue },

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ScheduledEvent } from 'aws-lambda';
-import { type ScheduleDefinition, timeoutSecondsOf } from '../routes.ts';
+import { type HandlerName, type ScheduleDefinition, timeoutSecondsOf } from '../routes.ts';
 import { type HandlerLoader, lambdaContext } from './api-gateway.ts';
 
 /**
@@ -30,6 +30,19 @@ export function startSchedules(
     for (const timer of timers) clearInterval(timer);
     await Promise.allSettled(running);
   };
+}
+
+/**
+ * The schedules of `all` that run on their timers: every one (`true`, `npm start`), none (`false`, a test that runs
+ * the sweeper it needs itself), or those of the handlers listed (the chaos run's outbox sweeper).
+ */
+export function timedSchedules(
+  all: readonly ScheduleDefinition[],
+  wanted: boolean | readonly HandlerName[] = true,
+): readonly ScheduleDefinition[] {
+  if (wanted === true) return all;
+  if (wanted === false) return [];
+  return all.filter((schedule) => wanted.includes(schedule.handler));
 }
 
 /** One run of a scheduled function, as EventBridge starts it: what the timers do, and what a test asks for once. */

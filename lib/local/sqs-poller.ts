@@ -22,7 +22,12 @@ export interface SqsPollerOptions {
   timeoutMs: number;
   handler: () => Promise<SqsHandler>;
   region?: string;
-  /** Long-poll wait per receive; short, so that `stop()` returns quickly. */
+  /**
+   * Long-poll wait per receive (1 s unless given). `stop()` aborts the receives under way, but the emulator (fauxqs)
+   * keeps an aborted receive's wait until it ends and hands it what arrives meanwhile, lost until its visibility
+   * timeout ends: a poller stopped while its queue lives on (tests) waits briefly; the local stack's, stopped only
+   * with the emulator, as long as Lambda's event source (`LOCAL_LONG_POLL_SECONDS`).
+   */
   waitTimeSeconds?: number;
   /** Told of every non-empty batch received, before it is handed to the handler. */
   onReceive?: (messages: readonly Message[]) => void;
@@ -37,7 +42,7 @@ export interface SqsPollerOptions {
  */
 export function startSqsPoller(options: SqsPollerOptions): () => Promise<void> {
   const abort = new AbortController();
-  const scaling: Scaling = { backlogUntil: 0 };
+  const scaling: Scaling = { backlogUntil: 0, longPolling: 0 };
   const loops = Array.from({ length: options.concurrency ?? 1 }, (_, index) =>
     pollLoop(options, abort.signal, index < INITIAL_POLLERS ? undefined : scaling, scaling),
   );
@@ -52,14 +57,20 @@ export function startSqsPoller(options: SqsPollerOptions): () => Promise<void> {
  * the queue has a backlog; idle, it scales back. The extra loops here long-poll while a full batch was received
  * within the last `SCALE_DOWN_MS`; otherwise they look once per `IDLE_LOOK_MS` (a backlog the busy loops cannot
  * see, because their invocations are still running, is found that way), so that a trickle of messages is not
- * spread over many small batches.
+ * spread over many small batches. While a loop waits in a long poll, what arrives is handed to it: a look would
+ * find nothing it does not, so none is made (five looks a second were most of what an idle local stack cost).
  */
 const INITIAL_POLLERS = 5;
 const SCALE_DOWN_MS = 5_000;
 const IDLE_LOOK_MS = 1_000;
 
+/** How long the local stack's pollers wait in a receive: as long as Lambda's event source does. */
+export const LOCAL_LONG_POLL_SECONDS = 20;
+
 interface Scaling {
   backlogUntil: number;
+  /** Loops waiting in a long poll now. */
+  longPolling: number;
 }
 
 async function pollLoop(
@@ -70,14 +81,33 @@ async function pollLoop(
 ): Promise<void> {
   while (!signal.aborted) {
     const idle = onlyWithBacklog !== undefined && Date.now() > onlyWithBacklog.backlogUntil;
-    if (idle) await new Promise((resolve) => setTimeout(resolve, IDLE_LOOK_MS));
+    if (idle) {
+      await pause(IDLE_LOOK_MS, signal);
+      if (scaling.longPolling > 0) continue;
+    }
     if (signal.aborted) return;
-    const messages = await receiveBatch(options, signal, idle);
+    if (!idle) scaling.longPolling++;
+    const messages = await receiveBatch(options, signal, idle).finally(() => {
+      if (!idle) scaling.longPolling--;
+    });
     if (!messages.length) continue;
     options.onReceive?.(messages);
     if (messages.length >= options.batchSize) scaling.backlogUntil = Date.now() + SCALE_DOWN_MS;
     await invoke(options, messages);
   }
+}
+
+/** Resolves after `ms`, or as soon as `signal` aborts: `stop()` returns at once, not after an idle loop's pause. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
 }
 
 /**
@@ -209,6 +239,7 @@ export function startQueueConsumers(
       concurrency: consumer.maxConcurrency,
       functionName: consumer.handler,
       timeoutMs: timeoutSecondsOf(consumer.handler) * 1000,
+      waitTimeSeconds: LOCAL_LONG_POLL_SECONDS,
       handler: async () => (await options.loadHandler(consumer.handler)) as unknown as SqsHandler,
       onReceive: options.onReceive && ((messages) => options.onReceive?.(consumer.handler, messages)),
     });

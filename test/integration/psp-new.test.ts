@@ -9,9 +9,10 @@ import {
   realpathSync,
   rmSync,
   symlinkSync,
+  writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, posix } from 'node:path';
 import { promisify, stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { timeoutForSteps } from '../support/eventually.ts';
@@ -60,6 +61,32 @@ function changedInCopy(): string[] {
   );
 }
 
+/** The relative imports of a TypeScript source (`from './x.ts'`, `import('./x.ts')`), as paths of the repository. */
+function relativeImports(file: string, text: string): string[] {
+  return [...text.matchAll(/(?:from|import)\s*\(?\s*'(\.\.?\/[^']+\.ts)'/g)].map((match) =>
+    posix.join(posix.dirname(file), match[1] as string),
+  );
+}
+
+/**
+ * What the typecheck of the copy reads: the TypeScript files `psp:new` wrote or changed, every file of the project
+ * that imports one of them (where a new registry entry could break a use: an exhaustive map of PSP ids, a switch),
+ * and the ambient declarations (`*.d.ts`) a whole-project check reads; tsc checks what each imports too. The rest
+ * of the project compiled before (`npm test` checks it) and imports none of what changed: checking it again cost
+ * 7.9 CPU-s against 3.3 (docs/testing.md#cpu-per-file).
+ */
+function typecheckedAfterChange(changed: string[]): string[] {
+  const written = new Set(changed.filter((file) => file.endsWith('.ts')));
+  const importers = files.filter(
+    (file) =>
+      file.endsWith('.ts') &&
+      existsSync(join(copy, file)) &&
+      relativeImports(file, readFileSync(join(copy, file), 'utf8')).some((target) => written.has(target)),
+  );
+  const declarations = files.filter((file) => file.endsWith('.d.ts'));
+  return [...new Set([...written, ...importers, ...declarations])].sort();
+}
+
 describe('npm run psp:new', () => {
   it('refuses an id that is none, and a registered PSP’s id or former id', async () => {
     for (const id of ['Quokka-Pay', '9pay', 'stripe', 'checkout']) {
@@ -92,7 +119,15 @@ describe('npm run psp:new', () => {
         `${folder}test/conformance.ts`,
       ]),
     );
-    await tool('tsc', []);
+    const checked = typecheckedAfterChange(changedInCopy());
+    expect(checked).toEqual(
+      expect.arrayContaining([`${folder}adapter.ts`, 'functions/adapters/psp/registry.ts', 'bin/psp.ts']),
+    );
+    writeFileSync(
+      join(copy, 'tsconfig.psp-new.json'),
+      JSON.stringify({ extends: './tsconfig.json', include: [], files: checked }),
+    );
+    await tool('tsc', ['-p', 'tsconfig.psp-new.json']);
     await tool('biome', [
       'check',
       folder,

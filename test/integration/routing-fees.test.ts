@@ -16,8 +16,8 @@ import type { TestStack } from '../support/test-stack.ts';
  */
 
 // Every outcome is written and read at once here, so that each checkout sees the ones before it.
-process.env.OUTCOME_FLUSH_MS = '0';
-process.env.OUTCOME_CACHE_MS = '0';
+// The stack's environment, not the process's: files share their worker, and a later file's stack would inherit it.
+const AT_ONCE = { OUTCOME_FLUSH_MS: '0', OUTCOME_CACHE_MS: '0' };
 
 const FAKES = { square: SQUARE_FAKE };
 let psps: PspStack<typeof FAKES>;
@@ -25,7 +25,7 @@ let stack: TestStack;
 let square: FakeSquare;
 
 beforeAll(async () => {
-  psps = await startPspStack({ fakes: FAKES, stack: { schedules: false } });
+  psps = await startPspStack({ fakes: FAKES, stack: { schedules: false, environment: AT_ONCE } });
   ({ stack, square } = psps);
 });
 afterAll(() => psps?.stop());

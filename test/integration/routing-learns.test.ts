@@ -12,13 +12,13 @@ import { expectDocumented } from '../support/openapi-check.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';
 
 // Every outcome is written and read at once here, so that a few dozen checkouts can be learned from in seconds.
-process.env.OUTCOME_FLUSH_MS = '0';
-process.env.OUTCOME_CACHE_MS = '0';
+// The stack's environment, not the process's: files share their worker, and a later file's stack would inherit it.
+const AT_ONCE = { OUTCOME_FLUSH_MS: '0', OUTCOME_CACHE_MS: '0' };
 
 let stack: TestStack;
 
 beforeAll(async () => {
-  stack = await startTestStack();
+  stack = await startTestStack({ environment: AT_ONCE });
 });
 afterAll(() => stack.stop());
 

@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import {
   ChangeMessageVisibilityCommand,
   CreateQueueCommand,
@@ -7,9 +9,9 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSqsPoller } from '../../lib/local/sqs-poller.ts';
-import { eventsQueueVisibilitySeconds, timeoutSecondsOf } from '../../lib/routes.ts';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { LOCAL_LONG_POLL_SECONDS, startQueueConsumers, startSqsPoller } from '../../lib/local/sqs-poller.ts';
+import { eventsQueueVisibilitySeconds, queueConsumers, timeoutSecondsOf } from '../../lib/routes.ts';
 import { startSqsWithClient } from '../support/embedded-sqs-client.ts';
 import { eventually } from '../support/eventually.ts';
 
@@ -206,5 +208,106 @@ describe('the local SQS event source', () => {
     await eventually(async () => (await depth(queueUrl)) === 0, { what: 'every record deleted' });
     await stop();
     expect(mostRunning).toBe(8);
+  });
+});
+
+/**
+ * A queue that never has a message, as a client sees it: a long poll waits until it is aborted, a look (no wait)
+ * answers at once. Records each receive's wait.
+ */
+function emptyQueueClient(waits: number[], messagesForLongPolls = 0): SQSClient {
+  let handedOut = 0;
+  return {
+    send: (command: { input: { WaitTimeSeconds?: number } }, options?: { abortSignal?: AbortSignal }) => {
+      const wait = command.input.WaitTimeSeconds ?? 0;
+      waits.push(wait);
+      if (wait > 0 && handedOut < messagesForLongPolls) {
+        handedOut++;
+        return Promise.resolve({
+          Messages: [{ MessageId: `m${handedOut}`, ReceiptHandle: 'r', Body: '{}' }],
+        });
+      }
+      if (wait === 0) return Promise.resolve({ Messages: [] });
+      return new Promise((resolve) =>
+        options?.abortSignal?.addEventListener('abort', () => resolve({ Messages: [] })),
+      );
+    },
+  } as unknown as SQSClient;
+}
+
+const idlePoller = (waits: number[], handler: () => Promise<undefined>, messagesForLongPolls = 0) =>
+  startSqsPoller({
+    client: emptyQueueClient(waits, messagesForLongPolls),
+    queueUrl: 'http://queue',
+    queueArn: 'arn:aws:sqs:local:000000000000:queue',
+    batchSize: 10,
+    concurrency: 10,
+    functionName: 'deliver-webhook',
+    timeoutMs: timeoutSecondsOf('deliver-webhook') * 1000,
+    handler: async () => handler,
+  });
+
+describe('an idle local SQS event source', () => {
+  it('makes no look beside a loop waiting in a long poll, looks once the long pollers are all busy, and stops at once', async () => {
+    vi.useFakeTimers();
+    try {
+      const waiting: number[] = [];
+      const stopWaiting = idlePoller(waiting, async () => undefined);
+      await vi.advanceTimersByTimeAsync(10_000);
+      // Five long polls, each handed whatever arrives; before, the five other loops looked every second (50 looks).
+      expect(waiting).toEqual([1, 1, 1, 1, 1]);
+      // Stopping ends the long polls and the idle loops' pauses at once: no second passes.
+      let stopped = false;
+      const stopping = stopWaiting().then(() => {
+        stopped = true;
+      });
+      await vi.advanceTimersByTimeAsync(0);
+      expect(stopped).toBe(true);
+      await stopping;
+
+      // Each long poll hands a message to an invocation that runs on: nobody waits on the queue, so the other
+      // loops look (a backlog the busy loops cannot see is found that way).
+      const busy: number[] = [];
+      let release = () => {};
+      const invocations = new Promise<undefined>((resolve) => {
+        release = () => resolve(undefined);
+      });
+      const stopBusy = idlePoller(busy, () => invocations, 5);
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect(busy.filter((wait) => wait === 0)).toHaveLength(5);
+      release();
+      await stopBusy();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('waits in each receive of the local stack as long as Lambda’s event source does', async () => {
+    const waits: number[] = [];
+    const server = createServer((request) => {
+      let body = '';
+      request.on('data', (chunk) => {
+        body += chunk;
+      });
+      // Never answered: a long poll of an empty queue, until the consumers stop.
+      request.on('end', () => waits.push(JSON.parse(body).WaitTimeSeconds));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const stopConsumers = startQueueConsumers(queueConsumers, {
+      endpoint,
+      queues: Object.fromEntries(
+        queueConsumers.map((consumer) => [consumer.queue, { queueUrl: `${endpoint}/q`, queueArn: 'arn:q' }]),
+      ),
+      loadHandler: async () => {
+        throw new Error('no message to handle');
+      },
+    });
+    await eventually(() => waits.length >= 5, { what: 'the first long polls' });
+    await stopConsumers();
+    server.closeAllConnections();
+    server.close();
+    expect(LOCAL_LONG_POLL_SECONDS).toBe(20);
+    expect(new Set(waits)).toEqual(new Set([LOCAL_LONG_POLL_SECONDS]));
   });
 });

@@ -86,8 +86,38 @@ export interface ContractOptions {
   undeclaredErrors?: Schema;
 }
 
+/**
+ * The documents loaded in this worker, by URL and options: a fake starts in every file (and every describe) that
+ * uses it, and compiling its document's schemas again each time was most of the conformance files' CPU (ajv 3.0 of
+ * 8.8 busy CPU-s in `psp-conformance-mandates` and `-refunds`, docs/testing.md#cpu-per-file). A loaded document
+ * keeps no state but its compiled validators; a document file does not change during a run.
+ */
+const loaded = new Map<string, PspDocument>();
+/** An option that is a function is told apart by its identity: the same source may close over other values. */
+const functionIds = new WeakMap<object, number>();
+let functionsSeen = 0;
+
+function cacheKey(url: URL, contract: ContractOptions): string {
+  const options = JSON.stringify(contract, (_name, value) => {
+    if (typeof value !== 'function') return value;
+    if (!functionIds.has(value)) functionIds.set(value, functionsSeen++);
+    return `function ${functionIds.get(value)}`;
+  });
+  return `${url.href}\n${options}`;
+}
+
 /** A PSP folder's trimmed document (`test/contract/<name>.trimmed.json`, as a URL). */
 export function loadPspContract(url: URL, contract: ContractOptions = {}): PspDocument {
+  const key = cacheKey(url, contract);
+  let document = loaded.get(key);
+  if (!document) {
+    document = documentOf(url, contract);
+    loaded.set(key, document);
+  }
+  return document;
+}
+
+function documentOf(url: URL, contract: ContractOptions): PspDocument {
   const document = JSON.parse(readFileSync(url, 'utf8')) as {
     openapi?: string;
     paths: Record<string, Record<string, Operation>>;

@@ -301,3 +301,23 @@ describe('a YAML document', () => {
     });
   });
 });
+
+describe('a loaded document', () => {
+  it('is loaded once per worker for the same file and options, again for other options', () => {
+    const file = pathToFileURL(join(mkdtempSync(join(tmpdir(), 'psp-contract-')), 'acme.trimmed.json'));
+    writeFileSync(file, JSON.stringify(document('3.0.0')));
+    const formats = ['currency'];
+    const first = loadPspContract(file, { formats });
+    expect(loadPspContract(file, { formats: ['currency'] })).toBe(first);
+    expect(loadPspContract(file, { formats: ['unix-time'] })).not.toBe(first);
+    // A function option is told apart by identity: the same source may close over other values.
+    const entity = (name: string) => name.startsWith('entity-');
+    expect(loadPspContract(file, { answerOnlyRequired: entity })).toBe(
+      loadPspContract(file, { answerOnlyRequired: entity }),
+    );
+    expect(loadPspContract(file, { answerOnlyRequired: (name) => name.startsWith('entity-') })).not.toBe(
+      loadPspContract(file, { answerOnlyRequired: entity }),
+    );
+    expect(first.checkRequest(post({ amount: 'x' }))).not.toEqual([]);
+  });
+});
