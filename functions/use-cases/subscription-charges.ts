@@ -29,6 +29,7 @@ import { putMetrics } from '../metrics.ts';
 import {
   canHoldMandates,
   type HoldsMandates,
+  type MandateCharge,
   type MandateChargeResult,
   type Psp,
   PspOutageError,
@@ -203,10 +204,7 @@ async function askMandatePsp<T>(call: () => Promise<T>): Promise<T> {
  * is a hard decline, whose message is the PSP's reason, and the subscription goes past due with an update link
  * instead of staying due for ever (docs/subscriptions.md#retries). The mandate itself is not in question.
  */
-async function chargeOrRefusal(
-  psp: HoldsMandates,
-  charge: Parameters<HoldsMandates['chargeMandate']>[0],
-): Promise<MandateChargeResult> {
+async function chargeOrRefusal(psp: HoldsMandates, charge: MandateCharge): Promise<MandateChargeResult> {
   try {
     return await psp.chargeMandate(charge);
   } catch (error) {

@@ -97,7 +97,10 @@ async function pollLoop(
   }
 }
 
-/** Resolves after `ms`, or as soon as `signal` aborts: `stop()` returns at once, not after an idle loop's pause. */
+/**
+ * Resolves after `ms`, or as soon as `signal` aborts: `stop()` returns at once, not after an idle loop's pause. On
+ * the global `setTimeout`, not `node:timers/promises`, so that a test's fake timers drive it (sqs-poller.test.ts).
+ */
 function pause(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
