@@ -31,7 +31,10 @@ export type DeclineClass = (typeof DECLINE_CLASSES)[number];
 
 export interface Decline {
   class: DeclineClass;
-  /** The PSP's own code, prefixed with its provider (`sandbox:insufficient_funds`, `<provider>:lost_card`). */
+  /**
+   * The PSP's own code, prefixed with its provider (`sandbox:insufficient_funds`, `<provider>:lost_card`), or one of
+   * ours, unprefixed, where no PSP code exists (`charge_refused`, `connection_removed`: functions/use-cases/subscription-charges.ts).
+   */
   code: string;
   message: string;
 }

@@ -743,12 +743,12 @@ export interface components {
       /** @description A declined renewal: the class of the decline and its code; absent on any other payment. */
       decline?: {
         /**
-         * @description `soft`: retried on the account's retry days; `hard` (lost or stolen card, closed account, revoked mandate) and `authentication_required`: never retried, the buyer is sent the `update_url`.
+         * @description `soft`: retried on the account's retry days; `hard` (lost or stolen card, closed account, revoked mandate, a charge the PSP refuses as a request) and `authentication_required`: never retried, the buyer is sent the `update_url`.
          * @enum {string}
          */
         class: "soft" | "hard" | "authentication_required";
         /**
-         * @description The PSP's own code, prefixed with the provider.
+         * @description The PSP's own code, prefixed with the provider; or one of ours, unprefixed: `charge_refused` (the PSP refused the charge as a request, e.g. an amount under its minimum), `connection_removed` (the mandate's connection was removed).
          * @example sandbox:insufficient_funds
          */
         code: string;
@@ -1301,12 +1301,12 @@ export interface components {
       /** @description A declined renewal: the class of the decline and its code; absent on any other payment. */
       decline?: {
         /**
-         * @description `soft`: retried on the account's retry days; `hard` (lost or stolen card, closed account, revoked mandate) and `authentication_required`: never retried, the buyer is sent the `update_url`.
+         * @description `soft`: retried on the account's retry days; `hard` (lost or stolen card, closed account, revoked mandate, a charge the PSP refuses as a request) and `authentication_required`: never retried, the buyer is sent the `update_url`.
          * @enum {string}
          */
         class: "soft" | "hard" | "authentication_required";
         /**
-         * @description The PSP's own code, prefixed with the provider.
+         * @description The PSP's own code, prefixed with the provider; or one of ours, unprefixed: `charge_refused` (the PSP refused the charge as a request, e.g. an amount under its minimum), `connection_removed` (the mandate's connection was removed).
          * @example sandbox:insufficient_funds
          */
         code: string;
@@ -1710,12 +1710,12 @@ export interface components {
       /** @description The latest declined charge, kept after a recovery; null until one. */
       latest_failure: ({
         /**
-         * @description `soft`: retried on the account's retry days; `hard` (lost or stolen card, closed account, revoked mandate) and `authentication_required`: never retried, the buyer is sent the `update_url`.
+         * @description `soft`: retried on the account's retry days; `hard` (lost or stolen card, closed account, revoked mandate, a charge the PSP refuses as a request) and `authentication_required`: never retried, the buyer is sent the `update_url`.
          * @enum {string}
          */
         class: "soft" | "hard" | "authentication_required";
         /**
-         * @description The PSP's own code, prefixed with the provider.
+         * @description The PSP's own code, prefixed with the provider; or one of ours, unprefixed: `charge_refused` (the PSP refused the charge as a request, e.g. an amount under its minimum), `connection_removed` (the mandate's connection was removed).
          * @example sandbox:insufficient_funds
          */
         code: string;

@@ -24,10 +24,11 @@ export const RecurringSchema = z
 export const DeclineSchema = z.strictObject({
   class: z.enum(DECLINE_CLASSES).meta({
     description:
-      "`soft`: retried on the account's retry days; `hard` (lost or stolen card, closed account, revoked mandate) and `authentication_required`: never retried, the buyer is sent the `update_url`.",
+      "`soft`: retried on the account's retry days; `hard` (lost or stolen card, closed account, revoked mandate, a charge the PSP refuses as a request) and `authentication_required`: never retried, the buyer is sent the `update_url`.",
   }),
   code: z.string().max(100).meta({
-    description: "The PSP's own code, prefixed with the provider.",
+    description:
+      "The PSP's own code, prefixed with the provider; or one of ours, unprefixed: `charge_refused` (the PSP refused the charge as a request, e.g. an amount under its minimum), `connection_removed` (the mandate's connection was removed).",
     example: 'sandbox:insufficient_funds',
   }),
 });
