@@ -63,7 +63,6 @@ export const HELD_OVER_BUDGET: Readonly<Record<string, Partial<Record<BundleMeas
   'create-payment-link': { asShipped: 1.315 },
   'deliver-webhook': { asShipped: 1.31 },
   'erase-payment-buyer': { asShipped: 1.31 },
-  'get-openapi': { asShipped: 1.38 },
   'list-account-payments': { asShipped: 1.315 },
   'list-account-refunds': { asShipped: 1.305 },
   'list-subscriptions': { asShipped: 1.315 },

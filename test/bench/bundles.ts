@@ -2,6 +2,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build, type Metafile } from 'esbuild';
+import { OPENAPI_DOCUMENT_JSON } from '../../functions/http/api/openapi-document.ts';
 import {
   buildEach,
   esbuildOptions,
@@ -196,6 +197,28 @@ export const WITHOUT_PSPS = '~without-psps';
  */
 export const coldStartRatio = (bundle: Bundle, baseline: Bundle): number =>
   bundle.coldGzipBytes / (baseline.gzipBytes - baseline.pspChunkGzipBytes);
+
+/**
+ * Documents a function serves as they are, carried as a string constant, by the source file that holds each: their
+ * size is the API's description, not code that runs, so an asset that carries one is judged without it
+ * (docs/decisions.md#bundle-budget).
+ */
+const SERVED_DOCUMENTS: Readonly<Record<string, string>> = {
+  'functions/http/api/openapi-document.ts': OPENAPI_DOCUMENT_JSON,
+};
+
+/** What the served documents a bundle carries weigh, gzipped alone (level 9, as the asset's zip). */
+const servedDocumentsGzipBytes = (bundle: Bundle): number =>
+  Object.entries(SERVED_DOCUMENTS)
+    .filter(([source]) => bundle.inputs.includes(source))
+    .reduce((sum, [, text]) => sum + gzipSync(text, { level: 9 }).length, 0);
+
+/**
+ * A handler's whole asset as shipped against the bare SDK clients' (docs/decisions.md#bundle-budget), both
+ * gzipped file by file, less the documents it serves as they are (`SERVED_DOCUMENTS`).
+ */
+export const asShippedRatio = (bundle: Bundle, baseline: Bundle): number =>
+  (bundle.gzipBytes - servedDocumentsGzipBytes(bundle)) / baseline.gzipBytes;
 
 /** Every Lambda entry point: each file of functions/handlers/ (new handlers are picked up on their own). */
 export function handlerNames(): string[] {

@@ -6,7 +6,7 @@ import { ServiceFunction } from '../../lib/constructs/service-function.ts';
 import { functions } from '../../lib/routes.ts';
 import { BASELINE_SDKS, PSP_SDKS } from '../bench/baseline-sdks.ts';
 import { budgets, bundleSizeBudget, HELD_OVER_BUDGET, normalBundleBudget } from '../bench/budgets.ts';
-import { type Bundle, coldStartRatio, handlerNames } from '../bench/bundles.ts';
+import { asShippedRatio, type Bundle, coldStartRatio, handlerNames } from '../bench/bundles.ts';
 import { sharedBundles } from '../support/shared-bundles.ts';
 
 /**
@@ -140,8 +140,8 @@ describe('Lambda bundles', () => {
         return {
           bundle: `${bundle.name} vs ${baseline.name}`,
           minified: `${bundle.bytes} B = ${(bundle.bytes / baseline.bytes).toFixed(3)}x`,
-          gzipped: `${bundle.gzipBytes} B = ${(bundle.gzipBytes / baseline.gzipBytes).toFixed(3)}x`,
-          within: bundle.gzipBytes <= bundleSizeBudget(bundle.name, 'asShipped') * baseline.gzipBytes,
+          gzipped: `${bundle.gzipBytes} B = ${asShippedRatio(bundle, baseline).toFixed(3)}x`,
+          within: asShippedRatio(bundle, baseline) <= bundleSizeBudget(bundle.name, 'asShipped'),
         };
       })
       .filter((entry) => !entry.within);
@@ -172,7 +172,7 @@ describe('Lambda bundles', () => {
       if (!held) return [];
       const baseline = baselineOf(bundle);
       const ratios = {
-        asShipped: bundle.gzipBytes / baseline.gzipBytes,
+        asShipped: asShippedRatio(bundle, baseline),
         coldStart: coldStartRatio(bundle, baseline),
       };
       return (Object.keys(held) as (keyof typeof ratios)[])
