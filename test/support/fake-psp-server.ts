@@ -127,12 +127,23 @@ function exchangeOf(contract: ServerContract, recorded: RecordedPspRequest, url:
   return { method: recorded.method, path, body, status: 0, response: undefined as unknown };
 }
 
-/** Lets this test worker's HTTPS clients accept the fakes' self-signed certificate; returns the undo. */
+let fakeCertificateTrusts = 0;
+let rejectUnauthorizedBefore: string | undefined;
+
+/**
+ * Lets this test worker's HTTPS clients accept the fakes' self-signed certificate; returns the undo. Counted, so
+ * that blocks running at once (`forEveryPsp(..., { concurrent: true })`) each trust and undo in any order: the
+ * setting is restored when the last undoes its trust.
+ */
 export function trustFakePspCertificate(): () => void {
-  const before = process.env.NODE_TLS_REJECT_UNAUTHORIZED;
+  if (fakeCertificateTrusts++ === 0) rejectUnauthorizedBefore = process.env.NODE_TLS_REJECT_UNAUTHORIZED;
   process.env.NODE_TLS_REJECT_UNAUTHORIZED = '0';
+  let undone = false;
   return () => {
-    if (before === undefined) delete process.env.NODE_TLS_REJECT_UNAUTHORIZED;
-    else process.env.NODE_TLS_REJECT_UNAUTHORIZED = before;
+    if (undone) return;
+    undone = true;
+    if (--fakeCertificateTrusts > 0) return;
+    if (rejectUnauthorizedBefore === undefined) delete process.env.NODE_TLS_REJECT_UNAUTHORIZED;
+    else process.env.NODE_TLS_REJECT_UNAUTHORIZED = rejectUnauthorizedBefore;
   };
 }

@@ -179,10 +179,21 @@ export function useConformance(descriptor: PspDescriptor): () => ConformanceRun 
  * A suite file's scenarios for every registered PSP, each PSP in a block named by its id with its fixture started
  * (`useConformance`): read `run()` inside the tests.
  */
-export function forEveryPsp(scenarios: (descriptor: PspDescriptor, run: () => ConformanceRun) => void): void {
-  describe.each(PSP_DESCRIPTORS.map((descriptor) => [descriptor.id, descriptor] as const))(
-    '%s',
-    (_, descriptor) => scenarios(descriptor, useConformance(descriptor)),
+export function forEveryPsp(
+  scenarios: (descriptor: PspDescriptor, run: () => ConformanceRun) => void,
+  options: { concurrent?: boolean } = {},
+): void {
+  const cases = PSP_DESCRIPTORS.map((descriptor) => [descriptor.id, descriptor] as const);
+  if (!options.concurrent) {
+    describe.each(cases)('%s', (_, descriptor) => scenarios(descriptor, useConformance(descriptor)));
+    return;
+  }
+  // The PSPs' blocks at once, each block's scenarios one after another (they share its fake): for a file whose
+  // scenarios wait rather than work, so that the waits overlap.
+  describe.concurrent.each(cases)('%s', (_, descriptor) =>
+    describe('one after another', { concurrent: false }, () =>
+      scenarios(descriptor, useConformance(descriptor)),
+    ),
   );
 }
 
