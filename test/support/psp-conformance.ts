@@ -190,11 +190,11 @@ export function forEveryPsp(
   }
   // The PSPs' blocks at once, each block's scenarios one after another (they share its fake): for a file whose
   // scenarios wait rather than work, so that the waits overlap.
-  describe.concurrent.each(cases)('%s', (_, descriptor) =>
+  describe.concurrent.each(cases)('%s', (_, descriptor) => {
     describe('one after another', { concurrent: false }, () =>
       scenarios(descriptor, useConformance(descriptor)),
-    ),
-  );
+    );
+  });
 }
 
 /** A fresh connection's adapter: its credentials in an in-memory secret store, its calls sent to the fake. */
