@@ -93,7 +93,7 @@ export interface ChaosReport {
   races: RaceReport;
   /** Subscriptions renewed under the faults: no period charged twice, no charge missing from the books. */
   renewals: RenewalReport;
-  /** Seconds per phase. */
+  /** Seconds per phase; payments, places and renewals run at once, each timed from their common start. */
   phases: Record<string, number>;
   seconds: number;
 }
@@ -242,73 +242,84 @@ export async function runChaos(stack: TestStack, plan: ChaosPlan = CHAOS_PLAN): 
 
   phases.create = lap();
 
-  // 2. Payments: the checkout page opens a session at one of the two connections; the buyer pays there.
+  // 2. Payments, places and renewals at once, each on links of its own: their faults' waits (a PSP call that runs
+  // out its budget, a Retry-After) overlap, and the stack serves all three together, as it would.
   const toPay = created.slice(0, plan.pays);
   const paid = new Set<string>();
-  await inParallel(toPay, plan.concurrency, async (link) => {
-    const checkout = await page(`GET /checkout/${link.id}`, () =>
-      httpRequest(link.checkout_url, { headers: NAVIGATION_HEADERS }),
-    );
-    if (checkout.status >= 400) {
-      violations.push(`GET /checkout/${link.id} gave up with ${checkout.status}`);
-      return;
-    }
-    const session = (await linkRepository().get(link.id, 'test'))?.psp_session;
-    if (!session) {
-      violations.push(`GET /checkout/${link.id} answered ${checkout.status} but no session is stored`);
-      return;
-    }
-    const pay = await page(`POST /sandbox/checkout/{session}/pay`, () =>
-      httpRequest(`${stack.baseUrl}/sandbox/checkout/${session.id}/pay`, { method: 'POST' }),
-    );
-    if (pay.status >= 400) violations.push(`paying ${link.id} gave up with ${pay.status}`);
-    else paid.add(link.id);
-  });
-  // Each Pay answered once the sandbox had notified us, or given up after its tries: a link it could not tell is
-  // still open with its payment pending, which the sweeper asks the PSP about 10 minutes on (the safety net a
-  // PSP's own retries would make unneeded); no payment may be lost.
   const awaitingSweeper: string[] = [];
-  await inParallel([...paid], plan.concurrency, async (id) => {
-    const link = await linkRepository().get(id, 'test');
-    if (link?.status === 'paid') return;
-    const payments = await paymentRepository().listOfLink(id, 'test');
-    if (payments.some((payment) => payment.status === 'pending' && payment.next_check_at)) {
-      awaitingSweeper.push(id);
-      paid.delete(id);
-    } else violations.push(`link ${id} was paid at the PSP but is ${link?.status}, with no check due`);
-  });
-  phases.pay = lap();
-
-  // 2b. Places: buyers racing for a reusable link's places, each from its own address, under the same faults.
-  const race = await raceForPlaces(
-    {
-      stack,
-      violations,
-      page,
-      firstSubnet: 100,
-      createLink: async (body) => {
-        const answer = await api('POST', '/v1/payment-links', {
-          amount: { value: '10.00', currency: 'EUR' },
-          description: 'Chaos race',
-          webhook_url: receiver.url,
-          ...body,
-        });
-        if (answer.status === 201) return answer.body;
-        violations.push(`POST /v1/payment-links (race) gave up with ${answer.status}`);
-        return undefined;
+  const since = Date.now();
+  const took = () => Math.round((Date.now() - since) / 100) / 10;
+  const [, race, renewals] = await Promise.all([
+    (async () => {
+      // 2a. The checkout page opens a session at one of the two connections; the buyer pays there.
+      await inParallel(toPay, plan.concurrency, async (link) => {
+        const checkout = await page(`GET /checkout/${link.id}`, () =>
+          httpRequest(link.checkout_url, { headers: NAVIGATION_HEADERS }),
+        );
+        if (checkout.status >= 400) {
+          violations.push(`GET /checkout/${link.id} gave up with ${checkout.status}`);
+          return;
+        }
+        const session = (await linkRepository().get(link.id, 'test'))?.psp_session;
+        if (!session) {
+          violations.push(`GET /checkout/${link.id} answered ${checkout.status} but no session is stored`);
+          return;
+        }
+        const pay = await page(`POST /sandbox/checkout/{session}/pay`, () =>
+          httpRequest(`${stack.baseUrl}/sandbox/checkout/${session.id}/pay`, { method: 'POST' }),
+        );
+        if (pay.status >= 400) violations.push(`paying ${link.id} gave up with ${pay.status}`);
+        else paid.add(link.id);
+      });
+      // Each Pay answered once the sandbox had notified us, or given up after its tries: a link it could not tell
+      // is still open with its payment pending, which the sweeper asks the PSP about 10 minutes on (the safety net
+      // a PSP's own retries would make unneeded); no payment may be lost.
+      await inParallel([...paid], plan.concurrency, async (id) => {
+        const link = await linkRepository().get(id, 'test');
+        if (link?.status === 'paid') return;
+        const payments = await paymentRepository().listOfLink(id, 'test');
+        if (payments.some((payment) => payment.status === 'pending' && payment.next_check_at)) {
+          awaitingSweeper.push(id);
+          paid.delete(id);
+        } else violations.push(`link ${id} was paid at the PSP but is ${link?.status}, with no check due`);
+      });
+      phases.pay = took();
+    })(),
+    // 2b. Places: buyers racing for a reusable link's places, each from its own address.
+    raceForPlaces(
+      {
+        stack,
+        violations,
+        page,
+        firstSubnet: 100,
+        createLink: async (body) => {
+          const answer = await api('POST', '/v1/payment-links', {
+            amount: { value: '10.00', currency: 'EUR' },
+            description: 'Chaos race',
+            webhook_url: receiver.url,
+            ...body,
+          });
+          if (answer.status === 201) return answer.body;
+          violations.push(`POST /v1/payment-links (race) gave up with ${answer.status}`);
+          return undefined;
+        },
       },
-    },
-    plan.races,
-  );
-  phases.race = lap();
-
-  // 2c. Renewals: each subscription's periods charged by test clocks racing in the functions, under the faults.
-  const renewals = await renewUnderFaults(
-    { stack, api, page, violations, webhookUrl: receiver.url },
-    plan.subscriptions,
-    RENEWED_PERIODS,
-  );
-  phases.renewals = lap();
+      plan.races,
+    ).then((result) => {
+      phases.race = took();
+      return result;
+    }),
+    // 2c. Renewals: each subscription's periods charged by test clocks racing in the functions.
+    renewUnderFaults(
+      { stack, api, page, violations, webhookUrl: receiver.url },
+      plan.subscriptions,
+      RENEWED_PERIODS,
+    ).then((result) => {
+      phases.renewals = took();
+      return result;
+    }),
+  ]);
+  lap();
 
   // 3. Cancels of open links, and refunds of paid ones, at the same time.
   const toCancel = created.slice(plan.pays, plan.pays + plan.cancels);
