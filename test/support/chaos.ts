@@ -3,11 +3,12 @@ import { Webhook } from 'standardwebhooks';
 import { linkRepository, paymentRepository } from '../../functions/dependencies.ts';
 import { WEBHOOK_TIMEOUT_MS } from '../../functions/domain/webhook.ts';
 import { type FaultPlan, parseFaults } from '../../lib/local/faults.ts';
+import { inParallel, payUnderFaults } from './chaos-payments.ts';
 import { type RaceReport, raceForPlaces } from './chaos-races.ts';
 import { type RenewalReport, renewUnderFaults } from './chaos-renewals.ts';
 import { splitRouting } from './chaos-routing.ts';
 import { addConnection } from './connections.ts';
-import { httpRequest, NAVIGATION_HEADERS, type PageResponse } from './navigate.ts';
+import type { PageResponse } from './navigate.ts';
 import type { TestStack } from './test-stack.ts';
 import { FAST_SCHEDULE, type Receiver, startReceiver } from './webhooks.ts';
 
@@ -109,15 +110,6 @@ const MAX_TRIES = 30;
 /** Periods each subscription of the run is advanced through. */
 const RENEWED_PERIODS = 3;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Runs `task` over `items`, `concurrency` at a time. */
-async function inParallel<T>(items: readonly T[], concurrency: number, task: (item: T) => Promise<void>) {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await task(items[next++] as T);
-  };
-  await Promise.all(Array.from({ length: concurrency }, worker));
-}
 
 /** Every event of the run's account and mode (`GET /v1/events`, newest first), page by page. */
 async function accountEvents(
@@ -244,80 +236,52 @@ export async function runChaos(stack: TestStack, plan: ChaosPlan = CHAOS_PLAN): 
 
   // 2. Payments, places and renewals at once, each on links of its own: their faults' waits (a PSP call that runs
   // out its budget, a Retry-After) overlap, and the stack serves all three together, as it would.
-  const toPay = created.slice(0, plan.pays);
-  const paid = new Set<string>();
-  const awaitingSweeper: string[] = [];
   const since = Date.now();
-  const took = () => Math.round((Date.now() - since) / 100) / 10;
-  const [, race, renewals] = await Promise.all([
-    (async () => {
-      // 2a. The checkout page opens a session at one of the two connections; the buyer pays there.
-      await inParallel(toPay, plan.concurrency, async (link) => {
-        const checkout = await page(`GET /checkout/${link.id}`, () =>
-          httpRequest(link.checkout_url, { headers: NAVIGATION_HEADERS }),
-        );
-        if (checkout.status >= 400) {
-          violations.push(`GET /checkout/${link.id} gave up with ${checkout.status}`);
-          return;
-        }
-        const session = (await linkRepository().get(link.id, 'test'))?.psp_session;
-        if (!session) {
-          violations.push(`GET /checkout/${link.id} answered ${checkout.status} but no session is stored`);
-          return;
-        }
-        const pay = await page(`POST /sandbox/checkout/{session}/pay`, () =>
-          httpRequest(`${stack.baseUrl}/sandbox/checkout/${session.id}/pay`, { method: 'POST' }),
-        );
-        if (pay.status >= 400) violations.push(`paying ${link.id} gave up with ${pay.status}`);
-        else paid.add(link.id);
-      });
-      // Each Pay answered once the sandbox had notified us, or given up after its tries: a link it could not tell
-      // is still open with its payment pending, which the sweeper asks the PSP about 10 minutes on (the safety net
-      // a PSP's own retries would make unneeded); no payment may be lost.
-      await inParallel([...paid], plan.concurrency, async (id) => {
-        const link = await linkRepository().get(id, 'test');
-        if (link?.status === 'paid') return;
-        const payments = await paymentRepository().listOfLink(id, 'test');
-        if (payments.some((payment) => payment.status === 'pending' && payment.next_check_at)) {
-          awaitingSweeper.push(id);
-          paid.delete(id);
-        } else violations.push(`link ${id} was paid at the PSP but is ${link?.status}, with no check due`);
-      });
-      phases.pay = took();
-    })(),
+  /** `work`, its phase's seconds noted when it ends, from the phases' common start. */
+  const timed = <T>(phase: string, work: Promise<T>) =>
+    work.then((result) => {
+      phases[phase] = Math.round((Date.now() - since) / 100) / 10;
+      return result;
+    });
+  const [{ paid, awaitingSweeper }, race, renewals] = await Promise.all([
+    // 2a. Payments: each link's buyer pays through the checkout, at one of the two connections.
+    timed(
+      'pay',
+      payUnderFaults({ stack, page, violations, concurrency: plan.concurrency }, created.slice(0, plan.pays)),
+    ),
     // 2b. Places: buyers racing for a reusable link's places, each from its own address.
-    raceForPlaces(
-      {
-        stack,
-        violations,
-        page,
-        firstSubnet: 100,
-        createLink: async (body) => {
-          const answer = await api('POST', '/v1/payment-links', {
-            amount: { value: '10.00', currency: 'EUR' },
-            description: 'Chaos race',
-            webhook_url: receiver.url,
-            ...body,
-          });
-          if (answer.status === 201) return answer.body;
-          violations.push(`POST /v1/payment-links (race) gave up with ${answer.status}`);
-          return undefined;
+    timed(
+      'race',
+      raceForPlaces(
+        {
+          stack,
+          violations,
+          page,
+          firstSubnet: 100,
+          createLink: async (body) => {
+            const answer = await api('POST', '/v1/payment-links', {
+              amount: { value: '10.00', currency: 'EUR' },
+              description: 'Chaos race',
+              webhook_url: receiver.url,
+              ...body,
+            });
+            if (answer.status === 201) return answer.body;
+            violations.push(`POST /v1/payment-links (race) gave up with ${answer.status}`);
+            return undefined;
+          },
         },
-      },
-      plan.races,
-    ).then((result) => {
-      phases.race = took();
-      return result;
-    }),
+        plan.races,
+      ),
+    ),
     // 2c. Renewals: each subscription's periods charged by test clocks racing in the functions.
-    renewUnderFaults(
-      { stack, api, page, violations, webhookUrl: receiver.url },
-      plan.subscriptions,
-      RENEWED_PERIODS,
-    ).then((result) => {
-      phases.renewals = took();
-      return result;
-    }),
+    timed(
+      'renewals',
+      renewUnderFaults(
+        { stack, api, page, violations, webhookUrl: receiver.url },
+        plan.subscriptions,
+        RENEWED_PERIODS,
+      ),
+    ),
   ]);
   lap();
 
