@@ -12,7 +12,6 @@ export const LONGEST_FILES = [
   'test/integration/chaos.test.ts',
   'test/integration/psp-cli.test.ts',
   'test/integration/bundled-functions.test.ts',
-  'test/integration/webhook-isolation.test.ts',
   'test/integration/local-stack-start.test.ts',
   'test/browser/checkout.test.ts',
   'test/browser/link-variants.test.ts',
@@ -21,6 +20,30 @@ export const LONGEST_FILES = [
   'test/integration/webhook-endpoints.test.ts',
   'test/integration/refund-outcomes.test.ts',
   'test/infra/bundles.test.ts',
+];
+
+/**
+ * Files whose time is mostly a wait on a timer, not work: a PSP call that runs out its 5 s budget, a webhook's 15 s
+ * timeout, an SDK's own retry pauses. Three workers share two cores, so one worker may wait while two work; when
+ * several of these run at once, a core sits idle. Sorted by duration, the seven files of about 5 s that wait out
+ * one call budget each came one after another, and all three workers waited together for 15 s (the machine's
+ * counters: 42-77% idle). Each project's block spreads its waiting files evenly among its other files.
+ */
+export const WAITING_FILES = [
+  'test/integration/webhook-isolation.test.ts',
+  'test/integration/psp-conformance-outages.test.ts',
+  'test/integration/psp-conformance-mandates.test.ts',
+  'test/integration/fault-mode.test.ts',
+  'test/integration/mollie-adyen-checkout.test.ts',
+  'functions/adapters/psp/mollie/test/adapter.test.ts',
+  'functions/adapters/psp/mollie/test/mandates.test.ts',
+  'functions/adapters/psp/mollie/test/failures.test.ts',
+  'functions/adapters/psp/adyen/test/adapter.test.ts',
+  'functions/adapters/psp/cashfree/test/adapter.test.ts',
+  'functions/adapters/psp/mercadopago/test/adapter.test.ts',
+  'functions/adapters/psp/paystack/test/adapter.test.ts',
+  'functions/adapters/psp/xendit/test/adapter.test.ts',
+  'functions/adapters/psp/stripe/test/failures.test.ts',
 ];
 
 /**
@@ -45,7 +68,7 @@ export class LongestFirstSequencer extends BaseSequencer {
     const projectRank = (spec: TestSpecification) => positionIn(PROJECT_ORDER, spec.project.name);
     const cached = (spec: TestSpecification) => this.ctx.cache.getTestSpecificationResult(spec)?.duration;
     const size = (spec: TestSpecification) => statSync(spec.moduleId, { throwIfNoEntry: false })?.size ?? 0;
-    return [...files].sort((a, b) => {
+    const sorted = [...files].sort((a, b) => {
       const byList = rank(a) - rank(b);
       if (byList !== 0) return byList;
       const byProject = projectRank(a) - projectRank(b);
@@ -56,7 +79,49 @@ export class LongestFirstSequencer extends BaseSequencer {
       if (durationB !== undefined) return -1;
       return size(b) - size(a);
     });
+    const listed = sorted.filter((spec) => rank(spec) < LONGEST_FILES.length);
+    const blocks = Map.groupBy(
+      sorted.filter((spec) => rank(spec) === LONGEST_FILES.length),
+      (spec) => spec.project.name,
+    );
+    const waits = (spec: TestSpecification) => WAITING_FILES.includes(relative(root, spec.moduleId));
+    const seconds = (spec: TestSpecification) => cached(spec) ?? 1_000;
+    return [
+      ...listed,
+      ...[...blocks.values()].flatMap((block) =>
+        spreadEvenly(
+          block.filter(waits),
+          block.filter((spec) => !waits(spec)),
+          seconds,
+        ),
+      ),
+    ];
   }
+}
+
+/**
+ * `others` in their order, with `spread` placed among them at even intervals of their summed `duration`: the
+ * first after a share of `1 / (spread.length + 1)` of it, the next after twice that, and so on.
+ */
+export function spreadEvenly<T>(
+  spread: readonly T[],
+  others: readonly T[],
+  duration: (item: T) => number,
+): T[] {
+  const total = others.reduce((sum, item) => sum + duration(item), 0);
+  const result: T[] = [];
+  let elapsed = 0;
+  let next = 0;
+  spread.forEach((item, index) => {
+    const at = (total * (index + 1)) / (spread.length + 1);
+    while (next < others.length && elapsed < at) {
+      const other = others[next++] as T;
+      elapsed += duration(other);
+      result.push(other);
+    }
+    result.push(item);
+  });
+  return [...result, ...others.slice(next)];
 }
 
 /** Where `value` stands in `list`; after all of them when it is not in it. */

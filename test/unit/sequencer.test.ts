@@ -1,0 +1,32 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { LONGEST_FILES, spreadEvenly, WAITING_FILES } from '../support/sequencer.ts';
+
+const root = join(import.meta.dirname, '..', '..');
+
+describe('the test sequencer (test/support/sequencer.ts)', () => {
+  it('spreads the waiting files at even intervals of the other files’ summed time', () => {
+    const others = ['a', 'b', 'c', 'd', 'e', 'f'];
+    const seconds: Record<string, number> = { a: 30, b: 10, c: 10, d: 5, e: 3, f: 2 };
+    // 60 s in all: the first wait after 20 s of the others (a), the second after 40 s (a, b).
+    expect(spreadEvenly(['W1', 'W2'], others, (item) => seconds[item] ?? 0)).toEqual([
+      'a',
+      'W1',
+      'b',
+      'W2',
+      'c',
+      'd',
+      'e',
+      'f',
+    ]);
+    expect(spreadEvenly([], others, () => 1)).toEqual(others);
+    expect(spreadEvenly(['W'], [], () => 1)).toEqual(['W']);
+  });
+
+  it('names files that exist, each in one list at most', () => {
+    const missing = [...LONGEST_FILES, ...WAITING_FILES].filter((file) => !existsSync(join(root, file)));
+    expect(missing).toEqual([]);
+    expect(LONGEST_FILES.filter((file) => WAITING_FILES.includes(file))).toEqual([]);
+  });
+});
