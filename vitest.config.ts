@@ -24,6 +24,10 @@ const LOGGING_TESTS = [
 const PSP_TESTS = 'functions/adapters/psp/*/test/**/*.test.ts';
 const PSP_BROWSER_TESTS = 'functions/adapters/psp/*/test/**/*.browser.test.ts';
 
+// `// @module-tag waits` in a file: its time is mostly a wait on a timer, and the sequencer spreads such files
+// (test/support/sequencer.ts). Every project is told of the tag: vitest refuses a tag it was not told of.
+const tags = [{ name: 'waits', description: 'Mostly waits on a timer: the sequencer spreads these files.' }];
+
 // A test's timeout is a backstop: every wait inside a test has its own deadline, derived from the bound the product
 // promises plus the load allowance (test/support/eventually.ts), and fails first, naming what it waited for.
 // A test that waits on nothing gets two allowances (timeoutFor()); longer tests name their bounds.
@@ -46,6 +50,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
+          tags,
           include: ['test/unit/**/*.test.ts'],
           env,
           testTimeout: timeoutFor(),
@@ -60,6 +65,7 @@ export default defineConfig({
       {
         test: {
           name: 'integration',
+          tags,
           env,
           // A PSP's own tests live in its folder (docs/orchestration.md#adding-a-psp); those in a browser are the
           // browser project's.
@@ -73,6 +79,7 @@ export default defineConfig({
       {
         test: {
           name: 'logging',
+          tags,
           env,
           include: LOGGING_TESTS,
           testTimeout: timeoutFor(),
@@ -82,6 +89,7 @@ export default defineConfig({
       {
         test: {
           name: 'infra',
+          tags,
           include: ['test/infra/**/*.test.ts'],
           isolate: false,
           testTimeout: 120_000,
@@ -93,6 +101,7 @@ export default defineConfig({
       {
         test: {
           name: 'browser',
+          tags,
           env,
           include: ['test/browser/**/*.test.ts', PSP_BROWSER_TESTS],
           isolate: false,

@@ -1,3 +1,4 @@
+// @module-tag waits: injected PSP and DynamoDB timeouts wait out their budgets (test/support/sequencer.ts)
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';

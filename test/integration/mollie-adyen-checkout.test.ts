@@ -1,3 +1,4 @@
+// @module-tag waits: a hang waits out the 5 s PSP call budget (test/support/sequencer.ts)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADYEN_FAKE, type FakeAdyen } from '../../functions/adapters/psp/adyen/test/fake.ts';
 import { type FakeMollie, MOLLIE_FAKE } from '../../functions/adapters/psp/mollie/test/fake.ts';

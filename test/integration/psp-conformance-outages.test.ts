@@ -1,3 +1,4 @@
+// @module-tag waits: each PSP's hang waits out the 5 s PSP call budget (test/support/sequencer.ts)
 import { expect } from 'vitest';
 import { PSP_CALL_TIMEOUT_MS } from '../../functions/domain/call-budgets.ts';
 import { timeoutFor } from '../support/eventually.ts';

@@ -1,3 +1,4 @@
+// @module-tag waits: its first test waits out the 15 s webhook timeout (test/support/sequencer.ts)
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
@@ -23,28 +23,14 @@ export const LONGEST_FILES = [
 ];
 
 /**
- * Files whose time is mostly a wait on a timer, not work: a PSP call that runs out its 5 s budget, a webhook's 15 s
- * timeout, an SDK's own retry pauses. Three workers share two cores, so one worker may wait while two work; when
- * several of these run at once, a core sits idle. Sorted by duration, the seven files of about 5 s that wait out
- * one call budget each came one after another, and all three workers waited together for 15 s (the machine's
- * counters: 42-77% idle). Each project's block spreads its waiting files evenly among its other files.
+ * A file whose time is mostly a wait on a timer, not work, says so with vitest's file tag `// @module-tag waits`
+ * (a PSP call that runs out its 5 s budget, a webhook's 15 s timeout, an SDK's own retry pauses). Three workers
+ * share two cores, so one worker may wait while two work; when several such files run at once, a core sits idle.
+ * Sorted by duration, the seven files of about 5 s that wait out one call budget each came one after another, and
+ * all three workers waited together for 15 s (the machine's counters: 42-77% idle). Each project's block spreads
+ * its waiting files evenly among its other files.
  */
-export const WAITING_FILES = [
-  'test/integration/webhook-isolation.test.ts',
-  'test/integration/psp-conformance-outages.test.ts',
-  'test/integration/psp-conformance-mandates.test.ts',
-  'test/integration/fault-mode.test.ts',
-  'test/integration/mollie-adyen-checkout.test.ts',
-  'functions/adapters/psp/mollie/test/adapter.test.ts',
-  'functions/adapters/psp/mollie/test/mandates.test.ts',
-  'functions/adapters/psp/mollie/test/failures.test.ts',
-  'functions/adapters/psp/adyen/test/adapter.test.ts',
-  'functions/adapters/psp/cashfree/test/adapter.test.ts',
-  'functions/adapters/psp/mercadopago/test/adapter.test.ts',
-  'functions/adapters/psp/paystack/test/adapter.test.ts',
-  'functions/adapters/psp/xendit/test/adapter.test.ts',
-  'functions/adapters/psp/stripe/test/failures.test.ts',
-];
+export const WAITS_TAG = /(\/\/|\*)\s*@module-tag\s+waits\b/;
 
 /**
  * After LONGEST_FILES, the projects in this order, each a block: a worker that ends a file of a project whose files
@@ -84,7 +70,7 @@ export class LongestFirstSequencer extends BaseSequencer {
       sorted.filter((spec) => rank(spec) === LONGEST_FILES.length),
       (spec) => spec.project.name,
     );
-    const waits = (spec: TestSpecification) => WAITING_FILES.includes(relative(root, spec.moduleId));
+    const waits = (spec: TestSpecification) => WAITS_TAG.test(readFileSync(spec.moduleId, 'utf8'));
     const seconds = (spec: TestSpecification) => cached(spec) ?? 1_000;
     return [
       ...listed,

@@ -1,3 +1,4 @@
+// @module-tag waits: a hang waits out the 5 s PSP call budget (test/support/sequencer.ts)
 import { beforeAll, describe, expect, it } from 'vitest';
 import { timeoutFor } from '../../../../../test/support/eventually.ts';
 import { orderLink, sessionRequest } from '../../../../../test/support/psp-fixtures.ts';

@@ -1,3 +1,4 @@
+// @module-tag waits: a hang waits out the 5 s PSP call budget (test/support/sequencer.ts)
 import { afterEach, describe, expect, it } from 'vitest';
 import { usePspAdapters } from '../../../../../test/support/psp-adapters.ts';
 import {

@@ -1,3 +1,4 @@
+// @module-tag waits: Mollie's SDK pauses 2 s between its own retries of a 5xx; a hang waits out the call budget (test/support/sequencer.ts)
 import { MollieApiError, type MollieClient } from '@mollie/api-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { timeoutFor } from '../../../../../test/support/eventually.ts';

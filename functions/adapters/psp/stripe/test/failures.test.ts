@@ -1,3 +1,4 @@
+// @module-tag waits: a hang waits out the 5 s PSP call budget (test/support/sequencer.ts)
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';

@@ -1,3 +1,4 @@
+// @module-tag waits: a hang waits out the 5 s PSP call budget (test/support/sequencer.ts)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { trustFakePspCertificate } from '../../../../../test/support/fake-psp-server.ts';
 import {
