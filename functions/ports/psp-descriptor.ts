@@ -76,7 +76,8 @@ export interface PspDescriptor<S extends CredentialsSchema = CredentialsSchema, 
   /**
    * Its own decline and error codes, as its API reports them on a failed payment, mapped to ours
    * (docs/orchestration.md#decline-codes); a code it reports and this lacks is `processing_error`. Absent: its
-   * adapter reads no reason (its failures are `declined`).
+   * adapter reads no reason (its failures are `declined`), or keeps its table beside it in the same shape, which
+   * only the functions that load the adapter then carry (docs/orchestration.md#decline-codes names which).
    */
   readonly declines?: Readonly<Record<string, PaymentFailureCode>>;
   /**

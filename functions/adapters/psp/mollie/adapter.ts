@@ -39,9 +39,11 @@ import {
   translatedCall,
   withinPspBudget,
 } from '../kit/calls.ts';
+import { declineOf } from '../kit/declines.ts';
 import { storedCredentialsFactory } from '../kit/factory.ts';
 import { RecentFacts } from '../kit/recent-facts.ts';
 import { mollieAmount } from './amounts.ts';
+import { MOLLIE_DECLINES } from './declines.ts';
 import type { mollie } from './descriptor.ts';
 import { firstPaymentOf, MOLLIE_KEY_WINDOW_MS, MollieMandates, withMollieMandates } from './mandates.ts';
 import { mollieSettlementItems, mollieSettlements } from './payouts.ts';
@@ -71,15 +73,20 @@ export function mollieRefundDescription(request: Pick<PspRefundRequest, 'linkId'
 const PAYMENT_ID = /^tr_[A-Za-z0-9]+$/;
 
 /** What each Mollie payment status means for the attempt (docs.mollie.com "Handling payment status"). */
-function stateOf(payment: Payment): Pick<PspSessionStatus, 'state' | 'failure'> {
+function stateOf(payment: Payment, displayName: string): Pick<PspSessionStatus, 'state' | 'failure'> {
   const byStatus: Record<string, PspSessionStatus['failure'] & { state: PspPaymentState }> = {
-    failed: { state: 'failed', code: 'declined', message: 'The payment failed at Mollie.' },
     canceled: { state: 'canceled', code: 'canceled', message: 'The buyer canceled the payment at Mollie.' },
     expired: { state: 'expired', code: 'expired', message: 'The Mollie payment expired unpaid.' },
   };
   if (payment.status === 'paid') return { state: 'succeeded', failure: null };
-  const failed = byStatus[payment.status];
-  if (failed) return { state: failed.state, failure: { code: failed.code, message: failed.message } };
+  if (payment.status === 'failed') {
+    // Only a card payment says why (mollie/openapi `payment-details`: `failureReason`); the others fail without.
+    const { failureReason } = (payment.details ?? {}) as { failureReason?: string | null };
+    const table = { displayName, declines: MOLLIE_DECLINES };
+    return { state: 'failed', failure: declineOf(table, failureReason, 'The payment failed at Mollie.') };
+  }
+  const ended = byStatus[payment.status];
+  if (ended) return { state: ended.state, failure: { code: ended.code, message: ended.message } };
   return { state: 'pending', failure: null };
 }
 
@@ -253,7 +260,7 @@ export class MolliePsp implements Psp, EndsSessions, Refunds, ListsPayouts {
       this.fetched.take(sessionId) ?? (await this.call('lookup', () => this.mollie.payments.get(sessionId)));
     if (!this.isOfMode(payment)) throw new InvalidNotificationError('A Mollie payment of the other mode.');
     const metadata = (payment.metadata ?? {}) as { link_id?: unknown; payment_id?: unknown };
-    const { state, failure } = stateOf(payment);
+    const { state, failure } = stateOf(payment, this.descriptor.displayName);
     return {
       id: payment.id,
       paymentId: typeof metadata.payment_id === 'string' ? metadata.payment_id : null,

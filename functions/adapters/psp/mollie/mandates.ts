@@ -19,6 +19,7 @@ import {
 } from '../../../ports/psp.ts';
 import { messageOf, pspFailure, statusOf, translatedCall, withinPspBudget } from '../kit/calls.ts';
 import { mollieAmount } from './amounts.ts';
+import { mollieRenewalClass } from './declines.ts';
 import type { mollie } from './descriptor.ts';
 
 /**
@@ -119,25 +120,6 @@ export async function firstPaymentOf(
   };
 }
 
-/** How each `details.failureReason` of a failed card payment is classed (docs/subscriptions.md#mollie). */
-const CARD_DECLINES: Readonly<Record<string, DeclineClass>> = {
-  insufficient_funds: 'soft',
-  card_declined: 'soft',
-  refused_by_issuer: 'soft',
-  unknown_reason: 'soft',
-  authentication_required: 'authentication_required',
-  authentication_failed: 'authentication_required',
-  authentication_abandoned: 'authentication_required',
-  authentication_unavailable_acs: 'authentication_required',
-  card_expired: 'hard',
-  inactive_card: 'hard',
-  invalid_card_number: 'hard',
-  invalid_card_type: 'hard',
-  invalid_card_holder_name: 'hard',
-  invalid_cvv: 'hard',
-  possible_fraud: 'hard',
-};
-
 /**
  * How each SEPA reason (`details.bankReasonCode`) of a failed direct debit is classed: funds (`AM04`) and an
  * unexplained refusal (`MS03`) may pass later; a revoked or invalid mandate, a closed or blocked account, a
@@ -176,7 +158,7 @@ function declineOf(payment: Payment): Decline {
   }
   const reason = details.failureReason ?? payment.status;
   return {
-    class: CARD_DECLINES[reason] ?? 'soft',
+    class: mollieRenewalClass(reason),
     code: `mollie:${reason}`,
     message: details.failureMessage || `The Mollie payment ${payment.status}.`,
   };

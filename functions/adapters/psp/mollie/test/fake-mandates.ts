@@ -83,6 +83,23 @@ const FAILURE_MESSAGES: Record<string, string> = {
   authentication_required: 'The issuer requires the cardholder to authenticate.',
 };
 
+/**
+ * Fails a payment as Mollie does: a card's with `details.failureReason` and the buyer's `failureMessage`, a direct
+ * debit's with its bank's SEPA reason (mollie/openapi `payment-details`).
+ */
+export function failMolliePayment(
+  payment: FakeMolliePayment,
+  reason: { failureReason?: string; bankReasonCode?: string },
+): FakeMolliePayment {
+  const details = reason.bankReasonCode
+    ? { bankReasonCode: reason.bankReasonCode, bankReason: `SEPA reason ${reason.bankReasonCode}` }
+    : {
+        failureReason: reason.failureReason,
+        failureMessage: FAILURE_MESSAGES[reason.failureReason ?? ''] ?? 'The payment failed.',
+      };
+  return Object.assign(payment, { status: 'failed', failedAt: new Date().toISOString(), details });
+}
+
 export function fakeMollieMandates(wiring: Wiring): FakeMollieMandates & {
   /** Answers the requests of this part; undefined for the rest of the fake. */
   route(method: string, path: string, body: Record<string, unknown>, mode: Mode): Answer | undefined;
@@ -216,19 +233,12 @@ export function fakeMollieMandates(wiring: Wiring): FakeMollieMandates & {
       Object.assign(payment, { status: 'paid', paidAt: now() });
     } else {
       const [reason, bankReasonCode] = DECLINES[outcome];
-      fail(payment, mandate.method === 'directdebit' ? { bankReasonCode } : { failureReason: reason });
+      failMolliePayment(
+        payment,
+        mandate.method === 'directdebit' ? { bankReasonCode } : { failureReason: reason },
+      );
     }
     return payment;
-  }
-
-  function fail(payment: FakeMolliePayment, reason: { failureReason?: string; bankReasonCode?: string }) {
-    const details = reason.bankReasonCode
-      ? { bankReasonCode: reason.bankReasonCode, bankReason: `SEPA reason ${reason.bankReasonCode}` }
-      : {
-          failureReason: reason.failureReason,
-          failureMessage: FAILURE_MESSAGES[reason.failureReason ?? ''] ?? 'The payment failed.',
-        };
-    Object.assign(payment, { status: 'failed', failedAt: now(), details });
   }
 
   function paid(payment: FakeMolliePayment): void {
@@ -296,8 +306,9 @@ export function fakeMollieMandates(wiring: Wiring): FakeMollieMandates & {
       if (payment?.status !== 'pending') throw new Error(`no pending payment ${paymentId}`);
       const mandate = mandates.get(String(payment.mandateId));
       if (outcome === 'paid') Object.assign(payment, { status: 'paid', paidAt: now() });
-      else if (mandate?.method === 'directdebit') fail(payment, { bankReasonCode: bankReasonCode ?? 'AM04' });
-      else fail(payment, { failureReason: 'insufficient_funds' });
+      else if (mandate?.method === 'directdebit')
+        failMolliePayment(payment, { bankReasonCode: bankReasonCode ?? 'AM04' });
+      else failMolliePayment(payment, { failureReason: 'insufficient_funds' });
       return payment;
     },
     revokeAtBank(mandateId) {

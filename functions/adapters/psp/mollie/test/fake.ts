@@ -3,13 +3,13 @@ import { readFileSync } from 'node:fs';
 import { type RecordedPspRequest, startFakePspServer } from '../../../../../test/support/fake-psp-server.ts';
 import { type ContractExchange, loadPspContract } from '../../../../../test/support/psp-contract.ts';
 import type { PspFakeDefinition } from '../../../../../test/support/psp-fakes.ts';
-import { type FakeMollieMandates, fakeMollieMandates } from './fake-mandates.ts';
+import { type FakeMollieMandates, failMolliePayment, fakeMollieMandates } from './fake-mandates.ts';
 import { type FakeMollieSettlements, fakeMollieSettlements } from './fake-payouts.ts';
 
 const MOLLIE_DOCUMENT = new URL('./contract/mollie.trimmed.json', import.meta.url);
 
 /** What Mollie's OpenAPI document enumerates for one of its schemas (`locale`, `method`). */
-function documentEnum(schema: string): string[] {
+export function documentEnum(schema: string): string[] {
   const document = JSON.parse(readFileSync(MOLLIE_DOCUMENT, 'utf8')) as {
     components: { schemas: Record<string, { enum: (string | null)[] }> };
   };
@@ -86,8 +86,15 @@ export interface FakeMollie {
   refunds: Map<string, FakeMollieRefund>;
   /** Its settlements of what it took (test/fake-payouts.ts). */
   settlements: FakeMollieSettlements;
-  /** What Mollie does when the buyer pays, declines, or lets the payment run out. */
-  setStatus(id: string, status: 'paid' | 'failed' | 'canceled' | 'expired' | 'pending'): FakeMolliePayment;
+  /**
+   * What Mollie does when the buyer pays, declines, or lets the payment run out; a card payment that fails may say
+   * why (`failureReason`, one of Mollie's document's `payment-details-failure-reason-response`).
+   */
+  setStatus(
+    id: string,
+    status: 'paid' | 'failed' | 'canceled' | 'expired' | 'pending',
+    failureReason?: string,
+  ): FakeMolliePayment;
   setRefundStatus(id: string, status: 'refunded' | 'failed' | 'processing'): FakeMollieRefund;
   /** The webhook Mollie sends: a form body with the payment id only. */
   webhookBody(id: string): string;
@@ -313,10 +320,14 @@ export async function startFakeMollie(options: { apiKeys: string[] }): Promise<F
     refunds,
     mandates,
     settlements,
-    setStatus(paymentId, status) {
+    setStatus(paymentId, status, failureReason) {
       const payment = payments.get(paymentId);
       if (!payment) throw new Error(`no payment ${paymentId}`);
       Object.assign(payment, { status, isCancelable: false });
+      // Mollie gives a reason on the card method only (mollie/openapi `payment-details`, `x-method: cards`).
+      if (status === 'failed' && failureReason) {
+        failMolliePayment(Object.assign(payment, { method: 'creditcard' }), { failureReason });
+      }
       if (status === 'paid') {
         Object.assign(payment, { paidAt: new Date().toISOString(), method: 'creditcard' });
         mandates.paid(payment);
