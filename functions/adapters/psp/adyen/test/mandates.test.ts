@@ -188,6 +188,18 @@ describe('Adyen mandates: the first payment stores the card', () => {
   });
 });
 
+/** The `/payments` request of a renewal, as Adyen's document asks it for a stored card charged off-session. */
+const renewalBody = (charge: MandateCharge, mandate: MandateRef, minorUnits: number) => ({
+  amount: { currency: 'EUR', value: minorUnits },
+  merchantAccount,
+  reference: charge.paymentId,
+  paymentMethod: { type: 'scheme', storedPaymentMethodId: mandate.reference },
+  shopperReference: mandate.customer,
+  shopperInteraction: 'ContAuth',
+  recurringProcessingModel: 'Subscription',
+  returnUrl: 'http://localhost',
+});
+
 describe('Adyen mandates: renewals', () => {
   it('charges the token off-session (ContAuth, Subscription) under the attempt’s key', async () => {
     const psp = await holder();
@@ -204,14 +216,7 @@ describe('Adyen mandates: renewals', () => {
     expect(sent).toMatchObject({ method: 'POST', path: '/v72/payments' });
     expect(sent?.headers['idempotency-key']).toBe(charge.idempotencyKey);
     expect(JSON.parse(sent?.body ?? '')).toEqual({
-      amount: { currency: 'EUR', value: 1250 },
-      merchantAccount,
-      reference: charge.paymentId,
-      paymentMethod: { type: 'scheme', storedPaymentMethodId: mandate.reference },
-      shopperReference: mandate.customer,
-      shopperInteraction: 'ContAuth',
-      recurringProcessingModel: 'Subscription',
-      returnUrl: 'http://localhost',
+      ...renewalBody(charge, mandate, 1250),
       metadata: { subscription_id: charge.subscriptionId, period: String(charge.period) },
     });
     expect(adyen.violations).toEqual([]);
@@ -240,16 +245,7 @@ describe('Adyen mandates: renewals', () => {
         'idempotency-key': charge.idempotencyKey,
         'content-type': 'application/json',
       },
-      body: JSON.stringify({
-        amount: { currency: 'EUR', value: 990 },
-        merchantAccount,
-        reference: charge.paymentId,
-        paymentMethod: { type: 'scheme', storedPaymentMethodId: mandate.reference },
-        shopperReference: mandate.customer,
-        shopperInteraction: 'ContAuth',
-        recurringProcessingModel: 'Subscription',
-        returnUrl: 'http://localhost',
-      }),
+      body: JSON.stringify(renewalBody(charge, mandate, 990)),
     });
     const first = (await lost.json()) as { pspReference: string };
     const made = adyen.mandates.renewals.length;
