@@ -17,13 +17,9 @@ export interface ConnectionHealth {
   /** Skipped by everyone until then (also the lease of a trial in progress). */
   down_until: string | null;
   /**
-   * Taken down by outages after the opening (`afterOutages`): its trial is a session whose outcome decides
-   * (`afterTrialOutcome`), as an opening that succeeds says nothing of a PSP failing after it.
-   */
-  down_for_outages: boolean;
-  /**
-   * Trial sessions of a connection down for outages still to be served (paid or declined) before it is back
-   * (`afterTrialOutcome`); 0 otherwise. An item stored before it existed reads 0: its next trial decides alone.
+   * Trial sessions of a connection taken down by outages (`afterOutages`) still to be served (paid or declined)
+   * before it is back (`afterTrialOutcome`); 0 otherwise. More than 0 is what says it is down for outages
+   * (`isDownForOutages`), so that no second field can disagree with it.
    */
   trials_to_pass: number;
   /** Optimistic-concurrency counter of the stored record. */
@@ -36,7 +32,6 @@ export type HealthStatus = (typeof HEALTH_STATUSES)[number];
 export const INITIAL_HEALTH: ConnectionHealth = {
   consecutive_failures: 0,
   down_until: null,
-  down_for_outages: false,
   trials_to_pass: 0,
   revision: 0,
 };
@@ -50,6 +45,14 @@ export const OUTAGE_TRIAL_LEASE_MS = 5 * 60_000;
 export function healthStatus(health: ConnectionHealth, now: Date): HealthStatus {
   if (health.down_until !== null && Date.parse(health.down_until) > now.getTime()) return 'down';
   return health.consecutive_failures === 0 ? 'healthy' : 'degraded';
+}
+
+/**
+ * Taken down by outages after the opening and not back yet: its trial is a session whose outcome decides
+ * (`afterTrialOutcome`), as an opening that succeeds says nothing of a PSP failing after it.
+ */
+export function isDownForOutages(health: ConnectionHealth): boolean {
+  return health.trials_to_pass > 0;
 }
 
 /** Whether the connection may be tried now without first claiming its trial. */
@@ -73,7 +76,7 @@ export function claimTrial(
   leaseMs: number,
 ): ConnectionHealth | undefined {
   if (!awaitsTrial(health, now)) return undefined;
-  const lease = health.down_for_outages ? Math.max(leaseMs, OUTAGE_TRIAL_LEASE_MS) : leaseMs;
+  const lease = isDownForOutages(health) ? Math.max(leaseMs, OUTAGE_TRIAL_LEASE_MS) : leaseMs;
   return next(health, { down_until: new Date(now.getTime() + lease).toISOString() });
 }
 
@@ -82,7 +85,7 @@ export function claimTrial(
  * a connection down for outages, whose trial session opened: its outcome decides (`afterTrialOutcome`).
  */
 export function afterSuccess(health: ConnectionHealth): ConnectionHealth | undefined {
-  if (health.down_for_outages) return undefined;
+  if (isDownForOutages(health)) return undefined;
   if (health.consecutive_failures === 0 && health.down_until === null) return undefined;
   return next(health, { consecutive_failures: 0, down_until: null });
 }
@@ -125,7 +128,6 @@ export function afterOutages(health: ConnectionHealth, now: Date): ConnectionHea
   return next(health, {
     consecutive_failures: Math.max(health.consecutive_failures, FAILURES_BEFORE_DOWN),
     down_until: new Date(now.getTime() + DOWN_FOR_MS).toISOString(),
-    down_for_outages: true,
     trials_to_pass: OUTAGE_TRIALS_TO_PASS,
   });
 }
@@ -141,17 +143,12 @@ export function afterTrialOutcome(
   outcome: Outcome,
   now: Date,
 ): ConnectionHealth | undefined {
-  if (!health.down_for_outages) return undefined;
+  if (!isDownForOutages(health)) return undefined;
   if (outcome === 'paid' || outcome === 'failed') {
     if (health.trials_to_pass > 1) {
       return next(health, { down_until: null, trials_to_pass: health.trials_to_pass - 1 });
     }
-    return next(health, {
-      consecutive_failures: 0,
-      down_until: null,
-      down_for_outages: false,
-      trials_to_pass: 0,
-    });
+    return next(health, { consecutive_failures: 0, down_until: null, trials_to_pass: 0 });
   }
   if (outcome !== 'outage') return undefined;
   return next(health, {

@@ -17,6 +17,7 @@ import {
   type ConnectionHealth,
   claimTrial,
   INITIAL_HEALTH,
+  isDownForOutages,
 } from '../domain/connection-health.ts';
 import { ConcurrentModificationError } from '../domain/errors.ts';
 import type { Amount } from '../domain/money.ts';
@@ -279,7 +280,7 @@ async function admission(
   if (next === 'try') return { outageTrial: false };
   const claim = (current: ConnectionHealth) => claimTrial(current, now, TRIAL_LEASE_MS);
   const claimed = await deps.psps.updateHealth(connection, claim, known ?? INITIAL_HEALTH);
-  return claimed ? { outageTrial: claimed.down_for_outages } : 'skip';
+  return claimed ? { outageTrial: isDownForOutages(claimed) } : 'skip';
 }
 
 /** What the PSP is asked to open for the attempt `paymentId` (see `SessionRequest`). */

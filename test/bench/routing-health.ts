@@ -8,6 +8,7 @@ import {
   claimTrial,
   healthStatus,
   INITIAL_HEALTH,
+  isDownForOutages,
   NO_OUTAGE_RUN,
   type OutageRun,
 } from '../../functions/domain/connection-health.ts';
@@ -53,7 +54,7 @@ export class SimulatedHealth {
       const claimed = next === 'claim_trial' ? claimTrial(this.of(id), now, TRIAL_LEASE_MS) : undefined;
       if (claimed) this.health.set(id, claimed);
       this.health.set(id, afterSuccess(this.of(id)) ?? this.of(id));
-      return { id, trial: claimed?.down_for_outages === true };
+      return { id, trial: claimed !== undefined && isDownForOutages(claimed) };
     }
     return undefined;
   }

@@ -1,11 +1,17 @@
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectionKeys } from '../../functions/adapters/dynamodb/table-schema.ts';
 import { CHECKOUT_FAKE, type FakeCheckout } from '../../functions/adapters/psp/checkout-com/test/fake.ts';
+import { documentClient } from '../../functions/clients/dynamodb.ts';
+import { config } from '../../functions/config.ts';
 import { paymentRepository, pspConnectionRepository } from '../../functions/dependencies.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
 import {
   DOWN_FOR_MS,
   FAILURES_BEFORE_DOWN,
   healthStatus,
+  isDownForOutages,
+  OUTAGE_TRIAL_LEASE_MS,
   OUTAGE_TRIALS_TO_PASS,
   OUTAGES_BEFORE_DOWN,
 } from '../../functions/domain/connection-health.ts';
@@ -113,7 +119,7 @@ describe('outages after the opening', () => {
       await eventually(
         async () => (await healthOf(bursting))?.trials_to_pass === OUTAGE_TRIALS_TO_PASS - served,
       );
-      expect(await healthOf(bursting)).toMatchObject({ down_until: null, down_for_outages: true });
+      expect(await healthOf(bursting)).toMatchObject({ down_until: null });
     }
     const paidTrial = await visit();
     expect(paidTrial.session.connection_id).toBe(bursting.id);
@@ -121,7 +127,7 @@ describe('outages after the opening', () => {
     await fake.pay(paidTrial.session.id, true);
     const back = await eventually(async () => {
       const health = await healthOf(bursting);
-      return health && !health.down_for_outages && health;
+      return health && !isDownForOutages(health) && health;
     });
     expect(back).toMatchObject({ consecutive_failures: 0, down_until: null });
     expect((await visit()).session.connection_id).toBe(bursting.id);
@@ -147,5 +153,49 @@ describe('outages after the opening', () => {
     }
 
     expect(await healthOf(connection)).toMatchObject({ consecutive_failures: 0, down_until: null });
+  });
+
+  it('read an item stored when `down_for_outages` was written, before two trials, as one trial to pass, and the next health write removes the flag', async () => {
+    const account = 'outageshop-before-trials';
+    const olderKey = await psps.stack.issueKey(account, 'test');
+    const connection = await psps.connect(account, 'checkout');
+    fake.webhookUrl = `${psps.stack.baseUrl}/psp/checkout_com/notifications/${connection.id}`;
+    const key = connectionKeys.connection(account, 'test', connection.id);
+    const stored = async () =>
+      (
+        await documentClient().send(
+          new GetCommand({ TableName: config().TABLE_NAME, Key: key, ConsistentRead: true }),
+        )
+      ).Item;
+    // As the first versions that fed outages to health left it: down for outages, no trials counted, cool-down over.
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: config().TABLE_NAME,
+        Key: key,
+        UpdateExpression:
+          'SET consecutive_failures = :failures, down_until = :over, down_for_outages = :down REMOVE trials_to_pass',
+        ExpressionAttributeValues: {
+          ':failures': FAILURES_BEFORE_DOWN,
+          ':over': new Date(Date.now() - 1).toISOString(),
+          ':down': true,
+        },
+      }),
+    );
+
+    const claimedAt = Date.now();
+    const link = await createLink(psps.stack, olderKey.api_key);
+    await navigate(link.checkout_url);
+    const trial = (await storedLink(link.id)).psp_session;
+    expect(trial?.connection_id).toBe(connection.id);
+    // Claimed as the trial of a connection down for outages (its session's lease), and stored without the flag.
+    const claimed = await stored();
+    expect(claimed).toMatchObject({ consecutive_failures: FAILURES_BEFORE_DOWN, trials_to_pass: 1 });
+    expect(claimed).not.toHaveProperty('down_for_outages');
+    expect(Date.parse(claimed?.down_until)).toBeGreaterThanOrEqual(claimedAt + OUTAGE_TRIAL_LEASE_MS);
+
+    // Its one trial served brings it back, as it did when the item was written.
+    await fake.pay(trial?.id as string, true);
+    await eventually(async () => (await healthOf(connection))?.consecutive_failures === 0);
+    expect(await stored()).toMatchObject({ down_until: null, trials_to_pass: 0 });
   });
 });

@@ -13,6 +13,7 @@ import {
   healthStatus,
   INITIAL_HEALTH,
   isAvailable,
+  isDownForOutages,
   NO_OUTAGE_RUN,
   OUTAGE_TRIAL_LEASE_MS,
   OUTAGE_TRIALS_TO_PASS,
@@ -118,24 +119,27 @@ describe('outages after the opening, in connection health', () => {
     for (const served of ['paid', 'failed'] as const) {
       // A PSP failing in a burst still pays some sessions: one served trial is not enough.
       const passed = afterTrialOutcome(firstTrial, served, outcomeAt) as ConnectionHealth;
-      expect(passed).toMatchObject({ down_until: null, down_for_outages: true });
+      expect(passed).toMatchObject({ down_until: null });
+      expect(isDownForOutages(passed)).toBe(true);
       expect(isAvailable(passed, outcomeAt)).toBe(false);
       const secondTrial = claimTrial(passed, outcomeAt, 7_000) as ConnectionHealth;
       expect(healthStatus(secondTrial, outcomeAt)).toBe('down');
 
       const back = afterTrialOutcome(secondTrial, served, later(DOWN_FOR_MS + 360_000)) as ConnectionHealth;
-      expect(back).toMatchObject({ consecutive_failures: 0, down_until: null, down_for_outages: false });
+      expect(back).toMatchObject({ consecutive_failures: 0, down_until: null, trials_to_pass: 0 });
       expect(isAvailable(back, outcomeAt)).toBe(true);
       expect(afterTrialOutcome(back, 'outage', outcomeAt)).toBeUndefined();
 
       // An outage after a served trial starts the trials over.
       const again = afterTrialOutcome(secondTrial, 'outage', outcomeAt) as ConnectionHealth;
       const thirdTrial = claimTrial(again, later(DOWN_FOR_MS * 2 + 180_000), 7_000) as ConnectionHealth;
-      expect(afterTrialOutcome(thirdTrial, served, outcomeAt)).toMatchObject({ down_for_outages: true });
+      expect(isDownForOutages(afterTrialOutcome(thirdTrial, served, outcomeAt) as ConnectionHealth)).toBe(
+        true,
+      );
     }
     const again = afterTrialOutcome(firstTrial, 'outage', outcomeAt) as ConnectionHealth;
     expect(Date.parse(again.down_until as string)).toBe(outcomeAt.getTime() + DOWN_FOR_MS);
-    expect(again.down_for_outages).toBe(true);
+    expect(isDownForOutages(again)).toBe(true);
     expect(afterTrialOutcome(firstTrial, 'left', outcomeAt)).toBeUndefined();
   });
 });

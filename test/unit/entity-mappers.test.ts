@@ -1,13 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { apiKeyFromItem } from '../../functions/adapters/dynamodb/api-key-mapper.ts';
 import {
-  connectionStateFromItem,
-  connectionToItem,
-  providerDecoder,
-  routingFromItem,
-  storedProvider,
-} from '../../functions/adapters/dynamodb/connection-mapper.ts';
-import {
   auditEntryFromItem,
   consoleSessionFromItem,
 } from '../../functions/adapters/dynamodb/console-mapper.ts';
@@ -19,9 +12,6 @@ import { paymentFromItem, paymentToItem } from '../../functions/adapters/dynamod
 import { recoveryFromItem } from '../../functions/adapters/dynamodb/recovery-mapper.ts';
 import { refundEntryFromItem } from '../../functions/adapters/dynamodb/refund-mapper.ts';
 import { sandboxSessionFromItem } from '../../functions/adapters/dynamodb/sandbox-session-mapper.ts';
-import { PSP_IDS } from '../../functions/adapters/psp/registry.ts';
-import { createConnection } from '../../functions/domain/connection.ts';
-import { INITIAL_HEALTH } from '../../functions/domain/connection-health.ts';
 import { startedPayment } from '../../functions/domain/payment.ts';
 import { refusal } from '../support/undecodable.ts';
 
@@ -141,81 +131,6 @@ describe('payment mapper', () => {
         paymentFromItem({ ...item, routing: { s: 'split', g: 'EUR', t: [['pc_a', 'pay_1', 2]] } }),
       ),
     ).toMatchObject({ reason: 'routing.t.0: expected 0 or 1, found a number' });
-  });
-});
-
-describe('connection mapper', () => {
-  const connection = createConnection(
-    { account: 'acme', mode: 'live', provider: 'sandbox', name: 'Sandbox' },
-    's/',
-    now,
-  );
-
-  it('reads a connection from before methods, success rates and fees (2026-11-23) without them, and its health', () => {
-    const { down_for_outages: _o, trials_to_pass: _t, ...beforeOutages } = connectionToItem(connection);
-    const state = connectionStateFromItem({ ...beforeOutages, consecutive_failures: 2, revision: 5 });
-    expect(state).toEqual({
-      connection,
-      // Older items have neither field: never down for outages, no trial to pass.
-      health: { ...INITIAL_HEALTH, consecutive_failures: 2, revision: 5 },
-    });
-    expect(state.connection).not.toHaveProperty('kind');
-    expect(state.connection).not.toHaveProperty('methods');
-  });
-
-  it('reads an item without health as healthy', () => {
-    const {
-      consecutive_failures: _f,
-      down_until: _d,
-      down_for_outages: _o,
-      trials_to_pass: _t,
-      revision: _r,
-      ...item
-    } = connectionToItem(connection);
-    expect(connectionStateFromItem(item).health).toEqual(INITIAL_HEALTH);
-  });
-
-  it('reads every provider there is, and refuses one there is not', () => {
-    for (const provider of PSP_IDS) expect(storedProvider(provider)).toBe(provider);
-    const item = { ...connectionToItem(connection), provider: 'acmepay' };
-    expect(refusal(() => connectionStateFromItem(item)).reason).toBe(
-      `provider: expected one of ${PSP_IDS.join(', ')}, found a string`,
-    );
-  });
-
-  it('reads a provider stored under a former id of its PSP (an alias of its descriptor) as its id', () => {
-    const decode = providerDecoder([{ id: 'acme_pay', aliases: ['acme'] }, { id: 'other' }]);
-    expect(decode('acme')).toBe('acme_pay');
-    expect(decode('acme_pay')).toBe('acme_pay');
-    expect(decode('other')).toBe('other');
-    expect(() => decode('acmepay')).toThrow('expected one of acme_pay, other, found a string');
-  });
-
-  it('refuses a connection whose fee lines are not fee lines', () => {
-    const item = { ...connectionToItem(connection), fees: [{ percent: '1.4', fixed: 0.25 }] };
-    expect(refusal(() => connectionStateFromItem(item)).reason).toBe(
-      'fees.0.percent: expected a number, found a string',
-    );
-  });
-
-  it('reads the routing document without the item’s own attributes, and refuses one without a default list', () => {
-    const routing = {
-      // biome-ignore lint/suspicious/noThenProperty: a routing rule's own field name
-      rules: [{ name: 'euro', when: { currency: ['EUR'] }, then: { priority: ['pc_a'] } }],
-      default: ['pc_a'],
-    };
-    const item = {
-      pk: 'PSP#acme#live',
-      sk: 'ROUTING',
-      kind: 'routing',
-      account: 'acme',
-      mode: 'live',
-      ...routing,
-    };
-    expect(routingFromItem(item)).toEqual(routing);
-    expect(refusal(() => routingFromItem({ ...item, default: 'pc_a' })).reason).toBe(
-      'default: expected a list, found a string',
-    );
   });
 });
 

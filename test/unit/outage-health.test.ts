@@ -89,7 +89,7 @@ describe('outages feeding connection health, in one container', () => {
     expect(store.health).toMatchObject({
       consecutive_failures: 0,
       down_until: null,
-      down_for_outages: false,
+      trials_to_pass: 0,
     });
   });
 

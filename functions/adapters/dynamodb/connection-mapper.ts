@@ -71,14 +71,21 @@ const connectionFields = (): FieldDecoders<PspConnection> => ({
   created_at: string,
 });
 
+/** A connection's health as items hold it: older ones lack `trials_to_pass`, and some carry `down_for_outages`. */
+interface StoredHealth extends Omit<ConnectionHealth, 'trials_to_pass'> {
+  trials_to_pass?: number;
+  down_for_outages?: boolean;
+}
+
 /** The shared health beside a connection, in the same item; written with it, read as healthy when absent. */
-const healthFields = (): FieldDecoders<ConnectionHealth> => ({
+const healthFields = (): FieldDecoders<StoredHealth> => ({
   consecutive_failures: withDefault(number, () => INITIAL_HEALTH.consecutive_failures),
   down_until: withDefault(nullable(string), () => INITIAL_HEALTH.down_until),
-  // Since 2026-11-29 (outages feed health): absent on older items, which were never down for outages.
-  down_for_outages: withDefault(boolean, () => INITIAL_HEALTH.down_for_outages),
-  // Since 2026-11-29 (two trials after outages): absent on older items, whose next trial decides alone.
-  trials_to_pass: withDefault(number, () => INITIAL_HEALTH.trials_to_pass),
+  // Since 2026-11-29 (two trials after outages): absent on older items (see `healthFromItem`).
+  trials_to_pass: optional(number),
+  // Written by the first versions that fed outages to health (2026-11-29), until `trials_to_pass` alone said it: no
+  // longer written, and removed by the connection's next health write.
+  down_for_outages: optional(boolean),
   revision: withDefault(number, () => INITIAL_HEALTH.revision),
 });
 
@@ -87,9 +94,21 @@ const decodeConnection = /* @__PURE__ */ itemDecoder('connection', connectionFie
 });
 const decodeHealth = /* @__PURE__ */ itemDecoder('connection', healthFields, { keep: 'drop' });
 
+/**
+ * An item without `trials_to_pass` was stored before a connection down for outages needed two trials: one down for
+ * outages then (`down_for_outages` set) has one trial to pass, so that its next trial decides alone, as it did.
+ */
+function healthFromItem(item: Record<string, unknown>): ConnectionHealth {
+  const { trials_to_pass, down_for_outages, ...health } = decodeHealth(item);
+  return {
+    ...health,
+    trials_to_pass: trials_to_pass ?? (down_for_outages ? 1 : INITIAL_HEALTH.trials_to_pass),
+  };
+}
+
 /** A stored connection item: the connection, and its health beside it (one read serves both). */
 export function connectionStateFromItem(item: Record<string, unknown>): ConnectionState {
-  return { connection: decodeConnection(item), health: decodeHealth(item) };
+  return { connection: decodeConnection(item), health: healthFromItem(item) };
 }
 
 /** The item of a new connection, with its initial health. */

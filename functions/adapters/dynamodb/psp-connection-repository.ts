@@ -169,13 +169,13 @@ export class DynamoPspConnectionRepository implements PspConnectionRepository {
           new UpdateCommand({
             TableName: this.tableName,
             Key: key,
+            // `trials_to_pass` alone says a connection is down for outages: the flag an older item carries goes.
             UpdateExpression:
-              'SET consecutive_failures = :failures, down_until = :down, down_for_outages = :outages, trials_to_pass = :trials, revision = :next',
+              'SET consecutive_failures = :failures, down_until = :down, trials_to_pass = :trials, revision = :next REMOVE down_for_outages',
             ConditionExpression: 'attribute_exists(pk) AND revision = :expected',
             ExpressionAttributeValues: {
               ':failures': next.consecutive_failures,
               ':down': next.down_until,
-              ':outages': next.down_for_outages,
               ':trials': next.trials_to_pass,
               ':next': current.revision + 1,
               ':expected': current.revision,
