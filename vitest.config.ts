@@ -86,6 +86,15 @@ export default defineConfig({
           hookTimeout: timeoutFor(),
         },
       },
+      // The static checks (Biome, Spectral, tsc), in the same queue as the tests (test/static/static-checks.test.ts).
+      {
+        test: {
+          name: 'static',
+          tags,
+          include: ['test/static/**/*.test.ts'],
+          testTimeout: 300_000,
+        },
+      },
       {
         test: {
           name: 'infra',

@@ -10,6 +10,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  */
 export const LONGEST_FILES = [
   'test/integration/chaos.test.ts',
+  'test/static/static-checks.test.ts',
   'test/integration/psp-cli.test.ts',
   'test/integration/bundled-functions.test.ts',
   'test/integration/local-stack-start.test.ts',
