@@ -46,7 +46,7 @@ const PROJECT_ORDER = ['browser', 'logging', 'integration', 'infra', 'unit'];
  * Orders the files of every project in one queue, longest first, so the workers end together: the files of
  * LONGEST_FILES in that order, then each project's files (PROJECT_ORDER): those with no cached duration (new ones,
  * or all on a fresh clone) by size, larger first, then the others by the duration vitest cached from the last run,
- * longest first.
+ * longest first; the files tagged as waiting (`WAITS_TAG`) spread among them.
  */
 export class LongestFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
@@ -71,14 +71,14 @@ export class LongestFirstSequencer extends BaseSequencer {
       sorted.filter((spec) => rank(spec) === LONGEST_FILES.length),
       (spec) => spec.project.name,
     );
-    const waits = (spec: TestSpecification) => WAITS_TAG.test(readFileSync(spec.moduleId, 'utf8'));
+    const waiting = new Set(files.filter((spec) => WAITS_TAG.test(readFileSync(spec.moduleId, 'utf8'))));
     const seconds = (spec: TestSpecification) => cached(spec) ?? 1_000;
     return [
       ...listed,
       ...[...blocks.values()].flatMap((block) =>
         spreadEvenly(
-          block.filter(waits),
-          block.filter((spec) => !waits(spec)),
+          block.filter((spec) => waiting.has(spec)),
+          block.filter((spec) => !waiting.has(spec)),
           seconds,
         ),
       ),
