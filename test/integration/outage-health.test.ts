@@ -155,7 +155,7 @@ describe('outages after the opening', () => {
     expect(await healthOf(connection)).toMatchObject({ consecutive_failures: 0, down_until: null });
   });
 
-  it('read an item stored when `down_for_outages` was written, before two trials, as one trial to pass, and the next health write removes the flag', async () => {
+  it('read an item stored when `down_for_outages` was written, before two trials, as one trial to pass, and keep writing the flag for the release before', async () => {
     const account = 'outageshop-before-trials';
     const olderKey = await psps.stack.issueKey(account, 'test');
     const connection = await psps.connect(account, 'checkout');
@@ -187,15 +187,19 @@ describe('outages after the opening', () => {
     await navigate(link.checkout_url);
     const trial = (await storedLink(link.id)).psp_session;
     expect(trial?.connection_id).toBe(connection.id);
-    // Claimed as the trial of a connection down for outages (its session's lease), and stored without the flag.
+    // Claimed as the trial of a connection down for outages (its session's lease). The flag stays written, as
+    // `trials_to_pass` says it, for the functions of the release before that still answer during a deploy.
     const claimed = await stored();
-    expect(claimed).toMatchObject({ consecutive_failures: FAILURES_BEFORE_DOWN, trials_to_pass: 1 });
-    expect(claimed).not.toHaveProperty('down_for_outages');
+    expect(claimed).toMatchObject({
+      consecutive_failures: FAILURES_BEFORE_DOWN,
+      trials_to_pass: 1,
+      down_for_outages: true,
+    });
     expect(Date.parse(claimed?.down_until)).toBeGreaterThanOrEqual(claimedAt + OUTAGE_TRIAL_LEASE_MS);
 
     // Its one trial served brings it back, as it did when the item was written.
     await fake.pay(trial?.id as string, true);
     await eventually(async () => (await healthOf(connection))?.consecutive_failures === 0);
-    expect(await stored()).toMatchObject({ down_until: null, trials_to_pass: 0 });
+    expect(await stored()).toMatchObject({ down_until: null, trials_to_pass: 0, down_for_outages: false });
   });
 });

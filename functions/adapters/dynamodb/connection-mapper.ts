@@ -83,8 +83,8 @@ const healthFields = (): FieldDecoders<StoredHealth> => ({
   down_until: withDefault(nullable(string), () => INITIAL_HEALTH.down_until),
   // Since 2026-11-29 (two trials after outages): absent on older items (see `healthFromItem`).
   trials_to_pass: optional(number),
-  // Written by the first versions that fed outages to health (2026-11-29), until `trials_to_pass` alone said it: no
-  // longer written, and removed by the connection's next health write.
+  // Written by the first versions that fed outages to health (2026-11-29), before `trials_to_pass`; still written
+  // beside it for one release (the repository's health write), and read only where `trials_to_pass` is absent.
   down_for_outages: optional(boolean),
   revision: withDefault(number, () => INITIAL_HEALTH.revision),
 });

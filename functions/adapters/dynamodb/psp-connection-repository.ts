@@ -8,7 +8,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { type FeeLine, isConnectionId, type PspConnection } from '../../domain/connection.ts';
-import type { ConnectionHealth } from '../../domain/connection-health.ts';
+import { type ConnectionHealth, isDownForOutages } from '../../domain/connection-health.ts';
 import type { Mode } from '../../domain/principal.ts';
 import type { Routing } from '../../domain/routing.ts';
 import type {
@@ -169,14 +169,17 @@ export class DynamoPspConnectionRepository implements PspConnectionRepository {
           new UpdateCommand({
             TableName: this.tableName,
             Key: key,
-            // `trials_to_pass` alone says a connection is down for outages: the flag an older item carries goes.
+            // `trials_to_pass` alone says a connection is down for outages; `down_for_outages` is written beside it
+            // for the release before, whose functions read it and answer until a deploy has replaced them all
+            // (docs/data-model.md#checkout). Drop it in the next release.
             UpdateExpression:
-              'SET consecutive_failures = :failures, down_until = :down, trials_to_pass = :trials, revision = :next REMOVE down_for_outages',
+              'SET consecutive_failures = :failures, down_until = :down, trials_to_pass = :trials, down_for_outages = :outages, revision = :next',
             ConditionExpression: 'attribute_exists(pk) AND revision = :expected',
             ExpressionAttributeValues: {
               ':failures': next.consecutive_failures,
               ':down': next.down_until,
               ':trials': next.trials_to_pass,
+              ':outages': isDownForOutages(next),
               ':next': current.revision + 1,
               ':expected': current.revision,
             },
