@@ -7,6 +7,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * machine, so one that starts late ends the run alone while the other workers sit idle. Vitest's own order runs
  * the projects one after the other and, on a fresh clone (no cached durations), the larger files first, which put
  * the chaos run (a short file) near the end. Listed here so that a fresh clone, as CI runs it, starts them first.
+ * The static checks are second: their processes fill the idle time of the files that wait, early in the run.
  */
 export const LONGEST_FILES = [
   'test/integration/chaos.test.ts',
