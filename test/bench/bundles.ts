@@ -208,7 +208,7 @@ const SERVED_DOCUMENTS: Readonly<Record<string, string>> = {
 };
 
 /** What the served documents a bundle carries weigh, gzipped alone (level 9, as the asset's zip). */
-const servedDocumentsGzipBytes = (bundle: Bundle): number =>
+export const servedDocumentsGzipBytes = (bundle: Bundle): number =>
   Object.entries(SERVED_DOCUMENTS)
     .filter(([source]) => bundle.inputs.includes(source))
     .reduce((sum, [, text]) => sum + gzipSync(text, { level: 9 }).length, 0);
