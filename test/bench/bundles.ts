@@ -207,11 +207,17 @@ const SERVED_DOCUMENTS: Readonly<Record<string, string>> = {
   'functions/http/api/openapi-document.ts': OPENAPI_DOCUMENT_JSON,
 };
 
-/** What the served documents a bundle carries weigh, gzipped alone (level 9, as the asset's zip). */
+/** Each served document's size gzipped alone (level 9, as the asset's zip), computed once. */
+const servedGzipBytes = new Map<string, number>();
+
+/** What the served documents a bundle carries weigh, gzipped. */
 export const servedDocumentsGzipBytes = (bundle: Bundle): number =>
   Object.entries(SERVED_DOCUMENTS)
     .filter(([source]) => bundle.inputs.includes(source))
-    .reduce((sum, [, text]) => sum + gzipSync(text, { level: 9 }).length, 0);
+    .reduce((sum, [source, text]) => {
+      if (!servedGzipBytes.has(source)) servedGzipBytes.set(source, gzipSync(text, { level: 9 }).length);
+      return sum + (servedGzipBytes.get(source) ?? 0);
+    }, 0);
 
 /**
  * A handler's whole asset as shipped against the bare SDK clients' (docs/decisions.md#bundle-budget), both

@@ -1,4 +1,5 @@
 import { linkRepository, paymentRepository } from '../../functions/dependencies.ts';
+import { inParallel } from './in-parallel.ts';
 import { httpRequest, NAVIGATION_HEADERS, type PageResponse } from './navigate.ts';
 import type { TestStack } from './test-stack.ts';
 
@@ -9,19 +10,6 @@ export interface PaymentTools {
   violations: string[];
   /** Buyers at once. */
   concurrency: number;
-}
-
-/** Runs `task` over `items`, `concurrency` at a time. */
-export async function inParallel<T>(
-  items: readonly T[],
-  concurrency: number,
-  task: (item: T) => Promise<void>,
-) {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await task(items[next++] as T);
-  };
-  await Promise.all(Array.from({ length: concurrency }, worker));
 }
 
 /**

@@ -15,6 +15,7 @@ import { newId } from '../../../functions/domain/ids.ts';
 import { cancel, type LinkEvent } from '../../../functions/domain/link-events.ts';
 import { newPaymentLink } from '../../../functions/domain/payment-link.ts';
 import { withEventCheckoutUrl } from '../../../functions/use-cases/link-transitions.ts';
+import { inParallel } from '../../support/in-parallel.ts';
 import type { BenchRow, BenchServer } from '../bench.ts';
 import { fmt } from '../bench.ts';
 import { budgets } from '../budgets.ts';
@@ -90,14 +91,6 @@ function newPhase(expected: number, timeoutMs: number): Promise<boolean> {
   });
 }
 
-async function pool<T>(items: T[], concurrency: number, work: (item: T) => Promise<unknown>) {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await work(items[next++] as T);
-  };
-  await Promise.all(Array.from({ length: concurrency }, worker));
-}
-
 /** The webhook ceiling: the same receiver hit by plain signed POSTs over a keep-alive agent. */
 async function signedPosts(
   server: BenchServer,
@@ -109,7 +102,7 @@ async function signedPosts(
   const ids = Array.from({ length: count }, () => newId('evt'));
   const all = newPhase(count, 60_000);
   const started = performance.now();
-  await pool(ids, concurrency, async (id) => {
+  await inParallel(ids, concurrency, async (id) => {
     const timestamp = new Date();
     const payload = JSON.stringify({
       type: 'payment_link.canceled',
@@ -159,7 +152,7 @@ async function deliveries(
   const links = linkRepository();
   const checkoutBase = server.stack.checkoutBase;
   const events: LinkEvent[] = [];
-  await pool(Array.from({ length: count }), concurrency, async () => {
+  await inParallel(Array.from({ length: count }), concurrency, async () => {
     const now = new Date();
     const link = newPaymentLink(
       { account: server.account, mode: 'test' },
@@ -183,7 +176,7 @@ async function deliveries(
   const batches = Array.from({ length: Math.ceil(count / 10) }, (_, index) =>
     events.slice(index * 10, index * 10 + 10),
   );
-  await pool(batches, concurrency, async (batch) => {
+  await inParallel(batches, concurrency, async (batch) => {
     const sent = await sqsClient()
       .send(
         new SendMessageBatchCommand({
@@ -221,7 +214,7 @@ async function recordingFloor(
   const documentClient = DynamoDBDocumentClient.from(
     new DynamoDBClient({ endpoint: server.stack.dynamodbEndpoint }),
   );
-  await pool(events, concurrency, (event) =>
+  await inParallel(events, concurrency, (event) =>
     documentClient.send(
       new UpdateCommand({
         TableName: server.stack.tableName,
