@@ -120,12 +120,21 @@ export interface OutcomeBucket {
   fees?: ReportedFees | undefined;
 }
 
-/** The sliding windows of one connection in one segment. */
-export interface OutcomeWindows {
+/** Counts over the sliding windows, each ending now. */
+export interface CountWindows {
   last_hour: OutcomeCounts;
   last_24h: OutcomeCounts;
+  /**
+   * The hour buckets of the last two hours (two to three hours, as the day is 24 to 25): what a Thompson draw reads
+   * beside the last hour when they agree (`drawEvidence`, functions/domain/strategies.ts). Absent: not read.
+   */
+  last_2h?: OutcomeCounts | undefined;
+}
+
+/** The sliding windows of one connection in one segment. */
+export interface OutcomeWindows extends CountWindows {
   /** The same windows as learning weighs them (`OutcomeBucket.weighted`); absent: the counts themselves. */
-  weighted?: { last_hour: OutcomeCounts; last_24h: OutcomeCounts } | undefined;
+  weighted?: CountWindows | undefined;
   /** The fees its PSP reported over the last 24 hours; absent: none. */
   reported_fees?: ReportedFees | undefined;
 }
@@ -138,39 +147,59 @@ export const addCounts = (a: OutcomeCounts, b: Partial<OutcomeCounts>): OutcomeC
   outage: a.outage + (b.outage ?? 0),
 });
 
+/** Where windows start at a given time: the bucket starts each one counts from. */
+interface WindowStarts {
+  hour: number;
+  twoHours: number;
+  day: number;
+}
+
+/** The windows a bucket counts in. */
+function windowsCounting(bucket: OutcomeBucket, from: WindowStarts): (keyof CountWindows)[] {
+  if (bucket.granularity === 'minutes') return bucket.start >= from.hour ? ['last_hour'] : [];
+  if (bucket.start < from.day) return [];
+  return bucket.start >= from.twoHours ? ['last_24h', 'last_2h'] : ['last_24h'];
+}
+
+const noWindows = (): Required<CountWindows> => ({
+  last_hour: NO_OUTCOMES,
+  last_24h: NO_OUTCOMES,
+  last_2h: NO_OUTCOMES,
+});
+
 /**
  * The windows at `now`, by connection and segment key: the last hour from the five-minute buckets that started
- * within it (up to five minutes more than an hour), the last day from the hour buckets likewise.
+ * within it (up to five minutes more than an hour), the last two hours and the last day from the hour buckets
+ * likewise.
  */
 export function windowsOf(
   buckets: readonly OutcomeBucket[],
   now: Date,
 ): Map<string, Map<string, OutcomeWindows>> {
-  const hourFrom = bucketStart(new Date(now.getTime() - HOUR_MS), 'minutes');
-  const dayFrom = bucketStart(new Date(now.getTime() - DAY_MS), 'hours');
-  const result = new Map<string, Map<string, Required<OutcomeWindows>>>();
-  const none = () => ({ last_hour: NO_OUTCOMES, last_24h: NO_OUTCOMES });
+  const from: WindowStarts = {
+    hour: bucketStart(new Date(now.getTime() - HOUR_MS), 'minutes'),
+    twoHours: bucketStart(new Date(now.getTime() - 2 * HOUR_MS), 'hours'),
+    day: bucketStart(new Date(now.getTime() - DAY_MS), 'hours'),
+  };
+  type Windows = Required<CountWindows> & { weighted: Required<CountWindows>; reported_fees: ReportedFees };
+  const result = new Map<string, Map<string, Windows>>();
   for (const bucket of buckets) {
-    const inHour = bucket.granularity === 'minutes' && bucket.start >= hourFrom;
-    const inDay = bucket.granularity === 'hours' && bucket.start >= dayFrom;
-    if (!inHour && !inDay) continue;
-    const segments = result.get(bucket.connection_id) ?? new Map<string, Required<OutcomeWindows>>();
+    const counting = windowsCounting(bucket, from);
+    if (counting.length === 0) continue;
+    const segments = result.get(bucket.connection_id) ?? new Map<string, Windows>();
     result.set(bucket.connection_id, segments);
     const windows = segments.get(bucket.segment) ?? {
-      ...none(),
-      weighted: none(),
+      ...noWindows(),
+      weighted: noWindows(),
       reported_fees: NO_REPORTED_FEES,
     };
-    const window = inHour ? 'last_hour' : 'last_24h';
-    segments.set(bucket.segment, {
-      ...windows,
-      [window]: addCounts(windows[window], bucket.counts),
-      weighted: {
-        ...windows.weighted,
-        [window]: addCounts(windows.weighted[window], bucket.weighted ?? bucket.counts),
-      },
-      reported_fees: inDay ? addReportedFees(windows.reported_fees, bucket.fees) : windows.reported_fees,
-    });
+    for (const window of counting) {
+      windows[window] = addCounts(windows[window], bucket.counts);
+      windows.weighted[window] = addCounts(windows.weighted[window], bucket.weighted ?? bucket.counts);
+    }
+    if (bucket.granularity === 'hours')
+      windows.reported_fees = addReportedFees(windows.reported_fees, bucket.fees);
+    segments.set(bucket.segment, windows);
   }
   return result;
 }

@@ -36,16 +36,29 @@ const olderThanHour = (windows: { last_hour: OutcomeCounts; last_24h: OutcomeCou
 
 const weighedOf = (windows: OutcomeWindows) => windows.weighted ?? windows;
 
+/** The variance of a measured share; one of 0 or 1 has none of its own: one session more is the least it is off by. */
+const varianceOf = (share: Share) =>
+  Math.max(share.share * (1 - share.share), 1 / share.sessions) / share.sessions;
+
 /** One segment's last hour against the rest of its day: the change in paid share, and its variance. */
 function changeOf(windows: OutcomeWindows): { change: number; variance: number } | undefined {
   const weighed = weighedOf(windows);
   const hour = shareOf(weighed.last_hour);
   const older = shareOf(olderThanHour(weighed));
   if (!hour || !older) return undefined;
-  // A share of 0 or 1 has no variance of its own: one session more is the least it is uncertain by.
-  const variance = (share: Share) =>
-    Math.max(share.share * (1 - share.share), 1 / share.sessions) / share.sessions;
-  return { change: hour.share - older.share, variance: variance(hour) + variance(older) };
+  return { change: hour.share - older.share, variance: varianceOf(hour) + varianceOf(older) };
+}
+
+/**
+ * Whether two windows' paid shares differ beyond `DRIFT_SIGNIFICANCE` standard errors; not when either has no
+ * decided session, as nothing then tells a change.
+ */
+export function sharesDiffer(a: OutcomeCounts, b: OutcomeCounts): boolean {
+  const first = shareOf(a);
+  const second = shareOf(b);
+  if (!first || !second) return false;
+  const margin = DRIFT_SIGNIFICANCE * Math.sqrt(varianceOf(first) + varianceOf(second));
+  return Math.abs(first.share - second.share) > margin;
 }
 
 /**

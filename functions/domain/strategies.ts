@@ -1,9 +1,16 @@
 import type { FeeLine, PspConnection } from './connection.ts';
 import { type FeeBasis, feeEstimate } from './learned-fees.ts';
 import type { Amount } from './money.ts';
-import { decided, NO_OUTCOMES, type OutcomeCounts, type OutcomeWindows, paidShare } from './outcomes.ts';
+import {
+  addCounts,
+  decided,
+  NO_OUTCOMES,
+  type OutcomeCounts,
+  type OutcomeWindows,
+  paidShare,
+} from './outcomes.ts';
 import type { PaymentMethod } from './payment-methods.ts';
-import { shiftedShare, unseenChange } from './segment-drift.ts';
+import { sharesDiffer, shiftedShare, unseenChange } from './segment-drift.ts';
 
 /**
  * Routing strategies that learn (docs/orchestration.md#strategies): which candidate of an `optimize` rule to try
@@ -96,15 +103,50 @@ export function evidence(observed: OutcomeWindows | undefined): OutcomeCounts {
   // Outcomes as learning weighs them: a flood from a few clients does not count (functions/domain/outcome-weights.ts).
   const windows = observed.weighted ?? observed;
   const hour = windows.last_hour;
-  const older = (outcome: keyof OutcomeCounts) => Math.max(0, windows.last_24h[outcome] - hour[outcome]);
-  const olderDecided = older('paid') + older('failed') + older('left');
-  const weight = olderDecided === 0 ? 0 : Math.min(1, OLDER_EVIDENCE_WEIGHT / olderDecided);
+  return addCounts(hour, atMost(without(windows.last_24h, hour), OLDER_EVIDENCE_WEIGHT));
+}
+
+/**
+ * What a Thompson draw reads of a candidate: its `evidence`, but with the hour before the last one (the rest of the
+ * last two hours' buckets) in full when the last hour's paid share agrees with it (`sharesDiffer`). A candidate
+ * that another one took the traffic from has a thin last hour: read as `evidence`, an hour later it would draw
+ * as widely as a connection seen 20 times, and win draws, hence checkouts, it was measured not to deserve
+ * (docs/performance.md#routing-that-learns). One whose last hour shows a change reads as `evidence`, so that the
+ * change is not outvoted by the hour before it. Exploration and elimination keep reading `evidence`: whether a
+ * candidate could be the best now is the last hour's to say, and a rise of one seen little is found that way.
+ */
+export function drawEvidence(observed: OutcomeWindows | undefined): OutcomeCounts {
+  const windows = observed?.weighted ?? observed;
+  if (!windows?.last_2h) return evidence(observed);
+  const hour = windows.last_hour;
+  const hourBefore = without(windows.last_2h, hour);
+  if (sharesDiffer(hour, hourBefore)) return evidence(observed);
+  const older = atMost(without(windows.last_24h, windows.last_2h), OLDER_EVIDENCE_WEIGHT);
+  return addCounts(addCounts(hour, hourBefore), older);
+}
+
+/** A window without the shorter one it contains (never below 0: the two are read from buckets of their own). */
+function without(whole: OutcomeCounts, part: OutcomeCounts): OutcomeCounts {
+  const rest = (outcome: keyof OutcomeCounts) => Math.max(0, whole[outcome] - part[outcome]);
   return {
-    opened: hour.opened + older('opened') * weight,
-    paid: hour.paid + older('paid') * weight,
-    failed: hour.failed + older('failed') * weight,
-    left: hour.left + older('left') * weight,
-    outage: hour.outage + older('outage') * weight,
+    opened: rest('opened'),
+    paid: rest('paid'),
+    failed: rest('failed'),
+    left: rest('left'),
+    outage: rest('outage'),
+  };
+}
+
+/** `counts` scaled down to at most `sessions` decided sessions; none with none decided. */
+function atMost(counts: OutcomeCounts, sessions: number): OutcomeCounts {
+  const known = decided(counts);
+  const weight = known === 0 ? 0 : Math.min(1, sessions / known);
+  return {
+    opened: counts.opened * weight,
+    paid: counts.paid * weight,
+    failed: counts.failed * weight,
+    left: counts.left * weight,
+    outage: counts.outage * weight,
   };
 }
 
@@ -118,11 +160,19 @@ export function evidence(observed: OutcomeWindows | undefined): OutcomeCounts {
 export function chooseByStrategy(input: StrategyInput): StrategyChoice {
   const { candidates, random } = input;
   const up = candidates.filter((connection) => !input.isDown(connection.id));
-  const counts = new Map(up.map((connection) => [connection.id, evidenceOf(input, connection.id)] as const));
+  const evidences = new Map(
+    up.map((connection) => [connection.id, evidenceOf(input, connection.id)] as const),
+  );
+  const counts = new Map([...evidences].map(([id, known]) => [id, known.judged] as const));
   const estimates = estimatesOf(input, up, counts);
   const scored = up.map((connection, index) => {
     const estimate = estimates[index] as CandidateEstimate;
-    return { connection, estimate, index, score: score(input, estimate, counts.get(connection.id)) };
+    return {
+      connection,
+      estimate,
+      index,
+      score: score(input, estimate, evidences.get(connection.id)?.drawn),
+    };
   });
   scored.sort(
     (a, b) =>
@@ -170,10 +220,17 @@ function couldBeBest(
   return up.filter((_, index) => (worth[index]?.high ?? 0) >= best);
 }
 
-/** A candidate's `evidence` in the link's segment, moved by the change its other segments saw first. */
-function evidenceOf(input: StrategyInput, connectionId: string): OutcomeCounts {
+/**
+ * A candidate's `evidence` (`judged`) and `drawEvidence` (`drawn`) in the link's segment, each moved by the change
+ * its other segments saw first.
+ */
+function evidenceOf(
+  input: StrategyInput,
+  connectionId: string,
+): { judged: OutcomeCounts; drawn: OutcomeCounts } {
   const own = input.observed(connectionId);
-  return shiftedShare(evidence(own), unseenChange(own, input.otherSegments?.(connectionId) ?? []));
+  const change = unseenChange(own, input.otherSegments?.(connectionId) ?? []);
+  return { judged: shiftedShare(evidence(own), change), drawn: shiftedShare(drawEvidence(own), change) };
 }
 
 function estimatesOf(
