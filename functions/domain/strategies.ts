@@ -107,20 +107,31 @@ export function evidence(observed: OutcomeWindows | undefined): OutcomeCounts {
 }
 
 /**
+ * The hour before the last one counts in full in a draw (`drawEvidence`) only on at least this many decided
+ * sessions: a candidate seen that little there was seen through exploration, which is how a rise of one measured
+ * below the best is found (the `four` world's D), and its few sessions must not narrow its draws. Measured on seeds
+ * 1 to 60 (docs/performance.md#routing-that-learns): 50 left `four` as it was without the hour before, 100 to 150
+ * made it better, 250 lost half of what `bursts` gained.
+ */
+export const HOUR_BEFORE_MIN_SESSIONS = 100;
+
+/**
  * What a Thompson draw reads of a candidate: its `evidence`, but with the hour before the last one (the rest of the
- * last two hours' buckets) in full when the last hour's paid share agrees with it (`sharesDiffer`). A candidate
- * that another one took the traffic from has a thin last hour: read as `evidence`, an hour later it would draw
- * as widely as a connection seen 20 times, and win draws, hence checkouts, it was measured not to deserve
- * (docs/performance.md#routing-that-learns). One whose last hour shows a change reads as `evidence`, so that the
- * change is not outvoted by the hour before it. Exploration and elimination keep reading `evidence`: whether a
- * candidate could be the best now is the last hour's to say, and a rise of one seen little is found that way.
+ * last two hours' buckets) in full when it holds `HOUR_BEFORE_MIN_SESSIONS` and the last hour's paid share agrees
+ * with it (`sharesDiffer`). A candidate another one took the traffic from has a thin last hour: read as `evidence`,
+ * an hour later it would draw as widely as a connection seen 20 times, and win draws, hence checkouts, it was
+ * measured not to deserve (docs/performance.md#routing-that-learns). One whose last hour shows a change reads as
+ * `evidence`, so that the change is not outvoted by the hour before it. Exploration and elimination keep reading
+ * `evidence`: whether a candidate could be the best now is the last hour's to say.
  */
 export function drawEvidence(observed: OutcomeWindows | undefined): OutcomeCounts {
   const windows = observed?.weighted ?? observed;
   if (!windows?.last_2h) return evidence(observed);
   const hour = windows.last_hour;
   const hourBefore = without(windows.last_2h, hour);
-  if (sharesDiffer(hour, hourBefore)) return evidence(observed);
+  if (decided(hourBefore) < HOUR_BEFORE_MIN_SESSIONS || sharesDiffer(hour, hourBefore)) {
+    return evidence(observed);
+  }
   const older = atMost(without(windows.last_24h, windows.last_2h), OLDER_EVIDENCE_WEIGHT);
   return addCounts(addCounts(hour, hourBefore), older);
 }

@@ -52,10 +52,13 @@ describe('what a Thompson draw reads of a candidate', () => {
     expect(judged.paid + judged.failed).toBeCloseTo(30, 6);
   });
 
-  it('reads as evidence when the last hour shows a change, so that the hour before does not outvote it', () => {
+  it('reads as evidence when the last hour shows a change, or the hour before was seen little', () => {
     const dropped = windows(counts(60, 0.55), counts(400, 0.85), counts(2_000, 0.85));
 
     expect(drawEvidence(dropped)).toEqual(evidence(dropped));
+    // An hour before of fewer than 100 sessions (a connection seen through exploration): evidence too.
+    const seenLittle = windows(counts(10, 0.88), counts(90, 0.8), counts(2_000, 0.7));
+    expect(drawEvidence(seenLittle)).toEqual(evidence(seenLittle));
     // Without the last two hours (windows read before they existed): evidence too.
     const { last_2h: _, ...withoutTwoHours } = thinned;
     expect(drawEvidence(withoutTwoHours)).toEqual(evidence(withoutTwoHours));
