@@ -5,11 +5,13 @@ import type { PaymentFailureCode } from '../../../domain/payment-failure.ts';
  * Stripe's decline codes (docs.stripe.com/declines/codes), the error codes a card error carries without one, and
  * the bank-debit failure codes of SEPA Direct Debit, read twice: as our code for a checkout attempt
  * (docs/orchestration.md#decline-codes) and as the class of a renewal's decline (docs/subscriptions.md#stripe).
- * They part where the buyer's presence matters, as Mollie's do: an issuer's "do not try again" or a revoked
- * authorization ends a renewal, while a buyer on Stripe's page may still pay with the same card after talking to
- * the bank. The renewal column is hard for a card lost, stolen, closed or replaced, a mandate revoked at the bank, a
- * method that cannot take the charge; `authentication_required` asks for the buyer; anything else is soft. It lives
- * beside the adapter, not in the descriptor, so that only the functions that load Stripe's adapter carry it.
+ * They part where the buyer's presence matters: a number mistyped on Stripe's page may pass at the next attempt,
+ * while the same failure of a stored card will not; a revoked authorization, a stop-payment order or an issuer's
+ * "do not try again" ends the stored card's renewals, while the buyer at checkout can pay with another card (our
+ * vocabulary has no hard code for an issuer's refusal without a reason). The renewal column is hard for a card
+ * lost, stolen, closed or replaced, a mandate revoked at the bank, a method that cannot take the charge;
+ * `authentication_required` asks for the buyer; anything else is soft. It lives beside the adapter, not in the
+ * descriptor, so that only the functions that load Stripe's adapter carry it.
  */
 const DECLINES: Readonly<Record<string, readonly [checkout: PaymentFailureCode, renewal: DeclineClass]>> = {
   insufficient_funds: ['insufficient_funds', 'soft'],
