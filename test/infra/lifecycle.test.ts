@@ -1,12 +1,13 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tableSchema } from '../../functions/adapters/dynamodb/table-schema.ts';
-import { createApp } from '../../lib/app.ts';
 import { functions } from '../../lib/routes.ts';
-import { functionLogicalId as logicalIdOf, synthesize, wholeTemplate } from '../support/synth.ts';
+import {
+  createTestApp,
+  functionLogicalId as logicalIdOf,
+  synthesize,
+  wholeTemplate,
+} from '../support/synth.ts';
 
 let template: Template;
 
@@ -57,15 +58,11 @@ describe('the lifecycle infrastructure', () => {
   });
 
   it('takes the stage throttle and the per-tenant rate limit from CDK context', () => {
-    const { stack } = createApp({
-      outdir: mkdtempSync(join(tmpdir(), 'cdk-out-')),
-      context: {
-        'aws:cdk:bundling-stacks': [],
-        throttleRateLimit: '50',
-        throttleBurstLimit: '80',
-        rateLimitRequests: '30',
-        rateLimitWindowSeconds: '10',
-      },
+    const { stack } = createTestApp({
+      throttleRateLimit: '50',
+      throttleBurstLimit: '80',
+      rateLimitRequests: '30',
+      rateLimitWindowSeconds: '10',
     });
     const custom = wholeTemplate(stack);
     custom.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
@@ -79,8 +76,6 @@ describe('the lifecycle infrastructure', () => {
   });
 
   it('refuses a throttle that is not a positive integer', () => {
-    expect(() =>
-      createApp({ outdir: mkdtempSync(join(tmpdir(), 'cdk-out-')), context: { throttleRateLimit: 'fast' } }),
-    ).toThrow(/throttleRateLimit/);
+    expect(() => createTestApp({ throttleRateLimit: 'fast' })).toThrow(/throttleRateLimit/);
   });
 });

@@ -1,15 +1,13 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { NestedStack, Stack } from 'aws-cdk-lib';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../lib/app.ts';
 import { toConstructId } from '../../lib/constructs/service-functions.ts';
 import { FALLBACK_HANDLER, functions, type HandlerName, routes } from '../../lib/routes.ts';
 import { surfaceOf } from '../../lib/surfaces.ts';
-import { functionLogicalId, synthesize } from '../support/synth.ts';
+import { createTestApp, functionLogicalId, LARGEST, synthesize } from '../support/synth.ts';
 
 /** The root's resources on `main` before the split, by type (how they were read: the file's `about`). */
 const before = JSON.parse(readFileSync(join(import.meta.dirname, 'root-resources-before-split.json'), 'utf8'))
@@ -39,7 +37,7 @@ const ROOT = 'PaymentLinks-prod';
 
 beforeAll(() => {
   // Every opt-in on, as the record of the root before the split was read.
-  synthesized = synthesize({ edgeRateLimit: '300', alarmEmail: 'ops@example.com' });
+  synthesized = synthesize(LARGEST);
   root = synthesized.templates[ROOT] as Template;
 });
 
@@ -165,10 +163,7 @@ describe('the layout of the CDK stack: a root and a nested stack per surface', (
   });
 
   it('runs cdk-nag AwsSolutions on the nested stacks too', () => {
-    const { app, stack } = createApp({
-      outdir: mkdtempSync(join(tmpdir(), 'cdk-out-')),
-      context: { 'aws:cdk:bundling-stacks': [] },
-    });
+    const { app, stack } = createTestApp();
     const surface = stack.node.findAll().find(NestedStack.isNestedStack) as NestedStack;
     new Queue(surface, 'CarelessQueue', { encryption: QueueEncryption.UNENCRYPTED });
     expect(() => app.synth()).toThrow(/AwsSolutions-SQS/);

@@ -1,7 +1,7 @@
 import { Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { synthesize } from '../support/synth.ts';
+import { LARGEST, synthesize } from '../support/synth.ts';
 
 /**
  * CloudFormation takes at most 500 resources in one stack, and a deploy over it fails only at `cdk deploy`
@@ -10,13 +10,6 @@ import { synthesize } from '../support/synth.ts';
  * docs/operations.md#stack-size says, never by merging functions.
  */
 const RESOURCE_BUDGET = 450;
-
-/**
- * Every context that adds resources, on at once: the largest stack any deployment can synthesize. The edge adds a
- * WebACL and a distribution, `alarmEmail` a topic, its key, its policy and the subscription (`alarmTopicArn`
- * instead adds only the subscription). A new opt-in that adds resources belongs here.
- */
-const LARGEST = { edgeRateLimit: '300', alarmEmail: 'ops@example.com' };
 
 let largest: ReturnType<typeof synthesize>;
 let plain: ReturnType<typeof synthesize>;

@@ -1,13 +1,18 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { CfnResource } from 'aws-cdk-lib';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { configSettingNames } from '../../functions/config.ts';
-import { createApp } from '../../lib/app.ts';
 import { functions, type HandlerName, timeoutSecondsOf } from '../../lib/routes.ts';
-import { functionLogicalId, functionsOf, migrationStepThree, synthesize } from '../support/synth.ts';
+import {
+  CLOUDFORMATION_VALIDATION,
+  createTestApp,
+  functionLogicalId,
+  functionsOf,
+  LARGEST,
+  migrationStepThree,
+  synthesize,
+} from '../support/synth.ts';
 
 let template: Template;
 let violations: unknown[];
@@ -38,12 +43,23 @@ describe('the CDK stack', () => {
   });
 
   it('fails synth when a resource breaks an AwsSolutions rule (the check is live)', () => {
-    const { app, stack } = createApp({
-      outdir: mkdtempSync(join(tmpdir(), 'cdk-out-')),
-      context: { 'aws:cdk:bundling-stacks': [] },
-    });
+    const { app, stack } = createTestApp();
     new Queue(stack, 'CarelessQueue', { encryption: QueueEncryption.UNENCRYPTED });
     expect(() => app.synth()).toThrow(/AwsSolutions-SQS/);
+  });
+
+  // With every opt-in on, the app holds every resource any deployment synthesizes.
+  it("passes CloudFormation's own schema validation with every opt-in on", () => {
+    expect(() => synthesize({ ...LARGEST, ...CLOUDFORMATION_VALIDATION })).not.toThrow();
+  });
+
+  it('fails that validation on a property CloudFormation does not know (the check is live)', () => {
+    const { app, stack } = createTestApp(CLOUDFORMATION_VALIDATION);
+    new CfnResource(stack, 'MistypedQueue', {
+      type: 'AWS::SQS::Queue',
+      properties: { VisibilityTimeOut: 30 },
+    });
+    expect(() => app.synth()).toThrow(/VisibilityTimeOut.*CloudFormation Validate/);
   });
 
   it('runs every function on Node.js 24, arm64, as a minified ESM bundle whose source map Node does not parse at start', () => {

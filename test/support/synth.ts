@@ -18,9 +18,30 @@ export interface Synthesized {
 }
 
 /**
+ * Every context that adds resources, on at once: the largest stack any deployment can synthesize. The edge adds a
+ * WebACL and a distribution, `alarmEmail` a topic, its key, its policy and the subscription (`alarmTopicArn`
+ * instead adds only the subscription). A new opt-in that adds resources belongs here.
+ */
+export const LARGEST = { edgeRateLimit: '300', alarmEmail: 'ops@example.com' };
+
+/**
+ * aws-cdk-lib checks every synthesized template against CloudFormation's resource schemas (its built-in
+ * "CloudFormation Validate", a WASM engine) and, unless told otherwise, only warns of what it finds: no test read
+ * it. It cost about 2.3 CPU-s to start in each worker and 1.2 per synthesis, 19 of the infra project's 45 CPU-s
+ * (docs/testing.md#cpu-per-file). So a synthesis runs it only when its context holds these settings, which also
+ * make any finding, a warning included, fail the synthesis: test/infra/stack.test.ts asks for it on the app with
+ * every opt-in on (`LARGEST`), which holds every resource any deployment synthesizes.
+ */
+export const CLOUDFORMATION_VALIDATION = {
+  '@aws-cdk/core:validateAgainstDefaultRules': true,
+  '@aws-cdk/core:strictCfnValidateErrors': true,
+} as const;
+
+/**
  * Synthesises the app as `cdk synth` does, cdk-nag included. Asset bundling is skipped
  * (`aws:cdk:bundling-stacks: []`): templates are identical, and the bundles themselves are built and budgeted
- * by test/infra/bundles.test.ts.
+ * by test/infra/bundles.test.ts. CloudFormation's own schema check runs only where asked
+ * (`CLOUDFORMATION_VALIDATION`).
  *
  * One synthesis per context and deploy target (`CDK_DEFAULT_ACCOUNT`, `CDK_DEFAULT_REGION`) per worker: the infra
  * files share their worker's modules (`isolate: false`), so the files a worker runs read the same synthesized
@@ -41,14 +62,22 @@ export function synthesize(
 
 const synthesizedApps = new Map<string, ReturnType<typeof synthesizeAfresh>>();
 
-function synthesizeAfresh(extraContext: Record<string, unknown>) {
-  const outdir = mkdtempSync(join(tmpdir(), 'cdk-out-'));
-  const { app, stack } = createApp({
-    outdir,
-    context: { stage: 'prod', 'aws:cdk:bundling-stacks': [], ...extraContext },
+/**
+ * The app as a test builds it: in a folder of its own, without asset bundling, and with CloudFormation's own
+ * validation only when `context` asks for it (`CLOUDFORMATION_VALIDATION`).
+ */
+export function createTestApp(context: Record<string, unknown> = {}): ReturnType<typeof createApp> {
+  return createApp({
+    outdir: mkdtempSync(join(tmpdir(), 'cdk-out-')),
+    context: { 'aws:cdk:bundling-stacks': [], ...context },
+    builtinCloudFormationValidation: Object.keys(CLOUDFORMATION_VALIDATION).every((flag) => flag in context),
   });
+}
+
+function synthesizeAfresh(extraContext: Record<string, unknown>) {
+  const { app, stack } = createTestApp({ stage: 'prod', ...extraContext });
   app.synth(); // throws on any unacknowledged cdk-nag finding
-  const report = JSON.parse(readFileSync(join(outdir, 'validation-report.json'), 'utf8')) as {
+  const report = JSON.parse(readFileSync(join(app.outdir, 'validation-report.json'), 'utf8')) as {
     pluginReports: { violations: unknown[] }[];
   };
   return {

@@ -30,8 +30,10 @@ import type {
 import type { PspRuntime } from '../../../ports/psp-descriptor.ts';
 import { messageOf, type PspOperation, pspFailure } from '../kit/calls.ts';
 import type { CredentialsOf } from '../kit/credentials.ts';
+import { declineOf } from '../kit/declines.ts';
 import { storedCredentialsFactory } from '../kit/factory.ts';
 import { stripeBuyer, stripeBuyerQuestions, stripeLinkId } from './buyer.ts';
+import { STRIPE_DECLINES, stripeDeclineCode } from './declines.ts';
 import type { stripe } from './descriptor.ts';
 import { mandateSession } from './mandate-session.ts';
 import { StripeMandates, withStripeMandates } from './mandates.ts';
@@ -212,8 +214,14 @@ export class StripePsp implements Psp, EndsSessions, Refunds, ListsPayouts {
     );
   }
 
+  /**
+   * The session with its PaymentIntent (`expand`, the same call): a session that expired after the buyer's card was
+   * declined failed with that decline (its `last_payment_error`, read through Stripe's table, ./declines.ts).
+   */
   async retrieveSession(sessionId: string): Promise<PspSessionStatus> {
-    const session = await this.call('lookup', () => this.stripe.checkout.sessions.retrieve(sessionId));
+    const session = await this.call('lookup', () =>
+      this.stripe.checkout.sessions.retrieve(sessionId, { expand: ['payment_intent'] }),
+    );
     if (session.livemode !== this.livemode) {
       throw new InvalidNotificationError('A Stripe Checkout Session of the other mode.');
     }
@@ -228,16 +236,30 @@ export class StripePsp implements Psp, EndsSessions, Refunds, ListsPayouts {
       id: session.id,
       paymentId: session.metadata?.payment_id ?? null,
       linkId: stripeLinkId(session),
-      state: paid ? 'succeeded' : session.status === 'expired' ? 'expired' : 'pending',
-      failure:
-        session.status === 'expired'
-          ? { code: 'expired', message: 'The Stripe Checkout Session expired.' }
-          : null,
+      ...(paid ? { state: 'succeeded', failure: null } : this.unpaidState(session)),
       paymentReference: paid ? (paymentIntent ?? session.id) : paymentIntent,
       amount: sessionAmount(this.descriptor, session),
       livemode: session.livemode,
       ...(paid ? await stripeBuyer(session) : {}),
     };
+  }
+
+  /**
+   * An unpaid session: open is pending; expired is a failure with the decline of the buyer's last attempt when
+   * Stripe declined one, else expired (the buyer left, or never paid).
+   */
+  private unpaidState(session: Stripe.Checkout.Session): Pick<PspSessionStatus, 'state' | 'failure'> {
+    if (session.status !== 'expired') return { state: 'pending', failure: null };
+    const declined = typeof session.payment_intent === 'object' && session.payment_intent?.last_payment_error;
+    if (!declined) {
+      return {
+        state: 'expired',
+        failure: { code: 'expired', message: 'The Stripe Checkout Session expired.' },
+      };
+    }
+    const table = { displayName: this.descriptor.displayName, declines: STRIPE_DECLINES };
+    const message = "The Stripe Checkout Session expired after Stripe declined the buyer's payment.";
+    return { state: 'failed', failure: declineOf(table, stripeDeclineCode(declined), message) };
   }
 
   async expireSession(session: PspSession): Promise<SessionEnd> {

@@ -1,19 +1,99 @@
 import type { Decline, DeclineClass } from '../../../domain/mandates.ts';
+import type { PaymentFailureCode } from '../../../domain/payment-failure.ts';
 
 /**
- * A declined renewal's class from Stripe's error (the 402 of a charge, or a PaymentIntent's `last_payment_error`;
- * docs/subscriptions.md#stripe). The issuer's advice comes first (`advice_code`: Stripe gives there what deprecated
- * decline codes used to say), then the decline code, then the error's code; a code of neither list is soft, and
- * the account's retry schedule caps it.
+ * Stripe's decline codes (docs.stripe.com/declines/codes), the error codes a card error carries without one, and
+ * the bank-debit failure codes of SEPA Direct Debit, read twice: as our code for a checkout attempt
+ * (docs/orchestration.md#decline-codes) and as the class of a renewal's decline (docs/subscriptions.md#stripe).
+ * They part where the buyer's presence matters: a number mistyped on Stripe's page may pass at the next attempt,
+ * while the same failure of a stored card will not; a revoked authorization, a stop-payment order or an issuer's
+ * "do not try again" ends the stored card's renewals, while the buyer at checkout can pay with another card (our
+ * vocabulary has no hard code for an issuer's refusal without a reason). The renewal column is hard for a card
+ * lost, stolen, closed or replaced, a mandate revoked at the bank, a method that cannot take the charge;
+ * `authentication_required` asks for the buyer; anything else is soft. It lives beside the adapter, not in the
+ * descriptor, so that only the functions that load Stripe's adapter carry it.
  */
+const DECLINES: Readonly<Record<string, readonly [checkout: PaymentFailureCode, renewal: DeclineClass]>> = {
+  insufficient_funds: ['insufficient_funds', 'soft'],
+  card_declined: ['do_not_honor', 'soft'],
+  generic_decline: ['do_not_honor', 'soft'],
+  do_not_honor: ['do_not_honor', 'soft'],
+  call_issuer: ['do_not_honor', 'soft'],
+  approve_with_id: ['do_not_honor', 'soft'],
+  no_action_taken: ['do_not_honor', 'soft'],
+  try_again_later: ['do_not_honor', 'soft'],
+  do_not_try_again: ['do_not_honor', 'hard'],
+  revocation_of_authorization: ['do_not_honor', 'hard'],
+  revocation_of_all_authorizations: ['do_not_honor', 'hard'],
+  stop_payment_order: ['do_not_honor', 'hard'],
+  expired_card: ['expired_card', 'hard'],
+  // The card was replaced: as an expired one, no PSP can charge it.
+  new_account_information_available: ['expired_card', 'hard'],
+  incorrect_number: ['incorrect_details', 'hard'],
+  invalid_number: ['incorrect_details', 'hard'],
+  incorrect_cvc: ['incorrect_details', 'soft'],
+  invalid_cvc: ['incorrect_details', 'soft'],
+  incorrect_zip: ['incorrect_details', 'soft'],
+  incorrect_address: ['incorrect_details', 'soft'],
+  invalid_expiry_month: ['incorrect_details', 'soft'],
+  invalid_expiry_year: ['incorrect_details', 'soft'],
+  incorrect_pin: ['incorrect_details', 'soft'],
+  invalid_pin: ['incorrect_details', 'soft'],
+  // A live payment with one of Stripe's test cards.
+  testmode_decline: ['incorrect_details', 'soft'],
+  fraudulent: ['suspected_fraud', 'hard'],
+  merchant_blacklist: ['suspected_fraud', 'hard'],
+  security_violation: ['suspected_fraud', 'hard'],
+  lost_card: ['lost_or_stolen_card', 'hard'],
+  stolen_card: ['lost_or_stolen_card', 'hard'],
+  pickup_card: ['lost_or_stolen_card', 'hard'],
+  restricted_card: ['lost_or_stolen_card', 'hard'],
+  invalid_account: ['lost_or_stolen_card', 'hard'],
+  authentication_required: ['authentication_required', 'authentication_required'],
+  // The buyer failed 3-D Secure on Stripe's page; an off-session renewal is not challenged so.
+  payment_intent_authentication_failure: ['authentication_required', 'soft'],
+  offline_pin_required: ['authentication_required', 'soft'],
+  online_or_offline_pin_required: ['authentication_required', 'soft'],
+  card_velocity_exceeded: ['limit_exceeded', 'soft'],
+  card_decline_rate_limit_exceeded: ['limit_exceeded', 'soft'],
+  withdrawal_count_limit_exceeded: ['limit_exceeded', 'soft'],
+  pin_try_exceeded: ['limit_exceeded', 'soft'],
+  invalid_amount: ['limit_exceeded', 'soft'],
+  card_not_supported: ['method_not_available', 'hard'],
+  currency_not_supported: ['method_not_available', 'hard'],
+  transaction_not_allowed: ['method_not_available', 'hard'],
+  not_permitted: ['method_not_available', 'hard'],
+  service_not_allowed: ['method_not_available', 'hard'],
+  duplicate_transaction: ['processing_error', 'soft'],
+  // The issuer, the network or Stripe failed, not the card: an outage (as every table takes an unavailable issuer).
+  issuer_not_available: ['psp_unavailable', 'soft'],
+  processing_error: ['psp_unavailable', 'soft'],
+  reenter_transaction: ['psp_unavailable', 'soft'],
+  // SEPA Direct Debit: the account is gone, blocked, or not the payer's to debit.
+  account_closed: ['lost_or_stolen_card', 'hard'],
+  bank_ownership_changed: ['lost_or_stolen_card', 'hard'],
+  invalid_account_number: ['incorrect_details', 'hard'],
+  bank_account_restricted: ['method_not_available', 'hard'],
+  debit_not_authorized: ['do_not_honor', 'hard'],
+};
 
-/** What Stripe's error says of a declined charge. */
+/** Stripe's codes as our checkout codes, in the shape the kit's `declineOf` reads a descriptor's `declines`. */
+export const STRIPE_DECLINES: Readonly<Record<string, PaymentFailureCode>> =
+  /* @__PURE__ */ Object.fromEntries(
+    Object.entries(DECLINES).map(([theirs, [checkout]]) => [theirs, checkout]),
+  );
+
+/** What Stripe's error says of a declined charge (a 402's, or a PaymentIntent's `last_payment_error`). */
 export interface StripeDeclineFacts {
   code?: string | null;
   decline_code?: string | null;
   advice_code?: string | null;
   message?: string | null;
 }
+
+/** Stripe's most precise code of a decline: the issuer's reason, else the error's code. */
+export const stripeDeclineCode = (facts: StripeDeclineFacts): string | undefined =>
+  facts.decline_code ?? facts.code ?? undefined;
 
 const ADVICE: Partial<Record<string, DeclineClass>> = {
   try_again_later: 'soft',
@@ -22,52 +102,25 @@ const ADVICE: Partial<Record<string, DeclineClass>> = {
   confirm_card_data: 'hard',
 };
 
+const renewalClassOf = (code: string | null | undefined): DeclineClass | undefined =>
+  code && Object.hasOwn(DECLINES, code) ? DECLINES[code]?.[1] : undefined;
+
 /**
- * Codes that never succeed on a retry: a card lost, stolen, closed or replaced; a mandate the buyer revoked at
- * the bank; a method that cannot take the charge. Card and SEPA Direct Debit codes alike.
+ * A declined renewal's class from Stripe's error (docs/subscriptions.md#stripe). The issuer's advice comes first
+ * (`advice_code`: Stripe gives there what deprecated decline codes used to say), then the decline code and the
+ * error's code through the table; a code the table lacks is soft, and the account's retry schedule caps it.
  */
-const HARD = new Set([
-  'lost_card',
-  'stolen_card',
-  'pickup_card',
-  'restricted_card',
-  'fraudulent',
-  'merchant_blacklist',
-  'security_violation',
-  'expired_card',
-  'incorrect_number',
-  'invalid_number',
-  'invalid_account',
-  'new_account_information_available',
-  'revocation_of_authorization',
-  'revocation_of_all_authorizations',
-  'stop_payment_order',
-  'card_not_supported',
-  'currency_not_supported',
-  'transaction_not_allowed',
-  'not_permitted',
-  'service_not_allowed',
-  'do_not_try_again',
-  'account_closed',
-  'debit_not_authorized',
-  'bank_account_restricted',
-  'invalid_account_number',
-  'bank_ownership_changed',
-]);
-
-const AUTHENTICATION = 'authentication_required';
-
 export function declineClass({ code, decline_code, advice_code }: StripeDeclineFacts): DeclineClass {
   const advised = advice_code ? ADVICE[advice_code] : undefined;
   if (advised) return advised;
-  if (code === AUTHENTICATION || decline_code === AUTHENTICATION) return 'authentication_required';
-  if ((decline_code && HARD.has(decline_code)) || (code && HARD.has(code))) return 'hard';
-  return 'soft';
+  const classes = [renewalClassOf(decline_code), renewalClassOf(code)];
+  if (classes.includes('authentication_required')) return 'authentication_required';
+  return classes.includes('hard') ? 'hard' : 'soft';
 }
 
 /** The decline as we keep it: its class, Stripe's most precise code, and Stripe's message (no card data in it). */
 export function stripeDecline(facts: StripeDeclineFacts): Decline {
-  const code = facts.decline_code ?? facts.code ?? 'card_declined';
+  const code = stripeDeclineCode(facts) ?? 'card_declined';
   return {
     class: declineClass(facts),
     code: `stripe:${code}`,

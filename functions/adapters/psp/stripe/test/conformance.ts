@@ -4,6 +4,7 @@ import type { PspSession } from '../../../../domain/payment-link.ts';
 import { fromPspMinorUnits, pspMinorUnits } from '../../../../domain/psp-rules.ts';
 import { stripe } from '../descriptor.ts';
 import { type FakeStripeBuyer, STRIPE_FAKE, startFakeStripe } from './fake.ts';
+import { cardDeclined } from './fake-declines.ts';
 
 /** What a buyer types on Stripe's page, in its fake's words. */
 function stripeBuyer(buyer: BuyerDetails): FakeStripeBuyer {
@@ -62,8 +63,9 @@ export const conformance: ConformanceFixture = {
       async pay(session, buyer) {
         fake.completeSession(session.id, { buyer: stripeBuyer(buyer) });
       },
-      async decline() {
+      async decline(session) {
         // Stripe's page keeps its session open after a declined card, for the buyer to try another.
+        fake.declines.attempt(session.id, cardDeclined('generic_decline'));
       },
       async notification(session, signing) {
         if (signing === 'other_key') {

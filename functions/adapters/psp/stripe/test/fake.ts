@@ -19,6 +19,7 @@ import {
   linesTotal,
   THREE_DECIMAL,
 } from './fake-answers.ts';
+import { type FakeStripeDeclines, fakeDeclines } from './fake-declines.ts';
 import {
   type FakeMethodType,
   type FakePaymentIntent,
@@ -66,6 +67,8 @@ export interface FakeStripe {
   ): FakeSession;
   /** Saved PaymentMethods and the PaymentIntents charged on them (./fake-mandates.ts). */
   mandates: FakeStripeMandates;
+  /** Declined attempts on a session's page, and its expiry (./fake-declines.ts). */
+  declines: FakeStripeDeclines;
   /** The asynchronous payment of a completed session succeeded (`checkout.session.async_payment_succeeded`). */
   settleAsyncPayment(id: string): FakeSession;
   /**
@@ -328,11 +331,13 @@ export async function startFakeStripe(options: {
     sessions,
     forms,
     mandates: mandates.api,
+    declines: fakeDeclines({ id, nowSeconds, sessions, paymentIntents: mandates.api.paymentIntents }),
     payouts,
     completeSession(sessionId, completion = {}) {
       const session = sessions.get(sessionId);
       if (!session) throw new Error(`no session ${sessionId}`);
-      const paymentIntent = id('pi');
+      // The PaymentIntent of a declined attempt, if any, is the one the buyer then pays.
+      const paymentIntent = typeof session.payment_intent === 'string' ? session.payment_intent : id('pi');
       Object.assign(session, {
         status: 'complete',
         payment_status: completion.async ? 'unpaid' : 'paid',

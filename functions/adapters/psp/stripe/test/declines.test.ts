@@ -1,0 +1,124 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { usePspAdapters } from '../../../../../test/support/psp-adapters.ts';
+import { orderLink, sessionRequest } from '../../../../../test/support/psp-fixtures.ts';
+import { classified } from '../../../../domain/payment-failure.ts';
+import { STRIPE_DECLINES } from '../declines.ts';
+import { STRIPE_FAKE } from './fake.ts';
+import { cardDeclined, type FakeLastPaymentError } from './fake-declines.ts';
+
+const { connections, fakes, psps } = usePspAdapters('declines', { stripe: STRIPE_FAKE });
+
+/** The codes Stripe documents for a declined payment, each list with its source (./contract/SOURCE.md). */
+const DOCUMENTED = JSON.parse(
+  readFileSync(new URL('./contract/decline-codes.json', import.meta.url), 'utf8'),
+) as Record<'decline_code' | 'code' | 'bank_debit_code', string[]>;
+
+/** Stripe's error for `code`: an issuer's decline for a decline code, else an error of that code alone. */
+const errorOf = (code: string): FakeLastPaymentError =>
+  DOCUMENTED.decline_code.includes(code)
+    ? cardDeclined(code)
+    : {
+        type: code === 'payment_intent_authentication_failure' ? 'invalid_request_error' : 'card_error',
+        code,
+        message: 'Your payment was declined.',
+      };
+
+/** A session whose buyer's attempt Stripe declined with `error`, then left to expire, as the adapter reads it. */
+async function expiredAfter(error: FakeLastPaymentError | null) {
+  const session = await psps.stripe.createSession(sessionRequest(orderLink('5.00'), connections.stripe));
+  if (error) fakes.stripe.declines.attempt(session.id, error);
+  fakes.stripe.declines.expire(session.id);
+  return psps.stripe.retrieveSession(session.id);
+}
+
+describe("Stripe's declines at checkout (docs/orchestration.md#decline-codes)", () => {
+  it('maps every card decline code Stripe documents, and only codes Stripe documents', () => {
+    const documented = new Set(Object.values(DOCUMENTED).flat());
+    expect(Object.keys(STRIPE_DECLINES).filter((code) => !documented.has(code))).toEqual([]);
+    expect(DOCUMENTED.decline_code.filter((code) => !Object.hasOwn(STRIPE_DECLINES, code))).toEqual([]);
+  });
+
+  it("reads a session that expired after a declined attempt as failed with our code, keeping Stripe's", async () => {
+    for (const [theirs, ours] of Object.entries(STRIPE_DECLINES)) {
+      const status = await expiredAfter(errorOf(theirs));
+      expect(status.state, theirs).toBe('failed');
+      expect(status.failure, theirs).toEqual({
+        code: ours,
+        message: `The Stripe Checkout Session expired after Stripe declined the buyer's payment. (Stripe code ${theirs})`,
+      });
+    }
+    expect(fakes.stripe.violations).toEqual([]);
+  });
+
+  it('reads the issuer reason over the error code, and a code the table lacks as processing_error', async () => {
+    const { failure } = await expiredAfter(cardDeclined('lost_card', 'do_not_try_again'));
+    expect(failure && classified(failure)).toMatchObject({ code: 'lost_or_stolen_card', class: 'hard' });
+    const unknown = await expiredAfter(cardDeclined('a_code_stripe_adds_later'));
+    expect(unknown.failure?.code).toBe('processing_error');
+  });
+
+  it('classes the issuer, the network or Stripe failing as an outage, and a card no PSP can charge as hard', async () => {
+    const classOf = async (error: FakeLastPaymentError) => {
+      const { failure } = await expiredAfter(error);
+      return failure && classified(failure);
+    };
+    for (const code of ['issuer_not_available', 'reenter_transaction']) {
+      expect(await classOf(cardDeclined(code)), code).toMatchObject({
+        code: 'psp_unavailable',
+        class: 'outage',
+      });
+    }
+    expect(await classOf({ type: 'card_error', code: 'processing_error' })).toMatchObject({
+      code: 'psp_unavailable',
+      class: 'outage',
+    });
+    expect(await classOf(cardDeclined('insufficient_funds'))).toMatchObject({
+      code: 'insufficient_funds',
+      class: 'soft',
+    });
+    expect(await classOf(cardDeclined('stolen_card'))).toMatchObject({
+      code: 'lost_or_stolen_card',
+      class: 'hard',
+    });
+    expect(await classOf({ type: 'card_error', code: 'expired_card' })).toMatchObject({
+      code: 'expired_card',
+      class: 'hard',
+    });
+  });
+
+  it('keeps a session that expired without an attempt expired, and one still open after a decline pending', async () => {
+    expect(await expiredAfter(null)).toMatchObject({
+      state: 'expired',
+      failure: { code: 'expired', message: 'The Stripe Checkout Session expired.' },
+    });
+    const open = await psps.stripe.createSession(sessionRequest(orderLink('5.00'), connections.stripe));
+    fakes.stripe.declines.attempt(open.id, cardDeclined('insufficient_funds'));
+    expect(await psps.stripe.retrieveSession(open.id)).toMatchObject({ state: 'pending', failure: null });
+    fakes.stripe.completeSession(open.id);
+    const paid = await psps.stripe.retrieveSession(open.id);
+    expect(paid).toMatchObject({ state: 'succeeded', failure: null });
+    expect(paid.paymentReference).toBe(fakes.stripe.sessions.get(open.id)?.payment_intent);
+  });
+
+  it('reads the decline in the same call as the session: one GET, its PaymentIntent expanded', async () => {
+    const session = await psps.stripe.createSession(sessionRequest(orderLink('5.00'), connections.stripe));
+    fakes.stripe.declines.attempt(session.id, cardDeclined('insufficient_funds'));
+    fakes.stripe.declines.expire(session.id);
+    const before = fakes.stripe.requests.length;
+    expect((await psps.stripe.retrieveSession(session.id)).failure?.code).toBe('insufficient_funds');
+    const sent = fakes.stripe.requests.slice(before);
+    expect(sent.map(({ method, path }) => `${method} ${path}`)).toEqual([
+      `GET /v1/checkout/sessions/${session.id}`,
+    ]);
+    expect(fakes.stripe.violations).toEqual([]);
+  });
+
+  it('documents its table, code by code', () => {
+    const docs = readFileSync('docs/orchestration.md', 'utf8');
+    const section = docs.slice(docs.indexOf('### Decline codes'), docs.indexOf('### A success before'));
+    for (const [theirs, ours] of Object.entries(STRIPE_DECLINES)) {
+      expect(section, theirs).toContain(`\`${theirs}\` → \`${ours}\``);
+    }
+  });
+});
