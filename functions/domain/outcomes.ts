@@ -197,8 +197,9 @@ export function windowsOf(
       windows[window] = addCounts(windows[window], bucket.counts);
       windows.weighted[window] = addCounts(windows.weighted[window], bucket.weighted ?? bucket.counts);
     }
-    if (bucket.granularity === 'hours')
+    if (bucket.granularity === 'hours') {
       windows.reported_fees = addReportedFees(windows.reported_fees, bucket.fees);
+    }
     segments.set(bucket.segment, windows);
   }
   return result;
