@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type Payment, settle, stillPending } from '../../functions/domain/payment.ts';
+import { type Payment, type ReportedFailure, settle, stillPending } from '../../functions/domain/payment.ts';
 import { a, attempt, now } from '../support/checkout-situations.ts';
 import { orderLink } from '../support/psp-fixtures.ts';
 
@@ -7,8 +7,11 @@ import { orderLink } from '../support/psp-fixtures.ts';
  * A try its PSP refused on a session it keeps payable (docs/orchestration.md#decline-codes): kept on the pending
  * payment, which the session's expiry then fails with that decline; a success ignores it.
  */
-const refused = { code: 'insufficient_funds', message: 'Adyen refused the buyer’s payment.' } as const;
-const issuerDown = { code: 'psp_unavailable', message: 'Adyen refused: Issuer Unavailable.' } as const;
+const refused: ReportedFailure = {
+  code: 'insufficient_funds',
+  message: 'The PSP refused the buyer’s payment.',
+};
+const issuerDown: ReportedFailure = { code: 'psp_unavailable', message: 'The issuer was unavailable.' };
 const pending = (declined = refused) =>
   settle(
     attempt(orderLink('10.00'), a),

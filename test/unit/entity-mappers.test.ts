@@ -116,13 +116,13 @@ describe('payment mapper', () => {
   it('reads a pending payment’s refused try (none on older items), its class as a failure’s', () => {
     const item = { ...keys, ...FIRST_PAYMENT, status: 'pending', failure: null };
     expect(paymentFromItem(item)).not.toHaveProperty('declined_attempt');
-    const declined = { code: 'psp_unavailable', message: 'Issuer Unavailable' };
+    const declined = { code: 'psp_unavailable', message: 'Issuer Unavailable' } as const;
     expect(paymentFromItem({ ...item, declined_attempt: declined }).declined_attempt).toEqual({
       ...declined,
       class: 'outage',
     });
-    const kept = {
-      ...(paymentFromItem(item) as Payment),
+    const kept: Payment = {
+      ...paymentFromItem(item),
       declined_attempt: { ...declined, class: 'outage' as const },
     };
     expect(paymentFromItem(paymentToItem(kept))).toEqual(kept);
