@@ -30,9 +30,9 @@ const REFUSALS: Readonly<
   // Cancelled before it completed (by the shopper, the merchant or Adyen's risk checks): not the issuer's decline.
   '15': ['Cancelled', 'canceled', 'soft'],
   '16': ['Shopper Cancelled', 'canceled', 'soft'],
+  '20': ['FRAUD', 'suspected_fraud', 'hard'],
   // Adyen could not submit the payment to the card network: not the card's fault.
   '21': ['Not Submitted', 'processing_error', 'soft'],
-  '20': ['FRAUD', 'suspected_fraud', 'hard'],
   '22': ['FRAUD-CANCELLED', 'suspected_fraud', 'hard'],
   '23': ['Transaction Not Permitted', 'method_not_available', 'hard'],
   '24': ['CVC Declined', 'incorrect_details', 'hard'],
