@@ -1,6 +1,7 @@
 import type { PaymentBuyer } from './buyer.ts';
 import type { Provider } from './connection.ts';
 import type { CustomFieldAnswer } from './custom-fields.ts';
+import { endAfterDeclinedAttempt, withDeclinedAttempt } from './declined-attempts.ts';
 import { isId, newId, timeOrderedId } from './ids.ts';
 import type { DeclineClass } from './mandates.ts';
 import type { Amount } from './money.ts';
@@ -70,6 +71,12 @@ export interface Payment {
   /** The PSP's own id of the payment once it has one (its payment's, charge's or transaction's id). */
   provider_reference: string | null;
   failure: PaymentFailure | null;
+  /**
+   * While pending: the decline of the buyer's last refused try on the session, when its PSP told it as it happened
+   * and keeps the session payable (`PspSessionStatus.declinedAttempt`); the session's expiry then fails the payment
+   * with it (`settle`). Absent: no try refused, or recorded before 2026-11-29.
+   */
+  declined_attempt?: PaymentFailure;
   /** The PSP session of the attempt, and until when it can be paid. */
   session_id: string | null;
   session_expires_at: string | null;
@@ -323,26 +330,31 @@ export interface PaymentOutcome {
   state: PaymentState;
   failure: ReportedFailure | null;
   reference: string | null;
+  /** A try the PSP refused on a session still payable (`PspSessionStatus.declinedAttempt`). */
+  declinedAttempt?: ReportedFailure | undefined;
 }
 
 /**
  * The payment after the PSP's answer, or `undefined` when nothing changes. A succeeded payment never changes
  * again; any other may still become succeeded (money moved: the truth wins, as for the link), or failed with
- * `amount_mismatch` (money moved, at another amount: the record says so, once). Pending says nothing new.
+ * `amount_mismatch` (money moved, at another amount: the record says so, once). Pending says nothing new but a
+ * refused try (`withDeclinedAttempt`), with which an expiry then fails it (`endAfterDeclinedAttempt`).
  */
 export function settle(payment: Payment, outcome: PaymentOutcome, now: Date): Payment | undefined {
-  if (payment.status === 'succeeded' || outcome.state === 'pending') return undefined;
-  if (outcome.failure?.code === 'amount_mismatch') {
+  if (payment.status === 'succeeded') return undefined;
+  if (outcome.state === 'pending') return withDeclinedAttempt(payment, outcome.declinedAttempt, now);
+  const { declined_attempt, ...settling } = payment;
+  const ending = endAfterDeclinedAttempt(outcome, outcome.declinedAttempt ?? declined_attempt);
+  if (ending.failure?.code === 'amount_mismatch') {
     if (payment.failure?.code === 'amount_mismatch') return undefined;
   } else {
-    if (payment.status === outcome.state) return undefined;
-    if (payment.status !== 'pending' && outcome.state !== 'succeeded') return undefined;
+    if (payment.status === ending.state) return undefined;
+    if (payment.status !== 'pending' && ending.state !== 'succeeded') return undefined;
   }
   return {
-    ...payment,
-    status: outcome.state,
-    failure:
-      outcome.state === 'succeeded' ? null : classified(outcome.failure ?? defaultFailure(outcome.state)),
+    ...settling,
+    status: ending.state,
+    failure: ending.state === 'succeeded' ? null : classified(ending.failure ?? defaultFailure(ending.state)),
     provider_reference: outcome.reference ?? payment.provider_reference,
     next_check_at: null,
     updated_at: now.toISOString(),

@@ -97,6 +97,13 @@ export interface PspSessionStatus {
   linkId: string | null;
   state: PspPaymentState;
   failure: ReportedFailure | null;
+  /**
+   * A try the PSP refused on a session it keeps payable (the buyer may try again), as the PSP told it in the
+   * notification just verified, with state `pending` (or `expired`): it cannot be asked for it later. Kept on the
+   * pending payment, whose session's expiry then fails it with this decline (`Payment.declined_attempt`,
+   * docs/orchestration.md#decline-codes). Absent at PSPs whose session's own status carries its decline.
+   */
+  declinedAttempt?: ReportedFailure;
   /** The PSP's payment id once paid (its payment's, charge's or transaction's id). */
   paymentReference: string | null;
   /**

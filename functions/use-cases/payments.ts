@@ -76,7 +76,9 @@ const UNKNOWN_SESSION_LIFETIME_MS = 24 * 3_600_000;
  *   reusable link records each payment (`addPayment`: `payment_link.paid`, or beyond `max_payments` that
  *   duplicate event);
  * - failed: the payment fails with the PSP's reason and the merchant gets `payment_link.payment_failed`;
- * - canceled or expired: the payment says so; pending: nothing changes.
+ * - canceled or expired: the payment says so, but an expiry after a try its PSP refused, which fails the payment
+ *   with that decline (as failed, above; docs/orchestration.md#decline-codes);
+ * - pending: nothing changes, but a refused try the PSP tells of (`declinedAttempt`) is kept on the payment.
  * Every write is conditional and every report happens once per payment, however many copies race. Only a status
  * whose amount was checked against its payment's is taken (`checkChargedAmount`, ./charged-amounts.ts): a success
  * at another amount arrives here as the failure `amount_mismatch`.
@@ -98,6 +100,7 @@ export async function recordSessionStatus(
     state: status.state,
     failure: status.failure,
     reference: status.paymentReference,
+    declinedAttempt: status.declinedAttempt,
   };
   const { payment, save } = await settledPayment(deps, connection, link, status, outcome, read);
   const result = await moveLink(deps, connection, link, payment, status);
@@ -183,7 +186,8 @@ async function moveLink(
     }
     return { outcome: 'already_paid' };
   }
-  if (payment.status === 'failed' && status.state === 'failed') {
+  // An expiry fails a payment whose PSP refused a try on it (`settle`): a failure the merchant is told of too.
+  if (payment.status === 'failed' && (status.state === 'failed' || status.state === 'expired')) {
     putMetrics({ PaymentsFailed: 1 }, { provider: connection.provider });
     await applyTransition(transitions, load, (current, now) =>
       reportPayment(current, 'payment_link.payment_failed', toPaymentResource(payment, current), now),

@@ -1,6 +1,9 @@
-import { checkFailed, stillPending } from '../domain/payment.ts';
+import type { PspConnection } from '../domain/connection.ts';
+import { checkFailed, type Payment, stillPending } from '../domain/payment.ts';
+import type { PaymentLink } from '../domain/payment-link.ts';
 import type { Mode } from '../domain/principal.ts';
 import { logger } from '../logger.ts';
+import type { PspSessionStatus } from '../ports/psp.ts';
 import { captureWhilePayable } from './deferred-capture.ts';
 import type { PaymentDependencies } from './payments.ts';
 import type { PspConnections } from './psp-connections.ts';
@@ -10,7 +13,9 @@ import { endAttempt, recordSessionOutcome } from './session-endings.ts';
  * The sweeper of missed notifications: asks the PSP about payments still pending when their next check is due
  * (10 minutes after they started, then twice as long each time until the session can no longer be paid) and
  * records the answer exactly as a notification would. A payment whose check fails is logged and asked again
- * after the same growing waits (`checkFailed`), so it never comes first on every run ahead of the others.
+ * after the same growing waits (`checkFailed`), so it never comes first on every run ahead of the others. A
+ * session past its end that its PSP still calls pending is recorded expired (`stillPending`), or failed with the
+ * decline of a try its PSP refused on it (docs/orchestration.md#decline-codes).
  */
 export async function checkPendingPayments(
   deps: PaymentDependencies & { psps: PspConnections },
@@ -88,5 +93,27 @@ async function checkPayment(
   }
   // A capture claimed just now changed the payment: the next check is written on what is stored.
   const latest = found.deferredCapture ? ((await deps.payments.get(linkId, mode, id)) ?? payment) : payment;
-  if (latest.status === 'pending') await deps.payments.save(stillPending(latest, deps.now()), latest);
+  if (latest.status === 'pending') await recordStillPending(deps, connection, link, latest, status);
+}
+
+/**
+ * The PSP still says pending: asked again later (`stillPending`); past its session's end, a payment whose PSP
+ * refused a try on it fails with that decline, recorded as the PSP's own expiry would be, so that the merchant is
+ * told (`payment_link.payment_failed`).
+ */
+async function recordStillPending(
+  deps: PaymentDependencies & { psps: PspConnections },
+  connection: PspConnection,
+  link: PaymentLink,
+  payment: Payment,
+  status: PspSessionStatus,
+): Promise<void> {
+  const next = stillPending(payment, deps.now());
+  if (next.status !== 'failed') return deps.payments.save(next, payment);
+  await recordSessionOutcome({ ...deps, pspSessions: deps.psps }, connection, link, {
+    ...status,
+    paymentId: status.paymentId ?? payment.id,
+    state: 'expired',
+    failure: null,
+  });
 }

@@ -12,7 +12,7 @@ import { paymentFromItem, paymentToItem } from '../../functions/adapters/dynamod
 import { recoveryFromItem } from '../../functions/adapters/dynamodb/recovery-mapper.ts';
 import { refundEntryFromItem } from '../../functions/adapters/dynamodb/refund-mapper.ts';
 import { sandboxSessionFromItem } from '../../functions/adapters/dynamodb/sandbox-session-mapper.ts';
-import { startedPayment } from '../../functions/domain/payment.ts';
+import { type Payment, startedPayment } from '../../functions/domain/payment.ts';
 import { refusal } from '../support/undecodable.ts';
 
 const eur = (value: string) => ({ value, currency: 'EUR' });
@@ -111,6 +111,24 @@ describe('payment mapper', () => {
     expect(refusal(() => failure({ code: 'declined', class: 'fatal', message: 'no' })).reason).toMatch(
       /^failure.class: expected one of/,
     );
+  });
+
+  it('reads a pending payment’s refused try (none on older items), its class as a failure’s', () => {
+    const item = { ...keys, ...FIRST_PAYMENT, status: 'pending', failure: null };
+    expect(paymentFromItem(item)).not.toHaveProperty('declined_attempt');
+    const declined = { code: 'psp_unavailable', message: 'Issuer Unavailable' } as const;
+    expect(paymentFromItem({ ...item, declined_attempt: declined }).declined_attempt).toEqual({
+      ...declined,
+      class: 'outage',
+    });
+    const kept: Payment = {
+      ...paymentFromItem(item),
+      declined_attempt: { ...declined, class: 'outage' as const },
+    };
+    expect(paymentFromItem(paymentToItem(kept))).toEqual(kept);
+    expect(
+      refusal(() => paymentFromItem({ ...item, declined_attempt: { code: 'nope', message: 'x' } })).reason,
+    ).toMatch(/^declined_attempt.code: expected one of/);
   });
 
   it('refuses a payment whose status or provider is not one it can be', () => {

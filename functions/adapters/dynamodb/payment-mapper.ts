@@ -65,6 +65,8 @@ const paymentFields = (): FieldDecoders<StoredPayment> => ({
   amount: optional(amount),
   provider_reference: nullable(string),
   failure: nullable(failure),
+  // Since 2026-11-29 (decline tables): on a pending payment whose PSP refused a try; absent: none refused.
+  declined_attempt: optional(failure),
   session_id: nullable(string),
   session_expires_at: nullable(string),
   session_url: optional(nullable(string)),

@@ -3,6 +3,7 @@ import type { NotificationRequestItem } from '@adyen/api-library/lib/src/typings
 import { includedTaxMinor, type LineItem, linesCharging } from '../../../domain/amount.ts';
 import type { PspConnection } from '../../../domain/connection.ts';
 import { InvalidNotificationError } from '../../../domain/errors.ts';
+import type { ReportedFailure } from '../../../domain/payment-failure.ts';
 import type { PspSession } from '../../../domain/payment-link.ts';
 import { amountProblem, fromPspMinorUnits } from '../../../domain/psp-rules.ts';
 import {
@@ -24,6 +25,7 @@ import { storedCredentialsFactory } from '../kit/factory.ts';
 import { RecentFacts } from '../kit/recent-facts.ts';
 import { adyenBuyer, adyenShopperFields } from './buyer.ts';
 import { type AdyenCredentials, type AdyenSdk, loadAdyenSdk } from './client.ts';
+import { adyenAttemptDecline } from './declines.ts';
 import type { adyen } from './descriptor.ts';
 import { AdyenMandates, adyenMandateLinkFields, adyenMandateProblem, withAdyenMandates } from './mandates.ts';
 import {
@@ -62,6 +64,14 @@ export class AdyenPsp implements Psp, EndsSessions, Refunds {
    * `additionalData.paymentLinkId`, so the fetched link must also match the signed reference and amount.
    */
   private readonly authorised = new RecentFacts<Authorisation>({ maxAgeMs: 60_000, maxSize: 100 });
+  /**
+   * Tries Adyen refused on a payment link, from the refused AUTHORISATION that just verified: the link stays
+   * payable, and Adyen cannot be asked for them later. Matched to the link by the signed reference, as `authorised`.
+   */
+  private readonly refused = new RecentFacts<{ merchantReference: string; decline: ReportedFailure }>({
+    maxAgeMs: 60_000,
+    maxSize: 100,
+  });
   /** Refund outcomes from the REFUND / REFUND_FAILED notifications that just verified. */
   private readonly refundOutcomes = new RecentFacts<PspRefundStatus>({ maxAgeMs: 60_000, maxSize: 100 });
 
@@ -195,6 +205,11 @@ export class AdyenPsp implements Psp, EndsSessions, Refunds {
       this.noteAuthorisation(item);
       const paymentLinkId = item.additionalData?.paymentLinkId ?? null;
       if (paymentLinkId && success) this.authorised.set(paymentLinkId, authorisationOf(item));
+      const decline = paymentLinkId && !success && adyenAttemptDecline(item, this.descriptor.displayName);
+      // A cancelled try is no decline: a link that then expires is a buyer who left.
+      if (paymentLinkId && decline && decline.code !== 'canceled') {
+        this.refused.set(paymentLinkId, { merchantReference: item.merchantReference, decline });
+      }
       return { type, sessionId: paymentLinkId, refundReference: null, livemode };
     }
     if (isRefundEvent(item)) {
@@ -222,6 +237,7 @@ export class AdyenPsp implements Psp, EndsSessions, Refunds {
       paymentId: metadata.payment_id ?? paymentLink.reference ?? null,
       linkId: metadata.link_id ?? null,
       ...stateOf(paymentLink),
+      ...(paid ? {} : this.declinedAttemptOn(paymentLink)),
       // Known only from the AUTHORISATION notification: Adyen cannot be asked for it.
       paymentReference: paid && confirmed ? authorised.pspReference : null,
       // The link's amount is what Adyen charges on it: it takes no other from the buyer.
@@ -234,6 +250,17 @@ export class AdyenPsp implements Psp, EndsSessions, Refunds {
       livemode: this.credentials.environment === 'live',
       ...(paid ? await adyenBuyer(paymentLink) : {}),
     };
+  }
+
+  /**
+   * The try Adyen just refused on an unpaid link (`refused`), which the payment keeps until the link is paid or
+   * expires (docs/orchestration.md#decline-codes).
+   */
+  private declinedAttemptOn(paymentLink: PaymentLinkResponse): Pick<PspSessionStatus, 'declinedAttempt'> {
+    const refused = this.refused.get(paymentLink.id);
+    return refused && refused.merchantReference === paymentLink.reference
+      ? { declinedAttempt: refused.decline }
+      : {};
   }
 
   /**

@@ -1,43 +1,69 @@
 import type { Decline, DeclineClass } from '../../../domain/mandates.ts';
+import type { PaymentFailureCode, ReportedFailure } from '../../../domain/payment-failure.ts';
+import { declineOf } from '../kit/declines.ts';
 
 /**
- * How an Adyen refusal of a renewal is classed (docs/subscriptions.md#adyen): by `refusalReasonCode` (Adyen's
- * "Refusal reasons", each with its fixed `refusalReason` text, which a refused AUTHORISATION notification carries as
- * its `reason`), refined by the merchant advice code and the raw acquirer result when the merchant has them sent
- * (`additionalData.merchantAdviceCode`, `refusalReasonRaw`). A code not listed is soft: the retry schedule caps it.
+ * Adyen's "Refusal reasons" (docs.adyen.com/development-resources/refusal-reasons), each `refusalReasonCode` with
+ * its fixed text, which a refused AUTHORISATION notification carries as its `reason`; those of a PIN or a chip at a
+ * terminal are left out (we take no in-person payments). Read twice: as our code for a refused try on a payment
+ * link (docs/orchestration.md#decline-codes) and as the class of a renewal's refusal (docs/subscriptions.md#adyen),
+ * refined there by the merchant advice code and the raw acquirer result when the merchant has them sent
+ * (`additionalData.merchantAdviceCode`, `refusalReasonRaw`). A code not listed is `processing_error` at checkout
+ * and soft for a renewal (the retry schedule caps it). The issuer, the acquirer or the network failing is an outage
+ * at checkout, as every table takes it, and soft for a renewal.
  */
-const REFUSALS: Readonly<Record<string, readonly [reason: string, declineClass: DeclineClass]>> = {
-  '2': ['Refused', 'soft'],
-  '3': ['Referral', 'hard'],
-  '4': ['Acquirer Error', 'soft'],
-  '5': ['Blocked Card', 'hard'],
-  '6': ['Expired Card', 'hard'],
-  '7': ['Invalid Amount', 'hard'],
-  '8': ['Invalid Card Number', 'hard'],
-  '9': ['Issuer Unavailable', 'soft'],
-  '10': ['Not supported', 'hard'],
-  '11': ['3D Not Authenticated', 'authentication_required'],
-  '12': ['Not enough balance', 'soft'],
-  '14': ['Acquirer Fraud', 'hard'],
-  '15': ['Cancelled', 'soft'],
-  '20': ['FRAUD', 'hard'],
-  '22': ['FRAUD-CANCELLED', 'hard'],
-  '23': ['Transaction Not Permitted', 'hard'],
-  '24': ['CVC Declined', 'hard'],
-  '25': ['Restricted Card', 'hard'],
-  // The cardholder revoked the standing authorisation at the issuer.
-  '26': ['Revocation Of Auth', 'hard'],
-  '27': ['Declined Non Generic', 'soft'],
-  '28': ['Withdrawal amount exceeded', 'soft'],
-  '29': ['Withdrawal count exceeded', 'soft'],
-  '31': ['Issuer Suspected Fraud', 'hard'],
-  '34': ['No checking account available on Card', 'hard'],
-  '35': ['No savings account available on Card', 'hard'],
-  '38': ['Authentication required', 'authentication_required'],
-  '42': ['3DS Authentication Error', 'authentication_required'],
+const REFUSALS: Readonly<
+  Record<string, readonly [reason: string, checkout: PaymentFailureCode, renewal: DeclineClass]>
+> = {
+  '2': ['Refused', 'do_not_honor', 'soft'],
+  '3': ['Referral', 'do_not_honor', 'hard'],
+  '4': ['Acquirer Error', 'psp_unavailable', 'soft'],
+  '5': ['Blocked Card', 'lost_or_stolen_card', 'hard'],
+  '6': ['Expired Card', 'expired_card', 'hard'],
+  '7': ['Invalid Amount', 'limit_exceeded', 'hard'],
+  '8': ['Invalid Card Number', 'incorrect_details', 'hard'],
+  '9': ['Issuer Unavailable', 'psp_unavailable', 'soft'],
+  '10': ['Not supported', 'method_not_available', 'hard'],
+  '11': ['3D Not Authenticated', 'authentication_required', 'authentication_required'],
+  '12': ['Not enough balance', 'insufficient_funds', 'soft'],
+  '14': ['Acquirer Fraud', 'suspected_fraud', 'hard'],
+  // Cancelled before it completed (by the shopper, the merchant or Adyen's risk checks): not the issuer's decline.
+  '15': ['Cancelled', 'canceled', 'soft'],
+  '16': ['Shopper Cancelled', 'canceled', 'soft'],
+  '20': ['FRAUD', 'suspected_fraud', 'hard'],
+  // Adyen could not submit the payment to the card network: not the card's fault.
+  '21': ['Not Submitted', 'processing_error', 'soft'],
+  '22': ['FRAUD-CANCELLED', 'suspected_fraud', 'hard'],
+  '23': ['Transaction Not Permitted', 'method_not_available', 'hard'],
+  '24': ['CVC Declined', 'incorrect_details', 'hard'],
+  '25': ['Restricted Card', 'lost_or_stolen_card', 'hard'],
+  // The cardholder revoked the standing authorisation at the issuer: it ends a renewal, not a buyer on the page.
+  '26': ['Revocation Of Auth', 'do_not_honor', 'hard'],
+  '27': ['Declined Non Generic', 'do_not_honor', 'soft'],
+  '28': ['Withdrawal amount exceeded', 'limit_exceeded', 'soft'],
+  '29': ['Withdrawal count exceeded', 'limit_exceeded', 'soft'],
+  '31': ['Issuer Suspected Fraud', 'suspected_fraud', 'hard'],
+  '32': ['AVS Declined', 'incorrect_details', 'soft'],
+  '34': ['No checking account available on Card', 'method_not_available', 'hard'],
+  '35': ['No savings account available on Card', 'method_not_available', 'hard'],
+  '38': ['Authentication required', 'authentication_required', 'authentication_required'],
+  // The card scheme's 3-D Secure directory server did not answer: the network failed, not the card.
+  '39': ['RReq not received from DS', 'psp_unavailable', 'soft'],
+  '42': ['3DS Authentication Error', 'authentication_required', 'authentication_required'],
   // Card networks charge for retrying past their limits; Adyen stops it.
-  '46': ['Transaction blocked by Adyen to prevent excessive retry fees', 'hard'],
+  '46': ['Transaction blocked by Adyen to prevent excessive retry fees', 'limit_exceeded', 'hard'],
 };
+
+/** Adyen's refusal codes as our checkout codes, in the shape the kit's `declineOf` reads a descriptor's `declines`. */
+export const ADYEN_DECLINES: Readonly<Record<string, PaymentFailureCode>> =
+  /* @__PURE__ */ Object.fromEntries(
+    Object.entries(REFUSALS).map(([code, [, checkout]]) => [code, checkout]),
+  );
+
+/** Each refusal code's fixed text, as Adyen documents it (its tests hold the table to them). */
+export const ADYEN_REFUSAL_REASONS: Readonly<Record<string, string>> = /* @__PURE__ */ Object.fromEntries(
+  Object.entries(REFUSALS).map(([code, [reason]]) => [code, reason]),
+);
 
 /**
  * Mastercard's merchant advice codes: 03 (do not try again), 21 (payment cancellation) and 01 (new account
@@ -86,12 +112,26 @@ export function adyenDecline(refusal: AdyenRefusal): Decline {
   const code = refusal.code ?? codeOfReason(refusal.reason);
   const known = code === undefined ? undefined : REFUSALS[code];
   const declineClass =
-    ADVICE[leadingCode(refusal.advice) ?? ''] ?? RAW[leadingCode(refusal.raw) ?? ''] ?? known?.[1] ?? 'soft';
+    ADVICE[leadingCode(refusal.advice) ?? ''] ?? RAW[leadingCode(refusal.raw) ?? ''] ?? known?.[2] ?? 'soft';
   return {
     class: declineClass,
     code: `adyen:${code ?? 'refused'}`,
     message: refusal.reason || known?.[0] || 'Adyen refused the payment.',
   };
+}
+
+/**
+ * A try Adyen refused on a payment link (a refused AUTHORISATION), in our vocabulary: by its
+ * `additionalData.refusalReasonCode` when the merchant has Adyen send it, else by the code whose fixed text its
+ * `reason` is; a text of no listed code is `declined`, a code not listed `processing_error` (`declineOf`).
+ */
+export function adyenAttemptDecline(
+  item: { reason?: string | undefined; additionalData?: Record<string, string | undefined> | undefined },
+  displayName: string,
+): ReportedFailure {
+  const code = item.additionalData?.refusalReasonCode || codeOfReason(item.reason);
+  const message = `Adyen refused the buyer's payment${item.reason ? `: ${item.reason}` : ''}.`;
+  return declineOf({ displayName, declines: ADYEN_DECLINES }, code, message);
 }
 
 /** The refusal code whose fixed text a notification's `reason` is. */

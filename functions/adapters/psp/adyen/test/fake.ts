@@ -59,6 +59,14 @@ export interface FakeAdyen {
    */
   pay(linkId: string, shopper?: FakeShopper): NotificationItem;
   /**
+   * Adyen refuses the buyer's try on the link: the link stays active (the buyer may try again), and the refused
+   * AUTHORISATION item Adyen then sends is returned: `success` "false", the refusal reason's fixed text as `reason`,
+   * and `additionalData.refusalReasonCode` when given (a merchant who has Adyen send it).
+   */
+  refuse(linkId: string, refusal: { reason: string; code?: string }): NotificationItem;
+  /** The link's `expiresAt` passed unpaid: Adyen reads it `expired` (and sends no notification of it). */
+  expire(linkId: string): void;
+  /**
    * The item of a notification about a refund the fake received, as Adyen/adyen-openapi Webhooks-v1 shows them:
    * `succeeded` REFUND (success "true"), `refused` REFUND (success "false"), `failed` REFUND_FAILED and
    * `reversed` REFUNDED_REVERSED (both success "true": the event happened; either may follow a REFUND).
@@ -319,6 +327,30 @@ export async function startFakeAdyen(options: {
         reason: '012345:1111:03/2030',
         success: 'true',
       };
+    },
+    refuse(linkId, { reason, code }) {
+      const link = paymentLinks.get(linkId);
+      if (!link) throw new Error(`no payment link ${linkId}`);
+      return {
+        additionalData: {
+          paymentLinkId: link.id,
+          paymentMethod: 'visa',
+          ...(code === undefined ? {} : { refusalReasonCode: code }),
+        },
+        amount: link.amount,
+        eventCode: 'AUTHORISATION',
+        eventDate: new Date().toISOString(),
+        merchantAccountCode: link.merchantAccount,
+        merchantReference: link.reference,
+        pspReference: pspReference(),
+        reason,
+        success: 'false',
+      };
+    },
+    expire(linkId) {
+      const link = paymentLinks.get(linkId);
+      if (!link) throw new Error(`no payment link ${linkId}`);
+      link.status = 'expired';
     },
     refundItem(refundPspReference, outcome) {
       const refund = refunds.get(refundPspReference);

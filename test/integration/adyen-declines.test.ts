@@ -1,0 +1,132 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADYEN_FAKE, type NotificationItem } from '../../functions/adapters/psp/adyen/test/fake.ts';
+import { paymentRepository } from '../../functions/dependencies.ts';
+import { FIRST_CHECK_AFTER_MS } from '../../functions/domain/payment.ts';
+import { createLink, storedLink } from '../support/checkout-helpers.ts';
+import { navigate } from '../support/navigate.ts';
+import { type PspStack, startPspStack } from '../support/psp-stack.ts';
+import { sweepPendingPayments } from '../support/sweepers.ts';
+
+/**
+ * What a try Adyen refused on a payment link becomes (docs/orchestration.md#decline-codes, #observed-outcomes):
+ * Adyen keeps the link payable and tells the refusal only in its AUTHORISATION notification, so the pending payment
+ * keeps it; when the link then expires (Adyen sends nothing: the status sweeper finds it) the payment fails with the
+ * mapped decline, its event is sent, and the connection's outcomes count a decline as `failed`, the issuer failing
+ * as `outage`; a link paid after a refusal is paid, and one that expired with no refused try is `left`.
+ */
+
+// Every outcome is written and read at once, so that each count can be read as soon as it is made.
+const FAKES = { adyen: ADYEN_FAKE };
+let psps: PspStack<typeof FAKES>;
+
+beforeAll(async () => {
+  psps = await startPspStack({
+    fakes: FAKES,
+    stack: { schedules: false, environment: { OUTCOME_FLUSH_MS: '0', OUTCOME_CACHE_MS: '0' } },
+  });
+});
+afterAll(() => psps?.stop());
+
+/** A shop of its own (its connection's counts are its session's alone) whose buyer opened an Adyen link. */
+async function openedLink(shop: string) {
+  const { stack } = psps;
+  const key = (await stack.issueKey(shop, 'test')).api_key;
+  const connection = await psps.connect(shop, 'adyen');
+  const link = await createLink(stack, key, { connections: [connection.id] });
+  await navigate(link.checkout_url);
+  const session = (await storedLink(link.id)).psp_session;
+  if (!session) throw new Error('no Adyen payment link');
+  const notify = async (item: NotificationItem) => {
+    const notified = await stack.request('POST', `/psp/adyen/notifications/${connection.id}`, {
+      rawBody: psps.adyen.notification([item], { hmacKey: ADYEN_FAKE.credentials.hmac_key }),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(notified.status).toBe(200);
+  };
+  const outcome = async () => {
+    const payments = await stack.request('GET', `/v1/payment-links/${link.id}/payments`, { key });
+    const events = await stack.request('GET', `/v1/payment-links/${link.id}/events`, { key });
+    const performance = await stack.request(
+      'GET',
+      `/v1/psp-connections/${connection.id}/performance?currency=EUR`,
+      { key },
+    );
+    const { opened, paid, failed, left, outage } = performance.body.segments[0].last_hour;
+    return {
+      payment: payments.body.data[0],
+      events: events.body.data.map((event: { type: string }) => event.type),
+      counts: { opened, paid, failed, left, outage },
+    };
+  };
+  return { link, session, notify, outcome };
+}
+
+/** The status sweeper's run once the payment's first check is due (`at`: later, when given). */
+const sweepWhenDue = (at = new Date(Date.now() + FIRST_CHECK_AFTER_MS + 1_000)) => sweepPendingPayments(at);
+
+describe('an Adyen link that expired after Adyen refused a try on it', () => {
+  it('fails with the mapped decline once the sweeper finds it expired, tells the merchant, and counts a decline', async () => {
+    const { link, session, notify, outcome } = await openedLink('adyendeclined');
+    await notify(psps.adyen.refuse(session.id, { reason: 'Not enough balance', code: '12' }));
+    const pending = await paymentRepository().get(link.id, 'test', session.payment_id);
+    expect(pending).toMatchObject({
+      status: 'pending',
+      declined_attempt: { code: 'insufficient_funds', class: 'soft' },
+    });
+
+    psps.adyen.expire(session.id);
+    await sweepWhenDue();
+    const { payment, events, counts } = await outcome();
+    expect(payment).toMatchObject({
+      status: 'failed',
+      failure: { code: 'insufficient_funds', class: 'soft' },
+    });
+    expect(payment.failure.message).toContain('(Adyen code 12)');
+    expect(events).toEqual(['payment_link.payment_failed']);
+    expect(counts).toEqual({ opened: 1, paid: 0, failed: 1, left: 0, outage: 0 });
+  });
+
+  it('fails as an outage when the issuer was unavailable (its reason alone), and counts one, not a decline', async () => {
+    const { session, notify, outcome } = await openedLink('adyenissuerdown');
+    await notify(psps.adyen.refuse(session.id, { reason: 'Issuer Unavailable' }));
+    psps.adyen.expire(session.id);
+    await sweepWhenDue();
+    const { payment, events, counts } = await outcome();
+    expect(payment).toMatchObject({
+      status: 'failed',
+      failure: { code: 'psp_unavailable', class: 'outage' },
+    });
+    expect(events).toEqual(['payment_link.payment_failed']);
+    expect(counts).toEqual({ opened: 1, paid: 0, failed: 0, left: 0, outage: 1 });
+  });
+
+  it('fails with the decline too when Adyen still calls the link active past its end', async () => {
+    const { session, notify, outcome } = await openedLink('adyenlate');
+    await notify(psps.adyen.refuse(session.id, { reason: 'Expired Card', code: '6' }));
+    await sweepWhenDue(new Date(Date.parse(session.expires_at) + 60_001));
+    const { payment, events, counts } = await outcome();
+    expect(payment).toMatchObject({ status: 'failed', failure: { code: 'expired_card', class: 'hard' } });
+    expect(events).toEqual(['payment_link.payment_failed']);
+    expect(counts).toEqual({ opened: 1, paid: 0, failed: 1, left: 0, outage: 0 });
+  });
+
+  it('is paid when the buyer pays after the refusal: the refusal changes nothing', async () => {
+    const { session, notify, outcome } = await openedLink('adyenpaidafter');
+    await notify(psps.adyen.refuse(session.id, { reason: 'CVC Declined', code: '24' }));
+    await notify(psps.adyen.pay(session.id));
+    const { payment, events, counts } = await outcome();
+    expect(payment).toMatchObject({ status: 'succeeded', failure: null });
+    expect(events).toEqual(['payment_link.paid']);
+    expect(counts).toEqual({ opened: 1, paid: 1, failed: 0, left: 0, outage: 0 });
+  });
+
+  it('stays expired without a refused try, and counts as a buyer who left', async () => {
+    const { session, outcome } = await openedLink('adyenleft');
+    psps.adyen.expire(session.id);
+    await sweepWhenDue();
+    const { payment, events, counts } = await outcome();
+    expect(payment).toMatchObject({ status: 'expired', failure: { code: 'expired', class: 'soft' } });
+    expect(events).toEqual([]);
+    expect(counts).toEqual({ opened: 1, paid: 0, failed: 0, left: 1, outage: 0 });
+  });
+});
