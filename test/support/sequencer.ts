@@ -30,7 +30,7 @@ export const LONGEST_FILES = [
  * share two cores, so one worker may wait while two work; when several such files run at once, a core sits idle.
  * Sorted by duration, the seven files of about 5 s that wait out one call budget each came one after another, and
  * all three workers waited together for 15 s (the machine's counters: 42-77% idle). Each project's block spreads
- * its waiting files among its other files so that, while one waits, the other workers have work (`spreadOut`).
+ * its waiting files evenly among its other files.
  */
 export const WAITS_TAG = /(\/\/|\*)\s*@module-tag\s+waits\b/;
 
@@ -47,7 +47,7 @@ const PROJECT_ORDER = ['browser', 'logging', 'integration', 'infra', 'unit'];
  * Orders the files of every project in one queue, longest first, so the workers end together: the files of
  * LONGEST_FILES in that order, then each project's files (PROJECT_ORDER): those with no cached duration (new ones,
  * or all on a fresh clone) by size, larger first, then the others by the duration vitest cached from the last run,
- * longest first; the files tagged as waiting (`WAITS_TAG`) spread among them (`spreadOut`).
+ * longest first; the files tagged as waiting (`WAITS_TAG`) spread among them.
  */
 export class LongestFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
@@ -74,15 +74,13 @@ export class LongestFirstSequencer extends BaseSequencer {
     );
     const waiting = new Set(files.filter((spec) => WAITS_TAG.test(readFileSync(spec.moduleId, 'utf8'))));
     const seconds = (spec: TestSpecification) => cached(spec) ?? 1_000;
-    const besideEachWait = Math.max(1, this.ctx.config.maxWorkers - 1);
     return [
       ...listed,
       ...[...blocks.values()].flatMap((block) =>
-        spreadOut(
+        spreadEvenly(
           block.filter((spec) => waiting.has(spec)),
           block.filter((spec) => !waiting.has(spec)),
           seconds,
-          besideEachWait,
         ),
       ),
     ];
@@ -90,36 +88,26 @@ export class LongestFirstSequencer extends BaseSequencer {
 }
 
 /**
- * `others` in their order, with each of `spread` placed so that the other workers have work while it waits: after
- * an item of `spread` come at least `beside` times its duration of the others' summed `duration` (`beside` is the
- * number of other workers; all of it scaled down alike when the others are too few), and what the others have
- * beyond that is shared out evenly before each. Spaced by the others' summed time alone, a block's long waiting
- * files still met: three workers get through that time three times as fast as one.
+ * `others` in their order, with `spread` placed among them at even intervals of their summed `duration`: the
+ * first after a share of `1 / (spread.length + 1)` of it, the next after twice that, and so on.
  */
-export function spreadOut<T>(
+export function spreadEvenly<T>(
   spread: readonly T[],
   others: readonly T[],
   duration: (item: T) => number,
-  beside: number,
 ): T[] {
   const total = others.reduce((sum, item) => sum + duration(item), 0);
-  const room = spread.map((item) => beside * duration(item));
-  const needed = room.reduce((sum, seconds) => sum + seconds, 0);
-  const scale = needed > total ? total / needed : 1;
-  const slack = (total - needed * scale) / (spread.length + 1);
   const result: T[] = [];
   let elapsed = 0;
   let next = 0;
-  let at = 0;
   spread.forEach((item, index) => {
-    at += slack;
+    const at = (total * (index + 1)) / (spread.length + 1);
     while (next < others.length && elapsed < at) {
       const other = others[next++] as T;
       elapsed += duration(other);
       result.push(other);
     }
     result.push(item);
-    at += (room[index] as number) * scale;
   });
   return [...result, ...others.slice(next)];
 }
