@@ -3,7 +3,9 @@
  * PSP's own codes to these through its descriptor's `declines` table. `psp_unavailable` is a failover (the PSP could
  * not open a session); `amount_mismatch` a success its PSP reported at another amount or currency than the payment's
  * (functions/domain/charged-amount.ts); `declined` a decline whose PSP gave no reason we map; `processing_error` a
- * reason the PSP gave that its table does not know.
+ * reason the PSP gave that its table does not know; `do_not_retry` an issuer's word that this card must not be tried
+ * again (Visa's category 1 declines, Mastercard's advice codes 03 and 21), which a later attempt at any PSP could be
+ * charged a network fee for.
  */
 export const FAILURE_CODES = [
   'declined',
@@ -14,6 +16,7 @@ export const FAILURE_CODES = [
   'amount_mismatch',
   'insufficient_funds',
   'do_not_honor',
+  'do_not_retry',
   'expired_card',
   'incorrect_details',
   'suspected_fraud',
@@ -43,6 +46,7 @@ export const FAILURE_CLASS: Readonly<Record<PaymentFailureCode, FailureClass>> =
   amount_mismatch: 'hard',
   insufficient_funds: 'soft',
   do_not_honor: 'soft',
+  do_not_retry: 'hard',
   expired_card: 'hard',
   incorrect_details: 'soft',
   suspected_fraud: 'hard',

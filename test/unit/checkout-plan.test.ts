@@ -182,7 +182,7 @@ describe('the plan of a round', () => {
       const plan = planCheckout(facts(link, { request: back, payments: [declined], routing }));
       expect(plan.action, code).toMatchObject({ kind: 'open', candidates: [priced, sandbox] });
     }
-    for (const code of ['expired_card', 'suspected_fraud', 'lost_or_stolen_card'] as const) {
+    for (const code of ['expired_card', 'suspected_fraud', 'lost_or_stolen_card', 'do_not_retry'] as const) {
       const declined = declinedWith(code) as Payment;
       expect(declined.failure?.class).toBe('hard');
       const plan = planCheckout(facts(link, { request: back, payments: [declined], routing }));

@@ -6,9 +6,9 @@ import type { PaymentFailureCode } from '../../../domain/payment-failure.ts';
  * the bank-debit failure codes of SEPA Direct Debit, read twice: as our code for a checkout attempt
  * (docs/orchestration.md#decline-codes) and as the class of a renewal's decline (docs/subscriptions.md#stripe).
  * They part where the buyer's presence matters: a number mistyped on Stripe's page may pass at the next attempt,
- * while the same failure of a stored card will not; a revoked authorization, a stop-payment order or an issuer's
- * "do not try again" ends the stored card's renewals, while the buyer at checkout can pay with another card (our
- * vocabulary has no hard code for an issuer's refusal without a reason). The renewal column is hard for a card
+ * while the same failure of a stored card will not. An issuer's "do not try again", a revoked authorization or a
+ * stop-payment order is `do_not_retry` at checkout (hard: no recovery tries that card elsewhere) and ends a
+ * stored card's renewals. The renewal column is hard for a card
  * lost, stolen, closed or replaced, a mandate revoked at the bank, a method that cannot take the charge;
  * `authentication_required` asks for the buyer; anything else is soft. It lives beside the adapter, not in the
  * descriptor, so that only the functions that load Stripe's adapter carry it.
@@ -22,10 +22,10 @@ const DECLINES: Readonly<Record<string, readonly [checkout: PaymentFailureCode, 
   approve_with_id: ['do_not_honor', 'soft'],
   no_action_taken: ['do_not_honor', 'soft'],
   try_again_later: ['do_not_honor', 'soft'],
-  do_not_try_again: ['do_not_honor', 'hard'],
-  revocation_of_authorization: ['do_not_honor', 'hard'],
-  revocation_of_all_authorizations: ['do_not_honor', 'hard'],
-  stop_payment_order: ['do_not_honor', 'hard'],
+  do_not_try_again: ['do_not_retry', 'hard'],
+  revocation_of_authorization: ['do_not_retry', 'hard'],
+  revocation_of_all_authorizations: ['do_not_retry', 'hard'],
+  stop_payment_order: ['do_not_retry', 'hard'],
   expired_card: ['expired_card', 'hard'],
   // The card was replaced: as an expired one, no PSP can charge it.
   new_account_information_available: ['expired_card', 'hard'],
