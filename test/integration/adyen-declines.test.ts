@@ -2,9 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADYEN_FAKE, type NotificationItem } from '../../functions/adapters/psp/adyen/test/fake.ts';
 import { paymentRepository } from '../../functions/dependencies.ts';
 import { FIRST_CHECK_AFTER_MS } from '../../functions/domain/payment.ts';
-import { createLink, storedLink } from '../support/checkout-helpers.ts';
-import { navigate } from '../support/navigate.ts';
 import { type PspStack, startPspStack } from '../support/psp-stack.ts';
+import { OUTCOMES_AT_ONCE, openedSession } from '../support/session-outcomes.ts';
 import { sweepPendingPayments } from '../support/sweepers.ts';
 
 /**
@@ -15,50 +14,25 @@ import { sweepPendingPayments } from '../support/sweepers.ts';
  * as `outage`; a link paid after a refusal is paid, and one that expired with no refused try is `left`.
  */
 
-// Every outcome is written and read at once, so that each count can be read as soon as it is made.
 const FAKES = { adyen: ADYEN_FAKE };
 let psps: PspStack<typeof FAKES>;
 
 beforeAll(async () => {
-  psps = await startPspStack({
-    fakes: FAKES,
-    stack: { schedules: false, environment: { OUTCOME_FLUSH_MS: '0', OUTCOME_CACHE_MS: '0' } },
-  });
+  psps = await startPspStack({ fakes: FAKES, stack: { schedules: false, environment: OUTCOMES_AT_ONCE } });
 });
 afterAll(() => psps?.stop());
 
-/** A shop of its own (its connection's counts are its session's alone) whose buyer opened an Adyen link. */
+/** A shop's Adyen link (`openedSession`), and `notify`, which brings it Adyen's notification of `item`. */
 async function openedLink(shop: string) {
-  const { stack } = psps;
-  const key = (await stack.issueKey(shop, 'test')).api_key;
-  const connection = await psps.connect(shop, 'adyen');
-  const link = await createLink(stack, key, { connections: [connection.id] });
-  await navigate(link.checkout_url);
-  const session = (await storedLink(link.id)).psp_session;
-  if (!session) throw new Error('no Adyen payment link');
+  const opened = await openedSession(psps, shop, 'adyen');
   const notify = async (item: NotificationItem) => {
-    const notified = await stack.request('POST', `/psp/adyen/notifications/${connection.id}`, {
+    const notified = await psps.stack.request('POST', `/psp/adyen/notifications/${opened.connection.id}`, {
       rawBody: psps.adyen.notification([item], { hmacKey: ADYEN_FAKE.credentials.hmac_key }),
       headers: { 'content-type': 'application/json' },
     });
     expect(notified.status).toBe(200);
   };
-  const outcome = async () => {
-    const payments = await stack.request('GET', `/v1/payment-links/${link.id}/payments`, { key });
-    const events = await stack.request('GET', `/v1/payment-links/${link.id}/events`, { key });
-    const performance = await stack.request(
-      'GET',
-      `/v1/psp-connections/${connection.id}/performance?currency=EUR`,
-      { key },
-    );
-    const { opened, paid, failed, left, outage } = performance.body.segments[0].last_hour;
-    return {
-      payment: payments.body.data[0],
-      events: events.body.data.map((event: { type: string }) => event.type),
-      counts: { opened, paid, failed, left, outage },
-    };
-  };
-  return { link, session, notify, outcome };
+  return { ...opened, notify };
 }
 
 /** The status sweeper's run once the payment's first check is due (`at`: later, when given). */
