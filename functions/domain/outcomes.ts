@@ -147,6 +147,21 @@ export const addCounts = (a: OutcomeCounts, b: Partial<OutcomeCounts>): OutcomeC
   outage: a.outage + (b.outage ?? 0),
 });
 
+/**
+ * A window's counts without those of a shorter window it contains (the day without its last hour), never below 0:
+ * the two are read from buckets of their own.
+ */
+export function countsWithout(whole: OutcomeCounts, part: OutcomeCounts): OutcomeCounts {
+  const rest = (outcome: keyof OutcomeCounts) => Math.max(0, whole[outcome] - part[outcome]);
+  return {
+    opened: rest('opened'),
+    paid: rest('paid'),
+    failed: rest('failed'),
+    left: rest('left'),
+    outage: rest('outage'),
+  };
+}
+
 /** Where windows start at a given time: the bucket starts each one counts from. */
 interface WindowStarts {
   hour: number;

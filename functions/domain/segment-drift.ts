@@ -1,4 +1,4 @@
-import { decided, type OutcomeCounts, type OutcomeWindows } from './outcomes.ts';
+import { countsWithout, decided, type OutcomeCounts, type OutcomeWindows } from './outcomes.ts';
 
 /**
  * A connection's change seen in its other segments before the link's own segment sees it
@@ -21,19 +21,6 @@ const shareOf = (counts: OutcomeCounts): Share | undefined => {
   return sessions > 0 ? { sessions, share: counts.paid / sessions } : undefined;
 };
 
-/** The rest of the day: the last 24 hours without the last hour. */
-const olderThanHour = (windows: { last_hour: OutcomeCounts; last_24h: OutcomeCounts }): OutcomeCounts => {
-  const { last_hour: hour, last_24h: day } = windows;
-  const rest = (outcome: keyof OutcomeCounts) => Math.max(0, day[outcome] - hour[outcome]);
-  return {
-    opened: rest('opened'),
-    paid: rest('paid'),
-    failed: rest('failed'),
-    left: rest('left'),
-    outage: 0,
-  };
-};
-
 const weighedOf = (windows: OutcomeWindows) => windows.weighted ?? windows;
 
 /** The variance of a measured share; one of 0 or 1 has none of its own: one session more is the least it is off by. */
@@ -44,7 +31,7 @@ const varianceOf = (share: Share) =>
 function changeOf(windows: OutcomeWindows): { change: number; variance: number } | undefined {
   const weighed = weighedOf(windows);
   const hour = shareOf(weighed.last_hour);
-  const older = shareOf(olderThanHour(weighed));
+  const older = shareOf(countsWithout(weighed.last_24h, weighed.last_hour));
   if (!hour || !older) return undefined;
   return { change: hour.share - older.share, variance: varianceOf(hour) + varianceOf(older) };
 }

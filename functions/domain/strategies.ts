@@ -3,6 +3,7 @@ import { type FeeBasis, feeEstimate } from './learned-fees.ts';
 import type { Amount } from './money.ts';
 import {
   addCounts,
+  countsWithout,
   decided,
   NO_OUTCOMES,
   type OutcomeCounts,
@@ -103,7 +104,7 @@ export function evidence(observed: OutcomeWindows | undefined): OutcomeCounts {
   // Outcomes as learning weighs them: a flood from a few clients does not count (functions/domain/outcome-weights.ts).
   const windows = observed.weighted ?? observed;
   const hour = windows.last_hour;
-  return addCounts(hour, atMost(without(windows.last_24h, hour), OLDER_EVIDENCE_WEIGHT));
+  return addCounts(hour, atMost(countsWithout(windows.last_24h, hour), OLDER_EVIDENCE_WEIGHT));
 }
 
 /**
@@ -128,24 +129,12 @@ export function drawEvidence(observed: OutcomeWindows | undefined): OutcomeCount
   const windows = observed?.weighted ?? observed;
   if (!windows?.last_2h) return evidence(observed);
   const hour = windows.last_hour;
-  const hourBefore = without(windows.last_2h, hour);
+  const hourBefore = countsWithout(windows.last_2h, hour);
   if (decided(hourBefore) < HOUR_BEFORE_MIN_SESSIONS || sharesDiffer(hour, hourBefore)) {
     return evidence(observed);
   }
-  const older = atMost(without(windows.last_24h, windows.last_2h), OLDER_EVIDENCE_WEIGHT);
+  const older = atMost(countsWithout(windows.last_24h, windows.last_2h), OLDER_EVIDENCE_WEIGHT);
   return addCounts(addCounts(hour, hourBefore), older);
-}
-
-/** A window without the shorter one it contains (never below 0: the two are read from buckets of their own). */
-function without(whole: OutcomeCounts, part: OutcomeCounts): OutcomeCounts {
-  const rest = (outcome: keyof OutcomeCounts) => Math.max(0, whole[outcome] - part[outcome]);
-  return {
-    opened: rest('opened'),
-    paid: rest('paid'),
-    failed: rest('failed'),
-    left: rest('left'),
-    outage: rest('outage'),
-  };
 }
 
 /** `counts` scaled down to at most `sessions` decided sessions; none with none decided. */
