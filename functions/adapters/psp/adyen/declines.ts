@@ -79,6 +79,16 @@ const ADVICE: Readonly<Record<string, DeclineClass>> = {
 };
 
 /**
+ * Mastercard's advice on a refused try, when the merchant has Adyen send it: never try this card again (03, 21),
+ * or the card was replaced (01). Network rules outrank Adyen's mapped code, as they do for renewals (`ADVICE`).
+ */
+const CHECKOUT_ADVICE: Readonly<Record<string, PaymentFailureCode>> = {
+  '01': 'expired_card',
+  '03': 'do_not_retry',
+  '21': 'do_not_retry',
+};
+
+/**
  * The issuer's raw answer: lost (41) and stolen (43) cards have no refusal code of their own at Adyen (they map to
  * a generic one), and must never be retried; nor expired (54) or restricted (57, 62) ones.
  */
@@ -131,6 +141,9 @@ export function adyenAttemptDecline(
 ): ReportedFailure {
   const code = item.additionalData?.refusalReasonCode || codeOfReason(item.reason);
   const message = `Adyen refused the buyer's payment${item.reason ? `: ${item.reason}` : ''}.`;
+  const advice = leadingCode(item.additionalData?.merchantAdviceCode);
+  const advised = advice === undefined ? undefined : CHECKOUT_ADVICE[advice];
+  if (advised) return { code: advised, message: `${message} (${displayName} merchant advice ${advice})` };
   return declineOf({ displayName, declines: ADYEN_DECLINES }, code, message);
 }
 

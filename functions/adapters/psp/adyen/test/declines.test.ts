@@ -24,7 +24,7 @@ const verified = (items: NotificationItem[]) =>
   psp.verifyNotification(adyen.notification(items, { hmacKey }), {});
 
 /** A link whose buyer's try Adyen refused with `refusal`, as the adapter reads it right after the notification. */
-async function refusedOn(refusal: { reason: string; code?: string }) {
+async function refusedOn(refusal: { reason: string; code?: string; advice?: string }) {
   const session = await psp.createSession(sessionRequest(orderLink('5.00'), testConnection));
   await verified([adyen.refuse(session.id, refusal)]);
   return { session, status: await psp.retrieveSession(session.id) };
@@ -75,6 +75,18 @@ describe("Adyen's refused tries on a payment link (docs/orchestration.md#decline
     expect(await classOf('12')).toBe('soft');
     expect(await classOf('5')).toBe('hard');
     expect(await classOf('6')).toBe('hard');
+  });
+
+  it("follows Mastercard's advice over Adyen's code: never try the card again, or the card was replaced", async () => {
+    const advised = async (advice: string) =>
+      (await refusedOn({ reason: 'Refused', code: '2', advice })).status.declinedAttempt;
+    const never = await advised('03: Do not try again');
+    expect(never && classified(never)).toMatchObject({ code: 'do_not_retry', class: 'hard' });
+    expect(never?.message).toContain('merchant advice 03');
+    expect((await advised('21 : Payment cancellation'))?.code).toBe('do_not_retry');
+    expect((await advised('01: New account information available'))?.code).toBe('expired_card');
+    // Advice that allows a retry leaves Adyen's code as it is.
+    expect((await advised('02: Cannot approve at this time, try again later'))?.code).toBe('do_not_honor');
   });
 
   it('keeps the refusal off a link that was then paid, or that the refused item does not name with its reference', async () => {

@@ -63,7 +63,7 @@ export interface FakeAdyen {
    * AUTHORISATION item Adyen then sends is returned: `success` "false", the refusal reason's fixed text as `reason`,
    * and `additionalData.refusalReasonCode` when given (a merchant who has Adyen send it).
    */
-  refuse(linkId: string, refusal: { reason: string; code?: string }): NotificationItem;
+  refuse(linkId: string, refusal: { reason: string; code?: string; advice?: string }): NotificationItem;
   /** The link's `expiresAt` passed unpaid: Adyen reads it `expired` (and sends no notification of it). */
   expire(linkId: string): void;
   /**
@@ -328,7 +328,7 @@ export async function startFakeAdyen(options: {
         success: 'true',
       };
     },
-    refuse(linkId, { reason, code }) {
+    refuse(linkId, { reason, code, advice }) {
       const link = paymentLinks.get(linkId);
       if (!link) throw new Error(`no payment link ${linkId}`);
       return {
@@ -336,6 +336,7 @@ export async function startFakeAdyen(options: {
           paymentLinkId: link.id,
           paymentMethod: 'visa',
           ...(code === undefined ? {} : { refusalReasonCode: code }),
+          ...(advice === undefined ? {} : { merchantAdviceCode: advice }),
         },
         amount: link.amount,
         eventCode: 'AUTHORISATION',
