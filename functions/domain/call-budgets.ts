@@ -60,8 +60,9 @@ export const CHECKOUT_PSP_CALLS = 5;
  * notification by a call of its own (`verificationCalls`), and a capture of the session
  * (docs/orchestration.md#deferred-capture), take theirs from the refunds' share. So does the read of the mandate a
  * subscription's first payment opened (functions/use-cases/subscription-starts.ts), which can take one call more
- * than the share: PayPal's reads the session, verifies, captures and reads the mandate, four calls. That payment
- * has no refunds yet, and the function's time still covers it, since the two session endings its route adds
- * (lib/routes.ts) run only when a whole round of them fits the time left (`endSessionsAfterLastPayment`).
+ * than the share: at a PSP that verifies by a call and captures later, it reads the session, verifies, captures and
+ * reads the mandate, four calls (docs/orchestration.md#deferred-capture). That payment has no refunds yet, and the
+ * function's time still covers it, since the two session endings its route adds (lib/routes.ts) run only when a
+ * whole round of them fits the time left (`endSessionsAfterLastPayment`).
  */
 export const NOTIFICATION_PSP_CALLS = 3;
