@@ -1,6 +1,6 @@
 import type { Decline, DeclineClass } from '../../../domain/mandates.ts';
 import type { PaymentFailureCode, ReportedFailure } from '../../../domain/payment-failure.ts';
-import { declineOf } from '../kit/declines.ts';
+import { columnOf, declineOf } from '../kit/declines.ts';
 
 /**
  * Adyen's "Refusal reasons" (docs.adyen.com/development-resources/refusal-reasons), each `refusalReasonCode` with
@@ -55,15 +55,13 @@ const REFUSALS: Readonly<
 };
 
 /** Adyen's refusal codes as our checkout codes, in the shape the kit's `declineOf` reads a descriptor's `declines`. */
-export const ADYEN_DECLINES: Readonly<Record<string, PaymentFailureCode>> =
-  /* @__PURE__ */ Object.fromEntries(
-    Object.entries(REFUSALS).map(([code, [, checkout]]) => [code, checkout]),
-  );
+export const ADYEN_DECLINES: Readonly<Record<string, PaymentFailureCode>> = /* @__PURE__ */ columnOf(
+  REFUSALS,
+  1,
+);
 
 /** Each refusal code's fixed text, as Adyen documents it (its tests hold the table to them). */
-export const ADYEN_REFUSAL_REASONS: Readonly<Record<string, string>> = /* @__PURE__ */ Object.fromEntries(
-  Object.entries(REFUSALS).map(([code, [reason]]) => [code, reason]),
-);
+export const ADYEN_REFUSAL_REASONS: Readonly<Record<string, string>> = /* @__PURE__ */ columnOf(REFUSALS, 0);
 
 /**
  * Mastercard's merchant advice codes: 03 (do not try again), 21 (payment cancellation) and 01 (new account

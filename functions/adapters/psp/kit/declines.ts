@@ -16,3 +16,14 @@ export function declineOf(
   const code = (Object.hasOwn(table, pspCode) && table[pspCode]) || 'processing_error';
   return { code, message: `${message} (${descriptor.displayName} code ${pspCode})` };
 }
+
+/**
+ * One column of a PSP's decline table (the PSP's code -> what it means to us, one meaning a column), keyed by the
+ * PSP's code: the checkout codes `declineOf` reads as a descriptor's `declines`, or any other column.
+ */
+export function columnOf<Row extends readonly unknown[], Column extends number>(
+  table: Readonly<Record<string, Row>>,
+  column: Column,
+): Readonly<Record<string, Row[Column]>> {
+  return Object.fromEntries(Object.entries(table).map(([code, row]) => [code, row[column]]));
+}

@@ -1,5 +1,6 @@
 import type { DeclineClass } from '../../../domain/mandates.ts';
 import type { PaymentFailureCode } from '../../../domain/payment-failure.ts';
+import { columnOf } from '../kit/declines.ts';
 
 /**
  * Each `details.failureReason` Mollie's document lists for a failed card payment (mollie/openapi `specs.yaml`,
@@ -34,10 +35,10 @@ const CARD_FAILURES: Readonly<
 };
 
 /** Mollie's card failure reasons as our codes, in the shape the kit's `declineOf` reads a descriptor's `declines`. */
-export const MOLLIE_DECLINES: Readonly<Record<string, PaymentFailureCode>> =
-  /* @__PURE__ */ Object.fromEntries(
-    Object.entries(CARD_FAILURES).map(([reason, [checkout]]) => [reason, checkout]),
-  );
+export const MOLLIE_DECLINES: Readonly<Record<string, PaymentFailureCode>> = /* @__PURE__ */ columnOf(
+  CARD_FAILURES,
+  0,
+);
 
 /** How a renewal's card failure reason is classed; a reason not listed is soft (the retry schedule caps it). */
 export const mollieRenewalClass = (reason: string): DeclineClass =>

@@ -1,5 +1,6 @@
 import type { Decline, DeclineClass } from '../../../domain/mandates.ts';
 import type { PaymentFailureCode } from '../../../domain/payment-failure.ts';
+import { columnOf } from '../kit/declines.ts';
 
 /**
  * Stripe's decline codes (docs.stripe.com/declines/codes), the error codes a card error carries without one, and
@@ -78,10 +79,10 @@ const DECLINES: Readonly<Record<string, readonly [checkout: PaymentFailureCode, 
 };
 
 /** Stripe's codes as our checkout codes, in the shape the kit's `declineOf` reads a descriptor's `declines`. */
-export const STRIPE_DECLINES: Readonly<Record<string, PaymentFailureCode>> =
-  /* @__PURE__ */ Object.fromEntries(
-    Object.entries(DECLINES).map(([theirs, [checkout]]) => [theirs, checkout]),
-  );
+export const STRIPE_DECLINES: Readonly<Record<string, PaymentFailureCode>> = /* @__PURE__ */ columnOf(
+  DECLINES,
+  0,
+);
 
 /** What Stripe's error says of a declined charge (a 402's, or a PaymentIntent's `last_payment_error`). */
 export interface StripeDeclineFacts {
