@@ -94,6 +94,21 @@ describe('an Adyen link that expired after Adyen refused a try on it', () => {
     expect(counts).toEqual({ opened: 1, paid: 1, failed: 0, left: 0, outage: 0 });
   });
 
+  it('is paid, and only paid, when the buyer pays by a slower method after the refusal and it settles past the end', async () => {
+    const { session, notify, outcome } = await openedLink('adyenpendingpaid');
+    await notify(psps.adyen.refuse(session.id, { reason: 'Not enough balance', code: '12' }));
+    // The buyer tries again with an asynchronous method: Adyen reads the link `paymentPending` (a payment under
+    // way), still so when the sweeper asks after the session's end.
+    const link = psps.adyen.paymentLinks.get(session.id);
+    if (!link) throw new Error('no Adyen link');
+    link.status = 'paymentPending';
+    await sweepWhenDue(new Date(Date.parse(session.expires_at) + 60_001));
+    await notify(psps.adyen.pay(session.id));
+    const { payment, events } = await outcome();
+    expect(payment).toMatchObject({ status: 'succeeded', failure: null });
+    expect(events).toEqual(['payment_link.paid']);
+  });
+
   it('stays expired without a refused try, and counts as a buyer who left', async () => {
     const { session, outcome } = await openedLink('adyenleft');
     psps.adyen.expire(session.id);

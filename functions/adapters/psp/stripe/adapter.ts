@@ -30,10 +30,9 @@ import type {
 import type { PspRuntime } from '../../../ports/psp-descriptor.ts';
 import { messageOf, type PspOperation, pspFailure } from '../kit/calls.ts';
 import type { CredentialsOf } from '../kit/credentials.ts';
-import { declineOf } from '../kit/declines.ts';
 import { storedCredentialsFactory } from '../kit/factory.ts';
 import { stripeBuyer, stripeBuyerQuestions, stripeLinkId } from './buyer.ts';
-import { STRIPE_DECLINES, stripeDeclineCode } from './declines.ts';
+import { stripeCheckoutDecline } from './declines.ts';
 import type { stripe } from './descriptor.ts';
 import { mandateSession } from './mandate-session.ts';
 import { StripeMandates, withStripeMandates } from './mandates.ts';
@@ -257,9 +256,8 @@ export class StripePsp implements Psp, EndsSessions, Refunds, ListsPayouts {
         failure: { code: 'expired', message: 'The Stripe Checkout Session expired.' },
       };
     }
-    const table = { displayName: this.descriptor.displayName, declines: STRIPE_DECLINES };
     const message = "The Stripe Checkout Session expired after Stripe declined the buyer's payment.";
-    return { state: 'failed', failure: declineOf(table, stripeDeclineCode(declined), message) };
+    return { state: 'failed', failure: stripeCheckoutDecline(declined, this.descriptor.displayName, message) };
   }
 
   async expireSession(session: PspSession): Promise<SessionEnd> {

@@ -1,6 +1,6 @@
 import type { Decline, DeclineClass } from '../../../domain/mandates.ts';
-import type { PaymentFailureCode } from '../../../domain/payment-failure.ts';
-import { columnOf } from '../kit/declines.ts';
+import { FAILURE_CLASS, type PaymentFailureCode, type ReportedFailure } from '../../../domain/payment-failure.ts';
+import { columnOf, declineOf } from '../kit/declines.ts';
 
 /**
  * Stripe's decline codes (docs.stripe.com/declines/codes), the error codes a card error carries without one, and
@@ -95,6 +95,24 @@ export interface StripeDeclineFacts {
 /** Stripe's most precise code of a decline: the issuer's reason, else the error's code. */
 export const stripeDeclineCode = (facts: StripeDeclineFacts): string | undefined =>
   facts.decline_code ?? facts.code ?? undefined;
+
+/**
+ * A checkout attempt Stripe declined, in our vocabulary (docs/orchestration.md#decline-codes): its code through the
+ * table, but the issuer's advice not to try the card again (`advice_code: do_not_try_again`, which Stripe gives
+ * beside a generic decline code) is `do_not_retry` unless the code already says no PSP can charge the card: that
+ * card tried elsewhere by recovery may cost the merchant a network fee.
+ */
+export function stripeCheckoutDecline(
+  facts: StripeDeclineFacts,
+  displayName: string,
+  message: string,
+): ReportedFailure {
+  const code = stripeDeclineCode(facts);
+  const mapped = declineOf({ displayName, declines: STRIPE_DECLINES }, code, message);
+  if (facts.advice_code !== 'do_not_try_again' || FAILURE_CLASS[mapped.code] === 'hard') return mapped;
+  const stripeSaid = code ? `code ${code}, advice ${facts.advice_code}` : `advice ${facts.advice_code}`;
+  return { code: 'do_not_retry', message: `${message} (${displayName} ${stripeSaid})` };
+}
 
 const ADVICE: Partial<Record<string, DeclineClass>> = {
   try_again_later: 'soft',

@@ -58,6 +58,19 @@ describe("Stripe's declines at checkout (docs/orchestration.md#decline-codes)", 
     expect(unknown.failure?.code).toBe('processing_error');
   });
 
+  it("reads the issuer's advice not to try the card again as do_not_retry, which recovery never re-routes", async () => {
+    // Stripe gives the issuer's "do not try again" (Visa category 1, Mastercard advice 03 and 21) as `advice_code`
+    // beside a generic decline code; another attempt with that card, at any PSP, may cost a network fee.
+    for (const reason of ['generic_decline', 'do_not_honor', 'insufficient_funds']) {
+      const { failure } = await expiredAfter(cardDeclined(reason, 'do_not_try_again'));
+      expect(failure && classified(failure), reason).toMatchObject({ code: 'do_not_retry', class: 'hard' });
+      expect(failure?.message, reason).toContain(`(Stripe code ${reason}, advice do_not_try_again)`);
+    }
+    // Advice to try later changes nothing.
+    const later = await expiredAfter(cardDeclined('generic_decline', 'try_again_later'));
+    expect(later.failure?.code).toBe('do_not_honor');
+  });
+
   it('classes the issuer, the network or Stripe failing as an outage, and a card no PSP can charge as hard', async () => {
     const classOf = async (error: FakeLastPaymentError) => {
       const { failure } = await expiredAfter(error);
