@@ -104,6 +104,13 @@ export interface PspSessionStatus {
    * docs/orchestration.md#decline-codes). Absent at PSPs whose session's own status carries its decline.
    */
   declinedAttempt?: ReportedFailure;
+  /**
+   * With state `pending`: a later try of the buyer is under way at the PSP, not yet confirmed (Adyen's
+   * `paymentPending`: an asynchronous method), so an earlier refused try is not how the session ends: past its end
+   * it is recorded expired as any session its PSP still calls pending, and paid if that try succeeds, never failed
+   * with the earlier decline (`checkPendingPayments`, functions/use-cases/pending-payments.ts).
+   */
+  paymentUnderWay?: true;
   /** The PSP's payment id once paid (its payment's, charge's or transaction's id). */
   paymentReference: string | null;
   /**

@@ -99,7 +99,8 @@ async function checkPayment(
 /**
  * The PSP still says pending: asked again later (`stillPending`); past its session's end, a payment whose PSP
  * refused a try on it fails with that decline, recorded as the PSP's own expiry would be, so that the merchant is
- * told (`payment_link.payment_failed`).
+ * told (`payment_link.payment_failed`). Not while a later try is under way (`paymentUnderWay`): that try may still
+ * pay the link, and a merchant told the payment failed would then be told it was paid.
  */
 async function recordStillPending(
   deps: PaymentDependencies & { psps: PspConnections },
@@ -108,7 +109,8 @@ async function recordStillPending(
   payment: Payment,
   status: PspSessionStatus,
 ): Promise<void> {
-  const next = stillPending(payment, deps.now());
+  const { declined_attempt: _superseded, ...withoutDecline } = payment;
+  const next = stillPending(status.paymentUnderWay ? withoutDecline : payment, deps.now());
   if (next.status !== 'failed') return deps.payments.save(next, payment);
   await recordSessionOutcome({ ...deps, pspSessions: deps.psps }, connection, link, {
     ...status,

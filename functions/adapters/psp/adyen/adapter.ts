@@ -238,6 +238,7 @@ export class AdyenPsp implements Psp, EndsSessions, Refunds {
       linkId: metadata.link_id ?? null,
       ...stateOf(paymentLink),
       ...(paid ? {} : this.declinedAttemptOn(paymentLink)),
+      ...(paymentLink.status === 'paymentPending' ? { paymentUnderWay: true } : {}),
       // Known only from the AUTHORISATION notification: Adyen cannot be asked for it.
       paymentReference: paid && confirmed ? authorised.pspReference : null,
       // The link's amount is what Adyen charges on it: it takes no other from the buyer.

@@ -257,7 +257,10 @@ export class StripePsp implements Psp, EndsSessions, Refunds, ListsPayouts {
       };
     }
     const message = "The Stripe Checkout Session expired after Stripe declined the buyer's payment.";
-    return { state: 'failed', failure: stripeCheckoutDecline(declined, this.descriptor.displayName, message) };
+    return {
+      state: 'failed',
+      failure: stripeCheckoutDecline(declined, this.descriptor.displayName, message),
+    };
   }
 
   async expireSession(session: PspSession): Promise<SessionEnd> {

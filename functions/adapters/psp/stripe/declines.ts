@@ -1,5 +1,9 @@
 import type { Decline, DeclineClass } from '../../../domain/mandates.ts';
-import { FAILURE_CLASS, type PaymentFailureCode, type ReportedFailure } from '../../../domain/payment-failure.ts';
+import {
+  FAILURE_CLASS,
+  type PaymentFailureCode,
+  type ReportedFailure,
+} from '../../../domain/payment-failure.ts';
 import { columnOf, declineOf } from '../kit/declines.ts';
 
 /**
