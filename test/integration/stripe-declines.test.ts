@@ -4,8 +4,11 @@ import {
   cardDeclined,
   type FakeLastPaymentError,
 } from '../../functions/adapters/psp/stripe/test/fake-declines.ts';
+import { FIRST_CHECK_AFTER_MS } from '../../functions/domain/payment.ts';
+import { navigate } from '../support/navigate.ts';
 import { type PspStack, startPspStack } from '../support/psp-stack.ts';
 import { OUTCOMES_AT_ONCE, openedSession } from '../support/session-outcomes.ts';
+import { sweepPendingPayments } from '../support/sweepers.ts';
 
 /**
  * What a Stripe Checkout Session that expired after a declined attempt teaches routing
@@ -72,5 +75,48 @@ describe('a Stripe session that expired after a declined attempt', () => {
     expect(payment).toMatchObject({ status: 'expired', failure: { code: 'expired', class: 'soft' } });
     expect(events).toEqual([]);
     expect(counts).toEqual({ opened: 1, paid: 0, failed: 0, left: 1, outage: 0 });
+  });
+
+  it('tells the merchant once, with the decline, however many learn of it at once', async () => {
+    const { key, connection, link, session, outcome } = await openedSession(psps, 'striperace', 'stripe');
+    const { stack, stripe } = psps;
+    stripe.declines.attempt(session.id, cardDeclined('do_not_honor', 'do_not_try_again'));
+    const event = stripe.signedEvent(
+      'checkout.session.expired',
+      stripe.declines.expire(session.id),
+      STRIPE_FAKE.credentials.webhook_secret,
+    );
+    // A change the checkout ends the session for: the buyer coming back reads it from Stripe too.
+    const patched = await stack.request('PATCH', `/v1/payment-links/${link.id}`, {
+      key,
+      body: { description: 'Changed while the buyer was away' },
+    });
+    expect(patched.status).toBe(200);
+    const notify = () =>
+      stack.request('POST', `/psp/stripe/notifications/${connection.id}`, {
+        rawBody: event.body,
+        headers: { 'content-type': 'application/json', 'stripe-signature': event.signature },
+      });
+    const answers = await Promise.all([
+      ...Array.from({ length: 6 }, notify),
+      sweepPendingPayments(new Date(Date.now() + FIRST_CHECK_AFTER_MS + 1_000)),
+      sweepPendingPayments(new Date(Date.parse(session.expires_at) + 60_001)),
+      navigate(`${link.checkout_url}?canceled=1`),
+      navigate(`${link.checkout_url}?canceled=1`),
+    ]);
+    for (const answer of answers.slice(0, 6)) expect((answer as { status: number }).status).toBe(200);
+    const { payment, events } = await outcome();
+    expect(payment).toMatchObject({ status: 'failed', failure: { code: 'do_not_retry', class: 'hard' } });
+    expect(events.filter((type) => type === 'payment_link.payment_failed')).toHaveLength(1);
+    const sent = await stack.request('GET', `/v1/payment-links/${link.id}/events`, { key });
+    const failed = sent.body.data.find(
+      (sentEvent: { type: string }) => sentEvent.type === 'payment_link.payment_failed',
+    );
+    const sentFailed = await stack.request('GET', `/v1/events/${failed.id}`, { key });
+    expect(sentFailed.body.data.payment).toMatchObject({
+      id: session.payment_id,
+      status: 'failed',
+      failure: { code: 'do_not_retry', class: 'hard' },
+    });
   });
 });
