@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADYEN_FAKE, type NotificationItem } from '../../functions/adapters/psp/adyen/test/fake.ts';
 import { paymentRepository } from '../../functions/dependencies.ts';
 import { FIRST_CHECK_AFTER_MS } from '../../functions/domain/payment.ts';
+import { navigate } from '../support/navigate.ts';
 import { type PspStack, startPspStack } from '../support/psp-stack.ts';
 import { OUTCOMES_AT_ONCE, openedSession } from '../support/session-outcomes.ts';
 import { sweepPendingPayments } from '../support/sweepers.ts';
@@ -107,6 +108,33 @@ describe('an Adyen link that expired after Adyen refused a try on it', () => {
     const { payment, events } = await outcome();
     expect(payment).toMatchObject({ status: 'succeeded', failure: null });
     expect(events).toEqual(['payment_link.paid']);
+  });
+
+  it('tells the merchant once, with the decline, however many learn of the expiry at once', async () => {
+    const { key, link, session, notify, outcome } = await openedLink('adyenrace');
+    const refused = psps.adyen.refuse(session.id, { reason: 'Not enough balance', code: '12' });
+    await notify(refused);
+    psps.adyen.expire(session.id);
+    // A change the checkout ends the session for: the buyer coming back reads it from Adyen too.
+    const patched = await psps.stack.request('PATCH', `/v1/payment-links/${link.id}`, {
+      key,
+      body: { description: 'Changed while the buyer was away' },
+    });
+    expect(patched.status).toBe(200);
+    // Adyen sends the refusal again (it retries until answered), while the sweeper and the buyer find the expiry.
+    await Promise.all([
+      ...Array.from({ length: 6 }, () => notify(refused)),
+      sweepWhenDue(),
+      sweepWhenDue(new Date(Date.parse(session.expires_at) + 60_001)),
+      navigate(`${link.checkout_url}?canceled=1`),
+      navigate(`${link.checkout_url}?canceled=1`),
+    ]);
+    const { payment, events } = await outcome();
+    expect(payment).toMatchObject({
+      status: 'failed',
+      failure: { code: 'insufficient_funds', class: 'soft' },
+    });
+    expect(events.filter((type) => type === 'payment_link.payment_failed')).toHaveLength(1);
   });
 
   it('stays expired without a refused try, and counts as a buyer who left', async () => {
