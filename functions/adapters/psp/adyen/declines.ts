@@ -1,5 +1,9 @@
 import type { Decline, DeclineClass } from '../../../domain/mandates.ts';
-import type { PaymentFailureCode, ReportedFailure } from '../../../domain/payment-failure.ts';
+import {
+  FAILURE_CLASS,
+  type PaymentFailureCode,
+  type ReportedFailure,
+} from '../../../domain/payment-failure.ts';
 import { columnOf, declineOf } from '../kit/declines.ts';
 
 /**
@@ -101,6 +105,17 @@ const RAW: Readonly<Record<string, DeclineClass>> = {
   '91': 'soft',
 };
 
+/**
+ * The issuer's raw answer on a refused try, when the merchant has Adyen send it: a card lost (41), stolen (43),
+ * expired (54) or restricted (62) is charged by no PSP, whatever generic code Adyen gives it (`RAW`).
+ */
+const CHECKOUT_RAW: Readonly<Record<string, PaymentFailureCode>> = {
+  '41': 'lost_or_stolen_card',
+  '43': 'lost_or_stolen_card',
+  '54': 'expired_card',
+  '62': 'lost_or_stolen_card',
+};
+
 /** The leading two-digit code of a value such as "02: Cannot approve at this time" or "51 : Insufficient funds". */
 const leadingCode = (value: string | undefined): string | undefined => /^\s*(\d{2})\b/.exec(value ?? '')?.[1];
 
@@ -132,6 +147,8 @@ export function adyenDecline(refusal: AdyenRefusal): Decline {
  * A try Adyen refused on a payment link (a refused AUTHORISATION), in our vocabulary: by its
  * `additionalData.refusalReasonCode` when the merchant has Adyen send it, else by the code whose fixed text its
  * `reason` is; a text of no listed code is `declined`, a code not listed `processing_error` (`declineOf`).
+ * Mastercard's advice outranks the code, and so does the issuer's raw answer of a card no PSP can charge when the
+ * code does not already say so.
  */
 export function adyenAttemptDecline(
   item: { reason?: string | undefined; additionalData?: Record<string, string | undefined> | undefined },
@@ -142,7 +159,12 @@ export function adyenAttemptDecline(
   const advice = leadingCode(item.additionalData?.merchantAdviceCode);
   const advised = advice === undefined ? undefined : CHECKOUT_ADVICE[advice];
   if (advised) return { code: advised, message: `${message} (${displayName} merchant advice ${advice})` };
-  return declineOf({ displayName, declines: ADYEN_DECLINES }, code, message);
+  const mapped = declineOf({ displayName, declines: ADYEN_DECLINES }, code, message);
+  const raw = item.additionalData?.refusalReasonRaw;
+  const card = CHECKOUT_RAW[leadingCode(raw) ?? ''];
+  if (!card || FAILURE_CLASS[mapped.code] === 'hard') return mapped;
+  const adyenSaid = code ? `code ${code}, raw ${raw}` : `raw ${raw}`;
+  return { code: card, message: `${message} (${displayName} ${adyenSaid})` };
 }
 
 /** The refusal code whose fixed text a notification's `reason` is. */

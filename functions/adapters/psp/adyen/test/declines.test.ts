@@ -24,7 +24,7 @@ const verified = (items: NotificationItem[]) =>
   psp.verifyNotification(adyen.notification(items, { hmacKey }), {});
 
 /** A link whose buyer's try Adyen refused with `refusal`, as the adapter reads it right after the notification. */
-async function refusedOn(refusal: { reason: string; code?: string; advice?: string }) {
+async function refusedOn(refusal: { reason: string; code?: string; advice?: string; raw?: string }) {
   const session = await psp.createSession(sessionRequest(orderLink('5.00'), testConnection));
   await verified([adyen.refuse(session.id, refusal)]);
   return { session, status: await psp.retrieveSession(session.id) };
@@ -87,6 +87,21 @@ describe("Adyen's refused tries on a payment link (docs/orchestration.md#decline
     expect((await advised('01: New account information available'))?.code).toBe('expired_card');
     // Advice that allows a retry leaves Adyen's code as it is.
     expect((await advised('02: Cannot approve at this time, try again later'))?.code).toBe('do_not_honor');
+  });
+
+  it("reads the issuer's raw answer of a card lost, stolen, expired or restricted as hard under Adyen's generic code", async () => {
+    // Adyen has no refusal code for a lost or stolen card: it sends a generic one, and the issuer's raw answer beside
+    // it when the merchant has Adyen send it. Recovery must not take such a card to another PSP.
+    const raw = async (answer: string) =>
+      (await refusedOn({ reason: 'Refused', code: '2', raw: answer })).status.declinedAttempt;
+    const lost = await raw('41 : Lost card');
+    expect(lost && classified(lost)).toMatchObject({ code: 'lost_or_stolen_card', class: 'hard' });
+    expect(lost?.message).toContain('(Adyen code 2, raw 41 : Lost card)');
+    expect((await raw('43 : Stolen card, pick up'))?.code).toBe('lost_or_stolen_card');
+    expect((await raw('54: Expired card'))?.code).toBe('expired_card');
+    expect((await raw('62 : Restricted card'))?.code).toBe('lost_or_stolen_card');
+    // A raw answer that allows another try leaves Adyen's code as it is.
+    expect((await raw('51 : Insufficient funds/over credit limit'))?.code).toBe('do_not_honor');
   });
 
   it('keeps the refusal off a link that was then paid, or that the refused item does not name with its reference', async () => {

@@ -61,9 +61,13 @@ export interface FakeAdyen {
   /**
    * Adyen refuses the buyer's try on the link: the link stays active (the buyer may try again), and the refused
    * AUTHORISATION item Adyen then sends is returned: `success` "false", the refusal reason's fixed text as `reason`,
-   * and `additionalData.refusalReasonCode` when given (a merchant who has Adyen send it).
+   * and `additionalData.refusalReasonCode` (`code`), `merchantAdviceCode` (`advice`) and `refusalReasonRaw` (`raw`,
+   * the issuer's raw answer) when given (a merchant who has Adyen send them).
    */
-  refuse(linkId: string, refusal: { reason: string; code?: string; advice?: string }): NotificationItem;
+  refuse(
+    linkId: string,
+    refusal: { reason: string; code?: string; advice?: string; raw?: string },
+  ): NotificationItem;
   /** The link's `expiresAt` passed unpaid: Adyen reads it `expired` (and sends no notification of it). */
   expire(linkId: string): void;
   /**
@@ -328,7 +332,7 @@ export async function startFakeAdyen(options: {
         success: 'true',
       };
     },
-    refuse(linkId, { reason, code, advice }) {
+    refuse(linkId, { reason, code, advice, raw }) {
       const link = paymentLinks.get(linkId);
       if (!link) throw new Error(`no payment link ${linkId}`);
       return {
@@ -337,6 +341,7 @@ export async function startFakeAdyen(options: {
           paymentMethod: 'visa',
           ...(code === undefined ? {} : { refusalReasonCode: code }),
           ...(advice === undefined ? {} : { merchantAdviceCode: advice }),
+          ...(raw === undefined ? {} : { refusalReasonRaw: raw }),
         },
         amount: link.amount,
         eventCode: 'AUTHORISATION',
