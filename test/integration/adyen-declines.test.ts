@@ -134,7 +134,7 @@ describe('an Adyen link that expired after Adyen refused a try on it', () => {
       status: 'failed',
       failure: { code: 'insufficient_funds', class: 'soft' },
     });
-    expect(events.filter((type) => type === 'payment_link.payment_failed')).toHaveLength(1);
+    expect(events.filter((type: string) => type === 'payment_link.payment_failed')).toHaveLength(1);
   });
 
   it('stays expired without a refused try, and counts as a buyer who left', async () => {

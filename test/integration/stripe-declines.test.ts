@@ -107,7 +107,7 @@ describe('a Stripe session that expired after a declined attempt', () => {
     for (const answer of answers.slice(0, 6)) expect((answer as { status: number }).status).toBe(200);
     const { payment, events } = await outcome();
     expect(payment).toMatchObject({ status: 'failed', failure: { code: 'do_not_retry', class: 'hard' } });
-    expect(events.filter((type) => type === 'payment_link.payment_failed')).toHaveLength(1);
+    expect(events.filter((type: string) => type === 'payment_link.payment_failed')).toHaveLength(1);
     const sent = await stack.request('GET', `/v1/payment-links/${link.id}/events`, { key });
     const failed = sent.body.data.find(
       (sentEvent: { type: string }) => sentEvent.type === 'payment_link.payment_failed',
