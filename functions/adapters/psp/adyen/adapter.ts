@@ -21,6 +21,7 @@ import {
 import type { EndsSessions, Refunds } from '../../../ports/psp-capabilities.ts';
 import type { PspRuntime } from '../../../ports/psp-descriptor.ts';
 import { messageOf, type PspOperation, pspFailure, statusOf, translatedCall } from '../kit/calls.ts';
+import { ConnectedPsp } from '../kit/connected-psp.ts';
 import { storedCredentialsFactory } from '../kit/factory.ts';
 import { RecentFacts } from '../kit/recent-facts.ts';
 import { adyenBuyer, adyenShopperFields } from './buyer.ts';
@@ -49,16 +50,12 @@ export { ADYEN_IDEMPOTENCY_WINDOW_MS, adyenAmount } from './wire.ts';
  * Adyen has no API to read a payment or a refund back, so the PSP reference of a payment and the outcome of a
  * refund are taken from verified notifications (docs/orchestration.md#adyen).
  */
-export class AdyenPsp implements Psp, EndsSessions, Refunds {
-  readonly provider: typeof adyen.id;
+export class AdyenPsp extends ConnectedPsp<typeof adyen> implements Psp, EndsSessions, Refunds {
   readonly checkoutOrigin: string;
-  readonly sessionLimits: typeof adyen.sessionLimits;
   readonly idempotencyWindowMs = ADYEN_IDEMPOTENCY_WINDOW_MS;
   readonly notificationAck = ADYEN_ACK;
-  private readonly descriptor: typeof adyen;
   private readonly sdk: AdyenSdk;
   private readonly credentials: AdyenCredentials;
-  private readonly connection: PspConnection;
   /**
    * Payments made on a payment link, from the AUTHORISATION that just verified. Its signature does not cover
    * `additionalData.paymentLinkId`, so the fetched link must also match the signed reference and amount.
@@ -81,12 +78,9 @@ export class AdyenPsp implements Psp, EndsSessions, Refunds {
     credentials: AdyenCredentials,
     connection: PspConnection,
   ) {
-    this.descriptor = descriptor;
-    this.provider = descriptor.id;
-    this.sessionLimits = descriptor.sessionLimits;
+    super(descriptor, connection);
     this.sdk = sdk;
     this.credentials = credentials;
-    this.connection = connection;
     this.checkoutOrigin = connection.mode === 'live' ? 'https://eu.adyen.link' : 'https://test.adyen.link';
   }
 

@@ -27,6 +27,7 @@ import {
 import type { EndsSessions, Refunds } from '../../../ports/psp-capabilities.ts';
 import type { PspRuntime } from '../../../ports/psp-descriptor.ts';
 import { messageOf, type PspOperation, pspFailure, translatedCall } from '../kit/calls.ts';
+import { ConnectedPsp } from '../kit/connected-psp.ts';
 import type { CredentialsOf } from '../kit/credentials.ts';
 import { storedCredentialsFactory } from '../kit/factory.ts';
 import type { cashfree } from './descriptor.ts';
@@ -60,19 +61,15 @@ const CALL_OPTIONS = { timeout: CALL_BUDGETS.psp.timeoutMs };
  * found through `GET /links/{link_id}/orders`: refunds are made on that order. Cashfree has no livemode flag: the
  * environment the connection's mode chose, and the secret of that environment that signs its webhooks, decide.
  */
-export class CashfreePsp implements Psp, EndsSessions, Refunds {
-  readonly provider: typeof cashfree.id;
+export class CashfreePsp extends ConnectedPsp<typeof cashfree> implements Psp, EndsSessions, Refunds {
   readonly checkoutOrigin: string;
-  readonly sessionLimits: typeof cashfree.sessionLimits;
   /**
    * Cashfree states no retention of `x-idempotency-key`; our refund id is also its `refund_id`, unique at
    * Cashfree, whose repeat is read back instead (`refund`). A day is the figure we rely on.
    */
   readonly idempotencyWindowMs = 24 * 3_600_000;
-  private readonly descriptor: typeof cashfree;
   private readonly client: Cashfree;
   private readonly secret: string;
-  private readonly connection: PspConnection;
 
   /** `client` is built by the factory, with the connection's keys, its environment and our API version. */
   constructor(
@@ -81,12 +78,9 @@ export class CashfreePsp implements Psp, EndsSessions, Refunds {
     credentials: CashfreeCredentials,
     connection: PspConnection,
   ) {
-    this.descriptor = descriptor;
-    this.provider = descriptor.id;
-    this.sessionLimits = descriptor.sessionLimits;
+    super(descriptor, connection);
     this.client = client;
     this.secret = credentials.client_secret;
-    this.connection = connection;
     this.checkoutOrigin = CASHFREE_PAGE_ORIGIN[connection.mode];
   }
 

@@ -19,6 +19,7 @@ import {
 import type { CapturesLater, Refunds, VoidsAuthorizations } from '../../../ports/psp-capabilities.ts';
 import type { PspRuntime } from '../../../ports/psp-descriptor.ts';
 import { messageOf, type PspOperation, pspFailure, translatedCall } from '../kit/calls.ts';
+import { ConnectedPsp } from '../kit/connected-psp.ts';
 import { storedCredentialsFactory } from '../kit/factory.ts';
 import { RecentFacts } from '../kit/recent-facts.ts';
 import { type CheckoutCredentials, type CheckoutSdk, loadCheckoutSdk, validCkoSignature } from './client.ts';
@@ -49,15 +50,14 @@ export const CHECKOUT_IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000;
  * notifications carry a `Cko-Signature` HMAC of the body with the connection's signature key
  * (docs/orchestration.md#checkoutcom).
  */
-export class CheckoutPsp implements Psp, CapturesLater, VoidsAuthorizations, Refunds {
-  readonly provider: typeof checkoutCom.id;
+export class CheckoutPsp
+  extends ConnectedPsp<typeof checkoutCom>
+  implements Psp, CapturesLater, VoidsAuthorizations, Refunds
+{
   readonly checkoutOrigin: string;
-  readonly sessionLimits: typeof checkoutCom.sessionLimits;
   readonly idempotencyWindowMs = CHECKOUT_IDEMPOTENCY_WINDOW_MS;
-  private readonly descriptor: typeof checkoutCom;
   private readonly sdk: CheckoutSdk;
   private readonly credentials: CheckoutCredentials;
-  private readonly connection: PspConnection;
   /**
    * Links just read back (`retrieveSession`), for the capture or void that the same invocation makes right after:
    * the payment made on a link is known without reading the link again, which keeps the buyer's return (the
@@ -74,12 +74,9 @@ export class CheckoutPsp implements Psp, CapturesLater, VoidsAuthorizations, Ref
     connection: PspConnection,
     apiUrl?: string,
   ) {
-    this.descriptor = descriptor;
-    this.provider = descriptor.id;
-    this.sessionLimits = descriptor.sessionLimits;
+    super(descriptor, connection);
     this.sdk = sdk;
     this.credentials = credentials;
-    this.connection = connection;
     this.checkoutOrigin = apiUrl
       ? new URL(apiUrl).origin
       : connection.mode === 'live'

@@ -18,6 +18,7 @@ import {
 import type { EndsSessions, Refunds } from '../../../ports/psp-capabilities.ts';
 import type { PspRuntime } from '../../../ports/psp-descriptor.ts';
 import { messageOf, type PspOperation, pspFailure, translatedCall } from '../kit/calls.ts';
+import { ConnectedPsp } from '../kit/connected-psp.ts';
 import type { CredentialsOf } from '../kit/credentials.ts';
 import { storedCredentialsFactory } from '../kit/factory.ts';
 import type { mercadopago } from './descriptor.ts';
@@ -78,18 +79,14 @@ const UNDER_WAY = new Set(['approved', 'pending', 'in_process', 'authorized']);
  * reference, or, from a notification, read by their own id (a number). Each read or end that takes two requests
  * makes both within one PSP call's budget.
  */
-export class MercadoPagoPsp implements Psp, EndsSessions, Refunds {
-  readonly provider: typeof mercadopago.id;
+export class MercadoPagoPsp extends ConnectedPsp<typeof mercadopago> implements Psp, EndsSessions, Refunds {
   readonly checkoutOrigin = 'https://www.mercadopago.com';
-  readonly sessionLimits: typeof mercadopago.sessionLimits;
   /** Mercado Pago documents no idempotency window: a refund whose answer was lost is never asked again. */
   readonly idempotencyWindowMs = 0;
-  private readonly descriptor: typeof mercadopago;
   private readonly sdk: MercadoPagoSdk;
   private readonly accessToken: string;
   private readonly webhookSecrets: string[];
   private readonly livemode: boolean;
-  private readonly connection: PspConnection;
 
   constructor(
     descriptor: typeof mercadopago,
@@ -97,15 +94,12 @@ export class MercadoPagoPsp implements Psp, EndsSessions, Refunds {
     credentials: MercadoPagoCredentials,
     connection: PspConnection,
   ) {
-    this.descriptor = descriptor;
-    this.provider = descriptor.id;
-    this.sessionLimits = descriptor.sessionLimits;
+    super(descriptor, connection);
     this.sdk = sdk;
     this.accessToken = credentials.access_token;
     this.webhookSecrets = [credentials.webhook_secret, credentials.previous_webhook_secret].filter(
       (secret): secret is string => secret !== undefined,
     );
-    this.connection = connection;
     this.livemode = connection.mode === 'live';
   }
 

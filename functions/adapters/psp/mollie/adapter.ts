@@ -39,6 +39,7 @@ import {
   translatedCall,
   withinPspBudget,
 } from '../kit/calls.ts';
+import { ConnectedPsp } from '../kit/connected-psp.ts';
 import { declineOf } from '../kit/declines.ts';
 import { storedCredentialsFactory } from '../kit/factory.ts';
 import { RecentFacts } from '../kit/recent-facts.ts';
@@ -113,15 +114,14 @@ function refundStateOf(refund: Refund): PspRefundStatus {
  * webhook carries only `id=tr_…`, unsigned, so every notification is answered by fetching that payment with
  * the connection's own key (a payment of another account or mode is not found, or not of this mode).
  */
-export class MolliePsp implements Psp, EndsSessions, Refunds, ListsPayouts {
-  readonly provider: typeof mollie.id;
+export class MolliePsp
+  extends ConnectedPsp<typeof mollie>
+  implements Psp, EndsSessions, Refunds, ListsPayouts
+{
   readonly checkoutOrigin = 'https://www.mollie.com';
-  readonly sessionLimits: typeof mollie.sessionLimits;
   /** Mollie promises no retention of idempotency keys; an hour is the figure we rely on (docs/decisions.md). */
   readonly idempotencyWindowMs = MOLLIE_KEY_WINDOW_MS;
-  private readonly descriptor: typeof mollie;
   private readonly mollie: MollieClient;
-  private readonly connection: PspConnection;
   /** The payment a notification just fetched, for the `retrieveSession` that follows it. */
   private readonly fetched = new RecentFacts<Payment>({ maxAgeMs: 10_000, maxSize: 20 });
 
@@ -134,11 +134,8 @@ export class MolliePsp implements Psp, EndsSessions, Refunds, ListsPayouts {
     connection: PspConnection,
     organization?: MollieClient,
   ) {
-    this.descriptor = descriptor;
-    this.provider = descriptor.id;
-    this.sessionLimits = descriptor.sessionLimits;
+    super(descriptor, connection);
     this.mollie = client;
-    this.connection = connection;
     this.organization = organization;
   }
 

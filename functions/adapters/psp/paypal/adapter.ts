@@ -19,6 +19,7 @@ import {
 import type { CapturesLater, Refunds } from '../../../ports/psp-capabilities.ts';
 import type { PspRuntime } from '../../../ports/psp-descriptor.ts';
 import { type PspOperation, pspFailure, statusOf, translatedCall } from '../kit/calls.ts';
+import { ConnectedPsp } from '../kit/connected-psp.ts';
 import { declineOf } from '../kit/declines.ts';
 import { storedCredentialsFactory } from '../kit/factory.ts';
 import {
@@ -49,17 +50,13 @@ const ORDER_ID = /^[A-Z0-9]{8,36}$/;
  * promise never to capture it. Notifications are verified by PayPal's own verification call for the
  * connection's webhook id; what they name is then read back from PayPal.
  */
-export class PaypalPsp implements Psp, CapturesLater, Refunds {
-  readonly provider: typeof paypal.id;
+export class PaypalPsp extends ConnectedPsp<typeof paypal> implements Psp, CapturesLater, Refunds {
   readonly checkoutOrigin: string;
-  readonly sessionLimits: typeof paypal.sessionLimits;
   /** PayPal keeps a `PayPal-Request-Id` for at least 6 hours for captures and refunds (its idempotency guide). */
   readonly idempotencyWindowMs = 6 * 3_600_000;
   /** PayPal's verification call, before the order is read. */
   readonly verificationCalls = 1;
-  private readonly descriptor: typeof paypal;
   private readonly client: PaypalClient;
-  private readonly connection: PspConnection;
   private readonly credentials: PaypalCredentials;
 
   constructor(
@@ -68,12 +65,9 @@ export class PaypalPsp implements Psp, CapturesLater, Refunds {
     credentials: PaypalCredentials,
     connection: PspConnection,
   ) {
-    this.descriptor = descriptor;
-    this.provider = descriptor.id;
-    this.sessionLimits = descriptor.sessionLimits;
+    super(descriptor, connection);
     this.client = client;
     this.credentials = credentials;
-    this.connection = connection;
     this.checkoutOrigin =
       credentials.environment === 'live' ? 'https://www.paypal.com' : 'https://www.sandbox.paypal.com';
   }

@@ -16,6 +16,7 @@ import {
 import type { Refunds } from '../../../ports/psp-capabilities.ts';
 import type { PspRuntime } from '../../../ports/psp-descriptor.ts';
 import { messageOf, type PspOperation, pspFailure, statusOf, translatedCall } from '../kit/calls.ts';
+import { ConnectedPsp } from '../kit/connected-psp.ts';
 import type { CredentialsOf } from '../kit/credentials.ts';
 import { storedCredentialsFactory } from '../kit/factory.ts';
 import { PaystackClient } from './client.ts';
@@ -59,16 +60,12 @@ export const paystackReference = (paymentId: string): string => paymentId.replac
  * initialized with our reference; it cannot be ended (no `EndsSessions`), so the checkout shows it again while it
  * may be paid, and its success is read back with `GET /transaction/verify/{reference}` before it is taken.
  */
-export class PaystackPsp implements Psp, Refunds {
-  readonly provider: typeof paystack.id;
+export class PaystackPsp extends ConnectedPsp<typeof paystack> implements Psp, Refunds {
   readonly checkoutOrigin = 'https://checkout.paystack.com';
-  readonly sessionLimits: typeof paystack.sessionLimits;
   /** Paystack takes no idempotency key: a refund whose answer was lost is never asked again. */
   readonly idempotencyWindowMs = 0;
-  private readonly descriptor: typeof paystack;
   private readonly client: PaystackClient;
   private readonly secretKey: string;
-  private readonly connection: PspConnection;
   private readonly livemode: boolean;
 
   constructor(
@@ -77,12 +74,9 @@ export class PaystackPsp implements Psp, Refunds {
     connection: PspConnection,
     apiUrl?: string,
   ) {
-    this.descriptor = descriptor;
-    this.provider = descriptor.id;
-    this.sessionLimits = descriptor.sessionLimits;
+    super(descriptor, connection);
     this.client = new PaystackClient(credentials.secret_key, apiUrl);
     this.secretKey = credentials.secret_key;
-    this.connection = connection;
     this.livemode = connection.mode === 'live';
   }
 

@@ -17,6 +17,7 @@ import {
 import type { EndsSessions, Refunds } from '../../../ports/psp-capabilities.ts';
 import type { PspRuntime } from '../../../ports/psp-descriptor.ts';
 import type { SandboxSession, SandboxSessionStore } from '../../../ports/sandbox-sessions.ts';
+import { ConnectedPsp } from '../kit/connected-psp.ts';
 import { declineOf } from '../kit/declines.ts';
 import type { sandbox } from './descriptor.ts';
 import { openedMandate, SandboxMandates, withSandboxMandates } from './mandates.ts';
@@ -41,22 +42,15 @@ export interface SandboxPspOptions {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export class SandboxPsp implements Psp, EndsSessions, Refunds {
-  readonly provider: typeof sandbox.id;
+export class SandboxPsp extends ConnectedPsp<typeof sandbox> implements Psp, EndsSessions, Refunds {
   readonly checkoutOrigin: string;
-  readonly sessionLimits: typeof sandbox.sessionLimits;
   /** Its refunds are answered at once and derived from our id: asking again is always safe. */
   readonly idempotencyWindowMs = Number.POSITIVE_INFINITY;
-  private readonly descriptor: typeof sandbox;
   private readonly options: SandboxPspOptions;
-  private readonly connection: PspConnection;
 
   constructor(descriptor: typeof sandbox, options: SandboxPspOptions, connection: PspConnection) {
-    this.descriptor = descriptor;
-    this.provider = descriptor.id;
-    this.sessionLimits = descriptor.sessionLimits;
+    super(descriptor, connection);
     this.options = options;
-    this.connection = connection;
     this.checkoutOrigin = new URL(options.baseUrl).origin;
   }
 

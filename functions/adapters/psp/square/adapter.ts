@@ -20,6 +20,7 @@ import {
 import type { EndsSessions, Refunds } from '../../../ports/psp-capabilities.ts';
 import type { PspRuntime } from '../../../ports/psp-descriptor.ts';
 import { messageOf, type PspOperation, pspFailure, translatedCall } from '../kit/calls.ts';
+import { ConnectedPsp } from '../kit/connected-psp.ts';
 import type { CredentialsOf } from '../kit/credentials.ts';
 import { storedCredentialsFactory } from '../kit/factory.ts';
 import type { square } from './descriptor.ts';
@@ -63,10 +64,8 @@ const PAGES = { live: 'https://square.link', test: 'https://sandbox.square.link'
 /** The outcome of a call of Square's is open: a failure of Square's, never taken as its answer. */
 const invalidAnswer = (what: string) => new PspOutageError(`Square answered ${what}`);
 
-export class SquarePsp implements Psp, EndsSessions, Refunds {
-  readonly provider: typeof square.id;
+export class SquarePsp extends ConnectedPsp<typeof square> implements Psp, EndsSessions, Refunds {
   readonly checkoutOrigin: string;
-  readonly sessionLimits: typeof square.sessionLimits;
   /**
    * Square promises no window for its idempotency keys ("a period of time"): an hour is assumed
    * (docs/orchestration.md#square).
@@ -78,11 +77,9 @@ export class SquarePsp implements Psp, EndsSessions, Refunds {
    * link's pending refunds read after it keep within that budget.
    */
   readonly verificationCalls = 1;
-  private readonly descriptor: typeof square;
   private readonly sdk: SquareSdk;
   private readonly client: SquareClient;
   private readonly credentials: SquareCredentials;
-  private readonly connection: PspConnection;
   private readonly notificationUrl: string;
   private readonly now: () => Date;
 
@@ -94,12 +91,9 @@ export class SquarePsp implements Psp, EndsSessions, Refunds {
     endpoints: SquareEndpoints,
     now: () => Date = () => new Date(),
   ) {
-    this.descriptor = descriptor;
-    this.provider = descriptor.id;
-    this.sessionLimits = descriptor.sessionLimits;
+    super(descriptor, connection);
     this.sdk = sdk;
     this.credentials = credentials;
-    this.connection = connection;
     this.notificationUrl = endpoints.notificationUrl;
     this.now = now;
     this.checkoutOrigin = endpoints.apiUrl ? new URL(endpoints.apiUrl).origin : PAGES[connection.mode];

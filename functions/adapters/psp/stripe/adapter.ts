@@ -29,6 +29,7 @@ import type {
 } from '../../../ports/psp-capabilities.ts';
 import type { PspRuntime } from '../../../ports/psp-descriptor.ts';
 import { messageOf, type PspOperation, pspFailure } from '../kit/calls.ts';
+import { ConnectedPsp } from '../kit/connected-psp.ts';
 import type { CredentialsOf } from '../kit/credentials.ts';
 import { storedCredentialsFactory } from '../kit/factory.ts';
 import { stripeBuyer, stripeBuyerQuestions, stripeLinkId } from './buyer.ts';
@@ -68,18 +69,17 @@ export function stripeEndpoint(apiUrl: string | undefined): StripeEndpoint | und
   };
 }
 
-export class StripePsp implements Psp, EndsSessions, Refunds, ListsPayouts {
-  readonly provider: typeof stripe.id;
+export class StripePsp
+  extends ConnectedPsp<typeof stripe>
+  implements Psp, EndsSessions, Refunds, ListsPayouts
+{
   readonly checkoutOrigin = 'https://checkout.stripe.com';
-  readonly sessionLimits: typeof stripe.sessionLimits;
   /** Stripe removes idempotency keys once they are 24 hours old. */
   readonly idempotencyWindowMs = 24 * 3_600_000;
-  private readonly descriptor: typeof stripe;
   private readonly sdk: typeof Stripe;
   /** The SDK's client, which the connection's mandates share (./mandates.ts). */
   readonly stripe: Stripe;
   private readonly webhookSecrets: string[];
-  private readonly connection: PspConnection;
   private readonly livemode: boolean;
 
   /** `sdk` is the `stripe` module's export, loaded by the factory only when a connection uses Stripe. */
@@ -90,11 +90,8 @@ export class StripePsp implements Psp, EndsSessions, Refunds, ListsPayouts {
     connection: PspConnection,
     endpoint?: StripeEndpoint,
   ) {
-    this.descriptor = descriptor;
-    this.provider = descriptor.id;
-    this.sessionLimits = descriptor.sessionLimits;
+    super(descriptor, connection);
     this.sdk = sdk;
-    this.connection = connection;
     this.stripe = new sdk(credentials.secret_key, {
       maxNetworkRetries: CALL_BUDGETS.psp.tries - 1,
       timeout: CALL_BUDGETS.psp.timeoutMs,

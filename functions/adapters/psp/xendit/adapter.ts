@@ -18,6 +18,7 @@ import {
 import type { EndsSessions, Refunds } from '../../../ports/psp-capabilities.ts';
 import type { PspRuntime } from '../../../ports/psp-descriptor.ts';
 import { messageOf, type PspOperation, pspFailure, statusOf, translatedCall } from '../kit/calls.ts';
+import { ConnectedPsp } from '../kit/connected-psp.ts';
 import type { CredentialsOf } from '../kit/credentials.ts';
 import { storedCredentialsFactory } from '../kit/factory.ts';
 import { XenditClient } from './client.ts';
@@ -116,19 +117,15 @@ export function xenditAmountOf(descriptor: typeof xendit, value: unknown, curren
  * payment id its `reference_id`; it can be canceled while `ACTIVE` (`EndsSessions`); its success is read back with
  * `GET /sessions/{id}`, at the session's amount and currency.
  */
-export class XenditPsp implements Psp, EndsSessions, Refunds {
-  readonly provider: typeof xendit.id;
+export class XenditPsp extends ConnectedPsp<typeof xendit> implements Psp, EndsSessions, Refunds {
   readonly checkoutOrigin: string;
-  readonly sessionLimits: typeof xendit.sessionLimits;
   /**
    * Xendit takes an `idempotency-key` on refunds but its fragments state no window: a refund whose answer was lost
    * is never asked again (its `refund.*` notification, which names our refund id, settles it).
    */
   readonly idempotencyWindowMs = 0;
-  private readonly descriptor: typeof xendit;
   private readonly client: XenditClient;
   private readonly callbackToken: string;
-  private readonly connection: PspConnection;
   private readonly livemode: boolean;
 
   constructor(
@@ -137,12 +134,9 @@ export class XenditPsp implements Psp, EndsSessions, Refunds {
     connection: PspConnection,
     apiUrl?: string,
   ) {
-    this.descriptor = descriptor;
-    this.provider = descriptor.id;
-    this.sessionLimits = descriptor.sessionLimits;
+    super(descriptor, connection);
     this.client = new XenditClient(credentials.secret_key, apiUrl);
     this.callbackToken = credentials.callback_token;
-    this.connection = connection;
     this.livemode = connection.mode === 'live';
     this.checkoutOrigin = this.livemode ? 'https://checkout.xendit.co' : 'https://checkout-staging.xendit.co';
   }
