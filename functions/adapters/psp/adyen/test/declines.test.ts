@@ -119,6 +119,15 @@ describe("Adyen's refused tries on a payment link (docs/orchestration.md#decline
     expect((await psp.retrieveSession(target.id)).declinedAttempt).toBeUndefined();
   });
 
+  it('says a later try is under way on a link Adyen reads paymentPending after a refusal, and on no other', async () => {
+    const { session, status } = await refusedOn({ reason: 'Not enough balance', code: '12' });
+    expect(status.paymentUnderWay).toBeUndefined();
+    const link = adyen.paymentLinks.get(session.id);
+    if (!link) throw new Error('no Adyen link');
+    link.status = 'paymentPending';
+    expect(await psp.retrieveSession(session.id)).toMatchObject({ state: 'pending', paymentUnderWay: true });
+  });
+
   it('reads an expired link after a refusal with the refusal beside its expiry, and one without none', async () => {
     const { session } = await refusedOn({ reason: 'Issuer Unavailable', code: '9' });
     adyen.expire(session.id);
