@@ -105,8 +105,8 @@ export interface PspSessionStatus {
    */
   declinedAttempt?: ReportedFailure;
   /**
-   * With state `pending`: a later try of the buyer is under way at the PSP, not yet confirmed (Adyen's
-   * `paymentPending`: an asynchronous method), so an earlier refused try is not how the session ends: past its end
+   * With state `pending`: a later try of the buyer is under way at the PSP, not yet confirmed (a payment by an
+   * asynchronous method), so an earlier refused try is not how the session ends: past its end
    * it is recorded expired as any session its PSP still calls pending, and paid if that try succeeds, never failed
    * with the earlier decline (`checkPendingPayments`, functions/use-cases/pending-payments.ts).
    */
