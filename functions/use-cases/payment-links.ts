@@ -132,7 +132,7 @@ async function askToEndDroppedSession(
   const payment = await deps.payments
     .get(before.id, before.mode, session.payment_id)
     .catch((error: unknown) => warnNotEnded(before, session, error));
-  if (payment) await recordEndedByUs(deps, before, { payment, recorded: true });
+  if (payment) await recordEndedByUs(deps, { payment, recorded: true });
 }
 
 type UpdateDependencies = LinkDependencies & {

@@ -131,7 +131,7 @@ async function endOneAttempt(
 ): Promise<{ end: AttemptEnd; recorded?: Recorded }> {
   const ending = await deps.pspSessions.endSession(link.account, link.mode, session);
   if (ending.ended) {
-    if (attempt) await recordEndedByUs(deps, link, attempt);
+    if (attempt) await recordEndedByUs(deps, attempt);
     return { end: 'ended' };
   }
   const { connection, status } = ending;
@@ -157,7 +157,6 @@ const MAX_ENDED_WRITES = 4;
  */
 export async function recordEndedByUs(
   deps: { payments: Pick<PaymentRepository, 'get' | 'save'>; now: () => Date },
-  link: PaymentLink,
   attempt: { payment: Payment; recorded: boolean },
 ): Promise<void> {
   let { payment } = attempt;
@@ -171,13 +170,13 @@ export async function recordEndedByUs(
       } catch (error) {
         if (!(error instanceof ConcurrentModificationError) || write >= MAX_ENDED_WRITES) throw error;
       }
-      const stored = await deps.payments.get(link.id, link.mode, payment.id);
+      const stored = await deps.payments.get(payment.link_id, payment.mode, payment.id);
       if (!stored) return;
       payment = stored;
       before = stored;
     }
   } catch (error) {
-    logger.warn('Ended session not recorded', { link_id: link.id, payment_id: payment.id, error });
+    logger.warn('Ended session not recorded', { link_id: payment.link_id, payment_id: payment.id, error });
   }
 }
 
