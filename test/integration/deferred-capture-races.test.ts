@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHECKOUT_FAKE } from '../../functions/adapters/psp/checkout-com/test/fake.ts';
 import { PAYPAL_FAKE } from '../../functions/adapters/psp/paypal/test/fake.ts';
 import { linkRepository, paymentRepository } from '../../functions/dependencies.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
@@ -9,7 +10,7 @@ import { navigate } from '../support/navigate.ts';
 import { type PspStack, startPspStack } from '../support/psp-stack.ts';
 import type { TestStack } from '../support/test-stack.ts';
 
-const FAKES = { paypal: PAYPAL_FAKE };
+const FAKES = { paypal: PAYPAL_FAKE, checkout_com: CHECKOUT_FAKE };
 
 /**
  * Deferred capture (docs/orchestration.md#deferred-capture) against what the checkout counts as the link's open
@@ -20,12 +21,14 @@ let psps: PspStack<typeof FAKES>;
 let stack: TestStack;
 let key: IssuedApiKey;
 let paypal: PspConnection;
+let checkoutCom: PspConnection;
 
 beforeAll(async () => {
   psps = await startPspStack({ fakes: FAKES, stack: { schedules: false } });
   stack = psps.stack;
   key = await stack.issueKey('capturerace', 'test');
   paypal = await psps.connect('capturerace', 'paypal');
+  checkoutCom = await psps.connect('capturerace', 'checkout_com');
 });
 afterAll(() => psps?.stop());
 
@@ -102,5 +105,38 @@ describe('deferred capture: an attempt past its session’s end', () => {
     expect(notified.status).toBe(200);
     const captured = [first.id, shown?.id].filter((id) => id && psps.paypal.captures.get(id));
     expect(new Set(captured).size).toBe(1);
+  });
+});
+
+describe('deferred capture: a released attempt’s authorization', () => {
+  it('is voided when Checkout.com sends its approval again after a void that failed', async () => {
+    const checkout = psps.checkout_com;
+    const link = await createLink(stack, key.api_key, { connections: [checkoutCom.id] });
+    await navigate(link.checkout_url);
+    const session = (await storedLink(link.id)).psp_session;
+    if (!session) throw new Error('no session');
+    const canceled = await stack.request('POST', `/v1/payment-links/${link.id}/cancel`, { key: key.api_key });
+    expect(canceled.status).toBe(200);
+    // Checkout.com's link cannot be ended: the buyer still authorizes on it, after the cancel released the attempt.
+    const payment = await checkout.pay(session.id);
+    const approved = checkout.webhooks.find((body) => body.includes(payment.id)) as string;
+    const deliver = () => {
+      const { body, headers } = checkout.signed(approved);
+      return stack.request('POST', `/psp/checkout_com/notifications/${checkoutCom.id}`, {
+        rawBody: body,
+        headers,
+      });
+    };
+    checkout.voidsFail = true;
+    const failed = await deliver();
+    // Not acknowledged: Checkout.com delivers it again, and only that delivery can void the authorization.
+    expect(failed.status).toBeGreaterThanOrEqual(500);
+    expect(payment.status).toBe('Authorized');
+    checkout.voidsFail = false;
+    expect((await deliver()).status).toBe(200);
+    expect(payment.status).toBe('Voided');
+    expect(payment.actions.map((action) => action.type)).not.toContain('Capture');
+    expect((await paymentRepository().get(link.id, 'test', session.payment_id))?.status).toBe('canceled');
+    expect((await storedLink(link.id)).status).toBe('canceled');
   });
 });
