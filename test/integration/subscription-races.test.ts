@@ -142,12 +142,8 @@ describe('an update link whose subscription was canceled', () => {
   });
 });
 
-describe('a renewal whose answer was lost, then its connection removed', () => {
-  // Defect, not fixed: an attempt without a PSP reference may have been charged (its answer lost), yet once its
-  // connection is gone `settle` records it declined (`connection_removed`): the books say failed where the buyer
-  // paid, and the update link asks them to pay the period again. Removing a connection would have to wait for its
-  // subscriptions' attempts (psp-connections.ts), as it waits for pending payments.
-  it.fails('is never recorded declined: its outcome stays unknown for an operator', async () => {
+describe('a renewal whose connection was removed', () => {
+  it('whose answer was lost is never recorded declined: its outcome stays unknown for an operator', async () => {
     const key = await account();
     const subscription = await subscribe(key.api_key, { recurring: MONTHLY });
     const due = subscription.current_period_end;
@@ -159,10 +155,25 @@ describe('a renewal whose answer was lost, then its connection removed', () => {
     expect(await chargesOf(subscription)).toHaveLength(1);
 
     await pspConnectionRepository().remove(subscription.mandate.connection_id);
-    await runAt(subscription, days(due, 0.01));
+    const after = await runAt(subscription, days(due, 0.01));
 
-    const [renewal] = await renewalsOf(subscription);
-    expect(renewal?.status).not.toBe('failed');
-    expect(await stored(subscription.id)).not.toMatchObject({ status: 'past_due' });
+    expect(await renewalsOf(subscription)).toEqual([]);
+    expect(after).toMatchObject({ status: 'active', charging: { period: 2, attempt: 1 } });
+  });
+
+  it('never sent is declined hard, and the subscription past due with an update link', async () => {
+    const key = await account();
+    const subscription = await subscribe(key.api_key, { recurring: MONTHLY });
+    await pspConnectionRepository().remove(subscription.mandate.connection_id);
+
+    const after = await runAt(subscription, subscription.current_period_end);
+
+    expect(after).toMatchObject({
+      status: 'past_due',
+      charging: null,
+      latest_failure: { class: 'hard', code: 'connection_removed' },
+    });
+    expect(after?.dunning?.update_link_id).toMatch(/^pl_/);
+    expect(await chargesOf(subscription)).toEqual([]);
   });
 });
