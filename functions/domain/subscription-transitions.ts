@@ -147,7 +147,9 @@ export function chargeDeclined(
   }
   const days = context.settings.subscription_retry_days;
   const earlier = subscription.dunning?.period === charging.period ? subscription.dunning : undefined;
-  const firstFailedAt = new Date(earlier?.first_failed_at ?? subscription.due_at ?? now.toISOString());
+  const firstFailedAt = earlier
+    ? new Date(earlier.first_failed_at)
+    : chargeDueAt(subscription, charging.period);
   const failed = (earlier?.failed_attempts ?? 0) + 1;
   const retry = decline.class === 'soft' ? retryAt(days, firstFailedAt, failed) : undefined;
   const dunning: Dunning = {
@@ -178,6 +180,13 @@ export function chargeDeclined(
     events,
   );
 }
+
+/**
+ * When a period's first charge was due: its start, where the period before ends. Not `due_at`, which a charge under
+ * way moves to when it is asked about next (`chargePending`).
+ */
+export const chargeDueAt = (subscription: Subscription, period: number): Date =>
+  periodBounds(subscription, subscription.recurring, period).start;
 
 /**
  * Whether the period being collected needs an update link: after a decline no retry can mend (hard,

@@ -10,6 +10,7 @@ import {
 } from '../../functions/ports/psp.ts';
 import { subscriptionCharges } from '../../functions/psp-dependencies.ts';
 import { type ChargeDependencies, runDue } from '../../functions/use-cases/subscription-charges.ts';
+import { storedLink } from '../support/checkout-helpers.ts';
 import { eventually } from '../support/eventually.ts';
 import {
   chargesOf,
@@ -175,5 +176,43 @@ describe('a renewal whose connection was removed', () => {
     });
     expect(after?.dunning?.update_link_id).toMatch(/^pl_/);
     expect(await chargesOf(subscription)).toEqual([]);
+  });
+});
+
+describe('a renewal the PSP answered pending, then declined', () => {
+  it('counts its retry days from when the charge was due, not from when its outcome was asked', async () => {
+    const key = await account('renewal_soft_decline');
+    const subscription = await subscribe(key.api_key, { recurring: MONTHLY });
+    const due = subscription.current_period_end;
+    const underWay = aroundCharge(due, async (send) => ({
+      state: 'pending',
+      reference: (await send()).reference,
+    }));
+    expect(await runDue(underWay, subscription, new Date(due))).toMatchObject({ charging: { period: 2 } });
+
+    const declined = await runAt(subscription, days(due, 0.5));
+
+    expect(declined).toMatchObject({
+      status: 'past_due',
+      dunning: { period: 2, failed_attempts: 1, first_failed_at: due, next: 'retry' },
+      due_at: days(due, 1),
+    });
+  });
+
+  it('after a hard decline, ends the update link when the collection ends', async () => {
+    const key = await account('renewal_hard_decline');
+    const subscription = await subscribe(key.api_key, { recurring: MONTHLY });
+    const due = subscription.current_period_end;
+    const underWay = aroundCharge(due, async (send) => ({
+      state: 'pending',
+      reference: (await send()).reference,
+    }));
+    await runDue(underWay, subscription, new Date(due));
+
+    const declined = await runAt(subscription, days(due, 0.5));
+
+    expect(declined).toMatchObject({ status: 'past_due', due_at: days(due, 7) });
+    const update = await storedLink(declined?.dunning?.update_link_id as string);
+    expect(update.expires_at).toBe(days(due, 7));
   });
 });
