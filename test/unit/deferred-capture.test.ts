@@ -199,7 +199,7 @@ describe('deferred capture: the capture and the end race on the attempt’s paym
   });
 
   it('never captures again an attempt whose claimed capture failed: its PSP may show the order approved again', async () => {
-    // The buyer's funding source was declined at the capture (PayPal's INSTRUMENT_DECLINED): the attempt was
+    // The buyer's funding source was declined at the capture (a refused capture): the attempt was
     // recorded failed with its claim kept, and its link paid by a later attempt. A re-approval of the order (or the
     // approval's notification arriving late) must not capture it beside the link's payment.
     const { link, payment } = openLink();
