@@ -15,7 +15,8 @@ const FAKES = { paypal: PAYPAL_FAKE, checkout_com: CHECKOUT_FAKE };
 /**
  * Deferred capture (docs/orchestration.md#deferred-capture) against what the checkout counts as the link's open
  * session: an attempt past its session's end is no longer counted, so another buyer may be given a new session;
- * the old attempt's approval must then never be captured.
+ * the old attempt's approval must then never be captured. And a released attempt's authorization is voided, even
+ * when the first void fails.
  */
 let psps: PspStack<typeof FAKES>;
 let stack: TestStack;
