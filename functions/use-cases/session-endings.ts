@@ -33,6 +33,8 @@ export interface PspSessions {
    * (also by a PSP that cannot end sessions early), and nothing is read back.
    */
   expireSession(account: string, mode: Mode, session: PspSession): Promise<SessionEnd>;
+  /** Voids a released session's authorization where its PSP can (`false` where it cannot: it lapses). */
+  voidAuthorization(account: string, mode: Mode, session: PspSession): Promise<boolean>;
   /**
    * Ends the session; when its PSP refuses, asks it what became of the session (`SessionEnding`). Throws when
    * the PSP could not be asked, so a session is never taken as ended without its PSP saying so.
@@ -182,7 +184,8 @@ export async function recordEndedByUs(
 
 /**
  * A session its PSP refused to end and calls pending: `open`, unless its PSP takes no money until we capture and
- * the attempt is released now (`releaseAttempt`): then it is ended by our promise never to capture it.
+ * the attempt is released now (`releaseAttempt`): then it is ended by our promise never to capture it, and an
+ * approval already given is voided where its PSP can (docs/orchestration.md#deferred-capture).
  */
 async function stillPayable(
   deps: SessionEndDependencies,
@@ -192,7 +195,14 @@ async function stillPayable(
 ): Promise<'open' | 'ended'> {
   if (status.deferredCapture) {
     const released = await releaseAttempt(deps, link, status.paymentId ?? session.payment_id);
-    if (released === 'ended') return 'ended';
+    if (released === 'ended') {
+      // An approval never to be captured is voided now: its own notification, which would void it, may be lost,
+      // and the buyer's money stays held until the bank lets it lapse. A void that fails throws, so the ending is
+      // asked again (the release holds, and the void is sent again under its idempotency key).
+      if (status.deferredCapture === 'approved')
+        await deps.pspSessions.voidAuthorization(link.account, link.mode, session);
+      return 'ended';
+    }
   }
   logger.info('PSP session refused to end and may still be paid', {
     link_id: link.id,

@@ -141,14 +141,10 @@ describe('deferred capture: a released attempt’s authorization', () => {
     expect((await storedLink(link.id)).status).toBe('canceled');
   });
 
-  // DEFECT, not fixed here (functions/use-cases/session-endings.ts, `stillPayable`, outside this review's files):
-  // an ending (cancel, expiry, a replacing attempt) that reads the attempt back approved releases it
-  // (`releaseAttempt`) but never voids the authorization it just saw. Its approval's notification, if lost, was the
-  // only other sighting, and the sweeper no longer asks about the settled (canceled) attempt: the buyer's money
-  // stays held until the issuer lets the authorization lapse. The fix: `stillPayable` voids a released attempt
-  // whose status is `deferredCapture: 'approved'` where its PSP can (`voidReleased`), with the connection the
-  // ending read it from.
-  it.fails('is voided by a cancel that finds it authorized, its approval’s notification lost', async () => {
+  // An ending (cancel, expiry, a replacing attempt) that reads the attempt back approved releases it and voids the
+  // authorization it just saw (`stillPayable`, functions/use-cases/session-endings.ts): its approval's notification,
+  // if lost, was the only other sighting, and the sweeper no longer asks about a settled (canceled) attempt.
+  it('is voided by a cancel that finds it authorized, its approval’s notification lost', async () => {
     const checkout = psps.checkout_com;
     const link = await createLink(stack, key.api_key, { connections: [checkoutCom.id] });
     await navigate(link.checkout_url);
