@@ -187,14 +187,16 @@ export async function recordRefundOutcome(
   if (outcome.status === 'pending') {
     const link = await load();
     const change = settleRefund(link, refundId, outcome, deps.now());
-    if (change?.kind === 'reference') {
-      await deps.links.update(link, change.link).catch((error: unknown) => {
-        // Only the PSP's reference is lost: the refund stays pending either way.
-        logger.warn('Refund reference not stored', { link_id: linkId, refund_id: refundId, error });
-      });
-      return refundOf(change.link, refundId);
-    }
-    return refundOf(link, refundId);
+    if (change?.kind !== 'reference') return refundOf(link, refundId);
+    const withReference = refundOf(change.link, refundId);
+    // Conditioned on the refund, not on the link's version, which the link's other refunds move meanwhile.
+    const stored = await deps.ledger.recordReference(link, withReference).catch((error: unknown) => {
+      // Only the PSP's reference is lost: the refund stays pending either way.
+      logger.warn('Refund reference not stored', { link_id: linkId, refund_id: refundId, error });
+      return false;
+    });
+    // Not stored: answered as it stands (settled meanwhile, or still without the reference).
+    return stored ? withReference : refundOf(await load(), refundId);
   }
   const link = await load();
   const change = settleRefund(link, refundId, outcome, deps.now());

@@ -108,6 +108,31 @@ export class DynamoRefundLedger implements RefundLedger {
     }
   }
 
+  async recordReference(link: PaymentLink, refund: Refund): Promise<boolean> {
+    const index = link.refunds.findIndex((candidate) => candidate.id === refund.id);
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.link(link.id, link.mode),
+          UpdateExpression: `SET refunds[${index}] = :refund, version = version + :one`,
+          ConditionExpression: `refunds[${index}].id = :id AND refunds[${index}].#status = :pending`,
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':refund': refund,
+            ':one': 1,
+            ':id': refund.id,
+            ':pending': 'pending',
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+
   async reserve(
     link: PaymentLink,
     refund: Refund,
