@@ -141,7 +141,9 @@ export async function createRefund(
       refund_id: refund.id,
       error,
     });
-    return refund;
+    // A write whose answer was lost may have landed: the merchant (and a replay of the key) is told what is stored.
+    const stored = await deps.links.get(link.id, link.mode).catch(() => undefined);
+    return stored?.refunds.find((candidate) => candidate.id === refund.id) ?? refund;
   }
 }
 
