@@ -12,7 +12,9 @@ export interface RefundLedger {
    * Appends a new pending refund to a paid link and reserves its amount, in one write conditioned on the
    * refund's payment being a succeeded payment of the link (a single-use link: the link is paid), on fewer than
    * `maxRefunds` refunds, and on enough of that payment remaining then (`paidMinor`, its amount in minor units;
-   * a reusable link counts per payment, in `paid_payments`). The same write puts the link on the refund sweeper's list at `checkAt`.
+   * a reusable link counts per payment, in `paid_payments`), and on no refund of the same id having been
+   * reserved since `link` was read (two requests for one refund id at once reserve it once). The same write puts
+   * the link on the refund sweeper's list at `checkAt`.
    * Returns false when the condition fails; the caller reads the link again and decides.
    */
   reserve(
