@@ -33,7 +33,8 @@ export interface RefundLedger {
   /**
    * Stores the PSP's reference of a pending refund (`refund`, as `settleRefund` made it from `link`), in one write
    * conditioned on that refund being still pending there, not on the link's version: the link's other refunds
-   * may move on meanwhile. Returns false when the refund is no longer pending (settled meanwhile).
+   * may move on meanwhile; then the refund's entry in the books, as after every refund write. Returns false when
+   * the refund is no longer pending (settled meanwhile).
    */
   recordReference(link: PaymentLink, refund: Refund): Promise<boolean>;
   /** Paid links whose `refund_check_at` is at or before `now` (the refund sweeper's work list), at most `limit`. */

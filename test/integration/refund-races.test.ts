@@ -6,7 +6,7 @@ import { refundPsps } from './refund-psps.ts';
  * refund needs lands whatever the others write meanwhile, and the merchant is told what is stored.
  */
 const psps = refundPsps();
-const { paidLink, requestRefund, refundsOf } = psps;
+const { keys, paidLink, requestRefund, refundsOf } = psps;
 
 describe('concurrent refunds of one link', () => {
   it('Stripe: each refund keeps the reference the PSP answered, though the others moved the link meanwhile', async () => {
@@ -27,9 +27,18 @@ describe('concurrent refunds of one link', () => {
         provider_reference: answered.body.provider_reference,
       });
     }
+    const references = stored.map(
+      ({ provider_reference }: { provider_reference: string }) => provider_reference,
+    );
+    expect(new Set(references).size).toBe(10);
+    // The books' copy of each refund (GET /v1/refunds) follows the write that stored its reference.
+    const books = await psps.started().stack.request('GET', `/v1/refunds?link_id=${link.id}`, {
+      key: keys.stripe.api_key,
+    });
     expect(
-      new Set(stored.map(({ provider_reference }: { provider_reference: string }) => provider_reference))
-        .size,
-    ).toBe(10);
+      books.body.data
+        .map(({ provider_reference }: { provider_reference: string }) => provider_reference)
+        .sort(),
+    ).toEqual(references.sort());
   });
 });

@@ -144,11 +144,12 @@ export class DynamoRefundLedger implements RefundLedger {
           },
         }),
       );
-      return true;
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) return false;
       throw error;
     }
+    await writeRefundEntry(this.client, this.tableName, link, refund, false);
+    return true;
   }
 
   async reserve(
