@@ -8,10 +8,7 @@ import type { PspConnections } from './psp-connections.ts';
 import { recordSessionOutcome } from './session-endings.ts';
 
 export type BuyerReturnDependencies = Omit<PaymentDependencies, 'queue'> & {
-  psps: Pick<
-    PspConnections,
-    'sessionConnection' | 'adapter' | 'endSession' | 'expireSession' | 'voidAuthorization'
-  >;
+  psps: Pick<PspConnections, 'sessionConnection' | 'adapter' | 'endSession' | 'expireSession'>;
   /** What is left of the function's time: the link's other sessions are ended only while that fits. */
   timeLeftMs?: () => number;
 };

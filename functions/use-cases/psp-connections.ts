@@ -14,7 +14,7 @@ import type { RefundOutcome, RefundRules } from '../domain/refund.ts';
 import type { Routing } from '../domain/routing.ts';
 import type { PaymentRepository } from '../ports/payment-repository.ts';
 import { type Psp, type PspFactory, pspFailureOf, type SessionEnd } from '../ports/psp.ts';
-import { canEndSessions, canRefund, canVoidAuthorizations, type Refunds } from '../ports/psp-capabilities.ts';
+import { canEndSessions, canRefund, type Refunds } from '../ports/psp-capabilities.ts';
 import type { PspConfigRepository } from '../ports/psp-config-repository.ts';
 import type { ConnectionDirectory, PspConnectionRepository } from '../ports/psp-connections.ts';
 import {
@@ -210,19 +210,6 @@ export class PspConnections implements PspSessions, PaymentRefunds {
     const connection = await this.sessionConnection(account, mode, session);
     const psp = await this.adapter(connection);
     return canEndSessions(psp) ? psp.expireSession(session) : 'refused';
-  }
-
-  /**
-   * Voids the authorization of a session its PSP said was approved and that we released (never to be captured:
-   * docs/orchestration.md#deferred-capture), at the connection that created it. `false` when its PSP cannot void
-   * one: the authorization then lapses at the buyer's bank.
-   */
-  async voidAuthorization(account: string, mode: Mode, session: PspSession): Promise<boolean> {
-    const connection = await this.sessionConnection(account, mode, session);
-    const psp = await this.adapter(connection);
-    if (!canVoidAuthorizations(psp)) return false;
-    await psp.voidAuthorization({ id: session.id, paymentId: session.payment_id });
-    return true;
   }
 
   /**

@@ -8,6 +8,7 @@ import type { Mode } from '../domain/principal.ts';
 import { logger } from '../logger.ts';
 import type { PaymentRepository } from '../ports/payment-repository.ts';
 import type { Psp, PspSessionStatus, SessionEnd } from '../ports/psp.ts';
+import { canVoidAuthorizations } from '../ports/psp-capabilities.ts';
 import { checkChargedAmount, type PaymentRead } from './charged-amounts.ts';
 import { releaseAttempt } from './deferred-capture.ts';
 import {
@@ -33,8 +34,6 @@ export interface PspSessions {
    * (also by a PSP that cannot end sessions early), and nothing is read back.
    */
   expireSession(account: string, mode: Mode, session: PspSession): Promise<SessionEnd>;
-  /** Voids a released session's authorization where its PSP can (`false` where it cannot: it lapses). */
-  voidAuthorization(account: string, mode: Mode, session: PspSession): Promise<boolean>;
   /**
    * Ends the session; when its PSP refuses, asks it what became of the session (`SessionEnding`). Throws when
    * the PSP could not be asked, so a session is never taken as ended without its PSP saying so.
@@ -137,7 +136,7 @@ async function endOneAttempt(
     return { end: 'ended' };
   }
   const { connection, status } = ending;
-  if (status.state === 'pending') return { end: await stillPayable(deps, link, session, status) };
+  if (status.state === 'pending') return { end: await stillPayable(deps, link, session, ending) };
   const recorded = await recordStatus(deps, connection, link, {
     ...status,
     paymentId: status.paymentId ?? session.payment_id,
@@ -191,7 +190,7 @@ async function stillPayable(
   deps: SessionEndDependencies,
   link: PaymentLink,
   session: PspSession,
-  status: PspSessionStatus,
+  { connection, status }: { connection: PspConnection; status: PspSessionStatus },
 ): Promise<'open' | 'ended'> {
   if (status.deferredCapture) {
     const released = await releaseAttempt(deps, link, status.paymentId ?? session.payment_id);
@@ -199,8 +198,7 @@ async function stillPayable(
       // An approval never to be captured is voided now: its own notification, which would void it, may be lost,
       // and the buyer's money stays held until the bank lets it lapse. A void that fails throws, so the ending is
       // asked again (the release holds, and the void is sent again under its idempotency key).
-      if (status.deferredCapture === 'approved')
-        await deps.pspSessions.voidAuthorization(link.account, link.mode, session);
+      if (status.deferredCapture === 'approved') await voidApproval(deps, connection, session);
       return 'ended';
     }
   }
@@ -210,6 +208,17 @@ async function stillPayable(
     connection_id: session.connection_id,
   });
   return 'open';
+}
+
+/** Voids a released session's authorization where its PSP can void one; elsewhere it lapses at the buyer's bank. */
+async function voidApproval(
+  deps: SessionEndDependencies,
+  connection: PspConnection,
+  session: PspSession,
+): Promise<void> {
+  const psp = await deps.pspSessions.adapter(connection);
+  if (canVoidAuthorizations(psp))
+    await psp.voidAuthorization({ id: session.id, paymentId: session.payment_id });
 }
 
 /** Sessions one call ends at once (in parallel); a retry, or the next sweep, ends the rest. */
