@@ -47,6 +47,16 @@ export function stripeUnitAmount(descriptor: typeof stripe, amount: Amount): num
   return Number(pspMinorUnits(descriptor.amounts, amount));
 }
 
+/**
+ * The statuses a complete session's PaymentIntent returns to when its asynchronous payment failed: Stripe asks for
+ * another method (docs.stripe.com, "How PaymentIntents work"), or cancelled it; the session stays `complete` and
+ * `unpaid`, and the buyer pays again through a new session.
+ */
+const ASYNC_PAYMENT_FAILED: ReadonlySet<Stripe.PaymentIntent.Status> = new Set([
+  'requires_payment_method',
+  'canceled',
+]);
+
 /** Events about a refund: its outcome is then fetched with `retrieveRefund`. */
 const REFUND_OBJECT = 'refund';
 
@@ -242,11 +252,16 @@ export class StripePsp
 
   /**
    * An unpaid session: open is pending; expired is a failure with the decline of the buyer's last attempt when
-   * Stripe declined one, else expired (the buyer left, or never paid).
+   * Stripe declined one, else expired (the buyer left, or never paid). A complete one was paid by an asynchronous
+   * method (SEPA Direct Debit): pending while its PaymentIntent is under way, failed with the bank's answer once
+   * Stripe returns the PaymentIntent to `requires_payment_method` (or cancels it), as it does when the debit fails
+   * (`checkout.session.async_payment_failed`).
    */
   private unpaidState(session: Stripe.Checkout.Session): Pick<PspSessionStatus, 'state' | 'failure'> {
+    const paymentIntent = typeof session.payment_intent === 'object' ? session.payment_intent : null;
+    if (session.status === 'complete') return this.asyncPaymentState(paymentIntent);
     if (session.status !== 'expired') return { state: 'pending', failure: null };
-    const declined = typeof session.payment_intent === 'object' && session.payment_intent?.last_payment_error;
+    const declined = paymentIntent?.last_payment_error;
     if (!declined) {
       return {
         state: 'expired',
@@ -258,6 +273,20 @@ export class StripePsp
       state: 'failed',
       failure: stripeCheckoutDecline(declined, this.descriptor.displayName, message),
     };
+  }
+
+  /** A complete session's asynchronous payment: failed once its PaymentIntent can no longer succeed. */
+  private asyncPaymentState(
+    intent: Stripe.PaymentIntent | null,
+  ): Pick<PspSessionStatus, 'state' | 'failure'> {
+    if (!intent || !ASYNC_PAYMENT_FAILED.has(intent.status)) return { state: 'pending', failure: null };
+    const message = "Stripe could not collect the buyer's asynchronous payment.";
+    const failure = stripeCheckoutDecline(
+      intent.last_payment_error ?? {},
+      this.descriptor.displayName,
+      message,
+    );
+    return { state: 'failed', failure };
   }
 
   async expireSession(session: PspSession): Promise<SessionEnd> {
