@@ -158,9 +158,13 @@ describe("Stripe's asynchronous payments (SEPA Direct Debit) that fail after the
     expect(fakes.stripe.violations).toEqual([]);
   });
 
-  it('keeps the session pending while the debit is under way, and reads it paid once collected', async () => {
+  it('keeps the session pending, its money under way, while the debit is, and reads it paid once collected', async () => {
     const session = await paidByDebit();
-    expect(await psps.stripe.retrieveSession(session.id)).toMatchObject({ state: 'pending', failure: null });
+    expect(await psps.stripe.retrieveSession(session.id)).toMatchObject({
+      state: 'pending',
+      failure: null,
+      paymentUnderWay: true,
+    });
     fakes.stripe.settleAsyncPayment(session.id);
     expect(await psps.stripe.retrieveSession(session.id)).toMatchObject({
       state: 'succeeded',
@@ -168,7 +172,7 @@ describe("Stripe's asynchronous payments (SEPA Direct Debit) that fail after the
     });
   });
 
-  it('classes a returned debit as the table does: a closed account is hard, missing funds soft', async () => {
+  it('classes a returned debit as the table does: a closed, missing or frozen account is hard, missing funds soft', async () => {
     const classOf = async (code: string) => {
       const session = await paidByDebit();
       fakes.stripe.failAsyncPayment(session.id, debitFailed(code));
@@ -176,6 +180,9 @@ describe("Stripe's asynchronous payments (SEPA Direct Debit) that fail after the
       return failure && classified(failure);
     };
     expect(await classOf('account_closed')).toMatchObject({ code: 'lost_or_stolen_card', class: 'hard' });
+    expect(await classOf('no_account')).toMatchObject({ code: 'lost_or_stolen_card', class: 'hard' });
+    expect(await classOf('account_frozen')).toMatchObject({ code: 'lost_or_stolen_card', class: 'hard' });
+    expect(await classOf('other')).toMatchObject({ code: 'do_not_honor', class: 'soft' });
     expect(await classOf('insufficient_funds')).toMatchObject({ code: 'insufficient_funds', class: 'soft' });
   });
 
