@@ -63,7 +63,8 @@ type TransitionDependencies = LinkDependencies &
  * and the caller stores nothing, so the link keeps naming the session and whoever comes next (a retry, the next
  * sweep) asks again. One found paid has just been recorded, which moved the link on: `ConcurrentModificationError`
  * has the decision taken again on the paid link. A session past its own expiry can no longer be paid and needs
- * nothing. `ended` remembers the sessions this call is done with, so a retry after a lost race does not ask the
+ * nothing, unless its payment's money is under way (`Payment.money_under_way`), which may still pay the link: it
+ * is ended as before its expiry. `ended` remembers the sessions this call is done with, so a retry after a lost race does not ask the
  * PSP again.
  */
 async function endLinkSession(
@@ -74,7 +75,8 @@ async function endLinkSession(
 ): Promise<void> {
   const session = before.psp_session;
   if (!session || after.psp_session?.id === session.id || ended.has(session.id)) return;
-  if (Date.parse(session.expires_at) <= deps.now().getTime()) return;
+  if (Date.parse(session.expires_at) <= deps.now().getTime() && !(await moneyUnderWay(deps, before, session)))
+    return;
   let outcome: Awaited<ReturnType<typeof endAttempt>>;
   try {
     outcome = await endAttempt(deps, before, session);
@@ -86,6 +88,13 @@ async function endLinkSession(
   ended.add(session.id);
   if (outcome === 'paid')
     throw new ConcurrentModificationError('The link was paid while its session was ended.');
+}
+
+/** Whether the session's payment, past its session's end, has money under way at its PSP. */
+async function moneyUnderWay(deps: TransitionDependencies, link: PaymentLink, session: PspSession) {
+  if (!session.payment_id) return false;
+  const payment = await deps.payments.get(link.id, link.mode, session.payment_id);
+  return payment?.status === 'pending' && payment.money_under_way === true;
 }
 
 const warnNotEnded = (link: PaymentLink, session: PspSession, error: unknown) =>
