@@ -1,11 +1,11 @@
 import { FIRST_CHECK_AFTER_MS, MAX_CHECK_INTERVAL_MS, type Payment, settle } from './payment.ts';
 
 /**
- * How long past its session's end a payment whose money is under way (a bank debit) stays pending. Stripe takes
- * up to 14 business days to learn a SEPA Direct Debit's outcome (docs.stripe.com/payments/sepa-debit), the
- * slowest debit among the PSPs' documents; 14 business days span at most 22 calendar days with the SEPA holidays
- * (TARGET2: New Year, Easter's Friday and Monday, 1 May, Christmas and the day after). Past 30 days no debit can
- * still be under way, so the payment is recorded as any session its PSP still calls pending past its end.
+ * How long past its session's end a payment whose money is under way (a bank debit) stays pending: the slowest
+ * debit the PSPs document, a SEPA Direct Debit's outcome known within 14 business days, which span at most 22
+ * calendar days with the SEPA holidays (docs/orchestration.md#money-under-way, where the sources are). Past 30 days
+ * no debit can still be under way, so the payment is recorded as any session its PSP still calls pending past its
+ * end.
  */
 export const MONEY_UNDER_WAY_FOR_AT_MOST_MS = 30 * 24 * 3_600_000;
 
@@ -26,8 +26,7 @@ export function stillPending(payment: Payment, now: Date, moneyUnderWay = false)
   const sessionEnd = payment.session_expires_at ? Date.parse(payment.session_expires_at) : now.getTime();
   const lastEnd = moneyUnderWay ? sessionEnd + MONEY_UNDER_WAY_FOR_AT_MOST_MS : sessionEnd;
   if (lastEnd < now.getTime()) {
-    const { money_under_way: _ended, ...ending } = current;
-    return settle(ending, { state: 'expired', failure: null, reference: null }, now) as Payment;
+    return settle(current, { state: 'expired', failure: null, reference: null }, now) as Payment;
   }
   const checks = payment.checks + 1;
   const wait =

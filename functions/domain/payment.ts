@@ -349,7 +349,7 @@ export interface PaymentOutcome {
 export function settle(payment: Payment, outcome: PaymentOutcome, now: Date): Payment | undefined {
   if (payment.status === 'succeeded') return undefined;
   if (outcome.state === 'pending') return withDeclinedAttempt(payment, outcome.declinedAttempt, now);
-  const { declined_attempt, ...settling } = payment;
+  const { declined_attempt, money_under_way: _settled, ...settling } = payment;
   const ending = endAfterDeclinedAttempt(outcome, outcome.declinedAttempt ?? declined_attempt);
   if (ending.failure?.code === 'amount_mismatch') {
     if (payment.failure?.code === 'amount_mismatch') return undefined;

@@ -52,6 +52,20 @@ describe('a payment whose money is under way past its session’s end', () => {
     expect(settled).not.toHaveProperty('money_under_way');
   });
 
+  it('is no longer marked under way once its PSP settles it, paid or failed', () => {
+    const underWay = stillPending(pastItsEnd(), at(60_000), true);
+    const paid = settle(underWay, { state: 'succeeded', failure: null, reference: 'pi_1' }, at(120_000));
+    const failed = settle(
+      underWay,
+      { state: 'failed', failure: { code: 'insufficient_funds', message: 'Returned.' }, reference: null },
+      at(120_000),
+    );
+    expect(paid).toMatchObject({ status: 'succeeded', next_check_at: null });
+    expect(failed).toMatchObject({ status: 'failed', failure: { code: 'insufficient_funds' } });
+    expect(paid).not.toHaveProperty('money_under_way');
+    expect(failed).not.toHaveProperty('money_under_way');
+  });
+
   it('still fails with its refused try past its end when no money is under way', () => {
     expect(stillPending(pastItsEnd(), at(60_000))).toMatchObject({
       status: 'failed',
