@@ -158,7 +158,8 @@ export const functions = {
   },
   // Updating ends the link's PSP session when what the buyer sees changes, hence the PSP secrets; the Query finds
   // a stored connection by its id (gsi1), as for every function that reaches a session's connection.
-  // DeleteItem: the search keys of metadata values a change removed (docs/data-model.md#search).
+  // DeleteItem: the search keys of metadata values a change removed (docs/data-model.md#search). The session's
+  // payment is recorded canceled once its PSP ended it (GetItem, PutItem).
   'update-payment-link': {
     table: ['GetItem', 'PutItem', 'DeleteItem', 'Query'],
     merchantApi: true,

@@ -1,5 +1,5 @@
 import { config } from '../config.ts';
-import { linkRepository, now } from '../dependencies.ts';
+import { linkRepository, now, paymentRepository } from '../dependencies.ts';
 import { apiAudit } from '../http/api/api-audit.ts';
 import { apiHandler, json } from '../http/api/api-handler.ts';
 import { toResource } from '../http/api/resources.ts';
@@ -15,7 +15,7 @@ export const handler = apiHandler(
     const { CHECKOUT_BASE, ALLOW_PRIVATE_TARGETS } = config();
     const changes = validate(updatePaymentLinkRequest(principal.mode, ALLOW_PRIVATE_TARGETS), body);
     const link = await updatePaymentLink(
-      { links: linkRepository(), pspSessions: pspConnections(), now },
+      { links: linkRepository(), payments: paymentRepository(), pspSessions: pspConnections(), now },
       principal,
       event.pathParameters?.id ?? '',
       changes,

@@ -24,6 +24,7 @@ import {
   endAttempt,
   endOpenAttempts,
   type PspSessions,
+  recordEndedByUs,
   type SessionEndDependencies,
 } from './session-endings.ts';
 
@@ -119,10 +120,13 @@ async function endSessionsBeforeCommit(
 
 /**
  * PATCH asks the PSP to end the session the link dropped, and promises nothing more: whatever the PSP answers
- * or fails, the checkout shows that session until its PSP confirms it ended, and opens no other.
+ * or fails, the checkout shows that session until its PSP confirms it ended, and opens no other. A session its PSP
+ * ended is ours to record, as the checkout's ending is (`recordEndedByUs`: canceled): its PSP now reads it ended,
+ * which the next read would otherwise record as the session's own end (failed with a refused try, and the
+ * merchant told so: docs/orchestration.md#what-the-merchant-is-told).
  */
 async function askToEndDroppedSession(
-  deps: { pspSessions: Pick<PspSessions, 'expireSession'>; now: () => Date },
+  deps: UpdateDependencies,
   before: PaymentLink,
   after: PaymentLink,
 ): Promise<void> {
@@ -130,11 +134,20 @@ async function askToEndDroppedSession(
   if (!session || after.psp_session?.id === session.id) return;
   if (Date.parse(session.expires_at) <= deps.now().getTime()) return;
   try {
-    await deps.pspSessions.expireSession(before.account, before.mode, session);
+    if ((await deps.pspSessions.expireSession(before.account, before.mode, session)) !== 'ended') return;
   } catch (error) {
-    warnNotEnded(before, session, error);
+    return warnNotEnded(before, session, error);
   }
+  const payment = await deps.payments
+    .get(before.id, before.mode, session.payment_id)
+    .catch((error: unknown) => warnNotEnded(before, session, error));
+  if (payment) await recordEndedByUs(deps, { payment, recorded: true });
 }
+
+type UpdateDependencies = LinkDependencies & {
+  pspSessions: Pick<PspSessions, 'expireSession'>;
+  payments: Pick<PaymentRepository, 'get' | 'save'>;
+};
 
 /**
  * `PATCH /v1/payment-links/{id}`: the merchant's changes to an open link, stored with a write conditioned on the
@@ -146,7 +159,7 @@ async function askToEndDroppedSession(
  * checkout never opens another session before that one is confirmed ended (docs/orchestration.md#sessions).
  */
 export async function updatePaymentLink(
-  deps: LinkDependencies & { pspSessions: Pick<PspSessions, 'expireSession'> },
+  deps: UpdateDependencies,
   principal: Principal,
   id: string,
   changes: PaymentLinkChanges,

@@ -20,6 +20,7 @@ import type { PaymentLink } from '../domain/payment-link.ts';
 import { configuredFee, onlyMethodOf, reportedFee } from '../domain/payment-money.ts';
 import type { Principal } from '../domain/principal.ts';
 import { bytesToBase62 } from '../domain/random.ts';
+import { asReportedFailure } from '../domain/reported-payments.ts';
 import { logger } from '../logger.ts';
 import { putMetrics } from '../metrics.ts';
 import type { EventQueue } from '../ports/event-queue.ts';
@@ -53,6 +54,8 @@ export type SessionOutcome = 'paid' | 'already_paid' | 'duplicate' | 'failed' | 
 export interface RecordedStatus {
   outcome: SessionOutcome;
   paid?: Transition;
+  /** A failure (`failed`): whether the merchant was told of it (`payment_link.payment_failed`). */
+  told?: boolean;
 }
 
 /**
@@ -85,7 +88,9 @@ const UNKNOWN_SESSION_LIFETIME_MS = 24 * 3_600_000;
  *
  * The link moves first and the payment is saved after: a success is never stored without moving the link. Should
  * the link's write fail, the payment stays as it was (pending, on the sweeper's list), so the PSP's next
- * notification or the sweeper records it again (docs/orchestration.md#missed-notifications).
+ * notification or the sweeper records it again (docs/orchestration.md#missed-notifications). The payment's write is
+ * conditional on the version read; one that lost to another writer is settled again, and stored as the merchant
+ * was told (`saveSettled`: docs/orchestration.md#what-the-merchant-is-told).
  *
  * The payment is read once: `read`, when the amount's check read it already, else here.
  */
@@ -106,8 +111,10 @@ export async function recordSessionStatus(
   const result = await moveLink(deps, connection, link, payment, status);
   if (payment.status === 'succeeded' && opensMandate(link))
     await mandatePaymentsOf(deps).paid(connection, link, payment, status);
-  await save();
-  return result;
+  const reportedAgain = await save(result.told ? payment : undefined, (settled) =>
+    moveLink(deps, connection, link, settled, status),
+  );
+  return reportedAgain ?? result;
 }
 
 function mandatePaymentsOf(deps: PaymentDependencies): MandatePayments {
@@ -189,10 +196,11 @@ async function moveLink(
   // An expiry fails a payment whose PSP refused a try on it (`settle`): a failure the merchant is told of too.
   if (payment.status === 'failed' && (status.state === 'failed' || status.state === 'expired')) {
     putMetrics({ PaymentsFailed: 1 }, { provider: connection.provider });
-    await applyTransition(transitions, load, (current, now) =>
+    const reported = await applyTransition(transitions, load, (current, now) =>
       reportPayment(current, 'payment_link.payment_failed', toPaymentResource(payment, current), now),
     );
-    return { outcome: 'failed' };
+    // Told now or by an earlier copy; not at all when the link no longer reports failures (canceled, expired).
+    return { outcome: 'failed', told: reported.link.reported_payments.includes(payment.id) };
   }
   return { outcome: 'ignored' };
 }
@@ -232,7 +240,13 @@ async function settledPayment(
   status: PspSessionStatus,
   outcome: PaymentOutcome,
   alreadyRead: PaymentRead | undefined,
-): Promise<{ payment: Payment; save: () => Promise<void> }> {
+): Promise<{
+  payment: Payment;
+  save: (
+    reported: Payment | undefined,
+    report: (settled: Payment) => Promise<RecordedStatus>,
+  ) => Promise<RecordedStatus | undefined>;
+}> {
   const id = status.paymentId ?? paymentIdOfSession(status.id);
   const settleFrom = (stored: Payment | undefined) => {
     const now = deps.now();
@@ -267,23 +281,60 @@ async function settledPayment(
   };
   const settleStored = async () => settleFrom(await deps.payments.get(link.id, link.mode, id));
   const first = alreadyRead?.id === id ? settleFrom(alreadyRead.stored) : await settleStored();
-  const saveOnce = async (read: typeof first) => {
-    if (read.next) await deps.payments.save(read.next, read.stored);
-    else if (!read.stored) await deps.payments.save(read.current);
+  return {
+    payment: first.next ?? first.current,
+    save: (reported, report) => saveSettled(deps, first, settleStored, reported, report),
   };
-  const save = async () => {
-    let read = first;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await saveOnce(read);
-      } catch (error) {
-        if (!(error instanceof ConcurrentModificationError) || attempt >= MAX_SAVE_ATTEMPTS) throw error;
-        read = await settleStored();
-      }
-    }
-  };
-  return { payment: first.next ?? first.current, save };
 }
+
+/** A payment as read (`stored`, or `current` when there was none) and as the PSP's answer leaves it (`next`). */
+interface SettledRead {
+  stored: Payment | undefined;
+  current: Payment;
+  next: Payment | undefined;
+}
+
+/**
+ * Stores the settled payment on condition of the version read. When another writer changed it meanwhile, it is read
+ * and settled again, and its report kept in step with what is stored: a failure already reported (`reported`) is
+ * what the payment records (`asReportedFailure`), even over an end written meanwhile; a failure the new read
+ * brings (a refused try stored meanwhile) is reported (`report`) before it is stored, as the first was, so that no
+ * payment is stored failed without its event. Answers what that report recorded, if one was made.
+ */
+async function saveSettled(
+  deps: PaymentDependencies,
+  first: SettledRead,
+  settleStored: () => Promise<SettledRead>,
+  reported: Payment | undefined,
+  report: (settled: Payment) => Promise<RecordedStatus>,
+): Promise<RecordedStatus | undefined> {
+  let read = first;
+  let told = reported;
+  let reportedAgain: RecordedStatus | undefined;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await writeSettled(deps.payments, read);
+      return reportedAgain;
+    } catch (error) {
+      if (!(error instanceof ConcurrentModificationError) || attempt >= MAX_SAVE_ATTEMPTS) throw error;
+    }
+    read = await settleStored();
+    if (told) read = asTold(read, told, deps.now());
+    else if (read.next?.status === 'failed') {
+      reportedAgain = await report(read.next);
+      if (reportedAgain.told) told = read.next;
+    }
+  }
+}
+
+async function writeSettled(payments: PaymentRepository, read: SettledRead): Promise<void> {
+  if (read.next) await payments.save(read.next, read.stored);
+  else if (!read.stored) await payments.save(read.current);
+}
+
+/** A new read of a payment whose failure the merchant was told of: it is to record that failure. */
+const asTold = (read: SettledRead, told: Payment, now: Date): SettledRead =>
+  read.stored ? { ...read, next: asReportedFailure(read.stored, told, now) } : read;
 
 /**
  * A payment that just succeeded keeps what the PSP's page asked of its buyer, beside what our page stored when the

@@ -1,12 +1,13 @@
 import { ANSWER_ROOM_MS, PSP_CALL_TIMEOUT_MS } from '../domain/call-budgets.ts';
 import { CALLS_TO_END_A_SESSION, openSessions } from '../domain/checkout/sessions.ts';
 import type { PspConnection } from '../domain/connection.ts';
-import { PspSessionNotEndedError } from '../domain/errors.ts';
+import { ConcurrentModificationError, PspSessionNotEndedError } from '../domain/errors.ts';
 import { endedByUs, type Payment } from '../domain/payment.ts';
 import type { PaymentLink, PspSession } from '../domain/payment-link.ts';
 import type { Mode } from '../domain/principal.ts';
 import { logger } from '../logger.ts';
-import type { Psp, PspSessionStatus } from '../ports/psp.ts';
+import type { PaymentRepository } from '../ports/payment-repository.ts';
+import type { Psp, PspSessionStatus, SessionEnd } from '../ports/psp.ts';
 import { checkChargedAmount, type PaymentRead } from './charged-amounts.ts';
 import { releaseAttempt } from './deferred-capture.ts';
 import {
@@ -27,8 +28,11 @@ export type SessionEnding =
 
 /** PSP checkout sessions of links, at the connection that created each (implemented by `PspConnections`). */
 export interface PspSessions {
-  /** Asks to end the session, whatever the answer: for a change that promises nothing about payability (PATCH). */
-  expireSession(account: string, mode: Mode, session: PspSession): Promise<unknown>;
+  /**
+   * Asks to end the session, for a change that promises nothing about payability (PATCH): `ended`, or `refused`
+   * (also by a PSP that cannot end sessions early), and nothing is read back.
+   */
+  expireSession(account: string, mode: Mode, session: PspSession): Promise<SessionEnd>;
   /**
    * Ends the session; when its PSP refuses, asks it what became of the session (`SessionEnding`). Throws when
    * the PSP could not be asked, so a session is never taken as ended without its PSP saying so.
@@ -127,14 +131,7 @@ async function endOneAttempt(
 ): Promise<{ end: AttemptEnd; recorded?: Recorded }> {
   const ending = await deps.pspSessions.endSession(link.account, link.mode, session);
   if (ending.ended) {
-    const canceled = attempt && endedByUs(attempt.payment, deps.now());
-    if (attempt && canceled) {
-      await deps.payments
-        .save(canceled, attempt.recorded ? attempt.payment : undefined)
-        .catch((error: unknown) =>
-          logger.warn('Ended session not recorded', { link_id: link.id, payment_id: canceled.id, error }),
-        );
-    }
+    if (attempt) await recordEndedByUs(deps, attempt);
     return { end: 'ended' };
   }
   const { connection, status } = ending;
@@ -146,6 +143,41 @@ async function endOneAttempt(
   // A success at another amount than the payment's was recorded failed: the session is over, the link unpaid.
   const paid = status.state === 'succeeded' && recorded.outcome !== 'failed';
   return { end: paid ? 'paid' : 'ended', recorded };
+}
+
+/** How often an ended attempt is read and recorded again when its payment changed meanwhile. */
+const MAX_ENDED_WRITES = 4;
+
+/**
+ * Records an attempt whose session its PSP just ended as ended by us (`endedByUs`: canceled), on condition of the
+ * version read (`attempt.recorded`; else as a new payment). A payment changed meanwhile (a refused try stored on it,
+ * the sweeper's next check) is read and ended again, never left pending beside a session its PSP ended, which the
+ * next read would record as that session's own end (failed with the refused try, and its event) rather than ours;
+ * one settled meanwhile (paid, failed) stands. A write that still fails is logged: the session is ended all the same.
+ */
+export async function recordEndedByUs(
+  deps: { payments: Pick<PaymentRepository, 'get' | 'save'>; now: () => Date },
+  attempt: { payment: Payment; recorded: boolean },
+): Promise<void> {
+  let { payment } = attempt;
+  let before = attempt.recorded ? payment : undefined;
+  try {
+    for (let write = 1; ; write++) {
+      const canceled = endedByUs(payment, deps.now());
+      if (!canceled) return;
+      try {
+        return await deps.payments.save(canceled, before);
+      } catch (error) {
+        if (!(error instanceof ConcurrentModificationError) || write >= MAX_ENDED_WRITES) throw error;
+      }
+      const stored = await deps.payments.get(payment.link_id, payment.mode, payment.id);
+      if (!stored) return;
+      payment = stored;
+      before = stored;
+    }
+  } catch (error) {
+    logger.warn('Ended session not recorded', { link_id: payment.link_id, payment_id: payment.id, error });
+  }
 }
 
 /**

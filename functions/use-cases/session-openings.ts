@@ -21,13 +21,7 @@ import {
 } from '../domain/connection-health.ts';
 import { ConcurrentModificationError } from '../domain/errors.ts';
 import type { Amount } from '../domain/money.ts';
-import {
-  endedByUs,
-  newPaymentId,
-  type Payment,
-  startedPayment,
-  unavailablePayment,
-} from '../domain/payment.ts';
+import { newPaymentId, type Payment, startedPayment, unavailablePayment } from '../domain/payment.ts';
 import type { LinkSession, PaymentLink, PspSession } from '../domain/payment-link.ts';
 import { methodsFor } from '../domain/payment-methods.ts';
 import type { TriedAttempt } from '../domain/routing-decision.ts';
@@ -38,6 +32,7 @@ import type { PaymentRepository } from '../ports/payment-repository.ts';
 import { type Psp, pspFailureOf, type SessionRequest } from '../ports/psp.ts';
 import { canCaptureLater, canEndSessions } from '../ports/psp-capabilities.ts';
 import type { PspConnections } from './psp-connections.ts';
+import { recordEndedByUs } from './session-endings.ts';
 import type { MandatePayments } from './subscription-starts.ts';
 
 /**
@@ -207,7 +202,8 @@ interface UnusedSession {
 /**
  * Ends a session no buyer was sent to (a concurrent write won, or its payment could not be recorded), whenever
  * the time left allows a call: it is ours to clean up, not the visitor's cost. Its payment, when `recorded`, is
- * recorded canceled; a session its PSP would not end stays on the sweeper's list through that payment.
+ * recorded canceled (`recordEndedByUs`, read again when another write changed it); a session its PSP would not end
+ * stays on the sweeper's list through that payment.
  */
 async function endUnusedSession(
   deps: SessionOpeningDependencies,
@@ -221,8 +217,7 @@ async function endUnusedSession(
     logger.warn('Could not expire an unused PSP session', { session_id: session.id, error });
     return undefined;
   });
-  const ended = answer === 'ended' && recorded && endedByUs(payment, deps.now());
-  if (ended) await deps.payments.save(ended, payment).catch(() => undefined);
+  if (answer === 'ended' && recorded) await recordEndedByUs(deps, { payment, recorded });
 }
 
 /**

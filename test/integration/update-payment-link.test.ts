@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { linkRepository, sandboxSessionStore } from '../../functions/dependencies.ts';
+import { linkRepository, paymentRepository, sandboxSessionStore } from '../../functions/dependencies.ts';
 import { markPaid } from '../../functions/domain/link-events.ts';
 import { newPaymentLink, type PaymentLink } from '../../functions/domain/payment-link.ts';
 import type { EventQueue } from '../../functions/ports/event-queue.ts';
@@ -223,7 +223,11 @@ describe('PATCH racing a payment against the embedded DynamoDB', () => {
 
       const [updated, paid] = await Promise.allSettled([
         updatePaymentLink(
-          { ...deps, pspSessions: { expireSession: async () => undefined } },
+          {
+            ...deps,
+            payments: paymentRepository(),
+            pspSessions: { expireSession: async () => 'refused' as const },
+          },
           { account: 'acme', mode: 'test' },
           link.id,
           { description: `round ${round}` },
