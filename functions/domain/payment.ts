@@ -1,7 +1,7 @@
 import type { PaymentBuyer } from './buyer.ts';
 import type { Provider } from './connection.ts';
 import type { CustomFieldAnswer } from './custom-fields.ts';
-import { endAfterDeclinedAttempt, withDeclinedAttempt } from './declined-attempts.ts';
+import { endAfterDeclinedAttempt, stillPendingWith } from './declined-attempts.ts';
 import { isId, newId, timeOrderedId } from './ids.ts';
 import type { DeclineClass } from './mandates.ts';
 import type { Amount } from './money.ts';
@@ -338,17 +338,20 @@ export interface PaymentOutcome {
   reference: string | null;
   /** A try the PSP refused on a session still payable (`PspSessionStatus.declinedAttempt`). */
   declinedAttempt?: ReportedFailure | undefined;
+  /** Pending, the buyer's money under way at the PSP (`PspSessionStatus.paymentUnderWay`). */
+  moneyUnderWay?: boolean | undefined;
 }
 
 /**
  * The payment after the PSP's answer, or `undefined` when nothing changes. A succeeded payment never changes
  * again; any other may still become succeeded (money moved: the truth wins, as for the link), or failed with
  * `amount_mismatch` (money moved, at another amount: the record says so, once). Pending says nothing new but a
- * refused try (`withDeclinedAttempt`), with which an expiry then fails it (`endAfterDeclinedAttempt`).
+ * refused try (`withDeclinedAttempt`), with which an expiry then fails it (`endAfterDeclinedAttempt`), or money
+ * under way (`withMoneyUnderWay`), which keeps the payment pending past its session's end.
  */
 export function settle(payment: Payment, outcome: PaymentOutcome, now: Date): Payment | undefined {
   if (payment.status === 'succeeded') return undefined;
-  if (outcome.state === 'pending') return withDeclinedAttempt(payment, outcome.declinedAttempt, now);
+  if (outcome.state === 'pending') return stillPendingWith(payment, outcome, now);
   const { declined_attempt, money_under_way: _settled, ...settling } = payment;
   const ending = endAfterDeclinedAttempt(outcome, outcome.declinedAttempt ?? declined_attempt);
   if (ending.failure?.code === 'amount_mismatch') {

@@ -32,9 +32,10 @@ const BUYERS = ['127.0.0.21', '127.0.0.22', '127.0.0.23', '127.0.0.24'];
 
 /**
  * A shop's single-use link whose buyer paid by SEPA Direct Debit, the session's end then passing (its records
- * moved an hour back, as the hours pass) while the debit is under way, found so by the sweeper.
+ * moved an hour back, as the hours pass) while the debit is under way, as Stripe's notification of the completed
+ * session said, and as the sweeper finds it (unless `swept` is false: its check not yet due).
  */
-async function debitUnderWayPastItsEnd(shop: string) {
+async function debitUnderWayPastItsEnd(shop: string, { swept } = { swept: true }) {
   const opened = await openedSession(psps, shop, 'stripe');
   const { stack, stripe } = psps;
   const notify = (type: string, object: FakeSession) => {
@@ -59,7 +60,7 @@ async function debitUnderWayPastItsEnd(shop: string) {
       ExpressionAttributeValues: { ':ended': ended },
     }),
   );
-  await sweepPendingPayments(new Date(Date.now() + FIRST_CHECK_AFTER_MS + 1_000));
+  if (swept) await sweepPendingPayments(new Date(Date.now() + FIRST_CHECK_AFTER_MS + 1_000));
   expect(await payments.get(opened.link.id, 'test', opened.session.payment_id)).toMatchObject({
     status: 'pending',
     money_under_way: true,
@@ -100,6 +101,15 @@ describe('a single-use link whose SEPA Direct Debit is under way past its sessio
       'paid',
     );
     expect((await cancel()).status).toBe(409);
+  });
+
+  it('holds a cancel back as soon as Stripe told of the debit, before any sweeper check past the end', async () => {
+    const { link, session, cancel } = await debitUnderWayPastItsEnd('sepanotified', { swept: false });
+    const before = psps.stripe.sessions.size;
+    const [held] = await Promise.all([cancel(), othersOpen(link.checkout_url, session.url)]);
+    expect(held.status).toBe(503);
+    expect(psps.stripe.sessions.size).toBe(before);
+    expect((await storedLink(link.id)).status).toBe('open');
   });
 
   it('is payable again, and can be canceled, once the bank returns the debit', async () => {

@@ -52,6 +52,19 @@ describe('a payment whose money is under way past its session’s end', () => {
     expect(settled).not.toHaveProperty('money_under_way');
   });
 
+  it('is marked under way as soon as its PSP answers so (a notification), its refused try dropped', () => {
+    const told = settle(
+      pastItsEnd(),
+      { state: 'pending', failure: null, reference: null, moneyUnderWay: true },
+      at(-60_000),
+    );
+    expect(told).toMatchObject({ status: 'pending', money_under_way: true });
+    expect(told).not.toHaveProperty('declined_attempt');
+    expect(
+      told && settle(told, { state: 'pending', failure: null, reference: null, moneyUnderWay: true }, now),
+    ).toBeUndefined();
+  });
+
   it('is no longer marked under way once its PSP settles it, paid or failed', () => {
     const underWay = stillPending(pastItsEnd(), at(60_000), true);
     const paid = settle(underWay, { state: 'succeeded', failure: null, reference: 'pi_1' }, at(120_000));
