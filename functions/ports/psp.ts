@@ -109,7 +109,7 @@ export interface PspSessionStatus {
    * asynchronous method, such as a bank debit, which takes days): the payment stays pending past its session's end
    * until the PSP says it succeeded or failed, or a bound no such payment exceeds has passed (`stillPending`,
    * functions/domain/payment-checks.ts), and an earlier refused try is not how the session ends
-   * (docs/orchestration.md#missed-notifications).
+   * (docs/orchestration.md#money-under-way).
    */
   paymentUnderWay?: true;
   /** The PSP's payment id once paid (its payment's, charge's or transaction's id). */

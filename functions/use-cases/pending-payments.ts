@@ -17,7 +17,7 @@ import { endAttempt, recordSessionOutcome } from './session-endings.ts';
  * after the same growing waits (`checkFailed`), so it never comes first on every run ahead of the others. A
  * session past its end that its PSP still calls pending is recorded expired (`stillPending`), or failed with the
  * decline of a try its PSP refused on it (docs/orchestration.md#decline-codes); one whose money its PSP says is
- * under way stays pending until its PSP settles it (docs/orchestration.md#missed-notifications).
+ * under way stays pending until its PSP settles it (docs/orchestration.md#money-under-way).
  */
 export async function checkPendingPayments(
   deps: PaymentDependencies & { psps: PspConnections },
