@@ -9,6 +9,13 @@ import { FIRST_CHECK_AFTER_MS, MAX_CHECK_INTERVAL_MS, type Payment, settle } fro
  */
 export const MONEY_UNDER_WAY_FOR_AT_MOST_MS = 30 * 24 * 3_600_000;
 
+/**
+ * Whether the buyer's money is under way at the payment's PSP, as its PSP last said (`stillPendingWith`): its session
+ * stays open, past its end too, until its PSP settles it (docs/orchestration.md#money-under-way).
+ */
+export const hasMoneyUnderWay = (payment: Payment | undefined): boolean =>
+  payment?.status === 'pending' && payment.money_under_way === true;
+
 /** One more check just after a session's end (or the bound on money under way) settles it. */
 const LAST_CHECK_AFTER_END_MS = 60_000;
 

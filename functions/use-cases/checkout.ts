@@ -146,7 +146,7 @@ async function carryOut(
       };
     case 'end': {
       const ended = await endSession(deps, link, action, round.budget);
-      if (ended === 'open') round.unendable.add(action.session.payment_id);
+      if (ended === 'open' || ended === 'under_way') round.unendable.add(action.session.payment_id);
       return undefined;
     }
     case 'open': {

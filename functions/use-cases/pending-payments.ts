@@ -75,7 +75,8 @@ async function checkPayment(
       payment,
       recorded: true,
     });
-    if (ended === 'open') await deps.payments.save(stillPending(payment, deps.now()), payment);
+    if (ended === 'open' || ended === 'under_way')
+      await deps.payments.save(stillPending(payment, deps.now(), ended === 'under_way'), payment);
     return;
   }
   const connection = await deps.psps.sessionConnection(link.account, link.mode, session);
