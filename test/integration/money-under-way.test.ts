@@ -9,11 +9,12 @@ import { FIRST_CHECK_AFTER_MS } from '../../functions/domain/payment.ts';
 import { logger } from '../../functions/logger.ts';
 import { linkEndings } from '../../functions/psp-dependencies.ts';
 import { expireDueLinks } from '../../functions/use-cases/payment-links.ts';
-import { storedLink } from '../support/checkout-helpers.ts';
+import { createLink, storedLink } from '../support/checkout-helpers.ts';
 import { httpRequest, NAVIGATION_HEADERS } from '../support/navigate.ts';
 import { type PspStack, startPspStack } from '../support/psp-stack.ts';
 import { OUTCOMES_AT_ONCE, openedSession } from '../support/session-outcomes.ts';
 import { sweepPendingPayments } from '../support/sweepers.ts';
+import { buyer, sessionOf } from './reusable-links.ts';
 
 /**
  * What a single-use link does while a payment's money is under way past its session's end (a SEPA Direct Debit at
@@ -54,6 +55,15 @@ async function sessionEnded(opened: Awaited<ReturnType<typeof openedSession>>) {
   );
 }
 
+/** Stripe's signed notification `type` about `object`, to the connection's notification endpoint. */
+function notifyStripe(connectionId: string, type: string, object: FakeSession) {
+  const event = psps.stripe.signedEvent(type, object, STRIPE_FAKE.credentials.webhook_secret);
+  return psps.stack.request('POST', `/psp/stripe/notifications/${connectionId}`, {
+    rawBody: event.body,
+    headers: { 'content-type': 'application/json', 'stripe-signature': event.signature },
+  });
+}
+
 interface DebitUnderWay {
   /** Its session's end has passed (default), else it is still ahead. */
   pastItsEnd?: boolean;
@@ -73,13 +83,7 @@ async function debitUnderWay(shop: string, options: DebitUnderWay = {}) {
   const { pastItsEnd = true, swept = pastItsEnd, notified = true, expiresAt } = options;
   const opened = await openedSession(psps, shop, 'stripe', expiresAt ? { expires_at: expiresAt } : {});
   const { stack, stripe } = psps;
-  const notify = (type: string, object: FakeSession) => {
-    const event = stripe.signedEvent(type, object, STRIPE_FAKE.credentials.webhook_secret);
-    return stack.request('POST', `/psp/stripe/notifications/${opened.connection.id}`, {
-      rawBody: event.body,
-      headers: { 'content-type': 'application/json', 'stripe-signature': event.signature },
-    });
-  };
+  const notify = (type: string, object: FakeSession) => notifyStripe(opened.connection.id, type, object);
   const completed = stripe.completeSession(opened.session.id, { async: true, method: 'sepa_debit' });
   if (notified) expect((await notify('checkout.session.completed', completed)).status).toBe(200);
   if (pastItsEnd) await sessionEnded(opened);
@@ -191,6 +195,34 @@ describe('the merchant’s cancel of a link whose debit is under way', () => {
     });
     expectHeldByTheDebit(await cancel());
     expect(stripeCalls()).toBeGreaterThan(0);
+    expect((await storedLink(link.id)).status).toBe('open');
+  });
+});
+
+describe('the merchant’s cancel of a reusable link one of whose buyers’ debits is under way', () => {
+  it('ends the other buyers’ sessions, asks Stripe nothing of the debit’s, and answers 409 invalid_state', async () => {
+    const key = (await psps.stack.issueKey('separeusable', 'test')).api_key;
+    const connection = await psps.connect('separeusable', 'stripe');
+    const link = await createLink(psps.stack, key, { reusable: true, connections: [connection.id] });
+    const [debtor, other] = [buyer(), buyer()];
+    await debtor.visit(link.checkout_url);
+    await other.visit(link.checkout_url);
+    const [debit, open] = await Promise.all([
+      sessionOf(link.id, debtor.payment),
+      sessionOf(link.id, other.payment),
+    ]);
+    const completed = psps.stripe.completeSession(debit.id, { async: true, method: 'sepa_debit' });
+    expect((await notifyStripe(connection.id, 'checkout.session.completed', completed)).status).toBe(200);
+    const about = (session: { id: string }) =>
+      psps.stripe.requests.filter((request) => request.path.includes(session.id)).length;
+    const asked = about(debit);
+
+    expectHeldByTheDebit(await psps.stack.request('POST', `/v1/payment-links/${link.id}/cancel`, { key }));
+    expect(about(debit)).toBe(asked);
+    expect(psps.stripe.sessions.get(open.id)?.status).toBe('expired');
+    expect(await paymentRepository().get(link.id, 'test', open.paymentId)).toMatchObject({
+      status: 'canceled',
+    });
     expect((await storedLink(link.id)).status).toBe('open');
   });
 });
