@@ -108,7 +108,8 @@ export function chargePending(
  * The attempt was declined. The period is collected: `past_due` (with its event the first time), its next attempt
  * on the account's retry days after a soft decline, none after a hard one or authentication asked, the end of its
  * collection on the last retry day. `updateLinkId`: the link the buyer pays at, which the caller made for a
- * decline that needs one (`needsUpdateLink`). A decline settled after a cancel changes nothing but the attempt.
+ * decline that needs one (`needsUpdateLink`). A decline settled after a cancel changes nothing but the attempt; one
+ * settled after a cancel at the period's end cancels now, as that cancel does a `past_due` subscription.
  */
 export function chargeDeclined(
   subscription: Subscription,
@@ -120,9 +121,35 @@ export function chargeDeclined(
   if (!awaits(subscription, charging)) return undefined;
   const { now } = context;
   if (isTerminal(subscription.status)) return changed(subscription, { charging: null, due_at: null }, now);
+  const latest_failure = {
+    ...decline,
+    at: now.toISOString(),
+    period: charging.period,
+    attempt: charging.attempt,
+  };
+  const failedEvent = { type: 'subscription.payment_failed' as const, payment };
+  // Asked to end with the period paid, it would be past due now, which a cancel at the period's end cancels at
+  // once: no retry, no update link for a buyer who is leaving (docs/subscriptions.md#the-resource).
+  if (subscription.cancel_at_period_end) {
+    return changed(
+      subscription,
+      {
+        status: 'canceled',
+        canceled_at: now.toISOString(),
+        cancel_at_period_end: false,
+        charging: null,
+        due_at: null,
+        latest_failure,
+      },
+      now,
+      [failedEvent, { type: 'subscription.canceled' }],
+    );
+  }
   const days = context.settings.subscription_retry_days;
   const earlier = subscription.dunning?.period === charging.period ? subscription.dunning : undefined;
-  const firstFailedAt = new Date(earlier?.first_failed_at ?? subscription.due_at ?? now.toISOString());
+  const firstFailedAt = earlier
+    ? new Date(earlier.first_failed_at)
+    : chargeDueAt(subscription, charging.period);
   const failed = (earlier?.failed_attempts ?? 0) + 1;
   const retry = decline.class === 'soft' ? retryAt(days, firstFailedAt, failed) : undefined;
   const dunning: Dunning = {
@@ -135,7 +162,7 @@ export function chargeDeclined(
     update_link_id: earlier?.update_link_id ?? context.updateLinkId,
   };
   const bounds = periodBounds(subscription, subscription.recurring, charging.period);
-  const events: SubscriptionChange['events'] = [{ type: 'subscription.payment_failed', payment }];
+  const events: SubscriptionChange['events'] = [failedEvent];
   if (subscription.status !== 'past_due') events.push({ type: 'subscription.past_due' });
   return changed(
     subscription,
@@ -146,18 +173,20 @@ export function chargeDeclined(
       current_period_end: bounds.end.toISOString(),
       dunning,
       charging: null,
-      latest_failure: {
-        ...decline,
-        at: now.toISOString(),
-        period: charging.period,
-        attempt: charging.attempt,
-      },
+      latest_failure,
       due_at: (retry ?? givesUpAt(days, firstFailedAt)).toISOString(),
     },
     now,
     events,
   );
 }
+
+/**
+ * When a period's first charge was due: its start, where the period before ends. Not `due_at`, which a charge under
+ * way moves to when it is asked about next (`chargePending`).
+ */
+export const chargeDueAt = (subscription: Subscription, period: number): Date =>
+  periodBounds(subscription, subscription.recurring, period).start;
 
 /**
  * Whether the period being collected needs an update link: after a decline no retry can mend (hard,

@@ -74,12 +74,16 @@ export async function runDue(
   ref: { id: string; mode: Principal['mode'] },
   at: Date,
 ): Promise<Subscription | undefined> {
+  // The attempts this run wrote and has not sent yet: the only ones known never to have reached the PSP.
+  const unsent = new Set<string>();
   for (let steps = 0; steps < MAX_STEPS; steps++) {
     const subscription = await deps.subscriptions.get(ref.id, ref.mode);
     if (!subscription || !isDue(subscription, at)) return subscription;
     const step = dueStep(subscription);
     if (step.kind === 'none') return subscription;
-    if (!(await takeStep(deps, subscription, step, at))) return deps.subscriptions.get(ref.id, ref.mode);
+    if (!(await takeStep(deps, subscription, step, { at, unsent }))) {
+      return deps.subscriptions.get(ref.id, ref.mode);
+    }
   }
   return deps.subscriptions.get(ref.id, ref.mode);
 }
@@ -89,15 +93,19 @@ async function takeStep(
   deps: ChargeDependencies,
   subscription: Subscription,
   step: Exclude<DueStep, { kind: 'none' }>,
-  at: Date,
+  run: { at: Date; unsent: Set<string> },
 ): Promise<boolean> {
   const ref = { id: subscription.id, mode: subscription.mode };
   switch (step.kind) {
-    case 'charge':
-      await startAttempt(deps, subscription, step, at);
+    case 'charge': {
+      const written = await startAttempt(deps, subscription, step, run.at);
+      if (written) run.unsent.add(written);
       return true;
-    case 'settle':
-      return settle(deps, subscription, step.charging);
+    }
+    case 'settle': {
+      const neverSent = run.unsent.delete(step.charging.payment_id);
+      return settle(deps, subscription, step.charging, neverSent);
+    }
     case 'give_up':
       await giveUp(deps, subscription);
       return true;
@@ -110,13 +118,16 @@ async function takeStep(
   }
 }
 
-/** Writes the attempt on the subscription, unless a concurrent run wrote one first (the next step settles it). */
+/**
+ * Writes the attempt on the subscription, unless a concurrent run wrote one first (the next step settles it).
+ * Answers the payment id of the attempt it wrote.
+ */
 async function startAttempt(
   deps: ChargeDependencies,
   subscription: Subscription,
   step: Extract<DueStep, { kind: 'charge' }>,
   at: Date,
-): Promise<void> {
+): Promise<string | undefined> {
   const now = deps.now();
   const charging: Charging = {
     period: step.period,
@@ -126,11 +137,12 @@ async function startAttempt(
     started_at: now.toISOString(),
     reference: null,
   };
-  await applyChange(deps, subscription, (current, changedAt) => {
+  const { changed } = await applyChange(deps, subscription, (current, changedAt) => {
     const again = dueStep(current);
     const same = again.kind === 'charge' && again.period === step.period && again.attempt === step.attempt;
     return same && isDue(current, at) ? chargeStarted(current, charging, changedAt) : undefined;
   });
+  return changed ? charging.payment_id : undefined;
 }
 
 /** The PSP adapter that holds the subscription's mandate, or undefined when its connection is gone. */
@@ -146,17 +158,19 @@ async function mandateHolder(
 
 /**
  * Sends the attempt (again, under its key) or asks about a pending one, and records the answer. A connection removed
- * since, or no longer holding mandates, declines an attempt it was never sent (hard: the mandate is unusable); one
- * it may have been sent stays unknown.
+ * since, or no longer holding mandates, declines an attempt it was never sent (`neverSent`: written by this run, not
+ * sent yet; hard, the mandate is unusable); one it may have been sent, whose answer may have been lost, stays
+ * unknown.
  */
 async function settle(
   deps: ChargeDependencies,
   subscription: Subscription,
   charging: Charging,
+  neverSent: boolean,
 ): Promise<boolean> {
   const psp = await mandateHolder(deps, subscription);
   if (!psp) {
-    if (charging.reference !== null) return unknownOutcome(subscription, charging, 'its connection is gone');
+    if (!neverSent) return unknownOutcome(subscription, charging, 'its connection is gone');
     await record(deps, subscription, charging, CONNECTION_GONE);
     return true;
   }

@@ -4,6 +4,7 @@ import type { Amount } from '../domain/money.ts';
 import { newPaymentLink } from '../domain/payment-link.ts';
 import type { Subscription } from '../domain/subscription.ts';
 import { type CollectionSettings, givesUpAt } from '../domain/subscription-schedule.ts';
+import { chargeDueAt } from '../domain/subscription-transitions.ts';
 import type { LinkRepository } from '../ports/link-repository.ts';
 
 /**
@@ -37,9 +38,9 @@ export async function updateLinkFor(
   const now = deps.now();
   const firstFailedAt =
     subscription.dunning?.period === unpaid.period
-      ? subscription.dunning.first_failed_at
-      : (subscription.due_at ?? now.toISOString());
-  const endsAt = givesUpAt(settings.subscription_retry_days, new Date(firstFailedAt));
+      ? new Date(subscription.dunning.first_failed_at)
+      : chargeDueAt(subscription, unpaid.period);
+  const endsAt = givesUpAt(settings.subscription_retry_days, firstFailedAt);
   const original = await deps.links.get(subscription.link_id, subscription.mode);
   const link = newPaymentLink(
     { account: subscription.account, mode: subscription.mode },

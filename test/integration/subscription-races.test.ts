@@ -1,0 +1,218 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pspConnectionRepository } from '../../functions/dependencies.ts';
+import type { Subscription } from '../../functions/domain/subscription.ts';
+import {
+  type HoldsMandates,
+  type MandateCharge,
+  type MandateChargeResult,
+  type Psp,
+  PspOutageError,
+} from '../../functions/ports/psp.ts';
+import { subscriptionCharges } from '../../functions/psp-dependencies.ts';
+import { type ChargeDependencies, runDue } from '../../functions/use-cases/subscription-charges.ts';
+import { storedLink } from '../support/checkout-helpers.ts';
+import { eventually } from '../support/eventually.ts';
+import {
+  chargesOf,
+  days,
+  MONTHLY,
+  payOnSandbox,
+  renewalsOf,
+  runAt,
+  stored,
+  subscriptionWorld,
+} from '../support/subscriptions.ts';
+import { startTestStack, type TestStack } from '../support/test-stack.ts';
+import { type Receiver, startReceiver } from '../support/webhooks.ts';
+
+/**
+ * Subscriptions whose writers interleave (docs/subscriptions.md#charging-once): a merchant's or a buyer's request
+ * lands while a renewal is at the PSP. Each test holds the sweeper's charge at the PSP's door (`heldCharge`), makes
+ * the other request, then lets the PSP answer.
+ */
+
+let stack: TestStack;
+let receiver: Receiver;
+const { account, subscribe, webhooksOf } = subscriptionWorld(() => ({ stack, receiver }), 'subs-races');
+
+beforeAll(async () => {
+  stack = await startTestStack({ schedules: false });
+  receiver = await startReceiver();
+});
+afterAll(async () => {
+  await receiver.close();
+  await stack.stop();
+});
+
+/**
+ * The sweeper's use case at `at`, whose first charge at the PSP goes through `around` (which sends it with `send`):
+ * a test holds it while another request lands, or loses its answer.
+ */
+function aroundCharge(
+  at: string,
+  around: (send: () => Promise<MandateChargeResult>) => Promise<MandateChargeResult>,
+): ChargeDependencies {
+  const deps = { ...subscriptionCharges(), now: () => new Date(at) };
+  const { psps } = deps;
+  let first = true;
+  const charge = (psp: Psp & HoldsMandates) => (request: MandateCharge) => {
+    const send = () => psp.chargeMandate(request);
+    if (!first) return send();
+    first = false;
+    return around(send);
+  };
+  return {
+    ...deps,
+    psps: {
+      connection: (id) => psps.connection(id),
+      adapter: async (connection) => {
+        const psp = (await psps.adapter(connection)) as Psp & HoldsMandates;
+        return new Proxy(psp, {
+          get: (target, property) => {
+            if (property === 'chargeMandate') return charge(target);
+            const value = Reflect.get(target, property, target);
+            return typeof value === 'function' ? value.bind(target) : value;
+          },
+        });
+      },
+    },
+  };
+}
+
+/** The sweeper's run at `at`, whose charge waits at the PSP's door while `meanwhile` runs. */
+const runHeld = (subscription: Subscription, at: string, meanwhile: () => Promise<void>) =>
+  runDue(
+    aroundCharge(at, async (send) => {
+      await meanwhile();
+      return send();
+    }),
+    subscription,
+    new Date(at),
+  );
+
+describe('a cancel at the period end while the renewal is at the PSP', () => {
+  it('cancels a subscription whose renewal was declined at once, and never retries it', async () => {
+    const key = await account('renewal_soft_decline');
+    const subscription = await subscribe(key.api_key, { recurring: MONTHLY });
+    const due = subscription.current_period_end;
+
+    const after = await runHeld(subscription, due, async () => {
+      const asked = await stack.request('POST', `/v1/subscriptions/${subscription.id}/cancel`, {
+        key: key.api_key,
+        body: { at_period_end: true },
+      });
+      expect(asked.status).toBe(200);
+    });
+
+    expect(after).toMatchObject({ status: 'canceled', cancellation_reason: 'requested', due_at: null });
+    for (const day of [1, 3, 5, 7]) await runAt(subscription, days(due, day));
+    expect(await chargesOf(subscription)).toHaveLength(1);
+    expect(await stored(subscription.id)).toMatchObject({ status: 'canceled' });
+    await eventually(() =>
+      webhooksOf(key, subscription.id).some((event) => event.type === 'subscription.canceled'),
+    );
+  });
+});
+
+describe('an update link whose subscription was canceled', () => {
+  // Defect, not fixed: canceling a past-due subscription leaves its update link payable, and a payment there is
+  // taken, stored succeeded and neither refunded nor tied to anything (`recover` only logs that nobody waits for it).
+  // Closing the link on cancel (and refunding one paid through a session opened before) is the checkout's and the
+  // refunds' to decide.
+  it.fails('takes no money from the buyer', async () => {
+    const key = await account('renewal_hard_decline');
+    const subscription = await subscribe(key.api_key, { recurring: MONTHLY });
+    const declined = await runAt(subscription, subscription.current_period_end);
+    const updateLinkId = declined?.dunning?.update_link_id as string;
+    const read = await stack.request('GET', `/v1/subscriptions/${subscription.id}`, { key: key.api_key });
+    const canceled = await stack.request('POST', `/v1/subscriptions/${subscription.id}/cancel`, {
+      key: key.api_key,
+    });
+    expect(canceled.body).toMatchObject({ status: 'canceled' });
+
+    await payOnSandbox(stack, { id: updateLinkId, checkout_url: read.body.update_url }).catch(() => {});
+
+    const books = await stack.request('GET', '/v1/payments', { key: key.api_key });
+    const taken = books.body.data.filter(
+      (payment: { id: string; status: string; subscription_id?: string }) =>
+        payment.status === 'succeeded' &&
+        payment.subscription_id === undefined &&
+        payment.id !== subscription.first_payment_id,
+    );
+    expect(taken).toEqual([]);
+  });
+});
+
+describe('a renewal whose connection was removed', () => {
+  it('whose answer was lost is never recorded declined: its outcome stays unknown for an operator', async () => {
+    const key = await account();
+    const subscription = await subscribe(key.api_key, { recurring: MONTHLY });
+    const due = subscription.current_period_end;
+    const lost = aroundCharge(due, async (send) => {
+      await send();
+      throw new PspOutageError('The answer was lost on the way back.');
+    });
+    await expect(runDue(lost, subscription, new Date(due))).rejects.toThrow();
+    expect(await chargesOf(subscription)).toHaveLength(1);
+
+    await pspConnectionRepository().remove(subscription.mandate.connection_id);
+    const after = await runAt(subscription, days(due, 0.01));
+
+    expect(await renewalsOf(subscription)).toEqual([]);
+    expect(after).toMatchObject({ status: 'active', charging: { period: 2, attempt: 1 } });
+  });
+
+  it('never sent is declined hard, and the subscription past due with an update link', async () => {
+    const key = await account();
+    const subscription = await subscribe(key.api_key, { recurring: MONTHLY });
+    await pspConnectionRepository().remove(subscription.mandate.connection_id);
+
+    const after = await runAt(subscription, subscription.current_period_end);
+
+    expect(after).toMatchObject({
+      status: 'past_due',
+      charging: null,
+      latest_failure: { class: 'hard', code: 'connection_removed' },
+    });
+    expect(after?.dunning?.update_link_id).toMatch(/^pl_/);
+    expect(await chargesOf(subscription)).toEqual([]);
+  });
+});
+
+describe('a renewal the PSP answered pending, then declined', () => {
+  it('counts its retry days from when the charge was due, not from when its outcome was asked', async () => {
+    const key = await account('renewal_soft_decline');
+    const subscription = await subscribe(key.api_key, { recurring: MONTHLY });
+    const due = subscription.current_period_end;
+    const underWay = aroundCharge(due, async (send) => ({
+      state: 'pending',
+      reference: (await send()).reference,
+    }));
+    expect(await runDue(underWay, subscription, new Date(due))).toMatchObject({ charging: { period: 2 } });
+
+    const declined = await runAt(subscription, days(due, 0.5));
+
+    expect(declined).toMatchObject({
+      status: 'past_due',
+      dunning: { period: 2, failed_attempts: 1, first_failed_at: due, next: 'retry' },
+      due_at: days(due, 1),
+    });
+  });
+
+  it('after a hard decline, ends the update link when the collection ends', async () => {
+    const key = await account('renewal_hard_decline');
+    const subscription = await subscribe(key.api_key, { recurring: MONTHLY });
+    const due = subscription.current_period_end;
+    const underWay = aroundCharge(due, async (send) => ({
+      state: 'pending',
+      reference: (await send()).reference,
+    }));
+    await runDue(underWay, subscription, new Date(due));
+
+    const declined = await runAt(subscription, days(due, 0.5));
+
+    expect(declined).toMatchObject({ status: 'past_due', due_at: days(due, 7) });
+    const update = await storedLink(declined?.dunning?.update_link_id as string);
+    expect(update.expires_at).toBe(days(due, 7));
+  });
+});
