@@ -4,7 +4,7 @@ import { keys } from '../../functions/adapters/dynamodb/table-schema.ts';
 import { type FakeSession, STRIPE_FAKE } from '../../functions/adapters/psp/stripe/test/fake.ts';
 import { debitFailed } from '../../functions/adapters/psp/stripe/test/fake-declines.ts';
 import { documentClient } from '../../functions/clients/dynamodb.ts';
-import { paymentRepository } from '../../functions/dependencies.ts';
+import { linkRepository, paymentRepository } from '../../functions/dependencies.ts';
 import { FIRST_CHECK_AFTER_MS } from '../../functions/domain/payment.ts';
 import { logger } from '../../functions/logger.ts';
 import { linkEndings } from '../../functions/psp-dependencies.ts';
@@ -224,6 +224,48 @@ describe('the merchant’s cancel of a reusable link one of whose buyers’ debi
       status: 'canceled',
     });
     expect((await storedLink(link.id)).status).toBe('open');
+  });
+});
+
+describe('the checkout beside a debit under way that nothing stored yet', () => {
+  it('shows that session again once Stripe refused to end it, and asks no more', async () => {
+    const { link, session, key, stripeCalls } = await debitUnderWay('sepadropped', {
+      pastItsEnd: false,
+      notified: false,
+    });
+    // The merchant's correction drops the session from the link; Stripe will not end it (it is complete).
+    const patched = await psps.stack.request('PATCH', `/v1/payment-links/${link.id}`, {
+      key,
+      body: { description: 'Order 1002' },
+    });
+    expect(patched.status).toBe(200);
+    const asked = stripeCalls();
+    const page = await httpRequest(link.checkout_url, {
+      headers: NAVIGATION_HEADERS,
+      localAddress: BUYERS[0],
+    });
+    expect(page.text).toContain(session.url);
+    // One ending and its read-back, which says the debit is under way: the session is shown, not asked about again.
+    expect(stripeCalls() - asked).toBe(2);
+  });
+});
+
+describe('the pending-payment sweeper beside a link paid meanwhile', () => {
+  it('asks again later about a debit under way that Stripe will not end, as about any session still payable', async () => {
+    const { link, session } = await debitUnderWay('sepabesidepaid', { pastItsEnd: false });
+    // Paid meanwhile through another path (a stray session's payment) whose ending of the others did not go through.
+    const stored = await storedLink(link.id);
+    await linkRepository().update(stored, {
+      ...stored,
+      status: 'paid',
+      psp_session: null,
+      version: stored.version + 1,
+    });
+    const at = new Date(Date.now() + FIRST_CHECK_AFTER_MS + 1_000);
+    await sweepPendingPayments(at);
+    const payment = await paymentRepository().get(link.id, 'test', session.payment_id);
+    expect(payment).toMatchObject({ status: 'pending', money_under_way: true, checks: 1 });
+    expect(Date.parse(payment?.next_check_at ?? '')).toBeGreaterThan(at.getTime());
   });
 });
 
