@@ -1,8 +1,13 @@
 import { ANSWER_ROOM_MS, PSP_CALL_TIMEOUT_MS } from '../domain/call-budgets.ts';
 import { CALLS_TO_END_A_SESSION, openSessions } from '../domain/checkout/sessions.ts';
 import type { PspConnection } from '../domain/connection.ts';
-import { ConcurrentModificationError, PspSessionNotEndedError } from '../domain/errors.ts';
+import {
+  ConcurrentModificationError,
+  PaymentUnderWayError,
+  PspSessionNotEndedError,
+} from '../domain/errors.ts';
 import { endedByUs, type Payment } from '../domain/payment.ts';
+import { hasMoneyUnderWay } from '../domain/payment-checks.ts';
 import type { PaymentLink, PspSession } from '../domain/payment-link.ts';
 import type { Mode } from '../domain/principal.ts';
 import { logger } from '../logger.ts';
@@ -94,10 +99,11 @@ async function readSuccessPayment(
 /**
  * What became of an open attempt asked to end: `ended` (it can no longer be paid; also when it was paid at another
  * amount than its own, recorded failed with `amount_mismatch`), `paid` (its PSP refused because it was paid: the
- * payment is recorded now, with its event), or `open` (its PSP refused and says it may still be paid, as a bank
- * transfer under way).
+ * payment is recorded now, with its event), `open` (its PSP refused and says it may still be paid, as a bank
+ * transfer under way), or `under_way` (open too, its PSP saying the buyer's money is under way: a bank debit, which
+ * settles days later, docs/orchestration.md#money-under-way).
  */
-export type AttemptEnd = 'ended' | 'paid' | 'open';
+export type AttemptEnd = 'ended' | 'paid' | 'open' | 'under_way';
 
 /**
  * Ends an open attempt's session at its PSP, by the rule of docs/orchestration.md#one-payable-session: a PSP's
@@ -136,6 +142,7 @@ async function endOneAttempt(
     return { end: 'ended' };
   }
   const { connection, status } = ending;
+  if (status.state === 'pending' && status.paymentUnderWay) return { end: 'under_way' };
   if (status.state === 'pending') return { end: await stillPayable(deps, link, session, ending) };
   const recorded = await recordStatus(deps, connection, link, {
     ...status,
@@ -228,7 +235,9 @@ export const MAX_SESSIONS_ENDED_AT_ONCE = 25;
  * Ends every buyer's open attempt of a reusable link (docs/orchestration.md#reusable-links): in parallel, at most
  * `MAX_SESSIONS_ENDED_AT_ONCE` per call, each by `endAttempt`'s rule. `ended` remembers the sessions done with, so
  * that a retry does not ask again. Any left open (still payable, its PSP could not be asked, or more than fit)
- * throws `PspSessionNotEndedError`. `paid_meanwhile` when a refusal turned out to be a payment, which moved the
+ * throws `PspSessionNotEndedError`, or `PaymentUnderWayError` when one of them is a payment whose money is under
+ * way, which days, not a retry, settle. An attempt stored with its money under way is not asked about: its PSP
+ * would refuse to end it. `paid_meanwhile` when a refusal turned out to be a payment, which moved the
  * link on: what the caller decided from the link it read must be decided again.
  */
 export async function endOpenAttempts(
@@ -254,24 +263,28 @@ async function endEveryOpenAttempt(
   const results = await Promise.allSettled(
     batch.map(async (session) => {
       const payment = payments.find((candidate) => candidate.id === session.payment_id);
+      if (hasMoneyUnderWay(payment)) return 'under_way';
       const { end } = await endOneAttempt(deps, link, session, payment && { payment, recorded: true });
-      if (end !== 'open') ended.add(session.id);
+      if (end !== 'open' && end !== 'under_way') ended.add(session.id);
       return end;
     }),
   );
   const failed = results.find((result) => result.status === 'rejected');
+  const underWay = results.filter((result) => result.status === 'fulfilled' && result.value === 'under_way');
   const stillOpen =
     open.length -
     batch.length +
     results.filter((result) => result.status === 'rejected' || result.value === 'open').length;
+  // A debit under way is no fault to warn of: it holds the link until its PSP settles it, days later.
   if (stillOpen > 0) {
     logger.warn('Open PSP sessions of a link not all ended', {
       link_id: link.id,
       open: stillOpen,
       error: failed?.reason,
     });
-    throw new PspSessionNotEndedError(failed?.reason);
   }
+  if (underWay.length > 0) throw new PaymentUnderWayError();
+  if (stillOpen > 0) throw new PspSessionNotEndedError(failed?.reason);
   const paid = results.some((result) => result.status === 'fulfilled' && result.value === 'paid');
   return paid ? 'paid_meanwhile' : 'all_ended';
 }
