@@ -48,7 +48,8 @@ export async function listPaymentLinks(
   return deps.links.list({ ...query, account: principal.account, mode: principal.mode, now: deps.now() });
 }
 
-type TransitionDependencies = LinkDependencies &
+/** What ending a link needs (its cancel, its expiry): its PSP sessions ended, a payment found paid recorded. */
+export type LinkEndingDependencies = LinkDependencies &
   SessionEndDependencies & {
     queue: EventQueue;
     /** A reusable link's open attempts are its payments' sessions; one found paid is recorded. */
@@ -68,7 +69,7 @@ type TransitionDependencies = LinkDependencies &
  * PSP again.
  */
 async function endLinkSession(
-  deps: TransitionDependencies,
+  deps: LinkEndingDependencies,
   before: PaymentLink,
   after: PaymentLink,
   ended: Set<string>,
@@ -99,7 +100,7 @@ const warnNotEnded = (link: PaymentLink, session: PspSession, error: unknown) =>
 
 /** Cancel's and expiry's step before the commit: every session the link leaves behind is ended first. */
 async function endSessionsBeforeCommit(
-  deps: TransitionDependencies,
+  deps: LinkEndingDependencies,
   transition: Transition,
   ended: Set<string>,
 ): Promise<void> {
@@ -179,7 +180,7 @@ export async function updatePaymentLink(
  * same rules, and answers the link without an event (docs/orchestration.md#reusable-links).
  */
 export async function cancelPaymentLink(
-  deps: TransitionDependencies,
+  deps: LinkEndingDependencies,
   principal: Principal,
   id: string,
 ): Promise<PaymentLink> {
@@ -201,7 +202,7 @@ export async function cancelPaymentLink(
  * whose `expires_at` has passed. A link that fails is logged and left for the next run.
  */
 export async function expireDueLinks(
-  deps: TransitionDependencies,
+  deps: LinkEndingDependencies,
   batchSize: number,
   /** Takes no new link after this returns false (the function's time is running out); the rest waits. */
   hasTimeLeft: () => boolean = () => true,
