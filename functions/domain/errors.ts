@@ -175,6 +175,22 @@ export class ConnectionInUseError extends InvalidStateError {
 }
 
 /**
+ * A payment of the link is being collected by its PSP (a bank debit: docs/orchestration.md#money-under-way), so the
+ * link cannot be canceled or expire until that payment settles, days later: it may still pay the link. Its PSP says
+ * so, or said so before (`Payment.money_under_way`); retrying in a moment would not help, unlike
+ * `PspSessionNotEndedError`.
+ */
+export class PaymentUnderWayError extends InvalidStateError {
+  constructor() {
+    super(
+      'A payment of this link is being collected by its payment provider (a bank debit can take days). ' +
+        'The link can be canceled once that payment settles: `payment_link.paid` or ' +
+        '`payment_link.payment_failed` tells when.',
+    );
+  }
+}
+
+/**
  * The link's PSP session may still be payable and its PSP could not end it, so the change that would drop it
  * was not made: a link never forgets a session it failed to end (docs/orchestration.md#one-payable-session).
  * Retrying shortly is safe; the PSP's error is logged, never shown.

@@ -1,7 +1,7 @@
 import type { PaymentBuyer } from './buyer.ts';
 import type { Provider } from './connection.ts';
 import type { CustomFieldAnswer } from './custom-fields.ts';
-import { endAfterDeclinedAttempt, withDeclinedAttempt } from './declined-attempts.ts';
+import { endAfterDeclinedAttempt, stillPendingWith } from './declined-attempts.ts';
 import { isId, newId, timeOrderedId } from './ids.ts';
 import type { DeclineClass } from './mandates.ts';
 import type { Amount } from './money.ts';
@@ -77,6 +77,12 @@ export interface Payment {
    * with it (`settle`). Absent: no try refused, or recorded before 2026-11-29.
    */
   declined_attempt?: PaymentFailure;
+  /**
+   * Pending past its session's end because its PSP said the buyer's money is under way (a bank debit:
+   * `stillPending`, ./payment-checks.ts): its session still counts as open, since that money may yet pay the link.
+   * Absent: not past its end, or recorded before 2026-11-29.
+   */
+  money_under_way?: true;
   /** The PSP session of the attempt, and until when it can be paid. */
   session_id: string | null;
   session_expires_at: string | null;
@@ -332,18 +338,21 @@ export interface PaymentOutcome {
   reference: string | null;
   /** A try the PSP refused on a session still payable (`PspSessionStatus.declinedAttempt`). */
   declinedAttempt?: ReportedFailure | undefined;
+  /** Pending, the buyer's money under way at the PSP (`PspSessionStatus.paymentUnderWay`). */
+  moneyUnderWay?: boolean | undefined;
 }
 
 /**
  * The payment after the PSP's answer, or `undefined` when nothing changes. A succeeded payment never changes
  * again; any other may still become succeeded (money moved: the truth wins, as for the link), or failed with
  * `amount_mismatch` (money moved, at another amount: the record says so, once). Pending says nothing new but a
- * refused try (`withDeclinedAttempt`), with which an expiry then fails it (`endAfterDeclinedAttempt`).
+ * refused try (`withDeclinedAttempt`), with which an expiry then fails it (`endAfterDeclinedAttempt`), or money
+ * under way (`withMoneyUnderWay`), which keeps the payment pending past its session's end.
  */
 export function settle(payment: Payment, outcome: PaymentOutcome, now: Date): Payment | undefined {
   if (payment.status === 'succeeded') return undefined;
-  if (outcome.state === 'pending') return withDeclinedAttempt(payment, outcome.declinedAttempt, now);
-  const { declined_attempt, ...settling } = payment;
+  if (outcome.state === 'pending') return stillPendingWith(payment, outcome, now);
+  const { declined_attempt, money_under_way: _settled, ...settling } = payment;
   const ending = endAfterDeclinedAttempt(outcome, outcome.declinedAttempt ?? declined_attempt);
   if (ending.failure?.code === 'amount_mismatch') {
     if (payment.failure?.code === 'amount_mismatch') return undefined;
@@ -366,47 +375,6 @@ function defaultFailure(state: PaymentState): ReportedFailure {
   if (state === 'expired') return { code: 'expired', message: 'The payment session expired.' };
   if (state === 'canceled') return { code: 'canceled', message: 'The payment was canceled.' };
   return { code: 'psp_error', message: 'The payment provider reported a failure.' };
-}
-
-/**
- * The sweeper asked and the PSP still says pending: ask again later, waiting twice as long each time, until
- * the session can no longer be paid. A session past its expiry that the PSP still calls pending is recorded
- * expired (its link stays payable through a new attempt).
- */
-export function stillPending(payment: Payment, now: Date): Payment {
-  const checks = payment.checks + 1;
-  const sessionEnd = payment.session_expires_at ? Date.parse(payment.session_expires_at) : now.getTime();
-  if (sessionEnd < now.getTime()) {
-    return settle(payment, { state: 'expired', failure: null, reference: null }, now) as Payment;
-  }
-  const wait = Math.min(FIRST_CHECK_AFTER_MS * 2 ** checks, MAX_CHECK_INTERVAL_MS);
-  // One more check just after the session's end settles it.
-  const next = Math.min(now.getTime() + wait, sessionEnd + 60_000);
-  return {
-    ...payment,
-    checks,
-    next_check_at: new Date(next).toISOString(),
-    updated_at: now.toISOString(),
-    version: payment.version + 1,
-  };
-}
-
-/**
- * The sweeper could not ask the PSP (it failed, or threw): ask again later with the same growing waits, so that
- * one payment that keeps failing is not picked first on every run. Nothing is concluded from a question that got
- * no answer: the payment stays pending, even past its session's end.
- */
-export function checkFailed(payment: Payment, now: Date): Payment | undefined {
-  if (payment.status !== 'pending') return undefined;
-  const checks = payment.checks + 1;
-  const wait = Math.min(FIRST_CHECK_AFTER_MS * 2 ** checks, MAX_CHECK_INTERVAL_MS);
-  return {
-    ...payment,
-    checks,
-    next_check_at: new Date(now.getTime() + wait).toISOString(),
-    updated_at: now.toISOString(),
-    version: payment.version + 1,
-  };
 }
 
 /**

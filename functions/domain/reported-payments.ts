@@ -10,7 +10,7 @@ export function asReportedFailure(payment: Payment, reported: Payment, now: Date
   if (reported.status !== 'failed' || payment.status === 'succeeded' || payment.status === 'failed') {
     return undefined;
   }
-  const { declined_attempt: _decided, ...ending } = payment;
+  const { declined_attempt: _decided, money_under_way: _settled, ...ending } = payment;
   return {
     ...ending,
     status: 'failed',

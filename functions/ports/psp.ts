@@ -105,10 +105,11 @@ export interface PspSessionStatus {
    */
   declinedAttempt?: ReportedFailure;
   /**
-   * With state `pending`: a later try of the buyer is under way at the PSP, not yet confirmed (a payment by an
-   * asynchronous method), so an earlier refused try is not how the session ends: past its end
-   * it is recorded expired as any session its PSP still calls pending, and paid if that try succeeds, never failed
-   * with the earlier decline (`checkPendingPayments`, functions/use-cases/pending-payments.ts).
+   * With state `pending`: the buyer's money is under way at the PSP, not yet confirmed (a payment by an
+   * asynchronous method, such as a bank debit, which takes days): the payment stays pending past its session's end
+   * until the PSP says it succeeded or failed, or a bound no such payment exceeds has passed (`stillPending`,
+   * functions/domain/payment-checks.ts), and an earlier refused try is not how the session ends
+   * (docs/orchestration.md#money-under-way).
    */
   paymentUnderWay?: true;
   /** The PSP's payment id once paid (its payment's, charge's or transaction's id). */

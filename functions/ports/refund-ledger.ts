@@ -12,7 +12,9 @@ export interface RefundLedger {
    * Appends a new pending refund to a paid link and reserves its amount, in one write conditioned on the
    * refund's payment being a succeeded payment of the link (a single-use link: the link is paid), on fewer than
    * `maxRefunds` refunds, and on enough of that payment remaining then (`paidMinor`, its amount in minor units;
-   * a reusable link counts per payment, in `paid_payments`). The same write puts the link on the refund sweeper's list at `checkAt`.
+   * a reusable link counts per payment, in `paid_payments`), and on no refund of the same id having been
+   * reserved since `link` was read (two requests for one refund id at once reserve it once). The same write puts
+   * the link on the refund sweeper's list at `checkAt`.
    * Returns false when the condition fails; the caller reads the link again and decides.
    */
   reserve(
@@ -28,6 +30,13 @@ export interface RefundLedger {
    * that write left it (`amount_refunded` in the books, docs/data-model.md#books).
    */
   commitSettlement(transition: Transition, refund: Refund, from: RefundStatus): Promise<boolean>;
+  /**
+   * Stores the PSP's reference of a pending refund (`refund`, as `settleRefund` made it from `link`), in one write
+   * conditioned on that refund being still pending there, not on the link's version: the link's other refunds
+   * may move on meanwhile; then the refund's entry in the books, as after every refund write. Returns false when
+   * the refund is no longer pending (settled meanwhile).
+   */
+  recordReference(link: PaymentLink, refund: Refund): Promise<boolean>;
   /** Paid links whose `refund_check_at` is at or before `now` (the refund sweeper's work list), at most `limit`. */
   dueForCheck(now: Date, limit: number): Promise<{ id: string; mode: Mode }[]>;
   /**

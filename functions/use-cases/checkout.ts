@@ -146,7 +146,7 @@ async function carryOut(
       };
     case 'end': {
       const ended = await endSession(deps, link, action, round.budget);
-      if (ended === 'open') round.unendable.add(action.session.payment_id);
+      if (ended === 'open' || ended === 'under_way') round.unendable.add(action.session.payment_id);
       return undefined;
     }
     case 'open': {
@@ -163,7 +163,7 @@ async function carryOut(
  * functions/use-cases/session-endings.ts): `ended` (its payment is recorded canceled, or as the PSP says it
  * ended), `paid` (the PSP refused because it was paid: recorded now, with its event, so the link is paid), or
  * `open` (the PSP refused because it may still be paid, as some do once the buyer started paying; or the PSP
- * could not be asked): it is not replaced. The plan only asks for this with `CALLS_TO_END_A_SESSION` left.
+ * could not be asked) or `under_way` (refused, the buyer's money under way): it is not replaced. The plan only asks for this with `CALLS_TO_END_A_SESSION` left.
  */
 async function endSession(
   deps: CheckoutDependencies,

@@ -25,10 +25,10 @@ const MAX_CLAIM_ATTEMPTS = 4;
  * can. Called wherever we learn of the approval, whichever comes first: the buyer's return, the PSP's
  * notification, the missed-notification sweeper. Answers the status to record (`recordSessionStatus`): the
  * PSP's after the capture, or the attempt canceled when it was released. Any other status is answered as it is.
- * A PSP that could not capture throws, and whoever comes next (the PSP's retried notification, the sweeper)
- * captures with the same idempotency key. An approval at another amount or currency than the attempt's
- * (`chargedAmountMismatch`) is never captured: it is voided where the PSP can, and answered as the failure
- * `amount_mismatch` (docs/security.md#amounts-the-psp-reports).
+ * A PSP that could not capture, or not void a released attempt, throws, and whoever comes next (the PSP's retried
+ * notification, the sweeper) captures with the same idempotency key, or voids. An approval at another amount or
+ * currency than the attempt's (`chargedAmountMismatch`) is never captured: it is voided where the PSP can, and
+ * answered as the failure `amount_mismatch` (docs/security.md#amounts-the-psp-reports).
  */
 export async function captureWhilePayable(
   deps: CaptureClaimDependencies,
@@ -134,9 +134,11 @@ async function claimAttemptOf(
 }
 
 /**
- * Best effort: a PSP that can void an authorization does (`VoidsAuthorizations`); else one that can end a session
- * is asked to (`EndsSessions`); an approval that can be neither simply lapses at its PSP. Whether an
- * authorization was voided.
+ * A PSP that can void an authorization does (`VoidsAuthorizations`); else one that can end a session is asked to
+ * (`EndsSessions`); an approval that can be neither simply lapses at its PSP. Whether an authorization was voided.
+ * Throws when the PSP could not be asked: the approval's next sighting (its PSP's notification, delivered again
+ * as it was not acknowledged) is the only one left to void it, as the attempt is settled from now on and no longer
+ * swept.
  */
 async function voidReleased(
   connection: PspConnection,
@@ -144,12 +146,11 @@ async function voidReleased(
   paymentId: string,
   sessionId: string,
 ): Promise<boolean> {
-  try {
-    if (canVoidAuthorizations(psp)) {
-      await psp.voidAuthorization({ id: sessionId, paymentId });
-      return true;
-    }
-    if (!canEndSessions(psp)) return false;
+  if (canVoidAuthorizations(psp)) {
+    await psp.voidAuthorization({ id: sessionId, paymentId });
+    return true;
+  }
+  if (canEndSessions(psp)) {
     await psp.expireSession({
       provider: connection.provider,
       connection_id: connection.id,
@@ -158,8 +159,6 @@ async function voidReleased(
       url: '',
       expires_at: '',
     });
-  } catch (error) {
-    logger.warn('Released attempt not voided at its PSP', { payment_id: paymentId, error });
   }
   return false;
 }

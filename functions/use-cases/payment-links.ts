@@ -1,5 +1,11 @@
-import { ConcurrentModificationError, NotFoundError, PspSessionNotEndedError } from '../domain/errors.ts';
+import {
+  ConcurrentModificationError,
+  NotFoundError,
+  PaymentUnderWayError,
+  PspSessionNotEndedError,
+} from '../domain/errors.ts';
 import { cancel, expire, type Transition } from '../domain/link-events.ts';
+import { hasMoneyUnderWay } from '../domain/payment-checks.ts';
 import {
   type LinkFilter,
   newPaymentLink,
@@ -65,8 +71,11 @@ export type LinkEndingDependencies = LinkDependencies &
  * and the caller stores nothing, so the link keeps naming the session and whoever comes next (a retry, the next
  * sweep) asks again. One found paid has just been recorded, which moved the link on: `ConcurrentModificationError`
  * has the decision taken again on the paid link. A session past its own expiry can no longer be paid and needs
- * nothing. `ended` remembers the sessions this call is done with, so a retry after a lost race does not ask the
- * PSP again.
+ * nothing. A payment whose money is under way (a bank debit, docs/orchestration.md#money-under-way) may still pay
+ * the link, past its session's end too, and only its PSP settling it, days later, frees the link:
+ * `PaymentUnderWayError`, known from the stored payment (`Payment.money_under_way`) before any PSP call, or from
+ * the PSP's answer. `ended` remembers the sessions this call is done with, so a retry after a lost race does not
+ * ask the PSP again.
  */
 async function endLinkSession(
   deps: LinkEndingDependencies,
@@ -76,6 +85,7 @@ async function endLinkSession(
 ): Promise<void> {
   const session = before.psp_session;
   if (!session || after.psp_session?.id === session.id || ended.has(session.id)) return;
+  if (await moneyUnderWay(deps, before, session)) throw new PaymentUnderWayError();
   if (Date.parse(session.expires_at) <= deps.now().getTime()) return;
   let outcome: Awaited<ReturnType<typeof endAttempt>>;
   try {
@@ -84,10 +94,17 @@ async function endLinkSession(
     warnNotEnded(before, session, error);
     throw new PspSessionNotEndedError(error);
   }
+  if (outcome === 'under_way') throw new PaymentUnderWayError();
   if (outcome === 'open') throw new PspSessionNotEndedError();
   ended.add(session.id);
   if (outcome === 'paid')
     throw new ConcurrentModificationError('The link was paid while its session was ended.');
+}
+
+/** Whether the session's payment is stored with its money under way at its PSP. */
+async function moneyUnderWay(deps: LinkEndingDependencies, link: PaymentLink, session: PspSession) {
+  if (!session.payment_id) return false;
+  return hasMoneyUnderWay(await deps.payments.get(link.id, link.mode, session.payment_id));
 }
 
 const warnNotEnded = (link: PaymentLink, session: PspSession, error: unknown) =>
@@ -174,8 +191,9 @@ export async function updatePaymentLink(
  * The merchant cancels a link: 200 with the canceled link, the same link unchanged when it already was
  * canceled, `invalid_state` when paid or expired. Emits `payment_link.canceled` once however many cancels race.
  * Every session the link leaves behind is ended first (`endSessionsBeforeCommit`); while one may still be paid
- * the link stays open (`PspSessionNotEndedError`: 503 with `Retry-After`), so a cancel that answers 200 left no
- * payable session, and one found paid is recorded first, so that cancel then finds the link paid (409). A
+ * the link stays open (`PspSessionNotEndedError`: 503 with `Retry-After`; `PaymentUnderWayError`, 409, while a
+ * payment's money is under way, which days settle), so a cancel that answers 200 left no payable session, and one
+ * found paid is recorded first, so that cancel then finds the link paid (409). A
  * completed reusable link stays completed: canceling it ends the sessions other buyers still have open, by the
  * same rules, and answers the link without an event (docs/orchestration.md#reusable-links).
  */
@@ -199,17 +217,23 @@ export async function cancelPaymentLink(
 
 /**
  * The expiry sweeper: records `expired` (and emits `payment_link.expired`) for up to `batchSize` open links
- * whose `expires_at` has passed. A link that fails is logged and left for the next run.
+ * whose `expires_at` has passed. A link that fails is logged and left for the next run. A link with a payment
+ * whose money is under way (`waiting`) is left for the next run too, without a log: a bank debit holds it for days,
+ * and once the debit settles the next run expires the link, or finds it paid. Its stored payment says so, so it
+ * costs each run the link's and that payment's reads and no PSP call; it stays on the sweeper's list (at its
+ * `expires_at`), as moving it off until the payment settles would take a write on the link by every path that
+ * settles a payment (docs/orchestration.md#money-under-way).
  */
 export async function expireDueLinks(
   deps: LinkEndingDependencies,
   batchSize: number,
   /** Takes no new link after this returns false (the function's time is running out); the rest waits. */
   hasTimeLeft: () => boolean = () => true,
-): Promise<{ expired: number; failed: number }> {
+): Promise<{ expired: number; failed: number; waiting: number }> {
   const due = await deps.links.dueForExpiry(deps.now(), batchSize);
   let expired = 0;
   let failed = 0;
+  let waiting = 0;
   for (const { id, mode } of due) {
     if (!hasTimeLeft()) break;
     try {
@@ -227,9 +251,13 @@ export async function expireDueLinks(
       );
       if (transition) expired++;
     } catch (error) {
+      if (error instanceof PaymentUnderWayError) {
+        waiting++;
+        continue;
+      }
       failed++;
       logger.error('Could not expire payment link', { link_id: id, error });
     }
   }
-  return { expired, failed };
+  return { expired, failed, waiting };
 }

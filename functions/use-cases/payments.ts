@@ -106,6 +106,7 @@ export async function recordSessionStatus(
     failure: status.failure,
     reference: status.paymentReference,
     declinedAttempt: status.declinedAttempt,
+    moneyUnderWay: status.paymentUnderWay,
   };
   const { payment, save } = await settledPayment(deps, connection, link, status, outcome, read);
   const result = await moveLink(deps, connection, link, payment, status);

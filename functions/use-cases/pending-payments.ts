@@ -1,5 +1,6 @@
 import type { PspConnection } from '../domain/connection.ts';
-import { checkFailed, type Payment, stillPending } from '../domain/payment.ts';
+import type { Payment } from '../domain/payment.ts';
+import { checkFailed, stillPending } from '../domain/payment-checks.ts';
 import type { PaymentLink } from '../domain/payment-link.ts';
 import type { Mode } from '../domain/principal.ts';
 import { logger } from '../logger.ts';
@@ -15,7 +16,8 @@ import { endAttempt, recordSessionOutcome } from './session-endings.ts';
  * records the answer exactly as a notification would. A payment whose check fails is logged and asked again
  * after the same growing waits (`checkFailed`), so it never comes first on every run ahead of the others. A
  * session past its end that its PSP still calls pending is recorded expired (`stillPending`), or failed with the
- * decline of a try its PSP refused on it (docs/orchestration.md#decline-codes).
+ * decline of a try its PSP refused on it (docs/orchestration.md#decline-codes); one whose money its PSP says is
+ * under way stays pending until its PSP settles it (docs/orchestration.md#money-under-way).
  */
 export async function checkPendingPayments(
   deps: PaymentDependencies & { psps: PspConnections },
@@ -73,7 +75,8 @@ async function checkPayment(
       payment,
       recorded: true,
     });
-    if (ended === 'open') await deps.payments.save(stillPending(payment, deps.now()), payment);
+    if (ended === 'open' || ended === 'under_way')
+      await deps.payments.save(stillPending(payment, deps.now(), ended === 'under_way'), payment);
     return;
   }
   const connection = await deps.psps.sessionConnection(link.account, link.mode, session);
@@ -97,10 +100,9 @@ async function checkPayment(
 }
 
 /**
- * The PSP still says pending: asked again later (`stillPending`); past its session's end, a payment whose PSP
- * refused a try on it fails with that decline, recorded as the PSP's own expiry would be, so that the merchant is
- * told (`payment_link.payment_failed`). Not while a later try is under way (`paymentUnderWay`): that try may still
- * pay the link, and a merchant told the payment failed would then be told it was paid.
+ * The PSP still says pending: asked again later (`stillPending`, which keeps a payment whose money is under way
+ * pending past its session's end); past its session's end, a payment whose PSP refused a try on it fails with that
+ * decline, recorded as the PSP's own expiry would be, so that the merchant is told (`payment_link.payment_failed`).
  */
 async function recordStillPending(
   deps: PaymentDependencies & { psps: PspConnections },
@@ -109,8 +111,7 @@ async function recordStillPending(
   payment: Payment,
   status: PspSessionStatus,
 ): Promise<void> {
-  const { declined_attempt: _superseded, ...withoutDecline } = payment;
-  const next = stillPending(status.paymentUnderWay ? withoutDecline : payment, deps.now());
+  const next = stillPending(payment, deps.now(), status.paymentUnderWay === true);
   if (next.status !== 'failed') return deps.payments.save(next, payment);
   await recordSessionOutcome({ ...deps, pspSessions: deps.psps }, connection, link, {
     ...status,

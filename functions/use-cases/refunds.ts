@@ -141,7 +141,9 @@ export async function createRefund(
       refund_id: refund.id,
       error,
     });
-    return refund;
+    // A write whose answer was lost may have landed: the merchant (and a replay of the key) is told what is stored.
+    const stored = await deps.links.get(link.id, link.mode).catch(() => undefined);
+    return stored?.refunds.find((candidate) => candidate.id === refund.id) ?? refund;
   }
 }
 
@@ -187,14 +189,16 @@ export async function recordRefundOutcome(
   if (outcome.status === 'pending') {
     const link = await load();
     const change = settleRefund(link, refundId, outcome, deps.now());
-    if (change?.kind === 'reference') {
-      await deps.links.update(link, change.link).catch((error: unknown) => {
-        // Only the PSP's reference is lost: the refund stays pending either way.
-        logger.warn('Refund reference not stored', { link_id: linkId, refund_id: refundId, error });
-      });
-      return refundOf(change.link, refundId);
-    }
-    return refundOf(link, refundId);
+    if (change?.kind !== 'reference') return refundOf(link, refundId);
+    const withReference = refundOf(change.link, refundId);
+    // Conditioned on the refund, not on the link's version, which the link's other refunds move meanwhile.
+    const stored = await deps.ledger.recordReference(link, withReference).catch((error: unknown) => {
+      // Only the PSP's reference is lost: the refund stays pending either way.
+      logger.warn('Refund reference not stored', { link_id: linkId, refund_id: refundId, error });
+      return false;
+    });
+    // Not stored: answered as it stands (settled meanwhile, or still without the reference).
+    return stored ? withReference : refundOf(await load(), refundId);
   }
   const link = await load();
   const change = settleRefund(link, refundId, outcome, deps.now());

@@ -1,13 +1,19 @@
 import { ANSWER_ROOM_MS, PSP_CALL_TIMEOUT_MS } from '../domain/call-budgets.ts';
 import { CALLS_TO_END_A_SESSION, openSessions } from '../domain/checkout/sessions.ts';
 import type { PspConnection } from '../domain/connection.ts';
-import { ConcurrentModificationError, PspSessionNotEndedError } from '../domain/errors.ts';
+import {
+  ConcurrentModificationError,
+  PaymentUnderWayError,
+  PspSessionNotEndedError,
+} from '../domain/errors.ts';
 import { endedByUs, type Payment } from '../domain/payment.ts';
+import { hasMoneyUnderWay } from '../domain/payment-checks.ts';
 import type { PaymentLink, PspSession } from '../domain/payment-link.ts';
 import type { Mode } from '../domain/principal.ts';
 import { logger } from '../logger.ts';
 import type { PaymentRepository } from '../ports/payment-repository.ts';
 import type { Psp, PspSessionStatus, SessionEnd } from '../ports/psp.ts';
+import { canVoidAuthorizations } from '../ports/psp-capabilities.ts';
 import { checkChargedAmount, type PaymentRead } from './charged-amounts.ts';
 import { releaseAttempt } from './deferred-capture.ts';
 import {
@@ -93,10 +99,11 @@ async function readSuccessPayment(
 /**
  * What became of an open attempt asked to end: `ended` (it can no longer be paid; also when it was paid at another
  * amount than its own, recorded failed with `amount_mismatch`), `paid` (its PSP refused because it was paid: the
- * payment is recorded now, with its event), or `open` (its PSP refused and says it may still be paid, as a bank
- * transfer under way).
+ * payment is recorded now, with its event), `open` (its PSP refused and says it may still be paid, as a bank
+ * transfer under way), or `under_way` (open too, its PSP saying the buyer's money is under way: a bank debit, which
+ * settles days later, docs/orchestration.md#money-under-way).
  */
-export type AttemptEnd = 'ended' | 'paid' | 'open';
+export type AttemptEnd = 'ended' | 'paid' | 'open' | 'under_way';
 
 /**
  * Ends an open attempt's session at its PSP, by the rule of docs/orchestration.md#one-payable-session: a PSP's
@@ -135,7 +142,8 @@ async function endOneAttempt(
     return { end: 'ended' };
   }
   const { connection, status } = ending;
-  if (status.state === 'pending') return { end: await stillPayable(deps, link, session, status) };
+  if (status.state === 'pending' && status.paymentUnderWay) return { end: 'under_way' };
+  if (status.state === 'pending') return { end: await stillPayable(deps, link, session, ending) };
   const recorded = await recordStatus(deps, connection, link, {
     ...status,
     paymentId: status.paymentId ?? session.payment_id,
@@ -182,17 +190,24 @@ export async function recordEndedByUs(
 
 /**
  * A session its PSP refused to end and calls pending: `open`, unless its PSP takes no money until we capture and
- * the attempt is released now (`releaseAttempt`): then it is ended by our promise never to capture it.
+ * the attempt is released now (`releaseAttempt`): then it is ended by our promise never to capture it, and an
+ * approval already given is voided where its PSP can (docs/orchestration.md#deferred-capture).
  */
 async function stillPayable(
   deps: SessionEndDependencies,
   link: PaymentLink,
   session: PspSession,
-  status: PspSessionStatus,
+  { connection, status }: { connection: PspConnection; status: PspSessionStatus },
 ): Promise<'open' | 'ended'> {
   if (status.deferredCapture) {
     const released = await releaseAttempt(deps, link, status.paymentId ?? session.payment_id);
-    if (released === 'ended') return 'ended';
+    if (released === 'ended') {
+      // An approval never to be captured is voided now: its own notification, which would void it, may be lost,
+      // and the buyer's money stays held until the bank lets it lapse. A void that fails throws, so the ending is
+      // asked again (the release holds, and the void is sent again under its idempotency key).
+      if (status.deferredCapture === 'approved') await voidApproval(deps, connection, session);
+      return 'ended';
+    }
   }
   logger.info('PSP session refused to end and may still be paid', {
     link_id: link.id,
@@ -202,6 +217,17 @@ async function stillPayable(
   return 'open';
 }
 
+/** Voids a released session's authorization where its PSP can void one; elsewhere it lapses at the buyer's bank. */
+async function voidApproval(
+  deps: SessionEndDependencies,
+  connection: PspConnection,
+  session: PspSession,
+): Promise<void> {
+  const psp = await deps.pspSessions.adapter(connection);
+  if (canVoidAuthorizations(psp))
+    await psp.voidAuthorization({ id: session.id, paymentId: session.payment_id });
+}
+
 /** Sessions one call ends at once (in parallel); a retry, or the next sweep, ends the rest. */
 export const MAX_SESSIONS_ENDED_AT_ONCE = 25;
 
@@ -209,7 +235,9 @@ export const MAX_SESSIONS_ENDED_AT_ONCE = 25;
  * Ends every buyer's open attempt of a reusable link (docs/orchestration.md#reusable-links): in parallel, at most
  * `MAX_SESSIONS_ENDED_AT_ONCE` per call, each by `endAttempt`'s rule. `ended` remembers the sessions done with, so
  * that a retry does not ask again. Any left open (still payable, its PSP could not be asked, or more than fit)
- * throws `PspSessionNotEndedError`. `paid_meanwhile` when a refusal turned out to be a payment, which moved the
+ * throws `PspSessionNotEndedError`, or `PaymentUnderWayError` when one of them is a payment whose money is under
+ * way, which days, not a retry, settle. An attempt stored with its money under way is not asked about: its PSP
+ * would refuse to end it. `paid_meanwhile` when a refusal turned out to be a payment, which moved the
  * link on: what the caller decided from the link it read must be decided again.
  */
 export async function endOpenAttempts(
@@ -235,24 +263,28 @@ async function endEveryOpenAttempt(
   const results = await Promise.allSettled(
     batch.map(async (session) => {
       const payment = payments.find((candidate) => candidate.id === session.payment_id);
+      if (hasMoneyUnderWay(payment)) return 'under_way';
       const { end } = await endOneAttempt(deps, link, session, payment && { payment, recorded: true });
-      if (end !== 'open') ended.add(session.id);
+      if (end !== 'open' && end !== 'under_way') ended.add(session.id);
       return end;
     }),
   );
   const failed = results.find((result) => result.status === 'rejected');
+  const underWay = results.filter((result) => result.status === 'fulfilled' && result.value === 'under_way');
   const stillOpen =
     open.length -
     batch.length +
     results.filter((result) => result.status === 'rejected' || result.value === 'open').length;
+  // A debit under way is no fault to warn of: it holds the link until its PSP settles it, days later.
   if (stillOpen > 0) {
     logger.warn('Open PSP sessions of a link not all ended', {
       link_id: link.id,
       open: stillOpen,
       error: failed?.reason,
     });
-    throw new PspSessionNotEndedError(failed?.reason);
   }
+  if (underWay.length > 0) throw new PaymentUnderWayError();
+  if (stillOpen > 0) throw new PspSessionNotEndedError(failed?.reason);
   const paid = results.some((result) => result.status === 'fulfilled' && result.value === 'paid');
   return paid ? 'paid_meanwhile' : 'all_ended';
 }

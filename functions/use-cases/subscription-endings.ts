@@ -1,4 +1,4 @@
-import { InvalidStateError, NotFoundError } from '../domain/errors.ts';
+import { InvalidStateError, NotFoundError, PaymentUnderWayError } from '../domain/errors.ts';
 import type { Principal } from '../domain/principal.ts';
 import { dueStep, type Subscription } from '../domain/subscription.ts';
 import { updateLinkClosed } from '../domain/subscription-transitions.ts';
@@ -34,7 +34,8 @@ export async function closeUpdateLinkOf(
 /**
  * Cancels an update link nobody is to pay any more; true once it can no longer be paid through us: canceled now or
  * before, or paid, expired or gone (its payment, its expiry sweeper take it from there). False when it stays open
- * for now (its PSP cannot end its session yet, or could not be asked): logged, for the next try.
+ * for now (its PSP cannot end its session yet, or could not be asked, or a payment on it is still being collected:
+ * docs/orchestration.md#money-under-way): logged, for the next try.
  */
 export async function cancelUpdateLink(
   deps: LinkEndingDependencies,
@@ -45,7 +46,9 @@ export async function cancelUpdateLink(
     await cancelPaymentLink(deps, { account: owner.account, mode: owner.mode }, linkId);
     return true;
   } catch (error) {
-    if (error instanceof InvalidStateError || error instanceof NotFoundError) return true;
+    // Refused while a payment on it is collected (an `InvalidStateError` too): that payment's outcome comes first.
+    const cannotBePaid = error instanceof InvalidStateError || error instanceof NotFoundError;
+    if (cannotBePaid && !(error instanceof PaymentUnderWayError)) return true;
     logger.warn('The update link of an ended subscription stays open until the next try', {
       link_id: linkId,
       error,

@@ -95,19 +95,27 @@ describe('an Adyen link that expired after Adyen refused a try on it', () => {
     expect(counts).toEqual({ opened: 1, paid: 1, failed: 0, left: 0, outage: 0 });
   });
 
-  it('is paid, and only paid, when the buyer pays by a slower method after the refusal and it settles past the end', async () => {
-    const { session, notify, outcome } = await openedLink('adyenpendingpaid');
+  it('stays pending past the end while a slower method is under way after the refusal, then is paid, and only paid', async () => {
+    const { link, session, notify, outcome } = await openedLink('adyenpendingpaid');
     await notify(psps.adyen.refuse(session.id, { reason: 'Not enough balance', code: '12' }));
     // The buyer tries again with an asynchronous method: Adyen reads the link `paymentPending` (a payment under
-    // way), still so when the sweeper asks after the session's end.
-    const link = psps.adyen.paymentLinks.get(session.id);
-    if (!link) throw new Error('no Adyen link');
-    link.status = 'paymentPending';
-    await sweepWhenDue(new Date(Date.parse(session.expires_at) + 60_001));
+    // way), still so when the sweeper asks after the session's end, and again hours later.
+    const adyenLink = psps.adyen.paymentLinks.get(session.id);
+    if (!adyenLink) throw new Error('no Adyen link');
+    adyenLink.status = 'paymentPending';
+    const pastItsEnd = Date.parse(session.expires_at) + 60_001;
+    await sweepWhenDue(new Date(pastItsEnd));
+    await sweepWhenDue(new Date(pastItsEnd + 24 * 3_600_000));
+    const underWay = await paymentRepository().get(link.id, 'test', session.payment_id);
+    expect(underWay).toMatchObject({ status: 'pending', failure: null, money_under_way: true });
+    expect(underWay).not.toHaveProperty('declined_attempt');
+    expect((await outcome()).events).toEqual([]);
+
     await notify(psps.adyen.pay(session.id));
-    const { payment, events } = await outcome();
+    const { payment, events, counts } = await outcome();
     expect(payment).toMatchObject({ status: 'succeeded', failure: null });
     expect(events).toEqual(['payment_link.paid']);
+    expect(counts).toEqual({ opened: 1, paid: 1, failed: 0, left: 0, outage: 0 });
   });
 
   it('tells the merchant once, with the decline, however many learn of the expiry at once', async () => {

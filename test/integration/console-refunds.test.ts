@@ -93,6 +93,33 @@ describe('the console refund dialog', () => {
     );
   });
 
+  it('makes one refund of a confirmation sent several times at once (a double click)', async () => {
+    const { linkId, path } = await paidLink('20.00');
+    const review = await inLanguage(
+      admin,
+      `${path}/refund?${new URLSearchParams({ amount: '5.00', reason: 'requested_by_customer', detail: '' })}`,
+      'en',
+    );
+    const fields = hiddenFields(review.text);
+
+    const sent = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        admin.post(`/console/links/${linkId}/refunds`, {
+          payment_id: fields.payment_id ?? '',
+          amount: fields.amount ?? '',
+          amount_format: fields.amount_format ?? '',
+          reason: fields.reason ?? '',
+          idempotency_key: fields.idempotency_key ?? '',
+        }),
+      ),
+    );
+
+    expect(sent.map(({ status }) => status)).toEqual([303, 303, 303, 303]);
+    const stored = await storedLink(linkId);
+    expect(stored.refunds).toMatchObject([{ status: 'succeeded', amount: { value: '5.00' } }]);
+    expect([stored.refund_reserved_minor, stored.refund_refunded_minor]).toEqual([500, 500]);
+  });
+
   it('refuses at the form an amount past what remains, and other without words, refunding nothing', async () => {
     const { linkId, path } = await paidLink('20.00');
     const ask = (fields: Record<string, string>) =>

@@ -228,6 +228,26 @@ describe('a refund the PSP accepted is never sent twice (docs/webhooks.md#refund
     expect(created.body.status).toBe('succeeded');
     expect((await storedLink(link.id)).refunds).toHaveLength(1);
   });
+
+  it('answers the refund as stored when the settlement landed but its answer was lost', async () => {
+    const link = await paidLink('10.00');
+    const commitSettlement = DynamoRefundLedger.prototype.commitSettlement;
+    vi.spyOn(DynamoRefundLedger.prototype, 'commitSettlement').mockImplementationOnce(async function (
+      this: DynamoRefundLedger,
+      ...args
+    ) {
+      await commitSettlement.apply(this, args);
+      throw new Error('socket hang up');
+    });
+
+    const created = await refund(link.id, { amount: { value: '5.00', currency: 'EUR' } });
+
+    expect(created.status).toBe(201);
+    // The sandbox refunded it, and the store says so: the merchant is not told `pending` for good (a replay of
+    // its Idempotency-Key answers the same).
+    expect((await storedLink(link.id)).refunds).toMatchObject([{ id: created.body.id, status: 'succeeded' }]);
+    expect(created.body.status).toBe('succeeded');
+  });
 });
 
 describe('GET /v1/payment-links/{id}/refunds', () => {

@@ -1,10 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FakeSession } from '../../functions/adapters/psp/stripe/test/fake.ts';
 import { STRIPE_FAKE } from '../../functions/adapters/psp/stripe/test/fake.ts';
 import {
   cardDeclined,
+  debitFailed,
   type FakeLastPaymentError,
 } from '../../functions/adapters/psp/stripe/test/fake-declines.ts';
 import { FIRST_CHECK_AFTER_MS } from '../../functions/domain/payment.ts';
+import { storedLink } from '../support/checkout-helpers.ts';
 import { navigate } from '../support/navigate.ts';
 import { type PspStack, startPspStack } from '../support/psp-stack.ts';
 import { OUTCOMES_AT_ONCE, openedSession } from '../support/session-outcomes.ts';
@@ -118,5 +121,115 @@ describe('a Stripe session that expired after a declined attempt', () => {
       status: 'failed',
       failure: { code: 'do_not_retry', class: 'hard' },
     });
+  });
+});
+
+describe('a Stripe session paid by SEPA Direct Debit whose debit the bank returns', () => {
+  it("fails with the bank's code, tells the merchant once, counts a decline, and leaves the link payable", async () => {
+    const { key, connection, link, session, outcome } = await openedSession(psps, 'stripesepa', 'stripe');
+    const { stack, stripe } = psps;
+    const notify = (type: string, object: FakeSession) => {
+      const event = stripe.signedEvent(type, object, STRIPE_FAKE.credentials.webhook_secret);
+      return stack.request('POST', `/psp/stripe/notifications/${connection.id}`, {
+        rawBody: event.body,
+        headers: { 'content-type': 'application/json', 'stripe-signature': event.signature },
+      });
+    };
+    // Stripe completes the session unpaid: the debit is under way.
+    const completed = stripe.completeSession(session.id, { async: true, method: 'sepa_debit' });
+    expect((await notify('checkout.session.completed', completed)).body.outcome).toBe('ignored');
+    expect((await outcome()).payment).toMatchObject({ status: 'pending' });
+
+    const returned = stripe.failAsyncPayment(session.id, debitFailed('account_closed'));
+    // Stripe delivers an event at least once; the sweeper may read the payment meanwhile.
+    const answers = await Promise.all([
+      ...Array.from({ length: 4 }, () => notify('checkout.session.async_payment_failed', returned)),
+      sweepPendingPayments(new Date(Date.now() + FIRST_CHECK_AFTER_MS + 1_000)),
+    ]);
+    for (const answer of answers.slice(0, 4)) expect((answer as { status: number }).status).toBe(200);
+
+    const { payment, events, counts } = await outcome();
+    expect(payment).toMatchObject({
+      id: session.payment_id,
+      status: 'failed',
+      failure: { code: 'lost_or_stolen_card', class: 'hard' },
+    });
+    expect(payment.failure.message).toContain('(Stripe code account_closed)');
+    expect(events).toEqual(['payment_link.payment_failed']);
+    expect(counts).toEqual({ opened: 1, paid: 0, failed: 1, left: 0, outage: 0 });
+    const sent = await stack.request('GET', `/v1/payment-links/${link.id}/events`, { key });
+    const failed = await stack.request('GET', `/v1/events/${sent.body.data[0].id}`, { key });
+    expect(failed.body.data.payment).toMatchObject({
+      id: session.payment_id,
+      failure: { code: 'lost_or_stolen_card', class: 'hard' },
+    });
+
+    // As after any failed payment, the link stays open and its checkout opens a new session.
+    const after = await stack.request('GET', `/v1/payment-links/${link.id}`, { key });
+    expect(after.body.status).toBe('open');
+    await navigate(link.checkout_url);
+    const next = (await storedLink(link.id)).psp_session;
+    expect(next?.id).toBeDefined();
+    expect(next?.id).not.toBe(session.id);
+  });
+});
+
+/**
+ * A SEPA Direct Debit takes days, longer than any Stripe session lasts: the payment stays pending past its session's
+ * end, the sweeper finding its money under way (docs/orchestration.md#missed-notifications), until Stripe settles it.
+ */
+async function debitUnderWayPastItsEnd(shop: string) {
+  const opened = await openedSession(psps, shop, 'stripe');
+  const { stack, stripe } = psps;
+  const notify = (type: string, object: FakeSession) => {
+    const event = stripe.signedEvent(type, object, STRIPE_FAKE.credentials.webhook_secret);
+    return stack.request('POST', `/psp/stripe/notifications/${opened.connection.id}`, {
+      rawBody: event.body,
+      headers: { 'content-type': 'application/json', 'stripe-signature': event.signature },
+    });
+  };
+  const completed = stripe.completeSession(opened.session.id, { async: true, method: 'sepa_debit' });
+  expect((await notify('checkout.session.completed', completed)).status).toBe(200);
+  const pastItsEnd = Date.parse(opened.session.expires_at) + 60_001;
+  await sweepPendingPayments(new Date(pastItsEnd));
+  expect((await opened.outcome()).payment).toMatchObject({ status: 'pending', failure: null });
+  /** Stripe's event, told several times at once while the sweeper reads the payment a day later. */
+  const settledBy = async (type: string, object: FakeSession) => {
+    const answers = await Promise.all([
+      ...Array.from({ length: 4 }, () => notify(type, object)),
+      sweepPendingPayments(new Date(pastItsEnd + 24 * 3_600_000)),
+    ]);
+    for (const answer of answers.slice(0, 4)) expect((answer as { status: number }).status).toBe(200);
+  };
+  return { ...opened, settledBy };
+}
+
+describe('a Stripe session paid by SEPA Direct Debit whose debit is still under way at its end', () => {
+  it("fails with the bank's code when the bank returns it days later: one payment_failed, a decline", async () => {
+    const { session, outcome, settledBy } = await debitUnderWayPastItsEnd('stripelatereturn');
+    await settledBy(
+      'checkout.session.async_payment_failed',
+      psps.stripe.failAsyncPayment(session.id, debitFailed('insufficient_funds')),
+    );
+    const { payment, events, counts } = await outcome();
+    expect(payment).toMatchObject({
+      id: session.payment_id,
+      status: 'failed',
+      failure: { code: 'insufficient_funds', class: 'soft' },
+    });
+    expect(payment.failure.message).toContain('(Stripe code insufficient_funds)');
+    expect(events).toEqual(['payment_link.payment_failed']);
+    expect(counts).toEqual({ opened: 1, paid: 0, failed: 1, left: 0, outage: 0 });
+  });
+
+  it('pays the link when the debit is collected days later: one payment_link.paid, nothing else', async () => {
+    const { key, link, session, outcome, settledBy } = await debitUnderWayPastItsEnd('stripelatecollect');
+    await settledBy('checkout.session.async_payment_succeeded', psps.stripe.settleAsyncPayment(session.id));
+    const { payment, events, counts } = await outcome();
+    expect(payment).toMatchObject({ id: session.payment_id, status: 'succeeded', failure: null });
+    expect(events).toEqual(['payment_link.paid']);
+    expect(counts).toEqual({ opened: 1, paid: 1, failed: 0, left: 0, outage: 0 });
+    const after = await psps.stack.request('GET', `/v1/payment-links/${link.id}`, { key });
+    expect(after.body.status).toBe('paid');
   });
 });

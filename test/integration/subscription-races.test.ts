@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  paymentRepository,
   pspConnectionRepository,
   sandboxMandateStore,
   sandboxSessionStore,
 } from '../../functions/dependencies.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
+import type { Payment } from '../../functions/domain/payment.ts';
 import type { PspSession } from '../../functions/domain/payment-link.ts';
 import type { Subscription } from '../../functions/domain/subscription.ts';
 import {
@@ -227,6 +229,35 @@ describe('an update link whose session its PSP cannot end when the subscription 
     await pspConnectionRepository().create(connection);
     const swept = await runAt(subscription, new Date());
     expect(swept).toMatchObject({ status: 'canceled', due_at: null });
+    expect((await storedLink(linkId)).status).toBe('canceled');
+  });
+});
+
+describe('an update link a payment is collected on when the subscription is canceled', () => {
+  it('is left open until that payment settles (its outcome first), then canceled by the sweeper', async () => {
+    const key = await account('renewal_hard_decline');
+    const subscription = await subscribe(key.api_key, { recurring: MONTHLY });
+    const declined = await runAt(subscription, subscription.current_period_end);
+    const linkId = declined?.dunning?.update_link_id as string;
+    await navigate(`${stack.checkoutBase}/${linkId}`);
+    const paymentId = (await storedLink(linkId)).psp_session?.payment_id as string;
+    // The buyer's bank debit is under way at the PSP, as the first reader of the session marks it.
+    const started = (await paymentRepository().get(linkId, 'test', paymentId)) as Payment;
+    await paymentRepository().save(
+      { ...started, money_under_way: true, version: started.version + 1 },
+      started,
+    );
+
+    const canceled = await stack.request('POST', `/v1/subscriptions/${subscription.id}/cancel`, {
+      key: key.api_key,
+    });
+
+    expect(canceled).toMatchObject({ status: 200, body: { status: 'canceled' } });
+    expect((await storedLink(linkId)).status).toBe('open');
+    const underWay = (await paymentRepository().get(linkId, 'test', paymentId)) as Payment;
+    const { money_under_way: _returned, ...settled } = underWay;
+    await paymentRepository().save({ ...settled, version: underWay.version + 1 }, underWay);
+    expect(await runAt(subscription, new Date())).toMatchObject({ status: 'canceled', due_at: null });
     expect((await storedLink(linkId)).status).toBe('canceled');
   });
 });

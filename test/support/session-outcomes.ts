@@ -15,11 +15,13 @@ export async function openedSession(
   psps: { stack: TestStack; connect(account: string, provider: string): Promise<PspConnection> },
   shop: string,
   provider: string,
+  /** More of the link's fields (an `expires_at`). */
+  body: Record<string, unknown> = {},
 ) {
   const { stack } = psps;
   const key = (await stack.issueKey(shop, 'test')).api_key;
   const connection = await psps.connect(shop, provider);
-  const link = await createLink(stack, key, { connections: [connection.id] });
+  const link = await createLink(stack, key, { ...body, connections: [connection.id] });
   await navigate(link.checkout_url);
   const session = (await storedLink(link.id)).psp_session;
   if (!session) throw new Error(`no ${provider} session`);

@@ -191,6 +191,28 @@ describe('session budgets and places, checked before anything is ended', () => {
     });
   });
 
+  it('holds the place of a payment whose money is under way past its session’s end, with no time to retry at', () => {
+    const link = reusableLink(2);
+    const paid = settle(
+      openedBy(attempt(link, a, 10), 'client_c'),
+      { state: 'succeeded', failure: null, reference: 'ref' },
+      now,
+    ) as Payment;
+    const debit: Payment = {
+      ...openedBy(attempt(link, a, 5), 'client_b'),
+      session_expires_at: new Date(now.getTime() - 60_000).toISOString(),
+    };
+    expect(nextCheckoutStep(situation({ link, payments: [debit, paid], client: 'client_a' }))).toMatchObject({
+      kind: 'open',
+    });
+    const underWay = { ...debit, money_under_way: true } as const;
+    expect(nextCheckoutStep(situation({ link, payments: [underWay, paid], client: 'client_a' }))).toEqual({
+      kind: 'wait',
+      reason: 'full',
+      until: null,
+    });
+  });
+
   it('knows a buyer by the client of their own attempt, else by a hash of their address and the link', () => {
     const byAddress = clientKey('pl_1', undefined, '192.0.2.1');
     expect(byAddress).not.toContain('192.0.2.1');

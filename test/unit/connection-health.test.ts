@@ -20,7 +20,8 @@ import {
   OUTAGES_BEFORE_DOWN,
 } from '../../functions/domain/connection-health.ts';
 import type { Outcome } from '../../functions/domain/outcomes.ts';
-import { type Payment, settle, startedPayment, stillPending } from '../../functions/domain/payment.ts';
+import { type Payment, settle, startedPayment } from '../../functions/domain/payment.ts';
+import { stillPending } from '../../functions/domain/payment-checks.ts';
 
 const now = new Date('2026-01-01T10:00:00Z');
 const later = (ms: number) => new Date(now.getTime() + ms);

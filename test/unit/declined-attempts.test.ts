@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type Payment, type ReportedFailure, settle, stillPending } from '../../functions/domain/payment.ts';
+import { type Payment, type ReportedFailure, settle } from '../../functions/domain/payment.ts';
+import { stillPending } from '../../functions/domain/payment-checks.ts';
 import { a, attempt, now } from '../support/checkout-situations.ts';
 import { orderLink } from '../support/psp-fixtures.ts';
 

@@ -122,6 +122,14 @@ describe('deferred capture: capture only while the link can be paid by the attem
     expect(captureDecision(link, { ...payment, capture: 'released' }, now)).toBe('release');
   });
 
+  it('releases an attempt approved past its session’s end: the checkout may have opened another since', () => {
+    const { link, payment } = openLink();
+    const ended = new Date(Date.parse(payment.session_expires_at as string));
+    expect(captureDecision(link, payment, new Date(ended.getTime() - 1))).toBe('capture');
+    expect(captureDecision(link, payment, ended)).toBe('release');
+    expect(claimAttempt(link, payment, 'claimed', ended).holds).toBe('released');
+  });
+
   it('keeps the first claim: a released attempt is never claimed for a capture, and the other way round', () => {
     const { link, payment } = openLink();
     const released = claimAttempt(link, payment, 'released', now);
@@ -188,6 +196,39 @@ describe('deferred capture: the capture and the end race on the attempt’s paym
     const { link, payment } = openLink();
     const payments = paymentStore({ ...payment, capture: 'claimed' });
     expect(await releaseAttempt({ payments, now: () => now }, link, 'pay_1')).toBe('capturing');
+  });
+
+  it('never captures again an attempt whose claimed capture failed: its PSP may show the order approved again', async () => {
+    // The buyer's funding source was declined at the capture (a refused capture): the attempt was
+    // recorded failed with its claim kept, and its link paid by a later attempt. A re-approval of the order (or the
+    // approval's notification arriving late) must not capture it beside the link's payment.
+    const { link, payment } = openLink();
+    const failed: Payment = { ...payment, status: 'failed', capture: 'claimed' };
+    const payments = paymentStore(failed);
+    const { psp, captures } = capturingPsp();
+    const paidByAnother = { ...link, status: 'paid' as const };
+    const status = await captureWhilePayable(
+      { payments, now: () => now },
+      connection,
+      psp,
+      paidByAnother,
+      approved,
+    );
+    expect(captures).toEqual([]);
+    expect(status.state).toBe('canceled');
+    expect(payments.stored.get('pay_1')).toEqual(failed);
+  });
+
+  it('gives up a claimed capture asked for again beside a link paid meanwhile, never beside one only past its expiry', () => {
+    const { link, payment } = openLink();
+    const claimed: Payment = { ...payment, capture: 'claimed', version: 2 };
+    const givenUp = claimAttempt({ ...link, status: 'paid' }, claimed, 'claimed', now);
+    expect(givenUp.holds).toBe('released');
+    expect(givenUp.write).toMatchObject({ status: 'canceled', capture: 'released', version: 3 });
+    const pastItsExpiry = { ...link, expires_at: new Date(now.getTime() - 1).toISOString() };
+    expect(claimAttempt(pastItsExpiry, claimed, 'claimed', now)).toEqual({ holds: 'claimed' });
+    // The ending side still waits for a claimed capture: the money may be moving.
+    expect(claimAttempt({ ...link, status: 'paid' }, claimed, 'released', now)).toEqual({ holds: 'claimed' });
   });
 
   it('answers any status that awaits no capture as it is', async () => {

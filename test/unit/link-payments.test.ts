@@ -12,13 +12,13 @@ import {
   withPaymentReference,
 } from '../../functions/domain/link-payments.ts';
 import {
-  checkFailed,
   newPaymentId,
   type Payment,
   settle,
   toPaymentResource,
   withReference,
 } from '../../functions/domain/payment.ts';
+import { checkFailed } from '../../functions/domain/payment-checks.ts';
 import { newPaymentLink, type PaymentLink } from '../../functions/domain/payment-link.ts';
 import {
   MAX_FAILURE_MESSAGE_LENGTH,

@@ -67,6 +67,8 @@ const paymentFields = (): FieldDecoders<StoredPayment> => ({
   failure: nullable(failure),
   // Since 2026-11-29 (decline tables): on a pending payment whose PSP refused a try; absent: none refused.
   declined_attempt: optional(failure),
+  // Since 2026-11-29: on a pending payment past its session's end whose PSP says its money is under way.
+  money_under_way: optional(literal(true)),
   session_id: nullable(string),
   session_expires_at: nullable(string),
   session_url: optional(nullable(string)),

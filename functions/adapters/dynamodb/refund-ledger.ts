@@ -36,6 +36,24 @@ function paymentTotalIn(
     : undefined;
 }
 
+/** How many refunds of a link may be reserved between its read and a reservation's write before that write retries. */
+const RESERVED_SINCE_READ = 16;
+
+/**
+ * The condition that no refund with the id `:id` was appended since `link` was read (whose refunds the caller
+ * looked through: `createRefund`), so that two requests for the same refund id at once (a form sent twice) reserve
+ * it once. Refunds are only ever appended: those since the read are at its length and after; past
+ * `RESERVED_SINCE_READ` of them the condition fails, and the caller reads the link again.
+ */
+function notReservedSince(link: PaymentLink): string {
+  const read = link.refunds.length;
+  const since = Array.from({ length: RESERVED_SINCE_READ }, (_, offset) => {
+    const entry = `refunds[${read + offset}]`;
+    return `(attribute_not_exists(${entry}) OR ${entry}.id <> :id)`;
+  });
+  return `(attribute_not_exists(refunds) OR size(refunds) <= :sinceBound) AND ${since.join(' AND ')}`;
+}
+
 /**
  * Refunds inside their link's item: partial updates of the `refunds` list and the minor-unit totals, apart from
  * the link repository so that only the functions that refund carry them.
@@ -108,6 +126,32 @@ export class DynamoRefundLedger implements RefundLedger {
     }
   }
 
+  async recordReference(link: PaymentLink, refund: Refund): Promise<boolean> {
+    const index = link.refunds.findIndex((candidate) => candidate.id === refund.id);
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.link(link.id, link.mode),
+          UpdateExpression: `SET refunds[${index}] = :refund, version = version + :one`,
+          ConditionExpression: `refunds[${index}].id = :id AND refunds[${index}].#status = :pending`,
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':refund': refund,
+            ':one': 1,
+            ':id': refund.id,
+            ':pending': 'pending',
+          },
+        }),
+      );
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+    await writeRefundEntry(this.client, this.tableName, link, refund, false);
+    return true;
+  }
+
   async reserve(
     link: PaymentLink,
     refund: Refund,
@@ -132,7 +176,7 @@ export class DynamoRefundLedger implements RefundLedger {
             'SET refunds = list_append(if_not_exists(refunds, :none), :refund), version = version + :one, ' +
             `refund_check_at = :checkAt, refund_checks = :zero, gsi3pk = :checkShard, gsi3sk = :checkKey${perPayment} ` +
             'ADD refund_reserved_minor :amount',
-          ConditionExpression: `${bound} AND (attribute_not_exists(refunds) OR size(refunds) < :max)`,
+          ConditionExpression: `${bound} AND (attribute_not_exists(refunds) OR size(refunds) < :max) AND ${notReservedSince(link)}`,
           ExpressionAttributeNames: link.reusable
             ? { '#paid': 'paid_payments', '#payment': refund.payment_id }
             : { '#status': 'status' },
@@ -144,6 +188,8 @@ export class DynamoRefundLedger implements RefundLedger {
             ...(link.reusable ? {} : { ':paid': 'paid' }),
             ':limit': Number(limits.paidMinor - limits.refundMinor),
             ':max': limits.maxRefunds,
+            ':id': refund.id,
+            ':sinceBound': link.refunds.length + RESERVED_SINCE_READ,
             ':checkAt': limits.checkAt,
             ':zero': 0,
             ':checkShard': check.gsi3pk,

@@ -4,7 +4,9 @@ import type { LinkSession, PaymentLink, PspSession } from '../payment-link.ts';
 /**
  * The session model (docs/orchestration.md#sessions): every PSP session is the session of one payment (an
  * attempt), recorded before the buyer is sent to it. An attempt is *open* while its payment is pending and its
- * session has not reached its expiry: as far as we know it can still take money. The link's `psp_session` names
+ * session has not reached its expiry, or, past it, while its PSP says the buyer's money is under way
+ * (`Payment.money_under_way`: a bank debit, which may still pay the link): as far as we know it can still take
+ * money. The link's `psp_session` names
  * the open attempt the page shows now. A single-use link has at most one open attempt: a new session is opened
  * only once every open attempt is confirmed ended by its PSP (or paid, which ends the link).
  */
@@ -30,7 +32,7 @@ export function openSessions(link: PaymentLink, payments: readonly Payment[], no
         payment.status === 'pending' &&
         payment.session_id !== null &&
         payment.session_expires_at !== null &&
-        Date.parse(payment.session_expires_at) > now.getTime(),
+        (payment.money_under_way === true || Date.parse(payment.session_expires_at) > now.getTime()),
     )
     .map((payment) => ({
       provider: payment.provider,

@@ -285,8 +285,11 @@ function openingBlocked(
     (session) => session.payment_id !== replacing,
   );
   if (succeeded.size + payable.length >= cap) {
-    const firstFree = Math.min(...payable.map((session) => Date.parse(session.expires_at)));
-    return { kind: 'wait', reason: 'full', until: payable.length > 0 ? new Date(firstFree) : null };
+    // A session past its end whose money is under way frees its place only when its PSP settles it: no time known.
+    const ends = payable
+      .map((session) => Date.parse(session.expires_at))
+      .filter((end) => end > now.getTime());
+    return { kind: 'wait', reason: 'full', until: ends.length > 0 ? new Date(Math.min(...ends)) : null };
   }
   // The places are what holds under concurrency; the count above also covers sessions opened before them.
   const places = placesOf(link, payments, now, replacing);

@@ -47,6 +47,19 @@ export function stripeUnitAmount(descriptor: typeof stripe, amount: Amount): num
   return Number(pspMinorUnits(descriptor.amounts, amount));
 }
 
+/**
+ * The statuses a complete session's PaymentIntent returns to when its asynchronous payment failed: Stripe asks for
+ * another method (docs.stripe.com, "How PaymentIntents work"), or cancelled it; the session stays `complete` and
+ * `unpaid`, and the buyer pays again through a new session.
+ */
+const ASYNC_PAYMENT_FAILED: ReadonlySet<Stripe.PaymentIntent.Status> = new Set([
+  'requires_payment_method',
+  'canceled',
+]);
+
+/** What an unpaid session's status says of its payment. */
+type UnpaidState = Pick<PspSessionStatus, 'state' | 'failure' | 'paymentUnderWay'>;
+
 /** Events about a refund: its outcome is then fetched with `retrieveRefund`. */
 const REFUND_OBJECT = 'refund';
 
@@ -242,11 +255,16 @@ export class StripePsp
 
   /**
    * An unpaid session: open is pending; expired is a failure with the decline of the buyer's last attempt when
-   * Stripe declined one, else expired (the buyer left, or never paid).
+   * Stripe declined one, else expired (the buyer left, or never paid). A complete one was paid by an asynchronous
+   * method (SEPA Direct Debit): pending, its money under way, while its PaymentIntent is `processing`, failed with
+   * the bank's answer once Stripe returns the PaymentIntent to `requires_payment_method` (or cancels it), as it
+   * does when the debit fails (`checkout.session.async_payment_failed`).
    */
-  private unpaidState(session: Stripe.Checkout.Session): Pick<PspSessionStatus, 'state' | 'failure'> {
+  private unpaidState(session: Stripe.Checkout.Session): UnpaidState {
+    const paymentIntent = typeof session.payment_intent === 'object' ? session.payment_intent : null;
+    if (session.status === 'complete') return this.asyncPaymentState(paymentIntent);
     if (session.status !== 'expired') return { state: 'pending', failure: null };
-    const declined = typeof session.payment_intent === 'object' && session.payment_intent?.last_payment_error;
+    const declined = paymentIntent?.last_payment_error;
     if (!declined) {
       return {
         state: 'expired',
@@ -258,6 +276,22 @@ export class StripePsp
       state: 'failed',
       failure: stripeCheckoutDecline(declined, this.descriptor.displayName, message),
     };
+  }
+
+  /**
+   * A complete session's asynchronous payment: under way while its PaymentIntent is `processing` (a debit takes
+   * days, past the session's end), failed once its PaymentIntent can no longer succeed.
+   */
+  private asyncPaymentState(intent: Stripe.PaymentIntent | null): UnpaidState {
+    if (intent?.status === 'processing') return { state: 'pending', failure: null, paymentUnderWay: true };
+    if (!intent || !ASYNC_PAYMENT_FAILED.has(intent.status)) return { state: 'pending', failure: null };
+    const message = "Stripe could not collect the buyer's asynchronous payment.";
+    const failure = stripeCheckoutDecline(
+      intent.last_payment_error ?? {},
+      this.descriptor.displayName,
+      message,
+    );
+    return { state: 'failed', failure };
   }
 
   async expireSession(session: PspSession): Promise<SessionEnd> {

@@ -80,6 +80,11 @@ const DECLINES: Readonly<Record<string, readonly [checkout: PaymentFailureCode, 
   invalid_account_number: ['incorrect_details', 'hard'],
   bank_account_restricted: ['method_not_available', 'hard'],
   debit_not_authorized: ['do_not_honor', 'hard'],
+  // No account at that IBAN, or one its bank froze: as a closed one, no PSP can debit it.
+  no_account: ['lost_or_stolen_card', 'hard'],
+  account_frozen: ['lost_or_stolen_card', 'hard'],
+  // The bank returned the debit without a reason it names: as a card's generic decline.
+  other: ['do_not_honor', 'soft'],
 };
 
 /** Stripe's codes as our checkout codes, in the shape the kit's `declineOf` reads a descriptor's `declines`. */

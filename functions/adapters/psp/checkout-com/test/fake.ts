@@ -69,6 +69,8 @@ export interface FakeCheckout {
   /** A webhook as Checkout.com posts it: the body and its `Cko-Signature`. */
   signed(body: string): { body: string; headers: Record<string, string> };
   outage: 'none' | 'hang' | 'error';
+  /** Voids alone answer 502 (Checkout.com failing them while the rest works). */
+  voidsFail: boolean;
   stop(): Promise<void>;
 }
 
@@ -100,7 +102,11 @@ export async function startFakeCheckout(options: {
   const webhooks: string[] = [];
   /** Refunds accepted and not yet processed: a payment's actions list them only once processed. */
   const pendingRefunds = new Map<string, { payment: FakeCkoPayment; action: FakeCkoAction }>();
-  const state = { outage: 'none' as FakeCheckout['outage'], webhookUrl: undefined as string | undefined };
+  const state = {
+    outage: 'none' as FakeCheckout['outage'],
+    voidsFail: false,
+    webhookUrl: undefined as string | undefined,
+  };
   const error = (status: number, codes: string[], type = 'request_invalid') => ({
     status,
     body: { request_id: `req_${base32(20)}`, error_type: type, error_codes: codes },
@@ -151,7 +157,9 @@ export async function startFakeCheckout(options: {
     if (method === 'GET' && !payment[2]) return { status: 200, body: paymentView(found) };
     if (method === 'GET' && payment[2] === 'actions') return { status: 200, body: found.actions };
     if (method === 'POST' && payment[2] === 'captures') return capture(found, body);
-    if (method === 'POST' && payment[2] === 'voids') return voidPayment(found, body);
+    if (method === 'POST' && payment[2] === 'voids') {
+      return state.voidsFail ? { status: 502, body: undefined } : voidPayment(found, body);
+    }
     if (method === 'POST' && payment[2] === 'refunds') return refund(found, body);
     return { status: 404, body: undefined };
   }
@@ -401,6 +409,12 @@ export async function startFakeCheckout(options: {
     },
     set outage(value) {
       state.outage = value;
+    },
+    get voidsFail() {
+      return state.voidsFail;
+    },
+    set voidsFail(value) {
+      state.voidsFail = value;
     },
     stop: server.stop,
   };

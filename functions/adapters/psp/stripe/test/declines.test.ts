@@ -5,7 +5,7 @@ import { orderLink, sessionRequest } from '../../../../../test/support/psp-fixtu
 import { classified } from '../../../../domain/payment-failure.ts';
 import { STRIPE_DECLINES } from '../declines.ts';
 import { STRIPE_FAKE } from './fake.ts';
-import { cardDeclined, type FakeLastPaymentError } from './fake-declines.ts';
+import { cardDeclined, debitFailed, type FakeLastPaymentError } from './fake-declines.ts';
 
 const { connections, fakes, psps } = usePspAdapters('declines', { stripe: STRIPE_FAKE });
 
@@ -133,5 +133,71 @@ describe("Stripe's declines at checkout (docs/orchestration.md#decline-codes)", 
     for (const [theirs, ours] of Object.entries(STRIPE_DECLINES)) {
       expect(section, theirs).toContain(`\`${theirs}\` → \`${ours}\``);
     }
+  });
+});
+
+/** A session the buyer completed by SEPA Direct Debit (Stripe completes it `unpaid`), as the adapter reads it. */
+async function paidByDebit() {
+  const session = await psps.stripe.createSession(sessionRequest(orderLink('5.00'), connections.stripe));
+  fakes.stripe.completeSession(session.id, { async: true, method: 'sepa_debit' });
+  return session;
+}
+
+describe("Stripe's asynchronous payments (SEPA Direct Debit) that fail after the session completed", () => {
+  it("reads a debit the bank returned as failed, with the bank's code through the table", async () => {
+    for (const code of DOCUMENTED.bank_debit_code) {
+      const session = await paidByDebit();
+      fakes.stripe.failAsyncPayment(session.id, debitFailed(code));
+      const status = await psps.stripe.retrieveSession(session.id);
+      expect(status.state, code).toBe('failed');
+      expect(status.failure, code).toEqual({
+        code: Object.hasOwn(STRIPE_DECLINES, code) ? STRIPE_DECLINES[code] : 'processing_error',
+        message: `Stripe could not collect the buyer's asynchronous payment. (Stripe code ${code})`,
+      });
+    }
+    expect(fakes.stripe.violations).toEqual([]);
+  });
+
+  it('keeps the session pending, its money under way, while the debit is, and reads it paid once collected', async () => {
+    const session = await paidByDebit();
+    expect(await psps.stripe.retrieveSession(session.id)).toMatchObject({
+      state: 'pending',
+      failure: null,
+      paymentUnderWay: true,
+    });
+    fakes.stripe.settleAsyncPayment(session.id);
+    expect(await psps.stripe.retrieveSession(session.id)).toMatchObject({
+      state: 'succeeded',
+      failure: null,
+    });
+  });
+
+  it('classes a returned debit as the table does: a closed, missing or frozen account is hard, missing funds soft', async () => {
+    const classOf = async (code: string) => {
+      const session = await paidByDebit();
+      fakes.stripe.failAsyncPayment(session.id, debitFailed(code));
+      const { failure } = await psps.stripe.retrieveSession(session.id);
+      return failure && classified(failure);
+    };
+    expect(await classOf('account_closed')).toMatchObject({ code: 'lost_or_stolen_card', class: 'hard' });
+    expect(await classOf('no_account')).toMatchObject({ code: 'lost_or_stolen_card', class: 'hard' });
+    expect(await classOf('account_frozen')).toMatchObject({ code: 'lost_or_stolen_card', class: 'hard' });
+    expect(await classOf('other')).toMatchObject({ code: 'do_not_honor', class: 'soft' });
+    expect(await classOf('insufficient_funds')).toMatchObject({ code: 'insufficient_funds', class: 'soft' });
+  });
+
+  it('reads a failed payment whose PaymentIntent was then canceled as failed still, with its decline', async () => {
+    const session = await paidByDebit();
+    fakes.stripe.failAsyncPayment(session.id, debitFailed('debit_not_authorized'));
+    // The merchant cancels the PaymentIntent in Stripe's Dashboard: it keeps its `last_payment_error`.
+    const intent = fakes.stripe.mandates.paymentIntents.get(
+      String(fakes.stripe.sessions.get(session.id)?.payment_intent),
+    );
+    if (!intent) throw new Error('no PaymentIntent');
+    intent.status = 'canceled';
+    expect(await psps.stripe.retrieveSession(session.id)).toMatchObject({
+      state: 'failed',
+      failure: { code: 'do_not_honor' },
+    });
   });
 });

@@ -1,6 +1,7 @@
 // The fake Stripe's declined attempts (./fake.ts mounts them): a buyer's card declined on the Checkout Session's
 // page, which Stripe keeps on the session's PaymentIntent as its `last_payment_error` while the page stays open for
-// another try, and the session's own expiry at its `expires_at`.
+// another try, the session's own expiry at its `expires_at`, and how an asynchronous payment (SEPA Direct Debit)
+// made on a complete session ends: collected, or returned by the bank.
 
 import type Stripe from 'stripe';
 import type { FakeSession } from './fake-answers.ts';
@@ -31,6 +32,71 @@ export const cardDeclined = (declineCode: string, adviceCode?: string): FakeLast
   ...(adviceCode ? { advice_code: adviceCode } : {}),
   message: 'Your card was declined.',
 });
+
+/**
+ * A SEPA Direct Debit the bank returned, as Stripe reports it on the PaymentIntent: a `card_error` (`api_errors` has
+ * no type of its own for a bank debit) whose `code` is the bank's failure code (`account_closed`,
+ * `debit_not_authorized`, `insufficient_funds` ...), without the `decline_code` Stripe documents for card issuers.
+ */
+export const debitFailed = (code: string): FakeLastPaymentError => ({
+  type: 'card_error',
+  code,
+  message: "The customer's bank returned the debit.",
+});
+
+export interface FakeStripeAsyncPayments {
+  /**
+   * The asynchronous payment of a complete session succeeded (`checkout.session.async_payment_succeeded`): its
+   * PaymentIntent succeeded, the session is `paid`.
+   */
+  settleAsyncPayment(sessionId: string): FakeSession;
+  /**
+   * The asynchronous payment of a complete session failed (`checkout.session.async_payment_failed`) with `error`
+   * (`debitFailed` for a returned debit): as Stripe's "How PaymentIntents work" says of a failed payment, its
+   * PaymentIntent goes back from `processing` to `requires_payment_method`, `error` its `last_payment_error`;
+   * the session stays `complete` and `unpaid`.
+   */
+  failAsyncPayment(sessionId: string, error: FakeLastPaymentError): FakeSession;
+}
+
+/** `paymentIntents` is the fake's store of them (./fake-mandates.ts), where a complete session's PaymentIntent is. */
+export function fakeAsyncPayments(deps: {
+  id: (prefix: string) => string;
+  sessions: Map<string, FakeSession>;
+  paymentIntents: Map<string, FakePaymentIntent>;
+}): FakeStripeAsyncPayments {
+  const underWay = (sessionId: string) => {
+    const session = deps.sessions.get(sessionId);
+    const intent = deps.paymentIntents.get(String(session?.payment_intent));
+    if (
+      session?.status !== 'complete' ||
+      session.payment_status !== 'unpaid' ||
+      intent?.status !== 'processing'
+    ) {
+      throw new Error(`no asynchronous payment under way on Checkout Session ${sessionId}`);
+    }
+    return { session, intent };
+  };
+  return {
+    settleAsyncPayment(sessionId) {
+      const { session, intent } = underWay(sessionId);
+      Object.assign(intent, { status: 'succeeded', amount_received: intent.amount });
+      session.payment_status = 'paid';
+      return session;
+    },
+    failAsyncPayment(sessionId, error) {
+      const { session, intent } = underWay(sessionId);
+      // A SEPA Direct Debit's charge is a `py_` one.
+      const charge = deps.id('py');
+      Object.assign(intent, {
+        status: 'requires_payment_method',
+        latest_charge: charge,
+        last_payment_error: { ...error, ...(error.type === 'card_error' ? { charge } : {}) },
+      });
+      return session;
+    },
+  };
+}
 
 /** `paymentIntents` is the fake's store of them (./fake-mandates.ts), which `expand[]=payment_intent` reads. */
 export function fakeDeclines(deps: {

@@ -19,7 +19,12 @@ import {
   linesTotal,
   THREE_DECIMAL,
 } from './fake-answers.ts';
-import { type FakeStripeDeclines, fakeDeclines } from './fake-declines.ts';
+import {
+  type FakeStripeAsyncPayments,
+  type FakeStripeDeclines,
+  fakeAsyncPayments,
+  fakeDeclines,
+} from './fake-declines.ts';
 import {
   type FakeMethodType,
   type FakePaymentIntent,
@@ -41,7 +46,7 @@ export interface RecordedRequest {
 
 export type FakeRefund = Record<string, unknown> & { id: string; status: string; payment_intent: string };
 
-export interface FakeStripe {
+export interface FakeStripe extends FakeStripeAsyncPayments {
   url: string;
   endpoint: { host: string; port: number; protocol: 'http' };
   requests: RecordedRequest[];
@@ -59,7 +64,7 @@ export interface FakeStripe {
   payouts: FakeStripePayouts;
   /**
    * What Stripe does when the buyer pays: the session completes with a PaymentIntent; with an asynchronous
-   * method (SEPA Direct Debit) it completes `unpaid` until `settleAsyncPayment`.
+   * method (SEPA Direct Debit) it completes `unpaid` until `settleAsyncPayment` or `failAsyncPayment`.
    */
   completeSession(
     id: string,
@@ -69,8 +74,6 @@ export interface FakeStripe {
   mandates: FakeStripeMandates;
   /** Declined attempts on a session's page, and its expiry (./fake-declines.ts). */
   declines: FakeStripeDeclines;
-  /** The asynchronous payment of a completed session succeeded (`checkout.session.async_payment_succeeded`). */
-  settleAsyncPayment(id: string): FakeSession;
   /**
    * What Stripe does when a refund settles or fails; `failed` after `succeeded` is a refund the card network
    * returned, and the amount is refundable again.
@@ -352,12 +355,7 @@ export async function startFakeStripe(options: {
       mandates.complete(session, forms.get(sessionId) ?? {}, completion.method);
       return session;
     },
-    settleAsyncPayment(sessionId) {
-      const session = sessions.get(sessionId);
-      if (session?.status !== 'complete') throw new Error(`no completed session ${sessionId}`);
-      session.payment_status = 'paid';
-      return session;
-    },
+    ...fakeAsyncPayments({ id, sessions, paymentIntents: mandates.api.paymentIntents }),
     refunds,
     settleRefund(refundId, outcome) {
       const refund = refunds.get(refundId);
