@@ -9,6 +9,7 @@ import {
   paymentRepository,
   pspConfigRepository,
   pspConnectionRepository,
+  refundLedger,
   sandboxMandateStore,
   sandboxSessionStore,
   sandboxSigningSecret,
@@ -82,8 +83,18 @@ const subscriptionParts = () => ({
   checkoutBase: config().CHECKOUT_BASE,
 });
 
+/**
+ * What ending a subscription needs (functions/use-cases/subscription-endings.ts): its change, and its update link's
+ * cancel, which ends that link's PSP session. The merchant's cancel and the buyer's cancel link.
+ */
+export const subscriptionEndings = () => ({
+  ...linkEndings(),
+  subscriptions: subscriptionRepository(),
+});
+
 /** What charging subscriptions needs (functions/use-cases/subscription-charges.ts): the sweeper and `advance`. */
 export const subscriptionCharges = (): ChargeDependencies => ({
+  ...linkEndings(),
   ...subscriptionParts(),
   collection: async (account, mode) =>
     (await accountSettingsRepository().get(account, mode)) ?? DEFAULT_COLLECTION,
@@ -91,9 +102,12 @@ export const subscriptionCharges = (): ChargeDependencies => ({
 
 /**
  * What a paid subscription link or update link starts (functions/use-cases/subscription-starts.ts): wired into every
- * function that records payments.
+ * function that records payments. An update link paid after its subscription ended is refunded through the link's
+ * refunds.
  */
-export const mandatePaymentHook = /* @__PURE__ */ once(() => mandatePayments(subscriptionParts()));
+export const mandatePaymentHook = /* @__PURE__ */ once(() =>
+  mandatePayments({ ...subscriptionParts(), ledger: refundLedger(), refunds: paymentRefunds() }),
+);
 
 /** What the settlement sweeper needs (functions/use-cases/settlements.ts). */
 export const settlementSweep = () => ({

@@ -37,6 +37,16 @@ export interface ScheduleDefinition {
 
 /** What changing a subscription writes (functions/adapters/dynamodb/subscription-repository.ts). */
 const SUBSCRIPTION_CHANGE: readonly TableAction[] = ['GetItem', 'PutItem', 'DeleteItem'];
+/**
+ * What ending a subscription needs: its change, and its update link's cancel, which ends that link's PSP session as
+ * cancel-payment-link does (functions/use-cases/subscription-endings.ts).
+ */
+const SUBSCRIPTION_ENDING = {
+  table: [...SUBSCRIPTION_CHANGE, 'UpdateItem', 'Query'],
+  sendsEvents: true,
+  secrets: ['sandbox', 'psp'],
+  calls: { psp: 4 },
+} as const satisfies FunctionDefinition;
 /** What charging subscriptions needs: the sweeper's and the test clock's. */
 const SUBSCRIPTION_CHARGES = {
   table: [...SUBSCRIPTION_CHANGE, 'UpdateItem', 'Query'],
@@ -222,19 +232,19 @@ export const functions = {
   'list-subscriptions': { table: ['Query', 'BatchGetItem'], merchantApi: true, timeoutSeconds: 28 },
   'get-subscription': { table: ['GetItem'], merchantApi: true },
   'update-subscription': { table: SUBSCRIPTION_CHANGE, merchantApi: true, sendsEvents: true },
-  'cancel-subscription': { table: SUBSCRIPTION_CHANGE, merchantApi: true, sendsEvents: true },
+  // A past-due subscription's cancel cancels its update link as cancel-payment-link does (its PSP secrets and
+  // calls: the session ended and read back; one found paid is recorded and refunded, docs/subscriptions.md#update-links).
+  'cancel-subscription': { ...SUBSCRIPTION_ENDING, merchantApi: true },
   'create-subscription-cancel-link': { table: ['GetItem', 'PutItem'], merchantApi: true },
-  // The buyer's cancel page: cancels, then marks its cancel link used (UpdateItem).
-  'subscription-cancel-page': {
-    table: [...SUBSCRIPTION_CHANGE, 'UpdateItem'],
-    sendsEvents: true,
-    reservedConcurrency: 10,
-  },
+  // The buyer's cancel page: cancels (as cancel-subscription), then marks its cancel link used (UpdateItem).
+  'subscription-cancel-page': { ...SUBSCRIPTION_ENDING, reservedConcurrency: 10 },
   // The due lists and the mandate's connection (Query), one charge at its PSP, the renewal and the change, the
-  // mandate's own records at the sandbox (UpdateItem), an update link after a decline that needs one.
+  // mandate's own records at the sandbox (UpdateItem), an update link after a decline that needs one, and the
+  // cancel of a canceled subscription's update link (as cancel-subscription's).
   'charge-subscriptions': { ...SUBSCRIPTION_CHARGES, timeoutSeconds: 60, calls: { psp: 1 } },
-  // The test clock runs for one subscription what the sweeper would: a charge, and what follows it at once.
-  'advance-subscription': { ...SUBSCRIPTION_CHARGES, merchantApi: true, calls: { psp: 2 } },
+  // The test clock runs for one subscription what the sweeper would: a charge, and what follows it at once (a
+  // give-up's cancel ends the update link's session and reads it back).
+  'advance-subscription': { ...SUBSCRIPTION_CHARGES, merchantApi: true, calls: { psp: 4 } },
   'get-account-settings': { table: ['GetItem'], merchantApi: true },
   'put-account-settings': { table: ['PutItem'], merchantApi: true },
   // The retention sweep: its list in the timelines index, then as `erase-payment-buyer` for each payment due.

@@ -203,8 +203,9 @@ export function needsUpdateLink(
 }
 
 /**
- * The period's collection ended unpaid: canceled (`payment_failed`) or left `past_due` with nothing scheduled, as
- * the account's settings say. Left past due, the buyer can still pay through the update link (`updateLinkId`).
+ * The period's collection ended unpaid: canceled (`payment_failed`, its update link then canceled: `dueOnceEnded`)
+ * or left `past_due` with nothing scheduled, as the account's settings say. Left past due, the buyer can still pay
+ * through the update link (`updateLinkId`).
  */
 export function gaveUp(
   subscription: Subscription,
@@ -222,7 +223,7 @@ export function gaveUp(
         canceled_at: subscription.due_at ?? now.toISOString(),
         cancellation_reason: 'payment_failed',
         cancel_at_period_end: false,
-        due_at: null,
+        due_at: dueOnceEnded(subscription, now),
       },
       now,
       [{ type: 'subscription.canceled' }],
@@ -230,6 +231,22 @@ export function gaveUp(
   }
   const update_link_id = dunning.update_link_id ?? updateLinkId;
   return changed(subscription, { dunning: { ...dunning, update_link_id }, due_at: null }, now);
+}
+
+/**
+ * When a subscription that ends now is due next: an attempt under way is still settled at its time; one that was
+ * collecting a period through its update link is due at once, to cancel that link (`close_update_link`).
+ */
+function dueOnceEnded(subscription: Subscription, now: Date): string | null {
+  if (subscription.charging) return subscription.due_at;
+  return subscription.dunning?.update_link_id ? now.toISOString() : null;
+}
+
+/** The update link of a subscription that ended was canceled (or can no longer be paid): nothing more is due. */
+export function updateLinkClosed(subscription: Subscription, now: Date): SubscriptionChange | undefined {
+  if (!isTerminal(subscription.status) || subscription.charging || subscription.due_at === null)
+    return undefined;
+  return changed(subscription, { due_at: null }, now);
 }
 
 /** The period ended that the cancel was asked for: canceled, as asked, when it was due. */
@@ -256,7 +273,8 @@ export function ended(subscription: Subscription, now: Date): SubscriptionChange
 
 /**
  * A cancel (the merchant's, or the buyer's through a cancel link). Now: `canceled` at once, its event sent; an
- * attempt under way is still settled (the subscription stays on the sweeper's list until it is). At the period's
+ * attempt under way is still settled (the subscription stays on the sweeper's list until it is), and an update link
+ * is canceled (`dueOnceEnded`). At the period's
  * end: nothing more is charged and it is canceled when the period ends; a `past_due` subscription, whose period
  * is unpaid, is canceled now. A canceled subscription is returned unchanged (undefined); an ended one cannot be.
  */
@@ -287,7 +305,7 @@ export function cancel(
       canceled_at: now.toISOString(),
       cancellation_reason: options.reason,
       cancel_at_period_end: false,
-      due_at: subscription.charging ? subscription.due_at : null,
+      due_at: dueOnceEnded(subscription, now),
     },
     now,
     [{ type: 'subscription.canceled' }],

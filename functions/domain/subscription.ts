@@ -197,6 +197,8 @@ export type DueStep =
   | { kind: 'cancel' }
   /** Its `cycles` are all paid: it ends with its last period. */
   | { kind: 'end' }
+  /** Canceled while a period was collected: its update link is canceled, so that nobody pays it any more. */
+  | { kind: 'close_update_link'; link_id: string }
   | { kind: 'none' };
 
 export const isTerminal = (status: SubscriptionStatus): boolean =>
@@ -204,7 +206,11 @@ export const isTerminal = (status: SubscriptionStatus): boolean =>
 
 export function dueStep(subscription: Subscription): DueStep {
   if (subscription.charging) return { kind: 'settle', charging: subscription.charging };
-  if (isTerminal(subscription.status) || subscription.due_at === null) return { kind: 'none' };
+  if (subscription.due_at === null) return { kind: 'none' };
+  if (isTerminal(subscription.status)) {
+    const linkId = subscription.dunning?.update_link_id;
+    return linkId ? { kind: 'close_update_link', link_id: linkId } : { kind: 'none' };
+  }
   const { dunning } = subscription;
   if (dunning) {
     return dunning.next === 'retry'
@@ -221,6 +227,15 @@ export function dueStep(subscription: Subscription): DueStep {
   if (cycles !== null && subscription.periods_paid >= cycles) return { kind: 'end' };
   return { kind: 'charge', period: subscription.current_period + 1, attempt: 1, amount: subscription.amount };
 }
+
+/**
+ * Whether the subscription is over with `period` unpaid (canceled while it was collected, or before it was charged):
+ * a payment on that period's update link pays nothing and is given back. A period its update link paid stays paid,
+ * whatever became of the subscription after.
+ */
+export const endedUnpaid = (subscription: Subscription, period: number): boolean =>
+  isTerminal(subscription.status) &&
+  (subscription.dunning?.period === period || subscription.current_period < period);
 
 export const isDue = (subscription: Subscription, at: Date): boolean =>
   subscription.due_at !== null && Date.parse(subscription.due_at) <= at.getTime();

@@ -1,20 +1,16 @@
 import { config } from '../config.ts';
-import { cancelLinkStore, eventQueue, now, subscriptionRepository } from '../dependencies.ts';
+import { cancelLinkStore } from '../dependencies.ts';
 import { resolveLocale } from '../domain/locale.ts';
 import { cancelLinkPage } from '../http/checkout/subscription-cancel-views.ts';
 import { htmlHandler, isHttps } from '../http/html-handler.ts';
+import { subscriptionEndings } from '../psp-dependencies.ts';
 import { cancelThroughLink, readCancelLink } from '../use-cases/subscriptions.ts';
 
 /** A buyer's cancel link (docs/subscriptions.md#cancel-links): GET /subscriptions/cancel/{token}, POST to cancel. */
 export const handler = htmlHandler(async (event) => {
   const token = event.pathParameters?.token ?? '';
-  const deps = {
-    subscriptions: subscriptionRepository(),
-    cancelLinks: cancelLinkStore(),
-    queue: eventQueue(),
-    now,
-    checkoutBase: config().CHECKOUT_BASE,
-  };
+  // The cancel of a past-due subscription cancels its update link, which ends that link's PSP session.
+  const deps = { ...subscriptionEndings(), cancelLinks: cancelLinkStore() };
   const options = {
     https: isHttps(event) || config().BASE_URL.startsWith('https:'),
     locale: resolveLocale(undefined, event.headers['accept-language']),

@@ -54,7 +54,8 @@ export async function listPaymentLinks(
   return deps.links.list({ ...query, account: principal.account, mode: principal.mode, now: deps.now() });
 }
 
-type TransitionDependencies = LinkDependencies &
+/** What ending a link needs (its cancel, its expiry): its PSP sessions ended, a payment found paid recorded. */
+export type LinkEndingDependencies = LinkDependencies &
   SessionEndDependencies & {
     queue: EventQueue;
     /** A reusable link's open attempts are its payments' sessions; one found paid is recorded. */
@@ -77,7 +78,7 @@ type TransitionDependencies = LinkDependencies &
  * ask the PSP again.
  */
 async function endLinkSession(
-  deps: TransitionDependencies,
+  deps: LinkEndingDependencies,
   before: PaymentLink,
   after: PaymentLink,
   ended: Set<string>,
@@ -101,7 +102,7 @@ async function endLinkSession(
 }
 
 /** Whether the session's payment is stored with its money under way at its PSP. */
-async function moneyUnderWay(deps: TransitionDependencies, link: PaymentLink, session: PspSession) {
+async function moneyUnderWay(deps: LinkEndingDependencies, link: PaymentLink, session: PspSession) {
   if (!session.payment_id) return false;
   return hasMoneyUnderWay(await deps.payments.get(link.id, link.mode, session.payment_id));
 }
@@ -116,7 +117,7 @@ const warnNotEnded = (link: PaymentLink, session: PspSession, error: unknown) =>
 
 /** Cancel's and expiry's step before the commit: every session the link leaves behind is ended first. */
 async function endSessionsBeforeCommit(
-  deps: TransitionDependencies,
+  deps: LinkEndingDependencies,
   transition: Transition,
   ended: Set<string>,
 ): Promise<void> {
@@ -197,7 +198,7 @@ export async function updatePaymentLink(
  * same rules, and answers the link without an event (docs/orchestration.md#reusable-links).
  */
 export async function cancelPaymentLink(
-  deps: TransitionDependencies,
+  deps: LinkEndingDependencies,
   principal: Principal,
   id: string,
 ): Promise<PaymentLink> {
@@ -224,7 +225,7 @@ export async function cancelPaymentLink(
  * settles a payment (docs/orchestration.md#money-under-way).
  */
 export async function expireDueLinks(
-  deps: TransitionDependencies,
+  deps: LinkEndingDependencies,
   batchSize: number,
   /** Takes no new link after this returns false (the function's time is running out); the rest waits. */
   hasTimeLeft: () => boolean = () => true,

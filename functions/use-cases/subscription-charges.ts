@@ -35,7 +35,12 @@ import {
   PspOutageError,
   PspRefusalError,
 } from '../ports/psp.ts';
-import { applyChange, getSubscription, type SubscriptionChangeDependencies } from './subscription-changes.ts';
+import { applyChange, getSubscription } from './subscription-changes.ts';
+import {
+  cancelUpdateLink,
+  closeUpdateLinkOf,
+  type SubscriptionEndDependencies,
+} from './subscription-endings.ts';
 import { type UpdateLinkDependencies, updateLinkFor } from './subscription-update-links.ts';
 
 /**
@@ -50,14 +55,15 @@ import { type UpdateLinkDependencies, updateLinkFor } from './subscription-updat
  * is written only once the previous one was recorded declined.
  */
 
-export interface ChargeDependencies extends SubscriptionChangeDependencies, UpdateLinkDependencies {
-  psps: {
-    connection(id: string): Promise<PspConnection | undefined>;
-    adapter(connection: PspConnection): Promise<Psp>;
+export type ChargeDependencies = SubscriptionEndDependencies &
+  UpdateLinkDependencies & {
+    psps: {
+      connection(id: string): Promise<PspConnection | undefined>;
+      adapter(connection: PspConnection): Promise<Psp>;
+    };
+    /** The account's retry days and what follows them (`GET /v1/account-settings`). */
+    collection(account: string, mode: Principal['mode']): Promise<CollectionSettings>;
   };
-  /** The account's retry days and what follows them (`GET /v1/account-settings`). */
-  collection(account: string, mode: Principal['mode']): Promise<CollectionSettings>;
-}
 
 /** Steps one run takes on one subscription at most: a charge and its settlement, a give-up, an end. */
 const MAX_STEPS = 8;
@@ -115,6 +121,9 @@ async function takeStep(
     case 'end':
       await applyChange(deps, ref, (current, now) => ended(current, now));
       return true;
+    case 'close_update_link':
+      // Left open (its PSP cannot end the session yet): still due, tried again by the next run.
+      return (await closeUpdateLinkOf(deps, subscription)).due_at === null;
   }
 }
 
@@ -342,12 +351,18 @@ async function declined(
   )
     ? await updateLinkFor(deps, subscription, charging, settings)
     : null;
-  await applyChange(deps, subscription, (current, now) =>
+  const after = await applyChange(deps, subscription, (current, now) =>
     chargeDeclined(current, charging, decline, payment, { settings, updateLinkId: link, now }),
   );
+  // Made for a subscription that was canceled meanwhile (at the period's end, or now): nobody is to pay it.
+  if (link && after.subscription.dunning?.update_link_id !== link)
+    await cancelUpdateLink(deps, subscription, link);
 }
 
-/** The period's collection is over: canceled, or left past due with an update link, as the account says. */
+/**
+ * The period's collection is over: canceled (its update link then canceled), or left past due with an update link,
+ * as the account says.
+ */
 async function giveUp(deps: ChargeDependencies, subscription: Subscription): Promise<void> {
   const settings = await deps.collection(subscription.account, subscription.mode);
   const { dunning } = subscription;
@@ -355,7 +370,8 @@ async function giveUp(deps: ChargeDependencies, subscription: Subscription): Pro
     dunning && needsUpdateLink(dunning, settings, true)
       ? await updateLinkFor(deps, subscription, { period: dunning.period, amount: dunning.amount }, settings)
       : null;
-  await applyChange(deps, subscription, (current, now) => gaveUp(current, settings, link, now));
+  const after = await applyChange(deps, subscription, (current, now) => gaveUp(current, settings, link, now));
+  await closeUpdateLinkOf(deps, after.subscription);
 }
 
 /**

@@ -13,6 +13,7 @@ import {
 import { cancel, type SubscriptionChanges, update } from '../domain/subscription-transitions.ts';
 import type { CancelLinkStore, SubscriptionPage } from '../ports/subscription-repository.ts';
 import { applyChange, getSubscription, type SubscriptionChangeDependencies } from './subscription-changes.ts';
+import { closeUpdateLinkOf, type SubscriptionEndDependencies } from './subscription-endings.ts';
 
 /** The merchant's and the buyer's side of subscriptions (docs/api.md#subscriptions): reads, cancels, changes. */
 
@@ -56,16 +57,20 @@ export async function subscriptionWithRenewals(
   return { subscription, renewals: await deps.subscriptions.renewalsOf(id, principal.mode) };
 }
 
-/** `POST /v1/subscriptions/{id}/cancel` (the merchant) or a cancel link (the buyer). */
+/**
+ * `POST /v1/subscriptions/{id}/cancel` (the merchant) or a cancel link (the buyer). A subscription canceled while a
+ * period is collected then cancels its update link (`closeUpdateLinkOf`; a cancel repeated tries again), and
+ * answers the same whatever that link's PSP says.
+ */
 export async function cancelSubscription(
-  deps: SubscriptionChangeDependencies,
+  deps: SubscriptionEndDependencies,
   principal: Principal,
   id: string,
   options: { atPeriodEnd: boolean; reason: CancellationReason },
 ): Promise<Subscription> {
   const found = await getSubscription(deps, principal, id);
   const { subscription } = await applyChange(deps, found, (current, now) => cancel(current, options, now));
-  return subscription;
+  return closeUpdateLinkOf(deps, subscription);
 }
 
 /** `PATCH /v1/subscriptions/{id}`. */
@@ -117,7 +122,7 @@ export async function createCancelLink(
   return { token, subscription, expires_at };
 }
 
-export type BuyerCancelDependencies = SubscriptionChangeDependencies & { cancelLinks: CancelLinkStore };
+export type BuyerCancelDependencies = SubscriptionEndDependencies & { cancelLinks: CancelLinkStore };
 
 /**
  * What a cancel link's page shows: the subscription, and whether the link can still be used, was used by an
@@ -128,7 +133,10 @@ export type CancelLinkView =
   | { state: 'expired' | 'not_found' };
 
 /** The subscription a cancel link is for, as its page shows it (the page is seen before anything is canceled). */
-export async function readCancelLink(deps: BuyerCancelDependencies, token: string): Promise<CancelLinkView> {
+export async function readCancelLink(
+  deps: Pick<BuyerCancelDependencies, 'subscriptions' | 'cancelLinks' | 'now'>,
+  token: string,
+): Promise<CancelLinkView> {
   const link = TOKEN_PATTERN.test(token) ? await deps.cancelLinks.get(tokenHash(token)) : undefined;
   if (!link) return { state: 'not_found' };
   const subscription = await deps.subscriptions.get(link.subscription_id, link.mode);

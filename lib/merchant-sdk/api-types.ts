@@ -253,7 +253,7 @@ export interface paths {
   "/v1/subscriptions/{id}/cancel": {
     /**
      * Cancel a subscription
-     * @description Now (default: `subscription.canceled` at once, nothing more charged), or with `at_period_end` when the period paid ends. A canceled subscription is answered as it is; an ended one is `invalid_state`.
+     * @description Now (default: `subscription.canceled` at once, nothing more charged), or with `at_period_end` when the period paid ends. A `past_due` subscription is canceled now either way, and its update link is canceled too (a link whose PSP session cannot be ended yet is canceled by the charge sweeper later; the answer is the same); a payment that still lands on that link is refunded in full (docs/subscriptions.md#update-links). A canceled subscription is answered as it is; an ended one is `invalid_state`.
      */
     post: operations["cancelSubscription"];
   };
@@ -7110,7 +7110,7 @@ export interface operations {
   };
   /**
    * Cancel a subscription
-   * @description Now (default: `subscription.canceled` at once, nothing more charged), or with `at_period_end` when the period paid ends. A canceled subscription is answered as it is; an ended one is `invalid_state`.
+   * @description Now (default: `subscription.canceled` at once, nothing more charged), or with `at_period_end` when the period paid ends. A `past_due` subscription is canceled now either way, and its update link is canceled too (a link whose PSP session cannot be ended yet is canceled by the charge sweeper later; the answer is the same); a payment that still lands on that link is refunded in full (docs/subscriptions.md#update-links). A canceled subscription is answered as it is; an ended one is `invalid_state`.
    */
   cancelSubscription: {
     parameters: {

@@ -74,7 +74,7 @@ export const subscriptionOperations: OperationSpec[] = [
     operationId: 'cancelSubscription',
     summary: 'Cancel a subscription',
     description:
-      'Now (default: `subscription.canceled` at once, nothing more charged), or with `at_period_end` when the period paid ends. A canceled subscription is answered as it is; an ended one is `invalid_state`.',
+      'Now (default: `subscription.canceled` at once, nothing more charged), or with `at_period_end` when the period paid ends. A `past_due` subscription is canceled now either way, and its update link is canceled too (a link whose PSP session cannot be ended yet is canceled by the charge sweeper later; the answer is the same); a payment that still lands on that link is refunded in full (docs/subscriptions.md#update-links). A canceled subscription is answered as it is; an ended one is `invalid_state`.',
     auth: true,
     params,
     body: { schema: cancelSubscriptionRequest(), required: false },

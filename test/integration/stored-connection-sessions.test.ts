@@ -18,7 +18,8 @@ import { functions, type HandlerName, timeoutSecondsOf } from '../../lib/routes.
 import { createLink, storedLink } from '../support/checkout-helpers.ts';
 import { addConnection } from '../support/connections.ts';
 import { signInToConsole } from '../support/console.ts';
-import { httpRequest, navigate } from '../support/navigate.ts';
+import { httpRequest, navigate, postOurForm } from '../support/navigate.ts';
+import { MONTHLY, runAt } from '../support/subscriptions.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';
 import { eventually } from '../support/webhooks.ts';
 
@@ -249,6 +250,29 @@ const scenarios: Record<PspHandler, () => Promise<void>> = {
     expect(advanced.body).toMatchObject({ periods_paid: 2, mandate: { connection_id: first.id } });
     expect(await sandboxMandateStore().chargesOf(subscription.mandate.reference)).toHaveLength(1);
   },
+  'cancel-subscription': async () => {
+    const { subscription, updateLinkId, session } = await pastDueWithUpdateSession();
+
+    const canceled = await stack.request('POST', `/v1/subscriptions/${subscription.id}/cancel`, {
+      key: acme.api_key,
+    });
+
+    expect(canceled.body).toMatchObject({ status: 'canceled' });
+    expect((await storedLink(updateLinkId)).status).toBe('canceled');
+    expect(await sessionStatus(session)).toBe('expired');
+  },
+  'subscription-cancel-page': async () => {
+    const { subscription, updateLinkId, session } = await pastDueWithUpdateSession();
+    const made = await stack.request('POST', `/v1/subscriptions/${subscription.id}/cancel-link`, {
+      key: acme.api_key,
+    });
+
+    const page = await postOurForm(made.body.url, '');
+
+    expect(page.status).toBe(200);
+    expect((await storedLink(updateLinkId)).status).toBe('canceled');
+    expect(await sessionStatus(session)).toBe('expired');
+  },
 };
 
 /** A subscription started by a subscription link paid at the first stored connection. */
@@ -265,6 +289,40 @@ async function paidSubscription(): Promise<Subscription> {
     return page.subscriptions.length > 0 && page.subscriptions;
   });
   return found as Subscription;
+}
+
+/**
+ * A subscription declined hard at its mandate's own stored connection, past due, whose update link's checkout
+ * opened a session at a stored connection.
+ */
+async function pastDueWithUpdateSession() {
+  const declining = await addConnection({
+    account: 'stored',
+    mode: 'test',
+    provider: 'sandbox',
+    name: 'Declines renewals',
+    simulate: 'renewal_hard_decline',
+  });
+  const { link, session } = await linkWithSession({ recurring: MONTHLY, connections: [declining.id] });
+  await httpRequest(`${stack.baseUrl}/sandbox/checkout/${session.id}/pay`, { method: 'POST' });
+  const [subscription] = await eventually(async () => {
+    const page = await subscriptionRepository().list({
+      account: 'stored',
+      mode: 'test',
+      limit: 1,
+      linkId: link.id,
+    });
+    return page.subscriptions.length > 0 && page.subscriptions;
+  });
+  const declined = await runAt(
+    subscription as Subscription,
+    (subscription as Subscription).current_period_end,
+  );
+  const updateLinkId = declined?.dunning?.update_link_id as string;
+  await navigate(`${stack.checkoutBase}/${updateLinkId}`);
+  const opened = (await storedLink(updateLinkId)).psp_session;
+  if (!opened) throw new Error('no session opened on the update link');
+  return { subscription: subscription as Subscription, updateLinkId, session: opened.id };
 }
 
 /** A paid subscription whose next charge is due now, as time would make it (the sweeper charges what is due). */

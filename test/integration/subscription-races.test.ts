@@ -1,5 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pspConnectionRepository } from '../../functions/dependencies.ts';
+import {
+  paymentRepository,
+  pspConnectionRepository,
+  sandboxMandateStore,
+  sandboxSessionStore,
+} from '../../functions/dependencies.ts';
+import type { PspConnection } from '../../functions/domain/connection.ts';
+import type { Payment } from '../../functions/domain/payment.ts';
+import type { PspSession } from '../../functions/domain/payment-link.ts';
 import type { Subscription } from '../../functions/domain/subscription.ts';
 import {
   type HoldsMandates,
@@ -9,9 +17,12 @@ import {
   PspOutageError,
 } from '../../functions/ports/psp.ts';
 import { subscriptionCharges } from '../../functions/psp-dependencies.ts';
+import { paySandboxSession } from '../../functions/use-cases/sandbox-checkout.ts';
 import { type ChargeDependencies, runDue } from '../../functions/use-cases/subscription-charges.ts';
-import { storedLink } from '../support/checkout-helpers.ts';
+import { updateLinkIdOf } from '../../functions/use-cases/subscription-update-links.ts';
+import { sandboxNotification, storedLink } from '../support/checkout-helpers.ts';
 import { eventually } from '../support/eventually.ts';
+import { navigate } from '../support/navigate.ts';
 import {
   chargesOf,
   days,
@@ -112,14 +123,26 @@ describe('a cancel at the period end while the renewal is at the PSP', () => {
       webhooksOf(key, subscription.id).some((event) => event.type === 'subscription.canceled'),
     );
   });
+
+  it('cancels the update link made for a renewal declined hard, which nobody is to pay', async () => {
+    const key = await account('renewal_hard_decline');
+    const subscription = await subscribe(key.api_key, { recurring: MONTHLY });
+    const due = subscription.current_period_end;
+
+    const after = await runHeld(subscription, due, async () => {
+      await stack.request('POST', `/v1/subscriptions/${subscription.id}/cancel`, {
+        key: key.api_key,
+        body: { at_period_end: true },
+      });
+    });
+
+    expect(after).toMatchObject({ status: 'canceled', dunning: null });
+    expect((await storedLink(updateLinkIdOf(subscription.id, 2))).status).toBe('canceled');
+  });
 });
 
 describe('an update link whose subscription was canceled', () => {
-  // Defect, not fixed: canceling a past-due subscription leaves its update link payable, and a payment there is
-  // taken, stored succeeded and neither refunded nor tied to anything (`recover` only logs that nobody waits for it).
-  // Closing the link on cancel (and refunding one paid through a session opened before) is the checkout's and the
-  // refunds' to decide.
-  it.fails('takes no money from the buyer', async () => {
+  it('takes no money from the buyer', async () => {
     const key = await account('renewal_hard_decline');
     const subscription = await subscribe(key.api_key, { recurring: MONTHLY });
     const declined = await runAt(subscription, subscription.current_period_end);
@@ -141,7 +164,130 @@ describe('an update link whose subscription was canceled', () => {
     );
     expect(taken).toEqual([]);
   });
+
+  it('refunds in full, once, a session paid at the PSP before the cancel, whose notifications come after, re-sent at once', async () => {
+    const { key, subscription, linkId, session } = await paidBeforeTheCancel();
+
+    const canceled = await stack.request('POST', `/v1/subscriptions/${subscription.id}/cancel`, {
+      key: key.api_key,
+    });
+    const notified = await Promise.all(Array.from({ length: 8 }, () => notifyPaid(linkId, session)));
+
+    expect(canceled.body).toMatchObject({ status: 'canceled' });
+    expect(notified.map((response) => response.status)).toEqual(Array(8).fill(200));
+    expect((await storedLink(linkId)).refunds).toEqual([
+      expect.objectContaining({
+        payment_id: session.payment_id,
+        amount: { value: '10.50', currency: 'EUR' },
+        status: 'succeeded',
+        reason: 'duplicate',
+      }),
+    ]);
+    expect(await stored(subscription.id)).toMatchObject({
+      status: 'canceled',
+      periods_paid: 1,
+      due_at: null,
+    });
+    const events = await stack.request('GET', `/v1/payment-links/${linkId}/events`, { key: key.api_key });
+    const types = events.body.data.map((event: { type: string }) => event.type);
+    expect(types.sort()).toEqual(['payment_link.paid', 'refund.succeeded']);
+  });
+
+  it('keeps the payment (the period paid) or refunds it, never both, when the cancel races its notifications', async () => {
+    const { key, subscription, linkId, session } = await paidBeforeTheCancel();
+
+    const [canceled] = await Promise.all([
+      stack.request('POST', `/v1/subscriptions/${subscription.id}/cancel`, { key: key.api_key }),
+      ...Array.from({ length: 6 }, () => notifyPaid(linkId, session)),
+    ]);
+
+    expect(canceled?.body).toMatchObject({ status: 'canceled' });
+    const after = await stored(subscription.id);
+    const kept = after.periods_paid === 2;
+    expect((await storedLink(linkId)).refunds).toHaveLength(kept ? 0 : 1);
+  });
 });
+
+describe('an update link whose session its PSP cannot end when the subscription is canceled', () => {
+  it('leaves the cancel answered as always, and the link to the sweeper, which cancels it once it can', async () => {
+    const key = await account('renewal_hard_decline');
+    const subscription = await subscribe(key.api_key, { recurring: MONTHLY });
+    const declined = await runAt(subscription, subscription.current_period_end);
+    const linkId = declined?.dunning?.update_link_id as string;
+    await navigate(`${stack.checkoutBase}/${linkId}`);
+    const { connection } = (await pspConnectionRepository().get(subscription.mandate.connection_id)) as {
+      connection: PspConnection;
+    };
+    await pspConnectionRepository().remove(connection.id);
+
+    const canceled = await stack.request('POST', `/v1/subscriptions/${subscription.id}/cancel`, {
+      key: key.api_key,
+    });
+
+    expect(canceled).toMatchObject({ status: 200, body: { status: 'canceled', next_charge_at: null } });
+    expect((await storedLink(linkId)).status).toBe('open');
+    await pspConnectionRepository().create(connection);
+    const swept = await runAt(subscription, new Date());
+    expect(swept).toMatchObject({ status: 'canceled', due_at: null });
+    expect((await storedLink(linkId)).status).toBe('canceled');
+  });
+});
+
+describe('an update link a payment is collected on when the subscription is canceled', () => {
+  it('is left open until that payment settles (its outcome first), then canceled by the sweeper', async () => {
+    const key = await account('renewal_hard_decline');
+    const subscription = await subscribe(key.api_key, { recurring: MONTHLY });
+    const declined = await runAt(subscription, subscription.current_period_end);
+    const linkId = declined?.dunning?.update_link_id as string;
+    await navigate(`${stack.checkoutBase}/${linkId}`);
+    const paymentId = (await storedLink(linkId)).psp_session?.payment_id as string;
+    // The buyer's bank debit is under way at the PSP, as the first reader of the session marks it.
+    const started = (await paymentRepository().get(linkId, 'test', paymentId)) as Payment;
+    await paymentRepository().save(
+      { ...started, money_under_way: true, version: started.version + 1 },
+      started,
+    );
+
+    const canceled = await stack.request('POST', `/v1/subscriptions/${subscription.id}/cancel`, {
+      key: key.api_key,
+    });
+
+    expect(canceled).toMatchObject({ status: 200, body: { status: 'canceled' } });
+    expect((await storedLink(linkId)).status).toBe('open');
+    const underWay = (await paymentRepository().get(linkId, 'test', paymentId)) as Payment;
+    const { money_under_way: _returned, ...settled } = underWay;
+    await paymentRepository().save({ ...settled, version: underWay.version + 1 }, underWay);
+    expect(await runAt(subscription, new Date())).toMatchObject({ status: 'canceled', due_at: null });
+    expect((await storedLink(linkId)).status).toBe('canceled');
+  });
+});
+
+/** A past-due subscription whose update link the buyer paid at the PSP, before its notification reached us. */
+async function paidBeforeTheCancel() {
+  const key = await account('renewal_hard_decline');
+  const subscription = await subscribe(key.api_key, { recurring: MONTHLY });
+  const declined = await runAt(subscription, subscription.current_period_end);
+  const linkId = declined?.dunning?.update_link_id as string;
+  await navigate(`${stack.checkoutBase}/${linkId}`);
+  const session = (await storedLink(linkId)).psp_session as PspSession;
+  const unheard = async () => false;
+  await paySandboxSession(
+    {
+      sessions: sandboxSessionStore(),
+      mandates: sandboxMandateStore(),
+      notify: unheard,
+      now: () => new Date(),
+    },
+    session.id,
+  );
+  return { key, subscription, linkId, session };
+}
+
+/** The sandbox's notification that the update link's session was paid, as it sends it (again). */
+function notifyPaid(linkId: string, session: PspSession) {
+  const { rawBody, headers } = sandboxNotification({ session_id: session.id, link_id: linkId });
+  return stack.request('POST', `/psp/sandbox/notifications/${session.connection_id}`, { rawBody, headers });
+}
 
 describe('a renewal whose connection was removed', () => {
   it('whose answer was lost is never recorded declined: its outcome stays unknown for an operator', async () => {
@@ -214,5 +360,22 @@ describe('a renewal the PSP answered pending, then declined', () => {
     expect(declined).toMatchObject({ status: 'past_due', due_at: days(due, 7) });
     const update = await storedLink(declined?.dunning?.update_link_id as string);
     expect(update.expires_at).toBe(days(due, 7));
+  });
+
+  it('declined after its collection would have ended, cancels the subscription and its update link at once', async () => {
+    const key = await account('renewal_hard_decline');
+    const subscription = await subscribe(key.api_key, { recurring: MONTHLY });
+    const due = subscription.current_period_end;
+    const underWay = aroundCharge(due, async (send) => ({
+      state: 'pending',
+      reference: (await send()).reference,
+    }));
+    await runDue(underWay, subscription, new Date(due));
+
+    const after = await runAt(subscription, days(due, 8));
+
+    expect(after).toMatchObject({ status: 'canceled', cancellation_reason: 'payment_failed', due_at: null });
+    const update = await storedLink(after?.dunning?.update_link_id as string);
+    expect(update).toMatchObject({ status: 'canceled', expires_at: null });
   });
 });

@@ -137,16 +137,17 @@ describe('a cancel link', () => {
     expect(await chargesOf(subscription)).toHaveLength(0);
   });
 
-  it('cancels a past-due subscription at once, as its period is unpaid', async () => {
+  it('cancels a past-due subscription at once, as its period is unpaid, and its update link', async () => {
     const key = await account('renewal_hard_decline');
     const subscription = await subscribe(key.api_key, { recurring: MONTHLY });
-    await runAt(subscription, subscription.current_period_end);
+    const declined = await runAt(subscription, subscription.current_period_end);
     const url = await cancelLinkOf(key.api_key, subscription.id);
 
     const canceled = await postOurForm(url, '');
 
     expect(canceled.text).toContain('Your subscription is canceled. Nothing more will be charged.');
     expect(await stored(subscription.id)).toMatchObject({ status: 'canceled', cancellation_reason: 'buyer' });
+    expect((await storedLink(declined?.dunning?.update_link_id as string)).status).toBe('canceled');
   });
 
   it('is refused past its 30 days (410) and at an address it never had (404), in the buyer’s language', async () => {

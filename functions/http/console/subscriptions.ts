@@ -1,7 +1,7 @@
 import { NotFoundError, ValidationError } from '../../domain/errors.ts';
 import { encodeCursor } from '../../domain/page-cursor.ts';
 import { SUBSCRIPTION_STATUSES } from '../../domain/subscription.ts';
-import type { SubscriptionChangeDependencies } from '../../use-cases/subscription-changes.ts';
+import type { SubscriptionEndDependencies } from '../../use-cases/subscription-endings.ts';
 import { cancelSubscription, subscriptionWithRenewals } from '../../use-cases/subscriptions.ts';
 import { booksRequestOf } from '../api/books-response.ts';
 import { type SubscriptionApiResource, subscriptionsListing } from '../api/subscription-resources.ts';
@@ -28,7 +28,7 @@ import type { FieldError } from './views.ts';
  * confirmation. Each through the API's own use cases, with the session as the principal.
  */
 
-export type SubscriptionPageDependencies = SubscriptionChangeDependencies & {
+export type SubscriptionPageDependencies = SubscriptionEndDependencies & {
   /** The connections, whose names the pages show. */
   psps: Parameters<typeof connectionNames>[0];
 };
