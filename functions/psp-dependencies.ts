@@ -22,6 +22,7 @@ import { once } from './once.ts';
 import { PspConnections } from './use-cases/psp-connections.ts';
 import type { ChargeDependencies } from './use-cases/subscription-charges.ts';
 import { mandatePayments } from './use-cases/subscription-starts.ts';
+import { refundUnwanted } from './use-cases/unwanted-payments.ts';
 
 /*
  * The composition root's part for the functions that talk to PSPs (checkout, notifications, refunds, the sweepers,
@@ -103,11 +104,25 @@ export const subscriptionCharges = (): ChargeDependencies => ({
 /**
  * What a paid subscription link or update link starts (functions/use-cases/subscription-starts.ts): wired into every
  * function that records payments. An update link paid after its subscription ended is refunded through the link's
- * refunds.
+ * refunds (functions/use-cases/unwanted-payments.ts).
  */
 export const mandatePaymentHook = /* @__PURE__ */ once(() =>
-  mandatePayments({ ...subscriptionParts(), ledger: refundLedger(), refunds: paymentRefunds() }),
+  mandatePayments({
+    ...subscriptionParts(),
+    refundUnwanted: (link, payment) =>
+      refundUnwanted(
+        { ...subscriptionParts(), ledger: refundLedger(), refunds: paymentRefunds() },
+        link,
+        payment,
+      ),
+  }),
 );
+
+/**
+ * The checkout page's: the same, but an update link paid after its subscription ended is left to the PSP's
+ * notification to refund, as the buyer's cold start carries no refunds (docs/subscriptions.md#update-links).
+ */
+export const checkoutMandatePaymentHook = /* @__PURE__ */ once(() => mandatePayments(subscriptionParts()));
 
 /** What the settlement sweeper needs (functions/use-cases/settlements.ts). */
 export const settlementSweep = () => ({

@@ -18,7 +18,7 @@ import { checkoutReferences, referencesCookie } from '../http/checkout/reference
 import { checkoutPage, paymentReceivedPage, type ViewContext } from '../http/checkout/views.ts';
 import { clientAddress } from '../http/client-address.ts';
 import { type HtmlEvent, type HtmlResult, htmlHandler, isHttps } from '../http/html-handler.ts';
-import { mandatePaymentHook, pspConnections } from '../psp-dependencies.ts';
+import { checkoutMandatePaymentHook, pspConnections } from '../psp-dependencies.ts';
 import { captureOnReturn } from '../use-cases/buyer-returns.ts';
 import { buyerOutcome, findLinkById, openCheckout } from '../use-cases/checkout.ts';
 
@@ -47,7 +47,7 @@ export const handler = htmlHandler(async (event, lambda) => {
     {
       links: linkRepository(),
       payments: paymentRepository(),
-      mandatePayments: mandatePaymentHook(),
+      mandatePayments: checkoutMandatePaymentHook(),
       psps: pspConnections(),
       now,
       checkoutBase: CHECKOUT_BASE,
@@ -136,7 +136,7 @@ async function completePage(
       {
         links: linkRepository(),
         payments: paymentRepository(),
-        mandatePayments: mandatePaymentHook(),
+        mandatePayments: checkoutMandatePaymentHook(),
         psps: pspConnections(),
         now,
         checkoutBase: context.checkoutBase,

@@ -1,6 +1,4 @@
-import { createHash } from 'node:crypto';
 import type { PspConnection } from '../domain/connection.ts';
-import { idFromBytes } from '../domain/ids.ts';
 import type { MandateRef } from '../domain/mandates.ts';
 import { type Payment, paymentAmount, toPaymentResource } from '../domain/payment.ts';
 import type { PaymentLink } from '../domain/payment-link.ts';
@@ -9,8 +7,8 @@ import { withEvents } from '../domain/subscription-events.ts';
 import { recovered, started } from '../domain/subscription-transitions.ts';
 import { logger } from '../logger.ts';
 import { putMetrics } from '../metrics.ts';
+import type { LinkRepository } from '../ports/link-repository.ts';
 import { canHoldMandates, type Psp, PspOutageError, type PspSessionStatus } from '../ports/psp.ts';
-import { createRefund, type RefundDependencies } from './refunds.ts';
 import { applyChange, publishEvents, type SubscriptionChangeDependencies } from './subscription-changes.ts';
 
 /**
@@ -29,11 +27,16 @@ export interface MandatePayments {
   ): Promise<void>;
 }
 
-/** `RefundDependencies`: an update link paid after its subscription ended is refunded (`refundUnwanted`). */
-export type MandatePaymentDependencies = SubscriptionChangeDependencies &
-  RefundDependencies & {
-    psps: { adapter(connection: PspConnection): Promise<Psp> };
-  };
+export type MandatePaymentDependencies = SubscriptionChangeDependencies & {
+  links: Pick<LinkRepository, 'get'>;
+  psps: { adapter(connection: PspConnection): Promise<Psp> };
+  /**
+   * Refunds an update link's payment that paid nothing (its subscription ended first: ./unwanted-payments.ts).
+   * Absent in the checkout page, whose cold start carries no refunds (docs/subscriptions.md#update-links): the
+   * PSP's notification of the same payment, recorded by a function that refunds, refunds it.
+   */
+  refundUnwanted?: (link: PaymentLink, payment: Payment) => Promise<void>;
+};
 
 export function mandatePayments(deps: MandatePaymentDependencies): MandatePayments {
   return {
@@ -118,7 +121,7 @@ async function recover(
   const update = link.subscription_update;
   if (!update) return;
   const waiting = await deps.subscriptions.get(update.subscription_id, link.mode);
-  if (waiting && endedUnpaid(waiting, update.period)) return refundUnwanted(deps, link, payment);
+  if (waiting && endedUnpaid(waiting, update.period)) return leftUnwanted(deps, link, payment);
   const mandate = await mandateOf(deps, connection, status);
   if (!mandate) return;
   const resource = toPaymentResource({ ...payment, amount: paymentAmount(payment, link) }, link);
@@ -128,7 +131,7 @@ async function recover(
     (current, now) => recovered(current, { period: update.period, mandate, payment: resource }, now),
   );
   if (changed) return;
-  if (endedUnpaid(subscription, update.period)) return refundUnwanted(deps, link, payment);
+  if (endedUnpaid(subscription, update.period)) return leftUnwanted(deps, link, payment);
   if (subscription.status !== 'active') {
     logger.warn('An update link was paid that its subscription no longer waits for', {
       subscription_id: subscription.id,
@@ -138,38 +141,19 @@ async function recover(
   }
 }
 
-/**
- * Refunds in full a payment that pays nothing, through the refunds of its link as a merchant's refund of a duplicate
- * payment goes (`createRefund`, reason `duplicate`: `refund.succeeded` or `refund.failed` tells the merchant), under
- * an id derived from the payment: every path that records it (copies of its notification, the sweeper) asks for the
- * same refund, made once. A refund the PSP has not answered stays pending for the refund sweeper.
- */
-async function refundUnwanted(
+/** An update link's payment that paid nothing: refunded where this function refunds, else left to one that does. */
+async function leftUnwanted(
   deps: MandatePaymentDependencies,
   link: PaymentLink,
   payment: Payment,
 ): Promise<void> {
-  const refundId = unwantedPaymentRefundId(payment.id);
-  // Refunded when an earlier copy recorded it: nothing more to ask.
-  if (link.refunds.some((refund) => refund.id === refundId)) return;
-  const refund = await createRefund(
-    deps,
-    { account: link.account, mode: link.mode },
-    link.id,
-    undefined,
-    refundId,
-    payment.id,
-    { reason: 'duplicate' },
+  if (deps.refundUnwanted) return deps.refundUnwanted(link, payment);
+  logger.info(
+    'An update link was paid after its subscription ended: its refund is left to the notification',
+    {
+      subscription_id: link.subscription_update?.subscription_id,
+      link_id: link.id,
+      payment_id: payment.id,
+    },
   );
-  logger.warn('An update link was paid after its subscription ended: the payment is refunded', {
-    subscription_id: link.subscription_update?.subscription_id,
-    link_id: link.id,
-    payment_id: payment.id,
-    refund_id: refund.id,
-    refund_status: refund.status,
-  });
 }
-
-/** Our id of the refund of an update link's payment that paid nothing: the same for every path that records it. */
-export const unwantedPaymentRefundId = (paymentId: string): string =>
-  idFromBytes('re', createHash('sha256').update(`ended-subscription-payment\0${paymentId}`).digest());

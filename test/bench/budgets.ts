@@ -68,7 +68,7 @@ export const HELD_OVER_BUDGET: Readonly<Record<string, Partial<Record<BundleMeas
   'list-subscriptions': { asShipped: 1.315 },
   'put-routing': { asShipped: 1.315 },
   'sandbox-checkout': { asShipped: 1.32 },
-  'subscription-cancel-page': { asShipped: 1.32 },
+  'update-subscription': { asShipped: 1.305 },
 };
 
 /** The bundle budget of one function: `bundleSize`, or the console's own. */
