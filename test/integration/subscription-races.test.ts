@@ -326,15 +326,21 @@ describe('a renewal whose connection was removed', () => {
 });
 
 describe('a renewal the PSP answered pending, then declined', () => {
-  it('counts its retry days from when the charge was due, not from when its outcome was asked', async () => {
-    const key = await account('renewal_soft_decline');
+  /** A subscription of an account whose renewals the sandbox declines so, its first renewal answered pending. */
+  async function renewedPending(simulate: 'renewal_soft_decline' | 'renewal_hard_decline') {
+    const key = await account(simulate);
     const subscription = await subscribe(key.api_key, { recurring: MONTHLY });
     const due = subscription.current_period_end;
     const underWay = aroundCharge(due, async (send) => ({
       state: 'pending',
       reference: (await send()).reference,
     }));
-    expect(await runDue(underWay, subscription, new Date(due))).toMatchObject({ charging: { period: 2 } });
+    return { subscription, due, charged: await runDue(underWay, subscription, new Date(due)) };
+  }
+
+  it('counts its retry days from when the charge was due, not from when its outcome was asked', async () => {
+    const { subscription, due, charged } = await renewedPending('renewal_soft_decline');
+    expect(charged).toMatchObject({ charging: { period: 2 } });
 
     const declined = await runAt(subscription, days(due, 0.5));
 
@@ -346,14 +352,7 @@ describe('a renewal the PSP answered pending, then declined', () => {
   });
 
   it('after a hard decline, ends the update link when the collection ends', async () => {
-    const key = await account('renewal_hard_decline');
-    const subscription = await subscribe(key.api_key, { recurring: MONTHLY });
-    const due = subscription.current_period_end;
-    const underWay = aroundCharge(due, async (send) => ({
-      state: 'pending',
-      reference: (await send()).reference,
-    }));
-    await runDue(underWay, subscription, new Date(due));
+    const { subscription, due } = await renewedPending('renewal_hard_decline');
 
     const declined = await runAt(subscription, days(due, 0.5));
 
@@ -363,14 +362,7 @@ describe('a renewal the PSP answered pending, then declined', () => {
   });
 
   it('declined after its collection would have ended, cancels the subscription and its update link at once', async () => {
-    const key = await account('renewal_hard_decline');
-    const subscription = await subscribe(key.api_key, { recurring: MONTHLY });
-    const due = subscription.current_period_end;
-    const underWay = aroundCharge(due, async (send) => ({
-      state: 'pending',
-      reference: (await send()).reference,
-    }));
-    await runDue(underWay, subscription, new Date(due));
+    const { subscription, due } = await renewedPending('renewal_hard_decline');
 
     const after = await runAt(subscription, days(due, 8));
 
