@@ -241,7 +241,7 @@ export const functions = {
   // The due lists and the mandate's connection (Query), one charge at its PSP, the renewal and the change, the
   // mandate's own records at the sandbox (UpdateItem), an update link after a decline that needs one, and the
   // cancel of a canceled subscription's update link (as cancel-subscription's).
-  'charge-subscriptions': { ...SUBSCRIPTION_CHARGES, timeoutSeconds: 60, calls: { psp: 1 } },
+  'charge-subscriptions': { ...SUBSCRIPTION_CHARGES, timeoutSeconds: 60, calls: { psp: 4 } },
   // The test clock runs for one subscription what the sweeper would: a charge, and what follows it at once (a
   // give-up's cancel ends the update link's session and reads it back).
   'advance-subscription': { ...SUBSCRIPTION_CHARGES, merchantApi: true, calls: { psp: 4 } },
