@@ -111,7 +111,12 @@ export const mandatePaymentHook = /* @__PURE__ */ once(() =>
     ...subscriptionParts(),
     refundUnwanted: (link, payment) =>
       refundUnwanted(
-        { ...subscriptionParts(), ledger: refundLedger(), refunds: paymentRefunds() },
+        {
+          ...subscriptionParts(),
+          ledger: refundLedger(),
+          payments: paymentRepository(),
+          refunds: paymentRefunds(),
+        },
         link,
         payment,
       ),

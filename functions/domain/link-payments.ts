@@ -1,6 +1,6 @@
 import { markPaid, type Transition, withBuyerInput, withEvent } from './link-events.ts';
 import { placesAfterPayment } from './link-places.ts';
-import type { PaymentResource } from './payment.ts';
+import { type Payment, type PaymentResource, paymentAmount } from './payment.ts';
 import type { PaidPayment, PaymentLink, PspPayment } from './payment-link.ts';
 
 /**
@@ -72,12 +72,47 @@ export const paymentLimit = (link: Pick<PaymentLink, 'max_payments'>): number =>
   Math.min(link.max_payments ?? MAX_PAYMENTS_PER_LINK, MAX_PAYMENTS_PER_LINK);
 
 /**
- * The succeeded payments refunds may draw on: a single-use link's `payment`, or each of a reusable link's.
+ * The succeeded payments refunds may draw on: each of a reusable link's; a single-use link's `payment`, and its
+ * duplicate payments once recorded for their refunds (`duplicate_payments`).
  */
 export function paidPayments(link: PaymentLink): PspPayment[] {
   if (link.reusable) return Object.values(link.paid_payments);
-  return link.payment ? [link.payment] : [];
+  return [...(link.payment ? [link.payment] : []), ...Object.values(link.duplicate_payments)];
 }
+
+/**
+ * A single-use link's duplicate payment (docs/orchestration.md#duplicate-payments) as its refunds' bound, from its
+ * stored payment, before its first refund: one the link reported (`payment_link.duplicate_payment`, so never the
+ * link's own, nor the same PSP payment seen twice) and that is `succeeded`. Undefined for any other payment, and
+ * for a duplicate already recorded (its entry keeps its totals).
+ */
+export function duplicateEntry(link: PaymentLink, payment: Payment): PaidPayment | undefined {
+  const duplicate =
+    !link.reusable &&
+    link.status === 'paid' &&
+    payment.link_id === link.id &&
+    payment.id !== link.payment?.id &&
+    payment.status === 'succeeded' &&
+    link.reported_payments.includes(payment.id) &&
+    link.duplicate_payments[payment.id] === undefined;
+  if (!duplicate) return undefined;
+  return {
+    id: payment.id,
+    connection_id: payment.connection_id,
+    provider: payment.provider,
+    reference: payment.provider_reference,
+    amount: paymentAmount(payment, link),
+    paid_at: payment.updated_at,
+    refund_reserved_minor: 0,
+    refund_refunded_minor: 0,
+  };
+}
+
+/** The link with a duplicate payment recorded for its refunds (`duplicateEntry`). */
+export const withDuplicate = (link: PaymentLink, entry: PaidPayment): PaymentLink => ({
+  ...link,
+  duplicate_payments: { ...link.duplicate_payments, [entry.id]: entry },
+});
 
 /** The succeeded payment `paymentId` of the link (see `paidPayments`), or undefined. */
 export const paidPayment = (link: PaymentLink, paymentId: string): PspPayment | undefined =>

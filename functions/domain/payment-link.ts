@@ -222,11 +222,19 @@ export interface LinkCommon {
   refunds: Refund[];
   /**
    * Refund bookkeeping in minor units of the link's currency, 0 until the first refund: `reserved` counts every
-   * pending or succeeded refund (what can no longer be refunded), `refunded` the succeeded ones. Plain numbers,
+   * pending or succeeded refund (what can no longer be refunded), `refunded` the succeeded ones, of the link's
+   * payments (a single-use link's own, not its `duplicate_payments`, which keep their own). Plain numbers,
    * so that a reservation is one atomic `ADD` (12 integer digits and 3 decimals stay exact).
    */
   refund_reserved_minor: number;
   refund_refunded_minor: number;
+  /**
+   * A single-use link's duplicate payments (docs/orchestration.md#duplicate-payments) that a refund drew on, by
+   * payment id, each with its own refund totals as a reusable link keeps in `paid_payments`: the bound of that
+   * payment's refunds, apart from the link's own payment's (`refund_reserved_minor`), which they never move.
+   * Recorded by the duplicate's first refund, from its stored payment (`duplicateEntry`); empty on every other link.
+   */
+  duplicate_payments: Record<string, PaidPayment>;
   /**
    * While a refund may be pending: when the sweeper next asks the PSPs about the link's pending refunds, and how
    * often it has asked since the last refund was requested (docs/webhooks.md#refunds). Null and 0 otherwise.
@@ -297,6 +305,7 @@ export const noReportsOrRefunds = () => ({
   refunds: [] as Refund[],
   refund_reserved_minor: 0,
   refund_refunded_minor: 0,
+  duplicate_payments: {} as Record<string, PaidPayment>,
   refund_check_at: null,
   refund_checks: 0,
 });

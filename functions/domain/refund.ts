@@ -5,6 +5,7 @@ import { type Amount, fromMinorUnits, toMinorUnits } from './money.ts';
 import { FIRST_CHECK_AFTER_MS, MAX_CHECK_INTERVAL_MS } from './payment.ts';
 import {
   linkCurrency,
+  type PaidPayment,
   type PaymentLink,
   type PspPayment,
   type Refund,
@@ -28,19 +29,41 @@ export const MAX_REFUNDS_PER_LINK = 100;
 
 /**
  * What one succeeded payment of the link may be refunded at most, in minor units: the amount it charged. Every
- * refund bound goes through here. A reusable link records each payment's amount with it (`paid_payments`); a
- * single-use link's payment keeps it on the link's `payment` (a buyer-chosen amount's is what the buyer chose).
+ * refund bound goes through here. A reusable link records each payment's amount with it (`paid_payments`), and a
+ * single-use link its duplicate payments' (`duplicate_payments`); a single-use link's payment keeps it on the
+ * link's `payment` (a buyer-chosen amount's is what the buyer chose).
  */
 export function paymentAmountMinor(link: PaymentLink, payment: PspPayment): bigint {
-  return toMinorUnits(link.paid_payments[payment.id]?.amount ?? payment.amount);
+  return toMinorUnits(totalsEntry(link, payment.id)?.amount ?? payment.amount);
 }
 
 /**
- * What a payment's refunds have reserved so far, in minor units: a reusable link keeps the totals per payment
- * (`paid_payments`), a single-use link on the link itself (it has one payment).
+ * Where the refund totals of the link's payment `paymentId` are kept besides the link's own: a reusable link's
+ * per payment (`paid_payments`, the link's totals moving too), a single-use link's duplicate payment's in its own
+ * entry (`duplicate_payments`, the link's totals, its own payment's bound, left alone); undefined for a single-use
+ * link's own payment, whose totals are the link's.
+ */
+export function perPaymentTotals(
+  link: PaymentLink,
+  paymentId: string,
+): 'paid_payments' | 'duplicate_payments' | undefined {
+  if (link.reusable) return 'paid_payments';
+  return link.duplicate_payments[paymentId] ? 'duplicate_payments' : undefined;
+}
+
+/** The entry that keeps the refund totals of the link's payment `paymentId` (`perPaymentTotals`), if any. */
+export function totalsEntry(link: PaymentLink, paymentId: string): PaidPayment | undefined {
+  return link.reusable ? link.paid_payments[paymentId] : link.duplicate_payments[paymentId];
+}
+
+/**
+ * What a payment's refunds have reserved so far, in minor units: in its entry when it has one
+ * (`perPaymentTotals`), else on the link itself (a single-use link's own payment).
  */
 export function reservedMinor(link: PaymentLink, payment: PspPayment): bigint {
-  if (link.reusable) return BigInt(link.paid_payments[payment.id]?.refund_reserved_minor ?? 0);
+  if (perPaymentTotals(link, payment.id)) {
+    return BigInt(totalsEntry(link, payment.id)?.refund_reserved_minor ?? 0);
+  }
   return BigInt(link.refund_reserved_minor);
 }
 
@@ -52,8 +75,9 @@ export function refundableMinor(link: PaymentLink, payment: PspPayment | null = 
 
 /**
  * The payment a refund request names: on a reusable link `payment_id` is required and must be one of its
- * succeeded payments; on a single-use link it defaults to the link's payment, and may only name it. A single-use
- * link that is not paid is `invalid_state`.
+ * succeeded payments; on a single-use link it defaults to the link's payment, and may name it or one of the link's
+ * duplicate payments recorded for refunds (`duplicate_payments`: the caller records one first, `duplicateEntry`).
+ * A single-use link that is not paid is `invalid_state`.
  */
 export function refundedPayment(link: PaymentLink, paymentId: string | undefined): PspPayment {
   if (link.reusable) {
@@ -76,12 +100,17 @@ export function refundedPayment(link: PaymentLink, paymentId: string | undefined
   if (link.status !== 'paid' || !link.payment) {
     throw new InvalidStateError(`Only a paid payment link can be refunded; this one is ${link.status}.`);
   }
-  if (paymentId !== undefined && paymentId !== link.payment.id) {
+  if (paymentId === undefined || paymentId === link.payment.id) return link.payment;
+  const duplicate = link.duplicate_payments[paymentId];
+  if (!duplicate) {
     throw new ValidationError([
-      { pointer: '/payment_id', detail: `Must be ${link.payment.id}, the payment of this payment link.` },
+      {
+        pointer: '/payment_id',
+        detail: `Must be ${link.payment.id}, the payment of this payment link, or a duplicate payment of it.`,
+      },
     ]);
   }
-  return link.payment;
+  return duplicate;
 }
 
 /**
@@ -250,27 +279,31 @@ function settledDelta(amount: Amount, status: RefundStatus, reversal: boolean): 
   return { refunded: reversal ? -minor : 0, reserved: -minor };
 }
 
-/** The link with its refund totals moved by `delta`, and on a reusable link those of the refund's payment too. */
+/**
+ * The link with the refund totals of the refund's payment moved by `delta`: the link's (a single-use link's own
+ * payment, or every payment of a reusable link, which also moves the payment's entry), or a single-use link's
+ * duplicate payment's entry alone (`perPaymentTotals`).
+ */
 function withMovedTotals(link: PaymentLink, paymentId: string, delta: RefundDelta): PaymentLink {
-  const totals = {
-    ...link,
-    refund_refunded_minor: link.refund_refunded_minor + delta.refunded,
-    refund_reserved_minor: link.refund_reserved_minor + delta.reserved,
+  const kept = perPaymentTotals(link, paymentId);
+  const totals =
+    kept === 'duplicate_payments'
+      ? link
+      : {
+          ...link,
+          refund_refunded_minor: link.refund_refunded_minor + delta.refunded,
+          refund_reserved_minor: link.refund_reserved_minor + delta.reserved,
+        };
+  const entry = totalsEntry(link, paymentId);
+  if (!kept || !entry) return totals;
+  const moved: PaidPayment = {
+    ...entry,
+    refund_refunded_minor: entry.refund_refunded_minor + delta.refunded,
+    refund_reserved_minor: entry.refund_reserved_minor + delta.reserved,
   };
-  // A reusable link keeps the same totals per payment: the bound of each payment's refunds.
-  const entry = link.paid_payments[paymentId];
-  if (!totals.reusable || !entry) return totals;
-  return {
-    ...totals,
-    paid_payments: {
-      ...link.paid_payments,
-      [entry.id]: {
-        ...entry,
-        refund_refunded_minor: entry.refund_refunded_minor + delta.refunded,
-        refund_reserved_minor: entry.refund_reserved_minor + delta.reserved,
-      },
-    },
-  };
+  return totals.reusable
+    ? { ...totals, paid_payments: { ...totals.paid_payments, [entry.id]: moved } }
+    : { ...totals, duplicate_payments: { ...totals.duplicate_payments, [entry.id]: moved } };
 }
 
 /** When the sweeper first looks at a newly requested refund: the PSP's own notification usually comes first. */

@@ -1,5 +1,5 @@
 import { config } from '../config.ts';
-import { eventQueue, linkRepository, now, refundLedger } from '../dependencies.ts';
+import { eventQueue, linkRepository, now, paymentRepository, refundLedger } from '../dependencies.ts';
 import { apiAudit } from '../http/api/api-audit.ts';
 import { apiHandler, json } from '../http/api/api-handler.ts';
 import { IDEMPOTENCY_KEY_HEADER } from '../http/api/idempotency.ts';
@@ -19,6 +19,7 @@ export const handler = apiHandler(
       {
         links: linkRepository(),
         ledger: refundLedger(),
+        payments: paymentRepository(),
         queue: eventQueue(),
         refunds: paymentRefunds(),
         now,

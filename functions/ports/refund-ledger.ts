@@ -1,5 +1,5 @@
 import type { Transition } from '../domain/link-events.ts';
-import type { PaymentLink, Refund, RefundStatus } from '../domain/payment-link.ts';
+import type { PaidPayment, PaymentLink, Refund, RefundStatus } from '../domain/payment-link.ts';
 import type { Mode } from '../domain/principal.ts';
 
 /**
@@ -12,15 +12,24 @@ export interface RefundLedger {
    * Appends a new pending refund to a paid link and reserves its amount, in one write conditioned on the
    * refund's payment being a succeeded payment of the link (a single-use link: the link is paid), on fewer than
    * `maxRefunds` refunds, and on enough of that payment remaining then (`paidMinor`, its amount in minor units;
-   * a reusable link counts per payment, in `paid_payments`), and on no refund of the same id having been
-   * reserved since `link` was read (two requests for one refund id at once reserve it once). The same write puts
-   * the link on the refund sweeper's list at `checkAt`.
+   * a reusable link counts per payment, in `paid_payments`, a single-use link's duplicate payment in its own
+   * entry, `duplicate_payments`, leaving the link's totals to its own payment), and on no refund of the same id
+   * having been reserved since `link` was read (two requests for one refund id at once reserve it once). The same
+   * write puts the link on the refund sweeper's list at `checkAt`. `duplicate`: a single-use link's duplicate
+   * payment that `link` does not hold yet, recorded by this write with the refund reserved on it, on condition
+   * that no other write recorded it since.
    * Returns false when the condition fails; the caller reads the link again and decides.
    */
   reserve(
     link: PaymentLink,
     refund: Refund,
-    limits: { paidMinor: bigint; refundMinor: bigint; maxRefunds: number; checkAt: string },
+    limits: {
+      paidMinor: bigint;
+      refundMinor: bigint;
+      maxRefunds: number;
+      checkAt: string;
+      duplicate?: PaidPayment | undefined;
+    },
   ): Promise<boolean>;
   /**
    * Writes a refund's settlement (`settleRefund` in functions/domain/refund.ts): its event, then the link's

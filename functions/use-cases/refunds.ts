@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { ConcurrentModificationError, NotFoundError } from '../domain/errors.ts';
 import { idFromBytes, newId } from '../domain/ids.ts';
-import { paidPayment } from '../domain/link-payments.ts';
+import { duplicateEntry, paidPayment, withDuplicate } from '../domain/link-payments.ts';
 import { type Amount, toMinorUnits } from '../domain/money.ts';
-import type { PaymentLink, Refund } from '../domain/payment-link.ts';
+import type { PaidPayment, PaymentLink, Refund } from '../domain/payment-link.ts';
 import type { Mode, Principal } from '../domain/principal.ts';
 import {
   afterRefundCheck,
@@ -19,6 +19,7 @@ import {
 import { logger } from '../logger.ts';
 import { putMetrics } from '../metrics.ts';
 import type { EventQueue } from '../ports/event-queue.ts';
+import type { PaymentRepository } from '../ports/payment-repository.ts';
 import type { PspRefundStatus } from '../ports/psp.ts';
 import type { RefundLedger } from '../ports/refund-ledger.ts';
 import {
@@ -51,7 +52,14 @@ export type RefundRecordDependencies = LinkDependencies & {
   checkoutBase: string;
 };
 
-export type RefundDependencies = RefundRecordDependencies & { refunds: PaymentRefunds };
+/**
+ * What a refund request needs besides: the PSPs, and the stored payments, where a single-use link's duplicate
+ * payment is found before its first refund (`duplicateEntry`).
+ */
+export type RefundDependencies = RefundRecordDependencies & {
+  refunds: PaymentRefunds;
+  payments: Pick<PaymentRepository, 'get'>;
+};
 
 export function refundOutcomeOf(status: PspRefundStatus): RefundOutcome {
   return { status: status.state, providerReference: status.reference, failureMessage: status.failureMessage };
@@ -100,9 +108,11 @@ export async function createRefund(
   let link: PaymentLink;
   let refund: Refund;
   for (let attempt = 1; ; attempt++) {
-    link = await getPaymentLink(deps, principal, linkId);
-    const made = link.refunds.find((candidate) => candidate.id === refundId);
+    const read = await getPaymentLink(deps, principal, linkId);
+    const made = read.refunds.find((candidate) => candidate.id === refundId);
     if (made) return made;
+    const duplicate = await unrecordedDuplicate(deps, read, paymentId);
+    link = duplicate ? withDuplicate(read, duplicate) : read;
     refund = requestRefund(
       link,
       requested,
@@ -112,7 +122,7 @@ export async function createRefund(
       paymentId,
       why,
     );
-    if (await reserve(deps, link, refund)) break;
+    if (await reserve(deps, read, refund, duplicate)) break;
     // Another refund took part of the amount first: decide again on what remains now (maybe a 422).
     if (attempt >= MAX_RESERVE_ATTEMPTS) {
       throw new ConcurrentModificationError(
@@ -148,10 +158,32 @@ export async function createRefund(
 }
 
 /**
- * Reserves the refund's amount; true when the write landed. A write whose answer was lost is looked up: if the
- * refund is on the link, it was reserved (asking the PSP now is what a retry would do anyway).
+ * The single-use link's duplicate payment `paymentId`, from its stored payment, when no refund recorded it on the
+ * link yet (`duplicateEntry`); undefined for any other payment, which `requestRefund` then judges.
  */
-async function reserve(deps: RefundDependencies, link: PaymentLink, refund: Refund): Promise<boolean> {
+async function unrecordedDuplicate(
+  deps: RefundDependencies,
+  link: PaymentLink,
+  paymentId: string | undefined,
+): Promise<PaidPayment | undefined> {
+  const reported = paymentId !== undefined && link.reported_payments.includes(paymentId);
+  if (!reported || link.reusable || link.duplicate_payments[paymentId]) return undefined;
+  const payment = await deps.payments.get(link.id, link.mode, paymentId);
+  return payment && duplicateEntry(link, payment);
+}
+
+/**
+ * Reserves the refund's amount on `link` as read, recording `duplicate` (a duplicate payment not on the link yet)
+ * in the same write; true when the write landed. A write whose answer was lost is looked up: if the refund is on
+ * the link, it was reserved (asking the PSP now is what a retry would do anyway).
+ */
+async function reserve(
+  deps: RefundDependencies,
+  read: PaymentLink,
+  refund: Refund,
+  duplicate: PaidPayment | undefined,
+): Promise<boolean> {
+  const link = duplicate ? withDuplicate(read, duplicate) : read;
   const payment = paidPayment(link, refund.payment_id);
   if (!payment) throw new NotFoundError(`No payment ${refund.payment_id} of ${link.id} to refund.`);
   const limits = {
@@ -159,9 +191,10 @@ async function reserve(deps: RefundDependencies, link: PaymentLink, refund: Refu
     refundMinor: toMinorUnits(refund.amount),
     maxRefunds: MAX_REFUNDS_PER_LINK,
     checkAt: firstRefundCheckAt(deps.now()),
+    duplicate,
   };
   try {
-    return await deps.ledger.reserve(link, refund, limits);
+    return await deps.ledger.reserve(read, refund, limits);
   } catch (error) {
     const current = await deps.links.get(link.id, link.mode).catch(() => undefined);
     if (current?.refunds.some((candidate) => candidate.id === refund.id)) return true;

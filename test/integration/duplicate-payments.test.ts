@@ -152,7 +152,7 @@ describe('a second confirmed payment on one link', () => {
    * can be given back only in the PSP's dashboard. Refunding it needs its own bound (its amount and refund totals,
    * as a reusable link keeps per payment in `paid_payments`), a product and data-model decision.
    */
-  it.fails('can be refunded through the API by its payment_id', async () => {
+  it('can be refunded through the API by its payment_id', async () => {
     const { link, firstSession, secondSession } = await twoSessions({ firstAsync: false });
     await notify(
       connectionOf(secondSession),

@@ -2,7 +2,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DynamoRefundLedger } from '../../functions/adapters/dynamodb/refund-ledger.ts';
 import { config } from '../../functions/config.ts';
-import { eventQueue, linkRepository, refundLedger } from '../../functions/dependencies.ts';
+import { eventQueue, linkRepository, paymentRepository, refundLedger } from '../../functions/dependencies.ts';
 import { FIRST_CHECK_AFTER_MS } from '../../functions/domain/payment.ts';
 import { paymentRefunds } from '../../functions/psp-dependencies.ts';
 import type { IssuedApiKey } from '../../functions/use-cases/api-keys.ts';
@@ -45,6 +45,7 @@ async function paidLink(value = '10.00', body: Record<string, unknown> = {}): Pr
 const refundDeps = () => ({
   links: linkRepository(),
   ledger: refundLedger(),
+  payments: paymentRepository(),
   queue: eventQueue(),
   refunds: paymentRefunds(),
   now: () => new Date(),

@@ -27,6 +27,7 @@ export const sweepPendingRefunds = (at: Date) =>
     {
       links: linkRepository(),
       ledger: refundLedger(),
+      payments: paymentRepository(),
       refunds: pspConnections(),
       queue: eventQueue(),
       now: () => at,

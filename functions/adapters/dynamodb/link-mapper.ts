@@ -51,6 +51,8 @@ import { KEY_ATTRIBUTES, keys, merchantPartitionOf, refundCheckKeys, shardOf } f
  * - `reported_payments` (2026-11-23): written from the first reported payment on;
  * - `refunds`, `refund_reserved_minor`, `refund_refunded_minor` (2026-11-23, refunds), `refund_check_at` and
  *   `refund_checks` (2026-11-23, refunds the PSP settles later): written from the first refund on;
+ * - `duplicate_payments` (2026-11-29, refunds of a single-use link's duplicate payments): written by the first
+ *   refund of a duplicate payment (`RefundLedger.reserve`);
  * - `line_items`, `payment_methods` (2026-11-25), `amount_range` (2026-11-25, buyer-chosen amounts): written
  *   only when the merchant set them;
  * - `locale` (2026-11-25, languages): written on every link since, null when unset;
@@ -94,6 +96,7 @@ const LINK_DEFAULTS: { [F in DefaultedField]: () => PaymentLink[F] } = {
   refunds: () => noReportsOrRefunds().refunds,
   refund_reserved_minor: () => noReportsOrRefunds().refund_reserved_minor,
   refund_refunded_minor: () => noReportsOrRefunds().refund_refunded_minor,
+  duplicate_payments: () => noReportsOrRefunds().duplicate_payments,
   refund_check_at: () => noReportsOrRefunds().refund_check_at,
   refund_checks: () => noReportsOrRefunds().refund_checks,
 };
@@ -128,6 +131,7 @@ type DefaultedField =
   | 'reported_payments'
   | 'refunds'
   | 'refund_reserved_minor'
+  | 'duplicate_payments'
   | 'refund_refunded_minor'
   | 'refund_check_at'
   | 'refund_checks';
@@ -193,6 +197,15 @@ const paidPayment = () =>
     refund_refunded_minor: number,
   });
 
+/** A single-use link's duplicate payment, recorded with its amount from the start. */
+const duplicatePayment = () =>
+  wholeMap<PaidPayment>({
+    provider: storedProvider,
+    amount,
+    refund_reserved_minor: number,
+    refund_refunded_minor: number,
+  });
+
 const subscriptionUpdate = () => objectOf<SubscriptionUpdate>({ subscription_id: string, period: number });
 
 const linkFields = (): FieldDecoders<LinkFields> => ({
@@ -227,6 +240,7 @@ const linkFields = (): FieldDecoders<LinkFields> => ({
   refunds: later('refunds', arrayOf(refund)),
   refund_reserved_minor: later('refund_reserved_minor', number),
   refund_refunded_minor: later('refund_refunded_minor', number),
+  duplicate_payments: later('duplicate_payments', recordOf(duplicatePayment())),
   refund_check_at: later('refund_check_at', nullable(string)),
   refund_checks: later('refund_checks', number),
   event_ids: arrayOf(string),
@@ -327,6 +341,7 @@ const WHEN_SET = [
   'subscription_update',
   'reported_payments',
   'refunds',
+  'duplicate_payments',
 ] as const;
 /** A reusable link holds these from its creation, a single-use link never. */
 const OF_REUSABLE = ['max_payments', 'paid_payments'] as const;

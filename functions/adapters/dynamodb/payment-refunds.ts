@@ -14,14 +14,15 @@ export interface RefundedTotal {
 
 /**
  * The refund totals of a link's payments as its item holds them: a reusable link's per payment
- * (`paid_payments`), a single-use link's on the link, whose one payment it is; each at the link's version.
+ * (`paid_payments`), a single-use link's own payment's on the link and its refunded duplicate payments' in their
+ * entries (`duplicate_payments`); each at the link's version.
  */
 export function refundedTotalsOf(link: PaymentLink): RefundedTotal[] {
-  const paid = link.reusable
-    ? Object.values(link.paid_payments).map((payment) => [payment.id, payment.refund_refunded_minor] as const)
-    : link.payment
-      ? [[link.payment.id, link.refund_refunded_minor] as const]
-      : [];
+  const entries = Object.values(link.reusable ? link.paid_payments : link.duplicate_payments).map(
+    (payment) => [payment.id, payment.refund_refunded_minor] as const,
+  );
+  const own = !link.reusable && link.payment ? [[link.payment.id, link.refund_refunded_minor] as const] : [];
+  const paid = [...own, ...entries];
   return paid.map(([paymentId, refundedMinor]) => ({ paymentId, refundedMinor, linkVersion: link.version }));
 }
 

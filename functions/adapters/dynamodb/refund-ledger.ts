@@ -1,8 +1,10 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Transition } from '../../domain/link-events.ts';
-import type { PaymentLink, Refund, RefundStatus } from '../../domain/payment-link.ts';
+import { paidPayment, withDuplicate } from '../../domain/link-payments.ts';
+import type { PaidPayment, PaymentLink, Refund, RefundStatus } from '../../domain/payment-link.ts';
 import type { Mode } from '../../domain/principal.ts';
+import { perPaymentTotals, totalsEntry } from '../../domain/refund.ts';
 import type { RefundLedger } from '../../ports/refund-ledger.ts';
 import { linkFromItem } from './link-mapper.ts';
 import { dropOrphan, putEvent } from './link-repository.ts';
@@ -20,12 +22,11 @@ function paymentTotalIn(
   refund: Refund,
   updated: Record<string, unknown> | undefined,
 ): RefundedTotal | undefined {
-  const perPayment = updated?.paid_payments as
-    | Record<string, { refund_refunded_minor?: unknown }>
-    | undefined;
-  const refunded = link.reusable
-    ? perPayment?.[refund.payment_id]?.refund_refunded_minor
-    : updated?.refund_refunded_minor;
+  const kept = perPaymentTotals(link, refund.payment_id);
+  const perPayment = kept
+    ? (updated?.[kept] as Record<string, { refund_refunded_minor?: unknown }> | undefined)
+    : undefined;
+  const refunded = kept ? perPayment?.[refund.payment_id]?.refund_refunded_minor : updated?.refund_refunded_minor;
   const total = {
     paymentId: refund.payment_id,
     refundedMinor: Number(refunded),
@@ -54,6 +55,78 @@ function notReservedSince(link: PaymentLink): string {
   return `(attribute_not_exists(refunds) OR size(refunds) <= :sinceBound) AND ${since.join(' AND ')}`;
 }
 
+type ReservationLimits = { paidMinor: bigint; refundMinor: bigint; duplicate?: PaidPayment | undefined };
+
+/** The part of a reservation's write that bounds the refund by what remains of its payment. */
+interface ReservationBound {
+  condition: string;
+  /** Appended to the write's `SET`. */
+  set: string;
+  /** The write's `ADD` of the link's own total, or nothing. */
+  add: string;
+  names: Record<string, string>;
+  values: Record<string, unknown>;
+}
+
+/**
+ * Where a refund's reservation is bounded. Arithmetic cannot appear in a condition, so "reserved + this refund <=
+ * paid" is "reserved <= paid - this". A single-use link's own payment counts on the link (paid, one payment); a
+ * reusable link's on the payment's own entry, which exists only once the payment succeeded (and the link's total
+ * moves too, for `amount_refunded`); a single-use link's duplicate payment on its own entry alone, which its first
+ * refund records (`reservationOfDuplicate`).
+ */
+function reservationBound(link: PaymentLink, refund: Refund, limits: ReservationLimits): ReservationBound {
+  const amount = Number(limits.refundMinor);
+  const limit = Number(limits.paidMinor - limits.refundMinor);
+  const addToLink = ' ADD refund_reserved_minor :amount';
+  const entry = '#paid.#payment.refund_reserved_minor';
+  const kept = perPaymentTotals(link, refund.payment_id);
+  if (limits.duplicate) return reservationOfDuplicate(link, limits.duplicate, amount);
+  if (!kept) {
+    return {
+      condition:
+        '#status = :paid AND (attribute_not_exists(refund_reserved_minor) OR refund_reserved_minor <= :limit)',
+      set: '',
+      add: addToLink,
+      names: { '#status': 'status' },
+      values: { ':paid': 'paid', ':amount': amount, ':limit': limit },
+    };
+  }
+  return {
+    condition: `${entry} <= :limit`,
+    set: `, ${entry} = ${entry} + :amount`,
+    add: kept === 'paid_payments' ? addToLink : '',
+    names: { '#paid': kept, '#payment': refund.payment_id },
+    values: { ':amount': amount, ':limit': limit },
+  };
+}
+
+/**
+ * A single-use link's duplicate payment recorded with its first refund's amount reserved on it, on condition that
+ * no other write recorded it since the link was read (a concurrent first refund: this one then reads the link
+ * again, and is bounded by the entry that one wrote). The link's totals, its own payment's bound, stay.
+ */
+function reservationOfDuplicate(link: PaymentLink, duplicate: PaidPayment, amount: number): ReservationBound {
+  const entry: PaidPayment = { ...duplicate, refund_reserved_minor: amount, refund_refunded_minor: 0 };
+  // A map's entry can be set only once the map exists: the link's first recorded duplicate writes the map.
+  if (Object.keys(link.duplicate_payments).length === 0) {
+    return {
+      condition: 'attribute_not_exists(#duplicates)',
+      set: ', #duplicates = :duplicates',
+      add: '',
+      names: { '#duplicates': 'duplicate_payments' },
+      values: { ':duplicates': { [entry.id]: entry } },
+    };
+  }
+  return {
+    condition: 'attribute_not_exists(#duplicates.#payment)',
+    set: ', #duplicates.#payment = :duplicate',
+    add: '',
+    names: { '#duplicates': 'duplicate_payments', '#payment': entry.id },
+    values: { ':duplicate': entry },
+  };
+}
+
 /**
  * Refunds inside their link's item: partial updates of the `refunds` list and the minor-unit totals, apart from
  * the link repository so that only the functions that refund carry them.
@@ -79,11 +152,19 @@ export class DynamoRefundLedger implements RefundLedger {
     const index = before.refunds.findIndex((candidate) => candidate.id === refund.id);
     const refunded = after.refund_refunded_minor - before.refund_refunded_minor;
     const reserved = after.refund_reserved_minor - before.refund_reserved_minor;
-    // A reusable link's payment keeps the same totals as the link (`settleRefund`): moved by the same write.
-    const perPayment = before.reusable
-      ? ', #paid.#payment.refund_refunded_minor = #paid.#payment.refund_refunded_minor + :refunded, ' +
-        '#paid.#payment.refund_reserved_minor = #paid.#payment.refund_reserved_minor + :reserved'
+    // A payment with totals of its own (`perPaymentTotals`) has them moved by the same write as `settleRefund`
+    // moved them: a reusable link's as the link's, a single-use link's duplicate payment's alone.
+    const kept = perPaymentTotals(before, refund.payment_id);
+    const entryBefore = totalsEntry(before, refund.payment_id);
+    const entryAfter = totalsEntry(after, refund.payment_id);
+    const perPayment = kept
+      ? ', #paid.#payment.refund_refunded_minor = #paid.#payment.refund_refunded_minor + :paymentRefunded, ' +
+        '#paid.#payment.refund_reserved_minor = #paid.#payment.refund_reserved_minor + :paymentReserved'
       : '';
+    const paymentDeltas = {
+      ':paymentRefunded': (entryAfter?.refund_refunded_minor ?? 0) - (entryBefore?.refund_refunded_minor ?? 0),
+      ':paymentReserved': (entryAfter?.refund_reserved_minor ?? 0) - (entryBefore?.refund_reserved_minor ?? 0),
+    };
     await putEvent(this.client, this.tableName, event);
     try {
       const { Attributes } = await this.client.send(
@@ -96,9 +177,10 @@ export class DynamoRefundLedger implements RefundLedger {
           ConditionExpression: `refunds[${index}].id = :id AND refunds[${index}].#status = :from`,
           ExpressionAttributeNames: {
             '#status': 'status',
-            ...(before.reusable ? { '#paid': 'paid_payments', '#payment': refund.payment_id } : {}),
+            ...(kept ? { '#paid': kept, '#payment': refund.payment_id } : {}),
           },
           ExpressionAttributeValues: {
+            ...(kept ? paymentDeltas : {}),
             ':refund': refund,
             ':event': [event.id],
             ':one': 1,
@@ -155,18 +237,10 @@ export class DynamoRefundLedger implements RefundLedger {
   async reserve(
     link: PaymentLink,
     refund: Refund,
-    limits: { paidMinor: bigint; refundMinor: bigint; maxRefunds: number; checkAt: string },
+    limits: ReservationLimits & { maxRefunds: number; checkAt: string },
   ): Promise<boolean> {
-    // Arithmetic cannot appear in a condition, so "reserved + this refund <= paid" is "reserved <= paid - this".
-    // A single-use link counts on the link (paid, one payment); a reusable link on the payment's own entry,
-    // which exists only once the payment succeeded (and the link's total moves too, for `amount_refunded`).
     const check = refundCheckKeys(link.id, limits.checkAt);
-    const bound = link.reusable
-      ? '#paid.#payment.refund_reserved_minor <= :limit'
-      : '#status = :paid AND (attribute_not_exists(refund_reserved_minor) OR refund_reserved_minor <= :limit)';
-    const perPayment = link.reusable
-      ? ', #paid.#payment.refund_reserved_minor = #paid.#payment.refund_reserved_minor + :amount'
-      : '';
+    const bound = reservationBound(link, refund, limits);
     try {
       await this.client.send(
         new UpdateCommand({
@@ -174,19 +248,15 @@ export class DynamoRefundLedger implements RefundLedger {
           Key: keys.link(link.id, link.mode),
           UpdateExpression:
             'SET refunds = list_append(if_not_exists(refunds, :none), :refund), version = version + :one, ' +
-            `refund_check_at = :checkAt, refund_checks = :zero, gsi3pk = :checkShard, gsi3sk = :checkKey${perPayment} ` +
-            'ADD refund_reserved_minor :amount',
-          ConditionExpression: `${bound} AND (attribute_not_exists(refunds) OR size(refunds) < :max) AND ${notReservedSince(link)}`,
-          ExpressionAttributeNames: link.reusable
-            ? { '#paid': 'paid_payments', '#payment': refund.payment_id }
-            : { '#status': 'status' },
+            `refund_check_at = :checkAt, refund_checks = :zero, gsi3pk = :checkShard, gsi3sk = :checkKey${bound.set}` +
+            bound.add,
+          ConditionExpression: `${bound.condition} AND (attribute_not_exists(refunds) OR size(refunds) < :max) AND ${notReservedSince(link)}`,
+          ExpressionAttributeNames: bound.names,
           ExpressionAttributeValues: {
+            ...bound.values,
             ':none': [],
             ':refund': [refund],
             ':one': 1,
-            ':amount': Number(limits.refundMinor),
-            ...(link.reusable ? {} : { ':paid': 'paid' }),
-            ':limit': Number(limits.paidMinor - limits.refundMinor),
             ':max': limits.maxRefunds,
             ':id': refund.id,
             ':sinceBound': link.refunds.length + RESERVED_SINCE_READ,
@@ -197,7 +267,8 @@ export class DynamoRefundLedger implements RefundLedger {
           },
         }),
       );
-      await writeRefundEntry(this.client, this.tableName, link, refund, true);
+      const recorded = limits.duplicate ? withDuplicate(link, limits.duplicate) : link;
+      await writeRefundEntry(this.client, this.tableName, recorded, refund, true);
       return true;
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) return false;
@@ -213,14 +284,11 @@ export class DynamoRefundLedger implements RefundLedger {
   /** A link with a pending refund stays on the refund sweeper's list until none is pending. */
   async pendingOfConnection(connectionId: string): Promise<{ link_id: string; id: string }[]> {
     const links = await allOfSweeperIndex(this.timelines, keys.refundCheckShard, linkFromItem);
-    // A reusable link's refunds may each go through another connection: told apart below.
-    const concerned = links.filter((link) => link.reusable || link.payment?.connection_id === connectionId);
-    return concerned.flatMap((link) =>
+    // A link's refunds may each go through another connection (a reusable link's payments, a duplicate payment).
+    return links.flatMap((link) =>
       link.refunds
         .filter((refund) => refund.status === 'pending')
-        .filter(
-          (refund) => !link.reusable || link.paid_payments[refund.payment_id]?.connection_id === connectionId,
-        )
+        .filter((refund) => paidPayment(link, refund.payment_id)?.connection_id === connectionId)
         .map((refund) => ({ link_id: link.id, id: refund.id })),
     );
   }
