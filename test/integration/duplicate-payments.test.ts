@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  type FakeRefund,
   type FakeSession,
   type FakeStripe,
   startFakeStripe,
@@ -37,8 +38,8 @@ afterAll(async () => {
   await stripe.stop();
 });
 
-const notify = (connection: PspConnection, type: string, session: FakeSession) => {
-  const event = stripe.signedEvent(type, session, credentials.webhook_secret);
+const notify = (connection: PspConnection, type: string, object: FakeSession | FakeRefund) => {
+  const event = stripe.signedEvent(type, object, credentials.webhook_secret);
   return stack.request('POST', `/psp/stripe/notifications/${connection.id}`, {
     rawBody: event.body,
     headers: { 'content-type': 'application/json', 'stripe-signature': event.signature },
@@ -145,28 +146,106 @@ describe('a second confirmed payment on one link', () => {
   });
 
   /**
-   * KNOWN DEFECT (`it.fails`): the duplicate is a succeeded payment of the link (GET .../payments lists it), told
-   * "so that they can refund it" (docs/orchestration.md#duplicate-payments), and a refund's `payment_id` may name
-   * any succeeded payment of the link (docs/webhooks.md#refunds); but a single-use link refunds only its own
-   * `payment` (`refundedPayment` in functions/domain/refund.ts): 422 at `/payment_id`, so the money taken twice
-   * can be given back only in the PSP's dashboard. Refunding it needs its own bound (its amount and refund totals,
-   * as a reusable link keeps per payment in `paid_payments`), a product and data-model decision.
+   * The duplicate is a succeeded payment of the link (GET .../payments lists it), told "so that they can refund it"
+   * (docs/orchestration.md#duplicate-payments): a refund's `payment_id` names it, bounded by its own amount in
+   * its own entry on the link (`duplicate_payments`), which its first refund records from the stored payment. A
+   * duplicate reported before that entry existed is in the same state as these (reported, nothing recorded).
    */
-  it('can be refunded through the API by its payment_id', async () => {
-    const { link, firstSession, secondSession } = await twoSessions({ firstAsync: false });
-    await notify(
-      connectionOf(secondSession),
-      'checkout.session.completed',
-      stripe.completeSession(secondSession.id),
-    );
-    await notify(first, 'checkout.session.completed', stripe.completeSession(firstSession.id));
+  it('can be refunded through the API by its payment_id, with its webhook and its books entry', async () => {
+    const { link, duplicate } = await paidTwice();
 
-    const refund = await stack.request('POST', `/v1/payment-links/${link.id}/refunds`, {
-      key: key.api_key,
-      body: { payment_id: firstSession.payment_id },
-    });
+    const refund = await refundOf(link.id, { payment_id: duplicate.payment_id });
 
     expect(refund.status).toBe(201);
-    expect(refund.body).toMatchObject({ payment_id: firstSession.payment_id, amount: link.amount });
+    expect(refund.body).toMatchObject({ payment_id: duplicate.payment_id, amount: link.amount });
+    const settled = stripe.settleRefund(refund.body.provider_reference, 'succeeded');
+    const notified = await notify(connectionOf(duplicate), 'refund.updated', settled);
+    expect(notified.body.outcome).toBe('refunded');
+    expect(await eventTypes(link.id)).toContain('refund.succeeded');
+    const payments = await stack.request('GET', `/v1/payment-links/${link.id}/payments`, {
+      key: key.api_key,
+    });
+    expect(
+      payments.body.data.find((payment: { id: string }) => payment.id === duplicate.payment_id),
+    ).toMatchObject({ amount_refunded: link.amount, refund_status: 'full' });
+    const books = await stack.request('GET', '/v1/refunds', { key: key.api_key });
+    expect(books.body.data).toContainEqual(
+      expect.objectContaining({ id: refund.body.id, payment_id: duplicate.payment_id, status: 'succeeded' }),
+    );
+    // The link stays paid by its own payment, none of which was refunded.
+    const read = await stack.request('GET', `/v1/payment-links/${link.id}`, { key: key.api_key });
+    expect(read.body).toMatchObject({ status: 'paid', amount_refunded: { value: '0.00', currency: 'EUR' } });
+  });
+
+  it('is refunded in parts up to its own amount, leaving the bound of the link’s own payment whole', async () => {
+    const { link, duplicate, own } = await paidTwice();
+    const part = (value: string) => ({
+      payment_id: duplicate.payment_id,
+      amount: { value, currency: 'EUR' },
+    });
+
+    expect((await refundOf(link.id, part('4.00'))).status).toBe(201);
+    expect((await refundOf(link.id, part('6.50'))).status).toBe(201);
+    const past = await refundOf(link.id, part('0.01'));
+    expect(past.status).toBe(422);
+    expect(past.body.errors).toEqual([expect.objectContaining({ pointer: '/amount/value' })]);
+
+    // The link's own payment: all of it still refundable, by default or by its id, and no more.
+    const ownRefund = await refundOf(link.id, {});
+    expect(ownRefund.status).toBe(201);
+    expect(ownRefund.body).toMatchObject({ payment_id: own.payment_id, amount: link.amount });
+    expect((await refundOf(link.id, { payment_id: own.payment_id })).status).toBe(422);
+    const stored = await storedLink(link.id);
+    expect(stored.refund_reserved_minor).toBe(1050);
+    expect(stored.duplicate_payments[duplicate.payment_id]?.refund_reserved_minor).toBe(1050);
+  });
+
+  it('(a race) never reserves past its own amount, nor takes from the link’s own payment', async () => {
+    const { link, duplicate, own } = await paidTwice();
+    const threeEuros = { value: '3.00', currency: 'EUR' };
+
+    // Its first refunds race to record it too; the link's own payment's refunds race beside them.
+    const responses = await Promise.all(
+      Array.from({ length: 16 }, (_, index) =>
+        refundOf(link.id, {
+          payment_id: index % 2 === 0 ? duplicate.payment_id : own.payment_id,
+          amount: threeEuros,
+        }),
+      ),
+    );
+
+    const madeFor = (payment: { payment_id: string }) =>
+      responses.filter(
+        (response) => response.status === 201 && response.body.payment_id === payment.payment_id,
+      );
+    // 3 x 3.00 of each 10.50; every other request is told what remains.
+    expect(madeFor(duplicate)).toHaveLength(3);
+    expect(madeFor(own)).toHaveLength(3);
+    expect(responses.filter((response) => response.status === 422)).toHaveLength(10);
+    const stored = await storedLink(link.id);
+    expect(stored.duplicate_payments[duplicate.payment_id]?.refund_reserved_minor).toBe(900);
+    expect(stored.refund_reserved_minor).toBe(900);
+    // What Stripe was asked to give back of the duplicate's PaymentIntent.
+    const ids = new Set(madeFor(duplicate).map((response) => response.body.id));
+    const asked = [...stripe.refunds.values()].filter((refund) =>
+      ids.has((refund.metadata as Record<string, string>).refund_id),
+    );
+    expect(asked.reduce((sum, refund) => sum + Number(refund.amount), 0)).toBe(900);
   });
 });
+
+/** A link paid by `own`, then by `duplicate`, a session that lapsed before its PSP confirmed it. */
+async function paidTwice() {
+  const { link, firstSession, secondSession } = await twoSessions({ firstAsync: false });
+  await notify(
+    connectionOf(secondSession),
+    'checkout.session.completed',
+    stripe.completeSession(secondSession.id),
+  );
+  const late = await notify(first, 'checkout.session.completed', stripe.completeSession(firstSession.id));
+  expect(late.body.outcome).toBe('duplicate');
+  return { link, own: secondSession, duplicate: firstSession };
+}
+
+const refundOf = (linkId: string, body: Record<string, unknown>) =>
+  stack.request('POST', `/v1/payment-links/${linkId}/refunds`, { key: key.api_key, body });

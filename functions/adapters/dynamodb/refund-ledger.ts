@@ -26,7 +26,9 @@ function paymentTotalIn(
   const perPayment = kept
     ? (updated?.[kept] as Record<string, { refund_refunded_minor?: unknown }> | undefined)
     : undefined;
-  const refunded = kept ? perPayment?.[refund.payment_id]?.refund_refunded_minor : updated?.refund_refunded_minor;
+  const refunded = kept
+    ? perPayment?.[refund.payment_id]?.refund_refunded_minor
+    : updated?.refund_refunded_minor;
   const total = {
     paymentId: refund.payment_id,
     refundedMinor: Number(refunded),
@@ -162,8 +164,10 @@ export class DynamoRefundLedger implements RefundLedger {
         '#paid.#payment.refund_reserved_minor = #paid.#payment.refund_reserved_minor + :paymentReserved'
       : '';
     const paymentDeltas = {
-      ':paymentRefunded': (entryAfter?.refund_refunded_minor ?? 0) - (entryBefore?.refund_refunded_minor ?? 0),
-      ':paymentReserved': (entryAfter?.refund_reserved_minor ?? 0) - (entryBefore?.refund_reserved_minor ?? 0),
+      ':paymentRefunded':
+        (entryAfter?.refund_refunded_minor ?? 0) - (entryBefore?.refund_refunded_minor ?? 0),
+      ':paymentReserved':
+        (entryAfter?.refund_reserved_minor ?? 0) - (entryBefore?.refund_reserved_minor ?? 0),
     };
     await putEvent(this.client, this.tableName, event);
     try {
