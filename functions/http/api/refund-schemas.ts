@@ -6,7 +6,8 @@ import { amountSchema } from './field-schemas.ts';
 
 /**
  * `POST /v1/payment-links/{id}/refunds`: no body (or `{}`) refunds all that remains; `amount` refunds part.
- * `payment_id` names the payment refunded: required for a reusable link (docs/api.md#reusable-links).
+ * `payment_id` names the payment refunded: required for a reusable link (docs/api.md#reusable-links); on a
+ * single-use link its own payment or a duplicate payment (docs/orchestration.md#duplicate-payments).
  */
 export const createRefundRequest = /* @__PURE__ */ once(() =>
   z.optional(
@@ -17,7 +18,7 @@ export const createRefundRequest = /* @__PURE__ */ once(() =>
           z.maxLength(67),
           z.meta({
             description:
-              "The succeeded payment to refund (GET .../payments lists them). Required for a reusable link; a single-use link's own payment by default.",
+              "The succeeded payment to refund (GET .../payments lists them). Required for a reusable link; a single-use link's own payment by default, or its duplicate payment (`payment_link.duplicate_payment`).",
           }),
         ),
       ),
