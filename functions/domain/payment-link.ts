@@ -222,18 +222,12 @@ export interface LinkCommon {
   refunds: Refund[];
   /**
    * Refund bookkeeping in minor units of the link's currency, 0 until the first refund: `reserved` counts every
-   * pending or succeeded refund (what can no longer be refunded), `refunded` the succeeded ones, of the link's
-   * payments (a single-use link's own, not its `duplicate_payments`, which keep their own). Plain numbers,
+   * pending or succeeded refund (what can no longer be refunded), `refunded` the succeeded ones. Plain numbers,
    * so that a reservation is one atomic `ADD` (12 integer digits and 3 decimals stay exact).
    */
   refund_reserved_minor: number;
   refund_refunded_minor: number;
-  /**
-   * A single-use link's duplicate payments (docs/orchestration.md#duplicate-payments) that a refund drew on, by
-   * payment id, each with its own refund totals as a reusable link keeps in `paid_payments`: the bound of that
-   * payment's refunds, apart from the link's own payment's (`refund_reserved_minor`), which they never move.
-   * Recorded by the duplicate's first refund, from its stored payment (`duplicateEntry`); empty on every other link.
-   */
+  /** A single-use link's refunded duplicate payments, whose totals are apart from the link's above. */
   duplicate_payments: Record<string, PaidPayment>;
   /**
    * While a refund may be pending: when the sweeper next asks the PSPs about the link's pending refunds, and how

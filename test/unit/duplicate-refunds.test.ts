@@ -14,11 +14,11 @@ function secondPayment(link: PaymentLink, status: Payment['status'] = 'succeeded
   const attempt = {
     id: 'pay_2',
     link,
-    connection: { id: 'pc_other', provider: 'stripe' as const },
+    connection: { id: 'pc_other', provider: 'sandbox' as const },
     amount: { value: '10.00', currency: 'EUR' },
   };
   const started = startedPayment(attempt, { id: 'cs_2', expires_at: now.toISOString() }, now);
-  return { ...started, status, provider_reference: 'pi_2' };
+  return { ...started, status, provider_reference: 'sbpay_2' };
 }
 
 const reportedTwice = (): PaymentLink => {
@@ -33,8 +33,8 @@ describe('a single-use link’s duplicate payment', () => {
     expect(duplicateEntry(link, secondPayment(link))).toMatchObject({
       id: 'pay_2',
       connection_id: 'pc_other',
-      provider: 'stripe',
-      reference: 'pi_2',
+      provider: 'sandbox',
+      reference: 'sbpay_2',
       amount: { value: '10.00', currency: 'EUR' },
       refund_reserved_minor: 0,
       refund_refunded_minor: 0,
