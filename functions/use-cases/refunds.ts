@@ -100,7 +100,10 @@ export async function createRefund(
   linkId: string,
   requested: Amount | undefined,
   refundId: string = newId('re'),
-  /** The payment to refund: required on a reusable link; a single-use link's own payment by default. */
+  /**
+   * The payment to refund: required on a reusable link; a single-use link's own payment by default, or a
+   * duplicate payment of it (docs/orchestration.md#duplicate-payments).
+   */
   paymentId?: string,
   /** Why, when the merchant says: stored on the refund, and so handed to the PSP with it. */
   why?: Parameters<typeof requestRefund>[6],
