@@ -373,21 +373,34 @@ function isDefault(link: PaymentLink, field: DefaultedField): boolean {
   return value === LINK_DEFAULTS[field]();
 }
 
+/**
+ * A link's gsi3 attributes, sparse: the list of the sweeper due on it first. An open link with an expiry is on the
+ * expiry sweeper's; one with a refund check due on the refund sweeper's. An open reusable link that needs both is on
+ * the earlier one's, and on the other's once that sweeper has written it (a check moves `refund_check_at` on, or
+ * clears it; an expiry ends the link's openness): one entry per item, and neither sweep late
+ * (docs/data-model.md, "Sweepers' lists").
+ */
+export function linkSweeperKeys(link: {
+  id: string;
+  status: string;
+  expires_at: string | null;
+  refund_check_at: string | null;
+}): { gsi3pk?: string; gsi3sk?: string } {
+  const expiry = link.status === 'open' ? link.expires_at : null;
+  const check = link.refund_check_at;
+  if (expiry && (!check || Date.parse(expiry) <= Date.parse(check))) {
+    return { gsi3pk: keys.expiryShard(shardOf(link.id)), gsi3sk: `${expiry}#${link.id}` };
+  }
+  return check ? refundCheckKeys(link.id, check) : {};
+}
+
 /** The stored item of a link with its index keys (exported for fixtures that write many links in batches). */
 export function linkToItem(link: PaymentLink) {
-  // Sparse: an open link with an expiry is in gsi3 until its expiry, a paid one while a refund check is due;
-  // any other state drops it from there on the next Put.
-  const sweeperEntry =
-    link.status === 'open' && link.expires_at
-      ? { gsi3pk: keys.expiryShard(shardOf(link.id)), gsi3sk: `${link.expires_at}#${link.id}` }
-      : link.refund_check_at
-        ? refundCheckKeys(link.id, link.refund_check_at)
-        : {};
   return {
     ...keys.link(link.id, link.mode),
     gsi1pk: merchantPartitionOf(keys.linkListing(link.account, link.mode), link.id),
     gsi1sk: linkPosition(link),
-    ...sweeperEntry,
+    ...linkSweeperKeys(link),
     ...storedFields(link),
     ...Object.fromEntries(Object.entries(link.places).map(([slot, held]) => [placeAttribute(slot), held])),
   };

@@ -6,12 +6,12 @@ import type { PaidPayment, PaymentLink, Refund, RefundStatus } from '../../domai
 import type { Mode } from '../../domain/principal.ts';
 import { perPaymentTotals, totalsEntry } from '../../domain/refund.ts';
 import type { RefundLedger } from '../../ports/refund-ledger.ts';
-import { linkFromItem } from './link-mapper.ts';
+import { linkFromItem, linkSweeperKeys } from './link-mapper.ts';
 import { dropOrphan, putEvent } from './link-repository.ts';
 import { copyRefundedTotal, type RefundedTotal } from './payment-refunds.ts';
 import { allOfSweeperIndex, dueInSweeperIndex, type TableIndexRef } from './query.ts';
 import { writeRefundEntry } from './refund-entries.ts';
-import { currentIndexNames, type IndexNames, keys, refundCheckKeys } from './table-schema.ts';
+import { currentIndexNames, type IndexNames, keys } from './table-schema.ts';
 
 /**
  * The refunded payment's total as a settlement's write left it (`ReturnValues: UPDATED_NEW` of that write), or
@@ -243,7 +243,8 @@ export class DynamoRefundLedger implements RefundLedger {
     refund: Refund,
     limits: ReservationLimits & { maxRefunds: number; checkAt: string },
   ): Promise<boolean> {
-    const check = refundCheckKeys(link.id, limits.checkAt);
+    // The link goes on the refund sweeper's list, unless it is open and its expiry comes first (`linkSweeperKeys`).
+    const entry = linkSweeperKeys({ ...link, refund_check_at: limits.checkAt });
     const bound = reservationBound(link, refund, limits);
     try {
       await this.client.send(
@@ -252,7 +253,7 @@ export class DynamoRefundLedger implements RefundLedger {
           Key: keys.link(link.id, link.mode),
           UpdateExpression:
             'SET refunds = list_append(if_not_exists(refunds, :none), :refund), version = version + :one, ' +
-            `refund_check_at = :checkAt, refund_checks = :zero, gsi3pk = :checkShard, gsi3sk = :checkKey${bound.set}` +
+            `refund_check_at = :checkAt, refund_checks = :zero, gsi3pk = :sweeperShard, gsi3sk = :sweeperKey${bound.set}` +
             bound.add,
           ConditionExpression: `${bound.condition} AND (attribute_not_exists(refunds) OR size(refunds) < :max) AND ${notReservedSince(link)}`,
           ExpressionAttributeNames: bound.names,
@@ -266,8 +267,8 @@ export class DynamoRefundLedger implements RefundLedger {
             ':sinceBound': link.refunds.length + RESERVED_SINCE_READ,
             ':checkAt': limits.checkAt,
             ':zero': 0,
-            ':checkShard': check.gsi3pk,
-            ':checkKey': check.gsi3sk,
+            ':sweeperShard': entry.gsi3pk,
+            ':sweeperKey': entry.gsi3sk,
           },
         }),
       );
