@@ -119,6 +119,9 @@ async function accountEvents(
   const all: { id: string; type: string; link_id: string | null }[] = [];
   for (let path = '/v1/events?limit=100'; ; ) {
     const page = await api('GET', path);
+    // A listing that failed must not read as "no events": every webhook of them would then look uncommitted.
+    if (page.status !== 200)
+      throw new Error(`GET ${path} answered ${page.status}: ${JSON.stringify(page.body)}`);
     all.push(...(page.body?.data ?? []));
     const next = page.body?.next_cursor;
     if (!next) return all;
@@ -152,14 +155,14 @@ export async function runChaos(stack: TestStack, plan: ChaosPlan = CHAOS_PLAN): 
   const receiver: Receiver = await startReceiver();
 
   /**
-   * One request as a careful client sends it: a 5xx or a 409 `idempotency_in_progress` is sent again after
+   * One request as a careful client sends it: a 5xx, a 429 or a 409 `idempotency_in_progress` is sent again after
    * `Retry-After` (1 s when absent), the same `Idempotency-Key` on every try of a POST. A 5xx without
    * `Retry-After` breaks a guarantee: every request here is safe to retry (GETs, and POSTs with a key).
    */
   async function send(
     what: string,
     attempt: () => Promise<Answer>,
-    retryable = (answer: Answer) => answer.status >= 500,
+    retryable = (answer: Answer) => answer.status >= 500 || answer.status === 429,
   ): Promise<Answer> {
     for (let tries = 1; ; tries++) {
       // A dropped connection (a kept-alive one the server closed, a reset) is retried like a 5xx: every request
@@ -339,6 +342,7 @@ export async function runChaos(stack: TestStack, plan: ChaosPlan = CHAOS_PLAN): 
   const events: { id: string; type: string; linkId: string; transition: string }[] = [];
   await inParallel([...created, ...race.ids.map((id) => ({ id }))], plan.concurrency, async (link) => {
     const log = await api('GET', `/v1/payment-links/${link.id}/events`);
+    if (log.status !== 200) violations.push(`GET the events of ${link.id} answered ${log.status}`);
     const reusable = race.ids.includes(link.id);
     for (const event of log.body?.data ?? []) {
       const transition = reusable ? event.id : `${event.type} of ${link.id}`;
@@ -362,7 +366,8 @@ export async function runChaos(stack: TestStack, plan: ChaosPlan = CHAOS_PLAN): 
   let duplicates = 0;
   for (const webhook of receiver.received) {
     const id = String(webhook.headers['webhook-id']);
-    if (!eventIds.has(id)) violations.push(`webhook ${id} names no committed event`);
+    if (!eventIds.has(id))
+      violations.push(`webhook ${id} (${webhookSubject(webhook.body)}) names no committed event`);
     try {
       verifier.verify(webhook.body, webhook.headers as Record<string, string>);
     } catch {
@@ -416,4 +421,14 @@ export async function runChaos(stack: TestStack, plan: ChaosPlan = CHAOS_PLAN): 
     phases,
     seconds: Math.round((Date.now() - started) / 1000),
   };
+}
+
+/** What a delivered webhook says it is about, for a violation's message: its type and the object's id. */
+function webhookSubject(body: string): string {
+  try {
+    const event = JSON.parse(body);
+    return `${event.type} of ${event.data?.object?.id ?? event.data?.id ?? 'no object'}, created ${event.created_at}`;
+  } catch {
+    return 'not JSON';
+  }
 }
