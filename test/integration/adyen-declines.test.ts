@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADYEN_FAKE, type NotificationItem } from '../../functions/adapters/psp/adyen/test/fake.ts';
+import { notifyAdyen } from '../../functions/adapters/psp/adyen/test/notify.ts';
 import { paymentRepository } from '../../functions/dependencies.ts';
 import { FIRST_CHECK_AFTER_MS } from '../../functions/domain/payment.ts';
 import { navigate } from '../support/navigate.ts';
@@ -26,13 +27,7 @@ afterAll(() => psps?.stop());
 /** A shop's Adyen link (`openedSession`), and `notify`, which brings it Adyen's notification of `item`. */
 async function openedLink(shop: string) {
   const opened = await openedSession(psps, shop, 'adyen');
-  const notify = async (item: NotificationItem) => {
-    const notified = await psps.stack.request('POST', `/psp/adyen/notifications/${opened.connection.id}`, {
-      rawBody: psps.adyen.notification([item], { hmacKey: ADYEN_FAKE.credentials.hmac_key }),
-      headers: { 'content-type': 'application/json' },
-    });
-    expect(notified.status).toBe(200);
-  };
+  const notify = (item: NotificationItem) => notifyAdyen(psps.stack, psps.adyen, opened.connection.id, item);
   return { ...opened, notify };
 }
 

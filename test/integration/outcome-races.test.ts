@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADYEN_FAKE, type NotificationItem } from '../../functions/adapters/psp/adyen/test/fake.ts';
+import { notifyAdyen } from '../../functions/adapters/psp/adyen/test/notify.ts';
 import { config } from '../../functions/config.ts';
 import { eventQueue, linkRepository, paymentRepository } from '../../functions/dependencies.ts';
 import type { PspConnection } from '../../functions/domain/connection.ts';
@@ -32,13 +33,7 @@ const DECLINE = { code: 'insufficient_funds', message: 'Not enough balance (Adye
 /** A shop's Adyen link (`openedSession`), its stored link, and `notify`, which brings it Adyen's notification. */
 async function openedLink(shop: string) {
   const opened = await openedSession(psps, shop, 'adyen');
-  const notify = async (item: NotificationItem) => {
-    const notified = await psps.stack.request('POST', `/psp/adyen/notifications/${opened.connection.id}`, {
-      rawBody: psps.adyen.notification([item], { hmacKey: ADYEN_FAKE.credentials.hmac_key }),
-      headers: { 'content-type': 'application/json' },
-    });
-    expect(notified.status).toBe(200);
-  };
+  const notify = (item: NotificationItem) => notifyAdyen(psps.stack, psps.adyen, opened.connection.id, item);
   return { ...opened, stored: await storedLink(opened.link.id), notify };
 }
 
