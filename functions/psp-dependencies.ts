@@ -106,22 +106,19 @@ export const subscriptionCharges = (): ChargeDependencies => ({
  * function that records payments. An update link paid after its subscription ended is refunded through the link's
  * refunds (functions/use-cases/unwanted-payments.ts).
  */
-export const mandatePaymentHook = /* @__PURE__ */ once(() =>
-  mandatePayments({
-    ...subscriptionParts(),
-    refundUnwanted: (link, payment) =>
-      refundUnwanted(
-        {
-          ...subscriptionParts(),
-          ledger: refundLedger(),
-          payments: paymentRepository(),
-          refunds: paymentRefunds(),
-        },
-        link,
-        payment,
-      ),
-  }),
-);
+export const mandatePaymentHook = /* @__PURE__ */ once(() => {
+  const parts = subscriptionParts();
+  const refunding = {
+    ...parts,
+    ledger: refundLedger(),
+    payments: paymentRepository(),
+    refunds: paymentRefunds(),
+  };
+  return mandatePayments({
+    ...parts,
+    refundUnwanted: (link, payment) => refundUnwanted(refunding, link, payment),
+  });
+});
 
 /**
  * The checkout page's: the same, but an update link paid after its subscription ended is left to the PSP's
