@@ -1,10 +1,6 @@
 import type { Decline, DeclineClass } from '../../../domain/mandates.ts';
-import {
-  FAILURE_CLASS,
-  type PaymentFailureCode,
-  type ReportedFailure,
-} from '../../../domain/payment-failure.ts';
-import { columnOf, declineOf } from '../kit/declines.ts';
+import type { PaymentFailureCode, ReportedFailure } from '../../../domain/payment-failure.ts';
+import { columnOf, declineOf, withIssuerWord } from '../kit/declines.ts';
 
 /**
  * Adyen's "Refusal reasons" (docs.adyen.com/development-resources/refusal-reasons), each `refusalReasonCode` with
@@ -162,9 +158,11 @@ export function adyenAttemptDecline(
   const mapped = declineOf({ displayName, declines: ADYEN_DECLINES }, code, message);
   const raw = item.additionalData?.refusalReasonRaw;
   const card = CHECKOUT_RAW[leadingCode(raw) ?? ''];
-  if (!card || FAILURE_CLASS[mapped.code] === 'hard') return mapped;
-  const adyenSaid = code ? `code ${code}, raw ${raw}` : `raw ${raw}`;
-  return { code: card, message: `${message} (${displayName} ${adyenSaid})` };
+  return withIssuerWord(mapped, card && { code: card, said: `raw ${raw}` }, {
+    displayName,
+    message,
+    pspCode: code,
+  });
 }
 
 /** The refusal code whose fixed text a notification's `reason` is. */

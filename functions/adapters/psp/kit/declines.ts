@@ -1,4 +1,8 @@
-import type { ReportedFailure } from '../../../domain/payment-failure.ts';
+import {
+  FAILURE_CLASS,
+  type PaymentFailureCode,
+  type ReportedFailure,
+} from '../../../domain/payment-failure.ts';
 import type { PspDescriptor } from '../../../ports/psp-descriptor.ts';
 
 /**
@@ -26,4 +30,20 @@ export function columnOf<Row extends readonly unknown[], Column extends number>(
   column: Column,
 ): Readonly<Record<string, Row[Column]>> {
   return Object.fromEntries(Object.entries(table).map(([code, row]) => [code, row[column]]));
+}
+
+/**
+ * A decline that the issuer said more of than its code (an advice never to try the card again, a raw answer naming a
+ * card no PSP can charge): that word's code, unless the mapped code already says no PSP can charge the card (a lost
+ * card stays `lost_or_stolen_card`), so that recovery never tries the card elsewhere. The message names the PSP's
+ * code and the issuer's word, which is what its support asks for.
+ */
+export function withIssuerWord(
+  mapped: ReportedFailure,
+  word: { code: PaymentFailureCode; said: string } | undefined,
+  from: { displayName: string; message: string; pspCode: string | null | undefined },
+): ReportedFailure {
+  if (!word || FAILURE_CLASS[mapped.code] === 'hard') return mapped;
+  const said = from.pspCode ? `code ${from.pspCode}, ${word.said}` : word.said;
+  return { code: word.code, message: `${from.message} (${from.displayName} ${said})` };
 }

@@ -1,10 +1,6 @@
 import type { Decline, DeclineClass } from '../../../domain/mandates.ts';
-import {
-  FAILURE_CLASS,
-  type PaymentFailureCode,
-  type ReportedFailure,
-} from '../../../domain/payment-failure.ts';
-import { columnOf, declineOf } from '../kit/declines.ts';
+import type { PaymentFailureCode, ReportedFailure } from '../../../domain/payment-failure.ts';
+import { columnOf, declineOf, withIssuerWord } from '../kit/declines.ts';
 
 /**
  * Stripe's decline codes (docs.stripe.com/declines/codes), the error codes a card error carries without one, and
@@ -118,9 +114,11 @@ export function stripeCheckoutDecline(
 ): ReportedFailure {
   const code = stripeDeclineCode(facts);
   const mapped = declineOf({ displayName, declines: STRIPE_DECLINES }, code, message);
-  if (facts.advice_code !== 'do_not_try_again' || FAILURE_CLASS[mapped.code] === 'hard') return mapped;
-  const stripeSaid = code ? `code ${code}, advice ${facts.advice_code}` : `advice ${facts.advice_code}`;
-  return { code: 'do_not_retry', message: `${message} (${displayName} ${stripeSaid})` };
+  const doNotRetry =
+    facts.advice_code === 'do_not_try_again'
+      ? { code: 'do_not_retry' as const, said: `advice ${facts.advice_code}` }
+      : undefined;
+  return withIssuerWord(mapped, doNotRetry, { displayName, message, pspCode: code });
 }
 
 const ADVICE: Partial<Record<string, DeclineClass>> = {
