@@ -134,13 +134,13 @@ async function claimAttemptOf(
 }
 
 /**
- * A PSP that can void an authorization does (`VoidsAuthorizations`); else one that can end a session is asked to
- * (`EndsSessions`); an approval that can be neither simply lapses at its PSP. Whether an authorization was voided.
- * Throws when the PSP could not be asked: the approval's next sighting (its PSP's notification, delivered again
- * as it was not acknowledged) is the only one left to void it, as the attempt is settled from now on and no longer
- * swept.
+ * The approval of a released attempt, never to be captured: a PSP that can void an authorization does
+ * (`VoidsAuthorizations`); else one that can end a session is asked to (`EndsSessions`); an approval that can be
+ * neither simply lapses at its PSP. Whether an authorization was voided. Throws when the PSP could not be asked:
+ * whoever saw the approval asks again (the PSP's notification, delivered again as it was not acknowledged; an
+ * ending, tried again), as the attempt is settled from now on and no longer swept.
  */
-async function voidReleased(
+export async function voidReleased(
   connection: PspConnection,
   psp: Psp,
   paymentId: string,

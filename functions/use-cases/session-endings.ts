@@ -13,9 +13,8 @@ import type { Mode } from '../domain/principal.ts';
 import { logger } from '../logger.ts';
 import type { PaymentRepository } from '../ports/payment-repository.ts';
 import type { Psp, PspSessionStatus, SessionEnd } from '../ports/psp.ts';
-import { canVoidAuthorizations } from '../ports/psp-capabilities.ts';
 import { checkChargedAmount, type PaymentRead } from './charged-amounts.ts';
-import { releaseAttempt } from './deferred-capture.ts';
+import { releaseAttempt, voidReleased } from './deferred-capture.ts';
 import {
   type PaymentDependencies,
   paymentIdOfSession,
@@ -205,7 +204,14 @@ async function stillPayable(
       // An approval never to be captured is voided now: its own notification, which would void it, may be lost,
       // and the buyer's money stays held until the bank lets it lapse. A void that fails throws, so the ending is
       // asked again (the release holds, and the void is sent again under its idempotency key).
-      if (status.deferredCapture === 'approved') await voidApproval(deps, connection, session);
+      if (status.deferredCapture === 'approved') {
+        await voidReleased(
+          connection,
+          await deps.pspSessions.adapter(connection),
+          session.payment_id,
+          session.id,
+        );
+      }
       return 'ended';
     }
   }
@@ -215,17 +221,6 @@ async function stillPayable(
     connection_id: session.connection_id,
   });
   return 'open';
-}
-
-/** Voids a released session's authorization where its PSP can void one; elsewhere it lapses at the buyer's bank. */
-async function voidApproval(
-  deps: SessionEndDependencies,
-  connection: PspConnection,
-  session: PspSession,
-): Promise<void> {
-  const psp = await deps.pspSessions.adapter(connection);
-  if (canVoidAuthorizations(psp))
-    await psp.voidAuthorization({ id: session.id, paymentId: session.payment_id });
 }
 
 /** Sessions one call ends at once (in parallel); a retry, or the next sweep, ends the rest. */
